@@ -1,0 +1,36 @@
+import { setup } from 'xstate';
+import { z } from 'zod';
+
+/**
+ * A team's registry status (spec §2.4, §3.2): `active` ⇄ `paused`, and `archived` once its work is done.
+ * The spec leaves the transitions open; ours: PAUSE/RESUME toggle, ARCHIVE from either is final.
+ */
+export const TEAM_STATUS_MACHINE_ID = 'team-status';
+export const TEAM_STATUS_MACHINE_VERSION = 1;
+
+export const teamStatusEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('PAUSE') }),
+  z.object({ type: z.literal('RESUME') }),
+  z.object({ type: z.literal('ARCHIVE') }),
+]);
+export type TeamStatusEvent = z.infer<typeof teamStatusEventSchema>;
+
+export const teamStatusMachine = setup({
+  types: {
+    events: {} as TeamStatusEvent,
+  },
+}).createMachine({
+  id: TEAM_STATUS_MACHINE_ID,
+  initial: 'active',
+  states: {
+    active: {
+      on: { PAUSE: 'paused', ARCHIVE: 'archived' },
+    },
+    paused: {
+      on: { RESUME: 'active', ARCHIVE: 'archived' },
+    },
+    archived: {
+      type: 'final',
+    },
+  },
+});

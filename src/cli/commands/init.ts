@@ -1,0 +1,21 @@
+import type { Command } from 'commander';
+import { initFederation } from '../../federation/init-federation.js';
+import { initTarget } from '../../federation/locate.js';
+import { globalOptions, printJson, type CliIo } from '../io.js';
+
+export function registerInit(program: Command, io: CliIo): void {
+  program
+    .command('init')
+    .description('create a federation here (or at --root): config, meta signal boxes, skills folder, empty registry')
+    .option('--name <federationName>', 'persona name used as the @handle in the chat channel')
+    .option('--description <text>', 'human-readable purpose of the federation')
+    .option('--json', 'print the result as JSON')
+    .action((options: { name?: string; description?: string; json?: boolean }, command: Command) => {
+      const root = initTarget({ root: globalOptions(command).root, env: io.env, cwd: io.cwd });
+      const result = initFederation(root, { federationName: options.name, description: options.description }, io.env);
+      for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
+      if (options.json) return printJson(io, { root: result.root, created: result.created });
+      if (result.created.length === 0) io.stdout(`federation at ${root} is already initialised; nothing to do\n`);
+      else io.stdout(`initialised federation at ${root}\n${result.created.map((p) => `  created ${p}\n`).join('')}`);
+    });
+}

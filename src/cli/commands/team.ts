@@ -1,0 +1,96 @@
+import { Command, Option } from 'commander';
+import type { TeamStatusEvent } from '../../../machines/team-status.machine.js';
+import { InvalidInputError } from '../../errors.js';
+import { getTeam, statusOf } from '../../registry/find-team.js';
+import { onboardTeam } from '../../registry/onboard.js';
+import { readRegistry } from '../../registry/registry-file.js';
+import { changeTeamStatus, TEAM_STATUS_COMMANDS } from '../../registry/team-status.js';
+import { PLACEMENT_TYPES, type PlacementType, type RegistryEntry } from '../../schema/registry.js';
+import { federationContext, printJson, type CliIo } from '../io.js';
+import { renderFields, renderTable } from '../render.js';
+
+function entryFields(entry: RegistryEntry): [string, string][] {
+  return [
+    ['domain', entry.domain],
+    ['id', entry.domainId],
+    ['archetype', entry.archetypeId],
+    ['placement', entry.placementType],
+    ['status', statusOf(entry)],
+    ['location', entry.location],
+    ['onboarded', entry.onboardedAt],
+    ['last active', entry.lastActive ?? '-'],
+  ];
+}
+
+export function registerTeam(program: Command, io: CliIo): void {
+  const team = program.command('team').description('onboard teams and manage their registry status');
+
+  team
+    .command('onboard')
+    .description('register a new team and create its workspace')
+    .argument('<domain>', 'team name: lowercase letters, digits and hyphens')
+    .option('--id <domainId>', 'unique team id (default: the domain)')
+    .option('--archetype <id>', 'archetype: deliverable, coding, consultant or a custom one', 'deliverable')
+    .addOption(new Option('--placement <type>', 'workspace placement').choices(PLACEMENT_TYPES).default('directory'))
+    .option('--json', 'print the registry entry as JSON')
+    .action(async (domain: string, options: { id?: string; archetype: string; placement: PlacementType; json?: boolean }, command: Command) => {
+      const ctx = federationContext(command, io);
+      const entry = await onboardTeam(ctx.root, {
+        domain,
+        domainId: options.id,
+        archetypeId: options.archetype,
+        placementType: options.placement,
+      });
+      if (options.json) return printJson(io, entry);
+      io.stdout(`onboarded ${entry.domainId} (${entry.archetypeId}, ${entry.placementType}) at ${entry.location}\n`);
+    });
+
+  team
+    .command('list')
+    .description('list registered teams')
+    .option('--json', 'print the registry teams as JSON')
+    .action((options: { json?: boolean }, command: Command) => {
+      const ctx = federationContext(command, io);
+      const registry = readRegistry(ctx.root);
+      if (options.json) return printJson(io, registry.teams);
+      if (registry.teams.length === 0) return io.stdout('no teams yet; onboard one with: fed team onboard <domain>\n');
+      io.stdout(
+        renderTable(
+          ['ID', 'DOMAIN', 'ARCHETYPE', 'PLACEMENT', 'STATUS', 'LAST ACTIVE', 'LOCATION'],
+          registry.teams.map((t) => [t.domainId, t.domain, t.archetypeId, t.placementType, statusOf(t), t.lastActive ?? '-', t.location]),
+        ),
+      );
+    });
+
+  team
+    .command('show')
+    .description('show one team (default: the team whose workspace you are in)')
+    .argument('[team]', 'team id or domain')
+    .option('--json', 'print the registry entry as JSON')
+    .action((name: string | undefined, options: { json?: boolean }, command: Command) => {
+      const ctx = federationContext(command, io);
+      const wanted = name ?? ctx.team;
+      if (!wanted) throw new InvalidInputError('which team? pass its id (fed team show <team>) or run this inside its workspace');
+      const entry = getTeam(readRegistry(ctx.root), wanted);
+      if (options.json) return printJson(io, entry);
+      io.stdout(renderFields(entryFields(entry)));
+    });
+
+  for (const [event, verb] of Object.entries(TEAM_STATUS_COMMANDS) as [TeamStatusEvent['type'], string][]) {
+    team
+      .command(verb)
+      .description(`${verb} a team (registry status: ${describeEvent(event)})`)
+      .argument('<team>', 'team id or domain')
+      .option('--json', 'print the status change as JSON')
+      .action(async (name: string, options: { json?: boolean }, command: Command) => {
+        const ctx = federationContext(command, io);
+        const change = await changeTeamStatus(ctx.root, name, { type: event });
+        if (options.json) return printJson(io, { team: change.team.domainId, from: change.from, to: change.to });
+        io.stdout(`${change.team.domainId}: ${change.from} → ${change.to}\n`);
+      });
+  }
+}
+
+function describeEvent(event: TeamStatusEvent['type']): string {
+  return { PAUSE: 'active → paused', RESUME: 'paused → active', ARCHIVE: 'active|paused → archived, final' }[event];
+}

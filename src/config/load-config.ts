@@ -1,0 +1,56 @@
+import { readFileSync } from 'node:fs';
+import { ConfigValidationError, type ValidationProblem } from '../errors.js';
+import { parseJsonText } from '../fs/json-text.js';
+import { federationPaths } from '../layout.js';
+import { configSchema, type FederationConfig } from '../schema/config.js';
+import { zodProblems } from '../schema/problems.js';
+import { findUnknownKeys } from '../schema/unknown-keys.js';
+import { applyEnvOverrides } from './env-overrides.js';
+
+export interface LoadedConfig {
+  config: FederationConfig;
+  /** Non-fatal findings, e.g. unknown keys with the closest known one. */
+  warnings: string[];
+  file: string;
+  /** False when the file is absent and every value is a default. */
+  exists: boolean;
+}
+
+/**
+ * Validate a parsed `federate.config.json` value: defaults applied, every problem collected (not just
+ * the first) into one ConfigValidationError, unknown keys turned into warnings with a suggestion.
+ */
+export function validateConfig(raw: unknown, file: string): { config: FederationConfig; warnings: string[] } {
+  const parsed = configSchema.safeParse(raw, { reportInput: true });
+  if (!parsed.success) throw new ConfigValidationError(file, zodProblems(parsed.error));
+  const warnings = findUnknownKeys(configSchema, raw).map(
+    ({ path, suggestion }) =>
+      `${file}: unknown key "${path}" is ignored${suggestion ? ` — did you mean "${suggestion}"?` : ''}`,
+  );
+  return { config: parsed.data, warnings };
+}
+
+/** Load the federation config: file (or defaults when absent) → validation → environment overrides. */
+export function loadConfig(root: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  const file = federationPaths(root).config;
+  let text: string | undefined;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  let raw: unknown = {};
+  if (text !== undefined) {
+    const json = parseJsonText(text);
+    if (!json.ok) {
+      const problem: ValidationProblem = {
+        path: `line ${json.line}, column ${json.column}`,
+        message: `not valid JSON (${json.message})`,
+      };
+      throw new ConfigValidationError(file, [problem]);
+    }
+    raw = json.value;
+  }
+  const { config, warnings } = validateConfig(raw, file);
+  return { config: applyEnvOverrides(config, env), warnings, file, exists: text !== undefined };
+}

@@ -1,0 +1,81 @@
+/**
+ * Typed errors of the library. Every error carries a stable `code` so callers can branch on it, and
+ * `refusal` says whether it is the caller's input or a refused operation (the CLI exits 2) rather than
+ * an unexpected failure (exit 1). Messages name the file, field or team and say how to fix it.
+ */
+export class FedError extends Error {
+  readonly code: string;
+  readonly refusal: boolean;
+
+  constructor(code: string, message: string, options: { refusal?: boolean; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.refusal = options.refusal ?? true;
+  }
+}
+
+/** One problem found while validating a file or value: where it is and what was expected. */
+export interface ValidationProblem {
+  path: string;
+  message: string;
+}
+
+/** Raised for invalid `federate.config.json` content or environment overrides (spec §7). */
+export class ConfigValidationError extends FedError {
+  readonly file: string;
+  readonly problems: ValidationProblem[];
+
+  constructor(file: string, problems: ValidationProblem[]) {
+    super(
+      'CONFIG_INVALID',
+      `${file} is invalid:\n${problems.map((p) => `  - ${p.path}: ${p.message}`).join('\n')}`,
+    );
+    this.file = file;
+    this.problems = problems;
+  }
+}
+
+/** A file fed manages exists but cannot be used as it is; it is never reset or overwritten. */
+export class CorruptFileError extends FedError {
+  readonly file: string;
+
+  constructor(file: string, problem: string) {
+    super(
+      'FILE_CORRUPT',
+      `${file} is corrupt: ${problem}. fed will not overwrite it; restore it from a backup or fix it by hand.`,
+    );
+    this.file = file;
+  }
+}
+
+/** Input given by the caller (argument, option, value) is not acceptable. */
+export class InvalidInputError extends FedError {
+  constructor(message: string) {
+    super('INVALID_INPUT', message);
+  }
+}
+
+/** The operation conflicts with the current state (duplicate, illegal transition, already running). */
+export class RefusedError extends FedError {
+  constructor(code: string, message: string) {
+    super(code, message);
+  }
+}
+
+export class UnknownTeamError extends FedError {
+  readonly team: string;
+
+  constructor(team: string, known: readonly string[]) {
+    const hint = known.length ? `registered teams: ${known.join(', ')}` : 'no team is registered yet';
+    super('UNKNOWN_TEAM', `unknown team "${team}" (${hint}); onboard it with: fed team onboard ${team}`);
+    this.team = team;
+  }
+}
+
+/** The federation root could not be found or is not initialised. */
+export class NotAFederationError extends FedError {
+  constructor(message: string) {
+    super('NOT_A_FEDERATION', message);
+  }
+}

@@ -1,0 +1,76 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { CorruptFileError, NotAFederationError } from '../errors.js';
+import { parseJsonText } from '../fs/json-text.js';
+import { federationPaths, workspacePaths } from '../layout.js';
+import { zodProblems } from '../schema/problems.js';
+import { teamMarkerSchema, type TeamMarker } from '../schema/team-marker.js';
+
+/** Where a command acts: the federation root, and the team whose workspace it runs in (if any). */
+export interface FederationLocation {
+  root: string;
+  team: string | undefined;
+}
+
+export interface LocateOptions {
+  /** `--root`: used as is (no walking up), but a team marker there still leads to its federation. */
+  root?: string;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+function readMarker(file: string): TeamMarker {
+  const json = parseJsonText(readFileSync(file, 'utf8'));
+  if (!json.ok) throw new CorruptFileError(file, `not valid JSON at line ${json.line}, column ${json.column}`);
+  const parsed = teamMarkerSchema.safeParse(json.value, { reportInput: true });
+  if (!parsed.success) throw new CorruptFileError(file, zodProblems(parsed.error).map((p) => `${p.path}: ${p.message}`).join('; '));
+  return parsed.data;
+}
+
+/**
+ * What `dir` is: a team workspace (its `.fed/team.json` marker names the federation — checked first,
+ * because a worktree can also hold a committed config or registry), a federation root (it has a
+ * registry), or neither.
+ */
+function classify(dir: string): FederationLocation | undefined {
+  const marker = workspacePaths(dir).marker;
+  if (existsSync(marker)) {
+    const { federationRoot, domainId } = readMarker(marker);
+    return { root: federationRoot, team: domainId };
+  }
+  if (existsSync(federationPaths(dir).registry)) return { root: dir, team: undefined };
+  return undefined;
+}
+
+/**
+ * Resolve the federation a command acts on: `--root` > `FED_ROOT` > the nearest ancestor of the working
+ * directory that is a federation root or team workspace. `FED_TEAM` (set for launched agents) names the
+ * team when no marker does. Throws NotAFederationError when nothing is found.
+ */
+export function locateFederation(options: LocateOptions = {}): FederationLocation {
+  const env = options.env ?? process.env;
+  const explicit = options.root ?? env.FED_ROOT;
+  const envTeam = env.FED_TEAM || undefined;
+  if (explicit) {
+    const dir = resolve(options.cwd ?? process.cwd(), explicit);
+    const found = classify(dir);
+    if (!found) {
+      const source = options.root ? '--root' : 'FED_ROOT';
+      throw new NotAFederationError(`${source} ${dir} is not a federation (no .fed/team-registry.json); run: fed init --root ${dir}`);
+    }
+    return { root: found.root, team: found.team ?? envTeam };
+  }
+  const start = resolve(options.cwd ?? process.cwd());
+  for (let dir = start; ; dir = dirname(dir)) {
+    const found = classify(dir);
+    if (found) return { root: found.root, team: found.team ?? envTeam };
+    if (dirname(dir) === dir) break;
+  }
+  throw new NotAFederationError(`no federation found in ${start} or any parent directory; run fed init there, or pass --root <dir>`);
+}
+
+/** The directory `fed init` should initialise: `--root` > `FED_ROOT` > the working directory. */
+export function initTarget(options: LocateOptions = {}): string {
+  const env = options.env ?? process.env;
+  return resolve(options.cwd ?? process.cwd(), options.root ?? env.FED_ROOT ?? '.');
+}

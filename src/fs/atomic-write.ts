@@ -1,0 +1,133 @@
+import { closeSync, fsyncSync, linkSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Durable, complete-on-delivery file writes (ARCHITECTURE invariants 1–3). Every shared file fed writes
+ * goes through here: content lands in a temp file in the same directory, is fsynced, and only then is
+ * moved into place in one step, so a reader sees either the old file or the whole new one — never a
+ * torn or empty one, even when the writer is killed midway.
+ */
+export interface WriteOptions {
+  /** fsync the file before publishing and the directory after (default true). Off only for tests/benchmarks. */
+  durable?: boolean;
+}
+
+/** Temp files are dot-files ending in `.tmp`, so listings of `*.json` never pick them up. */
+export function tempPathFor(target: string): string {
+  return join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+}
+
+export function isTempFileName(name: string): boolean {
+  return name.startsWith('.') && name.endsWith('.tmp');
+}
+
+export function fsyncDirectory(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function writeTempFile(target: string, data: string | Uint8Array, durable: boolean): string {
+  const tmp = tempPathFor(target);
+  const fd = openSync(tmp, 'wx', 0o644);
+  try {
+    const buffer = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    let offset = 0;
+    while (offset < buffer.length) offset += writeSync(fd, buffer, offset, buffer.length - offset);
+    if (durable) fsyncSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    unlinkQuietly(tmp);
+    throw error;
+  }
+  closeSync(fd);
+  return tmp;
+}
+
+/** Replace `target` atomically with `data` (last writer wins; use for files with a single owner or a lock). */
+export function writeFileAtomic(target: string, data: string | Uint8Array, options: WriteOptions = {}): void {
+  const durable = options.durable ?? true;
+  const tmp = writeTempFile(target, data, durable);
+  try {
+    renameSync(tmp, target);
+  } catch (error) {
+    unlinkQuietly(tmp);
+    throw error;
+  }
+  if (durable) fsyncDirectory(dirname(target));
+}
+
+export interface PublishOptions extends WriteOptions {
+  /** Name to try for the n-th collision (n ≥ 2). Default: `name-<n>.ext`. */
+  nameForAttempt?: (name: string, attempt: number) => string;
+  /** Give up after this many collisions (default 10 000). */
+  maxAttempts?: number;
+}
+
+export function suffixedName(name: string, attempt: number): string {
+  const dot = name.indexOf('.', 1);
+  return dot === -1 ? `${name}-${attempt}` : `${name.slice(0, dot)}-${attempt}${name.slice(dot)}`;
+}
+
+/**
+ * Publish a new file into `dir` without ever replacing an existing one (invariant 2): `rename` would
+ * silently clobber a same-named file, so the complete temp file is hard-linked into place, which fails
+ * with EEXIST instead; on collision the next suffixed name is tried. Returns the name it landed under.
+ */
+export function publishFileNoClobber(
+  dir: string,
+  name: string,
+  data: string | Uint8Array,
+  options: PublishOptions = {},
+): string {
+  const durable = options.durable ?? true;
+  const nameFor = options.nameForAttempt ?? suffixedName;
+  const maxAttempts = options.maxAttempts ?? 10_000;
+  const tmp = writeTempFile(join(dir, name), data, durable);
+  try {
+    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      const candidate = attempt === 1 ? name : nameFor(name, attempt);
+      try {
+        linkSync(tmp, join(dir, candidate));
+        if (durable) fsyncDirectory(dir);
+        return candidate;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+    }
+    throw new Error(`could not find a free file name for ${name} in ${dir} after ${maxAttempts} attempts`);
+  } finally {
+    unlinkQuietly(tmp);
+  }
+}
+
+/**
+ * Create `target` with `data` only if nothing is there yet; returns false (and writes nothing) when it
+ * exists. Used for files that must never be overwritten once present (registry seed, config, locks).
+ */
+export function createFileExclusive(target: string, data: string | Uint8Array, options: WriteOptions = {}): boolean {
+  const durable = options.durable ?? true;
+  const tmp = writeTempFile(target, data, durable);
+  try {
+    linkSync(tmp, target);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    unlinkQuietly(tmp);
+  }
+  if (durable) fsyncDirectory(dirname(target));
+  return true;
+}
+
+export function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}

@@ -1,0 +1,37 @@
+import { join } from 'node:path';
+import { CONFIG_FILE } from './schema/config.js';
+import { REGISTRY_FILE } from './schema/registry.js';
+import { TEAM_MARKER_FILE } from './schema/team-marker.js';
+
+/**
+ * Where things live (spec §4.1). A workspace is meta's (the federation root) or a team's (its registry
+ * `location`); both have the same `.fed/` runtime layout for signals, state and logs.
+ */
+export const FED_DIR = '.fed';
+
+export const federationPaths = (root: string) => ({
+  root,
+  config: join(root, CONFIG_FILE),
+  fedDir: join(root, FED_DIR),
+  registry: join(root, FED_DIR, REGISTRY_FILE),
+  registryLock: join(root, FED_DIR, `${REGISTRY_FILE}.lock`),
+  skills: join(root, FED_DIR, 'skills'),
+  teams: join(root, FED_DIR, 'teams'),
+  worktrees: join(root, FED_DIR, 'worktrees'),
+  gitignore: join(root, FED_DIR, '.gitignore'),
+});
+
+export const workspacePaths = (workspace: string) => ({
+  workspace,
+  fedDir: join(workspace, FED_DIR),
+  marker: join(workspace, FED_DIR, TEAM_MARKER_FILE),
+  signals: join(workspace, FED_DIR, 'signals'),
+  inbox: join(workspace, FED_DIR, 'signals', 'inbox'),
+  outbox: join(workspace, FED_DIR, 'signals', 'outbox'),
+});
+
+/** Workspace of a team for its placement type (spec §4.1). */
+export function teamWorkspacePath(root: string, domain: string, placement: 'directory' | 'worktree'): string {
+  const paths = federationPaths(root);
+  return join(placement === 'directory' ? paths.teams : paths.worktrees, domain);
+}

@@ -1,0 +1,31 @@
+import { execFileSync } from 'node:child_process';
+
+/** Run git with an argument array (never a shell string) and return trimmed stdout; throws with stderr. */
+export function git(cwd: string, args: readonly string[]): string {
+  try {
+    return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  } catch (error) {
+    const stderr = String((error as { stderr?: unknown }).stderr ?? '').trim();
+    throw new GitCommandError(args, stderr || (error as Error).message);
+  }
+}
+
+export class GitCommandError extends Error {
+  readonly stderr: string;
+
+  constructor(args: readonly string[], stderr: string) {
+    super(`git ${args.join(' ')} failed: ${stderr}`);
+    this.name = 'GitCommandError';
+    this.stderr = stderr;
+  }
+}
+
+export function gitSucceeds(cwd: string, args: readonly string[]): boolean {
+  try {
+    git(cwd, args);
+    return true;
+  } catch (error) {
+    if (error instanceof GitCommandError) return false;
+    throw error;
+  }
+}

@@ -1,0 +1,90 @@
+import { readFileSync } from 'node:fs';
+import { CorruptFileError, FedError, NotAFederationError } from '../errors.js';
+import { parseJsonText, toJsonText } from '../fs/json-text.js';
+import { writeFileAtomic, type WriteOptions } from '../fs/atomic-write.js';
+import { withLock, type LockOptions } from '../fs/lock.js';
+import { federationPaths } from '../layout.js';
+import { registrySchema, type Registry } from '../schema/registry.js';
+import { zodProblems } from '../schema/problems.js';
+
+/** Another writer committed since this one read: re-read and retry (like HTTP 409). */
+export class RegistryConflictError extends FedError {
+  readonly expected: number;
+  readonly actual: number;
+
+  constructor(file: string, expected: number, actual: number, attempts?: number) {
+    super(
+      'REGISTRY_CONFLICT',
+      attempts === undefined
+        ? `${file} changed underneath this write (read lockVersion ${expected}, now ${actual}); re-read and retry`
+        : `${file} kept changing underneath this write; gave up after ${attempts} attempts (lockVersion ${actual}). Try again.`,
+    );
+    this.expected = expected;
+    this.actual = actual;
+  }
+}
+
+export function emptyRegistry(now = new Date()): Registry {
+  return { lastUpdated: now.toISOString(), lockVersion: 0, teams: [] };
+}
+
+/** Parse registry text; a broken file is reported with its path and problem and never replaced. */
+export function parseRegistry(text: string, file: string): Registry {
+  const json = parseJsonText(text);
+  if (!json.ok) throw new CorruptFileError(file, `not valid JSON at line ${json.line}, column ${json.column} (${json.message})`);
+  const parsed = registrySchema.safeParse(json.value, { reportInput: true });
+  if (!parsed.success) {
+    throw new CorruptFileError(file, zodProblems(parsed.error).map((p) => `${p.path}: ${p.message}`).join('; '));
+  }
+  return parsed.data;
+}
+
+export function readRegistry(root: string): Registry {
+  const file = federationPaths(root).registry;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new NotAFederationError(`${root} is not an initialised federation (no ${file}); run: fed init`);
+    }
+    throw error;
+  }
+  return parseRegistry(text, file);
+}
+
+export interface CommitOptions extends WriteOptions {
+  lock?: LockOptions;
+  now?: () => Date;
+}
+
+/**
+ * Compare-and-swap: write `next` only if the registry is still at `expectedVersion`, setting
+ * `lastUpdated` and `lockVersion = expectedVersion + 1` (spec §4.3). The short commit lock makes the
+ * check and the atomic replace one step; the version check is what detects lost updates.
+ */
+export async function commitRegistry(
+  root: string,
+  expectedVersion: number,
+  next: Registry,
+  options: CommitOptions = {},
+): Promise<Registry> {
+  const paths = federationPaths(root);
+  return withLock(
+    paths.registryLock,
+    () => {
+      const current = readRegistry(root);
+      if (current.lockVersion !== expectedVersion) {
+        throw new RegistryConflictError(paths.registry, expectedVersion, current.lockVersion);
+      }
+      const written: Registry = {
+        ...next,
+        lastUpdated: (options.now?.() ?? new Date()).toISOString(),
+        lockVersion: expectedVersion + 1,
+      };
+      writeFileAtomic(paths.registry, toJsonText(written), options);
+      return written;
+    },
+    options.lock,
+  );
+}

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { describeValue } from './problems.js';
+
+/** ISO 8601 date-time with a zone (`Z` or an offset), as every timestamp fed writes. */
+export const isoTimestamp = z.iso.datetime({ offset: true });
+
+export const nonEmptyString = z
+  .string({ error: (issue) => `expected a non-empty string, got ${describeValue(issue.input)}` })
+  .min(1, { error: 'expected a non-empty string, got an empty string' });
+
+/** The identifier of the meta coordinator; reserved, so no team can take it. */
+export const META = 'meta';
+
+/**
+ * Team domains and ids are used as directory names and git branch names, so they are safe slugs:
+ * lowercase ASCII letters and digits in hyphen-separated runs, at most 64 characters.
+ */
+export const TEAM_ID_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+export const teamIdSchema = z
+  .string({ error: (issue) => `expected a team id, got ${describeValue(issue.input)}` })
+  .max(64, { error: 'expected at most 64 characters' })
+  .regex(TEAM_ID_PATTERN, {
+    error: (issue) =>
+      `expected a slug of lowercase letters, digits and single hyphens (like "docs-team"), got ${describeValue(issue.input)}`,
+  });

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { nonEmptyString } from './common.js';
+import { describeValue } from './problems.js';
+
+/** `federate.config.json` (spec §2.3): every field optional, defaults applied on load. */
+export const CONFIG_FILE = 'federate.config.json';
+export const DEFAULT_AGENT_COMMAND = 'fed-agent';
+export const DEFAULT_COLLECTOR_ENDPOINT = 'http://localhost:18888';
+export const DEFAULT_PLAYBOOK_SKILL = 'domain-playbook';
+export const DEFAULT_DELIVERABLE = 'deliverable.md';
+
+/** A plain file name (no directory part), because it is joined onto a team workspace. */
+const fileName = nonEmptyString.refine((name) => !/[\\/]/.test(name) && name !== '.' && name !== '..', {
+  error: (issue) => `expected a file name without directories, got ${describeValue(issue.input)}`,
+});
+
+const collectorEndpoint = z.url({
+  error: (issue) => `expected a URL such as ${DEFAULT_COLLECTOR_ENDPOINT}, got ${describeValue(issue.input)}`,
+});
+
+export const telemetryConfigSchema = z.object({
+  enabled: z.boolean().default(true),
+  collector: z.object({ endpoint: collectorEndpoint.default(DEFAULT_COLLECTOR_ENDPOINT) }).default({
+    endpoint: DEFAULT_COLLECTOR_ENDPOINT,
+  }),
+});
+
+export const chatConfigSchema = z.object({
+  teamId: nonEmptyString,
+  channelId: nonEmptyString.regex(/^19:.+@thread\.[a-z0-9]+$/i, {
+    error: (issue) => `expected a channel id shaped like 19:…@thread.tacv2, got ${describeValue(issue.input)}`,
+  }),
+});
+
+export const configSchema = z.object({
+  description: z.string().optional(),
+  federationName: nonEmptyString.optional(),
+  agentCommand: nonEmptyString.default(DEFAULT_AGENT_COMMAND),
+  telemetry: telemetryConfigSchema.default({
+    enabled: true,
+    collector: { endpoint: DEFAULT_COLLECTOR_ENDPOINT },
+  }),
+  chatConfig: chatConfigSchema.optional(),
+  playbookSkill: fileName.default(DEFAULT_PLAYBOOK_SKILL),
+  deliverable: fileName.default(DEFAULT_DELIVERABLE),
+  deliverableSchema: nonEmptyString.optional(),
+  importHook: nonEmptyString.optional(),
+});
+
+/** The file as written by people (everything optional). */
+export type FederationConfigInput = z.input<typeof configSchema>;
+/** The configuration after defaults and environment overrides. */
+export type FederationConfig = z.output<typeof configSchema>;

@@ -1,0 +1,34 @@
+import { isAbsolute } from 'node:path';
+import { z } from 'zod';
+import { isoTimestamp, nonEmptyString, teamIdSchema } from './common.js';
+
+/** `.fed/team-registry.json` (spec §2.4). Managed by fed; never edited by hand. */
+export const REGISTRY_FILE = 'team-registry.json';
+
+export const TEAM_STATUSES = ['active', 'paused', 'archived'] as const;
+export const teamStatusSchema = z.enum(TEAM_STATUSES);
+export type TeamStatus = z.infer<typeof teamStatusSchema>;
+
+export const PLACEMENT_TYPES = ['directory', 'worktree'] as const;
+export const placementTypeSchema = z.enum(PLACEMENT_TYPES);
+export type PlacementType = z.infer<typeof placementTypeSchema>;
+
+export const registryEntrySchema = z.looseObject({
+  domain: teamIdSchema,
+  domainId: teamIdSchema,
+  archetypeId: nonEmptyString,
+  placementType: placementTypeSchema,
+  onboardedAt: isoTimestamp,
+  location: nonEmptyString.refine(isAbsolute, { error: 'expected an absolute path' }),
+  status: teamStatusSchema.optional(),
+  lastActive: isoTimestamp.optional(),
+});
+export type RegistryEntry = z.infer<typeof registryEntrySchema>;
+
+/** Unknown keys are kept (loose objects) so a newer fed's additions survive a write by an older one. */
+export const registrySchema = z.looseObject({
+  lastUpdated: isoTimestamp,
+  lockVersion: z.number().int().nonnegative(),
+  teams: z.array(registryEntrySchema),
+});
+export type Registry = z.infer<typeof registrySchema>;

@@ -1,0 +1,40 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The built CLI (`npm test` builds before running vitest), run as a user would run `fed`. */
+export const FED_BIN = join(fileURLToPath(new URL('../..', import.meta.url)), 'dist', 'src', 'cli', 'main.js');
+
+export interface FedResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface FedOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  input?: string;
+  timeoutMs?: number;
+}
+
+export function runFed(args: readonly string[], options: FedOptions = {}): Promise<FedResult> {
+  return new Promise((resolve, reject) => {
+    const env = { ...process.env, NO_COLOR: '1', FED_TELEMETRY_ENABLED: 'false', ...options.env };
+    // Tests choose the federation explicitly; an inherited FED_ROOT/FED_TEAM must not leak in.
+    if (!options.env || !('FED_ROOT' in options.env)) delete env.FED_ROOT;
+    if (!options.env || !('FED_TEAM' in options.env)) delete env.FED_TEAM;
+    const child = spawn(process.execPath, [FED_BIN, ...args], { cwd: options.cwd, env, stdio: 'pipe' });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
