@@ -1,0 +1,40 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Run a TypeScript fixture script from `test/fixtures/` as a real child process (through tsx), for tests
+ * where the point is crash safety or concurrency between processes.
+ */
+export const FIXTURES_DIR = fileURLToPath(new URL('../fixtures/', import.meta.url));
+
+export interface FixtureProcess {
+  child: ChildProcess;
+  /** Resolves when the process has exited, with its code (or signal) and output. */
+  done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
+}
+
+export function startFixture(name: string, args: readonly string[] = [], env: NodeJS.ProcessEnv = {}): FixtureProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(FIXTURES_DIR, name), ...args], {
+    env: { ...process.env, FED_TELEMETRY_ENABLED: 'false', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return { child, done };
+}
+
+/** Wait until `predicate` holds, polling; throws after `timeoutMs`. */
+export async function waitFor(predicate: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
