@@ -20,10 +20,9 @@ export interface FedOptions {
 
 export function runFed(args: readonly string[], options: FedOptions = {}): Promise<FedResult> {
   return new Promise((resolve, reject) => {
-    const env = { ...process.env, NO_COLOR: '1', FED_TELEMETRY_ENABLED: 'false', ...options.env };
     // Tests choose the federation explicitly; an inherited FED_ROOT/FED_TEAM must not leak in.
-    if (!options.env || !('FED_ROOT' in options.env)) delete env.FED_ROOT;
-    if (!options.env || !('FED_TEAM' in options.env)) delete env.FED_TEAM;
+    const { FED_ROOT: _root, FED_TEAM: _team, ...inherited } = process.env;
+    const env: NodeJS.ProcessEnv = { ...inherited, NO_COLOR: '1', FED_TELEMETRY_ENABLED: 'false', ...options.env };
     const child = spawn(process.execPath, [FED_BIN, ...args], { cwd: options.cwd, env, stdio: 'pipe' });
     let stdout = '';
     let stderr = '';
