@@ -53,6 +53,22 @@ export function readRegistry(root: string): Registry {
   return parseRegistry(text, file);
 }
 
+/**
+ * Only the version, for the check under the commit lock: the caller validated the whole registry when it
+ * read it, and keeping the locked section short is what lets concurrent writers through.
+ */
+function readLockVersion(file: string): number {
+  let version: unknown;
+  try {
+    version = (JSON.parse(readFileSync(file, 'utf8')) as { lockVersion?: unknown }).lockVersion;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new NotAFederationError(`${file} disappeared; run: fed init`);
+    throw new CorruptFileError(file, `not valid JSON (${(error as Error).message})`);
+  }
+  if (!Number.isInteger(version)) throw new CorruptFileError(file, 'lockVersion: expected an integer');
+  return version as number;
+}
+
 export interface CommitOptions extends WriteOptions {
   lock?: LockOptions;
   now?: () => Date;
@@ -73,9 +89,9 @@ export async function commitRegistry(
   return withLock(
     paths.registryLock,
     () => {
-      const current = readRegistry(root);
-      if (current.lockVersion !== expectedVersion) {
-        throw new RegistryConflictError(paths.registry, expectedVersion, current.lockVersion);
+      const currentVersion = readLockVersion(paths.registry);
+      if (currentVersion !== expectedVersion) {
+        throw new RegistryConflictError(paths.registry, expectedVersion, currentVersion);
       }
       const written: Registry = {
         ...next,

@@ -1,0 +1,73 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { acquireLock, LockTimeoutError, releaseLock, withLock } from '../../src/index.js';
+import { startFixture, waitFor } from '../helpers/fixture-process.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/** A pid that belonged to a process that has exited. */
+async function deadPid(): Promise<number> {
+  const child = startFixture('hold-lock.ts', []);
+  await child.done;
+  return child.child.pid!;
+}
+
+describe('exclusive lock', () => {
+  it('is exclusive, and released locks can be taken again', async () => {
+    const lock = join(tempDir(), 'x.lock');
+    const first = await acquireLock(lock);
+    await expect(acquireLock(lock, { timeoutMs: 30 })).rejects.toBeInstanceOf(LockTimeoutError);
+    releaseLock(first);
+    expect(existsSync(lock)).toBe(false);
+    releaseLock(await acquireLock(lock, { timeoutMs: 30 }));
+  });
+
+  it('names the holder when it times out', async () => {
+    const lock = join(tempDir(), 'x.lock');
+    await acquireLock(lock);
+    await expect(acquireLock(lock, { timeoutMs: 20 })).rejects.toThrow(`held by pid ${process.pid} on ${hostname()}`);
+  });
+
+  it('does not release a lock that was taken over by someone else', async () => {
+    const lock = join(tempDir(), 'x.lock');
+    const mine = await acquireLock(lock);
+    writeFileSync(lock, JSON.stringify({ ...mine.owner, token: 'someone-else' }));
+    releaseLock(mine);
+    expect(existsSync(lock)).toBe(true);
+  });
+
+  it('takes over a lock whose holder was SIGKILLed', async () => {
+    const lock = join(tempDir(), 'x.lock');
+    const holder = startFixture('hold-lock.ts', [lock]);
+    let out = '';
+    holder.child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    await waitFor(() => out.includes('locked'), 15_000, 'the holder');
+    holder.child.kill('SIGKILL');
+    await holder.done;
+    // The dead pid is noticed at once, well before the age-based staleness.
+    const handle = await acquireLock(lock, { staleMs: 60_000, timeoutMs: 1_000 });
+    expect(JSON.parse(readFileSync(lock, 'utf8'))).toMatchObject({ pid: process.pid });
+    releaseLock(handle);
+  });
+
+  it('takes over a lock older than staleMs even if its owner cannot be checked', async () => {
+    const lock = join(tempDir(), 'x.lock');
+    writeFileSync(lock, 'garbage');
+    await new Promise((r) => setTimeout(r, 30));
+    await withLock(lock, () => undefined, { staleMs: 10, timeoutMs: 1_000 });
+  });
+
+  it('a stale-lock takeover has exactly one winner: 8 processes never overlap inside the lock', async () => {
+    const dir = tempDir();
+    const lock = join(dir, 'counter.lock');
+    const counter = join(dir, 'counter');
+    writeFileSync(counter, '0');
+    // Every process starts by finding the same abandoned lock of a dead process.
+    writeFileSync(lock, JSON.stringify({ pid: await deadPid(), host: hostname(), token: 'dead', acquiredAt: new Date().toISOString() }));
+    const workers = Array.from({ length: 8 }, () => startFixture('lock-counter.ts', [lock, counter, '20']));
+    const results = await Promise.all(workers.map((w) => w.done));
+    for (const result of results) expect(result, result.stderr).toMatchObject({ code: 0 });
+    expect(Number(readFileSync(counter, 'utf8'))).toBe(8 * 20);
+  });
+});

@@ -1,0 +1,49 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { federationPaths, initFederation, readRegistry, registrySchema } from '../../src/index.js';
+import { startFixture, waitFor } from '../helpers/fixture-process.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const WRITERS = 8;
+const WRITES_EACH = 25;
+/** Writers give up if one lock acquisition waits longer: a dead holder must not block them for long. */
+const LOCK_WAIT_MS = 8_000;
+
+describe('registry under concurrent writer processes', () => {
+  it(`${WRITERS} processes × ${WRITES_EACH} writes: nothing lost, lockVersion = writes, readers never see torn JSON or a version going back`, async () => {
+    const root = tempDir();
+    initFederation(root, {}, {});
+    const file = federationPaths(root).registry;
+
+    // A lock holder SIGKILLed while holding the commit lock must not block the writers for long.
+    const holder = startFixture('hold-lock.ts', [federationPaths(root).registryLock]);
+    let holderOut = '';
+    holder.child.stdout?.on('data', (chunk: Buffer) => (holderOut += chunk.toString()));
+    await waitFor(() => holderOut.includes('locked'), 15_000, 'the lock holder');
+    holder.child.kill('SIGKILL');
+    await holder.done;
+
+    const writers = Array.from({ length: WRITERS }, (_, i) => startFixture('registry-writer.ts', [root, `w${i}`, String(WRITES_EACH), String(LOCK_WAIT_MS)]));
+    const finished = Promise.all(writers.map((w) => w.done));
+    let running = true;
+    void finished.then(() => (running = false));
+
+    // Meanwhile read the registry as fast as possible, as a monitor would.
+    let reads = 0;
+    let lastVersion = 0;
+    while (running) {
+      const parsed = registrySchema.parse(JSON.parse(readFileSync(file, 'utf8')));
+      expect(parsed.lockVersion).toBeGreaterThanOrEqual(lastVersion);
+      lastVersion = parsed.lockVersion;
+      reads++;
+      await new Promise((r) => setImmediate(r));
+    }
+
+    const results = await finished;
+    for (const result of results) expect(result, result.stderr).toMatchObject({ code: 0 });
+    const registry = readRegistry(root);
+    expect(registry.lockVersion).toBe(WRITERS * WRITES_EACH);
+    expect(new Set(registry.teams.map((t) => t.domainId)).size).toBe(WRITERS * WRITES_EACH);
+    expect(reads).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,156 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigValidationError, loadConfig, validateConfig } from '../../src/index.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+function problemsOf(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigValidationError);
+    expect((error as Error).name).toBe('ConfigValidationError');
+    return (error as ConfigValidationError).problems.map((p) => `${p.path}: ${p.message}`);
+  }
+  throw new Error('expected a ConfigValidationError');
+}
+
+const validate = (raw: unknown) => validateConfig(raw, 'federate.config.json');
+
+describe('federate.config.json', () => {
+  it('applies every default of spec §2.3 to an empty object', () => {
+    expect(validate({}).config).toEqual({
+      agentCommand: 'fed-agent',
+      telemetry: { enabled: true, collector: { endpoint: 'http://localhost:18888' } },
+      playbookSkill: 'domain-playbook',
+      deliverable: 'deliverable.md',
+    });
+  });
+
+  it('keeps every field it is given', () => {
+    const raw = {
+      description: 'docs federation',
+      federationName: 'acme',
+      agentCommand: '/usr/local/bin/claude --print',
+      telemetry: { enabled: false, collector: { endpoint: 'http://collector:4318' } },
+      chatConfig: { teamId: '5f2b1c3e-0000-4000-8000-000000000000', channelId: '19:abc123@thread.tacv2' },
+      playbookSkill: 'my-playbook',
+      deliverable: 'report.md',
+      deliverableSchema: 'schemas/deliverable.json',
+      importHook: 'hooks/init.ts',
+    };
+    expect(validate(raw).config).toEqual(raw);
+  });
+
+  it('names the path and what was expected, as the issue shows', () => {
+    expect(problemsOf(() => validate({ chatConfig: { teamId: 7, channelId: '19:x@thread.tacv2' } }))).toEqual([
+      'chatConfig.teamId: expected a non-empty string, got number 7',
+    ]);
+  });
+
+  it('lists every problem at once, not just the first', () => {
+    const problems = problemsOf(() =>
+      validate({ agentCommand: '', telemetry: { enabled: 'yes', collector: { endpoint: 'not a url' } }, chatConfig: {} }),
+    );
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'agentCommand: expected a non-empty string, got an empty string',
+        'telemetry.enabled: expected true or false, got "yes"',
+        'telemetry.collector.endpoint: expected a URL such as http://localhost:18888, got "not a url"',
+        'chatConfig.teamId: expected a non-empty string, got nothing (the field is missing)',
+        'chatConfig.channelId: expected a non-empty string, got nothing (the field is missing)',
+      ]),
+    );
+    expect(problems).toHaveLength(5);
+  });
+
+  it('checks the shape of the chat channel id', () => {
+    expect(problemsOf(() => validate({ chatConfig: { teamId: 't', channelId: 'general' } }))).toEqual([
+      'chatConfig.channelId: expected a channel id shaped like 19:…@thread.tacv2, got "general"',
+    ]);
+  });
+
+  it('refuses file names with directories for deliverable and playbookSkill', () => {
+    expect(problemsOf(() => validate({ deliverable: '../escape.md', playbookSkill: 'a/b' }))).toEqual([
+      'playbookSkill: expected a file name without directories, got "a/b"',
+      'deliverable: expected a file name without directories, got "../escape.md"',
+    ]);
+  });
+
+  it('refuses a config that is not an object', () => {
+    expect(problemsOf(() => validate([1, 2]))).toEqual(['(root): expected an object, got an array']);
+  });
+
+  it('warns about unknown keys and suggests the closest known one', () => {
+    const { config, warnings } = validate({ telemtry: { enabled: false }, chatConfig: undefined, deliverabel: 'x.md', zzz: 1 });
+    expect(config.telemetry.enabled).toBe(true);
+    expect(warnings).toEqual([
+      'federate.config.json: unknown key "telemtry" is ignored — did you mean "telemetry"?',
+      'federate.config.json: unknown key "deliverabel" is ignored — did you mean "deliverable"?',
+      'federate.config.json: unknown key "zzz" is ignored',
+    ]);
+  });
+
+  it('warns about unknown nested keys too', () => {
+    const { warnings } = validate({ telemetry: { enable: false, collector: { endpiont: 'http://x' } } });
+    expect(warnings).toEqual([
+      'federate.config.json: unknown key "telemetry.enable" is ignored — did you mean "enabled"?',
+      'federate.config.json: unknown key "telemetry.collector.endpiont" is ignored — did you mean "endpoint"?',
+    ]);
+  });
+});
+
+describe('loadConfig', () => {
+  it('uses defaults when the file is missing', () => {
+    const root = tempDir();
+    const loaded = loadConfig(root, {});
+    expect(loaded.exists).toBe(false);
+    expect(loaded.config.agentCommand).toBe('fed-agent');
+  });
+
+  it('reports invalid JSON with the file, line and column', () => {
+    const root = tempDir();
+    writeFileSync(join(root, 'federate.config.json'), '{\n  "description": "x",\n  "agentCommand": fed\n}\n');
+    try {
+      loadConfig(root, {});
+      throw new Error('expected an error');
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigValidationError);
+      const message = (error as Error).message;
+      expect(message).toContain(join(root, 'federate.config.json'));
+      // V8 reads "f" as the start of `false`, so the unexpected token is the "e" after it.
+      expect(message).toContain('line 3, column 20: not valid JSON (Unexpected token \'e\')');
+    }
+  });
+
+  it('reports a truncated file at its end', () => {
+    const root = tempDir();
+    writeFileSync(join(root, 'federate.config.json'), '{\n  "description": "x",\n');
+    expect(() => loadConfig(root, {})).toThrow(/line 3, column 1: not valid JSON/);
+  });
+
+  describe('environment overrides (spec §9)', () => {
+    it('FED_TELEMETRY_ENABLED overrides telemetry.enabled', () => {
+      const root = tempDir();
+      writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ telemetry: { enabled: true } }));
+      expect(loadConfig(root, { FED_TELEMETRY_ENABLED: 'false' }).config.telemetry.enabled).toBe(false);
+      expect(loadConfig(root, { FED_TELEMETRY_ENABLED: 'true' }).config.telemetry.enabled).toBe(true);
+    });
+
+    it('any other FED_TELEMETRY_ENABLED value is a ConfigValidationError', () => {
+      const root = tempDir();
+      expect(problemsOf(() => loadConfig(root, { FED_TELEMETRY_ENABLED: 'yes' }))).toEqual([
+        'FED_TELEMETRY_ENABLED: expected "true" or "false", got "yes"',
+      ]);
+    });
+
+    it('OTEL_EXPORTER_OTLP_ENDPOINT overrides the collector endpoint and must be a URL', () => {
+      const root = tempDir();
+      writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ telemetry: { collector: { endpoint: 'http://a:1' } } }));
+      expect(loadConfig(root, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://b:4318' }).config.telemetry.collector.endpoint).toBe('http://b:4318');
+      expect(problemsOf(() => loadConfig(root, { OTEL_EXPORTER_OTLP_ENDPOINT: 'nope' }))).toEqual([
+        'OTEL_EXPORTER_OTLP_ENDPOINT: expected a URL such as http://localhost:4318, got "nope"',
+      ]);
+    });
+  });
+});
