@@ -4,6 +4,8 @@ import { packageVersion } from '../package-info.js';
 import { registerConfig } from './commands/config.js';
 import { registerDemo } from './commands/demo.js';
 import { registerInit } from './commands/init.js';
+import { registerSchema } from './commands/schema.js';
+import { registerSignal } from './commands/signal.js';
 import { registerTeam } from './commands/team.js';
 import { processIo, type CliIo } from './io.js';
 
@@ -23,6 +25,8 @@ export function buildProgram(io: CliIo): Command {
     .exitOverride();
   registerInit(program, io);
   registerTeam(program, io);
+  registerSignal(program, io);
+  registerSchema(program, io);
   registerConfig(program, io);
   registerDemo(program, io);
   // Subcommands inherit the output and exit handling of the program.

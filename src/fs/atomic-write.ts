@@ -84,25 +84,34 @@ export function publishFileNoClobber(
   data: string | Uint8Array,
   options: PublishOptions = {},
 ): string {
-  const durable = options.durable ?? true;
-  const nameFor = options.nameForAttempt ?? suffixedName;
-  const maxAttempts = options.maxAttempts ?? 10_000;
-  const tmp = writeTempFile(join(dir, name), data, durable);
+  const tmp = writeTempFile(join(dir, name), data, options.durable ?? true);
   try {
-    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-      const candidate = attempt === 1 ? name : nameFor(name, attempt);
-      try {
-        linkSync(tmp, join(dir, candidate));
-        if (durable) fsyncDirectory(dir);
-        return candidate;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
-    }
-    throw new Error(`could not find a free file name for ${name} in ${dir} after ${maxAttempts} attempts`);
+    return linkFileNoClobber(tmp, dir, name, options);
   } finally {
     unlinkQuietly(tmp);
   }
+}
+
+/**
+ * Give an existing, complete file a (further) name in `dir` without ever replacing a file there: hard
+ * links never overwrite, and EEXIST moves on to the next suffixed name. Moving a file aside this way keeps
+ * its exact bytes and costs no copy; the caller removes the old name afterwards, so a crash in between
+ * leaves two names, never none. Returns the name it landed under.
+ */
+export function linkFileNoClobber(source: string, dir: string, name: string, options: PublishOptions = {}): string {
+  const nameFor = options.nameForAttempt ?? suffixedName;
+  const maxAttempts = options.maxAttempts ?? 10_000;
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    const candidate = attempt === 1 ? name : nameFor(name, attempt);
+    try {
+      linkSync(source, join(dir, candidate));
+      if (options.durable ?? true) fsyncDirectory(dir);
+      return candidate;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  throw new Error(`could not find a free file name for ${name} in ${dir} after ${maxAttempts} attempts`);
 }
 
 /**

@@ -1,0 +1,240 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Command, Option } from 'commander';
+import { InvalidInputError } from '../../errors.js';
+import { META } from '../../schema/common.js';
+import { SIGNAL_TYPES } from '../../schema/signal.js';
+import { acknowledgeAll, acknowledgeSignal, type AckResult } from '../../signals/ack-signal.js';
+import { listSignals } from '../../signals/list-signals.js';
+import { SIGNAL_BOXES, type SignalBox } from '../../signals/parse-signal-file.js';
+import type { InvalidSignalFile, SignalEntry } from '../../signals/read-signals.js';
+import { sendSignal } from '../../signals/send-signal.js';
+import { watchSignals } from '../../signals/watch-signals.js';
+import { federationContext, printJson, type CliIo, type CommandContext } from '../io.js';
+import { renderTable } from '../render.js';
+
+interface SendOptions {
+  to: string;
+  type: string;
+  subject: string;
+  body?: string;
+  bodyFile?: string;
+  from?: string;
+  id?: string;
+  json?: boolean;
+}
+
+interface ListOptions {
+  team?: string;
+  box: SignalBox;
+  unacked?: boolean;
+  type?: string;
+  from?: string;
+  json?: boolean;
+}
+
+/** Where `--from` and `--team` default to (locateFederation: the workspace's marker, then FED_TEAM). */
+const DEFAULT_PARTY = `the team whose workspace you are in, else $FED_TEAM, else "${META}"`;
+
+function partyOr(given: string | undefined, ctx: CommandContext): string {
+  return given ?? ctx.team ?? META;
+}
+
+export function registerSignal(program: Command, io: CliIo): void {
+  const signal = program
+    .command('signal')
+    .description('send, list, acknowledge and watch file-signal-v1 signals (JSON files in team inboxes and outboxes)');
+
+  signal
+    .command('send')
+    .description("write a signal into the recipient's inbox and a copy into the sender's outbox")
+    .requiredOption('--to <team>', `recipient: a team id or "${META}"`)
+    .addOption(new Option('--type <type>', 'signal type').choices(SIGNAL_TYPES).makeOptionMandatory())
+    .requiredOption('--subject <text>', 'short summary (also names the file)')
+    .option('--body <text>', 'full message content (default: empty)')
+    .option('--body-file <path>', 'read the body from a file, or from standard input with "-"')
+    .option('--from <team>', `sender (default: ${DEFAULT_PARTY})`)
+    .option('--id <uuid>', 'signal id; repeating a send with the same id delivers it only once')
+    .option('--json', 'print the result as JSON')
+    .action(async (options: SendOptions, command: Command) => {
+      const ctx = federationContext(command, io);
+      const body = await readBody(options, io);
+      const result = await sendSignal(ctx.root, {
+        to: options.to,
+        type: options.type,
+        subject: options.subject,
+        body,
+        from: partyOr(options.from, ctx),
+        id: options.id,
+      });
+      for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
+      if (!result.delivered) io.stderr(`signal ${result.message.id} was already delivered; nothing new was written to the inbox\n`);
+      if (options.json) {
+        return printJson(io, {
+          id: result.message.id,
+          file: result.file,
+          inbox: result.inboxPath,
+          outbox: result.outboxPath,
+          delivered: result.delivered,
+          message: result.message,
+        });
+      }
+      io.stdout(`${result.inboxPath}\n`);
+    });
+
+  signal
+    .command('list')
+    .description('list the signals of an inbox (or outbox), oldest first, with their acknowledgment')
+    .option('--team <team>', `whose box (default: ${DEFAULT_PARTY})`)
+    .addOption(new Option('--box <box>', 'which box').choices(SIGNAL_BOXES).default('inbox'))
+    .option('--unacked', 'only signals not acknowledged yet')
+    .addOption(new Option('--type <type>', 'only signals of this type').choices(SIGNAL_TYPES))
+    .option('--from <team>', 'only signals from this sender')
+    .option('--json', 'print {signals, invalid} as JSON')
+    .action((options: ListOptions, command: Command) => {
+      const ctx = federationContext(command, io);
+      const listing = listSignals(ctx.root, {
+        team: partyOr(options.team, ctx),
+        box: options.box,
+        unacknowledged: options.unacked,
+        type: options.type,
+        from: options.from,
+      });
+      if (options.json) return printJson(io, listing);
+      reportInvalid(io, listing.invalid, listing.dir);
+      if (listing.signals.length === 0) return io.stdout(`no signals in ${listing.dir}\n`);
+      io.stdout(
+        renderTable(
+          ['TIMESTAMP', 'TYPE', 'FROM', 'TO', 'ACKNOWLEDGED', 'ID', 'SUBJECT'],
+          listing.signals.map(({ message }) => [
+            message.timestamp,
+            message.type,
+            message.from,
+            message.to,
+            listing.box === 'outbox' ? '-' : (message.acknowledged_at ?? 'no'),
+            message.id,
+            displayText(message.subject),
+          ]),
+        ),
+      );
+    });
+
+  signal
+    .command('ack')
+    .description('acknowledge a signal of an inbox: writes <signal-file>.json.ack beside it (the first time is kept)')
+    .argument('[signal]', 'signal id, or its file name or path in the inbox')
+    .option('--all', 'acknowledge every signal of the inbox not acknowledged yet')
+    .option('--team <team>', `whose inbox (default: ${DEFAULT_PARTY})`)
+    .option('--json', 'print the acknowledgments as JSON')
+    .action((target: string | undefined, options: { all?: boolean; team?: string; json?: boolean }, command: Command) => {
+      if (target === undefined && !options.all) throw new InvalidInputError('which signal? pass its id or file name, or --all for every unacknowledged one');
+      if (target !== undefined && options.all) throw new InvalidInputError('pass either a signal or --all, not both');
+      const ctx = federationContext(command, io);
+      const team = partyOr(options.team, ctx);
+      if (target === undefined) {
+        const result = acknowledgeAll(ctx.root, team);
+        if (options.json) return printJson(io, { acknowledged: result.acknowledged.map(ackJson), invalid: result.invalid });
+        reportInvalid(io, result.invalid);
+        if (result.acknowledged.length === 0) return io.stdout('nothing to acknowledge\n');
+        for (const ack of result.acknowledged) io.stdout(ackLine(ack));
+        return;
+      }
+      // A relative path is relative to where the user is, not to the inbox.
+      const results = acknowledgeSignal(ctx.root, team, /[\\/]/.test(target) ? resolve(io.cwd, target) : target);
+      if (options.json) return printJson(io, results.map(ackJson));
+      for (const ack of results) io.stdout(ackLine(ack));
+    });
+
+  signal
+    .command('watch')
+    .description('print signals as they arrive in an inbox, until interrupted (fs.watch plus a periodic rescan)')
+    .option('--team <team>', `whose inbox (default: ${DEFAULT_PARTY})`)
+    .option('--backlog', 'first print the signals already in the inbox that are not acknowledged')
+    .option('--count <n>', 'stop after this many signals')
+    .option('--json', 'one JSON object per line: {file, path, message}')
+    .action(async (options: { team?: string; backlog?: boolean; count?: string; json?: boolean }, command: Command) => {
+      const limit = options.count === undefined ? undefined : positiveInteger('--count', options.count);
+      const ctx = federationContext(command, io);
+      const controller = new AbortController();
+      const stop = () => controller.abort();
+      const subscription = watchSignals(ctx.root, partyOr(options.team, ctx), {
+        signal: controller.signal,
+        backlog: options.backlog ? 'unacknowledged' : 'none',
+        onInvalid: (file) => reportInvalid(io, [file]),
+      });
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      // On stderr, so stdout stays one line per signal; scripts can wait for it before sending.
+      io.stderr(`watching ${subscription.dir} (interrupt to stop)\n`);
+      try {
+        let printed = 0;
+        for await (const entry of subscription) {
+          io.stdout(options.json ? `${JSON.stringify(entry)}\n` : watchLine(entry));
+          if (limit !== undefined && ++printed >= limit) break;
+        }
+      } finally {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        subscription.close();
+      }
+    });
+}
+
+async function readBody(options: SendOptions, io: CliIo): Promise<string> {
+  if (options.body !== undefined && options.bodyFile !== undefined) throw new InvalidInputError('use either --body or --body-file, not both');
+  if (options.bodyFile === undefined) return options.body ?? '';
+  if (options.bodyFile === '-') return readStdin();
+  const path = resolve(io.cwd, options.bodyFile);
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new InvalidInputError(`--body-file ${path} cannot be read (${code}); give a readable file, or - for standard input`);
+  }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function positiveInteger(option: string, value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new InvalidInputError(`${option}: expected a positive whole number, got "${value}"`);
+  return n;
+}
+
+function reportInvalid(io: CliIo, invalid: readonly InvalidSignalFile[], dir?: string): void {
+  for (const file of invalid) io.stderr(`invalid: ${file.file}: ${file.reason}\n`);
+  if (invalid.length && dir) io.stderr(`(${invalid.length} invalid file(s) in ${dir} left untouched)\n`);
+}
+
+function ackJson(ack: AckResult) {
+  return {
+    id: ack.signal.message.id,
+    file: ack.signal.file,
+    ackPath: ack.ackPath,
+    acknowledged_at: ack.signal.message.acknowledged_at,
+    alreadyAcknowledged: ack.alreadyAcknowledged,
+  };
+}
+
+function ackLine(ack: AckResult): string {
+  const what = ack.alreadyAcknowledged ? 'already acknowledged' : 'acknowledged';
+  return `${what} ${ack.signal.file} (${ack.signal.message.id}) at ${ack.signal.message.acknowledged_at ?? '?'}\n`;
+}
+
+function watchLine({ message, path }: SignalEntry): string {
+  return `${message.timestamp}  ${message.type}  from ${message.from}  ${displayText(message.subject)}  (${message.id})  ${path}\n`;
+}
+
+/**
+ * Subjects are arbitrary text: control characters (newlines, terminal escapes) and bidirectional
+ * overrides would break or spoof the table, so they are blanked; long subjects are shortened.
+ */
+function displayText(text: string, max = 72): string {
+  const clean = text.replace(/[\p{Cc}\u202A-\u202E\u2066-\u2069]+/gu, ' ').trim();
+  const chars = [...clean];
+  return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : clean;
+}

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { isoTimestamp, META, nonEmptyString, TEAM_ID_PATTERN } from './common.js';
+import { describeValue } from './problems.js';
+
+/** Signal transport version carried in every signal's `protocol` field (spec §9). */
+export const SIGNAL_PROTOCOL = 'file-signal-v1';
+
+export const SIGNAL_TYPES = ['directive', 'question', 'report', 'alert'] as const;
+export const signalTypeSchema = z.enum(SIGNAL_TYPES);
+export type SignalType = z.infer<typeof signalTypeSchema>;
+
+/**
+ * A signal file is read into memory whole, so its size is bounded; a bigger file is reported as invalid
+ * rather than read, and `send` refuses a body that would not fit. Large content belongs in a workspace
+ * file that the signal names.
+ */
+export const MAX_SIGNAL_BYTES = 1024 * 1024;
+
+/** A team id or `meta` (`meta` is itself a valid slug, reserved so no team can take it). */
+export const signalPartySchema = z
+  .string({ error: (issue) => `expected a team id or "${META}", got ${describeValue(issue.input)}` })
+  .max(64, { error: 'expected a team id of at most 64 characters' })
+  .regex(TEAM_ID_PATTERN, {
+    error: (issue) => `expected a team id (like "docs-team") or "${META}", got ${describeValue(issue.input)}`,
+  });
+
+/** Signal subjects name files, so one made only of whitespace is as good as none. */
+const subjectSchema = nonEmptyString.refine((subject) => subject.trim() !== '', {
+  error: 'expected a subject with at least one non-space character',
+});
+
+/**
+ * SignalMessage (spec §2.1): exactly these keys, nothing else. `acknowledged`/`acknowledged_at` are
+ * optional in the file; fed never writes them there — the ack file beside the signal is the record.
+ */
+export const signalMessageSchema = z
+  .strictObject({
+    id: z.uuid({ error: (issue) => `expected a UUID, got ${describeValue(issue.input)}` }),
+    timestamp: isoTimestamp,
+    from: signalPartySchema,
+    to: signalPartySchema,
+    type: signalTypeSchema,
+    subject: subjectSchema,
+    body: z.string(),
+    protocol: z.literal(SIGNAL_PROTOCOL, {
+      error: (issue) => `expected "${SIGNAL_PROTOCOL}", got ${describeValue(issue.input)}`,
+    }),
+    acknowledged: z.boolean().optional(),
+    acknowledged_at: isoTimestamp.optional(),
+  })
+  .meta({
+    title: 'SignalMessage',
+    description: `A ${SIGNAL_PROTOCOL} signal: the content of <workspace>/.fed/signals/{inbox,outbox}/<timestamp>-<type>-<subject>.json`,
+  });
+export type SignalMessage = z.infer<typeof signalMessageSchema>;
+
+/** Acknowledgment file content (spec §2.2), stored as `<signal-file>.json.ack` beside the signal. */
+export const signalAckSchema = z
+  .strictObject({
+    acknowledged: z.boolean(),
+    acknowledged_at: isoTimestamp,
+  })
+  .meta({
+    title: 'SignalAcknowledgment',
+    description: `Content of <signal-file>.json.ack, written by the recipient when it has read the signal (${SIGNAL_PROTOCOL})`,
+  });
+export type SignalAck = z.infer<typeof signalAckSchema>;
+
+/** `<workspace>/.fed/signals/quarantine/<name>.reason.json`: why a file was taken out of a signal box. */
+export const quarantineReasonSchema = z.strictObject({
+  file: nonEmptyString,
+  originalPath: nonEmptyString,
+  quarantinedAt: isoTimestamp,
+  reason: nonEmptyString,
+});
+export type QuarantineReason = z.infer<typeof quarantineReasonSchema>;

@@ -1,0 +1,108 @@
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
+import { parseJsonText } from '../fs/json-text.js';
+import { zodProblems } from '../schema/problems.js';
+import {
+  MAX_SIGNAL_BYTES,
+  SIGNAL_PROTOCOL,
+  signalAckSchema,
+  signalMessageSchema,
+  type SignalAck,
+  type SignalMessage,
+} from '../schema/signal.js';
+
+/**
+ * Reading one file of a signal box and judging it. Every way a file can be unusable ends in a reason a
+ * person can act on — never an exception — so one bad file cannot hide the others (invariant 4).
+ */
+export type SignalBox = 'inbox' | 'outbox';
+export const SIGNAL_BOXES: readonly SignalBox[] = ['inbox', 'outbox'];
+
+export type Judged<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+/** What the box a file sits in expects of it: an inbox holds signals `to` its owner, an outbox signals `from` it. */
+export interface BoxExpectation {
+  owner: string;
+  box: SignalBox;
+}
+
+/** The file's contents and the stat they were read with (the reader's cache key). */
+export interface ReadFile {
+  bytes: Buffer | undefined;
+  /** `ino:size:mtime` of the file that was read. */
+  key: string;
+  problem: string | undefined;
+}
+
+export function statKey(stat: { ino: number; size: number; mtimeMs: number }): string {
+  return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+}
+
+/**
+ * Read a box file without following a symbolic link (a link could point anywhere outside the box) and
+ * without reading more than `maxBytes`. The stat comes from the same open file as the bytes, so the
+ * cache key always describes what was parsed. Throws ENOENT when the file vanished since the listing.
+ */
+export function readBoxFile(path: string, maxBytes = MAX_SIGNAL_BYTES): ReadFile {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') return { bytes: undefined, key: 'symlink', problem: 'a symbolic link, not a signal file' };
+    if (code === 'ENOENT') throw error;
+    return { bytes: undefined, key: `error:${code}`, problem: `cannot be read (${code ?? (error as Error).message})` };
+  }
+  try {
+    const stat = fstatSync(fd);
+    const key = statKey(stat);
+    if (!stat.isFile()) return { bytes: undefined, key, problem: 'not a regular file' };
+    if (stat.size === 0) return { bytes: undefined, key, problem: 'the file is empty' };
+    if (stat.size > maxBytes) {
+      return { bytes: undefined, key, problem: `the file is ${stat.size} bytes, over the ${maxBytes}-byte limit of a signal` };
+    }
+    return { bytes: readFileSync(fd), key, problem: undefined };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return { bytes: undefined, key: `error:${code}`, problem: `cannot be read (${code ?? (error as Error).message})` };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function parseJson(bytes: Buffer): Judged<unknown> {
+  // Editors on some systems prepend a byte-order mark; it is not part of the JSON.
+  const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
+  if (text.trim() === '') return { ok: false, reason: 'the file is empty (only whitespace)' };
+  const json = parseJsonText(text);
+  if (!json.ok) return { ok: false, reason: `not valid JSON at line ${json.line}, column ${json.column} (${json.message})` };
+  return { ok: true, value: json.value };
+}
+
+export function judgeSignal(bytes: Buffer, expect: BoxExpectation): Judged<SignalMessage> {
+  const json = parseJson(bytes);
+  if (!json.ok) return json;
+  const parsed = signalMessageSchema.safeParse(json.value, { reportInput: true });
+  if (!parsed.success) {
+    const problems = zodProblems(parsed.error).map((p) => `${p.path}: ${p.message}`);
+    return { ok: false, reason: `not a valid ${SIGNAL_PROTOCOL} signal: ${problems.join('; ')}` };
+  }
+  const message = parsed.data;
+  if (expect.box === 'inbox' && message.to !== expect.owner) {
+    return { ok: false, reason: `addressed to "${message.to}", but this is the inbox of "${expect.owner}"` };
+  }
+  if (expect.box === 'outbox' && message.from !== expect.owner) {
+    return { ok: false, reason: `sent by "${message.from}", but this is the outbox of "${expect.owner}"` };
+  }
+  return { ok: true, value: message };
+}
+
+export function judgeAck(bytes: Buffer): Judged<SignalAck> {
+  const json = parseJson(bytes);
+  if (!json.ok) return json;
+  const parsed = signalAckSchema.safeParse(json.value, { reportInput: true });
+  if (!parsed.success) {
+    const problems = zodProblems(parsed.error).map((p) => `${p.path}: ${p.message}`);
+    return { ok: false, reason: `not a valid acknowledgment: ${problems.join('; ')}` };
+  }
+  return { ok: true, value: parsed.data };
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { changeTeamStatus } from '../../src/registry/team-status.js';
+import { runFed, type FedOptions } from '../helpers/fed-cli.js';
+import { entries, signalFederation, type SignalFederation } from '../helpers/signal-federation.js';
+
+async function fedIn(fed: SignalFederation, args: readonly string[], options: FedOptions = {}) {
+  return runFed(['--root', fed.root, ...args], options);
+}
+
+/** Every file in every signal box of the federation, to prove that a refused command wrote nothing. */
+function allBoxes(fed: SignalFederation): string[] {
+  return ['meta', 'docs', 'old'].flatMap((id) => {
+    const ws = fed.team(id);
+    return [...entries(ws.inbox).map((f) => `${id}/inbox/${f}`), ...entries(ws.outbox).map((f) => `${id}/outbox/${f}`)];
+  });
+}
+
+/** Bad input to `fed signal send` through the built CLI: exit 2, a message that says what to fix, nothing written. */
+describe('fed signal send refuses bad input (built CLI)', () => {
+  it.each([
+    ['an unknown recipient', ['--to', 'ghost'], {}, /recipient \(--to\): unknown team "ghost"/],
+    ['an unknown sender taken from $FED_TEAM', [], { env: { FED_TEAM: 'ghost' } }, /sender \(--from\): unknown team "ghost"/],
+    ['an archived recipient', ['--to', 'old'], {}, /team "old" is archived/],
+    ['an unknown type', ['--type', 'memo'], {}, /argument 'memo' is invalid. Allowed choices are directive, question, report, alert/],
+    ['an empty subject', ['--subject', ''], {}, /subject: expected a non-empty string/],
+    ['an id that is not a UUID', ['--id', '42'], {}, /id: expected a UUID, got "42"/],
+    ['both --body and --body-file', ['--body', 'a', '--body-file', '-'], {}, /either --body or --body-file, not both/],
+    ['a body file that does not exist', ['--body-file', 'missing.md'], {}, /--body-file \S*missing\.md cannot be read \(ENOENT\)/],
+    ['a body over 1 MiB', ['--body-file', '-'], { input: 'x'.repeat(1024 * 1024 + 1) }, /over the 1048576-byte limit/],
+  ])('refuses %s: exit 2, a clear message, nothing written', async (_what, change, options, message) => {
+    const fed = await signalFederation(['docs', 'old']);
+    await changeTeamStatus(fed.root, 'old', { type: 'ARCHIVE' }, { durable: false });
+    const base: Record<string, string> = { '--to': 'docs', '--type': 'report', '--subject': 'x' };
+    for (let i = 0; i < change.length; i += 2) base[change[i]!] = change[i + 1]!;
+    const args = Object.entries(base).flat();
+    const before = allBoxes(fed);
+    const result = await fedIn(fed, ['signal', 'send', ...args], { cwd: fed.root, ...options });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stdout).toBe('');
+    expect(allBoxes(fed)).toEqual(before);
+  });
+
+  it('refuses a missing required option with usage help (exit 2)', async () => {
+    const fed = await signalFederation(['docs']);
+    const result = await fedIn(fed, ['signal', 'send', '--to', 'docs', '--type', 'report']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/required option '--subject <text>' not specified/);
+    expect(entries(fed.team('docs').inbox)).toEqual([]);
+  });
+});

@@ -1,0 +1,43 @@
+import { readdirSync } from 'node:fs';
+import { signalMessageSchema } from '../../src/schema/signal.js';
+import { initFederation } from '../../src/federation/init-federation.js';
+import { onboardTeam } from '../../src/registry/onboard.js';
+import { resolveSignalWorkspace, type SignalWorkspace } from '../../src/signals/resolve-workspace.js';
+import { tempDir } from './temp-dir.js';
+
+/** A real federation in a temp dir with the given teams onboarded (directory placement). */
+export interface SignalFederation {
+  root: string;
+  meta: SignalWorkspace;
+  team: (id: string) => SignalWorkspace;
+}
+
+export async function signalFederation(teams: readonly string[] = ['docs']): Promise<SignalFederation> {
+  const root = tempDir('fed-signals-');
+  initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
+  for (const domain of teams) await onboardTeam(root, { domain }, { durable: false });
+  return {
+    root,
+    meta: resolveSignalWorkspace(root, 'meta'),
+    team: (id) => resolveSignalWorkspace(root, id, { allowArchived: true }),
+  };
+}
+
+/** Every entry of a directory (dot-files included), sorted; [] when it does not exist. */
+export function entries(dir: string): string[] {
+  try {
+    return readdirSync(dir).sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}
+
+/** Whether `text` is a whole, valid signal (a torn or empty write is not). */
+export function isCompleteSignal(text: string): boolean {
+  try {
+    return signalMessageSchema.safeParse(JSON.parse(text)).success;
+  } catch {
+    return false;
+  }
+}

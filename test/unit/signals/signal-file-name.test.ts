@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { suffixedName, tempPathFor } from '../../../src/fs/atomic-write.js';
+import {
+  ackFileName,
+  compactTimestamp,
+  EMPTY_SUBJECT_SLUG,
+  isAckFileName,
+  isSignalFileName,
+  MAX_SUBJECT_SLUG_LENGTH,
+  sameSubjectPattern,
+  signalFileName,
+  subjectSlug,
+} from '../../../src/signals/signal-file-name.js';
+
+describe('signal file names (spec §4.2)', () => {
+  it('is <YYYY-MM-DDTHHMMSSZ>-<type>-<kebab-subject>.json in UTC without colons', () => {
+    const name = signalFileName({ timestamp: '2026-01-31T12:04:05.987Z', type: 'directive', subject: 'Write the Architecture Doc' });
+    expect(name).toBe('2026-01-31T120405Z-directive-write-the-architecture-doc.json');
+    expect(name).toMatch(/^\d{4}-\d{2}-\d{2}T\d{6}Z-directive-[a-z0-9-]+\.json$/);
+  });
+
+  it('converts timestamps with an offset to UTC', () => {
+    expect(compactTimestamp('2026-01-31T13:04:05+01:00')).toBe('2026-01-31T120405Z');
+    expect(compactTimestamp(new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 6)))).toBe('2026-01-02T030405Z');
+  });
+
+  it('kebab-cases subjects: lowercase ASCII letters and digits, other runs become one hyphen, trimmed', () => {
+    expect(subjectSlug('Fix  login -- NOW!')).toBe('fix-login-now');
+    expect(subjectSlug('  v2.0 release_notes  ')).toBe('v2-0-release-notes');
+    expect(subjectSlug('Café crème für Ärzte')).toBe('cafe-creme-fur-arzte');
+  });
+
+  it.each([
+    ['path traversal', '../../../etc/passwd', 'etc-passwd'],
+    ['absolute path', '/root/.ssh/id_rsa', 'root-ssh-id-rsa'],
+    ['backslashes', '..\\..\\windows\\system32', 'windows-system32'],
+    ['control characters', 'a\u0000b\nc\r\u001b[31md\u007f', 'a-b-c-31md'],
+    ['only emoji', '🚀🔥✨', EMPTY_SUBJECT_SLUG],
+    ['only punctuation', '../..', EMPTY_SUBJECT_SLUG],
+    ['another script', '日本語の件名', EMPTY_SUBJECT_SLUG],
+    ['empty', '', EMPTY_SUBJECT_SLUG],
+    ['emoji around words', '🚀 Launch 🔥 day', 'launch-day'],
+  ])('never lets a subject shape the path: %s', (_what, subject, slug) => {
+    expect(subjectSlug(subject)).toBe(slug);
+    const name = signalFileName({ timestamp: '2026-01-31T12:00:00Z', type: 'alert', subject });
+    expect(name).not.toMatch(/[/\\\0]/);
+    expect(name.startsWith('.')).toBe(false);
+    expect(name).toMatch(/^[A-Za-z0-9-]+\.json$/);
+  });
+
+  it('caps very long subjects so every derived name stays far below 255 bytes', () => {
+    const subject = 'word '.repeat(2_000); // 10 000 characters
+    const slug = subjectSlug(subject);
+    expect(slug.length).toBeLessThanOrEqual(MAX_SUBJECT_SLUG_LENGTH);
+    expect(slug.endsWith('-')).toBe(false);
+    const name = signalFileName({ timestamp: '2026-01-31T12:00:00Z', type: 'directive', subject });
+    const longest = [ackFileName(suffixedName(name, 99_999)), tempPathFor(`/x/${ackFileName(suffixedName(name, 99_999))}`).slice(3)];
+    for (const derived of longest) expect(Buffer.byteLength(derived)).toBeLessThan(200);
+  });
+
+  it('names the ack file <signal-file>.json.ack and tells signal, ack and temp files apart', () => {
+    const name = '2026-01-31T120000Z-report-x.json';
+    expect(ackFileName(name)).toBe('2026-01-31T120000Z-report-x.json.ack');
+    expect(isSignalFileName(name)).toBe(true);
+    expect(isSignalFileName(ackFileName(name))).toBe(false);
+    expect(isAckFileName(ackFileName(name))).toBe(true);
+    expect(isAckFileName(name)).toBe(false);
+    expect(isSignalFileName(`.${name}.123.abcdef.tmp`)).toBe(false);
+    expect(isSignalFileName('.hidden.json')).toBe(false);
+    expect(isSignalFileName('notes.txt')).toBe(false);
+  });
+
+  it('matches every name a retried send of the same type and subject can have, and no other', () => {
+    const pattern = sameSubjectPattern('report', 'Status: done');
+    expect(pattern.test('2026-01-31T120000Z-report-status-done.json')).toBe(true);
+    expect(pattern.test('2027-02-01T000001Z-report-status-done-17.json')).toBe(true);
+    expect(pattern.test('2026-01-31T120000Z-alert-status-done.json')).toBe(false);
+    expect(pattern.test('2026-01-31T120000Z-report-status-done-now.json')).toBe(false);
+    expect(pattern.test('2026-01-31T120000Z-report-status-done.json.ack')).toBe(false);
+  });
+});
