@@ -24,12 +24,15 @@ export const teamStatusMachine = setup({
   initial: 'active',
   states: {
     active: {
+      description: 'Currently working',
       on: { PAUSE: 'paused', ARCHIVE: 'archived' },
     },
     paused: {
+      description: 'Manually paused',
       on: { RESUME: 'active', ARCHIVE: 'archived' },
     },
     archived: {
+      description: 'Work complete, no longer active',
       type: 'final',
     },
   },

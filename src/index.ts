@@ -2,6 +2,11 @@
  * The fed library API: everything the CLI uses is importable from the package root.
  */
 export * from '../machines/index.js';
+export * from './machines-export/describe-machine.js';
+export * from './machines-export/export-machines.js';
+export * from './inspect/create-inspection.js';
+export * from './inspect/inspection-log.js';
+export { toSafeJson } from './inspect/safe-json.js';
 export * from './errors.js';
 export * from './layout.js';
 export * from './schema/common.js';

@@ -4,6 +4,7 @@ import { packageVersion } from '../package-info.js';
 import { registerConfig } from './commands/config.js';
 import { registerDemo } from './commands/demo.js';
 import { registerInit } from './commands/init.js';
+import { registerMachines } from './commands/machines.js';
 import { registerSchema } from './commands/schema.js';
 import { registerSignal } from './commands/signal.js';
 import { registerTeam } from './commands/team.js';
@@ -28,6 +29,7 @@ export function buildProgram(io: CliIo): Command {
   registerSignal(program, io);
   registerSchema(program, io);
   registerConfig(program, io);
+  registerMachines(program, io);
   registerDemo(program, io);
   // Subcommands inherit the output and exit handling of the program.
   for (const command of allCommands(program)) command.configureOutput({ writeOut: io.stdout, writeErr: io.stderr }).exitOverride();

@@ -1,0 +1,85 @@
+import { __unsafe_getAllOwnEventDescriptors, type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic } from 'xstate';
+import type { z } from 'zod';
+import { CODING_MACHINE_VERSION, codingMachine } from './coding.machine.js';
+import { codingEventSchema } from './coding.types.js';
+import { DELIVERABLE_MACHINE_VERSION, deliverableMachine } from './deliverable.machine.js';
+import { deliverableEventSchema } from './deliverable.types.js';
+import { TEAM_STATUS_MACHINE_VERSION, teamStatusEventSchema, teamStatusMachine } from './team-status.machine.js';
+
+/**
+ * One place that knows every machine fed defines, with what a runtime needs beside it: the id and
+ * version stored next to persisted snapshots, the zod schema that validates an event before it is sent,
+ * and the list of event types (for help texts and refusals).
+ */
+export interface MachineEntry<TMachine extends AnyStateMachine = AnyStateMachine> {
+  id: string;
+  version: number;
+  machine: TMachine;
+  eventSchema: z.ZodType<EventFromLogic<TMachine>>;
+  /** Every event type the machine knows, in schema order. */
+  events: readonly EventFromLogic<TMachine>['type'][];
+}
+
+interface EventUnionSchema<TEvent> extends z.ZodType<TEvent> {
+  options: readonly { shape: { type: { value: unknown } } }[];
+}
+
+function entry<TMachine extends AnyStateMachine>(
+  machine: TMachine,
+  version: number,
+  eventSchema: EventUnionSchema<EventFromLogic<TMachine>>,
+): MachineEntry<TMachine> {
+  // The event list is read off the schema so the two can never disagree.
+  const events = eventSchema.options.map((option) => option.shape.type.value as EventFromLogic<TMachine>['type']);
+  return { id: machine.id, version, machine, eventSchema, events };
+}
+
+export const teamStatusEntry = entry(teamStatusMachine, TEAM_STATUS_MACHINE_VERSION, teamStatusEventSchema);
+export const deliverableEntry = entry(deliverableMachine, DELIVERABLE_MACHINE_VERSION, deliverableEventSchema);
+export const codingEntry = entry(codingMachine, CODING_MACHINE_VERSION, codingEventSchema);
+
+/** Every machine, in the order diagrams list them. */
+export const machineCatalog: readonly MachineEntry[] = [teamStatusEntry, deliverableEntry, codingEntry];
+
+/** The lifecycle machine of each team archetype that has one (the actor system picks by `archetypeId`). */
+export const lifecycleMachines = {
+  deliverable: deliverableEntry,
+  coding: codingEntry,
+} as const;
+export type LifecycleArchetype = keyof typeof lifecycleMachines;
+
+/** The lifecycle of an archetype, or undefined for one without a machine (e.g. `consultant`). */
+export function lifecycleFor(archetype: string): (typeof lifecycleMachines)[LifecycleArchetype] | undefined {
+  return Object.hasOwn(lifecycleMachines, archetype) ? lifecycleMachines[archetype as LifecycleArchetype] : undefined;
+}
+
+/**
+ * The event types the current state has transitions for — what to list when an event is refused. A type
+ * listed here can still be refused by its guard (DOCUMENT_WRITTEN with 0 bytes); `checkEvent` tells which.
+ * A finished machine accepts nothing.
+ */
+export function acceptedEventTypes(snapshot: AnyMachineSnapshot): string[] {
+  if (snapshot.status !== 'active') return [];
+  // The same (exported, unstable-named) helper @xstate/graph walks machines with; it reads the active
+  // state nodes, so it stays right if a machine ever gains nested states.
+  return __unsafe_getAllOwnEventDescriptors(snapshot).filter((type) => !type.includes('*'));
+}
+
+export type EventCheck =
+  | { accepted: true }
+  | {
+      accepted: false;
+      /** `final`: the lifecycle is over; `not-accepted`: the state has no transition for this event type;
+       *  `condition-not-met`: it has, but the event's guard refused this payload or context. */
+      reason: 'final' | 'not-accepted' | 'condition-not-met';
+      acceptedTypes: string[];
+    };
+
+/** Whether `snapshot` accepts `event`, and if not, why — so a refusal can say what would work instead. */
+export function checkEvent(snapshot: AnyMachineSnapshot, event: { type: string }): EventCheck {
+  if (snapshot.can(event)) return { accepted: true };
+  const acceptedTypes = acceptedEventTypes(snapshot);
+  if (snapshot.status !== 'active') return { accepted: false, reason: 'final', acceptedTypes };
+  const reason = acceptedTypes.includes(event.type) ? 'condition-not-met' : 'not-accepted';
+  return { accepted: false, reason, acceptedTypes };
+}

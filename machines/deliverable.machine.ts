@@ -1,0 +1,148 @@
+import { assertEvent, assign, setup } from 'xstate';
+import {
+  failureOf,
+  initialLifecycleContext,
+  missionOf,
+  signalSeen,
+  stampEntry,
+  type LifecycleInput,
+} from './lifecycle-context.js';
+import {
+  DELIVERABLE_WORK_STATES,
+  type DeliverableContext,
+  type DeliverableEvent,
+  type DeliverableState,
+  type DeliverableWorkState,
+} from './deliverable.types.js';
+import { whilePaused, whileWorking } from './lifecycle-transitions.js';
+
+/**
+ * The deliverable team lifecycle (spec §3.1): a team studies the codebase read-only and writes a Markdown
+ * deliverable. Pure definition — actions and guards by name, no I/O, no `invoke`, no `after` — so
+ * @xstate/graph can walk it and persisted snapshots restore; effects (signals, files) live in `src/`.
+ */
+export const DELIVERABLE_MACHINE_ID = 'deliverable';
+/** Stored beside persisted snapshots; bump it when a change would make old snapshots mean something else. */
+export const DELIVERABLE_MACHINE_VERSION = 1;
+
+/** The spec's failure condition "required information cannot be found", reported as a scan of no files. */
+export const NOTHING_FOUND_REASON = 'required information cannot be found: the scan read no files';
+
+export const deliverableMachine = setup({
+  types: {
+    context: {} as DeliverableContext,
+    events: {} as DeliverableEvent,
+    input: {} as LifecycleInput,
+  },
+  actions: {
+    recordEntry: assign(({ context, event }, params: { state: DeliverableState }) => ({
+      enteredAt: stampEntry(context.enteredAt, params.state, event),
+    })),
+    recordMission: assign(({ event }) => {
+      assertEvent(event, 'MISSION_ASSIGNED');
+      return { mission: missionOf(event) };
+    }),
+    recordPlan: assign(({ event }) => {
+      assertEvent(event, 'PLAN_READY');
+      return { sources: event.sources };
+    }),
+    recordScan: assign(({ event }) => {
+      assertEvent(event, 'SCAN_COMPLETE');
+      return { filesRead: event.filesRead };
+    }),
+    recordNothingFound: assign({ filesRead: 0, failure: { reason: NOTHING_FOUND_REASON, state: 'scanning' } }),
+    recordInsights: assign(({ event }) => {
+      assertEvent(event, 'INSIGHTS_READY');
+      return { insights: event.insights ?? [] };
+    }),
+    recordDocument: assign(({ event }) => {
+      assertEvent(event, 'DOCUMENT_WRITTEN');
+      return { document: { path: event.path, bytes: event.bytes } };
+    }),
+    recordFailure: assign(({ event }, params: { state: DeliverableState }) => {
+      assertEvent(event, 'FAIL');
+      return { failure: failureOf(event, params.state) };
+    }),
+    recordPause: assign((_, params: { state: DeliverableWorkState }) => ({ pausedFrom: params.state })),
+    forgetPause: assign({ pausedFrom: null }),
+    recordDirective: assign(({ event }) => {
+      assertEvent(event, 'DIRECTIVE_RECEIVED');
+      return { lastDirective: signalSeen(event) };
+    }),
+    recordQuestion: assign(({ event }) => {
+      assertEvent(event, 'QUESTION_RECEIVED');
+      return { lastQuestion: signalSeen(event) };
+    }),
+  },
+  guards: {
+    hasMission: ({ context }) => context.mission !== null,
+    hasNoMission: ({ context }) => context.mission === null,
+    scanFoundNothing: ({ event }) => event.type === 'SCAN_COMPLETE' && event.filesRead === 0,
+    documentHasContent: ({ event }) => event.type === 'DOCUMENT_WRITTEN' && event.bytes > 0,
+    wasPausedIn: ({ context }, params: { state: DeliverableWorkState }) => context.pausedFrom === params.state,
+  },
+}).createMachine({
+  id: DELIVERABLE_MACHINE_ID,
+  context: () => ({
+    ...initialLifecycleContext<DeliverableState, DeliverableWorkState>(),
+    sources: [],
+    filesRead: null,
+    insights: [],
+    document: null,
+  }),
+  initial: 'preparing',
+  states: {
+    preparing: {
+      description: 'Reading the mission, planning the document structure',
+      entry: { type: 'recordEntry', params: { state: 'preparing' } },
+      on: {
+        MISSION_ASSIGNED: { guard: 'hasNoMission', actions: 'recordMission' },
+        PLAN_READY: { guard: 'hasMission', target: 'scanning', actions: 'recordPlan' },
+        ...whileWorking('preparing'),
+      },
+    },
+    scanning: {
+      description: 'Gathering information from the codebase',
+      entry: { type: 'recordEntry', params: { state: 'scanning' } },
+      on: {
+        SCAN_COMPLETE: [
+          { guard: 'scanFoundNothing', target: 'failed', actions: 'recordNothingFound' },
+          { target: 'distilling', actions: 'recordScan' },
+        ],
+        ...whileWorking('scanning'),
+      },
+    },
+    distilling: {
+      description: 'Processing findings, identifying key insights',
+      entry: { type: 'recordEntry', params: { state: 'distilling' } },
+      on: {
+        INSIGHTS_READY: { target: 'aggregating', actions: 'recordInsights' },
+        ...whileWorking('distilling'),
+      },
+    },
+    aggregating: {
+      description: 'Writing and formatting the deliverable',
+      entry: { type: 'recordEntry', params: { state: 'aggregating' } },
+      on: {
+        DOCUMENT_WRITTEN: { guard: 'documentHasContent', target: 'complete', actions: 'recordDocument' },
+        ...whileWorking('aggregating'),
+      },
+    },
+    paused: {
+      description: 'Manually paused, RESUME returns to the state it was paused in',
+      entry: { type: 'recordEntry', params: { state: 'paused' } },
+      exit: 'forgetPause',
+      on: whilePaused(DELIVERABLE_WORK_STATES),
+    },
+    complete: {
+      description: 'Document finished',
+      type: 'final',
+      entry: { type: 'recordEntry', params: { state: 'complete' } },
+    },
+    failed: {
+      description: 'Error occurred (context.failure says why and where)',
+      type: 'final',
+      entry: { type: 'recordEntry', params: { state: 'failed' } },
+    },
+  },
+});
