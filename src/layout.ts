@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { CONFIG_FILE } from './schema/config.js';
 import { REGISTRY_FILE } from './schema/registry.js';
 import { TEAM_MARKER_FILE } from './schema/team-marker.js';
+import { ENVELOPE_FILE, JOURNAL_FILE, STATE_DIR, STATE_LOCK_FILE } from './schema/lifecycle-state.js';
 
 /**
  * Where things live (spec §4.1). A workspace is meta's (the federation root) or a team's (its registry
@@ -28,6 +29,11 @@ export const workspacePaths = (workspace: string) => ({
   signals: join(workspace, FED_DIR, 'signals'),
   inbox: join(workspace, FED_DIR, 'signals', 'inbox'),
   outbox: join(workspace, FED_DIR, 'signals', 'outbox'),
+  state: join(workspace, FED_DIR, STATE_DIR),
+  envelope: join(workspace, FED_DIR, STATE_DIR, ENVELOPE_FILE),
+  journal: join(workspace, FED_DIR, STATE_DIR, JOURNAL_FILE),
+  stateLock: join(workspace, FED_DIR, STATE_DIR, STATE_LOCK_FILE),
+  consumerLease: join(workspace, FED_DIR, STATE_DIR, 'consumer.lease'),
 });
 
 /** Workspace of a team for its placement type (spec §4.1). */

@@ -1,8 +1,10 @@
 import { Command, CommanderError } from 'commander';
 import { FedError } from '../errors.js';
 import { packageVersion } from '../package-info.js';
+import { registerActors } from './commands/actors.js';
 import { registerConfig } from './commands/config.js';
 import { registerDemo } from './commands/demo.js';
+import { registerEvent } from './commands/event.js';
 import { registerInit } from './commands/init.js';
 import { registerMachines } from './commands/machines.js';
 import { registerSchema } from './commands/schema.js';
@@ -28,6 +30,8 @@ export function buildProgram(io: CliIo): Command {
   registerTeam(program, io);
   registerSignal(program, io);
   registerSchema(program, io);
+  registerEvent(program, io);
+  registerActors(program, io);
   registerConfig(program, io);
   registerMachines(program, io);
   registerDemo(program, io);

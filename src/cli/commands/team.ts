@@ -4,7 +4,10 @@ import { InvalidInputError } from '../../errors.js';
 import { getTeam, statusOf } from '../../registry/find-team.js';
 import { onboardTeam } from '../../registry/onboard.js';
 import { readRegistry } from '../../registry/registry-file.js';
-import { changeTeamStatus, TEAM_STATUS_COMMANDS } from '../../registry/team-status.js';
+import { TEAM_STATUS_COMMANDS } from '../../registry/team-status.js';
+import { lifecycleFor } from '../../../machines/catalog.js';
+import { setTeamStatus } from '../../actors/team-status-command.js';
+import { viewLifecycle, type LifecycleView } from '../../actors/lifecycle-view.js';
 import { PLACEMENT_TYPES, type PlacementType, type RegistryEntry } from '../../schema/registry.js';
 import { federationContext, printJson, type CliIo } from '../io.js';
 import { renderFields, renderTable } from '../render.js';
@@ -64,7 +67,7 @@ export function registerTeam(program: Command, io: CliIo): void {
 
   team
     .command('show')
-    .description('show one team (default: the team whose workspace you are in)')
+    .description('show one team and its lifecycle (default: the team whose workspace you are in)')
     .argument('[team]', 'team id or domain')
     .option('--json', 'print the registry entry as JSON')
     .action((name: string | undefined, options: { json?: boolean }, command: Command) => {
@@ -72,8 +75,12 @@ export function registerTeam(program: Command, io: CliIo): void {
       const wanted = name ?? ctx.team;
       if (!wanted) throw new InvalidInputError('which team? pass its id (fed team show <team>) or run this inside its workspace');
       const entry = getTeam(readRegistry(ctx.root), wanted);
-      if (options.json) return printJson(io, entry);
-      io.stdout(renderFields(entryFields(entry)));
+      const lifecycle = lifecycleFor(entry.archetypeId) ? viewLifecycle(entry) : null;
+      if (options.json) return printJson(io, { ...entry, lifecycle });
+      io.stdout(renderFields([...entryFields(entry), ...(lifecycle ? lifecycleFields(lifecycle) : [['lifecycle', `none (archetype ${entry.archetypeId} has no lifecycle machine)`] as [string, string]])]));
+      if (lifecycle?.recent.length) {
+        io.stdout(`\nrecent transitions:\n${lifecycle.recent.map((l) => `  ${l.at}  ${l.from} → ${l.to}  ${l.event}${l.note ? `  (${l.note})` : ''}\n`).join('')}`);
+      }
     });
 
   for (const [event, verb] of Object.entries(TEAM_STATUS_COMMANDS) as [TeamStatusEvent['type'], string][]) {
@@ -84,11 +91,23 @@ export function registerTeam(program: Command, io: CliIo): void {
       .option('--json', 'print the status change as JSON')
       .action(async (name: string, options: { json?: boolean }, command: Command) => {
         const ctx = federationContext(command, io);
-        const change = await changeTeamStatus(ctx.root, name, { type: event });
+        const change = await setTeamStatus(ctx.root, name, { type: event });
         if (options.json) return printJson(io, { team: change.team.domainId, from: change.from, to: change.to });
         io.stdout(`${change.team.domainId}: ${change.from} → ${change.to}\n`);
       });
   }
+}
+
+function lifecycleFields(view: LifecycleView): [string, string][] {
+  const fields: [string, string][] = [
+    ['lifecycle', `${view.machine} v${view.machineVersion}`],
+    ['state', view.since ? `${view.state} since ${view.since}` : view.state],
+    ['mission', view.mission?.subject ?? '- (none yet: fed signal send --to <team> --type directive --subject <mission>)'],
+  ];
+  if (view.pausedFrom) fields.push(['resumes to', view.pausedFrom]);
+  if (view.failure) fields.push(['failure', `${view.failure.reason} (in ${view.failure.state})`]);
+  fields.push(['pending', view.pending.length ? view.pending.map((p) => `${p.type} "${p.subject}" from ${p.from}`).join('; ') : 'none']);
+  return fields;
 }
 
 function describeEvent(event: TeamStatusEvent['type']): string {

@@ -1,0 +1,64 @@
+import type { WriteOptions } from '../fs/atomic-write.js';
+import { findTeam, statusOf } from '../registry/find-team.js';
+import { readRegistry } from '../registry/registry-file.js';
+import { changeTeamStatus } from '../registry/team-status.js';
+import { META } from '../schema/common.js';
+import type { RegistryEntry, TeamStatus } from '../schema/registry.js';
+import { sendSignal } from '../signals/send-signal.js';
+import { appendJournalLines } from './state-files.js';
+import type { TeamLifecycle } from './team-lifecycle.js';
+
+/**
+ * Envelopes whose effects this process has already completed (workspace → seq/savedAt), so a busy
+ * consumer does not redo them on every batch; a new process (after a crash) settles them once on load.
+ */
+const settled = new Map<string, string>();
+
+/**
+ * Perform what the stored envelope owes outside its own file, idempotently: append its journal lines
+ * (skipped if the journal has their seq), send its reports to meta (fixed ids: a re-send finds the copy
+ * already delivered), and make the registry status agree with the lifecycle (paused ⇄ active). Runs under
+ * the team's state lock. Failures do not undo the saved state; they are returned as warnings and retried
+ * on the next load.
+ */
+export async function settleEffects(root: string, team: RegistryEntry, lifecycle: TeamLifecycle, options: WriteOptions): Promise<string[]> {
+  if (!lifecycle.stored) return [];
+  const { envelope } = lifecycle;
+  const key = `${envelope.seq}@${envelope.savedAt}`;
+  if (settled.get(team.location) === key) return [];
+  const warnings: string[] = [];
+  const attempt = async (what: string, effect: () => unknown) => {
+    try {
+      await effect();
+    } catch (error) {
+      warnings.push(`${what} for team "${team.domainId}" failed and will be retried: ${(error as Error).message}`);
+    }
+  };
+
+  await attempt('appending the journal', () => appendJournalLines(team.location, envelope.journalTail, options));
+  for (const report of envelope.pendingReports) {
+    await attempt(`reporting "${report.subject}" to meta`, () =>
+      sendSignal(root, { from: team.domainId, to: META, type: 'report', subject: report.subject, body: report.body, id: report.signalId }, options),
+    );
+  }
+  await attempt('syncing the registry status', () => syncRegistryStatus(root, team, lifecycle));
+  if (warnings.length === 0) settled.set(team.location, key);
+  return warnings;
+}
+
+/**
+ * Registry status and lifecycle never contradict each other: a paused lifecycle means a paused team, and
+ * a running lifecycle of a team marked paused means it was resumed. The lifecycle is the truth because it
+ * is always written first (by a `pause`/`resume` directive or by `fed team pause|resume`).
+ */
+async function syncRegistryStatus(root: string, team: RegistryEntry, lifecycle: TeamLifecycle): Promise<void> {
+  const current = findTeam(readRegistry(root), team.domainId);
+  if (!current) return;
+  const status = statusOf(current);
+  const paused = lifecycle.snapshot.value === 'paused';
+  const running = lifecycle.snapshot.status === 'active' && !paused;
+  let wanted: TeamStatus | undefined;
+  if (paused && status === 'active') wanted = 'paused';
+  if (running && status === 'paused') wanted = 'active';
+  if (wanted) await changeTeamStatus(root, team.domainId, { type: wanted === 'paused' ? 'PAUSE' : 'RESUME' });
+}

@@ -1,0 +1,51 @@
+import { workspacePaths } from '../layout.js';
+import type { JournalLine } from '../schema/lifecycle-state.js';
+import type { RegistryEntry } from '../schema/registry.js';
+import { readSignalBox } from '../signals/read-signals.js';
+import { readJournalTail } from './state-files.js';
+import { loadTeamLifecycle, stateOf } from './team-lifecycle.js';
+
+/** What `fed team show` says about a team's lifecycle (stable JSON shape, documented in the README). */
+export interface LifecycleView {
+  machine: string;
+  machineVersion: number;
+  /** Leaf state name, e.g. "scanning". */
+  state: string;
+  /** When the current state was entered (ISO), when known. */
+  since: string | null;
+  /** The state a paused team resumes to. */
+  pausedFrom: string | null;
+  mission: { subject: string; signalId: string } | null;
+  failure: { reason: string; state: string } | null;
+  /** Inbox signals not acknowledged yet. */
+  pending: { id: string; type: string; from: string; subject: string; timestamp: string }[];
+  /** The last transitions, oldest first. */
+  recent: JournalLine[];
+}
+
+interface LifecycleContextView {
+  mission?: { subject: string; signalId: string } | null;
+  failure?: { reason: string; state: string } | null;
+  pausedFrom?: string | null;
+  enteredAt?: Record<string, string>;
+}
+
+export function viewLifecycle(team: RegistryEntry, recentCount = 5): LifecycleView {
+  const lifecycle = loadTeamLifecycle(team);
+  const context = (lifecycle.snapshot.context ?? {}) as LifecycleContextView;
+  const state = stateOf(lifecycle.snapshot);
+  const inbox = readSignalBox(workspacePaths(team.location).inbox, { owner: team.domainId, box: 'inbox' });
+  return {
+    machine: lifecycle.entry.id,
+    machineVersion: lifecycle.entry.version,
+    state,
+    since: context.enteredAt?.[state] ?? null,
+    pausedFrom: context.pausedFrom ?? null,
+    mission: context.mission ? { subject: context.mission.subject, signalId: context.mission.signalId } : null,
+    failure: context.failure ?? null,
+    pending: inbox.signals
+      .filter((s) => !s.message.acknowledged)
+      .map(({ message: m }) => ({ id: m.id, type: m.type, from: m.from, subject: m.subject, timestamp: m.timestamp })),
+    recent: readJournalTail(team.location, recentCount),
+  };
+}

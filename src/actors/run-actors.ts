@@ -1,0 +1,121 @@
+import { lifecycleFor } from '../../machines/catalog.js';
+import { RefusedError } from '../errors.js';
+import { getTeam, statusOf } from '../registry/find-team.js';
+import { readRegistry } from '../registry/registry-file.js';
+import type { RegistryEntry } from '../schema/registry.js';
+import { watchSignalBox, type SignalSubscription } from '../signals/watch-signals.js';
+import { workspacePaths } from '../layout.js';
+import { TeamInboxConsumer, type ConsumeResult, type ConsumerOptions } from './consume-inbox.js';
+import { acquireConsumerLease, type ConsumerLease } from './consumer-lease.js';
+
+export interface RunActorsOptions extends ConsumerOptions {
+  /** Only this team (default: every active team with a lifecycle machine). */
+  team?: string;
+  /** Process what is pending and return, instead of watching until `signal` aborts. */
+  once?: boolean;
+  signal?: AbortSignal;
+  /** Told after each consume that did something, e.g. to print transitions. */
+  onResult?: (result: ConsumeResult) => void;
+  /** How often the full rescan runs while watching (default 1 000 ms); fs.watch is the fast path. */
+  rescanMs?: number;
+  /** Told about a team skipped for now (another process runs it); it is tried again at the next rescan. */
+  onSkip?: (team: string, reason: string) => void;
+}
+
+interface RunningTeam {
+  consumer: TeamInboxConsumer;
+  lease: ConsumerLease;
+  watch: SignalSubscription | undefined;
+}
+
+function teamsToRun(root: string, team: string | undefined): RegistryEntry[] {
+  const registry = readRegistry(root);
+  if (team) {
+    const entry = getTeam(registry, team);
+    if (statusOf(entry) === 'archived') throw new RefusedError('TEAM_ARCHIVED', `team "${entry.domainId}" is archived; its actor does not run`);
+    if (!lifecycleFor(entry.archetypeId)) {
+      throw new RefusedError('NO_LIFECYCLE', `team "${entry.domainId}" has archetype "${entry.archetypeId}", which has no lifecycle machine`);
+    }
+    return [entry];
+  }
+  // Paused teams run too: their `resume` directive must get through (other signals wait).
+  return registry.teams.filter((t) => statusOf(t) !== 'archived' && lifecycleFor(t.archetypeId));
+}
+
+/**
+ * `fed actors run`: hold each team's lease, consume its inbox, and (unless `once`) keep watching with the
+ * transport's watch until `signal` aborts. Returns the per-team results of the last consume.
+ */
+export async function runActors(root: string, options: RunActorsOptions = {}): Promise<ConsumeResult[]> {
+  const running = new Map<string, RunningTeam>();
+  const results = new Map<string, ConsumeResult>();
+  const consume = async (team: RunningTeam) => {
+    const result = await team.consumer.consume();
+    results.set(result.team, result);
+    if (result.steps.length || result.quarantined.length || result.warnings.length) options.onResult?.(result);
+  };
+  try {
+    await join(root, options, running);
+    for (const team of running.values()) await consume(team);
+    if (options.once) return [...results.values()];
+
+    // Watch: a wake-up from any inbox (or the rescan timer) consumes what is pending; teams onboarded
+    // while running are picked up at the rescan.
+    let wake: (() => void) | undefined;
+    const wakeUp = () => wake?.();
+    const timer = setInterval(wakeUp, options.rescanMs ?? 1_000);
+    options.signal?.addEventListener('abort', wakeUp);
+    try {
+      for (const team of running.values()) watchTeam(team, options, wakeUp);
+      while (!options.signal?.aborted) {
+        await new Promise<void>((resolve) => (wake = resolve));
+        if (options.signal?.aborted) break;
+        if (!options.team) {
+          for (const added of await join(root, options, running)) watchTeam(added, options, wakeUp);
+        }
+        for (const team of running.values()) await consume(team);
+      }
+    } finally {
+      clearInterval(timer);
+      options.signal?.removeEventListener('abort', wakeUp);
+    }
+    return [...results.values()];
+  } finally {
+    for (const team of running.values()) {
+      team.watch?.close();
+      team.lease.release();
+    }
+  }
+}
+
+/** Take the lease of every team to run that is not running yet; returns the newly joined ones. */
+async function join(root: string, options: RunActorsOptions, running: Map<string, RunningTeam>): Promise<RunningTeam[]> {
+  const joined: RunningTeam[] = [];
+  for (const entry of teamsToRun(root, options.team)) {
+    if (running.has(entry.domainId)) continue;
+    let lease: ConsumerLease;
+    try {
+      lease = await acquireConsumerLease(entry, 'actor consumer');
+    } catch (error) {
+      // Running every team: one that another process runs (e.g. `fed launch`) is skipped, not fatal.
+      if (options.team || !(error instanceof RefusedError) || error.code !== 'TEAM_BUSY') throw error;
+      options.onSkip?.(entry.domainId, error.message);
+      continue;
+    }
+    const team: RunningTeam = { consumer: new TeamInboxConsumer(root, entry, options), lease, watch: undefined };
+    running.set(entry.domainId, team);
+    joined.push(team);
+  }
+  return joined;
+}
+
+function watchTeam(team: RunningTeam, options: RunActorsOptions, wakeUp: () => void): void {
+  const entry = team.consumer.team;
+  team.watch = watchSignalBox(workspacePaths(entry.location).inbox, { owner: entry.domainId, box: 'inbox' }, {
+    signal: options.signal,
+    rescanMs: options.rescanMs,
+  });
+  void (async () => {
+    for await (const _signal of team.watch!) wakeUp();
+  })().catch(wakeUp);
+}

@@ -1,0 +1,46 @@
+import type { AnyMachineSnapshot } from 'xstate';
+import { META } from '../schema/common.js';
+import type { SignalMessage } from '../schema/signal.js';
+
+/**
+ * How an inbox signal becomes a lifecycle event — the one table (also in the README):
+ *
+ * | signal                                   | event                                            |
+ * |------------------------------------------|--------------------------------------------------|
+ * | directive from meta, subject `pause`     | PAUSE                                            |
+ * | directive from meta, subject `resume`    | RESUME                                           |
+ * | first other directive from meta          | MISSION_ASSIGNED {signalId, subject, body}       |
+ * | any later directive (or one from a team) | DIRECTIVE_RECEIVED {signalId, subject}           |
+ * | question                                 | QUESTION_RECEIVED {signalId, subject}            |
+ * | report, alert                            | none: they inform; the lifecycle does not change |
+ *
+ * Subjects match case-insensitively after trimming. "First" means: the lifecycle has no mission yet.
+ * Every event is stamped with the signal's timestamp (`at`), so state entry times are when things happened.
+ */
+export type SignalCommand = 'pause' | 'resume';
+
+export function signalCommand(message: SignalMessage): SignalCommand | undefined {
+  if (message.type !== 'directive' || message.from !== META) return undefined;
+  const subject = message.subject.trim().toLowerCase();
+  return subject === 'pause' || subject === 'resume' ? subject : undefined;
+}
+
+export function eventForSignal(message: SignalMessage, snapshot: AnyMachineSnapshot): { type: string; [key: string]: unknown } | undefined {
+  const at = message.timestamp;
+  const ref = { signalId: message.id, subject: message.subject, at };
+  switch (message.type) {
+    case 'directive': {
+      const command = signalCommand(message);
+      if (command === 'pause') return { type: 'PAUSE', at };
+      if (command === 'resume') return { type: 'RESUME', at };
+      const hasMission = Boolean((snapshot.context as { mission?: unknown } | undefined)?.mission);
+      if (message.from === META && !hasMission) return { type: 'MISSION_ASSIGNED', ...ref, body: message.body };
+      return { type: 'DIRECTIVE_RECEIVED', ...ref };
+    }
+    case 'question':
+      return { type: 'QUESTION_RECEIVED', ...ref };
+    case 'report':
+    case 'alert':
+      return undefined;
+  }
+}

@@ -1,0 +1,268 @@
+import { createActor, type AnyMachineSnapshot, type InspectionEvent } from 'xstate';
+import { checkEvent, lifecycleFor, type MachineEntry } from '../../machines/catalog.js';
+import { InvalidInputError, RefusedError } from '../errors.js';
+import type { WriteOptions } from '../fs/atomic-write.js';
+import { ensureDirectory } from '../fs/ensure-directory.js';
+import { withLock } from '../fs/lock.js';
+import { workspacePaths } from '../layout.js';
+import { zodProblems } from '../schema/problems.js';
+import type { JournalLine, LifecycleEnvelope, PendingReport } from '../schema/lifecycle-state.js';
+import type { RegistryEntry } from '../schema/registry.js';
+import type { SignalMessage } from '../schema/signal.js';
+import { statusOf } from '../registry/find-team.js';
+import { reportSignalId } from './report-signal-id.js';
+import { restoreSnapshot } from './restore-snapshot.js';
+import { eventForSignal, signalCommand } from './signal-events.js';
+import { readEnvelope, writeEnvelope } from './state-files.js';
+import { settleEffects } from './lifecycle-effects.js';
+
+/** The lifecycle machine of a team's archetype; an archetype without one is refused by name. */
+export function lifecycleEntryFor(team: RegistryEntry): MachineEntry {
+  const entry = lifecycleFor(team.archetypeId);
+  if (!entry) {
+    throw new RefusedError(
+      'NO_LIFECYCLE',
+      `team "${team.domainId}" has archetype "${team.archetypeId}", which has no lifecycle machine (archetypes with one: deliverable, coding)`,
+    );
+  }
+  return entry;
+}
+
+/** The state name of a lifecycle snapshot (lifecycle machines are flat). */
+export function stateOf(snapshot: AnyMachineSnapshot): string {
+  return typeof snapshot.value === 'string' ? snapshot.value : JSON.stringify(snapshot.value);
+}
+
+export interface TeamLifecycle {
+  team: RegistryEntry;
+  entry: MachineEntry;
+  snapshot: AnyMachineSnapshot;
+  /** As stored; for a team with no state file yet, the envelope it would start from (seq 0). */
+  envelope: LifecycleEnvelope;
+  /** False when no state file exists yet (nothing has happened to the lifecycle). */
+  stored: boolean;
+}
+
+function initialEnvelope(entry: MachineEntry, team: RegistryEntry): LifecycleEnvelope {
+  // The lifecycle starts when the team was onboarded: that is when `preparing` was entered.
+  const actor = createActor(entry.machine, { input: { at: team.onboardedAt } });
+  return {
+    machineId: entry.id,
+    machineVersion: entry.version,
+    snapshot: actor.getPersistedSnapshot() as Record<string, unknown>,
+    seq: 0,
+    processed: [],
+    journalTail: [],
+    pendingReports: [],
+    savedAt: team.onboardedAt,
+  };
+}
+
+/** Read a team's lifecycle (validated and migrated), without changing anything. */
+export function loadTeamLifecycle(team: RegistryEntry): TeamLifecycle {
+  const entry = lifecycleEntryFor(team);
+  const stored = readEnvelope(team.location);
+  const envelope = stored ?? initialEnvelope(entry, team);
+  const snapshot = restoreSnapshot(envelope, entry, workspacePaths(team.location).envelope);
+  return { team, entry, snapshot, envelope, stored: stored !== undefined };
+}
+
+/** Something that may change a lifecycle: an inbox signal, an agent's `fed event`, or a registry command. */
+export type LifecycleChange =
+  | { source: 'signal'; signal: SignalMessage }
+  | { source: 'event'; event: { type: string; [key: string]: unknown } }
+  | { source: 'registry'; event: { type: 'PAUSE' | 'RESUME'; at?: string } };
+
+export type StepOutcome =
+  /** The event was applied (the state may or may not have changed). */
+  | 'applied'
+  /** A signal whose event the state does not accept, or which maps to no event: processed, nothing changed. */
+  | 'ignored'
+  /** A signal applied before (its id is in the dedupe record): skipped. */
+  | 'duplicate'
+  /** A signal held back while the team is paused; it stays pending until the team resumes. */
+  | 'deferred';
+
+export interface LifecycleStep {
+  outcome: StepOutcome;
+  /** The journal line written for it (applied and ignored steps). */
+  line?: JournalLine;
+  signalId?: string;
+  note?: string;
+}
+
+export interface ApplyResult {
+  steps: LifecycleStep[];
+  state: string;
+  /** Ids of signals that are now processed (applied, ignored or duplicate): ready to be acknowledged. */
+  processedSignalIds: string[];
+  /** Problems with effects after the state was saved; they are retried on the next load. */
+  warnings: string[];
+}
+
+export interface ApplyOptions extends WriteOptions {
+  now?: () => Date;
+  /** xstate inspection (see src/inspect): receives the actor's inspection events. */
+  inspect?: (event: InspectionEvent) => void;
+}
+
+/**
+ * Apply inputs to a team's lifecycle, exactly once each (ARCHITECTURE invariants 6–8).
+ *
+ * Under the team's state lock: restore the envelope (validated), settle what the previous write owed
+ * (journal lines, reports to meta, registry status), apply each input, then write the new snapshot
+ * together with the processed signal ids and the effects it owes in ONE atomic, durable replace — and
+ * only then perform those effects. A crash before the write changes nothing; a crash after it is healed
+ * by the next load, and the dedupe record stops a redelivered signal from being applied twice.
+ *
+ * An event from `fed event` that the state does not accept is refused (nothing written); a signal whose
+ * event is not accepted is recorded as ignored, so it is acknowledged and never retried forever.
+ */
+export async function applyLifecycleInputs(
+  root: string,
+  team: RegistryEntry,
+  inputs: readonly LifecycleChange[],
+  options: ApplyOptions = {},
+): Promise<ApplyResult> {
+  if (statusOf(team) === 'archived') {
+    throw new RefusedError('TEAM_ARCHIVED', `team "${team.domainId}" is archived; its lifecycle no longer changes`);
+  }
+  lifecycleEntryFor(team);
+  const paths = workspacePaths(team.location);
+  ensureDirectory(paths.state, options);
+  return withLock(paths.stateLock, async () => {
+    const lifecycle = loadTeamLifecycle(team);
+    const warnings = await settleEffects(root, team, lifecycle, options);
+    const { entry, envelope } = lifecycle;
+    const now = () => (options.now?.() ?? new Date()).toISOString();
+
+    const actor = createActor(entry.machine, { id: team.domainId, snapshot: lifecycle.snapshot, inspect: options.inspect });
+    actor.start();
+    const processed = new Set(envelope.processed);
+    const processedNow: string[] = [];
+    const lines: JournalLine[] = [];
+    const reports: PendingReport[] = [];
+    const steps: LifecycleStep[] = [];
+    let seq = envelope.seq;
+
+    const record = (event: string, from: string, source: JournalLine['source'], signalId?: string, note?: string) => {
+      const after = actor.getSnapshot();
+      const line: JournalLine = { seq: ++seq, at: now(), event, from, to: stateOf(after), source };
+      if (signalId !== undefined) line.signalId = signalId;
+      if (note !== undefined) line.note = note;
+      lines.push(line);
+      if (line.from !== line.to) reports.push(transitionReport(team, entry, line, after));
+      return line;
+    };
+
+    for (const input of inputs) {
+      const snapshot = actor.getSnapshot();
+      const from = stateOf(snapshot);
+      if (input.source === 'signal') {
+        const { signal } = input;
+        if (processed.has(signal.id)) {
+          steps.push({ outcome: 'duplicate', signalId: signal.id });
+          processedNow.push(signal.id);
+          continue;
+        }
+        if (from === 'paused' && signalCommand(signal) !== 'resume') {
+          steps.push({ outcome: 'deferred', signalId: signal.id });
+          continue;
+        }
+        processed.add(signal.id);
+        processedNow.push(signal.id);
+        const event = eventForSignal(signal, snapshot);
+        const refusal = event === undefined ? `a ${signal.type} changes no lifecycle` : refusalOf(entry, snapshot, event);
+        if (event === undefined || refusal !== undefined) {
+          const note = `ignored: ${refusal}`;
+          steps.push({ outcome: 'ignored', signalId: signal.id, note, line: record(event?.type ?? signal.type, from, 'signal', signal.id, note) });
+          continue;
+        }
+        actor.send(event as never);
+        steps.push({ outcome: 'applied', signalId: signal.id, line: record(event.type, from, 'signal', signal.id) });
+        continue;
+      }
+
+      const event = input.source === 'event' ? validateAgentEvent(entry, team, input.event, now()) : { ...input.event, at: input.event.at ?? now() };
+      const refusal = refusalOf(entry, snapshot, event);
+      if (refusal !== undefined) {
+        if (input.source === 'event') {
+          throw new RefusedError('EVENT_NOT_ACCEPTED', `team "${team.domainId}" is ${from}: ${refusal}`);
+        }
+        steps.push({ outcome: 'ignored', note: `ignored: ${refusal}` });
+        continue;
+      }
+      actor.send(event as never);
+      steps.push({ outcome: 'applied', line: record(event.type, from, input.source) });
+    }
+
+    const final = actor.getSnapshot();
+    const persisted = actor.getPersistedSnapshot() as Record<string, unknown>;
+    actor.stop();
+    if (lines.length === 0) return { steps, state: stateOf(final), processedSignalIds: processedNow, warnings };
+
+    const next: LifecycleEnvelope = {
+      machineId: entry.id,
+      machineVersion: entry.version,
+      snapshot: persisted,
+      seq,
+      processed: [...processed],
+      journalTail: lines,
+      pendingReports: reports,
+      savedAt: now(),
+    };
+    writeEnvelope(team.location, next, options);
+    warnings.push(...(await settleEffects(root, team, { ...lifecycle, envelope: next, snapshot: final, stored: true }, options)));
+    return { steps, state: stateOf(final), processedSignalIds: processedNow, warnings };
+  });
+}
+
+/** Why `snapshot` does not accept `event`, or undefined when it does. */
+function refusalOf(entry: MachineEntry, snapshot: AnyMachineSnapshot, event: { type: string }): string | undefined {
+  const check = checkEvent(snapshot, event);
+  if (check.accepted) return undefined;
+  const accepted = check.acceptedTypes.length ? `it accepts ${check.acceptedTypes.join(', ')}` : 'it accepts no event';
+  switch (check.reason) {
+    case 'final':
+      return `${stateOf(snapshot)} is final; the ${entry.id} lifecycle is over and accepts no event`;
+    case 'condition-not-met':
+      return `${event.type} is not allowed here with this payload or context (${conditionHint(event.type)}); ${accepted}`;
+    case 'not-accepted':
+      return `${event.type} is not accepted in ${stateOf(snapshot)}; ${accepted}`;
+  }
+}
+
+/** What each guarded event needs, for refusals that say how to fix the call. */
+function conditionHint(type: string): string {
+  const hints: Record<string, string> = {
+    PLAN_READY: 'a mission must be assigned first: fed signal send --to <team> --type directive --subject <mission>',
+    DOCUMENT_WRITTEN: 'bytes must be > 0',
+    RESUME: 'resume returns to the state the team was paused in',
+  };
+  return hints[type] ?? 'see the lifecycle diagram in diagrams/';
+}
+
+/** Validate an agent's event with the machine's zod schema, stamped with the time it was reported. */
+function validateAgentEvent(entry: MachineEntry, team: RegistryEntry, raw: { type: string }, at: string): { type: string } {
+  if (!entry.events.includes(raw.type)) {
+    throw new InvalidInputError(`unknown event "${raw.type}" for the ${entry.id} lifecycle of team "${team.domainId}"; events: ${entry.events.join(', ')}`);
+  }
+  const parsed = entry.eventSchema.safeParse({ at, ...raw }, { reportInput: true });
+  if (!parsed.success) {
+    const problems = zodProblems(parsed.error).map((p) => `${p.path}: ${p.message}`).join('; ');
+    throw new InvalidInputError(`invalid ${raw.type} event for team "${team.domainId}": ${problems}`);
+  }
+  return parsed.data as { type: string };
+}
+
+/** The report a state change owes meta; a failure says why. */
+function transitionReport(team: RegistryEntry, entry: MachineEntry, line: JournalLine, after: AnyMachineSnapshot): PendingReport {
+  const why = line.signalId ? ` (signal ${line.signalId})` : line.source === 'registry' ? ' (fed team command)' : '';
+  const failure = (after.context as { failure?: { reason: string } | null } | undefined)?.failure;
+  const reason = line.to === 'failed' && failure ? ` Reason: ${failure.reason}` : '';
+  return {
+    signalId: reportSignalId(team.domainId, entry.id, line.seq),
+    subject: `${line.from} → ${line.to}`,
+    body: `Team ${team.domainId} (${entry.id} lifecycle) moved from ${line.from} to ${line.to} on ${line.event}${why} at ${line.at}.${reason}`,
+  };
+}

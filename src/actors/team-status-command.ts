@@ -1,0 +1,31 @@
+import type { TeamStatusEvent } from '../../machines/team-status.machine.js';
+import { lifecycleFor } from '../../machines/catalog.js';
+import { getTeam, statusOf } from '../registry/find-team.js';
+import { readRegistry } from '../registry/registry-file.js';
+import { changeTeamStatus, nextTeamStatus, type StatusChange } from '../registry/team-status.js';
+import type { UpdateOptions } from '../registry/update-registry.js';
+import { applyLifecycleInputs, type ApplyOptions } from './team-lifecycle.js';
+
+/**
+ * `fed team pause|resume|archive`: the registry status and, for teams with a lifecycle machine, the
+ * lifecycle too, so the two never contradict each other. PAUSE/RESUME go to the lifecycle first (it is
+ * the truth: its write also brings the registry along); a lifecycle that is already over does not stop
+ * the registry change. ARCHIVE concerns only the registry.
+ */
+export async function setTeamStatus(
+  root: string,
+  team: string,
+  event: TeamStatusEvent,
+  options: UpdateOptions & ApplyOptions = {},
+): Promise<StatusChange> {
+  const entry = getTeam(readRegistry(root), team);
+  const from = statusOf(entry);
+  // Refuse an illegal move before touching anything.
+  const to = nextTeamStatus(entry.domainId, from, event);
+  if (event.type !== 'ARCHIVE' && lifecycleFor(entry.archetypeId)) {
+    await applyLifecycleInputs(root, entry, [{ source: 'registry', event: { type: event.type } }], options);
+    const now = getTeam(readRegistry(root), entry.domainId);
+    if (statusOf(now) === to) return { team: now, from, to };
+  }
+  return changeTeamStatus(root, entry.domainId, event, options);
+}

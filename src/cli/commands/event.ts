@@ -1,0 +1,39 @@
+import type { Command } from 'commander';
+import { applyLifecycleInputs } from '../../actors/team-lifecycle.js';
+import { InvalidInputError } from '../../errors.js';
+import { parseJsonText } from '../../fs/json-text.js';
+import { getTeam } from '../../registry/find-team.js';
+import { readRegistry } from '../../registry/registry-file.js';
+import { federationContext, printJson, type CliIo } from '../io.js';
+import { requireTeam } from '../team-option.js';
+
+function parseData(text: string | undefined): Record<string, unknown> {
+  if (text === undefined) return {};
+  const json = parseJsonText(text);
+  if (!json.ok) throw new InvalidInputError(`--data is not valid JSON (line ${json.line}, column ${json.column}: ${json.message})`);
+  if (typeof json.value !== 'object' || json.value === null || Array.isArray(json.value)) {
+    throw new InvalidInputError('--data must be a JSON object with the event\'s fields, e.g. --data \'{"filesRead": 42}\'');
+  }
+  if ('type' in json.value) throw new InvalidInputError('--data must not contain "type": the event type is the <EVENT> argument');
+  return json.value as Record<string, unknown>;
+}
+
+export function registerEvent(program: Command, io: CliIo): void {
+  program
+    .command('event')
+    .description("report progress: send an event to a team's lifecycle (validated against its schema and current state)")
+    .argument('<EVENT>', 'event type, e.g. PLAN_READY, SCAN_COMPLETE, FAIL (see the lifecycle tables in the README)')
+    .option('--team <team>', 'team id (default: $FED_TEAM or the workspace you are in)')
+    .option('--data <json>', 'event fields as a JSON object, e.g. \'{"filesRead": 42}\'')
+    .option('--json', 'print the result as JSON')
+    .action(async (type: string, options: { team?: string; data?: string; json?: boolean }, command: Command) => {
+      const ctx = federationContext(command, io);
+      const data = parseData(options.data);
+      const team = getTeam(readRegistry(ctx.root), requireTeam(options.team, ctx, 'fed event --team <team> <EVENT>'));
+      const result = await applyLifecycleInputs(ctx.root, team, [{ source: 'event', event: { ...data, type } }]);
+      for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
+      const line = result.steps[0]?.line;
+      if (options.json) return printJson(io, { team: team.domainId, event: type, from: line?.from, to: line?.to, seq: line?.seq });
+      io.stdout(line && line.from !== line.to ? `${team.domainId}: ${line.from} → ${line.to} (${type})\n` : `${team.domainId}: ${type} recorded, still ${result.state}\n`);
+    });
+}

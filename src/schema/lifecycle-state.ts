@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { isoTimestamp, nonEmptyString } from './common.js';
+
+/**
+ * A team's lifecycle state on disk (`<workspace>/.fed/state/`): the snapshot envelope and the journal.
+ *
+ * The envelope is the single source of truth and is replaced atomically and durably as a whole. Besides
+ * the xstate snapshot it carries everything that must change in the same step for exactly-once effects
+ * (ARCHITECTURE invariant 6): the ids of the signals already applied, and the effects of the last write
+ * that happen in other files — journal lines and report signals to meta — which are redone idempotently
+ * after a crash (journal lines by `seq`, reports by their deterministic signal id).
+ */
+export const STATE_DIR = 'state';
+export const ENVELOPE_FILE = 'lifecycle.json';
+export const JOURNAL_FILE = 'journal.jsonl';
+export const STATE_LOCK_FILE = 'lifecycle.lock';
+
+export const journalLineSchema = z.strictObject({
+  /** 1 for the first applied event of the team, +1 per event: a gap-free count. */
+  seq: z.number().int().positive(),
+  at: isoTimestamp,
+  event: nonEmptyString,
+  from: nonEmptyString,
+  to: nonEmptyString,
+  /** The signal the event came from, when it came from one. */
+  signalId: nonEmptyString.optional(),
+  /** Where the event came from: an inbox signal, `fed event`, or the registry (`fed team pause|resume`). */
+  source: z.enum(['signal', 'event', 'registry']),
+  /** Why a signal changed nothing (its event is not accepted in the state, or it maps to no event). */
+  note: z.string().optional(),
+});
+export type JournalLine = z.infer<typeof journalLineSchema>;
+
+/** A report to meta that a state change owes; its id is derived from team and seq, so re-sending is idempotent. */
+export const pendingReportSchema = z.strictObject({
+  signalId: z.uuid(),
+  subject: nonEmptyString,
+  body: z.string(),
+});
+export type PendingReport = z.infer<typeof pendingReportSchema>;
+
+export const envelopeSchema = z.strictObject({
+  machineId: nonEmptyString,
+  machineVersion: z.number().int().positive(),
+  /** xstate persisted snapshot; validated against the machine with `resolveState` before it is used. */
+  snapshot: z.record(z.string(), z.unknown()),
+  /** Number of events applied so far (= the last journal line's seq). */
+  seq: z.number().int().nonnegative(),
+  /** Ids of inbox signals whose effect is in this snapshot: the dedupe record. */
+  processed: z.array(nonEmptyString),
+  /** Journal lines of the last write, appended after it (skipped if the journal already has their seq). */
+  journalTail: z.array(journalLineSchema),
+  /** Reports to meta owed by the last write (sent with their fixed id, so a re-send is a no-op). */
+  pendingReports: z.array(pendingReportSchema),
+  savedAt: isoTimestamp,
+});
+export type LifecycleEnvelope = z.infer<typeof envelopeSchema>;

@@ -1,0 +1,66 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runFed } from '../helpers/fed-cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+async function federationWithTeam(): Promise<{ root: string; fed: (...args: string[]) => ReturnType<typeof runFed> }> {
+  const root = tempDir();
+  const fed = (...args: string[]) => runFed(['--root', root, ...args]);
+  expect((await fed('init')).code).toBe(0);
+  expect((await fed('team', 'onboard', 'docs')).code).toBe(0);
+  return { root, fed };
+}
+
+describe('fed event / fed actors run / fed team show', () => {
+  it('walks a lifecycle from the command line and shows it', async () => {
+    const { root, fed } = await federationWithTeam();
+    await fed('signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'Document the API', '--body', 'docs/api.md please');
+    const run = await fed('actors', 'run', '--once');
+    expect(run, run.stderr).toMatchObject({ code: 0 });
+    expect(run.stdout).toContain('docs: MISSION_ASSIGNED (still preparing)');
+    expect(run.stdout).toContain('done — docs: preparing');
+
+    const plan = await fed('event', '--team', 'docs', 'PLAN_READY', '--data', '{"sources":["src"]}');
+    expect(plan).toMatchObject({ code: 0, stdout: 'docs: preparing → scanning (PLAN_READY)\n' });
+
+    // Inside the workspace the team is implied.
+    const scan = await runFed(['event', 'SCAN_COMPLETE', '--data', '{"filesRead": 3}', '--json'], { cwd: join(root, '.fed', 'teams', 'docs') });
+    expect(JSON.parse(scan.stdout)).toMatchObject({ team: 'docs', event: 'SCAN_COMPLETE', from: 'scanning', to: 'distilling' });
+
+    const show = await fed('team', 'show', 'docs', '--json');
+    const shown = JSON.parse(show.stdout) as { lifecycle: Record<string, unknown> };
+    expect(shown.lifecycle).toMatchObject({ machine: 'deliverable', state: 'distilling', mission: { subject: 'Document the API' }, pending: [] });
+    expect((shown.lifecycle.recent as { event: string }[]).map((l) => l.event)).toEqual(['MISSION_ASSIGNED', 'PLAN_READY', 'SCAN_COMPLETE']);
+    expect(typeof shown.lifecycle.since).toBe('string');
+
+    const text = await fed('team', 'show', 'docs');
+    expect(text.stdout).toMatch(/^state:\s+distilling since /m);
+    expect(text.stdout).toContain('scanning → distilling  SCAN_COMPLETE');
+  });
+
+  it.each([
+    [['event', '--team', 'docs', 'SCAN_COMPLETE', '--data', '{"filesRead":1}'], /team "docs" is preparing: SCAN_COMPLETE is not accepted in preparing; it accepts /],
+    [['event', '--team', 'docs', 'PLAN_READY', '--data', '{"sources":["a"]}'], /a mission must be assigned first: fed signal send --to <team> --type directive/],
+    [['event', '--team', 'docs', 'NOPE'], /unknown event "NOPE" for the deliverable lifecycle/],
+    [['event', '--team', 'docs', 'FAIL', '--data', '{"reason":'], /--data is not valid JSON \(line 1, column 11/],
+    [['event', '--team', 'docs', 'FAIL', '--data', '[1]'], /--data must be a JSON object/],
+    [['event', '--team', 'docs', 'FAIL', '--data', '{"reson":"x"}'], /invalid FAIL event for team "docs": reason: expected a non-empty string.*; \(root\): unknown key\(s\) "reson"/],
+    [['event', '--team', 'ghost', 'FAIL'], /unknown team "ghost"/],
+    [['event', 'FAIL', '--data', '{"reason":"x"}'], /which team\? pass --team <team>/],
+  ])('bad input %j exits 2 with a clear message and writes nothing', async (args, message) => {
+    const { root, fed } = await federationWithTeam();
+    const result = await fed(...args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(existsSync(join(root, '.fed', 'teams', 'docs', '.fed', 'state', 'lifecycle.json'))).toBe(false);
+  });
+
+  it('fed team pause/resume moves the lifecycle too', async () => {
+    const { fed } = await federationWithTeam();
+    expect((await fed('team', 'pause', 'docs')).code).toBe(0);
+    expect(JSON.parse((await fed('team', 'show', 'docs', '--json')).stdout)).toMatchObject({ status: 'paused', lifecycle: { state: 'paused', pausedFrom: 'preparing' } });
+    expect((await fed('team', 'resume', 'docs')).code).toBe(0);
+    expect(JSON.parse((await fed('team', 'show', 'docs', '--json')).stdout)).toMatchObject({ status: 'active', lifecycle: { state: 'preparing' } });
+  });
+});
