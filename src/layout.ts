@@ -3,6 +3,7 @@ import { CONFIG_FILE } from './schema/config.js';
 import { REGISTRY_FILE } from './schema/registry.js';
 import { TEAM_MARKER_FILE } from './schema/team-marker.js';
 import { ENVELOPE_FILE, JOURNAL_FILE, STATE_DIR, STATE_LOCK_FILE } from './schema/lifecycle-state.js';
+import { LAUNCH_BASELINE_FILE, LAUNCH_CONTEXT_FILE, LAUNCH_DIR, LAUNCH_PROMPT_FILE } from './schema/launch-context.js';
 
 /**
  * Where things live (spec §4.1). A workspace is meta's (the federation root) or a team's (its registry
@@ -34,6 +35,14 @@ export const workspacePaths = (workspace: string) => ({
   journal: join(workspace, FED_DIR, STATE_DIR, JOURNAL_FILE),
   stateLock: join(workspace, FED_DIR, STATE_DIR, STATE_LOCK_FILE),
   consumerLease: join(workspace, FED_DIR, STATE_DIR, 'consumer.lease'),
+  launch: join(workspace, FED_DIR, LAUNCH_DIR),
+  launchContext: join(workspace, FED_DIR, LAUNCH_DIR, LAUNCH_CONTEXT_FILE),
+  launchPrompt: join(workspace, FED_DIR, LAUNCH_DIR, LAUNCH_PROMPT_FILE),
+  launchBaseline: join(workspace, FED_DIR, LAUNCH_DIR, LAUNCH_BASELINE_FILE),
+  launchBin: join(workspace, FED_DIR, LAUNCH_DIR, 'bin'),
+  logs: join(workspace, FED_DIR, 'logs'),
+  agentLog: join(workspace, FED_DIR, 'logs', 'agent.log'),
+  learningLog: join(workspace, FED_DIR, 'learning-log.jsonl'),
 });
 
 /** Workspace of a team for its placement type (spec §4.1). */

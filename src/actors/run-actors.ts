@@ -15,7 +15,7 @@ export interface RunActorsOptions extends ConsumerOptions {
   once?: boolean;
   signal?: AbortSignal;
   /** Told after each consume that did something, e.g. to print transitions. */
-  onResult?: (result: ConsumeResult) => void;
+  onResult?: (result: ConsumeResult) => void | Promise<void>;
   /** How often the full rescan runs while watching (default 1 000 ms); fs.watch is the fast path. */
   rescanMs?: number;
   /** Told about a team skipped for now (another process runs it); it is tried again at the next rescan. */
@@ -52,7 +52,7 @@ export async function runActors(root: string, options: RunActorsOptions = {}): P
   const consume = async (team: RunningTeam) => {
     const result = await team.consumer.consume();
     results.set(result.team, result);
-    if (result.steps.length || result.quarantined.length || result.warnings.length) options.onResult?.(result);
+    if (result.steps.length || result.quarantined.length || result.warnings.length) await options.onResult?.(result);
   };
   try {
     await join(root, options, running);

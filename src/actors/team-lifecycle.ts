@@ -85,6 +85,8 @@ export type StepOutcome =
 
 export interface LifecycleStep {
   outcome: StepOutcome;
+  /** The signal the step came from (applied and ignored signal steps). */
+  signal?: SignalMessage;
   /** The journal line written for it (applied and ignored steps). */
   line?: JournalLine;
   signalId?: string;
@@ -175,11 +177,11 @@ export async function applyLifecycleInputs(
         const refusal = event === undefined ? `a ${signal.type} changes no lifecycle` : refusalOf(entry, snapshot, event);
         if (event === undefined || refusal !== undefined) {
           const note = `ignored: ${refusal}`;
-          steps.push({ outcome: 'ignored', signalId: signal.id, note, line: record(event?.type ?? signal.type, from, 'signal', signal.id, note) });
+          steps.push({ outcome: 'ignored', signal, signalId: signal.id, note, line: record(event?.type ?? signal.type, from, 'signal', signal.id, note) });
           continue;
         }
         actor.send(event as never);
-        steps.push({ outcome: 'applied', signalId: signal.id, line: record(event.type, from, 'signal', signal.id) });
+        steps.push({ outcome: 'applied', signal, signalId: signal.id, line: record(event.type, from, 'signal', signal.id) });
         continue;
       }
 

@@ -46,3 +46,13 @@ export function federationContext(command: Command, io: CliIo): CommandContext {
 export function printJson(io: CliIo, value: unknown): void {
   io.stdout(`${JSON.stringify(value, null, 2)}\n`);
 }
+
+/** Thrown by a command that has already printed its outcome and only needs a non-zero exit code. */
+export class CliExit extends Error {
+  readonly exitCode: number;
+
+  constructor(exitCode: number) {
+    super(`exit ${exitCode}`);
+    this.exitCode = exitCode;
+  }
+}

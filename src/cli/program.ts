@@ -6,11 +6,12 @@ import { registerConfig } from './commands/config.js';
 import { registerDemo } from './commands/demo.js';
 import { registerEvent } from './commands/event.js';
 import { registerInit } from './commands/init.js';
+import { registerLaunch } from './commands/launch.js';
 import { registerMachines } from './commands/machines.js';
 import { registerSchema } from './commands/schema.js';
 import { registerSignal } from './commands/signal.js';
 import { registerTeam } from './commands/team.js';
-import { processIo, type CliIo } from './io.js';
+import { CliExit, processIo, type CliIo } from './io.js';
 
 /** Exit codes (ARCHITECTURE §1): 0 ok, 2 bad input or refused operation, 1 anything else. */
 export const EXIT_OK = 0;
@@ -32,6 +33,7 @@ export function buildProgram(io: CliIo): Command {
   registerSchema(program, io);
   registerEvent(program, io);
   registerActors(program, io);
+  registerLaunch(program, io);
   registerConfig(program, io);
   registerMachines(program, io);
   registerDemo(program, io);
@@ -56,6 +58,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
 }
 
 function exitCodeFor(error: unknown, io: CliIo): number {
+  if (error instanceof CliExit) return error.exitCode;
   if (error instanceof CommanderError) {
     // Help and version end in a CommanderError with exit code 0; usage errors were already printed.
     return error.exitCode === 0 ? EXIT_OK : EXIT_REFUSED;

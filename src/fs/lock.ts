@@ -135,6 +135,12 @@ export async function acquireLock(path: string, options: LockOptions = {}): Prom
   }
 }
 
+/** Whether someone holds the lock right now (it exists and its holder is not known to be gone). */
+export function isLockHeld(path: string, options: Pick<LockOptions, 'staleMs'> = {}): boolean {
+  const seen = observe(path);
+  return seen !== undefined && !isAbandoned(seen, options.staleMs ?? 5_000);
+}
+
 /** Release only our own lock: if it was taken over as stale, the new owner's lock is left alone. */
 export function releaseLock(handle: LockHandle): void {
   const seen = observe(handle.path);

@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import type { ConsumeResult } from '../../actors/consume-inbox.js';
 import { runActors } from '../../actors/run-actors.js';
 import { createInspection } from '../../inspect/create-inspection.js';
+import { loadHooks, type LoadedHooks } from '../../hooks/load-hooks.js';
+import { notifySignals, notifyTransitions } from '../../hooks/notify-hooks.js';
 import { federationContext, type CliIo } from '../io.js';
 
 function describe(result: ConsumeResult): string {
@@ -17,6 +19,11 @@ function describe(result: ConsumeResult): string {
   return lines.map((l) => `${l}\n`).join('');
 }
 
+async function notifyAll(hooks: LoadedHooks, result: ConsumeResult): Promise<string[]> {
+  const lines = result.steps.flatMap((step) => (step.line ? [step.line] : []));
+  return [...(await notifySignals(hooks, result.steps)), ...(await notifyTransitions(hooks, result.team, lines))];
+}
+
 export function registerActors(program: Command, io: CliIo): void {
   const actors = program.command('actors').description("run the file-backed team actors that turn inbox signals into lifecycle events");
   actors
@@ -29,6 +36,7 @@ export function registerActors(program: Command, io: CliIo): void {
     .option('--json', 'print one JSON object per consume (JSON lines)')
     .action(async (options: { team?: string; once?: boolean; json?: boolean; inspect?: boolean; inspectLog?: string }, command: Command) => {
       const ctx = federationContext(command, io);
+      const hooks = await loadHooks(ctx.root, ctx.config.config, 'actors run');
       const inspection = await createInspection({ inspect: options.inspect, logFile: options.inspectLog });
       if (inspection.url) io.stderr(`inspector: open ${inspection.url}\n`);
       const stop = new AbortController();
@@ -41,7 +49,11 @@ export function registerActors(program: Command, io: CliIo): void {
           once: options.once,
           signal: stop.signal,
           inspect: inspection.inspect,
-          onResult: (result) => (options.json ? io.stdout(`${JSON.stringify(result)}\n`) : io.stdout(describe(result))),
+          onResult: async (result) => {
+            io.stdout(options.json ? `${JSON.stringify(result)}\n` : describe(result));
+            // Hooks run after the state is saved; a throwing one is reported and changes nothing.
+            for (const warning of await notifyAll(hooks, result)) io.stderr(`warning: ${warning}\n`);
+          },
           onSkip: (team, reason) => io.stderr(`warning: skipping ${team} for now: ${reason}\n`),
         });
         for (const warning of results.flatMap((r) => r.warnings)) io.stderr(`warning: ${warning}\n`);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { applyLifecycleInputs } from '../../actors/team-lifecycle.js';
+import { reportAgentEvent } from '../../launch/agent-events.js';
 import { InvalidInputError } from '../../errors.js';
 import { parseJsonText } from '../../fs/json-text.js';
 import { getTeam } from '../../registry/find-team.js';
@@ -30,7 +30,7 @@ export function registerEvent(program: Command, io: CliIo): void {
       const ctx = federationContext(command, io);
       const data = parseData(options.data);
       const team = getTeam(readRegistry(ctx.root), requireTeam(options.team, ctx, 'fed event --team <team> <EVENT>'));
-      const result = await applyLifecycleInputs(ctx.root, team, [{ source: 'event', event: { ...data, type } }]);
+      const result = await reportAgentEvent(ctx.root, team, { ...data, type });
       for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
       const line = result.steps[0]?.line;
       if (options.json) return printJson(io, { team: team.domainId, event: type, from: line?.from, to: line?.to, seq: line?.seq });

@@ -1,0 +1,57 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { loadHooks } from '../../hooks/load-hooks.js';
+import { createInspection } from '../../inspect/create-inspection.js';
+import { launchTeam } from '../../launch/launch-team.js';
+import { CliExit, federationContext, printJson, type CliIo } from '../io.js';
+import { requireTeam } from '../team-option.js';
+
+function positiveSeconds(value: string): number {
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new InvalidArgumentError('expected a number of seconds > 0');
+  return seconds;
+}
+
+export function registerLaunch(program: Command, io: CliIo): void {
+  program
+    .command('launch')
+    .description("run a team's agent in its workspace, supervised by its lifecycle (the launch script)")
+    .option('--team <team>', 'team id (default: $FED_TEAM or the workspace you are in)')
+    .option('--agent <command>', 'agent command (default: agentCommand from federate.config.json, fed-agent)')
+    .option('--timeout <seconds>', 'stop a hung agent after this long and fail the team', positiveSeconds)
+    .option('--inspect', 'serve the Stately inspector for the team actor (prints the page URL)')
+    .option('--inspect-log <file>', 'append xstate inspection events to <file> as JSON lines')
+    .option('--json', 'print one result object')
+    .action(async (options: { team?: string; agent?: string; timeout?: number; inspect?: boolean; inspectLog?: string; json?: boolean }, command: Command) => {
+      const ctx = federationContext(command, io);
+      const team = requireTeam(options.team, ctx, 'fed launch --team <team>');
+      const hooks = await loadHooks(ctx.root, ctx.config.config, 'launch');
+      const inspection = await createInspection({ inspect: options.inspect, logFile: options.inspectLog });
+      if (inspection.url) io.stderr(`inspector: open ${inspection.url}\n`);
+      const interrupt = new AbortController();
+      const onSignal = () => interrupt.abort();
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      try {
+        const result = await launchTeam(ctx.root, team, {
+          config: ctx.config.config,
+          agent: options.agent,
+          timeoutSeconds: options.timeout,
+          signal: interrupt.signal,
+          hooks,
+          inspect: inspection.inspect,
+          env: io.env,
+          onProgress: options.json ? undefined : (line) => io.stdout(line.from === line.to ? `  ${line.event}\n` : `${line.from} → ${line.to}  (${line.event})\n`),
+        });
+        for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
+        if (options.json) printJson(io, result);
+        else if (result.outcome === 'complete') io.stdout(`complete: ${result.deliverablePath}\nagent log: ${result.logPath}\n`);
+        else if (result.outcome === 'paused') io.stdout(`paused in ${result.state}; resume with: fed team resume ${result.team} && fed launch --team ${result.team}\n`);
+        else io.stderr(`fed: team ${result.team} failed: ${result.reason}\nagent log: ${result.logPath}\n`);
+        if (result.outcome === 'failed') throw new CliExit(1);
+      } finally {
+        await inspection.stop();
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+    });
+}

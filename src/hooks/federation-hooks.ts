@@ -1,0 +1,45 @@
+import type { FederationConfig } from '../schema/config.js';
+import type { SignalMessage } from '../schema/signal.js';
+
+/**
+ * What a federation's `importHook` module (spec §2.3) may export. Every hook is optional and may be
+ * async. Commands that run the federation (`fed launch`, `fed actors run`, `fed monitor`) load the module
+ * and call them; the types are exported so a hook file can be written against them:
+ *
+ *   import type { FederationHooks } from 'fed';
+ *   export const onTransition: FederationHooks['onTransition'] = (team, from, to) => { … };
+ */
+export interface HookContext {
+  root: string;
+  config: FederationConfig;
+  /** The command that loaded the hooks, e.g. `launch`. */
+  command: string;
+}
+
+/** The outcome of one `fed launch`, as printed with `--json`. */
+export interface LaunchResult {
+  team: string;
+  /** Lifecycle state when the launch ended. */
+  state: string;
+  /** How the launch ended: the agent finished the work, the team was paused, or it failed. */
+  outcome: 'complete' | 'paused' | 'failed';
+  /** The agent's exit code (null when it was stopped by a signal). */
+  agentExitCode: number | null;
+  agentSignal: string | null;
+  /** Why the team failed, when it did. */
+  reason: string | null;
+  deliverablePath: string;
+  deliverableExists: boolean;
+  logPath: string;
+  durationMs: number;
+  warnings: string[];
+}
+
+export interface FederationHooks {
+  onInit?(context: HookContext): void | Promise<void>;
+  onTransition?(team: string, from: string, to: string, event: string): void | Promise<void>;
+  onSignal?(signal: SignalMessage): void | Promise<void>;
+  onLaunchComplete?(result: LaunchResult): void | Promise<void>;
+}
+
+export const HOOK_NAMES = ['onInit', 'onTransition', 'onSignal', 'onLaunchComplete'] as const;

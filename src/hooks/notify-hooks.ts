@@ -1,0 +1,25 @@
+import type { LifecycleStep } from '../actors/team-lifecycle.js';
+import type { JournalLine } from '../schema/lifecycle-state.js';
+import type { LoadedHooks } from './load-hooks.js';
+
+/** Tell the hooks about the signals a consume took in (`onSignal`); returns the hooks' warnings. */
+export async function notifySignals(hooks: LoadedHooks | undefined, steps: readonly LifecycleStep[]): Promise<string[]> {
+  const warnings: string[] = [];
+  for (const step of steps) {
+    if (!step.signal) continue;
+    const warning = await hooks?.notify('onSignal', step.signal);
+    if (warning) warnings.push(warning);
+  }
+  return warnings;
+}
+
+/** Tell the hooks about state changes (`onTransition`) among journal lines; returns the hooks' warnings. */
+export async function notifyTransitions(hooks: LoadedHooks | undefined, team: string, lines: readonly JournalLine[]): Promise<string[]> {
+  const warnings: string[] = [];
+  for (const line of lines) {
+    if (line.from === line.to) continue;
+    const warning = await hooks?.notify('onTransition', team, line.from, line.to, line.event);
+    if (warning) warnings.push(warning);
+  }
+  return warnings;
+}

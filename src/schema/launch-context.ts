@@ -1,0 +1,54 @@
+import { isAbsolute } from 'node:path';
+import { z } from 'zod';
+import { isoTimestamp, nonEmptyString, teamIdSchema } from './common.js';
+
+/**
+ * `<workspace>/.fed/launch/context.json`: what `fed launch` tells the agent it starts, beside the human
+ * and LLM readable prompt (`prompt.md`). The built-in agent reads this file (its path is in
+ * `FED_LAUNCH_CONTEXT`); an LLM agent reads the prompt (`FED_LAUNCH_PROMPT`). Both say the same.
+ */
+export const LAUNCH_DIR = 'launch';
+export const LAUNCH_CONTEXT_FILE = 'context.json';
+export const LAUNCH_PROMPT_FILE = 'prompt.md';
+
+const absolutePath = nonEmptyString.refine(isAbsolute, { error: 'expected an absolute path' });
+
+export const launchContextSchema = z.strictObject({
+  team: teamIdSchema,
+  archetype: nonEmptyString,
+  /** The federation root (meta's workspace). */
+  root: absolutePath,
+  /** The team workspace: the agent's working directory and the only place it writes. */
+  workspace: absolutePath,
+  /** The codebase the team studies (the federation root; for a worktree team, its worktree). */
+  codebase: absolutePath,
+  mission: z.strictObject({ signalId: nonEmptyString, subject: nonEmptyString, body: z.string() }),
+  /** Lifecycle state at launch: a relaunch after a pause continues from here. */
+  state: nonEmptyString,
+  /** Deliverable file name (config `deliverable`) and its absolute path in the workspace. */
+  deliverable: nonEmptyString,
+  deliverablePath: absolutePath,
+  /** The playbook skill file, when present (`.fed/skills/{playbookSkill}.md`). */
+  playbookSkillPath: absolutePath.nullable(),
+  /** Where the agent appends learning-log entries (spec §2.5). */
+  learningLogPath: absolutePath,
+  launchedAt: isoTimestamp,
+});
+export type LaunchContext = z.infer<typeof launchContextSchema>;
+
+/**
+ * `<workspace>/.fed/launch/baseline.json`: the codebase as it was when a deliverable team was launched,
+ * so the read-only rule can be checked when the agent reports its document and again after it exits.
+ * `entries` maps each path that differs from the committed tree (git) or each file (no git) to a
+ * fingerprint of its content.
+ */
+export const LAUNCH_BASELINE_FILE = 'baseline.json';
+
+export const codebaseBaselineSchema = z.strictObject({
+  codebase: absolutePath,
+  kind: z.enum(['git', 'files']),
+  head: z.string().nullable(),
+  entries: z.record(z.string(), z.string()),
+  capturedAt: isoTimestamp,
+});
+export type CodebaseBaseline = z.infer<typeof codebaseBaselineSchema>;

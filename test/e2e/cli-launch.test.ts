@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { runFed } from '../helpers/fed-cli.js';
+import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
+
+describe('fed launch (CLI)', () => {
+  it('--json prints one result object; exit 0 when complete', async () => {
+    const { root } = await federationWithMission();
+    const result = await runFed(['--root', root, 'launch', '--team', 'docs', '--agent', fakeAgent('complete'), '--json']);
+    expect(result, result.stderr).toMatchObject({ code: 0 });
+    const parsed = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(Object.keys(parsed).sort()).toEqual(
+      ['agentExitCode', 'agentSignal', 'deliverableExists', 'deliverablePath', 'durationMs', 'logPath', 'outcome', 'reason', 'state', 'team', 'warnings'].sort(),
+    );
+    expect(parsed).toMatchObject({ team: 'docs', state: 'complete', outcome: 'complete', agentExitCode: 0, deliverableExists: true });
+    expect(typeof parsed.durationMs).toBe('number');
+  });
+
+  it('text mode shows transitions as they happen; a failing agent exits 1', async () => {
+    const { root } = await federationWithMission();
+    const result = await runFed(['--root', root, 'launch', '--team', 'docs', '--agent', fakeAgent('exit-midway')]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('preparing → scanning  (PLAN_READY)');
+    expect(result.stdout).toContain('scanning → failed  (FAIL)');
+    expect(result.stderr).toContain('fed: team docs failed: agent exited with code 1 in state scanning');
+  });
+
+  it.each([
+    [['launch'], /which team\? pass --team <team>/],
+    [['launch', '--team', 'ghost'], /unknown team "ghost"/],
+    [['launch', '--team', 'docs', '--timeout', '0'], /option '--timeout <seconds>' argument '0' is invalid. expected a number of seconds > 0/],
+    [['launch', '--team', 'docs', '--agent', "broken 'quote"], /--agent has an unclosed ' quote/],
+  ])('bad input %j exits 2', async (args, message) => {
+    const { root } = await federationWithMission();
+    const result = await runFed(['--root', root, ...args]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+  });
+
+  it('refuses a paused team (exit 2)', async () => {
+    const { root } = await federationWithMission();
+    await runFed(['--root', root, 'team', 'pause', 'docs']);
+    const result = await runFed(['--root', root, 'launch', '--team', 'docs', '--agent', fakeAgent('complete')]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('team "docs" is paused; resume it first: fed team resume docs');
+  });
+});

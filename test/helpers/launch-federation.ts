@@ -1,0 +1,33 @@
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { initFederation, loadConfig, onboardTeam, sendSignal, type FederationConfig } from '../../src/index.js';
+import { tempDir } from './temp-dir.js';
+
+/** `node <fixture agent>` as an agent command (quoted for splitCommand). */
+export function fakeAgent(name: string): string {
+  const script = fileURLToPath(new URL(`../fixtures/agents/${name}.mjs`, import.meta.url));
+  return `'${process.execPath}' '${script}'`;
+}
+
+/**
+ * A federation in a git repository (so the read-only guard compares against git) with one deliverable
+ * team, `docs`, that has its mission waiting in the inbox.
+ */
+export async function federationWithMission(options: { mission?: boolean } = {}): Promise<{ root: string; config: FederationConfig }> {
+  const root = tempDir();
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, stdio: 'pipe' });
+  git('init', '-q', '-b', 'main');
+  git('config', 'user.email', 'fed@test');
+  git('config', 'user.name', 'fed test');
+  writeFileSync(join(root, 'README.md'), '# project\n');
+  initFederation(root, {}, {});
+  git('add', '-A');
+  git('commit', '-qm', 'project');
+  await onboardTeam(root, { domain: 'docs' });
+  if (options.mission ?? true) {
+    await sendSignal(root, { to: 'docs', type: 'directive', subject: 'Document the project', body: 'Write deliverable.md' });
+  }
+  return { root, config: loadConfig(root, {}).config };
+}

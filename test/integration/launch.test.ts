@@ -1,0 +1,175 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  getTeam,
+  launchTeam,
+  listSignals,
+  loadHooks,
+  readRegistry,
+  sendSignal,
+  setTeamStatus,
+  splitCommand,
+  viewLifecycle,
+  workspacePaths,
+  type JournalLine,
+} from '../../src/index.js';
+import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
+import { waitFor } from '../helpers/fixture-process.js';
+
+const team = (root: string) => getTeam(readRegistry(root), 'docs');
+const metaSignals = (root: string) => listSignals(root, { team: 'meta' }).signals.map((s) => `${s.message.type}: ${s.message.subject}`);
+
+describe('fed launch (library)', () => {
+  it('runs the agent in its workspace to complete, shows progress, reports to meta, logs the agent', async () => {
+    const { root, config } = await federationWithMission();
+    const progress: JournalLine[] = [];
+    const result = await launchTeam(root, 'docs', { config, agent: fakeAgent('complete'), onProgress: (l) => progress.push(l), pollMs: 50 });
+    expect(result).toMatchObject({ team: 'docs', state: 'complete', outcome: 'complete', agentExitCode: 0, reason: null, deliverableExists: true });
+    expect(progress.map((l) => `${l.from}→${l.to}`)).toEqual([
+      'preparing→preparing',
+      'preparing→scanning',
+      'scanning→distilling',
+      'distilling→aggregating',
+      'aggregating→complete',
+    ]);
+    expect(metaSignals(root)).toContain('report: deliverable ready: deliverable.md');
+    const log = readFileSync(workspacePaths(team(root).location).agentLog, 'utf8');
+    expect(log).toMatch(/=== fed launch .* ===\ncommand: \[".*node.*complete\.mjs"\]\ncwd: .*\/\.fed\/teams\/docs/);
+    expect(log).toContain(`agent started in ${team(root).location} for docs`);
+    // The prompt the agent got holds the mission and the protocol.
+    const prompt = readFileSync(workspacePaths(team(root).location).launchPrompt, 'utf8');
+    expect(prompt).toContain('Document the project');
+    expect(prompt).toContain('fed event SCAN_COMPLETE');
+  });
+
+  it('an agent that exits 1 midway fails the team with its exit code and state, and alerts meta', async () => {
+    const { root, config } = await federationWithMission();
+    const result = await launchTeam(root, 'docs', { config, agent: fakeAgent('exit-midway'), pollMs: 50 });
+    expect(result).toMatchObject({ outcome: 'failed', state: 'failed', agentExitCode: 1 });
+    expect(result.reason).toBe('agent exited with code 1 in state scanning before the lifecycle was complete');
+    expect(viewLifecycle(team(root)).failure).toEqual({ reason: result.reason, state: 'scanning' });
+    expect(metaSignals(root)).toContain('alert: team docs failed');
+    expect(readFileSync(result.logPath, 'utf8')).toContain('something broke');
+  });
+
+  it('--timeout stops a hung agent and fails the team with that reason', async () => {
+    const { root, config } = await federationWithMission();
+    const result = await launchTeam(root, 'docs', { config, agent: fakeAgent('hang'), timeoutSeconds: 3, pollMs: 50, graceMs: 1000 });
+    expect(result).toMatchObject({ outcome: 'failed', state: 'failed', agentSignal: 'SIGTERM' });
+    expect(result.reason).toBe('agent timed out after 3 s in state scanning');
+  });
+
+  it('an agent that edits a tracked file of the codebase fails the read-only guard', async () => {
+    const { root, config } = await federationWithMission();
+    const result = await launchTeam(root, 'docs', { config, agent: fakeAgent('edit-codebase'), pollMs: 50 });
+    expect(result).toMatchObject({ outcome: 'failed', state: 'failed' });
+    expect(result.reason).toBe('codebase modified: README.md');
+    expect(metaSignals(root)).toContain('alert: team docs failed');
+  });
+
+  it('pause during a run stops the agent gracefully; after resume a relaunch continues where it was', async () => {
+    const { root, config } = await federationWithMission();
+    const launch = launchTeam(root, 'docs', { config, agent: fakeAgent('slow-until-stopped'), pollMs: 50 });
+    await waitFor(() => viewLifecycle(team(root)).state === 'scanning', 15_000, 'the agent to start scanning');
+    await sendSignal(root, { to: 'docs', type: 'directive', subject: 'pause' });
+    const paused = await launch;
+    expect(paused).toMatchObject({ outcome: 'paused', state: 'paused', agentExitCode: 0 });
+    expect(existsSync(join(team(root).location, 'stopped-gracefully'))).toBe(true);
+    expect(team(root).status).toBe('paused');
+    await expect(launchTeam(root, 'docs', { config, agent: fakeAgent('complete') })).rejects.toThrow('team "docs" is paused; resume it first: fed team resume docs');
+
+    await setTeamStatus(root, 'docs', { type: 'RESUME' });
+    expect(viewLifecycle(team(root)).state).toBe('scanning');
+    const resumed = await launchTeam(root, 'docs', { config, agent: fakeAgent('complete'), pollMs: 50 });
+    expect(resumed).toMatchObject({ outcome: 'complete', state: 'complete' });
+    const context = JSON.parse(readFileSync(workspacePaths(team(root).location).launchContext, 'utf8')) as { state: string };
+    expect(context.state).toBe('scanning');
+  });
+
+  it('refuses a second launch of a running team, a team without a mission, a finished team', async () => {
+    const { root, config } = await federationWithMission();
+    const first = launchTeam(root, 'docs', { config, agent: fakeAgent('slow-until-stopped'), pollMs: 50 });
+    await waitFor(() => viewLifecycle(team(root)).state === 'scanning', 15_000, 'the first launch');
+    await expect(launchTeam(root, 'docs', { config, agent: fakeAgent('complete') })).rejects.toThrow(/team "docs" is already being run by another process .* only one launch per team/);
+    await setTeamStatus(root, 'docs', { type: 'PAUSE' });
+    await first;
+
+    const fresh = await federationWithMission({ mission: false });
+    await expect(launchTeam(fresh.root, 'docs', { config: fresh.config, agent: fakeAgent('complete') })).rejects.toThrow(
+      'team "docs" has no mission yet; send one first: fed signal send --to docs --type directive --subject "<mission>" --body "<details>"',
+    );
+
+    const done = await federationWithMission();
+    await launchTeam(done.root, 'docs', { config: done.config, agent: fakeAgent('complete'), pollMs: 50 });
+    await expect(launchTeam(done.root, 'docs', { config: done.config, agent: fakeAgent('complete') })).rejects.toThrow('team "docs" is already complete; its lifecycle is over');
+  });
+
+  it('an agent command that does not exist is a clear error and starts nothing', async () => {
+    const { root, config } = await federationWithMission();
+    await expect(launchTeam(root, 'docs', { config, agent: 'no-such-agent-xyz --flag' })).rejects.toThrow(
+      'cannot start the agent "no-such-agent-xyz": not found on PATH; set agentCommand in federate.config.json or pass --agent <command>',
+    );
+    expect(viewLifecycle(team(root)).state).toBe('preparing');
+  });
+});
+
+describe('importHook', () => {
+  it('loads a TypeScript hook module and calls its hooks; a throwing onTransition never corrupts state', async () => {
+    const { root, config } = await federationWithMission();
+    const hookFile = join(root, 'hooks.ts');
+    writeFileSync(
+      hookFile,
+      `import { appendFileSync } from 'node:fs';
+const log = (line: string): void => appendFileSync(${JSON.stringify(join(root, '.fed', 'hook.log'))}, line + '\\n');
+export function onInit(context: { command: string }): void { log('init ' + context.command); }
+export function onSignal(signal: { subject: string }): void { log('signal ' + signal.subject); }
+export function onTransition(team: string, from: string, to: string): void {
+  log('transition ' + team + ' ' + from + ' ' + to);
+  if (to === 'distilling') throw new Error('hook bug');
+}
+export function onLaunchComplete(result: { outcome: string }): void { log('complete ' + result.outcome); }
+`,
+    );
+    const hooks = await loadHooks(root, { ...config, importHook: 'hooks.ts' }, 'launch');
+    const result = await launchTeam(root, 'docs', { config, agent: fakeAgent('complete'), hooks, pollMs: 50 });
+    expect(result.outcome).toBe('complete');
+    expect(result.warnings).toEqual([`importHook ${hookFile}: onTransition threw: hook bug`]);
+    // The log lives under .fed/: anything the hook wrote into the codebase would break the read-only rule.
+    expect(readFileSync(join(root, '.fed', 'hook.log'), 'utf8').trim().split('\n')).toEqual([
+      'init launch',
+      'signal Document the project',
+      'transition docs preparing scanning',
+      'transition docs scanning distilling',
+      'transition docs distilling aggregating',
+      'transition docs aggregating complete',
+      'complete complete',
+    ]);
+  });
+
+  it('a missing hook file or a throwing onInit is a clear error naming the hook file', async () => {
+    const { root, config } = await federationWithMission();
+    await expect(loadHooks(root, { ...config, importHook: 'missing.ts' }, 'launch')).rejects.toThrow(`importHook ${join(root, 'missing.ts')} (from federate.config.json) does not exist`);
+    writeFileSync(join(root, 'bad.mjs'), 'export function onInit() { throw new Error("no init for you"); }\n');
+    await expect(loadHooks(root, { ...config, importHook: 'bad.mjs' }, 'launch')).rejects.toThrow(`importHook ${join(root, 'bad.mjs')}: onInit threw: no init for you`);
+    writeFileSync(join(root, 'syntax.ts'), 'export const = ;\n');
+    await expect(loadHooks(root, { ...config, importHook: 'syntax.ts' }, 'launch')).rejects.toThrow(`importHook ${join(root, 'syntax.ts')}: could not be loaded`);
+  });
+});
+
+describe('splitCommand', () => {
+  it.each([
+    ['fed-agent', ['fed-agent']],
+    ['claude -p  --model x', ['claude', '-p', '--model', 'x']],
+    [`'/opt/my agent/run' "a b" c\\ d`, ['/opt/my agent/run', 'a b', 'c d']],
+    [`sh -c 'echo $HOME; rm -rf /'`, ['sh', '-c', 'echo $HOME; rm -rf /']],
+    [`x "say \\"hi\\""`, ['x', 'say "hi"']],
+  ])('%s', (command, words) => {
+    expect(splitCommand(command)).toEqual(words);
+  });
+
+  it('refuses an unclosed quote and an empty command', () => {
+    expect(() => splitCommand(`run 'oops`)).toThrow("agentCommand has an unclosed ' quote");
+    expect(() => splitCommand('   ')).toThrow('agentCommand is empty');
+  });
+});
