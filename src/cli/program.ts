@@ -7,6 +7,7 @@ import { registerDemo } from './commands/demo.js';
 import { registerEvent } from './commands/event.js';
 import { registerInit } from './commands/init.js';
 import { registerLaunch } from './commands/launch.js';
+import { registerMonitor } from './commands/monitor.js';
 import { registerMachines } from './commands/machines.js';
 import { registerSchema } from './commands/schema.js';
 import { registerSignal } from './commands/signal.js';
@@ -34,6 +35,7 @@ export function buildProgram(io: CliIo): Command {
   registerEvent(program, io);
   registerActors(program, io);
   registerLaunch(program, io);
+  registerMonitor(program, io);
   registerConfig(program, io);
   registerMachines(program, io);
   registerDemo(program, io);

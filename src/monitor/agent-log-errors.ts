@@ -1,0 +1,37 @@
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+
+/**
+ * Errors an agent logged during its last launch (spec §6 "no errors in logs"): the lines after the last
+ * launch header that look like an error report — an `Error:`/`Exception:` with a type name, a line that
+ * starts with error/fatal/panic, or a Python traceback. Only the log's tail is read.
+ */
+const LAUNCH_HEADER = '=== fed launch ';
+const ERROR_LINE = /(?:\b[A-Z]\w*(?:Error|Exception)\b:)|^\s*(?:error|fatal|panic)\b|^Traceback \(most recent call last\)/i;
+const TAIL_BYTES = 256 * 1024;
+
+export function agentLogErrors(file: string, max = 3): string[] {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  let text: string;
+  try {
+    const size = fstatSync(fd).size;
+    const length = Math.min(size, TAIL_BYTES);
+    const buffer = Buffer.alloc(length);
+    readSync(fd, buffer, 0, length, size - length);
+    text = buffer.toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+  const lastLaunch = text.lastIndexOf(LAUNCH_HEADER);
+  const since = lastLaunch === -1 ? text : text.slice(lastLaunch);
+  return since
+    .split('\n')
+    .filter((line) => ERROR_LINE.test(line))
+    .slice(0, max)
+    .map((line) => line.trim().slice(0, 200));
+}

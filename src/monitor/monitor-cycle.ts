@@ -1,0 +1,90 @@
+import { readRegistry } from '../registry/registry-file.js';
+import { workspacePaths } from '../layout.js';
+import type { FederationConfig } from '../schema/config.js';
+import { META } from '../schema/common.js';
+import { takeCensus, type BoxCensus } from './box-census.js';
+import type { BoxCounts, MonitorReport, TeamReport } from './monitor-report.js';
+import { teamReport } from './team-health.js';
+
+export const DEFAULT_STALE_AFTER_MINUTES = 10;
+
+export interface MonitorOptions {
+  config: FederationConfig;
+  /** Health check: a working lifecycle must have changed within this many minutes (default 10, spec §8). */
+  staleAfterMinutes?: number;
+  now?: Date;
+}
+
+interface Workspace {
+  id: string;
+  location: string;
+  inbox: BoxCensus;
+  outbox: BoxCensus;
+}
+
+/**
+ * Who has acknowledged what, across every inbox: signal file name → whether each inbox copy of that name
+ * is acknowledged. A sent signal's copy in the recipient's inbox normally has the same name as the
+ * sender's outbox copy, so an outbox signal's acknowledgment is found without reading its body.
+ */
+function ackIndex(workspaces: readonly Workspace[]): Map<string, boolean[]> {
+  const index = new Map<string, boolean[]>();
+  for (const ws of workspaces) {
+    for (const name of ws.inbox.signals) {
+      const acked = !ws.inbox.unacknowledged.has(name);
+      const list = index.get(name);
+      if (list) list.push(acked);
+      else index.set(name, [acked]);
+    }
+  }
+  return index;
+}
+
+function outboxCounts(outbox: BoxCensus, index: Map<string, boolean[]>): BoxCounts {
+  // A name found in no inbox (or in several, not all acknowledged) counts as unacknowledged: the monitor
+  // would rather over-report pending work than hide it.
+  const unacknowledged = outbox.signals.filter((name) => !(index.get(name)?.every(Boolean) ?? false)).length;
+  return { total: outbox.signals.length, unacknowledged };
+}
+
+const counts = (census: BoxCensus): BoxCounts => ({ total: census.signals.length, unacknowledged: census.unacknowledged.size });
+
+/** One monitoring cycle (spec §4.4 monitor script, §6 health checks) over every registered team. */
+export function runMonitorCycle(root: string, options: MonitorOptions): MonitorReport {
+  const now = options.now ?? new Date();
+  const staleAfterMinutes = options.staleAfterMinutes ?? DEFAULT_STALE_AFTER_MINUTES;
+  const registry = readRegistry(root);
+  const census = (id: string, location: string): Workspace => {
+    const paths = workspacePaths(location);
+    return { id, location, inbox: takeCensus(paths.inbox), outbox: takeCensus(paths.outbox) };
+  };
+  const meta = census(META, root);
+  const teams = registry.teams.map((team) => census(team.domainId, team.location));
+  const index = ackIndex([meta, ...teams]);
+
+  const reports: TeamReport[] = registry.teams.map((team, i) =>
+    teamReport(team, {
+      config: options.config,
+      now,
+      staleAfterMs: staleAfterMinutes * 60_000,
+      inbox: counts(teams[i]!.inbox),
+      outbox: outboxCounts(teams[i]!.outbox, index),
+    }),
+  );
+  reports.sort((a, b) => Number(a.healthy) - Number(b.healthy) || a.team.localeCompare(b.team));
+  const metaCounts = { inbox: counts(meta.inbox), outbox: outboxCounts(meta.outbox, index) };
+  const unhealthy = reports.filter((r) => !r.healthy).length;
+  return {
+    generatedAt: now.toISOString(),
+    root,
+    staleAfterMinutes,
+    teams: reports,
+    meta: metaCounts,
+    totals: {
+      teams: reports.length,
+      healthy: reports.length - unhealthy,
+      unhealthy,
+      unacknowledged: metaCounts.inbox.unacknowledged + reports.reduce((sum, r) => sum + r.inbox.unacknowledged, 0),
+    },
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * The result of one monitoring cycle — what `fed monitor --json` prints. This shape is stable: fields are
+ * only ever added. Times are ISO 8601; durations are milliseconds.
+ */
+export interface BoxCounts {
+  total: number;
+  unacknowledged: number;
+}
+
+export interface TeamReport {
+  team: string;
+  domain: string;
+  archetype: string;
+  /** Registry status: active, paused, archived. */
+  status: string;
+  lifecycle: {
+    machine: string;
+    state: string;
+    /** When the current state was entered, when known. */
+    since: string | null;
+    inStateMs: number | null;
+    /** When the lifecycle last changed (its state file was written), or the onboarding time. */
+    updatedAt: string;
+    mission: string | null;
+    failure: string | null;
+  } | null;
+  lastActive: string | null;
+  /** Signals to the team, and how many it has not acknowledged. */
+  inbox: BoxCounts;
+  /** Signals the team sent, and how many their recipients have not acknowledged. */
+  outbox: BoxCounts;
+  deliverable: { path: string; exists: boolean; sizeBytes: number } | null;
+  healthy: boolean;
+  /** Why the team is unhealthy (empty when healthy). */
+  reasons: string[];
+  /** Set when the team's files could not be read; the team is then unhealthy. */
+  error: string | null;
+}
+
+export interface MonitorReport {
+  generatedAt: string;
+  root: string;
+  staleAfterMinutes: number;
+  /** Unhealthy teams first, then by id. */
+  teams: TeamReport[];
+  meta: { inbox: BoxCounts; outbox: BoxCounts };
+  totals: { teams: number; healthy: number; unhealthy: number; unacknowledged: number };
+}

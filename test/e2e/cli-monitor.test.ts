@@ -1,0 +1,64 @@
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { FED_BIN, runFed } from '../helpers/fed-cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+async function federation(): Promise<(...args: string[]) => ReturnType<typeof runFed>> {
+  const root = tempDir();
+  const fed = (...args: string[]) => runFed(['--root', root, ...args]);
+  await fed('init');
+  await fed('team', 'onboard', 'docs');
+  await fed('team', 'onboard', 'api', '--archetype', 'coding');
+  return fed;
+}
+
+describe('fed monitor', () => {
+  it('prints a table (no colours when not a TTY) and exits 0; --json is one object', async () => {
+    const fed = await federation();
+    const text = await fed('monitor');
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^TEAM\s+ARCHETYPE/);
+    expect(text.stdout).toContain('teams: 2, healthy 2, unhealthy 0');
+    expect(text.stdout).not.toContain('\x1b[');
+    const json = JSON.parse((await fed('monitor', '--json')).stdout) as { teams: { team: string }[]; totals: unknown };
+    expect(json.teams.map((t) => t.team)).toEqual(['api', 'docs']);
+    expect(json.totals).toEqual({ teams: 2, healthy: 2, unhealthy: 0, unacknowledged: 0 });
+  });
+
+  it('--fail-on-unhealthy exits 1 when a team is unhealthy', async () => {
+    const fed = await federation();
+    expect((await fed('monitor', '--fail-on-unhealthy')).code).toBe(0);
+    await fed('event', '--team', 'docs', 'FAIL', '--data', '{"reason":"broken"}');
+    const result = await fed('monitor', '--fail-on-unhealthy');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^docs\s+deliverable\s+active\s+failed.*failed: broken$/m);
+  });
+
+  it.each([[['monitor', '--stale-after', '0']], [['monitor', '--watch', 'soon']]])('bad input %j exits 2', async (args) => {
+    const fed = await federation();
+    const result = await fed(...args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('expected a number > 0');
+  });
+
+  it('--watch appends a cycle per interval when not a TTY, until interrupted (exit 0)', async () => {
+    const root = tempDir();
+    await runFed(['--root', root, 'init']);
+    const child = spawn(process.execPath, [FED_BIN, '--root', root, 'monitor', '--watch', '0.2'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    await new Promise<void>((resolve) => {
+      const check = setInterval(() => {
+        if ((out.match(/^# /gm) ?? []).length >= 2) {
+          clearInterval(check);
+          resolve();
+        }
+      }, 20);
+    });
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    expect(out).not.toContain('\x1b[2J');
+    expect((out.match(/no teams registered/g) ?? []).length).toBeGreaterThanOrEqual(2);
+  });
+});

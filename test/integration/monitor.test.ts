@@ -1,0 +1,152 @@
+import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  acknowledgeSignal,
+  applyLifecycleInputs,
+  formatDuration,
+  getTeam,
+  initFederation,
+  loadConfig,
+  onboardTeam,
+  readRegistry,
+  renderMonitorReport,
+  runActors,
+  runMonitorCycle,
+  sendSignal,
+  setTeamStatus,
+  workspacePaths,
+} from '../../src/index.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+async function federation() {
+  const root = tempDir();
+  initFederation(root, {}, {});
+  const config = loadConfig(root, {}).config;
+  return { root, config, team: (id: string) => getTeam(readRegistry(root), id) };
+}
+
+const event = (root: string, id: string, type: string, data: Record<string, unknown> = {}) =>
+  applyLifecycleInputs(root, getTeam(readRegistry(root), id), [{ source: 'event', event: { type, ...data } }], { durable: false });
+
+describe('monitoring cycle', () => {
+  it('reports every team with lifecycle, time in state, signal counts both ways, deliverable and health', async () => {
+    const { root, config, team } = await federation();
+    await onboardTeam(root, { domain: 'docs' });
+    await onboardTeam(root, { domain: 'api', archetypeId: 'coding' });
+    await sendSignal(root, { to: 'docs', type: 'directive', subject: 'Document it' });
+    await sendSignal(root, { to: 'docs', type: 'question', subject: 'When?' });
+    await sendSignal(root, { from: 'docs', to: 'meta', type: 'report', subject: 'Started' });
+    await sendSignal(root, { from: 'docs', to: 'api', type: 'question', subject: 'Which endpoints?' });
+    acknowledgeSignal(root, 'api', (await sendSignal(root, { from: 'docs', to: 'api', type: 'report', subject: 'fyi' })).message.id);
+
+    const report = runMonitorCycle(root, { config });
+    const docs = report.teams.find((t) => t.team === 'docs')!;
+    expect(docs).toMatchObject({
+      archetype: 'deliverable',
+      status: 'active',
+      lifecycle: { machine: 'deliverable', state: 'preparing', mission: null },
+      inbox: { total: 2, unacknowledged: 2 },
+      outbox: { total: 3, unacknowledged: 2 },
+      deliverable: { path: join(team('docs').location, 'deliverable.md'), exists: false, sizeBytes: 0 },
+      healthy: true,
+      reasons: [],
+      error: null,
+    });
+    expect(report.meta).toEqual({ inbox: { total: 1, unacknowledged: 1 }, outbox: { total: 2, unacknowledged: 2 } });
+    expect(report.totals).toEqual({ teams: 2, healthy: 2, unhealthy: 0, unacknowledged: 1 + 2 + 1 });
+  });
+
+  it('a working lifecycle not updated within the limit is stale; paused, finished and mission-less ones are not', async () => {
+    const { root, config } = await federation();
+    for (const domain of ['busy', 'idle', 'paused']) await onboardTeam(root, { domain });
+    for (const domain of ['busy', 'paused']) await sendSignal(root, { to: domain, type: 'directive', subject: 'work' });
+    await runActors(root, { once: true });
+    await setTeamStatus(root, 'paused', { type: 'PAUSE' });
+    const later = new Date(Date.now() + 11 * 60_000);
+    const report = runMonitorCycle(root, { config, now: later });
+    const byTeam = Object.fromEntries(report.teams.map((t) => [t.team, t]));
+    expect(byTeam.busy?.reasons).toEqual([expect.stringMatching(/^stale: no lifecycle update for 11 min in preparing \(limit 10 min\)$/)]);
+    expect(byTeam.idle?.healthy).toBe(true);
+    expect(byTeam.paused?.healthy).toBe(true);
+    expect(report.teams[0]?.team).toBe('busy');
+    expect(runMonitorCycle(root, { config, now: later, staleAfterMinutes: 15 }).totals.unhealthy).toBe(0);
+  });
+
+  it('a complete team needs a non-empty deliverable; a failed team is unhealthy with its reason', async () => {
+    const { root, config, team } = await federation();
+    await onboardTeam(root, { domain: 'docs' });
+    await onboardTeam(root, { domain: 'broken' });
+    await sendSignal(root, { to: 'docs', type: 'directive', subject: 'work' });
+    await runActors(root, { once: true });
+    await event(root, 'docs', 'PLAN_READY', { sources: ['src'] });
+    await event(root, 'docs', 'SCAN_COMPLETE', { filesRead: 1 });
+    await event(root, 'docs', 'INSIGHTS_READY');
+    await event(root, 'docs', 'DOCUMENT_WRITTEN', { path: 'deliverable.md', bytes: 10 });
+    await event(root, 'broken', 'FAIL', { reason: 'sources inaccessible' });
+    const deliverable = join(team('docs').location, 'deliverable.md');
+    writeFileSync(deliverable, '');
+    let byTeam = Object.fromEntries(runMonitorCycle(root, { config }).teams.map((t) => [t.team, t]));
+    expect(byTeam.docs?.reasons).toEqual(['deliverable deliverable.md is empty']);
+    expect(byTeam.broken?.reasons).toEqual(['failed: sources inaccessible']);
+    rmSync(deliverable);
+    byTeam = Object.fromEntries(runMonitorCycle(root, { config }).teams.map((t) => [t.team, t]));
+    expect(byTeam.docs?.reasons).toEqual(['deliverable deliverable.md is missing']);
+    writeFileSync(deliverable, '# Done\n');
+    byTeam = Object.fromEntries(runMonitorCycle(root, { config }).teams.map((t) => [t.team, t]));
+    expect(byTeam.docs).toMatchObject({ healthy: true, deliverable: { exists: true, sizeBytes: 7 } });
+  });
+
+  it('errors in the agent log since the last launch make a team unhealthy; earlier launches do not count', async () => {
+    const { root, config, team } = await federation();
+    await onboardTeam(root, { domain: 'docs' });
+    const log = workspacePaths(team('docs').location).agentLog;
+    mkdirSync(join(log, '..'), { recursive: true });
+    writeFileSync(log, '=== fed launch 2026-01-01T00:00:00Z ===\nTypeError: old problem\n=== fed launch 2026-01-02T00:00:00Z ===\nscanned 0 errors in 12 files\nall good\n');
+    expect(runMonitorCycle(root, { config }).teams[0]?.healthy).toBe(true);
+    writeFileSync(log, '=== fed launch 2026-01-02T00:00:00Z ===\nworking\nError: ENOENT: no such file\n', { flag: 'a' });
+    expect(runMonitorCycle(root, { config }).teams[0]?.reasons).toEqual(['errors in agent log since the last launch: Error: ENOENT: no such file']);
+  });
+
+  it('a team whose files are corrupt is shown with the error, never dropped', async () => {
+    const { root, config, team } = await federation();
+    await onboardTeam(root, { domain: 'docs' });
+    await onboardTeam(root, { domain: 'ok' });
+    mkdirSync(workspacePaths(team('docs').location).state, { recursive: true });
+    writeFileSync(workspacePaths(team('docs').location).envelope, '{ broken');
+    const report = runMonitorCycle(root, { config });
+    expect(report.teams.map((t) => t.team)).toEqual(['docs', 'ok']);
+    expect(report.teams[0]).toMatchObject({ healthy: false, error: expect.stringContaining('lifecycle.json is corrupt') as unknown });
+  });
+
+  it('renders an aligned table, unhealthy first, colours only when asked', async () => {
+    const { root, config } = await federation();
+    await onboardTeam(root, { domain: 'a-team' });
+    await onboardTeam(root, { domain: 'b' });
+    await event(root, 'b', 'FAIL', { reason: 'boom' });
+    const report = runMonitorCycle(root, { config });
+    const plain = renderMonitorReport(report);
+    const lines = plain.split('\n');
+    expect(lines[0]).toMatch(/^TEAM\s+ARCHETYPE\s+STATUS\s+STATE\s+IN STATE\s+UPDATED\s+INBOX\/UNACK\s+OUTBOX\/UNACK\s+DELIVERABLE\s+HEALTH$/);
+    expect(lines[1]).toMatch(/^b\s+deliverable\s+active\s+failed\s+.*failed: boom$/);
+    expect(lines[1]!.indexOf('deliverable')).toBe(lines[0]!.indexOf('ARCHETYPE'));
+    expect(plain).not.toContain('\x1b[');
+    expect(renderMonitorReport(report, { color: true })).toContain('\x1b[31m');
+  });
+
+  it('formats durations for humans', () => {
+    expect([5_000, 125_000, 3 * 3_600_000 + 20 * 60_000, 50 * 3_600_000].map(formatDuration)).toEqual(['5s', '2m', '3h 20m', '2d 2h']);
+  });
+});
+
+describe('lifecycle updatedAt', () => {
+  it('ignores file times: staleness comes from the lifecycle state file, not from touching files', async () => {
+    const { root, config, team } = await federation();
+    await onboardTeam(root, { domain: 'docs' });
+    await sendSignal(root, { to: 'docs', type: 'directive', subject: 'work' });
+    await runActors(root, { once: true });
+    const old = new Date(Date.now() - 3_600_000);
+    utimesSync(workspacePaths(team('docs').location).envelope, old, old);
+    expect(runMonitorCycle(root, { config }).teams[0]?.healthy).toBe(true);
+  });
+});
