@@ -51,7 +51,7 @@ export * from './actors/team-lifecycle.js';
 export * from './actors/lifecycle-effects.js';
 export * from './actors/team-status-command.js';
 export * from './actors/consume-inbox.js';
-export * from './actors/consumer-lease.js';
+export * from './actors/team-lease.js';
 export * from './actors/run-actors.js';
 export * from './actors/lifecycle-view.js';
 export * from './schema/launch-context.js';

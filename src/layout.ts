@@ -35,6 +35,7 @@ export const workspacePaths = (workspace: string) => ({
   journal: join(workspace, FED_DIR, STATE_DIR, JOURNAL_FILE),
   stateLock: join(workspace, FED_DIR, STATE_DIR, STATE_LOCK_FILE),
   consumerLease: join(workspace, FED_DIR, STATE_DIR, 'consumer.lease'),
+  launchLease: join(workspace, FED_DIR, STATE_DIR, 'launch.lease'),
   launch: join(workspace, FED_DIR, LAUNCH_DIR),
   launchContext: join(workspace, FED_DIR, LAUNCH_DIR, LAUNCH_CONTEXT_FILE),
   launchPrompt: join(workspace, FED_DIR, LAUNCH_DIR, LAUNCH_PROMPT_FILE),

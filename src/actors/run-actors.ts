@@ -6,7 +6,7 @@ import type { RegistryEntry } from '../schema/registry.js';
 import { watchSignalBox, type SignalSubscription } from '../signals/watch-signals.js';
 import { workspacePaths } from '../layout.js';
 import { TeamInboxConsumer, type ConsumeResult, type ConsumerOptions } from './consume-inbox.js';
-import { acquireConsumerLease, type ConsumerLease } from './consumer-lease.js';
+import { acquireTeamLease, type TeamLease } from './team-lease.js';
 
 export interface RunActorsOptions extends ConsumerOptions {
   /** Only this team (default: every active team with a lifecycle machine). */
@@ -24,7 +24,7 @@ export interface RunActorsOptions extends ConsumerOptions {
 
 interface RunningTeam {
   consumer: TeamInboxConsumer;
-  lease: ConsumerLease;
+  lease: TeamLease;
   watch: SignalSubscription | undefined;
 }
 
@@ -93,9 +93,9 @@ async function join(root: string, options: RunActorsOptions, running: Map<string
   const joined: RunningTeam[] = [];
   for (const entry of teamsToRun(root, options.team)) {
     if (running.has(entry.domainId)) continue;
-    let lease: ConsumerLease;
+    let lease: TeamLease;
     try {
-      lease = await acquireConsumerLease(entry, 'actor consumer');
+      lease = await acquireTeamLease(entry, 'consumer');
     } catch (error) {
       // Running every team: one that another process runs (e.g. `fed launch`) is skipped, not fatal.
       if (options.team || !(error instanceof RefusedError) || error.code !== 'TEAM_BUSY') throw error;

@@ -15,7 +15,7 @@ export function completionProblem(team: RegistryEntry, event: { type: string }):
   if (team.archetypeId !== 'deliverable' || event.type !== 'DOCUMENT_WRITTEN') return undefined;
   const paths = workspacePaths(team.location);
   const baseline = readBaseline(team.location);
-  if (!baseline || !isLockHeld(paths.consumerLease, { staleMs: Number.POSITIVE_INFINITY })) return undefined;
+  if (!baseline || !isLockHeld(paths.launchLease, { staleMs: Number.POSITIVE_INFINITY })) return undefined;
   const changes = codebaseChanges(baseline, captureCodebase(baseline.codebase));
   return changes.length ? describeCodebaseChanges(changes) : undefined;
 }

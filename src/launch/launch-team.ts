@@ -3,7 +3,7 @@ import { delimiter, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { InspectionEvent } from 'xstate';
 import { TeamInboxConsumer } from '../actors/consume-inbox.js';
-import { acquireConsumerLease } from '../actors/consumer-lease.js';
+import { acquireTeamLease, tryAcquireTeamLease } from '../actors/team-lease.js';
 import { readJournalTail } from '../actors/state-files.js';
 import { applyLifecycleInputs, lifecycleEntryFor, loadTeamLifecycle, stateOf } from '../actors/team-lifecycle.js';
 import { setTeamStatus } from '../actors/team-status-command.js';
@@ -20,6 +20,7 @@ import type { FederationConfig } from '../schema/config.js';
 import type { JournalLine } from '../schema/lifecycle-state.js';
 import type { LaunchContext } from '../schema/launch-context.js';
 import type { RegistryEntry } from '../schema/registry.js';
+import { SignalBoxReader } from '../signals/read-signals.js';
 import { sendSignal } from '../signals/send-signal.js';
 import { AgentProcess } from './agent-process.js';
 import { captureCodebase, codebaseChanges, describeCodebaseChanges } from './codebase-guard.js';
@@ -87,16 +88,23 @@ export async function launchTeam(root: string, teamName: string, options: Launch
   const started = Date.now();
   const team = getTeam(readRegistry(root), teamName);
   refuseUnlaunchable(team);
-  const lease = await acquireConsumerLease(team, 'launch');
+  const launchLease = await acquireTeamLease(team, 'launch');
+  // When `fed actors run` already consumes this team's inbox, it keeps doing so; otherwise the launch does.
+  const consumerLease = await tryAcquireTeamLease(team, 'consumer').catch((error: unknown) => {
+    launchLease.release();
+    throw error;
+  });
   const paths = workspacePaths(team.location);
   const warnings: string[] = [];
-  const consumer = new TeamInboxConsumer(root, team, { inspect: options.inspect });
+  const consumer = consumerLease ? new TeamInboxConsumer(root, team, { inspect: options.inspect }) : undefined;
   let lastSeq = loadTeamLifecycle(team).envelope.seq;
 
   // Everything that happened since the last look: printed, and passed to the hooks.
   const catchUp = async () => {
-    const result = await consumer.consume();
-    warnings.push(...result.warnings, ...(await notifySignals(options.hooks, result.steps)));
+    if (consumer) {
+      const result = await consumer.consume();
+      warnings.push(...result.warnings, ...(await notifySignals(options.hooks, result.steps)));
+    }
     // The agent's own `fed event`s happen in its process: the journal is where the launcher sees them.
     const lines = readJournalTail(team.location, 200).filter((l) => l.seq > lastSeq);
     lastSeq = lines.at(-1)?.seq ?? lastSeq;
@@ -106,6 +114,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
   };
 
   try {
+    if (!consumer) await waitForConsumer(team);
     let lifecycle = await catchUp();
     const state = stateOf(lifecycle.snapshot);
     if (lifecycle.snapshot.status !== 'active') {
@@ -212,7 +221,24 @@ export async function launchTeam(root: string, teamName: string, options: Launch
     return result;
   } finally {
     unlinkQuietly(paths.launchBaseline);
-    lease.release();
+    consumerLease?.release();
+    launchLease.release();
+  }
+}
+
+/**
+ * Give the running actor consumer a moment to apply the signals waiting in the inbox (the mission may be
+ * among them); after a few seconds the launch goes on with what is applied.
+ */
+async function waitForConsumer(team: RegistryEntry, limitMs = 5_000): Promise<void> {
+  const reader = new SignalBoxReader(workspacePaths(team.location).inbox, { owner: team.domainId, box: 'inbox' });
+  const deadline = Date.now() + limitMs;
+  while (Date.now() < deadline) {
+    const lifecycle = loadTeamLifecycle(team);
+    const processed = new Set(lifecycle.envelope.processed);
+    const waiting = reader.read().signals.some((s) => !processed.has(s.message.id));
+    if (!waiting || lifecycle.snapshot.value === 'paused') return;
+    await sleep(100);
   }
 }
 

@@ -2,7 +2,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFi
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  acquireConsumerLease,
+  acquireTeamLease,
   applyLifecycleInputs,
   CorruptFileError,
   deliverableEntry,
@@ -282,7 +282,7 @@ describe('snapshot envelopes', () => {
 describe('one consumer per team', () => {
   it('a second consumer of the same team is refused while the first holds the lease', async () => {
     const { root, team } = await federation();
-    const lease = await acquireConsumerLease(team(), 'actor consumer');
+    const lease = await acquireTeamLease(team(), 'consumer');
     await expect(runActors(root, { team: 'docs', once: true })).rejects.toThrow(/team "docs" is already being run by another process .* only one actor consumer per team/);
     // Running every team skips the busy one instead of failing.
     await expect(runActors(root, { once: true })).resolves.toEqual([]);

@@ -7,6 +7,7 @@ import {
   listSignals,
   loadHooks,
   readRegistry,
+  runActors,
   sendSignal,
   setTeamStatus,
   splitCommand,
@@ -57,7 +58,8 @@ describe('fed launch (library)', () => {
     const { root, config } = await federationWithMission();
     const result = await launchTeam(root, 'docs', { config, agent: fakeAgent('hang'), timeoutSeconds: 3, pollMs: 50, graceMs: 1000 });
     expect(result).toMatchObject({ outcome: 'failed', state: 'failed', agentSignal: 'SIGTERM' });
-    expect(result.reason).toBe('agent timed out after 3 s in state scanning');
+    // Where the agent got to before the timeout depends on how loaded the machine is.
+    expect(result.reason).toMatch(/^agent timed out after 3 s in state (preparing|scanning)$/);
   });
 
   it('an agent that edits a tracked file of the codebase fails the read-only guard', async () => {
@@ -171,5 +173,18 @@ describe('splitCommand', () => {
   it('refuses an unclosed quote and an empty command', () => {
     expect(() => splitCommand(`run 'oops`)).toThrow("agentCommand has an unclosed ' quote");
     expect(() => splitCommand('   ')).toThrow('agentCommand is empty');
+  });
+});
+
+describe('fed launch beside a running actor consumer', () => {
+  it('lets `fed actors run` keep consuming the inbox and still runs the agent to complete', async () => {
+    const { root, config } = await federationWithMission();
+    const stop = new AbortController();
+    const daemon = runActors(root, { signal: stop.signal, rescanMs: 50 });
+    await waitFor(() => viewLifecycle(team(root)).mission !== null, 15_000, 'the daemon to apply the mission');
+    const result = await launchTeam(root, 'docs', { config, agent: fakeAgent('complete'), pollMs: 50 });
+    stop.abort();
+    await daemon;
+    expect(result).toMatchObject({ outcome: 'complete', state: 'complete' });
   });
 });
