@@ -4,6 +4,7 @@ import { REGISTRY_FILE } from './schema/registry.js';
 import { TEAM_MARKER_FILE } from './schema/team-marker.js';
 import { ENVELOPE_FILE, JOURNAL_FILE, STATE_DIR, STATE_LOCK_FILE } from './schema/lifecycle-state.js';
 import { LAUNCH_BASELINE_FILE, LAUNCH_CONTEXT_FILE, LAUNCH_DIR, LAUNCH_PROMPT_FILE } from './schema/launch-context.js';
+import { LEARNING_LOG_FILE } from './schema/learning-log.js';
 
 /**
  * Where things live (spec §4.1). A workspace is meta's (the federation root) or a team's (its registry
@@ -43,7 +44,7 @@ export const workspacePaths = (workspace: string) => ({
   launchBin: join(workspace, FED_DIR, LAUNCH_DIR, 'bin'),
   logs: join(workspace, FED_DIR, 'logs'),
   agentLog: join(workspace, FED_DIR, 'logs', 'agent.log'),
-  learningLog: join(workspace, FED_DIR, 'learning-log.jsonl'),
+  learningLog: join(workspace, FED_DIR, LEARNING_LOG_FILE),
 });
 
 /** Workspace of a team for its placement type (spec §4.1). */

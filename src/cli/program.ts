@@ -3,6 +3,7 @@ import { FedError } from '../errors.js';
 import { packageVersion } from '../package-info.js';
 import { registerActors } from './commands/actors.js';
 import { registerConfig } from './commands/config.js';
+import { registerDeliverable } from './commands/deliverable.js';
 import { registerDemo } from './commands/demo.js';
 import { registerEvent } from './commands/event.js';
 import { registerInit } from './commands/init.js';
@@ -38,6 +39,7 @@ export function buildProgram(io: CliIo): Command {
   registerMonitor(program, io);
   registerConfig(program, io);
   registerMachines(program, io);
+  registerDeliverable(program, io);
   registerDemo(program, io);
   // Subcommands inherit the output and exit handling of the program.
   for (const command of allCommands(program)) command.configureOutput({ writeOut: io.stdout, writeErr: io.stderr }).exitOverride();

@@ -5,6 +5,7 @@ import { federationPaths, workspacePaths } from '../layout.js';
 import { loadConfig, validateConfig, type LoadedConfig } from '../config/load-config.js';
 import type { FederationConfigInput } from '../schema/config.js';
 import { emptyRegistry, readRegistry } from '../registry/registry-file.js';
+import { seedSkills } from '../skills/seed-skills.js';
 
 export interface InitRequest {
   federationName?: string;
@@ -32,7 +33,8 @@ const FED_GITIGNORE = `# Written by fed init. Runtime state of the federation is
 
 /**
  * `fed init`: create `federate.config.json` (validated first, never overwritten), meta's signal boxes,
- * `.fed/skills/`, the git-ignore for runtime folders and an empty registry (`lockVersion` 0).
+ * `.fed/skills/` seeded with the bundled skills (existing files kept), the git-ignore for runtime folders
+ * and an empty registry (`lockVersion` 0).
  */
 export function initFederation(root: string, request: InitRequest = {}, env: NodeJS.ProcessEnv = process.env): InitResult {
   const paths = federationPaths(root);
@@ -59,6 +61,7 @@ export function initFederation(root: string, request: InitRequest = {}, env: Nod
   else if (Object.keys(requested).length) warnings.push(`${paths.config} already exists and was left unchanged`);
   if (createFileExclusive(paths.gitignore, FED_GITIGNORE)) created.push(paths.gitignore);
   if (createFileExclusive(paths.registry, toJsonText(emptyRegistry()))) created.push(paths.registry);
+  created.push(...seedSkills(paths.skills));
 
   const config = loadConfig(root, env);
   return { root, created, config, warnings: [...warnings, ...config.warnings] };

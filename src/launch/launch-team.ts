@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { InspectionEvent } from 'xstate';
@@ -182,7 +182,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
       outcome = 'paused';
     } else if (finalState === 'complete' && changes.length === 0) {
       outcome = 'complete';
-      await sendSignal(root, { from: team.domainId, to: META, type: 'report', subject: `deliverable ready: ${options.config.deliverable}`, body: deliverableSummary(context) });
+      await sendSignal(root, { from: team.domainId, to: META, type: 'report', subject: `deliverable ready: ${options.config.deliverable}`, body: await deliverableSummary(context) });
     } else {
       outcome = 'failed';
       if (finalState === 'failed') {
@@ -246,7 +246,15 @@ function pushWarning(warnings: string[], warning: string | undefined): void {
   if (warning) warnings.push(warning);
 }
 
-function deliverableSummary(context: LaunchContext): string {
-  const size = existsSync(context.deliverablePath) ? statSync(context.deliverablePath).size : 0;
-  return `Team ${context.team} finished "${context.mission.subject}".\nDeliverable: ${context.deliverablePath} (${size} bytes).`;
+/** The completion report's body: what the deliverable is, from its structural summary. */
+async function deliverableSummary(context: LaunchContext): Promise<string> {
+  const { checkDeliverable } = await import('../deliverable/check-deliverable.js');
+  const { summary } = checkDeliverable(context.deliverablePath);
+  const sections = summary.sections.filter((s) => s.level === 2).map((s) => s.title);
+  return [
+    `Team ${context.team} finished "${context.mission.subject}".`,
+    `Deliverable: ${context.deliverablePath}${summary.title ? ` — "${summary.title}"` : ''}`,
+    `${summary.size_bytes} bytes, ${summary.word_count} words, ${summary.sections.length} sections, ${summary.code_blocks.length} code blocks, ${summary.diagrams.length} diagrams.`,
+    sections.length ? `Sections: ${sections.join(', ')}.` : '',
+  ].filter(Boolean).join('\n');
 }

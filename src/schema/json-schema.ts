@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { InvalidInputError } from '../errors.js';
+import { deliverableSummarySchema } from './deliverable-summary.js';
+import { learningEntrySchema } from './learning-log.js';
 import { signalAckSchema, signalMessageSchema } from './signal.js';
 
 /**
@@ -10,6 +12,8 @@ import { signalAckSchema, signalMessageSchema } from './signal.js';
 const SCHEMAS = {
   signal: signalMessageSchema,
   ack: signalAckSchema,
+  'learning-entry': learningEntrySchema,
+  'deliverable-summary': deliverableSummarySchema,
 } as const;
 
 export type JsonSchemaName = keyof typeof SCHEMAS;

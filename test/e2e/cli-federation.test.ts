@@ -50,6 +50,7 @@ describe('fed init', () => {
     expect(json(readFileSync(join(root, 'federate.config.json'), 'utf8'))).toEqual({ federationName: 'acme' });
     expect(json(readFileSync(join(root, '.fed', 'team-registry.json'), 'utf8'))).toMatchObject({ lockVersion: 0, teams: [] });
     for (const dir of ['.fed/signals/inbox', '.fed/signals/outbox', '.fed/skills']) expect(existsSync(join(root, dir))).toBe(true);
+    expect(readdirSync(join(root, '.fed', 'skills')).sort()).toEqual(['diagram-tools.md', 'documentation-standards.md', 'domain-playbook.md', 'report-templates.md']);
     const again = await runFed(['init', '--json'], { cwd: root });
     expect(again.code).toBe(0);
     expect(json(again.stdout)).toEqual({ root, created: [] });

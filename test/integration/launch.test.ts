@@ -70,6 +70,14 @@ describe('fed launch (library)', () => {
     expect(metaSignals(root)).toContain('alert: team docs failed');
   });
 
+  it('a deliverable that breaks the documentation standards fails the team before complete', async () => {
+    const { root, config } = await federationWithMission();
+    const result = await launchTeam(root, 'docs', { config, agent: fakeAgent('bad-document'), pollMs: 50 });
+    expect(result).toMatchObject({ outcome: 'failed', state: 'failed', agentExitCode: 2 });
+    expect(result.reason).toMatch(/^document structure cannot be determined: \d+ violation\(s\) in .*deliverable\.md: line \d+: /);
+    expect(metaSignals(root)).toContain('alert: team docs failed');
+  });
+
   it('pause during a run stops the agent gracefully; after resume a relaunch continues where it was', async () => {
     const { root, config } = await federationWithMission();
     const launch = launchTeam(root, 'docs', { config, agent: fakeAgent('slow-until-stopped'), pollMs: 50 });

@@ -1,33 +1,59 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { copyDemoCodebase } from '../../demo/demo-codebase.js';
 import { demoSteps } from '../../demo/demo-steps.js';
-import type { CliIo } from '../io.js';
+import { DEFAULT_DELIVERABLE } from '../../schema/config.js';
+import { CliExit, type CliIo } from '../io.js';
 import { runCli } from '../program.js';
-
-/**
- * `fed demo`: run a small federation end to end in a temp directory, showing each command as a user
- * would type it followed by its output. The steps are real CLI invocations.
- */
-export function registerDemo(program: Command, io: CliIo): void {
-  program
-    .command('demo')
-    .description('run a federation end to end in a temp directory, printing each command and its output')
-    .option('--dir <dir>', 'directory to create the federation in (default: a new temp directory)')
-    .action(async (options: { dir?: string }) => {
-      const dir = options.dir ? resolve(io.cwd, options.dir) : mkdtempSync(join(tmpdir(), 'fed-demo-'));
-      io.stdout(`# fed demo in ${dir}\n`);
-      for (const step of demoSteps()) {
-        io.stdout(`\n# ${step.comment}\n$ fed ${step.args.map(shellQuote).join(' ')}\n`);
-        const code = await runCli(['--root', dir, ...step.args], { ...io, cwd: dir });
-        if (code !== 0) throw new Error(`demo step "fed ${step.args.map(shellQuote).join(' ')}" exited ${code}`);
-      }
-      io.stdout(`\n# done: the federation is in ${dir}\n`);
-    });
-}
 
 /** Quote an argument for display so the printed command can be pasted into a shell. */
 function shellQuote(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * `fed demo` (`npm run demo`): a whole federation end to end on the built-in defaults — a copy of this
+ * project's sources as the codebase, a deliverable team, a mission from meta, a launch with the built-in
+ * agent, a monitoring cycle and the deliverable's check — each step printed as the command a user would
+ * type, followed by its output. The steps are real CLI invocations.
+ */
+export function registerDemo(program: Command, io: CliIo): void {
+  program
+    .command('demo')
+    .description('run a whole federation end to end in a temp directory, printing each command and its output')
+    .option('--dir <dir>', 'directory to create the federation in (default: a new temp directory)')
+    .option('--keep', 'keep the temp directory afterwards (a --dir is always kept)')
+    .action(async (options: { dir?: string; keep?: boolean }) => {
+      const started = Date.now();
+      const dir = options.dir ? resolve(io.cwd, options.dir) : mkdtempSync(join(tmpdir(), 'fed-demo-'));
+      mkdirSync(dir, { recursive: true });
+      // A failed demo always keeps its federation, so what went wrong can be looked at.
+      let keep = Boolean(options.dir || options.keep);
+      io.stdout(`# fed demo in ${dir}\n\n# the codebase to study: a copy of fed's own ${copyDemoCodebase(dir).join(', ')}\n`);
+      try {
+        for (const step of demoSteps(DEFAULT_DELIVERABLE)) {
+          io.stdout(`\n# ${step.comment}\n`);
+          if ('showFile' in step) {
+            const text = readFileSync(join(dir, step.showFile), 'utf8').split('\n');
+            io.stdout(`$ head -n ${step.lines} ${step.showFile}\n${text.slice(0, step.lines).join('\n')}\n`);
+            continue;
+          }
+          io.stdout(`$ fed ${step.args.map(shellQuote).join(' ')}\n`);
+          const code = await runCli(['--root', dir, ...step.args], { ...io, cwd: dir });
+          if (code !== 0) {
+            io.stderr(`fed demo: step "fed ${step.args.map(shellQuote).join(' ')}" exited ${code}; the federation is kept in ${dir}\n`);
+            throw new CliExit(code);
+          }
+        }
+      } catch (error) {
+        keep = true;
+        throw error;
+      } finally {
+        if (!keep) rmSync(dir, { recursive: true, force: true });
+      }
+      const where = keep ? `the federation is in ${dir}` : `${dir} was removed (use --keep to look around)`;
+      io.stdout(`\n# done in ${((Date.now() - started) / 1000).toFixed(1)} s; ${where}\n`);
+    });
 }

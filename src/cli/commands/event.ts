@@ -30,7 +30,7 @@ export function registerEvent(program: Command, io: CliIo): void {
       const ctx = federationContext(command, io);
       const data = parseData(options.data);
       const team = getTeam(readRegistry(ctx.root), requireTeam(options.team, ctx, 'fed event --team <team> <EVENT>'));
-      const result = await reportAgentEvent(ctx.root, team, { ...data, type });
+      const result = await reportAgentEvent(ctx.root, team, { ...data, type }, ctx.config.config);
       for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
       const line = result.steps[0]?.line;
       if (options.json) return printJson(io, { team: team.domainId, event: type, from: line?.from, to: line?.to, seq: line?.seq });

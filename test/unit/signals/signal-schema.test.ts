@@ -78,8 +78,8 @@ describe('exported JSON Schemas', () => {
     const schema = jsonSchemaFor('ack') as { required: string[]; additionalProperties: boolean };
     expect(schema.required.sort()).toEqual(['acknowledged', 'acknowledged_at']);
     expect(schema.additionalProperties).toBe(false);
-    expect(JSON_SCHEMA_NAMES).toEqual(['signal', 'ack']);
+    expect(JSON_SCHEMA_NAMES).toEqual(['signal', 'ack', 'learning-entry', 'deliverable-summary']);
     expect(() => jsonSchemaFor('toString')).toThrow(InvalidInputError);
-    expect(() => jsonSchemaFor('registry')).toThrow(/available: signal, ack/);
+    expect(() => jsonSchemaFor('registry')).toThrow(/available: signal, ack, learning-entry, deliverable-summary/);
   });
 });

@@ -1,0 +1,92 @@
+import { basename, resolve } from 'node:path';
+import { findEntryPoints, type EntryPoint } from './entry-points.js';
+import { folderRole } from './folder-roles.js';
+import { largestSourceFiles, todoHotspots, type TodoHotspot } from './hotspots.js';
+import { buildModuleGraph, type ModuleGraph } from './import-graph.js';
+import { takeInventory, type FileRecord } from './inventory.js';
+import { MANIFEST_FILES, readManifest, type Manifest } from './manifests.js';
+import { summariseTests, type TestSummary } from './test-files.js';
+import { walkCodebase, type Unreadable } from './walk-codebase.js';
+
+/** Everything the built-in agent learns about a codebase in one read-only pass. */
+export interface Survey {
+  codebase: string;
+  /** From the primary manifest, else the folder name. */
+  name: string;
+  description: string | null;
+  files: FileRecord[];
+  unreadable: Unreadable[];
+  totals: { files: number; lines: number; bytes: number };
+  /** By lines, most first; files of no known language are left out. */
+  languages: { name: string; kind: string; files: number; lines: number }[];
+  /** Top-level folders and files, biggest first. */
+  layout: { path: string; folder: boolean; files: number; lines: number; role: string | null }[];
+  manifests: Manifest[];
+  /** How dependencies are installed, from the lock file present (npm, pnpm, yarn, bun). */
+  packageManager: string | null;
+  entryPoints: EntryPoint[];
+  tests: TestSummary;
+  graph: ModuleGraph;
+  todos: TodoHotspot[];
+  todoCount: number;
+  largest: FileRecord[];
+}
+
+const MAX_MANIFESTS = 20;
+const MAX_MANIFEST_DEPTH = 3;
+const LOCK_FILES: Record<string, string> = { 'package-lock.json': 'npm', 'pnpm-lock.yaml': 'pnpm', 'yarn.lock': 'yarn', 'bun.lockb': 'bun', 'bun.lock': 'bun' };
+
+function tally<K>(files: readonly FileRecord[], keyOf: (f: FileRecord) => K | undefined): Map<K, { files: number; lines: number }> {
+  const map = new Map<K, { files: number; lines: number }>();
+  for (const file of files) {
+    const key = keyOf(file);
+    if (key === undefined) continue;
+    const entry = map.get(key) ?? map.set(key, { files: 0, lines: 0 }).get(key)!;
+    entry.files++;
+    entry.lines += file.lines;
+  }
+  return map;
+}
+
+function findManifests(codebase: string, files: readonly FileRecord[]): Manifest[] {
+  const depth = (path: string) => path.split('/').length;
+  return files
+    .filter((f) => !f.test && basename(f.path) in MANIFEST_FILES && depth(f.path) <= MAX_MANIFEST_DEPTH)
+    .sort((a, b) => depth(a.path) - depth(b.path) || a.path.localeCompare(b.path))
+    .slice(0, MAX_MANIFESTS)
+    .map((f) => readManifest(codebase, f.path))
+    .filter((m): m is Manifest => m !== undefined);
+}
+
+export function surveyCodebase(codebaseDir: string): Survey {
+  const codebase = resolve(codebaseDir);
+  const { files, unreadable } = takeInventory(walkCodebase(codebase));
+  const manifests = findManifests(codebase, files);
+  const primary = manifests.find((m) => m.name !== null);
+  const kindOf = new Map(files.map((f) => [f.language?.name, f.language?.kind ?? '']));
+  const languages = [...tally(files, (f) => f.language?.name)]
+    .map(([name, stats]) => ({ name, kind: kindOf.get(name) ?? '', ...stats }))
+    .sort((a, b) => b.lines - a.lines || b.files - a.files);
+  const layout = [...tally(files, (f) => f.path.split('/')[0])]
+    .map(([path, stats]) => ({ path, folder: files.some((f) => f.path.startsWith(`${path}/`)), ...stats, role: folderRole(path) }))
+    .sort((a, b) => b.files - a.files || a.path.localeCompare(b.path));
+  const todos = files.reduce((n, f) => n + f.todos.length, 0);
+  return {
+    codebase,
+    name: primary?.name ?? basename(codebase),
+    description: primary?.description ?? null,
+    files,
+    unreadable,
+    totals: { files: files.length, lines: files.reduce((n, f) => n + f.lines, 0), bytes: files.reduce((n, f) => n + f.bytes, 0) },
+    languages,
+    layout,
+    manifests,
+    packageManager: Object.entries(LOCK_FILES).find(([lock]) => files.some((f) => f.path === lock))?.[1] ?? null,
+    entryPoints: findEntryPoints(files, manifests),
+    tests: summariseTests(files, manifests),
+    graph: buildModuleGraph(files),
+    todos: todoHotspots(files),
+    todoCount: todos,
+    largest: largestSourceFiles(files),
+  };
+}

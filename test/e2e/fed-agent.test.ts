@@ -1,0 +1,175 @@
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import {
+  applyLifecycleInputs,
+  checkDeliverable,
+  getTeam,
+  initFederation,
+  learningEntrySchema,
+  onboardTeam,
+  readRegistry,
+  runActors,
+  sendSignal,
+  viewLifecycle,
+  workspacePaths,
+  type LaunchContext,
+} from '../../src/index.js';
+import { FED_BIN } from '../helpers/fed-cli.js';
+import { waitFor } from '../helpers/fixture-process.js';
+import { typescriptProject } from '../helpers/fixture-repo.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/** The built agent, run as `fed launch` will run it (`npm test` builds before vitest). */
+const AGENT_BIN = join(fileURLToPath(new URL('../..', import.meta.url)), 'dist', 'src', 'agent', 'main.js');
+
+interface Federation {
+  root: string;
+  workspace: string;
+  /** A folder whose `fed` runs the built CLI: what the launcher puts on the agent's PATH. */
+  bin: string;
+}
+
+/** A federation around a small TypeScript codebase, with team `docs` onboarded and its mission assigned. */
+async function federationWithMission(): Promise<Federation> {
+  const root = typescriptProject(tempDir());
+  initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
+  const team = await onboardTeam(root, { domain: 'docs' }, { durable: false });
+  await sendSignal(root, { to: 'docs', type: 'directive', subject: 'Document the architecture', body: 'For newcomers to tiny-ts.' }, { durable: false });
+  await runActors(root, { once: true, team: 'docs' });
+  const bin = join(tempDir(), 'bin');
+  mkdirSync(bin);
+  // The shim records each pid (exec keeps it), so a test can wait for a `fed event` the agent left running.
+  writeFileSync(join(bin, 'fed'), `#!/bin/sh\necho $$ >> "${join(bin, 'fed.pids')}"\nexec "${process.execPath}" "${FED_BIN}" "$@"\n`);
+  chmodSync(join(bin, 'fed'), 0o755);
+  return { root, workspace: team.location, bin };
+}
+
+/** Write the launch context the launcher would write, for the team's current state. */
+function writeContext(fed: Federation, overrides: Partial<LaunchContext> = {}): string {
+  const team = getTeam(readRegistry(fed.root), 'docs');
+  const view = viewLifecycle(team);
+  const paths = workspacePaths(fed.workspace);
+  const context: LaunchContext = {
+    team: 'docs',
+    archetype: 'deliverable',
+    root: fed.root,
+    workspace: fed.workspace,
+    codebase: fed.root,
+    mission: { signalId: view.mission?.signalId ?? 'none', subject: view.mission?.subject ?? 'none', body: 'For newcomers to tiny-ts.' },
+    state: view.state,
+    deliverable: 'deliverable.md',
+    deliverablePath: join(fed.workspace, 'deliverable.md'),
+    playbookSkillPath: null,
+    learningLogPath: paths.learningLog,
+    launchedAt: new Date().toISOString(),
+    ...overrides,
+  };
+  mkdirSync(paths.launch, { recursive: true });
+  writeFileSync(paths.launchContext, JSON.stringify(context));
+  return paths.launchContext;
+}
+
+function startAgent(fed: Federation, contextFile: string) {
+  const { FED_ROOT: _root, FED_TEAM: _team, ...inherited } = process.env;
+  const child = spawn(process.execPath, [AGENT_BIN], {
+    cwd: fed.workspace,
+    env: { ...inherited, PATH: `${fed.bin}:${process.env.PATH}`, FED_ROOT: fed.root, FED_TEAM: 'docs', FED_LAUNCH_CONTEXT: contextFile, FED_TELEMETRY_ENABLED: 'false' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
+  return { child, done };
+}
+
+const lifecycle = (fed: Federation) => viewLifecycle(getTeam(readRegistry(fed.root), 'docs'));
+
+function pidsOf(fed: Federation): number[] {
+  const file = join(fed.bin, 'fed.pids');
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map(Number) : [];
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('fed-agent, the built-in deliverable agent (built, with fed on its PATH)', () => {
+  it('walks the lifecycle to complete with real fed events and writes a deliverable that passes the check', async () => {
+    const fed = await federationWithMission();
+    const run = await startAgent(fed, writeContext(fed)).done;
+    expect(run, run.stderr).toMatchObject({ code: 0 });
+    expect(run.stdout).toContain('docs: preparing → scanning (PLAN_READY)');
+    expect(run.stdout).toContain('docs: aggregating → complete (DOCUMENT_WRITTEN)');
+
+    const view = lifecycle(fed);
+    expect(view.state).toBe('complete');
+    expect(view.recent.map((l) => l.event)).toEqual(['MISSION_ASSIGNED', 'PLAN_READY', 'SCAN_COMPLETE', 'INSIGHTS_READY', 'DOCUMENT_WRITTEN']);
+    expect(view.recent.every((l) => l.source === 'signal' || l.source === 'event')).toBe(true);
+    const check = checkDeliverable(join(fed.workspace, 'deliverable.md'));
+    expect(check.violations).toEqual([]);
+    expect(check.summary.title).toBe('Architecture of tiny-ts');
+    expect(check.summary.diagrams).toHaveLength(1);
+    const log = readFileSync(workspacePaths(fed.workspace).learningLog, 'utf8').trim().split('\n');
+    expect(log.length).toBeGreaterThan(5);
+    for (const line of log) expect(learningEntrySchema.safeParse(JSON.parse(line)).success).toBe(true);
+  });
+
+  it('relaunched after a pause in distilling, continues from there', async () => {
+    const fed = await federationWithMission();
+    const team = getTeam(readRegistry(fed.root), 'docs');
+    await applyLifecycleInputs(fed.root, team, [
+      { source: 'event', event: { type: 'PLAN_READY', sources: ['src'] } },
+      { source: 'event', event: { type: 'SCAN_COMPLETE', filesRead: 3 } },
+      { source: 'event', event: { type: 'PAUSE' } },
+      { source: 'event', event: { type: 'RESUME' } },
+    ]);
+    expect(lifecycle(fed).state).toBe('distilling');
+    const run = await startAgent(fed, writeContext(fed)).done;
+    expect(run, run.stderr).toMatchObject({ code: 0 });
+    expect(run.stdout).not.toContain('PLAN_READY');
+    expect(lifecycle(fed).state).toBe('complete');
+    expect(checkDeliverable(join(fed.workspace, 'deliverable.md')).ok).toBe(true);
+  });
+
+  it('an empty codebase fails the team with the spec reason and exits 1', async () => {
+    const fed = await federationWithMission();
+    const empty = tempDir();
+    const run = await startAgent(fed, writeContext(fed, { codebase: empty })).done;
+    expect(run.code).toBe(1);
+    expect(lifecycle(fed)).toMatchObject({ state: 'failed', failure: { state: 'preparing', reason: expect.stringMatching(/^required information cannot be found: the codebase .* has nothing to study/) } });
+  });
+
+  it('a bad start is refused with exit 2 and a message saying how to run it', async () => {
+    const fed = await federationWithMission();
+    const run = await startAgent(fed, join(fed.workspace, 'no-such-context.json')).done;
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^fed-agent: cannot read the launch context .*no-such-context\.json \(FED_LAUNCH_CONTEXT\): ENOENT; fed-agent is started by `fed launch --team <team>`/);
+    expect(lifecycle(fed).state).toBe('preparing');
+  });
+
+  it('exits at once on SIGTERM: no handler stands in the way', async () => {
+    const fed = await federationWithMission();
+    const agent = startAgent(fed, writeContext(fed));
+    await new Promise((resolve) => agent.child.stdout.once('data', resolve));
+    const sent = Date.now();
+    agent.child.kill('SIGTERM');
+    const run = await agent.done;
+    expect(run.signal).toBe('SIGTERM');
+    expect(Date.now() - sent).toBeLessThan(1_000);
+    // A `fed event` it had already started (if any) finishes on its own; wait for it before the temp dir goes away.
+    await waitFor(() => pidsOf(fed).every((pid) => !isRunning(pid)), 15_000, 'the fed events the agent started');
+    expect(['preparing', 'scanning']).toContain(lifecycle(fed).state);
+  });
+});

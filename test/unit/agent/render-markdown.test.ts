@@ -1,0 +1,93 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { selectExcerpt } from '../../../src/agent/excerpt.js';
+import { distillInsights } from '../../../src/agent/insights.js';
+import { planOutline } from '../../../src/agent/outline.js';
+import { renderDeliverable } from '../../../src/agent/render-markdown.js';
+import { surveyCodebase } from '../../../src/agent/survey.js';
+import { topLevelSources } from '../../../src/agent/walk-codebase.js';
+import { checkMarkdownText } from '../../../src/index.js';
+import { pythonProject, typescriptProject, writeTree } from '../../helpers/fixture-repo.js';
+import { tempDir } from '../../helpers/temp-dir.js';
+
+const MISSION = { subject: 'Write a guide for newcomers', body: 'Explain where to start.' };
+
+function render(codebase: string, mission = MISSION): string {
+  const survey = surveyCodebase(codebase);
+  return renderDeliverable({ survey, outline: planOutline(mission, topLevelSources(codebase)), insights: distillInsights(survey), excerpt: selectExcerpt(survey), mission });
+}
+
+const h2 = (markdown: string) => checkMarkdownText(markdown).summary.sections.filter((s) => s.level === 2).map((s) => s.title);
+
+describe('planning the outline from the mission', () => {
+  it.each([
+    [{ subject: 'Document the architecture', body: '' }, 'architecture'],
+    [{ subject: 'Audit error handling', body: 'Look at the architecture too.' }, 'audit'],
+    [{ subject: 'Please help', body: 'We need a security review of the module structure.' }, 'audit'],
+    [{ subject: 'Explain the module structure', body: 'Also review it.' }, 'architecture'],
+    [{ subject: 'How do signals reach a team?', body: '' }, 'analysis'],
+  ] as const)('%j → %s', (mission, kind) => {
+    const outline = planOutline(mission, ['src']);
+    expect(outline.kind).toBe(kind);
+    expect(outline.sources).toEqual(['src']);
+    expect(outline.sections[0]).toBe('findings');
+  });
+});
+
+describe('the deliverable', () => {
+  it('for a TypeScript project passes the documentation standards and carries the facts a newcomer needs', () => {
+    const markdown = render(typescriptProject(tempDir()));
+    const check = checkMarkdownText(markdown);
+    expect(check.violations).toEqual([]);
+    expect(check.summary.title).toBe('Getting to know tiny-ts');
+    expect(h2(markdown)).toEqual(expect.arrayContaining(['Key findings', 'How to build and run it', 'Entry points', 'Module dependencies', 'Tests', 'Next steps']));
+    expect(h2(markdown).at(-1)).toBe('Next steps');
+    expect(check.summary.code_blocks.map((b) => b.language)).toEqual(expect.arrayContaining(['json', 'sh', 'ts', 'mermaid', 'text']));
+    expect(check.summary.diagrams).toEqual([{ language: 'mermaid', type: 'flowchart', line: expect.any(Number) }]);
+    expect(markdown).toContain('"test": "vitest run"');
+    expect(markdown).toContain('npm ci\nnpm run build\nnpm test');
+    expect(markdown).toContain('["src/core/"]');
+    expect(markdown).toContain('["src/*"]');
+    expect(markdown).toMatch(/^ {2}m\d+ --> m\d+$/m);
+    expect(markdown).toContain('`src/core/engine.ts` | 1 | line 3: `TODO: cache the results`');
+  });
+
+  it('gets a table of contents exactly when it runs over 500 words', () => {
+    const long = render(typescriptProject(tempDir()));
+    const short = render(writeTree(tempDir(), { 'main.py': 'print(1)\n' }));
+    for (const markdown of [long, short]) {
+      const { summary } = checkMarkdownText(markdown);
+      expect(h2(markdown).includes('Contents'), `${summary.word_count} words`).toBe(summary.word_count > 500);
+      expect(checkMarkdownText(markdown).violations).toEqual([]);
+    }
+    expect(h2(long)).toContain('Contents');
+    expect(h2(short)).not.toContain('Contents');
+  });
+
+  it('for a Python project draws the folders instead of an import graph', () => {
+    const markdown = render(pythonProject(tempDir()), { subject: 'Document the architecture', body: '' });
+    const check = checkMarkdownText(markdown);
+    expect(check.violations).toEqual([]);
+    expect(check.summary.title).toBe('Architecture of tiny-py');
+    expect(markdown).toContain('No TypeScript or JavaScript modules were found');
+    expect(check.summary.diagrams[0]?.type).toBe('flowchart');
+    expect(markdown).toContain('pip install -e .\ntiny --help\npytest');
+  });
+
+  it('orders the sections as the template of the mission asks', () => {
+    const markdown = render(typescriptProject(tempDir()), { subject: 'Audit the code', body: '' });
+    const sections = h2(markdown).filter((t) => t !== 'Contents');
+    expect(sections.slice(0, 3)).toEqual(['Key findings', 'TODO and FIXME hotspots', 'Largest source files']);
+  });
+
+  it('stays valid whatever the codebase and the mission contain', () => {
+    const root = join(tempDir(), 'we`ird_name *x*');
+    mkdirSync(root);
+    writeTree(root, { 'a|b.ts': "import './c`d.js';\n", 'c`d.ts': '// TODO: `tick` | pipe\n' });
+    const mission = { subject: 'Setext?\n=====', body: '# Not a title\n\n* star list\n\n```\nfence without language\n```\n' };
+    const markdown = render(root, mission);
+    expect(checkMarkdownText(markdown).violations).toEqual([]);
+    expect(checkMarkdownText(markdown).summary.title).toBe('Getting to know we`ird_name *x*');
+  });
+});

@@ -1,0 +1,153 @@
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readLaunchContext } from '../../../src/agent/agent-context.js';
+import { FAILURE, runAgent } from '../../../src/agent/run-agent.js';
+import { checkDeliverable, learningEntrySchema, RefusedError, workspacePaths, type LaunchContext } from '../../../src/index.js';
+import { typescriptProject, writeTree } from '../../helpers/fixture-repo.js';
+import { tempDir } from '../../helpers/temp-dir.js';
+
+/** A launch context for a team workspace in a temp dir, studying `codebase`. */
+function contextFor(codebase: string, state = 'preparing'): LaunchContext {
+  const workspace = join(tempDir(), 'ws');
+  mkdirSync(workspace);
+  return {
+    team: 'docs',
+    archetype: 'deliverable',
+    root: codebase,
+    workspace,
+    codebase,
+    mission: { signalId: 'sig-1', subject: 'Document the architecture', body: 'For newcomers.' },
+    state,
+    deliverable: 'deliverable.md',
+    deliverablePath: join(workspace, 'deliverable.md'),
+    playbookSkillPath: null,
+    learningLogPath: workspacePaths(workspace).learningLog,
+    launchedAt: '2026-01-31T12:00:00.000Z',
+  };
+}
+
+/** Runs the agent with a reporter that records events instead of running `fed event`. */
+async function run(context: LaunchContext) {
+  const events: { type: string; data: Record<string, unknown> }[] = [];
+  const outcome = await runAgent(context, 'docs', {
+    report: async (type, data) => {
+      events.push({ type, data });
+      return '';
+    },
+    log: () => {},
+    now: () => new Date('2026-01-31T12:00:00.000Z'),
+  });
+  return { outcome, events, types: events.map((e) => e.type) };
+}
+
+describe('fed-agent lifecycle walk', () => {
+  it('from preparing: plans, scans, distils, writes a deliverable that passes the check, and logs what it learned', async () => {
+    const context = contextFor(typescriptProject(tempDir()));
+    const { outcome, events, types } = await run(context);
+    expect(types).toEqual(['PLAN_READY', 'SCAN_COMPLETE', 'INSIGHTS_READY', 'DOCUMENT_WRITTEN']);
+    expect(events[0]?.data).toEqual({ sources: ['.gitignore', 'README.md', 'package-lock.json', 'package.json', 'src', 'test'] });
+    expect(events[1]?.data).toEqual({ filesRead: 10 });
+    expect((events[2]?.data.insights as string[]).length).toBeGreaterThan(3);
+    const bytes = readFileSync(context.deliverablePath).length;
+    expect(events[3]?.data).toEqual({ path: 'deliverable.md', bytes });
+    expect(outcome).toEqual({ status: 'complete', path: context.deliverablePath, bytes });
+    expect(checkDeliverable(context.deliverablePath).violations).toEqual([]);
+
+    const entries = readFileSync(context.learningLogPath, 'utf8').trim().split('\n').map((l) => learningEntrySchema.parse(JSON.parse(l)));
+    expect(new Set(entries.map((e) => e.category))).toEqual(new Set(['structure', 'stack', 'entry-point', 'dependency', 'testing', 'hotspot']));
+    expect(entries.every((e) => e.domain === 'docs' && e.timestamp === '2026-01-31T12:00:00.000Z')).toBe(true);
+    expect(entries).toContainEqual(expect.objectContaining({ category: 'entry-point', confidence: 'high', content: 'src/cli.ts: declared in package.json bin "tiny" (dist/cli.js)' }));
+  });
+
+  it('a relaunch in distilling re-derives the scan and reports only what is still due, without logging twice', async () => {
+    const context = contextFor(typescriptProject(tempDir()), 'distilling');
+    const { types, outcome } = await run(context);
+    expect(types).toEqual(['INSIGHTS_READY', 'DOCUMENT_WRITTEN']);
+    expect(outcome.status).toBe('complete');
+    expect(existsSync(context.learningLogPath)).toBe(false);
+    expect((await run({ ...context, state: 'aggregating' })).types).toEqual(['DOCUMENT_WRITTEN']);
+  });
+
+  it('never writes in the codebase', async () => {
+    const codebase = typescriptProject(tempDir());
+    const before = readFileSync(join(codebase, 'src/cli.ts'), 'utf8');
+    await run(contextFor(codebase));
+    expect(readFileSync(join(codebase, 'src/cli.ts'), 'utf8')).toBe(before);
+    expect(existsSync(join(codebase, 'deliverable.md'))).toBe(false);
+  });
+
+  it('an empty codebase fails with "required information cannot be found"', async () => {
+    const { types, events, outcome } = await run(contextFor(tempDir()));
+    expect(types).toEqual(['FAIL']);
+    expect(events[0]?.data.reason).toMatch(new RegExp(`^${FAILURE.nothingFound}: the codebase .* has nothing to study`));
+    expect(outcome.status).toBe('failed');
+  });
+
+  it('a codebase with folders but no files fails the same way, after planning', async () => {
+    const root = tempDir();
+    mkdirSync(join(root, 'src', 'empty'), { recursive: true });
+    const { types, events } = await run(contextFor(root));
+    expect(types).toEqual(['PLAN_READY', 'FAIL']);
+    expect(events[1]?.data.reason).toMatch(new RegExp(`^${FAILURE.nothingFound}: no files in`));
+  });
+
+  it('a codebase where nothing is readable fails with "source files corrupted or inaccessible"', async () => {
+    // As root every file is readable, so unreadability is a dangling symbolic link.
+    const root = tempDir();
+    symlinkSync(join(root, 'gone.ts'), join(root, 'main.ts'));
+    const { types, events } = await run(contextFor(root));
+    expect(types).toEqual(['PLAN_READY', 'FAIL']);
+    expect(events[1]?.data.reason).toBe(`${FAILURE.unreadable}: none of the 1 files could be read (main.ts: dangling symbolic link)`);
+    expect((await run(contextFor(join(root, 'missing')))).events[0]?.data.reason).toMatch(new RegExp(`^${FAILURE.unreadable}: the codebase .*missing cannot be read \\(ENOENT\\)`));
+  });
+
+  it('an unreadable file among readable ones is counted and reported in the document', async () => {
+    const root = typescriptProject(tempDir());
+    symlinkSync(join(root, 'gone.ts'), join(root, 'src', 'broken.ts'));
+    const context = contextFor(root);
+    const { events, outcome } = await run(context);
+    expect(outcome.status).toBe('complete');
+    expect(events[1]?.data).toEqual({ filesRead: 10 });
+    const markdown = readFileSync(context.deliverablePath, 'utf8');
+    expect(markdown).toContain('## Files that could not be read');
+    expect(markdown).toContain('| `src/broken.ts` | dangling symbolic link |');
+    expect(readFileSync(context.learningLogPath, 'utf8')).toContain('"content":"src/broken.ts could not be read: dangling symbolic link"');
+  });
+
+  it('a complete team needs nothing; a paused or failed one is refused', async () => {
+    const codebase = writeTree(tempDir(), { 'a.ts': '' });
+    expect((await run(contextFor(codebase, 'complete'))).outcome).toEqual({ status: 'already-complete' });
+    await expect(run(contextFor(codebase, 'paused'))).rejects.toThrow(RefusedError);
+    await expect(run(contextFor(codebase, 'failed'))).rejects.toThrow(/team "docs" is failed; fed-agent works in preparing, scanning, distilling, aggregating/);
+  });
+});
+
+describe('reading the launch context', () => {
+  const write = (context: unknown) => {
+    const file = join(tempDir(), 'context.json');
+    writeFileSync(file, typeof context === 'string' ? context : JSON.stringify(context));
+    return file;
+  };
+
+  it('reads a valid context named by FED_LAUNCH_CONTEXT', () => {
+    const context = contextFor(tempDir());
+    expect(readLaunchContext({ FED_LAUNCH_CONTEXT: write(context), FED_TEAM: 'docs' })).toEqual(context);
+  });
+
+  it.each([
+    [{}, /FED_LAUNCH_CONTEXT is not set; fed-agent is started by `fed launch --team <team>`/],
+    [{ FED_LAUNCH_CONTEXT: '/nonexistent/context.json' }, /cannot read the launch context \/nonexistent\/context\.json \(FED_LAUNCH_CONTEXT\): ENOENT/],
+  ])('refuses a missing context: %j', (env, message) => {
+    expect(() => readLaunchContext(env)).toThrow(message);
+  });
+
+  it('refuses invalid JSON, invalid fields, another team, and output paths outside the workspace', () => {
+    const context = contextFor(tempDir());
+    expect(() => readLaunchContext({ FED_LAUNCH_CONTEXT: write('{"team":') })).toThrow(/is not JSON \(line 1, column 9/);
+    expect(() => readLaunchContext({ FED_LAUNCH_CONTEXT: write({ ...context, codebase: 'relative/path' }) })).toThrow(/codebase: expected an absolute path/);
+    expect(() => readLaunchContext({ FED_LAUNCH_CONTEXT: write(context), FED_TEAM: 'api' })).toThrow(/FED_TEAM is "api" but the launch context .* is for team "docs"/);
+    const escaping = { ...context, deliverablePath: join(context.workspace, '..', 'deliverable.md') };
+    expect(() => readLaunchContext({ FED_LAUNCH_CONTEXT: write(escaping) })).toThrow(/deliverablePath .* is outside the team workspace/);
+  });
+});

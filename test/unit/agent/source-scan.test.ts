@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { findImports, findTodoMarkers } from '../../../src/agent/source-scan.js';
+
+describe('TODO markers', () => {
+  it('count only as the first word of a comment', () => {
+    const text = [
+      '// TODO: first',
+      'const TODO_TAGS = ["TODO"];',
+      '  # FIXME handle errors',
+      ' * HACK(bob): works around a bug',
+      '/* XXX remove */',
+      '// a comment that mentions TODO in passing',
+      'let FIXMEs = 1; // NOTE not a marker',
+      '<!-- TODO: docs -->',
+      "const example = '// TODO: in a string';",
+      'x = 1; // FIXME: after code',
+    ].join('\n');
+    expect(findTodoMarkers(text).map((m) => [m.line, m.tag, m.text])).toEqual([
+      [1, 'TODO', 'TODO: first'],
+      [3, 'FIXME', 'FIXME handle errors'],
+      [4, 'HACK', 'HACK(bob): works around a bug'],
+      [5, 'XXX', 'XXX remove'],
+      [8, 'TODO', 'TODO: docs'],
+      [10, 'FIXME', 'FIXME: after code'],
+    ]);
+  });
+
+  it('shortens long markers', () => {
+    const [marker] = findTodoMarkers(`// TODO ${'x'.repeat(200)}`);
+    expect(marker?.text).toHaveLength(100);
+    expect(marker?.text.endsWith('...')).toBe(true);
+  });
+});
+
+describe('imports of TypeScript/JavaScript modules', () => {
+  it('finds static, type-only, re-export, side-effect, dynamic and require forms once each', () => {
+    const text = [
+      "import fs from 'node:fs';",
+      "import { a, type B } from './a.js';",
+      'import {',
+      '  c,',
+      '  d,',
+      "} from '../c';",
+      "import * as e from 'e-pkg';",
+      "import type { F } from '@scope/f/sub';",
+      "export * from './g.js';",
+      "export { h } from './h.js';",
+      "import './side-effect.css';",
+      "const lazy = await import('./lazy.js');",
+      "const old = require('legacy');",
+      "import fs2 from 'node:fs';",
+    ].join('\n');
+    expect(findImports(text).sort()).toEqual(['../c', './a.js', './g.js', './h.js', './lazy.js', './side-effect.css', '@scope/f/sub', 'e-pkg', 'legacy', 'node:fs'].sort());
+  });
+});
