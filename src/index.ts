@@ -81,3 +81,4 @@ export * from './deliverable/documentation-rules.js';
 export * from './deliverable/check-deliverable.js';
 export * from './telemetry/deliverable-metrics.js';
 export * from './skills/seed-skills.js';
+export * from './fs/read-json-file.js';

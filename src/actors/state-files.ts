@@ -1,27 +1,14 @@
-import { appendFileSync, closeSync, fsyncSync, openSync, readFileSync, readSync, fstatSync } from 'node:fs';
-import { CorruptFileError } from '../errors.js';
+import { appendFileSync, closeSync, fsyncSync, openSync, readSync, fstatSync } from 'node:fs';
 import { writeFileAtomic, type WriteOptions } from '../fs/atomic-write.js';
 import { ensureDirectory } from '../fs/ensure-directory.js';
-import { parseJsonText, toJsonText } from '../fs/json-text.js';
+import { toJsonText } from '../fs/json-text.js';
+import { readJsonFile } from '../fs/read-json-file.js';
 import { workspacePaths } from '../layout.js';
 import { envelopeSchema, journalLineSchema, type JournalLine, type LifecycleEnvelope } from '../schema/lifecycle-state.js';
-import { zodProblems } from '../schema/problems.js';
 
 /** The envelope as stored, or undefined when the team has no lifecycle state yet. Broken files are reported, never replaced. */
 export function readEnvelope(workspace: string): LifecycleEnvelope | undefined {
-  const file = workspacePaths(workspace).envelope;
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  const json = parseJsonText(text);
-  if (!json.ok) throw new CorruptFileError(file, `not valid JSON at line ${json.line}, column ${json.column} (${json.message})`);
-  const parsed = envelopeSchema.safeParse(json.value, { reportInput: true });
-  if (!parsed.success) throw new CorruptFileError(file, zodProblems(parsed.error).map((p) => `${p.path}: ${p.message}`).join('; '));
-  return parsed.data;
+  return readJsonFile(workspacePaths(workspace).envelope, envelopeSchema);
 }
 
 export function writeEnvelope(workspace: string, envelope: LifecycleEnvelope, options: WriteOptions = {}): void {

@@ -1,9 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { CorruptFileError, NotAFederationError } from '../errors.js';
-import { parseJsonText } from '../fs/json-text.js';
+import { NotAFederationError } from '../errors.js';
+import { parseJsonFile } from '../fs/read-json-file.js';
 import { federationPaths, workspacePaths } from '../layout.js';
-import { zodProblems } from '../schema/problems.js';
 import { teamMarkerSchema, type TeamMarker } from '../schema/team-marker.js';
 
 /** Where a command acts: the federation root, and the team whose workspace it runs in (if any). */
@@ -20,11 +19,7 @@ export interface LocateOptions {
 }
 
 function readMarker(file: string): TeamMarker {
-  const json = parseJsonText(readFileSync(file, 'utf8'));
-  if (!json.ok) throw new CorruptFileError(file, `not valid JSON at line ${json.line}, column ${json.column}`);
-  const parsed = teamMarkerSchema.safeParse(json.value, { reportInput: true });
-  if (!parsed.success) throw new CorruptFileError(file, zodProblems(parsed.error).map((p) => `${p.path}: ${p.message}`).join('; '));
-  return parsed.data;
+  return parseJsonFile(readFileSync(file, 'utf8'), file, teamMarkerSchema);
 }
 
 /**

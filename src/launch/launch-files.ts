@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import { ensureDirectory } from '../fs/ensure-directory.js';
-import { parseJsonText, toJsonText } from '../fs/json-text.js';
+import { toJsonText } from '../fs/json-text.js';
+import { readJsonFile } from '../fs/read-json-file.js';
 import { workspacePaths } from '../layout.js';
 import { codebaseBaselineSchema, type CodebaseBaseline, type LaunchContext } from '../schema/launch-context.js';
 import { renderLaunchPrompt } from './launch-prompt.js';
@@ -23,14 +23,10 @@ export function writeBaseline(workspace: string, baseline: CodebaseBaseline): vo
 
 /** The baseline of the running launch, or undefined when there is none (or it cannot be read). */
 export function readBaseline(workspace: string): CodebaseBaseline | undefined {
-  let text: string;
   try {
-    text = readFileSync(workspacePaths(workspace).launchBaseline, 'utf8');
+    return readJsonFile(workspacePaths(workspace).launchBaseline, codebaseBaselineSchema);
   } catch {
+    // A broken baseline cannot prove a modification; the check after the agent exits still runs.
     return undefined;
   }
-  const json = parseJsonText(text);
-  if (!json.ok) return undefined;
-  const parsed = codebaseBaselineSchema.safeParse(json.value);
-  return parsed.success ? parsed.data : undefined;
 }

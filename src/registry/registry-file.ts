@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { CorruptFileError, FedError, NotAFederationError } from '../errors.js';
-import { parseJsonText, toJsonText } from '../fs/json-text.js';
+import { toJsonText } from '../fs/json-text.js';
+import { parseJsonFile } from '../fs/read-json-file.js';
 import { writeFileAtomic, type WriteOptions } from '../fs/atomic-write.js';
 import { withLock, type LockOptions } from '../fs/lock.js';
 import { federationPaths } from '../layout.js';
 import { registrySchema, type Registry } from '../schema/registry.js';
-import { zodProblems } from '../schema/problems.js';
 
 /** Another writer committed since this one read: re-read and retry (like HTTP 409). */
 export class RegistryConflictError extends FedError {
@@ -30,13 +30,7 @@ export function emptyRegistry(now = new Date()): Registry {
 
 /** Parse registry text; a broken file is reported with its path and problem and never replaced. */
 export function parseRegistry(text: string, file: string): Registry {
-  const json = parseJsonText(text);
-  if (!json.ok) throw new CorruptFileError(file, `not valid JSON at line ${json.line}, column ${json.column} (${json.message})`);
-  const parsed = registrySchema.safeParse(json.value, { reportInput: true });
-  if (!parsed.success) {
-    throw new CorruptFileError(file, zodProblems(parsed.error).map((p) => `${p.path}: ${p.message}`).join('; '));
-  }
-  return parsed.data;
+  return parseJsonFile(text, file, registrySchema);
 }
 
 export function readRegistry(root: string): Registry {
