@@ -5,6 +5,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'machines/**/*.test.ts'],
     // Integration tests spawn real processes; two cores are shared, so keep workers bounded.
     maxWorkers: 2,
+    // Agents launched in-process inherit this; telemetry is tested where a test turns it on explicitly.
+    env: { FED_TELEMETRY_ENABLED: 'false' },
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

@@ -5,6 +5,7 @@ import { TEAM_MARKER_FILE } from './schema/team-marker.js';
 import { ENVELOPE_FILE, JOURNAL_FILE, STATE_DIR, STATE_LOCK_FILE } from './schema/lifecycle-state.js';
 import { LAUNCH_BASELINE_FILE, LAUNCH_CONTEXT_FILE, LAUNCH_DIR, LAUNCH_PROMPT_FILE } from './schema/launch-context.js';
 import { LEARNING_LOG_FILE } from './schema/learning-log.js';
+import { BRIDGE_LOCK_FILE, BRIDGE_STATE_FILE, CHAT_DIR, CHAT_MESSAGES_DIR } from './schema/chat.js';
 
 /**
  * Where things live (spec §4.1). A workspace is meta's (the federation root) or a team's (its registry
@@ -22,6 +23,10 @@ export const federationPaths = (root: string) => ({
   teams: join(root, FED_DIR, 'teams'),
   worktrees: join(root, FED_DIR, 'worktrees'),
   gitignore: join(root, FED_DIR, '.gitignore'),
+  chat: join(root, FED_DIR, CHAT_DIR),
+  chatMessages: join(root, FED_DIR, CHAT_DIR, CHAT_MESSAGES_DIR),
+  chatBridgeState: join(root, FED_DIR, CHAT_DIR, BRIDGE_STATE_FILE),
+  chatBridgeLock: join(root, FED_DIR, CHAT_DIR, BRIDGE_LOCK_FILE),
 });
 
 export const workspacePaths = (workspace: string) => ({

@@ -10,6 +10,7 @@ import type { JournalLine, LifecycleEnvelope, PendingReport } from '../schema/li
 import type { RegistryEntry } from '../schema/registry.js';
 import type { SignalMessage } from '../schema/signal.js';
 import { statusOf } from '../registry/find-team.js';
+import { recordSignalReceived, recordTransition } from '../telemetry/fed-metrics.js';
 import { reportSignalId } from './report-signal-id.js';
 import { restoreSnapshot } from './restore-snapshot.js';
 import { eventForSignal, signalCommand } from './signal-events.js';
@@ -214,6 +215,11 @@ export async function applyLifecycleInputs(
       savedAt: now(),
     };
     writeEnvelope(team.location, next, options);
+    // Counted once saved: a crash before the write redelivers the signals, which are then counted once.
+    for (const step of steps) {
+      if (step.signal && (step.outcome === 'applied' || step.outcome === 'ignored')) recordSignalReceived(team.domainId, step.signal.type, step.outcome);
+    }
+    for (const line of lines) if (line.from !== line.to) recordTransition(team.domainId, entry.id, line.from, line.to);
     warnings.push(...(await settleEffects(root, team, { ...lifecycle, envelope: next, snapshot: final, stored: true }, options)));
     return { steps, state: stateOf(final), processedSignalIds: processedNow, warnings };
   });

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig, type LoadedConfig } from '../config/load-config.js';
 import { locateFederation, type FederationLocation } from '../federation/locate.js';
+import { startCliTelemetry } from './telemetry.js';
 
 /** Where the CLI writes and what it reads from its surroundings; tests pass their own. */
 export interface CliIo {
@@ -35,11 +36,15 @@ export interface CommandContext extends FederationLocation {
   config: LoadedConfig;
 }
 
-/** Resolve the federation for a command and load its config, printing config warnings once. */
+/**
+ * Resolve the federation for a command and load its config, printing config warnings once; metrics export
+ * starts here when the config enables it.
+ */
 export function federationContext(command: Command, io: CliIo): CommandContext {
   const location = locateFederation({ root: globalOptions(command).root, env: io.env, cwd: io.cwd });
   const config = loadConfig(location.root, io.env);
   for (const warning of config.warnings) io.stderr(`warning: ${warning}\n`);
+  startCliTelemetry(config.config, io);
   return { ...location, config };
 }
 

@@ -1,5 +1,8 @@
 #!/usr/bin/env node
 import { runCli } from './program.js';
+import { stopCliTelemetry } from './telemetry.js';
 
 // The only place that sets the process exit code; the library and commands return or throw.
 process.exitCode = await runCli(process.argv.slice(2));
+// After the command (and any nested runCli, as in `fed demo`): send the metrics left, in bounded time.
+await stopCliTelemetry();

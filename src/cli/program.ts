@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { FedError } from '../errors.js';
 import { packageVersion } from '../package-info.js';
 import { registerActors } from './commands/actors.js';
+import { registerChat } from './commands/chat.js';
 import { registerConfig } from './commands/config.js';
 import { registerDeliverable } from './commands/deliverable.js';
 import { registerDemo } from './commands/demo.js';
@@ -37,6 +38,7 @@ export function buildProgram(io: CliIo): Command {
   registerActors(program, io);
   registerLaunch(program, io);
   registerMonitor(program, io);
+  registerChat(program, io);
   registerConfig(program, io);
   registerMachines(program, io);
   registerDeliverable(program, io);

@@ -2,6 +2,7 @@ import { readRegistry } from '../registry/registry-file.js';
 import { workspacePaths } from '../layout.js';
 import type { FederationConfig } from '../schema/config.js';
 import { META } from '../schema/common.js';
+import { recordMonitorCycle } from '../telemetry/fed-metrics.js';
 import { takeCensus, type BoxCensus } from './box-census.js';
 import type { BoxCounts, MonitorReport, TeamReport } from './monitor-report.js';
 import { teamReport } from './team-health.js';
@@ -74,6 +75,7 @@ export function runMonitorCycle(root: string, options: MonitorOptions): MonitorR
   reports.sort((a, b) => Number(a.healthy) - Number(b.healthy) || a.team.localeCompare(b.team));
   const metaCounts = { inbox: counts(meta.inbox), outbox: outboxCounts(meta.outbox, index) };
   const unhealthy = reports.filter((r) => !r.healthy).length;
+  recordMonitorCycle({ teams: reports.length, unhealthy });
   return {
     generatedAt: now.toISOString(),
     root,

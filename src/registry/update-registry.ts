@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { federationPaths } from '../layout.js';
 import type { Registry } from '../schema/registry.js';
+import { recordRegistryConflict } from '../telemetry/fed-metrics.js';
 import { commitRegistry, readRegistry, RegistryConflictError, type CommitOptions } from './registry-file.js';
 
 export interface UpdateOptions extends CommitOptions {
@@ -40,6 +41,7 @@ export async function updateRegistry(
     } catch (error) {
       if (!(error instanceof RegistryConflictError)) throw error;
       lastConflict = error;
+      recordRegistryConflict();
       options.onConflict?.(error);
       await sleep(Math.random() * Math.min(100, 2 * 2 ** Math.min(attempt, 6)));
     }

@@ -25,11 +25,24 @@ export const telemetryConfigSchema = z.object({
   }),
 });
 
+export const DEFAULT_CHAT_TIMEOUT_SECONDS = 120;
+
 export const chatConfigSchema = z.object({
   teamId: nonEmptyString,
   channelId: nonEmptyString.regex(/^19:.+@thread\.[a-z0-9]+$/i, {
     error: (issue) => `expected a channel id shaped like 19:…@thread.tacv2, got ${describeValue(issue.input)}`,
   }),
+  /**
+   * The agent-host session that posts to and reads the channel (fed holds no chat SDK, spec §5): a command
+   * line where `{prompt}` stands for the prompt; without `{prompt}` the prompt is the last argument.
+   * Default: `agentCommand`.
+   */
+  command: nonEmptyString.optional(),
+  /** How long one agent-host session may take before it is killed (default 120). */
+  timeoutSeconds: z
+    .number({ error: (issue) => `expected a number of seconds, got ${describeValue(issue.input)}` })
+    .positive({ error: (issue) => `expected a number of seconds > 0, got ${describeValue(issue.input)}` })
+    .optional(),
 });
 
 export const configSchema = z.object({

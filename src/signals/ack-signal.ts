@@ -4,6 +4,7 @@ import { CorruptFileError, RefusedError } from '../errors.js';
 import { createFileExclusive, writeFileAtomic, type WriteOptions } from '../fs/atomic-write.js';
 import { toJsonText } from '../fs/json-text.js';
 import { signalMessageSchema, type SignalAck } from '../schema/signal.js';
+import { recordSignalAcknowledged } from '../telemetry/fed-metrics.js';
 import { judgeAck, readBoxFile } from './parse-signal-file.js';
 import { readSignalBox, type InvalidSignalFile, type SignalEntry } from './read-signals.js';
 import { resolveSignalWorkspace } from './resolve-workspace.js';
@@ -74,12 +75,14 @@ export function writeAck(signal: SignalEntry, options: AckOptions = {}): AckResu
   const ack: SignalAck = { acknowledged: true, acknowledged_at: (options.now?.() ?? new Date()).toISOString() };
   const writeOptions: WriteOptions = { durable: options.durable ?? true };
   if (createFileExclusive(ackPath, toJsonText(ack), writeOptions)) {
+    recordSignalAcknowledged(signal.message.to, signal.message.type);
     return { signal: acknowledged(signal, ack), ackPath, alreadyAcknowledged: false };
   }
   const existing = readAck(ackPath);
   if (existing.acknowledged) return { signal: acknowledged(signal, existing), ackPath, alreadyAcknowledged: true };
   // An ack file that says "not acknowledged" (spec §2.2 allows the value) is superseded, not kept.
   writeFileAtomic(ackPath, toJsonText(ack), writeOptions);
+  recordSignalAcknowledged(signal.message.to, signal.message.type);
   return { signal: acknowledged(signal, ack), ackPath, alreadyAcknowledged: false };
 }
 

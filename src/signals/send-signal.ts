@@ -9,6 +9,7 @@ import { readRegistry } from '../registry/registry-file.js';
 import { activityIsStale, ACTIVITY_RESOLUTION_MS, touchLastActive } from '../registry/touch-activity.js';
 import { META } from '../schema/common.js';
 import { zodProblems } from '../schema/problems.js';
+import { recordSignalSent } from '../telemetry/fed-metrics.js';
 import { MAX_SIGNAL_BYTES, SIGNAL_PROTOCOL, signalMessageSchema, type SignalMessage } from '../schema/signal.js';
 import { judgeSignal, readBoxFile, type BoxExpectation } from './parse-signal-file.js';
 import { resolveSignalWorkspace, type SignalWorkspace } from './resolve-workspace.js';
@@ -75,6 +76,8 @@ export async function sendSignal(root: string, request: SendSignalRequest, optio
   const writeOptions: WriteOptions = { durable: options.durable ?? true };
   const file = inInbox?.file ?? publishSignalFile(recipient.inbox, inOutbox?.file ?? signalFileName(message), text, writeOptions);
   const outboxFile = inOutbox?.file ?? publishSignalFile(sender.outbox, file, text, writeOptions);
+  // A retry that only completed a missing copy sent nothing new.
+  if (inInbox === undefined) recordSignalSent(sender.id, message.type);
 
   return {
     message,

@@ -31,6 +31,8 @@ export function registerDemo(program: Command, io: CliIo): void {
       mkdirSync(dir, { recursive: true });
       // A failed demo always keeps its federation, so what went wrong can be looked at.
       let keep = Boolean(options.dir || options.keep);
+      // No collector runs for a demo: it exports telemetry only when asked to (FED_TELEMETRY_ENABLED=true).
+      const env: NodeJS.ProcessEnv = { FED_TELEMETRY_ENABLED: 'false', ...io.env };
       io.stdout(`# fed demo in ${dir}\n\n# the codebase to study: a copy of fed's own ${copyDemoCodebase(dir).join(', ')}\n`);
       try {
         for (const step of demoSteps(DEFAULT_DELIVERABLE)) {
@@ -41,7 +43,7 @@ export function registerDemo(program: Command, io: CliIo): void {
             continue;
           }
           io.stdout(`$ fed ${step.args.map(shellQuote).join(' ')}\n`);
-          const code = await runCli(['--root', dir, ...step.args], { ...io, cwd: dir });
+          const code = await runCli(['--root', dir, ...step.args], { ...io, env, cwd: dir });
           if (code !== 0) {
             io.stderr(`fed demo: step "fed ${step.args.map(shellQuote).join(' ')}" exited ${code}; the federation is kept in ${dir}\n`);
             throw new CliExit(code);

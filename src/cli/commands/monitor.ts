@@ -1,8 +1,14 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { AgentHostChatChannel } from '../../chat/agent-host-channel.js';
+import type { ChatChannel } from '../../chat/chat-channel.js';
+import { signed } from '../../chat/signature.js';
+import { renderStatusSummary } from '../../chat/status-summary.js';
 import { loadHooks } from '../../hooks/load-hooks.js';
 import { runMonitorCycle, DEFAULT_STALE_AFTER_MINUTES } from '../../monitor/monitor-cycle.js';
+import type { MonitorReport } from '../../monitor/monitor-report.js';
 import { renderMonitorReport } from '../../monitor/render-monitor.js';
+import type { FederationConfig } from '../../schema/config.js';
 import { CliExit, federationContext, printJson, type CliIo } from '../io.js';
 
 function positiveNumber(value: string): number {
@@ -21,17 +27,19 @@ export function registerMonitor(program: Command, io: CliIo): void {
     .option('--fail-on-unhealthy', 'exit 1 when any team is unhealthy')
     .action(async (options: { json?: boolean; watch?: number | true; staleAfter?: number; failOnUnhealthy?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
-      await loadHooks(ctx.root, ctx.config.config, 'monitor');
+      const config = ctx.config.config;
+      await loadHooks(ctx.root, config, 'monitor');
       const color = io.isTTY && !io.env.NO_COLOR;
       const intervalMs = options.watch === undefined ? undefined : (options.watch === true ? 10 : options.watch) * 1000;
       const stop = new AbortController();
+      const postSummary = config.chatConfig ? summaryPoster(ctx.root, config, io, stop.signal) : undefined;
       const onSignal = () => stop.abort();
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
       let unhealthy = 0;
       try {
         for (let cycle = 0; ; cycle++) {
-          const report = runMonitorCycle(ctx.root, { config: ctx.config.config, staleAfterMinutes: options.staleAfter });
+          const report = runMonitorCycle(ctx.root, { config, staleAfterMinutes: options.staleAfter });
           unhealthy = report.totals.unhealthy;
           if (options.json) printJson(io, report);
           else {
@@ -41,6 +49,7 @@ export function registerMonitor(program: Command, io: CliIo): void {
             if (intervalMs !== undefined) io.stdout(`# ${report.generatedAt}\n`);
             io.stdout(renderMonitorReport(report, { color }));
           }
+          await postSummary?.(report);
           if (intervalMs === undefined || stop.signal.aborted) break;
           await sleep(intervalMs, undefined, { signal: stop.signal }).catch(() => undefined);
           if (stop.signal.aborted) break;
@@ -51,4 +60,20 @@ export function registerMonitor(program: Command, io: CliIo): void {
       }
       if (options.failOnUnhealthy && unhealthy > 0) throw new CliExit(1);
     });
+}
+
+/**
+ * With chatConfig, every cycle's summary goes to the chat channel (spec §6). The channel is made on first
+ * use, so a broken chat command, like an agent host that fails, costs a warning and never the cycle.
+ */
+function summaryPoster(root: string, config: FederationConfig, io: CliIo, signal: AbortSignal): (report: MonitorReport) => Promise<void> {
+  let channel: ChatChannel | undefined;
+  return async (report) => {
+    try {
+      channel ??= new AgentHostChatChannel({ root, config, env: io.env, signal });
+      await channel.post(signed(renderStatusSummary(report), config.federationName));
+    } catch (error) {
+      io.stderr(`warning: the status summary was not posted to the chat channel: ${(error as Error).message}\n`);
+    }
+  };
 }

@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { publishFileNoClobber, type WriteOptions } from '../fs/atomic-write.js';
+import { ensureDirectory } from '../fs/ensure-directory.js';
+import { parseJsonText, toJsonText } from '../fs/json-text.js';
+import { federationPaths } from '../layout.js';
+import { chatMessageSchema, type ChatMessage } from '../schema/chat.js';
+import { zodProblems } from '../schema/problems.js';
+import type { ChatChannel, ChatPoll } from './chat-channel.js';
+
+export interface FileChannelOptions extends WriteOptions {
+  /** Author of the messages this channel posts (default `fed`). */
+  author?: string;
+  now?: () => Date;
+}
+
+/**
+ * The chat channel as files, for offline use and tests: each message is one `<time>-<id>.json` file in
+ * `.fed/chat/messages/` holding a ChatMessage, published complete and never over another one. Anyone may
+ * add a message by writing such a file (written elsewhere, then moved in). A poll reads every file — the
+ * folder is a stand-in for a chat product, not a store for years of history.
+ */
+export class FileChatChannel implements ChatChannel {
+  readonly dir: string;
+  readonly description: string;
+  private readonly options: FileChannelOptions;
+
+  constructor(root: string, options: FileChannelOptions = {}) {
+    this.dir = federationPaths(root).chatMessages;
+    this.description = `the file channel ${this.dir}`;
+    this.options = options;
+  }
+
+  async post(text: string): Promise<void> {
+    const message: ChatMessage = { id: randomUUID(), at: (this.options.now?.() ?? new Date()).toISOString(), author: this.options.author ?? 'fed', text };
+    ensureDirectory(this.dir, this.options);
+    publishFileNoClobber(this.dir, `${message.at.replace(/:/g, '')}-${message.id}.json`, toJsonText(message), this.options);
+  }
+
+  async poll(since: string): Promise<ChatPoll> {
+    // The folder exists once anything polled it, so people know where to drop messages.
+    ensureDirectory(this.dir, this.options);
+    const from = Date.parse(since);
+    const result: ChatPoll = { messages: [], problems: [] };
+    for (const name of this.names()) {
+      const path = join(this.dir, name);
+      let text: string;
+      try {
+        text = readFileSync(path, 'utf8');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        throw error;
+      }
+      const json = parseJsonText(text);
+      if (!json.ok) {
+        result.problems.push(`${path}: not valid JSON (line ${json.line}, column ${json.column}: ${json.message})`);
+        continue;
+      }
+      const parsed = chatMessageSchema.safeParse(json.value);
+      if (!parsed.success) result.problems.push(`${path}: ${zodProblems(parsed.error).map((p) => `${p.path}: ${p.message}`).join('; ')}`);
+      else if (Date.parse(parsed.data.at) >= from) result.messages.push(parsed.data);
+    }
+    return result;
+  }
+
+  private names(): string[] {
+    // Temp files of a publish in progress are dot-files ending in .tmp: never picked up here.
+    return readdirSync(this.dir).filter((name) => name.endsWith('.json'));
+  }
+}

@@ -1,0 +1,131 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { runFed } from '../helpers/fed-cli.js';
+import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
+import { signalFederation } from '../helpers/signal-federation.js';
+
+interface OtlpPoint {
+  attributes?: { key: string; value: { stringValue?: string } }[];
+  asDouble?: number;
+  asInt?: string;
+}
+interface OtlpMetric {
+  name: string;
+  sum?: { dataPoints: OtlpPoint[] };
+  gauge?: { dataPoints: OtlpPoint[] };
+}
+interface OtlpRequest {
+  resourceMetrics: { resource: { attributes: { key: string; value: { stringValue?: string } }[] }; scopeMetrics: { scope: { name: string }; metrics: OtlpMetric[] }[] }[];
+}
+
+/** A collector stand-in on loopback: it accepts OTLP/HTTP JSON exports and keeps them. */
+async function otlpReceiver(): Promise<{ url: string; requests: { path: string; contentType: string; body: OtlpRequest }[] }> {
+  const requests: { path: string; contentType: string; body: OtlpRequest }[] = [];
+  const server: Server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    req.on('end', () => {
+      requests.push({ path: req.url ?? '', contentType: req.headers['content-type'] ?? '', body: JSON.parse(text) as OtlpRequest });
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
+}
+
+/** A port on loopback where nothing listens. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Every data point exported, as `name {attr=value,…}`. */
+function points(requests: readonly { body: OtlpRequest }[]): string[] {
+  return requests.flatMap(({ body }) =>
+    body.resourceMetrics.flatMap((rm) =>
+      rm.scopeMetrics.flatMap((sm) =>
+        sm.metrics.flatMap((metric) =>
+          (metric.sum ?? metric.gauge)!.dataPoints.map((p) => `${metric.name} {${(p.attributes ?? []).map((a) => `${a.key}=${a.value.stringValue}`).join(',')}}`),
+        ),
+      ),
+    ),
+  );
+}
+
+const enabled = (url: string) => ({ FED_TELEMETRY_ENABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: url });
+
+describe('telemetry export (OTLP/HTTP)', () => {
+  it('a real fed launch sends its metrics to the collector, and so do the fed events its agent runs', async () => {
+    const collector = await otlpReceiver();
+    const { root } = await federationWithMission();
+    const result = await runFed(['--root', root, 'launch', '--team', 'docs', '--agent', fakeAgent('complete')], { env: enabled(collector.url) });
+    expect(result, result.stderr).toMatchObject({ code: 0 });
+    expect(result.stderr).not.toContain('telemetry');
+
+    expect(collector.requests.length).toBeGreaterThan(0);
+    for (const request of collector.requests) expect(request).toMatchObject({ path: '/v1/metrics', contentType: 'application/json' });
+    const resource = collector.requests[0]!.body.resourceMetrics[0]!.resource.attributes;
+    expect(resource).toContainEqual({ key: 'service.name', value: { stringValue: 'fed' } });
+    const exported = points(collector.requests);
+    expect(exported).toEqual(
+      expect.arrayContaining([
+        'fed.signals.received {team=docs,type=directive,outcome=applied}',
+        'fed.signals.acknowledged {team=docs,type=directive}',
+        'fed.lifecycle.transitions {team=docs,archetype=deliverable,from=preparing,to=scanning}',
+        'fed.lifecycle.transitions {team=docs,archetype=deliverable,from=aggregating,to=complete}',
+        'fed.signals.sent {team=docs,type=report}',
+      ]),
+    );
+    expect(exported.join('\n')).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-|\.json/);
+  });
+
+  it('sends nothing when disabled by FED_TELEMETRY_ENABLED=false or by telemetry.enabled, and uses the configured endpoint otherwise', async () => {
+    const collector = await otlpReceiver();
+    const { root } = await signalFederation(['docs']);
+    const send = (env: NodeJS.ProcessEnv) => runFed(['--root', root, 'signal', 'send', '--to', 'docs', '--type', 'question', '--subject', 'Scope?'], { env });
+
+    expect((await send({ FED_TELEMETRY_ENABLED: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: collector.url })).code).toBe(0);
+    writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ telemetry: { enabled: false, collector: { endpoint: collector.url } } }));
+    expect((await send({ FED_TELEMETRY_ENABLED: undefined, OTEL_EXPORTER_OTLP_ENDPOINT: undefined })).code).toBe(0);
+    expect(collector.requests).toEqual([]);
+
+    // The same send with telemetry on, through the endpoint of the config file alone, does arrive.
+    writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ telemetry: { enabled: true, collector: { endpoint: collector.url } } }));
+    expect((await send({ FED_TELEMETRY_ENABLED: undefined, OTEL_EXPORTER_OTLP_ENDPOINT: undefined })).code).toBe(0);
+    expect(points(collector.requests)).toEqual(['fed.signals.sent {team=meta,type=question}']);
+  });
+
+  it('OTEL_EXPORTER_OTLP_ENDPOINT wins over telemetry.collector.endpoint', async () => {
+    const collector = await otlpReceiver();
+    const { root } = await signalFederation(['docs']);
+    writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ telemetry: { collector: { endpoint: `http://127.0.0.1:${await closedPort()}` } } }));
+    const result = await runFed(['--root', root, 'team', 'pause', 'docs'], { env: enabled(collector.url) });
+    expect(result, result.stderr).toMatchObject({ code: 0, stderr: '' });
+    expect(points(collector.requests)).toEqual(
+      expect.arrayContaining(['fed.lifecycle.transitions {team=docs,archetype=deliverable,from=preparing,to=paused}']),
+    );
+  });
+
+  it('an unreachable collector costs one warning and at most a moment: the command still succeeds', async () => {
+    const { root } = await signalFederation(['docs']);
+    const port = await closedPort();
+    const started = Date.now();
+    const result = await runFed(['--root', root, 'signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'Go'], {
+      env: enabled(`http://127.0.0.1:${port}`),
+    });
+    const elapsed = Date.now() - started;
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('directive-go.json');
+    const warnings = result.stderr.split('\n').filter(Boolean);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(new RegExp(`^warning: telemetry: metrics could not be sent to http://127.0.0.1:${port}/v1/metrics \\(connect ECONNREFUSED`));
+    expect(elapsed).toBeLessThan(5_000);
+  });
+});
