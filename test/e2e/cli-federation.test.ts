@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { onboardTeam } from '../../src/index.js';
-import { runFed } from '../helpers/fed-cli.js';
+import { FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 async function initialised(): Promise<string> {
@@ -230,5 +230,18 @@ describe('worktree placement', () => {
     expect(existsSync(join(repo, '.fed', 'worktrees', 'docs'))).toBe(false);
     expect(execFileSync('git', ['branch', '--list', 'fed/docs'], { cwd: repo, encoding: 'utf8' })).toBe('');
     expect(execFileSync('git', ['worktree', 'list'], { cwd: repo, encoding: 'utf8' }).trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('output to a closed pipe', () => {
+  it('a reader that goes away (`fed team list | head -0`) ends the command quietly', async () => {
+    const root = await initialised();
+    const child = spawn(process.execPath, [FED_BIN, '--root', root, 'team', 'list', '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
   });
 });
