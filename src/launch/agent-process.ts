@@ -41,7 +41,9 @@ export class AgentProcess {
     try {
       const header = `\n=== fed launch ${new Date().toISOString()} ===\ncommand: ${JSON.stringify(options.command)}\ncwd: ${options.cwd}\n\n`;
       writeSync(log, header);
-      const child = spawn(file, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', log, log] });
+      // Its own process group: a Ctrl-C at the terminal reaches fed (which pauses the team and stops the
+      // agent in order), not the agent directly; and a stop reaches everything the agent started.
+      const child = spawn(file, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', log, log], detached: true });
       await new Promise<void>((resolve, reject) => {
         child.once('spawn', resolve);
         child.once('error', (error: NodeJS.ErrnoException) => {
@@ -57,11 +59,11 @@ export class AgentProcess {
     }
   }
 
-  /** Ask the agent to stop (SIGTERM), and kill it if it has not exited after the grace period. */
+  /** Ask the agent (and its process group) to stop (SIGTERM), and kill it if it has not exited after the grace period. */
   async stop(): Promise<AgentExit> {
     if (this.child.exitCode === null && this.child.signalCode === null) {
-      this.child.kill('SIGTERM');
-      const timer = setTimeout(() => this.child.kill('SIGKILL'), this.graceMs);
+      this.signalGroup('SIGTERM');
+      const timer = setTimeout(() => this.signalGroup('SIGKILL'), this.graceMs);
       try {
         return await this.exited;
       } finally {
@@ -69,5 +71,13 @@ export class AgentProcess {
       }
     }
     return this.exited;
+  }
+
+  private signalGroup(signal: NodeJS.Signals): void {
+    try {
+      process.kill(-this.child.pid!, signal);
+    } catch {
+      // The group is gone already (ESRCH): nothing left to stop.
+    }
   }
 }

@@ -113,6 +113,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
     return loadTeamLifecycle(team);
   };
 
+  let agent: AgentProcess | undefined;
   try {
     if (!consumer) await waitForConsumer(team);
     let lifecycle = await catchUp();
@@ -130,11 +131,13 @@ export async function launchTeam(root: string, teamName: string, options: Launch
     }
 
     const context = launchContext(root, team, options.config, state, mission);
-    const baseline = team.archetypeId === 'deliverable' ? captureCodebase(context.codebase) : undefined;
+    // The codebase as seen from the federation root: `.fed/` (and so every team workspace, worktrees
+    // included) is left out, so what the team writes in its own workspace is never a modification.
+    const baseline = team.archetypeId === 'deliverable' ? captureCodebase(root) : undefined;
     if (baseline) writeBaseline(team.location, baseline);
     const files = writeLaunchFiles(context);
     const baseEnv = options.env ?? process.env;
-    const agent = await AgentProcess.start({
+    agent = await AgentProcess.start({
       command: splitCommand(options.agent ?? options.config.agentCommand, options.agent ? '--agent' : 'agentCommand'),
       cwd: team.location,
       env: {
@@ -152,21 +155,24 @@ export async function launchTeam(root: string, teamName: string, options: Launch
     // Supervise: keep consuming the inbox; stop the agent on pause, timeout or interruption.
     let stopReason: 'paused' | 'timeout' | 'interrupted' | undefined;
     let exited = false;
-    void agent.exited.then(() => (exited = true));
+    const running = agent;
+    void running.exited.then(() => (exited = true));
     const deadline = options.timeoutSeconds ? started + options.timeoutSeconds * 1000 : Number.POSITIVE_INFINITY;
     while (!exited) {
-      await Promise.race([agent.exited, sleep(options.pollMs ?? 200)]);
+      await Promise.race([running.exited, sleep(options.pollMs ?? 200)]);
       lifecycle = await catchUp();
       if (exited) break;
       if (lifecycle.snapshot.value === 'paused') stopReason = 'paused';
       else if (Date.now() > deadline) stopReason = 'timeout';
       else if (options.signal?.aborted) stopReason = 'interrupted';
       if (stopReason) {
-        await agent.stop();
+        await running.stop();
         break;
       }
     }
-    const exit = await agent.exited;
+    // An interruption that arrived while the agent was exiting still means "pause", never "failed".
+    if (!stopReason && options.signal?.aborted) stopReason = 'interrupted';
+    const exit = await running.exited;
     lifecycle = await catchUp();
 
     if (stopReason === 'interrupted' && lifecycle.snapshot.status === 'active' && lifecycle.snapshot.value !== 'paused') {
@@ -178,7 +184,9 @@ export async function launchTeam(root: string, teamName: string, options: Launch
     let outcome: LaunchResult['outcome'];
     const changes = baseline ? codebaseChanges(baseline, captureCodebase(baseline.codebase)) : [];
 
-    if (finalState === 'paused') {
+    if (finalState === 'paused' || (stopReason === 'paused' && lifecycle.snapshot.status === 'active')) {
+      // Stopped because the team was paused: if it was resumed while the agent was stopping, it is simply
+      // ready to be launched again — never failed for an exit fed asked for.
       outcome = 'paused';
     } else if (finalState === 'complete' && changes.length === 0) {
       outcome = 'complete';
@@ -220,6 +228,8 @@ export async function launchTeam(root: string, teamName: string, options: Launch
     pushWarning(warnings, await options.hooks?.notify('onLaunchComplete', result));
     return result;
   } finally {
+    // Whatever went wrong, no agent is left running unsupervised once the leases are given up.
+    await agent?.stop();
     unlinkQuietly(paths.launchBaseline);
     consumerLease?.release();
     launchLease.release();

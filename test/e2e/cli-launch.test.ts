@@ -1,5 +1,7 @@
+import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { runFed } from '../helpers/fed-cli.js';
+import { FED_BIN, runFed } from '../helpers/fed-cli.js';
+import { waitFor } from '../helpers/fixture-process.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 
 describe('fed launch (CLI)', () => {
@@ -42,5 +44,24 @@ describe('fed launch (CLI)', () => {
     const result = await runFed(['--root', root, 'launch', '--team', 'docs', '--agent', fakeAgent('complete')]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('team "docs" is paused; resume it first: fed team resume docs');
+  });
+});
+
+describe('fed launch interrupted at the terminal', () => {
+  it('Ctrl-C (SIGINT to the whole process group) pauses the team instead of failing it', async () => {
+    const { root } = await federationWithMission();
+    const { FED_ROOT: _r, FED_TEAM: _t, ...env } = process.env;
+    const child = spawn(process.execPath, [FED_BIN, '--root', root, 'launch', '--team', 'docs', '--agent', fakeAgent('slow-until-stopped')], {
+      detached: true,
+      env: { ...env, FED_TELEMETRY_ENABLED: 'false' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    await waitFor(() => out.includes('preparing → scanning'), 20_000, 'the agent to start scanning');
+    process.kill(-child.pid!, 'SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    expect(out).toContain('paused; resume with: fed team resume docs && fed launch --team docs');
   });
 });

@@ -6,6 +6,7 @@ import {
   launchTeam,
   listSignals,
   loadHooks,
+  onboardTeam,
   readRegistry,
   runActors,
   sendSignal,
@@ -194,5 +195,35 @@ describe('fed launch beside a running actor consumer', () => {
     stop.abort();
     await daemon;
     expect(result).toMatchObject({ outcome: 'complete', state: 'complete' });
+  });
+});
+
+describe('fed launch: review fixes', () => {
+  it('a deliverable team placed in a git worktree completes: writing its own workspace is not a modification', async () => {
+    const { root, config } = await federationWithMission({ mission: false });
+    await onboardTeam(root, { domain: 'wt', placementType: 'worktree' });
+    await sendSignal(root, { to: 'wt', type: 'directive', subject: 'Document the project' });
+    const result = await launchTeam(root, 'wt', { config, agent: fakeAgent('complete'), pollMs: 50 });
+    expect(result).toMatchObject({ outcome: 'complete', state: 'complete' });
+  });
+
+  it('an interrupted launch (Ctrl-C) stops the agent and pauses the team, never fails it', async () => {
+    const { root, config } = await federationWithMission();
+    const interrupt = new AbortController();
+    const launch = launchTeam(root, 'docs', { config, agent: fakeAgent('slow-until-stopped'), signal: interrupt.signal, pollMs: 50 });
+    await waitFor(() => viewLifecycle(team(root)).state === 'scanning', 15_000, 'the agent to start scanning');
+    interrupt.abort();
+    const result = await launch;
+    expect(result).toMatchObject({ outcome: 'paused', state: 'paused' });
+    expect(team(root).status).toBe('paused');
+  });
+
+  it('an error while supervising stops the agent before the leases are given up', async () => {
+    const { root, config } = await federationWithMission();
+    const launch = launchTeam(root, 'docs', { config, agent: fakeAgent('slow-until-stopped'), pollMs: 50 });
+    await waitFor(() => viewLifecycle(team(root)).state === 'scanning', 15_000, 'the agent to start scanning');
+    writeFileSync(workspacePaths(team(root).location).envelope, '{ broken');
+    await expect(launch).rejects.toThrow('lifecycle.json is corrupt');
+    expect(existsSync(join(team(root).location, 'stopped-gracefully'))).toBe(true);
   });
 });

@@ -45,7 +45,8 @@ export function registerLaunch(program: Command, io: CliIo): void {
         for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
         if (options.json) printJson(io, result);
         else if (result.outcome === 'complete') io.stdout(`complete: ${result.deliverablePath}\nagent log: ${result.logPath}\n`);
-        else if (result.outcome === 'paused') io.stdout(`paused in ${result.state}; resume with: fed team resume ${result.team} && fed launch --team ${result.team}\n`);
+        else if (result.outcome === 'paused' && result.state === 'paused') io.stdout(`paused; resume with: fed team resume ${result.team} && fed launch --team ${result.team}\n`);
+        else if (result.outcome === 'paused') io.stdout(`stopped for a pause, and the team was resumed meanwhile (${result.state}); launch it again: fed launch --team ${result.team}\n`);
         else io.stderr(`fed: team ${result.team} failed: ${result.reason}\nagent log: ${result.logPath}\n`);
         if (result.outcome === 'failed') throw new CliExit(1);
       } finally {
