@@ -87,7 +87,8 @@ export class TeamInboxConsumer {
   /** Invalid signal files leave the inbox for the quarantine folder, with a reason file (never deleted). */
   private quarantine(invalid: readonly InvalidSignalFile[]): ConsumeResult['quarantined'] {
     const moved: ConsumeResult['quarantined'] = [];
-    for (const file of invalid.filter((f) => isSignalFileName(f.file))) {
+    // A file that could not be read (an I/O error) is not known to be bad: it stays and is read again.
+    for (const file of invalid.filter((f) => isSignalFileName(f.file) && !f.retryable)) {
       try {
         moved.push({ file: file.file, reason: file.reason, movedTo: quarantineSignalFile(file, this.options).path });
       } catch (error) {

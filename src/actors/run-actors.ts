@@ -1,5 +1,5 @@
 import { lifecycleFor } from '../../machines/catalog.js';
-import { RefusedError } from '../errors.js';
+import { FedError, RefusedError } from '../errors.js';
 import { getTeam, statusOf } from '../registry/find-team.js';
 import { readRegistry } from '../registry/registry-file.js';
 import type { RegistryEntry } from '../schema/registry.js';
@@ -18,7 +18,7 @@ export interface RunActorsOptions extends ConsumerOptions {
   onResult?: (result: ConsumeResult) => void | Promise<void>;
   /** How often the full rescan runs while watching (default 1 000 ms); fs.watch is the fast path. */
   rescanMs?: number;
-  /** Told about a team skipped for now (another process runs it); it is tried again at the next rescan. */
+  /** Told about a team skipped for now (another process runs it, or its state cannot be used); it is tried again at the next rescan. */
   onSkip?: (team: string, reason: string) => void;
 }
 
@@ -50,7 +50,16 @@ export async function runActors(root: string, options: RunActorsOptions = {}): P
   const running = new Map<string, RunningTeam>();
   const results = new Map<string, ConsumeResult>();
   const consume = async (team: RunningTeam) => {
-    const result = await team.consumer.consume();
+    let result: ConsumeResult;
+    try {
+      result = await team.consumer.consume();
+    } catch (error) {
+      // Running every team: one team's broken state (a corrupt or unknown-version state file, a lock
+      // that does not come free) is reported and retried later, never allowed to stop the others.
+      if (options.team || !(error instanceof FedError)) throw error;
+      options.onSkip?.(team.consumer.team.domainId, error.message);
+      return;
+    }
     results.set(result.team, result);
     if (result.steps.length || result.quarantined.length || result.warnings.length) await options.onResult?.(result);
   };

@@ -17,6 +17,8 @@ import { eventForSignal, signalCommand } from './signal-events.js';
 import { readEnvelope, writeEnvelope } from './state-files.js';
 import { settleEffects } from './lifecycle-effects.js';
 
+const STATE_LOCK = { staleMs: Number.POSITIVE_INFINITY, timeoutMs: 60_000 };
+
 /** The lifecycle machine of a team's archetype; an archetype without one is refused by name. */
 export function lifecycleEntryFor(team: RegistryEntry): MachineEntry {
   const entry = lifecycleFor(team.archetypeId);
@@ -133,6 +135,8 @@ export async function applyLifecycleInputs(
   lifecycleEntryFor(team);
   const paths = workspacePaths(team.location);
   ensureDirectory(paths.state, options);
+  // Broken only when its holder's process is gone, never by age: the section may legitimately wait on
+  // the registry or a slow disk, and taking over a live holder's lock would lose its write.
   return withLock(paths.stateLock, async () => {
     const lifecycle = loadTeamLifecycle(team);
     const warnings = await settleEffects(root, team, lifecycle, options);
@@ -222,7 +226,7 @@ export async function applyLifecycleInputs(
     for (const line of lines) if (line.from !== line.to) recordTransition(team.domainId, entry.id, line.from, line.to);
     warnings.push(...(await settleEffects(root, team, { ...lifecycle, envelope: next, snapshot: final, stored: true }, options)));
     return { steps, state: stateOf(final), processedSignalIds: processedNow, warnings };
-  });
+  }, STATE_LOCK);
 }
 
 /** Why `snapshot` does not accept `event`, or undefined when it does. */

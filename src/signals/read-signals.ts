@@ -20,6 +20,11 @@ export interface InvalidSignalFile {
   file: string;
   path: string;
   reason: string;
+  /**
+   * The file could not be read at all (an I/O error such as EMFILE or EIO), which says nothing about its
+   * content: it is read again on the next poll, and consumers must not quarantine it.
+   */
+  retryable?: boolean;
 }
 
 export interface SignalReadResult {
@@ -96,6 +101,8 @@ export class SignalBoxReader {
   private readonly ackCache = new Map<string, Cached<SignalAck>>();
   private directoryKey: string | undefined;
   private directoryQuiet = false;
+  /** Files whose last read failed with an I/O error: re-read on every poll until they read cleanly. */
+  private readonly unreadable = new Set<string>();
   /** The previous listing: an identical one means nothing was added, removed or renamed. */
   private listing: string[] = [];
   /** The assembled result; undefined whenever the cache changed since. */
@@ -121,12 +128,12 @@ export class SignalBoxReader {
       // Stat before listing: a change after this stat shows up as a different stat next time.
       const stat = statSync(this.dir);
       const key = `${stat.ino}:${stat.mtimeMs}:${stat.ctimeMs}`;
-      if (!verify && this.result && key === this.directoryKey && this.directoryQuiet) return copy(this.result);
+      if (!verify && this.result && key === this.directoryKey && this.directoryQuiet && this.unreadable.size === 0) return copy(this.result);
       this.directoryKey = key;
       this.directoryQuiet = Date.now() - Math.max(stat.mtimeMs, stat.ctimeMs) >= this.quietDirectoryMs;
       names = readdirSync(this.dir);
       this.work.listed = true;
-      if (!verify && this.result && sameList(names, this.listing)) return copy(this.result);
+      if (!verify && this.result && sameList(names, this.listing) && this.unreadable.size === 0) return copy(this.result);
     } catch (error) {
       // A box that does not exist (yet) is empty; it is created by the first send.
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
@@ -162,7 +169,7 @@ export class SignalBoxReader {
       const signal = this.signalCache.get(name);
       const judged = signal?.judged ?? this.ackCache.get(name)?.judged;
       if (signal?.judged.ok) signals.push(this.derive(name, signal, signal.judged.value));
-      else if (judged && !judged.ok) invalid.push({ file: name, path: join(this.dir, name), reason: judged.reason });
+      else if (judged && !judged.ok) invalid.push(this.invalidFile(name, judged.reason));
     }
     return { signals: sortedEntries(signals), invalid };
   }
@@ -182,7 +189,7 @@ export class SignalBoxReader {
     const path = join(this.dir, name);
     const cached = cache.get(name);
     try {
-      if (cached && !verify) return true;
+      if (cached && !verify && !this.unreadable.has(name)) return true;
       if (cached) {
         this.work.statted++;
         if (statKey(lstatSync(path)) === cached.key) return true;
@@ -191,10 +198,13 @@ export class SignalBoxReader {
       const file = readBoxFile(path, this.maxBytes);
       this.work.parsed++;
       cache.set(name, { key: file.key, judged: file.bytes ? judge(file.bytes) : { ok: false, reason: file.problem ?? 'unreadable' } });
+      if (isIoError(file.key)) this.unreadable.add(name);
+      else this.unreadable.delete(name);
       this.result = undefined;
       return true;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      this.unreadable.delete(name);
       if (cache.delete(name)) this.result = undefined;
       return false;
     }
@@ -212,19 +222,30 @@ export class SignalBoxReader {
     return cached.derived;
   }
 
+  private invalidFile(file: string, reason: string): InvalidSignalFile {
+    const entry: InvalidSignalFile = { file, path: join(this.dir, file), reason };
+    if (this.unreadable.has(file)) entry.retryable = true;
+    return entry;
+  }
+
   private assemble(): SignalReadResult {
     const signals: Derived[] = [];
     const invalid: InvalidSignalFile[] = [];
     for (const [file, cached] of this.signalCache) {
       if (cached.judged.ok) signals.push(this.derive(file, cached, cached.judged.value));
-      else invalid.push({ file, path: join(this.dir, file), reason: cached.judged.reason });
+      else invalid.push(this.invalidFile(file, cached.judged.reason));
     }
     for (const [file, { judged }] of this.ackCache) {
-      if (!judged.ok) invalid.push({ file, path: join(this.dir, file), reason: judged.reason });
+      if (!judged.ok) invalid.push(this.invalidFile(file, judged.reason));
     }
     invalid.sort((a, b) => compareText(a.file, b.file));
     return { signals: sortedEntries(signals), invalid };
   }
+}
+
+/** readBoxFile's cache key for a file it could not read at all. */
+function isIoError(key: string): boolean {
+  return key.startsWith('error:');
 }
 
 /** One-shot read of a box (`fed signal list`). */

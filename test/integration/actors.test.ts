@@ -279,6 +279,21 @@ describe('snapshot envelopes', () => {
   });
 });
 
+describe('running every team', () => {
+  it("one team's corrupt state is reported and skipped; the other teams keep flowing", async () => {
+    const { root, team } = await federation();
+    await onboardTeam(root, { domain: 'other' });
+    mkdirSync(workspacePaths(team().location).state, { recursive: true });
+    writeFileSync(workspacePaths(team().location).envelope, '{ broken');
+    await sendSignal(root, { to: 'other', type: 'directive', subject: 'work' });
+    const skipped: string[] = [];
+    await runActors(root, { once: true, onSkip: (id, reason) => skipped.push(`${id}: ${reason}`) });
+    expect(skipped).toEqual([expect.stringMatching(/^docs: .*lifecycle\.json is corrupt/)]);
+    expect(viewLifecycle(getTeam(readRegistry(root), 'other')).mission?.subject).toBe('work');
+    await expect(runActors(root, { team: 'docs', once: true })).rejects.toThrow('lifecycle.json is corrupt');
+  });
+});
+
 describe('one consumer per team', () => {
   it('a second consumer of the same team is refused while the first holds the lease', async () => {
     const { root, team } = await federation();
