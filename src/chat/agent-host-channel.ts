@@ -4,7 +4,7 @@ import { splitCommand } from '../launch/split-command.js';
 import { agentPollResultSchema, agentPostResultSchema, chatMessageSchema } from '../schema/chat.js';
 import { DEFAULT_AGENT_COMMAND, DEFAULT_CHAT_TIMEOUT_SECONDS, type FederationConfig } from '../schema/config.js';
 import { zodProblems } from '../schema/problems.js';
-import type { ChatChannel, ChatPoll } from './chat-channel.js';
+import { CHAT_POLL_LIMIT, type ChatChannel, type ChatPoll } from './chat-channel.js';
 import { ChatAgentError, runAgentSession } from './run-agent-session.js';
 
 /** Where the prompt goes in `chatConfig.command`; without it the prompt is appended as the last argument. */
@@ -105,7 +105,7 @@ export function promptFor(request: ChatRequest): string {
           '====',
         ]
       : [
-          `Read the messages of ${where} posted at or after ${request.since} (ISO 8601), including replies in threads, at most 100, oldest first.`,
+          `Read the messages of ${where} posted at or after ${request.since} (ISO 8601), including replies in threads, at most ${CHAT_POLL_LIMIT}, oldest first.`,
           rules,
           'Print them as this one line, with nothing else on it:',
           '{"messages": [{"id": "<message id>", "at": "<time posted, ISO 8601>", "author": "<author display name>", "text": "<message text, mentions such as <at>…</at> kept>"}]}',

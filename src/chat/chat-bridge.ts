@@ -8,7 +8,7 @@ import type { BridgeState, ChatMessage } from '../schema/chat.js';
 import type { FederationConfig } from '../schema/config.js';
 import { runBridgeCommand } from './bridge-commands.js';
 import { readBridgeState, writeBridgeState } from './bridge-state.js';
-import type { ChatChannel } from './chat-channel.js';
+import { CHAT_POLL_LIMIT, type ChatChannel } from './chat-channel.js';
 import { addressedCommand, plainText, type AddressedCommand } from './chat-text.js';
 import { signature, signed } from './signature.js';
 
@@ -53,6 +53,8 @@ export class ChatBridge {
   private readonly lock: LockHandle;
   private state: BridgeState;
   private readonly launches = new Set<Promise<void>>();
+  /** The last poll returned a full page (CHAT_POLL_LIMIT messages). */
+  private pageFull = false;
   private flushing: Promise<void> = Promise.resolve();
 
   private constructor(options: ChatBridgeOptions, name: string, lock: LockHandle, state: BridgeState) {
@@ -105,8 +107,12 @@ export class ChatBridge {
   async pollOnce(): Promise<number> {
     await this.flushReplies();
     const startedAt = Date.parse(this.state.startedAt);
-    const since = Math.max(startedAt, Date.parse(this.state.watermark) - POLL_LOOKBACK_MS);
+    // After a full page, more messages may be waiting right after it: continue from there, or a busy
+    // minute of more than a page would be returned again and again, and nothing newer ever seen.
+    const lookback = this.pageFull ? 0 : POLL_LOOKBACK_MS;
+    const since = Math.max(startedAt, Date.parse(this.state.watermark) - lookback);
     const poll = await this.options.channel.poll(new Date(since).toISOString());
+    this.pageFull = poll.messages.length >= CHAT_POLL_LIMIT;
     for (const problem of poll.problems) this.options.onActivity?.({ kind: 'warning', text: `skipped a chat message: ${problem}` });
 
     const handled = new Set(this.state.handled.map((h) => h.id));

@@ -12,6 +12,12 @@ export interface ChatPoll {
   problems: string[];
 }
 
+/**
+ * The most messages a poll asks the agent host for (oldest first). A full page means more may be waiting,
+ * so the next poll starts right after it instead of looking back.
+ */
+export const CHAT_POLL_LIMIT = 100;
+
 export interface ChatChannel {
   /** What the channel is, for messages to people. */
   readonly description: string;

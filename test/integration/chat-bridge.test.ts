@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
+  CHAT_POLL_LIMIT,
   ChatBridge,
   ConfigValidationError,
   FileChatChannel,
@@ -206,5 +207,32 @@ describe('the chat bridge', () => {
     await expect(bridgeFor(root)).rejects.toThrow(/another chat bridge is running/);
     await bridge.close();
     await (await bridgeFor(root)).bridge.close();
+  });
+});
+
+describe('the chat bridge on a busy channel', () => {
+  it('pages through more than a full poll within a minute instead of seeing the same page forever', async () => {
+    const { root } = await signalFederation(['docs']);
+    // 100 ms per reading: 150 messages fit in the bridge's one-minute look-back.
+    let t = Date.parse('2026-01-31T12:00:00.000Z');
+    const now = () => new Date((t += 100));
+    const file = new FileChatChannel(root, { author: 'acme', durable: false, now });
+    // What the agent host returns: at most a page, oldest first.
+    const paged: ChatChannel = {
+      description: 'paged file channel',
+      post: (text) => file.post(text),
+      poll: async (since) => {
+        const { messages, problems } = await file.poll(since);
+        const sorted = messages.filter((m) => m.at >= since).sort((a, b) => a.at.localeCompare(b.at));
+        return { messages: sorted.slice(0, CHAT_POLL_LIMIT), problems };
+      },
+    };
+    const { bridge, activity } = await bridgeFor(root, { now, channel: paged });
+    const alice = person(root, now);
+    for (let i = 0; i < CHAT_POLL_LIMIT + 50; i++) await alice.post(`chatter ${i}`);
+    await alice.post('@acme status');
+    for (let poll = 0; poll < 4 && !activity.some((a) => a.kind === 'command'); poll++) await bridge.pollOnce();
+    expect(activity.filter((a) => a.kind === 'command')).toHaveLength(1);
+    await bridge.close();
   });
 });
