@@ -5,6 +5,7 @@ import { createInspection } from '../../inspect/create-inspection.js';
 import { loadHooks, type LoadedHooks } from '../../hooks/load-hooks.js';
 import { notifySignals, notifyTransitions } from '../../hooks/notify-hooks.js';
 import { federationContext, type CliIo } from '../io.js';
+import { Interrupt } from '../interrupt.js';
 
 function describe(result: ConsumeResult): string {
   const lines: string[] = [];
@@ -39,10 +40,7 @@ export function registerActors(program: Command, io: CliIo): void {
       const hooks = await loadHooks(ctx.root, ctx.config.config, 'actors run');
       const inspection = await createInspection({ inspect: options.inspect, logFile: options.inspectLog });
       if (inspection.url) io.stderr(`inspector: open ${inspection.url}\n`);
-      const stop = new AbortController();
-      const onSignal = () => stop.abort();
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
+      const stop = new Interrupt();
       try {
         const results = await runActors(ctx.root, {
           team: options.team,
@@ -63,8 +61,7 @@ export function registerActors(program: Command, io: CliIo): void {
         }
       } finally {
         await inspection.stop();
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
+        stop.dispose();
       }
     });
 }

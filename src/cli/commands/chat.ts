@@ -7,6 +7,7 @@ import { RefusedError } from '../../errors.js';
 import { loadHooks } from '../../hooks/load-hooks.js';
 import { federationPaths } from '../../layout.js';
 import { federationContext, type CliIo } from '../io.js';
+import { Interrupt } from '../interrupt.js';
 
 const DEFAULT_INTERVAL_SECONDS = 30;
 
@@ -38,14 +39,11 @@ export function registerChat(program: Command, io: CliIo): void {
         );
       }
       const hooks = await loadHooks(ctx.root, config, 'chat bridge');
-      const stop = new AbortController();
+      const stop = new Interrupt();
       const channel = options.file
         ? new FileChatChannel(ctx.root, { author: config.federationName })
         : new AgentHostChatChannel({ root: ctx.root, config, env: io.env, signal: stop.signal });
       const bridge = await ChatBridge.open({ root: ctx.root, config, channel, hooks, signal: stop.signal, onActivity: (activity) => report(io, activity) });
-      const onSignal = () => stop.abort();
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
       const intervalMs = (options.interval ?? DEFAULT_INTERVAL_SECONDS) * 1000;
       io.stderr(`chat bridge: answering @${config.federationName} in ${channel.description}${options.once ? ' (once)' : `, every ${intervalMs / 1000} s until interrupted`}\n`);
       try {
@@ -63,8 +61,7 @@ export function registerChat(program: Command, io: CliIo): void {
         }
       } finally {
         await bridge.close();
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
+        stop.dispose();
       }
     });
 }

@@ -3,6 +3,7 @@ import { loadHooks } from '../../hooks/load-hooks.js';
 import { createInspection } from '../../inspect/create-inspection.js';
 import { launchTeam } from '../../launch/launch-team.js';
 import { CliExit, federationContext, printJson, type CliIo } from '../io.js';
+import { Interrupt } from '../interrupt.js';
 import { requireTeam } from '../team-option.js';
 
 function positiveSeconds(value: string): number {
@@ -27,10 +28,7 @@ export function registerLaunch(program: Command, io: CliIo): void {
       const hooks = await loadHooks(ctx.root, ctx.config.config, 'launch');
       const inspection = await createInspection({ inspect: options.inspect, logFile: options.inspectLog });
       if (inspection.url) io.stderr(`inspector: open ${inspection.url}\n`);
-      const interrupt = new AbortController();
-      const onSignal = () => interrupt.abort();
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
+      const interrupt = new Interrupt();
       try {
         const result = await launchTeam(ctx.root, team, {
           config: ctx.config.config,
@@ -51,8 +49,7 @@ export function registerLaunch(program: Command, io: CliIo): void {
         if (result.outcome === 'failed') throw new CliExit(1);
       } finally {
         await inspection.stop();
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
+        interrupt.dispose();
       }
     });
 }

@@ -10,6 +10,7 @@ import type { MonitorReport } from '../../monitor/monitor-report.js';
 import { renderMonitorReport } from '../../monitor/render-monitor.js';
 import type { FederationConfig } from '../../schema/config.js';
 import { CliExit, federationContext, printJson, type CliIo } from '../io.js';
+import { Interrupt } from '../interrupt.js';
 
 function positiveNumber(value: string): number {
   const n = Number(value);
@@ -31,11 +32,8 @@ export function registerMonitor(program: Command, io: CliIo): void {
       await loadHooks(ctx.root, config, 'monitor');
       const color = io.isTTY && !io.env.NO_COLOR;
       const intervalMs = options.watch === undefined ? undefined : (options.watch === true ? 10 : options.watch) * 1000;
-      const stop = new AbortController();
+      const stop = new Interrupt();
       const postSummary = config.chatConfig ? summaryPoster(ctx.root, config, io, stop.signal) : undefined;
-      const onSignal = () => stop.abort();
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
       let unhealthy = 0;
       try {
         for (let cycle = 0; ; cycle++) {
@@ -55,8 +53,7 @@ export function registerMonitor(program: Command, io: CliIo): void {
           if (stop.signal.aborted) break;
         }
       } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
+        stop.dispose();
       }
       if (options.failOnUnhealthy && unhealthy > 0) throw new CliExit(1);
     });

@@ -11,6 +11,7 @@ import type { InvalidSignalFile, SignalEntry } from '../../signals/read-signals.
 import { sendSignal } from '../../signals/send-signal.js';
 import { watchSignals } from '../../signals/watch-signals.js';
 import { federationContext, printJson, type CliIo, type CommandContext } from '../io.js';
+import { Interrupt } from '../interrupt.js';
 import { renderTable } from '../render.js';
 
 interface SendOptions {
@@ -155,15 +156,12 @@ export function registerSignal(program: Command, io: CliIo): void {
     .action(async (options: { team?: string; backlog?: boolean; count?: string; json?: boolean }, command: Command) => {
       const limit = options.count === undefined ? undefined : positiveInteger('--count', options.count);
       const ctx = federationContext(command, io);
-      const controller = new AbortController();
-      const stop = () => controller.abort();
+      const controller = new Interrupt();
       const subscription = watchSignals(ctx.root, partyOr(options.team, ctx), {
         signal: controller.signal,
         backlog: options.backlog ? 'unacknowledged' : 'none',
         onInvalid: (file) => reportInvalid(io, [file]),
       });
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
       // On stderr, so stdout stays one line per signal; scripts can wait for it before sending.
       io.stderr(`watching ${subscription.dir} (interrupt to stop)\n`);
       try {
@@ -173,8 +171,7 @@ export function registerSignal(program: Command, io: CliIo): void {
           if (limit !== undefined && ++printed >= limit) break;
         }
       } finally {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
+        controller.dispose();
         subscription.close();
       }
     });
