@@ -1,4 +1,4 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AgentHostChatChannel } from '../../chat/agent-host-channel.js';
 import { ChatBridge, type BridgeActivity } from '../../chat/chat-bridge.js';
@@ -8,14 +8,9 @@ import { loadHooks } from '../../hooks/load-hooks.js';
 import { federationPaths } from '../../layout.js';
 import { federationContext, type CliIo } from '../io.js';
 import { Interrupt } from '../interrupt.js';
+import { positiveNumber } from '../option-parsers.js';
 
 const DEFAULT_INTERVAL_SECONDS = 30;
-
-function positiveSeconds(value: string): number {
-  const seconds = Number(value);
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new InvalidArgumentError('expected a number of seconds > 0');
-  return seconds;
-}
 
 const indent = (text: string) => text.replace(/^/gm, '  ');
 
@@ -25,7 +20,7 @@ export function registerChat(program: Command, io: CliIo): void {
   chat
     .command('bridge')
     .description('answer @<federationName> commands posted in the chat channel (the chat presence bridge)')
-    .option('--interval <seconds>', `poll the channel every <seconds> (default ${DEFAULT_INTERVAL_SECONDS})`, positiveSeconds)
+    .option('--interval <seconds>', `poll the channel every <seconds> (default ${DEFAULT_INTERVAL_SECONDS})`, positiveNumber('seconds'))
     .option('--once', 'poll once, wait for the launches it started, and exit')
     .option('--file', 'use the file channel .fed/chat/messages/ instead of the agent host (offline use, tests)')
     .action(async (options: { interval?: number; once?: boolean; file?: boolean }, command: Command) => {

@@ -1,16 +1,11 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import { loadHooks } from '../../hooks/load-hooks.js';
 import { createInspection } from '../../inspect/create-inspection.js';
 import { launchTeam } from '../../launch/launch-team.js';
 import { CliExit, federationContext, printJson, type CliIo } from '../io.js';
 import { Interrupt } from '../interrupt.js';
+import { positiveNumber } from '../option-parsers.js';
 import { requireTeam } from '../team-option.js';
-
-function positiveSeconds(value: string): number {
-  const seconds = Number(value);
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new InvalidArgumentError('expected a number of seconds > 0');
-  return seconds;
-}
 
 export function registerLaunch(program: Command, io: CliIo): void {
   program
@@ -18,7 +13,7 @@ export function registerLaunch(program: Command, io: CliIo): void {
     .description("run a team's agent in its workspace, supervised by its lifecycle (the launch script)")
     .option('--team <team>', 'team id (default: $FED_TEAM or the workspace you are in)')
     .option('--agent <command>', 'agent command (default: agentCommand from federate.config.json, fed-agent)')
-    .option('--timeout <seconds>', 'stop a hung agent after this long and fail the team', positiveSeconds)
+    .option('--timeout <seconds>', 'stop a hung agent after this long and fail the team', positiveNumber('seconds'))
     .option('--inspect', 'serve the Stately inspector for the team actor (prints the page URL)')
     .option('--inspect-log <file>', 'append xstate inspection events to <file> as JSON lines')
     .option('--json', 'print one result object')

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AgentHostChatChannel } from '../../chat/agent-host-channel.js';
 import type { ChatChannel } from '../../chat/chat-channel.js';
@@ -11,20 +11,15 @@ import { renderMonitorReport } from '../../monitor/render-monitor.js';
 import type { FederationConfig } from '../../schema/config.js';
 import { CliExit, federationContext, printJson, type CliIo } from '../io.js';
 import { Interrupt } from '../interrupt.js';
-
-function positiveNumber(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a number > 0');
-  return n;
-}
+import { positiveNumber } from '../option-parsers.js';
 
 export function registerMonitor(program: Command, io: CliIo): void {
   program
     .command('monitor')
     .description('run a monitoring cycle: every team with its lifecycle, signals, deliverable and health (the monitor script)')
     .option('--json', 'print the cycle as one JSON object')
-    .option('--watch [seconds]', 'repeat the cycle every <seconds> (default 10) until interrupted', positiveNumber)
-    .option('--stale-after <minutes>', `a working lifecycle not updated for this long is unhealthy (default ${DEFAULT_STALE_AFTER_MINUTES})`, positiveNumber)
+    .option('--watch [seconds]', 'repeat the cycle every <seconds> (default 10) until interrupted', positiveNumber())
+    .option('--stale-after <minutes>', `a working lifecycle not updated for this long is unhealthy (default ${DEFAULT_STALE_AFTER_MINUTES})`, positiveNumber())
     .option('--fail-on-unhealthy', 'exit 1 when any team is unhealthy')
     .action(async (options: { json?: boolean; watch?: number | true; staleAfter?: number; failOnUnhealthy?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);

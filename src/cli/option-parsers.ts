@@ -1,0 +1,13 @@
+import { InvalidArgumentError } from 'commander';
+
+/**
+ * A commander option parser for a number > 0; `unit` names what it counts in the message
+ * (`expected a number of seconds > 0`). Commander reports the failure as bad input (exit 2).
+ */
+export function positiveNumber(unit?: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`expected a number${unit ? ` of ${unit}` : ''} > 0`);
+    return n;
+  };
+}
