@@ -18,7 +18,7 @@ async function run(mode: 'library' | 'raw'): Promise<{ perSecond: number; writes
   // Start together after every process has booted, so startup time is not measured.
   const startAt = Date.now() + 2_500;
   const writers = Array.from({ length: WRITERS }, (_, i) =>
-    startFixture('registry-bench-writer.ts', [root, mode, String(startAt), String(DURATION_MS), `w${i}`]),
+    startFixture('registry-bench-writer.mjs', [root, mode, String(startAt), String(DURATION_MS), `w${i}`]),
   );
   const results = await Promise.all(writers.map((w) => w.done));
   let writes = 0;

@@ -9,12 +9,12 @@ describe('team actor with concurrent writers', () => {
     const root = tempDir();
     initFederation(root, {}, {});
     const team = await onboardTeam(root, { domain: 'docs' });
-    const consumer = startFixture('consume-team.ts', [root, 'docs', '16']);
+    const consumer = startFixture('consume-team.mjs', [root, 'docs', '16']);
     let out = '';
     consumer.child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
     await waitFor(() => out.includes('consuming'), 20_000, 'the consumer to start');
 
-    const senders = Array.from({ length: 4 }, (_, i) => startFixture('send-lifecycle-inputs.ts', [root, 'docs', '25', `p${i}`, 'events']));
+    const senders = Array.from({ length: 4 }, (_, i) => startFixture('send-lifecycle-inputs.mjs', [root, 'docs', '25', `p${i}`, 'events']));
     const sent = await Promise.all(senders.map((s) => s.done));
     for (const result of sent) expect(result, result.stderr).toMatchObject({ code: 0 });
     const ids = sent.flatMap((r) => r.stdout.trim().split('\n'));

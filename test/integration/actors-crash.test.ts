@@ -25,7 +25,7 @@ describe('team actor under crashes', () => {
     let kills = 0;
     const progress: number[] = [];
     for (let round = 0; round < KILLS; round++) {
-      const consumer = startFixture('consume-team.ts', [root, 'docs', '4']);
+      const consumer = startFixture('consume-team.mjs', [root, 'docs', '4']);
       let out = '';
       consumer.child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
       await waitFor(() => out.includes('consuming'), 20_000, 'the consumer to start');

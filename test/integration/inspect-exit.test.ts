@@ -14,7 +14,7 @@ describe('a process using --inspect exits on its own', () => {
     const dir = tempDir();
     const logFile = join(dir, 'inspect.jsonl');
     const goFile = join(dir, 'go');
-    const session = startFixture('inspect-session.ts', [mode, logFile, goFile]);
+    const session = startFixture('inspect-session.mjs', [mode, logFile, goFile]);
     let stdout = '';
     session.child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     await waitFor(() => /^url (\S+)$/m.test(stdout), 20_000, 'the inspector URL');

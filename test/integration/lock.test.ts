@@ -8,7 +8,7 @@ import { tempDir } from '../helpers/temp-dir.js';
 
 /** A pid that belonged to a process that has exited. */
 async function deadPid(): Promise<number> {
-  const child = startFixture('hold-lock.ts', []);
+  const child = startFixture('hold-lock.mjs', []);
   await child.done;
   return child.child.pid!;
 }
@@ -39,7 +39,7 @@ describe('exclusive lock', () => {
 
   it('takes over a lock whose holder was SIGKILLed', async () => {
     const lock = join(tempDir(), 'x.lock');
-    const holder = startFixture('hold-lock.ts', [lock]);
+    const holder = startFixture('hold-lock.mjs', [lock]);
     let out = '';
     holder.child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
     await waitFor(() => out.includes('locked'), 15_000, 'the holder');
@@ -65,7 +65,7 @@ describe('exclusive lock', () => {
     writeFileSync(counter, '0');
     // Every process starts by finding the same abandoned lock of a dead process.
     writeFileSync(lock, JSON.stringify({ pid: await deadPid(), host: hostname(), token: 'dead', acquiredAt: new Date().toISOString() }));
-    const workers = Array.from({ length: 8 }, () => startFixture('lock-counter.ts', [lock, counter, '20']));
+    const workers = Array.from({ length: 8 }, () => startFixture('lock-counter.mjs', [lock, counter, '20']));
     const results = await Promise.all(workers.map((w) => w.done));
     for (const result of results) expect(result, result.stderr).toMatchObject({ code: 0 });
     expect(Number(readFileSync(counter, 'utf8'))).toBe(8 * 20);

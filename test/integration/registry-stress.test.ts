@@ -16,14 +16,14 @@ describe('registry under concurrent writer processes', () => {
     const file = federationPaths(root).registry;
 
     // A lock holder SIGKILLed while holding the commit lock must not block the writers for long.
-    const holder = startFixture('hold-lock.ts', [federationPaths(root).registryLock]);
+    const holder = startFixture('hold-lock.mjs', [federationPaths(root).registryLock]);
     let holderOut = '';
     holder.child.stdout?.on('data', (chunk: Buffer) => (holderOut += chunk.toString()));
     await waitFor(() => holderOut.includes('locked'), 15_000, 'the lock holder');
     holder.child.kill('SIGKILL');
     await holder.done;
 
-    const writers = Array.from({ length: WRITERS }, (_, i) => startFixture('registry-writer.ts', [root, `w${i}`, String(WRITES_EACH), String(LOCK_WAIT_MS)]));
+    const writers = Array.from({ length: WRITERS }, (_, i) => startFixture('registry-writer.mjs', [root, `w${i}`, String(WRITES_EACH), String(LOCK_WAIT_MS)]));
     const finished = Promise.all(writers.map((w) => w.done));
     let running = true;
     void finished.then(() => (running = false));

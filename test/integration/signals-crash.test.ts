@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
@@ -8,11 +8,10 @@ import { acknowledgeAll } from '../../src/signals/ack-signal.js';
 import { readSignalBox } from '../../src/signals/read-signals.js';
 import { sendSignal } from '../../src/signals/send-signal.js';
 import { isSignalFileName } from '../../src/signals/signal-file-name.js';
-import { FIXTURES_DIR } from '../helpers/fixture-process.js';
+import { startFixture } from '../helpers/fixture-process.js';
 import { isCompleteSignal, signalFederation } from '../helpers/signal-federation.js';
 
 const KILLS = 30;
-const BUILT_SENDER = join(FIXTURES_DIR, '..', '..', 'dist', 'src', 'signals', 'send-signal.js');
 const AT_ONCE = 2;
 
 interface Sender {
@@ -22,12 +21,8 @@ interface Sender {
   exited: Promise<{ signal: NodeJS.Signals | null; stderr: string }>;
 }
 
-/**
- * The send loop on the built library with plain node: this test starts 30+ processes, and through tsx
- * each would spend ~1 s of CPU loading modules before its first send (see the fixture).
- */
 function startSender(args: readonly string[]): Sender {
-  const child = spawn(process.execPath, [join(FIXTURES_DIR, 'send-signals.mjs'), '--built', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const { child } = startFixture('send-signals.mjs', args);
   let stdout = '';
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -44,7 +39,6 @@ function startSender(args: readonly string[]): Sender {
 
 describe('crash safety of send (invariants 1 and 3)', () => {
   it(`leaves no partial or corrupt file in any inbox or outbox when send is SIGKILLed at random moments (${KILLS} kills)`, async () => {
-    expect(existsSync(BUILT_SENDER), `this test runs the built library (${BUILT_SENDER}): run npm run build first`).toBe(true);
     const fed = await signalFederation(['docs']);
     const docs = fed.team('docs');
     let kills = 0;
