@@ -17,6 +17,21 @@ export function packageRoot(): string {
   }
 }
 
+interface Manifest {
+  version: string;
+  /** Command name → script, relative to the package root. */
+  bin: Record<string, string>;
+}
+
+function manifest(): Manifest {
+  return JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as Manifest;
+}
+
 export function packageVersion(): string {
-  return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+  return manifest().version;
+}
+
+/** fed's commands (`fed`, `fed-agent`) and their scripts, relative to the package root: package.json says where. */
+export function packageBins(): Record<string, string> {
+  return manifest().bin;
 }

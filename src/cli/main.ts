@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { runCli } from './program.js';
-import { stopCliTelemetry } from './telemetry.js';
+import { runCliExitTasks } from './exit-tasks.js';
 
 // A reader that went away (`fed team list | head -1`) ends the output, not the command with a stack trace.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -11,4 +11,4 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 // The only place that sets the process exit code; the library and commands return or throw.
 process.exitCode = await runCli(process.argv.slice(2));
 // After the command (and any nested runCli, as in `fed demo`): send the metrics left, in bounded time.
-await stopCliTelemetry();
+await runCliExitTasks();

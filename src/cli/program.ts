@@ -1,27 +1,52 @@
 import { Command, CommanderError } from 'commander';
 import { FedError } from '../errors.js';
 import { packageVersion } from '../package-info.js';
-import { registerActors } from './commands/actors.js';
-import { registerChat } from './commands/chat.js';
-import { registerConfig } from './commands/config.js';
-import { registerDeliverable } from './commands/deliverable.js';
-import { registerDemo } from './commands/demo.js';
-import { registerEvent } from './commands/event.js';
-import { registerInit } from './commands/init.js';
-import { registerLaunch } from './commands/launch.js';
-import { registerMonitor } from './commands/monitor.js';
-import { registerMachines } from './commands/machines.js';
-import { registerSchema } from './commands/schema.js';
-import { registerSignal } from './commands/signal.js';
-import { registerTeam } from './commands/team.js';
-import { CliExit, processIo, type CliIo } from './io.js';
+import { CliExit, processIo, type CliIo } from './cli-io.js';
 
 /** Exit codes (ARCHITECTURE §1): 0 ok, 2 bad input or refused operation, 1 anything else. */
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_REFUSED = 2;
 
-export function buildProgram(io: CliIo): Command {
+type Register = (program: Command, io: CliIo) => void;
+
+/**
+ * Each top-level command's module, in help order, loaded only when that command runs: start-up is the
+ * cost agents feel (they call `fed event` at every step), and most commands need a small part of fed.
+ */
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  init: async () => (await import('./commands/init.js')).registerInit,
+  team: async () => (await import('./commands/team.js')).registerTeam,
+  signal: async () => (await import('./commands/signal.js')).registerSignal,
+  schema: async () => (await import('./commands/schema.js')).registerSchema,
+  event: async () => (await import('./commands/event.js')).registerEvent,
+  actors: async () => (await import('./commands/actors.js')).registerActors,
+  launch: async () => (await import('./commands/launch.js')).registerLaunch,
+  monitor: async () => (await import('./commands/monitor.js')).registerMonitor,
+  chat: async () => (await import('./commands/chat.js')).registerChat,
+  config: async () => (await import('./commands/config.js')).registerConfig,
+  machines: async () => (await import('./commands/machines.js')).registerMachines,
+  deliverable: async () => (await import('./commands/deliverable.js')).registerDeliverable,
+  demo: async () => (await import('./commands/demo.js')).registerDemo,
+};
+
+/**
+ * The commands `argv` needs: the one it names; none for a bare `--version`; every one otherwise (help,
+ * an unknown command — so commander can list them or suggest the closest name).
+ */
+function commandsFor(argv: readonly string[]): string[] {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--root') i++;
+    else if (arg.startsWith('--root=')) continue;
+    else if (arg === '-V' || arg === '--version') return [];
+    else if (Object.hasOwn(COMMANDS, arg)) return [arg];
+    else break;
+  }
+  return Object.keys(COMMANDS);
+}
+
+export async function buildProgram(io: CliIo, argv: readonly string[] = []): Promise<Command> {
   const program = new Command('fed')
     .description('Coordinate a federation of agent teams through files: signals, registry, lifecycles.')
     .version(packageVersion(), '-V, --version', 'print the fed version')
@@ -30,19 +55,8 @@ export function buildProgram(io: CliIo): Command {
     .showSuggestionAfterError(true)
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .exitOverride();
-  registerInit(program, io);
-  registerTeam(program, io);
-  registerSignal(program, io);
-  registerSchema(program, io);
-  registerEvent(program, io);
-  registerActors(program, io);
-  registerLaunch(program, io);
-  registerMonitor(program, io);
-  registerChat(program, io);
-  registerConfig(program, io);
-  registerMachines(program, io);
-  registerDeliverable(program, io);
-  registerDemo(program, io);
+  const registers = await Promise.all(commandsFor(argv).map((name) => COMMANDS[name]!()));
+  for (const register of registers) register(program, io);
   // Subcommands inherit the output and exit handling of the program.
   for (const command of allCommands(program)) command.configureOutput({ writeOut: io.stdout, writeErr: io.stderr }).exitOverride();
   return program;
@@ -54,8 +68,8 @@ function allCommands(command: Command): Command[] {
 
 /** Run the CLI with `argv` (without node and script) and return the exit code; never exits the process. */
 export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
-  const program = buildProgram(io);
   try {
+    const program = await buildProgram(io, argv);
     await program.parseAsync([...argv], { from: 'user' });
     return EXIT_OK;
   } catch (error) {

@@ -1,15 +1,13 @@
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../fs/atomic-write.js';
-import { packageRoot } from '../package-info.js';
+import { packageBins, packageRoot } from '../package-info.js';
 
 /**
  * A bin folder put first on the agent's PATH with `fed` and `fed-agent`, so the launched agent can run
  * `fed event …` as its prompt says, and the default agentCommand `fed-agent` works from a fresh clone
  * where nothing is installed globally. Each shim runs this very fed (same node, same build).
  */
-export const SHIMMED_COMMANDS = { fed: 'dist/src/cli/main.js', 'fed-agent': 'dist/src/agent/main.js' } as const;
-
 function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
@@ -17,7 +15,7 @@ function shellQuote(text: string): string {
 export function writeCommandShims(dir: string): string {
   mkdirSync(dir, { recursive: true });
   const root = packageRoot();
-  for (const [name, script] of Object.entries(SHIMMED_COMMANDS)) {
+  for (const [name, script] of Object.entries(packageBins())) {
     const file = join(dir, name);
     writeFileAtomic(file, `#!/bin/sh\nexec ${shellQuote(process.execPath)} ${shellQuote(join(root, script))} "$@"\n`, { durable: false });
     chmodSync(file, 0o755);

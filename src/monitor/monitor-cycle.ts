@@ -2,9 +2,11 @@ import { readRegistry } from '../registry/registry-file.js';
 import { workspacePaths } from '../layout.js';
 import type { FederationConfig } from '../schema/config.js';
 import { META } from '../schema/common.js';
+import { readCollectorState } from '../telemetry/collector-state.js';
 import { recordMonitorCycle } from '../telemetry/fed-metrics.js';
+import { otlpMetricsUrl } from '../telemetry/metrics-export.js';
 import { takeCensus, type BoxCensus } from './box-census.js';
-import type { BoxCounts, MonitorReport, TeamReport } from './monitor-report.js';
+import type { BoxCounts, MonitorReport, TeamReport, TelemetryReport } from './monitor-report.js';
 import { teamReport } from './team-health.js';
 
 export const DEFAULT_STALE_AFTER_MINUTES = 10;
@@ -50,6 +52,20 @@ function outboxCounts(outbox: BoxCensus, index: Map<string, boolean[]>): BoxCoun
 
 const counts = (census: BoxCensus): BoxCounts => ({ total: census.signals.length, unacknowledged: census.unacknowledged.size });
 
+/** The collector's state as the federation's commands last found it; a record that cannot be read is `unknown`. */
+function telemetryReport(root: string, config: FederationConfig): TelemetryReport {
+  if (!config.telemetry.enabled) return { enabled: false, url: null, collector: 'unknown', since: null, checkedAt: null, error: null };
+  const url = otlpMetricsUrl(config.telemetry.collector.endpoint);
+  let state;
+  try {
+    state = readCollectorState(root);
+  } catch {
+    state = undefined;
+  }
+  if (state?.url !== url) return { enabled: true, url, collector: 'unknown', since: null, checkedAt: null, error: null };
+  return { enabled: true, url, collector: state.reachable ? 'reachable' : 'unreachable', since: state.since, checkedAt: state.checkedAt, error: state.error ?? null };
+}
+
 /** One monitoring cycle (spec §4.4 monitor script, §6 health checks) over every registered team. */
 export function runMonitorCycle(root: string, options: MonitorOptions): MonitorReport {
   const now = options.now ?? new Date();
@@ -88,5 +104,6 @@ export function runMonitorCycle(root: string, options: MonitorOptions): MonitorR
       unhealthy,
       unacknowledged: metaCounts.inbox.unacknowledged + reports.reduce((sum, r) => sum + r.inbox.unacknowledged, 0),
     },
+    telemetry: telemetryReport(root, options.config),
   };
 }

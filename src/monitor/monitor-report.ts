@@ -37,6 +37,20 @@ export interface TeamReport {
   error: string | null;
 }
 
+/** Where fed's metrics go and what the last command that sent some found there (`.fed/telemetry-collector.json`). */
+export interface TelemetryReport {
+  enabled: boolean;
+  /** The OTLP/HTTP metrics URL (when enabled). */
+  url: string | null;
+  /** `unknown` until a command has exported metrics to this URL. */
+  collector: 'reachable' | 'unreachable' | 'unknown';
+  /** Since when the collector has been in that state, and when it was last tried. */
+  since: string | null;
+  checkedAt: string | null;
+  /** Why the last export failed, when it did. */
+  error: string | null;
+}
+
 export interface MonitorReport {
   generatedAt: string;
   root: string;
@@ -45,4 +59,5 @@ export interface MonitorReport {
   teams: TeamReport[];
   meta: { inbox: BoxCounts; outbox: BoxCounts };
   totals: { teams: number; healthy: number; unhealthy: number; unacknowledged: number };
+  telemetry: TelemetryReport;
 }

@@ -1,5 +1,5 @@
 import { renderTable } from '../cli/render.js';
-import type { MonitorReport, TeamReport } from './monitor-report.js';
+import type { MonitorReport, TeamReport, TelemetryReport } from './monitor-report.js';
 
 /** `12s`, `5m`, `3h 20m`, `2d 4h`: how long something has lasted, for a table cell. */
 export function formatDuration(ms: number): string {
@@ -32,6 +32,15 @@ function row(team: TeamReport, now: number): string[] {
   ];
 }
 
+function telemetryLine(telemetry: TelemetryReport, now: number): string {
+  if (!telemetry.enabled) return 'telemetry: off\n';
+  const state =
+    telemetry.collector === 'unknown'
+      ? 'no metrics sent yet'
+      : `${telemetry.collector} for ${formatDuration(now - Date.parse(telemetry.since!))}${telemetry.error ? ` (${telemetry.error})` : ''}`;
+  return `telemetry: ${telemetry.url}: ${state}\n`;
+}
+
 /**
  * The cycle as an aligned table, unhealthy teams first (the report is sorted so), then meta and totals.
  * Colour marks health only when asked (a TTY without NO_COLOR); padding is computed on the plain text so
@@ -54,5 +63,5 @@ export function renderMonitorReport(report: MonitorReport, options: { color?: bo
   const summary =
     `meta: inbox ${meta.inbox.total} (${meta.inbox.unacknowledged} unacknowledged), outbox ${meta.outbox.total} (${meta.outbox.unacknowledged} unacknowledged)\n` +
     `teams: ${totals.teams}, healthy ${totals.healthy}, unhealthy ${totals.unhealthy}; unacknowledged signals: ${totals.unacknowledged}\n`;
-  return `${table}\n${summary}`;
+  return `${table}\n${summary}${telemetryLine(report.telemetry, now)}`;
 }

@@ -35,3 +35,49 @@ export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
+
+/** The median and the spread (min–max) of `values`. */
+export function summarize(values: readonly number[]): { median: number; min: number; max: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  const median = sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return { median, min: sorted[0] ?? Number.NaN, max: sorted.at(-1) ?? Number.NaN };
+}
+
+/**
+ * Each measured command's ratio to the ceiling, taken round by round: in every round the ceiling and the
+ * measured runs alternate, so load that comes and goes on a shared machine hits both alike. Prints the
+ * median ratio and its spread over the rounds, and reports each against its goal (`max` ratio).
+ */
+export function reportInterleavedRatios(
+  ceiling: { name: string; run: () => number },
+  measured: readonly { name: string; run: () => number; max: number }[],
+  rounds: number,
+  unit = 'ms',
+): void {
+  const ratios = measured.map(() => [] as number[]);
+  const ceilings: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    measured.forEach((m, i) => {
+      const before = ceiling.run();
+      const value = m.run();
+      const after = ceiling.run();
+      ceilings.push(before, after);
+      ratios[i]!.push(value / ((before + after) / 2));
+    });
+  }
+  const base = summarize(ceilings);
+  process.stdout.write(`  ${ceiling.name}: median ${fmt(base.median)} ${unit} (${fmt(base.min)}–${fmt(base.max)}), ${rounds} rounds interleaved\n`);
+  measured.forEach((m, i) => {
+    const s = summarize(ratios[i]!);
+    const row: BenchRow = {
+      name: `${m.name} / ${ceiling.name}`,
+      value: s.median,
+      unit: `× (spread ${s.min.toFixed(2)}–${s.max.toFixed(2)})`,
+      goal: `≤ ${m.max}×`,
+      met: s.median <= m.max,
+    };
+    rows.push(row);
+    process.stdout.write(`  ${row.name}: median ${s.median.toFixed(2)}${row.unit}  goal ${row.goal}: ${row.met ? 'met' : 'NOT MET'}\n`);
+  });
+}

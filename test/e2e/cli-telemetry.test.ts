@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { runFed } from '../helpers/fed-cli.js';
@@ -21,8 +21,8 @@ interface OtlpRequest {
   resourceMetrics: { resource: { attributes: { key: string; value: { stringValue?: string } }[] }; scopeMetrics: { scope: { name: string }; metrics: OtlpMetric[] }[] }[];
 }
 
-/** A collector stand-in on loopback: it accepts OTLP/HTTP JSON exports and keeps them. */
-async function otlpReceiver(): Promise<{ url: string; requests: { path: string; contentType: string; body: OtlpRequest }[] }> {
+/** A collector stand-in on loopback (on `port`, or a free one): it accepts OTLP/HTTP JSON exports and keeps them. */
+async function otlpReceiver(port = 0): Promise<{ url: string; requests: { path: string; contentType: string; body: OtlpRequest }[] }> {
   const requests: { path: string; contentType: string; body: OtlpRequest }[] = [];
   const server: Server = createServer((req, res) => {
     let text = '';
@@ -32,7 +32,7 @@ async function otlpReceiver(): Promise<{ url: string; requests: { path: string; 
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
 }
@@ -127,5 +127,32 @@ describe('telemetry export (OTLP/HTTP)', () => {
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(new RegExp(`^warning: telemetry: metrics could not be sent to http://127.0.0.1:${port}/v1/metrics \\(connect ECONNREFUSED`));
     expect(elapsed).toBeLessThan(5_000);
+  });
+
+  it('warns once per federation while the collector stays down, retries it a minute later, and says when it is back', async () => {
+    const { root } = await signalFederation(['docs']);
+    const port = await closedPort();
+    const env = enabled(`http://127.0.0.1:${port}`);
+    const send = (subject: string) => runFed(['--root', root, 'signal', 'send', '--to', 'docs', '--type', 'report', '--subject', subject], { env });
+    const monitor = async () => (JSON.parse((await runFed(['--root', root, 'monitor', '--json'], { env })).stdout) as { telemetry: Record<string, unknown> }).telemetry;
+
+    const stateFile = join(root, '.fed', 'telemetry-collector.json');
+    expect(existsSync(stateFile)).toBe(false);
+    const first = await send('One');
+    expect(first.code).toBe(0);
+    expect(first.stderr).toMatch(/^warning: telemetry: metrics could not be sent to .*shown again only after the collector was reachable/);
+    const second = await send('Two');
+    expect(second).toMatchObject({ code: 0, stderr: '' });
+    expect(await monitor()).toMatchObject({ enabled: true, url: `http://127.0.0.1:${port}/v1/metrics`, collector: 'unreachable', error: expect.stringContaining('ECONNREFUSED') });
+
+    // A minute later (the record says so) the collector is up again: the next command sends, and says so once.
+    const state = JSON.parse(readFileSync(stateFile, 'utf8')) as { checkedAt: string };
+    writeFileSync(stateFile, JSON.stringify({ ...state, checkedAt: new Date(Date.now() - 61_000).toISOString() }));
+    const collector = await otlpReceiver(port);
+    const third = await send('Three');
+    expect(third).toMatchObject({ code: 0, stderr: `telemetry: metrics reach http://127.0.0.1:${port}/v1/metrics again\n` });
+    expect(points(collector.requests)).toContain('fed.signals.sent {team=meta,type=report}');
+    expect((await send('Four')).stderr).toBe('');
+    expect(await monitor()).toMatchObject({ collector: 'reachable' });
   });
 });

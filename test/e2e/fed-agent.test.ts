@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   applyLifecycleInputs,
@@ -17,13 +16,13 @@ import {
   workspacePaths,
   type LaunchContext,
 } from '../../src/index.js';
-import { FED_BIN } from '../helpers/fed-cli.js';
+import { builtBin, FED_BIN } from '../helpers/fed-cli.js';
 import { waitFor } from '../helpers/fixture-process.js';
 import { typescriptProject } from '../helpers/fixture-repo.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /** The built agent, run as `fed launch` will run it (`npm test` builds before vitest). */
-const AGENT_BIN = join(fileURLToPath(new URL('../..', import.meta.url)), 'dist', 'src', 'agent', 'main.js');
+const AGENT_BIN = builtBin('fed-agent');
 
 interface Federation {
   root: string;

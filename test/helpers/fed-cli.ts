@@ -1,9 +1,12 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageBins, packageRoot } from '../../src/package-info.js';
 
-/** The built CLI (`npm test` builds before running vitest), run as a user would run `fed`. */
-export const FED_BIN = join(fileURLToPath(new URL('../..', import.meta.url)), 'dist', 'src', 'cli', 'main.js');
+/** A built command of fed (`npm test` builds before running vitest) — the script package.json's `bin` names. */
+export const builtBin = (name: 'fed' | 'fed-agent'): string => join(packageRoot(), packageBins()[name]!);
+
+/** The built CLI, run as a user would run `fed`. */
+export const FED_BIN = builtBin('fed');
 
 export interface FedResult {
   code: number | null;

@@ -57,6 +57,8 @@ function team(id: string, healthy: boolean, reasons: string[] = []): TeamReport 
   };
 }
 
+const NO_TELEMETRY: MonitorReport['telemetry'] = { enabled: false, url: null, collector: 'unknown', since: null, checkedAt: null, error: null };
+
 describe('status summary', () => {
   it('gives the totals and one line per team, unhealthy ones with their reasons', () => {
     const report: MonitorReport = {
@@ -66,6 +68,7 @@ describe('status summary', () => {
       teams: [team('docs', false, ['failed: sources inaccessible']), team('api', true)],
       meta: { inbox: { total: 3, unacknowledged: 1 }, outbox: { total: 1, unacknowledged: 0 } },
       totals: { teams: 2, healthy: 1, unhealthy: 1, unacknowledged: 1 },
+      telemetry: NO_TELEMETRY,
     };
     expect(renderStatusSummary(report)).toBe(
       [
@@ -85,6 +88,7 @@ describe('status summary', () => {
       teams,
       meta: { inbox: { total: 0, unacknowledged: 0 }, outbox: { total: 0, unacknowledged: 0 } },
       totals: { teams: 25, healthy: 25, unhealthy: 0, unacknowledged: 0 },
+      telemetry: NO_TELEMETRY,
     };
     const lines = renderStatusSummary(report).split('\n');
     expect(lines).toHaveLength(22);

@@ -1,0 +1,56 @@
+/**
+ * Start-up of the commands agents and coordinators run most, beside a bare `node -e ''` start measured in
+ * the same rounds (issue 18): `fed --version` ≤ 1.5×, `fed event` and `fed signal send` ≤ 2×. Wall time of
+ * the whole process, as a user waits for it. Each `fed event` is a real transition (a fresh team whose
+ * mission was applied, preparing → scanning); each send a real durable delivery. Telemetry is on with no
+ * collector listening — the out-of-the-box configuration — so the figures include whatever that costs.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { applyLifecycleInputs, getTeam, initFederation, onboardTeam, readRegistry, sendSignal } from '../../src/index.js';
+import { FED_BIN } from '../helpers/fed-cli.js';
+import { reportInterleavedRatios } from './harness.js';
+
+const ROUNDS = 11;
+
+function timed(args: readonly string[], env: NodeJS.ProcessEnv = {}): number {
+  const started = performance.now();
+  const run = spawnSync(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const elapsed = performance.now() - started;
+  if (run.status !== 0) throw new Error(`${args.join(' ')} exited ${run.status}: ${run.stderr.toString()}`);
+  return elapsed;
+}
+
+export default async function startupBench(): Promise<void> {
+  const root = mkdtempSync(join(tmpdir(), 'fed-bench-startup-'));
+  initFederation(root, {}, {});
+  // Teams for the event runs, each with its mission applied (it waits in preparing for PLAN_READY).
+  const teams: string[] = [];
+  for (let i = 0; i < 2 * ROUNDS; i++) {
+    const team = await onboardTeam(root, { domain: `t${i}` });
+    const sent = await sendSignal(root, { to: team.domainId, type: 'directive', subject: 'Mission', body: 'Describe it' }, { durable: false });
+    await applyLifecycleInputs(root, getTeam(readRegistry(root), team.domainId), [{ source: 'signal', signal: sent.message }]);
+    teams.push(team.domainId);
+  }
+  const telemetryOn = { FED_ROOT: root, FED_TELEMETRY_ENABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' };
+  const telemetryOff = { FED_ROOT: root, FED_TELEMETRY_ENABLED: 'false' };
+  let nextTeam = 0;
+  let sends = 0;
+  const event = (env: NodeJS.ProcessEnv) => () => timed([FED_BIN, 'event', '--team', teams[nextTeam++]!, 'PLAN_READY', '--data', '{"sources":["src"]}'], env);
+  const send = (env: NodeJS.ProcessEnv) => () => timed([FED_BIN, 'signal', 'send', '--to', 't0', '--type', 'report', '--subject', `Status ${sends++}`], env);
+  reportInterleavedRatios(
+    { name: "node -e ''", run: () => timed(['-e', '']) },
+    [
+      { name: 'fed --version', run: () => timed([FED_BIN, '--version']), max: 1.5 },
+      { name: 'fed event (telemetry on, no collector)', run: event(telemetryOn), max: 2 },
+      { name: 'fed event (telemetry off)', run: event(telemetryOff), max: 2 },
+      { name: 'fed signal send (telemetry on, no collector)', run: send(telemetryOn), max: 2 },
+      { name: 'fed signal send (telemetry off)', run: send(telemetryOff), max: 2 },
+    ],
+    ROUNDS,
+  );
+  rmSync(root, { recursive: true, force: true });
+}
