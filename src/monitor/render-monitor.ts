@@ -1,4 +1,4 @@
-import { renderTable } from '../cli/render.js';
+import { renderTable } from '../text/table.js';
 import type { MonitorReport, TeamReport, TelemetryReport } from './monitor-report.js';
 
 /** `12s`, `5m`, `3h 20m`, `2d 4h`: how long something has lasted, for a table cell. */

@@ -12,7 +12,7 @@ import { sendSignal } from '../../signals/send-signal.js';
 import { watchSignals } from '../../signals/watch-signals.js';
 import { federationContext, printJson, type CliIo, type CommandContext } from '../io.js';
 import { Interrupt } from '../interrupt.js';
-import { renderTable } from '../render.js';
+import { renderTable } from '../../text/table.js';
 
 interface SendOptions {
   to: string;

@@ -10,7 +10,7 @@ import { setTeamStatus } from '../../actors/team-status-command.js';
 import { viewLifecycle, type LifecycleView } from '../../actors/lifecycle-view.js';
 import { PLACEMENT_TYPES, type PlacementType, type RegistryEntry } from '../../schema/registry.js';
 import { federationContext, printJson, type CliIo } from '../io.js';
-import { renderFields, renderTable } from '../render.js';
+import { renderFields, renderTable } from '../../text/table.js';
 
 function entryFields(entry: RegistryEntry): [string, string][] {
   return [
