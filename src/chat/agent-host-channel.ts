@@ -2,8 +2,9 @@ import type { z } from 'zod';
 import { FedError, RefusedError } from '../errors.js';
 import { splitCommand } from '../launch/split-command.js';
 import { agentPollResultSchema, agentPostResultSchema, chatMessageSchema } from '../schema/chat.js';
-import { DEFAULT_AGENT_COMMAND, DEFAULT_CHAT_TIMEOUT_SECONDS, type FederationConfig } from '../schema/config.js';
+import { DEFAULT_CHAT_TIMEOUT_SECONDS, type FederationConfig } from '../schema/config.js';
 import { zodProblems } from '../schema/problems.js';
+import { chatHostProblem } from './bridge-config.js';
 import { CHAT_POLL_LIMIT, type ChatChannel, type ChatPoll } from './chat-channel.js';
 import { ChatAgentError, runAgentSession } from './run-agent-session.js';
 
@@ -40,13 +41,8 @@ export class AgentHostChatChannel implements ChatChannel {
   constructor(options: AgentHostChannelOptions) {
     const chat = options.config.chatConfig;
     if (!chat) throw new FedError('NO_CHAT_CONFIG', 'the agent-host chat channel needs chatConfig (teamId, channelId) in federate.config.json');
-    if (!chat.command && options.config.agentCommand === DEFAULT_AGENT_COMMAND) {
-      throw new RefusedError(
-        'NO_CHAT_AGENT',
-        `the chat channel needs an agent host with a chat tool, and the built-in agent ${DEFAULT_AGENT_COMMAND} has none; ` +
-          'set chatConfig.command (or agentCommand) in federate.config.json to one — see "The chat channel" in the README',
-      );
-    }
+    const noHost = chatHostProblem(options.config);
+    if (noHost) throw new RefusedError('NO_CHAT_AGENT', noHost.message);
     this.chat = chat;
     this.what = chat.command ? 'chatConfig.command' : 'agentCommand';
     this.command = splitCommand(chat.command ?? options.config.agentCommand, this.what);

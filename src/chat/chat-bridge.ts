@@ -6,6 +6,7 @@ import { federationPaths } from '../layout.js';
 import { launchTeam } from '../launch/launch-team.js';
 import type { BridgeState, ChatMessage } from '../schema/chat.js';
 import type { FederationConfig } from '../schema/config.js';
+import { federationNameProblem } from './bridge-config.js';
 import { runBridgeCommand } from './bridge-commands.js';
 import { readBridgeState, writeBridgeState } from './bridge-state.js';
 import { CHAT_POLL_LIMIT, type ChatChannel } from './chat-channel.js';
@@ -71,15 +72,9 @@ export class ChatBridge {
    */
   static async open(options: ChatBridgeOptions): Promise<ChatBridge> {
     const paths = federationPaths(options.root);
-    const name = options.config.federationName;
-    if (!name) {
-      throw new ConfigValidationError(paths.config, [
-        {
-          path: 'federationName',
-          message: `required by the chat bridge: it is the @handle the bridge answers to in the chat channel; add "federationName": "<name>" to ${paths.config}`,
-        },
-      ]);
-    }
+    const missing = federationNameProblem(options.config, paths.config);
+    if (missing) throw new ConfigValidationError(paths.config, [missing]);
+    const name = options.config.federationName!;
     ensureDirectory(paths.chat);
     let lock: LockHandle;
     try {

@@ -43,6 +43,13 @@ describe('fed chat bridge', () => {
     expect(() => readFileSync(join(root, '.fed', 'chat', 'bridge-state.json'))).toThrow(/ENOENT/);
   });
 
+  it('reports every configuration problem at once: no federationName and no agent host with a chat tool', async () => {
+    const { fed } = await federation({ chatConfig: { teamId: CHAT.teamId, channelId: CHAT.channelId } });
+    const result = await fed(['chat', 'bridge', '--once']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/federate\.config\.json is invalid:\n {2}- federationName: required by the chat bridge.*\n {2}- chatConfig\.command: the chat channel needs an agent host with a chat tool/);
+  });
+
   it.each([[['--interval', '0']], [['--interval', 'soon']]])('bad input %j exits 2', async (args) => {
     const { fed } = await federation({ federationName: 'acme', chatConfig: CHAT });
     const result = await fed(['chat', 'bridge', ...args]);
@@ -128,7 +135,7 @@ describe('fed monitor with chatConfig', () => {
     expect(monitor.stderr).toContain('warning: the status summary was not posted to the chat channel: the chat channel needs an agent host with a chat tool, and the built-in agent fed-agent has none; set chatConfig.command');
     const bridge = await fed(['chat', 'bridge', '--once']);
     expect(bridge.code).toBe(2);
-    expect(bridge.stderr).toContain('fed: the chat channel needs an agent host with a chat tool');
+    expect(bridge.stderr).toMatch(/federate\.config\.json is invalid:\n {2}- chatConfig\.command: the chat channel needs an agent host with a chat tool/);
   });
 
   it('posts nothing without chatConfig', async () => {

@@ -1,11 +1,7 @@
 import type { Command } from 'commander';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { AgentHostChatChannel } from '../../chat/agent-host-channel.js';
-import { ChatBridge, type BridgeActivity } from '../../chat/chat-bridge.js';
-import { FileChatChannel } from '../../chat/file-channel.js';
-import { RefusedError } from '../../errors.js';
+import type { BridgeActivity } from '../../chat/chat-bridge.js';
+import { runChatBridge } from '../../chat/run-chat-bridge.js';
 import { loadHooks } from '../../hooks/load-hooks.js';
-import { federationPaths } from '../../layout.js';
 import { federationContext, type CliIo } from '../io.js';
 import { Interrupt } from '../interrupt.js';
 import { positiveNumber } from '../option-parsers.js';
@@ -26,36 +22,21 @@ export function registerChat(program: Command, io: CliIo): void {
     .action(async (options: { interval?: number; once?: boolean; file?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
       const config = ctx.config.config;
-      if (!config.chatConfig && !options.file) {
-        throw new RefusedError(
-          'NO_CHAT_CONFIG',
-          `chatConfig is not set in ${ctx.config.file}: add "chatConfig": {"teamId": "<team GUID>", "channelId": "19:…@thread.tacv2"} ` +
-            `and "federationName", or pass --file to use the offline file channel ${federationPaths(ctx.root).chatMessages}`,
-        );
-      }
-      const hooks = await loadHooks(ctx.root, config, 'chat bridge');
-      const stop = new Interrupt();
-      const channel = options.file
-        ? new FileChatChannel(ctx.root, { author: config.federationName })
-        : new AgentHostChatChannel({ root: ctx.root, config, env: io.env, signal: stop.signal });
-      const bridge = await ChatBridge.open({ root: ctx.root, config, channel, hooks, signal: stop.signal, onActivity: (activity) => report(io, activity) });
       const intervalMs = (options.interval ?? DEFAULT_INTERVAL_SECONDS) * 1000;
-      io.stderr(`chat bridge: answering @${config.federationName} in ${channel.description}${options.once ? ' (once)' : `, every ${intervalMs / 1000} s until interrupted`}\n`);
+      const stop = new Interrupt();
       try {
-        for (;;) {
-          try {
-            await bridge.pollOnce();
-          } catch (error) {
-            // A poll that fails is tried again at the next interval; with --once it is the command's outcome.
-            if (options.once || stop.signal.aborted) throw error;
-            io.stderr(`warning: polling ${channel.description} failed, retrying in ${intervalMs / 1000} s: ${(error as Error).message}\n`);
-          }
-          if (options.once || stop.signal.aborted) break;
-          await sleep(intervalMs, undefined, { signal: stop.signal }).catch(() => undefined);
-          if (stop.signal.aborted) break;
-        }
+        await runChatBridge(ctx.root, {
+          config,
+          file: options.file,
+          intervalMs,
+          once: options.once,
+          signal: stop.signal,
+          env: io.env,
+          hooks: await loadHooks(ctx.root, config, 'chat bridge'),
+          onStart: (where) => io.stderr(`chat bridge: answering @${config.federationName} in ${where}${options.once ? ' (once)' : `, every ${intervalMs / 1000} s until interrupted`}\n`),
+          onActivity: (activity) => report(io, activity),
+        });
       } finally {
-        await bridge.close();
         stop.dispose();
       }
     });

@@ -1,14 +1,8 @@
 import type { Command } from 'commander';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { AgentHostChatChannel } from '../../chat/agent-host-channel.js';
-import type { ChatChannel } from '../../chat/chat-channel.js';
-import { signed } from '../../chat/signature.js';
-import { renderStatusSummary } from '../../chat/status-summary.js';
 import { loadHooks } from '../../hooks/load-hooks.js';
-import { runMonitorCycle, DEFAULT_STALE_AFTER_MINUTES } from '../../monitor/monitor-cycle.js';
-import type { MonitorReport } from '../../monitor/monitor-report.js';
+import { DEFAULT_STALE_AFTER_MINUTES } from '../../monitor/monitor-cycle.js';
 import { renderMonitorReport } from '../../monitor/render-monitor.js';
-import type { FederationConfig } from '../../schema/config.js';
+import { runMonitor } from '../../monitor/run-monitor.js';
 import { CliExit, federationContext, printJson, type CliIo } from '../io.js';
 import { Interrupt } from '../interrupt.js';
 import { positiveNumber } from '../option-parsers.js';
@@ -28,44 +22,26 @@ export function registerMonitor(program: Command, io: CliIo): void {
       const color = io.isTTY && !io.env.NO_COLOR;
       const intervalMs = options.watch === undefined ? undefined : (options.watch === true ? 10 : options.watch) * 1000;
       const stop = new Interrupt();
-      const postSummary = config.chatConfig ? summaryPoster(ctx.root, config, io, stop.signal) : undefined;
-      let unhealthy = 0;
       try {
-        for (let cycle = 0; ; cycle++) {
-          const report = runMonitorCycle(ctx.root, { config, staleAfterMinutes: options.staleAfter });
-          unhealthy = report.totals.unhealthy;
-          if (options.json) printJson(io, report);
-          else {
+        const last = await runMonitor(ctx.root, {
+          config,
+          staleAfterMinutes: options.staleAfter,
+          intervalMs,
+          signal: stop.signal,
+          env: io.env,
+          onWarning: (text) => io.stderr(`warning: ${text}\n`),
+          onReport: (report, cycle) => {
+            if (options.json) return printJson(io, report);
             // On a terminal the table is redrawn in place; in a log each cycle is appended.
             if (intervalMs !== undefined && io.isTTY) io.stdout('\x1b[2J\x1b[H');
             else if (cycle > 0) io.stdout('\n');
             if (intervalMs !== undefined) io.stdout(`# ${report.generatedAt}\n`);
             io.stdout(renderMonitorReport(report, { color }));
-          }
-          await postSummary?.(report);
-          if (intervalMs === undefined || stop.signal.aborted) break;
-          await sleep(intervalMs, undefined, { signal: stop.signal }).catch(() => undefined);
-          if (stop.signal.aborted) break;
-        }
+          },
+        });
+        if (options.failOnUnhealthy && last.totals.unhealthy > 0) throw new CliExit(1);
       } finally {
         stop.dispose();
       }
-      if (options.failOnUnhealthy && unhealthy > 0) throw new CliExit(1);
     });
-}
-
-/**
- * With chatConfig, every cycle's summary goes to the chat channel (spec §6). The channel is made on first
- * use, so a broken chat command, like an agent host that fails, costs a warning and never the cycle.
- */
-function summaryPoster(root: string, config: FederationConfig, io: CliIo, signal: AbortSignal): (report: MonitorReport) => Promise<void> {
-  let channel: ChatChannel | undefined;
-  return async (report) => {
-    try {
-      channel ??= new AgentHostChatChannel({ root, config, env: io.env, signal });
-      await channel.post(signed(renderStatusSummary(report), config.federationName));
-    } catch (error) {
-      io.stderr(`warning: the status summary was not posted to the chat channel: ${(error as Error).message}\n`);
-    }
-  };
 }

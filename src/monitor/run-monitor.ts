@@ -1,0 +1,51 @@
+import { AgentHostChatChannel } from '../chat/agent-host-channel.js';
+import type { ChatChannel } from '../chat/chat-channel.js';
+import { signed } from '../chat/signature.js';
+import { renderStatusSummary } from '../chat/status-summary.js';
+import { repeatEvery } from '../time/repeat.js';
+import { runMonitorCycle, type MonitorOptions } from './monitor-cycle.js';
+import type { MonitorReport } from './monitor-report.js';
+
+export interface RunMonitorOptions extends MonitorOptions {
+  /** Repeat the cycle every this many ms until `signal` aborts (`fed monitor --watch`); once when undefined. */
+  intervalMs?: number;
+  signal?: AbortSignal;
+  /** Environment of the chat agent host (default: this process's). */
+  env?: NodeJS.ProcessEnv;
+  /** Told about every cycle as soon as it is done, before its summary goes to the chat channel. */
+  onReport: (report: MonitorReport, cycle: number) => void;
+  /** Told what went wrong on the side (a summary that could not be posted); the cycle stands. */
+  onWarning?: (text: string) => void;
+}
+
+/**
+ * The monitor script (spec §4.4): one monitoring cycle, or one every interval. With chatConfig, every
+ * cycle's status summary is posted to the chat channel (spec §6). Returns the last cycle's report.
+ */
+export async function runMonitor(root: string, options: RunMonitorOptions): Promise<MonitorReport> {
+  const post = options.config.chatConfig ? summaryPoster(root, options) : undefined;
+  let last: MonitorReport | undefined;
+  await repeatEvery(options.intervalMs, options.signal, async (cycle) => {
+    last = runMonitorCycle(root, options);
+    options.onReport(last, cycle);
+    await post?.(last);
+  });
+  return last!;
+}
+
+/**
+ * The channel is made on first use, so a broken chat command, like an agent host that fails, costs a
+ * warning and never the cycle.
+ */
+function summaryPoster(root: string, options: RunMonitorOptions): (report: MonitorReport) => Promise<void> {
+  const { config } = options;
+  let channel: ChatChannel | undefined;
+  return async (report) => {
+    try {
+      channel ??= new AgentHostChatChannel({ root, config, env: options.env ?? process.env, signal: options.signal });
+      await channel.post(signed(renderStatusSummary(report), config.federationName));
+    } catch (error) {
+      options.onWarning?.(`the status summary was not posted to the chat channel: ${(error as Error).message}`);
+    }
+  };
+}
