@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { isLockHeld } from '../fs/lock.js';
 import { RefusedError } from '../errors.js';
-import { workspacePaths } from '../layout.js';
+import { federationPaths, workspacePaths } from '../layout.js';
 import type { FederationConfig } from '../schema/config.js';
 import type { RegistryEntry } from '../schema/registry.js';
 import { applyLifecycleInputs, loadTeamLifecycle, type ApplyOptions, type ApplyResult } from '../actors/team-lifecycle.js';
@@ -30,11 +30,11 @@ export async function completionProblem(root: string, team: RegistryEntry, event
   }
   // Loaded on demand: the Markdown parser is the heaviest import, and only completions need it.
   const { checkDeliverable } = await import('../deliverable/check-deliverable.js');
+  const { configuredSchema } = await import('../deliverable/federation-deliverable.js');
   const file = resolve(team.location, typeof event.path === 'string' ? event.path : config.deliverable);
-  const schemaPath = config.deliverableSchema ? resolve(root, config.deliverableSchema) : undefined;
   let check;
   try {
-    check = checkDeliverable(file, { schemaPath });
+    check = checkDeliverable(file, configuredSchema(root, config, federationPaths(root).config));
   } catch (error) {
     return `${STRUCTURE_FAILURE}: ${(error as Error).message}`;
   }

@@ -1,9 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { runFed } from '../helpers/fed-cli.js';
+import { FIXTURES_DIR } from '../helpers/fixture-process.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { signalFederation } from '../helpers/signal-federation.js';
 
@@ -154,5 +155,15 @@ describe('telemetry export (OTLP/HTTP)', () => {
     expect(points(collector.requests)).toContain('fed.signals.sent {team=meta,type=report}');
     expect((await send('Four')).stderr).toBe('');
     expect(await monitor()).toMatchObject({ collector: 'reachable' });
+  });
+
+  it('fed deliverable check records the deliverable metrics of the team whose workspace holds the file (spec §6)', async () => {
+    const collector = await otlpReceiver();
+    const { root, team } = await signalFederation(['docs']);
+    const file = join(team('docs').workspace, 'deliverable.md');
+    copyFileSync(join(FIXTURES_DIR, 'deliverables', 'good.md'), file);
+    const result = await runFed(['--root', root, 'deliverable', 'check', file], { env: enabled(collector.url) });
+    expect(result, result.stderr).toMatchObject({ code: 0 });
+    expect(points(collector.requests).sort()).toEqual(['deliverable.code_examples {team=docs}', 'deliverable.sections {team=docs}', 'deliverable.size_bytes {team=docs}']);
   });
 });

@@ -1,25 +1,17 @@
 import { relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { CheckDeliverableOptions } from '../../deliverable/check-deliverable.js';
+import type { CheckDeliverableOptions, DeliverableCheck } from '../../deliverable/check-deliverable.js';
 import { NotAFederationError } from '../../errors.js';
-import { federationContext, printJson, type CliIo } from '../io.js';
+import { federationContext, printJson, type CliIo, type CommandContext } from '../io.js';
 
-/**
- * The schema to validate with: `--schema`, else `deliverableSchema` of the federation the command runs
- * in (relative to its root). Outside any federation there is none; a broken config is still an error.
- */
-function schemaOptions(option: string | undefined, command: Command, io: CliIo): CheckDeliverableOptions {
-  if (option !== undefined) return { schemaPath: resolve(io.cwd, option), schemaLabel: '--schema' };
-  let ctx: ReturnType<typeof federationContext>;
+/** The federation the command runs in, if any: outside one there is no deliverableSchema (a broken config is still an error). */
+function federationIfAny(command: Command, io: CliIo): CommandContext | undefined {
   try {
-    ctx = federationContext(command, io);
+    return federationContext(command, io);
   } catch (error) {
-    if (error instanceof NotAFederationError) return {};
+    if (error instanceof NotAFederationError) return undefined;
     throw error;
   }
-  const configured = ctx.config.config.deliverableSchema;
-  if (configured === undefined) return {};
-  return { schemaPath: resolve(ctx.root, configured), schemaLabel: `deliverableSchema (${configured}) in ${ctx.config.file}` };
 }
 
 export function registerDeliverable(program: Command, io: CliIo): void {
@@ -33,7 +25,11 @@ export function registerDeliverable(program: Command, io: CliIo): void {
     .action(async (file: string, options: { schema?: string; json?: boolean }, command: Command) => {
       // Loaded on use: the Markdown parser and ajv would otherwise slow every fed command down (fed event runs often).
       const { checkDeliverable, DeliverableRejectedError } = await import('../../deliverable/check-deliverable.js');
-      const check = checkDeliverable(resolve(io.cwd, file), schemaOptions(options.schema, command, io));
+      const { checkFederationDeliverable } = await import('../../deliverable/federation-deliverable.js');
+      const path = resolve(io.cwd, file);
+      const schema: CheckDeliverableOptions = options.schema === undefined ? {} : { schemaPath: resolve(io.cwd, options.schema), schemaLabel: '--schema' };
+      const ctx = federationIfAny(command, io);
+      const check: DeliverableCheck = ctx ? checkFederationDeliverable(ctx.root, ctx.config.config, ctx.config.file, path, schema) : checkDeliverable(path, schema);
       const shown = relative(io.cwd, check.file) || check.file;
       if (options.json) printJson(io, check);
       else if (check.ok) {
