@@ -1,5 +1,7 @@
 import { lifecycleFor } from '../../machines/catalog.js';
 import { FedError, RefusedError } from '../errors.js';
+import type { LoadedHooks } from '../hooks/load-hooks.js';
+import { notifyConsumed } from '../hooks/notify-hooks.js';
 import { getTeam, statusOf } from '../registry/find-team.js';
 import { readRegistry } from '../registry/registry-file.js';
 import type { RegistryEntry } from '../schema/registry.js';
@@ -18,8 +20,13 @@ export interface RunActorsOptions extends ConsumerOptions {
   onResult?: (result: ConsumeResult) => void | Promise<void>;
   /** How often the full rescan runs while watching (default 1 000 ms); fs.watch is the fast path. */
   rescanMs?: number;
-  /** Told about a team skipped for now (another process runs it, or its state cannot be used); it is tried again at the next rescan. */
-  onSkip?: (team: string, reason: string) => void;
+  /**
+   * Told about a team skipped for now (another process runs it — `TEAM_BUSY` —, or its state cannot be
+   * used); it is tried again at the next rescan.
+   */
+  onSkip?: (team: string, reason: string, error: FedError) => void;
+  /** Told, after each consume's state is saved, about its signals (`onSignal`) and state changes (`onTransition`). */
+  hooks?: LoadedHooks;
 }
 
 interface RunningTeam {
@@ -57,9 +64,11 @@ export async function runActors(root: string, options: RunActorsOptions = {}): P
       // Running every team: one team's broken state (a corrupt or unknown-version state file, a lock
       // that does not come free) is reported and retried later, never allowed to stop the others.
       if (options.team || !(error instanceof FedError)) throw error;
-      options.onSkip?.(team.consumer.team.domainId, error.message);
+      options.onSkip?.(team.consumer.team.domainId, error.message, error);
       return;
     }
+    // Hooks run after the state is saved; a throwing one is reported and changes nothing.
+    if (options.hooks) result.warnings.push(...(await notifyConsumed(options.hooks, result)));
     results.set(result.team, result);
     if (result.steps.length || result.quarantined.length || result.warnings.length) await options.onResult?.(result);
   };
@@ -108,7 +117,7 @@ async function join(root: string, options: RunActorsOptions, running: Map<string
     } catch (error) {
       // Running every team: one that another process runs (e.g. `fed launch`) is skipped, not fatal.
       if (options.team || !(error instanceof RefusedError) || error.code !== 'TEAM_BUSY') throw error;
-      options.onSkip?.(entry.domainId, error.message);
+      options.onSkip?.(entry.domainId, error.message, error);
       continue;
     }
     const team: RunningTeam = { consumer: new TeamInboxConsumer(root, entry, options), lease, watch: undefined };

@@ -247,7 +247,10 @@ function refusalOf(entry: MachineEntry, snapshot: AnyMachineSnapshot, event: { t
 /** What each guarded event needs, for refusals that say how to fix the call. */
 function conditionHint(type: string): string {
   const hints: Record<string, string> = {
-    PLAN_READY: 'a mission must be assigned first: fed signal send --to <team> --type directive --subject <mission>',
+    // A mission sent but not applied yet is the usual case: the directive waits in the inbox for the actor.
+    PLAN_READY:
+      'no mission has been applied yet: a mission directive (fed signal send --to <team> --type directive --subject <mission>) is applied ' +
+      'by the team actor — run fed actors run --team <team> --once, or fed launch --team <team>',
     DOCUMENT_WRITTEN: 'bytes must be > 0',
     RESUME: 'resume returns to the state the team was paused in',
   };

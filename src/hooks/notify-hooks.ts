@@ -1,3 +1,4 @@
+import type { ConsumeResult } from '../actors/consume-inbox.js';
 import type { LifecycleStep } from '../actors/team-lifecycle.js';
 import type { JournalLine } from '../schema/lifecycle-state.js';
 import type { LoadedHooks } from './load-hooks.js';
@@ -22,4 +23,10 @@ export async function notifyTransitions(hooks: LoadedHooks | undefined, team: st
     if (warning) warnings.push(warning);
   }
   return warnings;
+}
+
+/** Both, for one consume of a team's inbox: its signals, then its state changes. */
+export async function notifyConsumed(hooks: LoadedHooks, result: ConsumeResult): Promise<string[]> {
+  const lines = result.steps.flatMap((step) => (step.line ? [step.line] : []));
+  return [...(await notifySignals(hooks, result.steps)), ...(await notifyTransitions(hooks, result.team, lines))];
 }

@@ -1,10 +1,9 @@
 import type { Command } from 'commander';
 import type { ConsumeResult } from '../../actors/consume-inbox.js';
 import { runActors } from '../../actors/run-actors.js';
-import { createInspection } from '../../inspect/create-inspection.js';
-import { loadHooks, type LoadedHooks } from '../../hooks/load-hooks.js';
-import { notifySignals, notifyTransitions } from '../../hooks/notify-hooks.js';
-import { federationContext, type CliIo } from '../io.js';
+import { loadHooks } from '../../hooks/load-hooks.js';
+import { CliExit, federationContext, type CliIo } from '../io.js';
+import { openInspection } from '../inspection.js';
 import { Interrupt } from '../interrupt.js';
 
 function describe(result: ConsumeResult): string {
@@ -20,11 +19,6 @@ function describe(result: ConsumeResult): string {
   return lines.map((l) => `${l}\n`).join('');
 }
 
-async function notifyAll(hooks: LoadedHooks, result: ConsumeResult): Promise<string[]> {
-  const lines = result.steps.flatMap((step) => (step.line ? [step.line] : []));
-  return [...(await notifySignals(hooks, result.steps)), ...(await notifyTransitions(hooks, result.team, lines))];
-}
-
 export function registerActors(program: Command, io: CliIo): void {
   const actors = program.command('actors').description("run the file-backed team actors that turn inbox signals into lifecycle events");
   actors
@@ -38,27 +32,34 @@ export function registerActors(program: Command, io: CliIo): void {
     .action(async (options: { team?: string; once?: boolean; json?: boolean; inspect?: boolean; inspectLog?: string }, command: Command) => {
       const ctx = federationContext(command, io);
       const hooks = await loadHooks(ctx.root, ctx.config.config, 'actors run');
-      const inspection = await createInspection({ inspect: options.inspect, logFile: options.inspectLog });
-      if (inspection.url) io.stderr(`inspector: open ${inspection.url}\n`);
+      const inspection = await openInspection(options, io);
       const stop = new Interrupt();
+      // Teams that could not run: one another process runs is fine; one whose state is unusable is not.
+      const unusable = new Map<string, number>();
       try {
         const results = await runActors(ctx.root, {
           team: options.team,
           once: options.once,
           signal: stop.signal,
           inspect: inspection.inspect,
-          onResult: async (result) => {
+          hooks,
+          onResult: (result) => {
             io.stdout(options.json ? `${JSON.stringify(result)}\n` : describe(result));
-            // Hooks run after the state is saved; a throwing one is reported and changes nothing.
-            for (const warning of await notifyAll(hooks, result)) io.stderr(`warning: ${warning}\n`);
+            for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
           },
-          onSkip: (team, reason) => io.stderr(`warning: skipping ${team} for now: ${reason}\n`),
+          onSkip: (team, reason, error) => {
+            io.stderr(`warning: skipping ${team} for now: ${reason}\n`);
+            if (error.code !== 'TEAM_BUSY') unusable.set(team, error.refusal ? 2 : 1);
+            else unusable.delete(team);
+          },
         });
-        for (const warning of results.flatMap((r) => r.warnings)) io.stderr(`warning: ${warning}\n`);
         if (options.once && !options.json) {
-          const summary = results.map((r) => `${r.team}: ${r.state}`).join(', ');
-          io.stdout(results.length ? `done — ${summary}\n` : 'no team to run (onboard one with: fed team onboard <domain>)\n');
+          const ran = results.map((r) => `${r.team}: ${r.state}`);
+          const notRun = [...unusable.keys()].map((team) => `${team}: not run (see the warning above)`);
+          const summary = [...ran, ...notRun].join(', ');
+          io.stdout(summary ? `done — ${summary}\n` : 'no team to run (onboard one with: fed team onboard <domain>)\n');
         }
+        if (options.once && unusable.size > 0) throw new CliExit(Math.max(...unusable.values()));
       } finally {
         await inspection.stop();
         stop.dispose();

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { loadHooks } from '../../hooks/load-hooks.js';
-import { createInspection } from '../../inspect/create-inspection.js';
 import { launchTeam } from '../../launch/launch-team.js';
 import { CliExit, federationContext, printJson, type CliIo } from '../io.js';
+import { openInspection } from '../inspection.js';
 import { Interrupt } from '../interrupt.js';
 import { positiveNumber } from '../option-parsers.js';
 import { requireTeam } from '../team-option.js';
@@ -21,8 +21,7 @@ export function registerLaunch(program: Command, io: CliIo): void {
       const ctx = federationContext(command, io);
       const team = requireTeam(options.team, ctx, 'fed launch --team <team>');
       const hooks = await loadHooks(ctx.root, ctx.config.config, 'launch');
-      const inspection = await createInspection({ inspect: options.inspect, logFile: options.inspectLog });
-      if (inspection.url) io.stderr(`inspector: open ${inspection.url}\n`);
+      const inspection = await openInspection(options, io);
       const interrupt = new Interrupt();
       try {
         const result = await launchTeam(ctx.root, team, {
