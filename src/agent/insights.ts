@@ -16,7 +16,7 @@ function languageInsight(survey: Survey): string | undefined {
 function entryInsight(survey: Survey): string | undefined {
   const entry = survey.entryPoints[0];
   if (!entry) return undefined;
-  return `Execution starts in ${code(entry.path)}, ${entry.declared ? escapeText(entry.reason) : 'found by its conventional name'}.`;
+  return `Execution starts in ${code(entry.path)}, ${entry.confidence === 'high' ? escapeText(entry.reason) : `probably (${escapeText(entry.reason)})`}.`;
 }
 
 function buildInsight(survey: Survey): string | undefined {

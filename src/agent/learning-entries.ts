@@ -33,7 +33,7 @@ export function learningEntries(survey: Survey, domain: string, now: Date): Lear
   if (survey.manifests.length === 0) add('gap', 'medium', 'no build manifest (package.json, pyproject.toml, go.mod, Cargo.toml) was found', ['manifest']);
   if (survey.packageManager) add('stack', 'high', `dependencies are locked with ${survey.packageManager}`, ['package-manager', survey.packageManager]);
   for (const entry of survey.entryPoints) {
-    add('entry-point', entry.declared ? 'high' : 'medium', `${entry.path}: ${entry.declared ? entry.reason : 'entry point by its conventional name'}`, ['entry-point', entry.path.split('/')[0] ?? '']);
+    add('entry-point', entry.confidence, `${entry.path}: ${entry.confidence === 'high' ? entry.reason : `probably an entry point (${entry.reason})`}`, ['entry-point', entry.path.split('/')[0] ?? '']);
   }
   const { graph } = survey;
   if (graph.modules > 0) {

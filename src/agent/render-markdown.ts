@@ -103,7 +103,7 @@ function layout({ survey }: DeliverableInput): string {
 
 function entryPoints({ survey, excerpt }: DeliverableInput): string {
   if (survey.entryPoints.length === 0) return 'No entry point was declared in a manifest or found under a conventional name (`main`, `index`, `cli`, `app`).';
-  const list = bulletList(survey.entryPoints.map((e) => `${code(e.path)}: ${e.declared ? escapeText(e.reason) : 'by its conventional name'}`));
+  const list = bulletList(survey.entryPoints.map((e) => `${code(e.path)}: ${escapeText(e.reason)}${e.confidence === 'high' ? '' : ' (a guess from the name: check it)'}`));
   if (!excerpt) return list;
   const shown = excerpt.shownLines < excerpt.totalLines ? `the first ${excerpt.shownLines} of its ${count(excerpt.totalLines)} lines` : 'the whole file';
   return `${list}\n\nThe first entry point, ${code(excerpt.path)} (${shown}):\n\n${fenced(excerpt.language, excerpt.text)}`;
