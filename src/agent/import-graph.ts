@@ -185,7 +185,8 @@ function chooseGrouping(paths: readonly string[]): { grouping: ModuleGraph['grou
 }
 
 /** `modules` are the product's source files in the languages whose imports the survey reads (no tests, examples or fixtures). */
-export function buildModuleGraph(modules: readonly FileRecord[], context: ImportContext = emptyImportContext()): ModuleGraph {
+export function buildModuleGraph(files: readonly FileRecord[], context: ImportContext = emptyImportContext()): ModuleGraph {
+  const modules = files.filter((f) => !f.test);
   const paths = new Set(modules.map((m) => m.path));
   const goFiles = goPackageFiles(modules);
   const fileEdges: [string, string][] = [];

@@ -91,6 +91,16 @@ function importContext(manifests: readonly Manifest[], packages: Packages): Impo
   };
 }
 
+/**
+ * The codebase's name before it is scanned — the root manifest's, and its folder's — for planning the
+ * document: a mission that names the project is about all of it.
+ */
+export function projectNames(codebaseDir: string): string[] {
+  const codebase = resolve(codebaseDir);
+  const names = Object.keys(MANIFEST_FILES).map((file) => readManifest(codebase, file)?.name ?? null);
+  return [...new Set([...names.filter((n): n is string => n !== null), basename(codebase)])];
+}
+
 export function surveyCodebase(codebaseDir: string): Survey {
   const codebase = resolve(codebaseDir);
   const { files, unreadable } = takeInventory(walkCodebase(codebase));

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { selectExcerpt } from '../../src/agent/excerpt.js';
 import { distillInsights } from '../../src/agent/insights.js';
+import { searchMission } from '../../src/agent/mission-search.js';
 import { planOutline } from '../../src/agent/outline.js';
 import { renderDeliverable } from '../../src/agent/render-markdown.js';
 import { surveyCodebase } from '../../src/agent/survey.js';
@@ -79,7 +80,9 @@ export default async function agentBench(): Promise<void> {
       t = performance.now();
       const again = surveyCodebase(root);
       const mission = { subject: 'Document the architecture', body: '' };
-      const markdown = renderDeliverable({ survey: again, outline: planOutline(mission, topLevelSources(root)), insights: distillInsights(again), excerpt: selectExcerpt(again), mission });
+      const outline = planOutline(mission, topLevelSources(root), again.name);
+      const search = searchMission(again, outline.topics);
+      const markdown = renderDeliverable({ survey: again, outline, search, insights: distillInsights(again, search), excerpt: selectExcerpt(again), mission });
       if (!checkMarkdownText(markdown).ok) throw new Error('the generated deliverable does not pass the check');
       whole.push(performance.now() - t);
     }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { selectExcerpt } from '../../../src/agent/excerpt.js';
 import { distillInsights } from '../../../src/agent/insights.js';
+import { searchMission } from '../../../src/agent/mission-search.js';
 import { planOutline } from '../../../src/agent/outline.js';
 import { renderDeliverable } from '../../../src/agent/render-markdown.js';
 import { surveyCodebase } from '../../../src/agent/survey.js';
@@ -15,7 +16,9 @@ const MISSION = { subject: 'Write a guide for newcomers', body: 'Explain where t
 
 function render(codebase: string, mission = MISSION): string {
   const survey = surveyCodebase(codebase);
-  return renderDeliverable({ survey, outline: planOutline(mission, topLevelSources(codebase)), insights: distillInsights(survey), excerpt: selectExcerpt(survey), mission });
+  const outline = planOutline(mission, topLevelSources(codebase), survey.name);
+  const search = searchMission(survey, outline.topics);
+  return renderDeliverable({ survey, outline, search, insights: distillInsights(survey, search), excerpt: selectExcerpt(survey), mission });
 }
 
 const h2 = (markdown: string) => checkMarkdownText(markdown).summary.sections.filter((s) => s.level === 2).map((s) => s.title);
@@ -28,7 +31,7 @@ describe('planning the outline from the mission', () => {
     [{ subject: 'Explain the module structure', body: 'Also review it.' }, 'architecture'],
     [{ subject: 'How do signals reach a team?', body: '' }, 'analysis'],
   ] as const)('%j → %s', (mission, kind) => {
-    const outline = planOutline(mission, ['src']);
+    const outline = planOutline(mission, ['src'], 'fed');
     expect(outline.kind).toBe(kind);
     expect(outline.sources).toEqual(['src']);
     expect(outline.sections[0]).toBe('findings');
@@ -70,7 +73,7 @@ describe('the deliverable', () => {
     const check = checkMarkdownText(markdown);
     expect(check.violations).toEqual([]);
     expect(check.summary.title).toBe('Architecture of tiny-py');
-    expect(markdown).toContain('No TypeScript or JavaScript modules were found');
+    expect(markdown).toContain('The modules do not import each other across folders');
     expect(check.summary.diagrams[0]?.type).toBe('flowchart');
     expect(markdown).toContain('pip install -e .\ntiny --help\npytest');
   });
@@ -88,6 +91,6 @@ describe('the deliverable', () => {
     const mission = { subject: 'Setext?\n=====', body: '# Not a title\n\n* star list\n\n```\nfence without language\n```\n' };
     const markdown = render(root, mission);
     expect(checkMarkdownText(markdown).violations).toEqual([]);
-    expect(checkMarkdownText(markdown).summary.title).toBe('Getting to know we`ird_name *x*');
+    expect(checkMarkdownText(markdown).summary.title).toBe('we`ird_name *x*: Setext? =====');
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findImports, findTodoMarkers } from '../../../src/agent/source-scan.js';
+import { findScriptImports as findImports } from '../../../src/agent/import-scan.js';
+import { findTodoMarkers } from '../../../src/agent/source-scan.js';
 
 describe('TODO markers', () => {
   it('count only as the first word of a comment', () => {

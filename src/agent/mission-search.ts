@@ -1,0 +1,277 @@
+import { readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { outsideProduct } from './folder-roles.js';
+import type { FileRecord } from './inventory.js';
+import type { MissionTopic } from './mission-plan.js';
+import type { Survey } from './survey.js';
+
+/**
+ * Answering a mission topic from the codebase: every code and documentation file is ranked by how well
+ * its path (strongest), the names it declares, and its text match the topic's terms; the best come with
+ * short excerpts (file and line), and a "how does X flow" topic with the chain of imports that links the
+ * matching files. A topic with a term that no file mentions anywhere, or a path that is not there, is
+ * unanswered: the agent fails rather than pass a generic overview off as an answer.
+ */
+export interface Quote {
+  line: number;
+  text: string;
+}
+
+export interface RankedFile {
+  path: string;
+  score: number;
+  /** What matched: `path`, `identifier`, `text`. */
+  matchedBy: string[];
+  /** The terms this file matches. */
+  terms: string[];
+  excerpts: Quote[];
+  /** Markdown fence tag of its language. */
+  fence: string;
+}
+
+export interface ChainStep {
+  from: string;
+  to: string;
+  /** The line of `from` that imports `to`. */
+  importLine: Quote | null;
+  /** The first line of `from` that calls a name `to` declares. */
+  callLine: (Quote & { name: string }) | null;
+}
+
+export interface TopicAnswer {
+  topic: MissionTopic;
+  files: RankedFile[];
+  /** Terms (or paths) no file mentions: the topic is unanswered when there is one. */
+  missing: string[];
+  /** For a flow topic: the files the chain passes through, in order, and how each hop is made. */
+  chain: { files: string[]; steps: ChainStep[] } | null;
+}
+
+export interface MissionSearch {
+  answers: TopicAnswer[];
+  /** How many files were searched, and which kinds. */
+  searched: number;
+}
+
+const MAX_RANKED = 5;
+const MAX_EXCERPTS = 2;
+const EXCERPT_CONTEXT = 1;
+const MAX_CHAIN_FILES = 40;
+
+/** Declarations across the languages the survey knows: `function x`, `class X`, `def x`, `func (r) X`, `fn x`, `const x =`, `type X`. */
+const DECLARATION = /\b(?:function\*?|class|interface|type|enum|struct|trait|def|fn|func(?:\s*\([^)]*\))?|const|let|var|module)\s+([A-Za-z_$][\w$]*)/g;
+
+/** `handleRequest`, `handle_request`, `HTTPServer` → handle, request, http, server. */
+function nameWords(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w !== '');
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A term where a word (or a camelCase part) starts: `request` in `handleRequest` and `REQUEST_ID`, not in `unrequested`. */
+function termPattern(term: string): RegExp {
+  const chars = [...term].map((c) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : escapeRegExp(c)));
+  const first = term[0]!;
+  const head = /[a-z]/.test(first) ? `(?:(?<![A-Za-z])[${first}${first.toUpperCase()}]|(?<=[a-z])${first.toUpperCase()})` : `(?<![A-Za-z])${escapeRegExp(first)}`;
+  return new RegExp(`${head}${chars.slice(1).join('')}`, 'g');
+}
+
+interface Candidate {
+  file: FileRecord;
+  text: string;
+  lines: string[];
+  pathWords: string[];
+  declared: { name: string; words: string[]; line: number }[];
+  weight: number;
+}
+
+function loadCandidates(survey: Survey): Candidate[] {
+  const candidates: Candidate[] = [];
+  for (const file of survey.files) {
+    if (!file.analysed || (file.language?.kind !== 'code' && file.language?.kind !== 'docs')) continue;
+    let text: string;
+    try {
+      text = readFileSync(join(survey.codebase, file.path), 'utf8');
+    } catch {
+      continue; // changed or gone since the scan: the scan's own report covers unreadable files
+    }
+    const lines = text.split('\n');
+    const declared: Candidate['declared'] = [];
+    if (file.language.kind === 'code') {
+      for (const match of text.matchAll(DECLARATION)) {
+        const name = match[1]!;
+        declared.push({ name, words: nameWords(name), line: text.slice(0, match.index).split('\n').length });
+      }
+    }
+    // Tests, examples and prose explain the code; the product's own code answers first.
+    const weight = file.test || outsideProduct(file.path) ? 0.5 : file.language.kind === 'docs' ? 0.7 : 1;
+    candidates.push({ file, text, lines, pathWords: nameWords(file.path), declared, weight });
+  }
+  return candidates;
+}
+
+function bestExcerpts(candidate: Candidate, patterns: RegExp[]): Quote[] {
+  const scored = candidate.lines.map((line, i) => {
+    const hits = patterns.filter((p) => {
+      p.lastIndex = 0;
+      return p.test(line);
+    }).length;
+    const declares = candidate.declared.some((d) => d.line === i + 1) ? 0.5 : 0;
+    return { i, score: hits === 0 ? 0 : hits + declares };
+  });
+  const picked: number[] = [];
+  for (const { i } of scored.filter((s) => s.score > 0).sort((a, b) => b.score - a.score || a.i - b.i)) {
+    if (picked.some((p) => Math.abs(p - i) <= EXCERPT_CONTEXT * 2)) continue;
+    picked.push(i);
+    if (picked.length === MAX_EXCERPTS) break;
+  }
+  return picked
+    .sort((a, b) => a - b)
+    .map((i) => {
+      const from = Math.max(0, i - EXCERPT_CONTEXT);
+      const text = candidate.lines.slice(from, i + EXCERPT_CONTEXT + 1).map((l) => (l.length > 160 ? `${l.slice(0, 157)}...` : l)).join('\n');
+      return { line: from + 1, text: text.replace(/\s+$/, '') };
+    });
+}
+
+function rank(candidates: readonly Candidate[], topic: MissionTopic): { ranked: (RankedFile & { candidate: Candidate })[]; missing: string[] } {
+  const patterns = topic.terms.map(termPattern);
+  const found = new Set<string>();
+  const ranked: (RankedFile & { candidate: Candidate })[] = [];
+  for (const candidate of candidates) {
+    const inPath = topic.paths.filter((p) => candidate.file.path === p || candidate.file.path.startsWith(`${p}/`));
+    let score = inPath.length * 4;
+    const matchedBy = new Set<string>(inPath.length ? ['path'] : []);
+    const terms: string[] = [];
+    topic.terms.forEach((term, t) => {
+      const pattern = patterns[t]!;
+      pattern.lastIndex = 0;
+      const textHits = Math.min(20, candidate.text.match(pattern)?.length ?? 0);
+      const path = candidate.pathWords.some((w) => w.startsWith(term));
+      const identifier = candidate.declared.some((d) => d.words.some((w) => w.startsWith(term)));
+      if (!path && !identifier && textHits === 0) return;
+      terms.push(term);
+      if (path) matchedBy.add('path');
+      if (identifier) matchedBy.add('identifier');
+      if (textHits) matchedBy.add('text');
+      score += (path ? 3 : 0) + (identifier ? 2 : 0) + (textHits ? 1 + textHits / 20 : 0);
+    });
+    for (const term of terms) found.add(term);
+    for (const path of inPath) found.add(path);
+    if (score === 0) continue;
+    // Files that match every term answer better than files that match one term often.
+    const coverage = topic.terms.length ? terms.length / topic.terms.length : 1;
+    ranked.push({
+      candidate,
+      path: candidate.file.path,
+      score: Math.round(score * coverage * coverage * candidate.weight * 100) / 100,
+      matchedBy: ['path', 'identifier', 'text'].filter((m) => matchedBy.has(m)),
+      terms,
+      excerpts: [],
+      fence: candidate.file.language?.fence ?? 'text',
+    });
+  }
+  ranked.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));
+  const missing = [...topic.terms.filter((t) => !found.has(t)), ...topic.paths.filter((p) => !found.has(p))];
+  return { ranked, missing };
+}
+
+/** The line of `from` that imports `to`: an import statement naming `to`'s file (or, for Go and `__init__.py`, its folder). */
+function importLine(from: Candidate, to: string): Quote | null {
+  const stemOf = basename(to).replace(/\.[^.]+$/, '');
+  const name = stemOf === '__init__' || to.endsWith('.go') ? basename(dirname(to)) : stemOf;
+  const index = from.lines.findIndex((line) => /\b(import|from|require|use)\b/.test(line) && line.includes(name));
+  return index === -1 ? null : { line: index + 1, text: from.lines[index]!.trim() };
+}
+
+/** The first line of `from`, past its imports, that calls a name `to` declares. */
+function callLine(from: Candidate, to: Candidate | undefined): ChainStep['callLine'] {
+  if (!to) return null;
+  const names = [...new Set(to.declared.map((d) => d.name))].filter((n) => n.length > 2);
+  if (names.length === 0) return null;
+  const call = new RegExp(`(?<![\\w$])(${names.map(escapeRegExp).join('|')})\\s*\\(`);
+  for (let i = 0; i < from.lines.length; i++) {
+    const line = from.lines[i]!;
+    if (/^\s*(import|from|export\s+\{|const\s+\w+\s*=\s*require)\b/.test(line) || DECLARATION_LINE.test(line)) continue;
+    const match = call.exec(line);
+    if (match) return { line: i + 1, text: line.trim(), name: match[1]! };
+  }
+  return null;
+}
+const DECLARATION_LINE = /^\s*(export\s+)?(async\s+)?(function|def|func|fn|class)\b/;
+
+/**
+ * The longest chain of imports through the matching files (the best 40), or, when they do not import each
+ * other, the shortest chain from an entry point to the best match.
+ */
+function findChain(ranked: readonly RankedFile[], survey: Survey): string[] | null {
+  const relevant = new Set(ranked.filter((r) => !r.path.endsWith('.md')).slice(0, MAX_CHAIN_FILES).map((r) => r.path));
+  const next = new Map<string, string[]>();
+  for (const { from, to } of survey.graph.links) (next.get(from) ?? next.set(from, []).get(from)!).push(to);
+  const longest = new Map<string, string[]>();
+  const visiting = new Set<string>();
+  const walk = (path: string): string[] => {
+    const known = longest.get(path);
+    if (known) return known;
+    visiting.add(path);
+    let best: string[] = [];
+    for (const target of next.get(path) ?? []) {
+      if (!relevant.has(target) || visiting.has(target)) continue;
+      const rest = walk(target);
+      if (rest.length > best.length) best = rest;
+    }
+    visiting.delete(path);
+    const chain = [path, ...best];
+    longest.set(path, chain);
+    return chain;
+  };
+  let best: string[] = [];
+  for (const path of relevant) {
+    const chain = walk(path);
+    if (chain.length > best.length) best = chain;
+  }
+  if (best.length >= 3) return best;
+  const goal = ranked.find((r) => relevant.has(r.path))?.path;
+  if (goal) {
+    for (const entry of survey.entryPoints) {
+      const previous = new Map<string, string>([[entry.path, '']]);
+      const queue = [entry.path];
+      while (queue.length && !previous.has(goal)) {
+        const at = queue.shift()!;
+        for (const target of next.get(at) ?? []) if (!previous.has(target)) previous.set(target, at) && queue.push(target);
+      }
+      if (!previous.has(goal) || goal === entry.path) continue;
+      const chain: string[] = [];
+      for (let at = goal; at !== ''; at = previous.get(at)!) chain.unshift(at);
+      if (chain.length > best.length) best = chain;
+      break;
+    }
+  }
+  return best.length >= 2 ? best : null;
+}
+
+export function searchMission(survey: Survey, topics: readonly MissionTopic[]): MissionSearch {
+  if (topics.length === 0) return { answers: [], searched: 0 };
+  const candidates = loadCandidates(survey);
+  const byPath = new Map(candidates.map((c) => [c.file.path, c]));
+  const answers = topics.map((topic): TopicAnswer => {
+    const { ranked, missing } = rank(candidates, topic);
+    const patterns = topic.terms.map(termPattern);
+    const files = ranked.slice(0, MAX_RANKED).map(({ candidate, ...file }) => ({ ...file, excerpts: bestExcerpts(candidate, patterns) }));
+    const chainFiles = topic.flow && missing.length === 0 ? findChain(ranked, survey) : null;
+    const chain = chainFiles && {
+      files: chainFiles,
+      steps: chainFiles.slice(1).map((to, i) => {
+        const from = byPath.get(chainFiles[i]!);
+        return { from: chainFiles[i]!, to, importLine: from ? importLine(from, to) : null, callLine: from ? callLine(from, byPath.get(to)) : null };
+      }),
+    };
+    return { topic, files, missing, chain };
+  });
+  return { answers, searched: candidates.length };
+}
