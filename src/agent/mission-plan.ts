@@ -40,7 +40,7 @@ explain explains explaining describe describes describing document documents doc
 list give find cover covers covering focus focusing detail details detailed summarise summarize understand understanding know learn want
 wants like make makes made use used uses using let thing things part parts way ways kind sort exactly especially particular specifically
 new newcomer newcomers beginner beginners reader readers developer developers contributor contributors engineer engineers team teams people
-someone person user-facing look looks see check please help also too well
+someone person user-facing flow flows flowing travel travels passes goes reach reaches look looks see check please help also too well
 `.trim().split(/\s+/));
 
 /** Words that refer to the codebase itself, or to what the general overview already covers. */
@@ -127,6 +127,8 @@ export function planMission(mission: { subject: string; body: string }, projectN
     const same = topics.find((t) => t.paths.join() === topic.paths.join() && topic.terms.every((term) => t.terms.includes(term)));
     if (same) {
       same.flow ||= topic.flow;
+      // The question says more than a heading restating it ("Request flow" → "How does a request flow …?").
+      if (topic.title.endsWith('?') && !same.title.endsWith('?')) Object.assign(same, { title: topic.title, source: topic.source });
       return;
     }
     const wider = topics.findIndex((t) => t.paths.join() === topic.paths.join() && t.terms.every((term) => topic.terms.includes(term)));

@@ -189,70 +189,100 @@ function importLine(from: Candidate, to: string): Quote | null {
   return index === -1 ? null : { line: index + 1, text: from.lines[index]!.trim() };
 }
 
-/** The first line of `from`, past its imports, that calls a name `to` declares. */
-function callLine(from: Candidate, to: Candidate | undefined): ChainStep['callLine'] {
-  if (!to) return null;
-  const names = [...new Set(to.declared.map((d) => d.name))].filter((n) => n.length > 2);
-  if (names.length === 0) return null;
-  const call = new RegExp(`(?<![\\w$])(${names.map(escapeRegExp).join('|')})\\s*\\(`);
-  for (let i = 0; i < from.lines.length; i++) {
+/** The names an import line brings in: `import { a, b as c } from` → a, c; `from x import a, b` → a, b; `import d from` → d. */
+function importedNames(line: string): string[] {
+  const clause = /^\s*import\s+(?:type\s+)?(.+?)\s+from\b/.exec(line)?.[1] ?? /^\s*from\s+\S+\s+import\s+(.+)$/.exec(line)?.[1] ?? '';
+  return clause
+    .replace(/[{}()*]/g, ',')
+    .split(',')
+    .map((part) => part.trim().replace(/^type\s+/, '').split(/\s+as\s+/).pop()!.trim())
+    .filter((name) => /^[A-Za-z_$][\w$]*$/.test(name));
+}
+
+/**
+ * The first line of `from`, past its imports, that calls what it imports from `to`: a name the import
+ * line brings in, or for Go a `pkg.Func(` call on the imported package.
+ */
+function callLine(from: Candidate, to: string, imported: Quote | null): ChainStep['callLine'] {
+  if (!imported) return null;
+  const goPackage = to.endsWith('.go') ? basename(dirname(to)) : null;
+  const names = goPackage ? [] : importedNames(imported.text);
+  if (!goPackage && names.length === 0) return null;
+  const call = goPackage ? new RegExp(`(?<![\\w$])${escapeRegExp(goPackage)}\\.([A-Z]\\w*)\\s*\\(`) : new RegExp(`(?<![\\w$.])(${names.map(escapeRegExp).join('|')})\\s*\\(`);
+  for (let i = imported.line; i < from.lines.length; i++) {
     const line = from.lines[i]!;
-    if (/^\s*(import|from|export\s+\{|const\s+\w+\s*=\s*require)\b/.test(line) || DECLARATION_LINE.test(line)) continue;
+    if (DECLARATION_LINE.test(line)) continue;
     const match = call.exec(line);
-    if (match) return { line: i + 1, text: line.trim(), name: match[1]! };
+    if (match) return { line: i + 1, text: line.trim(), name: goPackage ? `${goPackage}.${match[1]!}` : match[1]! };
   }
   return null;
 }
 const DECLARATION_LINE = /^\s*(export\s+)?(async\s+)?(function|def|func|fn|class)\b/;
 
-/**
- * The longest chain of imports through the matching files (the best 40), or, when they do not import each
- * other, the shortest chain from an entry point to the best match.
- */
-function findChain(ranked: readonly RankedFile[], survey: Survey): string[] | null {
-  const relevant = new Set(ranked.filter((r) => !r.path.endsWith('.md')).slice(0, MAX_CHAIN_FILES).map((r) => r.path));
-  const next = new Map<string, string[]>();
-  for (const { from, to } of survey.graph.links) (next.get(from) ?? next.set(from, []).get(from)!).push(to);
-  const longest = new Map<string, string[]>();
+/** Files matching less than this share of the best match's score are too weak to carry a chain. */
+const CHAIN_MIN_SHARE = 0.25;
+
+/** Per file, the chain from it along `edges` through `scoreOf`'s files that carries the most relevance. */
+function heaviestChains(edges: ReadonlyMap<string, string[]>, scoreOf: ReadonlyMap<string, number>): (path: string) => { files: string[]; value: number } {
+  const best = new Map<string, { files: string[]; value: number }>();
   const visiting = new Set<string>();
-  const walk = (path: string): string[] => {
-    const known = longest.get(path);
+  const walk = (path: string): { files: string[]; value: number } => {
+    const known = best.get(path);
     if (known) return known;
     visiting.add(path);
-    let best: string[] = [];
-    for (const target of next.get(path) ?? []) {
-      if (!relevant.has(target) || visiting.has(target)) continue;
+    let tail = { files: [] as string[], value: 0 };
+    for (const target of edges.get(path) ?? []) {
+      if (!scoreOf.has(target) || visiting.has(target)) continue;
       const rest = walk(target);
-      if (rest.length > best.length) best = rest;
+      if (rest.value > tail.value) tail = rest;
     }
     visiting.delete(path);
-    const chain = [path, ...best];
-    longest.set(path, chain);
+    const chain = { files: [path, ...tail.files], value: (scoreOf.get(path) ?? 0) + tail.value };
+    best.set(path, chain);
     return chain;
   };
-  let best: string[] = [];
-  for (const path of relevant) {
-    const chain = walk(path);
-    if (chain.length > best.length) best = chain;
+  return walk;
+}
+
+/**
+ * The chain of imports through the best matching file: the matching files that lead to it and those it
+ * leads to, each way the one carrying the most relevance (the sum of scores; only product code matching at
+ * least a quarter as well as the best file takes part). When no matching file imports or is imported by
+ * it, the shortest chain from an entry point to it.
+ */
+function findChain(ranked: readonly RankedFile[], survey: Survey): string[] | null {
+  const linked = new Set(survey.graph.links.flatMap((l) => [l.from, l.to]));
+  const code = ranked.filter((r) => linked.has(r.path));
+  const goal = code[0];
+  if (!goal) return null;
+  const scoreOf = new Map(code.filter((r) => r.score >= goal.score * CHAIN_MIN_SHARE).slice(0, MAX_CHAIN_FILES).map((r) => [r.path, r.score]));
+  const forward = new Map<string, string[]>();
+  const backward = new Map<string, string[]>();
+  for (const { from, to } of survey.graph.links) {
+    (forward.get(from) ?? forward.set(from, []).get(from)!).push(to);
+    (backward.get(to) ?? backward.set(to, []).get(to)!).push(from);
   }
-  if (best.length >= 3) return best;
-  const goal = ranked.find((r) => relevant.has(r.path))?.path;
-  if (goal) {
-    for (const entry of survey.entryPoints) {
-      const previous = new Map<string, string>([[entry.path, '']]);
-      const queue = [entry.path];
-      while (queue.length && !previous.has(goal)) {
-        const at = queue.shift()!;
-        for (const target of next.get(at) ?? []) if (!previous.has(target)) previous.set(target, at) && queue.push(target);
+  const after = heaviestChains(forward, scoreOf)(goal.path).files;
+  const before = heaviestChains(backward, scoreOf)(goal.path).files.reverse();
+  const through = [...before.filter((f) => !after.includes(f)), ...after];
+  if (through.length >= 2) return through;
+  for (const entry of survey.entryPoints) {
+    const previous = new Map<string, string>([[entry.path, '']]);
+    const queue = [entry.path];
+    while (queue.length && !previous.has(goal.path)) {
+      const at = queue.shift()!;
+      for (const target of forward.get(at) ?? []) {
+        if (previous.has(target)) continue;
+        previous.set(target, at);
+        queue.push(target);
       }
-      if (!previous.has(goal) || goal === entry.path) continue;
-      const chain: string[] = [];
-      for (let at = goal; at !== ''; at = previous.get(at)!) chain.unshift(at);
-      if (chain.length > best.length) best = chain;
-      break;
     }
+    if (!previous.has(goal.path) || goal.path === entry.path) continue;
+    const path: string[] = [];
+    for (let at = goal.path; at !== ''; at = previous.get(at)!) path.unshift(at);
+    return path;
   }
-  return best.length >= 2 ? best : null;
+  return null;
 }
 
 export function searchMission(survey: Survey, topics: readonly MissionTopic[]): MissionSearch {
@@ -268,7 +298,8 @@ export function searchMission(survey: Survey, topics: readonly MissionTopic[]): 
       files: chainFiles,
       steps: chainFiles.slice(1).map((to, i) => {
         const from = byPath.get(chainFiles[i]!);
-        return { from: chainFiles[i]!, to, importLine: from ? importLine(from, to) : null, callLine: from ? callLine(from, byPath.get(to)) : null };
+        const imported = from ? importLine(from, to) : null;
+        return { from: chainFiles[i]!, to, importLine: imported, callLine: from ? callLine(from, to, imported) : null };
       }),
     };
     return { topic, files, missing, chain };
