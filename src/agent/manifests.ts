@@ -28,6 +28,8 @@ export interface Manifest {
   tools: string[];
   /** Workspace member patterns, relative to the manifest's folder (npm/yarn `workspaces`, pnpm-workspace.yaml, Cargo `[workspace] members`, go.work `use`). */
   workspaces: string[];
+  /** Folders excluded from the workspace (Cargo `[workspace] exclude`). */
+  workspaceExcludes: string[];
   /** Why the file could not be understood, when it could not. */
   problem: string | null;
 }
@@ -43,7 +45,7 @@ export const MANIFEST_FILES: Record<string, ManifestKind> = {
 const WORKSPACE_FILES: Record<string, ManifestKind> = { 'pnpm-workspace.yaml': 'npm', 'go.work': 'go' };
 
 const emptyManifest = (path: string, kind: ManifestKind): Manifest => ({
-  path, kind, name: null, description: null, scripts: {}, entryPoints: [], dependencies: [], devDependencies: [], tools: [], workspaces: [], problem: null,
+  path, kind, name: null, description: null, scripts: {}, entryPoints: [], dependencies: [], devDependencies: [], tools: [], workspaces: [], workspaceExcludes: [], problem: null,
 });
 
 type Table = Record<string, unknown>;
@@ -131,8 +133,8 @@ function readCargo(manifest: Manifest, text: string): void {
   manifest.dependencies = keysOf(doc.dependencies);
   manifest.devDependencies = [...keysOf(doc['dev-dependencies']), ...keysOf(doc['build-dependencies'])];
   const workspace = table(doc, 'workspace');
-  const excluded = new Set(strings(workspace.exclude));
-  manifest.workspaces = strings(workspace.members).filter((m) => !excluded.has(m));
+  manifest.workspaces = strings(workspace.members);
+  manifest.workspaceExcludes = strings(workspace.exclude);
 }
 
 const READERS: Record<ManifestKind, (manifest: Manifest, text: string) => void> = { npm: readNpm, python: readPython, go: readGo, cargo: readCargo };

@@ -43,6 +43,8 @@ export interface WorkspaceDeclaration {
   kind: ManifestKind;
   /** Member folder patterns, relative to the codebase. */
   members: string[];
+  /** Folder patterns left out of the workspace. */
+  excluded: string[];
 }
 
 /** Python distribution names compare case-insensitively with `-`, `_` and `.` alike (PEP 503). */
@@ -55,14 +57,15 @@ function dependsOn(kind: ManifestKind, dependency: string, target: CodePackage):
 }
 
 export function findPackages(manifests: readonly Manifest[], declarations: readonly WorkspaceDeclaration[], entryPoints: readonly EntryPoint[]): Packages {
-  const members = declarations.map((d) => ({ ...d, match: picomatch(d.members.map((m) => posix.normalize(m).replace(/\/$/, ''))) }));
+  const pattern = (globs: readonly string[]) => picomatch(globs.map((g) => posix.normalize(g).replace(/\/$/, '')));
+  const members = declarations.map((d) => ({ ...d, match: pattern(d.members), excludes: pattern(d.excluded) }));
   const roots = new Set(declarations.map((d) => dirname(d.file)));
   const chosen = manifests.filter((m) => {
     if (m.problem || !m.name) return false;
     const dir = dirname(m.path);
     if (m.kind === 'go' || m.kind === 'python') return true;
     if (m.kind === 'cargo' && dir === '.' && roots.has('.')) return m.name !== null;
-    return dir !== '.' && members.some((d) => d.kind === m.kind && d.match(dir));
+    return dir !== '.' && members.some((d) => d.kind === m.kind && d.match(dir) && !d.excludes(dir));
   });
   const folders = chosen.map((m) => dirname(m.path));
   const owner = (path: string) =>

@@ -70,13 +70,14 @@ function workspaceDeclarations(codebase: string, files: readonly FileRecord[], m
   const problems: { path: string; problem: string }[] = [];
   for (const manifest of manifests) {
     const dir = dirname(manifest.path);
-    if (manifest.workspaces.length) declarations.push({ file: manifest.path, kind: manifest.kind, members: manifest.workspaces.map((m) => posix.join(dir, m)) });
+    const inDir = (patterns: readonly string[]) => patterns.map((m) => posix.join(dir, m));
+    if (manifest.workspaces.length) declarations.push({ file: manifest.path, kind: manifest.kind, members: inDir(manifest.workspaces), excluded: inDir(manifest.workspaceExcludes) });
   }
   for (const file of ['pnpm-workspace.yaml', 'go.work']) {
     if (!files.some((f) => f.path === file)) continue;
     const read = readWorkspaceFile(codebase, file)!;
     if (read.problem) problems.push({ path: file, problem: read.problem });
-    else declarations.push({ file, kind: read.kind, members: read.members });
+    else declarations.push({ file, kind: read.kind, members: read.members.filter((m) => !m.startsWith('!')), excluded: read.members.filter((m) => m.startsWith('!')).map((m) => m.slice(1)) });
   }
   return { declarations, problems };
 }
