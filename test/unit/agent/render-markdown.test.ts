@@ -94,3 +94,30 @@ describe('the deliverable', () => {
     expect(checkMarkdownText(markdown).summary.title).toBe('we`ird_name *x*: Setext? =====');
   });
 });
+
+describe('the deliverable for a monorepo', () => {
+  it('lists the packages with their entry points, draws the graph between them, and keeps runtime and development dependencies apart', () => {
+    const root = writeTree(tempDir(), {
+      'package.json': JSON.stringify({ name: 'acme', private: true, workspaces: ['packages/*'], devDependencies: { typescript: '^5' } }),
+      'packages/core/package.json': JSON.stringify({ name: '@acme/core', main: 'src/index.ts', dependencies: { zod: '^4' }, devDependencies: { vitest: '^4', '@acme/testkit': '*' } }),
+      'packages/core/src/index.ts': 'export const core = 1;\n',
+      'packages/testkit/package.json': JSON.stringify({ name: '@acme/testkit', main: 'src/index.ts' }),
+      'packages/testkit/src/index.ts': 'export const kit = 1;\n',
+      'packages/web/package.json': JSON.stringify({ name: '@acme/web', bin: { web: 'src/main.ts' }, dependencies: { '@acme/core': '*' } }),
+      'packages/web/src/main.ts': "import { core } from '@acme/core';\nconsole.log(core);\n",
+    });
+    const markdown = render(root, { subject: 'Document the architecture', body: '' });
+    expect(checkMarkdownText(markdown).violations).toEqual([]);
+    expect(h2(markdown)).toContain('Packages');
+    expect(markdown).toContain([
+      '| Package | Folder | Entry points | Dependencies |',
+      '|---|---|---|---|',
+      '| `@acme/core` | `packages/core/` | `packages/core/src/index.ts` | 1 runtime, 2 development |',
+      '| `@acme/testkit` | `packages/testkit/` | `packages/testkit/src/index.ts` | 0 runtime, 0 development |',
+      '| `@acme/web` | `packages/web/` | `packages/web/src/main.ts` | 1 runtime, 0 development |',
+    ].join('\n'));
+    expect(markdown).toContain('```mermaid\nflowchart LR\n  p0["@acme/core"]\n  p1["@acme/testkit"]\n  p2["@acme/web"]\n  p0 -.-> p1\n  p2 --> p0\n```');
+    expect(markdown).toContain('| `package.json` | 0: none | 1: `typescript` |');
+    expect(markdown).toContain('| `packages/core/package.json` | 1: `zod` | 2: `vitest`, `@acme/testkit` |');
+  });
+});

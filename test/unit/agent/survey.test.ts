@@ -10,9 +10,9 @@ import { tempDir } from '../../helpers/temp-dir.js';
 const paths = (root: string) => walkCodebase(root).files.map((f) => f.path);
 
 describe('walking a codebase', () => {
-  it('skips .git/, .fed/, node_modules/ and what the root .gitignore ignores', () => {
+  it('skips .git/, .fed/, the root federate.config.json, node_modules/ and what the root .gitignore ignores', () => {
     const root = typescriptProject(tempDir());
-    writeTree(root, { '.fed/teams/docs/deliverable.md': '# x\n', 'packages/a/node_modules/x.js': '' });
+    writeTree(root, { '.fed/teams/docs/deliverable.md': '# x\n', 'packages/a/node_modules/x.js': '', 'federate.config.json': '{}\n', 'packages/b/.fed/x.json': '{}' });
     expect(paths(root)).toEqual([
       '.gitignore',
       'README.md',
