@@ -40,7 +40,7 @@ explain explains explaining describe describes describing document documents doc
 list give find cover covers covering focus focusing detail details detailed summarise summarize understand understanding know learn want
 wants like make makes made use used uses using let thing things part parts way ways kind sort exactly especially particular specifically
 new newcomer newcomers beginner beginners reader readers developer developers contributor contributors engineer engineers team teams people
-someone person user-facing flow flows flowing travel travels passes goes reach reaches look looks see check please help also too well
+someone person user-facing deliverable readme flow flows flowing travel travels passes goes reach reaches look looks see check please help also too well
 `.trim().split(/\s+/));
 
 /** Words that refer to the codebase itself, or to what the general overview already covers. */
@@ -57,6 +57,8 @@ const FLOW = /\b(flows?|flowing|pipeline|lifecycle|travels?|passes|goes|through|
 const RESTRICTIVE = /\b(only|just|solely|exclusively|nothing else|no overview)\b/i;
 const QUESTION_START = /^(how|what|where|why|which|who|when|does|do|is|are|can)\b/i;
 const PATH_LIKE = /^(?:[\w.-]+\/)+[\w.-]*$|^[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|py|go|rs|java|rb|json|toml|ya?ml|md)$/;
+
+const FILE_NAME = /^[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|py|go|rs|java|rb|json|toml|ya?ml|md)$/;
 
 const sentenceSegmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 const wordSegmenter = new Intl.Segmenter('en', { granularity: 'word' });
@@ -80,7 +82,9 @@ export function words(text: string): string[] {
 
 function contentTerms(text: string, projectWords: ReadonlySet<string>): string[] {
   const terms = new Set<string>();
-  for (const word of words(text)) {
+  for (const raw of words(text)) {
+    // `router.ts` is about the router; `deliverable.md` (the document itself) about nothing in the codebase.
+    const word = FILE_NAME.test(raw) ? raw.slice(0, raw.lastIndexOf('.')) : raw;
     if (word.length < 3 || /^\d+$/.test(word) || STOP_WORDS.has(word) || OVERVIEW_WORDS.has(word) || projectWords.has(word)) continue;
     terms.add(stem(word));
   }

@@ -10,6 +10,8 @@ describe('planning the document from the mission', () => {
     const demo = { subject: 'Document this codebase', body: 'Write an architecture overview for a newcomer: what it is, how it is laid out, how to build, run and test it.' };
     expect(planMission(demo, 'fed')).toEqual({ topics: [], overview: true });
     expect(planMission({ subject: 'Document the architecture', body: 'For newcomers to tiny-ts.' }, 'tiny-ts')).toEqual({ topics: [], overview: true });
+    expect(planMission({ subject: 'Document the project', body: 'Write deliverable.md' }, 'x')).toEqual({ topics: [], overview: true });
+    expect(planMission({ subject: 'Explain router.ts', body: '' }, 'x').topics.map((t) => t.terms)).toEqual([['rout']]);
   });
 
   it('questions become topics; "how does X flow" questions are flow topics; the project name is not a topic', () => {
