@@ -61,16 +61,6 @@ const MAX_CHAIN_FILES = 40;
 /** Declarations across the languages the survey knows: `function x`, `class X`, `def x`, `func (r) X`, `fn x`, `const x =`, `type X`. */
 const DECLARATION = /\b(?:function\*?|class|interface|type|enum|struct|trait|def|fn|func(?:\s*\([^)]*\))?|const|let|var|module)\s+([A-Za-z_$][\w$]*)/g;
 
-/** `handleRequest`, `handle_request`, `HTTPServer` → handle, request, http, server. */
-function nameWords(name: string): string[] {
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter((w) => w !== '');
-}
-
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A term where a word (or a camelCase part) starts: `request` in `handleRequest` and `REQUEST_ID`, not in `unrequested`. */
@@ -85,8 +75,10 @@ interface Candidate {
   file: FileRecord;
   text: string;
   lines: string[];
-  pathWords: string[];
-  declared: { name: string; words: string[]; line: number }[];
+  /** The names the file declares, space-separated: a term pattern finds a term where a name (or a camelCase part of one) starts. */
+  declaredNames: string;
+  /** Lines with a declaration on them. */
+  declarationLines: Set<number>;
   weight: number;
 }
 
@@ -101,16 +93,21 @@ function loadCandidates(survey: Survey): Candidate[] {
       continue; // changed or gone since the scan: the scan's own report covers unreadable files
     }
     const lines = text.split('\n');
-    const declared: Candidate['declared'] = [];
+    const names: string[] = [];
+    const declarationLines = new Set<number>();
     if (file.language.kind === 'code') {
+      let line = 1;
+      let counted = 0;
       for (const match of text.matchAll(DECLARATION)) {
-        const name = match[1]!;
-        declared.push({ name, words: nameWords(name), line: text.slice(0, match.index).split('\n').length });
+        for (let nl = text.indexOf('\n', counted); nl !== -1 && nl < match.index; nl = text.indexOf('\n', nl + 1)) line++;
+        counted = match.index;
+        names.push(match[1]!);
+        declarationLines.add(line);
       }
     }
     // Tests, examples and prose explain the code; the product's own code answers first.
     const weight = file.test || outsideProduct(file.path) ? 0.5 : file.language.kind === 'docs' ? 0.7 : 1;
-    candidates.push({ file, text, lines, pathWords: nameWords(file.path), declared, weight });
+    candidates.push({ file, text, lines, declaredNames: names.join(' '), declarationLines, weight });
   }
   return candidates;
 }
@@ -121,7 +118,7 @@ function bestExcerpts(candidate: Candidate, patterns: RegExp[]): Quote[] {
       p.lastIndex = 0;
       return p.test(line);
     }).length;
-    const declares = candidate.declared.some((d) => d.line === i + 1) ? 0.5 : 0;
+    const declares = candidate.declarationLines.has(i + 1) ? 0.5 : 0;
     return { i, score: hits === 0 ? 0 : hits + declares };
   });
   const picked: number[] = [];
@@ -152,8 +149,10 @@ function rank(candidates: readonly Candidate[], topic: MissionTopic): { ranked: 
       const pattern = patterns[t]!;
       pattern.lastIndex = 0;
       const textHits = Math.min(20, candidate.text.match(pattern)?.length ?? 0);
-      const path = candidate.pathWords.some((w) => w.startsWith(term));
-      const identifier = candidate.declared.some((d) => d.words.some((w) => w.startsWith(term)));
+      pattern.lastIndex = 0;
+      const path = pattern.test(candidate.file.path);
+      pattern.lastIndex = 0;
+      const identifier = pattern.test(candidate.declaredNames);
       if (!path && !identifier && textHits === 0) return;
       terms.push(term);
       if (path) matchedBy.add('path');
