@@ -43,14 +43,19 @@ new newcomer newcomers beginner beginners reader readers developer developers co
 someone person user-facing deliverable readme flow flows flowing travel travels passes goes reach reaches look looks see check please help also too well
 `.trim().split(/\s+/));
 
-/** Words that refer to the codebase itself, or to what the general overview already covers. */
-const OVERVIEW_WORDS = new Set(`
+/** Words that refer to the codebase itself: "how does the framework…" is about all of it. */
+const CODEBASE_WORDS = new Set(`
 codebase code repository repo project projects framework library app application software system program tool tooling source sources
+work works working
+`.trim().split(/\s+/));
+
+/** Words for what the general overview covers: a mission using them asks for the overview. */
+const OVERVIEW_WORDS = new Set(`
 overview architecture architectural structure structured layout laid organised organized organisation organization design designed
 component components module modules dependency dependencies depend depends entry point points build builds building built run runs running
 test tests testing tested install installs installation setup set start started starting getting language languages stack
 hotspot hotspots todo todos risk risks quality debt audit review summary introduction intro guide onboarding general overall whole
-high level high-level everything main key important work works working
+high level high-level everything main key important
 `.trim().split(/\s+/));
 
 const FLOW = /\b(flows?|flowing|pipeline|lifecycle|travels?|passes|goes|through|handled|processed|dispatched|routed|call chain|sequence)\b/i;
@@ -85,7 +90,7 @@ function contentTerms(text: string, projectWords: ReadonlySet<string>): string[]
   for (const raw of words(text)) {
     // `router.ts` is about the router; `deliverable.md` (the document itself) about nothing in the codebase.
     const word = FILE_NAME.test(raw) ? raw.slice(0, raw.lastIndexOf('.')) : raw;
-    if (word.length < 3 || /^\d+$/.test(word) || STOP_WORDS.has(word) || OVERVIEW_WORDS.has(word) || projectWords.has(word)) continue;
+    if (word.length < 3 || /^\d+$/.test(word) || STOP_WORDS.has(word) || CODEBASE_WORDS.has(word) || OVERVIEW_WORDS.has(word) || projectWords.has(word)) continue;
     terms.add(stem(word));
   }
   return [...terms];
@@ -155,6 +160,6 @@ export function planMission(mission: { subject: string; body: string }, projectN
     add({ title: title(question ? sentence : names.length === 1 ? names[0]! : sentence), source: sentence, terms, paths: [], flow });
   }
   const specific = topics.slice(0, MAX_TOPICS);
-  const asksOverview = words(text).some((w) => OVERVIEW_WORDS.has(w) && !['code', 'codebase', 'repository', 'repo', 'project', 'framework', 'library', 'app', 'application', 'system', 'work', 'works', 'working'].includes(w));
+  const asksOverview = words(text).some((w) => OVERVIEW_WORDS.has(w));
   return { topics: specific, overview: specific.length === 0 || asksOverview || !RESTRICTIVE.test(text) };
 }

@@ -51,7 +51,7 @@ export interface WorkspaceDeclaration {
 const normalName = (kind: ManifestKind, name: string) => (kind === 'python' ? name.toLowerCase().replace(/[-_.]+/g, '-') : name);
 
 function dependsOn(kind: ManifestKind, dependency: string, target: CodePackage): boolean {
-  if (kind !== target.kind && !(kind === 'npm' && target.kind === 'npm')) return false;
+  if (kind !== target.kind) return false;
   if (kind === 'go') return dependency === target.name || dependency.startsWith(`${target.name}/`);
   return normalName(kind, dependency) === normalName(kind, target.name);
 }
@@ -64,7 +64,7 @@ export function findPackages(manifests: readonly Manifest[], declarations: reado
     if (m.problem || !m.name) return false;
     const dir = dirname(m.path);
     if (m.kind === 'go' || m.kind === 'python') return true;
-    if (m.kind === 'cargo' && dir === '.' && roots.has('.')) return m.name !== null;
+    if (m.kind === 'cargo' && dir === '.') return roots.has('.'); // a workspace root that is a crate too
     return dir !== '.' && members.some((d) => d.kind === m.kind && d.match(dir) && !d.excludes(dir));
   });
   const folders = chosen.map((m) => dirname(m.path));

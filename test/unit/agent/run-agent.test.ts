@@ -159,7 +159,7 @@ describe('fed-agent answers its mission', () => {
     const context = contextFor(frameworkProject(tempDir()), 'preparing', { subject: 'Document the payment gateway', body: 'Cover refunds too.' });
     const { types, events, outcome } = await run(context);
     expect(types).toEqual(['PLAN_READY', 'FAIL']);
-    const reason = `${FAILURE.nothingFound}: the mission asks about "Document the payment gateway" (in "Document the payment gateway"), but no file mentions "payment…" or "gateway…" (looked for: payment, gateway); the mission asks about "Cover refunds too" (in "Cover refunds too."), but no file mentions "refund…" (looked for: refund) (searched the paths, declared names and text of 10 code and documentation files, skipping .git/, .fed/, node_modules/ and what .gitignore ignores)`;
+    const reason = `${FAILURE.nothingFound}: the mission asks about "Document the payment gateway" (in "Document the payment gateway"), but no file mentions "payment…" or "gateway…" (looked for: payment, gateway); the mission asks about "Cover refunds too" (in "Cover refunds too."), but no file mentions "refund…" (looked for: refund) (searched the paths, declared names and text of 10 code and documentation files, skipping .git/, .fed/, federate.config.json, node_modules/ and what .gitignore ignores)`;
     expect(events[1]?.data).toEqual({ reason });
     expect(outcome).toEqual({ status: 'failed', reason });
     expect(existsSync(context.deliverablePath)).toBe(false);
