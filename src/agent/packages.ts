@@ -59,12 +59,11 @@ function dependsOn(kind: ManifestKind, dependency: string, target: CodePackage):
 export function findPackages(manifests: readonly Manifest[], declarations: readonly WorkspaceDeclaration[], entryPoints: readonly EntryPoint[]): Packages {
   const pattern = (globs: readonly string[]) => picomatch(globs.map((g) => posix.normalize(g).replace(/\/$/, '')));
   const members = declarations.map((d) => ({ ...d, match: pattern(d.members), excludes: pattern(d.excluded) }));
-  const roots = new Set(declarations.map((d) => dirname(d.file)));
   const chosen = manifests.filter((m) => {
     if (m.problem || !m.name) return false;
     const dir = dirname(m.path);
     if (m.kind === 'go' || m.kind === 'python') return true;
-    if (m.kind === 'cargo' && dir === '.') return roots.has('.'); // a workspace root that is a crate too
+    if (m.kind === 'cargo' && dir === '.') return m.workspaces.length > 0; // a workspace root that is a crate too
     return dir !== '.' && members.some((d) => d.kind === m.kind && d.match(dir) && !d.excludes(dir));
   });
   const folders = chosen.map((m) => dirname(m.path));

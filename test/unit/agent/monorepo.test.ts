@@ -127,6 +127,16 @@ describe('monorepos: the packages, their entry points and the graph between them
     expect(survey.graph.external).toEqual([{ name: 'fastapi', files: 1 }]);
   });
 
+  it('a Cargo workspace root that is a crate itself is one of the packages', () => {
+    const root = writeTree(tempDir(), {
+      'Cargo.toml': '[package]\nname = "app"\n\n[workspace]\nmembers = ["lib"]\n\n[dependencies]\nlib = { path = "lib" }\n',
+      'src/main.rs': 'fn main() {}\n',
+      'lib/Cargo.toml': '[package]\nname = "lib"\n',
+      'lib/src/lib.rs': '',
+    });
+    expect(packageRows(root)).toMatchObject({ packages: [['app', '.', ['src/main.rs']], ['lib', 'lib', ['lib/src/lib.rs']]], edges: [{ from: 'app', to: 'lib', dev: false }] });
+  });
+
   it('a single package is not a monorepo', () => {
     const root = writeTree(tempDir(), { 'package.json': json({ name: 'solo', main: 'index.js' }), 'index.js': '' });
     expect(surveyCodebase(root).packages).toEqual({ declaredBy: [], list: [], edges: [] });
