@@ -5,7 +5,8 @@
  * codebase becomes a topic the document must answer in a section of its own. What every document covers
  * anyway — layout, architecture, build, run, tests, dependencies — is the general overview: a mission
  * made only of such words asks for the overview, and the overview follows the mission's sections unless
- * the mission restricts itself ("only", "just").
+ * the mission restricts itself ("only", "just"). A question about how something happens ("how does X
+ * flow", "how is Y handled") is a flow topic: it is answered with the path it takes through the code.
  */
 export interface MissionTopic {
   /** The section title: the question as asked, or the named thing. */
@@ -59,6 +60,8 @@ high level high-level everything main key important
 `.trim().split(/\s+/));
 
 const FLOW = /\b(flows?|flowing|pipeline|lifecycle|travels?|passes|goes|through|handled|processed|dispatched|routed|call chain|sequence)\b/i;
+/** "How does X get parsed?", "How is a request handled?": how something happens, answered by the path it takes through the code. */
+const HOW_DOES = /^how\s+(?:does|do|did|is|are|was|were|can|will)\b/i;
 const RESTRICTIVE = /\b(only|just|solely|exclusively|nothing else|no overview)\b/i;
 const QUESTION_START = /^(how|what|where|why|which|who|when|does|do|is|are|can)\b/i;
 const PATH_LIKE = /^(?:[\w.-]+\/)+[\w.-]*$|^[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|py|go|rs|java|rb|json|toml|ya?ml|md)$/;
@@ -74,7 +77,7 @@ const wordSegmenter = new Intl.Segmenter('en', { granularity: 'word' });
  */
 export function stem(word: string): string {
   const lower = word.toLowerCase();
-  for (const suffix of ['ies', 'ing', 'ers', 'er', 'es', 'ed', 'e', 's']) {
+  for (const suffix of ['ies', 'ied', 'ing', 'ers', 'er', 'es', 'ed', 'e', 's']) {
     if (lower.endsWith(suffix) && lower.length - suffix.length >= (suffix === 's' ? 3 : 4)) return lower.slice(0, -suffix.length);
   }
   return lower;
@@ -148,7 +151,7 @@ export function planMission(mission: { subject: string; body: string }, projectN
   for (const sentence of sentencesOf(text)) {
     const { names, paths } = namedThings(sentence);
     const question = sentence.endsWith('?') || QUESTION_START.test(sentence);
-    const flow = question && FLOW.test(sentence);
+    const flow = question && (FLOW.test(sentence) || HOW_DOES.test(sentence));
     for (const path of paths) add({ title: path, source: sentence, terms: [], paths: [path], flow: false });
     for (const name of names) {
       const terms = contentTerms(name, projectWords).slice(0, MAX_TERMS);

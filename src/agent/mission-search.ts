@@ -168,7 +168,7 @@ function rank(candidates: readonly Candidate[], topic: MissionTopic): { ranked: 
     ranked.push({
       candidate,
       path: candidate.file.path,
-      score: Math.round(score * coverage * coverage * candidate.weight * 100) / 100,
+      score: Math.round(score * coverage * candidate.weight * 100) / 100,
       matchedBy: ['path', 'identifier', 'text'].filter((m) => matchedBy.has(m)),
       terms,
       excerpts: [],
@@ -188,13 +188,20 @@ function importLine(from: Candidate, to: string): Quote | null {
   return index === -1 ? null : { line: index + 1, text: from.lines[index]!.trim() };
 }
 
-/** The names an import line brings in: `import { a, b as c } from` → a, c; `from x import a, b` → a, b; `import d from` → d. */
+/**
+ * The names an import line brings in: `import { a, b as c } from` → a, c; `import d from` → d;
+ * `const { a } = require(` → a; `from x import a, b` → a, b.
+ */
 function importedNames(line: string): string[] {
-  const clause = /^\s*import\s+(?:type\s+)?(.+?)\s+from\b/.exec(line)?.[1] ?? /^\s*from\s+\S+\s+import\s+(.+)$/.exec(line)?.[1] ?? '';
+  const clause =
+    /^\s*import\s+(?:type\s+)?(.+?)\s+from\b/.exec(line)?.[1] ??
+    /^\s*(?:const|let|var)\s+(.+?)\s*=\s*require\s*\(/.exec(line)?.[1] ??
+    /^\s*from\s+\S+\s+import\s+(.+)$/.exec(line)?.[1] ??
+    '';
   return clause
     .replace(/[{}()*]/g, ',')
     .split(',')
-    .map((part) => part.trim().replace(/^type\s+/, '').split(/\s+as\s+/).pop()!.trim())
+    .map((part) => part.trim().replace(/^type\s+/, '').split(/\s+as\s+|\s*:\s*/).pop()!.trim())
     .filter((name) => /^[A-Za-z_$][\w$]*$/.test(name));
 }
 
@@ -205,21 +212,28 @@ function importedNames(line: string): string[] {
 function callLine(from: Candidate, to: string, imported: Quote | null): ChainStep['callLine'] {
   if (!imported) return null;
   const goPackage = to.endsWith('.go') ? basename(dirname(to)) : null;
-  const names = goPackage ? [] : importedNames(imported.text);
+  // A parenthesised import list (`from .x import (` / `import {`) continues on the next lines.
+  let statement = imported.text;
+  for (let i = imported.line; /[({]\s*$/.test(statement) || (/[({]/.test(statement) && !/[)}]/.test(statement)); i++) {
+    if (i >= from.lines.length || i > imported.line + 50) break;
+    statement += ` ${from.lines[i]!.trim()}`;
+  }
+  const names = goPackage ? [] : importedNames(statement);
   if (!goPackage && names.length === 0) return null;
-  const call = goPackage ? new RegExp(`(?<![\\w$])${escapeRegExp(goPackage)}\\.([A-Z]\\w*)\\s*\\(`) : new RegExp(`(?<![\\w$.])(${names.map(escapeRegExp).join('|')})\\s*\\(`);
+  // `name(`, or `name.member(` when the import is a module or namespace (`api.decode(`, Go's `pkg.Func(`).
+  const call = new RegExp(`(?<![\\w$.])(${goPackage ? escapeRegExp(goPackage) : names.map(escapeRegExp).join('|')})(\\.[A-Za-z_$][\\w$]*)?\\s*\\(`);
   for (let i = imported.line; i < from.lines.length; i++) {
     const line = from.lines[i]!;
     if (DECLARATION_LINE.test(line)) continue;
     const match = call.exec(line);
-    if (match) return { line: i + 1, text: line.trim(), name: goPackage ? `${goPackage}.${match[1]!}` : match[1]! };
+    if (match && !(goPackage && !match[2])) return { line: i + 1, text: line.trim(), name: `${match[1]!}${match[2] ?? ''}` };
   }
   return null;
 }
 const DECLARATION_LINE = /^\s*(export\s+)?(async\s+)?(function|def|func|fn|class)\b/;
 
 /** Files matching less than this share of the best match's score are too weak to carry a chain. */
-const CHAIN_MIN_SHARE = 0.25;
+const CHAIN_MIN_SHARE = 0.1;
 
 /** Per file, the chain from it along `edges` through `scoreOf`'s files that carries the most relevance. */
 function heaviestChains(edges: ReadonlyMap<string, string[]>, scoreOf: ReadonlyMap<string, number>): (path: string) => { files: string[]; value: number } {
@@ -246,7 +260,7 @@ function heaviestChains(edges: ReadonlyMap<string, string[]>, scoreOf: ReadonlyM
 /**
  * The chain of imports through the best matching file: the matching files that lead to it and those it
  * leads to, each way the one carrying the most relevance (the sum of scores; only product code matching at
- * least a quarter as well as the best file takes part). When no matching file imports or is imported by
+ * least a tenth as well as the best file takes part). When no matching file imports or is imported by
  * it, the shortest chain from an entry point to it.
  */
 function findChain(ranked: readonly RankedFile[], survey: Survey): string[] | null {

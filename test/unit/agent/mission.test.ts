@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { planMission, stem } from '../../../src/agent/mission-plan.js';
 import { searchMission } from '../../../src/agent/mission-search.js';
 import { surveyCodebase } from '../../../src/agent/survey.js';
-import { frameworkProject } from '../../helpers/fixture-repo.js';
+import { frameworkProject, writeTree } from '../../helpers/fixture-repo.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 describe('planning the document from the mission', () => {
@@ -41,14 +41,13 @@ describe('planning the document from the mission', () => {
 describe('answering the mission from a framework-like codebase', () => {
   const framework = () => surveyCodebase(frameworkProject(tempDir()));
 
-  it('a flow question gets the chain of imports and calls from the entry point through the modules the request passes', () => {
+  it('a flow question gets the chain of imports and calls through the modules the request passes', () => {
     const survey = framework();
     const plan = planMission({ subject: 'How does a request flow through the framework?', body: '' }, survey.name);
     const [answer] = searchMission(survey, plan.topics).answers;
     expect(answer?.missing).toEqual([]);
-    expect(answer?.chain?.files).toEqual(['src/index.js', 'src/server.js', 'src/router.js', 'src/middleware/chain.js', 'src/handlers/request-handler.js']);
+    expect(answer?.chain?.files).toEqual(['src/server.js', 'src/router.js', 'src/middleware/chain.js', 'src/handlers/request-handler.js']);
     expect(answer?.chain?.steps.map((s) => [s.from, s.importLine?.line, s.callLine?.name, s.callLine?.line])).toEqual([
-      ['src/index.js', 1, undefined, undefined],
       ['src/server.js', 2, 'dispatchRequest', 5],
       ['src/router.js', 2, 'runMiddleware', 7],
       ['src/middleware/chain.js', 1, 'handleRequest', 5],
@@ -74,6 +73,41 @@ describe('answering the mission from a framework-like codebase', () => {
     expect(search.answers.map((a) => [a.topic.title, a.missing, a.files.map((f) => f.path)])).toEqual([
       ['src/db', [], ['src/db/pool.js']],
       ['src/cache', ['src/cache'], []],
+    ]);
+  });
+});
+
+describe('answering a flow question in Python and Go', () => {
+  it('Python: module imports (`from . import m` then `m.f(`) and parenthesised import lists name the calls', () => {
+    const root = writeTree(tempDir(), {
+      'pyproject.toml': '[project]\nname = "tokens"\n\n[project.scripts]\ntokens = "tokens.cli:main"\n',
+      'tokens/__init__.py': '',
+      'tokens/cli.py': 'import sys\nfrom . import verify\n\n\ndef main():\n    verify.check_token(sys.argv[1])\n',
+      'tokens/verify.py': 'from .signature import (\n    signature_of,\n)\n\n\ndef check_token(token):\n    return signature_of(token) == token[-8:]\n',
+      'tokens/signature.py': 'import hashlib\n\n\ndef signature_of(token):\n    return hashlib.sha256(token.encode()).hexdigest()[:8]\n',
+    });
+    const survey = surveyCodebase(root);
+    const [answer] = searchMission(survey, planMission({ subject: 'How is a token verified?', body: '' }, survey.name).topics).answers;
+    expect(answer?.chain?.files).toEqual(['tokens/cli.py', 'tokens/verify.py', 'tokens/signature.py']);
+    expect(answer?.chain?.steps.map((s) => [s.importLine?.line, s.callLine?.name, s.callLine?.line])).toEqual([
+      [2, 'verify.check_token', 6],
+      [1, 'signature_of', 7],
+    ]);
+  });
+
+  it('Go: `pkg.Func(` calls on imported packages of the module', () => {
+    const root = writeTree(tempDir(), {
+      'go.mod': 'module example.com/shop\n\ngo 1.22\n',
+      'cmd/shop/main.go': 'package main\n\nimport "example.com/shop/internal/orders"\n\nfunc main() {\n\torders.PlaceOrder("book")\n}\n',
+      'internal/orders/orders.go': 'package orders\n\nimport "example.com/shop/internal/stock"\n\nfunc PlaceOrder(item string) bool {\n\treturn stock.Reserve(item)\n}\n',
+      'internal/stock/stock.go': 'package stock\n\n// Reserve takes an item out of stock for an order.\nfunc Reserve(item string) bool { return item != "" }\n',
+    });
+    const survey = surveyCodebase(root);
+    const [answer] = searchMission(survey, planMission({ subject: 'How does an order flow through the shop?', body: '' }, survey.name).topics).answers;
+    expect(answer?.chain?.files).toEqual(['cmd/shop/main.go', 'internal/orders/orders.go', 'internal/stock/stock.go']);
+    expect(answer?.chain?.steps.map((s) => [s.importLine?.line, s.callLine?.name, s.callLine?.line])).toEqual([
+      [3, 'orders.PlaceOrder', 6],
+      [3, 'stock.Reserve', 6],
     ]);
   });
 });
