@@ -75,7 +75,7 @@ export function missionEntries(search: MissionSearch, domain: string, now: Date)
   const timestamp = now.toISOString();
   const entries: LearningEntry[] = [];
   for (const { topic, files, missing, chain } of search.answers) {
-    const tags = ['mission', ...topic.terms.slice(0, 4)];
+    const tags = ['mission', ...topic.words.slice(0, 4)];
     if (missing.length) {
       entries.push({ timestamp, domain, category: 'gap', content: `the mission asks about "${topic.title}" but nothing in the codebase mentions ${missing.map((m) => `"${m}"`).join(', ')}`, tags, confidence: 'high' });
       continue;

@@ -15,6 +15,8 @@ export interface MissionTopic {
   source: string;
   /** Word stems to look for in file paths, identifiers and text. */
   terms: string[];
+  /** The mission's own word behind each term, for showing (same order as `terms`). */
+  words: string[];
   /** Paths the mission names, relative to the codebase, without a trailing `/`. */
   paths: string[];
   /** A "how does X flow / get handled / go through" question: answered with a chain of imports. */
@@ -88,15 +90,16 @@ export function words(text: string): string[] {
   return [...wordSegmenter.segment(text)].filter((s) => s.isWordLike).map((s) => s.segment.toLowerCase());
 }
 
-function contentTerms(text: string, projectWords: ReadonlySet<string>): string[] {
-  const terms = new Set<string>();
+function contentTerms(text: string, projectWords: ReadonlySet<string>): { terms: string[]; words: string[] } {
+  const terms = new Map<string, string>();
   for (const raw of words(text)) {
     // `router.ts` is about the router; `deliverable.md` (the document itself) about nothing in the codebase.
     const word = FILE_NAME.test(raw) ? raw.slice(0, raw.lastIndexOf('.')) : raw;
     if (word.length < 3 || /^\d+$/.test(word) || STOP_WORDS.has(word) || CODEBASE_WORDS.has(word) || OVERVIEW_WORDS.has(word) || projectWords.has(word)) continue;
-    terms.add(stem(word));
+    if (!terms.has(stem(word))) terms.set(stem(word), word);
   }
-  return [...terms];
+  const kept = [...terms].slice(0, MAX_TERMS);
+  return { terms: kept.map(([term]) => term), words: kept.map(([, word]) => word) };
 }
 
 /** The mission's sentences, with list items and lines taken apart first. */
@@ -152,15 +155,15 @@ export function planMission(mission: { subject: string; body: string }, projectN
     const { names, paths } = namedThings(sentence);
     const question = sentence.endsWith('?') || QUESTION_START.test(sentence);
     const flow = question && (FLOW.test(sentence) || HOW_DOES.test(sentence));
-    for (const path of paths) add({ title: path, source: sentence, terms: [], paths: [path], flow: false });
+    for (const path of paths) add({ title: path, source: sentence, terms: [], words: [], paths: [path], flow: false });
     for (const name of names) {
-      const terms = contentTerms(name, projectWords).slice(0, MAX_TERMS);
-      if (terms.length) add({ title: name, source: sentence, terms, paths: [], flow });
+      const found = contentTerms(name, projectWords);
+      if (found.terms.length) add({ title: name, source: sentence, ...found, paths: [], flow });
     }
     const withoutPaths = paths.reduce((rest, path) => rest.split(path).join(' '), sentence);
-    const terms = contentTerms(withoutPaths, projectWords).slice(0, MAX_TERMS);
-    if (terms.length === 0) continue;
-    add({ title: title(question ? sentence : names.length === 1 ? names[0]! : sentence), source: sentence, terms, paths: [], flow });
+    const found = contentTerms(withoutPaths, projectWords);
+    if (found.terms.length === 0) continue;
+    add({ title: title(question ? sentence : names.length === 1 ? names[0]! : sentence), source: sentence, ...found, paths: [], flow });
   }
   const specific = topics.slice(0, MAX_TOPICS);
   const asksOverview = words(text).some((w) => OVERVIEW_WORDS.has(w));

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { outsideProduct } from './folder-roles.js';
 import type { FileRecord } from './inventory.js';
-import type { MissionTopic } from './mission-plan.js';
+import { stem, type MissionTopic } from './mission-plan.js';
 import type { Survey } from './survey.js';
 
 /**
@@ -22,7 +22,7 @@ export interface RankedFile {
   score: number;
   /** What matched: `path`, `identifier`, `text`. */
   matchedBy: string[];
-  /** The terms this file matches. */
+  /** The terms this file matches, as the mission wrote them. */
   terms: string[];
   excerpts: Quote[];
   /** Markdown fence tag of its language. */
@@ -41,7 +41,7 @@ export interface ChainStep {
 export interface TopicAnswer {
   topic: MissionTopic;
   files: RankedFile[];
-  /** Terms (or paths) no file mentions: the topic is unanswered when there is one. */
+  /** Words (as the mission wrote them) or paths no file mentions: the topic is unanswered when there is one. */
   missing: string[];
   /** For a flow topic: the files the chain passes through, in order, and how each hop is made. */
   chain: { files: string[]; steps: ChainStep[] } | null;
@@ -63,12 +63,28 @@ const DECLARATION = /\b(?:function\*?|class|interface|type|enum|struct|trait|def
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** A term where a word (or a camelCase part) starts: `request` in `handleRequest` and `REQUEST_ID`, not in `unrequested`. */
+/** The short forms code uses for words a mission spells out: "database" is found as `db`, "request" as `req`. */
+const ABBREVIATIONS: Record<string, readonly string[]> = Object.fromEntries(
+  Object.entries({
+    database: ['db'], configuration: ['config', 'cfg', 'conf'], config: ['cfg', 'conf'], authentication: ['auth', 'authn'],
+    authorization: ['auth', 'authz'], authorisation: ['auth', 'authz'], message: ['msg'], request: ['req'], response: ['res', 'resp'],
+    repository: ['repo'], directory: ['dir'], document: ['doc'], application: ['app'], parameter: ['param'], argument: ['arg'],
+    error: ['err'], context: ['ctx'], initialize: ['init'], initialise: ['init'], environment: ['env'], specification: ['spec'],
+    library: ['lib'], utility: ['util'], utilities: ['util'], temporary: ['tmp', 'temp'], transaction: ['tx', 'txn'], command: ['cmd'],
+    synchronize: ['sync'], synchronise: ['sync'], asynchronous: ['async'], information: ['info'], administrator: ['admin'], password: ['pwd', 'passwd'],
+  }).map(([word, short]) => [stem(word), short]),
+);
+
+/** A term where a word (or a camelCase part) starts: `request` in `handleRequest` and `REQUEST_ID`, not in `unrequested`; or one of its abbreviations. */
 function termPattern(term: string): RegExp {
-  const chars = [...term].map((c) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : escapeRegExp(c)));
-  const first = term[0]!;
-  const head = /[a-z]/.test(first) ? `(?:(?<![A-Za-z])[${first}${first.toUpperCase()}]|(?<=[a-z])${first.toUpperCase()})` : `(?<![A-Za-z])${escapeRegExp(first)}`;
-  return new RegExp(`${head}${chars.slice(1).join('')}`, 'g');
+  const alternative = (word: string) => {
+    const chars = [...word].map((c) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : escapeRegExp(c)));
+    const first = word[0]!;
+    const head = /[a-z]/.test(first) ? `(?:(?<![A-Za-z])[${first}${first.toUpperCase()}]|(?<=[a-z])${first.toUpperCase()})` : `(?<![A-Za-z])${escapeRegExp(first)}`;
+    // An abbreviation must end its word (`db`, `dbPool`), not begin a longer one (`dbus`).
+    return `${head}${chars.slice(1).join('')}${word === term ? '' : '(?![a-z])'}`;
+  };
+  return new RegExp([term, ...(ABBREVIATIONS[term] ?? [])].map(alternative).join('|'), 'g');
 }
 
 interface Candidate {
@@ -154,13 +170,13 @@ function rank(candidates: readonly Candidate[], topic: MissionTopic): { ranked: 
       pattern.lastIndex = 0;
       const identifier = pattern.test(candidate.declaredNames);
       if (!path && !identifier && textHits === 0) return;
-      terms.push(term);
+      terms.push(topic.words[t] ?? term);
       if (path) matchedBy.add('path');
       if (identifier) matchedBy.add('identifier');
       if (textHits) matchedBy.add('text');
       score += (path ? 3 : 0) + (identifier ? 2 : 0) + (textHits ? 1 + textHits / 20 : 0);
     });
-    for (const term of terms) found.add(term);
+    topic.terms.forEach((term, t) => terms.includes(topic.words[t] ?? term) && found.add(term));
     for (const path of inPath) found.add(path);
     if (score === 0) continue;
     // Files that match every term answer better than files that match one term often.
@@ -176,7 +192,7 @@ function rank(candidates: readonly Candidate[], topic: MissionTopic): { ranked: 
     });
   }
   ranked.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));
-  const missing = [...topic.terms.filter((t) => !found.has(t)), ...topic.paths.filter((p) => !found.has(p))];
+  const missing = [...topic.terms.flatMap((t, i) => (found.has(t) ? [] : [topic.words[i] ?? t])), ...topic.paths.filter((p) => !found.has(p))];
   return { ranked, missing };
 }
 

@@ -59,9 +59,9 @@ function notFound(answer: TopicAnswer): string {
   const terms = answer.missing.filter((m) => !topic.paths.includes(m));
   const what = [
     ...(paths.length ? [`no file or folder ${paths.map((p) => `"${p}"`).join(' or ')} exists`] : []),
-    ...(terms.length ? [`no file mentions ${terms.map((t) => `"${t}…"`).join(' or ')}`] : []),
+    ...(terms.length ? [`no file mentions ${terms.map((t) => `"${t}"`).join(' or ')}`] : []),
   ].join(' and ');
-  return `the mission asks about "${topic.title}" (in "${topic.source}"), but ${what}${topic.terms.length ? ` (looked for: ${topic.terms.join(', ')})` : ''}`;
+  return `the mission asks about "${topic.title}" (in "${topic.source}"), but ${what}${topic.terms.length ? ` (looked for words starting ${topic.terms.map((t) => `${t}…`).join(', ')})` : ''}`;
 }
 
 export async function runAgent(context: LaunchContext, domain: string, io: AgentIo): Promise<AgentOutcome> {

@@ -17,8 +17,8 @@ describe('planning the document from the mission', () => {
   it('questions become topics; "how does X flow" questions are flow topics; the project name is not a topic', () => {
     const plan = planMission({ subject: 'Request flow', body: 'How does a request flow through minifw?\nWhere are database queries made?' }, 'minifw');
     expect(plan.topics).toEqual([
-      { title: 'How does a request flow through minifw?', source: 'How does a request flow through minifw?', terms: ['request'], paths: [], flow: true },
-      { title: 'Where are database queries made?', source: 'Where are database queries made?', terms: ['databas', 'quer'], paths: [], flow: false },
+      { title: 'How does a request flow through minifw?', source: 'How does a request flow through minifw?', terms: ['request'], words: ['request'], paths: [], flow: true },
+      { title: 'Where are database queries made?', source: 'Where are database queries made?', terms: ['databas', 'quer'], words: ['database', 'queries'], paths: [], flow: false },
     ]);
     expect(plan.overview).toBe(true);
   });
@@ -54,6 +54,10 @@ describe('answering the mission from a framework-like codebase', () => {
     ]);
     // Ranked: the file named after the request first; the example, docs and tests rank below the product's code.
     expect(answer?.files[0]).toMatchObject({ path: 'src/handlers/request-handler.js', matchedBy: ['path', 'identifier', 'text'], terms: ['request'] });
+    // "database" is found as `db`, the usual abbreviation in code.
+    const [queries] = searchMission(survey, planMission({ subject: 'Where are database queries made?', body: '' }, survey.name).topics).answers;
+    expect(queries?.missing).toEqual([]);
+    expect(queries?.files[0]).toMatchObject({ path: 'src/db/pool.js', matchedBy: ['path', 'identifier', 'text'], terms: ['database', 'queries'] });
     expect(answer?.files.map((f) => f.path)).not.toContain('examples/hello/app.js');
     expect(answer?.files[0]?.excerpts[0]).toEqual({ line: 2, text: "\nexport async function handleRequest(route, req, res) {\n  const rows = await query(route.sql);" });
   });

@@ -137,16 +137,16 @@ describe('fed-agent answers its mission', () => {
     expect(h2).toContain('Layout');
     const markdown = readFileSync(context.deliverablePath, 'utf8');
     expect(check.summary.title).toBe('minifw: Request handling');
-    // The subject's `handl` ranks the server, which mentions a request once, below the chain's share.
+    // "handling" ranks the server, which mentions a request once, below the chain's share.
     expect(markdown).toContain('1. `src/router.js` imports `src/middleware/chain.js` (line 2: `import { runMiddleware } from \'./middleware/chain.js\';`), and calls `runMiddleware` at line 7.');
-    // The subject's terms join the question's: "Request handling" adds `handl`.
-    expect(markdown).toContain('| `src/handlers/request-handler.js` | path, identifier, text | `request`, `handl` |');
+    // The subject's words join the question's: "Request handling" adds "handling".
+    expect(markdown).toContain('| `src/handlers/request-handler.js` | path, identifier, text | `request`, `handling` |');
     expect(markdown).toContain('`src/handlers/request-handler.js:2`:\n\n```js\n\nexport async function handleRequest(route, req, res) {');
     const entries = readFileSync(context.learningLogPath, 'utf8').trim().split('\n').map((l) => learningEntrySchema.parse(JSON.parse(l)));
     expect(entries).toContainEqual(expect.objectContaining({ category: 'dependency', confidence: 'high', content: 'for "How does a request flow through the framework?" the imports run src/router.js -> src/middleware/chain.js -> src/handlers/request-handler.js' }));
     // Relevance by path or declared names is inferred from names (medium); by text alone it is a guess (low).
-    expect(entries).toContainEqual(expect.objectContaining({ confidence: 'medium', content: 'src/handlers/request-handler.js is relevant to "How does a request flow through the framework?": it matches request, handl by path, identifier, text' }));
-    expect(entries).toContainEqual(expect.objectContaining({ confidence: 'low', content: 'src/middleware/chain.js is relevant to "How does a request flow through the framework?": it matches request, handl by text' }));
+    expect(entries).toContainEqual(expect.objectContaining({ confidence: 'medium', content: 'src/handlers/request-handler.js is relevant to "How does a request flow through the framework?": it matches request, handling by path, identifier, text' }));
+    expect(entries).toContainEqual(expect.objectContaining({ confidence: 'low', content: 'src/middleware/chain.js is relevant to "How does a request flow through the framework?": it matches request, handling by text' }));
   });
 
   it('"only" keeps the document to the mission: no overview sections', async () => {
@@ -160,7 +160,7 @@ describe('fed-agent answers its mission', () => {
     const context = contextFor(frameworkProject(tempDir()), 'preparing', { subject: 'Document the payment gateway', body: 'Cover refunds too.' });
     const { types, events, outcome } = await run(context);
     expect(types).toEqual(['PLAN_READY', 'FAIL']);
-    const reason = `${FAILURE.nothingFound}: the mission asks about "Document the payment gateway" (in "Document the payment gateway"), but no file mentions "payment…" or "gateway…" (looked for: payment, gateway); the mission asks about "Cover refunds too" (in "Cover refunds too."), but no file mentions "refund…" (looked for: refund) (searched the paths, declared names and text of 10 code and documentation files, skipping .git/, .fed/, federate.config.json, node_modules/ and what .gitignore ignores)`;
+    const reason = `${FAILURE.nothingFound}: the mission asks about "Document the payment gateway" (in "Document the payment gateway"), but no file mentions "payment" or "gateway" (looked for words starting payment…, gateway…); the mission asks about "Cover refunds too" (in "Cover refunds too."), but no file mentions "refunds" (looked for words starting refund…) (searched the paths, declared names and text of 10 code and documentation files, skipping .git/, .fed/, federate.config.json, node_modules/ and what .gitignore ignores)`;
     expect(events[1]?.data).toEqual({ reason });
     expect(outcome).toEqual({ status: 'failed', reason });
     expect(existsSync(context.deliverablePath)).toBe(false);
