@@ -74,12 +74,10 @@ export function learningEntries(survey: Survey, domain: string, now: Date): Lear
 export function missionEntries(search: MissionSearch, domain: string, now: Date): LearningEntry[] {
   const timestamp = now.toISOString();
   const entries: LearningEntry[] = [];
-  for (const { topic, files, missing, chain } of search.answers) {
+  for (const { topic, files, missing, answered, chain } of search.answers) {
     const tags = ['mission', ...topic.words.slice(0, 4)];
-    if (missing.length) {
-      entries.push({ timestamp, domain, category: 'gap', content: `the mission asks about "${topic.title}" but nothing in the codebase mentions ${missing.map((m) => `"${m}"`).join(', ')}`, tags, confidence: 'high' });
-      continue;
-    }
+    if (missing.length) entries.push({ timestamp, domain, category: 'gap', content: `the mission asks about "${topic.title}" but nothing in the codebase mentions ${missing.map((m) => `"${m}"`).join(', ')}`, tags, confidence: 'high' });
+    if (!answered) continue;
     for (const file of files.slice(0, 3)) {
       const byName = file.matchedBy.includes('path') || file.matchedBy.includes('identifier');
       entries.push({ timestamp, domain, category: 'structure', content: `${file.path} is relevant to "${topic.title}": it matches ${file.terms.join(', ')} by ${file.matchedBy.join(', ')}`, tags, confidence: byName ? 'medium' : 'low' });

@@ -21,6 +21,11 @@ export interface MissionTopic {
   paths: string[];
   /** A "how does X flow / get handled / go through" question: answered with a chain of imports. */
   flow: boolean;
+  /**
+   * A quoted name ("payment gateway"): every word must be found. A sentence is answered when one file
+   * matches most of its words — a question's verbs ("talk", "reach") need not appear in the code.
+   */
+  exact: boolean;
 }
 
 export interface MissionPlan {
@@ -142,6 +147,7 @@ export function planMission(mission: { subject: string; body: string }, projectN
     const same = topics.find((t) => t.paths.join() === topic.paths.join() && topic.terms.every((term) => t.terms.includes(term)));
     if (same) {
       same.flow ||= topic.flow;
+      same.exact ||= topic.exact;
       // The question says more than a heading restating it ("Request flow" → "How does a request flow …?").
       if (topic.title.endsWith('?') && !same.title.endsWith('?')) Object.assign(same, { title: topic.title, source: topic.source });
       return;
@@ -155,15 +161,15 @@ export function planMission(mission: { subject: string; body: string }, projectN
     const { names, paths } = namedThings(sentence);
     const question = sentence.endsWith('?') || QUESTION_START.test(sentence);
     const flow = question && (FLOW.test(sentence) || HOW_DOES.test(sentence));
-    for (const path of paths) add({ title: path, source: sentence, terms: [], words: [], paths: [path], flow: false });
+    for (const path of paths) add({ title: path, source: sentence, terms: [], words: [], paths: [path], flow: false, exact: true });
     for (const name of names) {
       const found = contentTerms(name, projectWords);
-      if (found.terms.length) add({ title: name, source: sentence, ...found, paths: [], flow });
+      if (found.terms.length) add({ title: name, source: sentence, ...found, paths: [], flow, exact: true });
     }
     const withoutPaths = paths.reduce((rest, path) => rest.split(path).join(' '), sentence);
     const found = contentTerms(withoutPaths, projectWords);
     if (found.terms.length === 0) continue;
-    add({ title: title(question ? sentence : names.length === 1 ? names[0]! : sentence), source: sentence, ...found, paths: [], flow });
+    add({ title: title(question ? sentence : names.length === 1 ? names[0]! : sentence), source: sentence, ...found, paths: [], flow, exact: false });
   }
   const specific = topics.slice(0, MAX_TOPICS);
   const asksOverview = words(text).some((w) => OVERVIEW_WORDS.has(w));

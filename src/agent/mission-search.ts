@@ -9,8 +9,9 @@ import type { Survey } from './survey.js';
  * Answering a mission topic from the codebase: every code and documentation file is ranked by how well
  * its path (strongest), the names it declares, and its text match the topic's terms; the best come with
  * short excerpts (file and line), and a "how does X flow" topic with the chain of imports that links the
- * matching files. A topic with a term that no file mentions anywhere, or a path that is not there, is
- * unanswered: the agent fails rather than pass a generic overview off as an answer.
+ * matching files. A named thing with a word no file mentions, a question no file matches most of the
+ * words of, or a path that is not there, is unanswered: the agent fails rather than pass a generic
+ * overview off as an answer.
  */
 export interface Quote {
   line: number;
@@ -41,8 +42,13 @@ export interface ChainStep {
 export interface TopicAnswer {
   topic: MissionTopic;
   files: RankedFile[];
-  /** Words (as the mission wrote them) or paths no file mentions: the topic is unanswered when there is one. */
+  /** Words (as the mission wrote them) or paths no file mentions. */
   missing: string[];
+  /**
+   * Whether the codebase answers the topic: every path exists, and every word is found (a quoted name)
+   * or one file matches most of the words (a sentence).
+   */
+  answered: boolean;
   /** For a flow topic: the files the chain passes through, in order, and how each hop is made. */
   chain: { files: string[]; steps: ChainStep[] } | null;
 }
@@ -82,9 +88,11 @@ function termPattern(term: string): RegExp {
     const first = word[0]!;
     const head = /[a-z]/.test(first) ? `(?:(?<![A-Za-z])[${first}${first.toUpperCase()}]|(?<=[a-z])${first.toUpperCase()})` : `(?<![A-Za-z])${escapeRegExp(first)}`;
     // An abbreviation must end its word (`db`, `dbPool`), not begin a longer one (`dbus`).
-    return `${head}${chars.slice(1).join('')}${word === term ? '' : '(?![a-z])'}`;
+    return `${head}${chars.slice(1).join('')}${ABBREVIATIONS[term]?.includes(word) ? '(?![a-z])' : ''}`;
   };
-  return new RegExp([term, ...(ABBREVIATIONS[term] ?? [])].map(alternative).join('|'), 'g');
+  // British and American spellings: "authorised" finds `authorize`, "serialize" finds `serialise`.
+  const spelling = /i[sz](?=$|a)/.test(term) ? [term.replace(/i([sz])(?=$|a)/, (_, z: string) => (z === 's' ? 'iz' : 'is'))] : [];
+  return new RegExp([term, ...spelling, ...(ABBREVIATIONS[term] ?? [])].map(alternative).join('|'), 'g');
 }
 
 interface Candidate {
@@ -320,9 +328,13 @@ export function searchMission(survey: Survey, topics: readonly MissionTopic[]): 
   const byPath = new Map(candidates.map((c) => [c.file.path, c]));
   const answers = topics.map((topic): TopicAnswer => {
     const { ranked, missing } = rank(candidates, topic);
+    const most = Math.floor(topic.terms.length / 2) + 1;
+    const answered =
+      !missing.some((m) => topic.paths.includes(m)) &&
+      (topic.exact ? missing.length === 0 : topic.terms.length === 0 || ranked.some((r) => r.terms.length >= most));
     const patterns = topic.terms.map(termPattern);
     const files = ranked.slice(0, MAX_RANKED).map(({ candidate, ...file }) => ({ ...file, excerpts: bestExcerpts(candidate, patterns) }));
-    const chainFiles = topic.flow && missing.length === 0 ? findChain(ranked, survey) : null;
+    const chainFiles = topic.flow && answered ? findChain(ranked, survey) : null;
     const chain = chainFiles && {
       files: chainFiles,
       steps: chainFiles.slice(1).map((to, i) => {
@@ -331,7 +343,7 @@ export function searchMission(survey: Survey, topics: readonly MissionTopic[]): 
         return { from: chainFiles[i]!, to, importLine: imported, callLine: from ? callLine(from, to, imported) : null };
       }),
     };
-    return { topic, files, missing, chain };
+    return { topic, files, missing, answered, chain };
   });
   return { answers, searched: candidates.length };
 }

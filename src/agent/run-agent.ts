@@ -55,13 +55,17 @@ function codebaseProblem(codebase: string): string | undefined {
 /** What the mission asked that the codebase does not say, for the FAIL reason. */
 function notFound(answer: TopicAnswer): string {
   const { topic } = answer;
+  const quote = (items: readonly string[]) => items.map((item) => `"${item}"`).join(', ');
   const paths = answer.missing.filter((m) => topic.paths.includes(m));
-  const terms = answer.missing.filter((m) => !topic.paths.includes(m));
-  const what = [
-    ...(paths.length ? [`no file or folder ${paths.map((p) => `"${p}"`).join(' or ')} exists`] : []),
-    ...(terms.length ? [`no file mentions ${terms.map((t) => `"${t}"`).join(' or ')}`] : []),
-  ].join(' and ');
-  return `the mission asks about "${topic.title}" (in "${topic.source}"), but ${what}${topic.terms.length ? ` (looked for words starting ${topic.terms.map((t) => `${t}…`).join(', ')})` : ''}`;
+  const words = answer.missing.filter((m) => !topic.paths.includes(m));
+  const nowhere = words.length ? ` (${quote(words)} ${words.length === 1 ? 'appears' : 'appear'} nowhere)` : '';
+  const what = paths.length
+    ? `no file or folder ${quote(paths)} exists`
+    : topic.exact
+      ? `no file mentions ${quote(words)}`
+      : `no file mentions most of ${quote(topic.words)}${nowhere}`;
+  const looked = topic.terms.length ? ` (looked for words starting ${topic.terms.map((t) => `${t}…`).join(', ')})` : '';
+  return `the mission asks about "${topic.title}" (in "${topic.source}"), but ${what}${looked}`;
 }
 
 export async function runAgent(context: LaunchContext, domain: string, io: AgentIo): Promise<AgentOutcome> {
@@ -100,7 +104,7 @@ export async function runAgent(context: LaunchContext, domain: string, io: Agent
   }
   // The mission's topics are looked up in what was read; one that nothing mentions cannot be answered.
   const search = searchMission(survey, outline.topics);
-  const unanswered = search.answers.filter((a) => a.missing.length > 0);
+  const unanswered = search.answers.filter((a) => !a.answered);
   if (due('scanning')) {
     appendLearningEntries(context.learningLogPath, [...learningEntries(survey, domain, io.now()), ...missionEntries(search, domain, io.now())]);
     io.log(`scanning: read ${survey.files.length} files (${survey.unreadable.length} unreadable)`);

@@ -17,8 +17,8 @@ describe('planning the document from the mission', () => {
   it('questions become topics; "how does X flow" questions are flow topics; the project name is not a topic', () => {
     const plan = planMission({ subject: 'Request flow', body: 'How does a request flow through minifw?\nWhere are database queries made?' }, 'minifw');
     expect(plan.topics).toEqual([
-      { title: 'How does a request flow through minifw?', source: 'How does a request flow through minifw?', terms: ['request'], words: ['request'], paths: [], flow: true },
-      { title: 'Where are database queries made?', source: 'Where are database queries made?', terms: ['databas', 'quer'], words: ['database', 'queries'], paths: [], flow: false },
+      { title: 'How does a request flow through minifw?', source: 'How does a request flow through minifw?', terms: ['request'], words: ['request'], paths: [], flow: true, exact: false },
+      { title: 'Where are database queries made?', source: 'Where are database queries made?', terms: ['databas', 'quer'], words: ['database', 'queries'], paths: [], flow: false, exact: false },
     ]);
     expect(plan.overview).toBe(true);
   });
@@ -68,6 +68,22 @@ describe('answering the mission from a framework-like codebase', () => {
     const search = searchMission(survey, plan.topics);
     expect(search.answers.map((a) => [a.topic.title, a.missing, a.files])).toEqual([['Document the payment gateway', ['payment', 'gateway'], []]]);
     expect(search.searched).toBe(10);
+  });
+
+  it('a question is answered when one file matches most of its words; a quoted name needs every word', () => {
+    const survey = framework();
+    const ask = (subject: string) => searchMission(survey, planMission({ subject, body: '' }, survey.name).topics).answers[0]!;
+    // "talks" appears nowhere, but the router matches "router" and "middleware": the question is answered.
+    expect(ask('How does the router talk to the middleware?')).toMatchObject({ answered: true, missing: ['talk'] });
+    // A quoted name is one thing: "request cache" is not in a codebase that has requests but no cache.
+    expect(ask('Document the "request cache"')).toMatchObject({ answered: false, missing: ['cache'] });
+  });
+
+  it('British and American spellings find each other', () => {
+    const survey = surveyCodebase(writeTree(tempDir(), { 'src/auth.ts': 'export function authorizeUser(user: string) {\n  return user !== "";\n}\n' }));
+    const [answer] = searchMission(survey, planMission({ subject: 'Where are users authorised?', body: '' }, survey.name).topics).answers;
+    expect(answer).toMatchObject({ answered: true, missing: [] });
+    expect(answer?.files[0]).toMatchObject({ path: 'src/auth.ts', matchedBy: ['identifier', 'text'], terms: ['users', 'authorised'] });
   });
 
   it('a named path is answered by the files under it, and a missing one is not', () => {
