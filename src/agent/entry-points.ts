@@ -16,7 +16,7 @@ export interface EntryPoint {
   confidence: 'high' | 'medium';
 }
 
-export const MAX_ENTRY_POINTS = 24;
+const MAX_ENTRY_POINTS = 24;
 const BUILD_DIRS = ['dist/', 'build/', 'lib/', 'out/'];
 const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
 
