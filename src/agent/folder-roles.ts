@@ -20,3 +20,11 @@ const ROLES: Record<string, string> = {
 export function folderRole(name: string): string | null {
   return ROLES[name] ?? null;
 }
+
+/** Folders whose code shows, documents or checks the product rather than being it. */
+const NOT_PRODUCT = new Set(['examples', 'example', 'samples', 'sample', 'docs', 'doc', 'fixtures', 'fixture', '__fixtures__', 'testdata', 'test', 'tests', '__tests__', 'spec', 'specs', 'e2e', 'benchmarks', 'bench']);
+
+/** A path inside examples, docs, tests, fixtures or benchmarks: never the codebase's entry point or one of its packages. */
+export function outsideProduct(path: string): boolean {
+  return path.split('/').slice(0, -1).some((segment) => NOT_PRODUCT.has(segment));
+}

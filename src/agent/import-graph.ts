@@ -1,10 +1,9 @@
 import { builtinModules } from 'node:module';
 import { posix } from 'node:path';
 import type { FileRecord } from './inventory.js';
-import { isScriptModule } from './languages.js';
 
 /**
- * How the TypeScript/JavaScript modules of a codebase depend on each other, folded into groups a reader
+ * How the TypeScript/JavaScript, Python and Go modules of a codebase depend on each other, folded into groups a reader
  * can take in at a glance: files are grouped by folder at the depth that first gives a few groups, at
  * most MAX_GROUPS are kept (the best connected; the rest become "other"), and only the strongest
  * MAX_EDGES links are drawn. Test files are left out: they depend on everything and would hide the shape.
@@ -27,10 +26,14 @@ export interface ModuleGroup {
 export interface ModuleGraph {
   /** Groups are folders, or single files when the folders do not split the modules into a few groups. */
   grouping: 'folder' | 'file';
-  /** TypeScript/JavaScript files considered (tests excluded). */
+  /** Source files considered (TypeScript/JavaScript, Python, Go; tests, examples and fixtures excluded). */
   modules: number;
-  /** Relative imports that resolved to a file of the codebase. */
+  /** Their languages, most files first. */
+  languages: string[];
+  /** Imports that resolved to a file of the codebase. */
   internalImports: number;
+  /** The file-level links behind the groups: `from` imports `to`. */
+  links: { from: string; to: string }[];
   groups: ModuleGroup[];
   /** The group most others import from (not "other"), when there are links at all. */
   hub: ModuleGroup | null;
@@ -43,6 +46,20 @@ export interface ModuleGraph {
 
 const RESOLVE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
 const BUILTINS = new Set(builtinModules);
+
+/** What resolving imports needs to know about the codebase beyond its file list. */
+export interface ImportContext {
+  /** Go modules: their folder and module path (from each go.mod). */
+  goModules: { dir: string; name: string }[];
+  /** Folders Python's absolute imports start from (`.`, `src`, each Python project's folder and its `src`). */
+  pythonRoots: string[];
+  /** The repository's own npm packages, by name, and the file each one starts from (imports of them are internal). */
+  npmPackages: Map<string, string | null>;
+  /** Dependencies the manifests declare: an unresolved Python import counts as external only when declared (the rest is the standard library). */
+  declaredDependencies: Set<string>;
+}
+
+export const emptyImportContext = (): ImportContext => ({ goModules: [], pythonRoots: ['.'], npmPackages: new Map(), declaredDependencies: new Set() });
 
 /** The file a relative specifier names: exact, `.js` written for a `.ts` source (NodeNext), extensionless, or a folder index. */
 function resolveRelative(from: string, specifier: string, files: ReadonlySet<string>): string | undefined {
@@ -60,6 +77,82 @@ function packageName(specifier: string): string | undefined {
   const parts = specifier.split('/');
   const name = specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
   return BUILTINS.has(name) ? undefined : name;
+}
+
+type Resolution = { file: string } | { external: string } | undefined;
+
+function resolveScript(from: string, specifier: string, files: ReadonlySet<string>, context: ImportContext): Resolution {
+  if (specifier.startsWith('.')) {
+    const file = resolveRelative(from, specifier, files);
+    return file ? { file } : undefined;
+  }
+  const name = packageName(specifier);
+  if (!name) return undefined;
+  if (context.npmPackages.has(name)) {
+    const file = context.npmPackages.get(name);
+    return file ? { file } : undefined;
+  }
+  return { external: name };
+}
+
+/** `a.b.c` from `root`: `a/b/c.py`, `a/b/c/__init__.py`, else the same for `a.b` (c was a name inside it)… */
+function pythonModule(root: string, parts: readonly string[], minimum: number, files: ReadonlySet<string>): string | undefined {
+  for (let k = parts.length; k >= minimum; k--) {
+    const path = posix.join(root, ...parts.slice(0, k));
+    if (k > 0 && files.has(`${path}.py`)) return `${path}.py`;
+    if (files.has(`${path}/__init__.py`)) return `${path}/__init__.py`;
+  }
+  return undefined;
+}
+
+const pythonDistribution = (name: string) => name.toLowerCase().replace(/[-_.]+/g, '-');
+
+function resolvePython(from: string, specifier: string, files: ReadonlySet<string>, context: ImportContext): Resolution {
+  const dots = /^\.*/.exec(specifier)![0].length;
+  const parts = specifier.slice(dots).split('.').filter((p) => p !== '');
+  if (dots > 0) {
+    let base = posix.dirname(from);
+    for (let up = 1; up < dots; up++) base = posix.dirname(base);
+    const file = pythonModule(base, parts, 0, files);
+    return file ? { file } : undefined;
+  }
+  for (const root of context.pythonRoots) {
+    const file = pythonModule(root, parts, 1, files);
+    if (file) return { file };
+  }
+  const top = parts[0] ?? '';
+  return context.declaredDependencies.has(pythonDistribution(top)) || context.declaredDependencies.has(top) ? { external: top } : undefined;
+}
+
+function resolveGo(specifier: string, goFiles: ReadonlyMap<string, string>, context: ImportContext): Resolution {
+  const module = context.goModules.filter((m) => specifier === m.name || specifier.startsWith(`${m.name}/`)).sort((a, b) => b.name.length - a.name.length)[0];
+  if (module) {
+    const file = goFiles.get(posix.join(module.dir, specifier.slice(module.name.length + 1)));
+    return file ? { file } : undefined;
+  }
+  const first = specifier.split('/')[0] ?? '';
+  if (!first.includes('.')) return undefined; // the standard library
+  const declared = [...context.declaredDependencies].filter((d) => specifier === d || specifier.startsWith(`${d}/`)).sort((a, b) => b.length - a.length)[0];
+  return { external: declared ?? specifier.split('/').slice(0, 3).join('/') };
+}
+
+/** Each Go package folder and the file that stands for it: the one named after the folder, else the first. */
+function goPackageFiles(modules: readonly FileRecord[]): Map<string, string> {
+  const byDir = new Map<string, string>();
+  for (const file of modules) {
+    if (file.language?.name !== 'Go') continue;
+    const dir = posix.dirname(file.path);
+    const current = byDir.get(dir);
+    const named = posix.basename(file.path) === `${posix.basename(dir)}.go`;
+    if (current === undefined || (named && posix.basename(current) !== `${posix.basename(dir)}.go`)) byDir.set(dir, file.path);
+  }
+  return byDir;
+}
+
+function tally(modules: readonly FileRecord[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const file of modules) if (file.language) counts.set(file.language.name, (counts.get(file.language.name) ?? 0) + 1);
+  return counts;
 }
 
 /** The first `depth` folders of a file's path (`.` for files at the root), without splitting it: this runs for every module at every depth. */
@@ -91,20 +184,27 @@ function chooseGrouping(paths: readonly string[]): { grouping: ModuleGraph['grou
   return { grouping: 'folder', groupOf: (path) => folderGroup(path, best) };
 }
 
-export function buildModuleGraph(files: readonly FileRecord[]): ModuleGraph {
-  const modules = files.filter((f) => !f.test && isScriptModule(f.language));
+/** `modules` are the product's source files in the languages whose imports the survey reads (no tests, examples or fixtures). */
+export function buildModuleGraph(files: readonly FileRecord[], context: ImportContext = emptyImportContext()): ModuleGraph {
+  const modules = files.filter((f) => !f.test);
   const paths = new Set(modules.map((m) => m.path));
+  const goFiles = goPackageFiles(modules);
   const fileEdges: [string, string][] = [];
+  const seen = new Set<string>();
   const externalFiles = new Map<string, Set<string>>();
   for (const file of modules) {
+    const language = file.language?.name;
     for (const specifier of file.imports) {
-      if (specifier.startsWith('.')) {
-        const target = resolveRelative(file.path, specifier, paths);
-        if (target) fileEdges.push([file.path, target]);
-        continue;
+      const resolved =
+        language === 'Python' ? resolvePython(file.path, specifier, paths, context)
+        : language === 'Go' ? resolveGo(specifier, goFiles, context)
+        : resolveScript(file.path, specifier, paths, context);
+      if (!resolved) continue;
+      if ('external' in resolved) (externalFiles.get(resolved.external) ?? externalFiles.set(resolved.external, new Set()).get(resolved.external)!).add(file.path);
+      else if (resolved.file !== file.path && !seen.has(`${file.path}\n${resolved.file}`)) {
+        seen.add(`${file.path}\n${resolved.file}`);
+        fileEdges.push([file.path, resolved.file]);
       }
-      const name = packageName(specifier);
-      if (name) (externalFiles.get(name) ?? externalFiles.set(name, new Set()).get(name)!).add(file.path);
     }
   }
 
@@ -158,7 +258,9 @@ export function buildModuleGraph(files: readonly FileRecord[]): ModuleGraph {
   return {
     grouping: grouping.grouping,
     modules: modules.length,
+    languages: [...tally(modules)].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([name]) => name),
     internalImports: fileEdges.length,
+    links: fileEdges.map(([from, to]) => ({ from, to })),
     groups: shownGroups,
     hub,
     edges: edges.slice(0, MAX_EDGES),

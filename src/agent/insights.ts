@@ -1,4 +1,5 @@
 import { agree, code, count, escapeText, folderRef, plural } from './markdown-text.js';
+import type { MissionSearch, TopicAnswer } from './mission-search.js';
 import type { Survey } from './survey.js';
 
 /**
@@ -16,7 +17,7 @@ function languageInsight(survey: Survey): string | undefined {
 function entryInsight(survey: Survey): string | undefined {
   const entry = survey.entryPoints[0];
   if (!entry) return undefined;
-  return `Execution starts in ${code(entry.path)}, ${entry.declared ? escapeText(entry.reason) : 'found by its conventional name'}.`;
+  return `Execution starts in ${code(entry.path)}, ${entry.confidence === 'high' ? escapeText(entry.reason) : `probably (${escapeText(entry.reason)})`}.`;
 }
 
 function buildInsight(survey: Survey): string | undefined {
@@ -24,8 +25,22 @@ function buildInsight(survey: Survey): string | undefined {
   if (!manifest) return 'No build manifest (package.json, pyproject.toml, go.mod, Cargo.toml) was found, so how to build it is not declared.';
   const scripts = Object.keys(manifest.scripts);
   const scriptPart = scripts.length ? ` and defines ${plural(scripts.length, 'script')} (${scripts.slice(0, 4).map(code).join(', ')})` : '';
-  const deps = manifest.dependencies.length + manifest.devDependencies.length;
-  return `${code(manifest.path)} declares ${plural(deps, 'dependency', 'dependencies')}${scriptPart}.`;
+  return `${code(manifest.path)} declares ${plural(manifest.dependencies.length, 'runtime dependency', 'runtime dependencies')} and ${plural(manifest.devDependencies.length, 'development dependency', 'development dependencies')}${scriptPart}.`;
+}
+
+function packagesInsight(survey: Survey): string | undefined {
+  const { list, edges } = survey.packages;
+  if (list.length < 2) return undefined;
+  return `It is a monorepo of ${plural(list.length, 'package')} (${list.slice(0, 5).map((p) => code(p.name)).join(', ')}${list.length > 5 ? ', …' : ''}) with ${plural(edges.length, 'dependency', 'dependencies')} between them.`;
+}
+
+/** One finding per mission topic: where its answer is, or the chain it flows through. */
+function topicInsight(answer: TopicAnswer): string | undefined {
+  const best = answer.files[0];
+  if (!best) return undefined;
+  const asked = escapeText(answer.topic.title);
+  if (answer.chain) return `For “${asked}”, the imports run ${answer.chain.files.map(code).join(' → ')}.`;
+  return `For “${asked}”, the best match is ${code(best.path)} (by ${best.matchedBy.join(', ')}).`;
 }
 
 function testInsight(survey: Survey): string {
@@ -59,9 +74,8 @@ function unreadableInsight(survey: Survey): string | undefined {
   return `${plural(survey.unreadable.length, 'file')} could not be read and ${survey.unreadable.length === 1 ? 'is' : 'are'} listed under "Files that could not be read".`;
 }
 
-export function distillInsights(survey: Survey): string[] {
-  return [languageInsight, unreadableInsight, entryInsight, buildInsight, testInsight, dependencyInsight, externalInsight, hotspotInsight]
-    .map((insight) => insight(survey))
-    .filter((text): text is string => text !== undefined)
-    .slice(0, MAX_INSIGHTS);
+/** The mission's answers first, then what every newcomer should know. */
+export function distillInsights(survey: Survey, search: MissionSearch = { answers: [], searched: 0 }): string[] {
+  const general = [languageInsight, packagesInsight, unreadableInsight, entryInsight, buildInsight, testInsight, dependencyInsight, externalInsight, hotspotInsight].map((insight) => insight(survey));
+  return [...search.answers.map(topicInsight), ...general].filter((text): text is string => text !== undefined).slice(0, MAX_INSIGHTS);
 }

@@ -1,7 +1,8 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { extname } from 'node:path';
-import { BINARY_EXTENSIONS, isScriptModule, languageOf, type Language } from './languages.js';
-import { findImports, findTodoMarkers, type TodoMarker } from './source-scan.js';
+import { findGoImports, findPythonImports, findScriptImports } from './import-scan.js';
+import { BINARY_EXTENSIONS, languageOf, type Language } from './languages.js';
+import { findTodoMarkers, type TodoMarker } from './source-scan.js';
 import { isTestFile } from './test-files.js';
 import { describeFsError, type Unreadable, type WalkResult } from './walk-codebase.js';
 
@@ -16,8 +17,10 @@ export interface FileRecord {
   /** False for binary files and files over MAX_ANALYSED_BYTES: read only far enough to know they are readable. */
   analysed: boolean;
   todos: TodoMarker[];
-  /** Module specifiers (TypeScript/JavaScript files only). */
+  /** Module specifiers as written (TypeScript/JavaScript, Python and Go files). */
   imports: string[];
+  /** Starts a program by the language's own rule: Go `package main` with `func main()`, Python `if __name__ == "__main__":`. */
+  runsAsProgram: boolean;
   /** Test code, by folder or name (decided once here: every later step asks). */
   test: boolean;
 }
@@ -30,6 +33,18 @@ export interface Inventory {
 /** Bigger files are generated or data (bundles, dumps, lock files): counted, not analysed. */
 export const MAX_ANALYSED_BYTES = 2 * 1024 * 1024;
 const PROBE_BYTES = 8000;
+
+/** The languages whose imports the survey reads, by Language.name. */
+export const IMPORT_READERS: Record<string, (text: string) => string[]> = {
+  TypeScript: findScriptImports,
+  JavaScript: findScriptImports,
+  Python: findPythonImports,
+  Go: findGoImports,
+};
+
+const GO_PACKAGE_MAIN = /^package main\b/m;
+const GO_FUNC_MAIN = /^func main\(\)/m;
+const PYTHON_MAIN = /^if __name__ == ['"]__main__['"]\s*:/m;
 
 function countLines(buffer: Buffer): number {
   if (buffer.length === 0) return 0;
@@ -60,13 +75,16 @@ function readFile(absolute: string, path: string): { buffer: Buffer; bytes: numb
 function measure(path: string, buffer: Buffer, bytes: number, whole: boolean): FileRecord {
   const language = languageOf(path);
   const binary = BINARY_EXTENSIONS.has(extname(path).toLowerCase()) || buffer.subarray(0, PROBE_BYTES).includes(0);
-  const record: FileRecord = { path, bytes, language, lines: 0, binary, analysed: whole && !binary, todos: [], imports: [], test: isTestFile(path) };
+  const record: FileRecord = { path, bytes, language, lines: 0, binary, analysed: whole && !binary, todos: [], imports: [], runsAsProgram: false, test: isTestFile(path) };
   if (!record.analysed) return record;
   record.lines = countLines(buffer);
   if (language?.kind === 'code') {
     const text = buffer.toString('utf8');
     record.todos = findTodoMarkers(text);
-    if (isScriptModule(language)) record.imports = findImports(text);
+    const readImports = IMPORT_READERS[language.name];
+    if (readImports) record.imports = readImports(text);
+    if (language.name === 'Go') record.runsAsProgram = GO_PACKAGE_MAIN.test(text) && GO_FUNC_MAIN.test(text);
+    else if (language.name === 'Python') record.runsAsProgram = PYTHON_MAIN.test(text);
   }
   return record;
 }

@@ -64,7 +64,3 @@ export function languageOf(path: string): Language | null {
   const name = basename(path);
   return BY_NAME[name] ?? BY_EXTENSION[extname(name).toLowerCase()] ?? null;
 }
-
-export function isScriptModule(language: Language | null): boolean {
-  return language === TYPESCRIPT || language === JAVASCRIPT;
-}

@@ -1,10 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { parseTomlSubset, type TomlTable } from './toml-subset.js';
+import { parse as parseToml } from 'smol-toml';
+import { parse as parseYaml } from 'yaml';
 
 /**
  * Build manifests of the ecosystems a survey recognises, reduced to what a newcomer needs: the project's
- * name and purpose, its commands, where it starts and what it depends on.
+ * name and purpose, its commands, where it starts, what it depends on (at run time and for development,
+ * apart) and, for a workspace root, which folders hold its packages. TOML is read with `smol-toml` and
+ * pnpm's workspace file with `yaml`; go.mod's line syntax is simple enough to read directly.
  */
 export type ManifestKind = 'npm' | 'python' | 'go' | 'cargo';
 
@@ -17,10 +20,16 @@ export interface Manifest {
   scripts: Record<string, string>;
   /** Declared entry points: the manifest field (npm `bin`/`main`/`exports`, Python `[project.scripts]`, Cargo `[[bin]]`), the command name it gives, and the file or module it names. */
   entryPoints: { field: string; name: string | null; target: string }[];
+  /** Needed at run time. */
   dependencies: string[];
+  /** Needed only to develop, build or test (npm devDependencies, Python optional/dev groups, Cargo dev-dependencies). */
   devDependencies: string[];
   /** Python `[tool.*]` tables (pytest, ruff, poetry…): the tools the project configures. */
   tools: string[];
+  /** Workspace member patterns, relative to the manifest's folder (npm/yarn `workspaces`, pnpm-workspace.yaml, Cargo `[workspace] members`, go.work `use`). */
+  workspaces: string[];
+  /** Folders excluded from the workspace (Cargo `[workspace] exclude`). */
+  workspaceExcludes: string[];
   /** Why the file could not be understood, when it could not. */
   problem: string | null;
 }
@@ -32,13 +41,24 @@ export const MANIFEST_FILES: Record<string, ManifestKind> = {
   'Cargo.toml': 'cargo',
 };
 
+/** Files that only declare a workspace; read into the manifest beside them. */
+const WORKSPACE_FILES: Record<string, ManifestKind> = { 'pnpm-workspace.yaml': 'npm', 'go.work': 'go' };
+
 const emptyManifest = (path: string, kind: ManifestKind): Manifest => ({
-  path, kind, name: null, description: null, scripts: {}, entryPoints: [], dependencies: [], devDependencies: [], tools: [], problem: null,
+  path, kind, name: null, description: null, scripts: {}, entryPoints: [], dependencies: [], devDependencies: [], tools: [], workspaces: [], workspaceExcludes: [], problem: null,
 });
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+type Table = Record<string, unknown>;
+const isRecord = (value: unknown): value is Table => typeof value === 'object' && value !== null && !Array.isArray(value);
 const stringOr = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
 const keysOf = (value: unknown): string[] => (isRecord(value) ? Object.keys(value) : []);
+const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
+/** `table(doc, 'tool', 'poetry')` → doc.tool.poetry when every step is a table, else `{}`. */
+const table = (value: unknown, ...keys: string[]): Table => {
+  let at = value;
+  for (const key of keys) at = isRecord(at) ? at[key] : undefined;
+  return isRecord(at) ? at : {};
+};
 
 function stringEntries(value: unknown): Record<string, string> {
   if (!isRecord(value)) return {};
@@ -59,8 +79,9 @@ function readNpm(manifest: Manifest, text: string): void {
   const exported = isRecord(json.exports) ? json.exports['.'] : json.exports;
   const exportTarget = typeof exported === 'string' ? exported : isRecord(exported) ? stringOr(exported.import) ?? stringOr(exported.default) : null;
   if (exportTarget && exportTarget !== main) manifest.entryPoints.push({ field: 'exports', name: null, target: exportTarget });
-  manifest.dependencies = keysOf(json.dependencies);
+  manifest.dependencies = [...keysOf(json.dependencies), ...keysOf(json.peerDependencies)];
   manifest.devDependencies = keysOf(json.devDependencies);
+  manifest.workspaces = Array.isArray(json.workspaces) ? strings(json.workspaces) : strings(table(json, 'workspaces').packages);
 }
 
 /** `requests>=2.0; python_version<"3.12"` → `requests`. */
@@ -71,19 +92,20 @@ function requirementName(requirement: string): string {
 }
 
 function readPython(manifest: Manifest, text: string): void {
-  const { tables } = parseTomlSubset(text);
-  const project: TomlTable = tables.project ?? {};
-  const poetry: TomlTable = tables['tool.poetry'] ?? {};
+  const doc = parseToml(text);
+  const project = table(doc, 'project');
+  const poetry = table(doc, 'tool', 'poetry');
   manifest.name = stringOr(project.name) ?? stringOr(poetry.name);
   manifest.description = stringOr(project.description) ?? stringOr(poetry.description);
-  for (const field of ['project.scripts', 'tool.poetry.scripts']) {
-    for (const [name, target] of Object.entries(tables[field] ?? {})) if (typeof target === 'string') manifest.entryPoints.push({ field: `[${field}]`, name, target });
+  for (const [field, scripts] of [['[project.scripts]', table(project, 'scripts')], ['[tool.poetry.scripts]', table(poetry, 'scripts')]] as const) {
+    for (const [name, target] of Object.entries(stringEntries(scripts))) manifest.entryPoints.push({ field, name, target });
   }
-  const requirements = Array.isArray(project.dependencies) ? project.dependencies : [];
-  manifest.dependencies = [...requirements.map(requirementName), ...keysOf(tables['tool.poetry.dependencies']).filter((d) => d !== 'python')];
-  const optional = Object.values(tables['project.optional-dependencies'] ?? {}).flatMap((v) => (Array.isArray(v) ? v : []));
-  manifest.devDependencies = [...optional.map(requirementName), ...keysOf(tables['tool.poetry.group.dev.dependencies'])];
-  manifest.tools = [...new Set(Object.keys(tables).filter((t) => t.startsWith('tool.')).map((t) => t.split('.')[1]!))];
+  manifest.dependencies = [...strings(project.dependencies).map(requirementName), ...keysOf(poetry.dependencies).filter((d) => d !== 'python')];
+  const optional = Object.values(table(project, 'optional-dependencies')).flatMap(strings);
+  const groups = Object.values(table(doc, 'dependency-groups')).flatMap(strings);
+  const poetryGroups = Object.values(table(poetry, 'group')).flatMap((group) => keysOf(table(group, 'dependencies')));
+  manifest.devDependencies = [...new Set([...optional, ...groups].map(requirementName).concat(poetryGroups, keysOf(poetry['dev-dependencies'])))];
+  manifest.tools = Object.keys(table(doc, 'tool'));
 }
 
 function readGo(manifest: Manifest, text: string): void {
@@ -99,16 +121,20 @@ function readGo(manifest: Manifest, text: string): void {
 }
 
 function readCargo(manifest: Manifest, text: string): void {
-  const { tables, arrays } = parseTomlSubset(text);
-  const pkg: TomlTable = tables.package ?? {};
+  const doc = parseToml(text);
+  const pkg = table(doc, 'package');
   manifest.name = stringOr(pkg.name);
   manifest.description = stringOr(pkg.description);
-  for (const bin of arrays.bin ?? []) {
-    const path = stringOr(bin.path);
+  const bins: unknown[] = Array.isArray(doc.bin) ? doc.bin : [];
+  for (const bin of bins.filter(isRecord)) {
+    const path = stringOr(bin.path) ?? (stringOr(bin.name) ? `src/bin/${String(bin.name)}.rs` : null);
     if (path) manifest.entryPoints.push({ field: '[[bin]]', name: stringOr(bin.name), target: path });
   }
-  manifest.dependencies = keysOf(tables.dependencies);
-  manifest.devDependencies = keysOf(tables['dev-dependencies']);
+  manifest.dependencies = keysOf(doc.dependencies);
+  manifest.devDependencies = [...keysOf(doc['dev-dependencies']), ...keysOf(doc['build-dependencies'])];
+  const workspace = table(doc, 'workspace');
+  manifest.workspaces = strings(workspace.members);
+  manifest.workspaceExcludes = strings(workspace.exclude);
 }
 
 const READERS: Record<ManifestKind, (manifest: Manifest, text: string) => void> = { npm: readNpm, python: readPython, go: readGo, cargo: readCargo };
@@ -121,7 +147,37 @@ export function readManifest(codebase: string, path: string): Manifest | undefin
   try {
     READERS[kind](manifest, readFileSync(join(codebase, path), 'utf8'));
   } catch (error) {
-    return { ...emptyManifest(path, kind), problem: (error as Error).message };
+    return { ...emptyManifest(path, kind), problem: (error as Error).message.split('\n')[0]! };
   }
   return manifest;
+}
+
+/** `go.work` `use ./a` / `use ( ./a ./b )` → `['a', 'b']`. */
+function goWorkMembers(text: string): string[] {
+  const members: string[] = [];
+  let inUse = false;
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/\/\/.*$/, '').trim();
+    if (line === 'use (') inUse = true;
+    else if (inUse && line === ')') inUse = false;
+    else if (inUse && line !== '') members.push(line);
+    else if (line.startsWith('use ')) members.push(line.slice(4).trim());
+  }
+  return members.map((m) => m.replace(/^\.\//, ''));
+}
+
+/**
+ * The workspace members a workspace-only file at the root declares (`pnpm-workspace.yaml` `packages`,
+ * `go.work` `use`), or a problem when it cannot be read; undefined for other files.
+ */
+export function readWorkspaceFile(codebase: string, path: string): { kind: ManifestKind; members: string[]; problem: string | null } | undefined {
+  const kind = WORKSPACE_FILES[basename(path)];
+  if (!kind) return undefined;
+  try {
+    const text = readFileSync(join(codebase, path), 'utf8');
+    const members = kind === 'go' ? goWorkMembers(text) : strings(table(parseYaml(text) as unknown).packages);
+    return { kind, members, problem: null };
+  } catch (error) {
+    return { kind, members: [], problem: (error as Error).message.split('\n')[0]! };
+  }
 }

@@ -1,14 +1,21 @@
+import { planMission, type MissionTopic } from './mission-plan.js';
+
 /**
  * The plan of the document, made from the mission before anything is scanned (spec §3.1 "preparing"):
- * which of the report templates (skills/report-templates.md) fits the mission's wording, and so which
- * sections come first. The sources are the top-level files and folders the scan will study.
+ * the topics the mission asks about, each a section of its own, first; then — when the mission asks for
+ * it or leaves room — the general overview, its sections in the order of the report template
+ * (skills/report-templates.md) that fits the mission's wording. The sources are the top-level files and
+ * folders the scan will study.
  */
 export type DocumentKind = 'architecture' | 'analysis' | 'audit';
 
-export type SectionId = 'findings' | 'how-to-run' | 'layout' | 'entry-points' | 'languages' | 'dependencies' | 'tests' | 'hotspots' | 'largest-files';
+export type SectionId = 'findings' | 'how-to-run' | 'packages' | 'layout' | 'entry-points' | 'languages' | 'dependencies' | 'declared-dependencies' | 'tests' | 'hotspots' | 'largest-files';
 
 export interface Outline {
   kind: DocumentKind;
+  /** What the mission asks about, one section each, before the overview. */
+  topics: MissionTopic[];
+  /** The overview's sections; empty when the mission restricts itself to its topics. */
   sections: SectionId[];
   sources: string[];
 }
@@ -19,9 +26,9 @@ const KEYWORDS: Record<Exclude<DocumentKind, 'analysis'>, readonly string[]> = {
 };
 
 const ORDER: Record<DocumentKind, SectionId[]> = {
-  architecture: ['findings', 'layout', 'entry-points', 'dependencies', 'languages', 'how-to-run', 'tests', 'hotspots', 'largest-files'],
-  audit: ['findings', 'hotspots', 'largest-files', 'tests', 'dependencies', 'layout', 'languages', 'entry-points', 'how-to-run'],
-  analysis: ['findings', 'how-to-run', 'layout', 'entry-points', 'languages', 'dependencies', 'tests', 'hotspots', 'largest-files'],
+  architecture: ['findings', 'packages', 'layout', 'entry-points', 'dependencies', 'declared-dependencies', 'languages', 'how-to-run', 'tests', 'hotspots', 'largest-files'],
+  audit: ['findings', 'hotspots', 'largest-files', 'tests', 'declared-dependencies', 'dependencies', 'packages', 'layout', 'languages', 'entry-points', 'how-to-run'],
+  analysis: ['findings', 'how-to-run', 'packages', 'layout', 'entry-points', 'languages', 'dependencies', 'declared-dependencies', 'tests', 'hotspots', 'largest-files'],
 };
 
 const wordSegmenter = new Intl.Segmenter('en', { granularity: 'word' });
@@ -33,8 +40,12 @@ function kindOf(text: string): DocumentKind | undefined {
   return undefined;
 }
 
-/** The subject says what is wanted more reliably than the body, so it decides first. */
-export function planOutline(mission: { subject: string; body: string }, sources: readonly string[]): Outline {
+/**
+ * The subject says what is wanted more reliably than the body, so it decides the template first.
+ * `projectName` is the codebase's name (a mission naming it is about the whole codebase).
+ */
+export function planOutline(mission: { subject: string; body: string }, sources: readonly string[], projectName: string): Outline {
   const kind = kindOf(mission.subject) ?? kindOf(mission.body) ?? 'analysis';
-  return { kind, sections: ORDER[kind], sources: [...sources] };
+  const plan = planMission(mission, projectName);
+  return { kind, topics: plan.topics, sections: plan.overview ? ORDER[kind] : [], sources: [...sources] };
 }

@@ -9,10 +9,11 @@ import type { LaunchContext } from '../schema/launch-context.js';
 import type { ReportEvent } from './fed-event.js';
 import { selectExcerpt } from './excerpt.js';
 import { distillInsights } from './insights.js';
-import { learningEntries } from './learning-entries.js';
+import { learningEntries, missionEntries } from './learning-entries.js';
+import { searchMission, type TopicAnswer } from './mission-search.js';
 import { planOutline } from './outline.js';
 import { renderDeliverable } from './render-markdown.js';
-import { surveyCodebase } from './survey.js';
+import { projectNames, surveyCodebase } from './survey.js';
 import { topLevelSources } from './walk-codebase.js';
 
 /**
@@ -34,7 +35,7 @@ export type AgentOutcome =
   | { status: 'already-complete' };
 
 const WORK_STATES = ['preparing', 'scanning', 'distilling', 'aggregating'] as const;
-const SKIPPED = '.git/, .fed/, node_modules/ and what .gitignore ignores';
+const SKIPPED = '.git/, .fed/, federate.config.json, node_modules/ and what .gitignore ignores';
 
 /** The spec's failure conditions (§3.1), which every FAIL reason starts with. */
 export const FAILURE = {
@@ -49,6 +50,22 @@ function codebaseProblem(codebase: string): string | undefined {
   } catch (error) {
     return `the codebase ${codebase} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
   }
+}
+
+/** What the mission asked that the codebase does not say, for the FAIL reason. */
+function notFound(answer: TopicAnswer): string {
+  const { topic } = answer;
+  const quote = (items: readonly string[]) => items.map((item) => `"${item}"`).join(', ');
+  const paths = answer.missing.filter((m) => topic.paths.includes(m));
+  const words = answer.missing.filter((m) => !topic.paths.includes(m));
+  const nowhere = words.length ? ` (${quote(words)} ${words.length === 1 ? 'appears' : 'appear'} nowhere)` : '';
+  const what = paths.length
+    ? `no file or folder ${quote(paths)} exists`
+    : topic.exact
+      ? `no file mentions ${quote(words)}`
+      : `no file mentions most of ${quote(topic.words)}${nowhere}`;
+  const looked = topic.terms.length ? ` (looked for words starting ${topic.terms.map((t) => `${t}…`).join(', ')})` : '';
+  return `the mission asks about "${topic.title}" (in "${topic.source}"), but ${what}${looked}`;
 }
 
 export async function runAgent(context: LaunchContext, domain: string, io: AgentIo): Promise<AgentOutcome> {
@@ -69,9 +86,10 @@ export async function runAgent(context: LaunchContext, domain: string, io: Agent
   if (problem) return fail(`${FAILURE.unreadable}: ${problem}`);
   const sources = topLevelSources(context.codebase);
   if (sources.length === 0) return fail(`${FAILURE.nothingFound}: the codebase ${context.codebase} has nothing to study (skipping ${SKIPPED})`);
-  const outline = planOutline(context.mission, sources);
+  const outline = planOutline(context.mission, sources, projectNames(context.codebase).join(' '));
   if (due('preparing')) {
-    io.log(`preparing: an ${outline.kind} document for "${context.mission.subject}" from ${sources.length} sources`);
+    const topics = outline.topics.length ? `, answering ${outline.topics.map((t) => `"${t.title}"`).join(', ')}${outline.sections.length ? ', then the overview' : ''}` : '';
+    io.log(`preparing: an ${outline.kind} document for "${context.mission.subject}" from ${sources.length} sources${topics}`);
     await io.report('PLAN_READY', { sources });
   }
 
@@ -84,14 +102,20 @@ export async function runAgent(context: LaunchContext, domain: string, io: Agent
     const examples = survey.unreadable.slice(0, 3).map((u) => `${u.path}: ${u.reason}`).join('; ');
     return fail(`${FAILURE.unreadable}: none of the ${survey.unreadable.length} files could be read (${examples})`);
   }
+  // The mission's topics are looked up in what was read; one that nothing mentions cannot be answered.
+  const search = searchMission(survey, outline.topics);
+  const unanswered = search.answers.filter((a) => !a.answered);
   if (due('scanning')) {
-    appendLearningEntries(context.learningLogPath, learningEntries(survey, domain, io.now()));
+    appendLearningEntries(context.learningLogPath, [...learningEntries(survey, domain, io.now()), ...missionEntries(search, domain, io.now())]);
     io.log(`scanning: read ${survey.files.length} files (${survey.unreadable.length} unreadable)`);
+  }
+  if (unanswered.length) return fail(`${FAILURE.nothingFound}: ${unanswered.map(notFound).join('; ')} (searched the paths, declared names and text of ${search.searched} code and documentation files, skipping ${SKIPPED})`);
+  if (due('scanning')) {
     await io.report('SCAN_COMPLETE', { filesRead: survey.files.length });
   }
 
   // distilling: the key findings, and the code excerpt the document shows.
-  const insights = distillInsights(survey);
+  const insights = distillInsights(survey, search);
   const excerpt = selectExcerpt(survey);
   if (due('distilling')) {
     io.log(`distilling: ${insights.length} key findings`);
@@ -99,7 +123,7 @@ export async function runAgent(context: LaunchContext, domain: string, io: Agent
   }
 
   // aggregating: write the document, checked against the documentation standards first.
-  const markdown = renderDeliverable({ survey, outline, insights, excerpt, mission: context.mission });
+  const markdown = renderDeliverable({ survey, outline, search, insights, excerpt, mission: context.mission });
   const check = checkMarkdownText(markdown);
   if (!check.ok) {
     return fail(`${FAILURE.noStructure}: ${check.violations.map((v) => `line ${v.line}: ${v.rule}: ${v.message}`).join('; ')}`);

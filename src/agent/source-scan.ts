@@ -1,7 +1,6 @@
 /**
- * What the survey looks for inside a source file: TODO-style markers in comments, and the modules a
- * TypeScript/JavaScript file imports. Heuristic text scans, not parsers — the survey reads thousands of
- * files in seconds and findings from them are logged with `medium` confidence.
+ * TODO-style markers in comments: a text scan (the survey reads thousands of files in a fraction of a
+ * second); what a file imports is read by import-scan.ts.
  */
 export interface TodoMarker {
   line: number;
@@ -44,20 +43,4 @@ export function findTodoMarkers(text: string): TodoMarker[] {
     found.push({ line: i + 1, tag: marker.tag, text: rest.length > 100 ? `${rest.slice(0, 97)}...` : rest });
   }
   return found;
-}
-
-const IMPORT_PATTERNS = [
-  // import x from 'm'; import { a, type B } from 'm'; import * as m from 'm'; export { a } from 'm'; export * from 'm'
-  /\b(?:import|export)\s+(?:type\s+)?(?:[\w$*{}\s,]+?\s+)?from\s*['"]([^'"\n]+)['"]/g,
-  // import 'm' (for its side effects)
-  /\bimport\s*['"]([^'"\n]+)['"]/g,
-  // import('m'), require('m')
-  /\b(?:import|require)\s*\(\s*['"]([^'"\n]+)['"]\s*\)/g,
-];
-
-/** Module specifiers a TypeScript/JavaScript file imports, in order of first appearance, without repeats. */
-export function findImports(text: string): string[] {
-  const found = new Set<string>();
-  for (const pattern of IMPORT_PATTERNS) for (const match of text.matchAll(pattern)) if (match[1]) found.add(match[1]);
-  return [...found];
 }

@@ -11,6 +11,8 @@ export interface TestSummary {
   runner: string | null;
   /** The command that runs them, when the manifests say. */
   command: string | null;
+  /** How the runner is known: declared in a manifest, or guessed from a config file's presence. */
+  runnerSource: 'manifest' | 'config-file' | null;
 }
 
 const TEST_FOLDERS = new Set(['test', 'tests', '__tests__', 'spec', 'specs', 'e2e']);
@@ -24,22 +26,22 @@ export function isTestFile(path: string): boolean {
   return /\.(test|spec)\.[^.]+$/.test(name) || /^test_.+\.py$/.test(name) || /_test\.(py|go)$/.test(name) || /Tests?\.(java|kt|cs)$/.test(name);
 }
 
-function runnerOf(manifests: readonly Manifest[], files: readonly FileRecord[]): { runner: string | null; command: string | null } {
+function runnerOf(manifests: readonly Manifest[], files: readonly FileRecord[]): Pick<TestSummary, 'runner' | 'command' | 'runnerSource'> {
   for (const manifest of manifests) {
     if (manifest.kind === 'npm') {
       const deps = [...manifest.devDependencies, ...manifest.dependencies];
       const runner = NPM_RUNNERS.find((r) => deps.includes(r)) ?? (manifest.scripts.test?.includes('node --test') ? 'node:test' : null);
-      if (runner || manifest.scripts.test) return { runner, command: manifest.scripts.test ? 'npm test' : null };
+      if (runner || manifest.scripts.test) return { runner, command: manifest.scripts.test ? 'npm test' : null, runnerSource: runner ? 'manifest' : null };
     }
     if (manifest.kind === 'python') {
       const usesPytest = manifest.tools.includes('pytest') || [...manifest.devDependencies, ...manifest.dependencies].includes('pytest');
-      if (usesPytest) return { runner: 'pytest', command: 'pytest' };
+      if (usesPytest) return { runner: 'pytest', command: 'pytest', runnerSource: 'manifest' };
     }
-    if (manifest.kind === 'go') return { runner: 'go test', command: 'go test ./...' };
-    if (manifest.kind === 'cargo') return { runner: 'cargo test', command: 'cargo test' };
+    if (manifest.kind === 'go') return { runner: 'go test', command: 'go test ./...', runnerSource: 'manifest' };
+    if (manifest.kind === 'cargo') return { runner: 'cargo test', command: 'cargo test', runnerSource: 'manifest' };
   }
-  if (files.some((f) => basename(f.path) === 'conftest.py' || basename(f.path) === 'pytest.ini')) return { runner: 'pytest', command: 'pytest' };
-  return { runner: null, command: null };
+  if (files.some((f) => basename(f.path) === 'conftest.py' || basename(f.path) === 'pytest.ini')) return { runner: 'pytest', command: 'pytest', runnerSource: 'config-file' };
+  return { runner: null, command: null, runnerSource: null };
 }
 
 export function summariseTests(files: readonly FileRecord[], manifests: readonly Manifest[]): TestSummary {

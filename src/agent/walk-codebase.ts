@@ -1,9 +1,11 @@
 import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import { CONFIG_FILE } from '../schema/config.js';
 
 /**
- * Which files of a codebase a survey reads: everything except fed's own folders, git's, installed
+ * Which files of a codebase a survey reads: everything except fed's own files (`.fed/` folders and the
+ * root's `federate.config.json`), git's, installed
  * packages, and what `.gitignore` files ignore (the root one and nested ones, each relative to its own
  * folder, the deepest match deciding as in git). Symbolic links to directories are not followed (they can
  * loop or leave the codebase); a dangling one is reported as unreadable. Paths are relative, with `/`.
@@ -95,7 +97,7 @@ function walkDirectory(root: string, dir: string, inherited: readonly Rules[], v
         continue;
       }
     }
-    if ((isDirectory && ALWAYS_SKIPPED.has(entry.name)) || isIgnored(rules, path, isDirectory)) continue;
+    if ((isDirectory && ALWAYS_SKIPPED.has(entry.name)) || (dir === '' && entry.name === CONFIG_FILE) || isIgnored(rules, path, isDirectory)) continue;
     if (isDirectory) {
       visit.onKept?.(path);
       if (visit.recursive) walkDirectory(root, path, rules, visit);

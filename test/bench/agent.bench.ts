@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { selectExcerpt } from '../../src/agent/excerpt.js';
 import { distillInsights } from '../../src/agent/insights.js';
+import { searchMission } from '../../src/agent/mission-search.js';
 import { planOutline } from '../../src/agent/outline.js';
 import { renderDeliverable } from '../../src/agent/render-markdown.js';
 import { surveyCodebase } from '../../src/agent/survey.js';
@@ -67,6 +68,7 @@ export default async function agentBench(): Promise<void> {
     const raw: number[] = [];
     const survey: number[] = [];
     const whole: number[] = [];
+    const answering: number[] = [];
     let surveyed = 0;
     for (let round = 0; round < ROUNDS; round++) {
       let t = performance.now();
@@ -79,9 +81,16 @@ export default async function agentBench(): Promise<void> {
       t = performance.now();
       const again = surveyCodebase(root);
       const mission = { subject: 'Document the architecture', body: '' };
-      const markdown = renderDeliverable({ survey: again, outline: planOutline(mission, topLevelSources(root)), insights: distillInsights(again), excerpt: selectExcerpt(again), mission });
+      const outline = planOutline(mission, topLevelSources(root), again.name);
+      const search = searchMission(again, outline.topics);
+      const markdown = renderDeliverable({ survey: again, outline, search, insights: distillInsights(again, search), excerpt: selectExcerpt(again), mission });
       if (!checkMarkdownText(markdown).ok) throw new Error('the generated deliverable does not pass the check');
       whole.push(performance.now() - t);
+      // A mission with a flow question: every file's path, declared names and text searched, the chain traced.
+      t = performance.now();
+      const asked = planOutline({ subject: 'How does a value flow from module to module?', body: '' }, [], again.name);
+      if (searchMission(again, asked.topics).answers[0]?.missing.length !== 0) throw new Error('the mission topic was not found');
+      answering.push(performance.now() - t);
     }
     if (surveyed !== files) throw new Error(`survey saw ${surveyed} files, expected ${files}`);
     const median = (samples: number[]) => percentile([...samples].sort((a, b) => a - b), 50);
@@ -98,6 +107,7 @@ export default async function agentBench(): Promise<void> {
     });
     report({ name: `survey of ${files} files`, value: median(survey), unit: 'ms', ceiling: { name: 'bare readdir + read', value: median(raw) }, goal: '≤ 5 000 ms', met: median(survey) <= 5_000 });
     report({ name: 'survey + distil + render + check', value: median(whole), unit: 'ms', ceiling: { name: 'survey alone', value: median(survey) }, goal: '≤ 5 000 ms', met: median(whole) <= 5_000 });
+    report({ name: 'answering a mission topic', value: median(answering), unit: 'ms', ceiling: { name: 'survey alone', value: median(survey) }, goal: '≤ 5 000 ms', met: median(answering) <= 5_000 });
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

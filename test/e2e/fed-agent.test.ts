@@ -150,6 +150,18 @@ describe('fed-agent, the built-in deliverable agent (built, with fed on its PATH
     expect(lifecycle(fed)).toMatchObject({ state: 'failed', failure: { state: 'preparing', reason: expect.stringMatching(/^required information cannot be found: the codebase .* has nothing to study/) } });
   });
 
+  it('a mission about something the codebase does not have fails the team in scanning, saying what was searched', async () => {
+    const fed = await federationWithMission();
+    const mission = { signalId: 'sig-payment', subject: 'Document the payment gateway', body: '' };
+    const run = await startAgent(fed, writeContext(fed, { mission })).done;
+    expect(run.code).toBe(1);
+    expect(lifecycle(fed)).toMatchObject({
+      state: 'failed',
+      failure: { state: 'scanning', reason: expect.stringMatching(/^required information cannot be found: the mission asks about "Document the payment gateway" \(in "Document the payment gateway"\), but no file mentions most of "payment", "gateway" \("payment", "gateway" appear nowhere\) \(looked for words starting payment…, gateway…\) \(searched the paths, declared names and text of \d+ code and documentation files/) },
+    });
+    expect(existsSync(join(fed.workspace, 'deliverable.md'))).toBe(false);
+  });
+
   it('a bad start is refused with exit 2 and a message saying how to run it', async () => {
     const fed = await federationWithMission();
     const run = await startAgent(fed, join(fed.workspace, 'no-such-context.json')).done;

@@ -69,3 +69,58 @@ export function pythonProject(root: string): string {
     'tests/test_cli.py': 'from tiny_py.cli import main\n\n\ndef test_main():\n    main()\n',
   });
 }
+
+/**
+ * A web-framework-like codebase: a request enters the server, goes through the router and the
+ * middleware, and ends in a handler that uses a database module; an example app and docs beside it.
+ * Nothing in it is about payments.
+ */
+export function frameworkProject(root: string): string {
+  return writeTree(root, {
+    'package.json': JSON.stringify({ name: 'minifw', main: 'src/index.js', dependencies: { 'path-to-regexp': '^8' }, devDependencies: { vitest: '^4' } }),
+    'README.md': '# minifw\n\nA minimal web framework.\n',
+    'src/index.js': "export { createServer } from './server.js';\n",
+    'src/server.js': [
+      "import { createServer as listen } from 'node:http';",
+      "import { dispatchRequest } from './router.js';",
+      '',
+      'export function createServer(routes) {',
+      '  return listen((req, res) => dispatchRequest(routes, req, res));',
+      '}',
+      '',
+    ].join('\n'),
+    'src/router.js': [
+      "import { match } from 'path-to-regexp';",
+      "import { runMiddleware } from './middleware/chain.js';",
+      '',
+      '/** Finds the route for a request and runs its middleware chain. */',
+      'export function dispatchRequest(routes, req, res) {',
+      '  const route = routes.find((r) => match(r.path)(req.url));',
+      '  return runMiddleware(route, req, res);',
+      '}',
+      '',
+    ].join('\n'),
+    'src/middleware/chain.js': [
+      "import { handleRequest } from '../handlers/request-handler.js';",
+      '',
+      'export function runMiddleware(route, req, res) {',
+      '  for (const middleware of route.middleware) middleware(req, res);',
+      '  return handleRequest(route, req, res);',
+      '}',
+      '',
+    ].join('\n'),
+    'src/handlers/request-handler.js': [
+      "import { query } from '../db/pool.js';",
+      '',
+      'export async function handleRequest(route, req, res) {',
+      '  const rows = await query(route.sql);',
+      '  res.end(JSON.stringify(rows));',
+      '}',
+      '',
+    ].join('\n'),
+    'src/db/pool.js': 'export async function query(sql) {\n  return [sql];\n}\n',
+    'examples/hello/app.js': "import { createServer } from '../../src/index.js';\n\ncreateServer([]).listen(3000);\n",
+    'docs/guide.md': '# Guide\n\nEvery request goes through the router.\n',
+    'test/router.test.js': "import { dispatchRequest } from '../src/router.js';\n",
+  });
+}

@@ -4,7 +4,7 @@ import type { FileRecord } from '../../../src/agent/inventory.js';
 import { languageOf } from '../../../src/agent/languages.js';
 import { isTestFile } from '../../../src/agent/test-files.js';
 
-const file = (path: string, imports: string[] = []): FileRecord => ({ path, bytes: 10, language: languageOf(path), lines: 1, binary: false, analysed: true, todos: [], imports, test: isTestFile(path) });
+const file = (path: string, imports: string[] = []): FileRecord => ({ path, bytes: 10, language: languageOf(path), lines: 1, binary: false, analysed: true, todos: [], imports, runsAsProgram: false, test: isTestFile(path) });
 
 describe('module graph', () => {
   it('resolves NodeNext .js specifiers, extensionless ones and folder indexes; leaves out tests', () => {

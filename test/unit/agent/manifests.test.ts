@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { readManifest } from '../../../src/agent/manifests.js';
-import { parseTomlSubset } from '../../../src/agent/toml-subset.js';
 import { writeTree } from '../../helpers/fixture-repo.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
@@ -21,12 +20,12 @@ describe('manifests', () => {
     expect(manifest('package.json', '[1, 2]')).toMatchObject({ problem: 'not a JSON object' });
   });
 
-  it('pyproject.toml with Poetry', () => {
+  it('pyproject.toml with Poetry (multi-line strings and inline tables read by a real TOML parser)', () => {
     const m = manifest('pyproject.toml', [
       '[tool.poetry]',
       "name = 'poetic'",
       'description = """',
-      'Multi-line, skipped',
+      'Multi-line, read by smol-toml',
       '"""',
       '[tool.poetry.dependencies]',
       'python = "^3.11"',
@@ -36,7 +35,7 @@ describe('manifests', () => {
       '[tool.poetry.scripts]',
       'poet = "poetic.main:run"',
     ].join('\n'));
-    expect(m).toMatchObject({ name: 'poetic', description: null, dependencies: ['httpx'], devDependencies: ['pytest'], tools: ['poetry'] });
+    expect(m).toMatchObject({ name: 'poetic', description: 'Multi-line, read by smol-toml\n', dependencies: ['httpx'], devDependencies: ['pytest'], tools: ['poetry'] });
     expect(m?.entryPoints).toEqual([{ field: '[tool.poetry.scripts]', name: 'poet', target: 'poetic.main:run' }]);
   });
 
@@ -53,13 +52,5 @@ describe('manifests', () => {
 
   it('other files are no manifest', () => {
     expect(manifest('setup.cfg', '[metadata]')).toBeUndefined();
-  });
-});
-
-describe('the TOML subset', () => {
-  it('reads strings with escapes and comments, arrays across lines, numbers, booleans, quoted table names', () => {
-    const doc = parseTomlSubset('title = "a \\"quoted\\" # not a comment" # comment\nlist = [\n  "x", # one\n  \'y\',\n]\nn = 1_000\nflag = true\n[tool."setuptools"]\nk = "v"\n');
-    expect(doc.tables['']).toEqual({ title: 'a "quoted" # not a comment', list: ['x', 'y'], n: 1000, flag: true });
-    expect(doc.tables['tool.setuptools']).toEqual({ k: 'v' });
   });
 });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { selectExcerpt } from '../../../src/agent/excerpt.js';
 import { distillInsights } from '../../../src/agent/insights.js';
+import { searchMission } from '../../../src/agent/mission-search.js';
 import { planOutline } from '../../../src/agent/outline.js';
 import { renderDeliverable } from '../../../src/agent/render-markdown.js';
 import { surveyCodebase } from '../../../src/agent/survey.js';
@@ -15,7 +16,9 @@ const MISSION = { subject: 'Write a guide for newcomers', body: 'Explain where t
 
 function render(codebase: string, mission = MISSION): string {
   const survey = surveyCodebase(codebase);
-  return renderDeliverable({ survey, outline: planOutline(mission, topLevelSources(codebase)), insights: distillInsights(survey), excerpt: selectExcerpt(survey), mission });
+  const outline = planOutline(mission, topLevelSources(codebase), survey.name);
+  const search = searchMission(survey, outline.topics);
+  return renderDeliverable({ survey, outline, search, insights: distillInsights(survey, search), excerpt: selectExcerpt(survey), mission });
 }
 
 const h2 = (markdown: string) => checkMarkdownText(markdown).summary.sections.filter((s) => s.level === 2).map((s) => s.title);
@@ -28,7 +31,7 @@ describe('planning the outline from the mission', () => {
     [{ subject: 'Explain the module structure', body: 'Also review it.' }, 'architecture'],
     [{ subject: 'How do signals reach a team?', body: '' }, 'analysis'],
   ] as const)('%j → %s', (mission, kind) => {
-    const outline = planOutline(mission, ['src']);
+    const outline = planOutline(mission, ['src'], 'fed');
     expect(outline.kind).toBe(kind);
     expect(outline.sources).toEqual(['src']);
     expect(outline.sections[0]).toBe('findings');
@@ -70,7 +73,7 @@ describe('the deliverable', () => {
     const check = checkMarkdownText(markdown);
     expect(check.violations).toEqual([]);
     expect(check.summary.title).toBe('Architecture of tiny-py');
-    expect(markdown).toContain('No TypeScript or JavaScript modules were found');
+    expect(markdown).toContain('The modules do not import each other across folders');
     expect(check.summary.diagrams[0]?.type).toBe('flowchart');
     expect(markdown).toContain('pip install -e .\ntiny --help\npytest');
   });
@@ -88,6 +91,33 @@ describe('the deliverable', () => {
     const mission = { subject: 'Setext?\n=====', body: '# Not a title\n\n* star list\n\n```\nfence without language\n```\n' };
     const markdown = render(root, mission);
     expect(checkMarkdownText(markdown).violations).toEqual([]);
-    expect(checkMarkdownText(markdown).summary.title).toBe('Getting to know we`ird_name *x*');
+    expect(checkMarkdownText(markdown).summary.title).toBe('we`ird_name *x*: Setext? =====');
+  });
+});
+
+describe('the deliverable for a monorepo', () => {
+  it('lists the packages with their entry points, draws the graph between them, and keeps runtime and development dependencies apart', () => {
+    const root = writeTree(tempDir(), {
+      'package.json': JSON.stringify({ name: 'acme', private: true, workspaces: ['packages/*'], devDependencies: { typescript: '^5' } }),
+      'packages/core/package.json': JSON.stringify({ name: '@acme/core', main: 'src/index.ts', dependencies: { zod: '^4' }, devDependencies: { vitest: '^4', '@acme/testkit': '*' } }),
+      'packages/core/src/index.ts': 'export const core = 1;\n',
+      'packages/testkit/package.json': JSON.stringify({ name: '@acme/testkit', main: 'src/index.ts' }),
+      'packages/testkit/src/index.ts': 'export const kit = 1;\n',
+      'packages/web/package.json': JSON.stringify({ name: '@acme/web', bin: { web: 'src/main.ts' }, dependencies: { '@acme/core': '*' } }),
+      'packages/web/src/main.ts': "import { core } from '@acme/core';\nconsole.log(core);\n",
+    });
+    const markdown = render(root, { subject: 'Document the architecture', body: '' });
+    expect(checkMarkdownText(markdown).violations).toEqual([]);
+    expect(h2(markdown)).toContain('Packages');
+    expect(markdown).toContain([
+      '| Package | Folder | Entry points | Dependencies |',
+      '|---|---|---|---|',
+      '| `@acme/core` | `packages/core/` | `packages/core/src/index.ts` | 1 runtime, 2 development |',
+      '| `@acme/testkit` | `packages/testkit/` | `packages/testkit/src/index.ts` | 0 runtime, 0 development |',
+      '| `@acme/web` | `packages/web/` | `packages/web/src/main.ts` | 1 runtime, 0 development |',
+    ].join('\n'));
+    expect(markdown).toContain('```mermaid\nflowchart LR\n  p0["@acme/core"]\n  p1["@acme/testkit"]\n  p2["@acme/web"]\n  p0 -.-> p1\n  p2 --> p0\n```');
+    expect(markdown).toContain('| `package.json` | 0: none | 1: `typescript` |');
+    expect(markdown).toContain('| `packages/core/package.json` | 1: `zod` | 2: `vitest`, `@acme/testkit` |');
   });
 });

@@ -4,11 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { readLaunchContext } from '../../../src/agent/agent-context.js';
 import { FAILURE, runAgent } from '../../../src/agent/run-agent.js';
 import { checkDeliverable, learningEntrySchema, RefusedError, workspacePaths, type LaunchContext } from '../../../src/index.js';
-import { typescriptProject, writeTree } from '../../helpers/fixture-repo.js';
+import { frameworkProject, typescriptProject, writeTree } from '../../helpers/fixture-repo.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /** A launch context for a team workspace in a temp dir, studying `codebase`. */
-function contextFor(codebase: string, state = 'preparing'): LaunchContext {
+function contextFor(codebase: string, state = 'preparing', mission = { subject: 'Document the architecture', body: 'For newcomers.' }): LaunchContext {
   const workspace = join(tempDir(), 'ws');
   mkdirSync(workspace);
   return {
@@ -17,7 +17,7 @@ function contextFor(codebase: string, state = 'preparing'): LaunchContext {
     root: codebase,
     workspace,
     codebase,
-    mission: { signalId: 'sig-1', subject: 'Document the architecture', body: 'For newcomers.' },
+    mission: { signalId: 'sig-1', ...mission },
     state,
     deliverable: 'deliverable.md',
     deliverablePath: join(workspace, 'deliverable.md'),
@@ -120,6 +120,52 @@ describe('fed-agent lifecycle walk', () => {
     expect((await run(contextFor(codebase, 'complete'))).outcome).toEqual({ status: 'already-complete' });
     await expect(run(contextFor(codebase, 'paused'))).rejects.toThrow(RefusedError);
     await expect(run(contextFor(codebase, 'failed'))).rejects.toThrow(/team "docs" is failed; fed-agent works in preparing, scanning, distilling, aggregating/);
+  });
+});
+
+describe('fed-agent answers its mission', () => {
+  it('a flow question gets its own section first — chain, ranked files, excerpts — then the overview', async () => {
+    const context = contextFor(frameworkProject(tempDir()), 'preparing', { subject: 'Request handling', body: 'How does a request flow through the framework?' });
+    const { types, events, outcome } = await run(context);
+    expect(types).toEqual(['PLAN_READY', 'SCAN_COMPLETE', 'INSIGHTS_READY', 'DOCUMENT_WRITTEN']);
+    expect(outcome.status).toBe('complete');
+    expect((events[2]?.data.insights as string[])[0]).toBe('For “How does a request flow through the framework?”, the imports run `src/router.js` → `src/middleware/chain.js` → `src/handlers/request-handler.js`.');
+    const check = checkDeliverable(context.deliverablePath);
+    expect(check.violations).toEqual([]);
+    const h2 = check.summary.sections.filter((s) => s.level === 2).map((s) => s.title);
+    expect(h2.slice(0, 3)).toEqual(['Contents', 'How does a request flow through the framework?', 'Key findings']);
+    expect(h2).toContain('Layout');
+    const markdown = readFileSync(context.deliverablePath, 'utf8');
+    expect(check.summary.title).toBe('minifw: Request handling');
+    // "handling" ranks the server, which mentions a request once, below the chain's share.
+    expect(markdown).toContain('1. `src/router.js` imports `src/middleware/chain.js` (line 2: `import { runMiddleware } from \'./middleware/chain.js\';`), and calls `runMiddleware` at line 7.');
+    // The subject's words join the question's: "Request handling" adds "handling".
+    expect(markdown).toContain('| `src/handlers/request-handler.js` | path, identifier, text | `request`, `handling` |');
+    expect(markdown).toContain('`src/handlers/request-handler.js:2`:\n\n```js\n\nexport async function handleRequest(route, req, res) {');
+    const entries = readFileSync(context.learningLogPath, 'utf8').trim().split('\n').map((l) => learningEntrySchema.parse(JSON.parse(l)));
+    expect(entries).toContainEqual(expect.objectContaining({ category: 'dependency', confidence: 'high', content: 'for "How does a request flow through the framework?" the imports run src/router.js -> src/middleware/chain.js -> src/handlers/request-handler.js' }));
+    // Relevance by path or declared names is inferred from names (medium); by text alone it is a guess (low).
+    expect(entries).toContainEqual(expect.objectContaining({ confidence: 'medium', content: 'src/handlers/request-handler.js is relevant to "How does a request flow through the framework?": it matches request, handling by path, identifier, text' }));
+    expect(entries).toContainEqual(expect.objectContaining({ confidence: 'low', content: 'src/middleware/chain.js is relevant to "How does a request flow through the framework?": it matches request, handling by text' }));
+  });
+
+  it('"only" keeps the document to the mission: no overview sections', async () => {
+    const context = contextFor(frameworkProject(tempDir()), 'preparing', { subject: 'Only explain how queries reach the pool', body: '' });
+    expect((await run(context)).outcome.status).toBe('complete');
+    const h2 = checkDeliverable(context.deliverablePath).summary.sections.filter((s) => s.level === 2).map((s) => s.title);
+    expect(h2).toEqual(['Only explain how queries reach the pool', 'About this document', 'Next steps']);
+  });
+
+  it('a mission about something the codebase does not have fails with the spec reason and what was searched', async () => {
+    const context = contextFor(frameworkProject(tempDir()), 'preparing', { subject: 'Document the payment gateway', body: 'Cover refunds too.' });
+    const { types, events, outcome } = await run(context);
+    expect(types).toEqual(['PLAN_READY', 'FAIL']);
+    const reason = `${FAILURE.nothingFound}: the mission asks about "Document the payment gateway" (in "Document the payment gateway"), but no file mentions most of "payment", "gateway" ("payment", "gateway" appear nowhere) (looked for words starting payment…, gateway…); the mission asks about "Cover refunds too" (in "Cover refunds too."), but no file mentions most of "refunds" ("refunds" appears nowhere) (looked for words starting refund…) (searched the paths, declared names and text of 10 code and documentation files, skipping .git/, .fed/, federate.config.json, node_modules/ and what .gitignore ignores)`;
+    expect(events[1]?.data).toEqual({ reason });
+    expect(outcome).toEqual({ status: 'failed', reason });
+    expect(existsSync(context.deliverablePath)).toBe(false);
+    // What was learned is kept, the gap included.
+    expect(readFileSync(context.learningLogPath, 'utf8')).toContain('"category":"gap","content":"the mission asks about \\"Document the payment gateway\\" but nothing in the codebase mentions \\"payment\\", \\"gateway\\""');
   });
 });
 

@@ -10,9 +10,9 @@ import { tempDir } from '../../helpers/temp-dir.js';
 const paths = (root: string) => walkCodebase(root).files.map((f) => f.path);
 
 describe('walking a codebase', () => {
-  it('skips .git/, .fed/, node_modules/ and what the root .gitignore ignores', () => {
+  it('skips .git/, .fed/, the root federate.config.json, node_modules/ and what the root .gitignore ignores', () => {
     const root = typescriptProject(tempDir());
-    writeTree(root, { '.fed/teams/docs/deliverable.md': '# x\n', 'packages/a/node_modules/x.js': '' });
+    writeTree(root, { '.fed/teams/docs/deliverable.md': '# x\n', 'packages/a/node_modules/x.js': '', 'federate.config.json': '{}\n', 'packages/b/.fed/x.json': '{}' });
     expect(paths(root)).toEqual([
       '.gitignore',
       'README.md',
@@ -111,14 +111,14 @@ describe('surveying a TypeScript project', () => {
 
   it('finds the entry points declared in package.json behind their build output', () => {
     expect(survey().entryPoints).toEqual([
-      { path: 'src/cli.ts', reason: 'declared in package.json bin "tiny" (dist/cli.js)', declared: true },
-      { path: 'src/index.ts', reason: 'declared in package.json main (dist/index.js)', declared: true },
+      { path: 'src/cli.ts', reason: 'declared in package.json bin "tiny" (dist/cli.js)', confidence: 'high' },
+      { path: 'src/index.ts', reason: 'declared in package.json main (dist/index.js)', confidence: 'high' },
     ]);
   });
 
   it('finds the tests and their runner, the TODO markers in comments only, and the module graph', () => {
     const s = survey();
-    expect(s.tests).toEqual({ files: 1, folders: [{ path: 'test', files: 1 }], runner: 'vitest', command: 'npm test' });
+    expect(s.tests).toEqual({ files: 1, folders: [{ path: 'test', files: 1 }], runner: 'vitest', command: 'npm test', runnerSource: 'manifest' });
     expect(s.todoCount).toBe(2);
     expect(s.todos.map((t) => [t.path, t.first.tag, t.first.line])).toEqual([
       ['src/core/engine.ts', 'TODO', 3],
@@ -144,11 +144,12 @@ describe('surveying a Python project', () => {
     expect(s.name).toBe('tiny-py');
     expect(s.description).toBe('A tiny Python tool');
     expect(s.manifests[0]).toMatchObject({ kind: 'python', dependencies: ['requests', 'click'], devDependencies: ['pytest'], tools: ['pytest'] });
-    expect(s.entryPoints[0]).toEqual({ path: 'src/tiny_py/cli.py', reason: 'declared in pyproject.toml [project.scripts] "tiny" (tiny_py.cli:main)', declared: true });
+    expect(s.entryPoints[0]).toEqual({ path: 'src/tiny_py/cli.py', reason: 'declared in pyproject.toml [project.scripts] "tiny" (tiny_py.cli:main)', confidence: 'high' });
     expect(s.tests).toMatchObject({ files: 1, runner: 'pytest', command: 'pytest' });
     expect(s.languages.find((l) => l.kind === 'code')).toMatchObject({ name: 'Python', files: 3 });
     expect(s.todos[0]).toMatchObject({ path: 'src/tiny_py/cli.py', first: { tag: 'FIXME', text: 'FIXME: handle errors' } });
-    expect(s.graph.modules).toBe(0);
+    // Python imports are read too: the declared `click` is external, the standard library is not counted.
+    expect(s.graph).toMatchObject({ modules: 2, languages: ['Python'], internalImports: 0, external: [{ name: 'click', files: 1 }] });
   });
 });
 
