@@ -17,6 +17,8 @@ export { zodProblems, describeValue, jsonPath } from './schema/problems.js';
 export { findUnknownKeys, closest, type UnknownKey } from './schema/unknown-keys.js';
 export * from './fs/atomic-write.js';
 export * from './fs/lock.js';
+export * from './fs/process-identity.js';
+export { lockOwnerSchema } from './schema/lock-owner.js';
 export { parseJsonText, toJsonText, type JsonParseResult } from './fs/json-text.js';
 export * from './config/load-config.js';
 export * from './config/env-overrides.js';
