@@ -23,9 +23,14 @@ export async function setTeamStatus(
   // Refuse an illegal move before touching anything.
   const to = nextTeamStatus(entry.domainId, from, event);
   if (event.type !== 'ARCHIVE' && lifecycleFor(entry.archetypeId)) {
-    await applyLifecycleInputs(root, entry, [{ source: 'registry', event: { type: event.type } }], options);
-    const now = getTeam(readRegistry(root), entry.domainId);
-    if (statusOf(now) === to) return { team: now, from, to };
+    const result = await applyLifecycleInputs(root, entry, [{ source: 'registry', event: { type: event.type } }], options);
+    // Only the process whose event the lifecycle applied made this change. When several run the same
+    // command at once, the others find it already made (their event ignored) and fall through to the
+    // registry change, which refuses it against the current status: one "active → paused", never several.
+    if (result.steps.some((step) => step.outcome === 'applied')) {
+      const now = getTeam(readRegistry(root), entry.domainId);
+      if (statusOf(now) === to) return { team: now, from, to };
+    }
   }
   return changeTeamStatus(root, entry.domainId, event, options);
 }
