@@ -10,6 +10,7 @@ import type { JournalLine, LifecycleEnvelope, PendingReport } from '../schema/li
 import type { RegistryEntry } from '../schema/registry.js';
 import type { SignalMessage } from '../schema/signal.js';
 import { statusOf } from '../registry/find-team.js';
+import { teamWorkspace } from '../registry/team-workspace.js';
 import { recordSignalReceived, recordTransition } from '../telemetry/fed-metrics.js';
 import { reportSignalId } from './report-signal-id.js';
 import { restoreSnapshot } from './restore-snapshot.js';
@@ -133,6 +134,7 @@ export async function applyLifecycleInputs(
     throw new RefusedError('TEAM_ARCHIVED', `team "${team.domainId}" is archived; its lifecycle no longer changes`);
   }
   lifecycleEntryFor(team);
+  teamWorkspace(root, team);
   const paths = workspacePaths(team.location);
   ensureDirectory(paths.state, options);
   // Broken only when its holder's process is gone, never by age: the section may legitimately wait on

@@ -2,6 +2,7 @@ import type { TeamStatusEvent } from '../../machines/team-status.machine.js';
 import { lifecycleFor } from '../../machines/catalog.js';
 import { getTeam, statusOf } from '../registry/find-team.js';
 import { readRegistry } from '../registry/registry-file.js';
+import { resolveTeam } from '../registry/team-workspace.js';
 import { changeTeamStatus, nextTeamStatus, type StatusChange } from '../registry/team-status.js';
 import type { UpdateOptions } from '../registry/update-registry.js';
 import { applyLifecycleInputs, type ApplyOptions } from './team-lifecycle.js';
@@ -18,7 +19,7 @@ export async function setTeamStatus(
   event: TeamStatusEvent,
   options: UpdateOptions & ApplyOptions = {},
 ): Promise<StatusChange> {
-  const entry = getTeam(readRegistry(root), team);
+  const entry = resolveTeam(root, team);
   const from = statusOf(entry);
   // Refuse an illegal move before touching anything.
   const to = nextTeamStatus(entry.domainId, from, event);
