@@ -6,6 +6,7 @@ import { registerChat } from './commands/chat.js';
 import { registerConfig } from './commands/config.js';
 import { registerDeliverable } from './commands/deliverable.js';
 import { registerDemo } from './commands/demo.js';
+import { registerDoctor } from './commands/doctor.js';
 import { registerEvent } from './commands/event.js';
 import { registerInit } from './commands/init.js';
 import { registerLaunch } from './commands/launch.js';
@@ -43,6 +44,7 @@ export function buildProgram(io: CliIo): Command {
   registerMachines(program, io);
   registerDeliverable(program, io);
   registerDemo(program, io);
+  registerDoctor(program, io);
   // Subcommands inherit the output and exit handling of the program.
   for (const command of allCommands(program)) command.configureOutput({ writeOut: io.stdout, writeErr: io.stderr }).exitOverride();
   return program;
