@@ -85,7 +85,8 @@ export function checkOnboardings(root: string, registry: Registry): { findings: 
  */
 export function checkOrphanWorkspaces(root: string, registry: Registry, accounted: ReadonlySet<string>): PendingFinding[] {
   const paths = federationPaths(root);
-  const registered = new Set(registry.teams.map((t) => t.location));
+  // A copied federation's own workspaces are claimed by the teams whose locations still name the old root.
+  const registered = new Set(registry.teams.flatMap((t) => [t.location, relocatedWorkspace(root, t) ?? []].flat()));
   const findings: PendingFinding[] = [];
   for (const [parent, placementType] of [[paths.teams, 'directory'], [paths.worktrees, 'worktree']] as const) {
     if (!existsSync(parent)) continue;
