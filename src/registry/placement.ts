@@ -89,6 +89,8 @@ export function removeWorkspace(root: string, workspace: { location: string; pla
     // Twice --force also removes a worktree git still has locked (mid-`worktree add`).
     if (existsSync(workspace.location)) gitSucceeds(root, ['worktree', 'remove', '--force', '--force', workspace.location]);
     rmSync(workspace.location, { recursive: true, force: true });
+    // A `worktree add` killed midway leaves its entry locked ("initializing"), which prune skips.
+    gitSucceeds(root, ['worktree', 'unlock', workspace.location]);
     gitSucceeds(root, ['worktree', 'prune']);
     if (workspace.branch && branchExists(root, workspace.branch)) git(root, ['branch', '-D', workspace.branch]);
     return;
