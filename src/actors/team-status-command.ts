@@ -2,7 +2,6 @@ import type { TeamStatusEvent } from '../../machines/team-status.machine.js';
 import { lifecycleFor } from '../../machines/catalog.js';
 import { getTeam, statusOf } from '../registry/find-team.js';
 import { readRegistry } from '../registry/registry-file.js';
-import { resolveTeam } from '../registry/team-workspace.js';
 import { changeTeamStatus, nextTeamStatus, type StatusChange } from '../registry/team-status.js';
 import type { UpdateOptions } from '../registry/update-registry.js';
 import { applyLifecycleInputs, type ApplyOptions } from './team-lifecycle.js';
@@ -19,7 +18,10 @@ export async function setTeamStatus(
   event: TeamStatusEvent,
   options: UpdateOptions & ApplyOptions = {},
 ): Promise<StatusChange> {
-  const entry = resolveTeam(root, team);
+  // No workspace check here: archive (and a status change of a team without a lifecycle) only touches
+  // the registry — archiving is how a team whose workspace is gone or refused is retired. The lifecycle
+  // write checks the workspace itself.
+  const entry = getTeam(readRegistry(root), team);
   const from = statusOf(entry);
   // Refuse an illegal move before touching anything.
   const to = nextTeamStatus(entry.domainId, from, event);

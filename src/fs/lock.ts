@@ -36,18 +36,22 @@ export interface LockOptions {
   retryMs?: number;
 }
 
-function describeOwner(owner: LockOwner | undefined): string {
+/** `pid 123 on host since <time>`, for messages that name who holds a lock. */
+export function describeLockOwner(owner: LockOwner | undefined): string {
   return owner ? `pid ${owner.pid} on ${owner.host} since ${owner.acquiredAt}` : 'an unknown owner';
 }
 
 export class LockTimeoutError extends FedError {
+  readonly owner: LockOwner | undefined;
+
   constructor(path: string, owner: LockOwner | undefined, waitedMs: number) {
     super(
       'LOCK_TIMEOUT',
-      `timed out after ${waitedMs} ms waiting for lock ${path} held by ${describeOwner(owner)}; ` +
+      `timed out after ${waitedMs} ms waiting for lock ${path} held by ${describeLockOwner(owner)}; ` +
         'that process is still running — wait for it or stop it (a lock of a process that is gone is taken over by itself; fed doctor --fix removes it)',
       { refusal: false },
     );
+    this.owner = owner;
   }
 }
 
@@ -56,7 +60,7 @@ export class LockLostError extends FedError {
   constructor(path: string, now: LockOwner | undefined) {
     super(
       'LOCK_LOST',
-      `lost lock ${path} while holding it (it is now held by ${describeOwner(now)}); nothing was written — try again`,
+      `lost lock ${path} while holding it (it is now held by ${describeLockOwner(now)}); nothing was written — try again`,
       { refusal: false },
     );
   }

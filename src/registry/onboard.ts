@@ -3,7 +3,7 @@ import { InvalidInputError, RefusedError } from '../errors.js';
 import { createFileExclusive, unlinkQuietly, writeFileAtomic } from '../fs/atomic-write.js';
 import { ensureDirectory } from '../fs/ensure-directory.js';
 import { toJsonText } from '../fs/json-text.js';
-import { acquireLock, LockTimeoutError, releaseLock } from '../fs/lock.js';
+import { acquireLock, describeLockOwner, LockTimeoutError, releaseLock } from '../fs/lock.js';
 import { readJsonFile } from '../fs/read-json-file.js';
 import { federationPaths, onboardingPaths, teamWorkspacePath, workspacePaths } from '../layout.js';
 import { onboardingIntentSchema, type OnboardingIntent } from '../schema/onboarding-intent.js';
@@ -61,7 +61,7 @@ function prepareWorkspace(root: string, location: string, domainId: string, work
 function refuseBusy(domain: string, error: LockTimeoutError): never {
   throw new RefusedError(
     'ONBOARDING_BUSY',
-    `team "${domain}" is being onboarded by another process right now (${error.message.replace(/^.*held by (.*?);.*$/, '$1')}); wait for it to finish`,
+    `team "${domain}" is being onboarded by another process right now (${describeLockOwner(error.owner)}); wait for it to finish`,
   );
 }
 

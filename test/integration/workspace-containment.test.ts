@@ -49,6 +49,9 @@ describe('nothing outside the federation (issue 19 item 8)', () => {
     }
     expect(tree(elsewhere)).toEqual(before);
     expect(readRegistry(root).teams[0]?.status).toBe('active');
+    // Archiving, which the refusals suggest, touches only the registry and works.
+    expect((await runFed(['--root', root, 'team', 'archive', 'docs'])).code).toBe(0);
+    expect(tree(elsewhere)).toEqual(before);
   }, 60_000);
 
   it('a workspace replaced by a symbolic link is refused, and actors run carries on with the other teams', async () => {
