@@ -30,7 +30,10 @@ function createDirectory(location: string): CreatedWorkspace {
     mkdirSync(location);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-      throw new RefusedError('WORKSPACE_EXISTS', `workspace ${location} already exists; remove it or choose another domain`);
+      throw new RefusedError(
+        'WORKSPACE_EXISTS',
+        `workspace ${location} already exists and no team is registered there; if an interrupted onboarding left it, fed doctor --fix removes it — otherwise move it away or choose another domain`,
+      );
     }
     throw error;
   }
