@@ -159,9 +159,12 @@ export async function onboardTeam(root: string, request: OnboardRequest, options
       unlinkQuietly(paths.intent);
       return entry;
     } catch (error) {
-      // The intent goes only once nothing is left to undo: if removing fails, a retry still knows.
-      workspace?.remove();
-      unlinkQuietly(paths.intent);
+      try {
+        workspace?.remove();
+        unlinkQuietly(paths.intent);
+      } catch {
+        // The intent record stays, so a retry or fed doctor --fix finishes the cleanup; the first error is the one to report.
+      }
       throw error;
     }
   } finally {
