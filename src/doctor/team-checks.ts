@@ -8,7 +8,7 @@ import { acquireLock, inspectLock, releaseLock } from '../fs/lock.js';
 import { readJsonFile } from '../fs/read-json-file.js';
 import { federationPaths, onboardingPaths, workspacePaths } from '../layout.js';
 import { loadTeamLifecycle } from '../actors/team-lifecycle.js';
-import { findTeam } from '../registry/find-team.js';
+import { findTeam, statusOf } from '../registry/find-team.js';
 import { settleInterruptedOnboarding } from '../registry/onboard.js';
 import { removeWorkspace, worktreeBranch } from '../registry/placement.js';
 import { relocatedWorkspace, teamWorkspace } from '../registry/team-workspace.js';
@@ -123,6 +123,8 @@ export function checkTeam(root: string, entry: RegistryEntry): { findings: Pendi
     teamWorkspace(root, entry);
   } catch (error) {
     if (!(error instanceof FedError)) throw error;
+    // An archived team is history: nothing is written for it, and its workspace may have been cleared away.
+    if (error.code === 'WORKSPACE_MISSING' && statusOf(entry) === 'archived') return { findings: [], workspaceOk: false };
     const relocated = error.code === 'WORKSPACE_OUTSIDE_ROOT' ? relocatedWorkspace(root, entry) : undefined;
     const finding: PendingFinding = {
       check: 'workspace',

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -36,9 +36,11 @@ async function federation(teams: string[]): Promise<string> {
 const report = (text: string) => JSON.parse(text) as DoctorReport;
 
 describe('fed doctor', () => {
-  it('finds nothing in a healthy federation (exit 0)', async () => {
-    const root = await federation(['docs']);
+  it('finds nothing in a healthy federation (exit 0), where an archived team may have lost its workspace', async () => {
+    const root = await federation(['docs', 'old']);
     await sendSignal(root, { to: 'docs', type: 'directive', subject: 'Go' }, { durable: false });
+    expect((await runFed(['--root', root, 'team', 'archive', 'old'])).code).toBe(0);
+    rmSync(join(root, '.fed', 'teams', 'old'), { recursive: true });
     const result = await runFed(['--root', root, 'doctor']);
     expect(result, result.stderr).toMatchObject({ code: 0, stdout: `no problems found in ${root}\n` });
   });

@@ -4,16 +4,20 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   acquireLock,
+  applyLifecycleInputs,
   commitRegistry,
   federationPaths,
   initFederation,
+  LockLostError,
   lockOwnerSchema,
   LockTimeoutError,
+  onboardTeam,
   processStartTime,
   readRegistry,
   RegistryConflictError,
   releaseLock,
   withLock,
+  workspacePaths,
 } from '../../src/index.js';
 import { startFixture, waitFor } from '../helpers/fixture-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -124,5 +128,21 @@ describe('exclusive lock', () => {
     const error = await commitRegistry(root, 0, readRegistry(root), { now: stolen }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RegistryConflictError);
     expect(readFileSync(paths.registry, 'utf8')).toBe(before);
+  });
+
+  it('compare-on-write: a lifecycle writer whose state lock was taken meanwhile writes nothing', async () => {
+    const root = tempDir();
+    initFederation(root, {}, {});
+    const team = await onboardTeam(root, { domain: 'docs' }, { durable: false });
+    const paths = workspacePaths(team.location);
+    let stolen = false;
+    const steal = () => {
+      if (!stolen) writeFileSync(paths.stateLock, JSON.stringify({ pid: process.pid, host: hostname(), token: 'thief', acquiredAt: new Date().toISOString() }));
+      stolen = true;
+      return new Date();
+    };
+    const error = await applyLifecycleInputs(root, team, [{ source: 'registry', event: { type: 'PAUSE' } }], { now: steal }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LockLostError);
+    expect(existsSync(paths.envelope)).toBe(false);
   });
 });
