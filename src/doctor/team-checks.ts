@@ -123,8 +123,9 @@ export function checkTeam(root: string, entry: RegistryEntry): { findings: Pendi
     teamWorkspace(root, entry);
   } catch (error) {
     if (!(error instanceof FedError)) throw error;
-    // An archived team is history: nothing is written for it, and its workspace may have been cleared away.
-    if (error.code === 'WORKSPACE_MISSING' && statusOf(entry) === 'archived') return { findings: [], workspaceOk: false };
+    // An archived team is history: nothing is written for it any more, and its workspace may have been
+    // cleared away or left behind in the federation this one was copied from.
+    if (statusOf(entry) === 'archived') return { findings: [], workspaceOk: false };
     const relocated = error.code === 'WORKSPACE_OUTSIDE_ROOT' ? relocatedWorkspace(root, entry) : undefined;
     const finding: PendingFinding = {
       check: 'workspace',

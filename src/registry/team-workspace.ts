@@ -31,14 +31,14 @@ function relativeLocation(root: string, location: string): string | undefined {
 
 /**
  * The workspace this federation has for a team whose location points into another federation's
- * `.fed/teams/<domain>` (or `worktrees/`) — what happens when a federation folder is copied or moved —
- * when that folder exists here; undefined otherwise.
+ * `.fed/teams/<domain>` — what happens when a federation folder is copied or moved — when that folder
+ * exists here; undefined otherwise. Worktrees are not relocated: a copied worktree is still linked to the
+ * original repository (and `git worktree repair` in the copy would relink the original's to the copy).
  */
 export function relocatedWorkspace(root: string, entry: RegistryEntry): string | undefined {
-  const kind = basename(dirname(entry.location));
-  if (basename(entry.location) !== entry.domain || basename(dirname(dirname(entry.location))) !== FED_DIR) return undefined;
-  if (kind !== 'teams' && kind !== 'worktrees') return undefined;
-  const here = teamWorkspacePath(root, entry.domain, kind === 'teams' ? 'directory' : 'worktree');
+  if (entry.placementType !== 'directory' || basename(entry.location) !== entry.domain) return undefined;
+  if (basename(dirname(entry.location)) !== 'teams' || basename(dirname(dirname(entry.location))) !== FED_DIR) return undefined;
+  const here = teamWorkspacePath(root, entry.domain, 'directory');
   if (here === entry.location || !existsSync(here) || lstatSync(here).isSymbolicLink() || !statSync(here).isDirectory()) return undefined;
   return here;
 }
@@ -47,7 +47,9 @@ function outside(root: string, entry: RegistryEntry, problem: string): RefusedEr
   const relocated = relocatedWorkspace(root, entry);
   const fix = relocated
     ? `this federation looks copied or moved: its own workspace for the team is ${relocated}; point the registry there with: fed doctor --fix`
-    : `move the workspace to ${teamWorkspacePath(root, entry.domain, entry.placementType)} and run fed doctor --fix, or archive the team with: fed team archive ${entry.domainId}`;
+    : entry.placementType === 'worktree'
+      ? `a git worktree cannot be moved by copying it: archive the team (fed team archive ${entry.domainId}) and onboard a new one here`
+      : `move the workspace to ${teamWorkspacePath(root, entry.domain, entry.placementType)} and run fed doctor --fix, or archive the team with: fed team archive ${entry.domainId}`;
   return new RefusedError(
     'WORKSPACE_OUTSIDE_ROOT',
     `the workspace of team "${entry.domainId}" is outside the federation root ${root}: ${problem}; fed never writes or runs there — ${fix}`,
