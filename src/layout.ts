@@ -6,6 +6,7 @@ import { ENVELOPE_FILE, JOURNAL_FILE, STATE_DIR, STATE_LOCK_FILE } from './schem
 import { LAUNCH_BASELINE_FILE, LAUNCH_CONTEXT_FILE, LAUNCH_DIR, LAUNCH_PROMPT_FILE } from './schema/launch-context.js';
 import { LEARNING_LOG_FILE } from './schema/learning-log.js';
 import { COLLECTOR_STATE_FILE } from './schema/telemetry-state.js';
+import { ONBOARDING_DIR } from './schema/onboarding-intent.js';
 import { BRIDGE_LOCK_FILE, BRIDGE_STATE_FILE, CHAT_DIR, CHAT_MESSAGES_DIR } from './schema/chat.js';
 
 /**
@@ -29,6 +30,13 @@ export const federationPaths = (root: string) => ({
   chatBridgeState: join(root, FED_DIR, CHAT_DIR, BRIDGE_STATE_FILE),
   chatBridgeLock: join(root, FED_DIR, CHAT_DIR, BRIDGE_LOCK_FILE),
   collectorState: join(root, FED_DIR, COLLECTOR_STATE_FILE),
+  onboarding: join(root, FED_DIR, ONBOARDING_DIR),
+});
+
+/** The intent record and the lock of an onboarding of `domain` (`src/schema/onboarding-intent.ts`). */
+export const onboardingPaths = (root: string, domain: string) => ({
+  intent: join(root, FED_DIR, ONBOARDING_DIR, `${domain}.json`),
+  lock: join(root, FED_DIR, ONBOARDING_DIR, `${domain}.lock`),
 });
 
 export const workspacePaths = (workspace: string) => ({

@@ -4,6 +4,7 @@ import type { LoadedHooks } from '../hooks/load-hooks.js';
 import { notifyConsumed } from '../hooks/notify-hooks.js';
 import { getTeam, statusOf } from '../registry/find-team.js';
 import { readRegistry } from '../registry/registry-file.js';
+import { teamWorkspace } from '../registry/team-workspace.js';
 import type { RegistryEntry } from '../schema/registry.js';
 import { watchSignalBox, type SignalSubscription } from '../signals/watch-signals.js';
 import { workspacePaths } from '../layout.js';
@@ -106,6 +107,8 @@ export async function runActors(root: string, options: RunActorsOptions = {}): P
   }
 }
 
+const SKIPPABLE = new Set(['TEAM_BUSY', 'WORKSPACE_OUTSIDE_ROOT', 'WORKSPACE_SYMLINK', 'WORKSPACE_MISSING', 'WORKSPACE_NOT_A_DIRECTORY']);
+
 /** Take the lease of every team to run that is not running yet; returns the newly joined ones. */
 async function join(root: string, options: RunActorsOptions, running: Map<string, RunningTeam>): Promise<RunningTeam[]> {
   const joined: RunningTeam[] = [];
@@ -113,10 +116,12 @@ async function join(root: string, options: RunActorsOptions, running: Map<string
     if (running.has(entry.domainId)) continue;
     let lease: TeamLease;
     try {
+      teamWorkspace(root, entry);
       lease = await acquireTeamLease(entry, 'consumer');
     } catch (error) {
-      // Running every team: one that another process runs (e.g. `fed launch`) is skipped, not fatal.
-      if (options.team || !(error instanceof RefusedError) || error.code !== 'TEAM_BUSY') throw error;
+      // Running every team: one that another process runs (e.g. `fed launch`), or whose workspace is
+      // refused (outside the root, a link), is skipped with the reason, not fatal.
+      if (options.team || !(error instanceof RefusedError) || !SKIPPABLE.has(error.code)) throw error;
       options.onSkip?.(entry.domainId, error.message, error);
       continue;
     }

@@ -1,5 +1,5 @@
 import { appendFileSync, closeSync, fsyncSync, openSync, readSync, fstatSync } from 'node:fs';
-import { writeFileAtomic, type WriteOptions } from '../fs/atomic-write.js';
+import { writeFileAtomic, type ReplaceOptions, type WriteOptions } from '../fs/atomic-write.js';
 import { ensureDirectory } from '../fs/ensure-directory.js';
 import { toJsonText } from '../fs/json-text.js';
 import { readJsonFile } from '../fs/read-json-file.js';
@@ -11,7 +11,7 @@ export function readEnvelope(workspace: string): LifecycleEnvelope | undefined {
   return readJsonFile(workspacePaths(workspace).envelope, envelopeSchema);
 }
 
-export function writeEnvelope(workspace: string, envelope: LifecycleEnvelope, options: WriteOptions = {}): void {
+export function writeEnvelope(workspace: string, envelope: LifecycleEnvelope, options: ReplaceOptions = {}): void {
   const paths = workspacePaths(workspace);
   ensureDirectory(paths.state, options);
   writeFileAtomic(paths.envelope, toJsonText(envelope), options);

@@ -1,4 +1,4 @@
-import { acquireLock, LockTimeoutError, releaseLock, type LockHandle } from '../fs/lock.js';
+import { acquireLock, describeLockOwner, LockTimeoutError, releaseLock, type LockHandle } from '../fs/lock.js';
 import { RefusedError } from '../errors.js';
 import { ensureDirectory } from '../fs/ensure-directory.js';
 import { workspacePaths } from '../layout.js';
@@ -33,7 +33,7 @@ export async function acquireTeamLease(team: RegistryEntry, kind: TeamLeaseKind)
     if (!(error instanceof LockTimeoutError)) throw error;
     throw new RefusedError(
       'TEAM_BUSY',
-      `team "${team.domainId}" is already being run by another process (${error.message.replace(/^.*held by /, '')}); ` +
+      `team "${team.domainId}" is already being run by another process (${describeLockOwner(error.owner)}); ` +
         `only one ${PURPOSE[kind]} per team at a time — stop the other one first`,
     );
   }

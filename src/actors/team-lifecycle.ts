@@ -3,13 +3,14 @@ import { checkEvent, lifecycleFor, type MachineEntry } from '../../machines/cata
 import { InvalidInputError, RefusedError } from '../errors.js';
 import type { WriteOptions } from '../fs/atomic-write.js';
 import { ensureDirectory } from '../fs/ensure-directory.js';
-import { withLock } from '../fs/lock.js';
+import { assertLockHeld, withLock } from '../fs/lock.js';
 import { workspacePaths } from '../layout.js';
 import { zodProblems } from '../schema/problems.js';
 import type { JournalLine, LifecycleEnvelope, PendingReport } from '../schema/lifecycle-state.js';
 import type { RegistryEntry } from '../schema/registry.js';
 import type { SignalMessage } from '../schema/signal.js';
 import { statusOf } from '../registry/find-team.js';
+import { teamWorkspace } from '../registry/team-workspace.js';
 import { recordSignalReceived, recordTransition } from '../telemetry/fed-metrics.js';
 import { reportSignalId } from './report-signal-id.js';
 import { restoreSnapshot } from './restore-snapshot.js';
@@ -133,11 +134,12 @@ export async function applyLifecycleInputs(
     throw new RefusedError('TEAM_ARCHIVED', `team "${team.domainId}" is archived; its lifecycle no longer changes`);
   }
   lifecycleEntryFor(team);
+  teamWorkspace(root, team);
   const paths = workspacePaths(team.location);
   ensureDirectory(paths.state, options);
   // Broken only when its holder's process is gone, never by age: the section may legitimately wait on
   // the registry or a slow disk, and taking over a live holder's lock would lose its write.
-  return withLock(paths.stateLock, async () => {
+  return withLock(paths.stateLock, async (lock) => {
     const lifecycle = loadTeamLifecycle(team);
     const warnings = await settleEffects(root, team, lifecycle, options);
     const { entry, envelope } = lifecycle;
@@ -218,7 +220,8 @@ export async function applyLifecycleInputs(
       pendingReports: reports,
       savedAt: now(),
     };
-    writeEnvelope(team.location, next, options);
+    // Compare-on-write: a holder whose lock was removed meanwhile (by hand, or fed doctor) must not write.
+    writeEnvelope(team.location, next, { ...options, beforeReplace: () => assertLockHeld(lock) });
     // Counted once saved: a crash before the write redelivers the signals, which are then counted once.
     for (const step of steps) {
       if (step.signal && (step.outcome === 'applied' || step.outcome === 'ignored')) recordSignalReceived(team.domainId, step.signal.type, step.outcome);

@@ -18,14 +18,22 @@ export async function setTeamStatus(
   event: TeamStatusEvent,
   options: UpdateOptions & ApplyOptions = {},
 ): Promise<StatusChange> {
+  // No workspace check here: archive (and a status change of a team without a lifecycle) only touches
+  // the registry — archiving is how a team whose workspace is gone or refused is retired. The lifecycle
+  // write checks the workspace itself.
   const entry = getTeam(readRegistry(root), team);
   const from = statusOf(entry);
   // Refuse an illegal move before touching anything.
   const to = nextTeamStatus(entry.domainId, from, event);
   if (event.type !== 'ARCHIVE' && lifecycleFor(entry.archetypeId)) {
-    await applyLifecycleInputs(root, entry, [{ source: 'registry', event: { type: event.type } }], options);
-    const now = getTeam(readRegistry(root), entry.domainId);
-    if (statusOf(now) === to) return { team: now, from, to };
+    const result = await applyLifecycleInputs(root, entry, [{ source: 'registry', event: { type: event.type } }], options);
+    // Only the process whose event the lifecycle applied made this change. When several run the same
+    // command at once, the others find it already made (their event ignored) and fall through to the
+    // registry change, which refuses it against the current status: one "active → paused", never several.
+    if (result.steps.some((step) => step.outcome === 'applied')) {
+      const now = getTeam(readRegistry(root), entry.domainId);
+      if (statusOf(now) === to) return { team: now, from, to };
+    }
   }
   return changeTeamStatus(root, entry.domainId, event, options);
 }

@@ -1,6 +1,6 @@
 import { ConfigValidationError, RefusedError } from '../errors.js';
 import { ensureDirectory } from '../fs/ensure-directory.js';
-import { acquireLock, LockTimeoutError, releaseLock, type LockHandle } from '../fs/lock.js';
+import { acquireLock, describeLockOwner, LockTimeoutError, releaseLock, type LockHandle } from '../fs/lock.js';
 import type { LoadedHooks } from '../hooks/load-hooks.js';
 import { federationPaths } from '../layout.js';
 import { launchTeam } from '../launch/launch-team.js';
@@ -81,7 +81,7 @@ export class ChatBridge {
       lock = await acquireLock(paths.chatBridgeLock, { staleMs: Number.POSITIVE_INFINITY, timeoutMs: 0 });
     } catch (error) {
       if (!(error instanceof LockTimeoutError)) throw error;
-      throw new RefusedError('BRIDGE_BUSY', `another chat bridge is running for ${options.root} (${error.message.replace(/^.*held by /, '')}); one bridge per federation — stop the other one first`);
+      throw new RefusedError('BRIDGE_BUSY', `another chat bridge is running for ${options.root} (${describeLockOwner(error.owner)}); one bridge per federation — stop the other one first`);
     }
     try {
       let state = readBridgeState(paths.chatBridgeState);

@@ -28,6 +28,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   machines: async () => (await import('./commands/machines.js')).registerMachines,
   deliverable: async () => (await import('./commands/deliverable.js')).registerDeliverable,
   demo: async () => (await import('./commands/demo.js')).registerDemo,
+  doctor: async () => (await import('./commands/doctor.js')).registerDoctor,
 };
 
 /**

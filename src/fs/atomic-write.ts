@@ -48,11 +48,21 @@ function writeTempFile(target: string, data: string | Uint8Array, durable: boole
   return tmp;
 }
 
+export interface ReplaceOptions extends WriteOptions {
+  /**
+   * Compare-on-write: runs once the new content is complete on disk, right before it replaces the old
+   * file. Throwing cancels the write (the temp file is removed, the target untouched) — how a writer
+   * that stalled while writing learns that its lock or the version it read is no longer current.
+   */
+  beforeReplace?: () => void;
+}
+
 /** Replace `target` atomically with `data` (last writer wins; use for files with a single owner or a lock). */
-export function writeFileAtomic(target: string, data: string | Uint8Array, options: WriteOptions = {}): void {
+export function writeFileAtomic(target: string, data: string | Uint8Array, options: ReplaceOptions = {}): void {
   const durable = options.durable ?? true;
   const tmp = writeTempFile(target, data, durable);
   try {
+    options.beforeReplace?.();
     renameSync(tmp, target);
   } catch (error) {
     unlinkQuietly(tmp);

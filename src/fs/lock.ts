@@ -3,25 +3,32 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FedError } from '../errors.js';
+import { lockOwnerSchema, type LockOwner } from '../schema/lock-owner.js';
 import { createFileExclusive, unlinkQuietly } from './atomic-write.js';
+import { currentProcessStartTime, processIsAlive } from './process-identity.js';
+
+export type { LockOwner } from '../schema/lock-owner.js';
 
 /**
- * A short exclusive lock held as a file (`<path>` containing its owner). It is created complete in one
- * step (hard link of a written temp file), so a waiter never sees an empty owner. A holder that died —
- * its pid is gone on this host, or the lock is older than `staleMs` — is taken over; the takeover runs
- * under a second guard file and removes the lock only if it is still the very file judged stale, so when
- * many waiters notice the same dead holder exactly one of them removes it and the normal race decides
- * the next owner.
+ * A short exclusive lock held as a file (`<path>` containing its owner, `src/schema/lock-owner.ts`). It is
+ * created complete in one step (hard link of a written temp file), so a waiter never sees an empty owner.
+ *
+ * A lock is taken over only from a holder that is gone: on this host, when its process (pid AND start
+ * time, so a reused pid does not count) no longer runs — never because of age, since a live holder may
+ * be merely slow (a slow fsync, swap, SIGSTOP) and taking its lock would let two writers in. Age is
+ * only the last resort for an owner that cannot be checked (another host, an unreadable owner file).
+ * The takeover runs under a second guard file and removes the lock only if it is still the very file
+ * judged abandoned, so when many waiters notice the same dead holder exactly one removes it.
+ *
+ * A holder that stalled and lost its lock anyway (its owner file removed by hand or by `fed doctor`, or
+ * judged by age on another host) must not write: `assertLockHeld` re-checks the token right before the
+ * commit (see `commitRegistry`), so a late writer fails instead of overwriting the next holder's work.
  */
-export interface LockOwner {
-  pid: number;
-  host: string;
-  token: string;
-  acquiredAt: string;
-}
-
 export interface LockOptions {
-  /** A lock older than this is considered abandoned even if its pid looks alive (default 5 000 ms). */
+  /**
+   * A lock whose holder cannot be checked (another host, unreadable owner) is considered abandoned after
+   * this long (default 5 000 ms). A holder on this host is judged by its process alone.
+   */
   staleMs?: number;
   /** Give up waiting after this long (default 15 000 ms). */
   timeoutMs?: number;
@@ -29,12 +36,31 @@ export interface LockOptions {
   retryMs?: number;
 }
 
+/** `pid 123 on host since <time>`, for messages that name who holds a lock. */
+export function describeLockOwner(owner: LockOwner | undefined): string {
+  return owner ? `pid ${owner.pid} on ${owner.host} since ${owner.acquiredAt}` : 'an unknown owner';
+}
+
 export class LockTimeoutError extends FedError {
+  readonly owner: LockOwner | undefined;
+
   constructor(path: string, owner: LockOwner | undefined, waitedMs: number) {
-    const who = owner ? `pid ${owner.pid} on ${owner.host} since ${owner.acquiredAt}` : 'an unknown owner';
     super(
       'LOCK_TIMEOUT',
-      `timed out after ${waitedMs} ms waiting for lock ${path} held by ${who}; if that process is gone, remove the file`,
+      `timed out after ${waitedMs} ms waiting for lock ${path} held by ${describeLockOwner(owner)}; ` +
+        'that process is still running — wait for it or stop it (a lock of a process that is gone is taken over by itself; fed doctor --fix removes it)',
+      { refusal: false },
+    );
+    this.owner = owner;
+  }
+}
+
+/** The lock was taken from this holder while it held it: it must not write. */
+export class LockLostError extends FedError {
+  constructor(path: string, now: LockOwner | undefined) {
+    super(
+      'LOCK_LOST',
+      `lost lock ${path} while holding it (it is now held by ${describeLockOwner(now)}); nothing was written — try again`,
       { refusal: false },
     );
   }
@@ -57,7 +83,8 @@ function observe(path: string): Observed | undefined {
     const text = readFileSync(path, 'utf8');
     let owner: LockOwner | undefined;
     try {
-      owner = JSON.parse(text) as LockOwner;
+      const parsed = lockOwnerSchema.safeParse(JSON.parse(text));
+      owner = parsed.success ? parsed.data : undefined;
     } catch {
       owner = undefined;
     }
@@ -68,19 +95,18 @@ function observe(path: string): Observed | undefined {
   }
 }
 
-function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+/** What can be said about a lock's holder. */
+export type LockHolderState = 'alive' | 'gone' | 'unchecked';
+
+function holderState(seen: Observed): LockHolderState {
+  const owner = seen.owner;
+  if (owner === undefined || owner.host !== hostname()) return 'unchecked';
+  return processIsAlive(owner.pid, owner.startTime) ? 'alive' : 'gone';
 }
 
 function isAbandoned(seen: Observed, staleMs: number): boolean {
-  if (seen.ageMs > staleMs) return true;
-  const owner = seen.owner;
-  return owner !== undefined && owner.host === hostname() && owner.pid !== process.pid && !processIsAlive(owner.pid);
+  const state = holderState(seen);
+  return state === 'gone' || (state === 'unchecked' && seen.ageMs > staleMs);
 }
 
 /** Locks live only as long as a process; they need no fsync to be correct. */
@@ -89,25 +115,30 @@ function createExclusive(path: string, owner: LockOwner): boolean {
 }
 
 function newOwner(): LockOwner {
-  return { pid: process.pid, host: hostname(), token: randomUUID(), acquiredAt: new Date().toISOString() };
+  const owner: LockOwner = { pid: process.pid, host: hostname(), token: randomUUID(), acquiredAt: new Date().toISOString() };
+  const startTime = currentProcessStartTime();
+  if (startTime !== undefined) owner.startTime = startTime;
+  return owner;
 }
 
 /** Remove `path` only if it is still the file seen as `identity`. Runs under the takeover guard. */
-function removeIfUnchanged(path: string, identity: string): void {
+function removeIfUnchanged(path: string, identity: string): boolean {
   const now = observe(path);
-  if (now && now.identity === identity) unlinkQuietly(path);
+  if (!now || now.identity !== identity) return false;
+  unlinkQuietly(path);
+  return true;
 }
 
-function takeOver(path: string, stale: Observed, staleMs: number): void {
+function takeOver(path: string, stale: Observed, staleMs: number): boolean {
   const guard = `${path}.takeover`;
   if (!createExclusive(guard, newOwner())) {
     // Another waiter is taking over right now; only a guard left behind by a dead process is cleared.
     const guardSeen = observe(guard);
     if (guardSeen && isAbandoned(guardSeen, staleMs)) removeIfUnchanged(guard, guardSeen.identity);
-    return;
+    return false;
   }
   try {
-    removeIfUnchanged(path, stale.identity);
+    return removeIfUnchanged(path, stale.identity);
   } finally {
     unlinkQuietly(guard);
   }
@@ -141,17 +172,47 @@ export function isLockHeld(path: string, options: Pick<LockOptions, 'staleMs'> =
   return seen !== undefined && !isAbandoned(seen, options.staleMs ?? 5_000);
 }
 
-/** Release only our own lock: if it was taken over as stale, the new owner's lock is left alone. */
+/** Throws LockLostError unless `handle` still holds its lock: the check a holder makes right before it commits. */
+export function assertLockHeld(handle: LockHandle): void {
+  const seen = observe(handle.path);
+  if (seen?.owner?.token !== handle.owner.token) throw new LockLostError(handle.path, seen?.owner);
+}
+
+/** Release only our own lock: if it was taken over, the new owner's lock is left alone. */
 export function releaseLock(handle: LockHandle): void {
   const seen = observe(handle.path);
   if (seen?.owner?.token === handle.owner.token) unlinkQuietly(handle.path);
 }
 
-export async function withLock<T>(path: string, fn: () => T | Promise<T>, options: LockOptions = {}): Promise<T> {
+export async function withLock<T>(path: string, fn: (handle: LockHandle) => T | Promise<T>, options: LockOptions = {}): Promise<T> {
   const handle = await acquireLock(path, options);
   try {
-    return await fn();
+    return await fn(handle);
   } finally {
     releaseLock(handle);
   }
+}
+
+/** A lock file as `fed doctor` sees it. */
+export interface LockReport {
+  path: string;
+  owner: LockOwner | undefined;
+  holder: LockHolderState;
+  ageMs: number;
+  /** Gone, or unchecked and older than the stale age: safe to remove. */
+  abandoned: boolean;
+}
+
+/** Inspect a lock file without touching it; undefined when there is none. */
+export function inspectLock(path: string, options: Pick<LockOptions, 'staleMs'> = {}): LockReport | undefined {
+  const seen = observe(path);
+  if (!seen) return undefined;
+  return { path, owner: seen.owner, holder: holderState(seen), ageMs: seen.ageMs, abandoned: isAbandoned(seen, options.staleMs ?? 5_000) };
+}
+
+/** Remove a lock whose holder is gone (as `acquireLock` would when it next waits for it); true if removed. */
+export function removeAbandonedLock(path: string, options: Pick<LockOptions, 'staleMs'> = {}): boolean {
+  const staleMs = options.staleMs ?? 5_000;
+  const seen = observe(path);
+  return seen !== undefined && isAbandoned(seen, staleMs) && takeOver(path, seen, staleMs);
 }

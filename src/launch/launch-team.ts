@@ -15,6 +15,7 @@ import { notifySignals, notifyTransitions } from '../hooks/notify-hooks.js';
 import { workspacePaths } from '../layout.js';
 import { getTeam, statusOf } from '../registry/find-team.js';
 import { readRegistry } from '../registry/registry-file.js';
+import { resolveTeam } from '../registry/team-workspace.js';
 import { META } from '../schema/common.js';
 import type { FederationConfig } from '../schema/config.js';
 import type { JournalLine } from '../schema/lifecycle-state.js';
@@ -86,7 +87,7 @@ function launchContext(root: string, team: RegistryEntry, config: FederationConf
  */
 export async function launchTeam(root: string, teamName: string, options: LaunchOptions): Promise<LaunchResult> {
   const started = Date.now();
-  const team = getTeam(readRegistry(root), teamName);
+  const team = resolveTeam(root, teamName);
   refuseUnlaunchable(team);
   const launchLease = await acquireTeamLease(team, 'launch');
   // When `fed actors run` already consumes this team's inbox, it keeps doing so; otherwise the launch does.

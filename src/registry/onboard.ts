@@ -1,13 +1,17 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { InvalidInputError, RefusedError } from '../errors.js';
-import { createFileExclusive, writeFileAtomic } from '../fs/atomic-write.js';
+import { createFileExclusive, unlinkQuietly, writeFileAtomic } from '../fs/atomic-write.js';
+import { ensureDirectory } from '../fs/ensure-directory.js';
 import { toJsonText } from '../fs/json-text.js';
-import { workspacePaths } from '../layout.js';
+import { acquireLock, describeLockOwner, LockTimeoutError, releaseLock } from '../fs/lock.js';
+import { readJsonFile } from '../fs/read-json-file.js';
+import { federationPaths, onboardingPaths, teamWorkspacePath, workspacePaths } from '../layout.js';
+import { onboardingIntentSchema, type OnboardingIntent } from '../schema/onboarding-intent.js';
 import { META, teamIdSchema } from '../schema/common.js';
 import { zodProblems } from '../schema/problems.js';
 import { PLACEMENT_TYPES, type PlacementType, type Registry, type RegistryEntry } from '../schema/registry.js';
 import type { TeamMarker } from '../schema/team-marker.js';
-import { createWorkspace } from './placement.js';
+import { createWorkspace, removeWorkspace, worktreeBranch, type CreatedWorkspace } from './placement.js';
 import { readRegistry } from './registry-file.js';
 import { updateRegistry, type UpdateOptions } from './update-registry.js';
 
@@ -53,10 +57,39 @@ function prepareWorkspace(root: string, location: string, domainId: string, work
   }
 }
 
+/** The onboarding of `domain` another live process is running right now. */
+function refuseBusy(domain: string, error: LockTimeoutError): never {
+  throw new RefusedError(
+    'ONBOARDING_BUSY',
+    `team "${domain}" is being onboarded by another process right now (${describeLockOwner(error.owner)}); wait for it to finish`,
+  );
+}
+
+/** A previous onboarding of this domain that was killed: its intent record, if it left one. */
+export function readOnboardingIntent(root: string, domain: string): OnboardingIntent | undefined {
+  return readJsonFile(onboardingPaths(root, domain).intent, onboardingIntentSchema);
+}
+
+/**
+ * Finish or undo what a killed onboarding of `intent.domain` left behind; its lock must be held. When it
+ * got as far as registering the team, only its intent record is left to remove, and the team is returned;
+ * otherwise its workspace (worktree and branch included) is removed and undefined is returned.
+ */
+export function settleInterruptedOnboarding(root: string, intent: OnboardingIntent, registry: Registry = readRegistry(root)): RegistryEntry | undefined {
+  const registered = registry.teams.find((t) => t.domain === intent.domain && t.location === intent.location);
+  if (!registered) removeWorkspace(root, intent);
+  unlinkQuietly(onboardingPaths(root, intent.domain).intent);
+  return registered;
+}
+
 /**
  * Onboard a team (`fed team onboard`): validate names, create its workspace, then register it. If the
- * registry commit fails (duplicate found by a concurrent onboarding, conflict, crash of the write), the
- * workspace created here is removed again, so no orphan is left behind.
+ * registry commit fails (duplicate found by a concurrent onboarding, conflict), the workspace created
+ * here is removed again, so no orphan is left behind.
+ *
+ * A kill -9 can strike anywhere, so the onboarding runs under the domain's onboarding lock and writes
+ * an intent record before it creates anything: a retry of the same onboarding finds the record, removes
+ * the half-made workspace (or, if the team was registered, just completes) and carries on.
  */
 export async function onboardTeam(root: string, request: OnboardRequest, options: UpdateOptions = {}): Promise<RegistryEntry> {
   const domain = checkSlug('domain', request.domain);
@@ -67,34 +100,74 @@ export async function onboardTeam(root: string, request: OnboardRequest, options
     throw new InvalidInputError(`--placement: expected one of ${PLACEMENT_TYPES.join(', ')}, got "${String(placementType)}"`);
   }
 
-  refuseDuplicate(readRegistry(root), domain, domainId);
+  const paths = onboardingPaths(root, domain);
+  const leftover = readOnboardingIntent(root, domain);
+  if (!leftover) refuseDuplicate(readRegistry(root), domain, domainId);
 
-  const workspace = createWorkspace(root, domain, placementType);
+  ensureDirectory(federationPaths(root).onboarding, options);
+  // The holder of a lease is judged by its process only: a slow onboarding (git on a big repository) keeps it.
+  const lock = await acquireLock(paths.lock, { staleMs: Number.POSITIVE_INFINITY, timeoutMs: 0 }).catch((error: unknown) => {
+    if (error instanceof LockTimeoutError) refuseBusy(domain, error);
+    throw error;
+  });
   try {
-    prepareWorkspace(root, workspace.location, domainId, placementType === 'worktree');
-    const now = (options.now?.() ?? new Date()).toISOString();
-    const entry: RegistryEntry = {
+    const interrupted = readOnboardingIntent(root, domain);
+    if (interrupted) {
+      const registered = settleInterruptedOnboarding(root, interrupted);
+      // The killed run got as far as registering: the same request is complete; anything else is a duplicate.
+      if (registered && registered.domainId === domainId && registered.archetypeId === archetypeId && registered.placementType === placementType) {
+        return registered;
+      }
+    }
+    refuseDuplicate(readRegistry(root), domain, domainId);
+
+    const location = teamWorkspacePath(root, domain, placementType);
+    const intent: OnboardingIntent = {
       domain,
       domainId,
       archetypeId,
       placementType,
-      onboardedAt: now,
-      location: workspace.location,
-      status: 'active',
-      lastActive: now,
+      location,
+      ...(placementType === 'worktree' ? { branch: worktreeBranch(domain) } : {}),
+      startedAt: (options.now?.() ?? new Date()).toISOString(),
     };
-    await updateRegistry(
-      root,
-      (registry) => {
-        refuseDuplicate(registry, domain, domainId);
-        registry.teams.push(entry);
-        return registry;
-      },
-      options,
-    );
-    return entry;
-  } catch (error) {
-    workspace.remove();
-    throw error;
+    writeFileAtomic(paths.intent, toJsonText(intent), options);
+    let workspace: CreatedWorkspace | undefined;
+    try {
+      workspace = createWorkspace(root, domain, placementType);
+      prepareWorkspace(root, workspace.location, domainId, placementType === 'worktree');
+      const now = (options.now?.() ?? new Date()).toISOString();
+      const entry: RegistryEntry = {
+        domain,
+        domainId,
+        archetypeId,
+        placementType,
+        onboardedAt: now,
+        location: workspace.location,
+        status: 'active',
+        lastActive: now,
+      };
+      await updateRegistry(
+        root,
+        (registry) => {
+          refuseDuplicate(registry, domain, domainId);
+          registry.teams.push(entry);
+          return registry;
+        },
+        options,
+      );
+      unlinkQuietly(paths.intent);
+      return entry;
+    } catch (error) {
+      try {
+        workspace?.remove();
+        unlinkQuietly(paths.intent);
+      } catch {
+        // The intent record stays, so a retry or fed doctor --fix finishes the cleanup; the first error is the one to report.
+      }
+      throw error;
+    }
+  } finally {
+    releaseLock(lock);
   }
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { InvalidInputError, RefusedError } from '../errors.js';
 import { federationPaths, teamWorkspacePath } from '../layout.js';
@@ -30,7 +30,10 @@ function createDirectory(location: string): CreatedWorkspace {
     mkdirSync(location);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-      throw new RefusedError('WORKSPACE_EXISTS', `workspace ${location} already exists; remove it or choose another domain`);
+      throw new RefusedError(
+        'WORKSPACE_EXISTS',
+        `workspace ${location} already exists and no team is registered there; if an interrupted onboarding left it, fed doctor --fix removes it — otherwise move it away or choose another domain`,
+      );
     }
     throw error;
   }
@@ -49,8 +52,11 @@ function createWorktree(root: string, domain: string, location: string): Created
     );
   }
   const branch = worktreeBranch(domain);
-  if (gitSucceeds(root, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`])) {
-    throw new RefusedError('BRANCH_EXISTS', `git branch ${branch} already exists; delete it (git branch -D ${branch}) or choose another domain`);
+  if (branchExists(root, branch)) {
+    // `git branch -D` refuses a branch checked out in a worktree: the advice must remove that first.
+    const checkout = worktreeOfBranch(root, branch);
+    const remove = checkout ? `git worktree remove --force ${checkout} && git branch -D ${branch}` : `git branch -D ${branch}`;
+    throw new RefusedError('BRANCH_EXISTS', `git branch ${branch} already exists${checkout ? ` (checked out at ${checkout})` : ''}; delete it (${remove}) or choose another domain`);
   }
   mkdirSync(federationPaths(root).worktrees, { recursive: true });
   try {
@@ -58,11 +64,39 @@ function createWorktree(root: string, domain: string, location: string): Created
   } catch (error) {
     throw new RefusedError('WORKTREE_FAILED', `could not create worktree ${location}: ${(error as Error).message}`);
   }
-  return {
-    location,
-    remove: () => {
-      git(root, ['worktree', 'remove', '--force', location]);
-      git(root, ['branch', '-D', branch]);
-    },
-  };
+  return { location, remove: () => removeWorkspace(root, { location, placementType: 'worktree', branch }) };
+}
+
+function branchExists(root: string, branch: string): boolean {
+  return gitSucceeds(root, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]);
+}
+
+/** The worktree that has `branch` checked out, if any. */
+function worktreeOfBranch(root: string, branch: string): string | undefined {
+  if (!gitSucceeds(root, ['rev-parse', '--is-inside-work-tree'])) return undefined;
+  let current: string | undefined;
+  for (const line of git(root, ['worktree', 'list', '--porcelain']).split('\n')) {
+    if (line.startsWith('worktree ')) current = line.slice('worktree '.length);
+    else if (line === `branch refs/heads/${branch}`) return current;
+  }
+  return undefined;
+}
+
+/**
+ * Remove a workspace fed created — also one a killed onboarding left half made: a worktree registered
+ * or not, a partial checkout, the branch with or without its worktree. Each step is skipped when there
+ * is nothing to undo, so it can run again after being interrupted itself.
+ */
+export function removeWorkspace(root: string, workspace: { location: string; placementType: PlacementType; branch?: string }): void {
+  if (workspace.placementType === 'worktree') {
+    // Twice --force also removes a worktree git still has locked (mid-`worktree add`).
+    if (existsSync(workspace.location)) gitSucceeds(root, ['worktree', 'remove', '--force', '--force', workspace.location]);
+    rmSync(workspace.location, { recursive: true, force: true });
+    // A `worktree add` killed midway leaves its entry locked ("initializing"), which prune skips.
+    gitSucceeds(root, ['worktree', 'unlock', workspace.location]);
+    gitSucceeds(root, ['worktree', 'prune']);
+    if (workspace.branch && branchExists(root, workspace.branch)) git(root, ['branch', '-D', workspace.branch]);
+    return;
+  }
+  rmSync(workspace.location, { recursive: true, force: true });
 }

@@ -3,7 +3,7 @@ import { CorruptFileError, FedError, NotAFederationError } from '../errors.js';
 import { toJsonText } from '../fs/json-text.js';
 import { parseJsonFile } from '../fs/read-json-file.js';
 import { writeFileAtomic, type WriteOptions } from '../fs/atomic-write.js';
-import { withLock, type LockOptions } from '../fs/lock.js';
+import { assertLockHeld, LockLostError, withLock, type LockOptions } from '../fs/lock.js';
 import { federationPaths } from '../layout.js';
 import { registrySchema, type Registry } from '../schema/registry.js';
 
@@ -71,7 +71,10 @@ export interface CommitOptions extends WriteOptions {
 /**
  * Compare-and-swap: write `next` only if the registry is still at `expectedVersion`, setting
  * `lastUpdated` and `lockVersion = expectedVersion + 1` (spec §4.3). The short commit lock makes the
- * check and the atomic replace one step; the version check is what detects lost updates.
+ * check and the atomic replace one step; the version check is what detects lost updates. Both are made
+ * again right before the rename, once the new content is durable: a writer that stalled inside the lock
+ * (slow fsync, SIGSTOP) and lost it meanwhile gets a conflict and retries on top of the newer registry
+ * instead of overwriting it.
  */
 export async function commitRegistry(
   root: string,
@@ -82,17 +85,29 @@ export async function commitRegistry(
   const paths = federationPaths(root);
   return withLock(
     paths.registryLock,
-    () => {
-      const currentVersion = readLockVersion(paths.registry);
-      if (currentVersion !== expectedVersion) {
-        throw new RegistryConflictError(paths.registry, expectedVersion, currentVersion);
-      }
+    (handle) => {
+      const checkVersion = () => {
+        const currentVersion = readLockVersion(paths.registry);
+        if (currentVersion !== expectedVersion) {
+          throw new RegistryConflictError(paths.registry, expectedVersion, currentVersion);
+        }
+      };
+      checkVersion();
       const written: Registry = {
         ...next,
         lastUpdated: (options.now?.() ?? new Date()).toISOString(),
         lockVersion: expectedVersion + 1,
       };
-      writeFileAtomic(paths.registry, toJsonText(written), options);
+      const beforeReplace = () => {
+        try {
+          assertLockHeld(handle);
+        } catch (error) {
+          if (!(error instanceof LockLostError)) throw error;
+          throw new RegistryConflictError(paths.registry, expectedVersion, readLockVersion(paths.registry));
+        }
+        checkVersion();
+      };
+      writeFileAtomic(paths.registry, toJsonText(written), { ...options, beforeReplace });
       return written;
     },
     options.lock,

@@ -1,9 +1,8 @@
-import { realpathSync } from 'node:fs';
-import { isAbsolute, relative, sep } from 'node:path';
 import { RefusedError, UnknownTeamError } from '../errors.js';
 import { workspacePaths } from '../layout.js';
 import { findTeam, statusOf } from '../registry/find-team.js';
 import { readRegistry } from '../registry/registry-file.js';
+import { teamWorkspace } from '../registry/team-workspace.js';
 import { META } from '../schema/common.js';
 import type { Registry, RegistryEntry } from '../schema/registry.js';
 
@@ -30,7 +29,8 @@ export interface ResolveWorkspaceOptions {
 /**
  * Where a party's signals live: meta's workspace is the federation root, a team's is its registry
  * `location`. Paths come only from the registry, never from the name given, and a location outside the
- * federation root is refused, so no input can make fed write elsewhere (ARCHITECTURE invariant 9).
+ * federation root (or through a symbolic link) is refused by `teamWorkspace`, so no input can make fed
+ * write elsewhere (ARCHITECTURE invariant 9).
  */
 export function resolveSignalWorkspace(root: string, party: string, options: ResolveWorkspaceOptions = {}): SignalWorkspace {
   const role = options.role ?? 'team';
@@ -49,31 +49,10 @@ export function resolveSignalWorkspace(root: string, party: string, options: Res
       `${role}: team "${entry.domainId}" is archived; archived teams neither send nor receive signals (list its history with: fed signal list --team ${entry.domainId})`,
     );
   }
-  return { id: entry.domainId, ...boxes(checkedLocation(root, entry)), entry };
+  return { id: entry.domainId, ...boxes(teamWorkspace(root, entry)), entry };
 }
 
 function boxes(workspace: string): Pick<SignalWorkspace, 'workspace' | 'inbox' | 'outbox'> {
   const paths = workspacePaths(workspace);
   return { workspace, inbox: paths.inbox, outbox: paths.outbox };
-}
-
-function checkedLocation(root: string, entry: RegistryEntry): string {
-  let real: string;
-  try {
-    real = realpathSync(entry.location);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    throw new RefusedError(
-      'WORKSPACE_MISSING',
-      `the workspace of team "${entry.domainId}" (${entry.location}, from the registry) does not exist; restore it, or archive the team with: fed team archive ${entry.domainId}`,
-    );
-  }
-  const inside = relative(realpathSync(root), real);
-  if (inside === '' || inside.split(sep)[0] === '..' || isAbsolute(inside)) {
-    throw new RefusedError(
-      'WORKSPACE_OUTSIDE_ROOT',
-      `the registry places team "${entry.domainId}" at ${entry.location}, outside the federation root ${root}; fed only reads and writes signals inside the federation`,
-    );
-  }
-  return entry.location;
 }

@@ -1,8 +1,24 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { acquireLock, LockTimeoutError, releaseLock, withLock } from '../../src/index.js';
+import {
+  acquireLock,
+  applyLifecycleInputs,
+  commitRegistry,
+  federationPaths,
+  initFederation,
+  LockLostError,
+  lockOwnerSchema,
+  LockTimeoutError,
+  onboardTeam,
+  processStartTime,
+  readRegistry,
+  RegistryConflictError,
+  releaseLock,
+  withLock,
+  workspacePaths,
+} from '../../src/index.js';
 import { startFixture, waitFor } from '../helpers/fixture-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -69,5 +85,64 @@ describe('exclusive lock', () => {
     const results = await Promise.all(workers.map((w) => w.done));
     for (const result of results) expect(result, result.stderr).toMatchObject({ code: 0 });
     expect(Number(readFileSync(counter, 'utf8'))).toBe(8 * 20);
+  });
+
+  it('never takes a lock from a live holder on this host, however old the lock is', async () => {
+    const lock = join(tempDir(), 'x.lock');
+    const holder = startFixture('hold-lock.ts', [lock]);
+    let out = '';
+    holder.child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    try {
+      await waitFor(() => out.includes('locked'), 15_000, 'the holder');
+      const owner = lockOwnerSchema.parse(JSON.parse(readFileSync(lock, 'utf8')));
+      expect(owner.startTime).toBe(processStartTime(holder.child.pid!));
+      const hourAgo = new Date(Date.now() - 3_600_000);
+      utimesSync(lock, hourAgo, hourAgo);
+      await expect(acquireLock(lock, { staleMs: 10, timeoutMs: 200 })).rejects.toBeInstanceOf(LockTimeoutError);
+      expect(lockOwnerSchema.parse(JSON.parse(readFileSync(lock, 'utf8'))).token).toBe(owner.token);
+    } finally {
+      holder.child.kill('SIGKILL');
+      await holder.done;
+    }
+  });
+
+  it('takes over a lock whose pid now names another process (a reused pid: its start time differs)', async () => {
+    const lock = join(tempDir(), 'x.lock');
+    // Our own pid is alive, but the recorded start time is not ours: the recorded process is gone.
+    writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname(), token: 'old', acquiredAt: new Date().toISOString(), startTime: '1' }));
+    const handle = await acquireLock(lock, { staleMs: 60_000, timeoutMs: 1_000 });
+    expect(handle.owner.token).not.toBe('old');
+    releaseLock(handle);
+  });
+
+  it('compare-on-write: a registry writer that lost its commit lock while stalled writes nothing', async () => {
+    const root = tempDir();
+    initFederation(root, {}, {});
+    const paths = federationPaths(root);
+    const before = readFileSync(paths.registry, 'utf8');
+    // While "stalled" inside the lock, the lock is removed and taken by someone else.
+    const stolen = () => {
+      writeFileSync(paths.registryLock, JSON.stringify({ pid: process.pid, host: hostname(), token: 'thief', acquiredAt: new Date().toISOString() }));
+      return new Date();
+    };
+    const error = await commitRegistry(root, 0, readRegistry(root), { now: stolen }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RegistryConflictError);
+    expect(readFileSync(paths.registry, 'utf8')).toBe(before);
+  });
+
+  it('compare-on-write: a lifecycle writer whose state lock was taken meanwhile writes nothing', async () => {
+    const root = tempDir();
+    initFederation(root, {}, {});
+    const team = await onboardTeam(root, { domain: 'docs' }, { durable: false });
+    const paths = workspacePaths(team.location);
+    let stolen = false;
+    const steal = () => {
+      if (!stolen) writeFileSync(paths.stateLock, JSON.stringify({ pid: process.pid, host: hostname(), token: 'thief', acquiredAt: new Date().toISOString() }));
+      stolen = true;
+      return new Date();
+    };
+    const error = await applyLifecycleInputs(root, team, [{ source: 'registry', event: { type: 'PAUSE' } }], { now: steal }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LockLostError);
+    expect(existsSync(paths.envelope)).toBe(false);
   });
 });

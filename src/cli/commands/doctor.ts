@@ -1,0 +1,34 @@
+import type { Command } from 'commander';
+import { runDoctor, type DoctorFinding, type DoctorReport } from '../../doctor/doctor.js';
+import { locateFederation } from '../../federation/locate.js';
+import { CliExit, globalOptions, printJson, type CliIo } from '../io.js';
+
+function renderFinding(finding: DoctorFinding): string {
+  const outcome = finding.fixed ? '  fixed\n' : finding.fixError ? `  could not fix: ${finding.fixError}\n` : '';
+  return `${finding.check}${finding.team ? ` (${finding.team})` : ''}: ${finding.problem}\n  fix: ${finding.fix}\n${outcome}`;
+}
+
+function renderSummary(report: DoctorReport, fix: boolean): string {
+  const total = report.findings.length;
+  if (total === 0) return `no problems found in ${report.root}\n`;
+  const fixed = report.findings.filter((f) => f.fixed).length;
+  const fixable = report.findings.filter((f) => f.fixable && !f.fixed).length;
+  const hint = !fix && fixable > 0 ? `; ${fixable} can be fixed with: fed doctor --fix` : '';
+  return `${total} problem${total === 1 ? '' : 's'}${fix ? `, ${fixed} fixed` : ''}${hint}\n`;
+}
+
+export function registerDoctor(program: Command, io: CliIo): void {
+  program
+    .command('doctor')
+    .description('check the federation for what crashes, copies and hands leave behind; --fix repairs what fed can')
+    .option('--fix', 'repair what can be repaired safely')
+    .option('--json', 'print the report as JSON')
+    .action(async (options: { fix?: boolean; json?: boolean }, command: Command) => {
+      // No config is loaded: a federation whose config is broken needs its doctor too.
+      const { root } = locateFederation({ root: globalOptions(command).root, env: io.env, cwd: io.cwd });
+      const report = await runDoctor(root, { fix: options.fix });
+      if (options.json) printJson(io, report);
+      else io.stdout(report.findings.map(renderFinding).join('') + renderSummary(report, Boolean(options.fix)));
+      if (!report.healthy) throw new CliExit(1);
+    });
+}

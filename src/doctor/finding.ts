@@ -1,0 +1,27 @@
+/**
+ * One problem `fed doctor` found: what and where, how to fix it, and whether `--fix` can (and did). A
+ * check returns findings with a `repair` when fed can fix the problem itself, safely and idempotently.
+ */
+export type DoctorCheck = 'registry' | 'workspace' | 'marker' | 'state' | 'onboarding' | 'orphan-workspace' | 'stale-lock' | 'temp-file';
+
+export interface DoctorFinding {
+  check: DoctorCheck;
+  /** The team concerned, if any. */
+  team?: string;
+  /** The file or folder the finding is about. */
+  path: string;
+  problem: string;
+  /** What fixes it: what `--fix` does, or what to do by hand. */
+  fix: string;
+  /** `fed doctor --fix` can fix it. */
+  fixable: boolean;
+  /** Set by `--fix`: it was fixed. */
+  fixed: boolean;
+  /** Set by `--fix` when fixing failed: why. */
+  fixError?: string;
+}
+
+/** A finding as a check produces it, with the repair `--fix` runs. */
+export interface PendingFinding extends Omit<DoctorFinding, 'fixable' | 'fixed' | 'fixError'> {
+  repair?: () => void | Promise<void>;
+}

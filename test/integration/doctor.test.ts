@@ -1,0 +1,120 @@
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  federationPaths,
+  initFederation,
+  onboardingPaths,
+  onboardTeam,
+  readRegistry,
+  sendSignal,
+  toJsonText,
+  workspacePaths,
+  type DoctorReport,
+} from '../../src/index.js';
+import { runFed } from '../helpers/fed-cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/** A pid whose process has exited. */
+function deadPid(): number {
+  return spawnSync(process.execPath, ['-e', '']).pid!;
+}
+
+function deadOwner(pid: number): string {
+  return JSON.stringify({ pid, host: hostname(), token: 'dead', acquiredAt: new Date().toISOString() });
+}
+
+async function federation(teams: string[]): Promise<string> {
+  const root = tempDir();
+  initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
+  for (const domain of teams) await onboardTeam(root, { domain }, { durable: false });
+  return root;
+}
+
+const report = (text: string) => JSON.parse(text) as DoctorReport;
+
+describe('fed doctor', () => {
+  it('finds nothing in a healthy federation (exit 0), where an archived team may have lost its workspace', async () => {
+    const root = await federation(['docs', 'old']);
+    await sendSignal(root, { to: 'docs', type: 'directive', subject: 'Go' }, { durable: false });
+    expect((await runFed(['--root', root, 'team', 'archive', 'old'])).code).toBe(0);
+    rmSync(join(root, '.fed', 'teams', 'old'), { recursive: true });
+    const result = await runFed(['--root', root, 'doctor']);
+    expect(result, result.stderr).toMatchObject({ code: 0, stdout: `no problems found in ${root}\n` });
+  });
+
+  it('names what crashes left behind, --fix repairs what fed can, and the rest stays reported (exit 1)', async () => {
+    const root = await federation(['docs', 'bad']);
+    const paths = federationPaths(root);
+    const docs = workspacePaths(join(paths.teams, 'docs'));
+    const pid = deadPid();
+    writeFileSync(paths.registryLock, deadOwner(pid));
+    mkdirSync(docs.state, { recursive: true });
+    writeFileSync(docs.consumerLease, deadOwner(pid));
+    const temp = join(docs.inbox, `.2026-01-01T000000Z-directive-go.json.${pid}.0123456789ab.tmp`);
+    writeFileSync(temp, '{"half');
+    // An onboarding killed after its intent record and workspace, before registering.
+    mkdirSync(paths.onboarding, { recursive: true });
+    const apiLocation = join(paths.teams, 'api');
+    writeFileSync(onboardingPaths(root, 'api').intent, toJsonText({ domain: 'api', domainId: 'api', archetypeId: 'deliverable', placementType: 'directory', location: apiLocation, startedAt: new Date().toISOString() }));
+    mkdirSync(join(apiLocation, '.fed', 'signals', 'inbox'), { recursive: true });
+    // A workspace an older fed made and never registered (its marker), and a folder fed did not make.
+    mkdirSync(join(paths.teams, 'old', '.fed'), { recursive: true });
+    writeFileSync(join(paths.teams, 'old', '.fed', 'team.json'), toJsonText({ federationRoot: root, domainId: 'old' }));
+    mkdirSync(join(paths.teams, 'stray'));
+    const bad = workspacePaths(join(paths.teams, 'bad'));
+    mkdirSync(bad.state, { recursive: true });
+    writeFileSync(bad.envelope, '{"machineId": ');
+
+    const found = await runFed(['--root', root, 'doctor', '--json']);
+    expect(found.code, found.stderr).toBe(1);
+    const byCheck = report(found.stdout).findings.map((f) => [f.check, f.path, f.fixable]);
+    expect(byCheck).toEqual(
+      expect.arrayContaining([
+        ['stale-lock', paths.registryLock, true],
+        ['stale-lock', docs.consumerLease, true],
+        ['temp-file', temp, true],
+        ['onboarding', onboardingPaths(root, 'api').intent, true],
+        ['orphan-workspace', join(paths.teams, 'old'), true],
+        ['orphan-workspace', join(paths.teams, 'stray'), false],
+        ['state', bad.envelope, false],
+      ]),
+    );
+    expect(byCheck).toHaveLength(7);
+
+    const text = await runFed(['--root', root, 'doctor']);
+    expect(text.stdout).toContain(`stale-lock: lock ${paths.registryLock} is held by pid ${pid}`);
+    expect(text.stdout).toContain('7 problems; 5 can be fixed with: fed doctor --fix');
+
+    const fixed = await runFed(['--root', root, 'doctor', '--fix']);
+    expect(fixed.code, fixed.stdout + fixed.stderr).toBe(1);
+    expect(fixed.stdout).toContain('7 problems, 5 fixed');
+    for (const gone of [paths.registryLock, docs.consumerLease, temp, apiLocation, join(paths.teams, 'old'), onboardingPaths(root, 'api').intent]) {
+      expect(existsSync(gone), gone).toBe(false);
+    }
+    const after = report((await runFed(['--root', root, 'doctor', '--json'])).stdout);
+    expect(after.findings.map((f) => f.check).sort()).toEqual(['orphan-workspace', 'state']);
+    // And the interrupted onboarding can simply be run again.
+    expect((await runFed(['--root', root, 'team', 'onboard', 'api'])).code).toBe(0);
+  }, 60_000);
+
+  it('relocates the teams of a federation copied to another folder (registry location and marker)', async () => {
+    const original = await federation(['docs']);
+    const copy = join(tempDir(), 'copy');
+    cpSync(original, copy, { recursive: true });
+    const refused = await runFed(['--root', copy, 'signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'Go']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`its own workspace for the team is ${join(copy, '.fed', 'teams', 'docs')}; point the registry there with: fed doctor --fix`);
+
+    const fixed = await runFed(['--root', copy, 'doctor', '--fix']);
+    expect(fixed.code, fixed.stdout).toBe(0);
+    expect(fixed.stdout).toContain('workspace (docs)');
+    expect(readRegistry(copy).teams[0]?.location).toBe(join(copy, '.fed', 'teams', 'docs'));
+    expect(JSON.parse(readFileSync(join(copy, '.fed', 'teams', 'docs', '.fed', 'team.json'), 'utf8'))).toEqual({ federationRoot: copy, domainId: 'docs' });
+    expect((await runFed(['--root', copy, 'signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'Go'])).code).toBe(0);
+    expect((await runFed(['--root', copy, 'doctor'])).code).toBe(0);
+    expect(readRegistry(original).teams[0]?.location).toBe(join(original, '.fed', 'teams', 'docs'));
+  }, 60_000);
+});

@@ -1,0 +1,115 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { federationPaths, initFederation, onboardingPaths, onboardTeam, readRegistry, toJsonText, type OnboardingIntent } from '../../src/index.js';
+import { runFed } from '../helpers/fed-cli.js';
+import { startFixture, waitFor } from '../helpers/fixture-process.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+function gitFederation(): { root: string; git: (...args: string[]) => string } {
+  const root = tempDir();
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, stdio: 'pipe', encoding: 'utf8' });
+  git('init', '-q', '-b', 'main');
+  git('config', 'user.email', 'fed@test');
+  git('config', 'user.name', 'fed test');
+  writeFileSync(join(root, 'README.md'), '# repo\n');
+  initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
+  git('add', '-A');
+  git('commit', '-qm', 'repo');
+  return { root, git };
+}
+
+/** What a `fed team onboard` killed after writing its intent record leaves: the record, and whatever it had made. */
+function interruptedOnboarding(root: string, domain: string, placementType: 'directory' | 'worktree'): OnboardingIntent {
+  const location = join(root, '.fed', placementType === 'directory' ? 'teams' : 'worktrees', domain);
+  const intent: OnboardingIntent = {
+    domain,
+    domainId: domain,
+    archetypeId: 'deliverable',
+    placementType,
+    location,
+    ...(placementType === 'worktree' ? { branch: `fed/${domain}` } : {}),
+    startedAt: new Date().toISOString(),
+  };
+  mkdirSync(federationPaths(root).onboarding, { recursive: true });
+  writeFileSync(onboardingPaths(root, domain).intent, toJsonText(intent));
+  return intent;
+}
+
+describe('a retry of a killed onboarding (issue 19 item 3)', () => {
+  it('removes the half-made directory workspace and completes', async () => {
+    const root = tempDir();
+    initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
+    const intent = interruptedOnboarding(root, 'docs', 'directory');
+    mkdirSync(join(intent.location, '.fed', 'signals', 'inbox'), { recursive: true });
+    const retry = await runFed(['--root', root, 'team', 'onboard', 'docs']);
+    expect(retry.code, retry.stderr).toBe(0);
+    expect(readRegistry(root).teams.map((t) => t.domain)).toEqual(['docs']);
+    expect(existsSync(join(intent.location, '.fed', 'team.json'))).toBe(true);
+    expect(readdirSync(federationPaths(root).onboarding).filter((n) => n.endsWith('.json'))).toEqual([]);
+  });
+
+  it('removes a half-made worktree and its branch (which git branch -D alone cannot) and completes', async () => {
+    const { root, git } = gitFederation();
+    const intent = interruptedOnboarding(root, 'api', 'worktree');
+    git('worktree', 'add', '--quiet', '-b', 'fed/api', intent.location);
+    const retry = await runFed(['--root', root, 'team', 'onboard', 'api', '--placement', 'worktree']);
+    expect(retry.code, retry.stderr).toBe(0);
+    expect(readRegistry(root).teams.map((t) => t.domain)).toEqual(['api']);
+    expect(git('worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(2);
+    expect(git('branch', '--list', 'fed/api')).toContain('fed/api');
+  });
+
+  it('a branch left without its worktree is removed too', async () => {
+    const { root, git } = gitFederation();
+    interruptedOnboarding(root, 'api', 'worktree');
+    git('branch', 'fed/api');
+    const retry = await runFed(['--root', root, 'team', 'onboard', 'api', '--placement', 'worktree']);
+    expect(retry.code, retry.stderr).toBe(0);
+  });
+
+  it('completes when the killed run had registered the team already: no duplicate, exit 0', async () => {
+    const root = tempDir();
+    initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
+    await onboardTeam(root, { domain: 'docs' }, { durable: false });
+    interruptedOnboarding(root, 'docs', 'directory');
+    const retry = await runFed(['--root', root, 'team', 'onboard', 'docs']);
+    expect(retry.code, retry.stderr).toBe(0);
+    expect(readRegistry(root).teams).toHaveLength(1);
+    expect(existsSync(onboardingPaths(root, 'docs').intent)).toBe(false);
+    expect((await runFed(['--root', root, 'team', 'onboard', 'docs'])).code).toBe(2);
+  });
+
+  it('never touches an onboarding another live process is running', async () => {
+    const root = tempDir();
+    initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
+    const intent = interruptedOnboarding(root, 'docs', 'directory');
+    mkdirSync(intent.location, { recursive: true });
+    const holder = startFixture('hold-lock.ts', [onboardingPaths(root, 'docs').lock]);
+    let out = '';
+    holder.child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    try {
+      await waitFor(() => out.includes('locked'), 15_000, 'the onboarding lock');
+      const retry = await runFed(['--root', root, 'team', 'onboard', 'docs']);
+      expect(retry.code).toBe(2);
+      expect(retry.stderr).toContain(`team "docs" is being onboarded by another process right now (pid ${holder.child.pid}`);
+      expect(existsSync(intent.location)).toBe(true);
+    } finally {
+      holder.child.kill('SIGKILL');
+      await holder.done;
+    }
+  });
+
+  it('a branch fed did not leave is refused with advice that works when it is checked out', async () => {
+    const { root, git } = gitFederation();
+    const elsewhere = join(tempDir(), 'checkout');
+    git('worktree', 'add', '--quiet', '-b', 'fed/api', elsewhere);
+    const refused = await runFed(['--root', root, 'team', 'onboard', 'api', '--placement', 'worktree']);
+    expect(refused.code).toBe(2);
+    const advice = /delete it \((git worktree remove --force .+ && git branch -D fed\/api)\)/.exec(refused.stderr);
+    expect(advice, refused.stderr).not.toBeNull();
+    for (const command of advice![1]!.split(' && ')) git(...command.split(' ').slice(1));
+    expect((await runFed(['--root', root, 'team', 'onboard', 'api', '--placement', 'worktree'])).code).toBe(0);
+  });
+});
