@@ -95,3 +95,4 @@ export * from './deliverable/check-deliverable.js';
 export * from './telemetry/deliverable-metrics.js';
 export * from './skills/seed-skills.js';
 export * from './fs/read-json-file.js';
+export * from './fs/fs-errors.js';

@@ -61,7 +61,7 @@ export async function runActors(root: string, options: RunActorsOptions = {}): P
       return;
     }
     results.set(result.team, result);
-    if (result.steps.length || result.quarantined.length || result.warnings.length) await options.onResult?.(result);
+    if (result.steps.length || result.quarantined.length || result.restored.length || result.warnings.length) await options.onResult?.(result);
   };
   try {
     await join(root, options, running);

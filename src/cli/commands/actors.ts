@@ -16,6 +16,7 @@ function describe(result: ConsumeResult): string {
     lines.push(`${result.team}: ${change}${step.outcome === 'ignored' ? ` — ${step.note}` : ''}`);
   }
   for (const q of result.quarantined) lines.push(`${result.team}: quarantined ${q.file}: ${q.reason}`);
+  for (const path of result.restored) lines.push(`${result.team}: moved ${path} back from quarantine: it is a valid signal now`);
   if (result.deferred) lines.push(`${result.team}: ${result.deferred} signal(s) wait until the team resumes`);
   return lines.map((l) => `${l}\n`).join('');
 }
