@@ -7,7 +7,7 @@ import { fsyncDirectory } from '../fs/atomic-write.js';
 import { FedError } from '../errors.js';
 import { workspacePaths } from '../layout.js';
 import type { RegistryEntry } from '../schema/registry.js';
-import { applyLifecycleInputs, loadTeamLifecycle, type ApplyOptions, type LifecycleStep } from './team-lifecycle.js';
+import { applyLifecycleInputs, loadTeamLifecycle, settleTeamLifecycle, type ApplyOptions, type LifecycleStep } from './team-lifecycle.js';
 
 export interface ConsumeResult {
   team: string;
@@ -42,6 +42,8 @@ export class TeamInboxConsumer {
   private readonly options: ConsumerOptions;
   /** Quarantined files already found invalid, by stat (see restoreSettledQuarantine). */
   private readonly quarantineChecked = new Map<string, string>();
+  /** Whether the stored lifecycle may still owe effects: true at start and after a settle that failed. */
+  private owesEffects = true;
   /** Special files (a FIFO or directory named like a signal) already reported: reported once, not on every poll. */
   private readonly reportedSpecial = new Set<string>();
 
@@ -56,6 +58,11 @@ export class TeamInboxConsumer {
   async consume(): Promise<ConsumeResult> {
     const result: ConsumeResult = { team: this.team.domainId, steps: [], acknowledged: 0, quarantined: [], restored: [], deferred: 0, state: '', warnings: [] };
     result.restored = restoreSettledQuarantine(this.team.location, this.reader.expect, this.quarantineChecked, this.options);
+    if (this.owesEffects) {
+      const warnings = await settleTeamLifecycle(this.root, this.team, this.options);
+      this.owesEffects = warnings.length > 0;
+      result.warnings.push(...warnings);
+    }
     for (;;) {
       const { signals, invalid } = this.reader.read();
       result.quarantined.push(...this.quarantine(invalid, result.warnings));
