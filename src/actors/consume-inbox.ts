@@ -63,9 +63,14 @@ export class TeamInboxConsumer {
       this.owesEffects = warnings.length > 0;
       result.warnings.push(...warnings);
     }
+    let verify = false;
     for (;;) {
-      const { signals, invalid } = this.reader.read();
-      result.quarantined.push(...this.quarantine(invalid, result.warnings));
+      // After a quarantine, a name can be taken again at once (an invalid ack replaced by the real one)
+      // with an unchanged listing: the next read then stats every file instead of trusting the listing.
+      const { signals, invalid } = this.reader.read({ verify });
+      const quarantined = this.quarantine(invalid, result.warnings);
+      result.quarantined.push(...quarantined);
+      verify = quarantined.length > 0;
       const lifecycle = loadTeamLifecycle(this.team);
       result.state = String(lifecycle.snapshot.value);
       const processed = new Set(lifecycle.envelope.processed);

@@ -17,7 +17,8 @@ import {
 export type SignalBox = 'inbox' | 'outbox';
 export const SIGNAL_BOXES: readonly SignalBox[] = ['inbox', 'outbox'];
 
-export type Judged<T> = { ok: true; value: T } | { ok: false; reason: string };
+/** `incomplete`: the bytes are empty or not (yet) JSON — what a file still being written looks like. */
+export type Judged<T> = { ok: true; value: T } | { ok: false; reason: string; incomplete?: boolean };
 
 /** What the box a file sits in expects of it: an inbox holds signals `to` its owner, an outbox signals `from` it. */
 export interface BoxExpectation {
@@ -62,9 +63,9 @@ export function readBoxFile(path: string, maxBytes = MAX_SIGNAL_BYTES): ReadFile
 function parseJson(bytes: Buffer): Judged<unknown> {
   // Editors on some systems prepend a byte-order mark; it is not part of the JSON.
   const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
-  if (text.trim() === '') return { ok: false, reason: 'the file is empty (only whitespace)' };
+  if (text.trim() === '') return { ok: false, reason: 'the file is empty (only whitespace)', incomplete: true };
   const json = parseJsonText(text);
-  if (!json.ok) return { ok: false, reason: `not valid JSON at line ${json.line}, column ${json.column} (${json.message})` };
+  if (!json.ok) return { ok: false, reason: `not valid JSON at line ${json.line}, column ${json.column} (${json.message})`, incomplete: true };
   return { ok: true, value: json.value };
 }
 

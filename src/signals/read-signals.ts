@@ -212,9 +212,10 @@ export class SignalBoxReader {
       this.work.statted++;
       const file = readBoxFile(path, this.maxBytes);
       this.work.parsed++;
-      const judged = file.bytes ? judge(file.bytes) : { ok: false as const, reason: file.problem ?? 'unreadable' };
+      const judged: Judged<T> = file.bytes ? judge(file.bytes) : { ok: false, reason: file.problem ?? 'unreadable', incomplete: file.problem === 'the file is empty' };
       cache.set(name, file.special ? { key: file.key, judged, special: true } : { key: file.key, judged });
-      const unsettled = !judged.ok && !file.special && file.mtimeMs !== undefined && Date.now() - file.mtimeMs < this.settleMs;
+      // Empty or cut-off JSON that changed a moment ago may be a signal a slow writer is still writing.
+      const unsettled = !judged.ok && judged.incomplete === true && file.mtimeMs !== undefined && Date.now() - file.mtimeMs < this.settleMs;
       if (isIoError(file.key) || unsettled) this.unreadable.add(name);
       else this.unreadable.delete(name);
       this.result = undefined;
