@@ -1,8 +1,8 @@
-import { appendFileSync, closeSync, fsyncSync, ftruncateSync, openSync, readSync, fstatSync } from 'node:fs';
+import { appendFileSync, closeSync, fsyncSync, ftruncateSync, openSync } from 'node:fs';
 import { writeFileAtomic, type WriteOptions } from '../fs/atomic-write.js';
 import { ensureDirectory } from '../fs/ensure-directory.js';
 import { toJsonText } from '../fs/json-text.js';
-import { readJsonFile } from '../fs/read-json-file.js';
+import { readFileTail, readJsonFile } from '../fs/read-json-file.js';
 import { workspacePaths } from '../layout.js';
 import { envelopeSchema, journalLineSchema, type JournalLine, type LifecycleEnvelope } from '../schema/lifecycle-state.js';
 
@@ -22,22 +22,7 @@ const TAIL_BYTES = 64 * 1024;
 
 /** The last `bytes` of the journal and its size (empty when there is no journal yet). */
 function readTail(file: string, bytes: number): { tail: Buffer; size: number } {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { tail: Buffer.alloc(0), size: 0 };
-    throw error;
-  }
-  try {
-    const size = fstatSync(fd).size;
-    const length = Math.min(size, bytes);
-    const buffer = Buffer.alloc(length);
-    readSync(fd, buffer, 0, length, size - length);
-    return { tail: buffer, size };
-  } finally {
-    closeSync(fd);
-  }
+  return readFileTail(file, bytes, 'move it aside; fed starts a new journal') ?? { tail: Buffer.alloc(0), size: 0 };
 }
 
 function readTailText(file: string, bytes: number): string {

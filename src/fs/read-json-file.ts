@@ -60,6 +60,35 @@ export function readFileBounded(path: string, options: BoundedReadOptions = {}):
   }
 }
 
+/**
+ * The last `bytes` of a file (a log, the journal) and its size; undefined when it does not exist. Opened
+ * like readFileBounded — never blocking, never a FIFO or directory (an UnreadableFileError naming it).
+ */
+export function readFileTail(path: string, bytes: number, fix: string): { tail: Buffer; size: number } | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new UnreadableFileError(path, `${kindOf(stat)}, not a regular file`, fix);
+    const length = Math.min(stat.size, bytes);
+    const tail = Buffer.alloc(length);
+    let read = 0;
+    while (read < length) {
+      const n = readSync(fd, tail, read, length - read, stat.size - length + read);
+      if (n === 0) break;
+      read += n;
+    }
+    return { tail: tail.subarray(0, read), size: stat.size };
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function kindOf(stat: Stats): string {
   if (stat.isDirectory()) return 'a directory';
   if (stat.isFIFO()) return 'a named pipe (FIFO)';
