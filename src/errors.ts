@@ -79,3 +79,30 @@ export class NotAFederationError extends FedError {
     super('NOT_A_FEDERATION', message);
   }
 }
+
+/** A file fed must read is not a regular file of a sane size (a FIFO, device, directory, or huge file). */
+export class UnreadableFileError extends FedError {
+  readonly file: string;
+
+  constructor(file: string, problem: string, fix: string) {
+    super('FILE_UNREADABLE', `${file} cannot be used: ${problem}; ${fix}`);
+    this.file = file;
+  }
+}
+
+/**
+ * A filesystem call failed for a reason the user must deal with (disk full, read-only, a directory where a
+ * file belongs, too many open files): names the path, what happened and what to do. `refusal` is true
+ * (exit 2) when the path is the wrong kind of thing — the user's layout — and false (exit 1) when the
+ * environment failed.
+ */
+export class FileSystemError extends FedError {
+  readonly path: string | undefined;
+  readonly errno: string;
+
+  constructor(errno: string, path: string | undefined, message: string, refusal: boolean, cause: unknown) {
+    super(`FS_${errno}`, message, { refusal, cause });
+    this.path = path;
+    this.errno = errno;
+  }
+}

@@ -98,5 +98,6 @@ export * from './telemetry/deliverable-metrics.js';
 export * from './skills/seed-skills.js';
 export * from './fs/read-json-file.js';
 export * from './doctor/doctor.js';
+export * from './fs/fs-errors.js';
 export * from './registry/team-workspace.js';
 export * from './schema/onboarding-intent.js';

@@ -1,19 +1,21 @@
 import type { InvalidSignalFile } from '../signals/read-signals.js';
 import { SignalBoxReader } from '../signals/read-signals.js';
 import { writeAck } from '../signals/ack-signal.js';
-import { quarantineSignalFile } from '../signals/quarantine.js';
-import { isSignalFileName } from '../signals/signal-file-name.js';
+import { quarantineSignalFile, restoreSettledQuarantine } from '../signals/quarantine.js';
+import { isAckFileName, isSignalFileName } from '../signals/signal-file-name.js';
 import { fsyncDirectory } from '../fs/atomic-write.js';
-import type { FedError } from '../errors.js';
+import { FedError } from '../errors.js';
 import { workspacePaths } from '../layout.js';
 import type { RegistryEntry } from '../schema/registry.js';
-import { applyLifecycleInputs, loadTeamLifecycle, type ApplyOptions, type LifecycleStep } from './team-lifecycle.js';
+import { applyLifecycleInputs, loadTeamLifecycle, settleTeamLifecycle, type ApplyOptions, type LifecycleStep } from './team-lifecycle.js';
 
 export interface ConsumeResult {
   team: string;
   steps: LifecycleStep[];
   acknowledged: number;
   quarantined: { file: string; reason: string; movedTo: string }[];
+  /** Quarantined files that had become valid signals and were moved back into the inbox. */
+  restored: string[];
   /** Signals held back while the team is paused. */
   deferred: number;
   state: string;
@@ -23,6 +25,8 @@ export interface ConsumeResult {
 export interface ConsumerOptions extends ApplyOptions {
   /** Signals applied per envelope write (default 256): fewer writes per signal, bounded work per lock hold. */
   batchSize?: number;
+  /** An invalid inbox file is quarantined only once it has not changed for this long (default 2 s; see SETTLE_MS). */
+  settleMs?: number;
 }
 
 /**
@@ -36,27 +40,44 @@ export class TeamInboxConsumer {
   private readonly root: string;
   private readonly reader: SignalBoxReader;
   private readonly options: ConsumerOptions;
+  /** Quarantined files already found invalid, by stat (see restoreSettledQuarantine). */
+  private readonly quarantineChecked = new Map<string, string>();
+  /** Whether the stored lifecycle may still owe effects: true at start and after a settle that failed. */
+  private owesEffects = true;
+  /** Special files (a FIFO or directory named like a signal) already reported: reported once, not on every poll. */
+  private readonly reportedSpecial = new Set<string>();
 
   constructor(root: string, team: RegistryEntry, options: ConsumerOptions = {}) {
     this.root = root;
     this.team = team;
     this.options = options;
-    this.reader = new SignalBoxReader(workspacePaths(team.location).inbox, { owner: team.domainId, box: 'inbox' });
+    this.reader = new SignalBoxReader(workspacePaths(team.location).inbox, { owner: team.domainId, box: 'inbox' }, { settleMs: options.settleMs });
   }
 
   /** Process everything pending now; loops until nothing more can be processed (a resume unblocks deferred signals). */
   async consume(): Promise<ConsumeResult> {
-    const result: ConsumeResult = { team: this.team.domainId, steps: [], acknowledged: 0, quarantined: [], deferred: 0, state: '', warnings: [] };
+    const result: ConsumeResult = { team: this.team.domainId, steps: [], acknowledged: 0, quarantined: [], restored: [], deferred: 0, state: '', warnings: [] };
+    result.restored = restoreSettledQuarantine(this.team.location, this.reader.expect, this.quarantineChecked, this.options);
+    if (this.owesEffects) {
+      const warnings = await settleTeamLifecycle(this.root, this.team, this.options);
+      this.owesEffects = warnings.length > 0;
+      result.warnings.push(...warnings);
+    }
+    let verify = false;
     for (;;) {
-      const { signals, invalid } = this.reader.read();
-      result.quarantined.push(...this.quarantine(invalid));
+      // After a quarantine, a name can be taken again at once (an invalid ack replaced by the real one)
+      // with an unchanged listing: the next read then stats every file instead of trusting the listing.
+      const { signals, invalid } = this.reader.read({ verify });
+      const quarantined = this.quarantine(invalid, result.warnings);
+      result.quarantined.push(...quarantined);
+      verify = quarantined.length > 0;
       const lifecycle = loadTeamLifecycle(this.team);
       result.state = String(lifecycle.snapshot.value);
       const processed = new Set(lifecycle.envelope.processed);
       const pending = signals.filter((s) => !processed.has(s.message.id));
       // Already processed but not acknowledged: a crash came between the save and the ack.
       const unacked = signals.filter((s) => processed.has(s.message.id) && !s.message.acknowledged);
-      result.acknowledged += this.acknowledge(unacked);
+      result.acknowledged += this.acknowledge(unacked, result.warnings);
       if (pending.length === 0) return result;
 
       let progressed = false;
@@ -65,7 +86,7 @@ export class TeamInboxConsumer {
         const batch = pending.slice(i, i + batchSize);
         const applied = await applyLifecycleInputs(this.root, this.team, batch.map((s) => ({ source: 'signal' as const, signal: s.message })), this.options);
         const done = new Set(applied.processedSignalIds);
-        result.acknowledged += this.acknowledge(batch.filter((s) => done.has(s.message.id) && !s.message.acknowledged));
+        result.acknowledged += this.acknowledge(batch.filter((s) => done.has(s.message.id) && !s.message.acknowledged), result.warnings);
         result.steps.push(...applied.steps.filter((step) => step.outcome !== 'deferred'));
         result.warnings.push(...applied.warnings);
         result.state = applied.state;
@@ -78,22 +99,47 @@ export class TeamInboxConsumer {
     }
   }
 
-  private acknowledge(signals: Parameters<typeof writeAck>[0][]): number {
-    for (const signal of signals) writeAck(signal, { durable: false, now: this.options.now });
-    if (signals.length > 0 && (this.options.durable ?? true)) fsyncDirectory(this.reader.dir);
-    return signals.length;
+  /**
+   * Write the acks. One that cannot be written (its ack name is taken by something that is not an ack) is
+   * a warning: the signal's effect is saved, so it is only redelivered and skipped as a duplicate later.
+   */
+  private acknowledge(signals: Parameters<typeof writeAck>[0][], warnings: string[]): number {
+    let written = 0;
+    for (const signal of signals) {
+      try {
+        writeAck(signal, { durable: false, now: this.options.now });
+        written++;
+      } catch (error) {
+        if (!(error instanceof FedError)) throw error;
+        warnings.push(`could not acknowledge ${signal.path}: ${error.message}`);
+      }
+    }
+    if (written > 0 && (this.options.durable ?? true)) fsyncDirectory(this.reader.dir);
+    return written;
   }
 
-  /** Invalid signal files leave the inbox for the quarantine folder, with a reason file (never deleted). */
-  private quarantine(invalid: readonly InvalidSignalFile[]): ConsumeResult['quarantined'] {
+  /**
+   * Invalid signal and ack files leave the inbox for the quarantine folder, with a reason file (never
+   * deleted). A file that could not be read (an I/O error) or may still be being written is not known to
+   * be bad: it stays and is read again. Something that is not a file at all (a directory or FIFO named
+   * like a signal) cannot be moved by a hard link: it is reported once and left alone.
+   */
+  private quarantine(invalid: readonly InvalidSignalFile[], warnings: string[]): ConsumeResult['quarantined'] {
     const moved: ConsumeResult['quarantined'] = [];
-    // A file that could not be read (an I/O error) is not known to be bad: it stays and is read again.
-    for (const file of invalid.filter((f) => isSignalFileName(f.file) && !f.retryable)) {
+    for (const file of invalid) {
+      if (!file.special || this.reportedSpecial.has(file.file)) continue;
+      this.reportedSpecial.add(file.file);
+      warnings.push(`skipped ${file.path}: ${file.reason}; remove it — fed never opens or moves it`);
+    }
+    for (const file of invalid.filter((f) => (isSignalFileName(f.file) || isAckFileName(f.file)) && !f.retryable && !f.special)) {
       try {
         moved.push({ file: file.file, reason: file.reason, movedTo: quarantineSignalFile(file, this.options).path });
       } catch (error) {
         // Another consumer moved it first: nothing is lost, and there is nothing left to do here.
-        if ((error as FedError).code !== 'SIGNAL_FILE_MISSING') throw error;
+        if ((error as FedError).code === 'SIGNAL_FILE_MISSING') continue;
+        // The disk is full or read-only: the file stays where it is and is tried again next time.
+        if (!(error as NodeJS.ErrnoException).code) throw error;
+        warnings.push(`could not quarantine ${file.path} (${file.reason}): ${(error as Error).message}; it stays in the inbox and is tried again`);
       }
     }
     return moved;

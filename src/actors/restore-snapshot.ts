@@ -1,7 +1,9 @@
 import type { AnyMachineSnapshot } from 'xstate';
 import type { MachineEntry } from '../../machines/catalog.js';
 import { CorruptFileError, RefusedError } from '../errors.js';
+import { lifecycleContextSchemas } from '../schema/lifecycle-context.js';
 import type { LifecycleEnvelope } from '../schema/lifecycle-state.js';
+import { zodProblems } from '../schema/problems.js';
 import { findSnapshotMigration } from './snapshot-migrations.js';
 
 /** A state file written for another machine version that no migration can bring up to date. */
@@ -43,6 +45,13 @@ export function restoreSnapshot(envelope: LifecycleEnvelope, entry: MachineEntry
   const persisted = migrated.snapshot as { value?: unknown; context?: unknown; status?: unknown };
   try {
     if (persisted.value === undefined) throw new Error('it has no state value');
+    // xstate errors and persisted error snapshots (an action that threw) are never resumed from.
+    if (persisted.status === 'error') throw new Error('it is an error snapshot (an action failed when it was taken)');
+    const contextSchema = lifecycleContextSchemas[entry.id];
+    const context = contextSchema?.safeParse(persisted.context, { reportInput: true });
+    if (context && !context.success) {
+      throw new Error(`its context does not fit: ${zodProblems(context.error).map((p) => `context.${p.path}: ${p.message}`).join('; ')}`);
+    }
     const snapshot = entry.machine.resolveState({ value: persisted.value as string, context: persisted.context as never });
     if (typeof persisted.status === 'string' && persisted.status !== snapshot.status) {
       throw new Error(`status "${persisted.status}" does not match state ${JSON.stringify(persisted.value)}`);

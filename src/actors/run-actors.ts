@@ -62,6 +62,14 @@ export async function runActors(root: string, options: RunActorsOptions = {}): P
     try {
       result = await team.consumer.consume();
     } catch (error) {
+      // Archived while running: its actor stops for good (its lifecycle never changes again).
+      if (error instanceof FedError && error.code === 'TEAM_ARCHIVED') {
+        stop(team);
+        running.delete(team.consumer.team.domainId);
+        if (options.team) throw error;
+        options.onSkip?.(team.consumer.team.domainId, error.message, error);
+        return;
+      }
       // Running every team: one team's broken state (a corrupt or unknown-version state file, a lock
       // that does not come free) is reported and retried later, never allowed to stop the others.
       if (options.team || !(error instanceof FedError)) throw error;
@@ -71,11 +79,11 @@ export async function runActors(root: string, options: RunActorsOptions = {}): P
     // Hooks run after the state is saved; a throwing one is reported and changes nothing.
     if (options.hooks) result.warnings.push(...(await notifyConsumed(options.hooks, result)));
     results.set(result.team, result);
-    if (result.steps.length || result.quarantined.length || result.warnings.length) await options.onResult?.(result);
+    if (result.steps.length || result.quarantined.length || result.restored.length || result.warnings.length) await options.onResult?.(result);
   };
   try {
     await join(root, options, running);
-    for (const team of running.values()) await consume(team);
+    for (const team of [...running.values()]) await consume(team);
     if (options.once) return [...results.values()];
 
     // Watch: a wake-up from any inbox (or the rescan timer) consumes what is pending; teams onboarded
@@ -92,7 +100,7 @@ export async function runActors(root: string, options: RunActorsOptions = {}): P
         if (!options.team) {
           for (const added of await join(root, options, running)) watchTeam(added, options, wakeUp);
         }
-        for (const team of running.values()) await consume(team);
+        for (const team of [...running.values()]) await consume(team);
       }
     } finally {
       clearInterval(timer);
@@ -100,14 +108,16 @@ export async function runActors(root: string, options: RunActorsOptions = {}): P
     }
     return [...results.values()];
   } finally {
-    for (const team of running.values()) {
-      team.watch?.close();
-      team.lease.release();
-    }
+    for (const team of running.values()) stop(team);
   }
 }
 
 const SKIPPABLE = new Set(['TEAM_BUSY', 'WORKSPACE_OUTSIDE_ROOT', 'WORKSPACE_SYMLINK', 'WORKSPACE_MISSING', 'WORKSPACE_NOT_A_DIRECTORY']);
+
+function stop(team: RunningTeam): void {
+  team.watch?.close();
+  team.lease.release();
+}
 
 /** Take the lease of every team to run that is not running yet; returns the newly joined ones. */
 async function join(root: string, options: RunActorsOptions, running: Map<string, RunningTeam>): Promise<RunningTeam[]> {

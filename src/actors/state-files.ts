@@ -1,8 +1,8 @@
-import { appendFileSync, closeSync, fsyncSync, openSync, readSync, fstatSync } from 'node:fs';
+import { appendFileSync, closeSync, fsyncSync, ftruncateSync, openSync } from 'node:fs';
 import { writeFileAtomic, type ReplaceOptions, type WriteOptions } from '../fs/atomic-write.js';
 import { ensureDirectory } from '../fs/ensure-directory.js';
 import { toJsonText } from '../fs/json-text.js';
-import { readJsonFile } from '../fs/read-json-file.js';
+import { readFileTail, readJsonFile } from '../fs/read-json-file.js';
 import { workspacePaths } from '../layout.js';
 import { envelopeSchema, journalLineSchema, type JournalLine, type LifecycleEnvelope } from '../schema/lifecycle-state.js';
 
@@ -20,23 +20,13 @@ export function writeEnvelope(workspace: string, envelope: LifecycleEnvelope, op
 /** How much of the journal's end is read to find its last line (lines are small; one is enough). */
 const TAIL_BYTES = 64 * 1024;
 
+/** The last `bytes` of the journal and its size (empty when there is no journal yet). */
+function readTail(file: string, bytes: number): { tail: Buffer; size: number } {
+  return readFileTail(file, bytes, 'move it aside; fed starts a new journal') ?? { tail: Buffer.alloc(0), size: 0 };
+}
+
 function readTailText(file: string, bytes: number): string {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
-    throw error;
-  }
-  try {
-    const size = fstatSync(fd).size;
-    const length = Math.min(size, bytes);
-    const buffer = Buffer.alloc(length);
-    readSync(fd, buffer, 0, length, size - length);
-    return buffer.toString('utf8');
-  } finally {
-    closeSync(fd);
-  }
+  return readTail(file, bytes).tail.toString('utf8');
 }
 
 /** Journal entries in `text`; a line cut short by a crash mid-append, or cut by the tail window, is not one. */
@@ -63,20 +53,23 @@ export function readJournalTail(workspace: string, count: number): JournalLine[]
 /**
  * Append the lines whose `seq` the journal does not have yet, in one write, and fsync when durable. Called
  * after every envelope write and again on restore, so a crash between the two never loses a line and a
- * repeat never duplicates one. A torn last line gets a newline first so it cannot swallow the next one.
+ * repeat never duplicates one. A torn last line (a crash mid-append) is cut off first: the envelope still
+ * owes that line, so it is written again whole, and the journal never keeps a fragment.
  */
 export function appendJournalLines(workspace: string, lines: readonly JournalLine[], options: WriteOptions = {}): number {
   if (lines.length === 0) return 0;
   const file = workspacePaths(workspace).journal;
-  const tail = readTailText(file, TAIL_BYTES);
-  const lastSeq = parseJournalLines(tail).at(-1)?.seq ?? 0;
+  const { tail, size } = readTail(file, TAIL_BYTES);
+  const lastSeq = parseJournalLines(tail.toString('utf8')).at(-1)?.seq ?? 0;
   const missing = lines.filter((line) => line.seq > lastSeq);
   if (missing.length === 0) return 0;
-  const prefix = tail.length > 0 && !tail.endsWith('\n') ? '\n' : '';
   ensureDirectory(workspacePaths(workspace).state, options);
   const fd = openSync(file, 'a');
   try {
-    appendFileSync(fd, prefix + missing.map((line) => JSON.stringify(line)).join('\n') + '\n');
+    const torn = tail.length > 0 && tail[tail.length - 1] !== 0x0a ? tail.length - 1 - tail.lastIndexOf(0x0a) : 0;
+    // Lines are a few hundred bytes, so a torn one always ends inside the 64 KiB window.
+    if (torn > 0) ftruncateSync(fd, size - Math.min(torn, tail.length));
+    appendFileSync(fd, missing.map((line) => JSON.stringify(line)).join('\n') + '\n');
     if (options.durable ?? true) fsyncSync(fd);
   } finally {
     closeSync(fd);

@@ -1,15 +1,16 @@
 import { createActor, type AnyMachineSnapshot, type InspectionEvent } from 'xstate';
 import { checkEvent, lifecycleFor, type MachineEntry } from '../../machines/catalog.js';
-import { InvalidInputError, RefusedError } from '../errors.js';
+import { FedError, InvalidInputError, RefusedError } from '../errors.js';
 import type { WriteOptions } from '../fs/atomic-write.js';
 import { ensureDirectory } from '../fs/ensure-directory.js';
-import { assertLockHeld, withLock } from '../fs/lock.js';
+import { assertLockHeld, withLock, type LockHandle } from '../fs/lock.js';
 import { workspacePaths } from '../layout.js';
 import { zodProblems } from '../schema/problems.js';
 import type { JournalLine, LifecycleEnvelope, PendingReport } from '../schema/lifecycle-state.js';
 import type { RegistryEntry } from '../schema/registry.js';
 import type { SignalMessage } from '../schema/signal.js';
-import { statusOf } from '../registry/find-team.js';
+import { findTeam, statusOf } from '../registry/find-team.js';
+import { readRegistry } from '../registry/registry-file.js';
 import { teamWorkspace } from '../registry/team-workspace.js';
 import { recordSignalReceived, recordTransition } from '../telemetry/fed-metrics.js';
 import { reportSignalId } from './report-signal-id.js';
@@ -130,22 +131,25 @@ export async function applyLifecycleInputs(
   inputs: readonly LifecycleChange[],
   options: ApplyOptions = {},
 ): Promise<ApplyResult> {
-  if (statusOf(team) === 'archived') {
-    throw new RefusedError('TEAM_ARCHIVED', `team "${team.domainId}" is archived; its lifecycle no longer changes`);
-  }
+  refuseArchived(team);
   lifecycleEntryFor(team);
   teamWorkspace(root, team);
-  const paths = workspacePaths(team.location);
-  ensureDirectory(paths.state, options);
-  // Broken only when its holder's process is gone, never by age: the section may legitimately wait on
-  // the registry or a slow disk, and taking over a live holder's lock would lose its write.
-  return withLock(paths.stateLock, async (lock) => {
+  return withStateLock(team, options, async (lock) => {
+    // The caller's entry may be old (a consumer reads it once): archiving takes this lock too, so the
+    // status read here cannot change before the write below.
+    refuseArchived(findTeam(readRegistry(root), team.domainId) ?? team);
     const lifecycle = loadTeamLifecycle(team);
     const warnings = await settleEffects(root, team, lifecycle, options);
     const { entry, envelope } = lifecycle;
+    // What the stored envelope owes and could not do now (a full or read-only disk) is carried into the
+    // next envelope, so it is retried after this write too instead of being replaced and lost. Journal
+    // lines are appended by seq and reports sent with fixed ids, so carrying done ones as well is harmless.
+    const owed = warnings.length > 0 && lifecycle.stored ? envelope : { journalTail: [], pendingReports: [] };
     const now = () => (options.now?.() ?? new Date()).toISOString();
 
     const actor = createActor(entry.machine, { id: team.domainId, snapshot: lifecycle.snapshot, inspect: options.inspect });
+    // Observed, so an action that throws leaves an error snapshot (refused below) instead of an uncaught error.
+    actor.subscribe({ error: () => undefined });
     actor.start();
     const processed = new Set(envelope.processed);
     const processedNow: string[] = [];
@@ -208,6 +212,10 @@ export async function applyLifecycleInputs(
     const final = actor.getSnapshot();
     const persisted = actor.getPersistedSnapshot() as Record<string, unknown>;
     actor.stop();
+    // An action that threw leaves xstate's error snapshot: saving it would end the lifecycle for good.
+    if (final.status === 'error') {
+      throw new FedError('LIFECYCLE_ERROR', `team "${team.domainId}": the ${entry.id} lifecycle failed while applying its inputs (${(final.error as Error)?.message ?? String(final.error)}); nothing was saved, the state file is unchanged`, { refusal: false });
+    }
     if (lines.length === 0) return { steps, state: stateOf(final), processedSignalIds: processedNow, warnings };
 
     const next: LifecycleEnvelope = {
@@ -216,8 +224,8 @@ export async function applyLifecycleInputs(
       snapshot: persisted,
       seq,
       processed: [...processed],
-      journalTail: lines,
-      pendingReports: reports,
+      journalTail: [...owed.journalTail, ...lines],
+      pendingReports: [...owed.pendingReports, ...reports],
       savedAt: now(),
     };
     // Compare-on-write: a holder whose lock was removed meanwhile (by hand, or fed doctor) must not write.
@@ -229,7 +237,40 @@ export async function applyLifecycleInputs(
     for (const line of lines) if (line.from !== line.to) recordTransition(team.domainId, entry.id, line.from, line.to);
     warnings.push(...(await settleEffects(root, team, { ...lifecycle, envelope: next, snapshot: final, stored: true }, options)));
     return { steps, state: stateOf(final), processedSignalIds: processedNow, warnings };
-  }, STATE_LOCK);
+  });
+}
+
+/**
+ * Perform what the team's stored lifecycle still owes (journal lines, reports to meta, the registry
+ * status), under its state lock; returns the problems, which are retried at the next load. A consumer
+ * calls it when it starts, so a crash between a lifecycle write and its registry write is repaired even
+ * when no signal comes.
+ */
+export async function settleTeamLifecycle(root: string, team: RegistryEntry, options: WriteOptions = {}): Promise<string[]> {
+  lifecycleEntryFor(team);
+  return withStateLock(team, options, async () => {
+    const current = findTeam(readRegistry(root), team.domainId) ?? team;
+    if (statusOf(current) === 'archived') return [];
+    return settleEffects(root, current, loadTeamLifecycle(current), options);
+  });
+}
+
+function refuseArchived(team: RegistryEntry): void {
+  if (statusOf(team) === 'archived') {
+    throw new RefusedError('TEAM_ARCHIVED', `team "${team.domainId}" is archived; its lifecycle no longer changes`);
+  }
+}
+
+/**
+ * Run `fn` holding the team's state lock: every change of the lifecycle, and archiving, which must not
+ * happen between a lifecycle's read of the registry and its write. Broken only when its holder's process
+ * is gone, never by age: the section may legitimately wait on the registry or a slow disk, and taking over
+ * a live holder's lock would lose its write.
+ */
+export async function withStateLock<T>(team: RegistryEntry, options: WriteOptions, fn: (lock: LockHandle) => Promise<T>): Promise<T> {
+  const paths = workspacePaths(team.location);
+  ensureDirectory(paths.state, options);
+  return withLock(paths.stateLock, fn, STATE_LOCK);
 }
 
 /** Why `snapshot` does not accept `event`, or undefined when it does. */

@@ -4,7 +4,7 @@ import { getTeam, statusOf } from '../registry/find-team.js';
 import { readRegistry } from '../registry/registry-file.js';
 import { changeTeamStatus, nextTeamStatus, type StatusChange } from '../registry/team-status.js';
 import type { UpdateOptions } from '../registry/update-registry.js';
-import { applyLifecycleInputs, type ApplyOptions } from './team-lifecycle.js';
+import { applyLifecycleInputs, withStateLock, type ApplyOptions } from './team-lifecycle.js';
 
 /**
  * `fed team pause|resume|archive`: the registry status and, for teams with a lifecycle machine, the
@@ -34,6 +34,11 @@ export async function setTeamStatus(
       const now = getTeam(readRegistry(root), entry.domainId);
       if (statusOf(now) === to) return { team: now, from, to };
     }
+  }
+  // Archiving under the state lock: a consumer applying a signal right now finishes first, and any later
+  // one sees the team archived (applyLifecycleInputs re-reads the status under the same lock).
+  if (event.type === 'ARCHIVE' && lifecycleFor(entry.archetypeId)) {
+    return withStateLock(entry, options, () => changeTeamStatus(root, entry.domainId, event, options));
   }
   return changeTeamStatus(root, entry.domainId, event, options);
 }

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { publishFileNoClobber, type WriteOptions } from '../fs/atomic-write.js';
 import { ensureDirectory } from '../fs/ensure-directory.js';
+import { readFileBounded, type BoundedRead } from '../fs/read-json-file.js';
 import { parseJsonText, toJsonText } from '../fs/json-text.js';
 import { federationPaths } from '../layout.js';
 import { chatMessageSchema, type ChatMessage } from '../schema/chat.js';
@@ -45,13 +46,18 @@ export class FileChatChannel implements ChatChannel {
     const result: ChatPoll = { messages: [], problems: [] };
     for (const name of this.names()) {
       const path = join(this.dir, name);
-      let text: string;
+      let read: BoundedRead;
       try {
-        text = readFileSync(path, 'utf8');
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
-        throw error;
+        // A chat message is a line of text: anything over 1 MiB, or not a file, is reported and skipped.
+        read = readFileBounded(path, { maxBytes: 1024 * 1024, noFollow: true });
+      } catch {
+        continue;
       }
+      if (!read.ok) {
+        result.problems.push(`${path}: ${read.problem}`);
+        continue;
+      }
+      const text = read.bytes.toString('utf8');
       const json = parseJsonText(text);
       if (!json.ok) {
         result.problems.push(`${path}: not valid JSON (line ${json.line}, column ${json.column}: ${json.message})`);

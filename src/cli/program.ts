@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { FedError } from '../errors.js';
+import { fileSystemErrorFor } from '../fs/fs-errors.js';
 import { packageVersion } from '../package-info.js';
 import { CliExit, processIo, type CliIo } from './cli-io.js';
 
@@ -84,9 +85,10 @@ function exitCodeFor(error: unknown, io: CliIo): number {
     // Help and version end in a CommanderError with exit code 0; usage errors were already printed.
     return error.exitCode === 0 ? EXIT_OK : EXIT_REFUSED;
   }
-  if (error instanceof FedError) {
-    io.stderr(`fed: ${error.message}\n`);
-    return error.refusal ? EXIT_REFUSED : EXIT_FAILURE;
+  const known = error instanceof FedError ? error : fileSystemErrorFor(error);
+  if (known) {
+    io.stderr(`fed: ${known.message}\n`);
+    return known.refusal ? EXIT_REFUSED : EXIT_FAILURE;
   }
   const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
   io.stderr(`fed: unexpected error: ${message}\n`);

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { ConfigValidationError, type ValidationProblem } from '../errors.js';
 import { parseJsonText } from '../fs/json-text.js';
+import { readTextFile } from '../fs/read-json-file.js';
 import { federationPaths } from '../layout.js';
 import { configSchema, type FederationConfig } from '../schema/config.js';
 import { zodProblems } from '../schema/problems.js';
@@ -33,12 +33,8 @@ export function validateConfig(raw: unknown, file: string): { config: Federation
 /** Load the federation config: file (or defaults when absent) → validation → environment overrides. */
 export function loadConfig(root: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   const file = federationPaths(root).config;
-  let text: string | undefined;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
+  // A config is a few hundred bytes; 1 MiB is generous, and a FIFO or directory there is reported.
+  const text = readTextFile(file, 'federate.config.json must be a JSON file; replace it with one (see fed config show)', { maxBytes: 1024 * 1024 });
   let raw: unknown = {};
   if (text !== undefined) {
     const json = parseJsonText(text);

@@ -1,10 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { FedError, InvalidInputError } from '../errors.js';
 import { parseJsonText } from '../fs/json-text.js';
+import { readFileBounded } from '../fs/read-json-file.js';
 import type { DeliverableSummary } from '../schema/deliverable-summary.js';
 import { analyseMarkdown, summariseMarkdown } from './analyse-markdown.js';
 import { checkDocumentationRules, type DocumentationRule } from './documentation-rules.js';
+import { assertMarkdownWithinLimits } from './markdown-limits.js';
 import { loadJsonSchemaValidator, type JsonSchemaValidator } from './json-schema-validator.js';
 
 /** A documentation rule, `json` (a `.json` deliverable that does not parse) or `schema` (deliverableSchema). */
@@ -53,7 +54,8 @@ function schemaViolations(validate: JsonSchemaValidator | undefined, value: unkn
  * Check Markdown text against the documentation standards (and, given a validator, its structural
  * summary against a JSON Schema). Pure: the built-in agent checks its document before writing it.
  */
-export function checkMarkdownText(text: string, validate?: JsonSchemaValidator, schemaLabel = 'deliverableSchema'): Omit<DeliverableCheck, 'file'> {
+export function checkMarkdownText(text: string, validate?: JsonSchemaValidator, schemaLabel = 'deliverableSchema', file = 'the Markdown'): Omit<DeliverableCheck, 'file'> {
+  assertMarkdownWithinLimits(text, file);
   const doc = analyseMarkdown(text);
   const summary = summariseMarkdown(doc, Buffer.byteLength(text, 'utf8'));
   const violations: DeliverableViolation[] = [...checkDocumentationRules(doc), ...schemaViolations(validate, summary, ['summary'], schemaLabel)];
@@ -69,14 +71,18 @@ function checkJsonText(text: string, validate: JsonSchemaValidator | undefined, 
   return { ok: violations.length === 0, violations, summary };
 }
 
+/** What is read of a deliverable at most (a `.json` one included); Markdown has a lower bound before parsing. */
+export const MAX_DELIVERABLE_BYTES = 4 * 1024 * 1024;
+
 function readDeliverable(file: string): string {
+  let read;
   try {
-    return readFileSync(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
-    throw new InvalidInputError(`cannot read deliverable ${file}: ${why}`);
+    read = readFileBounded(file, { maxBytes: MAX_DELIVERABLE_BYTES });
+  } catch {
+    throw new InvalidInputError(`cannot read deliverable ${file}: no such file`);
   }
+  if (!read.ok) throw new InvalidInputError(`cannot read deliverable ${file}: ${read.problem}`);
+  return read.bytes.toString('utf8');
 }
 
 /**
@@ -89,6 +95,6 @@ export function checkDeliverable(file: string, options: CheckDeliverableOptions 
   const label = options.schemaLabel ?? 'deliverableSchema';
   const validate = options.schemaPath === undefined ? undefined : loadJsonSchemaValidator(options.schemaPath, label);
   const text = readDeliverable(path);
-  const result = extname(path).toLowerCase() === '.json' ? checkJsonText(text, validate, label) : checkMarkdownText(text, validate, label);
+  const result = extname(path).toLowerCase() === '.json' ? checkJsonText(text, validate, label) : checkMarkdownText(text, validate, label, path);
   return { file: path, ...result };
 }

@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Ajv, AnySchemaObject, ErrorObject, Options } from 'ajv';
 import { InvalidInputError } from '../errors.js';
 import { parseJsonText } from '../fs/json-text.js';
+import { readFileBounded, type BoundedRead } from '../fs/read-json-file.js';
 import { jsonPath } from '../schema/problems.js';
 
 /**
@@ -45,12 +45,14 @@ function describe(error: ErrorObject, at: readonly PropertyKey[]): string {
  * in federate.config.json"), so a bad file is reported with what to fix. The validator returns problems.
  */
 export function loadJsonSchemaValidator(file: string, label: string): JsonSchemaValidator {
-  let text: string;
+  let read: BoundedRead;
   try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new InvalidInputError(`${label}: cannot read the JSON Schema ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); fix the path or create the file`);
+    read = readFileBounded(file, { maxBytes: 1024 * 1024 });
+  } catch {
+    read = { ok: false, problem: 'ENOENT' };
   }
+  if (!read.ok) throw new InvalidInputError(`${label}: cannot read the JSON Schema ${file} (${read.problem}); fix the path or create the file`);
+  const text = read.bytes.toString('utf8');
   const json = parseJsonText(text);
   if (!json.ok) throw new InvalidInputError(`${label}: ${file} is not JSON (line ${json.line}, column ${json.column}: ${json.message})`);
   if (typeof json.value !== 'object' || json.value === null || Array.isArray(json.value)) {

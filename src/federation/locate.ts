@@ -1,7 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { NotAFederationError } from '../errors.js';
-import { parseJsonFile } from '../fs/read-json-file.js';
+import { readJsonFile } from '../fs/read-json-file.js';
 import { federationPaths, workspacePaths } from '../layout.js';
 import { teamMarkerSchema, type TeamMarker } from '../schema/team-marker.js';
 
@@ -19,7 +19,9 @@ export interface LocateOptions {
 }
 
 function readMarker(file: string): TeamMarker {
-  return parseJsonFile(readFileSync(file, 'utf8'), file, teamMarkerSchema);
+  const marker = readJsonFile(file, teamMarkerSchema, { maxBytes: 64 * 1024 });
+  if (!marker) throw new NotAFederationError(`${file} disappeared while it was read; run the command again`);
+  return marker;
 }
 
 /**

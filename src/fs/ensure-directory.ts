@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fsyncDirectory, type WriteOptions } from './atomic-write.js';
 
@@ -8,8 +8,29 @@ import { fsyncDirectory, type WriteOptions } from './atomic-write.js';
  * fsynced inside `dir` cannot vanish together with a directory entry that was never made durable.
  */
 export function ensureDirectory(dir: string, options: WriteOptions = {}): void {
-  const firstCreated = mkdirSync(dir, { recursive: true });
+  let firstCreated: string | undefined;
+  try {
+    firstCreated = mkdirSync(dir, { recursive: true });
+  } catch (error) {
+    throw (error as NodeJS.ErrnoException).code === 'ENOENT' ? realMkdirError(dir, error) : error;
+  }
   if (firstCreated === undefined || !(options.durable ?? true)) return;
   for (let parent = dirname(dir); parent.length >= firstCreated.length; parent = dirname(parent)) fsyncDirectory(parent);
   fsyncDirectory(dirname(firstCreated));
+}
+
+/**
+ * Node's recursive mkdir reports ENOENT for every failure to create a missing level (a read-only or full
+ * filesystem included), which would send users looking for a missing folder. Creating the first missing
+ * level on its own gives the real reason (EROFS, ENOSPC, EACCES…), naming that path.
+ */
+function realMkdirError(dir: string, original: unknown): unknown {
+  let missing = dir;
+  while (dirname(missing) !== missing && !existsSync(dirname(missing))) missing = dirname(missing);
+  try {
+    mkdirSync(missing);
+  } catch (error) {
+    return error;
+  }
+  return original;
 }

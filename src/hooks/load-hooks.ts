@@ -22,6 +22,32 @@ export interface LoadedHooks {
   notify<K extends Exclude<keyof FederationHooks, 'onInit'>>(name: K, ...args: Parameters<NonNullable<FederationHooks[K]>>): Promise<string | undefined>;
 }
 
+/** How long a hook (or loading the hook module) may take before fed stops waiting for it. */
+export const HOOK_TIMEOUT_MS = 10_000;
+
+export interface LoadHooksOptions {
+  /** Default HOOK_TIMEOUT_MS. */
+  timeoutMs?: number;
+}
+
+/**
+ * `work`, or a rejection once `timeoutMs` passed: a hook whose promise never settles must not hold a
+ * command forever (nor let it end silently when nothing else keeps the process alive).
+ */
+class HookTimeout extends Error {}
+
+async function withinTime<T>(work: () => Promise<T> | T, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new HookTimeout(`it did not settle within ${timeoutMs} ms; fix the hook or remove importHook`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([Promise.resolve().then(work), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 const TYPESCRIPT = new Set(['.ts', '.mts', '.cts', '.tsx']);
 
 async function importModule(file: string): Promise<Record<string, unknown>> {
@@ -38,7 +64,8 @@ async function importModule(file: string): Promise<Record<string, unknown>> {
  * `onInit`. No importHook → no hooks. A missing file, a module that fails to load, an export named like a
  * hook that is not a function, or a throwing onInit → an error naming the hook file.
  */
-export async function loadHooks(root: string, config: FederationConfig, command: string): Promise<LoadedHooks> {
+export async function loadHooks(root: string, config: FederationConfig, command: string, options: LoadHooksOptions = {}): Promise<LoadedHooks> {
+  const timeoutMs = options.timeoutMs ?? HOOK_TIMEOUT_MS;
   const none: LoadedHooks = { file: undefined, hooks: {}, notify: async () => undefined };
   if (!config.importHook) return none;
   const file = resolve(root, config.importHook);
@@ -47,9 +74,9 @@ export async function loadHooks(root: string, config: FederationConfig, command:
   }
   let module: Record<string, unknown>;
   try {
-    module = await importModule(file);
+    module = await withinTime(() => importModule(file), timeoutMs);
   } catch (error) {
-    throw new HookError(file, 'could not be loaded', error);
+    throw new HookError(file, error instanceof HookTimeout ? 'loading the module timed out' : 'could not be loaded', error);
   }
   const hooks: FederationHooks = {};
   for (const name of HOOK_NAMES) {
@@ -60,9 +87,9 @@ export async function loadHooks(root: string, config: FederationConfig, command:
   }
   const context: HookContext = { root, config, command };
   try {
-    await hooks.onInit?.(context);
+    await withinTime(() => hooks.onInit?.(context), timeoutMs);
   } catch (error) {
-    throw new HookError(file, 'onInit threw', error);
+    throw new HookError(file, error instanceof HookTimeout ? 'onInit timed out' : 'onInit threw', error);
   }
   return {
     file,
@@ -70,10 +97,10 @@ export async function loadHooks(root: string, config: FederationConfig, command:
     async notify(name, ...args) {
       const hook = hooks[name] as ((...a: unknown[]) => unknown) | undefined;
       try {
-        await hook?.(...args);
+        await withinTime(() => hook?.(...args), timeoutMs);
         return undefined;
       } catch (error) {
-        return `importHook ${file}: ${name} threw: ${(error as Error)?.message ?? String(error)}`;
+        return `importHook ${file}: ${name} ${error instanceof HookTimeout ? 'timed out' : 'threw'}: ${(error as Error)?.message ?? String(error)}`;
       }
     },
   };

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { readFileTail } from '../fs/read-json-file.js';
 
 /**
  * Errors an agent logged during its last launch (spec §6 "no errors in logs"): the lines after the last
@@ -10,23 +10,9 @@ const ERROR_LINE = /(?:\b[A-Z]\w*(?:Error|Exception)\b:)|^\s*(?:error|fatal|pani
 const TAIL_BYTES = 256 * 1024;
 
 export function agentLogErrors(file: string, max = 3): string[] {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
-  let text: string;
-  try {
-    const size = fstatSync(fd).size;
-    const length = Math.min(size, TAIL_BYTES);
-    const buffer = Buffer.alloc(length);
-    readSync(fd, buffer, 0, length, size - length);
-    text = buffer.toString('utf8');
-  } finally {
-    closeSync(fd);
-  }
+  const read = readFileTail(file, TAIL_BYTES, 'fed launch writes the agent log there; move it aside');
+  if (!read) return [];
+  const text = read.tail.toString('utf8');
   const lastLaunch = text.lastIndexOf(LAUNCH_HEADER);
   const since = lastLaunch === -1 ? text : text.slice(lastLaunch);
   return since

@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { CorruptFileError, FedError, NotAFederationError } from '../errors.js';
 import { toJsonText } from '../fs/json-text.js';
-import { parseJsonFile } from '../fs/read-json-file.js';
+import { parseJsonFile, readTextFile } from '../fs/read-json-file.js';
 import { writeFileAtomic, type WriteOptions } from '../fs/atomic-write.js';
 import { assertLockHeld, LockLostError, withLock, type LockOptions } from '../fs/lock.js';
 import { federationPaths } from '../layout.js';
@@ -24,6 +23,8 @@ export class RegistryConflictError extends FedError {
   }
 }
 
+const REGISTRY_FIX = 'fed will not overwrite it; restore .fed/team-registry.json from a backup';
+
 export function emptyRegistry(now = new Date()): Registry {
   return { lastUpdated: now.toISOString(), lockVersion: 0, teams: [] };
 }
@@ -35,15 +36,8 @@ export function parseRegistry(text: string, file: string): Registry {
 
 export function readRegistry(root: string): Registry {
   const file = federationPaths(root).registry;
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new NotAFederationError(`${root} is not an initialised federation (no ${file}); run: fed init`);
-    }
-    throw error;
-  }
+  const text = readTextFile(file, REGISTRY_FIX);
+  if (text === undefined) throw new NotAFederationError(`${root} is not an initialised federation (no ${file}); run: fed init`);
   return parseRegistry(text, file);
 }
 
@@ -52,11 +46,12 @@ export function readRegistry(root: string): Registry {
  * read it, and keeping the locked section short is what lets concurrent writers through.
  */
 function readLockVersion(file: string): number {
+  const text = readTextFile(file, REGISTRY_FIX);
+  if (text === undefined) throw new NotAFederationError(`${file} disappeared; run: fed init`);
   let version: unknown;
   try {
-    version = (JSON.parse(readFileSync(file, 'utf8')) as { lockVersion?: unknown }).lockVersion;
+    version = (JSON.parse(text) as { lockVersion?: unknown }).lockVersion;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new NotAFederationError(`${file} disappeared; run: fed init`);
     throw new CorruptFileError(file, `not valid JSON (${(error as Error).message})`);
   }
   if (!Number.isInteger(version)) throw new CorruptFileError(file, 'lockVersion: expected an integer');

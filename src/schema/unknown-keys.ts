@@ -32,7 +32,8 @@ export function findUnknownKeys(schema: AnySchema, value: unknown, path = ''): U
   const known = Object.keys(shape);
   for (const [key, child] of Object.entries(value)) {
     const childPath = path ? `${path}.${key}` : key;
-    const childSchema = shape[key];
+    // Own keys only: `__proto__`, `constructor` or `toString` in a config are unknown keys, not built-ins.
+    const childSchema = Object.hasOwn(shape, key) ? shape[key] : undefined;
     if (childSchema) found.push(...findUnknownKeys(childSchema, child, childPath));
     else found.push({ path: childPath, key, suggestion: closest(key, known) });
   }

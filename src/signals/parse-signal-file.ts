@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
+import { readFileBounded } from '../fs/read-json-file.js';
 import { parseJsonText } from '../fs/json-text.js';
 import { zodProblems } from '../schema/problems.js';
 import {
@@ -17,7 +17,8 @@ import {
 export type SignalBox = 'inbox' | 'outbox';
 export const SIGNAL_BOXES: readonly SignalBox[] = ['inbox', 'outbox'];
 
-export type Judged<T> = { ok: true; value: T } | { ok: false; reason: string };
+/** `incomplete`: the bytes are empty or not (yet) JSON — what a file still being written looks like. */
+export type Judged<T> = { ok: true; value: T } | { ok: false; reason: string; incomplete?: boolean };
 
 /** What the box a file sits in expects of it: an inbox holds signals `to` its owner, an outbox signals `from` it. */
 export interface BoxExpectation {
@@ -31,6 +32,10 @@ export interface ReadFile {
   /** `ino:size:mtime` of the file that was read. */
   key: string;
   problem: string | undefined;
+  /** A directory, FIFO, device or socket: not a file at all, so it cannot be quarantined (moved by a hard link). */
+  special?: boolean;
+  /** When the file last changed (undefined when it could not be opened). */
+  mtimeMs?: number;
 }
 
 export function statKey(stat: { ino: number; size: number; mtimeMs: number }): string {
@@ -38,43 +43,29 @@ export function statKey(stat: { ino: number; size: number; mtimeMs: number }): s
 }
 
 /**
- * Read a box file without following a symbolic link (a link could point anywhere outside the box) and
- * without reading more than `maxBytes`. The stat comes from the same open file as the bytes, so the
- * cache key always describes what was parsed. Throws ENOENT when the file vanished since the listing.
+ * Read a box file without following a symbolic link (a link could point anywhere outside the box),
+ * without blocking on a FIFO and without reading more than `maxBytes` (src/fs readFileBounded). The stat
+ * comes from the same open file as the bytes, so the cache key always describes what was parsed. Throws
+ * ENOENT when the file vanished since the listing.
  */
 export function readBoxFile(path: string, maxBytes = MAX_SIGNAL_BYTES): ReadFile {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP') return { bytes: undefined, key: 'symlink', problem: 'a symbolic link, not a signal file' };
-    if (code === 'ENOENT') throw error;
-    return { bytes: undefined, key: `error:${code}`, problem: `cannot be read (${code ?? (error as Error).message})` };
+  const read = readFileBounded(path, { maxBytes, noFollow: true });
+  if (read.ok) {
+    const key = statKey(read.stat);
+    const mtimeMs = read.stat.mtimeMs;
+    return read.bytes.length === 0 ? { bytes: undefined, key, problem: 'the file is empty', mtimeMs } : { bytes: read.bytes, key, problem: undefined, mtimeMs };
   }
-  try {
-    const stat = fstatSync(fd);
-    const key = statKey(stat);
-    if (!stat.isFile()) return { bytes: undefined, key, problem: 'not a regular file' };
-    if (stat.size === 0) return { bytes: undefined, key, problem: 'the file is empty' };
-    if (stat.size > maxBytes) {
-      return { bytes: undefined, key, problem: `the file is ${stat.size} bytes, over the ${maxBytes}-byte limit of a signal` };
-    }
-    return { bytes: readFileSync(fd), key, problem: undefined };
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return { bytes: undefined, key: `error:${code}`, problem: `cannot be read (${code ?? (error as Error).message})` };
-  } finally {
-    closeSync(fd);
-  }
+  if (read.code === 'ELOOP') return { bytes: undefined, key: 'symlink', problem: 'a symbolic link, not a signal file' };
+  if (read.stat === undefined) return { bytes: undefined, key: `error:${read.code}`, problem: read.problem };
+  return { bytes: undefined, key: statKey(read.stat), problem: read.problem, special: !read.stat.isFile(), mtimeMs: read.stat.mtimeMs };
 }
 
 function parseJson(bytes: Buffer): Judged<unknown> {
   // Editors on some systems prepend a byte-order mark; it is not part of the JSON.
   const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
-  if (text.trim() === '') return { ok: false, reason: 'the file is empty (only whitespace)' };
+  if (text.trim() === '') return { ok: false, reason: 'the file is empty (only whitespace)', incomplete: true };
   const json = parseJsonText(text);
-  if (!json.ok) return { ok: false, reason: `not valid JSON at line ${json.line}, column ${json.column} (${json.message})` };
+  if (!json.ok) return { ok: false, reason: `not valid JSON at line ${json.line}, column ${json.column} (${json.message})`, incomplete: true };
   return { ok: true, value: json.value };
 }
 

@@ -1,10 +1,13 @@
+import { readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { RefusedError } from '../errors.js';
 import { fsyncDirectory, linkFileNoClobber, publishFileNoClobber, unlinkQuietly, type WriteOptions } from '../fs/atomic-write.js';
 import { ensureDirectory } from '../fs/ensure-directory.js';
-import { toJsonText } from '../fs/json-text.js';
+import { parseJsonText, toJsonText } from '../fs/json-text.js';
+import { readFileBounded } from '../fs/read-json-file.js';
 import { workspacePaths } from '../layout.js';
-import type { QuarantineReason } from '../schema/signal.js';
+import { quarantineReasonSchema, type QuarantineReason } from '../schema/signal.js';
+import { judgeSignal, readBoxFile, type BoxExpectation } from './parse-signal-file.js';
 
 export interface QuarantineOptions extends WriteOptions {
   now?: () => Date;
@@ -61,4 +64,63 @@ export function quarantineSignalFile(file: { path: string; reason: string }, opt
   unlinkQuietly(path);
   if (writeOptions.durable) fsyncDirectory(box);
   return { path: join(quarantine, landed), reasonPath: join(quarantine, reasonFile) };
+}
+
+/** `<landed>.reason.json` or `<landed>.reason-<n>.json` → `<landed>`. */
+const REASON_FILE = /^(.+)\.reason(?:-\d+)?\.json$/;
+
+/**
+ * Give quarantined files of `workspace`'s inbox that are now valid signals back to the inbox. A file that
+ * a foreign writer was still filling in place when it was quarantined shares its inode with the quarantined
+ * copy, so it becomes complete there; moving it back (hard link without clobbering, then removing the
+ * quarantine copy and its reason file) lets it be processed instead of being lost to a race. `checked`
+ * remembers files already found invalid (by stat), so a poll re-reads only quarantined files that changed.
+ * Returns the inbox paths of the files moved back.
+ */
+export function restoreSettledQuarantine(workspace: string, expect: BoxExpectation, checked: Map<string, string>, options: WriteOptions = {}): string[] {
+  const quarantine = quarantineDirectory(workspace);
+  const inbox = workspacePaths(workspace).inbox;
+  let names: string[];
+  try {
+    names = readdirSync(quarantine);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const restored: string[] = [];
+  for (const reasonName of names) {
+    const landed = REASON_FILE.exec(reasonName)?.[1];
+    if (landed === undefined || !names.includes(landed)) continue;
+    const path = join(quarantine, landed);
+    let file;
+    try {
+      file = readBoxFile(path);
+    } catch {
+      continue;
+    }
+    if (checked.get(landed) === file.key) continue;
+    checked.set(landed, file.key);
+    if (!file.bytes || !judgeSignal(file.bytes, expect).ok) continue;
+    const reason = readReason(join(quarantine, reasonName));
+    if (!reason || resolve(dirname(reason.originalPath)) !== resolve(inbox)) continue;
+    const name = linkFileNoClobber(path, inbox, reason.file, options);
+    unlinkQuietly(join(quarantine, reasonName));
+    unlinkQuietly(path);
+    checked.delete(landed);
+    restored.push(join(inbox, name));
+  }
+  if (restored.length && (options.durable ?? true)) fsyncDirectory(quarantine);
+  return restored;
+}
+
+function readReason(path: string): QuarantineReason | undefined {
+  try {
+    const read = readFileBounded(path, { maxBytes: 64 * 1024, noFollow: true });
+    if (!read.ok) return undefined;
+    const json = parseJsonText(read.bytes.toString('utf8'));
+    const parsed = json.ok ? quarantineReasonSchema.safeParse(json.value) : undefined;
+    return parsed?.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
 }

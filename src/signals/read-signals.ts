@@ -21,10 +21,13 @@ export interface InvalidSignalFile {
   path: string;
   reason: string;
   /**
-   * The file could not be read at all (an I/O error such as EMFILE or EIO), which says nothing about its
-   * content: it is read again on the next poll, and consumers must not quarantine it.
+   * The file could not be read at all (an I/O error such as EMFILE or EIO), or it changed so recently
+   * that a writer may still be filling it in place: either says nothing final about its content, so it is
+   * read again on the next poll, and consumers must not quarantine it.
    */
   retryable?: boolean;
+  /** Not a file at all (a directory, FIFO, device or socket named like one): reported, never opened or moved. */
+  special?: boolean;
 }
 
 export interface SignalReadResult {
@@ -64,11 +67,21 @@ export interface SignalBoxReaderOptions {
   maxBytes?: number;
   /** How long the directory must have been unchanged before its stat alone is trusted (default 2 s). */
   quietDirectoryMs?: number;
+  /**
+   * A file that does not parse but changed less than this long ago (default 2 s) may be a signal a
+   * foreign tool is still writing in place: it is retryable and re-read on every poll until it parses or
+   * has been still this long.
+   */
+  settleMs?: number;
 }
+
+/** See SignalBoxReaderOptions.settleMs. */
+export const SETTLE_MS = 2_000;
 
 interface Cached<T> {
   key: string;
   judged: Judged<T>;
+  special?: boolean;
 }
 
 /**
@@ -97,11 +110,12 @@ export class SignalBoxReader {
   readonly expect: BoxExpectation;
   private readonly maxBytes: number;
   private readonly quietDirectoryMs: number;
+  private readonly settleMs: number;
   private readonly signalCache = new Map<string, CachedSignal>();
   private readonly ackCache = new Map<string, Cached<SignalAck>>();
   private directoryKey: string | undefined;
   private directoryQuiet = false;
-  /** Files whose last read failed with an I/O error: re-read on every poll until they read cleanly. */
+  /** Files whose last read failed with an I/O error, or were invalid but not yet settled: re-read on every poll. */
   private readonly unreadable = new Set<string>();
   /** The previous listing: an identical one means nothing was added, removed or renamed. */
   private listing: string[] = [];
@@ -114,6 +128,7 @@ export class SignalBoxReader {
     this.expect = expect;
     this.maxBytes = options.maxBytes ?? MAX_SIGNAL_BYTES;
     this.quietDirectoryMs = options.quietDirectoryMs ?? QUIET_DIRECTORY_MS;
+    this.settleMs = options.settleMs ?? SETTLE_MS;
   }
 
   get lastWork(): ReadWork {
@@ -169,7 +184,7 @@ export class SignalBoxReader {
       const signal = this.signalCache.get(name);
       const judged = signal?.judged ?? this.ackCache.get(name)?.judged;
       if (signal?.judged.ok) signals.push(this.derive(name, signal, signal.judged.value));
-      else if (judged && !judged.ok) invalid.push(this.invalidFile(name, judged.reason));
+      else if (judged && !judged.ok) invalid.push(this.invalidFile(name, judged.reason, (signal ?? this.ackCache.get(name))?.special));
     }
     return { signals: sortedEntries(signals), invalid };
   }
@@ -197,8 +212,11 @@ export class SignalBoxReader {
       this.work.statted++;
       const file = readBoxFile(path, this.maxBytes);
       this.work.parsed++;
-      cache.set(name, { key: file.key, judged: file.bytes ? judge(file.bytes) : { ok: false, reason: file.problem ?? 'unreadable' } });
-      if (isIoError(file.key)) this.unreadable.add(name);
+      const judged: Judged<T> = file.bytes ? judge(file.bytes) : { ok: false, reason: file.problem ?? 'unreadable', incomplete: file.problem === 'the file is empty' };
+      cache.set(name, file.special ? { key: file.key, judged, special: true } : { key: file.key, judged });
+      // Empty or cut-off JSON that changed a moment ago may be a signal a slow writer is still writing.
+      const unsettled = !judged.ok && judged.incomplete === true && file.mtimeMs !== undefined && Date.now() - file.mtimeMs < this.settleMs;
+      if (isIoError(file.key) || unsettled) this.unreadable.add(name);
       else this.unreadable.delete(name);
       this.result = undefined;
       return true;
@@ -222,9 +240,10 @@ export class SignalBoxReader {
     return cached.derived;
   }
 
-  private invalidFile(file: string, reason: string): InvalidSignalFile {
+  private invalidFile(file: string, reason: string, special: boolean | undefined): InvalidSignalFile {
     const entry: InvalidSignalFile = { file, path: join(this.dir, file), reason };
     if (this.unreadable.has(file)) entry.retryable = true;
+    if (special) entry.special = true;
     return entry;
   }
 
@@ -233,10 +252,10 @@ export class SignalBoxReader {
     const invalid: InvalidSignalFile[] = [];
     for (const [file, cached] of this.signalCache) {
       if (cached.judged.ok) signals.push(this.derive(file, cached, cached.judged.value));
-      else invalid.push(this.invalidFile(file, cached.judged.reason));
+      else invalid.push(this.invalidFile(file, cached.judged.reason, cached.special));
     }
-    for (const [file, { judged }] of this.ackCache) {
-      if (!judged.ok) invalid.push(this.invalidFile(file, judged.reason));
+    for (const [file, { judged, special }] of this.ackCache) {
+      if (!judged.ok) invalid.push(this.invalidFile(file, judged.reason, special));
     }
     invalid.sort((a, b) => compareText(a.file, b.file));
     return { signals: sortedEntries(signals), invalid };

@@ -1,7 +1,8 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { v4 as uuidv4 } from 'uuid';
-import { InvalidInputError, RefusedError } from '../errors.js';
+import { FedError, InvalidInputError, RefusedError } from '../errors.js';
+import { withLock } from '../fs/lock.js';
 import { publishFileNoClobber, suffixedName, type PublishOptions, type WriteOptions } from '../fs/atomic-write.js';
 import { ensureDirectory } from '../fs/ensure-directory.js';
 import { toJsonText } from '../fs/json-text.js';
@@ -65,28 +66,66 @@ export async function sendSignal(root: string, request: SendSignalRequest, optio
   const recipient = resolveSignalWorkspace(root, request.to, { role: 'recipient (--to)', registry });
   const sender = resolveSignalWorkspace(root, request.from ?? META, { role: 'sender (--from)', registry });
   const fresh = buildMessage(request, sender.id, recipient.id, now);
+  const writeOptions: WriteOptions = { durable: options.durable ?? true };
+  const deliver = () => deliverCopies(recipient, sender, fresh, request.id !== undefined, writeOptions);
+  // Retries with one id may run at once (a caller that timed out and retried while the first still
+  // runs): under a lock per recipient and id, each finds the copies the one before it wrote.
+  const sent = request.id === undefined ? deliver() : await withLock(sendLockPath(recipient, fresh.message.id), deliver, { timeoutMs: 60_000 });
+  // A retry that only completed a missing copy sent nothing new.
+  if (sent.delivered) recordSignalSent(sender.id, sent.message.type);
+  return { ...sent, warnings: await recordActivity(root, sender, now, options) };
+}
 
-  // A retry of a send that crashed or timed out completes whatever copy is missing, with the original message.
-  const inInbox = request.id === undefined ? undefined : findSentCopy(recipient.inbox, { owner: recipient.id, box: 'inbox' }, fresh.message);
-  const inOutbox = request.id === undefined ? undefined : findSentCopy(sender.outbox, { owner: sender.id, box: 'outbox' }, fresh.message);
+/** `<recipient workspace>/.fed/signals/.send-<id>.lock`: beside the boxes, never read as a signal. */
+function sendLockPath(recipient: SignalWorkspace, id: string): string {
+  const dir = dirname(recipient.inbox);
+  ensureDirectory(dir);
+  return join(dir, `.send-${id}.lock`);
+}
+
+/**
+ * Publish the inbox copy, then the outbox copy. A retry (`byId`) first looks for copies already there and
+ * completes whatever is missing, with the original message. When the outbox copy fails after the signal
+ * reached the inbox, the error says it was delivered and gives the id, so nobody sends it again as new.
+ */
+function deliverCopies(
+  recipient: SignalWorkspace,
+  sender: SignalWorkspace,
+  fresh: { message: SignalMessage; text: string },
+  byId: boolean,
+  writeOptions: WriteOptions,
+): Omit<SendSignalResult, 'warnings'> {
+  const inInbox = byId ? findSentCopy(recipient.inbox, { owner: recipient.id, box: 'inbox' }, fresh.message) : undefined;
+  const inOutbox = byId ? findSentCopy(sender.outbox, { owner: sender.id, box: 'outbox' }, fresh.message) : undefined;
   const stored = inInbox?.message ?? inOutbox?.message;
   const message = stored ?? fresh.message;
   const text = stored ? toJsonText(stored) : fresh.text;
 
-  const writeOptions: WriteOptions = { durable: options.durable ?? true };
   const file = inInbox?.file ?? publishSignalFile(recipient.inbox, inOutbox?.file ?? signalFileName(message), text, writeOptions);
-  const outboxFile = inOutbox?.file ?? publishSignalFile(sender.outbox, file, text, writeOptions);
-  // A retry that only completed a missing copy sent nothing new.
-  if (inInbox === undefined) recordSignalSent(sender.id, message.type);
+  let outboxFile: string;
+  try {
+    outboxFile = inOutbox?.file ?? publishSignalFile(sender.outbox, file, text, writeOptions);
+  } catch (error) {
+    throw new SignalOutboxCopyError(message.id, join(recipient.inbox, file), sender.outbox, error);
+  }
+  return { message, file, inboxPath: join(recipient.inbox, file), outboxPath: join(sender.outbox, outboxFile), delivered: inInbox === undefined };
+}
 
-  return {
-    message,
-    file,
-    inboxPath: join(recipient.inbox, file),
-    outboxPath: join(sender.outbox, outboxFile),
-    delivered: inInbox === undefined,
-    warnings: await recordActivity(root, sender, now, options),
-  };
+/** The signal is in the recipient's inbox, but the sender's record copy could not be written. */
+export class SignalOutboxCopyError extends FedError {
+  readonly signalId: string;
+  readonly inboxPath: string;
+
+  constructor(signalId: string, inboxPath: string, outbox: string, cause: unknown) {
+    super(
+      'SIGNAL_OUTBOX_FAILED',
+      `signal ${signalId} was delivered (${inboxPath}), but its copy in the outbox ${outbox} could not be written: ${(cause as Error)?.message ?? String(cause)}. ` +
+        `Do not send it again as a new signal; once the outbox is writable, re-run the same command with --id ${signalId} to complete the copy without delivering twice`,
+      { refusal: false, cause },
+    );
+    this.signalId = signalId;
+    this.inboxPath = inboxPath;
+  }
 }
 
 /**

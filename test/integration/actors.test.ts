@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -104,6 +104,9 @@ describe('signals → events', () => {
     const { root, team } = await federation();
     const inbox = workspacePaths(team().location).inbox;
     writeFileSync(join(inbox, '2026-01-01T000000Z-directive-broken.json'), '{ not json');
+    // Settled: unchanged for a minute (a file changed a moment ago may still be being written).
+    const minuteAgo = new Date(Date.now() - 60_000);
+    utimesSync(join(inbox, '2026-01-01T000000Z-directive-broken.json'), minuteAgo, minuteAgo);
     await send(root, 'directive', 'real mission');
     const [result] = await consume(root);
     expect(result?.quarantined).toHaveLength(1);

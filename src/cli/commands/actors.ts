@@ -15,6 +15,7 @@ function describe(result: ConsumeResult): string {
     lines.push(`${result.team}: ${change}${step.outcome === 'ignored' ? ` — ${step.note}` : ''}`);
   }
   for (const q of result.quarantined) lines.push(`${result.team}: quarantined ${q.file}: ${q.reason}`);
+  for (const path of result.restored) lines.push(`${result.team}: moved ${path} back from quarantine: it is a valid signal now`);
   if (result.deferred) lines.push(`${result.team}: ${result.deferred} signal(s) wait until the team resumes`);
   return lines.map((l) => `${l}\n`).join('');
 }
@@ -34,7 +35,8 @@ export function registerActors(program: Command, io: CliIo): void {
       const hooks = await loadHooks(ctx.root, ctx.config.config, 'actors run');
       const inspection = await openInspection(options, io);
       const stop = new Interrupt();
-      // Teams that could not run: one another process runs is fine; one whose state is unusable is not.
+      // Teams that could not run: one another process runs, or one archived meanwhile, is fine; one whose
+      // state or workspace is unusable is not.
       const unusable = new Map<string, number>();
       try {
         const results = await runActors(ctx.root, {
@@ -49,7 +51,7 @@ export function registerActors(program: Command, io: CliIo): void {
           },
           onSkip: (team, reason, error) => {
             io.stderr(`warning: skipping ${team} for now: ${reason}\n`);
-            if (error.code !== 'TEAM_BUSY') unusable.set(team, error.refusal ? 2 : 1);
+            if (error.code !== 'TEAM_BUSY' && error.code !== 'TEAM_ARCHIVED') unusable.set(team, error.refusal ? 2 : 1);
             else unusable.delete(team);
           },
         });

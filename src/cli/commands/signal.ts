@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { InvalidInputError } from '../../errors.js';
+import { readFileBounded, type BoundedRead } from '../../fs/read-json-file.js';
 import { META } from '../../schema/common.js';
-import { SIGNAL_TYPES } from '../../schema/signal.js';
+import { MAX_SIGNAL_BYTES, SIGNAL_TYPES } from '../../schema/signal.js';
 import { acknowledgeAll, acknowledgeSignal, type AckResult } from '../../signals/ack-signal.js';
 import { listSignals } from '../../signals/list-signals.js';
 import { SIGNAL_BOXES, type SignalBox } from '../../signals/parse-signal-file.js';
@@ -182,17 +182,30 @@ async function readBody(options: SendOptions, io: CliIo): Promise<string> {
   if (options.bodyFile === undefined) return options.body ?? '';
   if (options.bodyFile === '-') return readStdin();
   const path = resolve(io.cwd, options.bodyFile);
+  let read: BoundedRead;
   try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new InvalidInputError(`--body-file ${path} cannot be read (${code}); give a readable file, or - for standard input`);
+    // A body never exceeds a signal; a FIFO or device given as the file is refused, not read forever.
+    read = readFileBounded(path, { maxBytes: MAX_SIGNAL_BYTES });
+  } catch {
+    read = { ok: false, problem: 'ENOENT' };
   }
+  if (!read.ok) throw new InvalidInputError(`--body-file ${path} cannot be read (${read.problem}); give a readable file, or - for standard input`);
+  return read.bytes.toString('utf8');
 }
 
+/** Standard input up to the size of a signal: more is refused as soon as it arrives, not buffered without end. */
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  let bytes = 0;
+  for await (const chunk of process.stdin) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+    bytes += buffer.length;
+    if (bytes > MAX_SIGNAL_BYTES) {
+      process.stdin.destroy();
+      throw new InvalidInputError(`--body-file -: standard input is over the ${MAX_SIGNAL_BYTES}-byte limit of a signal; write large content to a file in the workspace and name that file in the body`);
+    }
+    chunks.push(buffer);
+  }
   return Buffer.concat(chunks).toString('utf8');
 }
 

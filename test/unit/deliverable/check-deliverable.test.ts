@@ -171,6 +171,6 @@ describe('reading the deliverable', () => {
   it('a missing file or a directory is an input error', () => {
     const dir = tempDir();
     expect(() => checkDeliverable(join(dir, 'deliverable.md'))).toThrow(/cannot read deliverable .*deliverable\.md: no such file/);
-    expect(() => checkDeliverable(dir)).toThrow(/it is a directory/);
+    expect(() => checkDeliverable(dir)).toThrow(/a directory, not a regular file/);
   });
 });

@@ -74,7 +74,7 @@ describe('reading a signal box', () => {
     expect(reasons['g-empty.json']).toBe('the file is empty');
     expect(reasons['h-blank.json']).toMatch(/empty/);
     expect(reasons['i-huge.json']).toMatch(/over the 1048576-byte limit/);
-    expect(reasons['j-dir.json']).toBe('not a regular file');
+    expect(reasons['j-dir.json']).toBe('a directory, not a regular file');
     expect(reasons['k-link.json']).toBe('a symbolic link, not a signal file');
     expect(reasons['l-array.json']).toMatch(/expected an object, got an array/);
     expect(invalid.every((i) => i.path === join(dir, i.file))).toBe(true);

@@ -1,0 +1,112 @@
+import { execFileSync } from 'node:child_process';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fileSystemErrorFor } from '../../src/index.js';
+import { runFed, type FedResult } from '../helpers/fed-cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/** Mounting needs root (tests run as root here); elsewhere these cases are skipped, saying why. */
+function mountUnavailable(): string | undefined {
+  if (process.getuid?.() !== 0) return 'not running as root, so no tmpfs or read-only bind mount can be made';
+  const probe = mkdtempSync(join(tmpdir(), 'fed-mount-probe-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', probe], { stdio: 'ignore' });
+    execFileSync('umount', [probe], { stdio: 'ignore' });
+    return undefined;
+  } catch {
+    return 'mount(8) is not permitted in this environment';
+  } finally {
+    rmSync(probe, { recursive: true, force: true });
+  }
+}
+
+const noMount = mountUnavailable();
+if (noMount) console.warn(`SKIPPED full-disk and read-only filesystem tests: ${noMount}`);
+
+function withMount<T>(args: readonly string[], dir: string, body: () => Promise<T>): Promise<T> {
+  execFileSync('mount', [...args, dir], { stdio: 'ignore' });
+  return body().finally(() => execFileSync('umount', ['-l', dir], { stdio: 'ignore' }));
+}
+
+function expectFedError(result: FedResult, code: number, message: RegExp): void {
+  expect(result.code, result.stderr).toBe(code);
+  expect(result.stderr).toMatch(message);
+  expect(result.stderr).not.toMatch(/^\s+at /m);
+  expect(result.stderr).not.toContain('unexpected error');
+}
+
+function fillDisk(dir: string): void {
+  const fd = openSync(join(dir, 'filler'), 'w');
+  const chunk = Buffer.alloc(64 * 1024, 1);
+  try {
+    for (;;) writeSync(fd, chunk);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+describe('filesystem errors are fed errors, never stack traces', () => {
+  it.skipIf(noMount !== undefined)('a full disk: the send fails with exit 1, naming the path and what to do', async () => {
+    const mountPoint = tempDir('fed-full-');
+    await withMount(['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs'], mountPoint, async () => {
+      const root = join(mountPoint, 'fed');
+      mkdirSync(root);
+      const fed = (...args: string[]) => runFed(['--root', root, ...args]);
+      expect((await fed('init')).code).toBe(0);
+      expect((await fed('team', 'onboard', 'docs')).code).toBe(0);
+      fillDisk(mountPoint);
+      const send = await fed('signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'work');
+      expectFedError(send, 1, new RegExp(`^fed: ${root}/.*: the disk is full .*\\[ENOSPC\\]; free some space`, 'm'));
+      const actors = await fed('actors', 'run', '--once');
+      expect(actors.stderr).not.toMatch(/^\s+at /m);
+    });
+  });
+
+  it.skipIf(noMount !== undefined)('a read-only federation: writes fail with exit 1 (EROFS) and a message; reads still work', async () => {
+    const root = tempDir('fed-ro-');
+    const fed = (...args: string[]) => runFed(['--root', root, ...args]);
+    expect((await fed('init')).code).toBe(0);
+    expect((await fed('team', 'onboard', 'docs')).code).toBe(0);
+    expect((await fed('signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'work')).code).toBe(0);
+    execFileSync('mount', ['--bind', root, root], { stdio: 'ignore' });
+    try {
+      execFileSync('mount', ['-o', 'remount,bind,ro', root], { stdio: 'ignore' });
+      const send = await fed('signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'more');
+      expectFedError(send, 1, /^fed: .*: the filesystem is read-only .*\[EROFS\]; remount it read-write/m);
+      const event = await fed('event', '--team', 'docs', 'FAIL', '--data', '{"reason":"x"}');
+      expectFedError(event, 1, /the filesystem is read-only/);
+      const list = await fed('signal', 'list', '--team', 'docs');
+      expect(list.code).toBe(0);
+      expect(list.stdout).toContain('work');
+    } finally {
+      execFileSync('umount', ['-l', root], { stdio: 'ignore' });
+    }
+  });
+});
+
+describe('fileSystemErrorFor', () => {
+  const errno = (code: string, syscall: string, path?: string) => Object.assign(new Error(`${code}: x`), { code, syscall, path });
+
+  it.each([
+    ['ENOSPC', false, /the disk is full/],
+    ['EROFS', false, /read-only/],
+    ['EMFILE', false, /too many open files .*ulimit -n/],
+    ['EISDIR', true, /a directory where fed expects a file/],
+    ['ENOTDIR', true, /a file where fed expects a directory/],
+  ])('%s names the path and what to do (refusal: %s)', (code, refusal, message) => {
+    const mapped = fileSystemErrorFor(errno(code, 'open', '/fed/x.json'));
+    expect(mapped?.message).toMatch(/^\/fed\/x\.json: /);
+    expect(mapped?.message).toMatch(message);
+    expect(mapped?.refusal).toBe(refusal);
+    expect(mapped?.code).toBe(`FS_${code}`);
+  });
+
+  it('leaves errors it does not know alone', () => {
+    expect(fileSystemErrorFor(new Error('plain'))).toBeUndefined();
+    expect(fileSystemErrorFor(errno('ECONNREFUSED', 'connect'))).toBeUndefined();
+  });
+});

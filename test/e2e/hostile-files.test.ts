@@ -1,0 +1,176 @@
+import { execFileSync } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, rmSync, symlinkSync, writeFileSync, ftruncateSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runFed, type FedResult } from '../helpers/fed-cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/**
+ * The hostile-file corpus: things a user, a tool or an agent can leave where fed expects one of its files.
+ * Every command that meets one ends in bounded time with a message naming the file — no hang (each run
+ * is killed after 30 s, which fails the test), no stack trace — and the other teams keep working.
+ */
+const HOSTILE_ENTRIES: Record<string, (path: string) => void> = {
+  'a FIFO': (path) => execFileSync('mkfifo', [path]),
+  'a directory': (path) => mkdirSync(path),
+  'a symlink to /dev/null': (path) => symlinkSync('/dev/null', path),
+  'a 2 GiB sparse file': (path) => {
+    const fd = openSync(path, 'w');
+    ftruncateSync(fd, 2 * 1024 ** 3);
+    closeSync(fd);
+  },
+  'deeply nested JSON': (path) => writeFileSync(path, '['.repeat(200_000) + ']'.repeat(200_000)),
+  garbage: (path) => writeFileSync(path, '\u0000\u0001garbage{'),
+};
+
+interface Federation {
+  root: string;
+  fed: (...args: string[]) => Promise<FedResult>;
+  workspace: (team: string) => string;
+}
+
+async function federation(): Promise<Federation> {
+  const root = tempDir();
+  const fed = (...args: string[]) => runFed(['--root', root, ...args], { timeoutMs: 30_000 });
+  expect((await fed('init')).code).toBe(0);
+  expect((await fed('team', 'onboard', 'docs')).code).toBe(0);
+  expect((await fed('team', 'onboard', 'other')).code).toBe(0);
+  return { root, fed, workspace: (team) => join(root, '.fed', 'teams', team) };
+}
+
+/** Ended by itself (not killed by the time limit), with a fed message and no stack trace. */
+function expectClean(result: FedResult, codes: readonly number[]): void {
+  expect(result.code, `killed or wrong exit code; stderr: ${result.stderr}`).not.toBeNull();
+  expect(codes).toContain(result.code);
+  expect(result.stderr).not.toMatch(/^\s+at /m);
+  expect(result.stderr).not.toContain('unexpected error');
+}
+
+const backdate = (path: string) => {
+  const past = new Date(Date.now() - 60_000);
+  try {
+    utimesSync(path, past, past);
+  } catch {
+    // a FIFO or device: nothing to settle
+  }
+};
+
+describe('hostile entries in a signal inbox', () => {
+  it.each(Object.keys(HOSTILE_ENTRIES))('%s named x.json: list, actors and monitor end cleanly and other teams keep working', async (kind) => {
+    const { fed, workspace } = await federation();
+    const inbox = join(workspace('docs'), '.fed', 'signals', 'inbox');
+    const path = join(inbox, '2026-01-01T000000Z-directive-x.json');
+    HOSTILE_ENTRIES[kind]!(path);
+    backdate(path);
+    // And a garbage ack beside a real signal.
+    expect((await fed('signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'docs work')).code).toBe(0);
+    expect((await fed('signal', 'send', '--to', 'other', '--type', 'directive', '--subject', 'other work')).code).toBe(0);
+
+    const list = await fed('signal', 'list', '--team', 'docs');
+    expectClean(list, [0]);
+    expect(list.stdout).toContain('docs work');
+    expect(list.stderr).toContain('2026-01-01T000000Z-directive-x.json');
+
+    const actors = await fed('actors', 'run', '--once');
+    expectClean(actors, [0]);
+    expect(actors.stdout).toMatch(/docs: MISSION_ASSIGNED/);
+    expect(actors.stdout).toMatch(/other: MISSION_ASSIGNED/);
+
+    const monitor = await fed('monitor', '--json');
+    expectClean(monitor, [0, 1]);
+    expect((JSON.parse(monitor.stdout) as { teams: { team: string }[] }).teams.map((t) => t.team)).toEqual(['docs', 'other']);
+  });
+
+  it('a garbage ack file: the signal is applied, the ack quarantined and rewritten, the actor keeps running', async () => {
+    const { fed } = await federation();
+    const sent = JSON.parse((await fed('signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'work', '--json')).stdout) as { inbox: string };
+    writeFileSync(`${sent.inbox}.ack`, 'not an ack');
+    backdate(`${sent.inbox}.ack`);
+    const actors = await fed('actors', 'run', '--once');
+    expectClean(actors, [0]);
+    expect(actors.stdout).toMatch(/docs: quarantined .*\.json\.ack: not valid JSON/);
+    const list = await fed('signal', 'list', '--team', 'docs', '--json');
+    expect((JSON.parse(list.stdout) as { signals: { message: { acknowledged: boolean } }[] }).signals.map((s) => s.message.acknowledged)).toEqual([true]);
+  });
+});
+
+describe('hostile state files', () => {
+  it.each(['a FIFO', 'a directory', 'a 2 GiB sparse file'])('%s as a team’s lifecycle.json or journal: that team is reported, the other keeps working', async (kind) => {
+    const { fed, workspace } = await federation();
+    const state = join(workspace('docs'), '.fed', 'state');
+    mkdirSync(state, { recursive: true });
+    HOSTILE_ENTRIES[kind]!(join(state, 'lifecycle.json'));
+    expect((await fed('signal', 'send', '--to', 'other', '--type', 'directive', '--subject', 'other work')).code).toBe(0);
+    const actors = await fed('actors', 'run', '--once');
+    expectClean(actors, [0]);
+    expect(actors.stdout + actors.stderr).toMatch(/lifecycle\.json cannot be used: .*not a regular file|lifecycle\.json cannot be used: the file is \d+ bytes/);
+    expect(actors.stdout).toMatch(/other: MISSION_ASSIGNED/);
+    const monitor = await fed('monitor');
+    expectClean(monitor, [0, 1]);
+    expect(monitor.stdout).toMatch(/lifecycle\.json cannot be used/);
+  });
+
+  it('a FIFO as the journal or the agent log does not hang the monitor', async () => {
+    const { fed, workspace } = await federation();
+    expect((await fed('signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'work')).code).toBe(0);
+    expect((await fed('actors', 'run', '--once')).code).toBe(0);
+    mkdirSync(join(workspace('docs'), '.fed', 'logs'), { recursive: true });
+    execFileSync('mkfifo', [join(workspace('docs'), '.fed', 'logs', 'agent.log')]);
+    rmSync(join(workspace('docs'), '.fed', 'state', 'journal.jsonl'));
+    execFileSync('mkfifo', [join(workspace('docs'), '.fed', 'state', 'journal.jsonl')]);
+    const monitor = await fed('monitor');
+    expectClean(monitor, [0, 1]);
+    expect(monitor.stdout).toMatch(/agent\.log cannot be used: a named pipe/);
+    const status = await fed('team', 'show', 'docs');
+    expectClean(status, [0, 1, 2]);
+  });
+});
+
+describe('hostile config and registry', () => {
+  it('config keys named like JavaScript built-ins are ordinary unknown keys', async () => {
+    const { root, fed } = await federation();
+    writeFileSync(join(root, 'federate.config.json'), '{"__proto__": {"x": 1}, "constructor": 1, "toString": "x", "hasOwnProperty": null}');
+    const show = await fed('config', 'show');
+    expectClean(show, [0]);
+    for (const key of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) expect(show.stderr).toContain(`unknown key "${key}" is ignored`);
+  });
+
+  it.each(['a FIFO', 'a directory', 'a 2 GiB sparse file', 'a symlink to /dev/null'])('%s as federate.config.json or the registry is refused by name (exit 2)', async (kind) => {
+    const { root, fed } = await federation();
+    const config = join(root, 'federate.config.json');
+    rmSync(config);
+    HOSTILE_ENTRIES[kind]!(config);
+    const show = await fed('config', 'show');
+    expectClean(show, [2]);
+    expect(show.stderr).toMatch(/federate\.config\.json (cannot be used|is invalid)/);
+    rmSync(config, { recursive: true });
+    const registry = join(root, '.fed', 'team-registry.json');
+    rmSync(registry);
+    HOSTILE_ENTRIES[kind]!(registry);
+    const list = await fed('team', 'list');
+    expectClean(list, [2]);
+    expect(list.stderr).toMatch(/team-registry\.json (cannot be used|is corrupt)/);
+  });
+});
+
+describe('hostile deliverables', () => {
+  const cases: Record<string, (path: string) => void> = {
+    'a FIFO': HOSTILE_ENTRIES['a FIFO']!,
+    'a directory': HOSTILE_ENTRIES['a directory']!,
+    'a 2 GiB sparse file': HOSTILE_ENTRIES['a 2 GiB sparse file']!,
+    'a symlink to /dev/zero': (path) => symlinkSync('/dev/zero', path),
+    'huge Markdown (2 MiB of prose)': (path) => writeFileSync(path, `# Title\n\n${'word '.repeat(400_000)}\n`),
+    '20 000 nested blockquotes': (path) => writeFileSync(path, `# Title\n\n${'>'.repeat(20_000)} x\n`),
+    'a 3 000-level nested list': (path) => writeFileSync(path, Array.from({ length: 3_000 }, (_, i) => `${' '.repeat(i * 2)}- x`).join('\n')),
+    '50 000 emphasis markers': (path) => writeFileSync(path, `# Title\n\n${'*'.repeat(50_000)}x${'*'.repeat(50_000)}\n`),
+    '20 000 nested brackets': (path) => writeFileSync(path, `# Title\n\n${'['.repeat(20_000)}x${']'.repeat(20_000)}\n`),
+  };
+  it.each(Object.keys(cases))('%s is rejected with a message, in bounded time', async (kind) => {
+    const dir = tempDir();
+    const file = join(dir, 'deliverable.md');
+    cases[kind]!(file);
+    const check = await runFed(['deliverable', 'check', file], { cwd: dir, timeoutMs: 30_000 });
+    expectClean(check, [2]);
+    expect(check.stderr).toContain('deliverable.md');
+  });
+});
