@@ -20,7 +20,7 @@ export function writeEnvelope(workspace: string, envelope: LifecycleEnvelope, op
 /** How much of the journal's end is read to find its last line (lines are small; one is enough). */
 const TAIL_BYTES = 64 * 1024;
 
-function readTailText(file: string, bytes: number): string {
+export function readTailText(file: string, bytes: number): string {
   let fd: number;
   try {
     fd = openSync(file, 'r');
