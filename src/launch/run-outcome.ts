@@ -27,7 +27,7 @@ export interface OutcomeInput {
 export function runOutcome(input: OutcomeInput): StreamVerdict {
   const { stats, exit, stop } = input;
   if (input.finished) return { outcome: 'completed', message: null };
-  if (stop?.kind === 'paused' || stop?.kind === 'interrupted') return { outcome: 'interrupted', message: stop.kind === 'paused' ? 'stopped because the team was paused' : 'interrupted (Ctrl-C or SIGTERM)' };
+  if (stop?.kind === 'paused' || stop?.kind === 'interrupted') return { outcome: 'interrupted', message: stop.kind === 'paused' ? 'stopped because the team was paused' : 'stopped by Ctrl-C or SIGTERM' };
   if (stop?.kind === 'timeout') return { outcome: 'timeout', message: stop.message };
   if (stop?.kind === 'limit') return { outcome: stop.outcome, message: stop.message };
   // What the CLI said about its own end wins over its exit code, unless it claims success.

@@ -1,10 +1,12 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getTeam, launchTeam, onboardTeam, readRegistry, sendSignal, viewLifecycle, type FederationConfig } from '../../src/index.js';
 import { findBubblewrap } from '../../src/launch/sandbox.js';
 import { waitFor } from '../helpers/fixture-process.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const found = findBubblewrap(process.env);
 const bwrapMissing = 'missing' in found ? found.missing : undefined;
@@ -60,7 +62,10 @@ describe('the read-only sandbox of deliverable teams (bubblewrap)', () => {
 
   it('without bwrap on PATH the launch falls back to the before/after check and says so once', async () => {
     const { root, config } = await federationWithMission();
-    const result = await launchTeam(root, 'docs', { config, agent: fakeAgent('complete'), pollMs: 50, env: { ...process.env, PATH: '/nonexistent' } });
+    // A PATH with git (the before/after check needs it) and no bwrap.
+    const bin = tempDir();
+    symlinkSync(execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim(), join(bin, 'git'));
+    const result = await launchTeam(root, 'docs', { config, agent: fakeAgent('complete'), pollMs: 50, env: { ...process.env, PATH: bin } });
     expect(result).toMatchObject({ outcome: 'complete', state: 'complete' });
     expect(result.warnings.filter((w) => w.includes('bubblewrap'))).toEqual([
       'bubblewrap (bwrap) is not installed (apt-get install bubblewrap): the codebase is not mounted read-only for the agent; fed checks it before and after the run instead',
