@@ -317,6 +317,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
   } finally {
     // Whatever went wrong, no agent is left running unsupervised once the leases are given up.
     await agent?.stop();
+    stream?.close();
     unlinkQuietly(paths.launchBaseline);
     consumerLease?.release();
     launchLease.release();
@@ -349,7 +350,7 @@ async function stopOrphanedRun(team: RegistryEntry, graceMs: number, warnings: s
   recordRun(team.location, {
     ...runFields(orphan),
     outcome: 'interrupted',
-    reason: `the launcher (pid ${orphan.launcherPid}) died${stopped ? '; its agent was stopped by the next launch' : ''}`,
+    reason: `its launcher (pid ${orphan.launcherPid}) ended without recording the run (it died or failed)${stopped ? '; the agent was still running and was stopped by the next launch' : ''}`,
     exitCode: null,
     signal: null,
     turns: null,

@@ -13,6 +13,7 @@ export class RunStream {
   private readonly transcript: number;
   private readonly textLog: number | undefined;
   private pending = '';
+  private closed = false;
 
   constructor(
     private readonly preset: AgentPreset,
@@ -33,8 +34,10 @@ export class RunStream {
     for (const line of lines) this.readLine(line);
   }
 
-  /** The end of the output: a last line without a newline is still read. */
+  /** The end of the output: a last line without a newline is still read. Closing twice is harmless. */
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     if (this.pending) this.readLine(this.pending);
     this.pending = '';
     closeSync(this.transcript);

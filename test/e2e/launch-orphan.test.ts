@@ -63,7 +63,7 @@ describe('fed launch killed with SIGKILL', () => {
     expect(next.code, next.stderr).toBe(0);
     expect(JSON.parse(next.stdout)).toMatchObject({ outcome: 'complete' });
     expect(runs(root).map((r) => r.outcome)).toEqual(['interrupted', 'completed']);
-    expect(runs(root)[0]!.reason).toMatch(/^the launcher \(pid \d+\) died$/);
+    expect(runs(root)[0]!.reason).toMatch(/^its launcher \(pid \d+\) ended without recording the run \(it died or failed\)$/);
   });
 
   it('an agent still running after its launcher died (its watchdog frozen) is stopped by the next launch before a new one starts', async () => {
@@ -77,6 +77,6 @@ describe('fed launch killed with SIGKILL', () => {
     expect(alive(agentPid)).toBe(false);
     expect(alive(watchdog)).toBe(false);
     expect(runs(root).map((r) => r.outcome)).toEqual(['interrupted', 'completed']);
-    expect(runs(root)[0]!.reason).toMatch(/died; its agent was stopped by the next launch$/);
+    expect(runs(root)[0]!.reason).toMatch(/; the agent was still running and was stopped by the next launch$/);
   });
 });
