@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { RefusedError } from '../errors.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import { workspacePaths } from '../layout.js';
 import type { AgentPresetName, FederationConfig } from '../schema/config.js';
@@ -8,6 +9,8 @@ import type { LaunchRun } from '../schema/launch-run.js';
 import type { AgentPreset, PresetCommand } from './presets/agent-preset.js';
 import { choosePreset } from './presets/catalog.js';
 import { splitCommand } from './split-command.js';
+
+const MAX_ARGUMENT_BYTES = 120 * 1024;
 
 /** What one run of a team's agent will execute: the preset, the command, and the session it resumes. */
 export interface AgentCommand {
@@ -61,6 +64,14 @@ export function agentCommand(context: LaunchContext, options: AgentCommandOption
     limits: options.config.agent.limits,
     args: options.config.agent.args,
   });
+  // Linux refuses a single argument over 128 KiB (E2BIG): say what to do instead of failing obscurely.
+  const tooLong = command.argv.find((word) => Buffer.byteLength(word) > MAX_ARGUMENT_BYTES);
+  if (tooLong) {
+    throw new RefusedError(
+      'PROMPT_TOO_LONG',
+      `the prompt (${Buffer.byteLength(tooLong)} bytes) is too long to pass to ${preset.name} as an argument; shorten the mission or the playbook skill, or use {promptFile} or a preset that reads a file (goose, aider)`,
+    );
+  }
   const transcriptPath = join(workspacePaths(context.workspace).runTranscripts, `${runId}.${preset.stream === 'json' ? 'jsonl' : 'log'}`);
   return { runId, preset, command, resumedSessionId, transcriptPath };
 }

@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { InspectionEvent } from 'xstate';
@@ -237,6 +237,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
     const finished = lifecycle.snapshot.status === 'done' && finalState !== 'failed';
     const verdict = runOutcome({ preset: run.preset, stats: stream.stats, exit, stop: stopReason, finished, progressed });
     const changes = baseline ? codebaseChanges(baseline, recaptureCodebase(baseline)) : [];
+    if (sandbox && team.placementType === 'worktree' && statSync(context.deliverablePath, { throwIfNoEntry: false })?.size === 0) unlinkQuietly(context.deliverablePath);
     let reason: string | null = null;
     let outcome: LaunchResult['outcome'];
 
@@ -392,7 +393,8 @@ function readOnlySandbox(root: string, team: RegistryEntry, context: LaunchConte
   }
   const bwrap = found.bwrap;
   const worktree = team.placementType === 'worktree' ? team.location : undefined;
-  // A bind mount needs its target to exist: the deliverable is created empty, for the agent to fill.
+  // A bind mount needs its target to exist: the deliverable is created empty, for the agent to fill (an
+  // empty one is removed again after the run).
   if (worktree && !existsSync(context.deliverablePath)) writeFileSync(context.deliverablePath, '');
   return bubblewrapArgs(bwrap, { root, worktree, writableFiles: worktree ? [context.deliverablePath] : [] });
 }
