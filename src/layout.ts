@@ -4,6 +4,7 @@ import { REGISTRY_FILE } from './schema/registry.js';
 import { TEAM_MARKER_FILE } from './schema/team-marker.js';
 import { ENVELOPE_FILE, JOURNAL_FILE, STATE_DIR, STATE_LOCK_FILE } from './schema/lifecycle-state.js';
 import { LAUNCH_BASELINE_FILE, LAUNCH_CONTEXT_FILE, LAUNCH_DIR, LAUNCH_PROMPT_FILE } from './schema/launch-context.js';
+import { CURRENT_RUN_FILE, RUN_TRANSCRIPTS_DIR, RUNS_JOURNAL_FILE } from './schema/launch-run.js';
 import { LEARNING_LOG_FILE } from './schema/learning-log.js';
 import { COLLECTOR_STATE_FILE } from './schema/telemetry-state.js';
 import { ONBOARDING_DIR } from './schema/onboarding-intent.js';
@@ -57,8 +58,12 @@ export const workspacePaths = (workspace: string) => ({
   launchPrompt: join(workspace, FED_DIR, LAUNCH_DIR, LAUNCH_PROMPT_FILE),
   launchBaseline: join(workspace, FED_DIR, LAUNCH_DIR, LAUNCH_BASELINE_FILE),
   launchBin: join(workspace, FED_DIR, LAUNCH_DIR, 'bin'),
+  currentRun: join(workspace, FED_DIR, LAUNCH_DIR, CURRENT_RUN_FILE),
+  continuationPrompt: join(workspace, FED_DIR, LAUNCH_DIR, 'continue.md'),
   logs: join(workspace, FED_DIR, 'logs'),
   agentLog: join(workspace, FED_DIR, 'logs', 'agent.log'),
+  runsJournal: join(workspace, FED_DIR, 'logs', RUNS_JOURNAL_FILE),
+  runTranscripts: join(workspace, FED_DIR, 'logs', RUN_TRANSCRIPTS_DIR),
   learningLog: join(workspace, FED_DIR, LEARNING_LOG_FILE),
 });
 

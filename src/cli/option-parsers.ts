@@ -11,3 +11,11 @@ export function positiveNumber(unit?: string): (value: string) => number {
     return n;
   };
 }
+
+/** A commander option parser for one of a fixed set of names (bad input, exit 2, listing them). */
+export function oneOf<T extends string>(names: readonly T[]): (value: string) => T {
+  return (value) => {
+    if (!(names as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${names.join(', ')}`);
+    return value as T;
+  };
+}

@@ -5,11 +5,8 @@ import { readFileSync } from 'node:fs';
  * only evidence that the process we recorded is alive when its start time still matches too.
  */
 
-/**
- * The start time of `pid` in clock ticks since boot (field 22 of `/proc/<pid>/stat`), or undefined when
- * the process does not exist or the platform has no `/proc` (then only the pid can be checked).
- */
-export function processStartTime(pid: number): string | undefined {
+/** Fields of `/proc/<pid>/stat`: the state letter (field 3) and the start time (field 22). */
+function procStat(pid: number): { state: string; start: string } | undefined {
   let stat: string;
   try {
     stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -20,7 +17,15 @@ export function processStartTime(pid: number): string | undefined {
   // fields after the last ")" — the first of those is field 3, so field 22 is the 20th.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const start = fields[22 - 3];
-  return start !== undefined && /^\d+$/.test(start) ? start : undefined;
+  return start !== undefined && /^\d+$/.test(start) ? { state: fields[0]!, start } : undefined;
+}
+
+/**
+ * The start time of `pid` in clock ticks since boot (field 22 of `/proc/<pid>/stat`), or undefined when
+ * the process does not exist or the platform has no `/proc` (then only the pid can be checked).
+ */
+export function processStartTime(pid: number): string | undefined {
+  return procStat(pid)?.start;
 }
 
 /** This process's start time, read once. */
@@ -47,7 +52,8 @@ function pidExists(pid: number): boolean {
 export function processIsAlive(pid: number, startTime?: string): boolean {
   if (pid === process.pid) return startTime === undefined || startTime === currentProcessStartTime();
   if (!pidExists(pid)) return false;
-  if (startTime === undefined) return true;
-  const now = processStartTime(pid);
-  return now === undefined || now === startTime;
+  const now = procStat(pid);
+  // A zombie has exited already; it only waits for its parent to collect it.
+  if (now?.state === 'Z') return false;
+  return startTime === undefined || now === undefined || now.start === startTime;
 }

@@ -1,4 +1,5 @@
 import type { FederationConfig } from '../schema/config.js';
+import type { LaunchRun } from '../schema/launch-run.js';
 import type { SignalMessage } from '../schema/signal.js';
 
 /**
@@ -17,6 +18,7 @@ export interface HookContext {
 }
 
 /** The outcome of one `fed launch`, as printed with `--json`. */
+
 export interface LaunchResult {
   team: string;
   /** Lifecycle state when the launch ended. */
@@ -32,6 +34,8 @@ export interface LaunchResult {
   deliverableExists: boolean;
   logPath: string;
   durationMs: number;
+  /** The run: preset, session, honest outcome, turns, tokens, cost (also `lastRun` in `fed team show --json`). */
+  lastRun: LaunchRun;
   warnings: string[];
 }
 

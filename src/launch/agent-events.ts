@@ -5,7 +5,7 @@ import { federationPaths, workspacePaths } from '../layout.js';
 import type { FederationConfig } from '../schema/config.js';
 import type { RegistryEntry } from '../schema/registry.js';
 import { applyLifecycleInputs, loadTeamLifecycle, type ApplyOptions, type ApplyResult } from '../actors/team-lifecycle.js';
-import { captureCodebase, codebaseChanges, describeCodebaseChanges } from './codebase-guard.js';
+import { codebaseChanges, describeCodebaseChanges, recaptureCodebase } from './codebase-guard.js';
 import { readBaseline } from './launch-files.js';
 
 /** The spec's failure reason (§3.1) for a deliverable that does not follow the standards. */
@@ -25,7 +25,7 @@ export async function completionProblem(root: string, team: RegistryEntry, event
   const paths = workspacePaths(team.location);
   const baseline = readBaseline(team.location);
   if (baseline && isLockHeld(paths.launchLease, { staleMs: Number.POSITIVE_INFINITY })) {
-    const changes = codebaseChanges(baseline, captureCodebase(baseline.codebase));
+    const changes = codebaseChanges(baseline, recaptureCodebase(baseline));
     if (changes.length) return describeCodebaseChanges(changes);
   }
   // Loaded on demand: the Markdown parser is the heaviest import, and only completions need it.

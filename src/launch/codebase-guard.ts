@@ -61,16 +61,43 @@ function fileEntries(codebase: string): Record<string, string> {
   return entries;
 }
 
-export function captureCodebase(codebase: string, now = new Date()): CodebaseBaseline {
-  const isGit = gitSucceeds(codebase, ['rev-parse', '--is-inside-work-tree']);
-  const head = isGit && gitSucceeds(codebase, ['rev-parse', '--verify', '--quiet', 'HEAD']) ? git(codebase, ['rev-parse', 'HEAD']) : null;
+function entriesOf(dir: string): { isGit: boolean; head: string | null; entries: Record<string, string> } {
+  const isGit = gitSucceeds(dir, ['rev-parse', '--is-inside-work-tree']);
+  const head = isGit && gitSucceeds(dir, ['rev-parse', '--verify', '--quiet', 'HEAD']) ? git(dir, ['rev-parse', 'HEAD']) : null;
+  return { isGit, head, entries: isGit ? gitEntries(dir) : fileEntries(dir) };
+}
+
+export interface CaptureScope {
+  /** A worktree team's checkout: watched too, prefixed with its path relative to the codebase. */
+  worktree?: string;
+  /** Paths inside the worktree that are the team's own (its deliverable). */
+  ignored?: readonly string[];
+}
+
+export function captureCodebase(codebase: string, scope: CaptureScope = {}, now = new Date()): CodebaseBaseline {
+  const main = entriesOf(codebase);
+  const entries = { ...main.entries };
+  let head = main.head;
+  if (scope.worktree) {
+    const tree = entriesOf(scope.worktree);
+    const prefix = relative(codebase, scope.worktree);
+    const ignored = new Set(scope.ignored ?? []);
+    for (const [path, fingerprint] of Object.entries(tree.entries)) if (!ignored.has(path)) entries[join(prefix, path)] = fingerprint;
+    if (tree.head !== main.head) head = `${main.head ?? 'none'} ${tree.head ?? 'none'}`;
+  }
   return {
     codebase,
-    kind: isGit ? 'git' : 'files',
+    ...(scope.worktree ? { worktree: scope.worktree, ignored: [...(scope.ignored ?? [])] } : {}),
+    kind: main.isGit ? 'git' : 'files',
     head,
-    entries: isGit ? gitEntries(codebase) : fileEntries(codebase),
+    entries,
     capturedAt: now.toISOString(),
   };
+}
+
+/** The codebase now, in the same scope as the baseline. */
+export function recaptureCodebase(baseline: CodebaseBaseline): CodebaseBaseline {
+  return captureCodebase(baseline.codebase, { worktree: baseline.worktree, ignored: baseline.ignored });
 }
 
 /** What changed between two captures (sorted paths; a moved HEAD is listed as `HEAD`). */

@@ -7,12 +7,13 @@ import { codebaseBaselineSchema, type CodebaseBaseline, type LaunchContext } fro
 import { renderLaunchPrompt } from './launch-prompt.js';
 
 /** Write what a launched agent reads: the context file and the prompt (both replaced atomically). */
-export function writeLaunchFiles(context: LaunchContext): { contextPath: string; promptPath: string } {
+export function writeLaunchFiles(context: LaunchContext): { contextPath: string; promptPath: string; prompt: string } {
   const paths = workspacePaths(context.workspace);
   ensureDirectory(paths.launch);
+  const prompt = renderLaunchPrompt(context);
   writeFileAtomic(paths.launchContext, toJsonText(context));
-  writeFileAtomic(paths.launchPrompt, renderLaunchPrompt(context));
-  return { contextPath: paths.launchContext, promptPath: paths.launchPrompt };
+  writeFileAtomic(paths.launchPrompt, prompt);
+  return { contextPath: paths.launchContext, promptPath: paths.launchPrompt, prompt };
 }
 
 export function writeBaseline(workspace: string, baseline: CodebaseBaseline): void {

@@ -33,7 +33,7 @@ export function renderLaunchPrompt(context: LaunchContext): string {
   const entry = lifecycleFor(context.archetype);
   const skill = context.playbookSkillPath ? readFileSync(context.playbookSkillPath, 'utf8').trim() : undefined;
   const readOnly = context.archetype === 'deliverable'
-    ? `\nYou study the codebase at ${context.codebase} read-only: never modify, create or delete anything outside your workspace (${context.workspace}). The launcher checks, and a modified codebase fails the team.\n`
+    ? `\nYou study the codebase at ${context.codebase} read-only: never modify, create or delete anything outside your workspace (${context.workspace}). Where the sandbox is available the codebase is mounted read-only (a write fails with EROFS); otherwise the launcher checks, and a modified codebase fails the team.\n`
     : '';
   return `# Mission for team ${context.team}
 

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { InspectionEvent } from 'xstate';
@@ -22,18 +22,24 @@ import type { LaunchContext } from '../schema/launch-context.js';
 import type { RegistryEntry } from '../schema/registry.js';
 import { SignalBoxReader } from '../signals/read-signals.js';
 import { sendSignal } from '../signals/send-signal.js';
+import type { AgentLimits } from '../schema/config.js';
+import type { CurrentRun, LaunchRun } from '../schema/launch-run.js';
+import { agentCommand, type AgentCommandOptions } from './agent-command.js';
 import { AgentProcess } from './agent-process.js';
-import { captureCodebase, codebaseChanges, describeCodebaseChanges } from './codebase-guard.js';
+import { captureCodebase, codebaseChanges, describeCodebaseChanges, recaptureCodebase } from './codebase-guard.js';
 import { writeCommandShims } from './command-shims.js';
 import { writeBaseline, writeLaunchFiles } from './launch-files.js';
 import { playbookSkillPath } from './launch-prompt.js';
-import { splitCommand } from './split-command.js';
+import { stopOrphanGroup } from './orphan-agent.js';
+import type { AgentPreset, StreamStats } from './presets/agent-preset.js';
+import { pausesTeam, runOutcome, type StopReason } from './run-outcome.js';
+import { appendRun, clearCurrentRun, readCurrentRun, readLastRun, writeCurrentRun } from './run-records.js';
+import { RunStream } from './run-stream.js';
+import { bubblewrapArgs, findBubblewrap } from './sandbox.js';
 
-export interface LaunchOptions {
+export interface LaunchOptions extends AgentCommandOptions {
   config: FederationConfig;
-  /** `--agent`: overrides `agentCommand`. */
-  agent?: string;
-  /** `--timeout`: stop a hung agent after this long and fail the team. */
+  /** `--timeout`: stop a hung agent after this long and pause the team (outcome `timeout`). */
   timeoutSeconds?: number;
   /** Interrupts the launch (Ctrl-C): the agent is stopped and the team paused, to be resumed later. */
   signal?: AbortSignal;
@@ -77,12 +83,14 @@ function launchContext(root: string, team: RegistryEntry, config: FederationConf
 /**
  * `fed launch`: run a team's agent in its workspace, supervised by its lifecycle (spec §4.4).
  *
- * Refuses paused, archived, finished and mission-less teams, and a team already running (its lease).
- * Applies pending inbox signals first, then starts the agent (argument array, workspace as cwd, `fed` on
- * its PATH, FED_ROOT / FED_TEAM / FED_LAUNCH_PROMPT / FED_LAUNCH_CONTEXT in its environment, output
- * appended to the agent log) and keeps consuming the inbox while it runs: a pause stops the agent
- * gracefully; a timeout stops it and fails the team. When it exits, a complete lifecycle is reported to
- * meta; anything unfinished fails the team with the reason and raises an alert to meta.
+ * Refuses paused, archived, finished and mission-less teams, and a team already running (its lease); an
+ * agent left running by a launcher that died is stopped first (at most one agent per team). Applies
+ * pending inbox signals, then starts the agent through its preset (argument array, workspace as cwd,
+ * `fed` on its PATH, FED_ROOT / FED_TEAM / FED_LAUNCH_PROMPT / FED_LAUNCH_CONTEXT in its environment;
+ * a deliverable team's in the read-only sandbox when bwrap is there), resuming the last session by id.
+ * While it runs: the inbox is consumed, its event stream read, limits enforced; a pause stops it. When it
+ * exits the run gets an honest outcome: complete → report to meta; a transient outcome (or a crash after
+ * progress) pauses the team and alerts meta; otherwise the team fails with the reason and meta is alerted.
  */
 export async function launchTeam(root: string, teamName: string, options: LaunchOptions): Promise<LaunchResult> {
   const started = Date.now();
@@ -98,6 +106,9 @@ export async function launchTeam(root: string, teamName: string, options: Launch
   const warnings: string[] = [];
   const consumer = consumerLease ? new TeamInboxConsumer(root, team, { inspect: options.inspect }) : undefined;
   let lastSeq = loadTeamLifecycle(team).envelope.seq;
+  // Whether the agent itself moved the lifecycle (`fed event`) during this run.
+  let progressed = false;
+  let running = false;
 
   // Everything that happened since the last look: printed, and passed to the hooks.
   const catchUp = async () => {
@@ -108,20 +119,23 @@ export async function launchTeam(root: string, teamName: string, options: Launch
     // The agent's own `fed event`s happen in its process: the journal is where the launcher sees them.
     const lines = readJournalTail(team.location, 200).filter((l) => l.seq > lastSeq);
     lastSeq = lines.at(-1)?.seq ?? lastSeq;
+    if (running && lines.some((l) => l.source === 'event')) progressed = true;
     lines.forEach((line) => options.onProgress?.(line));
     warnings.push(...(await notifyTransitions(options.hooks, team.domainId, lines)));
     return loadTeamLifecycle(team);
   };
 
   let agent: AgentProcess | undefined;
+  let stream: RunStream | undefined;
   try {
+    await stopOrphanedRun(team, options.graceMs ?? 5_000, warnings);
     if (!consumer) await waitForConsumer(team);
     let lifecycle = await catchUp();
-    const state = stateOf(lifecycle.snapshot);
+    const stateBefore = stateOf(lifecycle.snapshot);
     if (lifecycle.snapshot.status !== 'active') {
-      throw new RefusedError('LIFECYCLE_FINAL', `team "${team.domainId}" is already ${state}; its lifecycle is over — onboard a new team for new work`);
+      throw new RefusedError('LIFECYCLE_FINAL', `team "${team.domainId}" is already ${stateBefore}; its lifecycle is over — onboard a new team for new work`);
     }
-    if (state === 'paused') throw new RefusedError('TEAM_PAUSED', `team "${team.domainId}" is paused; resume it first: fed team resume ${team.domainId}`);
+    if (stateBefore === 'paused') throw new RefusedError('TEAM_PAUSED', `team "${team.domainId}" is paused; resume it first: fed team resume ${team.domainId}`);
     const mission = (lifecycle.snapshot.context as { mission?: LaunchContext['mission'] | null }).mission;
     if (!mission) {
       throw new RefusedError(
@@ -130,15 +144,47 @@ export async function launchTeam(root: string, teamName: string, options: Launch
       );
     }
 
-    const context = launchContext(root, team, options.config, state, mission);
-    // The codebase as seen from the federation root: `.fed/` (and so every team workspace, worktrees
-    // included) is left out, so what the team writes in its own workspace is never a modification.
-    const baseline = team.archetypeId === 'deliverable' ? captureCodebase(root) : undefined;
-    if (baseline) writeBaseline(team.location, baseline);
+    const context = launchContext(root, team, options.config, stateBefore, mission);
     const files = writeLaunchFiles(context);
+    const run = agentCommand(context, options, readLastRun(team.location), files.promptPath, files.prompt);
     const baseEnv = options.env ?? process.env;
+    const sandbox = readOnlySandbox(root, team, context, options.config, baseEnv, warnings);
+    // Without the sandbox, the read-only rule is checked before and after: the codebase as seen from the
+    // federation root (`.fed/` left out, so the team's own workspace is never a modification) and, for a
+    // worktree team, its own checkout.
+    const baseline = team.archetypeId === 'deliverable' && !sandbox ? captureCodebase(root, worktreeScope(team, context)) : undefined;
+    if (baseline) writeBaseline(team.location, baseline);
+    const limits = options.config.agent.limits;
+    let stopReason: StopReason | undefined;
+    const startedAt = new Date();
+    const current = (): CurrentRun => ({
+      runId: run.runId,
+      preset: run.preset.name,
+      command: run.command.argv,
+      pid: agent!.pid,
+      processStart: agent!.processStart,
+      launcherPid: process.pid,
+      sessionId: stream?.stats.sessionId ?? run.command.sessionId,
+      resumedSessionId: run.resumedSessionId,
+      stateBefore,
+      sandboxed: sandbox !== undefined,
+      transcriptPath: run.transcriptPath,
+      startedAt: startedAt.toISOString(),
+    });
+    let recordedSession: string | null = run.command.sessionId;
+    stream = new RunStream(run.preset, run.transcriptPath, paths.agentLog, (stats) => {
+      // The session id is recorded the moment it is known: a launcher that dies still leaves it for the resume.
+      if (agent && stats.sessionId && stats.sessionId !== recordedSession) {
+        recordedSession = stats.sessionId;
+        writeCurrentRun(team.location, current());
+      }
+      stopReason ??= limitReached(run.preset, stats, limits);
+    });
+    const liveStream = stream;
+    running = true;
     agent = await AgentProcess.start({
-      command: splitCommand(options.agent ?? options.config.agentCommand, options.agent ? '--agent' : 'agentCommand'),
+      command: run.command.argv,
+      wrapper: sandbox,
       cwd: team.location,
       env: {
         ...baseEnv,
@@ -147,50 +193,77 @@ export async function launchTeam(root: string, teamName: string, options: Launch
         FED_LAUNCH_PROMPT: files.promptPath,
         FED_LAUNCH_CONTEXT: files.contextPath,
         PATH: [writeCommandShims(paths.launchBin), baseEnv.PATH].filter(Boolean).join(delimiter),
+        ...run.command.env,
       },
+      stdin: run.command.stdin,
+      onStdout: (chunk) => liveStream.write(chunk),
       logFile: paths.agentLog,
+      header: [
+        `preset: ${run.preset.name}${run.resumedSessionId ? ` (resuming session ${run.resumedSessionId})` : ''}`,
+        `transcript: ${run.transcriptPath}`,
+        `sandbox: ${sandbox ? 'bubblewrap, codebase read-only' : 'none'}`,
+      ],
       graceMs: options.graceMs,
     });
+    writeCurrentRun(team.location, current());
 
-    // Supervise: keep consuming the inbox; stop the agent on pause, timeout or interruption.
-    let stopReason: 'paused' | 'timeout' | 'interrupted' | undefined;
+    // Supervise: keep consuming the inbox; stop the agent on pause, timeout, a limit or interruption.
     let exited = false;
-    const running = agent;
-    void running.exited.then(() => (exited = true));
+    const supervised = agent;
+    void supervised.exited.then(() => (exited = true));
     const deadline = options.timeoutSeconds ? started + options.timeoutSeconds * 1000 : Number.POSITIVE_INFINITY;
+    const wallLimit = limits.maxMinutes ? started + limits.maxMinutes * 60_000 : Number.POSITIVE_INFINITY;
     while (!exited) {
-      await Promise.race([running.exited, sleep(options.pollMs ?? 200)]);
+      await Promise.race([supervised.exited, sleep(options.pollMs ?? 200)]);
       lifecycle = await catchUp();
       if (exited) break;
-      if (lifecycle.snapshot.value === 'paused') stopReason = 'paused';
-      else if (Date.now() > deadline) stopReason = 'timeout';
-      else if (options.signal?.aborted) stopReason = 'interrupted';
+      if (lifecycle.snapshot.value === 'paused') stopReason ??= { kind: 'paused' };
+      else if (Date.now() > deadline) stopReason ??= { kind: 'timeout', message: `the agent timed out after ${options.timeoutSeconds} s (--timeout)` };
+      else if (Date.now() > wallLimit) stopReason ??= { kind: 'limit', outcome: 'timeout', message: `reached the wall-time limit (${limits.maxMinutes} min)` };
+      else if (options.signal?.aborted) stopReason ??= { kind: 'interrupted' };
       if (stopReason) {
-        await running.stop();
+        await supervised.stop();
         break;
       }
     }
     // An interruption that arrived while the agent was exiting still means "pause", never "failed".
-    if (!stopReason && options.signal?.aborted) stopReason = 'interrupted';
-    const exit = await running.exited;
+    if (!stopReason && options.signal?.aborted) stopReason = { kind: 'interrupted' };
+    const exit = await supervised.exited;
+    stream.close();
     lifecycle = await catchUp();
+    running = false;
 
-    if (stopReason === 'interrupted' && lifecycle.snapshot.status === 'active' && lifecycle.snapshot.value !== 'paused') {
-      await setTeamStatus(root, team.domainId, { type: 'PAUSE' });
-      lifecycle = await catchUp();
-    }
     let finalState = stateOf(lifecycle.snapshot);
+    const finished = lifecycle.snapshot.status === 'done' && finalState !== 'failed';
+    const verdict = runOutcome({ preset: run.preset, stats: stream.stats, exit, stop: stopReason, finished, progressed });
+    const changes = baseline ? codebaseChanges(baseline, recaptureCodebase(baseline)) : [];
+    if (sandbox && team.placementType === 'worktree' && statSync(context.deliverablePath, { throwIfNoEntry: false })?.size === 0) unlinkQuietly(context.deliverablePath);
     let reason: string | null = null;
     let outcome: LaunchResult['outcome'];
-    const changes = baseline ? codebaseChanges(baseline, captureCodebase(baseline.codebase)) : [];
 
-    if (finalState === 'paused' || (stopReason === 'paused' && lifecycle.snapshot.status === 'active')) {
+    if (finalState === 'complete' && changes.length === 0) {
+      outcome = 'complete';
+      await sendSignal(root, { from: team.domainId, to: META, type: 'report', subject: `deliverable ready: ${options.config.deliverable}`, body: await deliverableSummary(context) });
+    } else if (finalState === 'paused' || (stopReason?.kind === 'paused' && lifecycle.snapshot.status === 'active')) {
       // Stopped because the team was paused: if it was resumed while the agent was stopping, it is simply
       // ready to be launched again — never failed for an exit fed asked for.
       outcome = 'paused';
-    } else if (finalState === 'complete' && changes.length === 0) {
-      outcome = 'complete';
-      await sendSignal(root, { from: team.domainId, to: META, type: 'report', subject: `deliverable ready: ${options.config.deliverable}`, body: await deliverableSummary(context) });
+    } else if (lifecycle.snapshot.status === 'active' && changes.length === 0 && pausesTeam(verdict.outcome, progressed)) {
+      // Worth relaunching (the session is resumed): the team is paused with the reason, and meta is told.
+      outcome = 'paused';
+      reason = `${verdict.outcome}: ${verdict.message ?? verdict.outcome}`;
+      await setTeamStatus(root, team.domainId, { type: 'PAUSE' });
+      lifecycle = await catchUp();
+      finalState = stateOf(lifecycle.snapshot);
+      if (stopReason?.kind !== 'interrupted') {
+        await sendSignal(root, {
+          from: team.domainId,
+          to: META,
+          type: 'alert',
+          subject: `team ${team.domainId} paused: ${verdict.outcome}`,
+          body: `${reason}\nRelaunch (resumes the agent's session): fed team resume ${team.domainId} && fed launch --team ${team.domainId}\nAgent log: ${paths.agentLog}\nTranscript: ${run.transcriptPath}`,
+        });
+      }
     } else {
       outcome = 'failed';
       if (finalState === 'failed') {
@@ -199,12 +272,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
         // `complete` is final: the modification came after the document was accepted. Say so loudly.
         reason = `${describeCodebaseChanges(changes)} (after the document was written)`;
       } else {
-        const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
-        reason = changes.length
-          ? describeCodebaseChanges(changes)
-          : stopReason === 'timeout'
-            ? `agent timed out after ${options.timeoutSeconds} s in state ${finalState}`
-            : `agent ${how} in state ${finalState} before the lifecycle was complete`;
+        reason = changes.length ? describeCodebaseChanges(changes) : `${verdict.outcome}: ${verdict.message ?? verdict.outcome} (in state ${finalState}, before the lifecycle was complete)`;
         await applyLifecycleInputs(root, team, [{ source: 'event', event: { type: 'FAIL', reason } }], { inspect: options.inspect });
         lifecycle = await catchUp();
         finalState = stateOf(lifecycle.snapshot);
@@ -212,6 +280,25 @@ export async function launchTeam(root: string, teamName: string, options: Launch
       await sendSignal(root, { from: team.domainId, to: META, type: 'alert', subject: `team ${team.domainId} failed`, body: `${reason}\nAgent log: ${paths.agentLog}` });
     }
 
+    const stats = stream.stats;
+    const lastRun: LaunchRun = {
+      ...runFields(current()),
+      sessionId: stats.sessionId ?? run.command.sessionId,
+      // A resumed session keeps its id even when a CLI does not repeat it.
+      ...(stats.sessionId === null && run.command.sessionId === null && run.resumedSessionId ? { sessionId: run.resumedSessionId } : {}),
+      outcome: verdict.outcome,
+      reason: verdict.message,
+      exitCode: exit.code,
+      signal: exit.signal,
+      turns: stats.turns,
+      inputTokens: stats.inputTokens,
+      outputTokens: stats.outputTokens,
+      costUsd: stats.costUsd,
+      stateAfter: finalState,
+      progressed,
+      endedAt: new Date().toISOString(),
+    };
+    recordRun(team.location, lastRun);
     const result: LaunchResult = {
       team: team.domainId,
       state: finalState,
@@ -223,6 +310,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
       deliverableExists: existsSync(context.deliverablePath),
       logPath: paths.agentLog,
       durationMs: Date.now() - started,
+      lastRun,
       warnings,
     };
     pushWarning(warnings, await options.hooks?.notify('onLaunchComplete', result));
@@ -230,10 +318,85 @@ export async function launchTeam(root: string, teamName: string, options: Launch
   } finally {
     // Whatever went wrong, no agent is left running unsupervised once the leases are given up.
     await agent?.stop();
+    stream?.close();
     unlinkQuietly(paths.launchBaseline);
     consumerLease?.release();
     launchLease.release();
   }
+}
+
+/** What a finished run keeps of the run in progress (its process is gone). */
+function runFields(run: CurrentRun): Omit<CurrentRun, 'pid' | 'processStart' | 'launcherPid'> {
+  const { pid: _pid, processStart: _start, launcherPid: _launcher, ...kept } = run;
+  return kept;
+}
+
+/** The run in the journal, and no longer "in progress". */
+function recordRun(workspace: string, run: LaunchRun): void {
+  appendRun(workspace, run);
+  clearCurrentRun(workspace);
+}
+
+/**
+ * At most one agent per team: a run still recorded as in progress belongs to a launcher that died. Its
+ * agent is stopped if it still runs (the watchdog normally does that itself), and the run is recorded as
+ * interrupted — with its session id, so this launch resumes it.
+ */
+async function stopOrphanedRun(team: RegistryEntry, graceMs: number, warnings: string[]): Promise<void> {
+  const orphan = readCurrentRun(team.location);
+  if (!orphan) return;
+  const stopped = await stopOrphanGroup(orphan.pid, orphan.processStart, graceMs);
+  if (stopped) warnings.push(`stopped the agent of an earlier launch (pid ${orphan.pid}) whose launcher (pid ${orphan.launcherPid}) died`);
+  const state = stateOf(loadTeamLifecycle(team).snapshot);
+  recordRun(team.location, {
+    ...runFields(orphan),
+    outcome: 'interrupted',
+    reason: `its launcher (pid ${orphan.launcherPid}) ended without recording the run (it died or failed)${stopped ? '; the agent was still running and was stopped by the next launch' : ''}`,
+    exitCode: null,
+    signal: null,
+    turns: null,
+    inputTokens: null,
+    outputTokens: null,
+    costUsd: null,
+    stateAfter: state,
+    progressed: state !== orphan.stateBefore,
+    endedAt: new Date().toISOString(),
+  });
+}
+
+/** A limit the CLI does not enforce itself, reached according to its stream. */
+function limitReached(preset: AgentPreset, stats: StreamStats, limits: AgentLimits): StopReason | undefined {
+  if (limits.maxTurns && !preset.nativeLimits.maxTurns && stats.turns !== null && stats.turns >= limits.maxTurns) {
+    return { kind: 'limit', outcome: 'max-turns', message: `reached the turn limit (${stats.turns} of ${limits.maxTurns} turns)` };
+  }
+  if (limits.maxCostUsd && !preset.nativeLimits.maxCostUsd && stats.costUsd !== null && stats.costUsd >= limits.maxCostUsd) {
+    return { kind: 'limit', outcome: 'budget', message: `reached the cost limit ($${stats.costUsd.toFixed(4)} of $${limits.maxCostUsd})` };
+  }
+  return undefined;
+}
+
+/** A worktree team's own checkout is codebase too, except its deliverable. */
+function worktreeScope(team: RegistryEntry, context: LaunchContext): { worktree?: string; ignored?: string[] } {
+  return team.placementType === 'worktree' ? { worktree: team.location, ignored: [context.deliverable] } : {};
+}
+
+/**
+ * The sandbox wrapper for a deliverable team, or undefined (no sandbox: other archetypes, or no bwrap —
+ * said once in the launch output, and the before/after check runs instead).
+ */
+function readOnlySandbox(root: string, team: RegistryEntry, context: LaunchContext, config: FederationConfig, env: NodeJS.ProcessEnv, warnings: string[]): string[] | undefined {
+  if (team.archetypeId !== 'deliverable' || !config.agent.sandbox) return undefined;
+  const found = findBubblewrap(env);
+  if ('missing' in found) {
+    warnings.push(`${found.missing}: the codebase is not mounted read-only for the agent; fed checks it before and after the run instead`);
+    return undefined;
+  }
+  const bwrap = found.bwrap;
+  const worktree = team.placementType === 'worktree' ? team.location : undefined;
+  // A bind mount needs its target to exist: the deliverable is created empty, for the agent to fill (an
+  // empty one is removed again after the run).
+  if (worktree && !existsSync(context.deliverablePath)) writeFileSync(context.deliverablePath, '');
+  return bubblewrapArgs(bwrap, { root, worktree, writableFiles: worktree ? [context.deliverablePath] : [] });
 }
 
 /**

@@ -45,10 +45,43 @@ export const chatConfigSchema = z.object({
     .optional(),
 });
 
+/** The agent CLIs `fed launch` knows how to drive headless (src/launch/presets/); `custom` is any other command. */
+export const AGENT_PRESETS = ['claude', 'codex', 'gemini', 'copilot', 'opencode', 'goose', 'aider', 'custom'] as const;
+export type AgentPresetName = (typeof AGENT_PRESETS)[number];
+
+const positive = (what: string) =>
+  z
+    .number({ error: (issue) => `expected ${what}, got ${describeValue(issue.input)}` })
+    .positive({ error: (issue) => `expected ${what} > 0, got ${describeValue(issue.input)}` });
+
+/** Per-run limits: passed to CLIs that take them, enforced by the launcher for the rest; reaching one pauses the team. */
+export const agentLimitsSchema = z.object({
+  maxTurns: positive('a number of turns').int({ error: 'expected a whole number of turns' }).optional(),
+  maxCostUsd: positive('a cost in USD').optional(),
+  maxMinutes: positive('a number of minutes').optional(),
+});
+export type AgentLimits = z.infer<typeof agentLimitsSchema>;
+
+/**
+ * `agent`: how `fed launch` drives the agent CLI named by `agentCommand`. The preset is chosen from the
+ * command's program name (`claude`, `/opt/bin/codex`, …) unless set here; `args` are appended to the
+ * preset's own arguments; `model` is passed with the CLI's model flag.
+ */
+export const agentConfigSchema = z.object({
+  preset: z.enum(AGENT_PRESETS, { error: (issue) => `expected one of ${AGENT_PRESETS.join(', ')}, got ${describeValue(issue.input)}` }).optional(),
+  args: z.array(z.string({ error: (issue) => `expected a string argument, got ${describeValue(issue.input)}` })).default([]),
+  model: nonEmptyString.optional(),
+  limits: agentLimitsSchema.default({}),
+  /** Run deliverable teams' agents with the codebase mounted read-only (bubblewrap, when it works here). */
+  sandbox: z.boolean({ error: (issue) => `expected true or false, got ${describeValue(issue.input)}` }).default(true),
+});
+export type AgentConfig = z.output<typeof agentConfigSchema>;
+
 export const configSchema = z.object({
   description: z.string().optional(),
   federationName: nonEmptyString.optional(),
   agentCommand: nonEmptyString.default(DEFAULT_AGENT_COMMAND),
+  agent: agentConfigSchema.default({ args: [], limits: {}, sandbox: true }),
   telemetry: telemetryConfigSchema.default({
     enabled: true,
     collector: { endpoint: DEFAULT_COLLECTOR_ENDPOINT },

@@ -46,6 +46,12 @@ export const LAUNCH_BASELINE_FILE = 'baseline.json';
 
 export const codebaseBaselineSchema = z.strictObject({
   codebase: absolutePath,
+  /**
+   * A worktree team's own checkout, which lies inside `.fed/` and so outside the codebase above: its
+   * tracked files are codebase too. Its `.fed/` and the `ignored` paths (the deliverable) are the team's.
+   */
+  worktree: absolutePath.optional(),
+  ignored: z.array(z.string()).optional(),
   kind: z.enum(['git', 'files']),
   head: z.string().nullable(),
   entries: z.record(z.string(), z.string()),

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { launchRunSchema } from '../../src/index.js';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { waitFor } from '../helpers/fixture-process.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
@@ -11,19 +12,32 @@ describe('fed launch (CLI)', () => {
     expect(result, result.stderr).toMatchObject({ code: 0 });
     const parsed = JSON.parse(result.stdout) as Record<string, unknown>;
     expect(Object.keys(parsed).sort()).toEqual(
-      ['agentExitCode', 'agentSignal', 'deliverableExists', 'deliverablePath', 'durationMs', 'logPath', 'outcome', 'reason', 'state', 'team', 'warnings'].sort(),
+      ['agentExitCode', 'agentSignal', 'deliverableExists', 'deliverablePath', 'durationMs', 'lastRun', 'logPath', 'outcome', 'reason', 'state', 'team', 'warnings'].sort(),
     );
     expect(parsed).toMatchObject({ team: 'docs', state: 'complete', outcome: 'complete', agentExitCode: 0, deliverableExists: true });
     expect(typeof parsed.durationMs).toBe('number');
+    // lastRun follows its declared schema, and `fed team show --json` reports the same run.
+    const lastRun = launchRunSchema.parse(parsed.lastRun);
+    expect(lastRun).toMatchObject({ preset: 'custom', outcome: 'completed', exitCode: 0, stateAfter: 'complete' });
+    const shown = await runFed(['--root', root, 'team', 'show', 'docs', '--json']);
+    expect((JSON.parse(shown.stdout) as { lastRun: unknown }).lastRun).toEqual(parsed.lastRun);
+    const text = await runFed(['--root', root, 'team', 'show', 'docs']);
+    expect(text.stdout).toMatch(/last run: +custom completed, .*transcript .*\.fed\/logs\/runs\//);
   });
 
-  it('text mode shows transitions as they happen; a failing agent exits 1', async () => {
+  it('text mode shows transitions and the run as they happen; a crash after progress pauses (exit 0), one without fails (exit 1)', async () => {
     const { root } = await federationWithMission();
-    const result = await runFed(['--root', root, 'launch', '--team', 'docs', '--agent', fakeAgent('exit-midway')]);
-    expect(result.code).toBe(1);
-    expect(result.stdout).toContain('preparing → scanning  (PLAN_READY)');
-    expect(result.stdout).toContain('scanning → failed  (FAIL)');
-    expect(result.stderr).toContain('fed: team docs failed: agent exited with code 1 in state scanning');
+    const crashed = await runFed(['--root', root, 'launch', '--team', 'docs', '--agent', fakeAgent('exit-midway')]);
+    expect(crashed.code).toBe(0);
+    expect(crashed.stdout).toContain('preparing → scanning  (PLAN_READY)');
+    expect(crashed.stdout).toMatch(/run: custom crashed \(the agent exited with code 1\)/);
+    expect(crashed.stdout).toContain('paused (crashed: the agent exited with code 1); resume with: fed team resume docs && fed launch --team docs');
+
+    await runFed(['--root', root, 'team', 'resume', 'docs']);
+    const failed = await runFed(['--root', root, 'launch', '--team', 'docs', '--agent', `'${process.execPath}' -e "process.exit(5)"`]);
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toContain('scanning → failed  (FAIL)');
+    expect(failed.stderr).toContain('fed: team docs failed: crashed: the agent exited with code 5 (in state scanning');
   });
 
   it.each([
@@ -31,6 +45,7 @@ describe('fed launch (CLI)', () => {
     [['launch', '--team', 'ghost'], /unknown team "ghost"/],
     [['launch', '--team', 'docs', '--timeout', '0'], /option '--timeout <seconds>' argument '0' is invalid. expected a number of seconds > 0/],
     [['launch', '--team', 'docs', '--agent', "broken 'quote"], /--agent has an unclosed ' quote/],
+    [['launch', '--team', 'docs', '--preset', 'vim'], /option '--preset <name>' argument 'vim' is invalid. expected one of claude, codex, gemini, copilot, opencode, goose, aider, custom/],
   ])('bad input %j exits 2', async (args, message) => {
     const { root } = await federationWithMission();
     const result = await runFed(['--root', root, ...args]);
@@ -62,6 +77,6 @@ describe('fed launch interrupted at the terminal', () => {
     process.kill(-child.pid!, 'SIGINT');
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code).toBe(0);
-    expect(out).toContain('paused; resume with: fed team resume docs && fed launch --team docs');
+    expect(out).toContain('paused (interrupted: stopped by Ctrl-C or SIGTERM); resume with: fed team resume docs && fed launch --team docs');
   });
 });

@@ -45,27 +45,44 @@ describe('fed launch (library)', () => {
     expect(prompt).toContain('fed event SCAN_COMPLETE');
   });
 
-  it('an agent that exits 1 midway fails the team with its exit code and state, and alerts meta', async () => {
+  it('an agent that crashes midway, after progress, pauses the team with its exit code and alerts meta', async () => {
     const { root, config } = await federationWithMission();
     const result = await launchTeam(root, 'docs', { config, agent: fakeAgent('exit-midway'), pollMs: 50 });
-    expect(result).toMatchObject({ outcome: 'failed', state: 'failed', agentExitCode: 1 });
-    expect(result.reason).toBe('agent exited with code 1 in state scanning before the lifecycle was complete');
-    expect(viewLifecycle(team(root)).failure).toEqual({ reason: result.reason, state: 'scanning' });
-    expect(metaSignals(root)).toContain('alert: team docs failed');
+    expect(result).toMatchObject({ outcome: 'paused', state: 'paused', agentExitCode: 1 });
+    expect(result.reason).toBe('crashed: the agent exited with code 1');
+    expect(result.lastRun).toMatchObject({ preset: 'custom', outcome: 'crashed', progressed: true, stateBefore: 'preparing', stateAfter: 'paused' });
+    expect(viewLifecycle(team(root)).pausedFrom).toBe('scanning');
+    expect(metaSignals(root)).toContain('alert: team docs paused: crashed');
     expect(readFileSync(result.logPath, 'utf8')).toContain('something broke');
   });
 
-  it('--timeout stops a hung agent and fails the team with that reason', async () => {
+  it('an agent that exits without any progress fails the team with its exit code and state', async () => {
     const { root, config } = await federationWithMission();
-    const result = await launchTeam(root, 'docs', { config, agent: fakeAgent('hang'), timeoutSeconds: 3, pollMs: 50, graceMs: 1000 });
-    expect(result).toMatchObject({ outcome: 'failed', state: 'failed', agentSignal: 'SIGTERM' });
-    // Where the agent got to before the timeout depends on how loaded the machine is.
-    expect(result.reason).toMatch(/^agent timed out after 3 s in state (preparing|scanning)$/);
+    const result = await launchTeam(root, 'docs', { config, agent: `'${process.execPath}' -e "process.exit(4)"`, pollMs: 50 });
+    expect(result).toMatchObject({ outcome: 'failed', state: 'failed', agentExitCode: 4 });
+    expect(result.reason).toBe('crashed: the agent exited with code 4 (in state preparing, before the lifecycle was complete)');
+    expect(viewLifecycle(team(root)).failure).toEqual({ reason: result.reason, state: 'preparing' });
+    expect(metaSignals(root)).toContain('alert: team docs failed');
   });
 
-  it('an agent that edits a tracked file of the codebase fails the read-only guard', async () => {
+  it('--timeout stops a hung agent and pauses the team with that reason', async () => {
     const { root, config } = await federationWithMission();
-    const result = await launchTeam(root, 'docs', { config, agent: fakeAgent('edit-codebase'), pollMs: 50 });
+    const result = await launchTeam(root, 'docs', { config, agent: fakeAgent('hang'), timeoutSeconds: 3, pollMs: 50, graceMs: 1000 });
+    expect(result).toMatchObject({ outcome: 'paused', state: 'paused', reason: 'timeout: the agent timed out after 3 s (--timeout)' });
+    expect(result.lastRun.outcome).toBe('timeout');
+  });
+
+  it('a wall-time limit (agent.limits.maxMinutes) stops the agent and pauses the team', async () => {
+    const { root, config } = await federationWithMission();
+    const limited = { ...config, agent: { ...config.agent, limits: { maxMinutes: 0.05 } } };
+    const result = await launchTeam(root, 'docs', { config: limited, agent: fakeAgent('hang'), pollMs: 50, graceMs: 1000 });
+    expect(result).toMatchObject({ outcome: 'paused', state: 'paused', reason: 'timeout: reached the wall-time limit (0.05 min)' });
+  });
+
+  it('without the sandbox, an agent that edits a tracked file of the codebase fails the read-only guard', async () => {
+    const { root, config } = await federationWithMission();
+    const unsandboxed = { ...config, agent: { ...config.agent, sandbox: false } };
+    const result = await launchTeam(root, 'docs', { config: unsandboxed, agent: fakeAgent('edit-codebase'), pollMs: 50 });
     expect(result).toMatchObject({ outcome: 'failed', state: 'failed' });
     expect(result.reason).toBe('codebase modified: README.md');
     expect(metaSignals(root)).toContain('alert: team docs failed');
@@ -85,7 +102,8 @@ describe('fed launch (library)', () => {
     await waitFor(() => viewLifecycle(team(root)).state === 'scanning', 15_000, 'the agent to start scanning');
     await sendSignal(root, { to: 'docs', type: 'directive', subject: 'pause' });
     const paused = await launch;
-    expect(paused).toMatchObject({ outcome: 'paused', state: 'paused', agentExitCode: 0 });
+    expect(paused).toMatchObject({ outcome: 'paused', state: 'paused' });
+    expect(paused.lastRun.outcome).toBe('interrupted');
     expect(existsSync(join(team(root).location, 'stopped-gracefully'))).toBe(true);
     expect(team(root).status).toBe('paused');
     await expect(launchTeam(root, 'docs', { config, agent: fakeAgent('complete') })).rejects.toThrow('team "docs" is paused; resume it first: fed team resume docs');

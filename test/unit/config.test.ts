@@ -21,6 +21,7 @@ describe('federate.config.json', () => {
   it('applies every default of spec §2.3 to an empty object', () => {
     expect(validate({}).config).toEqual({
       agentCommand: 'fed-agent',
+      agent: { args: [], limits: {}, sandbox: true },
       telemetry: { enabled: true, collector: { endpoint: 'http://localhost:18888' } },
       playbookSkill: 'domain-playbook',
       deliverable: 'deliverable.md',
@@ -32,6 +33,7 @@ describe('federate.config.json', () => {
       description: 'docs federation',
       federationName: 'acme',
       agentCommand: '/usr/local/bin/claude --print',
+      agent: { preset: 'claude', args: ['--verbose'], model: 'sonnet', limits: { maxTurns: 40, maxCostUsd: 2.5, maxMinutes: 30 }, sandbox: false },
       telemetry: { enabled: false, collector: { endpoint: 'http://collector:4318' } },
       chatConfig: { teamId: '5f2b1c3e-0000-4000-8000-000000000000', channelId: '19:abc123@thread.tacv2' },
       playbookSkill: 'my-playbook',
@@ -40,6 +42,17 @@ describe('federate.config.json', () => {
       importHook: 'hooks/init.ts',
     };
     expect(validate(raw).config).toEqual(raw);
+  });
+
+  it('checks the agent preset, its arguments and its limits', () => {
+    expect(problemsOf(() => validate({ agent: { preset: 'vim', args: '--fast', limits: { maxTurns: 2.5, maxCostUsd: 0, maxMinutes: 'long' }, sandbox: 'yes' } }))).toEqual([
+      'agent.preset: expected one of claude, codex, gemini, copilot, opencode, goose, aider, custom, got "vim"',
+      'agent.args: expected an array, got "--fast"',
+      'agent.limits.maxTurns: expected a whole number of turns',
+      'agent.limits.maxCostUsd: expected a cost in USD > 0, got number 0',
+      'agent.limits.maxMinutes: expected a number of minutes, got "long"',
+      'agent.sandbox: expected true or false, got "yes"',
+    ]);
   });
 
   it('names the path and what was expected, as the issue shows', () => {

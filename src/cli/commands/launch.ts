@@ -4,8 +4,10 @@ import { launchTeam } from '../../launch/launch-team.js';
 import { CliExit, federationContext, printJson, type CliIo } from '../io.js';
 import { openInspection } from '../inspection.js';
 import { Interrupt } from '../interrupt.js';
-import { positiveNumber } from '../option-parsers.js';
+import { oneOf, positiveNumber } from '../option-parsers.js';
+import { AGENT_PRESETS, type AgentPresetName } from '../../schema/config.js';
 import { requireTeam } from '../team-option.js';
+import { describeRun } from '../describe-run.js';
 
 export function registerLaunch(program: Command, io: CliIo): void {
   program
@@ -13,11 +15,12 @@ export function registerLaunch(program: Command, io: CliIo): void {
     .description("run a team's agent in its workspace, supervised by its lifecycle (the launch script)")
     .option('--team <team>', 'team id (default: $FED_TEAM or the workspace you are in)')
     .option('--agent <command>', 'agent command (default: agentCommand from federate.config.json, fed-agent)')
+    .option('--preset <name>', `agent CLI preset: ${AGENT_PRESETS.join(', ')} (default: agent.preset, else from the program name)`, oneOf(AGENT_PRESETS))
     .option('--timeout <seconds>', 'stop a hung agent after this long and fail the team', positiveNumber('seconds'))
     .option('--inspect', 'serve the Stately inspector for the team actor (prints the page URL)')
     .option('--inspect-log <file>', 'append xstate inspection events to <file> as JSON lines')
     .option('--json', 'print one result object')
-    .action(async (options: { team?: string; agent?: string; timeout?: number; inspect?: boolean; inspectLog?: string; json?: boolean }, command: Command) => {
+    .action(async (options: { team?: string; agent?: string; preset?: AgentPresetName; timeout?: number; inspect?: boolean; inspectLog?: string; json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
       const team = requireTeam(options.team, ctx, 'fed launch --team <team>');
       const hooks = await loadHooks(ctx.root, ctx.config.config, 'launch');
@@ -27,6 +30,7 @@ export function registerLaunch(program: Command, io: CliIo): void {
         const result = await launchTeam(ctx.root, team, {
           config: ctx.config.config,
           agent: options.agent,
+          preset: options.preset,
           timeoutSeconds: options.timeout,
           signal: interrupt.signal,
           hooks,
@@ -35,9 +39,12 @@ export function registerLaunch(program: Command, io: CliIo): void {
           onProgress: options.json ? undefined : (line) => io.stdout(line.from === line.to ? `  ${line.event}\n` : `${line.from} → ${line.to}  (${line.event})\n`),
         });
         for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
+        if (!options.json) io.stdout(`run: ${describeRun(result.lastRun)}\n`);
         if (options.json) printJson(io, result);
         else if (result.outcome === 'complete') io.stdout(`complete: ${result.deliverablePath}\nagent log: ${result.logPath}\n`);
-        else if (result.outcome === 'paused' && result.state === 'paused') io.stdout(`paused; resume with: fed team resume ${result.team} && fed launch --team ${result.team}\n`);
+        else if (result.outcome === 'paused' && result.state === 'paused') {
+          io.stdout(`paused${result.reason ? ` (${result.reason})` : ''}; resume with: fed team resume ${result.team} && fed launch --team ${result.team}\n`);
+        }
         else if (result.outcome === 'paused') io.stdout(`stopped for a pause, and the team was resumed meanwhile (${result.state}); launch it again: fed launch --team ${result.team}\n`);
         else io.stderr(`fed: team ${result.team} failed: ${result.reason}\nagent log: ${result.logPath}\n`);
         if (result.outcome === 'failed') throw new CliExit(1);

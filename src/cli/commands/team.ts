@@ -1,4 +1,6 @@
 import { Command, Option } from 'commander';
+import { readLastRun } from '../../launch/run-records.js';
+import { describeRun } from '../describe-run.js';
 import type { TeamStatusEvent } from '../../../machines/team-status.machine.js';
 import { InvalidInputError } from '../../errors.js';
 import { getTeam, statusOf } from '../../registry/find-team.js';
@@ -76,8 +78,15 @@ export function registerTeam(program: Command, io: CliIo): void {
       if (!wanted) throw new InvalidInputError('which team? pass its id (fed team show <team>) or run this inside its workspace');
       const entry = getTeam(readRegistry(ctx.root), wanted);
       const lifecycle = lifecycleFor(entry.archetypeId) ? viewLifecycle(entry) : null;
-      if (options.json) return printJson(io, { ...entry, lifecycle });
-      io.stdout(renderFields([...entryFields(entry), ...(lifecycle ? lifecycleFields(lifecycle) : [['lifecycle', `none (archetype ${entry.archetypeId} has no lifecycle machine)`] as [string, string]])]));
+      const lastRun = readLastRun(entry.location);
+      if (options.json) return printJson(io, { ...entry, lifecycle, lastRun });
+      io.stdout(
+        renderFields([
+          ...entryFields(entry),
+          ...(lifecycle ? lifecycleFields(lifecycle) : [['lifecycle', `none (archetype ${entry.archetypeId} has no lifecycle machine)`] as [string, string]]),
+          ['last run', lastRun ? `${describeRun(lastRun)}, ended ${lastRun.endedAt}` : 'none'],
+        ]),
+      );
       if (lifecycle?.recent.length) {
         io.stdout(`\nrecent transitions:\n${lifecycle.recent.map((l) => `  ${l.at}  ${l.from} → ${l.to}  ${l.event}${l.note ? `  (${l.note})` : ''}\n`).join('')}`);
       }

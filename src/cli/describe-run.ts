@@ -1,0 +1,13 @@
+import type { LaunchRun } from '../schema/launch-run.js';
+
+/** One line about an agent run: `claude completed, 12 turns, $0.4210, session 5f3…, 2026-…`. */
+export function describeRun(run: LaunchRun): string {
+  return [
+    `${run.preset} ${run.outcome}${run.reason ? ` (${run.reason})` : ''}`,
+    run.turns !== null ? `${run.turns} turns` : undefined,
+    run.costUsd !== null ? `$${run.costUsd.toFixed(4)}` : undefined,
+    run.sessionId ? `session ${run.sessionId}` : undefined,
+    run.sandboxed ? 'sandboxed' : undefined,
+    `transcript ${run.transcriptPath}`,
+  ].filter(Boolean).join(', ');
+}

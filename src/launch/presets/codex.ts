@@ -1,0 +1,55 @@
+import { classifyError } from './classify-error.js';
+import { add, flag, num, obj, str, type AgentPreset } from './agent-preset.js';
+
+/**
+ * OpenAI Codex: `codex exec --json --full-auto --skip-git-repo-check -` with the prompt on stdin; a
+ * resume is `codex exec resume <thread_id> …` with the flags again. Events: `thread.started` (the
+ * session id), `item.completed` (one agent step: counted as a turn), `turn.completed` (token usage),
+ * `turn.failed` / `error`. Codex reports no cost and takes no turn cap: the launcher counts.
+ */
+export const codexPreset: AgentPreset = {
+  name: 'codex',
+  programs: ['codex'],
+  stream: 'json',
+  resumable: true,
+  nativeLimits: { maxTurns: false, maxCostUsd: false },
+  command: (run) => ({
+    argv: [
+      ...run.program,
+      'exec',
+      ...(run.resumeSessionId ? ['resume', run.resumeSessionId] : []),
+      '--json',
+      '--full-auto',
+      '--skip-git-repo-check',
+      ...flag('-m', run.model),
+      ...run.args,
+      '-',
+    ],
+    stdin: run.prompt,
+    env: {},
+    sessionId: null,
+  }),
+  onEvent(event, stats) {
+    switch (event.type) {
+      case 'thread.started':
+        stats.sessionId = str(event.thread_id) ?? stats.sessionId;
+        break;
+      case 'item.completed':
+        stats.turns = (stats.turns ?? 0) + 1;
+        break;
+      case 'turn.completed': {
+        const usage = obj(event.usage);
+        stats.inputTokens = add(stats.inputTokens, num(usage.input_tokens));
+        stats.outputTokens = add(stats.outputTokens, num(usage.output_tokens));
+        stats.final = { outcome: 'completed', message: null };
+        break;
+      }
+      case 'turn.failed':
+        stats.final = classifyError(str(obj(event.error).message) ?? 'turn failed');
+        break;
+      case 'error':
+        stats.error = classifyError(str(event.message) ?? 'error');
+        break;
+    }
+  },
+};

@@ -1,0 +1,55 @@
+import { classifyError } from './classify-error.js';
+import { flag, num, obj, str, type AgentPreset } from './agent-preset.js';
+
+/**
+ * Gemini CLI: `gemini -p <prompt> --output-format stream-json --approval-mode yolo`, resumed with
+ * `-r <id>`. Events: `init` (session id), `message`, `tool_use` (counted as turns), `tool_result`,
+ * `error`, `result` (status and token stats). Exit 53 is its turn limit. No turn or cost flag: the
+ * launcher enforces those.
+ */
+export const geminiPreset: AgentPreset = {
+  name: 'gemini',
+  programs: ['gemini'],
+  stream: 'json',
+  resumable: true,
+  nativeLimits: { maxTurns: false, maxCostUsd: false },
+  command: (run) => ({
+    argv: [
+      ...run.program,
+      '-p',
+      run.prompt,
+      '--output-format',
+      'stream-json',
+      '--approval-mode',
+      'yolo',
+      ...flag('-m', run.model),
+      ...flag('-r', run.resumeSessionId),
+      ...run.args,
+    ],
+    stdin: null,
+    env: {},
+    sessionId: null,
+  }),
+  onEvent(event, stats) {
+    switch (event.type) {
+      case 'init':
+        stats.sessionId = str(event.session_id) ?? stats.sessionId;
+        break;
+      case 'tool_use':
+        stats.turns = (stats.turns ?? 0) + 1;
+        break;
+      case 'error':
+        stats.error = classifyError(str(event.message) ?? 'error');
+        break;
+      case 'result': {
+        const totals = obj(event.stats);
+        stats.inputTokens = num(totals.input_tokens) ?? stats.inputTokens;
+        stats.outputTokens = num(totals.output_tokens) ?? stats.outputTokens;
+        stats.final = event.status === 'success' ? { outcome: 'completed', message: null } : classifyError(str(obj(event.error).message) ?? 'error');
+        break;
+      }
+    }
+  },
+  exitVerdict: (code) =>
+    code === 53 ? { outcome: 'max-turns', message: 'reached the session turn limit (exit 53)' } : code === 42 ? { outcome: 'crashed', message: 'input error (exit 42)' } : undefined,
+};

@@ -1,0 +1,67 @@
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { emptyStats, type AgentPreset, type JsonEvent, type StreamStats } from './presets/agent-preset.js';
+
+/**
+ * The agent's stdout as it arrives: copied raw to the run's transcript (and, for CLIs with plain text
+ * output, to the agent log as well), split into lines, and read by the preset — JSON events or text —
+ * into the run's stats (session id, turns, tokens, cost, the final verdict). `onUpdate` is called after
+ * each line that changed something, so the launcher can record the session id and enforce limits at once.
+ */
+export class RunStream {
+  readonly stats: StreamStats = emptyStats();
+  private readonly transcript: number;
+  private readonly textLog: number | undefined;
+  private pending = '';
+  private closed = false;
+
+  constructor(
+    private readonly preset: AgentPreset,
+    transcriptPath: string,
+    agentLogPath: string,
+    private readonly onUpdate: (stats: StreamStats) => void,
+  ) {
+    mkdirSync(dirname(transcriptPath), { recursive: true });
+    this.transcript = openSync(transcriptPath, 'a');
+    this.textLog = preset.stream === 'text' ? openSync(agentLogPath, 'a') : undefined;
+  }
+
+  write(chunk: Buffer): void {
+    writeSync(this.transcript, chunk);
+    if (this.textLog !== undefined) writeSync(this.textLog, chunk);
+    const lines = (this.pending + chunk.toString('utf8')).split('\n');
+    this.pending = lines.pop() ?? '';
+    for (const line of lines) this.readLine(line);
+  }
+
+  /** The end of the output: a last line without a newline is still read. Closing twice is harmless. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.pending) this.readLine(this.pending);
+    this.pending = '';
+    closeSync(this.transcript);
+    if (this.textLog !== undefined) closeSync(this.textLog);
+  }
+
+  private readLine(line: string): void {
+    const before = JSON.stringify(this.stats);
+    if (this.preset.stream === 'json') {
+      const event = parseEvent(line);
+      if (event) this.preset.onEvent?.(event, this.stats);
+    } else this.preset.onText?.(line, this.stats);
+    if (JSON.stringify(this.stats) !== before) this.onUpdate(this.stats);
+  }
+}
+
+/** One JSON event line; anything else (a banner, a warning a CLI printed to stdout) is only transcript. */
+function parseEvent(line: string): JsonEvent | undefined {
+  const text = line.trim();
+  if (!text.startsWith('{')) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as JsonEvent) : undefined;
+  } catch {
+    return undefined;
+  }
+}

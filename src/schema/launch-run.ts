@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { isoTimestamp, nonEmptyString } from './common.js';
+import { AGENT_PRESETS } from './config.js';
+
+/**
+ * One run of a team's agent by `fed launch`, as `lastRun` in `fed team show --json` and `fed launch
+ * --json`, and as one line per run in the team's run journal (`<workspace>/.fed/logs/runs.jsonl`).
+ *
+ * `outcome` says honestly how the run ended, from the CLI's final event, its exit code and the lifecycle:
+ * - `completed`: the lifecycle reached its end (for a deliverable team: `complete`);
+ * - `max-turns`, `budget`, `timeout`: a turn, cost or wall-time limit was reached (the CLI's or fed's);
+ * - `rate-limited`: the provider refused for rate or quota; `auth`: the CLI could not authenticate;
+ * - `interrupted`: stopped by Ctrl-C, a pause, or a launcher that died;
+ * - `crashed`: exited non-zero (or reported an error) before the lifecycle was over;
+ * - `no-progress`: exited 0 without moving the lifecycle.
+ */
+export const RUN_OUTCOMES = ['completed', 'max-turns', 'budget', 'rate-limited', 'auth', 'crashed', 'timeout', 'interrupted', 'no-progress'] as const;
+export type RunOutcome = (typeof RUN_OUTCOMES)[number];
+
+/** Outcomes that pause the team (to be relaunched later, resuming the session) instead of failing it. */
+export const TRANSIENT_OUTCOMES: readonly RunOutcome[] = ['rate-limited', 'budget', 'max-turns', 'interrupted', 'timeout'];
+
+export const RUNS_JOURNAL_FILE = 'runs.jsonl';
+export const RUN_TRANSCRIPTS_DIR = 'runs';
+/** `<workspace>/.fed/launch/agent.json`: the run in progress, so a later launch can find an orphan. */
+export const CURRENT_RUN_FILE = 'agent.json';
+
+const count = z.number().int().nonnegative();
+
+export const launchRunSchema = z.strictObject({
+  runId: nonEmptyString,
+  preset: z.enum(AGENT_PRESETS),
+  /** The argument array that was run (sandbox wrapper excluded). */
+  command: z.array(z.string()),
+  /** The CLI's own session id, used to resume this session on the next launch; null when it has none. */
+  sessionId: z.string().nullable(),
+  /** The session this run resumed, when it did. */
+  resumedSessionId: z.string().nullable(),
+  outcome: z.enum(RUN_OUTCOMES),
+  /** Why, in words (the CLI's error message, the limit reached, …). */
+  reason: z.string().nullable(),
+  exitCode: z.number().int().nullable(),
+  signal: z.string().nullable(),
+  turns: count.nullable(),
+  inputTokens: count.nullable(),
+  outputTokens: count.nullable(),
+  costUsd: z.number().nonnegative().nullable(),
+  /** Lifecycle state before and after the run, and whether the agent moved it. */
+  stateBefore: nonEmptyString,
+  stateAfter: nonEmptyString,
+  progressed: z.boolean(),
+  /** Whether the codebase was mounted read-only (bubblewrap) for this run. */
+  sandboxed: z.boolean(),
+  transcriptPath: nonEmptyString,
+  startedAt: isoTimestamp,
+  endedAt: isoTimestamp,
+});
+export type LaunchRun = z.infer<typeof launchRunSchema>;
+
+/** The run in progress: its process (the agent's supervisor, leader of its process group) and session. */
+export const currentRunSchema = z.strictObject({
+  runId: nonEmptyString,
+  preset: z.enum(AGENT_PRESETS),
+  command: z.array(z.string()),
+  /** Pid of the process-group leader and its start time (/proc/<pid>/stat field 22), so a reused pid is never taken for it. */
+  pid: z.number().int().positive(),
+  processStart: z.string().nullable(),
+  launcherPid: z.number().int().positive(),
+  sessionId: z.string().nullable(),
+  resumedSessionId: z.string().nullable(),
+  stateBefore: nonEmptyString,
+  sandboxed: z.boolean(),
+  transcriptPath: nonEmptyString,
+  startedAt: isoTimestamp,
+});
+export type CurrentRun = z.infer<typeof currentRunSchema>;

@@ -1,0 +1,82 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { getTeam, processIsAlive, processStartTime, readRegistry, workspacePaths, type LaunchRun } from '../../src/index.js';
+import { FED_BIN, runFed } from '../helpers/fed-cli.js';
+import { waitFor } from '../helpers/fixture-process.js';
+import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/**
+ * At most one agent per team (issue 19): `kill -9` of the built `fed launch` must not leave its agent
+ * running unsupervised, nor let the next launch start a second agent beside it.
+ */
+const alive = (pid: number) => processIsAlive(pid);
+
+async function launchAndKill(root: string, options: { stopWatchdog: boolean }) {
+  const pidFile = join(tempDir(), 'agent.pid');
+  const { FED_ROOT: _r, FED_TEAM: _t, ...env } = process.env;
+  const launcher = spawn(process.execPath, [FED_BIN, '--root', root, 'launch', '--team', 'docs', '--agent', fakeAgent('hang-record-pid')], {
+    env: { ...env, FED_TELEMETRY_ENABLED: 'false', AGENT_PID_FILE: pidFile },
+    stdio: 'ignore',
+  });
+  const closed = new Promise((resolve) => launcher.on('close', resolve));
+  const current = workspacePaths(getTeam(readRegistry(root), 'docs').location).currentRun;
+  await waitFor(() => {
+    try {
+      return readFileSync(pidFile, 'utf8').length > 0 && readFileSync(current, 'utf8').length > 0;
+    } catch {
+      return false;
+    }
+  }, 30_000, 'the agent to start');
+  const agentPid = Number(readFileSync(pidFile, 'utf8'));
+  const watchdog = (JSON.parse(readFileSync(current, 'utf8')) as { pid: number; processStart: string }).pid;
+  // Whatever happens in the test, nothing it started outlives it.
+  onTestFinished(() => {
+    for (const target of [-watchdog, agentPid]) {
+      try {
+        process.kill(target, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+  });
+  expect(processStartTime(watchdog)).toBe((JSON.parse(readFileSync(current, 'utf8')) as { processStart: string }).processStart);
+  if (options.stopWatchdog) process.kill(watchdog, 'SIGSTOP');
+  launcher.kill('SIGKILL');
+  await closed;
+  return { agentPid, watchdog };
+}
+
+function runs(root: string): LaunchRun[] {
+  return readFileSync(workspacePaths(getTeam(readRegistry(root), 'docs').location).runsJournal, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as LaunchRun);
+}
+
+describe('fed launch killed with SIGKILL', () => {
+  it("the agent stops itself when its launcher dies; the next launch records the run as interrupted and runs one agent", async () => {
+    const { root } = await federationWithMission();
+    const { agentPid } = await launchAndKill(root, { stopWatchdog: false });
+    await waitFor(() => !alive(agentPid), 15_000, 'the orphaned agent to stop itself');
+
+    const next = await runFed(['--root', root, 'launch', '--team', 'docs', '--agent', fakeAgent('complete'), '--json']);
+    expect(next.code, next.stderr).toBe(0);
+    expect(JSON.parse(next.stdout)).toMatchObject({ outcome: 'complete' });
+    expect(runs(root).map((r) => r.outcome)).toEqual(['interrupted', 'completed']);
+    expect(runs(root)[0]!.reason).toMatch(/^its launcher \(pid \d+\) ended without recording the run \(it died or failed\)$/);
+  });
+
+  it('an agent still running after its launcher died (its watchdog frozen) is stopped by the next launch before a new one starts', async () => {
+    const { root } = await federationWithMission();
+    const { agentPid, watchdog } = await launchAndKill(root, { stopWatchdog: true });
+    expect(alive(agentPid)).toBe(true);
+
+    const next = await runFed(['--root', root, 'launch', '--team', 'docs', '--agent', fakeAgent('complete')]);
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).toMatch(new RegExp(`warning: stopped the agent of an earlier launch \\(pid ${watchdog}\\) whose launcher \\(pid \\d+\\) died`));
+    expect(alive(agentPid)).toBe(false);
+    expect(alive(watchdog)).toBe(false);
+    expect(runs(root).map((r) => r.outcome)).toEqual(['interrupted', 'completed']);
+    expect(runs(root)[0]!.reason).toMatch(/; the agent was still running and was stopped by the next launch$/);
+  });
+});

@@ -1,0 +1,125 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { getTeam, launchTeam, listSignals, readLastRun, readRegistry, setTeamStatus, viewLifecycle, type AgentLimits, type FederationConfig } from '../../src/index.js';
+import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/**
+ * The agent CLI presets against fake CLIs (test/fixtures/agents/bin/<cli>) that check the flags they get,
+ * speak their CLI's event stream and drive the lifecycle with `fed event`.
+ */
+const CLIS = ['claude', 'codex', 'gemini', 'copilot', 'opencode', 'goose', 'aider'] as const;
+type Cli = (typeof CLIS)[number];
+
+const fakeCli = (cli: Cli) => fileURLToPath(new URL(`../fixtures/agents/bin/${cli}`, import.meta.url));
+const team = (root: string) => getTeam(readRegistry(root), 'docs');
+const metaSignals = (root: string) => listSignals(root, { team: 'meta' }).signals.map((s) => `${s.message.type}: ${s.message.subject}`);
+
+async function launchFake(cli: Cli, scenario: string, options: { root?: string; config?: FederationConfig; limits?: AgentLimits } = {}) {
+  const federation = options.root && options.config ? { root: options.root, config: options.config } : await federationWithMission();
+  const log = join(tempDir(), 'calls.jsonl');
+  const config = { ...federation.config, agent: { ...federation.config.agent, limits: options.limits ?? {} } };
+  const result = await launchTeam(federation.root, 'docs', {
+    config,
+    agent: fakeCli(cli),
+    env: { ...process.env, FAKE_SCENARIO: scenario, FAKE_CLI_LOG: log },
+    pollMs: 50,
+    graceMs: 2_000,
+  });
+  const calls = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { args: string[]; resume: string | null }) : [];
+  return { ...federation, config, result, calls };
+}
+
+describe('fed launch with agent CLI presets', () => {
+  it.each(CLIS)('%s: a completed run reports session, turns and outcome, logs its transcript', async (cli) => {
+    const { root, result, calls } = await launchFake(cli, 'completed');
+    expect(result, readFileSync(result.logPath, 'utf8')).toMatchObject({ outcome: 'complete', state: 'complete' });
+    expect(calls).toHaveLength(1);
+    const run = result.lastRun;
+    expect(run).toMatchObject({ preset: cli, outcome: 'completed', exitCode: 0, progressed: true, stateBefore: 'preparing', stateAfter: 'complete', resumedSessionId: null });
+    if (cli === 'aider') expect(run.sessionId).toBeNull();
+    else expect(run.sessionId).toMatch(cli === 'goose' ? /^fed-docs-/ : new RegExp(`^${cli}-session-`));
+    if (cli !== 'aider') expect(run.turns).toBe(4);
+    if (cli === 'claude') expect(run).toMatchObject({ costUsd: 0.2, inputTokens: 400, outputTokens: 40 });
+    const transcripts: Record<string, string> = { aider: 'Aider v0.86.0', goose: '{"type":"complete"' };
+    expect(readFileSync(run.transcriptPath, 'utf8')).toContain(transcripts[cli] ?? run.sessionId);
+    // The journal holds the run, and it is what `fed team show` reports as lastRun.
+    expect(readLastRun(team(root).location)).toEqual(run);
+  });
+
+  it.each(CLIS)('%s: a rate limit the CLI reports (exit 0 or not) pauses the team and alerts meta', async (cli) => {
+    const { root, result } = await launchFake(cli, 'rate-limit');
+    expect(result.lastRun.outcome).toBe('rate-limited');
+    expect(result).toMatchObject({ outcome: 'paused', state: 'paused' });
+    expect(result.reason).toMatch(/^rate-limited: .*(rate|quota|429)/i);
+    expect(team(root).status).toBe('paused');
+    expect(metaSignals(root)).toContain('alert: team docs paused: rate-limited');
+  });
+
+  it.each([
+    ['claude', 'max-turns', { maxTurns: 1 }],
+    ['gemini', 'max-turns', {}],
+    ['codex', 'turns', { maxTurns: 3 }],
+  ] as const)('%s: the turn limit (%s) pauses the team', async (cli, scenario, limits) => {
+    const { root, result, calls } = await launchFake(cli, scenario, { limits });
+    expect(result.lastRun.outcome).toBe('max-turns');
+    expect(result).toMatchObject({ outcome: 'paused', state: 'paused' });
+    expect(team(root).status).toBe('paused');
+    // Claude enforces its own cap; codex has none, so the launcher counts its turns and stops it.
+    if (cli === 'claude') expect(calls[0]!.args).toEqual(expect.arrayContaining(['--max-turns', '1']));
+    if (cli === 'codex') expect(result.lastRun.turns).toBeGreaterThanOrEqual(3);
+  });
+
+  it.each([
+    ['claude', { maxCostUsd: 1 }],
+    ['opencode', { maxCostUsd: 1 }],
+  ] as const)('%s: reaching the budget pauses the team', async (cli, limits) => {
+    const { root, result, calls } = await launchFake(cli, 'budget', { limits });
+    expect(result.lastRun.outcome).toBe('budget');
+    expect(result.lastRun.costUsd).toBeGreaterThanOrEqual(1);
+    expect(result).toMatchObject({ outcome: 'paused', state: 'paused' });
+    expect(team(root).status).toBe('paused');
+    if (cli === 'claude') expect(calls[0]!.args).toEqual(expect.arrayContaining(['--max-budget-usd', '1']));
+  });
+
+  it.each(['claude', 'codex', 'copilot'] as const)('%s: an auth error before any progress fails the team with that reason', async (cli) => {
+    const { root, result } = await launchFake(cli, 'auth');
+    // Copilot has exited 0 with no output on broken auth: that is a run that made no progress.
+    expect(result.lastRun.outcome).toBe(cli === 'copilot' ? 'no-progress' : 'auth');
+    expect(result).toMatchObject({ outcome: 'failed', state: 'failed' });
+    expect(viewLifecycle(team(root)).failure?.reason).toMatch(cli === 'copilot' ? /^no-progress: / : /^auth: /);
+    expect(metaSignals(root)).toContain('alert: team docs failed');
+  });
+
+  it.each(['claude', 'codex', 'gemini', 'copilot', 'opencode', 'goose'] as const)(
+    '%s: a crash after progress pauses; the relaunch resumes the same session by id with a continuation prompt',
+    async (cli) => {
+      const first = await launchFake(cli, 'crash');
+      expect(first.result.lastRun).toMatchObject({ outcome: 'crashed', progressed: true, exitCode: 1 });
+      expect(first.result).toMatchObject({ outcome: 'paused', state: 'paused' });
+      const sessionId = first.result.lastRun.sessionId;
+      expect(sessionId).toBeTruthy();
+
+      await setTeamStatus(first.root, 'docs', { type: 'RESUME' });
+      const second = await launchFake(cli, 'completed', { root: first.root, config: first.config });
+      expect(second.calls[0]!.resume).toBe(sessionId);
+      expect(second.result.lastRun).toMatchObject({ outcome: 'completed', resumedSessionId: sessionId, sessionId, stateBefore: 'scanning' });
+      expect(second.result.state).toBe('complete');
+    },
+  );
+
+  it('a custom CLI gets the prompt and its file through {prompt} and {promptFile}', async () => {
+    const { root, config } = await federationWithMission();
+    const result = await launchTeam(root, 'docs', { config, agent: `${fakeAgent('custom-prompt')} --task {prompt} --task-file {promptFile}`, pollMs: 50 });
+    expect(result, readFileSync(result.logPath, 'utf8')).toMatchObject({ outcome: 'complete', state: 'complete' });
+    expect(result.lastRun).toMatchObject({ preset: 'custom', outcome: 'completed', sessionId: null });
+    expect(readFileSync(result.lastRun.transcriptPath, 'utf8')).toMatch(/custom agent got a \d+-character prompt/);
+  });
+
+  it('a team whose lifecycle is final is never relaunched', async () => {
+    const { root, config } = await launchFake('claude', 'auth');
+    await expect(launchTeam(root, 'docs', { config, agent: fakeCli('claude') })).rejects.toThrow('its lifecycle is over');
+  });
+});

@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { validateConfig, type LaunchContext } from '../../../src/index.js';
+import { agentCommand } from '../../../src/launch/agent-command.js';
+
+const config = validateConfig({}, 'federate.config.json').config;
+const context = { team: 'docs', workspace: '/tmp/fed-nowhere/.fed/teams/docs', state: 'preparing' } as LaunchContext;
+
+describe('the agent command of a run', () => {
+  it('picks the preset from the program name, else custom; an explicit preset wins', () => {
+    expect(agentCommand(context, { config, agent: '/opt/tools/bin/codex' }, null, '/p.md', 'prompt').preset.name).toBe('codex');
+    expect(agentCommand(context, { config, agent: 'npx claude' }, null, '/p.md', 'prompt').preset.name).toBe('custom');
+    expect(agentCommand(context, { config, agent: 'npx claude', preset: 'claude' }, null, '/p.md', 'prompt').command.argv.slice(0, 4)).toEqual(['npx', 'claude', '-p', 'prompt']);
+    const configured = { ...config, agentCommand: 'my-claude', agent: { ...config.agent, preset: 'claude' as const } };
+    expect(agentCommand(context, { config: configured }, null, '/p.md', 'prompt').preset.name).toBe('claude');
+  });
+
+  it('refuses a prompt too long to pass as one argument, saying what to do', () => {
+    expect(() => agentCommand(context, { config, agent: 'claude' }, null, '/p.md', 'x'.repeat(200_000))).toThrow(
+      /the prompt \(200000 bytes\) is too long to pass to claude as an argument; shorten the mission/,
+    );
+    // A CLI that reads the prompt from a file takes any size.
+    expect(agentCommand(context, { config, agent: 'aider' }, null, '/p.md', 'x'.repeat(200_000)).command.argv).toContain('/p.md');
+  });
+});

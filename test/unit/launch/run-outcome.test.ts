@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { AGENT_PRESET_CATALOG } from '../../../src/index.js';
+import { emptyStats } from '../../../src/launch/presets/agent-preset.js';
+import { classifyError } from '../../../src/launch/presets/classify-error.js';
+import { pausesTeam, runOutcome, type OutcomeInput } from '../../../src/launch/run-outcome.js';
+
+const input = (over: Partial<OutcomeInput>): OutcomeInput => ({
+  preset: AGENT_PRESET_CATALOG.claude,
+  stats: emptyStats(),
+  exit: { code: 0, signal: null },
+  stop: undefined,
+  finished: false,
+  progressed: false,
+  ...over,
+});
+
+describe('run outcomes', () => {
+  it.each([
+    ['API Error: 429 rate_limit_error', 'rate-limited'],
+    ['Quota exceeded for quota metric', 'rate-limited'],
+    ['Invalid API key · Please run /login', 'auth'],
+    ['unexpected status 401 Unauthorized', 'auth'],
+    ['BudgetExceededError: spent 5.01', 'budget'],
+    ['Reached max turns (10)', 'max-turns'],
+    ['TypeError: cannot read properties of undefined', 'crashed'],
+  ])('classifies %j as %s', (message, outcome) => {
+    expect(classifyError(message).outcome).toBe(outcome);
+  });
+
+  it('never trusts exit 0 alone: a CLI that reported a rate limit and exited 0 was rate-limited', () => {
+    const stats = { ...emptyStats(), final: { outcome: 'rate-limited' as const, message: '429' } };
+    expect(runOutcome(input({ stats })).outcome).toBe('rate-limited');
+    expect(runOutcome(input({})).outcome).toBe('no-progress');
+  });
+
+  it('a finished lifecycle is completed whatever the exit; the launcher’s own stop comes next', () => {
+    expect(runOutcome(input({ finished: true, exit: { code: 1, signal: null } })).outcome).toBe('completed');
+    expect(runOutcome(input({ stop: { kind: 'limit', outcome: 'budget', message: 'cost' }, exit: { code: null, signal: 'SIGTERM' } })).outcome).toBe('budget');
+    expect(runOutcome(input({ stop: { kind: 'paused' } })).outcome).toBe('interrupted');
+  });
+
+  it('a documented exit code counts when the stream said nothing (gemini 53 = turn limit)', () => {
+    expect(runOutcome(input({ preset: AGENT_PRESET_CATALOG.gemini, exit: { code: 53, signal: null } })).outcome).toBe('max-turns');
+    expect(runOutcome(input({ exit: { code: 2, signal: null } }))).toEqual({ outcome: 'crashed', message: 'the agent exited with code 2' });
+  });
+
+  it('pauses on transient outcomes, and on a crash or auth error only after progress', () => {
+    for (const outcome of ['rate-limited', 'budget', 'max-turns', 'interrupted', 'timeout'] as const) expect(pausesTeam(outcome, false)).toBe(true);
+    expect(pausesTeam('crashed', false)).toBe(false);
+    expect(pausesTeam('crashed', true)).toBe(true);
+    expect(pausesTeam('auth', true)).toBe(true);
+    expect(pausesTeam('no-progress', true)).toBe(false);
+  });
+});
