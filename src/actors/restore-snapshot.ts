@@ -3,7 +3,7 @@ import type { MachineEntry } from '../../machines/catalog.js';
 import { CorruptFileError, RefusedError } from '../errors.js';
 import { lifecycleContextSchemas } from '../schema/lifecycle-context.js';
 import type { LifecycleEnvelope } from '../schema/lifecycle-state.js';
-import { zodProblems } from '../schema/problems.js';
+import { zodProblemText } from '../schema/problems.js';
 import { findSnapshotMigration } from './snapshot-migrations.js';
 
 /** A state file written for another machine version that no migration can bring up to date. */
@@ -50,7 +50,7 @@ export function restoreSnapshot(envelope: LifecycleEnvelope, entry: MachineEntry
     const contextSchema = lifecycleContextSchemas[entry.id];
     const context = contextSchema?.safeParse(persisted.context, { reportInput: true });
     if (context && !context.success) {
-      throw new Error(`its context does not fit: ${zodProblems(context.error).map((p) => `context.${p.path}: ${p.message}`).join('; ')}`);
+      throw new Error(`its context does not fit: ${zodProblemText(context.error, { prefix: 'context' })}`);
     }
     const snapshot = entry.machine.resolveState({ value: persisted.value as string, context: persisted.context as never });
     if (typeof persisted.status === 'string' && persisted.status !== snapshot.status) {

@@ -5,7 +5,7 @@ import type { WriteOptions } from '../fs/atomic-write.js';
 import { ensureDirectory } from '../fs/ensure-directory.js';
 import { assertLockHeld, withLock, type LockHandle } from '../fs/lock.js';
 import { workspacePaths } from '../layout.js';
-import { zodProblems } from '../schema/problems.js';
+import { zodProblemText } from '../schema/problems.js';
 import type { JournalLine, LifecycleEnvelope, PendingReport } from '../schema/lifecycle-state.js';
 import type { RegistryEntry } from '../schema/registry.js';
 import type { SignalMessage } from '../schema/signal.js';
@@ -308,7 +308,7 @@ function validateAgentEvent(entry: MachineEntry, team: RegistryEntry, raw: { typ
   }
   const parsed = entry.eventSchema.safeParse({ at, ...raw }, { reportInput: true });
   if (!parsed.success) {
-    const problems = zodProblems(parsed.error).map((p) => `${p.path}: ${p.message}`).join('; ');
+    const problems = zodProblemText(parsed.error);
     throw new InvalidInputError(`invalid ${raw.type} event for team "${team.domainId}": ${problems}`);
   }
   return parsed.data as { type: string };

@@ -3,7 +3,7 @@ import { isAbsolute, relative } from 'node:path';
 import { InvalidInputError } from '../errors.js';
 import { parseJsonText } from '../fs/json-text.js';
 import { launchContextSchema, type LaunchContext } from '../schema/launch-context.js';
-import { zodProblems } from '../schema/problems.js';
+import { zodProblemText } from '../schema/problems.js';
 
 /**
  * What `fed launch` hands the built-in agent: `FED_LAUNCH_CONTEXT` names the launch context file (the
@@ -30,7 +30,7 @@ export function readLaunchContext(env: NodeJS.ProcessEnv): LaunchContext {
   if (!json.ok) throw new InvalidInputError(`launch context ${file} is not JSON (line ${json.line}, column ${json.column}: ${json.message})`);
   const parsed = launchContextSchema.safeParse(json.value, { reportInput: true });
   if (!parsed.success) {
-    throw new InvalidInputError(`launch context ${file} is invalid:\n${zodProblems(parsed.error).map((p) => `  - ${p.path}: ${p.message}`).join('\n')}`);
+    throw new InvalidInputError(`launch context ${file} is invalid:\n  - ${zodProblemText(parsed.error, { separator: '\n  - ' })}`);
   }
   const context = parsed.data;
   if (env.FED_TEAM && env.FED_TEAM !== context.team) {

@@ -3,7 +3,7 @@ import { FedError, RefusedError } from '../errors.js';
 import { splitCommand } from '../launch/split-command.js';
 import { agentPollResultSchema, agentPostResultSchema, chatMessageSchema } from '../schema/chat.js';
 import { DEFAULT_CHAT_TIMEOUT_SECONDS, type FederationConfig } from '../schema/config.js';
-import { zodProblems } from '../schema/problems.js';
+import { zodProblemText } from '../schema/problems.js';
 import { chatHostProblem } from './bridge-config.js';
 import { CHAT_POLL_LIMIT, type ChatChannel, type ChatPoll } from './chat-channel.js';
 import { ChatAgentError, runAgentSession } from './run-agent-session.js';
@@ -65,7 +65,7 @@ export class AgentHostChatChannel implements ChatChannel {
     result.messages.forEach((raw, i) => {
       const parsed = chatMessageSchema.safeParse(raw);
       if (parsed.success) poll.messages.push(parsed.data);
-      else poll.problems.push(`message ${i} from the chat agent: ${zodProblems(parsed.error).map((p) => `${p.path}: ${p.message}`).join('; ')}`);
+      else poll.problems.push(`message ${i} from the chat agent: ${zodProblemText(parsed.error)}`);
     });
     return poll;
   }

@@ -7,7 +7,7 @@ import { readFileBounded, type BoundedRead } from '../fs/read-json-file.js';
 import { parseJsonText, toJsonText } from '../fs/json-text.js';
 import { federationPaths } from '../layout.js';
 import { chatMessageSchema, type ChatMessage } from '../schema/chat.js';
-import { zodProblems } from '../schema/problems.js';
+import { zodProblemText } from '../schema/problems.js';
 import type { ChatChannel, ChatPoll } from './chat-channel.js';
 
 export interface FileChannelOptions extends WriteOptions {
@@ -64,7 +64,7 @@ export class FileChatChannel implements ChatChannel {
         continue;
       }
       const parsed = chatMessageSchema.safeParse(json.value);
-      if (!parsed.success) result.problems.push(`${path}: ${zodProblems(parsed.error).map((p) => `${p.path}: ${p.message}`).join('; ')}`);
+      if (!parsed.success) result.problems.push(`${path}: ${zodProblemText(parsed.error)}`);
       else if (Date.parse(parsed.data.at) >= from) result.messages.push(parsed.data);
     }
     return result;

@@ -1,7 +1,7 @@
 import type { Code, Heading, Nodes, Root } from 'mdast';
 import type { DeliverableSummary } from '../schema/deliverable-summary.js';
 import { mermaidDeclaration, plantumlDeclaration } from './diagram-types.js';
-import { githubSlugs } from './github-slug.js';
+import GithubSlugger from 'github-slugger';
 import { lineOf, parseMarkdown, plainText, visit } from './parse-markdown.js';
 
 /** A Markdown document parsed once, with what both the rules and the summary need. */
@@ -45,7 +45,9 @@ export function analyseMarkdown(text: string): AnalysedMarkdown {
     else if (node.type === 'code') codeNodes.push(node);
   });
   const titles = headingNodes.map((node) => plainText(node).trim());
-  const anchors = githubSlugs(titles);
+  // Anchors as GitHub makes them, repeats numbered in document order: `[Usage](#usage)` links depend on it.
+  const slugger = new GithubSlugger();
+  const anchors = titles.map((title) => slugger.slug(title));
   return {
     text,
     tree,

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { InvalidInputError } from '../errors.js';
 import { ensureDirectory } from '../fs/ensure-directory.js';
 import { learningEntrySchema, type LearningEntry } from '../schema/learning-log.js';
-import { zodProblems } from '../schema/problems.js';
+import { zodProblemText } from '../schema/problems.js';
 
 /**
  * Append entries to a learning log (spec §2.5), one JSON object per line. The log is append-only and has
@@ -16,7 +16,7 @@ export function appendLearningEntries(file: string, entries: readonly LearningEn
   const lines = entries.map((entry, index) => {
     const parsed = learningEntrySchema.safeParse(entry, { reportInput: true });
     if (!parsed.success) {
-      const problems = zodProblems(parsed.error).map((p) => `${p.path}: ${p.message}`).join('; ');
+      const problems = zodProblemText(parsed.error);
       throw new InvalidInputError(`learning-log entry ${index + 1} for ${file} is invalid: ${problems}`);
     }
     return `${JSON.stringify(parsed.data)}\n`;

@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import type { z } from 'zod';
 import { CorruptFileError, UnreadableFileError } from '../errors.js';
-import { zodProblems } from '../schema/problems.js';
+import { zodProblemText } from '../schema/problems.js';
 import { parseJsonText } from './json-text.js';
 
 /**
@@ -121,7 +121,7 @@ export function parseJsonFile<T>(text: string, file: string, schema: z.ZodType<T
   const json = parseJsonText(text);
   if (!json.ok) throw new CorruptFileError(file, `not valid JSON at line ${json.line}, column ${json.column} (${json.message})`);
   const parsed = schema.safeParse(json.value, { reportInput: true });
-  if (!parsed.success) throw new CorruptFileError(file, zodProblems(parsed.error).map((p) => `${p.path}: ${p.message}`).join('; '));
+  if (!parsed.success) throw new CorruptFileError(file, zodProblemText(parsed.error));
   return parsed.data;
 }
 

@@ -67,3 +67,9 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 export function zodProblems(error: z.ZodError): ValidationProblem[] {
   return error.issues.map((issue) => ({ path: jsonPath(issue.path), message: describeIssue(issue) }));
 }
+
+/** The problems as one line (`path: message; path: message`), each path under `prefix` when given. */
+export function zodProblemText(error: z.ZodError, options: { prefix?: string; separator?: string } = {}): string {
+  const prefix = options.prefix ? `${options.prefix}.` : '';
+  return zodProblems(error).map((p) => `${prefix}${p.path}: ${p.message}`).join(options.separator ?? '; ');
+}

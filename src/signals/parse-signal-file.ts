@@ -1,6 +1,6 @@
 import { readFileBounded } from '../fs/read-json-file.js';
 import { parseJsonText } from '../fs/json-text.js';
-import { zodProblems } from '../schema/problems.js';
+import { zodProblemText } from '../schema/problems.js';
 import {
   MAX_SIGNAL_BYTES,
   SIGNAL_PROTOCOL,
@@ -74,8 +74,7 @@ export function judgeSignal(bytes: Buffer, expect: BoxExpectation): Judged<Signa
   if (!json.ok) return json;
   const parsed = signalMessageSchema.safeParse(json.value, { reportInput: true });
   if (!parsed.success) {
-    const problems = zodProblems(parsed.error).map((p) => `${p.path}: ${p.message}`);
-    return { ok: false, reason: `not a valid ${SIGNAL_PROTOCOL} signal: ${problems.join('; ')}` };
+    return { ok: false, reason: `not a valid ${SIGNAL_PROTOCOL} signal: ${zodProblemText(parsed.error)}` };
   }
   const message = parsed.data;
   if (expect.box === 'inbox' && message.to !== expect.owner) {
@@ -92,8 +91,7 @@ export function judgeAck(bytes: Buffer): Judged<SignalAck> {
   if (!json.ok) return json;
   const parsed = signalAckSchema.safeParse(json.value, { reportInput: true });
   if (!parsed.success) {
-    const problems = zodProblems(parsed.error).map((p) => `${p.path}: ${p.message}`);
-    return { ok: false, reason: `not a valid acknowledgment: ${problems.join('; ')}` };
+    return { ok: false, reason: `not a valid acknowledgment: ${zodProblemText(parsed.error)}` };
   }
   return { ok: true, value: parsed.data };
 }

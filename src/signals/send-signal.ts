@@ -9,7 +9,7 @@ import { toJsonText } from '../fs/json-text.js';
 import { readRegistry } from '../registry/registry-file.js';
 import { activityIsStale, ACTIVITY_RESOLUTION_MS, touchLastActive } from '../registry/touch-activity.js';
 import { META } from '../schema/common.js';
-import { zodProblems } from '../schema/problems.js';
+import { zodProblemText } from '../schema/problems.js';
 import { recordSignalSent } from '../telemetry/fed-metrics.js';
 import { MAX_SIGNAL_BYTES, SIGNAL_PROTOCOL, signalMessageSchema, type SignalMessage } from '../schema/signal.js';
 import { judgeSignal, readBoxFile, type BoxExpectation } from './parse-signal-file.js';
@@ -185,8 +185,7 @@ function buildMessage(request: SendSignalRequest, from: string, to: string, now:
   };
   const parsed = signalMessageSchema.safeParse(candidate, { reportInput: true });
   if (!parsed.success) {
-    const problems = zodProblems(parsed.error).map((p) => `${p.path}: ${p.message}`);
-    throw new InvalidInputError(`cannot send the signal: ${problems.join('; ')}`);
+    throw new InvalidInputError(`cannot send the signal: ${zodProblemText(parsed.error)}`);
   }
   const text = toJsonText(parsed.data);
   const bytes = Buffer.byteLength(text);

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkDeliverable, checkMarkdownText, DOCUMENTATION_RULES, githubSlugs, InvalidInputError, jsonSchemaFor } from '../../../src/index.js';
+import { checkDeliverable, checkMarkdownText, DOCUMENTATION_RULES, InvalidInputError, jsonSchemaFor } from '../../../src/index.js';
 import { FIXTURES_DIR } from '../../helpers/fixture-process.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
@@ -106,71 +106,11 @@ describe('fed deliverable check: one rule per bad document, reported with its li
 });
 
 describe('GitHub heading anchors', () => {
-  it('lowercase, punctuation removed, spaces to hyphens, repeats numbered', () => {
-    expect(githubSlugs(['Next steps', 'fed init & skills', 'Café: über', 'API', 'API', 'API-1', 'snake_case `code`'])).toEqual([
-      'next-steps',
-      'fed-init--skills',
-      'café-über',
-      'api',
-      'api-1',
-      'api-1-1',
-      'snake_case-code',
-    ]);
-  });
-});
-
-describe('deliverableSchema', () => {
-  const writeSchema = (dir: string, schema: unknown) => {
-    const file = join(dir, 'schema.json');
-    writeFileSync(file, JSON.stringify(schema));
-    return file;
-  };
-
-  it('validates the structural summary of a Markdown deliverable (draft-07 and 2020-12)', () => {
-    const dir = tempDir();
-    const sevenSections = { type: 'object', properties: { sections: { type: 'array', minItems: 7 } } };
-    for (const $schema of ['http://json-schema.org/draft-07/schema#', 'https://json-schema.org/draft/2020-12/schema']) {
-      const schemaPath = writeSchema(dir, { $schema, ...sevenSections });
-      const check = checkDeliverable(fixture('good.md'), { schemaPath });
-      expect(check.ok).toBe(false);
-      expect(check.violations).toEqual([{ line: 1, rule: 'schema', message: 'does not match deliverableSchema: summary.sections: must NOT have fewer than 7 items' }]);
-    }
-  });
-
-  it('accepts a deliverable whose summary matches the schema fed schema deliverable-summary prints', () => {
-    const schemaPath = writeSchema(tempDir(), jsonSchemaFor('deliverable-summary'));
-    expect(checkDeliverable(fixture('good.md'), { schemaPath }).violations).toEqual([]);
-  });
-
-  it('validates a .json deliverable itself, and reports JSON that does not parse with its line', () => {
-    const dir = tempDir();
-    const schemaPath = writeSchema(dir, { type: 'object', required: ['title'], additionalProperties: false, properties: { title: { type: 'string' } } });
-    writeFileSync(join(dir, 'good.json'), '{"title": "Report"}');
-    writeFileSync(join(dir, 'bad.json'), '{"name": "Report"}');
-    writeFileSync(join(dir, 'broken.json'), '{\n  "title": \n}');
-    expect(checkDeliverable(join(dir, 'good.json'), { schemaPath })).toMatchObject({ ok: true, summary: { format: 'json', size_bytes: 19 } });
-    expect(checkDeliverable(join(dir, 'bad.json'), { schemaPath, schemaLabel: 'deliverableSchema (schema.json)' }).violations.map((v) => v.message)).toEqual([
-      "does not match deliverableSchema (schema.json): (root): must have required property 'title'",
-      'does not match deliverableSchema (schema.json): (root): must NOT have additional properties ("name")',
-    ]);
-    expect(checkDeliverable(join(dir, 'broken.json'), { schemaPath }).violations).toEqual([{ line: 3, rule: 'json', message: expect.stringContaining('not valid JSON') }]);
-  });
-
-  it('a missing, non-JSON or invalid schema is an input error naming the file', () => {
-    const dir = tempDir();
-    expect(() => checkDeliverable(fixture('good.md'), { schemaPath: join(dir, 'nope.json') })).toThrow(/deliverableSchema: cannot read the JSON Schema .*nope\.json \(ENOENT\)/);
-    writeFileSync(join(dir, 'text.json'), 'not json');
-    expect(() => checkDeliverable(fixture('good.md'), { schemaPath: join(dir, 'text.json') })).toThrow(/text\.json is not JSON \(line 1, column 2/);
-    const invalid = writeSchema(dir, { type: 'nonsense' });
-    expect(() => checkDeliverable(fixture('good.md'), { schemaPath: invalid })).toThrow(InvalidInputError);
-    expect(() => checkDeliverable(fixture('good.md'), { schemaPath: invalid })).toThrow(/is not a valid JSON Schema/);
-  });
-});
-
-describe('reading the deliverable', () => {
-  it('a missing file or a directory is an input error', () => {
-    const dir = tempDir();
-    expect(() => checkDeliverable(join(dir, 'deliverable.md'))).toThrow(/cannot read deliverable .*deliverable\.md: no such file/);
-    expect(() => checkDeliverable(dir)).toThrow(/a directory, not a regular file/);
+  it('links to headings as GitHub anchors them: punctuation removed, spaces to hyphens, repeats numbered', () => {
+    const titles = ['Next steps', 'fed init & skills', 'Café: über', 'API', 'API', 'API-1', 'snake_case `code`'];
+    const anchors = ['next-steps', 'fed-init--skills', 'café-über', 'api', 'api-1', 'api-1-1', 'snake_case-code'];
+    const doc = ['# Title', '', 'One two three.', '', ...titles.map((t) => `## ${t}\n\nText.\n`), ...anchors.map((a) => `- [to ${a}](#${a})`)].join('\n');
+    expect(checkMarkdownText(doc).violations.filter((v) => v.message.includes('anchor'))).toEqual([]);
+    expect(checkMarkdownText(`${doc}\n- [gone](#api-2)\n`).violations.map((v) => v.message).join('\n')).toContain('#api-2');
   });
 });
