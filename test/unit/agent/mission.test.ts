@@ -87,12 +87,14 @@ describe('answering the mission from a framework-like codebase', () => {
   });
 
   it('a named path is answered by the files under it, and a missing one is not', () => {
-    const survey = framework();
-    const plan = planMission({ subject: 'Explain `src/db/`', body: 'And `src/cache/`.' }, survey.name);
+    const survey = surveyCodebase(writeTree(frameworkProject(tempDir()), { 'config/routes.yaml': 'routes: []\n' }));
+    const plan = planMission({ subject: 'Explain `src/db/`', body: 'And `src/cache/`. What is in `config/`?' }, survey.name);
     const search = searchMission(survey, plan.topics);
-    expect(search.answers.map((a) => [a.topic.title, a.missing, a.files.map((f) => f.path)])).toEqual([
-      ['src/db', [], ['src/db/pool.js']],
-      ['src/cache', ['src/cache'], []],
+    expect(search.answers.map((a) => [a.topic.title, a.answered, a.missing, a.files.map((f) => f.path)])).toEqual([
+      ['src/db', true, [], ['src/db/pool.js']],
+      ['src/cache', false, ['src/cache'], []],
+      // A folder of data files is not searched for words, but it is there.
+      ['config', true, [], ['config/routes.yaml']],
     ]);
   });
 });
