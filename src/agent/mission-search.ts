@@ -156,7 +156,8 @@ function bestExcerpts(candidate: Candidate, patterns: RegExp[]): Quote[] {
   return picked
     .sort((a, b) => a - b)
     .map((i) => {
-      const from = Math.max(0, i - EXCERPT_CONTEXT);
+      let from = Math.max(0, i - EXCERPT_CONTEXT);
+      while (from < i && candidate.lines[from]!.trim() === '') from++;
       const text = candidate.lines.slice(from, i + EXCERPT_CONTEXT + 1).map((l) => (l.length > 160 ? `${l.slice(0, 157)}...` : l)).join('\n');
       return { line: from + 1, text: text.replace(/\s+$/, '') };
     });

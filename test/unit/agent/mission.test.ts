@@ -59,7 +59,7 @@ describe('answering the mission from a framework-like codebase', () => {
     expect(queries?.missing).toEqual([]);
     expect(queries?.files[0]).toMatchObject({ path: 'src/db/pool.js', matchedBy: ['path', 'identifier', 'text'], terms: ['database', 'queries'] });
     expect(answer?.files.map((f) => f.path)).not.toContain('examples/hello/app.js');
-    expect(answer?.files[0]?.excerpts[0]).toEqual({ line: 2, text: "\nexport async function handleRequest(route, req, res) {\n  const rows = await query(route.sql);" });
+    expect(answer?.files[0]?.excerpts[0]).toEqual({ line: 3, text: 'export async function handleRequest(route, req, res) {\n  const rows = await query(route.sql);' });
   });
 
   it('a topic the codebase does not mention is unanswered, with the terms that were missing', () => {
