@@ -60,6 +60,8 @@ export interface MissionSearch {
 }
 
 const MAX_RANKED = 5;
+/** What lying under a path the mission names is worth: more than any one word matched. */
+const PATH_SCORE = 4;
 const MAX_EXCERPTS = 2;
 const EXCERPT_CONTEXT = 1;
 const MAX_CHAIN_FILES = 40;
@@ -154,7 +156,8 @@ function bestExcerpts(candidate: Candidate, patterns: RegExp[]): Quote[] {
   return picked
     .sort((a, b) => a - b)
     .map((i) => {
-      const from = Math.max(0, i - EXCERPT_CONTEXT);
+      let from = Math.max(0, i - EXCERPT_CONTEXT);
+      while (from < i && candidate.lines[from]!.trim() === '') from++;
       const text = candidate.lines.slice(from, i + EXCERPT_CONTEXT + 1).map((l) => (l.length > 160 ? `${l.slice(0, 157)}...` : l)).join('\n');
       return { line: from + 1, text: text.replace(/\s+$/, '') };
     });
@@ -166,7 +169,7 @@ function rank(candidates: readonly Candidate[], topic: MissionTopic): { ranked: 
   const ranked: (RankedFile & { candidate: Candidate })[] = [];
   for (const candidate of candidates) {
     const inPath = topic.paths.filter((p) => candidate.file.path === p || candidate.file.path.startsWith(`${p}/`));
-    let score = inPath.length * 4;
+    let score = inPath.length * PATH_SCORE;
     const matchedBy = new Set<string>(inPath.length ? ['path'] : []);
     const terms: string[] = [];
     topic.terms.forEach((term, t) => {
@@ -327,14 +330,23 @@ export function searchMission(survey: Survey, topics: readonly MissionTopic[]): 
   const candidates = loadCandidates(survey);
   const byPath = new Map(candidates.map((c) => [c.file.path, c]));
   const answers = topics.map((topic): TopicAnswer => {
-    const { ranked, missing } = rank(candidates, topic);
+    const ranked = rank(candidates, topic);
+    // A named path may hold only data or binary files, which are not searched for words: it is there all the same.
+    const under = (path: string) => topic.paths.some((p) => path === p || path.startsWith(`${p}/`));
+    const missing = ranked.missing.filter((m) => !topic.paths.includes(m) || !survey.files.some((f) => f.path === m || f.path.startsWith(`${m}/`)));
+    const unsearched = topic.paths.length ? survey.files.filter((f) => under(f.path) && !byPath.has(f.path)) : [];
     const most = Math.floor(topic.terms.length / 2) + 1;
     const answered =
       !missing.some((m) => topic.paths.includes(m)) &&
-      (topic.exact ? missing.length === 0 : topic.terms.length === 0 || ranked.some((r) => r.terms.length >= most));
+      (topic.exact ? missing.length === 0 : topic.terms.length === 0 || ranked.ranked.some((r) => r.terms.length >= most));
     const patterns = topic.terms.map(termPattern);
-    const files = ranked.slice(0, MAX_RANKED).map(({ candidate, ...file }) => ({ ...file, excerpts: bestExcerpts(candidate, patterns) }));
-    const chainFiles = topic.flow && answered ? findChain(ranked, survey) : null;
+    const files = [
+      ...ranked.ranked.slice(0, MAX_RANKED).map(({ candidate, ...file }) => ({ ...file, excerpts: bestExcerpts(candidate, patterns) })),
+      ...unsearched.map((f) => ({ path: f.path, score: PATH_SCORE, matchedBy: ['path'], terms: [], excerpts: [], fence: f.language?.fence ?? 'text' })),
+    ]
+      .sort((a, b) => b.score - a.score || a.path.localeCompare(b.path))
+      .slice(0, MAX_RANKED);
+    const chainFiles = topic.flow && answered ? findChain(ranked.ranked, survey) : null;
     const chain = chainFiles && {
       files: chainFiles,
       steps: chainFiles.slice(1).map((to, i) => {

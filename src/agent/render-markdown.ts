@@ -296,7 +296,7 @@ function topicSection(answer: TopicAnswer): string {
     );
   } else if (topic.flow) parts.push('The matching files do not import each other and no entry point leads to them, so no chain of calls could be traced; the files below are where to look.');
   parts.push(
-    `The files that match best, ranked by how well their path, the names they declare and their text match ${topic.words.length ? topic.words.map(code).join(', ') : topic.paths.map(code).join(', ')} (a word in any of its forms, or its usual abbreviation):`,
+    `The files that match best, ranked by how well their path, the names they declare and their text match ${topic.words.length ? `${topic.words.map(code).join(', ')} (a word in any of its forms, or its usual abbreviation)` : topic.paths.map(code).join(', ')}:`,
     table(['File', 'Matches by', 'Terms found', 'Score'], files.map((f) => [code(f.path), f.matchedBy.join(', '), f.terms.length ? f.terms.map(code).join(', ') : 'its path', String(f.score)])),
   );
   for (const file of files.slice(0, MAX_EXCERPT_FILES)) for (const quote of file.excerpts) parts.push(excerptBlock(file.path, file.fence, quote));

@@ -98,7 +98,8 @@ function importContext(manifests: readonly Manifest[], packages: Packages): Impo
  */
 export function projectNames(codebaseDir: string): string[] {
   const codebase = resolve(codebaseDir);
-  const names = Object.keys(MANIFEST_FILES).map((file) => readManifest(codebase, file)?.name ?? null);
+  // A Go module path or a scoped npm name is named by its last part: `example.com/acme/shop` is "shop".
+  const names = Object.keys(MANIFEST_FILES).map((file) => readManifest(codebase, file)?.name?.split('/').pop() ?? null);
   return [...new Set([...names.filter((n): n is string => n !== null), basename(codebase)])];
 }
 

@@ -59,7 +59,7 @@ describe('answering the mission from a framework-like codebase', () => {
     expect(queries?.missing).toEqual([]);
     expect(queries?.files[0]).toMatchObject({ path: 'src/db/pool.js', matchedBy: ['path', 'identifier', 'text'], terms: ['database', 'queries'] });
     expect(answer?.files.map((f) => f.path)).not.toContain('examples/hello/app.js');
-    expect(answer?.files[0]?.excerpts[0]).toEqual({ line: 2, text: "\nexport async function handleRequest(route, req, res) {\n  const rows = await query(route.sql);" });
+    expect(answer?.files[0]?.excerpts[0]).toEqual({ line: 3, text: 'export async function handleRequest(route, req, res) {\n  const rows = await query(route.sql);' });
   });
 
   it('a topic the codebase does not mention is unanswered, with the terms that were missing', () => {
@@ -87,12 +87,14 @@ describe('answering the mission from a framework-like codebase', () => {
   });
 
   it('a named path is answered by the files under it, and a missing one is not', () => {
-    const survey = framework();
-    const plan = planMission({ subject: 'Explain `src/db/`', body: 'And `src/cache/`.' }, survey.name);
+    const survey = surveyCodebase(writeTree(frameworkProject(tempDir()), { 'config/routes.yaml': 'routes: []\n' }));
+    const plan = planMission({ subject: 'Explain `src/db/`', body: 'And `src/cache/`. What is in `config/`?' }, survey.name);
     const search = searchMission(survey, plan.topics);
-    expect(search.answers.map((a) => [a.topic.title, a.missing, a.files.map((f) => f.path)])).toEqual([
-      ['src/db', [], ['src/db/pool.js']],
-      ['src/cache', ['src/cache'], []],
+    expect(search.answers.map((a) => [a.topic.title, a.answered, a.missing, a.files.map((f) => f.path)])).toEqual([
+      ['src/db', true, [], ['src/db/pool.js']],
+      ['src/cache', false, ['src/cache'], []],
+      // A folder of data files is not searched for words, but it is there.
+      ['config', true, [], ['config/routes.yaml']],
     ]);
   });
 });

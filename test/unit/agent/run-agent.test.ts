@@ -141,7 +141,7 @@ describe('fed-agent answers its mission', () => {
     expect(markdown).toContain('1. `src/router.js` imports `src/middleware/chain.js` (line 2: `import { runMiddleware } from \'./middleware/chain.js\';`), and calls `runMiddleware` at line 7.');
     // The subject's words join the question's: "Request handling" adds "handling".
     expect(markdown).toContain('| `src/handlers/request-handler.js` | path, identifier, text | `request`, `handling` |');
-    expect(markdown).toContain('`src/handlers/request-handler.js:2`:\n\n```js\n\nexport async function handleRequest(route, req, res) {');
+    expect(markdown).toContain('`src/handlers/request-handler.js:3`:\n\n```js\nexport async function handleRequest(route, req, res) {');
     const entries = readFileSync(context.learningLogPath, 'utf8').trim().split('\n').map((l) => learningEntrySchema.parse(JSON.parse(l)));
     expect(entries).toContainEqual(expect.objectContaining({ category: 'dependency', confidence: 'high', content: 'for "How does a request flow through the framework?" the imports run src/router.js -> src/middleware/chain.js -> src/handlers/request-handler.js' }));
     // Relevance by path or declared names is inferred from names (medium); by text alone it is a guess (low).
