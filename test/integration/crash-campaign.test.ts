@@ -211,7 +211,9 @@ async function actorsCampaign(): Promise<number> {
   let sent = 0;
   const send = async (to: string, count: number) => {
     for (let k = 0; k < count; k++, sent++) {
-      const subject = sent % 25 === 10 ? 'pause' : sent % 25 === 15 ? 'resume' : `directive ${sent}`;
+      // One pause/resume pair, so there are transitions (and reports to meta) to apply exactly once.
+      // Only one: pairs sent within the same millisecond have no defined order between them.
+      const subject = sent === 10 ? 'pause' : sent === 15 ? 'resume' : `directive ${sent}`;
       const { message } = await sendSignal(root, { to, type: 'directive', subject, body: `body ${sent}` }, { durable: false });
       if (to === 'act') ids.push(message.id);
     }
