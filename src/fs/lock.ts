@@ -154,10 +154,9 @@ export async function acquireLock(path: string, options: LockOptions = {}): Prom
     if (createExclusive(path, owner)) return { path, owner };
     const seen = observe(path);
     if (seen === undefined) continue;
-    if (isAbandoned(seen, staleMs)) {
-      takeOver(path, seen, staleMs);
-      continue;
-    }
+    // Retry at once only after removing an abandoned lock; a takeover another waiter is running (its
+    // guard holder may itself be stalled) is waited for like any holder, with backoff and the timeout.
+    if (isAbandoned(seen, staleMs) && takeOver(path, seen, staleMs)) continue;
     const waited = Date.now() - started;
     if (waited > timeoutMs) throw new LockTimeoutError(path, seen.owner, waited);
     // Exponential backoff capped at 50 ms, with full jitter so waiters do not stampede in step.

@@ -145,4 +145,14 @@ describe('exclusive lock', () => {
     expect(error).toBeInstanceOf(LockLostError);
     expect(existsSync(paths.envelope)).toBe(false);
   });
+
+  it('waits (and times out) rather than spin while a live but stalled waiter is taking over a dead holder', async () => {
+    const lock = join(tempDir(), 'x.lock');
+    writeFileSync(lock, JSON.stringify({ pid: await deadPid(), host: hostname(), token: 'dead', acquiredAt: new Date().toISOString() }));
+    // The takeover guard of a live process (this one) that stalled mid-takeover.
+    const guard = await acquireLock(`${lock}.takeover`);
+    await expect(acquireLock(lock, { timeoutMs: 100 })).rejects.toBeInstanceOf(LockTimeoutError);
+    releaseLock(guard);
+    releaseLock(await acquireLock(lock, { timeoutMs: 1_000 }));
+  });
 });
