@@ -58,11 +58,6 @@ export class TeamInboxConsumer {
   async consume(): Promise<ConsumeResult> {
     const result: ConsumeResult = { team: this.team.domainId, steps: [], acknowledged: 0, quarantined: [], restored: [], deferred: 0, state: '', warnings: [] };
     result.restored = restoreSettledQuarantine(this.team.location, this.reader.expect, this.quarantineChecked, this.options);
-    if (this.owesEffects) {
-      const warnings = await settleTeamLifecycle(this.root, this.team, this.options);
-      this.owesEffects = warnings.length > 0;
-      result.warnings.push(...warnings);
-    }
     let verify = false;
     for (;;) {
       // After a quarantine, a name can be taken again at once (an invalid ack replaced by the real one)
@@ -78,7 +73,16 @@ export class TeamInboxConsumer {
       // Already processed but not acknowledged: a crash came between the save and the ack.
       const unacked = signals.filter((s) => processed.has(s.message.id) && !s.message.acknowledged);
       result.acknowledged += this.acknowledge(unacked, result.warnings);
-      if (pending.length === 0) return result;
+      if (pending.length === 0) {
+        // Nothing to apply (which would settle it too): what the stored lifecycle owes is settled now, so a
+        // crash between a lifecycle write and its registry write is repaired even when no signal comes.
+        if (this.owesEffects) {
+          const warnings = await settleTeamLifecycle(this.root, this.team, this.options);
+          this.owesEffects = warnings.length > 0;
+          result.warnings.push(...warnings);
+        }
+        return result;
+      }
 
       let progressed = false;
       const batchSize = this.options.batchSize ?? 256;
@@ -89,6 +93,7 @@ export class TeamInboxConsumer {
         result.acknowledged += this.acknowledge(batch.filter((s) => done.has(s.message.id) && !s.message.acknowledged), result.warnings);
         result.steps.push(...applied.steps.filter((step) => step.outcome !== 'deferred'));
         result.warnings.push(...applied.warnings);
+        this.owesEffects = applied.warnings.length > 0;
         result.state = applied.state;
         progressed ||= done.size > 0;
       }

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
+import { readFileBounded, type BoundedRead } from '../fs/read-json-file.js';
 import { InvalidInputError } from '../errors.js';
 import { parseJsonText } from '../fs/json-text.js';
 import { launchContextSchema, type LaunchContext } from '../schema/launch-context.js';
@@ -20,12 +20,14 @@ function isInside(dir: string, path: string): boolean {
 export function readLaunchContext(env: NodeJS.ProcessEnv): LaunchContext {
   const file = env.FED_LAUNCH_CONTEXT;
   if (!file) throw new InvalidInputError(`FED_LAUNCH_CONTEXT is not set; ${HOW_TO_RUN}`);
-  let text: string;
+  let read: BoundedRead;
   try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new InvalidInputError(`cannot read the launch context ${file} (FED_LAUNCH_CONTEXT): ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; ${HOW_TO_RUN}`);
+    read = readFileBounded(file, { maxBytes: 1024 * 1024 });
+  } catch {
+    read = { ok: false, problem: 'ENOENT' };
   }
+  if (!read.ok) throw new InvalidInputError(`cannot read the launch context ${file} (FED_LAUNCH_CONTEXT): ${read.problem}; ${HOW_TO_RUN}`);
+  const text = read.bytes.toString('utf8');
   const json = parseJsonText(text);
   if (!json.ok) throw new InvalidInputError(`launch context ${file} is not JSON (line ${json.line}, column ${json.column}: ${json.message})`);
   const parsed = launchContextSchema.safeParse(json.value, { reportInput: true });

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -186,6 +187,13 @@ describe('reading the launch context', () => {
     [{ FED_LAUNCH_CONTEXT: '/nonexistent/context.json' }, /cannot read the launch context \/nonexistent\/context\.json \(FED_LAUNCH_CONTEXT\): ENOENT/],
   ])('refuses a missing context: %j', (env, message) => {
     expect(() => readLaunchContext(env)).toThrow(message);
+  });
+
+  it('refuses a FIFO or directory as the context without blocking on it', () => {
+    const dir = tempDir();
+    execFileSync('mkfifo', [join(dir, 'fifo.json')]);
+    expect(() => readLaunchContext({ FED_LAUNCH_CONTEXT: join(dir, 'fifo.json') })).toThrow(/\(FED_LAUNCH_CONTEXT\): a named pipe \(FIFO\), not a regular file/);
+    expect(() => readLaunchContext({ FED_LAUNCH_CONTEXT: dir })).toThrow(/\(FED_LAUNCH_CONTEXT\): a directory, not a regular file/);
   });
 
   it('refuses invalid JSON, invalid fields, another team, and output paths outside the workspace', () => {
