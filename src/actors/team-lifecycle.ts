@@ -168,7 +168,14 @@ export async function applyLifecycleInputs(
       return line;
     };
 
-    for (const input of inputs) {
+    // Signals that arrive while the team is paused wait (only a resume gets through); once the lifecycle
+    // has left paused they go first, in inbox order, before the signals that came after the resume.
+    const queue = [...inputs];
+    const held: Extract<LifecycleChange, { source: 'signal' }>[] = [];
+    for (;;) {
+      if (held.length > 0 && stateOf(actor.getSnapshot()) !== 'paused') queue.unshift(...held.splice(0));
+      const input = queue.shift();
+      if (input === undefined) break;
       const snapshot = actor.getSnapshot();
       const from = stateOf(snapshot);
       if (input.source === 'signal') {
@@ -179,7 +186,7 @@ export async function applyLifecycleInputs(
           continue;
         }
         if (from === 'paused' && signalCommand(signal) !== 'resume') {
-          steps.push({ outcome: 'deferred', signalId: signal.id });
+          held.push(input);
           continue;
         }
         processed.add(signal.id);
@@ -208,6 +215,8 @@ export async function applyLifecycleInputs(
       actor.send(event as never);
       steps.push({ outcome: 'applied', line: record(event.type, from, input.source) });
     }
+    // Still paused at the end: they wait for the resume, and are read again from the inbox then.
+    for (const input of held) steps.push({ outcome: 'deferred', signalId: input.signal.id });
 
     const final = actor.getSnapshot();
     const persisted = actor.getPersistedSnapshot() as Record<string, unknown>;

@@ -91,6 +91,28 @@ describe('signals → events', () => {
     expect(readWholeJournal(team().location).slice(-4).map((l) => l.event)).toEqual(['PAUSE', 'RESUME', 'DIRECTIVE_RECEIVED', 'QUESTION_RECEIVED']);
   });
 
+  it('signals held during a pause are applied right after the resume, before the signals that came after it', async () => {
+    const { root, team } = await federation();
+    await send(root, 'directive', 'mission');
+    await consume(root);
+    await agent(root, team(), 'PLAN_READY', { sources: ['src'] });
+    // One batch: pause, d1, resume, d2, pause, d3 — a millisecond apart, so the inbox order is defined.
+    const start = Date.now();
+    const subjects = ['pause', 'd1', 'resume', 'd2', 'pause', 'd3'];
+    for (const [i, subject] of subjects.entries()) {
+      await sendSignal(root, { to: 'docs', type: 'directive', subject, body: '' }, { durable: false, now: () => new Date(start + i) });
+    }
+    await consume(root);
+    const notes = (from: number) => readWholeJournal(team().location).slice(from).map((l) => `${l.event}:${l.to}`);
+    expect(notes(2)).toEqual(['PAUSE:paused', 'RESUME:scanning', 'DIRECTIVE_RECEIVED:scanning', 'DIRECTIVE_RECEIVED:scanning', 'PAUSE:paused']);
+    expect(viewLifecycle(team()).pending.map((p) => p.subject)).toEqual(['d3']);
+
+    await sendSignal(root, { to: 'docs', type: 'directive', subject: 'resume', body: '' }, { durable: false, now: () => new Date(start + 10) });
+    await consume(root);
+    expect(notes(7)).toEqual(['RESUME:scanning', 'DIRECTIVE_RECEIVED:scanning']);
+    expect(viewLifecycle(team()).pending).toEqual([]);
+  });
+
   it('a resume that is not needed is recorded as ignored, with the reason', async () => {
     const { root, team } = await federation();
     await send(root, 'directive', 'resume');
