@@ -1,9 +1,12 @@
 import type { TeamStatusEvent } from '../../machines/team-status.machine.js';
 import { lifecycleFor } from '../../machines/catalog.js';
+import { RefusedError } from '../errors.js';
 import { getTeam, statusOf } from '../registry/find-team.js';
 import { readRegistry } from '../registry/registry-file.js';
 import { changeTeamStatus, nextTeamStatus, type StatusChange } from '../registry/team-status.js';
+import { teamWorkspace } from '../registry/team-workspace.js';
 import type { UpdateOptions } from '../registry/update-registry.js';
+import type { RegistryEntry } from '../schema/registry.js';
 import { applyLifecycleInputs, withStateLock, type ApplyOptions } from './team-lifecycle.js';
 
 /**
@@ -36,9 +39,21 @@ export async function setTeamStatus(
     }
   }
   // Archiving under the state lock: a consumer applying a signal right now finishes first, and any later
-  // one sees the team archived (applyLifecycleInputs re-reads the status under the same lock).
-  if (event.type === 'ARCHIVE' && lifecycleFor(entry.archetypeId)) {
+  // one sees the team archived (applyLifecycleInputs re-reads the status under the same lock). A workspace
+  // fed refuses to write in (outside the root, a link) is archived without it: no consumer runs there,
+  // and archiving is how such a team is retired.
+  if (event.type === 'ARCHIVE' && lifecycleFor(entry.archetypeId) && workspaceUsable(root, entry)) {
     return withStateLock(entry, options, () => changeTeamStatus(root, entry.domainId, event, options));
   }
   return changeTeamStatus(root, entry.domainId, event, options);
+}
+
+function workspaceUsable(root: string, entry: RegistryEntry): boolean {
+  try {
+    teamWorkspace(root, entry);
+    return true;
+  } catch (error) {
+    if (error instanceof RefusedError) return false;
+    throw error;
+  }
 }

@@ -89,7 +89,7 @@ describe('exclusive lock', () => {
 
   it('never takes a lock from a live holder on this host, however old the lock is', async () => {
     const lock = join(tempDir(), 'x.lock');
-    const holder = startFixture('hold-lock.ts', [lock]);
+    const holder = startFixture('hold-lock.mjs', [lock]);
     let out = '';
     holder.child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
     try {

@@ -86,7 +86,7 @@ describe('a retry of a killed onboarding (issue 19 item 3)', () => {
     initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
     const intent = interruptedOnboarding(root, 'docs', 'directory');
     mkdirSync(intent.location, { recursive: true });
-    const holder = startFixture('hold-lock.ts', [onboardingPaths(root, 'docs').lock]);
+    const holder = startFixture('hold-lock.mjs', [onboardingPaths(root, 'docs').lock]);
     let out = '';
     holder.child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
     try {
