@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'machines/**/*.test.ts'],
+    include: ['test/**/*.test.ts'],
     // Integration tests spawn real processes; two cores are shared, so keep workers bounded.
     maxWorkers: 2,
     // Agents launched in-process inherit this; telemetry is tested where a test turns it on explicitly.

@@ -1,7 +1,7 @@
 import type { WriteOptions } from '../fs/atomic-write.js';
 import { findTeam, statusOf } from '../registry/find-team.js';
 import { readRegistry } from '../registry/registry-file.js';
-import { changeTeamStatus } from '../registry/team-status.js';
+import { writeRegistryStatus } from '../registry/team-status.js';
 import { META } from '../schema/common.js';
 import type { RegistryEntry, TeamStatus } from '../schema/registry.js';
 import { sendSignal } from '../signals/send-signal.js';
@@ -60,5 +60,5 @@ async function syncRegistryStatus(root: string, team: RegistryEntry, lifecycle: 
   let wanted: TeamStatus | undefined;
   if (paused && status === 'active') wanted = 'paused';
   if (running && status === 'paused') wanted = 'active';
-  if (wanted) await changeTeamStatus(root, team.domainId, { type: wanted === 'paused' ? 'PAUSE' : 'RESUME' });
+  if (wanted) await writeRegistryStatus(root, team.domainId, { type: wanted === 'paused' ? 'PAUSE' : 'RESUME' });
 }

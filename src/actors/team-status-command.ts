@@ -3,7 +3,7 @@ import { lifecycleFor } from '../../machines/catalog.js';
 import { RefusedError } from '../errors.js';
 import { getTeam, statusOf } from '../registry/find-team.js';
 import { readRegistry } from '../registry/registry-file.js';
-import { changeTeamStatus, nextTeamStatus, type StatusChange } from '../registry/team-status.js';
+import { writeRegistryStatus, nextTeamStatus, type StatusChange } from '../registry/team-status.js';
 import { teamWorkspace } from '../registry/team-workspace.js';
 import type { UpdateOptions } from '../registry/update-registry.js';
 import type { RegistryEntry } from '../schema/registry.js';
@@ -43,9 +43,9 @@ export async function setTeamStatus(
   // fed refuses to write in (outside the root, a link) is archived without it: no consumer runs there,
   // and archiving is how such a team is retired.
   if (event.type === 'ARCHIVE' && lifecycleFor(entry.archetypeId) && workspaceUsable(root, entry)) {
-    return withStateLock(entry, options, () => changeTeamStatus(root, entry.domainId, event, options));
+    return withStateLock(entry, options, () => writeRegistryStatus(root, entry.domainId, event, options));
   }
-  return changeTeamStatus(root, entry.domainId, event, options);
+  return writeRegistryStatus(root, entry.domainId, event, options);
 }
 
 function workspaceUsable(root: string, entry: RegistryEntry): boolean {

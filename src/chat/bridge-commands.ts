@@ -15,9 +15,6 @@ import { sendSignal } from '../signals/send-signal.js';
 import type { AddressedCommand } from './chat-text.js';
 import { renderStatusSummary } from './status-summary.js';
 
-/** What the bridge runs for a chat user: these and nothing else, each through the library — never a shell. */
-export const BRIDGE_COMMANDS = ['status', 'monitor', 'send', 'pause', 'resume', 'launch', 'help'] as const;
-
 export interface BridgeCommandContext {
   root: string;
   config: FederationConfig;
@@ -58,6 +55,7 @@ export async function runBridgeCommand(command: AddressedCommand, ctx: BridgeCom
     if (!args[0]) throw new InvalidInputError(`which team? write @${name} ${verb.toLowerCase()} <team>`);
     return args[0];
   };
+  // What the bridge runs for a chat user: these verbs and nothing else, each through the library — never a shell.
   switch (verb.toLowerCase()) {
     case 'status':
       return args[0] ? teamStatus(getTeam(readRegistry(ctx.root), args[0])) : teamList(ctx.root);

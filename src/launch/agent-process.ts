@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { RefusedError } from '../errors.js';
 import { packageRoot } from '../package-info.js';
 import { processStartTime } from '../fs/process-identity.js';
+import { agentLogHeader } from '../schema/agent-log.js';
 
 /**
  * One agent process: started from an argument array (never a shell) under the watchdog
@@ -78,7 +79,7 @@ export class AgentProcess {
     mkdirSync(dirname(options.logFile), { recursive: true });
     const log = openSync(options.logFile, 'a');
     try {
-      const header = [`\n=== fed launch ${new Date().toISOString()} ===`, `command: ${JSON.stringify(options.command)}`, `cwd: ${options.cwd}`, ...(options.header ?? []), '', ''].join('\n');
+      const header = [`\n${agentLogHeader(new Date())}`, `command: ${JSON.stringify(options.command)}`, `cwd: ${options.cwd}`, ...(options.header ?? []), '', ''].join('\n');
       writeSync(log, header);
       // Its own process group: a Ctrl-C at the terminal reaches fed (which pauses the team and stops the
       // agent in order), not the agent directly; and a stop reaches everything the agent started. Fd 3 is

@@ -1,5 +1,6 @@
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { quote } from 'shell-quote';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import { packageBins, packageRoot } from '../package-info.js';
 
@@ -8,16 +9,12 @@ import { packageBins, packageRoot } from '../package-info.js';
  * `fed event …` as its prompt says, and the default agentCommand `fed-agent` works from a fresh clone
  * where nothing is installed globally. Each shim runs this very fed (same node, same build).
  */
-function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
-}
-
 export function writeCommandShims(dir: string): string {
   mkdirSync(dir, { recursive: true });
   const root = packageRoot();
   for (const [name, script] of Object.entries(packageBins())) {
     const file = join(dir, name);
-    writeFileAtomic(file, `#!/bin/sh\nexec ${shellQuote(process.execPath)} ${shellQuote(join(root, script))} "$@"\n`, { durable: false });
+    writeFileAtomic(file, `#!/bin/sh\nexec ${quote([process.execPath, join(root, script)])} "$@"\n`, { durable: false });
     chmodSync(file, 0o755);
   }
   return dir;

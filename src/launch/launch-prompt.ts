@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { lifecycleFor } from '../../machines/catalog.js';
+import { playbookSkillFile } from '../config/referenced-files.js';
 import type { FederationConfig } from '../schema/config.js';
 import type { LaunchContext } from '../schema/launch-context.js';
 
@@ -10,7 +10,7 @@ import type { LaunchContext } from '../schema/launch-context.js';
  * at each step, how to send signals, how to acknowledge them.
  */
 export function playbookSkillPath(root: string, config: FederationConfig): string | null {
-  const path = join(root, '.fed', 'skills', `${config.playbookSkill}.md`);
+  const path = playbookSkillFile(root, config);
   return existsSync(path) ? path : null;
 }
 

@@ -29,6 +29,7 @@ import { AgentProcess } from './agent-process.js';
 import { captureCodebase, codebaseChanges, describeCodebaseChanges, recaptureCodebase } from './codebase-guard.js';
 import { writeCommandShims } from './command-shims.js';
 import { writeBaseline, writeLaunchFiles } from './launch-files.js';
+import { playbookSkillFile } from '../config/referenced-files.js';
 import { playbookSkillPath } from './launch-prompt.js';
 import { stopOrphanGroup } from './orphan-agent.js';
 import type { AgentPreset, StreamStats } from './presets/agent-preset.js';
@@ -145,6 +146,9 @@ export async function launchTeam(root: string, teamName: string, options: Launch
     }
 
     const context = launchContext(root, team, options.config, stateBefore, mission);
+    if (!context.playbookSkillPath) {
+      warnings.push(`the playbook skill ${playbookSkillFile(root, options.config)} does not exist, so the launch prompt has none; create it or fix playbookSkill (fed config show checks it)`);
+    }
     const files = writeLaunchFiles(context);
     const run = agentCommand(context, options, readLastRun(team.location), files.promptPath, files.prompt);
     const baseEnv = options.env ?? process.env;

@@ -40,8 +40,12 @@ export interface StatusChange {
   to: TeamStatus;
 }
 
-/** `fed team pause|resume|archive`: move a team's registry status through its machine. */
-export async function changeTeamStatus(
+/**
+ * Move a team's **registry** status through its machine, and nothing else. Commands use setTeamStatus
+ * (actors/team-status-command.ts), which moves a team's lifecycle too: for a team with a lifecycle, a
+ * registry-only pause or resume would be undone by the lifecycle at its next apply.
+ */
+export async function writeRegistryStatus(
   root: string,
   team: string,
   event: TeamStatusEvent,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   applyLifecycleInputs,
-  changeTeamStatus,
+  writeRegistryStatus,
   deliverableEntry,
   getTeam,
   initFederation,
@@ -85,7 +85,7 @@ describe('owed effects are redone, never lost', () => {
     const { root, team } = await federation();
     await setTeamStatus(root, 'docs', { type: 'PAUSE' }, { durable: false });
     // As if the process died right after writing the paused lifecycle: the registry still says active.
-    await changeTeamStatus(root, 'docs', { type: 'RESUME' }, { durable: false });
+    await writeRegistryStatus(root, 'docs', { type: 'RESUME' }, { durable: false });
     const envelope = readEnvelope(team().location)!;
     writeEnvelope(team().location, { ...envelope, savedAt: new Date(Date.parse(envelope.savedAt) + 1).toISOString() }, { durable: false });
     expect(team().status).toBe('active');

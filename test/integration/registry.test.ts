@@ -10,7 +10,7 @@ import {
   readRegistry,
   RegistryConflictError,
   updateRegistry,
-  changeTeamStatus,
+  writeRegistryStatus,
   touchLastActive,
 } from '../../src/index.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -154,7 +154,7 @@ describe('team status and activity', () => {
   it('moves status through the team-status machine and refreshes lastActive', async () => {
     const root = federation();
     await onboardTeam(root, { domain: 'docs' }, { now: () => new Date('2026-01-01T00:00:00Z') });
-    const change = await changeTeamStatus(root, 'docs', { type: 'PAUSE' }, { now: () => new Date('2026-01-02T00:00:00Z') });
+    const change = await writeRegistryStatus(root, 'docs', { type: 'PAUSE' }, { now: () => new Date('2026-01-02T00:00:00Z') });
     expect(change).toMatchObject({ from: 'active', to: 'paused' });
     expect(readRegistry(root).teams[0]).toMatchObject({ status: 'paused', lastActive: '2026-01-02T00:00:00.000Z' });
   });
@@ -162,11 +162,11 @@ describe('team status and activity', () => {
   it('refuses an illegal transition naming the status and the allowed commands', async () => {
     const root = federation();
     await onboardTeam(root, { domain: 'docs' });
-    await expect(changeTeamStatus(root, 'docs', { type: 'RESUME' })).rejects.toThrow(
+    await expect(writeRegistryStatus(root, 'docs', { type: 'RESUME' })).rejects.toThrow(
       'cannot resume team "docs": it is active; allowed: fed team pause docs, fed team archive docs',
     );
-    await changeTeamStatus(root, 'docs', { type: 'ARCHIVE' });
-    await expect(changeTeamStatus(root, 'docs', { type: 'PAUSE' })).rejects.toThrow('archived is final');
+    await writeRegistryStatus(root, 'docs', { type: 'ARCHIVE' });
+    await expect(writeRegistryStatus(root, 'docs', { type: 'PAUSE' })).rejects.toThrow('archived is final');
     expect(readRegistry(root).lockVersion).toBe(2);
   });
 

@@ -5,13 +5,9 @@ import type { Command } from 'commander';
 import { copyDemoCodebase } from '../../demo/demo-codebase.js';
 import { demoSteps } from '../../demo/demo-steps.js';
 import { DEFAULT_DELIVERABLE } from '../../schema/config.js';
+import { quote } from 'shell-quote';
 import { CliExit, type CliIo } from '../io.js';
 import { runCli } from '../program.js';
-
-/** Quote an argument for display so the printed command can be pasted into a shell. */
-function shellQuote(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
-}
 
 /**
  * `fed demo` (`npm run demo`): a whole federation end to end on the built-in defaults — a copy of this
@@ -42,10 +38,10 @@ export function registerDemo(program: Command, io: CliIo): void {
             io.stdout(`$ head -n ${step.lines} ${step.showFile}\n${text.slice(0, step.lines).join('\n')}\n`);
             continue;
           }
-          io.stdout(`$ fed ${step.args.map(shellQuote).join(' ')}\n`);
+          io.stdout(`$ fed ${quote(step.args)}\n`);
           const code = await runCli(['--root', dir, ...step.args], { ...io, env, cwd: dir });
           if (code !== 0) {
-            io.stderr(`fed demo: step "fed ${step.args.map(shellQuote).join(' ')}" exited ${code}; the federation is kept in ${dir}\n`);
+            io.stderr(`fed demo: step "fed ${quote(step.args)}" exited ${code}; the federation is kept in ${dir}\n`);
             throw new CliExit(code);
           }
         }

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CorruptFileError, FedError } from '../../../src/errors.js';
-import { changeTeamStatus } from '../../../src/registry/team-status.js';
+import { writeRegistryStatus } from '../../../src/registry/team-status.js';
 import { signalAckSchema } from '../../../src/schema/signal.js';
 import { acknowledgeAll, acknowledgeSignal } from '../../../src/signals/ack-signal.js';
 import { listSignals } from '../../../src/signals/list-signals.js';
@@ -76,7 +76,7 @@ describe('acknowledging signals (spec §4.3)', () => {
   it('refuses acknowledging in an archived team, whose history can still be listed', async () => {
     const fed = await signalFederation(['docs']);
     const sent = await sendSignal(fed.root, { to: 'docs', type: 'report', subject: 'Old' }, fast);
-    await changeTeamStatus(fed.root, 'docs', { type: 'ARCHIVE' }, fast);
+    await writeRegistryStatus(fed.root, 'docs', { type: 'ARCHIVE' }, fast);
     expect(await refusedCode(() => acknowledgeSignal(fed.root, 'docs', sent.message.id))).toBe('TEAM_ARCHIVED');
     expect(listSignals(fed.root, { team: 'docs' }).signals).toHaveLength(1);
   });

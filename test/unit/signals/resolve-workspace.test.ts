@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RefusedError, UnknownTeamError } from '../../../src/errors.js';
-import { changeTeamStatus } from '../../../src/registry/team-status.js';
+import { writeRegistryStatus } from '../../../src/registry/team-status.js';
 import { resolveSignalWorkspace } from '../../../src/signals/resolve-workspace.js';
 import { signalFederation } from '../../helpers/signal-federation.js';
 
@@ -25,7 +25,7 @@ describe('resolving where a party keeps its signals', () => {
     const fed = await signalFederation(['docs']);
     expect(() => resolveSignalWorkspace(fed.root, 'ghost', { role: 'recipient (--to)' })).toThrow(UnknownTeamError);
     expect(() => resolveSignalWorkspace(fed.root, 'ghost', { role: 'recipient (--to)' })).toThrow(/^recipient \(--to\): unknown team "ghost"/);
-    await changeTeamStatus(fed.root, 'docs', { type: 'ARCHIVE' }, { durable: false });
+    await writeRegistryStatus(fed.root, 'docs', { type: 'ARCHIVE' }, { durable: false });
     expect(() => resolveSignalWorkspace(fed.root, 'docs')).toThrow(RefusedError);
     expect(resolveSignalWorkspace(fed.root, 'docs', { allowArchived: true }).id).toBe('docs');
   });

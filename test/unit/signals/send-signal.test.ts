@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { FedError } from '../../../src/errors.js';
 import { onboardTeam } from '../../../src/registry/onboard.js';
 import { readRegistry } from '../../../src/registry/registry-file.js';
-import { changeTeamStatus } from '../../../src/registry/team-status.js';
+import { writeRegistryStatus } from '../../../src/registry/team-status.js';
 import { updateRegistry } from '../../../src/registry/update-registry.js';
 import { MAX_SIGNAL_BYTES, signalMessageSchema } from '../../../src/schema/signal.js';
 import { sendSignal } from '../../../src/signals/send-signal.js';
@@ -93,7 +93,7 @@ describe('sendSignal', () => {
 
   it('refuses archived recipients and senders and writes nothing', async () => {
     const fed = await signalFederation(['docs', 'api']);
-    await changeTeamStatus(fed.root, 'api', { type: 'ARCHIVE' }, fast);
+    await writeRegistryStatus(fed.root, 'api', { type: 'ARCHIVE' }, fast);
     const before = snapshot(fed.root);
     for (const request of [{ to: 'api' }, { to: 'docs', from: 'api' }]) {
       const error = await sendSignal(fed.root, { type: 'alert', subject: 'x', ...request }, fast).catch((e: unknown) => e);
@@ -105,7 +105,7 @@ describe('sendSignal', () => {
 
   it('sends to and from a paused team (it reads its inbox when resumed)', async () => {
     const fed = await signalFederation(['docs']);
-    await changeTeamStatus(fed.root, 'docs', { type: 'PAUSE' }, fast);
+    await writeRegistryStatus(fed.root, 'docs', { type: 'PAUSE' }, fast);
     await expect(sendSignal(fed.root, { to: 'docs', type: 'directive', subject: 'Later' }, fast)).resolves.toMatchObject({ delivered: true });
     await expect(sendSignal(fed.root, { from: 'docs', to: 'meta', type: 'report', subject: 'Paused' }, fast)).resolves.toMatchObject({ delivered: true });
   });

@@ -1,7 +1,7 @@
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { changeTeamStatus } from '../../../src/registry/team-status.js';
+import { writeRegistryStatus } from '../../../src/registry/team-status.js';
 import { acknowledgeSignal } from '../../../src/signals/ack-signal.js';
 import type { InvalidSignalFile, SignalEntry } from '../../../src/signals/read-signals.js';
 import { sendSignal } from '../../../src/signals/send-signal.js';
@@ -137,7 +137,7 @@ describe('watching an inbox', () => {
   it('watches an archived team (reading is history), with its backlog', async () => {
     const fed = await signalFederation(['docs']);
     const sent = await sendSignal(fed.root, { to: 'docs', type: 'alert', subject: 'last words' }, fast);
-    await changeTeamStatus(fed.root, 'docs', { type: 'ARCHIVE' }, fast);
+    await writeRegistryStatus(fed.root, 'docs', { type: 'ARCHIVE' }, fast);
     expect((await take(watch(fed.root, 'docs', { backlog: 'all' }), 1))[0]?.file).toBe(sent.file);
   });
 });
