@@ -6,6 +6,7 @@
  * in chunks), whitespace is dropped, and zod's 40 translations of its error messages (half of zod's
  * bytes; fed reports in English and never switches locale) are left out.
  */
+import { rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
 /** zod's `z.locales` namespace, reduced to the English messages that are zod's default. */
@@ -21,6 +22,9 @@ const englishOnlyZod = {
     }));
   },
 };
+
+// Chunk names carry a content hash: a rebuild must not leave the last build's chunks behind.
+rmSync('dist/bin', { recursive: true, force: true });
 
 await build({
   entryPoints: ['src/cli/main.ts', 'src/agent/main.ts'],
