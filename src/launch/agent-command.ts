@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { RefusedError } from '../errors.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import { workspacePaths } from '../layout.js';
@@ -27,6 +27,19 @@ export interface AgentCommandOptions {
   agent?: string;
   /** `--preset`: replaces `agent.preset`. */
   preset?: AgentPresetName;
+  /** Where a relative `--agent` path is found: the caller's current directory (default: this process's). */
+  cwd?: string;
+}
+
+/**
+ * A program given as a relative path means one relative to where it was given: `--agent ./my-agent` to
+ * the caller's current directory, `agentCommand` to the federation root (like every path in the config)
+ * — never to the team's workspace, where the agent runs. A bare name is looked up on PATH.
+ */
+function locateProgram(program: string[], context: LaunchContext, options: AgentCommandOptions): string[] {
+  const [file, ...args] = program;
+  if (!file?.includes('/') || isAbsolute(file)) return program;
+  return [resolve(options.agent ? (options.cwd ?? process.cwd()) : context.root, file), ...args];
 }
 
 /** A short continuation prompt for a resumed session: the agent already has the mission in its context. */
@@ -43,7 +56,7 @@ Your full instructions are still in ${workspacePaths(context.workspace).launchPr
  * teams share a machine — when the CLI can and the preset is unchanged.
  */
 export function agentCommand(context: LaunchContext, options: AgentCommandOptions, lastRun: LaunchRun | null, promptPath: string, prompt: string): AgentCommand {
-  const program = splitCommand(options.agent ?? options.config.agentCommand, options.agent ? '--agent' : 'agentCommand');
+  const program = locateProgram(splitCommand(options.agent ?? options.config.agentCommand, options.agent ? '--agent' : 'agentCommand'), context, options);
   const preset = choosePreset(program[0]!, options.preset ?? (options.agent ? undefined : options.config.agent.preset));
   const resumedSessionId = preset.resumable && lastRun?.preset === preset.name ? lastRun.sessionId : null;
   let runPrompt = prompt;

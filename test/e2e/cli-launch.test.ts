@@ -1,9 +1,14 @@
 import { spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { quote } from 'shell-quote';
 import { describe, expect, it } from 'vitest';
 import { launchRunSchema } from '../../src/index.js';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { waitFor } from '../helpers/fixture-process.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 describe('fed launch (CLI)', () => {
   it('--json prints one result object; exit 0 when complete', async () => {
@@ -23,6 +28,18 @@ describe('fed launch (CLI)', () => {
     expect((JSON.parse(shown.stdout) as { lastRun: unknown }).lastRun).toEqual(parsed.lastRun);
     const text = await runFed(['--root', root, 'team', 'show', 'docs']);
     expect(text.stdout).toMatch(/last run: +custom completed, .*transcript .*\.fed\/logs\/runs\//);
+  });
+
+  it('a relative --agent path is found from the current directory, not from the team workspace', async () => {
+    const { root } = await federationWithMission();
+    const here = tempDir();
+    mkdirSync(join(here, 'agents'));
+    const wrapper = join(here, 'agents', 'run-agent.sh');
+    writeFileSync(wrapper, `#!/bin/sh\nexec ${quote([process.execPath, fileURLToPath(new URL('../fixtures/agents/complete.mjs', import.meta.url))])} "$@"\n`);
+    chmodSync(wrapper, 0o755);
+    const result = await runFed(['--root', root, 'launch', '--team', 'docs', '--agent', './agents/run-agent.sh', '--json'], { cwd: here });
+    expect(result, result.stderr).toMatchObject({ code: 0 });
+    expect(JSON.parse(result.stdout)).toMatchObject({ outcome: 'complete' });
   });
 
   it('text mode shows transitions and the run as they happen; a crash after progress pauses (exit 0), one without fails (exit 1)', async () => {

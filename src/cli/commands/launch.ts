@@ -36,6 +36,7 @@ export function registerLaunch(program: Command, io: CliIo): void {
           hooks,
           inspect: inspection.inspect,
           env: io.env,
+          cwd: io.cwd,
           onProgress: options.json ? undefined : (line) => io.stdout(line.from === line.to ? `  ${line.event}\n` : `${line.from} → ${line.to}  (${line.event})\n`),
         });
         for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
