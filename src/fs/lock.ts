@@ -131,17 +131,22 @@ function removeIfUnchanged(path: string, identity: string): boolean {
 
 function takeOver(path: string, stale: Observed, staleMs: number): boolean {
   const guard = `${path}.takeover`;
-  if (!createExclusive(guard, newOwner())) {
+  // Twice at most: a guard left behind by a process killed mid-takeover is cleared and the takeover is
+  // tried again at once — clearing it is no wait for a live holder, so it must not cost a caller that
+  // waits for none (timeoutMs 0, as leases do) a refusal.
+  for (let attempt = 0; attempt < 2; attempt++) {
+    if (createExclusive(guard, newOwner())) {
+      try {
+        return removeIfUnchanged(path, stale.identity);
+      } finally {
+        unlinkQuietly(guard);
+      }
+    }
     // Another waiter is taking over right now; only a guard left behind by a dead process is cleared.
     const guardSeen = observe(guard);
-    if (guardSeen && isAbandoned(guardSeen, staleMs)) removeIfUnchanged(guard, guardSeen.identity);
-    return false;
+    if (guardSeen && !(isAbandoned(guardSeen, staleMs) && removeIfUnchanged(guard, guardSeen.identity))) return false;
   }
-  try {
-    return removeIfUnchanged(path, stale.identity);
-  } finally {
-    unlinkQuietly(guard);
-  }
+  return false;
 }
 
 export async function acquireLock(path: string, options: LockOptions = {}): Promise<LockHandle> {

@@ -155,4 +155,15 @@ describe('exclusive lock', () => {
     releaseLock(guard);
     releaseLock(await acquireLock(lock, { timeoutMs: 1_000 }));
   });
+
+  it('clears a takeover guard left by a process killed mid-takeover and takes the lock at once, even with timeoutMs 0 (leases)', async () => {
+    const lock = join(tempDir(), 'x.lock');
+    const dead = (token: string) => JSON.stringify({ pid: deadPidValue, host: hostname(), token, acquiredAt: new Date().toISOString() });
+    const deadPidValue = await deadPid();
+    writeFileSync(lock, dead('dead-holder'));
+    writeFileSync(`${lock}.takeover`, dead('dead-taker'));
+    const handle = await acquireLock(lock, { staleMs: Number.POSITIVE_INFINITY, timeoutMs: 0 });
+    expect(existsSync(`${lock}.takeover`)).toBe(false);
+    releaseLock(handle);
+  });
 });
