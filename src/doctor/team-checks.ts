@@ -9,11 +9,11 @@ import { readJsonFile } from '../fs/read-json-file.js';
 import { federationPaths, onboardingPaths, workspacePaths } from '../layout.js';
 import { loadTeamLifecycle } from '../actors/team-lifecycle.js';
 import { findTeam, statusOf } from '../registry/find-team.js';
-import { settleInterruptedOnboarding } from '../registry/onboard.js';
+import { readOnboardingIntent, settleInterruptedOnboarding } from '../registry/onboard.js';
 import { removeWorkspace, worktreeBranch } from '../registry/placement.js';
 import { relocatedWorkspace, teamWorkspace } from '../registry/team-workspace.js';
 import { updateRegistry } from '../registry/update-registry.js';
-import { onboardingIntentSchema, type OnboardingIntent } from '../schema/onboarding-intent.js';
+import type { OnboardingIntent } from '../schema/onboarding-intent.js';
 import type { Registry, RegistryEntry } from '../schema/registry.js';
 import { teamMarkerSchema, type TeamMarker } from '../schema/team-marker.js';
 import type { PendingFinding } from './finding.js';
@@ -42,7 +42,7 @@ export function checkOnboardings(root: string, registry: Registry): { findings: 
     const path = join(dir, name);
     let intent: OnboardingIntent | undefined;
     try {
-      intent = readJsonFile(path, onboardingIntentSchema);
+      intent = readOnboardingIntent(root, name.slice(0, -'.json'.length));
     } catch (error) {
       if (!(error instanceof FedError)) throw error;
       findings.push({ check: 'onboarding', path, problem: error.message, fix: 'remove the file by hand, then check the team workspaces below' });

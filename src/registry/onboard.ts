@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import { InvalidInputError, RefusedError } from '../errors.js';
+import { CorruptFileError, InvalidInputError, RefusedError } from '../errors.js';
 import { createFileExclusive, unlinkQuietly, writeFileAtomic } from '../fs/atomic-write.js';
 import { ensureDirectory } from '../fs/ensure-directory.js';
 import { toJsonText } from '../fs/json-text.js';
@@ -65,9 +65,25 @@ function refuseBusy(domain: string, error: LockTimeoutError): never {
   );
 }
 
-/** A previous onboarding of this domain that was killed: its intent record, if it left one. */
+/**
+ * A previous onboarding of this domain that was killed: its intent record, if it left one. A retry and
+ * `fed doctor --fix` remove what the record names, so it must name exactly what an onboarding of this
+ * domain in this federation creates — a record copied from another federation, or edited, names someone
+ * else's folder or branch and is refused as corrupt (kept, never acted on).
+ */
 export function readOnboardingIntent(root: string, domain: string): OnboardingIntent | undefined {
-  return readJsonFile(onboardingPaths(root, domain).intent, onboardingIntentSchema);
+  const file = onboardingPaths(root, domain).intent;
+  const intent = readJsonFile(file, onboardingIntentSchema);
+  if (intent === undefined) return undefined;
+  const location = teamWorkspacePath(root, domain, intent.placementType);
+  const branch = intent.placementType === 'worktree' ? worktreeBranch(domain) : undefined;
+  if (intent.domain !== domain || intent.location !== location || intent.branch !== branch) {
+    throw new CorruptFileError(
+      file,
+      `it does not describe an onboarding of team "${domain}" in this federation (expected location ${location}${branch ? ` and branch ${branch}` : ''}, found ${intent.location}${intent.branch ? ` and branch ${intent.branch}` : ''}); fed never removes what it names — check that folder by hand, then remove the record`,
+    );
+  }
+  return intent;
 }
 
 /**

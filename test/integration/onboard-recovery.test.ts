@@ -38,6 +38,26 @@ function interruptedOnboarding(root: string, domain: string, placementType: 'dir
 }
 
 describe('a retry of a killed onboarding (issue 19 item 3)', () => {
+  it('never acts on a record that names another folder or branch (a federation copied with its record): refused, both kept', async () => {
+    const original = tempDir();
+    initFederation(original, {}, { FED_TELEMETRY_ENABLED: 'false' });
+    const theirs = interruptedOnboarding(original, 'docs', 'directory');
+    mkdirSync(theirs.location, { recursive: true });
+    writeFileSync(join(theirs.location, 'precious.txt'), 'not yours');
+    const copy = tempDir();
+    initFederation(copy, {}, { FED_TELEMETRY_ENABLED: 'false' });
+    mkdirSync(federationPaths(copy).onboarding, { recursive: true });
+    writeFileSync(onboardingPaths(copy, 'docs').intent, toJsonText(theirs));
+
+    const retry = await runFed(['--root', copy, 'team', 'onboard', 'docs']);
+    expect(retry.code).toBe(2);
+    expect(retry.stderr).toContain(`does not describe an onboarding of team "docs" in this federation`);
+    const doctor = await runFed(['--root', copy, 'doctor', '--fix']);
+    expect(doctor.stdout).toContain('does not describe an onboarding');
+    expect(existsSync(join(theirs.location, 'precious.txt'))).toBe(true);
+    expect(existsSync(onboardingPaths(copy, 'docs').intent)).toBe(true);
+  });
+
   it('removes the half-made directory workspace and completes', async () => {
     const root = tempDir();
     initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
