@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readAnalysedText } from './inventory.js';
 import { join } from 'node:path';
 import type { Survey } from './survey.js';
 
@@ -19,12 +19,8 @@ export function selectExcerpt(survey: Survey): Excerpt | null {
   for (const entry of survey.entryPoints) {
     const file = byPath.get(entry.path);
     if (!file?.analysed || !file.language) continue;
-    let text: string;
-    try {
-      text = readFileSync(join(survey.codebase, file.path), 'utf8');
-    } catch {
-      continue; // changed since the scan; try the next entry point
-    }
+    const text = readAnalysedText(join(survey.codebase, file.path));
+    if (text === undefined) continue; // changed since the scan; try the next entry point
     const lines = text.split('\n').slice(0, EXCERPT_LINES);
     while (lines.length && lines[lines.length - 1]!.trim() === '') lines.pop();
     if (lines.length === 0) continue;

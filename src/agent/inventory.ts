@@ -1,5 +1,6 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { extname } from 'node:path';
+import { readFileBounded } from '../fs/read-json-file.js';
 import { findGoImports, findPythonImports, findScriptImports } from './import-scan.js';
 import { BINARY_EXTENSIONS, languageOf, type Language } from './languages.js';
 import { findTodoMarkers, type TodoMarker } from './source-scan.js';
@@ -102,4 +103,18 @@ export function takeInventory(walk: WalkResult): Inventory {
     }
   }
   return { files, unreadable };
+}
+
+/**
+ * The text of a file the scan analysed, read again for excerpts and mission answers: bounded like the scan
+ * and never blocking (a file swapped for a FIFO since the scan is skipped); undefined when it changed
+ * into something that cannot be read, or is gone.
+ */
+export function readAnalysedText(path: string): string | undefined {
+  try {
+    const read = readFileBounded(path, { maxBytes: MAX_ANALYSED_BYTES });
+    return read.ok ? read.bytes.toString('utf8') : undefined;
+  } catch {
+    return undefined;
+  }
 }

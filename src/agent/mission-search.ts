@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { outsideProduct } from './folder-roles.js';
-import type { FileRecord } from './inventory.js';
+import { readAnalysedText, type FileRecord } from './inventory.js';
 import { stem, type MissionTopic } from './mission-plan.js';
 import type { Survey } from './survey.js';
 
@@ -112,12 +111,8 @@ function loadCandidates(survey: Survey): Candidate[] {
   const candidates: Candidate[] = [];
   for (const file of survey.files) {
     if (!file.analysed || (file.language?.kind !== 'code' && file.language?.kind !== 'docs')) continue;
-    let text: string;
-    try {
-      text = readFileSync(join(survey.codebase, file.path), 'utf8');
-    } catch {
-      continue; // changed or gone since the scan: the scan's own report covers unreadable files
-    }
+    const text = readAnalysedText(join(survey.codebase, file.path));
+    if (text === undefined) continue; // changed or gone since the scan: the scan's own report covers unreadable files
     const lines = text.split('\n');
     const names: string[] = [];
     const declarationLines = new Set<number>();

@@ -1,7 +1,7 @@
 import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { isTempFileName, unlinkQuietly } from '../fs/atomic-write.js';
-import { inspectLock, removeAbandonedLock } from '../fs/lock.js';
+import { inspectLock, removeAbandonedLock, removeInspectedLock } from '../fs/lock.js';
 import { processIsAlive } from '../fs/process-identity.js';
 import type { PendingFinding } from './finding.js';
 
@@ -27,7 +27,7 @@ export function checkLock(path: string, team?: string): PendingFinding | undefin
       path,
       problem: `lock file ${path} has no readable owner (corrupt or from an older fed)`,
       fix: 'remove it (fed doctor --fix) once no fed command is running',
-      repair: () => unlinkQuietly(path),
+      repair: () => void removeInspectedLock(report),
     };
   }
   if (report.holder === 'alive') return undefined;

@@ -205,13 +205,23 @@ export interface LockReport {
   ageMs: number;
   /** Gone, or unchecked and older than the stale age: safe to remove. */
   abandoned: boolean;
+  /** Which file was seen (inode, time and content), so a removal later can check it is still that one. */
+  identity: string;
 }
 
 /** Inspect a lock file without touching it; undefined when there is none. */
 export function inspectLock(path: string, options: Pick<LockOptions, 'staleMs'> = {}): LockReport | undefined {
   const seen = observe(path);
   if (!seen) return undefined;
-  return { path, owner: seen.owner, holder: holderState(seen), ageMs: seen.ageMs, abandoned: isAbandoned(seen, options.staleMs ?? 5_000) };
+  return { path, owner: seen.owner, holder: holderState(seen), ageMs: seen.ageMs, abandoned: isAbandoned(seen, options.staleMs ?? 5_000), identity: seen.identity };
+}
+
+/**
+ * Remove the lock file `report` describes — only if it is still that very file, under the takeover guard:
+ * one a fed command took over since it was inspected is a live holder's and is left alone.
+ */
+export function removeInspectedLock(report: LockReport): boolean {
+  return takeOver(report.path, { owner: report.owner, identity: report.identity, ageMs: report.ageMs }, Number.POSITIVE_INFINITY);
 }
 
 /** Remove a lock whose holder is gone (as `acquireLock` would when it next waits for it); true if removed. */

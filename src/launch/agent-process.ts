@@ -106,7 +106,7 @@ export class AgentProcess {
       const exited = new Promise<AgentExit>((resolve) =>
         child.once('exit', (code, signal) => {
           // …but not forever: a background process the agent left may hold its stdout open.
-          void Promise.race([drained, sleep(2_000)]).then(() => {
+          void Promise.race([drained, sleep(2_000, undefined, { ref: false })]).then(() => {
             stdout.destroy();
             (child.stdio[3] as Readable | null)?.destroy();
             resolve({ code, signal });

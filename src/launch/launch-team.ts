@@ -234,6 +234,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
     if (!stopReason && options.signal?.aborted) stopReason = { kind: 'interrupted' };
     const exit = await supervised.exited;
     stream.close();
+    warnings.push(...stream.problems);
     lifecycle = await catchUp();
     running = false;
 

@@ -10,6 +10,13 @@ import { emptyStats, type AgentPreset, type JsonEvent, type StreamStats } from '
  */
 export class RunStream {
   readonly stats: StreamStats = emptyStats();
+  /**
+   * What could not be recorded (a full disk while the agent runs): the run goes on and is judged as usual
+   * — an exception here would escape the stream's event handler and kill the launcher with its agent
+   * unsupervised — and the launcher reports these as warnings.
+   */
+  readonly problems: string[] = [];
+  private recording = true;
   private readonly transcript: number;
   private readonly textLog: number | undefined;
   private pending = '';
@@ -27,8 +34,15 @@ export class RunStream {
   }
 
   write(chunk: Buffer): void {
-    writeSync(this.transcript, chunk);
-    if (this.textLog !== undefined) writeSync(this.textLog, chunk);
+    if (this.recording) {
+      try {
+        writeSync(this.transcript, chunk);
+        if (this.textLog !== undefined) writeSync(this.textLog, chunk);
+      } catch (error) {
+        this.recording = false;
+        this.problems.push(`the agent's output could no longer be written to its transcript or log (${(error as Error).message}); the rest of this run is not recorded there`);
+      }
+    }
     const lines = (this.pending + chunk.toString('utf8')).split('\n');
     this.pending = lines.pop() ?? '';
     for (const line of lines) this.readLine(line);
@@ -50,7 +64,12 @@ export class RunStream {
       const event = parseEvent(line);
       if (event) this.preset.onEvent?.(event, this.stats);
     } else this.preset.onText?.(line, this.stats);
-    if (JSON.stringify(this.stats) !== before) this.onUpdate(this.stats);
+    if (JSON.stringify(this.stats) === before) return;
+    try {
+      this.onUpdate(this.stats);
+    } catch (error) {
+      this.problems.push(`recording the run's progress failed: ${(error as Error).message}`);
+    }
   }
 }
 

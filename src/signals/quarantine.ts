@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { RefusedError } from '../errors.js';
 import { fsyncDirectory, linkFileNoClobber, publishFileNoClobber, unlinkQuietly, type WriteOptions } from '../fs/atomic-write.js';
@@ -7,7 +7,8 @@ import { parseJsonText, toJsonText } from '../fs/json-text.js';
 import { readFileBounded } from '../fs/read-json-file.js';
 import { workspacePaths } from '../layout.js';
 import { quarantineReasonSchema, type QuarantineReason } from '../schema/signal.js';
-import { judgeSignal, readBoxFile, type BoxExpectation } from './parse-signal-file.js';
+import { judgeSignal, readBoxFile, statKey, type BoxExpectation } from './parse-signal-file.js';
+import { isAckFileName, isSignalFileName } from './signal-file-name.js';
 
 export interface QuarantineOptions extends WriteOptions {
   now?: () => Date;
@@ -88,21 +89,31 @@ export function restoreSettledQuarantine(workspace: string, expect: BoxExpectati
     throw error;
   }
   const restored: string[] = [];
+  const present = new Set(names);
   for (const reasonName of names) {
     const landed = REASON_FILE.exec(reasonName)?.[1];
-    if (landed === undefined || !names.includes(landed)) continue;
+    if (landed === undefined || !present.has(landed)) continue;
     const path = join(quarantine, landed);
+    // Runs at every consume: a file already judged is only stat'ed, never read again until it changes.
+    let key: string;
+    try {
+      key = statKey(lstatSync(path));
+    } catch {
+      continue;
+    }
+    if (checked.get(landed) === key) continue;
     let file;
     try {
       file = readBoxFile(path);
     } catch {
       continue;
     }
-    if (checked.get(landed) === file.key) continue;
     checked.set(landed, file.key);
     if (!file.bytes || !judgeSignal(file.bytes, expect).ok) continue;
     const reason = readReason(join(quarantine, reasonName));
     if (!reason || resolve(dirname(reason.originalPath)) !== resolve(inbox)) continue;
+    // Only a signal goes back: an ack-named file holding a signal would be judged as an ack and quarantined again.
+    if (!isSignalFileName(reason.file) || isAckFileName(reason.file)) continue;
     const name = linkFileNoClobber(path, inbox, reason.file, options);
     unlinkQuietly(join(quarantine, reasonName));
     unlinkQuietly(path);

@@ -57,10 +57,14 @@ export function recordCollectorOutcome(root: string, url: string, outcome: Expor
     checkedAt: now.toISOString(),
     ...(outcome.ok ? {} : { error: describeExportError(outcome.error) }),
   };
-  try {
-    writeFileAtomic(federationPaths(root).collectorState, toJsonText(state), { durable: false });
-  } catch {
-    // Best effort: see above.
+  // A reachable collector that stays reachable changes nothing worth a write (checkedAt matters only while
+  // it is unreachable, for the retry pacing): the commands that export most pay one read, no write.
+  if (changed || !outcome.ok) {
+    try {
+      writeFileAtomic(federationPaths(root).collectorState, toJsonText(state), { durable: false });
+    } catch {
+      // Best effort: see above.
+    }
   }
   return { state, previous, changed };
 }

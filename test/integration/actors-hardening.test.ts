@@ -167,6 +167,20 @@ describe('slow foreign writers and bad entries', () => {
     expect(viewLifecycle(team()).mission?.subject).toBe('late');
   });
 
+  it('a quarantined ack that holds a valid signal stays in quarantine: it would be judged as an ack again', async () => {
+    const { root, team } = await federation();
+    const ack = join(workspacePaths(team().location).inbox, '2026-01-01T000000Z-directive-x.json.ack');
+    writeFileSync(ack, 'garbage');
+    const moved = quarantineSignalFile({ path: ack, reason: 'not valid JSON' }, { durable: false });
+    writeFileSync(moved.path, JSON.stringify({ id: '3b2c1f4e-1111-4222-8333-444455556666', timestamp: '2026-01-01T00:00:00Z', from: 'meta', to: 'docs', type: 'directive', subject: 'x', body: '', protocol: 'file-signal-v1' }));
+    for (let i = 0; i < 2; i++) {
+      const [result] = await consume(root);
+      expect(result?.restored ?? []).toEqual([]);
+    }
+    expect(existsSync(moved.path)).toBe(true);
+    expect(existsSync(ack)).toBe(false);
+  });
+
   it('a directory or FIFO named like a signal and a garbage ack never stop the actor; the rest flows', async () => {
     const { root, team } = await federation();
     const inbox = workspacePaths(team().location).inbox;

@@ -13,7 +13,8 @@ export const customPreset: AgentPreset = {
   resumable: false,
   nativeLimits: { maxTurns: false, maxCostUsd: false },
   command: (run) => ({
-    argv: [...run.program, ...run.args].map((word) => word.replaceAll('{promptFile}', run.promptFile).replaceAll('{prompt}', run.prompt)),
+    // Replaced by a function: a string replacement would expand `$&`, `$$`… found in the prompt.
+    argv: [...run.program, ...run.args].map((word) => word.replaceAll('{promptFile}', () => run.promptFile).replaceAll('{prompt}', () => run.prompt)),
     stdin: null,
     env: {},
     sessionId: null,

@@ -21,4 +21,17 @@ describe('the agent command of a run', () => {
     // A CLI that reads the prompt from a file takes any size.
     expect(agentCommand(context, { config, agent: 'aider' }, null, '/p.md', 'x'.repeat(200_000)).command.argv).toContain('/p.md');
   });
+
+  it('custom: {prompt} and {promptFile} are replaced verbatim, even when the prompt holds $& or $$', () => {
+    const prompt = "echo $$ and $& and $' here";
+    const argv = agentCommand(context, { config, agent: 'my-agent --task {prompt} --notes={promptFile}' }, null, '/p.md', prompt).command.argv;
+    expect(argv).toEqual(['my-agent', '--task', prompt, '--notes=/p.md']);
+  });
+
+  it('a relative program is found from the caller\'s directory for --agent, from the federation root for agentCommand', () => {
+    const rooted = { ...context, root: '/fed' } as LaunchContext;
+    expect(agentCommand(rooted, { config, agent: './bin/agent', cwd: '/home/me' }, null, '/p.md', 'p').command.argv[0]).toBe('/home/me/bin/agent');
+    expect(agentCommand(rooted, { config: { ...config, agentCommand: 'tools/agent' } }, null, '/p.md', 'p').command.argv[0]).toBe('/fed/tools/agent');
+    expect(agentCommand(rooted, { config, agent: 'claude' }, null, '/p.md', 'p').command.argv[0]).toBe('claude');
+  });
 });
