@@ -1,4 +1,4 @@
-import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { InspectionEvent } from 'xstate';
@@ -8,7 +8,7 @@ import { readJournalTail } from '../actors/state-files.js';
 import { applyLifecycleInputs, lifecycleEntryFor, loadTeamLifecycle, stateOf } from '../actors/team-lifecycle.js';
 import { setTeamStatus } from '../actors/team-status-command.js';
 import { RefusedError } from '../errors.js';
-import { unlinkQuietly } from '../fs/atomic-write.js';
+import { createFileExclusive, unlinkQuietly } from '../fs/atomic-write.js';
 import type { LaunchResult } from '../hooks/federation-hooks.js';
 import type { LoadedHooks } from '../hooks/load-hooks.js';
 import { notifySignals, notifyTransitions } from '../hooks/notify-hooks.js';
@@ -400,7 +400,7 @@ function readOnlySandbox(root: string, team: RegistryEntry, context: LaunchConte
   const worktree = team.placementType === 'worktree' ? team.location : undefined;
   // A bind mount needs its target to exist: the deliverable is created empty, for the agent to fill (an
   // empty one is removed again after the run).
-  if (worktree && !existsSync(context.deliverablePath)) writeFileSync(context.deliverablePath, '');
+  if (worktree) createFileExclusive(context.deliverablePath, '', { durable: false });
   return bubblewrapArgs(bwrap, { root, worktree, writableFiles: worktree ? [context.deliverablePath] : [] });
 }
 
