@@ -72,6 +72,23 @@ describe('fed signal (built CLI)', () => {
     expect(listed.signals.map((s) => s.message)).toEqual([{ ...message, acknowledged: true, acknowledged_at: firstTime }]);
   });
 
+  it('a piped standard input that never ends is refused after FED_STDIN_TIMEOUT_SECONDS (exit 2), nothing delivered', async () => {
+    const fed = await signalFederation(['docs']);
+    const { FED_ROOT: _root, FED_TEAM: _team, ...inherited } = process.env;
+    const child = spawn(process.execPath, [FED_BIN, '--root', fed.root, 'signal', 'send', '--to', 'docs', '--type', 'report', '--subject', 'Stuck', '--body-file', '-'], {
+      env: { ...inherited, FED_TELEMETRY_ENABLED: 'false', FED_STDIN_TIMEOUT_SECONDS: '1' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    child.stdin.write('part of a body that never ends');
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    child.stdin.destroy();
+    expect(code).toBe(2);
+    expect(stderr).toContain('standard input did not end within 1 s (FED_STDIN_TIMEOUT_SECONDS)');
+    expect(entries(fed.team('docs').inbox)).toEqual([]);
+  });
+
   it('reads the body from standard input (--body-file -) or a file, and prints JSON with --json', async () => {
     const fed = await signalFederation(['docs']);
     const body = 'line one\nline two ✓\n';

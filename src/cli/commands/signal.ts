@@ -180,7 +180,7 @@ export function registerSignal(program: Command, io: CliIo): void {
 async function readBody(options: SendOptions, io: CliIo): Promise<string> {
   if (options.body !== undefined && options.bodyFile !== undefined) throw new InvalidInputError('use either --body or --body-file, not both');
   if (options.bodyFile === undefined) return options.body ?? '';
-  if (options.bodyFile === '-') return readStdin();
+  if (options.bodyFile === '-') return readStdin(io.env);
   const path = resolve(io.cwd, options.bodyFile);
   let read: BoundedRead;
   try {
@@ -193,18 +193,50 @@ async function readBody(options: SendOptions, io: CliIo): Promise<string> {
   return read.bytes.toString('utf8');
 }
 
-/** Standard input up to the size of a signal: more is refused as soon as it arrives, not buffered without end. */
-async function readStdin(): Promise<string> {
+/**
+ * How long a piped standard input may take to end (a pipe whose writer never closes it would hang fed):
+ * 60 s, or FED_STDIN_TIMEOUT_SECONDS.
+ */
+function stdinTimeoutMs(env: NodeJS.ProcessEnv): number {
+  const seconds = Number(env.FED_STDIN_TIMEOUT_SECONDS);
+  return (Number.isFinite(seconds) && seconds > 0 ? seconds : 60) * 1000;
+}
+
+/**
+ * Standard input up to the size of a signal: more is refused as soon as it arrives, not buffered without
+ * end; and, unless a person is typing at a terminal, it must end in bounded time (stdinTimeoutMs).
+ */
+async function readStdin(env: NodeJS.ProcessEnv): Promise<string> {
+  const timeoutMs = stdinTimeoutMs(env);
   const chunks: Buffer[] = [];
   let bytes = 0;
-  for await (const chunk of process.stdin) {
-    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
-    bytes += buffer.length;
-    if (bytes > MAX_SIGNAL_BYTES) {
-      process.stdin.destroy();
-      throw new InvalidInputError(`--body-file -: standard input is over the ${MAX_SIGNAL_BYTES}-byte limit of a signal; write large content to a file in the workspace and name that file in the body`);
+  let timedOut = false;
+  const timer = process.stdin.isTTY
+    ? undefined
+    : setTimeout(() => {
+        timedOut = true;
+        process.stdin.destroy();
+      }, timeoutMs);
+  try {
+    for await (const chunk of process.stdin) {
+      const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+      bytes += buffer.length;
+      if (bytes > MAX_SIGNAL_BYTES) {
+        process.stdin.destroy();
+        throw new InvalidInputError(`--body-file -: standard input is over the ${MAX_SIGNAL_BYTES}-byte limit of a signal; write large content to a file in the workspace and name that file in the body`);
+      }
+      chunks.push(buffer);
     }
-    chunks.push(buffer);
+  } catch (error) {
+    // Destroyed by the timer: the iteration may end or fail, depending on timing; both mean "timed out".
+    if (!timedOut) throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+  if (timedOut) {
+    throw new InvalidInputError(
+      `--body-file -: standard input did not end within ${timeoutMs / 1000} s (FED_STDIN_TIMEOUT_SECONDS); pipe a body that ends (… | fed signal send --body-file -), or give --body-file <path>`,
+    );
   }
   return Buffer.concat(chunks).toString('utf8');
 }
