@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import { FedError } from '../errors.js';
+import { runCaptured } from '../process/run-captured.js';
 
 /**
  * Reporting a lifecycle event the way any agent does: by running `fed event` (found on PATH, where
@@ -26,20 +26,13 @@ export interface FedEventOptions {
 
 export function fedEventReporter(options: FedEventOptions): ReportEvent {
   const command = options.command ?? 'fed';
-  return (type, data) =>
-    new Promise((resolve, reject) => {
-      const args = ['--root', options.root, 'event', '--team', options.team, type, '--data', JSON.stringify(data)];
-      const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.on('error', (error: NodeJS.ErrnoException) => {
-        reject(new FedEventError(error.code === 'ENOENT' ? `${command} is not on PATH; fed launch puts it there (run the agent through fed launch)` : `cannot run ${command}: ${error.message}`));
-      });
-      child.on('close', (code, signal) => {
-        if (code === 0) resolve(stdout);
-        else reject(new FedEventError(`fed event ${type} ${signal ? `was killed by ${signal}` : `exited ${code}`}: ${stderr.trim() || stdout.trim() || 'no output'}`));
-      });
-    });
+  return async (type, data) => {
+    const args = ['--root', options.root, 'event', '--team', options.team, type, '--data', JSON.stringify(data)];
+    const run = await runCaptured([command, ...args], { cwd: options.cwd, env: options.env });
+    if (run.error) {
+      throw new FedEventError(run.error.code === 'ENOENT' ? `${command} is not on PATH; fed launch puts it there (run the agent through fed launch)` : `cannot run ${command}: ${run.error.message}`);
+    }
+    if (run.code !== 0) throw new FedEventError(`fed event ${type} ${run.signal ? `was killed by ${run.signal}` : `exited ${run.code}`}: ${run.stderr.trim() || run.stdout.trim() || 'no output'}`);
+    return run.stdout;
+  };
 }
