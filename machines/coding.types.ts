@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { nonEmptyString } from '../src/schema/common.js';
+import { nonEmptyString } from './schema-primitives.js';
 import type { LifecycleContext } from './lifecycle-context.js';
 import {
   directiveReceivedEvent,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoTimestamp, nonEmptyString } from '../src/schema/common.js';
+import { isoTimestamp, nonEmptyString } from './schema-primitives.js';
 
 /**
  * Events every team lifecycle (deliverable, coding) shares, declared once so both machines and the actor
