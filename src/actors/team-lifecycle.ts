@@ -1,5 +1,6 @@
 import { createActor, type AnyMachineSnapshot, type InspectionEvent } from 'xstate';
-import { checkEvent, lifecycleFor, type MachineEntry } from '../../machines/catalog.js';
+import { checkEvent, type MachineEntry } from '../../machines/catalog.js';
+import { archetypeOf } from '../archetypes/catalog.js';
 import { FedError, InvalidInputError, RefusedError } from '../errors.js';
 import type { WriteOptions } from '../fs/atomic-write.js';
 import { ensureDirectory } from '../fs/ensure-directory.js';
@@ -23,14 +24,7 @@ const STATE_LOCK = { staleMs: Number.POSITIVE_INFINITY, timeoutMs: 60_000 };
 
 /** The lifecycle machine of a team's archetype; an archetype without one is refused by name. */
 export function lifecycleEntryFor(team: RegistryEntry): MachineEntry {
-  const entry = lifecycleFor(team.archetypeId);
-  if (!entry) {
-    throw new RefusedError(
-      'NO_LIFECYCLE',
-      `team "${team.domainId}" has archetype "${team.archetypeId}", which has no lifecycle machine (archetypes with one: deliverable, coding)`,
-    );
-  }
-  return entry;
+  return archetypeOf(team).lifecycle;
 }
 
 /** The state name of a lifecycle snapshot (lifecycle machines are flat). */

@@ -7,7 +7,7 @@ import { getTeam, statusOf } from '../../registry/find-team.js';
 import { onboardTeam } from '../../registry/onboard.js';
 import { readRegistry } from '../../registry/registry-file.js';
 import { TEAM_STATUS_COMMANDS } from '../../registry/team-status.js';
-import { lifecycleFor } from '../../../machines/catalog.js';
+import { lifecycleFor } from '../../archetypes/catalog.js';
 import { setTeamStatus } from '../../actors/team-status-command.js';
 import { viewLifecycle, type LifecycleView } from '../../actors/lifecycle-view.js';
 import { PLACEMENT_TYPES, type PlacementType, type RegistryEntry } from '../../schema/registry.js';
