@@ -5,6 +5,7 @@ import type { MachineEntry } from '../../machines/catalog.js';
 import type { FederationConfig } from '../schema/config.js';
 import type { LaunchContext } from '../schema/launch-context.js';
 import type { RegistryEntry } from '../schema/registry.js';
+import type { SignalMessage } from '../schema/signal.js';
 
 /**
  * A team archetype (spec §2.4), declared in one place: its folder under `src/archetypes/` holds this
@@ -27,6 +28,11 @@ export interface Archetype {
   producesDocument: boolean;
   /** The launch prompt's part that only this archetype has: what its agent is expected to do, step by step. */
   agentBrief(context: LaunchContext, snapshot: AnyMachineSnapshot, team: RegistryEntry): string;
+  /**
+   * Events this archetype makes of inbox signals, consulted before the shared table (src/actors/
+   * signal-events.ts); undefined leaves the signal to that table.
+   */
+  signalEvent?(message: SignalMessage, snapshot: AnyMachineSnapshot): { type: string; [key: string]: unknown } | undefined;
   completion: CompletionPolicy;
   /** Health problems of a team in this state (spec §6), besides the ones every team has; empty when healthy. */
   healthProblems(input: HealthInput): string[];

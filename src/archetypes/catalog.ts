@@ -37,7 +37,12 @@ export function lifecycleFor(id: string): MachineEntry | undefined {
 /** Every machine fed defines, in the order diagrams list them: the registry status, then each lifecycle. */
 export const machineCatalog: readonly MachineEntry[] = [teamStatusEntry, ...archetypes.map((archetype) => archetype.lifecycle)];
 
-/** The persisted-context schema of each lifecycle, by machine id. */
+/** The archetype whose lifecycle machine has this id. */
+export function archetypeOfMachine(machineId: string): Archetype | undefined {
+  return archetypes.find((archetype) => archetype.lifecycle.id === machineId);
+}
+
+/** The persisted-context schema of a lifecycle, by machine id. */
 export function contextSchemaFor(machineId: string) {
-  return archetypes.find((archetype) => archetype.lifecycle.id === machineId)?.contextSchema;
+  return archetypeOfMachine(machineId)?.contextSchema;
 }

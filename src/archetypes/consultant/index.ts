@@ -1,6 +1,7 @@
 import { machineEntry } from '../../../machines/catalog.js';
 import { CONSULTANT_MACHINE_VERSION, consultantMachine } from '../../../machines/consultant.machine.js';
 import { CONSULTANT_WORK_STATES, consultantEventSchema, type ConsultantContext } from '../../../machines/consultant.types.js';
+import { META } from '../../schema/common.js';
 import type { Archetype } from '../archetype.js';
 import { answerBody, answerSubject } from './answer-reference.js';
 import { consultantContextSchema } from './context-schema.js';
@@ -34,6 +35,14 @@ export const consultantArchetype: Archetype = {
 3. If you cannot answer without the asker clarifying, send them a question signal and report
    CLARIFICATION_REQUESTED; their reply (any signal from them) moves you back to researching.
 4. When no question is waiting, stop: you are launched again when questions arrive.`,
+  signalEvent: (message, snapshot) => {
+    const at = message.timestamp;
+    if (message.type === 'directive' && message.from === META && message.subject.trim().toLowerCase() === 'retire') return { type: 'RETIRE', at };
+    // The asker's reply to a clarification request: any signal from them while the team waits for it.
+    const asker = (snapshot.context as ConsultantContext).current?.from;
+    if (snapshot.value === 'waiting-for-feedback' && message.from === asker) return { type: 'FEEDBACK_RECEIVED', signalId: message.id, subject: message.subject, at };
+    return undefined;
+  },
   completion: {
     settled: (snapshot, team) => {
       if (snapshot.value === 'retired') return { outcome: 'complete' };
