@@ -85,7 +85,7 @@ export const consultantMachine = setup({
   initial: 'onboarding',
   states: {
     onboarding: {
-      description: 'Reading the mission: which codebase to index, what questions to expect',
+      description: 'Reading the mission, which codebase to index and what questions to expect',
       entry: { type: 'recordEntry', params: { state: 'onboarding' } },
       on: {
         MISSION_ASSIGNED: { guard: 'hasNoMission', actions: 'recordMission' },
@@ -111,7 +111,7 @@ export const consultantMachine = setup({
       },
     },
     researching: {
-      description: 'Researching the current question; the answer is a report signal to the asker',
+      description: 'Researching the current question, to answer it with a report signal to the asker',
       entry: { type: 'recordEntry', params: { state: 'researching' } },
       on: {
         ANSWER_SENT: { target: 'ready', actions: 'recordAnswer' },
@@ -120,7 +120,7 @@ export const consultantMachine = setup({
       },
     },
     'waiting-for-feedback': {
-      description: 'Asked the asker to clarify the question; their reply resumes the research',
+      description: 'Asked the asker to clarify the question, whose reply resumes the research',
       entry: { type: 'recordEntry', params: { state: 'waiting-for-feedback' } },
       on: {
         FEEDBACK_RECEIVED: { target: 'researching', actions: 'recordFeedback' },
@@ -138,7 +138,7 @@ export const consultantMachine = setup({
       },
     },
     retired: {
-      description: 'Retired by meta; answers no more questions',
+      description: 'Retired by meta, answers no more questions',
       type: 'final',
       entry: { type: 'recordEntry', params: { state: 'retired' } },
     },
