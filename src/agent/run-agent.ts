@@ -44,7 +44,7 @@ export const FAILURE = {
   noStructure: 'document structure cannot be determined',
 } as const;
 
-function codebaseProblem(codebase: string): string | undefined {
+export function codebaseProblem(codebase: string): string | undefined {
   try {
     return statSync(codebase).isDirectory() ? undefined : `the codebase ${codebase} is not a directory`;
   } catch (error) {
@@ -53,7 +53,7 @@ function codebaseProblem(codebase: string): string | undefined {
 }
 
 /** What the mission asked that the codebase does not say, for the FAIL reason. */
-function notFound(answer: TopicAnswer): string {
+export function notFound(answer: TopicAnswer): string {
   const { topic } = answer;
   const quote = (items: readonly string[]) => items.map((item) => `"${item}"`).join(', ');
   const paths = answer.missing.filter((m) => topic.paths.includes(m));

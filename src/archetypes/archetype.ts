@@ -26,6 +26,8 @@ export interface Archetype {
   readOnlyCodebase: boolean;
   /** Its work is the Markdown document at the config's `deliverable` in its workspace (monitored as such). */
   producesDocument: boolean;
+  /** The built-in agent (`fed-agent`) can do its work; otherwise a launch with it is refused up front. */
+  builtInAgent: boolean;
   /** The launch prompt's part that only this archetype has: what its agent is expected to do, step by step. */
   agentBrief(context: LaunchContext, snapshot: AnyMachineSnapshot, team: RegistryEntry): string;
   /**

@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { basename, delimiter, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { InspectionEvent } from 'xstate';
 import { TeamInboxConsumer } from '../actors/consume-inbox.js';
@@ -23,7 +23,7 @@ import type { LaunchContext } from '../schema/launch-context.js';
 import type { RegistryEntry } from '../schema/registry.js';
 import { SignalBoxReader } from '../signals/read-signals.js';
 import { sendSignal } from '../signals/send-signal.js';
-import type { AgentLimits } from '../schema/config.js';
+import { DEFAULT_AGENT_COMMAND, type AgentLimits } from '../schema/config.js';
 import type { CurrentRun, LaunchRun } from '../schema/launch-run.js';
 import { agentCommand, type AgentCommandOptions } from './agent-command.js';
 import { AgentProcess } from './agent-process.js';
@@ -157,6 +157,12 @@ export async function launchTeam(root: string, teamName: string, options: Launch
     }
     const files = writeLaunchFiles(context, { archetype, brief: archetype.agentBrief(context, lifecycle.snapshot, team) });
     const run = agentCommand(context, options, readLastRun(team.location), files.promptPath, files.prompt);
+    if (!archetype.builtInAgent && basename(run.command.argv[0] ?? '') === DEFAULT_AGENT_COMMAND) {
+      throw new RefusedError(
+        'NO_BUILT_IN_AGENT',
+        `the built-in agent ${DEFAULT_AGENT_COMMAND} cannot do the work of a ${archetype.id} team ("${team.domainId}"); launch it with an LLM agent: fed launch --team ${team.domainId} --agent "<command>" (or set agentCommand)`,
+      );
+    }
     const baseEnv = options.env ?? process.env;
     const sandbox = archetype.readOnlyCodebase ? readOnlySandbox(root, team, context, options.config, baseEnv, warnings) : undefined;
     // Without the sandbox, the read-only rule is checked before and after: the codebase as seen from the

@@ -26,6 +26,7 @@ export const codingArchetype: Archetype = {
   workStates: CODING_WORK_STATES,
   readOnlyCodebase: false,
   producesDocument: false,
+  builtInAgent: false,
   agentBrief: codingBrief,
   completion: {
     settled: (snapshot, team) => {

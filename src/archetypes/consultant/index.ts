@@ -23,6 +23,7 @@ export const consultantArchetype: Archetype = {
   // It reads the codebase to answer; it has no reason to change it.
   readOnlyCodebase: true,
   producesDocument: false,
+  builtInAgent: true,
   agentBrief: (context) => `You answer questions about the codebase at ${context.codebase}; you never change it.
 
 1. Index the codebase once (INDEXING_STARTED, then INDEX_READY with the number of files indexed).

@@ -19,6 +19,7 @@ export const deliverableArchetype: Archetype = {
   workStates: DELIVERABLE_WORK_STATES,
   readOnlyCodebase: true,
   producesDocument: true,
+  builtInAgent: true,
   agentBrief: (context) => `You study the codebase at ${context.codebase} read-only and write one Markdown document.
 
 - Write the deliverable to: ${context.deliverablePath} (it must pass \`fed deliverable check\`, or the team fails).

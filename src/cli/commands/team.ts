@@ -12,6 +12,7 @@ import { setTeamStatus } from '../../actors/team-status-command.js';
 import { viewLifecycle, type LifecycleView } from '../../actors/lifecycle-view.js';
 import { PLACEMENT_TYPES, type PlacementType, type RegistryEntry } from '../../schema/registry.js';
 import { federationContext, printJson, type CliIo } from '../io.js';
+import { registerTeamReview } from './team-review.js';
 import { renderFields, renderTable } from '../../text/table.js';
 
 function entryFields(entry: RegistryEntry): [string, string][] {
@@ -91,6 +92,8 @@ export function registerTeam(program: Command, io: CliIo): void {
         io.stdout(`\nrecent transitions:\n${lifecycle.recent.map((l) => `  ${l.at}  ${l.from} → ${l.to}  ${l.event}${l.note ? `  (${l.note})` : ''}\n`).join('')}`);
       }
     });
+
+  registerTeamReview(team, io);
 
   for (const [event, verb] of Object.entries(TEAM_STATUS_COMMANDS) as [TeamStatusEvent['type'], string][]) {
     team
