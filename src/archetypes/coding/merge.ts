@@ -1,6 +1,9 @@
+import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { applyLifecycleInputs, loadTeamLifecycle, stateOf } from '../../actors/team-lifecycle.js';
 import { setTeamStatus } from '../../actors/team-status-command.js';
 import { RefusedError } from '../../errors.js';
+import { FED_DIR } from '../../layout.js';
 import { git, gitSucceeds } from '../../registry/git.js';
 import { removeWorkspace } from '../../registry/placement.js';
 import { teamBranch } from './branch.js';
@@ -20,8 +23,8 @@ export interface MergeResult {
  * out in the federation root), then clean up. Refuses, changing nothing, when the team is not approved,
  * the main checkout has uncommitted changes to tracked files, or the merge conflicts (the merge is
  * aborted and the conflicting files named). Each step is a lifecycle event: PR_MERGED (pr-approved →
- * merged), then CLEANUP_DONE (merged → complete); the team is archived and its worktree and branch
- * removed last — the lifecycle's files live in that worktree, so they are written before it goes.
+ * merged), then CLEANUP_DONE (merged → complete); the team is archived and its checkout and branch
+ * removed last, keeping its records (they live in the worktree's `.fed/`).
  * A merge interrupted after PR_MERGED is finished by running the command again.
  */
 export async function mergeTeam(root: string, name: string): Promise<MergeResult> {
@@ -35,11 +38,12 @@ export async function mergeTeam(root: string, name: string): Promise<MergeResult
     );
   }
   if (state === 'pr-approved') {
-    const dirty = git(root, ['status', '--porcelain', '--untracked-files=no']);
-    if (dirty) {
+    // Porcelain lines start with significant spaces (` M file`): read raw, not trimmed.
+    const dirty = git(root, ['status', '--porcelain', '--untracked-files=no'], { raw: true }).split('\n').filter(Boolean);
+    if (dirty.length) {
       throw new RefusedError(
         'DIRTY_CHECKOUT',
-        `the main checkout ${root} has uncommitted changes (${dirty.split('\n').map((l) => l.slice(3)).join(', ')}); commit or stash them, then merge again`,
+        `the main checkout ${root} has uncommitted changes (${dirty.map((l) => l.slice(3)).join(', ')}); commit or stash them, then merge again`,
       );
     }
     mergeBranch(root, branch, base, team.domainId);
@@ -48,8 +52,24 @@ export async function mergeTeam(root: string, name: string): Promise<MergeResult
   const commit = (loadTeamLifecycle(team).snapshot.context as { mergeCommit: string }).mergeCommit;
   const done = await applyLifecycleInputs(root, team, [{ source: 'event', event: { type: 'CLEANUP_DONE' } }]);
   await setTeamStatus(root, team.domainId, { type: 'ARCHIVE' });
-  removeWorkspace(root, { location: team.location, placementType: 'worktree', branch });
+  removeCheckout(root, team.location, branch);
   return { team: team.domainId, branch, base, commit, state: done.state };
+}
+
+/**
+ * Remove the team's worktree checkout and its branch, keeping the team's records (`.fed/`: lifecycle,
+ * signals, runs, agent log) where they were, so `fed team show` and `fed monitor` still tell its story.
+ * The records are moved aside (same filesystem, one rename) while git removes the worktree.
+ */
+function removeCheckout(root: string, location: string, branch: string): void {
+  const records = join(location, FED_DIR);
+  const aside = join(dirname(location), `.${basename(location)}.records`);
+  if (existsSync(records)) renameSync(records, aside);
+  removeWorkspace(root, { location, placementType: 'worktree', branch });
+  if (existsSync(aside)) {
+    mkdirSync(location, { recursive: true });
+    renameSync(aside, records);
+  }
 }
 
 function mergeBranch(root: string, branch: string, base: string, team: string): void {

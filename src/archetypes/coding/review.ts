@@ -52,7 +52,7 @@ export function reviewTeam(root: string, name: string): Review {
     branch,
     base,
     commits: log ? log.split('\n') : [],
-    diffStat: git(root, ['diff', '--stat', range]),
+    diffStat: git(root, ['diff', '--stat', range], { raw: true }).trimEnd(),
     diff: git(root, ['diff', range], { raw: true }),
     tasks: context.tasks,
     lastTestRun: context.lastTestRun,
