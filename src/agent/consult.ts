@@ -5,7 +5,7 @@ import { META } from '../schema/common.js';
 import type { LaunchContext } from '../schema/launch-context.js';
 import { planMission } from './mission-plan.js';
 import { searchMission } from './mission-search.js';
-import { codebaseProblem, FAILURE, notFound, type AgentIo } from './run-agent.js';
+import { codebaseProblem, FAILURE, type AgentIo } from './run-agent.js';
 import { projectNames, surveyCodebase, type Survey } from './survey.js';
 
 /**
@@ -75,14 +75,20 @@ export function answerQuestion(survey: Survey, projectName: string, question: { 
     return `I found nothing to look up: the question names no file, name or behaviour of the codebase (it only asks about the project in general). Ask about something specific, like a file, a function or "how does X work".`;
   }
   const search = searchMission(survey, topics);
-  const sections = search.answers.map((answer) => {
-    if (!answer.answered || answer.files.length === 0) return `## ${answer.topic.title}\n\nI found nothing in the codebase that answers this: ${notFound(answer)}.`;
-    const files = answer.files.map((file) => {
-      const quotes = file.excerpts.map((q) => `    ${file.path}:${q.line}: ${q.text.trim()}`).join('\n');
+  const quote = (items: readonly string[]) => items.map((item) => `"${item}"`).join(', ');
+  const sections = search.answers.map(({ topic, files, missing, chain }) => {
+    // Unlike a mission, a question is answered with whatever matches; only no match at all is "nothing".
+    if (files.length === 0) {
+      return `## ${topic.title}\n\nI found nothing in the codebase that answers this: no file's path, declared names or text matches ${quote([...topic.paths, ...topic.words])}.`;
+    }
+    const listed = files.map((file) => {
+      // An excerpt is a few lines from `line` on: each quoted indented under where it is.
+      const quotes = file.excerpts.map((q) => `  ${file.path}:${q.line}:\n${q.text.replace(/\s+$/, '').split('\n').map((l) => `      ${l}`).join('\n')}`).join('\n');
       return `- ${file.path} (matches ${file.terms.join(', ') || 'the path'})${quotes ? `\n${quotes}` : ''}`;
     });
-    const chain = answer.chain?.files.length ? `\nThe path it takes: ${answer.chain.files.join(' → ')}` : '';
-    return `## ${answer.topic.title}\n\nThe files that match best:\n${files.join('\n')}${chain}`;
+    const unmatched = missing.length ? `\n(No file mentions ${quote(missing)}.)` : '';
+    const path = chain?.files.length ? `\nThe path it takes: ${chain.files.join(' → ')}` : '';
+    return `## ${topic.title}\n\nThe files that match best:\n${listed.join('\n')}${path}${unmatched}`;
   });
   return `${sections.join('\n\n')}\n\n(Searched the paths, declared names and text of ${search.searched} code and documentation files.)`;
 }

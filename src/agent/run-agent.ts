@@ -53,7 +53,7 @@ export function codebaseProblem(codebase: string): string | undefined {
 }
 
 /** What the mission asked that the codebase does not say, for the FAIL reason. */
-export function notFound(answer: TopicAnswer): string {
+function notFound(answer: TopicAnswer): string {
   const { topic } = answer;
   const quote = (items: readonly string[]) => items.map((item) => `"${item}"`).join(', ');
   const paths = answer.missing.filter((m) => topic.paths.includes(m));
