@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { nonEmptyString } from './schema-primitives.js';
-import { eventDocs } from './event-docs.js';
+import { eventDocs, NEEDS_MISSION } from './event-docs.js';
 import type { LifecycleContext } from './lifecycle-context.js';
 import {
   directiveReceivedEvent,
@@ -41,6 +41,7 @@ const testCount = z.int().nonnegative();
 export const codingEventSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('PLAN_READY'), tasks: z.array(nonEmptyString), ...timestamped }).register(eventDocs, {
     summary: 'preparing → implementing: the mission is read and broken into tasks',
+    needs: NEEDS_MISSION,
     sentBy: 'agent',
     example: { tasks: ['add the endpoint', 'add its tests'] },
   }),
@@ -51,6 +52,7 @@ export const codingEventSchema = z.discriminatedUnion('type', [
   }),
   z.strictObject({ type: z.literal('TESTS_COMPLETE'), passed: testCount, failed: testCount, ...timestamped }).register(eventDocs, {
     summary: 'testing → pr-open when tests ran and all passed, back to implementing when any failed (a run of no tests proves nothing and is refused)',
+    needs: 'a test run must have run some tests: passed + failed > 0',
     sentBy: 'agent',
     example: { passed: 12, failed: 0 },
   }),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { eventDocs } from './event-docs.js';
+import { eventDocs, NEEDS_MISSION } from './event-docs.js';
 import type { LifecycleContext, SignalSeen } from './lifecycle-context.js';
 import {
   directiveReceivedEvent,
@@ -38,6 +38,7 @@ export type ConsultantWorkState = (typeof CONSULTANT_WORK_STATES)[number];
 export const consultantEventSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('INDEXING_STARTED'), ...timestamped }).register(eventDocs, {
     summary: 'onboarding → indexing: the mission (which codebase, what to cover) is read; indexing starts',
+    needs: NEEDS_MISSION,
     sentBy: 'agent',
   }),
   z.strictObject({ type: z.literal('INDEX_READY'), filesIndexed: z.int().positive(), ...timestamped }).register(eventDocs, {

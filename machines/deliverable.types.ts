@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { nonEmptyString } from './schema-primitives.js';
-import { eventDocs } from './event-docs.js';
+import { eventDocs, NEEDS_MISSION } from './event-docs.js';
 import type { LifecycleContext } from './lifecycle-context.js';
 import {
   directiveReceivedEvent,
@@ -26,6 +26,7 @@ export type DeliverableWorkState = (typeof DELIVERABLE_WORK_STATES)[number];
 export const deliverableEventSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('PLAN_READY'), sources: z.array(nonEmptyString), ...timestamped }).register(eventDocs, {
     summary: 'preparing → scanning: mission read, document structure planned, information sources identified',
+    needs: NEEDS_MISSION,
     sentBy: 'agent',
     example: { sources: ['src', 'docs'] },
   }),
@@ -43,6 +44,7 @@ export const deliverableEventSchema = z.discriminatedUnion('type', [
     .strictObject({ type: z.literal('DOCUMENT_WRITTEN'), path: nonEmptyString, bytes: z.int().nonnegative(), ...timestamped })
     .register(eventDocs, {
       summary: 'aggregating → complete: the deliverable is written (it must pass fed deliverable check; an empty one is refused)',
+      needs: 'bytes must be > 0',
       sentBy: 'agent',
       example: { path: '<deliverable>', bytes: 1234 },
     }),

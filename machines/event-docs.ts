@@ -13,7 +13,14 @@ export interface EventDoc {
   sentBy: 'agent' | 'meta' | 'signal';
   /** A payload that would be accepted, without `type` (shown as `--data`); omitted when there is none. */
   example?: Record<string, unknown>;
+  /** What its guard needs, said when the state has the event but refuses it (how to fix the call). */
+  needs?: string;
 }
+
+/** The `needs` of an event allowed only once a mission is applied: the usual case is a mission not applied yet. */
+export const NEEDS_MISSION =
+  'no mission has been applied yet: a mission directive (fed signal send --to <team> --type directive --subject <mission>) is applied ' +
+  'by the team actor — run fed actors run --team <team> --once, or fed launch --team <team>';
 
 export const eventDocs = z.registry<EventDoc>();
 
