@@ -2,7 +2,7 @@
  * The fed library API: everything the CLI uses is importable from the package root.
  */
 export * from '../machines/index.js';
-export * from './archetypes/archetype.js';
+export { progressLines, SAMPLE_FAIL_REASON, type Archetype, type CompletionPolicy, type HealthInput, type JudgeInput, type ModelTestSamples, type Settled } from './archetypes/archetype.js';
 export * from './archetypes/catalog.js';
 export { deliverableArchetype, deliverableEntry } from './archetypes/deliverable/index.js';
 export { STRUCTURE_FAILURE } from './archetypes/deliverable/completion.js';

@@ -70,6 +70,7 @@ export type Verdict = { approve: true } | { approve: false; changes: string };
  */
 export async function decideReview(root: string, name: string, verdict: Verdict): Promise<{ team: string; state: string }> {
   const team = codingTeam(root, name);
+  // Only a change that is there to review can be decided on (refused by name otherwise).
   teamBranch(root, team);
   refuseUnlessInReview(team, loadTeamLifecycle(team).snapshot);
   const event = verdict.approve
