@@ -1,15 +1,12 @@
 import { __unsafe_getAllOwnEventDescriptors, type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic } from 'xstate';
 import type { z } from 'zod';
-import { CODING_MACHINE_VERSION, codingMachine } from './coding.machine.js';
-import { codingEventSchema } from './coding.types.js';
-import { DELIVERABLE_MACHINE_VERSION, deliverableMachine } from './deliverable.machine.js';
-import { deliverableEventSchema } from './deliverable.types.js';
 import { TEAM_STATUS_MACHINE_VERSION, teamStatusEventSchema, teamStatusMachine } from './team-status.machine.js';
 
 /**
- * One place that knows every machine fed defines, with what a runtime needs beside it: the id and
- * version stored next to persisted snapshots, the zod schema that validates an event before it is sent,
- * and the list of event types (for help texts and refusals).
+ * What a runtime needs beside a machine: the id and version stored next to persisted snapshots, the zod
+ * schema that validates an event before it is sent, and the list of event types (for help texts and
+ * refusals). Each team archetype makes the entry of its lifecycle (src/archetypes/); the list of every
+ * machine is `machineCatalog` in src/archetypes/catalog.ts.
  */
 export interface MachineEntry<TMachine extends AnyStateMachine = AnyStateMachine> {
   id: string;
@@ -24,7 +21,7 @@ interface EventUnionSchema<TEvent> extends z.ZodType<TEvent> {
   options: readonly { shape: { type: { value: unknown } } }[];
 }
 
-function entry<TMachine extends AnyStateMachine>(
+export function machineEntry<TMachine extends AnyStateMachine>(
   machine: TMachine,
   version: number,
   eventSchema: EventUnionSchema<EventFromLogic<TMachine>>,
@@ -34,24 +31,7 @@ function entry<TMachine extends AnyStateMachine>(
   return { id: machine.id, version, machine, eventSchema, events };
 }
 
-export const teamStatusEntry = entry(teamStatusMachine, TEAM_STATUS_MACHINE_VERSION, teamStatusEventSchema);
-export const deliverableEntry = entry(deliverableMachine, DELIVERABLE_MACHINE_VERSION, deliverableEventSchema);
-export const codingEntry = entry(codingMachine, CODING_MACHINE_VERSION, codingEventSchema);
-
-/** Every machine, in the order diagrams list them. */
-export const machineCatalog: readonly MachineEntry[] = [teamStatusEntry, deliverableEntry, codingEntry];
-
-/** The lifecycle machine of each team archetype that has one (the actor system picks by `archetypeId`). */
-export const lifecycleMachines = {
-  deliverable: deliverableEntry,
-  coding: codingEntry,
-} as const;
-export type LifecycleArchetype = keyof typeof lifecycleMachines;
-
-/** The lifecycle of an archetype, or undefined for one without a machine (e.g. `consultant`). */
-export function lifecycleFor(archetype: string): (typeof lifecycleMachines)[LifecycleArchetype] | undefined {
-  return Object.hasOwn(lifecycleMachines, archetype) ? lifecycleMachines[archetype as LifecycleArchetype] : undefined;
-}
+export const teamStatusEntry = machineEntry(teamStatusMachine, TEAM_STATUS_MACHINE_VERSION, teamStatusEventSchema);
 
 /**
  * The event types the current state has transitions for — what to list when an event is refused. A type

@@ -1,13 +1,7 @@
 import { assertEvent, assign, setup } from 'xstate';
 import { CODING_WORK_STATES, type CodingContext, type CodingEvent, type CodingState, type CodingWorkState } from './coding.types.js';
-import {
-  failureOf,
-  initialLifecycleContext,
-  missionOf,
-  signalSeen,
-  stampEntry,
-  type LifecycleInput,
-} from './lifecycle-context.js';
+import { initialLifecycleContext, type LifecycleInput } from './lifecycle-context.js';
+import { lifecycleActions, lifecycleGuards } from './lifecycle-setup.js';
 import { whilePaused, whileWorking } from './lifecycle-transitions.js';
 
 /**
@@ -26,13 +20,7 @@ export const codingMachine = setup({
     input: {} as LifecycleInput,
   },
   actions: {
-    recordEntry: assign(({ context, event }, params: { state: CodingState }) => ({
-      enteredAt: stampEntry(context.enteredAt, params.state, event),
-    })),
-    recordMission: assign(({ event }) => {
-      assertEvent(event, 'MISSION_ASSIGNED');
-      return { mission: missionOf(event) };
-    }),
+    ...lifecycleActions<CodingContext, CodingEvent>(),
     recordPlan: assign(({ event }) => {
       assertEvent(event, 'PLAN_READY');
       return { tasks: event.tasks };
@@ -62,27 +50,11 @@ export const codingMachine = setup({
       assertEvent(event, 'PR_MERGED');
       return { mergeCommit: event.commit };
     }),
-    recordFailure: assign(({ event }, params: { state: CodingState }) => {
-      assertEvent(event, 'FAIL');
-      return { failure: failureOf(event, params.state) };
-    }),
-    recordPause: assign((_, params: { state: CodingWorkState }) => ({ pausedFrom: params.state })),
-    forgetPause: assign({ pausedFrom: null }),
-    recordDirective: assign(({ event }) => {
-      assertEvent(event, 'DIRECTIVE_RECEIVED');
-      return { lastDirective: signalSeen(event) };
-    }),
-    recordQuestion: assign(({ event }) => {
-      assertEvent(event, 'QUESTION_RECEIVED');
-      return { lastQuestion: signalSeen(event) };
-    }),
   },
   guards: {
-    hasMission: ({ context }) => context.mission !== null,
-    hasNoMission: ({ context }) => context.mission === null,
+    ...lifecycleGuards<CodingContext, CodingEvent>(),
     testsFailed: ({ event }) => event.type === 'TESTS_COMPLETE' && event.failed > 0,
     testsPassed: ({ event }) => event.type === 'TESTS_COMPLETE' && event.failed === 0 && event.passed > 0,
-    wasPausedIn: ({ context }, params: { state: CodingWorkState }) => context.pausedFrom === params.state,
   },
 }).createMachine({
   id: CODING_MACHINE_ID,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { nonEmptyString } from '../src/schema/common.js';
+import { nonEmptyString } from './schema-primitives.js';
+import { eventDocs, NEEDS_MISSION } from './event-docs.js';
 import type { LifecycleContext } from './lifecycle-context.js';
 import {
   directiveReceivedEvent,
@@ -35,38 +36,48 @@ const testCount = z.int().nonnegative();
 
 /**
  * Events of the coding lifecycle. As in the deliverable lifecycle, a progress event reports that the work
- * of the current state is done, with its result; see the README "Lifecycles" table.
+ * of the current state is done, with its result; each says what it does in its `eventDocs` entry.
  */
 export const codingEventSchema = z.discriminatedUnion('type', [
-  /** preparing → implementing: the mission is broken into tasks (needs a mission). */
-  z.strictObject({ type: z.literal('PLAN_READY'), tasks: z.array(nonEmptyString), ...timestamped }),
-  /** implementing → testing: a commit is ready to be tested. */
-  z.strictObject({ type: z.literal('CHANGES_COMMITTED'), commit: nonEmptyString, ...timestamped }),
-  /**
-   * testing → implementing when any test failed (the rework loop), → pr-open when tests ran and all
-   * passed; a run with no tests at all proves nothing and is refused.
-   */
-  z.strictObject({ type: z.literal('TESTS_COMPLETE'), passed: testCount, failed: testCount, ...timestamped }),
-  /** pr-open → pr-review: the pull request (URL or id) is open, or updated after rework, and review is asked for. */
-  z.strictObject({
-    type: z.literal('REVIEW_REQUESTED'),
-    pullRequest: nonEmptyString,
-    reviewers: z.array(nonEmptyString).optional(),
-    ...timestamped,
+  z.strictObject({ type: z.literal('PLAN_READY'), tasks: z.array(nonEmptyString), ...timestamped }).register(eventDocs, {
+    summary: 'preparing → implementing: the mission is read and broken into tasks',
+    needs: NEEDS_MISSION,
+    sentBy: 'agent',
+    example: { tasks: ['add the endpoint', 'add its tests'] },
   }),
-  /** pr-review → implementing: the reviewer asked for changes (the review loop). */
-  z.strictObject({
-    type: z.literal('CHANGES_REQUESTED'),
-    reviewer: nonEmptyString.optional(),
-    comments: z.array(nonEmptyString).optional(),
-    ...timestamped,
+  z.strictObject({ type: z.literal('CHANGES_COMMITTED'), commit: nonEmptyString, ...timestamped }).register(eventDocs, {
+    summary: 'implementing → testing: the change is committed on the team branch',
+    sentBy: 'agent',
+    example: { commit: '<sha>' },
   }),
-  /** pr-review → pr-approved. */
-  z.strictObject({ type: z.literal('PR_APPROVED'), reviewer: nonEmptyString, ...timestamped }),
-  /** pr-approved → merged: the change is on the target branch. */
-  z.strictObject({ type: z.literal('PR_MERGED'), commit: nonEmptyString, ...timestamped }),
-  /** merged → complete: the merge is verified and the team's branch and workspace are cleaned up. */
-  z.strictObject({ type: z.literal('CLEANUP_DONE'), ...timestamped }),
+  z.strictObject({ type: z.literal('TESTS_COMPLETE'), passed: testCount, failed: testCount, ...timestamped }).register(eventDocs, {
+    summary: 'testing → pr-open when tests ran and all passed, back to implementing when any failed (a run of no tests proves nothing and is refused)',
+    needs: 'a test run must have run some tests: passed + failed > 0',
+    sentBy: 'agent',
+    example: { passed: 12, failed: 0 },
+  }),
+  z
+    .strictObject({ type: z.literal('REVIEW_REQUESTED'), pullRequest: nonEmptyString, reviewers: z.array(nonEmptyString).optional(), ...timestamped })
+    .register(eventDocs, {
+      summary: 'pr-open → pr-review: the branch (or pull request URL) is ready for review, then stop and wait for meta',
+      sentBy: 'agent',
+      example: { pullRequest: 'fed/<domain>' },
+    }),
+  z
+    .strictObject({ type: z.literal('CHANGES_REQUESTED'), reviewer: nonEmptyString.optional(), comments: z.array(nonEmptyString).optional(), ...timestamped })
+    .register(eventDocs, { summary: 'pr-review → implementing: the reviewer asked for changes (fed team review --request-changes)', sentBy: 'meta' }),
+  z.strictObject({ type: z.literal('PR_APPROVED'), reviewer: nonEmptyString, ...timestamped }).register(eventDocs, {
+    summary: 'pr-review → pr-approved (fed team review --approve)',
+    sentBy: 'meta',
+  }),
+  z.strictObject({ type: z.literal('PR_MERGED'), commit: nonEmptyString, ...timestamped }).register(eventDocs, {
+    summary: 'pr-approved → merged: the change is on the base branch (fed team merge)',
+    sentBy: 'meta',
+  }),
+  z.strictObject({ type: z.literal('CLEANUP_DONE'), ...timestamped }).register(eventDocs, {
+    summary: "merged → complete: the team's worktree and branch are removed (fed team merge)",
+    sentBy: 'meta',
+  }),
   failEvent,
   pauseEvent,
   resumeEvent,

@@ -1,12 +1,6 @@
 import { assertEvent, assign, setup } from 'xstate';
-import {
-  failureOf,
-  initialLifecycleContext,
-  missionOf,
-  signalSeen,
-  stampEntry,
-  type LifecycleInput,
-} from './lifecycle-context.js';
+import { initialLifecycleContext, type LifecycleInput } from './lifecycle-context.js';
+import { lifecycleActions, lifecycleGuards } from './lifecycle-setup.js';
 import {
   DELIVERABLE_WORK_STATES,
   type DeliverableContext,
@@ -35,13 +29,7 @@ export const deliverableMachine = setup({
     input: {} as LifecycleInput,
   },
   actions: {
-    recordEntry: assign(({ context, event }, params: { state: DeliverableState }) => ({
-      enteredAt: stampEntry(context.enteredAt, params.state, event),
-    })),
-    recordMission: assign(({ event }) => {
-      assertEvent(event, 'MISSION_ASSIGNED');
-      return { mission: missionOf(event) };
-    }),
+    ...lifecycleActions<DeliverableContext, DeliverableEvent>(),
     recordPlan: assign(({ event }) => {
       assertEvent(event, 'PLAN_READY');
       return { sources: event.sources };
@@ -59,27 +47,11 @@ export const deliverableMachine = setup({
       assertEvent(event, 'DOCUMENT_WRITTEN');
       return { document: { path: event.path, bytes: event.bytes } };
     }),
-    recordFailure: assign(({ event }, params: { state: DeliverableState }) => {
-      assertEvent(event, 'FAIL');
-      return { failure: failureOf(event, params.state) };
-    }),
-    recordPause: assign((_, params: { state: DeliverableWorkState }) => ({ pausedFrom: params.state })),
-    forgetPause: assign({ pausedFrom: null }),
-    recordDirective: assign(({ event }) => {
-      assertEvent(event, 'DIRECTIVE_RECEIVED');
-      return { lastDirective: signalSeen(event) };
-    }),
-    recordQuestion: assign(({ event }) => {
-      assertEvent(event, 'QUESTION_RECEIVED');
-      return { lastQuestion: signalSeen(event) };
-    }),
   },
   guards: {
-    hasMission: ({ context }) => context.mission !== null,
-    hasNoMission: ({ context }) => context.mission === null,
+    ...lifecycleGuards<DeliverableContext, DeliverableEvent>(),
     scanFoundNothing: ({ event }) => event.type === 'SCAN_COMPLETE' && event.filesRead === 0,
     documentHasContent: ({ event }) => event.type === 'DOCUMENT_WRITTEN' && event.bytes > 0,
-    wasPausedIn: ({ context }, params: { state: DeliverableWorkState }) => context.pausedFrom === params.state,
   },
 }).createMachine({
   id: DELIVERABLE_MACHINE_ID,

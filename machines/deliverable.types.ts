@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { nonEmptyString } from '../src/schema/common.js';
+import { nonEmptyString } from './schema-primitives.js';
+import { eventDocs, NEEDS_MISSION } from './event-docs.js';
 import type { LifecycleContext } from './lifecycle-context.js';
 import {
   directiveReceivedEvent,
@@ -20,17 +21,33 @@ export type DeliverableWorkState = (typeof DELIVERABLE_WORK_STATES)[number];
 
 /**
  * Events of the deliverable lifecycle. Progress events report that the work of the current state is done,
- * with its result; see the README "Lifecycles" table for what each one does.
+ * with its result; each says what it does in its `eventDocs` entry.
  */
 export const deliverableEventSchema = z.discriminatedUnion('type', [
-  /** preparing → scanning: the document structure is planned and its information sources identified. */
-  z.strictObject({ type: z.literal('PLAN_READY'), sources: z.array(nonEmptyString), ...timestamped }),
-  /** scanning → distilling; `filesRead` 0 means the required information cannot be found → failed. */
-  z.strictObject({ type: z.literal('SCAN_COMPLETE'), filesRead: z.int().nonnegative(), ...timestamped }),
-  /** distilling → aggregating: patterns identified, examples selected. */
-  z.strictObject({ type: z.literal('INSIGHTS_READY'), insights: z.array(nonEmptyString).optional(), ...timestamped }),
-  /** aggregating → complete: the deliverable file is saved; an empty document (bytes 0) is refused. */
-  z.strictObject({ type: z.literal('DOCUMENT_WRITTEN'), path: nonEmptyString, bytes: z.int().nonnegative(), ...timestamped }),
+  z.strictObject({ type: z.literal('PLAN_READY'), sources: z.array(nonEmptyString), ...timestamped }).register(eventDocs, {
+    summary: 'preparing → scanning: mission read, document structure planned, information sources identified',
+    needs: NEEDS_MISSION,
+    sentBy: 'agent',
+    example: { sources: ['src', 'docs'] },
+  }),
+  z.strictObject({ type: z.literal('SCAN_COMPLETE'), filesRead: z.int().nonnegative(), ...timestamped }).register(eventDocs, {
+    summary: 'scanning → distilling: relevant files read, findings logged (0 files means the information cannot be found and fails the team)',
+    sentBy: 'agent',
+    example: { filesRead: 42 },
+  }),
+  z.strictObject({ type: z.literal('INSIGHTS_READY'), insights: z.array(nonEmptyString).optional(), ...timestamped }).register(eventDocs, {
+    summary: 'distilling → aggregating: patterns identified, examples selected',
+    sentBy: 'agent',
+    example: { insights: ['...'] },
+  }),
+  z
+    .strictObject({ type: z.literal('DOCUMENT_WRITTEN'), path: nonEmptyString, bytes: z.int().nonnegative(), ...timestamped })
+    .register(eventDocs, {
+      summary: 'aggregating → complete: the deliverable is written (it must pass fed deliverable check; an empty one is refused)',
+      needs: 'bytes must be > 0',
+      sentBy: 'agent',
+      example: { path: '<deliverable>', bytes: 1234 },
+    }),
   failEvent,
   pauseEvent,
   resumeEvent,

@@ -23,17 +23,16 @@ export {
   type CodingState,
   type CodingWorkState,
 } from './coding.types.js';
-export type { Failure, LifecycleContext, LifecycleInput, Mission, SignalSeen } from './lifecycle-context.js';
+export { CONSULTANT_MACHINE_ID, CONSULTANT_MACHINE_VERSION, consultantMachine } from './consultant.machine.js';
 export {
-  acceptedEventTypes,
-  checkEvent,
-  codingEntry,
-  deliverableEntry,
-  lifecycleFor,
-  lifecycleMachines,
-  machineCatalog,
-  teamStatusEntry,
-  type EventCheck,
-  type LifecycleArchetype,
-  type MachineEntry,
-} from './catalog.js';
+  CONSULTANT_WORK_STATES,
+  consultantEventSchema,
+  type ConsultantContext,
+  type ConsultantEvent,
+  type ConsultantState,
+  type ConsultantWorkState,
+  type Question,
+} from './consultant.types.js';
+export type { Failure, LifecycleContext, LifecycleInput, Mission, SignalSeen } from './lifecycle-context.js';
+export { eventDocs, documentedEvents, type EventDoc } from './event-docs.js';
+export { acceptedEventTypes, checkEvent, machineEntry, teamStatusEntry, type EventCheck, type MachineEntry } from './catalog.js';

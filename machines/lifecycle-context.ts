@@ -1,8 +1,8 @@
 import type { FailEvent, MissionAssignedEvent, SignalEvent } from './lifecycle-events.js';
 
 /**
- * The context every team lifecycle keeps, and the pure functions its actions are built from. Both
- * lifecycle machines wire these into their own named actions, so the bookkeeping is written once.
+ * The context every team lifecycle keeps, and the pure functions its actions are built from. Every
+ * lifecycle machine uses them through lifecycle-setup.ts, so the bookkeeping is written once.
  */
 export interface Mission {
   signalId: string;
@@ -72,7 +72,8 @@ export function missionOf(event: MissionAssignedEvent): Mission {
   return { signalId: event.signalId, subject: event.subject, body: event.body };
 }
 
-export function signalSeen(event: SignalEvent): SignalSeen {
+/** What a lifecycle keeps of a signal it saw (an event carrying `signalId`, `subject` and maybe `at`). */
+export function signalSeen(event: Pick<SignalEvent, 'signalId' | 'subject' | 'at'>): SignalSeen {
   return event.at === undefined
     ? { signalId: event.signalId, subject: event.subject }
     : { signalId: event.signalId, subject: event.subject, at: event.at };

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { isoTimestamp, nonEmptyString } from '../src/schema/common.js';
+import { isoTimestamp, nonEmptyString } from './schema-primitives.js';
 
 /**
- * Events every team lifecycle (deliverable, coding) shares, declared once so both machines and the actor
+ * Events every team lifecycle (deliverable, coding, consultant) shares, declared once so both machines and the actor
  * system agree on their payloads.
  *
  * Every event may carry `at`: the ISO time it happened. Machines never read the clock — a snapshot plus
@@ -38,8 +38,16 @@ export const missionAssignedEvent = z.strictObject({
 /** A later directive from meta: recorded, no state change (the team's agent reads the signal itself). */
 export const directiveReceivedEvent = z.strictObject({ type: z.literal('DIRECTIVE_RECEIVED'), ...signalRef, ...timestamped });
 
-/** A question to the team: recorded, no state change (the team answers with a report signal). */
-export const questionReceivedEvent = z.strictObject({ type: z.literal('QUESTION_RECEIVED'), ...signalRef, ...timestamped });
+/**
+ * A question to the team, with who asked (`from`, so the answer can go back to them). Deliverable and
+ * coding teams record it without a state change; a consultant team researches it (or queues it).
+ */
+export const questionReceivedEvent = z.strictObject({
+  type: z.literal('QUESTION_RECEIVED'),
+  ...signalRef,
+  from: nonEmptyString.optional(),
+  ...timestamped,
+});
 
 export type FailEvent = z.infer<typeof failEvent>;
 export type MissionAssignedEvent = z.infer<typeof missionAssignedEvent>;

@@ -1,8 +1,7 @@
 /**
  * Transitions every team lifecycle shares (FAIL, PAUSE, RESUME and recorded signals), written once so the
- * deliverable and coding machines cannot drift apart. They refer to actions and guards by name; each
- * machine's `setup` implements `recordFailure`, `recordPause`, `recordDirective`, `recordQuestion` and the
- * `wasPausedIn` guard.
+ * lifecycle machines cannot drift apart. They refer to actions and guards by name; each machine's `setup`
+ * spreads `lifecycleActions()` and `lifecycleGuards()` (lifecycle-setup.ts), which implement them.
  */
 
 /** What a working state accepts besides its own progress events. */

@@ -2,6 +2,15 @@
  * The fed library API: everything the CLI uses is importable from the package root.
  */
 export * from '../machines/index.js';
+export { progressLines, SAMPLE_FAIL_REASON, type Archetype, type CompletionPolicy, type HealthInput, type JudgeInput, type ModelTestSamples, type Settled } from './archetypes/archetype.js';
+export * from './archetypes/catalog.js';
+export { deliverableArchetype, deliverableEntry } from './archetypes/deliverable/index.js';
+export { STRUCTURE_FAILURE } from './archetypes/deliverable/completion.js';
+export { codingArchetype, codingEntry } from './archetypes/coding/index.js';
+export * from './archetypes/coding/review.js';
+export * from './archetypes/coding/merge.js';
+export { consultantArchetype, consultantEntry } from './archetypes/consultant/index.js';
+export * from './archetypes/consultant/answer-reference.js';
 export * from './machines-export/describe-machine.js';
 export * from './machines-export/export-machines.js';
 export * from './inspect/create-inspection.js';

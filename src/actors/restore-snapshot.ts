@@ -1,7 +1,7 @@
 import type { AnyMachineSnapshot } from 'xstate';
 import type { MachineEntry } from '../../machines/catalog.js';
 import { CorruptFileError, RefusedError } from '../errors.js';
-import { lifecycleContextSchemas } from '../schema/lifecycle-context.js';
+import { contextSchemaFor } from '../archetypes/catalog.js';
 import type { LifecycleEnvelope } from '../schema/lifecycle-state.js';
 import { zodProblemText } from '../schema/problems.js';
 import { findSnapshotMigration } from './snapshot-migrations.js';
@@ -47,7 +47,7 @@ export function restoreSnapshot(envelope: LifecycleEnvelope, entry: MachineEntry
     if (persisted.value === undefined) throw new Error('it has no state value');
     // xstate errors and persisted error snapshots (an action that threw) are never resumed from.
     if (persisted.status === 'error') throw new Error('it is an error snapshot (an action failed when it was taken)');
-    const contextSchema = lifecycleContextSchemas[entry.id];
+    const contextSchema = contextSchemaFor(entry.id);
     const context = contextSchema?.safeParse(persisted.context, { reportInput: true });
     if (context && !context.success) {
       throw new Error(`its context does not fit: ${zodProblemText(context.error, { prefix: 'context' })}`);

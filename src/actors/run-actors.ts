@@ -1,4 +1,4 @@
-import { lifecycleFor } from '../../machines/catalog.js';
+import { lifecycleFor } from '../archetypes/catalog.js';
 import { FedError, RefusedError } from '../errors.js';
 import type { LoadedHooks } from '../hooks/load-hooks.js';
 import { notifyConsumed } from '../hooks/notify-hooks.js';

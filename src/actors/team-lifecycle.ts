@@ -1,5 +1,7 @@
 import { createActor, type AnyMachineSnapshot, type InspectionEvent } from 'xstate';
-import { checkEvent, lifecycleFor, type MachineEntry } from '../../machines/catalog.js';
+import { checkEvent, type MachineEntry } from '../../machines/catalog.js';
+import { documentedEvents } from '../../machines/event-docs.js';
+import { archetypeOf } from '../archetypes/catalog.js';
 import { FedError, InvalidInputError, RefusedError } from '../errors.js';
 import type { WriteOptions } from '../fs/atomic-write.js';
 import { ensureDirectory } from '../fs/ensure-directory.js';
@@ -23,14 +25,7 @@ const STATE_LOCK = { staleMs: Number.POSITIVE_INFINITY, timeoutMs: 60_000 };
 
 /** The lifecycle machine of a team's archetype; an archetype without one is refused by name. */
 export function lifecycleEntryFor(team: RegistryEntry): MachineEntry {
-  const entry = lifecycleFor(team.archetypeId);
-  if (!entry) {
-    throw new RefusedError(
-      'NO_LIFECYCLE',
-      `team "${team.domainId}" has archetype "${team.archetypeId}", which has no lifecycle machine (archetypes with one: deliverable, coding)`,
-    );
-  }
-  return entry;
+  return archetypeOf(team).lifecycle;
 }
 
 /** The state name of a lifecycle snapshot (lifecycle machines are flat). */
@@ -291,23 +286,18 @@ function refusalOf(entry: MachineEntry, snapshot: AnyMachineSnapshot, event: { t
     case 'final':
       return `${stateOf(snapshot)} is final; the ${entry.id} lifecycle is over and accepts no event`;
     case 'condition-not-met':
-      return `${event.type} is not allowed here with this payload or context (${conditionHint(event.type)}); ${accepted}`;
+      return `${event.type} is not allowed here with this payload or context (${conditionHint(entry, event.type)}); ${accepted}`;
     case 'not-accepted':
       return `${event.type} is not accepted in ${stateOf(snapshot)}; ${accepted}`;
   }
 }
 
-/** What each guarded event needs, for refusals that say how to fix the call. */
-function conditionHint(type: string): string {
-  const hints: Record<string, string> = {
-    // A mission sent but not applied yet is the usual case: the directive waits in the inbox for the actor.
-    PLAN_READY:
-      'no mission has been applied yet: a mission directive (fed signal send --to <team> --type directive --subject <mission>) is applied ' +
-      'by the team actor — run fed actors run --team <team> --once, or fed launch --team <team>',
-    DOCUMENT_WRITTEN: 'bytes must be > 0',
-    RESUME: 'resume returns to the state the team was paused in',
-  };
-  return hints[type] ?? 'see the lifecycle diagram in diagrams/';
+/** What a guarded event needs, for refusals that say how to fix the call: its own docs say, else the shared events'. */
+function conditionHint(entry: MachineEntry, type: string): string {
+  const schema = entry.eventSchema as unknown as Parameters<typeof documentedEvents>[0];
+  const own = documentedEvents(schema).find((event) => event.type === type)?.doc.needs;
+  if (own) return own;
+  return type === 'RESUME' ? 'resume returns to the state the team was paused in' : 'see the lifecycle diagram in diagrams/';
 }
 
 /** Validate an agent's event with the machine's zod schema, stamped with the time it was reported. */

@@ -1,5 +1,5 @@
 import type { TeamStatusEvent } from '../../machines/team-status.machine.js';
-import { lifecycleFor } from '../../machines/catalog.js';
+import { lifecycleFor } from '../archetypes/catalog.js';
 import { RefusedError } from '../errors.js';
 import { getTeam, statusOf } from '../registry/find-team.js';
 import { readRegistry } from '../registry/registry-file.js';

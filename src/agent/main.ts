@@ -1,15 +1,25 @@
 #!/usr/bin/env node
-import { FedError } from '../errors.js';
+import type { ConsultantContext } from '../../machines/consultant.types.js';
+import { loadTeamLifecycle } from '../actors/team-lifecycle.js';
+import { archetypeOf } from '../archetypes/catalog.js';
+import { consultantArchetype } from '../archetypes/consultant/index.js';
+import { deliverableArchetype } from '../archetypes/deliverable/index.js';
+import { FedError, RefusedError } from '../errors.js';
+import { workspacePaths } from '../layout.js';
 import { getTeam } from '../registry/find-team.js';
 import { readRegistry } from '../registry/registry-file.js';
+import { readSignalBox } from '../signals/read-signals.js';
 import { readLaunchContext } from './agent-context.js';
-import { fedEventReporter } from './fed-event.js';
+import { runConsultant } from './consult.js';
+import { fedEventReporter, runFed } from './fed-event.js';
 import { runAgent } from './run-agent.js';
 
 /**
- * `fed-agent`: the built-in deliverable agent, started by `fed launch` in the team workspace. Exit 0 when
- * the document is written (or the team was already complete), 1 when the team failed or something broke,
- * 2 when it was started wrongly (no or bad launch context, a state it cannot work in).
+ * `fed-agent`: the built-in agent, started by `fed launch` in the team workspace. For a deliverable team
+ * it writes the document; for a consultant team it answers the questions waiting. Exit 0 when the document
+ * is written (or the team was already complete) or every waiting question is answered, 1 when the team
+ * failed or something broke, 2 when it was started wrongly (no or bad launch context, a state it cannot
+ * work in, an archetype it has no work for).
  *
  * There is deliberately no SIGTERM handler: the default action ends the process at once, even in the
  * middle of the synchronous scan (a JavaScript handler would wait for it), which is what the launcher
@@ -18,18 +28,38 @@ import { runAgent } from './run-agent.js';
  */
 async function main(): Promise<number> {
   const context = readLaunchContext(process.env);
-  const domain = getTeam(readRegistry(context.root), context.team).domain;
+  const team = getTeam(readRegistry(context.root), context.team);
   const log = (line: string) => process.stdout.write(`fed-agent: ${line}\n`);
-  const report = fedEventReporter({ root: context.root, team: context.team, cwd: context.workspace, env: process.env });
-  const outcome = await runAgent(context, domain, {
-    report: async (type, data) => {
+  const fedOptions = { root: context.root, team: context.team, cwd: context.workspace, env: process.env };
+  const report = fedEventReporter(fedOptions);
+  const io = {
+    report: async (type: string, data: Record<string, unknown>) => {
       const output = await report(type, data);
       process.stdout.write(output);
       return output;
     },
     log,
     now: () => new Date(),
-  });
+  };
+  // Which work the team's archetype asks for; an archetype fed-agent has no work for is refused.
+  const archetype = archetypeOf(team);
+  if (archetype === consultantArchetype) {
+    const outcome = await runConsultant(context, {
+      ...io,
+      lifecycle: () => {
+        const { snapshot } = loadTeamLifecycle(team);
+        return { state: String(snapshot.value), current: (snapshot.context as ConsultantContext).current };
+      },
+      questionBody: (signalId) => readSignalBox(workspacePaths(team.location).inbox, { owner: team.domainId, box: 'inbox' }).signals.find((s) => s.message.id === signalId)?.message.body ?? '',
+      fed: (args) => runFed(fedOptions, args),
+    });
+    if (outcome.status === 'waiting') log(`answered ${outcome.answered} question(s); no question is waiting`);
+    return outcome.status === 'failed' ? 1 : 0;
+  }
+  if (archetype !== deliverableArchetype) {
+    throw new RefusedError('AGENT_ARCHETYPE', `fed-agent does the work of deliverable and consultant teams; team "${team.domainId}" is a ${team.archetypeId} team — launch it with an LLM agent (fed launch --agent <command>)`);
+  }
+  const outcome = await runAgent(context, team.domain, io);
   if (outcome.status === 'already-complete') log(`team "${context.team}" is already complete; nothing to do`);
   return outcome.status === 'failed' ? 1 : 0;
 }

@@ -44,7 +44,7 @@ export const FAILURE = {
   noStructure: 'document structure cannot be determined',
 } as const;
 
-function codebaseProblem(codebase: string): string | undefined {
+export function codebaseProblem(codebase: string): string | undefined {
   try {
     return statSync(codebase).isDirectory() ? undefined : `the codebase ${codebase} is not a directory`;
   } catch (error) {

@@ -1,5 +1,5 @@
 import { v5 as uuidv5 } from 'uuid';
-import { lifecycleFor } from '../../machines/catalog.js';
+import { lifecycleFor } from '../archetypes/catalog.js';
 import { viewLifecycle } from '../actors/lifecycle-view.js';
 import { loadTeamLifecycle, stateOf } from '../actors/team-lifecycle.js';
 import { setTeamStatus } from '../actors/team-status-command.js';

@@ -167,8 +167,10 @@ export class ChatBridge {
       .then(
         (result) =>
           result.outcome === 'complete'
-            ? `launch of ${team} complete: ${result.deliverablePath}`
-            : result.outcome === 'paused'
+            ? `launch of ${team} complete${result.deliverableExists ? `: ${result.deliverablePath}` : ` (${result.state})`}`
+            : result.outcome === 'waiting'
+              ? `launch of ${team} done, waiting in ${result.state}: ${result.next}`
+              : result.outcome === 'paused'
               ? `launch of ${team} paused in ${result.state}; resume with @${this.name} resume ${team}, then launch it again`
               : `launch of ${team} failed: ${result.reason}`,
         (error: unknown) => `launch of ${team} failed: ${describe(error)}`,

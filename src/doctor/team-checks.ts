@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { lifecycleFor } from '../../machines/catalog.js';
+import { lifecycleFor } from '../archetypes/catalog.js';
 import { FedError } from '../errors.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import { toJsonText } from '../fs/json-text.js';

@@ -23,13 +23,19 @@ export interface LaunchResult {
   team: string;
   /** Lifecycle state when the launch ended. */
   state: string;
-  /** How the launch ended: the agent finished the work, the team was paused, or it failed. */
-  outcome: 'complete' | 'paused' | 'failed';
+  /**
+   * How the launch ended: the agent finished the team's work (its archetype's completion policy), it
+   * did its part and the team waits (for meta's review or merge, for the next question), the team was
+   * paused, or it failed.
+   */
+  outcome: 'complete' | 'waiting' | 'paused' | 'failed';
   /** The agent's exit code (null when it was stopped by a signal). */
   agentExitCode: number | null;
   agentSignal: string | null;
   /** Why the team failed, when it did. */
   reason: string | null;
+  /** What happens next when the team waits (outcome `waiting`), e.g. `fed team review <team>`. */
+  next: string | null;
   deliverablePath: string;
   deliverableExists: boolean;
   logPath: string;

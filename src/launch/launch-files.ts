@@ -4,13 +4,13 @@ import { toJsonText } from '../fs/json-text.js';
 import { readJsonFile } from '../fs/read-json-file.js';
 import { workspacePaths } from '../layout.js';
 import { codebaseBaselineSchema, type CodebaseBaseline, type LaunchContext } from '../schema/launch-context.js';
-import { renderLaunchPrompt } from './launch-prompt.js';
+import { renderLaunchPrompt, type PromptArchetype } from './launch-prompt.js';
 
 /** Write what a launched agent reads: the context file and the prompt (both replaced atomically). */
-export function writeLaunchFiles(context: LaunchContext): { contextPath: string; promptPath: string; prompt: string } {
+export function writeLaunchFiles(context: LaunchContext, archetype: PromptArchetype): { contextPath: string; promptPath: string; prompt: string } {
   const paths = workspacePaths(context.workspace);
   ensureDirectory(paths.launch);
-  const prompt = renderLaunchPrompt(context);
+  const prompt = renderLaunchPrompt(context, archetype);
   writeFileAtomic(paths.launchContext, toJsonText(context));
   writeFileAtomic(paths.launchPrompt, prompt);
   return { contextPath: paths.launchContext, promptPath: paths.launchPrompt, prompt };

@@ -1,11 +1,12 @@
 import { existsSync, statSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { basename, delimiter, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { InspectionEvent } from 'xstate';
 import { TeamInboxConsumer } from '../actors/consume-inbox.js';
 import { acquireTeamLease, tryAcquireTeamLease } from '../actors/team-lease.js';
 import { readJournalTail } from '../actors/state-files.js';
 import { applyLifecycleInputs, lifecycleEntryFor, loadTeamLifecycle, stateOf } from '../actors/team-lifecycle.js';
+import { archetypeOf } from '../archetypes/catalog.js';
 import { setTeamStatus } from '../actors/team-status-command.js';
 import { RefusedError } from '../errors.js';
 import { createFileExclusive, unlinkQuietly } from '../fs/atomic-write.js';
@@ -22,7 +23,7 @@ import type { LaunchContext } from '../schema/launch-context.js';
 import type { RegistryEntry } from '../schema/registry.js';
 import { SignalBoxReader } from '../signals/read-signals.js';
 import { sendSignal } from '../signals/send-signal.js';
-import type { AgentLimits } from '../schema/config.js';
+import { DEFAULT_AGENT_COMMAND, type AgentLimits } from '../schema/config.js';
 import type { CurrentRun, LaunchRun } from '../schema/launch-run.js';
 import { agentCommand, type AgentCommandOptions } from './agent-command.js';
 import { AgentProcess } from './agent-process.js';
@@ -97,6 +98,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
   const started = Date.now();
   const team = resolveTeam(root, teamName);
   refuseUnlaunchable(team);
+  const archetype = archetypeOf(team);
   const launchLease = await acquireTeamLease(team, 'launch');
   // When `fed actors run` already consumes this team's inbox, it keeps doing so; otherwise the launch does.
   const consumerLease = await tryAcquireTeamLease(team, 'consumer').catch((error: unknown) => {
@@ -137,6 +139,10 @@ export async function launchTeam(root: string, teamName: string, options: Launch
       throw new RefusedError('LIFECYCLE_FINAL', `team "${team.domainId}" is already ${stateBefore}; its lifecycle is over — onboard a new team for new work`);
     }
     if (stateBefore === 'paused') throw new RefusedError('TEAM_PAUSED', `team "${team.domainId}" is paused; resume it first: fed team resume ${team.domainId}`);
+    const waiting = archetype.completion.settled(lifecycle.snapshot, team);
+    if (waiting?.outcome === 'waiting') {
+      throw new RefusedError('NOTHING_TO_DO', `team "${team.domainId}" is ${stateBefore} and has nothing to do until then: ${waiting.next}`);
+    }
     const mission = (lifecycle.snapshot.context as { mission?: LaunchContext['mission'] | null }).mission;
     if (!mission) {
       throw new RefusedError(
@@ -149,14 +155,20 @@ export async function launchTeam(root: string, teamName: string, options: Launch
     if (!context.playbookSkillPath) {
       warnings.push(`the playbook skill ${playbookSkillFile(root, options.config)} does not exist, so the launch prompt has none; create it or fix playbookSkill (fed config show checks it)`);
     }
-    const files = writeLaunchFiles(context);
+    const files = writeLaunchFiles(context, { archetype, brief: archetype.agentBrief(context, lifecycle.snapshot, team) });
     const run = agentCommand(context, options, readLastRun(team.location), files.promptPath, files.prompt);
+    if (!archetype.builtInAgent && basename(run.command.argv[0] ?? '') === DEFAULT_AGENT_COMMAND) {
+      throw new RefusedError(
+        'NO_BUILT_IN_AGENT',
+        `the built-in agent ${DEFAULT_AGENT_COMMAND} cannot do the work of a ${archetype.id} team ("${team.domainId}"); launch it with an LLM agent: fed launch --team ${team.domainId} --agent "<command>" (or set agentCommand)`,
+      );
+    }
     const baseEnv = options.env ?? process.env;
-    const sandbox = readOnlySandbox(root, team, context, options.config, baseEnv, warnings);
+    const sandbox = archetype.readOnlyCodebase ? readOnlySandbox(root, team, context, options.config, baseEnv, warnings) : undefined;
     // Without the sandbox, the read-only rule is checked before and after: the codebase as seen from the
     // federation root (`.fed/` left out, so the team's own workspace is never a modification) and, for a
     // worktree team, its own checkout.
-    const baseline = team.archetypeId === 'deliverable' && !sandbox ? captureCodebase(root, worktreeScope(team, context)) : undefined;
+    const baseline = archetype.readOnlyCodebase && !sandbox ? captureCodebase(root, worktreeScope(team, context)) : undefined;
     if (baseline) writeBaseline(team.location, baseline);
     const limits = options.config.agent.limits;
     let stopReason: StopReason | undefined;
@@ -239,16 +251,22 @@ export async function launchTeam(root: string, teamName: string, options: Launch
     running = false;
 
     let finalState = stateOf(lifecycle.snapshot);
-    const finished = lifecycle.snapshot.status === 'done' && finalState !== 'failed';
-    const verdict = runOutcome({ preset: run.preset, stats: stream.stats, exit, stop: stopReason, finished, progressed });
+    // Whether the run ended well is the archetype's call: its work complete, or waiting for meta or questions.
+    const settled = archetype.completion.settled(lifecycle.snapshot, team);
+    const verdict = runOutcome({ preset: run.preset, stats: stream.stats, exit, stop: stopReason, finished: settled !== undefined, progressed });
     const changes = baseline ? codebaseChanges(baseline, recaptureCodebase(baseline)) : [];
     if (sandbox && team.placementType === 'worktree' && statSync(context.deliverablePath, { throwIfNoEntry: false })?.size === 0) unlinkQuietly(context.deliverablePath);
     let reason: string | null = null;
+    let next: string | null = null;
     let outcome: LaunchResult['outcome'];
 
-    if (finalState === 'complete' && changes.length === 0) {
+    if (settled?.outcome === 'complete' && changes.length === 0) {
       outcome = 'complete';
-      await sendSignal(root, { from: team.domainId, to: META, type: 'report', subject: `deliverable ready: ${options.config.deliverable}`, body: await deliverableSummary(context) });
+      await sendSignal(root, { from: team.domainId, to: META, type: 'report', ...(await archetype.completion.completionReport(context, lifecycle.snapshot)) });
+    } else if (settled?.outcome === 'waiting' && changes.length === 0) {
+      // The agent's part is done for now: meta's turn (a review, a merge), or the next question's.
+      outcome = 'waiting';
+      next = settled.next;
     } else if (finalState === 'paused' || (stopReason?.kind === 'paused' && lifecycle.snapshot.status === 'active')) {
       // Stopped because the team was paused: if it was resumed while the agent was stopping, it is simply
       // ready to be launched again — never failed for an exit fed asked for.
@@ -273,9 +291,9 @@ export async function launchTeam(root: string, teamName: string, options: Launch
       outcome = 'failed';
       if (finalState === 'failed') {
         reason = (lifecycle.snapshot.context as { failure?: { reason: string } | null }).failure?.reason ?? 'failed';
-      } else if (finalState === 'complete') {
-        // `complete` is final: the modification came after the document was accepted. Say so loudly.
-        reason = `${describeCodebaseChanges(changes)} (after the document was written)`;
+      } else if (lifecycle.snapshot.status === 'done') {
+        // A final state: the modification came after the work was accepted. Say so loudly.
+        reason = `${describeCodebaseChanges(changes)} (after the lifecycle reached ${finalState})`;
       } else {
         reason = changes.length ? describeCodebaseChanges(changes) : `${verdict.outcome}: ${verdict.message ?? verdict.outcome} (in state ${finalState}, before the lifecycle was complete)`;
         await applyLifecycleInputs(root, team, [{ source: 'event', event: { type: 'FAIL', reason } }], { inspect: options.inspect });
@@ -311,6 +329,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
       agentExitCode: exit.code,
       agentSignal: exit.signal,
       reason,
+      next,
       deliverablePath: context.deliverablePath,
       deliverableExists: existsSync(context.deliverablePath),
       logPath: paths.agentLog,
@@ -386,11 +405,11 @@ function worktreeScope(team: RegistryEntry, context: LaunchContext): { worktree?
 }
 
 /**
- * The sandbox wrapper for a deliverable team, or undefined (no sandbox: other archetypes, or no bwrap —
- * said once in the launch output, and the before/after check runs instead).
+ * The sandbox wrapper for a team that studies the codebase read-only, or undefined (sandbox off, or no
+ * bwrap — said once in the launch output, and the before/after check runs instead).
  */
 function readOnlySandbox(root: string, team: RegistryEntry, context: LaunchContext, config: FederationConfig, env: NodeJS.ProcessEnv, warnings: string[]): string[] | undefined {
-  if (team.archetypeId !== 'deliverable' || !config.agent.sandbox) return undefined;
+  if (!config.agent.sandbox) return undefined;
   const found = findBubblewrap(env);
   if ('missing' in found) {
     warnings.push(`${found.missing}: the codebase is not mounted read-only for the agent; fed checks it before and after the run instead`);
@@ -422,17 +441,4 @@ async function waitForConsumer(team: RegistryEntry, limitMs = 5_000): Promise<vo
 
 function pushWarning(warnings: string[], warning: string | undefined): void {
   if (warning) warnings.push(warning);
-}
-
-/** The completion report's body: what the deliverable is, from its structural summary. */
-async function deliverableSummary(context: LaunchContext): Promise<string> {
-  const { checkDeliverable } = await import('../deliverable/check-deliverable.js');
-  const { summary } = checkDeliverable(context.deliverablePath);
-  const sections = summary.sections.filter((s) => s.level === 2).map((s) => s.title);
-  return [
-    `Team ${context.team} finished "${context.mission.subject}".`,
-    `Deliverable: ${context.deliverablePath}${summary.title ? ` — "${summary.title}"` : ''}`,
-    `${summary.size_bytes} bytes, ${summary.word_count} words, ${summary.sections.length} sections, ${summary.code_blocks.length} code blocks, ${summary.diagrams.length} diagrams.`,
-    sections.length ? `Sections: ${sections.join(', ')}.` : '',
-  ].filter(Boolean).join('\n');
 }

@@ -14,7 +14,7 @@ export interface OutcomeInput {
   stats: StreamStats;
   exit: AgentExit;
   stop: StopReason | undefined;
-  /** The lifecycle reached its successful end (deliverable: `complete`). */
+  /** The lifecycle reached a state where a run ends well, by the archetype's completion policy. */
   finished: boolean;
   /** The lifecycle moved during the run. */
   progressed: boolean;

@@ -8,6 +8,9 @@ import type { MachineEntry } from '../../machines/catalog.js';
 /** Said by every generated file, so nobody edits one by hand. */
 export const GENERATED_NOTE = 'Generated from machines/ by fed machines export (npm run diagrams), do not edit.';
 
+/** The event name diagrams give an eventless transition. */
+export const ALWAYS = 'always';
+
 export interface NamedRef {
   type: string;
   params?: Record<string, unknown>;
@@ -54,13 +57,14 @@ function describeState(machineId: string, node: AnyStateNode): StateDescription 
     key: node.key,
     final: node.type === 'final',
     description: node.description ?? null,
-    transitions: [...node.transitions.values()].flat().map(describeTransition),
+    // Eventless (`always`) transitions are taken as soon as their guard holds, e.g. a queued question.
+    transitions: [...[...node.transitions.values()].flat(), ...(node.always ?? [])].map(describeTransition),
   };
 }
 
 function describeTransition(transition: AnyTransitionDefinition): TransitionDescription {
   return {
-    event: transition.eventType,
+    event: transition.eventType || ALWAYS,
     target: transition.target?.[0]?.key ?? null,
     guard: transition.guard === undefined ? null : namedRef(transition.guard),
     actions: transition.actions.map(namedRef),

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadTeamLifecycle, stateOf } from '../actors/team-lifecycle.js';
-import { lifecycleFor } from '../../machines/catalog.js';
+import { archetypeOf, lifecycleFor } from '../archetypes/catalog.js';
 import { workspacePaths } from '../layout.js';
 import { statusOf } from '../registry/find-team.js';
 import type { FederationConfig } from '../schema/config.js';
@@ -24,10 +24,11 @@ interface LifecycleContextView {
 }
 
 /**
- * One team's line of the monitoring cycle, with the health checks of spec §6: the deliverable exists and
- * is not empty once the lifecycle is complete; a lifecycle that is working (not paused, not over) and has
- * a mission was updated within the stale limit; the agent logged no errors since its last launch. A team
- * whose files cannot be read is reported with the error — never dropped.
+ * One team's line of the monitoring cycle, with the health checks of spec §6: a lifecycle that is working
+ * (not paused, not over, not waiting by its archetype's completion policy) and has a mission was updated
+ * within the stale limit; the agent logged no errors since its last launch; and its archetype's own
+ * checks (a deliverable exists and is not empty once complete, a coding branch in review still exists, …).
+ * A team whose files cannot be read is reported with the error — never dropped.
  */
 export function teamReport(team: RegistryEntry, inputs: HealthInputs): TeamReport {
   const report: TeamReport = {
@@ -72,17 +73,20 @@ function fillLifecycle(report: TeamReport, team: RegistryEntry, inputs: HealthIn
     failure: context.failure?.reason ?? null,
   };
 
-  const working = lifecycle.snapshot.status === 'active' && state !== 'paused' && report.status === 'active';
+  const archetype = archetypeOf(team);
+  // A team that waits by design (for meta's review, for the next question) is not stale.
+  const waiting = archetype.completion.settled(lifecycle.snapshot, team) !== undefined;
+  const working = lifecycle.snapshot.status === 'active' && state !== 'paused' && !waiting && report.status === 'active';
   const idleFor = inputs.now.getTime() - Date.parse(updatedAt);
   if (working && context.mission && idleFor > inputs.staleAfterMs) {
     report.reasons.push(`stale: no lifecycle update for ${Math.round(idleFor / 60_000)} min in ${state} (limit ${Math.round(inputs.staleAfterMs / 60_000)} min)`);
   }
   if (state === 'failed') report.reasons.push(`failed: ${context.failure?.reason ?? 'no reason recorded'}`);
 
-  if (team.archetypeId === 'deliverable') {
+  if (archetype.producesDocument) {
     const path = join(team.location, inputs.config.deliverable);
     const size = statSync(path, { throwIfNoEntry: false })?.size;
     report.deliverable = { path, exists: size !== undefined, sizeBytes: size ?? 0 };
-    if (state === 'complete' && !size) report.reasons.push(size === undefined ? `deliverable ${inputs.config.deliverable} is missing` : `deliverable ${inputs.config.deliverable} is empty`);
   }
+  report.reasons.push(...archetype.healthProblems({ team, snapshot: lifecycle.snapshot, state, config: inputs.config }));
 }

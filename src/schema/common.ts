@@ -1,12 +1,8 @@
 import { z } from 'zod';
 import { describeValue } from './problems.js';
 
-/** ISO 8601 date-time with a zone (`Z` or an offset), as every timestamp fed writes. */
-export const isoTimestamp = z.iso.datetime({ offset: true });
-
-export const nonEmptyString = z
-  .string({ error: (issue) => `expected a non-empty string, got ${describeValue(issue.input)}` })
-  .min(1, { error: 'expected a non-empty string, got an empty string' });
+// Declared in machines/ (a pure layer that imports nothing from src/); every other schema takes them from here.
+export { isoTimestamp, nonEmptyString } from '../../machines/schema-primitives.js';
 
 /** The identifier of the meta coordinator; reserved, so no team can take it. */
 export const META = 'meta';

@@ -16,18 +16,10 @@ const EXPECTED: Record<string, string> = {
   null: 'null',
 };
 
-export function describeValue(value: unknown): string {
-  if (value === undefined) return 'nothing (the field is missing)';
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return value === '' ? 'an empty string' : `"${truncate(value)}"`;
-  if (typeof value === 'number') return Number.isInteger(value) ? `number ${value}` : `non-integer number ${value}`;
-  return typeof value;
-}
+// Declared with the machines' schema primitives (machines/ imports nothing from src/), used by every schema.
+import { describeValue } from '../../machines/schema-primitives.js';
 
-function truncate(text: string): string {
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
-}
+export { describeValue };
 
 export function jsonPath(path: readonly PropertyKey[]): string {
   let out = '';

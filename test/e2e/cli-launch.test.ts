@@ -17,9 +17,9 @@ describe('fed launch (CLI)', () => {
     expect(result, result.stderr).toMatchObject({ code: 0 });
     const parsed = JSON.parse(result.stdout) as Record<string, unknown>;
     expect(Object.keys(parsed).sort()).toEqual(
-      ['agentExitCode', 'agentSignal', 'deliverableExists', 'deliverablePath', 'durationMs', 'lastRun', 'logPath', 'outcome', 'reason', 'state', 'team', 'warnings'].sort(),
+      ['agentExitCode', 'agentSignal', 'deliverableExists', 'deliverablePath', 'durationMs', 'lastRun', 'logPath', 'next', 'outcome', 'reason', 'state', 'team', 'warnings'].sort(),
     );
-    expect(parsed).toMatchObject({ team: 'docs', state: 'complete', outcome: 'complete', agentExitCode: 0, deliverableExists: true });
+    expect(parsed).toMatchObject({ team: 'docs', state: 'complete', outcome: 'complete', agentExitCode: 0, deliverableExists: true, next: null });
     expect(typeof parsed.durationMs).toBe('number');
     // lastRun follows its declared schema, and `fed team show --json` reports the same run.
     const lastRun = launchRunSchema.parse(parsed.lastRun);

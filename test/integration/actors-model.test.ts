@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import type { EventObject } from 'xstate';
-import { lifecycleMachines, readEnvelope, statusOf, workspacePaths } from '../../src/index.js';
+import { archetypes, readEnvelope, statusOf, workspacePaths } from '../../src/index.js';
 import { readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { fileBackedSystemUnderTest, ONBOARDED_AT } from '../model/file-backed-system.js';
 import { lifecycleTestModel, pathName, serializeLifecycleState } from '../model/lifecycle-model.js';
@@ -13,7 +13,7 @@ import { runPath, type ObservedState } from '../model/path-runner.js';
  * and the consumer, agent events through `fed event`'s library call, state read back from disk after
  * every step. Besides matching the model, the files must stay consistent with each other.
  */
-for (const entry of Object.values(lifecycleMachines)) {
+for (const entry of archetypes.map((archetype) => archetype.lifecycle)) {
   const model = lifecycleTestModel(entry, samplesFor[entry.id]!);
   const paths = [
     ...model.getShortestPaths().map((path) => [pathName(path), path] as const),

@@ -183,8 +183,10 @@ describe('agent events (fed event)', () => {
     const { root, team } = await federation();
     await setTeamStatus(root, 'docs', { type: 'ARCHIVE' });
     await expect(agent(root, team(), 'PAUSE')).rejects.toThrow('team "docs" is archived');
-    const consultant = await federation('consultant');
-    await expect(agent(consultant.root, consultant.team(), 'PAUSE')).rejects.toThrow('archetype "consultant", which has no lifecycle machine');
+    const custom = await federation('reviewer');
+    await expect(agent(custom.root, custom.team(), 'PAUSE')).rejects.toThrow(
+      'archetype "reviewer", which has no lifecycle machine (archetypes with one: deliverable, coding, consultant)',
+    );
   });
 });
 

@@ -73,6 +73,30 @@ describe('monitoring cycle', () => {
     expect(runMonitorCycle(root, { config, now: later, staleAfterMinutes: 15 }).totals.unhealthy).toBe(0);
   });
 
+  it("a team waiting by its archetype's completion policy is not stale; archetype health checks apply", async () => {
+    const { root, config } = await federation();
+    await onboardTeam(root, { domain: 'app', archetypeId: 'coding' });
+    await onboardTeam(root, { domain: 'helper', archetypeId: 'consultant' });
+    await onboardTeam(root, { domain: 'asked', archetypeId: 'consultant' });
+    for (const domain of ['app', 'helper', 'asked']) await sendSignal(root, { to: domain, type: 'directive', subject: 'work' });
+    await runActors(root, { once: true });
+    for (const [type, data] of [['PLAN_READY', { tasks: ['x'] }], ['CHANGES_COMMITTED', { commit: 'abc' }], ['TESTS_COMPLETE', { passed: 1, failed: 0 }], ['REVIEW_REQUESTED', { pullRequest: 'fed/app' }]] as const) {
+      await event(root, 'app', type, data);
+    }
+    for (const domain of ['helper', 'asked']) {
+      await event(root, domain, 'INDEXING_STARTED');
+      await event(root, domain, 'INDEX_READY', { filesIndexed: 3 });
+    }
+    await setTeamStatus(root, 'asked', { type: 'PAUSE' });
+    await sendSignal(root, { to: 'asked', type: 'question', subject: 'Where is main?' });
+    await event(root, 'asked', 'QUESTION_RECEIVED', { signalId: 'q1', subject: 'Where is main?', from: 'meta' });
+    const report = runMonitorCycle(root, { config, now: new Date(Date.now() + 60 * 60_000) });
+    const byTeam = Object.fromEntries(report.teams.map((t) => [t.team, t]));
+    expect(byTeam.app).toMatchObject({ lifecycle: { state: 'pr-review' }, healthy: true, deliverable: null });
+    expect(byTeam.helper).toMatchObject({ lifecycle: { state: 'ready' }, healthy: true, deliverable: null });
+    expect(byTeam.asked?.reasons).toEqual(['1 question(s) wait while the team is paused']);
+  });
+
   it('a complete team needs a non-empty deliverable; a failed team is unhealthy with its reason', async () => {
     const { root, config, team } = await federation();
     await onboardTeam(root, { domain: 'docs' });

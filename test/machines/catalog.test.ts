@@ -1,28 +1,36 @@
 import { describe, expect, test } from 'vitest';
 import type { AnyStateNode } from 'xstate';
 import * as fed from '../../src/index.js';
-import { lifecycleFor, lifecycleMachines, machineCatalog } from '../../src/index.js';
+import { archetypeFor, archetypes, lifecycleFor, machineCatalog } from '../../src/index.js';
 
 function allNodes(node: AnyStateNode): AnyStateNode[] {
   return [node, ...Object.values(node.states).flatMap(allNodes)];
 }
 
 describe('machine catalog', () => {
-  test('the package root exports the three machines and their event schemas', () => {
+  test('the package root exports the four machines and their event schemas', () => {
     expect(fed.deliverableMachine.id).toBe('deliverable');
     expect(fed.codingMachine.id).toBe('coding');
+    expect(fed.consultantMachine.id).toBe('consultant');
     expect(fed.teamStatusMachine.id).toBe('team-status');
-    for (const schema of [fed.deliverableEventSchema, fed.codingEventSchema, fed.teamStatusEventSchema]) {
+    for (const schema of [fed.deliverableEventSchema, fed.codingEventSchema, fed.consultantEventSchema, fed.teamStatusEventSchema]) {
       expect(schema.safeParse({ type: 'PAUSE' }).success).toBe(true);
     }
   });
 
   test('the actor system finds a lifecycle by archetype, and nothing for archetypes without one', () => {
-    expect(lifecycleFor('deliverable')).toBe(lifecycleMachines.deliverable);
+    expect(lifecycleFor('deliverable')).toBe(fed.deliverableEntry);
     expect(lifecycleFor('coding')?.machine).toBe(fed.codingMachine);
     expect(lifecycleFor('coding')).toMatchObject({ id: 'coding', version: fed.CODING_MACHINE_VERSION, eventSchema: fed.codingEventSchema });
-    expect(lifecycleFor('consultant')).toBeUndefined();
+    expect(lifecycleFor('consultant')).toMatchObject({ id: 'consultant', version: fed.CONSULTANT_MACHINE_VERSION, eventSchema: fed.consultantEventSchema });
+    expect(lifecycleFor('reviewer')).toBeUndefined();
     expect(lifecycleFor('toString')).toBeUndefined();
+  });
+
+  test('the machine catalog is the registry status plus every archetype lifecycle, each archetype once', () => {
+    expect(machineCatalog.map((entry) => entry.id)).toEqual(['team-status', ...archetypes.map((a) => a.lifecycle.id)]);
+    for (const archetype of archetypes) expect(archetypeFor(archetype.id)).toBe(archetype);
+    expect(new Set(archetypes.map((a) => a.id)).size).toBe(archetypes.length);
   });
 
   test.each(machineCatalog.map((entry) => [entry.id, entry] as const))('%s: ids are unique and versions positive integers', (_id, entry) => {

@@ -1,7 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import { deliverableEntry } from '../../src/index.js';
 import { lifecycleTestModel, serializeLifecycleState } from '../model/lifecycle-model.js';
-import { deliverableSamples } from '../model/lifecycle-samples.js';
+import { samplesFor } from '../model/lifecycle-samples.js';
+
+const deliverableSamples = samplesFor.deliverable!;
 import { actorSystemUnderTest, runPath, type SystemUnderTest } from '../model/path-runner.js';
 
 /** The runner must catch a system that diverges from the model, or the model-based tests prove nothing. */

@@ -1,21 +1,18 @@
 import { describe, expect, test } from 'vitest';
 import { createActor, transition, type AnyMachineSnapshot, type AnyStateNode, type AnyTransitionDefinition } from 'xstate';
 import {
-  CODING_WORK_STATES,
-  DELIVERABLE_WORK_STATES,
   acceptedEventTypes,
   checkEvent,
   machineCatalog,
   type LifecycleContext,
 } from '../../src/index.js';
 import { lifecycleTestModel, reachableSnapshots, vertexLabel } from '../model/lifecycle-model.js';
-import { FAIL_REASON, samplesFor } from '../model/lifecycle-samples.js';
+import { FAIL_REASON, samplesFor, workStatesFor } from '../model/lifecycle-samples.js';
 
 /**
  * Properties checked in every state the sample events reach (one graph vertex each, so "paused from X"
  * is checked once per X).
  */
-const workStatesOf: Record<string, readonly string[]> = { deliverable: DELIVERABLE_WORK_STATES, coding: CODING_WORK_STATES };
 
 const next = (snapshot: AnyMachineSnapshot, event: { type: string }) => transition(snapshot.machine, snapshot, event)[0] as AnyMachineSnapshot;
 const sampleOf = (samples: readonly { type: string }[], type: string) => samples.find((s) => s.type === type)!;
@@ -103,7 +100,7 @@ for (const entry of machineCatalog) {
       expect(acceptedEventTypes(restored)).toEqual(acceptedEventTypes(snapshot));
     });
 
-    const workStates = workStatesOf[entry.id];
+    const workStates = workStatesFor[entry.id];
     if (!workStates) return;
 
     test('every working state is reached', () => {

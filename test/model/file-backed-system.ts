@@ -53,15 +53,21 @@ export function fileBackedSystemUnderTest(archetype: string): SystemUnderTest & 
     },
     async send(raw) {
       const event = raw as SampleEvent;
-      const paused = loadTeamLifecycle(team()).snapshot.value === 'paused';
+      const state = loadTeamLifecycle(team()).snapshot.value;
+      const paused = state === 'paused';
       switch (event.type) {
         case 'MISSION_ASSIGNED':
           return signal(event, 'meta', 'directive', event.subject!, event.body);
         // While paused, the consumer holds signals back until resume; the agent can still record them.
         case 'DIRECTIVE_RECEIVED':
           return paused ? void (await agentEvent(event)) : signal(event, 'peer', 'directive', event.subject!);
+        // A consultant waiting for the asker's reply takes their next signal as that reply (FEEDBACK_RECEIVED).
         case 'QUESTION_RECEIVED':
-          return paused ? void (await agentEvent(event)) : signal(event, 'meta', 'question', event.subject!);
+          return paused || state === 'waiting-for-feedback' ? void (await agentEvent(event)) : signal(event, 'meta', 'question', event.subject!);
+        case 'FEEDBACK_RECEIVED':
+          return signal(event, 'meta', 'report', event.subject!);
+        case 'RETIRE':
+          return paused ? void (await agentEvent(event)) : signal(event, 'meta', 'directive', 'retire');
         case 'PAUSE':
           return signal(event, 'meta', 'directive', 'pause');
         case 'RESUME':

@@ -6,7 +6,8 @@ import type { LifecycleContext, MachineEntry } from '../../src/index.js';
  * The @xstate/graph test model of a machine, explored with sample events.
  *
  * A graph vertex is what decides the machine's future, not the whole snapshot: the state value, where a
- * paused team returns to, whether a mission is set (the PLAN_READY guard), and the failure. So "paused
+ * paused team returns to, whether a mission is set (the PLAN_READY guard), the failure, and whether
+ * questions are queued (a consultant's next step after an answer). So "paused
  * from scanning" and "paused from preparing" are different vertices (the graph library would otherwise
  * conflate them, ARCHITECTURE §3), while counters and timestamps do not multiply the graph.
  */
@@ -19,6 +20,8 @@ export function serializeLifecycleState(snapshot: AnyMachineSnapshot): string {
     pausedFrom: context.pausedFrom ?? undefined,
     mission: context.mission ? true : undefined,
     failure: context.failure ?? undefined,
+    // A consultant's queue decides whether answering leads to the next question; its length does not.
+    queued: (context as { queue?: unknown[] }).queue?.length ? true : undefined,
   });
 }
 

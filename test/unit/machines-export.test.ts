@@ -7,6 +7,7 @@ import { packageRoot } from '../../src/package-info.js';
 import { runCli } from '../../src/cli/program.js';
 import {
   codingEntry,
+  consultantEntry,
   deliverableEntry,
   describeMachine,
   exportFiles,
@@ -54,6 +55,13 @@ describe('machine export', () => {
     expect(paused.transitions.filter((t) => t.event === 'RESUME').map((t) => [t.target, t.guard])).toEqual(
       ['preparing', 'scanning', 'distilling', 'aggregating'].map((state) => [state, { type: 'wasPausedIn', params: { state } }]),
     );
+  });
+
+  test('eventless transitions are described too, as "always" (a consultant takes a queued question at once)', () => {
+    const ready = describeMachine(consultantEntry).states.find((s) => s.key === 'ready')!;
+    expect(ready.transitions.filter((t) => t.event === 'always')).toEqual([
+      { event: 'always', target: 'researching', guard: { type: 'hasQueuedQuestion' }, actions: [{ type: 'takeNextQuestion' }] },
+    ]);
   });
 
   test('Mermaid: a stateDiagram-v2 with safe ids, labelled transitions, start and final markers', () => {
@@ -131,8 +139,8 @@ describe('fed machines export', () => {
     const cwd = tempDir();
     const { io, out } = capture(cwd);
     expect(await runCli(['machines', 'export', '--format', 'json', '--out', 'exported'], io)).toBe(0);
-    expect(readdirSync(join(cwd, 'exported')).sort()).toEqual(['coding.json', 'deliverable.json', 'team-status.json']);
-    expect(out.stdout).toBe(['team-status', 'deliverable', 'coding'].map((id) => `wrote ${join('exported', `${id}.json`)}\n`).join(''));
+    expect(readdirSync(join(cwd, 'exported')).sort()).toEqual(['coding.json', 'consultant.json', 'deliverable.json', 'team-status.json']);
+    expect(out.stdout).toBe(['team-status', 'deliverable', 'coding', 'consultant'].map((id) => `wrote ${join('exported', `${id}.json`)}\n`).join(''));
   });
 
   test('an unknown format or machine exits 2 naming the choices', async () => {
@@ -140,7 +148,7 @@ describe('fed machines export', () => {
     expect(await runCli(['machines', 'export', '--format', 'svg'], format.io)).toBe(2);
     expect(format.out.stderr).toMatch(/mermaid, dot, json/);
     const machine = capture();
-    expect(await runCli(['machines', 'export', '--machine', 'consultant'], machine.io)).toBe(2);
-    expect(machine.out.stderr).toMatch(/team-status, deliverable, coding/);
+    expect(await runCli(['machines', 'export', '--machine', 'reviewer'], machine.io)).toBe(2);
+    expect(machine.out.stderr).toMatch(/team-status, deliverable, coding, consultant/);
   });
 });

@@ -42,7 +42,8 @@ export function registerLaunch(program: Command, io: CliIo): void {
         for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
         if (!options.json) io.stdout(`run: ${describeRun(result.lastRun)}\n`);
         if (options.json) printJson(io, result);
-        else if (result.outcome === 'complete') io.stdout(`complete: ${result.deliverablePath}\nagent log: ${result.logPath}\n`);
+        else if (result.outcome === 'complete') io.stdout(`complete${result.deliverableExists ? `: ${result.deliverablePath}` : ` (${result.state})`}\nagent log: ${result.logPath}\n`);
+        else if (result.outcome === 'waiting') io.stdout(`waiting in ${result.state}: ${result.next}\nagent log: ${result.logPath}\n`);
         else if (result.outcome === 'paused' && result.state === 'paused') {
           io.stdout(`paused${result.reason ? ` (${result.reason})` : ''}; resume with: fed team resume ${result.team} && fed launch --team ${result.team}\n`);
         }

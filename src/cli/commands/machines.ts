@@ -1,6 +1,6 @@
 import { relative, resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { machineCatalog } from '../../../machines/catalog.js';
+import { machineCatalog } from '../../archetypes/catalog.js';
 import { EXPORT_FORMATS, exportFiles, exportText, writeExportFiles, type ExportFormat } from '../../machines-export/export-machines.js';
 import type { CliIo } from '../io.js';
 

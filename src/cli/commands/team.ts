@@ -7,11 +7,12 @@ import { getTeam, statusOf } from '../../registry/find-team.js';
 import { onboardTeam } from '../../registry/onboard.js';
 import { readRegistry } from '../../registry/registry-file.js';
 import { TEAM_STATUS_COMMANDS } from '../../registry/team-status.js';
-import { lifecycleFor } from '../../../machines/catalog.js';
+import { lifecycleFor } from '../../archetypes/catalog.js';
 import { setTeamStatus } from '../../actors/team-status-command.js';
 import { viewLifecycle, type LifecycleView } from '../../actors/lifecycle-view.js';
 import { PLACEMENT_TYPES, type PlacementType, type RegistryEntry } from '../../schema/registry.js';
 import { federationContext, printJson, type CliIo } from '../io.js';
+import { registerTeamReview } from './team-review.js';
 import { renderFields, renderTable } from '../../text/table.js';
 
 function entryFields(entry: RegistryEntry): [string, string][] {
@@ -28,7 +29,7 @@ function entryFields(entry: RegistryEntry): [string, string][] {
 }
 
 export function registerTeam(program: Command, io: CliIo): void {
-  const team = program.command('team').description('onboard teams and manage their registry status');
+  const team = program.command('team').description('onboard teams, manage their registry status, review and merge coding teams');
 
   team
     .command('onboard')
@@ -91,6 +92,8 @@ export function registerTeam(program: Command, io: CliIo): void {
         io.stdout(`\nrecent transitions:\n${lifecycle.recent.map((l) => `  ${l.at}  ${l.from} → ${l.to}  ${l.event}${l.note ? `  (${l.note})` : ''}\n`).join('')}`);
       }
     });
+
+  registerTeamReview(team, io);
 
   for (const [event, verb] of Object.entries(TEAM_STATUS_COMMANDS) as [TeamStatusEvent['type'], string][]) {
     team

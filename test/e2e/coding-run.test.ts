@@ -1,0 +1,131 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { runFed } from '../helpers/fed-cli.js';
+import { writeTree } from '../helpers/fixture-repo.js';
+import { fakeAgent } from '../helpers/launch-federation.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/**
+ * A whole coding run through the real CLI and a real git repository, driven by a fake agent script
+ * (test/fixtures/agents/coding-run.mjs) acting on the coding launch prompt: implement, commit, tests fail
+ * once then pass, review asks for a change, the next launch makes it, approval, merge.
+ */
+const CHECK = `import { greet } from './greet.mjs';
+const failures = [greet('fed') === 'Hello, fed!', greet('') === 'Hello, !'].filter((ok) => !ok).length;
+console.log(\`\${failures} failed\`);
+process.exit(failures ? 1 : 0);
+`;
+
+async function codingFederation() {
+  const root = tempDir();
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
+  git('init', '-q', '-b', 'main');
+  git('config', 'user.email', 'fed@test');
+  git('config', 'user.name', 'fed test');
+  writeTree(root, { 'README.md': '# greeter\n', 'check.mjs': CHECK });
+  const fed = (args: string[], timeoutMs?: number) => runFed(['--root', root, ...args], { cwd: root, timeoutMs });
+  expect((await fed(['init'])).code).toBe(0);
+  // A real project commits fed's config and .fed/.gitignore, so team worktrees ignore their own .fed/.
+  git('add', '-A');
+  git('commit', '-qm', 'greeter');
+  expect((await fed(['team', 'onboard', 'app', '--archetype', 'coding', '--placement', 'worktree'])).code).toBe(0);
+  expect((await fed(['signal', 'send', '--to', 'app', '--type', 'directive', '--subject', 'Add greet()', '--body', 'check.mjs must pass'])).code).toBe(0);
+  return { root, git, fed };
+}
+
+const json = (text: string) => JSON.parse(text) as Record<string, unknown>;
+
+describe('a coding team, end to end', () => {
+  test('implements, reworks after failing tests, is reviewed, reworks after requested changes, is approved and merged', async () => {
+    const { root, git, fed } = await codingFederation();
+    const launch = () => fed(['launch', '--team', 'app', '--agent', fakeAgent('coding-run'), '--json'], 60_000);
+
+    // The prompt describes the coding lifecycle, and fed-agent is refused up front (nothing changes).
+    const builtIn = await fed(['launch', '--team', 'app', '--agent', 'fed-agent']);
+    expect(builtIn.code).toBe(2);
+    expect(builtIn.stderr).toContain('cannot do the work of a coding team');
+
+    const first = await launch();
+    expect(first.code, first.stderr).toBe(0);
+    expect(json(first.stdout)).toMatchObject({ outcome: 'waiting', state: 'pr-review', next: expect.stringContaining('fed team review app') });
+    // (The playbook skill appended at its end is the federation's own, whatever it says.)
+    const prompt = readFileSync(join(root, '.fed', 'worktrees', 'app', '.fed', 'launch', 'prompt.md'), 'utf8').split('## Playbook')[0]!;
+    expect(prompt).toContain('fed event TESTS_COMPLETE');
+    expect(prompt).toContain('`fed/app`');
+    expect(prompt).not.toContain('SCAN_COMPLETE');
+
+    // Nothing to do until meta decides: a launch now is refused, saying what meta does next.
+    const early = await fed(['launch', '--team', 'app', '--agent', fakeAgent('coding-run')]);
+    expect(early.code).toBe(2);
+    expect(early.stderr).toContain('fed team review app');
+
+    const review = json((await fed(['team', 'review', 'app', '--json'])).stdout);
+    expect(review).toMatchObject({ state: 'pr-review', branch: 'fed/app', base: 'main', lastTestRun: { passed: 2, failed: 0 }, reworks: 1 });
+    expect(review.commits).toHaveLength(2);
+    expect(review.diff).toContain('+export const greet = (name) => `Hello, ${name}!`;');
+    const shown = await fed(['team', 'review', 'app']);
+    expect(shown.stdout).toMatch(/tests:\s+2 passed, 0 failed/);
+    expect(shown.stdout).toContain('greet.mjs');
+
+    const tooSoon = await fed(['team', 'merge', 'app']);
+    expect(tooSoon.code).toBe(2);
+    expect(tooSoon.stderr).toContain('only an approved change is merged');
+
+    const changes = await fed(['team', 'review', 'app', '--request-changes', 'say what greet() is for']);
+    expect(changes.code, changes.stderr).toBe(0);
+    expect(changes.stdout).toContain('changes requested (implementing)');
+
+    const second = await launch();
+    expect(second.code, second.stderr).toBe(0);
+    expect(json(second.stdout)).toMatchObject({ outcome: 'waiting', state: 'pr-review' });
+    const again = json((await fed(['team', 'review', 'app', '--json'])).stdout);
+    expect(again).toMatchObject({ reworks: 2, lastReview: { outcome: 'changes-requested', comments: ['say what greet() is for'] } });
+    expect(again.diff).toContain('+// say what greet() is for');
+
+    expect((await fed(['team', 'review', 'app', '--approve'])).code).toBe(0);
+
+    // A dirty main checkout is refused with what to do, and nothing is merged.
+    writeFileSync(join(root, 'README.md'), '# greeter, edited\n');
+    const dirty = await fed(['team', 'merge', 'app']);
+    expect(dirty.code).toBe(2);
+    expect(dirty.stderr).toContain('uncommitted changes (README.md)');
+    expect(existsSync(join(root, 'greet.mjs'))).toBe(false);
+    git('checkout', '--', 'README.md');
+
+    const merged = await fed(['team', 'merge', 'app', '--json']);
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(json(merged.stdout)).toMatchObject({ team: 'app', branch: 'fed/app', base: 'main', state: 'complete' });
+    expect(readFileSync(join(root, 'greet.mjs'), 'utf8')).toContain('// say what greet() is for');
+    expect(git('log', '-1', '--format=%s')).toBe('Merge fed/app (fed team app) into main');
+    expect(git('branch', '--list', 'fed/app')).toBe('');
+    expect(git('worktree', 'list')).not.toContain('worktrees/app');
+    expect(existsSync(join(root, '.fed', 'worktrees', 'app', 'greet.mjs'))).toBe(false);
+
+    // The team's record stays: archived, its lifecycle complete, every step in the journal.
+    const team = json((await fed(['team', 'show', 'app', '--json'])).stdout) as { status: string; lifecycle: { state: string } };
+    expect(team.status).toBe('archived');
+    expect(team.lifecycle.state).toBe('complete');
+    const journal = readFileSync(join(root, '.fed', 'worktrees', 'app', '.fed', 'state', 'journal.jsonl'), 'utf8');
+    const moves = journal.trim().split('\n').map((l) => JSON.parse(l) as { from: string; to: string; event: string }).filter((l) => l.from !== l.to).map((l) => `${l.from}>${l.to}`);
+    expect(moves).toEqual([
+      'preparing>implementing', 'implementing>testing', 'testing>implementing', 'implementing>testing', 'testing>pr-open', 'pr-open>pr-review',
+      'pr-review>implementing', 'implementing>testing', 'testing>pr-open', 'pr-open>pr-review', 'pr-review>pr-approved', 'pr-approved>merged', 'merged>complete',
+    ]);
+  });
+
+  test('a merge that conflicts with the base branch is aborted and refused, naming the files', async () => {
+    const { root, git, fed } = await codingFederation();
+    expect((await fed(['launch', '--team', 'app', '--agent', fakeAgent('coding-run'), '--json'], 60_000)).code).toBe(0);
+    expect((await fed(['team', 'review', 'app', '--approve'])).code).toBe(0);
+    writeFileSync(join(root, 'greet.mjs'), 'export const greet = () => "hi";\n');
+    git('add', 'greet.mjs');
+    git('commit', '-qm', 'a greet() of main');
+    const conflict = await fed(['team', 'merge', 'app']);
+    expect(conflict.code).toBe(2);
+    expect(conflict.stderr).toContain('could not merge fed/app into main: it conflicts with main in greet.mjs');
+    expect(git('status', '--porcelain', '--untracked-files=no')).toBe('');
+    expect(json((await fed(['team', 'show', 'app', '--json'])).stdout)).toMatchObject({ lifecycle: { state: 'pr-approved' } });
+  });
+});
