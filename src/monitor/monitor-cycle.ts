@@ -5,6 +5,9 @@ import { META } from '../schema/common.js';
 import { readCollectorState } from '../telemetry/collector-state.js';
 import { recordMonitorCycle } from '../telemetry/fed-metrics.js';
 import { otlpMetricsUrl } from '../telemetry/metrics-export.js';
+import { deadlineTable } from '../signals/delivery/deadlines.js';
+import { FileDeliveryFactStore } from '../signals/delivery/delivery-fact-store.js';
+import { findStuckSignals } from '../signals/delivery/stuck-signals.js';
 import { takeCensus, type BoxCensus } from './box-census.js';
 import type { BoxCounts, MonitorReport, TeamReport, TelemetryReport } from './monitor-report.js';
 import { teamReport } from './team-health.js';
@@ -104,6 +107,8 @@ export function runMonitorCycle(root: string, options: MonitorOptions): MonitorR
       unhealthy,
       unacknowledged: metaCounts.inbox.unacknowledged + reports.reduce((sum, r) => sum + r.inbox.unacknowledged, 0),
     },
+    stuckSignals: findStuckSignals(root, registry, new FileDeliveryFactStore(root), deadlineTable(options.config.signalDeadlines), now),
+    archivedSignals: 0,
     telemetry: telemetryReport(root, options.config),
   };
 }

@@ -8,6 +8,7 @@ import { SIGNAL_TYPES } from '../schema/signal.js';
 import { archiveDirectoryOf } from './archive/box-archive.js';
 import { deadlineTable } from './delivery/deadlines.js';
 import { FileDeliveryFactStore } from './delivery/delivery-fact-store.js';
+import { markSignalsRead } from './delivery/read-marks.js';
 import { DeliveryInspector } from './delivery/delivery-inspector.js';
 import type { DeliveryStatus } from './delivery/delivery-state.js';
 import { SIGNAL_BOXES, type SignalBox } from './parse-signal-file.js';
@@ -31,6 +32,11 @@ export interface ListSignalsQuery {
 }
 
 export interface ListSignalsOptions {
+  /**
+   * Who is listing (a team id or domain, or `meta`). Listing one's own inbox is reading it: the live
+   * signals shown that are not acknowledged yet are marked `read`.
+   */
+  reader?: string;
   /** `signalDeadlines` of the config (defaults apply for types left out). */
   deadlines?: SignalDeadlines;
   now?: Date;
@@ -83,6 +89,13 @@ export function listSignals(root: string, query: ListSignalsQuery = {}, options:
       const delivery = inspector.status(entry, box);
       if (query.state !== undefined && delivery.state !== (query.state as DeliveryState)) continue;
       wanted.push({ ...entry, archived: isArchived, delivery });
+    }
+  }
+  const reader = options.reader === undefined ? undefined : (findTeam(registry, options.reader)?.domainId ?? options.reader);
+  if (box === 'inbox' && reader === workspace.id) {
+    const now = options.now ?? new Date();
+    if (markSignalsRead(root, reader, wanted.filter((s) => !s.archived).map((s) => s.message), now) > 0) {
+      for (const signal of wanted) if (signal.delivery.state === 'delivered') signal.delivery = inspector.status(signal, box);
     }
   }
   return { team: workspace.id, box, dir, signals: wanted, invalid: [...archived.invalid, ...live.invalid] };

@@ -1,0 +1,127 @@
+import { existsSync, linkSync, lstatSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fsyncDirectory, linkFileNoClobber, unlinkQuietly, type WriteOptions } from '../../fs/atomic-write.js';
+import { ensureDirectory } from '../../fs/ensure-directory.js';
+import { readRegistry } from '../../registry/registry-file.js';
+import { META } from '../../schema/common.js';
+import { deadlineTable } from '../delivery/deadlines.js';
+import { FileDeliveryFactStore } from '../delivery/delivery-fact-store.js';
+import { DeliveryInspector } from '../delivery/delivery-inspector.js';
+import { SIGNAL_BOXES, type SignalBox } from '../parse-signal-file.js';
+import { readSignalBox, type SignalEntry } from '../read-signals.js';
+import { resolveSignalWorkspace } from '../resolve-workspace.js';
+import { ACK_FILE_SUFFIX, ackFileName, isAckFileName } from '../signal-file-name.js';
+import { archiveDirectoryOf } from './box-archive.js';
+
+export interface ArchiveSignalsRequest {
+  /** One party (a team id or domain, or `meta`); default: meta and every registered team. */
+  team?: string;
+  /** Only signals sent at least this long ago (milliseconds). */
+  olderThanMs: number;
+}
+
+export interface ArchiveSignalsOptions extends WriteOptions {
+  now?: Date;
+}
+
+export interface BoxArchiveResult {
+  team: string;
+  box: SignalBox;
+  /** Signals moved to `<box>/archive/` by this call. */
+  archived: number;
+  /** Signals left in the live box. */
+  kept: number;
+}
+
+/**
+ * `fed signal archive`: move the signals that are done — acknowledged, or answered — and older than the
+ * cutoff out of the live boxes into `<box>/archive/`, each inbox signal with its ack file; in an outbox,
+ * a copy whose inbox copy is acknowledged or answered. Nothing is deleted: each file gets its archive name
+ * by a hard link (no clobber) before its live name is removed, so a crash leaves two names, never none,
+ * and the next run finishes the move.
+ */
+export function archiveSignals(root: string, request: ArchiveSignalsRequest, options: ArchiveSignalsOptions = {}): BoxArchiveResult[] {
+  const now = options.now ?? new Date();
+  const cutoff = now.getTime() - request.olderThanMs;
+  const registry = readRegistry(root);
+  const parties = request.team === undefined ? [META, ...registry.teams.map((t) => t.domainId)] : [request.team];
+  const workspaces = parties.map((party) => resolveSignalWorkspace(root, party, { role: 'team (--team)', allowArchived: true, registry }));
+  const facts = new FileDeliveryFactStore(root, options);
+  const inspector = new DeliveryInspector(root, registry, facts, deadlineTable(), now);
+  const durable = options.durable ?? true;
+  const results: BoxArchiveResult[] = [];
+  for (const workspace of workspaces) {
+    for (const box of SIGNAL_BOXES) {
+      const dir = workspace[box];
+      const { signals } = readSignalBox(dir, { owner: workspace.id, box });
+      const done = signals.filter((entry) => Date.parse(entry.message.timestamp) <= cutoff && isDone(entry, box, inspector, facts));
+      if (box === 'inbox') finishInterruptedMoves(dir, durable);
+      for (const entry of done) moveToArchive(dir, entry, box === 'inbox');
+      if (done.length && durable) {
+        fsyncDirectory(archiveDirectoryOf(dir));
+        fsyncDirectory(dir);
+      }
+      results.push({ team: workspace.id, box, archived: done.length, kept: signals.length - done.length });
+    }
+  }
+  return results;
+}
+
+function isDone(entry: SignalEntry, box: SignalBox, inspector: DeliveryInspector, facts: FileDeliveryFactStore): boolean {
+  if (facts.has(entry.message.id, 'answered')) return true;
+  return box === 'inbox' ? entry.message.acknowledged === true : inspector.status(entry, box).state === 'acknowledged';
+}
+
+/**
+ * Link the signal (then its ack, under the name the signal landed as) into the archive, then remove the
+ * live names — the signal first, so no live signal ever loses its ack. A name already in the archive for
+ * the same file (a run interrupted before the removal) is reused, not linked again.
+ */
+function moveToArchive(dir: string, entry: SignalEntry, withAck: boolean): void {
+  const archive = archiveDirectoryOf(dir);
+  ensureDirectory(archive);
+  const landed = sameFile(entry.path, join(archive, entry.file)) ? entry.file : linkFileNoClobber(entry.path, archive, entry.file, { durable: false });
+  const ack = join(dir, ackFileName(entry.file));
+  if (withAck && existsSync(ack)) linkIfAbsent(ack, join(archive, ackFileName(landed)));
+  unlinkQuietly(entry.path);
+  if (withAck) unlinkQuietly(ack);
+}
+
+/** An ack left in the live inbox by a run that stopped between removing its signal and removing it. */
+function finishInterruptedMoves(dir: string, durable: boolean): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  const present = new Set(names);
+  const archive = archiveDirectoryOf(dir);
+  let finished = false;
+  for (const name of names) {
+    if (!isAckFileName(name) || present.has(name.slice(0, -ACK_FILE_SUFFIX.length))) continue;
+    if (!sameFile(join(dir, name), join(archive, name))) continue;
+    unlinkQuietly(join(dir, name));
+    finished = true;
+  }
+  if (finished && durable) fsyncDirectory(dir);
+}
+
+function linkIfAbsent(source: string, target: string): void {
+  try {
+    linkSync(source, target);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || !sameFile(source, target)) throw error;
+  }
+}
+
+function sameFile(a: string, b: string): boolean {
+  try {
+    const [x, y] = [lstatSync(a), lstatSync(b)];
+    return x.ino === y.ino && x.dev === y.dev;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+}
