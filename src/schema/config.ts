@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { nonEmptyString } from './common.js';
 import { describeValue } from './problems.js';
-import { durationSchema } from './duration.js';
+import { DURATION_EXAMPLES, durationSchema, parseDuration } from './duration.js';
 import { SIGNAL_TYPES, type SignalType } from './signal.js';
 
 /** `federate.config.json` (spec §2.3): every field optional, defaults applied on load. */
@@ -80,9 +80,12 @@ export const agentConfigSchema = z.object({
 export type AgentConfig = z.output<typeof agentConfigSchema>;
 
 /** A deadline of a signal type, or `none` for no deadline. */
-const signalDeadline = z.union([z.literal('none'), durationSchema], {
-  error: (issue) => `expected a duration such as 30m, 2h, 7d, or "none", got ${describeValue(issue.input)}`,
-});
+const DEADLINE_EXPECTED = `a duration with a unit such as ${DURATION_EXAMPLES}, or "none"`;
+const signalDeadline = z
+  .string({ error: (issue) => `expected ${DEADLINE_EXPECTED}, got ${describeValue(issue.input)}` })
+  .refine((text) => text === 'none' || parseDuration(text) !== undefined, {
+    error: (issue) => `expected ${DEADLINE_EXPECTED}, got ${describeValue(issue.input)}`,
+  });
 
 /**
  * `signalDeadlines`: how long a signal of each type may wait — a question for its answer (a reply with
@@ -111,7 +114,7 @@ export const configSchema = z.object({
   deliverable: fileName.default(DEFAULT_DELIVERABLE),
   deliverableSchema: nonEmptyString.optional(),
   importHook: nonEmptyString.optional(),
-  signalDeadlines: signalDeadlinesSchema.default({}),
+  signalDeadlines: signalDeadlinesSchema.optional(),
   signalArchive: signalArchiveConfigSchema.optional(),
 });
 
