@@ -1,6 +1,6 @@
 import { existsSync, linkSync, lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fsyncDirectory, linkFileNoClobber, unlinkQuietly, type WriteOptions } from '../../fs/atomic-write.js';
+import { fsyncDirectory, linkFileNoClobber, suffixedName, unlinkQuietly, type WriteOptions } from '../../fs/atomic-write.js';
 import { ensureDirectory } from '../../fs/ensure-directory.js';
 import { readRegistry } from '../../registry/registry-file.js';
 import { META } from '../../schema/common.js';
@@ -80,11 +80,23 @@ function isDone(entry: SignalEntry, box: SignalBox, inspector: DeliveryInspector
 function moveToArchive(dir: string, entry: SignalEntry, withAck: boolean): void {
   const archive = archiveDirectoryOf(dir);
   ensureDirectory(archive);
-  const landed = sameFile(entry.path, join(archive, entry.file)) ? entry.file : linkFileNoClobber(entry.path, archive, entry.file, { durable: false });
+  const landed = linkedBefore(entry.path, archive, entry.file) ?? linkFileNoClobber(entry.path, archive, entry.file, { durable: false });
   const ack = join(dir, ackFileName(entry.file));
   if (withAck && existsSync(ack)) linkIfAbsent(ack, join(archive, ackFileName(landed)));
   unlinkQuietly(entry.path);
   if (withAck) unlinkQuietly(ack);
+}
+
+/**
+ * The archive name an interrupted run already gave this very file, if any: the names linkFileNoClobber
+ * tries — `name`, `name-2`, … — up to the first free one.
+ */
+function linkedBefore(source: string, archive: string, name: string): string | undefined {
+  for (let attempt = 1; ; attempt++) {
+    const candidate = attempt === 1 ? name : suffixedName(name, attempt);
+    if (!existsSync(join(archive, candidate))) return undefined;
+    if (sameFile(source, join(archive, candidate))) return candidate;
+  }
 }
 
 /** An ack left in the live inbox by a run that stopped between removing its signal and removing it. */
