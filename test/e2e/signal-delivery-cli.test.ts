@@ -89,4 +89,18 @@ describe('signal delivery (built CLI)', () => {
     expect(alerts.signals.map((s) => s.message.subject)).toEqual(['Overdue directive to docs: Old work']);
     expect(second.stuckSignals[0]!.alertId).toBe(alerts.signals[0]!.message.id);
   });
+
+  it('fed team archive returns the signals the team never took to their senders, once', async () => {
+    const fed = await signalFederation(['docs', 'api']);
+    const sent = json<{ id: string }>((await fedIn(fed, ['signal', 'send', '--from', 'api', '--to', 'docs', '--type', 'question', '--subject', 'Schema?', '--json'])).stdout);
+    const archived = await fedIn(fed, ['team', 'archive', 'docs']);
+    expect(archived.code).toBe(0);
+    expect(archived.stdout).toBe('docs: active → archived\n1 signal(s) it had not acknowledged returned to their senders as non-delivery alerts\n');
+    expect((await fedIn(fed, ['monitor'])).code).toBe(0);
+    const alerts = json<{ signals: { message: { subject: string; body: string } }[] }>((await fedIn(fed, ['signal', 'list', '--team', 'api', '--json'])).stdout);
+    expect(alerts.signals.map((s) => s.message.subject)).toEqual(['Undeliverable: Schema?']);
+    expect(alerts.signals[0]!.message.body).toContain(sent.id);
+    const shown = json<{ delivery: { state: string } }>((await fedIn(fed, ['signal', 'show', sent.id, '--json'])).stdout);
+    expect(shown.delivery.state).toBe('undeliverable');
+  });
 });

@@ -4,9 +4,9 @@ import type { WriteOptions } from '../../fs/atomic-write.js';
 import { readRegistry } from '../../registry/registry-file.js';
 import { META } from '../../schema/common.js';
 import { sendSignal } from '../send-signal.js';
-import type { DeliveryFactStore } from './delivery-fact-store.js';
+import { FileDeliveryFactStore, type DeliveryFactStore } from './delivery-fact-store.js';
 import { recipientGoneReason } from './delivery-inspector.js';
-import type { StuckSignal } from './stuck-signals.js';
+import { findStuckSignals, type StuckSignal } from './stuck-signals.js';
 
 /** Namespace of the ids of alerts about stuck signals (a fixed, random UUID). */
 const ALERT_NAMESPACE = '4f1d2a9e-8b7c-4e36-a5d0-93c1e7b2f604';
@@ -86,4 +86,17 @@ async function reportUndeliverable(root: string, signal: StuckSignal, facts: Del
   );
   facts.record(signal.id, 'undeliverable', { reportedAt: at, reason, alertId: sent.message.id });
   Object.assign(signal, { alertId: sent.message.id, alertedAt: at });
+}
+
+/**
+ * `fed team archive`: the signals the archived team never took go back to their senders as non-delivery
+ * alerts right away, instead of at the next monitor cycle (which would send them otherwise — once either
+ * way). Returns the signals and the problems.
+ */
+export async function reportUndeliverableSignals(root: string, team: string, options: AlertOptions = {}): Promise<{ signals: StuckSignal[]; warnings: string[] }> {
+  const facts = new FileDeliveryFactStore(root, options);
+  const now = options.now?.() ?? new Date();
+  const signals = findStuckSignals(root, readRegistry(root), facts, {}, now).filter((s) => s.state === 'undeliverable' && s.to === team);
+  const warnings = await alertStuckSignals(root, signals, facts, options);
+  return { signals, warnings };
 }
