@@ -106,7 +106,7 @@ export function registerTeam(program: Command, io: CliIo): void {
         const returned = change.to === 'archived' ? await reportUndeliverableSignals(ctx.root, change.team.domainId) : undefined;
         for (const warning of returned?.warnings ?? []) io.stderr(`warning: ${warning}\n`);
         const undeliverable = returned?.signals.filter((s) => s.alertId !== null).map((s) => s.id) ?? [];
-        if (options.json) return printJson(io, { team: change.team.domainId, from: change.from, to: change.to, undeliverable });
+        if (options.json) return printJson(io, { team: change.team.domainId, from: change.from, to: change.to, ...(returned ? { undeliverable } : {}) });
         io.stdout(`${change.team.domainId}: ${change.from} → ${change.to}\n`);
         if (undeliverable.length) io.stdout(`${undeliverable.length} signal(s) it had not acknowledged returned to their senders as non-delivery alerts\n`);
       });
