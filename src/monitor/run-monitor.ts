@@ -2,6 +2,7 @@ import { AgentHostChatChannel } from '../chat/agent-host-channel.js';
 import type { ChatChannel } from '../chat/chat-channel.js';
 import { signed } from '../chat/signature.js';
 import { renderStatusSummary } from '../chat/status-summary.js';
+import { FedError } from '../errors.js';
 import { parseDuration } from '../schema/duration.js';
 import { archiveSignals } from '../signals/archive/archive-signals.js';
 import { alertStuckSignals } from '../signals/delivery/alert-stuck-signals.js';
@@ -51,9 +52,15 @@ async function actOnSignals(root: string, report: MonitorReport, now: Date, opti
   const warnings = await alertStuckSignals(root, report.stuckSignals, new FileDeliveryFactStore(root, write), { ...write, now: () => now });
   for (const warning of warnings) options.onWarning?.(warning);
   const archive = options.config.signalArchive;
-  if (archive) {
-    const moved = archiveSignals(root, { olderThanMs: parseDuration(archive.olderThan)! }, { ...write, now });
-    report.archivedSignals = moved.reduce((sum, box) => sum + box.archived, 0);
+  if (!archive) return;
+  try {
+    const boxes = archiveSignals(root, { olderThanMs: parseDuration(archive.olderThan)! }, { ...write, now });
+    report.archivedSignals = boxes.reduce((sum, box) => sum + box.archived, 0);
+    for (const box of boxes) if (box.skipped !== undefined) options.onWarning?.(`signals of ${box.team} ${box.box} not archived: ${box.skipped}`);
+  } catch (error) {
+    // A full or read-only disk stops the archiving, never the monitoring.
+    if (!(error instanceof FedError) && !(error as NodeJS.ErrnoException).code) throw error;
+    options.onWarning?.(`signals were not archived: ${(error as Error).message}`);
   }
 }
 

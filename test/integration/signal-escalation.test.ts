@@ -109,4 +109,21 @@ describe('the monitor and stuck signals', () => {
     expect(showSignal(root, waiting.message.id).facts.undeliverable).toMatchObject({ reason: 'recipient "docs" is archived' });
     expect(listSignals(root, { team: 'meta' }).signals).toEqual([]);
   });
+
+  it('with config signalArchive, each cycle archives what is done and old enough', async () => {
+    const { root, cycle, warnings } = await federation(['docs'], { signalArchive: { olderThan: '1h' } });
+    const done = await sendSignal(root, { to: 'docs', type: 'directive', subject: 'Done' }, { ...fast, now: () => at(0) });
+    acknowledgeSignal(root, 'docs', done.message.id, fast);
+    await sendSignal(root, { to: 'docs', type: 'report', subject: 'Open' }, { ...fast, now: () => at(0) });
+
+    expect((await cycle(59)).archivedSignals).toBe(0);
+    // The inbox copy and meta's outbox copy.
+    expect((await cycle(61)).archivedSignals).toBe(2);
+    expect(warnings).toEqual([]);
+    expect(listSignals(root, { team: 'docs' }).signals.map((s) => s.message.subject)).toEqual(['Open']);
+    expect(listSignals(root, { team: 'docs', all: true }).signals.map((s) => [s.message.subject, s.archived])).toEqual([
+      ['Done', true],
+      ['Open', false],
+    ]);
+  });
 });

@@ -163,7 +163,8 @@ export function registerSignal(program: Command, io: CliIo): void {
       const results = archiveSignals(ctx.root, { team: options.team, olderThanMs: options.olderThan });
       if (options.json) return printJson(io, results);
       for (const box of results) {
-        if (box.archived > 0 || options.team !== undefined) io.stdout(`${box.team} ${box.box}: archived ${box.archived}, kept ${box.kept}\n`);
+        if (box.skipped !== undefined) io.stderr(`warning: ${box.team} ${box.box} skipped: ${box.skipped}\n`);
+        else if (box.archived > 0 || options.team !== undefined) io.stdout(`${box.team} ${box.box}: archived ${box.archived}, kept ${box.kept}\n`);
       }
       const total = results.reduce((sum, box) => sum + box.archived, 0);
       io.stdout(`${total} signal(s) archived\n`);

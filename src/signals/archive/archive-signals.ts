@@ -1,5 +1,6 @@
 import { existsSync, linkSync, lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { FedError } from '../../errors.js';
 import { fsyncDirectory, linkFileNoClobber, suffixedName, unlinkQuietly, type WriteOptions } from '../../fs/atomic-write.js';
 import { ensureDirectory } from '../../fs/ensure-directory.js';
 import { readRegistry } from '../../registry/registry-file.js';
@@ -9,7 +10,7 @@ import { FileDeliveryFactStore } from '../delivery/delivery-fact-store.js';
 import { DeliveryInspector } from '../delivery/delivery-inspector.js';
 import { SIGNAL_BOXES, type SignalBox } from '../parse-signal-file.js';
 import { readSignalBox, type SignalEntry } from '../read-signals.js';
-import { resolveSignalWorkspace } from '../resolve-workspace.js';
+import { resolveSignalWorkspace, type SignalWorkspace } from '../resolve-workspace.js';
 import { ACK_FILE_SUFFIX, ackFileName, isAckFileName } from '../signal-file-name.js';
 import { archiveDirectoryOf } from './box-archive.js';
 
@@ -31,6 +32,8 @@ export interface BoxArchiveResult {
   archived: number;
   /** Signals left in the live box. */
   kept: number;
+  /** Why the box was left alone (its workspace is one fed refuses to use); only when archiving every team. */
+  skipped?: string;
 }
 
 /**
@@ -45,12 +48,20 @@ export function archiveSignals(root: string, request: ArchiveSignalsRequest, opt
   const cutoff = now.getTime() - request.olderThanMs;
   const registry = readRegistry(root);
   const parties = request.team === undefined ? [META, ...registry.teams.map((t) => t.domainId)] : [request.team];
-  const workspaces = parties.map((party) => resolveSignalWorkspace(root, party, { role: 'team (--team)', allowArchived: true, registry }));
   const facts = new FileDeliveryFactStore(root, options);
   const inspector = new DeliveryInspector(root, registry, facts, deadlineTable(), now);
   const durable = options.durable ?? true;
   const results: BoxArchiveResult[] = [];
-  for (const workspace of workspaces) {
+  for (const party of parties) {
+    let workspace: SignalWorkspace;
+    try {
+      workspace = resolveSignalWorkspace(root, party, { role: 'team (--team)', allowArchived: true, registry });
+    } catch (error) {
+      // One team whose workspace is gone or refused must not keep every other box from being archived.
+      if (request.team !== undefined || !(error instanceof FedError)) throw error;
+      for (const box of SIGNAL_BOXES) results.push({ team: party, box, archived: 0, kept: 0, skipped: error.message });
+      continue;
+    }
     for (const box of SIGNAL_BOXES) {
       const dir = workspace[box];
       const { signals } = readSignalBox(dir, { owner: workspace.id, box });
