@@ -81,6 +81,7 @@ export function runMonitorCycle(root: string, options: MonitorOptions): MonitorR
   const meta = census(META, root);
   const teams = registry.teams.map((team) => census(team.domainId, team.location));
   const index = ackIndex([meta, ...teams]);
+  const inboxCensus = new Map([meta, ...teams].map((ws) => [workspacePaths(ws.location).inbox, ws.inbox]));
 
   const reports: TeamReport[] = registry.teams.map((team, i) =>
     teamReport(team, {
@@ -107,7 +108,11 @@ export function runMonitorCycle(root: string, options: MonitorOptions): MonitorR
       unhealthy,
       unacknowledged: metaCounts.inbox.unacknowledged + reports.reduce((sum, r) => sum + r.inbox.unacknowledged, 0),
     },
-    stuckSignals: findStuckSignals(root, registry, new FileDeliveryFactStore(root), deadlineTable(options.config.signalDeadlines), now),
+    stuckSignals: findStuckSignals(root, registry, new FileDeliveryFactStore(root), deadlineTable(options.config.signalDeadlines), now, (inbox) => {
+      // The census listed every inbox already: its names serve again, without a second listing.
+      const census = inboxCensus.get(inbox);
+      return census?.signals.map((name) => ({ name, acknowledged: !census.unacknowledged.has(name) }));
+    }),
     archivedSignals: 0,
     telemetry: telemetryReport(root, options.config),
   };

@@ -44,14 +44,22 @@ function fromName(name: string): { time: number; type: SignalType } | undefined 
  * every unacknowledged signal of an archived team — so a cycle reads only those bodies, for their ids.
  * Alerts the monitor raised itself (meta to meta) are never escalated again, so one cannot breed another.
  */
-export function findStuckSignals(root: string, registry: Registry, facts: DeliveryFactStore, deadlines: DeadlineTable, now: Date): StuckSignal[] {
+export function findStuckSignals(
+  root: string,
+  registry: Registry,
+  facts: DeliveryFactStore,
+  deadlines: DeadlineTable,
+  now: Date,
+  /** The names of an inbox and whether each is acknowledged, when the caller listed it already (the monitor's census). */
+  listed?: (inbox: string) => InboxName[] | undefined,
+): StuckSignal[] {
   const stuck: StuckSignal[] = [];
   const inboxes = [
     { owner: META, inbox: workspacePaths(root).inbox, archived: false },
     ...registry.teams.map((team) => ({ owner: team.domainId, inbox: workspacePaths(team.location).inbox, archived: statusOf(team) === 'archived' })),
   ];
   for (const { owner, inbox, archived } of inboxes) {
-    for (const { name, acknowledged } of boxNames(inbox)) {
+    for (const { name, acknowledged } of listed?.(inbox) ?? boxNames(inbox)) {
       const hint = fromName(name);
       if (!archived && hint && !overdueByName(hint, acknowledged, deadlines, now)) continue;
       if (archived && acknowledged) continue;
@@ -95,7 +103,12 @@ function stuckEntry(
   return { ...base, state: 'expired', dueAt: new Date(due).toISOString(), reason: null, alertId: recorded?.alertId ?? null, alertedAt: recorded?.escalatedAt ?? null };
 }
 
-function boxNames(inbox: string): { name: string; acknowledged: boolean }[] {
+export interface InboxName {
+  name: string;
+  acknowledged: boolean;
+}
+
+function boxNames(inbox: string): InboxName[] {
   let names: string[];
   try {
     names = readdirSync(inbox);
