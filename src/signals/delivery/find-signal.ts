@@ -1,14 +1,14 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { findTeam } from '../../registry/find-team.js';
 import { META } from '../../schema/common.js';
 import type { SentFact } from '../../schema/delivery.js';
 import type { Registry } from '../../schema/registry.js';
 import { archiveDirectoryOf } from '../archive/box-archive.js';
-import { judgeAck, judgeSignal, readBoxFile, type BoxExpectation, type SignalBox } from '../parse-signal-file.js';
-import type { SignalEntry } from '../read-signals.js';
+import { judgeAck, judgeSignal, type BoxExpectation, type SignalBox } from '../parse-signal-file.js';
+import { withAck, type SignalEntry } from '../read-signals.js';
 import { resolveSignalWorkspace } from '../resolve-workspace.js';
 import { ackFileName, isSignalFileName, sameSubjectPattern } from '../signal-file-name.js';
+import { readValidFile } from './read-valid-file.js';
 
 /** A signal found by id: its copy in the recipient's inbox when there is one, else the sender's outbox copy. */
 export interface LocatedSignal {
@@ -61,24 +61,11 @@ function findInDirectory(dir: string, expect: BoxExpectation, id: string, patter
   }
   for (const file of names) {
     if (!isSignalFileName(file) || (pattern && !pattern.test(file))) continue;
-    const message = readValid(join(dir, file), (bytes) => judgeSignal(bytes, expect));
+    const message = readValidFile(join(dir, file), (bytes) => judgeSignal(bytes, expect));
     if (!message || message.id !== id) continue;
-    const { acknowledged: _a, acknowledged_at: _at, ...rest } = message;
-    const ack = expect.box === 'inbox' ? readValid(join(dir, ackFileName(file)), judgeAck) : undefined;
-    const merged = ack?.acknowledged ? { ...rest, acknowledged: true, acknowledged_at: ack.acknowledged_at } : expect.box === 'inbox' ? { ...rest, acknowledged: false } : rest;
-    return { file, path: join(dir, file), message: merged };
+    if (expect.box === 'outbox') return { file, path: join(dir, file), message };
+    const ack = readValidFile(join(dir, ackFileName(file)), judgeAck);
+    return { file, path: join(dir, file), message: withAck(message, ack && { ok: true, value: ack }) };
   }
   return undefined;
-}
-
-function readValid<T>(path: string, judge: (bytes: Buffer) => { ok: true; value: T } | { ok: false }): T | undefined {
-  try {
-    const read = readBoxFile(path);
-    if (!read.bytes) return undefined;
-    const judged = judge(read.bytes);
-    return judged.ok ? judged.value : undefined;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
 }

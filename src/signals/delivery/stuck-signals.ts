@@ -5,10 +5,11 @@ import { statusOf } from '../../registry/find-team.js';
 import { META } from '../../schema/common.js';
 import type { Registry } from '../../schema/registry.js';
 import { SIGNAL_TYPES, type SignalMessage, type SignalType } from '../../schema/signal.js';
-import { judgeSignal, readBoxFile } from '../parse-signal-file.js';
+import { judgeSignal } from '../parse-signal-file.js';
 import { ACK_FILE_SUFFIX, isAckFileName, isSignalFileName } from '../signal-file-name.js';
 import { dueAt, needsAnswer, type DeadlineTable } from './deadlines.js';
 import type { DeliveryFactStore } from './delivery-fact-store.js';
+import { readValidFile } from './read-valid-file.js';
 
 /** A live signal that is overdue (`expired`) or sits in the inbox of an archived team (`undeliverable`). */
 export interface StuckSignal {
@@ -63,7 +64,8 @@ export function findStuckSignals(
       const hint = fromName(name);
       if (!archived && hint && !overdueByName(hint, acknowledged, deadlines, now)) continue;
       if (archived && acknowledged) continue;
-      const message = readSignal(join(inbox, name), owner);
+      // Invalid files are the consumer's and `fed signal list`'s to report.
+      const message = readValidFile(join(inbox, name), (bytes) => judgeSignal(bytes, { owner, box: 'inbox' }));
       if (!message) continue;
       const entry = stuckEntry(message, acknowledged, archived, join(inbox, name), facts, deadlines, now);
       if (entry) stuck.push(entry);
@@ -118,17 +120,4 @@ function boxNames(inbox: string): InboxName[] {
   }
   const acks = new Set(names.filter(isAckFileName));
   return names.filter(isSignalFileName).map((name) => ({ name, acknowledged: acks.has(`${name}${ACK_FILE_SUFFIX}`) }));
-}
-
-/** A valid signal of `owner`'s inbox, or undefined (invalid files are the consumer's and `fed signal list`'s to report). */
-function readSignal(path: string, owner: string): SignalMessage | undefined {
-  try {
-    const read = readBoxFile(path);
-    if (!read.bytes) return undefined;
-    const judged = judgeSignal(read.bytes, { owner, box: 'inbox' });
-    return judged.ok ? judged.value : undefined;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
 }
