@@ -8,6 +8,7 @@ import type { MonitorReport } from '../../src/monitor/monitor-report.js';
 import { renderMonitorReport } from '../../src/monitor/render-monitor.js';
 import type { FederationConfig } from '../../src/schema/config.js';
 import { acknowledgeSignal } from '../../src/signals/ack-signal.js';
+import { archiveSignals } from '../../src/signals/archive/archive-signals.js';
 import { showSignal } from '../../src/signals/delivery/show-signal.js';
 import { listSignals } from '../../src/signals/list-signals.js';
 import { sendSignal } from '../../src/signals/send-signal.js';
@@ -54,6 +55,14 @@ describe('the monitor and stuck signals', () => {
     const shown = showSignal(root, question.message.id, { now: at(600) });
     expect(shown.delivery.state).toBe('expired');
     expect(shown.history.map((e) => e.event)).toEqual(['sent', 'expired', 'escalated']);
+
+    // The coordinator acknowledges the alert and archives it: the question is still overdue, and still
+    // escalated only once — the record, not the alert's presence in the inbox, remembers it.
+    acknowledgeSignal(root, 'meta', alerts[0]!.id, fast);
+    archiveSignals(root, { team: 'meta', olderThanMs: 60_000 }, { ...fast, now: at(700) });
+    expect(alertsIn(root, 'meta')).toEqual([]);
+    for (const minutes of [701, 800]) await cycle(minutes);
+    expect(listSignals(root, { team: 'meta', type: 'alert', all: true }).signals).toHaveLength(1);
   });
 
   it('an answered question and an acknowledged directive are never escalated; an unacknowledged directive is, after 10 minutes', async () => {
