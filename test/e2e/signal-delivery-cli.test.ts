@@ -103,4 +103,16 @@ describe('signal delivery (built CLI)', () => {
     const shown = json<{ delivery: { state: string } }>((await fedIn(fed, ['signal', 'show', sent.id, '--json'])).stdout);
     expect(shown.delivery.state).toBe('undeliverable');
   });
+
+  it('a team watching its own inbox reads the signal it is shown; meta watching it does not', async () => {
+    const fed = await signalFederation(['docs']);
+    const sent = json<{ id: string }>((await fedIn(fed, ['signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'Go', '--json'])).stdout);
+    const state = async () => json<{ delivery: { state: string } }>((await fedIn(fed, ['signal', 'show', sent.id, '--json'])).stdout).delivery.state;
+    expect((await fedIn(fed, ['signal', 'watch', '--team', 'docs', '--backlog', '--count', '1'])).code).toBe(0);
+    expect(await state()).toBe('delivered');
+    const watched = await fedIn(fed, ['signal', 'watch', '--backlog', '--count', '1'], { env: { FED_TEAM: 'docs' } });
+    expect(watched.code).toBe(0);
+    expect(watched.stdout).toContain(sent.id);
+    expect(await state()).toBe('read');
+  });
 });
