@@ -8,10 +8,11 @@ import { META } from '../../schema/common.js';
 import { deadlineTable } from '../delivery/deadlines.js';
 import { FileDeliveryFactStore } from '../delivery/delivery-fact-store.js';
 import { DeliveryInspector } from '../delivery/delivery-inspector.js';
-import { SIGNAL_BOXES, type SignalBox } from '../parse-signal-file.js';
-import { readSignalBox, type SignalEntry } from '../read-signals.js';
+import { readValidFile } from '../delivery/read-valid-file.js';
+import { judgeAck, judgeSignal, SIGNAL_BOXES, type BoxExpectation, type SignalBox } from '../parse-signal-file.js';
+import { withAck, type SignalEntry } from '../read-signals.js';
 import { resolveSignalWorkspace, type SignalWorkspace } from '../resolve-workspace.js';
-import { ACK_FILE_SUFFIX, ackFileName, isAckFileName } from '../signal-file-name.js';
+import { ACK_FILE_SUFFIX, ackFileName, isAckFileName, isSignalFileName, nameHint } from '../signal-file-name.js';
 import { archiveDirectoryOf } from './box-archive.js';
 
 export interface ArchiveSignalsRequest {
@@ -30,7 +31,7 @@ export interface BoxArchiveResult {
   box: SignalBox;
   /** Signals moved to `<box>/archive/` by this call. */
   archived: number;
-  /** Signals left in the live box. */
+  /** Signal files left in the live box (invalid ones included). */
   kept: number;
   /** Why the box was left alone (its workspace is one fed refuses to use); only when archiving every team. */
   skipped?: string;
@@ -64,23 +65,58 @@ export function archiveSignals(root: string, request: ArchiveSignalsRequest, opt
     }
     for (const box of SIGNAL_BOXES) {
       const dir = workspace[box];
-      const { signals } = readSignalBox(dir, { owner: workspace.id, box });
-      const done = signals.filter((entry) => Date.parse(entry.message.timestamp) <= cutoff && isDone(entry, box, inspector, facts));
-      if (box === 'inbox') finishInterruptedMoves(dir, durable);
+      const names = listNames(dir);
+      const signalNames = names.filter(isSignalFileName);
+      const done = doneSignals(dir, names, { owner: workspace.id, box }, cutoff, inspector, facts);
+      if (box === 'inbox') finishInterruptedMoves(dir, names, durable);
       for (const entry of done) moveToArchive(dir, entry, box === 'inbox');
       if (done.length && durable) {
         fsyncDirectory(archiveDirectoryOf(dir));
         fsyncDirectory(dir);
       }
-      results.push({ team: workspace.id, box, archived: done.length, kept: signals.length - done.length });
+      results.push({ team: workspace.id, box, archived: done.length, kept: signalNames.length - done.length });
     }
   }
   return results;
 }
 
+/**
+ * The valid signals of a box sent by the cutoff that are done. A fed-made name tells the second a signal
+ * was sent, so only the signals whose name says they are old enough (or that another tool named) are read:
+ * archiving from every monitor cycle costs a listing, not a parse of every live signal.
+ */
+function doneSignals(dir: string, names: readonly string[], expect: BoxExpectation, cutoff: number, inspector: DeliveryInspector, facts: FileDeliveryFactStore): SignalEntry[] {
+  const present = new Set(names);
+  const done: SignalEntry[] = [];
+  for (const file of names) {
+    if (!isSignalFileName(file)) continue;
+    const hint = nameHint(file);
+    if (hint && hint.time > cutoff) continue;
+    const path = join(dir, file);
+    const message = readValidFile(path, (bytes) => judgeSignal(bytes, expect));
+    if (!message || Date.parse(message.timestamp) > cutoff) continue;
+    let entry: SignalEntry = { file, path, message };
+    if (expect.box === 'inbox') {
+      const ack = present.has(ackFileName(file)) ? readValidFile(join(dir, ackFileName(file)), judgeAck) : undefined;
+      entry = { ...entry, message: withAck(message, ack && { ok: true, value: ack }) };
+    }
+    if (isDone(entry, expect.box, inspector, facts)) done.push(entry);
+  }
+  return done;
+}
+
 function isDone(entry: SignalEntry, box: SignalBox, inspector: DeliveryInspector, facts: FileDeliveryFactStore): boolean {
   if (facts.has(entry.message.id, 'answered')) return true;
   return box === 'inbox' ? entry.message.acknowledged === true : inspector.status(entry, box).state === 'acknowledged';
+}
+
+function listNames(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
 }
 
 /**
@@ -111,14 +147,7 @@ function linkedBefore(source: string, archive: string, name: string): string | u
 }
 
 /** An ack left in the live inbox by a run that stopped between removing its signal and removing it. */
-function finishInterruptedMoves(dir: string, durable: boolean): void {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw error;
-  }
+function finishInterruptedMoves(dir: string, names: readonly string[], durable: boolean): void {
   const present = new Set(names);
   const archive = archiveDirectoryOf(dir);
   let finished = false;

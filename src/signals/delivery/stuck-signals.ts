@@ -4,9 +4,9 @@ import { workspacePaths } from '../../layout.js';
 import { statusOf } from '../../registry/find-team.js';
 import { META } from '../../schema/common.js';
 import type { Registry } from '../../schema/registry.js';
-import { SIGNAL_TYPES, type SignalMessage, type SignalType } from '../../schema/signal.js';
+import type { SignalMessage, SignalType } from '../../schema/signal.js';
 import { judgeSignal } from '../parse-signal-file.js';
-import { ACK_FILE_SUFFIX, isAckFileName, isSignalFileName } from '../signal-file-name.js';
+import { ACK_FILE_SUFFIX, isAckFileName, isSignalFileName, nameHint } from '../signal-file-name.js';
 import { dueAt, needsAnswer, type DeadlineTable } from './deadlines.js';
 import type { DeliveryFactStore } from './delivery-fact-store.js';
 import { readValidFile } from './read-valid-file.js';
@@ -28,15 +28,6 @@ export interface StuckSignal {
   /** The alert about it (to meta when overdue, to its sender when undeliverable), once sent. */
   alertId: string | null;
   alertedAt: string | null;
-}
-
-/** `2026-01-31T120405Z-question-…`: the time and type a fed-made name carries, so most signals need no read. */
-const NAME = /^(\d{4}-\d{2}-\d{2})T(\d{2})(\d{2})(\d{2})Z-([a-z]+)-/;
-
-function fromName(name: string): { time: number; type: SignalType } | undefined {
-  const match = NAME.exec(name);
-  if (!match || !(SIGNAL_TYPES as readonly string[]).includes(match[5]!)) return undefined;
-  return { time: Date.parse(`${match[1]}T${match[2]}:${match[3]}:${match[4]}Z`), type: match[5] as SignalType };
 }
 
 /**
@@ -61,7 +52,7 @@ export function findStuckSignals(
   ];
   for (const { owner, inbox, archived } of inboxes) {
     for (const { name, acknowledged } of listed?.(inbox) ?? boxNames(inbox)) {
-      const hint = fromName(name);
+      const hint = nameHint(name);
       if (!archived && hint && !overdueByName(hint, acknowledged, deadlines, now)) continue;
       if (archived && acknowledged) continue;
       // Invalid files are the consumer's and `fed signal list`'s to report.
