@@ -71,6 +71,7 @@ export async function sendSignal(root: string, request: SendSignalRequest, optio
   const fresh = buildMessage(request, sender.id, recipient.id, now);
   const writeOptions: WriteOptions = { durable: options.durable ?? true };
   const records = recordSend(root, registry, fresh.message, request.replyTo, writeOptions);
+  if (records.archived) return { ...records.archived, warnings: [] };
   const deliver = () => deliverCopies(recipient, sender, fresh, request.id !== undefined, writeOptions);
   // Retries with one id may run at once (a caller that timed out and retried while the first still
   // runs): under a lock per recipient and id, each finds the copies the one before it wrote.

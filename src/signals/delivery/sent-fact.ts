@@ -13,14 +13,14 @@ export function signalDigest(message: Pick<SignalMessage, 'from' | 'to' | 'type'
  * Claim `message.id` for this signal before any copy is published: the first claim wins (an exclusive
  * create), so two sends that reuse one id with different content cannot both be delivered, whatever their
  * subjects or recipients. A claim by the same content is a retry and passes. `describe` names where the
- * existing signal is, for the refusal.
+ * existing signal is, for the refusal. Says whether this call claimed the id or repeats an earlier claim.
  */
 export function claimSignalId(
   facts: DeliveryFactStore,
   message: SignalMessage,
   replyTo: string | undefined,
   describe: (existing: SentFact) => string,
-): void {
+): 'claimed' | 'retry' {
   const claim: SentFact = {
     id: message.id,
     timestamp: message.timestamp,
@@ -31,9 +31,9 @@ export function claimSignalId(
     digest: signalDigest(message),
     ...(replyTo === undefined ? {} : { replyTo }),
   };
-  if (facts.record(message.id, 'sent', claim)) return;
+  if (facts.record(message.id, 'sent', claim)) return 'claimed';
   const existing = facts.get(message.id, 'sent');
-  if (!existing || (existing.digest === claim.digest && existing.replyTo === claim.replyTo)) return;
+  if (!existing || (existing.digest === claim.digest && existing.replyTo === claim.replyTo)) return 'retry';
   const differing: string[] = (['from', 'to', 'type', 'subject'] as const).filter((key) => existing[key] !== claim[key]);
   if (existing.replyTo !== claim.replyTo) differing.push('reply-to');
   const what = differing.length ? differing.join(', ') : 'body';

@@ -123,4 +123,23 @@ describe('archiveSignals', () => {
     expect(entries(archive)).toEqual([done.file, ackFileName(done.file)]);
     expect(showSignal(fed.root, done.message.id).delivery.state).toBe('acknowledged');
   });
+
+  it('a retry of a signal archived since is not delivered again: it answers with the archived copies', async () => {
+    const fed = await signalFederation(['docs']);
+    const id = '3f2b8a34-7c1e-4d5a-9b0e-2f6c8d4e1a7b';
+    const request = { to: 'docs', type: 'report' as const, subject: 'Weekly', body: 'All green', id };
+    const first = await sendSignal(fed.root, request, { ...fast, now: () => at(0) });
+    acknowledgeSignal(fed.root, 'docs', id, fast);
+    archiveSignals(fed.root, { olderThanMs: HOUR }, { ...fast, now: at(2) });
+
+    const retry = await sendSignal(fed.root, request, { ...fast, now: () => at(3) });
+    expect(retry).toMatchObject({
+      delivered: false,
+      message: first.message,
+      inboxPath: join(archiveDirectoryOf(fed.team('docs').inbox), first.file),
+      outboxPath: join(archiveDirectoryOf(fed.meta.outbox), first.file),
+    });
+    expect(entries(fed.team('docs').inbox)).toEqual(['archive']);
+    expect(entries(fed.meta.outbox)).toEqual(['archive']);
+  });
 });
