@@ -319,7 +319,7 @@ function transitionReport(team: RegistryEntry, entry: MachineEntry, line: Journa
   const failure = (after.context as { failure?: { reason: string } | null } | undefined)?.failure;
   const reason = line.to === 'failed' && failure ? ` Reason: ${failure.reason}` : '';
   return {
-    signalId: reportSignalId(team.domainId, entry.id, line.seq),
+    signalId: reportSignalId(team, entry.id, line.seq),
     subject: `${line.from} → ${line.to}`,
     body: `Team ${team.domainId} (${entry.id} lifecycle) moved from ${line.from} to ${line.to} on ${line.event}${why} at ${line.at}.${reason}`,
   };

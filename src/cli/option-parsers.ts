@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander';
+import { DURATION_EXAMPLES, parseDuration } from '../schema/duration.js';
 
 /**
  * A commander option parser for a number > 0; `unit` names what it counts in the message
@@ -17,5 +18,14 @@ export function oneOf<T extends string>(names: readonly T[]): (value: string) =>
   return (value) => {
     if (!(names as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${names.join(', ')}`);
     return value as T;
+  };
+}
+
+/** A commander option parser for a duration with a unit (`30m`, `7d`), in milliseconds. */
+export function duration(): (value: string) => number {
+  return (value) => {
+    const ms = parseDuration(value);
+    if (ms === undefined) throw new InvalidArgumentError(`expected a duration with a unit such as ${DURATION_EXAMPLES}`);
+    return ms;
   };
 }

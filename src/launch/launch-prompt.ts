@@ -50,7 +50,8 @@ If you cannot go on, report it and stop: \`fed event FAIL --data '{"reason": "<w
 Signals:
 - Read your inbox: \`fed signal list --unacked\` (or wait with \`fed signal watch --backlog\`).
 - Acknowledge each signal you read: \`fed signal ack <id>\` (or \`fed signal ack --all\`).
-- Answer a question or share results: \`fed signal send --to <asker> --type report --subject "<short>" --body "<details>"\`.
+- Answer a question: \`fed signal send --to <its sender> --type report --reply-to <its id> --subject "<short>" --body "<answer>"\` (an unanswered question is escalated to meta after its deadline).
+- Share results: \`fed signal send --to meta --type report --subject "<short>" --body "<details>"\`.
 - Raise a blocking problem: \`fed signal send --to meta --type alert --subject "<short>" --body "<details>"\`.
 
 If you are stopped (SIGTERM), the team was paused; exit promptly — a later launch continues from the

@@ -5,6 +5,9 @@ import { META } from '../schema/common.js';
 import { readCollectorState } from '../telemetry/collector-state.js';
 import { recordMonitorCycle } from '../telemetry/fed-metrics.js';
 import { otlpMetricsUrl } from '../telemetry/metrics-export.js';
+import { deadlineTable } from '../signals/delivery/deadlines.js';
+import { FileDeliveryFactStore } from '../signals/delivery/delivery-fact-store.js';
+import { findStuckSignals } from '../signals/delivery/stuck-signals.js';
 import { takeCensus, type BoxCensus } from './box-census.js';
 import type { BoxCounts, MonitorReport, TeamReport, TelemetryReport } from './monitor-report.js';
 import { teamReport } from './team-health.js';
@@ -78,6 +81,7 @@ export function runMonitorCycle(root: string, options: MonitorOptions): MonitorR
   const meta = census(META, root);
   const teams = registry.teams.map((team) => census(team.domainId, team.location));
   const index = ackIndex([meta, ...teams]);
+  const inboxCensus = new Map([meta, ...teams].map((ws) => [workspacePaths(ws.location).inbox, ws.inbox]));
 
   const reports: TeamReport[] = registry.teams.map((team, i) =>
     teamReport(team, {
@@ -104,6 +108,12 @@ export function runMonitorCycle(root: string, options: MonitorOptions): MonitorR
       unhealthy,
       unacknowledged: metaCounts.inbox.unacknowledged + reports.reduce((sum, r) => sum + r.inbox.unacknowledged, 0),
     },
+    stuckSignals: findStuckSignals(root, registry, new FileDeliveryFactStore(root), deadlineTable(options.config.signalDeadlines), now, (inbox) => {
+      // The census listed every inbox already: its names serve again, without a second listing.
+      const census = inboxCensus.get(inbox);
+      return census?.signals.map((name) => ({ name, acknowledged: !census.unacknowledged.has(name) }));
+    }),
+    archivedSignals: 0,
     telemetry: telemetryReport(root, options.config),
   };
 }

@@ -1,3 +1,7 @@
+import type { StuckSignal } from '../signals/delivery/stuck-signals.js';
+
+export type { StuckSignal };
+
 /**
  * The result of one monitoring cycle — what `fed monitor --json` prints. This shape is stable: fields are
  * only ever added. Times are ISO 8601; durations are milliseconds.
@@ -59,5 +63,12 @@ export interface MonitorReport {
   teams: TeamReport[];
   meta: { inbox: BoxCounts; outbox: BoxCounts };
   totals: { teams: number; healthy: number; unhealthy: number; unacknowledged: number };
+  /**
+   * Live signals past their type's deadline (`expired`) or in an archived team's inbox (`undeliverable`),
+   * oldest first, each with the alert sent about it (`fed monitor` sends one per signal, once).
+   */
+  stuckSignals: StuckSignal[];
+  /** Signals moved to archive folders by this cycle (config `signalArchive`); 0 when it is not set. */
+  archivedSignals: number;
   telemetry: TelemetryReport;
 }

@@ -63,5 +63,16 @@ export function renderMonitorReport(report: MonitorReport, options: { color?: bo
   const summary =
     `meta: inbox ${meta.inbox.total} (${meta.inbox.unacknowledged} unacknowledged), outbox ${meta.outbox.total} (${meta.outbox.unacknowledged} unacknowledged)\n` +
     `teams: ${totals.teams}, healthy ${totals.healthy}, unhealthy ${totals.unhealthy}; unacknowledged signals: ${totals.unacknowledged}\n`;
-  return `${table}\n${summary}${telemetryLine(report.telemetry, now)}`;
+  return `${table}\n${summary}${stuckLines(report)}${telemetryLine(report.telemetry, now)}`;
+}
+
+/** One line per overdue or undeliverable signal, with the alert sent about it. */
+function stuckLines(report: MonitorReport): string {
+  if (report.stuckSignals.length === 0) return '';
+  const lines = report.stuckSignals.map((s) => {
+    const why = s.state === 'expired' ? `due ${s.dueAt}` : s.reason;
+    const told = s.alertId ? `alert ${s.alertId} to ${s.state === 'expired' ? 'meta' : s.from}` : 'no alert sent';
+    return `  ${s.state}  ${s.type} ${s.from} → ${s.to} "${s.subject.replace(/[\p{Cc}]+/gu, ' ')}" (${s.id}), ${why}; ${told}\n`;
+  });
+  return `stuck signals: ${report.stuckSignals.length}\n${lines.join('')}`;
 }

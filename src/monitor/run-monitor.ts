@@ -2,6 +2,11 @@ import { AgentHostChatChannel } from '../chat/agent-host-channel.js';
 import type { ChatChannel } from '../chat/chat-channel.js';
 import { signed } from '../chat/signature.js';
 import { renderStatusSummary } from '../chat/status-summary.js';
+import { FedError } from '../errors.js';
+import { parseDuration } from '../schema/duration.js';
+import { archiveSignals } from '../signals/archive/archive-signals.js';
+import { alertStuckSignals } from '../signals/delivery/alert-stuck-signals.js';
+import { FileDeliveryFactStore } from '../signals/delivery/delivery-fact-store.js';
 import { repeatEvery } from '../time/repeat.js';
 import { runMonitorCycle, type MonitorOptions } from './monitor-cycle.js';
 import type { MonitorReport } from './monitor-report.js';
@@ -16,6 +21,8 @@ export interface RunMonitorOptions extends MonitorOptions {
   onReport: (report: MonitorReport, cycle: number) => void;
   /** Told what went wrong on the side (a summary that could not be posted); the cycle stands. */
   onWarning?: (text: string) => void;
+  /** Write signal alerts and archive moves without fsync (tests and benchmarks). */
+  durable?: boolean;
 }
 
 /**
@@ -26,11 +33,35 @@ export async function runMonitor(root: string, options: RunMonitorOptions): Prom
   const post = options.config.chatConfig ? summaryPoster(root, options) : undefined;
   let last: MonitorReport | undefined;
   await repeatEvery(options.intervalMs, options.signal, async (cycle) => {
-    last = runMonitorCycle(root, options);
+    const now = options.now ?? new Date();
+    last = runMonitorCycle(root, { ...options, now });
+    await actOnSignals(root, last, now, options);
     options.onReport(last, cycle);
     await post?.(last);
   });
   return last!;
+}
+
+/**
+ * What a cycle does besides observing: one alert per stuck signal (to meta when overdue, to the sender
+ * when undeliverable), and, with config `signalArchive`, archiving what is done. Alerts go out before the
+ * report is shown, so the report says which were sent.
+ */
+async function actOnSignals(root: string, report: MonitorReport, now: Date, options: RunMonitorOptions): Promise<void> {
+  const write = { durable: options.durable };
+  const warnings = await alertStuckSignals(root, report.stuckSignals, new FileDeliveryFactStore(root, write), { ...write, now: () => now });
+  for (const warning of warnings) options.onWarning?.(warning);
+  const archive = options.config.signalArchive;
+  if (!archive) return;
+  try {
+    const boxes = archiveSignals(root, { olderThanMs: parseDuration(archive.olderThan)! }, { ...write, now });
+    report.archivedSignals = boxes.reduce((sum, box) => sum + box.archived, 0);
+    for (const box of boxes) if (box.skipped !== undefined) options.onWarning?.(`signals of ${box.team} ${box.box} not archived: ${box.skipped}`);
+  } catch (error) {
+    // A full or read-only disk stops the archiving, never the monitoring.
+    if (!(error instanceof FedError) && !(error as NodeJS.ErrnoException).code) throw error;
+    options.onWarning?.(`signals were not archived: ${(error as Error).message}`);
+  }
 }
 
 /**

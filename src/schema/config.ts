@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { nonEmptyString } from './common.js';
 import { describeValue } from './problems.js';
+import { DURATION_EXAMPLES, durationSchema, parseDuration } from './duration.js';
+import { SIGNAL_TYPES, type SignalType } from './signal.js';
 
 /** `federate.config.json` (spec §2.3): every field optional, defaults applied on load. */
 export const CONFIG_FILE = 'federate.config.json';
@@ -77,6 +79,27 @@ export const agentConfigSchema = z.object({
 });
 export type AgentConfig = z.output<typeof agentConfigSchema>;
 
+/** A deadline of a signal type, or `none` for no deadline. */
+const DEADLINE_EXPECTED = `a duration with a unit such as ${DURATION_EXAMPLES}, or "none"`;
+const signalDeadline = z
+  .string({ error: (issue) => `expected ${DEADLINE_EXPECTED}, got ${describeValue(issue.input)}` })
+  .refine((text) => text === 'none' || parseDuration(text) !== undefined, {
+    error: (issue) => `expected ${DEADLINE_EXPECTED}, got ${describeValue(issue.input)}`,
+  });
+
+/**
+ * `signalDeadlines`: how long a signal of each type may wait — a question for its answer (a reply with
+ * `--reply-to`), any other type for its acknowledgment (or an answer). Types left out keep the default.
+ */
+export const DEFAULT_SIGNAL_DEADLINES: Readonly<Partial<Record<SignalType, string>>> = { question: '30m', directive: '10m' };
+export const signalDeadlinesSchema = z.object(
+  Object.fromEntries(SIGNAL_TYPES.map((type) => [type, signalDeadline.optional()])) as Record<SignalType, z.ZodOptional<typeof signalDeadline>>,
+);
+export type SignalDeadlines = z.output<typeof signalDeadlinesSchema>;
+
+/** `signalArchive`: when present, every `fed monitor` cycle archives acknowledged or answered signals older than `olderThan`. */
+export const signalArchiveConfigSchema = z.object({ olderThan: durationSchema });
+
 export const configSchema = z.object({
   description: z.string().optional(),
   federationName: nonEmptyString.optional(),
@@ -91,6 +114,8 @@ export const configSchema = z.object({
   deliverable: fileName.default(DEFAULT_DELIVERABLE),
   deliverableSchema: nonEmptyString.optional(),
   importHook: nonEmptyString.optional(),
+  signalDeadlines: signalDeadlinesSchema.optional(),
+  signalArchive: signalArchiveConfigSchema.optional(),
 });
 
 /** The file as written by people (everything optional). */

@@ -2,7 +2,15 @@ import { InvalidInputError } from '../errors.js';
 import { findTeam } from '../registry/find-team.js';
 import { readRegistry } from '../registry/registry-file.js';
 import { META } from '../schema/common.js';
+import type { SignalDeadlines } from '../schema/config.js';
+import { DELIVERY_STATES, type DeliveryState } from '../schema/delivery.js';
 import { SIGNAL_TYPES } from '../schema/signal.js';
+import { archiveDirectoryOf } from './archive/box-archive.js';
+import { deadlineTable } from './delivery/deadlines.js';
+import { FileDeliveryFactStore } from './delivery/delivery-fact-store.js';
+import { markSignalsRead } from './delivery/read-marks.js';
+import { DeliveryInspector } from './delivery/delivery-inspector.js';
+import type { DeliveryStatus } from './delivery/delivery-state.js';
 import { SIGNAL_BOXES, type SignalBox } from './parse-signal-file.js';
 import { readSignalBox, type InvalidSignalFile, type SignalEntry } from './read-signals.js';
 import { resolveSignalWorkspace } from './resolve-workspace.js';
@@ -17,20 +25,41 @@ export interface ListSignalsQuery {
   type?: string;
   /** Only signals from this sender (team id or domain, or `meta`). */
   from?: string;
+  /** Only signals in this delivery state. */
+  state?: string;
+  /** Archived signals too (the box's `archive/` folder). */
+  all?: boolean;
+}
+
+export interface ListSignalsOptions {
+  /**
+   * Who is listing (a team id or domain, or `meta`). Listing one's own inbox is reading it: the live
+   * signals shown that are not acknowledged yet are marked `read`.
+   */
+  reader?: string;
+  /** `signalDeadlines` of the config (defaults apply for types left out). */
+  deadlines?: SignalDeadlines;
+  now?: Date;
+}
+
+export interface ListedSignal extends SignalEntry {
+  /** In the box's `archive/` folder. */
+  archived: boolean;
+  delivery: DeliveryStatus;
 }
 
 export interface SignalListing {
   team: string;
   box: SignalBox;
   dir: string;
-  /** Sorted by timestamp. */
-  signals: SignalEntry[];
+  /** Archived signals first (with --all), then the live ones; each oldest first. */
+  signals: ListedSignal[];
   /** Every file of the box that is not a valid signal, with the reason — filters never hide these. */
   invalid: InvalidSignalFile[];
 }
 
-/** `fed signal list`: the valid signals of one box, filtered, and every invalid file of it. */
-export function listSignals(root: string, query: ListSignalsQuery = {}): SignalListing {
+/** `fed signal list`: the valid signals of one box, filtered, with their delivery states, and every invalid file of it. */
+export function listSignals(root: string, query: ListSignalsQuery = {}, options: ListSignalsOptions = {}): SignalListing {
   const box = query.box ?? 'inbox';
   if (!SIGNAL_BOXES.includes(box)) throw new InvalidInputError(`--box: expected one of ${SIGNAL_BOXES.join(', ')}, got "${String(box)}"`);
   if (query.unacknowledged && box !== 'inbox') {
@@ -39,16 +68,35 @@ export function listSignals(root: string, query: ListSignalsQuery = {}): SignalL
   if (query.type !== undefined && !(SIGNAL_TYPES as readonly string[]).includes(query.type)) {
     throw new InvalidInputError(`--type: expected one of ${SIGNAL_TYPES.join(', ')}, got "${query.type}"`);
   }
+  if (query.state !== undefined && !(DELIVERY_STATES as readonly string[]).includes(query.state)) {
+    throw new InvalidInputError(`--state: expected one of ${DELIVERY_STATES.join(', ')}, got "${query.state}"`);
+  }
   const registry = readRegistry(root);
   const workspace = resolveSignalWorkspace(root, query.team ?? META, { role: 'team (--team)', allowArchived: true, registry });
   const dir = workspace[box];
   const from = query.from === undefined ? undefined : (findTeam(registry, query.from)?.domainId ?? query.from);
-  const { signals, invalid } = readSignalBox(dir, { owner: workspace.id, box });
-  const wanted = signals.filter(
-    ({ message }) =>
-      (!query.unacknowledged || !message.acknowledged) &&
-      (query.type === undefined || message.type === query.type) &&
-      (from === undefined || message.from === from),
-  );
-  return { team: workspace.id, box, dir, signals: wanted, invalid };
+  const expect = { owner: workspace.id, box };
+  const live = readSignalBox(dir, expect);
+  const archived = query.all ? readSignalBox(archiveDirectoryOf(dir), expect) : { signals: [], invalid: [] };
+  const inspector = new DeliveryInspector(root, registry, new FileDeliveryFactStore(root), deadlineTable(options.deadlines), options.now ?? new Date());
+  const wanted: ListedSignal[] = [];
+  for (const [signals, isArchived] of [[archived.signals, true], [live.signals, false]] as const) {
+    for (const entry of signals) {
+      const { message } = entry;
+      if (query.unacknowledged && message.acknowledged) continue;
+      if (query.type !== undefined && message.type !== query.type) continue;
+      if (from !== undefined && message.from !== from) continue;
+      const delivery = inspector.status(entry, box);
+      if (query.state !== undefined && delivery.state !== (query.state as DeliveryState)) continue;
+      wanted.push({ ...entry, archived: isArchived, delivery });
+    }
+  }
+  const reader = options.reader === undefined ? undefined : (findTeam(registry, options.reader)?.domainId ?? options.reader);
+  if (box === 'inbox' && reader === workspace.id) {
+    const now = options.now ?? new Date();
+    if (markSignalsRead(root, reader, wanted.filter((s) => !s.archived).map((s) => s.message), now) > 0) {
+      for (const signal of wanted) if (signal.delivery.state === 'delivered') signal.delivery = inspector.status(signal, box);
+    }
+  }
+  return { team: workspace.id, box, dir, signals: wanted, invalid: [...archived.invalid, ...live.invalid] };
 }

@@ -248,7 +248,7 @@ export function readSignalBox(dir: string, expect: BoxExpectation, options: Sign
  * The ack file is the record of acknowledgment (spec §3.2: unacknowledged until the recipient writes
  * it); whatever the signal file itself says about it is replaced.
  */
-function withAck(message: SignalMessage, ack: Judged<SignalAck> | undefined): SignalMessage {
+export function withAck(message: SignalMessage, ack: Judged<SignalAck> | undefined): SignalMessage {
   const { acknowledged: _a, acknowledged_at: _at, ...rest } = message;
   if (ack?.ok && ack.value.acknowledged) return { ...rest, acknowledged: true, acknowledged_at: ack.value.acknowledged_at };
   return { ...rest, acknowledged: false };

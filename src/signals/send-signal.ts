@@ -13,6 +13,7 @@ import { zodProblemText } from '../schema/problems.js';
 import { recordSignalSent } from '../telemetry/fed-metrics.js';
 import { MAX_SIGNAL_BYTES, SIGNAL_PROTOCOL, signalMessageSchema, type SignalMessage } from '../schema/signal.js';
 import { judgeSignal, readBoxFile, type BoxExpectation } from './parse-signal-file.js';
+import { recordSend } from './delivery/record-send.js';
 import { resolveSignalWorkspace, type SignalWorkspace } from './resolve-workspace.js';
 import { sameSubjectPattern, signalFileName } from './signal-file-name.js';
 
@@ -28,6 +29,8 @@ export interface SendSignalRequest {
   from?: string;
   /** A UUID chosen by the caller, which makes a retried send idempotent. Default: a new UUID. */
   id?: string;
+  /** The id of the signal this one answers; that signal's delivery state becomes `answered`. */
+  replyTo?: string;
 }
 
 export interface SendSignalOptions extends WriteOptions {
@@ -67,10 +70,13 @@ export async function sendSignal(root: string, request: SendSignalRequest, optio
   const sender = resolveSignalWorkspace(root, request.from ?? META, { role: 'sender (--from)', registry });
   const fresh = buildMessage(request, sender.id, recipient.id, now);
   const writeOptions: WriteOptions = { durable: options.durable ?? true };
+  const records = recordSend(root, registry, fresh.message, request.replyTo, writeOptions);
+  if (records.archived) return { ...records.archived, warnings: [] };
   const deliver = () => deliverCopies(recipient, sender, fresh, request.id !== undefined, writeOptions);
   // Retries with one id may run at once (a caller that timed out and retried while the first still
   // runs): under a lock per recipient and id, each finds the copies the one before it wrote.
   const sent = request.id === undefined ? deliver() : await withLock(sendLockPath(recipient, fresh.message.id), deliver, { timeoutMs: 60_000 });
+  records.delivered(sent.message);
   // A retry that only completed a missing copy sent nothing new.
   if (sent.delivered) recordSignalSent(sender.id, sent.message.type);
   return { ...sent, warnings: await recordActivity(root, sender, now, options) };

@@ -1,4 +1,4 @@
-import type { SignalMessage, SignalType } from '../schema/signal.js';
+import { SIGNAL_TYPES, type SignalMessage, type SignalType } from '../schema/signal.js';
 
 /**
  * Signal file names (spec §4.2): `<YYYY-MM-DDTHHMMSSZ>-<type>-<kebab-subject>.json`, and the ack file
@@ -64,4 +64,17 @@ export function isAckFileName(name: string): boolean {
 export function sameSubjectPattern(type: SignalType, subject: string): RegExp {
   // Types and slugs are [a-z0-9-] only, so they need no escaping.
   return new RegExp(`^\\d{4}-\\d{2}-\\d{2}T\\d{6}Z-${type}-${subjectSlug(subject)}(?:-\\d+)?\\${SIGNAL_FILE_EXTENSION}$`);
+}
+
+const NAMED = /^(\d{4}-\d{2}-\d{2})T(\d{2})(\d{2})(\d{2})Z-([a-z]+)-/;
+
+/**
+ * The second and type a fed-made signal name carries (`2026-01-31T120405Z-question-…` → 12:04:05,
+ * `question`), so a scan can skip most signals without reading them; undefined for another tool's name.
+ * The name keeps whole seconds: the signal's own timestamp is up to a second later.
+ */
+export function nameHint(name: string): { time: number; type: SignalType } | undefined {
+  const match = NAMED.exec(name);
+  if (!match || !(SIGNAL_TYPES as readonly string[]).includes(match[5]!)) return undefined;
+  return { time: Date.parse(`${match[1]}T${match[2]}:${match[3]}:${match[4]}Z`), type: match[5] as SignalType };
 }

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigValidationError, loadConfig, validateConfig } from '../../src/index.js';
+import { ConfigValidationError, deadlineTable, loadConfig, validateConfig } from '../../src/index.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 function problemsOf(fn: () => unknown): string[] {
@@ -88,6 +88,24 @@ describe('federate.config.json', () => {
       'playbookSkill: expected a file name without directories, got "a/b"',
       'deliverable: expected a file name without directories, got "../escape.md"',
     ]);
+  });
+
+  it('takes signal deadlines per type and an archive age, as durations with a unit', () => {
+    const { config } = validate({ signalDeadlines: { question: '2h', directive: 'none', alert: '90s' }, signalArchive: { olderThan: '7d' } });
+    expect(config.signalDeadlines).toEqual({ question: '2h', directive: 'none', alert: '90s' });
+    expect(deadlineTable(config.signalDeadlines)).toEqual({ question: 2 * 3_600_000, alert: 90_000 });
+    // Types left out keep the defaults a coordinator would choose.
+    expect(deadlineTable(validate({}).config.signalDeadlines)).toEqual({ question: 30 * 60_000, directive: 10 * 60_000 });
+  });
+
+  it('refuses a deadline without a unit, an unknown duration and a missing archive age', () => {
+    expect(problemsOf(() => validate({ signalDeadlines: { question: '30', report: 'soon', directive: 5 }, signalArchive: {} }))).toEqual([
+      'signalDeadlines.directive: expected a duration with a unit such as 30m, 2h, 7d, or "none", got number 5',
+      'signalDeadlines.question: expected a duration with a unit such as 30m, 2h, 7d, or "none", got "30"',
+      'signalDeadlines.report: expected a duration with a unit such as 30m, 2h, 7d, or "none", got "soon"',
+      'signalArchive.olderThan: expected a duration such as 30m, 2h, 7d, got nothing (the field is missing)',
+    ]);
+    expect(validate({ signalDeadlines: { memo: '1h' } }).warnings).toEqual(['federate.config.json: unknown key "signalDeadlines.memo" is ignored']);
   });
 
   it('refuses a config that is not an object', () => {

@@ -5,6 +5,10 @@ import { readFileBounded, type BoundedRead } from '../../fs/read-json-file.js';
 import { META } from '../../schema/common.js';
 import { MAX_SIGNAL_BYTES, SIGNAL_TYPES } from '../../schema/signal.js';
 import { acknowledgeAll, acknowledgeSignal, type AckResult } from '../../signals/ack-signal.js';
+import { DELIVERY_STATES } from '../../schema/delivery.js';
+import { archiveSignals } from '../../signals/archive/archive-signals.js';
+import { markSignalsRead } from '../../signals/delivery/read-marks.js';
+import { showSignal, type SignalReport } from '../../signals/delivery/show-signal.js';
 import { listSignals } from '../../signals/list-signals.js';
 import { SIGNAL_BOXES, type SignalBox } from '../../signals/parse-signal-file.js';
 import type { InvalidSignalFile, SignalEntry } from '../../signals/read-signals.js';
@@ -12,6 +16,7 @@ import { sendSignal } from '../../signals/send-signal.js';
 import { watchSignals } from '../../signals/watch-signals.js';
 import { federationContext, printJson, type CliIo, type CommandContext } from '../io.js';
 import { Interrupt } from '../interrupt.js';
+import { duration } from '../option-parsers.js';
 import { renderTable } from '../../text/table.js';
 
 interface SendOptions {
@@ -22,6 +27,7 @@ interface SendOptions {
   bodyFile?: string;
   from?: string;
   id?: string;
+  replyTo?: string;
   json?: boolean;
 }
 
@@ -31,6 +37,8 @@ interface ListOptions {
   unacked?: boolean;
   type?: string;
   from?: string;
+  state?: string;
+  all?: boolean;
   json?: boolean;
 }
 
@@ -56,6 +64,7 @@ export function registerSignal(program: Command, io: CliIo): void {
     .option('--body-file <path>', 'read the body from a file, or from standard input with "-"')
     .option('--from <team>', `sender (default: ${DEFAULT_PARTY})`)
     .option('--id <uuid>', 'signal id; repeating a send with the same id delivers it only once')
+    .option('--reply-to <id>', 'the id of the signal this one answers (that signal becomes "answered")')
     .option('--json', 'print the result as JSON')
     .action(async (options: SendOptions, command: Command) => {
       const ctx = federationContext(command, io);
@@ -67,6 +76,7 @@ export function registerSignal(program: Command, io: CliIo): void {
         body,
         from: partyOr(options.from, ctx),
         id: options.id,
+        replyTo: options.replyTo,
       });
       for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
       if (!result.delivered) io.stderr(`signal ${result.message.id} was already delivered; nothing new was written to the inbox\n`);
@@ -77,6 +87,7 @@ export function registerSignal(program: Command, io: CliIo): void {
           inbox: result.inboxPath,
           outbox: result.outboxPath,
           delivered: result.delivered,
+          replyTo: options.replyTo?.toLowerCase() ?? null,
           message: result.message,
         });
       }
@@ -85,39 +96,78 @@ export function registerSignal(program: Command, io: CliIo): void {
 
   signal
     .command('list')
-    .description('list the signals of an inbox (or outbox), oldest first, with their acknowledgment')
+    .description('list the signals of an inbox (or outbox), oldest first, with their delivery state and acknowledgment')
     .option('--team <team>', `whose box (default: ${DEFAULT_PARTY})`)
     .addOption(new Option('--box <box>', 'which box').choices(SIGNAL_BOXES).default('inbox'))
     .option('--unacked', 'only signals not acknowledged yet')
     .addOption(new Option('--type <type>', 'only signals of this type').choices(SIGNAL_TYPES))
     .option('--from <team>', 'only signals from this sender')
+    .addOption(new Option('--state <state>', 'only signals in this delivery state').choices(DELIVERY_STATES))
+    .option('--all', "archived signals too (the box's archive/ folder)")
     .option('--json', 'print {signals, invalid} as JSON')
     .action((options: ListOptions, command: Command) => {
       const ctx = federationContext(command, io);
-      const listing = listSignals(ctx.root, {
-        team: partyOr(options.team, ctx),
-        box: options.box,
-        unacknowledged: options.unacked,
-        type: options.type,
-        from: options.from,
-      });
+      const listing = listSignals(
+        ctx.root,
+        {
+          team: partyOr(options.team, ctx),
+          box: options.box,
+          unacknowledged: options.unacked,
+          type: options.type,
+          from: options.from,
+          state: options.state,
+          all: options.all,
+        },
+        { reader: partyOr(undefined, ctx), deadlines: ctx.config.config.signalDeadlines },
+      );
       if (options.json) return printJson(io, listing);
       reportInvalid(io, listing.invalid, listing.dir);
       if (listing.signals.length === 0) return io.stdout(`no signals in ${listing.dir}\n`);
       io.stdout(
         renderTable(
-          ['TIMESTAMP', 'TYPE', 'FROM', 'TO', 'ACKNOWLEDGED', 'ID', 'SUBJECT'],
-          listing.signals.map(({ message }) => [
+          ['TIMESTAMP', 'TYPE', 'FROM', 'TO', 'STATE', 'ACKNOWLEDGED', 'ID', 'SUBJECT'],
+          listing.signals.map(({ message, delivery, archived }) => [
             message.timestamp,
             message.type,
             message.from,
             message.to,
+            archived ? `${delivery.state} (archived)` : delivery.state,
             listing.box === 'outbox' ? '-' : (message.acknowledged_at ?? 'no'),
             message.id,
             displayText(message.subject),
           ]),
         ),
       );
+    });
+
+  signal
+    .command('show')
+    .description('show a signal (live or archived) with its delivery state and history: sent, read, acknowledged, answered')
+    .argument('<id>', 'signal id')
+    .option('--json', 'print the signal, its state and history as JSON')
+    .action((id: string, options: { json?: boolean }, command: Command) => {
+      const ctx = federationContext(command, io);
+      const report = showSignal(ctx.root, id, { deadlines: ctx.config.config.signalDeadlines });
+      if (options.json) return printJson(io, report);
+      io.stdout(renderSignalReport(report));
+    });
+
+  signal
+    .command('archive')
+    .description("move acknowledged or answered signals older than a duration, with their ack files, into each box's archive/ folder")
+    .requiredOption('--older-than <duration>', 'only signals sent at least this long ago (30m, 12h, 7d)', duration())
+    .option('--team <team>', `one team's (or "${META}"'s) boxes (default: meta and every team)`)
+    .option('--json', 'print what was archived and kept per box as JSON')
+    .action((options: { olderThan: number; team?: string; json?: boolean }, command: Command) => {
+      const ctx = federationContext(command, io);
+      const results = archiveSignals(ctx.root, { team: options.team, olderThanMs: options.olderThan });
+      if (options.json) return printJson(io, results);
+      for (const box of results) {
+        if (box.skipped !== undefined) io.stderr(`warning: ${box.team} ${box.box} skipped: ${box.skipped}\n`);
+        else if (box.archived > 0 || options.team !== undefined) io.stdout(`${box.team} ${box.box}: archived ${box.archived}, kept ${box.kept}\n`);
+      }
+      const total = results.reduce((sum, box) => sum + box.archived, 0);
+      io.stdout(`${total} signal(s) archived\n`);
     });
 
   signal
@@ -166,8 +216,11 @@ export function registerSignal(program: Command, io: CliIo): void {
       io.stderr(`watching ${subscription.dir} (interrupt to stop)\n`);
       try {
         let printed = 0;
+        const reader = partyOr(undefined, ctx);
         for await (const entry of subscription) {
           io.stdout(options.json ? `${JSON.stringify(entry)}\n` : watchLine(entry));
+          // Watching one's own inbox is reading it (the `read` delivery state).
+          markSignalsRead(ctx.root, reader, [entry.message]);
           if (limit !== undefined && ++printed >= limit) break;
         }
       } finally {
@@ -279,4 +332,26 @@ function displayText(text: string, max = 72): string {
   const clean = text.replace(/[\p{Cc}\u202A-\u202E\u2066-\u2069]+/gu, ' ').trim();
   const chars = [...clean];
   return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : clean;
+}
+
+function renderSignalReport(report: SignalReport): string {
+  const { message, delivery } = report;
+  const fields: [string, string][] = [
+    ['id', message.id],
+    ['type', message.type],
+    ['from', message.from],
+    ['to', message.to],
+    ['subject', displayText(message.subject, 200)],
+    ['sent', message.timestamp],
+    ['state', delivery.state + (delivery.undeliverable ? ` (${delivery.undeliverable})` : '')],
+    ['due', delivery.dueAt ?? '-'],
+    ['answers', report.replyTo ?? '-'],
+    ['file', `${report.path}${report.archived ? ' (archived)' : ''}`],
+  ];
+  const width = Math.max(...fields.map(([name]) => name.length));
+  const head = fields.map(([name, value]) => `${name.padEnd(width)}  ${value}\n`).join('');
+  const history = report.history.map((event) => `  ${event.at}  ${event.event.padEnd(13)}${event.detail}\n`).join('');
+  // The body keeps its lines and tabs; other control characters (terminal escapes) are blanked.
+  const body = message.body.replace(/[\u0000-\u0008\u000B-\u001F\u007F\u202A-\u202E\u2066-\u2069]/g, ' ');
+  return `${head}\nhistory:\n${history}${body === '' ? '' : `\n${body}${body.endsWith('\n') ? '' : '\n'}`}`;
 }

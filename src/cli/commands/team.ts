@@ -8,6 +8,7 @@ import { onboardTeam } from '../../registry/onboard.js';
 import { readRegistry } from '../../registry/registry-file.js';
 import { TEAM_STATUS_COMMANDS } from '../../registry/team-status.js';
 import { lifecycleFor } from '../../archetypes/catalog.js';
+import { reportUndeliverableSignals } from '../../signals/delivery/alert-stuck-signals.js';
 import { setTeamStatus } from '../../actors/team-status-command.js';
 import { viewLifecycle, type LifecycleView } from '../../actors/lifecycle-view.js';
 import { PLACEMENT_TYPES, type PlacementType, type RegistryEntry } from '../../schema/registry.js';
@@ -104,8 +105,13 @@ export function registerTeam(program: Command, io: CliIo): void {
       .action(async (name: string, options: { json?: boolean }, command: Command) => {
         const ctx = federationContext(command, io);
         const change = await setTeamStatus(ctx.root, name, { type: event });
-        if (options.json) return printJson(io, { team: change.team.domainId, from: change.from, to: change.to });
+        // Archived: what the team never took goes back to its senders now (the monitor would do it later).
+        const returned = change.to === 'archived' ? await reportUndeliverableSignals(ctx.root, change.team.domainId) : undefined;
+        for (const warning of returned?.warnings ?? []) io.stderr(`warning: ${warning}\n`);
+        const undeliverable = returned?.signals.filter((s) => s.alertId !== null).map((s) => s.id) ?? [];
+        if (options.json) return printJson(io, { team: change.team.domainId, from: change.from, to: change.to, ...(returned ? { undeliverable } : {}) });
         io.stdout(`${change.team.domainId}: ${change.from} → ${change.to}\n`);
+        if (undeliverable.length) io.stdout(`${undeliverable.length} signal(s) it had not acknowledged returned to their senders as non-delivery alerts\n`);
       });
   }
 }

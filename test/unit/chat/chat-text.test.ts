@@ -68,6 +68,8 @@ describe('status summary', () => {
       teams: [team('docs', false, ['failed: sources inaccessible']), team('api', true)],
       meta: { inbox: { total: 3, unacknowledged: 1 }, outbox: { total: 1, unacknowledged: 0 } },
       totals: { teams: 2, healthy: 1, unhealthy: 1, unacknowledged: 1 },
+      stuckSignals: [],
+      archivedSignals: 0,
       telemetry: NO_TELEMETRY,
     };
     expect(renderStatusSummary(report)).toBe(
@@ -88,6 +90,8 @@ describe('status summary', () => {
       teams,
       meta: { inbox: { total: 0, unacknowledged: 0 }, outbox: { total: 0, unacknowledged: 0 } },
       totals: { teams: 25, healthy: 25, unhealthy: 0, unacknowledged: 0 },
+      stuckSignals: [],
+      archivedSignals: 0,
       telemetry: NO_TELEMETRY,
     };
     const lines = renderStatusSummary(report).split('\n');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { suffixedName, tempPathFor } from '../../../src/fs/atomic-write.js';
 import {
+  nameHint,
   ackFileName,
   compactTimestamp,
   EMPTY_SUBJECT_SLUG,
@@ -77,5 +78,13 @@ describe('signal file names (spec §4.2)', () => {
     expect(pattern.test('2026-01-31T120000Z-alert-status-done.json')).toBe(false);
     expect(pattern.test('2026-01-31T120000Z-report-status-done-now.json')).toBe(false);
     expect(pattern.test('2026-01-31T120000Z-report-status-done.json.ack')).toBe(false);
+  });
+
+  it('reads the second and type back from a fed-made name, and nothing from another name', () => {
+    const name = signalFileName({ timestamp: '2026-01-31T12:04:05.987Z', type: 'question', subject: 'Which?' });
+    expect(nameHint(name)).toEqual({ time: Date.parse('2026-01-31T12:04:05Z'), type: 'question' });
+    expect(nameHint(suffixedName(name, 3))).toEqual({ time: Date.parse('2026-01-31T12:04:05Z'), type: 'question' });
+    expect(nameHint('2026-01-31T120405Z-memo-x.json')).toBeUndefined();
+    expect(nameHint('from-another-tool.json')).toBeUndefined();
   });
 });

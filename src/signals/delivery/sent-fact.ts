@@ -1,0 +1,45 @@
+import { createHash } from 'node:crypto';
+import { RefusedError } from '../../errors.js';
+import type { SentFact } from '../../schema/delivery.js';
+import type { SignalMessage } from '../../schema/signal.js';
+import type { DeliveryFactStore } from './delivery-fact-store.js';
+
+/** What makes two sends the same signal: everything the sender chose, not the time it was sent at. */
+export function signalDigest(message: Pick<SignalMessage, 'from' | 'to' | 'type' | 'subject' | 'body'>): string {
+  return createHash('sha256').update(JSON.stringify([message.from, message.to, message.type, message.subject, message.body])).digest('hex');
+}
+
+/**
+ * Claim `message.id` for this signal before any copy is published: the first claim wins (an exclusive
+ * create), so two sends that reuse one id with different content cannot both be delivered, whatever their
+ * subjects or recipients. A claim by the same content is a retry and passes. `describe` names where the
+ * existing signal is, for the refusal. Says whether this call claimed the id or repeats an earlier claim.
+ */
+export function claimSignalId(
+  facts: DeliveryFactStore,
+  message: SignalMessage,
+  replyTo: string | undefined,
+  describe: (existing: SentFact) => string,
+): 'claimed' | 'retry' {
+  const claim: SentFact = {
+    id: message.id,
+    timestamp: message.timestamp,
+    from: message.from,
+    to: message.to,
+    type: message.type,
+    subject: message.subject,
+    digest: signalDigest(message),
+    ...(replyTo === undefined ? {} : { replyTo }),
+  };
+  if (facts.record(message.id, 'sent', claim)) return 'claimed';
+  const existing = facts.get(message.id, 'sent');
+  if (!existing || (existing.digest === claim.digest && existing.replyTo === claim.replyTo)) return 'retry';
+  const differing: string[] = (['from', 'to', 'type', 'subject'] as const).filter((key) => existing[key] !== claim[key]);
+  if (existing.replyTo !== claim.replyTo) differing.push('reply-to');
+  const what = differing.length ? differing.join(', ') : 'body';
+  throw new RefusedError(
+    'SIGNAL_ID_REUSED',
+    `signal id ${message.id} was already used for another signal (${describe(existing)}) with a different ${what}; ` +
+      'a retry must repeat the same signal — to send a new one, leave out --id',
+  );
+}

@@ -1,0 +1,155 @@
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FedError } from '../../../src/errors.js';
+import { writeRegistryStatus } from '../../../src/registry/team-status.js';
+import { acknowledgeSignal } from '../../../src/signals/ack-signal.js';
+import { showSignal } from '../../../src/signals/delivery/show-signal.js';
+import { listSignals } from '../../../src/signals/list-signals.js';
+import { sendSignal } from '../../../src/signals/send-signal.js';
+import { entries, signalFederation } from '../../helpers/signal-federation.js';
+
+const fast = { durable: false };
+const T0 = new Date('2026-03-01T09:00:00.000Z');
+const at = (minutes: number) => new Date(T0.getTime() + minutes * 60_000);
+const send = (root: string, request: Parameters<typeof sendSignal>[1], minutes = 0) => sendSignal(root, request, { ...fast, now: () => at(minutes) });
+const stateOf = (root: string, id: string, minutes: number) => showSignal(root, id, { now: at(minutes) }).delivery.state;
+
+async function refusal(promise: Promise<unknown>): Promise<FedError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(FedError);
+  expect((error as FedError).refusal).toBe(true);
+  return error as FedError;
+}
+
+describe('delivery state', () => {
+  it('a question answered by a reply is answered, with the reply in its history; the signal files keep only the spec fields', async () => {
+    const fed = await signalFederation(['docs']);
+    const question = await send(fed.root, { to: 'docs', type: 'question', subject: 'Which services are in scope?' });
+    expect(stateOf(fed.root, question.message.id, 1)).toBe('delivered');
+
+    const reply = await send(fed.root, { from: 'docs', to: 'meta', type: 'report', subject: 'Scope', body: 'api and web', replyTo: question.message.id }, 5);
+    const shown = showSignal(fed.root, question.message.id, { now: at(60) });
+    expect(shown.delivery.state).toBe('answered');
+    expect(shown.history).toEqual([
+      { at: at(0).toISOString(), event: 'sent', detail: 'from meta to docs' },
+      { at: at(5).toISOString(), event: 'answered', detail: `by signal ${reply.message.id} from docs` },
+    ]);
+    expect(showSignal(fed.root, reply.message.id, { now: at(60) }).replyTo).toBe(question.message.id);
+    // Nothing was added to either signal file: the facts live beside them.
+    for (const path of [question.inboxPath, question.outboxPath, reply.inboxPath, reply.outboxPath]) {
+      expect(Object.keys(JSON.parse(readFileSync(path, 'utf8')) as object)).toEqual(['id', 'timestamp', 'from', 'to', 'type', 'subject', 'body', 'protocol']);
+    }
+    expect(listSignals(fed.root, { team: 'docs', state: 'answered' }, { now: at(60) }).signals.map((s) => s.message.id)).toEqual([question.message.id]);
+  });
+
+  it('an unanswered question expires at its deadline, even when acknowledged; an acknowledged directive does not', async () => {
+    const fed = await signalFederation(['docs']);
+    const question = await send(fed.root, { to: 'docs', type: 'question', subject: 'When?' });
+    const directive = await send(fed.root, { to: 'docs', type: 'directive', subject: 'Do it' });
+    const late = await send(fed.root, { to: 'docs', type: 'directive', subject: 'Do that too' });
+    acknowledgeSignal(fed.root, 'docs', question.message.id, { ...fast, now: () => at(1) });
+    acknowledgeSignal(fed.root, 'docs', directive.message.id, { ...fast, now: () => at(1) });
+
+    expect([29, 30].map((m) => stateOf(fed.root, question.message.id, m))).toEqual(['acknowledged', 'expired']);
+    expect(stateOf(fed.root, directive.message.id, 600)).toBe('acknowledged');
+    expect([9, 10].map((m) => stateOf(fed.root, late.message.id, m))).toEqual(['delivered', 'expired']);
+    // Reports have no deadline by default.
+    const report = await send(fed.root, { to: 'docs', type: 'report', subject: 'fyi' });
+    expect(stateOf(fed.root, report.message.id, 100_000)).toBe('delivered');
+    expect(showSignal(fed.root, late.message.id, { now: at(10) }).delivery.dueAt).toBe(at(10).toISOString());
+    // The config's deadlines replace the defaults per type.
+    expect(showSignal(fed.root, late.message.id, { now: at(10), deadlines: { directive: '1h' } }).delivery.state).toBe('delivered');
+    expect(showSignal(fed.root, report.message.id, { now: at(10), deadlines: { report: '5m' } }).delivery.state).toBe('expired');
+  });
+
+  it('listing or watching its own inbox marks signals read; listing another party\'s inbox does not', async () => {
+    const fed = await signalFederation(['docs']);
+    const directive = await send(fed.root, { to: 'docs', type: 'directive', subject: 'Do it' });
+    listSignals(fed.root, { team: 'docs' }, { reader: 'meta', now: at(1) });
+    expect(stateOf(fed.root, directive.message.id, 2)).toBe('delivered');
+    const listed = listSignals(fed.root, { team: 'docs' }, { reader: 'docs', now: at(2) });
+    expect(listed.signals[0]!.delivery.state).toBe('read');
+    const shown = showSignal(fed.root, directive.message.id, { now: at(3) });
+    expect(shown.history.map((e) => `${e.event} ${e.detail}`)).toEqual(['sent from meta to docs', 'read by docs']);
+    acknowledgeSignal(fed.root, 'docs', directive.message.id, { ...fast, now: () => at(4) });
+    expect(stateOf(fed.root, directive.message.id, 5)).toBe('acknowledged');
+  });
+
+  it('a signal not taken by a recipient that is then archived is undeliverable; one it acknowledged stays acknowledged', async () => {
+    const fed = await signalFederation(['docs', 'api']);
+    const taken = await send(fed.root, { from: 'api', to: 'docs', type: 'report', subject: 'Taken' });
+    const waiting = await send(fed.root, { from: 'api', to: 'docs', type: 'report', subject: 'Waiting' });
+    acknowledgeSignal(fed.root, 'docs', taken.message.id, fast);
+    await writeRegistryStatus(fed.root, 'docs', { type: 'ARCHIVE' }, fast);
+    expect(stateOf(fed.root, taken.message.id, 1)).toBe('acknowledged');
+    expect(showSignal(fed.root, waiting.message.id, { now: at(1) }).delivery).toMatchObject({ state: 'undeliverable', undeliverable: 'recipient "docs" is archived' });
+    // The sender's outbox copy tells the same story, its ack read from the recipient's inbox.
+    const outbox = listSignals(fed.root, { team: 'api', box: 'outbox' }, { now: at(1) });
+    expect(outbox.signals.map((s) => s.delivery.state)).toEqual(['acknowledged', 'undeliverable']);
+  });
+});
+
+describe('--reply-to', () => {
+  it('refuses a reply to an unknown signal or to something that is not an id, writing nothing', async () => {
+    const fed = await signalFederation(['docs']);
+    const unknown = await refusal(send(fed.root, { from: 'docs', to: 'meta', type: 'report', subject: 'x', replyTo: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d' }));
+    expect(unknown.code).toBe('UNKNOWN_SIGNAL');
+    expect(unknown.message).toMatch(/no signal with id 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d in this federation/);
+    const notAnId = await refusal(send(fed.root, { from: 'docs', to: 'meta', type: 'report', subject: 'x', replyTo: 'yesterday' }));
+    expect(notAnId.code).toBe('INVALID_INPUT');
+    expect(notAnId.message).toMatch(/--reply-to: expected the id \(a UUID\)/);
+    expect(entries(fed.meta.inbox)).toEqual([]);
+    expect(entries(fed.team('docs').outbox)).toEqual([]);
+  });
+
+  it('finds the answered signal by a full search when it has no sent record (sent by an older fed or by hand)', async () => {
+    const fed = await signalFederation(['docs']);
+    const question = await send(fed.root, { to: 'docs', type: 'question', subject: 'Old question' });
+    rmSync(join(fed.root, '.fed', 'delivery', `${question.message.id}.sent.json`));
+    await send(fed.root, { from: 'docs', to: 'meta', type: 'report', subject: 'Answer', replyTo: question.message.id }, 1);
+    expect(stateOf(fed.root, question.message.id, 2)).toBe('answered');
+  });
+});
+
+describe('signal ids are single-use', () => {
+  const id = '3f2b8a34-7c1e-4d5a-9b0e-2f6c8d4e1a7b';
+
+  it.each([
+    ['another subject', { subject: 'Something else' }, /different subject/],
+    ['another type', { type: 'alert' }, /different type/],
+    ['another recipient', { to: 'api' }, /different to/],
+    ['another body', { body: 'changed' }, /different body/],
+  ])('refuses the id reused with %s, naming the existing file; nothing is delivered', async (_what, change, message) => {
+    const fed = await signalFederation(['docs', 'api']);
+    const first = await send(fed.root, { to: 'docs', type: 'report', subject: 'Status', body: 'one', id });
+    const error = await refusal(send(fed.root, { to: 'docs', type: 'report', subject: 'Status', body: 'one', id, ...change }, 1));
+    expect(error.code).toBe('SIGNAL_ID_REUSED');
+    expect(error.message).toMatch(message);
+    expect(error.message).toContain(first.inboxPath);
+    expect(entries(fed.team('docs').inbox)).toEqual([first.file]);
+    expect(entries(fed.team('api').inbox)).toEqual([]);
+    expect(entries(fed.meta.outbox)).toEqual([first.file]);
+    // One ack acknowledges the one signal there is.
+    expect(acknowledgeSignal(fed.root, 'docs', id, fast)).toHaveLength(1);
+  });
+
+  it('the same id with identical content is an idempotent retry, even a minute later', async () => {
+    const fed = await signalFederation(['docs']);
+    const first = await send(fed.root, { to: 'docs', type: 'report', subject: 'Status', body: 'one', id });
+    const retry = await send(fed.root, { to: 'docs', type: 'report', subject: 'Status', body: 'one', id }, 1);
+    expect(retry.delivered).toBe(false);
+    expect(retry.message).toEqual(first.message);
+    expect(entries(fed.team('docs').inbox)).toEqual([first.file]);
+  });
+
+  it('ids spelled in capitals are the same id', async () => {
+    const fed = await signalFederation(['docs']);
+    await send(fed.root, { to: 'docs', type: 'report', subject: 'Status', id });
+    const error = await refusal(send(fed.root, { to: 'docs', type: 'report', subject: 'Other', id: id.toUpperCase() }));
+    expect(error.code).toBe('SIGNAL_ID_REUSED');
+  });
+});
