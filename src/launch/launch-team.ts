@@ -8,6 +8,7 @@ import { readJournalTail } from '../actors/state-files.js';
 import { applyLifecycleInputs, lifecycleEntryFor, loadTeamLifecycle, stateOf } from '../actors/team-lifecycle.js';
 import { setTeamStatus } from '../actors/team-status-command.js';
 import { RefusedError } from '../errors.js';
+import { recordFederationEvent } from '../federation/federation-journal.js';
 import { createFileExclusive, unlinkQuietly } from '../fs/atomic-write.js';
 import type { LaunchResult } from '../hooks/federation-hooks.js';
 import type { LoadedHooks } from '../hooks/load-hooks.js';
@@ -210,6 +211,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
       graceMs: options.graceMs,
     });
     writeCurrentRun(team.location, current());
+    recordFederationEvent(root, { kind: 'launch-started', team: team.domainId, runId: run.runId, stateBefore });
 
     // Supervise: keep consuming the inbox; stop the agent on pause, timeout, a limit or interruption.
     let exited = false;
@@ -304,6 +306,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
       endedAt: new Date().toISOString(),
     };
     recordRun(team.location, lastRun);
+    recordFederationEvent(root, { kind: 'launch-ended', team: team.domainId, runId: run.runId, result: outcome, outcome: lastRun.outcome, stateAfter: finalState, reason });
     const result: LaunchResult = {
       team: team.domainId,
       state: finalState,

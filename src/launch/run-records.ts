@@ -1,5 +1,5 @@
-import { appendFileSync, closeSync, fsyncSync, openSync } from 'node:fs';
 import { readTailText } from '../actors/state-files.js';
+import { appendJsonLine } from '../fs/append-line.js';
 import { unlinkQuietly, writeFileAtomic } from '../fs/atomic-write.js';
 import { ensureDirectory } from '../fs/ensure-directory.js';
 import { toJsonText } from '../fs/json-text.js';
@@ -31,18 +31,7 @@ export function clearCurrentRun(workspace: string): void {
 }
 
 export function appendRun(workspace: string, run: LaunchRun): void {
-  const paths = workspacePaths(workspace);
-  ensureDirectory(paths.logs);
-  const tail = readTailText(paths.runsJournal, 1);
-  // A line torn by a crash mid-append gets its newline first, so it cannot swallow this one.
-  const prefix = tail.length > 0 && tail !== '\n' ? '\n' : '';
-  const fd = openSync(paths.runsJournal, 'a');
-  try {
-    appendFileSync(fd, `${prefix}${JSON.stringify(run)}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  appendJsonLine(workspacePaths(workspace).runsJournal, run);
 }
 
 /** The last finished run of a team, or null when it never ran (torn or foreign lines are skipped). */

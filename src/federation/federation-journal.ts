@@ -1,0 +1,30 @@
+import { appendJsonLine } from '../fs/append-line.js';
+import { readTextFile } from '../fs/read-json-file.js';
+import { federationPaths } from '../layout.js';
+import { federationRecordSchema, type FederationRecord } from '../schema/federation-journal.js';
+
+/** A record without its time: `recordFederationEvent` stamps it. */
+export type FederationEvent = FederationRecord extends infer R ? (R extends FederationRecord ? Omit<R, 'at'> : never) : never;
+
+/** Append one record to the federation journal (durably), stamped now. */
+export function recordFederationEvent(root: string, event: FederationEvent, now: Date = new Date()): FederationRecord {
+  const record = federationRecordSchema.parse({ ...event, at: now.toISOString() });
+  appendJsonLine(federationPaths(root).journal, record);
+  return record;
+}
+
+/** Every record of the federation journal, oldest first; torn or foreign lines are skipped. */
+export function readFederationJournal(root: string): FederationRecord[] {
+  const text = readTextFile(federationPaths(root).journal, 'move it aside; fed starts a new journal') ?? '';
+  const records: FederationRecord[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const parsed = federationRecordSchema.safeParse(JSON.parse(line));
+      if (parsed.success) records.push(parsed.data);
+    } catch {
+      // a line torn by a crash mid-append
+    }
+  }
+  return records;
+}
