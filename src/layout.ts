@@ -67,6 +67,8 @@ export const workspacePaths = (workspace: string) => ({
   runsJournal: join(workspace, FED_DIR, 'logs', RUNS_JOURNAL_FILE),
   runTranscripts: join(workspace, FED_DIR, 'logs', RUN_TRANSCRIPTS_DIR),
   learningLog: join(workspace, FED_DIR, LEARNING_LOG_FILE),
+  /** Earlier runs of the team's lifecycle (`fed team retry`): `run-<n>/` with its state and journal. */
+  history: join(workspace, FED_DIR, 'history'),
 });
 
 /** Workspace of a team for its placement type (spec §4.1). */

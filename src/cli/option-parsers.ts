@@ -19,3 +19,12 @@ export function oneOf<T extends string>(names: readonly T[]): (value: string) =>
     return value as T;
   };
 }
+
+/** A commander option parser for a whole number > 0 (`--teams 3`, `--parallel 2`). */
+export function positiveInteger(unit: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`expected a whole number of ${unit} > 0`);
+    return n;
+  };
+}
