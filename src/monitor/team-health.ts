@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { loadTeamLifecycle, stateOf } from '../actors/team-lifecycle.js';
 import { lifecycleFor } from '../../machines/catalog.js';
 import { workspacePaths } from '../layout.js';
+import { readLastRun } from '../launch/run-records.js';
 import { statusOf } from '../registry/find-team.js';
 import type { FederationConfig } from '../schema/config.js';
 import type { RegistryEntry } from '../schema/registry.js';
@@ -26,7 +27,7 @@ interface LifecycleContextView {
 /**
  * One team's line of the monitoring cycle, with the health checks of spec §6: the deliverable exists and
  * is not empty once the lifecycle is complete; a lifecycle that is working (not paused, not over) and has
- * a mission was updated within the stale limit; the agent logged no errors since its last launch. A team
+ * a mission was updated within the stale limit; its last launch completed; the agent logged no errors since its last launch. A team
  * whose files cannot be read is reported with the error — never dropped.
  */
 export function teamReport(team: RegistryEntry, inputs: HealthInputs): TeamReport {
@@ -46,6 +47,9 @@ export function teamReport(team: RegistryEntry, inputs: HealthInputs): TeamRepor
   };
   try {
     if (lifecycleFor(team.archetypeId)) fillLifecycle(report, team, inputs);
+    // A launch that did not complete leaves the team unhealthy until one does (or it is retried and run).
+    const lastRun = readLastRun(team.location);
+    if (lastRun && lastRun.outcome !== 'completed') report.reasons.push(`last launch did not complete: ${lastRun.outcome}${lastRun.reason ? ` (${lastRun.reason})` : ''}, ended ${lastRun.endedAt}`);
     const errors = agentLogErrors(workspacePaths(team.location).agentLog);
     if (errors.length) report.reasons.push(`errors in agent log since the last launch: ${errors.join(' | ')}`);
   } catch (error) {

@@ -9,9 +9,12 @@ import { launchTeam, type LaunchOptions } from '../launch/launch-team.js';
 import { readLastRun } from '../launch/run-records.js';
 import { getTeam, statusOf } from '../registry/find-team.js';
 import { readRegistry } from '../registry/registry-file.js';
+import { workspacePaths } from '../layout.js';
+import { readSignalBox } from '../signals/read-signals.js';
 import { TRANSIENT_OUTCOMES } from '../schema/launch-run.js';
 import type { RegistryEntry } from '../schema/registry.js';
 import { loadTeamLifecycle, stateOf } from '../actors/team-lifecycle.js';
+import { newMissionFor, startRunForNewMission } from './team-retry.js';
 
 /**
  * `fed run`: launch many teams at once — every team that has a mission and is not finished, or the ones
@@ -71,6 +74,8 @@ interface Candidate {
   /** Why it is not run; undefined when it is. */
   skip?: string;
   resume: boolean;
+  /** A complete team that was sent a new mission: a new run of its lifecycle starts first. */
+  newRun?: boolean;
 }
 
 /** Whether a team is run, from its registry status, lifecycle, mission and last run. */
@@ -80,9 +85,12 @@ function judge(team: RegistryEntry): Candidate {
   if (!lifecycleFor(team.archetypeId)) return { team, skip: `archetype ${team.archetypeId} has no lifecycle`, resume: false };
   const lifecycle = loadTeamLifecycle(team);
   const state = stateOf(lifecycle.snapshot);
+  if (state === 'complete' && newMissionFor(team)) return { team, resume: false, newRun: true };
   if (lifecycle.snapshot.status !== 'active') return { team, skip: `already ${state}${state === 'failed' ? ` (retry it: fed team retry ${team.domainId})` : ''}`, resume: false };
-  const view = viewLifecycle(team, 0);
-  if (!view.mission && !view.pending.some((p) => p.type === 'directive')) {
+  // A mission applied, or a directive waiting to be applied (the launch's consumer applies it first).
+  const processed = new Set(lifecycle.envelope.processed);
+  const waiting = readSignalBox(workspacePaths(team.location).inbox, { owner: team.domainId, box: 'inbox' }).signals.some((s) => s.message.type === 'directive' && !processed.has(s.message.id));
+  if (!(lifecycle.snapshot.context as { mission?: unknown }).mission && !waiting) {
     return { team, skip: `no mission (send one: fed signal send --to ${team.domainId} --type directive --subject "<mission>")`, resume: false };
   }
   if (status === 'paused') {
@@ -155,6 +163,7 @@ async function runOne(root: string, candidate: Candidate, run: TeamRun, options:
   run.phase = 'running';
   options.onUpdate?.(run);
   try {
+    if (candidate.newRun) await startRunForNewMission(root, candidate.team, options.config);
     if (candidate.resume) {
       await setTeamStatus(root, candidate.team.domainId, { type: 'RESUME' });
       run.resumed = true;

@@ -5,6 +5,8 @@ import type { TeamStatusEvent } from '../../../machines/team-status.machine.js';
 import { InvalidInputError } from '../../errors.js';
 import { getTeam, statusOf } from '../../registry/find-team.js';
 import { onboardTeam } from '../../registry/onboard.js';
+import { removeTeam } from '../../registry/remove-team.js';
+import { retryTeam } from '../../run/team-retry.js';
 import { readRegistry } from '../../registry/registry-file.js';
 import { TEAM_STATUS_COMMANDS } from '../../registry/team-status.js';
 import { lifecycleFor } from '../../../machines/catalog.js';
@@ -90,6 +92,34 @@ export function registerTeam(program: Command, io: CliIo): void {
       if (lifecycle?.recent.length) {
         io.stdout(`\nrecent transitions:\n${lifecycle.recent.map((l) => `  ${l.at}  ${l.from} → ${l.to}  ${l.event}${l.note ? `  (${l.note})` : ''}\n`).join('')}`);
       }
+    });
+
+  team
+    .command('retry')
+    .description('start a failed team again from the start of its lifecycle with the same mission (earlier runs are kept, numbered)')
+    .argument('<team>', 'team id or domain')
+    .option('--json', 'print the new run as JSON')
+    .action(async (name: string, options: { json?: boolean }, command: Command) => {
+      const ctx = federationContext(command, io);
+      const run = await retryTeam(ctx.root, name, ctx.config.config);
+      if (options.json) return printJson(io, run);
+      io.stdout(`${run.team}: run ${run.run} starts from the beginning with the mission "${run.mission.subject}"; kept: ${run.keptAs.join(', ')}
+launch it: fed run --team ${run.team}
+`);
+    });
+
+  team
+    .command('remove')
+    .description('remove an archived team: its workspace (worktree and branch too) and its registry entry; the journal keeps the record')
+    .argument('<team>', 'team id or domain')
+    .option('--force', "also remove a worktree team's branch whose commits are not merged")
+    .option('--json', 'print the removal record as JSON')
+    .action(async (name: string, options: { force?: boolean; json?: boolean }, command: Command) => {
+      const ctx = federationContext(command, io);
+      const removed = await removeTeam(ctx.root, name, { force: options.force });
+      if (options.json) return printJson(io, removed);
+      io.stdout(`removed ${removed.team}: ${removed.location}${removed.branch ? ` and branch ${removed.branch}` : ''}
+`);
     });
 
   for (const [event, verb] of Object.entries(TEAM_STATUS_COMMANDS) as [TeamStatusEvent['type'], string][]) {

@@ -1,0 +1,152 @@
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs';
+import { basename, extname, join, relative } from 'node:path';
+import { createActor } from 'xstate';
+import { readEnvelope, writeEnvelope } from '../actors/state-files.js';
+import { lifecycleEntryFor, loadTeamLifecycle, stateOf, withStateLock } from '../actors/team-lifecycle.js';
+import { RefusedError } from '../errors.js';
+import { recordFederationEvent } from '../federation/federation-journal.js';
+import { fsyncDirectory } from '../fs/atomic-write.js';
+import { workspacePaths } from '../layout.js';
+import { statusOf } from '../registry/find-team.js';
+import { resolveTeam } from '../registry/team-workspace.js';
+import { META } from '../schema/common.js';
+import type { FederationConfig } from '../schema/config.js';
+import type { RegistryEntry } from '../schema/registry.js';
+import { readSignalBox } from '../signals/read-signals.js';
+import { sendSignal } from '../signals/send-signal.js';
+
+/**
+ * Runs of a team's lifecycle over time. A lifecycle that ended (failed, or complete) is not the end of the
+ * team: `fed team retry` starts a new run from the start of the lifecycle with the same mission, and a new
+ * mission directive to a complete team starts one with that mission. The run that ended is kept, never
+ * overwritten: its state and journal move to `.fed/history/run-<n>/`, its deliverable is renamed
+ * `deliverable.run-<n>.md`. The new lifecycle keeps the dedupe record (old signals are never applied
+ * again) and the journal's sequence numbers go on where they were.
+ */
+export interface NewRun {
+  team: string;
+  /** The number of the run that starts now (the first run is 1). */
+  run: number;
+  mission: { subject: string; body: string };
+  /** What of the earlier run was kept where, relative to the workspace. */
+  keptAs: string[];
+}
+
+interface MissionContext {
+  mission?: { signalId: string; subject: string; body: string } | null;
+  enteredAt?: Record<string, string>;
+}
+
+/** How many runs the team's lifecycle has had before the current one. */
+export function earlierRuns(team: RegistryEntry): number {
+  try {
+    return readdirSync(workspacePaths(team.location).history).filter((name) => /^run-\d+$/.test(name)).length;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * The number of the run that ended: one more than the runs in the history — or the last one there, when
+ * it holds this very state (a retry interrupted after keeping it, and run again).
+ */
+function endedRunNumber(team: RegistryEntry): number {
+  const paths = workspacePaths(team.location);
+  const count = earlierRuns(team);
+  const last = join(paths.history, `run-${count}`, basename(paths.envelope));
+  if (count > 0 && existsSync(last) && readFileSync(last, 'utf8') === readFileSync(paths.envelope, 'utf8')) return count;
+  return count + 1;
+}
+
+/**
+ * `fed team retry`: a failed team starts again from the start of its lifecycle, with the same mission;
+ * a complete team that was sent a new mission directive starts a run with that one.
+ */
+export async function retryTeam(root: string, name: string, config: FederationConfig): Promise<NewRun> {
+  const team = resolveTeam(root, name);
+  lifecycleEntryFor(team);
+  if (statusOf(team) !== 'active') {
+    throw new RefusedError('TEAM_NOT_ACTIVE', `team "${team.domainId}" is ${statusOf(team)}; ${statusOf(team) === 'paused' ? `resume it first: fed team resume ${team.domainId}` : 'archived teams are not run again'}`);
+  }
+  const lifecycle = loadTeamLifecycle(team);
+  const state = stateOf(lifecycle.snapshot);
+  const mission = (lifecycle.snapshot.context as MissionContext).mission;
+  if (state === 'complete') {
+    const next = await startRunForNewMission(root, team, config);
+    if (next) return next;
+  }
+  if (state !== 'failed' || !mission) {
+    const hint = state === 'complete' ? ` — to give a complete team new work, send it a new mission: fed signal send --to ${team.domainId} --type directive --subject "<mission>"` : '';
+    throw new RefusedError('NOT_FAILED', `team "${team.domainId}" is ${state}; only a failed team is retried${hint}`);
+  }
+  return startNewRun(root, team, config, { subject: mission.subject, body: mission.body });
+}
+
+/**
+ * A directive meta sent a complete team after it completed: the mission of a new run. Undefined when
+ * there is none (or the lifecycle is not complete).
+ */
+export function newMissionFor(team: RegistryEntry): { signalId: string; subject: string; body: string } | undefined {
+  const lifecycle = loadTeamLifecycle(team);
+  const context = lifecycle.snapshot.context as MissionContext;
+  const completedAt = context.enteredAt?.complete;
+  if (stateOf(lifecycle.snapshot) !== 'complete' || !completedAt || !context.mission) return undefined;
+  const inbox = readSignalBox(workspacePaths(team.location).inbox, { owner: team.domainId, box: 'inbox' });
+  const directive = inbox.signals
+    .map((s) => s.message)
+    .filter((m) => m.type === 'directive' && m.id !== context.mission!.signalId && Date.parse(m.timestamp) >= Date.parse(completedAt))
+    .at(-1);
+  return directive && { signalId: directive.id, subject: directive.subject, body: directive.body };
+}
+
+/** Start the new run a new directive to a complete team asks for; undefined when there is none. */
+export async function startRunForNewMission(root: string, team: RegistryEntry, config: FederationConfig): Promise<NewRun | undefined> {
+  const mission = newMissionFor(team);
+  return mission ? startNewRun(root, team, config, mission) : undefined;
+}
+
+/**
+ * Under the team's state lock: keep the ended run (state and journal into the history, the deliverable
+ * numbered), then write a fresh lifecycle that still knows every processed signal, and give it its mission
+ * — the directive that asked for it, applied again (`signalId`), or a new directive from meta carrying the
+ * same mission. The fresh envelope is the commit point: a crash before it leaves the ended run as it was.
+ */
+async function startNewRun(root: string, team: RegistryEntry, config: FederationConfig, mission: { subject: string; body: string; signalId?: string }): Promise<NewRun> {
+  const entry = lifecycleEntryFor(team);
+  const paths = workspacePaths(team.location);
+  return withStateLock(team, {}, async () => {
+    const envelope = readEnvelope(team.location);
+    if (!envelope) throw new RefusedError('NO_RUN', `team "${team.domainId}" has no lifecycle state yet; nothing to start again`);
+    const ended = endedRunNumber(team);
+    const history = join(paths.history, `run-${ended}`);
+    mkdirSync(history, { recursive: true });
+    const keptAs = [relative(team.location, history)];
+    copyFileSync(paths.envelope, join(history, basename(paths.envelope)));
+    // Moved, not copied: the new run's journal starts empty, its seq going on from the envelope's.
+    if (existsSync(paths.journal)) renameSync(paths.journal, join(history, basename(paths.journal)));
+    fsyncDirectory(history);
+    fsyncDirectory(paths.state);
+    const deliverable = join(team.location, config.deliverable);
+    if (existsSync(deliverable)) {
+      const numbered = join(team.location, `${basename(deliverable, extname(deliverable))}.run-${ended}${extname(deliverable)}`);
+      if (existsSync(numbered)) throw new RefusedError('DELIVERABLE_KEPT', `${numbered} already exists; fed never overwrites an earlier run's deliverable — move it away, then retry`);
+      renameSync(deliverable, numbered);
+      keptAs.push(relative(team.location, numbered));
+    }
+    const fresh = createActor(entry.machine, { input: { at: new Date().toISOString() } }).getPersistedSnapshot() as Record<string, unknown>;
+    writeEnvelope(team.location, {
+      ...envelope,
+      snapshot: fresh,
+      processed: envelope.processed.filter((id) => id !== mission.signalId),
+      journalTail: [],
+      pendingReports: [],
+      savedAt: new Date().toISOString(),
+    });
+    if (!mission.signalId) {
+      await sendSignal(root, { from: META, to: team.domainId, type: 'directive', subject: mission.subject, body: mission.body });
+    }
+    const run: NewRun = { team: team.domainId, run: ended + 1, mission: { subject: mission.subject, body: mission.body }, keptAs };
+    recordFederationEvent(root, { kind: 'retried', team: team.domainId, run: run.run, mission: mission.subject, keptAs });
+    return run;
+  });
+}
