@@ -53,7 +53,8 @@ export function registerRun(program: Command, io: CliIo): void {
       for (const run of summary.teams) for (const warning of run.warnings) io.stderr(`warning: ${run.team}: ${warning}\n`);
       if (options.json) printJson(io, summary);
       else io.stdout(renderSummary(summary));
-      if (summary.failed > 0) throw new CliExit(1);
+      // 0 only when every team run completed: a failed, paused or interrupted team is not done.
+      if (summary.completed !== summary.teams.length) throw new CliExit(1);
     });
 }
 
