@@ -152,10 +152,8 @@ function plannedTeam(group: PlanArea[], project: string): PlannedTeam {
     lines: size(group),
     mission: {
       subject: `Document ${list}`,
-      body: [
-        `Write the deliverable about ${list} of ${project}: what this part is for, how it is organised, its main entry points and types, and how it connects with the rest of the codebase.`,
-        `Stay within ${list}; other teams cover the other areas.`,
-      ].join('\n'),
+      // Words the built-in agent reads as "the general overview", so its document is an overview of the area.
+      body: `Write the deliverable about ${list} of ${project}: its architecture, layout, main modules and dependencies, entry points, and how it is built and tested.`,
     },
   };
 }

@@ -32,7 +32,7 @@ describe('fed plan (proposePlan / applyPlan)', () => {
       ['web-docs', ['packages/web'], 31],
     ]);
     expect(plan.teams[0]!.mission.subject).toBe('Document packages/api/');
-    expect(plan.teams[0]!.mission.body).toContain('packages/api/ of shop');
+    expect(plan.teams[0]!.mission.body).toBe('Write the deliverable about packages/api/ of shop: its architecture, layout, main modules and dependencies, entry points, and how it is built and tested.');
   });
 
   it('with fewer teams than areas, shares the smaller areas out so every area is covered', () => {
