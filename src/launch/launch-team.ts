@@ -9,6 +9,8 @@ import { applyLifecycleInputs, lifecycleEntryFor, loadTeamLifecycle, stateOf } f
 import { setTeamStatus } from '../actors/team-status-command.js';
 import { RefusedError } from '../errors.js';
 import { recordFederationEvent } from '../federation/federation-journal.js';
+import { AGENT_INSPECTION_ENV, InspectionRelay, inspectionRelayPath } from '../inspect/agent-inspection.js';
+import type { InspectionRecord } from '../inspect/inspection-log.js';
 import { createFileExclusive, unlinkQuietly } from '../fs/atomic-write.js';
 import type { LaunchResult } from '../hooks/federation-hooks.js';
 import type { LoadedHooks } from '../hooks/load-hooks.js';
@@ -49,6 +51,8 @@ export interface LaunchOptions extends AgentCommandOptions {
   onProgress?: (line: JournalLine) => void;
   hooks?: LoadedHooks;
   inspect?: (event: InspectionEvent) => void;
+  /** Given the inspection records of the agent's own `fed event`s (see src/inspect/agent-inspection.ts). */
+  inspectRecord?: (record: InspectionRecord) => void;
   /** Base environment of the agent (default: this process's). */
   env?: NodeJS.ProcessEnv;
   /** How often the inbox and lifecycle are checked while the agent runs (default 200 ms). */
@@ -111,6 +115,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
   // Whether the agent itself moved the lifecycle (`fed event`) during this run.
   let progressed = false;
   let running = false;
+  let relay: InspectionRelay | undefined;
 
   // Everything that happened since the last look: printed, and passed to the hooks.
   const catchUp = async () => {
@@ -119,6 +124,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
       warnings.push(...result.warnings, ...(await notifySignals(options.hooks, result.steps)));
     }
     // The agent's own `fed event`s happen in its process: the journal is where the launcher sees them.
+    for (const record of relay?.read() ?? []) options.inspectRecord?.(record);
     const lines = readJournalTail(team.location, 200).filter((l) => l.seq > lastSeq);
     lastSeq = lines.at(-1)?.seq ?? lastSeq;
     if (running && lines.some((l) => l.source === 'event')) progressed = true;
@@ -151,6 +157,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
       warnings.push(`the playbook skill ${playbookSkillFile(root, options.config)} does not exist, so the launch prompt has none; create it or fix playbookSkill (fed config show checks it)`);
     }
     const files = writeLaunchFiles(context);
+    if (options.inspectRecord) relay = new InspectionRelay(inspectionRelayPath(team.location));
     const run = agentCommand(context, options, readLastRun(team.location), files.promptPath, files.prompt);
     const baseEnv = options.env ?? process.env;
     const sandbox = readOnlySandbox(root, team, context, options.config, baseEnv, warnings);
@@ -197,6 +204,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
         FED_TEAM: team.domainId,
         FED_LAUNCH_PROMPT: files.promptPath,
         FED_LAUNCH_CONTEXT: files.contextPath,
+        ...(relay ? { [AGENT_INSPECTION_ENV]: relay.file } : {}),
         PATH: [writeCommandShims(paths.launchBin), baseEnv.PATH].filter(Boolean).join(delimiter),
         ...run.command.env,
       },

@@ -213,3 +213,23 @@ describe('fed log', () => {
     expect(bad.stderr).toContain('--since: expected an ISO date-time');
   }, 60_000);
 });
+
+describe('fed launch --inspect-log', () => {
+  it("shows every transition of the team, those applied by the agent's own fed event included", async () => {
+    const { root, env } = await federation(['seen-ok']);
+    const file = join(root, '..', 'inspect.jsonl');
+    const launched = await runFed(['--root', root, 'launch', '--team', 'seen-ok', '--inspect-log', file], { env, timeoutMs: 60_000 });
+    expect(launched.code, launched.stderr).toBe(0);
+    const records = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { type: string; actorId?: string; event?: { type: string }; snapshot?: { value?: string } });
+    const transitions = records
+      .filter((r) => r.type === '@xstate.snapshot' && r.actorId === 'seen-ok' && !r.event?.type.startsWith('xstate.'))
+      .map((r) => `${r.event?.type} → ${r.snapshot?.value}`);
+    expect(transitions).toEqual([
+      'MISSION_ASSIGNED → preparing',
+      'PLAN_READY → scanning',
+      'SCAN_COMPLETE → distilling',
+      'INSIGHTS_READY → aggregating',
+      'DOCUMENT_WRITTEN → complete',
+    ]);
+  }, 60_000);
+});

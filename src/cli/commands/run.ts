@@ -41,6 +41,7 @@ export function registerRun(program: Command, io: CliIo): void {
           signal: interrupt.signal,
           hooks,
           inspect: inspection.inspect,
+          inspectRecord: inspection.record,
           env: io.env,
           cwd: io.cwd,
           onUpdate: options.json ? undefined : (run) => (view ? view.update(run.team, run) : plain(run)),
