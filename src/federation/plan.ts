@@ -1,6 +1,6 @@
 import { outsideProduct } from '../agent/folder-roles.js';
 import { surveyCodebase, type Survey } from '../agent/survey.js';
-import { viewLifecycle } from '../actors/lifecycle-view.js';
+import { loadTeamLifecycle } from '../actors/team-lifecycle.js';
 import { lifecycleFor } from '../../machines/catalog.js';
 import { InvalidInputError } from '../errors.js';
 import { findTeam } from '../registry/find-team.js';
@@ -185,7 +185,8 @@ export async function applyPlan(root: string, plan: FederationPlan): Promise<App
 
 /** The team's lifecycle has this mission, or a directive with this subject is in its inbox. */
 function hasMission(team: RegistryEntry, subject: string): boolean {
-  if (lifecycleFor(team.archetypeId) && viewLifecycle(team, 0).mission?.subject === subject) return true;
+  const context = lifecycleFor(team.archetypeId) ? (loadTeamLifecycle(team).snapshot.context as { mission?: { subject: string } | null }) : undefined;
+  if (context?.mission?.subject === subject) return true;
   const inbox = readSignalBox(workspacePaths(team.location).inbox, { owner: team.domainId, box: 'inbox' });
   return inbox.signals.some((s) => s.message.type === 'directive' && s.message.subject === subject);
 }
