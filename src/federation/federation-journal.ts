@@ -13,6 +13,19 @@ export function recordFederationEvent(root: string, event: FederationEvent, now:
   return record;
 }
 
+/**
+ * For a record of something already done whose caller must not fail for it (a launch has run its agent
+ * and recorded the run): the problem as a warning, or undefined when it was journaled.
+ */
+export function journalQuietly(root: string, event: FederationEvent): string | undefined {
+  try {
+    recordFederationEvent(root, event);
+    return undefined;
+  } catch (error) {
+    return `the federation journal ${federationPaths(root).journal} could not be appended (${(error as Error).message}); fed log will miss this ${event.kind} of ${event.team}`;
+  }
+}
+
 /** Every record of the federation journal, oldest first; torn or foreign lines are skipped. */
 export function readFederationJournal(root: string): FederationRecord[] {
   const text = readTextFile(federationPaths(root).journal, 'move it aside; fed starts a new journal') ?? '';

@@ -8,7 +8,7 @@ import { readJournalTail } from '../actors/state-files.js';
 import { applyLifecycleInputs, lifecycleEntryFor, loadTeamLifecycle, stateOf } from '../actors/team-lifecycle.js';
 import { setTeamStatus } from '../actors/team-status-command.js';
 import { RefusedError } from '../errors.js';
-import { recordFederationEvent } from '../federation/federation-journal.js';
+import { journalQuietly } from '../federation/federation-journal.js';
 import { AGENT_INSPECTION_ENV, InspectionRelay, inspectionRelayPath } from '../inspect/agent-inspection.js';
 import type { InspectionRecord } from '../inspect/inspection-log.js';
 import { createFileExclusive, unlinkQuietly } from '../fs/atomic-write.js';
@@ -141,7 +141,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
     let lifecycle = await catchUp();
     const stateBefore = stateOf(lifecycle.snapshot);
     if (lifecycle.snapshot.status !== 'active') {
-      throw new RefusedError('LIFECYCLE_FINAL', `team "${team.domainId}" is already ${stateBefore}; its lifecycle is over — onboard a new team for new work`);
+      throw new RefusedError('LIFECYCLE_FINAL', `team "${team.domainId}" is already ${stateBefore}; its lifecycle is over — ${stateBefore === 'failed' ? `start a new run with: fed team retry ${team.domainId}` : `for new work send it a new mission (fed signal send --to ${team.domainId} --type directive …), then: fed run --team ${team.domainId}`}`);
     }
     if (stateBefore === 'paused') throw new RefusedError('TEAM_PAUSED', `team "${team.domainId}" is paused; resume it first: fed team resume ${team.domainId}`);
     const mission = (lifecycle.snapshot.context as { mission?: LaunchContext['mission'] | null }).mission;
@@ -219,7 +219,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
       graceMs: options.graceMs,
     });
     writeCurrentRun(team.location, current());
-    recordFederationEvent(root, { kind: 'launch-started', team: team.domainId, runId: run.runId, stateBefore });
+    pushWarning(warnings, journalQuietly(root, { kind: 'launch-started', team: team.domainId, runId: run.runId, stateBefore }));
 
     // Supervise: keep consuming the inbox; stop the agent on pause, timeout, a limit or interruption.
     let exited = false;
@@ -314,7 +314,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
       endedAt: new Date().toISOString(),
     };
     recordRun(team.location, lastRun);
-    recordFederationEvent(root, { kind: 'launch-ended', team: team.domainId, runId: run.runId, result: outcome, outcome: lastRun.outcome, stateAfter: finalState, reason });
+    pushWarning(warnings, journalQuietly(root, { kind: 'launch-ended', team: team.domainId, runId: run.runId, result: outcome, outcome: lastRun.outcome, stateAfter: finalState, reason }));
     const result: LaunchResult = {
       team: team.domainId,
       state: finalState,
