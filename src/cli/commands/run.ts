@@ -19,7 +19,7 @@ export function registerRun(program: Command, io: CliIo): void {
     .option('--json', 'print one summary object at the end')
     .action(async (options: { team?: string[]; parallel?: number; agent?: string; timeout?: number; inspectLog?: string; json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
-      const hooks = await loadHooks(ctx.root, ctx.config.config, 'launch');
+      const hooks = await loadHooks(ctx.root, ctx.config.config, 'run');
       const inspection = await openInspection(options, io);
       const interrupt = new Interrupt();
       const view = options.json ? undefined : io.isTTY ? new LiveLines(io, describeTeam) : undefined;
