@@ -91,6 +91,15 @@ export function writeFederationReport(root: string, config: FederationConfig, no
 }
 
 function teamSection(root: string, team: RegistryEntry, config: FederationConfig, health: TeamReport | undefined): TeamSection {
+  try {
+    return readTeamSection(root, team, config, health);
+  } catch (error) {
+    // A team whose files cannot be read still gets its section, saying so: the report never drops a team.
+    return { team, state: 'unknown', title: null, summary: null, deliverable: null, health, lifecycleMs: null, runs: 0, agentMs: 0, failure: `its files cannot be read: ${(error as Error).message}` };
+  }
+}
+
+function readTeamSection(root: string, team: RegistryEntry, config: FederationConfig, health: TeamReport | undefined): TeamSection {
   const lifecycle = loadTeamLifecycle(team);
   const context = lifecycle.snapshot.context as { enteredAt?: Record<string, string>; failure?: { reason: string } | null };
   const state = stateOf(lifecycle.snapshot);

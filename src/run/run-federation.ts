@@ -78,8 +78,17 @@ interface Candidate {
   newRun?: boolean;
 }
 
-/** Whether a team is run, from its registry status, lifecycle, mission and last run. */
+/** Whether a team is run; a team whose files cannot be read is skipped with why, never stops the others. */
 function judge(team: RegistryEntry): Candidate {
+  try {
+    return judgeReadable(team);
+  } catch (error) {
+    return { team, skip: `its files cannot be read: ${(error as Error).message}`, resume: false };
+  }
+}
+
+/** Whether a team is run, from its registry status, lifecycle, mission and last run. */
+function judgeReadable(team: RegistryEntry): Candidate {
   const status = statusOf(team);
   if (status === 'archived') return { team, skip: 'archived', resume: false };
   if (!lifecycleFor(team.archetypeId)) return { team, skip: `archetype ${team.archetypeId} has no lifecycle`, resume: false };
@@ -142,7 +151,13 @@ export async function runFederation(root: string, options: RunFederationOptions)
   await Promise.all(Array.from({ length: Math.min(parallel, queue.length) }, worker));
 
   const interrupted = options.signal?.aborted ?? false;
-  const unfinished = reportedTeams(root).some((team) => loadTeamLifecycle(team).snapshot.status === 'active');
+  const unfinished = reportedTeams(root).some((team) => {
+    try {
+      return loadTeamLifecycle(team).snapshot.status === 'active';
+    } catch {
+      return true;
+    }
+  });
   const report = !interrupted && !unfinished && reportedTeams(root).length > 0 ? writeFederationReport(root, options.config).path : null;
   return {
     teams: runs,

@@ -2,7 +2,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameS
 import { basename, extname, join, relative } from 'node:path';
 import { createActor } from 'xstate';
 import { readEnvelope, writeEnvelope } from '../actors/state-files.js';
-import { lifecycleEntryFor, loadTeamLifecycle, stateOf, withStateLock } from '../actors/team-lifecycle.js';
+import { lifecycleEntryFor, loadTeamLifecycle, settleTeamLifecycle, stateOf, withStateLock } from '../actors/team-lifecycle.js';
 import { RefusedError } from '../errors.js';
 import { recordFederationEvent } from '../federation/federation-journal.js';
 import { fsyncDirectory } from '../fs/atomic-write.js';
@@ -114,6 +114,9 @@ export async function startRunForNewMission(root: string, team: RegistryEntry, c
 async function startNewRun(root: string, team: RegistryEntry, config: FederationConfig, mission: { subject: string; body: string; signalId?: string }): Promise<NewRun> {
   const entry = lifecycleEntryFor(team);
   const paths = workspacePaths(team.location);
+  // What the ended run still owes (journal lines, reports to meta) is done first, so it is kept with it.
+  const owed = await settleTeamLifecycle(root, team);
+  if (owed.length) throw new RefusedError('RUN_UNSETTLED', `team "${team.domainId}": the ended run still owes effects that cannot be made now (${owed.join('; ')}); fix that, then retry`);
   return withStateLock(team, {}, async () => {
     const envelope = readEnvelope(team.location);
     if (!envelope) throw new RefusedError('NO_RUN', `team "${team.domainId}" has no lifecycle state yet; nothing to start again`);
@@ -136,6 +139,8 @@ async function startNewRun(root: string, team: RegistryEntry, config: Federation
     const fresh = createActor(entry.machine, { input: { at: new Date().toISOString() } }).getPersistedSnapshot() as Record<string, unknown>;
     writeEnvelope(team.location, {
       ...envelope,
+      machineId: entry.id,
+      machineVersion: entry.version,
       snapshot: fresh,
       processed: envelope.processed.filter((id) => id !== mission.signalId),
       journalTail: [],

@@ -144,6 +144,20 @@ describe('fed run', () => {
     expect(paused.code).toBe(2);
     expect(paused.stderr).toContain('team "solo-ok" is not run: paused by hand (resume it first: fed team resume solo-ok)');
   }, 60_000);
+
+  it('skips a team whose files cannot be read, saying why, and runs the others', async () => {
+    const { root, env } = await federation(['broken-ok', 'fine-ok']);
+    const state = join(getTeam(readRegistry(root), 'broken-ok').location, '.fed', 'state');
+    mkdirSync(state, { recursive: true });
+    writeFileSync(join(state, 'lifecycle.json'), '{ not json');
+    const result = await runFed(['--root', root, 'run', '--json'], { env, timeoutMs: 60_000 });
+    expect(result.code, result.stderr).toBe(0);
+    const summary = summaryOf(result.stdout);
+    expect(summary.teams.map((t) => [t.team, t.outcome])).toEqual([['fine-ok', 'complete']]);
+    expect(summary.skipped).toEqual([{ team: 'broken-ok', reason: expect.stringMatching(/^its files cannot be read: .*lifecycle\.json/) }]);
+    // A team is not known to be finished: no report yet.
+    expect(summary.report).toBeNull();
+  }, 60_000);
 });
 
 describe('fed team remove', () => {
