@@ -5,7 +5,7 @@ import { readEnvelope, writeEnvelope } from '../actors/state-files.js';
 import { lifecycleEntryFor, loadTeamLifecycle, settleTeamLifecycle, stateOf, withStateLock } from '../actors/team-lifecycle.js';
 import { RefusedError } from '../errors.js';
 import { recordFederationEvent } from '../federation/federation-journal.js';
-import { fsyncDirectory } from '../fs/atomic-write.js';
+import { fsyncDirectory, unlinkQuietly } from '../fs/atomic-write.js';
 import { workspacePaths } from '../layout.js';
 import { statusOf } from '../registry/find-team.js';
 import { resolveTeam } from '../registry/team-workspace.js';
@@ -109,7 +109,8 @@ export async function startRunForNewMission(root: string, team: RegistryEntry, c
  * Under the team's state lock: keep the ended run (state and journal into the history, the deliverable
  * numbered), then write a fresh lifecycle that still knows every processed signal, and give it its mission
  * — the directive that asked for it, applied again (`signalId`), or a new directive from meta carrying the
- * same mission. The fresh envelope is the commit point: a crash before it leaves the ended run as it was.
+ * same mission. The fresh envelope is the commit point: a crash before it leaves the ended run as it was
+ * (its files kept in the history, which a retry run again reuses).
  */
 async function startNewRun(root: string, team: RegistryEntry, config: FederationConfig, mission: { subject: string; body: string; signalId?: string }): Promise<NewRun> {
   const entry = lifecycleEntryFor(team);
@@ -125,8 +126,12 @@ async function startNewRun(root: string, team: RegistryEntry, config: Federation
     mkdirSync(history, { recursive: true });
     const keptAs = [relative(team.location, history)];
     copyFileSync(paths.envelope, join(history, basename(paths.envelope)));
-    // Moved, not copied: the new run's journal starts empty, its seq going on from the envelope's.
-    if (existsSync(paths.journal)) renameSync(paths.journal, join(history, basename(paths.journal)));
+    // Moved, not copied: the new run's journal starts empty, its seq going on from the envelope's. When a
+    // retry interrupted after the move is run again, the history has the journal already, and what is
+    // here again is only its last lines, re-appended from the envelope: never moved over the kept one.
+    const keptJournal = join(history, basename(paths.journal));
+    if (existsSync(keptJournal)) unlinkQuietly(paths.journal);
+    else if (existsSync(paths.journal)) renameSync(paths.journal, keptJournal);
     fsyncDirectory(history);
     fsyncDirectory(paths.state);
     const deliverable = join(team.location, config.deliverable);
@@ -135,6 +140,11 @@ async function startNewRun(root: string, team: RegistryEntry, config: Federation
       if (existsSync(numbered)) throw new RefusedError('DELIVERABLE_KEPT', `${numbered} already exists; fed never overwrites an earlier run's deliverable — move it away, then retry`);
       renameSync(deliverable, numbered);
       keptAs.push(relative(team.location, numbered));
+    }
+    // The mission goes out before the commit: a consumer applies it only once this lock is released (to the
+    // new lifecycle), and a crash in between leaves the failed run, which ignores it, to be retried again.
+    if (!mission.signalId) {
+      await sendSignal(root, { from: META, to: team.domainId, type: 'directive', subject: mission.subject, body: mission.body });
     }
     const fresh = createActor(entry.machine, { input: { at: new Date().toISOString() } }).getPersistedSnapshot() as Record<string, unknown>;
     writeEnvelope(team.location, {
@@ -147,9 +157,6 @@ async function startNewRun(root: string, team: RegistryEntry, config: Federation
       pendingReports: [],
       savedAt: new Date().toISOString(),
     });
-    if (!mission.signalId) {
-      await sendSignal(root, { from: META, to: team.domainId, type: 'directive', subject: mission.subject, body: mission.body });
-    }
     const run: NewRun = { team: team.domainId, run: ended + 1, mission: { subject: mission.subject, body: mission.body }, keptAs };
     recordFederationEvent(root, { kind: 'retried', team: team.domainId, run: run.run, mission: mission.subject, keptAs });
     return run;
