@@ -6,7 +6,7 @@ import { InvalidInputError } from '../errors.js';
 import { findTeam } from '../registry/find-team.js';
 import { onboardTeam } from '../registry/onboard.js';
 import { readRegistry } from '../registry/registry-file.js';
-import { META, TEAM_ID_PATTERN } from '../schema/common.js';
+import { META } from '../schema/common.js';
 import type { RegistryEntry } from '../schema/registry.js';
 import { readSignalBox } from '../signals/read-signals.js';
 import { sendSignal } from '../signals/send-signal.js';
@@ -142,7 +142,6 @@ function plannedTeam(group: PlanArea[], project: string): PlannedTeam {
   const lead = group[0]!;
   const base = slug(lead.path === '.' ? project : lead.name) || 'area';
   const team = `${base}-docs`;
-  if (!TEAM_ID_PATTERN.test(team)) throw new Error(`planned team name "${team}" is not a team id`);
   const folders = group.map((a) => (a.path === '.' ? 'the root package' : `${a.path}/`));
   const list = folders.length === 1 ? folders[0]! : `${folders.slice(0, -1).join(', ')} and ${folders.at(-1)}`;
   return {

@@ -1,5 +1,5 @@
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { earlierRuns } from '../run/team-retry.js';
 import { readFederationJournal } from '../federation/federation-journal.js';
 import { InvalidInputError, UnknownTeamError } from '../errors.js';
 import { readTextFile } from '../fs/read-json-file.js';
@@ -107,14 +107,10 @@ function journalLines(file: string): JournalLine[] {
 
 /** The team's lifecycle journal, with those of its earlier runs (kept by `fed team retry`). */
 function lifecycleEntries(team: RegistryEntry): LogEntry[] {
-  const runs = workspacePaths(team.location).history;
-  let earlier: string[] = [];
-  try {
-    earlier = readdirSync(runs).filter((name) => /^run-\d+$/.test(name)).sort((a, b) => Number(a.slice(4)) - Number(b.slice(4)));
-  } catch {
-    // no earlier runs
-  }
-  const journals = [...earlier.map((name) => ({ run: name, file: join(runs, name, 'journal.jsonl') })), { run: 'current', file: workspacePaths(team.location).journal }];
+  const journals = [
+    ...earlierRuns(team.location).map(({ run, dir }) => ({ run: `run-${run}`, file: join(dir, basename(workspacePaths(team.location).journal)) })),
+    { run: 'current', file: workspacePaths(team.location).journal },
+  ];
   return journals.flatMap(({ run, file }) =>
     journalLines(file).map((line): LogEntry => {
       const moved = line.from !== line.to;

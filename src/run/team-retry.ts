@@ -37,25 +37,31 @@ interface MissionContext {
   enteredAt?: Record<string, string>;
 }
 
-/** How many runs the team's lifecycle has had before the current one. */
-export function earlierRuns(team: RegistryEntry): number {
+/** The kept earlier runs of a team's lifecycle, oldest first: their numbers and folders. */
+export function earlierRuns(workspace: string): { run: number; dir: string }[] {
+  const history = workspacePaths(workspace).history;
+  let names: string[];
   try {
-    return readdirSync(workspacePaths(team.location).history).filter((name) => /^run-\d+$/.test(name)).length;
+    names = readdirSync(history);
   } catch {
-    return 0;
+    return [];
   }
+  return names
+    .filter((name) => /^run-\d+$/.test(name))
+    .map((name) => ({ run: Number(name.slice(4)), dir: join(history, name) }))
+    .sort((a, b) => a.run - b.run);
 }
 
 /**
- * The number of the run that ended: one more than the runs in the history — or the last one there, when
- * it holds this very state (a retry interrupted after keeping it, and run again).
+ * The number of the run that ended: one more than the last run in the history — or that one, when it
+ * holds this very state (a retry interrupted after keeping it, and run again).
  */
 function endedRunNumber(team: RegistryEntry): number {
-  const paths = workspacePaths(team.location);
-  const count = earlierRuns(team);
-  const last = join(paths.history, `run-${count}`, basename(paths.envelope));
-  if (count > 0 && existsSync(last) && readFileSync(last, 'utf8') === readFileSync(paths.envelope, 'utf8')) return count;
-  return count + 1;
+  const envelope = workspacePaths(team.location).envelope;
+  const last = earlierRuns(team.location).at(-1);
+  if (!last) return 1;
+  const kept = join(last.dir, basename(envelope));
+  return existsSync(kept) && readFileSync(kept, 'utf8') === readFileSync(envelope, 'utf8') ? last.run : last.run + 1;
 }
 
 /**
