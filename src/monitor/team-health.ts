@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { loadTeamLifecycle, stateOf } from '../actors/team-lifecycle.js';
 import { lifecycleFor } from '../../machines/catalog.js';
 import { workspacePaths } from '../layout.js';
-import { readLastRun } from '../launch/run-records.js';
+import { processIsAlive } from '../fs/process-identity.js';
+import { readCurrentRun, readLastRun } from '../launch/run-records.js';
 import { statusOf } from '../registry/find-team.js';
 import type { FederationConfig } from '../schema/config.js';
 import type { RegistryEntry } from '../schema/registry.js';
@@ -47,9 +48,12 @@ export function teamReport(team: RegistryEntry, inputs: HealthInputs): TeamRepor
   };
   try {
     if (lifecycleFor(team.archetypeId)) fillLifecycle(report, team, inputs);
-    // A launch that did not complete leaves the team unhealthy until one does (or it is retried and run).
+    // A launch that did not complete leaves the team unhealthy until one does (or it is retried and run);
+    // while a new launch runs, that one is the last launch and has not ended yet.
+    const current = readCurrentRun(team.location);
+    const launching = current !== undefined && processIsAlive(current.launcherPid);
     const lastRun = readLastRun(team.location);
-    if (lastRun && lastRun.outcome !== 'completed') report.reasons.push(`last launch did not complete: ${lastRun.outcome}${lastRun.reason ? ` (${lastRun.reason})` : ''}, ended ${lastRun.endedAt}`);
+    if (!launching && lastRun && lastRun.outcome !== 'completed') report.reasons.push(`last launch did not complete: ${lastRun.outcome}${lastRun.reason ? ` (${lastRun.reason})` : ''}, ended ${lastRun.endedAt}`);
     const errors = agentLogErrors(workspacePaths(team.location).agentLog);
     if (errors.length) report.reasons.push(`errors in agent log since the last launch: ${errors.join(' | ')}`);
   } catch (error) {
