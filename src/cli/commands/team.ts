@@ -30,7 +30,7 @@ function entryFields(entry: RegistryEntry): [string, string][] {
 }
 
 export function registerTeam(program: Command, io: CliIo): void {
-  const team = program.command('team').description('onboard teams and manage their registry status');
+  const team = program.command('team').description('onboard teams, manage their registry status, retry and remove them');
 
   team
     .command('onboard')
