@@ -7,11 +7,12 @@ import { reportedTeams, writeFederationReport } from '../federation/federation-r
 import type { LaunchResult } from '../hooks/federation-hooks.js';
 import { launchTeam, type LaunchOptions } from '../launch/launch-team.js';
 import { readLastRun } from '../launch/run-records.js';
+import { pausesTeam, STOPPED_FOR_PAUSE } from '../launch/run-outcome.js';
+import { readFederationJournal } from '../federation/federation-journal.js';
 import { getTeam, statusOf } from '../registry/find-team.js';
 import { readRegistry } from '../registry/registry-file.js';
 import { workspacePaths } from '../layout.js';
 import { readSignalBox } from '../signals/read-signals.js';
-import { TRANSIENT_OUTCOMES } from '../schema/launch-run.js';
 import type { RegistryEntry } from '../schema/registry.js';
 import { loadTeamLifecycle, stateOf } from '../actors/team-lifecycle.js';
 import { newMissionFor, startRunForNewMission } from './team-retry.js';
@@ -79,16 +80,16 @@ interface Candidate {
 }
 
 /** Whether a team is run; a team whose files cannot be read is skipped with why, never stops the others. */
-function judge(team: RegistryEntry): Candidate {
+function judge(root: string, team: RegistryEntry): Candidate {
   try {
-    return judgeReadable(team);
+    return judgeReadable(root, team);
   } catch (error) {
     return { team, skip: `its files cannot be read: ${(error as Error).message}`, resume: false };
   }
 }
 
 /** Whether a team is run, from its registry status, lifecycle, mission and last run. */
-function judgeReadable(team: RegistryEntry): Candidate {
+function judgeReadable(root: string, team: RegistryEntry): Candidate {
   const status = statusOf(team);
   if (status === 'archived') return { team, skip: 'archived', resume: false };
   if (!lifecycleFor(team.archetypeId)) return { team, skip: `archetype ${team.archetypeId} has no lifecycle`, resume: false };
@@ -103,19 +104,28 @@ function judgeReadable(team: RegistryEntry): Candidate {
     return { team, skip: `no mission (send one: fed signal send --to ${team.domainId} --type directive --subject "<mission>")`, resume: false };
   }
   if (status === 'paused') {
-    const last = readLastRun(team.location);
-    // Paused by fed itself (Ctrl-C, a limit, a rate limit): the run picks it up again. Paused by hand: left alone.
-    if (last && TRANSIENT_OUTCOMES.includes(last.outcome) && last.stateAfter === 'paused' && state === 'paused') return { team, resume: true };
+    if (state === 'paused' && pausedByLaunch(root, team)) return { team, resume: true };
     return { team, skip: `paused by hand (resume it first: fed team resume ${team.domainId})`, resume: false };
   }
   return { team, resume: false };
+}
+
+/**
+ * Whether the team is paused because its last launch paused it (Ctrl-C, a limit, a rate limit, a crash
+ * after progress) — the run picks such a team up again — rather than by hand: a pause that stopped the
+ * run, or a status change since it ended, is someone's decision, and is left alone.
+ */
+function pausedByLaunch(root: string, team: RegistryEntry): boolean {
+  const last = readLastRun(team.location);
+  if (!last || last.stateAfter !== 'paused' || !pausesTeam(last.outcome, last.progressed) || last.reason === STOPPED_FOR_PAUSE) return false;
+  return !readFederationJournal(root).some((r) => r.team === team.domainId && r.kind === 'status' && Date.parse(r.at) > Date.parse(last.endedAt));
 }
 
 export async function runFederation(root: string, options: RunFederationOptions): Promise<RunSummary> {
   const parallel = options.parallel ?? availableParallelism();
   const registry = readRegistry(root);
   const named = options.teams?.length ? options.teams.map((name) => getTeam(registry, name)) : undefined;
-  const candidates = (named ?? registry.teams).map(judge);
+  const candidates = (named ?? registry.teams).map((team) => judge(root, team));
   if (named) {
     const refused = candidates.filter((c) => c.skip);
     if (refused.length) throw new RefusedError('TEAM_NOT_RUNNABLE', refused.map((c) => `team "${c.team.domainId}" is not run: ${c.skip}`).join('; '));

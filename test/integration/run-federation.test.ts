@@ -133,6 +133,17 @@ describe('fed run', () => {
     ]);
   }, 180_000);
 
+  it('a team paused by hand while it runs is left paused by the next run', async () => {
+    const { root, env } = await federation(['held-hang']);
+    const running = runFed(['--root', root, 'run'], { env, timeoutMs: 60_000 });
+    await waitFor(() => lifecycle(root, 'held-hang').state === 'scanning', 30_000, 'the team scanning');
+    expect((await runFed(['--root', root, 'team', 'pause', 'held-hang'])).code).toBe(0);
+    const first = await running;
+    expect(first.stdout).toContain('held-hang: paused (paused)');
+    const next = await runFed(['--root', root, 'run', '--json'], { env, timeoutMs: 60_000 });
+    expect(summaryOf(next.stdout)).toMatchObject({ teams: [], skipped: [{ team: 'held-hang', reason: 'paused by hand (resume it first: fed team resume held-hang)' }] });
+  }, 120_000);
+
   it('refuses bad input and teams it cannot run (exit 2), and names why', async () => {
     const { root } = await federation(['solo-ok']);
     expect((await runFed(['--root', root, 'run', '--parallel', '0'])).code).toBe(2);
