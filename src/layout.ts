@@ -8,6 +8,7 @@ import { CURRENT_RUN_FILE, RUN_TRANSCRIPTS_DIR, RUNS_JOURNAL_FILE } from './sche
 import { LEARNING_LOG_FILE } from './schema/learning-log.js';
 import { COLLECTOR_STATE_FILE } from './schema/telemetry-state.js';
 import { ONBOARDING_DIR } from './schema/onboarding-intent.js';
+import { FEDERATION_JOURNAL_FILE } from './schema/federation-journal.js';
 import { BRIDGE_LOCK_FILE, BRIDGE_STATE_FILE, CHAT_DIR, CHAT_MESSAGES_DIR } from './schema/chat.js';
 
 /**
@@ -32,6 +33,7 @@ export const federationPaths = (root: string) => ({
   chatBridgeLock: join(root, FED_DIR, CHAT_DIR, BRIDGE_LOCK_FILE),
   collectorState: join(root, FED_DIR, COLLECTOR_STATE_FILE),
   onboarding: join(root, FED_DIR, ONBOARDING_DIR),
+  journal: join(root, FED_DIR, FEDERATION_JOURNAL_FILE),
 });
 
 /** The intent record and the lock of an onboarding of `domain` (`src/schema/onboarding-intent.ts`). */
@@ -65,6 +67,8 @@ export const workspacePaths = (workspace: string) => ({
   runsJournal: join(workspace, FED_DIR, 'logs', RUNS_JOURNAL_FILE),
   runTranscripts: join(workspace, FED_DIR, 'logs', RUN_TRANSCRIPTS_DIR),
   learningLog: join(workspace, FED_DIR, LEARNING_LOG_FILE),
+  /** Earlier runs of the team's lifecycle (`fed team retry`): `run-<n>/` with its state and journal. */
+  history: join(workspace, FED_DIR, 'history'),
 });
 
 /** Workspace of a team for its placement type (spec §4.1). */

@@ -1,6 +1,7 @@
 import type { TeamStatusEvent } from '../../machines/team-status.machine.js';
 import { lifecycleFor } from '../archetypes/catalog.js';
 import { RefusedError } from '../errors.js';
+import { recordFederationEvent } from '../federation/federation-journal.js';
 import { getTeam, statusOf } from '../registry/find-team.js';
 import { readRegistry } from '../registry/registry-file.js';
 import { writeRegistryStatus, nextTeamStatus, type StatusChange } from '../registry/team-status.js';
@@ -21,6 +22,12 @@ export async function setTeamStatus(
   event: TeamStatusEvent,
   options: UpdateOptions & ApplyOptions = {},
 ): Promise<StatusChange> {
+  const change = await changeTeamStatus(root, team, event, options);
+  recordFederationEvent(root, { kind: 'status', team: change.team.domainId, from: change.from, to: change.to });
+  return change;
+}
+
+async function changeTeamStatus(root: string, team: string, event: TeamStatusEvent, options: UpdateOptions & ApplyOptions): Promise<StatusChange> {
   // No workspace check here: archive (and a status change of a team without a lifecycle) only touches
   // the registry — archiving is how a team whose workspace is gone or refused is retired. The lifecycle
   // write checks the workspace itself.

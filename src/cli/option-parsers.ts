@@ -29,3 +29,12 @@ export function duration(): (value: string) => number {
     return ms;
   };
 }
+
+/** A commander option parser for a whole number > 0 (`--teams 3`, `--parallel 2`). */
+export function positiveInteger(unit: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`expected a whole number of ${unit} > 0`);
+    return n;
+  };
+}

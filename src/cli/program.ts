@@ -22,6 +22,8 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   schema: async () => (await import('./commands/schema.js')).registerSchema,
   event: async () => (await import('./commands/event.js')).registerEvent,
   actors: async () => (await import('./commands/actors.js')).registerActors,
+  plan: async () => (await import('./commands/plan.js')).registerPlan,
+  run: async () => (await import('./commands/run.js')).registerRun,
   launch: async () => (await import('./commands/launch.js')).registerLaunch,
   monitor: async () => (await import('./commands/monitor.js')).registerMonitor,
   chat: async () => (await import('./commands/chat.js')).registerChat,
@@ -30,6 +32,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   deliverable: async () => (await import('./commands/deliverable.js')).registerDeliverable,
   demo: async () => (await import('./commands/demo.js')).registerDemo,
   doctor: async () => (await import('./commands/doctor.js')).registerDoctor,
+  log: async () => (await import('./commands/log.js')).registerLog,
 };
 
 /**

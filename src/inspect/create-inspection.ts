@@ -1,5 +1,5 @@
 import type { InspectionEvent } from 'xstate';
-import { openInspectionLog } from './inspection-log.js';
+import { openInspectionLog, type InspectionRecord } from './inspection-log.js';
 import { startStatelyInspector, type StatelyInspector } from './stately-inspector.js';
 
 /**
@@ -23,6 +23,8 @@ export interface InspectionOptions {
 export interface Inspection {
   /** Pass as xstate's `inspect` option; undefined when nothing is inspected. */
   inspect?: (event: InspectionEvent) => void;
+  /** Records of actors in other processes (a launched agent's `fed event`), for the log; undefined without one. */
+  record?: (record: InspectionRecord) => void;
   /** The inspector page to open in a browser, with `inspect: true`. */
   url?: string;
   /** Stop serving, flush and close the log. Safe to call twice; the process never waits on inspection. */
@@ -43,6 +45,7 @@ export async function createInspection(options: InspectionOptions): Promise<Insp
   if (stately) sinks.push(stately.inspect);
   return {
     inspect: sinks.length ? (event) => sinks.forEach((sink) => sink(event)) : undefined,
+    record: log?.append,
     url: stately?.url,
     async stop() {
       try {

@@ -47,6 +47,8 @@ function transitionData(transition: AnyTransitionDefinition) {
 export interface InspectionLog {
   file: string;
   observe(event: InspectionEvent): void;
+  /** Append a record observed elsewhere (another process's actor: the agent's `fed event`). */
+  append(record: InspectionRecord): void;
   /** Close the file; throws if a record could not be written (writing never disturbs the actors). */
   close(): void;
 }
@@ -56,17 +58,19 @@ export function openInspectionLog(file: string, now: () => Date = () => new Date
   const fd = openSync(file, 'a');
   let failure: Error | undefined;
   let closed = false;
+  const write = (record: () => InspectionRecord) => {
+    // An exception here would surface inside the actor that is being inspected; keep the first one for close().
+    if (closed || failure) return;
+    try {
+      appendFileSync(fd, safeJsonLine(record()));
+    } catch (error) {
+      failure = error as Error;
+    }
+  };
   return {
     file,
-    observe(event) {
-      // An exception here would surface inside the actor that is being inspected; keep the first one for close().
-      if (closed || failure) return;
-      try {
-        appendFileSync(fd, safeJsonLine(inspectionRecord(event, now().toISOString())));
-      } catch (error) {
-        failure = error as Error;
-      }
-    },
+    observe: (event) => write(() => inspectionRecord(event, now().toISOString())),
+    append: (record) => write(() => record),
     close() {
       if (closed) return;
       closed = true;

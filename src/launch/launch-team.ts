@@ -9,6 +9,9 @@ import { applyLifecycleInputs, lifecycleEntryFor, loadTeamLifecycle, stateOf } f
 import { archetypeOf } from '../archetypes/catalog.js';
 import { setTeamStatus } from '../actors/team-status-command.js';
 import { RefusedError } from '../errors.js';
+import { journalQuietly } from '../federation/federation-journal.js';
+import { AGENT_INSPECTION_ENV, InspectionRelay, inspectionRelayPath } from '../inspect/agent-inspection.js';
+import type { InspectionRecord } from '../inspect/inspection-log.js';
 import { createFileExclusive, unlinkQuietly } from '../fs/atomic-write.js';
 import type { LaunchResult } from '../hooks/federation-hooks.js';
 import type { LoadedHooks } from '../hooks/load-hooks.js';
@@ -49,6 +52,8 @@ export interface LaunchOptions extends AgentCommandOptions {
   onProgress?: (line: JournalLine) => void;
   hooks?: LoadedHooks;
   inspect?: (event: InspectionEvent) => void;
+  /** Given the inspection records of the agent's own `fed event`s (see src/inspect/agent-inspection.ts). */
+  inspectRecord?: (record: InspectionRecord) => void;
   /** Base environment of the agent (default: this process's). */
   env?: NodeJS.ProcessEnv;
   /** How often the inbox and lifecycle are checked while the agent runs (default 200 ms). */
@@ -112,6 +117,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
   // Whether the agent itself moved the lifecycle (`fed event`) during this run.
   let progressed = false;
   let running = false;
+  let relay: InspectionRelay | undefined;
 
   // Everything that happened since the last look: printed, and passed to the hooks.
   const catchUp = async () => {
@@ -120,6 +126,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
       warnings.push(...result.warnings, ...(await notifySignals(options.hooks, result.steps)));
     }
     // The agent's own `fed event`s happen in its process: the journal is where the launcher sees them.
+    for (const record of relay?.read() ?? []) options.inspectRecord?.(record);
     const lines = readJournalTail(team.location, 200).filter((l) => l.seq > lastSeq);
     lastSeq = lines.at(-1)?.seq ?? lastSeq;
     if (running && lines.some((l) => l.source === 'event')) progressed = true;
@@ -136,7 +143,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
     let lifecycle = await catchUp();
     const stateBefore = stateOf(lifecycle.snapshot);
     if (lifecycle.snapshot.status !== 'active') {
-      throw new RefusedError('LIFECYCLE_FINAL', `team "${team.domainId}" is already ${stateBefore}; its lifecycle is over — onboard a new team for new work`);
+      throw new RefusedError('LIFECYCLE_FINAL', `team "${team.domainId}" is already ${stateBefore}; its lifecycle is over — ${stateBefore === 'failed' ? `start a new run with: fed team retry ${team.domainId}` : `for new work send it a new mission (fed signal send --to ${team.domainId} --type directive …), then: fed run --team ${team.domainId}`}`);
     }
     if (stateBefore === 'paused') throw new RefusedError('TEAM_PAUSED', `team "${team.domainId}" is paused; resume it first: fed team resume ${team.domainId}`);
     const waiting = archetype.completion.settled(lifecycle.snapshot, team);
@@ -156,6 +163,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
       warnings.push(`the playbook skill ${playbookSkillFile(root, options.config)} does not exist, so the launch prompt has none; create it or fix playbookSkill (fed config show checks it)`);
     }
     const files = writeLaunchFiles(context, { archetype, brief: archetype.agentBrief(context, lifecycle.snapshot, team) });
+    if (options.inspectRecord) relay = new InspectionRelay(inspectionRelayPath(team.location));
     const run = agentCommand(context, options, readLastRun(team.location), files.promptPath, files.prompt);
     if (!archetype.builtInAgent && basename(run.command.argv[0] ?? '') === DEFAULT_AGENT_COMMAND) {
       throw new RefusedError(
@@ -208,6 +216,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
         FED_TEAM: team.domainId,
         FED_LAUNCH_PROMPT: files.promptPath,
         FED_LAUNCH_CONTEXT: files.contextPath,
+        ...(relay ? { [AGENT_INSPECTION_ENV]: relay.file } : {}),
         PATH: [writeCommandShims(paths.launchBin), baseEnv.PATH].filter(Boolean).join(delimiter),
         ...run.command.env,
       },
@@ -222,6 +231,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
       graceMs: options.graceMs,
     });
     writeCurrentRun(team.location, current());
+    pushWarning(warnings, journalQuietly(root, { kind: 'launch-started', team: team.domainId, runId: run.runId, stateBefore }));
 
     // Supervise: keep consuming the inbox; stop the agent on pause, timeout, a limit or interruption.
     let exited = false;
@@ -322,6 +332,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
       endedAt: new Date().toISOString(),
     };
     recordRun(team.location, lastRun);
+    pushWarning(warnings, journalQuietly(root, { kind: 'launch-ended', team: team.domainId, runId: run.runId, result: outcome, outcome: lastRun.outcome, stateAfter: finalState, reason }));
     const result: LaunchResult = {
       team: team.domainId,
       state: finalState,

@@ -24,10 +24,13 @@ export interface OutcomeInput {
  * How a run ended — from the launcher's own stop, the CLI's final event, the exit code and the lifecycle,
  * never from the exit code alone (several CLIs exit 0 on rate limits, auth errors and provider errors).
  */
+/** The reason of a run stopped because its team was paused (by `fed team pause` or a pause directive). */
+export const STOPPED_FOR_PAUSE = 'stopped because the team was paused';
+
 export function runOutcome(input: OutcomeInput): StreamVerdict {
   const { stats, exit, stop } = input;
   if (input.finished) return { outcome: 'completed', message: null };
-  if (stop?.kind === 'paused' || stop?.kind === 'interrupted') return { outcome: 'interrupted', message: stop.kind === 'paused' ? 'stopped because the team was paused' : 'stopped by Ctrl-C or SIGTERM' };
+  if (stop?.kind === 'paused' || stop?.kind === 'interrupted') return { outcome: 'interrupted', message: stop.kind === 'paused' ? STOPPED_FOR_PAUSE : 'stopped by Ctrl-C or SIGTERM' };
   if (stop?.kind === 'timeout') return { outcome: 'timeout', message: stop.message };
   if (stop?.kind === 'limit') return { outcome: stop.outcome, message: stop.message };
   // What the CLI said about its own end wins over its exit code, unless it claims success.

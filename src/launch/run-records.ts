@@ -1,9 +1,9 @@
-import { appendFileSync, closeSync, fsyncSync, openSync } from 'node:fs';
 import { readTailText } from '../actors/state-files.js';
+import { appendJsonLine } from '../fs/append-line.js';
 import { unlinkQuietly, writeFileAtomic } from '../fs/atomic-write.js';
 import { ensureDirectory } from '../fs/ensure-directory.js';
 import { toJsonText } from '../fs/json-text.js';
-import { readJsonFile } from '../fs/read-json-file.js';
+import { readJsonFile, readTextFile } from '../fs/read-json-file.js';
 import { workspacePaths } from '../layout.js';
 import { currentRunSchema, launchRunSchema, type CurrentRun, type LaunchRun } from '../schema/launch-run.js';
 
@@ -31,31 +31,29 @@ export function clearCurrentRun(workspace: string): void {
 }
 
 export function appendRun(workspace: string, run: LaunchRun): void {
-  const paths = workspacePaths(workspace);
-  ensureDirectory(paths.logs);
-  const tail = readTailText(paths.runsJournal, 1);
-  // A line torn by a crash mid-append gets its newline first, so it cannot swallow this one.
-  const prefix = tail.length > 0 && tail !== '\n' ? '\n' : '';
-  const fd = openSync(paths.runsJournal, 'a');
-  try {
-    appendFileSync(fd, `${prefix}${JSON.stringify(run)}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  appendJsonLine(workspacePaths(workspace).runsJournal, run);
 }
 
 /** The last finished run of a team, or null when it never ran (torn or foreign lines are skipped). */
 export function readLastRun(workspace: string): LaunchRun | null {
-  const lines = readTailText(workspacePaths(workspace).runsJournal, 256 * 1024).split('\n').reverse();
-  for (const line of lines) {
+  return parseRuns(readTailText(workspacePaths(workspace).runsJournal, 256 * 1024)).at(-1) ?? null;
+}
+
+/** Every finished run of a team, oldest first. */
+export function readRunHistory(workspace: string): LaunchRun[] {
+  return parseRuns(readTextFile(workspacePaths(workspace).runsJournal, 'move it aside; fed starts a new run journal') ?? '');
+}
+
+function parseRuns(text: string): LaunchRun[] {
+  const runs: LaunchRun[] = [];
+  for (const line of text.split('\n')) {
     if (!line.trim()) continue;
     try {
       const parsed = launchRunSchema.safeParse(JSON.parse(line));
-      if (parsed.success) return parsed.data;
+      if (parsed.success) runs.push(parsed.data);
     } catch {
       // torn line
     }
   }
-  return null;
+  return runs;
 }

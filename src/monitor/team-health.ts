@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { loadTeamLifecycle, stateOf } from '../actors/team-lifecycle.js';
 import { archetypeOf, lifecycleFor } from '../archetypes/catalog.js';
 import { workspacePaths } from '../layout.js';
+import { processIsAlive } from '../fs/process-identity.js';
+import { readCurrentRun, readLastRun } from '../launch/run-records.js';
 import { statusOf } from '../registry/find-team.js';
 import type { FederationConfig } from '../schema/config.js';
 import type { RegistryEntry } from '../schema/registry.js';
@@ -26,7 +28,7 @@ interface LifecycleContextView {
 /**
  * One team's line of the monitoring cycle, with the health checks of spec §6: a lifecycle that is working
  * (not paused, not over, not waiting by its archetype's completion policy) and has a mission was updated
- * within the stale limit; the agent logged no errors since its last launch; and its archetype's own
+ * within the stale limit; its last launch completed (a run that left the team waiting by its archetype's policy counts); the agent logged no errors since its last launch; and its archetype's own
  * checks (a deliverable exists and is not empty once complete, a coding branch in review still exists, …).
  * A team whose files cannot be read is reported with the error — never dropped.
  */
@@ -47,6 +49,12 @@ export function teamReport(team: RegistryEntry, inputs: HealthInputs): TeamRepor
   };
   try {
     if (lifecycleFor(team.archetypeId)) fillLifecycle(report, team, inputs);
+    // A launch that did not complete leaves the team unhealthy until one does (or it is retried and run);
+    // while a new launch runs, that one is the last launch and has not ended yet.
+    const current = readCurrentRun(team.location);
+    const launching = current !== undefined && processIsAlive(current.launcherPid);
+    const lastRun = readLastRun(team.location);
+    if (!launching && lastRun && lastRun.outcome !== 'completed') report.reasons.push(`last launch did not complete: ${lastRun.outcome}${lastRun.reason ? ` (${lastRun.reason})` : ''}, ended ${lastRun.endedAt}`);
     const errors = agentLogErrors(workspacePaths(team.location).agentLog);
     if (errors.length) report.reasons.push(`errors in agent log since the last launch: ${errors.join(' | ')}`);
   } catch (error) {

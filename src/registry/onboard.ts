@@ -11,6 +11,7 @@ import { META, teamIdSchema } from '../schema/common.js';
 import { zodProblems } from '../schema/problems.js';
 import { PLACEMENT_TYPES, type PlacementType, type Registry, type RegistryEntry } from '../schema/registry.js';
 import type { TeamMarker } from '../schema/team-marker.js';
+import { recordFederationEvent } from '../federation/federation-journal.js';
 import { createWorkspace, removeWorkspace, worktreeBranch, type CreatedWorkspace } from './placement.js';
 import { readRegistry } from './registry-file.js';
 import { updateRegistry, type UpdateOptions } from './update-registry.js';
@@ -173,6 +174,7 @@ export async function onboardTeam(root: string, request: OnboardRequest, options
         options,
       );
       unlinkQuietly(paths.intent);
+      recordFederationEvent(root, { kind: 'onboarded', team: domainId, archetype: archetypeId, placement: placementType, location: entry.location });
       return entry;
     } catch (error) {
       try {

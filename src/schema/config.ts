@@ -10,6 +10,7 @@ export const DEFAULT_AGENT_COMMAND = 'fed-agent';
 export const DEFAULT_COLLECTOR_ENDPOINT = 'http://localhost:18888';
 export const DEFAULT_PLAYBOOK_SKILL = 'domain-playbook';
 export const DEFAULT_DELIVERABLE = 'deliverable.md';
+export const DEFAULT_FEDERATION_REPORT = 'federation-report.md';
 
 /** A plain file name (no directory part), because it is joined onto a team workspace. */
 const fileName = nonEmptyString.refine((name) => !/[\\/]/.test(name) && name !== '.' && name !== '..', {
@@ -112,6 +113,8 @@ export const configSchema = z.object({
   chatConfig: chatConfigSchema.optional(),
   playbookSkill: fileName.default(DEFAULT_PLAYBOOK_SKILL),
   deliverable: fileName.default(DEFAULT_DELIVERABLE),
+  /** The federation report meta writes at the root when the deliverable teams are done (`fed run`). */
+  federationReport: fileName.default(DEFAULT_FEDERATION_REPORT),
   deliverableSchema: nonEmptyString.optional(),
   importHook: nonEmptyString.optional(),
   signalDeadlines: signalDeadlinesSchema.optional(),

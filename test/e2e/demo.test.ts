@@ -5,18 +5,25 @@ import { runFed } from '../helpers/fed-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 describe('fed demo (npm run demo)', () => {
-  it('runs a whole federation end to end with the built-in agent and removes its temp dir', async () => {
+  it('plans three teams on a sample monorepo, runs them in parallel with the built-in agent, shows the report, removes its temp dir', async () => {
     const result = await runFed(['demo'], { timeoutMs: 120_000 });
     expect(result, result.stderr).toMatchObject({ code: 0 });
     for (const expected of [
-      '$ fed launch --team docs',
-      'preparing → scanning  (PLAN_READY)',
-      'aggregating → complete  (DOCUMENT_WRITTEN)',
+      '$ fed plan --teams 3 --apply',
+      'signals-docs   packages/signals',
+      '$ fed run',
+      'launch-docs: running, scanning (PLAN_READY)',
+      'registry-docs: complete (complete)',
+      'signals-docs: complete (complete)',
+      'ran 3 teams',
+      '3 complete, 0 failed, 0 paused',
       '$ fed monitor',
-      'teams: 1, healthy 1, unhealthy 0',
-      '.fed/teams/docs/deliverable.md: ok —',
-      '# Architecture of',
-      'deliverable ready: deliverable.md',
+      'teams: 3, healthy 3, unhealthy 0',
+      'federation-report.md: ok —',
+      '# Federation report: demo-fed',
+      'meta -->|"1 directive"| t1',
+      '$ fed log --team launch-docs',
+      'sent report to meta: deliverable ready: deliverable.md',
     ]) {
       expect(result.stdout).toContain(expected);
     }
@@ -25,12 +32,15 @@ describe('fed demo (npm run demo)', () => {
     expect(existsSync(dir!)).toBe(false);
   }, 150_000);
 
-  it('--dir keeps the federation, with the deliverable and the learning log', async () => {
+  it('--dir keeps the federation, with the report, every deliverable and the learning logs', async () => {
     const dir = join(tempDir(), 'demo');
     const result = await runFed(['demo', '--dir', dir], { timeoutMs: 120_000 });
     expect(result, result.stderr).toMatchObject({ code: 0 });
-    const workspace = join(dir, '.fed', 'teams', 'docs');
-    expect(readFileSync(join(workspace, 'deliverable.md'), 'utf8')).toMatch(/^# /);
-    expect(readFileSync(join(workspace, '.fed', 'learning-log.jsonl'), 'utf8').trim().split('\n').length).toBeGreaterThan(3);
+    expect(readFileSync(join(dir, 'federation-report.md'), 'utf8')).toMatch(/^# Federation report: demo-fed\n/);
+    for (const team of ['launch-docs', 'registry-docs', 'signals-docs']) {
+      const workspace = join(dir, '.fed', 'teams', team);
+      expect(readFileSync(join(workspace, 'deliverable.md'), 'utf8')).toMatch(/^# /);
+      expect(readFileSync(join(workspace, '.fed', 'learning-log.jsonl'), 'utf8').trim().split('\n').length).toBeGreaterThan(3);
+    }
   }, 150_000);
 });

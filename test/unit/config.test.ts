@@ -25,6 +25,7 @@ describe('federate.config.json', () => {
       telemetry: { enabled: true, collector: { endpoint: 'http://localhost:18888' } },
       playbookSkill: 'domain-playbook',
       deliverable: 'deliverable.md',
+      federationReport: 'federation-report.md',
     });
   });
 
@@ -38,6 +39,7 @@ describe('federate.config.json', () => {
       chatConfig: { teamId: '5f2b1c3e-0000-4000-8000-000000000000', channelId: '19:abc123@thread.tacv2' },
       playbookSkill: 'my-playbook',
       deliverable: 'report.md',
+      federationReport: 'summary.md',
       deliverableSchema: 'schemas/deliverable.json',
       importHook: 'hooks/init.ts',
     };

@@ -2,18 +2,19 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { copyDemoCodebase } from '../../demo/demo-codebase.js';
+import { writeDemoCodebase } from '../../demo/demo-codebase.js';
 import { demoSteps } from '../../demo/demo-steps.js';
-import { DEFAULT_DELIVERABLE } from '../../schema/config.js';
+import { DEFAULT_FEDERATION_REPORT } from '../../schema/config.js';
 import { quote } from 'shell-quote';
 import { CliExit, type CliIo } from '../io.js';
 import { runCli } from '../program.js';
 
 /**
- * `fed demo` (`npm run demo`): a whole federation end to end on the built-in defaults — a copy of this
- * project's sources as the codebase, a deliverable team, a mission from meta, a launch with the built-in
- * agent, a monitoring cycle and the deliverable's check — each step printed as the command a user would
- * type, followed by its output. The steps are real CLI invocations.
+ * `fed demo` (`npm run demo`): a whole federation end to end on the built-in defaults — a sample monorepo
+ * as the codebase, a plan of three deliverable teams (one per package) with their missions from meta, a
+ * parallel run with the built-in agent, a monitoring cycle, and the federation report with its check —
+ * each step printed as the command a user would type, followed by its output. The steps are real CLI
+ * invocations.
  */
 export function registerDemo(program: Command, io: CliIo): void {
   program
@@ -29,9 +30,9 @@ export function registerDemo(program: Command, io: CliIo): void {
       let keep = Boolean(options.dir || options.keep);
       // No collector runs for a demo: it exports telemetry only when asked to (FED_TELEMETRY_ENABLED=true).
       const env: NodeJS.ProcessEnv = { FED_TELEMETRY_ENABLED: 'false', ...io.env };
-      io.stdout(`# fed demo in ${dir}\n\n# the codebase to study: a copy of fed's own ${copyDemoCodebase(dir).join(', ')}\n`);
+      io.stdout(`# fed demo in ${dir}\n\n# the codebase to study: a sample monorepo of three packages (${writeDemoCodebase(dir).join(', ')}) taken from fed's own sources\n`);
       try {
-        for (const step of demoSteps(DEFAULT_DELIVERABLE)) {
+        for (const step of demoSteps(DEFAULT_FEDERATION_REPORT)) {
           io.stdout(`\n# ${step.comment}\n`);
           if ('showFile' in step) {
             const text = readFileSync(join(dir, step.showFile), 'utf8').split('\n');

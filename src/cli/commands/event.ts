@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { reportAgentEvent } from '../../launch/agent-events.js';
 import { InvalidInputError } from '../../errors.js';
+import { openAgentInspection } from '../../inspect/agent-inspection.js';
 import { parseJsonText } from '../../fs/json-text.js';
 import { resolveTeam } from '../../registry/team-workspace.js';
 import { federationContext, printJson, type CliIo } from '../io.js';
@@ -29,7 +30,18 @@ export function registerEvent(program: Command, io: CliIo): void {
       const ctx = federationContext(command, io);
       const data = parseData(options.data);
       const team = resolveTeam(ctx.root, requireTeam(options.team, ctx, 'fed event --team <team> <EVENT>'));
-      const result = await reportAgentEvent(ctx.root, team, { ...data, type }, ctx.config.config);
+      // Launched with an inspected launch: this process's transitions go to the launcher's inspection log too.
+      const inspection = openAgentInspection(io.env);
+      let result;
+      try {
+        result = await reportAgentEvent(ctx.root, team, { ...data, type }, ctx.config.config, { inspect: inspection?.observe });
+      } finally {
+        try {
+          inspection?.close();
+        } catch (error) {
+          io.stderr(`warning: ${(error as Error).message}\n`);
+        }
+      }
       for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
       const line = result.steps[0]?.line;
       if (options.json) return printJson(io, { team: team.domainId, event: type, from: line?.from, to: line?.to, seq: line?.seq });

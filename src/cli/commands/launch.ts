@@ -35,6 +35,7 @@ export function registerLaunch(program: Command, io: CliIo): void {
           signal: interrupt.signal,
           hooks,
           inspect: inspection.inspect,
+          inspectRecord: inspection.record,
           env: io.env,
           cwd: io.cwd,
           onProgress: options.json ? undefined : (line) => io.stdout(line.from === line.to ? `  ${line.event}\n` : `${line.from} → ${line.to}  (${line.event})\n`),

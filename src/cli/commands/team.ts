@@ -5,6 +5,8 @@ import type { TeamStatusEvent } from '../../../machines/team-status.machine.js';
 import { InvalidInputError } from '../../errors.js';
 import { getTeam, statusOf } from '../../registry/find-team.js';
 import { onboardTeam } from '../../registry/onboard.js';
+import { removeTeam } from '../../registry/remove-team.js';
+import { retryTeam } from '../../run/team-retry.js';
 import { readRegistry } from '../../registry/registry-file.js';
 import { TEAM_STATUS_COMMANDS } from '../../registry/team-status.js';
 import { lifecycleFor } from '../../archetypes/catalog.js';
@@ -30,7 +32,7 @@ function entryFields(entry: RegistryEntry): [string, string][] {
 }
 
 export function registerTeam(program: Command, io: CliIo): void {
-  const team = program.command('team').description('onboard teams, manage their registry status, review and merge coding teams');
+  const team = program.command('team').description('onboard teams, manage their registry status, retry and remove them, review and merge coding teams');
 
   team
     .command('onboard')
@@ -95,6 +97,34 @@ export function registerTeam(program: Command, io: CliIo): void {
     });
 
   registerTeamReview(team, io);
+
+  team
+    .command('retry')
+    .description('start a failed team again from the start of its lifecycle with the same mission (earlier runs are kept, numbered)')
+    .argument('<team>', 'team id or domain')
+    .option('--json', 'print the new run as JSON')
+    .action(async (name: string, options: { json?: boolean }, command: Command) => {
+      const ctx = federationContext(command, io);
+      const run = await retryTeam(ctx.root, name, ctx.config.config);
+      if (options.json) return printJson(io, run);
+      io.stdout(`${run.team}: run ${run.run} starts from the beginning with the mission "${run.mission.subject}"; kept: ${run.keptAs.join(', ')}
+launch it: fed run --team ${run.team}
+`);
+    });
+
+  team
+    .command('remove')
+    .description('remove an archived team: its workspace (worktree and branch too) and its registry entry; the journal keeps the record')
+    .argument('<team>', 'team id or domain')
+    .option('--force', "also remove a worktree team's branch whose commits are not merged")
+    .option('--json', 'print the removal record as JSON')
+    .action(async (name: string, options: { force?: boolean; json?: boolean }, command: Command) => {
+      const ctx = federationContext(command, io);
+      const removed = await removeTeam(ctx.root, name, { force: options.force });
+      if (options.json) return printJson(io, removed);
+      io.stdout(`removed ${removed.team}: ${removed.location}${removed.branch ? ` and branch ${removed.branch}` : ''}
+`);
+    });
 
   for (const [event, verb] of Object.entries(TEAM_STATUS_COMMANDS) as [TeamStatusEvent['type'], string][]) {
     team

@@ -1,0 +1,193 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import GithubSlugger from 'github-slugger';
+import { loadTeamLifecycle, stateOf } from '../actors/team-lifecycle.js';
+import { archetypeFor } from '../archetypes/catalog.js';
+import { analyseMarkdown } from '../deliverable/analyse-markdown.js';
+import { plainText } from '../deliverable/parse-markdown.js';
+import { writeFileAtomic } from '../fs/atomic-write.js';
+import { workspacePaths } from '../layout.js';
+import { readRunHistory } from '../launch/run-records.js';
+import { runMonitorCycle } from '../monitor/monitor-cycle.js';
+import type { TeamReport } from '../monitor/monitor-report.js';
+import { statusOf } from '../registry/find-team.js';
+import { readRegistry } from '../registry/registry-file.js';
+import { META } from '../schema/common.js';
+import type { FederationConfig } from '../schema/config.js';
+import type { RegistryEntry } from '../schema/registry.js';
+import { readSignalBox } from '../signals/read-signals.js';
+
+/**
+ * The federation report meta writes when the deliverable teams are done (`fed run`): one section per team
+ * with its deliverable's title and summary, a link to it, the team's health and how long it took, and a
+ * Mermaid diagram of the teams and the signals between them. It follows the documentation standards, so
+ * `fed deliverable check` passes it.
+ */
+export interface FederationReport {
+  path: string;
+  markdown: string;
+  teams: string[];
+}
+
+interface TeamSection {
+  team: RegistryEntry;
+  state: string;
+  title: string | null;
+  summary: string | null;
+  deliverable: string | null;
+  health: TeamReport | undefined;
+  lifecycleMs: number | null;
+  runs: number;
+  agentMs: number;
+  failure: string | null;
+}
+
+/** The deliverable teams the report covers: every one not archived. */
+export function reportedTeams(root: string): RegistryEntry[] {
+  return readRegistry(root).teams.filter((t) => archetypeFor(t.archetypeId)?.producesDocument === true && statusOf(t) !== 'archived');
+}
+
+export function buildFederationReport(root: string, config: FederationConfig, now = new Date()): FederationReport {
+  const teams = reportedTeams(root);
+  const monitor = runMonitorCycle(root, { config, now });
+  const sections = teams.map((team) => teamSection(root, team, config, monitor.teams.find((r) => r.team === team.domainId)));
+  const name = config.federationName ?? config.description ?? 'this federation';
+  const complete = sections.filter((s) => s.state === 'complete').length;
+  const slugger = new GithubSlugger();
+  const heading = (s: TeamSection) => `Team ${s.team.domainId}`;
+  const contents = ['Overview', ...sections.map(heading), 'Next steps'].map((title) => `- [${title}](#${slugger.slug(title)})`);
+  const lines = [
+    `# Federation report: ${name}`,
+    '',
+    `This report gathers the work of the ${sections.length} deliverable team${sections.length === 1 ? '' : 's'} of ${name}, written by meta on ${now.toISOString()}. ` +
+      `${complete} of ${sections.length} finished their deliverable. ` +
+      'Each section links to a team\'s deliverable and says how healthy the team is and how long it took.',
+    '',
+    '## Contents',
+    '',
+    ...contents,
+    '',
+    '## Overview',
+    '',
+    'Teams and the signals between them (arrows are labelled with how many of each type were sent):',
+    '',
+    '```mermaid',
+    ...signalDiagram(root, teams, sections),
+    '```',
+    '',
+    ...sections.flatMap((s) => renderSection(root, s, heading(s))),
+    '## Next steps',
+    '',
+    ...nextSteps(sections),
+    '',
+  ];
+  return { path: join(root, config.federationReport), markdown: lines.join('\n'), teams: teams.map((t) => t.domainId) };
+}
+
+/** Build the report and write it (atomically) at the root; returns it. */
+export function writeFederationReport(root: string, config: FederationConfig, now = new Date()): FederationReport {
+  const report = buildFederationReport(root, config, now);
+  writeFileAtomic(report.path, report.markdown);
+  return report;
+}
+
+function teamSection(root: string, team: RegistryEntry, config: FederationConfig, health: TeamReport | undefined): TeamSection {
+  try {
+    return readTeamSection(root, team, config, health);
+  } catch (error) {
+    // A team whose files cannot be read still gets its section, saying so: the report never drops a team.
+    return { team, state: 'unknown', title: null, summary: null, deliverable: null, health, lifecycleMs: null, runs: 0, agentMs: 0, failure: `its files cannot be read: ${(error as Error).message}` };
+  }
+}
+
+function readTeamSection(root: string, team: RegistryEntry, config: FederationConfig, health: TeamReport | undefined): TeamSection {
+  const lifecycle = loadTeamLifecycle(team);
+  const context = lifecycle.snapshot.context as { enteredAt?: Record<string, string>; failure?: { reason: string } | null };
+  const state = stateOf(lifecycle.snapshot);
+  const path = join(team.location, config.deliverable);
+  const document = existsSync(path) ? describeDocument(readFileSync(path, 'utf8')) : { title: null, summary: null };
+  const started = context.enteredAt?.preparing ?? team.onboardedAt;
+  const ended = context.enteredAt?.[state];
+  const runs = readRunHistory(team.location);
+  return {
+    team,
+    state,
+    ...document,
+    deliverable: existsSync(path) ? relative(root, path) : null,
+    health,
+    lifecycleMs: lifecycle.snapshot.status === 'done' && ended ? Date.parse(ended) - Date.parse(started) : null,
+    runs: runs.length,
+    agentMs: runs.reduce((ms, r) => ms + (Date.parse(r.endedAt) - Date.parse(r.startedAt)), 0),
+    failure: context.failure?.reason ?? null,
+  };
+}
+
+/** The title and the summary paragraph (the paragraph right after the title) of a deliverable. */
+function describeDocument(text: string): { title: string | null; summary: string | null } {
+  const doc = analyseMarkdown(text);
+  const titleIndex = doc.tree.children.findIndex((n) => n.type === 'heading' && n.depth === 1);
+  const next = titleIndex === -1 ? undefined : doc.tree.children[titleIndex + 1];
+  const title = doc.headings.find((h) => h.level === 1)?.title ?? null;
+  return { title, summary: next?.type === 'paragraph' ? plainText(next).replace(/\s+/g, ' ').trim() : null };
+}
+
+function renderSection(root: string, s: TeamSection, heading: string): string[] {
+  const health = s.health ? (s.health.healthy ? 'healthy' : `unhealthy — ${s.health.reasons.join('; ')}`) : 'unknown';
+  const items = [
+    `- State: ${s.state}${s.failure ? ` (${s.failure})` : ''}`,
+    `- Deliverable: ${s.deliverable ? `[${s.title ?? s.deliverable}](${encodeURI(s.deliverable)})` : 'none written'}`,
+    `- Health: ${health}`,
+    `- Duration: ${s.lifecycleMs === null ? 'not finished' : `${formatDuration(s.lifecycleMs)} from the start of its lifecycle to ${s.state}`}, ` +
+      `${s.runs} agent run${s.runs === 1 ? '' : 's'} taking ${formatDuration(s.agentMs)}`,
+    `- Workspace: ${relative(root, s.team.location) || '.'}`,
+  ];
+  return [`## ${heading}`, '', ...(s.summary ? [quoteText(s.summary), ''] : []), ...items, ''];
+}
+
+/** A summary quoted from a deliverable, as a blockquote whose Markdown cannot break the report's structure. */
+function quoteText(text: string): string {
+  return `> ${text.replace(/([\\`*_[\]#<>|])/g, '\\$1')}`;
+}
+
+function nextSteps(sections: readonly TeamSection[]): string[] {
+  const failed = sections.filter((s) => s.state === 'failed');
+  const unfinished = sections.filter((s) => s.state !== 'complete' && s.state !== 'failed');
+  return [
+    ...failed.map((s) => `- Retry team ${s.team.domainId} (it failed): \`fed team retry ${s.team.domainId}\`, then \`fed run\`.`),
+    ...unfinished.map((s) => `- Finish team ${s.team.domainId} (it is ${s.state}): \`fed run --team ${s.team.domainId}\`.`),
+    '- Read each deliverable linked above, and check one with `fed deliverable check <file>`.',
+    '- See everything that happened, in time order: `fed log`.',
+  ];
+}
+
+/**
+ * A Mermaid flowchart: meta and the teams as nodes, an arrow per sender and recipient labelled with how
+ * many signals of each type went that way — read from every inbox (the recipient's copy is the one that
+ * counts: an outbox copy may be all that is left of an undeliverable signal).
+ */
+function signalDiagram(root: string, teams: readonly RegistryEntry[], sections: readonly TeamSection[]): string[] {
+  const ids = new Map<string, string>([[META, 'meta']]);
+  teams.forEach((t, i) => ids.set(t.domainId, `t${i + 1}`));
+  const label = (text: string) => text.replace(/"/g, "'");
+  const nodes = ['flowchart LR', '  meta(("meta"))', ...sections.map((s) => `  ${ids.get(s.team.domainId)}["${label(`${s.team.domainId}: ${s.state}`)}"]`)];
+  const edges = new Map<string, Map<string, number>>();
+  for (const [owner, location] of [[META, root] as const, ...teams.map((t) => [t.domainId, t.location] as const)]) {
+    const inbox = readSignalBox(workspacePaths(location).inbox, { owner, box: 'inbox' });
+    for (const { message } of inbox.signals) {
+      if (!ids.has(message.from)) continue;
+      const key = `${ids.get(message.from)} -->|"%"| ${ids.get(owner)}`;
+      const types = edges.get(key) ?? edges.set(key, new Map()).get(key)!;
+      types.set(message.type, (types.get(message.type) ?? 0) + 1);
+    }
+  }
+  const arrows = [...edges].map(([key, types]) => `  ${key.replace('%', [...types].map(([type, n]) => `${n} ${type}${n === 1 ? '' : 's'}`).join(', '))}`);
+  return [...nodes, ...arrows.sort()];
+}
+
+function formatDuration(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min ${seconds % 60} s`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}

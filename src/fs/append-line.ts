@@ -1,0 +1,24 @@
+import { appendFileSync, closeSync, fsyncSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { ensureDirectory } from './ensure-directory.js';
+import { readFileTail } from './read-json-file.js';
+import type { WriteOptions } from './atomic-write.js';
+
+/**
+ * Append one JSON line to an append-only journal (runs journal, federation journal), durably by default.
+ * A line torn by a crash mid-append gets its newline first, so it cannot swallow this one; readers skip
+ * the torn fragment. One `write` of a line under PIPE_BUF-ish size from O_APPEND is not interleaved with
+ * another process's, so concurrent appenders each keep their lines whole.
+ */
+export function appendJsonLine(file: string, value: unknown, options: WriteOptions = {}): void {
+  ensureDirectory(dirname(file), options);
+  const tail = readFileTail(file, 1, 'move it aside; fed starts a new journal')?.tail.toString('utf8') ?? '';
+  const prefix = tail.length > 0 && tail !== '\n' ? '\n' : '';
+  const fd = openSync(file, 'a');
+  try {
+    appendFileSync(fd, `${prefix}${JSON.stringify(value)}\n`);
+    if (options.durable ?? true) fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,146 @@
+import { basename, join } from 'node:path';
+import { earlierRuns } from '../run/team-retry.js';
+import { readFederationJournal } from '../federation/federation-journal.js';
+import { InvalidInputError, UnknownTeamError } from '../errors.js';
+import { readTextFile } from '../fs/read-json-file.js';
+import { workspacePaths } from '../layout.js';
+import { findTeam } from '../registry/find-team.js';
+import { readRegistry } from '../registry/registry-file.js';
+import { META } from '../schema/common.js';
+import type { FederationRecord } from '../schema/federation-journal.js';
+import { journalLineSchema, type JournalLine } from '../schema/lifecycle-state.js';
+import type { RegistryEntry } from '../schema/registry.js';
+import { readSignalBox } from '../signals/read-signals.js';
+
+/**
+ * `fed log`: what happened in the federation, in time order, from the files that already record it — the
+ * federation journal (onboarding, status changes, launches and their outcomes, retries, removals), every
+ * team's lifecycle journal (each transition and recorded event, earlier runs' included) and the signal
+ * boxes (each signal sent, and acknowledged).
+ */
+export type LogEntryKind = FederationRecord['kind'] | 'transition' | 'event' | 'signal-sent' | 'signal-acknowledged';
+
+export interface LogEntry {
+  at: string;
+  team: string;
+  kind: LogEntryKind;
+  /** One line for people. */
+  text: string;
+  /** Unique per entry, so a follower prints each once. */
+  key: string;
+  /** The other party of a signal. */
+  peer?: string;
+}
+
+export interface LogQuery {
+  /** Only entries about this team (signals to or from it included). */
+  team?: string;
+  /** Only entries at or after this time. */
+  since?: Date;
+}
+
+/** `--since`: an ISO date-time, or a duration back from now (`30s`, `10m`, `2h`, `1d`). */
+export function parseSince(text: string, now = new Date()): Date {
+  const relative = /^(\d+)\s*(s|m|h|d)$/.exec(text.trim());
+  if (relative) {
+    const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[relative[2] as 's' | 'm' | 'h' | 'd'];
+    return new Date(now.getTime() - Number(relative[1]) * unit);
+  }
+  const at = Date.parse(text);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(at)) {
+    throw new InvalidInputError(`--since: expected an ISO date-time (2026-11-22T10:00:00Z) or a duration back from now (30s, 10m, 2h, 1d), got "${text}"`);
+  }
+  return new Date(at);
+}
+
+export function readFederationLog(root: string, query: LogQuery = {}): LogEntry[] {
+  const registry = readRegistry(root);
+  const records = readFederationJournal(root);
+  let wanted: string | undefined;
+  if (query.team !== undefined) {
+    // A removed team is known by its records only: its log is what the federation journal kept.
+    wanted = findTeam(registry, query.team)?.domainId ?? (query.team === META || records.some((r) => r.team === query.team) ? query.team : undefined);
+    if (!wanted) throw new UnknownTeamError(query.team, registry.teams.map((t) => t.domainId));
+  }
+  const teams = registry.teams.filter((t) => wanted === undefined || t.domainId === wanted);
+  const entries = [...records.map(federationEntry), ...teams.flatMap(lifecycleEntries), ...signalEntries(root, registry.teams)].filter(
+    (e) => (wanted === undefined || e.team === wanted || e.peer === wanted) && (!query.since || Date.parse(e.at) >= query.since.getTime()),
+  );
+  // Stable: entries of the same instant keep the order their sources wrote them in.
+  return entries.map((e, i) => ({ e, i })).sort((a, b) => Date.parse(a.e.at) - Date.parse(b.e.at) || a.i - b.i).map(({ e }) => e);
+}
+
+function federationEntry(record: FederationRecord): LogEntry {
+  const key = `fed|${record.team}|${record.kind}|${record.at}`;
+  const base = { at: record.at, team: record.team, kind: record.kind, key };
+  switch (record.kind) {
+    case 'onboarded':
+      return { ...base, text: `onboarded (${record.archetype}, ${record.placement}) at ${record.location}` };
+    case 'status':
+      return { ...base, text: `status ${record.from} → ${record.to}` };
+    case 'launch-started':
+      return { ...base, key: `${key}|${record.runId}`, text: `launch started in ${record.stateBefore} (run ${record.runId})` };
+    case 'launch-ended':
+      return { ...base, key: `${key}|${record.runId}`, text: `launch ended: ${record.result} (${record.outcome}), now ${record.stateAfter}${record.reason ? `: ${record.reason}` : ''}` };
+    case 'retried':
+      return { ...base, text: `retried: run ${record.run} started with the mission "${record.mission}"${record.keptAs.length ? `; earlier files kept as ${record.keptAs.join(', ')}` : ''}` };
+    case 'removed':
+      return { ...base, text: `removed: workspace ${record.location}${record.branch ? ` and branch ${record.branch}` : ''} deleted${record.forced ? ' (--force)' : ''}` };
+  }
+}
+
+/** Journal lines of a file; torn or foreign lines are skipped. */
+function journalLines(file: string): JournalLine[] {
+  const text = readTextFile(file, 'move it aside; fed starts a new journal') ?? '';
+  const lines: JournalLine[] = [];
+  for (const raw of text.split('\n')) {
+    if (!raw.trim()) continue;
+    try {
+      const parsed = journalLineSchema.safeParse(JSON.parse(raw));
+      if (parsed.success) lines.push(parsed.data);
+    } catch {
+      // torn line
+    }
+  }
+  return lines;
+}
+
+/** The team's lifecycle journal, with those of its earlier runs (kept by `fed team retry`). */
+function lifecycleEntries(team: RegistryEntry): LogEntry[] {
+  const journals = [
+    ...earlierRuns(team.location).map(({ run, dir }) => ({ run: `run-${run}`, file: join(dir, basename(workspacePaths(team.location).journal)) })),
+    { run: 'current', file: workspacePaths(team.location).journal },
+  ];
+  return journals.flatMap(({ run, file }) =>
+    journalLines(file).map((line): LogEntry => {
+      const moved = line.from !== line.to;
+      const via = line.source === 'signal' ? ` (signal ${line.signalId ?? ''})` : line.source === 'event' ? ' (fed event)' : ' (fed team)';
+      return {
+        at: line.at,
+        team: team.domainId,
+        kind: moved ? 'transition' : 'event',
+        text: `${moved ? `${line.from} → ${line.to}` : `in ${line.from}`}  ${line.event}${via}${line.note ? ` — ${line.note}` : ''}`,
+        key: `life|${team.domainId}|${run}|${line.seq}`,
+      };
+    }),
+  );
+}
+
+/** Every signal in an inbox (meta's and the teams'): sent at its timestamp, acknowledged at its ack's time. */
+function signalEntries(root: string, teams: readonly RegistryEntry[]): LogEntry[] {
+  const boxes = [{ owner: META, location: root }, ...teams.map((t) => ({ owner: t.domainId, location: t.location }))];
+  return boxes.flatMap(({ owner, location }) => {
+    let signals;
+    try {
+      signals = readSignalBox(workspacePaths(location).inbox, { owner, box: 'inbox' }).signals;
+    } catch {
+      return [];
+    }
+    return signals.flatMap(({ message: m }): LogEntry[] => {
+      const key = `sig|${m.from}|${m.to}|${m.id}`;
+      const sent: LogEntry = { at: m.timestamp, team: m.from, peer: m.to, kind: 'signal-sent', text: `sent ${m.type} to ${m.to}: ${m.subject}`, key: `${key}|sent` };
+      if (!m.acknowledged || !m.acknowledged_at) return [sent];
+      return [sent, { at: m.acknowledged_at, team: m.to, peer: m.from, kind: 'signal-acknowledged', text: `acknowledged ${m.type} from ${m.from}: ${m.subject}`, key: `${key}|ack` }];
+    });
+  });
+}

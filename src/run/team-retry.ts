@@ -1,0 +1,170 @@
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs';
+import { basename, extname, join, relative } from 'node:path';
+import { createActor } from 'xstate';
+import { readEnvelope, writeEnvelope } from '../actors/state-files.js';
+import { lifecycleEntryFor, loadTeamLifecycle, settleTeamLifecycle, stateOf, withStateLock } from '../actors/team-lifecycle.js';
+import { RefusedError } from '../errors.js';
+import { recordFederationEvent } from '../federation/federation-journal.js';
+import { fsyncDirectory, unlinkQuietly } from '../fs/atomic-write.js';
+import { workspacePaths } from '../layout.js';
+import { statusOf } from '../registry/find-team.js';
+import { resolveTeam } from '../registry/team-workspace.js';
+import { META } from '../schema/common.js';
+import type { FederationConfig } from '../schema/config.js';
+import type { RegistryEntry } from '../schema/registry.js';
+import { readSignalBox } from '../signals/read-signals.js';
+import { sendSignal } from '../signals/send-signal.js';
+
+/**
+ * Runs of a team's lifecycle over time. A lifecycle that ended (failed, or complete) is not the end of the
+ * team: `fed team retry` starts a new run from the start of the lifecycle with the same mission, and a new
+ * mission directive to a complete team starts one with that mission. The run that ended is kept, never
+ * overwritten: its state and journal move to `.fed/history/run-<n>/`, its deliverable is renamed
+ * `deliverable.run-<n>.md`. The new lifecycle keeps the dedupe record (old signals are never applied
+ * again) and the journal's sequence numbers go on where they were.
+ */
+export interface NewRun {
+  team: string;
+  /** The number of the run that starts now (the first run is 1). */
+  run: number;
+  mission: { subject: string; body: string };
+  /** What of the earlier run was kept where, relative to the workspace. */
+  keptAs: string[];
+}
+
+interface MissionContext {
+  mission?: { signalId: string; subject: string; body: string } | null;
+  enteredAt?: Record<string, string>;
+}
+
+/** The kept earlier runs of a team's lifecycle, oldest first: their numbers and folders. */
+export function earlierRuns(workspace: string): { run: number; dir: string }[] {
+  const history = workspacePaths(workspace).history;
+  let names: string[];
+  try {
+    names = readdirSync(history);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((name) => /^run-\d+$/.test(name))
+    .map((name) => ({ run: Number(name.slice(4)), dir: join(history, name) }))
+    .sort((a, b) => a.run - b.run);
+}
+
+/**
+ * The number of the run that ended: one more than the last run in the history — or that one, when it
+ * holds this very state (a retry interrupted after keeping it, and run again).
+ */
+function endedRunNumber(team: RegistryEntry): number {
+  const envelope = workspacePaths(team.location).envelope;
+  const last = earlierRuns(team.location).at(-1);
+  if (!last) return 1;
+  const kept = join(last.dir, basename(envelope));
+  return existsSync(kept) && readFileSync(kept, 'utf8') === readFileSync(envelope, 'utf8') ? last.run : last.run + 1;
+}
+
+/**
+ * `fed team retry`: a failed team starts again from the start of its lifecycle, with the same mission;
+ * a complete team that was sent a new mission directive starts a run with that one.
+ */
+export async function retryTeam(root: string, name: string, config: FederationConfig): Promise<NewRun> {
+  const team = resolveTeam(root, name);
+  lifecycleEntryFor(team);
+  if (statusOf(team) !== 'active') {
+    throw new RefusedError('TEAM_NOT_ACTIVE', `team "${team.domainId}" is ${statusOf(team)}; ${statusOf(team) === 'paused' ? `resume it first: fed team resume ${team.domainId}` : 'archived teams are not run again'}`);
+  }
+  const lifecycle = loadTeamLifecycle(team);
+  const state = stateOf(lifecycle.snapshot);
+  const mission = (lifecycle.snapshot.context as MissionContext).mission;
+  if (state === 'complete') {
+    const next = await startRunForNewMission(root, team, config);
+    if (next) return next;
+  }
+  if (state !== 'failed' || !mission) {
+    const hint = state === 'complete' ? ` — to give a complete team new work, send it a new mission: fed signal send --to ${team.domainId} --type directive --subject "<mission>"` : '';
+    throw new RefusedError('NOT_FAILED', `team "${team.domainId}" is ${state}; only a failed team is retried${hint}`);
+  }
+  return startNewRun(root, team, config, { subject: mission.subject, body: mission.body });
+}
+
+/**
+ * A directive meta sent a complete team after it completed: the mission of a new run. Undefined when
+ * there is none (or the lifecycle is not complete).
+ */
+export function newMissionFor(team: RegistryEntry): { signalId: string; subject: string; body: string } | undefined {
+  const lifecycle = loadTeamLifecycle(team);
+  const context = lifecycle.snapshot.context as MissionContext;
+  const completedAt = context.enteredAt?.complete;
+  if (stateOf(lifecycle.snapshot) !== 'complete' || !completedAt || !context.mission) return undefined;
+  const inbox = readSignalBox(workspacePaths(team.location).inbox, { owner: team.domainId, box: 'inbox' });
+  const directive = inbox.signals
+    .map((s) => s.message)
+    .filter((m) => m.type === 'directive' && m.id !== context.mission!.signalId && Date.parse(m.timestamp) >= Date.parse(completedAt))
+    .at(-1);
+  return directive && { signalId: directive.id, subject: directive.subject, body: directive.body };
+}
+
+/** Start the new run a new directive to a complete team asks for; undefined when there is none. */
+export async function startRunForNewMission(root: string, team: RegistryEntry, config: FederationConfig): Promise<NewRun | undefined> {
+  const mission = newMissionFor(team);
+  return mission ? startNewRun(root, team, config, mission) : undefined;
+}
+
+/**
+ * Under the team's state lock: keep the ended run (state and journal into the history, the deliverable
+ * numbered), then write a fresh lifecycle that still knows every processed signal, and give it its mission
+ * — the directive that asked for it, applied again (`signalId`), or a new directive from meta carrying the
+ * same mission. The fresh envelope is the commit point: a crash before it leaves the ended run as it was
+ * (its files kept in the history, which a retry run again reuses).
+ */
+async function startNewRun(root: string, team: RegistryEntry, config: FederationConfig, mission: { subject: string; body: string; signalId?: string }): Promise<NewRun> {
+  const entry = lifecycleEntryFor(team);
+  const paths = workspacePaths(team.location);
+  // What the ended run still owes (journal lines, reports to meta) is done first, so it is kept with it.
+  const owed = await settleTeamLifecycle(root, team);
+  if (owed.length) throw new RefusedError('RUN_UNSETTLED', `team "${team.domainId}": the ended run still owes effects that cannot be made now (${owed.join('; ')}); fix that, then retry`);
+  return withStateLock(team, {}, async () => {
+    const envelope = readEnvelope(team.location);
+    if (!envelope) throw new RefusedError('NO_RUN', `team "${team.domainId}" has no lifecycle state yet; nothing to start again`);
+    const ended = endedRunNumber(team);
+    const history = join(paths.history, `run-${ended}`);
+    mkdirSync(history, { recursive: true });
+    const keptAs = [relative(team.location, history)];
+    copyFileSync(paths.envelope, join(history, basename(paths.envelope)));
+    // Moved, not copied: the new run's journal starts empty, its seq going on from the envelope's. When a
+    // retry interrupted after the move is run again, the history has the journal already, and what is
+    // here again is only its last lines, re-appended from the envelope: never moved over the kept one.
+    const keptJournal = join(history, basename(paths.journal));
+    if (existsSync(keptJournal)) unlinkQuietly(paths.journal);
+    else if (existsSync(paths.journal)) renameSync(paths.journal, keptJournal);
+    fsyncDirectory(history);
+    fsyncDirectory(paths.state);
+    const deliverable = join(team.location, config.deliverable);
+    if (existsSync(deliverable)) {
+      const numbered = join(team.location, `${basename(deliverable, extname(deliverable))}.run-${ended}${extname(deliverable)}`);
+      if (existsSync(numbered)) throw new RefusedError('DELIVERABLE_KEPT', `${numbered} already exists; fed never overwrites an earlier run's deliverable — move it away, then retry`);
+      renameSync(deliverable, numbered);
+      keptAs.push(relative(team.location, numbered));
+    }
+    // The mission goes out before the commit: a consumer applies it only once this lock is released (to the
+    // new lifecycle), and a crash in between leaves the failed run, which ignores it, to be retried again.
+    if (!mission.signalId) {
+      await sendSignal(root, { from: META, to: team.domainId, type: 'directive', subject: mission.subject, body: mission.body });
+    }
+    const fresh = createActor(entry.machine, { input: { at: new Date().toISOString() } }).getPersistedSnapshot() as Record<string, unknown>;
+    writeEnvelope(team.location, {
+      ...envelope,
+      machineId: entry.id,
+      machineVersion: entry.version,
+      snapshot: fresh,
+      processed: envelope.processed.filter((id) => id !== mission.signalId),
+      journalTail: [],
+      pendingReports: [],
+      savedAt: new Date().toISOString(),
+    });
+    const run: NewRun = { team: team.domainId, run: ended + 1, mission: { subject: mission.subject, body: mission.body }, keptAs };
+    recordFederationEvent(root, { kind: 'retried', team: team.domainId, run: run.run, mission: mission.subject, keptAs });
+    return run;
+  });
+}
