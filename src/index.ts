@@ -74,7 +74,6 @@ export * from './launch/orphan-agent.js';
 export { AGENT_PRESET_CATALOG, choosePreset } from './launch/presets/catalog.js';
 export type { AgentPreset, StreamStats } from './launch/presets/agent-preset.js';
 export * from './monitor/monitor-report.js';
-export * from './monitor/box-census.js';
 export * from './monitor/agent-log-errors.js';
 export * from './monitor/team-health.js';
 export * from './monitor/monitor-cycle.js';

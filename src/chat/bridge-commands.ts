@@ -60,7 +60,7 @@ export async function runBridgeCommand(command: AddressedCommand, ctx: BridgeCom
     case 'status':
       return args[0] ? teamStatus(getTeam(readRegistry(ctx.root), args[0])) : teamList(ctx.root);
     case 'monitor':
-      return renderStatusSummary(runMonitorCycle(ctx.root, { config: ctx.config }));
+      return renderStatusSummary(await runMonitorCycle(ctx.root, { config: ctx.config }));
     case 'send':
       return send(command, ctx, name);
     case 'pause':

@@ -49,7 +49,13 @@ export function resolveSignalWorkspace(root: string, party: string, options: Res
       `${role}: team "${entry.domainId}" is archived; archived teams neither send nor receive signals (list its history with: fed signal list --team ${entry.domainId})`,
     );
   }
-  return { id: entry.domainId, ...boxes(teamWorkspace(root, entry)), entry };
+  return partyWorkspace(root, { id: entry.domainId, entry });
+}
+
+/** Where the boxes of a party already resolved are: meta's in the root, a team's in its (checked) registry location. */
+export function partyWorkspace(root: string, party: { id: string; entry: RegistryEntry | undefined }): SignalWorkspace {
+  if (!party.entry) return { id: party.id, ...boxes(root), entry: undefined };
+  return { id: party.id, ...boxes(teamWorkspace(root, party.entry)), entry: party.entry };
 }
 
 function boxes(workspace: string): Pick<SignalWorkspace, 'workspace' | 'inbox' | 'outbox'> {

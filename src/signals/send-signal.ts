@@ -66,14 +66,28 @@ export async function sendSignal(root: string, request: SendSignalRequest, optio
   const recipient = resolveSignalWorkspace(root, request.to, { role: 'recipient (--to)', registry });
   const sender = resolveSignalWorkspace(root, request.from ?? META, { role: 'sender (--from)', registry });
   const fresh = buildMessage(request, sender.id, recipient.id, now);
-  const writeOptions: WriteOptions = { durable: options.durable ?? true };
-  const deliver = () => deliverCopies(recipient, sender, fresh, request.id !== undefined, writeOptions);
-  // Retries with one id may run at once (a caller that timed out and retried while the first still
-  // runs): under a lock per recipient and id, each finds the copies the one before it wrote.
-  const sent = request.id === undefined ? deliver() : await withLock(sendLockPath(recipient, fresh.message.id), deliver, { timeoutMs: 60_000 });
+  const sent = await deliverSignal(recipient, sender, fresh, request.id !== undefined, { durable: options.durable ?? true });
   // A retry that only completed a missing copy sent nothing new.
   if (sent.delivered) recordSignalSent(sender.id, sent.message.type);
   return { ...sent, warnings: await recordActivity(root, sender, now, options) };
+}
+
+/**
+ * The file-signal-v1 delivery of a validated message (`text` is its file content): the inbox copy, then
+ * the outbox copy. `byId`: the caller chose the id, so a retry completes what is missing instead of
+ * delivering again.
+ */
+export async function deliverSignal(
+  recipient: SignalWorkspace,
+  sender: SignalWorkspace,
+  fresh: { message: SignalMessage; text: string },
+  byId: boolean,
+  writeOptions: WriteOptions,
+): Promise<Omit<SendSignalResult, 'warnings'>> {
+  const deliver = () => deliverCopies(recipient, sender, fresh, byId, writeOptions);
+  // Retries with one id may run at once (a caller that timed out and retried while the first still
+  // runs): under a lock per recipient and id, each finds the copies the one before it wrote.
+  return byId ? withLock(sendLockPath(recipient, fresh.message.id), deliver, { timeoutMs: 60_000 }) : deliver();
 }
 
 /** `<recipient workspace>/.fed/signals/.send-<id>.lock`: beside the boxes, never read as a signal. */

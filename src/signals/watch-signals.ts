@@ -1,5 +1,6 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { ensureDirectory } from '../fs/ensure-directory.js';
+import type { SignalSubscription } from '../ports/signal-transport.js';
 import type { BoxExpectation } from './parse-signal-file.js';
 import { SignalBoxReader, type InvalidSignalFile, type SignalEntry } from './read-signals.js';
 import { resolveSignalWorkspace } from './resolve-workspace.js';
@@ -21,14 +22,8 @@ export interface WatchSignalsOptions {
   onInvalid?: (file: InvalidSignalFile) => void;
 }
 
-/** Signals of a box as they arrive, each once, in timestamp order within a batch. */
-export interface SignalSubscription extends AsyncIterable<SignalEntry> {
-  /** The box being watched. */
-  readonly dir: string;
-  /** Stop watching; a pending `next()` resolves as done. Idempotent. */
-  close(): void;
-  readonly closed: boolean;
-}
+/** Signals of a box as they arrive, each once, in timestamp order within a batch (the transport port's subscription). */
+export type { SignalSubscription } from '../ports/signal-transport.js';
 
 /**
  * Watch a team's (or meta's) inbox (`fed signal watch`; spec: "A recipient checks its inbox
@@ -53,7 +48,7 @@ export function watchSignalBox(dir: string, expect: BoxExpectation, options: Wat
 }
 
 class BoxWatch implements SignalSubscription {
-  readonly dir: string;
+  readonly location: string;
   private readonly reader: SignalBoxReader;
   private readonly options: WatchSignalsOptions;
   /** Files already yielded (or skipped as backlog) that are still in the box. */
@@ -72,7 +67,7 @@ class BoxWatch implements SignalSubscription {
   private readonly onAbort = () => this.close();
 
   constructor(dir: string, expect: BoxExpectation, options: WatchSignalsOptions) {
-    this.dir = dir;
+    this.location = dir;
     this.reader = new SignalBoxReader(dir, expect);
     this.options = options;
     // Watch before the first read, so a signal arriving in between is not left to the next rescan.

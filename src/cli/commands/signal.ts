@@ -163,7 +163,7 @@ export function registerSignal(program: Command, io: CliIo): void {
         onInvalid: (file) => reportInvalid(io, [file]),
       });
       // On stderr, so stdout stays one line per signal; scripts can wait for it before sending.
-      io.stderr(`watching ${subscription.dir} (interrupt to stop)\n`);
+      io.stderr(`watching ${subscription.location} (interrupt to stop)\n`);
       try {
         let printed = 0;
         for await (const entry of subscription) {
