@@ -20,7 +20,7 @@ import { fakeAgent, federationWithMission } from '../helpers/launch-federation.j
 import { waitFor } from '../helpers/fixture-process.js';
 
 const team = (root: string) => getTeam(readRegistry(root), 'docs');
-const metaSignals = (root: string) => listSignals(root, { team: 'meta' }).signals.map((s) => `${s.message.type}: ${s.message.subject}`);
+const metaSignals = async (root: string) => (await listSignals(root, { team: 'meta' })).signals.map((s) => `${s.message.type}: ${s.message.subject}`);
 
 describe('fed launch (library)', () => {
   it('runs the agent in its workspace to complete, shows progress, reports to meta, logs the agent', async () => {
@@ -35,7 +35,7 @@ describe('fed launch (library)', () => {
       'distilling→aggregating',
       'aggregating→complete',
     ]);
-    expect(metaSignals(root)).toContain('report: deliverable ready: deliverable.md');
+    expect(await metaSignals(root)).toContain('report: deliverable ready: deliverable.md');
     const log = readFileSync(workspacePaths(team(root).location).agentLog, 'utf8');
     expect(log).toMatch(/=== fed launch .* ===\ncommand: \[".*node.*complete\.mjs"\]\ncwd: .*\/\.fed\/teams\/docs/);
     expect(log).toContain(`agent started in ${team(root).location} for docs`);
@@ -52,7 +52,7 @@ describe('fed launch (library)', () => {
     expect(result.reason).toBe('crashed: the agent exited with code 1');
     expect(result.lastRun).toMatchObject({ preset: 'custom', outcome: 'crashed', progressed: true, stateBefore: 'preparing', stateAfter: 'paused' });
     expect(viewLifecycle(team(root)).pausedFrom).toBe('scanning');
-    expect(metaSignals(root)).toContain('alert: team docs paused: crashed');
+    expect(await metaSignals(root)).toContain('alert: team docs paused: crashed');
     expect(readFileSync(result.logPath, 'utf8')).toContain('something broke');
   });
 
@@ -62,7 +62,7 @@ describe('fed launch (library)', () => {
     expect(result).toMatchObject({ outcome: 'failed', state: 'failed', agentExitCode: 4 });
     expect(result.reason).toBe('crashed: the agent exited with code 4 (in state preparing, before the lifecycle was complete)');
     expect(viewLifecycle(team(root)).failure).toEqual({ reason: result.reason, state: 'preparing' });
-    expect(metaSignals(root)).toContain('alert: team docs failed');
+    expect(await metaSignals(root)).toContain('alert: team docs failed');
   });
 
   it('--timeout stops a hung agent and pauses the team with that reason', async () => {
@@ -85,7 +85,7 @@ describe('fed launch (library)', () => {
     const result = await launchTeam(root, 'docs', { config: unsandboxed, agent: fakeAgent('edit-codebase'), pollMs: 50 });
     expect(result).toMatchObject({ outcome: 'failed', state: 'failed' });
     expect(result.reason).toBe('codebase modified: README.md');
-    expect(metaSignals(root)).toContain('alert: team docs failed');
+    expect(await metaSignals(root)).toContain('alert: team docs failed');
   });
 
   it('a deliverable that breaks the documentation standards fails the team before complete', async () => {
@@ -93,7 +93,7 @@ describe('fed launch (library)', () => {
     const result = await launchTeam(root, 'docs', { config, agent: fakeAgent('bad-document'), pollMs: 50 });
     expect(result).toMatchObject({ outcome: 'failed', state: 'failed', agentExitCode: 2 });
     expect(result.reason).toMatch(/^document structure cannot be determined: \d+ violation\(s\) in .*deliverable\.md: line \d+: /);
-    expect(metaSignals(root)).toContain('alert: team docs failed');
+    expect(await metaSignals(root)).toContain('alert: team docs failed');
   });
 
   it('pause during a run stops the agent gracefully; after resume a relaunch continues where it was', async () => {

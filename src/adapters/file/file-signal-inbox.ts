@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute } from 'node:path';
 import { FedError, RefusedError } from '../../errors.js';
+import { ensureDirectory } from '../../fs/ensure-directory.js';
 import type {
   AcknowledgeBatch,
   AcknowledgeOptions,
@@ -96,6 +97,8 @@ export class FileSignalInbox implements SignalInbox {
   }
 
   watch(options: WatchOptions = {}): SignalSubscription {
+    // fs.watch needs the directory to exist; it is part of every workspace's layout anyway.
+    ensureDirectory(this.location);
     return watchSignalBox(this.location, this.expect, options);
   }
 
