@@ -80,3 +80,9 @@ export async function eventually(predicate: () => boolean | Promise<boolean>, ti
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+/**
+ * Let timers and child-process events run: an adapter may answer from memory (a resolved promise), and a
+ * polling loop of such reads would otherwise never see its writer processes end.
+ */
+export const yieldToEvents = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JournalLine, LifecycleEnvelope } from '../../src/index.js';
-import { runWorker, type ConformanceFactory } from './conformance-federation.js';
+import { runWorker, yieldToEvents, type ConformanceFactory } from './conformance-federation.js';
 
 const envelope = (seq: number): LifecycleEnvelope => ({
   machineId: 'deliverable',
@@ -45,6 +45,7 @@ export function describeLifecycleStore(name: string, makeFederation: Conformance
         const seq = (await store.read(team))!.envelope.seq;
         expect(seq).toBeGreaterThanOrEqual(last);
         last = seq;
+        await yieldToEvents();
       }
       await Promise.all(workers.map((w) => w.done));
       const final = (await store.read(team))!.envelope;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RegistryConflictError, updateRegistryIn } from '../../src/index.js';
-import { runWorker, type ConformanceFactory } from './conformance-federation.js';
+import { runWorker, yieldToEvents, type ConformanceFactory } from './conformance-federation.js';
 
 /** The registry store's contract (src/ports/registry-store.ts), for any adapter. */
 export function describeRegistryStore(name: string, makeFederation: ConformanceFactory): void {
@@ -30,6 +30,7 @@ export function describeRegistryStore(name: string, makeFederation: ConformanceF
         const seen = (await fed.backend.registry.read()).lockVersion;
         expect(seen).toBeGreaterThanOrEqual(last);
         last = seen;
+        await yieldToEvents();
       }
       await Promise.all(writers.map((w) => w.done));
       const final = await fed.backend.registry.read();

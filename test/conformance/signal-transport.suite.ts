@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { eventually, message, party, runWorker, type ConformanceFactory } from './conformance-federation.js';
+import { eventually, message, party, runWorker, yieldToEvents, type ConformanceFactory } from './conformance-federation.js';
 
 /** The signal transport's contract (src/ports/signal-transport.ts), for any adapter. */
 export function describeSignalTransport(name: string, makeFederation: ConformanceFactory): void {
@@ -144,6 +144,7 @@ export function describeSignalTransport(name: string, makeFederation: Conformanc
         const listed = await fed.backend.signals.inbox(party(fed.teams.alpha!)).list({ verify: true });
         expect(listed.invalid.filter((file) => !file.retryable)).toEqual([]);
         reads++;
+        await yieldToEvents();
       }
       await sender.done;
       expect(reads).toBeGreaterThan(0);
