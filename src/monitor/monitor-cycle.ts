@@ -38,15 +38,19 @@ export async function runMonitorCycle(root: string, options: MonitorOptions): Pr
   const registry = await backend.registry.read();
   const census = await backend.signals.census([{ id: META, entry: undefined }, ...registry.teams.map((team) => ({ id: team.domainId, entry: team }))]);
 
-  const reports: TeamReport[] = registry.teams.map((team) =>
-    teamReport(team, {
-      config: options.config,
-      now,
-      staleAfterMs: staleAfterMinutes * 60_000,
-      inbox: census.get(team.domainId)!.inbox,
-      outbox: census.get(team.domainId)!.outbox,
-    }),
-  );
+  const reports: TeamReport[] = [];
+  for (const team of registry.teams) {
+    reports.push(
+      await teamReport(team, {
+        config: options.config,
+        now,
+        staleAfterMs: staleAfterMinutes * 60_000,
+        inbox: census.get(team.domainId)!.inbox,
+        outbox: census.get(team.domainId)!.outbox,
+        lifecycles: backend.lifecycles,
+      }),
+    );
+  }
   reports.sort((a, b) => Number(a.healthy) - Number(b.healthy) || a.team.localeCompare(b.team));
   const metaCounts = census.get(META)!;
   const unhealthy = reports.filter((r) => !r.healthy).length;

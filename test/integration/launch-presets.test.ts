@@ -89,7 +89,7 @@ describe('fed launch with agent CLI presets', () => {
     // Copilot has exited 0 with no output on broken auth: that is a run that made no progress.
     expect(result.lastRun.outcome).toBe(cli === 'copilot' ? 'no-progress' : 'auth');
     expect(result).toMatchObject({ outcome: 'failed', state: 'failed' });
-    expect(viewLifecycle(team(root)).failure?.reason).toMatch(cli === 'copilot' ? /^no-progress: / : /^auth: /);
+    expect((await viewLifecycle(root, team(root))).failure?.reason).toMatch(cli === 'copilot' ? /^no-progress: / : /^auth: /);
     expect(await metaSignals(root)).toContain('alert: team docs failed');
   });
 

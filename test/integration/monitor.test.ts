@@ -38,7 +38,7 @@ describe('monitoring cycle', () => {
     await sendSignal(root, { to: 'docs', type: 'question', subject: 'When?' });
     await sendSignal(root, { from: 'docs', to: 'meta', type: 'report', subject: 'Started' });
     await sendSignal(root, { from: 'docs', to: 'api', type: 'question', subject: 'Which endpoints?' });
-    acknowledgeSignal(root, 'api', (await sendSignal(root, { from: 'docs', to: 'api', type: 'report', subject: 'fyi' })).message.id);
+    await acknowledgeSignal(root, 'api', (await sendSignal(root, { from: 'docs', to: 'api', type: 'report', subject: 'fyi' })).message.id);
 
     const report = await runMonitorCycle(root, { config });
     const docs = report.teams.find((t) => t.team === 'docs')!;
