@@ -1,9 +1,8 @@
 import { appendFileSync, closeSync, fsyncSync, openSync } from 'node:fs';
-import { readTailText } from '../actors/state-files.js';
 import { unlinkQuietly, writeFileAtomic } from '../fs/atomic-write.js';
 import { ensureDirectory } from '../fs/ensure-directory.js';
 import { toJsonText } from '../fs/json-text.js';
-import { readJsonFile } from '../fs/read-json-file.js';
+import { readFileTail, readJsonFile } from '../fs/read-json-file.js';
 import { workspacePaths } from '../layout.js';
 import { currentRunSchema, launchRunSchema, type CurrentRun, type LaunchRun } from '../schema/launch-run.js';
 
@@ -33,7 +32,7 @@ export function clearCurrentRun(workspace: string): void {
 export function appendRun(workspace: string, run: LaunchRun): void {
   const paths = workspacePaths(workspace);
   ensureDirectory(paths.logs);
-  const tail = readTailText(paths.runsJournal, 1);
+  const tail = runsJournalTail(paths.runsJournal, 1);
   // A line torn by a crash mid-append gets its newline first, so it cannot swallow this one.
   const prefix = tail.length > 0 && tail !== '\n' ? '\n' : '';
   const fd = openSync(paths.runsJournal, 'a');
@@ -47,7 +46,7 @@ export function appendRun(workspace: string, run: LaunchRun): void {
 
 /** The last finished run of a team, or null when it never ran (torn or foreign lines are skipped). */
 export function readLastRun(workspace: string): LaunchRun | null {
-  const lines = readTailText(workspacePaths(workspace).runsJournal, 256 * 1024).split('\n').reverse();
+  const lines = runsJournalTail(workspacePaths(workspace).runsJournal, 256 * 1024).split('\n').reverse();
   for (const line of lines) {
     if (!line.trim()) continue;
     try {
@@ -58,4 +57,9 @@ export function readLastRun(workspace: string): LaunchRun | null {
     }
   }
   return null;
+}
+
+/** The last `bytes` of the runs journal as text (empty when there is none yet). */
+function runsJournalTail(file: string, bytes: number): string {
+  return readFileTail(file, bytes, 'move it aside; fed starts a new journal')?.tail.toString('utf8') ?? '';
 }
