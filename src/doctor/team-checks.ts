@@ -53,7 +53,7 @@ export function checkOnboardings(root: string, registry: Registry): { findings: 
     accounted.add(intent.location);
     if (onboardingRunning(root, intent.domain)) continue;
     const registered = registry.teams.some((t) => t.domain === intent.domain && t.location === intent.location);
-    const settle = () => underOnboardingLock(root, intent.domain, () => void settleInterruptedOnboarding(root, intent));
+    const settle = () => underOnboardingLock(root, intent.domain, () => void settleInterruptedOnboarding(root, intent, registry));
     findings.push(
       registered
         ? {

@@ -28,7 +28,7 @@ export function registerEvent(program: Command, io: CliIo): void {
     .action(async (type: string, options: { team?: string; data?: string; json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
       const data = parseData(options.data);
-      const team = resolveTeam(ctx.root, requireTeam(options.team, ctx, 'fed event --team <team> <EVENT>'));
+      const team = await resolveTeam(ctx.root, requireTeam(options.team, ctx, 'fed event --team <team> <EVENT>'));
       const result = await reportAgentEvent(ctx.root, team, { ...data, type }, ctx.config.config);
       for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
       const line = result.steps[0]?.line;
