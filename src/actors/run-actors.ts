@@ -30,6 +30,9 @@ export interface RunActorsOptions extends ConsumerOptions {
   hooks?: LoadedHooks;
 }
 
+/** The options of a run, with the backend opened once for all its teams. */
+type RunningOptions = RunActorsOptions & { backend: FederationBackend };
+
 interface RunningTeam {
   consumer: TeamInboxConsumer;
   lease: TeamLease;
@@ -55,7 +58,7 @@ async function teamsToRun(backend: FederationBackend, team: string | undefined):
  * transport's watch until `signal` aborts. Returns the per-team results of the last consume.
  */
 export async function runActors(root: string, runOptions: RunActorsOptions = {}): Promise<ConsumeResult[]> {
-  const options = { ...runOptions, backend: runOptions.backend ?? openBackend(root) };
+  const options: RunningOptions = { ...runOptions, backend: runOptions.backend ?? openBackend(root) };
   const running = new Map<string, RunningTeam>();
   const results = new Map<string, ConsumeResult>();
   const consume = async (team: RunningTeam) => {
@@ -121,9 +124,9 @@ function stop(team: RunningTeam): void {
 }
 
 /** Take the lease of every team to run that is not running yet; returns the newly joined ones. */
-async function join(root: string, options: RunActorsOptions, running: Map<string, RunningTeam>): Promise<RunningTeam[]> {
+async function join(root: string, options: RunningOptions, running: Map<string, RunningTeam>): Promise<RunningTeam[]> {
   const joined: RunningTeam[] = [];
-  for (const entry of await teamsToRun(options.backend!, options.team)) {
+  for (const entry of await teamsToRun(options.backend, options.team)) {
     if (running.has(entry.domainId)) continue;
     let lease: TeamLease;
     try {
@@ -143,9 +146,9 @@ async function join(root: string, options: RunActorsOptions, running: Map<string
   return joined;
 }
 
-function watchTeam(team: RunningTeam, options: RunActorsOptions, wakeUp: () => void): void {
+function watchTeam(team: RunningTeam, options: RunningOptions, wakeUp: () => void): void {
   const entry = team.consumer.team;
-  team.watch = options.backend!.signals.inbox({ id: entry.domainId, entry }).watch({
+  team.watch = options.backend.signals.inbox({ id: entry.domainId, entry }).watch({
     signal: options.signal,
     rescanMs: options.rescanMs,
   });
