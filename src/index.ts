@@ -1,5 +1,8 @@
 /**
- * The fed library API: everything the CLI uses is importable from the package root.
+ * The fed library API. Its core is the ports (src/ports: SignalTransport, RegistryStore, LifecycleStore),
+ * `openBackend(root)` and the operations on top of them (sending, listing and acknowledging signals,
+ * registry updates, actors, launch, monitor). The file-signal-v1 internals exported further down are
+ * kept for callers of the 0.1 API; new code reaches storage through a backend.
  */
 export * from '../machines/index.js';
 export { progressLines, SAMPLE_FAIL_REASON, type Archetype, type CompletionPolicy, type HealthInput, type JudgeInput, type ModelTestSamples, type Settled } from './archetypes/archetype.js';
@@ -17,6 +20,16 @@ export * from './inspect/create-inspection.js';
 export * from './inspect/inspection-log.js';
 export { toSafeJson } from './inspect/safe-json.js';
 export * from './errors.js';
+// Ports, backends and the signal operations on them.
+export type * from './ports/index.js';
+export { SIGNAL_BOXES } from './ports/signal-transport.js';
+export * from './backend/open-backend.js';
+export * from './adapters/file/open-file-backend.js';
+export * from './messaging/resolve-party.js';
+export * from './messaging/send-signal.js';
+export * from './messaging/list-signals.js';
+export * from './messaging/acknowledge-signals.js';
+export * from './messaging/watch-signals.js';
 export * from './layout.js';
 export * from './schema/common.js';
 export * from './schema/config.js';
@@ -33,7 +46,6 @@ export * from './config/load-config.js';
 export * from './config/env-overrides.js';
 export * from './federation/locate.js';
 export * from './federation/init-federation.js';
-export * from './registry/registry-file.js';
 export * from './registry/update-registry.js';
 export * from './registry/find-team.js';
 export * from './registry/onboard.js';
@@ -43,15 +55,6 @@ export * from './registry/touch-activity.js';
 export * from './schema/signal.js';
 export * from './schema/json-schema.js';
 export * from './fs/ensure-directory.js';
-export * from './signals/signal-file-name.js';
-export * from './signals/parse-signal-file.js';
-export * from './signals/resolve-workspace.js';
-export * from './signals/send-signal.js';
-export * from './signals/read-signals.js';
-export * from './signals/list-signals.js';
-export * from './signals/ack-signal.js';
-export * from './signals/watch-signals.js';
-export * from './signals/quarantine.js';
 export * from './schema/delivery.js';
 export { parseDuration, durationSchema, DURATION_EXAMPLES } from './schema/duration.js';
 export * from './signals/delivery/delivery-fact-store.js';
@@ -67,7 +70,6 @@ export * from './signals/delivery/alert-stuck-signals.js';
 export * from './signals/archive/box-archive.js';
 export * from './signals/archive/archive-signals.js';
 export * from './schema/lifecycle-state.js';
-export * from './actors/state-files.js';
 export * from './actors/snapshot-migrations.js';
 export * from './actors/restore-snapshot.js';
 export * from './actors/signal-events.js';
@@ -97,7 +99,6 @@ export * from './launch/orphan-agent.js';
 export { AGENT_PRESET_CATALOG, choosePreset } from './launch/presets/catalog.js';
 export type { AgentPreset, StreamStats } from './launch/presets/agent-preset.js';
 export * from './monitor/monitor-report.js';
-export * from './monitor/box-census.js';
 export * from './monitor/agent-log-errors.js';
 export * from './monitor/team-health.js';
 export * from './monitor/monitor-cycle.js';
@@ -137,3 +138,14 @@ export * from './run/run-federation.js';
 export * from './run/team-retry.js';
 export * from './registry/remove-team.js';
 export * from './log/federation-log.js';
+// file-signal-v1 internals (the file adapter's), kept for callers of the 0.1 API.
+export * from './registry/registry-file.js';
+export * from './signals/signal-file-name.js';
+export * from './signals/parse-signal-file.js';
+export * from './signals/resolve-workspace.js';
+export * from './signals/send-signal.js';
+export * from './signals/read-signals.js';
+export * from './signals/ack-signal.js';
+export * from './signals/watch-signals.js';
+export * from './signals/quarantine.js';
+export * from './actors/state-files.js';

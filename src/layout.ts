@@ -33,7 +33,8 @@ export const federationPaths = (root: string) => ({
   chatBridgeLock: join(root, FED_DIR, CHAT_DIR, BRIDGE_LOCK_FILE),
   collectorState: join(root, FED_DIR, COLLECTOR_STATE_FILE),
   onboarding: join(root, FED_DIR, ONBOARDING_DIR),
-  journal: join(root, FED_DIR, FEDERATION_JOURNAL_FILE),
+  /** The federation journal (`fed log`): launches, status changes and retries of every team — not a lifecycle journal. */
+  federationJournal: join(root, FED_DIR, FEDERATION_JOURNAL_FILE),
 });
 
 /** The intent record and the lock of an onboarding of `domain` (`src/schema/onboarding-intent.ts`). */

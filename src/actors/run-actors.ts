@@ -3,11 +3,11 @@ import { FedError, RefusedError } from '../errors.js';
 import type { LoadedHooks } from '../hooks/load-hooks.js';
 import { notifyConsumed } from '../hooks/notify-hooks.js';
 import { getTeam, statusOf } from '../registry/find-team.js';
-import { readRegistry } from '../registry/registry-file.js';
 import { teamWorkspace } from '../registry/team-workspace.js';
 import type { RegistryEntry } from '../schema/registry.js';
-import { watchSignalBox, type SignalSubscription } from '../signals/watch-signals.js';
-import { workspacePaths } from '../layout.js';
+import { openBackend } from '../backend/open-backend.js';
+import type { FederationBackend } from '../ports/federation-backend.js';
+import type { SignalSubscription } from '../ports/signal-transport.js';
 import { TeamInboxConsumer, type ConsumeResult, type ConsumerOptions } from './consume-inbox.js';
 import { acquireTeamLease, type TeamLease } from './team-lease.js';
 
@@ -30,14 +30,17 @@ export interface RunActorsOptions extends ConsumerOptions {
   hooks?: LoadedHooks;
 }
 
+/** The options of a run, with the backend opened once for all its teams. */
+type RunningOptions = RunActorsOptions & { backend: FederationBackend };
+
 interface RunningTeam {
   consumer: TeamInboxConsumer;
   lease: TeamLease;
   watch: SignalSubscription | undefined;
 }
 
-function teamsToRun(root: string, team: string | undefined): RegistryEntry[] {
-  const registry = readRegistry(root);
+async function teamsToRun(backend: FederationBackend, team: string | undefined): Promise<RegistryEntry[]> {
+  const registry = await backend.registry.read();
   if (team) {
     const entry = getTeam(registry, team);
     if (statusOf(entry) === 'archived') throw new RefusedError('TEAM_ARCHIVED', `team "${entry.domainId}" is archived; its actor does not run`);
@@ -54,7 +57,8 @@ function teamsToRun(root: string, team: string | undefined): RegistryEntry[] {
  * `fed actors run`: hold each team's lease, consume its inbox, and (unless `once`) keep watching with the
  * transport's watch until `signal` aborts. Returns the per-team results of the last consume.
  */
-export async function runActors(root: string, options: RunActorsOptions = {}): Promise<ConsumeResult[]> {
+export async function runActors(root: string, runOptions: RunActorsOptions = {}): Promise<ConsumeResult[]> {
+  const options: RunningOptions = { ...runOptions, backend: runOptions.backend ?? openBackend(root) };
   const running = new Map<string, RunningTeam>();
   const results = new Map<string, ConsumeResult>();
   const consume = async (team: RunningTeam) => {
@@ -120,9 +124,9 @@ function stop(team: RunningTeam): void {
 }
 
 /** Take the lease of every team to run that is not running yet; returns the newly joined ones. */
-async function join(root: string, options: RunActorsOptions, running: Map<string, RunningTeam>): Promise<RunningTeam[]> {
+async function join(root: string, options: RunningOptions, running: Map<string, RunningTeam>): Promise<RunningTeam[]> {
   const joined: RunningTeam[] = [];
-  for (const entry of teamsToRun(root, options.team)) {
+  for (const entry of await teamsToRun(options.backend, options.team)) {
     if (running.has(entry.domainId)) continue;
     let lease: TeamLease;
     try {
@@ -142,9 +146,9 @@ async function join(root: string, options: RunActorsOptions, running: Map<string
   return joined;
 }
 
-function watchTeam(team: RunningTeam, options: RunActorsOptions, wakeUp: () => void): void {
+function watchTeam(team: RunningTeam, options: RunningOptions, wakeUp: () => void): void {
   const entry = team.consumer.team;
-  team.watch = watchSignalBox(workspacePaths(entry.location).inbox, { owner: entry.domainId, box: 'inbox' }, {
+  team.watch = options.backend.signals.inbox({ id: entry.domainId, entry }).watch({
     signal: options.signal,
     rescanMs: options.rescanMs,
   });

@@ -25,7 +25,7 @@ function readTail(file: string, bytes: number): { tail: Buffer; size: number } {
   return readFileTail(file, bytes, 'move it aside; fed starts a new journal') ?? { tail: Buffer.alloc(0), size: 0 };
 }
 
-export function readTailText(file: string, bytes: number): string {
+function readTailText(file: string, bytes: number): string {
   return readTail(file, bytes).tail.toString('utf8');
 }
 

@@ -3,7 +3,7 @@ import { lifecycleFor } from '../archetypes/catalog.js';
 import { RefusedError } from '../errors.js';
 import { recordFederationEvent } from '../federation/federation-journal.js';
 import { getTeam, statusOf } from '../registry/find-team.js';
-import { readRegistry } from '../registry/registry-file.js';
+import { openBackend } from '../backend/open-backend.js';
 import { writeRegistryStatus, nextTeamStatus, type StatusChange } from '../registry/team-status.js';
 import { teamWorkspace } from '../registry/team-workspace.js';
 import type { UpdateOptions } from '../registry/update-registry.js';
@@ -31,17 +31,18 @@ async function changeTeamStatus(root: string, team: string, event: TeamStatusEve
   // No workspace check here: archive (and a status change of a team without a lifecycle) only touches
   // the registry — archiving is how a team whose workspace is gone or refused is retired. The lifecycle
   // write checks the workspace itself.
-  const entry = getTeam(readRegistry(root), team);
+  const backend = options.backend ?? openBackend(root);
+  const entry = getTeam(await backend.registry.read(), team);
   const from = statusOf(entry);
   // Refuse an illegal move before touching anything.
   const to = nextTeamStatus(entry.domainId, from, event);
   if (event.type !== 'ARCHIVE' && lifecycleFor(entry.archetypeId)) {
-    const result = await applyLifecycleInputs(root, entry, [{ source: 'registry', event: { type: event.type } }], options);
+    const result = await applyLifecycleInputs(root, entry, [{ source: 'registry', event: { type: event.type } }], { ...options, backend });
     // Only the process whose event the lifecycle applied made this change. When several run the same
     // command at once, the others find it already made (their event ignored) and fall through to the
     // registry change, which refuses it against the current status: one "active → paused", never several.
     if (result.steps.some((step) => step.outcome === 'applied')) {
-      const now = getTeam(readRegistry(root), entry.domainId);
+      const now = getTeam(await backend.registry.read(), entry.domainId);
       if (statusOf(now) === to) return { team: now, from, to };
     }
   }
@@ -50,7 +51,7 @@ async function changeTeamStatus(root: string, team: string, event: TeamStatusEve
   // fed refuses to write in (outside the root, a link) is archived without it: no consumer runs there,
   // and archiving is how such a team is retired.
   if (event.type === 'ARCHIVE' && lifecycleFor(entry.archetypeId) && workspaceUsable(root, entry)) {
-    return withStateLock(entry, options, () => writeRegistryStatus(root, entry.domainId, event, options));
+    return withStateLock(root, entry, { ...options, backend }, () => writeRegistryStatus(root, entry.domainId, event, options));
   }
   return writeRegistryStatus(root, entry.domainId, event, options);
 }

@@ -16,9 +16,9 @@ import { projectNames, surveyCodebase, type Survey } from './survey.js';
  */
 export interface ConsultIo extends AgentIo {
   /** The lifecycle as it is now: its state and the question being researched. */
-  lifecycle: () => { state: string; current: Question | null };
+  lifecycle: () => Promise<{ state: string; current: Question | null }>;
   /** The body of a question signal in the team's inbox ('' when it is gone). */
-  questionBody: (signalId: string) => string;
+  questionBody: (signalId: string) => Promise<string>;
   /** Run a `fed` command as the team (signal send), returning its output. */
   fed: (args: string[]) => Promise<string>;
 }
@@ -48,11 +48,11 @@ export async function runConsultant(context: LaunchContext, io: ConsultIo): Prom
   let answered = 0;
   let last: string | undefined;
   for (;;) {
-    const { state, current } = io.lifecycle();
+    const { state, current } = await io.lifecycle();
     // Anything but a question being researched (ready, a clarification, paused, over) ends this run.
     if (state !== 'researching' || !current || current.signalId === last) break;
     last = current.signalId;
-    const text = answerQuestion(survey, projectName, { subject: current.subject, body: io.questionBody(current.signalId) });
+    const text = answerQuestion(survey, projectName, { subject: current.subject, body: await io.questionBody(current.signalId) });
     const reportId = uuidv5(`${context.team}/${current.signalId}`, ANSWER_NAMESPACE);
     await io.fed([
       'signal', 'send', '--from', context.team, '--to', current.from ?? META, '--type', 'report',

@@ -5,10 +5,8 @@ import { archetypeOf } from '../archetypes/catalog.js';
 import { consultantArchetype } from '../archetypes/consultant/index.js';
 import { deliverableArchetype } from '../archetypes/deliverable/index.js';
 import { FedError, RefusedError } from '../errors.js';
-import { workspacePaths } from '../layout.js';
 import { getTeam } from '../registry/find-team.js';
-import { readRegistry } from '../registry/registry-file.js';
-import { readSignalBox } from '../signals/read-signals.js';
+import { openBackend } from '../backend/open-backend.js';
 import { readLaunchContext } from './agent-context.js';
 import { runConsultant } from './consult.js';
 import { fedEventReporter, runFed } from './fed-event.js';
@@ -28,7 +26,8 @@ import { runAgent } from './run-agent.js';
  */
 async function main(): Promise<number> {
   const context = readLaunchContext(process.env);
-  const team = getTeam(readRegistry(context.root), context.team);
+  const backend = openBackend(context.root);
+  const team = getTeam(await backend.registry.read(), context.team);
   const log = (line: string) => process.stdout.write(`fed-agent: ${line}\n`);
   const fedOptions = { root: context.root, team: context.team, cwd: context.workspace, env: process.env };
   const report = fedEventReporter(fedOptions);
@@ -46,11 +45,11 @@ async function main(): Promise<number> {
   if (archetype === consultantArchetype) {
     const outcome = await runConsultant(context, {
       ...io,
-      lifecycle: () => {
-        const { snapshot } = loadTeamLifecycle(team);
+      lifecycle: async () => {
+        const { snapshot } = await loadTeamLifecycle(team, backend.lifecycles);
         return { state: String(snapshot.value), current: (snapshot.context as ConsultantContext).current };
       },
-      questionBody: (signalId) => readSignalBox(workspacePaths(team.location).inbox, { owner: team.domainId, box: 'inbox' }).signals.find((s) => s.message.id === signalId)?.message.body ?? '',
+      questionBody: async (signalId) => (await backend.signals.inbox({ id: team.domainId, entry: team }).find(signalId))[0]?.message.body ?? '',
       fed: (args) => runFed(fedOptions, args),
     });
     if (outcome.status === 'waiting') log(`answered ${outcome.answered} question(s); no question is waiting`);

@@ -1,5 +1,5 @@
 import { resolve, sep } from 'node:path';
-import { readRegistry } from '../registry/registry-file.js';
+import { openBackend } from '../backend/open-backend.js';
 import type { FederationConfig } from '../schema/config.js';
 import type { RegistryEntry } from '../schema/registry.js';
 import { recordDeliverableMetrics } from '../telemetry/deliverable-metrics.js';
@@ -22,15 +22,15 @@ export function teamHolding(teams: readonly RegistryEntry[], file: string): Regi
  * deliverableSchema), and when it passes and lies in a team's workspace, record that team's deliverable
  * metrics (spec §6) — as a completing launch does.
  */
-export function checkFederationDeliverable(
+export async function checkFederationDeliverable(
   root: string,
   config: FederationConfig,
   configFile: string,
   file: string,
   options: CheckDeliverableOptions = {},
-): DeliverableCheck {
+): Promise<DeliverableCheck> {
   const check = checkDeliverable(file, options.schemaPath !== undefined ? options : configuredSchema(root, config, configFile));
-  const team = check.ok ? teamHolding(readRegistry(root).teams, check.file) : undefined;
+  const team = check.ok ? teamHolding((await openBackend(root).registry.read()).teams, check.file) : undefined;
   if (team) recordDeliverableMetrics(team.domainId, check.summary);
   return check;
 }

@@ -9,7 +9,7 @@ export type FederationEvent = FederationRecord extends infer R ? (R extends Fede
 /** Append one record to the federation journal (durably), stamped now. */
 export function recordFederationEvent(root: string, event: FederationEvent, now: Date = new Date()): FederationRecord {
   const record = federationRecordSchema.parse({ ...event, at: now.toISOString() });
-  appendJsonLine(federationPaths(root).journal, record);
+  appendJsonLine(federationPaths(root).federationJournal, record);
   return record;
 }
 
@@ -22,13 +22,13 @@ export function journalQuietly(root: string, event: FederationEvent): string | u
     recordFederationEvent(root, event);
     return undefined;
   } catch (error) {
-    return `the federation journal ${federationPaths(root).journal} could not be appended (${(error as Error).message}); fed log will miss this ${event.kind} of ${event.team}`;
+    return `the federation journal ${federationPaths(root).federationJournal} could not be appended (${(error as Error).message}); fed log will miss this ${event.kind} of ${event.team}`;
   }
 }
 
 /** Every record of the federation journal, oldest first; torn or foreign lines are skipped. */
 export function readFederationJournal(root: string): FederationRecord[] {
-  const text = readTextFile(federationPaths(root).journal, 'move it aside; fed starts a new journal') ?? '';
+  const text = readTextFile(federationPaths(root).federationJournal, 'move it aside; fed starts a new journal') ?? '';
   const records: FederationRecord[] = [];
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;

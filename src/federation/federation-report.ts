@@ -3,19 +3,18 @@ import { join, relative } from 'node:path';
 import GithubSlugger from 'github-slugger';
 import { loadTeamLifecycle, stateOf } from '../actors/team-lifecycle.js';
 import { archetypeFor } from '../archetypes/catalog.js';
+import { openBackend } from '../backend/open-backend.js';
+import type { FederationBackend } from '../ports/federation-backend.js';
 import { analyseMarkdown } from '../deliverable/analyse-markdown.js';
 import { plainText } from '../deliverable/parse-markdown.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
-import { workspacePaths } from '../layout.js';
 import { readRunHistory } from '../launch/run-records.js';
 import { runMonitorCycle } from '../monitor/monitor-cycle.js';
 import type { TeamReport } from '../monitor/monitor-report.js';
 import { statusOf } from '../registry/find-team.js';
-import { readRegistry } from '../registry/registry-file.js';
 import { META } from '../schema/common.js';
 import type { FederationConfig } from '../schema/config.js';
 import type { RegistryEntry } from '../schema/registry.js';
-import { readSignalBox } from '../signals/read-signals.js';
 
 /**
  * The federation report meta writes when the deliverable teams are done (`fed run`): one section per team
@@ -43,14 +42,17 @@ interface TeamSection {
 }
 
 /** The deliverable teams the report covers: every one not archived. */
-export function reportedTeams(root: string): RegistryEntry[] {
-  return readRegistry(root).teams.filter((t) => archetypeFor(t.archetypeId)?.producesDocument === true && statusOf(t) !== 'archived');
+export async function reportedTeams(root: string, backend: FederationBackend = openBackend(root)): Promise<RegistryEntry[]> {
+  return (await backend.registry.read()).teams.filter((t) => archetypeFor(t.archetypeId)?.producesDocument === true && statusOf(t) !== 'archived');
 }
 
-export function buildFederationReport(root: string, config: FederationConfig, now = new Date()): FederationReport {
-  const teams = reportedTeams(root);
-  const monitor = runMonitorCycle(root, { config, now });
-  const sections = teams.map((team) => teamSection(root, team, config, monitor.teams.find((r) => r.team === team.domainId)));
+export async function buildFederationReport(root: string, config: FederationConfig, now = new Date()): Promise<FederationReport> {
+  const backend = openBackend(root);
+  const teams = await reportedTeams(root, backend);
+  const monitor = await runMonitorCycle(root, { config, now });
+  const sections: TeamSection[] = [];
+  for (const team of teams) sections.push(await teamSection(root, backend, team, config, monitor.teams.find((r) => r.team === team.domainId)));
+  const diagram = await signalDiagram(root, backend, teams, sections);
   const name = config.federationName ?? config.description ?? 'this federation';
   const complete = sections.filter((s) => s.state === 'complete').length;
   const slugger = new GithubSlugger();
@@ -72,7 +74,7 @@ export function buildFederationReport(root: string, config: FederationConfig, no
     'Teams and the signals between them (arrows are labelled with how many of each type were sent):',
     '',
     '```mermaid',
-    ...signalDiagram(root, teams, sections),
+    ...diagram,
     '```',
     '',
     ...sections.flatMap((s) => renderSection(root, s, heading(s))),
@@ -85,23 +87,23 @@ export function buildFederationReport(root: string, config: FederationConfig, no
 }
 
 /** Build the report and write it (atomically) at the root; returns it. */
-export function writeFederationReport(root: string, config: FederationConfig, now = new Date()): FederationReport {
-  const report = buildFederationReport(root, config, now);
+export async function writeFederationReport(root: string, config: FederationConfig, now = new Date()): Promise<FederationReport> {
+  const report = await buildFederationReport(root, config, now);
   writeFileAtomic(report.path, report.markdown);
   return report;
 }
 
-function teamSection(root: string, team: RegistryEntry, config: FederationConfig, health: TeamReport | undefined): TeamSection {
+async function teamSection(root: string, backend: FederationBackend, team: RegistryEntry, config: FederationConfig, health: TeamReport | undefined): Promise<TeamSection> {
   try {
-    return readTeamSection(root, team, config, health);
+    return await readTeamSection(root, backend, team, config, health);
   } catch (error) {
     // A team whose files cannot be read still gets its section, saying so: the report never drops a team.
     return { team, state: 'unknown', title: null, summary: null, deliverable: null, health, lifecycleMs: null, runs: 0, agentMs: 0, failure: `its files cannot be read: ${(error as Error).message}` };
   }
 }
 
-function readTeamSection(root: string, team: RegistryEntry, config: FederationConfig, health: TeamReport | undefined): TeamSection {
-  const lifecycle = loadTeamLifecycle(team);
+async function readTeamSection(root: string, backend: FederationBackend, team: RegistryEntry, config: FederationConfig, health: TeamReport | undefined): Promise<TeamSection> {
+  const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
   const context = lifecycle.snapshot.context as { enteredAt?: Record<string, string>; failure?: { reason: string } | null };
   const state = stateOf(lifecycle.snapshot);
   const path = join(team.location, config.deliverable);
@@ -165,14 +167,15 @@ function nextSteps(sections: readonly TeamSection[]): string[] {
  * many signals of each type went that way — read from every inbox (the recipient's copy is the one that
  * counts: an outbox copy may be all that is left of an undeliverable signal).
  */
-function signalDiagram(root: string, teams: readonly RegistryEntry[], sections: readonly TeamSection[]): string[] {
+async function signalDiagram(root: string, backend: FederationBackend, teams: readonly RegistryEntry[], sections: readonly TeamSection[]): Promise<string[]> {
   const ids = new Map<string, string>([[META, 'meta']]);
   teams.forEach((t, i) => ids.set(t.domainId, `t${i + 1}`));
   const label = (text: string) => text.replace(/"/g, "'");
   const nodes = ['flowchart LR', '  meta(("meta"))', ...sections.map((s) => `  ${ids.get(s.team.domainId)}["${label(`${s.team.domainId}: ${s.state}`)}"]`)];
   const edges = new Map<string, Map<string, number>>();
-  for (const [owner, location] of [[META, root] as const, ...teams.map((t) => [t.domainId, t.location] as const)]) {
-    const inbox = readSignalBox(workspacePaths(location).inbox, { owner, box: 'inbox' });
+  for (const party of [{ id: META, entry: undefined }, ...teams.map((t) => ({ id: t.domainId, entry: t }))]) {
+    const owner = party.id;
+    const inbox = await backend.signals.inbox(party).list();
     for (const { message } of inbox.signals) {
       if (!ids.has(message.from)) continue;
       const key = `${ids.get(message.from)} -->|"%"| ${ids.get(owner)}`;

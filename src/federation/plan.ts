@@ -5,12 +5,11 @@ import { lifecycleFor } from '../archetypes/catalog.js';
 import { InvalidInputError } from '../errors.js';
 import { findTeam } from '../registry/find-team.js';
 import { onboardTeam } from '../registry/onboard.js';
-import { readRegistry } from '../registry/registry-file.js';
+import { openBackend } from '../backend/open-backend.js';
+import type { FederationBackend } from '../ports/federation-backend.js';
 import { META } from '../schema/common.js';
 import type { RegistryEntry } from '../schema/registry.js';
-import { readSignalBox } from '../signals/read-signals.js';
-import { sendSignal } from '../signals/send-signal.js';
-import { workspacePaths } from '../layout.js';
+import { sendSignal } from '../messaging/send-signal.js';
 
 /**
  * `fed plan`: split a codebase into areas, one deliverable team per area, each with a mission directive
@@ -172,10 +171,11 @@ export interface AppliedTeam {
  */
 export async function applyPlan(root: string, plan: FederationPlan): Promise<AppliedTeam[]> {
   const applied: AppliedTeam[] = [];
+  const backend = openBackend(root);
   for (const planned of plan.teams) {
-    const existing = findTeam(readRegistry(root), planned.team);
+    const existing = findTeam(await backend.registry.read(), planned.team);
     const entry = existing ?? (await onboardTeam(root, { domain: planned.team, archetypeId: 'deliverable' }));
-    const missionSent = !hasMission(entry, planned.mission.subject);
+    const missionSent = !(await hasMission(backend, entry, planned.mission.subject));
     if (missionSent) await sendSignal(root, { from: META, to: entry.domainId, type: 'directive', subject: planned.mission.subject, body: planned.mission.body });
     applied.push({ team: entry.domainId, onboarded: !existing, missionSent });
   }
@@ -183,9 +183,9 @@ export async function applyPlan(root: string, plan: FederationPlan): Promise<App
 }
 
 /** The team's lifecycle has this mission, or a directive with this subject is in its inbox. */
-function hasMission(team: RegistryEntry, subject: string): boolean {
-  const context = lifecycleFor(team.archetypeId) ? (loadTeamLifecycle(team).snapshot.context as { mission?: { subject: string } | null }) : undefined;
+async function hasMission(backend: FederationBackend, team: RegistryEntry, subject: string): Promise<boolean> {
+  const context = lifecycleFor(team.archetypeId) ? ((await loadTeamLifecycle(team, backend.lifecycles)).snapshot.context as { mission?: { subject: string } | null }) : undefined;
   if (context?.mission?.subject === subject) return true;
-  const inbox = readSignalBox(workspacePaths(team.location).inbox, { owner: team.domainId, box: 'inbox' });
+  const inbox = await backend.signals.inbox({ id: team.domainId, entry: team }).list();
   return inbox.signals.some((s) => s.message.type === 'directive' && s.message.subject === subject);
 }

@@ -1,3 +1,4 @@
+import { openBackend } from '../backend/open-backend.js';
 import { RefusedError } from '../errors.js';
 import type { FederationConfig } from '../schema/config.js';
 import type { RegistryEntry } from '../schema/registry.js';
@@ -11,7 +12,7 @@ import { archetypeOf } from '../archetypes/catalog.js';
 export async function completionProblem(root: string, team: RegistryEntry, event: { type: string; [key: string]: unknown }, config: FederationConfig): Promise<string | undefined> {
   const { judge } = archetypeOf(team).completion;
   if (!judge) return undefined;
-  const snapshot = loadTeamLifecycle(team).snapshot;
+  const { snapshot } = await loadTeamLifecycle(team, openBackend(root).lifecycles);
   if (!snapshot.can(event)) return undefined;
   return judge({ root, team, event, config, snapshot });
 }

@@ -1,9 +1,8 @@
-import { readTailText } from '../actors/state-files.js';
 import { appendJsonLine } from '../fs/append-line.js';
 import { unlinkQuietly, writeFileAtomic } from '../fs/atomic-write.js';
 import { ensureDirectory } from '../fs/ensure-directory.js';
 import { toJsonText } from '../fs/json-text.js';
-import { readJsonFile, readTextFile } from '../fs/read-json-file.js';
+import { readFileTail, readJsonFile, readTextFile } from '../fs/read-json-file.js';
 import { workspacePaths } from '../layout.js';
 import { currentRunSchema, launchRunSchema, type CurrentRun, type LaunchRun } from '../schema/launch-run.js';
 
@@ -36,7 +35,7 @@ export function appendRun(workspace: string, run: LaunchRun): void {
 
 /** The last finished run of a team, or null when it never ran (torn or foreign lines are skipped). */
 export function readLastRun(workspace: string): LaunchRun | null {
-  return parseRuns(readTailText(workspacePaths(workspace).runsJournal, 256 * 1024)).at(-1) ?? null;
+  return parseRuns(runsJournalTail(workspacePaths(workspace).runsJournal, 256 * 1024)).at(-1) ?? null;
 }
 
 /** Every finished run of a team, oldest first. */
@@ -56,4 +55,9 @@ function parseRuns(text: string): LaunchRun[] {
     }
   }
   return runs;
+}
+
+/** The last `bytes` of the runs journal as text (empty when there is none yet). */
+function runsJournalTail(file: string, bytes: number): string {
+  return readFileTail(file, bytes, 'move it aside; fed starts a new journal')?.tail.toString('utf8') ?? '';
 }

@@ -5,12 +5,12 @@ import { InvalidInputError, UnknownTeamError } from '../errors.js';
 import { readTextFile } from '../fs/read-json-file.js';
 import { workspacePaths } from '../layout.js';
 import { findTeam } from '../registry/find-team.js';
-import { readRegistry } from '../registry/registry-file.js';
+import { openBackend } from '../backend/open-backend.js';
+import type { FederationBackend } from '../ports/federation-backend.js';
 import { META } from '../schema/common.js';
 import type { FederationRecord } from '../schema/federation-journal.js';
 import { journalLineSchema, type JournalLine } from '../schema/lifecycle-state.js';
 import type { RegistryEntry } from '../schema/registry.js';
-import { readSignalBox } from '../signals/read-signals.js';
 
 /**
  * `fed log`: what happened in the federation, in time order, from the files that already record it — the
@@ -53,8 +53,9 @@ export function parseSince(text: string, now = new Date()): Date {
   return new Date(at);
 }
 
-export function readFederationLog(root: string, query: LogQuery = {}): LogEntry[] {
-  const registry = readRegistry(root);
+export async function readFederationLog(root: string, query: LogQuery = {}): Promise<LogEntry[]> {
+  const backend = openBackend(root);
+  const registry = await backend.registry.read();
   const records = readFederationJournal(root);
   let wanted: string | undefined;
   if (query.team !== undefined) {
@@ -63,7 +64,7 @@ export function readFederationLog(root: string, query: LogQuery = {}): LogEntry[
     if (!wanted) throw new UnknownTeamError(query.team, registry.teams.map((t) => t.domainId));
   }
   const teams = registry.teams.filter((t) => wanted === undefined || t.domainId === wanted);
-  const entries = [...records.map(federationEntry), ...teams.flatMap(lifecycleEntries), ...signalEntries(root, registry.teams)].filter(
+  const entries = [...records.map(federationEntry), ...teams.flatMap(lifecycleEntries), ...(await signalEntries(backend, registry.teams))].filter(
     (e) => (wanted === undefined || e.team === wanted || e.peer === wanted) && (!query.since || Date.parse(e.at) >= query.since.getTime()),
   );
   // Stable: entries of the same instant keep the order their sources wrote them in.
@@ -127,20 +128,22 @@ function lifecycleEntries(team: RegistryEntry): LogEntry[] {
 }
 
 /** Every signal in an inbox (meta's and the teams'): sent at its timestamp, acknowledged at its ack's time. */
-function signalEntries(root: string, teams: readonly RegistryEntry[]): LogEntry[] {
-  const boxes = [{ owner: META, location: root }, ...teams.map((t) => ({ owner: t.domainId, location: t.location }))];
-  return boxes.flatMap(({ owner, location }) => {
+async function signalEntries(backend: FederationBackend, teams: readonly RegistryEntry[]): Promise<LogEntry[]> {
+  const parties = [{ id: META, entry: undefined }, ...teams.map((t) => ({ id: t.domainId, entry: t }))];
+  const entries: LogEntry[] = [];
+  for (const party of parties) {
     let signals;
     try {
-      signals = readSignalBox(workspacePaths(location).inbox, { owner, box: 'inbox' }).signals;
+      signals = (await backend.signals.inbox(party).list()).signals;
     } catch {
-      return [];
+      continue;
     }
-    return signals.flatMap(({ message: m }): LogEntry[] => {
+    entries.push(...signals.flatMap(({ message: m }): LogEntry[] => {
       const key = `sig|${m.from}|${m.to}|${m.id}`;
       const sent: LogEntry = { at: m.timestamp, team: m.from, peer: m.to, kind: 'signal-sent', text: `sent ${m.type} to ${m.to}: ${m.subject}`, key: `${key}|sent` };
       if (!m.acknowledged || !m.acknowledged_at) return [sent];
       return [sent, { at: m.acknowledged_at, team: m.to, peer: m.from, kind: 'signal-acknowledged', text: `acknowledged ${m.type} from ${m.from}: ${m.subject}`, key: `${key}|ack` }];
-    });
-  });
+    }));
+  }
+  return entries;
 }

@@ -34,10 +34,11 @@ export async function runMonitor(root: string, options: RunMonitorOptions): Prom
   let last: MonitorReport | undefined;
   await repeatEvery(options.intervalMs, options.signal, async (cycle) => {
     const now = options.now ?? new Date();
-    last = runMonitorCycle(root, { ...options, now });
-    await actOnSignals(root, last, now, options);
-    options.onReport(last, cycle);
-    await post?.(last);
+    const report = await runMonitorCycle(root, { ...options, now });
+    last = report;
+    await actOnSignals(root, report, now, options);
+    options.onReport(report, cycle);
+    await post?.(report);
   });
   return last!;
 }

@@ -1,3 +1,4 @@
+import type { LifecycleStore } from '../ports/lifecycle-store.js';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadTeamLifecycle, stateOf } from '../actors/team-lifecycle.js';
@@ -17,6 +18,8 @@ export interface HealthInputs {
   staleAfterMs: number;
   inbox: BoxCounts;
   outbox: BoxCounts;
+  /** Where the team's lifecycle is kept. */
+  lifecycles: LifecycleStore;
 }
 
 interface LifecycleContextView {
@@ -32,7 +35,7 @@ interface LifecycleContextView {
  * checks (a deliverable exists and is not empty once complete, a coding branch in review still exists, …).
  * A team whose files cannot be read is reported with the error — never dropped.
  */
-export function teamReport(team: RegistryEntry, inputs: HealthInputs): TeamReport {
+export async function teamReport(team: RegistryEntry, inputs: HealthInputs): Promise<TeamReport> {
   const report: TeamReport = {
     team: team.domainId,
     domain: team.domain,
@@ -65,8 +68,8 @@ export function teamReport(team: RegistryEntry, inputs: HealthInputs): TeamRepor
   return report;
 }
 
-function fillLifecycle(report: TeamReport, team: RegistryEntry, inputs: HealthInputs): void {
-  const lifecycle = loadTeamLifecycle(team);
+async function fillLifecycle(report: TeamReport, team: RegistryEntry, inputs: HealthInputs): Promise<void> {
+  const lifecycle = await loadTeamLifecycle(team, inputs.lifecycles);
   const context = (lifecycle.snapshot.context ?? {}) as LifecycleContextView;
   const state = stateOf(lifecycle.snapshot);
   const since = context.enteredAt?.[state] ?? null;

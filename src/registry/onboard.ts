@@ -13,7 +13,7 @@ import { PLACEMENT_TYPES, type PlacementType, type Registry, type RegistryEntry 
 import type { TeamMarker } from '../schema/team-marker.js';
 import { recordFederationEvent } from '../federation/federation-journal.js';
 import { createWorkspace, removeWorkspace, worktreeBranch, type CreatedWorkspace } from './placement.js';
-import { readRegistry } from './registry-file.js';
+import { openBackend } from '../backend/open-backend.js';
 import { updateRegistry, type UpdateOptions } from './update-registry.js';
 
 export interface OnboardRequest {
@@ -45,11 +45,10 @@ function refuseDuplicate(registry: Registry, domain: string, domainId: string): 
   }
 }
 
-/** Signal boxes and the marker that tells commands run inside the workspace which team and federation it is. */
+/** The marker that tells commands run inside the workspace which team and federation it is. */
 function prepareWorkspace(root: string, location: string, domainId: string, worktree: boolean): void {
   const paths = workspacePaths(location);
-  mkdirSync(paths.inbox, { recursive: true });
-  mkdirSync(paths.outbox, { recursive: true });
+  mkdirSync(paths.fedDir, { recursive: true });
   const marker: TeamMarker = { federationRoot: root, domainId };
   writeFileAtomic(paths.marker, toJsonText(marker));
   // A worktree is its own checkout: keep the team's runtime files out of its git status too.
@@ -92,7 +91,7 @@ export function readOnboardingIntent(root: string, domain: string): OnboardingIn
  * got as far as registering the team, only its intent record is left to remove, and the team is returned;
  * otherwise its workspace (worktree and branch included) is removed and undefined is returned.
  */
-export function settleInterruptedOnboarding(root: string, intent: OnboardingIntent, registry: Registry = readRegistry(root)): RegistryEntry | undefined {
+export function settleInterruptedOnboarding(root: string, intent: OnboardingIntent, registry: Registry): RegistryEntry | undefined {
   const registered = registry.teams.find((t) => t.domain === intent.domain && t.location === intent.location);
   if (!registered) removeWorkspace(root, intent);
   unlinkQuietly(onboardingPaths(root, intent.domain).intent);
@@ -117,9 +116,10 @@ export async function onboardTeam(root: string, request: OnboardRequest, options
     throw new InvalidInputError(`--placement: expected one of ${PLACEMENT_TYPES.join(', ')}, got "${String(placementType)}"`);
   }
 
+  const backend = openBackend(root);
   const paths = onboardingPaths(root, domain);
   const leftover = readOnboardingIntent(root, domain);
-  if (!leftover) refuseDuplicate(readRegistry(root), domain, domainId);
+  if (!leftover) refuseDuplicate(await backend.registry.read(), domain, domainId);
 
   ensureDirectory(federationPaths(root).onboarding, options);
   // The holder of a lease is judged by its process only: a slow onboarding (git on a big repository) keeps it.
@@ -130,13 +130,13 @@ export async function onboardTeam(root: string, request: OnboardRequest, options
   try {
     const interrupted = readOnboardingIntent(root, domain);
     if (interrupted) {
-      const registered = settleInterruptedOnboarding(root, interrupted);
+      const registered = settleInterruptedOnboarding(root, interrupted, await backend.registry.read());
       // The killed run got as far as registering: the same request is complete; anything else is a duplicate.
       if (registered && registered.domainId === domainId && registered.archetypeId === archetypeId && registered.placementType === placementType) {
         return registered;
       }
     }
-    refuseDuplicate(readRegistry(root), domain, domainId);
+    refuseDuplicate(await backend.registry.read(), domain, domainId);
 
     const location = teamWorkspacePath(root, domain, placementType);
     const intent: OnboardingIntent = {
@@ -152,7 +152,6 @@ export async function onboardTeam(root: string, request: OnboardRequest, options
     let workspace: CreatedWorkspace | undefined;
     try {
       workspace = createWorkspace(root, domain, placementType);
-      prepareWorkspace(root, workspace.location, domainId, placementType === 'worktree');
       const now = (options.now?.() ?? new Date()).toISOString();
       const entry: RegistryEntry = {
         domain,
@@ -164,6 +163,8 @@ export async function onboardTeam(root: string, request: OnboardRequest, options
         status: 'active',
         lastActive: now,
       };
+      prepareWorkspace(root, workspace.location, domainId, placementType === 'worktree');
+      await backend.signals.provision({ id: domainId, entry }, options);
       await updateRegistry(
         root,
         (registry) => {

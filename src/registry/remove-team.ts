@@ -7,7 +7,7 @@ import type { FederationRecord } from '../schema/federation-journal.js';
 import { getTeam, statusOf } from './find-team.js';
 import { gitSucceeds } from './git.js';
 import { removeWorkspace, worktreeBranch } from './placement.js';
-import { readRegistry } from './registry-file.js';
+import { openBackend } from '../backend/open-backend.js';
 import { teamWorkspace } from './team-workspace.js';
 import { updateRegistry, type UpdateOptions } from './update-registry.js';
 
@@ -25,7 +25,7 @@ export interface RemoveOptions extends UpdateOptions {
  * skips what is already gone.
  */
 export async function removeTeam(root: string, name: string, options: RemoveOptions = {}): Promise<Extract<FederationRecord, { kind: 'removed' }>> {
-  const entry = getTeam(readRegistry(root), name);
+  const entry = getTeam(await openBackend(root).registry.read(), name);
   const status = statusOf(entry);
   if (status !== 'archived') {
     throw new RefusedError('TEAM_NOT_ARCHIVED', `team "${entry.domainId}" is ${status}; only archived teams are removed — archive it first: fed team archive ${entry.domainId}`);

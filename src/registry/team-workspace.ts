@@ -4,7 +4,7 @@ import { RefusedError } from '../errors.js';
 import { FED_DIR, teamWorkspacePath, workspacePaths } from '../layout.js';
 import type { Registry, RegistryEntry } from '../schema/registry.js';
 import { getTeam } from './find-team.js';
-import { readRegistry } from './registry-file.js';
+import { openBackend } from '../backend/open-backend.js';
 
 /**
  * Nothing outside the federation (ARCHITECTURE invariant 9). A team's workspace is its registry
@@ -116,8 +116,8 @@ function realTarget(path: string): string {
 }
 
 /** A registered team (by id or domain) whose workspace passed `teamWorkspace`: what every command that writes for a team starts from. */
-export function resolveTeam(root: string, team: string, registry: Registry = readRegistry(root)): RegistryEntry {
-  const entry = getTeam(registry, team);
+export async function resolveTeam(root: string, team: string, registry?: Registry): Promise<RegistryEntry> {
+  const entry = getTeam(registry ?? (await openBackend(root).registry.read()), team);
   teamWorkspace(root, entry);
   return entry;
 }

@@ -10,9 +10,8 @@ import { readLastRun } from '../launch/run-records.js';
 import { pausesTeam, STOPPED_FOR_PAUSE } from '../launch/run-outcome.js';
 import { readFederationJournal } from '../federation/federation-journal.js';
 import { getTeam, statusOf } from '../registry/find-team.js';
-import { readRegistry } from '../registry/registry-file.js';
-import { workspacePaths } from '../layout.js';
-import { readSignalBox } from '../signals/read-signals.js';
+import { openBackend } from '../backend/open-backend.js';
+import type { FederationBackend } from '../ports/federation-backend.js';
 import type { RegistryEntry } from '../schema/registry.js';
 import { loadTeamLifecycle, stateOf } from '../actors/team-lifecycle.js';
 import { newMissionFor, startRunForNewMission } from './team-retry.js';
@@ -80,26 +79,26 @@ interface Candidate {
 }
 
 /** Whether a team is run; a team whose files cannot be read is skipped with why, never stops the others. */
-function judge(root: string, team: RegistryEntry): Candidate {
+async function judge(root: string, backend: FederationBackend, team: RegistryEntry): Promise<Candidate> {
   try {
-    return judgeReadable(root, team);
+    return await judgeReadable(root, backend, team);
   } catch (error) {
     return { team, skip: `its files cannot be read: ${(error as Error).message}`, resume: false };
   }
 }
 
 /** Whether a team is run, from its registry status, lifecycle, mission and last run. */
-function judgeReadable(root: string, team: RegistryEntry): Candidate {
+async function judgeReadable(root: string, backend: FederationBackend, team: RegistryEntry): Promise<Candidate> {
   const status = statusOf(team);
   if (status === 'archived') return { team, skip: 'archived', resume: false };
   if (!lifecycleFor(team.archetypeId)) return { team, skip: `archetype ${team.archetypeId} has no lifecycle`, resume: false };
-  const lifecycle = loadTeamLifecycle(team);
+  const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
   const state = stateOf(lifecycle.snapshot);
-  if (state === 'complete' && newMissionFor(team)) return { team, resume: false, newRun: true };
+  if (state === 'complete' && (await newMissionFor(backend, team))) return { team, resume: false, newRun: true };
   if (lifecycle.snapshot.status !== 'active') return { team, skip: `already ${state}${state === 'failed' ? ` (retry it: fed team retry ${team.domainId})` : ''}`, resume: false };
   // A mission applied, or a directive waiting to be applied (the launch's consumer applies it first).
   const processed = new Set(lifecycle.envelope.processed);
-  const waiting = readSignalBox(workspacePaths(team.location).inbox, { owner: team.domainId, box: 'inbox' }).signals.some((s) => s.message.type === 'directive' && !processed.has(s.message.id));
+  const waiting = (await backend.signals.inbox({ id: team.domainId, entry: team }).list()).signals.some((s) => s.message.type === 'directive' && !processed.has(s.message.id));
   if (!(lifecycle.snapshot.context as { mission?: unknown }).mission && !waiting) {
     return { team, skip: `no mission (send one: fed signal send --to ${team.domainId} --type directive --subject "<mission>")`, resume: false };
   }
@@ -123,9 +122,11 @@ function pausedByLaunch(root: string, team: RegistryEntry): boolean {
 
 export async function runFederation(root: string, options: RunFederationOptions): Promise<RunSummary> {
   const parallel = options.parallel ?? availableParallelism();
-  const registry = readRegistry(root);
+  const backend = openBackend(root);
+  const registry = await backend.registry.read();
   const named = options.teams?.length ? options.teams.map((name) => getTeam(registry, name)) : undefined;
-  const candidates = (named ?? registry.teams).map((team) => judge(root, team));
+  const candidates: Candidate[] = [];
+  for (const team of named ?? registry.teams) candidates.push(await judge(root, backend, team));
   if (named) {
     const refused = candidates.filter((c) => c.skip);
     if (refused.length) throw new RefusedError('TEAM_NOT_RUNNABLE', refused.map((c) => `team "${c.team.domainId}" is not run: ${c.skip}`).join('; '));
@@ -133,7 +134,7 @@ export async function runFederation(root: string, options: RunFederationOptions)
   const runs: TeamRun[] = [];
   const chosen = candidates.filter((c) => !c.skip);
   for (const candidate of chosen) {
-    const view = viewLifecycle(candidate.team, 1);
+    const view = await viewLifecycle(root, candidate.team, 1, backend);
     runs.push({ team: candidate.team.domainId, phase: 'waiting', state: view.state, since: view.since, lastEvent: view.recent.at(-1)?.event ?? null, outcome: null, reason: null, resumed: false, deliverablePath: null, durationMs: null, warnings: [] });
   }
   runs.forEach((run) => options.onUpdate?.(run));
@@ -161,14 +162,16 @@ export async function runFederation(root: string, options: RunFederationOptions)
   await Promise.all(Array.from({ length: Math.min(parallel, queue.length) }, worker));
 
   const interrupted = options.signal?.aborted ?? false;
-  const unfinished = reportedTeams(root).some((team) => {
+  const reported = await reportedTeams(root, backend);
+  let unfinished = false;
+  for (const team of reported) {
     try {
-      return loadTeamLifecycle(team).snapshot.status === 'active';
+      unfinished ||= (await loadTeamLifecycle(team, backend.lifecycles)).snapshot.status === 'active';
     } catch {
-      return true;
+      unfinished = true;
     }
-  });
-  const report = !interrupted && !unfinished && reportedTeams(root).length > 0 ? writeFederationReport(root, options.config).path : null;
+  }
+  const report = !interrupted && !unfinished && reported.length > 0 ? (await writeFederationReport(root, options.config)).path : null;
   return {
     teams: runs,
     skipped: candidates.filter((c) => c.skip).map((c) => ({ team: c.team.domainId, reason: c.skip! })),

@@ -1,8 +1,8 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { basename, extname, join, relative } from 'node:path';
 import { createActor } from 'xstate';
-import { readEnvelope, writeEnvelope } from '../actors/state-files.js';
 import { lifecycleEntryFor, loadTeamLifecycle, settleTeamLifecycle, stateOf, withStateLock } from '../actors/team-lifecycle.js';
+import { openBackend } from '../backend/open-backend.js';
 import { RefusedError } from '../errors.js';
 import { recordFederationEvent } from '../federation/federation-journal.js';
 import { fsyncDirectory, unlinkQuietly } from '../fs/atomic-write.js';
@@ -12,8 +12,8 @@ import { resolveTeam } from '../registry/team-workspace.js';
 import { META } from '../schema/common.js';
 import type { FederationConfig } from '../schema/config.js';
 import type { RegistryEntry } from '../schema/registry.js';
-import { readSignalBox } from '../signals/read-signals.js';
-import { sendSignal } from '../signals/send-signal.js';
+import { sendSignal } from '../messaging/send-signal.js';
+import type { FederationBackend } from '../ports/federation-backend.js';
 
 /**
  * Runs of a team's lifecycle over time. A lifecycle that ended (failed, or complete) is not the end of the
@@ -69,35 +69,36 @@ function endedRunNumber(team: RegistryEntry): number {
  * a complete team that was sent a new mission directive starts a run with that one.
  */
 export async function retryTeam(root: string, name: string, config: FederationConfig): Promise<NewRun> {
-  const team = resolveTeam(root, name);
+  const team = await resolveTeam(root, name);
   lifecycleEntryFor(team);
+  const backend = openBackend(root);
   if (statusOf(team) !== 'active') {
     throw new RefusedError('TEAM_NOT_ACTIVE', `team "${team.domainId}" is ${statusOf(team)}; ${statusOf(team) === 'paused' ? `resume it first: fed team resume ${team.domainId}` : 'archived teams are not run again'}`);
   }
-  const lifecycle = loadTeamLifecycle(team);
+  const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
   const state = stateOf(lifecycle.snapshot);
   const mission = (lifecycle.snapshot.context as MissionContext).mission;
   if (state === 'complete') {
-    const next = await startRunForNewMission(root, team, config);
+    const next = await startRunForNewMission(root, team, config, backend);
     if (next) return next;
   }
   if (state !== 'failed' || !mission) {
     const hint = state === 'complete' ? ` — to give a complete team new work, send it a new mission: fed signal send --to ${team.domainId} --type directive --subject "<mission>"` : '';
     throw new RefusedError('NOT_FAILED', `team "${team.domainId}" is ${state}; only a failed team is retried${hint}`);
   }
-  return startNewRun(root, team, config, { subject: mission.subject, body: mission.body });
+  return startNewRun(root, backend, team, config, { subject: mission.subject, body: mission.body });
 }
 
 /**
  * A directive meta sent a complete team after it completed: the mission of a new run. Undefined when
  * there is none (or the lifecycle is not complete).
  */
-export function newMissionFor(team: RegistryEntry): { signalId: string; subject: string; body: string } | undefined {
-  const lifecycle = loadTeamLifecycle(team);
+export async function newMissionFor(backend: FederationBackend, team: RegistryEntry): Promise<{ signalId: string; subject: string; body: string } | undefined> {
+  const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
   const context = lifecycle.snapshot.context as MissionContext;
   const completedAt = context.enteredAt?.complete;
   if (stateOf(lifecycle.snapshot) !== 'complete' || !completedAt || !context.mission) return undefined;
-  const inbox = readSignalBox(workspacePaths(team.location).inbox, { owner: team.domainId, box: 'inbox' });
+  const inbox = await backend.signals.inbox({ id: team.domainId, entry: team }).list();
   const directive = inbox.signals
     .map((s) => s.message)
     .filter((m) => m.type === 'directive' && m.id !== context.mission!.signalId && Date.parse(m.timestamp) >= Date.parse(completedAt))
@@ -106,9 +107,9 @@ export function newMissionFor(team: RegistryEntry): { signalId: string; subject:
 }
 
 /** Start the new run a new directive to a complete team asks for; undefined when there is none. */
-export async function startRunForNewMission(root: string, team: RegistryEntry, config: FederationConfig): Promise<NewRun | undefined> {
-  const mission = newMissionFor(team);
-  return mission ? startNewRun(root, team, config, mission) : undefined;
+export async function startRunForNewMission(root: string, team: RegistryEntry, config: FederationConfig, backend: FederationBackend = openBackend(root)): Promise<NewRun | undefined> {
+  const mission = await newMissionFor(backend, team);
+  return mission ? startNewRun(root, backend, team, config, mission) : undefined;
 }
 
 /**
@@ -118,15 +119,15 @@ export async function startRunForNewMission(root: string, team: RegistryEntry, c
  * same mission. The fresh envelope is the commit point: a crash before it leaves the ended run as it was
  * (its files kept in the history, which a retry run again reuses).
  */
-async function startNewRun(root: string, team: RegistryEntry, config: FederationConfig, mission: { subject: string; body: string; signalId?: string }): Promise<NewRun> {
+async function startNewRun(root: string, backend: FederationBackend, team: RegistryEntry, config: FederationConfig, mission: { subject: string; body: string; signalId?: string }): Promise<NewRun> {
   const entry = lifecycleEntryFor(team);
   const paths = workspacePaths(team.location);
   // What the ended run still owes (journal lines, reports to meta) is done first, so it is kept with it.
   const owed = await settleTeamLifecycle(root, team);
   if (owed.length) throw new RefusedError('RUN_UNSETTLED', `team "${team.domainId}": the ended run still owes effects that cannot be made now (${owed.join('; ')}); fix that, then retry`);
-  return withStateLock(team, {}, async () => {
-    const envelope = readEnvelope(team.location);
-    if (!envelope) throw new RefusedError('NO_RUN', `team "${team.domainId}" has no lifecycle state yet; nothing to start again`);
+  return withStateLock(root, team, {}, async (section) => {
+    const stored = await backend.lifecycles.read(team);
+    if (!stored) throw new RefusedError('NO_RUN', `team "${team.domainId}" has no lifecycle state yet; nothing to start again`);
     const ended = endedRunNumber(team);
     const history = join(paths.history, `run-${ended}`);
     mkdirSync(history, { recursive: true });
@@ -153,7 +154,8 @@ async function startNewRun(root: string, team: RegistryEntry, config: Federation
       await sendSignal(root, { from: META, to: team.domainId, type: 'directive', subject: mission.subject, body: mission.body });
     }
     const fresh = createActor(entry.machine, { input: { at: new Date().toISOString() } }).getPersistedSnapshot() as Record<string, unknown>;
-    writeEnvelope(team.location, {
+    const { envelope } = stored;
+    await backend.lifecycles.write(team, {
       ...envelope,
       machineId: entry.id,
       machineVersion: entry.version,
@@ -162,7 +164,7 @@ async function startNewRun(root: string, team: RegistryEntry, config: Federation
       journalTail: [],
       pendingReports: [],
       savedAt: new Date().toISOString(),
-    });
+    }, stored.version, section);
     const run: NewRun = { team: team.domainId, run: ended + 1, mission: { subject: mission.subject, body: mission.body }, keptAs };
     recordFederationEvent(root, { kind: 'retried', team: team.domainId, run: run.run, mission: mission.subject, keptAs });
     return run;

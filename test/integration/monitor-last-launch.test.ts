@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { clearCurrentRun, getTeam, launchTeam, readRegistry, runMonitorCycle, setTeamStatus, writeCurrentRun } from '../../src/index.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 
-const docsHealth = (root: string, config: Parameters<typeof runMonitorCycle>[1]['config']) => runMonitorCycle(root, { config }).teams.find((t) => t.team === 'docs')!;
+const docsHealth = async (root: string, config: Parameters<typeof runMonitorCycle>[1]['config']) => (await runMonitorCycle(root, { config })).teams.find((t) => t.team === 'docs')!;
 
 describe('fed monitor and the last launch', () => {
   it('never calls a team healthy when its last launch did not complete, until a later launch completes', async () => {
@@ -10,7 +10,7 @@ describe('fed monitor and the last launch', () => {
     // A crash after progress pauses the team (not failed, not stale): the monitor must still say it is not fine.
     const crashed = await launchTeam(root, 'docs', { config, agent: fakeAgent('exit-midway'), pollMs: 50 });
     expect(crashed).toMatchObject({ outcome: 'paused', state: 'paused' });
-    const health = docsHealth(root, config);
+    const health = await docsHealth(root, config);
     expect(health.healthy).toBe(false);
     expect(health.reasons.filter((r) => r.startsWith('last launch did not complete: crashed (the agent exited with code 1), ended '))).toHaveLength(1);
 
@@ -18,13 +18,13 @@ describe('fed monitor and the last launch', () => {
     const location = getTeam(readRegistry(root), 'docs').location;
     const last = crashed.lastRun;
     writeCurrentRun(location, { runId: 'r2', preset: last.preset, command: last.command, pid: process.pid, processStart: null, launcherPid: process.pid, sessionId: null, resumedSessionId: null, stateBefore: 'scanning', sandboxed: false, transcriptPath: last.transcriptPath, startedAt: new Date().toISOString() });
-    expect(docsHealth(root, config).reasons.some((r) => r.startsWith('last launch did not complete'))).toBe(false);
+    expect((await docsHealth(root, config)).reasons.some((r) => r.startsWith('last launch did not complete'))).toBe(false);
     // (Cleared again before the next launch, which would otherwise take it for an orphan to stop.)
     clearCurrentRun(location);
 
     await setTeamStatus(root, 'docs', { type: 'RESUME' });
     const completed = await launchTeam(root, 'docs', { config, agent: fakeAgent('complete'), pollMs: 50, graceMs: 1000 });
     expect(completed.outcome).toBe('complete');
-    expect(docsHealth(root, config)).toMatchObject({ healthy: true, reasons: [] });
+    expect(await docsHealth(root, config)).toMatchObject({ healthy: true, reasons: [] });
   }, 90_000);
 });

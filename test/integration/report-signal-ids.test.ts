@@ -11,7 +11,7 @@ async function reportIds(): Promise<string[]> {
   const fed = await signalFederation(['docs']);
   await setTeamStatus(fed.root, 'docs', { type: 'PAUSE' }, fast);
   await setTeamStatus(fed.root, 'docs', { type: 'RESUME' }, fast);
-  return listSignals(fed.root, { team: 'meta', type: 'report' }).signals.map((s) => s.message.id);
+  return (await listSignals(fed.root, { team: 'meta', type: 'report' })).signals.map((s) => s.message.id);
 }
 
 describe('lifecycle report ids', () => {

@@ -38,7 +38,7 @@ async function federation(teams: readonly string[]): Promise<{ root: string; pro
 }
 
 const summaryOf = (stdout: string) => JSON.parse(stdout) as RunSummary;
-const lifecycle = (root: string, team: string) => viewLifecycle(getTeam(readRegistry(root), team));
+const lifecycle = (root: string, team: string) => viewLifecycle(root, getTeam(readRegistry(root), team));
 const statusOf = (root: string, team: string) => getTeam(readRegistry(root), team).status;
 
 describe('fed run', () => {
@@ -78,7 +78,7 @@ describe('fed run', () => {
     const retry = await runFed(['--root', root, 'team', 'retry', 'beta-fail', '--json']);
     expect(retry.code, retry.stderr).toBe(0);
     expect(JSON.parse(retry.stdout)).toEqual({ team: 'beta-fail', run: 2, mission: { subject: 'Document beta-fail', body: 'Write it.' }, keptAs: ['.fed/history/run-1'] });
-    expect(lifecycle(root, 'beta-fail').state).toBe('preparing');
+    expect((await lifecycle(root, 'beta-fail')).state).toBe('preparing');
     const again = await runFed(['--root', root, 'run', '--json'], { env, timeoutMs: 60_000 });
     expect(again.code, again.stderr).toBe(0);
     const second = summaryOf(again.stdout);
@@ -99,7 +99,7 @@ describe('fed run', () => {
     await runFed(['--root', root, 'signal', 'send', '--to', 'beta-fail', '--type', 'directive', '--subject', 'Document it again', '--body', 'Shorter.']);
     const third = summaryOf((await runFed(['--root', root, 'run', '--team', 'beta-fail', '--json'], { env, timeoutMs: 60_000 })).stdout);
     expect(third.teams.map((t) => [t.team, t.outcome])).toEqual([['beta-fail', 'complete']]);
-    expect(lifecycle(root, 'beta-fail').mission?.subject).toBe('Document it again');
+    expect((await lifecycle(root, 'beta-fail')).mission?.subject).toBe('Document it again');
     expect(existsSync(join(workspace, 'deliverable.run-2.md'))).toBe(true);
     expect(existsSync(join(workspace, 'deliverable.md'))).toBe(true);
   }, 240_000);
@@ -121,7 +121,7 @@ describe('fed run', () => {
     expect(stdout).toContain('interrupted: the running teams were paused; run again to resume them: fed run');
     for (const team of ['one-hang', 'two-hang']) {
       expect(statusOf(root, team)).toBe('paused');
-      expect(lifecycle(root, team)).toMatchObject({ state: 'paused', pausedFrom: 'scanning' });
+      expect(await lifecycle(root, team)).toMatchObject({ state: 'paused', pausedFrom: 'scanning' });
     }
 
     writeFileSync(join(probe, 'release'), '');
@@ -136,7 +136,7 @@ describe('fed run', () => {
   it('a team paused by hand while it runs is left paused by the next run', async () => {
     const { root, env } = await federation(['held-hang']);
     const running = runFed(['--root', root, 'run'], { env, timeoutMs: 60_000 });
-    await waitFor(() => lifecycle(root, 'held-hang').state === 'scanning', 30_000, 'the team scanning');
+    await waitFor(async () => (await lifecycle(root, 'held-hang')).state === 'scanning', 30_000, 'the team scanning');
     expect((await runFed(['--root', root, 'team', 'pause', 'held-hang'])).code).toBe(0);
     const first = await running;
     expect(first.stdout).toContain('held-hang: paused (paused)');

@@ -30,7 +30,7 @@ async function federation(teams: string[], config: Partial<FederationConfig> = {
   return { root, cycle, warnings };
 }
 
-const alertsIn = (root: string, team: string) => listSignals(root, { team, type: 'alert' }).signals.map((s) => s.message);
+const alertsIn = async (root: string, team: string) => (await listSignals(root, { team, type: 'alert' })).signals.map((s) => s.message);
 
 describe('the monitor and stuck signals', () => {
   it('an unanswered question expires after its deadline and is escalated to meta exactly once over many cycles', async () => {
@@ -38,11 +38,11 @@ describe('the monitor and stuck signals', () => {
     const question = await sendSignal(root, { to: 'docs', type: 'question', subject: 'Which services?' }, { ...fast, now: () => at(0) });
 
     expect((await cycle(29)).stuckSignals).toEqual([]);
-    expect(alertsIn(root, 'meta')).toEqual([]);
+    expect((await alertsIn(root, 'meta'))).toEqual([]);
 
     const reports: MonitorReport[] = [];
     for (const minutes of [31, 32, 45, 60, 120, 600]) reports.push(await cycle(minutes));
-    const alerts = alertsIn(root, 'meta');
+    const alerts = (await alertsIn(root, 'meta'));
     expect(alerts).toHaveLength(1);
     expect(alerts[0]).toMatchObject({ from: 'meta', to: 'meta', subject: 'Overdue question to docs: Which services?' });
     expect(alerts[0]!.body).toContain(question.message.id);
@@ -58,11 +58,11 @@ describe('the monitor and stuck signals', () => {
 
     // The coordinator acknowledges the alert and archives it: the question is still overdue, and still
     // escalated only once — the record, not the alert's presence in the inbox, remembers it.
-    acknowledgeSignal(root, 'meta', alerts[0]!.id, fast);
+    await acknowledgeSignal(root, 'meta', alerts[0]!.id, fast);
     archiveSignals(root, { team: 'meta', olderThanMs: 60_000 }, { ...fast, now: at(700) });
-    expect(alertsIn(root, 'meta')).toEqual([]);
+    expect((await alertsIn(root, 'meta'))).toEqual([]);
     for (const minutes of [701, 800]) await cycle(minutes);
-    expect(listSignals(root, { team: 'meta', type: 'alert', all: true }).signals).toHaveLength(1);
+    expect((await listSignals(root, { team: 'meta', type: 'alert', all: true })).signals).toHaveLength(1);
   });
 
   it('an answered question and an acknowledged directive are never escalated; an unacknowledged directive is, after 10 minutes', async () => {
@@ -71,20 +71,20 @@ describe('the monitor and stuck signals', () => {
     const question = await sendSignal(root, { to: 'docs', type: 'question', subject: 'Answered' }, now);
     await sendSignal(root, { from: 'docs', to: 'meta', type: 'report', subject: 'Here', replyTo: question.message.id }, now);
     const acked = await sendSignal(root, { to: 'docs', type: 'directive', subject: 'Acked' }, now);
-    acknowledgeSignal(root, 'docs', acked.message.id, fast);
+    await acknowledgeSignal(root, 'docs', acked.message.id, fast);
     const ignored = await sendSignal(root, { to: 'docs', type: 'directive', subject: 'Ignored' }, now);
 
     expect((await cycle(9)).stuckSignals).toEqual([]);
     const report = await cycle(11);
     expect(report.stuckSignals.map((s) => s.id)).toEqual([ignored.message.id]);
-    expect(alertsIn(root, 'meta').map((a) => a.subject)).toEqual(['Overdue directive to docs: Ignored']);
+    expect((await alertsIn(root, 'meta')).map((a) => a.subject)).toEqual(['Overdue directive to docs: Ignored']);
   });
 
   it('never escalates its own alerts, even when alerts have a deadline', async () => {
     const { root, cycle } = await federation(['docs'], { signalDeadlines: { alert: '1m' } });
     await sendSignal(root, { to: 'docs', type: 'directive', subject: 'Ignored' }, { ...fast, now: () => at(0) });
     for (const minutes of [11, 20, 40, 80]) await cycle(minutes);
-    expect(alertsIn(root, 'meta')).toHaveLength(1);
+    expect((await alertsIn(root, 'meta'))).toHaveLength(1);
   });
 
   it('a signal in the inbox of a team archived afterwards gets one non-delivery alert back to its sender', async () => {
@@ -92,16 +92,16 @@ describe('the monitor and stuck signals', () => {
     const now = { ...fast, now: () => at(0) };
     const waiting = await sendSignal(root, { from: 'api', to: 'docs', type: 'report', subject: 'Schema changed' }, now);
     const taken = await sendSignal(root, { from: 'api', to: 'docs', type: 'report', subject: 'Seen' }, now);
-    acknowledgeSignal(root, 'docs', taken.message.id, fast);
+    await acknowledgeSignal(root, 'docs', taken.message.id, fast);
     await setTeamStatus(root, 'docs', { type: 'ARCHIVE' }, fast);
 
     for (const minutes of [1, 2, 3, 60]) await cycle(minutes);
-    const alerts = alertsIn(root, 'api');
+    const alerts = (await alertsIn(root, 'api'));
     expect(alerts).toHaveLength(1);
     expect(alerts[0]).toMatchObject({ from: 'meta', to: 'api', subject: 'Undeliverable: Schema changed' });
     expect(alerts[0]!.body).toContain(waiting.message.id);
     expect(alerts[0]!.body).toContain('recipient "docs" is archived');
-    expect(alertsIn(root, 'meta')).toEqual([]);
+    expect((await alertsIn(root, 'meta'))).toEqual([]);
     const shown = showSignal(root, waiting.message.id, { now: at(60) });
     expect(shown.delivery.state).toBe('undeliverable');
     expect(shown.history.map((e) => e.event)).toEqual(['sent', 'undeliverable']);
@@ -116,21 +116,21 @@ describe('the monitor and stuck signals', () => {
     expect(warnings).toEqual([]);
     expect(report.stuckSignals).toEqual([expect.objectContaining({ id: waiting.message.id, state: 'undeliverable', alertId: null })]);
     expect(showSignal(root, waiting.message.id).facts.undeliverable).toMatchObject({ reason: 'recipient "docs" is archived' });
-    expect(listSignals(root, { team: 'meta' }).signals).toEqual([]);
+    expect((await listSignals(root, { team: 'meta' })).signals).toEqual([]);
   });
 
   it('with config signalArchive, each cycle archives what is done and old enough', async () => {
     const { root, cycle, warnings } = await federation(['docs'], { signalArchive: { olderThan: '1h' } });
     const done = await sendSignal(root, { to: 'docs', type: 'directive', subject: 'Done' }, { ...fast, now: () => at(0) });
-    acknowledgeSignal(root, 'docs', done.message.id, fast);
+    await acknowledgeSignal(root, 'docs', done.message.id, fast);
     await sendSignal(root, { to: 'docs', type: 'report', subject: 'Open' }, { ...fast, now: () => at(0) });
 
     expect((await cycle(59)).archivedSignals).toBe(0);
     // The inbox copy and meta's outbox copy.
     expect((await cycle(61)).archivedSignals).toBe(2);
     expect(warnings).toEqual([]);
-    expect(listSignals(root, { team: 'docs' }).signals.map((s) => s.message.subject)).toEqual(['Open']);
-    expect(listSignals(root, { team: 'docs', all: true }).signals.map((s) => [s.message.subject, s.archived])).toEqual([
+    expect((await listSignals(root, { team: 'docs' })).signals.map((s) => s.message.subject)).toEqual(['Open']);
+    expect((await listSignals(root, { team: 'docs', all: true })).signals.map((s) => [s.message.subject, s.archived])).toEqual([
       ['Done', true],
       ['Open', false],
     ]);

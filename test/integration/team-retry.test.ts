@@ -17,13 +17,13 @@ describe('fed team retry (library)', () => {
     const run = await retryTeam(root, 'docs', config);
     expect(run).toEqual({ team: 'docs', run: 2, mission: { subject: 'Document the project', body: 'Write deliverable.md' }, keptAs: ['.fed/history/run-1'] });
     expect(readFileSync(join(paths.history, 'run-1', 'journal.jsonl'), 'utf8')).toBe(failedJournal);
-    expect(viewLifecycle(team(root))).toMatchObject({ state: 'preparing', mission: null, failure: null });
+    expect((await viewLifecycle(root, team(root)))).toMatchObject({ state: 'preparing', mission: null, failure: null });
     // The mission goes out again from meta; the first directive stays applied once.
-    expect(listSignals(root, { team: 'docs' }).signals.map((s) => s.message.subject)).toEqual(['Document the project', 'Document the project']);
+    expect((await listSignals(root, { team: 'docs' })).signals.map((s) => s.message.subject)).toEqual(['Document the project', 'Document the project']);
 
     const second = await launchTeam(root, 'docs', { config, agent: fakeAgent('complete'), pollMs: 50 });
     expect(second).toMatchObject({ state: 'complete', outcome: 'complete' });
-    expect(viewLifecycle(team(root)).mission?.subject).toBe('Document the project');
+    expect((await viewLifecycle(root, team(root))).mission?.subject).toBe('Document the project');
     await expect(retryTeam(root, 'docs', config)).rejects.toThrow('team "docs" is complete; only a failed team is retried — to give a complete team new work, send it a new mission');
 
     // A new mission to the complete team: run 3, the run-2 deliverable kept under a numbered name.
@@ -33,7 +33,7 @@ describe('fed team retry (library)', () => {
     expect(existsSync(join(team(root).location, 'deliverable.md'))).toBe(false);
     const third = await launchTeam(root, 'docs', { config, agent: fakeAgent('complete'), pollMs: 50 });
     expect(third.state).toBe('complete');
-    expect(viewLifecycle(team(root)).mission?.subject).toBe('Document it again');
+    expect((await viewLifecycle(root, team(root))).mission?.subject).toBe('Document it again');
   }, 120_000);
 
   it('run again after an interruption that kept the ended run, it reuses that run number and never loses its journal', async () => {

@@ -1,3 +1,4 @@
+import { openBackend } from '../../backend/open-backend.js';
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { applyLifecycleInputs, loadTeamLifecycle, stateOf } from '../../actors/team-lifecycle.js';
@@ -28,9 +29,10 @@ export interface MergeResult {
  * A merge interrupted after PR_MERGED is finished by running the command again.
  */
 export async function mergeTeam(root: string, name: string): Promise<MergeResult> {
-  const team = codingTeam(root, name);
+  const team = await codingTeam(root, name);
+  const { lifecycles } = openBackend(root);
   const { branch, base } = teamBranch(root, team);
-  const state = stateOf(loadTeamLifecycle(team).snapshot);
+  const state = stateOf((await loadTeamLifecycle(team, lifecycles)).snapshot);
   if (state !== 'pr-approved' && state !== 'merged') {
     throw new RefusedError(
       'NOT_APPROVED',
@@ -49,7 +51,7 @@ export async function mergeTeam(root: string, name: string): Promise<MergeResult
     mergeBranch(root, branch, base, team.domainId);
     await applyLifecycleInputs(root, team, [{ source: 'event', event: { type: 'PR_MERGED', commit: git(root, ['rev-parse', 'HEAD']) } }]);
   }
-  const commit = (loadTeamLifecycle(team).snapshot.context as { mergeCommit: string }).mergeCommit;
+  const commit = ((await loadTeamLifecycle(team, lifecycles)).snapshot.context as { mergeCommit: string }).mergeCommit;
   const done = await applyLifecycleInputs(root, team, [{ source: 'event', event: { type: 'CLEANUP_DONE' } }]);
   await setTeamStatus(root, team.domainId, { type: 'ARCHIVE' });
   removeCheckout(root, team.location, branch);

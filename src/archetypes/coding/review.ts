@@ -1,3 +1,4 @@
+import { openBackend } from '../../backend/open-backend.js';
 import type { AnyMachineSnapshot } from 'xstate';
 import type { CodingContext } from '../../../machines/coding.types.js';
 import { applyLifecycleInputs, loadTeamLifecycle, stateOf } from '../../actors/team-lifecycle.js';
@@ -6,7 +7,7 @@ import { resolveTeam } from '../../registry/team-workspace.js';
 import { git } from '../../registry/git.js';
 import { META } from '../../schema/common.js';
 import type { RegistryEntry } from '../../schema/registry.js';
-import { sendSignal } from '../../signals/send-signal.js';
+import { sendSignal } from '../../messaging/send-signal.js';
 import { archetypeOf } from '../catalog.js';
 import { teamBranch } from './branch.js';
 import { codingArchetype } from './index.js';
@@ -30,18 +31,18 @@ export interface Review {
 }
 
 /** A coding team by name, refused for any other archetype. */
-export function codingTeam(root: string, name: string): RegistryEntry {
-  const team = resolveTeam(root, name);
+export async function codingTeam(root: string, name: string): Promise<RegistryEntry> {
+  const team = await resolveTeam(root, name);
   if (archetypeOf(team) !== codingArchetype) {
     throw new RefusedError('NOT_A_CODING_TEAM', `team "${team.domainId}" is a ${team.archetypeId} team; review and merge are for coding teams`);
   }
   return team;
 }
 
-export function reviewTeam(root: string, name: string): Review {
-  const team = codingTeam(root, name);
+export async function reviewTeam(root: string, name: string): Promise<Review> {
+  const team = await codingTeam(root, name);
   const { branch, base } = teamBranch(root, team);
-  const snapshot = loadTeamLifecycle(team).snapshot;
+  const { snapshot } = await loadTeamLifecycle(team, openBackend(root).lifecycles);
   const context = snapshot.context as CodingContext;
   // Three dots: what the branch changed since it forked, not what the base gained meanwhile.
   const range = `${base}...${branch}`;
@@ -69,10 +70,10 @@ export type Verdict = { approve: true } | { approve: false; changes: string };
  * reads from its inbox. Refused, changing nothing, unless the team is in review.
  */
 export async function decideReview(root: string, name: string, verdict: Verdict): Promise<{ team: string; state: string }> {
-  const team = codingTeam(root, name);
+  const team = await codingTeam(root, name);
   // Only a change that is there to review can be decided on (refused by name otherwise).
   teamBranch(root, team);
-  refuseUnlessInReview(team, loadTeamLifecycle(team).snapshot);
+  refuseUnlessInReview(team, (await loadTeamLifecycle(team, openBackend(root).lifecycles)).snapshot);
   const event = verdict.approve
     ? { type: 'PR_APPROVED', reviewer: META }
     : { type: 'CHANGES_REQUESTED', reviewer: META, comments: [verdict.changes] };

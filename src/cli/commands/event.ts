@@ -29,7 +29,7 @@ export function registerEvent(program: Command, io: CliIo): void {
     .action(async (type: string, options: { team?: string; data?: string; json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
       const data = parseData(options.data);
-      const team = resolveTeam(ctx.root, requireTeam(options.team, ctx, 'fed event --team <team> <EVENT>'));
+      const team = await resolveTeam(ctx.root, requireTeam(options.team, ctx, 'fed event --team <team> <EVENT>'));
       // Launched with an inspected launch: this process's transitions go to the launcher's inspection log too.
       const inspection = openAgentInspection(io.env);
       let result;

@@ -26,7 +26,7 @@ export function registerTeamReview(team: Command, io: CliIo): void {
         if (options.json) return printJson(io, decided);
         return io.stdout(options.approve ? `${decided.team}: approved (${decided.state}); merge it with: fed team merge ${decided.team}\n` : `${decided.team}: changes requested (${decided.state}); launch it again: fed launch --team ${decided.team}\n`);
       }
-      const review = reviewTeam(ctx.root, name);
+      const review = await reviewTeam(ctx.root, name);
       if (options.json) return printJson(io, review);
       io.stdout(renderReview(review));
     });

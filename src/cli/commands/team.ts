@@ -7,7 +7,7 @@ import { getTeam, statusOf } from '../../registry/find-team.js';
 import { onboardTeam } from '../../registry/onboard.js';
 import { removeTeam } from '../../registry/remove-team.js';
 import { retryTeam } from '../../run/team-retry.js';
-import { readRegistry } from '../../registry/registry-file.js';
+import { openBackend } from '../../backend/open-backend.js';
 import { TEAM_STATUS_COMMANDS } from '../../registry/team-status.js';
 import { lifecycleFor } from '../../archetypes/catalog.js';
 import { reportUndeliverableSignals } from '../../signals/delivery/alert-stuck-signals.js';
@@ -58,9 +58,9 @@ export function registerTeam(program: Command, io: CliIo): void {
     .command('list')
     .description('list registered teams')
     .option('--json', 'print the registry teams as JSON')
-    .action((options: { json?: boolean }, command: Command) => {
+    .action(async (options: { json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
-      const registry = readRegistry(ctx.root);
+      const registry = await openBackend(ctx.root).registry.read();
       if (options.json) return printJson(io, registry.teams);
       if (registry.teams.length === 0) return io.stdout('no teams yet; onboard one with: fed team onboard <domain>\n');
       io.stdout(
@@ -76,12 +76,12 @@ export function registerTeam(program: Command, io: CliIo): void {
     .description('show one team and its lifecycle (default: the team whose workspace you are in)')
     .argument('[team]', 'team id or domain')
     .option('--json', 'print the registry entry as JSON')
-    .action((name: string | undefined, options: { json?: boolean }, command: Command) => {
+    .action(async (name: string | undefined, options: { json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
       const wanted = name ?? ctx.team;
       if (!wanted) throw new InvalidInputError('which team? pass its id (fed team show <team>) or run this inside its workspace');
-      const entry = getTeam(readRegistry(ctx.root), wanted);
-      const lifecycle = lifecycleFor(entry.archetypeId) ? viewLifecycle(entry) : null;
+      const entry = getTeam(await openBackend(ctx.root).registry.read(), wanted);
+      const lifecycle = lifecycleFor(entry.archetypeId) ? await viewLifecycle(ctx.root, entry) : null;
       const lastRun = readLastRun(entry.location);
       if (options.json) return printJson(io, { ...entry, lifecycle, lastRun });
       io.stdout(

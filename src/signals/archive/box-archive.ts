@@ -1,4 +1,6 @@
 import { join } from 'node:path';
+import type { BoxExpectation } from '../parse-signal-file.js';
+import { readSignalBox, type SignalReadResult } from '../read-signals.js';
 
 /**
  * `<box>/archive/`: signals moved out of a live box by `fed signal archive`, with their ack files. A
@@ -9,4 +11,9 @@ export const ARCHIVE_DIR = 'archive';
 
 export function archiveDirectoryOf(box: string): string {
   return join(box, ARCHIVE_DIR);
+}
+
+/** The valid signals and invalid files of a box's archive (none when nothing was archived yet). */
+export function readArchivedSignals(box: string, expect: BoxExpectation): SignalReadResult {
+  return readSignalBox(archiveDirectoryOf(box), expect);
 }

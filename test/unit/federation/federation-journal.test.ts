@@ -21,9 +21,9 @@ describe('federation journal (.fed/journal.jsonl)', () => {
     const root = tempDir();
     initFederation(root, {}, {});
     recordFederationEvent(root, { kind: 'status', team: 'docs', from: 'active', to: 'paused' });
-    appendFileSync(federationPaths(root).journal, '{"kind":"status","team":"do');
+    appendFileSync(federationPaths(root).federationJournal, '{"kind":"status","team":"do');
     recordFederationEvent(root, { kind: 'status', team: 'docs', from: 'paused', to: 'active' });
     expect(readFederationJournal(root).map((r) => r.kind === 'status' && r.to)).toEqual(['paused', 'active']);
-    expect(readFileSync(federationPaths(root).journal, 'utf8').split('\n')).toHaveLength(4);
+    expect(readFileSync(federationPaths(root).federationJournal, 'utf8').split('\n')).toHaveLength(4);
   });
 });

@@ -71,8 +71,8 @@ describe('fed plan (proposePlan / applyPlan)', () => {
     const again = await applyPlan(root, proposePlan(root));
     expect(again).toEqual(plan.teams.map((t) => ({ team: t.team, onboarded: false, missionSent: false })));
     expect(readRegistry(root).teams.map((t) => t.domainId).sort()).toEqual(['api-docs', 'core-docs', 'web-docs']);
-    const directives = listSignals(root, { team: 'api-docs' }).signals.map((s) => `${s.message.from} ${s.message.type}: ${s.message.subject}`);
+    const directives = (await listSignals(root, { team: 'api-docs' })).signals.map((s) => `${s.message.from} ${s.message.type}: ${s.message.subject}`);
     expect(directives).toEqual(['meta directive: Document packages/api/']);
-    expect(viewLifecycle(getTeam(readRegistry(root), 'api-docs')).pending).toHaveLength(1);
+    expect((await viewLifecycle(root, getTeam(readRegistry(root), 'api-docs'))).pending).toHaveLength(1);
   });
 });

@@ -35,12 +35,12 @@ describe('archiveSignals', () => {
     const fed = await signalFederation(['docs']);
     const old = (subject: string, type: 'directive' | 'question' = 'directive') => sendSignal(fed.root, { to: 'docs', type, subject }, { ...fast, now: () => at(0) });
     const acked = await Promise.all(['One', 'Two', 'Three'].map((s) => old(s)));
-    for (const s of acked) acknowledgeSignal(fed.root, 'docs', s.message.id, { ...fast, now: () => at(0.5) });
+    for (const s of acked) await acknowledgeSignal(fed.root, 'docs', s.message.id, { ...fast, now: () => at(0.5) });
     const unacked = await old('Still waiting');
     const answered = await old('Which?', 'question');
     await sendSignal(fed.root, { from: 'docs', to: 'meta', type: 'report', subject: 'This', replyTo: answered.message.id }, { ...fast, now: () => at(0.5) });
     const young = await sendSignal(fed.root, { to: 'docs', type: 'directive', subject: 'Young' }, { ...fast, now: () => at(47) });
-    acknowledgeSignal(fed.root, 'docs', young.message.id, fast);
+    await acknowledgeSignal(fed.root, 'docs', young.message.id, fast);
     const before = contents(fed.root);
 
     const results = archiveSignals(fed.root, { olderThanMs: 24 * HOUR }, { ...fast, now: at(48) });
@@ -60,8 +60,8 @@ describe('archiveSignals', () => {
     expect(entries(inbox)).toEqual(['archive', unacked.file, young.file, ackFileName(young.file)].sort());
     // The live box readers (actor, monitor, list) no longer see them; --all and show do.
     expect(readSignalBox(inbox, { owner: 'docs', box: 'inbox' }).signals.map((s) => s.file).sort()).toEqual([unacked.file, young.file].sort());
-    expect(listSignals(fed.root, { team: 'docs' }).signals).toHaveLength(2);
-    const all = listSignals(fed.root, { team: 'docs', all: true });
+    expect((await listSignals(fed.root, { team: 'docs' })).signals).toHaveLength(2);
+    const all = (await listSignals(fed.root, { team: 'docs', all: true }));
     expect(all.signals).toHaveLength(6);
     expect(all.signals.filter((s) => s.archived).map((s) => [s.message.subject, s.delivery.state, s.message.acknowledged])).toEqual([
       // Same time: by file name.
@@ -72,7 +72,7 @@ describe('archiveSignals', () => {
     ]);
     const shown = showSignal(fed.root, acked[0]!.message.id);
     expect(shown).toMatchObject({ archived: true, box: 'inbox', path: join(archive, acked[0]!.file), delivery: { state: 'acknowledged' } });
-    expect(listSignals(fed.root, { team: 'meta', box: 'outbox', all: true }).signals).toHaveLength(6);
+    expect((await listSignals(fed.root, { team: 'meta', box: 'outbox', all: true })).signals).toHaveLength(6);
 
     // A second run finds nothing more to do.
     expect(archiveSignals(fed.root, { olderThanMs: 24 * HOUR }, { ...fast, now: at(48) }).reduce((n, r) => n + r.archived, 0)).toBe(0);
@@ -83,12 +83,12 @@ describe('archiveSignals', () => {
     const inbox = fed.team('docs').inbox;
     const archive = archiveDirectoryOf(inbox);
     const first = await sendSignal(fed.root, { to: 'docs', type: 'report', subject: 'Daily' }, { ...fast, now: () => at(0) });
-    acknowledgeSignal(fed.root, 'docs', first.message.id, fast);
+    await acknowledgeSignal(fed.root, 'docs', first.message.id, fast);
     archiveSignals(fed.root, { team: 'docs', olderThanMs: HOUR }, { ...fast, now: at(2) });
     // The live name is free again, so a signal of the same second and subject takes it.
     const second = await sendSignal(fed.root, { to: 'docs', type: 'report', subject: 'Daily' }, { ...fast, now: () => at(0) });
     expect(second.file).toBe(first.file);
-    acknowledgeSignal(fed.root, 'docs', second.message.id, fast);
+    await acknowledgeSignal(fed.root, 'docs', second.message.id, fast);
     // A crash after the archive links, before the live names were removed.
     const suffixed = first.file.replace('.json', '-2.json');
     linkSync(second.inboxPath, join(archive, suffixed));
@@ -96,7 +96,7 @@ describe('archiveSignals', () => {
     archiveSignals(fed.root, { team: 'docs', olderThanMs: HOUR }, { ...fast, now: at(2) });
 
     expect(entries(inbox)).toEqual(['archive']);
-    const archived = listSignals(fed.root, { team: 'docs', all: true }).signals;
+    const archived = (await listSignals(fed.root, { team: 'docs', all: true })).signals;
     expect(archived.map((s) => s.message.id).sort()).toEqual([first.message.id, second.message.id].sort());
     expect(archived.every((s) => s.archived && s.message.acknowledged)).toBe(true);
     expect(existsSync(join(archive, ackFileName(first.file)))).toBe(true);
@@ -109,7 +109,7 @@ describe('archiveSignals', () => {
     const inbox = fed.team('docs').inbox;
     const archive = archiveDirectoryOf(inbox);
     const done = await sendSignal(fed.root, { to: 'docs', type: 'report', subject: 'Done' }, { ...fast, now: () => at(0) });
-    acknowledgeSignal(fed.root, 'docs', done.message.id, fast);
+    await acknowledgeSignal(fed.root, 'docs', done.message.id, fast);
     // A crash between removing the live signal and removing its live ack.
     mkdirSync(archive);
     linkSync(done.inboxPath, join(archive, done.file));
@@ -129,7 +129,7 @@ describe('archiveSignals', () => {
     const id = '3f2b8a34-7c1e-4d5a-9b0e-2f6c8d4e1a7b';
     const request = { to: 'docs', type: 'report' as const, subject: 'Weekly', body: 'All green', id };
     const first = await sendSignal(fed.root, request, { ...fast, now: () => at(0) });
-    acknowledgeSignal(fed.root, 'docs', id, fast);
+    await acknowledgeSignal(fed.root, 'docs', id, fast);
     archiveSignals(fed.root, { olderThanMs: HOUR }, { ...fast, now: at(2) });
 
     const retry = await sendSignal(fed.root, request, { ...fast, now: () => at(3) });

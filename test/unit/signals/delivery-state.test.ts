@@ -43,7 +43,7 @@ describe('delivery state', () => {
     for (const path of [question.inboxPath, question.outboxPath, reply.inboxPath, reply.outboxPath]) {
       expect(Object.keys(JSON.parse(readFileSync(path, 'utf8')) as object)).toEqual(['id', 'timestamp', 'from', 'to', 'type', 'subject', 'body', 'protocol']);
     }
-    expect(listSignals(fed.root, { team: 'docs', state: 'answered' }, { now: at(60) }).signals.map((s) => s.message.id)).toEqual([question.message.id]);
+    expect((await listSignals(fed.root, { team: 'docs', state: 'answered' }, { now: at(60) })).signals.map((s) => s.message.id)).toEqual([question.message.id]);
   });
 
   it('an unanswered question expires at its deadline, even when acknowledged; an acknowledged directive does not', async () => {
@@ -51,8 +51,8 @@ describe('delivery state', () => {
     const question = await send(fed.root, { to: 'docs', type: 'question', subject: 'When?' });
     const directive = await send(fed.root, { to: 'docs', type: 'directive', subject: 'Do it' });
     const late = await send(fed.root, { to: 'docs', type: 'directive', subject: 'Do that too' });
-    acknowledgeSignal(fed.root, 'docs', question.message.id, { ...fast, now: () => at(1) });
-    acknowledgeSignal(fed.root, 'docs', directive.message.id, { ...fast, now: () => at(1) });
+    await acknowledgeSignal(fed.root, 'docs', question.message.id, { ...fast, now: () => at(1) });
+    await acknowledgeSignal(fed.root, 'docs', directive.message.id, { ...fast, now: () => at(1) });
 
     expect([29, 30].map((m) => stateOf(fed.root, question.message.id, m))).toEqual(['acknowledged', 'expired']);
     expect(stateOf(fed.root, directive.message.id, 600)).toBe('acknowledged');
@@ -69,13 +69,13 @@ describe('delivery state', () => {
   it('listing or watching its own inbox marks signals read; listing another party\'s inbox does not', async () => {
     const fed = await signalFederation(['docs']);
     const directive = await send(fed.root, { to: 'docs', type: 'directive', subject: 'Do it' });
-    listSignals(fed.root, { team: 'docs' }, { reader: 'meta', now: at(1) });
+    (await listSignals(fed.root, { team: 'docs' }, { reader: 'meta', now: at(1) }));
     expect(stateOf(fed.root, directive.message.id, 2)).toBe('delivered');
-    const listed = listSignals(fed.root, { team: 'docs' }, { reader: 'docs', now: at(2) });
+    const listed = (await listSignals(fed.root, { team: 'docs' }, { reader: 'docs', now: at(2) }));
     expect(listed.signals[0]!.delivery.state).toBe('read');
     const shown = showSignal(fed.root, directive.message.id, { now: at(3) });
     expect(shown.history.map((e) => `${e.event} ${e.detail}`)).toEqual(['sent from meta to docs', 'read by docs']);
-    acknowledgeSignal(fed.root, 'docs', directive.message.id, { ...fast, now: () => at(4) });
+    await acknowledgeSignal(fed.root, 'docs', directive.message.id, { ...fast, now: () => at(4) });
     expect(stateOf(fed.root, directive.message.id, 5)).toBe('acknowledged');
   });
 
@@ -83,12 +83,12 @@ describe('delivery state', () => {
     const fed = await signalFederation(['docs', 'api']);
     const taken = await send(fed.root, { from: 'api', to: 'docs', type: 'report', subject: 'Taken' });
     const waiting = await send(fed.root, { from: 'api', to: 'docs', type: 'report', subject: 'Waiting' });
-    acknowledgeSignal(fed.root, 'docs', taken.message.id, fast);
+    await acknowledgeSignal(fed.root, 'docs', taken.message.id, fast);
     await writeRegistryStatus(fed.root, 'docs', { type: 'ARCHIVE' }, fast);
     expect(stateOf(fed.root, taken.message.id, 1)).toBe('acknowledged');
     expect(showSignal(fed.root, waiting.message.id, { now: at(1) }).delivery).toMatchObject({ state: 'undeliverable', undeliverable: 'recipient "docs" is archived' });
     // The sender's outbox copy tells the same story, its ack read from the recipient's inbox.
-    const outbox = listSignals(fed.root, { team: 'api', box: 'outbox' }, { now: at(1) });
+    const outbox = (await listSignals(fed.root, { team: 'api', box: 'outbox' }, { now: at(1) }));
     expect(outbox.signals.map((s) => s.delivery.state)).toEqual(['acknowledged', 'undeliverable']);
   });
 });
@@ -134,7 +134,7 @@ describe('signal ids are single-use', () => {
     expect(entries(fed.team('api').inbox)).toEqual([]);
     expect(entries(fed.meta.outbox)).toEqual([first.file]);
     // One ack acknowledges the one signal there is.
-    expect(acknowledgeSignal(fed.root, 'docs', id, fast)).toHaveLength(1);
+    expect(await acknowledgeSignal(fed.root, 'docs', id, fast)).toHaveLength(1);
   });
 
   it('the same id with identical content is an idempotent retry, even a minute later', async () => {

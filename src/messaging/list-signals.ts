@@ -1,0 +1,105 @@
+import { openBackend } from '../backend/open-backend.js';
+import { InvalidInputError } from '../errors.js';
+import type { FederationBackend } from '../ports/federation-backend.js';
+import { SIGNAL_BOXES, type InvalidSignalFile, type SignalBox, type SignalEntry } from '../ports/signal-transport.js';
+import { findTeam } from '../registry/find-team.js';
+import { META } from '../schema/common.js';
+import type { SignalDeadlines } from '../schema/config.js';
+import { DELIVERY_STATES, type DeliveryState } from '../schema/delivery.js';
+import { SIGNAL_TYPES } from '../schema/signal.js';
+import { readArchivedSignals } from '../signals/archive/box-archive.js';
+import { deadlineTable } from '../signals/delivery/deadlines.js';
+import { FileDeliveryFactStore } from '../signals/delivery/delivery-fact-store.js';
+import { DeliveryInspector } from '../signals/delivery/delivery-inspector.js';
+import type { DeliveryStatus } from '../signals/delivery/delivery-state.js';
+import { markSignalsRead } from '../signals/delivery/read-marks.js';
+import { resolveParty } from './resolve-party.js';
+
+export interface ListSignalsQuery {
+  /** Whose box: a team id (or domain) or `meta` (default). */
+  team?: string;
+  /** Default `inbox`. */
+  box?: SignalBox;
+  /** Only signals without an acknowledgment (inbox only: acks live beside the signals in the recipient's inbox). */
+  unacknowledged?: boolean;
+  type?: string;
+  /** Only signals from this sender (team id or domain, or `meta`). */
+  from?: string;
+  /** Only signals in this delivery state. */
+  state?: string;
+  /** Archived signals too (the box's `archive/` folder). */
+  all?: boolean;
+}
+
+export interface ListSignalsOptions {
+  /**
+   * Who is listing (a team id or domain, or `meta`). Listing one's own inbox is reading it: the live
+   * signals shown that are not acknowledged yet are marked `read`.
+   */
+  reader?: string;
+  /** `signalDeadlines` of the config (defaults apply for types left out). */
+  deadlines?: SignalDeadlines;
+  now?: Date;
+  /** The federation's backend, when the caller has it open (default: openBackend(root)). */
+  backend?: FederationBackend;
+}
+
+export interface ListedSignal extends SignalEntry {
+  /** In the box's `archive/` folder. */
+  archived: boolean;
+  delivery: DeliveryStatus;
+}
+
+export interface SignalListing {
+  team: string;
+  box: SignalBox;
+  /** Where the box is, to show to a person. */
+  dir: string;
+  /** Archived signals first (with --all), then the live ones; each oldest first. */
+  signals: ListedSignal[];
+  /** Every entry of the box that is not a valid signal, with the reason — filters never hide these. */
+  invalid: InvalidSignalFile[];
+}
+
+/** `fed signal list`: the valid signals of one box, filtered, with their delivery states, and every invalid entry of it. */
+export async function listSignals(root: string, query: ListSignalsQuery = {}, options: ListSignalsOptions = {}): Promise<SignalListing> {
+  const box = query.box ?? 'inbox';
+  if (!SIGNAL_BOXES.includes(box)) throw new InvalidInputError(`--box: expected one of ${SIGNAL_BOXES.join(', ')}, got "${String(box)}"`);
+  if (query.unacknowledged && box !== 'inbox') {
+    throw new InvalidInputError("--unacked applies to an inbox: acknowledgments are written beside the signal in the recipient's inbox");
+  }
+  if (query.type !== undefined && !(SIGNAL_TYPES as readonly string[]).includes(query.type)) {
+    throw new InvalidInputError(`--type: expected one of ${SIGNAL_TYPES.join(', ')}, got "${query.type}"`);
+  }
+  if (query.state !== undefined && !(DELIVERY_STATES as readonly string[]).includes(query.state)) {
+    throw new InvalidInputError(`--state: expected one of ${DELIVERY_STATES.join(', ')}, got "${query.state}"`);
+  }
+  const backend = options.backend ?? openBackend(root);
+  const registry = await backend.registry.read();
+  const party = resolveParty(registry, query.team ?? META, { role: 'team (--team)', allowArchived: true });
+  const from = query.from === undefined ? undefined : (findTeam(registry, query.from)?.domainId ?? query.from);
+  const opened = box === 'inbox' ? backend.signals.inbox(party) : backend.signals.outbox(party);
+  const live = await opened.list();
+  const archived = query.all ? readArchivedSignals(opened.location, { owner: party.id, box }) : { signals: [], invalid: [] };
+  const now = options.now ?? new Date();
+  const inspector = new DeliveryInspector(root, registry, new FileDeliveryFactStore(root), deadlineTable(options.deadlines), now);
+  const wanted: ListedSignal[] = [];
+  for (const [signals, isArchived] of [[archived.signals, true], [live.signals, false]] as const) {
+    for (const entry of signals) {
+      const { message } = entry;
+      if (query.unacknowledged && message.acknowledged) continue;
+      if (query.type !== undefined && message.type !== query.type) continue;
+      if (from !== undefined && message.from !== from) continue;
+      const delivery = inspector.status(entry, box);
+      if (query.state !== undefined && delivery.state !== (query.state as DeliveryState)) continue;
+      wanted.push({ ...entry, archived: isArchived, delivery });
+    }
+  }
+  const reader = options.reader === undefined ? undefined : (findTeam(registry, options.reader)?.domainId ?? options.reader);
+  if (box === 'inbox' && reader === party.id) {
+    if (markSignalsRead(root, reader, wanted.filter((s) => !s.archived).map((s) => s.message), now) > 0) {
+      for (const signal of wanted) if (signal.delivery.state === 'delivered') signal.delivery = inspector.status(signal, box);
+    }
+  }
+  return { team: party.id, box, dir: opened.location, signals: wanted, invalid: [...archived.invalid, ...live.invalid] };
+}

@@ -1,0 +1,90 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * Issue #12: everything above the ports talks to signals, the registry and lifecycles only through them
+ * (src/ports), so a second backend is one adapter, not edits in twenty files. This test reads the source
+ * and fails when a module outside the file adapter touches those files directly: by importing the
+ * adapter's internals, or by naming the paths of the boxes, the envelope, the journal, the state lock or
+ * the registry from src/layout.ts.
+ */
+const SRC = fileURLToPath(new URL('../../../src/', import.meta.url));
+
+/** The file adapter and its internals, and the layers below every adapter. */
+const ADAPTER = [/^adapters\/file\//, /^signals\//, /^registry\/registry-file\.ts$/, /^actors\/state-files\.ts$/, /^fs\//, /^layout\.ts$/, /^schema\//];
+
+/**
+ * Modules that still name those files, each with why. Keep this list short and honest: an entry here is
+ * work left for the next adapter to face.
+ */
+const KNOWN: Record<string, string> = {
+  'index.ts': 'the package entry re-exports the file adapter internals that callers of the 0.1 library API import',
+  'federation/init-federation.ts': '`fed init` creates a file-signal-v1 federation: its folders and an empty registry file',
+  'federation/locate.ts': 'finds the federation root of a directory by its registry file (before any backend is opened)',
+  'registry/team-workspace.ts': 'refuses symbolic links anywhere in a workspace layout, the box folders included (invariant 9); it opens none of them',
+  'run/team-retry.ts': '`fed team retry` keeps the ended run (#15) by moving its envelope and journal into `.fed/history/run-<n>/`; the lifecycle store has no operation for runs yet (the new envelope is written through it)',
+  'log/federation-log.ts': "`fed log` reads the lifecycle journals of the runs `fed team retry` kept in `.fed/history/`, beside the current one; the lifecycle store has no notion of runs yet",
+};
+
+const INTERNAL_IMPORT = /from '((?:\.\.?\/)+)(signals\/[\w-]+|registry\/registry-file|actors\/state-files|registry-file|state-files)\.js'/g;
+const FILE_FIELDS = '(?:inbox|outbox|envelope|journal|stateLock|registry|registryLock)';
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** What in `text` touches the signal, registry or lifecycle files directly. */
+export function directAccess(file: string, text: string): string[] {
+  const found: string[] = [];
+  for (const match of text.matchAll(INTERNAL_IMPORT)) {
+    const target = join(file, '..', match[1]!, match[2]!).replaceAll('\\', '/');
+    if (/(^|\/)(signals\/[\w-]+|registry\/registry-file|actors\/state-files)$/.test(target)) found.push(`imports ${match[2]}`);
+  }
+  for (const match of text.matchAll(new RegExp(`(?:workspacePaths|federationPaths)\\([^()]*\\)\\.${FILE_FIELDS}\\b`, 'g'))) found.push(match[0]);
+  // Variables holding a layout: `const paths = workspacePaths(x)` … `paths.inbox`, or destructured.
+  for (const match of text.matchAll(/(?:const|let)\s+(\w+)\s*=\s*(?:workspacePaths|federationPaths)\(/g)) {
+    for (const use of text.matchAll(new RegExp(`\\b${match[1]}\\.${FILE_FIELDS}\\b`, 'g'))) found.push(use[0]);
+  }
+  for (const match of text.matchAll(/(?:const|let)\s*\{([^}]*)\}\s*=\s*(?:workspacePaths|federationPaths)\(/g)) {
+    for (const name of match[1]!.split(',').map((part) => part.split(':')[0]!.trim())) {
+      if (new RegExp(`^${FILE_FIELDS}$`).test(name)) found.push(`{ ${name} } = …Paths(…)`);
+    }
+  }
+  return found;
+}
+
+describe('the ports are the only way to signals, the registry and lifecycles', () => {
+  it('no module outside the file adapter touches their files directly', () => {
+    const offenders: Record<string, string[]> = {};
+    for (const path of sourceFiles(SRC)) {
+      const file = relative(SRC, path).replaceAll('\\', '/');
+      if (ADAPTER.some((pattern) => pattern.test(file)) || file in KNOWN) continue;
+      const found = directAccess(file, readFileSync(path, 'utf8'));
+      if (found.length) offenders[file] = found;
+    }
+    expect(offenders).toEqual({});
+  });
+
+  it('recognises each way of touching them (so the check above can fail)', () => {
+    expect(directAccess('monitor/x.ts', "import { readRegistry } from '../registry/registry-file.js';")).toEqual(['imports registry/registry-file']);
+    expect(directAccess('registry/x.ts', "import { readRegistry } from './registry-file.js';")).toEqual(['imports registry-file']);
+    expect(directAccess('launch/x.ts', "import { SignalBoxReader } from '../signals/read-signals.js';")).toEqual(['imports signals/read-signals']);
+    expect(directAccess('x.ts', 'const dir = workspacePaths(team.location).inbox;')).toEqual(['workspacePaths(team.location).inbox']);
+    expect(directAccess('x.ts', 'const paths = federationPaths(root);\nreadFileSync(paths.registry);')).toEqual(['paths.registry']);
+    expect(directAccess('x.ts', 'const { envelope, logs } = workspacePaths(w);')).toEqual(['{ envelope } = …Paths(…)']);
+    expect(directAccess('x.ts', 'const paths = workspacePaths(w);\nreadFileSync(paths.agentLog);')).toEqual([]);
+    expect(directAccess('x.ts', "import { sendSignal } from '../messaging/send-signal.js';")).toEqual([]);
+  });
+
+  it('every known exception still needs to be one', () => {
+    for (const file of Object.keys(KNOWN)) {
+      expect(directAccess(file, readFileSync(join(SRC, file), 'utf8')), file).not.toEqual([]);
+    }
+  });
+});
