@@ -51,7 +51,7 @@ export async function teamReport(team: RegistryEntry, inputs: HealthInputs): Pro
     error: null,
   };
   try {
-    if (lifecycleFor(team.archetypeId)) fillLifecycle(report, team, inputs);
+    if (lifecycleFor(team.archetypeId)) await fillLifecycle(report, team, inputs);
     // A launch that did not complete leaves the team unhealthy until one does (or it is retried and run);
     // while a new launch runs, that one is the last launch and has not ended yet.
     const current = readCurrentRun(team.location);
