@@ -18,6 +18,7 @@ interface Signal {
   type: string;
   subject: string;
   body: string;
+  timestamp: string;
 }
 
 async function consultantFederation() {
@@ -36,7 +37,9 @@ async function consultantFederation() {
     return readdirSync(inbox)
       .filter((name) => name.endsWith('.json'))
       .map((name) => JSON.parse(readFileSync(join(inbox, name), 'utf8')) as Signal)
-      .filter((s) => s.type === 'report' && s.from === 'helper' && s.subject.startsWith('re: '));
+      .filter((s) => s.type === 'report' && s.from === 'helper' && s.subject.startsWith('re: '))
+      // In the order sent: two answers in one second have names that sort by subject, not by time.
+      .sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp));
   };
   return { root, fed, ask, reports };
 }
