@@ -1,6 +1,6 @@
 import { v5 as uuidv5 } from 'uuid';
 import type { Question } from '../../machines/consultant.types.js';
-import { answerBody, answerSubject } from '../archetypes/consultant/answer-reference.js';
+import { answerSubject } from '../archetypes/consultant/answer-reference.js';
 import { META } from '../schema/common.js';
 import type { LaunchContext } from '../schema/launch-context.js';
 import { planMission } from './mission-plan.js';
@@ -56,7 +56,7 @@ export async function runConsultant(context: LaunchContext, io: ConsultIo): Prom
     const reportId = uuidv5(`${context.team}/${current.signalId}`, ANSWER_NAMESPACE);
     await io.fed([
       'signal', 'send', '--from', context.team, '--to', current.from ?? META, '--type', 'report',
-      '--subject', answerSubject(current.subject), '--body', answerBody(current.signalId, text), '--id', reportId,
+      '--reply-to', current.signalId, '--subject', answerSubject(current.subject), '--body', text, '--id', reportId,
     ]);
     io.log(`answered "${current.subject}" (${current.signalId}) to ${current.from ?? META}`);
     await io.report('ANSWER_SENT', { reportId });

@@ -1,7 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { answeredQuestionId } from '../../src/index.js';
 import { runFed } from '../helpers/fed-cli.js';
 import { typescriptProject } from '../helpers/fixture-repo.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -64,8 +63,16 @@ describe('a consultant team with the built-in agent', () => {
     const gateway = await ask('How is the "payment gateway" configured?');
     expect(await launch()).toMatchObject({ outcome: 'waiting', state: 'ready' });
 
+    // Answered in the order asked.
     const answers = reports();
-    expect(answers.map((a) => answeredQuestionId(a.body))).toEqual([engine, gateway]);
+    // Each answer is recorded as the reply to its question (--reply-to): both questions read as answered.
+    const answerTo = (subject: string) => answers.find((a) => a.subject === `re: ${subject}`);
+    for (const [question, answer] of [[engine, answerTo('Where is the engine defined?')], [gateway, answerTo('How is the "payment gateway" configured?')]] as const) {
+      const shown = JSON.parse((await fed(['signal', 'show', question, '--json'])).stdout) as { delivery: { state: string } };
+      expect(shown.delivery.state).toBe('answered');
+      const reply = JSON.parse((await fed(['signal', 'show', answer!.id, '--json'])).stdout) as { replyTo: string | null };
+      expect(reply.replyTo).toBe(question);
+    }
     const [found, nothing] = answers;
     expect(found).toMatchObject({ to: 'meta', subject: 're: Where is the engine defined?' });
     expect(found!.body).toContain('src/core/engine.ts');

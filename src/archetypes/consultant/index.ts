@@ -3,7 +3,7 @@ import { CONSULTANT_MACHINE_VERSION, consultantMachine } from '../../../machines
 import { CONSULTANT_WORK_STATES, consultantEventSchema, type ConsultantContext } from '../../../machines/consultant.types.js';
 import { META } from '../../schema/common.js';
 import type { Archetype } from '../archetype.js';
-import { answerBody, answerSubject } from './answer-reference.js';
+import { answerSubject } from './answer-reference.js';
 import { consultantContextSchema } from './context-schema.js';
 import { consultantModelTest } from './model-samples.js';
 
@@ -29,8 +29,8 @@ export const consultantArchetype: Archetype = {
 1. Index the codebase once (INDEXING_STARTED, then INDEX_READY with the number of files indexed).
 2. Questions arrive as question signals (\`fed signal list --unacked --type question\`); your lifecycle takes
    them one at a time in arrival order (\`fed team show\` names the current one). Research it, then answer the
-   asker (the question's \`from\`) with a report that names the question:
-   \`fed signal send --to <asker> --type report --subject "${answerSubject('<question subject>')}" --body "${answerBody('<question id>', '<answer>').replace(/\n/g, '\\n')}"\`
+   asker (the question's \`from\`) with a report that answers it (\`--reply-to\` records which question):
+   \`fed signal send --to <asker> --type report --reply-to <question id> --subject "${answerSubject('<question subject>')}" --body "<answer>"\`
    Name the files (and lines) your answer rests on; if you found nothing, say so plainly. Then report
    ANSWER_SENT with the report's id and acknowledge the question.
 3. If you cannot answer without the asker clarifying, send them a question signal and report
