@@ -108,6 +108,36 @@ export class FileSystemError extends FedError {
 }
 
 /**
+ * Another writer committed the registry since this one read it: re-read and retry (like HTTP 409).
+ * Every registry store throws it (src/ports/registry-store.ts); `updateRegistry` retries on it.
+ */
+export class RegistryConflictError extends FedError {
+  readonly expected: number;
+  readonly actual: number;
+
+  constructor(location: string, expected: number, actual: number, attempts?: number) {
+    super(
+      'REGISTRY_CONFLICT',
+      attempts === undefined
+        ? `${location} changed underneath this write (read lockVersion ${expected}, now ${actual}); re-read and retry`
+        : `${location} kept changing underneath this write; gave up after ${attempts} attempts (lockVersion ${actual}). Try again.`,
+    );
+    this.expected = expected;
+    this.actual = actual;
+  }
+}
+
+/** A team's lifecycle envelope changed since it was read (compare-and-swap of src/ports/lifecycle-store.ts). */
+export class LifecycleConflictError extends FedError {
+  constructor(team: string, location: string) {
+    super(
+      'LIFECYCLE_CONFLICT',
+      `the lifecycle state of team "${team}" (${location}) changed underneath this write; nothing was written — read it again and retry`,
+    );
+  }
+}
+
+/**
  * The configured backend cannot be used: its server is unreachable, refuses the credentials, or lacks
  * what fed needs (JetStream). Names the servers and says how to start or point at one; the CLI exits 2.
  */

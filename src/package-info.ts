@@ -6,7 +6,14 @@ import { fileURLToPath } from 'node:url';
  * The package root of fed itself, found by walking up from this module: the same code runs from
  * `src/` (tests, tsx) and from `dist/src/` (the installed bin), at different depths.
  */
+let cachedRoot: string | undefined;
+
 export function packageRoot(): string {
+  cachedRoot ??= findPackageRoot();
+  return cachedRoot;
+}
+
+function findPackageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const manifest = join(dir, 'package.json');
@@ -23,8 +30,12 @@ interface Manifest {
   bin: Record<string, string>;
 }
 
+let cachedManifest: Manifest | undefined;
+
+/** Read once per process: `fed --version`, telemetry and the command shims all ask for it. */
 function manifest(): Manifest {
-  return JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as Manifest;
+  cachedManifest ??= JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as Manifest;
+  return cachedManifest;
 }
 
 export function packageVersion(): string {

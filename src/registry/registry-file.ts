@@ -1,4 +1,4 @@
-import { CorruptFileError, FedError, NotAFederationError } from '../errors.js';
+import { CorruptFileError, NotAFederationError, RegistryConflictError } from '../errors.js';
 import { toJsonText } from '../fs/json-text.js';
 import { parseJsonFile, readTextFile } from '../fs/read-json-file.js';
 import { writeFileAtomic, type WriteOptions } from '../fs/atomic-write.js';
@@ -6,22 +6,8 @@ import { assertLockHeld, LockLostError, withLock, type LockOptions } from '../fs
 import { federationPaths } from '../layout.js';
 import { registrySchema, type Registry } from '../schema/registry.js';
 
-/** Another writer committed since this one read: re-read and retry (like HTTP 409). */
-export class RegistryConflictError extends FedError {
-  readonly expected: number;
-  readonly actual: number;
-
-  constructor(file: string, expected: number, actual: number, attempts?: number) {
-    super(
-      'REGISTRY_CONFLICT',
-      attempts === undefined
-        ? `${file} changed underneath this write (read lockVersion ${expected}, now ${actual}); re-read and retry`
-        : `${file} kept changing underneath this write; gave up after ${attempts} attempts (lockVersion ${actual}). Try again.`,
-    );
-    this.expected = expected;
-    this.actual = actual;
-  }
-}
+/** Declared with the registry store port; exported here too, where it always was. */
+export { RegistryConflictError };
 
 const REGISTRY_FIX = 'fed will not overwrite it; restore .fed/team-registry.json from a backup';
 

@@ -2,39 +2,11 @@ import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { MAX_SIGNAL_BYTES, type SignalAck, type SignalMessage } from '../schema/signal.js';
 import { ACK_FILE_SUFFIX, isAckFileName, isSignalFileName } from './signal-file-name.js';
+import type { InvalidSignalFile, SignalEntry, SignalReadResult } from '../ports/signal-transport.js';
 import { judgeAck, judgeSignal, readBoxFile, statKey, type BoxExpectation, type Judged } from './parse-signal-file.js';
 
-/**
- * A valid signal of a box. In an inbox, `acknowledged`/`acknowledged_at` come from its ack file. Entries
- * returned by a reader are frozen and shared between its reads.
- */
-export interface SignalEntry {
-  /** File name in the box. */
-  file: string;
-  path: string;
-  message: SignalMessage;
-}
-
-/** A file of the box that is not a usable signal (or ack); it is reported, never deleted or skipped silently. */
-export interface InvalidSignalFile {
-  file: string;
-  path: string;
-  reason: string;
-  /**
-   * The file could not be read at all (an I/O error such as EMFILE or EIO), or it changed so recently
-   * that a writer may still be filling it in place: either says nothing final about its content, so it is
-   * read again on the next poll, and consumers must not quarantine it.
-   */
-  retryable?: boolean;
-  /** Not a file at all (a directory, FIFO, device or socket named like one): reported, never opened or moved. */
-  special?: boolean;
-}
-
-export interface SignalReadResult {
-  /** Sorted by timestamp, then file name. */
-  signals: SignalEntry[];
-  invalid: InvalidSignalFile[];
-}
+// The shapes of stored signals are the signal transport port's (file-signal-v1 is its file adapter).
+export type { InvalidSignalFile, SignalEntry, SignalReadResult } from '../ports/signal-transport.js';
 
 /** What one `read()` cost, so tests and benchmarks can see that re-polls stay incremental. */
 export interface ReadWork {

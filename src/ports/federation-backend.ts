@@ -1,0 +1,16 @@
+import type { LifecycleStore } from './lifecycle-store.js';
+import type { RegistryStore } from './registry-store.js';
+import type { SignalTransport } from './signal-transport.js';
+
+/**
+ * Everything a federation keeps and moves, behind three ports. `openBackend(root)`
+ * (src/backend/open-backend.ts) opens the one a federation is configured with.
+ */
+export interface FederationBackend {
+  /** The adapter's name, e.g. `file-signal-v1`. */
+  readonly name: string;
+  readonly root: string;
+  readonly signals: SignalTransport;
+  readonly registry: RegistryStore;
+  readonly lifecycles: LifecycleStore;
+}

@@ -1,0 +1,4 @@
+export type * from './signal-transport.js';
+export type * from './registry-store.js';
+export type * from './lifecycle-store.js';
+export type * from './federation-backend.js';

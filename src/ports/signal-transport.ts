@@ -1,0 +1,227 @@
+import type { RegistryEntry } from '../schema/registry.js';
+import type { SignalMessage } from '../schema/signal.js';
+
+/**
+ * The signal transport port: how signals travel between the parties of a federation and how a party
+ * consumes its inbox. Everything above it (actors, launch, monitor, chat, the CLI) speaks only this
+ * contract; `file-signal-v1` (src/adapters/file) is one adapter, a message store such as NATS JetStream
+ * another. The contract is stated once, as executable tests, in test/conformance/.
+ *
+ * Every operation is asynchronous, since a network store cannot answer synchronously. Nothing here is a
+ * path: an adapter names a stored signal by its own `file` handle and gives a `path` only to show people.
+ */
+
+/** A party of the protocol: `meta` (no registry entry) or a registered team, as the registry describes it. */
+export interface SignalParty {
+  /** `meta`, or the team's `domainId`: what signals carry in `from`/`to`. */
+  id: string;
+  /** The team's registry entry; undefined for `meta`. An adapter may use it to find where the party's boxes are. */
+  entry: RegistryEntry | undefined;
+}
+
+/**
+ * A valid signal of a box. In an inbox, `acknowledged`/`acknowledged_at` reflect its acknowledgment as
+ * the transport records it (whatever the sender wrote there is replaced). Entries handed out by a box
+ * may be frozen and shared between its reads: never mutate one.
+ */
+export interface SignalEntry {
+  /** The adapter's handle of the stored signal, unique within the box (file-signal-v1: the file name). */
+  file: string;
+  /** Where the signal is, to show to a person (file-signal-v1: the file's path). */
+  path: string;
+  message: SignalMessage;
+}
+
+/** Something stored in a box that is not a usable signal (or acknowledgment): reported, never deleted or skipped silently. */
+export interface InvalidSignalFile {
+  /** The adapter's handle of the entry. */
+  file: string;
+  /** Where it is, to show to a person. */
+  path: string;
+  reason: string;
+  /**
+   * Nothing final is known about the entry yet (it could not be read, or a writer may still be filling it
+   * in): it is read again on the next poll, and consumers must not quarantine it.
+   */
+  retryable?: boolean;
+  /** Not a stored entry the transport can move (file-signal-v1: a directory or FIFO named like a signal): reported, never moved. */
+  special?: boolean;
+}
+
+export interface SignalReadResult {
+  /** In inbox order: by timestamp, then handle. */
+  signals: SignalEntry[];
+  invalid: InvalidSignalFile[];
+}
+
+export interface SendRoute {
+  from: SignalParty;
+  to: SignalParty;
+}
+
+export interface TransportWriteOptions {
+  /** Survive a power loss before the call returns (default true); false is for tests and benchmarks. */
+  durable?: boolean;
+}
+
+export interface TransportSendOptions extends TransportWriteOptions {
+  /**
+   * The caller chose the message id (a retry must not deliver twice): a signal with this id already
+   * stored is not delivered again (a missing outbox copy is completed), concurrent sends with the id
+   * deliver once, and the same id on different content is refused (`SIGNAL_ID_REUSED`).
+   */
+  idempotent?: boolean;
+}
+
+export interface SentSignal {
+  /** The message as stored (for an idempotent retry: the one stored first). */
+  message: SignalMessage;
+  /** Handle of the recipient's inbox copy. */
+  file: string;
+  /** Where the inbox copy and the sender's outbox copy are, to show to a person. */
+  inboxPath: string;
+  outboxPath: string;
+  /** False when an earlier send with the same id had already delivered it: nothing new reached the inbox. */
+  delivered: boolean;
+}
+
+export interface AcknowledgeOptions extends TransportWriteOptions {
+  now?: () => Date;
+}
+
+export interface AckResult {
+  /** The signal, showing `acknowledged: true` and the time of its first acknowledgment. */
+  signal: SignalEntry;
+  /** Where the acknowledgment is recorded, to show to a person. */
+  ackPath: string;
+  /** True when it had been acknowledged before; the first acknowledgment time is kept. */
+  alreadyAcknowledged: boolean;
+}
+
+export interface AcknowledgeBatch {
+  acknowledged: AckResult[];
+  /** Signals whose acknowledgment could not be recorded (e.g. its slot is taken by something that is not an ack). */
+  failed: { signal: SignalEntry; error: Error }[];
+}
+
+export interface QuarantineOptions extends TransportWriteOptions {
+  now?: () => Date;
+}
+
+export interface QuarantineResult {
+  /** Where the entry is now, and the record of why, to show to a person. */
+  path: string;
+  reasonPath: string;
+}
+
+/** What a box looked up by a handle or a location a person typed holds there. */
+export type BoxLookup = { signal: SignalEntry } | { invalid: InvalidSignalFile } | undefined;
+
+export interface ReadBoxOptions {
+  /**
+   * Re-check entries already seen (file-signal-v1: stat every file), to notice a change made in place by
+   * something other than fed. Without it an adapter may trust what it read before.
+   */
+  verify?: boolean;
+}
+
+export interface WatchOptions {
+  /** Stops the watch; the iteration then ends normally. */
+  signal?: AbortSignal;
+  /** How often the watch re-checks the whole box, whatever its fast path says (default 1 000 ms). */
+  rescanMs?: number;
+  /** Signals already in the box when the watch starts: `none` (default), `unacknowledged` or `all`. */
+  backlog?: 'none' | 'unacknowledged' | 'all';
+  /** Told once about each invalid entry (again if its reason changes); such entries are never yielded. */
+  onInvalid?: (file: InvalidSignalFile) => void;
+}
+
+/** Signals of a box as they arrive, each once. */
+export interface SignalSubscription extends AsyncIterable<SignalEntry> {
+  /** Where the watched box is, to show to a person. */
+  readonly location: string;
+  /** Stop watching; a pending `next()` resolves as done. Idempotent. */
+  close(): void;
+  readonly closed: boolean;
+}
+
+/** One party's outbox: the record copies of what it sent. */
+export interface SignalOutbox {
+  readonly party: string;
+  /** Where the box is, to show to a person. */
+  readonly location: string;
+  list(options?: ReadBoxOptions): Promise<SignalReadResult>;
+}
+
+/**
+ * One party's inbox, opened for reading and consuming. An inbox object may keep what it read, so reading
+ * it again costs only what changed since: keep one per consumer.
+ */
+export interface SignalInbox {
+  readonly party: string;
+  /** Where the box is, to show to a person. */
+  readonly location: string;
+  /** Every valid signal in inbox order, each with its acknowledgment, and every invalid entry. */
+  list(options?: ReadBoxOptions): Promise<SignalReadResult>;
+  /** The unacknowledged signals in inbox order, and every invalid entry (filters never hide those). */
+  pending(options?: ReadBoxOptions): Promise<SignalReadResult>;
+  /** Every stored signal carrying `id` (a copy made by hand is still the same signal). */
+  find(id: string): Promise<SignalEntry[]>;
+  /**
+   * The entry a person named by its handle or by the location this inbox showed for it. A name that
+   * cannot denote an entry of this inbox (another box's path) is refused with `UNKNOWN_SIGNAL`.
+   */
+  lookup(name: string): Promise<BoxLookup>;
+  /**
+   * Record the acknowledgment of each signal. Idempotent: acknowledging again keeps the first time, and
+   * concurrent acknowledgers agree on one. One that cannot be recorded is reported in `failed` and does
+   * not stop the others.
+   */
+  acknowledge(signals: readonly SignalEntry[], options?: AcknowledgeOptions): Promise<AcknowledgeBatch>;
+  /** Take an invalid entry out of the inbox without ever deleting it, with the reason kept beside it. */
+  quarantine(file: InvalidSignalFile, options?: QuarantineOptions): Promise<QuarantineResult>;
+  /**
+   * Give back quarantined entries that have become valid signals since (file-signal-v1: a foreign writer
+   * that was still filling a file in place); returns where they are now. Adapters without such writers return [].
+   */
+  reclaim(options?: TransportWriteOptions): Promise<string[]>;
+  /** New signals as they arrive (a fast path such as fs.watch, backed by a periodic full re-check). */
+  watch(options?: WatchOptions): SignalSubscription;
+}
+
+/** Signal counts of one box. */
+export interface SignalCounts {
+  total: number;
+  unacknowledged: number;
+}
+
+/** Counts of one party's boxes; an outbox signal is unacknowledged until every recipient copy is acknowledged. */
+export interface PartyCensus {
+  inbox: SignalCounts;
+  outbox: SignalCounts;
+}
+
+export interface SignalTransport {
+  /** The transport protocol, e.g. `file-signal-v1`. */
+  readonly protocol: string;
+  /**
+   * Deliver `message` (already validated) to the recipient's inbox, then record a copy in the sender's
+   * outbox. The inbox copy is complete when it appears, and never replaces another signal, even one with
+   * the same second, type and subject.
+   */
+  send(message: SignalMessage, route: SendRoute, options?: TransportSendOptions): Promise<SentSignal>;
+  inbox(party: SignalParty, options?: InboxOptions): SignalInbox;
+  outbox(party: SignalParty): SignalOutbox;
+  /** Create whatever a party needs before its first signal (file-signal-v1: its two box folders). Idempotent. */
+  provision(party: SignalParty, options?: TransportWriteOptions): Promise<void>;
+  /** Counts for the monitor from cheap metadata (never every signal body), keyed by party id. */
+  census(parties: readonly SignalParty[]): Promise<Map<string, PartyCensus>>;
+}
+
+export interface InboxOptions {
+  /**
+   * An invalid entry that changed less than this long ago may still be being written: it is reported as
+   * retryable until it has been still this long (default 2 s).
+   */
+  settleMs?: number;
+}
