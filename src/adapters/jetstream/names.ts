@@ -9,7 +9,8 @@ import { InvalidInputError } from '../../errors.js';
  * - acknowledgments: KV bucket `fed_<name>_acks`, key `<team>.<signal id>`;
  * - registry: KV bucket `fed_<name>_registry`, key `registry`;
  * - lifecycles: KV bucket `fed_<name>_lifecycle`, key `<team>` (and `lock.<team>` for the writer's lease);
- * - journals: stream `FED_<name>_JOURNAL`, subject `fed.<name>.journal.<team>`;
+ * - journals: stream `FED_<name>_JOURNAL`, one subject per line, `fed.<name>.journal.<team>.<seq>` (a line
+ *   is found by its seq in one lookup, the last one by the wildcard);
  * - quarantine: stream `FED_<name>_QUARANTINE`, subject `fed.<name>.quarantine.<team>`.
  */
 export interface JetStreamNames {
@@ -23,7 +24,8 @@ export interface JetStreamNames {
   inboxSubject(to: string, from: string): string;
   inboxFilter(to: string): string;
   outboxFilter(from: string): string;
-  journalSubject(team: string): string;
+  journalSubject(team: string, seq: number): string;
+  journalFilter(team: string): string;
   quarantineSubject(team: string): string;
 }
 
@@ -54,7 +56,8 @@ export function jetstreamNames(federation: string | undefined): JetStreamNames {
     inboxSubject: (to, from) => `${prefix}.inbox.${to}.${from}`,
     inboxFilter: (to) => `${prefix}.inbox.${to}.*`,
     outboxFilter: (from) => `${prefix}.inbox.*.${from}`,
-    journalSubject: (team) => `${prefix}.journal.${team}`,
+    journalSubject: (team, seq) => `${prefix}.journal.${team}.${seq}`,
+    journalFilter: (team) => `${prefix}.journal.${team}.*`,
     quarantineSubject: (team) => `${prefix}.quarantine.${team}`,
   };
 }
