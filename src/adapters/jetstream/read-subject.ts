@@ -1,0 +1,43 @@
+import { DeliverPolicy } from '@nats-io/jetstream';
+import type { JetStreamSession } from './connect-jetstream.js';
+import { retryTransient } from './transient.js';
+
+/** A stored message as the adapter needs it: where it is in the stream, its subject and its bytes. */
+export interface StreamRecord {
+  seq: number;
+  subject: string;
+  data: Uint8Array;
+  /** Message headers (first value of each), e.g. a quarantine reason. */
+  headers: Record<string, string>;
+}
+
+/**
+ * Every message of `stream` matching `filter` with a sequence above `afterSeq`, in stream order, up to
+ * the last one stored when the call began. One direct lookup answers "nothing new" (the common case of
+ * a poll); otherwise an ordered consumer streams them in batches — never one request per message.
+ */
+export async function readSubjectSince(session: JetStreamSession, stream: string, filter: string, afterSeq: number): Promise<StreamRecord[]> {
+  const last = await retryTransient(() => session.jsm.direct.getMessage(stream, { last_by_subj: filter }));
+  if (!last || last.seq <= afterSeq) return [];
+  return retryTransient(async () => {
+    const consumer = await session.js.consumers.get(stream, {
+      filter_subjects: filter,
+      deliver_policy: DeliverPolicy.StartSequence,
+      opt_start_seq: afterSeq + 1,
+    });
+    const records: StreamRecord[] = [];
+    const messages = await consumer.consume({ max_messages: 1_000 });
+    try {
+      for await (const message of messages) {
+        const headers: Record<string, string> = {};
+        for (const [key] of message.headers ?? []) headers[key] = message.headers!.get(key);
+        records.push({ seq: message.seq, subject: message.subject, data: message.data, headers });
+        // pending 0: caught up, even if the last message seen by the lookup was removed meanwhile.
+        if (message.seq >= last.seq || message.info.pending === 0) break;
+      }
+    } finally {
+      messages.stop();
+    }
+    return records;
+  });
+}

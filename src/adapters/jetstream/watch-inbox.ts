@@ -1,0 +1,85 @@
+import type { InvalidSignalFile, SignalEntry, SignalSubscription, WatchOptions } from '../../ports/signal-transport.js';
+import type { JetStreamSession } from './connect-jetstream.js';
+import type { JetStreamInbox } from './jetstream-inbox.js';
+
+/**
+ * Watch an inbox: every publish to the inbox subject also reaches a plain NATS subscription, which wakes
+ * the watch at once (the fast path, like fs.watch for files); a full re-read every `rescanMs` backs it
+ * up, so a wake-up lost in a reconnect only delays a signal. Each signal is yielded once, in inbox order
+ * within what one read found.
+ */
+export function watchInbox(session: JetStreamSession, inbox: JetStreamInbox, options: WatchOptions): SignalSubscription {
+  const rescanMs = options.rescanMs ?? 1_000;
+  const backlog = options.backlog ?? 'none';
+  const subscription = session.nc.subscribe(session.names.inboxFilter(inbox.party));
+  let closed = false;
+  let wake: (() => void) | undefined;
+  const wakeUp = () => {
+    const resolve = wake;
+    wake = undefined;
+    resolve?.();
+  };
+  void (async () => {
+    for await (const _ of subscription) wakeUp();
+  })();
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    subscription.unsubscribe();
+    options.signal?.removeEventListener('abort', close);
+    wakeUp();
+  };
+  if (options.signal?.aborted) close();
+  options.signal?.addEventListener('abort', close);
+
+  const told = new Map<string, string>();
+  const tell = (bad: InvalidSignalFile) => {
+    if (told.get(bad.file) === bad.reason) return;
+    told.set(bad.file, bad.reason);
+    options.onInvalid?.(bad);
+  };
+
+  async function* signals(): AsyncGenerator<SignalEntry> {
+    const yielded = new Set<string>();
+    const first = await inbox.readNew(0);
+    first.invalid.forEach(tell);
+    let afterSeq = first.lastSeq;
+    let batch = backlog === 'none' ? [] : first.signals.filter((entry) => backlog === 'all' || !entry.message.acknowledged);
+    for (;;) {
+      for (const entry of batch) {
+        if (closed) return;
+        if (yielded.has(entry.file)) continue;
+        yielded.add(entry.file);
+        yield entry;
+      }
+      if (closed) return;
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        timer = setTimeout(wakeUp, rescanMs);
+      });
+      clearTimeout(timer);
+      if (closed) return;
+      const fresh = await inbox.readNew(afterSeq);
+      fresh.invalid.forEach(tell);
+      afterSeq = fresh.lastSeq;
+      batch = fresh.signals;
+    }
+  }
+
+  const iterator = signals();
+  return {
+    location: inbox.location,
+    get closed() {
+      return closed;
+    },
+    close,
+    [Symbol.asyncIterator]: () => ({
+      next: () => (closed ? Promise.resolve({ done: true, value: undefined }) : iterator.next()),
+      return: async () => {
+        close();
+        return iterator.return(undefined);
+      },
+    }),
+  };
+}
