@@ -8,16 +8,21 @@ import type { JetStreamInbox } from './jetstream-inbox.js';
  * up, so a wake-up lost in a reconnect only delays a signal. Each signal is yielded once, in inbox order
  * within what one read found.
  */
+const FOLLOW_UP_MS = 25;
+
 export function watchInbox(session: JetStreamSession, inbox: JetStreamInbox, options: WatchOptions): SignalSubscription {
   const rescanMs = options.rescanMs ?? 1_000;
   const backlog = options.backlog ?? 'none';
   const subscription = session.nc.subscribe(session.names.inboxFilter(inbox.party));
   let closed = false;
   let wake: (() => void) | undefined;
+  // A publish heard while the watch was reading is kept, so the next wait ends at once.
+  let woken = false;
   const wakeUp = () => {
     const resolve = wake;
     wake = undefined;
-    resolve?.();
+    if (resolve) resolve();
+    else woken = true;
   };
   void (async () => {
     for await (const _ of subscription) wakeUp();
@@ -41,9 +46,12 @@ export function watchInbox(session: JetStreamSession, inbox: JetStreamInbox, opt
 
   async function* signals(): AsyncGenerator<SignalEntry> {
     const yielded = new Set<string>();
+    // The subscription is live on the server before the first read, so nothing falls between the two.
+    await session.nc.flush();
     const first = await inbox.readNew(0);
     first.invalid.forEach(tell);
     let afterSeq = first.lastSeq;
+    let followUp = false;
     let batch = backlog === 'none' ? [] : first.signals.filter((entry) => backlog === 'all' || !entry.message.acknowledged);
     for (;;) {
       for (const entry of batch) {
@@ -53,15 +61,20 @@ export function watchInbox(session: JetStreamSession, inbox: JetStreamInbox, opt
         yield entry;
       }
       if (closed) return;
+      // A wake-up can overtake the store (a core subscriber may hear of a publish before the stream
+      // shows it): after one that found nothing, look again shortly rather than a rescan later.
       let timer: NodeJS.Timeout | undefined;
       await new Promise<void>((resolve) => {
+        if (woken) return resolve();
         wake = resolve;
-        timer = setTimeout(wakeUp, rescanMs);
+        timer = setTimeout(wakeUp, followUp ? FOLLOW_UP_MS : rescanMs);
       });
       clearTimeout(timer);
+      woken = false;
       if (closed) return;
       const fresh = await inbox.readNew(afterSeq);
       fresh.invalid.forEach(tell);
+      followUp = fresh.lastSeq === afterSeq && !followUp;
       afterSeq = fresh.lastSeq;
       batch = fresh.signals;
     }
