@@ -1,5 +1,4 @@
 import { headers as natsHeaders } from '@nats-io/transport-node';
-import type { KV } from '@nats-io/kv';
 import { CorruptFileError, RefusedError } from '../../errors.js';
 import { toJsonText } from '../../fs/json-text.js';
 import type {
@@ -19,8 +18,9 @@ import type {
 } from '../../ports/signal-transport.js';
 import type { SignalAck } from '../../schema/signal.js';
 import { recordSignalAcknowledged } from '../../telemetry/fed-metrics.js';
-import type { JetStreamSession } from './connect-jetstream.js';
+import type { FederationStreams } from './federation-streams.js';
 import { isWrongLastSequence } from './jetstream-registry-store.js';
+import type { JetStreamNames } from './names.js';
 import { readSubjectSince } from './read-subject.js';
 import { ackKey, compareEntries, judgeRecord, parseAck, signalLocation, withAck } from './signal-records.js';
 import { retryTransient } from './transient.js';
@@ -41,26 +41,27 @@ export class JetStreamInbox implements SignalInbox {
   private lastAckSeq = 0;
 
   constructor(
-    private readonly session: JetStreamSession,
-    private readonly ackBucket: KV,
+    private readonly streams: () => Promise<FederationStreams>,
+    private readonly names: JetStreamNames,
     party: SignalParty,
     private readonly streamWhere: string,
   ) {
     this.party = party.id;
-    this.location = `${streamWhere} subject ${session.names.inboxFilter(party.id)}`;
+    this.location = `${streamWhere} subject ${names.inboxFilter(party.id)}`;
   }
 
   /** Read what arrived since the last read: new messages, and acknowledgments recorded since. */
   private async refresh(): Promise<void> {
-    const { names } = this.session;
-    const records = await readSubjectSince(this.session, names.signalStream, names.inboxFilter(this.party), this.lastSignalSeq);
+    const names = this.names;
+    const { session } = await this.streams();
+    const records = await readSubjectSince(session, names.signalStream, names.inboxFilter(this.party), this.lastSignalSeq);
     for (const record of records) {
       this.lastSignalSeq = Math.max(this.lastSignalSeq, record.seq);
       const judged = judgeRecord({ where: this.streamWhere }, record, this.party, 'inbox');
       if ('signal' in judged) this.signals.set(judged.signal.file, judged.signal);
       else this.invalid.set(judged.invalid.file, judged.invalid);
     }
-    const ackRecords = await readSubjectSince(this.session, `KV_${names.ackBucket}`, `$KV.${names.ackBucket}.${this.party}.>`, this.lastAckSeq);
+    const ackRecords = await readSubjectSince(session, `KV_${names.ackBucket}`, `$KV.${names.ackBucket}.${this.party}.>`, this.lastAckSeq);
     for (const record of ackRecords) {
       this.lastAckSeq = Math.max(this.lastAckSeq, record.seq);
       const ack = parseAck(record.data);
@@ -124,12 +125,13 @@ export class JetStreamInbox implements SignalInbox {
    * concurrent acknowledgers agree on one — the file adapter's no-clobber ack file, as a KV entry.
    */
   private async acknowledgeOne(signal: SignalEntry, options: AcknowledgeOptions): Promise<AckResult> {
+    const { acks, session } = await this.streams();
     const key = ackKey(signal.message);
-    const ackPath = `${this.session.servers.join(',')} KV ${this.session.names.ackBucket}/${key}`;
+    const ackPath = `${session.servers.join(',')} KV ${this.names.ackBucket}/${key}`;
     const ack: SignalAck = { acknowledged: true, acknowledged_at: (options.now?.() ?? new Date()).toISOString() };
     const text = toJsonText(ack);
     for (;;) {
-      const existing = await retryTransient(() => this.ackBucket.get(key));
+      const existing = await retryTransient(() => acks.get(key));
       if (existing && existing.operation === 'PUT') {
         const stored = parseAck(existing.value);
         if (!stored) throw new CorruptFileError(ackPath, 'not a valid acknowledgment');
@@ -140,7 +142,7 @@ export class JetStreamInbox implements SignalInbox {
       }
       try {
         // An ack that says "not acknowledged" (spec §2.2 allows it) is superseded, like the ack file.
-        await retryTransient(() => (existing ? this.ackBucket.update(key, text, existing.revision) : this.ackBucket.create(key, text)));
+        await retryTransient(() => (existing ? acks.update(key, text, existing.revision) : acks.create(key, text)));
       } catch (error) {
         // Someone acknowledged it meanwhile: read theirs, which is the first.
         if (isWrongLastSequence(error) || /key exists/i.test((error as Error).message)) continue;
@@ -157,7 +159,9 @@ export class JetStreamInbox implements SignalInbox {
    * removed from the inbox after, so a crash in between leaves a copy too many, never none.
    */
   async quarantine(file: InvalidSignalFile, options: QuarantineOptions = {}): Promise<QuarantineResult> {
-    const { names, jsm, js } = this.session;
+    const { session } = await this.streams();
+    const { jsm, js } = session;
+    const names = this.names;
     const seq = Number(file.file);
     const stored = await retryTransient(() => jsm.direct.getMessage(names.signalStream, { seq }));
     if (!stored) throw new RefusedError('UNKNOWN_SIGNAL', `${file.path} is no longer in the inbox of "${this.party}"`);
@@ -171,7 +175,7 @@ export class JetStreamInbox implements SignalInbox {
       if (!/no message found/i.test((error as Error).message)) throw error;
     });
     this.invalid.delete(file.file);
-    const path = `${this.session.servers.join(',')} stream ${names.quarantineStream} seq ${ack.seq}`;
+    const path = `${session.servers.join(',')} stream ${names.quarantineStream} seq ${ack.seq}`;
     return { path, reasonPath: `${path} (header Fed-Quarantine-Reason)` };
   }
 
@@ -181,7 +185,7 @@ export class JetStreamInbox implements SignalInbox {
   }
 
   watch(options: WatchOptions = {}): SignalSubscription {
-    return watchInbox(this.session, this, options);
+    return watchInbox(this.streams, this.names, this, options);
   }
 
   /** For the watch: what arrived since the last read, and the highest sequence read so far. */

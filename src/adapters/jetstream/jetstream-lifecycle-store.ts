@@ -1,5 +1,3 @@
-import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
-import type { KV } from '@nats-io/kv';
 import { CorruptFileError, LifecycleConflictError } from '../../errors.js';
 import { toJsonText } from '../../fs/json-text.js';
 import type { EnvelopeVersion, LifecycleSection, LifecycleStore, StoredEnvelope } from '../../ports/lifecycle-store.js';
@@ -7,6 +5,7 @@ import { envelopeSchema, journalLineSchema, type JournalLine, type LifecycleEnve
 import { zodProblemText } from '../../schema/problems.js';
 import type { RegistryEntry } from '../../schema/registry.js';
 import { isWrongLastSequence } from './jetstream-registry-store.js';
+import type { FederationStreams } from './federation-streams.js';
 import { acquireKvLease, type KvLeaseOptions } from './kv-lease.js';
 import type { JetStreamNames } from './names.js';
 import { retryTransient } from './transient.js';
@@ -22,9 +21,7 @@ const decoder = new TextDecoder();
  */
 export class JetStreamLifecycleStore implements LifecycleStore {
   constructor(
-    private readonly kv: KV,
-    private readonly js: JetStreamClient,
-    private readonly jsm: JetStreamManager,
+    private readonly streams: () => Promise<FederationStreams>,
     private readonly names: JetStreamNames,
     private readonly where: string,
     private readonly leaseOptions: KvLeaseOptions = {},
@@ -35,7 +32,8 @@ export class JetStreamLifecycleStore implements LifecycleStore {
   }
 
   async read(team: RegistryEntry): Promise<StoredEnvelope | undefined> {
-    const entry = await retryTransient(() => this.kv.get(team.domainId));
+    const { lifecycle } = await this.streams();
+    const entry = await retryTransient(() => lifecycle.get(team.domainId));
     if (!entry || entry.operation !== 'PUT') return undefined;
     return { envelope: this.parse(team, entry.value), version: String(entry.revision) };
   }
@@ -54,26 +52,28 @@ export class JetStreamLifecycleStore implements LifecycleStore {
 
   async write(team: RegistryEntry, envelope: LifecycleEnvelope, expected: EnvelopeVersion, section: LifecycleSection): Promise<EnvelopeVersion> {
     section.assertHeld();
+    const { lifecycle } = await this.streams();
     const text = toJsonText(envelope);
     let retried = false;
     try {
       const revision = await retryTransient((attempt) => {
         retried = attempt > 1;
         section.assertHeld();
-        return expected === null ? this.kv.create(team.domainId, text) : this.kv.update(team.domainId, text, Number(expected));
+        return expected === null ? lifecycle.create(team.domainId, text) : lifecycle.update(team.domainId, text, Number(expected));
       });
       return String(revision);
     } catch (error) {
       if (!isWrongLastSequence(error) && !/key exists/i.test((error as Error).message)) throw error;
       // An attempt that timed out may have landed before its retry was refused: then it is ours.
-      const now = retried ? await retryTransient(() => this.kv.get(team.domainId)) : null;
+      const now = retried ? await retryTransient(() => lifecycle.get(team.domainId)) : null;
       if (now && now.operation === 'PUT' && decoder.decode(now.value) === text) return String(now.revision);
       throw new LifecycleConflictError(team.domainId, this.envelopeLocation(team));
     }
   }
 
   async exclusive<T>(team: RegistryEntry, fn: (section: LifecycleSection) => Promise<T>): Promise<T> {
-    const lease = await acquireKvLease(this.kv, `lock.${team.domainId}`, `the lifecycle lease of team "${team.domainId}"`, this.leaseOptions);
+    const { lifecycle } = await this.streams();
+    const lease = await acquireKvLease(lifecycle, `lock.${team.domainId}`, `the lifecycle lease of team "${team.domainId}"`, this.leaseOptions);
     try {
       return await fn({ team: team.domainId, assertHeld: () => lease.assertHeld() });
     } finally {
@@ -83,7 +83,8 @@ export class JetStreamLifecycleStore implements LifecycleStore {
 
   /** The journal line with `seq`, if stored. */
   private async line(team: RegistryEntry, seq: number): Promise<JournalLine | undefined> {
-    const message = await retryTransient(() => this.jsm.direct.getMessage(this.names.journalStream, { last_by_subj: this.names.journalSubject(team.domainId, seq) }));
+    const { session } = await this.streams();
+    const message = await retryTransient(() => session.jsm.direct.getMessage(this.names.journalStream, { last_by_subj: this.names.journalSubject(team.domainId, seq) }));
     if (!message) return undefined;
     const parsed = journalLineSchema.safeParse(message.json());
     if (!parsed.success) throw new CorruptFileError(`${this.where} stream ${this.names.journalStream} seq ${message.seq}`, zodProblemText(parsed.error));
@@ -92,18 +93,20 @@ export class JetStreamLifecycleStore implements LifecycleStore {
 
   /** The seq of the last line, 0 for an empty journal. */
   private async lastSeq(team: RegistryEntry): Promise<number> {
-    const message = await retryTransient(() => this.jsm.direct.getMessage(this.names.journalStream, { last_by_subj: this.names.journalFilter(team.domainId) }));
+    const { session } = await this.streams();
+    const message = await retryTransient(() => session.jsm.direct.getMessage(this.names.journalStream, { last_by_subj: this.names.journalFilter(team.domainId) }));
     if (!message) return 0;
     const seq = Number(message.subject.slice(message.subject.lastIndexOf('.') + 1));
     return Number.isInteger(seq) ? seq : 0;
   }
 
   async appendJournal(team: RegistryEntry, lines: readonly JournalLine[]): Promise<number> {
+    const { session } = await this.streams();
     let added = 0;
     for (const line of lines) {
       if (await this.line(team, line.seq)) continue;
       // The message id makes a publish repeated after a lost reply land once.
-      const ack = await retryTransient(() => this.js.publish(this.names.journalSubject(team.domainId, line.seq), toJsonText(journalLineSchema.parse(line)), { msgID: `${team.domainId}.${line.seq}` }));
+      const ack = await retryTransient(() => session.js.publish(this.names.journalSubject(team.domainId, line.seq), toJsonText(journalLineSchema.parse(line)), { msgID: `${team.domainId}.${line.seq}` }));
       if (!ack.duplicate) added++;
     }
     return added;

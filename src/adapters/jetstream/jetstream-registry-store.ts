@@ -1,9 +1,10 @@
-import type { KV } from '@nats-io/kv';
 import { CorruptFileError, NotAFederationError, RegistryConflictError } from '../../errors.js';
 import { toJsonText } from '../../fs/json-text.js';
 import type { RegistryCommitOptions, RegistryStore } from '../../ports/registry-store.js';
 import { registrySchema, type Registry } from '../../schema/registry.js';
 import { zodProblemText } from '../../schema/problems.js';
+import type { FederationStreams } from './federation-streams.js';
+import type { JetStreamNames } from './names.js';
 import { retryTransient } from './transient.js';
 
 const KEY = 'registry';
@@ -26,15 +27,18 @@ interface Stored {
  */
 export class JetStreamRegistryStore implements RegistryStore {
   readonly location: string;
+  private readonly federation: string;
   /** The revision each recently read lockVersion was stored at, so a commit needs no second read. */
   private readonly revisions = new Map<number, number>();
 
-  constructor(private readonly kv: KV, location: string, private readonly federation: string) {
-    this.location = location;
+  constructor(private readonly streams: () => Promise<FederationStreams>, names: JetStreamNames, where: string) {
+    this.location = `${where} KV ${names.registryBucket}/${KEY}`;
+    this.federation = names.federation;
   }
 
   private async fetch(): Promise<Stored | undefined> {
-    const entry = await retryTransient(() => this.kv.get(KEY));
+    const { registry } = await this.streams();
+    const entry = await retryTransient(() => registry.get(KEY));
     if (!entry || entry.operation !== 'PUT') return undefined;
     let raw: unknown;
     try {
@@ -71,11 +75,12 @@ export class JetStreamRegistryStore implements RegistryStore {
     }
     const written: Registry = { ...next, lastUpdated: (options.now?.() ?? new Date()).toISOString(), lockVersion: expectedVersion + 1 };
     const text = toJsonText(written);
+    const { registry } = await this.streams();
     let retried = false;
     try {
       const stored = await retryTransient((attempt) => {
         retried = attempt > 1;
-        return this.kv.update(KEY, text, revision);
+        return registry.update(KEY, text, revision);
       });
       this.remember(written.lockVersion, stored);
       return written;
@@ -89,8 +94,9 @@ export class JetStreamRegistryStore implements RegistryStore {
   }
 
   async create(initial: Registry): Promise<boolean> {
+    const { registry } = await this.streams();
     try {
-      const revision = await retryTransient(() => this.kv.create(KEY, toJsonText(initial)));
+      const revision = await retryTransient(() => registry.create(KEY, toJsonText(initial)));
       this.remember(initial.lockVersion, revision);
       return true;
     } catch (error) {

@@ -1,4 +1,3 @@
-import type { KV } from '@nats-io/kv';
 import { RefusedError } from '../../errors.js';
 import { toJsonText } from '../../fs/json-text.js';
 import type {
@@ -15,8 +14,9 @@ import type {
 } from '../../ports/signal-transport.js';
 import { SIGNAL_PROTOCOL, type SignalMessage } from '../../schema/signal.js';
 import { judgeSignal } from '../../signals/parse-signal-file.js';
-import type { JetStreamSession } from './connect-jetstream.js';
+import type { FederationStreams } from './federation-streams.js';
 import { JetStreamInbox } from './jetstream-inbox.js';
+import type { JetStreamNames } from './names.js';
 import { readSubjectSince } from './read-subject.js';
 import { compareEntries, judgeRecord, signalLocation } from './signal-records.js';
 import { retryTransient } from './transient.js';
@@ -32,14 +32,16 @@ export class JetStreamSignalTransport implements SignalTransport {
   private readonly where: string;
 
   constructor(
-    private readonly session: JetStreamSession,
-    private readonly ackBucket: KV,
+    private readonly streams: () => Promise<FederationStreams>,
+    private readonly names: JetStreamNames,
+    servers: string,
   ) {
-    this.where = `${session.servers.join(',')} stream ${session.names.signalStream}`;
+    this.where = `${servers} stream ${names.signalStream}`;
   }
 
   async send(message: SignalMessage, route: SendRoute, options: TransportSendOptions = {}): Promise<SentSignal> {
-    const { js, jsm, names } = this.session;
+    const { js, jsm } = (await this.streams()).session;
+    const names = this.names;
     const text = toJsonText(message);
     let attempts = 0;
     const ack = await retryTransient((attempt) => {
@@ -73,17 +75,17 @@ export class JetStreamSignalTransport implements SignalTransport {
   }
 
   inbox(party: SignalParty, _options?: InboxOptions): SignalInbox {
-    return new JetStreamInbox(this.session, this.ackBucket, party, this.where);
+    return new JetStreamInbox(this.streams, this.names, party, this.where);
   }
 
   outbox(party: SignalParty): SignalOutbox {
-    const filter = this.session.names.outboxFilter(party.id);
+    const filter = this.names.outboxFilter(party.id);
     return {
       party: party.id,
       location: `${this.where} subject ${filter}`,
       list: async (): Promise<SignalReadResult> => {
         const result: SignalReadResult = { signals: [], invalid: [] };
-        for (const record of await readSubjectSince(this.session, this.session.names.signalStream, filter, 0)) {
+        for (const record of await readSubjectSince((await this.streams()).session, this.names.signalStream, filter, 0)) {
           const judged = judgeRecord({ where: this.where }, record, party.id, 'outbox');
           if ('signal' in judged) result.signals.push(judged.signal);
           else result.invalid.push(judged.invalid);
@@ -103,7 +105,8 @@ export class JetStreamSignalTransport implements SignalTransport {
    * number of signals.
    */
   async census(parties: readonly SignalParty[]): Promise<Map<string, PartyCensus>> {
-    const { jsm, names } = this.session;
+    const { jsm } = (await this.streams()).session;
+    const names = this.names;
     const perSubject = async (stream: string, filter: string): Promise<Record<string, number>> => {
       const info = await retryTransient(() => jsm.streams.info(stream, { subjects_filter: filter }));
       return (info.state.subjects as Record<string, number> | undefined) ?? {};

@@ -1,22 +1,25 @@
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { JetStreamBackendConfig } from '../../schema/config.js';
-import { openJetStream, type JetStreamSession } from './connect-jetstream.js';
-import { ensureFederationStreams } from './federation-streams.js';
+import { openJetStream } from './connect-jetstream.js';
+import { ensureFederationStreams, type FederationStreams } from './federation-streams.js';
 import { JetStreamLifecycleStore } from './jetstream-lifecycle-store.js';
 import { JetStreamRegistryStore } from './jetstream-registry-store.js';
 import { JetStreamSignalTransport } from './jetstream-signal-transport.js';
 import type { KvLeaseOptions } from './kv-lease.js';
+import { jetstreamNames } from './names.js';
 
-/** The protocol name of the signals stays file-signal-v1 (the JSON is unchanged); this names the store. */
+/** The protocol of the signals stays file-signal-v1 (the JSON is unchanged); this names the store. */
 export const JETSTREAM_BACKEND_NAME = 'nats-jetstream';
 
 /** A backend holding a network connection: it must be closed, or the process does not exit. */
 export interface JetStreamBackend extends FederationBackend {
-  readonly session: JetStreamSession;
+  /** The connection and the federation's streams and buckets, connecting on first use. */
+  streams(): Promise<FederationStreams>;
+  /** Close the connection if one was opened. Idempotent. */
   close(): Promise<void>;
 }
 
-export interface OpenJetStreamBackendOptions {
+export interface JetStreamBackendOptions {
   root: string;
   federationName: string | undefined;
   backend: JetStreamBackendConfig;
@@ -24,23 +27,39 @@ export interface OpenJetStreamBackendOptions {
   lease?: KvLeaseOptions;
 }
 
-/** Connect, make sure the federation's streams and buckets exist, and wire the three ports onto them. */
-export async function openJetStreamBackend(options: OpenJetStreamBackendOptions): Promise<JetStreamBackend> {
-  const session = await openJetStream(options);
-  try {
-    const streams = await ensureFederationStreams(session);
-    const where = session.servers.join(',');
-    return {
-      name: JETSTREAM_BACKEND_NAME,
-      root: options.root,
-      session,
-      signals: new JetStreamSignalTransport(session, streams.acks),
-      registry: new JetStreamRegistryStore(streams.registry, `${where} KV ${session.names.registryBucket}/registry`, session.names.federation),
-      lifecycles: new JetStreamLifecycleStore(streams.lifecycle, session.js, session.jsm, session.names, where, options.lease),
-      close: () => session.close(),
-    };
-  } catch (error) {
-    await session.close();
-    throw error;
-  }
+/**
+ * The three ports on JetStream. Opening is synchronous, like the file backend's: the name is checked now,
+ * and the connection (and the streams and buckets, created if missing) is made on first use, so an
+ * unreachable server is reported by the first operation (BackendUnavailableError, exit 2).
+ */
+export function createJetStreamBackend(options: JetStreamBackendOptions): JetStreamBackend {
+  const names = jetstreamNames(options.federationName);
+  const where = options.backend.servers.join(',');
+  let opening: Promise<FederationStreams> | undefined;
+  const streams = (): Promise<FederationStreams> => {
+    opening ??= openJetStream(options).then(async (session) => {
+      try {
+        return await ensureFederationStreams(session);
+      } catch (error) {
+        await session.close();
+        throw error;
+      }
+    });
+    // A failed attempt is not remembered: the next operation tries again (the server may be up by then).
+    opening.catch(() => (opening = undefined));
+    return opening;
+  };
+  return {
+    name: JETSTREAM_BACKEND_NAME,
+    root: options.root,
+    streams,
+    signals: new JetStreamSignalTransport(streams, names, where),
+    registry: new JetStreamRegistryStore(streams, names, where),
+    lifecycles: new JetStreamLifecycleStore(streams, names, where, options.lease),
+    close: async () => {
+      const open = await opening?.catch(() => undefined);
+      opening = undefined;
+      await open?.session.close();
+    },
+  };
 }

@@ -1,6 +1,8 @@
+import type { Subscription } from '@nats-io/transport-node';
 import type { InvalidSignalFile, SignalEntry, SignalSubscription, WatchOptions } from '../../ports/signal-transport.js';
-import type { JetStreamSession } from './connect-jetstream.js';
+import type { FederationStreams } from './federation-streams.js';
 import type { JetStreamInbox } from './jetstream-inbox.js';
+import type { JetStreamNames } from './names.js';
 
 /**
  * Watch an inbox: every publish to the inbox subject also reaches a plain NATS subscription, which wakes
@@ -10,10 +12,10 @@ import type { JetStreamInbox } from './jetstream-inbox.js';
  */
 const FOLLOW_UP_MS = 25;
 
-export function watchInbox(session: JetStreamSession, inbox: JetStreamInbox, options: WatchOptions): SignalSubscription {
+export function watchInbox(streams: () => Promise<FederationStreams>, names: JetStreamNames, inbox: JetStreamInbox, options: WatchOptions): SignalSubscription {
   const rescanMs = options.rescanMs ?? 1_000;
   const backlog = options.backlog ?? 'none';
-  const subscription = session.nc.subscribe(session.names.inboxFilter(inbox.party));
+  let subscription: Subscription | undefined;
   let closed = false;
   let wake: (() => void) | undefined;
   // A publish heard while the watch was reading is kept, so the next wait ends at once.
@@ -24,13 +26,10 @@ export function watchInbox(session: JetStreamSession, inbox: JetStreamInbox, opt
     if (resolve) resolve();
     else woken = true;
   };
-  void (async () => {
-    for await (const _ of subscription) wakeUp();
-  })();
   const close = () => {
     if (closed) return;
     closed = true;
-    subscription.unsubscribe();
+    subscription?.unsubscribe();
     options.signal?.removeEventListener('abort', close);
     wakeUp();
   };
@@ -46,6 +45,13 @@ export function watchInbox(session: JetStreamSession, inbox: JetStreamInbox, opt
 
   async function* signals(): AsyncGenerator<SignalEntry> {
     const yielded = new Set<string>();
+    const { session } = await streams();
+    if (closed) return;
+    const live = session.nc.subscribe(names.inboxFilter(inbox.party));
+    subscription = live;
+    void (async () => {
+      for await (const _ of live) wakeUp();
+    })();
     // The subscription is live on the server before the first read, so nothing falls between the two.
     await session.nc.flush();
     const first = await inbox.readNew(0);

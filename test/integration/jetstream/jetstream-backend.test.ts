@@ -2,7 +2,7 @@ import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openJetStreamBackend, type JetStreamBackend } from '../../../src/adapters/jetstream/open-jetstream-backend.js';
+import { createJetStreamBackend, type JetStreamBackend } from '../../../src/adapters/jetstream/open-jetstream-backend.js';
 import { LifecycleConflictError, RegistryConflictError } from '../../../src/errors.js';
 import type { SignalParty } from '../../../src/ports/signal-transport.js';
 import { jetstreamBackendSchema } from '../../../src/schema/config.js';
@@ -48,7 +48,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
   let server: NatsServer & { dispose(): Promise<void> };
   const opened: JetStreamBackend[] = [];
   const open = async (federationName = 'acme') => {
-    const backend = await openJetStreamBackend({ root: '/tmp', federationName, backend: jetstreamBackendSchema.parse({ type: 'jetstream', servers: [server.url] }) });
+    const backend = createJetStreamBackend({ root: '/tmp', federationName, backend: jetstreamBackendSchema.parse({ type: 'jetstream', servers: [server.url] }) });
     opened.push(backend);
     return backend;
   };
@@ -74,7 +74,8 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     expect(listed.signals.map((s) => s.message)).toEqual([first, second]);
     const outbox = await backend.signals.outbox(party('meta')).list();
     expect(outbox.signals.map((s) => s.message.id)).toEqual([first.id, second.id, other.id]);
-    const raw = await backend.session.jsm.direct.getMessage(backend.session.names.signalStream, { seq: Number(listed.signals[0]!.file) });
+    const { session } = await backend.streams();
+    const raw = await session.jsm.direct.getMessage(session.names.signalStream, { seq: Number(listed.signals[0]!.file) });
     expect(raw!.json()).toEqual(first);
   });
 
@@ -114,15 +115,16 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
   it('a message on an inbox subject that is not a valid signal is reported, quarantined with its reason, never lost', async () => {
     const backend = await open('quarantine');
     const nc = await connect({ servers: server.url });
-    await jetstream(nc).publish(backend.session.names.inboxSubject('docs', 'meta'), '{"not": "a signal"}');
+    const { session } = await backend.streams();
+    await jetstream(nc).publish(session.names.inboxSubject('docs', 'meta'), '{"not": "a signal"}');
     await nc.close();
     const inbox = backend.signals.inbox(party('docs'));
     const { invalid } = await inbox.list();
     expect(invalid).toEqual([expect.objectContaining({ reason: expect.stringMatching(/^not a valid file-signal-v1 signal/) })]);
     const moved = await inbox.quarantine(invalid[0]!);
-    expect(moved.path).toContain(backend.session.names.quarantineStream);
+    expect(moved.path).toContain(session.names.quarantineStream);
     expect((await inbox.list()).invalid).toEqual([]);
-    const kept = await backend.session.jsm.direct.getMessage(backend.session.names.quarantineStream, { last_by_subj: backend.session.names.quarantineSubject('docs') });
+    const kept = await session.jsm.direct.getMessage(session.names.quarantineStream, { last_by_subj: session.names.quarantineSubject('docs') });
     expect(kept!.string()).toBe('{"not": "a signal"}');
     expect(kept!.header.get('Fed-Quarantine-Reason')).toBe(invalid[0]!.reason);
   });
@@ -213,7 +215,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     // Someone takes the lease away (an operator, or a takeover after a long stall): the holder must not write.
     await expect(
       backend.lifecycles.exclusive(team, async (section) => {
-        const kv = await import('@nats-io/kv').then(({ Kvm }) => new Kvm(backend.session.js).open(backend.session.names.lifecycleBucket));
+        const { lifecycle: kv } = await backend.streams();
         await kv.put(`lock.${team.domainId}`, JSON.stringify({ pid: 1, host: 'elsewhere', token: 't', acquiredAt: new Date().toISOString(), heartbeatAt: new Date().toISOString() }));
         await expect.poll(() => {
           try {
