@@ -105,3 +105,4 @@ export * from './doctor/doctor.js';
 export * from './fs/fs-errors.js';
 export * from './registry/team-workspace.js';
 export * from './schema/onboarding-intent.js';
+export { createJetStreamBackend, JETSTREAM_BACKEND_NAME, type JetStreamBackend, type JetStreamBackendOptions } from './adapters/jetstream/open-jetstream-backend.js';
