@@ -24,9 +24,10 @@ export function judgeRecord(judge: RecordJudge, record: StreamRecord, owner: str
   return { signal: Object.freeze({ file, path, message: message as SignalMessage }) };
 }
 
+/** An inbox entry as the port shows it: `acknowledged` always set, `acknowledged_at` when it is true. */
 export function withAck(entry: SignalEntry, ack: SignalAck | undefined): SignalEntry {
-  if (!ack?.acknowledged) return entry;
-  return Object.freeze({ ...entry, message: { ...entry.message, acknowledged: true, acknowledged_at: ack.acknowledged_at } });
+  const message = ack?.acknowledged ? { ...entry.message, acknowledged: true, acknowledged_at: ack.acknowledged_at } : { ...entry.message, acknowledged: false };
+  return Object.freeze({ ...entry, message });
 }
 
 export function parseAck(bytes: Uint8Array): SignalAck | undefined {

@@ -71,7 +71,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     const inbox = backend.signals.inbox(party('docs'));
     const listed = await inbox.list();
     expect(listed.invalid).toEqual([]);
-    expect(listed.signals.map((s) => s.message)).toEqual([first, second]);
+    expect(listed.signals.map((s) => s.message)).toEqual([{ ...first, acknowledged: false }, { ...second, acknowledged: false }]);
     const outbox = await backend.signals.outbox(party('meta')).list();
     expect(outbox.signals.map((s) => s.message.id)).toEqual([first.id, second.id, other.id]);
     const { session } = await backend.streams();
