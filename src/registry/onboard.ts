@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { CorruptFileError, InvalidInputError, RefusedError } from '../errors.js';
 import { createFileExclusive, unlinkQuietly, writeFileAtomic } from '../fs/atomic-write.js';
 import { ensureDirectory } from '../fs/ensure-directory.js';
@@ -160,6 +161,7 @@ export async function onboardTeam(root: string, request: OnboardRequest, options
         placementType,
         onboardedAt: now,
         location: workspace.location,
+        host: hostname(),
         status: 'active',
         lastActive: now,
       };
