@@ -26,7 +26,8 @@ export async function readSubjectSince(session: JetStreamSession, stream: string
       opt_start_seq: afterSeq + 1,
     });
     const records: StreamRecord[] = [];
-    const messages = await consumer.consume({ max_messages: 1_000 });
+    // Bounded by bytes, not messages: a batch of signals up to 1 MiB each must not hold gigabytes.
+    const messages = await consumer.consume({ max_bytes: 16 * 1024 * 1024 });
     try {
       for await (const message of messages) {
         const headers: Record<string, string> = {};
