@@ -37,6 +37,8 @@ export class JetStreamInbox implements SignalInbox {
   private readonly signals = new Map<string, SignalEntry>();
   private readonly invalid = new Map<string, InvalidSignalFile>();
   private readonly acks = new Map<string, SignalAck>();
+  /** When the server stored each entry, by handle (for a watch's "already there"). */
+  private readonly storedAt = new Map<string, number>();
   private lastSignalSeq = 0;
   private lastAckSeq = 0;
 
@@ -57,6 +59,7 @@ export class JetStreamInbox implements SignalInbox {
     const records = await readSubjectSince(session, names.signalStream, names.inboxFilter(this.party), this.lastSignalSeq);
     for (const record of records) {
       this.lastSignalSeq = Math.max(this.lastSignalSeq, record.seq);
+      this.storedAt.set(String(record.seq), record.storedAt);
       const judged = judgeRecord({ where: this.streamWhere }, record, this.party, 'inbox');
       if ('signal' in judged) this.signals.set(judged.signal.file, judged.signal);
       else this.invalid.set(judged.invalid.file, judged.invalid);
@@ -193,5 +196,10 @@ export class JetStreamInbox implements SignalInbox {
     await this.refresh();
     const fresh = this.result((entry) => Number(entry.file) > afterSeq);
     return { signals: fresh.signals, invalid: fresh.invalid.filter((bad) => Number(bad.file) > afterSeq), lastSeq: this.lastSignalSeq };
+  }
+
+  /** When the server stored the entry (ms, the server's clock); 0 when unknown. */
+  storedAtOf(file: string): number {
+    return this.storedAt.get(file) ?? 0;
   }
 }

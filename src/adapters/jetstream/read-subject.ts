@@ -7,6 +7,8 @@ export interface StreamRecord {
   seq: number;
   subject: string;
   data: Uint8Array;
+  /** When the server stored it: ms since the epoch with a fraction (the server's clock, to the microsecond). */
+  storedAt: number;
   /** Message headers (first value of each), e.g. a quarantine reason. */
   headers: Record<string, string>;
 }
@@ -32,7 +34,7 @@ export async function readSubjectSince(session: JetStreamSession, stream: string
       for await (const message of messages) {
         const headers: Record<string, string> = {};
         for (const [key] of message.headers ?? []) headers[key] = message.headers!.get(key);
-        records.push({ seq: message.seq, subject: message.subject, data: message.data, headers });
+        records.push({ seq: message.seq, subject: message.subject, data: message.data, storedAt: message.info.timestampNanos / 1e6, headers });
         // pending 0: caught up, even if the last message seen by the lookup was removed meanwhile.
         if (message.seq >= last.seq || message.info.pending === 0) break;
       }

@@ -13,6 +13,11 @@ import type { JetStreamNames } from './names.js';
 const FOLLOW_UP_MS = 25;
 
 export function watchInbox(streams: () => Promise<FederationStreams>, names: JetStreamNames, inbox: JetStreamInbox, options: WatchOptions): SignalSubscription {
+  // "Already in the box when the watch starts" is decided by when the server stored a signal, not by
+  // what the first (asynchronous) read finds: a signal sent right after watch() returned is new. Both
+  // clocks are read below the millisecond, since a send and a watch often fall in the same one (the
+  // server's and this machine's clocks are assumed to agree, as NTP keeps them).
+  const startedAt = performance.timeOrigin + performance.now();
   const rescanMs = options.rescanMs ?? 1_000;
   const backlog = options.backlog ?? 'none';
   let subscription: Subscription | undefined;
@@ -58,7 +63,8 @@ export function watchInbox(streams: () => Promise<FederationStreams>, names: Jet
     first.invalid.forEach(tell);
     let afterSeq = first.lastSeq;
     let followUp = false;
-    let batch = backlog === 'none' ? [] : first.signals.filter((entry) => backlog === 'all' || !entry.message.acknowledged);
+    const already = (entry: SignalEntry) => inbox.storedAtOf(entry.file) < startedAt;
+    let batch = first.signals.filter((entry) => !already(entry) || backlog === 'all' || (backlog === 'unacknowledged' && !entry.message.acknowledged));
     for (;;) {
       for (const entry of batch) {
         if (closed) return;

@@ -151,6 +151,23 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     expect(watch.closed).toBe(true);
   });
 
+  it('watch without backlog: a signal sent right after watch() returned is new, one stored before it is not', async () => {
+    const backend = await open('watch-start');
+    const route = { from: party('meta'), to: party('docs') };
+    await backend.signals.send(message({ subject: 'before' }), route);
+    const abort = new AbortController();
+    const watch = backend.signals.inbox(party('docs')).watch({ signal: abort.signal, rescanMs: 50 });
+    // Sent before the watch's first (asynchronous) read can have happened.
+    const sending = backend.signals.send(message({ subject: 'after' }), route);
+    const seen: string[] = [];
+    for await (const entry of watch) {
+      seen.push(entry.message.subject);
+      abort.abort();
+    }
+    await sending;
+    expect(seen).toEqual(['after']);
+  });
+
   it('census counts inbox and outbox signals and acknowledgments from metadata', async () => {
     const backend = await open('census');
     for (const to of ['docs', 'docs', 'ops']) await backend.signals.send(message({ to }), { from: party('meta'), to: party(to) });
