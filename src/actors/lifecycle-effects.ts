@@ -1,11 +1,11 @@
 import type { WriteOptions } from '../fs/atomic-write.js';
 import { findTeam, statusOf } from '../registry/find-team.js';
-import { readRegistry } from '../registry/registry-file.js';
 import { writeRegistryStatus } from '../registry/team-status.js';
 import { META } from '../schema/common.js';
 import type { RegistryEntry, TeamStatus } from '../schema/registry.js';
-import { sendSignal } from '../signals/send-signal.js';
-import { appendJournalLines } from './state-files.js';
+import { openBackend } from '../backend/open-backend.js';
+import { sendSignal } from '../messaging/send-signal.js';
+import type { FederationBackend } from '../ports/federation-backend.js';
 import type { TeamLifecycle } from './team-lifecycle.js';
 
 /**
@@ -21,8 +21,9 @@ const settled = new Map<string, string>();
  * the team's state lock. Failures do not undo the saved state; they are returned as warnings and retried
  * on the next load.
  */
-export async function settleEffects(root: string, team: RegistryEntry, lifecycle: TeamLifecycle, options: WriteOptions): Promise<string[]> {
+export async function settleEffects(root: string, team: RegistryEntry, lifecycle: TeamLifecycle, options: WriteOptions & { backend?: FederationBackend }): Promise<string[]> {
   if (!lifecycle.stored) return [];
+  const backend = options.backend ?? openBackend(root);
   const { envelope } = lifecycle;
   const key = `${envelope.seq}@${envelope.savedAt}`;
   if (settled.get(team.location) === key) return [];
@@ -35,13 +36,13 @@ export async function settleEffects(root: string, team: RegistryEntry, lifecycle
     }
   };
 
-  await attempt('appending the journal', () => appendJournalLines(team.location, envelope.journalTail, options));
+  await attempt('appending the journal', () => backend.lifecycles.appendJournal(team, envelope.journalTail, options));
   for (const report of envelope.pendingReports) {
     await attempt(`reporting "${report.subject}" to meta`, () =>
-      sendSignal(root, { from: team.domainId, to: META, type: 'report', subject: report.subject, body: report.body, id: report.signalId }, options),
+      sendSignal(root, { from: team.domainId, to: META, type: 'report', subject: report.subject, body: report.body, id: report.signalId }, { ...options, backend }),
     );
   }
-  await attempt('syncing the registry status', () => syncRegistryStatus(root, team, lifecycle));
+  await attempt('syncing the registry status', () => syncRegistryStatus(root, backend, team, lifecycle));
   if (warnings.length === 0) settled.set(team.location, key);
   return warnings;
 }
@@ -51,8 +52,8 @@ export async function settleEffects(root: string, team: RegistryEntry, lifecycle
  * a running lifecycle of a team marked paused means it was resumed. The lifecycle is the truth because it
  * is always written first (by a `pause`/`resume` directive or by `fed team pause|resume`).
  */
-async function syncRegistryStatus(root: string, team: RegistryEntry, lifecycle: TeamLifecycle): Promise<void> {
-  const current = findTeam(readRegistry(root), team.domainId);
+async function syncRegistryStatus(root: string, backend: FederationBackend, team: RegistryEntry, lifecycle: TeamLifecycle): Promise<void> {
+  const current = findTeam(await backend.registry.read(), team.domainId);
   if (!current) return;
   const status = statusOf(current);
   const paused = lifecycle.snapshot.value === 'paused';

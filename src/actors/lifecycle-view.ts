@@ -1,8 +1,7 @@
-import { workspacePaths } from '../layout.js';
+import { openBackend } from '../backend/open-backend.js';
+import type { FederationBackend } from '../ports/federation-backend.js';
 import type { JournalLine } from '../schema/lifecycle-state.js';
 import type { RegistryEntry } from '../schema/registry.js';
-import { readSignalBox } from '../signals/read-signals.js';
-import { readJournalTail } from './state-files.js';
 import { loadTeamLifecycle, stateOf } from './team-lifecycle.js';
 
 /** What `fed team show` says about a team's lifecycle (stable JSON shape, documented in the README). */
@@ -30,11 +29,11 @@ interface LifecycleContextView {
   enteredAt?: Record<string, string>;
 }
 
-export function viewLifecycle(team: RegistryEntry, recentCount = 5): LifecycleView {
-  const lifecycle = loadTeamLifecycle(team);
+export async function viewLifecycle(root: string, team: RegistryEntry, recentCount = 5, backend: FederationBackend = openBackend(root)): Promise<LifecycleView> {
+  const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
   const context = (lifecycle.snapshot.context ?? {}) as LifecycleContextView;
   const state = stateOf(lifecycle.snapshot);
-  const inbox = readSignalBox(workspacePaths(team.location).inbox, { owner: team.domainId, box: 'inbox' });
+  const inbox = await backend.signals.inbox({ id: team.domainId, entry: team }).list();
   return {
     machine: lifecycle.entry.id,
     machineVersion: lifecycle.entry.version,
@@ -46,6 +45,6 @@ export function viewLifecycle(team: RegistryEntry, recentCount = 5): LifecycleVi
     pending: inbox.signals
       .filter((s) => !s.message.acknowledged)
       .map(({ message: m }) => ({ id: m.id, type: m.type, from: m.from, subject: m.subject, timestamp: m.timestamp })),
-    recent: readJournalTail(team.location, recentCount),
+    recent: await backend.lifecycles.journalTail(team, recentCount),
   };
 }

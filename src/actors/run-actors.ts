@@ -3,11 +3,11 @@ import { FedError, RefusedError } from '../errors.js';
 import type { LoadedHooks } from '../hooks/load-hooks.js';
 import { notifyConsumed } from '../hooks/notify-hooks.js';
 import { getTeam, statusOf } from '../registry/find-team.js';
-import { readRegistry } from '../registry/registry-file.js';
 import { teamWorkspace } from '../registry/team-workspace.js';
 import type { RegistryEntry } from '../schema/registry.js';
-import { watchSignalBox, type SignalSubscription } from '../signals/watch-signals.js';
-import { workspacePaths } from '../layout.js';
+import { openBackend } from '../backend/open-backend.js';
+import type { FederationBackend } from '../ports/federation-backend.js';
+import type { SignalSubscription } from '../ports/signal-transport.js';
 import { TeamInboxConsumer, type ConsumeResult, type ConsumerOptions } from './consume-inbox.js';
 import { acquireTeamLease, type TeamLease } from './team-lease.js';
 
@@ -36,8 +36,8 @@ interface RunningTeam {
   watch: SignalSubscription | undefined;
 }
 
-function teamsToRun(root: string, team: string | undefined): RegistryEntry[] {
-  const registry = readRegistry(root);
+async function teamsToRun(backend: FederationBackend, team: string | undefined): Promise<RegistryEntry[]> {
+  const registry = await backend.registry.read();
   if (team) {
     const entry = getTeam(registry, team);
     if (statusOf(entry) === 'archived') throw new RefusedError('TEAM_ARCHIVED', `team "${entry.domainId}" is archived; its actor does not run`);
@@ -54,7 +54,8 @@ function teamsToRun(root: string, team: string | undefined): RegistryEntry[] {
  * `fed actors run`: hold each team's lease, consume its inbox, and (unless `once`) keep watching with the
  * transport's watch until `signal` aborts. Returns the per-team results of the last consume.
  */
-export async function runActors(root: string, options: RunActorsOptions = {}): Promise<ConsumeResult[]> {
+export async function runActors(root: string, runOptions: RunActorsOptions = {}): Promise<ConsumeResult[]> {
+  const options = { ...runOptions, backend: runOptions.backend ?? openBackend(root) };
   const running = new Map<string, RunningTeam>();
   const results = new Map<string, ConsumeResult>();
   const consume = async (team: RunningTeam) => {
@@ -122,7 +123,7 @@ function stop(team: RunningTeam): void {
 /** Take the lease of every team to run that is not running yet; returns the newly joined ones. */
 async function join(root: string, options: RunActorsOptions, running: Map<string, RunningTeam>): Promise<RunningTeam[]> {
   const joined: RunningTeam[] = [];
-  for (const entry of teamsToRun(root, options.team)) {
+  for (const entry of await teamsToRun(options.backend!, options.team)) {
     if (running.has(entry.domainId)) continue;
     let lease: TeamLease;
     try {
@@ -144,7 +145,7 @@ async function join(root: string, options: RunActorsOptions, running: Map<string
 
 function watchTeam(team: RunningTeam, options: RunActorsOptions, wakeUp: () => void): void {
   const entry = team.consumer.team;
-  team.watch = watchSignalBox(workspacePaths(entry.location).inbox, { owner: entry.domainId, box: 'inbox' }, {
+  team.watch = options.backend!.signals.inbox({ id: entry.domainId, entry }).watch({
     signal: options.signal,
     rescanMs: options.rescanMs,
   });

@@ -2,24 +2,20 @@ import { createActor, type AnyMachineSnapshot, type InspectionEvent } from 'xsta
 import { checkEvent, lifecycleFor, type MachineEntry } from '../../machines/catalog.js';
 import { FedError, InvalidInputError, RefusedError } from '../errors.js';
 import type { WriteOptions } from '../fs/atomic-write.js';
-import { ensureDirectory } from '../fs/ensure-directory.js';
-import { assertLockHeld, withLock, type LockHandle } from '../fs/lock.js';
-import { workspacePaths } from '../layout.js';
+import { openBackend } from '../backend/open-backend.js';
+import type { FederationBackend } from '../ports/federation-backend.js';
+import type { EnvelopeVersion, LifecycleSection, LifecycleStore } from '../ports/lifecycle-store.js';
 import { zodProblemText } from '../schema/problems.js';
 import type { JournalLine, LifecycleEnvelope, PendingReport } from '../schema/lifecycle-state.js';
 import type { RegistryEntry } from '../schema/registry.js';
 import type { SignalMessage } from '../schema/signal.js';
 import { findTeam, statusOf } from '../registry/find-team.js';
-import { readRegistry } from '../registry/registry-file.js';
 import { teamWorkspace } from '../registry/team-workspace.js';
 import { recordSignalReceived, recordTransition } from '../telemetry/fed-metrics.js';
 import { reportSignalId } from './report-signal-id.js';
 import { restoreSnapshot } from './restore-snapshot.js';
 import { eventForSignal, signalCommand } from './signal-events.js';
-import { readEnvelope, writeEnvelope } from './state-files.js';
 import { settleEffects } from './lifecycle-effects.js';
-
-const STATE_LOCK = { staleMs: Number.POSITIVE_INFINITY, timeoutMs: 60_000 };
 
 /** The lifecycle machine of a team's archetype; an archetype without one is refused by name. */
 export function lifecycleEntryFor(team: RegistryEntry): MachineEntry {
@@ -46,6 +42,8 @@ export interface TeamLifecycle {
   envelope: LifecycleEnvelope;
   /** False when no state file exists yet (nothing has happened to the lifecycle). */
   stored: boolean;
+  /** The stored envelope's version, for the compare-and-swap of the next write (null: none stored). */
+  version: EnvelopeVersion;
 }
 
 function initialEnvelope(entry: MachineEntry, team: RegistryEntry): LifecycleEnvelope {
@@ -63,13 +61,13 @@ function initialEnvelope(entry: MachineEntry, team: RegistryEntry): LifecycleEnv
   };
 }
 
-/** Read a team's lifecycle (validated and migrated), without changing anything. */
-export function loadTeamLifecycle(team: RegistryEntry): TeamLifecycle {
+/** Read a team's lifecycle (validated and migrated) from the federation's lifecycle store, without changing anything. */
+export async function loadTeamLifecycle(team: RegistryEntry, lifecycles: LifecycleStore): Promise<TeamLifecycle> {
   const entry = lifecycleEntryFor(team);
-  const stored = readEnvelope(team.location);
-  const envelope = stored ?? initialEnvelope(entry, team);
-  const snapshot = restoreSnapshot(envelope, entry, workspacePaths(team.location).envelope);
-  return { team, entry, snapshot, envelope, stored: stored !== undefined };
+  const stored = await lifecycles.read(team);
+  const envelope = stored?.envelope ?? initialEnvelope(entry, team);
+  const snapshot = restoreSnapshot(envelope, entry, lifecycles.envelopeLocation(team));
+  return { team, entry, snapshot, envelope, stored: stored !== undefined, version: stored?.version ?? null };
 }
 
 /** Something that may change a lifecycle: an inbox signal, an agent's `fed event`, or a registry command. */
@@ -108,6 +106,8 @@ export interface ApplyResult {
 }
 
 export interface ApplyOptions extends WriteOptions {
+  /** The federation's backend, when the caller has it open (default: openBackend(root)). */
+  backend?: FederationBackend;
   now?: () => Date;
   /** xstate inspection (see src/inspect): receives the actor's inspection events. */
   inspect?: (event: InspectionEvent) => void;
@@ -134,12 +134,16 @@ export async function applyLifecycleInputs(
   refuseArchived(team);
   lifecycleEntryFor(team);
   teamWorkspace(root, team);
-  return withStateLock(team, options, async (lock) => {
-    // The caller's entry may be old (a consumer reads it once): archiving takes this lock too, so the
+  const backend = options.backend ?? openBackend(root);
+  const effectOptions = { ...options, backend };
+  return backend.lifecycles.exclusive(
+    team,
+    async (section) => {
+    // The caller's entry may be old (a consumer reads it once): archiving takes this section too, so the
     // status read here cannot change before the write below.
-    refuseArchived(findTeam(readRegistry(root), team.domainId) ?? team);
-    const lifecycle = loadTeamLifecycle(team);
-    const warnings = await settleEffects(root, team, lifecycle, options);
+    refuseArchived(findTeam(await backend.registry.read(), team.domainId) ?? team);
+    const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
+    const warnings = await settleEffects(root, team, lifecycle, effectOptions);
     const { entry, envelope } = lifecycle;
     // What the stored envelope owes and could not do now (a full or read-only disk) is carried into the
     // next envelope, so it is retried after this write too instead of being replaced and lost. Journal
@@ -237,14 +241,15 @@ export async function applyLifecycleInputs(
       pendingReports: [...owed.pendingReports, ...reports],
       savedAt: now(),
     };
-    // Compare-on-write: a holder whose lock was removed meanwhile (by hand, or fed doctor) must not write.
-    writeEnvelope(team.location, next, { ...options, beforeReplace: () => assertLockHeld(lock) });
+    // Compare-and-swap inside the section: a holder that lost it meanwhile (removed by hand, or fed doctor)
+    // or whose envelope changed underneath must not write.
+    const version = await backend.lifecycles.write(team, next, lifecycle.version, section, options);
     // Counted once saved: a crash before the write redelivers the signals, which are then counted once.
     for (const step of steps) {
       if (step.signal && (step.outcome === 'applied' || step.outcome === 'ignored')) recordSignalReceived(team.domainId, step.signal.type, step.outcome);
     }
     for (const line of lines) if (line.from !== line.to) recordTransition(team.domainId, entry.id, line.from, line.to);
-    warnings.push(...(await settleEffects(root, team, { ...lifecycle, envelope: next, snapshot: final, stored: true }, options)));
+    warnings.push(...(await settleEffects(root, team, { ...lifecycle, envelope: next, snapshot: final, stored: true, version }, effectOptions)));
     return { steps, state: stateOf(final), processedSignalIds: processedNow, warnings };
   });
 }
@@ -255,13 +260,14 @@ export async function applyLifecycleInputs(
  * calls it when it starts, so a crash between a lifecycle write and its registry write is repaired even
  * when no signal comes.
  */
-export async function settleTeamLifecycle(root: string, team: RegistryEntry, options: WriteOptions = {}): Promise<string[]> {
+export async function settleTeamLifecycle(root: string, team: RegistryEntry, options: ApplyOptions = {}): Promise<string[]> {
   lifecycleEntryFor(team);
-  return withStateLock(team, options, async () => {
-    const current = findTeam(readRegistry(root), team.domainId) ?? team;
+  const backend = options.backend ?? openBackend(root);
+  return backend.lifecycles.exclusive(team, async () => {
+    const current = findTeam(await backend.registry.read(), team.domainId) ?? team;
     if (statusOf(current) === 'archived') return [];
-    return settleEffects(root, current, loadTeamLifecycle(current), options);
-  });
+    return settleEffects(root, current, await loadTeamLifecycle(current, backend.lifecycles), { ...options, backend });
+  }, options);
 }
 
 function refuseArchived(team: RegistryEntry): void {
@@ -271,15 +277,11 @@ function refuseArchived(team: RegistryEntry): void {
 }
 
 /**
- * Run `fn` holding the team's state lock: every change of the lifecycle, and archiving, which must not
- * happen between a lifecycle's read of the registry and its write. Broken only when its holder's process
- * is gone, never by age: the section may legitimately wait on the registry or a slow disk, and taking over
- * a live holder's lock would lose its write.
+ * Run `fn` holding the team's exclusive section of the lifecycle store: every change of the lifecycle,
+ * and archiving, which must not happen between a lifecycle's read of the registry and its write.
  */
-export async function withStateLock<T>(team: RegistryEntry, options: WriteOptions, fn: (lock: LockHandle) => Promise<T>): Promise<T> {
-  const paths = workspacePaths(team.location);
-  ensureDirectory(paths.state, options);
-  return withLock(paths.stateLock, fn, STATE_LOCK);
+export async function withStateLock<T>(root: string, team: RegistryEntry, options: ApplyOptions, fn: (section: LifecycleSection) => Promise<T>): Promise<T> {
+  return (options.backend ?? openBackend(root)).lifecycles.exclusive(team, fn, options);
 }
 
 /** Why `snapshot` does not accept `event`, or undefined when it does. */

@@ -43,7 +43,7 @@ export async function setTeamStatus(
   // fed refuses to write in (outside the root, a link) is archived without it: no consumer runs there,
   // and archiving is how such a team is retired.
   if (event.type === 'ARCHIVE' && lifecycleFor(entry.archetypeId) && workspaceUsable(root, entry)) {
-    return withStateLock(entry, options, () => writeRegistryStatus(root, entry.domainId, event, options));
+    return withStateLock(root, entry, options, () => writeRegistryStatus(root, entry.domainId, event, options));
   }
   return writeRegistryStatus(root, entry.domainId, event, options);
 }

@@ -1,17 +1,18 @@
 import { v5 as uuidv5 } from 'uuid';
 import { lifecycleFor } from '../../machines/catalog.js';
 import { viewLifecycle } from '../actors/lifecycle-view.js';
+import { openBackend } from '../backend/open-backend.js';
+import type { FederationBackend } from '../ports/federation-backend.js';
 import { loadTeamLifecycle, stateOf } from '../actors/team-lifecycle.js';
 import { setTeamStatus } from '../actors/team-status-command.js';
 import { InvalidInputError } from '../errors.js';
 import { runMonitorCycle } from '../monitor/monitor-cycle.js';
 import { getTeam, statusOf } from '../registry/find-team.js';
-import { readRegistry } from '../registry/registry-file.js';
 import { META } from '../schema/common.js';
 import type { FederationConfig } from '../schema/config.js';
 import type { RegistryEntry } from '../schema/registry.js';
 import { SIGNAL_TYPES } from '../schema/signal.js';
-import { sendSignal } from '../signals/send-signal.js';
+import { sendSignal } from '../messaging/send-signal.js';
 import type { AddressedCommand } from './chat-text.js';
 import { renderStatusSummary } from './status-summary.js';
 
@@ -58,9 +59,9 @@ export async function runBridgeCommand(command: AddressedCommand, ctx: BridgeCom
   // What the bridge runs for a chat user: these verbs and nothing else, each through the library — never a shell.
   switch (verb.toLowerCase()) {
     case 'status':
-      return args[0] ? teamStatus(getTeam(readRegistry(ctx.root), args[0])) : teamList(ctx.root);
+      return args[0] ? teamStatus(ctx.root, getTeam(await openBackend(ctx.root).registry.read(), args[0])) : teamList(ctx.root);
     case 'monitor':
-      return renderStatusSummary(runMonitorCycle(ctx.root, { config: ctx.config }));
+      return renderStatusSummary(await runMonitorCycle(ctx.root, { config: ctx.config }));
     case 'send':
       return send(command, ctx, name);
     case 'pause':
@@ -69,7 +70,7 @@ export async function runBridgeCommand(command: AddressedCommand, ctx: BridgeCom
       return `${change.team.domainId}: ${change.from} → ${change.to}`;
     }
     case 'launch': {
-      const entry = getTeam(readRegistry(ctx.root), team());
+      const entry = getTeam(await openBackend(ctx.root).registry.read(), team());
       ctx.startLaunch(entry.domainId);
       return `launching ${entry.domainId}; the outcome is posted here when its agent finishes`;
     }
@@ -81,25 +82,28 @@ export async function runBridgeCommand(command: AddressedCommand, ctx: BridgeCom
   }
 }
 
-function lifecycleState(team: RegistryEntry): string {
+async function lifecycleState(backend: FederationBackend, team: RegistryEntry): Promise<string> {
   if (!lifecycleFor(team.archetypeId)) return 'no lifecycle';
   try {
-    return stateOf(loadTeamLifecycle(team).snapshot);
+    return stateOf((await loadTeamLifecycle(team, backend.lifecycles)).snapshot);
   } catch (error) {
     return `lifecycle unreadable: ${(error as Error).message}`;
   }
 }
 
-function teamList(root: string): string {
-  const teams = readRegistry(root).teams;
+async function teamList(root: string): Promise<string> {
+  const backend = openBackend(root);
+  const teams = (await backend.registry.read()).teams;
   if (teams.length === 0) return 'no teams registered yet';
-  return [`${teams.length} team${teams.length === 1 ? '' : 's'}:`, ...teams.map((t) => `- ${t.domainId} (${t.archetypeId}, ${statusOf(t)}): ${lifecycleState(t)}`)].join('\n');
+  const lines = [`${teams.length} team${teams.length === 1 ? '' : 's'}:`];
+  for (const t of teams) lines.push(`- ${t.domainId} (${t.archetypeId}, ${statusOf(t)}): ${await lifecycleState(backend, t)}`);
+  return lines.join('\n');
 }
 
-function teamStatus(team: RegistryEntry): string {
+async function teamStatus(root: string, team: RegistryEntry): Promise<string> {
   const lines = [`${team.domainId} (${team.archetypeId}, ${statusOf(team)}), last active ${team.lastActive ?? '-'}`];
   if (!lifecycleFor(team.archetypeId)) return [...lines, 'lifecycle: none'].join('\n');
-  const view = viewLifecycle(team);
+  const view = await viewLifecycle(root, team);
   lines.push(`lifecycle: ${view.machine}, ${view.state}${view.since ? ` since ${view.since}` : ''}`);
   lines.push(`mission: ${view.mission ? `"${view.mission.subject}"` : 'none yet'}`);
   if (view.pausedFrom) lines.push(`resumes to: ${view.pausedFrom}`);

@@ -1,6 +1,6 @@
 import { FedError } from '../errors.js';
+import { openBackend } from '../backend/open-backend.js';
 import { federationPaths, workspacePaths } from '../layout.js';
-import { readRegistry } from '../registry/registry-file.js';
 import type { Registry } from '../schema/registry.js';
 import { checkLock, findLeftoverTempFiles, lockFilesIn } from './file-checks.js';
 import type { DoctorFinding, PendingFinding } from './finding.js';
@@ -30,13 +30,14 @@ export interface DoctorReport {
  */
 export async function runDoctor(root: string, options: DoctorOptions = {}): Promise<DoctorReport> {
   const paths = federationPaths(root);
+  const backend = openBackend(root);
   const pending: PendingFinding[] = [];
   let registry: Registry | undefined;
   try {
-    registry = readRegistry(root);
+    registry = await backend.registry.read();
   } catch (error) {
     if (!(error instanceof FedError)) throw error;
-    pending.push({ check: 'registry', path: paths.registry, problem: error.message, fix: 'restore it from a backup or fix it by hand; fed never resets the registry' });
+    pending.push({ check: 'registry', path: backend.registry.location, problem: error.message, fix: 'restore it from a backup or fix it by hand; fed never resets the registry' });
   }
 
   const lockDirs = [paths.fedDir, paths.chat, paths.onboarding];
@@ -45,7 +46,7 @@ export async function runDoctor(root: string, options: DoctorOptions = {}): Prom
     const onboardings = checkOnboardings(root, registry);
     pending.push(...onboardings.findings);
     for (const entry of registry.teams) {
-      const team = checkTeam(root, entry);
+      const team = await checkTeam(root, entry, backend);
       pending.push(...team.findings);
       if (!team.workspaceOk) continue;
       const workspace = workspacePaths(entry.location);

@@ -13,6 +13,7 @@ import { readOnboardingIntent, settleInterruptedOnboarding } from '../registry/o
 import { removeWorkspace, worktreeBranch } from '../registry/placement.js';
 import { relocatedWorkspace, teamWorkspace } from '../registry/team-workspace.js';
 import { updateRegistry } from '../registry/update-registry.js';
+import type { FederationBackend } from '../ports/federation-backend.js';
 import type { OnboardingIntent } from '../schema/onboarding-intent.js';
 import type { Registry, RegistryEntry } from '../schema/registry.js';
 import { teamMarkerSchema, type TeamMarker } from '../schema/team-marker.js';
@@ -118,7 +119,7 @@ export function checkOrphanWorkspaces(root: string, registry: Registry, accounte
 }
 
 /** A registered team: its workspace (inside the root, no links), its marker, and its lifecycle state file. */
-export function checkTeam(root: string, entry: RegistryEntry): { findings: PendingFinding[]; workspaceOk: boolean } {
+export async function checkTeam(root: string, entry: RegistryEntry, backend: FederationBackend): Promise<{ findings: PendingFinding[]; workspaceOk: boolean }> {
   try {
     teamWorkspace(root, entry);
   } catch (error) {
@@ -163,13 +164,13 @@ export function checkTeam(root: string, entry: RegistryEntry): { findings: Pendi
   }
   if (lifecycleFor(entry.archetypeId)) {
     try {
-      loadTeamLifecycle(entry);
+      await loadTeamLifecycle(entry, backend.lifecycles);
     } catch (error) {
       if (!(error instanceof FedError)) throw error;
       findings.push({
         check: 'state',
         team: entry.domainId,
-        path: workspacePaths(entry.location).envelope,
+        path: backend.lifecycles.envelopeLocation(entry),
         problem: error.message,
         fix: `restore the file from a backup or fix it by hand (fed never resets a state file); or archive the team: fed team archive ${entry.domainId}`,
       });

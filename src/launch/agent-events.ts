@@ -1,3 +1,4 @@
+import { openBackend } from '../backend/open-backend.js';
 import { resolve } from 'node:path';
 import { isLockHeld } from '../fs/lock.js';
 import { RefusedError } from '../errors.js';
@@ -21,7 +22,7 @@ export const STRUCTURE_FAILURE = 'document structure cannot be determined';
 export async function completionProblem(root: string, team: RegistryEntry, event: { type: string; path?: unknown }, config: FederationConfig): Promise<string | undefined> {
   if (team.archetypeId !== 'deliverable' || event.type !== 'DOCUMENT_WRITTEN') return undefined;
   // An event the state refuses anyway is refused as such, not judged.
-  if (!loadTeamLifecycle(team).snapshot.can(event)) return undefined;
+  if (!(await loadTeamLifecycle(team, openBackend(root).lifecycles)).snapshot.can(event)) return undefined;
   const paths = workspacePaths(team.location);
   const baseline = readBaseline(team.location);
   if (baseline && isLockHeld(paths.launchLease, { staleMs: Number.POSITIVE_INFINITY })) {

@@ -4,7 +4,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { InspectionEvent } from 'xstate';
 import { TeamInboxConsumer } from '../actors/consume-inbox.js';
 import { acquireTeamLease, tryAcquireTeamLease } from '../actors/team-lease.js';
-import { readJournalTail } from '../actors/state-files.js';
 import { applyLifecycleInputs, lifecycleEntryFor, loadTeamLifecycle, stateOf } from '../actors/team-lifecycle.js';
 import { setTeamStatus } from '../actors/team-status-command.js';
 import { RefusedError } from '../errors.js';
@@ -20,8 +19,9 @@ import type { FederationConfig } from '../schema/config.js';
 import type { JournalLine } from '../schema/lifecycle-state.js';
 import type { LaunchContext } from '../schema/launch-context.js';
 import type { RegistryEntry } from '../schema/registry.js';
-import { SignalBoxReader } from '../signals/read-signals.js';
-import { sendSignal } from '../signals/send-signal.js';
+import { sendSignal } from '../messaging/send-signal.js';
+import { openBackend } from '../backend/open-backend.js';
+import type { FederationBackend } from '../ports/federation-backend.js';
 import type { AgentLimits } from '../schema/config.js';
 import type { CurrentRun, LaunchRun } from '../schema/launch-run.js';
 import { agentCommand, type AgentCommandOptions } from './agent-command.js';
@@ -104,9 +104,10 @@ export async function launchTeam(root: string, teamName: string, options: Launch
     throw error;
   });
   const paths = workspacePaths(team.location);
+  const backend = openBackend(root);
   const warnings: string[] = [];
-  const consumer = consumerLease ? new TeamInboxConsumer(root, team, { inspect: options.inspect }) : undefined;
-  let lastSeq = loadTeamLifecycle(team).envelope.seq;
+  const consumer = consumerLease ? new TeamInboxConsumer(root, team, { inspect: options.inspect, backend }) : undefined;
+  let lastSeq = (await loadTeamLifecycle(team, backend.lifecycles)).envelope.seq;
   // Whether the agent itself moved the lifecycle (`fed event`) during this run.
   let progressed = false;
   let running = false;
@@ -118,19 +119,19 @@ export async function launchTeam(root: string, teamName: string, options: Launch
       warnings.push(...result.warnings, ...(await notifySignals(options.hooks, result.steps)));
     }
     // The agent's own `fed event`s happen in its process: the journal is where the launcher sees them.
-    const lines = readJournalTail(team.location, 200).filter((l) => l.seq > lastSeq);
+    const lines = (await backend.lifecycles.journalTail(team, 200)).filter((l) => l.seq > lastSeq);
     lastSeq = lines.at(-1)?.seq ?? lastSeq;
     if (running && lines.some((l) => l.source === 'event')) progressed = true;
     lines.forEach((line) => options.onProgress?.(line));
     warnings.push(...(await notifyTransitions(options.hooks, team.domainId, lines)));
-    return loadTeamLifecycle(team);
+    return loadTeamLifecycle(team, backend.lifecycles);
   };
 
   let agent: AgentProcess | undefined;
   let stream: RunStream | undefined;
   try {
-    await stopOrphanedRun(team, options.graceMs ?? 5_000, warnings);
-    if (!consumer) await waitForConsumer(team);
+    await stopOrphanedRun(backend, team, options.graceMs ?? 5_000, warnings);
+    if (!consumer) await waitForConsumer(backend, team);
     let lifecycle = await catchUp();
     const stateBefore = stateOf(lifecycle.snapshot);
     if (lifecycle.snapshot.status !== 'active') {
@@ -347,12 +348,12 @@ function recordRun(workspace: string, run: LaunchRun): void {
  * agent is stopped if it still runs (the watchdog normally does that itself), and the run is recorded as
  * interrupted — with its session id, so this launch resumes it.
  */
-async function stopOrphanedRun(team: RegistryEntry, graceMs: number, warnings: string[]): Promise<void> {
+async function stopOrphanedRun(backend: FederationBackend, team: RegistryEntry, graceMs: number, warnings: string[]): Promise<void> {
   const orphan = readCurrentRun(team.location);
   if (!orphan) return;
   const stopped = await stopOrphanGroup(orphan.pid, orphan.processStart, graceMs);
   if (stopped) warnings.push(`stopped the agent of an earlier launch (pid ${orphan.pid}) whose launcher (pid ${orphan.launcherPid}) died`);
-  const state = stateOf(loadTeamLifecycle(team).snapshot);
+  const state = stateOf((await loadTeamLifecycle(team, backend.lifecycles)).snapshot);
   recordRun(team.location, {
     ...runFields(orphan),
     outcome: 'interrupted',
@@ -408,13 +409,13 @@ function readOnlySandbox(root: string, team: RegistryEntry, context: LaunchConte
  * Give the running actor consumer a moment to apply the signals waiting in the inbox (the mission may be
  * among them); after a few seconds the launch goes on with what is applied.
  */
-async function waitForConsumer(team: RegistryEntry, limitMs = 5_000): Promise<void> {
-  const reader = new SignalBoxReader(workspacePaths(team.location).inbox, { owner: team.domainId, box: 'inbox' });
+async function waitForConsumer(backend: FederationBackend, team: RegistryEntry, limitMs = 5_000): Promise<void> {
+  const inbox = backend.signals.inbox({ id: team.domainId, entry: team });
   const deadline = Date.now() + limitMs;
   while (Date.now() < deadline) {
-    const lifecycle = loadTeamLifecycle(team);
+    const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
     const processed = new Set(lifecycle.envelope.processed);
-    const waiting = reader.read().signals.some((s) => !processed.has(s.message.id));
+    const waiting = (await inbox.list()).signals.some((s) => !processed.has(s.message.id));
     if (!waiting || lifecycle.snapshot.value === 'paused') return;
     await sleep(100);
   }

@@ -26,9 +26,10 @@ export async function runMonitor(root: string, options: RunMonitorOptions): Prom
   const post = options.config.chatConfig ? summaryPoster(root, options) : undefined;
   let last: MonitorReport | undefined;
   await repeatEvery(options.intervalMs, options.signal, async (cycle) => {
-    last = runMonitorCycle(root, options);
-    options.onReport(last, cycle);
-    await post?.(last);
+    const report = await runMonitorCycle(root, options);
+    last = report;
+    options.onReport(report, cycle);
+    await post?.(report);
   });
   return last!;
 }

@@ -1,3 +1,4 @@
+import type { LifecycleStore } from '../ports/lifecycle-store.js';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadTeamLifecycle, stateOf } from '../actors/team-lifecycle.js';
@@ -15,6 +16,8 @@ export interface HealthInputs {
   staleAfterMs: number;
   inbox: BoxCounts;
   outbox: BoxCounts;
+  /** Where the team's lifecycle is kept. */
+  lifecycles: LifecycleStore;
 }
 
 interface LifecycleContextView {
@@ -29,7 +32,7 @@ interface LifecycleContextView {
  * a mission was updated within the stale limit; the agent logged no errors since its last launch. A team
  * whose files cannot be read is reported with the error — never dropped.
  */
-export function teamReport(team: RegistryEntry, inputs: HealthInputs): TeamReport {
+export async function teamReport(team: RegistryEntry, inputs: HealthInputs): Promise<TeamReport> {
   const report: TeamReport = {
     team: team.domainId,
     domain: team.domain,
@@ -45,7 +48,7 @@ export function teamReport(team: RegistryEntry, inputs: HealthInputs): TeamRepor
     error: null,
   };
   try {
-    if (lifecycleFor(team.archetypeId)) fillLifecycle(report, team, inputs);
+    if (lifecycleFor(team.archetypeId)) await fillLifecycle(report, team, inputs);
     const errors = agentLogErrors(workspacePaths(team.location).agentLog);
     if (errors.length) report.reasons.push(`errors in agent log since the last launch: ${errors.join(' | ')}`);
   } catch (error) {
@@ -56,8 +59,8 @@ export function teamReport(team: RegistryEntry, inputs: HealthInputs): TeamRepor
   return report;
 }
 
-function fillLifecycle(report: TeamReport, team: RegistryEntry, inputs: HealthInputs): void {
-  const lifecycle = loadTeamLifecycle(team);
+async function fillLifecycle(report: TeamReport, team: RegistryEntry, inputs: HealthInputs): Promise<void> {
+  const lifecycle = await loadTeamLifecycle(team, inputs.lifecycles);
   const context = (lifecycle.snapshot.context ?? {}) as LifecycleContextView;
   const state = stateOf(lifecycle.snapshot);
   const since = context.enteredAt?.[state] ?? null;

@@ -11,6 +11,10 @@ import type { SignalMessage } from '../schema/signal.js';
  * path: an adapter names a stored signal by its own `file` handle and gives a `path` only to show people.
  */
 
+/** The two boxes of a party: signals sent to it, and the record copies of those it sent. */
+export type SignalBox = 'inbox' | 'outbox';
+export const SIGNAL_BOXES: readonly SignalBox[] = ['inbox', 'outbox'];
+
 /** A party of the protocol: `meta` (no registry entry) or a registered team, as the registry describes it. */
 export interface SignalParty {
   /** `meta`, or the team's `domainId`: what signals carry in `from`/`to`. */
@@ -134,6 +138,8 @@ export interface WatchOptions {
   backlog?: 'none' | 'unacknowledged' | 'all';
   /** Told once about each invalid entry (again if its reason changes); such entries are never yielded. */
   onInvalid?: (file: InvalidSignalFile) => void;
+  /** Use the adapter's push fast path (default true); off, only the periodic re-check finds signals — tests use it to prove that suffices. */
+  fastPath?: boolean;
 }
 
 /** Signals of a box as they arrive, each once. */

@@ -14,8 +14,9 @@ import {
  * Reading one file of a signal box and judging it. Every way a file can be unusable ends in a reason a
  * person can act on — never an exception — so one bad file cannot hide the others (invariant 4).
  */
-export type SignalBox = 'inbox' | 'outbox';
-export const SIGNAL_BOXES: readonly SignalBox[] = ['inbox', 'outbox'];
+import { type SignalBox } from '../ports/signal-transport.js';
+
+export { SIGNAL_BOXES, type SignalBox } from '../ports/signal-transport.js';
 
 /** `incomplete`: the bytes are empty or not (yet) JSON — what a file still being written looks like. */
 export type Judged<T> = { ok: true; value: T } | { ok: false; reason: string; incomplete?: boolean };

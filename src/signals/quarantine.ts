@@ -9,17 +9,9 @@ import { workspacePaths } from '../layout.js';
 import { quarantineReasonSchema, type QuarantineReason } from '../schema/signal.js';
 import { judgeSignal, readBoxFile, statKey, type BoxExpectation } from './parse-signal-file.js';
 import { isAckFileName, isSignalFileName } from './signal-file-name.js';
+import type { QuarantineOptions, QuarantineResult } from '../ports/signal-transport.js';
 
-export interface QuarantineOptions extends WriteOptions {
-  now?: () => Date;
-}
-
-export interface QuarantineResult {
-  /** Where the file is now. */
-  path: string;
-  /** The `<name>.reason.json` beside it. */
-  reasonPath: string;
-}
+export type { QuarantineOptions, QuarantineResult } from '../ports/signal-transport.js';
 
 /** `<workspace>/.fed/signals/quarantine/`: invalid files taken out of that workspace's boxes. */
 export function quarantineDirectory(workspace: string): string {

@@ -1,6 +1,5 @@
-import { RefusedError, UnknownTeamError } from '../errors.js';
 import { workspacePaths } from '../layout.js';
-import { findTeam, statusOf } from '../registry/find-team.js';
+import { resolveParty, type ResolvePartyOptions } from '../messaging/resolve-party.js';
 import { readRegistry } from '../registry/registry-file.js';
 import { teamWorkspace } from '../registry/team-workspace.js';
 import { META } from '../schema/common.js';
@@ -17,11 +16,7 @@ export interface SignalWorkspace {
   entry: RegistryEntry | undefined;
 }
 
-export interface ResolveWorkspaceOptions {
-  /** Names the party in error messages, e.g. `recipient (--to)`. */
-  role?: string;
-  /** Reading an archived team's boxes is history and allowed; sending or acknowledging is refused. */
-  allowArchived?: boolean;
+export interface ResolveWorkspaceOptions extends ResolvePartyOptions {
   /** An already-read registry, so one command reads it once. */
   registry?: Registry;
 }
@@ -33,23 +28,14 @@ export interface ResolveWorkspaceOptions {
  * write elsewhere (ARCHITECTURE invariant 9).
  */
 export function resolveSignalWorkspace(root: string, party: string, options: ResolveWorkspaceOptions = {}): SignalWorkspace {
-  const role = options.role ?? 'team';
-  if (party === META) return { id: META, ...boxes(root), entry: undefined };
-  const registry = options.registry ?? readRegistry(root);
-  const entry = findTeam(registry, party);
-  if (!entry) {
-    const error = new UnknownTeamError(party, registry.teams.map((t) => t.domainId));
-    // Say which option named the team: a default taken from FED_TEAM is easy to miss otherwise.
-    error.message = `${role}: ${error.message}`;
-    throw error;
-  }
-  if (statusOf(entry) === 'archived' && !options.allowArchived) {
-    throw new RefusedError(
-      'TEAM_ARCHIVED',
-      `${role}: team "${entry.domainId}" is archived; archived teams neither send nor receive signals (list its history with: fed signal list --team ${entry.domainId})`,
-    );
-  }
-  return { id: entry.domainId, ...boxes(teamWorkspace(root, entry)), entry };
+  if (party === META) return partyWorkspace(root, { id: META, entry: undefined });
+  return partyWorkspace(root, resolveParty(options.registry ?? readRegistry(root), party, options));
+}
+
+/** Where the boxes of a party already resolved are: meta's in the root, a team's in its (checked) registry location. */
+export function partyWorkspace(root: string, party: { id: string; entry: RegistryEntry | undefined }): SignalWorkspace {
+  if (!party.entry) return { id: party.id, ...boxes(root), entry: undefined };
+  return { id: party.id, ...boxes(teamWorkspace(root, party.entry)), entry: party.entry };
 }
 
 function boxes(workspace: string): Pick<SignalWorkspace, 'workspace' | 'inbox' | 'outbox'> {

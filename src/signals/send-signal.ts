@@ -1,52 +1,18 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { v4 as uuidv4 } from 'uuid';
-import { FedError, InvalidInputError, RefusedError } from '../errors.js';
+import { FedError, RefusedError } from '../errors.js';
 import { withLock } from '../fs/lock.js';
 import { publishFileNoClobber, suffixedName, type PublishOptions, type WriteOptions } from '../fs/atomic-write.js';
 import { ensureDirectory } from '../fs/ensure-directory.js';
 import { toJsonText } from '../fs/json-text.js';
-import { readRegistry } from '../registry/registry-file.js';
-import { activityIsStale, ACTIVITY_RESOLUTION_MS, touchLastActive } from '../registry/touch-activity.js';
-import { META } from '../schema/common.js';
-import { zodProblemText } from '../schema/problems.js';
-import { recordSignalSent } from '../telemetry/fed-metrics.js';
-import { MAX_SIGNAL_BYTES, SIGNAL_PROTOCOL, signalMessageSchema, type SignalMessage } from '../schema/signal.js';
+import type { SentSignal } from '../ports/signal-transport.js';
+import type { SignalMessage } from '../schema/signal.js';
 import { judgeSignal, readBoxFile, type BoxExpectation } from './parse-signal-file.js';
-import { resolveSignalWorkspace, type SignalWorkspace } from './resolve-workspace.js';
+import type { SignalWorkspace } from './resolve-workspace.js';
 import { sameSubjectPattern, signalFileName } from './signal-file-name.js';
 
-export interface SendSignalRequest {
-  /** Recipient: a team id (or domain) or `meta`. */
-  to: string;
-  /** `directive`, `question`, `report` or `alert`; anything else is refused. */
-  type: string;
-  subject: string;
-  /** Default: empty. */
-  body?: string;
-  /** Sender: a team id (or domain) or `meta` (default). */
-  from?: string;
-  /** A UUID chosen by the caller, which makes a retried send idempotent. Default: a new UUID. */
-  id?: string;
-}
-
-export interface SendSignalOptions extends WriteOptions {
-  now?: () => Date;
-  /** The sender's `lastActive` is refreshed when older than this (default one minute). */
-  activityResolutionMs?: number;
-}
-
-export interface SendSignalResult {
-  message: SignalMessage;
-  /** File name in the recipient's inbox. */
-  file: string;
-  inboxPath: string;
-  outboxPath: string;
-  /** False when an earlier send with the same `id` had already delivered the signal: nothing new reached the inbox. */
-  delivered: boolean;
-  /** Non-fatal problems after delivery (the signal did arrive), e.g. `lastActive` could not be refreshed. */
-  warnings: string[];
-}
+// The operation (validate, resolve, send through the federation's transport) lives above the transport.
+export { sendSignal, type SendSignalOptions, type SendSignalRequest, type SendSignalResult } from '../messaging/send-signal.js';
 
 interface StoredCopy {
   file: string;
@@ -54,26 +20,21 @@ interface StoredCopy {
 }
 
 /**
- * Send a signal (spec §4.3): build a SignalMessage, publish it into the recipient's inbox, then a copy
- * into the sender's outbox. Each copy is written complete to a temp file, fsynced and hard-linked into
- * place (src/fs), so a crash leaves either no file or the whole file, and a same-second, same-subject
- * signal gets a suffixed name instead of replacing another. Everything is checked before anything is
- * written, so a refused send leaves no trace.
+ * The file-signal-v1 delivery of a validated message (`text` is its file content): the inbox copy, then
+ * the outbox copy. `byId`: the caller chose the id, so a retry completes what is missing instead of
+ * delivering again.
  */
-export async function sendSignal(root: string, request: SendSignalRequest, options: SendSignalOptions = {}): Promise<SendSignalResult> {
-  const now = options.now?.() ?? new Date();
-  const registry = readRegistry(root);
-  const recipient = resolveSignalWorkspace(root, request.to, { role: 'recipient (--to)', registry });
-  const sender = resolveSignalWorkspace(root, request.from ?? META, { role: 'sender (--from)', registry });
-  const fresh = buildMessage(request, sender.id, recipient.id, now);
-  const writeOptions: WriteOptions = { durable: options.durable ?? true };
-  const deliver = () => deliverCopies(recipient, sender, fresh, request.id !== undefined, writeOptions);
+export async function deliverSignal(
+  recipient: SignalWorkspace,
+  sender: SignalWorkspace,
+  fresh: { message: SignalMessage; text: string },
+  byId: boolean,
+  writeOptions: WriteOptions,
+): Promise<SentSignal> {
+  const deliver = () => deliverCopies(recipient, sender, fresh, byId, writeOptions);
   // Retries with one id may run at once (a caller that timed out and retried while the first still
   // runs): under a lock per recipient and id, each finds the copies the one before it wrote.
-  const sent = request.id === undefined ? deliver() : await withLock(sendLockPath(recipient, fresh.message.id), deliver, { timeoutMs: 60_000 });
-  // A retry that only completed a missing copy sent nothing new.
-  if (sent.delivered) recordSignalSent(sender.id, sent.message.type);
-  return { ...sent, warnings: await recordActivity(root, sender, now, options) };
+  return byId ? withLock(sendLockPath(recipient, fresh.message.id), deliver, { timeoutMs: 60_000 }) : deliver();
 }
 
 /** `<recipient workspace>/.fed/signals/.send-<id>.lock`: beside the boxes, never read as a signal. */
@@ -94,7 +55,7 @@ function deliverCopies(
   fresh: { message: SignalMessage; text: string },
   byId: boolean,
   writeOptions: WriteOptions,
-): Omit<SendSignalResult, 'warnings'> {
+): SentSignal {
   const inInbox = byId ? findSentCopy(recipient.inbox, { owner: recipient.id, box: 'inbox' }, fresh.message) : undefined;
   const inOutbox = byId ? findSentCopy(sender.outbox, { owner: sender.id, box: 'outbox' }, fresh.message) : undefined;
   const stored = inInbox?.message ?? inOutbox?.message;
@@ -170,34 +131,6 @@ function firstFreeSuffix(dir: string, name: string): number {
   return high;
 }
 
-/** The validated message and its file content. */
-function buildMessage(request: SendSignalRequest, from: string, to: string, now: Date): { message: SignalMessage; text: string } {
-  const candidate = {
-    // Lower case, so a retry that spells the same UUID in capitals is still the same signal.
-    id: request.id?.toLowerCase() ?? uuidv4(),
-    timestamp: now.toISOString(),
-    from,
-    to,
-    type: request.type,
-    subject: request.subject,
-    body: request.body ?? '',
-    protocol: SIGNAL_PROTOCOL,
-  };
-  const parsed = signalMessageSchema.safeParse(candidate, { reportInput: true });
-  if (!parsed.success) {
-    throw new InvalidInputError(`cannot send the signal: ${zodProblemText(parsed.error)}`);
-  }
-  const text = toJsonText(parsed.data);
-  const bytes = Buffer.byteLength(text);
-  if (bytes > MAX_SIGNAL_BYTES) {
-    throw new InvalidInputError(
-      `cannot send the signal: it would be ${bytes} bytes, over the ${MAX_SIGNAL_BYTES}-byte limit of a signal; ` +
-        'write large content to a file in the workspace and name that file in the body',
-    );
-  }
-  return { message: parsed.data, text };
-}
-
 /**
  * The copy of signal `wanted.id` already in `dir`, if any. A retried send repeats the type and subject,
  * so only files named for them are parsed — a few, however large the inbox. The same id on different
@@ -235,20 +168,4 @@ function findSentCopy(dir: string, expect: BoxExpectation, wanted: SignalMessage
     return { file, message: judged.value };
   }
   return undefined;
-}
-
-/**
- * Sending counts as activity (spec §2.4 `lastActive`), but at most one registry write per minute per
- * team. The signal is already delivered here, so a failure is a warning: reporting the send as failed
- * would make callers retry and deliver it twice.
- */
-async function recordActivity(root: string, sender: SignalWorkspace, now: Date, options: SendSignalOptions): Promise<string[]> {
-  const resolutionMs = options.activityResolutionMs ?? ACTIVITY_RESOLUTION_MS;
-  if (!sender.entry || !activityIsStale(sender.entry, now, resolutionMs)) return [];
-  try {
-    await touchLastActive(root, sender.id, { durable: options.durable ?? true, now: () => now, resolutionMs });
-    return [];
-  } catch (error) {
-    return [`the signal was delivered, but lastActive of "${sender.id}" could not be refreshed: ${(error as Error).message}`];
-  }
 }

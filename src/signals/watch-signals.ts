@@ -1,45 +1,18 @@
 import { watch, type FSWatcher } from 'node:fs';
-import { ensureDirectory } from '../fs/ensure-directory.js';
+import type { SignalSubscription, WatchOptions } from '../ports/signal-transport.js';
 import type { BoxExpectation } from './parse-signal-file.js';
 import { SignalBoxReader, type InvalidSignalFile, type SignalEntry } from './read-signals.js';
-import { resolveSignalWorkspace } from './resolve-workspace.js';
 
-export interface WatchSignalsOptions {
-  /** Stops the watch; the iteration then ends normally. */
-  signal?: AbortSignal;
-  /**
-   * Interval of the rescan that lists the box (default 1 000 ms). fs.watch is only the fast path: its
-   * events can be dropped or coalesced (and some filesystems have none), so the rescan is what guarantees
-   * that every signal is seen.
-   */
-  rescanMs?: number;
-  /** Signals already in the box when the watch starts: `none` (default), `unacknowledged` or `all`. */
-  backlog?: 'none' | 'unacknowledged' | 'all';
-  /** Use fs.watch (default true). Off, only the rescan finds signals — tests use it to prove that suffices. */
+export interface WatchSignalsOptions extends WatchOptions {
+  /** Use fs.watch (default: `fastPath`, true). Off, only the rescan (every `rescanMs`, default 1 000 ms) finds signals. */
   fsWatch?: boolean;
-  /** Told once about each invalid file (again if its reason changes); such files are never yielded. */
-  onInvalid?: (file: InvalidSignalFile) => void;
 }
 
-/** Signals of a box as they arrive, each once, in timestamp order within a batch. */
-export interface SignalSubscription extends AsyncIterable<SignalEntry> {
-  /** The box being watched. */
-  readonly dir: string;
-  /** Stop watching; a pending `next()` resolves as done. Idempotent. */
-  close(): void;
-  readonly closed: boolean;
-}
+/** Signals of a box as they arrive, each once, in timestamp order within a batch (the transport port's subscription). */
+export type { SignalSubscription } from '../ports/signal-transport.js';
 
-/**
- * Watch a team's (or meta's) inbox (`fed signal watch`; spec: "A recipient checks its inbox
- * periodically"). Archived teams can be watched too: reading is history, not activity.
- */
-export function watchSignals(root: string, team: string, options: WatchSignalsOptions = {}): SignalSubscription {
-  const { inbox, id } = resolveSignalWorkspace(root, team, { role: 'team (--team)', allowArchived: true });
-  // fs.watch needs the directory to exist; it is part of every workspace's layout anyway.
-  ensureDirectory(inbox);
-  return watchSignalBox(inbox, { owner: id, box: 'inbox' }, options);
-}
+// `fed signal watch` is an operation above the transport now (src/messaging); its old home still exports it.
+export { watchSignals } from '../messaging/watch-signals.js';
 
 /**
  * Every this-many rescans also stats each file, to notice a file edited in place by something other
@@ -53,7 +26,7 @@ export function watchSignalBox(dir: string, expect: BoxExpectation, options: Wat
 }
 
 class BoxWatch implements SignalSubscription {
-  readonly dir: string;
+  readonly location: string;
   private readonly reader: SignalBoxReader;
   private readonly options: WatchSignalsOptions;
   /** Files already yielded (or skipped as backlog) that are still in the box. */
@@ -72,11 +45,11 @@ class BoxWatch implements SignalSubscription {
   private readonly onAbort = () => this.close();
 
   constructor(dir: string, expect: BoxExpectation, options: WatchSignalsOptions) {
-    this.dir = dir;
+    this.location = dir;
     this.reader = new SignalBoxReader(dir, expect);
     this.options = options;
     // Watch before the first read, so a signal arriving in between is not left to the next rescan.
-    if (options.fsWatch ?? true) {
+    if (options.fsWatch ?? options.fastPath ?? true) {
       try {
         this.watcher = watch(dir, { persistent: true }, (_event, name) => this.noteChange(name ?? undefined));
         // Losing the fast path is not fatal: the rescan still finds everything.

@@ -41,7 +41,7 @@ export default async function monitorBench(): Promise<void> {
     const ceilingMs = performance.now() - listStart;
 
     const start = performance.now();
-    const result = runMonitorCycle(root, { config });
+    const result = await runMonitorCycle(root, { config });
     const cycleMs = performance.now() - start;
     if (result.teams.length !== TEAMS || result.totals.unacknowledged !== (TEAMS * SIGNALS) / 2) throw new Error('monitor bench: wrong counts');
 

@@ -47,9 +47,9 @@ async function federationWithMission(): Promise<Federation> {
 }
 
 /** Write the launch context the launcher would write, for the team's current state. */
-function writeContext(fed: Federation, overrides: Partial<LaunchContext> = {}): string {
+async function writeContext(fed: Federation, overrides: Partial<LaunchContext> = {}): Promise<string> {
   const team = getTeam(readRegistry(fed.root), 'docs');
-  const view = viewLifecycle(team);
+  const view = await viewLifecycle(fed.root, team);
   const paths = workspacePaths(fed.workspace);
   const context: LaunchContext = {
     team: 'docs',
@@ -88,7 +88,7 @@ function startAgent(fed: Federation, contextFile: string) {
   return { child, done };
 }
 
-const lifecycle = (fed: Federation) => viewLifecycle(getTeam(readRegistry(fed.root), 'docs'));
+const lifecycle = (fed: Federation) => viewLifecycle(fed.root, getTeam(readRegistry(fed.root), 'docs'));
 
 function pidsOf(fed: Federation): number[] {
   const file = join(fed.bin, 'fed.pids');
@@ -107,12 +107,12 @@ function isRunning(pid: number): boolean {
 describe('fed-agent, the built-in deliverable agent (built, with fed on its PATH)', () => {
   it('walks the lifecycle to complete with real fed events and writes a deliverable that passes the check', async () => {
     const fed = await federationWithMission();
-    const run = await startAgent(fed, writeContext(fed)).done;
+    const run = await startAgent(fed, await writeContext(fed)).done;
     expect(run, run.stderr).toMatchObject({ code: 0 });
     expect(run.stdout).toContain('docs: preparing → scanning (PLAN_READY)');
     expect(run.stdout).toContain('docs: aggregating → complete (DOCUMENT_WRITTEN)');
 
-    const view = lifecycle(fed);
+    const view = await lifecycle(fed);
     expect(view.state).toBe('complete');
     expect(view.recent.map((l) => l.event)).toEqual(['MISSION_ASSIGNED', 'PLAN_READY', 'SCAN_COMPLETE', 'INSIGHTS_READY', 'DOCUMENT_WRITTEN']);
     expect(view.recent.every((l) => l.source === 'signal' || l.source === 'event')).toBe(true);
@@ -134,28 +134,28 @@ describe('fed-agent, the built-in deliverable agent (built, with fed on its PATH
       { source: 'event', event: { type: 'PAUSE' } },
       { source: 'event', event: { type: 'RESUME' } },
     ]);
-    expect(lifecycle(fed).state).toBe('distilling');
-    const run = await startAgent(fed, writeContext(fed)).done;
+    expect((await lifecycle(fed)).state).toBe('distilling');
+    const run = await startAgent(fed, await writeContext(fed)).done;
     expect(run, run.stderr).toMatchObject({ code: 0 });
     expect(run.stdout).not.toContain('PLAN_READY');
-    expect(lifecycle(fed).state).toBe('complete');
+    expect((await lifecycle(fed)).state).toBe('complete');
     expect(checkDeliverable(join(fed.workspace, 'deliverable.md')).ok).toBe(true);
   });
 
   it('an empty codebase fails the team with the spec reason and exits 1', async () => {
     const fed = await federationWithMission();
     const empty = tempDir();
-    const run = await startAgent(fed, writeContext(fed, { codebase: empty })).done;
+    const run = await startAgent(fed, await writeContext(fed, { codebase: empty })).done;
     expect(run.code).toBe(1);
-    expect(lifecycle(fed)).toMatchObject({ state: 'failed', failure: { state: 'preparing', reason: expect.stringMatching(/^required information cannot be found: the codebase .* has nothing to study/) } });
+    expect(await lifecycle(fed)).toMatchObject({ state: 'failed', failure: { state: 'preparing', reason: expect.stringMatching(/^required information cannot be found: the codebase .* has nothing to study/) } });
   });
 
   it('a mission about something the codebase does not have fails the team in scanning, saying what was searched', async () => {
     const fed = await federationWithMission();
     const mission = { signalId: 'sig-payment', subject: 'Document the payment gateway', body: '' };
-    const run = await startAgent(fed, writeContext(fed, { mission })).done;
+    const run = await startAgent(fed, await writeContext(fed, { mission })).done;
     expect(run.code).toBe(1);
-    expect(lifecycle(fed)).toMatchObject({
+    expect(await lifecycle(fed)).toMatchObject({
       state: 'failed',
       failure: { state: 'scanning', reason: expect.stringMatching(/^required information cannot be found: the mission asks about "Document the payment gateway" \(in "Document the payment gateway"\), but no file mentions most of "payment", "gateway" \("payment", "gateway" appear nowhere\) \(looked for words starting payment…, gateway…\) \(searched the paths, declared names and text of \d+ code and documentation files/) },
     });
@@ -167,12 +167,12 @@ describe('fed-agent, the built-in deliverable agent (built, with fed on its PATH
     const run = await startAgent(fed, join(fed.workspace, 'no-such-context.json')).done;
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^fed-agent: cannot read the launch context .*no-such-context\.json \(FED_LAUNCH_CONTEXT\): ENOENT; fed-agent is started by `fed launch --team <team>`/);
-    expect(lifecycle(fed).state).toBe('preparing');
+    expect((await lifecycle(fed)).state).toBe('preparing');
   });
 
   it('exits at once on SIGTERM: no handler stands in the way', async () => {
     const fed = await federationWithMission();
-    const agent = startAgent(fed, writeContext(fed));
+    const agent = startAgent(fed, await writeContext(fed));
     await new Promise((resolve) => agent.child.stdout.once('data', resolve));
     const sent = Date.now();
     agent.child.kill('SIGTERM');
@@ -181,6 +181,6 @@ describe('fed-agent, the built-in deliverable agent (built, with fed on its PATH
     expect(Date.now() - sent).toBeLessThan(1_000);
     // A `fed event` it had already started (if any) finishes on its own; wait for it before the temp dir goes away.
     await waitFor(() => pidsOf(fed).every((pid) => !isRunning(pid)), 15_000, 'the fed events the agent started');
-    expect(['preparing', 'scanning']).toContain(lifecycle(fed).state);
+    expect(['preparing', 'scanning']).toContain((await lifecycle(fed)).state);
   });
 });

@@ -43,7 +43,7 @@ describe('team actor under crashes', () => {
     // A final, uninterrupted run finishes whatever is left.
     await runActors(root, { team: 'docs', once: true });
     expectExactlyOnce(root, team.location, ids);
-    const view = viewLifecycle(getTeam(readRegistry(root), 'docs'));
+    const view = await viewLifecycle(root, getTeam(readRegistry(root), 'docs'));
     expect(view.state).toBe('preparing');
     expect(view.pending).toEqual([]);
     expect(readRegistry(root).teams[0]?.status).toBe('active');

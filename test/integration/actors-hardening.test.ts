@@ -21,6 +21,7 @@ import {
   workspacePaths,
   writeEnvelope,
   type RegistryEntry,
+  openBackend,
 } from '../../src/index.js';
 import { readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -107,7 +108,7 @@ describe('archived means archived', () => {
     );
     await expect(consumer.consume()).rejects.toThrow('team "docs" is archived');
     expect(existsSync(workspacePaths(team().location).envelope)).toBe(false);
-    expect(viewLifecycle(team()).mission).toBeNull();
+    expect((await viewLifecycle(root, team())).mission).toBeNull();
   });
 });
 
@@ -119,7 +120,7 @@ describe('snapshots that do not fit the machine', () => {
     const envelope = readEnvelope(team().location)!;
     const { sources: _dropped, ...context } = (envelope.snapshot as { context: Record<string, unknown> }).context;
     writeEnvelope(team().location, { ...envelope, snapshot: { ...envelope.snapshot, context } }, { durable: false });
-    expect(() => loadTeamLifecycle(team())).toThrow(/lifecycle\.json is corrupt: .*context\.sources/);
+    await expect(loadTeamLifecycle(team(), openBackend(root).lifecycles)).rejects.toThrow(/lifecycle\.json is corrupt: .*context\.sources/);
   });
 
   it('an error snapshot on disk is refused, and one is never written', async () => {
@@ -137,7 +138,7 @@ describe('snapshots that do not fit the machine', () => {
     }
     expect(readEnvelope(team().location)).toEqual(envelope);
     writeEnvelope(team().location, { ...envelope, snapshot: { ...envelope.snapshot, status: 'error' } }, { durable: false });
-    expect(() => loadTeamLifecycle(team())).toThrow(/it is an error snapshot/);
+    await expect(loadTeamLifecycle(team(), openBackend(root).lifecycles)).rejects.toThrow(/it is an error snapshot/);
   });
 });
 
@@ -151,7 +152,7 @@ describe('slow foreign writers and bad entries', () => {
     expect(first?.quarantined ?? []).toEqual([]);
     writeFileSync(file, text);
     await consume(root);
-    expect(viewLifecycle(team()).mission?.subject).toBe('slow');
+    expect((await viewLifecycle(root, team())).mission?.subject).toBe('slow');
   });
 
   it('a quarantined file that became a valid signal is moved back and applied', async () => {
@@ -164,7 +165,7 @@ describe('slow foreign writers and bad entries', () => {
     const [result] = await consume(root);
     expect(result?.restored).toEqual([file]);
     expect(existsSync(moved.path) || existsSync(moved.reasonPath)).toBe(false);
-    expect(viewLifecycle(team()).mission?.subject).toBe('late');
+    expect((await viewLifecycle(root, team())).mission?.subject).toBe('late');
   });
 
   it('a quarantined ack that holds a valid signal stays in quarantine: it would be judged as an ack again', async () => {
@@ -190,7 +191,7 @@ describe('slow foreign writers and bad entries', () => {
     writeFileSync(`${sent.inboxPath}.ack`, 'garbage');
     longAgo(`${sent.inboxPath}.ack`);
     const [result] = await consume(root);
-    expect(viewLifecycle(team()).mission?.subject).toBe('mission');
+    expect((await viewLifecycle(root, team())).mission?.subject).toBe('mission');
     expect(result?.warnings).toEqual([
       expect.stringMatching(/skipped .*directive-dir\.json: a directory, not a regular file/),
       expect.stringMatching(/skipped .*directive-fifo\.json: a named pipe \(FIFO\), not a regular file/),

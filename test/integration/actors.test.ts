@@ -23,6 +23,7 @@ import {
   workspacePaths,
   type LifecycleEnvelope,
   type RegistryEntry,
+  openBackend,
 } from '../../src/index.js';
 import { readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -59,7 +60,7 @@ describe('signals → events', () => {
       ['QUESTION_RECEIVED', 'preparing', 'preparing', ''],
       ['report', 'preparing', 'preparing', 'ignored: a report changes no lifecycle'],
     ]);
-    expect(viewLifecycle(team())).toMatchObject({ mission: { subject: 'Document the API' }, pending: [] });
+    expect(await viewLifecycle(root, team())).toMatchObject({ mission: { subject: 'Document the API' }, pending: [] });
   });
 
   it('a directive from another team is never the mission', async () => {
@@ -68,7 +69,7 @@ describe('signals → events', () => {
     await send(root, 'directive', 'do my bidding', 'peer');
     await consume(root);
     expect(readWholeJournal(team().location).map((l) => l.event)).toEqual(['DIRECTIVE_RECEIVED']);
-    expect(viewLifecycle(team()).mission).toBeNull();
+    expect((await viewLifecycle(root, team())).mission).toBeNull();
   });
 
   it('pause/resume directives (any case) pause and resume; directives while paused wait; registry follows', async () => {
@@ -80,13 +81,13 @@ describe('signals → events', () => {
     await send(root, 'directive', 'queued work');
     await send(root, 'question', 'queued question');
     await consume(root);
-    expect(viewLifecycle(team())).toMatchObject({ state: 'paused', pausedFrom: 'scanning' });
-    expect(viewLifecycle(team()).pending.map((p) => p.subject)).toEqual(['queued work', 'queued question']);
+    expect(await viewLifecycle(root, team())).toMatchObject({ state: 'paused', pausedFrom: 'scanning' });
+    expect((await viewLifecycle(root, team())).pending.map((p) => p.subject)).toEqual(['queued work', 'queued question']);
     expect(team().status).toBe('paused');
 
     await send(root, 'directive', 'Resume');
     await consume(root);
-    expect(viewLifecycle(team())).toMatchObject({ state: 'scanning', pending: [] });
+    expect(await viewLifecycle(root, team())).toMatchObject({ state: 'scanning', pending: [] });
     expect(team().status).toBe('active');
     expect(readWholeJournal(team().location).slice(-4).map((l) => l.event)).toEqual(['PAUSE', 'RESUME', 'DIRECTIVE_RECEIVED', 'QUESTION_RECEIVED']);
   });
@@ -105,12 +106,12 @@ describe('signals → events', () => {
     await consume(root);
     const notes = (from: number) => readWholeJournal(team().location).slice(from).map((l) => `${l.event}:${l.to}`);
     expect(notes(2)).toEqual(['PAUSE:paused', 'RESUME:scanning', 'DIRECTIVE_RECEIVED:scanning', 'DIRECTIVE_RECEIVED:scanning', 'PAUSE:paused']);
-    expect(viewLifecycle(team()).pending.map((p) => p.subject)).toEqual(['d3']);
+    expect((await viewLifecycle(root, team())).pending.map((p) => p.subject)).toEqual(['d3']);
 
     await sendSignal(root, { to: 'docs', type: 'directive', subject: 'resume', body: '' }, { durable: false, now: () => new Date(start + 10) });
     await consume(root);
     expect(notes(7)).toEqual(['RESUME:scanning', 'DIRECTIVE_RECEIVED:scanning']);
-    expect(viewLifecycle(team()).pending).toEqual([]);
+    expect((await viewLifecycle(root, team())).pending).toEqual([]);
   });
 
   it('a resume that is not needed is recorded as ignored, with the reason', async () => {
@@ -135,7 +136,7 @@ describe('signals → events', () => {
     const quarantine = join(workspacePaths(team().location).signals, 'quarantine');
     expect(readdirSync(quarantine).sort()).toEqual(['2026-01-01T000000Z-directive-broken.json', '2026-01-01T000000Z-directive-broken.json.reason.json']);
     expect(readFileSync(join(quarantine, '2026-01-01T000000Z-directive-broken.json'), 'utf8')).toBe('{ not json');
-    expect(viewLifecycle(team()).mission?.subject).toBe('real mission');
+    expect((await viewLifecycle(root, team())).mission?.subject).toBe('real mission');
   });
 });
 
@@ -174,7 +175,7 @@ describe('agent events (fed event)', () => {
     const { root, team } = await federation();
     await agent(root, team(), 'FAIL', { reason: 'source files are corrupted' });
     await expect(agent(root, team(), 'PAUSE')).rejects.toThrow(/failed is final/);
-    expect(viewLifecycle(team()).failure).toEqual({ reason: 'source files are corrupted', state: 'preparing' });
+    expect((await viewLifecycle(root, team())).failure).toEqual({ reason: 'source files are corrupted', state: 'preparing' });
     const [report] = readdirSync(workspacePaths(root).inbox).filter((f) => f.endsWith('.json'));
     expect(readFileSync(join(workspacePaths(root).inbox, report!), 'utf8')).toContain('Reason: source files are corrupted');
   });
@@ -195,9 +196,9 @@ describe('registry status and lifecycle agree', () => {
     await consume(root);
     await agent(root, team(), 'PLAN_READY', { sources: ['src'] });
     expect(await setTeamStatus(root, 'docs', { type: 'PAUSE' })).toMatchObject({ from: 'active', to: 'paused' });
-    expect(viewLifecycle(team())).toMatchObject({ state: 'paused', pausedFrom: 'scanning' });
+    expect(await viewLifecycle(root, team())).toMatchObject({ state: 'paused', pausedFrom: 'scanning' });
     await setTeamStatus(root, 'docs', { type: 'RESUME' });
-    expect(viewLifecycle(team()).state).toBe('scanning');
+    expect((await viewLifecycle(root, team())).state).toBe('scanning');
     expect(team().status).toBe('active');
   });
 
@@ -206,7 +207,7 @@ describe('registry status and lifecycle agree', () => {
     await agent(root, team(), 'FAIL', { reason: 'x' });
     await setTeamStatus(root, 'docs', { type: 'PAUSE' });
     expect(team().status).toBe('paused');
-    expect(viewLifecycle(team()).state).toBe('failed');
+    expect((await viewLifecycle(root, team())).state).toBe('failed');
   });
 });
 
@@ -256,7 +257,7 @@ describe('snapshot envelopes', () => {
     const entry = getTeam(readRegistry(root), 'docs');
     mkdirSync(workspacePaths(entry.location).state, { recursive: true });
     copyFileSync(ENVELOPE_FIXTURE, workspacePaths(entry.location).envelope);
-    const lifecycle = loadTeamLifecycle(entry);
+    const lifecycle = await loadTeamLifecycle(entry, openBackend(root).lifecycles);
     expect(lifecycle.snapshot.value).toBe('scanning');
     expect(lifecycle.snapshot.context).toMatchObject({ mission: { subject: 'Document the API' }, sources: ['src', 'docs'] });
   });
@@ -283,7 +284,7 @@ describe('snapshot envelopes', () => {
     const fixture = JSON.parse(readFileSync(ENVELOPE_FIXTURE, 'utf8')) as LifecycleEnvelope;
     const entry = teamWithEnvelope(root, { ...fixture, machineVersion: 99 });
     const before = readFileSync(workspacePaths(entry.location).envelope, 'utf8');
-    expect(() => loadTeamLifecycle(entry)).toThrow(/holds a deliverable snapshot of version 99, but this fed has version 1 and no migration from 99; the file is kept/);
+    await expect(loadTeamLifecycle(entry, openBackend(root).lifecycles)).rejects.toThrow(/holds a deliverable snapshot of version 99, but this fed has version 1 and no migration from 99; the file is kept/);
     await expect(consume(root)).rejects.toThrow(SnapshotVersionError);
     expect(readFileSync(workspacePaths(entry.location).envelope, 'utf8')).toBe(before);
   });
@@ -292,15 +293,15 @@ describe('snapshot envelopes', () => {
     const { root } = await federation();
     const fixture = JSON.parse(readFileSync(ENVELOPE_FIXTURE, 'utf8')) as LifecycleEnvelope;
     const entry = teamWithEnvelope(root, { ...fixture, snapshot: { ...fixture.snapshot, value: 'daydreaming' } });
-    expect(() => loadTeamLifecycle(entry)).toThrow(CorruptFileError);
-    expect(() => loadTeamLifecycle(entry)).toThrow(/does not fit the deliverable machine v1/);
+    await expect(loadTeamLifecycle(entry, openBackend(root).lifecycles)).rejects.toThrow(CorruptFileError);
+    await expect(loadTeamLifecycle(entry, openBackend(root).lifecycles)).rejects.toThrow(/does not fit the deliverable machine v1/);
   });
 
   it('a state file of another machine is refused', async () => {
     const { root } = await federation('coding');
     const fixture = JSON.parse(readFileSync(ENVELOPE_FIXTURE, 'utf8')) as LifecycleEnvelope;
     const entry = teamWithEnvelope(root, fixture);
-    expect(() => loadTeamLifecycle(entry)).toThrow(/holds a deliverable lifecycle, but the team's archetype uses coding/);
+    await expect(loadTeamLifecycle(entry, openBackend(root).lifecycles)).rejects.toThrow(/holds a deliverable lifecycle, but the team's archetype uses coding/);
   });
 });
 
@@ -314,7 +315,7 @@ describe('running every team', () => {
     const skipped: string[] = [];
     await runActors(root, { once: true, onSkip: (id, reason) => skipped.push(`${id}: ${reason}`) });
     expect(skipped).toEqual([expect.stringMatching(/^docs: .*lifecycle\.json is corrupt/)]);
-    expect(viewLifecycle(getTeam(readRegistry(root), 'other')).mission?.subject).toBe('work');
+    expect((await viewLifecycle(root, getTeam(readRegistry(root), 'other'))).mission?.subject).toBe('work');
     await expect(runActors(root, { team: 'docs', once: true })).rejects.toThrow('lifecycle.json is corrupt');
   });
 });

@@ -17,6 +17,7 @@ import {
   sendSignal,
   workspacePaths,
   type PlacementType,
+  openBackend,
 } from '../../src/index.js';
 import { FED_BIN } from '../helpers/fed-cli.js';
 import { readWholeJournal } from '../helpers/lifecycle-checks.js';
@@ -192,15 +193,15 @@ async function eventCampaign(): Promise<number> {
   const args = (i: number) => ['--root', root, 'event', '--team', 'evt', 'DIRECTIVE_RECEIVED', '--data', JSON.stringify({ signalId: `directive-${i}`, subject: `directive ${i}` })];
   const estimate = await timeOf(args(-1));
   const team = () => getTeam(readRegistry(root), 'evt');
-  const kills = await killRepeatedly(QUOTA.event, estimate, args, () => {
+  const kills = await killRepeatedly(QUOTA.event, estimate, args, async () => {
     expectNoTornFiles(root);
-    loadTeamLifecycle(team());
+    await loadTeamLifecycle(team(), openBackend(root).lifecycles);
   });
   // One more event settles whatever a kill left owed (the journal lines of a saved state).
   expect((await runFedKillable(args(1_000))).code).toBe(0);
   const journal = readWholeJournal(team().location);
   expect(journal.map((l) => l.seq)).toEqual(journal.map((_, i) => i + 1));
-  expect(journal.at(-1)?.seq).toBe(loadTeamLifecycle(team()).envelope.seq);
+  expect(journal.at(-1)?.seq).toBe((await loadTeamLifecycle(team(), openBackend(root).lifecycles)).envelope.seq);
   await expectDoctorHeals(root);
   return kills;
 }
@@ -226,7 +227,7 @@ async function actorsCampaign(): Promise<number> {
   const team = () => getTeam(readRegistry(root), 'act');
   const kills = await killRepeatedly(QUOTA.actors, estimate, () => args, async (_i, run) => {
     expectNoTornFiles(root);
-    loadTeamLifecycle(team());
+    await loadTeamLifecycle(team(), openBackend(root).lifecycles);
     // A run that finished emptied the inbox: give the next one work to be killed in.
     if (!run.killed) await send('act', 60);
   });
@@ -253,15 +254,15 @@ async function launchCampaign(): Promise<number> {
   const team = () => getTeam(readRegistry(root), 'lnch');
   // Start-up is most of a launch before its agent runs; the window reaches past it into the agent's run.
   const estimate = 2.5 * (await timeOf(['--root', root, 'team', 'list']));
-  const kills = await killRepeatedly(QUOTA.launch, estimate, () => sleeper, (_i, run) => {
+  const kills = await killRepeatedly(QUOTA.launch, estimate, () => sleeper, async (_i, run) => {
     // A launch never finishes on its own here (its agent sleeps): each run was killed, and none was refused as busy.
     expect(run.killed, run.stderr).toBe(true);
     expectNoTornFiles(root);
-    expect(loadTeamLifecycle(team()).snapshot.value).toBe('preparing');
+    expect((await loadTeamLifecycle(team(), openBackend(root).lifecycles)).snapshot.value).toBe('preparing');
   });
   const done = await runFedKillable(['--root', root, 'launch', '--team', 'lnch', '--agent', `'${process.execPath}' '${COMPLETE_AGENT}'`]);
   expect(done.code, done.stderr).toBe(0);
-  expect(loadTeamLifecycle(team()).snapshot.value).toBe('complete');
+  expect((await loadTeamLifecycle(team(), openBackend(root).lifecycles)).snapshot.value).toBe('complete');
   // The mission applied once; meta got each transition report once, plus the launch's completion report.
   const journal = readWholeJournal(team().location);
   expect(journal.map((l) => l.seq)).toEqual(journal.map((_, i) => i + 1));

@@ -15,7 +15,7 @@ type Cli = (typeof CLIS)[number];
 
 const fakeCli = (cli: Cli) => fileURLToPath(new URL(`../fixtures/agents/bin/${cli}`, import.meta.url));
 const team = (root: string) => getTeam(readRegistry(root), 'docs');
-const metaSignals = (root: string) => listSignals(root, { team: 'meta' }).signals.map((s) => `${s.message.type}: ${s.message.subject}`);
+const metaSignals = async (root: string) => (await listSignals(root, { team: 'meta' })).signals.map((s) => `${s.message.type}: ${s.message.subject}`);
 
 async function launchFake(cli: Cli, scenario: string, options: { root?: string; config?: FederationConfig; limits?: AgentLimits } = {}) {
   const federation = options.root && options.config ? { root: options.root, config: options.config } : await federationWithMission();
@@ -55,7 +55,7 @@ describe('fed launch with agent CLI presets', () => {
     expect(result).toMatchObject({ outcome: 'paused', state: 'paused' });
     expect(result.reason).toMatch(/^rate-limited: .*(rate|quota|429)/i);
     expect(team(root).status).toBe('paused');
-    expect(metaSignals(root)).toContain('alert: team docs paused: rate-limited');
+    expect(await metaSignals(root)).toContain('alert: team docs paused: rate-limited');
   });
 
   it.each([
@@ -89,8 +89,8 @@ describe('fed launch with agent CLI presets', () => {
     // Copilot has exited 0 with no output on broken auth: that is a run that made no progress.
     expect(result.lastRun.outcome).toBe(cli === 'copilot' ? 'no-progress' : 'auth');
     expect(result).toMatchObject({ outcome: 'failed', state: 'failed' });
-    expect(viewLifecycle(team(root)).failure?.reason).toMatch(cli === 'copilot' ? /^no-progress: / : /^auth: /);
-    expect(metaSignals(root)).toContain('alert: team docs failed');
+    expect((await viewLifecycle(root, team(root))).failure?.reason).toMatch(cli === 'copilot' ? /^no-progress: / : /^auth: /);
+    expect(await metaSignals(root)).toContain('alert: team docs failed');
   });
 
   it.each(['claude', 'codex', 'gemini', 'copilot', 'opencode', 'goose'] as const)(

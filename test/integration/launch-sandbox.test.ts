@@ -38,7 +38,7 @@ describe('the read-only sandbox of deliverable teams (bubblewrap)', () => {
     const { root, config } = await federationWithMission();
     const launch = launchTeam(root, 'docs', { config, agent: fakeAgent('complete-slowly'), pollMs: 50 });
     const docs = getTeam(readRegistry(root), 'docs');
-    await waitFor(() => viewLifecycle(docs).state === 'scanning', 15_000, 'the agent to start scanning');
+    await waitFor(async () => (await viewLifecycle(root, docs)).state === 'scanning', 15_000, 'the agent to start scanning');
     // The user redirecting `fed launch > launch.log` in the repository root, an editor's swap file, …
     writeFileSync(join(root, 'launch.log'), 'output of fed launch\n');
     const result = await launch;

@@ -20,7 +20,7 @@ import { fakeAgent, federationWithMission } from '../helpers/launch-federation.j
 import { waitFor } from '../helpers/fixture-process.js';
 
 const team = (root: string) => getTeam(readRegistry(root), 'docs');
-const metaSignals = (root: string) => listSignals(root, { team: 'meta' }).signals.map((s) => `${s.message.type}: ${s.message.subject}`);
+const metaSignals = async (root: string) => (await listSignals(root, { team: 'meta' })).signals.map((s) => `${s.message.type}: ${s.message.subject}`);
 
 describe('fed launch (library)', () => {
   it('runs the agent in its workspace to complete, shows progress, reports to meta, logs the agent', async () => {
@@ -35,7 +35,7 @@ describe('fed launch (library)', () => {
       'distilling→aggregating',
       'aggregating→complete',
     ]);
-    expect(metaSignals(root)).toContain('report: deliverable ready: deliverable.md');
+    expect(await metaSignals(root)).toContain('report: deliverable ready: deliverable.md');
     const log = readFileSync(workspacePaths(team(root).location).agentLog, 'utf8');
     expect(log).toMatch(/=== fed launch .* ===\ncommand: \[".*node.*complete\.mjs"\]\ncwd: .*\/\.fed\/teams\/docs/);
     expect(log).toContain(`agent started in ${team(root).location} for docs`);
@@ -51,8 +51,8 @@ describe('fed launch (library)', () => {
     expect(result).toMatchObject({ outcome: 'paused', state: 'paused', agentExitCode: 1 });
     expect(result.reason).toBe('crashed: the agent exited with code 1');
     expect(result.lastRun).toMatchObject({ preset: 'custom', outcome: 'crashed', progressed: true, stateBefore: 'preparing', stateAfter: 'paused' });
-    expect(viewLifecycle(team(root)).pausedFrom).toBe('scanning');
-    expect(metaSignals(root)).toContain('alert: team docs paused: crashed');
+    expect((await viewLifecycle(root, team(root))).pausedFrom).toBe('scanning');
+    expect(await metaSignals(root)).toContain('alert: team docs paused: crashed');
     expect(readFileSync(result.logPath, 'utf8')).toContain('something broke');
   });
 
@@ -61,8 +61,8 @@ describe('fed launch (library)', () => {
     const result = await launchTeam(root, 'docs', { config, agent: `'${process.execPath}' -e "process.exit(4)"`, pollMs: 50 });
     expect(result).toMatchObject({ outcome: 'failed', state: 'failed', agentExitCode: 4 });
     expect(result.reason).toBe('crashed: the agent exited with code 4 (in state preparing, before the lifecycle was complete)');
-    expect(viewLifecycle(team(root)).failure).toEqual({ reason: result.reason, state: 'preparing' });
-    expect(metaSignals(root)).toContain('alert: team docs failed');
+    expect((await viewLifecycle(root, team(root))).failure).toEqual({ reason: result.reason, state: 'preparing' });
+    expect(await metaSignals(root)).toContain('alert: team docs failed');
   });
 
   it('--timeout stops a hung agent and pauses the team with that reason', async () => {
@@ -85,7 +85,7 @@ describe('fed launch (library)', () => {
     const result = await launchTeam(root, 'docs', { config: unsandboxed, agent: fakeAgent('edit-codebase'), pollMs: 50 });
     expect(result).toMatchObject({ outcome: 'failed', state: 'failed' });
     expect(result.reason).toBe('codebase modified: README.md');
-    expect(metaSignals(root)).toContain('alert: team docs failed');
+    expect(await metaSignals(root)).toContain('alert: team docs failed');
   });
 
   it('a deliverable that breaks the documentation standards fails the team before complete', async () => {
@@ -93,13 +93,13 @@ describe('fed launch (library)', () => {
     const result = await launchTeam(root, 'docs', { config, agent: fakeAgent('bad-document'), pollMs: 50 });
     expect(result).toMatchObject({ outcome: 'failed', state: 'failed', agentExitCode: 2 });
     expect(result.reason).toMatch(/^document structure cannot be determined: \d+ violation\(s\) in .*deliverable\.md: line \d+: /);
-    expect(metaSignals(root)).toContain('alert: team docs failed');
+    expect(await metaSignals(root)).toContain('alert: team docs failed');
   });
 
   it('pause during a run stops the agent gracefully; after resume a relaunch continues where it was', async () => {
     const { root, config } = await federationWithMission();
     const launch = launchTeam(root, 'docs', { config, agent: fakeAgent('slow-until-stopped'), pollMs: 50 });
-    await waitFor(() => viewLifecycle(team(root)).state === 'scanning', 15_000, 'the agent to start scanning');
+    await waitFor(async () => (await viewLifecycle(root, team(root))).state === 'scanning', 15_000, 'the agent to start scanning');
     await sendSignal(root, { to: 'docs', type: 'directive', subject: 'pause' });
     const paused = await launch;
     expect(paused).toMatchObject({ outcome: 'paused', state: 'paused' });
@@ -109,7 +109,7 @@ describe('fed launch (library)', () => {
     await expect(launchTeam(root, 'docs', { config, agent: fakeAgent('complete') })).rejects.toThrow('team "docs" is paused; resume it first: fed team resume docs');
 
     await setTeamStatus(root, 'docs', { type: 'RESUME' });
-    expect(viewLifecycle(team(root)).state).toBe('scanning');
+    expect((await viewLifecycle(root, team(root))).state).toBe('scanning');
     const resumed = await launchTeam(root, 'docs', { config, agent: fakeAgent('complete'), pollMs: 50 });
     expect(resumed).toMatchObject({ outcome: 'complete', state: 'complete' });
     const context = JSON.parse(readFileSync(workspacePaths(team(root).location).launchContext, 'utf8')) as { state: string };
@@ -119,7 +119,7 @@ describe('fed launch (library)', () => {
   it('refuses a second launch of a running team, a team without a mission, a finished team', async () => {
     const { root, config } = await federationWithMission();
     const first = launchTeam(root, 'docs', { config, agent: fakeAgent('slow-until-stopped'), pollMs: 50 });
-    await waitFor(() => viewLifecycle(team(root)).state === 'scanning', 15_000, 'the first launch');
+    await waitFor(async () => (await viewLifecycle(root, team(root))).state === 'scanning', 15_000, 'the first launch');
     await expect(launchTeam(root, 'docs', { config, agent: fakeAgent('complete') })).rejects.toThrow(/team "docs" is already being run by another process .* only one launch per team/);
     await setTeamStatus(root, 'docs', { type: 'PAUSE' });
     await first;
@@ -139,7 +139,7 @@ describe('fed launch (library)', () => {
     await expect(launchTeam(root, 'docs', { config, agent: 'no-such-agent-xyz --flag' })).rejects.toThrow(
       'cannot start the agent "no-such-agent-xyz": not found on PATH; set agentCommand in federate.config.json or pass --agent <command>',
     );
-    expect(viewLifecycle(team(root)).state).toBe('preparing');
+    expect((await viewLifecycle(root, team(root))).state).toBe('preparing');
   });
 });
 
@@ -208,7 +208,7 @@ describe('fed launch beside a running actor consumer', () => {
     const { root, config } = await federationWithMission();
     const stop = new AbortController();
     const daemon = runActors(root, { signal: stop.signal, rescanMs: 50 });
-    await waitFor(() => viewLifecycle(team(root)).mission !== null, 15_000, 'the daemon to apply the mission');
+    await waitFor(async () => (await viewLifecycle(root, team(root))).mission !== null, 15_000, 'the daemon to apply the mission');
     const result = await launchTeam(root, 'docs', { config, agent: fakeAgent('complete'), pollMs: 50 });
     stop.abort();
     await daemon;
@@ -229,7 +229,7 @@ describe('fed launch: review fixes', () => {
     const { root, config } = await federationWithMission();
     const interrupt = new AbortController();
     const launch = launchTeam(root, 'docs', { config, agent: fakeAgent('slow-until-stopped'), signal: interrupt.signal, pollMs: 50 });
-    await waitFor(() => viewLifecycle(team(root)).state === 'scanning', 15_000, 'the agent to start scanning');
+    await waitFor(async () => (await viewLifecycle(root, team(root))).state === 'scanning', 15_000, 'the agent to start scanning');
     interrupt.abort();
     const result = await launch;
     expect(result).toMatchObject({ outcome: 'paused', state: 'paused' });
@@ -239,7 +239,7 @@ describe('fed launch: review fixes', () => {
   it('an error while supervising stops the agent before the leases are given up', async () => {
     const { root, config } = await federationWithMission();
     const launch = launchTeam(root, 'docs', { config, agent: fakeAgent('slow-until-stopped'), pollMs: 50 });
-    await waitFor(() => viewLifecycle(team(root)).state === 'scanning', 15_000, 'the agent to start scanning');
+    await waitFor(async () => (await viewLifecycle(root, team(root))).state === 'scanning', 15_000, 'the agent to start scanning');
     writeFileSync(workspacePaths(team(root).location).envelope, '{ broken');
     await expect(launch).rejects.toThrow('lifecycle.json is corrupt');
     expect(existsSync(join(team(root).location, 'stopped-gracefully'))).toBe(true);

@@ -38,9 +38,9 @@ describe('monitoring cycle', () => {
     await sendSignal(root, { to: 'docs', type: 'question', subject: 'When?' });
     await sendSignal(root, { from: 'docs', to: 'meta', type: 'report', subject: 'Started' });
     await sendSignal(root, { from: 'docs', to: 'api', type: 'question', subject: 'Which endpoints?' });
-    acknowledgeSignal(root, 'api', (await sendSignal(root, { from: 'docs', to: 'api', type: 'report', subject: 'fyi' })).message.id);
+    await acknowledgeSignal(root, 'api', (await sendSignal(root, { from: 'docs', to: 'api', type: 'report', subject: 'fyi' })).message.id);
 
-    const report = runMonitorCycle(root, { config });
+    const report = await runMonitorCycle(root, { config });
     const docs = report.teams.find((t) => t.team === 'docs')!;
     expect(docs).toMatchObject({
       archetype: 'deliverable',
@@ -64,13 +64,13 @@ describe('monitoring cycle', () => {
     await runActors(root, { once: true });
     await setTeamStatus(root, 'paused', { type: 'PAUSE' });
     const later = new Date(Date.now() + 11 * 60_000);
-    const report = runMonitorCycle(root, { config, now: later });
+    const report = await runMonitorCycle(root, { config, now: later });
     const byTeam = Object.fromEntries(report.teams.map((t) => [t.team, t]));
     expect(byTeam.busy?.reasons).toEqual([expect.stringMatching(/^stale: no lifecycle update for 11 min in preparing \(limit 10 min\)$/)]);
     expect(byTeam.idle?.healthy).toBe(true);
     expect(byTeam.paused?.healthy).toBe(true);
     expect(report.teams[0]?.team).toBe('busy');
-    expect(runMonitorCycle(root, { config, now: later, staleAfterMinutes: 15 }).totals.unhealthy).toBe(0);
+    expect((await runMonitorCycle(root, { config, now: later, staleAfterMinutes: 15 })).totals.unhealthy).toBe(0);
   });
 
   it('a complete team needs a non-empty deliverable; a failed team is unhealthy with its reason', async () => {
@@ -86,14 +86,14 @@ describe('monitoring cycle', () => {
     await event(root, 'broken', 'FAIL', { reason: 'sources inaccessible' });
     const deliverable = join(team('docs').location, 'deliverable.md');
     writeFileSync(deliverable, '');
-    let byTeam = Object.fromEntries(runMonitorCycle(root, { config }).teams.map((t) => [t.team, t]));
+    let byTeam = Object.fromEntries((await runMonitorCycle(root, { config })).teams.map((t) => [t.team, t]));
     expect(byTeam.docs?.reasons).toEqual(['deliverable deliverable.md is empty']);
     expect(byTeam.broken?.reasons).toEqual(['failed: sources inaccessible']);
     rmSync(deliverable);
-    byTeam = Object.fromEntries(runMonitorCycle(root, { config }).teams.map((t) => [t.team, t]));
+    byTeam = Object.fromEntries((await runMonitorCycle(root, { config })).teams.map((t) => [t.team, t]));
     expect(byTeam.docs?.reasons).toEqual(['deliverable deliverable.md is missing']);
     writeFileSync(deliverable, '# Done\n');
-    byTeam = Object.fromEntries(runMonitorCycle(root, { config }).teams.map((t) => [t.team, t]));
+    byTeam = Object.fromEntries((await runMonitorCycle(root, { config })).teams.map((t) => [t.team, t]));
     expect(byTeam.docs).toMatchObject({ healthy: true, deliverable: { exists: true, sizeBytes: 7 } });
   });
 
@@ -103,9 +103,9 @@ describe('monitoring cycle', () => {
     const log = workspacePaths(team('docs').location).agentLog;
     mkdirSync(join(log, '..'), { recursive: true });
     writeFileSync(log, '=== fed launch 2026-01-01T00:00:00Z ===\nTypeError: old problem\n=== fed launch 2026-01-02T00:00:00Z ===\nscanned 0 errors in 12 files\nall good\n');
-    expect(runMonitorCycle(root, { config }).teams[0]?.healthy).toBe(true);
+    expect((await runMonitorCycle(root, { config })).teams[0]?.healthy).toBe(true);
     writeFileSync(log, '=== fed launch 2026-01-02T00:00:00Z ===\nworking\nError: ENOENT: no such file\n', { flag: 'a' });
-    expect(runMonitorCycle(root, { config }).teams[0]?.reasons).toEqual(['errors in agent log since the last launch: Error: ENOENT: no such file']);
+    expect((await runMonitorCycle(root, { config })).teams[0]?.reasons).toEqual(['errors in agent log since the last launch: Error: ENOENT: no such file']);
   });
 
   it('a team whose files are corrupt is shown with the error, never dropped', async () => {
@@ -114,7 +114,7 @@ describe('monitoring cycle', () => {
     await onboardTeam(root, { domain: 'ok' });
     mkdirSync(workspacePaths(team('docs').location).state, { recursive: true });
     writeFileSync(workspacePaths(team('docs').location).envelope, '{ broken');
-    const report = runMonitorCycle(root, { config });
+    const report = await runMonitorCycle(root, { config });
     expect(report.teams.map((t) => t.team)).toEqual(['docs', 'ok']);
     expect(report.teams[0]).toMatchObject({ healthy: false, error: expect.stringContaining('lifecycle.json is corrupt') as unknown });
   });
@@ -124,7 +124,7 @@ describe('monitoring cycle', () => {
     await onboardTeam(root, { domain: 'a-team' });
     await onboardTeam(root, { domain: 'b' });
     await event(root, 'b', 'FAIL', { reason: 'boom' });
-    const report = runMonitorCycle(root, { config });
+    const report = await runMonitorCycle(root, { config });
     const plain = renderMonitorReport(report);
     const lines = plain.split('\n');
     expect(lines[0]).toMatch(/^TEAM\s+ARCHETYPE\s+STATUS\s+STATE\s+IN STATE\s+UPDATED\s+INBOX\/UNACK\s+OUTBOX\/UNACK\s+DELIVERABLE\s+HEALTH$/);
@@ -147,6 +147,6 @@ describe('lifecycle updatedAt', () => {
     await runActors(root, { once: true });
     const old = new Date(Date.now() - 3_600_000);
     utimesSync(workspacePaths(team('docs').location).envelope, old, old);
-    expect(runMonitorCycle(root, { config }).teams[0]?.healthy).toBe(true);
+    expect((await runMonitorCycle(root, { config })).teams[0]?.healthy).toBe(true);
   });
 });

@@ -91,6 +91,6 @@ describe('crash safety of send (invariants 1 and 3)', () => {
     // The federation keeps working: the registry is intact, sends and acks go through.
     expect(readRegistry(fed.root).teams.map((t) => t.domainId)).toEqual(['docs']);
     await sendSignal(fed.root, { from: 'docs', to: 'meta', type: 'report', subject: 'after the crashes' });
-    expect(acknowledgeAll(fed.root, 'meta').invalid).toEqual([]);
+    expect((await acknowledgeAll(fed.root, 'meta')).invalid).toEqual([]);
   });
 });

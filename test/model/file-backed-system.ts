@@ -13,6 +13,7 @@ import {
   sendSignal,
   TeamInboxConsumer,
   type RegistryEntry,
+  openBackend,
 } from '../../src/index.js';
 import type { ObservedState, SystemUnderTest } from './path-runner.js';
 
@@ -53,7 +54,7 @@ export function fileBackedSystemUnderTest(archetype: string): SystemUnderTest & 
     },
     async send(raw) {
       const event = raw as SampleEvent;
-      const paused = loadTeamLifecycle(team()).snapshot.value === 'paused';
+      const paused = (await loadTeamLifecycle(team(), openBackend(root!).lifecycles)).snapshot.value === 'paused';
       switch (event.type) {
         case 'MISSION_ASSIGNED':
           return signal(event, 'meta', 'directive', event.subject!, event.body);
@@ -70,9 +71,9 @@ export function fileBackedSystemUnderTest(archetype: string): SystemUnderTest & 
           await agentEvent(event);
       }
     },
-    observe(): ObservedState {
+    async observe(): Promise<ObservedState> {
       // Read back from disk every time: the state is what a restarted process would restore.
-      const snapshot = loadTeamLifecycle(team()).snapshot;
+      const snapshot = (await loadTeamLifecycle(team(), openBackend(root!).lifecycles)).snapshot;
       const context = JSON.parse(JSON.stringify(snapshot.context), (_key, value: unknown) =>
         typeof value === 'string' && sampleIdOf.has(value) ? sampleIdOf.get(value) : value,
       ) as unknown;

@@ -4,12 +4,11 @@ import { InvalidInputError } from '../../errors.js';
 import { readFileBounded, type BoundedRead } from '../../fs/read-json-file.js';
 import { META } from '../../schema/common.js';
 import { MAX_SIGNAL_BYTES, SIGNAL_TYPES } from '../../schema/signal.js';
-import { acknowledgeAll, acknowledgeSignal, type AckResult } from '../../signals/ack-signal.js';
-import { listSignals } from '../../signals/list-signals.js';
-import { SIGNAL_BOXES, type SignalBox } from '../../signals/parse-signal-file.js';
-import type { InvalidSignalFile, SignalEntry } from '../../signals/read-signals.js';
-import { sendSignal } from '../../signals/send-signal.js';
-import { watchSignals } from '../../signals/watch-signals.js';
+import { acknowledgeAll, acknowledgeSignal } from '../../messaging/acknowledge-signals.js';
+import { listSignals } from '../../messaging/list-signals.js';
+import { sendSignal } from '../../messaging/send-signal.js';
+import { watchSignals } from '../../messaging/watch-signals.js';
+import { SIGNAL_BOXES, type AckResult, type InvalidSignalFile, type SignalBox, type SignalEntry } from '../../ports/signal-transport.js';
 import { federationContext, printJson, type CliIo, type CommandContext } from '../io.js';
 import { Interrupt } from '../interrupt.js';
 import { renderTable } from '../../text/table.js';
@@ -92,9 +91,9 @@ export function registerSignal(program: Command, io: CliIo): void {
     .addOption(new Option('--type <type>', 'only signals of this type').choices(SIGNAL_TYPES))
     .option('--from <team>', 'only signals from this sender')
     .option('--json', 'print {signals, invalid} as JSON')
-    .action((options: ListOptions, command: Command) => {
+    .action(async (options: ListOptions, command: Command) => {
       const ctx = federationContext(command, io);
-      const listing = listSignals(ctx.root, {
+      const listing = await listSignals(ctx.root, {
         team: partyOr(options.team, ctx),
         box: options.box,
         unacknowledged: options.unacked,
@@ -127,13 +126,13 @@ export function registerSignal(program: Command, io: CliIo): void {
     .option('--all', 'acknowledge every signal of the inbox not acknowledged yet')
     .option('--team <team>', `whose inbox (default: ${DEFAULT_PARTY})`)
     .option('--json', 'print the acknowledgments as JSON')
-    .action((target: string | undefined, options: { all?: boolean; team?: string; json?: boolean }, command: Command) => {
+    .action(async (target: string | undefined, options: { all?: boolean; team?: string; json?: boolean }, command: Command) => {
       if (target === undefined && !options.all) throw new InvalidInputError('which signal? pass its id or file name, or --all for every unacknowledged one');
       if (target !== undefined && options.all) throw new InvalidInputError('pass either a signal or --all, not both');
       const ctx = federationContext(command, io);
       const team = partyOr(options.team, ctx);
       if (target === undefined) {
-        const result = acknowledgeAll(ctx.root, team);
+        const result = await acknowledgeAll(ctx.root, team);
         if (options.json) return printJson(io, { acknowledged: result.acknowledged.map(ackJson), invalid: result.invalid });
         reportInvalid(io, result.invalid);
         if (result.acknowledged.length === 0) return io.stdout('nothing to acknowledge\n');
@@ -141,7 +140,7 @@ export function registerSignal(program: Command, io: CliIo): void {
         return;
       }
       // A relative path is relative to where the user is, not to the inbox.
-      const results = acknowledgeSignal(ctx.root, team, /[\\/]/.test(target) ? resolve(io.cwd, target) : target);
+      const results = await acknowledgeSignal(ctx.root, team, /[\\/]/.test(target) ? resolve(io.cwd, target) : target);
       if (options.json) return printJson(io, results.map(ackJson));
       for (const ack of results) io.stdout(ackLine(ack));
     });
@@ -157,13 +156,13 @@ export function registerSignal(program: Command, io: CliIo): void {
       const limit = options.count === undefined ? undefined : positiveInteger('--count', options.count);
       const ctx = federationContext(command, io);
       const controller = new Interrupt();
-      const subscription = watchSignals(ctx.root, partyOr(options.team, ctx), {
+      const subscription = await watchSignals(ctx.root, partyOr(options.team, ctx), {
         signal: controller.signal,
         backlog: options.backlog ? 'unacknowledged' : 'none',
         onInvalid: (file) => reportInvalid(io, [file]),
       });
       // On stderr, so stdout stays one line per signal; scripts can wait for it before sending.
-      io.stderr(`watching ${subscription.dir} (interrupt to stop)\n`);
+      io.stderr(`watching ${subscription.location} (interrupt to stop)\n`);
       try {
         let printed = 0;
         for await (const entry of subscription) {

@@ -72,12 +72,12 @@ export function registerTeam(program: Command, io: CliIo): void {
     .description('show one team and its lifecycle (default: the team whose workspace you are in)')
     .argument('[team]', 'team id or domain')
     .option('--json', 'print the registry entry as JSON')
-    .action((name: string | undefined, options: { json?: boolean }, command: Command) => {
+    .action(async (name: string | undefined, options: { json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
       const wanted = name ?? ctx.team;
       if (!wanted) throw new InvalidInputError('which team? pass its id (fed team show <team>) or run this inside its workspace');
       const entry = getTeam(readRegistry(ctx.root), wanted);
-      const lifecycle = lifecycleFor(entry.archetypeId) ? viewLifecycle(entry) : null;
+      const lifecycle = lifecycleFor(entry.archetypeId) ? await viewLifecycle(ctx.root, entry) : null;
       const lastRun = readLastRun(entry.location);
       if (options.json) return printJson(io, { ...entry, lifecycle, lastRun });
       io.stdout(

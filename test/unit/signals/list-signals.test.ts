@@ -16,24 +16,24 @@ describe('listSignals', () => {
     const a = await sendSignal(fed.root, { from: 'docs', to: 'meta', type: 'report', subject: 'a' }, t(1));
     const b = await sendSignal(fed.root, { from: 'api', to: 'meta', type: 'alert', subject: 'b' }, t(2));
     const c = await sendSignal(fed.root, { from: 'api', to: 'meta', type: 'report', subject: 'c' }, t(3));
-    acknowledgeSignal(fed.root, 'meta', c.message.id, fast);
+    await acknowledgeSignal(fed.root, 'meta', c.message.id, fast);
     writeFileSync(join(fed.meta.inbox, 'x.json'), 'nope');
 
-    const files = (query: Parameters<typeof listSignals>[1]) => listSignals(fed.root, query).signals.map((s) => s.file);
-    expect(files({})).toEqual([a.file, b.file, c.file]);
-    expect(files({ unacknowledged: true })).toEqual([a.file, b.file]);
-    expect(files({ type: 'report' })).toEqual([a.file, c.file]);
-    expect(files({ from: 'api', unacknowledged: true })).toEqual([b.file]);
-    expect(files({ team: 'api', box: 'outbox' })).toEqual([b.file, c.file]);
-    const listing = listSignals(fed.root, { type: 'question' });
+    const files = async (query: Parameters<typeof listSignals>[1]) => (await listSignals(fed.root, query)).signals.map((s) => s.file);
+    expect(await files({})).toEqual([a.file, b.file, c.file]);
+    expect(await files({ unacknowledged: true })).toEqual([a.file, b.file]);
+    expect(await files({ type: 'report' })).toEqual([a.file, c.file]);
+    expect(await files({ from: 'api', unacknowledged: true })).toEqual([b.file]);
+    expect(await files({ team: 'api', box: 'outbox' })).toEqual([b.file, c.file]);
+    const listing = await listSignals(fed.root, { type: 'question' });
     expect(listing).toMatchObject({ team: 'meta', box: 'inbox', dir: fed.meta.inbox, signals: [] });
     expect(listing.invalid.map((i) => i.file)).toEqual(['x.json']);
   });
 
   it('refuses --unacked on an outbox and unknown types or boxes', async () => {
     const fed = await signalFederation([]);
-    expect(() => listSignals(fed.root, { box: 'outbox', unacknowledged: true })).toThrow(/--unacked applies to an inbox/);
-    expect(() => listSignals(fed.root, { type: 'memo' })).toThrow(InvalidInputError);
-    expect(() => listSignals(fed.root, { box: 'trash' as 'inbox' })).toThrow(InvalidInputError);
+    await expect(listSignals(fed.root, { box: 'outbox', unacknowledged: true })).rejects.toThrow(/--unacked applies to an inbox/);
+    await expect(listSignals(fed.root, { type: 'memo' })).rejects.toThrow(InvalidInputError);
+    await expect(listSignals(fed.root, { box: 'trash' as 'inbox' })).rejects.toThrow(InvalidInputError);
   });
 });

@@ -10,8 +10,8 @@ import { signalFederation } from '../../helpers/signal-federation.js';
 
 const fast = { durable: false };
 
-function watch(root: string, team: string, options: WatchSignalsOptions = {}): SignalSubscription {
-  const subscription = watchSignals(root, team, options);
+async function watch(root: string, team: string, options: WatchSignalsOptions = {}): Promise<SignalSubscription> {
+  const subscription = await watchSignals(root, team, options);
   onTestFinished(() => subscription.close());
   return subscription;
 }
@@ -39,7 +39,7 @@ async function take(subscription: SignalSubscription, n: number, timeoutMs = 5_0
 describe('watching an inbox', () => {
   it('yields a signal moments after it arrives through fs.watch, without waiting for the rescan', async () => {
     const fed = await signalFederation(['docs']);
-    const subscription = watch(fed.root, 'docs', { rescanMs: 60_000 });
+    const subscription = await watch(fed.root, 'docs', { rescanMs: 60_000 });
     const started = Date.now();
     const sent = await sendSignal(fed.root, { to: 'docs', type: 'directive', subject: 'Now' }, fast);
     const [got] = await take(subscription, 1);
@@ -50,7 +50,7 @@ describe('watching an inbox', () => {
 
   it('finds every signal through the periodic rescan alone when there are no fs.watch events', async () => {
     const fed = await signalFederation(['docs']);
-    const subscription = watch(fed.root, 'docs', { fsWatch: false, rescanMs: 30 });
+    const subscription = await watch(fed.root, 'docs', { fastPath: false, rescanMs: 30 });
     const sent = [];
     for (let i = 0; i < 5; i++) sent.push(await sendSignal(fed.root, { to: 'docs', type: 'report', subject: `n${i}` }, fast));
     const got = await take(subscription, 5);
@@ -59,7 +59,7 @@ describe('watching an inbox', () => {
 
   it('yields each signal once, and a file that leaves the box and comes back counts as new', async () => {
     const fed = await signalFederation(['docs']);
-    const subscription = watch(fed.root, 'docs', { rescanMs: 20 });
+    const subscription = await watch(fed.root, 'docs', { rescanMs: 20 });
     const first = await sendSignal(fed.root, { to: 'docs', type: 'report', subject: 'once' }, fast);
     expect((await take(subscription, 1))[0]?.file).toBe(first.file);
     await new Promise((r) => setTimeout(r, 100)); // several rescans, no repeat
@@ -75,7 +75,7 @@ describe('watching an inbox', () => {
 
   it('ends a for-await loop that breaks, as async iterables do', async () => {
     const fed = await signalFederation(['docs']);
-    const subscription = watch(fed.root, 'docs');
+    const subscription = await watch(fed.root, 'docs');
     await sendSignal(fed.root, { to: 'docs', type: 'report', subject: 'one' }, fast);
     for await (const _entry of subscription) break;
     expect(subscription.closed).toBe(true);
@@ -86,11 +86,11 @@ describe('watching an inbox', () => {
     // Distinct seconds: signals are yielded in timestamp order, and two sends can share a millisecond.
     const old = await sendSignal(fed.root, { to: 'docs', type: 'report', subject: 'old' }, { ...fast, now: () => new Date(Date.now() - 2_000) });
     const acked = await sendSignal(fed.root, { to: 'docs', type: 'report', subject: 'acked' }, { ...fast, now: () => new Date(Date.now() - 1_000) });
-    acknowledgeSignal(fed.root, 'docs', acked.message.id, fast);
+    await acknowledgeSignal(fed.root, 'docs', acked.message.id, fast);
 
-    const backlog = watch(fed.root, 'docs', { backlog: 'unacknowledged' });
-    const all = watch(fed.root, 'docs', { backlog: 'all' });
-    const fresh = watch(fed.root, 'docs');
+    const backlog = await watch(fed.root, 'docs', { backlog: 'unacknowledged' });
+    const all = await watch(fed.root, 'docs', { backlog: 'all' });
+    const fresh = await watch(fed.root, 'docs');
     const next = await sendSignal(fed.root, { to: 'docs', type: 'report', subject: 'next' }, fast);
     expect((await take(backlog, 2)).map((g) => g.file)).toEqual([old.file, next.file]);
     expect((await take(all, 3)).map((g) => g.file)).toEqual([old.file, acked.file, next.file]);
@@ -99,18 +99,18 @@ describe('watching an inbox', () => {
 
   it('ends the iteration on close() and on abort, also while waiting', async () => {
     const fed = await signalFederation(['docs']);
-    const closed = watch(fed.root, 'docs');
+    const closed = await watch(fed.root, 'docs');
     setTimeout(() => closed.close(), 30);
     expect(await take(closed, 1)).toEqual([]);
     expect(closed.closed).toBe(true);
 
     const controller = new AbortController();
-    const aborted = watch(fed.root, 'docs', { signal: controller.signal });
+    const aborted = await watch(fed.root, 'docs', { signal: controller.signal });
     setTimeout(() => controller.abort(), 30);
     expect(await take(aborted, 1)).toEqual([]);
     expect(aborted.closed).toBe(true);
 
-    const early = watch(fed.root, 'docs', { signal: AbortSignal.abort() });
+    const early = await watch(fed.root, 'docs', { signal: AbortSignal.abort() });
     expect(early.closed).toBe(true);
     expect(await take(early, 1)).toEqual([]);
   });
@@ -118,7 +118,7 @@ describe('watching an inbox', () => {
   it('reports each invalid file once and never yields it, while valid signals keep flowing', async () => {
     const fed = await signalFederation(['docs']);
     const invalid: InvalidSignalFile[] = [];
-    const subscription = watch(fed.root, 'docs', { rescanMs: 20, onInvalid: (file) => invalid.push(file) });
+    const subscription = await watch(fed.root, 'docs', { rescanMs: 20, onInvalid: (file) => invalid.push(file) });
     writeFileSync(join(fed.team('docs').inbox, 'junk.json'), 'junk');
     const sent = await sendSignal(fed.root, { to: 'docs', type: 'alert', subject: 'real' }, fast);
     expect((await take(subscription, 1)).map((g) => g.file)).toEqual([sent.file]);
@@ -129,7 +129,7 @@ describe('watching an inbox', () => {
   it('creates a missing inbox so it can be watched', async () => {
     const fed = await signalFederation(['docs']);
     rmSync(fed.team('docs').inbox, { recursive: true });
-    const subscription = watch(fed.root, 'docs');
+    const subscription = await watch(fed.root, 'docs');
     const sent = await sendSignal(fed.root, { to: 'docs', type: 'alert', subject: 'hello' }, fast);
     expect((await take(subscription, 1))[0]?.file).toBe(sent.file);
   });
@@ -138,6 +138,6 @@ describe('watching an inbox', () => {
     const fed = await signalFederation(['docs']);
     const sent = await sendSignal(fed.root, { to: 'docs', type: 'alert', subject: 'last words' }, fast);
     await writeRegistryStatus(fed.root, 'docs', { type: 'ARCHIVE' }, fast);
-    expect((await take(watch(fed.root, 'docs', { backlog: 'all' }), 1))[0]?.file).toBe(sent.file);
+    expect((await take(await watch(fed.root, 'docs', { backlog: 'all' }), 1))[0]?.file).toBe(sent.file);
   });
 });

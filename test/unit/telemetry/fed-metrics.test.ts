@@ -83,7 +83,7 @@ describe('fed metrics', () => {
       if (++calls === 1) writeFileSync(federationPaths(fed.root).registry, JSON.stringify({ ...registry, lockVersion: registry.lockVersion + 1 }));
       return registry;
     });
-    runMonitorCycle(fed.root, { config });
+    await runMonitorCycle(fed.root, { config });
 
     const exported = await sdk.collect();
     expect(exported.get('fed.signals.sent')).toEqual([

@@ -1,0 +1,35 @@
+import { dirname } from 'node:path';
+import { createFileExclusive } from '../../fs/atomic-write.js';
+import { ensureDirectory } from '../../fs/ensure-directory.js';
+import { toJsonText } from '../../fs/json-text.js';
+import { federationPaths } from '../../layout.js';
+import type { RegistryCommitOptions, RegistryStore } from '../../ports/registry-store.js';
+import { commitRegistry, readRegistry } from '../../registry/registry-file.js';
+import type { Registry } from '../../schema/registry.js';
+
+/**
+ * The registry as `.fed/team-registry.json` (spec §2.4): replaced atomically, with the compare-and-swap
+ * on `lockVersion` made under a short commit lock (`.fed/team-registry.json.lock`).
+ */
+export class FileRegistryStore implements RegistryStore {
+  readonly location: string;
+  private readonly root: string;
+
+  constructor(root: string) {
+    this.root = root;
+    this.location = federationPaths(root).registry;
+  }
+
+  async read(): Promise<Registry> {
+    return readRegistry(this.root);
+  }
+
+  async commit(expectedVersion: number, next: Registry, options: RegistryCommitOptions = {}): Promise<Registry> {
+    return commitRegistry(this.root, expectedVersion, next, options);
+  }
+
+  async create(initial: Registry, options: RegistryCommitOptions = {}): Promise<boolean> {
+    ensureDirectory(dirname(this.location), options);
+    return createFileExclusive(this.location, toJsonText(initial), options);
+  }
+}

@@ -1,0 +1,143 @@
+import { realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute } from 'node:path';
+import { FedError, RefusedError } from '../../errors.js';
+import { ensureDirectory } from '../../fs/ensure-directory.js';
+import type {
+  AcknowledgeBatch,
+  AcknowledgeOptions,
+  BoxLookup,
+  InboxOptions,
+  InvalidSignalFile,
+  QuarantineOptions,
+  QuarantineResult,
+  ReadBoxOptions,
+  SignalEntry,
+  SignalInbox,
+  SignalOutbox,
+  SignalReadResult,
+  SignalSubscription,
+  TransportWriteOptions,
+  WatchOptions,
+} from '../../ports/signal-transport.js';
+import { writeAck } from '../../signals/ack-signal.js';
+import type { BoxExpectation } from '../../signals/parse-signal-file.js';
+import { quarantineSignalFile, restoreSettledQuarantine } from '../../signals/quarantine.js';
+import { SignalBoxReader } from '../../signals/read-signals.js';
+import type { SignalWorkspace } from '../../signals/resolve-workspace.js';
+import { ackFileName } from '../../signals/signal-file-name.js';
+import { watchSignalBox } from '../../signals/watch-signals.js';
+
+/**
+ * A party's inbox in file-signal-v1: `<workspace>/.fed/signals/inbox/`, signals as `<name>.json` files,
+ * acknowledgments as `<name>.json.ack` beside them (spec §4.2–4.3). It keeps one incremental reader, so
+ * re-reading costs only what changed since.
+ */
+export class FileSignalInbox implements SignalInbox {
+  readonly party: string;
+  readonly location: string;
+  private readonly workspace: string;
+  private readonly expect: BoxExpectation;
+  private readonly reader: SignalBoxReader;
+  /** Quarantined files already found invalid, by stat (see restoreSettledQuarantine). */
+  private readonly quarantineChecked = new Map<string, string>();
+
+  constructor(workspace: SignalWorkspace, options: InboxOptions = {}) {
+    this.party = workspace.id;
+    this.location = workspace.inbox;
+    this.workspace = workspace.workspace;
+    this.expect = { owner: workspace.id, box: 'inbox' };
+    this.reader = new SignalBoxReader(workspace.inbox, this.expect, { settleMs: options.settleMs });
+  }
+
+  async list(options: ReadBoxOptions = {}): Promise<SignalReadResult> {
+    return this.reader.read(options);
+  }
+
+  /** A signal whose ack file is corrupt is not pending: it is left to a person (its ack is in `invalid`). */
+  async pending(options: ReadBoxOptions = {}): Promise<SignalReadResult> {
+    const { signals, invalid } = this.reader.read(options);
+    const brokenAcks = new Set(invalid.map((file) => file.file));
+    return { signals: signals.filter((s) => !s.message.acknowledged && !brokenAcks.has(ackFileName(s.file))), invalid };
+  }
+
+  async find(id: string): Promise<SignalEntry[]> {
+    const wanted = id.toLowerCase();
+    return this.reader.read().signals.filter((s) => s.message.id === wanted);
+  }
+
+  /** A file name, or an absolute path that lies directly in this inbox (nothing else can be named here). */
+  async lookup(name: string): Promise<BoxLookup> {
+    const file = this.fileNamed(name);
+    const { signals, invalid } = this.reader.read();
+    const signal = signals.find((s) => s.file === file);
+    if (signal) return { signal };
+    const bad = invalid.find((i) => i.file === file);
+    return bad ? { invalid: bad } : undefined;
+  }
+
+  async acknowledge(signals: readonly SignalEntry[], options: AcknowledgeOptions = {}): Promise<AcknowledgeBatch> {
+    const batch: AcknowledgeBatch = { acknowledged: [], failed: [] };
+    for (const signal of signals) {
+      try {
+        batch.acknowledged.push(writeAck(signal, options));
+      } catch (error) {
+        if (!(error instanceof FedError)) throw error;
+        batch.failed.push({ signal, error });
+      }
+    }
+    return batch;
+  }
+
+  async quarantine(file: InvalidSignalFile, options: QuarantineOptions = {}): Promise<QuarantineResult> {
+    return quarantineSignalFile(file, options);
+  }
+
+  async reclaim(options: TransportWriteOptions = {}): Promise<string[]> {
+    return restoreSettledQuarantine(this.workspace, this.expect, this.quarantineChecked, options);
+  }
+
+  watch(options: WatchOptions = {}): SignalSubscription {
+    // fs.watch needs the directory to exist; it is part of every workspace's layout anyway.
+    ensureDirectory(this.location);
+    return watchSignalBox(this.location, this.expect, options);
+  }
+
+  private fileNamed(name: string): string {
+    if (!isAbsolute(name)) {
+      if (name.includes('/') || name.includes('\\')) {
+        throw new RefusedError('UNKNOWN_SIGNAL', `"${name}" is neither a signal id nor a file name in ${this.location}`);
+      }
+      return name;
+    }
+    const dir = realDir(dirname(name));
+    if (dir === undefined || dir !== realDir(this.location)) {
+      throw new RefusedError('UNKNOWN_SIGNAL', `${name} is not in the inbox ${this.location}; only signals of that inbox can be acknowledged there`);
+    }
+    return basename(name);
+  }
+}
+
+/** A party's outbox in file-signal-v1: `<workspace>/.fed/signals/outbox/`, the record copies of what it sent. */
+export class FileSignalOutbox implements SignalOutbox {
+  readonly party: string;
+  readonly location: string;
+  private readonly reader: SignalBoxReader;
+
+  constructor(workspace: SignalWorkspace) {
+    this.party = workspace.id;
+    this.location = workspace.outbox;
+    this.reader = new SignalBoxReader(workspace.outbox, { owner: workspace.id, box: 'outbox' });
+  }
+
+  async list(options: ReadBoxOptions = {}): Promise<SignalReadResult> {
+    return this.reader.read(options);
+  }
+}
+
+function realDir(dir: string): string | undefined {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,70 @@
+import type { PartyCensus, SendRoute, SentSignal, SignalCounts, SignalParty, SignalTransport, TransportSendOptions, TransportWriteOptions, InboxOptions } from '../../ports/signal-transport.js';
+import { workspacePaths } from '../../layout.js';
+import { ensureDirectory } from '../../fs/ensure-directory.js';
+import { toJsonText } from '../../fs/json-text.js';
+import { SIGNAL_PROTOCOL, type SignalMessage } from '../../schema/signal.js';
+import { partyWorkspace } from '../../signals/resolve-workspace.js';
+import { deliverSignal } from '../../signals/send-signal.js';
+import { takeCensus, type BoxCensus } from './box-census.js';
+import { FileSignalInbox, FileSignalOutbox } from './file-signal-inbox.js';
+
+/**
+ * file-signal-v1 (spec §4): a party's boxes are folders of its workspace — meta's in the federation root,
+ * a team's at its registry `location`, which must lie inside the root. Every signal and ack file is
+ * published complete and never replaces another (src/fs).
+ */
+export class FileSignalTransport implements SignalTransport {
+  readonly protocol = SIGNAL_PROTOCOL;
+  private readonly root: string;
+
+  constructor(root: string) {
+    this.root = root;
+  }
+
+  async send(message: SignalMessage, route: SendRoute, options: TransportSendOptions = {}): Promise<SentSignal> {
+    const recipient = partyWorkspace(this.root, route.to);
+    const sender = partyWorkspace(this.root, route.from);
+    return deliverSignal(recipient, sender, { message, text: toJsonText(message) }, options.idempotent ?? false, { durable: options.durable ?? true });
+  }
+
+  inbox(party: SignalParty, options: InboxOptions = {}): FileSignalInbox {
+    return new FileSignalInbox(partyWorkspace(this.root, party), options);
+  }
+
+  outbox(party: SignalParty): FileSignalOutbox {
+    return new FileSignalOutbox(partyWorkspace(this.root, party));
+  }
+
+  async provision(party: SignalParty, options: TransportWriteOptions = {}): Promise<void> {
+    const workspace = partyWorkspace(this.root, party);
+    for (const dir of [workspace.inbox, workspace.outbox]) ensureDirectory(dir, options);
+  }
+
+  /**
+   * From file names alone. A sent signal's inbox copy normally has the same name as the sender's outbox
+   * copy, so an outbox signal's acknowledgment is found without reading its body; a name found in no
+   * inbox (or in several, not all acknowledged) counts as unacknowledged: the monitor would rather
+   * over-report pending work than hide it.
+   */
+  async census(parties: readonly SignalParty[]): Promise<Map<string, PartyCensus>> {
+    // Only names are listed, so the location is taken as registered: a team whose workspace is refused
+    // elsewhere (missing, outside the root) is still counted, and its health check says what is wrong.
+    const boxes = parties.map((party) => {
+      const paths = workspacePaths(party.entry?.location ?? this.root);
+      return { id: party.id, inbox: takeCensus(paths.inbox), outbox: takeCensus(paths.outbox) };
+    });
+    const acked = new Map<string, boolean[]>();
+    for (const { inbox } of boxes) {
+      for (const name of inbox.signals) {
+        const list = acked.get(name);
+        if (list) list.push(!inbox.unacknowledged.has(name));
+        else acked.set(name, [!inbox.unacknowledged.has(name)]);
+      }
+    }
+    const outboxCounts = (outbox: BoxCensus): SignalCounts => ({
+      total: outbox.signals.length,
+      unacknowledged: outbox.signals.filter((name) => !(acked.get(name)?.every(Boolean) ?? false)).length,
+    });
+    return new Map(boxes.map((b) => [b.id, { inbox: { total: b.inbox.signals.length, unacknowledged: b.inbox.unacknowledged.size }, outbox: outboxCounts(b.outbox) }]));
+  }
+}

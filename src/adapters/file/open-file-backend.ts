@@ -1,0 +1,15 @@
+import type { FederationBackend } from '../../ports/federation-backend.js';
+import { FileLifecycleStore } from './file-lifecycle-store.js';
+import { FileRegistryStore } from './file-registry-store.js';
+import { FileSignalTransport } from './file-signal-transport.js';
+
+/** The file-signal-v1 backend of the federation at `root`: everything in files under it (spec §4.1). */
+export function openFileBackend(root: string): FederationBackend {
+  return {
+    name: 'file-signal-v1',
+    root,
+    signals: new FileSignalTransport(root),
+    registry: new FileRegistryStore(root),
+    lifecycles: new FileLifecycleStore(),
+  };
+}

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { sendSignal } from '../../src/index.js';
+import { eventually, party, runWorker, type ConformanceFactory } from './conformance-federation.js';
+
+const SIGNALS = 80;
+const KILLS = 5;
+
+/**
+ * Exactly-once effect over at-least-once delivery (ARCHITECTURE invariant 6), through the ports: the team
+ * actor is SIGKILLed at random moments while it applies its inbox; in the end every signal's effect is in
+ * the journal exactly once, every signal is acknowledged, and the journal's seq runs 1..n without gaps.
+ */
+export function describeExactlyOnceApply(name: string, makeFederation: ConformanceFactory): void {
+  describe(`${name}: exactly-once apply under SIGKILL`, () => {
+    it(`${SIGNALS} signals, the consumer killed ${KILLS} times: every effect once, every signal acknowledged`, async () => {
+      const fed = await makeFederation(['alpha']);
+      const team = fed.teams.alpha!;
+      const ids: string[] = [];
+      for (let i = 0; i < SIGNALS; i++) {
+        const subject = i % 20 === 7 ? 'pause' : i % 20 === 12 ? 'resume' : `directive ${i}`;
+        ids.push((await sendSignal(fed.root, { to: 'alpha', type: 'directive', subject, body: `${i}` }, { durable: false, backend: fed.backend })).message.id);
+      }
+      for (let round = 0; round < KILLS; round++) {
+        const consumer = runWorker(fed, 'consume', ['alpha']);
+        await eventually(() => consumer.output().includes('ready'), 20_000, 'the consumer to start');
+        await new Promise((r) => setTimeout(r, Math.random() * 150));
+        consumer.kill('SIGKILL');
+        await consumer.done.catch(() => undefined);
+      }
+      const last = runWorker(fed, 'consume', ['alpha']);
+      const inbox = fed.backend.signals.inbox(party(team));
+      await eventually(async () => (await inbox.pending()).signals.length === 0, 60_000, 'every signal to be acknowledged');
+      last.kill('SIGTERM');
+      await last.done;
+
+      const journal = await fed.backend.lifecycles.journalTail(team, 10 * SIGNALS);
+      expect(journal.map((l) => l.seq)).toEqual(journal.map((_, i) => i + 1));
+      const applied = journal.flatMap((l) => (l.signalId ? [l.signalId] : []));
+      expect(applied.sort()).toEqual([...ids].sort());
+      expect((await fed.backend.lifecycles.read(team))?.envelope.seq).toBe(journal.length);
+      const listed = await inbox.list();
+      expect(listed.signals).toHaveLength(SIGNALS);
+      expect(listed.signals.every((s) => s.message.acknowledged)).toBe(true);
+    }, 180_000);
+  });
+}
