@@ -1,4 +1,3 @@
-import { headers as natsHeaders } from '@nats-io/transport-node';
 import { CorruptFileError, RefusedError } from '../../errors.js';
 import { toJsonText } from '../../fs/json-text.js';
 import type {
@@ -168,6 +167,7 @@ export class JetStreamInbox implements SignalInbox {
     const seq = Number(file.file);
     const stored = await retryTransient(() => jsm.direct.getMessage(names.signalStream, { seq }));
     if (!stored) throw new RefusedError('UNKNOWN_SIGNAL', `${file.path} is no longer in the inbox of "${this.party}"`);
+    const { headers: natsHeaders } = await import('@nats-io/transport-node');
     const headers = natsHeaders();
     headers.set('Fed-Quarantine-Reason', file.reason);
     headers.set('Fed-Original-Subject', stored.subject);

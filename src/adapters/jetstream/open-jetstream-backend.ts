@@ -1,7 +1,6 @@
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { JetStreamBackendConfig } from '../../schema/config.js';
-import { openJetStream } from './connect-jetstream.js';
-import { ensureFederationStreams, type FederationStreams } from './federation-streams.js';
+import type { FederationStreams } from './federation-streams.js';
 import { JetStreamLifecycleStore } from './jetstream-lifecycle-store.js';
 import { JetStreamRegistryStore } from './jetstream-registry-store.js';
 import { JetStreamSignalTransport } from './jetstream-signal-transport.js';
@@ -37,14 +36,18 @@ export function createJetStreamBackend(options: JetStreamBackendOptions): JetStr
   const where = options.backend.servers.join(',');
   let opening: Promise<FederationStreams> | undefined;
   const streams = (): Promise<FederationStreams> => {
-    opening ??= openJetStream(options).then(async (session) => {
+    opening ??= (async () => {
+      // The NATS client is loaded only by a federation that uses it: a file federation's commands start
+      // without it.
+      const [{ openJetStream }, { ensureFederationStreams }] = await Promise.all([import('./connect-jetstream.js'), import('./federation-streams.js')]);
+      const session = await openJetStream(options);
       try {
         return await ensureFederationStreams(session);
       } catch (error) {
         await session.close();
         throw error;
       }
-    });
+    })();
     // A failed attempt is not remembered: the next operation tries again (the server may be up by then).
     opening.catch(() => (opening = undefined));
     return opening;

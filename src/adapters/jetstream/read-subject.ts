@@ -1,4 +1,4 @@
-import { DeliverPolicy } from '@nats-io/jetstream';
+import type { DeliverPolicy } from '@nats-io/jetstream';
 import type { JetStreamSession } from './connect-jetstream.js';
 import { retryTransient } from './transient.js';
 
@@ -24,7 +24,8 @@ export async function readSubjectSince(session: JetStreamSession, stream: string
   return retryTransient(async () => {
     const consumer = await session.js.consumers.get(stream, {
       filter_subjects: filter,
-      deliver_policy: DeliverPolicy.StartSequence,
+      // DeliverPolicy.StartSequence, spelled out so this module needs no runtime import of the client.
+      deliver_policy: 'by_start_sequence' as DeliverPolicy,
       opt_start_seq: afterSeq + 1,
     });
     const records: StreamRecord[] = [];
