@@ -2,7 +2,7 @@ import type { TeamStatusEvent } from '../../machines/team-status.machine.js';
 import { lifecycleFor } from '../../machines/catalog.js';
 import { RefusedError } from '../errors.js';
 import { getTeam, statusOf } from '../registry/find-team.js';
-import { readRegistry } from '../registry/registry-file.js';
+import { openBackend } from '../backend/open-backend.js';
 import { writeRegistryStatus, nextTeamStatus, type StatusChange } from '../registry/team-status.js';
 import { teamWorkspace } from '../registry/team-workspace.js';
 import type { UpdateOptions } from '../registry/update-registry.js';
@@ -24,7 +24,8 @@ export async function setTeamStatus(
   // No workspace check here: archive (and a status change of a team without a lifecycle) only touches
   // the registry — archiving is how a team whose workspace is gone or refused is retired. The lifecycle
   // write checks the workspace itself.
-  const entry = getTeam(readRegistry(root), team);
+  const registry = () => openBackend(root).registry.read();
+  const entry = getTeam(await registry(), team);
   const from = statusOf(entry);
   // Refuse an illegal move before touching anything.
   const to = nextTeamStatus(entry.domainId, from, event);
@@ -34,7 +35,7 @@ export async function setTeamStatus(
     // command at once, the others find it already made (their event ignored) and fall through to the
     // registry change, which refuses it against the current status: one "active → paused", never several.
     if (result.steps.some((step) => step.outcome === 'applied')) {
-      const now = getTeam(readRegistry(root), entry.domainId);
+      const now = getTeam(await registry(), entry.domainId);
       if (statusOf(now) === to) return { team: now, from, to };
     }
   }

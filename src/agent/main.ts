@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { FedError } from '../errors.js';
 import { getTeam } from '../registry/find-team.js';
-import { readRegistry } from '../registry/registry-file.js';
+import { closeOpenBackends, openBackend } from '../backend/open-backend.js';
 import { readLaunchContext } from './agent-context.js';
 import { fedEventReporter } from './fed-event.js';
 import { runAgent } from './run-agent.js';
@@ -18,7 +18,7 @@ import { runAgent } from './run-agent.js';
  */
 async function main(): Promise<number> {
   const context = readLaunchContext(process.env);
-  const domain = getTeam(readRegistry(context.root), context.team).domain;
+  const domain = getTeam(await openBackend(context.root).registry.read(), context.team).domain;
   const log = (line: string) => process.stdout.write(`fed-agent: ${line}\n`);
   const report = fedEventReporter({ root: context.root, team: context.team, cwd: context.workspace, env: process.env });
   const outcome = await runAgent(context, domain, {
@@ -41,3 +41,5 @@ try {
   process.stderr.write(`fed-agent: ${error instanceof FedError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exitCode = refusal ? 2 : 1;
 }
+// A JetStream backend's connection would keep the process alive.
+await closeOpenBackends();

@@ -95,7 +95,7 @@ function launchContext(root: string, team: RegistryEntry, config: FederationConf
  */
 export async function launchTeam(root: string, teamName: string, options: LaunchOptions): Promise<LaunchResult> {
   const started = Date.now();
-  const team = resolveTeam(root, teamName);
+  const team = resolveTeam(root, teamName, await openBackend(root).registry.read());
   refuseUnlaunchable(team);
   const launchLease = await acquireTeamLease(team, 'launch');
   // When `fed actors run` already consumes this team's inbox, it keeps doing so; otherwise the launch does.

@@ -13,6 +13,7 @@ import { zodProblems } from '../schema/problems.js';
 import { PLACEMENT_TYPES, type PlacementType, type Registry, type RegistryEntry } from '../schema/registry.js';
 import type { TeamMarker } from '../schema/team-marker.js';
 import { createWorkspace, removeWorkspace, worktreeBranch, type CreatedWorkspace } from './placement.js';
+import { openBackend } from '../backend/open-backend.js';
 import { readRegistry } from './registry-file.js';
 import { updateRegistry, type UpdateOptions } from './update-registry.js';
 
@@ -118,8 +119,10 @@ export async function onboardTeam(root: string, request: OnboardRequest, options
   }
 
   const paths = onboardingPaths(root, domain);
+  // The registry of the configured backend: on JetStream it is shared with teams on other machines.
+  const registry = () => openBackend(root).registry.read();
   const leftover = readOnboardingIntent(root, domain);
-  if (!leftover) refuseDuplicate(readRegistry(root), domain, domainId);
+  if (!leftover) refuseDuplicate(await registry(), domain, domainId);
 
   ensureDirectory(federationPaths(root).onboarding, options);
   // The holder of a lease is judged by its process only: a slow onboarding (git on a big repository) keeps it.
@@ -130,13 +133,13 @@ export async function onboardTeam(root: string, request: OnboardRequest, options
   try {
     const interrupted = readOnboardingIntent(root, domain);
     if (interrupted) {
-      const registered = settleInterruptedOnboarding(root, interrupted);
+      const registered = settleInterruptedOnboarding(root, interrupted, await registry());
       // The killed run got as far as registering: the same request is complete; anything else is a duplicate.
       if (registered && registered.domainId === domainId && registered.archetypeId === archetypeId && registered.placementType === placementType) {
         return registered;
       }
     }
-    refuseDuplicate(readRegistry(root), domain, domainId);
+    refuseDuplicate(await registry(), domain, domainId);
 
     const location = teamWorkspacePath(root, domain, placementType);
     const intent: OnboardingIntent = {

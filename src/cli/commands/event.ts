@@ -3,6 +3,7 @@ import { reportAgentEvent } from '../../launch/agent-events.js';
 import { InvalidInputError } from '../../errors.js';
 import { parseJsonText } from '../../fs/json-text.js';
 import { resolveTeam } from '../../registry/team-workspace.js';
+import { openBackend } from '../../backend/open-backend.js';
 import { federationContext, printJson, type CliIo } from '../io.js';
 import { requireTeam } from '../team-option.js';
 
@@ -28,7 +29,7 @@ export function registerEvent(program: Command, io: CliIo): void {
     .action(async (type: string, options: { team?: string; data?: string; json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
       const data = parseData(options.data);
-      const team = resolveTeam(ctx.root, requireTeam(options.team, ctx, 'fed event --team <team> <EVENT>'));
+      const team = resolveTeam(ctx.root, requireTeam(options.team, ctx, 'fed event --team <team> <EVENT>'), await openBackend(ctx.root, io.env).registry.read());
       const result = await reportAgentEvent(ctx.root, team, { ...data, type }, ctx.config.config);
       for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
       const line = result.steps[0]?.line;

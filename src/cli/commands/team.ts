@@ -5,7 +5,7 @@ import type { TeamStatusEvent } from '../../../machines/team-status.machine.js';
 import { InvalidInputError } from '../../errors.js';
 import { getTeam, statusOf } from '../../registry/find-team.js';
 import { onboardTeam } from '../../registry/onboard.js';
-import { readRegistry } from '../../registry/registry-file.js';
+import { openBackend } from '../../backend/open-backend.js';
 import { TEAM_STATUS_COMMANDS } from '../../registry/team-status.js';
 import { lifecycleFor } from '../../../machines/catalog.js';
 import { setTeamStatus } from '../../actors/team-status-command.js';
@@ -54,9 +54,9 @@ export function registerTeam(program: Command, io: CliIo): void {
     .command('list')
     .description('list registered teams')
     .option('--json', 'print the registry teams as JSON')
-    .action((options: { json?: boolean }, command: Command) => {
+    .action(async (options: { json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
-      const registry = readRegistry(ctx.root);
+      const registry = await openBackend(ctx.root, io.env).registry.read();
       if (options.json) return printJson(io, registry.teams);
       if (registry.teams.length === 0) return io.stdout('no teams yet; onboard one with: fed team onboard <domain>\n');
       io.stdout(
@@ -76,7 +76,7 @@ export function registerTeam(program: Command, io: CliIo): void {
       const ctx = federationContext(command, io);
       const wanted = name ?? ctx.team;
       if (!wanted) throw new InvalidInputError('which team? pass its id (fed team show <team>) or run this inside its workspace');
-      const entry = getTeam(readRegistry(ctx.root), wanted);
+      const entry = getTeam(await openBackend(ctx.root, io.env).registry.read(), wanted);
       const lifecycle = lifecycleFor(entry.archetypeId) ? await viewLifecycle(ctx.root, entry) : null;
       const lastRun = readLastRun(entry.location);
       if (options.json) return printJson(io, { ...entry, lifecycle, lastRun });
