@@ -109,3 +109,4 @@ export * from './fs/fs-errors.js';
 export * from './registry/team-workspace.js';
 export * from './schema/onboarding-intent.js';
 export { createJetStreamBackend, JETSTREAM_BACKEND_NAME, type JetStreamBackend, type JetStreamBackendOptions } from './adapters/jetstream/open-jetstream-backend.js';
+export { copyFederation, type CopyFederationOptions, type CopyFederationResult } from './migration/copy-federation.js';

@@ -28,8 +28,17 @@ export interface CopyFederationResult {
  * Safe to run again after an interruption: what the target already holds is skipped, never duplicated.
  * A target that holds a different federation is refused, so nothing is ever merged into another one.
  */
-export async function copyFederation(source: FederationBackend, target: FederationBackend): Promise<CopyFederationResult> {
-  const registry = await source.registry.read();
+export interface CopyFederationOptions {
+  /**
+   * Where each team's workspace is in the target (default: where it is now). Exporting into another
+   * file federation moves directory teams under its root, e.g. with `teamWorkspacePath`.
+   */
+  relocate?: (entry: RegistryEntry) => RegistryEntry;
+}
+
+export async function copyFederation(source: FederationBackend, target: FederationBackend, options: CopyFederationOptions = {}): Promise<CopyFederationResult> {
+  const stored = await source.registry.read();
+  const registry = options.relocate ? { ...stored, teams: stored.teams.map(options.relocate) } : stored;
   if (!(await target.registry.create(registry))) {
     // A target made by `fed init` (no teams yet) takes the registry on top of its own version; one that
     // already holds these teams is an earlier, interrupted copy; anything else is another federation.
@@ -46,12 +55,14 @@ export async function copyFederation(source: FederationBackend, target: Federati
     }
   }
   const result: CopyFederationResult = { teams: registry.teams.length, signals: 0, acknowledgments: 0, lifecycles: 0, journalLines: 0, invalid: [] };
-  const parties: SignalParty[] = [{ id: META, entry: undefined }, ...registry.teams.map((entry) => ({ id: entry.domainId, entry }))];
+  const partiesOf = (teams: readonly RegistryEntry[]): SignalParty[] => [{ id: META, entry: undefined }, ...teams.map((entry) => ({ id: entry.domainId, entry }))];
+  const sourceParties = partiesOf(stored.teams);
+  const parties = partiesOf(registry.teams);
   const byId = new Map(parties.map((party) => [party.id, party]));
 
-  for (const party of parties) {
+  for (const [index, party] of parties.entries()) {
     await target.signals.provision(party);
-    const { signals, invalid } = await source.signals.inbox(party).list();
+    const { signals, invalid } = await source.signals.inbox(sourceParties[index]!).list();
     result.invalid.push(...invalid.map((bad) => ({ ...bad, party: party.id })));
     const targetInbox = target.signals.inbox(party);
     const present = new Map((await targetInbox.list()).signals.map((entry) => [entry.message.id, entry]));
@@ -70,15 +81,16 @@ export async function copyFederation(source: FederationBackend, target: Federati
     }
   }
 
-  for (const team of registry.teams) {
-    const stored = await source.lifecycles.read(team);
-    if (!stored) continue;
-    const journal = await source.lifecycles.journalTail(team, stored.envelope.seq);
+  for (const [index, team] of registry.teams.entries()) {
+    const from = stored.teams[index]!;
+    const envelope = await source.lifecycles.read(from);
+    if (!envelope) continue;
+    const journal = await source.lifecycles.journalTail(from, envelope.envelope.seq);
     const existing = await target.lifecycles.read(team);
     if (!existing) {
-      await target.lifecycles.exclusive(team, (section) => target.lifecycles.write(team, stored.envelope, null, section));
+      await target.lifecycles.exclusive(team, (section) => target.lifecycles.write(team, envelope.envelope, null, section));
       result.lifecycles++;
-    } else if (!isDeepStrictEqual(existing.envelope, stored.envelope)) {
+    } else if (!isDeepStrictEqual(existing.envelope, envelope.envelope)) {
       throw new RefusedError(
         'MIGRATION_TARGET_NOT_EMPTY',
         `the target already holds a different lifecycle state for team "${team.domainId}" (${target.lifecycles.envelopeLocation(team)}); copy into an empty target`,

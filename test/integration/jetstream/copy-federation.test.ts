@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJetStreamBackend, type JetStreamBackend } from '../../../src/adapters/jetstream/open-jetstream-backend.js';
 import { copyFederation } from '../../../src/migration/copy-federation.js';
+import { initFederation, onboardTeam, openFileBackend, teamWorkspacePath } from '../../../src/index.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 import type { FederationBackend } from '../../../src/ports/federation-backend.js';
 import type { SignalParty } from '../../../src/ports/signal-transport.js';
 import { jetstreamBackendSchema } from '../../../src/schema/config.js';
@@ -9,7 +13,7 @@ import type { RegistryEntry } from '../../../src/schema/registry.js';
 import { SIGNAL_PROTOCOL } from '../../../src/schema/signal.js';
 import { skipWithoutNatsServer, startNatsServer, type NatsServer } from '../../helpers/nats-server.js';
 
-const SUITE = 'copying a federation between backends (JetStream to JetStream)';
+const SUITE = 'copying a federation between backends (files and JetStream)';
 
 const entry = (id: string): RegistryEntry => ({
   domain: id,
@@ -23,10 +27,12 @@ const entry = (id: string): RegistryEntry => ({
 const meta: SignalParty = { id: 'meta', entry: undefined };
 
 /** A federation with two teams, signals both ways (some acknowledged), a lifecycle and its journal. */
-async function populate(backend: FederationBackend): Promise<void> {
-  const teams = [entry('docs'), entry('ops')];
-  await backend.registry.create({ lastUpdated: new Date().toISOString(), lockVersion: 0, teams: [] });
-  await backend.registry.commit(0, { lastUpdated: '', lockVersion: 0, teams });
+async function populate(backend: FederationBackend, registered?: RegistryEntry[]): Promise<void> {
+  const teams = registered ?? [entry('docs'), entry('ops')];
+  if (!registered) {
+    await backend.registry.create({ lastUpdated: new Date().toISOString(), lockVersion: 0, teams: [] });
+    await backend.registry.commit(0, { lastUpdated: '', lockVersion: 0, teams });
+  }
   const party = (team: RegistryEntry): SignalParty => ({ id: team.domainId, entry: team });
   for (let i = 0; i < 6; i++) {
     const to = teams[i % 2]!;
@@ -97,6 +103,35 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     expect(await snapshot(target)).toEqual(await snapshot(source));
     expect(await copyFederation(source, target)).toMatchObject({ signals: 0, acknowledgments: 0, lifecycles: 0, journalLines: 0 });
     expect(await snapshot(target)).toEqual(await snapshot(source));
+  });
+
+  it('files → JetStream → files: a file federation migrates and exports back with every signal, acknowledgment and lifecycle state', async () => {
+    const root = tempDir();
+    initFederation(root, {}, {});
+    const teams = [await onboardTeam(root, { domain: 'docs' }, { durable: false }), await onboardTeam(root, { domain: 'ops' }, { durable: false })];
+    const files = openFileBackend(root);
+    await populate(files, teams);
+
+    const jetstream = open('migrated');
+    expect(await copyFederation(files, jetstream)).toMatchObject({ teams: 2, signals: 7, acknowledgments: 1, lifecycles: 1, journalLines: 2, invalid: [] });
+    expect(await snapshot(jetstream)).toEqual(await snapshot(files));
+
+    // Back into a fresh file federation on another root: directory teams move under it.
+    const back = tempDir();
+    initFederation(back, {}, {});
+    const exported = openFileBackend(back);
+    const relocate = (team: RegistryEntry) => {
+      const location = teamWorkspacePath(back, team.domain, team.placementType);
+      mkdirSync(location, { recursive: true });
+      return { ...team, location };
+    };
+    expect(await copyFederation(jetstream, exported, { relocate })).toMatchObject({ signals: 7, acknowledgments: 1, lifecycles: 1, journalLines: 2 });
+    const withoutPlaces = async (backend: FederationBackend) => {
+      const { teams: registered, ...rest } = await snapshot(backend);
+      return { ...rest, teams: registered.map(({ location: _location, ...team }) => team) };
+    };
+    expect(await withoutPlaces(exported)).toEqual(await withoutPlaces(files));
+    expect((await exported.registry.read()).teams.map((t) => t.location)).toEqual([join(back, '.fed', 'teams', 'docs'), join(back, '.fed', 'teams', 'ops')]);
   });
 
   it('refuses a target that holds another federation, and changes nothing there', async () => {
