@@ -30,6 +30,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   deliverable: async () => (await import('./commands/deliverable.js')).registerDeliverable,
   demo: async () => (await import('./commands/demo.js')).registerDemo,
   doctor: async () => (await import('./commands/doctor.js')).registerDoctor,
+  migrate: async () => (await import('./commands/migrate.js')).registerMigrate,
 };
 
 /**
