@@ -67,6 +67,9 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     expect(reports, reports.stderr).toMatchObject({ code: 0 });
     const { signals } = JSON.parse(reports.stdout) as { signals: Array<{ message: { from: string; type: string; subject: string } }> };
     expect(signals.some((s) => s.message.from === 'docs' && s.message.type === 'report')).toBe(true);
+    const monitor = await onMeta(['monitor', '--json']);
+    expect(monitor, monitor.stderr).toMatchObject({ code: 0 });
+    expect(monitor.stdout).toContain('"docs"');
     const inbox = await onMeta(['signal', 'list', '--team', 'docs', '--json']);
     const docsInbox = (JSON.parse(inbox.stdout) as { signals: Array<{ message: { subject: string; acknowledged: boolean } }> }).signals;
     expect(docsInbox).toEqual([expect.objectContaining({ message: expect.objectContaining({ subject: 'Document the architecture', acknowledged: true }) })]);
