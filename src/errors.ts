@@ -136,3 +136,16 @@ export class LifecycleConflictError extends FedError {
     );
   }
 }
+
+/**
+ * The configured backend cannot be used: its server is unreachable, refuses the credentials, or lacks
+ * what fed needs (JetStream). Names the servers and says how to start or point at one; the CLI exits 2.
+ */
+export class BackendUnavailableError extends FedError {
+  readonly servers: readonly string[];
+
+  constructor(servers: readonly string[], message: string, cause?: unknown) {
+    super('BACKEND_UNAVAILABLE', message, { cause });
+    this.servers = servers;
+  }
+}

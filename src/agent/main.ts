@@ -6,7 +6,7 @@ import { consultantArchetype } from '../archetypes/consultant/index.js';
 import { deliverableArchetype } from '../archetypes/deliverable/index.js';
 import { FedError, RefusedError } from '../errors.js';
 import { getTeam } from '../registry/find-team.js';
-import { openBackend } from '../backend/open-backend.js';
+import { closeOpenBackends, openBackend } from '../backend/open-backend.js';
 import { readLaunchContext } from './agent-context.js';
 import { runConsultant } from './consult.js';
 import { fedEventReporter, runFed } from './fed-event.js';
@@ -70,3 +70,5 @@ try {
   process.stderr.write(`fed-agent: ${error instanceof FedError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exitCode = refusal ? 2 : 1;
 }
+// A JetStream backend's connection would keep the process alive.
+await closeOpenBackends();

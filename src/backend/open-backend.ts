@@ -1,10 +1,22 @@
 import { openFileBackend } from '../adapters/file/open-file-backend.js';
+import { createJetStreamBackend } from '../adapters/jetstream/open-jetstream-backend.js';
+import { loadConfig } from '../config/load-config.js';
 import type { FederationBackend } from '../ports/federation-backend.js';
+import { sharedNetworkBackend } from './network-backends.js';
+
+export { closeOpenBackends } from './network-backends.js';
 
 /**
- * The backend of the federation at `root`. Every federation uses file-signal-v1 today; a second adapter
- * is one more branch here, chosen by the federation's configuration.
+ * The backend of the federation at `root`, as its configuration selects: file-signal-v1 by default, NATS
+ * JetStream when `backend.type` is `jetstream` or `FED_NATS_URL` is set. Opening never waits for the
+ * network: a JetStream backend connects on first use, and is shared by every caller in this process
+ * until `closeOpenBackends`.
  */
-export function openBackend(root: string): FederationBackend {
-  return openFileBackend(root);
+export function openBackend(root: string, env: NodeJS.ProcessEnv = process.env): FederationBackend {
+  const { config } = loadConfig(root, env);
+  const backend = config.backend;
+  if (backend?.type !== 'jetstream') return openFileBackend(root);
+  return sharedNetworkBackend(JSON.stringify([root, config.federationName, backend]), () =>
+    createJetStreamBackend({ root, federationName: config.federationName, backend, env }),
+  );
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { runCli } from './program.js';
 import { runCliExitTasks } from './exit-tasks.js';
+import { closeOpenBackends } from '../backend/network-backends.js';
 
 // A reader that went away (`fed team list | head -1`) ends the output, not the command with a stack trace.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -12,3 +13,5 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 process.exitCode = await runCli(process.argv.slice(2));
 // After the command (and any nested runCli, as in `fed demo`): send the metrics left, in bounded time.
 await runCliExitTasks();
+// A JetStream backend's connection would keep the process alive.
+await closeOpenBackends();

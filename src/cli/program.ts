@@ -33,6 +33,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   demo: async () => (await import('./commands/demo.js')).registerDemo,
   doctor: async () => (await import('./commands/doctor.js')).registerDoctor,
   log: async () => (await import('./commands/log.js')).registerLog,
+  migrate: async () => (await import('./commands/migrate.js')).registerMigrate,
 };
 
 /**

@@ -18,9 +18,9 @@ function isFile(path: string): boolean {
 }
 
 /**
- * Files the config names that are not there (or are not files): `deliverableSchema` and `importHook`,
- * which fail the commands that use them, and the playbook skill, without which launch prompts have no
- * playbook. Relative paths are resolved against the federation root, as everywhere.
+ * Files the config names that are not there (or are not files): `deliverableSchema`, `importHook` and the
+ * JetStream backend's creds and TLS files, which fail the commands that use them, and the playbook skill,
+ * without which launch prompts have no playbook. Relative paths are resolved against the federation root, as everywhere.
  */
 export function missingConfigFiles(root: string, config: FederationConfig): ValidationProblem[] {
   const problems: ValidationProblem[] = [];
@@ -28,6 +28,20 @@ export function missingConfigFiles(root: string, config: FederationConfig): Vali
     const value = config[key];
     if (value !== undefined && !isFile(resolve(root, value))) {
       problems.push({ path: key, message: `${resolve(root, value)} is not a file; fix the path or remove ${key}` });
+    }
+  }
+  const backend = config.backend;
+  if (backend?.type === 'jetstream') {
+    const files: Array<[string, string | undefined]> = [
+      ['backend.credentials.file', backend.credentials && 'file' in backend.credentials ? backend.credentials.file : undefined],
+      ['backend.tls.caFile', backend.tls?.caFile],
+      ['backend.tls.certFile', backend.tls?.certFile],
+      ['backend.tls.keyFile', backend.tls?.keyFile],
+    ];
+    for (const [key, value] of files) {
+      if (value !== undefined && !isFile(resolve(root, value))) {
+        problems.push({ path: key, message: `${resolve(root, value)} is not a file; fix the path or remove ${key}` });
+      }
     }
   }
   const playbook = playbookSkillFile(root, config);

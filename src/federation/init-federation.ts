@@ -2,9 +2,15 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { createFileExclusive } from '../fs/atomic-write.js';
 import { toJsonText } from '../fs/json-text.js';
 import { federationPaths, workspacePaths } from '../layout.js';
+import { durabilityNote } from '../adapters/jetstream/durability-note.js';
+import { jetstreamNames } from '../adapters/jetstream/names.js';
+import type { JetStreamBackend } from '../adapters/jetstream/open-jetstream-backend.js';
+import { openBackend } from '../backend/open-backend.js';
+import { applyEnvOverrides } from '../config/env-overrides.js';
 import { loadConfig, validateConfig, type LoadedConfig } from '../config/load-config.js';
 import type { FederationConfigInput } from '../schema/config.js';
-import { emptyRegistry, readRegistry } from '../registry/registry-file.js';
+import { readRegistry } from '../registry/registry-file.js';
+import { emptyRegistry } from '../schema/registry.js';
 import { seedSkills } from '../skills/seed-skills.js';
 
 export interface InitRequest {
@@ -14,6 +20,8 @@ export interface InitRequest {
 
 export interface InitResult {
   root: string;
+  /** The registry is kept by a shared backend (JetStream): create or join it with initSharedRegistry. */
+  sharedRegistry: boolean;
   /** Paths this call created; empty when the federation already existed (re-running is a no-op). */
   created: string[];
   config: LoadedConfig;
@@ -45,11 +53,15 @@ export function initFederation(root: string, request: InitRequest = {}, env: Nod
   const requested: FederationConfigInput = {};
   if (request.federationName !== undefined) requested.federationName = request.federationName;
   if (request.description !== undefined) requested.description = request.description;
-  // Validate before anything is written, so a bad --name leaves nothing half-initialised.
-  validateConfig(requested, paths.config);
-  // An existing config or registry that is broken is reported now, before anything is created.
-  if (existsSync(paths.config)) loadConfig(root, env);
-  if (existsSync(paths.registry)) readRegistry(root);
+  // Validate before anything is written, so a bad --name leaves nothing half-initialised; an existing
+  // config that is broken is reported now, before anything is created.
+  const requestedConfig = validateConfig(requested, paths.config).config;
+  const planned = existsSync(paths.config) ? loadConfig(root, env).config : applyEnvOverrides(requestedConfig, env);
+  // With JetStream the registry is shared by every machine and lives there (initSharedRegistry), and the
+  // federation's name must be able to name its streams.
+  const shared = planned.backend?.type === 'jetstream';
+  if (shared) jetstreamNames(planned.federationName);
+  else if (existsSync(paths.registry)) readRegistry(root);
 
   for (const dir of [meta.inbox, meta.outbox, paths.skills]) {
     if (!existsSync(dir)) {
@@ -60,9 +72,30 @@ export function initFederation(root: string, request: InitRequest = {}, env: Nod
   if (createFileExclusive(paths.config, toJsonText(requested))) created.push(paths.config);
   else if (Object.keys(requested).length) warnings.push(`${paths.config} already exists and was left unchanged`);
   if (createFileExclusive(paths.gitignore, FED_GITIGNORE)) created.push(paths.gitignore);
-  if (createFileExclusive(paths.registry, toJsonText(emptyRegistry()))) created.push(paths.registry);
+  if (!shared && createFileExclusive(paths.registry, toJsonText(emptyRegistry()))) created.push(paths.registry);
   created.push(...seedSkills(paths.skills));
 
   const config = loadConfig(root, env);
-  return { root, created, config, warnings: [...warnings, ...config.warnings] };
+  return { root, sharedRegistry: shared, created, config, warnings: [...warnings, ...config.warnings] };
+}
+
+export interface SharedRegistryResult {
+  /** True when the federation already existed there: this machine joined it, nothing was reset. */
+  joined: boolean;
+  teams: number;
+  location: string;
+  /** What a power loss could cost with this server and replica count (README: Durability), if anything. */
+  durabilityNote: string | undefined;
+}
+
+/**
+ * `fed init` with the JetStream backend: create the federation's registry there, or — when a federation
+ * of that name already exists (another machine initialised it) — join it, leaving everything as it is.
+ */
+export async function initSharedRegistry(root: string, env: NodeJS.ProcessEnv = process.env): Promise<SharedRegistryResult> {
+  const backend = openBackend(root, env) as JetStreamBackend;
+  const joined = !(await backend.registry.create(emptyRegistry()));
+  const registry = await backend.registry.read();
+  const { session } = await backend.streams();
+  return { joined, teams: registry.teams.length, location: backend.registry.location, durabilityNote: durabilityNote(session.serverVersion, session.replicas) };
 }

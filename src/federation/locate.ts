@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { NotAFederationError } from '../errors.js';
+import { loadConfig } from '../config/load-config.js';
 import { readJsonFile } from '../fs/read-json-file.js';
 import { federationPaths, workspacePaths } from '../layout.js';
 import { teamMarkerSchema, type TeamMarker } from '../schema/team-marker.js';
@@ -27,15 +28,17 @@ function readMarker(file: string): TeamMarker {
 /**
  * What `dir` is: a team workspace (its `.fed/team.json` marker names the federation — checked first,
  * because a worktree can also hold a committed config or registry), a federation root (it has a
- * registry), or neither.
+ * registry, or a config that keeps the registry in a shared backend such as JetStream), or neither.
  */
-function classify(dir: string): FederationLocation | undefined {
+function classify(dir: string, env: NodeJS.ProcessEnv): FederationLocation | undefined {
   const marker = workspacePaths(dir).marker;
   if (existsSync(marker)) {
     const { federationRoot, domainId } = readMarker(marker);
     return { root: federationRoot, team: domainId };
   }
-  if (existsSync(federationPaths(dir).registry)) return { root: dir, team: undefined };
+  const paths = federationPaths(dir);
+  if (existsSync(paths.registry)) return { root: dir, team: undefined };
+  if (existsSync(paths.config) && loadConfig(dir, env).config.backend?.type === 'jetstream') return { root: dir, team: undefined };
   return undefined;
 }
 
@@ -50,16 +53,16 @@ export function locateFederation(options: LocateOptions = {}): FederationLocatio
   const envTeam = env.FED_TEAM || undefined;
   if (explicit) {
     const dir = resolve(options.cwd ?? process.cwd(), explicit);
-    const found = classify(dir);
+    const found = classify(dir, env);
     if (!found) {
       const source = options.root ? '--root' : 'FED_ROOT';
-      throw new NotAFederationError(`${source} ${dir} is not a federation (no .fed/team-registry.json); run: fed init --root ${dir}`);
+      throw new NotAFederationError(`${source} ${dir} is not a federation (no .fed/team-registry.json, nor a federate.config.json with a JetStream backend); run: fed init --root ${dir}`);
     }
     return { root: found.root, team: found.team ?? envTeam };
   }
   const start = resolve(options.cwd ?? process.cwd());
   for (let dir = start; ; dir = dirname(dir)) {
-    const found = classify(dir);
+    const found = classify(dir, env);
     if (found) return { root: found.root, team: found.team ?? envTeam };
     if (dirname(dir) === dir) break;
   }

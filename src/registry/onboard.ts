@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { CorruptFileError, InvalidInputError, RefusedError } from '../errors.js';
 import { createFileExclusive, unlinkQuietly, writeFileAtomic } from '../fs/atomic-write.js';
 import { ensureDirectory } from '../fs/ensure-directory.js';
@@ -116,6 +117,7 @@ export async function onboardTeam(root: string, request: OnboardRequest, options
     throw new InvalidInputError(`--placement: expected one of ${PLACEMENT_TYPES.join(', ')}, got "${String(placementType)}"`);
   }
 
+  // The registry of the configured backend: on JetStream it is shared with teams on other machines.
   const backend = openBackend(root);
   const paths = onboardingPaths(root, domain);
   const leftover = readOnboardingIntent(root, domain);
@@ -160,6 +162,7 @@ export async function onboardTeam(root: string, request: OnboardRequest, options
         placementType,
         onboardedAt: now,
         location: workspace.location,
+        host: hostname(),
         status: 'active',
         lastActive: now,
       };

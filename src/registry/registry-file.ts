@@ -11,10 +11,6 @@ export { RegistryConflictError };
 
 const REGISTRY_FIX = 'fed will not overwrite it; restore .fed/team-registry.json from a backup';
 
-export function emptyRegistry(now = new Date()): Registry {
-  return { lastUpdated: now.toISOString(), lockVersion: 0, teams: [] };
-}
-
 /** Parse registry text; a broken file is reported with its path and problem and never replaced. */
 export function parseRegistry(text: string, file: string): Registry {
   return parseJsonFile(text, file, registrySchema);

@@ -20,6 +20,11 @@ export const registryEntrySchema = z.looseObject({
   placementType: placementTypeSchema,
   onboardedAt: isoTimestamp,
   location: nonEmptyString.refine(isAbsolute, { error: 'expected an absolute path' }),
+  /**
+   * The machine the workspace is on (its host name), for federations whose teams work on several machines
+   * (the JetStream backend): `location` is a path on that machine. Absent in registries written before it.
+   */
+  host: nonEmptyString.optional(),
   status: teamStatusSchema.optional(),
   lastActive: isoTimestamp.optional(),
 });
@@ -32,3 +37,8 @@ export const registrySchema = z.looseObject({
   teams: z.array(registryEntrySchema),
 });
 export type Registry = z.infer<typeof registrySchema>;
+
+/** The registry of a federation with no teams yet, as `fed init` creates it on any backend. */
+export function emptyRegistry(now = new Date()): Registry {
+  return { lastUpdated: now.toISOString(), lockVersion: 0, teams: [] };
+}

@@ -4,7 +4,8 @@ import { createFileExclusive, writeFileAtomic, type WriteOptions } from '../fs/a
 import { toJsonText } from '../fs/json-text.js';
 import type { SignalAck } from '../schema/signal.js';
 import { recordSignalAcknowledged } from '../telemetry/fed-metrics.js';
-import { judgeAck, readBoxFile } from './parse-signal-file.js';
+import { readBoxFile } from './parse-signal-file.js';
+import { judgeAck } from '../schema/judge-signal.js';
 import type { AckResult, SignalEntry } from '../ports/signal-transport.js';
 import { ackFileName } from './signal-file-name.js';
 

@@ -7,7 +7,8 @@ import { parseJsonText, toJsonText } from '../fs/json-text.js';
 import { readFileBounded } from '../fs/read-json-file.js';
 import { workspacePaths } from '../layout.js';
 import { quarantineReasonSchema, type QuarantineReason } from '../schema/signal.js';
-import { judgeSignal, readBoxFile, statKey, type BoxExpectation } from './parse-signal-file.js';
+import { readBoxFile, statKey } from './parse-signal-file.js';
+import { judgeSignal, type BoxExpectation } from '../schema/judge-signal.js';
 import { isAckFileName, isSignalFileName } from './signal-file-name.js';
 import type { QuarantineOptions, QuarantineResult } from '../ports/signal-transport.js';
 

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { MAX_SIGNAL_BYTES, type SignalAck, type SignalMessage } from '../schema/signal.js';
 import { ACK_FILE_SUFFIX, isAckFileName, isSignalFileName } from './signal-file-name.js';
 import type { InvalidSignalFile, SignalEntry, SignalReadResult } from '../ports/signal-transport.js';
-import { judgeAck, judgeSignal, readBoxFile, statKey, type BoxExpectation, type Judged } from './parse-signal-file.js';
+import { readBoxFile, statKey } from './parse-signal-file.js';
+import { judgeAck, judgeSignal, type BoxExpectation, type Judged } from '../schema/judge-signal.js';
 
 // The shapes of stored signals are the signal transport port's (file-signal-v1 is its file adapter).
 export type { InvalidSignalFile, SignalEntry, SignalReadResult } from '../ports/signal-transport.js';

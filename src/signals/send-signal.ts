@@ -7,7 +7,8 @@ import { ensureDirectory } from '../fs/ensure-directory.js';
 import { toJsonText } from '../fs/json-text.js';
 import type { SentSignal } from '../ports/signal-transport.js';
 import type { SignalMessage } from '../schema/signal.js';
-import { judgeSignal, readBoxFile, type BoxExpectation } from './parse-signal-file.js';
+import { readBoxFile } from './parse-signal-file.js';
+import { judgeSignal, type BoxExpectation } from '../schema/judge-signal.js';
 import type { SignalWorkspace } from './resolve-workspace.js';
 import { sameSubjectPattern, signalFileName } from './signal-file-name.js';
 

@@ -1,6 +1,6 @@
 import { watch, type FSWatcher } from 'node:fs';
 import type { SignalSubscription, WatchOptions } from '../ports/signal-transport.js';
-import type { BoxExpectation } from './parse-signal-file.js';
+import type { BoxExpectation } from '../schema/judge-signal.js';
 import { SignalBoxReader, type InvalidSignalFile, type SignalEntry } from './read-signals.js';
 
 export interface WatchSignalsOptions extends WatchOptions {

@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -102,7 +103,7 @@ describe('registry optimistic concurrency', () => {
 });
 
 describe('onboarding', () => {
-  it('registers a directory team with the spec fields, its signal boxes and marker', async () => {
+  it('registers a directory team with the spec fields, the host its workspace is on, its signal boxes and marker', async () => {
     const root = federation();
     const entry = await onboardTeam(root, { domain: 'docs' });
     expect(entry).toEqual({
@@ -112,6 +113,7 @@ describe('onboarding', () => {
       placementType: 'directory',
       onboardedAt: entry.onboardedAt,
       location: join(root, '.fed', 'teams', 'docs'),
+      host: hostname(),
       status: 'active',
       lastActive: entry.onboardedAt,
     });

@@ -20,7 +20,7 @@ import type {
   WatchOptions,
 } from '../../ports/signal-transport.js';
 import { writeAck } from '../../signals/ack-signal.js';
-import type { BoxExpectation } from '../../signals/parse-signal-file.js';
+import type { BoxExpectation } from '../../schema/judge-signal.js';
 import { quarantineSignalFile, restoreSettledQuarantine } from '../../signals/quarantine.js';
 import { SignalBoxReader } from '../../signals/read-signals.js';
 import type { SignalWorkspace } from '../../signals/resolve-workspace.js';

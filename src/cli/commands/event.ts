@@ -4,6 +4,7 @@ import { InvalidInputError } from '../../errors.js';
 import { openAgentInspection } from '../../inspect/agent-inspection.js';
 import { parseJsonText } from '../../fs/json-text.js';
 import { resolveTeam } from '../../registry/team-workspace.js';
+import { openBackend } from '../../backend/open-backend.js';
 import { federationContext, printJson, type CliIo } from '../io.js';
 import { requireTeam } from '../team-option.js';
 
@@ -29,7 +30,7 @@ export function registerEvent(program: Command, io: CliIo): void {
     .action(async (type: string, options: { team?: string; data?: string; json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
       const data = parseData(options.data);
-      const team = await resolveTeam(ctx.root, requireTeam(options.team, ctx, 'fed event --team <team> <EVENT>'));
+      const team = await resolveTeam(ctx.root, requireTeam(options.team, ctx, 'fed event --team <team> <EVENT>'), await openBackend(ctx.root, io.env).registry.read());
       // Launched with an inspected launch: this process's transitions go to the launcher's inspection log too.
       const inspection = openAgentInspection(io.env);
       let result;

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { initFederation } from '../../federation/init-federation.js';
+import { initFederation, initSharedRegistry } from '../../federation/init-federation.js';
 import { initTarget } from '../../federation/locate.js';
 import { globalOptions, printJson, type CliIo } from '../io.js';
 
@@ -10,12 +10,19 @@ export function registerInit(program: Command, io: CliIo): void {
     .option('--name <federationName>', 'persona name used as the @handle in the chat channel')
     .option('--description <text>', 'human-readable purpose of the federation')
     .option('--json', 'print the result as JSON')
-    .action((options: { name?: string; description?: string; json?: boolean }, command: Command) => {
+    .action(async (options: { name?: string; description?: string; json?: boolean }, command: Command) => {
       const root = initTarget({ root: globalOptions(command).root, env: io.env, cwd: io.cwd });
       const result = initFederation(root, { federationName: options.name, description: options.description }, io.env);
-      for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
-      if (options.json) return printJson(io, { root: result.root, created: result.created });
-      if (result.created.length === 0) io.stdout(`federation at ${root} is already initialised; nothing to do\n`);
-      else io.stdout(`initialised federation at ${root}\n${result.created.map((p) => `  created ${p}\n`).join('')}`);
+      const shared = result.sharedRegistry ? await initSharedRegistry(root, io.env) : undefined;
+      for (const warning of [...result.warnings, ...(shared?.durabilityNote ? [shared.durabilityNote] : [])]) io.stderr(`warning: ${warning}\n`);
+      if (options.json) return printJson(io, { root: result.root, created: result.created, ...(shared && { registry: { location: shared.location, joined: shared.joined, teams: shared.teams } }) });
+      const name = result.config.config.federationName;
+      const registryLine = shared
+        ? shared.joined
+          ? `joined federation "${name}" (${shared.teams} team${shared.teams === 1 ? '' : 's'}) at ${shared.location}\n`
+          : `created federation "${name}" at ${shared.location}\n`
+        : '';
+      if (result.created.length === 0) io.stdout(`${registryLine}federation at ${root} is already initialised; nothing to do\n`);
+      else io.stdout(`initialised federation at ${root}\n${result.created.map((p) => `  created ${p}\n`).join('')}${registryLine}`);
     });
 }

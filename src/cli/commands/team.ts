@@ -60,7 +60,7 @@ export function registerTeam(program: Command, io: CliIo): void {
     .option('--json', 'print the registry teams as JSON')
     .action(async (options: { json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
-      const registry = await openBackend(ctx.root).registry.read();
+      const registry = await openBackend(ctx.root, io.env).registry.read();
       if (options.json) return printJson(io, registry.teams);
       if (registry.teams.length === 0) return io.stdout('no teams yet; onboard one with: fed team onboard <domain>\n');
       io.stdout(
@@ -80,7 +80,7 @@ export function registerTeam(program: Command, io: CliIo): void {
       const ctx = federationContext(command, io);
       const wanted = name ?? ctx.team;
       if (!wanted) throw new InvalidInputError('which team? pass its id (fed team show <team>) or run this inside its workspace');
-      const entry = getTeam(await openBackend(ctx.root).registry.read(), wanted);
+      const entry = getTeam(await openBackend(ctx.root, io.env).registry.read(), wanted);
       const lifecycle = lifecycleFor(entry.archetypeId) ? await viewLifecycle(ctx.root, entry) : null;
       const lastRun = readLastRun(entry.location);
       if (options.json) return printJson(io, { ...entry, lifecycle, lastRun });

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { BoxExpectation } from '../parse-signal-file.js';
+import type { BoxExpectation } from '../../schema/judge-signal.js';
 import { readSignalBox, type SignalReadResult } from '../read-signals.js';
 
 /**

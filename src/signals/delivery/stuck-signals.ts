@@ -5,7 +5,7 @@ import { statusOf } from '../../registry/find-team.js';
 import { META } from '../../schema/common.js';
 import type { Registry } from '../../schema/registry.js';
 import type { SignalMessage, SignalType } from '../../schema/signal.js';
-import { judgeSignal } from '../parse-signal-file.js';
+import { judgeSignal } from '../../schema/judge-signal.js';
 import { ACK_FILE_SUFFIX, isAckFileName, isSignalFileName, nameHint } from '../signal-file-name.js';
 import { dueAt, needsAnswer, type DeadlineTable } from './deadlines.js';
 import type { DeliveryFactStore } from './delivery-fact-store.js';

@@ -1,0 +1,107 @@
+import { CorruptFileError, NotAFederationError, RegistryConflictError } from '../../errors.js';
+import { toJsonText } from '../../fs/json-text.js';
+import type { RegistryCommitOptions, RegistryStore } from '../../ports/registry-store.js';
+import { registrySchema, type Registry } from '../../schema/registry.js';
+import { zodProblemText } from '../../schema/problems.js';
+import type { FederationStreams } from './federation-streams.js';
+import type { JetStreamNames } from './names.js';
+import { retryTransient } from './transient.js';
+
+const KEY = 'registry';
+
+/** A KV update refused because the key moved on: the revision check of the compare-and-swap. */
+export function isWrongLastSequence(error: unknown): boolean {
+  return /wrong last sequence/i.test(String((error as Error | undefined)?.message));
+}
+
+interface Stored {
+  registry: Registry;
+  revision: number;
+}
+
+/**
+ * The registry (spec §2.4) as one KV entry. The `lockVersion` compare-and-swap is the KV revision check:
+ * a commit updates the entry only at the revision holding the `lockVersion` it expects, so two writers on
+ * two machines cannot both land on one version — the second gets RegistryConflictError and retries on
+ * top of the first (`updateRegistry`), exactly as with the file.
+ */
+export class JetStreamRegistryStore implements RegistryStore {
+  readonly location: string;
+  private readonly federation: string;
+  /** The revision each recently read lockVersion was stored at, so a commit needs no second read. */
+  private readonly revisions = new Map<number, number>();
+
+  constructor(private readonly streams: () => Promise<FederationStreams>, names: JetStreamNames, where: string) {
+    this.location = `${where} KV ${names.registryBucket}/${KEY}`;
+    this.federation = names.federation;
+  }
+
+  private async fetch(): Promise<Stored | undefined> {
+    const { registry } = await this.streams();
+    const entry = await retryTransient(() => registry.get(KEY));
+    if (!entry || entry.operation !== 'PUT') return undefined;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(new TextDecoder().decode(entry.value));
+    } catch (error) {
+      throw new CorruptFileError(this.location, `not valid JSON (${(error as Error).message})`);
+    }
+    const parsed = registrySchema.safeParse(raw);
+    if (!parsed.success) throw new CorruptFileError(this.location, zodProblemText(parsed.error));
+    this.remember(parsed.data.lockVersion, entry.revision);
+    return { registry: parsed.data, revision: entry.revision };
+  }
+
+  private remember(lockVersion: number, revision: number): void {
+    this.revisions.set(lockVersion, revision);
+    if (this.revisions.size > 16) this.revisions.delete(this.revisions.keys().next().value!);
+  }
+
+  async read(): Promise<Registry> {
+    const stored = await this.fetch();
+    if (!stored) {
+      throw new NotAFederationError(`federation "${this.federation}" has no registry in JetStream (${this.location}); create it with: fed init --name ${this.federation}`);
+    }
+    return stored.registry;
+  }
+
+  async commit(expectedVersion: number, next: Registry, options: RegistryCommitOptions = {}): Promise<Registry> {
+    let revision = this.revisions.get(expectedVersion);
+    if (revision === undefined) {
+      const current = await this.fetch();
+      if (!current) throw new NotAFederationError(`federation "${this.federation}" has no registry in JetStream (${this.location}); create it with: fed init --name ${this.federation}`);
+      if (current.registry.lockVersion !== expectedVersion) throw new RegistryConflictError(this.location, expectedVersion, current.registry.lockVersion);
+      revision = current.revision;
+    }
+    const written: Registry = { ...next, lastUpdated: (options.now?.() ?? new Date()).toISOString(), lockVersion: expectedVersion + 1 };
+    const text = toJsonText(written);
+    const { registry } = await this.streams();
+    let retried = false;
+    try {
+      const stored = await retryTransient((attempt) => {
+        retried = attempt > 1;
+        return registry.update(KEY, text, revision);
+      });
+      this.remember(written.lockVersion, stored);
+      return written;
+    } catch (error) {
+      if (!isWrongLastSequence(error)) throw error;
+      const current = await this.fetch();
+      // An attempt that timed out may have landed before its retry was refused: then it is ours.
+      if (retried && current && toJsonText(current.registry) === text) return written;
+      throw new RegistryConflictError(this.location, expectedVersion, current?.registry.lockVersion ?? -1);
+    }
+  }
+
+  async create(initial: Registry): Promise<boolean> {
+    const { registry } = await this.streams();
+    try {
+      const revision = await retryTransient(() => registry.create(KEY, toJsonText(initial)));
+      this.remember(initial.lockVersion, revision);
+      return true;
+    } catch (error) {
+      if (isWrongLastSequence(error) || /key exists/i.test((error as Error).message)) return false;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,63 @@
+import { InvalidInputError } from '../../errors.js';
+
+/**
+ * Where one federation lives in JetStream. Every name is derived from the federation's name, so several
+ * federations share a server without meeting, and a machine that knows the name and the URL finds it all:
+ *
+ * - signals: stream `FED_<name>_SIGNALS`, one subject per inbox, `fed.<name>.inbox.<to>.<from>` — the
+ *   recipient's inbox is `…inbox.<to>.*`, the sender's outbox is `…inbox.*.<from>` (one stored copy);
+ * - acknowledgments: KV bucket `fed_<name>_acks`, key `<team>.<signal id>`;
+ * - registry: KV bucket `fed_<name>_registry`, key `registry`;
+ * - lifecycles: KV bucket `fed_<name>_lifecycle`, key `<team>` (and `lock.<team>` for the writer's lease);
+ * - journals: stream `FED_<name>_JOURNAL`, one subject per line, `fed.<name>.journal.<team>.<seq>` (a line
+ *   is found by its seq in one lookup, the last one by the wildcard);
+ * - quarantine: stream `FED_<name>_QUARANTINE`, subject `fed.<name>.quarantine.<team>`.
+ */
+export interface JetStreamNames {
+  federation: string;
+  signalStream: string;
+  journalStream: string;
+  quarantineStream: string;
+  ackBucket: string;
+  registryBucket: string;
+  lifecycleBucket: string;
+  inboxSubject(to: string, from: string): string;
+  inboxFilter(to: string): string;
+  outboxFilter(from: string): string;
+  journalSubject(team: string, seq: number): string;
+  journalFilter(team: string): string;
+  quarantineSubject(team: string): string;
+}
+
+/** Stream and bucket names allow letters, digits, `-` and `_`; subjects split on `.`, so the name is one token. */
+export const FEDERATION_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+export function jetstreamNames(federation: string | undefined): JetStreamNames {
+  if (federation === undefined) {
+    throw new InvalidInputError(
+      'the JetStream backend needs the federation\'s name (federationName in federate.config.json): it names the streams and buckets every machine shares; ' +
+        'set it, or run fed init --name <federationName>',
+    );
+  }
+  if (!FEDERATION_NAME_PATTERN.test(federation)) {
+    throw new InvalidInputError(
+      `federationName "${federation}" cannot name JetStream streams: with the JetStream backend it must be 1 to 64 letters, digits, "-" or "_"`,
+    );
+  }
+  const prefix = `fed.${federation}`;
+  return {
+    federation,
+    signalStream: `FED_${federation}_SIGNALS`,
+    journalStream: `FED_${federation}_JOURNAL`,
+    quarantineStream: `FED_${federation}_QUARANTINE`,
+    ackBucket: `fed_${federation}_acks`,
+    registryBucket: `fed_${federation}_registry`,
+    lifecycleBucket: `fed_${federation}_lifecycle`,
+    inboxSubject: (to, from) => `${prefix}.inbox.${to}.${from}`,
+    inboxFilter: (to) => `${prefix}.inbox.${to}.*`,
+    outboxFilter: (from) => `${prefix}.inbox.*.${from}`,
+    journalSubject: (team, seq) => `${prefix}.journal.${team}.${seq}`,
+    journalFilter: (team) => `${prefix}.journal.${team}.*`,
+    quarantineSubject: (team) => `${prefix}.quarantine.${team}`,
+  };
+}

@@ -1,0 +1,57 @@
+import type { Command } from 'commander';
+import { openFileBackend } from '../../adapters/file/open-file-backend.js';
+import { openBackend } from '../../backend/open-backend.js';
+import { InvalidInputError } from '../../errors.js';
+import { ensureDirectory } from '../../fs/ensure-directory.js';
+import { teamWorkspacePath } from '../../layout.js';
+import { copyFederation, type CopyFederationResult } from '../../migration/copy-federation.js';
+import type { FederationBackend } from '../../ports/federation-backend.js';
+import { emptyRegistry, type RegistryEntry } from '../../schema/registry.js';
+import { federationContext, printJson, type CliIo } from '../io.js';
+
+const NO_JETSTREAM = 'no JetStream backend is configured: set FED_NATS_URL=nats://… or "backend": {"type": "jetstream", …} in federate.config.json (see fed config show)';
+
+function render(io: CliIo, result: CopyFederationResult, from: FederationBackend, to: FederationBackend, json: boolean | undefined): void {
+  if (json) return printJson(io, { from: from.registry.location, to: to.registry.location, ...result });
+  for (const bad of result.invalid) io.stderr(`warning: ${bad.path} (inbox of ${bad.party}) is not a valid signal and was not copied: ${bad.reason}\n`);
+  io.stdout(
+    `copied ${from.registry.location} → ${to.registry.location}: ${result.teams} team(s), ${result.signals} signal(s), ` +
+      `${result.acknowledgments} acknowledgment(s), ${result.lifecycles} lifecycle(s), ${result.journalLines} journal line(s)\n`,
+  );
+}
+
+export function registerMigrate(program: Command, io: CliIo): void {
+  const migrate = program
+    .command('migrate')
+    .description('copy this federation between backends (files ⇄ NATS JetStream) without losing a signal, an ack or a lifecycle state; stop its processes first');
+  migrate
+    .command('to-jetstream')
+    .description('copy the file federation here into the configured JetStream backend (safe to run again)')
+    .option('--json', 'print the counts as JSON')
+    .action(async (options: { json?: boolean }, command: Command) => {
+      const ctx = federationContext(command, io);
+      const target = openBackend(ctx.root, io.env);
+      if (target.name === 'file-signal-v1') throw new InvalidInputError(NO_JETSTREAM);
+      const source = openFileBackend(ctx.root);
+      render(io, await copyFederation(source, target), source, target, options.json);
+    });
+  migrate
+    .command('to-files')
+    .description('copy the configured JetStream federation into files here; directory teams get their workspace under this root (safe to run again)')
+    .option('--json', 'print the counts as JSON')
+    .action(async (options: { json?: boolean }, command: Command) => {
+      const ctx = federationContext(command, io);
+      const source = openBackend(ctx.root, io.env);
+      if (source.name === 'file-signal-v1') throw new InvalidInputError(NO_JETSTREAM);
+      const target = openFileBackend(ctx.root);
+      await target.registry.create(emptyRegistry());
+      // A directory team's workspace moves under this root; a worktree team keeps its checkout's path.
+      const relocate = (team: RegistryEntry): RegistryEntry => {
+        if (team.placementType !== 'directory') return team;
+        const location = teamWorkspacePath(ctx.root, team.domain, 'directory');
+        ensureDirectory(location);
+        return { ...team, location };
+      };
+      render(io, await copyFederation(source, target, { relocate }), source, target, options.json);
+    });
+}

@@ -1,0 +1,54 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runFed } from '../helpers/fed-cli.js';
+import { skipWithoutNatsServer, startNatsServer, type NatsServer } from '../helpers/nats-server.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const SUITE = 'fed migrate: a file federation into JetStream and back';
+
+interface Listed {
+  signals: Array<{ message: { id: string; subject: string; acknowledged: boolean; acknowledged_at?: string } }>;
+}
+
+describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
+  let server: NatsServer & { dispose(): Promise<void> };
+  beforeAll(async () => {
+    server = await startNatsServer();
+  });
+  afterAll(async () => {
+    await server?.dispose();
+  });
+
+  it('to-jetstream copies signals and acknowledgments (a second run copies nothing); to-files exports them into a new root', async () => {
+    const nats = { FED_NATS_URL: server.url };
+    const root = tempDir();
+    const fed = (args: string[], env: NodeJS.ProcessEnv = {}, dir = root) => runFed(['--root', dir, ...args], { env });
+    expect((await fed(['init', '--name', 'acme'])).code).toBe(0);
+    expect((await fed(['team', 'onboard', 'docs'])).code).toBe(0);
+    for (const subject of ['first', 'second']) expect((await fed(['signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', subject])).code).toBe(0);
+    const [first] = (JSON.parse((await fed(['signal', 'list', '--team', 'docs', '--json'])).stdout) as Listed).signals;
+    expect((await fed(['signal', 'ack', first!.message.id, '--team', 'docs'])).code).toBe(0);
+    const onFiles = JSON.parse((await fed(['signal', 'list', '--team', 'docs', '--json'])).stdout) as Listed;
+
+    const refused = await fed(['migrate', 'to-jetstream']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('no JetStream backend is configured: set FED_NATS_URL');
+
+    const copied = await fed(['migrate', 'to-jetstream', '--json'], nats);
+    expect(copied, copied.stderr).toMatchObject({ code: 0 });
+    expect(JSON.parse(copied.stdout)).toMatchObject({ teams: 1, signals: 2, acknowledgments: 1 });
+    expect(JSON.parse((await fed(['migrate', 'to-jetstream', '--json'], nats)).stdout)).toMatchObject({ signals: 0, acknowledgments: 0 });
+    const onJetStream = JSON.parse((await fed(['signal', 'list', '--team', 'docs', '--json'], nats)).stdout) as Listed;
+    expect(onJetStream.signals.map((s) => s.message)).toEqual(onFiles.signals.map((s) => s.message));
+
+    const back = tempDir();
+    expect((await fed(['init', '--name', 'acme'], nats, back)).stdout).toContain('joined federation "acme" (1 team)');
+    const exported = await fed(['migrate', 'to-files'], nats, back);
+    expect(exported, exported.stderr).toMatchObject({ code: 0 });
+    expect(exported.stdout).toMatch(/copied .* → .*team-registry\.json: 1 team\(s\), 2 signal\(s\), 1 acknowledgment\(s\)/);
+    expect(existsSync(join(back, '.fed', 'team-registry.json'))).toBe(true);
+    const onFilesAgain = JSON.parse((await fed(['signal', 'list', '--team', 'docs', '--json'], {}, back)).stdout) as Listed;
+    expect(onFilesAgain.signals.map((s) => s.message)).toEqual(onFiles.signals.map((s) => s.message));
+  }, 120_000);
+});

@@ -1,0 +1,235 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+
+/**
+ * Real nats-server processes for the JetStream backend's tests: JetStream on, a free localhost port, a
+ * temp store dir, started and awaited until JetStream answers, stopped after. No mocks: the point of
+ * these suites is what the server actually does (dedupe, revision CAS, redelivery, restarts).
+ *
+ * Without nats-server on PATH the suites are skipped, and say so loudly; with `CI` set they fail instead
+ * (.ci/run installs it), so CI never passes by skipping them.
+ */
+
+const BINARY = 'nats-server';
+
+/** Why the NATS suites cannot run here, or undefined when they can. */
+export const natsServerMissing: string | undefined = (() => {
+  const found = spawnSync(BINARY, ['--version'], { encoding: 'utf8' });
+  if (!found.error && found.status === 0) return undefined;
+  return `${BINARY} not on PATH (install it: apt-get install nats-server)`;
+})();
+
+/**
+ * Whether to skip a NATS suite: true only outside CI when the server is missing, after a warning that
+ * names the suite. Under CI a missing server is not a reason to skip — the suite runs and fails.
+ */
+export function skipWithoutNatsServer(
+  suite: string,
+  missing: string | undefined = natsServerMissing,
+  env: NodeJS.ProcessEnv = process.env,
+  warn: (line: string) => void = console.warn,
+): boolean {
+  if (missing === undefined || env.CI) return false;
+  warn(`SKIPPED ${suite} — skipped: nats-server not on PATH (install it: apt-get install nats-server)`);
+  return true;
+}
+
+/** The server version line, e.g. `nats-server: v2.9.10`. */
+export function natsServerVersion(): string {
+  return spawnSync(BINARY, ['--version'], { encoding: 'utf8' }).stdout.trim();
+}
+
+/** A free TCP port on 127.0.0.1 (the kernel picks it; a race with another process only fails a start, which is retried). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** Every server process this test process started, so none outlives it even when a test fails mid-way. */
+const running = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+export interface NatsServer {
+  /** `nats://127.0.0.1:<port>` */
+  url: string;
+  port: number;
+  storeDir: string;
+  /** Start it again on the same port and store (after `kill` or `stop`); resolves when JetStream answers. */
+  start(): Promise<void>;
+  /** SIGKILL, as a crash or power cut of the server would be; resolves when the process is gone. */
+  kill(): Promise<void>;
+  /** SIGTERM (SIGKILL after 5 s); resolves when the process is gone. */
+  stop(): Promise<void>;
+  /** The server's recent output, for failure messages. */
+  log(): string;
+}
+
+interface NodeSpec {
+  name: string;
+  port: number;
+  storeDir: string;
+  configFile: string;
+  /** Client URLs that must answer with JetStream before `start` resolves. */
+  readyUrls: () => string[];
+}
+
+const START_TIMEOUT_MS = 30_000;
+
+function serverNode(spec: NodeSpec): NatsServer {
+  let child: ChildProcess | undefined;
+  let exited: Promise<void> = Promise.resolve();
+  let output = '';
+  const url = `nats://127.0.0.1:${spec.port}`;
+
+  const launch = () => {
+    const proc = spawn(BINARY, ['-c', spec.configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+    running.add(proc);
+    const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000));
+    proc.stdout?.on('data', keep);
+    proc.stderr?.on('data', keep);
+    exited = new Promise((resolve) => proc.on('exit', () => {
+      running.delete(proc);
+      resolve();
+    }));
+    child = proc;
+  };
+
+  const end = async (signal: NodeJS.Signals) => {
+    const proc = child;
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return exited;
+    proc.kill(signal);
+    const timer = signal === 'SIGKILL' ? undefined : setTimeout(() => proc.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  return {
+    url,
+    port: spec.port,
+    storeDir: spec.storeDir,
+    start: async () => {
+      if (natsServerMissing) throw new Error(`the NATS suites never skip under CI: ${natsServerMissing}`);
+      launch();
+      await waitForJetStream(spec.readyUrls(), () => output, () => child?.exitCode !== null || child?.signalCode !== null);
+    },
+    kill: () => end('SIGKILL'),
+    stop: () => end('SIGTERM'),
+    log: () => output,
+  };
+}
+
+/**
+ * Wait until JetStream answers an account-info request on one of `urls` — in a cluster that also means a
+ * meta leader was elected, which is what the suites need before creating streams.
+ */
+async function waitForJetStream(urls: string[], log: () => string, died: () => boolean): Promise<void> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    if (died()) throw new Error(`nats-server exited while starting:\n${log()}`);
+    try {
+      const nc = await connect({ servers: urls, timeout: 1_000, reconnect: false });
+      try {
+        await (await jetstreamManager(nc, { timeout: 2_000 })).getAccountInfo();
+        return;
+      } finally {
+        await nc.close();
+      }
+    } catch (error) {
+      last = error;
+      await sleep(100);
+    }
+  }
+  throw new Error(`nats-server did not answer with JetStream on ${urls.join(', ')} within ${START_TIMEOUT_MS} ms (${String(last)}):\n${log()}`);
+}
+
+function quoted(path: string): string {
+  return JSON.stringify(path);
+}
+
+/** One nats-server with JetStream on a free localhost port and a temp store dir; `dispose` removes it all. */
+export async function startNatsServer(): Promise<NatsServer & { dispose(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'fed-nats-'));
+  const port = await freePort();
+  const storeDir = join(dir, 'store');
+  const configFile = join(dir, 'nats.conf');
+  writeFileSync(configFile, [`listen: 127.0.0.1:${port}`, `jetstream { store_dir: ${quoted(storeDir)} }`, ''].join('\n'));
+  const server = serverNode({ name: 'single', port, storeDir, configFile, readyUrls: () => [`nats://127.0.0.1:${port}`] });
+  await server.start();
+  return {
+    ...server,
+    dispose: async () => {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface NatsCluster {
+  nodes: NatsServer[];
+  /** All client URLs, comma-separated, as FED_NATS_URL takes them. */
+  urls: string;
+  dispose(): Promise<void>;
+}
+
+/**
+ * A JetStream cluster of `size` nodes on localhost ports (route ports too), each with its own store dir,
+ * resolved once JetStream answers (a meta leader exists). Streams and KV buckets with `replicas: size`
+ * survive one node killed.
+ */
+export async function startNatsCluster(size = 3): Promise<NatsCluster> {
+  const dir = mkdtempSync(join(tmpdir(), 'fed-nats-cluster-'));
+  const clientPorts: number[] = [];
+  const routePorts: number[] = [];
+  for (let i = 0; i < size; i++) {
+    clientPorts.push(await freePort());
+    routePorts.push(await freePort());
+  }
+  const clientUrls = clientPorts.map((port) => `nats://127.0.0.1:${port}`);
+  const nodes = clientPorts.map((port, i) => {
+    const name = `n${i + 1}`;
+    const storeDir = join(dir, name);
+    mkdirSync(storeDir, { recursive: true });
+    const configFile = join(dir, `${name}.conf`);
+    writeFileSync(
+      configFile,
+      [
+        `server_name: ${name}`,
+        `listen: 127.0.0.1:${port}`,
+        `jetstream { store_dir: ${quoted(storeDir)} }`,
+        'cluster {',
+        '  name: fed-test',
+        `  listen: 127.0.0.1:${routePorts[i]}`,
+        `  routes: [${routePorts.filter((_, j) => j !== i).map((p) => `nats-route://127.0.0.1:${p}`).join(', ')}]`,
+        '}',
+        '',
+      ].join('\n'),
+    );
+    return serverNode({ name, port, storeDir, configFile, readyUrls: () => [`nats://127.0.0.1:${port}`] });
+  });
+  // The nodes need each other to elect a leader, so all are launched before any is awaited.
+  await Promise.all(nodes.map((node) => node.start()));
+  return {
+    nodes,
+    urls: clientUrls.join(','),
+    dispose: async () => {
+      await Promise.all(nodes.map((node) => node.stop()));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

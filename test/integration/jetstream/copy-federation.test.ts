@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createJetStreamBackend, type JetStreamBackend } from '../../../src/adapters/jetstream/open-jetstream-backend.js';
+import { copyFederation } from '../../../src/migration/copy-federation.js';
+import { initFederation, onboardTeam, openFileBackend, teamWorkspacePath } from '../../../src/index.js';
+import { tempDir } from '../../helpers/temp-dir.js';
+import type { FederationBackend } from '../../../src/ports/federation-backend.js';
+import type { SignalParty } from '../../../src/ports/signal-transport.js';
+import { jetstreamBackendSchema } from '../../../src/schema/config.js';
+import type { RegistryEntry } from '../../../src/schema/registry.js';
+import { SIGNAL_PROTOCOL } from '../../../src/schema/signal.js';
+import { skipWithoutNatsServer, startNatsServer, type NatsServer } from '../../helpers/nats-server.js';
+
+const SUITE = 'copying a federation between backends (files and JetStream)';
+
+const entry = (id: string): RegistryEntry => ({
+  domain: id,
+  domainId: id,
+  archetypeId: 'deliverable',
+  placementType: 'directory',
+  onboardedAt: '2026-11-22T10:00:00.000Z',
+  location: `/srv/fed/.fed/teams/${id}`,
+  status: 'active',
+});
+const meta: SignalParty = { id: 'meta', entry: undefined };
+
+/** A federation with two teams, signals both ways (some acknowledged), a lifecycle and its journal. */
+async function populate(backend: FederationBackend, registered?: RegistryEntry[]): Promise<void> {
+  const teams = registered ?? [entry('docs'), entry('ops')];
+  if (!registered) {
+    await backend.registry.create({ lastUpdated: new Date().toISOString(), lockVersion: 0, teams: [] });
+    await backend.registry.commit(0, { lastUpdated: '', lockVersion: 0, teams });
+  }
+  const party = (team: RegistryEntry): SignalParty => ({ id: team.domainId, entry: team });
+  for (let i = 0; i < 6; i++) {
+    const to = teams[i % 2]!;
+    await backend.signals.send(
+      { id: randomUUID(), timestamp: `2026-11-22T10:00:0${i}.000Z`, from: 'meta', to: to.domainId, type: 'directive', subject: `task ${i}`, body: `${i}`, protocol: SIGNAL_PROTOCOL },
+      { from: meta, to: party(to) },
+    );
+  }
+  await backend.signals.send(
+    { id: randomUUID(), timestamp: '2026-11-22T10:01:00.000Z', from: 'docs', to: 'meta', type: 'report', subject: 'done', body: '', protocol: SIGNAL_PROTOCOL },
+    { from: party(teams[0]!), to: meta },
+  );
+  const docsInbox = backend.signals.inbox(party(teams[0]!));
+  const [first] = (await docsInbox.pending()).signals;
+  await docsInbox.acknowledge([first!], { now: () => new Date('2026-11-22T11:00:00.000Z') });
+  await backend.lifecycles.exclusive(teams[0]!, (section) =>
+    backend.lifecycles.write(
+      teams[0]!,
+      { machineId: 'deliverable', machineVersion: 1, snapshot: { value: 'scanning' }, seq: 2, processed: [], journalTail: [], pendingReports: [], savedAt: '2026-11-22T10:05:00.000Z' },
+      null,
+      section,
+    ),
+  );
+  await backend.lifecycles.appendJournal(teams[0]!, [
+    { seq: 1, at: '2026-11-22T10:04:00.000Z', event: 'START', from: 'preparing', to: 'preparing', source: 'event' },
+    { seq: 2, at: '2026-11-22T10:05:00.000Z', event: 'PLANNED', from: 'preparing', to: 'scanning', source: 'event' },
+  ]);
+}
+
+/** Everything a copy must carry over, read through the ports. */
+async function snapshot(backend: FederationBackend) {
+  const registry = await backend.registry.read();
+  const parties: SignalParty[] = [meta, ...registry.teams.map((team) => ({ id: team.domainId, entry: team }))];
+  const boxes: Record<string, unknown> = {};
+  for (const party of parties) {
+    boxes[`${party.id} inbox`] = (await backend.signals.inbox(party).list()).signals.map((s) => s.message);
+    boxes[`${party.id} outbox`] = (await backend.signals.outbox(party).list()).signals.map((s) => s.message.id);
+  }
+  const lifecycles: Record<string, unknown> = {};
+  for (const team of registry.teams) {
+    lifecycles[team.domainId] = { envelope: (await backend.lifecycles.read(team))?.envelope, journal: await backend.lifecycles.journalTail(team, 100) };
+  }
+  return { teams: registry.teams, boxes, lifecycles };
+}
+
+describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
+  let server: NatsServer & { dispose(): Promise<void> };
+  const opened: JetStreamBackend[] = [];
+  const open = (federationName: string) => {
+    const backend = createJetStreamBackend({ root: '/tmp', federationName, backend: jetstreamBackendSchema.parse({ type: 'jetstream', servers: [server.url] }) });
+    opened.push(backend);
+    return backend;
+  };
+  beforeAll(async () => {
+    server = await startNatsServer();
+  });
+  afterAll(async () => {
+    for (const backend of opened) await backend.close();
+    await server?.dispose();
+  });
+
+  it('copies every signal, acknowledgment (with its time) and lifecycle state; a second run copies nothing', async () => {
+    const source = open('source');
+    await populate(source);
+    const target = open('target');
+    const result = await copyFederation(source, target);
+    expect(result).toMatchObject({ teams: 2, signals: 7, acknowledgments: 1, lifecycles: 1, journalLines: 2, invalid: [] });
+    expect(await snapshot(target)).toEqual(await snapshot(source));
+    expect(await copyFederation(source, target)).toMatchObject({ signals: 0, acknowledgments: 0, lifecycles: 0, journalLines: 0 });
+    expect(await snapshot(target)).toEqual(await snapshot(source));
+  });
+
+  it('files → JetStream → files: a file federation migrates and exports back with every signal, acknowledgment and lifecycle state', async () => {
+    const root = tempDir();
+    initFederation(root, {}, {});
+    const teams = [await onboardTeam(root, { domain: 'docs' }, { durable: false }), await onboardTeam(root, { domain: 'ops' }, { durable: false })];
+    const files = openFileBackend(root);
+    await populate(files, teams);
+
+    const jetstream = open('migrated');
+    expect(await copyFederation(files, jetstream)).toMatchObject({ teams: 2, signals: 7, acknowledgments: 1, lifecycles: 1, journalLines: 2, invalid: [] });
+    expect(await snapshot(jetstream)).toEqual(await snapshot(files));
+
+    // Back into a fresh file federation on another root: directory teams move under it.
+    const back = tempDir();
+    initFederation(back, {}, {});
+    const exported = openFileBackend(back);
+    const relocate = (team: RegistryEntry) => {
+      const location = teamWorkspacePath(back, team.domain, team.placementType);
+      mkdirSync(location, { recursive: true });
+      return { ...team, location };
+    };
+    expect(await copyFederation(jetstream, exported, { relocate })).toMatchObject({ signals: 7, acknowledgments: 1, lifecycles: 1, journalLines: 2 });
+    const withoutPlaces = async (backend: FederationBackend) => {
+      const { teams: registered, ...rest } = await snapshot(backend);
+      return { ...rest, teams: registered.map(({ location: _location, ...team }) => team) };
+    };
+    expect(await withoutPlaces(exported)).toEqual(await withoutPlaces(files));
+    expect((await exported.registry.read()).teams.map((t) => t.location)).toEqual([join(back, '.fed', 'teams', 'docs'), join(back, '.fed', 'teams', 'ops')]);
+  });
+
+  it('refuses a target that holds another federation, and changes nothing there', async () => {
+    const source = open('source2');
+    await populate(source);
+    const other = open('other');
+    await other.registry.create({ lastUpdated: new Date().toISOString(), lockVersion: 0, teams: [] });
+    await other.registry.commit(0, { lastUpdated: '', lockVersion: 0, teams: [entry('elsewhere')] });
+    const before = await snapshot(other);
+    await expect(copyFederation(source, other)).rejects.toMatchObject({ code: 'MIGRATION_TARGET_NOT_EMPTY' });
+    expect(await snapshot(other)).toEqual(before);
+  });
+});

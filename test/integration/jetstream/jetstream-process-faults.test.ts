@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeOpenBackends, sendSignal } from '../../../src/index.js';
+import { eventually, party, runWorker } from '../../conformance/conformance-federation.js';
+import { jetstreamFederations } from '../../helpers/jetstream-federation.js';
+import { skipWithoutNatsServer, startNatsServer, type NatsServer } from '../../helpers/nats-server.js';
+
+const SUITE = 'JetStream backend: consumer and writer processes killed and racing (the conformance worker on the built library)';
+const SIGNALS = 300;
+const KILLS = 15;
+const WRITERS = 8;
+
+describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
+  let server: (NatsServer & { dispose(): Promise<void> }) | undefined;
+  const federation = jetstreamFederations(() => server!);
+  beforeAll(async () => {
+    server = await startNatsServer();
+  });
+  afterAll(async () => {
+    await closeOpenBackends();
+    await server?.dispose();
+  });
+
+  it(`${SIGNALS} signals, the team actor SIGKILLed ${KILLS} times while it applies them: every effect once, every signal acknowledged once`, async () => {
+    const fed = await federation(['alpha']);
+    const team = fed.teams.alpha!;
+    const ids: string[] = [];
+    for (let i = 0; i < SIGNALS; i++) {
+      const subject = i % 20 === 7 ? 'pause' : i % 20 === 12 ? 'resume' : `directive ${i}`;
+      ids.push((await sendSignal(fed.root, { to: 'alpha', type: 'directive', subject, body: `${i}` }, { backend: fed.backend })).message.id);
+    }
+    const inbox = fed.backend.signals.inbox(party(team));
+    let killedWhileWorking = 0;
+    for (let round = 0; round < KILLS; round++) {
+      const before = (await inbox.pending()).signals.length;
+      const consumer = runWorker(fed, 'consume', ['alpha']);
+      await eventually(() => consumer.output().includes('ready'), 20_000, 'the consumer to start');
+      // Kill it once it has made some progress (or after a short while), mid-batch more often than not.
+      await eventually(async () => (await inbox.pending()).signals.length < before || before === 0, 20_000, 'the consumer to make progress');
+      consumer.kill('SIGKILL');
+      await consumer.done.catch(() => undefined);
+      if (before > 0) killedWhileWorking++;
+    }
+    expect(killedWhileWorking).toBeGreaterThanOrEqual(KILLS - 1);
+    const last = runWorker(fed, 'consume', ['alpha']);
+    await eventually(async () => (await inbox.pending()).signals.length === 0, 120_000, 'every signal to be acknowledged');
+    last.kill('SIGTERM');
+    await last.done;
+
+    const journal = await fed.backend.lifecycles.journalTail(team, 10 * SIGNALS);
+    expect(journal.map((l) => l.seq)).toEqual(journal.map((_, i) => i + 1));
+    const applied = journal.flatMap((l) => (l.signalId ? [l.signalId] : []));
+    expect(applied.sort()).toEqual([...ids].sort());
+    expect((await fed.backend.lifecycles.read(team))?.envelope.seq).toBe(journal.length);
+    const listed = await inbox.list();
+    expect(listed.signals).toHaveLength(SIGNALS);
+    expect(listed.signals.every((s) => s.message.acknowledged)).toBe(true);
+    expect((await fed.backend.signals.census([party(team)])).get('alpha')!.inbox).toEqual({ total: SIGNALS, unacknowledged: 0 });
+  }, 400_000);
+
+  it(`registry compare-and-swap with ${WRITERS} writer processes: no lost update, lockVersion counts every write`, async () => {
+    const fed = await federation([]);
+    const start = await fed.backend.registry.read();
+    const writers = Array.from({ length: WRITERS }, (_, i) => runWorker(fed, 'registry-add', [`w${i}`, 10]));
+    const summaries = await Promise.all(writers.map((w) => w.done));
+    const final = await fed.backend.registry.read();
+    expect(final.lockVersion).toBe(start.lockVersion + WRITERS * 10);
+    expect(new Set(final.teams.map((t) => t.domainId)).size).toBe(WRITERS * 10);
+    // They did race: some writers had to retry on a conflict.
+    const conflicts = summaries.map((out) => JSON.parse(out.trim().split('\n').pop()!) as { conflicts: number }).reduce((sum, s) => sum + s.conflicts, 0);
+    expect(conflicts).toBeGreaterThan(0);
+  }, 200_000);
+});
