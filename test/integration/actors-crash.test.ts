@@ -29,6 +29,12 @@ describe('team actor under crashes', () => {
       let out = '';
       consumer.child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
       await waitFor(() => out.includes('consuming'), 20_000, 'the consumer to start');
+      // Every other round is killed only once it has applied a batch, so kills land mid-work however slow
+      // the machine is (start-up alone can outlast the random delay); the others at a random moment.
+      if (round % 2 === 1) {
+        const before = readWholeJournal(team.location).length;
+        await waitFor(() => before >= SIGNALS || readWholeJournal(team.location).length > before, 20_000, 'the consumer to apply a batch');
+      }
       await new Promise((r) => setTimeout(r, Math.random() * 120));
       consumer.child.kill('SIGKILL');
       const exit = await consumer.done;
