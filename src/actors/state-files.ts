@@ -5,6 +5,7 @@ import { toJsonText } from '../fs/json-text.js';
 import { readFileTail, readJsonFile } from '../fs/read-json-file.js';
 import { workspacePaths } from '../layout.js';
 import { envelopeSchema, journalLineSchema, type JournalLine, type LifecycleEnvelope } from '../schema/lifecycle-state.js';
+import { parseJsonLines } from '../schema/json-lines.js';
 
 /** The envelope as stored, or undefined when the team has no lifecycle state yet. Broken files are reported, never replaced. */
 export function readEnvelope(workspace: string): LifecycleEnvelope | undefined {
@@ -31,17 +32,7 @@ function readTailText(file: string, bytes: number): string {
 
 /** Journal entries in `text`; a line cut short by a crash mid-append, or cut by the tail window, is not one. */
 function parseJournalLines(text: string): JournalLine[] {
-  const lines: JournalLine[] = [];
-  for (const raw of text.split('\n')) {
-    if (!raw.trim()) continue;
-    try {
-      const parsed = journalLineSchema.safeParse(JSON.parse(raw));
-      if (parsed.success) lines.push(parsed.data);
-    } catch {
-      // torn or partial line
-    }
-  }
-  return lines;
+  return parseJsonLines(text, journalLineSchema);
 }
 
 /** The last `count` journal lines, oldest first. */

@@ -2,6 +2,7 @@ import { appendJsonLine } from '../fs/append-line.js';
 import { readTextFile } from '../fs/read-json-file.js';
 import { federationPaths } from '../layout.js';
 import { federationRecordSchema, type FederationRecord } from '../schema/federation-journal.js';
+import { parseJsonLines } from '../schema/json-lines.js';
 
 /** A record without its time: `recordFederationEvent` stamps it. */
 export type FederationEvent = FederationRecord extends infer R ? (R extends FederationRecord ? Omit<R, 'at'> : never) : never;
@@ -29,15 +30,5 @@ export function journalQuietly(root: string, event: FederationEvent): string | u
 /** Every record of the federation journal, oldest first; torn or foreign lines are skipped. */
 export function readFederationJournal(root: string): FederationRecord[] {
   const text = readTextFile(federationPaths(root).federationJournal, 'move it aside; fed starts a new journal') ?? '';
-  const records: FederationRecord[] = [];
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      const parsed = federationRecordSchema.safeParse(JSON.parse(line));
-      if (parsed.success) records.push(parsed.data);
-    } catch {
-      // a line torn by a crash mid-append
-    }
-  }
-  return records;
+  return parseJsonLines(text, federationRecordSchema);
 }

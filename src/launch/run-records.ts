@@ -5,6 +5,7 @@ import { toJsonText } from '../fs/json-text.js';
 import { readFileTail, readJsonFile, readTextFile } from '../fs/read-json-file.js';
 import { workspacePaths } from '../layout.js';
 import { currentRunSchema, launchRunSchema, type CurrentRun, type LaunchRun } from '../schema/launch-run.js';
+import { parseJsonLines } from '../schema/json-lines.js';
 
 /**
  * A team's agent runs on disk: the run in progress (`.fed/launch/agent.json`, written when the agent
@@ -44,17 +45,7 @@ export function readRunHistory(workspace: string): LaunchRun[] {
 }
 
 function parseRuns(text: string): LaunchRun[] {
-  const runs: LaunchRun[] = [];
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      const parsed = launchRunSchema.safeParse(JSON.parse(line));
-      if (parsed.success) runs.push(parsed.data);
-    } catch {
-      // torn line
-    }
-  }
-  return runs;
+  return parseJsonLines(text, launchRunSchema);
 }
 
 /** The last `bytes` of the runs journal as text (empty when there is none yet). */

@@ -11,6 +11,7 @@ import { META } from '../schema/common.js';
 import type { FederationRecord } from '../schema/federation-journal.js';
 import { journalLineSchema, type JournalLine } from '../schema/lifecycle-state.js';
 import type { RegistryEntry } from '../schema/registry.js';
+import { parseJsonLines } from '../schema/json-lines.js';
 
 /**
  * `fed log`: what happened in the federation, in time order, from the files that already record it — the
@@ -93,17 +94,7 @@ function federationEntry(record: FederationRecord): LogEntry {
 /** Journal lines of a file; torn or foreign lines are skipped. */
 function journalLines(file: string): JournalLine[] {
   const text = readTextFile(file, 'move it aside; fed starts a new journal') ?? '';
-  const lines: JournalLine[] = [];
-  for (const raw of text.split('\n')) {
-    if (!raw.trim()) continue;
-    try {
-      const parsed = journalLineSchema.safeParse(JSON.parse(raw));
-      if (parsed.success) lines.push(parsed.data);
-    } catch {
-      // torn line
-    }
-  }
-  return lines;
+  return parseJsonLines(text, journalLineSchema);
 }
 
 /** The team's lifecycle journal, with those of its earlier runs (kept by `fed team retry`). */
