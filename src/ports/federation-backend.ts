@@ -1,16 +1,23 @@
+import type { FederationJournal } from './federation-journal.js';
 import type { LifecycleStore } from './lifecycle-store.js';
 import type { RegistryStore } from './registry-store.js';
 import type { SignalTransport } from './signal-transport.js';
 
 /**
- * Everything a federation keeps and moves, behind three ports. `openBackend(root)`
+ * Everything a federation keeps and moves, behind its ports. `openBackend(root)`
  * (src/backend/open-backend.ts) opens the one a federation is configured with.
  */
 export interface FederationBackend {
   /** The adapter's name, e.g. `file-signal-v1`. */
   readonly name: string;
   readonly root: string;
+  /**
+   * Teams of the federation may live on other machines (a network store): a team whose workspace is not
+   * under this root is then elsewhere, not misplaced.
+   */
+  readonly spansMachines: boolean;
   readonly signals: SignalTransport;
   readonly registry: RegistryStore;
   readonly lifecycles: LifecycleStore;
+  readonly journal: FederationJournal;
 }

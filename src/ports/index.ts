@@ -2,3 +2,4 @@ export type * from './signal-transport.js';
 export type * from './registry-store.js';
 export type * from './lifecycle-store.js';
 export type * from './federation-backend.js';
+export type * from './federation-journal.js';

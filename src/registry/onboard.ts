@@ -178,7 +178,7 @@ export async function onboardTeam(root: string, request: OnboardRequest, options
         options,
       );
       unlinkQuietly(paths.intent);
-      recordFederationEvent(root, { kind: 'onboarded', team: domainId, archetype: archetypeId, placement: placementType, location: entry.location });
+      await recordFederationEvent(backend, { kind: 'onboarded', team: domainId, archetype: archetypeId, placement: placementType, location: entry.location });
       return entry;
     } catch (error) {
       try {

@@ -1,4 +1,5 @@
 import type { FederationBackend } from '../../ports/federation-backend.js';
+import { FileFederationJournal } from './file-federation-journal.js';
 import { FileLifecycleStore } from './file-lifecycle-store.js';
 import { FileRegistryStore } from './file-registry-store.js';
 import { FileSignalTransport } from './file-signal-transport.js';
@@ -8,8 +9,10 @@ export function openFileBackend(root: string): FederationBackend {
   return {
     name: 'file-signal-v1',
     root,
+    spansMachines: false,
     signals: new FileSignalTransport(root),
     registry: new FileRegistryStore(root),
-    lifecycles: new FileLifecycleStore(),
+    lifecycles: new FileLifecycleStore(root),
+    journal: new FileFederationJournal(root),
   };
 }
