@@ -97,10 +97,19 @@ function gitLockFiles(root: string, location: string, branch: string): string[] 
   if (!existsSync(admin)) return locks;
   for (const name of readdirSync(admin)) {
     const dir = join(admin, name);
-    if (!isAdminDirOf(dir, name, location)) continue;
-    for (const file of readdirSync(dir)) if (file.endsWith('.lock')) locks.push(join(dir, file));
+    if (isAdminDirOf(dir, name, location)) locks.push(...gitLocksIn(dir));
   }
   return locks;
+}
+
+/** The `*.lock` files git keeps in one of its folders (fed's own locks are another format, see src/fs/lock.ts). */
+function gitLocksIn(dir: string): string[] {
+  try {
+    return readdirSync(dir).filter((file) => file.endsWith('.lock')).map((file) => join(dir, file));
+  } catch {
+    // Not a folder, or pruned meanwhile: nothing of git's there.
+    return [];
+  }
 }
 
 /** `git worktree add` names the folder after the worktree, and records the worktree's path in `gitdir` (written first thing). */
