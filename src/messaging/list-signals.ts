@@ -48,6 +48,8 @@ export interface ListedSignal extends SignalEntry {
   /** In the box's `archive/` folder. */
   archived: boolean;
   delivery: DeliveryStatus;
+  /** The id of the signal that answered this one (its first `--reply-to` reply), as `fed signal show` names it; null while unanswered. */
+  answeredBy: string | null;
 }
 
 export interface SignalListing {
@@ -82,7 +84,8 @@ export async function listSignals(root: string, query: ListSignalsQuery = {}, op
   const live = await opened.list();
   const archived = query.all ? readArchivedSignals(opened.location, { owner: party.id, box }) : { signals: [], invalid: [] };
   const now = options.now ?? new Date();
-  const inspector = new DeliveryInspector(root, registry, new FileDeliveryFactStore(root), deadlineTable(options.deadlines), now);
+  const facts = new FileDeliveryFactStore(root);
+  const inspector = new DeliveryInspector(root, registry, facts, deadlineTable(options.deadlines), now);
   const wanted: ListedSignal[] = [];
   for (const [signals, isArchived] of [[archived.signals, true], [live.signals, false]] as const) {
     for (const entry of signals) {
@@ -92,7 +95,9 @@ export async function listSignals(root: string, query: ListSignalsQuery = {}, op
       if (from !== undefined && message.from !== from) continue;
       const delivery = inspector.status(entry, box);
       if (query.state !== undefined && delivery.state !== (query.state as DeliveryState)) continue;
-      wanted.push({ ...entry, archived: isArchived, delivery });
+      // Only an answered signal has an answer to name: the others cost no extra read.
+      const answeredBy = delivery.state === 'answered' ? (facts.get(message.id, 'answered')?.replyId ?? null) : null;
+      wanted.push({ ...entry, archived: isArchived, delivery, answeredBy });
     }
   }
   const reader = options.reader === undefined ? undefined : (findTeam(registry, options.reader)?.domainId ?? options.reader);
