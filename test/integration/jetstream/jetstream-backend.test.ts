@@ -1,7 +1,7 @@
 import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createJetStreamBackend, type JetStreamBackend } from '../../../src/adapters/jetstream/open-jetstream-backend.js';
 import { LifecycleConflictError, RegistryConflictError } from '../../../src/errors.js';
 import type { SignalParty } from '../../../src/ports/signal-transport.js';
@@ -9,7 +9,8 @@ import { jetstreamBackendSchema } from '../../../src/schema/config.js';
 import type { LifecycleEnvelope } from '../../../src/schema/lifecycle-state.js';
 import type { Registry, RegistryEntry } from '../../../src/schema/registry.js';
 import { SIGNAL_PROTOCOL, type SignalMessage } from '../../../src/schema/signal.js';
-import { skipWithoutNatsServer, startNatsServer, type NatsServer } from '../../helpers/nats-server.js';
+import { skipWithoutNatsServer } from '../../helpers/nats-server.js';
+import { useNatsServer } from '../../helpers/use-nats-server.js';
 
 const SUITE = 'the JetStream backend against a real nats-server';
 
@@ -45,20 +46,17 @@ const envelope = (seq: number): LifecycleEnvelope => ({
 });
 
 describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
-  let server: NatsServer & { dispose(): Promise<void> };
+  const server = useNatsServer();
   const opened: JetStreamBackend[] = [];
   const open = async (federationName = 'acme') => {
-    const backend = createJetStreamBackend({ root: '/tmp', federationName, backend: jetstreamBackendSchema.parse({ type: 'jetstream', servers: [server.url] }) });
+    const backend = createJetStreamBackend({ root: '/tmp', federationName, backend: jetstreamBackendSchema.parse({ type: 'jetstream', servers: [server().url] }) });
     opened.push(backend);
     return backend;
   };
 
-  beforeAll(async () => {
-    server = await startNatsServer();
-  });
+  // Registered after the server's hooks, so it runs before the server stops.
   afterAll(async () => {
     for (const backend of opened) await backend.close();
-    await server?.dispose();
   });
 
   it('delivers the SignalMessage JSON unchanged, in inbox order, to the recipient only; the stored copy is also the outbox record', async () => {
@@ -114,7 +112,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
 
   it('a message on an inbox subject that is not a valid signal is reported, quarantined with its reason, never lost', async () => {
     const backend = await open('quarantine');
-    const nc = await connect({ servers: server.url });
+    const nc = await connect({ servers: server().url });
     const { session } = await backend.streams();
     await jetstream(nc).publish(session.names.inboxSubject('docs', 'meta'), '{"not": "a signal"}');
     await nc.close();
