@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, credsAuthenticator, type NatsConnection, type NodeConnectionOptions } from '@nats-io/transport-node';
+import { redactServerUrl } from '../../config/redact-credentials.js';
 import { BackendUnavailableError, InvalidInputError } from '../../errors.js';
 import type { JetStreamBackendConfig } from '../../schema/config.js';
 import { jetstreamNames, type JetStreamNames } from './names.js';
@@ -16,7 +17,7 @@ export interface JetStreamSession {
   replicas: number;
   /** The server version, e.g. `2.9.10` (the README's durability note depends on it). */
   serverVersion: string;
-  /** The servers fed was told to use, for messages. */
+  /** The servers fed was told to use, for messages: any password or token in them redacted. */
   servers: readonly string[];
   close(): Promise<void>;
 }
@@ -80,7 +81,8 @@ function connectionOptions(options: OpenJetStreamOptions): NodeConnectionOptions
  */
 export async function openJetStream(options: OpenJetStreamOptions): Promise<JetStreamSession> {
   const names = jetstreamNames(options.federationName);
-  const servers = options.backend.servers;
+  // Messages name the servers, never a password FED_NATS_URL may carry.
+  const servers = options.backend.servers.map(redactServerUrl);
   const where = servers.join(', ');
   let nc: NatsConnection;
   try {
