@@ -1,0 +1,47 @@
+import { durabilityNote } from '../adapters/jetstream/durability-note.js';
+import type { JetStreamBackend } from '../adapters/jetstream/open-jetstream-backend.js';
+import { FedError } from '../errors.js';
+import type { PendingFinding } from './finding.js';
+
+/** A KV bucket is kept in the stream of this name (NATS KV's own convention). */
+const kvStream = (bucket: string): string => `KV_${bucket}`;
+
+/**
+ * What `fed doctor` checks of a JetStream federation in place of files: the server answers with JetStream
+ * (connecting also creates any stream or bucket that is missing, as every command does), every stream and
+ * bucket keeps as many copies as `backend.replicas` asks — one created before the setting was raised keeps
+ * its old count, and `--fix` raises it (the server must have that many nodes) — and, as a note, what a
+ * power loss could cost with this server and replica count.
+ */
+export async function checkJetStream(backend: JetStreamBackend): Promise<{ findings: PendingFinding[]; notes: string[]; reachable: boolean }> {
+  let streams: Awaited<ReturnType<JetStreamBackend['streams']>>;
+  try {
+    streams = await backend.streams();
+  } catch (error) {
+    if (!(error instanceof FedError)) throw error;
+    return {
+      findings: [{ check: 'backend', path: backend.registry.location, problem: error.message, fix: 'start the NATS server (with JetStream), or point FED_NATS_URL or backend.servers at a running one; then run fed doctor again' }],
+      notes: [],
+      reachable: false,
+    };
+  }
+  const { session } = streams;
+  const { names, replicas } = session;
+  const where = session.servers.join(',');
+  const findings: PendingFinding[] = [];
+  const stores = [names.signalStream, names.journalStream, names.quarantineStream, ...[names.ackBucket, names.registryBucket, names.lifecycleBucket].map(kvStream)];
+  for (const name of stores) {
+    const info = await session.jsm.streams.info(name);
+    const kept = info.config.num_replicas;
+    if (kept === replicas) continue;
+    findings.push({
+      check: 'backend',
+      path: `${where} stream ${name}`,
+      problem: `stream ${name} keeps ${kept} cop${kept === 1 ? 'y' : 'ies'} of each message, but backend.replicas asks for ${replicas}`,
+      fix: `set it to ${replicas} (fed doctor --fix; the server needs at least ${replicas} JetStream nodes), or set backend.replicas to ${kept}`,
+      repair: async () => void (await session.jsm.streams.update(name, { ...info.config, num_replicas: replicas })),
+    });
+  }
+  const note = durabilityNote(session.serverVersion, replicas);
+  return { findings, notes: note ? [note] : [], reachable: true };
+}
