@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import { closeOpenBackends } from '../../src/index.js';
-import { startNatsServer, type NatsServer } from './nats-server.js';
+import { startNatsServer, type NatsServer, type NatsServerOptions } from './nats-server.js';
 
 /**
  * One nats-server for the tests of the enclosing `describe`: started before them, stopped after, once every
@@ -8,10 +8,10 @@ import { startNatsServer, type NatsServer } from './nats-server.js';
  * Returns the running server; calling it outside a test is an error. Use it inside
  * `describe.skipIf(skipWithoutNatsServer(SUITE))`, which keeps the loud "skipped: nats-server not on PATH".
  */
-export function useNatsServer(): () => NatsServer {
+export function useNatsServer(options: NatsServerOptions = {}): () => NatsServer {
   let server: (NatsServer & { dispose(): Promise<void> }) | undefined;
   beforeAll(async () => {
-    server = await startNatsServer();
+    server = await startNatsServer(options);
   });
   afterAll(async () => {
     await closeOpenBackends();

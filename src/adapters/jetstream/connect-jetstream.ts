@@ -6,6 +6,7 @@ import { redactServerUrl } from '../../config/redact-credentials.js';
 import { BackendUnavailableError, InvalidInputError } from '../../errors.js';
 import type { JetStreamBackendConfig } from '../../schema/config.js';
 import { jetstreamNames, type JetStreamNames } from './names.js';
+import { urlCredentials } from './url-credentials.js';
 
 /** An open connection to a federation in JetStream, with the names of everything it holds there. */
 export interface JetStreamSession {
@@ -36,12 +37,15 @@ const HOW_TO_START =
   'start one with JetStream enabled (nats-server -js; Debian: apt-get install nats-server), ' +
   'or point FED_NATS_URL or backend.servers in federate.config.json at a running one';
 
-/** Connection options from the config: credentials by reference, TLS passed through, reconnect forever. */
+/**
+ * Connection options from the config: credentials by reference (or in FED_NATS_URL's URLs), TLS passed
+ * through, reconnect forever.
+ */
 function connectionOptions(options: OpenJetStreamOptions): NodeConnectionOptions {
   const { backend, root } = options;
   const env = options.env ?? process.env;
   const connection: NodeConnectionOptions = {
-    servers: backend.servers,
+    ...urlCredentials(backend.servers),
     name: `fed ${options.federationName ?? ''}`.trim(),
     timeout: options.connectTimeoutMs ?? 5_000,
     // A restarted or failed-over server must not end a long-running consumer: reconnect until closed.
