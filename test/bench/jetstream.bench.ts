@@ -6,7 +6,7 @@
  *   loop for durable send.
  * - apply: a team actor consuming pending signals through the real consumer, as `fed actors run --once`
  *   does, against a raw JetStream consume loop doing the same essential work with the same client (fetch,
- *   parse, one durable state write per batch, an exclusive ack per signal); the file backend's actor beside
+ *   parse, a batch's durable state — a journal line per signal and one state entry —, an exclusive ack per signal; a batch's publishes in flight together); the file backend's actor beside
  *   it. Ratios of times, interleaved with the ceiling over several rounds. Goal: ≤ 2× the raw loop's time
  *   (≥ 50 % of its throughput).
  * - apply latency p50/p99: a running actor, signals sent one at a time, each timed from before its send
@@ -99,7 +99,7 @@ export default async function jetstreamBench(): Promise<void> {
   }
 }
 
-const APPLIED = 500;
+const APPLIED = 1_000;
 const BATCH = 256;
 const APPLY_ROUNDS = 3;
 const LATENCY_SIGNALS = 100;
@@ -144,13 +144,15 @@ let rawInboxes = 0;
 
 /**
  * The least a JetStream consumer that applies exactly once must do, with the same client: fetch the
- * inbox's messages (one consumer, batched by bytes), parse each, write one state entry per batch (a KV
- * put), then acknowledge each signal exclusively (a KV create). Returns ms for `APPLIED` signals
- * published beforehand (untimed).
+ * inbox's messages (one consumer, batched by bytes), parse each, write each batch's durable state — a
+ * journal line per signal (one message each, as fed's journal stream keeps them) and one state entry (a
+ * KV put) — then acknowledge each signal exclusively (KV creates); a batch's publishes in flight together.
+ * Returns ms for `APPLIED` signals published beforehand (untimed).
  */
 async function rawApplyMs({ session, acks, lifecycle }: Streams): Promise<number> {
   const inbox = `raw${++rawInboxes}`;
   const subject = session.names.inboxSubject(inbox, 'meta');
+  const journal = `fed.${session.names.federation}.journal.${inbox}`;
   for (let i = 0; i < APPLIED; i++) await session.js.publish(subject, JSON.stringify(message(inbox)), { msgID: randomUUID() });
   const started = performance.now();
   const consumer = await session.js.consumers.get(session.names.signalStream, { filter_subjects: subject });
@@ -162,8 +164,11 @@ async function rawApplyMs({ session, acks, lifecycle }: Streams): Promise<number
     batch.push((m.json() as SignalMessage).id);
     const last = m.info.pending === 0;
     if (batch.length === BATCH || last) {
+      // The journal keeps one message per line (README: What lives where), so its lines are part of the
+      // durable state an apply must write: one per signal, published together.
+      await Promise.all(batch.map((id, i) => session.js.publish(`${journal}.${applied + i + 1}`, JSON.stringify({ seq: applied + i + 1, signal: id }), { msgID: `${inbox}.${applied + i + 1}` })));
       await lifecycle.put(`state.${inbox}`, JSON.stringify({ applied: batch }));
-      for (const id of batch) await acks.create(`${inbox}.meta.${id}`, ack);
+      await Promise.all(batch.map((id) => acks.create(`${inbox}.meta.${id}`, ack)));
       applied += batch.length;
       batch = [];
     }
@@ -177,7 +182,7 @@ async function rawApplyMs({ session, acks, lifecycle }: Streams): Promise<number
 async function applyBench(server: NatsServer, session: Streams['session'], acks: Streams['acks'], lifecycle: Streams['lifecycle']): Promise<void> {
   const streams = { session, acks, lifecycle } as Streams;
   await reportInterleavedRatios(
-    { name: `raw JetStream consume loop (fetch, parse, state put per batch, ack create), ${APPLIED} signals`, run: () => rawApplyMs(streams) },
+    { name: `raw JetStream consume loop (fetch, parse, journal lines + state put, ack creates), ${APPLIED} signals`, run: () => rawApplyMs(streams) },
     [
       { name: `team actor on JetStream, ${APPLIED} signals`, run: async () => actorApplyMs(await jetstreamFederation(server)), max: 2 },
       { name: `team actor on files, ${APPLIED} signals`, run: async () => actorApplyMs(await fileFederation()) },
