@@ -89,6 +89,12 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     const refused = await onMeta(['actors', 'run', '--once', '--team', 'docs']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/^fed: team "docs" works in another working directory of the federation: .* — run this there/);
+    // So are the other commands that write or run in the team's workspace.
+    for (const args of [['launch', '--team', 'docs'], ['team', 'pause', 'docs']]) {
+      const there = await onMeta(args);
+      expect(there.code, args.join(' ')).toBe(2);
+      expect(there.stderr).toContain(`team "docs" works in another working directory of the federation: ${join(teamRoot, '.fed', 'teams', 'docs')} on host `);
+    }
 
     const once = await onTeam(['actors', 'run', '--once']);
     expect(once, once.stderr).toMatchObject({ code: 0, stdout: 'docs: MISSION_ASSIGNED (still preparing)\ndone — docs: preparing\n' });
