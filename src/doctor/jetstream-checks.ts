@@ -1,5 +1,6 @@
 import { durabilityNote } from '../adapters/jetstream/durability-note.js';
 import type { JetStreamBackend } from '../adapters/jetstream/open-jetstream-backend.js';
+import { retryTransient } from '../adapters/jetstream/transient.js';
 import { FedError } from '../errors.js';
 import type { PendingFinding } from './finding.js';
 
@@ -46,7 +47,7 @@ export async function checkJetStream(backend: JetStreamBackend): Promise<{ findi
   const findings: PendingFinding[] = [];
   const stores = [names.signalStream, names.journalStream, names.quarantineStream, ...[names.ackBucket, names.registryBucket, names.lifecycleBucket].map(kvStream)];
   for (const name of stores) {
-    const info = await session.jsm.streams.info(name);
+    const info = await retryTransient(() => session.jsm.streams.info(name));
     const kept = info.config.num_replicas;
     if (kept === replicas) continue;
     findings.push({
