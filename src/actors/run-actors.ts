@@ -116,7 +116,7 @@ export async function runActors(root: string, runOptions: RunActorsOptions = {})
   }
 }
 
-const SKIPPABLE = new Set(['TEAM_BUSY', ...WORKSPACE_REFUSALS]);
+const SKIPPABLE = new Set(['TEAM_BUSY', 'TEAM_ELSEWHERE', ...WORKSPACE_REFUSALS]);
 
 function stop(team: RunningTeam): void {
   team.watch?.close();
@@ -133,8 +133,9 @@ async function join(root: string, options: RunningOptions, running: Map<string, 
       teamWorkspace(root, entry);
       lease = await acquireTeamLease(entry, 'consumer');
     } catch (error) {
-      // Running every team: one that another process runs (e.g. `fed launch`), or whose workspace is
-      // refused (outside the root, a link), is skipped with the reason, not fatal.
+      // Running every team: one that another process runs (e.g. `fed launch`), one that works on another
+      // machine (its actor runs there), or whose workspace is refused (outside the root, a link), is
+      // skipped with the reason, not fatal.
       if (options.team || !(error instanceof RefusedError) || !SKIPPABLE.has(error.code)) throw error;
       options.onSkip?.(entry.domainId, error.message, error);
       continue;

@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, realpathSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { lifecycleFor } from '../archetypes/catalog.js';
 import { FedError } from '../errors.js';
@@ -132,12 +133,18 @@ function gitLeftoversText(root: string, location: string, branch: string): strin
   return running ? `; stale git locks its killed git left: ${locks.join(', ')} (fed doctor --fix removes them)` : `; git lock files: ${locks.join(', ')}`;
 }
 
-/** A registered team: its workspace (inside the root, no links), its marker, and its lifecycle state file. */
-export async function checkTeam(root: string, entry: RegistryEntry, backend: FederationBackend): Promise<{ findings: PendingFinding[]; workspaceOk: boolean }> {
+/**
+ * A registered team: its workspace (inside the root, no links), its marker, and its lifecycle state. A team
+ * of a federation shared across machines that works in another working directory is checked there; here
+ * only its state (shared too), and that a workspace registered on this host is still there. `elsewhere` is
+ * the note saying so.
+ */
+export async function checkTeam(root: string, entry: RegistryEntry, backend: FederationBackend): Promise<{ findings: PendingFinding[]; workspaceOk: boolean; elsewhere?: string }> {
   try {
     teamWorkspace(root, entry);
   } catch (error) {
     if (!(error instanceof FedError)) throw error;
+    if (error.code === 'TEAM_ELSEWHERE') return checkTeamElsewhere(entry, backend);
     // An archived team is history: nothing is written for it any more, and its workspace may have been
     // cleared away or left behind in the federation this one was copied from.
     if (statusOf(entry) === 'archived') return { findings: [], workspaceOk: false };
@@ -176,21 +183,48 @@ export async function checkTeam(root: string, entry: RegistryEntry, backend: Fed
       repair: () => writeMarker(root, entry.location, entry.domainId),
     });
   }
-  if (lifecycleFor(entry.archetypeId)) {
-    try {
-      await loadTeamLifecycle(entry, backend.lifecycles);
-    } catch (error) {
-      if (!(error instanceof FedError)) throw error;
-      findings.push({
+  findings.push(...(await checkState(entry, backend)));
+  return { findings, workspaceOk: true };
+}
+
+async function checkTeamElsewhere(entry: RegistryEntry, backend: FederationBackend): Promise<{ findings: PendingFinding[]; workspaceOk: false; elsewhere: string }> {
+  const findings = statusOf(entry) === 'archived' ? [] : await checkState(entry, backend);
+  const host = entry.host ?? 'an unrecorded host';
+  // Another checkout on this very machine can be looked at: a registered workspace that is gone is a problem.
+  if (entry.host === hostname() && statusOf(entry) !== 'archived' && !existsSync(entry.location)) {
+    findings.push({
+      check: 'workspace',
+      team: entry.domainId,
+      path: entry.location,
+      problem: `the workspace of team "${entry.domainId}" is registered on this host (${host}) at ${entry.location}, which does not exist`,
+      fix: `restore that working directory, or archive the team: fed team archive ${entry.domainId}`,
+    });
+  }
+  return {
+    findings,
+    workspaceOk: false,
+    elsewhere: `${entry.domainId} works in another working directory (${entry.location} on ${host}): its workspace, marker and locks are checked by fed doctor there; its lifecycle state was checked here`,
+  };
+}
+
+/** The team's lifecycle state is usable (file or JetStream entry). */
+async function checkState(entry: RegistryEntry, backend: FederationBackend): Promise<PendingFinding[]> {
+  if (!lifecycleFor(entry.archetypeId)) return [];
+  try {
+    await loadTeamLifecycle(entry, backend.lifecycles);
+    return [];
+  } catch (error) {
+    if (!(error instanceof FedError)) throw error;
+    return [
+      {
         check: 'state',
         team: entry.domainId,
         path: backend.lifecycles.envelopeLocation(entry),
         problem: error.message,
         fix: `restore the file from a backup or fix it by hand (fed never resets a state file); or archive the team: fed team archive ${entry.domainId}`,
-      });
-    }
+      },
+    ];
   }
-  return { findings, workspaceOk: true };
 }
 
 /** The federation was copied or moved: its teams' locations and markers still name the old root. */

@@ -11,11 +11,6 @@ export interface FederationBackend {
   /** The adapter's name, e.g. `file-signal-v1`. */
   readonly name: string;
   readonly root: string;
-  /**
-   * Teams of the federation may live on other machines (a network store): a team whose workspace is not
-   * under this root is then elsewhere, not misplaced.
-   */
-  readonly spansMachines: boolean;
   readonly signals: SignalTransport;
   readonly registry: RegistryStore;
   readonly lifecycles: LifecycleStore;

@@ -6,7 +6,7 @@ import { openBackend } from '../backend/open-backend.js';
 import { RefusedError } from '../errors.js';
 import { recordFederationEvent } from '../federation/federation-journal.js';
 import { getTeam, statusOf } from '../registry/find-team.js';
-import { isWorkspaceRefusal, teamWorkspace } from '../registry/team-workspace.js';
+import { teamWorkspace } from '../registry/team-workspace.js';
 import { META } from '../schema/common.js';
 import type { FederationConfig } from '../schema/config.js';
 import type { RegistryEntry } from '../schema/registry.js';
@@ -43,7 +43,9 @@ export async function retryTeam(root: string, name: string, config: FederationCo
   const backend = openBackend(root);
   const team = getTeam(await backend.registry.read(), name);
   lifecycleEntryFor(team);
-  localWorkspace(root, backend, team);
+  // The ended run's deliverable is kept beside it, in the workspace: a retry is made where that is (a team
+  // of a federation across machines that works elsewhere is TEAM_ELSEWHERE).
+  teamWorkspace(root, team);
   if (statusOf(team) !== 'active') {
     throw new RefusedError('TEAM_NOT_ACTIVE', `team "${team.domainId}" is ${statusOf(team)}; ${statusOf(team) === 'paused' ? `resume it first: fed team resume ${team.domainId}` : 'archived teams are not run again'}`);
   }
@@ -137,18 +139,3 @@ function displayedLocation(team: RegistryEntry, location: string): string {
   return isAbsolute(location) && location.startsWith(`${team.location}/`) ? relative(team.location, location) : location;
 }
 
-/**
- * Retrying keeps the ended run's deliverable beside it, in the team's workspace: that has to be here. A
- * team of a federation that spans machines whose workspace is not under this root lives on another one.
- */
-function localWorkspace(root: string, backend: FederationBackend, team: RegistryEntry): void {
-  try {
-    teamWorkspace(root, team);
-  } catch (error) {
-    if (!backend.spansMachines || !isWorkspaceRefusal(error) || !['WORKSPACE_OUTSIDE_ROOT', 'WORKSPACE_MISSING'].includes(error.code)) throw error;
-    throw new RefusedError(
-      'TEAM_ELSEWHERE',
-      `team "${team.domainId}" lives on another machine (${team.host ? `host ${team.host}, ` : ''}${team.location}), where its deliverable is kept; run fed team retry ${team.domainId} there`,
-    );
-  }
-}

@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runFed } from '../helpers/fed-cli.js';
-import { skipWithoutNatsServer, startNatsServer, type NatsServer } from '../helpers/nats-server.js';
+import { skipWithoutNatsServer } from '../helpers/nats-server.js';
+import { useNatsServer } from '../helpers/use-nats-server.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const SUITE = 'fed migrate: a file federation into JetStream and back';
@@ -12,16 +13,10 @@ interface Listed {
 }
 
 describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
-  let server: NatsServer & { dispose(): Promise<void> };
-  beforeAll(async () => {
-    server = await startNatsServer();
-  });
-  afterAll(async () => {
-    await server?.dispose();
-  });
+  const server = useNatsServer();
 
   it('to-jetstream copies signals and acknowledgments (a second run copies nothing); to-files exports them into a new root', async () => {
-    const nats = { FED_NATS_URL: server.url };
+    const nats = { FED_NATS_URL: server().url };
     const root = tempDir();
     const fed = (args: string[], env: NodeJS.ProcessEnv = {}, dir = root) => runFed(['--root', dir, ...args], { env });
     expect((await fed(['init', '--name', 'acme'])).code).toBe(0);

@@ -9,7 +9,6 @@ export function openFileBackend(root: string): FederationBackend {
   return {
     name: 'file-signal-v1',
     root,
-    spansMachines: false,
     signals: new FileSignalTransport(root),
     registry: new FileRegistryStore(root),
     lifecycles: new FileLifecycleStore(root),

@@ -104,13 +104,24 @@ export class JetStreamLifecycleStore implements LifecycleStore {
     return Number.isInteger(seq) ? seq : 0;
   }
 
+  /**
+   * The lines above the journal's last seq, as the file journal appends them: one lookup per call, not one
+   * per line. They are published all at once — one connection delivers them in order, so the server
+   * stores a prefix of them even if the connection drops midway — and any that failed are published again
+   * one by one in seq order (the message id drops those that had landed). So the stored lines are always a
+   * prefix of those asked for, and the last seq says what is missing; the round trips of a batch overlap.
+   */
   async appendJournal(team: RegistryEntry, lines: readonly JournalLine[]): Promise<number> {
+    if (lines.length === 0) return 0;
     const { session } = await this.streams();
+    const last = await this.lastSeq(team);
+    const missing = lines.filter((line) => line.seq > last);
+    const publish = (line: JournalLine) =>
+      session.js.publish(this.names.journalSubject(team.domainId, line.seq), toJsonText(journalLineSchema.parse(line)), { msgID: `${team.domainId}.${line.seq}` });
+    const first = await Promise.allSettled(missing.map(publish));
     let added = 0;
-    for (const line of lines) {
-      if (await this.line(team, line.seq)) continue;
-      // The message id makes a publish repeated after a lost reply land once.
-      const ack = await retryTransient(() => session.js.publish(this.names.journalSubject(team.domainId, line.seq), toJsonText(journalLineSchema.parse(line)), { msgID: `${team.domainId}.${line.seq}` }));
+    for (const [i, outcome] of first.entries()) {
+      const ack = outcome.status === 'fulfilled' ? outcome.value : await retryTransient(() => publish(missing[i]!));
       if (!ack.duplicate) added++;
     }
     return added;

@@ -1,3 +1,4 @@
+import { redactedServers } from '../../config/redact-credentials.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { JetStreamBackendConfig } from '../../schema/config.js';
 import type { FederationStreams } from './federation-streams.js';
@@ -34,7 +35,8 @@ export interface JetStreamBackendOptions {
  */
 export function createJetStreamBackend(options: JetStreamBackendOptions): JetStreamBackend {
   const names = jetstreamNames(options.federationName);
-  const where = options.backend.servers.join(',');
+  // Where things are, in every location and message: the servers without a password FED_NATS_URL may carry.
+  const where = redactedServers(options.backend.servers);
   let opening: Promise<FederationStreams> | undefined;
   const streams = (): Promise<FederationStreams> => {
     opening ??= (async () => {
@@ -56,7 +58,6 @@ export function createJetStreamBackend(options: JetStreamBackendOptions): JetStr
   return {
     name: JETSTREAM_BACKEND_NAME,
     root: options.root,
-    spansMachines: true,
     streams,
     signals: new JetStreamSignalTransport(streams, names, where),
     registry: new JetStreamRegistryStore(streams, names, where),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createJetStreamBackend, type JetStreamBackend } from '../../../src/adapters/jetstream/open-jetstream-backend.js';
 import { copyFederation } from '../../../src/migration/copy-federation.js';
 import { initFederation, onboardTeam, openFileBackend, teamWorkspacePath } from '../../../src/index.js';
@@ -11,7 +11,8 @@ import type { SignalParty } from '../../../src/ports/signal-transport.js';
 import { jetstreamBackendSchema } from '../../../src/schema/config.js';
 import type { RegistryEntry } from '../../../src/schema/registry.js';
 import { SIGNAL_PROTOCOL } from '../../../src/schema/signal.js';
-import { skipWithoutNatsServer, startNatsServer, type NatsServer } from '../../helpers/nats-server.js';
+import { skipWithoutNatsServer } from '../../helpers/nats-server.js';
+import { useNatsServer } from '../../helpers/use-nats-server.js';
 
 const SUITE = 'copying a federation between backends (files and JetStream)';
 
@@ -85,19 +86,16 @@ async function snapshot(backend: FederationBackend) {
 }
 
 describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
-  let server: NatsServer & { dispose(): Promise<void> };
+  const server = useNatsServer();
   const opened: JetStreamBackend[] = [];
   const open = (federationName: string) => {
-    const backend = createJetStreamBackend({ root: '/tmp', federationName, backend: jetstreamBackendSchema.parse({ type: 'jetstream', servers: [server.url] }) });
+    const backend = createJetStreamBackend({ root: '/tmp', federationName, backend: jetstreamBackendSchema.parse({ type: 'jetstream', servers: [server().url] }) });
     opened.push(backend);
     return backend;
   };
-  beforeAll(async () => {
-    server = await startNatsServer();
-  });
+  // Registered after the server's hooks, so it runs before the server stops.
   afterAll(async () => {
     for (const backend of opened) await backend.close();
-    await server?.dispose();
   });
 
   it('copies every signal, acknowledgment (with its time) and lifecycle state; a second run copies nothing', async () => {
