@@ -57,7 +57,7 @@ export * from './schema/json-schema.js';
 export * from './fs/ensure-directory.js';
 export * from './schema/delivery.js';
 export { parseDuration, durationSchema, DURATION_EXAMPLES } from './schema/duration.js';
-export * from './signals/delivery/delivery-fact-store.js';
+export * from './adapters/file/file-delivery-fact-store.js';
 export * from './signals/delivery/deadlines.js';
 export * from './signals/delivery/delivery-state.js';
 export * from './signals/delivery/delivery-inspector.js';

@@ -1,4 +1,5 @@
 import type { FederationBackend } from '../../ports/federation-backend.js';
+import { FileDeliveryFactStore } from './file-delivery-fact-store.js';
 import { FileLifecycleStore } from './file-lifecycle-store.js';
 import { FileRegistryStore } from './file-registry-store.js';
 import { FileSignalTransport } from './file-signal-transport.js';
@@ -11,5 +12,6 @@ export function openFileBackend(root: string): FederationBackend {
     signals: new FileSignalTransport(root),
     registry: new FileRegistryStore(root),
     lifecycles: new FileLifecycleStore(),
+    delivery: new FileDeliveryFactStore(root),
   };
 }

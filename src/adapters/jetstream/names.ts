@@ -7,6 +7,7 @@ import { InvalidInputError } from '../../errors.js';
  * - signals: stream `FED_<name>_SIGNALS`, one subject per inbox, `fed.<name>.inbox.<to>.<from>` — the
  *   recipient's inbox is `…inbox.<to>.*`, the sender's outbox is `…inbox.*.<from>` (one stored copy);
  * - acknowledgments: KV bucket `fed_<name>_acks`, key `<team>.<signal id>`;
+ * - delivery facts: KV bucket `fed_<name>_delivery`, key `<signal id>.<fact>`;
  * - registry: KV bucket `fed_<name>_registry`, key `registry`;
  * - lifecycles: KV bucket `fed_<name>_lifecycle`, key `<team>` (and `lock.<team>` for the writer's lease);
  * - journals: stream `FED_<name>_JOURNAL`, one subject per line, `fed.<name>.journal.<team>.<seq>` (a line
@@ -19,6 +20,7 @@ export interface JetStreamNames {
   journalStream: string;
   quarantineStream: string;
   ackBucket: string;
+  deliveryBucket: string;
   registryBucket: string;
   lifecycleBucket: string;
   inboxSubject(to: string, from: string): string;
@@ -51,6 +53,7 @@ export function jetstreamNames(federation: string | undefined): JetStreamNames {
     journalStream: `FED_${federation}_JOURNAL`,
     quarantineStream: `FED_${federation}_QUARANTINE`,
     ackBucket: `fed_${federation}_acks`,
+    deliveryBucket: `fed_${federation}_delivery`,
     registryBucket: `fed_${federation}_registry`,
     lifecycleBucket: `fed_${federation}_lifecycle`,
     inboxSubject: (to, from) => `${prefix}.inbox.${to}.${from}`,

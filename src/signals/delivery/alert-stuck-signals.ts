@@ -1,10 +1,11 @@
 import { v5 as uuidv5 } from 'uuid';
 import { FedError } from '../../errors.js';
 import type { WriteOptions } from '../../fs/atomic-write.js';
+import { openBackend } from '../../backend/open-backend.js';
+import type { DeliveryFactStore } from '../../ports/delivery-fact-store.js';
 import { readRegistry } from '../../registry/registry-file.js';
 import { META } from '../../schema/common.js';
 import { sendSignal } from '../send-signal.js';
-import { FileDeliveryFactStore, type DeliveryFactStore } from './delivery-fact-store.js';
 import { recipientGoneReason } from './delivery-inspector.js';
 import { findStuckSignals, type StuckSignal } from './stuck-signals.js';
 
@@ -57,7 +58,7 @@ async function escalate(root: string, signal: StuckSignal, facts: DeliveryFactSt
     { durable: options.durable, now: options.now },
   );
   const at = (options.now?.() ?? new Date()).toISOString();
-  facts.record(signal.id, 'escalated', { escalatedAt: at, dueAt: signal.dueAt!, alertId: sent.message.id });
+  await facts.record(signal.id, 'escalated', { escalatedAt: at, dueAt: signal.dueAt!, alertId: sent.message.id }, options);
   Object.assign(signal, { alertId: sent.message.id, alertedAt: at });
 }
 
@@ -66,7 +67,7 @@ async function reportUndeliverable(root: string, signal: StuckSignal, facts: Del
   const at = (options.now?.() ?? new Date()).toISOString();
   const reason = signal.reason!;
   if (recipientGoneReason(readRegistry(root), signal.from) !== undefined) {
-    facts.record(signal.id, 'undeliverable', { reportedAt: at, reason });
+    await facts.record(signal.id, 'undeliverable', { reportedAt: at, reason }, options);
     Object.assign(signal, { alertedAt: at });
     return;
   }
@@ -84,7 +85,7 @@ async function reportUndeliverable(root: string, signal: StuckSignal, facts: Del
     },
     { durable: options.durable, now: options.now },
   );
-  facts.record(signal.id, 'undeliverable', { reportedAt: at, reason, alertId: sent.message.id });
+  await facts.record(signal.id, 'undeliverable', { reportedAt: at, reason, alertId: sent.message.id }, options);
   Object.assign(signal, { alertId: sent.message.id, alertedAt: at });
 }
 
@@ -94,9 +95,9 @@ async function reportUndeliverable(root: string, signal: StuckSignal, facts: Del
  * way). Returns the signals and the problems.
  */
 export async function reportUndeliverableSignals(root: string, team: string, options: AlertOptions = {}): Promise<{ signals: StuckSignal[]; warnings: string[] }> {
-  const facts = new FileDeliveryFactStore(root, options);
+  const facts = openBackend(root).delivery;
   const now = options.now?.() ?? new Date();
-  const signals = findStuckSignals(root, readRegistry(root), facts, {}, now).filter((s) => s.state === 'undeliverable' && s.to === team);
+  const signals = (await findStuckSignals(root, readRegistry(root), facts, {}, now)).filter((s) => s.state === 'undeliverable' && s.to === team);
   const warnings = await alertStuckSignals(root, signals, facts, options);
   return { signals, warnings };
 }
