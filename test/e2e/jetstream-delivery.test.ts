@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runFed } from '../helpers/fed-cli.js';
+import { skipWithoutNatsServer, startNatsServer, type NatsServer } from '../helpers/nats-server.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const SUITE = 'delivery states on JetStream, from two working directories that share nothing but the NATS URL';
+
+interface Shown {
+  delivery: { state: string };
+  replyTo: string | null;
+  history: Array<{ event: string; detail: string }>;
+}
+
+interface Listed {
+  signals: Array<{ message: { id: string }; delivery: { state: string } }>;
+}
+
+describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
+  let server: NatsServer & { dispose(): Promise<void> };
+  beforeAll(async () => {
+    server = await startNatsServer();
+  });
+  afterAll(async () => {
+    await server?.dispose();
+  });
+
+  it('show, list --state, send --reply-to and a reused --id see what the other machine did', async () => {
+    const metaMachine = tempDir('fed-machine-');
+    const teamMachine = tempDir('fed-machine-');
+    const onMeta = (args: string[]) => runFed(['--root', metaMachine, ...args], { env: { FED_NATS_URL: server.url }, timeoutMs: 60_000 });
+    // The team's machine acts as the team, as a launched agent does.
+    const onTeam = (args: string[]) => runFed(['--root', teamMachine, ...args], { env: { FED_NATS_URL: server.url, FED_TEAM: 'docs' }, timeoutMs: 60_000 });
+    const ok = async (run: Promise<{ code: number | null; stdout: string; stderr: string }>) => {
+      const result = await run;
+      expect(result, result.stderr).toMatchObject({ code: 0 });
+      return result.stdout;
+    };
+    const show = async (id: string) => JSON.parse(await ok(onMeta(['signal', 'show', id, '--json']))) as Shown;
+    const inState = async (state: string) =>
+      (JSON.parse(await ok(onMeta(['signal', 'list', '--team', 'docs', '--state', state, '--json']))) as Listed).signals.map((s) => s.message.id);
+
+    await ok(onMeta(['init', '--name', 'acme']));
+    await ok(onTeam(['init', '--name', 'acme']));
+    await ok(onTeam(['team', 'onboard', 'docs']));
+
+    const question = randomUUID();
+    const ask = ['signal', 'send', '--to', 'docs', '--type', 'question', '--subject', 'Which database?', '--body', 'Postgres or SQLite?', '--id', question];
+    await ok(onMeta(ask));
+    expect((await show(question)).delivery.state).toBe('delivered');
+
+    // The team reads its inbox on its machine: meta sees it read.
+    await ok(onTeam(['signal', 'list']));
+    const read = await show(question);
+    expect(read.delivery.state).toBe('read');
+    expect(read.history).toContainEqual(expect.objectContaining({ event: 'read', detail: 'by docs' }));
+    expect(await inState('read')).toEqual([question]);
+
+    // A retry of the same send from the team's machine is the same signal, delivered once.
+    const retried = await onTeam([...ask, '--from', 'meta']);
+    expect(retried, retried.stderr).toMatchObject({ code: 0 });
+    expect(retried.stderr).toContain('was already delivered');
+
+    // The answer names the question, which the team's machine finds through the shared store.
+    const answer = JSON.parse(await ok(onTeam(['signal', 'send', '--to', 'meta', '--type', 'report', '--subject', 'Postgres', '--reply-to', question, '--json']))) as {
+      message: { id: string };
+    };
+    const answered = await show(question);
+    expect(answered.delivery.state).toBe('answered');
+    expect(answered.history).toContainEqual(expect.objectContaining({ event: 'answered', detail: `by signal ${answer.message.id} from docs` }));
+    expect((await show(answer.message.id)).replyTo).toBe(question);
+    expect(await inState('answered')).toEqual([question]);
+    expect(await inState('read')).toEqual([]);
+
+    // Acknowledged by id on the team's machine (after answering it), shown on meta's.
+    await ok(onTeam(['signal', 'ack', question]));
+    expect((await show(question)).history.map((event) => event.event)).toEqual(['sent', 'read', 'answered', 'acknowledged']);
+
+    // The question's id is used, whichever machine tries it again with another signal.
+    const reused = await onTeam(['signal', 'send', '--to', 'meta', '--type', 'report', '--subject', 'Another', '--id', question]);
+    expect(reused.code).toBe(2);
+    expect(reused.stderr).toContain(`signal id ${question} was already used for another signal (question "Which database?" from meta to docs`);
+    const unknown = await onTeam(['signal', 'send', '--to', 'meta', '--type', 'report', '--subject', 'Re', '--reply-to', randomUUID()]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('--reply-to: no signal with id');
+    expect((JSON.parse(await ok(onMeta(['signal', 'list', '--team', 'docs', '--json']))) as Listed).signals).toHaveLength(1);
+  }, 180_000);
+});
