@@ -84,5 +84,11 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('--reply-to: no signal with id');
     expect((JSON.parse(await ok(onMeta(['signal', 'list', '--team', 'docs', '--json']))) as Listed).signals).toHaveLength(1);
+
+    // Nothing to move on JetStream: refused, saying so, and every signal stays where it was.
+    const archive = await onMeta(['signal', 'archive', '--older-than', '1m']);
+    expect(archive.code).toBe(2);
+    expect(archive.stderr).toContain('keeps its signals in the nats-jetstream backend, where nothing is archived');
+    expect(await inState('answered')).toEqual([question]);
   }, 180_000);
 });

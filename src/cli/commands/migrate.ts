@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { openFileBackend } from '../../adapters/file/open-file-backend.js';
+import { FILE_BACKEND_NAME, openFileBackend } from '../../adapters/file/open-file-backend.js';
 import { openBackend } from '../../backend/open-backend.js';
 import { InvalidInputError } from '../../errors.js';
 import { ensureDirectory } from '../../fs/ensure-directory.js';
@@ -31,7 +31,7 @@ export function registerMigrate(program: Command, io: CliIo): void {
     .action(async (options: { json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
       const target = openBackend(ctx.root, io.env);
-      if (target.name === 'file-signal-v1') throw new InvalidInputError(NO_JETSTREAM);
+      if (target.name === FILE_BACKEND_NAME) throw new InvalidInputError(NO_JETSTREAM);
       const source = openFileBackend(ctx.root);
       render(io, await copyFederation(source, target), source, target, options.json);
     });
@@ -42,7 +42,7 @@ export function registerMigrate(program: Command, io: CliIo): void {
     .action(async (options: { json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
       const source = openBackend(ctx.root, io.env);
-      if (source.name === 'file-signal-v1') throw new InvalidInputError(NO_JETSTREAM);
+      if (source.name === FILE_BACKEND_NAME) throw new InvalidInputError(NO_JETSTREAM);
       const target = openFileBackend(ctx.root);
       await target.registry.create(emptyRegistry());
       // A directory team's workspace moves under this root; a worktree team keeps its checkout's path.

@@ -1,6 +1,7 @@
 import { existsSync, linkSync, lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { FedError } from '../../errors.js';
+import { FILE_BACKEND_NAME } from '../../adapters/file/open-file-backend.js';
+import { FedError, RefusedError } from '../../errors.js';
 import { fsyncDirectory, linkFileNoClobber, suffixedName, unlinkQuietly, type WriteOptions } from '../../fs/atomic-write.js';
 import { ensureDirectory } from '../../fs/ensure-directory.js';
 import { openBackend } from '../../backend/open-backend.js';
@@ -52,9 +53,16 @@ export interface BoxArchiveResult {
 export async function archiveSignals(root: string, request: ArchiveSignalsRequest, options: ArchiveSignalsOptions = {}): Promise<BoxArchiveResult[]> {
   const now = options.now ?? new Date();
   const cutoff = now.getTime() - request.olderThanMs;
+  const backend = options.backend ?? openBackend(root);
+  if (backend.name !== FILE_BACKEND_NAME) {
+    throw new RefusedError(
+      'ARCHIVE_UNSUPPORTED',
+      `fed signal archive moves signal files into each box's archive/ folder, and this federation keeps its signals in the ${backend.name} backend, ` +
+        'where nothing is archived: a signal stays in its box and keeps its delivery state (fed signal list --state filters by it)',
+    );
+  }
   const registry = readRegistry(root);
   const parties = request.team === undefined ? [META, ...registry.teams.map((t) => t.domainId)] : [request.team];
-  const backend = options.backend ?? openBackend(root);
   const inspector = new DeliveryInspector(backend, registry, deadlineTable(), now);
   const durable = options.durable ?? true;
   const results: BoxArchiveResult[] = [];
