@@ -3,14 +3,29 @@
  * in an inbox of 100 000 signals beside the same in an inbox of 10, each call opening the backend afresh
  * as a command does. Goal ≤ 3×: the sent fact of the signal names its file, so the lookup reads that file
  * instead of the inbox. Acks are written without fsync on both sides, so the disk does not hide the
- * lookup's cost; rounds alternate the two inboxes (reportInterleavedRatios).
+ * lookup's cost; rounds alternate the two inboxes (reportInterleavedRatios). The same on JetStream (with
+ * nats-server on PATH), where the send leaves the sequence of the copy as the hint.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { acknowledgeSignal, deliveryDirectory, initFederation, onboardTeam, openFileBackend, signalDigest, signalFileName, workspacePaths } from '../../src/index.js';
-import type { SentFact, SignalMessage } from '../../src/index.js';
+import {
+  acknowledgeSignal,
+  createJetStreamBackend,
+  deliveryDirectory,
+  emptyRegistry,
+  initFederation,
+  onboardTeam,
+  openFileBackend,
+  signalDigest,
+  signalFileName,
+  jetstreamBackendSchema,
+  updateRegistryIn,
+  workspacePaths,
+} from '../../src/index.js';
+import type { RegistryEntry, SentFact, SignalMessage } from '../../src/index.js';
+import { natsServerMissing, startNatsServer } from '../helpers/nats-server.js';
 import { reportInterleavedRatios } from './harness.js';
 
 const BIG = 100_000;
@@ -49,7 +64,67 @@ async function plant(root: string, team: string, count: number): Promise<{ inbox
   return { inbox, messages };
 }
 
+/** Sends in flight at once while filling a JetStream inbox. */
+const WINDOW = 256;
+
+async function jetstreamAckBench(): Promise<void> {
+  if (natsServerMissing) {
+    process.stdout.write(`  JetStream: skipped: nats-server not on PATH (${natsServerMissing})\n`);
+    return;
+  }
+  const server = await startNatsServer();
+  const root = mkdtempSync(join(tmpdir(), 'fed-bench-ack-jetstream-'));
+  const backend = createJetStreamBackend({ root, federationName: 'ackbench', backend: jetstreamBackendSchema.parse({ type: 'jetstream', servers: [server.url] }) });
+  try {
+    const entry = (domain: string): RegistryEntry => ({
+      domain,
+      domainId: domain,
+      archetypeId: 'deliverable',
+      placementType: 'directory',
+      onboardedAt: new Date().toISOString(),
+      location: join(root, domain),
+      status: 'active',
+    });
+    const teams = { big: entry('big'), small: entry('small') };
+    await backend.registry.create(emptyRegistry());
+    await updateRegistryIn(backend.registry, (registry) => ({ ...registry, teams: Object.values(teams) }));
+    const fill = async (domain: 'big' | 'small', count: number): Promise<SignalMessage[]> => {
+      const to = { id: domain, entry: teams[domain] };
+      const messages = Array.from({ length: count }, (_, i) => message(domain, i));
+      for (let start = 0; start < count; start += WINDOW) {
+        await Promise.all(messages.slice(start, start + WINDOW).map((m) => backend.signals.send(m, { from: { id: 'meta', entry: undefined }, to })));
+      }
+      return messages;
+    };
+    const big = await fill('big', BIG);
+    const small = await fill('small', ROUNDS * 2 * PER_RUN + PER_RUN);
+    let nextBig = BIG - 1;
+    let nextSmall = 0;
+    // Each call opens the inbox anew, as a command does: nothing read before is reused.
+    const ackRun = (team: string, next: () => SignalMessage) => async (): Promise<number> => {
+      const ids = Array.from({ length: PER_RUN }, () => next().id);
+      const started = performance.now();
+      for (const id of ids) await acknowledgeSignal(root, team, id, {}, backend);
+      return (performance.now() - started) / PER_RUN;
+    };
+    await reportInterleavedRatios(
+      { name: `JetStream: ack by id, ${small.length}-signal inbox`, run: ackRun('small', () => small[nextSmall++]!) },
+      [{ name: `JetStream: ack by id, ${BIG.toLocaleString('en')}-signal inbox`, run: ackRun('big', () => big[nextBig--]!), max: 3 }],
+      ROUNDS,
+    );
+  } finally {
+    await backend.close();
+    await server.dispose();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
 export default async function ackBench(): Promise<void> {
+  await fileAckBench();
+  await jetstreamAckBench();
+}
+
+async function fileAckBench(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'fed-bench-ack-'));
   try {
     initFederation(root, {}, {});
