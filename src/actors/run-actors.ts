@@ -3,7 +3,7 @@ import { FedError, RefusedError } from '../errors.js';
 import type { LoadedHooks } from '../hooks/load-hooks.js';
 import { notifyConsumed } from '../hooks/notify-hooks.js';
 import { getTeam, statusOf } from '../registry/find-team.js';
-import { teamWorkspace } from '../registry/team-workspace.js';
+import { teamWorkspace, WORKSPACE_REFUSALS } from '../registry/team-workspace.js';
 import type { RegistryEntry } from '../schema/registry.js';
 import { openBackend } from '../backend/open-backend.js';
 import type { FederationBackend } from '../ports/federation-backend.js';
@@ -116,7 +116,7 @@ export async function runActors(root: string, runOptions: RunActorsOptions = {})
   }
 }
 
-const SKIPPABLE = new Set(['TEAM_BUSY', 'WORKSPACE_OUTSIDE_ROOT', 'WORKSPACE_SYMLINK', 'WORKSPACE_MISSING', 'WORKSPACE_NOT_A_DIRECTORY']);
+const SKIPPABLE = new Set(['TEAM_BUSY', ...WORKSPACE_REFUSALS]);
 
 function stop(team: RunningTeam): void {
   team.watch?.close();

@@ -11,6 +11,7 @@ import { loadTeamLifecycle } from '../actors/team-lifecycle.js';
 import { findTeam, statusOf } from '../registry/find-team.js';
 import { readOnboardingIntent, settleInterruptedOnboarding } from '../registry/onboard.js';
 import { removeWorkspace, worktreeBranch } from '../registry/placement.js';
+import { describeGits, settleWorktreeGit, worktreeGitLeftovers } from '../registry/worktree-git.js';
 import { relocatedWorkspace, teamWorkspace } from '../registry/team-workspace.js';
 import { updateRegistry } from '../registry/update-registry.js';
 import type { FederationBackend } from '../ports/federation-backend.js';
@@ -20,10 +21,10 @@ import { teamMarkerSchema, type TeamMarker } from '../schema/team-marker.js';
 import type { PendingFinding } from './finding.js';
 
 /** Run `fn` holding the onboarding lock of `domain`, so a repair never races an onboarding that just started. */
-async function underOnboardingLock(root: string, domain: string, fn: () => void): Promise<void> {
+async function underOnboardingLock(root: string, domain: string, fn: () => unknown): Promise<void> {
   const lock = await acquireLock(onboardingPaths(root, domain).lock, { staleMs: Number.POSITIVE_INFINITY, timeoutMs: 0 });
   try {
-    fn();
+    await fn();
   } finally {
     releaseLock(lock);
   }
@@ -53,7 +54,7 @@ export function checkOnboardings(root: string, registry: Registry): { findings: 
     accounted.add(intent.location);
     if (onboardingRunning(root, intent.domain)) continue;
     const registered = registry.teams.some((t) => t.domain === intent.domain && t.location === intent.location);
-    const settle = () => underOnboardingLock(root, intent.domain, () => void settleInterruptedOnboarding(root, intent, registry));
+    const settle = () => underOnboardingLock(root, intent.domain, () => settleInterruptedOnboarding(root, intent, registry));
     findings.push(
       registered
         ? {
@@ -70,7 +71,8 @@ export function checkOnboardings(root: string, registry: Registry): { findings: 
             path,
             problem:
               `the onboarding of team "${intent.domainId}" was interrupted before it registered the team; it left ` +
-              (intent.branch ? `worktree ${intent.location} and branch ${intent.branch}` : `workspace ${intent.location}`),
+              (intent.branch ? `worktree ${intent.location} and branch ${intent.branch}` : `workspace ${intent.location}`) +
+              (intent.branch ? gitLeftoversText(root, intent.location, intent.branch) : ''),
             fix: `remove them (fed doctor --fix), or finish the onboarding by running it again: fed team onboard ${intent.domain}`,
             repair: settle,
           },
@@ -101,9 +103,13 @@ export function checkOrphanWorkspaces(root: string, registry: Registry, accounte
           check: 'orphan-workspace',
           team: marker.domainId,
           path: location,
-          problem: `${location} was made by an onboarding of "${marker.domainId}" that never registered the team (it was killed)`,
+          problem: `${location} was made by an onboarding of "${marker.domainId}" that never registered the team (it was killed)${branch ? gitLeftoversText(root, location, branch) : ''}`,
           fix: `remove it${branch ? ` and branch ${branch}` : ''} (fed doctor --fix), then onboard again: fed team onboard ${name}`,
-          repair: () => underOnboardingLock(root, name, () => removeWorkspace(root, { location, placementType, branch })),
+          repair: () =>
+            underOnboardingLock(root, name, async () => {
+              if (branch) await settleWorktreeGit(root, location, branch);
+              removeWorkspace(root, { location, placementType, branch });
+            }),
         });
         continue;
       }
@@ -116,6 +122,14 @@ export function checkOrphanWorkspaces(root: string, registry: Registry, accounte
     }
   }
   return findings;
+}
+
+/** What the git of a killed onboarding left on its worktree: still running, or its stale locks (named; `--fix` waits for it, then removes them). */
+function gitLeftoversText(root: string, location: string, branch: string): string {
+  const { running, locks } = worktreeGitLeftovers(root, location, branch);
+  if (running?.length) return `; ${describeGits(running)} is still working on it (fed doctor --fix waits for it to finish)`;
+  if (locks.length === 0) return '';
+  return running ? `; stale git locks its killed git left: ${locks.join(', ')} (fed doctor --fix removes them)` : `; git lock files: ${locks.join(', ')}`;
 }
 
 /** A registered team: its workspace (inside the root, no links), its marker, and its lifecycle state file. */

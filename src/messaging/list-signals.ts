@@ -47,6 +47,8 @@ export interface ListedSignal extends SignalEntry {
   /** In the box's `archive/` folder. */
   archived: boolean;
   delivery: DeliveryStatus;
+  /** The id of the signal that answered this one (its first `--reply-to` reply), as `fed signal show` names it; null while unanswered. */
+  answeredBy: string | null;
 }
 
 export interface SignalListing {
@@ -91,7 +93,9 @@ export async function listSignals(root: string, query: ListSignalsQuery = {}, op
       if (from !== undefined && message.from !== from) continue;
       const delivery = await inspector.status(entry, box);
       if (query.state !== undefined && delivery.state !== (query.state as DeliveryState)) continue;
-      wanted.push({ ...entry, archived: isArchived, delivery });
+      // Only an answered signal has an answer to name: the others cost no extra read.
+      const answeredBy = delivery.state === 'answered' ? ((await backend.delivery.get(message.id, 'answered'))?.replyId ?? null) : null;
+      wanted.push({ ...entry, archived: isArchived, delivery, answeredBy });
     }
   }
   const reader = options.reader === undefined ? undefined : (findTeam(registry, options.reader)?.domainId ?? options.reader);

@@ -1,19 +1,26 @@
 import type { DeliveryFactStore } from './delivery-fact-store.js';
+import type { FederationJournal } from './federation-journal.js';
 import type { LifecycleStore } from './lifecycle-store.js';
 import type { RegistryStore } from './registry-store.js';
 import type { SignalTransport } from './signal-transport.js';
 
 /**
- * Everything a federation keeps and moves, behind four ports. `openBackend(root)`
+ * Everything a federation keeps and moves, behind its ports. `openBackend(root)`
  * (src/backend/open-backend.ts) opens the one a federation is configured with.
  */
 export interface FederationBackend {
   /** The adapter's name, e.g. `file-signal-v1`. */
   readonly name: string;
   readonly root: string;
+  /**
+   * Teams of the federation may live on other machines (a network store): a team whose workspace is not
+   * under this root is then elsewhere, not misplaced.
+   */
+  readonly spansMachines: boolean;
   readonly signals: SignalTransport;
   readonly registry: RegistryStore;
   readonly lifecycles: LifecycleStore;
   /** What happened to each signal after it was sent: the id claims, read marks, answers, alerts. */
   readonly delivery: DeliveryFactStore;
+  readonly journal: FederationJournal;
 }

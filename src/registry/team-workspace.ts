@@ -64,6 +64,13 @@ function linked(entry: RegistryEntry, path: string, target: string): RefusedErro
   );
 }
 
+/** The refusals of `teamWorkspace`: the workspace is not one fed may write or run in here. */
+export const WORKSPACE_REFUSALS: ReadonlySet<string> = new Set(['WORKSPACE_OUTSIDE_ROOT', 'WORKSPACE_SYMLINK', 'WORKSPACE_MISSING', 'WORKSPACE_NOT_A_DIRECTORY']);
+
+export function isWorkspaceRefusal(error: unknown): error is RefusedError {
+  return error instanceof RefusedError && WORKSPACE_REFUSALS.has(error.code);
+}
+
 /**
  * The team's workspace, checked: it exists, is a directory, lies inside the federation root, and
  * neither it nor its `.fed/` runtime folders is (or goes through) a symbolic link. Returns the location.

@@ -1,5 +1,6 @@
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import { FileDeliveryFactStore } from './file-delivery-fact-store.js';
+import { FileFederationJournal } from './file-federation-journal.js';
 import { FileLifecycleStore } from './file-lifecycle-store.js';
 import { FileRegistryStore } from './file-registry-store.js';
 import { FileSignalTransport } from './file-signal-transport.js';
@@ -12,9 +13,11 @@ export function openFileBackend(root: string): FederationBackend {
   return {
     name: FILE_BACKEND_NAME,
     root,
+    spansMachines: false,
     signals: new FileSignalTransport(root),
     registry: new FileRegistryStore(root),
-    lifecycles: new FileLifecycleStore(),
+    lifecycles: new FileLifecycleStore(root),
+    journal: new FileFederationJournal(root),
     delivery: new FileDeliveryFactStore(root),
   };
 }

@@ -12,7 +12,8 @@ import { InvalidInputError } from '../../errors.js';
  * - registry: KV bucket `fed_<name>_registry`, key `registry`;
  * - lifecycles: KV bucket `fed_<name>_lifecycle`, key `<team>` (and `lock.<team>` for the writer's lease);
  * - journals: stream `FED_<name>_JOURNAL`, one subject per line, `fed.<name>.journal.<team>.<seq>` (a line
- *   is found by its seq in one lookup, the last one by the wildcard);
+ *   is found by its seq in one lookup, the last one by the wildcard); the federation journal in the same
+ *   stream as `fed.<name>.journal.federation` (one token shorter than any team's line, so never matched by one);
  * - quarantine: stream `FED_<name>_QUARANTINE`, subject `fed.<name>.quarantine.<team>`.
  */
 export interface JetStreamNames {
@@ -33,6 +34,7 @@ export interface JetStreamNames {
   journalSubject(team: string, seq: number): string;
   journalFilter(team: string): string;
   quarantineSubject(team: string): string;
+  federationJournalSubject: string;
 }
 
 /** Stream and bucket names allow letters, digits, `-` and `_`; subjects split on `.`, so the name is one token. */
@@ -68,6 +70,7 @@ export function jetstreamNames(federation: string | undefined): JetStreamNames {
     outboxFilter: (from) => `${prefix}.inbox.*.${from}`,
     journalSubject: (team, seq) => `${prefix}.journal.${team}.${seq}`,
     journalFilter: (team) => `${prefix}.journal.${team}.*`,
+    federationJournalSubject: `${prefix}.journal.federation`,
     quarantineSubject: (team) => `${prefix}.quarantine.${team}`,
   };
 }

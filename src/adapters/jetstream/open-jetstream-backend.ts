@@ -2,6 +2,7 @@ import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { JetStreamBackendConfig } from '../../schema/config.js';
 import type { FederationStreams } from './federation-streams.js';
 import { JetStreamDeliveryFactStore } from './jetstream-delivery-fact-store.js';
+import { JetStreamFederationJournal } from './jetstream-federation-journal.js';
 import { JetStreamLifecycleStore } from './jetstream-lifecycle-store.js';
 import { JetStreamRegistryStore } from './jetstream-registry-store.js';
 import { JetStreamSignalTransport } from './jetstream-signal-transport.js';
@@ -28,7 +29,7 @@ export interface JetStreamBackendOptions {
 }
 
 /**
- * The four ports on JetStream. Opening is synchronous, like the file backend's: the name is checked now,
+ * The ports on JetStream. Opening is synchronous, like the file backend's: the name is checked now,
  * and the connection (and the streams and buckets, created if missing) is made on first use, so an
  * unreachable server is reported by the first operation (BackendUnavailableError, exit 2).
  */
@@ -56,11 +57,13 @@ export function createJetStreamBackend(options: JetStreamBackendOptions): JetStr
   return {
     name: JETSTREAM_BACKEND_NAME,
     root: options.root,
+    spansMachines: true,
     streams,
     signals: new JetStreamSignalTransport(streams, names, where),
     registry: new JetStreamRegistryStore(streams, names, where),
     lifecycles: new JetStreamLifecycleStore(streams, names, where, options.lease),
     delivery: new JetStreamDeliveryFactStore(streams, names, where),
+    journal: new JetStreamFederationJournal(streams, names, where),
     close: async () => {
       const open = await opening?.catch(() => undefined);
       opening = undefined;

@@ -16,7 +16,8 @@ function render(io: CliIo, result: CopyFederationResult, from: FederationBackend
   for (const bad of result.invalid) io.stderr(`warning: ${bad.path} (inbox of ${bad.party}) is not a valid signal and was not copied: ${bad.reason}\n`);
   io.stdout(
     `copied ${from.registry.location} → ${to.registry.location}: ${result.teams} team(s), ${result.signals} signal(s), ` +
-      `${result.acknowledgments} acknowledgment(s), ${result.deliveryFacts} delivery fact(s), ${result.lifecycles} lifecycle(s), ${result.journalLines} journal line(s)\n`,
+      `${result.acknowledgments} acknowledgment(s), ${result.deliveryFacts} delivery fact(s), ${result.lifecycles} lifecycle(s), ${result.keptRuns} earlier run(s), ` +
+      `${result.journalLines} journal line(s), ${result.federationRecords} federation journal record(s)\n`,
   );
 }
 

@@ -16,7 +16,7 @@ import { watchSignals } from '../../messaging/watch-signals.js';
 import { SIGNAL_BOXES, type AckResult, type InvalidSignalFile, type SignalBox, type SignalEntry } from '../../ports/signal-transport.js';
 import { federationContext, printJson, type CliIo, type CommandContext } from '../io.js';
 import { Interrupt } from '../interrupt.js';
-import { duration } from '../option-parsers.js';
+import { duration, positiveInteger } from '../option-parsers.js';
 import { renderTable } from '../../text/table.js';
 
 interface SendOptions {
@@ -125,8 +125,8 @@ export function registerSignal(program: Command, io: CliIo): void {
       if (listing.signals.length === 0) return io.stdout(`no signals in ${listing.dir}\n`);
       io.stdout(
         renderTable(
-          ['TIMESTAMP', 'TYPE', 'FROM', 'TO', 'STATE', 'ACKNOWLEDGED', 'ID', 'SUBJECT'],
-          listing.signals.map(({ message, delivery, archived }) => [
+          ['TIMESTAMP', 'TYPE', 'FROM', 'TO', 'STATE', 'ACKNOWLEDGED', 'ID', 'ANSWERED BY', 'SUBJECT'],
+          listing.signals.map(({ message, delivery, archived, answeredBy }) => [
             message.timestamp,
             message.type,
             message.from,
@@ -134,6 +134,7 @@ export function registerSignal(program: Command, io: CliIo): void {
             archived ? `${delivery.state} (archived)` : delivery.state,
             listing.box === 'outbox' ? '-' : (message.acknowledged_at ?? 'no'),
             message.id,
+            answeredBy ?? '-',
             displayText(message.subject),
           ]),
         ),
@@ -201,10 +202,10 @@ export function registerSignal(program: Command, io: CliIo): void {
     .description('print signals as they arrive in an inbox, until interrupted (fs.watch plus a periodic rescan)')
     .option('--team <team>', `whose inbox (default: ${DEFAULT_PARTY})`)
     .option('--backlog', 'first print the signals already in the inbox that are not acknowledged')
-    .option('--count <n>', 'stop after this many signals')
+    .option('--count <n>', 'stop after this many signals', positiveInteger('signals'))
     .option('--json', 'one JSON object per line: {file, path, message}')
-    .action(async (options: { team?: string; backlog?: boolean; count?: string; json?: boolean }, command: Command) => {
-      const limit = options.count === undefined ? undefined : positiveInteger('--count', options.count);
+    .action(async (options: { team?: string; backlog?: boolean; count?: number; json?: boolean }, command: Command) => {
+      const limit = options.count;
       const ctx = federationContext(command, io);
       const controller = new Interrupt();
       const backend = openBackend(ctx.root);
@@ -293,12 +294,6 @@ async function readStdin(env: NodeJS.ProcessEnv): Promise<string> {
     );
   }
   return Buffer.concat(chunks).toString('utf8');
-}
-
-function positiveInteger(option: string, value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new InvalidInputError(`${option}: expected a positive whole number, got "${value}"`);
-  return n;
 }
 
 function reportInvalid(io: CliIo, invalid: readonly InvalidSignalFile[], dir?: string): void {

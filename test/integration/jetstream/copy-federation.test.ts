@@ -48,18 +48,18 @@ async function populate(backend: FederationBackend, registered?: RegistryEntry[]
   const docsInbox = backend.signals.inbox(party(teams[0]!));
   const [first] = (await docsInbox.pending()).signals;
   await docsInbox.acknowledge([first!], { now: () => new Date('2026-11-22T11:00:00.000Z') });
-  await backend.lifecycles.exclusive(teams[0]!, (section) =>
-    backend.lifecycles.write(
-      teams[0]!,
-      { machineId: 'deliverable', machineVersion: 1, snapshot: { value: 'scanning' }, seq: 2, processed: [], journalTail: [], pendingReports: [], savedAt: '2026-11-22T10:05:00.000Z' },
-      null,
-      section,
-    ),
-  );
-  await backend.lifecycles.appendJournal(teams[0]!, [
-    { seq: 1, at: '2026-11-22T10:04:00.000Z', event: 'START', from: 'preparing', to: 'preparing', source: 'event' },
-    { seq: 2, at: '2026-11-22T10:05:00.000Z', event: 'PLANNED', from: 'preparing', to: 'scanning', source: 'event' },
-  ]);
+  // Run 1 ended and was kept (as fed team retry does), then run 2 went on.
+  const docs = teams[0]!;
+  const envelope = (seq: number, value: string) => ({ machineId: 'deliverable', machineVersion: 1, snapshot: { value }, seq, processed: [], journalTail: [], pendingReports: [], savedAt: `2026-11-22T10:0${seq}:00.000Z` });
+  await backend.lifecycles.exclusive(docs, async (section) => {
+    const first = await backend.lifecycles.write(docs, envelope(1, 'failed'), null, section);
+    await backend.lifecycles.appendJournal(docs, [{ seq: 1, at: '2026-11-22T10:04:00.000Z', event: 'FAIL', from: 'preparing', to: 'failed', source: 'event' }]);
+    await backend.lifecycles.keepRun(docs, section);
+    await backend.lifecycles.write(docs, envelope(2, 'scanning'), first, section);
+  });
+  await backend.lifecycles.appendJournal(docs, [{ seq: 2, at: '2026-11-22T10:05:00.000Z', event: 'PLANNED', from: 'preparing', to: 'scanning', source: 'event' }]);
+  await backend.journal.append({ kind: 'onboarded', team: 'docs', archetype: 'deliverable', placement: 'directory', location: docs.location, at: '2026-11-22T09:00:00.000Z' });
+  await backend.journal.append({ kind: 'retried', team: 'docs', run: 2, mission: 'task 0', keptAs: ['run-1'], at: '2026-11-22T10:04:30.000Z' });
 }
 
 /** Everything a copy must carry over, read through the ports. */
@@ -73,9 +73,15 @@ async function snapshot(backend: FederationBackend) {
   }
   const lifecycles: Record<string, unknown> = {};
   for (const team of registry.teams) {
-    lifecycles[team.domainId] = { envelope: (await backend.lifecycles.read(team))?.envelope, journal: await backend.lifecycles.journalTail(team, 100) };
+    const kept = await backend.lifecycles.keptRuns(team);
+    lifecycles[team.domainId] = {
+      envelope: (await backend.lifecycles.read(team))?.envelope,
+      journal: await backend.lifecycles.journal(team),
+      kept: await Promise.all(kept.map(async ({ run, envelope }) => ({ run, envelope, journal: await backend.lifecycles.journal(team, run) }))),
+    };
   }
-  return { teams: registry.teams, boxes, lifecycles };
+  const journal = (await backend.journal.read()).map(({ location: _location, ...record }: Record<string, unknown>) => record);
+  return { teams: registry.teams, boxes, lifecycles, journal };
 }
 
 describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
@@ -99,9 +105,9 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     await populate(source);
     const target = open('target');
     const result = await copyFederation(source, target);
-    expect(result).toMatchObject({ teams: 2, signals: 7, acknowledgments: 1, lifecycles: 1, journalLines: 2, invalid: [] });
+    expect(result).toMatchObject({ teams: 2, signals: 7, acknowledgments: 1, lifecycles: 1, keptRuns: 1, journalLines: 2, federationRecords: 2, invalid: [] });
     expect(await snapshot(target)).toEqual(await snapshot(source));
-    expect(await copyFederation(source, target)).toMatchObject({ signals: 0, acknowledgments: 0, lifecycles: 0, journalLines: 0 });
+    expect(await copyFederation(source, target)).toMatchObject({ signals: 0, acknowledgments: 0, lifecycles: 0, keptRuns: 0, journalLines: 0, federationRecords: 0 });
     expect(await snapshot(target)).toEqual(await snapshot(source));
   });
 
@@ -113,7 +119,8 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     await populate(files, teams);
 
     const jetstream = open('migrated');
-    expect(await copyFederation(files, jetstream)).toMatchObject({ teams: 2, signals: 7, acknowledgments: 1, lifecycles: 1, journalLines: 2, invalid: [] });
+    // fed team onboard journaled each team, populate two more records.
+    expect(await copyFederation(files, jetstream)).toMatchObject({ teams: 2, signals: 7, acknowledgments: 1, lifecycles: 1, keptRuns: 1, journalLines: 2, federationRecords: 4, invalid: [] });
     expect(await snapshot(jetstream)).toEqual(await snapshot(files));
 
     // Back into a fresh file federation on another root: directory teams move under it.
@@ -125,7 +132,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
       mkdirSync(location, { recursive: true });
       return { ...team, location };
     };
-    expect(await copyFederation(jetstream, exported, { relocate })).toMatchObject({ signals: 7, acknowledgments: 1, lifecycles: 1, journalLines: 2 });
+    expect(await copyFederation(jetstream, exported, { relocate })).toMatchObject({ signals: 7, acknowledgments: 1, lifecycles: 1, keptRuns: 1, journalLines: 2, federationRecords: 4 });
     const withoutPlaces = async (backend: FederationBackend) => {
       const { teams: registered, ...rest } = await snapshot(backend);
       return { ...rest, teams: registered.map(({ location: _location, ...team }) => team) };
