@@ -70,7 +70,7 @@ export async function runMonitorCycle(root: string, options: MonitorOptions): Pr
       unacknowledged: metaCounts.inbox.unacknowledged + reports.reduce((sum, r) => sum + r.inbox.unacknowledged, 0),
     },
     // The transport's census gives counts, not names, so the stuck-signal scan lists the inboxes itself.
-    stuckSignals: await findStuckSignals(root, registry, backend.delivery, deadlineTable(options.config.signalDeadlines), now),
+    stuckSignals: await findStuckSignals(backend, registry, deadlineTable(options.config.signalDeadlines), now),
     archivedSignals: 0,
     telemetry: telemetryReport(root, options.config),
   };

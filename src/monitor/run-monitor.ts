@@ -6,7 +6,6 @@ import { FedError } from '../errors.js';
 import { parseDuration } from '../schema/duration.js';
 import { archiveSignals } from '../signals/archive/archive-signals.js';
 import { alertStuckSignals } from '../signals/delivery/alert-stuck-signals.js';
-import { openBackend } from '../backend/open-backend.js';
 import { repeatEvery } from '../time/repeat.js';
 import { runMonitorCycle, type MonitorOptions } from './monitor-cycle.js';
 import type { MonitorReport } from './monitor-report.js';
@@ -50,7 +49,7 @@ export async function runMonitor(root: string, options: RunMonitorOptions): Prom
  */
 async function actOnSignals(root: string, report: MonitorReport, now: Date, options: RunMonitorOptions): Promise<void> {
   const write = { durable: options.durable };
-  const warnings = await alertStuckSignals(root, report.stuckSignals, openBackend(root).delivery, { ...write, now: () => now });
+  const warnings = await alertStuckSignals(root, report.stuckSignals, { ...write, now: () => now });
   for (const warning of warnings) options.onWarning?.(warning);
   const archive = options.config.signalArchive;
   if (!archive) return;

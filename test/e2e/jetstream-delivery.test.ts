@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runFed } from '../helpers/fed-cli.js';
 import { skipWithoutNatsServer, startNatsServer, type NatsServer } from '../helpers/nats-server.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { eventually } from '../conformance/conformance-federation.js';
 
 const SUITE = 'delivery states on JetStream, from two working directories that share nothing but the NATS URL';
 
@@ -91,4 +94,36 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     expect(archive.stderr).toContain('keeps its signals in the nats-jetstream backend, where nothing is archived');
     expect(await inState('answered')).toEqual([question]);
   }, 180_000);
+
+  it('fed monitor on one machine escalates a question left unanswered on the other, once', async () => {
+    const metaMachine = tempDir('fed-machine-');
+    const teamMachine = tempDir('fed-machine-');
+    const env = { FED_NATS_URL: server.url };
+    const onMeta = (args: string[]) => runFed(['--root', metaMachine, ...args], { env, timeoutMs: 60_000 });
+    const onTeam = (args: string[]) => runFed(['--root', teamMachine, ...args], { env, timeoutMs: 60_000 });
+    for (const [on, args] of [[onMeta, ['init', '--name', 'beta']], [onTeam, ['init', '--name', 'beta']], [onTeam, ['team', 'onboard', 'docs']]] as const) {
+      const result = await on([...args]);
+      expect(result, result.stderr).toMatchObject({ code: 0 });
+    }
+    const config = join(metaMachine, 'federate.config.json');
+    writeFileSync(config, JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), signalDeadlines: { question: '1s' } }));
+    const question = randomUUID();
+    expect((await onMeta(['signal', 'send', '--to', 'docs', '--type', 'question', '--subject', 'Which database?', '--id', question])).code).toBe(0);
+
+    let stuck: Array<{ id: string; state: string; alertId: string | null }> = [];
+    await eventually(async () => {
+      const cycle = await onMeta(['monitor', '--json']);
+      expect(cycle, cycle.stderr).toMatchObject({ code: 0 });
+      stuck = (JSON.parse(cycle.stdout) as { stuckSignals: typeof stuck }).stuckSignals;
+      return stuck.length > 0;
+    }, 30_000, 'the question to be overdue');
+    expect(stuck).toEqual([expect.objectContaining({ id: question, state: 'expired', alertId: expect.any(String) })]);
+    expect((await onMeta(['monitor', '--json'])).code).toBe(0);
+    const alerts = (JSON.parse((await onMeta(['signal', 'list', '--team', 'meta', '--type', 'alert', '--json'])).stdout) as { signals: Array<{ message: { subject: string } }> }).signals;
+    expect(alerts.map((a) => a.message.subject)).toEqual(['Overdue question to docs: Which database?']);
+    expect((JSON.parse((await onMeta(['signal', 'show', question, '--json'])).stdout) as Shown).delivery.state).toBe('expired');
+    // The escalation is a fact of the federation, seen from the team's machine too (its deadlines are its own config's).
+    const onTheTeamsMachine = JSON.parse((await onTeam(['signal', 'show', question, '--json'])).stdout) as Shown;
+    expect(onTheTeamsMachine.history.map((event) => event.event)).toContain('escalated');
+  }, 120_000);
 });
