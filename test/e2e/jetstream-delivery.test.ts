@@ -125,5 +125,11 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     // The escalation is a fact of the federation, seen from the team's machine too (its deadlines are its own config's).
     const onTheTeamsMachine = JSON.parse((await onTeam(['signal', 'show', question, '--json'])).stdout) as Shown;
     expect(onTheTeamsMachine.history.map((event) => event.event)).toContain('escalated');
+
+    // Archiving the team returns what it never took to its sender, from the shared registry and facts.
+    const archived = await onMeta(['team', 'archive', 'docs', '--json']);
+    expect(archived, archived.stderr).toMatchObject({ code: 0 });
+    expect(JSON.parse(archived.stdout)).toMatchObject({ team: 'docs', to: 'archived', undeliverable: [question] });
+    expect((JSON.parse((await onTeam(['signal', 'show', question, '--json'])).stdout) as Shown).delivery.state).toBe('undeliverable');
   }, 120_000);
 });
