@@ -4,6 +4,7 @@ import type { FederationBackend } from '../ports/federation-backend.js';
 import type { KeptRun } from '../ports/lifecycle-store.js';
 import type { InvalidSignalFile, SignalEntry, SignalParty } from '../ports/signal-transport.js';
 import { META } from '../schema/common.js';
+import type { DeliveryFactName, DeliveryFacts } from '../schema/delivery.js';
 import type { RegistryEntry } from '../schema/registry.js';
 
 export interface CopyFederationResult {
@@ -12,6 +13,8 @@ export interface CopyFederationResult {
   signals: number;
   /** Acknowledgments recorded now, each with its original time. */
   acknowledgments: number;
+  /** Delivery facts recorded now (sent, read, answered, escalated, undeliverable) of the signals copied. */
+  deliveryFacts: number;
   lifecycles: number;
   /** Earlier runs of teams' lifecycles (kept by `fed team retry`) copied now. */
   keptRuns: number;
@@ -27,8 +30,9 @@ export interface CopyFederationResult {
  * a signal, an acknowledgment or a lifecycle state: the registry (into an empty target as it is, onto a
  * freshly initialised one as one more write, so its `lockVersion` never goes back), every
  * inbox's signals in inbox order with their ids (the sender's outbox record follows from the send), each
- * acknowledgment with its original time, every team's envelope and journal with its kept earlier runs, and
- * the federation journal. Stop the federation's
+ * acknowledgment with its original time, the delivery facts of those signals (so reply links, read
+ * marks, alerts already sent and the single use of each id carry over), every team's envelope and journal
+ * with its kept earlier runs, and the federation journal. Stop the federation's
  * processes first: what they write during the copy may be missed.
  *
  * Safe to run again after an interruption: what the target already holds is skipped, never duplicated.
@@ -60,7 +64,17 @@ export async function copyFederation(source: FederationBackend, target: Federati
       );
     }
   }
-  const result: CopyFederationResult = { teams: registry.teams.length, signals: 0, acknowledgments: 0, lifecycles: 0, keptRuns: 0, journalLines: 0, federationRecords: 0, invalid: [] };
+  const result: CopyFederationResult = {
+    teams: registry.teams.length,
+    signals: 0,
+    acknowledgments: 0,
+    deliveryFacts: 0,
+    lifecycles: 0,
+    keptRuns: 0,
+    journalLines: 0,
+    federationRecords: 0,
+    invalid: [],
+  };
   const partiesOf = (teams: readonly RegistryEntry[]): SignalParty[] => [{ id: META, entry: undefined }, ...teams.map((entry) => ({ id: entry.domainId, entry }))];
   const sourceParties = partiesOf(stored.teams);
   const parties = partiesOf(registry.teams);
@@ -84,6 +98,7 @@ export async function copyFederation(source: FederationBackend, target: Federati
       if (acknowledged && acknowledged_at && !copied.message.acknowledged) {
         result.acknowledgments += await acknowledgeAt(targetInbox, copied, acknowledged_at);
       }
+      result.deliveryFacts += await copyDeliveryFacts(source, target, message.id);
     }
   }
 
@@ -111,6 +126,15 @@ export async function copyFederation(source: FederationBackend, target: Federati
     result.federationRecords++;
   }
   return result;
+}
+
+/** The facts of one signal that the target does not hold yet (each is recorded once: a re-run adds nothing). */
+async function copyDeliveryFacts(source: FederationBackend, target: FederationBackend, id: string): Promise<number> {
+  let recorded = 0;
+  for (const [fact, value] of Object.entries(await source.delivery.all(id)) as [DeliveryFactName, NonNullable<DeliveryFacts[DeliveryFactName]>][]) {
+    if (await target.delivery.record(id, fact, value)) recorded++;
+  }
+  return recorded;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { DeliveryFactStore } from './delivery-fact-store.js';
 import type { FederationJournal } from './federation-journal.js';
 import type { LifecycleStore } from './lifecycle-store.js';
 import type { RegistryStore } from './registry-store.js';
@@ -14,5 +15,7 @@ export interface FederationBackend {
   readonly signals: SignalTransport;
   readonly registry: RegistryStore;
   readonly lifecycles: LifecycleStore;
+  /** What happened to each signal after it was sent: the id claims, read marks, answers, alerts. */
+  readonly delivery: DeliveryFactStore;
   readonly journal: FederationJournal;
 }

@@ -2,6 +2,7 @@ import { describe } from 'vitest';
 import { jetstreamFederations } from '../helpers/jetstream-federation.js';
 import { skipWithoutNatsServer } from '../helpers/nats-server.js';
 import { useNatsServer } from '../helpers/use-nats-server.js';
+import { describeDeliveryFacts } from './delivery-facts.suite.js';
 import { describeExactlyOnceApply } from './exactly-once.suite.js';
 import { describeLifecycleStore } from './lifecycle-store.suite.js';
 import { describeRegistryStore } from './registry-store.suite.js';
@@ -15,4 +16,5 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
   describeRegistryStore('nats-jetstream', jetstreamFederation);
   describeLifecycleStore('nats-jetstream', jetstreamFederation);
   describeExactlyOnceApply('nats-jetstream', jetstreamFederation);
+  describeDeliveryFacts('nats-jetstream', jetstreamFederation);
 });

@@ -7,6 +7,8 @@ import { InvalidInputError } from '../../errors.js';
  * - signals: stream `FED_<name>_SIGNALS`, one subject per inbox, `fed.<name>.inbox.<to>.<from>` — the
  *   recipient's inbox is `…inbox.<to>.*`, the sender's outbox is `…inbox.*.<from>` (one stored copy);
  * - acknowledgments: KV bucket `fed_<name>_acks`, key `<team>.<signal id>`;
+ * - delivery facts: KV bucket `fed_<name>_delivery`, key `<signal id>.<fact>`; beside them `<signal id>.seq`,
+ *   the stream sequence of the signal's inbox copy (a hint for finding it by id, checked on use);
  * - registry: KV bucket `fed_<name>_registry`, key `registry`;
  * - lifecycles: KV bucket `fed_<name>_lifecycle`, key `<team>` (and `lock.<team>` for the writer's lease);
  * - journals: stream `FED_<name>_JOURNAL`, one subject per line, `fed.<name>.journal.<team>.<seq>` (a line
@@ -20,9 +22,13 @@ export interface JetStreamNames {
   journalStream: string;
   quarantineStream: string;
   ackBucket: string;
+  deliveryBucket: string;
   registryBucket: string;
   lifecycleBucket: string;
   inboxSubject(to: string, from: string): string;
+  /** The subject that stores, in the delivery bucket, where signal `id`'s inbox copy is. */
+  seqHintSubject(id: string): string;
+  seqHintKey(id: string): string;
   inboxFilter(to: string): string;
   outboxFilter(from: string): string;
   journalSubject(team: string, seq: number): string;
@@ -47,15 +53,19 @@ export function jetstreamNames(federation: string | undefined): JetStreamNames {
     );
   }
   const prefix = `fed.${federation}`;
+  const deliveryBucket = `fed_${federation}_delivery`;
   return {
     federation,
     signalStream: `FED_${federation}_SIGNALS`,
     journalStream: `FED_${federation}_JOURNAL`,
     quarantineStream: `FED_${federation}_QUARANTINE`,
     ackBucket: `fed_${federation}_acks`,
+    deliveryBucket,
     registryBucket: `fed_${federation}_registry`,
     lifecycleBucket: `fed_${federation}_lifecycle`,
     inboxSubject: (to, from) => `${prefix}.inbox.${to}.${from}`,
+    seqHintSubject: (id) => `$KV.${deliveryBucket}.${id.toLowerCase()}.seq`,
+    seqHintKey: (id) => `${id.toLowerCase()}.seq`,
     inboxFilter: (to) => `${prefix}.inbox.${to}.*`,
     outboxFilter: (from) => `${prefix}.inbox.*.${from}`,
     journalSubject: (team, seq) => `${prefix}.journal.${team}.${seq}`,

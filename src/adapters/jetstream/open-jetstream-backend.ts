@@ -2,6 +2,7 @@ import { redactedServers } from '../../config/redact-credentials.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { JetStreamBackendConfig } from '../../schema/config.js';
 import type { FederationStreams } from './federation-streams.js';
+import { JetStreamDeliveryFactStore } from './jetstream-delivery-fact-store.js';
 import { JetStreamFederationJournal } from './jetstream-federation-journal.js';
 import { JetStreamLifecycleStore } from './jetstream-lifecycle-store.js';
 import { JetStreamRegistryStore } from './jetstream-registry-store.js';
@@ -62,6 +63,7 @@ export function createJetStreamBackend(options: JetStreamBackendOptions): JetStr
     signals: new JetStreamSignalTransport(streams, names, where),
     registry: new JetStreamRegistryStore(streams, names, where),
     lifecycles: new JetStreamLifecycleStore(streams, names, where, options.lease),
+    delivery: new JetStreamDeliveryFactStore(streams, names, where),
     journal: new JetStreamFederationJournal(streams, names, where),
     close: async () => {
       const open = await opening?.catch(() => undefined);

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
+import { openBackend } from '../../backend/open-backend.js';
 import { InvalidInputError } from '../../errors.js';
 import { readFileBounded, type BoundedRead } from '../../fs/read-json-file.js';
 import { META } from '../../schema/common.js';
@@ -145,9 +146,9 @@ export function registerSignal(program: Command, io: CliIo): void {
     .description('show a signal (live or archived) with its delivery state and history: sent, read, acknowledged, answered')
     .argument('<id>', 'signal id')
     .option('--json', 'print the signal, its state and history as JSON')
-    .action((id: string, options: { json?: boolean }, command: Command) => {
+    .action(async (id: string, options: { json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
-      const report = showSignal(ctx.root, id, { deadlines: ctx.config.config.signalDeadlines });
+      const report = await showSignal(ctx.root, id, { deadlines: ctx.config.config.signalDeadlines });
       if (options.json) return printJson(io, report);
       io.stdout(renderSignalReport(report));
     });
@@ -158,9 +159,9 @@ export function registerSignal(program: Command, io: CliIo): void {
     .requiredOption('--older-than <duration>', 'only signals sent at least this long ago (30m, 12h, 7d)', duration())
     .option('--team <team>', `one team's (or "${META}"'s) boxes (default: meta and every team)`)
     .option('--json', 'print what was archived and kept per box as JSON')
-    .action((options: { olderThan: number; team?: string; json?: boolean }, command: Command) => {
+    .action(async (options: { olderThan: number; team?: string; json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
-      const results = archiveSignals(ctx.root, { team: options.team, olderThanMs: options.olderThan });
+      const results = await archiveSignals(ctx.root, { team: options.team, olderThanMs: options.olderThan });
       if (options.json) return printJson(io, results);
       for (const box of results) {
         if (box.skipped !== undefined) io.stderr(`warning: ${box.team} ${box.box} skipped: ${box.skipped}\n`);
@@ -207,11 +208,12 @@ export function registerSignal(program: Command, io: CliIo): void {
       const limit = options.count;
       const ctx = federationContext(command, io);
       const controller = new Interrupt();
+      const backend = openBackend(ctx.root);
       const subscription = await watchSignals(ctx.root, partyOr(options.team, ctx), {
         signal: controller.signal,
         backlog: options.backlog ? 'unacknowledged' : 'none',
         onInvalid: (file) => reportInvalid(io, [file]),
-      });
+      }, backend);
       // On stderr, so stdout stays one line per signal; scripts can wait for it before sending.
       io.stderr(`watching ${subscription.location} (interrupt to stop)\n`);
       try {
@@ -220,7 +222,7 @@ export function registerSignal(program: Command, io: CliIo): void {
         for await (const entry of subscription) {
           io.stdout(options.json ? `${JSON.stringify(entry)}\n` : watchLine(entry));
           // Watching one's own inbox is reading it (the `read` delivery state).
-          markSignalsRead(ctx.root, reader, [entry.message]);
+          await markSignalsRead(backend.delivery, reader, [entry.message]);
           if (limit !== undefined && ++printed >= limit) break;
         }
       } finally {

@@ -89,6 +89,26 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     expect((await backend.signals.inbox(party('docs')).list()).signals).toHaveLength(1);
   });
 
+  it('find by id goes to the sequence the send left as a hint, checked: a hint to another signal or inbox, or none, falls back to reading the inbox', async () => {
+    const backend = await open('hint');
+    const sent = [];
+    for (const to of ['docs', 'docs', 'ops']) sent.push(await backend.signals.send(message({ to }), { from: party('meta'), to: party(to) }));
+    const [first, second, elsewhere] = sent as [(typeof sent)[0], (typeof sent)[0], (typeof sent)[0]];
+    const { delivery, session } = await backend.streams();
+    const hintOf = async (id: string) => (await delivery.get(session.names.seqHintKey(id)))?.string();
+    expect(await hintOf(first.message.id)).toBe(first.file);
+    // Straight to it: the hinted copy, even with the inbox never read.
+    expect((await backend.signals.inbox(party('docs')).find(first.message.id)).map((e) => e.file)).toEqual([first.file]);
+    // A hint that names another signal of the inbox, or a signal of another inbox, is not trusted.
+    await delivery.put(session.names.seqHintKey(second.message.id), first.file);
+    expect((await backend.signals.inbox(party('docs')).find(second.message.id)).map((e) => e.file)).toEqual([second.file]);
+    await delivery.put(session.names.seqHintKey(first.message.id), elsewhere.file);
+    expect((await backend.signals.inbox(party('docs')).find(first.message.id)).map((e) => e.file)).toEqual([first.file]);
+    expect(await backend.signals.inbox(party('docs')).find(elsewhere.message.id)).toEqual([]);
+    await delivery.purge(session.names.seqHintKey(first.message.id));
+    expect((await backend.signals.inbox(party('docs')).find(first.message.id)).map((e) => e.file)).toEqual([first.file]);
+  });
+
   it('acknowledgments read back as acknowledged / acknowledged_at, keep the first time, and agree across two readers', async () => {
     const backend = await open('acks');
     const m = message();
