@@ -13,6 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { build } from 'esbuild';
 
 /** zod's `z.locales` namespace, reduced to the English messages that are zod's default. */
@@ -25,6 +26,27 @@ const englishOnlyZod = {
     pluginBuild.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, () => ({
       contents: "export { default as en } from 'zod/v4/locales/en.js';",
       resolveDir: process.cwd(),
+    }));
+  },
+};
+
+/**
+ * `node:child_process` loaded on first use: commander and a few fed modules require it as they load, and
+ * loading it (with net, dgram and streams behind it) is a measurable part of a `fed event` that spawns
+ * nothing. Every use in the bundle reads a property at call time (`childProcess.spawn(…)`), so the module
+ * is replaced by one whose properties load the real one when first read.
+ */
+const lazyChildProcess = {
+  name: 'lazy-child-process',
+  setup(pluginBuild) {
+    const keys = Object.keys(createRequire(import.meta.url)('node:child_process'));
+    pluginBuild.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
+      args.namespace === 'lazy-child-process' ? { path: 'node:child_process', external: true } : { path: 'child_process', namespace: 'lazy-child-process' },
+    );
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'lazy-child-process' }, () => ({
+      contents: `let real;
+for (const key of ${JSON.stringify(keys)}) Object.defineProperty(module.exports, key, { enumerable: true, get: () => (real ??= require('node:child_process'))[key] });`,
+      loader: 'js',
     }));
   },
 };
@@ -53,6 +75,7 @@ await build({
   outfile: 'dist/bin/cli/main.cjs',
   format: 'cjs',
   define: { 'import.meta.url': '__fedImportMetaUrl' },
+  plugins: [...common.plugins, lazyChildProcess],
 });
 
 // The bin, told the bundle's content hash: a code cache made from another build is never offered to V8.
