@@ -51,6 +51,21 @@ for (const key of ${JSON.stringify(keys)}) Object.defineProperty(module.exports,
   },
 };
 
+/**
+ * No import() inside the CLI bundle: the bin runs it in a vm.Script, where on Node 20 import() fails
+ * once the code comes from the code cache. Imports of packages and Node's modules become require()
+ * (`supported` below); ES modules that must be imported (a user's importHook, tsx's API) go through
+ * src/hooks/native-import.ts, left out of the bundle as dist/bin/cli/native-import.cjs for Node to load.
+ */
+const nativeImportOutside = {
+  name: 'native-import-outside',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /\/native-import\.js$/ }, (args) =>
+      args.importer.includes('/src/') ? { path: './native-import.cjs', external: true } : undefined,
+    );
+  },
+};
+
 const common = {
   bundle: true,
   platform: 'node',
@@ -75,8 +90,10 @@ await build({
   outfile: 'dist/bin/cli/main.cjs',
   format: 'cjs',
   define: { 'import.meta.url': '__fedImportMetaUrl' },
-  plugins: [...common.plugins, lazyChildProcess],
+  supported: { 'dynamic-import': false },
+  plugins: [...common.plugins, lazyChildProcess, nativeImportOutside],
 });
+await build({ ...common, entryPoints: ['src/hooks/native-import.ts'], outfile: 'dist/bin/cli/native-import.cjs', format: 'cjs' });
 
 // The bin, told the bundle's content hash: a code cache made from another build is never offered to V8.
 const bundleHash = createHash('sha256').update(readFileSync('dist/bin/cli/main.cjs')).digest('hex').slice(0, 16);

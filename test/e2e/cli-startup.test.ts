@@ -111,6 +111,23 @@ describe('fast start: the code cache', () => {
     expect(readdirSync(off)).toEqual([]);
   });
 
+  it('an importHook module, ES module or TypeScript, loads in the bundled CLI, with and without a cache', async () => {
+    const root = tempDir();
+    const env = { FED_CODE_CACHE: join(root, 'cache') };
+    expect((await runFed(['init', '--root', root], { env })).code).toBe(0);
+    const hooks = {
+      'hooks.mjs': "import { appendFileSync } from 'node:fs';\nexport async function onInit(context) { appendFileSync(context.root + '/inits', `mjs ${context.command}\\n`); }\n",
+      'hooks.ts': "import { appendFileSync } from 'node:fs';\nexport function onInit(context: { root: string; command: string }): void { appendFileSync(context.root + '/inits', `ts ${context.command}\\n`); }\n",
+    };
+    for (const [name, text] of Object.entries(hooks)) {
+      writeFileSync(join(root, name), text);
+      writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ importHook: name, telemetry: { enabled: false } }));
+      // The first run compiles and leaves the cache, the second runs from it.
+      for (let run = 0; run < 2; run++) expect(await runFed(['monitor', '--root', root, '--json'], { env }), name).toMatchObject({ code: 0, stderr: '' });
+    }
+    expect(readFileSync(join(root, 'inits'), 'utf8')).toBe('mjs monitor\nmjs monitor\nts monitor\nts monitor\n');
+  });
+
   it('a cache that cannot be written is skipped without a word', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'file'), '');
