@@ -95,8 +95,14 @@ await build({
 });
 await build({ ...common, entryPoints: ['src/hooks/native-import.ts'], outfile: 'dist/bin/cli/native-import.cjs', format: 'cjs' });
 
+// The bin reads the bundle as Latin-1 (a one-byte string, the fastest to make), right only for ASCII:
+// esbuild escapes every other character in code, and nothing may slip through in a comment.
+const bundleText = readFileSync('dist/bin/cli/main.cjs');
+const nonAscii = bundleText.findIndex((byte) => byte > 0x7f);
+if (nonAscii !== -1) throw new Error(`dist/bin/cli/main.cjs has a non-ASCII byte at offset ${nonAscii}: the fed bin reads it as Latin-1`);
+
 // The bin, told the bundle's content hash: a code cache made from another build is never offered to V8.
-const bundleHash = createHash('sha256').update(readFileSync('dist/bin/cli/main.cjs')).digest('hex').slice(0, 16);
+const bundleHash = createHash('sha256').update(bundleText).digest('hex').slice(0, 16);
 await build({
   ...common,
   entryPoints: ['src/cli/bin.ts'],

@@ -23,7 +23,8 @@ const command = requestedCommand(process.argv.slice(2));
 const cacheFile = codeCacheFile(process.env, FED_CLI_BUNDLE_HASH, command === '--version' ? 'version' : (command ?? 'help'));
 const cachedData = cacheFile === undefined ? undefined : readCodeCache(cacheFile);
 
-// Node's CommonJS wrapper, with import.meta.url (which the bundle reads as __fedImportMetaUrl) added.
+// Node's CommonJS wrapper, with import.meta.url (which the bundle reads as __fedImportMetaUrl) added. The
+// bundle is ASCII (scripts/bundle.mjs checks), so Latin-1 reads it right, into a one-byte string at once.
 const script = new Script(`(function (exports, require, module, __filename, __dirname, __fedImportMetaUrl) {${readFileSync(bundle, 'latin1')}\n})`, {
   filename: bundle,
   cachedData,
