@@ -56,8 +56,8 @@ describe('fed signal (built CLI)', () => {
 
     const table = await fedIn(fed, ['signal', 'list', '--team', 'docs']);
     expect(table.code).toBe(0);
-    expect(table.stdout).toMatch(/^TIMESTAMP\s+TYPE\s+FROM\s+TO\s+STATE\s+ACKNOWLEDGED\s+ID\s+SUBJECT\n/);
-    expect(table.stdout).toContain(`meta  docs  delivered  no            ${message.id}  Write the guide`);
+    expect(table.stdout).toMatch(/^TIMESTAMP\s+TYPE\s+FROM\s+TO\s+STATE\s+ACKNOWLEDGED\s+ID\s+ANSWERED BY\s+SUBJECT\n/);
+    expect(table.stdout).toContain(`meta  docs  delivered  no            ${message.id}  -            Write the guide`);
 
     const ack = await fedIn(fed, ['signal', 'ack', message.id, '--team', 'docs']);
     expect(ack.code, ack.stderr).toBe(0);
