@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute } from 'node:path';
 import { FedError, RefusedError } from '../../errors.js';
+import { fsyncDirectory } from '../../fs/atomic-write.js';
 import { ensureDirectory } from '../../fs/ensure-directory.js';
 import type {
   AcknowledgeBatch,
@@ -75,16 +76,21 @@ export class FileSignalInbox implements SignalInbox {
     return bad ? { invalid: bad } : undefined;
   }
 
+  /**
+   * Each ack file's content is fsynced as it is created, the inbox directory once for the batch: the
+   * per-ack cost stays a file creation, however many acks (and files) the inbox has.
+   */
   async acknowledge(signals: readonly SignalEntry[], options: AcknowledgeOptions = {}): Promise<AcknowledgeBatch> {
     const batch: AcknowledgeBatch = { acknowledged: [], failed: [] };
     for (const signal of signals) {
       try {
-        batch.acknowledged.push(writeAck(signal, options));
+        batch.acknowledged.push(writeAck(signal, { ...options, syncDirectory: false }));
       } catch (error) {
         if (!(error instanceof FedError)) throw error;
         batch.failed.push({ signal, error });
       }
     }
+    if (batch.acknowledged.length > 0 && (options.durable ?? true)) fsyncDirectory(this.location);
     return batch;
   }
 
