@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe } from 'vitest';
 import { closeOpenBackends } from '../../src/index.js';
 import { jetstreamFederations } from '../helpers/jetstream-federation.js';
 import { skipWithoutNatsServer, startNatsServer, type NatsServer } from '../helpers/nats-server.js';
+import { describeBoundedApply } from './bounded-apply.suite.js';
 import { describeExactlyOnceApply } from './exactly-once.suite.js';
 import { describeLifecycleStore } from './lifecycle-store.suite.js';
 import { describeRegistryStore } from './registry-store.suite.js';
@@ -23,4 +24,5 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
   describeRegistryStore('nats-jetstream', jetstreamFederation);
   describeLifecycleStore('nats-jetstream', jetstreamFederation);
   describeExactlyOnceApply('nats-jetstream', jetstreamFederation);
+  describeBoundedApply('nats-jetstream', jetstreamFederation);
 });
