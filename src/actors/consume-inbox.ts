@@ -1,7 +1,7 @@
 import { openBackend } from '../backend/open-backend.js';
 import { FedError } from '../errors.js';
 import type { FederationBackend } from '../ports/federation-backend.js';
-import type { InvalidSignalFile, SignalEntry, SignalInbox } from '../ports/signal-transport.js';
+import type { InvalidSignalFile, SignalEntry, SignalInbox, SignalReadResult } from '../ports/signal-transport.js';
 import type { RegistryEntry } from '../schema/registry.js';
 import { applyLifecycleInputs, loadTeamLifecycle, settleTeamLifecycle, stateOf, type ApplyOptions, type ApplyResult, type LifecycleStep, type TeamLifecycle } from './team-lifecycle.js';
 
@@ -69,21 +69,31 @@ export class TeamInboxConsumer {
       // acknowledged (or gone) had its ack written before the read, so it can leave the record.
       const start = await this.load();
       result.state = stateOf(start.snapshot);
-      // An envelope of an earlier release dedupes by its whole history, and its agents could acknowledge
-      // before the actor applied: every signal is read until it has adopted dedupe until-ack.
-      const untilAck = start.envelope.dedupe !== undefined;
-      // After a quarantine, a name can be taken again at once (an invalid ack replaced by the real one)
-      // with an unchanged listing: the next read then stats every file instead of trusting the listing.
-      const { signals, invalid } = untilAck ? await this.inbox.pending({ verify }) : await this.inbox.list({ verify });
-      const quarantined = await this.quarantine(invalid, result.warnings);
-      result.quarantined.push(...quarantined);
-      verify = quarantined.length > 0;
       const pass: Pass = { startProcessed: new Set(start.envelope.processed), seenUnacknowledged: new Set(), pendingSeen: 0, progressed: false, deferred: false };
       const batchSize = this.options.batchSize ?? 256;
-      for (let i = 0; i < signals.length; i += batchSize) {
-        await this.applyBatch(signals.slice(i, i + batchSize), i + batchSize >= signals.length, pass, result);
+      let quarantinedAny = false;
+      const take = async (read: SignalReadResult, last: boolean) => {
+        const quarantined = await this.quarantine(read.invalid, result.warnings);
+        result.quarantined.push(...quarantined);
+        quarantinedAny ||= quarantined.length > 0;
+        for (let i = 0; i < read.signals.length; i += batchSize) {
+          await this.applyBatch(read.signals.slice(i, i + batchSize), last && i + batchSize >= read.signals.length, pass, result);
+        }
+      };
+      // After a quarantine, a name can be taken again at once (an invalid ack replaced by the real one)
+      // with an unchanged listing: the next read then re-checks every file instead of trusting the listing.
+      if (start.envelope.dedupe !== undefined) {
+        // Streamed: only unacknowledged signals, a batch at a time, so a huge inbox is never held at once.
+        for await (const read of this.inbox.pendingBatches({ batchSize, verify })) await take(read, false);
+      } else {
+        // An envelope of an earlier release dedupes by its whole history, and its agents could acknowledge
+        // before the actor applied: every signal is read until it has adopted dedupe until-ack.
+        await take(await this.inbox.list({ verify }), true);
       }
+      verify = quarantinedAny;
       await this.compact(pass, result);
+      // A signal whose broken ack was just quarantined is pending now: one more pass takes it.
+      if (quarantinedAny) continue;
       if (pass.pendingSeen === 0) {
         // Nothing to apply (which would settle it too): what the stored lifecycle owes is settled now, so a
         // crash between a lifecycle write and its registry write is repaired even when no signal comes.

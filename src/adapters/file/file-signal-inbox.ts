@@ -9,6 +9,7 @@ import type {
   BoxLookup,
   InboxOptions,
   InvalidSignalFile,
+  PendingBatchOptions,
   QuarantineOptions,
   QuarantineResult,
   ReadBoxOptions,
@@ -23,10 +24,11 @@ import type {
 import { writeAck } from '../../signals/ack-signal.js';
 import type { BoxExpectation } from '../../schema/judge-signal.js';
 import { quarantineSignalFile, restoreSettledQuarantine } from '../../signals/quarantine.js';
-import { SignalBoxReader } from '../../signals/read-signals.js';
+import { SETTLE_MS, SignalBoxReader } from '../../signals/read-signals.js';
 import type { SignalWorkspace } from '../../signals/resolve-workspace.js';
 import { ackFileName } from '../../signals/signal-file-name.js';
 import { watchSignalBox } from '../../signals/watch-signals.js';
+import { pendingFileBatches } from './pending-file-batches.js';
 
 /**
  * A party's inbox in file-signal-v1: `<workspace>/.fed/signals/inbox/`, signals as `<name>.json` files,
@@ -41,8 +43,12 @@ export class FileSignalInbox implements SignalInbox {
   private readonly reader: SignalBoxReader;
   /** Quarantined files already found invalid, by stat (see restoreSettledQuarantine). */
   private readonly quarantineChecked = new Map<string, string>();
+  private readonly settleMs: number;
+  /** Names of ack files known valid and acknowledging (judged, or written here), for pendingBatches. */
+  private readonly validAcks = new Set<string>();
 
   constructor(workspace: SignalWorkspace, options: InboxOptions = {}) {
+    this.settleMs = options.settleMs ?? SETTLE_MS;
     this.party = workspace.id;
     this.location = workspace.inbox;
     this.workspace = workspace.workspace;
@@ -59,6 +65,11 @@ export class FileSignalInbox implements SignalInbox {
     const { signals, invalid } = this.reader.read(options);
     const brokenAcks = new Set(invalid.map((file) => file.file));
     return { signals: signals.filter((s) => !s.message.acknowledged && !brokenAcks.has(ackFileName(s.file))), invalid };
+  }
+
+  /** Streaming, from the listing: see pendingFileBatches. Nothing parsed is kept between batches. */
+  pendingBatches(options: PendingBatchOptions = {}): AsyncIterable<SignalReadResult> {
+    return pendingFileBatches(this.location, this.expect, this.validAcks, { batchSize: options.batchSize ?? 256, verify: options.verify ?? false, settleMs: this.settleMs });
   }
 
   async find(id: string): Promise<SignalEntry[]> {
@@ -84,7 +95,9 @@ export class FileSignalInbox implements SignalInbox {
     const batch: AcknowledgeBatch = { acknowledged: [], failed: [] };
     for (const signal of signals) {
       try {
-        batch.acknowledged.push(writeAck(signal, { ...options, syncDirectory: false }));
+        const ack = writeAck(signal, { ...options, syncDirectory: false });
+        batch.acknowledged.push(ack);
+        if (dirname(ack.ackPath) === this.location) this.validAcks.add(basename(ack.ackPath));
       } catch (error) {
         if (!(error instanceof FedError)) throw error;
         batch.failed.push({ signal, error });
