@@ -23,6 +23,11 @@ export interface ConsumerOptions extends ApplyOptions {
   batchSize?: number;
   /** An invalid inbox file is quarantined only once it has not changed for this long (default 2 s; see SETTLE_MS). */
   settleMs?: number;
+  /**
+   * Told each batch's steps as soon as its state is saved; the consume's result then keeps none, so the
+   * memory a consume holds stays bounded however many signals it applies.
+   */
+  onSteps?: (team: string, steps: LifecycleStep[], state: string) => void | Promise<void>;
 }
 
 /**
@@ -144,7 +149,7 @@ export class TeamInboxConsumer {
     );
     pass.deferred ||= applied.steps.some((step) => step.outcome === 'deferred');
     pass.progressed ||= applied.processedSignalIds.length > 0;
-    this.took(applied, result);
+    await this.took(applied, result);
   }
 
   /**
@@ -166,16 +171,18 @@ export class TeamInboxConsumer {
       pass.pendingSeen += applied.processedSignalIds.length;
       pass.progressed ||= applied.processedSignalIds.length > 0;
     }
-    this.took(applied, result);
+    await this.took(applied, result);
   }
 
-  /** Keep what an apply wrote and report its steps. */
-  private took(applied: ApplyResult, result: ConsumeResult): void {
+  /** Keep what an apply wrote and report its steps (streamed to onSteps when given, else collected). */
+  private async took(applied: ApplyResult, result: ConsumeResult): Promise<void> {
     this.lifecycle = applied.lifecycle;
     // Ids the write dropped from the dedupe record need not be remembered: the set stays a batch or two.
     const kept = new Set(applied.lifecycle.envelope.processed);
     for (const id of this.acknowledged) if (!kept.has(id)) this.acknowledged.delete(id);
-    result.steps.push(...applied.steps.filter((step) => step.outcome !== 'deferred'));
+    const steps = applied.steps.filter((step) => step.outcome !== 'deferred');
+    if (this.options.onSteps) await this.options.onSteps(this.team.domainId, steps, applied.state);
+    else result.steps.push(...steps);
     result.warnings.push(...applied.warnings);
     this.owesEffects = applied.warnings.length > 0;
     result.state = applied.state;
