@@ -81,7 +81,7 @@ export default async function archiveBench(): Promise<void> {
       // The first actors run applies the live signals; every later one finds nothing pending in both.
       timed(liveOnly, args)();
       timed(withArchive, args)();
-      reportInterleavedRatios(
+      await reportInterleavedRatios(
         { name: `${name}, ${LIVE} live`, run: timed(liveOnly, args) },
         [{ name: `${name}, ${LIVE} live + ${ARCHIVED} archived`, run: timed(withArchive, args), max: 1.5 }],
         ROUNDS,

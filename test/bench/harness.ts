@@ -49,22 +49,22 @@ export function summarize(values: readonly number[]): { median: number; min: num
  * measured runs alternate, so load that comes and goes on a shared machine hits both alike. Prints the
  * median ratio and its spread over the rounds, and reports each against its goal (`max` ratio).
  */
-export function reportInterleavedRatios(
-  ceiling: { name: string; run: () => number },
-  measured: readonly { name: string; run: () => number; max: number }[],
+export async function reportInterleavedRatios(
+  ceiling: { name: string; run: () => number | Promise<number> },
+  measured: readonly { name: string; run: () => number | Promise<number>; max: number }[],
   rounds: number,
   unit = 'ms',
-): void {
+): Promise<void> {
   const ratios = measured.map(() => [] as number[]);
   const ceilings: number[] = [];
   for (let round = 0; round < rounds; round++) {
-    measured.forEach((m, i) => {
-      const before = ceiling.run();
-      const value = m.run();
-      const after = ceiling.run();
+    for (const [i, m] of measured.entries()) {
+      const before = await ceiling.run();
+      const value = await m.run();
+      const after = await ceiling.run();
       ceilings.push(before, after);
       ratios[i]!.push(value / ((before + after) / 2));
-    });
+    }
   }
   const base = summarize(ceilings);
   process.stdout.write(`  ${ceiling.name}: median ${fmt(base.median)} ${unit} (${fmt(base.min)}–${fmt(base.max)}), ${rounds} rounds interleaved\n`);

@@ -41,7 +41,7 @@ export default async function startupBench(): Promise<void> {
   let sends = 0;
   const event = (env: NodeJS.ProcessEnv) => () => timed([FED_BIN, 'event', '--team', teams[nextTeam++]!, 'PLAN_READY', '--data', '{"sources":["src"]}'], env);
   const send = (env: NodeJS.ProcessEnv) => () => timed([FED_BIN, 'signal', 'send', '--to', 't0', '--type', 'report', '--subject', `Status ${sends++}`], env);
-  reportInterleavedRatios(
+  await reportInterleavedRatios(
     { name: "node -e ''", run: () => timed(['-e', '']) },
     [
       { name: 'fed --version', run: () => timed([FED_BIN, '--version']), max: 1.5 },
