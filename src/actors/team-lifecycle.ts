@@ -50,6 +50,8 @@ function initialEnvelope(entry: MachineEntry, team: RegistryEntry): LifecycleEnv
     snapshot: actor.getPersistedSnapshot() as Record<string, unknown>,
     seq: 0,
     processed: [],
+    // A lifecycle that starts now keeps ids only until their ack is durable, from its first write on.
+    dedupe: DEDUPE_UNTIL_ACK,
     journalTail: [],
     pendingReports: [],
     savedAt: team.onboardedAt,

@@ -97,7 +97,8 @@ export class FileSignalInbox implements SignalInbox {
       try {
         const ack = writeAck(signal, { ...options, syncDirectory: false });
         batch.acknowledged.push(ack);
-        if (dirname(ack.ackPath) === this.location) this.validAcks.add(basename(ack.ackPath));
+        // The name from the listing, not a slice of the ack path (a slice would keep the whole path alive).
+        if (dirname(signal.path) === this.location) this.validAcks.add(ackFileName(signal.file));
       } catch (error) {
         if (!(error instanceof FedError)) throw error;
         batch.failed.push({ signal, error });
