@@ -1,7 +1,7 @@
 import type { SignalBox } from '../ports/signal-transport.js';
 import { parseJsonText } from '../fs/json-text.js';
 import { zodProblemText } from './problems.js';
-import { isWellFormedSignal, SIGNAL_PROTOCOL, signalAckSchema, signalMessageSchema, type SignalAck, type SignalMessage } from './signal.js';
+import { isWellFormedAck, isWellFormedSignal, SIGNAL_PROTOCOL, signalAckSchema, signalMessageSchema, type SignalAck, type SignalMessage } from './signal.js';
 
 /**
  * Judging the bytes of one signal or acknowledgment against file-signal-v1, wherever they are stored (a
@@ -52,6 +52,7 @@ export function judgeSignal(bytes: Buffer, expect: BoxExpectation): Judged<Signa
 export function judgeAck(bytes: Buffer): Judged<SignalAck> {
   const json = parseJson(bytes);
   if (!json.ok) return json;
+  if (isWellFormedAck(json.value)) return { ok: true, value: json.value };
   const parsed = signalAckSchema.safeParse(json.value, { reportInput: true });
   if (!parsed.success) {
     return { ok: false, reason: `not a valid acknowledgment: ${zodProblemText(parsed.error)}` };

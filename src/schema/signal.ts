@@ -101,6 +101,14 @@ export const signalAckSchema = z
   });
 export type SignalAck = z.infer<typeof signalAckSchema>;
 
+/** The quick check of signalAckSchema, as isWellFormedSignal is of the signal's: only stricter than the schema. */
+export function isWellFormedAck(value: unknown): value is SignalAck {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const v = value as Record<string, unknown>;
+  const keys = Object.keys(v);
+  return keys.length === 2 && typeof v.acknowledged === 'boolean' && isTimestamp(v.acknowledged_at);
+}
+
 /** `<workspace>/.fed/signals/quarantine/<name>.reason.json`: why a file was taken out of a signal box. */
 export const quarantineReasonSchema = z.strictObject({
   file: nonEmptyString,

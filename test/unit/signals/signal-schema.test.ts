@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../src/errors.js';
 import { JSON_SCHEMA_NAMES, jsonSchemaFor } from '../../../src/schema/json-schema.js';
-import { isWellFormedSignal, signalAckSchema, signalMessageSchema, SIGNAL_PROTOCOL, SIGNAL_TYPES } from '../../../src/schema/signal.js';
+import { isWellFormedAck, isWellFormedSignal, signalAckSchema, signalMessageSchema, SIGNAL_PROTOCOL, SIGNAL_TYPES } from '../../../src/schema/signal.js';
 
 const valid = {
   id: '3f2b8a34-7c1e-4d5a-9b0e-2f6c8d4e1a7b',
@@ -119,5 +119,14 @@ describe('isWellFormedSignal (the quick check of large reads) accepts only what 
 
   it('the quick check is not a stub: it refuses each broken variant', () => {
     expect(variants.filter((v) => !signalMessageSchema.safeParse(v).success).every((v) => !isWellFormedSignal(v))).toBe(true);
+  });
+});
+
+describe('isWellFormedAck accepts only what the ack schema accepts', () => {
+  const ack = { acknowledged: true, acknowledged_at: '2026-01-31T12:01:00Z' };
+  const variants: unknown[] = [ack, { ...ack, acknowledged: false }, { ...ack, acknowledged: 'true' }, { ...ack, acknowledged_at: 'now' }, { acknowledged: true }, { ...ack, extra: 1 }, [ack], null];
+  it.each(variants.map((v, i) => [i, v] as const))('variant %i', (_, variant) => {
+    const schema = signalAckSchema.safeParse(variant).success;
+    expect(isWellFormedAck(variant)).toBe(schema);
   });
 });
