@@ -195,6 +195,8 @@ export async function applyLifecycleInputs(
     const heldIds = new Set(storedHeld.map((h) => h.id));
     /** Held signals of the envelope still waiting: those applied now leave the list in this write. */
     let keptHeld: readonly HeldSignal[] = storedHeld;
+    /** Ids read back from the held list: acknowledged already, so held again (never dropped) if the team pauses again. */
+    const expanded = new Set<string>();
     const processedNow: string[] = [];
     const lines: JournalLine[] = [];
     const reports: PendingReport[] = [];
@@ -221,7 +223,10 @@ export async function applyLifecycleInputs(
         if (keptHeld.length > 0) {
           const stored = await readHeldSignals(backend, team, keptHeld, warnings);
           keptHeld = [];
-          for (const input of stored) heldIds.delete(input.signal.id);
+          for (const input of stored) {
+            heldIds.delete(input.signal.id);
+            expanded.add(input.signal.id);
+          }
           held.push(...stored);
         }
         if (held.length > 0) queue.unshift(...held.splice(0).sort(inInboxOrder));
@@ -271,12 +276,14 @@ export async function applyLifecycleInputs(
     // the caller acknowledges them now, from the envelope's held list.
     const newlyHeld: HeldSignal[] = [];
     for (const input of held) {
-      steps.push({ outcome: 'deferred', signalId: input.signal.id });
-      if (!options.keepHeld || heldIds.has(input.signal.id)) continue;
-      if (input.file === undefined) throw new Error(`keepHeld needs the inbox handle of signal ${input.signal.id}`);
-      newlyHeld.push({ id: input.signal.id, file: input.file });
-      heldIds.add(input.signal.id);
-      processedNow.push(input.signal.id);
+      const id = input.signal.id;
+      steps.push({ outcome: 'deferred', signalId: id });
+      if (heldIds.has(id) || (!options.keepHeld && !expanded.has(id))) continue;
+      if (input.file === undefined) throw new Error(`keepHeld needs the inbox handle of signal ${id}`);
+      newlyHeld.push({ id, file: input.file });
+      heldIds.add(id);
+      // The caller acknowledges what it gave; those read back from the held list are acknowledged already.
+      if (!expanded.has(id)) processedNow.push(id);
     }
     const nextHeld = [...keptHeld, ...newlyHeld];
 

@@ -131,3 +131,27 @@ describe('an acknowledgment means the signal is applied', () => {
     expect(readEnvelope(team().location)!.held).toBeUndefined();
   });
 });
+
+describe('held signals are never lost', () => {
+  it('a pause acknowledged while paused is held; applied at the resume it pauses again, and the signals held after it stay held until the next resume', async () => {
+    const { root, team } = await federation();
+    await send(root, 'directive', 'the mission');
+    await consume(root);
+    await setTeamStatus(root, 'docs', { type: 'PAUSE' }, fast);
+    const pauseAgain = await send(root, 'directive', 'pause');
+    const question = await send(root, 'question', 'after the second pause');
+    await acknowledgeAll(root, 'docs', fast);
+    expect(readEnvelope(team().location)!.held?.map((h) => h.id)).toEqual([pauseAgain.message.id, question.message.id]);
+
+    await setTeamStatus(root, 'docs', { type: 'RESUME' }, fast);
+    // The held pause paused it again: the question waits, still held (it is acknowledged, so nothing else would apply it).
+    expect(events(team())).toEqual(['MISSION_ASSIGNED', 'PAUSE', 'RESUME', 'PAUSE']);
+    expect(readEnvelope(team().location)!.held?.map((h) => h.id)).toEqual([question.message.id]);
+    await consume(root);
+    expect(events(team())).toEqual(['MISSION_ASSIGNED', 'PAUSE', 'RESUME', 'PAUSE']);
+
+    await setTeamStatus(root, 'docs', { type: 'RESUME' }, fast);
+    expect(events(team())).toEqual(['MISSION_ASSIGNED', 'PAUSE', 'RESUME', 'PAUSE', 'RESUME', 'QUESTION_RECEIVED']);
+    expect(readEnvelope(team().location)!.held).toBeUndefined();
+  });
+});
