@@ -74,10 +74,12 @@ export class TeamInboxConsumer {
       // acknowledged (or gone) had its ack written before the read, so it can leave the record.
       const start = await this.load();
       result.state = stateOf(start.snapshot);
-      const pass: Pass = { startProcessed: new Set(start.envelope.processed), seenUnacknowledged: new Set(), pendingSeen: 0, progressed: false, deferred: false };
+      const pass: Pass = { startProcessed: new Set(start.envelope.processed), seenUnacknowledged: new Set(), pendingSeen: 0, progressed: false, deferred: false, sawInvalid: false };
       const batchSize = this.options.batchSize ?? 256;
       let quarantinedAny = false;
       const take = async (read: SignalReadResult, last: boolean) => {
+        // Special entries (a FIFO, a directory) are never moved, so they cannot turn into a pending signal.
+        pass.sawInvalid ||= read.invalid.some((file) => !file.special);
         const quarantined = await this.quarantine(read.invalid, result.warnings);
         result.quarantined.push(...quarantined);
         quarantinedAny ||= quarantined.length > 0;
@@ -162,7 +164,9 @@ export class TeamInboxConsumer {
   private async compact(pass: Pass, result: ConsumeResult): Promise<void> {
     const lifecycle = this.lifecycle;
     if (!lifecycle?.stored) return;
-    const noted = this.noteAcknowledged(pass.startProcessed, pass.seenUnacknowledged);
+    // A signal whose ack is broken is not pending, yet not acknowledged either: while the pass saw anything
+    // invalid, no id leaves the record (once the broken ack is quarantined, its signal is a duplicate).
+    const noted = pass.sawInvalid ? 0 : this.noteAcknowledged(pass.startProcessed, pass.seenUnacknowledged);
     const adopt = !lifecycle.envelope.dedupe && pass.pendingSeen === 0;
     const heldReady = (lifecycle.envelope.held?.length ?? 0) > 0 && stateOf(lifecycle.snapshot) !== 'paused';
     if (noted === 0 && !adopt && !heldReady) return;
@@ -257,4 +261,6 @@ interface Pass {
   progressed: boolean;
   /** A signal was held back (the team is paused). */
   deferred: boolean;
+  /** The read reported an invalid entry that may be quarantined (it may be the broken ack of a signal in the dedupe record). */
+  sawInvalid: boolean;
 }

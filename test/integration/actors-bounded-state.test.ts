@@ -1,4 +1,4 @@
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
@@ -153,5 +153,23 @@ describe('held signals are never lost', () => {
     await setTeamStatus(root, 'docs', { type: 'RESUME' }, fast);
     expect(events(team())).toEqual(['MISSION_ASSIGNED', 'PAUSE', 'RESUME', 'PAUSE', 'RESUME', 'QUESTION_RECEIVED']);
     expect(readEnvelope(team().location)!.held).toBeUndefined();
+  });
+});
+
+describe('a broken ack never makes a signal apply twice while its id is in the record', () => {
+  it('the ack of a just-applied signal is found corrupt by the next consumer: quarantined, the signal acknowledged again, applied once', async () => {
+    const { root, team } = await federation();
+    const mission = await send(root, 'directive', 'the mission');
+    await consume(root);
+    // The last batch's id is still in the record (its ack is durable, but no write has dropped it yet).
+    expect(readEnvelope(team().location)!.processed).toEqual([mission.message.id]);
+    const ack = `${mission.inboxPath}.ack`;
+    writeFileSync(ack, 'garbage');
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(ack, old, old);
+    const [result] = await consume(root);
+    expect(result?.quarantined.map((q) => q.file)).toEqual([`${mission.file}.ack`]);
+    expect(events(team())).toEqual(['MISSION_ASSIGNED']);
+    expect(JSON.parse(readFileSync(ack, 'utf8'))).toMatchObject({ acknowledged: true });
   });
 });
