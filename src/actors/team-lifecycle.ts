@@ -175,10 +175,10 @@ export async function applyLifecycleInputs(
     // The caller's entry may be old (a consumer reads it once): archiving takes this section too, so the
     // status read here cannot change before the write below. Read once, and reused by the effects of
     // this apply (reports to meta, the registry status).
-    const registry = await backend.registry.read();
-    refuseArchived(findTeam(registry, team.domainId) ?? team);
+    const shared = { registry: await backend.registry.read() };
+    refuseArchived(findTeam(shared.registry, team.domainId) ?? team);
     const lifecycle = await loadTeamLifecycle(team, backend.lifecycles, options.known);
-    const warnings = await settleEffects(root, team, lifecycle, effectOptions, registry);
+    const warnings = await settleEffects(root, team, lifecycle, effectOptions, shared);
     const { entry, envelope } = lifecycle;
     // What the stored envelope owes and could not do now (a full or read-only disk) is carried into the
     // next envelope, so it is retried after this write too instead of being replaced and lost. Journal
@@ -328,7 +328,7 @@ export async function applyLifecycleInputs(
     for (const line of lines) if (line.from !== line.to) recordTransition(team.domainId, entry.id, line.from, line.to);
     // What a load of the new envelope would give, without reading it back: the next apply of this holder starts here.
     const saved: TeamLifecycle = { ...lifecycle, envelope: next, snapshot: restoreSnapshot(next, entry, backend.lifecycles.envelopeLocation(team)), stored: true, version };
-    warnings.push(...(await settleEffects(root, team, saved, effectOptions, registry)));
+    warnings.push(...(await settleEffects(root, team, saved, effectOptions, shared)));
     return { steps, state: stateOf(final), processedSignalIds: processedNow, warnings, lifecycle: saved };
   });
 }

@@ -73,3 +73,22 @@ describe('the apply path loads once and applies once', () => {
     expect({ registryReads: count('open', federationPaths(root).registry), envelopeReads: count('open', paths.envelope) }).toEqual({ registryReads: 1, envelopeReads: 1 });
   });
 });
+
+describe('the shared registry read is never used stale', () => {
+  it('an apply that repairs an owed status (pause) and then applies a resume leaves the registry active', async () => {
+    const { writeRegistryStatus } = await import('../../src/index.js');
+    const { runFed } = await import('../helpers/fed-cli.js');
+    const root = tempDir();
+    initFederation(root, {}, {});
+    await onboardTeam(root, { domain: 'docs' }, { durable: false });
+    await sendSignal(root, { to: 'docs', type: 'directive', subject: 'the mission' }, { durable: false });
+    await sendSignal(root, { to: 'docs', type: 'directive', subject: 'pause' }, { durable: false });
+    // Another process pauses the lifecycle (its settled effects are not known to this one)…
+    expect((await runFed(['actors', 'run', '--once', '--team', 'docs'], { cwd: root })).code).toBe(0);
+    // …and the registry is left active, as after a crash between the lifecycle write and the registry write.
+    await writeRegistryStatus(root, 'docs', { type: 'RESUME' });
+    await sendSignal(root, { to: 'docs', type: 'directive', subject: 'resume' }, { durable: false });
+    await runActors(root, { team: 'docs', once: true, durable: false });
+    expect(getTeam(readRegistry(root), 'docs').status).toBe('active');
+  });
+});
