@@ -2,11 +2,18 @@
  * Bundles the `fed` and `fed-agent` commands into dist/bin (npm run build runs this after tsc).
  *
  * Start-up is what agents feel — they run `fed event` at every step — and on Node 20 most of it is
- * compiling module source: so the commands are bundled (one file per lazily loaded command, shared code
- * in chunks), whitespace is dropped, and zod's 40 translations of its error messages (half of zod's
- * bytes; fed reports in English and never switches locale) are left out.
+ * compiling module source. So:
+ * - `fed` is one CommonJS bundle, dist/bin/cli/main.cjs, run by a small bin, dist/bin/cli/fed.cjs, through a
+ *   V8 code cache (src/cli/bin.ts): a later run of a command skips compiling what its first run compiled.
+ *   Every module reached only by `import()` (each command, the OpenTelemetry SDK, the Markdown parser…)
+ *   stays behind a lazy initialiser in the bundle: it runs only when that import() does.
+ * - `fed-agent` is ES modules, one file per lazily loaded module group, shared code in chunks.
+ * - Whitespace is dropped, and zod's 40 translations of its error messages (half of zod's bytes; fed
+ *   reports in English and never switches locale) are left out.
  */
-import { rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { build } from 'esbuild';
 
 /** zod's `z.locales` namespace, reduced to the English messages that are zod's default. */
@@ -23,17 +30,44 @@ const englishOnlyZod = {
   },
 };
 
-// Chunk names carry a content hash: a rebuild must not leave the last build's chunks behind.
-rmSync('dist/bin', { recursive: true, force: true });
+/**
+ * `node:child_process` loaded on first use: commander and a few fed modules require it as they load, and
+ * loading it (with net, dgram and streams behind it) is a measurable part of a `fed event` that spawns
+ * nothing. Every use in the bundle reads a property at call time (`childProcess.spawn(…)`), so the module
+ * is replaced by one whose properties load the real one when first read.
+ */
+const lazyChildProcess = {
+  name: 'lazy-child-process',
+  setup(pluginBuild) {
+    const keys = Object.keys(createRequire(import.meta.url)('node:child_process'));
+    pluginBuild.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
+      args.namespace === 'lazy-child-process' ? { path: 'node:child_process', external: true } : { path: 'child_process', namespace: 'lazy-child-process' },
+    );
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'lazy-child-process' }, () => ({
+      contents: `let real;
+for (const key of ${JSON.stringify(keys)}) Object.defineProperty(module.exports, key, { enumerable: true, get: () => (real ??= require('node:child_process'))[key] });`,
+      loader: 'js',
+    }));
+  },
+};
 
-await build({
-  entryPoints: ['src/cli/main.ts', 'src/agent/main.ts'],
-  outbase: 'src',
-  outdir: 'dist/bin',
-  chunkNames: 'chunks/[name]-[hash]',
+/**
+ * No import() inside the CLI bundle: the bin runs it in a vm.Script, where on Node 20 import() fails
+ * once the code comes from the code cache. Imports of packages and Node's modules become require()
+ * (`supported` below); ES modules that must be imported (a user's importHook, tsx's API) go through
+ * src/hooks/native-import.ts, left out of the bundle as dist/bin/cli/native-import.cjs for Node to load.
+ */
+const nativeImportOutside = {
+  name: 'native-import-outside',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /\/native-import\.js$/ }, (args) =>
+      args.importer.includes('/src/') ? { path: './native-import.cjs', external: true } : undefined,
+    );
+  },
+};
+
+const common = {
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20',
   minifyWhitespace: true,
@@ -41,8 +75,50 @@ await build({
   // tsx registers module hooks for importHook files, and the Stately inspector is optional: both load
   // from node_modules when used.
   external: ['tsx', '@statelyai/inspect'],
-  // Bundled CommonJS packages call require(); in an ES module it has to be made.
-  banner: { js: "import { createRequire as __fedCreateRequire } from 'node:module'; const require = __fedCreateRequire(import.meta.url);" },
   plugins: [englishOnlyZod],
   logLevel: 'warning',
+};
+
+// Chunk names carry a content hash: a rebuild must not leave the last build's chunks behind.
+rmSync('dist/bin', { recursive: true, force: true });
+
+// The CLI, as the body of a CommonJS function the bin compiles with its code cache; the bin passes in
+// import.meta.url, which CommonJS has not.
+await build({
+  ...common,
+  entryPoints: ['src/cli/main.ts'],
+  outfile: 'dist/bin/cli/main.cjs',
+  format: 'cjs',
+  define: { 'import.meta.url': '__fedImportMetaUrl' },
+  supported: { 'dynamic-import': false },
+  plugins: [...common.plugins, lazyChildProcess, nativeImportOutside],
+});
+await build({ ...common, entryPoints: ['src/hooks/native-import.ts'], outfile: 'dist/bin/cli/native-import.cjs', format: 'cjs' });
+
+// The bin reads the bundle as Latin-1 (a one-byte string, the fastest to make), right only for ASCII:
+// esbuild escapes every other character in code, and nothing may slip through in a comment.
+const bundleText = readFileSync('dist/bin/cli/main.cjs');
+const nonAscii = bundleText.findIndex((byte) => byte > 0x7f);
+if (nonAscii !== -1) throw new Error(`dist/bin/cli/main.cjs has a non-ASCII byte at offset ${nonAscii}: the fed bin reads it as Latin-1`);
+
+// The bin, told the bundle's content hash: a code cache made from another build is never offered to V8.
+const bundleHash = createHash('sha256').update(bundleText).digest('hex').slice(0, 16);
+await build({
+  ...common,
+  entryPoints: ['src/cli/bin.ts'],
+  outfile: 'dist/bin/cli/fed.cjs',
+  format: 'cjs',
+  define: { FED_CLI_BUNDLE_HASH: JSON.stringify(bundleHash) },
+});
+
+await build({
+  ...common,
+  entryPoints: ['src/agent/main.ts'],
+  outbase: 'src',
+  outdir: 'dist/bin',
+  chunkNames: 'chunks/[name]-[hash]',
+  splitting: true,
+  format: 'esm',
+  // Bundled CommonJS packages call require(); in an ES module it has to be made.
+  banner: { js: "import { createRequire as __fedCreateRequire } from 'node:module'; const require = __fedCreateRequire(import.meta.url);" },
 });

@@ -1,5 +1,6 @@
 /**
- * The fed library API. Its core is the ports (src/ports: SignalTransport, RegistryStore, LifecycleStore),
+ * The fed library API. Its core is the ports (src/ports: SignalTransport, RegistryStore, LifecycleStore,
+ * FederationJournal, DeliveryFactStore),
  * `openBackend(root)` and the operations on top of them (sending, listing and acknowledging signals,
  * registry updates, actors, launch, monitor). The file-signal-v1 internals exported further down are
  * kept for callers of the 0.1 API; new code reaches storage through a backend.
@@ -57,7 +58,7 @@ export * from './schema/json-schema.js';
 export * from './fs/ensure-directory.js';
 export * from './schema/delivery.js';
 export { parseDuration, durationSchema, DURATION_EXAMPLES } from './schema/duration.js';
-export * from './signals/delivery/delivery-fact-store.js';
+export * from './adapters/file/file-delivery-fact-store.js';
 export * from './signals/delivery/deadlines.js';
 export * from './signals/delivery/delivery-state.js';
 export * from './signals/delivery/delivery-inspector.js';

@@ -3,7 +3,7 @@ import { FedError, RefusedError } from '../errors.js';
 import type { LoadedHooks } from '../hooks/load-hooks.js';
 import { notifyConsumed } from '../hooks/notify-hooks.js';
 import { getTeam, statusOf } from '../registry/find-team.js';
-import { teamWorkspace } from '../registry/team-workspace.js';
+import { teamWorkspace, WORKSPACE_REFUSALS } from '../registry/team-workspace.js';
 import type { RegistryEntry } from '../schema/registry.js';
 import { openBackend } from '../backend/open-backend.js';
 import type { FederationBackend } from '../ports/federation-backend.js';
@@ -123,7 +123,7 @@ export async function runActors(root: string, runOptions: RunActorsOptions = {})
   }
 }
 
-const SKIPPABLE = new Set(['TEAM_BUSY', 'WORKSPACE_OUTSIDE_ROOT', 'WORKSPACE_SYMLINK', 'WORKSPACE_MISSING', 'WORKSPACE_NOT_A_DIRECTORY']);
+const SKIPPABLE = new Set(['TEAM_BUSY', 'TEAM_ELSEWHERE', ...WORKSPACE_REFUSALS]);
 
 function stop(team: RunningTeam): void {
   team.watch?.close();
@@ -140,8 +140,9 @@ async function join(root: string, options: RunningOptions, running: Map<string, 
       teamWorkspace(root, entry);
       lease = await acquireTeamLease(entry, 'consumer');
     } catch (error) {
-      // Running every team: one that another process runs (e.g. `fed launch`), or whose workspace is
-      // refused (outside the root, a link), is skipped with the reason, not fatal.
+      // Running every team: one that another process runs (e.g. `fed launch`), one that works on another
+      // machine (its actor runs there), or whose workspace is refused (outside the root, a link), is
+      // skipped with the reason, not fatal.
       if (options.team || !(error instanceof RefusedError) || !SKIPPABLE.has(error.code)) throw error;
       options.onSkip?.(entry.domainId, error.message, error);
       continue;

@@ -12,7 +12,6 @@ import { DEDUPE_UNTIL_ACK, type HeldSignal, type JournalLine, type LifecycleEnve
 import type { RegistryEntry } from '../schema/registry.js';
 import type { SignalMessage } from '../schema/signal.js';
 import { findTeam, statusOf } from '../registry/find-team.js';
-import { teamWorkspace } from '../registry/team-workspace.js';
 import { recordSignalReceived, recordTransition } from '../telemetry/fed-metrics.js';
 import { reportSignalId } from './report-signal-id.js';
 import { restoreSnapshot } from './restore-snapshot.js';
@@ -166,7 +165,8 @@ export async function applyLifecycleInputs(
 ): Promise<ApplyResult> {
   refuseArchived(team);
   lifecycleEntryFor(team);
-  teamWorkspace(root, team);
+  // The backend refuses to write where fed must not (file-signal-v1: a workspace outside the root or behind
+  // a link); a backend that keeps lifecycles elsewhere needs no workspace here (a team on another machine).
   const backend = options.backend ?? openBackend(root);
   const effectOptions = { ...options, backend };
   return backend.lifecycles.exclusive(

@@ -1,11 +1,10 @@
 import type { TeamStatusEvent } from '../../machines/team-status.machine.js';
 import { lifecycleFor } from '../archetypes/catalog.js';
-import { RefusedError } from '../errors.js';
 import { recordFederationEvent } from '../federation/federation-journal.js';
 import { getTeam, statusOf } from '../registry/find-team.js';
 import { openBackend } from '../backend/open-backend.js';
 import { writeRegistryStatus, nextTeamStatus, type StatusChange } from '../registry/team-status.js';
-import { teamWorkspace } from '../registry/team-workspace.js';
+import { isWorkspaceRefusal } from '../registry/team-workspace.js';
 import type { UpdateOptions } from '../registry/update-registry.js';
 import type { RegistryEntry } from '../schema/registry.js';
 import { applyLifecycleInputs, withStateLock, type ApplyOptions } from './team-lifecycle.js';
@@ -23,7 +22,7 @@ export async function setTeamStatus(
   options: UpdateOptions & ApplyOptions = {},
 ): Promise<StatusChange> {
   const change = await changeTeamStatus(root, team, event, options);
-  recordFederationEvent(root, { kind: 'status', team: change.team.domainId, from: change.from, to: change.to });
+  await recordFederationEvent(options.backend ?? root, { kind: 'status', team: change.team.domainId, from: change.from, to: change.to });
   return change;
 }
 
@@ -51,20 +50,14 @@ async function changeTeamStatus(root: string, team: string, event: TeamStatusEve
   }
   // Archiving under the state lock: a consumer applying a signal right now finishes first, and any later
   // one sees the team archived (applyLifecycleInputs re-reads the status under the same lock). A workspace
-  // fed refuses to write in (outside the root, a link) is archived without it: no consumer runs there,
-  // and archiving is how such a team is retired.
-  if (event.type === 'ARCHIVE' && lifecycleFor(entry.archetypeId) && workspaceUsable(root, entry)) {
-    return withStateLock(root, entry, { ...options, backend }, () => writeRegistryStatus(root, entry.domainId, event, options));
+  // the backend refuses to take that lock in (file-signal-v1: outside the root, a link) is archived without
+  // it: no consumer runs there, and archiving is how such a team is retired.
+  if (event.type === 'ARCHIVE' && lifecycleFor(entry.archetypeId)) {
+    try {
+      return await withStateLock(root, entry, { ...options, backend }, () => writeRegistryStatus(root, entry.domainId, event, options));
+    } catch (error) {
+      if (!isWorkspaceRefusal(error)) throw error;
+    }
   }
   return writeRegistryStatus(root, entry.domainId, event, options);
-}
-
-function workspaceUsable(root: string, entry: RegistryEntry): boolean {
-  try {
-    teamWorkspace(root, entry);
-    return true;
-  } catch (error) {
-    if (error instanceof RefusedError) return false;
-    throw error;
-  }
 }

@@ -50,9 +50,11 @@ export interface CompletionPolicy {
   settled(snapshot: AnyMachineSnapshot, team: RegistryEntry): Settled | undefined;
   /**
    * Why an agent's event that would finish the work cannot be accepted, if it cannot — checked before the
-   * event is applied, since the state it enters is final. Loaded lazily by the caller's `await`.
+   * event is applied, since the state it enters is final. `events` are the ones it rules on (the
+   * completions): any other event is applied without being judged, and without loading the lifecycle for
+   * it. `check` is loaded lazily by the caller's `await`.
    */
-  judge?(input: JudgeInput): Promise<string | undefined>;
+  judge?: { events: readonly string[]; check(input: JudgeInput): Promise<string | undefined> };
   /** The report meta gets when a launch ends with the work complete. */
   completionReport(context: LaunchContext, snapshot: AnyMachineSnapshot): Promise<{ subject: string; body: string }>;
 }

@@ -1,6 +1,7 @@
 import { openFileBackend } from '../adapters/file/open-file-backend.js';
 import { createJetStreamBackend } from '../adapters/jetstream/open-jetstream-backend.js';
 import { loadConfig } from '../config/load-config.js';
+import { FedError } from '../errors.js';
 import type { FederationBackend } from '../ports/federation-backend.js';
 import { sharedNetworkBackend } from './network-backends.js';
 
@@ -19,4 +20,18 @@ export function openBackend(root: string, env: NodeJS.ProcessEnv = process.env):
   return sharedNetworkBackend(JSON.stringify([root, config.federationName, backend]), () =>
     createJetStreamBackend({ root, federationName: config.federationName, backend, env }),
   );
+}
+
+/**
+ * Whether the federation at `root` shares its registry with other machines (JetStream): then a team whose
+ * workspace is outside this root works in another machine's (or working directory's) checkout — not a
+ * misplaced workspace. A config that cannot be loaded counts as files; the commands that need it say why.
+ */
+export function sharesTeamsAcrossMachines(root: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  try {
+    return loadConfig(root, env).config.backend?.type === 'jetstream';
+  } catch (error) {
+    if (error instanceof FedError) return false;
+    throw error;
+  }
 }

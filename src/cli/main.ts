@@ -1,17 +1,25 @@
-#!/usr/bin/env node
 import { runCli } from './program.js';
 import { runCliExitTasks } from './exit-tasks.js';
 import { closeOpenBackends } from '../backend/network-backends.js';
 
-// A reader that went away (`fed team list | head -1`) ends the output, not the command with a stack trace.
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code !== 'EPIPE') throw error;
-  process.exit(process.exitCode ?? 0);
-});
+/**
+ * The CLI: run by the `fed` bin (src/cli/bin.ts) from the bundle dist/bin/cli/main.cjs, or directly by
+ * tsx in development (`npm run diagrams`). No top-level await: the bundle is CommonJS, so that the bin
+ * can run it through a V8 code cache.
+ */
+async function main(): Promise<void> {
+  // A reader that went away (`fed team list | head -1`) ends the output, not the command with a stack trace.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(process.exitCode ?? 0);
+  });
+  // The only place that sets the process exit code; the library and commands return or throw.
+  process.exitCode = await runCli(process.argv.slice(2));
+  // After the command (and any nested runCli, as in `fed demo`): send the metrics left, in bounded time.
+  await runCliExitTasks();
+  // A JetStream backend's connection would keep the process alive.
+  await closeOpenBackends();
+}
 
-// The only place that sets the process exit code; the library and commands return or throw.
-process.exitCode = await runCli(process.argv.slice(2));
-// After the command (and any nested runCli, as in `fed demo`): send the metrics left, in bounded time.
-await runCliExitTasks();
-// A JetStream backend's connection would keep the process alive.
-await closeOpenBackends();
+/** Settles when the command is done (the bin writes the code cache then); a failure is the process's. */
+export const finished: Promise<void> = main();

@@ -30,11 +30,14 @@ export function duration(): (value: string) => number {
   };
 }
 
-/** A commander option parser for a whole number > 0 (`--teams 3`, `--parallel 2`). */
+/**
+ * A commander option parser for a whole number > 0 (`--teams 3`, `--parallel 2`, `--count 5`), written in
+ * decimal digits only: `1e3`, `0x10` and `2.0` are refused, not quietly read as numbers.
+ */
 export function positiveInteger(unit: string): (value: string) => number {
   return (value) => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`expected a whole number of ${unit} > 0`);
+    if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n <= 0) throw new InvalidArgumentError(`expected a whole number of ${unit} > 0`);
     return n;
   };
 }

@@ -3,6 +3,7 @@ import { FedError } from '../errors.js';
 import { fileSystemErrorFor } from '../fs/fs-errors.js';
 import { packageVersion } from '../package-info.js';
 import { CliExit, processIo, type CliIo } from './cli-io.js';
+import { COMMAND_NAMES, requestedCommand, type CommandName } from './command-names.js';
 
 /** Exit codes (ARCHITECTURE §1): 0 ok, 2 bad input or refused operation, 1 anything else. */
 export const EXIT_OK = 0;
@@ -12,10 +13,10 @@ export const EXIT_REFUSED = 2;
 type Register = (program: Command, io: CliIo) => void;
 
 /**
- * Each top-level command's module, in help order, loaded only when that command runs: start-up is the
- * cost agents feel (they call `fed event` at every step), and most commands need a small part of fed.
+ * Each top-level command's module, loaded only when that command runs: start-up is the cost agents feel
+ * (they call `fed event` at every step), and most commands need a small part of fed.
  */
-const COMMANDS: Record<string, () => Promise<Register>> = {
+const COMMANDS: Record<CommandName, () => Promise<Register>> = {
   init: async () => (await import('./commands/init.js')).registerInit,
   team: async () => (await import('./commands/team.js')).registerTeam,
   signal: async () => (await import('./commands/signal.js')).registerSignal,
@@ -38,18 +39,12 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
 
 /**
  * The commands `argv` needs: the one it names; none for a bare `--version`; every one otherwise (help,
- * an unknown command — so commander can list them or suggest the closest name).
+ * an unknown command — so commander can list them or suggest the closest name), in help order.
  */
-function commandsFor(argv: readonly string[]): string[] {
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--root') i++;
-    else if (arg.startsWith('--root=')) continue;
-    else if (arg === '-V' || arg === '--version') return [];
-    else if (Object.hasOwn(COMMANDS, arg)) return [arg];
-    else break;
-  }
-  return Object.keys(COMMANDS);
+function commandsFor(argv: readonly string[]): readonly CommandName[] {
+  const requested = requestedCommand(argv);
+  if (requested === '--version') return [];
+  return requested ? [requested] : COMMAND_NAMES;
 }
 
 export async function buildProgram(io: CliIo, argv: readonly string[] = []): Promise<Command> {
@@ -61,7 +56,7 @@ export async function buildProgram(io: CliIo, argv: readonly string[] = []): Pro
     .showSuggestionAfterError(true)
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .exitOverride();
-  const registers = await Promise.all(commandsFor(argv).map((name) => COMMANDS[name]!()));
+  const registers = await Promise.all(commandsFor(argv).map((name) => COMMANDS[name]()));
   for (const register of registers) register(program, io);
   // Subcommands inherit the output and exit handling of the program.
   for (const command of allCommands(program)) command.configureOutput({ writeOut: io.stdout, writeErr: io.stderr }).exitOverride();

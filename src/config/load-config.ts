@@ -30,11 +30,24 @@ export function validateConfig(raw: unknown, file: string): { config: Federation
   return { config: parsed.data, warnings };
 }
 
+/**
+ * The last config text validated, and the result: one command loads the config several times (the CLI,
+ * the backend, the lifecycle), and validating it is most of the cost. The file is still read every time,
+ * so a changed config is validated again.
+ */
+let lastValidated: { file: string; text: string | undefined; result: ReturnType<typeof validateConfig> } | undefined;
+
 /** Load the federation config: file (or defaults when absent) → validation → environment overrides. */
 export function loadConfig(root: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   const file = federationPaths(root).config;
   // A config is a few hundred bytes; 1 MiB is generous, and a FIFO or directory there is reported.
   const text = readTextFile(file, 'federate.config.json must be a JSON file; replace it with one (see fed config show)', { maxBytes: 1024 * 1024 });
+  if (lastValidated?.file !== file || lastValidated.text !== text) lastValidated = { file, text, result: validateConfig(parseConfigText(text, file), file) };
+  const { config, warnings } = lastValidated.result;
+  return { config: applyEnvOverrides(config, env), warnings: [...warnings], file, exists: text !== undefined };
+}
+
+function parseConfigText(text: string | undefined, file: string): unknown {
   let raw: unknown = {};
   if (text !== undefined) {
     const json = parseJsonText(text);
@@ -47,6 +60,5 @@ export function loadConfig(root: string, env: NodeJS.ProcessEnv = process.env): 
     }
     raw = json.value;
   }
-  const { config, warnings } = validateConfig(raw, file);
-  return { config: applyEnvOverrides(config, env), warnings, file, exists: text !== undefined };
+  return raw;
 }

@@ -1,9 +1,11 @@
-import { FedError } from '../errors.js';
+import { JETSTREAM_BACKEND_NAME, type JetStreamBackend } from '../adapters/jetstream/open-jetstream-backend.js';
+import { FedError, NotAFederationError } from '../errors.js';
 import { openBackend } from '../backend/open-backend.js';
 import { federationPaths, workspacePaths } from '../layout.js';
 import type { Registry } from '../schema/registry.js';
 import { checkLock, findLeftoverTempFiles, lockFilesIn } from './file-checks.js';
 import type { DoctorFinding, PendingFinding } from './finding.js';
+import { checkJetStream } from './jetstream-checks.js';
 import { checkOnboardings, checkOrphanWorkspaces, checkTeam } from './team-checks.js';
 
 export type { DoctorCheck, DoctorFinding } from './finding.js';
@@ -16,6 +18,8 @@ export interface DoctorOptions {
 export interface DoctorReport {
   root: string;
   findings: DoctorFinding[];
+  /** What is worth knowing but not a problem: teams checked on their own machine, the durability risk. */
+  notes: string[];
   /** True when nothing is left to fix (no findings, or all of them fixed). */
   healthy: boolean;
 }
@@ -25,19 +29,31 @@ export interface DoctorReport {
  * repair what fed can repair on its own. Checks: the registry parses; every team's workspace is a real
  * directory inside the root (a federation copied elsewhere is relocated), its marker names it, its
  * lifecycle state file is usable; onboardings a kill interrupted (finished or removed); folders in the
- * team areas no team owns; locks and leases whose holder is gone; temp files killed writers left.
- * Never prints; the CLI renders the report.
+ * team areas no team owns; locks and leases whose holder is gone; temp files killed writers left. On
+ * JetStream also the server and the streams' replicas (jetstream-checks), and only the teams whose
+ * workspaces are below this root are checked on disk: the others are their own machines' business (their
+ * lifecycle state, shared in JetStream, is still checked). Never prints; the CLI renders the report.
  */
 export async function runDoctor(root: string, options: DoctorOptions = {}): Promise<DoctorReport> {
   const paths = federationPaths(root);
   const backend = openBackend(root);
   const pending: PendingFinding[] = [];
+  const notes: string[] = [];
+  let reachable = true;
+  if (backend.name === JETSTREAM_BACKEND_NAME) {
+    const jetstream = await checkJetStream(backend as JetStreamBackend);
+    pending.push(...jetstream.findings);
+    notes.push(...jetstream.notes);
+    reachable = jetstream.reachable;
+  }
   let registry: Registry | undefined;
   try {
-    registry = await backend.registry.read();
+    // An unreachable server was reported above; reading the registry would only say it again.
+    if (reachable) registry = await backend.registry.read();
   } catch (error) {
     if (!(error instanceof FedError)) throw error;
-    pending.push({ check: 'registry', path: backend.registry.location, problem: error.message, fix: 'restore it from a backup or fix it by hand; fed never resets the registry' });
+    const fix = error instanceof NotAFederationError ? 'create or join it: fed init --name <federationName>' : 'restore it from a backup or fix it by hand; fed never resets the registry';
+    pending.push({ check: 'registry', path: backend.registry.location, problem: error.message, fix });
   }
 
   const lockDirs = [paths.fedDir, paths.chat, paths.onboarding];
@@ -48,6 +64,7 @@ export async function runDoctor(root: string, options: DoctorOptions = {}): Prom
     for (const entry of registry.teams) {
       const team = await checkTeam(root, entry, backend);
       pending.push(...team.findings);
+      if (team.elsewhere) notes.push(team.elsewhere);
       if (!team.workspaceOk) continue;
       const workspace = workspacePaths(entry.location);
       for (const lock of lockFilesIn(workspace.state)) pending.push(...optional(checkLock(lock, entry.domainId)));
@@ -73,7 +90,7 @@ export async function runDoctor(root: string, options: DoctorOptions = {}): Prom
     }
     findings.push(result);
   }
-  return { root, findings, healthy: findings.every((f) => f.fixed) };
+  return { root, findings, notes, healthy: findings.every((f) => f.fixed) };
 }
 
 function optional<T>(value: T | undefined): T[] {

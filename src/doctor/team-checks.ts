@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, realpathSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { lifecycleFor } from '../archetypes/catalog.js';
 import { FedError } from '../errors.js';
@@ -11,6 +12,7 @@ import { loadTeamLifecycle } from '../actors/team-lifecycle.js';
 import { findTeam, statusOf } from '../registry/find-team.js';
 import { readOnboardingIntent, settleInterruptedOnboarding } from '../registry/onboard.js';
 import { removeWorkspace, worktreeBranch } from '../registry/placement.js';
+import { describeGits, settleWorktreeGit, worktreeGitLeftovers } from '../registry/worktree-git.js';
 import { relocatedWorkspace, teamWorkspace } from '../registry/team-workspace.js';
 import { updateRegistry } from '../registry/update-registry.js';
 import type { FederationBackend } from '../ports/federation-backend.js';
@@ -20,10 +22,10 @@ import { teamMarkerSchema, type TeamMarker } from '../schema/team-marker.js';
 import type { PendingFinding } from './finding.js';
 
 /** Run `fn` holding the onboarding lock of `domain`, so a repair never races an onboarding that just started. */
-async function underOnboardingLock(root: string, domain: string, fn: () => void): Promise<void> {
+async function underOnboardingLock(root: string, domain: string, fn: () => unknown): Promise<void> {
   const lock = await acquireLock(onboardingPaths(root, domain).lock, { staleMs: Number.POSITIVE_INFINITY, timeoutMs: 0 });
   try {
-    fn();
+    await fn();
   } finally {
     releaseLock(lock);
   }
@@ -53,7 +55,7 @@ export function checkOnboardings(root: string, registry: Registry): { findings: 
     accounted.add(intent.location);
     if (onboardingRunning(root, intent.domain)) continue;
     const registered = registry.teams.some((t) => t.domain === intent.domain && t.location === intent.location);
-    const settle = () => underOnboardingLock(root, intent.domain, () => void settleInterruptedOnboarding(root, intent, registry));
+    const settle = () => underOnboardingLock(root, intent.domain, () => settleInterruptedOnboarding(root, intent, registry));
     findings.push(
       registered
         ? {
@@ -70,7 +72,8 @@ export function checkOnboardings(root: string, registry: Registry): { findings: 
             path,
             problem:
               `the onboarding of team "${intent.domainId}" was interrupted before it registered the team; it left ` +
-              (intent.branch ? `worktree ${intent.location} and branch ${intent.branch}` : `workspace ${intent.location}`),
+              (intent.branch ? `worktree ${intent.location} and branch ${intent.branch}` : `workspace ${intent.location}`) +
+              (intent.branch ? gitLeftoversText(root, intent.location, intent.branch) : ''),
             fix: `remove them (fed doctor --fix), or finish the onboarding by running it again: fed team onboard ${intent.domain}`,
             repair: settle,
           },
@@ -101,9 +104,13 @@ export function checkOrphanWorkspaces(root: string, registry: Registry, accounte
           check: 'orphan-workspace',
           team: marker.domainId,
           path: location,
-          problem: `${location} was made by an onboarding of "${marker.domainId}" that never registered the team (it was killed)`,
+          problem: `${location} was made by an onboarding of "${marker.domainId}" that never registered the team (it was killed)${branch ? gitLeftoversText(root, location, branch) : ''}`,
           fix: `remove it${branch ? ` and branch ${branch}` : ''} (fed doctor --fix), then onboard again: fed team onboard ${name}`,
-          repair: () => underOnboardingLock(root, name, () => removeWorkspace(root, { location, placementType, branch })),
+          repair: () =>
+            underOnboardingLock(root, name, async () => {
+              if (branch) await settleWorktreeGit(root, location, branch);
+              removeWorkspace(root, { location, placementType, branch });
+            }),
         });
         continue;
       }
@@ -118,12 +125,26 @@ export function checkOrphanWorkspaces(root: string, registry: Registry, accounte
   return findings;
 }
 
-/** A registered team: its workspace (inside the root, no links), its marker, and its lifecycle state file. */
-export async function checkTeam(root: string, entry: RegistryEntry, backend: FederationBackend): Promise<{ findings: PendingFinding[]; workspaceOk: boolean }> {
+/** What the git of a killed onboarding left on its worktree: still running, or its stale locks (named; `--fix` waits for it, then removes them). */
+function gitLeftoversText(root: string, location: string, branch: string): string {
+  const { running, locks } = worktreeGitLeftovers(root, location, branch);
+  if (running?.length) return `; ${describeGits(running)} is still working on it (fed doctor --fix waits for it to finish)`;
+  if (locks.length === 0) return '';
+  return running ? `; stale git locks its killed git left: ${locks.join(', ')} (fed doctor --fix removes them)` : `; git lock files: ${locks.join(', ')}`;
+}
+
+/**
+ * A registered team: its workspace (inside the root, no links), its marker, and its lifecycle state. A team
+ * of a federation shared across machines that works in another working directory is checked there; here
+ * only its state (shared too), and that a workspace registered on this host is still there. `elsewhere` is
+ * the note saying so.
+ */
+export async function checkTeam(root: string, entry: RegistryEntry, backend: FederationBackend): Promise<{ findings: PendingFinding[]; workspaceOk: boolean; elsewhere?: string }> {
   try {
     teamWorkspace(root, entry);
   } catch (error) {
     if (!(error instanceof FedError)) throw error;
+    if (error.code === 'TEAM_ELSEWHERE') return checkTeamElsewhere(entry, backend);
     // An archived team is history: nothing is written for it any more, and its workspace may have been
     // cleared away or left behind in the federation this one was copied from.
     if (statusOf(entry) === 'archived') return { findings: [], workspaceOk: false };
@@ -162,21 +183,48 @@ export async function checkTeam(root: string, entry: RegistryEntry, backend: Fed
       repair: () => writeMarker(root, entry.location, entry.domainId),
     });
   }
-  if (lifecycleFor(entry.archetypeId)) {
-    try {
-      await loadTeamLifecycle(entry, backend.lifecycles);
-    } catch (error) {
-      if (!(error instanceof FedError)) throw error;
-      findings.push({
+  findings.push(...(await checkState(entry, backend)));
+  return { findings, workspaceOk: true };
+}
+
+async function checkTeamElsewhere(entry: RegistryEntry, backend: FederationBackend): Promise<{ findings: PendingFinding[]; workspaceOk: false; elsewhere: string }> {
+  const findings = statusOf(entry) === 'archived' ? [] : await checkState(entry, backend);
+  const host = entry.host ?? 'an unrecorded host';
+  // Another checkout on this very machine can be looked at: a registered workspace that is gone is a problem.
+  if (entry.host === hostname() && statusOf(entry) !== 'archived' && !existsSync(entry.location)) {
+    findings.push({
+      check: 'workspace',
+      team: entry.domainId,
+      path: entry.location,
+      problem: `the workspace of team "${entry.domainId}" is registered on this host (${host}) at ${entry.location}, which does not exist`,
+      fix: `restore that working directory, or archive the team: fed team archive ${entry.domainId}`,
+    });
+  }
+  return {
+    findings,
+    workspaceOk: false,
+    elsewhere: `${entry.domainId} works in another working directory (${entry.location} on ${host}): its workspace, marker and locks are checked by fed doctor there; its lifecycle state was checked here`,
+  };
+}
+
+/** The team's lifecycle state is usable (file or JetStream entry). */
+async function checkState(entry: RegistryEntry, backend: FederationBackend): Promise<PendingFinding[]> {
+  if (!lifecycleFor(entry.archetypeId)) return [];
+  try {
+    await loadTeamLifecycle(entry, backend.lifecycles);
+    return [];
+  } catch (error) {
+    if (!(error instanceof FedError)) throw error;
+    return [
+      {
         check: 'state',
         team: entry.domainId,
         path: backend.lifecycles.envelopeLocation(entry),
         problem: error.message,
         fix: `restore the file from a backup or fix it by hand (fed never resets a state file); or archive the team: fed team archive ${entry.domainId}`,
-      });
-    }
+      },
+    ];
   }
-  return { findings, workspaceOk: true };
 }
 
 /** The federation was copied or moved: its teams' locations and markers still name the old root. */

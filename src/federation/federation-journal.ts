@@ -1,16 +1,14 @@
-import { appendJsonLine } from '../fs/append-line.js';
-import { readTextFile } from '../fs/read-json-file.js';
-import { federationPaths } from '../layout.js';
+import { openBackend } from '../backend/open-backend.js';
+import type { FederationBackend } from '../ports/federation-backend.js';
 import { federationRecordSchema, type FederationRecord } from '../schema/federation-journal.js';
-import { parseJsonLines } from '../schema/json-lines.js';
 
 /** A record without its time: `recordFederationEvent` stamps it. */
 export type FederationEvent = FederationRecord extends infer R ? (R extends FederationRecord ? Omit<R, 'at'> : never) : never;
 
-/** Append one record to the federation journal (durably), stamped now. */
-export function recordFederationEvent(root: string, event: FederationEvent, now: Date = new Date()): FederationRecord {
+/** Append one record to the federation journal of the backend (or of the federation at a root), stamped now. */
+export async function recordFederationEvent(at: string | FederationBackend, event: FederationEvent, now: Date = new Date()): Promise<FederationRecord> {
   const record = federationRecordSchema.parse({ ...event, at: now.toISOString() });
-  appendJsonLine(federationPaths(root).federationJournal, record);
+  await journalOf(at).append(record);
   return record;
 }
 
@@ -18,17 +16,20 @@ export function recordFederationEvent(root: string, event: FederationEvent, now:
  * For a record of something already done whose caller must not fail for it (a launch has run its agent
  * and recorded the run): the problem as a warning, or undefined when it was journaled.
  */
-export function journalQuietly(root: string, event: FederationEvent): string | undefined {
+export async function journalQuietly(at: string | FederationBackend, event: FederationEvent): Promise<string | undefined> {
   try {
-    recordFederationEvent(root, event);
+    await recordFederationEvent(at, event);
     return undefined;
   } catch (error) {
-    return `the federation journal ${federationPaths(root).federationJournal} could not be appended (${(error as Error).message}); fed log will miss this ${event.kind} of ${event.team}`;
+    return `the federation journal ${journalOf(at).location} could not be appended (${(error as Error).message}); fed log will miss this ${event.kind} of ${event.team}`;
   }
 }
 
-/** Every record of the federation journal, oldest first; torn or foreign lines are skipped. */
-export function readFederationJournal(root: string): FederationRecord[] {
-  const text = readTextFile(federationPaths(root).federationJournal, 'move it aside; fed starts a new journal') ?? '';
-  return parseJsonLines(text, federationRecordSchema);
+/** Every record of the federation journal, oldest first; torn or foreign records are skipped. */
+export function readFederationJournal(at: string | FederationBackend): Promise<FederationRecord[]> {
+  return journalOf(at).read();
+}
+
+function journalOf(at: string | FederationBackend) {
+  return (typeof at === 'string' ? openBackend(at) : at).journal;
 }

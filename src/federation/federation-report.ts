@@ -1,4 +1,3 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import GithubSlugger from 'github-slugger';
 import { loadTeamLifecycle, stateOf } from '../actors/team-lifecycle.js';
@@ -7,6 +6,8 @@ import { openBackend } from '../backend/open-backend.js';
 import type { FederationBackend } from '../ports/federation-backend.js';
 import { analyseMarkdown } from '../deliverable/analyse-markdown.js';
 import { plainText } from '../deliverable/parse-markdown.js';
+import { MAX_DELIVERABLE_BYTES } from '../deliverable/check-deliverable.js';
+import { readTextFile } from '../fs/read-json-file.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import { readRunHistory } from '../launch/run-records.js';
 import { runMonitorCycle } from '../monitor/monitor-cycle.js';
@@ -107,7 +108,9 @@ async function readTeamSection(root: string, backend: FederationBackend, team: R
   const context = lifecycle.snapshot.context as { enteredAt?: Record<string, string>; failure?: { reason: string } | null };
   const state = stateOf(lifecycle.snapshot);
   const path = join(team.location, config.deliverable);
-  const document = existsSync(path) ? describeDocument(readFileSync(path, 'utf8')) : { title: null, summary: null };
+  // Written by the team's agent: read bounded and never blocking (a FIFO there must not hang `fed run`).
+  const text = readTextFile(path, 'a deliverable must be a regular file; replace it, then run fed run again', { maxBytes: MAX_DELIVERABLE_BYTES });
+  const document = text === undefined ? { title: null, summary: null } : describeDocument(text);
   const started = context.enteredAt?.preparing ?? team.onboardedAt;
   const ended = context.enteredAt?.[state];
   const runs = readRunHistory(team.location);
@@ -115,7 +118,7 @@ async function readTeamSection(root: string, backend: FederationBackend, team: R
     team,
     state,
     ...document,
-    deliverable: existsSync(path) ? relative(root, path) : null,
+    deliverable: text === undefined ? null : relative(root, path),
     health,
     lifecycleMs: lifecycle.snapshot.status === 'done' && ended ? Date.parse(ended) - Date.parse(started) : null,
     runs: runs.length,

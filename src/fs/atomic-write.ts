@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
  * torn or empty one, even when the writer is killed midway.
  */
 export interface WriteOptions {
-  /** fsync the file before publishing and the directory after (default true). Off only for tests/benchmarks. */
+  /** fsync the file before publishing and the directory after (default true). Off only for tests, benchmarks and caches. */
   durable?: boolean;
 }
 

@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { FedError, RefusedError } from '../errors.js';
 import type { FederationConfig } from '../schema/config.js';
 import { HOOK_NAMES, type FederationHooks, type HookContext } from './federation-hooks.js';
+import { nativeImport } from './native-import.js';
 
 /** A hook module that could not be loaded or whose hook threw: names the hook file. */
 export class HookError extends FedError {
@@ -53,10 +54,10 @@ const TYPESCRIPT = new Set(['.ts', '.mts', '.cts', '.tsx']);
 async function importModule(file: string): Promise<Record<string, unknown>> {
   if (TYPESCRIPT.has(extname(file))) {
     // tsx's API compiles the module (and what it imports) on the fly, without touching global loaders.
-    const { tsImport } = await import('tsx/esm/api');
+    const { tsImport } = (await nativeImport('tsx/esm/api')) as typeof import('tsx/esm/api');
     return (await tsImport(pathToFileURL(file).href, import.meta.url)) as Record<string, unknown>;
   }
-  return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  return (await nativeImport(pathToFileURL(file).href)) as Record<string, unknown>;
 }
 
 /**

@@ -11,10 +11,11 @@ import { archetypeOf } from '../archetypes/catalog.js';
  */
 export async function completionProblem(root: string, team: RegistryEntry, event: { type: string; [key: string]: unknown }, config: FederationConfig): Promise<string | undefined> {
   const { judge } = archetypeOf(team).completion;
-  if (!judge) return undefined;
+  // Most events are progress, not a completion: they are not judged, and the lifecycle is loaded once (to apply them).
+  if (!judge?.events.includes(event.type)) return undefined;
   const { snapshot } = await loadTeamLifecycle(team, openBackend(root).lifecycles);
   if (!snapshot.can(event)) return undefined;
-  return judge({ root, team, event, config, snapshot });
+  return judge.check({ root, team, event, config, snapshot });
 }
 
 /**

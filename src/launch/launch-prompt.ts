@@ -1,6 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { progressLines, type Archetype } from '../archetypes/archetype.js';
 import { playbookSkillFile } from '../config/referenced-files.js';
+import { readTextFile } from '../fs/read-json-file.js';
 import type { FederationConfig } from '../schema/config.js';
 import type { LaunchContext } from '../schema/launch-context.js';
 
@@ -15,6 +16,14 @@ export function playbookSkillPath(root: string, config: FederationConfig): strin
   return existsSync(path) ? path : null;
 }
 
+/** A skill is a page of guidance that goes into every prompt: more than this is a mistake, not a playbook. */
+const MAX_SKILL_BYTES = 256 * 1024;
+
+/** The playbook skill's text; a FIFO, device or oversized file there is refused by name (never read blindly, never hangs). */
+function readPlaybookSkill(path: string): string | undefined {
+  return readTextFile(path, `make the playbook skill a regular file of at most ${MAX_SKILL_BYTES} bytes, or set playbookSkill to another skill`, { maxBytes: MAX_SKILL_BYTES })?.trim();
+}
+
 /** What the archetype contributes: its lifecycle and its brief for this launch (`Archetype.agentBrief`). */
 export interface PromptArchetype {
   archetype: Archetype;
@@ -22,7 +31,7 @@ export interface PromptArchetype {
 }
 
 export function renderLaunchPrompt(context: LaunchContext, { archetype, brief }: PromptArchetype): string {
-  const skill = context.playbookSkillPath ? readFileSync(context.playbookSkillPath, 'utf8').trim() : undefined;
+  const skill = context.playbookSkillPath ? readPlaybookSkill(context.playbookSkillPath) : undefined;
   return `# Mission for team ${context.team}
 
 ${context.mission.subject}

@@ -232,7 +232,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
       graceMs: options.graceMs,
     });
     writeCurrentRun(team.location, current());
-    pushWarning(warnings, journalQuietly(root, { kind: 'launch-started', team: team.domainId, runId: run.runId, stateBefore }));
+    pushWarning(warnings, await journalQuietly(root, { kind: 'launch-started', team: team.domainId, runId: run.runId, stateBefore }));
 
     // Supervise: keep consuming the inbox; stop the agent on pause, timeout, a limit or interruption.
     let exited = false;
@@ -333,7 +333,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
       endedAt: new Date().toISOString(),
     };
     recordRun(team.location, lastRun);
-    pushWarning(warnings, journalQuietly(root, { kind: 'launch-ended', team: team.domainId, runId: run.runId, result: outcome, outcome: lastRun.outcome, stateAfter: finalState, reason }));
+    pushWarning(warnings, await journalQuietly(root, { kind: 'launch-ended', team: team.domainId, runId: run.runId, result: outcome, outcome: lastRun.outcome, stateAfter: finalState, reason }));
     const result: LaunchResult = {
       team: team.domainId,
       state: finalState,

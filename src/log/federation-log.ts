@@ -1,20 +1,14 @@
-import { basename, join } from 'node:path';
-import { earlierRuns } from '../run/team-retry.js';
-import { readFederationJournal } from '../federation/federation-journal.js';
 import { InvalidInputError, UnknownTeamError } from '../errors.js';
-import { readTextFile } from '../fs/read-json-file.js';
-import { workspacePaths } from '../layout.js';
 import { findTeam } from '../registry/find-team.js';
 import { openBackend } from '../backend/open-backend.js';
 import type { FederationBackend } from '../ports/federation-backend.js';
 import { META } from '../schema/common.js';
 import type { FederationRecord } from '../schema/federation-journal.js';
-import { journalLineSchema, type JournalLine } from '../schema/lifecycle-state.js';
+import type { JournalLine } from '../schema/lifecycle-state.js';
 import type { RegistryEntry } from '../schema/registry.js';
-import { parseJsonLines } from '../schema/json-lines.js';
 
 /**
- * `fed log`: what happened in the federation, in time order, from the files that already record it — the
+ * `fed log`: what happened in the federation, in time order, from what the backend already records — the
  * federation journal (onboarding, status changes, launches and their outcomes, retries, removals), every
  * team's lifecycle journal (each transition and recorded event, earlier runs' included) and the signal
  * boxes (each signal sent, and acknowledged).
@@ -57,7 +51,7 @@ export function parseSince(text: string, now = new Date()): Date {
 export async function readFederationLog(root: string, query: LogQuery = {}): Promise<LogEntry[]> {
   const backend = openBackend(root);
   const registry = await backend.registry.read();
-  const records = readFederationJournal(root);
+  const records = await backend.journal.read();
   let wanted: string | undefined;
   if (query.team !== undefined) {
     // A removed team is known by its records only: its log is what the federation journal kept.
@@ -65,7 +59,7 @@ export async function readFederationLog(root: string, query: LogQuery = {}): Pro
     if (!wanted) throw new UnknownTeamError(query.team, registry.teams.map((t) => t.domainId));
   }
   const teams = registry.teams.filter((t) => wanted === undefined || t.domainId === wanted);
-  const entries = [...records.map(federationEntry), ...teams.flatMap(lifecycleEntries), ...(await signalEntries(backend, registry.teams))].filter(
+  const entries = [...records.map(federationEntry), ...(await Promise.all(teams.map((team) => lifecycleEntries(backend, team)))).flat(), ...(await signalEntries(backend, registry.teams))].filter(
     (e) => (wanted === undefined || e.team === wanted || e.peer === wanted) && (!query.since || Date.parse(e.at) >= query.since.getTime()),
   );
   // Stable: entries of the same instant keep the order their sources wrote them in.
@@ -91,20 +85,15 @@ function federationEntry(record: FederationRecord): LogEntry {
   }
 }
 
-/** Journal lines of a file; torn or foreign lines are skipped. */
-function journalLines(file: string): JournalLine[] {
-  const text = readTextFile(file, 'move it aside; fed starts a new journal') ?? '';
-  return parseJsonLines(text, journalLineSchema);
-}
-
 /** The team's lifecycle journal, with those of its earlier runs (kept by `fed team retry`). */
-function lifecycleEntries(team: RegistryEntry): LogEntry[] {
-  const journals = [
-    ...earlierRuns(team.location).map(({ run, dir }) => ({ run: `run-${run}`, file: join(dir, basename(workspacePaths(team.location).journal)) })),
-    { run: 'current', file: workspacePaths(team.location).journal },
+async function lifecycleEntries(backend: FederationBackend, team: RegistryEntry): Promise<LogEntry[]> {
+  const kept = await backend.lifecycles.keptRuns(team);
+  const journals: { run: string; lines: JournalLine[] }[] = [
+    ...(await Promise.all(kept.map(async ({ run }) => ({ run: `run-${run}`, lines: await backend.lifecycles.journal(team, run) })))),
+    { run: 'current', lines: await backend.lifecycles.journal(team) },
   ];
-  return journals.flatMap(({ run, file }) =>
-    journalLines(file).map((line): LogEntry => {
+  return journals.flatMap(({ run, lines }) =>
+    lines.map((line): LogEntry => {
       const moved = line.from !== line.to;
       const via = line.source === 'signal' ? ` (signal ${line.signalId ?? ''})` : line.source === 'event' ? ' (fed event)' : ' (fed team)';
       return {

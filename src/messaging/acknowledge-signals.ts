@@ -38,7 +38,9 @@ export async function acknowledgeSignal(root: string, team: string, target: stri
   const listHint = `list them with: fed signal list --team ${inbox.party}`;
   // A signal file name always ends in .json, so it is never mistaken for an id.
   if (signalMessageSchema.shape.id.safeParse(target).success) {
-    const matches = await inbox.find(target);
+    // The sent fact says where the send stored it: found at the same cost in any size of inbox.
+    const sent = await backend.delivery.get(target, 'sent');
+    const matches = await inbox.find(target, sent?.to === inbox.party ? sent : undefined);
     if (matches.length === 0) throw new RefusedError('UNKNOWN_SIGNAL', `no signal with id ${target} in the inbox of "${inbox.party}" (${inbox.location}); ${listHint}`);
     return acknowledged(await ack(matches));
   }

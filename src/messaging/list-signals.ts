@@ -9,7 +9,6 @@ import { DELIVERY_STATES, type DeliveryState } from '../schema/delivery.js';
 import { SIGNAL_TYPES } from '../schema/signal.js';
 import { readArchivedSignals } from '../signals/archive/box-archive.js';
 import { deadlineTable } from '../signals/delivery/deadlines.js';
-import { FileDeliveryFactStore } from '../signals/delivery/delivery-fact-store.js';
 import { DeliveryInspector } from '../signals/delivery/delivery-inspector.js';
 import type { DeliveryStatus } from '../signals/delivery/delivery-state.js';
 import { markSignalsRead } from '../signals/delivery/read-marks.js';
@@ -48,6 +47,8 @@ export interface ListedSignal extends SignalEntry {
   /** In the box's `archive/` folder. */
   archived: boolean;
   delivery: DeliveryStatus;
+  /** The id of the signal that answered this one (its first `--reply-to` reply), as `fed signal show` names it; null while unanswered. */
+  answeredBy: string | null;
 }
 
 export interface SignalListing {
@@ -82,7 +83,7 @@ export async function listSignals(root: string, query: ListSignalsQuery = {}, op
   const live = await opened.list();
   const archived = query.all ? readArchivedSignals(opened.location, { owner: party.id, box }) : { signals: [], invalid: [] };
   const now = options.now ?? new Date();
-  const inspector = new DeliveryInspector(root, registry, new FileDeliveryFactStore(root), deadlineTable(options.deadlines), now);
+  const inspector = new DeliveryInspector(backend, registry, deadlineTable(options.deadlines), now);
   const wanted: ListedSignal[] = [];
   for (const [signals, isArchived] of [[archived.signals, true], [live.signals, false]] as const) {
     for (const entry of signals) {
@@ -90,15 +91,17 @@ export async function listSignals(root: string, query: ListSignalsQuery = {}, op
       if (query.unacknowledged && message.acknowledged) continue;
       if (query.type !== undefined && message.type !== query.type) continue;
       if (from !== undefined && message.from !== from) continue;
-      const delivery = inspector.status(entry, box);
+      const delivery = await inspector.status(entry, box);
       if (query.state !== undefined && delivery.state !== (query.state as DeliveryState)) continue;
-      wanted.push({ ...entry, archived: isArchived, delivery });
+      // Only an answered signal has an answer to name: the others cost no extra read.
+      const answeredBy = delivery.state === 'answered' ? ((await backend.delivery.get(message.id, 'answered'))?.replyId ?? null) : null;
+      wanted.push({ ...entry, archived: isArchived, delivery, answeredBy });
     }
   }
   const reader = options.reader === undefined ? undefined : (findTeam(registry, options.reader)?.domainId ?? options.reader);
   if (box === 'inbox' && reader === party.id) {
-    if (markSignalsRead(root, reader, wanted.filter((s) => !s.archived).map((s) => s.message), now) > 0) {
-      for (const signal of wanted) if (signal.delivery.state === 'delivered') signal.delivery = inspector.status(signal, box);
+    if ((await markSignalsRead(backend.delivery, reader, wanted.filter((s) => !s.archived).map((s) => s.message), now)) > 0) {
+      for (const signal of wanted) if (signal.delivery.state === 'delivered') signal.delivery = await inspector.status(signal, box);
     }
   }
   return { team: party.id, box, dir: opened.location, signals: wanted, invalid: [...archived.invalid, ...live.invalid] };

@@ -59,10 +59,10 @@ export async function sendSignal(root: string, request: SendSignalRequest, optio
   const message = buildMessage(request, sender.id, recipient.id, now);
   const durable = options.durable ?? true;
   // The delivery facts (#16): the id claimed and the reply target checked before anything is published.
-  const records = recordSend(root, registry, message, request.replyTo, { durable });
+  const records = await recordSend(backend, registry, message, request.replyTo, { durable });
   if (records.archived) return { ...records.archived, warnings: [] };
   const sent = await backend.signals.send(message, { from: sender, to: recipient }, { durable, idempotent: request.id !== undefined });
-  records.delivered(sent.message);
+  await records.delivered(sent.message);
   // A retry that only completed a missing copy sent nothing new.
   if (sent.delivered) recordSignalSent(sender.id, sent.message.type);
   return { ...sent, warnings: await recordActivity(root, sender, now, options) };

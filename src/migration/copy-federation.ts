@@ -1,8 +1,10 @@
 import { isDeepStrictEqual } from 'node:util';
 import { RefusedError } from '../errors.js';
 import type { FederationBackend } from '../ports/federation-backend.js';
+import type { KeptRun } from '../ports/lifecycle-store.js';
 import type { InvalidSignalFile, SignalEntry, SignalParty } from '../ports/signal-transport.js';
 import { META } from '../schema/common.js';
+import type { DeliveryFactName, DeliveryFacts } from '../schema/delivery.js';
 import type { RegistryEntry } from '../schema/registry.js';
 
 export interface CopyFederationResult {
@@ -11,8 +13,14 @@ export interface CopyFederationResult {
   signals: number;
   /** Acknowledgments recorded now, each with its original time. */
   acknowledgments: number;
+  /** Delivery facts recorded now (sent, read, answered, escalated, undeliverable) of the signals copied. */
+  deliveryFacts: number;
   lifecycles: number;
+  /** Earlier runs of teams' lifecycles (kept by `fed team retry`) copied now. */
+  keptRuns: number;
   journalLines: number;
+  /** Records of the federation journal copied now. */
+  federationRecords: number;
   /** Entries of the source's inboxes that are not valid signals: reported, not copied (they stay in the source). */
   invalid: Array<InvalidSignalFile & { party: string }>;
 }
@@ -22,7 +30,9 @@ export interface CopyFederationResult {
  * a signal, an acknowledgment or a lifecycle state: the registry (into an empty target as it is, onto a
  * freshly initialised one as one more write, so its `lockVersion` never goes back), every
  * inbox's signals in inbox order with their ids (the sender's outbox record follows from the send), each
- * acknowledgment with its original time, every team's envelope and journal. Stop the federation's
+ * acknowledgment with its original time, the delivery facts of those signals (so reply links, read
+ * marks, alerts already sent and the single use of each id carry over), every team's envelope and journal
+ * with its kept earlier runs, and the federation journal. Stop the federation's
  * processes first: what they write during the copy may be missed.
  *
  * Safe to run again after an interruption: what the target already holds is skipped, never duplicated.
@@ -54,7 +64,17 @@ export async function copyFederation(source: FederationBackend, target: Federati
       );
     }
   }
-  const result: CopyFederationResult = { teams: registry.teams.length, signals: 0, acknowledgments: 0, lifecycles: 0, journalLines: 0, invalid: [] };
+  const result: CopyFederationResult = {
+    teams: registry.teams.length,
+    signals: 0,
+    acknowledgments: 0,
+    deliveryFacts: 0,
+    lifecycles: 0,
+    keptRuns: 0,
+    journalLines: 0,
+    federationRecords: 0,
+    invalid: [],
+  };
   const partiesOf = (teams: readonly RegistryEntry[]): SignalParty[] => [{ id: META, entry: undefined }, ...teams.map((entry) => ({ id: entry.domainId, entry }))];
   const sourceParties = partiesOf(stored.teams);
   const parties = partiesOf(registry.teams);
@@ -78,6 +98,7 @@ export async function copyFederation(source: FederationBackend, target: Federati
       if (acknowledged && acknowledged_at && !copied.message.acknowledged) {
         result.acknowledgments += await acknowledgeAt(targetInbox, copied, acknowledged_at);
       }
+      result.deliveryFacts += await copyDeliveryFacts(source, target, message.id);
     }
   }
 
@@ -85,20 +106,64 @@ export async function copyFederation(source: FederationBackend, target: Federati
     const from = stored.teams[index]!;
     const envelope = await source.lifecycles.read(from);
     if (!envelope) continue;
-    const journal = await source.lifecycles.journalTail(from, envelope.envelope.seq);
+    const kept = await copyKeptRuns(source, target, from, team, result);
     const existing = await target.lifecycles.read(team);
-    if (!existing) {
-      await target.lifecycles.exclusive(team, (section) => target.lifecycles.write(team, envelope.envelope, null, section));
+    // Right after its earlier runs were copied, the target's envelope is the last of them, still to be replaced.
+    const replaceable = existing === undefined || (kept !== undefined && isDeepStrictEqual(existing.envelope, kept.envelope));
+    if (replaceable && !(existing && isDeepStrictEqual(existing.envelope, envelope.envelope))) {
+      await target.lifecycles.exclusive(team, (section) => target.lifecycles.write(team, envelope.envelope, existing?.version ?? null, section));
       result.lifecycles++;
-    } else if (!isDeepStrictEqual(existing.envelope, envelope.envelope)) {
-      throw new RefusedError(
-        'MIGRATION_TARGET_NOT_EMPTY',
-        `the target already holds a different lifecycle state for team "${team.domainId}" (${target.lifecycles.envelopeLocation(team)}); copy into an empty target`,
-      );
+    } else if (!isDeepStrictEqual(existing!.envelope, envelope.envelope)) {
+      throw notEmpty(target, team);
     }
-    result.journalLines += await target.lifecycles.appendJournal(team, journal);
+    result.journalLines += await target.lifecycles.appendJournal(team, await source.lifecycles.journal(from));
+  }
+
+  const present = new Set((await target.journal.read()).map((record) => JSON.stringify(record)));
+  for (const record of await source.journal.read()) {
+    if (present.has(JSON.stringify(record))) continue;
+    await target.journal.append(record);
+    result.federationRecords++;
   }
   return result;
+}
+
+/** The facts of one signal that the target does not hold yet (each is recorded once: a re-run adds nothing). */
+async function copyDeliveryFacts(source: FederationBackend, target: FederationBackend, id: string): Promise<number> {
+  let recorded = 0;
+  for (const [fact, value] of Object.entries(await source.delivery.all(id)) as [DeliveryFactName, NonNullable<DeliveryFacts[DeliveryFactName]>][]) {
+    if (await target.delivery.record(id, fact, value)) recorded++;
+  }
+  return recorded;
+}
+
+/**
+ * Copy the team's kept earlier runs that the target lacks, oldest first, each the way `fed team retry`
+ * made it: its envelope written, its journal appended, then kept. Returns the last kept run, if any.
+ */
+async function copyKeptRuns(source: FederationBackend, target: FederationBackend, from: RegistryEntry, team: RegistryEntry, result: CopyFederationResult): Promise<KeptRun | undefined> {
+  const runs = await source.lifecycles.keptRuns(from);
+  const copied = await target.lifecycles.keptRuns(team);
+  if (!isDeepStrictEqual(copied.map((run) => [run.run, run.envelope]), runs.slice(0, copied.length).map((run) => [run.run, run.envelope]))) throw notEmpty(target, team);
+  for (const run of runs.slice(copied.length)) {
+    const journal = await source.lifecycles.journal(from, run.run);
+    const keptAs = await target.lifecycles.exclusive(team, async (section) => {
+      const current = await target.lifecycles.read(team);
+      if (!current || !isDeepStrictEqual(current.envelope, run.envelope)) await target.lifecycles.write(team, run.envelope, current?.version ?? null, section);
+      result.journalLines += await target.lifecycles.appendJournal(team, journal);
+      return target.lifecycles.keepRun(team, section);
+    });
+    if (keptAs.run !== run.run) throw notEmpty(target, team);
+    result.keptRuns++;
+  }
+  return runs.at(-1);
+}
+
+function notEmpty(target: FederationBackend, team: RegistryEntry): RefusedError {
+  return new RefusedError(
+    'MIGRATION_TARGET_NOT_EMPTY',
+    `the target already holds a different lifecycle state for team "${team.domainId}" (${target.lifecycles.envelopeLocation(team)}); copy into an empty target`,
+  );
 }
 
 async function acknowledgeAt(inbox: ReturnType<FederationBackend['signals']['inbox']>, entry: SignalEntry, at: string): Promise<number> {

@@ -5,7 +5,6 @@ import { readCollectorState } from '../telemetry/collector-state.js';
 import { recordMonitorCycle } from '../telemetry/fed-metrics.js';
 import { otlpMetricsUrl } from '../telemetry/metrics-export.js';
 import { deadlineTable } from '../signals/delivery/deadlines.js';
-import { FileDeliveryFactStore } from '../signals/delivery/delivery-fact-store.js';
 import { findStuckSignals } from '../signals/delivery/stuck-signals.js';
 import type { MonitorReport, TeamReport, TelemetryReport } from './monitor-report.js';
 import { teamReport } from './team-health.js';
@@ -71,7 +70,7 @@ export async function runMonitorCycle(root: string, options: MonitorOptions): Pr
       unacknowledged: metaCounts.inbox.unacknowledged + reports.reduce((sum, r) => sum + r.inbox.unacknowledged, 0),
     },
     // The transport's census gives counts, not names, so the stuck-signal scan lists the inboxes itself.
-    stuckSignals: findStuckSignals(root, registry, new FileDeliveryFactStore(root), deadlineTable(options.config.signalDeadlines), now),
+    stuckSignals: await findStuckSignals(backend, registry, deadlineTable(options.config.signalDeadlines), now),
     archivedSignals: 0,
     telemetry: telemetryReport(root, options.config),
   };

@@ -6,7 +6,6 @@ import { FedError } from '../errors.js';
 import { parseDuration } from '../schema/duration.js';
 import { archiveSignals } from '../signals/archive/archive-signals.js';
 import { alertStuckSignals } from '../signals/delivery/alert-stuck-signals.js';
-import { FileDeliveryFactStore } from '../signals/delivery/delivery-fact-store.js';
 import { repeatEvery } from '../time/repeat.js';
 import { runMonitorCycle, type MonitorOptions } from './monitor-cycle.js';
 import type { MonitorReport } from './monitor-report.js';
@@ -50,12 +49,12 @@ export async function runMonitor(root: string, options: RunMonitorOptions): Prom
  */
 async function actOnSignals(root: string, report: MonitorReport, now: Date, options: RunMonitorOptions): Promise<void> {
   const write = { durable: options.durable };
-  const warnings = await alertStuckSignals(root, report.stuckSignals, new FileDeliveryFactStore(root, write), { ...write, now: () => now });
+  const warnings = await alertStuckSignals(root, report.stuckSignals, { ...write, now: () => now });
   for (const warning of warnings) options.onWarning?.(warning);
   const archive = options.config.signalArchive;
   if (!archive) return;
   try {
-    const boxes = archiveSignals(root, { olderThanMs: parseDuration(archive.olderThan)! }, { ...write, now });
+    const boxes = await archiveSignals(root, { olderThanMs: parseDuration(archive.olderThan)! }, { ...write, now });
     report.archivedSignals = boxes.reduce((sum, box) => sum + box.archived, 0);
     for (const box of boxes) if (box.skipped !== undefined) options.onWarning?.(`signals of ${box.team} ${box.box} not archived: ${box.skipped}`);
   } catch (error) {

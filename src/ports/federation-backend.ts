@@ -1,9 +1,11 @@
+import type { DeliveryFactStore } from './delivery-fact-store.js';
+import type { FederationJournal } from './federation-journal.js';
 import type { LifecycleStore } from './lifecycle-store.js';
 import type { RegistryStore } from './registry-store.js';
 import type { SignalTransport } from './signal-transport.js';
 
 /**
- * Everything a federation keeps and moves, behind three ports. `openBackend(root)`
+ * Everything a federation keeps and moves, behind its ports. `openBackend(root)`
  * (src/backend/open-backend.ts) opens the one a federation is configured with.
  */
 export interface FederationBackend {
@@ -13,4 +15,7 @@ export interface FederationBackend {
   readonly signals: SignalTransport;
   readonly registry: RegistryStore;
   readonly lifecycles: LifecycleStore;
+  /** What happened to each signal after it was sent: the id claims, read marks, answers, alerts. */
+  readonly delivery: DeliveryFactStore;
+  readonly journal: FederationJournal;
 }

@@ -23,6 +23,16 @@ export interface LifecycleSection {
   assertHeld(): void;
 }
 
+/** An earlier run of a team's lifecycle, kept when `fed team retry` (or a new mission) started another. */
+export interface KeptRun {
+  /** The run's number; the first run of a team is 1. */
+  run: number;
+  /** Where it is kept, to show to a person. */
+  location: string;
+  /** The run's last envelope, as it was when the run was kept. */
+  envelope: LifecycleEnvelope;
+}
+
 export interface LifecycleWriteOptions {
   /** Survive a power loss before the call returns (default true). */
   durable?: boolean;
@@ -51,6 +61,17 @@ export interface LifecycleStore {
   exclusive<T>(team: RegistryEntry, fn: (section: LifecycleSection) => Promise<T>, options?: LifecycleWriteOptions): Promise<T>;
   /** Append the lines whose `seq` the journal does not have yet (idempotent by seq); returns how many were added. */
   appendJournal(team: RegistryEntry, lines: readonly JournalLine[], options?: LifecycleWriteOptions): Promise<number>;
-  /** The last `count` journal lines, oldest first. */
+  /** The last `count` journal lines of the current run, oldest first. */
   journalTail(team: RegistryEntry, count: number): Promise<JournalLine[]>;
+  /** The whole journal of the current run, or of kept run `run`, oldest first; torn lines are skipped. */
+  journal(team: RegistryEntry, run?: number): Promise<JournalLine[]>;
+  /** The kept earlier runs, oldest first. */
+  keptRuns(team: RegistryEntry): Promise<KeptRun[]>;
+  /**
+   * Inside `section`: keep the current run (its envelope and journal) as the next earlier run, so that the
+   * journal of the run written next starts empty (its `seq` going on). Never overwrites a kept run, and is
+   * idempotent: when the last kept run already holds this very envelope (a retry interrupted after keeping
+   * it, and run again), that run is returned and nothing is kept twice.
+   */
+  keepRun(team: RegistryEntry, section: LifecycleSection, options?: LifecycleWriteOptions): Promise<KeptRun>;
 }

@@ -1,3 +1,4 @@
+import type { SentFact } from '../schema/delivery.js';
 import type { RegistryEntry } from '../schema/registry.js';
 import type { SignalMessage } from '../schema/signal.js';
 
@@ -164,6 +165,9 @@ export interface SignalOutbox {
   list(options?: ReadBoxOptions): Promise<SignalReadResult>;
 }
 
+/** What a signal's sent fact tells where its inbox copy is (file-signal-v1: the name it was published under). */
+export type FindHint = Pick<SentFact, 'timestamp' | 'type' | 'subject'>;
+
 /**
  * One party's inbox, opened for reading and consuming. An inbox object may keep what it read, so reading
  * it again costs only what changed since: keep one per consumer.
@@ -183,8 +187,13 @@ export interface SignalInbox {
    * iteration). A signal that arrives or is acknowledged during the iteration may or may not be in it.
    */
   pendingBatches(options?: PendingBatchOptions): AsyncIterable<SignalReadResult>;
-  /** Every stored signal carrying `id` (a copy made by hand is still the same signal). */
-  find(id: string): Promise<SignalEntry[]>;
+  /**
+   * The stored signals carrying `id`. With `hint` (the signal's sent fact) an adapter goes straight to the
+   * copy the send stored, at a cost that does not grow with the inbox, and returns that copy once it has
+   * checked it carries the id; without a hint, or when the hint leads nowhere, it searches the whole inbox
+   * and returns every copy (one made by hand is still the same signal).
+   */
+  find(id: string, hint?: FindHint): Promise<SignalEntry[]>;
   /**
    * The entry a person named by its handle or by the location this inbox showed for it. A name that
    * cannot denote an entry of this inbox (another box's path) is refused with `UNKNOWN_SIGNAL`.

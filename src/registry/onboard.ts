@@ -16,6 +16,7 @@ import { recordFederationEvent } from '../federation/federation-journal.js';
 import { createWorkspace, removeWorkspace, worktreeBranch, type CreatedWorkspace } from './placement.js';
 import { openBackend } from '../backend/open-backend.js';
 import { updateRegistry, type UpdateOptions } from './update-registry.js';
+import { settleWorktreeGit, type SettleGitOptions } from './worktree-git.js';
 
 export interface OnboardRequest {
   domain: string;
@@ -90,13 +91,27 @@ export function readOnboardingIntent(root: string, domain: string): OnboardingIn
 /**
  * Finish or undo what a killed onboarding of `intent.domain` left behind; its lock must be held. When it
  * got as far as registering the team, only its intent record is left to remove, and the team is returned;
- * otherwise its workspace (worktree and branch included) is removed and undefined is returned.
+ * otherwise its workspace (worktree and branch included) is removed and undefined is returned — after
+ * the git it may have left running has finished and the locks of a git killed with it are removed.
  */
-export function settleInterruptedOnboarding(root: string, intent: OnboardingIntent, registry: Registry): RegistryEntry | undefined {
+export async function settleInterruptedOnboarding(
+  root: string,
+  intent: OnboardingIntent,
+  registry: Registry,
+  options: SettleGitOptions = {},
+): Promise<RegistryEntry | undefined> {
   const registered = registry.teams.find((t) => t.domain === intent.domain && t.location === intent.location);
-  if (!registered) removeWorkspace(root, intent);
+  if (!registered) {
+    if (intent.branch) await settleWorktreeGit(root, intent.location, intent.branch, options);
+    removeWorkspace(root, intent);
+  }
   unlinkQuietly(onboardingPaths(root, intent.domain).intent);
   return registered;
+}
+
+export interface OnboardOptions extends UpdateOptions {
+  /** Told what a retry does about a killed onboarding's git: waiting for it, removing its stale locks. */
+  onWarning?: (text: string) => void;
 }
 
 /**
@@ -106,9 +121,10 @@ export function settleInterruptedOnboarding(root: string, intent: OnboardingInte
  *
  * A kill -9 can strike anywhere, so the onboarding runs under the domain's onboarding lock and writes
  * an intent record before it creates anything: a retry of the same onboarding finds the record, removes
- * the half-made workspace (or, if the team was registered, just completes) and carries on.
+ * the half-made workspace (or, if the team was registered, just completes) and carries on. A git the
+ * killed run left running is waited for first (bounded), and a git lock whose holder is gone is removed.
  */
-export async function onboardTeam(root: string, request: OnboardRequest, options: UpdateOptions = {}): Promise<RegistryEntry> {
+export async function onboardTeam(root: string, request: OnboardRequest, options: OnboardOptions = {}): Promise<RegistryEntry> {
   const domain = checkSlug('domain', request.domain);
   const domainId = checkSlug('--id', request.domainId ?? domain);
   const archetypeId = checkSlug('--archetype', request.archetypeId ?? DEFAULT_ARCHETYPE);
@@ -132,7 +148,7 @@ export async function onboardTeam(root: string, request: OnboardRequest, options
   try {
     const interrupted = readOnboardingIntent(root, domain);
     if (interrupted) {
-      const registered = settleInterruptedOnboarding(root, interrupted, await backend.registry.read());
+      const registered = await settleInterruptedOnboarding(root, interrupted, await backend.registry.read(), { onWarning: options.onWarning });
       // The killed run got as far as registering: the same request is complete; anything else is a duplicate.
       if (registered && registered.domainId === domainId && registered.archetypeId === archetypeId && registered.placementType === placementType) {
         return registered;
@@ -178,7 +194,7 @@ export async function onboardTeam(root: string, request: OnboardRequest, options
         options,
       );
       unlinkQuietly(paths.intent);
-      recordFederationEvent(root, { kind: 'onboarded', team: domainId, archetype: archetypeId, placement: placementType, location: entry.location });
+      await recordFederationEvent(backend, { kind: 'onboarded', team: domainId, archetype: archetypeId, placement: placementType, location: entry.location });
       return entry;
     } catch (error) {
       try {

@@ -55,7 +55,7 @@ export async function removeTeam(root: string, name: string, options: RemoveOpti
     },
     options,
   );
-  return recordFederationEvent(root, { kind: 'removed', team: entry.domainId, location: entry.location, ...(branch ? { branch } : {}), forced: Boolean(options.force) }) as Extract<FederationRecord, { kind: 'removed' }>;
+  return (await recordFederationEvent(root, { kind: 'removed', team: entry.domainId, location: entry.location, ...(branch ? { branch } : {}), forced: Boolean(options.force) })) as Extract<FederationRecord, { kind: 'removed' }>;
 }
 
 function lstatExists(path: string): boolean {

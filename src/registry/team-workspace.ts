@@ -4,7 +4,7 @@ import { RefusedError } from '../errors.js';
 import { FED_DIR, teamWorkspacePath, workspacePaths } from '../layout.js';
 import type { Registry, RegistryEntry } from '../schema/registry.js';
 import { getTeam } from './find-team.js';
-import { openBackend } from '../backend/open-backend.js';
+import { openBackend, sharesTeamsAcrossMachines } from '../backend/open-backend.js';
 
 /**
  * Nothing outside the federation (ARCHITECTURE invariant 9). A team's workspace is its registry
@@ -43,7 +43,21 @@ export function relocatedWorkspace(root: string, entry: RegistryEntry): string |
   return here;
 }
 
+/**
+ * A team of a federation shared across machines whose workspace is not below this root: it works in
+ * another working directory (on its `host`, or another checkout on this one). Nothing is wrong; fed just
+ * writes and runs for a team only where its workspace is.
+ */
+function elsewhere(root: string, entry: RegistryEntry): RefusedError {
+  return new RefusedError(
+    'TEAM_ELSEWHERE',
+    `team "${entry.domainId}" works in another working directory of the federation: ${entry.location}${entry.host ? ` on host ${entry.host}` : ''}, not below ${root}; ` +
+      `fed writes and runs for a team only where its workspace is — run this there (fed --root <that working directory> …)`,
+  );
+}
+
 function outside(root: string, entry: RegistryEntry, problem: string): RefusedError {
+  if (sharesTeamsAcrossMachines(root)) return elsewhere(root, entry);
   const relocated = relocatedWorkspace(root, entry);
   const fix = relocated
     ? `this federation looks copied or moved: its own workspace for the team is ${relocated}; point the registry there with: fed doctor --fix`
@@ -62,6 +76,13 @@ function linked(entry: RegistryEntry, path: string, target: string): RefusedErro
     `the workspace of team "${entry.domainId}" goes through a symbolic link: ${path} → ${target}; fed never writes or runs through a link — ` +
       `replace the link with the real directory (or remove it and restore the workspace), then retry`,
   );
+}
+
+/** The refusals of `teamWorkspace`: the workspace is not one fed may write or run in here. */
+export const WORKSPACE_REFUSALS: ReadonlySet<string> = new Set(['WORKSPACE_OUTSIDE_ROOT', 'WORKSPACE_SYMLINK', 'WORKSPACE_MISSING', 'WORKSPACE_NOT_A_DIRECTORY']);
+
+export function isWorkspaceRefusal(error: unknown): error is RefusedError {
+  return error instanceof RefusedError && WORKSPACE_REFUSALS.has(error.code);
 }
 
 /**

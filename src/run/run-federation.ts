@@ -102,7 +102,7 @@ async function judgeReadable(root: string, backend: FederationBackend, team: Reg
     return { team, skip: `no mission (send one: fed signal send --to ${team.domainId} --type directive --subject "<mission>")`, resume: false };
   }
   if (status === 'paused') {
-    if (state === 'paused' && pausedByLaunch(root, team)) return { team, resume: true };
+    if (state === 'paused' && (await pausedByLaunch(backend, team))) return { team, resume: true };
     return { team, skip: `paused by hand (resume it first: fed team resume ${team.domainId})`, resume: false };
   }
   return { team, resume: false };
@@ -113,10 +113,10 @@ async function judgeReadable(root: string, backend: FederationBackend, team: Reg
  * after progress) — the run picks such a team up again — rather than by hand: a pause that stopped the
  * run, or a status change since it ended, is someone's decision, and is left alone.
  */
-function pausedByLaunch(root: string, team: RegistryEntry): boolean {
+async function pausedByLaunch(backend: FederationBackend, team: RegistryEntry): Promise<boolean> {
   const last = readLastRun(team.location);
   if (!last || last.stateAfter !== 'paused' || !pausesTeam(last.outcome, last.progressed) || last.reason === STOPPED_FOR_PAUSE) return false;
-  return !readFederationJournal(root).some((r) => r.team === team.domainId && r.kind === 'status' && Date.parse(r.at) > Date.parse(last.endedAt));
+  return !(await readFederationJournal(backend)).some((r) => r.team === team.domainId && r.kind === 'status' && Date.parse(r.at) > Date.parse(last.endedAt));
 }
 
 export async function runFederation(root: string, options: RunFederationOptions): Promise<RunSummary> {

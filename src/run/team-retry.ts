@@ -1,14 +1,12 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs';
-import { basename, extname, join, relative } from 'node:path';
+import { existsSync, renameSync } from 'node:fs';
+import { basename, extname, isAbsolute, join, relative } from 'node:path';
 import { createActor } from 'xstate';
 import { lifecycleEntryFor, loadTeamLifecycle, settleTeamLifecycle, stateOf, withStateLock } from '../actors/team-lifecycle.js';
 import { openBackend } from '../backend/open-backend.js';
 import { RefusedError } from '../errors.js';
 import { recordFederationEvent } from '../federation/federation-journal.js';
-import { fsyncDirectory, unlinkQuietly } from '../fs/atomic-write.js';
-import { workspacePaths } from '../layout.js';
-import { statusOf } from '../registry/find-team.js';
-import { resolveTeam } from '../registry/team-workspace.js';
+import { getTeam, statusOf } from '../registry/find-team.js';
+import { teamWorkspace } from '../registry/team-workspace.js';
 import { META } from '../schema/common.js';
 import type { FederationConfig } from '../schema/config.js';
 import type { RegistryEntry } from '../schema/registry.js';
@@ -19,8 +17,8 @@ import type { FederationBackend } from '../ports/federation-backend.js';
  * Runs of a team's lifecycle over time. A lifecycle that ended (failed, or complete) is not the end of the
  * team: `fed team retry` starts a new run from the start of the lifecycle with the same mission, and a new
  * mission directive to a complete team starts one with that mission. The run that ended is kept, never
- * overwritten: its state and journal move to `.fed/history/run-<n>/`, its deliverable is renamed
- * `deliverable.run-<n>.md`. The new lifecycle keeps the dedupe record (old signals are never applied
+ * overwritten: the lifecycle store keeps its state and journal (file-signal-v1: `.fed/history/run-<n>/`),
+ * and its deliverable is renamed `deliverable.run-<n>.md`. The new lifecycle keeps the dedupe record (old signals are never applied
  * again) and the journal's sequence numbers go on where they were.
  */
 export interface NewRun {
@@ -37,41 +35,17 @@ interface MissionContext {
   enteredAt?: Record<string, string>;
 }
 
-/** The kept earlier runs of a team's lifecycle, oldest first: their numbers and folders. */
-export function earlierRuns(workspace: string): { run: number; dir: string }[] {
-  const history = workspacePaths(workspace).history;
-  let names: string[];
-  try {
-    names = readdirSync(history);
-  } catch {
-    return [];
-  }
-  return names
-    .filter((name) => /^run-\d+$/.test(name))
-    .map((name) => ({ run: Number(name.slice(4)), dir: join(history, name) }))
-    .sort((a, b) => a.run - b.run);
-}
-
-/**
- * The number of the run that ended: one more than the last run in the history — or that one, when it
- * holds this very state (a retry interrupted after keeping it, and run again).
- */
-function endedRunNumber(team: RegistryEntry): number {
-  const envelope = workspacePaths(team.location).envelope;
-  const last = earlierRuns(team.location).at(-1);
-  if (!last) return 1;
-  const kept = join(last.dir, basename(envelope));
-  return existsSync(kept) && readFileSync(kept, 'utf8') === readFileSync(envelope, 'utf8') ? last.run : last.run + 1;
-}
-
 /**
  * `fed team retry`: a failed team starts again from the start of its lifecycle, with the same mission;
  * a complete team that was sent a new mission directive starts a run with that one.
  */
 export async function retryTeam(root: string, name: string, config: FederationConfig): Promise<NewRun> {
-  const team = await resolveTeam(root, name);
-  lifecycleEntryFor(team);
   const backend = openBackend(root);
+  const team = getTeam(await backend.registry.read(), name);
+  lifecycleEntryFor(team);
+  // The ended run's deliverable is kept beside it, in the workspace: a retry is made where that is (a team
+  // of a federation across machines that works elsewhere is TEAM_ELSEWHERE).
+  teamWorkspace(root, team);
   if (statusOf(team) !== 'active') {
     throw new RefusedError('TEAM_NOT_ACTIVE', `team "${team.domainId}" is ${statusOf(team)}; ${statusOf(team) === 'paused' ? `resume it first: fed team resume ${team.domainId}` : 'archived teams are not run again'}`);
   }
@@ -121,26 +95,15 @@ export async function startRunForNewMission(root: string, team: RegistryEntry, c
  */
 async function startNewRun(root: string, backend: FederationBackend, team: RegistryEntry, config: FederationConfig, mission: { subject: string; body: string; signalId?: string; file?: string }): Promise<NewRun> {
   const entry = lifecycleEntryFor(team);
-  const paths = workspacePaths(team.location);
   // What the ended run still owes (journal lines, reports to meta) is done first, so it is kept with it.
   const owed = await settleTeamLifecycle(root, team);
   if (owed.length) throw new RefusedError('RUN_UNSETTLED', `team "${team.domainId}": the ended run still owes effects that cannot be made now (${owed.join('; ')}); fix that, then retry`);
   return withStateLock(root, team, {}, async (section) => {
     const stored = await backend.lifecycles.read(team);
     if (!stored) throw new RefusedError('NO_RUN', `team "${team.domainId}" has no lifecycle state yet; nothing to start again`);
-    const ended = endedRunNumber(team);
-    const history = join(paths.history, `run-${ended}`);
-    mkdirSync(history, { recursive: true });
-    const keptAs = [relative(team.location, history)];
-    copyFileSync(paths.envelope, join(history, basename(paths.envelope)));
-    // Moved, not copied: the new run's journal starts empty, its seq going on from the envelope's. When a
-    // retry interrupted after the move is run again, the history has the journal already, and what is
-    // here again is only its last lines, re-appended from the envelope: never moved over the kept one.
-    const keptJournal = join(history, basename(paths.journal));
-    if (existsSync(keptJournal)) unlinkQuietly(paths.journal);
-    else if (existsSync(paths.journal)) renameSync(paths.journal, keptJournal);
-    fsyncDirectory(history);
-    fsyncDirectory(paths.state);
+    const kept = await backend.lifecycles.keepRun(team, section);
+    const ended = kept.run;
+    const keptAs = [displayedLocation(team, kept.location)];
     const deliverable = join(team.location, config.deliverable);
     if (existsSync(deliverable)) {
       const numbered = join(team.location, `${basename(deliverable, extname(deliverable))}.run-${ended}${extname(deliverable)}`);
@@ -167,7 +130,13 @@ async function startNewRun(root: string, backend: FederationBackend, team: Regis
       savedAt: new Date().toISOString(),
     }, stored.version, section);
     const run: NewRun = { team: team.domainId, run: ended + 1, mission: { subject: mission.subject, body: mission.body }, keptAs };
-    recordFederationEvent(root, { kind: 'retried', team: team.domainId, run: run.run, mission: mission.subject, keptAs });
+    await recordFederationEvent(backend, { kind: 'retried', team: team.domainId, run: run.run, mission: mission.subject, keptAs });
     return run;
   });
 }
+
+/** A kept run's location relative to the workspace when it is a path inside it, else as the store gave it. */
+function displayedLocation(team: RegistryEntry, location: string): string {
+  return isAbsolute(location) && location.startsWith(`${team.location}/`) ? relative(team.location, location) : location;
+}
+

@@ -6,12 +6,17 @@ import type { z } from 'zod';
  * foreign tool is not a record: it is skipped, never fatal — the journal's writers repair their own tail.
  */
 export function parseJsonLines<T>(text: string, schema: z.ZodType<T>): T[] {
+  return parseJsonRecords(text.split('\n'), schema);
+}
+
+/** The valid records among JSON texts, one record each (a journal's lines, a stream's messages), in order; others are skipped. */
+export function parseJsonRecords<T>(texts: Iterable<string>, schema: z.ZodType<T>): T[] {
   const records: T[] = [];
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
+  for (const text of texts) {
+    if (!text.trim()) continue;
     let value: unknown;
     try {
-      value = JSON.parse(line);
+      value = JSON.parse(text);
     } catch {
       continue;
     }

@@ -4,6 +4,7 @@ import { initFederation, onboardTeam, openFileBackend, publishFileNoClobber, qua
 import { tempDir } from '../helpers/temp-dir.js';
 import type { ConformanceFactory } from './conformance-federation.js';
 import { describeBoundedApply } from './bounded-apply.suite.js';
+import { describeDeliveryFacts } from './delivery-facts.suite.js';
 import { describeExactlyOnceApply } from './exactly-once.suite.js';
 import { describeLifecycleStore } from './lifecycle-store.suite.js';
 import { describeRegistryStore } from './registry-store.suite.js';
@@ -35,3 +36,4 @@ describeRegistryStore('file-signal-v1', fileFederation);
 describeLifecycleStore('file-signal-v1', fileFederation);
 describeExactlyOnceApply('file-signal-v1', fileFederation);
 describeBoundedApply('file-signal-v1', fileFederation);
+describeDeliveryFacts('file-signal-v1', fileFederation);

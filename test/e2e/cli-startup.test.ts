@@ -1,43 +1,63 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { build, type Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { FED_BIN, runFed } from '../helpers/fed-cli.js';
-import { packageVersion } from '../../src/package-info.js';
+import { runFed } from '../helpers/fed-cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import { packageRoot, packageVersion } from '../../src/package-info.js';
 
 /**
- * What each command loads before it runs (issue 18): start-up time is set by the code compiled, so these
- * guard the bundle's shape; `npm run bench` (startup) measures the time itself.
+ * Start-up (issue 18): what each command initialises as it starts, and the V8 code cache the `fed` bin
+ * keeps (src/cli/bin.ts). `npm run bench` (startup) measures the time itself.
  */
-const STATIC_IMPORT = /(?:^|[;\n])\s*import\s*(?:[\w*{}\s,$]+from\s*)?["'](\.{1,2}\/[^"']+)["']/g;
 
-/** The built files `file` loads before it runs: itself and its static imports, transitively, with their text. */
-function staticClosure(file: string, seen = new Map<string, string>()): Map<string, string> {
-  if (seen.has(file)) return seen;
-  const text = readFileSync(file, 'utf8');
-  seen.set(file, text);
-  for (const match of text.matchAll(STATIC_IMPORT)) staticClosure(resolve(dirname(file), match[1]!), seen);
+/** The module graph of the CLI as esbuild bundles it (scripts/bundle.mjs), without writing anything. */
+async function cliModuleGraph(): Promise<Metafile> {
+  const result = await build({
+    entryPoints: [join(packageRoot(), 'src/cli/main.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    write: false,
+    metafile: true,
+    external: ['tsx', '@statelyai/inspect'],
+    logLevel: 'silent',
+  });
+  return result.metafile;
+}
+
+/**
+ * The modules that initialise when `from` does: its static imports, transitively. A module reached only
+ * through `import()` stays behind a lazy initialiser in the bundle and runs only when that import() does.
+ */
+function initialisedWith(graph: Metafile, from: string): Set<string> {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const edge of graph.inputs[file]?.imports ?? []) if (edge.kind !== 'dynamic-import' && !edge.external) visit(edge.path);
+  };
+  visit(from);
   return seen;
 }
 
-const CHUNKS = join(dirname(FED_BIN), '..', 'chunks');
-const commandChunk = (name: string) => join(CHUNKS, readdirSync(CHUNKS).find((f) => f.startsWith(`${name}-`))!);
-const bytes = (files: Map<string, string>) => [...files.values()].reduce((sum, text) => sum + text.length, 0);
-const loads = (files: Map<string, string>, marker: string) => [...files.values()].some((text) => text.includes(marker));
+const initialises = (modules: Set<string>, packagePath: string) => [...modules].some((file) => file.includes(packagePath));
 
-describe('fast start', () => {
-  it('`fed --version` loads the program and no command: no zod, no xstate, well under 100 KB', async () => {
-    const main = staticClosure(FED_BIN);
-    expect(bytes(main)).toBeLessThan(100_000);
-    expect(loads(main, 'ZodError')).toBe(false);
-    expect(loads(main, 'createMachine')).toBe(false);
+describe('fast start: what a command initialises', () => {
+  it('`fed --version` initialises the program and no command: no zod, no xstate', async () => {
+    const modules = initialisedWith(await cliModuleGraph(), 'src/cli/main.ts');
+    expect(initialises(modules, 'node_modules/zod/')).toBe(false);
+    expect(initialises(modules, 'node_modules/xstate/')).toBe(false);
+    expect(initialises(modules, 'src/cli/commands/')).toBe(false);
     expect(await runFed(['--version'])).toMatchObject({ code: 0, stdout: `${packageVersion()}\n` });
   });
 
-  it('commands load only what they use: the OpenTelemetry SDK and the Markdown parser load on demand', () => {
+  it('commands initialise only what they use: the OpenTelemetry SDK and the Markdown parser on demand', async () => {
+    const graph = await cliModuleGraph();
     for (const command of ['event', 'signal', 'team', 'actors', 'launch', 'monitor']) {
-      const files = staticClosure(commandChunk(command));
-      expect(loads(files, 'PeriodicExportingMetricReader'), `${command} loads the OTel SDK up front`).toBe(false);
-      expect(loads(files, 'micromark'), `${command} loads the Markdown parser up front`).toBe(false);
+      const modules = initialisedWith(graph, `src/cli/commands/${command}.ts`);
+      expect(initialises(modules, 'node_modules/@opentelemetry/sdk-metrics/'), `${command} initialises the OTel SDK up front`).toBe(false);
+      expect(initialises(modules, 'node_modules/micromark'), `${command} initialises the Markdown parser up front`).toBe(false);
     }
   });
 
@@ -46,5 +66,72 @@ describe('fast start', () => {
     expect(help.code).toBe(0);
     for (const command of ['init', 'team', 'signal', 'event', 'actors', 'launch', 'monitor', 'chat', 'deliverable', 'demo']) expect(help.stdout).toContain(`  ${command}`);
     expect(await runFed(['tema', 'list'])).toMatchObject({ code: 2, stderr: expect.stringContaining('team') });
+  });
+});
+
+describe('fast start: the code cache', () => {
+  const cacheFiles = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.v8cache')) : []);
+
+  it("a command's first run leaves its compiled code; the next run uses it as it is", async () => {
+    const cache = join(tempDir(), 'cache');
+    const env = { FED_CODE_CACHE: cache };
+    expect(await runFed(['--version'], { env })).toMatchObject({ code: 0, stdout: `${packageVersion()}\n`, stderr: '' });
+    const [file] = cacheFiles(cache);
+    expect(file).toMatch(new RegExp(`^[0-9a-f]{16}-${process.version}-${process.arch}-version\\.v8cache$`));
+    expect(statSync(cache).mode & 0o777).toBe(0o700);
+    const made = statSync(join(cache, file!));
+    expect(made.size).toBeGreaterThan(0);
+
+    expect(await runFed(['--version'], { env })).toMatchObject({ code: 0, stdout: `${packageVersion()}\n`, stderr: '' });
+    // Accepted by V8: the file was not replaced (a rejected cache is written again, as a new file).
+    expect(statSync(join(cache, file!)).ino).toBe(made.ino);
+
+    // Each command has its own, made by its own first run.
+    expect((await runFed(['--help'], { env })).code).toBe(0);
+    expect(cacheFiles(cache).map((name) => name.replace(/^.*-/, '')).sort()).toEqual(['help.v8cache', 'version.v8cache']);
+  });
+
+  it('a corrupt cache is rejected quietly and replaced; the command runs as without one', async () => {
+    const cache = join(tempDir(), 'cache');
+    const env = { FED_CODE_CACHE: cache };
+    expect((await runFed(['--version'], { env })).code).toBe(0);
+    const file = join(cache, cacheFiles(cache)[0]!);
+    writeFileSync(file, 'not V8 code'.repeat(100));
+    expect(await runFed(['--version'], { env })).toMatchObject({ code: 0, stdout: `${packageVersion()}\n`, stderr: '' });
+    expect(readFileSync(file).toString('latin1')).not.toContain('not V8 code');
+  });
+
+  it('defaults to $XDG_CACHE_HOME/fed; FED_CODE_CACHE=off keeps none', async () => {
+    const xdg = tempDir();
+    expect((await runFed(['--version'], { env: { XDG_CACHE_HOME: xdg } })).code).toBe(0);
+    expect(cacheFiles(join(xdg, 'fed'))).toHaveLength(1);
+
+    const off = tempDir();
+    expect(await runFed(['--version'], { env: { XDG_CACHE_HOME: off, FED_CODE_CACHE: 'off' } })).toMatchObject({ code: 0, stdout: `${packageVersion()}\n`, stderr: '' });
+    expect(readdirSync(off)).toEqual([]);
+  });
+
+  it('an importHook module, ES module or TypeScript, loads in the bundled CLI, with and without a cache', async () => {
+    const root = tempDir();
+    const env = { FED_CODE_CACHE: join(root, 'cache') };
+    expect((await runFed(['init', '--root', root], { env })).code).toBe(0);
+    const hooks = {
+      'hooks.mjs': "import { appendFileSync } from 'node:fs';\nexport async function onInit(context) { appendFileSync(context.root + '/inits', `mjs ${context.command}\\n`); }\n",
+      'hooks.ts': "import { appendFileSync } from 'node:fs';\nexport function onInit(context: { root: string; command: string }): void { appendFileSync(context.root + '/inits', `ts ${context.command}\\n`); }\n",
+    };
+    for (const [name, text] of Object.entries(hooks)) {
+      writeFileSync(join(root, name), text);
+      writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ importHook: name, telemetry: { enabled: false } }));
+      // The first run compiles and leaves the cache, the second runs from it.
+      for (let run = 0; run < 2; run++) expect(await runFed(['monitor', '--root', root, '--json'], { env }), name).toMatchObject({ code: 0, stderr: '' });
+    }
+    expect(readFileSync(join(root, 'inits'), 'utf8')).toBe('mjs monitor\nmjs monitor\nts monitor\nts monitor\n');
+  });
+
+  it('a cache that cannot be written is skipped without a word', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'file'), '');
+    // A folder under a regular file can never be made.
+    expect(await runFed(['--version'], { env: { FED_CODE_CACHE: join(dir, 'file', 'cache') } })).toMatchObject({ code: 0, stdout: `${packageVersion()}\n`, stderr: '' });
   });
 });

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, rmSync, symlinkSync, writeFileSync, ftruncateSync, utimesSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync, ftruncateSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runFed, type FedResult } from '../helpers/fed-cli.js';
@@ -124,6 +124,32 @@ describe('hostile state files', () => {
     expect(monitor.stdout).toMatch(/agent\.log cannot be used: a named pipe/);
     const status = await fed('team', 'show', 'docs');
     expectClean(status, [0, 1, 2]);
+  });
+});
+
+describe('hostile files an agent or a user leaves where a whole command reads them', () => {
+  it("a FIFO as a finished team's deliverable does not hang fed run's federation report: the section says why", async () => {
+    const { root, fed, workspace } = await federation();
+    expect((await fed('team', 'archive', 'other')).code).toBe(0);
+    expect((await fed('signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'work')).code).toBe(0);
+    expect((await fed('actors', 'run', '--once')).code).toBe(0);
+    expect((await fed('event', '--team', 'docs', 'FAIL', '--data', JSON.stringify({ reason: 'gave up' }))).code).toBe(0);
+    execFileSync('mkfifo', [join(workspace('docs'), 'deliverable.md')]);
+    const run = await fed('run');
+    expectClean(run, [0, 1]);
+    const report = readFileSync(join(root, 'federation-report.md'), 'utf8');
+    expect(report).toMatch(/its files cannot be read: \S*deliverable\.md cannot be used: a named pipe \(FIFO\), not a regular file/);
+  });
+
+  it('a FIFO as the playbook skill does not hang fed launch: refused naming the skill, before any agent starts', async () => {
+    const { root, fed } = await federation();
+    expect((await fed('signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'work')).code).toBe(0);
+    const skill = join(root, '.fed', 'skills', 'domain-playbook.md');
+    rmSync(skill);
+    execFileSync('mkfifo', [skill]);
+    const launch = await fed('launch', '--team', 'docs');
+    expectClean(launch, [2]);
+    expect(launch.stderr).toContain(`${skill} cannot be used: a named pipe (FIFO), not a regular file; make the playbook skill a regular file`);
   });
 });
 

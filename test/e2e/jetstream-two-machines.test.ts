@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runFed } from '../helpers/fed-cli.js';
 import { typescriptProject } from '../helpers/fixture-repo.js';
-import { skipWithoutNatsServer, startNatsServer, type NatsServer } from '../helpers/nats-server.js';
+import { skipWithoutNatsServer } from '../helpers/nats-server.js';
+import { useNatsServer } from '../helpers/use-nats-server.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const SUITE = 'two machines on one host: two working directories that share nothing but the NATS URL';
@@ -22,16 +23,10 @@ function checkout(): string {
 }
 
 describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
-  let server: NatsServer & { dispose(): Promise<void> };
-  beforeAll(async () => {
-    server = await startNatsServer();
-  });
-  afterAll(async () => {
-    await server?.dispose();
-  });
+  const server = useNatsServer();
 
   it('meta on one, a team on the other: init joins, onboard places the team there, mission → launch with the built-in agent → report to meta', async () => {
-    const env = { FED_NATS_URL: server.url };
+    const env = { FED_NATS_URL: server().url };
     const metaMachine = checkout();
     const teamMachine = checkout();
     const onMeta = (args: string[]) => runFed(['--root', metaMachine, ...args], { env, timeoutMs: 90_000 });

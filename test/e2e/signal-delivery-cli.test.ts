@@ -25,10 +25,16 @@ describe('signal delivery (built CLI)', () => {
     expect(report.delivery.state).toBe('answered');
     expect(report.history.map((e) => e.event)).toEqual(['sent', 'answered']);
 
-    const listed = json<{ signals: { message: { id: string }; delivery: { state: string } }[] }>(
+    const listed = json<{ signals: { message: { id: string }; delivery: { state: string }; answeredBy: string | null }[] }>(
       (await fedIn(fed, ['signal', 'list', '--team', 'docs', '--state', 'answered', '--json'])).stdout,
     );
-    expect(listed.signals.map((s) => [s.message.id, s.delivery.state])).toEqual([[question.id, 'answered']]);
+    expect(listed.signals.map((s) => [s.message.id, s.delivery.state, s.answeredBy])).toEqual([[question.id, 'answered', reply.id]]);
+    // The list names the answer too, as show does; an unanswered signal has none.
+    const table = (await fedIn(fed, ['signal', 'list', '--team', 'docs'])).stdout.split('\n');
+    expect(table[0]).toMatch(/\bSTATE\b.*\bANSWERED BY\b/);
+    expect(table.find((line) => line.includes(question.id))).toMatch(new RegExp(`answered .*${question.id}\\s+${reply.id}\\s+Which services\\?`));
+    const unanswered = json<{ signals: { answeredBy: string | null }[] }>((await fedIn(fed, ['signal', 'list', '--json'])).stdout);
+    expect(unanswered.signals.map((s) => s.answeredBy)).toEqual([null]);
     expect(json<{ signals: unknown[] }>((await fedIn(fed, ['signal', 'list', '--team', 'docs', '--state', 'delivered', '--json'])).stdout).signals).toEqual([]);
   });
 
@@ -40,6 +46,7 @@ describe('signal delivery (built CLI)', () => {
     ['an unknown state', () => ['signal', 'list', '--state', 'lost'], /Allowed choices are delivered, read, acknowledged, answered, expired, undeliverable/],
     ['an archive age without a unit', () => ['signal', 'archive', '--older-than', '30'], /expected a duration with a unit such as 30m, 2h, 7d/],
     ['an archive without an age', () => ['signal', 'archive'], /required option '--older-than <duration>' not specified/],
+    ['a watch count that is not a whole number', () => ['signal', 'watch', '--count', '1e3'], /option '--count <n>' argument '1e3' is invalid. expected a whole number of signals > 0/],
   ])('refuses %s: exit 2, a clear message, nothing written', async (_what, args, message) => {
     const fed = await signalFederation(['docs']);
     const first = json<{ id: string; file: string }>((await fedIn(fed, ['signal', 'send', '--to', 'docs', '--type', 'report', '--subject', 'First', '--json'])).stdout);

@@ -65,7 +65,7 @@ process.on('exit', () => {
 });
 
 export interface NatsServer {
-  /** `nats://127.0.0.1:<port>` */
+  /** `nats://127.0.0.1:<port>` (with `user:password@` when the server requires them) */
   url: string;
   port: number;
   storeDir: string;
@@ -84,6 +84,9 @@ interface NodeSpec {
   port: number;
   storeDir: string;
   configFile: string;
+  /** `user:password@` when the server requires them, else empty. */
+  userinfo?: string;
+  auth?: NatsServerOptions['auth'];
   /** Client URLs that must answer with JetStream before `start` resolves. */
   readyUrls: () => string[];
 }
@@ -94,7 +97,7 @@ function serverNode(spec: NodeSpec): NatsServer {
   let child: ChildProcess | undefined;
   let exited: Promise<void> = Promise.resolve();
   let output = '';
-  const url = `nats://127.0.0.1:${spec.port}`;
+  const url = `nats://${spec.userinfo ?? ''}127.0.0.1:${spec.port}`;
 
   const launch = () => {
     const proc = spawn(BINARY, ['-c', spec.configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -125,7 +128,7 @@ function serverNode(spec: NodeSpec): NatsServer {
     start: async () => {
       if (natsServerMissing) throw new Error(`the NATS suites never skip under CI: ${natsServerMissing}`);
       launch();
-      await waitForJetStream(spec.readyUrls(), () => output, () => child?.exitCode !== null || child?.signalCode !== null);
+      await waitForJetStream(spec.readyUrls(), spec.auth, () => output, () => child?.exitCode !== null || child?.signalCode !== null);
     },
     kill: () => end('SIGKILL'),
     stop: () => end('SIGTERM'),
@@ -137,13 +140,13 @@ function serverNode(spec: NodeSpec): NatsServer {
  * Wait until JetStream answers an account-info request on one of `urls` — in a cluster that also means a
  * meta leader was elected, which is what the suites need before creating streams.
  */
-async function waitForJetStream(urls: string[], log: () => string, died: () => boolean): Promise<void> {
+async function waitForJetStream(urls: string[], auth: NatsServerOptions['auth'], log: () => string, died: () => boolean): Promise<void> {
   const deadline = Date.now() + START_TIMEOUT_MS;
   let last: unknown;
   while (Date.now() < deadline) {
     if (died()) throw new Error(`nats-server exited while starting:\n${log()}`);
     try {
-      const nc = await connect({ servers: urls, timeout: 1_000, reconnect: false });
+      const nc = await connect({ servers: urls, timeout: 1_000, reconnect: false, ...(auth && { user: auth.user, pass: auth.password }) });
       try {
         await (await jetstreamManager(nc, { timeout: 2_000 })).getAccountInfo();
         return;
@@ -162,14 +165,22 @@ function quoted(path: string): string {
   return JSON.stringify(path);
 }
 
+export interface NatsServerOptions {
+  /** A user and password the server requires; `url` then carries them (`nats://user:password@…`). */
+  auth?: { user: string; password: string };
+}
+
 /** One nats-server with JetStream on a free localhost port and a temp store dir; `dispose` removes it all. */
-export async function startNatsServer(): Promise<NatsServer & { dispose(): Promise<void> }> {
+export async function startNatsServer(options: NatsServerOptions = {}): Promise<NatsServer & { dispose(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'fed-nats-'));
   const port = await freePort();
   const storeDir = join(dir, 'store');
   const configFile = join(dir, 'nats.conf');
-  writeFileSync(configFile, [`listen: 127.0.0.1:${port}`, `jetstream { store_dir: ${quoted(storeDir)} }`, ''].join('\n'));
-  const server = serverNode({ name: 'single', port, storeDir, configFile, readyUrls: () => [`nats://127.0.0.1:${port}`] });
+  const { auth } = options;
+  const authorization = auth ? [`authorization { user: ${quoted(auth.user)}, password: ${quoted(auth.password)} }`] : [];
+  writeFileSync(configFile, [`listen: 127.0.0.1:${port}`, `jetstream { store_dir: ${quoted(storeDir)} }`, ...authorization, ''].join('\n'));
+  const userinfo = auth ? `${encodeURIComponent(auth.user)}:${encodeURIComponent(auth.password)}@` : '';
+  const server = serverNode({ name: 'single', port, storeDir, configFile, userinfo, auth, readyUrls: () => [`nats://127.0.0.1:${port}`] });
   await server.start();
   return {
     ...server,

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  federationPaths,
   getTeam,
   launchTeam,
   listSignals,
@@ -43,6 +44,16 @@ describe('fed launch (library)', () => {
     const prompt = readFileSync(workspacePaths(team(root).location).launchPrompt, 'utf8');
     expect(prompt).toContain('Document the project');
     expect(prompt).toContain('fed event SCAN_COMPLETE');
+  });
+
+  it('a missing playbook skill is a warning naming the file, not silently dropped from the prompt (#18 item 6)', async () => {
+    const { root, config } = await federationWithMission();
+    const skill = join(federationPaths(root).skills, `${config.playbookSkill}.md`);
+    rmSync(skill);
+    const result = await launchTeam(root, 'docs', { config, agent: fakeAgent('complete'), pollMs: 50 });
+    expect(result.outcome).toBe('complete');
+    expect(result.warnings).toEqual([`the playbook skill ${skill} does not exist, so the launch prompt has none; create it or fix playbookSkill (fed config show checks it)`]);
+    expect(readFileSync(workspacePaths(team(root).location).launchPrompt, 'utf8')).not.toContain('## Playbook');
   });
 
   it('an agent that crashes midway, after progress, pauses the team with its exit code and alerts meta', async () => {

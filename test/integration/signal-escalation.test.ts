@@ -52,14 +52,14 @@ describe('the monitor and stuck signals', () => {
       ]);
     }
     expect(renderMonitorReport(reports[0]!)).toContain(`expired  question meta → docs "Which services?" (${question.message.id}), due ${at(30).toISOString()}; alert ${alerts[0]!.id} to meta`);
-    const shown = showSignal(root, question.message.id, { now: at(600) });
+    const shown = await showSignal(root, question.message.id, { now: at(600) });
     expect(shown.delivery.state).toBe('expired');
     expect(shown.history.map((e) => e.event)).toEqual(['sent', 'expired', 'escalated']);
 
     // The coordinator acknowledges the alert and archives it: the question is still overdue, and still
     // escalated only once — the record, not the alert's presence in the inbox, remembers it.
     await acknowledgeSignal(root, 'meta', alerts[0]!.id, fast);
-    archiveSignals(root, { team: 'meta', olderThanMs: 60_000 }, { ...fast, now: at(700) });
+    await archiveSignals(root, { team: 'meta', olderThanMs: 60_000 }, { ...fast, now: at(700) });
     expect((await alertsIn(root, 'meta'))).toEqual([]);
     for (const minutes of [701, 800]) await cycle(minutes);
     expect((await listSignals(root, { team: 'meta', type: 'alert', all: true })).signals).toHaveLength(1);
@@ -102,7 +102,7 @@ describe('the monitor and stuck signals', () => {
     expect(alerts[0]!.body).toContain(waiting.message.id);
     expect(alerts[0]!.body).toContain('recipient "docs" is archived');
     expect((await alertsIn(root, 'meta'))).toEqual([]);
-    const shown = showSignal(root, waiting.message.id, { now: at(60) });
+    const shown = await showSignal(root, waiting.message.id, { now: at(60) });
     expect(shown.delivery.state).toBe('undeliverable');
     expect(shown.history.map((e) => e.event)).toEqual(['sent', 'undeliverable']);
   });
@@ -115,7 +115,7 @@ describe('the monitor and stuck signals', () => {
     const report = await cycle(1);
     expect(warnings).toEqual([]);
     expect(report.stuckSignals).toEqual([expect.objectContaining({ id: waiting.message.id, state: 'undeliverable', alertId: null })]);
-    expect(showSignal(root, waiting.message.id).facts.undeliverable).toMatchObject({ reason: 'recipient "docs" is archived' });
+    expect((await showSignal(root, waiting.message.id)).facts.undeliverable).toMatchObject({ reason: 'recipient "docs" is archived' });
     expect((await listSignals(root, { team: 'meta' })).signals).toEqual([]);
   });
 

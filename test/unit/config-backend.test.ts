@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { redactedConfig, redactServerUrl } from '../../src/config/redact-credentials.js';
 import { missingConfigFiles } from '../../src/config/referenced-files.js';
 import { ConfigValidationError, loadConfig, validateConfig } from '../../src/index.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -82,5 +83,26 @@ describe('FED_NATS_URL', () => {
       'FED_NATS_URL: expected NATS URLs such as nats://127.0.0.1:4222 (comma-separated for several), got "localhost:4222"',
     ]);
     expect(problemsOf(() => loadConfig(root, { FED_NATS_URL: ' , ' }))).toHaveLength(1);
+  });
+});
+
+describe('credentials in NATS URLs are never printed', () => {
+  it('redacts a password or a token, and leaves a URL without them as it is', () => {
+    expect(redactServerUrl('nats://fed:s3cret@nats-1:4222')).toBe('nats://fed:***@nats-1:4222');
+    expect(redactServerUrl('tls://fed%40acme:p%3Ass@nats.example.com')).toBe('tls://fed%40acme:***@nats.example.com');
+    expect(redactServerUrl('nats://s3cret-token@nats-1:4222')).toBe('nats://***@nats-1:4222');
+    expect(redactServerUrl('nats://127.0.0.1:4222')).toBe('nats://127.0.0.1:4222');
+    expect(redactServerUrl('nats://[::1]:4222')).toBe('nats://[::1]:4222');
+  });
+
+  it('the config as fed config show prints it: servers from FED_NATS_URL redacted, credentials by reference kept as references', () => {
+    const root = tempDir();
+    writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ backend: { type: 'jetstream', credentials: { env: 'FED_NATS_CREDS' }, replicas: 3 } }));
+    const { config } = loadConfig(root, { FED_NATS_URL: 'nats://fed:s3cret@a:4222,nats://tok3n@b:4222' });
+    const shown = redactedConfig(config);
+    expect(shown.backend).toEqual({ type: 'jetstream', servers: ['nats://fed:***@a:4222', 'nats://***@b:4222'], credentials: { env: 'FED_NATS_CREDS' }, replicas: 3 });
+    expect(JSON.stringify(shown)).not.toMatch(/s3cret|tok3n/);
+    // The connection still gets the real URLs.
+    expect(config.backend).toMatchObject({ servers: ['nats://fed:s3cret@a:4222', 'nats://tok3n@b:4222'] });
   });
 });

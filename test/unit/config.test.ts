@@ -134,6 +134,19 @@ describe('federate.config.json', () => {
 });
 
 describe('loadConfig', () => {
+  it('validates a config once per text: loading it again is the same config, a changed file is read anew', () => {
+    const root = tempDir();
+    const file = join(root, 'federate.config.json');
+    writeFileSync(file, JSON.stringify({ agentCommand: 'first', agentComand: 'typo' }));
+    const first = loadConfig(root, {});
+    expect(loadConfig(root, {})).toEqual(first);
+    expect(first.warnings).toEqual([expect.stringContaining('did you mean "agentCommand"')]);
+    writeFileSync(file, JSON.stringify({ agentCommand: 'second' }));
+    expect(loadConfig(root, {})).toMatchObject({ config: { agentCommand: 'second' }, warnings: [] });
+    writeFileSync(file, '{ "agentCommand": ');
+    expect(() => loadConfig(root, {})).toThrow(ConfigValidationError);
+  });
+
   it('uses defaults when the file is missing', () => {
     const root = tempDir();
     const loaded = loadConfig(root, {});

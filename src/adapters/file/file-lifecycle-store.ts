@@ -3,10 +3,12 @@ import { LifecycleConflictError } from '../../errors.js';
 import { ensureDirectory } from '../../fs/ensure-directory.js';
 import { assertLockHeld, withLock } from '../../fs/lock.js';
 import { workspacePaths } from '../../layout.js';
-import type { EnvelopeVersion, LifecycleSection, LifecycleStore, LifecycleWriteOptions, StoredEnvelope } from '../../ports/lifecycle-store.js';
+import { teamWorkspace } from '../../registry/team-workspace.js';
+import type { EnvelopeVersion, KeptRun, LifecycleSection, LifecycleStore, LifecycleWriteOptions, StoredEnvelope } from '../../ports/lifecycle-store.js';
 import { appendJournalLines, readEnvelope, readJournalTail, writeEnvelope } from '../../actors/state-files.js';
 import type { JournalLine, LifecycleEnvelope } from '../../schema/lifecycle-state.js';
 import type { RegistryEntry } from '../../schema/registry.js';
+import { keepCurrentRun, keptRunsOf, runJournal } from './file-run-history.js';
 
 /**
  * Broken only when its holder's process is gone, never by age: the section may legitimately wait on the
@@ -16,10 +18,14 @@ const STATE_LOCK = { staleMs: Number.POSITIVE_INFINITY, timeoutMs: 60_000 };
 
 /**
  * A team's lifecycle in `<workspace>/.fed/state/`: `lifecycle.json` (the envelope, replaced atomically
- * and durably), `journal.jsonl` (appended), and `lifecycle.lock` (the exclusive section). An envelope's
+ * and durably), `journal.jsonl` (appended), and `lifecycle.lock` (the exclusive section); earlier runs in
+ * `<workspace>/.fed/history/run-<n>/` (src/adapters/file/file-run-history.ts). An envelope's
  * version is the identity of its file: every write replaces it with a new file (a new inode).
  */
 export class FileLifecycleStore implements LifecycleStore {
+  /** Writes go only to a workspace inside `root` that no link leads into (teamWorkspace). */
+  constructor(private readonly root: string) {}
+
   envelopeLocation(team: RegistryEntry): string {
     return workspacePaths(team.location).envelope;
   }
@@ -60,17 +66,33 @@ export class FileLifecycleStore implements LifecycleStore {
   }
 
   async exclusive<T>(team: RegistryEntry, fn: (section: LifecycleSection) => Promise<T>, options: LifecycleWriteOptions = {}): Promise<T> {
+    teamWorkspace(this.root, team);
     const paths = workspacePaths(team.location);
     ensureDirectory(paths.state, options);
     return withLock(paths.stateLock, (lock) => fn({ team: team.domainId, assertHeld: () => assertLockHeld(lock) }), STATE_LOCK);
   }
 
   async appendJournal(team: RegistryEntry, lines: readonly JournalLine[], options: LifecycleWriteOptions = {}): Promise<number> {
+    if (lines.length > 0) teamWorkspace(this.root, team);
     return appendJournalLines(team.location, lines, options);
   }
 
   async journalTail(team: RegistryEntry, count: number): Promise<JournalLine[]> {
     return readJournalTail(team.location, count);
+  }
+
+  async journal(team: RegistryEntry, run?: number): Promise<JournalLine[]> {
+    return runJournal(team.location, run);
+  }
+
+  async keptRuns(team: RegistryEntry): Promise<KeptRun[]> {
+    return keptRunsOf(team.location);
+  }
+
+  async keepRun(team: RegistryEntry, section: LifecycleSection, options: LifecycleWriteOptions = {}): Promise<KeptRun> {
+    section.assertHeld();
+    teamWorkspace(this.root, team);
+    return keepCurrentRun(team.location, options);
   }
 }
 

@@ -1,12 +1,13 @@
-import { realpathSync } from 'node:fs';
-import { basename, dirname, isAbsolute } from 'node:path';
+import { existsSync, realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import { FedError, RefusedError } from '../../errors.js';
-import { fsyncDirectory } from '../../fs/atomic-write.js';
+import { fsyncDirectory, suffixedName } from '../../fs/atomic-write.js';
 import { ensureDirectory } from '../../fs/ensure-directory.js';
 import type {
   AcknowledgeBatch,
   AcknowledgeOptions,
   BoxLookup,
+  FindHint,
   InboxOptions,
   InvalidSignalFile,
   PendingBatchOptions,
@@ -26,9 +27,13 @@ import type { BoxExpectation } from '../../schema/judge-signal.js';
 import { quarantineSignalFile, restoreSettledQuarantine } from '../../signals/quarantine.js';
 import { SETTLE_MS, SignalBoxReader } from '../../signals/read-signals.js';
 import type { SignalWorkspace } from '../../signals/resolve-workspace.js';
-import { ackFileName } from '../../signals/signal-file-name.js';
+import { readSignalEntry } from '../../signals/read-signal-entry.js';
+import { ackFileName, signalFileName } from '../../signals/signal-file-name.js';
 import { watchSignalBox } from '../../signals/watch-signals.js';
 import { pendingFileBatches } from './pending-file-batches.js';
+
+/** How many names of a run of same-second, same-subject signals a hinted `find` tries before it reads the whole inbox. */
+const HINTED_NAMES = 16;
 
 /**
  * A party's inbox in file-signal-v1: `<workspace>/.fed/signals/inbox/`, signals as `<name>.json` files,
@@ -72,8 +77,23 @@ export class FileSignalInbox implements SignalInbox {
     return pendingFileBatches(this.location, this.expect, this.validAcks, { batchSize: options.batchSize ?? 256, verify: options.verify ?? false, settleMs: this.settleMs });
   }
 
-  async find(id: string): Promise<SignalEntry[]> {
+  /**
+   * With a hint, the name the send published the signal under (`signalFileName` of its sent fact) and,
+   * past a collision, the next few suffixed names — each read and checked to carry the id, never trusted;
+   * only when none does is the whole inbox read.
+   */
+  async find(id: string, hint?: FindHint): Promise<SignalEntry[]> {
     const wanted = id.toLowerCase();
+    if (hint) {
+      const name = signalFileName(hint);
+      for (let attempt = 1; attempt <= HINTED_NAMES; attempt++) {
+        const file = attempt === 1 ? name : suffixedName(name, attempt);
+        const entry = readSignalEntry(this.location, file, this.expect, wanted);
+        if (entry) return [entry];
+        // Suffixes are taken in order, so the run of same-named signals ends at the first free name.
+        if (!existsSync(join(this.location, file))) break;
+      }
+    }
     return this.reader.read().signals.filter((s) => s.message.id === wanted);
   }
 

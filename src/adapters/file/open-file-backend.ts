@@ -1,15 +1,22 @@
 import type { FederationBackend } from '../../ports/federation-backend.js';
+import { FileDeliveryFactStore } from './file-delivery-fact-store.js';
+import { FileFederationJournal } from './file-federation-journal.js';
 import { FileLifecycleStore } from './file-lifecycle-store.js';
 import { FileRegistryStore } from './file-registry-store.js';
 import { FileSignalTransport } from './file-signal-transport.js';
 
+/** The name of the file backend (as `FederationBackend.name`). */
+export const FILE_BACKEND_NAME = 'file-signal-v1';
+
 /** The file-signal-v1 backend of the federation at `root`: everything in files under it (spec §4.1). */
 export function openFileBackend(root: string): FederationBackend {
   return {
-    name: 'file-signal-v1',
+    name: FILE_BACKEND_NAME,
     root,
     signals: new FileSignalTransport(root),
     registry: new FileRegistryStore(root),
-    lifecycles: new FileLifecycleStore(),
+    lifecycles: new FileLifecycleStore(root),
+    journal: new FileFederationJournal(root),
+    delivery: new FileDeliveryFactStore(root),
   };
 }

@@ -2,9 +2,11 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, credsAuthenticator, type NatsConnection, type NodeConnectionOptions } from '@nats-io/transport-node';
+import { redactServerUrl } from '../../config/redact-credentials.js';
 import { BackendUnavailableError, InvalidInputError } from '../../errors.js';
 import type { JetStreamBackendConfig } from '../../schema/config.js';
 import { jetstreamNames, type JetStreamNames } from './names.js';
+import { urlCredentials } from './url-credentials.js';
 
 /** An open connection to a federation in JetStream, with the names of everything it holds there. */
 export interface JetStreamSession {
@@ -16,7 +18,7 @@ export interface JetStreamSession {
   replicas: number;
   /** The server version, e.g. `2.9.10` (the README's durability note depends on it). */
   serverVersion: string;
-  /** The servers fed was told to use, for messages. */
+  /** The servers fed was told to use, for messages: any password or token in them redacted. */
   servers: readonly string[];
   close(): Promise<void>;
 }
@@ -35,12 +37,15 @@ const HOW_TO_START =
   'start one with JetStream enabled (nats-server -js; Debian: apt-get install nats-server), ' +
   'or point FED_NATS_URL or backend.servers in federate.config.json at a running one';
 
-/** Connection options from the config: credentials by reference, TLS passed through, reconnect forever. */
+/**
+ * Connection options from the config: credentials by reference (or in FED_NATS_URL's URLs), TLS passed
+ * through, reconnect forever.
+ */
 function connectionOptions(options: OpenJetStreamOptions): NodeConnectionOptions {
   const { backend, root } = options;
   const env = options.env ?? process.env;
   const connection: NodeConnectionOptions = {
-    servers: backend.servers,
+    ...urlCredentials(backend.servers),
     name: `fed ${options.federationName ?? ''}`.trim(),
     timeout: options.connectTimeoutMs ?? 5_000,
     // A restarted or failed-over server must not end a long-running consumer: reconnect until closed.
@@ -80,7 +85,8 @@ function connectionOptions(options: OpenJetStreamOptions): NodeConnectionOptions
  */
 export async function openJetStream(options: OpenJetStreamOptions): Promise<JetStreamSession> {
   const names = jetstreamNames(options.federationName);
-  const servers = options.backend.servers;
+  // Messages name the servers, never a password FED_NATS_URL may carry.
+  const servers = options.backend.servers.map(redactServerUrl);
   const where = servers.join(', ');
   let nc: NatsConnection;
   try {

@@ -14,6 +14,7 @@ export const SIGNAL_DEDUPE_WINDOW_MS = 24 * 60 * 60 * 1000;
 export interface FederationStreams {
   session: JetStreamSession;
   acks: KV;
+  delivery: KV;
   registry: KV;
   lifecycle: KV;
 }
@@ -59,6 +60,7 @@ export async function ensureFederationStreams(session: JetStreamSession): Promis
   return {
     session,
     acks: await bucket(names.ackBucket),
+    delivery: await bucket(names.deliveryBucket),
     registry: await bucket(names.registryBucket),
     lifecycle: await bucket(names.lifecycleBucket),
   };

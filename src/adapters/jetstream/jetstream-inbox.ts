@@ -26,6 +26,9 @@ import { ackKey, compareEntries, judgeRecord, parseAck, signalLocation, withAck 
 import { retryTransient } from './transient.js';
 import { watchInbox } from './watch-inbox.js';
 
+/** Acks in flight at once: enough to overlap a consumer batch's round trips, few enough to bound memory. */
+const ACK_WINDOW = 256;
+
 /**
  * One party's inbox in JetStream: the messages on `fed.<federation>.inbox.<party>.*`, each shown with its
  * acknowledgment from the ack bucket. What was read is kept, so reading again costs only what arrived
@@ -41,6 +44,8 @@ export class JetStreamInbox implements SignalInbox {
   private readonly storedAt = new Map<string, number>();
   private lastSignalSeq = 0;
   private lastAckSeq = 0;
+  /** Sequences (KV revisions) of the acks this inbox created since its last read of the ack stream. */
+  private readonly ownAckSeqs = new Set<number>();
 
   constructor(
     private readonly streams: () => Promise<FederationStreams>,
@@ -64,12 +69,25 @@ export class JetStreamInbox implements SignalInbox {
       if ('signal' in judged) this.signals.set(judged.signal.file, judged.signal);
       else this.invalid.set(judged.invalid.file, judged.invalid);
     }
-    const ackRecords = await readSubjectSince(session, `KV_${names.ackBucket}`, `$KV.${names.ackBucket}.${this.party}.>`, this.lastAckSeq);
+    const ackRecords = await readSubjectSince(session, `KV_${names.ackBucket}`, `$KV.${names.ackBucket}.${this.party}.>`, this.lastAckSeq, (last) => this.onlyOwnAcks(last));
     for (const record of ackRecords) {
       this.lastAckSeq = Math.max(this.lastAckSeq, record.seq);
       const ack = parseAck(record.data);
       if (ack) this.acks.set(record.subject.slice(record.subject.lastIndexOf('.') + 1), ack);
     }
+    for (const seq of this.ownAckSeqs) if (seq <= this.lastAckSeq) this.ownAckSeqs.delete(seq);
+  }
+
+  /**
+   * Whether every sequence of the ack bucket after the last one read, up to `last`, is an ack this inbox
+   * created (and so already holds): then reading them back is skipped — what a consumer that acknowledged
+   * a batch would otherwise do on its next read. Any other writer's entry in between means a real read.
+   */
+  private onlyOwnAcks(last: number): boolean {
+    if (last - this.lastAckSeq > this.ownAckSeqs.size) return false;
+    for (let seq = this.lastAckSeq + 1; seq <= last; seq++) if (!this.ownAckSeqs.has(seq)) return false;
+    this.lastAckSeq = last;
+    return true;
   }
 
   private result(filter: (entry: SignalEntry) => boolean): SignalReadResult {
@@ -101,9 +119,33 @@ export class JetStreamInbox implements SignalInbox {
     for (let i = 0; i < signals.length; i += size) yield { signals: signals.slice(i, i + size), invalid: i === 0 ? invalid : [] };
   }
 
+  /**
+   * Straight to the copy when the send left a hint of its sequence (checked: it is in this inbox and
+   * carries the id); otherwise, or when the hint leads nowhere, by reading the inbox.
+   */
   async find(id: string): Promise<SignalEntry[]> {
+    const wanted = id.toLowerCase();
+    const hinted = await this.findByHint(wanted);
+    if (hinted) return [hinted];
     await this.refresh();
-    return this.result((entry) => entry.message.id === id.toLowerCase()).signals;
+    return this.result((entry) => entry.message.id === wanted).signals;
+  }
+
+  private async findByHint(id: string): Promise<SignalEntry | undefined> {
+    const { session, delivery, acks } = await this.streams();
+    const hint = await retryTransient(() => delivery.get(this.names.seqHintKey(id)));
+    const seq = hint?.operation === 'PUT' ? Number(hint.string()) : NaN;
+    if (!Number.isSafeInteger(seq) || seq <= 0) return undefined;
+    const stored = await retryTransient(() => session.jsm.direct.getMessage(this.names.signalStream, { seq })).catch((error: unknown) => {
+      // Removed since (quarantined): the hint leads nowhere.
+      if (/no message found/i.test((error as Error).message)) return null;
+      throw error;
+    });
+    if (!stored || !stored.subject.startsWith(this.names.inboxFilter(this.party).slice(0, -1))) return undefined;
+    const judged = judgeRecord({ where: this.streamWhere }, { seq, subject: stored.subject, data: stored.data, storedAt: 0, headers: {} }, this.party, 'inbox');
+    if (!('signal' in judged) || judged.signal.message.id !== id) return undefined;
+    const ack = await retryTransient(() => acks.get(ackKey(judged.signal.message)));
+    return withAck(judged.signal, ack?.operation === 'PUT' ? parseAck(ack.value) : undefined);
   }
 
   async lookup(name: string): Promise<BoxLookup> {
@@ -122,14 +164,19 @@ export class JetStreamInbox implements SignalInbox {
     return bad ? { invalid: bad } : undefined;
   }
 
+  /**
+   * Each ack is independent of the others, so a batch's acks are in flight together (up to ACK_WINDOW at a
+   * time): their round trips overlap instead of adding up. Results keep the order of `signals`.
+   */
   async acknowledge(signals: readonly SignalEntry[], options: AcknowledgeOptions = {}): Promise<AcknowledgeBatch> {
     const batch: AcknowledgeBatch = { acknowledged: [], failed: [] };
-    for (const signal of signals) {
-      try {
-        batch.acknowledged.push(await this.acknowledgeOne(signal, options));
-      } catch (error) {
-        batch.failed.push({ signal, error: error as Error });
-      }
+    for (let i = 0; i < signals.length; i += ACK_WINDOW) {
+      const window = signals.slice(i, i + ACK_WINDOW);
+      const outcomes = await Promise.allSettled(window.map((signal) => this.acknowledgeOne(signal, options)));
+      outcomes.forEach((outcome, j) => {
+        if (outcome.status === 'fulfilled') batch.acknowledged.push(outcome.value);
+        else batch.failed.push({ signal: window[j]!, error: outcome.reason as Error });
+      });
     }
     return batch;
   }
@@ -144,6 +191,8 @@ export class JetStreamInbox implements SignalInbox {
     const ackPath = `${session.servers.join(',')} KV ${this.names.ackBucket}/${key}`;
     const ack: SignalAck = { acknowledged: true, acknowledged_at: (options.now?.() ?? new Date()).toISOString() };
     const text = toJsonText(ack);
+    // The common case first, in one round trip: nobody acknowledged it yet, so the create lands.
+    if (await this.createAck(acks, key, text)) return this.acknowledged(signal, ack, ackPath);
     for (;;) {
       const existing = await retryTransient(() => acks.get(key));
       if (existing && existing.operation === 'PUT') {
@@ -162,10 +211,25 @@ export class JetStreamInbox implements SignalInbox {
         if (isWrongLastSequence(error) || /key exists/i.test((error as Error).message)) continue;
         throw error;
       }
-      this.acks.set(signal.message.id, ack);
-      recordSignalAcknowledged(signal.message.to, signal.message.type);
-      return { signal: withAck(signal, ack), ackPath, alreadyAcknowledged: false };
+      return this.acknowledged(signal, ack, ackPath);
     }
+  }
+
+  /** Create the ack entry, remembering its sequence; false when one is there already. */
+  private async createAck(acks: FederationStreams['acks'], key: string, text: string): Promise<boolean> {
+    try {
+      this.ownAckSeqs.add(await retryTransient(() => acks.create(key, text)));
+      return true;
+    } catch (error) {
+      if (isWrongLastSequence(error) || /key exists/i.test((error as Error).message)) return false;
+      throw error;
+    }
+  }
+
+  private acknowledged(signal: SignalEntry, ack: SignalAck, ackPath: string): AckResult {
+    this.acks.set(signal.message.id, ack);
+    recordSignalAcknowledged(signal.message.to, signal.message.type);
+    return { signal: withAck(signal, ack), ackPath, alreadyAcknowledged: false };
   }
 
   /**

@@ -1,10 +1,12 @@
 import { CorruptFileError, LifecycleConflictError } from '../../errors.js';
 import { toJsonText } from '../../fs/json-text.js';
-import type { EnvelopeVersion, LifecycleSection, LifecycleStore, StoredEnvelope } from '../../ports/lifecycle-store.js';
+import type { EnvelopeVersion, KeptRun, LifecycleSection, LifecycleStore, StoredEnvelope } from '../../ports/lifecycle-store.js';
 import { envelopeSchema, journalLineSchema, type JournalLine, type LifecycleEnvelope } from '../../schema/lifecycle-state.js';
+import { parseJsonRecords } from '../../schema/json-lines.js';
 import { zodProblemText } from '../../schema/problems.js';
 import type { RegistryEntry } from '../../schema/registry.js';
 import { isWrongLastSequence } from './jetstream-registry-store.js';
+import { readSubjectSince } from './read-subject.js';
 import type { FederationStreams } from './federation-streams.js';
 import { acquireKvLease, type KvLeaseOptions } from './kv-lease.js';
 import type { JetStreamNames } from './names.js';
@@ -17,7 +19,9 @@ const decoder = new TextDecoder();
  * the compare-and-swap (a write lands only on the revision it read — two machines cannot both apply
  * their step), the writer's exclusive section is a KV lease (src/adapters/jetstream/kv-lease.ts), and
  * the journal is a stream with one subject per line, so appending by seq is idempotent and the tail is a
- * few direct lookups, however long the journal.
+ * few direct lookups, however long the journal. An earlier run is kept as KV entry `run.<team>.<n>`
+ * holding its last envelope; its journal lines stay in the stream (their seq goes on across runs), so run
+ * n's journal is the lines after run n−1's last seq up to its own.
  */
 export class JetStreamLifecycleStore implements LifecycleStore {
   constructor(
@@ -107,22 +111,96 @@ export class JetStreamLifecycleStore implements LifecycleStore {
     return Number.isInteger(seq) ? seq : 0;
   }
 
+  /**
+   * The lines above the journal's last seq, as the file journal appends them: one lookup per call, not one
+   * per line. They are published all at once — one connection delivers them in order, so the server
+   * stores a prefix of them even if the connection drops midway — and any that failed are published again
+   * one by one in seq order (the message id drops those that had landed). So the stored lines are always a
+   * prefix of those asked for, and the last seq says what is missing; the round trips of a batch overlap.
+   */
   async appendJournal(team: RegistryEntry, lines: readonly JournalLine[]): Promise<number> {
+    if (lines.length === 0) return 0;
     const { session } = await this.streams();
+    const last = await this.lastSeq(team);
+    const missing = lines.filter((line) => line.seq > last);
+    const publish = (line: JournalLine) =>
+      session.js.publish(this.names.journalSubject(team.domainId, line.seq), toJsonText(journalLineSchema.parse(line)), { msgID: `${team.domainId}.${line.seq}` });
+    const first = await Promise.allSettled(missing.map(publish));
     let added = 0;
-    for (const line of lines) {
-      if (await this.line(team, line.seq)) continue;
-      // The message id makes a publish repeated after a lost reply land once.
-      const ack = await retryTransient(() => session.js.publish(this.names.journalSubject(team.domainId, line.seq), toJsonText(journalLineSchema.parse(line)), { msgID: `${team.domainId}.${line.seq}` }));
+    for (const [i, outcome] of first.entries()) {
+      const ack = outcome.status === 'fulfilled' ? outcome.value : await retryTransient(() => publish(missing[i]!));
       if (!ack.duplicate) added++;
     }
     return added;
   }
 
   async journalTail(team: RegistryEntry, count: number): Promise<JournalLine[]> {
-    const last = await this.lastSeq(team);
-    const seqs = Array.from({ length: Math.max(0, Math.min(count, last)) }, (_, i) => last - Math.min(count, last) + 1 + i);
+    const [last, floor] = await Promise.all([this.lastSeq(team), this.latestKeptRun(team).then((latest) => latest?.kept.envelope.seq ?? 0)]);
+    const first = Math.max(floor + 1, last - count + 1);
+    const seqs = Array.from({ length: Math.max(0, last - first + 1) }, (_, i) => first + i);
     const lines = await Promise.all(seqs.map((seq) => this.line(team, seq)));
     return lines.filter((line): line is JournalLine => line !== undefined);
+  }
+
+  async journal(team: RegistryEntry, run?: number): Promise<JournalLine[]> {
+    const runs = await this.keptRuns(team);
+    const index = run === undefined ? runs.length : runs.findIndex((kept) => kept.run === run);
+    if (index < 0) return [];
+    const after = index === 0 ? 0 : runs[index - 1]!.envelope.seq;
+    const upTo = index === runs.length ? Number.POSITIVE_INFINITY : runs[index]!.envelope.seq;
+    const { session } = await this.streams();
+    const records = await readSubjectSince(session, this.names.journalStream, this.names.journalFilter(team.domainId), 0);
+    return parseJsonRecords(records.map((record) => decoder.decode(record.data)), journalLineSchema).filter((line) => line.seq > after && line.seq <= upTo);
+  }
+
+  async keptRuns(team: RegistryEntry): Promise<KeptRun[]> {
+    const { lifecycle } = await this.streams();
+    const keys: string[] = [];
+    for await (const key of await retryTransient(() => lifecycle.keys(this.runKey(team, '*')))) keys.push(key);
+    const runs = await Promise.all(
+      keys.map(async (key) => {
+        const entry = await retryTransient(() => lifecycle.get(key));
+        return entry && entry.operation === 'PUT' ? this.keptRun(team, Number(key.slice(key.lastIndexOf('.') + 1)), entry.value) : undefined;
+      }),
+    );
+    return runs.filter((kept): kept is KeptRun => kept !== undefined).sort((a, b) => a.run - b.run);
+  }
+
+  async keepRun(team: RegistryEntry, section: LifecycleSection): Promise<KeptRun> {
+    section.assertHeld();
+    const { lifecycle } = await this.streams();
+    const current = await retryTransient(() => lifecycle.get(team.domainId));
+    if (!current || current.operation !== 'PUT') throw new CorruptFileError(this.envelopeLocation(team), 'there is no lifecycle state to keep');
+    const text = decoder.decode(current.value);
+    const last = await this.latestKeptRun(team);
+    if (last && last.text === text) return last.kept;
+    const run = (last?.kept.run ?? 0) + 1;
+    try {
+      await retryTransient(() => lifecycle.create(this.runKey(team, String(run)), text));
+    } catch (error) {
+      // A create that timed out may have landed before its retry was refused: then it is this one.
+      const landed = await retryTransient(() => lifecycle.get(this.runKey(team, String(run))));
+      if (!landed || decoder.decode(landed.value) !== text) throw error;
+    }
+    return this.keptRun(team, run, current.value)!;
+  }
+
+  private runKey(team: RegistryEntry, run: string): string {
+    return `run.${team.domainId}.${run}`;
+  }
+
+  private keptRun(team: RegistryEntry, run: number, value: Uint8Array): KeptRun | undefined {
+    if (!Number.isInteger(run) || run < 1) return undefined;
+    return { run, location: `${this.where} KV ${this.names.lifecycleBucket}/${this.runKey(team, String(run))}`, envelope: this.parse(team, value) };
+  }
+
+  /** The run kept last (runs are kept in order, so it is the last entry written under `run.<team>.*`): one direct lookup. */
+  private async latestKeptRun(team: RegistryEntry): Promise<{ kept: KeptRun; text: string } | undefined> {
+    const { session } = await this.streams();
+    const bucket = this.names.lifecycleBucket;
+    const message = await retryTransient(() => session.jsm.direct.getMessage(`KV_${bucket}`, { last_by_subj: `$KV.${bucket}.${this.runKey(team, '*')}` }));
+    if (!message || message.data.length === 0) return undefined;
+    const kept = this.keptRun(team, Number(message.subject.slice(message.subject.lastIndexOf('.') + 1)), message.data);
+    return kept && { kept, text: decoder.decode(message.data) };
   }
 }

@@ -70,6 +70,9 @@ export class JetStreamSignalTransport implements SignalTransport {
         delivered = ours;
       }
     }
+    // Where the copy is, for finding it by id without reading the inbox: a hint, checked on use, so it
+    // is published without waiting for the server's acknowledgment (a send costs one round trip still).
+    if (delivered) (await this.streams()).session.nc.publish(names.seqHintSubject(message.id), String(ack.seq));
     const path = signalLocation(this.where, ack.seq);
     return { message: stored, file: String(ack.seq), inboxPath: path, outboxPath: path, delivered };
   }

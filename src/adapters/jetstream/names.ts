@@ -7,10 +7,13 @@ import { InvalidInputError } from '../../errors.js';
  * - signals: stream `FED_<name>_SIGNALS`, one subject per inbox, `fed.<name>.inbox.<to>.<from>` — the
  *   recipient's inbox is `…inbox.<to>.*`, the sender's outbox is `…inbox.*.<from>` (one stored copy);
  * - acknowledgments: KV bucket `fed_<name>_acks`, key `<team>.<signal id>`;
+ * - delivery facts: KV bucket `fed_<name>_delivery`, key `<signal id>.<fact>`; beside them `<signal id>.seq`,
+ *   the stream sequence of the signal's inbox copy (a hint for finding it by id, checked on use);
  * - registry: KV bucket `fed_<name>_registry`, key `registry`;
  * - lifecycles: KV bucket `fed_<name>_lifecycle`, key `<team>` (and `lock.<team>` for the writer's lease);
  * - journals: stream `FED_<name>_JOURNAL`, one subject per line, `fed.<name>.journal.<team>.<seq>` (a line
- *   is found by its seq in one lookup, the last one by the wildcard);
+ *   is found by its seq in one lookup, the last one by the wildcard); the federation journal in the same
+ *   stream as `fed.<name>.journal.federation` (one token shorter than any team's line, so never matched by one);
  * - quarantine: stream `FED_<name>_QUARANTINE`, subject `fed.<name>.quarantine.<team>`.
  */
 export interface JetStreamNames {
@@ -19,14 +22,19 @@ export interface JetStreamNames {
   journalStream: string;
   quarantineStream: string;
   ackBucket: string;
+  deliveryBucket: string;
   registryBucket: string;
   lifecycleBucket: string;
   inboxSubject(to: string, from: string): string;
+  /** The subject that stores, in the delivery bucket, where signal `id`'s inbox copy is. */
+  seqHintSubject(id: string): string;
+  seqHintKey(id: string): string;
   inboxFilter(to: string): string;
   outboxFilter(from: string): string;
   journalSubject(team: string, seq: number): string;
   journalFilter(team: string): string;
   quarantineSubject(team: string): string;
+  federationJournalSubject: string;
 }
 
 /** Stream and bucket names allow letters, digits, `-` and `_`; subjects split on `.`, so the name is one token. */
@@ -45,19 +53,24 @@ export function jetstreamNames(federation: string | undefined): JetStreamNames {
     );
   }
   const prefix = `fed.${federation}`;
+  const deliveryBucket = `fed_${federation}_delivery`;
   return {
     federation,
     signalStream: `FED_${federation}_SIGNALS`,
     journalStream: `FED_${federation}_JOURNAL`,
     quarantineStream: `FED_${federation}_QUARANTINE`,
     ackBucket: `fed_${federation}_acks`,
+    deliveryBucket,
     registryBucket: `fed_${federation}_registry`,
     lifecycleBucket: `fed_${federation}_lifecycle`,
     inboxSubject: (to, from) => `${prefix}.inbox.${to}.${from}`,
+    seqHintSubject: (id) => `$KV.${deliveryBucket}.${id.toLowerCase()}.seq`,
+    seqHintKey: (id) => `${id.toLowerCase()}.seq`,
     inboxFilter: (to) => `${prefix}.inbox.${to}.*`,
     outboxFilter: (from) => `${prefix}.inbox.*.${from}`,
     journalSubject: (team, seq) => `${prefix}.journal.${team}.${seq}`,
     journalFilter: (team) => `${prefix}.journal.${team}.*`,
+    federationJournalSubject: `${prefix}.journal.federation`,
     quarantineSubject: (team) => `${prefix}.quarantine.${team}`,
   };
 }

@@ -1,6 +1,9 @@
+import { redactedServers } from '../../config/redact-credentials.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { JetStreamBackendConfig } from '../../schema/config.js';
 import type { FederationStreams } from './federation-streams.js';
+import { JetStreamDeliveryFactStore } from './jetstream-delivery-fact-store.js';
+import { JetStreamFederationJournal } from './jetstream-federation-journal.js';
 import { JetStreamLifecycleStore } from './jetstream-lifecycle-store.js';
 import { JetStreamRegistryStore } from './jetstream-registry-store.js';
 import { JetStreamSignalTransport } from './jetstream-signal-transport.js';
@@ -27,13 +30,14 @@ export interface JetStreamBackendOptions {
 }
 
 /**
- * The three ports on JetStream. Opening is synchronous, like the file backend's: the name is checked now,
+ * The ports on JetStream. Opening is synchronous, like the file backend's: the name is checked now,
  * and the connection (and the streams and buckets, created if missing) is made on first use, so an
  * unreachable server is reported by the first operation (BackendUnavailableError, exit 2).
  */
 export function createJetStreamBackend(options: JetStreamBackendOptions): JetStreamBackend {
   const names = jetstreamNames(options.federationName);
-  const where = options.backend.servers.join(',');
+  // Where things are, in every location and message: the servers without a password FED_NATS_URL may carry.
+  const where = redactedServers(options.backend.servers);
   let opening: Promise<FederationStreams> | undefined;
   const streams = (): Promise<FederationStreams> => {
     opening ??= (async () => {
@@ -59,6 +63,8 @@ export function createJetStreamBackend(options: JetStreamBackendOptions): JetStr
     signals: new JetStreamSignalTransport(streams, names, where),
     registry: new JetStreamRegistryStore(streams, names, where),
     lifecycles: new JetStreamLifecycleStore(streams, names, where, options.lease),
+    delivery: new JetStreamDeliveryFactStore(streams, names, where),
+    journal: new JetStreamFederationJournal(streams, names, where),
     close: async () => {
       const open = await opening?.catch(() => undefined);
       opening = undefined;

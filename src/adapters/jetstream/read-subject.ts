@@ -18,9 +18,16 @@ export interface StreamRecord {
  * the last one stored when the call began. One direct lookup answers "nothing new" (the common case of
  * a poll); otherwise an ordered consumer streams them in batches — never one request per message.
  */
-export async function readSubjectSince(session: JetStreamSession, stream: string, filter: string, afterSeq: number): Promise<StreamRecord[]> {
+export async function readSubjectSince(
+  session: JetStreamSession,
+  stream: string,
+  filter: string,
+  afterSeq: number,
+  /** Told the last sequence on `filter`: true when the caller already knows every message up to it (nothing is read). */
+  known?: (lastSeq: number) => boolean,
+): Promise<StreamRecord[]> {
   const last = await retryTransient(() => session.jsm.direct.getMessage(stream, { last_by_subj: filter }));
-  if (!last || last.seq <= afterSeq) return [];
+  if (!last || last.seq <= afterSeq || known?.(last.seq)) return [];
   return retryTransient(async () => {
     const consumer = await session.js.consumers.get(stream, {
       filter_subjects: filter,

@@ -18,12 +18,11 @@ export const STRUCTURE_FAILURE = 'document structure cannot be determined';
  */
 export const deliverableCompletion: CompletionPolicy = {
   settled: (snapshot) => (snapshot.value === 'complete' ? { outcome: 'complete' } : undefined),
-  judge: judgeDocument,
+  judge: { events: ['DOCUMENT_WRITTEN'], check: judgeDocument },
   completionReport: async (context) => ({ subject: `deliverable ready: ${context.deliverable}`, body: await deliverableSummary(context) }),
 };
 
 async function judgeDocument({ root, team, event, config }: JudgeInput): Promise<string | undefined> {
-  if (event.type !== 'DOCUMENT_WRITTEN') return undefined;
   const paths = workspacePaths(team.location);
   const baseline = readBaseline(team.location);
   if (baseline && isLockHeld(paths.launchLease, { staleMs: Number.POSITIVE_INFINITY })) {

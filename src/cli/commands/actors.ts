@@ -38,6 +38,9 @@ export function registerActors(program: Command, io: CliIo): void {
       // Teams that could not run: one another process runs, or one archived meanwhile, is fine; one whose
       // state or workspace is unusable is not.
       const unusable = new Map<string, number>();
+      // Teams of a federation shared across machines that work elsewhere: their actors run there. Said
+      // once, not at every rescan, and not a failure.
+      const elsewhere = new Set<string>();
       try {
         const results = await runActors(ctx.root, {
           team: options.team,
@@ -51,6 +54,11 @@ export function registerActors(program: Command, io: CliIo): void {
             for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
           },
           onSkip: (team, reason, error) => {
+            if (error.code === 'TEAM_ELSEWHERE') {
+              if (!elsewhere.has(team)) io.stderr(`note: not running ${team} here: ${reason}\n`);
+              elsewhere.add(team);
+              return;
+            }
             io.stderr(`warning: skipping ${team} for now: ${reason}\n`);
             if (error.code !== 'TEAM_BUSY' && error.code !== 'TEAM_ARCHIVED') unusable.set(team, error.refusal ? 2 : 1);
             else unusable.delete(team);
@@ -59,7 +67,8 @@ export function registerActors(program: Command, io: CliIo): void {
         if (options.once && !options.json) {
           const ran = results.map((r) => `${r.team}: ${r.state}`);
           const notRun = [...unusable.keys()].map((team) => `${team}: not run (see the warning above)`);
-          const summary = [...ran, ...notRun].join(', ');
+          const there = [...elsewhere].map((team) => `${team}: runs in another working directory`);
+          const summary = [...ran, ...notRun, ...there].join(', ');
           io.stdout(summary ? `done — ${summary}\n` : 'no team to run (onboard one with: fed team onboard <domain>)\n');
         }
         if (options.once && unusable.size > 0) throw new CliExit(Math.max(...unusable.values()));

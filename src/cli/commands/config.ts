@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { redactedConfig } from '../../config/redact-credentials.js';
 import { missingConfigFiles } from '../../config/referenced-files.js';
 import { CliExit, federationContext, printJson, type CliIo } from '../io.js';
 
@@ -11,10 +12,11 @@ export function registerConfig(program: Command, io: CliIo): void {
     .action((options: { json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
       const missing = missingConfigFiles(ctx.root, ctx.config.config);
-      if (options.json) printJson(io, ctx.config.config);
+      const shown = redactedConfig(ctx.config.config);
+      if (options.json) printJson(io, shown);
       else {
         const source = ctx.config.exists ? ctx.config.file : `${ctx.config.file} (absent: all defaults)`;
-        io.stdout(`# ${source}\n${JSON.stringify(ctx.config.config, null, 2)}\n`);
+        io.stdout(`# ${source}\n${JSON.stringify(shown, null, 2)}\n`);
       }
       for (const problem of missing) io.stderr(`fed: ${ctx.config.file}: ${problem.path}: ${problem.message}\n`);
       if (missing.length > 0) throw new CliExit(2);

@@ -3,7 +3,7 @@ import { reportAgentEvent } from '../../launch/agent-events.js';
 import { InvalidInputError } from '../../errors.js';
 import { openAgentInspection } from '../../inspect/agent-inspection.js';
 import { parseJsonText } from '../../fs/json-text.js';
-import { resolveTeam } from '../../registry/team-workspace.js';
+import { getTeam } from '../../registry/find-team.js';
 import { openBackend } from '../../backend/open-backend.js';
 import { federationContext, printJson, type CliIo } from '../io.js';
 import { requireTeam } from '../team-option.js';
@@ -30,7 +30,9 @@ export function registerEvent(program: Command, io: CliIo): void {
     .action(async (type: string, options: { team?: string; data?: string; json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
       const data = parseData(options.data);
-      const team = await resolveTeam(ctx.root, requireTeam(options.team, ctx, 'fed event --team <team> <EVENT>'), await openBackend(ctx.root, io.env).registry.read());
+      // No workspace check here: the backend refuses a lifecycle write where fed must not write (a team on
+      // another machine of a JetStream federation needs none here).
+      const team = getTeam(await openBackend(ctx.root, io.env).registry.read(), requireTeam(options.team, ctx, 'fed event --team <team> <EVENT>'));
       // Launched with an inspected launch: this process's transitions go to the launcher's inspection log too.
       const inspection = openAgentInspection(io.env);
       let result;

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { openFileBackend } from '../../adapters/file/open-file-backend.js';
+import { FILE_BACKEND_NAME, openFileBackend } from '../../adapters/file/open-file-backend.js';
 import { openBackend } from '../../backend/open-backend.js';
 import { InvalidInputError } from '../../errors.js';
 import { ensureDirectory } from '../../fs/ensure-directory.js';
@@ -16,7 +16,8 @@ function render(io: CliIo, result: CopyFederationResult, from: FederationBackend
   for (const bad of result.invalid) io.stderr(`warning: ${bad.path} (inbox of ${bad.party}) is not a valid signal and was not copied: ${bad.reason}\n`);
   io.stdout(
     `copied ${from.registry.location} → ${to.registry.location}: ${result.teams} team(s), ${result.signals} signal(s), ` +
-      `${result.acknowledgments} acknowledgment(s), ${result.lifecycles} lifecycle(s), ${result.journalLines} journal line(s)\n`,
+      `${result.acknowledgments} acknowledgment(s), ${result.deliveryFacts} delivery fact(s), ${result.lifecycles} lifecycle(s), ${result.keptRuns} earlier run(s), ` +
+      `${result.journalLines} journal line(s), ${result.federationRecords} federation journal record(s)\n`,
   );
 }
 
@@ -31,7 +32,7 @@ export function registerMigrate(program: Command, io: CliIo): void {
     .action(async (options: { json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
       const target = openBackend(ctx.root, io.env);
-      if (target.name === 'file-signal-v1') throw new InvalidInputError(NO_JETSTREAM);
+      if (target.name === FILE_BACKEND_NAME) throw new InvalidInputError(NO_JETSTREAM);
       const source = openFileBackend(ctx.root);
       render(io, await copyFederation(source, target), source, target, options.json);
     });
@@ -42,7 +43,7 @@ export function registerMigrate(program: Command, io: CliIo): void {
     .action(async (options: { json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
       const source = openBackend(ctx.root, io.env);
-      if (source.name === 'file-signal-v1') throw new InvalidInputError(NO_JETSTREAM);
+      if (source.name === FILE_BACKEND_NAME) throw new InvalidInputError(NO_JETSTREAM);
       const target = openFileBackend(ctx.root);
       await target.registry.create(emptyRegistry());
       // A directory team's workspace moves under this root; a worktree team keeps its checkout's path.

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
+import { openBackend } from '../../backend/open-backend.js';
 import { InvalidInputError } from '../../errors.js';
 import { readFileBounded, type BoundedRead } from '../../fs/read-json-file.js';
 import { META } from '../../schema/common.js';
@@ -15,7 +16,7 @@ import { watchSignals } from '../../messaging/watch-signals.js';
 import { SIGNAL_BOXES, type AckResult, type InvalidSignalFile, type SignalBox, type SignalEntry } from '../../ports/signal-transport.js';
 import { federationContext, printJson, type CliIo, type CommandContext } from '../io.js';
 import { Interrupt } from '../interrupt.js';
-import { duration } from '../option-parsers.js';
+import { duration, positiveInteger } from '../option-parsers.js';
 import { renderTable } from '../../text/table.js';
 
 interface SendOptions {
@@ -124,8 +125,8 @@ export function registerSignal(program: Command, io: CliIo): void {
       if (listing.signals.length === 0) return io.stdout(`no signals in ${listing.dir}\n`);
       io.stdout(
         renderTable(
-          ['TIMESTAMP', 'TYPE', 'FROM', 'TO', 'STATE', 'ACKNOWLEDGED', 'ID', 'SUBJECT'],
-          listing.signals.map(({ message, delivery, archived }) => [
+          ['TIMESTAMP', 'TYPE', 'FROM', 'TO', 'STATE', 'ACKNOWLEDGED', 'ID', 'ANSWERED BY', 'SUBJECT'],
+          listing.signals.map(({ message, delivery, archived, answeredBy }) => [
             message.timestamp,
             message.type,
             message.from,
@@ -133,6 +134,7 @@ export function registerSignal(program: Command, io: CliIo): void {
             archived ? `${delivery.state} (archived)` : delivery.state,
             listing.box === 'outbox' ? '-' : (message.acknowledged_at ?? 'no'),
             message.id,
+            answeredBy ?? '-',
             displayText(message.subject),
           ]),
         ),
@@ -144,9 +146,9 @@ export function registerSignal(program: Command, io: CliIo): void {
     .description('show a signal (live or archived) with its delivery state and history: sent, read, acknowledged, answered')
     .argument('<id>', 'signal id')
     .option('--json', 'print the signal, its state and history as JSON')
-    .action((id: string, options: { json?: boolean }, command: Command) => {
+    .action(async (id: string, options: { json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
-      const report = showSignal(ctx.root, id, { deadlines: ctx.config.config.signalDeadlines });
+      const report = await showSignal(ctx.root, id, { deadlines: ctx.config.config.signalDeadlines });
       if (options.json) return printJson(io, report);
       io.stdout(renderSignalReport(report));
     });
@@ -157,9 +159,9 @@ export function registerSignal(program: Command, io: CliIo): void {
     .requiredOption('--older-than <duration>', 'only signals sent at least this long ago (30m, 12h, 7d)', duration())
     .option('--team <team>', `one team's (or "${META}"'s) boxes (default: meta and every team)`)
     .option('--json', 'print what was archived and kept per box as JSON')
-    .action((options: { olderThan: number; team?: string; json?: boolean }, command: Command) => {
+    .action(async (options: { olderThan: number; team?: string; json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
-      const results = archiveSignals(ctx.root, { team: options.team, olderThanMs: options.olderThan });
+      const results = await archiveSignals(ctx.root, { team: options.team, olderThanMs: options.olderThan });
       if (options.json) return printJson(io, results);
       for (const box of results) {
         if (box.skipped !== undefined) io.stderr(`warning: ${box.team} ${box.box} skipped: ${box.skipped}\n`);
@@ -200,17 +202,18 @@ export function registerSignal(program: Command, io: CliIo): void {
     .description('print signals as they arrive in an inbox, until interrupted (fs.watch plus a periodic rescan)')
     .option('--team <team>', `whose inbox (default: ${DEFAULT_PARTY})`)
     .option('--backlog', 'first print the signals already in the inbox that are not acknowledged')
-    .option('--count <n>', 'stop after this many signals')
+    .option('--count <n>', 'stop after this many signals', positiveInteger('signals'))
     .option('--json', 'one JSON object per line: {file, path, message}')
-    .action(async (options: { team?: string; backlog?: boolean; count?: string; json?: boolean }, command: Command) => {
-      const limit = options.count === undefined ? undefined : positiveInteger('--count', options.count);
+    .action(async (options: { team?: string; backlog?: boolean; count?: number; json?: boolean }, command: Command) => {
+      const limit = options.count;
       const ctx = federationContext(command, io);
       const controller = new Interrupt();
+      const backend = openBackend(ctx.root);
       const subscription = await watchSignals(ctx.root, partyOr(options.team, ctx), {
         signal: controller.signal,
         backlog: options.backlog ? 'unacknowledged' : 'none',
         onInvalid: (file) => reportInvalid(io, [file]),
-      });
+      }, backend);
       // On stderr, so stdout stays one line per signal; scripts can wait for it before sending.
       io.stderr(`watching ${subscription.location} (interrupt to stop)\n`);
       try {
@@ -219,7 +222,7 @@ export function registerSignal(program: Command, io: CliIo): void {
         for await (const entry of subscription) {
           io.stdout(options.json ? `${JSON.stringify(entry)}\n` : watchLine(entry));
           // Watching one's own inbox is reading it (the `read` delivery state).
-          markSignalsRead(ctx.root, reader, [entry.message]);
+          await markSignalsRead(backend.delivery, reader, [entry.message]);
           if (limit !== undefined && ++printed >= limit) break;
         }
       } finally {
@@ -291,12 +294,6 @@ async function readStdin(env: NodeJS.ProcessEnv): Promise<string> {
     );
   }
   return Buffer.concat(chunks).toString('utf8');
-}
-
-function positiveInteger(option: string, value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new InvalidInputError(`${option}: expected a positive whole number, got "${value}"`);
-  return n;
 }
 
 function reportInvalid(io: CliIo, invalid: readonly InvalidSignalFile[], dir?: string): void {

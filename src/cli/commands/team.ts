@@ -49,7 +49,7 @@ export function registerTeam(program: Command, io: CliIo): void {
         domainId: options.id,
         archetypeId: options.archetype,
         placementType: options.placement,
-      });
+      }, { onWarning: (text) => io.stderr(`warning: ${text}\n`) });
       if (options.json) return printJson(io, entry);
       io.stdout(`onboarded ${entry.domainId} (${entry.archetypeId}, ${entry.placementType}) at ${entry.location}\n`);
     });

@@ -1,12 +1,15 @@
 import { existsSync, linkSync, lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { FedError } from '../../errors.js';
+import { FILE_BACKEND_NAME } from '../../adapters/file/open-file-backend.js';
+import { FedError, RefusedError } from '../../errors.js';
 import { fsyncDirectory, linkFileNoClobber, suffixedName, unlinkQuietly, type WriteOptions } from '../../fs/atomic-write.js';
 import { ensureDirectory } from '../../fs/ensure-directory.js';
+import { openBackend } from '../../backend/open-backend.js';
+import type { DeliveryFactStore } from '../../ports/delivery-fact-store.js';
+import type { FederationBackend } from '../../ports/federation-backend.js';
 import { readRegistry } from '../../registry/registry-file.js';
 import { META } from '../../schema/common.js';
 import { deadlineTable } from '../delivery/deadlines.js';
-import { FileDeliveryFactStore } from '../delivery/delivery-fact-store.js';
 import { DeliveryInspector } from '../delivery/delivery-inspector.js';
 import { readValidFile } from '../delivery/read-valid-file.js';
 import { SIGNAL_BOXES, type SignalBox } from '../parse-signal-file.js';
@@ -25,6 +28,8 @@ export interface ArchiveSignalsRequest {
 
 export interface ArchiveSignalsOptions extends WriteOptions {
   now?: Date;
+  /** The federation's backend, when the caller has it open (default: openBackend(root)); its delivery facts say what is done. */
+  backend?: FederationBackend;
 }
 
 export interface BoxArchiveResult {
@@ -45,13 +50,20 @@ export interface BoxArchiveResult {
  * by a hard link (no clobber) before its live name is removed, so a crash leaves two names, never none,
  * and the next run finishes the move.
  */
-export function archiveSignals(root: string, request: ArchiveSignalsRequest, options: ArchiveSignalsOptions = {}): BoxArchiveResult[] {
+export async function archiveSignals(root: string, request: ArchiveSignalsRequest, options: ArchiveSignalsOptions = {}): Promise<BoxArchiveResult[]> {
   const now = options.now ?? new Date();
   const cutoff = now.getTime() - request.olderThanMs;
+  const backend = options.backend ?? openBackend(root);
+  if (backend.name !== FILE_BACKEND_NAME) {
+    throw new RefusedError(
+      'ARCHIVE_UNSUPPORTED',
+      `fed signal archive moves signal files into each box's archive/ folder, and this federation keeps its signals in the ${backend.name} backend, ` +
+        'where nothing is archived: a signal stays in its box and keeps its delivery state (fed signal list --state filters by it)',
+    );
+  }
   const registry = readRegistry(root);
   const parties = request.team === undefined ? [META, ...registry.teams.map((t) => t.domainId)] : [request.team];
-  const facts = new FileDeliveryFactStore(root, options);
-  const inspector = new DeliveryInspector(root, registry, facts, deadlineTable(), now);
+  const inspector = new DeliveryInspector(backend, registry, deadlineTable(), now);
   const durable = options.durable ?? true;
   const results: BoxArchiveResult[] = [];
   for (const party of parties) {
@@ -68,7 +80,7 @@ export function archiveSignals(root: string, request: ArchiveSignalsRequest, opt
       const dir = workspace[box];
       const names = listNames(dir);
       const signalNames = names.filter(isSignalFileName);
-      const done = doneSignals(dir, names, { owner: workspace.id, box }, cutoff, inspector, facts);
+      const done = await doneSignals(dir, names, { owner: workspace.id, box }, cutoff, inspector, backend.delivery);
       if (box === 'inbox') finishInterruptedMoves(dir, names, durable);
       for (const entry of done) moveToArchive(dir, entry, box === 'inbox');
       if (done.length && durable) {
@@ -86,7 +98,14 @@ export function archiveSignals(root: string, request: ArchiveSignalsRequest, opt
  * was sent, so only the signals whose name says they are old enough (or that another tool named) are read:
  * archiving from every monitor cycle costs a listing, not a parse of every live signal.
  */
-function doneSignals(dir: string, names: readonly string[], expect: BoxExpectation, cutoff: number, inspector: DeliveryInspector, facts: FileDeliveryFactStore): SignalEntry[] {
+async function doneSignals(
+  dir: string,
+  names: readonly string[],
+  expect: BoxExpectation,
+  cutoff: number,
+  inspector: DeliveryInspector,
+  facts: DeliveryFactStore,
+): Promise<SignalEntry[]> {
   const present = new Set(names);
   const done: SignalEntry[] = [];
   for (const file of names) {
@@ -101,14 +120,14 @@ function doneSignals(dir: string, names: readonly string[], expect: BoxExpectati
       const ack = present.has(ackFileName(file)) ? readValidFile(join(dir, ackFileName(file)), judgeAck) : undefined;
       entry = { ...entry, message: withAck(message, ack && { ok: true, value: ack }) };
     }
-    if (isDone(entry, expect.box, inspector, facts)) done.push(entry);
+    if (await isDone(entry, expect.box, inspector, facts)) done.push(entry);
   }
   return done;
 }
 
-function isDone(entry: SignalEntry, box: SignalBox, inspector: DeliveryInspector, facts: FileDeliveryFactStore): boolean {
-  if (facts.has(entry.message.id, 'answered')) return true;
-  return box === 'inbox' ? entry.message.acknowledged === true : inspector.status(entry, box).state === 'acknowledged';
+async function isDone(entry: SignalEntry, box: SignalBox, inspector: DeliveryInspector, facts: DeliveryFactStore): Promise<boolean> {
+  if (await facts.has(entry.message.id, 'answered')) return true;
+  return box === 'inbox' ? entry.message.acknowledged === true : (await inspector.status(entry, box)).state === 'acknowledged';
 }
 
 function listNames(dir: string): string[] {

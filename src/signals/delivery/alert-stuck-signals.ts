@@ -1,10 +1,10 @@
 import { v5 as uuidv5 } from 'uuid';
 import { FedError } from '../../errors.js';
 import type { WriteOptions } from '../../fs/atomic-write.js';
-import { readRegistry } from '../../registry/registry-file.js';
+import { openBackend } from '../../backend/open-backend.js';
+import type { FederationBackend } from '../../ports/federation-backend.js';
 import { META } from '../../schema/common.js';
 import { sendSignal } from '../send-signal.js';
-import { FileDeliveryFactStore, type DeliveryFactStore } from './delivery-fact-store.js';
 import { recipientGoneReason } from './delivery-inspector.js';
 import { findStuckSignals, type StuckSignal } from './stuck-signals.js';
 
@@ -13,6 +13,8 @@ const ALERT_NAMESPACE = '4f1d2a9e-8b7c-4e36-a5d0-93c1e7b2f604';
 
 export interface AlertOptions extends WriteOptions {
   now?: () => Date;
+  /** The federation's backend, when the caller has it open (default: openBackend(root)). */
+  backend?: FederationBackend;
 }
 
 /**
@@ -22,13 +24,14 @@ export interface AlertOptions extends WriteOptions {
  * and the fact recorded after it is sent makes later cycles skip the signal. Updates `stuck` in place
  * with the alerts sent; returns what could not be done.
  */
-export async function alertStuckSignals(root: string, stuck: StuckSignal[], facts: DeliveryFactStore, options: AlertOptions = {}): Promise<string[]> {
+export async function alertStuckSignals(root: string, stuck: StuckSignal[], options: AlertOptions = {}): Promise<string[]> {
+  const backend = options.backend ?? openBackend(root);
   const warnings: string[] = [];
   for (const signal of stuck) {
     if (signal.alertedAt !== null) continue;
     try {
-      if (signal.state === 'expired') await escalate(root, signal, facts, options);
-      else await reportUndeliverable(root, signal, facts, options);
+      if (signal.state === 'expired') await escalate(root, signal, backend, options);
+      else await reportUndeliverable(root, signal, backend, options);
     } catch (error) {
       if (!(error instanceof FedError)) throw error;
       warnings.push(`could not send the alert about signal ${signal.id} (${signal.path}): ${error.message}`);
@@ -37,7 +40,7 @@ export async function alertStuckSignals(root: string, stuck: StuckSignal[], fact
   return warnings;
 }
 
-async function escalate(root: string, signal: StuckSignal, facts: DeliveryFactStore, options: AlertOptions): Promise<void> {
+async function escalate(root: string, signal: StuckSignal, backend: FederationBackend, options: AlertOptions): Promise<void> {
   const alertId = uuidv5(`${signal.id}/expired`, ALERT_NAMESPACE);
   const what = signal.type === 'question' ? 'unanswered' : 'unacknowledged';
   const sent = await sendSignal(
@@ -54,19 +57,19 @@ async function escalate(root: string, signal: StuckSignal, facts: DeliveryFactSt
         `See it with: fed signal show ${signal.id}` +
         (signal.type === 'question' ? `\n${signal.to} answers it with: fed signal send --to ${signal.from} --reply-to ${signal.id} …` : ''),
     },
-    { durable: options.durable, now: options.now },
+    { durable: options.durable, now: options.now, backend },
   );
   const at = (options.now?.() ?? new Date()).toISOString();
-  facts.record(signal.id, 'escalated', { escalatedAt: at, dueAt: signal.dueAt!, alertId: sent.message.id });
+  await backend.delivery.record(signal.id, 'escalated', { escalatedAt: at, dueAt: signal.dueAt!, alertId: sent.message.id }, options);
   Object.assign(signal, { alertId: sent.message.id, alertedAt: at });
 }
 
 /** The non-delivery report, back to the sender — unless it cannot receive signals either; then only the fact. */
-async function reportUndeliverable(root: string, signal: StuckSignal, facts: DeliveryFactStore, options: AlertOptions): Promise<void> {
+async function reportUndeliverable(root: string, signal: StuckSignal, backend: FederationBackend, options: AlertOptions): Promise<void> {
   const at = (options.now?.() ?? new Date()).toISOString();
   const reason = signal.reason!;
-  if (recipientGoneReason(readRegistry(root), signal.from) !== undefined) {
-    facts.record(signal.id, 'undeliverable', { reportedAt: at, reason });
+  if (recipientGoneReason(await backend.registry.read(), signal.from) !== undefined) {
+    await backend.delivery.record(signal.id, 'undeliverable', { reportedAt: at, reason }, options);
     Object.assign(signal, { alertedAt: at });
     return;
   }
@@ -82,9 +85,9 @@ async function reportUndeliverable(root: string, signal: StuckSignal, facts: Del
         `Your ${signal.type} "${signal.subject}" to ${signal.to} (signal ${signal.id}, sent ${signal.timestamp}) will not be taken: ${reason} ` +
         `and had not acknowledged it. It stays in ${signal.path}. Send it to another team if it still matters.`,
     },
-    { durable: options.durable, now: options.now },
+    { durable: options.durable, now: options.now, backend },
   );
-  facts.record(signal.id, 'undeliverable', { reportedAt: at, reason, alertId: sent.message.id });
+  await backend.delivery.record(signal.id, 'undeliverable', { reportedAt: at, reason, alertId: sent.message.id }, options);
   Object.assign(signal, { alertId: sent.message.id, alertedAt: at });
 }
 
@@ -94,9 +97,9 @@ async function reportUndeliverable(root: string, signal: StuckSignal, facts: Del
  * way). Returns the signals and the problems.
  */
 export async function reportUndeliverableSignals(root: string, team: string, options: AlertOptions = {}): Promise<{ signals: StuckSignal[]; warnings: string[] }> {
-  const facts = new FileDeliveryFactStore(root, options);
+  const backend = options.backend ?? openBackend(root);
   const now = options.now?.() ?? new Date();
-  const signals = findStuckSignals(root, readRegistry(root), facts, {}, now).filter((s) => s.state === 'undeliverable' && s.to === team);
-  const warnings = await alertStuckSignals(root, signals, facts, options);
+  const signals = (await findStuckSignals(backend, await backend.registry.read(), {}, now)).filter((s) => s.state === 'undeliverable' && s.to === team);
+  const warnings = await alertStuckSignals(root, signals, { ...options, backend });
   return { signals, warnings };
 }

@@ -1,15 +1,11 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import type { FederationBackend } from '../../ports/federation-backend.js';
+import type { SignalBox, SignalEntry, SignalInbox } from '../../ports/signal-transport.js';
 import { findTeam, statusOf } from '../../registry/find-team.js';
 import { META } from '../../schema/common.js';
 import type { Registry } from '../../schema/registry.js';
 import { archiveDirectoryOf } from '../archive/box-archive.js';
-import type { SignalBox } from '../parse-signal-file.js';
-import type { SignalEntry } from '../read-signals.js';
-import { resolveSignalWorkspace } from '../resolve-workspace.js';
-import { ackFileName } from '../signal-file-name.js';
+import { readSignalEntry } from '../read-signal-entry.js';
 import type { DeadlineTable } from './deadlines.js';
-import type { DeliveryFactStore } from './delivery-fact-store.js';
 import { deliveryStatus, type DeliveryStatus } from './delivery-state.js';
 
 /** Why `party` can no longer take signals, or undefined when it can. */
@@ -21,51 +17,52 @@ export function recipientGoneReason(registry: Registry, party: string): string |
 }
 
 /**
- * Delivery states of many signals at one moment: facts are looked up by existence (a few stats per
- * signal), and an outbox copy takes its acknowledgment from the recipient's inbox, where the ack is.
+ * Delivery states of many signals at one moment, from the backend's delivery facts (looked up by
+ * existence) and, for an outbox copy, the acknowledgment of the recipient's inbox copy, found through the
+ * transport (straight to it: the outbox copy carries what the inbox copy was named for).
  */
 export class DeliveryInspector {
-  private readonly inboxes = new Map<string, string | undefined>();
+  private readonly inboxes = new Map<string, SignalInbox | undefined>();
 
   constructor(
-    private readonly root: string,
+    private readonly backend: FederationBackend,
     private readonly registry: Registry,
-    private readonly facts: DeliveryFactStore,
     private readonly deadlines: DeadlineTable,
     private readonly now: Date,
   ) {}
 
-  status(entry: SignalEntry, box: SignalBox): DeliveryStatus {
+  async status(entry: SignalEntry, box: SignalBox): Promise<DeliveryStatus> {
     const { message } = entry;
-    const acknowledged = box === 'inbox' ? message.acknowledged === true : this.acknowledgedInRecipientInbox(message.to, entry.file);
+    const facts = this.backend.delivery;
+    const [acknowledged, answered, read, undeliverable] = await Promise.all([
+      box === 'inbox' ? message.acknowledged === true : this.acknowledgedInRecipientInbox(entry),
+      facts.has(message.id, 'answered'),
+      facts.has(message.id, 'read'),
+      facts.has(message.id, 'undeliverable').then(async (has) => (has ? (await facts.get(message.id, 'undeliverable'))?.reason : undefined)),
+    ]);
     return deliveryStatus(
       { ...message, acknowledged },
-      {
-        answered: this.facts.has(message.id, 'answered'),
-        read: this.facts.has(message.id, 'read'),
-        undeliverable: this.facts.has(message.id, 'undeliverable') ? this.facts.get(message.id, 'undeliverable')?.reason : undefined,
-      },
+      { answered, read, undeliverable },
       { now: this.now, deadlines: this.deadlines, recipientGone: recipientGoneReason(this.registry, message.to) },
     );
   }
 
-  /** A sent signal's inbox copy has its name (or had, before it was archived with its ack). */
-  private acknowledgedInRecipientInbox(recipient: string, file: string): boolean {
-    const inbox = this.inboxOf(recipient);
+  /** A sent signal's inbox copy is acknowledged (or was, before it was archived with its ack). */
+  private async acknowledgedInRecipientInbox(sent: SignalEntry): Promise<boolean> {
+    const inbox = this.inboxOf(sent.message.to);
     if (inbox === undefined) return false;
-    const ack = ackFileName(file);
-    return existsSync(join(inbox, ack)) || existsSync(join(archiveDirectoryOf(inbox), ack));
+    const [live] = await inbox.find(sent.message.id, sent.message);
+    if (live) return live.message.acknowledged === true;
+    // A file box keeps its archive beside it, the inbox copy under the outbox copy's name.
+    const archived = readSignalEntry(archiveDirectoryOf(inbox.location), sent.file, { owner: inbox.party, box: 'inbox' }, sent.message.id);
+    return archived?.message.acknowledged === true;
   }
 
-  private inboxOf(party: string): string | undefined {
+  /** One inbox per recipient, kept: an adapter reads again only what changed. */
+  private inboxOf(party: string): SignalInbox | undefined {
     if (!this.inboxes.has(party)) {
-      let inbox: string | undefined;
-      try {
-        inbox = resolveSignalWorkspace(this.root, party, { allowArchived: true, registry: this.registry }).inbox;
-      } catch {
-        inbox = undefined;
-      }
-      this.inboxes.set(party, inbox);
+      const entry = party === META ? undefined : findTeam(this.registry, party);
+      this.inboxes.set(party, party === META || entry ? this.backend.signals.inbox({ id: party, entry }) : undefined);
     }
     return this.inboxes.get(party);
   }

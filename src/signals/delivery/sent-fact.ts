@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { RefusedError } from '../../errors.js';
 import type { SentFact } from '../../schema/delivery.js';
 import type { SignalMessage } from '../../schema/signal.js';
-import type { DeliveryFactStore } from './delivery-fact-store.js';
+import type { DeliveryFactStore } from '../../ports/delivery-fact-store.js';
+import type { TransportWriteOptions } from '../../ports/signal-transport.js';
 
 /** What makes two sends the same signal: everything the sender chose, not the time it was sent at. */
 export function signalDigest(message: Pick<SignalMessage, 'from' | 'to' | 'type' | 'subject' | 'body'>): string {
@@ -15,12 +16,13 @@ export function signalDigest(message: Pick<SignalMessage, 'from' | 'to' | 'type'
  * subjects or recipients. A claim by the same content is a retry and passes. `describe` names where the
  * existing signal is, for the refusal. Says whether this call claimed the id or repeats an earlier claim.
  */
-export function claimSignalId(
+export async function claimSignalId(
   facts: DeliveryFactStore,
   message: SignalMessage,
   replyTo: string | undefined,
-  describe: (existing: SentFact) => string,
-): 'claimed' | 'retry' {
+  describe: (existing: SentFact) => Promise<string>,
+  options: TransportWriteOptions = {},
+): Promise<'claimed' | 'retry'> {
   const claim: SentFact = {
     id: message.id,
     timestamp: message.timestamp,
@@ -31,15 +33,15 @@ export function claimSignalId(
     digest: signalDigest(message),
     ...(replyTo === undefined ? {} : { replyTo }),
   };
-  if (facts.record(message.id, 'sent', claim)) return 'claimed';
-  const existing = facts.get(message.id, 'sent');
+  if (await facts.record(message.id, 'sent', claim, options)) return 'claimed';
+  const existing = await facts.get(message.id, 'sent');
   if (!existing || (existing.digest === claim.digest && existing.replyTo === claim.replyTo)) return 'retry';
   const differing: string[] = (['from', 'to', 'type', 'subject'] as const).filter((key) => existing[key] !== claim[key]);
   if (existing.replyTo !== claim.replyTo) differing.push('reply-to');
   const what = differing.length ? differing.join(', ') : 'body';
   throw new RefusedError(
     'SIGNAL_ID_REUSED',
-    `signal id ${message.id} was already used for another signal (${describe(existing)}) with a different ${what}; ` +
+    `signal id ${message.id} was already used for another signal (${await describe(existing)}) with a different ${what}; ` +
       'a retry must repeat the same signal — to send a new one, leave out --id',
   );
 }

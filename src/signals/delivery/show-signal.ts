@@ -1,11 +1,11 @@
+import { openBackend } from '../../backend/open-backend.js';
 import { RefusedError, InvalidInputError } from '../../errors.js';
-import { readRegistry } from '../../registry/registry-file.js';
+import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { SignalDeadlines } from '../../schema/config.js';
 import type { DeliveryFacts } from '../../schema/delivery.js';
 import { signalMessageSchema, type SignalMessage } from '../../schema/signal.js';
 import type { SignalBox } from '../parse-signal-file.js';
 import { deadlineTable } from './deadlines.js';
-import { FileDeliveryFactStore } from './delivery-fact-store.js';
 import { DeliveryInspector } from './delivery-inspector.js';
 import type { DeliveryStatus } from './delivery-state.js';
 import { findSignalById } from './find-signal.js';
@@ -36,20 +36,22 @@ export interface SignalReport {
 export interface ShowSignalOptions {
   deadlines?: SignalDeadlines;
   now?: Date;
+  /** The federation's backend, when the caller has it open (default: openBackend(root)). */
+  backend?: FederationBackend;
 }
 
 /** `fed signal show <id>`: the signal wherever it is (live or archived), its delivery state and its history. */
-export function showSignal(root: string, id: string, options: ShowSignalOptions = {}): SignalReport {
+export async function showSignal(root: string, id: string, options: ShowSignalOptions = {}): Promise<SignalReport> {
   if (!signalMessageSchema.shape.id.safeParse(id).success) throw new InvalidInputError(`expected a signal id (a UUID), got "${id}"; find it with: fed signal list`);
-  const registry = readRegistry(root);
-  const store = new FileDeliveryFactStore(root);
-  const facts = store.all(id);
-  const found = findSignalById(root, registry, id, facts.sent);
+  const backend = options.backend ?? openBackend(root);
+  const registry = await backend.registry.read();
+  const facts = await backend.delivery.all(id);
+  const found = await findSignalById(backend, registry, id, facts.sent);
   if (!found) {
     throw new RefusedError('UNKNOWN_SIGNAL', `no signal with id ${id} in any box of this federation (live or archived); find it with: fed signal list --all`);
   }
   const now = options.now ?? new Date();
-  const delivery = new DeliveryInspector(root, registry, store, deadlineTable(options.deadlines), now).status(found.entry, found.box);
+  const delivery = await new DeliveryInspector(backend, registry, deadlineTable(options.deadlines), now).status(found.entry, found.box);
   const { message } = found.entry;
   return {
     message,

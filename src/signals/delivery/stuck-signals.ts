@@ -8,7 +8,9 @@ import type { SignalMessage, SignalType } from '../../schema/signal.js';
 import { judgeSignal } from '../../schema/judge-signal.js';
 import { ACK_FILE_SUFFIX, isAckFileName, isSignalFileName, nameHint } from '../signal-file-name.js';
 import { dueAt, needsAnswer, type DeadlineTable } from './deadlines.js';
-import type { DeliveryFactStore } from './delivery-fact-store.js';
+import { FILE_BACKEND_NAME } from '../../adapters/file/open-file-backend.js';
+import type { DeliveryFactStore } from '../../ports/delivery-fact-store.js';
+import type { FederationBackend } from '../../ports/federation-backend.js';
 import { readValidFile } from './read-valid-file.js';
 
 /** A live signal that is overdue (`expired`) or sits in the inbox of an archived team (`undeliverable`). */
@@ -31,20 +33,46 @@ export interface StuckSignal {
 }
 
 /**
- * The stuck signals of every live inbox (never an `archive/` folder). Candidates are chosen from file
- * names — a signal not acknowledged (or a question not answered) whose type's deadline has passed, and
- * every unacknowledged signal of an archived team — so a cycle reads only those bodies, for their ids.
- * Alerts the monitor raised itself (meta to meta) are never escalated again, so one cannot breed another.
+ * The stuck signals of every live inbox (never an `archive/` folder). On files, candidates are chosen
+ * from file names — a signal not acknowledged (or a question not answered) whose type's deadline has
+ * passed, and every unacknowledged signal of an archived team — so a cycle reads only those bodies, for
+ * their ids; another backend's inboxes are read through its transport. Alerts the monitor raised itself
+ * (meta to meta) are never escalated again, so one cannot breed another.
  */
-export function findStuckSignals(
+export async function findStuckSignals(
+  backend: FederationBackend,
+  registry: Registry,
+  deadlines: DeadlineTable,
+  now: Date,
+  /** The names of an inbox and whether each is acknowledged, when the caller listed it already (the monitor's census). */
+  listed?: (inbox: string) => InboxName[] | undefined,
+): Promise<StuckSignal[]> {
+  const stuck = backend.name === FILE_BACKEND_NAME ? await stuckInFolders(backend.root, registry, backend.delivery, deadlines, now, listed) : await stuckInTransport(backend, registry, deadlines, now);
+  return stuck.sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp));
+}
+
+/** Through the transport: every signal of every inbox is looked at (no names to choose candidates by). */
+async function stuckInTransport(backend: FederationBackend, registry: Registry, deadlines: DeadlineTable, now: Date): Promise<StuckSignal[]> {
+  const stuck: StuckSignal[] = [];
+  const parties = [{ id: META, entry: undefined }, ...registry.teams.map((entry) => ({ id: entry.domainId, entry }))];
+  for (const party of parties) {
+    const archived = party.entry !== undefined && statusOf(party.entry) === 'archived';
+    for (const entry of (await backend.signals.inbox(party).list()).signals) {
+      const found = await stuckEntry(entry.message, entry.message.acknowledged === true, archived, entry.path, backend.delivery, deadlines, now);
+      if (found) stuck.push(found);
+    }
+  }
+  return stuck;
+}
+
+async function stuckInFolders(
   root: string,
   registry: Registry,
   facts: DeliveryFactStore,
   deadlines: DeadlineTable,
   now: Date,
-  /** The names of an inbox and whether each is acknowledged, when the caller listed it already (the monitor's census). */
-  listed?: (inbox: string) => InboxName[] | undefined,
-): StuckSignal[] {
+  listed: ((inbox: string) => InboxName[] | undefined) | undefined,
+): Promise<StuckSignal[]> {
   const stuck: StuckSignal[] = [];
   const inboxes = [
     { owner: META, inbox: workspacePaths(root).inbox, archived: false },
@@ -58,11 +86,11 @@ export function findStuckSignals(
       // Invalid files are the consumer's and `fed signal list`'s to report.
       const message = readValidFile(join(inbox, name), (bytes) => judgeSignal(bytes, { owner, box: 'inbox' }));
       if (!message) continue;
-      const entry = stuckEntry(message, acknowledged, archived, join(inbox, name), facts, deadlines, now);
+      const entry = await stuckEntry(message, acknowledged, archived, join(inbox, name), facts, deadlines, now);
       if (entry) stuck.push(entry);
     }
   }
-  return stuck.sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp));
+  return stuck;
 }
 
 function overdueByName(hint: { time: number; type: SignalType }, acknowledged: boolean, deadlines: DeadlineTable, now: Date): boolean {
@@ -72,7 +100,7 @@ function overdueByName(hint: { time: number; type: SignalType }, acknowledged: b
   return due !== undefined && due <= now.getTime();
 }
 
-function stuckEntry(
+async function stuckEntry(
   message: SignalMessage,
   acknowledged: boolean,
   recipientArchived: boolean,
@@ -80,11 +108,11 @@ function stuckEntry(
   facts: DeliveryFactStore,
   deadlines: DeadlineTable,
   now: Date,
-): StuckSignal | undefined {
-  if (facts.has(message.id, 'answered')) return undefined;
+): Promise<StuckSignal | undefined> {
+  if (await facts.has(message.id, 'answered')) return undefined;
   const base = { id: message.id, from: message.from, to: message.to, type: message.type, subject: message.subject, timestamp: message.timestamp, path };
   if (recipientArchived) {
-    const recorded = facts.get(message.id, 'undeliverable');
+    const recorded = await facts.get(message.id, 'undeliverable');
     const reason = `recipient "${message.to}" is archived`;
     return { ...base, state: 'undeliverable', dueAt: null, reason, alertId: recorded?.alertId ?? null, alertedAt: recorded?.reportedAt ?? null };
   }
@@ -92,7 +120,7 @@ function stuckEntry(
   if (acknowledged && !needsAnswer(message.type)) return undefined;
   const due = dueAt(message.type, message.timestamp, deadlines);
   if (due === undefined || due > now.getTime()) return undefined;
-  const recorded = facts.get(message.id, 'escalated');
+  const recorded = await facts.get(message.id, 'escalated');
   return { ...base, state: 'expired', dueAt: new Date(due).toISOString(), reason: null, alertId: recorded?.alertId ?? null, alertedAt: recorded?.escalatedAt ?? null };
 }
 

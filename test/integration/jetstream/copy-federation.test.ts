@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createJetStreamBackend, type JetStreamBackend } from '../../../src/adapters/jetstream/open-jetstream-backend.js';
 import { copyFederation } from '../../../src/migration/copy-federation.js';
 import { initFederation, onboardTeam, openFileBackend, teamWorkspacePath } from '../../../src/index.js';
@@ -11,7 +11,8 @@ import type { SignalParty } from '../../../src/ports/signal-transport.js';
 import { jetstreamBackendSchema } from '../../../src/schema/config.js';
 import type { RegistryEntry } from '../../../src/schema/registry.js';
 import { SIGNAL_PROTOCOL } from '../../../src/schema/signal.js';
-import { skipWithoutNatsServer, startNatsServer, type NatsServer } from '../../helpers/nats-server.js';
+import { skipWithoutNatsServer } from '../../helpers/nats-server.js';
+import { useNatsServer } from '../../helpers/use-nats-server.js';
 
 const SUITE = 'copying a federation between backends (files and JetStream)';
 
@@ -48,18 +49,18 @@ async function populate(backend: FederationBackend, registered?: RegistryEntry[]
   const docsInbox = backend.signals.inbox(party(teams[0]!));
   const [first] = (await docsInbox.pending()).signals;
   await docsInbox.acknowledge([first!], { now: () => new Date('2026-11-22T11:00:00.000Z') });
-  await backend.lifecycles.exclusive(teams[0]!, (section) =>
-    backend.lifecycles.write(
-      teams[0]!,
-      { machineId: 'deliverable', machineVersion: 1, snapshot: { value: 'scanning' }, seq: 2, processed: [], journalTail: [], pendingReports: [], savedAt: '2026-11-22T10:05:00.000Z' },
-      null,
-      section,
-    ),
-  );
-  await backend.lifecycles.appendJournal(teams[0]!, [
-    { seq: 1, at: '2026-11-22T10:04:00.000Z', event: 'START', from: 'preparing', to: 'preparing', source: 'event' },
-    { seq: 2, at: '2026-11-22T10:05:00.000Z', event: 'PLANNED', from: 'preparing', to: 'scanning', source: 'event' },
-  ]);
+  // Run 1 ended and was kept (as fed team retry does), then run 2 went on.
+  const docs = teams[0]!;
+  const envelope = (seq: number, value: string) => ({ machineId: 'deliverable', machineVersion: 1, snapshot: { value }, seq, processed: [], journalTail: [], pendingReports: [], savedAt: `2026-11-22T10:0${seq}:00.000Z` });
+  await backend.lifecycles.exclusive(docs, async (section) => {
+    const first = await backend.lifecycles.write(docs, envelope(1, 'failed'), null, section);
+    await backend.lifecycles.appendJournal(docs, [{ seq: 1, at: '2026-11-22T10:04:00.000Z', event: 'FAIL', from: 'preparing', to: 'failed', source: 'event' }]);
+    await backend.lifecycles.keepRun(docs, section);
+    await backend.lifecycles.write(docs, envelope(2, 'scanning'), first, section);
+  });
+  await backend.lifecycles.appendJournal(docs, [{ seq: 2, at: '2026-11-22T10:05:00.000Z', event: 'PLANNED', from: 'preparing', to: 'scanning', source: 'event' }]);
+  await backend.journal.append({ kind: 'onboarded', team: 'docs', archetype: 'deliverable', placement: 'directory', location: docs.location, at: '2026-11-22T09:00:00.000Z' });
+  await backend.journal.append({ kind: 'retried', team: 'docs', run: 2, mission: 'task 0', keptAs: ['run-1'], at: '2026-11-22T10:04:30.000Z' });
 }
 
 /** Everything a copy must carry over, read through the ports. */
@@ -73,25 +74,28 @@ async function snapshot(backend: FederationBackend) {
   }
   const lifecycles: Record<string, unknown> = {};
   for (const team of registry.teams) {
-    lifecycles[team.domainId] = { envelope: (await backend.lifecycles.read(team))?.envelope, journal: await backend.lifecycles.journalTail(team, 100) };
+    const kept = await backend.lifecycles.keptRuns(team);
+    lifecycles[team.domainId] = {
+      envelope: (await backend.lifecycles.read(team))?.envelope,
+      journal: await backend.lifecycles.journal(team),
+      kept: await Promise.all(kept.map(async ({ run, envelope }) => ({ run, envelope, journal: await backend.lifecycles.journal(team, run) }))),
+    };
   }
-  return { teams: registry.teams, boxes, lifecycles };
+  const journal = (await backend.journal.read()).map(({ location: _location, ...record }: Record<string, unknown>) => record);
+  return { teams: registry.teams, boxes, lifecycles, journal };
 }
 
 describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
-  let server: NatsServer & { dispose(): Promise<void> };
+  const server = useNatsServer();
   const opened: JetStreamBackend[] = [];
   const open = (federationName: string) => {
-    const backend = createJetStreamBackend({ root: '/tmp', federationName, backend: jetstreamBackendSchema.parse({ type: 'jetstream', servers: [server.url] }) });
+    const backend = createJetStreamBackend({ root: '/tmp', federationName, backend: jetstreamBackendSchema.parse({ type: 'jetstream', servers: [server().url] }) });
     opened.push(backend);
     return backend;
   };
-  beforeAll(async () => {
-    server = await startNatsServer();
-  });
+  // Registered after the server's hooks, so it runs before the server stops.
   afterAll(async () => {
     for (const backend of opened) await backend.close();
-    await server?.dispose();
   });
 
   it('copies every signal, acknowledgment (with its time) and lifecycle state; a second run copies nothing', async () => {
@@ -99,9 +103,9 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     await populate(source);
     const target = open('target');
     const result = await copyFederation(source, target);
-    expect(result).toMatchObject({ teams: 2, signals: 7, acknowledgments: 1, lifecycles: 1, journalLines: 2, invalid: [] });
+    expect(result).toMatchObject({ teams: 2, signals: 7, acknowledgments: 1, lifecycles: 1, keptRuns: 1, journalLines: 2, federationRecords: 2, invalid: [] });
     expect(await snapshot(target)).toEqual(await snapshot(source));
-    expect(await copyFederation(source, target)).toMatchObject({ signals: 0, acknowledgments: 0, lifecycles: 0, journalLines: 0 });
+    expect(await copyFederation(source, target)).toMatchObject({ signals: 0, acknowledgments: 0, lifecycles: 0, keptRuns: 0, journalLines: 0, federationRecords: 0 });
     expect(await snapshot(target)).toEqual(await snapshot(source));
   });
 
@@ -113,7 +117,8 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     await populate(files, teams);
 
     const jetstream = open('migrated');
-    expect(await copyFederation(files, jetstream)).toMatchObject({ teams: 2, signals: 7, acknowledgments: 1, lifecycles: 1, journalLines: 2, invalid: [] });
+    // fed team onboard journaled each team, populate two more records.
+    expect(await copyFederation(files, jetstream)).toMatchObject({ teams: 2, signals: 7, acknowledgments: 1, lifecycles: 1, keptRuns: 1, journalLines: 2, federationRecords: 4, invalid: [] });
     expect(await snapshot(jetstream)).toEqual(await snapshot(files));
 
     // Back into a fresh file federation on another root: directory teams move under it.
@@ -125,7 +130,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
       mkdirSync(location, { recursive: true });
       return { ...team, location };
     };
-    expect(await copyFederation(jetstream, exported, { relocate })).toMatchObject({ signals: 7, acknowledgments: 1, lifecycles: 1, journalLines: 2 });
+    expect(await copyFederation(jetstream, exported, { relocate })).toMatchObject({ signals: 7, acknowledgments: 1, lifecycles: 1, keptRuns: 1, journalLines: 2, federationRecords: 4 });
     const withoutPlaces = async (backend: FederationBackend) => {
       const { teams: registered, ...rest } = await snapshot(backend);
       return { ...rest, teams: registered.map(({ location: _location, ...team }) => team) };

@@ -1,7 +1,7 @@
 import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createJetStreamBackend, type JetStreamBackend } from '../../../src/adapters/jetstream/open-jetstream-backend.js';
 import { LifecycleConflictError, RegistryConflictError } from '../../../src/errors.js';
 import type { SignalParty } from '../../../src/ports/signal-transport.js';
@@ -9,7 +9,8 @@ import { jetstreamBackendSchema } from '../../../src/schema/config.js';
 import type { LifecycleEnvelope } from '../../../src/schema/lifecycle-state.js';
 import type { Registry, RegistryEntry } from '../../../src/schema/registry.js';
 import { SIGNAL_PROTOCOL, type SignalMessage } from '../../../src/schema/signal.js';
-import { skipWithoutNatsServer, startNatsServer, type NatsServer } from '../../helpers/nats-server.js';
+import { skipWithoutNatsServer } from '../../helpers/nats-server.js';
+import { useNatsServer } from '../../helpers/use-nats-server.js';
 
 const SUITE = 'the JetStream backend against a real nats-server';
 
@@ -45,20 +46,17 @@ const envelope = (seq: number): LifecycleEnvelope => ({
 });
 
 describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
-  let server: NatsServer & { dispose(): Promise<void> };
+  const server = useNatsServer();
   const opened: JetStreamBackend[] = [];
   const open = async (federationName = 'acme') => {
-    const backend = createJetStreamBackend({ root: '/tmp', federationName, backend: jetstreamBackendSchema.parse({ type: 'jetstream', servers: [server.url] }) });
+    const backend = createJetStreamBackend({ root: '/tmp', federationName, backend: jetstreamBackendSchema.parse({ type: 'jetstream', servers: [server().url] }) });
     opened.push(backend);
     return backend;
   };
 
-  beforeAll(async () => {
-    server = await startNatsServer();
-  });
+  // Registered after the server's hooks, so it runs before the server stops.
   afterAll(async () => {
     for (const backend of opened) await backend.close();
-    await server?.dispose();
   });
 
   it('delivers the SignalMessage JSON unchanged, in inbox order, to the recipient only; the stored copy is also the outbox record', async () => {
@@ -91,6 +89,26 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     expect((await backend.signals.inbox(party('docs')).list()).signals).toHaveLength(1);
   });
 
+  it('find by id goes to the sequence the send left as a hint, checked: a hint to another signal or inbox, or none, falls back to reading the inbox', async () => {
+    const backend = await open('hint');
+    const sent = [];
+    for (const to of ['docs', 'docs', 'ops']) sent.push(await backend.signals.send(message({ to }), { from: party('meta'), to: party(to) }));
+    const [first, second, elsewhere] = sent as [(typeof sent)[0], (typeof sent)[0], (typeof sent)[0]];
+    const { delivery, session } = await backend.streams();
+    const hintOf = async (id: string) => (await delivery.get(session.names.seqHintKey(id)))?.string();
+    expect(await hintOf(first.message.id)).toBe(first.file);
+    // Straight to it: the hinted copy, even with the inbox never read.
+    expect((await backend.signals.inbox(party('docs')).find(first.message.id)).map((e) => e.file)).toEqual([first.file]);
+    // A hint that names another signal of the inbox, or a signal of another inbox, is not trusted.
+    await delivery.put(session.names.seqHintKey(second.message.id), first.file);
+    expect((await backend.signals.inbox(party('docs')).find(second.message.id)).map((e) => e.file)).toEqual([second.file]);
+    await delivery.put(session.names.seqHintKey(first.message.id), elsewhere.file);
+    expect((await backend.signals.inbox(party('docs')).find(first.message.id)).map((e) => e.file)).toEqual([first.file]);
+    expect(await backend.signals.inbox(party('docs')).find(elsewhere.message.id)).toEqual([]);
+    await delivery.purge(session.names.seqHintKey(first.message.id));
+    expect((await backend.signals.inbox(party('docs')).find(first.message.id)).map((e) => e.file)).toEqual([first.file]);
+  });
+
   it('acknowledgments read back as acknowledged / acknowledged_at, keep the first time, and agree across two readers', async () => {
     const backend = await open('acks');
     const m = message();
@@ -112,9 +130,40 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     expect(fresh.map((s) => [s.message.acknowledged, s.message.acknowledged_at])).toEqual([[true, first]]);
   });
 
+  it('an inbox skips reading back only the acks it wrote itself: one written by another process in between is still seen', async () => {
+    const backend = await open('own-acks');
+    const sent = [message({ subject: 'one' }), message({ subject: 'two' }), message({ subject: 'three' })];
+    for (const m of sent) await backend.signals.send(m, { from: party('meta'), to: party('docs') });
+    const reader = backend.signals.inbox(party('docs'));
+    const other = (await open('own-acks')).signals.inbox(party('docs'));
+    const [one, two, three] = (await reader.pending()).signals;
+    await reader.acknowledge([one!]);
+    expect((await reader.pending()).signals.map((s) => s.message.subject)).toEqual(['two', 'three']);
+    // Another process acknowledges "two" between this inbox's own acks.
+    const [otherTwo] = (await other.pending()).signals.filter((s) => s.message.subject === 'two');
+    await other.acknowledge([otherTwo!], { now: () => new Date('2026-11-22T12:00:00.000Z') });
+    await reader.acknowledge([three!]);
+    const listed = (await reader.list()).signals;
+    expect(listed.map((s) => [s.message.subject, s.message.acknowledged])).toEqual([['one', true], ['two', true], ['three', true]]);
+    expect(listed[1]!.message.acknowledged_at).toBe('2026-11-22T12:00:00.000Z');
+    expect(two!.message.acknowledged).toBe(false);
+  });
+
+  it('the journal keeps what was appended across calls that overlap what is stored: nothing twice, nothing skipped', async () => {
+    const backend = await open('journal-batches');
+    const team = entry('docs');
+    const store = backend.lifecycles;
+    const line = (seq: number) => ({ seq, at: new Date().toISOString(), event: 'NEXT', from: 'a', to: 'b', source: 'event' as const });
+    const lines = Array.from({ length: 300 }, (_, i) => line(i + 1));
+    expect(await store.appendJournal(team, lines.slice(0, 120))).toBe(120);
+    expect(await store.appendJournal(team, lines.slice(100, 300))).toBe(180);
+    expect(await store.appendJournal(team, lines)).toBe(0);
+    expect((await store.journalTail(team, 400)).map((l) => l.seq)).toEqual(lines.map((l) => l.seq));
+  });
+
   it('a message on an inbox subject that is not a valid signal is reported, quarantined with its reason, never lost', async () => {
     const backend = await open('quarantine');
-    const nc = await connect({ servers: server.url });
+    const nc = await connect({ servers: server().url });
     const { session } = await backend.streams();
     await jetstream(nc).publish(session.names.inboxSubject('docs', 'meta'), '{"not": "a signal"}');
     await nc.close();

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeOpenBackends, sendSignal } from '../../../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { sendSignal } from '../../../src/index.js';
 import { eventually, party, runWorker } from '../../conformance/conformance-federation.js';
 import { jetstreamFederations } from '../../helpers/jetstream-federation.js';
-import { skipWithoutNatsServer, startNatsServer, type NatsServer } from '../../helpers/nats-server.js';
+import { skipWithoutNatsServer } from '../../helpers/nats-server.js';
+import { useNatsServer } from '../../helpers/use-nats-server.js';
 
 const SUITE = 'JetStream backend: consumer and writer processes killed and racing (the conformance worker on the built library)';
 const SIGNALS = 300;
@@ -10,15 +11,7 @@ const KILLS = 15;
 const WRITERS = 8;
 
 describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
-  let server: (NatsServer & { dispose(): Promise<void> }) | undefined;
-  const federation = jetstreamFederations(() => server!);
-  beforeAll(async () => {
-    server = await startNatsServer();
-  });
-  afterAll(async () => {
-    await closeOpenBackends();
-    await server?.dispose();
-  });
+  const federation = jetstreamFederations(useNatsServer());
 
   it(`${SIGNALS} signals, the team actor SIGKILLed ${KILLS} times while it applies them: every effect once, every signal acknowledged once`, async () => {
     const fed = await federation(['alpha']);

@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
  * Issue #12: everything above the ports talks to signals, the registry and lifecycles only through them
  * (src/ports), so a second backend is one adapter, not edits in twenty files. This test reads the source
  * and fails when a module outside the file adapter touches those files directly: by importing the
- * adapter's internals, or by naming the paths of the boxes, the envelope, the journal, the state lock or
- * the registry from src/layout.ts.
+ * adapter's internals, or by naming the paths of the boxes, the envelope, the journal, the kept runs, the
+ * state lock, the registry or the federation journal from src/layout.ts.
  */
 const SRC = fileURLToPath(new URL('../../../src/', import.meta.url));
 
@@ -24,12 +24,10 @@ const KNOWN: Record<string, string> = {
   'federation/init-federation.ts': '`fed init` creates a file-signal-v1 federation: its folders and an empty registry file',
   'federation/locate.ts': 'finds the federation root of a directory by its registry file (before any backend is opened)',
   'registry/team-workspace.ts': 'refuses symbolic links anywhere in a workspace layout, the box folders included (invariant 9); it opens none of them',
-  'run/team-retry.ts': '`fed team retry` keeps the ended run (#15) by moving its envelope and journal into `.fed/history/run-<n>/`; the lifecycle store has no operation for runs yet (the new envelope is written through it)',
-  'log/federation-log.ts': "`fed log` reads the lifecycle journals of the runs `fed team retry` kept in `.fed/history/`, beside the current one; the lifecycle store has no notion of runs yet",
 };
 
 const INTERNAL_IMPORT = /from '((?:\.\.?\/)+)(signals\/[\w-]+|registry\/registry-file|actors\/state-files|registry-file|state-files)\.js'/g;
-const FILE_FIELDS = '(?:inbox|outbox|envelope|journal|stateLock|registry|registryLock)';
+const FILE_FIELDS = '(?:inbox|outbox|envelope|journal|history|stateLock|registry|registryLock|federationJournal)';
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

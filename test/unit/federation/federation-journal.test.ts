@@ -4,26 +4,26 @@ import { federationPaths, initFederation, readFederationJournal, recordFederatio
 import { tempDir } from '../../helpers/temp-dir.js';
 
 describe('federation journal (.fed/journal.jsonl)', () => {
-  it('appends validated, time-stamped records and reads them back in order', () => {
+  it('appends validated, time-stamped records and reads them back in order', async () => {
     const root = tempDir();
     initFederation(root, {}, {});
     const at = new Date('2026-11-22T10:00:00.000Z');
-    recordFederationEvent(root, { kind: 'status', team: 'docs', from: 'active', to: 'paused' }, at);
-    recordFederationEvent(root, { kind: 'removed', team: 'docs', location: '/x', forced: false }, at);
-    expect(readFederationJournal(root)).toEqual([
+    await recordFederationEvent(root, { kind: 'status', team: 'docs', from: 'active', to: 'paused' }, at);
+    await recordFederationEvent(root, { kind: 'removed', team: 'docs', location: '/x', forced: false }, at);
+    expect(await readFederationJournal(root)).toEqual([
       { kind: 'status', team: 'docs', from: 'active', to: 'paused', at: '2026-11-22T10:00:00.000Z' },
       { kind: 'removed', team: 'docs', location: '/x', forced: false, at: '2026-11-22T10:00:00.000Z' },
     ]);
-    expect(() => recordFederationEvent(root, { kind: 'status', team: '', from: 'a', to: 'b' })).toThrow();
+    await expect(recordFederationEvent(root, { kind: 'status', team: '', from: 'a', to: 'b' })).rejects.toThrow();
   });
 
-  it('a line torn by a crash mid-append is skipped and never swallows the next record', () => {
+  it('a line torn by a crash mid-append is skipped and never swallows the next record', async () => {
     const root = tempDir();
     initFederation(root, {}, {});
-    recordFederationEvent(root, { kind: 'status', team: 'docs', from: 'active', to: 'paused' });
+    await recordFederationEvent(root, { kind: 'status', team: 'docs', from: 'active', to: 'paused' });
     appendFileSync(federationPaths(root).federationJournal, '{"kind":"status","team":"do');
-    recordFederationEvent(root, { kind: 'status', team: 'docs', from: 'paused', to: 'active' });
-    expect(readFederationJournal(root).map((r) => r.kind === 'status' && r.to)).toEqual(['paused', 'active']);
+    await recordFederationEvent(root, { kind: 'status', team: 'docs', from: 'paused', to: 'active' });
+    expect((await readFederationJournal(root)).map((r) => r.kind === 'status' && r.to)).toEqual(['paused', 'active']);
     expect(readFileSync(federationPaths(root).federationJournal, 'utf8').split('\n')).toHaveLength(4);
   });
 });

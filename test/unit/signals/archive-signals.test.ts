@@ -43,7 +43,7 @@ describe('archiveSignals', () => {
     await acknowledgeSignal(fed.root, 'docs', young.message.id, fast);
     const before = contents(fed.root);
 
-    const results = archiveSignals(fed.root, { olderThanMs: 24 * HOUR }, { ...fast, now: at(48) });
+    const results = await archiveSignals(fed.root, { olderThanMs: 24 * HOUR }, { ...fast, now: at(48) });
     expect(results).toEqual([
       { team: 'meta', box: 'inbox', archived: 0, kept: 1 },
       // Outbox copies go when their inbox copy is acknowledged or answered.
@@ -70,12 +70,12 @@ describe('archiveSignals', () => {
       ['Two', 'acknowledged', true],
       ['Which?', 'answered', false],
     ]);
-    const shown = showSignal(fed.root, acked[0]!.message.id);
+    const shown = await showSignal(fed.root, acked[0]!.message.id);
     expect(shown).toMatchObject({ archived: true, box: 'inbox', path: join(archive, acked[0]!.file), delivery: { state: 'acknowledged' } });
     expect((await listSignals(fed.root, { team: 'meta', box: 'outbox', all: true })).signals).toHaveLength(6);
 
     // A second run finds nothing more to do.
-    expect(archiveSignals(fed.root, { olderThanMs: 24 * HOUR }, { ...fast, now: at(48) }).reduce((n, r) => n + r.archived, 0)).toBe(0);
+    expect((await archiveSignals(fed.root, { olderThanMs: 24 * HOUR }, { ...fast, now: at(48) })).reduce((n, r) => n + r.archived, 0)).toBe(0);
   });
 
   it('keeps both signals when a reused name is archived again, and finishes a move a crash interrupted', async () => {
@@ -84,7 +84,7 @@ describe('archiveSignals', () => {
     const archive = archiveDirectoryOf(inbox);
     const first = await sendSignal(fed.root, { to: 'docs', type: 'report', subject: 'Daily' }, { ...fast, now: () => at(0) });
     await acknowledgeSignal(fed.root, 'docs', first.message.id, fast);
-    archiveSignals(fed.root, { team: 'docs', olderThanMs: HOUR }, { ...fast, now: at(2) });
+    await archiveSignals(fed.root, { team: 'docs', olderThanMs: HOUR }, { ...fast, now: at(2) });
     // The live name is free again, so a signal of the same second and subject takes it.
     const second = await sendSignal(fed.root, { to: 'docs', type: 'report', subject: 'Daily' }, { ...fast, now: () => at(0) });
     expect(second.file).toBe(first.file);
@@ -93,7 +93,7 @@ describe('archiveSignals', () => {
     const suffixed = first.file.replace('.json', '-2.json');
     linkSync(second.inboxPath, join(archive, suffixed));
     linkSync(join(inbox, ackFileName(second.file)), join(archive, ackFileName(suffixed)));
-    archiveSignals(fed.root, { team: 'docs', olderThanMs: HOUR }, { ...fast, now: at(2) });
+    await archiveSignals(fed.root, { team: 'docs', olderThanMs: HOUR }, { ...fast, now: at(2) });
 
     expect(entries(inbox)).toEqual(['archive']);
     const archived = (await listSignals(fed.root, { team: 'docs', all: true })).signals;
@@ -101,7 +101,7 @@ describe('archiveSignals', () => {
     expect(archived.every((s) => s.archived && s.message.acknowledged)).toBe(true);
     expect(existsSync(join(archive, ackFileName(first.file)))).toBe(true);
     expect(entries(archive)).toEqual([first.file, ackFileName(first.file), suffixed, ackFileName(suffixed)].sort());
-    expect(showSignal(fed.root, second.message.id).path).toBe(join(archive, suffixed));
+    expect((await showSignal(fed.root, second.message.id)).path).toBe(join(archive, suffixed));
   });
 
   it('removes an ack a crash left in the live inbox after its signal was archived, and nothing else', async () => {
@@ -118,10 +118,10 @@ describe('archiveSignals', () => {
     // An ack whose signal is nowhere is someone else's business: it stays.
     writeFileSync(join(inbox, 'stray.json.ack'), '{"acknowledged":true,"acknowledged_at":"2026-03-01T09:00:00.000Z"}');
 
-    archiveSignals(fed.root, { team: 'docs', olderThanMs: HOUR }, { ...fast, now: at(2) });
+    await archiveSignals(fed.root, { team: 'docs', olderThanMs: HOUR }, { ...fast, now: at(2) });
     expect(entries(inbox)).toEqual(['archive', 'stray.json.ack']);
     expect(entries(archive)).toEqual([done.file, ackFileName(done.file)]);
-    expect(showSignal(fed.root, done.message.id).delivery.state).toBe('acknowledged');
+    expect((await showSignal(fed.root, done.message.id)).delivery.state).toBe('acknowledged');
   });
 
   it('a retry of a signal archived since is not delivered again: it answers with the archived copies', async () => {
@@ -130,7 +130,7 @@ describe('archiveSignals', () => {
     const request = { to: 'docs', type: 'report' as const, subject: 'Weekly', body: 'All green', id };
     const first = await sendSignal(fed.root, request, { ...fast, now: () => at(0) });
     await acknowledgeSignal(fed.root, 'docs', id, fast);
-    archiveSignals(fed.root, { olderThanMs: HOUR }, { ...fast, now: at(2) });
+    await archiveSignals(fed.root, { olderThanMs: HOUR }, { ...fast, now: at(2) });
 
     const retry = await sendSignal(fed.root, request, { ...fast, now: () => at(3) });
     expect(retry).toMatchObject({

@@ -13,7 +13,7 @@ const fast = { durable: false };
 const T0 = new Date('2026-03-01T09:00:00.000Z');
 const at = (minutes: number) => new Date(T0.getTime() + minutes * 60_000);
 const send = (root: string, request: Parameters<typeof sendSignal>[1], minutes = 0) => sendSignal(root, request, { ...fast, now: () => at(minutes) });
-const stateOf = (root: string, id: string, minutes: number) => showSignal(root, id, { now: at(minutes) }).delivery.state;
+const stateOf = async (root: string, id: string, minutes: number) => (await showSignal(root, id, { now: at(minutes) })).delivery.state;
 
 async function refusal(promise: Promise<unknown>): Promise<FedError> {
   const error = await promise.then(
@@ -29,16 +29,16 @@ describe('delivery state', () => {
   it('a question answered by a reply is answered, with the reply in its history; the signal files keep only the spec fields', async () => {
     const fed = await signalFederation(['docs']);
     const question = await send(fed.root, { to: 'docs', type: 'question', subject: 'Which services are in scope?' });
-    expect(stateOf(fed.root, question.message.id, 1)).toBe('delivered');
+    expect(await stateOf(fed.root, question.message.id, 1)).toBe('delivered');
 
     const reply = await send(fed.root, { from: 'docs', to: 'meta', type: 'report', subject: 'Scope', body: 'api and web', replyTo: question.message.id }, 5);
-    const shown = showSignal(fed.root, question.message.id, { now: at(60) });
+    const shown = await showSignal(fed.root, question.message.id, { now: at(60) });
     expect(shown.delivery.state).toBe('answered');
     expect(shown.history).toEqual([
       { at: at(0).toISOString(), event: 'sent', detail: 'from meta to docs' },
       { at: at(5).toISOString(), event: 'answered', detail: `by signal ${reply.message.id} from docs` },
     ]);
-    expect(showSignal(fed.root, reply.message.id, { now: at(60) }).replyTo).toBe(question.message.id);
+    expect((await showSignal(fed.root, reply.message.id, { now: at(60) })).replyTo).toBe(question.message.id);
     // Nothing was added to either signal file: the facts live beside them.
     for (const path of [question.inboxPath, question.outboxPath, reply.inboxPath, reply.outboxPath]) {
       expect(Object.keys(JSON.parse(readFileSync(path, 'utf8')) as object)).toEqual(['id', 'timestamp', 'from', 'to', 'type', 'subject', 'body', 'protocol']);
@@ -54,29 +54,29 @@ describe('delivery state', () => {
     await acknowledgeSignal(fed.root, 'docs', question.message.id, { ...fast, now: () => at(1) });
     await acknowledgeSignal(fed.root, 'docs', directive.message.id, { ...fast, now: () => at(1) });
 
-    expect([29, 30].map((m) => stateOf(fed.root, question.message.id, m))).toEqual(['acknowledged', 'expired']);
-    expect(stateOf(fed.root, directive.message.id, 600)).toBe('acknowledged');
-    expect([9, 10].map((m) => stateOf(fed.root, late.message.id, m))).toEqual(['delivered', 'expired']);
+    expect(await Promise.all([29, 30].map((m) => stateOf(fed.root, question.message.id, m)))).toEqual(['acknowledged', 'expired']);
+    expect(await stateOf(fed.root, directive.message.id, 600)).toBe('acknowledged');
+    expect(await Promise.all([9, 10].map((m) => stateOf(fed.root, late.message.id, m)))).toEqual(['delivered', 'expired']);
     // Reports have no deadline by default.
     const report = await send(fed.root, { to: 'docs', type: 'report', subject: 'fyi' });
-    expect(stateOf(fed.root, report.message.id, 100_000)).toBe('delivered');
-    expect(showSignal(fed.root, late.message.id, { now: at(10) }).delivery.dueAt).toBe(at(10).toISOString());
+    expect(await stateOf(fed.root, report.message.id, 100_000)).toBe('delivered');
+    expect((await showSignal(fed.root, late.message.id, { now: at(10) })).delivery.dueAt).toBe(at(10).toISOString());
     // The config's deadlines replace the defaults per type.
-    expect(showSignal(fed.root, late.message.id, { now: at(10), deadlines: { directive: '1h' } }).delivery.state).toBe('delivered');
-    expect(showSignal(fed.root, report.message.id, { now: at(10), deadlines: { report: '5m' } }).delivery.state).toBe('expired');
+    expect((await showSignal(fed.root, late.message.id, { now: at(10), deadlines: { directive: '1h' } })).delivery.state).toBe('delivered');
+    expect((await showSignal(fed.root, report.message.id, { now: at(10), deadlines: { report: '5m' } })).delivery.state).toBe('expired');
   });
 
   it('listing or watching its own inbox marks signals read; listing another party\'s inbox does not', async () => {
     const fed = await signalFederation(['docs']);
     const directive = await send(fed.root, { to: 'docs', type: 'directive', subject: 'Do it' });
     (await listSignals(fed.root, { team: 'docs' }, { reader: 'meta', now: at(1) }));
-    expect(stateOf(fed.root, directive.message.id, 2)).toBe('delivered');
+    expect(await stateOf(fed.root, directive.message.id, 2)).toBe('delivered');
     const listed = (await listSignals(fed.root, { team: 'docs' }, { reader: 'docs', now: at(2) }));
     expect(listed.signals[0]!.delivery.state).toBe('read');
-    const shown = showSignal(fed.root, directive.message.id, { now: at(3) });
+    const shown = await showSignal(fed.root, directive.message.id, { now: at(3) });
     expect(shown.history.map((e) => `${e.event} ${e.detail}`)).toEqual(['sent from meta to docs', 'read by docs']);
     await acknowledgeSignal(fed.root, 'docs', directive.message.id, { ...fast, now: () => at(4) });
-    expect(stateOf(fed.root, directive.message.id, 5)).toBe('acknowledged');
+    expect(await stateOf(fed.root, directive.message.id, 5)).toBe('acknowledged');
   });
 
   it('a signal not taken by a recipient that is then archived is undeliverable; one it acknowledged stays acknowledged', async () => {
@@ -85,8 +85,8 @@ describe('delivery state', () => {
     const waiting = await send(fed.root, { from: 'api', to: 'docs', type: 'report', subject: 'Waiting' });
     await acknowledgeSignal(fed.root, 'docs', taken.message.id, fast);
     await writeRegistryStatus(fed.root, 'docs', { type: 'ARCHIVE' }, fast);
-    expect(stateOf(fed.root, taken.message.id, 1)).toBe('acknowledged');
-    expect(showSignal(fed.root, waiting.message.id, { now: at(1) }).delivery).toMatchObject({ state: 'undeliverable', undeliverable: 'recipient "docs" is archived' });
+    expect(await stateOf(fed.root, taken.message.id, 1)).toBe('acknowledged');
+    expect((await showSignal(fed.root, waiting.message.id, { now: at(1) })).delivery).toMatchObject({ state: 'undeliverable', undeliverable: 'recipient "docs" is archived' });
     // The sender's outbox copy tells the same story, its ack read from the recipient's inbox.
     const outbox = (await listSignals(fed.root, { team: 'api', box: 'outbox' }, { now: at(1) }));
     expect(outbox.signals.map((s) => s.delivery.state)).toEqual(['acknowledged', 'undeliverable']);
@@ -111,7 +111,7 @@ describe('--reply-to', () => {
     const question = await send(fed.root, { to: 'docs', type: 'question', subject: 'Old question' });
     rmSync(join(fed.root, '.fed', 'delivery', `${question.message.id}.sent.json`));
     await send(fed.root, { from: 'docs', to: 'meta', type: 'report', subject: 'Answer', replyTo: question.message.id }, 1);
-    expect(stateOf(fed.root, question.message.id, 2)).toBe('answered');
+    expect(await stateOf(fed.root, question.message.id, 2)).toBe('answered');
   });
 });
 

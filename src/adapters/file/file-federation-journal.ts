@@ -1,0 +1,23 @@
+import { appendJsonLine } from '../../fs/append-line.js';
+import { readTextFile } from '../../fs/read-json-file.js';
+import { federationPaths } from '../../layout.js';
+import type { FederationJournal } from '../../ports/federation-journal.js';
+import { federationRecordSchema, type FederationRecord } from '../../schema/federation-journal.js';
+import { parseJsonLines } from '../../schema/json-lines.js';
+
+/** The federation journal in file-signal-v1: `<root>/.fed/journal.jsonl`, one JSON line per record. */
+export class FileFederationJournal implements FederationJournal {
+  readonly location: string;
+
+  constructor(root: string) {
+    this.location = federationPaths(root).federationJournal;
+  }
+
+  async append(record: FederationRecord): Promise<void> {
+    appendJsonLine(this.location, record);
+  }
+
+  async read(): Promise<FederationRecord[]> {
+    return parseJsonLines(readTextFile(this.location, 'move it aside; fed starts a new journal') ?? '', federationRecordSchema);
+  }
+}

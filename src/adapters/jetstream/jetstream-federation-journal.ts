@@ -1,0 +1,42 @@
+import { createHash } from 'node:crypto';
+import { toJsonText } from '../../fs/json-text.js';
+import type { FederationJournal } from '../../ports/federation-journal.js';
+import { federationRecordSchema, type FederationRecord } from '../../schema/federation-journal.js';
+import { parseJsonRecords } from '../../schema/json-lines.js';
+import type { FederationStreams } from './federation-streams.js';
+import type { JetStreamNames } from './names.js';
+import { readSubjectSince } from './read-subject.js';
+import { retryTransient } from './transient.js';
+
+const decoder = new TextDecoder();
+
+/**
+ * The federation journal in JetStream: one message per record on `fed.<name>.journal.federation` of the
+ * journal stream, so every machine appends to and reads the same journal.
+ */
+export class JetStreamFederationJournal implements FederationJournal {
+  readonly location: string;
+
+  constructor(
+    private readonly streams: () => Promise<FederationStreams>,
+    private readonly names: JetStreamNames,
+    where: string,
+  ) {
+    this.location = `${where} stream ${names.journalStream} subject ${names.federationJournalSubject}`;
+  }
+
+  async append(record: FederationRecord): Promise<void> {
+    const { session } = await this.streams();
+    const text = toJsonText(federationRecordSchema.parse(record));
+    // A message id makes a publish repeated after a lost reply land once; records carry their own time, so
+    // two records with the same content are the same record.
+    const msgID = createHash('sha256').update(text).digest('hex');
+    await retryTransient(() => session.js.publish(this.names.federationJournalSubject, text, { msgID }));
+  }
+
+  async read(): Promise<FederationRecord[]> {
+    const { session } = await this.streams();
+    const records = await readSubjectSince(session, this.names.journalStream, this.names.federationJournalSubject, 0);
+    return parseJsonRecords(records.map((record) => decoder.decode(record.data)), federationRecordSchema);
+  }
+}

@@ -1,0 +1,70 @@
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+
+/**
+ * A V8 code cache for the `fed` bundle: the compiled code of one run, kept on disk so the next run of the
+ * same command deserialises it instead of parsing and compiling the bundle again (on Node 20, compiling is
+ * most of a short command's start-up). One file per command, made by that command's first run, so it holds
+ * exactly the functions that command runs. It is only ever an optimisation: a missing, unreadable, foreign
+ * or rejected cache just means compiling as without one, and a cache that cannot be written is skipped —
+ * nothing here throws or prints.
+ *
+ * Where: `$FED_CODE_CACHE` (a directory), else `$XDG_CACHE_HOME/fed`, else a per-user folder in the
+ * system temp directory; `FED_CODE_CACHE=off` turns the cache off.
+ */
+
+/** A cache file larger than this is not ours (fed's largest is a few MB). */
+const MAX_CACHE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The cache file for `command` of the bundle whose content hash is `bundleHash`, or undefined when the
+ * cache is off. Keyed by Node version and architecture too: V8 rejects a cache made by another V8, and
+ * two Node versions sharing a folder must not keep replacing each other's files.
+ */
+export function codeCacheFile(env: NodeJS.ProcessEnv, bundleHash: string, command: string): string | undefined {
+  const setting = env.FED_CODE_CACHE;
+  if (setting === 'off') return undefined;
+  const dir = setting || (env.XDG_CACHE_HOME ? join(env.XDG_CACHE_HOME, 'fed') : join(tmpdir(), `fed-code-cache-${process.getuid?.() ?? 'user'}`));
+  return join(dir, `${bundleHash}-${process.version}-${process.arch}-${command}.v8cache`);
+}
+
+/**
+ * The cache in `file`, or undefined when there is none usable: only a regular file owned by this user is
+ * read (a shared temp directory must not let another user hand us code), never a FIFO (opened without
+ * blocking), never an oversized file.
+ */
+export function readCodeCache(file: string): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const stat = fstatSync(fd);
+    const uid = process.getuid?.();
+    if (!stat.isFile() || stat.size > MAX_CACHE_BYTES || (uid !== undefined && stat.uid !== uid)) return undefined;
+    return readFileSync(fd);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Replace `file` with `data`, atomically (a concurrent run reads the old cache or the new one, never half
+ * of one) and without fsync (a cache lost in a crash is only made again). The folder is private to the
+ * user. Any failure (read-only disk, no permission) leaves things as they were.
+ */
+export async function writeCodeCache(file: string, data: Uint8Array): Promise<void> {
+  try {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    // Loaded only here: a run that found its cache never pays for the writer (it loads node:crypto).
+    const { writeFileAtomic } = await import('../fs/atomic-write.js');
+    writeFileAtomic(file, data, { durable: false });
+  } catch {
+    // Only an optimisation: the next run compiles again and tries again.
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * fed's top-level commands, in help order, and which one an argument list asks for. A module of its own,
+ * free of imports, because two places need it before anything else loads: the program (to load only the
+ * command that runs) and the `fed` bin (to pick that command's code cache).
+ */
+export const COMMAND_NAMES = [
+  'init',
+  'team',
+  'signal',
+  'schema',
+  'event',
+  'actors',
+  'plan',
+  'run',
+  'launch',
+  'monitor',
+  'chat',
+  'config',
+  'machines',
+  'deliverable',
+  'demo',
+  'doctor',
+  'log',
+  'migrate',
+] as const;
+
+export type CommandName = (typeof COMMAND_NAMES)[number];
+
+/**
+ * What `argv` (without node and script) asks for: the command it names, `--version` for a bare version
+ * request, or undefined when it names none (help, an unknown command).
+ */
+export function requestedCommand(argv: readonly string[]): CommandName | '--version' | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--root') i++;
+    else if (arg.startsWith('--root=')) continue;
+    else if (arg === '-V' || arg === '--version') return '--version';
+    else if ((COMMAND_NAMES as readonly string[]).includes(arg)) return arg as CommandName;
+    else break;
+  }
+  return undefined;
+}

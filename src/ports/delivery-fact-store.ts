@@ -1,0 +1,23 @@
+import type { DeliveryFactName, DeliveryFacts } from '../schema/delivery.js';
+import type { TransportWriteOptions } from './signal-transport.js';
+
+/**
+ * The delivery fact store port: what happened to a signal after it was sent (src/schema/delivery.ts) —
+ * the id claim made before it is published (`sent`), `read`, `answered`, `escalated`, `undeliverable`.
+ * Every fact of a signal is recorded at most once and never rewritten: `record` keeps the first and says
+ * whether this call was it, so concurrent writers (any process, any machine) agree on one without a lock.
+ * Signal ids are UUIDs; a fact recorded under one spelling is found under any other (ids are compared in
+ * lower case). The contract is stated once, as executable tests, in test/conformance/.
+ */
+export interface DeliveryFactStore {
+  /** Where the facts are, to show to a person. */
+  readonly location: string;
+  /** Record `fact` for signal `id` unless one is there (validated first); true when this call recorded it. */
+  record<K extends DeliveryFactName>(id: string, fact: K, value: NonNullable<DeliveryFacts[K]>, options?: TransportWriteOptions): Promise<boolean>;
+  /** One fact of a signal, if recorded; a stored fact that is not valid is reported (`FILE_CORRUPT`), never replaced. */
+  get<K extends DeliveryFactName>(id: string, fact: K): Promise<DeliveryFacts[K] | undefined>;
+  /** Whether a fact is recorded, without reading it (the monitor asks this for every live signal). */
+  has(id: string, fact: DeliveryFactName): Promise<boolean>;
+  /** Every fact recorded for a signal. */
+  all(id: string): Promise<DeliveryFacts>;
+}

@@ -1,0 +1,15 @@
+import type { FederationRecord } from '../schema/federation-journal.js';
+
+/**
+ * The federation journal port: what happened to the federation's teams as a whole (onboarding, status
+ * changes, launches, retries, removals), appended by whichever machine did it and read by `fed log` and
+ * `fed run` from any machine. Records are never changed or removed.
+ */
+export interface FederationJournal {
+  /** Where the journal is, to show to a person in messages. */
+  readonly location: string;
+  /** Append one record, durably. */
+  append(record: FederationRecord): Promise<void>;
+  /** Every record, oldest first; torn or foreign records are skipped. */
+  read(): Promise<FederationRecord[]>;
+}

@@ -1,0 +1,162 @@
+/**
+ * Acknowledging one signal by id (issue 12 item 7): `acknowledgeSignal` (what `fed signal ack <id>` runs)
+ * in an inbox of 100 000 signals beside the same in an inbox of 10, each call opening the backend afresh
+ * as a command does. Goal ≤ 3×: the sent fact of the signal names its file, so the lookup reads that file
+ * instead of the inbox. Acks are written without fsync on both sides, so the disk does not hide the
+ * lookup's cost; rounds alternate the two inboxes (reportInterleavedRatios). The same on JetStream (with
+ * nats-server on PATH), where the send leaves the sequence of the copy as the hint.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import {
+  acknowledgeSignal,
+  createJetStreamBackend,
+  deliveryDirectory,
+  emptyRegistry,
+  initFederation,
+  onboardTeam,
+  openFileBackend,
+  signalDigest,
+  signalFileName,
+  jetstreamBackendSchema,
+  updateRegistryIn,
+  workspacePaths,
+} from '../../src/index.js';
+import type { RegistryEntry, SentFact, SignalMessage } from '../../src/index.js';
+import { natsServerMissing, startNatsServer } from '../helpers/nats-server.js';
+import { reportInterleavedRatios } from './harness.js';
+
+const BIG = 100_000;
+const SMALL = 10;
+const ROUNDS = 7;
+/** Signals acknowledged per measured run (each once: a run never repeats an ack). */
+const PER_RUN = 5;
+
+function message(team: string, i: number): SignalMessage {
+  return {
+    id: `00000000-0000-4000-8${team === 'big' ? '1' : '2'}00-${String(i).padStart(12, '0')}`,
+    timestamp: new Date(Date.UTC(2026, 0, 1) + i * 1_000).toISOString(),
+    from: 'meta',
+    to: team,
+    type: 'report',
+    subject: `Status ${i}`,
+    body: 'x'.repeat(200),
+    protocol: 'file-signal-v1',
+  };
+}
+
+/** `count` unacknowledged signals in `team`'s inbox, each with its sent fact, as a send leaves them (written directly: sending 100 000 would dominate the run). */
+async function plant(root: string, team: string, count: number): Promise<{ inbox: string; messages: SignalMessage[] }> {
+  const entry = await onboardTeam(root, { domain: team }, { durable: false });
+  const inbox = workspacePaths(entry.location).inbox;
+  const facts = deliveryDirectory(root);
+  mkdirSync(facts, { recursive: true });
+  const messages: SignalMessage[] = [];
+  for (let i = 0; i < count; i++) {
+    const signal = message(team, i);
+    writeFileSync(join(inbox, signalFileName(signal)), JSON.stringify(signal));
+    const sent: SentFact = { id: signal.id, timestamp: signal.timestamp, from: 'meta', to: team, type: 'report', subject: signal.subject, digest: signalDigest(signal) };
+    writeFileSync(join(facts, `${signal.id}.sent.json`), JSON.stringify(sent));
+    messages.push(signal);
+  }
+  return { inbox, messages };
+}
+
+/** Sends in flight at once while filling a JetStream inbox. */
+const WINDOW = 256;
+
+async function jetstreamAckBench(): Promise<void> {
+  if (natsServerMissing) {
+    process.stdout.write(`  JetStream: skipped: nats-server not on PATH (${natsServerMissing})\n`);
+    return;
+  }
+  const server = await startNatsServer();
+  const root = mkdtempSync(join(tmpdir(), 'fed-bench-ack-jetstream-'));
+  const backend = createJetStreamBackend({ root, federationName: 'ackbench', backend: jetstreamBackendSchema.parse({ type: 'jetstream', servers: [server.url] }) });
+  try {
+    const entry = (domain: string): RegistryEntry => ({
+      domain,
+      domainId: domain,
+      archetypeId: 'deliverable',
+      placementType: 'directory',
+      onboardedAt: new Date().toISOString(),
+      location: join(root, domain),
+      status: 'active',
+    });
+    const teams = { big: entry('big'), small: entry('small') };
+    await backend.registry.create(emptyRegistry());
+    await updateRegistryIn(backend.registry, (registry) => ({ ...registry, teams: Object.values(teams) }));
+    const fill = async (domain: 'big' | 'small', count: number): Promise<SignalMessage[]> => {
+      const to = { id: domain, entry: teams[domain] };
+      const messages = Array.from({ length: count }, (_, i) => message(domain, i));
+      for (let start = 0; start < count; start += WINDOW) {
+        await Promise.all(messages.slice(start, start + WINDOW).map((m) => backend.signals.send(m, { from: { id: 'meta', entry: undefined }, to })));
+      }
+      return messages;
+    };
+    const big = await fill('big', BIG);
+    const small = await fill('small', ROUNDS * 2 * PER_RUN + PER_RUN);
+    let nextBig = BIG - 1;
+    let nextSmall = 0;
+    // Each call opens the inbox anew, as a command does: nothing read before is reused.
+    const ackRun = (team: string, next: () => SignalMessage) => async (): Promise<number> => {
+      const ids = Array.from({ length: PER_RUN }, () => next().id);
+      const started = performance.now();
+      for (const id of ids) await acknowledgeSignal(root, team, id, {}, backend);
+      return (performance.now() - started) / PER_RUN;
+    };
+    await reportInterleavedRatios(
+      { name: `JetStream: ack by id, ${small.length}-signal inbox`, run: ackRun('small', () => small[nextSmall++]!) },
+      [{ name: `JetStream: ack by id, ${BIG.toLocaleString('en')}-signal inbox`, run: ackRun('big', () => big[nextBig--]!), max: 3 }],
+      ROUNDS,
+    );
+  } finally {
+    await backend.close();
+    await server.dispose();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+export default async function ackBench(): Promise<void> {
+  await fileAckBench();
+  await jetstreamAckBench();
+}
+
+async function fileAckBench(): Promise<void> {
+  const root = mkdtempSync(join(tmpdir(), 'fed-bench-ack-'));
+  try {
+    initFederation(root, {}, {});
+    const { messages: big } = await plant(root, 'big', BIG);
+    const { inbox: smallInbox, messages: small } = await plant(root, 'small', SMALL);
+    // Newest first in the big inbox, oldest-first in the small one; the small inbox is refilled when used up.
+    let nextBig = BIG - 1;
+    let nextSmall = 0;
+    const ackRun = (team: string, next: () => SignalMessage) => async (): Promise<number> => {
+      const ids = Array.from({ length: PER_RUN }, () => next().id);
+      const started = performance.now();
+      for (const id of ids) await acknowledgeSignal(root, team, id, { durable: false }, openFileBackend(root));
+      return (performance.now() - started) / PER_RUN;
+    };
+    const nextSmallSignal = (): SignalMessage => {
+      if (nextSmall === SMALL) {
+        // Used up: take the acks away so the same signals are unacknowledged again.
+        rmSync(smallInbox, { recursive: true, force: true });
+        mkdirSync(smallInbox, { recursive: true });
+        for (const signal of small) writeFileSync(join(smallInbox, signalFileName(signal)), JSON.stringify(signal));
+        nextSmall = 0;
+      }
+      return small[nextSmall++]!;
+    };
+    await ackRun('small', nextSmallSignal)();
+    await ackRun('big', () => big[nextBig--]!)();
+    await reportInterleavedRatios(
+      { name: `ack by id, ${SMALL}-signal inbox`, run: ackRun('small', nextSmallSignal) },
+      [{ name: `ack by id, ${BIG.toLocaleString('en')}-signal inbox`, run: ackRun('big', () => big[nextBig--]!), max: 3 }],
+      ROUNDS,
+    );
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,167 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { federationPaths, initFederation, onboardingPaths, readRegistry, toJsonText, type OnboardingIntent } from '../../src/index.js';
+import { settleWorktreeGit } from '../../src/registry/worktree-git.js';
+import { processIsAlive } from '../../src/fs/process-identity.js';
+import { FED_BIN, runFed } from '../helpers/fed-cli.js';
+import { waitFor } from '../helpers/fixture-process.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/**
+ * The crash-campaign flake: `fed team onboard --placement worktree` killed while its `git worktree add`
+ * runs. A SIGKILL of fed alone leaves that git running, holding the branch's ref lock; a kill of the
+ * whole group leaves the lock file behind with no holder. The retry (and `fed doctor --fix`) must wait
+ * for the first and remove the second, never fail on git's "File exists".
+ */
+const REAL_GIT = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+
+function gitFederation(): { root: string; git: (...args: string[]) => string; refLock: string } {
+  const root = tempDir();
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, stdio: 'pipe', encoding: 'utf8' });
+  git('init', '-q', '-b', 'main');
+  git('config', 'user.email', 'fed@test');
+  git('config', 'user.name', 'fed test');
+  writeFileSync(join(root, 'README.md'), '# repo\n');
+  initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
+  git('add', '-A');
+  git('commit', '-qm', 'repo');
+  return { root, git, refLock: join(root, '.git', 'refs', 'heads', 'fed', 'api.lock') };
+}
+
+/**
+ * A stand-in for a slow git on PATH: the first `worktree add` takes the branch's ref lock as git does
+ * while it creates the branch, says so, and holds it until the test releases it; then the real git
+ * does the work. Bounded: it gives up by itself after a minute.
+ */
+function slowGit(refLock: string): { env: NodeJS.ProcessEnv; started: string; release: () => void } {
+  const dir = tempDir('fed-slow-git-');
+  const bin = join(dir, 'bin');
+  mkdirSync(bin);
+  const script = join(bin, 'git');
+  writeFileSync(
+    script,
+    [
+      '#!/bin/sh',
+      'if [ "$1" = worktree ] && [ "$2" = add ] && [ ! -e "$SLOW_GIT_DIR/started" ]; then',
+      '  mkdir -p "$(dirname "$SLOW_GIT_LOCK")" && : > "$SLOW_GIT_LOCK"',
+      '  echo $$ > "$SLOW_GIT_DIR/started"',
+      '  i=0',
+      '  while [ ! -e "$SLOW_GIT_DIR/release" ] && [ $i -lt 1200 ]; do i=$((i+1)); sleep 0.05; done',
+      '  rm -f "$SLOW_GIT_LOCK"',
+      'fi',
+      'exec "$REAL_GIT" "$@"',
+      '',
+    ].join('\n'),
+  );
+  chmodSync(script, 0o755);
+  return {
+    env: { PATH: `${bin}:${process.env.PATH}`, SLOW_GIT_DIR: dir, SLOW_GIT_LOCK: refLock, REAL_GIT },
+    started: join(dir, 'started'),
+    release: () => writeFileSync(join(dir, 'release'), ''),
+  };
+}
+
+function spawnFed(args: readonly string[], env: NodeJS.ProcessEnv = {}) {
+  const { FED_ROOT: _root, FED_TEAM: _team, ...inherited } = process.env;
+  const child = spawn(process.execPath, [FED_BIN, ...args], { env: { ...inherited, NO_COLOR: '1', FED_TELEMETRY_ENABLED: 'false', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const run = { stderr: '', code: undefined as number | null | undefined };
+  child.stderr.on('data', (chunk: Buffer) => (run.stderr += chunk.toString()));
+  const done = new Promise<void>((resolve) => child.on('close', (code) => resolve(void (run.code = code))));
+  return { child, run, done };
+}
+
+/** What a `fed team onboard api --placement worktree` killed after writing its intent record leaves. */
+function interruptedWorktreeOnboarding(root: string): OnboardingIntent {
+  const intent: OnboardingIntent = {
+    domain: 'api',
+    domainId: 'api',
+    archetypeId: 'deliverable',
+    placementType: 'worktree',
+    location: join(root, '.fed', 'worktrees', 'api'),
+    branch: 'fed/api',
+    startedAt: new Date().toISOString(),
+  };
+  mkdirSync(federationPaths(root).onboarding, { recursive: true });
+  writeFileSync(onboardingPaths(root, 'api').intent, toJsonText(intent));
+  return intent;
+}
+
+describe('a killed worktree onboarding whose git outlives it', () => {
+  it('the retry waits for the orphaned git to finish, removes what it made, and completes', async () => {
+    const { root, git, refLock } = gitFederation();
+    const slow = slowGit(refLock);
+    const args = ['--root', root, 'team', 'onboard', 'api', '--placement', 'worktree'];
+    const first = spawnFed(args, slow.env);
+    let orphan: number | undefined;
+    try {
+      await waitFor(() => existsSync(slow.started) || first.run.code !== undefined, 30_000, 'the first onboarding to start git');
+      orphan = Number(readFileSync(slow.started, 'utf8'));
+      first.child.kill('SIGKILL'); // fed only: its git runs on, holding the ref lock
+      await first.done;
+      expect(processIsAlive(orphan)).toBe(true);
+
+      const retry = spawnFed(args);
+      await waitFor(() => retry.run.stderr.includes('waiting for git') || retry.run.code !== undefined, 30_000, 'the retry to wait for git');
+      expect(retry.run.code, retry.run.stderr).toBeUndefined();
+      expect(retry.run.stderr).toContain(`waiting for git (pid ${orphan}: /bin/sh`);
+      slow.release();
+      await retry.done;
+      expect(retry.run.code, retry.run.stderr).toBe(0);
+      expect(readRegistry(root).teams.map((t) => t.domain)).toEqual(['api']);
+      expect(git('worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(2);
+      expect(existsSync(refLock)).toBe(false);
+      expect(existsSync(onboardingPaths(root, 'api').intent)).toBe(false);
+    } finally {
+      slow.release();
+      first.child.kill('SIGKILL');
+      if (orphan !== undefined) await waitFor(() => !processIsAlive(orphan!), 30_000, 'the stand-in git to exit');
+    }
+  });
+
+  it('a ref lock whose git was killed too is stale: the retry removes it, names it, and completes', async () => {
+    const { root, refLock } = gitFederation();
+    interruptedWorktreeOnboarding(root);
+    mkdirSync(dirname(refLock), { recursive: true });
+    writeFileSync(refLock, '');
+    const retry = await runFed(['--root', root, 'team', 'onboard', 'api', '--placement', 'worktree']);
+    expect(retry.code, retry.stderr).toBe(0);
+    expect(retry.stderr).toContain(`removed stale git lock ${refLock}`);
+    expect(readRegistry(root).teams.map((t) => t.domain)).toEqual(['api']);
+  });
+
+  it('fed doctor names the stale lock, and --fix removes it with the half-made worktree', async () => {
+    const { root, git, refLock } = gitFederation();
+    const intent = interruptedWorktreeOnboarding(root);
+    git('worktree', 'add', '--quiet', '-b', 'fed/api', intent.location);
+    const indexLock = join(root, '.git', 'worktrees', 'api', 'index.lock');
+    writeFileSync(indexLock, '');
+    writeFileSync(refLock, '');
+    const check = await runFed(['--root', root, 'doctor']);
+    expect(check.stdout).toContain(`stale git locks its killed git left: ${refLock}, ${indexLock}`);
+    const fix = await runFed(['--root', root, 'doctor', '--fix']);
+    expect(fix.code, fix.stdout + fix.stderr).toBe(0);
+    expect(existsSync(refLock) || existsSync(indexLock) || existsSync(intent.location)).toBe(false);
+    expect(git('branch', '--list', 'fed/api')).toBe('');
+    expect((await runFed(['--root', root, 'team', 'onboard', 'api', '--placement', 'worktree'])).code).toBe(0);
+  });
+
+  it('a git still running at the deadline is refused by name, its lock kept', async () => {
+    const { root, refLock } = gitFederation();
+    const intent = interruptedWorktreeOnboarding(root);
+    const slow = slowGit(refLock);
+    const holder = spawn(join(slow.env.SLOW_GIT_DIR!, 'bin', 'git'), ['worktree', 'add', '--quiet', '-b', 'fed/api', intent.location], { cwd: root, env: { ...process.env, ...slow.env }, stdio: 'ignore' });
+    const exited = new Promise((resolve) => holder.on('close', resolve));
+    try {
+      await waitFor(() => existsSync(slow.started), 30_000, 'the stand-in git to take the lock');
+      const refused = await settleWorktreeGit(root, intent.location, 'fed/api', { timeoutMs: 200 }).catch((error: Error & { code?: string }) => error);
+      expect(refused).toMatchObject({ code: 'GIT_BUSY' });
+      expect((refused as Error).message).toContain(`(pid ${holder.pid}: /bin/sh`);
+      expect(existsSync(refLock)).toBe(true);
+    } finally {
+      slow.release();
+      await exited;
+    }
+  });
+});
