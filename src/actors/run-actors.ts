@@ -10,6 +10,7 @@ import type { FederationBackend } from '../ports/federation-backend.js';
 import type { SignalSubscription } from '../ports/signal-transport.js';
 import { TeamInboxConsumer, type ConsumeResult, type ConsumerOptions } from './consume-inbox.js';
 import { acquireTeamLease, type TeamLease } from './team-lease.js';
+import type { LifecycleStep } from './team-lifecycle.js';
 
 export interface RunActorsOptions extends ConsumerOptions {
   /** Only this team (default: every active team with a lifecycle machine). */
@@ -28,6 +29,12 @@ export interface RunActorsOptions extends ConsumerOptions {
   onSkip?: (team: string, reason: string, error: FedError) => void;
   /** Told, after each consume's state is saved, about its signals (`onSignal`) and state changes (`onTransition`). */
   hooks?: LoadedHooks;
+  /**
+   * Report each batch's steps (to `onResult` and the hooks) as soon as it is saved instead of collecting a
+   * consume's steps: what `fed actors run` does, so a run over 100 000 signals holds one batch, not all.
+   * The results returned then carry no steps.
+   */
+  streamSteps?: boolean;
 }
 
 /** The options of a run, with the backend opened once for all its teams. */
@@ -140,11 +147,20 @@ async function join(root: string, options: RunningOptions, running: Map<string, 
       options.onSkip?.(entry.domainId, error.message, error);
       continue;
     }
-    const team: RunningTeam = { consumer: new TeamInboxConsumer(root, entry, options), lease, watch: undefined };
+    const onSteps = options.streamSteps ? (team: string, steps: LifecycleStep[], state: string) => reportSteps(team, steps, state, options) : undefined;
+    const team: RunningTeam = { consumer: new TeamInboxConsumer(root, entry, { ...options, onSteps }), lease, watch: undefined };
     running.set(entry.domainId, team);
     joined.push(team);
   }
   return joined;
+}
+
+/** One batch's steps, streamed: the hooks are told, then `onResult` with a result holding just them. */
+async function reportSteps(team: string, steps: LifecycleStep[], state: string, options: RunActorsOptions): Promise<void> {
+  if (steps.length === 0) return;
+  const result: ConsumeResult = { team, steps, acknowledged: 0, quarantined: [], restored: [], deferred: 0, state, warnings: [] };
+  if (options.hooks) result.warnings.push(...(await notifyConsumed(options.hooks, result)));
+  await options.onResult?.(result);
 }
 
 function watchTeam(team: RunningTeam, options: RunningOptions, wakeUp: () => void): void {

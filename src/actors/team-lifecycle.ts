@@ -8,7 +8,7 @@ import { openBackend } from '../backend/open-backend.js';
 import type { FederationBackend } from '../ports/federation-backend.js';
 import type { EnvelopeVersion, LifecycleSection, LifecycleStore } from '../ports/lifecycle-store.js';
 import { zodProblemText } from '../schema/problems.js';
-import type { JournalLine, LifecycleEnvelope, PendingReport } from '../schema/lifecycle-state.js';
+import { DEDUPE_UNTIL_ACK, type HeldSignal, type JournalLine, type LifecycleEnvelope, type PendingReport } from '../schema/lifecycle-state.js';
 import type { RegistryEntry } from '../schema/registry.js';
 import type { SignalMessage } from '../schema/signal.js';
 import { findTeam, statusOf } from '../registry/find-team.js';
@@ -49,14 +49,21 @@ function initialEnvelope(entry: MachineEntry, team: RegistryEntry): LifecycleEnv
     snapshot: actor.getPersistedSnapshot() as Record<string, unknown>,
     seq: 0,
     processed: [],
+    // A lifecycle that starts now keeps ids only until their ack is durable, from its first write on.
+    dedupe: DEDUPE_UNTIL_ACK,
     journalTail: [],
     pendingReports: [],
     savedAt: team.onboardedAt,
   };
 }
 
-/** Read a team's lifecycle (validated and migrated) from the federation's lifecycle store, without changing anything. */
-export async function loadTeamLifecycle(team: RegistryEntry, lifecycles: LifecycleStore): Promise<TeamLifecycle> {
+/**
+ * Read a team's lifecycle (validated and migrated) from the federation's lifecycle store, without
+ * changing anything. With `known` (what the caller loaded or wrote before), only the stored version is
+ * asked for: unchanged, `known` is still current and nothing is read, validated or restored again.
+ */
+export async function loadTeamLifecycle(team: RegistryEntry, lifecycles: LifecycleStore, known?: TeamLifecycle): Promise<TeamLifecycle> {
+  if (known && known.team.location === team.location && (await lifecycles.version(team)) === known.version) return known;
   const entry = lifecycleEntryFor(team);
   const stored = await lifecycles.read(team);
   const envelope = stored?.envelope ?? initialEnvelope(entry, team);
@@ -66,7 +73,8 @@ export async function loadTeamLifecycle(team: RegistryEntry, lifecycles: Lifecyc
 
 /** Something that may change a lifecycle: an inbox signal, an agent's `fed event`, or a registry command. */
 export type LifecycleChange =
-  | { source: 'signal'; signal: SignalMessage }
+  /** `file`: the signal's handle in the team's inbox, needed only to keep it as held (see ApplyOptions.keepHeld). */
+  | { source: 'signal'; signal: SignalMessage; file?: string }
   | { source: 'event'; event: { type: string; [key: string]: unknown } }
   | { source: 'registry'; event: { type: 'PAUSE' | 'RESUME'; at?: string } };
 
@@ -97,6 +105,8 @@ export interface ApplyResult {
   processedSignalIds: string[];
   /** Problems with effects after the state was saved; they are retried on the next load. */
   warnings: string[];
+  /** The lifecycle as it is now (as written, or as loaded when nothing was written): pass it back as `known`. */
+  lifecycle: TeamLifecycle;
 }
 
 export interface ApplyOptions extends WriteOptions {
@@ -105,6 +115,34 @@ export interface ApplyOptions extends WriteOptions {
   now?: () => Date;
   /** xstate inspection (see src/inspect): receives the actor's inspection events. */
   inspect?: (event: InspectionEvent) => void;
+  /**
+   * Ids of signals whose acknowledgment is known to be durable: with dedupe `until-ack` they leave
+   * `processed` in this write (an acknowledged signal is taken), which keeps the envelope small.
+   */
+  acknowledged?: ReadonlySet<string>;
+  /**
+   * The caller acknowledges the signals right after (`fed signal ack`): one held back while the team is
+   * paused is kept in the envelope's `held` list, applied once it is not, and reported as processed.
+   */
+  keepHeld?: boolean;
+  /**
+   * The caller has applied, in this write or before, every signal of the inbox not in `processed` —
+   * acknowledged ones included: an envelope of an earlier release may switch to dedupe `until-ack` now.
+   */
+  adoptAckRule?: boolean;
+  /** The lifecycle the caller holds (ApplyResult.lifecycle): reused under the section when its version is unchanged. */
+  known?: TeamLifecycle;
+  /**
+   * Write even when no input changed anything, if that drops `acknowledged` ids from the dedupe record,
+   * adopts dedupe `until-ack` or applies held signals: snapshot, `seq`, `savedAt` and owed effects are kept.
+   */
+  compact?: boolean;
+  /**
+   * Called with the processed signal ids right after the envelope is saved (or found to need no write),
+   * before the effects are settled: the ack follows the envelope write directly (ARCHITECTURE §1 order),
+   * and a slow report to meta or registry write never delays it.
+   */
+  afterSave?: (processedSignalIds: readonly string[]) => Promise<void>;
 }
 
 /**
@@ -135,10 +173,12 @@ export async function applyLifecycleInputs(
     team,
     async (section) => {
     // The caller's entry may be old (a consumer reads it once): archiving takes this section too, so the
-    // status read here cannot change before the write below.
-    refuseArchived(findTeam(await backend.registry.read(), team.domainId) ?? team);
-    const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
-    const warnings = await settleEffects(root, team, lifecycle, effectOptions);
+    // status read here cannot change before the write below. Read once, and reused by the effects of
+    // this apply (reports to meta, the registry status).
+    const shared = { registry: await backend.registry.read() };
+    refuseArchived(findTeam(shared.registry, team.domainId) ?? team);
+    const lifecycle = await loadTeamLifecycle(team, backend.lifecycles, options.known);
+    const warnings = await settleEffects(root, team, lifecycle, effectOptions, shared);
     const { entry, envelope } = lifecycle;
     // What the stored envelope owes and could not do now (a full or read-only disk) is carried into the
     // next envelope, so it is retried after this write too instead of being replaced and lost. Journal
@@ -151,6 +191,12 @@ export async function applyLifecycleInputs(
     actor.subscribe({ error: () => undefined });
     actor.start();
     const processed = new Set(envelope.processed);
+    const storedHeld = envelope.held ?? [];
+    const heldIds = new Set(storedHeld.map((h) => h.id));
+    /** Held signals of the envelope still waiting: those applied now leave the list in this write. */
+    let keptHeld: readonly HeldSignal[] = storedHeld;
+    /** Ids read back from the held list: acknowledged already, so held again (never dropped) if the team pauses again. */
+    const expanded = new Set<string>();
     const processedNow: string[] = [];
     const lines: JournalLine[] = [];
     const reports: PendingReport[] = [];
@@ -170,16 +216,28 @@ export async function applyLifecycleInputs(
     // Signals that arrive while the team is paused wait (only a resume gets through); once the lifecycle
     // has left paused they go first, in inbox order, before the signals that came after the resume.
     const queue = [...inputs];
-    const held: Extract<LifecycleChange, { source: 'signal' }>[] = [];
+    const held: SignalInput[] = [];
     for (;;) {
-      if (held.length > 0 && stateOf(actor.getSnapshot()) !== 'paused') queue.unshift(...held.splice(0));
+      if (stateOf(actor.getSnapshot()) !== 'paused') {
+        // The envelope's held signals were acknowledged while paused: they are read back from the inbox.
+        if (keptHeld.length > 0) {
+          const stored = await readHeldSignals(backend, team, keptHeld, warnings);
+          keptHeld = [];
+          for (const input of stored) {
+            heldIds.delete(input.signal.id);
+            expanded.add(input.signal.id);
+          }
+          held.push(...stored);
+        }
+        if (held.length > 0) queue.unshift(...held.splice(0).sort(inInboxOrder));
+      }
       const input = queue.shift();
       if (input === undefined) break;
       const snapshot = actor.getSnapshot();
       const from = stateOf(snapshot);
       if (input.source === 'signal') {
         const { signal } = input;
-        if (processed.has(signal.id)) {
+        if (processed.has(signal.id) || heldIds.has(signal.id)) {
           steps.push({ outcome: 'duplicate', signalId: signal.id });
           processedNow.push(signal.id);
           continue;
@@ -214,8 +272,20 @@ export async function applyLifecycleInputs(
       actor.send(event as never);
       steps.push({ outcome: 'applied', line: record(event.type, from, input.source) });
     }
-    // Still paused at the end: they wait for the resume, and are read again from the inbox then.
-    for (const input of held) steps.push({ outcome: 'deferred', signalId: input.signal.id });
+    // Still paused at the end: they wait for the resume, and are read again from the inbox then — or, when
+    // the caller acknowledges them now, from the envelope's held list.
+    const newlyHeld: HeldSignal[] = [];
+    for (const input of held) {
+      const id = input.signal.id;
+      steps.push({ outcome: 'deferred', signalId: id });
+      if (heldIds.has(id) || (!options.keepHeld && !expanded.has(id))) continue;
+      if (input.file === undefined) throw new Error(`keepHeld needs the inbox handle of signal ${id}`);
+      newlyHeld.push({ id, file: input.file });
+      heldIds.add(id);
+      // The caller acknowledges what it gave; those read back from the held list are acknowledged already.
+      if (!expanded.has(id)) processedNow.push(id);
+    }
+    const nextHeld = [...keptHeld, ...newlyHeld];
 
     const final = actor.getSnapshot();
     const persisted = actor.getPersistedSnapshot() as Record<string, unknown>;
@@ -224,28 +294,42 @@ export async function applyLifecycleInputs(
     if (final.status === 'error') {
       throw new FedError('LIFECYCLE_ERROR', `team "${team.domainId}": the ${entry.id} lifecycle failed while applying its inputs (${(final.error as Error)?.message ?? String(final.error)}); nothing was saved, the state file is unchanged`, { refusal: false });
     }
-    if (lines.length === 0) return { steps, state: stateOf(final), processedSignalIds: processedNow, warnings };
+    // Adopted only when nothing was held back: a held signal of an older inbox may already be acknowledged.
+    const dedupe = envelope.dedupe ?? (options.adoptAckRule && held.length === 0 ? DEDUPE_UNTIL_ACK : undefined);
+    const acknowledged = dedupe ? (options.acknowledged ?? new Set<string>()) : new Set<string>();
+    const heldChanged = nextHeld.length !== storedHeld.length || nextHeld.some((h, i) => h.id !== storedHeld[i]!.id);
+    const unchanged = lines.length === 0 && !heldChanged;
+    const compacts = options.compact === true && lifecycle.stored && (dedupe !== envelope.dedupe || envelope.processed.some((id) => acknowledged.has(id)));
+    if (unchanged && !compacts) {
+      await options.afterSave?.(processedNow);
+      return { steps, state: stateOf(final), processedSignalIds: processedNow, warnings, lifecycle };
+    }
 
     const next: LifecycleEnvelope = {
       machineId: entry.id,
       machineVersion: entry.version,
       snapshot: persisted,
       seq,
-      processed: [...processed],
-      journalTail: [...owed.journalTail, ...lines],
-      pendingReports: [...owed.pendingReports, ...reports],
-      savedAt: now(),
+      processed: [...processed].filter((id) => !acknowledged.has(id)),
+      ...(dedupe ? { dedupe } : {}),
+      ...(nextHeld.length > 0 ? { held: nextHeld } : {}),
+      journalTail: lines.length === 0 ? envelope.journalTail : [...owed.journalTail, ...lines],
+      pendingReports: lines.length === 0 ? envelope.pendingReports : [...owed.pendingReports, ...reports],
+      savedAt: lines.length === 0 ? envelope.savedAt : now(),
     };
     // Compare-and-swap inside the section: a holder that lost it meanwhile (removed by hand, or fed doctor)
     // or whose envelope changed underneath must not write.
     const version = await backend.lifecycles.write(team, next, lifecycle.version, section, options);
+    await options.afterSave?.(processedNow);
     // Counted once saved: a crash before the write redelivers the signals, which are then counted once.
     for (const step of steps) {
       if (step.signal && (step.outcome === 'applied' || step.outcome === 'ignored')) recordSignalReceived(team.domainId, step.signal.type, step.outcome);
     }
     for (const line of lines) if (line.from !== line.to) recordTransition(team.domainId, entry.id, line.from, line.to);
-    warnings.push(...(await settleEffects(root, team, { ...lifecycle, envelope: next, snapshot: final, stored: true, version }, effectOptions)));
-    return { steps, state: stateOf(final), processedSignalIds: processedNow, warnings };
+    // What a load of the new envelope would give, without reading it back: the next apply of this holder starts here.
+    const saved: TeamLifecycle = { ...lifecycle, envelope: next, snapshot: restoreSnapshot(next, entry, backend.lifecycles.envelopeLocation(team)), stored: true, version };
+    warnings.push(...(await settleEffects(root, team, saved, effectOptions, shared)));
+    return { steps, state: stateOf(final), processedSignalIds: processedNow, warnings, lifecycle: saved };
   });
 }
 
@@ -325,4 +409,35 @@ function transitionReport(team: RegistryEntry, entry: MachineEntry, line: Journa
     subject: `${line.from} → ${line.to}`,
     body: `Team ${team.domainId} (${entry.id} lifecycle) moved from ${line.from} to ${line.to} on ${line.event}${why} at ${line.at}.${reason}`,
   };
+}
+
+type SignalInput = Extract<LifecycleChange, { source: 'signal' }>;
+
+/**
+ * The envelope's held signals, read back from the team's inbox. One that is gone or no longer the signal
+ * with that id cannot be applied: it is dropped with a warning (someone removed or replaced it by hand).
+ */
+async function readHeldSignals(backend: FederationBackend, team: RegistryEntry, held: readonly HeldSignal[], warnings: string[]): Promise<SignalInput[]> {
+  const inbox = backend.signals.inbox({ id: team.domainId, entry: team });
+  const inputs: SignalInput[] = [];
+  for (const { id, file } of held) {
+    const found = await inbox.lookup(file);
+    if (found && 'signal' in found && found.signal.message.id === id) inputs.push({ source: 'signal', signal: found.signal.message, file });
+    else warnings.push(`team "${team.domainId}": the held signal ${id} (${file} in ${inbox.location}) ${found ? ('signal' in found ? 'now holds another signal' : `is no longer valid (${found.invalid.reason})`) : 'is gone'}; it is not applied`);
+  }
+  return inputs;
+}
+
+/** Inbox order by timestamp; the sort is stable, so signals of one instant keep the order they were given or held in. */
+function inInboxOrder(a: SignalInput, b: SignalInput): number {
+  return Date.parse(a.signal.timestamp) - Date.parse(b.signal.timestamp);
+}
+
+/**
+ * Whether a signal of the inbox still waits for this lifecycle: not in its dedupe record or held list,
+ * and — with dedupe `until-ack` — not acknowledged (an acknowledged signal is taken).
+ */
+export function awaitsApply(envelope: LifecycleEnvelope, message: SignalMessage): boolean {
+  if (envelope.processed.includes(message.id) || envelope.held?.some((h) => h.id === message.id)) return false;
+  return !(envelope.dedupe && message.acknowledged);
 }

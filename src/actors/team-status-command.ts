@@ -41,8 +41,11 @@ async function changeTeamStatus(root: string, team: string, event: TeamStatusEve
     // command at once, the others find it already made (their event ignored) and fall through to the
     // registry change, which refuses it against the current status: one "active → paused", never several.
     if (result.steps.some((step) => step.outcome === 'applied')) {
+      // A resume that released a held `pause` (acknowledged while paused) ends paused again: the lifecycle
+      // is the truth, and the registry follows it.
+      const reached = result.state === 'paused' ? 'paused' : to;
       const now = getTeam(await backend.registry.read(), entry.domainId);
-      if (statusOf(now) === to) return { team: now, from, to };
+      if (statusOf(now) === reached) return { team: now, from, to: reached };
     }
   }
   // Archiving under the state lock: a consumer applying a signal right now finishes first, and any later

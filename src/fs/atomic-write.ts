@@ -13,6 +13,11 @@ export interface WriteOptions {
   durable?: boolean;
 }
 
+export interface CreateOptions extends WriteOptions {
+  /** With `durable`, fsync the directory after the file is created (default true); false for a caller that fsyncs it once after creating many. */
+  syncDirectory?: boolean;
+}
+
 /** Temp files are dot-files ending in `.tmp`, so listings of `*.json` never pick them up. */
 export function tempPathFor(target: string): string {
   return join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
@@ -130,7 +135,7 @@ export function linkFileNoClobber(source: string, dir: string, name: string, opt
  * Create `target` with `data` only if nothing is there yet; returns false (and writes nothing) when it
  * exists. Used for files that must never be overwritten once present (registry seed, config, locks).
  */
-export function createFileExclusive(target: string, data: string | Uint8Array, options: WriteOptions = {}): boolean {
+export function createFileExclusive(target: string, data: string | Uint8Array, options: CreateOptions = {}): boolean {
   const durable = options.durable ?? true;
   const tmp = writeTempFile(target, data, durable);
   try {
@@ -141,7 +146,7 @@ export function createFileExclusive(target: string, data: string | Uint8Array, o
   } finally {
     unlinkQuietly(tmp);
   }
-  if (durable) fsyncDirectory(dirname(target));
+  if (durable && (options.syncDirectory ?? true)) fsyncDirectory(dirname(target));
   return true;
 }
 

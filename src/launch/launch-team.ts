@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { InspectionEvent } from 'xstate';
 import { TeamInboxConsumer } from '../actors/consume-inbox.js';
 import { acquireTeamLease, tryAcquireTeamLease } from '../actors/team-lease.js';
-import { applyLifecycleInputs, lifecycleEntryFor, loadTeamLifecycle, stateOf } from '../actors/team-lifecycle.js';
+import { applyLifecycleInputs, awaitsApply, lifecycleEntryFor, loadTeamLifecycle, stateOf } from '../actors/team-lifecycle.js';
 import { archetypeOf } from '../archetypes/catalog.js';
 import { setTeamStatus } from '../actors/team-status-command.js';
 import { RefusedError } from '../errors.js';
@@ -444,8 +444,7 @@ async function waitForConsumer(backend: FederationBackend, team: RegistryEntry, 
   const deadline = Date.now() + limitMs;
   while (Date.now() < deadline) {
     const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
-    const processed = new Set(lifecycle.envelope.processed);
-    const waiting = (await inbox.list()).signals.some((s) => !processed.has(s.message.id));
+    const waiting = (await inbox.list()).signals.some((s) => awaitsApply(lifecycle.envelope, s.message));
     if (!waiting || lifecycle.snapshot.value === 'paused') return;
     await sleep(100);
   }

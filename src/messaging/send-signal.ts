@@ -7,6 +7,7 @@ import type { SentSignal, SignalParty, TransportWriteOptions } from '../ports/si
 import { activityIsStale, ACTIVITY_RESOLUTION_MS, touchLastActive } from '../registry/touch-activity.js';
 import { META } from '../schema/common.js';
 import { zodProblemText } from '../schema/problems.js';
+import type { Registry } from '../schema/registry.js';
 import { MAX_SIGNAL_BYTES, SIGNAL_PROTOCOL, signalMessageSchema, type SignalMessage } from '../schema/signal.js';
 import { recordSend } from '../signals/delivery/record-send.js';
 import { recordSignalSent } from '../telemetry/fed-metrics.js';
@@ -32,6 +33,8 @@ export interface SendSignalOptions extends TransportWriteOptions {
   /** The federation's backend, when the caller has it open (default: openBackend(root)). */
   backend?: FederationBackend;
   now?: () => Date;
+  /** The registry as the caller just read it (the apply path shares one read among its effects); read here when not given. */
+  registry?: Registry;
   /** The sender's `lastActive` is refreshed when older than this (default one minute). */
   activityResolutionMs?: number;
 }
@@ -50,7 +53,7 @@ export interface SendSignalResult extends SentSignal {
 export async function sendSignal(root: string, request: SendSignalRequest, options: SendSignalOptions = {}): Promise<SendSignalResult> {
   const now = options.now?.() ?? new Date();
   const backend = options.backend ?? openBackend(root);
-  const registry = await backend.registry.read();
+  const registry = options.registry ?? (await backend.registry.read());
   const recipient = resolveParty(registry, request.to, { role: 'recipient (--to)' });
   const sender = resolveParty(registry, request.from ?? META, { role: 'sender (--from)' });
   const message = buildMessage(request, sender.id, recipient.id, now);

@@ -41,6 +41,11 @@ export interface LifecycleWriteOptions {
 export interface LifecycleStore {
   /** Where the team's envelope is, to show to a person in messages. */
   envelopeLocation(team: RegistryEntry): string;
+  /**
+   * The version of the stored envelope (null when none), without reading or validating it: a holder of a
+   * loaded envelope asks this to learn cheaply whether another process wrote since.
+   */
+  version(team: RegistryEntry): Promise<EnvelopeVersion>;
   /** The stored envelope (schema-validated) and its version; undefined when the team has none yet. Broken ones are reported, never replaced. */
   read(team: RegistryEntry): Promise<StoredEnvelope | undefined>;
   /**

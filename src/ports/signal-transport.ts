@@ -130,6 +130,11 @@ export interface ReadBoxOptions {
   verify?: boolean;
 }
 
+export interface PendingBatchOptions extends ReadBoxOptions {
+  /** About how many signals a batch has (default 256); an adapter may exceed it to keep the signals of one instant together. */
+  batchSize?: number;
+}
+
 export interface WatchOptions {
   /** Stops the watch; the iteration then ends normally. */
   signal?: AbortSignal;
@@ -175,6 +180,13 @@ export interface SignalInbox {
   list(options?: ReadBoxOptions): Promise<SignalReadResult>;
   /** The unacknowledged signals in inbox order, and every invalid entry (filters never hide those). */
   pending(options?: ReadBoxOptions): Promise<SignalReadResult>;
+  /**
+   * The unacknowledged signals a batch at a time, for a consumer that must not hold a huge inbox at once:
+   * across the batches of one iteration every signal pending when it started comes once, in inbox order,
+   * none skipped. Each batch carries the invalid entries found while reading it (each reported once per
+   * iteration). A signal that arrives or is acknowledged during the iteration may or may not be in it.
+   */
+  pendingBatches(options?: PendingBatchOptions): AsyncIterable<SignalReadResult>;
   /**
    * The stored signals carrying `id`. With `hint` (the signal's sent fact) an adapter goes straight to the
    * copy the send stored, at a cost that does not grow with the inbox, and returns that copy once it has

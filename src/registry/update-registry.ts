@@ -13,6 +13,8 @@ export interface UpdateOptions extends RegistryCommitOptions {
   maxAttempts?: number;
   /** Called once per conflict, e.g. to count conflicts in telemetry. */
   onConflict?: (error: RegistryConflictError) => void;
+  /** The registry as the caller just read it: the first attempt starts from it instead of reading again (a stale one is a conflict, then re-read). */
+  current?: Registry;
 }
 
 export interface UpdateResult {
@@ -45,7 +47,7 @@ export async function updateRegistryIn(
   const maxAttempts = options.maxAttempts ?? 100;
   let lastConflict: RegistryConflictError | undefined;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    const current = await store.read();
+    const current = attempt === 1 && options.current ? options.current : await store.read();
     const next = mutate(structuredClone(current));
     if (next === undefined) return { registry: current, changed: false, attempts: attempt };
     try {

@@ -13,7 +13,7 @@ import { getTeam, statusOf } from '../registry/find-team.js';
 import { openBackend } from '../backend/open-backend.js';
 import type { FederationBackend } from '../ports/federation-backend.js';
 import type { RegistryEntry } from '../schema/registry.js';
-import { loadTeamLifecycle, stateOf } from '../actors/team-lifecycle.js';
+import { awaitsApply, loadTeamLifecycle, stateOf } from '../actors/team-lifecycle.js';
 import { newMissionFor, startRunForNewMission } from './team-retry.js';
 
 /**
@@ -97,8 +97,7 @@ async function judgeReadable(root: string, backend: FederationBackend, team: Reg
   if (state === 'complete' && (await newMissionFor(backend, team))) return { team, resume: false, newRun: true };
   if (lifecycle.snapshot.status !== 'active') return { team, skip: `already ${state}${state === 'failed' ? ` (retry it: fed team retry ${team.domainId})` : ''}`, resume: false };
   // A mission applied, or a directive waiting to be applied (the launch's consumer applies it first).
-  const processed = new Set(lifecycle.envelope.processed);
-  const waiting = (await backend.signals.inbox({ id: team.domainId, entry: team }).list()).signals.some((s) => s.message.type === 'directive' && !processed.has(s.message.id));
+  const waiting = (await backend.signals.inbox({ id: team.domainId, entry: team }).list()).signals.some((s) => s.message.type === 'directive' && awaitsApply(lifecycle.envelope, s.message));
   if (!(lifecycle.snapshot.context as { mission?: unknown }).mission && !waiting) {
     return { team, skip: `no mission (send one: fed signal send --to ${team.domainId} --type directive --subject "<mission>")`, resume: false };
   }

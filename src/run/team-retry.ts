@@ -67,17 +67,16 @@ export async function retryTeam(root: string, name: string, config: FederationCo
  * A directive meta sent a complete team after it completed: the mission of a new run. Undefined when
  * there is none (or the lifecycle is not complete).
  */
-export async function newMissionFor(backend: FederationBackend, team: RegistryEntry): Promise<{ signalId: string; subject: string; body: string } | undefined> {
+export async function newMissionFor(backend: FederationBackend, team: RegistryEntry): Promise<{ signalId: string; file: string; subject: string; body: string } | undefined> {
   const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
   const context = lifecycle.snapshot.context as MissionContext;
   const completedAt = context.enteredAt?.complete;
   if (stateOf(lifecycle.snapshot) !== 'complete' || !completedAt || !context.mission) return undefined;
   const inbox = await backend.signals.inbox({ id: team.domainId, entry: team }).list();
   const directive = inbox.signals
-    .map((s) => s.message)
-    .filter((m) => m.type === 'directive' && m.id !== context.mission!.signalId && Date.parse(m.timestamp) >= Date.parse(completedAt))
+    .filter(({ message: m }) => m.type === 'directive' && m.id !== context.mission!.signalId && Date.parse(m.timestamp) >= Date.parse(completedAt))
     .at(-1);
-  return directive && { signalId: directive.id, subject: directive.subject, body: directive.body };
+  return directive && { signalId: directive.message.id, file: directive.file, subject: directive.message.subject, body: directive.message.body };
 }
 
 /** Start the new run a new directive to a complete team asks for; undefined when there is none. */
@@ -89,11 +88,12 @@ export async function startRunForNewMission(root: string, team: RegistryEntry, c
 /**
  * Under the team's state lock: keep the ended run (state and journal into the history, the deliverable
  * numbered), then write a fresh lifecycle that still knows every processed signal, and give it its mission
- * — the directive that asked for it, applied again (`signalId`), or a new directive from meta carrying the
+ * — the directive that asked for it, applied again (held in the fresh envelope: it is acknowledged, so the
+ * team actor applies it from the held list), or a new directive from meta carrying the
  * same mission. The fresh envelope is the commit point: a crash before it leaves the ended run as it was
  * (its files kept in the history, which a retry run again reuses).
  */
-async function startNewRun(root: string, backend: FederationBackend, team: RegistryEntry, config: FederationConfig, mission: { subject: string; body: string; signalId?: string }): Promise<NewRun> {
+async function startNewRun(root: string, backend: FederationBackend, team: RegistryEntry, config: FederationConfig, mission: { subject: string; body: string; signalId?: string; file?: string }): Promise<NewRun> {
   const entry = lifecycleEntryFor(team);
   // What the ended run still owes (journal lines, reports to meta) is done first, so it is kept with it.
   const owed = await settleTeamLifecycle(root, team);
@@ -124,6 +124,7 @@ async function startNewRun(root: string, backend: FederationBackend, team: Regis
       machineVersion: entry.version,
       snapshot: fresh,
       processed: envelope.processed.filter((id) => id !== mission.signalId),
+      ...(mission.signalId && mission.file ? { held: [...(envelope.held ?? []).filter((h) => h.id !== mission.signalId), { id: mission.signalId, file: mission.file }] } : {}),
       journalTail: [],
       pendingReports: [],
       savedAt: new Date().toISOString(),

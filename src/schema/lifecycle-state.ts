@@ -39,6 +39,22 @@ export const pendingReportSchema = z.strictObject({
 });
 export type PendingReport = z.infer<typeof pendingReportSchema>;
 
+/** An acknowledged signal held back while the team is paused: applied (read again from its inbox) once it is not. */
+export const heldSignalSchema = z.strictObject({
+  id: nonEmptyString,
+  /** The transport's handle of the signal in the team's inbox (file-signal-v1: its file name). */
+  file: nonEmptyString,
+});
+export type HeldSignal = z.infer<typeof heldSignalSchema>;
+
+/**
+ * `until-ack`: `processed` keeps an id only until the signal's acknowledgment is durable, and an
+ * acknowledged signal counts as taken (fed acknowledges a signal only once it is applied, held or
+ * ignored). Absent (an envelope of an earlier release, whose agents could acknowledge before the actor
+ * applied): `processed` is the whole history, and an acknowledged signal that is not in it is still applied.
+ */
+export const DEDUPE_UNTIL_ACK = 'until-ack';
+
 export const envelopeSchema = z.strictObject({
   machineId: nonEmptyString,
   machineVersion: z.number().int().positive(),
@@ -46,8 +62,14 @@ export const envelopeSchema = z.strictObject({
   snapshot: z.record(z.string(), z.unknown()),
   /** Number of events applied so far (= the last journal line's seq). */
   seq: z.number().int().nonnegative(),
-  /** Ids of inbox signals whose effect is in this snapshot: the dedupe record. */
+  /**
+   * Ids of inbox signals whose effect is in this snapshot: the dedupe record. With `dedupe: until-ack`,
+   * only those whose acknowledgment may not be durable yet (a batch or two); without it, every id ever applied.
+   */
   processed: z.array(nonEmptyString),
+  dedupe: z.literal(DEDUPE_UNTIL_ACK).optional(),
+  /** Acknowledged signals waiting for the team to leave `paused` (omitted when none). */
+  held: z.array(heldSignalSchema).optional(),
   /** Journal lines of the last write, appended after it (skipped if the journal already has their seq). */
   journalTail: z.array(journalLineSchema),
   /** Reports to meta owed by the last write (sent with their fixed id, so a re-send is a no-op). */

@@ -54,6 +54,41 @@ export const signalMessageSchema = z
   });
 export type SignalMessage = z.infer<typeof signalMessageSchema>;
 
+const SIGNAL_KEYS = new Set(Object.keys(signalMessageSchema.shape));
+// The schema's own patterns (zod's), so the quick check below can only be stricter than it.
+const UUID_PATTERN = z.regexes.uuid();
+const DATETIME_PATTERN = z.regexes.datetime({ offset: true });
+const SIGNAL_TYPE_SET: ReadonlySet<unknown> = new Set(SIGNAL_TYPES);
+
+const isParty = (value: unknown): boolean => typeof value === 'string' && value.length <= 64 && TEAM_ID_PATTERN.test(value);
+const isTimestamp = (value: unknown): boolean => typeof value === 'string' && DATETIME_PATTERN.test(value);
+
+/**
+ * A quick check of parsed JSON against signalMessageSchema, for reading large boxes: zod costs ~25 µs per
+ * signal, this a fraction. It accepts only what the schema accepts (same keys, the schema's patterns);
+ * anything it does not accept is judged by the schema itself, which also says what is wrong. A test
+ * compares the two on a corpus of valid and broken signals.
+ */
+export function isWellFormedSignal(value: unknown): value is SignalMessage {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const v = value as Record<string, unknown>;
+  for (const key of Object.keys(v)) if (!SIGNAL_KEYS.has(key)) return false;
+  return (
+    typeof v.id === 'string' &&
+    UUID_PATTERN.test(v.id) &&
+    isTimestamp(v.timestamp) &&
+    isParty(v.from) &&
+    isParty(v.to) &&
+    SIGNAL_TYPE_SET.has(v.type) &&
+    typeof v.subject === 'string' &&
+    v.subject.trim() !== '' &&
+    typeof v.body === 'string' &&
+    v.protocol === SIGNAL_PROTOCOL &&
+    (v.acknowledged === undefined || typeof v.acknowledged === 'boolean') &&
+    (v.acknowledged_at === undefined || isTimestamp(v.acknowledged_at))
+  );
+}
+
 /** Acknowledgment file content (spec §2.2), stored as `<signal-file>.json.ack` beside the signal. */
 export const signalAckSchema = z
   .strictObject({
@@ -65,6 +100,14 @@ export const signalAckSchema = z
     description: `Content of <signal-file>.json.ack, written by the recipient when it has read the signal (${SIGNAL_PROTOCOL})`,
   });
 export type SignalAck = z.infer<typeof signalAckSchema>;
+
+/** The quick check of signalAckSchema, as isWellFormedSignal is of the signal's: only stricter than the schema. */
+export function isWellFormedAck(value: unknown): value is SignalAck {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const v = value as Record<string, unknown>;
+  const keys = Object.keys(v);
+  return keys.length === 2 && typeof v.acknowledged === 'boolean' && isTimestamp(v.acknowledged_at);
+}
 
 /** `<workspace>/.fed/signals/quarantine/<name>.reason.json`: why a file was taken out of a signal box. */
 export const quarantineReasonSchema = z.strictObject({

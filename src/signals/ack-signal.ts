@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path';
 import { CorruptFileError } from '../errors.js';
-import { createFileExclusive, writeFileAtomic, type WriteOptions } from '../fs/atomic-write.js';
+import { createFileExclusive, writeFileAtomic, type CreateOptions, type WriteOptions } from '../fs/atomic-write.js';
 import { toJsonText } from '../fs/json-text.js';
 import type { SignalAck } from '../schema/signal.js';
 import { recordSignalAcknowledged } from '../telemetry/fed-metrics.js';
@@ -9,7 +9,7 @@ import { judgeAck } from '../schema/judge-signal.js';
 import type { AckResult, SignalEntry } from '../ports/signal-transport.js';
 import { ackFileName } from './signal-file-name.js';
 
-export interface AckOptions extends WriteOptions {
+export interface AckOptions extends CreateOptions {
   now?: () => Date;
 }
 
@@ -27,7 +27,7 @@ export function writeAck(signal: SignalEntry, options: AckOptions = {}): AckResu
   const ackPath = ackPathOf(signal);
   const ack: SignalAck = { acknowledged: true, acknowledged_at: (options.now?.() ?? new Date()).toISOString() };
   const writeOptions: WriteOptions = { durable: options.durable ?? true };
-  if (createFileExclusive(ackPath, toJsonText(ack), writeOptions)) {
+  if (createFileExclusive(ackPath, toJsonText(ack), { ...writeOptions, syncDirectory: options.syncDirectory })) {
     recordSignalAcknowledged(signal.message.to, signal.message.type);
     return { signal: acknowledged(signal, ack), ackPath, alreadyAcknowledged: false };
   }

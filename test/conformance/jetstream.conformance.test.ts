@@ -2,6 +2,7 @@ import { describe } from 'vitest';
 import { jetstreamFederations } from '../helpers/jetstream-federation.js';
 import { skipWithoutNatsServer } from '../helpers/nats-server.js';
 import { useNatsServer } from '../helpers/use-nats-server.js';
+import { describeBoundedApply } from './bounded-apply.suite.js';
 import { describeDeliveryFacts } from './delivery-facts.suite.js';
 import { describeExactlyOnceApply } from './exactly-once.suite.js';
 import { describeLifecycleStore } from './lifecycle-store.suite.js';
@@ -16,5 +17,6 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
   describeRegistryStore('nats-jetstream', jetstreamFederation);
   describeLifecycleStore('nats-jetstream', jetstreamFederation);
   describeExactlyOnceApply('nats-jetstream', jetstreamFederation);
+  describeBoundedApply('nats-jetstream', jetstreamFederation);
   describeDeliveryFacts('nats-jetstream', jetstreamFederation);
 });

@@ -50,6 +50,33 @@ export function describeSignalTransport(name: string, makeFederation: Conformanc
       expect(listed.signals.map((s) => s.message.subject)).toEqual(['s1', 's2', 's3']);
     });
 
+    it('pendingBatches: every pending signal once, in inbox order across batches; acknowledged ones left out; an invalid entry reported once', async () => {
+      const fed = await makeFederation(['alpha']);
+      const alpha = party(fed.teams.alpha!);
+      const route = { from: fed.meta, to: alpha };
+      // Out of order of arrival, several per instant and per second, across several seconds.
+      for (let i = 0; i < 30; i++) {
+        const second = (i * 7) % 5;
+        await fed.backend.signals.send(message('meta', 'alpha', { timestamp: `2026-01-01T00:00:0${second}.${String((i * 13) % 3).padStart(3, '0')}Z`, subject: `s${i}` }), route);
+      }
+      const bad = await fed.plantInvalid(alpha, '{"not": "a signal"}');
+      const inbox = fed.backend.signals.inbox(alpha);
+      const listed = await inbox.list();
+      await inbox.acknowledge(listed.signals.filter((_, i) => i % 4 === 1));
+      const expected = (await inbox.pending()).signals.map((s) => s.message.id);
+      expect(expected).toHaveLength(22);
+      const batches: string[][] = [];
+      const invalid: string[] = [];
+      for await (const batch of inbox.pendingBatches({ batchSize: 4 })) {
+        batches.push(batch.signals.map((s) => s.message.id));
+        invalid.push(...batch.invalid.map((i) => i.file));
+        expect(batch.signals.every((s) => !s.message.acknowledged)).toBe(true);
+      }
+      expect(batches.length).toBeGreaterThan(1);
+      expect(batches.flat()).toEqual(expected);
+      expect(invalid).toEqual([bad]);
+    });
+
     it('a send with a caller-given id is idempotent; the same id on different content is refused', async () => {
       const fed = await makeFederation(['alpha']);
       const alpha = party(fed.teams.alpha!);

@@ -21,7 +21,8 @@ describe('team actor with concurrent writers', () => {
     expect(ids).toHaveLength(100);
 
     // The running consumer catches up by itself (watch + rescan); then it is stopped gracefully.
-    await waitFor(() => (readEnvelope(team.location)?.processed.length ?? 0) === 100, 30_000, 'the consumer to process all signals');
+    // (The dedupe record keeps ids only until their ack is durable, so the journal is what counts them.)
+    await waitFor(() => readWholeJournal(team.location).filter((l) => l.signalId !== undefined).length === 100, 30_000, 'the consumer to process all signals');
     consumer.child.kill('SIGTERM');
     expect(await consumer.done).toMatchObject({ code: 0 });
     await runActors(root, { team: 'docs', once: true });

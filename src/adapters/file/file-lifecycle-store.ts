@@ -30,6 +30,11 @@ export class FileLifecycleStore implements LifecycleStore {
     return workspacePaths(team.location).envelope;
   }
 
+  /** A stat: every write replaces the file (a new inode), so an unchanged stat means an unchanged envelope. */
+  async version(team: RegistryEntry): Promise<EnvelopeVersion> {
+    return envelopeVersion(team);
+  }
+
   async read(team: RegistryEntry): Promise<StoredEnvelope | undefined> {
     // The version is the stat around the read; a replace in between is seen as a changed stat and read again.
     for (;;) {

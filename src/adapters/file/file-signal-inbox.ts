@@ -1,7 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { FedError, RefusedError } from '../../errors.js';
-import { suffixedName } from '../../fs/atomic-write.js';
+import { fsyncDirectory, suffixedName } from '../../fs/atomic-write.js';
 import { ensureDirectory } from '../../fs/ensure-directory.js';
 import type {
   AcknowledgeBatch,
@@ -10,6 +10,7 @@ import type {
   FindHint,
   InboxOptions,
   InvalidSignalFile,
+  PendingBatchOptions,
   QuarantineOptions,
   QuarantineResult,
   ReadBoxOptions,
@@ -24,11 +25,12 @@ import type {
 import { writeAck } from '../../signals/ack-signal.js';
 import type { BoxExpectation } from '../../schema/judge-signal.js';
 import { quarantineSignalFile, restoreSettledQuarantine } from '../../signals/quarantine.js';
-import { SignalBoxReader } from '../../signals/read-signals.js';
+import { SETTLE_MS, SignalBoxReader } from '../../signals/read-signals.js';
 import type { SignalWorkspace } from '../../signals/resolve-workspace.js';
 import { readSignalEntry } from '../../signals/read-signal-entry.js';
 import { ackFileName, signalFileName } from '../../signals/signal-file-name.js';
 import { watchSignalBox } from '../../signals/watch-signals.js';
+import { pendingFileBatches } from './pending-file-batches.js';
 
 /** How many names of a run of same-second, same-subject signals a hinted `find` tries before it reads the whole inbox. */
 const HINTED_NAMES = 16;
@@ -46,8 +48,12 @@ export class FileSignalInbox implements SignalInbox {
   private readonly reader: SignalBoxReader;
   /** Quarantined files already found invalid, by stat (see restoreSettledQuarantine). */
   private readonly quarantineChecked = new Map<string, string>();
+  private readonly settleMs: number;
+  /** Names of ack files known valid and acknowledging (judged, or written here), for pendingBatches. */
+  private readonly validAcks = new Set<string>();
 
   constructor(workspace: SignalWorkspace, options: InboxOptions = {}) {
+    this.settleMs = options.settleMs ?? SETTLE_MS;
     this.party = workspace.id;
     this.location = workspace.inbox;
     this.workspace = workspace.workspace;
@@ -64,6 +70,11 @@ export class FileSignalInbox implements SignalInbox {
     const { signals, invalid } = this.reader.read(options);
     const brokenAcks = new Set(invalid.map((file) => file.file));
     return { signals: signals.filter((s) => !s.message.acknowledged && !brokenAcks.has(ackFileName(s.file))), invalid };
+  }
+
+  /** Streaming, from the listing: see pendingFileBatches. Nothing parsed is kept between batches. */
+  pendingBatches(options: PendingBatchOptions = {}): AsyncIterable<SignalReadResult> {
+    return pendingFileBatches(this.location, this.expect, this.validAcks, { batchSize: options.batchSize ?? 256, verify: options.verify ?? false, settleMs: this.settleMs });
   }
 
   /**
@@ -96,16 +107,24 @@ export class FileSignalInbox implements SignalInbox {
     return bad ? { invalid: bad } : undefined;
   }
 
+  /**
+   * Each ack file's content is fsynced as it is created, the inbox directory once for the batch: the
+   * per-ack cost stays a file creation, however many acks (and files) the inbox has.
+   */
   async acknowledge(signals: readonly SignalEntry[], options: AcknowledgeOptions = {}): Promise<AcknowledgeBatch> {
     const batch: AcknowledgeBatch = { acknowledged: [], failed: [] };
     for (const signal of signals) {
       try {
-        batch.acknowledged.push(writeAck(signal, options));
+        const ack = writeAck(signal, { ...options, syncDirectory: false });
+        batch.acknowledged.push(ack);
+        // The name from the listing, not a slice of the ack path (a slice would keep the whole path alive).
+        if (dirname(signal.path) === this.location) this.validAcks.add(ackFileName(signal.file));
       } catch (error) {
         if (!(error instanceof FedError)) throw error;
         batch.failed.push({ signal, error });
       }
     }
+    if (batch.acknowledged.length > 0 && (options.durable ?? true)) fsyncDirectory(this.location);
     return batch;
   }
 

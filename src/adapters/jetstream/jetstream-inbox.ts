@@ -6,6 +6,7 @@ import type {
   AckResult,
   BoxLookup,
   InvalidSignalFile,
+  PendingBatchOptions,
   QuarantineOptions,
   QuarantineResult,
   SignalEntry,
@@ -105,6 +106,17 @@ export class JetStreamInbox implements SignalInbox {
   async pending(): Promise<SignalReadResult> {
     await this.refresh();
     return this.result((entry) => !entry.message.acknowledged);
+  }
+
+  /**
+   * The pending signals of one read, handed out in slices. The inbox keeps what it read anyway (reading
+   * again costs only what arrived), so this bounds the work per batch, not what the inbox holds.
+   */
+  async *pendingBatches(options: PendingBatchOptions = {}): AsyncGenerator<SignalReadResult> {
+    const { signals, invalid } = await this.pending();
+    const size = Math.max(1, options.batchSize ?? 256);
+    if (signals.length === 0 && invalid.length > 0) yield { signals: [], invalid };
+    for (let i = 0; i < signals.length; i += size) yield { signals: signals.slice(i, i + size), invalid: i === 0 ? invalid : [] };
   }
 
   /**

@@ -35,6 +35,13 @@ export class JetStreamLifecycleStore implements LifecycleStore {
     return `${this.where} KV ${this.names.lifecycleBucket}/${team.domainId}`;
   }
 
+  /** The KV entry's revision (the entry comes along, but is neither parsed nor validated). */
+  async version(team: RegistryEntry): Promise<EnvelopeVersion> {
+    const { lifecycle } = await this.streams();
+    const entry = await retryTransient(() => lifecycle.get(team.domainId));
+    return entry && entry.operation === 'PUT' ? String(entry.revision) : null;
+  }
+
   async read(team: RegistryEntry): Promise<StoredEnvelope | undefined> {
     const { lifecycle } = await this.streams();
     const entry = await retryTransient(() => lifecycle.get(team.domainId));

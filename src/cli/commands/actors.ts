@@ -48,6 +48,7 @@ export function registerActors(program: Command, io: CliIo): void {
           signal: stop.signal,
           inspect: inspection.inspect,
           hooks,
+          streamSteps: true,
           onResult: (result) => {
             io.stdout(options.json ? `${JSON.stringify(result)}\n` : describe(result));
             for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../src/errors.js';
 import { JSON_SCHEMA_NAMES, jsonSchemaFor } from '../../../src/schema/json-schema.js';
-import { signalAckSchema, signalMessageSchema, SIGNAL_PROTOCOL, SIGNAL_TYPES } from '../../../src/schema/signal.js';
+import { isWellFormedAck, isWellFormedSignal, signalAckSchema, signalMessageSchema, SIGNAL_PROTOCOL, SIGNAL_TYPES } from '../../../src/schema/signal.js';
 
 const valid = {
   id: '3f2b8a34-7c1e-4d5a-9b0e-2f6c8d4e1a7b',
@@ -81,5 +81,52 @@ describe('exported JSON Schemas', () => {
     expect(JSON_SCHEMA_NAMES).toEqual(['signal', 'ack', 'learning-entry', 'deliverable-summary']);
     expect(() => jsonSchemaFor('toString')).toThrow(InvalidInputError);
     expect(() => jsonSchemaFor('registry')).toThrow(/available: signal, ack, learning-entry, deliverable-summary/);
+  });
+});
+
+describe('isWellFormedSignal (the quick check of large reads) accepts only what the schema accepts', () => {
+  const signal = { ...valid, to: 'docs-team', timestamp: '2026-01-31T12:04:05.123Z' };
+  const variants: Record<string, unknown>[] = [
+    signal,
+    { ...signal, acknowledged: true, acknowledged_at: '2026-01-31T12:05:00+01:00' },
+    { ...signal, acknowledged: 'yes' },
+    { ...signal, acknowledged_at: 'soon' },
+    { ...signal, id: 'not-a-uuid' },
+    { ...signal, id: '3F2B8A34-7C1E-4D5A-9B0E-2F6C8D4E1A7B' },
+    { ...signal, id: '3f2b8a34-7c1e-9d5a-9b0e-2f6c8d4e1a7b' },
+    { ...signal, timestamp: '2026-02-30T00:00:00Z' },
+    { ...signal, timestamp: '2026-01-31 12:04:05' },
+    { ...signal, timestamp: 1 },
+    { ...signal, from: 'Meta' },
+    { ...signal, to: 'a'.repeat(65) },
+    { ...signal, to: 'docs--team' },
+    { ...signal, type: 'memo' },
+    { ...signal, subject: '   ' },
+    { ...signal, subject: '' },
+    { ...signal, body: 3 },
+    { ...signal, protocol: 'file-signal-v2' },
+    { ...signal, extra: 1 },
+    JSON.parse(`{"__proto__": {"x": 1}, ${JSON.stringify(signal).slice(1)}`) as Record<string, unknown>,
+    Object.fromEntries(Object.entries(signal).filter(([key]) => key !== 'body')),
+  ];
+
+  it.each(variants.map((v, i) => [i, v] as const))('variant %i: quick ⇒ schema, and the valid ones pass quickly', (_, variant) => {
+    const quick = isWellFormedSignal(variant);
+    const schema = signalMessageSchema.safeParse(variant).success;
+    if (quick) expect(schema).toBe(true);
+    if (variant === signal) expect(quick).toBe(true);
+  });
+
+  it('the quick check is not a stub: it refuses each broken variant', () => {
+    expect(variants.filter((v) => !signalMessageSchema.safeParse(v).success).every((v) => !isWellFormedSignal(v))).toBe(true);
+  });
+});
+
+describe('isWellFormedAck accepts only what the ack schema accepts', () => {
+  const ack = { acknowledged: true, acknowledged_at: '2026-01-31T12:01:00Z' };
+  const variants: unknown[] = [ack, { ...ack, acknowledged: false }, { ...ack, acknowledged: 'true' }, { ...ack, acknowledged_at: 'now' }, { acknowledged: true }, { ...ack, extra: 1 }, [ack], null];
+  it.each(variants.map((v, i) => [i, v] as const))('variant %i', (_, variant) => {
+    const schema = signalAckSchema.safeParse(variant).success;
+    expect(isWellFormedAck(variant)).toBe(schema);
   });
 });

@@ -1,0 +1,152 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { InvalidSignalFile, SignalEntry, SignalReadResult } from '../../ports/signal-transport.js';
+import { judgeAck, judgeSignal, type BoxExpectation, type Judged } from '../../schema/judge-signal.js';
+import { readBoxFile } from '../../signals/parse-signal-file.js';
+import { withAck } from '../../signals/read-signals.js';
+import { ackFileName, isAckFileName, isSignalFileName } from '../../signals/signal-file-name.js';
+
+/** `2026-01-31T120405Z-…`: the whole second a signal file is named for (spec §4.2). */
+const NAMED_SECOND = /^(\d{4})-(\d{2})-(\d{2})T(\d{2})(\d{2})(\d{2})Z-/;
+
+function secondOf(name: string): number {
+  const m = NAMED_SECOND.exec(name);
+  return m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) : Number.NaN;
+}
+
+const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+interface Timed {
+  entry: SignalEntry;
+  time: number;
+}
+
+/** Inbox order: timestamp, then file name. */
+const inboxOrder = (a: Timed, b: Timed): number => a.time - b.time || byName(a.entry.file, b.entry.file);
+
+export interface PendingFileBatchesOptions {
+  batchSize: number;
+  /** Judge every listed ack file again, not only those not known valid yet. */
+  verify: boolean;
+  /** See InboxOptions.settleMs. */
+  settleMs: number;
+}
+
+/**
+ * Streaming pending signals of a file-signal-v1 inbox. What is pending is decided from the listing alone
+ * — a signal is acknowledged when a valid `<name>.ack` is listed beside it — so only unacknowledged signal
+ * files are opened, a batch at a time. Names start with their whole second, so the sorted names are in
+ * time order by second; a batch is cut only between seconds (within one, the milliseconds inside decide)
+ * and parsed when it is reached. A file named otherwise (put there by hand) is parsed up front and merged
+ * into the batch its time falls in.
+ *
+ * `validAcks` (names of ack files judged valid and acknowledging, owned by the inbox) spares re-reading
+ * every ack file on every pass: an ack file is published once and never rewritten by fed.
+ */
+export async function* pendingFileBatches(dir: string, expect: BoxExpectation, validAcks: Set<string>, options: PendingFileBatchesOptions): AsyncGenerator<SignalReadResult> {
+  const names = listNames(dir);
+  if (options.verify) validAcks.clear();
+  const invalid: InvalidSignalFile[] = [];
+  const listedAcks = new Set<string>();
+  const brokenAcks = new Set<string>();
+  for (const name of names) {
+    if (!isAckFileName(name)) continue;
+    listedAcks.add(name);
+    if (validAcks.has(name)) continue;
+    const judged = judgeFile(dir, name, judgeAck, options.settleMs);
+    if (judged === undefined) continue;
+    if ('invalid' in judged) {
+      invalid.push(judged.invalid);
+      brokenAcks.add(name);
+    } else if (judged.value.acknowledged) {
+      validAcks.add(name);
+    }
+  }
+  for (const name of validAcks) if (!listedAcks.has(name)) validAcks.delete(name);
+
+  // A signal whose ack file is broken is not pending: it is left to a person (its ack is reported invalid).
+  const candidates = names.filter((name) => isSignalFileName(name) && !validAcks.has(ackFileName(name)) && !brokenAcks.has(ackFileName(name))).sort(byName);
+  const irregular: Timed[] = [];
+  const groups: string[][] = [];
+  let group: string[] = [];
+  let second = Number.NaN;
+  for (const name of candidates) {
+    const named = secondOf(name);
+    if (Number.isNaN(named)) {
+      const read = readSignal(dir, name, expect, options.settleMs);
+      if (read && 'invalid' in read) invalid.push(read.invalid);
+      else if (read) irregular.push(read);
+      continue;
+    }
+    if (group.length >= options.batchSize && named !== second) {
+      groups.push(group);
+      group = [];
+    }
+    group.push(name);
+    second = named;
+  }
+  if (group.length > 0) groups.push(group);
+  irregular.sort(inboxOrder);
+
+  if (groups.length === 0) {
+    if (irregular.length > 0 || invalid.length > 0) yield { signals: irregular.map((t) => t.entry), invalid };
+    return;
+  }
+  for (let i = 0; i < groups.length; i++) {
+    const names = groups[i]!;
+    const last = i === groups.length - 1;
+    const batch: Timed[] = [];
+    const batchInvalid = i === 0 ? invalid : [];
+    for (const name of names) {
+      const read = readSignal(dir, name, expect, options.settleMs);
+      if (read && 'invalid' in read) batchInvalid.push(read.invalid);
+      else if (read) batch.push(read);
+    }
+    // Files named by hand whose time falls before the end of this batch's last second go with it.
+    const end = last ? Number.POSITIVE_INFINITY : secondOf(names[names.length - 1]!) + 1_000;
+    let taken = 0;
+    while (taken < irregular.length && irregular[taken]!.time < end) taken++;
+    batch.push(...irregular.splice(0, taken));
+    yield { signals: batch.sort(inboxOrder).map((t) => t.entry), invalid: batchInvalid };
+  }
+}
+
+function listNames(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch (error) {
+    // An inbox that does not exist (yet) is empty; it is created by the first send.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}
+
+function readSignal(dir: string, name: string, expect: BoxExpectation, settleMs: number): Timed | { invalid: InvalidSignalFile } | undefined {
+  const judged = judgeFile(dir, name, (bytes) => judgeSignal(bytes, expect), settleMs);
+  if (judged === undefined || 'invalid' in judged) return judged;
+  const message = withAck(judged.value, undefined);
+  return { entry: { file: name, path: join(dir, name), message }, time: Date.parse(message.timestamp) };
+}
+
+/**
+ * Read and judge one file; undefined when it vanished since the listing (quarantined, or archived by
+ * another process). Judged as the incremental reader does (src/signals/read-signals.ts): a file that
+ * could not be read, or is empty or cut short and changed within `settleMs`, is retryable.
+ */
+function judgeFile<T>(dir: string, name: string, judge: (bytes: Buffer) => Judged<T>, settleMs: number): { value: T } | { invalid: InvalidSignalFile } | undefined {
+  const path = join(dir, name);
+  let file: ReturnType<typeof readBoxFile>;
+  try {
+    file = readBoxFile(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  const judged: Judged<T> = file.bytes ? judge(file.bytes) : { ok: false, reason: file.problem ?? 'unreadable', incomplete: file.problem === 'the file is empty' };
+  if (judged.ok) return { value: judged.value };
+  const invalid: InvalidSignalFile = { file: name, path, reason: judged.reason };
+  const unsettled = judged.incomplete === true && file.mtimeMs !== undefined && Date.now() - file.mtimeMs < settleMs;
+  if (file.key.startsWith('error:') || unsettled) invalid.retryable = true;
+  if (file.special) invalid.special = true;
+  return { invalid };
+}

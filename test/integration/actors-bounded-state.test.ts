@@ -1,0 +1,175 @@
+import { readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import {
+  acknowledgeAll,
+  acknowledgeSignal,
+  getTeam,
+  initFederation,
+  listSignals,
+  onboardTeam,
+  readEnvelope,
+  readRegistry,
+  runActors,
+  sendSignal,
+  setTeamStatus,
+  workspacePaths,
+  writeAck,
+  type LifecycleEnvelope,
+  type RegistryEntry,
+} from '../../src/index.js';
+import { expectExactlyOnce, readWholeJournal } from '../helpers/lifecycle-checks.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const fast = { durable: false };
+
+async function federation(): Promise<{ root: string; team: () => RegistryEntry }> {
+  const root = tempDir();
+  initFederation(root, {}, {});
+  await onboardTeam(root, { domain: 'docs' }, fast);
+  return { root, team: () => getTeam(readRegistry(root), 'docs') };
+}
+
+const send = (root: string, type: string, subject: string) => sendSignal(root, { to: 'docs', type, subject }, fast);
+const consume = (root: string) => runActors(root, { team: 'docs', once: true, durable: false });
+const events = (team: RegistryEntry) => readWholeJournal(team.location).map((l) => l.event);
+
+describe('the dedupe record stays small (ids leave it once their ack is durable)', () => {
+  it('after 600 signals the envelope holds at most one batch of ids, and the next consumer drops them', async () => {
+    const { root, team } = await federation();
+    const ids: string[] = [];
+    for (let i = 0; i < 600; i++) ids.push((await send(root, i === 0 ? 'directive' : 'question', `q ${i}`)).message.id);
+    await consume(root);
+    const envelope = readEnvelope(team().location)!;
+    expect(envelope.dedupe).toBe('until-ack');
+    // Each write drops the ids whose acks the one before made durable: what is left is the last batch's.
+    expect(envelope.processed.length).toBeLessThanOrEqual(256);
+    // What is left is one batch: its ids and the journal lines it owes (~250 bytes each), never the history.
+    expect(statSync(workspacePaths(team().location).envelope).size).toBeLessThan(256 * 350);
+
+    ids.push((await send(root, 'question', 'one more')).message.id);
+    await consume(root);
+    // The new consumer found the earlier batch's ids acknowledged: gone, like the new one's.
+    expect(readEnvelope(team().location)!.processed).toEqual([]);
+    expectExactlyOnce(root, team().location, ids);
+    // A second run finds everything acknowledged, hence taken: it applies nothing again.
+    await consume(root);
+    expect(readWholeJournal(team().location)).toHaveLength(601);
+  });
+
+  it('an envelope of the previous release (every id, no dedupe field) loads, applies a signal its agent acknowledged early, and is pruned on its next write', async () => {
+    const { root, team } = await federation();
+    await send(root, 'question', 'before');
+    await consume(root);
+    // The previous release kept every id ever applied and wrote no `dedupe` field.
+    const file = workspacePaths(team().location).envelope;
+    const { dedupe: _dedupe, ...current } = JSON.parse(readFileSync(file, 'utf8')) as LifecycleEnvelope;
+    const history = Array.from({ length: 2_000 }, () => randomUUID());
+    writeFileSync(file, JSON.stringify({ ...current, processed: [...history, ...current.processed] }));
+    // Its agents acknowledged signals before the actor applied them (a mission, here).
+    const mission = await send(root, 'directive', 'the mission');
+    const [entry] = (await listSignals(root, { team: 'docs' })).signals.filter((s) => s.message.id === mission.message.id);
+    writeAck(entry!, fast);
+
+    await consume(root);
+    expect(events(team())).toEqual(['QUESTION_RECEIVED', 'MISSION_ASSIGNED']);
+    const envelope = readEnvelope(team().location)!;
+    expect(envelope.dedupe).toBe('until-ack');
+    expect(envelope.processed).toEqual([]);
+  });
+});
+
+describe('an acknowledgment means the signal is applied', () => {
+  it('an agent that acknowledges a pause directive before the actor runs still pauses the team, once', async () => {
+    const { root, team } = await federation();
+    await send(root, 'directive', 'the mission');
+    await consume(root);
+    const pause = await send(root, 'directive', 'pause');
+    await acknowledgeSignal(root, 'docs', pause.message.id, fast);
+    expect(team().status).toBe('paused');
+    expect(events(team())).toEqual(['MISSION_ASSIGNED', 'PAUSE']);
+    const [result] = await consume(root);
+    expect(result?.steps ?? []).toEqual([]);
+    expect(events(team())).toEqual(['MISSION_ASSIGNED', 'PAUSE']);
+    // Acknowledging again applies nothing.
+    expect((await acknowledgeSignal(root, 'docs', pause.message.id, fast))[0]?.alreadyAcknowledged).toBe(true);
+    expect(events(team())).toEqual(['MISSION_ASSIGNED', 'PAUSE']);
+  });
+
+  it('signals acknowledged by hand while paused are held in the envelope and applied, in order, when the team resumes', async () => {
+    const { root, team } = await federation();
+    await send(root, 'directive', 'the mission');
+    await consume(root);
+    await setTeamStatus(root, 'docs', { type: 'PAUSE' }, fast);
+    const first = await send(root, 'directive', 'first while paused');
+    const second = await send(root, 'question', 'second while paused');
+    const acked = await acknowledgeAll(root, 'docs', fast);
+    expect(acked.acknowledged).toHaveLength(2);
+    expect(readEnvelope(team().location)!.held?.map((h) => h.id)).toEqual([first.message.id, second.message.id]);
+    await consume(root);
+    expect(events(team())).toEqual(['MISSION_ASSIGNED', 'PAUSE']);
+
+    await send(root, 'directive', 'resume');
+    await consume(root);
+    expect(events(team())).toEqual(['MISSION_ASSIGNED', 'PAUSE', 'RESUME', 'DIRECTIVE_RECEIVED', 'QUESTION_RECEIVED']);
+    expect(readWholeJournal(team().location).slice(3).map((l) => l.signalId)).toEqual([first.message.id, second.message.id]);
+    expect(readEnvelope(team().location)!.held).toBeUndefined();
+    expect(team().status).toBe('active');
+    await consume(root);
+    expect(readWholeJournal(team().location)).toHaveLength(5);
+  });
+
+  it('a held signal is applied when the team is resumed with fed team resume too', async () => {
+    const { root, team } = await federation();
+    await send(root, 'directive', 'the mission');
+    await consume(root);
+    await setTeamStatus(root, 'docs', { type: 'PAUSE' }, fast);
+    const question = await send(root, 'question', 'while paused');
+    await acknowledgeSignal(root, 'docs', question.message.id, fast);
+    await setTeamStatus(root, 'docs', { type: 'RESUME' }, fast);
+    expect(events(team())).toEqual(['MISSION_ASSIGNED', 'PAUSE', 'RESUME', 'QUESTION_RECEIVED']);
+    expect(readEnvelope(team().location)!.held).toBeUndefined();
+  });
+});
+
+describe('held signals are never lost', () => {
+  it('a pause acknowledged while paused is held; applied at the resume it pauses again, and the signals held after it stay held until the next resume', async () => {
+    const { root, team } = await federation();
+    await send(root, 'directive', 'the mission');
+    await consume(root);
+    await setTeamStatus(root, 'docs', { type: 'PAUSE' }, fast);
+    const pauseAgain = await send(root, 'directive', 'pause');
+    const question = await send(root, 'question', 'after the second pause');
+    await acknowledgeAll(root, 'docs', fast);
+    expect(readEnvelope(team().location)!.held?.map((h) => h.id)).toEqual([pauseAgain.message.id, question.message.id]);
+
+    await setTeamStatus(root, 'docs', { type: 'RESUME' }, fast);
+    // The held pause paused it again: the question waits, still held (it is acknowledged, so nothing else would apply it).
+    expect(events(team())).toEqual(['MISSION_ASSIGNED', 'PAUSE', 'RESUME', 'PAUSE']);
+    expect(readEnvelope(team().location)!.held?.map((h) => h.id)).toEqual([question.message.id]);
+    await consume(root);
+    expect(events(team())).toEqual(['MISSION_ASSIGNED', 'PAUSE', 'RESUME', 'PAUSE']);
+
+    await setTeamStatus(root, 'docs', { type: 'RESUME' }, fast);
+    expect(events(team())).toEqual(['MISSION_ASSIGNED', 'PAUSE', 'RESUME', 'PAUSE', 'RESUME', 'QUESTION_RECEIVED']);
+    expect(readEnvelope(team().location)!.held).toBeUndefined();
+  });
+});
+
+describe('a broken ack never makes a signal apply twice while its id is in the record', () => {
+  it('the ack of a just-applied signal is found corrupt by the next consumer: quarantined, the signal acknowledged again, applied once', async () => {
+    const { root, team } = await federation();
+    const mission = await send(root, 'directive', 'the mission');
+    await consume(root);
+    // The last batch's id is still in the record (its ack is durable, but no write has dropped it yet).
+    expect(readEnvelope(team().location)!.processed).toEqual([mission.message.id]);
+    const ack = `${mission.inboxPath}.ack`;
+    writeFileSync(ack, 'garbage');
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(ack, old, old);
+    const [result] = await consume(root);
+    expect(result?.quarantined.map((q) => q.file)).toEqual([`${mission.file}.ack`]);
+    expect(events(team())).toEqual(['MISSION_ASSIGNED']);
+    expect(JSON.parse(readFileSync(ack, 'utf8'))).toMatchObject({ acknowledged: true });
+  });
+});
