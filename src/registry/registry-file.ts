@@ -16,11 +16,22 @@ export function parseRegistry(text: string, file: string): Registry {
   return parseJsonFile(text, file, registrySchema);
 }
 
+/**
+ * The last registry this process validated, with the exact text it came from. One command reads the
+ * registry several times (`fed event`: to find the team, under the state lock, to send the transition
+ * report, to refresh lastActive, to sync the status), and validating it is what costs — milliseconds per
+ * read in a federation of a few hundred teams, against microseconds to read the file. The file is still
+ * read every time, so a change by any process is seen at once: only a byte-identical text is not
+ * validated again. Callers may change what they get (updateRegistry does), so each gets its own copy.
+ */
+let lastValidated: { file: string; text: string; registry: Registry } | undefined;
+
 export function readRegistry(root: string): Registry {
   const file = federationPaths(root).registry;
   const text = readTextFile(file, REGISTRY_FIX);
   if (text === undefined) throw new NotAFederationError(`${root} is not an initialised federation (no ${file}); run: fed init`);
-  return parseRegistry(text, file);
+  if (lastValidated?.file !== file || lastValidated.text !== text) lastValidated = { file, text, registry: parseRegistry(text, file) };
+  return structuredClone(lastValidated.registry);
 }
 
 /**

@@ -1,0 +1,51 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { describe, expect, it, vi } from 'vitest';
+import { initFederation, onboardTeam, readRegistry } from '../../../src/index.js';
+import { federationPaths } from '../../../src/layout.js';
+import { registrySchema } from '../../../src/schema/registry.js';
+import { tempDir } from '../../helpers/temp-dir.js';
+
+/** A federation with two teams; returns its root. */
+async function federation(): Promise<string> {
+  const root = tempDir();
+  initFederation(root, {}, {});
+  await onboardTeam(root, { domain: 'alpha' }, { durable: false });
+  await onboardTeam(root, { domain: 'beta' }, { durable: false });
+  return root;
+}
+
+describe('readRegistry: an unchanged registry is validated once per process', () => {
+  it('validates the same text once, and each read still gets its own copy to change', async () => {
+    const root = await federation();
+    const validate = vi.spyOn(registrySchema, 'safeParse');
+    try {
+      const first = readRegistry(root);
+      first.teams[0]!.lastActive = '2000-01-01T00:00:00.000Z';
+      first.teams.pop();
+      const second = readRegistry(root);
+      expect(validate).toHaveBeenCalledTimes(1);
+      expect(second.teams.map((team) => team.domainId)).toEqual(['alpha', 'beta']);
+      expect(second.teams[0]!.lastActive).not.toBe('2000-01-01T00:00:00.000Z');
+    } finally {
+      validate.mockRestore();
+    }
+  });
+
+  it('sees a change made by another writer at once, and validates it', async () => {
+    const root = await federation();
+    const file = federationPaths(root).registry;
+    expect(readRegistry(root).teams).toHaveLength(2);
+    const changed = JSON.parse(readFileSync(file, 'utf8')) as { teams: unknown[] };
+    changed.teams.pop();
+    writeFileSync(file, JSON.stringify(changed, null, 2));
+    expect(readRegistry(root).teams.map((team) => team.domainId)).toEqual(['alpha']);
+  });
+
+  it('reports a registry broken after a good read, never the copy it validated before', async () => {
+    const root = await federation();
+    const file = federationPaths(root).registry;
+    readRegistry(root);
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"lockVersion"', '"lockVersion": "x", "ignored"'));
+    expect(() => readRegistry(root)).toThrow(/team-registry\.json/);
+  });
+});
