@@ -249,7 +249,7 @@ export async function applyLifecycleInputs(
         processed.add(signal.id);
         processedNow.push(signal.id);
         const event = eventForSignal(signal, snapshot);
-        const refusal = event === undefined ? `a ${signal.type} changes no lifecycle` : refusalOf(entry, snapshot, event);
+        const refusal = event === undefined ? `a ${signal.type} changes no lifecycle` : refusalOf(entry, team, snapshot, event);
         if (event === undefined || refusal !== undefined) {
           const note = `ignored: ${refusal}`;
           steps.push({ outcome: 'ignored', signal, signalId: signal.id, note, line: record(event?.type ?? signal.type, from, 'signal', signal.id, note) });
@@ -261,7 +261,7 @@ export async function applyLifecycleInputs(
       }
 
       const event = input.source === 'event' ? validateAgentEvent(entry, team, input.event, now()) : { ...input.event, at: input.event.at ?? now() };
-      const refusal = refusalOf(entry, snapshot, event);
+      const refusal = refusalOf(entry, team, snapshot, event);
       if (refusal !== undefined) {
         if (input.source === 'event') {
           throw new RefusedError('EVENT_NOT_ACCEPTED', `team "${team.domainId}" is ${from}: ${refusal}`);
@@ -364,7 +364,7 @@ export async function withStateLock<T>(root: string, team: RegistryEntry, option
 }
 
 /** Why `snapshot` does not accept `event`, or undefined when it does. */
-function refusalOf(entry: MachineEntry, snapshot: AnyMachineSnapshot, event: { type: string }): string | undefined {
+function refusalOf(entry: MachineEntry, team: RegistryEntry, snapshot: AnyMachineSnapshot, event: { type: string }): string | undefined {
   const check = checkEvent(snapshot, event);
   if (check.accepted) return undefined;
   const accepted = check.acceptedTypes.length ? `it accepts ${check.acceptedTypes.join(', ')}` : 'it accepts no event';
@@ -372,13 +372,13 @@ function refusalOf(entry: MachineEntry, snapshot: AnyMachineSnapshot, event: { t
     case 'final':
       return `${stateOf(snapshot)} is final; the ${entry.id} lifecycle is over and accepts no event`;
     case 'condition-not-met':
-      return `${event.type} is not allowed here with this payload or context (${conditionHint(entry, event.type)}); ${accepted}`;
+      return `${event.type} is not allowed here with this payload or context (${conditionHint(entry, event.type).replaceAll('<team>', team.domainId)}); ${accepted}`;
     case 'not-accepted':
       return `${event.type} is not accepted in ${stateOf(snapshot)}; ${accepted}`;
   }
 }
 
-/** What a guarded event needs, for refusals that say how to fix the call: its own docs say, else the shared events'. */
+/** What a guarded event needs, for refusals that say how to fix the call: its own docs say, else the shared events'. `<team>` in it stands for the team. */
 function conditionHint(entry: MachineEntry, type: string): string {
   const schema = entry.eventSchema as unknown as Parameters<typeof documentedEvents>[0];
   const own = documentedEvents(schema).find((event) => event.type === type)?.doc.needs;

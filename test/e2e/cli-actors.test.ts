@@ -55,7 +55,7 @@ describe('fed event / fed actors run / fed team show', () => {
 
   it.each([
     [['event', '--team', 'docs', 'SCAN_COMPLETE', '--data', '{"filesRead":1}'], /team "docs" is preparing: SCAN_COMPLETE is not accepted in preparing; it accepts /],
-    [['event', '--team', 'docs', 'PLAN_READY', '--data', '{"sources":["a"]}'], /no mission has been applied yet: a mission directive \(fed signal send --to <team> --type directive.*fed actors run --team <team> --once/],
+    [['event', '--team', 'docs', 'PLAN_READY', '--data', '{"sources":["a"]}'], /no mission has been applied yet: a mission directive \(fed signal send --to docs --type directive.*fed actors run --team docs --once/],
     [['event', '--team', 'docs', 'NOPE'], /unknown event "NOPE" for the deliverable lifecycle/],
     [['event', '--team', 'docs', 'FAIL', '--data', '{"reason":'], /--data is not valid JSON \(line 1, column 11/],
     [['event', '--team', 'docs', 'FAIL', '--data', '[1]'], /--data must be a JSON object/],

@@ -161,7 +161,7 @@ describe('agent events (fed event)', () => {
     await expect(agent(root, team(), 'SCAN_COMPLETE', { filesRead: 1 })).rejects.toThrow(
       /team "docs" is preparing: SCAN_COMPLETE is not accepted in preparing; it accepts .*PLAN_READY/,
     );
-    await expect(agent(root, team(), 'PLAN_READY', { sources: [] })).rejects.toThrow(/no mission has been applied yet: .*fed actors run --team <team> --once, or fed launch --team <team>/);
+    await expect(agent(root, team(), 'PLAN_READY', { sources: [] })).rejects.toThrow(/no mission has been applied yet: .*fed signal send --to docs .*fed actors run --team docs --once, or fed launch --team docs\)/);
     expect(readEnvelope(team().location)).toEqual(before);
   });
 
