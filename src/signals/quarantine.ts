@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { RefusedError } from '../errors.js';
 import { fsyncDirectory, linkFileNoClobber, publishFileNoClobber, unlinkQuietly, type WriteOptions } from '../fs/atomic-write.js';
@@ -11,6 +11,7 @@ import { readBoxFile, statKey } from './parse-signal-file.js';
 import { judgeSignal, type BoxExpectation } from '../schema/judge-signal.js';
 import { isAckFileName, isSignalFileName } from './signal-file-name.js';
 import type { QuarantineOptions, QuarantineResult } from '../ports/signal-transport.js';
+import { listDirectory } from '../fs/list-directory.js';
 
 export type { QuarantineOptions, QuarantineResult } from '../ports/signal-transport.js';
 
@@ -74,13 +75,7 @@ const REASON_FILE = /^(.+)\.reason(?:-\d+)?\.json$/;
 export function restoreSettledQuarantine(workspace: string, expect: BoxExpectation, checked: Map<string, string>, options: WriteOptions = {}): string[] {
   const quarantine = quarantineDirectory(workspace);
   const inbox = workspacePaths(workspace).inbox;
-  let names: string[];
-  try {
-    names = readdirSync(quarantine);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
+  const names = listDirectory(quarantine);
   const restored: string[] = [];
   const present = new Set(names);
   for (const reasonName of names) {

@@ -2,11 +2,12 @@ import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { federationPaths, initFederation, onboardingPaths, readRegistry, toJsonText, type OnboardingIntent } from '../../src/index.js';
+import { federationPaths, onboardingPaths, readRegistry, toJsonText, type OnboardingIntent } from '../../src/index.js';
 import { settleWorktreeGit } from '../../src/registry/worktree-git.js';
 import { processIsAlive } from '../../src/fs/process-identity.js';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { waitFor } from '../helpers/fixture-process.js';
+import { gitFederation } from '../helpers/git-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /**
@@ -17,17 +18,10 @@ import { tempDir } from '../helpers/temp-dir.js';
  */
 const REAL_GIT = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
 
-function gitFederation(): { root: string; git: (...args: string[]) => string; refLock: string } {
-  const root = tempDir();
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, stdio: 'pipe', encoding: 'utf8' });
-  git('init', '-q', '-b', 'main');
-  git('config', 'user.email', 'fed@test');
-  git('config', 'user.name', 'fed test');
-  writeFileSync(join(root, 'README.md'), '# repo\n');
-  initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
-  git('add', '-A');
-  git('commit', '-qm', 'repo');
-  return { root, git, refLock: join(root, '.git', 'refs', 'heads', 'fed', 'api.lock') };
+/** A git federation, and where git locks the ref of team api's worktree branch. */
+function gitFederationWithLock(): { root: string; git: (...args: string[]) => string; refLock: string } {
+  const federation = gitFederation();
+  return { ...federation, refLock: join(federation.root, '.git', 'refs', 'heads', 'fed', 'api.lock') };
 }
 
 /**
@@ -90,7 +84,7 @@ function interruptedWorktreeOnboarding(root: string): OnboardingIntent {
 
 describe('a killed worktree onboarding whose git outlives it', () => {
   it('the retry waits for the orphaned git to finish, removes what it made, and completes', async () => {
-    const { root, git, refLock } = gitFederation();
+    const { root, git, refLock } = gitFederationWithLock();
     const slow = slowGit(refLock);
     const args = ['--root', root, 'team', 'onboard', 'api', '--placement', 'worktree'];
     const first = spawnFed(args, slow.env);
@@ -121,7 +115,7 @@ describe('a killed worktree onboarding whose git outlives it', () => {
   });
 
   it('a ref lock whose git was killed too is stale: the retry removes it, names it, and completes', async () => {
-    const { root, refLock } = gitFederation();
+    const { root, refLock } = gitFederationWithLock();
     interruptedWorktreeOnboarding(root);
     mkdirSync(dirname(refLock), { recursive: true });
     writeFileSync(refLock, '');
@@ -132,7 +126,7 @@ describe('a killed worktree onboarding whose git outlives it', () => {
   });
 
   it('fed doctor names the stale lock, and --fix removes it with the half-made worktree', async () => {
-    const { root, git, refLock } = gitFederation();
+    const { root, git, refLock } = gitFederationWithLock();
     const intent = interruptedWorktreeOnboarding(root);
     git('worktree', 'add', '--quiet', '-b', 'fed/api', intent.location);
     const indexLock = join(root, '.git', 'worktrees', 'api', 'index.lock');
@@ -148,7 +142,7 @@ describe('a killed worktree onboarding whose git outlives it', () => {
   });
 
   it('a git still running at the deadline is refused by name, its lock kept', async () => {
-    const { root, refLock } = gitFederation();
+    const { root, refLock } = gitFederationWithLock();
     const intent = interruptedWorktreeOnboarding(root);
     const slow = slowGit(refLock);
     const holder = spawn(join(slow.env.SLOW_GIT_DIR!, 'bin', 'git'), ['worktree', 'add', '--quiet', '-b', 'fed/api', intent.location], { cwd: root, env: { ...process.env, ...slow.env }, stdio: 'ignore' });

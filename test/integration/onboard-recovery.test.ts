@@ -1,24 +1,11 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { federationPaths, initFederation, onboardingPaths, onboardTeam, readRegistry, toJsonText, type OnboardingIntent } from '../../src/index.js';
 import { runFed } from '../helpers/fed-cli.js';
 import { startFixture, waitFor } from '../helpers/fixture-process.js';
+import { gitFederation } from '../helpers/git-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
-
-function gitFederation(): { root: string; git: (...args: string[]) => string } {
-  const root = tempDir();
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, stdio: 'pipe', encoding: 'utf8' });
-  git('init', '-q', '-b', 'main');
-  git('config', 'user.email', 'fed@test');
-  git('config', 'user.name', 'fed test');
-  writeFileSync(join(root, 'README.md'), '# repo\n');
-  initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
-  git('add', '-A');
-  git('commit', '-qm', 'repo');
-  return { root, git };
-}
 
 /** What a `fed team onboard` killed after writing its intent record leaves: the record, and whatever it had made. */
 function interruptedOnboarding(root: string, domain: string, placementType: 'directory' | 'worktree'): OnboardingIntent {

@@ -1,10 +1,10 @@
-import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { InvalidSignalFile, SignalEntry, SignalReadResult } from '../../ports/signal-transport.js';
 import { judgeAck, judgeSignal, type BoxExpectation, type Judged } from '../../schema/judge-signal.js';
 import { readBoxFile } from '../../signals/parse-signal-file.js';
 import { withAck } from '../../signals/read-signals.js';
 import { ackFileName, isAckFileName, isSignalFileName } from '../../signals/signal-file-name.js';
+import { listDirectory } from '../../fs/list-directory.js';
 
 /** `2026-01-31T120405Z-…`: the whole second a signal file is named for (spec §4.2). */
 const NAMED_SECOND = /^(\d{4})-(\d{2})-(\d{2})T(\d{2})(\d{2})(\d{2})Z-/;
@@ -44,7 +44,7 @@ export interface PendingFileBatchesOptions {
  * every ack file on every pass: an ack file is published once and never rewritten by fed.
  */
 export async function* pendingFileBatches(dir: string, expect: BoxExpectation, validAcks: Set<string>, options: PendingFileBatchesOptions): AsyncGenerator<SignalReadResult> {
-  const names = listNames(dir);
+  const names = listDirectory(dir);
   if (options.verify) validAcks.clear();
   const invalid: InvalidSignalFile[] = [];
   const listedAcks = new Set<string>();
@@ -108,16 +108,6 @@ export async function* pendingFileBatches(dir: string, expect: BoxExpectation, v
     while (taken < irregular.length && irregular[taken]!.time < end) taken++;
     batch.push(...irregular.splice(0, taken));
     yield { signals: batch.sort(inboxOrder).map((t) => t.entry), invalid: batchInvalid };
-  }
-}
-
-function listNames(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch (error) {
-    // An inbox that does not exist (yet) is empty; it is created by the first send.
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
   }
 }
 

@@ -1,4 +1,4 @@
-import { existsSync, linkSync, lstatSync, readdirSync } from 'node:fs';
+import { existsSync, linkSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { FILE_BACKEND_NAME } from '../../adapters/file/open-file-backend.js';
 import { FedError, RefusedError } from '../../errors.js';
@@ -18,6 +18,7 @@ import { withAck, type SignalEntry } from '../read-signals.js';
 import { resolveSignalWorkspace, type SignalWorkspace } from '../resolve-workspace.js';
 import { ACK_FILE_SUFFIX, ackFileName, isAckFileName, isSignalFileName, nameHint } from '../signal-file-name.js';
 import { archiveDirectoryOf } from './box-archive.js';
+import { listDirectory } from '../../fs/list-directory.js';
 
 export interface ArchiveSignalsRequest {
   /** One party (a team id or domain, or `meta`); default: meta and every registered team. */
@@ -78,7 +79,7 @@ export async function archiveSignals(root: string, request: ArchiveSignalsReques
     }
     for (const box of SIGNAL_BOXES) {
       const dir = workspace[box];
-      const names = listNames(dir);
+      const names = listDirectory(dir);
       const signalNames = names.filter(isSignalFileName);
       const done = await doneSignals(dir, names, { owner: workspace.id, box }, cutoff, inspector, backend.delivery);
       if (box === 'inbox') finishInterruptedMoves(dir, names, durable);
@@ -128,15 +129,6 @@ async function doneSignals(
 async function isDone(entry: SignalEntry, box: SignalBox, inspector: DeliveryInspector, facts: DeliveryFactStore): Promise<boolean> {
   if (await facts.has(entry.message.id, 'answered')) return true;
   return box === 'inbox' ? entry.message.acknowledged === true : (await inspector.status(entry, box)).state === 'acknowledged';
-}
-
-function listNames(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
 }
 
 /**

@@ -1,4 +1,3 @@
-import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { workspacePaths } from '../../layout.js';
 import { statusOf } from '../../registry/find-team.js';
@@ -12,6 +11,7 @@ import { FILE_BACKEND_NAME } from '../../adapters/file/open-file-backend.js';
 import type { DeliveryFactStore } from '../../ports/delivery-fact-store.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import { readValidFile } from './read-valid-file.js';
+import { listDirectory } from '../../fs/list-directory.js';
 
 /** A live signal that is overdue (`expired`) or sits in the inbox of an archived team (`undeliverable`). */
 export interface StuckSignal {
@@ -130,13 +130,7 @@ export interface InboxName {
 }
 
 function boxNames(inbox: string): InboxName[] {
-  let names: string[];
-  try {
-    names = readdirSync(inbox);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
+  const names = listDirectory(inbox);
   const acks = new Set(names.filter(isAckFileName));
   return names.filter(isSignalFileName).map((name) => ({ name, acknowledged: acks.has(`${name}${ACK_FILE_SUFFIX}`) }));
 }
