@@ -22,13 +22,15 @@ const STATE_FACTS: readonly DeliveryFactName[] = ['answered', 'read', 'undeliver
 
 /**
  * Delivery states of many signals at one moment, from the backend's delivery facts (looked up by
- * existence: for many signals at once after `learn`, else one by one) and, for an outbox copy, the acknowledgment of the recipient's inbox copy, found through the
- * transport (straight to it: the outbox copy carries what the inbox copy was named for).
+ * existence: for many signals at once after `learn`, else one by one) and, for an outbox copy, the
+ * acknowledgment of the recipient's inbox copy, found through the transport (straight to it: the outbox
+ * copy carries what the inbox copy was named for).
  */
 export class DeliveryInspector {
   private readonly inboxes = new Map<string, SignalInbox | undefined>();
   /** Which state facts the signals `learn` was given have (lower-case ids; a learned id missing here has none). */
   private readonly learned = new Map<string, ReadonlySet<DeliveryFactName>>();
+  private readonly gone = new Map<string, string | undefined>();
 
   constructor(
     private readonly backend: FederationBackend,
@@ -49,20 +51,31 @@ export class DeliveryInspector {
 
   async status(entry: SignalEntry, box: SignalBox): Promise<DeliveryStatus> {
     const { message } = entry;
-    const facts = this.backend.delivery;
+    const acknowledged = box === 'inbox' ? message.acknowledged === true : await this.acknowledgedInRecipientInbox(entry);
     const known = this.learned.get(message.id.toLowerCase());
-    const has = async (fact: DeliveryFactName) => (known ? known.has(fact) : facts.has(message.id, fact));
-    const [acknowledged, answered, read, undeliverable] = await Promise.all([
-      box === 'inbox' ? message.acknowledged === true : this.acknowledgedInRecipientInbox(entry),
-      has('answered'),
-      has('read'),
-      has('undeliverable').then(async (found) => (found ? (await facts.get(message.id, 'undeliverable'))?.reason : undefined)),
-    ]);
+    const [answered, read, undeliverable] = known
+      ? // Learned: no lookup left but the reason of an undeliverable signal.
+        [known.has('answered'), known.has('read'), known.has('undeliverable') ? await this.undeliverableReason(message.id) : undefined]
+      : await Promise.all([
+          this.backend.delivery.has(message.id, 'answered'),
+          this.backend.delivery.has(message.id, 'read'),
+          this.backend.delivery.has(message.id, 'undeliverable').then((has) => (has ? this.undeliverableReason(message.id) : undefined)),
+        ]);
     return deliveryStatus(
       { ...message, acknowledged },
       { answered, read, undeliverable },
-      { now: this.now, deadlines: this.deadlines, recipientGone: recipientGoneReason(this.registry, message.to) },
+      { now: this.now, deadlines: this.deadlines, recipientGone: this.recipientGone(message.to) },
     );
+  }
+
+  private async undeliverableReason(id: string): Promise<string | undefined> {
+    return (await this.backend.delivery.get(id, 'undeliverable'))?.reason;
+  }
+
+  /** Looked up once per recipient: a box's signals mostly share one. */
+  private recipientGone(party: string): string | undefined {
+    if (!this.gone.has(party)) this.gone.set(party, recipientGoneReason(this.registry, party));
+    return this.gone.get(party);
   }
 
   /** A sent signal's inbox copy is acknowledged (or was, before it was archived with its ack). */
