@@ -48,7 +48,7 @@ export function describeDeliveryFacts(name: string, makeFederation: ConformanceF
     it('recorded answers has for many signals at once, for a few ids and for a box full (ids in any case)', async () => {
       const fed = await makeFederation([]);
       const facts = fed.backend.delivery;
-      const ids = Array.from({ length: 150 }, () => randomUUID());
+      const ids: string[] = Array.from({ length: 150 }, () => randomUUID());
       const read = { readAt: '2026-01-01T00:01:00.000Z', by: 'alpha' };
       const answered = { answeredAt: '2026-01-01T00:02:00.000Z', replyId: randomUUID(), from: 'meta' };
       for (const [index, id] of ids.entries()) {
