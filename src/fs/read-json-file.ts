@@ -45,10 +45,11 @@ export function readFileBounded(path: string, options: BoundedReadOptions = {}):
     const buffer = Buffer.allocUnsafe(Math.min(stat.size, maxBytes) + 1);
     let length = 0;
     for (;;) {
-      const n = readSync(fd, buffer, length, buffer.length - length, null);
-      if (n === 0) break;
+      const asked = buffer.length - length;
+      const n = readSync(fd, buffer, length, asked, null);
       length += n;
-      if (length === buffer.length) break;
+      // A regular file gives fewer bytes than asked only at its end: no second read just to be told 0.
+      if (n < asked || length === buffer.length) break;
     }
     if (length > maxBytes) return { ok: false, problem: `the file grew over the ${maxBytes}-byte limit while it was read`, stat };
     return { ok: true, bytes: buffer.subarray(0, length), stat };

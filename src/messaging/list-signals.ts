@@ -84,13 +84,14 @@ export async function listSignals(root: string, query: ListSignalsQuery = {}, op
   const archived = query.all ? readArchivedSignals(opened.location, { owner: party.id, box }) : { signals: [], invalid: [] };
   const now = options.now ?? new Date();
   const inspector = new DeliveryInspector(backend, registry, deadlineTable(options.deadlines), now);
+  const matching = (entry: SignalEntry) =>
+    !(query.unacknowledged && entry.message.acknowledged) && (query.type === undefined || entry.message.type === query.type) && (from === undefined || entry.message.from === from);
+  const candidates = [archived.signals.filter(matching), live.signals.filter(matching)] as const;
+  await inspector.learn([...candidates[0], ...candidates[1]]);
   const wanted: ListedSignal[] = [];
-  for (const [signals, isArchived] of [[archived.signals, true], [live.signals, false]] as const) {
+  for (const [signals, isArchived] of [[candidates[0], true], [candidates[1], false]] as const) {
     for (const entry of signals) {
       const { message } = entry;
-      if (query.unacknowledged && message.acknowledged) continue;
-      if (query.type !== undefined && message.type !== query.type) continue;
-      if (from !== undefined && message.from !== from) continue;
       const delivery = await inspector.status(entry, box);
       if (query.state !== undefined && delivery.state !== (query.state as DeliveryState)) continue;
       // Only an answered signal has an answer to name: the others cost no extra read.
@@ -101,7 +102,9 @@ export async function listSignals(root: string, query: ListSignalsQuery = {}, op
   const reader = options.reader === undefined ? undefined : (findTeam(registry, options.reader)?.domainId ?? options.reader);
   if (box === 'inbox' && reader === party.id) {
     if ((await markSignalsRead(backend.delivery, reader, wanted.filter((s) => !s.archived).map((s) => s.message), now)) > 0) {
-      for (const signal of wanted) if (signal.delivery.state === 'delivered') signal.delivery = await inspector.status(signal, box);
+      const delivered = wanted.filter((signal) => signal.delivery.state === 'delivered');
+      await inspector.learn(delivered);
+      for (const signal of delivered) signal.delivery = await inspector.status(signal, box);
     }
   }
   return { team: party.id, box, dir: opened.location, signals: wanted, invalid: [...archived.invalid, ...live.invalid] };

@@ -18,6 +18,11 @@ export interface DeliveryFactStore {
   get<K extends DeliveryFactName>(id: string, fact: K): Promise<DeliveryFacts[K] | undefined>;
   /** Whether a fact is recorded, without reading it (the monitor asks this for every live signal). */
   has(id: string, fact: DeliveryFactName): Promise<boolean>;
+  /**
+   * `has` for many signals at once (`fed signal list` asks for every signal it shows): for each of `ids`
+   * that has any of `facts` recorded, its lower-case id with those facts; ids with none are left out.
+   */
+  recorded(ids: readonly string[], facts: readonly DeliveryFactName[]): Promise<Map<string, Set<DeliveryFactName>>>;
   /** Every fact recorded for a signal. */
   all(id: string): Promise<DeliveryFacts>;
 }

@@ -45,6 +45,37 @@ export function describeDeliveryFacts(name: string, makeFederation: ConformanceF
       expect(await facts.record(id, 'answered', { answeredAt: '2026-01-02T00:00:00.000Z', replyId: randomUUID(), from: 'meta' })).toBe(false);
     });
 
+    it('recorded answers has for many signals at once, for a few ids and for a box full (ids in any case)', async () => {
+      const fed = await makeFederation([]);
+      const facts = fed.backend.delivery;
+      const ids: string[] = Array.from({ length: 150 }, () => randomUUID());
+      const read = { readAt: '2026-01-01T00:01:00.000Z', by: 'alpha' };
+      const answered = { answeredAt: '2026-01-01T00:02:00.000Z', replyId: randomUUID(), from: 'meta' };
+      for (const [index, id] of ids.entries()) {
+        if (index % 3 === 0) await facts.record(id, 'read', read, { durable: false });
+        if (index % 5 === 0) await facts.record(id.toUpperCase(), 'answered', answered, { durable: false });
+        if (index % 7 === 0) await facts.record(id, 'sent', sentFact(id, `Signal ${index}`), { durable: false });
+      }
+      const expected = (asked: readonly string[], wanted: readonly ('read' | 'answered' | 'sent')[]) => {
+        const map = new Map<string, Set<string>>();
+        for (const id of asked) {
+          const index = ids.indexOf(id.toLowerCase());
+          const has = { read: index % 3 === 0, answered: index % 5 === 0, sent: index % 7 === 0 };
+          const set = new Set(wanted.filter((fact) => has[fact]));
+          if (set.size > 0) map.set(id.toLowerCase(), set);
+        }
+        return map;
+      };
+      // All of them, asked in upper case, for two of the facts: `sent` is not asked, so not answered.
+      const upper = ids.map((id) => id.toUpperCase());
+      expect(await facts.recorded(upper, ['read', 'answered'])).toEqual(expected(upper, ['read', 'answered']));
+      // A few of them, and an id nothing was recorded for.
+      const few = [...ids.slice(0, 10), randomUUID()];
+      expect(await facts.recorded(few, ['read', 'answered', 'sent'])).toEqual(expected(few.slice(0, 10), ['read', 'answered', 'sent']));
+      expect(await facts.recorded([], ['read'])).toEqual(new Map());
+      expect((await facts.recorded(ids, ['undeliverable'])).size).toBe(0);
+    });
+
     it('refuses a fact that does not match its schema, recording nothing', async () => {
       const fed = await makeFederation([]);
       const id = randomUUID();

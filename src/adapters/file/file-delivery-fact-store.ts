@@ -3,12 +3,20 @@ import { join } from 'node:path';
 import type { z } from 'zod';
 import { createFileExclusive } from '../../fs/atomic-write.js';
 import { ensureDirectory } from '../../fs/ensure-directory.js';
+import { listDirectory } from '../../fs/list-directory.js';
 import { toJsonText } from '../../fs/json-text.js';
 import { readJsonFile } from '../../fs/read-json-file.js';
 import { FED_DIR } from '../../layout.js';
 import type { DeliveryFactStore } from '../../ports/delivery-fact-store.js';
 import type { TransportWriteOptions } from '../../ports/signal-transport.js';
 import { DELIVERY_DIR, DELIVERY_FACTS, deliveryFactSchemas, type DeliveryFactName, type DeliveryFacts } from '../../schema/delivery.js';
+
+/**
+ * Up to this many signals, `recorded` asks per fact file; above, it lists the folder once. A listing
+ * costs in proportion to every fact of the federation, a check per file in proportion to the question,
+ * so a few signals are checked and a box's worth (`fed signal list`) is answered from one listing.
+ */
+const CHECKED_ONE_BY_ONE = 64;
 
 export function deliveryDirectory(root: string): string {
   return join(root, FED_DIR, DELIVERY_DIR);
@@ -44,6 +52,30 @@ export class FileDeliveryFactStore implements DeliveryFactStore {
 
   async has(id: string, fact: DeliveryFactName): Promise<boolean> {
     return existsSync(this.path(id, fact));
+  }
+
+  async recorded(ids: readonly string[], facts: readonly DeliveryFactName[]): Promise<Map<string, Set<DeliveryFactName>>> {
+    const found = new Map<string, Set<DeliveryFactName>>();
+    const note = (id: string, fact: DeliveryFactName) => {
+      const set = found.get(id);
+      if (set) set.add(fact);
+      else found.set(id, new Set([fact]));
+    };
+    if (ids.length <= CHECKED_ONE_BY_ONE) {
+      for (const id of ids) for (const fact of facts) if (existsSync(this.path(id, fact))) note(id.toLowerCase(), fact);
+      return found;
+    }
+    const wanted = new Set(ids.map((id) => id.toLowerCase()));
+    const asked = new Set<string>(facts);
+    for (const name of listDirectory(this.location)) {
+      // `<id>.<fact>.json`: the id is a UUID (no dots), so the first dot ends it.
+      const dot = name.indexOf('.');
+      const fact = name.slice(dot + 1, -'.json'.length);
+      if (dot < 0 || !name.endsWith('.json') || !asked.has(fact)) continue;
+      const id = name.slice(0, dot);
+      if (wanted.has(id)) note(id, fact as DeliveryFactName);
+    }
+    return found;
   }
 
   async all(id: string): Promise<DeliveryFacts> {

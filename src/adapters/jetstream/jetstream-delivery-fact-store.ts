@@ -64,6 +64,17 @@ export class JetStreamDeliveryFactStore implements DeliveryFactStore {
     return entry !== null && entry.operation === 'PUT';
   }
 
+  /** The lookups of one signal at once, the signals one after another: as many requests in flight as `has` of one signal makes. */
+  async recorded(ids: readonly string[], facts: readonly DeliveryFactName[]): Promise<Map<string, Set<DeliveryFactName>>> {
+    const found = new Map<string, Set<DeliveryFactName>>();
+    for (const id of ids) {
+      const present = await Promise.all(facts.map((fact) => this.has(id, fact)));
+      const set = new Set(facts.filter((_, index) => present[index]));
+      if (set.size > 0) found.set(id.toLowerCase(), set);
+    }
+    return found;
+  }
+
   async all(id: string): Promise<DeliveryFacts> {
     const values = await Promise.all(DELIVERY_FACTS.map((fact) => this.get(id, fact)));
     const facts: DeliveryFacts = {};

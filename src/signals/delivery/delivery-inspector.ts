@@ -2,6 +2,7 @@ import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { SignalBox, SignalEntry, SignalInbox } from '../../ports/signal-transport.js';
 import { findTeam, statusOf } from '../../registry/find-team.js';
 import { META } from '../../schema/common.js';
+import type { DeliveryFactName } from '../../schema/delivery.js';
 import type { Registry } from '../../schema/registry.js';
 import { archiveDirectoryOf } from '../archive/box-archive.js';
 import { readSignalEntry } from '../read-signal-entry.js';
@@ -16,13 +17,20 @@ export function recipientGoneReason(registry: Registry, party: string): string |
   return statusOf(entry) === 'archived' ? `recipient "${party}" is archived` : undefined;
 }
 
+/** The facts a delivery state is derived from (besides the ack). */
+const STATE_FACTS: readonly DeliveryFactName[] = ['answered', 'read', 'undeliverable'];
+
 /**
  * Delivery states of many signals at one moment, from the backend's delivery facts (looked up by
- * existence) and, for an outbox copy, the acknowledgment of the recipient's inbox copy, found through the
- * transport (straight to it: the outbox copy carries what the inbox copy was named for).
+ * existence: for many signals at once after `learn`, else one by one) and, for an outbox copy, the
+ * acknowledgment of the recipient's inbox copy, found through the transport (straight to it: the outbox
+ * copy carries what the inbox copy was named for).
  */
 export class DeliveryInspector {
   private readonly inboxes = new Map<string, SignalInbox | undefined>();
+  /** Which state facts the signals `learn` was given have (lower-case ids; a learned id missing here has none). */
+  private readonly learned = new Map<string, ReadonlySet<DeliveryFactName>>();
+  private readonly gone = new Map<string, string | undefined>();
 
   constructor(
     private readonly backend: FederationBackend,
@@ -31,20 +39,43 @@ export class DeliveryInspector {
     private readonly now: Date,
   ) {}
 
+  /**
+   * Look up the state facts of these signals in one go, for `status` of each of them; again later (e.g.
+   * after read marks were recorded) to see what changed since.
+   */
+  async learn(entries: readonly SignalEntry[]): Promise<void> {
+    const ids = entries.map((entry) => entry.message.id.toLowerCase());
+    const recorded = await this.backend.delivery.recorded(ids, STATE_FACTS);
+    for (const id of ids) this.learned.set(id, recorded.get(id) ?? new Set());
+  }
+
   async status(entry: SignalEntry, box: SignalBox): Promise<DeliveryStatus> {
     const { message } = entry;
-    const facts = this.backend.delivery;
-    const [acknowledged, answered, read, undeliverable] = await Promise.all([
-      box === 'inbox' ? message.acknowledged === true : this.acknowledgedInRecipientInbox(entry),
-      facts.has(message.id, 'answered'),
-      facts.has(message.id, 'read'),
-      facts.has(message.id, 'undeliverable').then(async (has) => (has ? (await facts.get(message.id, 'undeliverable'))?.reason : undefined)),
-    ]);
+    const acknowledged = box === 'inbox' ? message.acknowledged === true : await this.acknowledgedInRecipientInbox(entry);
+    const known = this.learned.get(message.id.toLowerCase());
+    const [answered, read, undeliverable] = known
+      ? // Learned: no lookup left but the reason of an undeliverable signal.
+        [known.has('answered'), known.has('read'), known.has('undeliverable') ? await this.undeliverableReason(message.id) : undefined]
+      : await Promise.all([
+          this.backend.delivery.has(message.id, 'answered'),
+          this.backend.delivery.has(message.id, 'read'),
+          this.backend.delivery.has(message.id, 'undeliverable').then((has) => (has ? this.undeliverableReason(message.id) : undefined)),
+        ]);
     return deliveryStatus(
       { ...message, acknowledged },
       { answered, read, undeliverable },
-      { now: this.now, deadlines: this.deadlines, recipientGone: recipientGoneReason(this.registry, message.to) },
+      { now: this.now, deadlines: this.deadlines, recipientGone: this.recipientGone(message.to) },
     );
+  }
+
+  private async undeliverableReason(id: string): Promise<string | undefined> {
+    return (await this.backend.delivery.get(id, 'undeliverable'))?.reason;
+  }
+
+  /** Looked up once per recipient: a box's signals mostly share one. */
+  private recipientGone(party: string): string | undefined {
+    if (!this.gone.has(party)) this.gone.set(party, recipientGoneReason(this.registry, party));
+    return this.gone.get(party);
   }
 
   /** A sent signal's inbox copy is acknowledged (or was, before it was archived with its ack). */

@@ -7,9 +7,11 @@ import type { SignalMessage } from '../../schema/signal.js';
  * are written without fsync; the first one of each signal is kept.
  */
 export async function markSignalsRead(facts: DeliveryFactStore, reader: string, messages: readonly SignalMessage[], now = new Date()): Promise<number> {
+  const unacknowledged = messages.filter((message) => message.to === reader && !message.acknowledged);
+  const read = await facts.recorded(unacknowledged.map((message) => message.id), ['read']);
   let marked = 0;
-  for (const message of messages) {
-    if (message.to !== reader || message.acknowledged || (await facts.has(message.id, 'read'))) continue;
+  for (const message of unacknowledged) {
+    if (read.has(message.id.toLowerCase())) continue;
     if (await facts.record(message.id, 'read', { readAt: now.toISOString(), by: reader }, { durable: false })) marked++;
   }
   return marked;

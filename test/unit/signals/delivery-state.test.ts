@@ -1,6 +1,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { FileDeliveryFactStore } from '../../../src/adapters/file/file-delivery-fact-store.js';
 import { FedError } from '../../../src/errors.js';
 import { writeRegistryStatus } from '../../../src/registry/team-status.js';
 import { acknowledgeSignal } from '../../../src/signals/ack-signal.js';
@@ -77,6 +78,33 @@ describe('delivery state', () => {
     expect(shown.history.map((e) => `${e.event} ${e.detail}`)).toEqual(['sent from meta to docs', 'read by docs']);
     await acknowledgeSignal(fed.root, 'docs', directive.message.id, { ...fast, now: () => at(4) });
     expect(await stateOf(fed.root, directive.message.id, 5)).toBe('acknowledged');
+  });
+
+  it('a box too big to look up one by one gets the same states from one listing of the facts, and its owner\'s listing marks the rest read', async () => {
+    const fed = await signalFederation(['docs']);
+    // More signals than the file store checks one by one (64), so the listing is what answers.
+    const sent = [];
+    // A second apart, so the listing (oldest first) is in the order sent.
+    for (let i = 0; i < 70; i++) sent.push(await send(fed.root, { to: 'docs', type: 'directive', subject: `Task ${i}` }, i / 60));
+    const [answered, acknowledged, undeliverable, alreadyRead] = sent.map((s) => s.message.id);
+    await send(fed.root, { from: 'docs', to: 'meta', type: 'report', subject: 'Done', replyTo: answered }, 1);
+    await acknowledgeSignal(fed.root, 'docs', acknowledged!, { ...fast, now: () => at(1) });
+    const facts = new FileDeliveryFactStore(fed.root);
+    await facts.record(undeliverable!, 'undeliverable', { reportedAt: at(1).toISOString(), reason: 'recipient "docs" was away' }, fast);
+    await facts.record(alreadyRead!, 'read', { readAt: at(1).toISOString(), by: 'docs' }, fast);
+    const expected = ['answered', 'acknowledged', 'undeliverable', 'read', ...Array<string>(66).fill('delivered')];
+
+    const byOthers = await listSignals(fed.root, { team: 'docs' }, { reader: 'meta', now: at(2) });
+    expect(byOthers.signals.map((s) => s.delivery.state)).toEqual(expected);
+    expect(byOthers.signals[2]!.delivery.undeliverable).toBe('recipient "docs" was away');
+    // The same as each signal's own lookup.
+    for (const [index, signal] of byOthers.signals.entries()) expect(await stateOf(fed.root, signal.message.id, 2)).toBe(expected[index]);
+
+    const byOwner = await listSignals(fed.root, { team: 'docs' }, { reader: 'docs', now: at(3) });
+    expect(byOwner.signals.map((s) => s.delivery.state)).toEqual([...expected.slice(0, 4), ...Array<string>(66).fill('read')]);
+    expect((await showSignal(fed.root, sent[69]!.message.id, { now: at(4) })).history.map((e) => e.event)).toEqual(['sent', 'read']);
+    // The mark recorded before is kept, not replaced.
+    expect((await facts.get(alreadyRead!, 'read'))?.readAt).toBe(at(1).toISOString());
   });
 
   it('a signal not taken by a recipient that is then archived is undeliverable; one it acknowledged stays acknowledged', async () => {
