@@ -335,7 +335,11 @@ describe('one consumer per team', () => {
 
   it('the consumer batches: one envelope write per batch, not per signal', async () => {
     const { root, team } = await federation();
-    for (let i = 0; i < 10; i++) await send(root, 'question', `q${i}`);
+    // Two seconds of five signals each: a batch is cut only between the seconds signal files are named for.
+    for (let i = 0; i < 10; i++) {
+      const at = new Date(Date.UTC(2026, 0, 1, 10, 0, i < 5 ? 0 : 1, i));
+      await sendSignal(root, { to: 'docs', from: 'meta', type: 'question', subject: `q${i}`, body: `q${i} body` }, { durable: false, now: () => at });
+    }
     const consumer = new TeamInboxConsumer(root, team(), { batchSize: 5, durable: false });
     const result = await consumer.consume();
     expect(result.acknowledged).toBe(10);

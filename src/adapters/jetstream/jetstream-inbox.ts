@@ -192,10 +192,14 @@ export class JetStreamInbox implements SignalInbox {
     const ack: SignalAck = { acknowledged: true, acknowledged_at: (options.now?.() ?? new Date()).toISOString() };
     const text = toJsonText(ack);
     // The common case first, in one round trip: nobody acknowledged it yet, so the create lands.
-    if (await this.createAck(acks, key, text)) return this.acknowledged(signal, ack, ackPath);
+    const created = await this.createAck(acks, key, text);
+    if (created === 'created') return this.acknowledged(signal, ack, ackPath);
     for (;;) {
       const existing = await retryTransient(() => acks.get(key));
       if (existing && existing.operation === 'PUT') {
+        // A create whose reply was lost (a server restart, a cluster failover) may have landed before its
+        // retry found the key taken: what is stored is then this very ack, acknowledged now for the first time.
+        if (created === 'retried-exists' && existing.string() === text) return this.acknowledged(signal, ack, ackPath);
         const stored = parseAck(existing.value);
         if (!stored) throw new CorruptFileError(ackPath, 'not a valid acknowledgment');
         if (stored.acknowledged) {
@@ -215,13 +219,22 @@ export class JetStreamInbox implements SignalInbox {
     }
   }
 
-  /** Create the ack entry, remembering its sequence; false when one is there already. */
-  private async createAck(acks: FederationStreams['acks'], key: string, text: string): Promise<boolean> {
+  /**
+   * Create the ack entry, remembering its sequence. When one is there already, says whether an earlier
+   * attempt of this very create was retried (it may be the one that is there).
+   */
+  private async createAck(acks: FederationStreams['acks'], key: string, text: string): Promise<'created' | 'exists' | 'retried-exists'> {
+    let retried = false;
     try {
-      this.ownAckSeqs.add(await retryTransient(() => acks.create(key, text)));
-      return true;
+      this.ownAckSeqs.add(
+        await retryTransient((attempt) => {
+          retried = attempt > 1;
+          return acks.create(key, text);
+        }),
+      );
+      return 'created';
     } catch (error) {
-      if (isWrongLastSequence(error) || /key exists/i.test((error as Error).message)) return false;
+      if (isWrongLastSequence(error) || /key exists/i.test((error as Error).message)) return retried ? 'retried-exists' : 'exists';
       throw error;
     }
   }
