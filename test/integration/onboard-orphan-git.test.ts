@@ -108,9 +108,10 @@ describe('a killed worktree onboarding whose git outlives it', () => {
       expect(existsSync(refLock)).toBe(false);
       expect(existsSync(onboardingPaths(root, 'api').intent)).toBe(false);
     } finally {
+      // Cleanup never hides the test's own failure: the stand-in git is released, and killed if it lingers.
       slow.release();
       first.child.kill('SIGKILL');
-      if (orphan !== undefined) await waitFor(() => !processIsAlive(orphan!), 30_000, 'the stand-in git to exit');
+      if (orphan !== undefined) await waitFor(() => !processIsAlive(orphan!), 30_000, 'the stand-in git to exit').catch(() => process.kill(orphan!, 'SIGKILL'));
     }
   });
 
