@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { sendSignal } from '../../../src/index.js';
 import { eventually, party, runWorker } from '../../conformance/conformance-federation.js';
+import { expectEachAppliedOnce, sendDirectives } from '../../conformance/exactly-once.suite.js';
 import { jetstreamFederations } from '../../helpers/jetstream-federation.js';
 import { skipWithoutNatsServer } from '../../helpers/nats-server.js';
 import { useNatsServer } from '../../helpers/use-nats-server.js';
@@ -16,11 +16,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
   it(`${SIGNALS} signals, the team actor SIGKILLed ${KILLS} times while it applies them: every effect once, every signal acknowledged once`, async () => {
     const fed = await federation(['alpha']);
     const team = fed.teams.alpha!;
-    const ids: string[] = [];
-    for (let i = 0; i < SIGNALS; i++) {
-      const subject = i % 20 === 7 ? 'pause' : i % 20 === 12 ? 'resume' : `directive ${i}`;
-      ids.push((await sendSignal(fed.root, { to: 'alpha', type: 'directive', subject, body: `${i}` }, { backend: fed.backend })).message.id);
-    }
+    const ids = await sendDirectives(fed, SIGNALS);
     const inbox = fed.backend.signals.inbox(party(team));
     let killedWhileWorking = 0;
     for (let round = 0; round < KILLS; round++) {
@@ -34,19 +30,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
       if (before > 0) killedWhileWorking++;
     }
     expect(killedWhileWorking).toBeGreaterThanOrEqual(KILLS - 1);
-    const last = runWorker(fed, 'consume', ['alpha']);
-    await eventually(async () => (await inbox.pending()).signals.length === 0, 120_000, 'every signal to be acknowledged');
-    last.kill('SIGTERM');
-    await last.done;
-
-    const journal = await fed.backend.lifecycles.journalTail(team, 10 * SIGNALS);
-    expect(journal.map((l) => l.seq)).toEqual(journal.map((_, i) => i + 1));
-    const applied = journal.flatMap((l) => (l.signalId ? [l.signalId] : []));
-    expect(applied.sort()).toEqual([...ids].sort());
-    expect((await fed.backend.lifecycles.read(team))?.envelope.seq).toBe(journal.length);
-    const listed = await inbox.list();
-    expect(listed.signals).toHaveLength(SIGNALS);
-    expect(listed.signals.every((s) => s.message.acknowledged)).toBe(true);
+    await expectEachAppliedOnce(fed, team, ids, 120_000);
     expect((await fed.backend.signals.census([party(team)])).get('alpha')!.inbox).toEqual({ total: SIGNALS, unacknowledged: 0 });
   }, 400_000);
 
