@@ -56,12 +56,15 @@ export async function sendSignal(root: string, request: SendSignalRequest, optio
   const registry = options.registry ?? (await backend.registry.read());
   const recipient = resolveParty(registry, request.to, { role: 'recipient (--to)' });
   const sender = resolveParty(registry, request.from ?? META, { role: 'sender (--from)' });
-  const message = buildMessage(request, sender.id, recipient.id, now);
+  const built = buildMessage(request, sender.id, recipient.id, now);
   const durable = options.durable ?? true;
   // The delivery facts (#16): the id claimed and the reply target checked before anything is published.
-  const records = await recordSend(backend, registry, message, request.replyTo, { durable });
+  const records = await recordSend(backend, registry, built, request.replyTo, { durable });
   if (records.archived) return { ...records.archived, warnings: [] };
-  const sent = await backend.signals.send(message, { from: sender, to: recipient }, { durable, idempotent: request.id !== undefined });
+  // A retry is stored under the time of the first send, like the copies the first send may have made.
+  const { outcome, firstSentAt } = records.claim;
+  const message = firstSentAt === built.timestamp ? built : { ...built, timestamp: firstSentAt };
+  const sent = await backend.signals.send(message, { from: sender, to: recipient }, { durable, idempotent: request.id !== undefined, claimed: outcome === 'claimed' });
   await records.delivered(sent.message);
   // A retry that only completed a missing copy sent nothing new.
   if (sent.delivered) recordSignalSent(sender.id, sent.message.type);

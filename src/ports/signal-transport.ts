@@ -76,6 +76,13 @@ export interface TransportSendOptions extends TransportWriteOptions {
    * deliver once, and the same id on different content is refused (`SIGNAL_ID_REUSED`).
    */
   idempotent?: boolean;
+  /**
+   * With `idempotent`: this send claimed the id (its `sent` delivery fact is new), and a retry is stored
+   * under the time of the first send. So the only copy there can already be is a concurrent retry's,
+   * stored under this message's timestamp: a file transport looks at those names only, not the whole box
+   * (which grows with the federation's history).
+   */
+  claimed?: boolean;
 }
 
 export interface SentSignal {

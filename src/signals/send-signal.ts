@@ -8,6 +8,8 @@ import { toJsonText } from '../fs/json-text.js';
 import type { SentSignal } from '../ports/signal-transport.js';
 import type { SignalMessage } from '../schema/signal.js';
 import { readBoxFile } from './parse-signal-file.js';
+import { findInNameRun } from './read-signal-entry.js';
+import { readValidFile } from './delivery/read-valid-file.js';
 import { judgeSignal, type BoxExpectation } from '../schema/judge-signal.js';
 import type { SignalWorkspace } from './resolve-workspace.js';
 import { sameSubjectPattern, signalFileName } from './signal-file-name.js';
@@ -21,21 +23,28 @@ interface StoredCopy {
 }
 
 /**
+ * Where a send looks for copies an earlier send with its id made: nowhere (a new id), among the
+ * same-named files only (the send claimed the id: see `TransportSendOptions.claimed`), or among every
+ * signal of its type and subject (a retry, whose first send may be long ago).
+ */
+export type EarlierCopies = 'none' | 'same-name' | 'same-subject';
+
+/**
  * The file-signal-v1 delivery of a validated message (`text` is its file content): the inbox copy, then
- * the outbox copy. `byId`: the caller chose the id, so a retry completes what is missing instead of
- * delivering again.
+ * the outbox copy. Unless `earlier` is `none`, the caller chose the id, so a retry completes what is
+ * missing instead of delivering again.
  */
 export async function deliverSignal(
   recipient: SignalWorkspace,
   sender: SignalWorkspace,
   fresh: { message: SignalMessage; text: string },
-  byId: boolean,
+  earlier: EarlierCopies,
   writeOptions: WriteOptions,
 ): Promise<SentSignal> {
-  const deliver = () => deliverCopies(recipient, sender, fresh, byId, writeOptions);
+  const deliver = () => deliverCopies(recipient, sender, fresh, earlier, writeOptions);
   // Retries with one id may run at once (a caller that timed out and retried while the first still
   // runs): under a lock per recipient and id, each finds the copies the one before it wrote.
-  return byId ? withLock(sendLockPath(recipient, fresh.message.id), deliver, { timeoutMs: 60_000 }) : deliver();
+  return earlier === 'none' ? deliver() : withLock(sendLockPath(recipient, fresh.message.id), deliver, { timeoutMs: 60_000 });
 }
 
 /** `<recipient workspace>/.fed/signals/.send-<id>.lock`: beside the boxes, never read as a signal. */
@@ -46,19 +55,19 @@ function sendLockPath(recipient: SignalWorkspace, id: string): string {
 }
 
 /**
- * Publish the inbox copy, then the outbox copy. A retry (`byId`) first looks for copies already there and
- * completes whatever is missing, with the original message. When the outbox copy fails after the signal
- * reached the inbox, the error says it was delivered and gives the id, so nobody sends it again as new.
+ * Publish the inbox copy, then the outbox copy. A send with a chosen id first looks for copies already
+ * there and completes whatever is missing, with the original message. When the outbox copy fails after the
+ * signal reached the inbox, the error says it was delivered and gives the id, so nobody sends it again as new.
  */
 function deliverCopies(
   recipient: SignalWorkspace,
   sender: SignalWorkspace,
   fresh: { message: SignalMessage; text: string },
-  byId: boolean,
+  earlier: EarlierCopies,
   writeOptions: WriteOptions,
 ): SentSignal {
-  const inInbox = byId ? findSentCopy(recipient.inbox, { owner: recipient.id, box: 'inbox' }, fresh.message) : undefined;
-  const inOutbox = byId ? findSentCopy(sender.outbox, { owner: sender.id, box: 'outbox' }, fresh.message) : undefined;
+  const inInbox = findSentCopy(recipient.inbox, { owner: recipient.id, box: 'inbox' }, fresh.message, earlier);
+  const inOutbox = findSentCopy(sender.outbox, { owner: sender.id, box: 'outbox' }, fresh.message, earlier);
   const stored = inInbox?.message ?? inOutbox?.message;
   const message = stored ?? fresh.message;
   const text = stored ? toJsonText(stored) : fresh.text;
@@ -133,11 +142,19 @@ function firstFreeSuffix(dir: string, name: string): number {
 }
 
 /**
- * The copy of signal `wanted.id` already in `dir`, if any. A retried send repeats the type and subject,
- * so only files named for them are parsed — a few, however large the inbox. The same id on different
+ * The copy of signal `wanted.id` already in `dir`, if any, looked for where `earlier` says. A retried send
+ * repeats the type and subject, so only files named for them are parsed. The same id on different
  * content is refused: it is a new signal reusing an id, not a retry.
  */
-function findSentCopy(dir: string, expect: BoxExpectation, wanted: SignalMessage): StoredCopy | undefined {
+function findSentCopy(dir: string, expect: BoxExpectation, wanted: SignalMessage, earlier: EarlierCopies): StoredCopy | undefined {
+  if (earlier === 'none') return undefined;
+  if (earlier === 'same-name') {
+    // The id's claim already refused other content under it (sent-fact.ts).
+    return findInNameRun(dir, signalFileName(wanted), (file) => {
+      const message = readValidFile(join(dir, file), (bytes) => judgeSignal(bytes, expect));
+      return message?.id === wanted.id ? { file, message } : undefined;
+    });
+  }
   const pattern = sameSubjectPattern(wanted.type, wanted.subject);
   let files: string[];
   try {

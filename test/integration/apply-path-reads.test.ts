@@ -1,3 +1,5 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 
 /** Every open, listing and stat of a real file, by path: the test counts what the apply path touches. */
@@ -71,6 +73,37 @@ describe('the apply path loads once and applies once', () => {
     expect(result.state).toBe('scanning');
     const paths = workspacePaths(team.location);
     expect({ registryReads: count('open', federationPaths(root).registry), envelopeReads: count('open', paths.envelope) }).toEqual({ registryReads: 1, envelopeReads: 1 });
+  });
+});
+
+describe("a report to meta costs the same however many meta has", () => {
+  it("an agent event's report lists neither meta's inbox nor the team's outbox, and reads none of the earlier same-subject reports", async () => {
+    const root = tempDir();
+    initFederation(root, {}, {});
+    const teams = ['docs', 'api', 'web', 'ops'];
+    for (const domain of teams) {
+      await onboardTeam(root, { domain }, { durable: false });
+      await sendSignal(root, { to: domain, type: 'directive', subject: 'the mission' }, { durable: false });
+    }
+    await runActors(root, { once: true, durable: false });
+    // Three teams report "preparing → scanning" to meta first: the subject the fourth one's report repeats.
+    for (const domain of teams.slice(0, 3)) {
+      await applyLifecycleInputs(root, getTeam(readRegistry(root), domain), [{ source: 'event', event: { type: 'PLAN_READY', sources: ['src'] } }], { durable: false });
+    }
+    const meta = workspacePaths(root).inbox;
+    const earlier = readdirSync(meta).filter((file) => file.includes('-report-preparing-scanning'));
+    expect(earlier).toHaveLength(3);
+    const team = getTeam(readRegistry(root), 'ops');
+
+    calls.length = 0;
+    await applyLifecycleInputs(root, team, [{ source: 'event', event: { type: 'PLAN_READY', sources: ['src'] } }], { durable: false });
+    const listings = { metaInbox: count('list', meta), outbox: count('list', workspacePaths(team.location).outbox) };
+    const opened = earlier.filter((file) => count('open', join(meta, file)) > 0);
+    expect(listings).toEqual({ metaInbox: 0, outbox: 0 });
+    // Only reports of the very same second share its name (and are read to tell them apart); none before.
+    const report = readdirSync(meta).find((file) => file.includes('-report-preparing-scanning') && !earlier.includes(file));
+    expect(report).toBeDefined();
+    expect(opened.filter((file) => file.slice(0, 18) !== report!.slice(0, 18))).toEqual([]);
   });
 });
 

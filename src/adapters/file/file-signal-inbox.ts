@@ -1,7 +1,7 @@
-import { existsSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { FedError, RefusedError } from '../../errors.js';
-import { fsyncDirectory, suffixedName } from '../../fs/atomic-write.js';
+import { fsyncDirectory } from '../../fs/atomic-write.js';
 import { ensureDirectory } from '../../fs/ensure-directory.js';
 import type {
   AcknowledgeBatch,
@@ -27,7 +27,7 @@ import type { BoxExpectation } from '../../schema/judge-signal.js';
 import { quarantineSignalFile, restoreSettledQuarantine } from '../../signals/quarantine.js';
 import { SETTLE_MS, SignalBoxReader } from '../../signals/read-signals.js';
 import type { SignalWorkspace } from '../../signals/resolve-workspace.js';
-import { readSignalEntry } from '../../signals/read-signal-entry.js';
+import { findInNameRun, readSignalEntry } from '../../signals/read-signal-entry.js';
 import { ackFileName, signalFileName } from '../../signals/signal-file-name.js';
 import { watchSignalBox } from '../../signals/watch-signals.js';
 import { pendingFileBatches } from './pending-file-batches.js';
@@ -84,16 +84,8 @@ export class FileSignalInbox implements SignalInbox {
    */
   async find(id: string, hint?: FindHint): Promise<SignalEntry[]> {
     const wanted = id.toLowerCase();
-    if (hint) {
-      const name = signalFileName(hint);
-      for (let attempt = 1; attempt <= HINTED_NAMES; attempt++) {
-        const file = attempt === 1 ? name : suffixedName(name, attempt);
-        const entry = readSignalEntry(this.location, file, this.expect, wanted);
-        if (entry) return [entry];
-        // Suffixes are taken in order, so the run of same-named signals ends at the first free name.
-        if (!existsSync(join(this.location, file))) break;
-      }
-    }
+    const hinted = hint && findInNameRun(this.location, signalFileName(hint), (file) => readSignalEntry(this.location, file, this.expect, wanted), HINTED_NAMES);
+    if (hinted) return [hinted];
     return this.reader.read().signals.filter((s) => s.message.id === wanted);
   }
 

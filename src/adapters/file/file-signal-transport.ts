@@ -24,7 +24,8 @@ export class FileSignalTransport implements SignalTransport {
   async send(message: SignalMessage, route: SendRoute, options: TransportSendOptions = {}): Promise<SentSignal> {
     const recipient = partyWorkspace(this.root, route.to);
     const sender = partyWorkspace(this.root, route.from);
-    return deliverSignal(recipient, sender, { message, text: toJsonText(message) }, options.idempotent ?? false, { durable: options.durable ?? true });
+    const earlier = !options.idempotent ? 'none' : options.claimed ? 'same-name' : 'same-subject';
+    return deliverSignal(recipient, sender, { message, text: toJsonText(message) }, earlier, { durable: options.durable ?? true });
   }
 
   inbox(party: SignalParty, options: InboxOptions = {}): FileSignalInbox {

@@ -4,9 +4,11 @@ import type { TransportWriteOptions } from '../../ports/signal-transport.js';
 import type { Registry } from '../../schema/registry.js';
 import { signalMessageSchema, type SignalMessage } from '../../schema/signal.js';
 import { findInBox, findSignalById } from './find-signal.js';
-import { claimSignalId } from './sent-fact.js';
+import { claimSignalId, type IdClaim } from './sent-fact.js';
 
 export interface SendRecords {
+  /** Whether this send claimed the id, and when it was first claimed. */
+  claim: IdClaim;
   /**
    * A retry of a signal that was delivered and has since been archived: where it is. Nothing is to be
    * delivered then — the live boxes no longer show it, but it was sent.
@@ -43,7 +45,8 @@ export async function recordSend(
     options,
   );
   return {
-    archived: claim === 'retry' ? await archivedCopy(backend, registry, message) : undefined,
+    claim,
+    archived: claim.outcome === 'retry' ? await archivedCopy(backend, registry, message) : undefined,
     async delivered(sent) {
       if (answers === undefined) return;
       await facts.record(answers, 'answered', { answeredAt: sent.timestamp, replyId: sent.id, from: sent.from }, options);

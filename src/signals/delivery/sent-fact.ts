@@ -10,11 +10,18 @@ export function signalDigest(message: Pick<SignalMessage, 'from' | 'to' | 'type'
   return createHash('sha256').update(JSON.stringify([message.from, message.to, message.type, message.subject, message.body])).digest('hex');
 }
 
+/** Who claimed a signal id: this send, or an earlier one with the same content (a retry). */
+export interface IdClaim {
+  outcome: 'claimed' | 'retry';
+  /** When the id was first claimed: every copy of the signal is stored under this time, a retry's too. */
+  firstSentAt: string;
+}
+
 /**
  * Claim `message.id` for this signal before any copy is published: the first claim wins (an exclusive
  * create), so two sends that reuse one id with different content cannot both be delivered, whatever their
  * subjects or recipients. A claim by the same content is a retry and passes. `describe` names where the
- * existing signal is, for the refusal. Says whether this call claimed the id or repeats an earlier claim.
+ * existing signal is, for the refusal.
  */
 export async function claimSignalId(
   facts: DeliveryFactStore,
@@ -22,7 +29,7 @@ export async function claimSignalId(
   replyTo: string | undefined,
   describe: (existing: SentFact) => Promise<string>,
   options: TransportWriteOptions = {},
-): Promise<'claimed' | 'retry'> {
+): Promise<IdClaim> {
   const claim: SentFact = {
     id: message.id,
     timestamp: message.timestamp,
@@ -33,9 +40,11 @@ export async function claimSignalId(
     digest: signalDigest(message),
     ...(replyTo === undefined ? {} : { replyTo }),
   };
-  if (await facts.record(message.id, 'sent', claim, options)) return 'claimed';
+  if (await facts.record(message.id, 'sent', claim, options)) return { outcome: 'claimed', firstSentAt: message.timestamp };
   const existing = await facts.get(message.id, 'sent');
-  if (!existing || (existing.digest === claim.digest && existing.replyTo === claim.replyTo)) return 'retry';
+  if (!existing || (existing.digest === claim.digest && existing.replyTo === claim.replyTo)) {
+    return { outcome: 'retry', firstSentAt: existing?.timestamp ?? message.timestamp };
+  }
   const differing: string[] = (['from', 'to', 'type', 'subject'] as const).filter((key) => existing[key] !== claim[key]);
   if (existing.replyTo !== claim.replyTo) differing.push('reply-to');
   const what = differing.length ? differing.join(', ') : 'body';

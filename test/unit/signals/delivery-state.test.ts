@@ -2,7 +2,9 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileDeliveryFactStore } from '../../../src/adapters/file/file-delivery-fact-store.js';
+import { openBackend } from '../../../src/backend/open-backend.js';
 import { FedError } from '../../../src/errors.js';
+import { resolveParty } from '../../../src/messaging/resolve-party.js';
 import { writeRegistryStatus } from '../../../src/registry/team-status.js';
 import { acknowledgeSignal } from '../../../src/signals/ack-signal.js';
 import { showSignal } from '../../../src/signals/delivery/show-signal.js';
@@ -172,6 +174,34 @@ describe('signal ids are single-use', () => {
     expect(retry.delivered).toBe(false);
     expect(retry.message).toEqual(first.message);
     expect(entries(fed.team('docs').inbox)).toEqual([first.file]);
+  });
+
+  it('a retry after a send that claimed its id but published nothing (killed) is stored under the first send\'s time', async () => {
+    const fed = await signalFederation(['docs']);
+    const first = await send(fed.root, { to: 'docs', type: 'report', subject: 'Status', body: 'one', id });
+    // As if killed between the claim and the copies: the sent fact stays, the copies are not there.
+    rmSync(first.inboxPath);
+    rmSync(first.outboxPath);
+    const retry = await send(fed.root, { to: 'docs', type: 'report', subject: 'Status', body: 'one', id }, 3);
+    expect(retry.delivered).toBe(true);
+    expect(retry.message.timestamp).toBe(first.message.timestamp);
+    expect(entries(fed.team('docs').inbox)).toEqual([first.file]);
+  });
+
+  it('a send that claimed its id finds the copy a concurrent retry published first, also past a same-second collision', async () => {
+    const fed = await signalFederation(['docs']);
+    const backend = openBackend(fed.root);
+    const registry = await backend.registry.read();
+    const route = { from: resolveParty(registry, 'meta', { role: 'sender' }), to: resolveParty(registry, 'docs', { role: 'recipient' }) };
+    const other = await send(fed.root, { to: 'docs', type: 'report', subject: 'Status', body: 'another signal of that second' });
+    const message = { ...other.message, id, body: 'one' };
+    // The retry (it found the claim) publishes first, beside the other signal of that second…
+    const retried = await backend.signals.send(message, route, { ...fast, idempotent: true });
+    expect(retried.file).not.toBe(other.file);
+    // …and the send that claimed the id, looking only at that second's names, finds it.
+    const claimed = await backend.signals.send(message, route, { ...fast, idempotent: true, claimed: true });
+    expect(claimed).toMatchObject({ delivered: false, file: retried.file });
+    expect(entries(fed.team('docs').inbox)).toEqual([other.file, retried.file].sort());
   });
 
   it('ids spelled in capitals are the same id', async () => {
