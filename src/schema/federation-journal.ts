@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoTimestamp, nonEmptyString } from './common.js';
+import { builtOnFirstUse, isoTimestamp, nonEmptyString } from './common.js';
 import { RUN_OUTCOMES } from './launch-run.js';
 
 /**
@@ -16,24 +16,26 @@ export type FederationRecordKind = (typeof FEDERATION_RECORD_KINDS)[number];
 
 const base = { at: isoTimestamp, team: nonEmptyString };
 
-export const federationRecordSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ ...base, kind: z.literal('onboarded'), archetype: nonEmptyString, placement: nonEmptyString, location: nonEmptyString }),
-  z.strictObject({ ...base, kind: z.literal('status'), from: nonEmptyString, to: nonEmptyString }),
-  z.strictObject({ ...base, kind: z.literal('launch-started'), runId: nonEmptyString, stateBefore: nonEmptyString }),
-  z.strictObject({
-    ...base,
-    kind: z.literal('launch-ended'),
-    runId: nonEmptyString,
-    /**
-     * How the launch ended for the team (`complete`, `waiting` for meta or the next question by its
-     * archetype's policy, `paused`, `failed`) and the agent run's own outcome.
-     */
-    result: z.enum(['complete', 'waiting', 'paused', 'failed']),
-    outcome: z.enum(RUN_OUTCOMES),
-    stateAfter: nonEmptyString,
-    reason: z.string().nullable(),
-  }),
-  z.strictObject({ ...base, kind: z.literal('retried'), run: z.number().int().positive(), mission: nonEmptyString, keptAs: z.array(nonEmptyString) }),
-  z.strictObject({ ...base, kind: z.literal('removed'), location: nonEmptyString, branch: nonEmptyString.optional(), forced: z.boolean() }),
-]);
+export const federationRecordSchema = builtOnFirstUse(() =>
+  z.discriminatedUnion('kind', [
+    z.strictObject({ ...base, kind: z.literal('onboarded'), archetype: nonEmptyString, placement: nonEmptyString, location: nonEmptyString }),
+    z.strictObject({ ...base, kind: z.literal('status'), from: nonEmptyString, to: nonEmptyString }),
+    z.strictObject({ ...base, kind: z.literal('launch-started'), runId: nonEmptyString, stateBefore: nonEmptyString }),
+    z.strictObject({
+      ...base,
+      kind: z.literal('launch-ended'),
+      runId: nonEmptyString,
+      /**
+       * How the launch ended for the team (`complete`, `waiting` for meta or the next question by its
+       * archetype's policy, `paused`, `failed`) and the agent run's own outcome.
+       */
+      result: z.enum(['complete', 'waiting', 'paused', 'failed']),
+      outcome: z.enum(RUN_OUTCOMES),
+      stateAfter: nonEmptyString,
+      reason: z.string().nullable(),
+    }),
+    z.strictObject({ ...base, kind: z.literal('retried'), run: z.number().int().positive(), mission: nonEmptyString, keptAs: z.array(nonEmptyString) }),
+    z.strictObject({ ...base, kind: z.literal('removed'), location: nonEmptyString, branch: nonEmptyString.optional(), forced: z.boolean() }),
+  ]),
+);
 export type FederationRecord = z.infer<typeof federationRecordSchema>;

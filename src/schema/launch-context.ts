@@ -1,6 +1,6 @@
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
-import { isoTimestamp, nonEmptyString, teamIdSchema } from './common.js';
+import { builtOnFirstUse, isoTimestamp, nonEmptyString, teamIdSchema } from './common.js';
 
 /**
  * `<workspace>/.fed/launch/context.json`: what `fed launch` tells the agent it starts, beside the human
@@ -13,27 +13,29 @@ export const LAUNCH_PROMPT_FILE = 'prompt.md';
 
 const absolutePath = nonEmptyString.refine(isAbsolute, { error: 'expected an absolute path' });
 
-export const launchContextSchema = z.strictObject({
-  team: teamIdSchema,
-  archetype: nonEmptyString,
-  /** The federation root (meta's workspace). */
-  root: absolutePath,
-  /** The team workspace: the agent's working directory and the only place it writes. */
-  workspace: absolutePath,
-  /** The codebase the team studies (the federation root; for a worktree team, its worktree). */
-  codebase: absolutePath,
-  mission: z.strictObject({ signalId: nonEmptyString, subject: nonEmptyString, body: z.string() }),
-  /** Lifecycle state at launch: a relaunch after a pause continues from here. */
-  state: nonEmptyString,
-  /** Deliverable file name (config `deliverable`) and its absolute path in the workspace. */
-  deliverable: nonEmptyString,
-  deliverablePath: absolutePath,
-  /** The playbook skill file, when present (`.fed/skills/{playbookSkill}.md`). */
-  playbookSkillPath: absolutePath.nullable(),
-  /** Where the agent appends learning-log entries (spec §2.5). */
-  learningLogPath: absolutePath,
-  launchedAt: isoTimestamp,
-});
+export const launchContextSchema = builtOnFirstUse(() =>
+  z.strictObject({
+    team: teamIdSchema,
+    archetype: nonEmptyString,
+    /** The federation root (meta's workspace). */
+    root: absolutePath,
+    /** The team workspace: the agent's working directory and the only place it writes. */
+    workspace: absolutePath,
+    /** The codebase the team studies (the federation root; for a worktree team, its worktree). */
+    codebase: absolutePath,
+    mission: z.strictObject({ signalId: nonEmptyString, subject: nonEmptyString, body: z.string() }),
+    /** Lifecycle state at launch: a relaunch after a pause continues from here. */
+    state: nonEmptyString,
+    /** Deliverable file name (config `deliverable`) and its absolute path in the workspace. */
+    deliverable: nonEmptyString,
+    deliverablePath: absolutePath,
+    /** The playbook skill file, when present (`.fed/skills/{playbookSkill}.md`). */
+    playbookSkillPath: absolutePath.nullable(),
+    /** Where the agent appends learning-log entries (spec §2.5). */
+    learningLogPath: absolutePath,
+    launchedAt: isoTimestamp,
+  }),
+);
 export type LaunchContext = z.infer<typeof launchContextSchema>;
 
 /**
@@ -44,17 +46,19 @@ export type LaunchContext = z.infer<typeof launchContextSchema>;
  */
 export const LAUNCH_BASELINE_FILE = 'baseline.json';
 
-export const codebaseBaselineSchema = z.strictObject({
-  codebase: absolutePath,
-  /**
-   * A worktree team's own checkout, which lies inside `.fed/` and so outside the codebase above: its
-   * tracked files are codebase too. Its `.fed/` and the `ignored` paths (the deliverable) are the team's.
-   */
-  worktree: absolutePath.optional(),
-  ignored: z.array(z.string()).optional(),
-  kind: z.enum(['git', 'files']),
-  head: z.string().nullable(),
-  entries: z.record(z.string(), z.string()),
-  capturedAt: isoTimestamp,
-});
+export const codebaseBaselineSchema = builtOnFirstUse(() =>
+  z.strictObject({
+    codebase: absolutePath,
+    /**
+     * A worktree team's own checkout, which lies inside `.fed/` and so outside the codebase above: its
+     * tracked files are codebase too. Its `.fed/` and the `ignored` paths (the deliverable) are the team's.
+     */
+    worktree: absolutePath.optional(),
+    ignored: z.array(z.string()).optional(),
+    kind: z.enum(['git', 'files']),
+    head: z.string().nullable(),
+    entries: z.record(z.string(), z.string()),
+    capturedAt: isoTimestamp,
+  }),
+);
 export type CodebaseBaseline = z.infer<typeof codebaseBaselineSchema>;

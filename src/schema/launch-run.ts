@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoTimestamp, nonEmptyString } from './common.js';
+import { builtOnFirstUse, isoTimestamp, nonEmptyString } from './common.js';
 import { AGENT_PRESETS } from './config.js';
 
 /**
@@ -27,50 +27,54 @@ export const CURRENT_RUN_FILE = 'agent.json';
 
 const count = z.number().int().nonnegative();
 
-export const launchRunSchema = z.strictObject({
-  runId: nonEmptyString,
-  preset: z.enum(AGENT_PRESETS),
-  /** The argument array that was run (sandbox wrapper excluded). */
-  command: z.array(z.string()),
-  /** The CLI's own session id, used to resume this session on the next launch; null when it has none. */
-  sessionId: z.string().nullable(),
-  /** The session this run resumed, when it did. */
-  resumedSessionId: z.string().nullable(),
-  outcome: z.enum(RUN_OUTCOMES),
-  /** Why, in words (the CLI's error message, the limit reached, …). */
-  reason: z.string().nullable(),
-  exitCode: z.number().int().nullable(),
-  signal: z.string().nullable(),
-  turns: count.nullable(),
-  inputTokens: count.nullable(),
-  outputTokens: count.nullable(),
-  costUsd: z.number().nonnegative().nullable(),
-  /** Lifecycle state before and after the run, and whether the agent moved it. */
-  stateBefore: nonEmptyString,
-  stateAfter: nonEmptyString,
-  progressed: z.boolean(),
-  /** Whether the codebase was mounted read-only (bubblewrap) for this run. */
-  sandboxed: z.boolean(),
-  transcriptPath: nonEmptyString,
-  startedAt: isoTimestamp,
-  endedAt: isoTimestamp,
-});
+export const launchRunSchema = builtOnFirstUse(() =>
+  z.strictObject({
+    runId: nonEmptyString,
+    preset: z.enum(AGENT_PRESETS),
+    /** The argument array that was run (sandbox wrapper excluded). */
+    command: z.array(z.string()),
+    /** The CLI's own session id, used to resume this session on the next launch; null when it has none. */
+    sessionId: z.string().nullable(),
+    /** The session this run resumed, when it did. */
+    resumedSessionId: z.string().nullable(),
+    outcome: z.enum(RUN_OUTCOMES),
+    /** Why, in words (the CLI's error message, the limit reached, …). */
+    reason: z.string().nullable(),
+    exitCode: z.number().int().nullable(),
+    signal: z.string().nullable(),
+    turns: count.nullable(),
+    inputTokens: count.nullable(),
+    outputTokens: count.nullable(),
+    costUsd: z.number().nonnegative().nullable(),
+    /** Lifecycle state before and after the run, and whether the agent moved it. */
+    stateBefore: nonEmptyString,
+    stateAfter: nonEmptyString,
+    progressed: z.boolean(),
+    /** Whether the codebase was mounted read-only (bubblewrap) for this run. */
+    sandboxed: z.boolean(),
+    transcriptPath: nonEmptyString,
+    startedAt: isoTimestamp,
+    endedAt: isoTimestamp,
+  }),
+);
 export type LaunchRun = z.infer<typeof launchRunSchema>;
 
 /** The run in progress: its process (the agent's supervisor, leader of its process group) and session. */
-export const currentRunSchema = z.strictObject({
-  runId: nonEmptyString,
-  preset: z.enum(AGENT_PRESETS),
-  command: z.array(z.string()),
-  /** Pid of the process-group leader and its start time (/proc/<pid>/stat field 22), so a reused pid is never taken for it. */
-  pid: z.number().int().positive(),
-  processStart: z.string().nullable(),
-  launcherPid: z.number().int().positive(),
-  sessionId: z.string().nullable(),
-  resumedSessionId: z.string().nullable(),
-  stateBefore: nonEmptyString,
-  sandboxed: z.boolean(),
-  transcriptPath: nonEmptyString,
-  startedAt: isoTimestamp,
-});
+export const currentRunSchema = builtOnFirstUse(() =>
+  z.strictObject({
+    runId: nonEmptyString,
+    preset: z.enum(AGENT_PRESETS),
+    command: z.array(z.string()),
+    /** Pid of the process-group leader and its start time (/proc/<pid>/stat field 22), so a reused pid is never taken for it. */
+    pid: z.number().int().positive(),
+    processStart: z.string().nullable(),
+    launcherPid: z.number().int().positive(),
+    sessionId: z.string().nullable(),
+    resumedSessionId: z.string().nullable(),
+    stateBefore: nonEmptyString,
+    sandboxed: z.boolean(),
+    transcriptPath: nonEmptyString,
+    startedAt: isoTimestamp,
+  }),
+);
 export type CurrentRun = z.infer<typeof currentRunSchema>;

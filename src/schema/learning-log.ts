@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoTimestamp, nonEmptyString, teamIdSchema } from './common.js';
+import { builtOnFirstUse, isoTimestamp, nonEmptyString, teamIdSchema } from './common.js';
 
 /**
  * `<workspace>/.fed/learning-log.jsonl`: one JSON object per line, appended by a deliverable team while it
@@ -42,18 +42,20 @@ export const LEARNING_CONFIDENCE_LEVELS = [
 export const learningConfidenceSchema = z.enum(LEARNING_CONFIDENCE_LEVELS);
 export type LearningConfidence = z.infer<typeof learningConfidenceSchema>;
 
-export const learningEntrySchema = z
-  .strictObject({
-    timestamp: isoTimestamp,
-    /** The team's domain (its registry `domain`). */
-    domain: teamIdSchema,
-    category: learningCategorySchema,
-    content: nonEmptyString,
-    tags: z.array(nonEmptyString),
-    confidence: learningConfidenceSchema,
-  })
-  .meta({
-    title: 'LearningLogEntry',
-    description: `One line of <workspace>/.fed/${LEARNING_LOG_FILE}: a finding of a deliverable team (spec §2.5)`,
-  });
+export const learningEntrySchema = builtOnFirstUse(() =>
+  z
+    .strictObject({
+      timestamp: isoTimestamp,
+      /** The team's domain (its registry `domain`). */
+      domain: teamIdSchema,
+      category: learningCategorySchema,
+      content: nonEmptyString,
+      tags: z.array(nonEmptyString),
+      confidence: learningConfidenceSchema,
+    })
+    .meta({
+      title: 'LearningLogEntry',
+      description: `One line of <workspace>/.fed/${LEARNING_LOG_FILE}: a finding of a deliverable team (spec §2.5)`,
+    }),
+);
 export type LearningEntry = z.infer<typeof learningEntrySchema>;

@@ -1,6 +1,6 @@
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
-import { isoTimestamp, nonEmptyString, teamIdSchema } from './common.js';
+import { builtOnFirstUse, isoTimestamp, nonEmptyString, teamIdSchema } from './common.js';
 import { PLACEMENT_TYPES } from './registry.js';
 
 /**
@@ -13,14 +13,16 @@ import { PLACEMENT_TYPES } from './registry.js';
  */
 export const ONBOARDING_DIR = 'onboarding';
 
-export const onboardingIntentSchema = z.object({
-  domain: teamIdSchema,
-  domainId: teamIdSchema,
-  archetypeId: teamIdSchema,
-  placementType: z.enum(PLACEMENT_TYPES),
-  location: nonEmptyString.refine(isAbsolute, { error: 'expected an absolute path' }),
-  /** The git branch of a worktree placement. */
-  branch: nonEmptyString.optional(),
-  startedAt: isoTimestamp,
-});
+export const onboardingIntentSchema = builtOnFirstUse(() =>
+  z.object({
+    domain: teamIdSchema,
+    domainId: teamIdSchema,
+    archetypeId: teamIdSchema,
+    placementType: z.enum(PLACEMENT_TYPES),
+    location: nonEmptyString.refine(isAbsolute, { error: 'expected an absolute path' }),
+    /** The git branch of a worktree placement. */
+    branch: nonEmptyString.optional(),
+    startedAt: isoTimestamp,
+  }),
+);
 export type OnboardingIntent = z.infer<typeof onboardingIntentSchema>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoTimestamp, nonEmptyString } from './common.js';
+import { builtOnFirstUse, isoTimestamp, nonEmptyString } from './common.js';
 
 /**
  * `.fed/telemetry-collector.json`: what the CLI last learned about the collector its metrics go to. It
@@ -8,15 +8,17 @@ import { isoTimestamp, nonEmptyString } from './common.js';
  */
 export const COLLECTOR_STATE_FILE = 'telemetry-collector.json';
 
-export const collectorStateSchema = z.strictObject({
-  /** Where metrics are sent (the OTLP/HTTP metrics URL). */
-  url: nonEmptyString,
-  reachable: z.boolean(),
-  /** When the collector entered this state. */
-  since: isoTimestamp,
-  /** The last export's time. */
-  checkedAt: isoTimestamp,
-  /** Why the last export failed, when it did. */
-  error: z.string().optional(),
-});
+export const collectorStateSchema = builtOnFirstUse(() =>
+  z.strictObject({
+    /** Where metrics are sent (the OTLP/HTTP metrics URL). */
+    url: nonEmptyString,
+    reachable: z.boolean(),
+    /** When the collector entered this state. */
+    since: isoTimestamp,
+    /** The last export's time. */
+    checkedAt: isoTimestamp,
+    /** Why the last export failed, when it did. */
+    error: z.string().optional(),
+  }),
+);
 export type CollectorState = z.infer<typeof collectorStateSchema>;
