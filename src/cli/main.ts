@@ -1,5 +1,3 @@
-// First: zod reads its settings as each schema is built (src/schema/zod-jitless.ts).
-import '../schema/zod-jitless.js';
 import { runCli } from './program.js';
 import { runCliExitTasks } from './exit-tasks.js';
 import { closeOpenBackends } from '../backend/network-backends.js';

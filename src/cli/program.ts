@@ -56,7 +56,10 @@ export async function buildProgram(io: CliIo, argv: readonly string[] = []): Pro
     .showSuggestionAfterError(true)
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .exitOverride();
-  const registers = await Promise.all(commandsFor(argv).map((name) => COMMANDS[name]()));
+  const names = commandsFor(argv);
+  // Before any command module builds its schemas: zod reads its settings as each one is built.
+  if (names.length > 0) await import('../schema/zod-jitless.js');
+  const registers = await Promise.all(names.map((name) => COMMANDS[name]()));
   for (const register of registers) register(program, io);
   // Subcommands inherit the output and exit handling of the program.
   for (const command of allCommands(program)) command.configureOutput({ writeOut: io.stdout, writeErr: io.stderr }).exitOverride();

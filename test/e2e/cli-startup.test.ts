@@ -2,6 +2,8 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { buildProgram } from '../../src/cli/program.js';
 import { runFed } from '../helpers/fed-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { packageRoot, packageVersion } from '../../src/package-info.js';
@@ -11,13 +13,13 @@ import { packageRoot, packageVersion } from '../../src/package-info.js';
  * keeps (src/cli/bin.ts). `npm run bench` (startup) measures the time itself.
  */
 
-/** The module graph of the CLI as esbuild bundles it (scripts/bundle.mjs), without writing anything. */
-async function cliModuleGraph(): Promise<Metafile> {
+/** The module graph of the CLI (or another entry) as esbuild bundles it (scripts/bundle.mjs), without writing anything. */
+async function cliModuleGraph(entry = 'src/cli/main.ts', format: 'cjs' | 'esm' = 'cjs'): Promise<Metafile> {
   const result = await build({
-    entryPoints: [join(packageRoot(), 'src/cli/main.ts')],
+    entryPoints: [join(packageRoot(), entry)],
     bundle: true,
     platform: 'node',
-    format: 'cjs',
+    format,
     write: false,
     metafile: true,
     external: ['tsx', '@statelyai/inspect'],
@@ -59,6 +61,17 @@ describe('fast start: what a command initialises', () => {
       expect(initialises(modules, 'node_modules/@opentelemetry/sdk-metrics/'), `${command} initialises the OTel SDK up front`).toBe(false);
       expect(initialises(modules, 'node_modules/micromark'), `${command} initialises the Markdown parser up front`).toBe(false);
     }
+  });
+
+  it('zod parses jitless, set before any schema is built: by `fed` before it loads a command, first thing in `fed-agent`', async () => {
+    const io = { stdout: () => {}, stderr: () => {}, env: {}, cwd: process.cwd(), isTTY: false };
+    expect(z.config().jitless).toBeUndefined();
+    await buildProgram(io, ['--version']);
+    expect(z.config().jitless).toBeUndefined();
+    await buildProgram(io, ['event']);
+    expect(z.config().jitless).toBe(true);
+    const agent = 'src/agent/main.ts';
+    expect((await cliModuleGraph(agent, 'esm')).inputs[agent]?.imports[0]?.path).toBe('src/schema/zod-jitless.ts');
   });
 
   it('help still lists every command, each loaded only for it', async () => {
