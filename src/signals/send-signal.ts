@@ -67,7 +67,8 @@ function deliverCopies(
   writeOptions: WriteOptions,
 ): SentSignal {
   const inInbox = findSentCopy(recipient.inbox, { owner: recipient.id, box: 'inbox' }, fresh.message, earlier);
-  const inOutbox = findSentCopy(sender.outbox, { owner: sender.id, box: 'outbox' }, fresh.message, earlier);
+  // An outbox copy is published under its inbox copy's name (below), which a collision may have suffixed.
+  const inOutbox = findSentCopy(sender.outbox, { owner: sender.id, box: 'outbox' }, fresh.message, earlier, inInbox?.file);
   const stored = inInbox?.message ?? inOutbox?.message;
   const message = stored ?? fresh.message;
   const text = stored ? toJsonText(stored) : fresh.text;
@@ -142,15 +143,16 @@ function firstFreeSuffix(dir: string, name: string): number {
 }
 
 /**
- * The copy of signal `wanted.id` already in `dir`, if any, looked for where `earlier` says. A retried send
- * repeats the type and subject, so only files named for them are parsed. The same id on different
- * content is refused: it is a new signal reusing an id, not a retry.
+ * The copy of signal `wanted.id` already in `dir`, if any, looked for where `earlier` says — for
+ * `same-name`, the run of names from `name` (default: the signal's own file name). A retried send repeats
+ * the type and subject, so only files named for them are parsed. The same id on different content is
+ * refused: it is a new signal reusing an id, not a retry.
  */
-function findSentCopy(dir: string, expect: BoxExpectation, wanted: SignalMessage, earlier: EarlierCopies): StoredCopy | undefined {
+function findSentCopy(dir: string, expect: BoxExpectation, wanted: SignalMessage, earlier: EarlierCopies, name = signalFileName(wanted)): StoredCopy | undefined {
   if (earlier === 'none') return undefined;
   if (earlier === 'same-name') {
     // The id's claim already refused other content under it (sent-fact.ts).
-    return findInNameRun(dir, signalFileName(wanted), (file) => {
+    return findInNameRun(dir, name, (file) => {
       const message = readValidFile(join(dir, file), (bytes) => judgeSignal(bytes, expect));
       return message?.id === wanted.id ? { file, message } : undefined;
     });

@@ -188,20 +188,23 @@ describe('signal ids are single-use', () => {
     expect(entries(fed.team('docs').inbox)).toEqual([first.file]);
   });
 
-  it('a send that claimed its id finds the copy a concurrent retry published first, also past a same-second collision', async () => {
-    const fed = await signalFederation(['docs']);
+  it('a send that claimed its id finds the copies a concurrent retry published first, also past a same-second collision', async () => {
+    const fed = await signalFederation(['docs', 'api']);
     const backend = openBackend(fed.root);
     const registry = await backend.registry.read();
-    const route = { from: resolveParty(registry, 'meta', { role: 'sender' }), to: resolveParty(registry, 'docs', { role: 'recipient' }) };
-    const other = await send(fed.root, { to: 'docs', type: 'report', subject: 'Status', body: 'another signal of that second' });
-    const message = { ...other.message, id, body: 'one' };
-    // The retry (it found the claim) publishes first, beside the other signal of that second…
+    const route = { from: resolveParty(registry, 'api', { role: 'sender' }), to: resolveParty(registry, 'meta', { role: 'recipient' }) };
+    // Another team's report of that second and subject takes the plain name in meta's inbox…
+    const other = await send(fed.root, { from: 'docs', to: 'meta', type: 'report', subject: 'Status', body: 'from docs' });
+    const message = { ...other.message, id, from: 'api', body: 'from api' };
+    // …so the retry (it found the claim), publishing first, lands on the next name, in both boxes.
     const retried = await backend.signals.send(message, route, { ...fast, idempotent: true });
     expect(retried.file).not.toBe(other.file);
-    // …and the send that claimed the id, looking only at that second's names, finds it.
+    expect(entries(fed.team('api').outbox)).toEqual([retried.file]);
+    // The send that claimed the id, looking only at that second's names, finds both copies.
     const claimed = await backend.signals.send(message, route, { ...fast, idempotent: true, claimed: true });
     expect(claimed).toMatchObject({ delivered: false, file: retried.file });
-    expect(entries(fed.team('docs').inbox)).toEqual([other.file, retried.file].sort());
+    expect(entries(fed.meta.inbox)).toEqual([other.file, retried.file].sort());
+    expect(entries(fed.team('api').outbox)).toEqual([retried.file]);
   });
 
   it('ids spelled in capitals are the same id', async () => {
