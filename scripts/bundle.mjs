@@ -113,7 +113,8 @@ await build({
 
 await build({
   ...common,
-  entryPoints: ['src/agent/main.ts'],
+  // The executable is agent/bin.ts, under the name the package's bin gives it.
+  entryPoints: [{ in: 'src/agent/bin.ts', out: 'agent/main' }],
   outbase: 'src',
   outdir: 'dist/bin',
   chunkNames: 'chunks/[name]-[hash]',

@@ -1,6 +1,3 @@
-#!/usr/bin/env node
-// First: zod reads its settings as each schema is built (src/schema/zod-jitless.ts).
-import '../schema/zod-jitless.js';
 import type { ConsultantContext } from '../../machines/consultant.types.js';
 import { loadTeamLifecycle } from '../actors/team-lifecycle.js';
 import { archetypeOf } from '../archetypes/catalog.js';

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -16,6 +16,7 @@ import {
   workspacePaths,
   type LaunchContext,
 } from '../../src/index.js';
+import { packageRoot } from '../../src/package-info.js';
 import { builtBin, FED_BIN } from '../helpers/fed-cli.js';
 import { waitFor } from '../helpers/fixture-process.js';
 import { typescriptProject } from '../helpers/fixture-repo.js';
@@ -71,11 +72,11 @@ async function writeContext(fed: Federation, overrides: Partial<LaunchContext> =
   return paths.launchContext;
 }
 
-function startAgent(fed: Federation, contextFile: string) {
+function startAgent(fed: Federation, contextFile: string, env: NodeJS.ProcessEnv = {}) {
   const { FED_ROOT: _root, FED_TEAM: _team, ...inherited } = process.env;
   const child = spawn(process.execPath, [AGENT_BIN], {
     cwd: fed.workspace,
-    env: { ...inherited, PATH: `${fed.bin}:${process.env.PATH}`, FED_ROOT: fed.root, FED_TEAM: 'docs', FED_LAUNCH_CONTEXT: contextFile, FED_TELEMETRY_ENABLED: 'false' },
+    env: { ...inherited, PATH: `${fed.bin}:${process.env.PATH}`, FED_ROOT: fed.root, FED_TEAM: 'docs', FED_LAUNCH_CONTEXT: contextFile, FED_TELEMETRY_ENABLED: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -123,6 +124,26 @@ describe('fed-agent, the built-in deliverable agent (built, with fed on its PATH
     const log = readFileSync(workspacePaths(fed.workspace).learningLog, 'utf8').trim().split('\n');
     expect(log.length).toBeGreaterThan(5);
     for (const line of log) expect(learningEntrySchema.safeParse(JSON.parse(line)).success).toBe(true);
+  });
+
+  it('generates no zod parser: jitless is set before any schema is built, in fed-agent and in every fed it runs', async () => {
+    const counter = join(packageRoot(), 'test/fixtures/count-zod-parsers.cjs');
+    const counts = join(tempDir(), 'compiled-parsers.txt');
+    const countingEnv = { NODE_OPTIONS: `--require ${counter}`, FED_TEST_COMPILED_PARSERS: counts };
+    // The counter sees the parsers zod generates when it is not jitless.
+    const jit = spawnSync(process.execPath, ['-e', "require('zod').z.object({ a: require('zod').z.string() }).parse({ a: 'x' })"], { cwd: packageRoot(), env: { ...process.env, ...countingEnv } });
+    expect(jit.status, jit.stderr.toString()).toBe(0);
+    expect(readFileSync(counts, 'utf8')).toBe('-e 1\n');
+    rmSync(counts);
+
+    const fed = await federationWithMission();
+    const run = await startAgent(fed, await writeContext(fed), countingEnv).done;
+    expect(run, run.stderr).toMatchObject({ code: 0 });
+    const lines = readFileSync(counts, 'utf8').trim().split('\n');
+    // fed-agent itself and each `fed event` it ran (four transitions).
+    expect(lines.filter((line) => line.startsWith(`${AGENT_BIN} `))).toHaveLength(1);
+    expect(lines.filter((line) => line.startsWith(`${FED_BIN} `)).length).toBeGreaterThanOrEqual(4);
+    expect(lines.filter((line) => !line.endsWith(' 0'))).toEqual([]);
   });
 
   it('relaunched after a pause in distilling, continues from there', async () => {

@@ -11,7 +11,7 @@ const SRC = fileURLToPath(new URL('../../../src/', import.meta.url));
 
 /** Programs of their own, started as processes: printing and exit codes are their job. */
 const PROGRAMS: Record<string, string> = {
-  'agent/main.ts': 'the fed-agent executable',
+  'agent/main.ts': 'the fed-agent program (its executable, agent/bin.ts, only imports it)',
   'launch/agent-watchdog.ts': 'the watchdog process fed launch starts around an agent',
 };
 
