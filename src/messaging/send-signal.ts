@@ -10,6 +10,7 @@ import { zodProblemText } from '../schema/problems.js';
 import type { Registry } from '../schema/registry.js';
 import { MAX_SIGNAL_BYTES, SIGNAL_PROTOCOL, signalMessageSchema, type SignalMessage } from '../schema/signal.js';
 import { recordSend } from '../signals/delivery/record-send.js';
+import { CONCURRENT_SEND_MS } from '../signals/delivery/sent-fact.js';
 import { recordSignalSent } from '../telemetry/fed-metrics.js';
 import { resolveParty } from './resolve-party.js';
 
@@ -61,9 +62,10 @@ export async function sendSignal(root: string, request: SendSignalRequest, optio
   // The delivery facts (#16): the id claimed and the reply target checked before anything is published.
   const records = await recordSend(backend, registry, built, request.replyTo, { durable });
   if (records.archived) return { ...records.archived, warnings: [] };
-  // A retry is stored under the time of the first send, like the copies the first send may have made.
+  // A retry concurrent with the first send is stored under its time, where the first send looks.
   const { outcome, firstSentAt } = records.claim;
-  const message = firstSentAt === built.timestamp ? built : { ...built, timestamp: firstSentAt };
+  const concurrent = outcome === 'retry' && now.getTime() - Date.parse(firstSentAt) < CONCURRENT_SEND_MS;
+  const message = concurrent ? { ...built, timestamp: firstSentAt } : built;
   const sent = await backend.signals.send(message, { from: sender, to: recipient }, { durable, idempotent: request.id !== undefined, claimed: outcome === 'claimed' });
   await records.delivered(sent.message);
   // A retry that only completed a missing copy sent nothing new.

@@ -77,10 +77,10 @@ export interface TransportSendOptions extends TransportWriteOptions {
    */
   idempotent?: boolean;
   /**
-   * With `idempotent`: this send claimed the id (its `sent` delivery fact is new), and a retry is stored
-   * under the time of the first send. So the only copy there can already be is a concurrent retry's,
-   * stored under this message's timestamp: a file transport looks at those names only, not the whole box
-   * (which grows with the federation's history).
+   * With `idempotent`: this send claimed the id (its `sent` delivery fact is new). The only copy there can
+   * already be is then a concurrent retry's, stored under this message's timestamp (CONCURRENT_SEND_MS in
+   * src/signals/delivery/sent-fact.ts): a file transport looks at those names only, not at the whole box
+   * (which grows with the federation's history) — unless it gets to the copies late.
    */
   claimed?: boolean;
 }

@@ -1,6 +1,4 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { suffixedName } from '../fs/atomic-write.js';
 import { judgeAck, judgeSignal, type BoxExpectation } from '../schema/judge-signal.js';
 import { readValidFile } from './delivery/read-valid-file.js';
 import { withAck, type SignalEntry } from './read-signals.js';
@@ -20,17 +18,3 @@ export function readSignalEntry(dir: string, file: string, expect: BoxExpectatio
   return { file, path, message: withAck(message, ack && { ok: true, value: ack }) };
 }
 
-/**
- * The first file of the run `name`, `name-2`, `name-3`, … in box folder `dir` (signals of one second, type
- * and subject) that `read` accepts, looking up to the first free name — a no-clobber publish takes the
- * suffixes in order — or `maxNames` names. `read` checks each file's content: a name is never trusted.
- */
-export function findInNameRun<T>(dir: string, name: string, read: (file: string) => T | undefined, maxNames = Number.POSITIVE_INFINITY): T | undefined {
-  for (let attempt = 1; attempt <= maxNames; attempt++) {
-    const file = attempt === 1 ? name : suffixedName(name, attempt);
-    const found = read(file);
-    if (found !== undefined) return found;
-    if (!existsSync(join(dir, file))) return undefined;
-  }
-  return undefined;
-}

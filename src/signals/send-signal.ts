@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { FedError, RefusedError } from '../errors.js';
 import { withLock } from '../fs/lock.js';
@@ -8,8 +8,9 @@ import { toJsonText } from '../fs/json-text.js';
 import type { SentSignal } from '../ports/signal-transport.js';
 import type { SignalMessage } from '../schema/signal.js';
 import { readBoxFile } from './parse-signal-file.js';
-import { findInNameRun } from './read-signal-entry.js';
+import { findInNameRun, firstFreeSuffix } from './name-run.js';
 import { readValidFile } from './delivery/read-valid-file.js';
+import { CONCURRENT_SEND_MS } from './delivery/sent-fact.js';
 import { judgeSignal, type BoxExpectation } from '../schema/judge-signal.js';
 import type { SignalWorkspace } from './resolve-workspace.js';
 import { sameSubjectPattern, signalFileName } from './signal-file-name.js';
@@ -41,10 +42,18 @@ export async function deliverSignal(
   earlier: EarlierCopies,
   writeOptions: WriteOptions,
 ): Promise<SentSignal> {
-  const deliver = () => deliverCopies(recipient, sender, fresh, earlier, writeOptions);
+  const deliver = () => deliverCopies(recipient, sender, fresh, inTime(earlier, fresh.message), writeOptions);
   // Retries with one id may run at once (a caller that timed out and retried while the first still
   // runs): under a lock per recipient and id, each finds the copies the one before it wrote.
   return earlier === 'none' ? deliver() : withLock(sendLockPath(recipient, fresh.message.id), deliver, { timeoutMs: 60_000 });
+}
+
+/**
+ * Checked under the send lock: a claiming send that gets to its copies after CONCURRENT_SEND_MS may meet a
+ * retry stored under the retry's own time, so it looks where a retry looks.
+ */
+function inTime(earlier: EarlierCopies, message: SignalMessage): EarlierCopies {
+  return earlier === 'same-name' && Date.now() - Date.parse(message.timestamp) >= CONCURRENT_SEND_MS ? 'same-subject' : earlier;
 }
 
 /** `<recipient workspace>/.fed/signals/.send-<id>.lock`: beside the boxes, never read as a signal. */
@@ -101,14 +110,9 @@ export class SignalOutboxCopyError extends FedError {
 }
 
 /**
- * Publish one copy of a signal into a box.
- *
- * publishFileNoClobber tries `name`, `name-2`, `name-3`, … at one failed link (and one thrown error,
- * ~10 µs) each, so a burst of same-second, same-subject signals would cost quadratic time; after the
- * first collision the probe jumps past the run of taken names instead, found by galloping existence
- * checks (~1 µs each). That is only a hint: the hard link still decides, and a name taken meanwhile just
- * moves on to the next one. A box that does not exist is created then, sparing every send a mkdir
- * (workspaces are created with their boxes).
+ * Publish one copy of a signal into a box: under `name`, or after a collision past the run of taken names
+ * (firstFreeSuffix; one failed link, ~10 µs, per name would make a burst quadratic). A box that does not
+ * exist is created then, sparing every send a mkdir (workspaces are created with their boxes).
  */
 function publishSignalFile(dir: string, name: string, text: string, options: WriteOptions): string {
   let firstFree: number | undefined;
@@ -123,23 +127,6 @@ function publishSignalFile(dir: string, name: string, text: string, options: Wri
     ensureDirectory(dir, options);
     return publishFileNoClobber(dir, name, text, publishOptions);
   }
-}
-
-/** The first n ≥ 2 whose `suffixedName(name, n)` is free in `dir`, `name` itself being taken. */
-function firstFreeSuffix(dir: string, name: string): number {
-  const taken = (n: number) => existsSync(join(dir, suffixedName(name, n)));
-  let low = 1;
-  let high = 2;
-  while (taken(high)) {
-    low = high;
-    high *= 2;
-  }
-  while (high - low > 1) {
-    const middle = Math.floor((low + high) / 2);
-    if (taken(middle)) low = middle;
-    else high = middle;
-  }
-  return high;
 }
 
 /**

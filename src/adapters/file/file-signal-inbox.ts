@@ -27,7 +27,8 @@ import type { BoxExpectation } from '../../schema/judge-signal.js';
 import { quarantineSignalFile, restoreSettledQuarantine } from '../../signals/quarantine.js';
 import { SETTLE_MS, SignalBoxReader } from '../../signals/read-signals.js';
 import type { SignalWorkspace } from '../../signals/resolve-workspace.js';
-import { findInNameRun, readSignalEntry } from '../../signals/read-signal-entry.js';
+import { findInNameRun } from '../../signals/name-run.js';
+import { readSignalEntry } from '../../signals/read-signal-entry.js';
 import { ackFileName, signalFileName } from '../../signals/signal-file-name.js';
 import { watchSignalBox } from '../../signals/watch-signals.js';
 import { pendingFileBatches } from './pending-file-batches.js';
@@ -79,8 +80,8 @@ export class FileSignalInbox implements SignalInbox {
 
   /**
    * With a hint, the name the send published the signal under (`signalFileName` of its sent fact) and,
-   * past a collision, the next few suffixed names — each read and checked to carry the id, never trusted;
-   * only when none does is the whole inbox read.
+   * past a collision, the next few names of its run — each read and checked to carry the id, never
+   * trusted; only when none does is the whole inbox read.
    */
   async find(id: string, hint?: FindHint): Promise<SignalEntry[]> {
     const wanted = id.toLowerCase();

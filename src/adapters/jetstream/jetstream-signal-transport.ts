@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { RefusedError } from '../../errors.js';
 import { toJsonText } from '../../fs/json-text.js';
 import type {
@@ -21,6 +22,9 @@ import { readSubjectSince } from './read-subject.js';
 import { compareEntries, judgeRecord, signalLocation } from './signal-records.js';
 import { retryTransient } from './transient.js';
 
+/** The header that tells one send's publishes from another's with the same message id. */
+const SEND_HEADER = 'Fed-Send';
+
 /**
  * file-signal-v1 signals carried by JetStream: one stream per federation, one subject per inbox
  * (`fed.<federation>.inbox.<to>.<from>`), the SignalMessage JSON unchanged as the payload and its id as
@@ -43,11 +47,12 @@ export class JetStreamSignalTransport implements SignalTransport {
     const { js, jsm } = (await this.streams()).session;
     const names = this.names;
     const text = toJsonText(message);
-    let attempts = 0;
-    const ack = await retryTransient((attempt) => {
-      attempts = attempt;
-      return js.publish(names.inboxSubject(route.to.id, route.from.id), text, { msgID: message.id });
-    });
+    // Marks this call's publishes: a duplicate carrying it is our own earlier attempt, whose reply was lost.
+    // (The client is loaded on use, like the connection: a command that never sends does not load it.)
+    const { headers } = await import('@nats-io/transport-node');
+    const sendMark = headers();
+    sendMark.set(SEND_HEADER, randomUUID());
+    const ack = await retryTransient(() => js.publish(names.inboxSubject(route.to.id, route.from.id), text, { msgID: message.id, headers: sendMark }));
     let stored = message;
     // A duplicate on a retried publish may be our own first attempt, whose reply was lost.
     let delivered = !ack.duplicate;
@@ -58,7 +63,7 @@ export class JetStreamSignalTransport implements SignalTransport {
       const judged = first ? judgeSignal(Buffer.from(first.data), { owner: route.to.id, box: 'inbox' }) : undefined;
       if (judged?.ok) {
         const differing = (['from', 'to', 'type', 'subject', 'body'] as const).filter((key) => judged.value[key] !== message[key]);
-        const ours = attempts > 1 && judged.value.timestamp === message.timestamp && differing.length === 0;
+        const ours = first?.header?.get(SEND_HEADER) === sendMark.get(SEND_HEADER);
         if (!ours && (differing.length || !options.idempotent)) {
           throw new RefusedError(
             'SIGNAL_ID_REUSED',

@@ -85,6 +85,8 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     const again = await backend.signals.send({ ...m, timestamp: new Date(Date.now() + 5_000).toISOString() }, route, { idempotent: true });
     expect(again.delivered).toBe(false);
     expect(again.message).toEqual(m);
+    // A retry concurrent with the first send carries its very timestamp: still not delivered by this call.
+    expect((await backend.signals.send(m, route, { idempotent: true })).delivered).toBe(false);
     await expect(backend.signals.send({ ...m, body: 'something else' }, route, { idempotent: true })).rejects.toMatchObject({ code: 'SIGNAL_ID_REUSED' });
     expect((await backend.signals.inbox(party('docs')).list()).signals).toHaveLength(1);
   });

@@ -176,35 +176,73 @@ describe('signal ids are single-use', () => {
     expect(entries(fed.team('docs').inbox)).toEqual([first.file]);
   });
 
-  it('a retry after a send that claimed its id but published nothing (killed) is stored under the first send\'s time', async () => {
+  it('a retry soon after a send that claimed its id but published nothing (killed) is stored under the first send\'s time; a later one under its own', async () => {
     const fed = await signalFederation(['docs']);
     const first = await send(fed.root, { to: 'docs', type: 'report', subject: 'Status', body: 'one', id });
     // As if killed between the claim and the copies: the sent fact stays, the copies are not there.
     rmSync(first.inboxPath);
     rmSync(first.outboxPath);
-    const retry = await send(fed.root, { to: 'docs', type: 'report', subject: 'Status', body: 'one', id }, 3);
-    expect(retry.delivered).toBe(true);
-    expect(retry.message.timestamp).toBe(first.message.timestamp);
+    const soon = await send(fed.root, { to: 'docs', type: 'report', subject: 'Status', body: 'one', id }, 0.25);
+    expect(soon.delivered).toBe(true);
+    expect(soon.message.timestamp).toBe(first.message.timestamp);
     expect(entries(fed.team('docs').inbox)).toEqual([first.file]);
+
+    rmSync(soon.inboxPath);
+    rmSync(soon.outboxPath);
+    // Hours later no first send can still be running: the first delivery is not already overdue.
+    const later = await send(fed.root, { to: 'docs', type: 'report', subject: 'Status', body: 'one', id }, 180);
+    expect(later.delivered).toBe(true);
+    expect(later.message.timestamp).toBe(at(180).toISOString());
+    expect(entries(fed.team('docs').inbox)).toEqual([later.file]);
   });
 
-  it('a send that claimed its id finds the copies a concurrent retry published first, also past a same-second collision', async () => {
-    const fed = await signalFederation(['docs', 'api']);
-    const backend = openBackend(fed.root);
-    const registry = await backend.registry.read();
-    const route = { from: resolveParty(registry, 'api', { role: 'sender' }), to: resolveParty(registry, 'meta', { role: 'recipient' }) };
-    // Another team's report of that second and subject takes the plain name in meta's inbox…
-    const other = await send(fed.root, { from: 'docs', to: 'meta', type: 'report', subject: 'Status', body: 'from docs' });
-    const message = { ...other.message, id, from: 'api', body: 'from api' };
-    // …so the retry (it found the claim), publishing first, lands on the next name, in both boxes.
-    const retried = await backend.signals.send(message, route, { ...fast, idempotent: true });
-    expect(retried.file).not.toBe(other.file);
-    expect(entries(fed.team('api').outbox)).toEqual([retried.file]);
-    // The send that claimed the id, looking only at that second's names, finds both copies.
-    const claimed = await backend.signals.send(message, route, { ...fast, idempotent: true, claimed: true });
-    expect(claimed).toMatchObject({ delivered: false, file: retried.file });
-    expect(entries(fed.meta.inbox)).toEqual([other.file, retried.file].sort());
-    expect(entries(fed.team('api').outbox)).toEqual([retried.file]);
+  describe('a send that claimed its id, with a retry of it publishing first', () => {
+    async function race(others: number) {
+      const fed = await signalFederation(['docs', 'api']);
+      const backend = openBackend(fed.root);
+      const registry = await backend.registry.read();
+      const route = { from: resolveParty(registry, 'api', { role: 'sender' }), to: resolveParty(registry, 'meta', { role: 'recipient' }) };
+      // Other teams' reports of that second and subject take the first names in meta's inbox.
+      const now = new Date();
+      const sentOthers = [];
+      for (let i = 0; i < others; i++) sentOthers.push(await sendSignal(fed.root, { from: 'docs', to: 'meta', type: 'report', subject: 'Status', body: `from docs ${i}` }, { ...fast, now: () => now }));
+      const message = { id, timestamp: now.toISOString(), from: 'api', to: 'meta', type: 'report' as const, subject: 'Status', body: 'from api', protocol: 'file-signal-v1' as const };
+      /** The copies of the signal in meta's inbox, by reading every file there. */
+      const copies = () => entries(fed.meta.inbox).filter((file) => file.endsWith('.json') && JSON.parse(readFileSync(join(fed.meta.inbox, file), 'utf8')).id === id);
+      return { fed, backend, route, message, others: sentOthers, copies };
+    }
+
+    it('finds both copies past a same-second collision (the outbox copy is named after the inbox copy)', async () => {
+      const { fed, backend, route, message, others } = await race(1);
+      const retried = await backend.signals.send(message, route, { ...fast, idempotent: true });
+      expect(retried.file).not.toBe(others[0]!.file);
+      expect(entries(fed.team('api').outbox)).toEqual([retried.file]);
+      const claimed = await backend.signals.send(message, route, { ...fast, idempotent: true, claimed: true });
+      expect(claimed).toMatchObject({ delivered: false, file: retried.file });
+      expect(entries(fed.meta.inbox)).toEqual([others[0]!.file, retried.file].sort());
+      expect(entries(fed.team('api').outbox)).toEqual([retried.file]);
+    });
+
+    it('finds the copy past a gap an archived signal of that second left in the run of names', async () => {
+      const { backend, route, message, others, copies } = await race(4);
+      // The third of that second's signals is gone: the retry's publish jumps past the gap.
+      rmSync(others[2]!.inboxPath);
+      const retried = await backend.signals.send(message, route, { ...fast, idempotent: true });
+      expect(retried.file).not.toBe(others[2]!.file);
+      const claimed = await backend.signals.send(message, route, { ...fast, idempotent: true, claimed: true });
+      expect(claimed).toMatchObject({ delivered: false, file: retried.file });
+      expect(copies()).toEqual([retried.file]);
+    });
+
+    it('that gets to its copies late (stalled) looks where a retry looks: the retry kept its own time', async () => {
+      const { backend, route, message, copies } = await race(0);
+      const claimedLongAgo = { ...message, timestamp: new Date(Date.now() - 31_000).toISOString() };
+      // The retry came after the concurrent window, under its own time (another second, another name).
+      const retried = await backend.signals.send(message, route, { ...fast, idempotent: true });
+      const claimed = await backend.signals.send(claimedLongAgo, route, { ...fast, idempotent: true, claimed: true });
+      expect(claimed).toMatchObject({ delivered: false, file: retried.file });
+      expect(copies()).toEqual([retried.file]);
+    });
   });
 
   it('ids spelled in capitals are the same id', async () => {
