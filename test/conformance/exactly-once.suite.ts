@@ -45,6 +45,8 @@ export async function sendDirectives(fed: ConformanceFederation, count: number, 
  */
 export async function expectEachAppliedOnce(fed: ConformanceFederation, team: RegistryEntry, ids: readonly string[], timeoutMs: number): Promise<void> {
   const last = runWorker(fed, 'consume', ['alpha']);
+  // Its SIGTERM handler is set once it says ready: the inbox may be done already, before it has started.
+  await eventually(() => last.output().includes('ready'), 20_000, 'the last consumer to start');
   const inbox = fed.backend.signals.inbox(party(team));
   await eventually(async () => (await inbox.pending()).signals.length === 0, timeoutMs, 'every signal to be acknowledged');
   last.kill('SIGTERM');
