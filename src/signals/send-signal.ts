@@ -7,7 +7,6 @@ import { ensureDirectory } from '../fs/ensure-directory.js';
 import { toJsonText } from '../fs/json-text.js';
 import type { SentSignal } from '../ports/signal-transport.js';
 import type { SignalMessage } from '../schema/signal.js';
-import { readBoxFile } from './parse-signal-file.js';
 import { findInNameRun, firstFreeSuffix } from './name-run.js';
 import { readValidFile } from './delivery/read-valid-file.js';
 import { CONCURRENT_SEND_MS } from './delivery/sent-fact.js';
@@ -137,42 +136,31 @@ function publishSignalFile(dir: string, name: string, text: string, options: Wri
  */
 function findSentCopy(dir: string, expect: BoxExpectation, wanted: SignalMessage, earlier: EarlierCopies, name = signalFileName(wanted)): StoredCopy | undefined {
   if (earlier === 'none') return undefined;
-  if (earlier === 'same-name') {
-    // The id's claim already refused other content under it (sent-fact.ts).
-    return findInNameRun(dir, name, (file) => {
-      const message = readValidFile(join(dir, file), (bytes) => judgeSignal(bytes, expect));
-      return message?.id === wanted.id ? { file, message } : undefined;
-    });
+  const readCopy = (file: string): StoredCopy | undefined => {
+    const message = readValidFile(join(dir, file), (bytes) => judgeSignal(bytes, expect));
+    return message?.id === wanted.id ? { file, message } : undefined;
+  };
+  let copy: StoredCopy | undefined;
+  if (earlier === 'same-name') copy = findInNameRun(dir, name, readCopy);
+  else for (const file of sameSubjectFiles(dir, wanted)) if ((copy = readCopy(file))) break;
+  const differing = copy ? (['from', 'to', 'type', 'subject', 'body'] as const).filter((key) => copy.message[key] !== wanted[key]) : [];
+  if (differing.length) {
+    throw new RefusedError(
+      'SIGNAL_ID_REUSED',
+      `signal id ${wanted.id} was already sent as ${join(dir, copy!.file)} with a different ${differing.join(', ')}; ` +
+        'a retry must repeat the same signal — to send a new one, leave out --id',
+    );
   }
+  return copy;
+}
+
+/** The files of `dir` named for a signal of `wanted`'s type and subject, any second. */
+function sameSubjectFiles(dir: string, wanted: SignalMessage): string[] {
   const pattern = sameSubjectPattern(wanted.type, wanted.subject);
-  let files: string[];
   try {
-    files = readdirSync(dir);
+    return readdirSync(dir).filter((file) => pattern.test(file));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
-  for (const file of files) {
-    if (!pattern.test(file)) continue;
-    let judged;
-    try {
-      const read = readBoxFile(join(dir, file));
-      if (!read.bytes) continue;
-      judged = judgeSignal(read.bytes, expect);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
-      throw error;
-    }
-    if (!judged.ok || judged.value.id !== wanted.id) continue;
-    const differing = (['from', 'to', 'type', 'subject', 'body'] as const).filter((key) => judged.value[key] !== wanted[key]);
-    if (differing.length) {
-      throw new RefusedError(
-        'SIGNAL_ID_REUSED',
-        `signal id ${wanted.id} was already sent as ${join(dir, file)} with a different ${differing.join(', ')}; ` +
-          'a retry must repeat the same signal — to send a new one, leave out --id',
-      );
-    }
-    return { file, message: judged.value };
-  }
-  return undefined;
 }

@@ -234,6 +234,13 @@ describe('signal ids are single-use', () => {
       expect(copies()).toEqual([retried.file]);
     });
 
+    it('refuses the id when the copy it finds is another signal (written without a sent fact, by another tool)', async () => {
+      const { backend, route, message, copies } = await race(1);
+      const foreign = await backend.signals.send({ ...message, body: 'something else' }, route, { ...fast, idempotent: true });
+      await expect(backend.signals.send(message, route, { ...fast, idempotent: true, claimed: true })).rejects.toMatchObject({ code: 'SIGNAL_ID_REUSED' });
+      expect(copies()).toEqual([foreign.file]);
+    });
+
     it('that gets to its copies late (stalled) looks where a retry looks: the retry kept its own time', async () => {
       const { backend, route, message, copies } = await race(0);
       const claimedLongAgo = { ...message, timestamp: new Date(Date.now() - 31_000).toISOString() };
