@@ -7,7 +7,7 @@ export { isoTimestamp, nonEmptyString } from '../../machines/schema-primitives.j
 /**
  * A format only some commands read, built when it is first parsed instead of when its module loads: every
  * command loads every schema module (src/layout.ts names their files), and before the code is warm zod
- * takes ~40 µs per schema it builds — the formats a `fed event` never reads cost it ~4 ms.
+ * takes ~40 µs per schema it builds — the formats a `fed event` never reads cost it 2–4 ms.
  */
 export function builtOnFirstUse<T extends z.ZodType>(build: () => T): z.ZodLazy<T> {
   return z.lazy(build);
