@@ -17,4 +17,3 @@ export function readSignalEntry(dir: string, file: string, expect: BoxExpectatio
   const ack = readValidFile(join(dir, ackFileName(file)), judgeAck);
   return { file, path, message: withAck(message, ack && { ok: true, value: ack }) };
 }
-

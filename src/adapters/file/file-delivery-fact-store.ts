@@ -63,7 +63,7 @@ export class FileDeliveryFactStore implements DeliveryFactStore {
       if (set) set.add(fact);
       else found.set(id, new Set([fact]));
     };
-    const folderBytes = sizeOf(this.location);
+    const folderBytes = statSync(this.location, { throwIfNoEntry: false })?.size;
     if (folderBytes === undefined) return found;
     if (ids.length * facts.length <= folderBytes * CHECKS_PER_FOLDER_BYTE) {
       for (const id of ids) for (const fact of facts) if (existsSync(this.path(id, fact))) note(id.toLowerCase(), fact);
@@ -94,15 +94,5 @@ export class FileDeliveryFactStore implements DeliveryFactStore {
   /** Where one fact is, to show to a person. */
   path(id: string, fact: DeliveryFactName): string {
     return join(this.location, `${id.toLowerCase()}.${fact}.json`);
-  }
-}
-
-/** The size the folder reports (its entries' share of the disk), or undefined when it does not exist. */
-function sizeOf(dir: string): number | undefined {
-  try {
-    return statSync(dir).size;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
   }
 }
