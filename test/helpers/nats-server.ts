@@ -65,6 +65,8 @@ process.on('exit', () => {
 });
 
 export interface NatsServer {
+  /** Its server_name, as JetStream's cluster info names a stream's or consumer's leader. */
+  name: string;
   /** `nats://127.0.0.1:<port>` (with `user:password@` when the server requires them) */
   url: string;
   port: number;
@@ -122,6 +124,7 @@ function serverNode(spec: NodeSpec): NatsServer {
   };
 
   return {
+    name: spec.name,
     url,
     port: spec.port,
     storeDir: spec.storeDir,

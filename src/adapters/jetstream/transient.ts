@@ -1,5 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
+/** "Not now", raised by the adapter itself: e.g. a read whose consumer was lost with its server. */
+export class TransientJetStreamError extends Error {
+  override name = 'TransientJetStreamError';
+}
+
 /**
  * Errors that mean "not now" rather than "no": a request lost while the client reconnects after a server
  * restart (measured: a request made before the reconnect completes times out), no responders while a
@@ -8,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export function isTransientJetStreamError(error: unknown): boolean {
   const name = (error as Error | undefined)?.name;
   if (name === 'TimeoutError' || name === 'NoRespondersError' || name === 'JetStreamNotEnabled') return true;
-  if (name === 'ConnectionError' || name === 'RequestError') return true;
+  if (name === 'ConnectionError' || name === 'RequestError' || name === 'TransientJetStreamError') return true;
   const message = String((error as Error | undefined)?.message ?? '');
   // 10008: JetStream system temporarily unavailable; 503: no responders, as a JetStream status.
   const code = (error as { code?: unknown } | undefined)?.code;
