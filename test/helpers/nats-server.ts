@@ -174,7 +174,11 @@ export interface NatsServerOptions {
 }
 
 /** One nats-server with JetStream on a free localhost port and a temp store dir; `dispose` removes it all. */
-export async function startNatsServer(options: NatsServerOptions = {}): Promise<NatsServer & { dispose(): Promise<void> }> {
+export function startNatsServer(options: NatsServerOptions = {}): Promise<NatsServer & { dispose(): Promise<void> }> {
+  return onFreshPorts(() => startNatsServerOnce(options));
+}
+
+async function startNatsServerOnce(options: NatsServerOptions): Promise<NatsServer & { dispose(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'fed-nats-'));
   const port = await freePort();
   const storeDir = join(dir, 'store');
@@ -184,14 +188,15 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   writeFileSync(configFile, [`listen: 127.0.0.1:${port}`, `jetstream { store_dir: ${quoted(storeDir)} }`, ...authorization, ''].join('\n'));
   const userinfo = auth ? `${encodeURIComponent(auth.user)}:${encodeURIComponent(auth.password)}@` : '';
   const server = serverNode({ name: 'single', port, storeDir, configFile, userinfo, auth, readyUrls: () => [`nats://127.0.0.1:${port}`] });
-  await server.start();
-  return {
-    ...server,
-    dispose: async () => {
-      await server.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
+  const dispose = async () => {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
   };
+  await server.start().catch(async (error: unknown) => {
+    await dispose();
+    throw error;
+  });
+  return { ...server, dispose };
 }
 
 export interface NatsCluster {
@@ -206,7 +211,11 @@ export interface NatsCluster {
  * resolved once JetStream answers (a meta leader exists). Streams and KV buckets with `replicas: size`
  * survive one node killed.
  */
-export async function startNatsCluster(size = 3): Promise<NatsCluster> {
+export function startNatsCluster(size = 3): Promise<NatsCluster> {
+  return onFreshPorts(() => startNatsClusterOnce(size));
+}
+
+async function startNatsClusterOnce(size: number): Promise<NatsCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'fed-nats-cluster-'));
   const clientPorts: number[] = [];
   const routePorts: number[] = [];
@@ -236,14 +245,31 @@ export async function startNatsCluster(size = 3): Promise<NatsCluster> {
     );
     return serverNode({ name, port, storeDir, configFile, readyUrls: () => [`nats://127.0.0.1:${port}`] });
   });
-  // The nodes need each other to elect a leader, so all are launched before any is awaited.
-  await Promise.all(nodes.map((node) => node.start()));
-  return {
-    nodes,
-    urls: clientUrls.join(','),
-    dispose: async () => {
-      await Promise.all(nodes.map((node) => node.stop()));
-      rmSync(dir, { recursive: true, force: true });
-    },
+  const dispose = async () => {
+    await Promise.all(nodes.map((node) => node.stop()));
+    rmSync(dir, { recursive: true, force: true });
   };
+  // The nodes need each other to elect a leader, so all are launched before any is awaited.
+  const started = await Promise.allSettled(nodes.map((node) => node.start()));
+  const failed = started.find((result) => result.status === 'rejected');
+  if (failed) {
+    await dispose();
+    throw failed.reason;
+  }
+  return { nodes, urls: clientUrls.join(','), dispose };
+}
+
+/**
+ * A port from freePort is free when picked, not when the server binds it: another process's connection
+ * can take it meanwhile (seen with several suites starting servers at once). Such a start is made again
+ * on fresh ports; any other failure is the test's.
+ */
+async function onFreshPorts<T>(start: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (error) {
+      if (attempt === 5 || !/address already in use/.test(String(error))) throw error;
+    }
+  }
 }
