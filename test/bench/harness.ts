@@ -70,15 +70,21 @@ export async function reportInterleavedRatios(
   const base = summarize(ceilings);
   process.stdout.write(`  ${ceiling.name}: median ${fmt(base.median)} ${unit} (${fmt(base.min)}–${fmt(base.max)}), ${rounds} rounds interleaved\n`);
   measured.forEach((m, i) => {
-    const s = summarize(ratios[i]!);
-    const row: BenchRow = {
-      name: `${m.name} / ${ceiling.name}`,
-      value: s.median,
-      unit: `× (spread ${s.min.toFixed(2)}–${s.max.toFixed(2)})`,
-      ...(m.max !== undefined && { goal: `≤ ${m.max}×`, met: s.median <= m.max }),
-    };
-    rows.push(row);
-    const goal = row.goal ? `  goal ${row.goal}: ${row.met ? 'met' : 'NOT MET'}` : '';
-    process.stdout.write(`  ${row.name}: median ${s.median.toFixed(2)}${row.unit}${goal}\n`);
+    const max = m.max;
+    reportRoundRatios(`${m.name} / ${ceiling.name}`, ratios[i]!, max === undefined ? undefined : { text: `≤ ${max}×`, met: (median) => median <= max });
   });
+}
+
+/** Ratios taken round by round: their median, judged against the goal, and their spread. */
+export function reportRoundRatios(name: string, ratios: readonly number[], goal?: { text: string; met: (median: number) => boolean }): void {
+  const s = summarize(ratios);
+  const row: BenchRow = {
+    name,
+    value: s.median,
+    unit: `× (spread ${s.min.toFixed(2)}–${s.max.toFixed(2)})`,
+    ...(goal && { goal: goal.text, met: goal.met(s.median) }),
+  };
+  rows.push(row);
+  const verdict = row.goal ? `  goal ${row.goal}: ${row.met ? 'met' : 'NOT MET'}` : '';
+  process.stdout.write(`  ${row.name}: median ${s.median.toFixed(2)}${row.unit}${verdict}\n`);
 }
