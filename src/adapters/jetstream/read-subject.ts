@@ -1,12 +1,14 @@
-import type { ConsumerMessages, DeliverPolicy } from '@nats-io/jetstream';
+import type { DeliverPolicy, MsgRequest } from '@nats-io/jetstream';
 import type { JetStreamSession } from './connect-jetstream.js';
 import { retryTransient, TransientJetStreamError } from './transient.js';
 
 /**
- * How often an idle read hears from its consumer's server; two missed in a row and the read starts
- * again on another consumer. The client's default (15 s) left a read stalled for 30 s at best.
+ * A read that receives nothing for this long stops, and the stream's leader is asked whether anything it
+ * should have read is still there; if so it goes on, on a new consumer. Its consumer's node may have died
+ * (the client's own recovery of an ordered consumer was seen waiting forever), a replica serving it may be
+ * behind the stream, or what it waits for may have been removed (the consumer then still counts it pending).
  */
-const IDLE_HEARTBEAT_MS = 2_000;
+const STALL_MS = 4_000;
 
 /** A stored message as the adapter needs it: where it is in the stream, its subject and its bytes. */
 export interface StreamRecord {
@@ -44,35 +46,36 @@ export async function readSubjectSince(
       opt_start_seq: (records.at(-1)?.seq ?? afterSeq) + 1,
     });
     // Bounded by bytes, not messages: a batch of signals up to 1 MiB each must not hold gigabytes.
-    const messages = await consumer.consume({ max_bytes: 16 * 1024 * 1024, idle_heartbeat: IDLE_HEARTBEAT_MS });
-    let caughtUp = false;
-    void stopWhenHeartbeatsMissed(messages);
+    const messages = await consumer.consume({ max_bytes: 16 * 1024 * 1024 });
+    const stall = setTimeout(() => messages.stop(), STALL_MS);
+    let reachedLast = false;
     try {
       for await (const message of messages) {
+        stall.refresh();
         const headers: Record<string, string> = {};
         for (const [key] of message.headers ?? []) headers[key] = message.headers!.get(key);
         records.push({ seq: message.seq, subject: message.subject, data: message.data, storedAt: message.info.timestampNanos / 1e6, headers });
-        // pending 0: caught up, even if the last message seen by the lookup was removed meanwhile.
-        if (message.seq >= last.seq || message.info.pending === 0) {
-          caughtUp = true;
-          break;
-        }
+        reachedLast = message.seq >= last.seq;
+        if (reachedLast || message.info.pending === 0) break;
       }
     } finally {
+      clearTimeout(stall);
       messages.stop();
     }
-    if (!caughtUp) throw new TransientJetStreamError(`the read of ${filter} in ${stream} stopped at sequence ${records.at(-1)?.seq ?? afterSeq} of ${last.seq}`);
+    const readTo = records.at(-1)?.seq ?? afterSeq;
+    if (!reachedLast && (await storedAfter(session, stream, filter, readTo, last.seq))) {
+      throw new TransientJetStreamError(`the read of ${filter} in ${stream} stopped at sequence ${readTo} of ${last.seq}`);
+    }
     return records;
   });
 }
 
 /**
- * Two missed heartbeats mean the consumer's server is gone (a cluster node killed: measured, the client's
- * own recovery of an ordered consumer then waited forever). Stopping ends the read short, so it is made
- * again on a live node.
+ * Whether the stream holds a message on `filter` after `afterSeq`, up to `lastSeq`: asked of the stream's
+ * leader, never of a replica that may be behind it.
  */
-async function stopWhenHeartbeatsMissed(messages: ConsumerMessages): Promise<void> {
-  for await (const status of messages.status()) {
-    if (status.type === 'heartbeats_missed') return void messages.stop();
-  }
+async function storedAfter(session: JetStreamSession, stream: string, filter: string, afterSeq: number, lastSeq: number): Promise<boolean> {
+  // The client's types omit next_by_subj for this (leader-served) request; the server has taken it since 2.9.
+  const next = await session.jsm.streams.getMessage(stream, { seq: afterSeq + 1, next_by_subj: filter } as unknown as MsgRequest);
+  return next !== null && next.seq <= lastSeq;
 }

@@ -4,6 +4,7 @@ import { readSubjectSince } from '../../../src/adapters/jetstream/read-subject.j
 import type { SignalParty } from '../../../src/ports/signal-transport.js';
 import { jetstreamBackendSchema } from '../../../src/schema/config.js';
 import { startFixture, waitFor, type FixtureProcess } from '../../helpers/fixture-process.js';
+import { onFirstConsumer } from '../../helpers/jetstream-session.js';
 import { skipWithoutNatsServer, startNatsCluster, startNatsServer } from '../../helpers/nats-server.js';
 
 const SUITE = 'JetStream backend faults (real nats-server processes)';
@@ -112,20 +113,10 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     // The read's consumer is made, then the node it lives on dies before a message is pulled: the
     // client's own recovery of an ordered consumer then waited forever (measured, one run in ten on a loaded machine).
     let killedNode: string | undefined;
-    const consumers = session.js.consumers;
-    const killingConsumers: typeof consumers = Object.create(consumers, {
-      get: {
-        value: async (...args: Parameters<typeof consumers.get>) => {
-          const consumer = await consumers.get(...args);
-          if (!killedNode) {
-            killedNode = (await consumer.info(true)).cluster?.leader;
-            await cluster.nodes.find((node) => node.name === killedNode)!.kill();
-          }
-          return consumer;
-        },
-      },
+    const killing = onFirstConsumer(session, async (consumer) => {
+      killedNode = (await consumer.info(true)).cluster?.leader;
+      await cluster.nodes.find((node) => node.name === killedNode)!.kill();
     });
-    const killing = { ...session, js: Object.create(session.js, { consumers: { value: killingConsumers } }) };
     const reading = readSubjectSince(killing, session.names.signalStream, session.names.inboxFilter('docs'), 0);
     const records = await Promise.race([reading, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`the read was still waiting 45 s after ${killedNode} was killed`)), 45_000))]);
     expect(killedNode).toMatch(/^n\d$/);
