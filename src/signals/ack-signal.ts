@@ -13,11 +13,6 @@ export interface AckOptions extends CreateOptions {
   now?: () => Date;
 }
 
-export type { AckResult } from '../ports/signal-transport.js';
-
-// The operations (`fed signal ack`) live above the transport now (src/messaging); their old home still exports them.
-export { acknowledgeAll, acknowledgeSignal, type AckAllResult } from '../messaging/acknowledge-signals.js';
-
 /**
  * Write the ack file of one signal (for consumers that already hold the entry, like the actor system).
  * It is created exclusively — never replaced — so acknowledging again keeps the first time, and two

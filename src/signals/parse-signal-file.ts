@@ -7,8 +7,6 @@ import { MAX_SIGNAL_BYTES } from '../schema/signal.js';
  * hide the others (invariant 4).
  */
 
-export { SIGNAL_BOXES, type SignalBox } from '../ports/signal-transport.js';
-
 /** The file's contents and the stat they were read with (the reader's cache key). */
 export interface ReadFile {
   bytes: Buffer | undefined;

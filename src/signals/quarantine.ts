@@ -13,8 +13,6 @@ import { isAckFileName, isSignalFileName } from './signal-file-name.js';
 import type { QuarantineOptions, QuarantineResult } from '../ports/signal-transport.js';
 import { listDirectory } from '../fs/list-directory.js';
 
-export type { QuarantineOptions, QuarantineResult } from '../ports/signal-transport.js';
-
 /** `<workspace>/.fed/signals/quarantine/`: invalid files taken out of that workspace's boxes. */
 export function quarantineDirectory(workspace: string): string {
   return join(workspacePaths(workspace).signals, 'quarantine');

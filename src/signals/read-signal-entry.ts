@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { judgeAck, judgeSignal, type BoxExpectation } from '../schema/judge-signal.js';
 import { readValidFile } from './delivery/read-valid-file.js';
-import { withAck, type SignalEntry } from './read-signals.js';
+import { withAck } from './read-signals.js';
+import { type SignalEntry } from '../ports/signal-transport.js';
 import { ackFileName } from './signal-file-name.js';
 
 /**

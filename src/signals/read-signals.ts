@@ -7,7 +7,6 @@ import { readBoxFile, statKey } from './parse-signal-file.js';
 import { judgeAck, judgeSignal, type BoxExpectation, type Judged } from '../schema/judge-signal.js';
 
 // The shapes of stored signals are the signal transport port's (file-signal-v1 is its file adapter).
-export type { InvalidSignalFile, SignalEntry, SignalReadResult } from '../ports/signal-transport.js';
 
 /** What one `read()` cost, so tests and benchmarks can see that re-polls stay incremental. */
 export interface ReadWork {

@@ -14,9 +14,6 @@ import { judgeSignal, type BoxExpectation } from '../schema/judge-signal.js';
 import type { SignalWorkspace } from './resolve-workspace.js';
 import { sameSubjectPattern, signalFileName } from './signal-file-name.js';
 
-// The operation (validate, resolve, send through the federation's transport) lives above the transport.
-export { sendSignal, type SendSignalOptions, type SendSignalRequest, type SendSignalResult } from '../messaging/send-signal.js';
-
 interface StoredCopy {
   file: string;
   message: SignalMessage;

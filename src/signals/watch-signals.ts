@@ -1,7 +1,8 @@
 import { watch, type FSWatcher } from 'node:fs';
 import type { SignalSubscription, WatchOptions } from '../ports/signal-transport.js';
 import type { BoxExpectation } from '../schema/judge-signal.js';
-import { SignalBoxReader, type InvalidSignalFile, type SignalEntry } from './read-signals.js';
+import { SignalBoxReader } from './read-signals.js';
+import { type InvalidSignalFile, type SignalEntry } from '../ports/signal-transport.js';
 
 export interface WatchSignalsOptions extends WatchOptions {
   /** Use fs.watch (default: `fastPath`, true). Off, only the rescan (every `rescanMs`, default 1 000 ms) finds signals. */
@@ -9,10 +10,6 @@ export interface WatchSignalsOptions extends WatchOptions {
 }
 
 /** Signals of a box as they arrive, each once, in timestamp order within a batch (the transport port's subscription). */
-export type { SignalSubscription } from '../ports/signal-transport.js';
-
-// `fed signal watch` is an operation above the transport now (src/messaging); its old home still exports it.
-export { watchSignals } from '../messaging/watch-signals.js';
 
 /**
  * Every this-many rescans also stats each file, to notice a file edited in place by something other

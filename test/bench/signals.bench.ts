@@ -14,7 +14,7 @@ import { onboardTeam } from '../../src/registry/onboard.js';
 import type { SignalMessage } from '../../src/schema/signal.js';
 import { QUIET_DIRECTORY_MS, SignalBoxReader } from '../../src/signals/read-signals.js';
 import { resolveSignalWorkspace } from '../../src/signals/resolve-workspace.js';
-import { sendSignal } from '../../src/signals/send-signal.js';
+import { sendSignal } from '../../src/messaging/send-signal.js';
 import { signalFileName } from '../../src/signals/signal-file-name.js';
 import { watchSignalBox } from '../../src/signals/watch-signals.js';
 import { percentile, report } from './harness.js';

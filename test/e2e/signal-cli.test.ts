@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { signalMessageSchema, type SignalMessage } from '../../src/schema/signal.js';
-import { sendSignal } from '../../src/signals/send-signal.js';
+import { sendSignal } from '../../src/messaging/send-signal.js';
 import { FED_BIN, runFed, type FedOptions } from '../helpers/fed-cli.js';
 import { waitFor } from '../helpers/fixture-process.js';
 import { entries, signalFederation, type SignalFederation } from '../helpers/signal-federation.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { setTeamStatus } from '../../src/actors/team-status-command.js';
 import { reportSignalId } from '../../src/actors/report-signal-id.js';
-import { listSignals } from '../../src/signals/list-signals.js';
+import { listSignals } from '../../src/messaging/list-signals.js';
 import { signalFederation } from '../helpers/signal-federation.js';
 
 const fast = { durable: false };

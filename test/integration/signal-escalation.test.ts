@@ -7,11 +7,11 @@ import { runMonitor } from '../../src/monitor/run-monitor.js';
 import type { MonitorReport } from '../../src/monitor/monitor-report.js';
 import { renderMonitorReport } from '../../src/monitor/render-monitor.js';
 import type { FederationConfig } from '../../src/schema/config.js';
-import { acknowledgeSignal } from '../../src/signals/ack-signal.js';
+import { acknowledgeSignal } from '../../src/messaging/acknowledge-signals.js';
 import { archiveSignals } from '../../src/signals/archive/archive-signals.js';
 import { showSignal } from '../../src/signals/delivery/show-signal.js';
-import { listSignals } from '../../src/signals/list-signals.js';
-import { sendSignal } from '../../src/signals/send-signal.js';
+import { listSignals } from '../../src/messaging/list-signals.js';
+import { sendSignal } from '../../src/messaging/send-signal.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const fast = { durable: false };

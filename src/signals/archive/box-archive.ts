@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import type { SentFact } from '../../schema/delivery.js';
 import type { BoxExpectation } from '../../schema/judge-signal.js';
 import { readSignalEntry } from '../read-signal-entry.js';
-import { readSignalBox, type SignalEntry, type SignalReadResult } from '../read-signals.js';
+import { readSignalBox } from '../read-signals.js';
+import { type SignalEntry, type SignalReadResult } from '../../ports/signal-transport.js';
 import { isSignalFileName, sameSubjectPattern } from '../signal-file-name.js';
 
 /**

@@ -4,7 +4,7 @@ import type { WriteOptions } from '../../fs/atomic-write.js';
 import { openBackend } from '../../backend/open-backend.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import { META } from '../../schema/common.js';
-import { sendSignal } from '../send-signal.js';
+import { sendSignal } from '../../messaging/send-signal.js';
 import { recipientGoneReason } from './delivery-inspector.js';
 import { findStuckSignals, type StuckSignal } from './stuck-signals.js';
 

@@ -4,7 +4,7 @@ import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { SignalDeadlines } from '../../schema/config.js';
 import type { DeliveryFacts } from '../../schema/delivery.js';
 import { signalMessageSchema, type SignalMessage } from '../../schema/signal.js';
-import type { SignalBox } from '../parse-signal-file.js';
+import type { SignalBox } from '../../ports/signal-transport.js';
 import { deadlineTable } from './deadlines.js';
 import { DeliveryInspector } from './delivery-inspector.js';
 import type { DeliveryStatus } from './delivery-state.js';

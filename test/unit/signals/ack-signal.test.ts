@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { CorruptFileError, FedError } from '../../../src/errors.js';
 import { writeRegistryStatus } from '../../../src/registry/team-status.js';
 import { signalAckSchema } from '../../../src/schema/signal.js';
-import { acknowledgeAll, acknowledgeSignal } from '../../../src/signals/ack-signal.js';
-import { listSignals } from '../../../src/signals/list-signals.js';
-import { sendSignal } from '../../../src/signals/send-signal.js';
+import { acknowledgeAll, acknowledgeSignal } from '../../../src/messaging/acknowledge-signals.js';
+import { listSignals } from '../../../src/messaging/list-signals.js';
+import { sendSignal } from '../../../src/messaging/send-signal.js';
 import { entries, signalFederation } from '../../helpers/signal-federation.js';
 
 const fast = { durable: false };

@@ -1,13 +1,13 @@
 import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { acknowledgeSignal } from '../../../src/signals/ack-signal.js';
+import { acknowledgeSignal } from '../../../src/messaging/acknowledge-signals.js';
 import { archiveSignals } from '../../../src/signals/archive/archive-signals.js';
 import { archiveDirectoryOf } from '../../../src/signals/archive/box-archive.js';
 import { showSignal } from '../../../src/signals/delivery/show-signal.js';
-import { listSignals } from '../../../src/signals/list-signals.js';
+import { listSignals } from '../../../src/messaging/list-signals.js';
 import { readSignalBox } from '../../../src/signals/read-signals.js';
-import { sendSignal } from '../../../src/signals/send-signal.js';
+import { sendSignal } from '../../../src/messaging/send-signal.js';
 import { ackFileName } from '../../../src/signals/signal-file-name.js';
 import { entries, signalFederation } from '../../helpers/signal-federation.js';
 

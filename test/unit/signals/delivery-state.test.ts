@@ -6,10 +6,10 @@ import { openBackend } from '../../../src/backend/open-backend.js';
 import { FedError } from '../../../src/errors.js';
 import { resolveParty } from '../../../src/messaging/resolve-party.js';
 import { writeRegistryStatus } from '../../../src/registry/team-status.js';
-import { acknowledgeSignal } from '../../../src/signals/ack-signal.js';
+import { acknowledgeSignal } from '../../../src/messaging/acknowledge-signals.js';
 import { showSignal } from '../../../src/signals/delivery/show-signal.js';
-import { listSignals } from '../../../src/signals/list-signals.js';
-import { sendSignal } from '../../../src/signals/send-signal.js';
+import { listSignals } from '../../../src/messaging/list-signals.js';
+import { sendSignal } from '../../../src/messaging/send-signal.js';
 import { entries, signalFederation } from '../../helpers/signal-federation.js';
 
 const fast = { durable: false };

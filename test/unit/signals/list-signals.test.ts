@@ -2,9 +2,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../src/errors.js';
-import { acknowledgeSignal } from '../../../src/signals/ack-signal.js';
-import { listSignals } from '../../../src/signals/list-signals.js';
-import { sendSignal } from '../../../src/signals/send-signal.js';
+import { acknowledgeSignal } from '../../../src/messaging/acknowledge-signals.js';
+import { listSignals } from '../../../src/messaging/list-signals.js';
+import { sendSignal } from '../../../src/messaging/send-signal.js';
 import { signalFederation } from '../../helpers/signal-federation.js';
 
 const fast = { durable: false };

@@ -5,7 +5,7 @@ import { RefusedError } from '../../../src/errors.js';
 import { quarantineReasonSchema } from '../../../src/schema/signal.js';
 import { quarantineDirectory, quarantineSignalFile } from '../../../src/signals/quarantine.js';
 import { readSignalBox } from '../../../src/signals/read-signals.js';
-import { sendSignal } from '../../../src/signals/send-signal.js';
+import { sendSignal } from '../../../src/messaging/send-signal.js';
 import { entries, signalFederation } from '../../helpers/signal-federation.js';
 
 describe('quarantining an invalid signal file', () => {

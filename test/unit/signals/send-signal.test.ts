@@ -8,7 +8,7 @@ import { readRegistry } from '../../../src/registry/registry-file.js';
 import { writeRegistryStatus } from '../../../src/registry/team-status.js';
 import { updateRegistry } from '../../../src/registry/update-registry.js';
 import { MAX_SIGNAL_BYTES, signalMessageSchema } from '../../../src/schema/signal.js';
-import { sendSignal } from '../../../src/signals/send-signal.js';
+import { sendSignal } from '../../../src/messaging/send-signal.js';
 import { entries, signalFederation } from '../../helpers/signal-federation.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
