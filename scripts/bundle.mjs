@@ -55,7 +55,7 @@ for (const key of ${JSON.stringify(keys)}) Object.defineProperty(module.exports,
  * No import() inside the CLI bundle: the bin runs it in a vm.Script, where on Node 20 import() fails
  * once the code comes from the code cache. Imports of packages and Node's modules become require()
  * (`supported` below); ES modules that must be imported (a user's importHook, tsx's API) go through
- * src/hooks/native-import.ts, left out of the bundle as dist/bin/cli/native-import.cjs for Node to load.
+ * src/engine/hooks/native-import.ts, left out of the bundle as dist/bin/cli/native-import.cjs for Node to load.
  */
 const nativeImportOutside = {
   name: 'native-import-outside',
@@ -93,7 +93,7 @@ await build({
   supported: { 'dynamic-import': false },
   plugins: [...common.plugins, lazyChildProcess, nativeImportOutside],
 });
-await build({ ...common, entryPoints: ['src/hooks/native-import.ts'], outfile: 'dist/bin/cli/native-import.cjs', format: 'cjs' });
+await build({ ...common, entryPoints: ['src/engine/hooks/native-import.ts'], outfile: 'dist/bin/cli/native-import.cjs', format: 'cjs' });
 
 // The bin reads the bundle as Latin-1 (a one-byte string, the fastest to make), right only for ASCII:
 // esbuild escapes every other character in code, and nothing may slip through in a comment.
@@ -114,7 +114,7 @@ await build({
 await build({
   ...common,
   // The executable is agent/bin.ts, under the name the package's bin gives it.
-  entryPoints: [{ in: 'src/agent/bin.ts', out: 'agent/main' }],
+  entryPoints: [{ in: 'src/apps/agent/bin.ts', out: 'agent/main' }],
   outbase: 'src',
   outdir: 'dist/bin',
   chunkNames: 'chunks/[name]-[hash]',

@@ -62,7 +62,7 @@ export async function writeCodeCache(file: string, data: Uint8Array): Promise<vo
   try {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     // Loaded only here: a run that found its cache never pays for the writer (it loads node:crypto).
-    const { writeFileAtomic } = await import('../fs/atomic-write.js');
+    const { writeFileAtomic } = await import('../infra/fs/atomic-write.js');
     writeFileAtomic(file, data, { durable: false });
   } catch {
     // Only an optimisation: the next run compiles again and tries again.

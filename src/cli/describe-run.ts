@@ -1,4 +1,4 @@
-import type { LaunchRun } from '../schema/launch-run.js';
+import type { LaunchRun } from '../core/schema/launch-run.js';
 
 /** One line about an agent run: `claude completed, 12 turns, $0.4210, session 5f3…, 2026-…`. */
 export function describeRun(run: LaunchRun): string {

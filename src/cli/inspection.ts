@@ -1,4 +1,4 @@
-import { createInspection, type Inspection } from '../inspect/create-inspection.js';
+import { createInspection, type Inspection } from '../infra/inspect/create-inspection.js';
 import type { CliIo } from './cli-io.js';
 
 /** `--inspect` / `--inspect-log <file>` of the commands that run actors: set up, and the page URL told. */

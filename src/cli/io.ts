@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { loadConfig, type LoadedConfig } from '../config/load-config.js';
-import { locateFederation, type FederationLocation } from '../federation/locate.js';
+import { loadConfig, type LoadedConfig } from '../infra/config/load-config.js';
+import { locateFederation, type FederationLocation } from '../engine/federation/locate.js';
 import { globalOptions, type CliIo } from './cli-io.js';
 import { startCliTelemetry } from './telemetry.js';
 

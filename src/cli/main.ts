@@ -1,6 +1,6 @@
 import { runCli } from './program.js';
 import { runCliExitTasks } from './exit-tasks.js';
-import { closeOpenBackends } from '../backend/network-backends.js';
+import { closeOpenBackends } from '../adapters/network-backends.js';
 
 /**
  * The CLI: run by the `fed` bin (src/cli/bin.ts) from the bundle dist/bin/cli/main.cjs, or directly by

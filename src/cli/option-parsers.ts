@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { DURATION_EXAMPLES, parseDuration } from '../schema/duration.js';
+import { DURATION_EXAMPLES, parseDuration } from '../core/schema/duration.js';
 
 /**
  * A commander option parser for a number > 0; `unit` names what it counts in the message

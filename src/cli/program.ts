@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
-import { FedError } from '../errors.js';
-import { fileSystemErrorFor } from '../fs/fs-errors.js';
-import { packageVersion } from '../package-info.js';
+import { FedError } from '../core/errors.js';
+import { fileSystemErrorFor } from '../infra/fs/fs-errors.js';
+import { packageVersion } from '../infra/package-info.js';
 import { CliExit, processIo, type CliIo } from './cli-io.js';
 import { COMMAND_NAMES, requestedCommand, type CommandName } from './command-names.js';
 
@@ -58,7 +58,7 @@ export async function buildProgram(io: CliIo, argv: readonly string[] = []): Pro
     .exitOverride();
   const names = commandsFor(argv);
   // Before any command module builds its schemas: zod reads its settings as each one is built.
-  if (names.length > 0) await import('../schema/zod-jitless.js');
+  if (names.length > 0) await import('../core/schema/zod-jitless.js');
   const registers = await Promise.all(names.map((name) => COMMANDS[name]()));
   for (const register of registers) register(program, io);
   // Subcommands inherit the output and exit handling of the program.

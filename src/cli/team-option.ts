@@ -1,5 +1,5 @@
-import { InvalidInputError } from '../errors.js';
-import type { FederationLocation } from '../federation/locate.js';
+import { InvalidInputError } from '../core/errors.js';
+import type { FederationLocation } from '../engine/federation/locate.js';
 
 /**
  * The team a command is about: `--team`, else the team of the workspace the command runs in (its marker)

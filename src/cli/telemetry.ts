@@ -1,6 +1,6 @@
-import type { FederationConfig } from '../schema/config.js';
-import { collectorRecheckDue, recordCollectorOutcome } from '../telemetry/collector-state.js';
-import { otlpMetricsUrl, startMetricsExport, type MetricsExport } from '../telemetry/metrics-export.js';
+import type { FederationConfig } from '../core/schema/config.js';
+import { collectorRecheckDue, recordCollectorOutcome } from '../infra/telemetry/collector-state.js';
+import { otlpMetricsUrl, startMetricsExport, type MetricsExport } from '../infra/telemetry/metrics-export.js';
 import type { CliIo } from './cli-io.js';
 import { atCliExit } from './exit-tasks.js';
 

@@ -1,4 +1,4 @@
-import type { DeliveryFactName, DeliveryFacts } from '../schema/delivery.js';
+import type { DeliveryFactName, DeliveryFacts } from '../core/schema/delivery.js';
 import type { TransportWriteOptions } from './signal-transport.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { FederationRecord } from '../schema/federation-journal.js';
+import type { FederationRecord } from '../core/schema/federation-journal.js';
 
 /**
  * The federation journal port: what happened to the federation's teams as a whole (onboarding, status

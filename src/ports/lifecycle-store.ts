@@ -1,5 +1,5 @@
-import type { JournalLine, LifecycleEnvelope } from '../schema/lifecycle-state.js';
-import type { RegistryEntry } from '../schema/registry.js';
+import type { JournalLine, LifecycleEnvelope } from '../core/schema/lifecycle-state.js';
+import type { RegistryEntry } from '../core/schema/registry.js';
 
 /**
  * The lifecycle store port: per team, the snapshot envelope (the single source of truth of its

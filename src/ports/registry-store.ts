@@ -1,4 +1,4 @@
-import type { Registry } from '../schema/registry.js';
+import type { Registry } from '../core/schema/registry.js';
 
 /**
  * The registry store port: the team registry (spec §2.4) with optimistic concurrency on `lockVersion`

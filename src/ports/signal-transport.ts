@@ -1,6 +1,6 @@
-import type { SentFact } from '../schema/delivery.js';
-import type { RegistryEntry } from '../schema/registry.js';
-import type { SignalMessage } from '../schema/signal.js';
+import type { SentFact } from '../core/schema/delivery.js';
+import type { RegistryEntry } from '../core/schema/registry.js';
+import type { SignalMessage } from '../core/schema/signal.js';
 
 /**
  * The signal transport port: how signals travel between the parties of a federation and how a party

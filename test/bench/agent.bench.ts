@@ -9,13 +9,13 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { selectExcerpt } from '../../src/agent/excerpt.js';
-import { distillInsights } from '../../src/agent/insights.js';
-import { searchMission } from '../../src/agent/mission-search.js';
-import { planOutline } from '../../src/agent/outline.js';
-import { renderDeliverable } from '../../src/agent/render-markdown.js';
-import { surveyCodebase } from '../../src/agent/survey.js';
-import { topLevelSources } from '../../src/agent/walk-codebase.js';
+import { selectExcerpt } from '../../src/apps/agent/excerpt.js';
+import { distillInsights } from '../../src/apps/agent/insights.js';
+import { searchMission } from '../../src/apps/agent/mission-search.js';
+import { planOutline } from '../../src/apps/agent/outline.js';
+import { renderDeliverable } from '../../src/apps/agent/render-markdown.js';
+import { surveyCodebase } from '../../src/apps/agent/survey.js';
+import { topLevelSources } from '../../src/apps/agent/walk-codebase.js';
 import { checkMarkdownText } from '../../src/index.js';
 import { percentile, report } from './harness.js';
 

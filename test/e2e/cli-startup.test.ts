@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { buildProgram } from '../../src/cli/program.js';
 import { runFed } from '../helpers/fed-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { packageRoot, packageVersion } from '../../src/package-info.js';
+import { packageRoot, packageVersion } from '../../src/infra/package-info.js';
 
 /**
  * Start-up (issue 18): what each command initialises as it starts, and the V8 code cache the `fed` bin

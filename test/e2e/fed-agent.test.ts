@@ -16,7 +16,7 @@ import {
   workspacePaths,
   type LaunchContext,
 } from '../../src/index.js';
-import { packageRoot } from '../../src/package-info.js';
+import { packageRoot } from '../../src/infra/package-info.js';
 import { builtBin, FED_BIN } from '../helpers/fed-cli.js';
 import { waitFor } from '../helpers/fixture-process.js';
 import { typescriptProject } from '../helpers/fixture-repo.js';

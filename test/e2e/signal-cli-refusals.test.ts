@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { writeRegistryStatus } from '../../src/registry/team-status.js';
+import { writeRegistryStatus } from '../../src/engine/registry/team-status.js';
 import { runFed, type FedOptions } from '../helpers/fed-cli.js';
 import { entries, signalFederation, type SignalFederation } from '../helpers/signal-federation.js';
 

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { packageBins, packageRoot } from '../../src/package-info.js';
+import { packageBins, packageRoot } from '../../src/infra/package-info.js';
 
 /** A built command of fed (`npm test` builds before running vitest) — the script package.json's `bin` names. */
 export const builtBin = (name: 'fed' | 'fed-agent'): string => join(packageRoot(), packageBins()[name]!);

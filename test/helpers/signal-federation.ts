@@ -1,8 +1,8 @@
 import { readdirSync } from 'node:fs';
-import { signalMessageSchema } from '../../src/schema/signal.js';
-import { initFederation } from '../../src/federation/init-federation.js';
-import { onboardTeam } from '../../src/registry/onboard.js';
-import { resolveSignalWorkspace, type SignalWorkspace } from '../../src/signals/resolve-workspace.js';
+import { signalMessageSchema } from '../../src/core/schema/signal.js';
+import { initFederation } from '../../src/engine/federation/init-federation.js';
+import { onboardTeam } from '../../src/engine/registry/onboard.js';
+import { resolveSignalWorkspace, type SignalWorkspace } from '../../src/adapters/file/signals/resolve-workspace.js';
 import { tempDir } from './temp-dir.js';
 
 /** A real federation in a temp dir with the given teams onboarded (directory placement). */

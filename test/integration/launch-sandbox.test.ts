@@ -3,7 +3,7 @@ import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getTeam, launchTeam, onboardTeam, readRegistry, sendSignal, viewLifecycle, type FederationConfig } from '../../src/index.js';
-import { findBubblewrap } from '../../src/launch/sandbox.js';
+import { findBubblewrap } from '../../src/apps/launch/sandbox.js';
 import { waitFor } from '../helpers/fixture-process.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';

@@ -3,8 +3,8 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { federationPaths, onboardingPaths, readRegistry, toJsonText, type OnboardingIntent } from '../../src/index.js';
-import { settleWorktreeGit } from '../../src/registry/worktree-git.js';
-import { processIsAlive } from '../../src/fs/process-identity.js';
+import { settleWorktreeGit } from '../../src/engine/registry/worktree-git.js';
+import { processIsAlive } from '../../src/infra/fs/process-identity.js';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { waitFor } from '../helpers/fixture-process.js';
 import { gitFederation } from '../helpers/git-federation.js';

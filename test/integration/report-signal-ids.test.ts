@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { setTeamStatus } from '../../src/actors/team-status-command.js';
-import { reportSignalId } from '../../src/actors/report-signal-id.js';
-import { listSignals } from '../../src/messaging/list-signals.js';
+import { setTeamStatus } from '../../src/engine/actors/team-status-command.js';
+import { reportSignalId } from '../../src/engine/actors/report-signal-id.js';
+import { listSignals } from '../../src/engine/messaging/list-signals.js';
 import { signalFederation } from '../helpers/signal-federation.js';
 
 const fast = { durable: false };

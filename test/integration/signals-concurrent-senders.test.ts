@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { readSignalBox } from '../../src/signals/read-signals.js';
-import { signalFileName } from '../../src/signals/signal-file-name.js';
+import { readSignalBox } from '../../src/adapters/file/signals/read-signals.js';
+import { signalFileName } from '../../src/adapters/file/signals/signal-file-name.js';
 import { startFixture } from '../helpers/fixture-process.js';
 import { signalFederation } from '../helpers/signal-federation.js';
 

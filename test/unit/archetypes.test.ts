@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { findScriptImports } from '../../src/agent/import-scan.js';
+import { findScriptImports } from '../../src/apps/agent/import-scan.js';
 import { archetypes, documentedEvents, progressLines } from '../../src/index.js';
 
 const repo = join(import.meta.dirname, '..', '..');

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { redactedConfig, redactServerUrl } from '../../src/config/redact-credentials.js';
-import { missingConfigFiles } from '../../src/config/referenced-files.js';
+import { redactedConfig, redactServerUrl } from '../../src/infra/config/redact-credentials.js';
+import { missingConfigFiles } from '../../src/infra/config/referenced-files.js';
 import { ConfigValidationError, loadConfig, validateConfig } from '../../src/index.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { safeJsonLine, toSafeJson } from '../../src/inspect/safe-json.js';
+import { safeJsonLine, toSafeJson } from '../../src/infra/inspect/safe-json.js';
 
 describe('toSafeJson', () => {
   test('keeps JSON values as they are', () => {

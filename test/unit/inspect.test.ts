@@ -6,8 +6,8 @@ import { createActor } from 'xstate';
 import { codingMachine } from '../../machines/coding.machine.js';
 import { deliverableMachine } from '../../machines/deliverable.machine.js';
 import type { DeliverableEvent } from '../../machines/deliverable.types.js';
-import { createInspection } from '../../src/inspect/create-inspection.js';
-import { openInspectionLog } from '../../src/inspect/inspection-log.js';
+import { createInspection } from '../../src/infra/inspect/create-inspection.js';
+import { openInspectionLog } from '../../src/infra/inspect/inspection-log.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const mission: DeliverableEvent = { type: 'MISSION_ASSIGNED', signalId: 'sig-1', subject: 'overview', body: 'Describe it' };

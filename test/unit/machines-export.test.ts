@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { createMachine } from 'xstate';
 import { z } from 'zod';
-import { packageRoot } from '../../src/package-info.js';
+import { packageRoot } from '../../src/infra/package-info.js';
 import { runCli } from '../../src/cli/program.js';
 import {
   codingEntry,

@@ -1,5 +1,5 @@
 import { readdirSync } from 'node:fs';
-import { ACK_FILE_SUFFIX, isAckFileName, isSignalFileName } from '../../signals/signal-file-name.js';
+import { ACK_FILE_SUFFIX, isAckFileName, isSignalFileName } from './signals/signal-file-name.js';
 
 /**
  * Signal counts of a box from its file names alone: a monitoring cycle over hundreds of teams with

@@ -1,15 +1,15 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { z } from 'zod';
-import { createFileExclusive } from '../../fs/atomic-write.js';
-import { ensureDirectory } from '../../fs/ensure-directory.js';
-import { listDirectory } from '../../fs/list-directory.js';
-import { toJsonText } from '../../fs/json-text.js';
-import { readJsonFile } from '../../fs/read-json-file.js';
-import { FED_DIR } from '../../layout.js';
+import { createFileExclusive } from '../../infra/fs/atomic-write.js';
+import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
+import { listDirectory } from '../../infra/fs/list-directory.js';
+import { toJsonText } from '../../core/json-text.js';
+import { readJsonFile } from '../../infra/fs/read-json-file.js';
+import { FED_DIR } from '../../core/layout.js';
 import type { DeliveryFactStore } from '../../ports/delivery-fact-store.js';
 import type { TransportWriteOptions } from '../../ports/signal-transport.js';
-import { DELIVERY_DIR, DELIVERY_FACTS, deliveryFactSchemas, type DeliveryFactName, type DeliveryFacts } from '../../schema/delivery.js';
+import { DELIVERY_DIR, DELIVERY_FACTS, deliveryFactSchemas, type DeliveryFactName, type DeliveryFacts } from '../../core/schema/delivery.js';
 
 /**
  * How many checks of single fact files one listing of the folder is worth, per byte of the folder's size.

@@ -1,9 +1,9 @@
-import { appendJsonLine } from '../../fs/append-line.js';
-import { readTextFile } from '../../fs/read-json-file.js';
-import { federationPaths } from '../../layout.js';
+import { appendJsonLine } from '../../infra/fs/append-line.js';
+import { readTextFile } from '../../infra/fs/read-json-file.js';
+import { federationPaths } from '../../core/layout.js';
 import type { FederationJournal } from '../../ports/federation-journal.js';
-import { federationRecordSchema, type FederationRecord } from '../../schema/federation-journal.js';
-import { parseJsonLines } from '../../schema/json-lines.js';
+import { federationRecordSchema, type FederationRecord } from '../../core/schema/federation-journal.js';
+import { parseJsonLines } from '../../core/schema/json-lines.js';
 
 /** The federation journal in file-signal-v1: `<root>/.fed/journal.jsonl`, one JSON line per record. */
 export class FileFederationJournal implements FederationJournal {

@@ -1,13 +1,13 @@
 import { lstatSync } from 'node:fs';
-import { LifecycleConflictError } from '../../errors.js';
-import { ensureDirectory } from '../../fs/ensure-directory.js';
-import { assertLockHeld, withLock } from '../../fs/lock.js';
-import { workspacePaths } from '../../layout.js';
-import { teamWorkspace } from '../../registry/team-workspace.js';
+import { LifecycleConflictError } from '../../core/errors.js';
+import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
+import { assertLockHeld, withLock } from '../../infra/fs/lock.js';
+import { workspacePaths } from '../../core/layout.js';
+import { teamWorkspace } from './team-workspace.js';
 import type { EnvelopeVersion, KeptRun, LifecycleSection, LifecycleStore, LifecycleWriteOptions, StoredEnvelope } from '../../ports/lifecycle-store.js';
-import { appendJournalLines, readEnvelope, readJournalTail, writeEnvelope } from '../../actors/state-files.js';
-import type { JournalLine, LifecycleEnvelope } from '../../schema/lifecycle-state.js';
-import type { RegistryEntry } from '../../schema/registry.js';
+import { appendJournalLines, readEnvelope, readJournalTail, writeEnvelope } from './state-files.js';
+import type { JournalLine, LifecycleEnvelope } from '../../core/schema/lifecycle-state.js';
+import type { RegistryEntry } from '../../core/schema/registry.js';
 import { keepCurrentRun, keptRunsOf, runJournal } from './file-run-history.js';
 
 /**

@@ -1,11 +1,11 @@
 import { dirname } from 'node:path';
-import { createFileExclusive } from '../../fs/atomic-write.js';
-import { ensureDirectory } from '../../fs/ensure-directory.js';
-import { toJsonText } from '../../fs/json-text.js';
-import { federationPaths } from '../../layout.js';
+import { createFileExclusive } from '../../infra/fs/atomic-write.js';
+import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
+import { toJsonText } from '../../core/json-text.js';
+import { federationPaths } from '../../core/layout.js';
 import type { RegistryCommitOptions, RegistryStore } from '../../ports/registry-store.js';
-import { commitRegistry, readRegistry } from '../../registry/registry-file.js';
-import type { Registry } from '../../schema/registry.js';
+import { commitRegistry, readRegistry } from './registry-file.js';
+import type { Registry } from '../../core/schema/registry.js';
 
 /**
  * The registry as `.fed/team-registry.json` (spec §2.4): replaced atomically, with the compare-and-swap

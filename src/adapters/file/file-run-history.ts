@@ -1,12 +1,12 @@
 import { existsSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { fsyncDirectory, unlinkQuietly, writeFileAtomic, type WriteOptions } from '../../fs/atomic-write.js';
-import { ensureDirectory } from '../../fs/ensure-directory.js';
-import { readJsonFile, readTextFile } from '../../fs/read-json-file.js';
-import { workspacePaths } from '../../layout.js';
+import { fsyncDirectory, unlinkQuietly, writeFileAtomic, type WriteOptions } from '../../infra/fs/atomic-write.js';
+import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
+import { readJsonFile, readTextFile } from '../../infra/fs/read-json-file.js';
+import { workspacePaths } from '../../core/layout.js';
 import type { KeptRun } from '../../ports/lifecycle-store.js';
-import { envelopeSchema, journalLineSchema, type JournalLine } from '../../schema/lifecycle-state.js';
-import { parseJsonLines } from '../../schema/json-lines.js';
+import { envelopeSchema, journalLineSchema, type JournalLine } from '../../core/schema/lifecycle-state.js';
+import { parseJsonLines } from '../../core/schema/json-lines.js';
 
 /**
  * Earlier runs of a team's lifecycle in file-signal-v1: `<workspace>/.fed/history/run-<n>/`, each with the

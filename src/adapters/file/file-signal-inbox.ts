@@ -1,8 +1,8 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
-import { FedError, RefusedError } from '../../errors.js';
-import { fsyncDirectory } from '../../fs/atomic-write.js';
-import { ensureDirectory } from '../../fs/ensure-directory.js';
+import { FedError, RefusedError } from '../../core/errors.js';
+import { fsyncDirectory } from '../../infra/fs/atomic-write.js';
+import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
 import type {
   AcknowledgeBatch,
   AcknowledgeOptions,
@@ -22,15 +22,15 @@ import type {
   TransportWriteOptions,
   WatchOptions,
 } from '../../ports/signal-transport.js';
-import { writeAck } from '../../signals/ack-signal.js';
-import type { BoxExpectation } from '../../schema/judge-signal.js';
-import { quarantineSignalFile, restoreSettledQuarantine } from '../../signals/quarantine.js';
-import { SETTLE_MS, SignalBoxReader } from '../../signals/read-signals.js';
-import type { SignalWorkspace } from '../../signals/resolve-workspace.js';
-import { findInNameRun } from '../../signals/name-run.js';
-import { readSignalEntry } from '../../signals/read-signal-entry.js';
-import { ackFileName, signalFileName } from '../../signals/signal-file-name.js';
-import { watchSignalBox } from '../../signals/watch-signals.js';
+import { writeAck } from './signals/ack-signal.js';
+import type { BoxExpectation } from '../../core/schema/judge-signal.js';
+import { quarantineSignalFile, restoreSettledQuarantine } from './signals/quarantine.js';
+import { SETTLE_MS, SignalBoxReader } from './signals/read-signals.js';
+import type { SignalWorkspace } from './signals/resolve-workspace.js';
+import { findInNameRun } from './signals/name-run.js';
+import { readSignalEntry } from './signals/read-signal-entry.js';
+import { ackFileName, signalFileName } from './signals/signal-file-name.js';
+import { watchSignalBox } from './signals/watch-signals.js';
 import { pendingFileBatches } from './pending-file-batches.js';
 
 /** How many names of a run of same-second, same-subject signals a hinted `find` tries before it reads the whole inbox. */

@@ -1,10 +1,10 @@
 import type { PartyCensus, SendRoute, SentSignal, SignalCounts, SignalParty, SignalTransport, TransportSendOptions, TransportWriteOptions, InboxOptions } from '../../ports/signal-transport.js';
-import { workspacePaths } from '../../layout.js';
-import { ensureDirectory } from '../../fs/ensure-directory.js';
-import { toJsonText } from '../../fs/json-text.js';
-import { SIGNAL_PROTOCOL, type SignalMessage } from '../../schema/signal.js';
-import { partyWorkspace } from '../../signals/resolve-workspace.js';
-import { deliverSignal } from '../../signals/send-signal.js';
+import { workspacePaths } from '../../core/layout.js';
+import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
+import { toJsonText } from '../../core/json-text.js';
+import { SIGNAL_PROTOCOL, type SignalMessage } from '../../core/schema/signal.js';
+import { partyWorkspace } from './signals/resolve-workspace.js';
+import { deliverSignal } from './signals/send-signal.js';
 import { takeCensus, type BoxCensus } from './box-census.js';
 import { FileSignalInbox, FileSignalOutbox } from './file-signal-inbox.js';
 

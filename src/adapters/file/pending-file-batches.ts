@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import type { InvalidSignalFile, SignalEntry, SignalReadResult } from '../../ports/signal-transport.js';
-import { judgeAck, judgeSignal, type BoxExpectation, type Judged } from '../../schema/judge-signal.js';
-import { readBoxFile } from '../../signals/parse-signal-file.js';
-import { withAck } from '../../signals/read-signals.js';
-import { ackFileName, isAckFileName, isSignalFileName } from '../../signals/signal-file-name.js';
-import { listDirectory } from '../../fs/list-directory.js';
+import { judgeAck, judgeSignal, type BoxExpectation, type Judged } from '../../core/schema/judge-signal.js';
+import { readBoxFile } from './signals/parse-signal-file.js';
+import { withAck } from './signals/read-signals.js';
+import { ackFileName, isAckFileName, isSignalFileName } from './signals/signal-file-name.js';
+import { listDirectory } from '../../infra/fs/list-directory.js';
 
 /** `2026-01-31T120405Z-…`: the whole second a signal file is named for (spec §4.2). */
 const NAMED_SECOND = /^(\d{4})-(\d{2})-(\d{2})T(\d{2})(\d{2})(\d{2})Z-/;

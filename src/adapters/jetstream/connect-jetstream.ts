@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, credsAuthenticator, type NatsConnection, type NodeConnectionOptions } from '@nats-io/transport-node';
-import { redactServerUrl } from '../../config/redact-credentials.js';
-import { BackendUnavailableError, InvalidInputError } from '../../errors.js';
-import type { JetStreamBackendConfig } from '../../schema/config.js';
+import { redactServerUrl } from '../../infra/config/redact-credentials.js';
+import { BackendUnavailableError, InvalidInputError } from '../../core/errors.js';
+import type { JetStreamBackendConfig } from '../../core/schema/config.js';
 import { jetstreamNames, type JetStreamNames } from './names.js';
 import { urlCredentials } from './url-credentials.js';
 

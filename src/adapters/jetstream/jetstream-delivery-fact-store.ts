@@ -1,8 +1,8 @@
-import { CorruptFileError } from '../../errors.js';
-import { toJsonText } from '../../fs/json-text.js';
+import { CorruptFileError } from '../../core/errors.js';
+import { toJsonText } from '../../core/json-text.js';
 import type { DeliveryFactStore } from '../../ports/delivery-fact-store.js';
-import { zodProblemText } from '../../schema/problems.js';
-import { DELIVERY_FACTS, deliveryFactSchemas, type DeliveryFactName, type DeliveryFacts } from '../../schema/delivery.js';
+import { zodProblemText } from '../../core/schema/problems.js';
+import { DELIVERY_FACTS, deliveryFactSchemas, type DeliveryFactName, type DeliveryFacts } from '../../core/schema/delivery.js';
 import type { FederationStreams } from './federation-streams.js';
 import { isWrongLastSequence } from './jetstream-registry-store.js';
 import type { JetStreamNames } from './names.js';

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { toJsonText } from '../../fs/json-text.js';
+import { toJsonText } from '../../core/json-text.js';
 import type { FederationJournal } from '../../ports/federation-journal.js';
-import { federationRecordSchema, type FederationRecord } from '../../schema/federation-journal.js';
-import { parseJsonRecords } from '../../schema/json-lines.js';
+import { federationRecordSchema, type FederationRecord } from '../../core/schema/federation-journal.js';
+import { parseJsonRecords } from '../../core/schema/json-lines.js';
 import type { FederationStreams } from './federation-streams.js';
 import type { JetStreamNames } from './names.js';
 import { readSubjectSince } from './read-subject.js';

@@ -1,5 +1,5 @@
-import { CorruptFileError, RefusedError } from '../../errors.js';
-import { toJsonText } from '../../fs/json-text.js';
+import { CorruptFileError, RefusedError } from '../../core/errors.js';
+import { toJsonText } from '../../core/json-text.js';
 import type {
   AcknowledgeBatch,
   AcknowledgeOptions,
@@ -16,8 +16,8 @@ import type {
   SignalSubscription,
   WatchOptions,
 } from '../../ports/signal-transport.js';
-import type { SignalAck } from '../../schema/signal.js';
-import { recordSignalAcknowledged } from '../../telemetry/fed-metrics.js';
+import type { SignalAck } from '../../core/schema/signal.js';
+import { recordSignalAcknowledged } from '../../infra/telemetry/fed-metrics.js';
 import type { FederationStreams } from './federation-streams.js';
 import { isWrongLastSequence } from './jetstream-registry-store.js';
 import type { JetStreamNames } from './names.js';

@@ -1,10 +1,10 @@
-import { CorruptFileError, LifecycleConflictError } from '../../errors.js';
-import { toJsonText } from '../../fs/json-text.js';
+import { CorruptFileError, LifecycleConflictError } from '../../core/errors.js';
+import { toJsonText } from '../../core/json-text.js';
 import type { EnvelopeVersion, KeptRun, LifecycleSection, LifecycleStore, StoredEnvelope } from '../../ports/lifecycle-store.js';
-import { envelopeSchema, journalLineSchema, type JournalLine, type LifecycleEnvelope } from '../../schema/lifecycle-state.js';
-import { parseJsonRecords } from '../../schema/json-lines.js';
-import { zodProblemText } from '../../schema/problems.js';
-import type { RegistryEntry } from '../../schema/registry.js';
+import { envelopeSchema, journalLineSchema, type JournalLine, type LifecycleEnvelope } from '../../core/schema/lifecycle-state.js';
+import { parseJsonRecords } from '../../core/schema/json-lines.js';
+import { zodProblemText } from '../../core/schema/problems.js';
+import type { RegistryEntry } from '../../core/schema/registry.js';
 import { isWrongLastSequence } from './jetstream-registry-store.js';
 import { readSubjectSince } from './read-subject.js';
 import type { FederationStreams } from './federation-streams.js';

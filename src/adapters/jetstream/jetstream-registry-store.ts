@@ -1,8 +1,8 @@
-import { CorruptFileError, NotAFederationError, RegistryConflictError } from '../../errors.js';
-import { toJsonText } from '../../fs/json-text.js';
+import { CorruptFileError, NotAFederationError, RegistryConflictError } from '../../core/errors.js';
+import { toJsonText } from '../../core/json-text.js';
 import type { RegistryCommitOptions, RegistryStore } from '../../ports/registry-store.js';
-import { registrySchema, type Registry } from '../../schema/registry.js';
-import { zodProblemText } from '../../schema/problems.js';
+import { registrySchema, type Registry } from '../../core/schema/registry.js';
+import { zodProblemText } from '../../core/schema/problems.js';
 import type { FederationStreams } from './federation-streams.js';
 import type { JetStreamNames } from './names.js';
 import { retryTransient } from './transient.js';

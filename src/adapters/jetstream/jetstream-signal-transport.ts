@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { RefusedError } from '../../errors.js';
-import { toJsonText } from '../../fs/json-text.js';
+import { RefusedError } from '../../core/errors.js';
+import { toJsonText } from '../../core/json-text.js';
 import type {
   InboxOptions,
   PartyCensus,
@@ -13,8 +13,8 @@ import type {
   SignalTransport,
   TransportSendOptions,
 } from '../../ports/signal-transport.js';
-import { SIGNAL_PROTOCOL, type SignalMessage } from '../../schema/signal.js';
-import { judgeSignal } from '../../schema/judge-signal.js';
+import { SIGNAL_PROTOCOL, type SignalMessage } from '../../core/schema/signal.js';
+import { judgeSignal } from '../../core/schema/judge-signal.js';
 import type { FederationStreams } from './federation-streams.js';
 import { JetStreamInbox } from './jetstream-inbox.js';
 import type { JetStreamNames } from './names.js';

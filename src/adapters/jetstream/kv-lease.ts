@@ -3,11 +3,11 @@ import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KV } from '@nats-io/kv';
 import { z } from 'zod';
-import { toJsonText } from '../../fs/json-text.js';
-import { LockLostError, LockTimeoutError } from '../../fs/lock.js';
-import { currentProcessStartTime, processIsAlive } from '../../fs/process-identity.js';
-import { isoTimestamp } from '../../schema/common.js';
-import { lockOwnerSchema, type LockOwner } from '../../schema/lock-owner.js';
+import { toJsonText } from '../../core/json-text.js';
+import { LockLostError, LockTimeoutError } from '../../infra/fs/lock.js';
+import { currentProcessStartTime, processIsAlive } from '../../infra/fs/process-identity.js';
+import { isoTimestamp } from '../../core/schema/common.js';
+import { lockOwnerSchema, type LockOwner } from '../../core/schema/lock-owner.js';
 import { isWrongLastSequence } from './jetstream-registry-store.js';
 import { retryTransient } from './transient.js';
 

@@ -1,4 +1,4 @@
-import { InvalidInputError } from '../../errors.js';
+import { InvalidInputError } from '../../core/errors.js';
 
 /**
  * Where one federation lives in JetStream. Every name is derived from the federation's name, so several

@@ -1,6 +1,6 @@
 import type { InvalidSignalFile, SignalBox, SignalEntry } from '../../ports/signal-transport.js';
-import type { SignalAck, SignalMessage } from '../../schema/signal.js';
-import { judgeAck, judgeSignal } from '../../schema/judge-signal.js';
+import type { SignalAck, SignalMessage } from '../../core/schema/signal.js';
+import { judgeAck, judgeSignal } from '../../core/schema/judge-signal.js';
 import type { StreamRecord } from './read-subject.js';
 
 /**

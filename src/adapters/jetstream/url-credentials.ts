@@ -1,4 +1,4 @@
-import { InvalidInputError } from '../../errors.js';
+import { InvalidInputError } from '../../core/errors.js';
 
 export interface UrlCredentials {
   /** The server URLs without a user, password or token. */

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import type { ConsumeResult } from '../../actors/consume-inbox.js';
-import { runActors } from '../../actors/run-actors.js';
-import { loadHooks } from '../../hooks/load-hooks.js';
+import type { ConsumeResult } from '../../engine/actors/consume-inbox.js';
+import { runActors } from '../../engine/actors/run-actors.js';
+import { loadHooks } from '../../engine/hooks/load-hooks.js';
 import { CliExit, federationContext, type CliIo } from '../io.js';
 import { openInspection } from '../inspection.js';
 import { Interrupt } from '../interrupt.js';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import type { BridgeActivity } from '../../chat/chat-bridge.js';
-import { runChatBridge } from '../../chat/run-chat-bridge.js';
-import { loadHooks } from '../../hooks/load-hooks.js';
+import type { BridgeActivity } from '../../apps/chat/chat-bridge.js';
+import { runChatBridge } from '../../apps/chat/run-chat-bridge.js';
+import { loadHooks } from '../../engine/hooks/load-hooks.js';
 import { federationContext, type CliIo } from '../io.js';
 import { Interrupt } from '../interrupt.js';
 import { positiveNumber } from '../option-parsers.js';

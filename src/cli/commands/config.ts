@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { redactedConfig } from '../../config/redact-credentials.js';
-import { missingConfigFiles } from '../../config/referenced-files.js';
+import { redactedConfig } from '../../infra/config/redact-credentials.js';
+import { missingConfigFiles } from '../../infra/config/referenced-files.js';
 import { CliExit, federationContext, printJson, type CliIo } from '../io.js';
 
 export function registerConfig(program: Command, io: CliIo): void {

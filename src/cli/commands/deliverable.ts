@@ -1,7 +1,7 @@
 import { relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { CheckDeliverableOptions, DeliverableCheck } from '../../deliverable/check-deliverable.js';
-import { NotAFederationError } from '../../errors.js';
+import type { CheckDeliverableOptions, DeliverableCheck } from '../../engine/deliverable/check-deliverable.js';
+import { NotAFederationError } from '../../core/errors.js';
 import { federationContext, printJson, type CliIo, type CommandContext } from '../io.js';
 
 /** The federation the command runs in, if any: outside one there is no deliverableSchema (a broken config is still an error). */
@@ -24,8 +24,8 @@ export function registerDeliverable(program: Command, io: CliIo): void {
     .option('--json', 'print {file, ok, violations, summary} as JSON')
     .action(async (file: string, options: { schema?: string; json?: boolean }, command: Command) => {
       // Loaded on use: the Markdown parser and ajv would otherwise slow every fed command down (fed event runs often).
-      const { checkDeliverable, DeliverableRejectedError } = await import('../../deliverable/check-deliverable.js');
-      const { checkFederationDeliverable } = await import('../../deliverable/federation-deliverable.js');
+      const { checkDeliverable, DeliverableRejectedError } = await import('../../engine/deliverable/check-deliverable.js');
+      const { checkFederationDeliverable } = await import('../../engine/deliverable/federation-deliverable.js');
       const path = resolve(io.cwd, file);
       const schema: CheckDeliverableOptions = options.schema === undefined ? {} : { schemaPath: resolve(io.cwd, options.schema), schemaLabel: '--schema' };
       const ctx = federationIfAny(command, io);

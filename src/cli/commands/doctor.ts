@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { runDoctor, type DoctorFinding, type DoctorReport } from '../../doctor/doctor.js';
-import { locateFederation } from '../../federation/locate.js';
+import { runDoctor, type DoctorFinding, type DoctorReport } from '../../apps/doctor/doctor.js';
+import { locateFederation } from '../../engine/federation/locate.js';
 import { CliExit, globalOptions, printJson, type CliIo } from '../io.js';
 
 function renderFinding(finding: DoctorFinding): string {

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { reportAgentEvent } from '../../launch/agent-events.js';
-import { InvalidInputError } from '../../errors.js';
-import { openAgentInspection } from '../../inspect/agent-inspection.js';
-import { parseJsonText } from '../../fs/json-text.js';
-import { getTeam } from '../../registry/find-team.js';
-import { openBackend } from '../../backend/open-backend.js';
+import { reportAgentEvent } from '../../apps/launch/agent-events.js';
+import { InvalidInputError } from '../../core/errors.js';
+import { openAgentInspection } from '../../infra/inspect/agent-inspection.js';
+import { parseJsonText } from '../../core/json-text.js';
+import { getTeam } from '../../core/find-team.js';
+import { openBackend } from '../../adapters/open-backend.js';
 import { federationContext, printJson, type CliIo } from '../io.js';
 import { requireTeam } from '../team-option.js';
 

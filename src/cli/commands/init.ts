@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { initFederation, initSharedRegistry } from '../../federation/init-federation.js';
-import { initTarget } from '../../federation/locate.js';
+import { initFederation, initSharedRegistry } from '../../engine/federation/init-federation.js';
+import { initTarget } from '../../engine/federation/locate.js';
 import { globalOptions, printJson, type CliIo } from '../io.js';
 
 export function registerInit(program: Command, io: CliIo): void {

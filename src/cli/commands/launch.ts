@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
-import { loadHooks } from '../../hooks/load-hooks.js';
-import { launchTeam } from '../../launch/launch-team.js';
+import { loadHooks } from '../../engine/hooks/load-hooks.js';
+import { launchTeam } from '../../apps/launch/launch-team.js';
 import { CliExit, federationContext, printJson, type CliIo } from '../io.js';
 import { openInspection } from '../inspection.js';
 import { Interrupt } from '../interrupt.js';
 import { oneOf, positiveNumber } from '../option-parsers.js';
-import { AGENT_PRESETS, type AgentPresetName } from '../../schema/config.js';
+import { AGENT_PRESETS, type AgentPresetName } from '../../core/schema/config.js';
 import { requireTeam } from '../team-option.js';
 import { describeRun } from '../describe-run.js';
 

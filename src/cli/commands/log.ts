@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseSince, readFederationLog, type LogEntry, type LogQuery } from '../../log/federation-log.js';
+import { parseSince, readFederationLog, type LogEntry, type LogQuery } from '../../apps/log/federation-log.js';
 import { federationContext, printJson, type CliIo } from '../io.js';
 import { Interrupt } from '../interrupt.js';
 

@@ -1,7 +1,7 @@
 import { relative, resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { machineCatalog } from '../../archetypes/catalog.js';
-import { EXPORT_FORMATS, exportFiles, exportText, writeExportFiles, type ExportFormat } from '../../machines-export/export-machines.js';
+import { machineCatalog } from '../../engine/archetypes/catalog.js';
+import { EXPORT_FORMATS, exportFiles, exportText, writeExportFiles, type ExportFormat } from '../../apps/machines-export/export-machines.js';
 import type { CliIo } from '../io.js';
 
 /** `fed machines export`: the lifecycle machines as diagrams or data. Needs no federation. */

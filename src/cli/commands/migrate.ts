@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
 import { FILE_BACKEND_NAME, openFileBackend } from '../../adapters/file/open-file-backend.js';
-import { openBackend } from '../../backend/open-backend.js';
-import { InvalidInputError } from '../../errors.js';
-import { ensureDirectory } from '../../fs/ensure-directory.js';
-import { teamWorkspacePath } from '../../layout.js';
-import { copyFederation, type CopyFederationResult } from '../../migration/copy-federation.js';
+import { openBackend } from '../../adapters/open-backend.js';
+import { InvalidInputError } from '../../core/errors.js';
+import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
+import { teamWorkspacePath } from '../../core/layout.js';
+import { copyFederation, type CopyFederationResult } from '../../engine/migration/copy-federation.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
-import { emptyRegistry, type RegistryEntry } from '../../schema/registry.js';
+import { emptyRegistry, type RegistryEntry } from '../../core/schema/registry.js';
 import { federationContext, printJson, type CliIo } from '../io.js';
 
 const NO_JETSTREAM = 'no JetStream backend is configured: set FED_NATS_URL=nats://… or "backend": {"type": "jetstream", …} in federate.config.json (see fed config show)';

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { loadHooks } from '../../hooks/load-hooks.js';
-import { DEFAULT_STALE_AFTER_MINUTES } from '../../monitor/monitor-cycle.js';
-import { renderMonitorReport } from '../../monitor/render-monitor.js';
-import { runMonitor } from '../../monitor/run-monitor.js';
+import { loadHooks } from '../../engine/hooks/load-hooks.js';
+import { DEFAULT_STALE_AFTER_MINUTES } from '../../apps/monitor/monitor-cycle.js';
+import { renderMonitorReport } from '../../apps/monitor/render-monitor.js';
+import { runMonitor } from '../../apps/monitor/run-monitor.js';
 import { CliExit, federationContext, printJson, type CliIo } from '../io.js';
 import { Interrupt } from '../interrupt.js';
 import { positiveNumber } from '../option-parsers.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { applyPlan, DEFAULT_PLAN_TEAMS, proposePlan, type AppliedTeam, type FederationPlan } from '../../federation/plan.js';
-import { renderTable } from '../../text/table.js';
+import { applyPlan, DEFAULT_PLAN_TEAMS, proposePlan, type AppliedTeam, type FederationPlan } from '../../apps/plan/plan.js';
+import { renderTable } from '../../core/table.js';
 import { federationContext, printJson, type CliIo } from '../io.js';
 import { positiveInteger } from '../option-parsers.js';
 

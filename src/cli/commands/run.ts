@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { loadHooks } from '../../hooks/load-hooks.js';
-import { runFederation, type RunSummary, type TeamRun } from '../../run/run-federation.js';
+import { loadHooks } from '../../engine/hooks/load-hooks.js';
+import { runFederation, type RunSummary, type TeamRun } from '../../apps/run/run-federation.js';
 import { CliExit, federationContext, printJson, type CliIo } from '../io.js';
 import { openInspection } from '../inspection.js';
 import { Interrupt } from '../interrupt.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { JSON_SCHEMA_NAMES, jsonSchemaFor } from '../../schema/json-schema.js';
+import { JSON_SCHEMA_NAMES, jsonSchemaFor } from '../../core/schema/json-schema.js';
 import { printJson, type CliIo } from '../io.js';
 
 export function registerSchema(program: Command, io: CliIo): void {

@@ -1,23 +1,23 @@
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { openBackend } from '../../backend/open-backend.js';
-import { InvalidInputError } from '../../errors.js';
-import { readFileBounded, type BoundedRead } from '../../fs/read-json-file.js';
-import { META } from '../../schema/common.js';
-import { MAX_SIGNAL_BYTES, SIGNAL_TYPES } from '../../schema/signal.js';
-import { acknowledgeAll, acknowledgeSignal } from '../../messaging/acknowledge-signals.js';
-import { DELIVERY_STATES } from '../../schema/delivery.js';
-import { archiveSignals } from '../../signals/archive/archive-signals.js';
-import { markSignalsRead } from '../../signals/delivery/read-marks.js';
-import { showSignal, type SignalReport } from '../../signals/delivery/show-signal.js';
-import { listSignals } from '../../messaging/list-signals.js';
-import { sendSignal } from '../../messaging/send-signal.js';
-import { watchSignals } from '../../messaging/watch-signals.js';
+import { openBackend } from '../../adapters/open-backend.js';
+import { InvalidInputError } from '../../core/errors.js';
+import { readFileBounded, type BoundedRead } from '../../infra/fs/read-json-file.js';
+import { META } from '../../core/schema/common.js';
+import { MAX_SIGNAL_BYTES, SIGNAL_TYPES } from '../../core/schema/signal.js';
+import { acknowledgeAll, acknowledgeSignal } from '../../engine/messaging/acknowledge-signals.js';
+import { DELIVERY_STATES } from '../../core/schema/delivery.js';
+import { archiveSignals } from '../../adapters/file/archive/archive-signals.js';
+import { markSignalsRead } from '../../engine/delivery/read-marks.js';
+import { showSignal, type SignalReport } from '../../engine/delivery/show-signal.js';
+import { listSignals } from '../../engine/messaging/list-signals.js';
+import { sendSignal } from '../../engine/messaging/send-signal.js';
+import { watchSignals } from '../../engine/messaging/watch-signals.js';
 import { SIGNAL_BOXES, type AckResult, type InvalidSignalFile, type SignalBox, type SignalEntry } from '../../ports/signal-transport.js';
 import { federationContext, printJson, type CliIo, type CommandContext } from '../io.js';
 import { Interrupt } from '../interrupt.js';
 import { duration, positiveInteger } from '../option-parsers.js';
-import { renderTable } from '../../text/table.js';
+import { renderTable } from '../../core/table.js';
 
 interface SendOptions {
   to: string;

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { decideReview, reviewTeam, type Review } from '../../archetypes/coding/review.js';
-import { mergeTeam } from '../../archetypes/coding/merge.js';
-import { InvalidInputError } from '../../errors.js';
-import { renderFields } from '../../text/table.js';
+import { decideReview, reviewTeam, type Review } from '../../engine/archetypes/coding/review.js';
+import { mergeTeam } from '../../engine/archetypes/coding/merge.js';
+import { InvalidInputError } from '../../core/errors.js';
+import { renderFields } from '../../core/table.js';
 import { federationContext, printJson, type CliIo } from '../io.js';
 
 /** `fed team review|merge`: meta's side of a coding team's change, without a forge. */

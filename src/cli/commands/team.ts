@@ -1,22 +1,22 @@
 import { Command, Option } from 'commander';
-import { readLastRun } from '../../launch/run-records.js';
+import { readLastRun } from '../../apps/launch/run-records.js';
 import { describeRun } from '../describe-run.js';
 import type { TeamStatusEvent } from '../../../machines/team-status.machine.js';
-import { InvalidInputError } from '../../errors.js';
-import { getTeam, statusOf } from '../../registry/find-team.js';
-import { onboardTeam } from '../../registry/onboard.js';
-import { removeTeam } from '../../registry/remove-team.js';
-import { retryTeam } from '../../run/team-retry.js';
-import { openBackend } from '../../backend/open-backend.js';
-import { TEAM_STATUS_COMMANDS } from '../../registry/team-status.js';
-import { lifecycleFor } from '../../archetypes/catalog.js';
-import { reportUndeliverableSignals } from '../../signals/delivery/alert-stuck-signals.js';
-import { setTeamStatus } from '../../actors/team-status-command.js';
-import { viewLifecycle, type LifecycleView } from '../../actors/lifecycle-view.js';
-import { PLACEMENT_TYPES, type PlacementType, type RegistryEntry } from '../../schema/registry.js';
+import { InvalidInputError } from '../../core/errors.js';
+import { getTeam, statusOf } from '../../core/find-team.js';
+import { onboardTeam } from '../../engine/registry/onboard.js';
+import { removeTeam } from '../../engine/registry/remove-team.js';
+import { retryTeam } from '../../apps/run/team-retry.js';
+import { openBackend } from '../../adapters/open-backend.js';
+import { TEAM_STATUS_COMMANDS } from '../../engine/registry/team-status.js';
+import { lifecycleFor } from '../../engine/archetypes/catalog.js';
+import { reportUndeliverableSignals } from '../../engine/delivery/alert-stuck-signals.js';
+import { setTeamStatus } from '../../engine/actors/team-status-command.js';
+import { viewLifecycle, type LifecycleView } from '../../engine/actors/lifecycle-view.js';
+import { PLACEMENT_TYPES, type PlacementType, type RegistryEntry } from '../../core/schema/registry.js';
 import { federationContext, printJson, type CliIo } from '../io.js';
 import { registerTeamReview } from './team-review.js';
-import { renderFields, renderTable } from '../../text/table.js';
+import { renderFields, renderTable } from '../../core/table.js';
 
 function entryFields(entry: RegistryEntry): [string, string][] {
   return [

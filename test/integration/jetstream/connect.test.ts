@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { openJetStream } from '../../../src/adapters/jetstream/connect-jetstream.js';
 import { createJetStreamBackend } from '../../../src/adapters/jetstream/open-jetstream-backend.js';
-import { BackendUnavailableError, InvalidInputError } from '../../../src/errors.js';
-import { jetstreamBackendSchema } from '../../../src/schema/config.js';
+import { BackendUnavailableError, InvalidInputError } from '../../../src/core/errors.js';
+import { jetstreamBackendSchema } from '../../../src/core/schema/config.js';
 import { freePort, skipWithoutNatsServer, startNatsServer } from '../../helpers/nats-server.js';
 
 const jetstreamConfig = (servers: string[], extra: object = {}) => jetstreamBackendSchema.parse({ type: 'jetstream', servers, ...extra });

@@ -3,14 +3,14 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createJetStreamBackend, type JetStreamBackend } from '../../../src/adapters/jetstream/open-jetstream-backend.js';
-import { copyFederation } from '../../../src/migration/copy-federation.js';
+import { copyFederation } from '../../../src/engine/migration/copy-federation.js';
 import { initFederation, onboardTeam, openFileBackend, teamWorkspacePath } from '../../../src/index.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import type { FederationBackend } from '../../../src/ports/federation-backend.js';
 import type { SignalParty } from '../../../src/ports/signal-transport.js';
-import { jetstreamBackendSchema } from '../../../src/schema/config.js';
-import type { RegistryEntry } from '../../../src/schema/registry.js';
-import { SIGNAL_PROTOCOL } from '../../../src/schema/signal.js';
+import { jetstreamBackendSchema } from '../../../src/core/schema/config.js';
+import type { RegistryEntry } from '../../../src/core/schema/registry.js';
+import { SIGNAL_PROTOCOL } from '../../../src/core/schema/signal.js';
 import { skipWithoutNatsServer } from '../../helpers/nats-server.js';
 import { useNatsServer } from '../../helpers/use-nats-server.js';
 

@@ -3,12 +3,12 @@ import { connect } from '@nats-io/transport-node';
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createJetStreamBackend, type JetStreamBackend } from '../../../src/adapters/jetstream/open-jetstream-backend.js';
-import { LifecycleConflictError, RegistryConflictError } from '../../../src/errors.js';
+import { LifecycleConflictError, RegistryConflictError } from '../../../src/core/errors.js';
 import type { SignalParty } from '../../../src/ports/signal-transport.js';
-import { jetstreamBackendSchema } from '../../../src/schema/config.js';
-import type { LifecycleEnvelope } from '../../../src/schema/lifecycle-state.js';
-import type { Registry, RegistryEntry } from '../../../src/schema/registry.js';
-import { SIGNAL_PROTOCOL, type SignalMessage } from '../../../src/schema/signal.js';
+import { jetstreamBackendSchema } from '../../../src/core/schema/config.js';
+import type { LifecycleEnvelope } from '../../../src/core/schema/lifecycle-state.js';
+import type { Registry, RegistryEntry } from '../../../src/core/schema/registry.js';
+import { SIGNAL_PROTOCOL, type SignalMessage } from '../../../src/core/schema/signal.js';
 import { skipWithoutNatsServer } from '../../helpers/nats-server.js';
 import { useNatsServer } from '../../helpers/use-nats-server.js';
 

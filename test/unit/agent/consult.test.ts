@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { answerQuestion } from '../../../src/agent/consult.js';
-import { surveyCodebase } from '../../../src/agent/survey.js';
+import { answerQuestion } from '../../../src/apps/agent/consult.js';
+import { surveyCodebase } from '../../../src/apps/agent/survey.js';
 import { typescriptProject } from '../../helpers/fixture-repo.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 

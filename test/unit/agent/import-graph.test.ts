@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { buildModuleGraph, MAX_EDGES, MAX_GROUPS } from '../../../src/agent/import-graph.js';
-import type { FileRecord } from '../../../src/agent/inventory.js';
-import { languageOf } from '../../../src/agent/languages.js';
-import { isTestFile } from '../../../src/agent/test-files.js';
+import { buildModuleGraph, MAX_EDGES, MAX_GROUPS } from '../../../src/apps/agent/import-graph.js';
+import type { FileRecord } from '../../../src/apps/agent/inventory.js';
+import { languageOf } from '../../../src/apps/agent/languages.js';
+import { isTestFile } from '../../../src/apps/agent/test-files.js';
 
 const file = (path: string, imports: string[] = []): FileRecord => ({ path, bytes: 10, language: languageOf(path), lines: 1, binary: false, analysed: true, todos: [], imports, runsAsProgram: false, test: isTestFile(path) });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { planMission, stem } from '../../../src/agent/mission-plan.js';
-import { searchMission } from '../../../src/agent/mission-search.js';
-import { surveyCodebase } from '../../../src/agent/survey.js';
+import { planMission, stem } from '../../../src/apps/agent/mission-plan.js';
+import { searchMission } from '../../../src/apps/agent/mission-search.js';
+import { surveyCodebase } from '../../../src/apps/agent/survey.js';
 import { frameworkProject, writeTree } from '../../helpers/fixture-repo.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findGoImports, findPythonImports, findScriptImports as findImports } from '../../../src/agent/import-scan.js';
-import { findTodoMarkers } from '../../../src/agent/source-scan.js';
+import { findGoImports, findPythonImports, findScriptImports as findImports } from '../../../src/apps/agent/import-scan.js';
+import { findTodoMarkers } from '../../../src/apps/agent/source-scan.js';
 
 describe('TODO markers', () => {
   it('count only as the first word of a comment', () => {

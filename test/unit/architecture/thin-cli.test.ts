@@ -11,8 +11,8 @@ const SRC = fileURLToPath(new URL('../../../src/', import.meta.url));
 
 /** Programs of their own, started as processes: printing and exit codes are their job. */
 const PROGRAMS: Record<string, string> = {
-  'agent/main.ts': 'the fed-agent program (its executable, agent/bin.ts, only imports it)',
-  'launch/agent-watchdog.ts': 'the watchdog process fed launch starts around an agent',
+  'apps/agent/main.ts': 'the fed-agent program (its executable, apps/agent/bin.ts, only imports it)',
+  'apps/launch/agent-watchdog.ts': 'the watchdog process fed launch starts around an agent',
 };
 
 const CLI_IMPORT = /from '((?:\.\.?\/)+)cli\/[^']*'/g;
@@ -50,9 +50,9 @@ describe('the library never prints, exits or imports the CLI', () => {
   });
 
   it('recognises each kind of leak (so the check above can fail)', () => {
-    const file = join(SRC, 'monitor', 'run-monitor.ts');
-    expect(cliLeaks(file, "import { renderTable } from '../cli/render.js';")).toEqual(["imports ../cli/render.js"]);
-    expect(cliLeaks(file, "import { x } from '../text/table.js';")).toEqual([]);
+    const file = join(SRC, 'apps', 'monitor', 'run-monitor.ts');
+    expect(cliLeaks(file, "import { renderTable } from '../../cli/render.js';")).toEqual(["imports ../../cli/render.js"]);
+    expect(cliLeaks(file, "import { x } from '../../core/table.js';")).toEqual([]);
     expect(cliLeaks(file, 'console.log(1); process.stderr.write("x"); process.exit(2); process.exitCode = 1;')).toEqual([
       'console.log',
       'process.stderr.write',

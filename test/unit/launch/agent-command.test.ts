@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validateConfig, type LaunchContext } from '../../../src/index.js';
-import { agentCommand } from '../../../src/launch/agent-command.js';
+import { agentCommand } from '../../../src/apps/launch/agent-command.js';
 
 const config = validateConfig({}, 'federate.config.json').config;
 const context = { team: 'docs', workspace: '/tmp/fed-nowhere/.fed/teams/docs', state: 'preparing' } as LaunchContext;

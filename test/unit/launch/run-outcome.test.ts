@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { AGENT_PRESET_CATALOG } from '../../../src/index.js';
-import { emptyStats } from '../../../src/launch/presets/agent-preset.js';
-import { classifyError } from '../../../src/launch/presets/classify-error.js';
-import { pausesTeam, runOutcome, type OutcomeInput } from '../../../src/launch/run-outcome.js';
+import { emptyStats } from '../../../src/apps/launch/presets/agent-preset.js';
+import { classifyError } from '../../../src/apps/launch/presets/classify-error.js';
+import { pausesTeam, runOutcome, type OutcomeInput } from '../../../src/apps/launch/run-outcome.js';
 
 const input = (over: Partial<OutcomeInput>): OutcomeInput => ({
   preset: AGENT_PRESET_CATALOG.claude,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runCaptured } from '../../../src/process/run-captured.js';
+import { runCaptured } from '../../../src/infra/process/run-captured.js';
 
 const node = (code: string) => [process.execPath, '-e', code];
 const options = { cwd: process.cwd(), env: process.env };

@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { initFederation, onboardTeam, readRegistry } from '../../../src/index.js';
-import { federationPaths } from '../../../src/layout.js';
-import { registrySchema } from '../../../src/schema/registry.js';
+import { federationPaths } from '../../../src/core/layout.js';
+import { registrySchema } from '../../../src/core/schema/registry.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /** A federation with two teams; returns its root. */

@@ -1,12 +1,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CorruptFileError, FedError } from '../../../src/errors.js';
-import { writeRegistryStatus } from '../../../src/registry/team-status.js';
-import { signalAckSchema } from '../../../src/schema/signal.js';
-import { acknowledgeAll, acknowledgeSignal } from '../../../src/messaging/acknowledge-signals.js';
-import { listSignals } from '../../../src/messaging/list-signals.js';
-import { sendSignal } from '../../../src/messaging/send-signal.js';
+import { CorruptFileError, FedError } from '../../../src/core/errors.js';
+import { writeRegistryStatus } from '../../../src/engine/registry/team-status.js';
+import { signalAckSchema } from '../../../src/core/schema/signal.js';
+import { acknowledgeAll, acknowledgeSignal } from '../../../src/engine/messaging/acknowledge-signals.js';
+import { listSignals } from '../../../src/engine/messaging/list-signals.js';
+import { sendSignal } from '../../../src/engine/messaging/send-signal.js';
 import { entries, signalFederation } from '../../helpers/signal-federation.js';
 
 const fast = { durable: false };

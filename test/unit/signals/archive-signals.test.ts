@@ -1,14 +1,14 @@
 import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { acknowledgeSignal } from '../../../src/messaging/acknowledge-signals.js';
-import { archiveSignals } from '../../../src/signals/archive/archive-signals.js';
-import { archiveDirectoryOf } from '../../../src/signals/archive/box-archive.js';
-import { showSignal } from '../../../src/signals/delivery/show-signal.js';
-import { listSignals } from '../../../src/messaging/list-signals.js';
-import { readSignalBox } from '../../../src/signals/read-signals.js';
-import { sendSignal } from '../../../src/messaging/send-signal.js';
-import { ackFileName } from '../../../src/signals/signal-file-name.js';
+import { acknowledgeSignal } from '../../../src/engine/messaging/acknowledge-signals.js';
+import { archiveSignals } from '../../../src/adapters/file/archive/archive-signals.js';
+import { archiveDirectoryOf } from '../../../src/adapters/file/archive/box-archive.js';
+import { showSignal } from '../../../src/engine/delivery/show-signal.js';
+import { listSignals } from '../../../src/engine/messaging/list-signals.js';
+import { readSignalBox } from '../../../src/adapters/file/signals/read-signals.js';
+import { sendSignal } from '../../../src/engine/messaging/send-signal.js';
+import { ackFileName } from '../../../src/adapters/file/signals/signal-file-name.js';
 import { entries, signalFederation } from '../../helpers/signal-federation.js';
 
 const fast = { durable: false };

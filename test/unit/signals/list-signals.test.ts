@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../../src/errors.js';
-import { acknowledgeSignal } from '../../../src/messaging/acknowledge-signals.js';
-import { listSignals } from '../../../src/messaging/list-signals.js';
-import { sendSignal } from '../../../src/messaging/send-signal.js';
+import { InvalidInputError } from '../../../src/core/errors.js';
+import { acknowledgeSignal } from '../../../src/engine/messaging/acknowledge-signals.js';
+import { listSignals } from '../../../src/engine/messaging/list-signals.js';
+import { sendSignal } from '../../../src/engine/messaging/send-signal.js';
 import { signalFederation } from '../../helpers/signal-federation.js';
 
 const fast = { durable: false };

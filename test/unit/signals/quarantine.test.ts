@@ -1,11 +1,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RefusedError } from '../../../src/errors.js';
-import { quarantineReasonSchema } from '../../../src/schema/signal.js';
-import { quarantineDirectory, quarantineSignalFile } from '../../../src/signals/quarantine.js';
-import { readSignalBox } from '../../../src/signals/read-signals.js';
-import { sendSignal } from '../../../src/messaging/send-signal.js';
+import { RefusedError } from '../../../src/core/errors.js';
+import { quarantineReasonSchema } from '../../../src/core/schema/signal.js';
+import { quarantineDirectory, quarantineSignalFile } from '../../../src/adapters/file/signals/quarantine.js';
+import { readSignalBox } from '../../../src/adapters/file/signals/read-signals.js';
+import { sendSignal } from '../../../src/engine/messaging/send-signal.js';
 import { entries, signalFederation } from '../../helpers/signal-federation.js';
 
 describe('quarantining an invalid signal file', () => {

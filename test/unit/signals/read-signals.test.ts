@@ -1,9 +1,9 @@
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { toJsonText } from '../../../src/fs/json-text.js';
-import { MAX_SIGNAL_BYTES } from '../../../src/schema/signal.js';
-import { readSignalBox, SignalBoxReader } from '../../../src/signals/read-signals.js';
+import { toJsonText } from '../../../src/core/json-text.js';
+import { MAX_SIGNAL_BYTES } from '../../../src/core/schema/signal.js';
+import { readSignalBox, SignalBoxReader } from '../../../src/adapters/file/signals/read-signals.js';
 import { entries } from '../../helpers/signal-federation.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RefusedError, UnknownTeamError } from '../../../src/errors.js';
-import { writeRegistryStatus } from '../../../src/registry/team-status.js';
-import { resolveSignalWorkspace } from '../../../src/signals/resolve-workspace.js';
+import { RefusedError, UnknownTeamError } from '../../../src/core/errors.js';
+import { writeRegistryStatus } from '../../../src/engine/registry/team-status.js';
+import { resolveSignalWorkspace } from '../../../src/adapters/file/signals/resolve-workspace.js';
 import { signalFederation } from '../../helpers/signal-federation.js';
 
 describe('resolving where a party keeps its signals', () => {

@@ -2,13 +2,13 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path';
 import { validate as isUuid, version as uuidVersion } from 'uuid';
 import { describe, expect, it } from 'vitest';
-import { FedError } from '../../../src/errors.js';
-import { onboardTeam } from '../../../src/registry/onboard.js';
-import { readRegistry } from '../../../src/registry/registry-file.js';
-import { writeRegistryStatus } from '../../../src/registry/team-status.js';
-import { updateRegistry } from '../../../src/registry/update-registry.js';
-import { MAX_SIGNAL_BYTES, signalMessageSchema } from '../../../src/schema/signal.js';
-import { sendSignal } from '../../../src/messaging/send-signal.js';
+import { FedError } from '../../../src/core/errors.js';
+import { onboardTeam } from '../../../src/engine/registry/onboard.js';
+import { readRegistry } from '../../../src/adapters/file/registry-file.js';
+import { writeRegistryStatus } from '../../../src/engine/registry/team-status.js';
+import { updateRegistry } from '../../../src/engine/registry/update-registry.js';
+import { MAX_SIGNAL_BYTES, signalMessageSchema } from '../../../src/core/schema/signal.js';
+import { sendSignal } from '../../../src/engine/messaging/send-signal.js';
 import { entries, signalFederation } from '../../helpers/signal-federation.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { suffixedName, tempPathFor } from '../../../src/fs/atomic-write.js';
+import { suffixedName, tempPathFor } from '../../../src/infra/fs/atomic-write.js';
 import {
   nameHint,
   ackFileName,
@@ -11,7 +11,7 @@ import {
   sameSubjectPattern,
   signalFileName,
   subjectSlug,
-} from '../../../src/signals/signal-file-name.js';
+} from '../../../src/adapters/file/signals/signal-file-name.js';
 
 describe('signal file names (spec §4.2)', () => {
   it('is <YYYY-MM-DDTHHMMSSZ>-<type>-<kebab-subject>.json in UTC without colons', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../../src/errors.js';
-import { JSON_SCHEMA_NAMES, jsonSchemaFor } from '../../../src/schema/json-schema.js';
-import { isWellFormedAck, isWellFormedSignal, signalAckSchema, signalMessageSchema, SIGNAL_PROTOCOL, SIGNAL_TYPES } from '../../../src/schema/signal.js';
+import { InvalidInputError } from '../../../src/core/errors.js';
+import { JSON_SCHEMA_NAMES, jsonSchemaFor } from '../../../src/core/schema/json-schema.js';
+import { isWellFormedAck, isWellFormedSignal, signalAckSchema, signalMessageSchema, SIGNAL_PROTOCOL, SIGNAL_TYPES } from '../../../src/core/schema/signal.js';
 
 const valid = {
   id: '3f2b8a34-7c1e-4d5a-9b0e-2f6c8d4e1a7b',

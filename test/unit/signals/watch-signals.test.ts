@@ -1,12 +1,12 @@
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { writeRegistryStatus } from '../../../src/registry/team-status.js';
-import { acknowledgeSignal } from '../../../src/messaging/acknowledge-signals.js';
+import { writeRegistryStatus } from '../../../src/engine/registry/team-status.js';
+import { acknowledgeSignal } from '../../../src/engine/messaging/acknowledge-signals.js';
 import type { InvalidSignalFile, SignalEntry } from '../../../src/ports/signal-transport.js';
-import { sendSignal } from '../../../src/messaging/send-signal.js';
-import { type WatchSignalsOptions } from '../../../src/signals/watch-signals.js';
-import { watchSignals } from '../../../src/messaging/watch-signals.js';
+import { sendSignal } from '../../../src/engine/messaging/send-signal.js';
+import { type WatchSignalsOptions } from '../../../src/adapters/file/signals/watch-signals.js';
+import { watchSignals } from '../../../src/engine/messaging/watch-signals.js';
 import { type SignalSubscription } from '../../../src/ports/signal-transport.js';
 import { signalFederation } from '../../helpers/signal-federation.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { initFederation } from '../../../src/index.js';
-import { COLLECTOR_RECHECK_MS, collectorRecheckDue, readCollectorState, recordCollectorOutcome } from '../../../src/telemetry/collector-state.js';
+import { COLLECTOR_RECHECK_MS, collectorRecheckDue, readCollectorState, recordCollectorOutcome } from '../../../src/infra/telemetry/collector-state.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 const URL_A = 'http://localhost:18888/v1/metrics';

@@ -1,7 +1,7 @@
 import { createNoopMeter } from '@opentelemetry/api';
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { describe, expect, it } from 'vitest';
-import { DeferredMeterProvider } from '../../../src/telemetry/deferred-meter-provider.js';
+import { DeferredMeterProvider } from '../../../src/infra/telemetry/deferred-meter-provider.js';
 
 function sdkProvider() {
   const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderFields, renderTable } from '../../../src/text/table.js';
+import { renderFields, renderTable } from '../../../src/core/table.js';
 
 describe('renderTable', () => {
   it('aligns columns on the widest cell, header included', () => {

@@ -1,0 +1,42 @@
+import { readFileBounded } from '../../../infra/fs/read-json-file.js';
+import { MAX_SIGNAL_BYTES } from '../../../core/schema/signal.js';
+
+/**
+ * Reading one file of a signal box (judging its bytes is src/schema/judge-signal.ts). Every way a file
+ * can be unusable ends in a reason a person can act on — never an exception — so one bad file cannot
+ * hide the others (invariant 4).
+ */
+
+/** The file's contents and the stat they were read with (the reader's cache key). */
+export interface ReadFile {
+  bytes: Buffer | undefined;
+  /** `ino:size:mtime` of the file that was read. */
+  key: string;
+  problem: string | undefined;
+  /** A directory, FIFO, device or socket: not a file at all, so it cannot be quarantined (moved by a hard link). */
+  special?: boolean;
+  /** When the file last changed (undefined when it could not be opened). */
+  mtimeMs?: number;
+}
+
+export function statKey(stat: { ino: number; size: number; mtimeMs: number }): string {
+  return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+}
+
+/**
+ * Read a box file without following a symbolic link (a link could point anywhere outside the box),
+ * without blocking on a FIFO and without reading more than `maxBytes` (src/fs readFileBounded). The stat
+ * comes from the same open file as the bytes, so the cache key always describes what was parsed. Throws
+ * ENOENT when the file vanished since the listing.
+ */
+export function readBoxFile(path: string, maxBytes = MAX_SIGNAL_BYTES): ReadFile {
+  const read = readFileBounded(path, { maxBytes, noFollow: true });
+  if (read.ok) {
+    const key = statKey(read.stat);
+    const mtimeMs = read.stat.mtimeMs;
+    return read.bytes.length === 0 ? { bytes: undefined, key, problem: 'the file is empty', mtimeMs } : { bytes: read.bytes, key, problem: undefined, mtimeMs };
+  }
+  if (read.code === 'ELOOP') return { bytes: undefined, key: 'symlink', problem: 'a symbolic link, not a signal file' };
+  if (read.stat === undefined) return { bytes: undefined, key: `error:${read.code}`, problem: read.problem };
+  return { bytes: undefined, key: statKey(read.stat), problem: read.problem, special: !read.stat.isFile(), mtimeMs: read.stat.mtimeMs };
+}

@@ -1,0 +1,163 @@
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { FedError, RefusedError } from '../../../core/errors.js';
+import { withLock } from '../../../infra/fs/lock.js';
+import { publishFileNoClobber, suffixedName, type PublishOptions, type WriteOptions } from '../../../infra/fs/atomic-write.js';
+import { ensureDirectory } from '../../../infra/fs/ensure-directory.js';
+import { toJsonText } from '../../../core/json-text.js';
+import type { SentSignal } from '../../../ports/signal-transport.js';
+import type { SignalMessage } from '../../../core/schema/signal.js';
+import { findInNameRun, firstFreeSuffix } from './name-run.js';
+import { readValidFile } from './read-valid-file.js';
+import { CONCURRENT_SEND_MS } from '../../../engine/delivery/sent-fact.js';
+import { judgeSignal, type BoxExpectation } from '../../../core/schema/judge-signal.js';
+import type { SignalWorkspace } from './resolve-workspace.js';
+import { sameSubjectPattern, signalFileName } from './signal-file-name.js';
+
+interface StoredCopy {
+  file: string;
+  message: SignalMessage;
+}
+
+/**
+ * Where a send looks for copies an earlier send with its id made: nowhere (a new id), among the
+ * same-named files only (the send claimed the id: see `TransportSendOptions.claimed`), or among every
+ * signal of its type and subject (a retry, whose first send may be long ago).
+ */
+export type EarlierCopies = 'none' | 'same-name' | 'same-subject';
+
+/**
+ * The file-signal-v1 delivery of a validated message (`text` is its file content): the inbox copy, then
+ * the outbox copy. Unless `earlier` is `none`, the caller chose the id, so a retry completes what is
+ * missing instead of delivering again.
+ */
+export async function deliverSignal(
+  recipient: SignalWorkspace,
+  sender: SignalWorkspace,
+  fresh: { message: SignalMessage; text: string },
+  earlier: EarlierCopies,
+  writeOptions: WriteOptions,
+): Promise<SentSignal> {
+  const deliver = () => deliverCopies(recipient, sender, fresh, inTime(earlier, fresh.message), writeOptions);
+  // Retries with one id may run at once (a caller that timed out and retried while the first still
+  // runs): under a lock per recipient and id, each finds the copies the one before it wrote.
+  return earlier === 'none' ? deliver() : withLock(sendLockPath(recipient, fresh.message.id), deliver, { timeoutMs: 60_000 });
+}
+
+/**
+ * Checked under the send lock: a claiming send that gets to its copies after CONCURRENT_SEND_MS may meet a
+ * retry stored under the retry's own time, so it looks where a retry looks.
+ */
+function inTime(earlier: EarlierCopies, message: SignalMessage): EarlierCopies {
+  return earlier === 'same-name' && Date.now() - Date.parse(message.timestamp) >= CONCURRENT_SEND_MS ? 'same-subject' : earlier;
+}
+
+/** `<recipient workspace>/.fed/signals/.send-<id>.lock`: beside the boxes, never read as a signal. */
+function sendLockPath(recipient: SignalWorkspace, id: string): string {
+  const dir = dirname(recipient.inbox);
+  ensureDirectory(dir);
+  return join(dir, `.send-${id}.lock`);
+}
+
+/**
+ * Publish the inbox copy, then the outbox copy. A send with a chosen id first looks for copies already
+ * there and completes whatever is missing, with the original message. When the outbox copy fails after the
+ * signal reached the inbox, the error says it was delivered and gives the id, so nobody sends it again as new.
+ */
+function deliverCopies(
+  recipient: SignalWorkspace,
+  sender: SignalWorkspace,
+  fresh: { message: SignalMessage; text: string },
+  earlier: EarlierCopies,
+  writeOptions: WriteOptions,
+): SentSignal {
+  const inInbox = findSentCopy(recipient.inbox, { owner: recipient.id, box: 'inbox' }, fresh.message, earlier);
+  // An outbox copy is published under its inbox copy's name (below), which a collision may have suffixed.
+  const inOutbox = findSentCopy(sender.outbox, { owner: sender.id, box: 'outbox' }, fresh.message, earlier, inInbox?.file);
+  const stored = inInbox?.message ?? inOutbox?.message;
+  const message = stored ?? fresh.message;
+  const text = stored ? toJsonText(stored) : fresh.text;
+
+  const file = inInbox?.file ?? publishSignalFile(recipient.inbox, inOutbox?.file ?? signalFileName(message), text, writeOptions);
+  let outboxFile: string;
+  try {
+    outboxFile = inOutbox?.file ?? publishSignalFile(sender.outbox, file, text, writeOptions);
+  } catch (error) {
+    throw new SignalOutboxCopyError(message.id, join(recipient.inbox, file), sender.outbox, error);
+  }
+  return { message, file, inboxPath: join(recipient.inbox, file), outboxPath: join(sender.outbox, outboxFile), delivered: inInbox === undefined };
+}
+
+/** The signal is in the recipient's inbox, but the sender's record copy could not be written. */
+export class SignalOutboxCopyError extends FedError {
+  readonly signalId: string;
+  readonly inboxPath: string;
+
+  constructor(signalId: string, inboxPath: string, outbox: string, cause: unknown) {
+    super(
+      'SIGNAL_OUTBOX_FAILED',
+      `signal ${signalId} was delivered (${inboxPath}), but its copy in the outbox ${outbox} could not be written: ${(cause as Error)?.message ?? String(cause)}. ` +
+        `Do not send it again as a new signal; once the outbox is writable, re-run the same command with --id ${signalId} to complete the copy without delivering twice`,
+      { refusal: false, cause },
+    );
+    this.signalId = signalId;
+    this.inboxPath = inboxPath;
+  }
+}
+
+/**
+ * Publish one copy of a signal into a box: under `name`, or after a collision past the run of taken names
+ * (firstFreeSuffix; one failed link, ~10 µs, per name would make a burst quadratic). A box that does not
+ * exist is created then, sparing every send a mkdir (workspaces are created with their boxes).
+ */
+function publishSignalFile(dir: string, name: string, text: string, options: WriteOptions): string {
+  let firstFree: number | undefined;
+  const publishOptions: PublishOptions = {
+    ...options,
+    nameForAttempt: (_candidate, attempt) => suffixedName(name, (firstFree ??= firstFreeSuffix(dir, name)) + attempt - 2),
+  };
+  try {
+    return publishFileNoClobber(dir, name, text, publishOptions);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    ensureDirectory(dir, options);
+    return publishFileNoClobber(dir, name, text, publishOptions);
+  }
+}
+
+/**
+ * The copy of signal `wanted.id` already in `dir`, if any, looked for where `earlier` says — for
+ * `same-name`, the run of names from `name` (default: the signal's own file name). A retried send repeats
+ * the type and subject, so only files named for them are parsed. The same id on different content is
+ * refused: it is a new signal reusing an id, not a retry.
+ */
+function findSentCopy(dir: string, expect: BoxExpectation, wanted: SignalMessage, earlier: EarlierCopies, name = signalFileName(wanted)): StoredCopy | undefined {
+  if (earlier === 'none') return undefined;
+  const readCopy = (file: string): StoredCopy | undefined => {
+    const message = readValidFile(join(dir, file), (bytes) => judgeSignal(bytes, expect));
+    return message?.id === wanted.id ? { file, message } : undefined;
+  };
+  let copy: StoredCopy | undefined;
+  if (earlier === 'same-name') copy = findInNameRun(dir, name, readCopy);
+  else for (const file of sameSubjectFiles(dir, wanted)) if ((copy = readCopy(file))) break;
+  const differing = copy ? (['from', 'to', 'type', 'subject', 'body'] as const).filter((key) => copy.message[key] !== wanted[key]) : [];
+  if (differing.length) {
+    throw new RefusedError(
+      'SIGNAL_ID_REUSED',
+      `signal id ${wanted.id} was already sent as ${join(dir, copy!.file)} with a different ${differing.join(', ')}; ` +
+        'a retry must repeat the same signal — to send a new one, leave out --id',
+    );
+  }
+  return copy;
+}
+
+/** The files of `dir` named for a signal of `wanted`'s type and subject, any second. */
+function sameSubjectFiles(dir: string, wanted: SignalMessage): string[] {
+  const pattern = sameSubjectPattern(wanted.type, wanted.subject);
+  try {
+    return readdirSync(dir).filter((file) => pattern.test(file));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}

@@ -1,0 +1,80 @@
+import { SIGNAL_TYPES, type SignalMessage, type SignalType } from '../../../core/schema/signal.js';
+
+/**
+ * Signal file names (spec §4.2): `<YYYY-MM-DDTHHMMSSZ>-<type>-<kebab-subject>.json`, and the ack file
+ * `<signal-file>.json.ack` beside it. Subjects are data, not paths: they are reduced to a slug of
+ * lowercase ASCII letters and digits, so no subject can add a directory, a dot-file, a control character
+ * or an over-long name.
+ */
+export const SIGNAL_FILE_EXTENSION = '.json';
+export const ACK_FILE_SUFFIX = '.ack';
+
+/**
+ * Longest subject slug. With the timestamp (18), the longest type (9), separators, a collision suffix,
+ * `.json.ack` and the temp-file decoration of src/fs (~30), names stay far below the 255-byte limit.
+ */
+export const MAX_SUBJECT_SLUG_LENGTH = 80;
+
+/** Slug used when a subject has no letter or digit at all (emoji, punctuation, another script). */
+export const EMPTY_SUBJECT_SLUG = 'signal';
+
+/** `2026-01-31T12:04:05.123Z` → `2026-01-31T120405Z`: UTC, whole seconds, no colons (safe on every filesystem). */
+export function compactTimestamp(timestamp: string | Date): string {
+  const iso = (typeof timestamp === 'string' ? new Date(timestamp) : timestamp).toISOString();
+  return `${iso.slice(0, 19).replaceAll(':', '')}Z`;
+}
+
+/**
+ * Kebab-case of a subject: accents are folded first (`Café` → `cafe`), then every run of anything that
+ * is not a lowercase ASCII letter or digit becomes one `-`, trimmed at both ends and capped.
+ */
+export function subjectSlug(subject: string): string {
+  const slug = subject
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, MAX_SUBJECT_SLUG_LENGTH)
+    .replace(/^-+|-+$/g, '');
+  return slug === '' ? EMPTY_SUBJECT_SLUG : slug;
+}
+
+export function signalFileName(message: Pick<SignalMessage, 'timestamp' | 'type' | 'subject'>): string {
+  return `${compactTimestamp(message.timestamp)}-${message.type}-${subjectSlug(message.subject)}${SIGNAL_FILE_EXTENSION}`;
+}
+
+export function ackFileName(signalFile: string): string {
+  return `${signalFile}${ACK_FILE_SUFFIX}`;
+}
+
+/** `.json` files that are not hidden: temp files of src/fs are dot-files and never count as signals. */
+export function isSignalFileName(name: string): boolean {
+  return name.endsWith(SIGNAL_FILE_EXTENSION) && !name.startsWith('.');
+}
+
+export function isAckFileName(name: string): boolean {
+  return name.endsWith(`${SIGNAL_FILE_EXTENSION}${ACK_FILE_SUFFIX}`) && !name.startsWith('.');
+}
+
+/**
+ * Names a signal of this type and subject can have been published under — any second, with or without
+ * the no-clobber suffix (`-2`, `-3`, …). A retried send has the same type and subject, so this lets the
+ * `--id` check parse a handful of candidates instead of the whole inbox.
+ */
+export function sameSubjectPattern(type: SignalType, subject: string): RegExp {
+  // Types and slugs are [a-z0-9-] only, so they need no escaping.
+  return new RegExp(`^\\d{4}-\\d{2}-\\d{2}T\\d{6}Z-${type}-${subjectSlug(subject)}(?:-\\d+)?\\${SIGNAL_FILE_EXTENSION}$`);
+}
+
+const NAMED = /^(\d{4}-\d{2}-\d{2})T(\d{2})(\d{2})(\d{2})Z-([a-z]+)-/;
+
+/**
+ * The second and type a fed-made signal name carries (`2026-01-31T120405Z-question-…` → 12:04:05,
+ * `question`), so a scan can skip most signals without reading them; undefined for another tool's name.
+ * The name keeps whole seconds: the signal's own timestamp is up to a second later.
+ */
+export function nameHint(name: string): { time: number; type: SignalType } | undefined {
+  const match = NAMED.exec(name);
+  if (!match || !(SIGNAL_TYPES as readonly string[]).includes(match[5]!)) return undefined;
+  return { time: Date.parse(`${match[1]}T${match[2]}:${match[3]}:${match[4]}Z`), type: match[5] as SignalType };
+}

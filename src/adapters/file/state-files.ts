@@ -1,0 +1,69 @@
+import { appendFileSync, closeSync, fsyncSync, ftruncateSync, openSync } from 'node:fs';
+import { writeFileAtomic, type ReplaceOptions, type WriteOptions } from '../../infra/fs/atomic-write.js';
+import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
+import { toJsonText } from '../../core/json-text.js';
+import { readFileTail, readJsonFile } from '../../infra/fs/read-json-file.js';
+import { workspacePaths } from '../../core/layout.js';
+import { envelopeSchema, journalLineSchema, type JournalLine, type LifecycleEnvelope } from '../../core/schema/lifecycle-state.js';
+import { parseJsonLines } from '../../core/schema/json-lines.js';
+
+/** The envelope as stored, or undefined when the team has no lifecycle state yet. Broken files are reported, never replaced. */
+export function readEnvelope(workspace: string): LifecycleEnvelope | undefined {
+  return readJsonFile(workspacePaths(workspace).envelope, envelopeSchema);
+}
+
+export function writeEnvelope(workspace: string, envelope: LifecycleEnvelope, options: ReplaceOptions = {}): void {
+  const paths = workspacePaths(workspace);
+  ensureDirectory(paths.state, options);
+  writeFileAtomic(paths.envelope, toJsonText(envelope), options);
+}
+
+/** How much of the journal's end is read to find its last line (lines are small; one is enough). */
+const TAIL_BYTES = 64 * 1024;
+
+/** The last `bytes` of the journal and its size (empty when there is no journal yet). */
+function readTail(file: string, bytes: number): { tail: Buffer; size: number } {
+  return readFileTail(file, bytes, 'move it aside; fed starts a new journal') ?? { tail: Buffer.alloc(0), size: 0 };
+}
+
+function readTailText(file: string, bytes: number): string {
+  return readTail(file, bytes).tail.toString('utf8');
+}
+
+/** Journal entries in `text`; a line cut short by a crash mid-append, or cut by the tail window, is not one. */
+function parseJournalLines(text: string): JournalLine[] {
+  return parseJsonLines(text, journalLineSchema);
+}
+
+/** The last `count` journal lines, oldest first. */
+export function readJournalTail(workspace: string, count: number): JournalLine[] {
+  const text = readTailText(workspacePaths(workspace).journal, TAIL_BYTES * Math.max(1, Math.ceil(count / 100)));
+  return parseJournalLines(text).slice(-count);
+}
+
+/**
+ * Append the lines whose `seq` the journal does not have yet, in one write, and fsync when durable. Called
+ * after every envelope write and again on restore, so a crash between the two never loses a line and a
+ * repeat never duplicates one. A torn last line (a crash mid-append) is cut off first: the envelope still
+ * owes that line, so it is written again whole, and the journal never keeps a fragment.
+ */
+export function appendJournalLines(workspace: string, lines: readonly JournalLine[], options: WriteOptions = {}): number {
+  if (lines.length === 0) return 0;
+  const file = workspacePaths(workspace).journal;
+  const { tail, size } = readTail(file, TAIL_BYTES);
+  const lastSeq = parseJournalLines(tail.toString('utf8')).at(-1)?.seq ?? 0;
+  const missing = lines.filter((line) => line.seq > lastSeq);
+  if (missing.length === 0) return 0;
+  ensureDirectory(workspacePaths(workspace).state, options);
+  const fd = openSync(file, 'a');
+  try {
+    const torn = tail.length > 0 && tail[tail.length - 1] !== 0x0a ? tail.length - 1 - tail.lastIndexOf(0x0a) : 0;
+    // Lines are a few hundred bytes, so a torn one always ends inside the 64 KiB window.
+    if (torn > 0) ftruncateSync(fd, size - Math.min(torn, tail.length));
+    appendFileSync(fd, missing.map((line) => JSON.stringify(line)).join('\n') + '\n');
+    if (options.durable ?? true) fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  return missing.length;
+}

@@ -1,0 +1,144 @@
+import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { RefusedError } from '../../core/errors.js';
+import { FED_DIR, teamWorkspacePath, workspacePaths } from '../../core/layout.js';
+import type { Registry, RegistryEntry } from '../../core/schema/registry.js';
+import { getTeam } from '../../core/find-team.js';
+import { openBackend, sharesTeamsAcrossMachines } from '../open-backend.js';
+
+/**
+ * Nothing outside the federation (ARCHITECTURE invariant 9). A team's workspace is its registry
+ * `location`, and fed writes signals, state and logs there and runs the team's agent in it — so before
+ * any of that, the location must be a real directory inside the federation root once every symbolic link
+ * is resolved. A registry edited (or copied from another federation) to point elsewhere, and a workspace
+ * an agent replaced with a link, are refused with the team, the path, and how to fix it.
+ */
+
+/** True when `path` is `dir` itself or below it (both already resolved). */
+function isWithin(dir: string, path: string): boolean {
+  const rel = relative(dir, path);
+  return rel === '' || (rel.split(sep)[0] !== '..' && !isAbsolute(rel));
+}
+
+/** Where the registry says the team is, relative to the root — undefined when that is not below the root. */
+function relativeLocation(root: string, location: string): string | undefined {
+  for (const base of [root, realpathSync(root)]) {
+    const rel = relative(base, location);
+    if (rel !== '' && isWithin(base, location)) return rel;
+  }
+  return undefined;
+}
+
+/**
+ * The workspace this federation has for a team whose location points into another federation's
+ * `.fed/teams/<domain>` — what happens when a federation folder is copied or moved — when that folder
+ * exists here; undefined otherwise. Worktrees are not relocated: a copied worktree is still linked to the
+ * original repository (and `git worktree repair` in the copy would relink the original's to the copy).
+ */
+export function relocatedWorkspace(root: string, entry: RegistryEntry): string | undefined {
+  if (entry.placementType !== 'directory' || basename(entry.location) !== entry.domain) return undefined;
+  if (basename(dirname(entry.location)) !== 'teams' || basename(dirname(dirname(entry.location))) !== FED_DIR) return undefined;
+  const here = teamWorkspacePath(root, entry.domain, 'directory');
+  if (here === entry.location || !existsSync(here) || lstatSync(here).isSymbolicLink() || !statSync(here).isDirectory()) return undefined;
+  return here;
+}
+
+/**
+ * A team of a federation shared across machines whose workspace is not below this root: it works in
+ * another working directory (on its `host`, or another checkout on this one). Nothing is wrong; fed just
+ * writes and runs for a team only where its workspace is.
+ */
+function elsewhere(root: string, entry: RegistryEntry): RefusedError {
+  return new RefusedError(
+    'TEAM_ELSEWHERE',
+    `team "${entry.domainId}" works in another working directory of the federation: ${entry.location}${entry.host ? ` on host ${entry.host}` : ''}, not below ${root}; ` +
+      `fed writes and runs for a team only where its workspace is — run this there (fed --root <that working directory> …)`,
+  );
+}
+
+function outside(root: string, entry: RegistryEntry, problem: string): RefusedError {
+  if (sharesTeamsAcrossMachines(root)) return elsewhere(root, entry);
+  const relocated = relocatedWorkspace(root, entry);
+  const fix = relocated
+    ? `this federation looks copied or moved: its own workspace for the team is ${relocated}; point the registry there with: fed doctor --fix`
+    : entry.placementType === 'worktree'
+      ? `a git worktree cannot be moved by copying it: archive the team (fed team archive ${entry.domainId}) and onboard a new one here`
+      : `move the workspace to ${teamWorkspacePath(root, entry.domain, entry.placementType)} and run fed doctor --fix, or archive the team with: fed team archive ${entry.domainId}`;
+  return new RefusedError(
+    'WORKSPACE_OUTSIDE_ROOT',
+    `the workspace of team "${entry.domainId}" is outside the federation root ${root}: ${problem}; fed never writes or runs there — ${fix}`,
+  );
+}
+
+function linked(entry: RegistryEntry, path: string, target: string): RefusedError {
+  return new RefusedError(
+    'WORKSPACE_SYMLINK',
+    `the workspace of team "${entry.domainId}" goes through a symbolic link: ${path} → ${target}; fed never writes or runs through a link — ` +
+      `replace the link with the real directory (or remove it and restore the workspace), then retry`,
+  );
+}
+
+/** The refusals of `teamWorkspace`: the workspace is not one fed may write or run in here. */
+export const WORKSPACE_REFUSALS: ReadonlySet<string> = new Set(['WORKSPACE_OUTSIDE_ROOT', 'WORKSPACE_SYMLINK', 'WORKSPACE_MISSING', 'WORKSPACE_NOT_A_DIRECTORY']);
+
+export function isWorkspaceRefusal(error: unknown): error is RefusedError {
+  return error instanceof RefusedError && WORKSPACE_REFUSALS.has(error.code);
+}
+
+/**
+ * The team's workspace, checked: it exists, is a directory, lies inside the federation root, and
+ * neither it nor its `.fed/` runtime folders is (or goes through) a symbolic link. Returns the location.
+ */
+export function teamWorkspace(root: string, entry: RegistryEntry): string {
+  const rel = relativeLocation(root, entry.location);
+  if (rel === undefined) throw outside(root, entry, `the registry places it at ${entry.location}`);
+  let real: string;
+  try {
+    real = realpathSync(entry.location);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    // The path exists but does not resolve: a link to nowhere.
+    if (lstatExists(entry.location)) throw linked(entry, entry.location, 'a missing target');
+    throw new RefusedError(
+      'WORKSPACE_MISSING',
+      `the workspace of team "${entry.domainId}" (${entry.location}, from the registry) does not exist; restore it, or archive the team with: fed team archive ${entry.domainId}`,
+    );
+  }
+  const realRoot = realpathSync(root);
+  // Anything but the lexical path means a link on the way, even one that stays inside the root (it could
+  // make one team write into another's workspace).
+  if (real !== join(realRoot, rel)) throw linked(entry, entry.location, real);
+  if (!statSync(real).isDirectory()) {
+    throw new RefusedError('WORKSPACE_NOT_A_DIRECTORY', `the workspace of team "${entry.domainId}" (${entry.location}) is not a directory; restore it, or archive the team with: fed team archive ${entry.domainId}`);
+  }
+  const paths = workspacePaths(entry.location);
+  for (const dir of [paths.fedDir, paths.signals, paths.inbox, paths.outbox, paths.state, paths.launch, paths.logs]) {
+    if (lstatExists(dir) && lstatSync(dir).isSymbolicLink()) throw linked(entry, dir, realTarget(dir));
+  }
+  return entry.location;
+}
+
+function lstatExists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return false;
+    throw error;
+  }
+}
+
+function realTarget(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return 'a missing target';
+  }
+}
+
+/** A registered team (by id or domain) whose workspace passed `teamWorkspace`: what every command that writes for a team starts from. */
+export async function resolveTeam(root: string, team: string, registry?: Registry): Promise<RegistryEntry> {
+  const entry = getTeam(registry ?? (await openBackend(root).registry.read()), team);
+  teamWorkspace(root, entry);
+  return entry;
+}

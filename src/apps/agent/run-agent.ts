@@ -1,0 +1,137 @@
+import { statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { checkMarkdownText } from '../../engine/deliverable/check-deliverable.js';
+import { appendLearningEntries } from '../../engine/deliverable/learning-log.js';
+import { RefusedError } from '../../core/errors.js';
+import { writeFileAtomic } from '../../infra/fs/atomic-write.js';
+import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
+import type { LaunchContext } from '../../core/schema/launch-context.js';
+import type { ReportEvent } from './fed-event.js';
+import { selectExcerpt } from './excerpt.js';
+import { distillInsights } from './insights.js';
+import { learningEntries, missionEntries } from './learning-entries.js';
+import { searchMission, type TopicAnswer } from './mission-search.js';
+import { planOutline } from './outline.js';
+import { renderDeliverable } from './render-markdown.js';
+import { projectNames, surveyCodebase } from './survey.js';
+import { topLevelSources } from './walk-codebase.js';
+
+/**
+ * The built-in agent's work (spec §2.7: gather, analyse, write), one lifecycle state at a time, starting
+ * from the state the launch context says: a relaunch after a pause re-derives what the earlier states
+ * produced (the survey is read-only and deterministic) and reports only the events still due. Each state's
+ * event is sent before the next state's work starts, so the lifecycle always says where the agent is.
+ */
+export interface AgentIo {
+  report: ReportEvent;
+  /** Progress for the agent log. */
+  log: (line: string) => void;
+  now: () => Date;
+}
+
+export type AgentOutcome =
+  | { status: 'complete'; path: string; bytes: number }
+  | { status: 'failed'; reason: string }
+  | { status: 'already-complete' };
+
+const WORK_STATES = ['preparing', 'scanning', 'distilling', 'aggregating'] as const;
+const SKIPPED = '.git/, .fed/, federate.config.json, node_modules/ and what .gitignore ignores';
+
+/** The spec's failure conditions (§3.1), which every FAIL reason starts with. */
+export const FAILURE = {
+  nothingFound: 'required information cannot be found',
+  unreadable: 'source files corrupted or inaccessible',
+  noStructure: 'document structure cannot be determined',
+} as const;
+
+export function codebaseProblem(codebase: string): string | undefined {
+  try {
+    return statSync(codebase).isDirectory() ? undefined : `the codebase ${codebase} is not a directory`;
+  } catch (error) {
+    return `the codebase ${codebase} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
+  }
+}
+
+/** What the mission asked that the codebase does not say, for the FAIL reason. */
+function notFound(answer: TopicAnswer): string {
+  const { topic } = answer;
+  const quote = (items: readonly string[]) => items.map((item) => `"${item}"`).join(', ');
+  const paths = answer.missing.filter((m) => topic.paths.includes(m));
+  const words = answer.missing.filter((m) => !topic.paths.includes(m));
+  const nowhere = words.length ? ` (${quote(words)} ${words.length === 1 ? 'appears' : 'appear'} nowhere)` : '';
+  const what = paths.length
+    ? `no file or folder ${quote(paths)} exists`
+    : topic.exact
+      ? `no file mentions ${quote(words)}`
+      : `no file mentions most of ${quote(topic.words)}${nowhere}`;
+  const looked = topic.terms.length ? ` (looked for words starting ${topic.terms.map((t) => `${t}…`).join(', ')})` : '';
+  return `the mission asks about "${topic.title}" (in "${topic.source}"), but ${what}${looked}`;
+}
+
+export async function runAgent(context: LaunchContext, domain: string, io: AgentIo): Promise<AgentOutcome> {
+  if (context.state === 'complete') return { status: 'already-complete' };
+  const start = WORK_STATES.indexOf(context.state as (typeof WORK_STATES)[number]);
+  if (start === -1) {
+    throw new RefusedError('AGENT_STATE', `team "${context.team}" is ${context.state}; fed-agent works in ${WORK_STATES.join(', ')} (resume a paused team first; failed is final)`);
+  }
+  const due = (state: (typeof WORK_STATES)[number]) => start <= WORK_STATES.indexOf(state);
+  const fail = async (reason: string): Promise<AgentOutcome> => {
+    io.log(`failing: ${reason}`);
+    await io.report('FAIL', { reason });
+    return { status: 'failed', reason };
+  };
+
+  // preparing: plan the document from the mission; the sources are what the scan will study.
+  const problem = codebaseProblem(context.codebase);
+  if (problem) return fail(`${FAILURE.unreadable}: ${problem}`);
+  const sources = topLevelSources(context.codebase);
+  if (sources.length === 0) return fail(`${FAILURE.nothingFound}: the codebase ${context.codebase} has nothing to study (skipping ${SKIPPED})`);
+  const outline = planOutline(context.mission, sources, projectNames(context.codebase).join(' '));
+  if (due('preparing')) {
+    const topics = outline.topics.length ? `, answering ${outline.topics.map((t) => `"${t.title}"`).join(', ')}${outline.sections.length ? ', then the overview' : ''}` : '';
+    io.log(`preparing: an ${outline.kind} document for "${context.mission.subject}" from ${sources.length} sources${topics}`);
+    await io.report('PLAN_READY', { sources });
+  }
+
+  // scanning: read every file once; what was learned goes to the learning log.
+  const survey = surveyCodebase(context.codebase);
+  if (survey.files.length === 0 && survey.unreadable.length === 0) {
+    return fail(`${FAILURE.nothingFound}: no files in ${context.codebase} (skipping ${SKIPPED})`);
+  }
+  if (survey.files.length === 0) {
+    const examples = survey.unreadable.slice(0, 3).map((u) => `${u.path}: ${u.reason}`).join('; ');
+    return fail(`${FAILURE.unreadable}: none of the ${survey.unreadable.length} files could be read (${examples})`);
+  }
+  // The mission's topics are looked up in what was read; one that nothing mentions cannot be answered.
+  const search = searchMission(survey, outline.topics);
+  const unanswered = search.answers.filter((a) => !a.answered);
+  if (due('scanning')) {
+    appendLearningEntries(context.learningLogPath, [...learningEntries(survey, domain, io.now()), ...missionEntries(search, domain, io.now())]);
+    io.log(`scanning: read ${survey.files.length} files (${survey.unreadable.length} unreadable)`);
+  }
+  if (unanswered.length) return fail(`${FAILURE.nothingFound}: ${unanswered.map(notFound).join('; ')} (searched the paths, declared names and text of ${search.searched} code and documentation files, skipping ${SKIPPED})`);
+  if (due('scanning')) {
+    await io.report('SCAN_COMPLETE', { filesRead: survey.files.length });
+  }
+
+  // distilling: the key findings, and the code excerpt the document shows.
+  const insights = distillInsights(survey, search);
+  const excerpt = selectExcerpt(survey);
+  if (due('distilling')) {
+    io.log(`distilling: ${insights.length} key findings`);
+    await io.report('INSIGHTS_READY', { insights });
+  }
+
+  // aggregating: write the document, checked against the documentation standards first.
+  const markdown = renderDeliverable({ survey, outline, search, insights, excerpt, mission: context.mission });
+  const check = checkMarkdownText(markdown);
+  if (!check.ok) {
+    return fail(`${FAILURE.noStructure}: ${check.violations.map((v) => `line ${v.line}: ${v.rule}: ${v.message}`).join('; ')}`);
+  }
+  ensureDirectory(dirname(context.deliverablePath));
+  writeFileAtomic(context.deliverablePath, markdown);
+  const bytes = Buffer.byteLength(markdown, 'utf8');
+  io.log(`aggregating: wrote ${context.deliverablePath} (${bytes} bytes)`);
+  await io.report('DOCUMENT_WRITTEN', { path: context.deliverable, bytes });
+  return { status: 'complete', path: context.deliverablePath, bytes };
+}

@@ -1,0 +1,98 @@
+import { JETSTREAM_BACKEND_NAME, type JetStreamBackend } from '../../adapters/jetstream/open-jetstream-backend.js';
+import { FedError, NotAFederationError } from '../../core/errors.js';
+import { openBackend } from '../../adapters/open-backend.js';
+import { federationPaths, workspacePaths } from '../../core/layout.js';
+import type { Registry } from '../../core/schema/registry.js';
+import { checkLock, findLeftoverTempFiles, lockFilesIn } from './file-checks.js';
+import type { DoctorFinding, PendingFinding } from './finding.js';
+import { checkJetStream } from './jetstream-checks.js';
+import { checkOnboardings, checkOrphanWorkspaces, checkTeam } from './team-checks.js';
+
+export type { DoctorCheck, DoctorFinding } from './finding.js';
+
+export interface DoctorOptions {
+  /** Repair what can be repaired safely (`fed doctor --fix`). */
+  fix?: boolean;
+}
+
+export interface DoctorReport {
+  root: string;
+  findings: DoctorFinding[];
+  /** What is worth knowing but not a problem: teams checked on their own machine, the durability risk. */
+  notes: string[];
+  /** True when nothing is left to fix (no findings, or all of them fixed). */
+  healthy: boolean;
+}
+
+/**
+ * `fed doctor`: check a federation for what crashes, copies and hands can leave behind, and with `fix`
+ * repair what fed can repair on its own. Checks: the registry parses; every team's workspace is a real
+ * directory inside the root (a federation copied elsewhere is relocated), its marker names it, its
+ * lifecycle state file is usable; onboardings a kill interrupted (finished or removed); folders in the
+ * team areas no team owns; locks and leases whose holder is gone; temp files killed writers left. On
+ * JetStream also the server and the streams' replicas (jetstream-checks), and only the teams whose
+ * workspaces are below this root are checked on disk: the others are their own machines' business (their
+ * lifecycle state, shared in JetStream, is still checked). Never prints; the CLI renders the report.
+ */
+export async function runDoctor(root: string, options: DoctorOptions = {}): Promise<DoctorReport> {
+  const paths = federationPaths(root);
+  const backend = openBackend(root);
+  const pending: PendingFinding[] = [];
+  const notes: string[] = [];
+  let reachable = true;
+  if (backend.name === JETSTREAM_BACKEND_NAME) {
+    const jetstream = await checkJetStream(backend as JetStreamBackend);
+    pending.push(...jetstream.findings);
+    notes.push(...jetstream.notes);
+    reachable = jetstream.reachable;
+  }
+  let registry: Registry | undefined;
+  try {
+    // An unreachable server was reported above; reading the registry would only say it again.
+    if (reachable) registry = await backend.registry.read();
+  } catch (error) {
+    if (!(error instanceof FedError)) throw error;
+    const fix = error instanceof NotAFederationError ? 'create or join it: fed init --name <federationName>' : 'restore it from a backup or fix it by hand; fed never resets the registry';
+    pending.push({ check: 'registry', path: backend.registry.location, problem: error.message, fix });
+  }
+
+  const lockDirs = [paths.fedDir, paths.chat, paths.onboarding];
+  const skipForTemp = new Set([paths.teams, paths.worktrees]);
+  if (registry) {
+    const onboardings = checkOnboardings(root, registry);
+    pending.push(...onboardings.findings);
+    for (const entry of registry.teams) {
+      const team = await checkTeam(root, entry, backend);
+      pending.push(...team.findings);
+      if (team.elsewhere) notes.push(team.elsewhere);
+      if (!team.workspaceOk) continue;
+      const workspace = workspacePaths(entry.location);
+      for (const lock of lockFilesIn(workspace.state)) pending.push(...optional(checkLock(lock, entry.domainId)));
+      pending.push(...findLeftoverTempFiles(workspace.fedDir, { team: entry.domainId }));
+    }
+    pending.push(...checkOrphanWorkspaces(root, registry, onboardings.accounted));
+  }
+  for (const dir of lockDirs) for (const lock of lockFilesIn(dir)) pending.push(...optional(checkLock(lock)));
+  // Meta's signal boxes, the registry and the chat state are below the root's `.fed/`; the config is in the root itself.
+  pending.push(...findLeftoverTempFiles(paths.fedDir, { skip: skipForTemp }));
+  pending.push(...findLeftoverTempFiles(root, { recursive: false }));
+
+  const findings: DoctorFinding[] = [];
+  for (const { repair, ...finding } of pending) {
+    const result: DoctorFinding = { ...finding, fixable: repair !== undefined, fixed: false };
+    if (options.fix && repair) {
+      try {
+        await repair();
+        result.fixed = true;
+      } catch (error) {
+        result.fixError = (error as Error).message;
+      }
+    }
+    findings.push(result);
+  }
+  return { root, findings, notes, healthy: findings.every((f) => f.fixed) };
+}
+
+function optional<T>(value: T | undefined): T[] {
+  return value === undefined ? [] : [value];
+}

@@ -1,0 +1,103 @@
+import { readdirSync, statSync, type Dirent } from 'node:fs';
+import { join } from 'node:path';
+import { isTempFileName, unlinkQuietly } from '../../infra/fs/atomic-write.js';
+import { inspectLock, removeAbandonedLock, removeInspectedLock } from '../../infra/fs/lock.js';
+import { processIsAlive } from '../../infra/fs/process-identity.js';
+import type { PendingFinding } from './finding.js';
+
+/** A temp file no write of fed keeps open this long: one left by a killed writer even if its pid was reused. */
+const TEMP_FILE_MAX_AGE_MS = 10 * 60_000;
+
+/** Lock and lease files in `dir` (and their takeover guards). */
+export function lockFilesIn(dir: string): string[] {
+  return listDir(dir)
+    .filter((entry) => entry.isFile() && /\.(lock|lease)(\.takeover)?$/.test(entry.name))
+    .map((entry) => join(dir, entry.name));
+}
+
+/** A lock whose holder is gone, or whose owner file cannot be read, blocks nobody for long but is still litter — or worse. */
+export function checkLock(path: string, team?: string): PendingFinding | undefined {
+  const report = inspectLock(path, { staleMs: Number.POSITIVE_INFINITY });
+  if (!report) return undefined;
+  const owner = report.owner;
+  if (owner === undefined) {
+    return {
+      check: 'stale-lock',
+      team,
+      path,
+      problem: `lock file ${path} has no readable owner (corrupt or from an older fed)`,
+      fix: 'remove it (fed doctor --fix) once no fed command is running',
+      repair: () => void removeInspectedLock(report),
+    };
+  }
+  if (report.holder === 'alive') return undefined;
+  if (report.holder === 'unchecked') {
+    return {
+      check: 'stale-lock',
+      team,
+      path,
+      problem: `lock ${path} is held by pid ${owner.pid} on another host (${owner.host}) since ${owner.acquiredAt}; fed cannot check that process from here`,
+      fix: `check on ${owner.host} that pid ${owner.pid} is not a fed command, then remove the file by hand`,
+    };
+  }
+  return {
+    check: 'stale-lock',
+    team,
+    path,
+    problem: `lock ${path} is held by pid ${owner.pid} since ${owner.acquiredAt}, and that process is gone`,
+    fix: 'remove it (fed doctor --fix; the next fed command that needs it would also take it over)',
+    repair: () => void removeAbandonedLock(path, { staleMs: Number.POSITIVE_INFINITY }),
+  };
+}
+
+/** The pid a temp file name carries (`.<name>.<pid>.<random>.tmp`, see tempPathFor). */
+function writerPid(name: string): number | undefined {
+  const match = /\.(\d+)\.[0-9a-f]+\.tmp$/.exec(name);
+  return match ? Number(match[1]) : undefined;
+}
+
+/**
+ * Temp files killed writers left below `dir` (fed's writes go through a temp file that is renamed or
+ * linked into place; a kill in between leaves it, hidden but taking space). A temp file of a writer that
+ * is still running is left alone. Folders named in `skip` are not entered; links are never followed.
+ */
+export function findLeftoverTempFiles(
+  dir: string,
+  { skip = new Set<string>(), recursive = true, team }: { skip?: ReadonlySet<string>; recursive?: boolean; team?: string } = {},
+): PendingFinding[] {
+  const findings: PendingFinding[] = [];
+  const walk = (folder: string) => {
+    for (const entry of listDir(folder)) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) {
+        if (recursive && !skip.has(path)) walk(path);
+        continue;
+      }
+      if (!entry.isFile() || !isTempFileName(entry.name)) continue;
+      const stat = statSync(path, { throwIfNoEntry: false });
+      if (!stat) continue;
+      const pid = writerPid(entry.name);
+      const ageMs = Date.now() - stat.mtimeMs;
+      if (pid !== undefined && processIsAlive(pid) && ageMs < TEMP_FILE_MAX_AGE_MS) continue;
+      findings.push({
+        check: 'temp-file',
+        team,
+        path,
+        problem: `temp file left by a killed writer${pid === undefined ? '' : ` (pid ${pid})`}`,
+        fix: 'remove it (fed doctor --fix); the file it was writing was either completed or never changed',
+        repair: () => unlinkQuietly(path),
+      });
+    }
+  };
+  walk(dir);
+  return findings;
+}
+
+function listDir(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch (error) {
+    if (['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '')) return [];
+    throw error;
+  }
+}

@@ -1,0 +1,66 @@
+import { durabilityNote } from '../../adapters/jetstream/durability-note.js';
+import type { JetStreamBackend } from '../../adapters/jetstream/open-jetstream-backend.js';
+import { retryTransient } from '../../adapters/jetstream/transient.js';
+import { FedError } from '../../core/errors.js';
+import type { PendingFinding } from './finding.js';
+
+/** A KV bucket is kept in the stream of this name (NATS KV's own convention). */
+const kvStream = (bucket: string): string => `KV_${bucket}`;
+
+/**
+ * What `fed doctor` checks of a JetStream federation in place of files: the server answers with JetStream
+ * (connecting also creates any stream or bucket that is missing, as every command does), every stream and
+ * bucket keeps as many copies as `backend.replicas` asks — a lone server cannot keep more than one; on a
+ * cluster, one created before the setting was raised keeps its old count, and `--fix` raises it — and, as a
+ * note, what a power loss could cost with this server and replica count.
+ */
+export async function checkJetStream(backend: JetStreamBackend): Promise<{ findings: PendingFinding[]; notes: string[]; reachable: boolean }> {
+  let streams: Awaited<ReturnType<JetStreamBackend['streams']>>;
+  try {
+    streams = await backend.streams();
+  } catch (error) {
+    if (!(error instanceof FedError)) throw error;
+    return {
+      findings: [{ check: 'backend', path: backend.registry.location, problem: error.message, fix: 'start the NATS server (with JetStream), or point FED_NATS_URL or backend.servers at a running one; then run fed doctor again' }],
+      notes: [],
+      reachable: false,
+    };
+  }
+  const { session } = streams;
+  const { names, replicas } = session;
+  const where = session.servers.join(',');
+  // A lone server accepts any replica count in a stream's configuration, and keeps one copy regardless.
+  if (replicas > 1 && !session.nc.info?.cluster) {
+    return {
+      findings: [
+        {
+          check: 'backend',
+          path: where,
+          problem: `backend.replicas asks for ${replicas} copies of every stream and bucket, but the NATS server at ${where} is a single node, not a cluster: it keeps one copy whatever the streams' configuration says`,
+          fix: `run a JetStream cluster of at least ${replicas} nodes and list them in backend.servers, or set backend.replicas to 1`,
+        },
+      ],
+      notes: optional(durabilityNote(session.serverVersion, 1)),
+      reachable: true,
+    };
+  }
+  const findings: PendingFinding[] = [];
+  const stores = [names.signalStream, names.journalStream, names.quarantineStream, ...[names.ackBucket, names.registryBucket, names.lifecycleBucket].map(kvStream)];
+  for (const name of stores) {
+    const info = await retryTransient(() => session.jsm.streams.info(name));
+    const kept = info.config.num_replicas;
+    if (kept === replicas) continue;
+    findings.push({
+      check: 'backend',
+      path: `${where} stream ${name}`,
+      problem: `stream ${name} keeps ${kept} cop${kept === 1 ? 'y' : 'ies'} of each message, but backend.replicas asks for ${replicas}`,
+      fix: `set it to ${replicas} (fed doctor --fix; the cluster needs at least ${replicas} JetStream nodes), or set backend.replicas to ${kept}`,
+      repair: async () => void (await session.jsm.streams.update(name, { ...info.config, num_replicas: replicas })),
+    });
+  }
+  return { findings, notes: optional(durabilityNote(session.serverVersion, replicas)), reachable: true };
+}
+
+function optional(note: string | undefined): string[] {
+  return note === undefined ? [] : [note];
+}

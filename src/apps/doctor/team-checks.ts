@@ -1,0 +1,261 @@
+import { existsSync, readdirSync, realpathSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { lifecycleFor } from '../../engine/archetypes/catalog.js';
+import { FedError } from '../../core/errors.js';
+import { writeFileAtomic } from '../../infra/fs/atomic-write.js';
+import { toJsonText } from '../../core/json-text.js';
+import { acquireLock, inspectLock, releaseLock } from '../../infra/fs/lock.js';
+import { readJsonFile } from '../../infra/fs/read-json-file.js';
+import { federationPaths, onboardingPaths, workspacePaths } from '../../core/layout.js';
+import { loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
+import { findTeam, statusOf } from '../../core/find-team.js';
+import { readOnboardingIntent, settleInterruptedOnboarding } from '../../engine/registry/onboard.js';
+import { removeWorkspace, worktreeBranch } from '../../engine/registry/placement.js';
+import { describeGits, settleWorktreeGit, worktreeGitLeftovers } from '../../engine/registry/worktree-git.js';
+import { relocatedWorkspace, teamWorkspace } from '../../adapters/file/team-workspace.js';
+import { updateRegistry } from '../../engine/registry/update-registry.js';
+import type { FederationBackend } from '../../ports/federation-backend.js';
+import type { OnboardingIntent } from '../../core/schema/onboarding-intent.js';
+import type { Registry, RegistryEntry } from '../../core/schema/registry.js';
+import { teamMarkerSchema, type TeamMarker } from '../../core/schema/team-marker.js';
+import type { PendingFinding } from './finding.js';
+
+/** Run `fn` holding the onboarding lock of `domain`, so a repair never races an onboarding that just started. */
+async function underOnboardingLock(root: string, domain: string, fn: () => unknown): Promise<void> {
+  const lock = await acquireLock(onboardingPaths(root, domain).lock, { staleMs: Number.POSITIVE_INFINITY, timeoutMs: 0 });
+  try {
+    await fn();
+  } finally {
+    releaseLock(lock);
+  }
+}
+
+function onboardingRunning(root: string, domain: string): boolean {
+  return inspectLock(onboardingPaths(root, domain).lock, { staleMs: Number.POSITIVE_INFINITY })?.holder === 'alive';
+}
+
+/** Onboardings a kill interrupted: their intent records, and what they left. Returns the findings and the workspaces they account for. */
+export function checkOnboardings(root: string, registry: Registry): { findings: PendingFinding[]; accounted: Set<string> } {
+  const findings: PendingFinding[] = [];
+  const accounted = new Set<string>();
+  const dir = federationPaths(root).onboarding;
+  const names = existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.json')) : [];
+  for (const name of names) {
+    const path = join(dir, name);
+    let intent: OnboardingIntent | undefined;
+    try {
+      intent = readOnboardingIntent(root, name.slice(0, -'.json'.length));
+    } catch (error) {
+      if (!(error instanceof FedError)) throw error;
+      findings.push({ check: 'onboarding', path, problem: error.message, fix: 'remove the file by hand, then check the team workspaces below' });
+      continue;
+    }
+    if (!intent) continue;
+    accounted.add(intent.location);
+    if (onboardingRunning(root, intent.domain)) continue;
+    const registered = registry.teams.some((t) => t.domain === intent.domain && t.location === intent.location);
+    const settle = () => underOnboardingLock(root, intent.domain, () => settleInterruptedOnboarding(root, intent, registry));
+    findings.push(
+      registered
+        ? {
+            check: 'onboarding',
+            team: intent.domainId,
+            path,
+            problem: `the onboarding of team "${intent.domainId}" was interrupted after it registered the team; its intent record is left`,
+            fix: 'remove the record (fed doctor --fix); the team is complete',
+            repair: settle,
+          }
+        : {
+            check: 'onboarding',
+            team: intent.domainId,
+            path,
+            problem:
+              `the onboarding of team "${intent.domainId}" was interrupted before it registered the team; it left ` +
+              (intent.branch ? `worktree ${intent.location} and branch ${intent.branch}` : `workspace ${intent.location}`) +
+              (intent.branch ? gitLeftoversText(root, intent.location, intent.branch) : ''),
+            fix: `remove them (fed doctor --fix), or finish the onboarding by running it again: fed team onboard ${intent.domain}`,
+            repair: settle,
+          },
+    );
+  }
+  return { findings, accounted };
+}
+
+/**
+ * Folders in `.fed/teams/` and `.fed/worktrees/` that no registered team owns. One carrying fed's marker
+ * for this federation was made by an onboarding killed before it registered (fed before intent records);
+ * anything else is not fed's and is only reported.
+ */
+export function checkOrphanWorkspaces(root: string, registry: Registry, accounted: ReadonlySet<string>): PendingFinding[] {
+  const paths = federationPaths(root);
+  // A copied federation's own workspaces are claimed by the teams whose locations still name the old root.
+  const registered = new Set(registry.teams.flatMap((t) => [t.location, relocatedWorkspace(root, t) ?? []].flat()));
+  const findings: PendingFinding[] = [];
+  for (const [parent, placementType] of [[paths.teams, 'directory'], [paths.worktrees, 'worktree']] as const) {
+    if (!existsSync(parent)) continue;
+    for (const name of readdirSync(parent)) {
+      const location = join(parent, name);
+      if (registered.has(location) || accounted.has(location) || onboardingRunning(root, name)) continue;
+      const marker = readMarkerQuietly(location);
+      if (marker && sameDir(marker.federationRoot, root) && !findTeam(registry, marker.domainId)) {
+        const branch = placementType === 'worktree' ? worktreeBranch(name) : undefined;
+        findings.push({
+          check: 'orphan-workspace',
+          team: marker.domainId,
+          path: location,
+          problem: `${location} was made by an onboarding of "${marker.domainId}" that never registered the team (it was killed)${branch ? gitLeftoversText(root, location, branch) : ''}`,
+          fix: `remove it${branch ? ` and branch ${branch}` : ''} (fed doctor --fix), then onboard again: fed team onboard ${name}`,
+          repair: () =>
+            underOnboardingLock(root, name, async () => {
+              if (branch) await settleWorktreeGit(root, location, branch);
+              removeWorkspace(root, { location, placementType, branch });
+            }),
+        });
+        continue;
+      }
+      findings.push({
+        check: 'orphan-workspace',
+        path: location,
+        problem: `${location} belongs to no registered team and was not made by fed for this federation`,
+        fix: `move it out of ${parent} (its name blocks onboarding a team "${name}")`,
+      });
+    }
+  }
+  return findings;
+}
+
+/** What the git of a killed onboarding left on its worktree: still running, or its stale locks (named; `--fix` waits for it, then removes them). */
+function gitLeftoversText(root: string, location: string, branch: string): string {
+  const { running, locks } = worktreeGitLeftovers(root, location, branch);
+  if (running?.length) return `; ${describeGits(running)} is still working on it (fed doctor --fix waits for it to finish)`;
+  if (locks.length === 0) return '';
+  return running ? `; stale git locks its killed git left: ${locks.join(', ')} (fed doctor --fix removes them)` : `; git lock files: ${locks.join(', ')}`;
+}
+
+/**
+ * A registered team: its workspace (inside the root, no links), its marker, and its lifecycle state. A team
+ * of a federation shared across machines that works in another working directory is checked there; here
+ * only its state (shared too), and that a workspace registered on this host is still there. `elsewhere` is
+ * the note saying so.
+ */
+export async function checkTeam(root: string, entry: RegistryEntry, backend: FederationBackend): Promise<{ findings: PendingFinding[]; workspaceOk: boolean; elsewhere?: string }> {
+  try {
+    teamWorkspace(root, entry);
+  } catch (error) {
+    if (!(error instanceof FedError)) throw error;
+    if (error.code === 'TEAM_ELSEWHERE') return checkTeamElsewhere(entry, backend);
+    // An archived team is history: nothing is written for it any more, and its workspace may have been
+    // cleared away or left behind in the federation this one was copied from.
+    if (statusOf(entry) === 'archived') return { findings: [], workspaceOk: false };
+    const relocated = error.code === 'WORKSPACE_OUTSIDE_ROOT' ? relocatedWorkspace(root, entry) : undefined;
+    const finding: PendingFinding = {
+      check: 'workspace',
+      team: entry.domainId,
+      path: entry.location,
+      problem: error.message,
+      fix: relocated ? `point the registry at ${relocated} and its marker at this federation (fed doctor --fix)` : 'see the problem',
+    };
+    if (relocated) finding.repair = () => relocate(root, entry, relocated);
+    return { findings: [finding], workspaceOk: false };
+  }
+  const findings: PendingFinding[] = [];
+  const markerFile = workspacePaths(entry.location).marker;
+  let marker: TeamMarker | undefined;
+  let markerProblem: string | undefined;
+  try {
+    marker = readJsonFile(markerFile, teamMarkerSchema);
+    if (!marker) markerProblem = 'is missing';
+    else if (!sameDir(marker.federationRoot, root) || marker.domainId !== entry.domainId) {
+      markerProblem = `names team "${marker.domainId}" of the federation at ${marker.federationRoot}`;
+    }
+  } catch (error) {
+    if (!(error instanceof FedError)) throw error;
+    markerProblem = `is unreadable (${error.message})`;
+  }
+  if (markerProblem) {
+    findings.push({
+      check: 'marker',
+      team: entry.domainId,
+      path: markerFile,
+      problem: `the team marker of "${entry.domainId}" ${markerProblem}; commands run inside the workspace would act on the wrong team or federation`,
+      fix: 'rewrite it for this team and federation (fed doctor --fix)',
+      repair: () => writeMarker(root, entry.location, entry.domainId),
+    });
+  }
+  findings.push(...(await checkState(entry, backend)));
+  return { findings, workspaceOk: true };
+}
+
+async function checkTeamElsewhere(entry: RegistryEntry, backend: FederationBackend): Promise<{ findings: PendingFinding[]; workspaceOk: false; elsewhere: string }> {
+  const findings = statusOf(entry) === 'archived' ? [] : await checkState(entry, backend);
+  const host = entry.host ?? 'an unrecorded host';
+  // Another checkout on this very machine can be looked at: a registered workspace that is gone is a problem.
+  if (entry.host === hostname() && statusOf(entry) !== 'archived' && !existsSync(entry.location)) {
+    findings.push({
+      check: 'workspace',
+      team: entry.domainId,
+      path: entry.location,
+      problem: `the workspace of team "${entry.domainId}" is registered on this host (${host}) at ${entry.location}, which does not exist`,
+      fix: `restore that working directory, or archive the team: fed team archive ${entry.domainId}`,
+    });
+  }
+  return {
+    findings,
+    workspaceOk: false,
+    elsewhere: `${entry.domainId} works in another working directory (${entry.location} on ${host}): its workspace, marker and locks are checked by fed doctor there; its lifecycle state was checked here`,
+  };
+}
+
+/** The team's lifecycle state is usable (file or JetStream entry). */
+async function checkState(entry: RegistryEntry, backend: FederationBackend): Promise<PendingFinding[]> {
+  if (!lifecycleFor(entry.archetypeId)) return [];
+  try {
+    await loadTeamLifecycle(entry, backend.lifecycles);
+    return [];
+  } catch (error) {
+    if (!(error instanceof FedError)) throw error;
+    return [
+      {
+        check: 'state',
+        team: entry.domainId,
+        path: backend.lifecycles.envelopeLocation(entry),
+        problem: error.message,
+        fix: `restore the file from a backup or fix it by hand (fed never resets a state file); or archive the team: fed team archive ${entry.domainId}`,
+      },
+    ];
+  }
+}
+
+/** The federation was copied or moved: its teams' locations and markers still name the old root. */
+async function relocate(root: string, entry: RegistryEntry, location: string): Promise<void> {
+  await updateRegistry(root, (registry) => {
+    const team = registry.teams.find((t) => t.domainId === entry.domainId);
+    if (!team || team.location !== entry.location) return undefined;
+    team.location = location;
+    return registry;
+  });
+  writeMarker(root, location, entry.domainId);
+}
+
+function writeMarker(root: string, location: string, domainId: string): void {
+  const marker: TeamMarker = { federationRoot: root, domainId };
+  writeFileAtomic(workspacePaths(location).marker, toJsonText(marker));
+}
+
+function readMarkerQuietly(location: string): TeamMarker | undefined {
+  try {
+    return readJsonFile(workspacePaths(location).marker, teamMarkerSchema);
+  } catch {
+    return undefined;
+  }
+}
+
+function sameDir(a: string, b: string): boolean {
+  if (a === b) return true;
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
+  }
+}

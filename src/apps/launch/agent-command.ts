@@ -1,0 +1,90 @@
+import { randomBytes } from 'node:crypto';
+import { isAbsolute, join, resolve } from 'node:path';
+import { RefusedError } from '../../core/errors.js';
+import { writeFileAtomic } from '../../infra/fs/atomic-write.js';
+import { workspacePaths } from '../../core/layout.js';
+import type { AgentPresetName, FederationConfig } from '../../core/schema/config.js';
+import type { LaunchContext } from '../../core/schema/launch-context.js';
+import type { LaunchRun } from '../../core/schema/launch-run.js';
+import type { AgentPreset, PresetCommand } from './presets/agent-preset.js';
+import { choosePreset } from './presets/catalog.js';
+import { splitCommand } from './split-command.js';
+
+const MAX_ARGUMENT_BYTES = 120 * 1024;
+
+/** What one run of a team's agent will execute: the preset, the command, and the session it resumes. */
+export interface AgentCommand {
+  runId: string;
+  preset: AgentPreset;
+  command: PresetCommand;
+  resumedSessionId: string | null;
+  transcriptPath: string;
+}
+
+export interface AgentCommandOptions {
+  config: FederationConfig;
+  /** `--agent`: replaces `agentCommand`; its preset comes from its program name unless `preset` is given. */
+  agent?: string;
+  /** `--preset`: replaces `agent.preset`. */
+  preset?: AgentPresetName;
+  /** Where a relative `--agent` path is found: the caller's current directory (default: this process's). */
+  cwd?: string;
+}
+
+/**
+ * A program given as a relative path means one relative to where it was given: `--agent ./my-agent` to
+ * the caller's current directory, `agentCommand` to the federation root (like every path in the config)
+ * — never to the team's workspace, where the agent runs. A bare name is looked up on PATH.
+ */
+function locateProgram(program: string[], context: LaunchContext, options: AgentCommandOptions): string[] {
+  const [file, ...args] = program;
+  if (!file?.includes('/') || isAbsolute(file)) return program;
+  return [resolve(options.agent ? (options.cwd ?? process.cwd()) : context.root, file), ...args];
+}
+
+/** A short continuation prompt for a resumed session: the agent already has the mission in its context. */
+function continuationPrompt(context: LaunchContext, last: LaunchRun): string {
+  return `Continue your mission for team ${context.team} where you left off. Your last run ended: ${last.outcome}${last.reason ? ` (${last.reason})` : ''}.
+The team's lifecycle is now in state \`${context.state}\`; carry on from there and keep reporting each step with \`fed event\`.
+Your full instructions are still in ${workspacePaths(context.workspace).launchPrompt}; read them again if you need to.
+`;
+}
+
+/**
+ * The command for this run. A run after a pause, crash or transient outcome resumes the same session —
+ * by the id the CLI reported last time, never "the last session", which picks the wrong one when several
+ * teams share a machine — when the CLI can and the preset is unchanged.
+ */
+export function agentCommand(context: LaunchContext, options: AgentCommandOptions, lastRun: LaunchRun | null, promptPath: string, prompt: string): AgentCommand {
+  const program = locateProgram(splitCommand(options.agent ?? options.config.agentCommand, options.agent ? '--agent' : 'agentCommand'), context, options);
+  const preset = choosePreset(program[0]!, options.preset ?? (options.agent ? undefined : options.config.agent.preset));
+  const resumedSessionId = preset.resumable && lastRun?.preset === preset.name ? lastRun.sessionId : null;
+  let runPrompt = prompt;
+  let runPromptPath = promptPath;
+  if (resumedSessionId && lastRun) {
+    runPrompt = continuationPrompt(context, lastRun);
+    runPromptPath = workspacePaths(context.workspace).continuationPrompt;
+    writeFileAtomic(runPromptPath, runPrompt);
+  }
+  const runId = `${new Date().toISOString().replace(/[-:.]/g, '').replace('T', '-').slice(0, 15)}-${randomBytes(3).toString('hex')}`;
+  const command = preset.command({
+    program,
+    prompt: runPrompt,
+    promptFile: runPromptPath,
+    resumeSessionId: resumedSessionId,
+    newSessionName: `fed-${context.team}-${runId}`,
+    model: options.config.agent.model,
+    limits: options.config.agent.limits,
+    args: options.config.agent.args,
+  });
+  // Linux refuses a single argument over 128 KiB (E2BIG): say what to do instead of failing obscurely.
+  const tooLong = command.argv.find((word) => Buffer.byteLength(word) > MAX_ARGUMENT_BYTES);
+  if (tooLong) {
+    throw new RefusedError(
+      'PROMPT_TOO_LONG',
+      `the prompt (${Buffer.byteLength(tooLong)} bytes) is too long to pass to ${preset.name} as an argument; shorten the mission or the playbook skill, or use {promptFile} or a preset that reads a file (goose, aider)`,
+    );
+  }
+  const transcriptPath = join(workspacePaths(context.workspace).runTranscripts, `${runId}.${preset.stream === 'json' ? 'jsonl' : 'log'}`);
+  return { runId, preset, command, resumedSessionId, transcriptPath };
+}

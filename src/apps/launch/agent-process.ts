@@ -1,0 +1,144 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, closeSync, constants, mkdirSync, openSync, writeSync } from 'node:fs';
+import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { RefusedError } from '../../core/errors.js';
+import { packageRoot } from '../../infra/package-info.js';
+import { processStartTime } from '../../infra/fs/process-identity.js';
+import { agentLogHeader } from '../../core/schema/agent-log.js';
+
+/**
+ * One agent process: started from an argument array (never a shell) under the watchdog
+ * (`agent-watchdog.js`, leader of the agent's own process group, which stops the agent if the launcher
+ * dies), optionally inside a sandbox (`wrapper`). Its stdin is fed the given text or closed, its stdout
+ * is handed to the launcher as it arrives, its stderr is appended to the team's agent log under a header
+ * naming the launch. It is stopped gracefully when asked (SIGTERM to the group, then SIGKILL).
+ */
+export interface AgentProcessOptions {
+  command: readonly string[];
+  /** Put before the command (the sandbox), after the agent's program was found. */
+  wrapper?: readonly string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  logFile: string;
+  /** Extra header lines for the agent log (the preset, the transcript path, the sandbox). */
+  header?: readonly string[];
+  /** Written to stdin, then stdin is closed; null closes it at once. */
+  stdin?: string | null;
+  onStdout?: (chunk: Buffer) => void;
+  /** How long a stop waits for a graceful exit before SIGKILL (default 5 s). */
+  graceMs?: number;
+}
+
+export interface AgentExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+const WATCHDOG = 'dist/src/launch/agent-watchdog.js';
+
+/** The program as it will be executed, or a clear refusal when it cannot be found or run. */
+function findProgram(file: string, cwd: string, env: NodeJS.ProcessEnv): string {
+  const candidates = file.includes('/') ? [isAbsolute(file) ? file : resolve(cwd, file)] : (env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, file));
+  for (const candidate of candidates) {
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // next
+    }
+  }
+  const hint = file.includes('/') ? 'no such executable' : 'not found on PATH';
+  throw new RefusedError('AGENT_COMMAND', `cannot start the agent "${file}": ${hint}; set agentCommand in federate.config.json or pass --agent <command>`);
+}
+
+export class AgentProcess {
+  readonly child: ChildProcess;
+  readonly exited: Promise<AgentExit>;
+  /** Start time of the group leader (/proc/<pid>/stat field 22), recorded so a later launch can recognise an orphan. */
+  readonly processStart: string | null;
+  private readonly graceMs: number;
+
+  private constructor(child: ChildProcess, exited: Promise<AgentExit>, graceMs: number) {
+    this.child = child;
+    this.exited = exited;
+    this.graceMs = graceMs;
+    this.processStart = processStartTime(child.pid!) ?? null;
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  static async start(options: AgentProcessOptions): Promise<AgentProcess> {
+    const [file, ...args] = options.command;
+    if (!file) throw new RefusedError('AGENT_COMMAND', 'the agent command is empty');
+    const program = findProgram(file, options.cwd, options.env);
+    const graceMs = options.graceMs ?? 5_000;
+    mkdirSync(dirname(options.logFile), { recursive: true });
+    const log = openSync(options.logFile, 'a');
+    try {
+      const header = [`\n${agentLogHeader(new Date())}`, `command: ${JSON.stringify(options.command)}`, `cwd: ${options.cwd}`, ...(options.header ?? []), '', ''].join('\n');
+      writeSync(log, header);
+      // Its own process group: a Ctrl-C at the terminal reaches fed (which pauses the team and stops the
+      // agent in order), not the agent directly; and a stop reaches everything the agent started. Fd 3 is
+      // the lifeline the watchdog watches.
+      const child = spawn(
+        process.execPath,
+        [join(packageRoot(), WATCHDOG), String(graceMs), ...(options.wrapper ?? []), program, ...args],
+        { cwd: options.cwd, env: options.env, stdio: [options.stdin == null ? 'ignore' : 'pipe', 'pipe', log, 'pipe'], detached: true },
+      );
+      await new Promise<void>((resolve, reject) => {
+        child.once('spawn', resolve);
+        child.once('error', (error) => reject(new RefusedError('AGENT_COMMAND', `cannot start the agent "${file}": ${error.message}`)));
+      });
+      if (options.stdin != null) {
+        const stdin = child.stdin as Writable;
+        // An agent that exits without reading its prompt must not crash the launcher with EPIPE.
+        stdin.on('error', () => undefined);
+        stdin.end(options.stdin);
+      }
+      const stdout = child.stdout as Readable;
+      stdout.on('data', (chunk: Buffer) => options.onStdout?.(chunk));
+      // Wait for the output to be read to its end too, so the last event of the stream is never missed.
+      const drained = new Promise<void>((resolve) => stdout.once('close', resolve));
+      const exited = new Promise<AgentExit>((resolve) =>
+        child.once('exit', (code, signal) => {
+          // …but not forever: a background process the agent left may hold its stdout open.
+          void Promise.race([drained, sleep(2_000, undefined, { ref: false })]).then(() => {
+            stdout.destroy();
+            (child.stdio[3] as Readable | null)?.destroy();
+            resolve({ code, signal });
+          });
+        }),
+      );
+      return new AgentProcess(child, exited, graceMs);
+    } finally {
+      // The child holds its own copy of the descriptor.
+      closeSync(log);
+    }
+  }
+
+  /** Ask the agent (and its process group) to stop (SIGTERM), and kill it if it has not exited after the grace period. */
+  async stop(): Promise<AgentExit> {
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      this.signalGroup('SIGTERM');
+      const timer = setTimeout(() => this.signalGroup('SIGKILL'), this.graceMs);
+      try {
+        return await this.exited;
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+    return this.exited;
+  }
+
+  private signalGroup(signal: NodeJS.Signals): void {
+    try {
+      process.kill(-this.child.pid!, signal);
+    } catch {
+      // The group is gone already (ESRCH): nothing left to stop.
+    }
+  }
+}

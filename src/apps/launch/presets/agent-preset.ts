@@ -1,0 +1,90 @@
+import type { AgentLimits, AgentPresetName } from '../../../core/schema/config.js';
+import type { RunOutcome } from '../../../core/schema/launch-run.js';
+
+/**
+ * A preset: how one agent CLI is driven headless — its command line (an argument array), how it gets
+ * the prompt (argument, stdin or file), how it resumes a session by id, which limits it enforces itself,
+ * and how its machine-readable event stream is read. Flags live only in the preset's file; each has a
+ * fake CLI in test/fixtures/agents/ that checks them.
+ */
+export interface PresetInvocation {
+  /** `agentCommand` split into words: the program and any arguments written with it. */
+  program: readonly string[];
+  /** The prompt for this run: the launch prompt, or a short continuation prompt when resuming. */
+  prompt: string;
+  /** A file holding `prompt` (for CLIs that read the prompt from a file, and `{promptFile}`). */
+  promptFile: string;
+  /** The session to resume, or null for a new one. */
+  resumeSessionId: string | null;
+  /** A session name the launcher chose, for CLIs that name sessions instead of reporting an id. */
+  newSessionName: string;
+  model: string | undefined;
+  limits: AgentLimits;
+  /** `agent.args` from the config, appended to the preset's own arguments. */
+  args: readonly string[];
+}
+
+export interface PresetCommand {
+  argv: string[];
+  /** Text written to the agent's stdin before it is closed; null closes stdin at once. */
+  stdin: string | null;
+  /** Extra environment (e.g. a CLI's "allow every tool" setting). */
+  env: Record<string, string>;
+  /** The session id when the launcher knows it up front (CLIs resumed by a name fed chose). */
+  sessionId: string | null;
+}
+
+/** What the event stream said so far; updated event by event as the stream arrives. */
+export interface StreamStats {
+  sessionId: string | null;
+  turns: number | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  costUsd: number | null;
+  /** The CLI's final verdict, when its stream has one (a result event). */
+  final: StreamVerdict | null;
+  /** The last error the stream reported. */
+  error: StreamVerdict | null;
+}
+
+export interface StreamVerdict {
+  outcome: RunOutcome;
+  message: string | null;
+}
+
+export type JsonEvent = Record<string, unknown>;
+
+export interface AgentPreset {
+  name: AgentPresetName;
+  /** Program names (basenames) that select this preset when `agent.preset` is not set. */
+  programs: readonly string[];
+  /** `json`: stdout is JSON lines read by `onEvent`; `text`: plain lines read by `onText` (if any). */
+  stream: 'json' | 'text';
+  /** Whether the CLI resumes a session by id. */
+  resumable: boolean;
+  /** Limits the CLI enforces itself when given (the launcher enforces the others from the stream). */
+  nativeLimits: { maxTurns: boolean; maxCostUsd: boolean };
+  command(invocation: PresetInvocation): PresetCommand;
+  onEvent?(event: JsonEvent, stats: StreamStats): void;
+  onText?(line: string, stats: StreamStats): void;
+  /** What an exit code means by itself for this CLI, where it documents one (gemini: 53 = turn limit). */
+  exitVerdict?(code: number): StreamVerdict | undefined;
+}
+
+export function emptyStats(): StreamStats {
+  return { sessionId: null, turns: null, inputTokens: null, outputTokens: null, costUsd: null, final: null, error: null };
+}
+
+export const str = (value: unknown): string | null => (typeof value === 'string' && value.length > 0 ? value : null);
+export const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null);
+export const obj = (value: unknown): JsonEvent => (value && typeof value === 'object' && !Array.isArray(value) ? (value as JsonEvent) : {});
+
+/** Add to a counter that may not have been reported yet. */
+export function add(current: number | null, amount: number | null): number | null {
+  return amount === null ? current : (current ?? 0) + amount;
+}
+
+/** `[flag, value]` when the value is set, else nothing: for optional flags in an argument array. */
+export function flag(name: string, value: string | number | undefined | null): string[] {
+  return value === undefined || value === null ? [] : [name, String(value)];
+}

@@ -1,0 +1,54 @@
+import { TRANSIENT_OUTCOMES, type RunOutcome } from '../../core/schema/launch-run.js';
+import type { AgentExit } from './agent-process.js';
+import type { AgentPreset, StreamStats, StreamVerdict } from './presets/agent-preset.js';
+
+/** Why the launcher stopped the agent itself, when it did. */
+export type StopReason =
+  | { kind: 'paused' }
+  | { kind: 'interrupted' }
+  | { kind: 'timeout'; message: string }
+  | { kind: 'limit'; outcome: 'max-turns' | 'budget' | 'timeout'; message: string };
+
+export interface OutcomeInput {
+  preset: AgentPreset;
+  stats: StreamStats;
+  exit: AgentExit;
+  stop: StopReason | undefined;
+  /** The lifecycle reached a state where a run ends well, by the archetype's completion policy. */
+  finished: boolean;
+  /** The lifecycle moved during the run. */
+  progressed: boolean;
+}
+
+/**
+ * How a run ended — from the launcher's own stop, the CLI's final event, the exit code and the lifecycle,
+ * never from the exit code alone (several CLIs exit 0 on rate limits, auth errors and provider errors).
+ */
+/** The reason of a run stopped because its team was paused (by `fed team pause` or a pause directive). */
+export const STOPPED_FOR_PAUSE = 'stopped because the team was paused';
+
+export function runOutcome(input: OutcomeInput): StreamVerdict {
+  const { stats, exit, stop } = input;
+  if (input.finished) return { outcome: 'completed', message: null };
+  if (stop?.kind === 'paused' || stop?.kind === 'interrupted') return { outcome: 'interrupted', message: stop.kind === 'paused' ? STOPPED_FOR_PAUSE : 'stopped by Ctrl-C or SIGTERM' };
+  if (stop?.kind === 'timeout') return { outcome: 'timeout', message: stop.message };
+  if (stop?.kind === 'limit') return { outcome: stop.outcome, message: stop.message };
+  // What the CLI said about its own end wins over its exit code, unless it claims success.
+  const said = [stats.final, stats.error].find((verdict) => verdict && verdict.outcome !== 'completed');
+  if (said) return said;
+  const byCode = exit.code !== null && exit.code !== 0 ? input.preset.exitVerdict?.(exit.code) : undefined;
+  if (byCode) return byCode;
+  if (exit.signal) return { outcome: 'crashed', message: `the agent was killed by ${exit.signal}` };
+  if (exit.code !== 0) return { outcome: 'crashed', message: `the agent exited with code ${exit.code}` };
+  return { outcome: 'no-progress', message: input.progressed ? 'the agent exited 0 before the lifecycle was complete' : 'the agent exited 0 without reporting any lifecycle progress' };
+}
+
+/**
+ * Whether an outcome pauses the team (to be relaunched, resuming the session) rather than failing it:
+ * transient outcomes always; a crash or an auth error once the agent has made progress, since its work
+ * so far is worth resuming.
+ */
+export function pausesTeam(outcome: RunOutcome, progressed: boolean): boolean {
+  if (TRANSIENT_OUTCOMES.includes(outcome)) return true;
+  return progressed && (outcome === 'crashed' || outcome === 'auth');
+}

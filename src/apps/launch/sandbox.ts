@@ -1,0 +1,55 @@
+import { delimiter, join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { FED_DIR } from '../../core/layout.js';
+
+/**
+ * The read-only sandbox of a deliverable team (spec §2.7: the lead agent's tools are read-only): with
+ * bubblewrap the agent sees the whole machine as it is, except that the codebase is mounted read-only —
+ * a write there fails inside the agent with EROFS — while the federation's `.fed/` (registry, inboxes,
+ * the team's own workspace and state) stays writable, and so do temp dirs and everything outside the
+ * codebase. A worktree team's checkout is its codebase: it is read-only too, except its own `.fed/` and
+ * its deliverable file.
+ */
+export interface SandboxPlan {
+  root: string;
+  /** A worktree team's checkout (its workspace), when the team is placed in one. */
+  worktree?: string;
+  /** A file in the worktree the agent must be able to write (the deliverable). */
+  writableFiles?: readonly string[];
+}
+
+/**
+ * `bwrap` on PATH if it can actually sandbox here — in some containers it is installed but may not create
+ * namespaces — or why not.
+ */
+export function findBubblewrap(env: NodeJS.ProcessEnv): { bwrap: string } | { missing: string } {
+  for (const dir of (env.PATH ?? '').split(delimiter).filter(Boolean)) {
+    const candidate = join(dir, 'bwrap');
+    try {
+      accessSync(candidate, constants.X_OK);
+    } catch {
+      continue;
+    }
+    const probe = spawnSync(candidate, ['--bind', '/', '/', '--', 'true'], { encoding: 'utf8', timeout: 10_000 });
+    if (probe.status === 0) return { bwrap: candidate };
+    return { missing: `bubblewrap (${candidate}) cannot create a sandbox here: ${(probe.stderr || probe.error?.message || `exit ${probe.status}`).trim()}` };
+  }
+  return { missing: 'bubblewrap (bwrap) is not installed (apt-get install bubblewrap)' };
+}
+
+/** The bwrap arguments that run a command in the sandbox (the command follows them). */
+export function bubblewrapArgs(bwrap: string, plan: SandboxPlan): string[] {
+  const readOnly = (path: string) => ['--ro-bind', path, path];
+  const writable = (path: string) => ['--bind', path, path];
+  return [
+    bwrap,
+    '--bind', '/', '/',
+    '--dev-bind', '/dev', '/dev',
+    ...readOnly(plan.root),
+    ...writable(join(plan.root, FED_DIR)),
+    ...(plan.worktree ? [...readOnly(plan.worktree), ...writable(join(plan.worktree, FED_DIR))] : []),
+    ...(plan.writableFiles ?? []).flatMap(writable),
+    '--',
+  ];
+}

@@ -1,0 +1,129 @@
+import { InvalidInputError, UnknownTeamError } from '../../core/errors.js';
+import { findTeam } from '../../core/find-team.js';
+import { openBackend } from '../../adapters/open-backend.js';
+import type { FederationBackend } from '../../ports/federation-backend.js';
+import { META } from '../../core/schema/common.js';
+import type { FederationRecord } from '../../core/schema/federation-journal.js';
+import type { JournalLine } from '../../core/schema/lifecycle-state.js';
+import type { RegistryEntry } from '../../core/schema/registry.js';
+
+/**
+ * `fed log`: what happened in the federation, in time order, from what the backend already records — the
+ * federation journal (onboarding, status changes, launches and their outcomes, retries, removals), every
+ * team's lifecycle journal (each transition and recorded event, earlier runs' included) and the signal
+ * boxes (each signal sent, and acknowledged).
+ */
+export type LogEntryKind = FederationRecord['kind'] | 'transition' | 'event' | 'signal-sent' | 'signal-acknowledged';
+
+export interface LogEntry {
+  at: string;
+  team: string;
+  kind: LogEntryKind;
+  /** One line for people. */
+  text: string;
+  /** Unique per entry, so a follower prints each once. */
+  key: string;
+  /** The other party of a signal. */
+  peer?: string;
+}
+
+export interface LogQuery {
+  /** Only entries about this team (signals to or from it included). */
+  team?: string;
+  /** Only entries at or after this time. */
+  since?: Date;
+}
+
+/** `--since`: an ISO date-time, or a duration back from now (`30s`, `10m`, `2h`, `1d`). */
+export function parseSince(text: string, now = new Date()): Date {
+  const relative = /^(\d+)\s*(s|m|h|d)$/.exec(text.trim());
+  if (relative) {
+    const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[relative[2] as 's' | 'm' | 'h' | 'd'];
+    return new Date(now.getTime() - Number(relative[1]) * unit);
+  }
+  const at = Date.parse(text);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(at)) {
+    throw new InvalidInputError(`--since: expected an ISO date-time (2026-11-22T10:00:00Z) or a duration back from now (30s, 10m, 2h, 1d), got "${text}"`);
+  }
+  return new Date(at);
+}
+
+export async function readFederationLog(root: string, query: LogQuery = {}): Promise<LogEntry[]> {
+  const backend = openBackend(root);
+  const registry = await backend.registry.read();
+  const records = await backend.journal.read();
+  let wanted: string | undefined;
+  if (query.team !== undefined) {
+    // A removed team is known by its records only: its log is what the federation journal kept.
+    wanted = findTeam(registry, query.team)?.domainId ?? (query.team === META || records.some((r) => r.team === query.team) ? query.team : undefined);
+    if (!wanted) throw new UnknownTeamError(query.team, registry.teams.map((t) => t.domainId));
+  }
+  const teams = registry.teams.filter((t) => wanted === undefined || t.domainId === wanted);
+  const entries = [...records.map(federationEntry), ...(await Promise.all(teams.map((team) => lifecycleEntries(backend, team)))).flat(), ...(await signalEntries(backend, registry.teams))].filter(
+    (e) => (wanted === undefined || e.team === wanted || e.peer === wanted) && (!query.since || Date.parse(e.at) >= query.since.getTime()),
+  );
+  // Stable: entries of the same instant keep the order their sources wrote them in.
+  return entries.map((e, i) => ({ e, i })).sort((a, b) => Date.parse(a.e.at) - Date.parse(b.e.at) || a.i - b.i).map(({ e }) => e);
+}
+
+function federationEntry(record: FederationRecord): LogEntry {
+  const key = `fed|${record.team}|${record.kind}|${record.at}`;
+  const base = { at: record.at, team: record.team, kind: record.kind, key };
+  switch (record.kind) {
+    case 'onboarded':
+      return { ...base, text: `onboarded (${record.archetype}, ${record.placement}) at ${record.location}` };
+    case 'status':
+      return { ...base, text: `status ${record.from} → ${record.to}` };
+    case 'launch-started':
+      return { ...base, key: `${key}|${record.runId}`, text: `launch started in ${record.stateBefore} (run ${record.runId})` };
+    case 'launch-ended':
+      return { ...base, key: `${key}|${record.runId}`, text: `launch ended: ${record.result} (${record.outcome}), now ${record.stateAfter}${record.reason ? `: ${record.reason}` : ''}` };
+    case 'retried':
+      return { ...base, text: `retried: run ${record.run} started with the mission "${record.mission}"${record.keptAs.length ? `; earlier files kept as ${record.keptAs.join(', ')}` : ''}` };
+    case 'removed':
+      return { ...base, text: `removed: workspace ${record.location}${record.branch ? ` and branch ${record.branch}` : ''} deleted${record.forced ? ' (--force)' : ''}` };
+  }
+}
+
+/** The team's lifecycle journal, with those of its earlier runs (kept by `fed team retry`). */
+async function lifecycleEntries(backend: FederationBackend, team: RegistryEntry): Promise<LogEntry[]> {
+  const kept = await backend.lifecycles.keptRuns(team);
+  const journals: { run: string; lines: JournalLine[] }[] = [
+    ...(await Promise.all(kept.map(async ({ run }) => ({ run: `run-${run}`, lines: await backend.lifecycles.journal(team, run) })))),
+    { run: 'current', lines: await backend.lifecycles.journal(team) },
+  ];
+  return journals.flatMap(({ run, lines }) =>
+    lines.map((line): LogEntry => {
+      const moved = line.from !== line.to;
+      const via = line.source === 'signal' ? ` (signal ${line.signalId ?? ''})` : line.source === 'event' ? ' (fed event)' : ' (fed team)';
+      return {
+        at: line.at,
+        team: team.domainId,
+        kind: moved ? 'transition' : 'event',
+        text: `${moved ? `${line.from} → ${line.to}` : `in ${line.from}`}  ${line.event}${via}${line.note ? ` — ${line.note}` : ''}`,
+        key: `life|${team.domainId}|${run}|${line.seq}`,
+      };
+    }),
+  );
+}
+
+/** Every signal in an inbox (meta's and the teams'): sent at its timestamp, acknowledged at its ack's time. */
+async function signalEntries(backend: FederationBackend, teams: readonly RegistryEntry[]): Promise<LogEntry[]> {
+  const parties = [{ id: META, entry: undefined }, ...teams.map((t) => ({ id: t.domainId, entry: t }))];
+  const entries: LogEntry[] = [];
+  for (const party of parties) {
+    let signals;
+    try {
+      signals = (await backend.signals.inbox(party).list()).signals;
+    } catch {
+      continue;
+    }
+    entries.push(...signals.flatMap(({ message: m }): LogEntry[] => {
+      const key = `sig|${m.from}|${m.to}|${m.id}`;
+      const sent: LogEntry = { at: m.timestamp, team: m.from, peer: m.to, kind: 'signal-sent', text: `sent ${m.type} to ${m.to}: ${m.subject}`, key: `${key}|sent` };
+      if (!m.acknowledged || !m.acknowledged_at) return [sent];
+      return [sent, { at: m.acknowledged_at, team: m.to, peer: m.from, kind: 'signal-acknowledged', text: `acknowledged ${m.type} from ${m.from}: ${m.subject}`, key: `${key}|ack` }];
+    }));
+  }
+  return entries;
+}

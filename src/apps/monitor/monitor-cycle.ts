@@ -1,0 +1,77 @@
+import { openBackend } from '../../adapters/open-backend.js';
+import type { FederationConfig } from '../../core/schema/config.js';
+import { META } from '../../core/schema/common.js';
+import { readCollectorState } from '../../infra/telemetry/collector-state.js';
+import { recordMonitorCycle } from '../../infra/telemetry/fed-metrics.js';
+import { otlpMetricsUrl } from '../../infra/telemetry/metrics-export.js';
+import { deadlineTable } from '../../core/deadlines.js';
+import { findStuckSignals } from '../../adapters/file/signals/stuck-signals.js';
+import type { MonitorReport, TeamReport, TelemetryReport } from './monitor-report.js';
+import { teamReport } from './team-health.js';
+
+export const DEFAULT_STALE_AFTER_MINUTES = 10;
+
+export interface MonitorOptions {
+  config: FederationConfig;
+  /** Health check: a working lifecycle must have changed within this many minutes (default 10, spec §8). */
+  staleAfterMinutes?: number;
+  now?: Date;
+}
+
+/** The collector's state as the federation's commands last found it; a record that cannot be read is `unknown`. */
+function telemetryReport(root: string, config: FederationConfig): TelemetryReport {
+  if (!config.telemetry.enabled) return { enabled: false, url: null, collector: 'unknown', since: null, checkedAt: null, error: null };
+  const url = otlpMetricsUrl(config.telemetry.collector.endpoint);
+  let state;
+  try {
+    state = readCollectorState(root);
+  } catch {
+    state = undefined;
+  }
+  if (state?.url !== url) return { enabled: true, url, collector: 'unknown', since: null, checkedAt: null, error: null };
+  return { enabled: true, url, collector: state.reachable ? 'reachable' : 'unreachable', since: state.since, checkedAt: state.checkedAt, error: state.error ?? null };
+}
+
+/** One monitoring cycle (spec §4.4 monitor script, §6 health checks) over every registered team. */
+export async function runMonitorCycle(root: string, options: MonitorOptions): Promise<MonitorReport> {
+  const now = options.now ?? new Date();
+  const staleAfterMinutes = options.staleAfterMinutes ?? DEFAULT_STALE_AFTER_MINUTES;
+  const backend = openBackend(root);
+  const registry = await backend.registry.read();
+  const census = await backend.signals.census([{ id: META, entry: undefined }, ...registry.teams.map((team) => ({ id: team.domainId, entry: team }))]);
+
+  const reports: TeamReport[] = [];
+  for (const team of registry.teams) {
+    reports.push(
+      await teamReport(team, {
+        config: options.config,
+        now,
+        staleAfterMs: staleAfterMinutes * 60_000,
+        inbox: census.get(team.domainId)!.inbox,
+        outbox: census.get(team.domainId)!.outbox,
+        lifecycles: backend.lifecycles,
+      }),
+    );
+  }
+  reports.sort((a, b) => Number(a.healthy) - Number(b.healthy) || a.team.localeCompare(b.team));
+  const metaCounts = census.get(META)!;
+  const unhealthy = reports.filter((r) => !r.healthy).length;
+  recordMonitorCycle({ teams: reports.length, unhealthy });
+  return {
+    generatedAt: now.toISOString(),
+    root,
+    staleAfterMinutes,
+    teams: reports,
+    meta: metaCounts,
+    totals: {
+      teams: reports.length,
+      healthy: reports.length - unhealthy,
+      unhealthy,
+      unacknowledged: metaCounts.inbox.unacknowledged + reports.reduce((sum, r) => sum + r.inbox.unacknowledged, 0),
+    },
+    // The transport's census gives counts, not names, so the stuck-signal scan lists the inboxes itself.
+    stuckSignals: await findStuckSignals(backend, registry, deadlineTable(options.config.signalDeadlines), now),
+    archivedSignals: 0,
+    telemetry: telemetryReport(root, options.config),
+  };
+}

@@ -1,0 +1,78 @@
+import { renderTable } from '../../core/table.js';
+import type { MonitorReport, TeamReport, TelemetryReport } from './monitor-report.js';
+
+/** `12s`, `5m`, `3h 20m`, `2d 4h`: how long something has lasted, for a table cell. */
+export function formatDuration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m`;
+  const h = Math.floor(m / 60);
+  if (h < 24) return m % 60 ? `${h}h ${m % 60}m` : `${h}h`;
+  return h % 24 ? `${Math.floor(h / 24)}d ${h % 24}h` : `${Math.floor(h / 24)}d`;
+}
+
+const paint = (code: number) => (text: string) => `\x1b[${code}m${text}\x1b[0m`;
+const RED = paint(31);
+const GREEN = paint(32);
+
+function row(team: TeamReport, now: number): string[] {
+  const life = team.lifecycle;
+  return [
+    team.team,
+    team.archetype,
+    team.status,
+    life ? life.state : '-',
+    life?.inStateMs != null ? formatDuration(life.inStateMs) : '-',
+    life ? `${formatDuration(now - Date.parse(life.updatedAt))} ago` : '-',
+    `${team.inbox.total}/${team.inbox.unacknowledged}`,
+    `${team.outbox.total}/${team.outbox.unacknowledged}`,
+    team.deliverable ? (team.deliverable.exists ? `${team.deliverable.sizeBytes} B` : 'none') : '-',
+    team.healthy ? 'ok' : team.reasons.join('; '),
+  ];
+}
+
+function telemetryLine(telemetry: TelemetryReport, now: number): string {
+  if (!telemetry.enabled) return 'telemetry: off\n';
+  const state =
+    telemetry.collector === 'unknown'
+      ? 'no metrics sent yet'
+      : `${telemetry.collector} for ${formatDuration(now - Date.parse(telemetry.since!))}${telemetry.error ? ` (${telemetry.error})` : ''}`;
+  return `telemetry: ${telemetry.url}: ${state}\n`;
+}
+
+/**
+ * The cycle as an aligned table, unhealthy teams first (the report is sorted so), then meta and totals.
+ * Colour marks health only when asked (a TTY without NO_COLOR); padding is computed on the plain text so
+ * columns stay aligned either way.
+ */
+export function renderMonitorReport(report: MonitorReport, options: { color?: boolean } = {}): string {
+  const now = Date.parse(report.generatedAt);
+  const header = ['TEAM', 'ARCHETYPE', 'STATUS', 'STATE', 'IN STATE', 'UPDATED', 'INBOX/UNACK', 'OUTBOX/UNACK', 'DELIVERABLE', 'HEALTH'];
+  let table = report.teams.length ? renderTable(header, report.teams.map((t) => row(t, now))) : 'no teams registered\n';
+  if (options.color) {
+    table = table
+      .split('\n')
+      .map((line, i) => {
+        const team = i > 0 ? report.teams[i - 1] : undefined;
+        return team ? (team.healthy ? line.replace(/ok$/, GREEN('ok')) : RED(line)) : line;
+      })
+      .join('\n');
+  }
+  const { totals, meta } = report;
+  const summary =
+    `meta: inbox ${meta.inbox.total} (${meta.inbox.unacknowledged} unacknowledged), outbox ${meta.outbox.total} (${meta.outbox.unacknowledged} unacknowledged)\n` +
+    `teams: ${totals.teams}, healthy ${totals.healthy}, unhealthy ${totals.unhealthy}; unacknowledged signals: ${totals.unacknowledged}\n`;
+  return `${table}\n${summary}${stuckLines(report)}${telemetryLine(report.telemetry, now)}`;
+}
+
+/** One line per overdue or undeliverable signal, with the alert sent about it. */
+function stuckLines(report: MonitorReport): string {
+  if (report.stuckSignals.length === 0) return '';
+  const lines = report.stuckSignals.map((s) => {
+    const why = s.state === 'expired' ? `due ${s.dueAt}` : s.reason;
+    const told = s.alertId ? `alert ${s.alertId} to ${s.state === 'expired' ? 'meta' : s.from}` : 'no alert sent';
+    return `  ${s.state}  ${s.type} ${s.from} → ${s.to} "${s.subject.replace(/[\p{Cc}]+/gu, ' ')}" (${s.id}), ${why}; ${told}\n`;
+  });
+  return `stuck signals: ${report.stuckSignals.length}\n${lines.join('')}`;
+}

@@ -1,0 +1,103 @@
+import type { LifecycleStore } from '../../ports/lifecycle-store.js';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadTeamLifecycle, stateOf } from '../../engine/actors/team-lifecycle.js';
+import { archetypeOf, lifecycleFor } from '../../engine/archetypes/catalog.js';
+import { workspacePaths } from '../../core/layout.js';
+import { processIsAlive } from '../../infra/fs/process-identity.js';
+import { readCurrentRun, readLastRun } from '../launch/run-records.js';
+import { statusOf } from '../../core/find-team.js';
+import type { FederationConfig } from '../../core/schema/config.js';
+import type { RegistryEntry } from '../../core/schema/registry.js';
+import { agentLogErrors } from './agent-log-errors.js';
+import type { BoxCounts, TeamReport } from './monitor-report.js';
+
+export interface HealthInputs {
+  config: FederationConfig;
+  now: Date;
+  staleAfterMs: number;
+  inbox: BoxCounts;
+  outbox: BoxCounts;
+  /** Where the team's lifecycle is kept. */
+  lifecycles: LifecycleStore;
+}
+
+interface LifecycleContextView {
+  mission?: { subject: string } | null;
+  failure?: { reason: string } | null;
+  enteredAt?: Record<string, string>;
+}
+
+/**
+ * One team's line of the monitoring cycle, with the health checks of spec §6: a lifecycle that is working
+ * (not paused, not over, not waiting by its archetype's completion policy) and has a mission was updated
+ * within the stale limit; its last launch completed (a run that left the team waiting by its archetype's policy counts); the agent logged no errors since its last launch; and its archetype's own
+ * checks (a deliverable exists and is not empty once complete, a coding branch in review still exists, …).
+ * A team whose files cannot be read is reported with the error — never dropped.
+ */
+export async function teamReport(team: RegistryEntry, inputs: HealthInputs): Promise<TeamReport> {
+  const report: TeamReport = {
+    team: team.domainId,
+    domain: team.domain,
+    archetype: team.archetypeId,
+    status: statusOf(team),
+    lifecycle: null,
+    lastActive: team.lastActive ?? null,
+    inbox: inputs.inbox,
+    outbox: inputs.outbox,
+    deliverable: null,
+    healthy: true,
+    reasons: [],
+    error: null,
+  };
+  try {
+    if (lifecycleFor(team.archetypeId)) await fillLifecycle(report, team, inputs);
+    // A launch that did not complete leaves the team unhealthy until one does (or it is retried and run);
+    // while a new launch runs, that one is the last launch and has not ended yet.
+    const current = readCurrentRun(team.location);
+    const launching = current !== undefined && processIsAlive(current.launcherPid);
+    const lastRun = readLastRun(team.location);
+    if (!launching && lastRun && lastRun.outcome !== 'completed') report.reasons.push(`last launch did not complete: ${lastRun.outcome}${lastRun.reason ? ` (${lastRun.reason})` : ''}, ended ${lastRun.endedAt}`);
+    const errors = agentLogErrors(workspacePaths(team.location).agentLog);
+    if (errors.length) report.reasons.push(`errors in agent log since the last launch: ${errors.join(' | ')}`);
+  } catch (error) {
+    report.error = (error as Error).message;
+    report.reasons.push(`cannot read the team's files: ${report.error}`);
+  }
+  report.healthy = report.reasons.length === 0;
+  return report;
+}
+
+async function fillLifecycle(report: TeamReport, team: RegistryEntry, inputs: HealthInputs): Promise<void> {
+  const lifecycle = await loadTeamLifecycle(team, inputs.lifecycles);
+  const context = (lifecycle.snapshot.context ?? {}) as LifecycleContextView;
+  const state = stateOf(lifecycle.snapshot);
+  const since = context.enteredAt?.[state] ?? null;
+  const updatedAt = lifecycle.envelope.savedAt;
+  report.lifecycle = {
+    machine: lifecycle.entry.id,
+    state,
+    since,
+    inStateMs: since ? inputs.now.getTime() - Date.parse(since) : null,
+    updatedAt,
+    mission: context.mission?.subject ?? null,
+    failure: context.failure?.reason ?? null,
+  };
+
+  const archetype = archetypeOf(team);
+  // A team that waits by design (for meta's review, for the next question) is not stale.
+  const waiting = archetype.completion.settled(lifecycle.snapshot, team) !== undefined;
+  const working = lifecycle.snapshot.status === 'active' && state !== 'paused' && !waiting && report.status === 'active';
+  const idleFor = inputs.now.getTime() - Date.parse(updatedAt);
+  if (working && context.mission && idleFor > inputs.staleAfterMs) {
+    report.reasons.push(`stale: no lifecycle update for ${Math.round(idleFor / 60_000)} min in ${state} (limit ${Math.round(inputs.staleAfterMs / 60_000)} min)`);
+  }
+  if (state === 'failed') report.reasons.push(`failed: ${context.failure?.reason ?? 'no reason recorded'}`);
+
+  if (archetype.producesDocument) {
+    const path = join(team.location, inputs.config.deliverable);
+    const size = statSync(path, { throwIfNoEntry: false })?.size;
+    report.deliverable = { path, exists: size !== undefined, sizeBytes: size ?? 0 };
+  }
+  report.reasons.push(...archetype.healthProblems({ team, snapshot: lifecycle.snapshot, state, config: inputs.config }));
+}

@@ -1,0 +1,220 @@
+import { availableParallelism } from 'node:os';
+import { viewLifecycle } from '../../engine/actors/lifecycle-view.js';
+import { setTeamStatus } from '../../engine/actors/team-status-command.js';
+import { lifecycleFor } from '../../engine/archetypes/catalog.js';
+import { RefusedError } from '../../core/errors.js';
+import { reportedTeams, writeFederationReport } from '../plan/federation-report.js';
+import type { LaunchResult } from '../../engine/hooks/federation-hooks.js';
+import { launchTeam, type LaunchOptions } from '../launch/launch-team.js';
+import { readLastRun } from '../launch/run-records.js';
+import { pausesTeam, STOPPED_FOR_PAUSE } from '../launch/run-outcome.js';
+import { readFederationJournal } from '../../engine/federation/federation-journal.js';
+import { getTeam, statusOf } from '../../core/find-team.js';
+import { openBackend } from '../../adapters/open-backend.js';
+import type { FederationBackend } from '../../ports/federation-backend.js';
+import type { RegistryEntry } from '../../core/schema/registry.js';
+import { awaitsApply, loadTeamLifecycle, stateOf } from '../../engine/actors/team-lifecycle.js';
+import { newMissionFor, startRunForNewMission } from './team-retry.js';
+
+/**
+ * `fed run`: launch many teams at once — every team that has a mission and is not finished, or the ones
+ * named — at most `parallel` at a time, each supervised by `launchTeam` exactly as `fed launch` does.
+ * An interruption (Ctrl-C) stops starting teams and pauses the running ones (launchTeam does that); a
+ * team paused that way, or by any transient outcome, is resumed by the next run. When no deliverable team
+ * is left unfinished, meta writes the federation report.
+ */
+export interface RunFederationOptions extends Omit<LaunchOptions, 'onProgress' | 'signal'> {
+  /** Only these teams (ids or domains); each must be runnable, or the run is refused before anything starts. */
+  teams?: readonly string[];
+  /** At most this many teams at once (default: the number of cores). */
+  parallel?: number;
+  signal?: AbortSignal;
+  /** Told every time a team's line changes. */
+  onUpdate?: (team: TeamRun) => void;
+}
+
+export type TeamRunPhase = 'waiting' | 'running' | 'done' | 'not-started';
+
+/** One team's line of a run: what `fed run` shows live and puts in its summary. */
+export interface TeamRun {
+  team: string;
+  phase: TeamRunPhase;
+  /** Its lifecycle state, and since when (ISO). */
+  state: string;
+  since: string | null;
+  lastEvent: string | null;
+  /** How its launch ended (done teams); `error` when the launch itself could not run (its reason says why). */
+  outcome: LaunchResult['outcome'] | 'error' | null;
+  reason: string | null;
+  /** Resumed at the start of this run (it had been paused by an interruption or a transient outcome). */
+  resumed: boolean;
+  deliverablePath: string | null;
+  durationMs: number | null;
+  warnings: string[];
+}
+
+export interface RunSummary {
+  teams: TeamRun[];
+  /** Teams not run, and why (finished, paused by hand, no mission, archived). */
+  skipped: { team: string; reason: string }[];
+  parallel: number;
+  /** The most teams that ran at once. */
+  maxConcurrent: number;
+  completed: number;
+  failed: number;
+  paused: number;
+  notStarted: number;
+  interrupted: boolean;
+  /** The federation report's path, when it was written (no deliverable team left unfinished). */
+  report: string | null;
+}
+
+interface Candidate {
+  team: RegistryEntry;
+  /** Why it is not run; undefined when it is. */
+  skip?: string;
+  resume: boolean;
+  /** A complete team that was sent a new mission: a new run of its lifecycle starts first. */
+  newRun?: boolean;
+}
+
+/** Whether a team is run; a team whose files cannot be read is skipped with why, never stops the others. */
+async function judge(root: string, backend: FederationBackend, team: RegistryEntry): Promise<Candidate> {
+  try {
+    return await judgeReadable(root, backend, team);
+  } catch (error) {
+    return { team, skip: `its files cannot be read: ${(error as Error).message}`, resume: false };
+  }
+}
+
+/** Whether a team is run, from its registry status, lifecycle, mission and last run. */
+async function judgeReadable(root: string, backend: FederationBackend, team: RegistryEntry): Promise<Candidate> {
+  const status = statusOf(team);
+  if (status === 'archived') return { team, skip: 'archived', resume: false };
+  if (!lifecycleFor(team.archetypeId)) return { team, skip: `archetype ${team.archetypeId} has no lifecycle`, resume: false };
+  const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
+  const state = stateOf(lifecycle.snapshot);
+  if (state === 'complete' && (await newMissionFor(backend, team))) return { team, resume: false, newRun: true };
+  if (lifecycle.snapshot.status !== 'active') return { team, skip: `already ${state}${state === 'failed' ? ` (retry it: fed team retry ${team.domainId})` : ''}`, resume: false };
+  // A mission applied, or a directive waiting to be applied (the launch's consumer applies it first).
+  const waiting = (await backend.signals.inbox({ id: team.domainId, entry: team }).list()).signals.some((s) => s.message.type === 'directive' && awaitsApply(lifecycle.envelope, s.message));
+  if (!(lifecycle.snapshot.context as { mission?: unknown }).mission && !waiting) {
+    return { team, skip: `no mission (send one: fed signal send --to ${team.domainId} --type directive --subject "<mission>")`, resume: false };
+  }
+  if (status === 'paused') {
+    if (state === 'paused' && (await pausedByLaunch(backend, team))) return { team, resume: true };
+    return { team, skip: `paused by hand (resume it first: fed team resume ${team.domainId})`, resume: false };
+  }
+  return { team, resume: false };
+}
+
+/**
+ * Whether the team is paused because its last launch paused it (Ctrl-C, a limit, a rate limit, a crash
+ * after progress) — the run picks such a team up again — rather than by hand: a pause that stopped the
+ * run, or a status change since it ended, is someone's decision, and is left alone.
+ */
+async function pausedByLaunch(backend: FederationBackend, team: RegistryEntry): Promise<boolean> {
+  const last = readLastRun(team.location);
+  if (!last || last.stateAfter !== 'paused' || !pausesTeam(last.outcome, last.progressed) || last.reason === STOPPED_FOR_PAUSE) return false;
+  return !(await readFederationJournal(backend)).some((r) => r.team === team.domainId && r.kind === 'status' && Date.parse(r.at) > Date.parse(last.endedAt));
+}
+
+export async function runFederation(root: string, options: RunFederationOptions): Promise<RunSummary> {
+  const parallel = options.parallel ?? availableParallelism();
+  const backend = openBackend(root);
+  const registry = await backend.registry.read();
+  const named = options.teams?.length ? options.teams.map((name) => getTeam(registry, name)) : undefined;
+  const candidates: Candidate[] = [];
+  for (const team of named ?? registry.teams) candidates.push(await judge(root, backend, team));
+  if (named) {
+    const refused = candidates.filter((c) => c.skip);
+    if (refused.length) throw new RefusedError('TEAM_NOT_RUNNABLE', refused.map((c) => `team "${c.team.domainId}" is not run: ${c.skip}`).join('; '));
+  }
+  const runs: TeamRun[] = [];
+  const chosen = candidates.filter((c) => !c.skip);
+  for (const candidate of chosen) {
+    const view = await viewLifecycle(root, candidate.team, 1, backend);
+    runs.push({ team: candidate.team.domainId, phase: 'waiting', state: view.state, since: view.since, lastEvent: view.recent.at(-1)?.event ?? null, outcome: null, reason: null, resumed: false, deliverablePath: null, durationMs: null, warnings: [] });
+  }
+  runs.forEach((run) => options.onUpdate?.(run));
+
+  let running = 0;
+  let maxConcurrent = 0;
+  const queue = chosen.map((candidate, i) => ({ candidate, run: runs[i]! }));
+  const worker = async () => {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      const { candidate, run } = next;
+      if (options.signal?.aborted) {
+        run.phase = 'not-started';
+        options.onUpdate?.(run);
+        continue;
+      }
+      running++;
+      maxConcurrent = Math.max(maxConcurrent, running);
+      try {
+        await runOne(root, candidate, run, options);
+      } finally {
+        running--;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, queue.length) }, worker));
+
+  const interrupted = options.signal?.aborted ?? false;
+  const reported = await reportedTeams(root, backend);
+  let unfinished = false;
+  for (const team of reported) {
+    try {
+      unfinished ||= (await loadTeamLifecycle(team, backend.lifecycles)).snapshot.status === 'active';
+    } catch {
+      unfinished = true;
+    }
+  }
+  const report = !interrupted && !unfinished && reported.length > 0 ? (await writeFederationReport(root, options.config)).path : null;
+  return {
+    teams: runs,
+    skipped: candidates.filter((c) => c.skip).map((c) => ({ team: c.team.domainId, reason: c.skip! })),
+    parallel,
+    maxConcurrent,
+    completed: runs.filter((r) => r.outcome === 'complete').length,
+    failed: runs.filter((r) => r.outcome === 'failed' || r.outcome === 'error').length,
+    paused: runs.filter((r) => r.outcome === 'paused').length,
+    notStarted: runs.filter((r) => r.phase === 'not-started').length,
+    interrupted,
+    report,
+  };
+}
+
+async function runOne(root: string, candidate: Candidate, run: TeamRun, options: RunFederationOptions): Promise<void> {
+  const started = Date.now();
+  run.phase = 'running';
+  options.onUpdate?.(run);
+  try {
+    if (candidate.newRun) await startRunForNewMission(root, candidate.team, options.config);
+    if (candidate.resume) {
+      await setTeamStatus(root, candidate.team.domainId, { type: 'RESUME' });
+      run.resumed = true;
+    }
+    const result = await launchTeam(root, candidate.team.domainId, {
+      ...options,
+      signal: options.signal,
+      onProgress: (line) => {
+        run.lastEvent = line.event;
+        if (line.from !== line.to) {
+          run.state = line.to;
+          run.since = line.at;
+        }
+        options.onUpdate?.(run);
+      },
+    });
+    Object.assign(run, { state: result.state, outcome: result.outcome, reason: result.reason, deliverablePath: result.deliverableExists ? result.deliverablePath : null });
+    run.warnings.push(...result.warnings);
+  } catch (error) {
+    // One team's launch that cannot run (its lease held by another launcher, a broken state file) fails
+    // that team's line, never the others' (which are still running and must be seen to their end).
+    Object.assign(run, { outcome: 'error', reason: error instanceof Error ? error.message : String(error) });
+  }
+  run.phase = 'done';
+  run.durationMs = Date.now() - started;
+  options.onUpdate?.(run);
+}

@@ -1,0 +1,142 @@
+import { existsSync, renameSync } from 'node:fs';
+import { basename, extname, isAbsolute, join, relative } from 'node:path';
+import { createActor } from 'xstate';
+import { lifecycleEntryFor, loadTeamLifecycle, settleTeamLifecycle, stateOf, withStateLock } from '../../engine/actors/team-lifecycle.js';
+import { openBackend } from '../../adapters/open-backend.js';
+import { RefusedError } from '../../core/errors.js';
+import { recordFederationEvent } from '../../engine/federation/federation-journal.js';
+import { getTeam, statusOf } from '../../core/find-team.js';
+import { teamWorkspace } from '../../adapters/file/team-workspace.js';
+import { META } from '../../core/schema/common.js';
+import type { FederationConfig } from '../../core/schema/config.js';
+import type { RegistryEntry } from '../../core/schema/registry.js';
+import { sendSignal } from '../../engine/messaging/send-signal.js';
+import type { FederationBackend } from '../../ports/federation-backend.js';
+
+/**
+ * Runs of a team's lifecycle over time. A lifecycle that ended (failed, or complete) is not the end of the
+ * team: `fed team retry` starts a new run from the start of the lifecycle with the same mission, and a new
+ * mission directive to a complete team starts one with that mission. The run that ended is kept, never
+ * overwritten: the lifecycle store keeps its state and journal (file-signal-v1: `.fed/history/run-<n>/`),
+ * and its deliverable is renamed `deliverable.run-<n>.md`. The new lifecycle keeps the dedupe record (old signals are never applied
+ * again) and the journal's sequence numbers go on where they were.
+ */
+export interface NewRun {
+  team: string;
+  /** The number of the run that starts now (the first run is 1). */
+  run: number;
+  mission: { subject: string; body: string };
+  /** What of the earlier run was kept where, relative to the workspace. */
+  keptAs: string[];
+}
+
+interface MissionContext {
+  mission?: { signalId: string; subject: string; body: string } | null;
+  enteredAt?: Record<string, string>;
+}
+
+/**
+ * `fed team retry`: a failed team starts again from the start of its lifecycle, with the same mission;
+ * a complete team that was sent a new mission directive starts a run with that one.
+ */
+export async function retryTeam(root: string, name: string, config: FederationConfig): Promise<NewRun> {
+  const backend = openBackend(root);
+  const team = getTeam(await backend.registry.read(), name);
+  lifecycleEntryFor(team);
+  // The ended run's deliverable is kept beside it, in the workspace: a retry is made where that is (a team
+  // of a federation across machines that works elsewhere is TEAM_ELSEWHERE).
+  teamWorkspace(root, team);
+  if (statusOf(team) !== 'active') {
+    throw new RefusedError('TEAM_NOT_ACTIVE', `team "${team.domainId}" is ${statusOf(team)}; ${statusOf(team) === 'paused' ? `resume it first: fed team resume ${team.domainId}` : 'archived teams are not run again'}`);
+  }
+  const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
+  const state = stateOf(lifecycle.snapshot);
+  const mission = (lifecycle.snapshot.context as MissionContext).mission;
+  if (state === 'complete') {
+    const next = await startRunForNewMission(root, team, config, backend);
+    if (next) return next;
+  }
+  if (state !== 'failed' || !mission) {
+    const hint = state === 'complete' ? ` — to give a complete team new work, send it a new mission: fed signal send --to ${team.domainId} --type directive --subject "<mission>"` : '';
+    throw new RefusedError('NOT_FAILED', `team "${team.domainId}" is ${state}; only a failed team is retried${hint}`);
+  }
+  return startNewRun(root, backend, team, config, { subject: mission.subject, body: mission.body });
+}
+
+/**
+ * A directive meta sent a complete team after it completed: the mission of a new run. Undefined when
+ * there is none (or the lifecycle is not complete).
+ */
+export async function newMissionFor(backend: FederationBackend, team: RegistryEntry): Promise<{ signalId: string; file: string; subject: string; body: string } | undefined> {
+  const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
+  const context = lifecycle.snapshot.context as MissionContext;
+  const completedAt = context.enteredAt?.complete;
+  if (stateOf(lifecycle.snapshot) !== 'complete' || !completedAt || !context.mission) return undefined;
+  const inbox = await backend.signals.inbox({ id: team.domainId, entry: team }).list();
+  const directive = inbox.signals
+    .filter(({ message: m }) => m.type === 'directive' && m.id !== context.mission!.signalId && Date.parse(m.timestamp) >= Date.parse(completedAt))
+    .at(-1);
+  return directive && { signalId: directive.message.id, file: directive.file, subject: directive.message.subject, body: directive.message.body };
+}
+
+/** Start the new run a new directive to a complete team asks for; undefined when there is none. */
+export async function startRunForNewMission(root: string, team: RegistryEntry, config: FederationConfig, backend: FederationBackend = openBackend(root)): Promise<NewRun | undefined> {
+  const mission = await newMissionFor(backend, team);
+  return mission ? startNewRun(root, backend, team, config, mission) : undefined;
+}
+
+/**
+ * Under the team's state lock: keep the ended run (state and journal into the history, the deliverable
+ * numbered), then write a fresh lifecycle that still knows every processed signal, and give it its mission
+ * — the directive that asked for it, applied again (held in the fresh envelope: it is acknowledged, so the
+ * team actor applies it from the held list), or a new directive from meta carrying the
+ * same mission. The fresh envelope is the commit point: a crash before it leaves the ended run as it was
+ * (its files kept in the history, which a retry run again reuses).
+ */
+async function startNewRun(root: string, backend: FederationBackend, team: RegistryEntry, config: FederationConfig, mission: { subject: string; body: string; signalId?: string; file?: string }): Promise<NewRun> {
+  const entry = lifecycleEntryFor(team);
+  // What the ended run still owes (journal lines, reports to meta) is done first, so it is kept with it.
+  const owed = await settleTeamLifecycle(root, team);
+  if (owed.length) throw new RefusedError('RUN_UNSETTLED', `team "${team.domainId}": the ended run still owes effects that cannot be made now (${owed.join('; ')}); fix that, then retry`);
+  return withStateLock(root, team, {}, async (section) => {
+    const stored = await backend.lifecycles.read(team);
+    if (!stored) throw new RefusedError('NO_RUN', `team "${team.domainId}" has no lifecycle state yet; nothing to start again`);
+    const kept = await backend.lifecycles.keepRun(team, section);
+    const ended = kept.run;
+    const keptAs = [displayedLocation(team, kept.location)];
+    const deliverable = join(team.location, config.deliverable);
+    if (existsSync(deliverable)) {
+      const numbered = join(team.location, `${basename(deliverable, extname(deliverable))}.run-${ended}${extname(deliverable)}`);
+      if (existsSync(numbered)) throw new RefusedError('DELIVERABLE_KEPT', `${numbered} already exists; fed never overwrites an earlier run's deliverable — move it away, then retry`);
+      renameSync(deliverable, numbered);
+      keptAs.push(relative(team.location, numbered));
+    }
+    // The mission goes out before the commit: a consumer applies it only once this lock is released (to the
+    // new lifecycle), and a crash in between leaves the failed run, which ignores it, to be retried again.
+    if (!mission.signalId) {
+      await sendSignal(root, { from: META, to: team.domainId, type: 'directive', subject: mission.subject, body: mission.body });
+    }
+    const fresh = createActor(entry.machine, { input: { at: new Date().toISOString() } }).getPersistedSnapshot() as Record<string, unknown>;
+    const { envelope } = stored;
+    await backend.lifecycles.write(team, {
+      ...envelope,
+      machineId: entry.id,
+      machineVersion: entry.version,
+      snapshot: fresh,
+      processed: envelope.processed.filter((id) => id !== mission.signalId),
+      ...(mission.signalId && mission.file ? { held: [...(envelope.held ?? []).filter((h) => h.id !== mission.signalId), { id: mission.signalId, file: mission.file }] } : {}),
+      journalTail: [],
+      pendingReports: [],
+      savedAt: new Date().toISOString(),
+    }, stored.version, section);
+    const run: NewRun = { team: team.domainId, run: ended + 1, mission: { subject: mission.subject, body: mission.body }, keptAs };
+    await recordFederationEvent(backend, { kind: 'retried', team: team.domainId, run: run.run, mission: mission.subject, keptAs });
+    return run;
+  });
+}
+
+/** A kept run's location relative to the workspace when it is a path inside it, else as the store gave it. */
+function displayedLocation(team: RegistryEntry, location: string): string {
+  return isAbsolute(location) && location.startsWith(`${team.location}/`) ? relative(team.location, location) : location;
+}
+

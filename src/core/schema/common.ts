@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { describeValue } from './problems.js';
+
+// Declared in machines/ (a pure layer that imports nothing from src/); every other schema takes them from here.
+export { isoTimestamp, nonEmptyString } from '../../../machines/schema-primitives.js';
+
+/**
+ * A format only some commands read, built when it is first parsed instead of when its module loads: every
+ * command loads every schema module (src/layout.ts names their files), and before the code is warm zod
+ * takes ~40 µs per schema it builds — the formats a `fed event` never reads cost it 2–4 ms.
+ */
+export function builtOnFirstUse<T extends z.ZodType>(build: () => T): z.ZodLazy<T> {
+  return z.lazy(build);
+}
+
+/** The identifier of the meta coordinator; reserved, so no team can take it. */
+export const META = 'meta';
+
+/**
+ * Team domains and ids are used as directory names and git branch names, so they are safe slugs:
+ * lowercase ASCII letters and digits in hyphen-separated runs, at most 64 characters.
+ */
+export const TEAM_ID_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+export const teamIdSchema = z
+  .string({ error: (issue) => `expected a team id, got ${describeValue(issue.input)}` })
+  .max(64, { error: 'expected at most 64 characters' })
+  .regex(TEAM_ID_PATTERN, {
+    error: (issue) =>
+      `expected a slug of lowercase letters, digits and single hyphens (like "docs-team"), got ${describeValue(issue.input)}`,
+  });

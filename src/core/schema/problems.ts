@@ -1,0 +1,67 @@
+import type { z } from 'zod';
+import type { ValidationProblem } from '../errors.js';
+
+/**
+ * Turn zod issues into problems a person can act on: the JSON path of the field and what was expected
+ * against what was found (`chatConfig.teamId: expected a non-empty string, got number`). Schemas in this
+ * folder may give their own message; any message starting with "expected " is used as it is.
+ */
+const EXPECTED: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'an integer',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'an array',
+  null: 'null',
+};
+
+// Declared with the machines' schema primitives (machines/ imports nothing from src/), used by every schema.
+import { describeValue } from '../../../machines/schema-primitives.js';
+
+export { describeValue };
+
+export function jsonPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else out += out === '' ? String(key) : `.${String(key)}`;
+  }
+  return out === '' ? '(root)' : out;
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  if (issue.message.startsWith('expected ')) return issue.message;
+  const got = describeValue(issue.input);
+  switch (issue.code) {
+    case 'invalid_type':
+      return `expected ${EXPECTED[issue.expected] ?? issue.expected}, got ${got}`;
+    case 'too_small':
+      if (issue.origin === 'string') return `expected a non-empty string, got ${got}`;
+      if (issue.origin === 'number') return `expected a number ≥ ${String(issue.minimum)}, got ${got}`;
+      return `expected at least ${String(issue.minimum)} item(s), got ${got}`;
+    case 'too_big':
+      return `expected at most ${String(issue.maximum)}${issue.origin === 'string' ? ' characters' : ''}, got ${got}`;
+    case 'invalid_format':
+      if (issue.format === 'datetime') return `expected an ISO 8601 timestamp such as 2026-01-31T12:00:00Z, got ${got}`;
+      if (issue.format === 'url') return `expected a URL such as http://localhost:18888, got ${got}`;
+      if (issue.format === 'uuid') return `expected a UUID, got ${got}`;
+      return `expected ${issue.format} format, got ${got}`;
+    case 'invalid_value':
+      return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${got}`;
+    case 'unrecognized_keys':
+      return `unknown key(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+    default:
+      return issue.message;
+  }
+}
+
+export function zodProblems(error: z.ZodError): ValidationProblem[] {
+  return error.issues.map((issue) => ({ path: jsonPath(issue.path), message: describeIssue(issue) }));
+}
+
+/** The problems as one line (`path: message; path: message`), each path under `prefix` when given. */
+export function zodProblemText(error: z.ZodError, options: { prefix?: string; separator?: string } = {}): string {
+  const prefix = options.prefix ? `${options.prefix}.` : '';
+  return zodProblems(error).map((p) => `${prefix}${p.path}: ${p.message}`).join(options.separator ?? '; ');
+}

@@ -1,0 +1,75 @@
+import type { WriteOptions } from '../../infra/fs/atomic-write.js';
+import { findTeam, statusOf } from '../../core/find-team.js';
+import { writeRegistryStatus } from '../registry/team-status.js';
+import { META } from '../../core/schema/common.js';
+import type { Registry, RegistryEntry, TeamStatus } from '../../core/schema/registry.js';
+import { openBackend } from '../../adapters/open-backend.js';
+import { sendSignal } from '../messaging/send-signal.js';
+import type { FederationBackend } from '../../ports/federation-backend.js';
+import type { TeamLifecycle } from './team-lifecycle.js';
+
+/**
+ * Envelopes whose effects this process has already completed (workspace → seq/savedAt), so a busy
+ * consumer does not redo them on every batch; a new process (after a crash) settles them once on load.
+ */
+const settled = new Map<string, string>();
+
+/** One registry read shared by the effects of an apply; emptied when an effect writes the registry. */
+export interface SharedRegistry {
+  registry?: Registry;
+}
+
+/**
+ * Perform what the stored envelope owes outside its own file, idempotently: append its journal lines
+ * (skipped if the journal has their seq), send its reports to meta (fixed ids: a re-send finds the copy
+ * already delivered), and make the registry status agree with the lifecycle (paused ⇄ active). Runs under
+ * the team's state lock. Failures do not undo the saved state; they are returned as warnings and retried
+ * on the next load. `shared`: the registry as the caller read it under the same section (one read per
+ * apply, shared by the reports and the status sync); read here when not given, and forgotten once the
+ * status sync has written the registry (it is stale then).
+ */
+export async function settleEffects(root: string, team: RegistryEntry, lifecycle: TeamLifecycle, options: WriteOptions & { backend?: FederationBackend }, shared: SharedRegistry = {}): Promise<string[]> {
+  if (!lifecycle.stored) return [];
+  const backend = options.backend ?? openBackend(root);
+  const { envelope } = lifecycle;
+  const key = `${envelope.seq}@${envelope.savedAt}`;
+  if (settled.get(team.location) === key) return [];
+  const warnings: string[] = [];
+  const attempt = async (what: string, effect: () => unknown) => {
+    try {
+      await effect();
+    } catch (error) {
+      warnings.push(`${what} for team "${team.domainId}" failed and will be retried: ${(error as Error).message}`);
+    }
+  };
+
+  await attempt('appending the journal', () => backend.lifecycles.appendJournal(team, envelope.journalTail, options));
+  for (const report of envelope.pendingReports) {
+    await attempt(`reporting "${report.subject}" to meta`, () =>
+      sendSignal(root, { from: team.domainId, to: META, type: 'report', subject: report.subject, body: report.body, id: report.signalId }, { ...options, backend, registry: shared.registry }),
+    );
+  }
+  await attempt('syncing the registry status', () => syncRegistryStatus(root, backend, team, lifecycle, shared));
+  if (warnings.length === 0) settled.set(team.location, key);
+  return warnings;
+}
+
+/**
+ * Registry status and lifecycle never contradict each other: a paused lifecycle means a paused team, and
+ * a running lifecycle of a team marked paused means it was resumed. The lifecycle is the truth because it
+ * is always written first (by a `pause`/`resume` directive or by `fed team pause|resume`).
+ */
+async function syncRegistryStatus(root: string, backend: FederationBackend, team: RegistryEntry, lifecycle: TeamLifecycle, shared: SharedRegistry): Promise<void> {
+  const read = shared.registry ?? (await backend.registry.read());
+  const current = findTeam(read, team.domainId);
+  if (!current) return;
+  const status = statusOf(current);
+  const paused = lifecycle.snapshot.value === 'paused';
+  const running = lifecycle.snapshot.status === 'active' && !paused;
+  let wanted: TeamStatus | undefined;
+  if (paused && status === 'active') wanted = 'paused';
+  if (running && status === 'paused') wanted = 'active';
+  if (!wanted) return;
+  shared.registry = undefined;
+  await writeRegistryStatus(root, team.domainId, { type: wanted === 'paused' ? 'PAUSE' : 'RESUME' }, { current: read });
+}

@@ -1,0 +1,50 @@
+import { openBackend } from '../../adapters/open-backend.js';
+import type { FederationBackend } from '../../ports/federation-backend.js';
+import type { JournalLine } from '../../core/schema/lifecycle-state.js';
+import type { RegistryEntry } from '../../core/schema/registry.js';
+import { loadTeamLifecycle, stateOf } from './team-lifecycle.js';
+
+/** What `fed team show` says about a team's lifecycle (stable JSON shape, documented in the README). */
+export interface LifecycleView {
+  machine: string;
+  machineVersion: number;
+  /** Leaf state name, e.g. "scanning". */
+  state: string;
+  /** When the current state was entered (ISO), when known. */
+  since: string | null;
+  /** The state a paused team resumes to. */
+  pausedFrom: string | null;
+  mission: { subject: string; signalId: string } | null;
+  failure: { reason: string; state: string } | null;
+  /** Inbox signals not acknowledged yet. */
+  pending: { id: string; type: string; from: string; subject: string; timestamp: string }[];
+  /** The last transitions, oldest first. */
+  recent: JournalLine[];
+}
+
+interface LifecycleContextView {
+  mission?: { subject: string; signalId: string } | null;
+  failure?: { reason: string; state: string } | null;
+  pausedFrom?: string | null;
+  enteredAt?: Record<string, string>;
+}
+
+export async function viewLifecycle(root: string, team: RegistryEntry, recentCount = 5, backend: FederationBackend = openBackend(root)): Promise<LifecycleView> {
+  const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
+  const context = (lifecycle.snapshot.context ?? {}) as LifecycleContextView;
+  const state = stateOf(lifecycle.snapshot);
+  const inbox = await backend.signals.inbox({ id: team.domainId, entry: team }).list();
+  return {
+    machine: lifecycle.entry.id,
+    machineVersion: lifecycle.entry.version,
+    state,
+    since: context.enteredAt?.[state] ?? null,
+    pausedFrom: context.pausedFrom ?? null,
+    mission: context.mission ? { subject: context.mission.subject, signalId: context.mission.signalId } : null,
+    failure: context.failure ?? null,
+    pending: inbox.signals
+      .filter((s) => !s.message.acknowledged)
+      .map(({ message: m }) => ({ id: m.id, type: m.type, from: m.from, subject: m.subject, timestamp: m.timestamp })),
+    recent: await backend.lifecycles.journalTail(team, recentCount),
+  };
+}

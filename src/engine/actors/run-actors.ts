@@ -1,0 +1,175 @@
+import { lifecycleFor } from '../archetypes/catalog.js';
+import { FedError, RefusedError } from '../../core/errors.js';
+import type { LoadedHooks } from '../hooks/load-hooks.js';
+import { notifyConsumed } from '../hooks/notify-hooks.js';
+import { getTeam, statusOf } from '../../core/find-team.js';
+import { teamWorkspace, WORKSPACE_REFUSALS } from '../../adapters/file/team-workspace.js';
+import type { RegistryEntry } from '../../core/schema/registry.js';
+import { openBackend } from '../../adapters/open-backend.js';
+import type { FederationBackend } from '../../ports/federation-backend.js';
+import type { SignalSubscription } from '../../ports/signal-transport.js';
+import { TeamInboxConsumer, type ConsumeResult, type ConsumerOptions } from './consume-inbox.js';
+import { acquireTeamLease, type TeamLease } from './team-lease.js';
+import type { LifecycleStep } from './team-lifecycle.js';
+
+export interface RunActorsOptions extends ConsumerOptions {
+  /** Only this team (default: every active team with a lifecycle machine). */
+  team?: string;
+  /** Process what is pending and return, instead of watching until `signal` aborts. */
+  once?: boolean;
+  signal?: AbortSignal;
+  /** Told after each consume that did something, e.g. to print transitions. */
+  onResult?: (result: ConsumeResult) => void | Promise<void>;
+  /** How often the full rescan runs while watching (default 1 000 ms); fs.watch is the fast path. */
+  rescanMs?: number;
+  /**
+   * Told about a team skipped for now (another process runs it — `TEAM_BUSY` —, or its state cannot be
+   * used); it is tried again at the next rescan.
+   */
+  onSkip?: (team: string, reason: string, error: FedError) => void;
+  /** Told, after each consume's state is saved, about its signals (`onSignal`) and state changes (`onTransition`). */
+  hooks?: LoadedHooks;
+  /**
+   * Report each batch's steps (to `onResult` and the hooks) as soon as it is saved instead of collecting a
+   * consume's steps: what `fed actors run` does, so a run over 100 000 signals holds one batch, not all.
+   * The results returned then carry no steps.
+   */
+  streamSteps?: boolean;
+}
+
+/** The options of a run, with the backend opened once for all its teams. */
+type RunningOptions = RunActorsOptions & { backend: FederationBackend };
+
+interface RunningTeam {
+  consumer: TeamInboxConsumer;
+  lease: TeamLease;
+  watch: SignalSubscription | undefined;
+}
+
+async function teamsToRun(backend: FederationBackend, team: string | undefined): Promise<RegistryEntry[]> {
+  const registry = await backend.registry.read();
+  if (team) {
+    const entry = getTeam(registry, team);
+    if (statusOf(entry) === 'archived') throw new RefusedError('TEAM_ARCHIVED', `team "${entry.domainId}" is archived; its actor does not run`);
+    if (!lifecycleFor(entry.archetypeId)) {
+      throw new RefusedError('NO_LIFECYCLE', `team "${entry.domainId}" has archetype "${entry.archetypeId}", which has no lifecycle machine`);
+    }
+    return [entry];
+  }
+  // Paused teams run too: their `resume` directive must get through (other signals wait).
+  return registry.teams.filter((t) => statusOf(t) !== 'archived' && lifecycleFor(t.archetypeId));
+}
+
+/**
+ * `fed actors run`: hold each team's lease, consume its inbox, and (unless `once`) keep watching with the
+ * transport's watch until `signal` aborts. Returns the per-team results of the last consume.
+ */
+export async function runActors(root: string, runOptions: RunActorsOptions = {}): Promise<ConsumeResult[]> {
+  const options: RunningOptions = { ...runOptions, backend: runOptions.backend ?? openBackend(root) };
+  const running = new Map<string, RunningTeam>();
+  const results = new Map<string, ConsumeResult>();
+  const consume = async (team: RunningTeam) => {
+    let result: ConsumeResult;
+    try {
+      result = await team.consumer.consume();
+    } catch (error) {
+      // Archived while running: its actor stops for good (its lifecycle never changes again).
+      if (error instanceof FedError && error.code === 'TEAM_ARCHIVED') {
+        stop(team);
+        running.delete(team.consumer.team.domainId);
+        if (options.team) throw error;
+        options.onSkip?.(team.consumer.team.domainId, error.message, error);
+        return;
+      }
+      // Running every team: one team's broken state (a corrupt or unknown-version state file, a lock
+      // that does not come free) is reported and retried later, never allowed to stop the others.
+      if (options.team || !(error instanceof FedError)) throw error;
+      options.onSkip?.(team.consumer.team.domainId, error.message, error);
+      return;
+    }
+    // Hooks run after the state is saved; a throwing one is reported and changes nothing.
+    if (options.hooks) result.warnings.push(...(await notifyConsumed(options.hooks, result)));
+    results.set(result.team, result);
+    if (result.steps.length || result.quarantined.length || result.restored.length || result.warnings.length) await options.onResult?.(result);
+  };
+  try {
+    await join(root, options, running);
+    for (const team of [...running.values()]) await consume(team);
+    if (options.once) return [...results.values()];
+
+    // Watch: a wake-up from any inbox (or the rescan timer) consumes what is pending; teams onboarded
+    // while running are picked up at the rescan.
+    let wake: (() => void) | undefined;
+    const wakeUp = () => wake?.();
+    const timer = setInterval(wakeUp, options.rescanMs ?? 1_000);
+    options.signal?.addEventListener('abort', wakeUp);
+    try {
+      for (const team of running.values()) watchTeam(team, options, wakeUp);
+      while (!options.signal?.aborted) {
+        await new Promise<void>((resolve) => (wake = resolve));
+        if (options.signal?.aborted) break;
+        if (!options.team) {
+          for (const added of await join(root, options, running)) watchTeam(added, options, wakeUp);
+        }
+        for (const team of [...running.values()]) await consume(team);
+      }
+    } finally {
+      clearInterval(timer);
+      options.signal?.removeEventListener('abort', wakeUp);
+    }
+    return [...results.values()];
+  } finally {
+    for (const team of running.values()) stop(team);
+  }
+}
+
+const SKIPPABLE = new Set(['TEAM_BUSY', 'TEAM_ELSEWHERE', ...WORKSPACE_REFUSALS]);
+
+function stop(team: RunningTeam): void {
+  team.watch?.close();
+  team.lease.release();
+}
+
+/** Take the lease of every team to run that is not running yet; returns the newly joined ones. */
+async function join(root: string, options: RunningOptions, running: Map<string, RunningTeam>): Promise<RunningTeam[]> {
+  const joined: RunningTeam[] = [];
+  for (const entry of await teamsToRun(options.backend, options.team)) {
+    if (running.has(entry.domainId)) continue;
+    let lease: TeamLease;
+    try {
+      teamWorkspace(root, entry);
+      lease = await acquireTeamLease(entry, 'consumer');
+    } catch (error) {
+      // Running every team: one that another process runs (e.g. `fed launch`), one that works on another
+      // machine (its actor runs there), or whose workspace is refused (outside the root, a link), is
+      // skipped with the reason, not fatal.
+      if (options.team || !(error instanceof RefusedError) || !SKIPPABLE.has(error.code)) throw error;
+      options.onSkip?.(entry.domainId, error.message, error);
+      continue;
+    }
+    const onSteps = options.streamSteps ? (team: string, steps: LifecycleStep[], state: string) => reportSteps(team, steps, state, options) : undefined;
+    const team: RunningTeam = { consumer: new TeamInboxConsumer(root, entry, { ...options, onSteps }), lease, watch: undefined };
+    running.set(entry.domainId, team);
+    joined.push(team);
+  }
+  return joined;
+}
+
+/** One batch's steps, streamed: the hooks are told, then `onResult` with a result holding just them. */
+async function reportSteps(team: string, steps: LifecycleStep[], state: string, options: RunActorsOptions): Promise<void> {
+  if (steps.length === 0) return;
+  const result: ConsumeResult = { team, steps, acknowledged: 0, quarantined: [], restored: [], deferred: 0, state, warnings: [] };
+  if (options.hooks) result.warnings.push(...(await notifyConsumed(options.hooks, result)));
+  await options.onResult?.(result);
+}
+
+function watchTeam(team: RunningTeam, options: RunningOptions, wakeUp: () => void): void {
+  const entry = team.consumer.team;
+  team.watch = options.backend.signals.inbox({ id: entry.domainId, entry }).watch({
+    signal: options.signal,
+    rescanMs: options.rescanMs,
+  });
+  void (async () => {
+    for await (const _signal of team.watch!) wakeUp();
+  })().catch(wakeUp);
+}

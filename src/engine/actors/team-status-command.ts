@@ -1,0 +1,63 @@
+import type { TeamStatusEvent } from '../../../machines/team-status.machine.js';
+import { lifecycleFor } from '../archetypes/catalog.js';
+import { recordFederationEvent } from '../federation/federation-journal.js';
+import { getTeam, statusOf } from '../../core/find-team.js';
+import { openBackend } from '../../adapters/open-backend.js';
+import { writeRegistryStatus, nextTeamStatus, type StatusChange } from '../registry/team-status.js';
+import { isWorkspaceRefusal } from '../../adapters/file/team-workspace.js';
+import type { UpdateOptions } from '../registry/update-registry.js';
+import type { RegistryEntry } from '../../core/schema/registry.js';
+import { applyLifecycleInputs, withStateLock, type ApplyOptions } from './team-lifecycle.js';
+
+/**
+ * `fed team pause|resume|archive`: the registry status and, for teams with a lifecycle machine, the
+ * lifecycle too, so the two never contradict each other. PAUSE/RESUME go to the lifecycle first (it is
+ * the truth: its write also brings the registry along); a lifecycle that is already over does not stop
+ * the registry change. ARCHIVE concerns only the registry.
+ */
+export async function setTeamStatus(
+  root: string,
+  team: string,
+  event: TeamStatusEvent,
+  options: UpdateOptions & ApplyOptions = {},
+): Promise<StatusChange> {
+  const change = await changeTeamStatus(root, team, event, options);
+  await recordFederationEvent(options.backend ?? root, { kind: 'status', team: change.team.domainId, from: change.from, to: change.to });
+  return change;
+}
+
+async function changeTeamStatus(root: string, team: string, event: TeamStatusEvent, options: UpdateOptions & ApplyOptions): Promise<StatusChange> {
+  // No workspace check here: archive (and a status change of a team without a lifecycle) only touches
+  // the registry — archiving is how a team whose workspace is gone or refused is retired. The lifecycle
+  // write checks the workspace itself.
+  const backend = options.backend ?? openBackend(root);
+  const entry = getTeam(await backend.registry.read(), team);
+  const from = statusOf(entry);
+  // Refuse an illegal move before touching anything.
+  const to = nextTeamStatus(entry.domainId, from, event);
+  if (event.type !== 'ARCHIVE' && lifecycleFor(entry.archetypeId)) {
+    const result = await applyLifecycleInputs(root, entry, [{ source: 'registry', event: { type: event.type } }], { ...options, backend });
+    // Only the process whose event the lifecycle applied made this change. When several run the same
+    // command at once, the others find it already made (their event ignored) and fall through to the
+    // registry change, which refuses it against the current status: one "active → paused", never several.
+    if (result.steps.some((step) => step.outcome === 'applied')) {
+      // A resume that released a held `pause` (acknowledged while paused) ends paused again: the lifecycle
+      // is the truth, and the registry follows it.
+      const reached = result.state === 'paused' ? 'paused' : to;
+      const now = getTeam(await backend.registry.read(), entry.domainId);
+      if (statusOf(now) === reached) return { team: now, from, to: reached };
+    }
+  }
+  // Archiving under the state lock: a consumer applying a signal right now finishes first, and any later
+  // one sees the team archived (applyLifecycleInputs re-reads the status under the same lock). A workspace
+  // the backend refuses to take that lock in (file-signal-v1: outside the root, a link) is archived without
+  // it: no consumer runs there, and archiving is how such a team is retired.
+  if (event.type === 'ARCHIVE' && lifecycleFor(entry.archetypeId)) {
+    try {
+      return await withStateLock(root, entry, { ...options, backend }, () => writeRegistryStatus(root, entry.domainId, event, options));
+    } catch (error) {
+      if (!isWorkspaceRefusal(error)) throw error;
+    }
+  }
+  return writeRegistryStatus(root, entry.domainId, event, options);
+}

@@ -1,0 +1,89 @@
+import { openBackend } from '../../../adapters/open-backend.js';
+import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { applyLifecycleInputs, loadTeamLifecycle, stateOf } from '../../actors/team-lifecycle.js';
+import { setTeamStatus } from '../../actors/team-status-command.js';
+import { RefusedError } from '../../../core/errors.js';
+import { FED_DIR } from '../../../core/layout.js';
+import { git, gitSucceeds } from '../../registry/git.js';
+import { removeWorkspace } from '../../registry/placement.js';
+import { teamBranch } from './branch.js';
+import { codingTeam } from './review.js';
+
+export interface MergeResult {
+  team: string;
+  branch: string;
+  base: string;
+  /** The merge commit on the base branch. */
+  commit: string;
+  state: string;
+}
+
+/**
+ * `fed team merge <team>`: merge an approved coding team's branch into the base branch (the one checked
+ * out in the federation root), then clean up. Refuses, changing nothing, when the team is not approved,
+ * the main checkout has uncommitted changes to tracked files, or the merge conflicts (the merge is
+ * aborted and the conflicting files named). Each step is a lifecycle event: PR_MERGED (pr-approved →
+ * merged), then CLEANUP_DONE (merged → complete); the team is archived and its checkout and branch
+ * removed last, keeping its records (they live in the worktree's `.fed/`).
+ * A merge interrupted after PR_MERGED is finished by running the command again.
+ */
+export async function mergeTeam(root: string, name: string): Promise<MergeResult> {
+  const team = await codingTeam(root, name);
+  const { lifecycles } = openBackend(root);
+  const { branch, base } = teamBranch(root, team);
+  const state = stateOf((await loadTeamLifecycle(team, lifecycles)).snapshot);
+  if (state !== 'pr-approved' && state !== 'merged') {
+    throw new RefusedError(
+      'NOT_APPROVED',
+      `team "${team.domainId}" is ${state}; only an approved change is merged — review it first: fed team review ${team.domainId} --approve`,
+    );
+  }
+  if (state === 'pr-approved') {
+    // Porcelain lines start with significant spaces (` M file`): read raw, not trimmed.
+    const dirty = git(root, ['status', '--porcelain', '--untracked-files=no'], { raw: true }).split('\n').filter(Boolean);
+    if (dirty.length) {
+      throw new RefusedError(
+        'DIRTY_CHECKOUT',
+        `the main checkout ${root} has uncommitted changes (${dirty.map((l) => l.slice(3)).join(', ')}); commit or stash them, then merge again`,
+      );
+    }
+    mergeBranch(root, branch, base, team.domainId);
+    await applyLifecycleInputs(root, team, [{ source: 'event', event: { type: 'PR_MERGED', commit: git(root, ['rev-parse', 'HEAD']) } }]);
+  }
+  const commit = ((await loadTeamLifecycle(team, lifecycles)).snapshot.context as { mergeCommit: string }).mergeCommit;
+  const done = await applyLifecycleInputs(root, team, [{ source: 'event', event: { type: 'CLEANUP_DONE' } }]);
+  await setTeamStatus(root, team.domainId, { type: 'ARCHIVE' });
+  removeCheckout(root, team.location, branch);
+  return { team: team.domainId, branch, base, commit, state: done.state };
+}
+
+/**
+ * Remove the team's worktree checkout and its branch, keeping the team's records (`.fed/`: lifecycle,
+ * signals, runs, agent log) where they were, so `fed team show` and `fed monitor` still tell its story.
+ * The records are moved aside (same filesystem, one rename) while git removes the worktree.
+ */
+function removeCheckout(root: string, location: string, branch: string): void {
+  const records = join(location, FED_DIR);
+  const aside = join(dirname(location), `.${basename(location)}.records`);
+  if (existsSync(records)) renameSync(records, aside);
+  removeWorkspace(root, { location, placementType: 'worktree', branch });
+  if (existsSync(aside)) {
+    mkdirSync(location, { recursive: true });
+    renameSync(aside, records);
+  }
+}
+
+function mergeBranch(root: string, branch: string, base: string, team: string): void {
+  try {
+    git(root, ['merge', '--no-ff', '--no-edit', '-m', `Merge ${branch} (fed team ${team}) into ${base}`, branch]);
+  } catch (error) {
+    const conflicts = gitSucceeds(root, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD']) ? git(root, ['diff', '--name-only', '--diff-filter=U']) : '';
+    if (conflicts) gitSucceeds(root, ['merge', '--abort']);
+    const what = conflicts ? `it conflicts with ${base} in ${conflicts.split('\n').join(', ')}` : (error as Error).message;
+    throw new RefusedError(
+      'MERGE_FAILED',
+      `could not merge ${branch} into ${base}: ${what}; nothing was merged — merge ${base} into ${branch} in the team's worktree and resolve the conflicts there (or by a relaunch of the team), then merge again`,
+    );
+  }
+}

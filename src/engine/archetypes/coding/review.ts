@@ -1,0 +1,95 @@
+import { openBackend } from '../../../adapters/open-backend.js';
+import type { AnyMachineSnapshot } from 'xstate';
+import type { CodingContext } from '../../../../machines/coding.types.js';
+import { applyLifecycleInputs, loadTeamLifecycle, stateOf } from '../../actors/team-lifecycle.js';
+import { RefusedError } from '../../../core/errors.js';
+import { resolveTeam } from '../../../adapters/file/team-workspace.js';
+import { git } from '../../registry/git.js';
+import { META } from '../../../core/schema/common.js';
+import type { RegistryEntry } from '../../../core/schema/registry.js';
+import { sendSignal } from '../../messaging/send-signal.js';
+import { archetypeOf } from '../catalog.js';
+import { teamBranch } from './branch.js';
+import { codingArchetype } from './index.js';
+
+/** What `fed team review <team>` shows meta: the change on the team branch, and what the team reported. */
+export interface Review {
+  team: string;
+  state: string;
+  branch: string;
+  base: string;
+  /** The team's commits not on the base branch, newest first (`<sha> <subject>`). */
+  commits: string[];
+  /** `git diff --stat` and the whole diff of the branch against where it forked from the base. */
+  diffStat: string;
+  diff: string;
+  tasks: string[];
+  /** The last test run the team reported (TESTS_COMPLETE). */
+  lastTestRun: { passed: number; failed: number } | null;
+  reworks: number;
+  lastReview: CodingContext['lastReview'];
+}
+
+/** A coding team by name, refused for any other archetype. */
+export async function codingTeam(root: string, name: string): Promise<RegistryEntry> {
+  const team = await resolveTeam(root, name);
+  if (archetypeOf(team) !== codingArchetype) {
+    throw new RefusedError('NOT_A_CODING_TEAM', `team "${team.domainId}" is a ${team.archetypeId} team; review and merge are for coding teams`);
+  }
+  return team;
+}
+
+export async function reviewTeam(root: string, name: string): Promise<Review> {
+  const team = await codingTeam(root, name);
+  const { branch, base } = teamBranch(root, team);
+  const { snapshot } = await loadTeamLifecycle(team, openBackend(root).lifecycles);
+  const context = snapshot.context as CodingContext;
+  // Three dots: what the branch changed since it forked, not what the base gained meanwhile.
+  const range = `${base}...${branch}`;
+  const log = git(root, ['log', '--format=%h %s', `${base}..${branch}`]);
+  return {
+    team: team.domainId,
+    state: stateOf(snapshot),
+    branch,
+    base,
+    commits: log ? log.split('\n') : [],
+    diffStat: git(root, ['diff', '--stat', range], { raw: true }).trimEnd(),
+    diff: git(root, ['diff', range], { raw: true }),
+    tasks: context.tasks,
+    lastTestRun: context.lastTestRun,
+    reworks: context.reworks,
+    lastReview: context.lastReview,
+  };
+}
+
+export type Verdict = { approve: true } | { approve: false; changes: string };
+
+/**
+ * Meta's verdict on a branch in review: PR_APPROVED (pr-review → pr-approved), or CHANGES_REQUESTED
+ * (pr-review → implementing) plus a directive to the team with what to change, which its next launch
+ * reads from its inbox. Refused, changing nothing, unless the team is in review.
+ */
+export async function decideReview(root: string, name: string, verdict: Verdict): Promise<{ team: string; state: string }> {
+  const team = await codingTeam(root, name);
+  // Only a change that is there to review can be decided on (refused by name otherwise).
+  teamBranch(root, team);
+  refuseUnlessInReview(team, (await loadTeamLifecycle(team, openBackend(root).lifecycles)).snapshot);
+  const event = verdict.approve
+    ? { type: 'PR_APPROVED', reviewer: META }
+    : { type: 'CHANGES_REQUESTED', reviewer: META, comments: [verdict.changes] };
+  const result = await applyLifecycleInputs(root, team, [{ source: 'event', event }]);
+  if (!verdict.approve) {
+    await sendSignal(root, { from: META, to: team.domainId, type: 'directive', subject: 'changes requested in review', body: verdict.changes });
+  }
+  return { team: team.domainId, state: result.state };
+}
+
+function refuseUnlessInReview(team: RegistryEntry, snapshot: AnyMachineSnapshot): void {
+  const state = stateOf(snapshot);
+  if (state !== 'pr-review') {
+    throw new RefusedError(
+      'NOT_IN_REVIEW',
+      `team "${team.domainId}" is ${state}, not in review; a coding team asks for review (REVIEW_REQUESTED) once its tests pass — see fed team review ${team.domainId}`,
+    );
+  }
+}

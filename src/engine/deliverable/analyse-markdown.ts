@@ -1,0 +1,82 @@
+import type { Code, Heading, Nodes, Root } from 'mdast';
+import type { DeliverableSummary } from '../../core/schema/deliverable-summary.js';
+import { mermaidDeclaration, plantumlDeclaration } from './diagram-types.js';
+import GithubSlugger from 'github-slugger';
+import { lineOf, parseMarkdown, plainText, visit } from './parse-markdown.js';
+
+/** A Markdown document parsed once, with what both the rules and the summary need. */
+export interface AnalysedMarkdown {
+  text: string;
+  tree: Root;
+  /** Every heading, the title included, with its GitHub anchor. */
+  headings: { node: Heading; level: number; title: string; anchor: string; line: number }[];
+  codeBlocks: { node: Code; language: string | null; line: number }[];
+  /** Words of prose (code blocks and HTML excluded). */
+  wordCount: number;
+  /** The last line of the file (a final newline ends it, it starts none), for violations about the whole document. */
+  lastLine: number;
+}
+
+/** Node types whose text is not prose a reader counts as words. */
+const NOT_PROSE = new Set(['code', 'html', 'definition']);
+
+const words = new Intl.Segmenter('en', { granularity: 'word' });
+
+function countWords(tree: Root): number {
+  let count = 0;
+  const walk = (node: Nodes) => {
+    if (NOT_PROSE.has(node.type)) return;
+    if (node.type === 'text' || node.type === 'inlineCode') {
+      for (const segment of words.segment(node.value)) if (segment.isWordLike) count++;
+      return;
+    }
+    if ('children' in node) for (const child of node.children) walk(child);
+  };
+  walk(tree);
+  return count;
+}
+
+export function analyseMarkdown(text: string): AnalysedMarkdown {
+  const tree = parseMarkdown(text);
+  const headingNodes: Heading[] = [];
+  const codeNodes: Code[] = [];
+  visit(tree, (node) => {
+    if (node.type === 'heading') headingNodes.push(node);
+    else if (node.type === 'code') codeNodes.push(node);
+  });
+  const titles = headingNodes.map((node) => plainText(node).trim());
+  // Anchors as GitHub makes them, repeats numbered in document order: `[Usage](#usage)` links depend on it.
+  const slugger = new GithubSlugger();
+  const anchors = titles.map((title) => slugger.slug(title));
+  return {
+    text,
+    tree,
+    headings: headingNodes.map((node, i) => ({ node, level: node.depth, title: titles[i] ?? '', anchor: anchors[i] ?? '', line: lineOf(node) })),
+    codeBlocks: codeNodes.map((node) => ({ node, language: node.lang ?? null, line: lineOf(node) })),
+    wordCount: countWords(tree),
+    lastLine: Math.max(1, text.split('\n').length - (text.endsWith('\n') ? 1 : 0)),
+  };
+}
+
+function diagramOf(block: AnalysedMarkdown['codeBlocks'][number]): DeliverableSummary['diagrams'][number] | undefined {
+  const language = block.language?.toLowerCase();
+  if (language === 'mermaid') return { language, type: mermaidDeclaration(block.node.value), line: block.line };
+  if (language === 'plantuml' || language === 'puml') return { language: 'plantuml', type: plantumlDeclaration(block.node.value), line: block.line };
+  return undefined;
+}
+
+/** The structural summary (documented in src/schema/deliverable-summary.ts). */
+export function summariseMarkdown(doc: AnalysedMarkdown, sizeBytes: number): DeliverableSummary {
+  const titles = doc.headings.filter((h) => h.level === 1);
+  return {
+    format: 'markdown',
+    title: titles.length === 1 ? (titles[0]?.title ?? null) : null,
+    sections: doc.headings
+      .filter((h) => h.level > 1)
+      .map((h) => ({ level: h.level, title: h.title, anchor: h.anchor, line: h.line })),
+    code_blocks: doc.codeBlocks.map((b) => ({ language: b.language, line: b.line })),
+    diagrams: doc.codeBlocks.map(diagramOf).filter((d) => d !== undefined),
+    word_count: doc.wordCount,
+    size_bytes: sizeBytes,
+  };
+}

@@ -1,0 +1,116 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { git, gitSucceeds } from '../registry/git.js';
+import { FED_DIR } from '../../core/layout.js';
+import type { CodebaseBaseline } from '../../core/schema/launch-context.js';
+
+/**
+ * The read-only rule of the deliverable team (spec §1: "read-only study … never modifies the codebase"):
+ * what the codebase looks like, and what changed since. In a git repository that is HEAD plus every path
+ * `git status` reports (tracked changes and untracked files) with a hash of its content, so a file that
+ * was already dirty and is edited again still shows; elsewhere, every file's size and mtime. `.fed/` —
+ * where team workspaces live — is not part of the codebase. Files git ignores are not watched.
+ */
+const SKIPPED_DIRS = new Set([FED_DIR, '.git', 'node_modules']);
+
+function hashFile(path: string): string {
+  try {
+    return createHash('sha1').update(readFileSync(path)).digest('hex');
+  } catch {
+    return 'unreadable';
+  }
+}
+
+function insideFedDir(path: string): boolean {
+  return path.split('/').includes(FED_DIR);
+}
+
+function gitEntries(codebase: string): Record<string, string> {
+  const top = git(codebase, ['rev-parse', '--show-toplevel']);
+  const out = git(codebase, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', '.'], { raw: true });
+  const entries: Record<string, string> = {};
+  const records = out.split('\0');
+  for (let i = 0; i < records.length; i++) {
+    const record = records[i]!;
+    if (record.length < 4) continue;
+    const status = record.slice(0, 2);
+    const path = record.slice(3);
+    // A rename's record is followed by its source path.
+    if (status.startsWith('R') || status.startsWith('C')) i++;
+    if (insideFedDir(path)) continue;
+    entries[path] = `${status}:${hashFile(join(top, path))}`;
+  }
+  return entries;
+}
+
+function fileEntries(codebase: string): Record<string, string> {
+  const entries: Record<string, string> = {};
+  const walk = (dir: string) => {
+    for (const item of readdirSync(dir, { withFileTypes: true })) {
+      if (item.isDirectory() && SKIPPED_DIRS.has(item.name)) continue;
+      const path = join(dir, item.name);
+      if (item.isDirectory()) walk(path);
+      else {
+        const stat = statSync(path, { throwIfNoEntry: false });
+        entries[relative(codebase, path)] = stat ? `${stat.size}:${stat.mtimeMs}` : 'missing';
+      }
+    }
+  };
+  walk(codebase);
+  return entries;
+}
+
+function entriesOf(dir: string): { isGit: boolean; head: string | null; entries: Record<string, string> } {
+  const isGit = gitSucceeds(dir, ['rev-parse', '--is-inside-work-tree']);
+  const head = isGit && gitSucceeds(dir, ['rev-parse', '--verify', '--quiet', 'HEAD']) ? git(dir, ['rev-parse', 'HEAD']) : null;
+  return { isGit, head, entries: isGit ? gitEntries(dir) : fileEntries(dir) };
+}
+
+export interface CaptureScope {
+  /** A worktree team's checkout: watched too, prefixed with its path relative to the codebase. */
+  worktree?: string;
+  /** Paths inside the worktree that are the team's own (its deliverable). */
+  ignored?: readonly string[];
+}
+
+export function captureCodebase(codebase: string, scope: CaptureScope = {}, now = new Date()): CodebaseBaseline {
+  const main = entriesOf(codebase);
+  const entries = { ...main.entries };
+  let head = main.head;
+  if (scope.worktree) {
+    const tree = entriesOf(scope.worktree);
+    const prefix = relative(codebase, scope.worktree);
+    const ignored = new Set(scope.ignored ?? []);
+    for (const [path, fingerprint] of Object.entries(tree.entries)) if (!ignored.has(path)) entries[join(prefix, path)] = fingerprint;
+    if (tree.head !== main.head) head = `${main.head ?? 'none'} ${tree.head ?? 'none'}`;
+  }
+  return {
+    codebase,
+    ...(scope.worktree ? { worktree: scope.worktree, ignored: [...(scope.ignored ?? [])] } : {}),
+    kind: main.isGit ? 'git' : 'files',
+    head,
+    entries,
+    capturedAt: now.toISOString(),
+  };
+}
+
+/** The codebase now, in the same scope as the baseline. */
+export function recaptureCodebase(baseline: CodebaseBaseline): CodebaseBaseline {
+  return captureCodebase(baseline.codebase, { worktree: baseline.worktree, ignored: baseline.ignored });
+}
+
+/** What changed between two captures (sorted paths; a moved HEAD is listed as `HEAD`). */
+export function codebaseChanges(before: CodebaseBaseline, after: CodebaseBaseline): string[] {
+  const changed = new Set<string>();
+  if (before.head !== after.head) changed.add(`HEAD (${before.head?.slice(0, 12) ?? 'none'} → ${after.head?.slice(0, 12) ?? 'none'})`);
+  for (const path of new Set([...Object.keys(before.entries), ...Object.keys(after.entries)])) {
+    if (before.entries[path] !== after.entries[path]) changed.add(path);
+  }
+  return [...changed].sort();
+}
+
+export function describeCodebaseChanges(changes: readonly string[]): string {
+  const shown = changes.slice(0, 20).join(', ');
+  return `codebase modified: ${shown}${changes.length > 20 ? ` and ${changes.length - 20} more` : ''}`;
+}

@@ -1,0 +1,26 @@
+import { appendFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { InvalidInputError } from '../../core/errors.js';
+import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
+import { learningEntrySchema, type LearningEntry } from '../../core/schema/learning-log.js';
+import { zodProblemText } from '../../core/schema/problems.js';
+
+/**
+ * Append entries to a learning log (spec §2.5), one JSON object per line. The log is append-only and has
+ * one writer (the team's agent), so there is nothing to replace atomically: all lines go out in a single
+ * write, and a line is only ever added whole or, if the writer dies mid-write, cut at the end — which a
+ * reader skips as one unparseable last line. Every entry is validated first, so nothing invalid is written.
+ */
+export function appendLearningEntries(file: string, entries: readonly LearningEntry[]): void {
+  if (entries.length === 0) return;
+  const lines = entries.map((entry, index) => {
+    const parsed = learningEntrySchema.safeParse(entry, { reportInput: true });
+    if (!parsed.success) {
+      const problems = zodProblemText(parsed.error);
+      throw new InvalidInputError(`learning-log entry ${index + 1} for ${file} is invalid: ${problems}`);
+    }
+    return `${JSON.stringify(parsed.data)}\n`;
+  });
+  ensureDirectory(dirname(file));
+  appendFileSync(file, lines.join(''));
+}

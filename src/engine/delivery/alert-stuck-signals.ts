@@ -1,0 +1,105 @@
+import { v5 as uuidv5 } from 'uuid';
+import { FedError } from '../../core/errors.js';
+import type { WriteOptions } from '../../infra/fs/atomic-write.js';
+import { openBackend } from '../../adapters/open-backend.js';
+import type { FederationBackend } from '../../ports/federation-backend.js';
+import { META } from '../../core/schema/common.js';
+import { sendSignal } from '../messaging/send-signal.js';
+import { recipientGoneReason } from './delivery-inspector.js';
+import { findStuckSignals, type StuckSignal } from '../../adapters/file/signals/stuck-signals.js';
+
+/** Namespace of the ids of alerts about stuck signals (a fixed, random UUID). */
+const ALERT_NAMESPACE = '4f1d2a9e-8b7c-4e36-a5d0-93c1e7b2f604';
+
+export interface AlertOptions extends WriteOptions {
+  now?: () => Date;
+  /** The federation's backend, when the caller has it open (default: openBackend(root)). */
+  backend?: FederationBackend;
+}
+
+/**
+ * Tell someone about each stuck signal not told about yet: meta about an overdue one, the sender about
+ * one its recipient will never take. Exactly once per signal, over any number of monitor cycles and
+ * monitors: the alert's id is derived from the signal's (a concurrent or retried send delivers it once),
+ * and the fact recorded after it is sent makes later cycles skip the signal. Updates `stuck` in place
+ * with the alerts sent; returns what could not be done.
+ */
+export async function alertStuckSignals(root: string, stuck: StuckSignal[], options: AlertOptions = {}): Promise<string[]> {
+  const backend = options.backend ?? openBackend(root);
+  const warnings: string[] = [];
+  for (const signal of stuck) {
+    if (signal.alertedAt !== null) continue;
+    try {
+      if (signal.state === 'expired') await escalate(root, signal, backend, options);
+      else await reportUndeliverable(root, signal, backend, options);
+    } catch (error) {
+      if (!(error instanceof FedError)) throw error;
+      warnings.push(`could not send the alert about signal ${signal.id} (${signal.path}): ${error.message}`);
+    }
+  }
+  return warnings;
+}
+
+async function escalate(root: string, signal: StuckSignal, backend: FederationBackend, options: AlertOptions): Promise<void> {
+  const alertId = uuidv5(`${signal.id}/expired`, ALERT_NAMESPACE);
+  const what = signal.type === 'question' ? 'unanswered' : 'unacknowledged';
+  const sent = await sendSignal(
+    root,
+    {
+      from: META,
+      to: META,
+      type: 'alert',
+      id: alertId,
+      subject: `Overdue ${signal.type} to ${signal.to}: ${signal.subject}`,
+      body:
+        `The ${signal.type} "${signal.subject}" from ${signal.from} to ${signal.to} (signal ${signal.id}, sent ${signal.timestamp}) ` +
+        `is ${what} past its deadline (${signal.dueAt}). It is ${signal.path}.\n` +
+        `See it with: fed signal show ${signal.id}` +
+        (signal.type === 'question' ? `\n${signal.to} answers it with: fed signal send --to ${signal.from} --reply-to ${signal.id} …` : ''),
+    },
+    { durable: options.durable, now: options.now, backend },
+  );
+  const at = (options.now?.() ?? new Date()).toISOString();
+  await backend.delivery.record(signal.id, 'escalated', { escalatedAt: at, dueAt: signal.dueAt!, alertId: sent.message.id }, options);
+  Object.assign(signal, { alertId: sent.message.id, alertedAt: at });
+}
+
+/** The non-delivery report, back to the sender — unless it cannot receive signals either; then only the fact. */
+async function reportUndeliverable(root: string, signal: StuckSignal, backend: FederationBackend, options: AlertOptions): Promise<void> {
+  const at = (options.now?.() ?? new Date()).toISOString();
+  const reason = signal.reason!;
+  if (recipientGoneReason(await backend.registry.read(), signal.from) !== undefined) {
+    await backend.delivery.record(signal.id, 'undeliverable', { reportedAt: at, reason }, options);
+    Object.assign(signal, { alertedAt: at });
+    return;
+  }
+  const sent = await sendSignal(
+    root,
+    {
+      from: META,
+      to: signal.from,
+      type: 'alert',
+      id: uuidv5(`${signal.id}/undeliverable`, ALERT_NAMESPACE),
+      subject: `Undeliverable: ${signal.subject}`,
+      body:
+        `Your ${signal.type} "${signal.subject}" to ${signal.to} (signal ${signal.id}, sent ${signal.timestamp}) will not be taken: ${reason} ` +
+        `and had not acknowledged it. It stays in ${signal.path}. Send it to another team if it still matters.`,
+    },
+    { durable: options.durable, now: options.now, backend },
+  );
+  await backend.delivery.record(signal.id, 'undeliverable', { reportedAt: at, reason, alertId: sent.message.id }, options);
+  Object.assign(signal, { alertId: sent.message.id, alertedAt: at });
+}
+
+/**
+ * `fed team archive`: the signals the archived team never took go back to their senders as non-delivery
+ * alerts right away, instead of at the next monitor cycle (which would send them otherwise — once either
+ * way). Returns the signals and the problems.
+ */
+export async function reportUndeliverableSignals(root: string, team: string, options: AlertOptions = {}): Promise<{ signals: StuckSignal[]; warnings: string[] }> {
+  const backend = options.backend ?? openBackend(root);
+  const now = options.now?.() ?? new Date();
+  const signals = (await findStuckSignals(backend, await backend.registry.read(), {}, now)).filter((s) => s.state === 'undeliverable' && s.to === team);
+  const warnings = await alertStuckSignals(root, signals, { ...options, backend });
+  return { signals, warnings };
+}

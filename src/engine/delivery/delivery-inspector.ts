@@ -1,0 +1,100 @@
+import type { FederationBackend } from '../../ports/federation-backend.js';
+import type { SignalBox, SignalEntry, SignalInbox } from '../../ports/signal-transport.js';
+import { findTeam, statusOf } from '../../core/find-team.js';
+import { META } from '../../core/schema/common.js';
+import type { DeliveryFactName } from '../../core/schema/delivery.js';
+import type { Registry } from '../../core/schema/registry.js';
+import { archiveDirectoryOf } from '../../adapters/file/archive/box-archive.js';
+import { readSignalEntry } from '../../adapters/file/signals/read-signal-entry.js';
+import type { DeadlineTable } from '../../core/deadlines.js';
+import { deliveryStatus, type DeliveryStatus } from './delivery-state.js';
+
+/** Why `party` can no longer take signals, or undefined when it can. */
+export function recipientGoneReason(registry: Registry, party: string): string | undefined {
+  if (party === META) return undefined;
+  const entry = findTeam(registry, party);
+  if (!entry) return `recipient "${party}" is no longer registered`;
+  return statusOf(entry) === 'archived' ? `recipient "${party}" is archived` : undefined;
+}
+
+/** The facts a delivery state is derived from (besides the ack). */
+const STATE_FACTS: readonly DeliveryFactName[] = ['answered', 'read', 'undeliverable'];
+
+/**
+ * Delivery states of many signals at one moment, from the backend's delivery facts (looked up by
+ * existence: for many signals at once after `learn`, else one by one) and, for an outbox copy, the
+ * acknowledgment of the recipient's inbox copy, found through the transport (straight to it: the outbox
+ * copy carries what the inbox copy was named for).
+ */
+export class DeliveryInspector {
+  private readonly inboxes = new Map<string, SignalInbox | undefined>();
+  /** Which state facts the signals `learn` was given have (lower-case ids; a learned id missing here has none). */
+  private readonly learned = new Map<string, ReadonlySet<DeliveryFactName>>();
+  private readonly gone = new Map<string, string | undefined>();
+
+  constructor(
+    private readonly backend: FederationBackend,
+    private readonly registry: Registry,
+    private readonly deadlines: DeadlineTable,
+    private readonly now: Date,
+  ) {}
+
+  /**
+   * Look up the state facts of these signals in one go, for `status` of each of them; again later (e.g.
+   * after read marks were recorded) to see what changed since.
+   */
+  async learn(entries: readonly SignalEntry[]): Promise<void> {
+    const ids = entries.map((entry) => entry.message.id.toLowerCase());
+    const recorded = await this.backend.delivery.recorded(ids, STATE_FACTS);
+    for (const id of ids) this.learned.set(id, recorded.get(id) ?? new Set());
+  }
+
+  async status(entry: SignalEntry, box: SignalBox): Promise<DeliveryStatus> {
+    const { message } = entry;
+    const acknowledged = box === 'inbox' ? message.acknowledged === true : await this.acknowledgedInRecipientInbox(entry);
+    const known = this.learned.get(message.id.toLowerCase());
+    const [answered, read, undeliverable] = known
+      ? // Learned: no lookup left but the reason of an undeliverable signal.
+        [known.has('answered'), known.has('read'), known.has('undeliverable') ? await this.undeliverableReason(message.id) : undefined]
+      : await Promise.all([
+          this.backend.delivery.has(message.id, 'answered'),
+          this.backend.delivery.has(message.id, 'read'),
+          this.backend.delivery.has(message.id, 'undeliverable').then((has) => (has ? this.undeliverableReason(message.id) : undefined)),
+        ]);
+    return deliveryStatus(
+      { ...message, acknowledged },
+      { answered, read, undeliverable },
+      { now: this.now, deadlines: this.deadlines, recipientGone: this.recipientGone(message.to) },
+    );
+  }
+
+  private async undeliverableReason(id: string): Promise<string | undefined> {
+    return (await this.backend.delivery.get(id, 'undeliverable'))?.reason;
+  }
+
+  /** Looked up once per recipient: a box's signals mostly share one. */
+  private recipientGone(party: string): string | undefined {
+    if (!this.gone.has(party)) this.gone.set(party, recipientGoneReason(this.registry, party));
+    return this.gone.get(party);
+  }
+
+  /** A sent signal's inbox copy is acknowledged (or was, before it was archived with its ack). */
+  private async acknowledgedInRecipientInbox(sent: SignalEntry): Promise<boolean> {
+    const inbox = this.inboxOf(sent.message.to);
+    if (inbox === undefined) return false;
+    const [live] = await inbox.find(sent.message.id, sent.message);
+    if (live) return live.message.acknowledged === true;
+    // A file box keeps its archive beside it, the inbox copy under the outbox copy's name.
+    const archived = readSignalEntry(archiveDirectoryOf(inbox.location), sent.file, { owner: inbox.party, box: 'inbox' }, sent.message.id);
+    return archived?.message.acknowledged === true;
+  }
+
+  /** One inbox per recipient, kept: an adapter reads again only what changed. */
+  private inboxOf(party: string): SignalInbox | undefined {
+    if (!this.inboxes.has(party)) {
+      const entry = party === META ? undefined : findTeam(this.registry, party);
+      this.inboxes.set(party, party === META || entry ? this.backend.signals.inbox({ id: party, entry }) : undefined);
+    }
+    return this.inboxes.get(party);
+  }
+}

@@ -1,0 +1,48 @@
+import type { DeliveryState } from '../../core/schema/delivery.js';
+import type { SignalMessage } from '../../core/schema/signal.js';
+import { dueAt, needsAnswer, type DeadlineTable } from '../../core/deadlines.js';
+
+/** The facts a state is derived from (the ack comes with the message). */
+export interface StateFacts {
+  answered: boolean;
+  read: boolean;
+  /** Why the sender was told the signal is undeliverable, when it was. */
+  undeliverable?: string;
+}
+
+export interface DeliveryStateContext {
+  now: Date;
+  deadlines: DeadlineTable;
+  /** Why the recipient can no longer take the signal (archived, removed), or undefined when it can. */
+  recipientGone: string | undefined;
+}
+
+export interface DeliveryStatus {
+  state: DeliveryState;
+  /** When the signal is or was due, if its type has a deadline. */
+  dueAt: string | null;
+  /** Why it is undeliverable, when it is. */
+  undeliverable: string | null;
+}
+
+/**
+ * The delivery state of a signal, from the facts on disk. An answer settles everything; an acknowledged
+ * signal stays acknowledged, unless it is a question still unanswered at its deadline; a signal nobody
+ * took is undeliverable once its recipient is gone, else expired once overdue, else read or delivered.
+ * `message.acknowledged` comes from the ack file (src/signals/read-signals.ts).
+ */
+export function deliveryStatus(message: SignalMessage, facts: StateFacts, context: DeliveryStateContext): DeliveryStatus {
+  const due = dueAt(message.type, message.timestamp, context.deadlines);
+  const status = (state: DeliveryState, undeliverable: string | null = null): DeliveryStatus => ({
+    state,
+    dueAt: due === undefined ? null : new Date(due).toISOString(),
+    undeliverable,
+  });
+  if (facts.answered) return status('answered');
+  const overdue = due !== undefined && context.now.getTime() >= due;
+  if (message.acknowledged) return overdue && needsAnswer(message.type) ? status('expired') : status('acknowledged');
+  const gone = context.recipientGone ?? facts.undeliverable;
+  if (gone !== undefined) return status('undeliverable', gone);
+  if (overdue) return status('expired');
+  return status(facts.read ? 'read' : 'delivered');
+}

@@ -1,0 +1,77 @@
+import { InvalidInputError, RefusedError } from '../../core/errors.js';
+import type { FederationBackend } from '../../ports/federation-backend.js';
+import type { TransportWriteOptions } from '../../ports/signal-transport.js';
+import type { Registry } from '../../core/schema/registry.js';
+import { signalMessageSchema, type SignalMessage } from '../../core/schema/signal.js';
+import { findInBox, findSignalById } from './find-signal.js';
+import { claimSignalId, type IdClaim } from './sent-fact.js';
+
+export interface SendRecords {
+  /** Whether this send claimed the id, and when it was first claimed. */
+  claim: IdClaim;
+  /**
+   * A retry of a signal that was delivered and has since been archived: where it is. Nothing is to be
+   * delivered then — the live boxes no longer show it, but it was sent.
+   */
+  archived: { message: SignalMessage; file: string; inboxPath: string; outboxPath: string; delivered: false } | undefined;
+  /** Record what the delivered signal means for others (the answer it is); call after its inbox copy is published. */
+  delivered(message: SignalMessage): Promise<void>;
+}
+
+/**
+ * The delivery facts of a send, around the publishing of its copies: before, the reply target is checked
+ * and the id claimed (refusing an id reused for another signal, so nothing is written then); after, the
+ * signal it answers is marked answered. A crash in between leaves the claim, which a retry with the same
+ * `--id` passes and completes. Facts and signals are the backend's, so a reused id is caught on every
+ * machine of a federation that shares one.
+ */
+export async function recordSend(
+  backend: FederationBackend,
+  registry: Registry,
+  message: SignalMessage,
+  replyTo: string | undefined,
+  options: TransportWriteOptions,
+): Promise<SendRecords> {
+  const facts = backend.delivery;
+  const answers = replyTo === undefined ? undefined : await replyTarget(backend, registry, replyTo, message.id);
+  const claim = await claimSignalId(
+    facts,
+    message,
+    answers,
+    async (existing) => {
+      const found = await findSignalById(backend, registry, existing.id, existing);
+      return `${existing.type} "${existing.subject}" from ${existing.from} to ${existing.to}, ${found ? found.entry.path : `recorded in ${facts.location}`}`;
+    },
+    options,
+  );
+  return {
+    claim,
+    archived: claim.outcome === 'retry' ? await archivedCopy(backend, registry, message) : undefined,
+    async delivered(sent) {
+      if (answers === undefined) return;
+      await facts.record(answers, 'answered', { answeredAt: sent.timestamp, replyId: sent.id, from: sent.from }, options);
+    },
+  };
+}
+
+/** The archived inbox copy of a signal sent before, and its outbox copy (archived too, or still live). */
+async function archivedCopy(backend: FederationBackend, registry: Registry, message: SignalMessage): Promise<SendRecords['archived']> {
+  const sent = await backend.delivery.get(message.id, 'sent');
+  const found = await findSignalById(backend, registry, message.id, sent);
+  if (!found?.archived || found.box !== 'inbox') return undefined;
+  const { acknowledged: _a, acknowledged_at: _at, ...original } = found.entry.message;
+  const outbox = await findInBox(backend, registry, original.from, 'outbox', original.id, sent);
+  const outboxPath = outbox?.entry.path ?? found.entry.path;
+  return { message: original, file: found.entry.file, inboxPath: found.entry.path, outboxPath, delivered: false };
+}
+
+/** The id `--reply-to` names: a UUID of a signal fed can find, other than the reply itself. */
+async function replyTarget(backend: FederationBackend, registry: Registry, given: string, replyId: string): Promise<string> {
+  if (!signalMessageSchema.shape.id.safeParse(given).success) {
+    throw new InvalidInputError(`--reply-to: expected the id (a UUID) of the signal this one answers, got "${given}"; find it with: fed signal list`);
+  }
+  const id = given.toLowerCase();
+  if (id === replyId) throw new InvalidInputError(`--reply-to: a signal cannot answer itself (${id})`);
+  if ((await backend.delivery.has(id, 'sent')) || (await findSignalById(backend, registry, id, undefined))) return id;
+  throw new RefusedError('UNKNOWN_SIGNAL', `--reply-to: no signal with id ${id} in this federation (live or archived); find it with: fed signal list --all`);
+}

@@ -1,0 +1,65 @@
+import { createHash } from 'node:crypto';
+import { RefusedError } from '../../core/errors.js';
+import type { SentFact } from '../../core/schema/delivery.js';
+import type { SignalMessage } from '../../core/schema/signal.js';
+import type { DeliveryFactStore } from '../../ports/delivery-fact-store.js';
+import type { TransportWriteOptions } from '../../ports/signal-transport.js';
+
+/** What makes two sends the same signal: everything the sender chose, not the time it was sent at. */
+export function signalDigest(message: Pick<SignalMessage, 'from' | 'to' | 'type' | 'subject' | 'body'>): string {
+  return createHash('sha256').update(JSON.stringify([message.from, message.to, message.type, message.subject, message.body])).digest('hex');
+}
+
+/**
+ * How long after an id's claim its sends count as concurrent. A retry within it is stored under the
+ * claim's time, where the claiming send, if it is still running, looks for an earlier copy (its own
+ * second's names); a claiming send that reaches its copies later than this — stalled, or kept waiting by
+ * the send lock — looks at every signal of its subject, as a retry does. A later retry keeps its own time,
+ * so a first delivery made late is not already overdue when it arrives.
+ */
+export const CONCURRENT_SEND_MS = 30_000;
+
+/** Who claimed a signal id: this send, or an earlier one with the same content (a retry). */
+export interface IdClaim {
+  outcome: 'claimed' | 'retry';
+  /** When the id was first claimed: every copy of the signal is stored under this time, a retry's too. */
+  firstSentAt: string;
+}
+
+/**
+ * Claim `message.id` for this signal before any copy is published: the first claim wins (an exclusive
+ * create), so two sends that reuse one id with different content cannot both be delivered, whatever their
+ * subjects or recipients. A claim by the same content is a retry and passes. `describe` names where the
+ * existing signal is, for the refusal.
+ */
+export async function claimSignalId(
+  facts: DeliveryFactStore,
+  message: SignalMessage,
+  replyTo: string | undefined,
+  describe: (existing: SentFact) => Promise<string>,
+  options: TransportWriteOptions = {},
+): Promise<IdClaim> {
+  const claim: SentFact = {
+    id: message.id,
+    timestamp: message.timestamp,
+    from: message.from,
+    to: message.to,
+    type: message.type,
+    subject: message.subject,
+    digest: signalDigest(message),
+    ...(replyTo === undefined ? {} : { replyTo }),
+  };
+  if (await facts.record(message.id, 'sent', claim, options)) return { outcome: 'claimed', firstSentAt: message.timestamp };
+  const existing = await facts.get(message.id, 'sent');
+  if (!existing || (existing.digest === claim.digest && existing.replyTo === claim.replyTo)) {
+    return { outcome: 'retry', firstSentAt: existing?.timestamp ?? message.timestamp };
+  }
+  const differing: string[] = (['from', 'to', 'type', 'subject'] as const).filter((key) => existing[key] !== claim[key]);
+  if (existing.replyTo !== claim.replyTo) differing.push('reply-to');
+  const what = differing.length ? differing.join(', ') : 'body';
+  throw new RefusedError(
+    'SIGNAL_ID_REUSED',
+    `signal id ${message.id} was already used for another signal (${await describe(existing)}) with a different ${what}; ` +
+      'a retry must repeat the same signal — to send a new one, leave out --id',
+  );
+}

@@ -1,0 +1,101 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { createFileExclusive } from '../../infra/fs/atomic-write.js';
+import { toJsonText } from '../../core/json-text.js';
+import { federationPaths, workspacePaths } from '../../core/layout.js';
+import { durabilityNote } from '../../adapters/jetstream/durability-note.js';
+import { jetstreamNames } from '../../adapters/jetstream/names.js';
+import type { JetStreamBackend } from '../../adapters/jetstream/open-jetstream-backend.js';
+import { openBackend } from '../../adapters/open-backend.js';
+import { applyEnvOverrides } from '../../infra/config/env-overrides.js';
+import { loadConfig, validateConfig, type LoadedConfig } from '../../infra/config/load-config.js';
+import type { FederationConfigInput } from '../../core/schema/config.js';
+import { readRegistry } from '../../adapters/file/registry-file.js';
+import { emptyRegistry } from '../../core/schema/registry.js';
+import { seedSkills } from '../skills/seed-skills.js';
+
+export interface InitRequest {
+  federationName?: string;
+  description?: string;
+}
+
+export interface InitResult {
+  root: string;
+  /** The registry is kept by a shared backend (JetStream): create or join it with initSharedRegistry. */
+  sharedRegistry: boolean;
+  /** Paths this call created; empty when the federation already existed (re-running is a no-op). */
+  created: string[];
+  config: LoadedConfig;
+  warnings: string[];
+}
+
+/**
+ * Everything under `.fed/` is runtime state except the skills, which teams share and people curate.
+ * Workspaces (`teams/`, `worktrees/`) live here too, so onboarding never dirties `git status`.
+ */
+const FED_GITIGNORE = `# Written by fed init. Runtime state of the federation is not committed; skills are.
+*
+!.gitignore
+!skills/
+!skills/**
+`;
+
+/**
+ * `fed init`: create `federate.config.json` (validated first, never overwritten), meta's signal boxes,
+ * `.fed/skills/` seeded with the bundled skills (existing files kept), the git-ignore for runtime folders
+ * and an empty registry (`lockVersion` 0).
+ */
+export function initFederation(root: string, request: InitRequest = {}, env: NodeJS.ProcessEnv = process.env): InitResult {
+  const paths = federationPaths(root);
+  const meta = workspacePaths(root);
+  const created: string[] = [];
+  const warnings: string[] = [];
+
+  const requested: FederationConfigInput = {};
+  if (request.federationName !== undefined) requested.federationName = request.federationName;
+  if (request.description !== undefined) requested.description = request.description;
+  // Validate before anything is written, so a bad --name leaves nothing half-initialised; an existing
+  // config that is broken is reported now, before anything is created.
+  const requestedConfig = validateConfig(requested, paths.config).config;
+  const planned = existsSync(paths.config) ? loadConfig(root, env).config : applyEnvOverrides(requestedConfig, env);
+  // With JetStream the registry is shared by every machine and lives there (initSharedRegistry), and the
+  // federation's name must be able to name its streams.
+  const shared = planned.backend?.type === 'jetstream';
+  if (shared) jetstreamNames(planned.federationName);
+  else if (existsSync(paths.registry)) readRegistry(root);
+
+  for (const dir of [meta.inbox, meta.outbox, paths.skills]) {
+    if (!existsSync(dir)) {
+      mkdirSync(dir, { recursive: true });
+      created.push(dir);
+    }
+  }
+  if (createFileExclusive(paths.config, toJsonText(requested))) created.push(paths.config);
+  else if (Object.keys(requested).length) warnings.push(`${paths.config} already exists and was left unchanged`);
+  if (createFileExclusive(paths.gitignore, FED_GITIGNORE)) created.push(paths.gitignore);
+  if (!shared && createFileExclusive(paths.registry, toJsonText(emptyRegistry()))) created.push(paths.registry);
+  created.push(...seedSkills(paths.skills));
+
+  const config = loadConfig(root, env);
+  return { root, sharedRegistry: shared, created, config, warnings: [...warnings, ...config.warnings] };
+}
+
+export interface SharedRegistryResult {
+  /** True when the federation already existed there: this machine joined it, nothing was reset. */
+  joined: boolean;
+  teams: number;
+  location: string;
+  /** What a power loss could cost with this server and replica count (README: Durability), if anything. */
+  durabilityNote: string | undefined;
+}
+
+/**
+ * `fed init` with the JetStream backend: create the federation's registry there, or — when a federation
+ * of that name already exists (another machine initialised it) — join it, leaving everything as it is.
+ */
+export async function initSharedRegistry(root: string, env: NodeJS.ProcessEnv = process.env): Promise<SharedRegistryResult> {
+  const backend = openBackend(root, env) as JetStreamBackend;
+  const joined = !(await backend.registry.create(emptyRegistry()));
+  const registry = await backend.registry.read();
+  const { session } = await backend.streams();
+  return { joined, teams: registry.teams.length, location: backend.registry.location, durabilityNote: durabilityNote(session.serverVersion, session.replicas) };
+}

@@ -1,0 +1,76 @@
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { NotAFederationError } from '../../core/errors.js';
+import { loadConfig } from '../../infra/config/load-config.js';
+import { readJsonFile } from '../../infra/fs/read-json-file.js';
+import { federationPaths, workspacePaths } from '../../core/layout.js';
+import { teamMarkerSchema, type TeamMarker } from '../../core/schema/team-marker.js';
+
+/** Where a command acts: the federation root, and the team whose workspace it runs in (if any). */
+export interface FederationLocation {
+  root: string;
+  team: string | undefined;
+}
+
+export interface LocateOptions {
+  /** `--root`: used as is (no walking up), but a team marker there still leads to its federation. */
+  root?: string;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+function readMarker(file: string): TeamMarker {
+  const marker = readJsonFile(file, teamMarkerSchema, { maxBytes: 64 * 1024 });
+  if (!marker) throw new NotAFederationError(`${file} disappeared while it was read; run the command again`);
+  return marker;
+}
+
+/**
+ * What `dir` is: a team workspace (its `.fed/team.json` marker names the federation — checked first,
+ * because a worktree can also hold a committed config or registry), a federation root (it has a
+ * registry, or a config that keeps the registry in a shared backend such as JetStream), or neither.
+ */
+function classify(dir: string, env: NodeJS.ProcessEnv): FederationLocation | undefined {
+  const marker = workspacePaths(dir).marker;
+  if (existsSync(marker)) {
+    const { federationRoot, domainId } = readMarker(marker);
+    return { root: federationRoot, team: domainId };
+  }
+  const paths = federationPaths(dir);
+  if (existsSync(paths.registry)) return { root: dir, team: undefined };
+  if (existsSync(paths.config) && loadConfig(dir, env).config.backend?.type === 'jetstream') return { root: dir, team: undefined };
+  return undefined;
+}
+
+/**
+ * Resolve the federation a command acts on: `--root` > `FED_ROOT` > the nearest ancestor of the working
+ * directory that is a federation root or team workspace. `FED_TEAM` (set for launched agents) names the
+ * team when no marker does. Throws NotAFederationError when nothing is found.
+ */
+export function locateFederation(options: LocateOptions = {}): FederationLocation {
+  const env = options.env ?? process.env;
+  const explicit = options.root ?? env.FED_ROOT;
+  const envTeam = env.FED_TEAM || undefined;
+  if (explicit) {
+    const dir = resolve(options.cwd ?? process.cwd(), explicit);
+    const found = classify(dir, env);
+    if (!found) {
+      const source = options.root ? '--root' : 'FED_ROOT';
+      throw new NotAFederationError(`${source} ${dir} is not a federation (no .fed/team-registry.json, nor a federate.config.json with a JetStream backend); run: fed init --root ${dir}`);
+    }
+    return { root: found.root, team: found.team ?? envTeam };
+  }
+  const start = resolve(options.cwd ?? process.cwd());
+  for (let dir = start; ; dir = dirname(dir)) {
+    const found = classify(dir, env);
+    if (found) return { root: found.root, team: found.team ?? envTeam };
+    if (dirname(dir) === dir) break;
+  }
+  throw new NotAFederationError(`no federation found in ${start} or any parent directory; run fed init there, or pass --root <dir>`);
+}
+
+/** The directory `fed init` should initialise: `--root` > `FED_ROOT` > the working directory. */
+export function initTarget(options: LocateOptions = {}): string {
+  const env = options.env ?? process.env;
+  return resolve(options.cwd ?? process.cwd(), options.root ?? env.FED_ROOT ?? '.');
+}

@@ -1,0 +1,95 @@
+import { lifecycleFor } from '../archetypes/catalog.js';
+import { applyLifecycleInputs } from '../actors/team-lifecycle.js';
+import { openBackend } from '../../adapters/open-backend.js';
+import { RefusedError } from '../../core/errors.js';
+import type { FederationBackend } from '../../ports/federation-backend.js';
+import type { AckResult, AcknowledgeBatch, AcknowledgeOptions, InvalidSignalFile, SignalEntry, SignalInbox } from '../../ports/signal-transport.js';
+import type { RegistryEntry } from '../../core/schema/registry.js';
+import { signalMessageSchema } from '../../core/schema/signal.js';
+import { resolveParty } from '../../core/resolve-party.js';
+
+export interface AckAllResult {
+  acknowledged: AckResult[];
+  /** Entries of the inbox that are not valid signals; they cannot be acknowledged and are left in place. */
+  invalid: InvalidSignalFile[];
+}
+
+/** Signals applied per envelope write by `ack --all`, as the team actor does. */
+const ACK_BATCH = 256;
+
+async function openInbox(root: string, team: string, backend: FederationBackend): Promise<{ inbox: SignalInbox; entry: RegistryEntry | undefined }> {
+  const party = resolveParty(await backend.registry.read(), team, { role: 'team (--team)' });
+  return { inbox: backend.signals.inbox(party), entry: party.entry };
+}
+
+/**
+ * Acknowledge one signal of `team`'s inbox (spec §4.3). `target` is the signal's id, or the handle (file
+ * name) or location (path) the inbox showed for it. Every stored signal carrying the id is acknowledged
+ * (a copy made by hand is still the same signal).
+ *
+ * An acknowledgment means the signal is taken: for a team with a lifecycle, the team actor never applies
+ * an acknowledged signal, so it is applied first — the same apply path as the actor's, under the team's
+ * lifecycle section — or, while the team is paused, kept in the lifecycle's held list until it is not;
+ * only then is the ack written. Acknowledging again keeps the first time and applies nothing.
+ */
+export async function acknowledgeSignal(root: string, team: string, target: string, options: AcknowledgeOptions = {}, backend: FederationBackend = openBackend(root)): Promise<AckResult[]> {
+  const { inbox, entry } = await openInbox(root, team, backend);
+  const ack = (signals: readonly SignalEntry[]) => applyThenAcknowledge(root, backend, inbox, entry, signals, options);
+  const listHint = `list them with: fed signal list --team ${inbox.party}`;
+  // A signal file name always ends in .json, so it is never mistaken for an id.
+  if (signalMessageSchema.shape.id.safeParse(target).success) {
+    // The sent fact says where the send stored it: found at the same cost in any size of inbox.
+    const sent = await backend.delivery.get(target, 'sent');
+    const matches = await inbox.find(target, sent?.to === inbox.party ? sent : undefined);
+    if (matches.length === 0) throw new RefusedError('UNKNOWN_SIGNAL', `no signal with id ${target} in the inbox of "${inbox.party}" (${inbox.location}); ${listHint}`);
+    return acknowledged(await ack(matches));
+  }
+  const found = await inbox.lookup(target);
+  if (found && 'signal' in found) return acknowledged(await ack([found.signal]));
+  if (found) throw new RefusedError('INVALID_SIGNAL', `${found.invalid.path} is not a valid signal (${found.invalid.reason}), so it cannot be acknowledged`);
+  throw new RefusedError('UNKNOWN_SIGNAL', `no signal "${target}" in the inbox of "${inbox.party}" (${inbox.location}); pass a signal id or file name — ${listHint}`);
+}
+
+/**
+ * `fed signal ack --all`: acknowledge every signal of the inbox that is not acknowledged yet, in inbox
+ * order, each applied first (see acknowledgeSignal). A signal whose acknowledgment is broken is left to a
+ * person (it is in `invalid`), so it cannot stop the others.
+ */
+export async function acknowledgeAll(root: string, team: string, options: AcknowledgeOptions = {}, backend: FederationBackend = openBackend(root)): Promise<AckAllResult> {
+  const { inbox, entry } = await openInbox(root, team, backend);
+  const { signals, invalid } = await inbox.pending();
+  const results: AckResult[] = [];
+  for (let i = 0; i < signals.length; i += ACK_BATCH) {
+    results.push(...acknowledged(await applyThenAcknowledge(root, backend, inbox, entry, signals.slice(i, i + ACK_BATCH), options)));
+  }
+  return { acknowledged: results, invalid };
+}
+
+/**
+ * Apply the unacknowledged signals to the team's lifecycle (when it has one), and acknowledge them right
+ * after the envelope write, still inside the lifecycle section — so no team actor can see them
+ * acknowledged before their effect is saved. Without a lifecycle an ack is only an ack.
+ */
+async function applyThenAcknowledge(root: string, backend: FederationBackend, inbox: SignalInbox, team: RegistryEntry | undefined, signals: readonly SignalEntry[], options: AcknowledgeOptions): Promise<AcknowledgeBatch> {
+  const unacknowledged = signals.filter((s) => !s.message.acknowledged);
+  if (!team || unacknowledged.length === 0 || !lifecycleFor(team.archetypeId)) return inbox.acknowledge(signals, options);
+  let batch: AcknowledgeBatch = { acknowledged: [], failed: [] };
+  await applyLifecycleInputs(root, team, unacknowledged.map((s) => ({ source: 'signal' as const, signal: s.message, file: s.file })), {
+    backend,
+    durable: options.durable,
+    now: options.now,
+    keepHeld: true,
+    afterSave: async () => {
+      batch = await inbox.acknowledge(signals, options);
+    },
+  });
+  return batch;
+}
+
+/** A person asked for these acknowledgments: one that cannot be recorded is an error, as it always was. */
+function acknowledged(batch: AcknowledgeBatch): AckResult[] {
+  const failure = batch.failed[0];
+  if (failure) throw failure.error;
+  return batch.acknowledged;
+}
+

@@ -1,0 +1,118 @@
+import { v4 as uuidv4 } from 'uuid';
+import { openBackend } from '../../adapters/open-backend.js';
+import { InvalidInputError } from '../../core/errors.js';
+import { toJsonText } from '../../core/json-text.js';
+import type { FederationBackend } from '../../ports/federation-backend.js';
+import type { SentSignal, SignalParty, TransportWriteOptions } from '../../ports/signal-transport.js';
+import { activityIsStale, ACTIVITY_RESOLUTION_MS, touchLastActive } from '../registry/touch-activity.js';
+import { META } from '../../core/schema/common.js';
+import { zodProblemText } from '../../core/schema/problems.js';
+import type { Registry } from '../../core/schema/registry.js';
+import { MAX_SIGNAL_BYTES, SIGNAL_PROTOCOL, signalMessageSchema, type SignalMessage } from '../../core/schema/signal.js';
+import { recordSend } from '../delivery/record-send.js';
+import { CONCURRENT_SEND_MS } from '../delivery/sent-fact.js';
+import { recordSignalSent } from '../../infra/telemetry/fed-metrics.js';
+import { resolveParty } from '../../core/resolve-party.js';
+
+export interface SendSignalRequest {
+  /** Recipient: a team id (or domain) or `meta`. */
+  to: string;
+  /** `directive`, `question`, `report` or `alert`; anything else is refused. */
+  type: string;
+  subject: string;
+  /** Default: empty. */
+  body?: string;
+  /** Sender: a team id (or domain) or `meta` (default). */
+  from?: string;
+  /** A UUID chosen by the caller, which makes a retried send idempotent. Default: a new UUID. */
+  id?: string;
+  /** The id of the signal this one answers; that signal's delivery state becomes `answered`. */
+  replyTo?: string;
+}
+
+export interface SendSignalOptions extends TransportWriteOptions {
+  /** The federation's backend, when the caller has it open (default: openBackend(root)). */
+  backend?: FederationBackend;
+  now?: () => Date;
+  /** The registry as the caller just read it (the apply path shares one read among its effects); read here when not given. */
+  registry?: Registry;
+  /** The sender's `lastActive` is refreshed when older than this (default one minute). */
+  activityResolutionMs?: number;
+}
+
+export interface SendSignalResult extends SentSignal {
+  /** Non-fatal problems after delivery (the signal did arrive), e.g. `lastActive` could not be refreshed. */
+  warnings: string[];
+}
+
+/**
+ * Send a signal (spec §4.3): build and validate a SignalMessage, then hand it to the federation's signal
+ * transport, which delivers it to the recipient's inbox and records a copy in the sender's outbox — each
+ * complete when it appears, never replacing another signal (file-signal-v1: temp file, fsync, hard link).
+ * Everything is checked before anything is written, so a refused send leaves no trace.
+ */
+export async function sendSignal(root: string, request: SendSignalRequest, options: SendSignalOptions = {}): Promise<SendSignalResult> {
+  const now = options.now?.() ?? new Date();
+  const backend = options.backend ?? openBackend(root);
+  const registry = options.registry ?? (await backend.registry.read());
+  const recipient = resolveParty(registry, request.to, { role: 'recipient (--to)' });
+  const sender = resolveParty(registry, request.from ?? META, { role: 'sender (--from)' });
+  const built = buildMessage(request, sender.id, recipient.id, now);
+  const durable = options.durable ?? true;
+  // The delivery facts (#16): the id claimed and the reply target checked before anything is published.
+  const records = await recordSend(backend, registry, built, request.replyTo, { durable });
+  if (records.archived) return { ...records.archived, warnings: [] };
+  // A retry concurrent with the first send is stored under its time, where the first send looks.
+  const { outcome, firstSentAt } = records.claim;
+  const concurrent = outcome === 'retry' && now.getTime() - Date.parse(firstSentAt) < CONCURRENT_SEND_MS;
+  const message = concurrent ? { ...built, timestamp: firstSentAt } : built;
+  const sent = await backend.signals.send(message, { from: sender, to: recipient }, { durable, idempotent: request.id !== undefined, claimed: outcome === 'claimed' });
+  await records.delivered(sent.message);
+  // A retry that only completed a missing copy sent nothing new.
+  if (sent.delivered) recordSignalSent(sender.id, sent.message.type);
+  return { ...sent, warnings: await recordActivity(root, sender, now, options) };
+}
+
+/** The validated message, within the size limit of a signal. */
+function buildMessage(request: SendSignalRequest, from: string, to: string, now: Date): SignalMessage {
+  const candidate = {
+    // Lower case, so a retry that spells the same UUID in capitals is still the same signal.
+    id: request.id?.toLowerCase() ?? uuidv4(),
+    timestamp: now.toISOString(),
+    from,
+    to,
+    type: request.type,
+    subject: request.subject,
+    body: request.body ?? '',
+    protocol: SIGNAL_PROTOCOL,
+  };
+  const parsed = signalMessageSchema.safeParse(candidate, { reportInput: true });
+  if (!parsed.success) {
+    throw new InvalidInputError(`cannot send the signal: ${zodProblemText(parsed.error)}`);
+  }
+  const text = toJsonText(parsed.data);
+  const bytes = Buffer.byteLength(text);
+  if (bytes > MAX_SIGNAL_BYTES) {
+    throw new InvalidInputError(
+      `cannot send the signal: it would be ${bytes} bytes, over the ${MAX_SIGNAL_BYTES}-byte limit of a signal; ` +
+        'write large content to a file in the workspace and name that file in the body',
+    );
+  }
+  return parsed.data;
+}
+
+/**
+ * Sending counts as activity (spec §2.4 `lastActive`), but at most one registry write per minute per
+ * team. The signal is already delivered here, so a failure is a warning: reporting the send as failed
+ * would make callers retry and deliver it twice.
+ */
+async function recordActivity(root: string, sender: SignalParty, now: Date, options: SendSignalOptions): Promise<string[]> {
+  const resolutionMs = options.activityResolutionMs ?? ACTIVITY_RESOLUTION_MS;
+  if (!sender.entry || !activityIsStale(sender.entry, now, resolutionMs)) return [];
+  try {
+    await touchLastActive(root, sender.id, { durable: options.durable ?? true, now: () => now, resolutionMs });
+    return [];
+  } catch (error) {
+    return [`the signal was delivered, but lastActive of "${sender.id}" could not be refreshed: ${(error as Error).message}`];
+  }
+}

@@ -1,0 +1,211 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { CorruptFileError, InvalidInputError, RefusedError } from '../../core/errors.js';
+import { createFileExclusive, unlinkQuietly, writeFileAtomic } from '../../infra/fs/atomic-write.js';
+import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
+import { toJsonText } from '../../core/json-text.js';
+import { acquireLock, describeLockOwner, LockTimeoutError, releaseLock } from '../../infra/fs/lock.js';
+import { readJsonFile } from '../../infra/fs/read-json-file.js';
+import { federationPaths, onboardingPaths, teamWorkspacePath, workspacePaths } from '../../core/layout.js';
+import { onboardingIntentSchema, type OnboardingIntent } from '../../core/schema/onboarding-intent.js';
+import { META, teamIdSchema } from '../../core/schema/common.js';
+import { zodProblems } from '../../core/schema/problems.js';
+import { PLACEMENT_TYPES, type PlacementType, type Registry, type RegistryEntry } from '../../core/schema/registry.js';
+import type { TeamMarker } from '../../core/schema/team-marker.js';
+import { recordFederationEvent } from '../federation/federation-journal.js';
+import { createWorkspace, removeWorkspace, worktreeBranch, type CreatedWorkspace } from './placement.js';
+import { openBackend } from '../../adapters/open-backend.js';
+import { updateRegistry, type UpdateOptions } from './update-registry.js';
+import { settleWorktreeGit, type SettleGitOptions } from './worktree-git.js';
+
+export interface OnboardRequest {
+  domain: string;
+  /** Defaults to `domain`. */
+  domainId?: string;
+  /** Defaults to `deliverable`. */
+  archetypeId?: string;
+  /** Defaults to `directory`. */
+  placementType?: PlacementType;
+}
+
+export const DEFAULT_ARCHETYPE = 'deliverable';
+
+function checkSlug(what: string, value: string): string {
+  const parsed = teamIdSchema.safeParse(value, { reportInput: true });
+  if (!parsed.success) throw new InvalidInputError(`${what}: ${zodProblems(parsed.error)[0]?.message ?? 'invalid'}`);
+  if (value === META) throw new InvalidInputError(`${what}: "${META}" is reserved for the meta coordinator; choose another name`);
+  return value;
+}
+
+function refuseDuplicate(registry: Registry, domain: string, domainId: string): void {
+  const clash = registry.teams.find((t) => [t.domain, t.domainId].some((name) => name === domain || name === domainId));
+  if (clash) {
+    throw new RefusedError(
+      'DUPLICATE_TEAM',
+      `a team named "${clash.domain}" (id "${clash.domainId}") is already registered at ${clash.location}; choose another domain or --id`,
+    );
+  }
+}
+
+/** The marker that tells commands run inside the workspace which team and federation it is. */
+function prepareWorkspace(root: string, location: string, domainId: string, worktree: boolean): void {
+  const paths = workspacePaths(location);
+  mkdirSync(paths.fedDir, { recursive: true });
+  const marker: TeamMarker = { federationRoot: root, domainId };
+  writeFileAtomic(paths.marker, toJsonText(marker));
+  // A worktree is its own checkout: keep the team's runtime files out of its git status too.
+  if (worktree && !existsSync(`${paths.fedDir}/.gitignore`)) {
+    createFileExclusive(`${paths.fedDir}/.gitignore`, '# Runtime files of this fed team workspace.\n*\n');
+  }
+}
+
+/** The onboarding of `domain` another live process is running right now. */
+function refuseBusy(domain: string, error: LockTimeoutError): never {
+  throw new RefusedError(
+    'ONBOARDING_BUSY',
+    `team "${domain}" is being onboarded by another process right now (${describeLockOwner(error.owner)}); wait for it to finish`,
+  );
+}
+
+/**
+ * A previous onboarding of this domain that was killed: its intent record, if it left one. A retry and
+ * `fed doctor --fix` remove what the record names, so it must name exactly what an onboarding of this
+ * domain in this federation creates — a record copied from another federation, or edited, names someone
+ * else's folder or branch and is refused as corrupt (kept, never acted on).
+ */
+export function readOnboardingIntent(root: string, domain: string): OnboardingIntent | undefined {
+  const file = onboardingPaths(root, domain).intent;
+  const intent = readJsonFile(file, onboardingIntentSchema);
+  if (intent === undefined) return undefined;
+  const location = teamWorkspacePath(root, domain, intent.placementType);
+  const branch = intent.placementType === 'worktree' ? worktreeBranch(domain) : undefined;
+  if (intent.domain !== domain || intent.location !== location || intent.branch !== branch) {
+    throw new CorruptFileError(
+      file,
+      `it does not describe an onboarding of team "${domain}" in this federation (expected location ${location}${branch ? ` and branch ${branch}` : ''}, found ${intent.location}${intent.branch ? ` and branch ${intent.branch}` : ''}); fed never removes what it names — check that folder by hand, then remove the record`,
+    );
+  }
+  return intent;
+}
+
+/**
+ * Finish or undo what a killed onboarding of `intent.domain` left behind; its lock must be held. When it
+ * got as far as registering the team, only its intent record is left to remove, and the team is returned;
+ * otherwise its workspace (worktree and branch included) is removed and undefined is returned — after
+ * the git it may have left running has finished and the locks of a git killed with it are removed.
+ */
+export async function settleInterruptedOnboarding(
+  root: string,
+  intent: OnboardingIntent,
+  registry: Registry,
+  options: SettleGitOptions = {},
+): Promise<RegistryEntry | undefined> {
+  const registered = registry.teams.find((t) => t.domain === intent.domain && t.location === intent.location);
+  if (!registered) {
+    if (intent.branch) await settleWorktreeGit(root, intent.location, intent.branch, options);
+    removeWorkspace(root, intent);
+  }
+  unlinkQuietly(onboardingPaths(root, intent.domain).intent);
+  return registered;
+}
+
+export interface OnboardOptions extends UpdateOptions {
+  /** Told what a retry does about a killed onboarding's git: waiting for it, removing its stale locks. */
+  onWarning?: (text: string) => void;
+}
+
+/**
+ * Onboard a team (`fed team onboard`): validate names, create its workspace, then register it. If the
+ * registry commit fails (duplicate found by a concurrent onboarding, conflict), the workspace created
+ * here is removed again, so no orphan is left behind.
+ *
+ * A kill -9 can strike anywhere, so the onboarding runs under the domain's onboarding lock and writes
+ * an intent record before it creates anything: a retry of the same onboarding finds the record, removes
+ * the half-made workspace (or, if the team was registered, just completes) and carries on. A git the
+ * killed run left running is waited for first (bounded), and a git lock whose holder is gone is removed.
+ */
+export async function onboardTeam(root: string, request: OnboardRequest, options: OnboardOptions = {}): Promise<RegistryEntry> {
+  const domain = checkSlug('domain', request.domain);
+  const domainId = checkSlug('--id', request.domainId ?? domain);
+  const archetypeId = checkSlug('--archetype', request.archetypeId ?? DEFAULT_ARCHETYPE);
+  const placementType = request.placementType ?? 'directory';
+  if (!PLACEMENT_TYPES.includes(placementType)) {
+    throw new InvalidInputError(`--placement: expected one of ${PLACEMENT_TYPES.join(', ')}, got "${String(placementType)}"`);
+  }
+
+  // The registry of the configured backend: on JetStream it is shared with teams on other machines.
+  const backend = openBackend(root);
+  const paths = onboardingPaths(root, domain);
+  const leftover = readOnboardingIntent(root, domain);
+  if (!leftover) refuseDuplicate(await backend.registry.read(), domain, domainId);
+
+  ensureDirectory(federationPaths(root).onboarding, options);
+  // The holder of a lease is judged by its process only: a slow onboarding (git on a big repository) keeps it.
+  const lock = await acquireLock(paths.lock, { staleMs: Number.POSITIVE_INFINITY, timeoutMs: 0 }).catch((error: unknown) => {
+    if (error instanceof LockTimeoutError) refuseBusy(domain, error);
+    throw error;
+  });
+  try {
+    const interrupted = readOnboardingIntent(root, domain);
+    if (interrupted) {
+      const registered = await settleInterruptedOnboarding(root, interrupted, await backend.registry.read(), { onWarning: options.onWarning });
+      // The killed run got as far as registering: the same request is complete; anything else is a duplicate.
+      if (registered && registered.domainId === domainId && registered.archetypeId === archetypeId && registered.placementType === placementType) {
+        return registered;
+      }
+    }
+    refuseDuplicate(await backend.registry.read(), domain, domainId);
+
+    const location = teamWorkspacePath(root, domain, placementType);
+    const intent: OnboardingIntent = {
+      domain,
+      domainId,
+      archetypeId,
+      placementType,
+      location,
+      ...(placementType === 'worktree' ? { branch: worktreeBranch(domain) } : {}),
+      startedAt: (options.now?.() ?? new Date()).toISOString(),
+    };
+    writeFileAtomic(paths.intent, toJsonText(intent), options);
+    let workspace: CreatedWorkspace | undefined;
+    try {
+      workspace = createWorkspace(root, domain, placementType);
+      const now = (options.now?.() ?? new Date()).toISOString();
+      const entry: RegistryEntry = {
+        domain,
+        domainId,
+        archetypeId,
+        placementType,
+        onboardedAt: now,
+        location: workspace.location,
+        host: hostname(),
+        status: 'active',
+        lastActive: now,
+      };
+      prepareWorkspace(root, workspace.location, domainId, placementType === 'worktree');
+      await backend.signals.provision({ id: domainId, entry }, options);
+      await updateRegistry(
+        root,
+        (registry) => {
+          refuseDuplicate(registry, domain, domainId);
+          registry.teams.push(entry);
+          return registry;
+        },
+        options,
+      );
+      unlinkQuietly(paths.intent);
+      await recordFederationEvent(backend, { kind: 'onboarded', team: domainId, archetype: archetypeId, placement: placementType, location: entry.location });
+      return entry;
+    } catch (error) {
+      try {
+        workspace?.remove();
+        unlinkQuietly(paths.intent);
+      } catch {
+        // The intent record stays, so a retry or fed doctor --fix finishes the cleanup; the first error is the one to report.
+      }
+      throw error;
+    }
+  } finally {
+    releaseLock(lock);
+  }
+}

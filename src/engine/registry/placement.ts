@@ -1,0 +1,102 @@
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { InvalidInputError, RefusedError } from '../../core/errors.js';
+import { federationPaths, teamWorkspacePath } from '../../core/layout.js';
+import type { PlacementType } from '../../core/schema/registry.js';
+import { git, gitSucceeds } from './git.js';
+
+/** A created workspace and how to undo it if the registry commit that follows fails. */
+export interface CreatedWorkspace {
+  location: string;
+  remove: () => void;
+}
+
+export function worktreeBranch(domain: string): string {
+  return `fed/${domain}`;
+}
+
+/**
+ * Create a team workspace (spec §2.4 placementType). The final directory is created exclusively, so of
+ * two concurrent onboardings of one domain only the creator ever removes it again.
+ */
+export function createWorkspace(root: string, domain: string, placement: PlacementType): CreatedWorkspace {
+  const location = teamWorkspacePath(root, domain, placement);
+  return placement === 'directory' ? createDirectory(location) : createWorktree(root, domain, location);
+}
+
+function createDirectory(location: string): CreatedWorkspace {
+  mkdirSync(dirname(location), { recursive: true });
+  try {
+    mkdirSync(location);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw new RefusedError(
+        'WORKSPACE_EXISTS',
+        `workspace ${location} already exists and no team is registered there; if an interrupted onboarding left it, fed doctor --fix removes it — otherwise move it away or choose another domain`,
+      );
+    }
+    throw error;
+  }
+  return { location, remove: () => rmSync(location, { recursive: true, force: true }) };
+}
+
+function createWorktree(root: string, domain: string, location: string): CreatedWorkspace {
+  if (!gitSucceeds(root, ['rev-parse', '--is-inside-work-tree'])) {
+    throw new InvalidInputError(
+      `placement "worktree" needs a git repository, and ${root} is not in one; run git init (and commit), or use --placement directory`,
+    );
+  }
+  if (!gitSucceeds(root, ['rev-parse', '--verify', '--quiet', 'HEAD'])) {
+    throw new InvalidInputError(
+      `placement "worktree" needs at least one commit in ${root} to branch from; commit first, or use --placement directory`,
+    );
+  }
+  const branch = worktreeBranch(domain);
+  if (branchExists(root, branch)) {
+    // `git branch -D` refuses a branch checked out in a worktree: the advice must remove that first.
+    const checkout = worktreeOfBranch(root, branch);
+    const remove = checkout ? `git worktree remove --force ${checkout} && git branch -D ${branch}` : `git branch -D ${branch}`;
+    throw new RefusedError('BRANCH_EXISTS', `git branch ${branch} already exists${checkout ? ` (checked out at ${checkout})` : ''}; delete it (${remove}) or choose another domain`);
+  }
+  mkdirSync(federationPaths(root).worktrees, { recursive: true });
+  try {
+    git(root, ['worktree', 'add', '--quiet', '-b', branch, location]);
+  } catch (error) {
+    throw new RefusedError('WORKTREE_FAILED', `could not create worktree ${location}: ${(error as Error).message}`);
+  }
+  return { location, remove: () => removeWorkspace(root, { location, placementType: 'worktree', branch }) };
+}
+
+function branchExists(root: string, branch: string): boolean {
+  return gitSucceeds(root, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]);
+}
+
+/** The worktree that has `branch` checked out, if any. */
+function worktreeOfBranch(root: string, branch: string): string | undefined {
+  if (!gitSucceeds(root, ['rev-parse', '--is-inside-work-tree'])) return undefined;
+  let current: string | undefined;
+  for (const line of git(root, ['worktree', 'list', '--porcelain']).split('\n')) {
+    if (line.startsWith('worktree ')) current = line.slice('worktree '.length);
+    else if (line === `branch refs/heads/${branch}`) return current;
+  }
+  return undefined;
+}
+
+/**
+ * Remove a workspace fed created — also one a killed onboarding left half made: a worktree registered
+ * or not, a partial checkout, the branch with or without its worktree. Each step is skipped when there
+ * is nothing to undo, so it can run again after being interrupted itself.
+ */
+export function removeWorkspace(root: string, workspace: { location: string; placementType: PlacementType; branch?: string }): void {
+  if (workspace.placementType === 'worktree') {
+    // Twice --force also removes a worktree git still has locked (mid-`worktree add`).
+    if (existsSync(workspace.location)) gitSucceeds(root, ['worktree', 'remove', '--force', '--force', workspace.location]);
+    rmSync(workspace.location, { recursive: true, force: true });
+    // A `worktree add` killed midway leaves its entry locked ("initializing"), which prune skips.
+    gitSucceeds(root, ['worktree', 'unlock', workspace.location]);
+    gitSucceeds(root, ['worktree', 'prune']);
+    if (workspace.branch && branchExists(root, workspace.branch)) git(root, ['branch', '-D', workspace.branch]);
+    return;
+  }
+  rmSync(workspace.location, { recursive: true, force: true });
+}

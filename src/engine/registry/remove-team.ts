@@ -1,0 +1,68 @@
+import { lstatSync } from 'node:fs';
+import { RefusedError } from '../../core/errors.js';
+import { recordFederationEvent } from '../federation/federation-journal.js';
+import { isLockHeld } from '../../infra/fs/lock.js';
+import { teamWorkspacePath, workspacePaths } from '../../core/layout.js';
+import type { FederationRecord } from '../../core/schema/federation-journal.js';
+import { getTeam, statusOf } from '../../core/find-team.js';
+import { gitSucceeds } from './git.js';
+import { removeWorkspace, worktreeBranch } from './placement.js';
+import { openBackend } from '../../adapters/open-backend.js';
+import { teamWorkspace } from '../../adapters/file/team-workspace.js';
+import { updateRegistry, type UpdateOptions } from './update-registry.js';
+
+export interface RemoveOptions extends UpdateOptions {
+  /** Remove a worktree team's branch even when it is not merged (its commits are lost). */
+  force?: boolean;
+}
+
+/**
+ * `fed team remove`: retire an archived team for good — its workspace (a worktree team's worktree and
+ * branch too) and its registry entry, through the registry's compare-and-swap. Only archived teams (an
+ * archived team is never launched again), only a workspace fed created where it creates them, and a
+ * branch whose commits are not merged into the federation's checked-out branch only with `force`. The
+ * federation journal keeps the record. Re-running after an interruption finishes the job: each step
+ * skips what is already gone.
+ */
+export async function removeTeam(root: string, name: string, options: RemoveOptions = {}): Promise<Extract<FederationRecord, { kind: 'removed' }>> {
+  const entry = getTeam(await openBackend(root).registry.read(), name);
+  const status = statusOf(entry);
+  if (status !== 'archived') {
+    throw new RefusedError('TEAM_NOT_ARCHIVED', `team "${entry.domainId}" is ${status}; only archived teams are removed — archive it first: fed team archive ${entry.domainId}`);
+  }
+  const expected = teamWorkspacePath(root, entry.domain, entry.placementType);
+  const present = lstatExists(entry.location);
+  if (present) {
+    // Never delete what fed did not create: a workspace outside the root, through a link, or moved.
+    teamWorkspace(root, entry);
+    if (entry.location !== expected) {
+      throw new RefusedError('WORKSPACE_NOT_FEDS', `the workspace of team "${entry.domainId}" is ${entry.location}, not where fed creates it (${expected}); fed removes only its own workspaces — remove that folder by hand, then run this again`);
+    }
+    if (isLockHeld(workspacePaths(entry.location).launchLease, { staleMs: Number.POSITIVE_INFINITY })) {
+      throw new RefusedError('TEAM_BUSY', `team "${entry.domainId}" is still being launched by another process; wait for it to end, then run this again`);
+    }
+  }
+  const branch = entry.placementType === 'worktree' ? worktreeBranch(entry.domain) : undefined;
+  if (branch && !options.force && gitSucceeds(root, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]) && !gitSucceeds(root, ['merge-base', '--is-ancestor', branch, 'HEAD'])) {
+    throw new RefusedError('BRANCH_NOT_MERGED', `branch ${branch} of team "${entry.domainId}" has commits not merged into the current branch; merge them first (git merge ${branch}), or remove it with its commits: fed team remove ${entry.domainId} --force`);
+  }
+  if (present || branch) removeWorkspace(root, { location: entry.location, placementType: entry.placementType, ...(branch ? { branch } : {}) });
+  await updateRegistry(
+    root,
+    (registry) => {
+      registry.teams = registry.teams.filter((t) => t.domainId !== entry.domainId);
+      return registry;
+    },
+    options,
+  );
+  return (await recordFederationEvent(root, { kind: 'removed', team: entry.domainId, location: entry.location, ...(branch ? { branch } : {}), forced: Boolean(options.force) })) as Extract<FederationRecord, { kind: 'removed' }>;
+}
+
+function lstatExists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,64 @@
+import { ConfigValidationError, type ValidationProblem } from '../../core/errors.js';
+import { parseJsonText } from '../../core/json-text.js';
+import { readTextFile } from '../fs/read-json-file.js';
+import { federationPaths } from '../../core/layout.js';
+import { configSchema, type FederationConfig } from '../../core/schema/config.js';
+import { zodProblems } from '../../core/schema/problems.js';
+import { findUnknownKeys } from '../../core/schema/unknown-keys.js';
+import { applyEnvOverrides } from './env-overrides.js';
+
+export interface LoadedConfig {
+  config: FederationConfig;
+  /** Non-fatal findings, e.g. unknown keys with the closest known one. */
+  warnings: string[];
+  file: string;
+  /** False when the file is absent and every value is a default. */
+  exists: boolean;
+}
+
+/**
+ * Validate a parsed `federate.config.json` value: defaults applied, every problem collected (not just
+ * the first) into one ConfigValidationError, unknown keys turned into warnings with a suggestion.
+ */
+export function validateConfig(raw: unknown, file: string): { config: FederationConfig; warnings: string[] } {
+  const parsed = configSchema.safeParse(raw, { reportInput: true });
+  if (!parsed.success) throw new ConfigValidationError(file, zodProblems(parsed.error));
+  const warnings = findUnknownKeys(configSchema, raw).map(
+    ({ path, suggestion }) =>
+      `${file}: unknown key "${path}" is ignored${suggestion ? ` — did you mean "${suggestion}"?` : ''}`,
+  );
+  return { config: parsed.data, warnings };
+}
+
+/**
+ * The last config text validated, and the result: one command loads the config several times (the CLI,
+ * the backend, the lifecycle), and validating it is most of the cost. The file is still read every time,
+ * so a changed config is validated again.
+ */
+let lastValidated: { file: string; text: string | undefined; result: ReturnType<typeof validateConfig> } | undefined;
+
+/** Load the federation config: file (or defaults when absent) → validation → environment overrides. */
+export function loadConfig(root: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  const file = federationPaths(root).config;
+  // A config is a few hundred bytes; 1 MiB is generous, and a FIFO or directory there is reported.
+  const text = readTextFile(file, 'federate.config.json must be a JSON file; replace it with one (see fed config show)', { maxBytes: 1024 * 1024 });
+  if (lastValidated?.file !== file || lastValidated.text !== text) lastValidated = { file, text, result: validateConfig(parseConfigText(text, file), file) };
+  const { config, warnings } = lastValidated.result;
+  return { config: applyEnvOverrides(config, env), warnings: [...warnings], file, exists: text !== undefined };
+}
+
+function parseConfigText(text: string | undefined, file: string): unknown {
+  let raw: unknown = {};
+  if (text !== undefined) {
+    const json = parseJsonText(text);
+    if (!json.ok) {
+      const problem: ValidationProblem = {
+        path: `line ${json.line}, column ${json.column}`,
+        message: `not valid JSON (${json.message})`,
+      };
+      throw new ConfigValidationError(file, [problem]);
+    }
+    raw = json.value;
+  }
+  return raw;
+}
