@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig, type LoadedConfig } from '../infra/config/load-config.js';
-import { locateFederation, type FederationLocation } from '../engine/federation/locate.js';
+import { locateFederation, type FederationLocation } from '../apps/init/locate.js';
+import { openFederation, type Federation } from '../engine/context.js';
 import { globalOptions, type CliIo } from './cli-io.js';
 import { startCliTelemetry } from './telemetry.js';
 
@@ -8,6 +9,8 @@ export * from './cli-io.js';
 
 export interface CommandContext extends FederationLocation {
   config: LoadedConfig;
+  /** The federation, opened once for the command and handed to the library. */
+  fed: Federation;
 }
 
 /**
@@ -19,5 +22,5 @@ export function federationContext(command: Command, io: CliIo): CommandContext {
   const config = loadConfig(location.root, io.env);
   for (const warning of config.warnings) io.stderr(`warning: ${warning}\n`);
   startCliTelemetry(location.root, config.config, io);
-  return { ...location, config };
+  return { ...location, config, fed: openFederation(location.root, { env: io.env, config }) };
 }

@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../core/errors.js';
-import type { FederationLocation } from '../engine/federation/locate.js';
+import type { FederationLocation } from '../apps/init/locate.js';
 
 /**
  * The team a command is about: `--team`, else the team of the workspace the command runs in (its marker)

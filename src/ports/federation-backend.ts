@@ -5,8 +5,8 @@ import type { RegistryStore } from './registry-store.js';
 import type { SignalTransport } from './signal-transport.js';
 
 /**
- * Everything a federation keeps and moves, behind its ports. `openBackend(root)`
- * (src/backend/open-backend.ts) opens the one a federation is configured with.
+ * Everything a federation keeps and moves, behind its ports. `openFederation(root)`
+ * (src/engine/context.ts, through the adapter registry src/adapters/index.ts) opens the one a federation is configured with.
  */
 export interface FederationBackend {
   /** The adapter's name, e.g. `file-signal-v1`. */

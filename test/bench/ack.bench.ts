@@ -27,6 +27,7 @@ import {
 import type { RegistryEntry, SentFact, SignalMessage } from '../../src/index.js';
 import { natsServerMissing, startNatsServer } from '../helpers/nats-server.js';
 import { reportInterleavedRatios } from './harness.js';
+import { openFederation } from '../../src/engine/context.js';
 
 const BIG = 100_000;
 const SMALL = 10;
@@ -49,7 +50,7 @@ function message(team: string, i: number): SignalMessage {
 
 /** `count` unacknowledged signals in `team`'s inbox, each with its sent fact, as a send leaves them (written directly: sending 100 000 would dominate the run). */
 async function plant(root: string, team: string, count: number): Promise<{ inbox: string; messages: SignalMessage[] }> {
-  const entry = await onboardTeam(root, { domain: team }, { durable: false });
+  const entry = await onboardTeam(openFederation(root), { domain: team }, { durable: false });
   const inbox = workspacePaths(entry.location).inbox;
   const facts = deliveryDirectory(root);
   mkdirSync(facts, { recursive: true });
@@ -104,7 +105,7 @@ async function jetstreamAckBench(): Promise<void> {
     const ackRun = (team: string, next: () => SignalMessage) => async (): Promise<number> => {
       const ids = Array.from({ length: PER_RUN }, () => next().id);
       const started = performance.now();
-      for (const id of ids) await acknowledgeSignal(root, team, id, {}, backend);
+      for (const id of ids) await acknowledgeSignal(openFederation(root, { backend }), team, id, {});
       return (performance.now() - started) / PER_RUN;
     };
     await reportInterleavedRatios(
@@ -136,7 +137,7 @@ async function fileAckBench(): Promise<void> {
     const ackRun = (team: string, next: () => SignalMessage) => async (): Promise<number> => {
       const ids = Array.from({ length: PER_RUN }, () => next().id);
       const started = performance.now();
-      for (const id of ids) await acknowledgeSignal(root, team, id, { durable: false }, openFileBackend(root));
+      for (const id of ids) await acknowledgeSignal(openFederation(root, { backend: openFileBackend(root) }), team, id, { durable: false });
       return (performance.now() - started) / PER_RUN;
     };
     const nextSmallSignal = (): SignalMessage => {

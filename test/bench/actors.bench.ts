@@ -21,6 +21,7 @@ import {
   writeFileAtomic,
 } from '../../src/index.js';
 import { report } from './harness.js';
+import { openFederation } from '../../src/engine/context.js';
 
 const SIGNALS = 2_000;
 const BATCH = 256;
@@ -28,9 +29,9 @@ const BATCH = 256;
 async function inboxWithSignals(): Promise<{ root: string; inbox: string }> {
   const root = mkdtempSync(join(tmpdir(), 'fed-bench-actors-'));
   initFederation(root, {}, {});
-  await onboardTeam(root, { domain: 'docs' });
+  await onboardTeam(openFederation(root), { domain: 'docs' });
   for (let i = 0; i < SIGNALS; i++) {
-    await sendSignal(root, { to: 'docs', type: 'question', subject: `question ${i}`, body: `body ${i}` }, { durable: false });
+    await sendSignal(openFederation(root), { to: 'docs', type: 'question', subject: `question ${i}`, body: `body ${i}` }, { durable: false });
   }
   return { root, inbox: workspacePaths(getTeam(readRegistry(root), 'docs').location).inbox };
 }
@@ -63,7 +64,7 @@ export default async function actorsBench(): Promise<void> {
 
   const fed = await inboxWithSignals();
   const started = performance.now();
-  const [result] = await runActors(fed.root, { team: 'docs', once: true, batchSize: BATCH });
+  const [result] = await runActors(openFederation(fed.root), { team: 'docs', once: true, batchSize: BATCH });
   const perSecond = SIGNALS / ((performance.now() - started) / 1000);
   if (result?.acknowledged !== SIGNALS) throw new Error(`expected ${SIGNALS} acks, got ${result?.acknowledged}`);
   rmSync(fed.root, { recursive: true, force: true });

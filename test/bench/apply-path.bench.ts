@@ -14,6 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { getTeam, initFederation, listSignals, onboardTeam, readRegistry, signalFileName, toJsonText, workspacePaths, type SignalMessage } from '../../src/index.js';
 import { startFixture } from '../helpers/fixture-process.js';
 import { fmt, reportInterleavedRatios, reportRoundRatios, summarize } from './harness.js';
+import { openFederation } from '../../src/engine/context.js';
 
 const LARGE = Number(process.env.FED_BENCH_LARGE ?? 100_000);
 const SMALL = Math.round(LARGE / 10);
@@ -28,7 +29,7 @@ interface Inbox {
 async function federationWith(signals: number): Promise<Inbox> {
   const root = mkdtempSync(join(tmpdir(), 'fed-bench-apply-'));
   initFederation(root, {}, {});
-  await onboardTeam(root, { domain: 'docs' }, { durable: false });
+  await onboardTeam(openFederation(root), { domain: 'docs' }, { durable: false });
   const inbox = workspacePaths(getTeam(readRegistry(root), 'docs').location).inbox;
   const start = Date.UTC(2026, 0, 1);
   for (let i = 0; i < signals; i++) {
@@ -116,7 +117,7 @@ export default async function applyPathBench(): Promise<void> {
     };
     const ourList = async () => {
       const started = performance.now();
-      await listSignals(small.root, { team: 'docs' });
+      await listSignals(openFederation(small.root), { team: 'docs' });
       return performance.now() - started;
     };
     await reportInterleavedRatios({ name: `raw readdir + read + JSON.parse of ${SMALL} signals and acks`, run: rawList }, [{ name: `fed signal list of ${SMALL}`, run: ourList, max: 2 }], ROUNDS);

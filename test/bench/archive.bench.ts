@@ -13,6 +13,7 @@ import { archiveDirectoryOf, deliveryDirectory, initFederation, onboardTeam, sig
 import type { SentFact, SignalMessage } from '../../src/index.js';
 import { FED_BIN } from '../helpers/fed-cli.js';
 import { reportInterleavedRatios } from './harness.js';
+import { openFederation } from '../../src/engine/context.js';
 
 const LIVE = 100;
 const ARCHIVED = 100_000;
@@ -38,7 +39,7 @@ function signal(i: number, day: string): { name: string; text: string; message: 
 async function federation(archived: number): Promise<string> {
   const root = mkdtempSync(join(tmpdir(), 'fed-bench-archive-'));
   initFederation(root, {}, {});
-  const docs = await onboardTeam(root, { domain: 'docs' }, { durable: false });
+  const docs = await onboardTeam(openFederation(root), { domain: 'docs' }, { durable: false });
   const inbox = workspacePaths(docs.location).inbox;
   const outbox = workspacePaths(root).outbox;
   const facts = deliveryDirectory(root);

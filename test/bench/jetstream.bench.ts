@@ -35,6 +35,7 @@ import {
 } from '../../src/index.js';
 import { natsServerMissing, startNatsServer, type NatsServer } from '../helpers/nats-server.js';
 import { fmt, percentile, report, reportInterleavedRatios, summarize } from './harness.js';
+import { openFederation } from '../../src/engine/context.js';
 
 const PER_ROUND = 300;
 const ROUNDS = 5;
@@ -58,7 +59,7 @@ export default async function jetstreamBench(): Promise<void> {
   try {
     const { session, acks, lifecycle } = await backend.streams();
     initFederation(fileRoot, {}, {});
-    const fileTeam = await onboardTeam(fileRoot, { domain: 'docs' });
+    const fileTeam = await onboardTeam(openFederation(fileRoot), { domain: 'docs' });
     const files = openFileBackend(fileRoot);
     const meta: SignalParty = { id: 'meta', entry: undefined };
     const docs: SignalParty = { id: 'docs', entry: undefined };
@@ -114,9 +115,9 @@ async function jetstreamFederation(server: NatsServer): Promise<{ root: string; 
   const root = mkdtempSync('/tmp/fed-bench-jetstream-apply-');
   roots.push(root);
   writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ federationName: `apply${process.pid}_${++federations}`, backend: { type: 'jetstream', servers: [server.url] } }));
-  const backend = openBackend(root);
+  const backend = openFederation(root).backend;
   await backend.registry.create(emptyRegistry());
-  await onboardTeam(root, { domain: 'docs' });
+  await onboardTeam(openFederation(root), { domain: 'docs' });
   return { root, backend };
 }
 
@@ -124,17 +125,17 @@ async function fileFederation(): Promise<{ root: string; backend: FederationBack
   const root = mkdtempSync('/tmp/fed-bench-jetstream-files-apply-');
   roots.push(root);
   initFederation(root, {}, {});
-  await onboardTeam(root, { domain: 'docs' });
+  await onboardTeam(openFederation(root), { domain: 'docs' });
   return { root, backend: openFileBackend(root) };
 }
 
 /** Time (ms) for `fed actors run --once --team docs` to apply `APPLIED` signals sent beforehand (untimed). */
 async function actorApplyMs(fed: { root: string; backend: FederationBackend }): Promise<number> {
   for (let i = 0; i < APPLIED; i++) {
-    await sendSignal(fed.root, { to: 'docs', type: 'question', subject: `question ${i}`, body: `body ${i}` }, { backend: fed.backend, durable: false });
+    await sendSignal(openFederation(fed.root, { backend: fed.backend }), { to: 'docs', type: 'question', subject: `question ${i}`, body: `body ${i}` }, { durable: false });
   }
   const started = performance.now();
-  const [result] = await runActors(fed.root, { team: 'docs', once: true, batchSize: BATCH, backend: fed.backend });
+  const [result] = await runActors(openFederation(fed.root, { backend: fed.backend }), { team: 'docs', once: true, batchSize: BATCH });
   const ms = performance.now() - started;
   if (result?.acknowledged !== APPLIED) throw new Error(`expected ${APPLIED} acks, got ${result?.acknowledged}`);
   return ms;
@@ -199,10 +200,9 @@ async function latencyBench(server: NatsServer): Promise<void> {
   for (const [name, fed] of [['JetStream', await jetstreamFederation(server)], ['files', await fileFederation()]] as const) {
     const waiting = new Map<string, () => void>();
     const stop = new AbortController();
-    const running = runActors(fed.root, {
+    const running = runActors(openFederation(fed.root, { backend: fed.backend }), {
       team: 'docs',
       signal: stop.signal,
-      backend: fed.backend,
       onResult: (result) => {
         for (const step of result.steps) if (step.signal) waiting.get(step.signal.id)?.();
       },
@@ -212,7 +212,7 @@ async function latencyBench(server: NatsServer): Promise<void> {
       const id = randomUUID();
       const applied = new Promise<void>((resolve) => waiting.set(id, resolve));
       const started = performance.now();
-      await sendSignal(fed.root, { id, to: 'docs', type: 'question', subject: `latency ${i}`, body: '' }, { backend: fed.backend });
+      await sendSignal(openFederation(fed.root, { backend: fed.backend }), { id, to: 'docs', type: 'question', subject: `latency ${i}`, body: '' });
       await applied;
       samples.push(performance.now() - started);
       waiting.delete(id);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { initFederation, loadConfig, onboardTeam, readRegistry, runMonitorCycle, workspacePaths } from '../../src/index.js';
 import { report } from './harness.js';
+import { openFederation } from '../../src/engine/context.js';
 
 const TEAMS = 200;
 const SIGNALS = 1_000;
@@ -17,7 +18,7 @@ export default async function monitorBench(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'fed-bench-monitor-'));
   try {
     initFederation(root, {}, {});
-    for (let t = 0; t < TEAMS; t++) await onboardTeam(root, { domain: `team-${t}` }, { durable: false });
+    for (let t = 0; t < TEAMS; t++) await onboardTeam(openFederation(root), { domain: `team-${t}` }, { durable: false });
     const teams = readRegistry(root).teams;
     // Files are written directly (not sent): the setup would otherwise dominate the run.
     for (const team of teams) {
@@ -41,7 +42,7 @@ export default async function monitorBench(): Promise<void> {
     const ceilingMs = performance.now() - listStart;
 
     const start = performance.now();
-    const result = await runMonitorCycle(root, { config });
+    const result = await runMonitorCycle(openFederation(root), { config });
     const cycleMs = performance.now() - start;
     if (result.teams.length !== TEAMS || result.totals.unacknowledged !== (TEAMS * SIGNALS) / 2) throw new Error('monitor bench: wrong counts');
 

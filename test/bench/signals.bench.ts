@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { initFederation } from '../../src/engine/federation/init-federation.js';
+import { initFederation } from '../../src/apps/init/init-federation.js';
 import { fsyncDirectory } from '../../src/infra/fs/atomic-write.js';
 import { toJsonText } from '../../src/core/json-text.js';
 import { onboardTeam } from '../../src/engine/registry/onboard.js';
@@ -18,6 +18,7 @@ import { sendSignal } from '../../src/engine/messaging/send-signal.js';
 import { signalFileName } from '../../src/adapters/file/signals/signal-file-name.js';
 import { watchSignalBox } from '../../src/adapters/file/signals/watch-signals.js';
 import { percentile, report } from './harness.js';
+import { openFederation } from '../../src/engine/context.js';
 
 const SENDS = 300;
 const LATENCY_SAMPLES = 200;
@@ -122,10 +123,10 @@ export default async function signalsBench(): Promise<void> {
   try {
     const root = dir('fed');
     initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
-    await onboardTeam(root, { domain: 'docs' }, { durable: false });
+    await onboardTeam(openFederation(root), { domain: 'docs' }, { durable: false });
     const docs = resolveSignalWorkspace(root, 'docs');
     const send = (i: number, durable: boolean) =>
-      sendSignal(root, { to: 'docs', type: 'report', subject: `Status ${i}`, body: BODY }, { durable });
+      sendSignal(openFederation(root), { to: 'docs', type: 'report', subject: `Status ${i}`, body: BODY }, { durable });
 
     // Throughput. A send publishes three files — the claim of its id (.fed/delivery/<id>.sent.json, which
     // stops an id being reused for another signal), the inbox copy and the outbox copy — so its ceiling is a

@@ -15,6 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { applyLifecycleInputs, getTeam, initFederation, onboardTeam, readRegistry, sendSignal } from '../../src/index.js';
 import { FED_BIN } from '../helpers/fed-cli.js';
 import { reportInterleavedRatios } from './harness.js';
+import { openFederation } from '../../src/engine/context.js';
 
 const ROUNDS = 11;
 
@@ -32,9 +33,9 @@ export default async function startupBench(): Promise<void> {
   // Teams for the event runs, each with its mission applied (it waits in preparing for PLAN_READY).
   const teams: string[] = [];
   for (let i = 0; i < 2 * ROUNDS; i++) {
-    const team = await onboardTeam(root, { domain: `t${i}` });
-    const sent = await sendSignal(root, { to: team.domainId, type: 'directive', subject: 'Mission', body: 'Describe it' }, { durable: false });
-    await applyLifecycleInputs(root, getTeam(readRegistry(root), team.domainId), [{ source: 'signal', signal: sent.message }]);
+    const team = await onboardTeam(openFederation(root), { domain: `t${i}` });
+    const sent = await sendSignal(openFederation(root), { to: team.domainId, type: 'directive', subject: 'Mission', body: 'Describe it' }, { durable: false });
+    await applyLifecycleInputs(openFederation(root), getTeam(readRegistry(root), team.domainId), [{ source: 'signal', signal: sent.message }]);
     teams.push(team.domainId);
   }
   const codeCache = join(root, 'code-cache');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sendSignal, type RegistryEntry } from '../../src/index.js';
 import { eventually, party, runWorker, type ConformanceFactory, type ConformanceFederation } from './conformance-federation.js';
+import { openFederation } from '../../src/engine/context.js';
 
 const SIGNALS = 80;
 const KILLS = 5;
@@ -33,7 +34,7 @@ export async function sendDirectives(fed: ConformanceFederation, count: number, 
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
     const subject = i % 20 === 7 ? 'pause' : i % 20 === 12 ? 'resume' : `directive ${i}`;
-    ids.push((await sendSignal(fed.root, { to: 'alpha', type: 'directive', subject, body: `${i}` }, { ...options, backend: fed.backend })).message.id);
+    ids.push((await sendSignal(openFederation(fed.root, { backend: fed.backend }), { to: 'alpha', type: 'directive', subject, body: `${i}` }, options)).message.id);
   }
   return ids;
 }

@@ -9,13 +9,14 @@ import { describeExactlyOnceApply } from './exactly-once.suite.js';
 import { describeLifecycleStore } from './lifecycle-store.suite.js';
 import { describeRegistryStore } from './registry-store.suite.js';
 import { describeSignalTransport } from './signal-transport.suite.js';
+import { openFederation } from '../../src/engine/context.js';
 
 /** file-signal-v1 in a temp dir: a federation made by fed init and fed team onboard. */
 const fileFederation: ConformanceFactory = async (domains) => {
   const root = tempDir('fed-conformance-');
   initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
   const teams: Record<string, RegistryEntry> = {};
-  for (const domain of domains) teams[domain] = await onboardTeam(root, { domain }, { durable: false });
+  for (const domain of domains) teams[domain] = await onboardTeam(openFederation(root), { domain }, { durable: false });
   const workspaceOf = (entry: RegistryEntry | undefined) => entry?.location ?? root;
   return {
     adapter: 'file',

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { onboardTeam } from '../../src/index.js';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { openFederation } from '../../src/engine/context.js';
 
 async function initialised(): Promise<string> {
   const root = tempDir();
@@ -225,7 +226,7 @@ describe('worktree placement', () => {
     execFileSync('git', ['commit', '-qm', 'init'], { cwd: repo });
     // A live writer on another host holds the commit lock, so this registration times out.
     writeFileSync(join(repo, '.fed', 'team-registry.json.lock'), JSON.stringify({ pid: 1, host: 'elsewhere', token: 'x', acquiredAt: new Date().toISOString() }));
-    const failed = await onboardTeam(repo, { domain: 'docs', placementType: 'worktree' }, { lock: { timeoutMs: 50, staleMs: 60_000 } }).catch((e: unknown) => e);
+    const failed = await onboardTeam(openFederation(repo), { domain: 'docs', placementType: 'worktree' }, { lock: { timeoutMs: 50, staleMs: 60_000 } }).catch((e: unknown) => e);
     expect(failed).toMatchObject({ code: 'LOCK_TIMEOUT' });
     expect(existsSync(join(repo, '.fed', 'worktrees', 'docs'))).toBe(false);
     expect(execFileSync('git', ['branch', '--list', 'fed/docs'], { cwd: repo, encoding: 'utf8' })).toBe('');

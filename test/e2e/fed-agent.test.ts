@@ -21,6 +21,7 @@ import { builtBin, FED_BIN } from '../helpers/fed-cli.js';
 import { waitFor } from '../helpers/fixture-process.js';
 import { typescriptProject } from '../helpers/fixture-repo.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { openFederation } from '../../src/engine/context.js';
 
 /** The built agent, run as `fed launch` will run it (`npm test` builds before vitest). */
 const AGENT_BIN = builtBin('fed-agent');
@@ -36,9 +37,9 @@ interface Federation {
 async function federationWithMission(): Promise<Federation> {
   const root = typescriptProject(tempDir());
   initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
-  const team = await onboardTeam(root, { domain: 'docs' }, { durable: false });
-  await sendSignal(root, { to: 'docs', type: 'directive', subject: 'Document the architecture', body: 'For newcomers to tiny-ts.' }, { durable: false });
-  await runActors(root, { once: true, team: 'docs' });
+  const team = await onboardTeam(openFederation(root), { domain: 'docs' }, { durable: false });
+  await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'Document the architecture', body: 'For newcomers to tiny-ts.' }, { durable: false });
+  await runActors(openFederation(root), { once: true, team: 'docs' });
   const bin = join(tempDir(), 'bin');
   mkdirSync(bin);
   // The shim records each pid (exec keeps it), so a test can wait for a `fed event` the agent left running.
@@ -50,7 +51,7 @@ async function federationWithMission(): Promise<Federation> {
 /** Write the launch context the launcher would write, for the team's current state. */
 async function writeContext(fed: Federation, overrides: Partial<LaunchContext> = {}): Promise<string> {
   const team = getTeam(readRegistry(fed.root), 'docs');
-  const view = await viewLifecycle(fed.root, team);
+  const view = await viewLifecycle(openFederation(fed.root), team);
   const paths = workspacePaths(fed.workspace);
   const context: LaunchContext = {
     team: 'docs',
@@ -89,7 +90,7 @@ function startAgent(fed: Federation, contextFile: string, env: NodeJS.ProcessEnv
   return { child, done };
 }
 
-const lifecycle = (fed: Federation) => viewLifecycle(fed.root, getTeam(readRegistry(fed.root), 'docs'));
+const lifecycle = (fed: Federation) => viewLifecycle(openFederation(fed.root), getTeam(readRegistry(fed.root), 'docs'));
 
 function pidsOf(fed: Federation): number[] {
   const file = join(fed.bin, 'fed.pids');
@@ -149,7 +150,7 @@ describe('fed-agent, the built-in deliverable agent (built, with fed on its PATH
   it('relaunched after a pause in distilling, continues from there', async () => {
     const fed = await federationWithMission();
     const team = getTeam(readRegistry(fed.root), 'docs');
-    await applyLifecycleInputs(fed.root, team, [
+    await applyLifecycleInputs(openFederation(fed.root), team, [
       { source: 'event', event: { type: 'PLAN_READY', sources: ['src'] } },
       { source: 'event', event: { type: 'SCAN_COMPLETE', filesRead: 3 } },
       { source: 'event', event: { type: 'PAUSE' } },

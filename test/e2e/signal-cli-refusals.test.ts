@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { writeRegistryStatus } from '../../src/engine/registry/team-status.js';
 import { runFed, type FedOptions } from '../helpers/fed-cli.js';
 import { entries, signalFederation, type SignalFederation } from '../helpers/signal-federation.js';
+import { openFederation } from '../../src/engine/context.js';
 
 async function fedIn(fed: SignalFederation, args: readonly string[], options: FedOptions = {}) {
   return runFed(['--root', fed.root, ...args], options);
@@ -29,7 +30,7 @@ describe('fed signal send refuses bad input (built CLI)', () => {
     ['a body over 1 MiB', ['--body-file', '-'], { input: 'x'.repeat(1024 * 1024 + 1) }, /over the 1048576-byte limit/],
   ])('refuses %s: exit 2, a clear message, nothing written', async (_what, change, options, message) => {
     const fed = await signalFederation(['docs', 'old']);
-    await writeRegistryStatus(fed.root, 'old', { type: 'ARCHIVE' }, { durable: false });
+    await writeRegistryStatus(openFederation(fed.root), 'old', { type: 'ARCHIVE' }, { durable: false });
     const base: Record<string, string> = { '--to': 'docs', '--type': 'report', '--subject': 'x' };
     for (let i = 0; i < change.length; i += 2) base[change[i]!] = change[i + 1]!;
     const args = Object.entries(base).flat();

@@ -7,6 +7,7 @@ import { sendSignal } from '../../src/engine/messaging/send-signal.js';
 import { FED_BIN, runFed, type FedOptions } from '../helpers/fed-cli.js';
 import { waitFor } from '../helpers/fixture-process.js';
 import { entries, signalFederation, type SignalFederation } from '../helpers/signal-federation.js';
+import { openFederation } from '../../src/engine/context.js';
 
 interface Listed {
   team: string;
@@ -118,7 +119,7 @@ describe('fed signal (built CLI)', () => {
     const fromRoot = await send({ cwd: fed.root }, false);
     expect((JSON.parse(fromRoot.stdout) as { message: SignalMessage }).message.from).toBe('meta');
     // Inside the workspace, list and ack act on the team's own inbox by default.
-    await sendSignal(fed.root, { to: 'docs', type: 'directive', subject: 'for docs' }, fast);
+    await sendSignal(openFederation(fed.root), { to: 'docs', type: 'directive', subject: 'for docs' }, fast);
     const own = await runFed(['signal', 'list', '--json'], { cwd: fed.team('docs').workspace });
     expect((JSON.parse(own.stdout) as Listed).team).toBe('docs');
     expect((JSON.parse(own.stdout) as Listed).signals).toHaveLength(1);
@@ -153,7 +154,7 @@ describe('fed signal (built CLI)', () => {
 
   it('reports invalid inbox files by name and reason without hiding the valid ones or deleting anything', async () => {
     const fed = await signalFederation(['docs']);
-    await sendSignal(fed.root, { to: 'docs', type: 'report', subject: 'fine' }, fast);
+    await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: 'fine' }, fast);
     const inbox = fed.team('docs').inbox;
     writeFileSync(join(inbox, 'broken.json'), '{"id":');
     writeFileSync(join(inbox, 'empty.json'), '');
@@ -171,7 +172,7 @@ describe('fed signal (built CLI)', () => {
 
   it('acknowledges everything with --all, and refuses unknown or missing targets with exit 2', async () => {
     const fed = await signalFederation(['docs']);
-    for (const subject of ['a', 'b']) await sendSignal(fed.root, { from: 'docs', to: 'meta', type: 'report', subject }, fast);
+    for (const subject of ['a', 'b']) await sendSignal(openFederation(fed.root), { from: 'docs', to: 'meta', type: 'report', subject }, fast);
     const unknown = await fedIn(fed, ['signal', 'ack', '0e0e0e0e-1111-4222-8333-444455556666']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/no signal with id 0e0e0e0e-1111-4222-8333-444455556666 in the inbox of "meta"/);
@@ -192,7 +193,7 @@ describe('fed signal (built CLI)', () => {
     const fed = await signalFederation(['docs']);
     const watch = startWatch(fed, ['--team', 'docs', '--json', '--count', '2']);
     await watch.ready();
-    for (const subject of ['first', 'second']) await sendSignal(fed.root, { to: 'docs', type: 'directive', subject }, fast);
+    for (const subject of ['first', 'second']) await sendSignal(openFederation(fed.root), { to: 'docs', type: 'directive', subject }, fast);
     expect(await watch.exited).toBe(0);
     const lines = watch.output.stdout.trim().split('\n').map((line) => JSON.parse(line) as { file: string; message: SignalMessage });
     expect(lines.map((l) => l.message.subject)).toEqual(['first', 'second']);
@@ -201,7 +202,7 @@ describe('fed signal (built CLI)', () => {
 
   it('watch prints the unacknowledged backlog first with --backlog, and exits 0 when interrupted', async () => {
     const fed = await signalFederation(['docs']);
-    await sendSignal(fed.root, { to: 'docs', type: 'question', subject: 'Waiting since before' }, fast);
+    await sendSignal(openFederation(fed.root), { to: 'docs', type: 'question', subject: 'Waiting since before' }, fast);
     const watch = startWatch(fed, ['--team', 'docs', '--backlog']);
     await watch.ready();
     await waitFor(() => watch.output.stdout.includes('Waiting since before'), 10_000, 'the backlog line');

@@ -5,6 +5,7 @@ import { emptyRegistry, openBackend, updateRegistryIn, type JetStreamBackend, ty
 import type { ConformanceFactory } from '../conformance/conformance-federation.js';
 import type { NatsServer } from './nats-server.js';
 import { tempDir } from './temp-dir.js';
+import { openFederation } from '../../src/engine/context.js';
 
 let federations = 0;
 
@@ -19,7 +20,7 @@ export function jetstreamFederations(server: () => NatsServer): ConformanceFacto
     const root = tempDir('fed-conformance-js-');
     const federationName = `conformance-${process.pid}-${++federations}`;
     writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ federationName, backend: { type: 'jetstream', servers: [server().url] } }));
-    const backend = openBackend(root) as JetStreamBackend;
+    const backend = openFederation(root).backend as JetStreamBackend;
     await backend.registry.create(emptyRegistry());
     const teams: Record<string, RegistryEntry> = {};
     for (const domain of domains) {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { initFederation, loadConfig, onboardTeam, sendSignal, type FederationConfig } from '../../src/index.js';
 import { tempDir } from './temp-dir.js';
+import { openFederation } from '../../src/engine/context.js';
 
 /** `node <fixture agent>` as an agent command (quoted for splitCommand). */
 export function fakeAgent(name: string): string {
@@ -25,9 +26,9 @@ export async function federationWithMission(options: { mission?: boolean } = {})
   initFederation(root, {}, {});
   git('add', '-A');
   git('commit', '-qm', 'project');
-  await onboardTeam(root, { domain: 'docs' });
+  await onboardTeam(openFederation(root), { domain: 'docs' });
   if (options.mission ?? true) {
-    await sendSignal(root, { to: 'docs', type: 'directive', subject: 'Document the project', body: 'Write deliverable.md' });
+    await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'Document the project', body: 'Write deliverable.md' });
   }
   return { root, config: loadConfig(root, {}).config };
 }

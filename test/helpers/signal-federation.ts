@@ -1,9 +1,10 @@
 import { readdirSync } from 'node:fs';
 import { signalMessageSchema } from '../../src/core/schema/signal.js';
-import { initFederation } from '../../src/engine/federation/init-federation.js';
+import { initFederation } from '../../src/apps/init/init-federation.js';
 import { onboardTeam } from '../../src/engine/registry/onboard.js';
 import { resolveSignalWorkspace, type SignalWorkspace } from '../../src/adapters/file/signals/resolve-workspace.js';
 import { tempDir } from './temp-dir.js';
+import { openFederation } from '../../src/engine/context.js';
 
 /** A real federation in a temp dir with the given teams onboarded (directory placement). */
 export interface SignalFederation {
@@ -15,7 +16,7 @@ export interface SignalFederation {
 export async function signalFederation(teams: readonly string[] = ['docs']): Promise<SignalFederation> {
   const root = tempDir('fed-signals-');
   initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
-  for (const domain of teams) await onboardTeam(root, { domain }, { durable: false });
+  for (const domain of teams) await onboardTeam(openFederation(root), { domain }, { durable: false });
   return {
     root,
     meta: resolveSignalWorkspace(root, 'meta'),

@@ -3,6 +3,7 @@ import { getTeam, initFederation, onboardTeam, readEnvelope, readRegistry, runAc
 import { startFixture, waitFor } from '../helpers/fixture-process.js';
 import { expectExactlyOnce, readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { openFederation } from '../../src/engine/context.js';
 
 const SIGNALS = 120;
 const ROUNDS = 12;
@@ -11,13 +12,13 @@ describe('acknowledging applies first, under crashes', () => {
   it(`${SIGNALS} signals acknowledged by an agent SIGKILLed ${ROUNDS} times, a consumer running beside it every other round: every effect once, every signal acked once`, async () => {
     const root = tempDir();
     initFederation(root, {}, {});
-    const team = await onboardTeam(root, { domain: 'docs' }, { durable: false });
+    const team = await onboardTeam(openFederation(root), { domain: 'docs' }, { durable: false });
     const ids: string[] = [];
     for (let i = 0; i < SIGNALS; i++) {
       // Pause/resume pairs make signals held while paused (acknowledged, applied at the resume).
       const kind = i % 40 === 10 ? 'pause' : i % 40 === 25 ? 'resume' : i % 3 === 2 ? 'question' : 'directive';
       const subject = kind === 'pause' || kind === 'resume' ? kind : `${kind} ${i}`;
-      ids.push((await sendSignal(root, { to: 'docs', type: kind === 'question' ? 'question' : 'directive', subject }, { durable: false })).message.id);
+      ids.push((await sendSignal(openFederation(root), { to: 'docs', type: kind === 'question' ? 'question' : 'directive', subject }, { durable: false })).message.id);
     }
 
     let kills = 0;
@@ -43,10 +44,10 @@ describe('acknowledging applies first, under crashes', () => {
     // What is left: the agent finishes its acks, then the actor runs once.
     const last = startFixture('ack-signals.mjs', [root, 'docs', ...ids]);
     expect(await last.done).toMatchObject({ code: 0 });
-    await runActors(root, { team: 'docs', once: true });
+    await runActors(openFederation(root), { team: 'docs', once: true });
     expectExactlyOnce(root, team.location, ids);
     const entry = getTeam(readRegistry(root), 'docs');
-    expect((await viewLifecycle(root, entry)).pending).toEqual([]);
+    expect((await viewLifecycle(openFederation(root), entry)).pending).toEqual([]);
     expect(readEnvelope(team.location)?.held).toBeUndefined();
   }, 240_000);
 });

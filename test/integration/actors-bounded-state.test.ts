@@ -20,18 +20,19 @@ import {
 } from '../../src/index.js';
 import { expectExactlyOnce, readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { openFederation } from '../../src/engine/context.js';
 
 const fast = { durable: false };
 
 async function federation(): Promise<{ root: string; team: () => RegistryEntry }> {
   const root = tempDir();
   initFederation(root, {}, {});
-  await onboardTeam(root, { domain: 'docs' }, fast);
+  await onboardTeam(openFederation(root), { domain: 'docs' }, fast);
   return { root, team: () => getTeam(readRegistry(root), 'docs') };
 }
 
-const send = (root: string, type: string, subject: string) => sendSignal(root, { to: 'docs', type, subject }, fast);
-const consume = (root: string) => runActors(root, { team: 'docs', once: true, durable: false });
+const send = (root: string, type: string, subject: string) => sendSignal(openFederation(root), { to: 'docs', type, subject }, fast);
+const consume = (root: string) => runActors(openFederation(root), { team: 'docs', once: true, durable: false });
 const events = (team: RegistryEntry) => readWholeJournal(team.location).map((l) => l.event);
 
 describe('the dedupe record stays small (ids leave it once their ack is durable)', () => {
@@ -68,7 +69,7 @@ describe('the dedupe record stays small (ids leave it once their ack is durable)
     writeFileSync(file, JSON.stringify({ ...current, processed: [...history, ...current.processed] }));
     // Its agents acknowledged signals before the actor applied them (a mission, here).
     const mission = await send(root, 'directive', 'the mission');
-    const [entry] = (await listSignals(root, { team: 'docs' })).signals.filter((s) => s.message.id === mission.message.id);
+    const [entry] = (await listSignals(openFederation(root), { team: 'docs' })).signals.filter((s) => s.message.id === mission.message.id);
     writeAck(entry!, fast);
 
     await consume(root);
@@ -85,14 +86,14 @@ describe('an acknowledgment means the signal is applied', () => {
     await send(root, 'directive', 'the mission');
     await consume(root);
     const pause = await send(root, 'directive', 'pause');
-    await acknowledgeSignal(root, 'docs', pause.message.id, fast);
+    await acknowledgeSignal(openFederation(root), 'docs', pause.message.id, fast);
     expect(team().status).toBe('paused');
     expect(events(team())).toEqual(['MISSION_ASSIGNED', 'PAUSE']);
     const [result] = await consume(root);
     expect(result?.steps ?? []).toEqual([]);
     expect(events(team())).toEqual(['MISSION_ASSIGNED', 'PAUSE']);
     // Acknowledging again applies nothing.
-    expect((await acknowledgeSignal(root, 'docs', pause.message.id, fast))[0]?.alreadyAcknowledged).toBe(true);
+    expect((await acknowledgeSignal(openFederation(root), 'docs', pause.message.id, fast))[0]?.alreadyAcknowledged).toBe(true);
     expect(events(team())).toEqual(['MISSION_ASSIGNED', 'PAUSE']);
   });
 
@@ -100,10 +101,10 @@ describe('an acknowledgment means the signal is applied', () => {
     const { root, team } = await federation();
     await send(root, 'directive', 'the mission');
     await consume(root);
-    await setTeamStatus(root, 'docs', { type: 'PAUSE' }, fast);
+    await setTeamStatus(openFederation(root), 'docs', { type: 'PAUSE' }, fast);
     const first = await send(root, 'directive', 'first while paused');
     const second = await send(root, 'question', 'second while paused');
-    const acked = await acknowledgeAll(root, 'docs', fast);
+    const acked = await acknowledgeAll(openFederation(root), 'docs', fast);
     expect(acked.acknowledged).toHaveLength(2);
     expect(readEnvelope(team().location)!.held?.map((h) => h.id)).toEqual([first.message.id, second.message.id]);
     await consume(root);
@@ -123,10 +124,10 @@ describe('an acknowledgment means the signal is applied', () => {
     const { root, team } = await federation();
     await send(root, 'directive', 'the mission');
     await consume(root);
-    await setTeamStatus(root, 'docs', { type: 'PAUSE' }, fast);
+    await setTeamStatus(openFederation(root), 'docs', { type: 'PAUSE' }, fast);
     const question = await send(root, 'question', 'while paused');
-    await acknowledgeSignal(root, 'docs', question.message.id, fast);
-    await setTeamStatus(root, 'docs', { type: 'RESUME' }, fast);
+    await acknowledgeSignal(openFederation(root), 'docs', question.message.id, fast);
+    await setTeamStatus(openFederation(root), 'docs', { type: 'RESUME' }, fast);
     expect(events(team())).toEqual(['MISSION_ASSIGNED', 'PAUSE', 'RESUME', 'QUESTION_RECEIVED']);
     expect(readEnvelope(team().location)!.held).toBeUndefined();
   });
@@ -137,20 +138,20 @@ describe('held signals are never lost', () => {
     const { root, team } = await federation();
     await send(root, 'directive', 'the mission');
     await consume(root);
-    await setTeamStatus(root, 'docs', { type: 'PAUSE' }, fast);
+    await setTeamStatus(openFederation(root), 'docs', { type: 'PAUSE' }, fast);
     const pauseAgain = await send(root, 'directive', 'pause');
     const question = await send(root, 'question', 'after the second pause');
-    await acknowledgeAll(root, 'docs', fast);
+    await acknowledgeAll(openFederation(root), 'docs', fast);
     expect(readEnvelope(team().location)!.held?.map((h) => h.id)).toEqual([pauseAgain.message.id, question.message.id]);
 
-    await setTeamStatus(root, 'docs', { type: 'RESUME' }, fast);
+    await setTeamStatus(openFederation(root), 'docs', { type: 'RESUME' }, fast);
     // The held pause paused it again: the question waits, still held (it is acknowledged, so nothing else would apply it).
     expect(events(team())).toEqual(['MISSION_ASSIGNED', 'PAUSE', 'RESUME', 'PAUSE']);
     expect(readEnvelope(team().location)!.held?.map((h) => h.id)).toEqual([question.message.id]);
     await consume(root);
     expect(events(team())).toEqual(['MISSION_ASSIGNED', 'PAUSE', 'RESUME', 'PAUSE']);
 
-    await setTeamStatus(root, 'docs', { type: 'RESUME' }, fast);
+    await setTeamStatus(openFederation(root), 'docs', { type: 'RESUME' }, fast);
     expect(events(team())).toEqual(['MISSION_ASSIGNED', 'PAUSE', 'RESUME', 'PAUSE', 'RESUME', 'QUESTION_RECEIVED']);
     expect(readEnvelope(team().location)!.held).toBeUndefined();
   });

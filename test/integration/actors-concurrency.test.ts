@@ -3,12 +3,13 @@ import { initFederation, onboardTeam, readEnvelope, runActors } from '../../src/
 import { startFixture, waitFor } from '../helpers/fixture-process.js';
 import { expectExactlyOnce, readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { openFederation } from '../../src/engine/context.js';
 
 describe('team actor with concurrent writers', () => {
   it('a running consumer and 4 processes sending signals and events: nothing lost, nothing applied twice, envelope intact', async () => {
     const root = tempDir();
     initFederation(root, {}, {});
-    const team = await onboardTeam(root, { domain: 'docs' });
+    const team = await onboardTeam(openFederation(root), { domain: 'docs' });
     const consumer = startFixture('consume-team.mjs', [root, 'docs', '16']);
     let out = '';
     consumer.child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -25,7 +26,7 @@ describe('team actor with concurrent writers', () => {
     await waitFor(() => readWholeJournal(team.location).filter((l) => l.signalId !== undefined).length === 100, 30_000, 'the consumer to process all signals');
     consumer.child.kill('SIGTERM');
     expect(await consumer.done).toMatchObject({ code: 0 });
-    await runActors(root, { team: 'docs', once: true });
+    await runActors(openFederation(root), { team: 'docs', once: true });
 
     const journal = expectExactlyOnce(root, team.location, ids);
     // The agent events that were accepted moved the lifecycle forward exactly once each.

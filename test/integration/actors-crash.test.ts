@@ -3,6 +3,7 @@ import { getTeam, initFederation, onboardTeam, readRegistry, runActors, sendSign
 import { startFixture, waitFor } from '../helpers/fixture-process.js';
 import { expectExactlyOnce, readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { openFederation } from '../../src/engine/context.js';
 
 const SIGNALS = 300;
 const KILLS = 16;
@@ -11,14 +12,14 @@ describe('team actor under crashes', () => {
   it(`${SIGNALS} signals, consumer SIGKILLed ${KILLS} times at random moments: every effect applied once, every signal acked once`, async () => {
     const root = tempDir();
     initFederation(root, {}, {});
-    const team = await onboardTeam(root, { domain: 'docs' });
+    const team = await onboardTeam(openFederation(root), { domain: 'docs' });
     const ids: string[] = [];
     // Mission first, then a mix with pause/resume pairs so state changes (and reports to meta) happen mid-run.
     for (let i = 0; i < SIGNALS; i++) {
       const kind = i % 50 === 20 ? 'pause' : i % 50 === 30 ? 'resume' : i % 4 === 3 ? 'question' : 'directive';
       const subject = kind === 'pause' || kind === 'resume' ? kind : `${kind} ${i}`;
       const type = kind === 'question' ? 'question' : 'directive';
-      const sent = await sendSignal(root, { to: 'docs', type, subject, body: `body ${i}` }, { durable: false });
+      const sent = await sendSignal(openFederation(root), { to: 'docs', type, subject, body: `body ${i}` }, { durable: false });
       ids.push(sent.message.id);
     }
 
@@ -47,9 +48,9 @@ describe('team actor under crashes', () => {
     expect(progress.filter((n) => n > 0 && n < SIGNALS).length).toBeGreaterThanOrEqual(2);
 
     // A final, uninterrupted run finishes whatever is left.
-    await runActors(root, { team: 'docs', once: true });
+    await runActors(openFederation(root), { team: 'docs', once: true });
     expectExactlyOnce(root, team.location, ids);
-    const view = await viewLifecycle(root, getTeam(readRegistry(root), 'docs'));
+    const view = await viewLifecycle(openFederation(root), getTeam(readRegistry(root), 'docs'));
     expect(view.state).toBe('preparing');
     expect(view.pending).toEqual([]);
     expect(readRegistry(root).teams[0]?.status).toBe('active');

@@ -25,18 +25,19 @@ import {
 } from '../../src/index.js';
 import { readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { openFederation } from '../../src/engine/context.js';
 
 async function federation(): Promise<{ root: string; team: () => RegistryEntry }> {
   const root = tempDir();
   initFederation(root, {}, {});
-  await onboardTeam(root, { domain: 'docs', archetypeId: 'deliverable' });
+  await onboardTeam(openFederation(root), { domain: 'docs', archetypeId: 'deliverable' });
   return { root, team: () => getTeam(readRegistry(root), 'docs') };
 }
 
-const send = (root: string, subject: string, to = 'docs') => sendSignal(root, { to, type: 'directive', subject }, { durable: false });
-const consume = (root: string) => runActors(root, { team: 'docs', once: true, durable: false });
+const send = (root: string, subject: string, to = 'docs') => sendSignal(openFederation(root), { to, type: 'directive', subject }, { durable: false });
+const consume = (root: string) => runActors(openFederation(root), { team: 'docs', once: true, durable: false });
 const agent = (root: string, team: RegistryEntry, type: string, data: Record<string, unknown> = {}) =>
-  applyLifecycleInputs(root, team, [{ source: 'event', event: { type, ...data } }], { durable: false });
+  applyLifecycleInputs(openFederation(root), team, [{ source: 'event', event: { type, ...data } }], { durable: false });
 const reportsToMeta = (root: string) =>
   readdirSync(workspacePaths(root).inbox)
     .filter((f) => f.endsWith('.json'))
@@ -84,9 +85,9 @@ describe('owed effects are redone, never lost', () => {
 
   it('a kill between the lifecycle write and the registry write is repaired by the next consumer, even with no signal', async () => {
     const { root, team } = await federation();
-    await setTeamStatus(root, 'docs', { type: 'PAUSE' }, { durable: false });
+    await setTeamStatus(openFederation(root), 'docs', { type: 'PAUSE' }, { durable: false });
     // As if the process died right after writing the paused lifecycle: the registry still says active.
-    await writeRegistryStatus(root, 'docs', { type: 'RESUME' }, { durable: false });
+    await writeRegistryStatus(openFederation(root), 'docs', { type: 'RESUME' }, { durable: false });
     const envelope = readEnvelope(team().location)!;
     writeEnvelope(team().location, { ...envelope, savedAt: new Date(Date.parse(envelope.savedAt) + 1).toISOString() }, { durable: false });
     expect(team().status).toBe('active');
@@ -98,8 +99,8 @@ describe('owed effects are redone, never lost', () => {
 describe('archived means archived', () => {
   it('a signal reaching a consumer that started before the team was archived does not change its lifecycle', async () => {
     const { root, team } = await federation();
-    const consumer = new TeamInboxConsumer(root, team(), { durable: false });
-    await setTeamStatus(root, 'docs', { type: 'ARCHIVE' }, { durable: false });
+    const consumer = new TeamInboxConsumer(openFederation(root), team(), { durable: false });
+    await setTeamStatus(openFederation(root), 'docs', { type: 'ARCHIVE' }, { durable: false });
     await send(root, 'mission').catch(() => undefined);
     // The send is refused for an archived team; a signal already in the inbox is what a running consumer meets.
     writeFileSync(
@@ -108,7 +109,7 @@ describe('archived means archived', () => {
     );
     await expect(consumer.consume()).rejects.toThrow('team "docs" is archived');
     expect(existsSync(workspacePaths(team().location).envelope)).toBe(false);
-    expect((await viewLifecycle(root, team())).mission).toBeNull();
+    expect((await viewLifecycle(openFederation(root), team())).mission).toBeNull();
   });
 });
 
@@ -120,7 +121,7 @@ describe('snapshots that do not fit the machine', () => {
     const envelope = readEnvelope(team().location)!;
     const { sources: _dropped, ...context } = (envelope.snapshot as { context: Record<string, unknown> }).context;
     writeEnvelope(team().location, { ...envelope, snapshot: { ...envelope.snapshot, context } }, { durable: false });
-    await expect(loadTeamLifecycle(team(), openBackend(root).lifecycles)).rejects.toThrow(/lifecycle\.json is corrupt: .*context\.sources/);
+    await expect(loadTeamLifecycle(team(), openFederation(root).backend.lifecycles)).rejects.toThrow(/lifecycle\.json is corrupt: .*context\.sources/);
   });
 
   it('an error snapshot on disk is refused, and one is never written', async () => {
@@ -138,7 +139,7 @@ describe('snapshots that do not fit the machine', () => {
     }
     expect(readEnvelope(team().location)).toEqual(envelope);
     writeEnvelope(team().location, { ...envelope, snapshot: { ...envelope.snapshot, status: 'error' } }, { durable: false });
-    await expect(loadTeamLifecycle(team(), openBackend(root).lifecycles)).rejects.toThrow(/it is an error snapshot/);
+    await expect(loadTeamLifecycle(team(), openFederation(root).backend.lifecycles)).rejects.toThrow(/it is an error snapshot/);
   });
 });
 
@@ -152,7 +153,7 @@ describe('slow foreign writers and bad entries', () => {
     expect(first?.quarantined ?? []).toEqual([]);
     writeFileSync(file, text);
     await consume(root);
-    expect((await viewLifecycle(root, team())).mission?.subject).toBe('slow');
+    expect((await viewLifecycle(openFederation(root), team())).mission?.subject).toBe('slow');
   });
 
   it('a quarantined file that became a valid signal is moved back and applied', async () => {
@@ -165,7 +166,7 @@ describe('slow foreign writers and bad entries', () => {
     const [result] = await consume(root);
     expect(result?.restored).toEqual([file]);
     expect(existsSync(moved.path) || existsSync(moved.reasonPath)).toBe(false);
-    expect((await viewLifecycle(root, team())).mission?.subject).toBe('late');
+    expect((await viewLifecycle(openFederation(root), team())).mission?.subject).toBe('late');
   });
 
   it('a quarantined ack that holds a valid signal stays in quarantine: it would be judged as an ack again', async () => {
@@ -191,7 +192,7 @@ describe('slow foreign writers and bad entries', () => {
     writeFileSync(`${sent.inboxPath}.ack`, 'garbage');
     longAgo(`${sent.inboxPath}.ack`);
     const [result] = await consume(root);
-    expect((await viewLifecycle(root, team())).mission?.subject).toBe('mission');
+    expect((await viewLifecycle(openFederation(root), team())).mission?.subject).toBe('mission');
     expect(result?.warnings).toEqual([
       expect.stringMatching(/skipped .*directive-dir\.json: a directory, not a regular file/),
       expect.stringMatching(/skipped .*directive-fifo\.json: a named pipe \(FIFO\), not a regular file/),

@@ -27,31 +27,32 @@ import {
 } from '../../src/index.js';
 import { readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { openFederation } from '../../src/engine/context.js';
 
 const ENVELOPE_FIXTURE = new URL('../fixtures/envelopes/deliverable-v1-scanning.json', import.meta.url);
 
 async function federation(archetype = 'deliverable'): Promise<{ root: string; team: () => RegistryEntry }> {
   const root = tempDir();
   initFederation(root, {}, {});
-  await onboardTeam(root, { domain: 'docs', archetypeId: archetype });
+  await onboardTeam(openFederation(root), { domain: 'docs', archetypeId: archetype });
   return { root, team: () => getTeam(readRegistry(root), 'docs') };
 }
 
 const send = (root: string, type: string, subject: string, from = 'meta') =>
-  sendSignal(root, { to: 'docs', from, type, subject, body: `${subject} body` }, { durable: false });
-const consume = (root: string) => runActors(root, { team: 'docs', once: true, durable: false });
+  sendSignal(openFederation(root), { to: 'docs', from, type, subject, body: `${subject} body` }, { durable: false });
+const consume = (root: string) => runActors(openFederation(root), { team: 'docs', once: true, durable: false });
 const agent = (root: string, team: RegistryEntry, type: string, data: Record<string, unknown> = {}) =>
-  applyLifecycleInputs(root, team, [{ source: 'event', event: { type, ...data } }], { durable: false });
+  applyLifecycleInputs(openFederation(root), team, [{ source: 'event', event: { type, ...data } }], { durable: false });
 
 describe('signals → events', () => {
   it('the first directive from meta sets the mission, later ones are recorded, questions recorded, reports change nothing', async () => {
     const { root, team } = await federation();
-    await sendSignal(root, { to: 'meta', from: 'docs', type: 'report', subject: 'hello' });
+    await sendSignal(openFederation(root), { to: 'meta', from: 'docs', type: 'report', subject: 'hello' });
     await send(root, 'directive', 'Document the API');
     await send(root, 'directive', 'Also cover errors');
     await send(root, 'question', 'ETA?');
-    await onboardTeam(root, { domain: 'peer' });
-    await sendSignal(root, { to: 'docs', from: 'peer', type: 'report', subject: 'fyi' });
+    await onboardTeam(openFederation(root), { domain: 'peer' });
+    await sendSignal(openFederation(root), { to: 'docs', from: 'peer', type: 'report', subject: 'fyi' });
     await consume(root);
     const journal = readWholeJournal(team().location);
     expect(journal.map((l) => [l.event, l.from, l.to, l.note ?? ''])).toEqual([
@@ -60,16 +61,16 @@ describe('signals → events', () => {
       ['QUESTION_RECEIVED', 'preparing', 'preparing', ''],
       ['report', 'preparing', 'preparing', 'ignored: a report changes no lifecycle'],
     ]);
-    expect(await viewLifecycle(root, team())).toMatchObject({ mission: { subject: 'Document the API' }, pending: [] });
+    expect(await viewLifecycle(openFederation(root), team())).toMatchObject({ mission: { subject: 'Document the API' }, pending: [] });
   });
 
   it('a directive from another team is never the mission', async () => {
     const { root, team } = await federation();
-    await onboardTeam(root, { domain: 'peer' });
+    await onboardTeam(openFederation(root), { domain: 'peer' });
     await send(root, 'directive', 'do my bidding', 'peer');
     await consume(root);
     expect(readWholeJournal(team().location).map((l) => l.event)).toEqual(['DIRECTIVE_RECEIVED']);
-    expect((await viewLifecycle(root, team())).mission).toBeNull();
+    expect((await viewLifecycle(openFederation(root), team())).mission).toBeNull();
   });
 
   it('pause/resume directives (any case) pause and resume; directives while paused wait; registry follows', async () => {
@@ -81,13 +82,13 @@ describe('signals → events', () => {
     await send(root, 'directive', 'queued work');
     await send(root, 'question', 'queued question');
     await consume(root);
-    expect(await viewLifecycle(root, team())).toMatchObject({ state: 'paused', pausedFrom: 'scanning' });
-    expect((await viewLifecycle(root, team())).pending.map((p) => p.subject)).toEqual(['queued work', 'queued question']);
+    expect(await viewLifecycle(openFederation(root), team())).toMatchObject({ state: 'paused', pausedFrom: 'scanning' });
+    expect((await viewLifecycle(openFederation(root), team())).pending.map((p) => p.subject)).toEqual(['queued work', 'queued question']);
     expect(team().status).toBe('paused');
 
     await send(root, 'directive', 'Resume');
     await consume(root);
-    expect(await viewLifecycle(root, team())).toMatchObject({ state: 'scanning', pending: [] });
+    expect(await viewLifecycle(openFederation(root), team())).toMatchObject({ state: 'scanning', pending: [] });
     expect(team().status).toBe('active');
     expect(readWholeJournal(team().location).slice(-4).map((l) => l.event)).toEqual(['PAUSE', 'RESUME', 'DIRECTIVE_RECEIVED', 'QUESTION_RECEIVED']);
   });
@@ -101,17 +102,17 @@ describe('signals → events', () => {
     const start = Date.now();
     const subjects = ['pause', 'd1', 'resume', 'd2', 'pause', 'd3'];
     for (const [i, subject] of subjects.entries()) {
-      await sendSignal(root, { to: 'docs', type: 'directive', subject, body: '' }, { durable: false, now: () => new Date(start + i) });
+      await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject, body: '' }, { durable: false, now: () => new Date(start + i) });
     }
     await consume(root);
     const notes = (from: number) => readWholeJournal(team().location).slice(from).map((l) => `${l.event}:${l.to}`);
     expect(notes(2)).toEqual(['PAUSE:paused', 'RESUME:scanning', 'DIRECTIVE_RECEIVED:scanning', 'DIRECTIVE_RECEIVED:scanning', 'PAUSE:paused']);
-    expect((await viewLifecycle(root, team())).pending.map((p) => p.subject)).toEqual(['d3']);
+    expect((await viewLifecycle(openFederation(root), team())).pending.map((p) => p.subject)).toEqual(['d3']);
 
-    await sendSignal(root, { to: 'docs', type: 'directive', subject: 'resume', body: '' }, { durable: false, now: () => new Date(start + 10) });
+    await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'resume', body: '' }, { durable: false, now: () => new Date(start + 10) });
     await consume(root);
     expect(notes(7)).toEqual(['RESUME:scanning', 'DIRECTIVE_RECEIVED:scanning']);
-    expect((await viewLifecycle(root, team())).pending).toEqual([]);
+    expect((await viewLifecycle(openFederation(root), team())).pending).toEqual([]);
   });
 
   it('a resume that is not needed is recorded as ignored, with the reason', async () => {
@@ -136,7 +137,7 @@ describe('signals → events', () => {
     const quarantine = join(workspacePaths(team().location).signals, 'quarantine');
     expect(readdirSync(quarantine).sort()).toEqual(['2026-01-01T000000Z-directive-broken.json', '2026-01-01T000000Z-directive-broken.json.reason.json']);
     expect(readFileSync(join(quarantine, '2026-01-01T000000Z-directive-broken.json'), 'utf8')).toBe('{ not json');
-    expect((await viewLifecycle(root, team())).mission?.subject).toBe('real mission');
+    expect((await viewLifecycle(openFederation(root), team())).mission?.subject).toBe('real mission');
   });
 });
 
@@ -175,14 +176,14 @@ describe('agent events (fed event)', () => {
     const { root, team } = await federation();
     await agent(root, team(), 'FAIL', { reason: 'source files are corrupted' });
     await expect(agent(root, team(), 'PAUSE')).rejects.toThrow(/failed is final/);
-    expect((await viewLifecycle(root, team())).failure).toEqual({ reason: 'source files are corrupted', state: 'preparing' });
+    expect((await viewLifecycle(openFederation(root), team())).failure).toEqual({ reason: 'source files are corrupted', state: 'preparing' });
     const [report] = readdirSync(workspacePaths(root).inbox).filter((f) => f.endsWith('.json'));
     expect(readFileSync(join(workspacePaths(root).inbox, report!), 'utf8')).toContain('Reason: source files are corrupted');
   });
 
   it('archived teams and archetypes without a machine are refused clearly', async () => {
     const { root, team } = await federation();
-    await setTeamStatus(root, 'docs', { type: 'ARCHIVE' });
+    await setTeamStatus(openFederation(root), 'docs', { type: 'ARCHIVE' });
     await expect(agent(root, team(), 'PAUSE')).rejects.toThrow('team "docs" is archived');
     const custom = await federation('reviewer');
     await expect(agent(custom.root, custom.team(), 'PAUSE')).rejects.toThrow(
@@ -197,19 +198,19 @@ describe('registry status and lifecycle agree', () => {
     await send(root, 'directive', 'mission');
     await consume(root);
     await agent(root, team(), 'PLAN_READY', { sources: ['src'] });
-    expect(await setTeamStatus(root, 'docs', { type: 'PAUSE' })).toMatchObject({ from: 'active', to: 'paused' });
-    expect(await viewLifecycle(root, team())).toMatchObject({ state: 'paused', pausedFrom: 'scanning' });
-    await setTeamStatus(root, 'docs', { type: 'RESUME' });
-    expect((await viewLifecycle(root, team())).state).toBe('scanning');
+    expect(await setTeamStatus(openFederation(root), 'docs', { type: 'PAUSE' })).toMatchObject({ from: 'active', to: 'paused' });
+    expect(await viewLifecycle(openFederation(root), team())).toMatchObject({ state: 'paused', pausedFrom: 'scanning' });
+    await setTeamStatus(openFederation(root), 'docs', { type: 'RESUME' });
+    expect((await viewLifecycle(openFederation(root), team())).state).toBe('scanning');
     expect(team().status).toBe('active');
   });
 
   it('pausing a team whose lifecycle is over changes only the registry', async () => {
     const { root, team } = await federation();
     await agent(root, team(), 'FAIL', { reason: 'x' });
-    await setTeamStatus(root, 'docs', { type: 'PAUSE' });
+    await setTeamStatus(openFederation(root), 'docs', { type: 'PAUSE' });
     expect(team().status).toBe('paused');
-    expect((await viewLifecycle(root, team())).state).toBe('failed');
+    expect((await viewLifecycle(openFederation(root), team())).state).toBe('failed');
   });
 });
 
@@ -259,7 +260,7 @@ describe('snapshot envelopes', () => {
     const entry = getTeam(readRegistry(root), 'docs');
     mkdirSync(workspacePaths(entry.location).state, { recursive: true });
     copyFileSync(ENVELOPE_FIXTURE, workspacePaths(entry.location).envelope);
-    const lifecycle = await loadTeamLifecycle(entry, openBackend(root).lifecycles);
+    const lifecycle = await loadTeamLifecycle(entry, openFederation(root).backend.lifecycles);
     expect(lifecycle.snapshot.value).toBe('scanning');
     expect(lifecycle.snapshot.context).toMatchObject({ mission: { subject: 'Document the API' }, sources: ['src', 'docs'] });
   });
@@ -286,7 +287,7 @@ describe('snapshot envelopes', () => {
     const fixture = JSON.parse(readFileSync(ENVELOPE_FIXTURE, 'utf8')) as LifecycleEnvelope;
     const entry = teamWithEnvelope(root, { ...fixture, machineVersion: 99 });
     const before = readFileSync(workspacePaths(entry.location).envelope, 'utf8');
-    await expect(loadTeamLifecycle(entry, openBackend(root).lifecycles)).rejects.toThrow(/holds a deliverable snapshot of version 99, but this fed has version 1 and no migration from 99; the file is kept/);
+    await expect(loadTeamLifecycle(entry, openFederation(root).backend.lifecycles)).rejects.toThrow(/holds a deliverable snapshot of version 99, but this fed has version 1 and no migration from 99; the file is kept/);
     await expect(consume(root)).rejects.toThrow(SnapshotVersionError);
     expect(readFileSync(workspacePaths(entry.location).envelope, 'utf8')).toBe(before);
   });
@@ -295,30 +296,30 @@ describe('snapshot envelopes', () => {
     const { root } = await federation();
     const fixture = JSON.parse(readFileSync(ENVELOPE_FIXTURE, 'utf8')) as LifecycleEnvelope;
     const entry = teamWithEnvelope(root, { ...fixture, snapshot: { ...fixture.snapshot, value: 'daydreaming' } });
-    await expect(loadTeamLifecycle(entry, openBackend(root).lifecycles)).rejects.toThrow(CorruptFileError);
-    await expect(loadTeamLifecycle(entry, openBackend(root).lifecycles)).rejects.toThrow(/does not fit the deliverable machine v1/);
+    await expect(loadTeamLifecycle(entry, openFederation(root).backend.lifecycles)).rejects.toThrow(CorruptFileError);
+    await expect(loadTeamLifecycle(entry, openFederation(root).backend.lifecycles)).rejects.toThrow(/does not fit the deliverable machine v1/);
   });
 
   it('a state file of another machine is refused', async () => {
     const { root } = await federation('coding');
     const fixture = JSON.parse(readFileSync(ENVELOPE_FIXTURE, 'utf8')) as LifecycleEnvelope;
     const entry = teamWithEnvelope(root, fixture);
-    await expect(loadTeamLifecycle(entry, openBackend(root).lifecycles)).rejects.toThrow(/holds a deliverable lifecycle, but the team's archetype uses coding/);
+    await expect(loadTeamLifecycle(entry, openFederation(root).backend.lifecycles)).rejects.toThrow(/holds a deliverable lifecycle, but the team's archetype uses coding/);
   });
 });
 
 describe('running every team', () => {
   it("one team's corrupt state is reported and skipped; the other teams keep flowing", async () => {
     const { root, team } = await federation();
-    await onboardTeam(root, { domain: 'other' });
+    await onboardTeam(openFederation(root), { domain: 'other' });
     mkdirSync(workspacePaths(team().location).state, { recursive: true });
     writeFileSync(workspacePaths(team().location).envelope, '{ broken');
-    await sendSignal(root, { to: 'other', type: 'directive', subject: 'work' });
+    await sendSignal(openFederation(root), { to: 'other', type: 'directive', subject: 'work' });
     const skipped: string[] = [];
-    await runActors(root, { once: true, onSkip: (id, reason) => skipped.push(`${id}: ${reason}`) });
+    await runActors(openFederation(root), { once: true, onSkip: (id, reason) => skipped.push(`${id}: ${reason}`) });
     expect(skipped).toEqual([expect.stringMatching(/^docs: .*lifecycle\.json is corrupt/)]);
-    expect((await viewLifecycle(root, getTeam(readRegistry(root), 'other'))).mission?.subject).toBe('work');
-    await expect(runActors(root, { team: 'docs', once: true })).rejects.toThrow('lifecycle.json is corrupt');
+    expect((await viewLifecycle(openFederation(root), getTeam(readRegistry(root), 'other'))).mission?.subject).toBe('work');
+    await expect(runActors(openFederation(root), { team: 'docs', once: true })).rejects.toThrow('lifecycle.json is corrupt');
   });
 });
 
@@ -326,11 +327,11 @@ describe('one consumer per team', () => {
   it('a second consumer of the same team is refused while the first holds the lease', async () => {
     const { root, team } = await federation();
     const lease = await acquireTeamLease(team(), 'consumer');
-    await expect(runActors(root, { team: 'docs', once: true })).rejects.toThrow(/team "docs" is already being run by another process .* only one actor consumer per team/);
+    await expect(runActors(openFederation(root), { team: 'docs', once: true })).rejects.toThrow(/team "docs" is already being run by another process .* only one actor consumer per team/);
     // Running every team skips the busy one instead of failing.
-    await expect(runActors(root, { once: true })).resolves.toEqual([]);
+    await expect(runActors(openFederation(root), { once: true })).resolves.toEqual([]);
     lease.release();
-    await expect(runActors(root, { team: 'docs', once: true })).resolves.toHaveLength(1);
+    await expect(runActors(openFederation(root), { team: 'docs', once: true })).resolves.toHaveLength(1);
   });
 
   it('the consumer batches: one envelope write per batch, not per signal', async () => {
@@ -338,9 +339,9 @@ describe('one consumer per team', () => {
     // Two seconds of five signals each: a batch is cut only between the seconds signal files are named for.
     for (let i = 0; i < 10; i++) {
       const at = new Date(Date.UTC(2026, 0, 1, 10, 0, i < 5 ? 0 : 1, i));
-      await sendSignal(root, { to: 'docs', from: 'meta', type: 'question', subject: `q${i}`, body: `q${i} body` }, { durable: false, now: () => at });
+      await sendSignal(openFederation(root), { to: 'docs', from: 'meta', type: 'question', subject: `q${i}`, body: `q${i} body` }, { durable: false, now: () => at });
     }
-    const consumer = new TeamInboxConsumer(root, team(), { batchSize: 5, durable: false });
+    const consumer = new TeamInboxConsumer(openFederation(root), team(), { batchSize: 5, durable: false });
     const result = await consumer.consume();
     expect(result.acknowledged).toBe(10);
     expect(readEnvelope(team().location)?.journalTail).toHaveLength(5);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { openFederation } from '../../src/engine/context.js';
 
 /** Every open, listing and stat of a real file, by path: the test counts what the apply path touches. */
 const calls: { op: string; path: string }[] = [];
@@ -38,12 +39,12 @@ describe('the apply path loads once and applies once', () => {
   it('one pause directive to a running consumer: 1 registry read (+2 version checks of its status write), no envelope read, 2 listings, 1 open of the signal', async () => {
     const root = tempDir();
     initFederation(root, {}, {});
-    await onboardTeam(root, { domain: 'docs' }, { durable: false });
+    await onboardTeam(openFederation(root), { domain: 'docs' }, { durable: false });
     const team = getTeam(readRegistry(root), 'docs');
-    const consumer = new TeamInboxConsumer(root, team, { durable: false });
-    await sendSignal(root, { to: 'docs', type: 'directive', subject: 'the mission' }, { durable: false });
+    const consumer = new TeamInboxConsumer(openFederation(root), team, { durable: false });
+    await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'the mission' }, { durable: false });
     await consumer.consume();
-    const pause = await sendSignal(root, { to: 'docs', type: 'directive', subject: 'pause' }, { durable: false });
+    const pause = await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'pause' }, { durable: false });
 
     calls.length = 0;
     const result = await consumer.consume();
@@ -64,13 +65,13 @@ describe('the apply path loads once and applies once', () => {
   it('an agent event that changes the state: 1 registry read and 1 envelope read, shared by its report to meta', async () => {
     const root = tempDir();
     initFederation(root, {}, {});
-    await onboardTeam(root, { domain: 'docs' }, { durable: false });
-    await sendSignal(root, { to: 'docs', type: 'directive', subject: 'the mission' }, { durable: false });
-    await runActors(root, { team: 'docs', once: true, durable: false });
+    await onboardTeam(openFederation(root), { domain: 'docs' }, { durable: false });
+    await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'the mission' }, { durable: false });
+    await runActors(openFederation(root), { team: 'docs', once: true, durable: false });
     const team = getTeam(readRegistry(root), 'docs');
 
     calls.length = 0;
-    const result = await applyLifecycleInputs(root, team, [{ source: 'event', event: { type: 'PLAN_READY', sources: ['src'] } }], { durable: false });
+    const result = await applyLifecycleInputs(openFederation(root), team, [{ source: 'event', event: { type: 'PLAN_READY', sources: ['src'] } }], { durable: false });
     expect(result.state).toBe('scanning');
     const paths = workspacePaths(team.location);
     expect({ registryReads: count('open', federationPaths(root).registry), envelopeReads: count('open', paths.envelope) }).toEqual({ registryReads: 1, envelopeReads: 1 });
@@ -83,14 +84,14 @@ describe("a report to meta costs the same however many meta has", () => {
     initFederation(root, {}, {});
     const teams = ['docs', 'api', 'web', 'ops'];
     for (const domain of teams) {
-      await onboardTeam(root, { domain }, { durable: false });
-      await sendSignal(root, { to: domain, type: 'directive', subject: 'the mission' }, { durable: false });
+      await onboardTeam(openFederation(root), { domain }, { durable: false });
+      await sendSignal(openFederation(root), { to: domain, type: 'directive', subject: 'the mission' }, { durable: false });
     }
-    await runActors(root, { once: true, durable: false });
+    await runActors(openFederation(root), { once: true, durable: false });
     // Three teams reported "preparing → scanning" to meta an hour ago: the subject the fourth one's report repeats.
     const anHourAgo = new Date(Date.now() - 3_600_000);
     for (const from of teams.slice(0, 3)) {
-      await sendSignal(root, { from, to: 'meta', type: 'report', subject: 'preparing → scanning', id: randomUUID() }, { durable: false, now: () => anHourAgo });
+      await sendSignal(openFederation(root), { from, to: 'meta', type: 'report', subject: 'preparing → scanning', id: randomUUID() }, { durable: false, now: () => anHourAgo });
     }
     const meta = workspacePaths(root).inbox;
     const earlier = readdirSync(meta).filter((file) => file.includes('-report-preparing-scanning'));
@@ -98,7 +99,7 @@ describe("a report to meta costs the same however many meta has", () => {
     const team = getTeam(readRegistry(root), 'ops');
 
     calls.length = 0;
-    await applyLifecycleInputs(root, team, [{ source: 'event', event: { type: 'PLAN_READY', sources: ['src'] } }], { durable: false });
+    await applyLifecycleInputs(openFederation(root), team, [{ source: 'event', event: { type: 'PLAN_READY', sources: ['src'] } }], { durable: false });
     const listings = { metaInbox: count('list', meta), outbox: count('list', workspacePaths(team.location).outbox) };
     const opened = earlier.filter((file) => count('open', join(meta, file)) > 0);
     expect(readdirSync(meta).filter((file) => file.includes('-report-preparing-scanning'))).toHaveLength(4);
@@ -112,15 +113,15 @@ describe('the shared registry read is never used stale', () => {
     const { runFed } = await import('../helpers/fed-cli.js');
     const root = tempDir();
     initFederation(root, {}, {});
-    await onboardTeam(root, { domain: 'docs' }, { durable: false });
-    await sendSignal(root, { to: 'docs', type: 'directive', subject: 'the mission' }, { durable: false });
-    await sendSignal(root, { to: 'docs', type: 'directive', subject: 'pause' }, { durable: false });
+    await onboardTeam(openFederation(root), { domain: 'docs' }, { durable: false });
+    await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'the mission' }, { durable: false });
+    await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'pause' }, { durable: false });
     // Another process pauses the lifecycle (its settled effects are not known to this one)…
     expect((await runFed(['actors', 'run', '--once', '--team', 'docs'], { cwd: root })).code).toBe(0);
     // …and the registry is left active, as after a crash between the lifecycle write and the registry write.
-    await writeRegistryStatus(root, 'docs', { type: 'RESUME' });
-    await sendSignal(root, { to: 'docs', type: 'directive', subject: 'resume' }, { durable: false });
-    await runActors(root, { team: 'docs', once: true, durable: false });
+    await writeRegistryStatus(openFederation(root), 'docs', { type: 'RESUME' });
+    await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'resume' }, { durable: false });
+    await runActors(openFederation(root), { team: 'docs', once: true, durable: false });
     expect(getTeam(readRegistry(root), 'docs').status).toBe('active');
   });
 });

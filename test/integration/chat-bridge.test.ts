@@ -18,6 +18,7 @@ import {
   type FederationConfigInput,
 } from '../../src/index.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
+import { openFederation } from '../../src/engine/context.js';
 import { signalFederation } from '../helpers/signal-federation.js';
 
 /** A clock that moves a second per reading, so message times are distinct and ordered. */
@@ -31,7 +32,7 @@ async function bridgeFor(root: string, options: { config?: FederationConfigInput
   const now = options.now ?? clock();
   const activity: BridgeActivity[] = [];
   const channel = options.channel ?? new FileChatChannel(root, { author: 'acme', durable: false, now });
-  const bridge = await ChatBridge.open({ root, config, channel, now, onActivity: (a) => activity.push(a) });
+  const bridge = await ChatBridge.open({ fed: openFederation(root), config, channel, now, onActivity: (a) => activity.push(a) });
   return { bridge, activity, config, now };
 }
 
@@ -197,7 +198,7 @@ describe('the chat bridge', () => {
   it('throws without federationName (spec §7), and refuses a second bridge on the same federation', async () => {
     const { root } = await signalFederation(['docs']);
     const config = validateConfig({ chatConfig: { teamId: 't', channelId: '19:a@thread.tacv2' } }, 'federate.config.json').config;
-    const error = await ChatBridge.open({ root, config, channel: new FileChatChannel(root) }).catch((e: unknown) => e);
+    const error = await ChatBridge.open({ fed: openFederation(root), config, channel: new FileChatChannel(root) }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigValidationError);
     expect((error as ConfigValidationError).problems.map((p) => p.path)).toEqual(['federationName']);
     expect(existsSync(federationPaths(root).chatBridgeState)).toBe(false);

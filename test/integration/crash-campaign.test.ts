@@ -22,6 +22,7 @@ import {
 import { FED_BIN } from '../helpers/fed-cli.js';
 import { readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { openFederation } from '../../src/engine/context.js';
 
 /**
  * The crash campaign of issue 19: the built CLI SIGKILLed at random moments in send, onboard, event,
@@ -131,15 +132,15 @@ async function federation(teams: { domain: string; placementType?: PlacementType
     execFileSync('git', ['add', '-A'], { cwd: root, stdio: 'pipe' });
     execFileSync('git', ['commit', '-qm', 'project'], { cwd: root, stdio: 'pipe' });
   }
-  for (const team of teams) await onboardTeam(root, team, { durable: false });
+  for (const team of teams) await onboardTeam(openFederation(root), team, { durable: false });
   return root;
 }
 
 /** Nothing is left that `fed doctor --fix` cannot repair (stale locks, temp files of killed writers). */
 async function expectDoctorHeals(root: string): Promise<void> {
-  const fixed = await runDoctor(root, { fix: true });
+  const fixed = await runDoctor(openFederation(root), { fix: true });
   expect(fixed.findings.filter((f) => !f.fixed), JSON.stringify(fixed.findings, null, 2)).toEqual([]);
-  expect((await runDoctor(root)).findings).toEqual([]);
+  expect((await runDoctor(openFederation(root))).findings).toEqual([]);
 }
 
 async function sendCampaign(): Promise<number> {
@@ -152,7 +153,7 @@ async function sendCampaign(): Promise<number> {
   const kills = await killRepeatedly(QUOTA.send, estimate, (i) => args(i, (ids[i] = randomUUID())), async (i) => {
     expectNoTornFiles(root);
     // The retry with the same id completes the send, and the signal is in the inbox and outbox exactly once.
-    await sendSignal(root, request(i, ids[i]!), { durable: false });
+    await sendSignal(openFederation(root), request(i, ids[i]!), { durable: false });
     const count = (dir: string, owner: string, box: 'inbox' | 'outbox') =>
       readSignalBox(dir, { owner, box }).signals.filter((s) => s.message.id === ids[i]).length;
     expect(count(inbox, 'post', 'inbox')).toBe(1);
@@ -173,7 +174,7 @@ async function onboardCampaign(): Promise<number> {
       expectNoTornFiles(root);
       // The retry completes the onboarding (or finds it complete): one registered team, its workspace, no intent left.
       const domain = domainOf(placement, i);
-      await onboardTeam(root, { domain, placementType: placement }, { durable: false }).catch((error: { code?: string }) => {
+      await onboardTeam(openFederation(root), { domain, placementType: placement }, { durable: false }).catch((error: { code?: string }) => {
         if (error.code !== 'DUPLICATE_TEAM') throw error;
       });
       const entries = readRegistry(root).teams.filter((t) => t.domain === domain);
@@ -195,13 +196,13 @@ async function eventCampaign(): Promise<number> {
   const team = () => getTeam(readRegistry(root), 'evt');
   const kills = await killRepeatedly(QUOTA.event, estimate, args, async () => {
     expectNoTornFiles(root);
-    await loadTeamLifecycle(team(), openBackend(root).lifecycles);
+    await loadTeamLifecycle(team(), openFederation(root).backend.lifecycles);
   });
   // One more event settles whatever a kill left owed (the journal lines of a saved state).
   expect((await runFedKillable(args(1_000))).code).toBe(0);
   const journal = readWholeJournal(team().location);
   expect(journal.map((l) => l.seq)).toEqual(journal.map((_, i) => i + 1));
-  expect(journal.at(-1)?.seq).toBe((await loadTeamLifecycle(team(), openBackend(root).lifecycles)).envelope.seq);
+  expect(journal.at(-1)?.seq).toBe((await loadTeamLifecycle(team(), openFederation(root).backend.lifecycles)).envelope.seq);
   await expectDoctorHeals(root);
   return kills;
 }
@@ -216,7 +217,7 @@ async function actorsCampaign(): Promise<number> {
       // one, because signals deferred during a pause are applied after the rest of their batch, so a
       // later pause in the same batch strands them (an ordering issue of the actor, crash or no crash).
       const subject = sent === 10 ? 'pause' : sent === 15 ? 'resume' : `directive ${sent}`;
-      const { message } = await sendSignal(root, { to, type: 'directive', subject, body: `body ${sent}` }, { durable: false });
+      const { message } = await sendSignal(openFederation(root), { to, type: 'directive', subject, body: `body ${sent}` }, { durable: false });
       if (to === 'act') ids.push(message.id);
     }
   };
@@ -227,11 +228,11 @@ async function actorsCampaign(): Promise<number> {
   const team = () => getTeam(readRegistry(root), 'act');
   const kills = await killRepeatedly(QUOTA.actors, estimate, () => args, async (_i, run) => {
     expectNoTornFiles(root);
-    await loadTeamLifecycle(team(), openBackend(root).lifecycles);
+    await loadTeamLifecycle(team(), openFederation(root).backend.lifecycles);
     // A run that finished emptied the inbox: give the next one work to be killed in.
     if (!run.killed) await send('act', 60);
   });
-  await runActors(root, { team: 'act', once: true });
+  await runActors(openFederation(root), { team: 'act', once: true });
   // Every signal applied once and acknowledged once, the journal without gaps.
   const journal = readWholeJournal(team().location);
   expect(journal.map((l) => l.seq)).toEqual(journal.map((_, i) => i + 1));
@@ -249,7 +250,7 @@ async function actorsCampaign(): Promise<number> {
 
 async function launchCampaign(): Promise<number> {
   const root = await federation([{ domain: 'lnch' }]);
-  await sendSignal(root, { to: 'lnch', type: 'directive', subject: 'Document the project' }, { durable: false });
+  await sendSignal(openFederation(root), { to: 'lnch', type: 'directive', subject: 'Document the project' }, { durable: false });
   const sleeper = ['--root', root, 'launch', '--team', 'lnch', '--agent', 'sleep 30'];
   const team = () => getTeam(readRegistry(root), 'lnch');
   // Start-up is most of a launch before its agent runs; the window reaches past it into the agent's run.
@@ -258,11 +259,11 @@ async function launchCampaign(): Promise<number> {
     // A launch never finishes on its own here (its agent sleeps): each run was killed, and none was refused as busy.
     expect(run.killed, run.stderr).toBe(true);
     expectNoTornFiles(root);
-    expect((await loadTeamLifecycle(team(), openBackend(root).lifecycles)).snapshot.value).toBe('preparing');
+    expect((await loadTeamLifecycle(team(), openFederation(root).backend.lifecycles)).snapshot.value).toBe('preparing');
   });
   const done = await runFedKillable(['--root', root, 'launch', '--team', 'lnch', '--agent', `'${process.execPath}' '${COMPLETE_AGENT}'`]);
   expect(done.code, done.stderr).toBe(0);
-  expect((await loadTeamLifecycle(team(), openBackend(root).lifecycles)).snapshot.value).toBe('complete');
+  expect((await loadTeamLifecycle(team(), openFederation(root).backend.lifecycles)).snapshot.value).toBe('complete');
   // The mission applied once; meta got each transition report once, plus the launch's completion report.
   const journal = readWholeJournal(team().location);
   expect(journal.map((l) => l.seq)).toEqual(journal.map((_, i) => i + 1));

@@ -16,6 +16,7 @@ import {
 } from '../../src/index.js';
 import { runFed } from '../helpers/fed-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { openFederation } from '../../src/engine/context.js';
 
 /** A pid whose process has exited. */
 function deadPid(): number {
@@ -29,7 +30,7 @@ function deadOwner(pid: number): string {
 async function federation(teams: string[]): Promise<string> {
   const root = tempDir();
   initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
-  for (const domain of teams) await onboardTeam(root, { domain }, { durable: false });
+  for (const domain of teams) await onboardTeam(openFederation(root), { domain }, { durable: false });
   return root;
 }
 
@@ -38,7 +39,7 @@ const report = (text: string) => JSON.parse(text) as DoctorReport;
 describe('fed doctor', () => {
   it('finds nothing in a healthy federation (exit 0), where an archived team may have lost its workspace', async () => {
     const root = await federation(['docs', 'old']);
-    await sendSignal(root, { to: 'docs', type: 'directive', subject: 'Go' }, { durable: false });
+    await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'Go' }, { durable: false });
     expect((await runFed(['--root', root, 'team', 'archive', 'old'])).code).toBe(0);
     rmSync(join(root, '.fed', 'teams', 'old'), { recursive: true });
     const result = await runFed(['--root', root, 'doctor']);

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { getTeam, launchTeam, listSignals, readLastRun, readRegistry, setTeamStatus, viewLifecycle, type AgentLimits, type FederationConfig } from '../../src/index.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { openFederation } from '../../src/engine/context.js';
 
 /**
  * The agent CLI presets against fake CLIs (test/fixtures/agents/bin/<cli>) that check the flags they get,
@@ -15,13 +16,13 @@ type Cli = (typeof CLIS)[number];
 
 const fakeCli = (cli: Cli) => fileURLToPath(new URL(`../fixtures/agents/bin/${cli}`, import.meta.url));
 const team = (root: string) => getTeam(readRegistry(root), 'docs');
-const metaSignals = async (root: string) => (await listSignals(root, { team: 'meta' })).signals.map((s) => `${s.message.type}: ${s.message.subject}`);
+const metaSignals = async (root: string) => (await listSignals(openFederation(root), { team: 'meta' })).signals.map((s) => `${s.message.type}: ${s.message.subject}`);
 
 async function launchFake(cli: Cli, scenario: string, options: { root?: string; config?: FederationConfig; limits?: AgentLimits } = {}) {
   const federation = options.root && options.config ? { root: options.root, config: options.config } : await federationWithMission();
   const log = join(tempDir(), 'calls.jsonl');
   const config = { ...federation.config, agent: { ...federation.config.agent, limits: options.limits ?? {} } };
-  const result = await launchTeam(federation.root, 'docs', {
+  const result = await launchTeam(openFederation(federation.root), 'docs', {
     config,
     agent: fakeCli(cli),
     env: { ...process.env, FAKE_SCENARIO: scenario, FAKE_CLI_LOG: log },
@@ -89,7 +90,7 @@ describe('fed launch with agent CLI presets', () => {
     // Copilot has exited 0 with no output on broken auth: that is a run that made no progress.
     expect(result.lastRun.outcome).toBe(cli === 'copilot' ? 'no-progress' : 'auth');
     expect(result).toMatchObject({ outcome: 'failed', state: 'failed' });
-    expect((await viewLifecycle(root, team(root))).failure?.reason).toMatch(cli === 'copilot' ? /^no-progress: / : /^auth: /);
+    expect((await viewLifecycle(openFederation(root), team(root))).failure?.reason).toMatch(cli === 'copilot' ? /^no-progress: / : /^auth: /);
     expect(await metaSignals(root)).toContain('alert: team docs failed');
   });
 
@@ -102,7 +103,7 @@ describe('fed launch with agent CLI presets', () => {
       const sessionId = first.result.lastRun.sessionId;
       expect(sessionId).toBeTruthy();
 
-      await setTeamStatus(first.root, 'docs', { type: 'RESUME' });
+      await setTeamStatus(openFederation(first.root), 'docs', { type: 'RESUME' });
       const second = await launchFake(cli, 'completed', { root: first.root, config: first.config });
       expect(second.calls[0]!.resume).toBe(sessionId);
       expect(second.result.lastRun).toMatchObject({ outcome: 'completed', resumedSessionId: sessionId, sessionId, stateBefore: 'scanning' });
@@ -112,7 +113,7 @@ describe('fed launch with agent CLI presets', () => {
 
   it('a custom CLI gets the prompt and its file through {prompt} and {promptFile}', async () => {
     const { root, config } = await federationWithMission();
-    const result = await launchTeam(root, 'docs', { config, agent: `${fakeAgent('custom-prompt')} --task {prompt} --task-file {promptFile}`, pollMs: 50 });
+    const result = await launchTeam(openFederation(root), 'docs', { config, agent: `${fakeAgent('custom-prompt')} --task {prompt} --task-file {promptFile}`, pollMs: 50 });
     expect(result, readFileSync(result.logPath, 'utf8')).toMatchObject({ outcome: 'complete', state: 'complete' });
     expect(result.lastRun).toMatchObject({ preset: 'custom', outcome: 'completed', sessionId: null });
     expect(readFileSync(result.lastRun.transcriptPath, 'utf8')).toMatch(/custom agent got a \d+-character prompt/);
@@ -120,6 +121,6 @@ describe('fed launch with agent CLI presets', () => {
 
   it('a team whose lifecycle is final is never relaunched', async () => {
     const { root, config } = await launchFake('claude', 'auth');
-    await expect(launchTeam(root, 'docs', { config, agent: fakeCli('claude') })).rejects.toThrow('its lifecycle is over');
+    await expect(launchTeam(openFederation(root), 'docs', { config, agent: fakeCli('claude') })).rejects.toThrow('its lifecycle is over');
   });
 });

@@ -19,15 +19,16 @@ import {
 } from '../../src/index.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { waitFor } from '../helpers/fixture-process.js';
+import { openFederation } from '../../src/engine/context.js';
 
 const team = (root: string) => getTeam(readRegistry(root), 'docs');
-const metaSignals = async (root: string) => (await listSignals(root, { team: 'meta' })).signals.map((s) => `${s.message.type}: ${s.message.subject}`);
+const metaSignals = async (root: string) => (await listSignals(openFederation(root), { team: 'meta' })).signals.map((s) => `${s.message.type}: ${s.message.subject}`);
 
 describe('fed launch (library)', () => {
   it('runs the agent in its workspace to complete, shows progress, reports to meta, logs the agent', async () => {
     const { root, config } = await federationWithMission();
     const progress: JournalLine[] = [];
-    const result = await launchTeam(root, 'docs', { config, agent: fakeAgent('complete'), onProgress: (l) => progress.push(l), pollMs: 50 });
+    const result = await launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('complete'), onProgress: (l) => progress.push(l), pollMs: 50 });
     expect(result).toMatchObject({ team: 'docs', state: 'complete', outcome: 'complete', agentExitCode: 0, reason: null, deliverableExists: true });
     expect(progress.map((l) => `${l.from}→${l.to}`)).toEqual([
       'preparing→preparing',
@@ -50,7 +51,7 @@ describe('fed launch (library)', () => {
     const { root, config } = await federationWithMission();
     const skill = join(federationPaths(root).skills, `${config.playbookSkill}.md`);
     rmSync(skill);
-    const result = await launchTeam(root, 'docs', { config, agent: fakeAgent('complete'), pollMs: 50 });
+    const result = await launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('complete'), pollMs: 50 });
     expect(result.outcome).toBe('complete');
     expect(result.warnings).toEqual([`the playbook skill ${skill} does not exist, so the launch prompt has none; create it or fix playbookSkill (fed config show checks it)`]);
     expect(readFileSync(workspacePaths(team(root).location).launchPrompt, 'utf8')).not.toContain('## Playbook');
@@ -58,27 +59,27 @@ describe('fed launch (library)', () => {
 
   it('an agent that crashes midway, after progress, pauses the team with its exit code and alerts meta', async () => {
     const { root, config } = await federationWithMission();
-    const result = await launchTeam(root, 'docs', { config, agent: fakeAgent('exit-midway'), pollMs: 50 });
+    const result = await launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('exit-midway'), pollMs: 50 });
     expect(result).toMatchObject({ outcome: 'paused', state: 'paused', agentExitCode: 1 });
     expect(result.reason).toBe('crashed: the agent exited with code 1');
     expect(result.lastRun).toMatchObject({ preset: 'custom', outcome: 'crashed', progressed: true, stateBefore: 'preparing', stateAfter: 'paused' });
-    expect((await viewLifecycle(root, team(root))).pausedFrom).toBe('scanning');
+    expect((await viewLifecycle(openFederation(root), team(root))).pausedFrom).toBe('scanning');
     expect(await metaSignals(root)).toContain('alert: team docs paused: crashed');
     expect(readFileSync(result.logPath, 'utf8')).toContain('something broke');
   });
 
   it('an agent that exits without any progress fails the team with its exit code and state', async () => {
     const { root, config } = await federationWithMission();
-    const result = await launchTeam(root, 'docs', { config, agent: `'${process.execPath}' -e "process.exit(4)"`, pollMs: 50 });
+    const result = await launchTeam(openFederation(root), 'docs', { config, agent: `'${process.execPath}' -e "process.exit(4)"`, pollMs: 50 });
     expect(result).toMatchObject({ outcome: 'failed', state: 'failed', agentExitCode: 4 });
     expect(result.reason).toBe('crashed: the agent exited with code 4 (in state preparing, before the lifecycle was complete)');
-    expect((await viewLifecycle(root, team(root))).failure).toEqual({ reason: result.reason, state: 'preparing' });
+    expect((await viewLifecycle(openFederation(root), team(root))).failure).toEqual({ reason: result.reason, state: 'preparing' });
     expect(await metaSignals(root)).toContain('alert: team docs failed');
   });
 
   it('--timeout stops a hung agent and pauses the team with that reason', async () => {
     const { root, config } = await federationWithMission();
-    const result = await launchTeam(root, 'docs', { config, agent: fakeAgent('hang'), timeoutSeconds: 3, pollMs: 50, graceMs: 1000 });
+    const result = await launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('hang'), timeoutSeconds: 3, pollMs: 50, graceMs: 1000 });
     expect(result).toMatchObject({ outcome: 'paused', state: 'paused', reason: 'timeout: the agent timed out after 3 s (--timeout)' });
     expect(result.lastRun.outcome).toBe('timeout');
   });
@@ -86,14 +87,14 @@ describe('fed launch (library)', () => {
   it('a wall-time limit (agent.limits.maxMinutes) stops the agent and pauses the team', async () => {
     const { root, config } = await federationWithMission();
     const limited = { ...config, agent: { ...config.agent, limits: { maxMinutes: 0.05 } } };
-    const result = await launchTeam(root, 'docs', { config: limited, agent: fakeAgent('hang'), pollMs: 50, graceMs: 1000 });
+    const result = await launchTeam(openFederation(root), 'docs', { config: limited, agent: fakeAgent('hang'), pollMs: 50, graceMs: 1000 });
     expect(result).toMatchObject({ outcome: 'paused', state: 'paused', reason: 'timeout: reached the wall-time limit (0.05 min)' });
   });
 
   it('without the sandbox, an agent that edits a tracked file of the codebase fails the read-only guard', async () => {
     const { root, config } = await federationWithMission();
     const unsandboxed = { ...config, agent: { ...config.agent, sandbox: false } };
-    const result = await launchTeam(root, 'docs', { config: unsandboxed, agent: fakeAgent('edit-codebase'), pollMs: 50 });
+    const result = await launchTeam(openFederation(root), 'docs', { config: unsandboxed, agent: fakeAgent('edit-codebase'), pollMs: 50 });
     expect(result).toMatchObject({ outcome: 'failed', state: 'failed' });
     expect(result.reason).toBe('codebase modified: README.md');
     expect(await metaSignals(root)).toContain('alert: team docs failed');
@@ -101,7 +102,7 @@ describe('fed launch (library)', () => {
 
   it('a deliverable that breaks the documentation standards fails the team before complete', async () => {
     const { root, config } = await federationWithMission();
-    const result = await launchTeam(root, 'docs', { config, agent: fakeAgent('bad-document'), pollMs: 50 });
+    const result = await launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('bad-document'), pollMs: 50 });
     expect(result).toMatchObject({ outcome: 'failed', state: 'failed', agentExitCode: 2 });
     expect(result.reason).toMatch(/^document structure cannot be determined: \d+ violation\(s\) in .*deliverable\.md: line \d+: /);
     expect(await metaSignals(root)).toContain('alert: team docs failed');
@@ -109,19 +110,19 @@ describe('fed launch (library)', () => {
 
   it('pause during a run stops the agent gracefully; after resume a relaunch continues where it was', async () => {
     const { root, config } = await federationWithMission();
-    const launch = launchTeam(root, 'docs', { config, agent: fakeAgent('slow-until-stopped'), pollMs: 50 });
-    await waitFor(async () => (await viewLifecycle(root, team(root))).state === 'scanning', 15_000, 'the agent to start scanning');
-    await sendSignal(root, { to: 'docs', type: 'directive', subject: 'pause' });
+    const launch = launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('slow-until-stopped'), pollMs: 50 });
+    await waitFor(async () => (await viewLifecycle(openFederation(root), team(root))).state === 'scanning', 15_000, 'the agent to start scanning');
+    await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'pause' });
     const paused = await launch;
     expect(paused).toMatchObject({ outcome: 'paused', state: 'paused' });
     expect(paused.lastRun.outcome).toBe('interrupted');
     expect(existsSync(join(team(root).location, 'stopped-gracefully'))).toBe(true);
     expect(team(root).status).toBe('paused');
-    await expect(launchTeam(root, 'docs', { config, agent: fakeAgent('complete') })).rejects.toThrow('team "docs" is paused; resume it first: fed team resume docs');
+    await expect(launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('complete') })).rejects.toThrow('team "docs" is paused; resume it first: fed team resume docs');
 
-    await setTeamStatus(root, 'docs', { type: 'RESUME' });
-    expect((await viewLifecycle(root, team(root))).state).toBe('scanning');
-    const resumed = await launchTeam(root, 'docs', { config, agent: fakeAgent('complete'), pollMs: 50 });
+    await setTeamStatus(openFederation(root), 'docs', { type: 'RESUME' });
+    expect((await viewLifecycle(openFederation(root), team(root))).state).toBe('scanning');
+    const resumed = await launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('complete'), pollMs: 50 });
     expect(resumed).toMatchObject({ outcome: 'complete', state: 'complete' });
     const context = JSON.parse(readFileSync(workspacePaths(team(root).location).launchContext, 'utf8')) as { state: string };
     expect(context.state).toBe('scanning');
@@ -129,28 +130,28 @@ describe('fed launch (library)', () => {
 
   it('refuses a second launch of a running team, a team without a mission, a finished team', async () => {
     const { root, config } = await federationWithMission();
-    const first = launchTeam(root, 'docs', { config, agent: fakeAgent('slow-until-stopped'), pollMs: 50 });
-    await waitFor(async () => (await viewLifecycle(root, team(root))).state === 'scanning', 15_000, 'the first launch');
-    await expect(launchTeam(root, 'docs', { config, agent: fakeAgent('complete') })).rejects.toThrow(/team "docs" is already being run by another process .* only one launch per team/);
-    await setTeamStatus(root, 'docs', { type: 'PAUSE' });
+    const first = launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('slow-until-stopped'), pollMs: 50 });
+    await waitFor(async () => (await viewLifecycle(openFederation(root), team(root))).state === 'scanning', 15_000, 'the first launch');
+    await expect(launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('complete') })).rejects.toThrow(/team "docs" is already being run by another process .* only one launch per team/);
+    await setTeamStatus(openFederation(root), 'docs', { type: 'PAUSE' });
     await first;
 
     const fresh = await federationWithMission({ mission: false });
-    await expect(launchTeam(fresh.root, 'docs', { config: fresh.config, agent: fakeAgent('complete') })).rejects.toThrow(
+    await expect(launchTeam(openFederation(fresh.root), 'docs', { config: fresh.config, agent: fakeAgent('complete') })).rejects.toThrow(
       'team "docs" has no mission yet; send one first: fed signal send --to docs --type directive --subject "<mission>" --body "<details>"',
     );
 
     const done = await federationWithMission();
-    await launchTeam(done.root, 'docs', { config: done.config, agent: fakeAgent('complete'), pollMs: 50 });
-    await expect(launchTeam(done.root, 'docs', { config: done.config, agent: fakeAgent('complete') })).rejects.toThrow('team "docs" is already complete; its lifecycle is over');
+    await launchTeam(openFederation(done.root), 'docs', { config: done.config, agent: fakeAgent('complete'), pollMs: 50 });
+    await expect(launchTeam(openFederation(done.root), 'docs', { config: done.config, agent: fakeAgent('complete') })).rejects.toThrow('team "docs" is already complete; its lifecycle is over');
   });
 
   it('an agent command that does not exist is a clear error and starts nothing', async () => {
     const { root, config } = await federationWithMission();
-    await expect(launchTeam(root, 'docs', { config, agent: 'no-such-agent-xyz --flag' })).rejects.toThrow(
+    await expect(launchTeam(openFederation(root), 'docs', { config, agent: 'no-such-agent-xyz --flag' })).rejects.toThrow(
       'cannot start the agent "no-such-agent-xyz": not found on PATH; set agentCommand in federate.config.json or pass --agent <command>',
     );
-    expect((await viewLifecycle(root, team(root))).state).toBe('preparing');
+    expect((await viewLifecycle(openFederation(root), team(root))).state).toBe('preparing');
   });
 });
 
@@ -172,7 +173,7 @@ export function onLaunchComplete(result: { outcome: string }): void { log('compl
 `,
     );
     const hooks = await loadHooks(root, { ...config, importHook: 'hooks.ts' }, 'launch');
-    const result = await launchTeam(root, 'docs', { config, agent: fakeAgent('complete'), hooks, pollMs: 50 });
+    const result = await launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('complete'), hooks, pollMs: 50 });
     expect(result.outcome).toBe('complete');
     expect(result.warnings).toEqual([`importHook ${hookFile}: onTransition threw: hook bug`]);
     // The log lives under .fed/: anything the hook wrote into the codebase would break the read-only rule.
@@ -218,9 +219,9 @@ describe('fed launch beside a running actor consumer', () => {
   it('lets `fed actors run` keep consuming the inbox and still runs the agent to complete', async () => {
     const { root, config } = await federationWithMission();
     const stop = new AbortController();
-    const daemon = runActors(root, { signal: stop.signal, rescanMs: 50 });
-    await waitFor(async () => (await viewLifecycle(root, team(root))).mission !== null, 15_000, 'the daemon to apply the mission');
-    const result = await launchTeam(root, 'docs', { config, agent: fakeAgent('complete'), pollMs: 50 });
+    const daemon = runActors(openFederation(root), { signal: stop.signal, rescanMs: 50 });
+    await waitFor(async () => (await viewLifecycle(openFederation(root), team(root))).mission !== null, 15_000, 'the daemon to apply the mission');
+    const result = await launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('complete'), pollMs: 50 });
     stop.abort();
     await daemon;
     expect(result).toMatchObject({ outcome: 'complete', state: 'complete' });
@@ -230,17 +231,17 @@ describe('fed launch beside a running actor consumer', () => {
 describe('fed launch: review fixes', () => {
   it('a deliverable team placed in a git worktree completes: writing its own workspace is not a modification', async () => {
     const { root, config } = await federationWithMission({ mission: false });
-    await onboardTeam(root, { domain: 'wt', placementType: 'worktree' });
-    await sendSignal(root, { to: 'wt', type: 'directive', subject: 'Document the project' });
-    const result = await launchTeam(root, 'wt', { config, agent: fakeAgent('complete'), pollMs: 50 });
+    await onboardTeam(openFederation(root), { domain: 'wt', placementType: 'worktree' });
+    await sendSignal(openFederation(root), { to: 'wt', type: 'directive', subject: 'Document the project' });
+    const result = await launchTeam(openFederation(root), 'wt', { config, agent: fakeAgent('complete'), pollMs: 50 });
     expect(result).toMatchObject({ outcome: 'complete', state: 'complete' });
   });
 
   it('an interrupted launch (Ctrl-C) stops the agent and pauses the team, never fails it', async () => {
     const { root, config } = await federationWithMission();
     const interrupt = new AbortController();
-    const launch = launchTeam(root, 'docs', { config, agent: fakeAgent('slow-until-stopped'), signal: interrupt.signal, pollMs: 50 });
-    await waitFor(async () => (await viewLifecycle(root, team(root))).state === 'scanning', 15_000, 'the agent to start scanning');
+    const launch = launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('slow-until-stopped'), signal: interrupt.signal, pollMs: 50 });
+    await waitFor(async () => (await viewLifecycle(openFederation(root), team(root))).state === 'scanning', 15_000, 'the agent to start scanning');
     interrupt.abort();
     const result = await launch;
     expect(result).toMatchObject({ outcome: 'paused', state: 'paused' });
@@ -249,8 +250,8 @@ describe('fed launch: review fixes', () => {
 
   it('an error while supervising stops the agent before the leases are given up', async () => {
     const { root, config } = await federationWithMission();
-    const launch = launchTeam(root, 'docs', { config, agent: fakeAgent('slow-until-stopped'), pollMs: 50 });
-    await waitFor(async () => (await viewLifecycle(root, team(root))).state === 'scanning', 15_000, 'the agent to start scanning');
+    const launch = launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('slow-until-stopped'), pollMs: 50 });
+    await waitFor(async () => (await viewLifecycle(openFederation(root), team(root))).state === 'scanning', 15_000, 'the agent to start scanning');
     writeFileSync(workspacePaths(team(root).location).envelope, '{ broken');
     await expect(launch).rejects.toThrow('lifecycle.json is corrupt');
     expect(existsSync(join(team(root).location, 'stopped-gracefully'))).toBe(true);

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { getTeam, launchTeam, listSignals, loadConfig, openBackend, readRegistry, runActors, sendSignal, viewLifecycle, workspacePaths } from '../../src/index.js';
 import { fakeAgent } from '../helpers/launch-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { openFederation } from '../../src/engine/context.js';
 
 /** Where the previous release made the fixture (test/fixtures/federation-0.1.0.md). */
 const MADE_AT = '/tmp/ports-legacy/federation';
@@ -32,38 +33,38 @@ describe('a federation made by the previous release (fed 0.1.0)', () => {
     const before = inboxFiles();
 
     // Read: its signals, their acknowledgments and its lifecycle, as that release wrote them.
-    const inbox = await listSignals(root, { team: 'docs' });
+    const inbox = await listSignals(openFederation(root), { team: 'docs' });
     expect(inbox.invalid).toEqual([]);
     expect(inbox.signals.map((s) => [s.message.subject, s.message.acknowledged])).toEqual([
       ['Document the API', true],
       ['When is it due', true],
       ['Which format', false],
     ]);
-    expect((await listSignals(root, { team: 'meta' })).signals.map((s) => s.message.subject)).toEqual(['Started']);
-    expect((await listSignals(root, { team: 'meta', box: 'outbox' })).signals).toHaveLength(3);
-    const view = await viewLifecycle(root, docs);
+    expect((await listSignals(openFederation(root), { team: 'meta' })).signals.map((s) => s.message.subject)).toEqual(['Started']);
+    expect((await listSignals(openFederation(root), { team: 'meta', box: 'outbox' })).signals).toHaveLength(3);
+    const view = await viewLifecycle(openFederation(root), docs);
     expect(view).toMatchObject({ state: 'preparing', mission: { subject: 'Document the API' }, pending: [{ subject: 'Which format' }] });
     expect(view.recent.map((line) => line.event)).toEqual(['MISSION_ASSIGNED', 'QUESTION_RECEIVED']);
 
     // Send: the new signal lands beside the old ones under the same naming, nothing old is touched.
-    const sent = await sendSignal(root, { to: 'docs', type: 'question', subject: 'Any blockers' }, { durable: false });
+    const sent = await sendSignal(openFederation(root), { to: 'docs', type: 'question', subject: 'Any blockers' }, { durable: false });
     expect(sent.file).toMatch(/^\d{4}-\d\d-\d\dT\d{6}Z-question-any-blockers\.json$/);
     expect(inboxFiles()).toEqual([...before, sent.file].sort());
 
     // Consume: the pending signals are applied after the old ones, the journal continues the old seq.
-    await runActors(root, { team: 'docs', once: true, durable: false });
-    const journal = await openBackend(root).lifecycles.journalTail(docs, 10);
+    await runActors(openFederation(root), { team: 'docs', once: true, durable: false });
+    const journal = await openFederation(root).backend.lifecycles.journalTail(docs, 10);
     expect(journal.map((line) => [line.seq, line.event])).toEqual([
       [1, 'MISSION_ASSIGNED'],
       [2, 'QUESTION_RECEIVED'],
       [3, 'QUESTION_RECEIVED'],
       [4, 'QUESTION_RECEIVED'],
     ]);
-    expect((await listSignals(root, { team: 'docs', unacknowledged: true })).signals).toEqual([]);
+    expect((await listSignals(openFederation(root), { team: 'docs', unacknowledged: true })).signals).toEqual([]);
 
     // Launch: the agent runs to completion on the old state.
-    const result = await launchTeam(root, 'docs', { config: loadConfig(root, {}).config, agent: fakeAgent('complete'), pollMs: 50 });
+    const result = await launchTeam(openFederation(root), 'docs', { config: loadConfig(root, {}).config, agent: fakeAgent('complete'), pollMs: 50 });
     expect(result).toMatchObject({ outcome: 'complete', state: 'complete' });
-    expect((await viewLifecycle(root, getTeam(readRegistry(root), 'docs'))).state).toBe('complete');
+    expect((await viewLifecycle(openFederation(root), getTeam(readRegistry(root), 'docs'))).state).toBe('complete');
   });
 });

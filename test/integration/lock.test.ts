@@ -21,6 +21,7 @@ import {
 } from '../../src/index.js';
 import { startFixture, waitFor } from '../helpers/fixture-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { openFederation } from '../../src/engine/context.js';
 
 /** A pid that belonged to a process that has exited. */
 async function deadPid(): Promise<number> {
@@ -133,7 +134,7 @@ describe('exclusive lock', () => {
   it('compare-on-write: a lifecycle writer whose state lock was taken meanwhile writes nothing', async () => {
     const root = tempDir();
     initFederation(root, {}, {});
-    const team = await onboardTeam(root, { domain: 'docs' }, { durable: false });
+    const team = await onboardTeam(openFederation(root), { domain: 'docs' }, { durable: false });
     const paths = workspacePaths(team.location);
     let stolen = false;
     const steal = () => {
@@ -141,7 +142,7 @@ describe('exclusive lock', () => {
       stolen = true;
       return new Date();
     };
-    const error = await applyLifecycleInputs(root, team, [{ source: 'registry', event: { type: 'PAUSE' } }], { now: steal }).catch((e: unknown) => e);
+    const error = await applyLifecycleInputs(openFederation(root), team, [{ source: 'registry', event: { type: 'PAUSE' } }], { now: steal }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LockLostError);
     expect(existsSync(paths.envelope)).toBe(false);
   });

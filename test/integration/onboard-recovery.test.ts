@@ -6,6 +6,7 @@ import { runFed } from '../helpers/fed-cli.js';
 import { startFixture, waitFor } from '../helpers/fixture-process.js';
 import { gitFederation } from '../helpers/git-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { openFederation } from '../../src/engine/context.js';
 
 /** What a `fed team onboard` killed after writing its intent record leaves: the record, and whatever it had made. */
 function interruptedOnboarding(root: string, domain: string, placementType: 'directory' | 'worktree'): OnboardingIntent {
@@ -79,7 +80,7 @@ describe('a retry of a killed onboarding (issue 19 item 3)', () => {
   it('completes when the killed run had registered the team already: no duplicate, exit 0', async () => {
     const root = tempDir();
     initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
-    await onboardTeam(root, { domain: 'docs' }, { durable: false });
+    await onboardTeam(openFederation(root), { domain: 'docs' }, { durable: false });
     interruptedOnboarding(root, 'docs', 'directory');
     const retry = await runFed(['--root', root, 'team', 'onboard', 'docs']);
     expect(retry.code, retry.stderr).toBe(0);

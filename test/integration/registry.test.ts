@@ -15,6 +15,7 @@ import {
   touchLastActive,
 } from '../../src/index.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { openFederation } from '../../src/engine/context.js';
 
 function federation(): string {
   const root = tempDir();
@@ -47,7 +48,7 @@ describe('registry optimistic concurrency', () => {
   it('re-reads and re-applies the mutation after a conflict, so no update is lost', async () => {
     const root = federation();
     let calls = 0;
-    const result = await updateRegistry(root, (registry) => {
+    const result = await updateRegistry(openFederation(root), (registry) => {
       calls++;
       // Simulate another writer landing between this writer's read and its commit, once.
       if (calls === 1) writeFileSync(federationPaths(root).registry, JSON.stringify({ ...registry, lockVersion: 5 }));
@@ -61,14 +62,14 @@ describe('registry optimistic concurrency', () => {
 
   it('does not write when the mutation returns undefined', async () => {
     const root = federation();
-    const result = await updateRegistry(root, () => undefined);
+    const result = await updateRegistry(openFederation(root), () => undefined);
     expect(result.changed).toBe(false);
     expect(readRegistry(root).lockVersion).toBe(0);
   });
 
   it('a refusal thrown by the mutation propagates and nothing is written', async () => {
     const root = federation();
-    await expect(updateRegistry(root, () => { throw new Error('no'); })).rejects.toThrow('no');
+    await expect(updateRegistry(openFederation(root), () => { throw new Error('no'); })).rejects.toThrow('no');
     expect(readRegistry(root).lockVersion).toBe(0);
   });
 
@@ -87,7 +88,7 @@ describe('registry optimistic concurrency', () => {
     expect(() => readRegistry(root)).toThrow(CorruptFileError);
     expect(() => readRegistry(root)).toThrow(problem);
     expect(() => readRegistry(root)).toThrow(file);
-    await expect(onboardTeam(root, { domain: 'docs' })).rejects.toThrow(CorruptFileError);
+    await expect(onboardTeam(openFederation(root), { domain: 'docs' })).rejects.toThrow(CorruptFileError);
     expect(() => initFederation(root, {}, {})).toThrow(CorruptFileError);
     expect(readFileSync(file, 'utf8')).toBe(text);
     expect(existsSync(join(root, '.fed', 'teams', 'docs'))).toBe(false);
@@ -97,7 +98,7 @@ describe('registry optimistic concurrency', () => {
     const root = federation();
     const file = federationPaths(root).registry;
     writeFileSync(file, JSON.stringify({ ...readRegistry(root), futureField: { x: 1 } }));
-    await updateRegistry(root, (r) => r);
+    await updateRegistry(openFederation(root), (r) => r);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ futureField: { x: 1 }, lockVersion: 1 });
   });
 });
@@ -105,7 +106,7 @@ describe('registry optimistic concurrency', () => {
 describe('onboarding', () => {
   it('registers a directory team with the spec fields, the host its workspace is on, its signal boxes and marker', async () => {
     const root = federation();
-    const entry = await onboardTeam(root, { domain: 'docs' });
+    const entry = await onboardTeam(openFederation(root), { domain: 'docs' });
     expect(entry).toEqual({
       domain: 'docs',
       domainId: 'docs',
@@ -124,28 +125,28 @@ describe('onboarding', () => {
 
   it('refuses a duplicate domain or id and creates nothing', async () => {
     const root = federation();
-    await onboardTeam(root, { domain: 'docs' });
-    await expect(onboardTeam(root, { domain: 'docs' })).rejects.toMatchObject({ code: 'DUPLICATE_TEAM' });
-    await expect(onboardTeam(root, { domain: 'other', domainId: 'docs' })).rejects.toMatchObject({ code: 'DUPLICATE_TEAM' });
+    await onboardTeam(openFederation(root), { domain: 'docs' });
+    await expect(onboardTeam(openFederation(root), { domain: 'docs' })).rejects.toMatchObject({ code: 'DUPLICATE_TEAM' });
+    await expect(onboardTeam(openFederation(root), { domain: 'other', domainId: 'docs' })).rejects.toMatchObject({ code: 'DUPLICATE_TEAM' });
     expect(readdirSync(join(root, '.fed', 'teams'))).toEqual(['docs']);
     expect(readRegistry(root).lockVersion).toBe(1);
   });
 
   it.each(['../x', 'Docs', 'has space', '', 'a--b', '-a', 'meta', 'x'.repeat(65), 'ü'])('refuses the unsafe name %j and creates nothing', async (name) => {
     const root = federation();
-    await expect(onboardTeam(root, { domain: name })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(onboardTeam(root, { domain: 'ok', domainId: name })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(onboardTeam(openFederation(root), { domain: name })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(onboardTeam(openFederation(root), { domain: 'ok', domainId: name })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     expect(existsSync(join(root, '.fed', 'teams'))).toBe(false);
     expect(readRegistry(root).lockVersion).toBe(0);
   });
 
   it('removes the workspace again when the registry commit fails (no orphans)', async () => {
     const root = federation();
-    await onboardTeam(root, { domain: 'docs' });
+    await onboardTeam(openFederation(root), { domain: 'docs' });
     // Hold the commit lock as a live writer on another host would, so the next commit times out.
     writeFileSync(federationPaths(root).registryLock, JSON.stringify({ pid: process.pid, host: 'elsewhere', token: 't', acquiredAt: new Date().toISOString() }));
     await expect(
-      onboardTeam(root, { domain: 'api' }, { lock: { timeoutMs: 50, staleMs: 60_000 } }),
+      onboardTeam(openFederation(root), { domain: 'api' }, { lock: { timeoutMs: 50, staleMs: 60_000 } }),
     ).rejects.toMatchObject({ code: 'LOCK_TIMEOUT' });
     expect(readdirSync(join(root, '.fed', 'teams'))).toEqual(['docs']);
     expect(readRegistry(root).teams.map((t) => t.domainId)).toEqual(['docs']);
@@ -155,29 +156,29 @@ describe('onboarding', () => {
 describe('team status and activity', () => {
   it('moves status through the team-status machine and refreshes lastActive', async () => {
     const root = federation();
-    await onboardTeam(root, { domain: 'docs' }, { now: () => new Date('2026-01-01T00:00:00Z') });
-    const change = await writeRegistryStatus(root, 'docs', { type: 'PAUSE' }, { now: () => new Date('2026-01-02T00:00:00Z') });
+    await onboardTeam(openFederation(root), { domain: 'docs' }, { now: () => new Date('2026-01-01T00:00:00Z') });
+    const change = await writeRegistryStatus(openFederation(root), 'docs', { type: 'PAUSE' }, { now: () => new Date('2026-01-02T00:00:00Z') });
     expect(change).toMatchObject({ from: 'active', to: 'paused' });
     expect(readRegistry(root).teams[0]).toMatchObject({ status: 'paused', lastActive: '2026-01-02T00:00:00.000Z' });
   });
 
   it('refuses an illegal transition naming the status and the allowed commands', async () => {
     const root = federation();
-    await onboardTeam(root, { domain: 'docs' });
-    await expect(writeRegistryStatus(root, 'docs', { type: 'RESUME' })).rejects.toThrow(
+    await onboardTeam(openFederation(root), { domain: 'docs' });
+    await expect(writeRegistryStatus(openFederation(root), 'docs', { type: 'RESUME' })).rejects.toThrow(
       'cannot resume team "docs": it is active; allowed: fed team pause docs, fed team archive docs',
     );
-    await writeRegistryStatus(root, 'docs', { type: 'ARCHIVE' });
-    await expect(writeRegistryStatus(root, 'docs', { type: 'PAUSE' })).rejects.toThrow('archived is final');
+    await writeRegistryStatus(openFederation(root), 'docs', { type: 'ARCHIVE' });
+    await expect(writeRegistryStatus(openFederation(root), 'docs', { type: 'PAUSE' })).rejects.toThrow('archived is final');
     expect(readRegistry(root).lockVersion).toBe(2);
   });
 
   it('refreshes lastActive only when it is older than the resolution', async () => {
     const root = federation();
-    await onboardTeam(root, { domain: 'docs' }, { now: () => new Date('2026-01-01T00:00:00Z') });
-    expect(await touchLastActive(root, 'docs', { now: () => new Date('2026-01-01T00:00:30Z') })).toBe(false);
-    expect(await touchLastActive(root, 'docs', { now: () => new Date('2026-01-01T00:01:00Z') })).toBe(true);
-    expect(await touchLastActive(root, 'meta')).toBe(false);
+    await onboardTeam(openFederation(root), { domain: 'docs' }, { now: () => new Date('2026-01-01T00:00:00Z') });
+    expect(await touchLastActive(openFederation(root), 'docs', { now: () => new Date('2026-01-01T00:00:30Z') })).toBe(false);
+    expect(await touchLastActive(openFederation(root), 'docs', { now: () => new Date('2026-01-01T00:01:00Z') })).toBe(true);
+    expect(await touchLastActive(openFederation(root), 'meta')).toBe(false);
     expect(readRegistry(root)).toMatchObject({ lockVersion: 2, teams: [{ lastActive: '2026-01-01T00:01:00.000Z' }] });
   });
 });

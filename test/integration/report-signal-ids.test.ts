@@ -3,15 +3,16 @@ import { setTeamStatus } from '../../src/engine/actors/team-status-command.js';
 import { reportSignalId } from '../../src/engine/actors/report-signal-id.js';
 import { listSignals } from '../../src/engine/messaging/list-signals.js';
 import { signalFederation } from '../helpers/signal-federation.js';
+import { openFederation } from '../../src/engine/context.js';
 
 const fast = { durable: false };
 
 /** The ids of the lifecycle reports meta received from `docs` after it was paused and resumed. */
 async function reportIds(): Promise<string[]> {
   const fed = await signalFederation(['docs']);
-  await setTeamStatus(fed.root, 'docs', { type: 'PAUSE' }, fast);
-  await setTeamStatus(fed.root, 'docs', { type: 'RESUME' }, fast);
-  return (await listSignals(fed.root, { team: 'meta', type: 'report' })).signals.map((s) => s.message.id);
+  await setTeamStatus(openFederation(fed.root), 'docs', { type: 'PAUSE' }, fast);
+  await setTeamStatus(openFederation(fed.root), 'docs', { type: 'RESUME' }, fast);
+  return (await listSignals(openFederation(fed.root), { team: 'meta', type: 'report' })).signals.map((s) => s.message.id);
 }
 
 describe('lifecycle report ids', () => {

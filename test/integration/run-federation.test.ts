@@ -7,6 +7,7 @@ import { FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { waitFor } from '../helpers/fixture-process.js';
 import { fakeAgent } from '../helpers/launch-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { openFederation } from '../../src/engine/context.js';
 
 /**
  * `fed run` end to end on the built CLI, with fake agents (test/fixtures/agents/federation-team.mjs)
@@ -38,7 +39,7 @@ async function federation(teams: readonly string[]): Promise<{ root: string; pro
 }
 
 const summaryOf = (stdout: string) => JSON.parse(stdout) as RunSummary;
-const lifecycle = (root: string, team: string) => viewLifecycle(root, getTeam(readRegistry(root), team));
+const lifecycle = (root: string, team: string) => viewLifecycle(openFederation(root), getTeam(readRegistry(root), team));
 const statusOf = (root: string, team: string) => getTeam(readRegistry(root), team).status;
 
 describe('fed run', () => {

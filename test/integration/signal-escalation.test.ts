@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { initFederation } from '../../src/engine/federation/init-federation.js';
+import { initFederation } from '../../src/apps/init/init-federation.js';
 import { loadConfig } from '../../src/infra/config/load-config.js';
 import { onboardTeam } from '../../src/engine/registry/onboard.js';
 import { setTeamStatus } from '../../src/engine/actors/team-status-command.js';
@@ -8,11 +8,12 @@ import type { MonitorReport } from '../../src/apps/monitor/monitor-report.js';
 import { renderMonitorReport } from '../../src/apps/monitor/render-monitor.js';
 import type { FederationConfig } from '../../src/core/schema/config.js';
 import { acknowledgeSignal } from '../../src/engine/messaging/acknowledge-signals.js';
-import { archiveSignals } from '../../src/adapters/file/archive/archive-signals.js';
+import { archiveSignals } from '../../src/engine/delivery/archive-signals.js';
 import { showSignal } from '../../src/engine/delivery/show-signal.js';
 import { listSignals } from '../../src/engine/messaging/list-signals.js';
 import { sendSignal } from '../../src/engine/messaging/send-signal.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { openFederation } from '../../src/engine/context.js';
 
 const fast = { durable: false };
 const T0 = new Date('2026-03-01T09:00:00.000Z');
@@ -21,21 +22,21 @@ const at = (minutes: number) => new Date(T0.getTime() + minutes * 60_000);
 async function federation(teams: string[], config: Partial<FederationConfig> = {}) {
   const root = tempDir('fed-escalation-');
   initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
-  for (const domain of teams) await onboardTeam(root, { domain }, fast);
+  for (const domain of teams) await onboardTeam(openFederation(root), { domain }, fast);
   const loaded = { ...loadConfig(root, { FED_TELEMETRY_ENABLED: 'false' }).config, ...config };
   const warnings: string[] = [];
   /** One monitor cycle at `minutes` past T0, as `fed monitor` runs it (the clock injected). */
   const cycle = (minutes: number): Promise<MonitorReport> =>
-    runMonitor(root, { config: loaded, now: at(minutes), onReport: () => {}, onWarning: (text) => warnings.push(text), ...fast });
+    runMonitor(openFederation(root), { config: loaded, now: at(minutes), onReport: () => {}, onWarning: (text) => warnings.push(text), ...fast });
   return { root, cycle, warnings };
 }
 
-const alertsIn = async (root: string, team: string) => (await listSignals(root, { team, type: 'alert' })).signals.map((s) => s.message);
+const alertsIn = async (root: string, team: string) => (await listSignals(openFederation(root), { team, type: 'alert' })).signals.map((s) => s.message);
 
 describe('the monitor and stuck signals', () => {
   it('an unanswered question expires after its deadline and is escalated to meta exactly once over many cycles', async () => {
     const { root, cycle } = await federation(['docs']);
-    const question = await sendSignal(root, { to: 'docs', type: 'question', subject: 'Which services?' }, { ...fast, now: () => at(0) });
+    const question = await sendSignal(openFederation(root), { to: 'docs', type: 'question', subject: 'Which services?' }, { ...fast, now: () => at(0) });
 
     expect((await cycle(29)).stuckSignals).toEqual([]);
     expect((await alertsIn(root, 'meta'))).toEqual([]);
@@ -52,27 +53,27 @@ describe('the monitor and stuck signals', () => {
       ]);
     }
     expect(renderMonitorReport(reports[0]!)).toContain(`expired  question meta → docs "Which services?" (${question.message.id}), due ${at(30).toISOString()}; alert ${alerts[0]!.id} to meta`);
-    const shown = await showSignal(root, question.message.id, { now: at(600) });
+    const shown = await showSignal(openFederation(root), question.message.id, { now: at(600) });
     expect(shown.delivery.state).toBe('expired');
     expect(shown.history.map((e) => e.event)).toEqual(['sent', 'expired', 'escalated']);
 
     // The coordinator acknowledges the alert and archives it: the question is still overdue, and still
     // escalated only once — the record, not the alert's presence in the inbox, remembers it.
-    await acknowledgeSignal(root, 'meta', alerts[0]!.id, fast);
-    await archiveSignals(root, { team: 'meta', olderThanMs: 60_000 }, { ...fast, now: at(700) });
+    await acknowledgeSignal(openFederation(root), 'meta', alerts[0]!.id, fast);
+    await archiveSignals(openFederation(root), { team: 'meta', olderThanMs: 60_000 }, { ...fast, now: at(700) });
     expect((await alertsIn(root, 'meta'))).toEqual([]);
     for (const minutes of [701, 800]) await cycle(minutes);
-    expect((await listSignals(root, { team: 'meta', type: 'alert', all: true })).signals).toHaveLength(1);
+    expect((await listSignals(openFederation(root), { team: 'meta', type: 'alert', all: true })).signals).toHaveLength(1);
   });
 
   it('an answered question and an acknowledged directive are never escalated; an unacknowledged directive is, after 10 minutes', async () => {
     const { root, cycle } = await federation(['docs']);
     const now = { ...fast, now: () => at(0) };
-    const question = await sendSignal(root, { to: 'docs', type: 'question', subject: 'Answered' }, now);
-    await sendSignal(root, { from: 'docs', to: 'meta', type: 'report', subject: 'Here', replyTo: question.message.id }, now);
-    const acked = await sendSignal(root, { to: 'docs', type: 'directive', subject: 'Acked' }, now);
-    await acknowledgeSignal(root, 'docs', acked.message.id, fast);
-    const ignored = await sendSignal(root, { to: 'docs', type: 'directive', subject: 'Ignored' }, now);
+    const question = await sendSignal(openFederation(root), { to: 'docs', type: 'question', subject: 'Answered' }, now);
+    await sendSignal(openFederation(root), { from: 'docs', to: 'meta', type: 'report', subject: 'Here', replyTo: question.message.id }, now);
+    const acked = await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'Acked' }, now);
+    await acknowledgeSignal(openFederation(root), 'docs', acked.message.id, fast);
+    const ignored = await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'Ignored' }, now);
 
     expect((await cycle(9)).stuckSignals).toEqual([]);
     const report = await cycle(11);
@@ -82,7 +83,7 @@ describe('the monitor and stuck signals', () => {
 
   it('never escalates its own alerts, even when alerts have a deadline', async () => {
     const { root, cycle } = await federation(['docs'], { signalDeadlines: { alert: '1m' } });
-    await sendSignal(root, { to: 'docs', type: 'directive', subject: 'Ignored' }, { ...fast, now: () => at(0) });
+    await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'Ignored' }, { ...fast, now: () => at(0) });
     for (const minutes of [11, 20, 40, 80]) await cycle(minutes);
     expect((await alertsIn(root, 'meta'))).toHaveLength(1);
   });
@@ -90,10 +91,10 @@ describe('the monitor and stuck signals', () => {
   it('a signal in the inbox of a team archived afterwards gets one non-delivery alert back to its sender', async () => {
     const { root, cycle } = await federation(['docs', 'api']);
     const now = { ...fast, now: () => at(0) };
-    const waiting = await sendSignal(root, { from: 'api', to: 'docs', type: 'report', subject: 'Schema changed' }, now);
-    const taken = await sendSignal(root, { from: 'api', to: 'docs', type: 'report', subject: 'Seen' }, now);
-    await acknowledgeSignal(root, 'docs', taken.message.id, fast);
-    await setTeamStatus(root, 'docs', { type: 'ARCHIVE' }, fast);
+    const waiting = await sendSignal(openFederation(root), { from: 'api', to: 'docs', type: 'report', subject: 'Schema changed' }, now);
+    const taken = await sendSignal(openFederation(root), { from: 'api', to: 'docs', type: 'report', subject: 'Seen' }, now);
+    await acknowledgeSignal(openFederation(root), 'docs', taken.message.id, fast);
+    await setTeamStatus(openFederation(root), 'docs', { type: 'ARCHIVE' }, fast);
 
     for (const minutes of [1, 2, 3, 60]) await cycle(minutes);
     const alerts = (await alertsIn(root, 'api'));
@@ -102,35 +103,35 @@ describe('the monitor and stuck signals', () => {
     expect(alerts[0]!.body).toContain(waiting.message.id);
     expect(alerts[0]!.body).toContain('recipient "docs" is archived');
     expect((await alertsIn(root, 'meta'))).toEqual([]);
-    const shown = await showSignal(root, waiting.message.id, { now: at(60) });
+    const shown = await showSignal(openFederation(root), waiting.message.id, { now: at(60) });
     expect(shown.delivery.state).toBe('undeliverable');
     expect(shown.history.map((e) => e.event)).toEqual(['sent', 'undeliverable']);
   });
 
   it('when the sender is archived too, the signal is recorded undeliverable without an alert', async () => {
     const { root, cycle, warnings } = await federation(['docs', 'api']);
-    const waiting = await sendSignal(root, { from: 'api', to: 'docs', type: 'report', subject: 'Lost' }, { ...fast, now: () => at(0) });
-    await setTeamStatus(root, 'docs', { type: 'ARCHIVE' }, fast);
-    await setTeamStatus(root, 'api', { type: 'ARCHIVE' }, fast);
+    const waiting = await sendSignal(openFederation(root), { from: 'api', to: 'docs', type: 'report', subject: 'Lost' }, { ...fast, now: () => at(0) });
+    await setTeamStatus(openFederation(root), 'docs', { type: 'ARCHIVE' }, fast);
+    await setTeamStatus(openFederation(root), 'api', { type: 'ARCHIVE' }, fast);
     const report = await cycle(1);
     expect(warnings).toEqual([]);
     expect(report.stuckSignals).toEqual([expect.objectContaining({ id: waiting.message.id, state: 'undeliverable', alertId: null })]);
-    expect((await showSignal(root, waiting.message.id)).facts.undeliverable).toMatchObject({ reason: 'recipient "docs" is archived' });
-    expect((await listSignals(root, { team: 'meta' })).signals).toEqual([]);
+    expect((await showSignal(openFederation(root), waiting.message.id)).facts.undeliverable).toMatchObject({ reason: 'recipient "docs" is archived' });
+    expect((await listSignals(openFederation(root), { team: 'meta' })).signals).toEqual([]);
   });
 
   it('with config signalArchive, each cycle archives what is done and old enough', async () => {
     const { root, cycle, warnings } = await federation(['docs'], { signalArchive: { olderThan: '1h' } });
-    const done = await sendSignal(root, { to: 'docs', type: 'directive', subject: 'Done' }, { ...fast, now: () => at(0) });
-    await acknowledgeSignal(root, 'docs', done.message.id, fast);
-    await sendSignal(root, { to: 'docs', type: 'report', subject: 'Open' }, { ...fast, now: () => at(0) });
+    const done = await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'Done' }, { ...fast, now: () => at(0) });
+    await acknowledgeSignal(openFederation(root), 'docs', done.message.id, fast);
+    await sendSignal(openFederation(root), { to: 'docs', type: 'report', subject: 'Open' }, { ...fast, now: () => at(0) });
 
     expect((await cycle(59)).archivedSignals).toBe(0);
     // The inbox copy and meta's outbox copy.
     expect((await cycle(61)).archivedSignals).toBe(2);
     expect(warnings).toEqual([]);
-    expect((await listSignals(root, { team: 'docs' })).signals.map((s) => s.message.subject)).toEqual(['Open']);
-    expect((await listSignals(root, { team: 'docs', all: true })).signals.map((s) => [s.message.subject, s.archived])).toEqual([
+    expect((await listSignals(openFederation(root), { team: 'docs' })).signals.map((s) => s.message.subject)).toEqual(['Open']);
+    expect((await listSignals(openFederation(root), { team: 'docs', all: true })).signals.map((s) => [s.message.subject, s.archived])).toEqual([
       ['Done', true],
       ['Open', false],
     ]);

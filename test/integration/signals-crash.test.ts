@@ -10,6 +10,7 @@ import { sendSignal } from '../../src/engine/messaging/send-signal.js';
 import { isSignalFileName } from '../../src/adapters/file/signals/signal-file-name.js';
 import { startFixture } from '../helpers/fixture-process.js';
 import { isCompleteSignal, signalFederation } from '../helpers/signal-federation.js';
+import { openFederation } from '../../src/engine/context.js';
 
 const KILLS = 30;
 const AT_ONCE = 2;
@@ -90,7 +91,7 @@ describe('crash safety of send (invariants 1 and 3)', () => {
 
     // The federation keeps working: the registry is intact, sends and acks go through.
     expect(readRegistry(fed.root).teams.map((t) => t.domainId)).toEqual(['docs']);
-    await sendSignal(fed.root, { from: 'docs', to: 'meta', type: 'report', subject: 'after the crashes' });
-    expect((await acknowledgeAll(fed.root, 'meta')).invalid).toEqual([]);
+    await sendSignal(openFederation(fed.root), { from: 'docs', to: 'meta', type: 'report', subject: 'after the crashes' });
+    expect((await acknowledgeAll(openFederation(fed.root), 'meta')).invalid).toEqual([]);
   });
 });

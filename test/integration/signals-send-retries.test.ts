@@ -18,13 +18,14 @@ import {
 } from '../../src/index.js';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { openFederation } from '../../src/engine/context.js';
 
 const ID = '7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
 
 async function federation(): Promise<{ root: string; inbox: string }> {
   const root = tempDir();
   initFederation(root, {}, {});
-  await onboardTeam(root, { domain: 'docs' });
+  await onboardTeam(openFederation(root), { domain: 'docs' });
   return { root, inbox: workspacePaths(getTeam(readRegistry(root), 'docs').location).inbox };
 }
 
@@ -37,7 +38,7 @@ describe('retries of one send (same --id)', () => {
     renameSync(outbox, `${outbox}.away`);
     writeFileSync(outbox, 'not a folder');
     const request = { to: 'docs', type: 'directive', subject: 'work' };
-    const error = await sendSignal(root, request, { durable: false }).then(
+    const error = await sendSignal(openFederation(root), request, { durable: false }).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -47,7 +48,7 @@ describe('retries of one send (same --id)', () => {
     expect(signalFiles(inbox)).toHaveLength(1);
     rmSync(outbox);
     renameSync(`${outbox}.away`, outbox);
-    const retry = await sendSignal(root, { ...request, id: signalId }, { durable: false });
+    const retry = await sendSignal(openFederation(root), { ...request, id: signalId }, { durable: false });
     expect(retry.delivered).toBe(false);
     expect(signalFiles(inbox)).toHaveLength(1);
     expect(signalFiles(outbox)).toEqual([retry.file]);

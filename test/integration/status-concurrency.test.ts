@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { initFederation, onboardTeam, readRegistry } from '../../src/index.js';
 import { runFed } from '../helpers/fed-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { openFederation } from '../../src/engine/context.js';
 
 const RACERS = 4;
 
@@ -10,7 +11,7 @@ describe('concurrent identical status changes (issue 19 item 7)', () => {
     it(`${RACERS} processes running "fed team pause" at once: one wins, the others exit 2 (${archetype} team)`, async () => {
       const root = tempDir();
       initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
-      await onboardTeam(root, { domain: 'docs', archetypeId: archetype }, { durable: false });
+      await onboardTeam(openFederation(root), { domain: 'docs', archetypeId: archetype }, { durable: false });
       const results = await Promise.all(Array.from({ length: RACERS }, () => runFed(['--root', root, 'team', 'pause', 'docs'])));
       const winners = results.filter((r) => r.code === 0);
       expect(winners.map((r) => r.stdout), JSON.stringify(results)).toEqual(['docs: active → paused\n']);

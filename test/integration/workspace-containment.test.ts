@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { federationPaths, initFederation, onboardTeam, readRegistry, sendSignal } from '../../src/index.js';
 import { runFed } from '../helpers/fed-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { openFederation } from '../../src/engine/context.js';
 
 /** Every file below `dir`, relative, sorted. */
 function tree(dir: string): string[] {
@@ -13,7 +14,7 @@ function tree(dir: string): string[] {
 async function federationWith(teams: string[]): Promise<string> {
   const root = tempDir();
   initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
-  for (const domain of teams) await onboardTeam(root, { domain }, { durable: false });
+  for (const domain of teams) await onboardTeam(openFederation(root), { domain }, { durable: false });
   return root;
 }
 
@@ -37,7 +38,7 @@ describe('nothing outside the federation (issue 19 item 8)', () => {
   it('a registry location outside the root is refused by every command that writes there, naming the team and path', async () => {
     const root = await federationWith(['docs']);
     const elsewhere = tempDir('fed-elsewhere-');
-    await sendSignal(root, { to: 'docs', type: 'directive', subject: 'Mission' }, { durable: false });
+    await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'Mission' }, { durable: false });
     cpSync(join(root, '.fed', 'teams', 'docs'), elsewhere, { recursive: true });
     setLocation(root, 'docs', elsewhere);
     const before = tree(elsewhere);
@@ -58,8 +59,8 @@ describe('nothing outside the federation (issue 19 item 8)', () => {
     const root = await federationWith(['docs', 'api']);
     const outside = tempDir('fed-outside-');
     const docs = join(root, '.fed', 'teams', 'docs');
-    await sendSignal(root, { to: 'docs', type: 'directive', subject: 'Mission' }, { durable: false });
-    await sendSignal(root, { to: 'api', type: 'directive', subject: 'Mission' }, { durable: false });
+    await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'Mission' }, { durable: false });
+    await sendSignal(openFederation(root), { to: 'api', type: 'directive', subject: 'Mission' }, { durable: false });
     // What an agent could do from inside its workspace: move it out and leave a link behind.
     renameSync(docs, join(outside, 'docs'));
     symlinkSync(join(outside, 'docs'), docs);

@@ -16,6 +16,7 @@ import {
   openBackend,
 } from '../../src/index.js';
 import type { ObservedState, SystemUnderTest } from './path-runner.js';
+import { openFederation } from '../../src/engine/context.js';
 
 /** When the team is onboarded; the lifecycle's initial state is entered then, so the model starts with it too. */
 export const ONBOARDED_AT = '2025-01-01T09:00:00.000Z';
@@ -38,10 +39,10 @@ export function fileBackedSystemUnderTest(archetype: string): SystemUnderTest & 
   const signal = async (event: SampleEvent, from: string, type: string, subject: string, body = '') => {
     const id = uuidv4();
     if (event.signalId) sampleIdOf.set(id, event.signalId);
-    await sendSignal(root!, { to: 'team', from, type, subject, body, id }, { durable: false, now: () => new Date(event.at!) });
-    await new TeamInboxConsumer(root!, team(), { durable: false }).consume();
+    await sendSignal(openFederation(root!), { to: 'team', from, type, subject, body, id }, { durable: false, now: () => new Date(event.at!) });
+    await new TeamInboxConsumer(openFederation(root!), team(), { durable: false }).consume();
   };
-  const agentEvent = (event: SampleEvent) => applyLifecycleInputs(root!, team(), [{ source: 'event', event }], { durable: false });
+  const agentEvent = (event: SampleEvent) => applyLifecycleInputs(openFederation(root!), team(), [{ source: 'event', event }], { durable: false });
 
   return {
     root: () => root!,
@@ -49,12 +50,12 @@ export function fileBackedSystemUnderTest(archetype: string): SystemUnderTest & 
     async start() {
       root = realpathSync(mkdtempSync(join(tmpdir(), 'fed-model-')));
       initFederation(root, {}, {});
-      await onboardTeam(root, { domain: 'team', archetypeId: archetype }, { durable: false, now: () => new Date(ONBOARDED_AT) });
-      await onboardTeam(root, { domain: 'peer' }, { durable: false });
+      await onboardTeam(openFederation(root), { domain: 'team', archetypeId: archetype }, { durable: false, now: () => new Date(ONBOARDED_AT) });
+      await onboardTeam(openFederation(root), { domain: 'peer' }, { durable: false });
     },
     async send(raw) {
       const event = raw as SampleEvent;
-      const state = (await loadTeamLifecycle(team(), openBackend(root!).lifecycles)).snapshot.value;
+      const state = (await loadTeamLifecycle(team(), openFederation(root!).backend.lifecycles)).snapshot.value;
       const paused = state === 'paused';
       switch (event.type) {
         case 'MISSION_ASSIGNED':
@@ -79,7 +80,7 @@ export function fileBackedSystemUnderTest(archetype: string): SystemUnderTest & 
     },
     async observe(): Promise<ObservedState> {
       // Read back from disk every time: the state is what a restarted process would restore.
-      const snapshot = (await loadTeamLifecycle(team(), openBackend(root!).lifecycles)).snapshot;
+      const snapshot = (await loadTeamLifecycle(team(), openFederation(root!).backend.lifecycles)).snapshot;
       const context = JSON.parse(JSON.stringify(snapshot.context), (_key, value: unknown) =>
         typeof value === 'string' && sampleIdOf.has(value) ? sampleIdOf.get(value) : value,
       ) as unknown;

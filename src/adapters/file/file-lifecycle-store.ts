@@ -3,7 +3,7 @@ import { LifecycleConflictError } from '../../core/errors.js';
 import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
 import { assertLockHeld, withLock } from '../../infra/fs/lock.js';
 import { workspacePaths } from '../../core/layout.js';
-import { teamWorkspace } from './team-workspace.js';
+import { teamWorkspace } from '../team-workspace.js';
 import type { EnvelopeVersion, KeptRun, LifecycleSection, LifecycleStore, LifecycleWriteOptions, StoredEnvelope } from '../../ports/lifecycle-store.js';
 import { appendJournalLines, readEnvelope, readJournalTail, writeEnvelope } from './state-files.js';
 import type { JournalLine, LifecycleEnvelope } from '../../core/schema/lifecycle-state.js';

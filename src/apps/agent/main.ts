@@ -5,11 +5,13 @@ import { consultantArchetype } from '../../engine/archetypes/consultant/index.js
 import { deliverableArchetype } from '../../engine/archetypes/deliverable/index.js';
 import { FedError, RefusedError } from '../../core/errors.js';
 import { getTeam } from '../../core/find-team.js';
-import { closeOpenBackends, openBackend } from '../../adapters/open-backend.js';
+import { closeOpenBackends } from '../../adapters/index.js';
+import { openFederation } from '../../engine/context.js';
 import { readLaunchContext } from './agent-context.js';
 import { runConsultant } from './consult.js';
 import { fedEventReporter, runFed } from './fed-event.js';
 import { runAgent } from './run-agent.js';
+import type { Federation } from '../../engine/context.js';
 
 /**
  * `fed-agent`: the built-in agent, started by `fed launch` in the team workspace. For a deliverable team
@@ -25,7 +27,7 @@ import { runAgent } from './run-agent.js';
  */
 async function main(): Promise<number> {
   const context = readLaunchContext(process.env);
-  const backend = openBackend(context.root);
+  const { backend } = openFederation(context.root);
   const team = getTeam(await backend.registry.read(), context.team);
   const log = (line: string) => process.stdout.write(`fed-agent: ${line}\n`);
   const fedOptions = { root: context.root, team: context.team, cwd: context.workspace, env: process.env };

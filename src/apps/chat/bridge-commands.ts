@@ -1,7 +1,6 @@
 import { v5 as uuidv5 } from 'uuid';
 import { lifecycleFor } from '../../engine/archetypes/catalog.js';
 import { viewLifecycle } from '../../engine/actors/lifecycle-view.js';
-import { openBackend } from '../../adapters/open-backend.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import { loadTeamLifecycle, stateOf } from '../../engine/actors/team-lifecycle.js';
 import { setTeamStatus } from '../../engine/actors/team-status-command.js';
@@ -15,9 +14,10 @@ import { SIGNAL_TYPES } from '../../core/schema/signal.js';
 import { sendSignal } from '../../engine/messaging/send-signal.js';
 import type { AddressedCommand } from './chat-text.js';
 import { renderStatusSummary } from './status-summary.js';
+import type { Federation } from '../../engine/context.js';
 
 export interface BridgeCommandContext {
-  root: string;
+  fed: Federation;
   config: FederationConfig;
   /** Id of the chat message the command came from. */
   messageId: string;
@@ -59,18 +59,18 @@ export async function runBridgeCommand(command: AddressedCommand, ctx: BridgeCom
   // What the bridge runs for a chat user: these verbs and nothing else, each through the library — never a shell.
   switch (verb.toLowerCase()) {
     case 'status':
-      return args[0] ? teamStatus(ctx.root, getTeam(await openBackend(ctx.root).registry.read(), args[0])) : teamList(ctx.root);
+      return args[0] ? teamStatus(ctx.fed, getTeam(await ctx.fed.backend.registry.read(), args[0])) : teamList(ctx.fed);
     case 'monitor':
-      return renderStatusSummary(await runMonitorCycle(ctx.root, { config: ctx.config }));
+      return renderStatusSummary(await runMonitorCycle(ctx.fed, { config: ctx.config }));
     case 'send':
       return send(command, ctx, name);
     case 'pause':
     case 'resume': {
-      const change = await setTeamStatus(ctx.root, team(), { type: verb.toLowerCase() === 'pause' ? 'PAUSE' : 'RESUME' });
+      const change = await setTeamStatus(ctx.fed, team(), { type: verb.toLowerCase() === 'pause' ? 'PAUSE' : 'RESUME' });
       return `${change.team.domainId}: ${change.from} → ${change.to}`;
     }
     case 'launch': {
-      const entry = getTeam(await openBackend(ctx.root).registry.read(), team());
+      const entry = getTeam(await ctx.fed.backend.registry.read(), team());
       ctx.startLaunch(entry.domainId);
       return `launching ${entry.domainId}; the outcome is posted here when its agent finishes`;
     }
@@ -91,8 +91,8 @@ async function lifecycleState(backend: FederationBackend, team: RegistryEntry): 
   }
 }
 
-async function teamList(root: string): Promise<string> {
-  const backend = openBackend(root);
+async function teamList(fed: Federation): Promise<string> {
+  const { backend } = fed;
   const teams = (await backend.registry.read()).teams;
   if (teams.length === 0) return 'no teams registered yet';
   const lines = [`${teams.length} team${teams.length === 1 ? '' : 's'}:`];
@@ -100,10 +100,10 @@ async function teamList(root: string): Promise<string> {
   return lines.join('\n');
 }
 
-async function teamStatus(root: string, team: RegistryEntry): Promise<string> {
+async function teamStatus(fed: Federation, team: RegistryEntry): Promise<string> {
   const lines = [`${team.domainId} (${team.archetypeId}, ${statusOf(team)}), last active ${team.lastActive ?? '-'}`];
   if (!lifecycleFor(team.archetypeId)) return [...lines, 'lifecycle: none'].join('\n');
-  const view = await viewLifecycle(root, team);
+  const view = await viewLifecycle(fed, team);
   lines.push(`lifecycle: ${view.machine}, ${view.state}${view.since ? ` since ${view.since}` : ''}`);
   lines.push(`mission: ${view.mission ? `"${view.mission.subject}"` : 'none yet'}`);
   if (view.pausedFrom) lines.push(`resumes to: ${view.pausedFrom}`);
@@ -118,7 +118,7 @@ async function send(command: AddressedCommand, ctx: BridgeCommandContext, name: 
   const match = /^\S+\s+(\S+)\s+(\S+)\s+(.+)$/.exec(command.line);
   if (!match) throw new InvalidInputError(`send needs a recipient, a type and a subject: @${name} send <team|meta> <${SIGNAL_TYPES.join('|')}> <subject>`);
   const [, to = '', type = '', subject = ''] = match;
-  const result = await sendSignal(ctx.root, {
+  const result = await sendSignal(ctx.fed, {
     from: META,
     to,
     type: type.toLowerCase(),

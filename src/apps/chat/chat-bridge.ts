@@ -12,6 +12,7 @@ import { readBridgeState, writeBridgeState } from './bridge-state.js';
 import { CHAT_POLL_LIMIT, type ChatChannel } from './chat-channel.js';
 import { addressedCommand, plainText, type AddressedCommand } from './chat-text.js';
 import { signature, signed } from './signature.js';
+import type { Federation } from '../../engine/context.js';
 
 /** How far before the watermark a poll reaches back, for messages that arrive late or out of order. */
 export const POLL_LOOKBACK_MS = 60_000;
@@ -19,7 +20,7 @@ export const POLL_LOOKBACK_MS = 60_000;
 const MAX_REPLY_CHARS = 4_000;
 
 export interface ChatBridgeOptions {
-  root: string;
+  fed: Federation;
   config: FederationConfig;
   channel: ChatChannel;
   /** Passed to launches started from chat. */
@@ -63,7 +64,7 @@ export class ChatBridge {
     this.name = name;
     this.lock = lock;
     this.state = state;
-    this.stateFile = federationPaths(options.root).chatBridgeState;
+    this.stateFile = federationPaths(options.fed.root).chatBridgeState;
   }
 
   /**
@@ -71,7 +72,7 @@ export class ChatBridge {
    * beside another bridge of the same federation, which would answer every message twice.
    */
   static async open(options: ChatBridgeOptions): Promise<ChatBridge> {
-    const paths = federationPaths(options.root);
+    const paths = federationPaths(options.fed.root);
     const missing = federationNameProblem(options.config, paths.config);
     if (missing) throw new ConfigValidationError(paths.config, [missing]);
     const name = options.config.federationName!;
@@ -81,7 +82,7 @@ export class ChatBridge {
       lock = await acquireLock(paths.chatBridgeLock, { staleMs: Number.POSITIVE_INFINITY, timeoutMs: 0 });
     } catch (error) {
       if (!(error instanceof LockTimeoutError)) throw error;
-      throw new RefusedError('BRIDGE_BUSY', `another chat bridge is running for ${options.root} (${describeLockOwner(error.owner)}); one bridge per federation — stop the other one first`);
+      throw new RefusedError('BRIDGE_BUSY', `another chat bridge is running for ${options.fed.root} (${describeLockOwner(error.owner)}); one bridge per federation — stop the other one first`);
     }
     try {
       let state = readBridgeState(paths.chatBridgeState);
@@ -151,7 +152,7 @@ export class ChatBridge {
   private async run(command: AddressedCommand, message: ChatMessage): Promise<{ reply: string; failed: boolean }> {
     try {
       const reply = await runBridgeCommand(command, {
-        root: this.options.root,
+        fed: this.options.fed,
         config: this.options.config,
         messageId: message.id,
         startLaunch: (team) => this.startLaunch(team, message.id),
@@ -163,7 +164,7 @@ export class ChatBridge {
   }
 
   private startLaunch(team: string, replyTo: string): void {
-    const launch = launchTeam(this.options.root, team, { config: this.options.config, hooks: this.options.hooks, signal: this.options.signal })
+    const launch = launchTeam(this.options.fed, team, { config: this.options.config, hooks: this.options.hooks, signal: this.options.signal })
       .then(
         (result) =>
           result.outcome === 'complete'

@@ -8,6 +8,7 @@ import { chatHostProblem, federationNameProblem } from './bridge-config.js';
 import { ChatBridge, type BridgeActivity } from './chat-bridge.js';
 import type { ChatChannel } from './chat-channel.js';
 import { FileChatChannel } from './file-channel.js';
+import type { Federation } from '../../engine/context.js';
 
 export interface RunChatBridgeOptions {
   config: FederationConfig;
@@ -29,7 +30,8 @@ export interface RunChatBridgeOptions {
  * `fed chat bridge`: the chat presence bridge (spec §6), polling its channel until interrupted. A poll
  * that fails is tried again at the next interval (reported as a warning); with `once` it is the outcome.
  */
-export async function runChatBridge(root: string, options: RunChatBridgeOptions): Promise<void> {
+export async function runChatBridge(fed: Federation, options: RunChatBridgeOptions): Promise<void> {
+  const { root } = fed;
   const { config } = options;
   const paths = federationPaths(root);
   if (!config.chatConfig && !options.file) {
@@ -45,7 +47,7 @@ export async function runChatBridge(root: string, options: RunChatBridgeOptions)
   const channel: ChatChannel = options.file
     ? new FileChatChannel(root, { author: config.federationName })
     : new AgentHostChatChannel({ root, config, env: options.env, signal: options.signal });
-  const bridge = await ChatBridge.open({ root, config, channel, hooks: options.hooks, signal: options.signal, onActivity: options.onActivity });
+  const bridge = await ChatBridge.open({ fed, config, channel, hooks: options.hooks, signal: options.signal, onActivity: options.onActivity });
   options.onStart?.(channel.description);
   try {
     await repeatEvery(options.once ? undefined : options.intervalMs, options.signal, async () => {

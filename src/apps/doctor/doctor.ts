@@ -1,12 +1,12 @@
 import { JETSTREAM_BACKEND_NAME, type JetStreamBackend } from '../../adapters/jetstream/open-jetstream-backend.js';
 import { FedError, NotAFederationError } from '../../core/errors.js';
-import { openBackend } from '../../adapters/open-backend.js';
 import { federationPaths, workspacePaths } from '../../core/layout.js';
 import type { Registry } from '../../core/schema/registry.js';
 import { checkLock, findLeftoverTempFiles, lockFilesIn } from './file-checks.js';
 import type { DoctorFinding, PendingFinding } from './finding.js';
 import { checkJetStream } from './jetstream-checks.js';
 import { checkOnboardings, checkOrphanWorkspaces, checkTeam } from './team-checks.js';
+import type { Federation } from '../../engine/context.js';
 
 export type { DoctorCheck, DoctorFinding } from './finding.js';
 
@@ -34,9 +34,10 @@ export interface DoctorReport {
  * workspaces are below this root are checked on disk: the others are their own machines' business (their
  * lifecycle state, shared in JetStream, is still checked). Never prints; the CLI renders the report.
  */
-export async function runDoctor(root: string, options: DoctorOptions = {}): Promise<DoctorReport> {
+export async function runDoctor(fed: Federation, options: DoctorOptions = {}): Promise<DoctorReport> {
+  const { root } = fed;
   const paths = federationPaths(root);
-  const backend = openBackend(root);
+  const { backend } = fed;
   const pending: PendingFinding[] = [];
   const notes: string[] = [];
   let reachable = true;
@@ -62,7 +63,7 @@ export async function runDoctor(root: string, options: DoctorOptions = {}): Prom
     const onboardings = checkOnboardings(root, registry);
     pending.push(...onboardings.findings);
     for (const entry of registry.teams) {
-      const team = await checkTeam(root, entry, backend);
+      const team = await checkTeam(fed, entry);
       pending.push(...team.findings);
       if (team.elsewhere) notes.push(team.elsewhere);
       if (!team.workspaceOk) continue;

@@ -13,13 +13,14 @@ import { findTeam, statusOf } from '../../core/find-team.js';
 import { readOnboardingIntent, settleInterruptedOnboarding } from '../../engine/registry/onboard.js';
 import { removeWorkspace, worktreeBranch } from '../../engine/registry/placement.js';
 import { describeGits, settleWorktreeGit, worktreeGitLeftovers } from '../../engine/registry/worktree-git.js';
-import { relocatedWorkspace, teamWorkspace } from '../../adapters/file/team-workspace.js';
+import { relocatedWorkspace } from '../../adapters/index.js';
 import { updateRegistry } from '../../engine/registry/update-registry.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { OnboardingIntent } from '../../core/schema/onboarding-intent.js';
 import type { Registry, RegistryEntry } from '../../core/schema/registry.js';
 import { teamMarkerSchema, type TeamMarker } from '../../core/schema/team-marker.js';
 import type { PendingFinding } from './finding.js';
+import type { Federation } from '../../engine/context.js';
 
 /** Run `fn` holding the onboarding lock of `domain`, so a repair never races an onboarding that just started. */
 async function underOnboardingLock(root: string, domain: string, fn: () => unknown): Promise<void> {
@@ -139,9 +140,10 @@ function gitLeftoversText(root: string, location: string, branch: string): strin
  * only its state (shared too), and that a workspace registered on this host is still there. `elsewhere` is
  * the note saying so.
  */
-export async function checkTeam(root: string, entry: RegistryEntry, backend: FederationBackend): Promise<{ findings: PendingFinding[]; workspaceOk: boolean; elsewhere?: string }> {
+export async function checkTeam(fed: Federation, entry: RegistryEntry): Promise<{ findings: PendingFinding[]; workspaceOk: boolean; elsewhere?: string }> {
+  const { root, backend } = fed;
   try {
-    teamWorkspace(root, entry);
+    fed.workspace(entry);
   } catch (error) {
     if (!(error instanceof FedError)) throw error;
     if (error.code === 'TEAM_ELSEWHERE') return checkTeamElsewhere(entry, backend);
@@ -156,7 +158,7 @@ export async function checkTeam(root: string, entry: RegistryEntry, backend: Fed
       problem: error.message,
       fix: relocated ? `point the registry at ${relocated} and its marker at this federation (fed doctor --fix)` : 'see the problem',
     };
-    if (relocated) finding.repair = () => relocate(root, entry, relocated);
+    if (relocated) finding.repair = () => relocate(fed, entry, relocated);
     return { findings: [finding], workspaceOk: false };
   }
   const findings: PendingFinding[] = [];
@@ -228,8 +230,9 @@ async function checkState(entry: RegistryEntry, backend: FederationBackend): Pro
 }
 
 /** The federation was copied or moved: its teams' locations and markers still name the old root. */
-async function relocate(root: string, entry: RegistryEntry, location: string): Promise<void> {
-  await updateRegistry(root, (registry) => {
+async function relocate(fed: Federation, entry: RegistryEntry, location: string): Promise<void> {
+  const { root } = fed;
+  await updateRegistry(fed, (registry) => {
     const team = registry.teams.find((t) => t.domainId === entry.domainId);
     if (!team || team.location !== entry.location) return undefined;
     team.location = location;

@@ -17,14 +17,12 @@ import type { LoadedHooks } from '../../engine/hooks/load-hooks.js';
 import { notifySignals, notifyTransitions } from '../../engine/hooks/notify-hooks.js';
 import { workspacePaths } from '../../core/layout.js';
 import { statusOf } from '../../core/find-team.js';
-import { resolveTeam } from '../../adapters/file/team-workspace.js';
 import { META } from '../../core/schema/common.js';
 import type { FederationConfig } from '../../core/schema/config.js';
 import type { JournalLine } from '../../core/schema/lifecycle-state.js';
 import type { LaunchContext } from '../../core/schema/launch-context.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import { sendSignal } from '../../engine/messaging/send-signal.js';
-import { openBackend } from '../../adapters/open-backend.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import { DEFAULT_AGENT_COMMAND, type AgentLimits } from '../../core/schema/config.js';
 import type { CurrentRun, LaunchRun } from '../../core/schema/launch-run.js';
@@ -41,6 +39,7 @@ import { pausesTeam, runOutcome, type StopReason } from './run-outcome.js';
 import { appendRun, clearCurrentRun, readCurrentRun, readLastRun, writeCurrentRun } from './run-records.js';
 import { RunStream } from './run-stream.js';
 import { bubblewrapArgs, findBubblewrap } from './sandbox.js';
+import type { Federation } from '../../engine/context.js';
 
 export interface LaunchOptions extends AgentCommandOptions {
   config: FederationConfig;
@@ -69,7 +68,8 @@ function refuseUnlaunchable(team: RegistryEntry): void {
   lifecycleEntryFor(team);
 }
 
-function launchContext(root: string, team: RegistryEntry, config: FederationConfig, state: string, mission: LaunchContext['mission']): LaunchContext {
+function launchContext(fed: Federation, team: RegistryEntry, config: FederationConfig, state: string, mission: LaunchContext['mission']): LaunchContext {
+  const { root } = fed;
   const paths = workspacePaths(team.location);
   return {
     team: team.domainId,
@@ -99,9 +99,10 @@ function launchContext(root: string, team: RegistryEntry, config: FederationConf
  * exits the run gets an honest outcome: complete → report to meta; a transient outcome (or a crash after
  * progress) pauses the team and alerts meta; otherwise the team fails with the reason and meta is alerted.
  */
-export async function launchTeam(root: string, teamName: string, options: LaunchOptions): Promise<LaunchResult> {
+export async function launchTeam(fed: Federation, teamName: string, options: LaunchOptions): Promise<LaunchResult> {
+  const { root } = fed;
   const started = Date.now();
-  const team = await resolveTeam(root, teamName);
+  const team = await fed.team(teamName);
   refuseUnlaunchable(team);
   const archetype = archetypeOf(team);
   const launchLease = await acquireTeamLease(team, 'launch');
@@ -111,9 +112,9 @@ export async function launchTeam(root: string, teamName: string, options: Launch
     throw error;
   });
   const paths = workspacePaths(team.location);
-  const backend = openBackend(root);
+  const { backend } = fed;
   const warnings: string[] = [];
-  const consumer = consumerLease ? new TeamInboxConsumer(root, team, { inspect: options.inspect, backend }) : undefined;
+  const consumer = consumerLease ? new TeamInboxConsumer(fed, team, { inspect: options.inspect }) : undefined;
   let lastSeq = (await loadTeamLifecycle(team, backend.lifecycles)).envelope.seq;
   // Whether the agent itself moved the lifecycle (`fed event`) during this run.
   let progressed = false;
@@ -159,7 +160,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
       );
     }
 
-    const context = launchContext(root, team, options.config, stateBefore, mission);
+    const context = launchContext(fed, team, options.config, stateBefore, mission);
     if (!context.playbookSkillPath) {
       warnings.push(`the playbook skill ${playbookSkillFile(root, options.config)} does not exist, so the launch prompt has none; create it or fix playbookSkill (fed config show checks it)`);
     }
@@ -232,7 +233,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
       graceMs: options.graceMs,
     });
     writeCurrentRun(team.location, current());
-    pushWarning(warnings, await journalQuietly(root, { kind: 'launch-started', team: team.domainId, runId: run.runId, stateBefore }));
+    pushWarning(warnings, await journalQuietly(fed.backend, { kind: 'launch-started', team: team.domainId, runId: run.runId, stateBefore }));
 
     // Supervise: keep consuming the inbox; stop the agent on pause, timeout, a limit or interruption.
     let exited = false;
@@ -273,7 +274,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
 
     if (settled?.outcome === 'complete' && changes.length === 0) {
       outcome = 'complete';
-      await sendSignal(root, { from: team.domainId, to: META, type: 'report', ...(await archetype.completion.completionReport(context, lifecycle.snapshot)) });
+      await sendSignal(fed, { from: team.domainId, to: META, type: 'report', ...(await archetype.completion.completionReport(context, lifecycle.snapshot)) });
     } else if (settled?.outcome === 'waiting' && changes.length === 0) {
       // The agent's part is done for now: meta's turn (a review, a merge), or the next question's.
       outcome = 'waiting';
@@ -286,11 +287,11 @@ export async function launchTeam(root: string, teamName: string, options: Launch
       // Worth relaunching (the session is resumed): the team is paused with the reason, and meta is told.
       outcome = 'paused';
       reason = `${verdict.outcome}: ${verdict.message ?? verdict.outcome}`;
-      await setTeamStatus(root, team.domainId, { type: 'PAUSE' });
+      await setTeamStatus(fed, team.domainId, { type: 'PAUSE' });
       lifecycle = await catchUp();
       finalState = stateOf(lifecycle.snapshot);
       if (stopReason?.kind !== 'interrupted') {
-        await sendSignal(root, {
+        await sendSignal(fed, {
           from: team.domainId,
           to: META,
           type: 'alert',
@@ -307,11 +308,11 @@ export async function launchTeam(root: string, teamName: string, options: Launch
         reason = `${describeCodebaseChanges(changes)} (after the lifecycle reached ${finalState})`;
       } else {
         reason = changes.length ? describeCodebaseChanges(changes) : `${verdict.outcome}: ${verdict.message ?? verdict.outcome} (in state ${finalState}, before the lifecycle was complete)`;
-        await applyLifecycleInputs(root, team, [{ source: 'event', event: { type: 'FAIL', reason } }], { inspect: options.inspect });
+        await applyLifecycleInputs(fed, team, [{ source: 'event', event: { type: 'FAIL', reason } }], { inspect: options.inspect });
         lifecycle = await catchUp();
         finalState = stateOf(lifecycle.snapshot);
       }
-      await sendSignal(root, { from: team.domainId, to: META, type: 'alert', subject: `team ${team.domainId} failed`, body: `${reason}\nAgent log: ${paths.agentLog}` });
+      await sendSignal(fed, { from: team.domainId, to: META, type: 'alert', subject: `team ${team.domainId} failed`, body: `${reason}\nAgent log: ${paths.agentLog}` });
     }
 
     const stats = stream.stats;
@@ -333,7 +334,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
       endedAt: new Date().toISOString(),
     };
     recordRun(team.location, lastRun);
-    pushWarning(warnings, await journalQuietly(root, { kind: 'launch-ended', team: team.domainId, runId: run.runId, result: outcome, outcome: lastRun.outcome, stateAfter: finalState, reason }));
+    pushWarning(warnings, await journalQuietly(fed.backend, { kind: 'launch-ended', team: team.domainId, runId: run.runId, result: outcome, outcome: lastRun.outcome, stateAfter: finalState, reason }));
     const result: LaunchResult = {
       team: team.domainId,
       state: finalState,

@@ -1,11 +1,11 @@
 import { InvalidInputError, UnknownTeamError } from '../../core/errors.js';
 import { findTeam } from '../../core/find-team.js';
-import { openBackend } from '../../adapters/open-backend.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import { META } from '../../core/schema/common.js';
 import type { FederationRecord } from '../../core/schema/federation-journal.js';
 import type { JournalLine } from '../../core/schema/lifecycle-state.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
+import type { Federation } from '../../engine/context.js';
 
 /**
  * `fed log`: what happened in the federation, in time order, from what the backend already records — the
@@ -48,8 +48,8 @@ export function parseSince(text: string, now = new Date()): Date {
   return new Date(at);
 }
 
-export async function readFederationLog(root: string, query: LogQuery = {}): Promise<LogEntry[]> {
-  const backend = openBackend(root);
+export async function readFederationLog(fed: Federation, query: LogQuery = {}): Promise<LogEntry[]> {
+  const { backend } = fed;
   const registry = await backend.registry.read();
   const records = await backend.journal.read();
   let wanted: string | undefined;

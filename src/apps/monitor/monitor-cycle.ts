@@ -1,4 +1,3 @@
-import { openBackend } from '../../adapters/open-backend.js';
 import type { FederationConfig } from '../../core/schema/config.js';
 import { META } from '../../core/schema/common.js';
 import { readCollectorState } from '../../infra/telemetry/collector-state.js';
@@ -8,6 +7,7 @@ import { deadlineTable } from '../../core/deadlines.js';
 import { findStuckSignals } from '../../adapters/file/signals/stuck-signals.js';
 import type { MonitorReport, TeamReport, TelemetryReport } from './monitor-report.js';
 import { teamReport } from './team-health.js';
+import type { Federation } from '../../engine/context.js';
 
 export const DEFAULT_STALE_AFTER_MINUTES = 10;
 
@@ -33,10 +33,11 @@ function telemetryReport(root: string, config: FederationConfig): TelemetryRepor
 }
 
 /** One monitoring cycle (spec §4.4 monitor script, §6 health checks) over every registered team. */
-export async function runMonitorCycle(root: string, options: MonitorOptions): Promise<MonitorReport> {
+export async function runMonitorCycle(fed: Federation, options: MonitorOptions): Promise<MonitorReport> {
+  const { root } = fed;
   const now = options.now ?? new Date();
   const staleAfterMinutes = options.staleAfterMinutes ?? DEFAULT_STALE_AFTER_MINUTES;
-  const backend = openBackend(root);
+  const { backend } = fed;
   const registry = await backend.registry.read();
   const census = await backend.signals.census([{ id: META, entry: undefined }, ...registry.teams.map((team) => ({ id: team.domainId, entry: team }))]);
 

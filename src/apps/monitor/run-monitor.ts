@@ -4,11 +4,12 @@ import { signed } from '../chat/signature.js';
 import { renderStatusSummary } from '../chat/status-summary.js';
 import { FedError } from '../../core/errors.js';
 import { parseDuration } from '../../core/schema/duration.js';
-import { archiveSignals } from '../../adapters/file/archive/archive-signals.js';
+import { archiveSignals } from '../../engine/delivery/archive-signals.js';
 import { alertStuckSignals } from '../../engine/delivery/alert-stuck-signals.js';
 import { repeatEvery } from '../../infra/repeat.js';
 import { runMonitorCycle, type MonitorOptions } from './monitor-cycle.js';
 import type { MonitorReport } from './monitor-report.js';
+import type { Federation } from '../../engine/context.js';
 
 export interface RunMonitorOptions extends MonitorOptions {
   /** Repeat the cycle every this many ms until `signal` aborts (`fed monitor --watch`); once when undefined. */
@@ -28,14 +29,15 @@ export interface RunMonitorOptions extends MonitorOptions {
  * The monitor script (spec §4.4): one monitoring cycle, or one every interval. With chatConfig, every
  * cycle's status summary is posted to the chat channel (spec §6). Returns the last cycle's report.
  */
-export async function runMonitor(root: string, options: RunMonitorOptions): Promise<MonitorReport> {
+export async function runMonitor(fed: Federation, options: RunMonitorOptions): Promise<MonitorReport> {
+  const { root } = fed;
   const post = options.config.chatConfig ? summaryPoster(root, options) : undefined;
   let last: MonitorReport | undefined;
   await repeatEvery(options.intervalMs, options.signal, async (cycle) => {
     const now = options.now ?? new Date();
-    const report = await runMonitorCycle(root, { ...options, now });
+    const report = await runMonitorCycle(fed, { ...options, now });
     last = report;
-    await actOnSignals(root, report, now, options);
+    await actOnSignals(fed, report, now, options);
     options.onReport(report, cycle);
     await post?.(report);
   });
@@ -47,14 +49,14 @@ export async function runMonitor(root: string, options: RunMonitorOptions): Prom
  * when undeliverable), and, with config `signalArchive`, archiving what is done. Alerts go out before the
  * report is shown, so the report says which were sent.
  */
-async function actOnSignals(root: string, report: MonitorReport, now: Date, options: RunMonitorOptions): Promise<void> {
+async function actOnSignals(fed: Federation, report: MonitorReport, now: Date, options: RunMonitorOptions): Promise<void> {
   const write = { durable: options.durable };
-  const warnings = await alertStuckSignals(root, report.stuckSignals, { ...write, now: () => now });
+  const warnings = await alertStuckSignals(fed, report.stuckSignals, { ...write, now: () => now });
   for (const warning of warnings) options.onWarning?.(warning);
   const archive = options.config.signalArchive;
   if (!archive) return;
   try {
-    const boxes = await archiveSignals(root, { olderThanMs: parseDuration(archive.olderThan)! }, { ...write, now });
+    const boxes = await archiveSignals(fed, { olderThanMs: parseDuration(archive.olderThan)! }, { ...write, now });
     report.archivedSignals = boxes.reduce((sum, box) => sum + box.archived, 0);
     for (const box of boxes) if (box.skipped !== undefined) options.onWarning?.(`signals of ${box.team} ${box.box} not archived: ${box.skipped}`);
   } catch (error) {

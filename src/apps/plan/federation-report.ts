@@ -2,7 +2,6 @@ import { join, relative } from 'node:path';
 import GithubSlugger from 'github-slugger';
 import { loadTeamLifecycle, stateOf } from '../../engine/actors/team-lifecycle.js';
 import { archetypeFor } from '../../engine/archetypes/catalog.js';
-import { openBackend } from '../../adapters/open-backend.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import { analyseMarkdown } from '../../engine/deliverable/analyse-markdown.js';
 import { plainText } from '../../engine/deliverable/parse-markdown.js';
@@ -16,6 +15,7 @@ import { statusOf } from '../../core/find-team.js';
 import { META } from '../../core/schema/common.js';
 import type { FederationConfig } from '../../core/schema/config.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
+import type { Federation } from '../../engine/context.js';
 
 /**
  * The federation report meta writes when the deliverable teams are done (`fed run`): one section per team
@@ -43,14 +43,15 @@ interface TeamSection {
 }
 
 /** The deliverable teams the report covers: every one not archived. */
-export async function reportedTeams(root: string, backend: FederationBackend = openBackend(root)): Promise<RegistryEntry[]> {
-  return (await backend.registry.read()).teams.filter((t) => archetypeFor(t.archetypeId)?.producesDocument === true && statusOf(t) !== 'archived');
+export async function reportedTeams(fed: Federation): Promise<RegistryEntry[]> {
+  return (await fed.backend.registry.read()).teams.filter((t) => archetypeFor(t.archetypeId)?.producesDocument === true && statusOf(t) !== 'archived');
 }
 
-export async function buildFederationReport(root: string, config: FederationConfig, now = new Date()): Promise<FederationReport> {
-  const backend = openBackend(root);
-  const teams = await reportedTeams(root, backend);
-  const monitor = await runMonitorCycle(root, { config, now });
+export async function buildFederationReport(fed: Federation, config: FederationConfig, now = new Date()): Promise<FederationReport> {
+  const { root } = fed;
+  const { backend } = fed;
+  const teams = await reportedTeams(fed);
+  const monitor = await runMonitorCycle(fed, { config, now });
   const sections: TeamSection[] = [];
   for (const team of teams) sections.push(await teamSection(root, backend, team, config, monitor.teams.find((r) => r.team === team.domainId)));
   const diagram = await signalDiagram(root, backend, teams, sections);
@@ -88,8 +89,8 @@ export async function buildFederationReport(root: string, config: FederationConf
 }
 
 /** Build the report and write it (atomically) at the root; returns it. */
-export async function writeFederationReport(root: string, config: FederationConfig, now = new Date()): Promise<FederationReport> {
-  const report = await buildFederationReport(root, config, now);
+export async function writeFederationReport(fed: Federation, config: FederationConfig, now = new Date()): Promise<FederationReport> {
+  const report = await buildFederationReport(fed, config, now);
   writeFileAtomic(report.path, report.markdown);
   return report;
 }

@@ -5,11 +5,11 @@ import { lifecycleFor } from '../../engine/archetypes/catalog.js';
 import { InvalidInputError } from '../../core/errors.js';
 import { findTeam } from '../../core/find-team.js';
 import { onboardTeam } from '../../engine/registry/onboard.js';
-import { openBackend } from '../../adapters/open-backend.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import { META } from '../../core/schema/common.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import { sendSignal } from '../../engine/messaging/send-signal.js';
+import type { Federation } from '../../engine/context.js';
 
 /**
  * `fed plan`: split a codebase into areas, one deliverable team per area, each with a mission directive
@@ -54,7 +54,8 @@ export interface PlanOptions {
   teams?: number;
 }
 
-export function proposePlan(root: string, options: PlanOptions = {}): FederationPlan {
+export function proposePlan(fed: Federation, options: PlanOptions = {}): FederationPlan {
+  const { root } = fed;
   const wanted = options.teams ?? DEFAULT_PLAN_TEAMS;
   if (!Number.isInteger(wanted) || wanted < 1) throw new InvalidInputError(`--teams: expected a whole number of teams ≥ 1, got ${String(options.teams)}`);
   const survey = surveyCodebase(root);
@@ -169,14 +170,14 @@ export interface AppliedTeam {
  * directive from meta, unless it already has that mission — so applying the same plan again onboards and
  * sends nothing.
  */
-export async function applyPlan(root: string, plan: FederationPlan): Promise<AppliedTeam[]> {
+export async function applyPlan(fed: Federation, plan: FederationPlan): Promise<AppliedTeam[]> {
   const applied: AppliedTeam[] = [];
-  const backend = openBackend(root);
+  const { backend } = fed;
   for (const planned of plan.teams) {
     const existing = findTeam(await backend.registry.read(), planned.team);
-    const entry = existing ?? (await onboardTeam(root, { domain: planned.team, archetypeId: 'deliverable' }));
+    const entry = existing ?? (await onboardTeam(fed, { domain: planned.team, archetypeId: 'deliverable' }));
     const missionSent = !(await hasMission(backend, entry, planned.mission.subject));
-    if (missionSent) await sendSignal(root, { from: META, to: entry.domainId, type: 'directive', subject: planned.mission.subject, body: planned.mission.body });
+    if (missionSent) await sendSignal(fed, { from: META, to: entry.domainId, type: 'directive', subject: planned.mission.subject, body: planned.mission.body });
     applied.push({ team: entry.domainId, onboarded: !existing, missionSent });
   }
   return applied;

@@ -10,11 +10,11 @@ import { readLastRun } from '../launch/run-records.js';
 import { pausesTeam, STOPPED_FOR_PAUSE } from '../launch/run-outcome.js';
 import { readFederationJournal } from '../../engine/federation/federation-journal.js';
 import { getTeam, statusOf } from '../../core/find-team.js';
-import { openBackend } from '../../adapters/open-backend.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import { awaitsApply, loadTeamLifecycle, stateOf } from '../../engine/actors/team-lifecycle.js';
 import { newMissionFor, startRunForNewMission } from './team-retry.js';
+import type { Federation } from '../../engine/context.js';
 
 /**
  * `fed run`: launch many teams at once — every team that has a mission and is not finished, or the ones
@@ -79,16 +79,16 @@ interface Candidate {
 }
 
 /** Whether a team is run; a team whose files cannot be read is skipped with why, never stops the others. */
-async function judge(root: string, backend: FederationBackend, team: RegistryEntry): Promise<Candidate> {
+async function judge(fed: Federation, backend: FederationBackend, team: RegistryEntry): Promise<Candidate> {
   try {
-    return await judgeReadable(root, backend, team);
+    return await judgeReadable(fed, backend, team);
   } catch (error) {
     return { team, skip: `its files cannot be read: ${(error as Error).message}`, resume: false };
   }
 }
 
 /** Whether a team is run, from its registry status, lifecycle, mission and last run. */
-async function judgeReadable(root: string, backend: FederationBackend, team: RegistryEntry): Promise<Candidate> {
+async function judgeReadable(fed: Federation, backend: FederationBackend, team: RegistryEntry): Promise<Candidate> {
   const status = statusOf(team);
   if (status === 'archived') return { team, skip: 'archived', resume: false };
   if (!lifecycleFor(team.archetypeId)) return { team, skip: `archetype ${team.archetypeId} has no lifecycle`, resume: false };
@@ -119,13 +119,14 @@ async function pausedByLaunch(backend: FederationBackend, team: RegistryEntry): 
   return !(await readFederationJournal(backend)).some((r) => r.team === team.domainId && r.kind === 'status' && Date.parse(r.at) > Date.parse(last.endedAt));
 }
 
-export async function runFederation(root: string, options: RunFederationOptions): Promise<RunSummary> {
+export async function runFederation(fed: Federation, options: RunFederationOptions): Promise<RunSummary> {
+  const { root } = fed;
   const parallel = options.parallel ?? availableParallelism();
-  const backend = openBackend(root);
+  const { backend } = fed;
   const registry = await backend.registry.read();
   const named = options.teams?.length ? options.teams.map((name) => getTeam(registry, name)) : undefined;
   const candidates: Candidate[] = [];
-  for (const team of named ?? registry.teams) candidates.push(await judge(root, backend, team));
+  for (const team of named ?? registry.teams) candidates.push(await judge(fed, backend, team));
   if (named) {
     const refused = candidates.filter((c) => c.skip);
     if (refused.length) throw new RefusedError('TEAM_NOT_RUNNABLE', refused.map((c) => `team "${c.team.domainId}" is not run: ${c.skip}`).join('; '));
@@ -133,7 +134,7 @@ export async function runFederation(root: string, options: RunFederationOptions)
   const runs: TeamRun[] = [];
   const chosen = candidates.filter((c) => !c.skip);
   for (const candidate of chosen) {
-    const view = await viewLifecycle(root, candidate.team, 1, backend);
+    const view = await viewLifecycle(fed, candidate.team, 1);
     runs.push({ team: candidate.team.domainId, phase: 'waiting', state: view.state, since: view.since, lastEvent: view.recent.at(-1)?.event ?? null, outcome: null, reason: null, resumed: false, deliverablePath: null, durationMs: null, warnings: [] });
   }
   runs.forEach((run) => options.onUpdate?.(run));
@@ -152,7 +153,7 @@ export async function runFederation(root: string, options: RunFederationOptions)
       running++;
       maxConcurrent = Math.max(maxConcurrent, running);
       try {
-        await runOne(root, candidate, run, options);
+        await runOne(fed, candidate, run, options);
       } finally {
         running--;
       }
@@ -161,7 +162,7 @@ export async function runFederation(root: string, options: RunFederationOptions)
   await Promise.all(Array.from({ length: Math.min(parallel, queue.length) }, worker));
 
   const interrupted = options.signal?.aborted ?? false;
-  const reported = await reportedTeams(root, backend);
+  const reported = await reportedTeams(fed);
   let unfinished = false;
   for (const team of reported) {
     try {
@@ -170,7 +171,7 @@ export async function runFederation(root: string, options: RunFederationOptions)
       unfinished = true;
     }
   }
-  const report = !interrupted && !unfinished && reported.length > 0 ? (await writeFederationReport(root, options.config)).path : null;
+  const report = !interrupted && !unfinished && reported.length > 0 ? (await writeFederationReport(fed, options.config)).path : null;
   return {
     teams: runs,
     skipped: candidates.filter((c) => c.skip).map((c) => ({ team: c.team.domainId, reason: c.skip! })),
@@ -185,17 +186,17 @@ export async function runFederation(root: string, options: RunFederationOptions)
   };
 }
 
-async function runOne(root: string, candidate: Candidate, run: TeamRun, options: RunFederationOptions): Promise<void> {
+async function runOne(fed: Federation, candidate: Candidate, run: TeamRun, options: RunFederationOptions): Promise<void> {
   const started = Date.now();
   run.phase = 'running';
   options.onUpdate?.(run);
   try {
-    if (candidate.newRun) await startRunForNewMission(root, candidate.team, options.config);
+    if (candidate.newRun) await startRunForNewMission(fed, candidate.team, options.config);
     if (candidate.resume) {
-      await setTeamStatus(root, candidate.team.domainId, { type: 'RESUME' });
+      await setTeamStatus(fed, candidate.team.domainId, { type: 'RESUME' });
       run.resumed = true;
     }
-    const result = await launchTeam(root, candidate.team.domainId, {
+    const result = await launchTeam(fed, candidate.team.domainId, {
       ...options,
       signal: options.signal,
       onProgress: (line) => {

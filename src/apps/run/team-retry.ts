@@ -2,16 +2,15 @@ import { existsSync, renameSync } from 'node:fs';
 import { basename, extname, isAbsolute, join, relative } from 'node:path';
 import { createActor } from 'xstate';
 import { lifecycleEntryFor, loadTeamLifecycle, settleTeamLifecycle, stateOf, withStateLock } from '../../engine/actors/team-lifecycle.js';
-import { openBackend } from '../../adapters/open-backend.js';
 import { RefusedError } from '../../core/errors.js';
 import { recordFederationEvent } from '../../engine/federation/federation-journal.js';
 import { getTeam, statusOf } from '../../core/find-team.js';
-import { teamWorkspace } from '../../adapters/file/team-workspace.js';
 import { META } from '../../core/schema/common.js';
 import type { FederationConfig } from '../../core/schema/config.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import { sendSignal } from '../../engine/messaging/send-signal.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
+import type { Federation } from '../../engine/context.js';
 
 /**
  * Runs of a team's lifecycle over time. A lifecycle that ended (failed, or complete) is not the end of the
@@ -39,13 +38,14 @@ interface MissionContext {
  * `fed team retry`: a failed team starts again from the start of its lifecycle, with the same mission;
  * a complete team that was sent a new mission directive starts a run with that one.
  */
-export async function retryTeam(root: string, name: string, config: FederationConfig): Promise<NewRun> {
-  const backend = openBackend(root);
+export async function retryTeam(fed: Federation, name: string, config: FederationConfig): Promise<NewRun> {
+  const { root } = fed;
+  const { backend } = fed;
   const team = getTeam(await backend.registry.read(), name);
   lifecycleEntryFor(team);
   // The ended run's deliverable is kept beside it, in the workspace: a retry is made where that is (a team
   // of a federation across machines that works elsewhere is TEAM_ELSEWHERE).
-  teamWorkspace(root, team);
+  fed.workspace(team);
   if (statusOf(team) !== 'active') {
     throw new RefusedError('TEAM_NOT_ACTIVE', `team "${team.domainId}" is ${statusOf(team)}; ${statusOf(team) === 'paused' ? `resume it first: fed team resume ${team.domainId}` : 'archived teams are not run again'}`);
   }
@@ -53,14 +53,14 @@ export async function retryTeam(root: string, name: string, config: FederationCo
   const state = stateOf(lifecycle.snapshot);
   const mission = (lifecycle.snapshot.context as MissionContext).mission;
   if (state === 'complete') {
-    const next = await startRunForNewMission(root, team, config, backend);
+    const next = await startRunForNewMission(fed, team, config);
     if (next) return next;
   }
   if (state !== 'failed' || !mission) {
     const hint = state === 'complete' ? ` — to give a complete team new work, send it a new mission: fed signal send --to ${team.domainId} --type directive --subject "<mission>"` : '';
     throw new RefusedError('NOT_FAILED', `team "${team.domainId}" is ${state}; only a failed team is retried${hint}`);
   }
-  return startNewRun(root, backend, team, config, { subject: mission.subject, body: mission.body });
+  return startNewRun(fed, backend, team, config, { subject: mission.subject, body: mission.body });
 }
 
 /**
@@ -80,9 +80,9 @@ export async function newMissionFor(backend: FederationBackend, team: RegistryEn
 }
 
 /** Start the new run a new directive to a complete team asks for; undefined when there is none. */
-export async function startRunForNewMission(root: string, team: RegistryEntry, config: FederationConfig, backend: FederationBackend = openBackend(root)): Promise<NewRun | undefined> {
-  const mission = await newMissionFor(backend, team);
-  return mission ? startNewRun(root, backend, team, config, mission) : undefined;
+export async function startRunForNewMission(fed: Federation, team: RegistryEntry, config: FederationConfig): Promise<NewRun | undefined> {
+  const mission = await newMissionFor(fed.backend, team);
+  return mission ? startNewRun(fed, fed.backend, team, config, mission) : undefined;
 }
 
 /**
@@ -93,12 +93,12 @@ export async function startRunForNewMission(root: string, team: RegistryEntry, c
  * same mission. The fresh envelope is the commit point: a crash before it leaves the ended run as it was
  * (its files kept in the history, which a retry run again reuses).
  */
-async function startNewRun(root: string, backend: FederationBackend, team: RegistryEntry, config: FederationConfig, mission: { subject: string; body: string; signalId?: string; file?: string }): Promise<NewRun> {
+async function startNewRun(fed: Federation, backend: FederationBackend, team: RegistryEntry, config: FederationConfig, mission: { subject: string; body: string; signalId?: string; file?: string }): Promise<NewRun> {
   const entry = lifecycleEntryFor(team);
   // What the ended run still owes (journal lines, reports to meta) is done first, so it is kept with it.
-  const owed = await settleTeamLifecycle(root, team);
+  const owed = await settleTeamLifecycle(fed, team);
   if (owed.length) throw new RefusedError('RUN_UNSETTLED', `team "${team.domainId}": the ended run still owes effects that cannot be made now (${owed.join('; ')}); fix that, then retry`);
-  return withStateLock(root, team, {}, async (section) => {
+  return withStateLock(fed, team, {}, async (section) => {
     const stored = await backend.lifecycles.read(team);
     if (!stored) throw new RefusedError('NO_RUN', `team "${team.domainId}" has no lifecycle state yet; nothing to start again`);
     const kept = await backend.lifecycles.keepRun(team, section);
@@ -114,7 +114,7 @@ async function startNewRun(root: string, backend: FederationBackend, team: Regis
     // The mission goes out before the commit: a consumer applies it only once this lock is released (to the
     // new lifecycle), and a crash in between leaves the failed run, which ignores it, to be retried again.
     if (!mission.signalId) {
-      await sendSignal(root, { from: META, to: team.domainId, type: 'directive', subject: mission.subject, body: mission.body });
+      await sendSignal(fed, { from: META, to: team.domainId, type: 'directive', subject: mission.subject, body: mission.body });
     }
     const fresh = createActor(entry.machine, { input: { at: new Date().toISOString() } }).getPersistedSnapshot() as Record<string, unknown>;
     const { envelope } = stored;

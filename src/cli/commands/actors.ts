@@ -42,7 +42,7 @@ export function registerActors(program: Command, io: CliIo): void {
       // once, not at every rescan, and not a failure.
       const elsewhere = new Set<string>();
       try {
-        const results = await runActors(ctx.root, {
+        const results = await runActors(ctx.fed, {
           team: options.team,
           once: options.once,
           signal: stop.signal,

@@ -25,7 +25,7 @@ export function registerChat(program: Command, io: CliIo): void {
       const intervalMs = (options.interval ?? DEFAULT_INTERVAL_SECONDS) * 1000;
       const stop = new Interrupt();
       try {
-        await runChatBridge(ctx.root, {
+        await runChatBridge(ctx.fed, {
           config,
           file: options.file,
           intervalMs,

@@ -29,7 +29,7 @@ export function registerDeliverable(program: Command, io: CliIo): void {
       const path = resolve(io.cwd, file);
       const schema: CheckDeliverableOptions = options.schema === undefined ? {} : { schemaPath: resolve(io.cwd, options.schema), schemaLabel: '--schema' };
       const ctx = federationIfAny(command, io);
-      const check: DeliverableCheck = ctx ? await checkFederationDeliverable(ctx.root, ctx.config.config, ctx.config.file, path, schema) : checkDeliverable(path, schema);
+      const check: DeliverableCheck = ctx ? await checkFederationDeliverable(ctx.fed, path, schema) : checkDeliverable(path, schema);
       const shown = relative(io.cwd, check.file) || check.file;
       if (options.json) printJson(io, check);
       else if (check.ok) {

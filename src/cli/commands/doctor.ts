@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { runDoctor, type DoctorFinding, type DoctorReport } from '../../apps/doctor/doctor.js';
-import { locateFederation } from '../../engine/federation/locate.js';
+import { locateFederation } from '../../apps/init/locate.js';
+import { openFederation } from '../../engine/context.js';
 import { CliExit, globalOptions, printJson, type CliIo } from '../io.js';
 
 function renderFinding(finding: DoctorFinding): string {
@@ -26,7 +27,7 @@ export function registerDoctor(program: Command, io: CliIo): void {
     .action(async (options: { fix?: boolean; json?: boolean }, command: Command) => {
       // No config is loaded: a federation whose config is broken needs its doctor too.
       const { root } = locateFederation({ root: globalOptions(command).root, env: io.env, cwd: io.cwd });
-      const report = await runDoctor(root, { fix: options.fix });
+      const report = await runDoctor(openFederation(root, { env: io.env }), { fix: options.fix });
       if (options.json) printJson(io, report);
       else io.stdout(report.findings.map(renderFinding).join('') + report.notes.map((note) => `note: ${note}\n`).join('') + renderSummary(report, Boolean(options.fix)));
       if (!report.healthy) throw new CliExit(1);

@@ -4,7 +4,6 @@ import { InvalidInputError } from '../../core/errors.js';
 import { openAgentInspection } from '../../infra/inspect/agent-inspection.js';
 import { parseJsonText } from '../../core/json-text.js';
 import { getTeam } from '../../core/find-team.js';
-import { openBackend } from '../../adapters/open-backend.js';
 import { federationContext, printJson, type CliIo } from '../io.js';
 import { requireTeam } from '../team-option.js';
 
@@ -32,12 +31,12 @@ export function registerEvent(program: Command, io: CliIo): void {
       const data = parseData(options.data);
       // No workspace check here: the backend refuses a lifecycle write where fed must not write (a team on
       // another machine of a JetStream federation needs none here).
-      const team = getTeam(await openBackend(ctx.root, io.env).registry.read(), requireTeam(options.team, ctx, 'fed event --team <team> <EVENT>'));
+      const team = getTeam(await ctx.fed.backend.registry.read(), requireTeam(options.team, ctx, 'fed event --team <team> <EVENT>'));
       // Launched with an inspected launch: this process's transitions go to the launcher's inspection log too.
       const inspection = openAgentInspection(io.env);
       let result;
       try {
-        result = await reportAgentEvent(ctx.root, team, { ...data, type }, ctx.config.config, { inspect: inspection?.observe });
+        result = await reportAgentEvent(ctx.fed, team, { ...data, type }, ctx.config.config, { inspect: inspection?.observe });
       } finally {
         try {
           inspection?.close();

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
-import { initFederation, initSharedRegistry } from '../../engine/federation/init-federation.js';
-import { initTarget } from '../../engine/federation/locate.js';
+import { initFederation, initSharedRegistry } from '../../apps/init/init-federation.js';
+import { initTarget } from '../../apps/init/locate.js';
+import { openFederation } from '../../engine/context.js';
 import { globalOptions, printJson, type CliIo } from '../io.js';
 
 export function registerInit(program: Command, io: CliIo): void {
@@ -13,7 +14,7 @@ export function registerInit(program: Command, io: CliIo): void {
     .action(async (options: { name?: string; description?: string; json?: boolean }, command: Command) => {
       const root = initTarget({ root: globalOptions(command).root, env: io.env, cwd: io.cwd });
       const result = initFederation(root, { federationName: options.name, description: options.description }, io.env);
-      const shared = result.sharedRegistry ? await initSharedRegistry(root, io.env) : undefined;
+      const shared = result.sharedRegistry ? await initSharedRegistry(openFederation(root, { env: io.env, config: result.config })) : undefined;
       for (const warning of [...result.warnings, ...(shared?.durabilityNote ? [shared.durabilityNote] : [])]) io.stderr(`warning: ${warning}\n`);
       if (options.json) return printJson(io, { root: result.root, created: result.created, ...(shared && { registry: { location: shared.location, joined: shared.joined, teams: shared.teams } }) });
       const name = result.config.config.federationName;

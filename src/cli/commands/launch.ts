@@ -27,7 +27,7 @@ export function registerLaunch(program: Command, io: CliIo): void {
       const inspection = await openInspection(options, io);
       const interrupt = new Interrupt();
       try {
-        const result = await launchTeam(ctx.root, team, {
+        const result = await launchTeam(ctx.fed, team, {
           config: ctx.config.config,
           agent: options.agent,
           preset: options.preset,

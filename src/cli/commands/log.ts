@@ -19,7 +19,7 @@ export function registerLog(program: Command, io: CliIo): void {
       const ctx = federationContext(command, io);
       const query: LogQuery = { team: options.team, since: options.since === undefined ? undefined : parseSince(options.since) };
       const render = (e: LogEntry) => (options.json ? `${JSON.stringify(publicEntry(e))}\n` : `${e.at}  ${e.team.padEnd(16)} ${e.text}\n`);
-      const entries = await readFederationLog(ctx.root, query);
+      const entries = await readFederationLog(ctx.fed, query);
       if (!options.follow) {
         if (options.json) return printJson(io, entries.map(publicEntry));
         if (entries.length === 0) return io.stdout('nothing recorded yet\n');
@@ -36,7 +36,7 @@ export function registerLog(program: Command, io: CliIo): void {
       try {
         while (!interrupt.signal.aborted) {
           await sleep(FOLLOW_POLL_MS, undefined, { signal: interrupt.signal }).catch(() => undefined);
-          if (!interrupt.signal.aborted) print(await readFederationLog(ctx.root, query));
+          if (!interrupt.signal.aborted) print(await readFederationLog(ctx.fed, query));
         }
       } finally {
         interrupt.dispose();

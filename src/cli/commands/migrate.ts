@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { FILE_BACKEND_NAME, openFileBackend } from '../../adapters/file/open-file-backend.js';
-import { openBackend } from '../../adapters/open-backend.js';
+import { FILE_BACKEND_NAME, openFileBackend } from '../../adapters/index.js';
 import { InvalidInputError } from '../../core/errors.js';
 import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
 import { teamWorkspacePath } from '../../core/layout.js';
@@ -31,7 +30,7 @@ export function registerMigrate(program: Command, io: CliIo): void {
     .option('--json', 'print the counts as JSON')
     .action(async (options: { json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
-      const target = openBackend(ctx.root, io.env);
+      const target = ctx.fed.backend;
       if (target.name === FILE_BACKEND_NAME) throw new InvalidInputError(NO_JETSTREAM);
       const source = openFileBackend(ctx.root);
       render(io, await copyFederation(source, target), source, target, options.json);
@@ -42,7 +41,7 @@ export function registerMigrate(program: Command, io: CliIo): void {
     .option('--json', 'print the counts as JSON')
     .action(async (options: { json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
-      const source = openBackend(ctx.root, io.env);
+      const source = ctx.fed.backend;
       if (source.name === FILE_BACKEND_NAME) throw new InvalidInputError(NO_JETSTREAM);
       const target = openFileBackend(ctx.root);
       await target.registry.create(emptyRegistry());

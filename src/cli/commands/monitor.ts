@@ -23,7 +23,7 @@ export function registerMonitor(program: Command, io: CliIo): void {
       const intervalMs = options.watch === undefined ? undefined : (options.watch === true ? 10 : options.watch) * 1000;
       const stop = new Interrupt();
       try {
-        const last = await runMonitor(ctx.root, {
+        const last = await runMonitor(ctx.fed, {
           config,
           staleAfterMinutes: options.staleAfter,
           intervalMs,

@@ -13,8 +13,8 @@ export function registerPlan(program: Command, io: CliIo): void {
     .option('--json', 'print the plan (and what --apply did) as JSON')
     .action(async (options: { teams?: number; apply?: boolean; json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
-      const plan = proposePlan(ctx.root, { teams: options.teams });
-      const applied = options.apply ? await applyPlan(ctx.root, plan) : undefined;
+      const plan = proposePlan(ctx.fed, { teams: options.teams });
+      const applied = options.apply ? await applyPlan(ctx.fed, plan) : undefined;
       if (options.json) return printJson(io, { ...plan, ...(applied ? { applied } : {}) });
       io.stdout(renderPlan(plan, applied));
     });

@@ -32,7 +32,7 @@ export function registerRun(program: Command, io: CliIo): void {
       };
       let summary: RunSummary;
       try {
-        summary = await runFederation(ctx.root, {
+        summary = await runFederation(ctx.fed, {
           config: ctx.config.config,
           teams: options.team,
           parallel: options.parallel,

@@ -1,13 +1,12 @@
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { openBackend } from '../../adapters/open-backend.js';
 import { InvalidInputError } from '../../core/errors.js';
 import { readFileBounded, type BoundedRead } from '../../infra/fs/read-json-file.js';
 import { META } from '../../core/schema/common.js';
 import { MAX_SIGNAL_BYTES, SIGNAL_TYPES } from '../../core/schema/signal.js';
 import { acknowledgeAll, acknowledgeSignal } from '../../engine/messaging/acknowledge-signals.js';
 import { DELIVERY_STATES } from '../../core/schema/delivery.js';
-import { archiveSignals } from '../../adapters/file/archive/archive-signals.js';
+import { archiveSignals } from '../../engine/delivery/archive-signals.js';
 import { markSignalsRead } from '../../engine/delivery/read-marks.js';
 import { showSignal, type SignalReport } from '../../engine/delivery/show-signal.js';
 import { listSignals } from '../../engine/messaging/list-signals.js';
@@ -69,7 +68,7 @@ export function registerSignal(program: Command, io: CliIo): void {
     .action(async (options: SendOptions, command: Command) => {
       const ctx = federationContext(command, io);
       const body = await readBody(options, io);
-      const result = await sendSignal(ctx.root, {
+      const result = await sendSignal(ctx.fed, {
         to: options.to,
         type: options.type,
         subject: options.subject,
@@ -108,7 +107,7 @@ export function registerSignal(program: Command, io: CliIo): void {
     .action(async (options: ListOptions, command: Command) => {
       const ctx = federationContext(command, io);
       const listing = await listSignals(
-        ctx.root,
+        ctx.fed,
         {
           team: partyOr(options.team, ctx),
           box: options.box,
@@ -148,7 +147,7 @@ export function registerSignal(program: Command, io: CliIo): void {
     .option('--json', 'print the signal, its state and history as JSON')
     .action(async (id: string, options: { json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
-      const report = await showSignal(ctx.root, id, { deadlines: ctx.config.config.signalDeadlines });
+      const report = await showSignal(ctx.fed, id, { deadlines: ctx.config.config.signalDeadlines });
       if (options.json) return printJson(io, report);
       io.stdout(renderSignalReport(report));
     });
@@ -161,7 +160,7 @@ export function registerSignal(program: Command, io: CliIo): void {
     .option('--json', 'print what was archived and kept per box as JSON')
     .action(async (options: { olderThan: number; team?: string; json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
-      const results = await archiveSignals(ctx.root, { team: options.team, olderThanMs: options.olderThan });
+      const results = await archiveSignals(ctx.fed, { team: options.team, olderThanMs: options.olderThan });
       if (options.json) return printJson(io, results);
       for (const box of results) {
         if (box.skipped !== undefined) io.stderr(`warning: ${box.team} ${box.box} skipped: ${box.skipped}\n`);
@@ -184,7 +183,7 @@ export function registerSignal(program: Command, io: CliIo): void {
       const ctx = federationContext(command, io);
       const team = partyOr(options.team, ctx);
       if (target === undefined) {
-        const result = await acknowledgeAll(ctx.root, team);
+        const result = await acknowledgeAll(ctx.fed, team);
         if (options.json) return printJson(io, { acknowledged: result.acknowledged.map(ackJson), invalid: result.invalid });
         reportInvalid(io, result.invalid);
         if (result.acknowledged.length === 0) return io.stdout('nothing to acknowledge\n');
@@ -192,7 +191,7 @@ export function registerSignal(program: Command, io: CliIo): void {
         return;
       }
       // A relative path is relative to where the user is, not to the inbox.
-      const results = await acknowledgeSignal(ctx.root, team, /[\\/]/.test(target) ? resolve(io.cwd, target) : target);
+      const results = await acknowledgeSignal(ctx.fed, team, /[\\/]/.test(target) ? resolve(io.cwd, target) : target);
       if (options.json) return printJson(io, results.map(ackJson));
       for (const ack of results) io.stdout(ackLine(ack));
     });
@@ -208,12 +207,11 @@ export function registerSignal(program: Command, io: CliIo): void {
       const limit = options.count;
       const ctx = federationContext(command, io);
       const controller = new Interrupt();
-      const backend = openBackend(ctx.root);
-      const subscription = await watchSignals(ctx.root, partyOr(options.team, ctx), {
+      const subscription = await watchSignals(ctx.fed, partyOr(options.team, ctx), {
         signal: controller.signal,
         backlog: options.backlog ? 'unacknowledged' : 'none',
         onInvalid: (file) => reportInvalid(io, [file]),
-      }, backend);
+      });
       // On stderr, so stdout stays one line per signal; scripts can wait for it before sending.
       io.stderr(`watching ${subscription.location} (interrupt to stop)\n`);
       try {
@@ -222,7 +220,7 @@ export function registerSignal(program: Command, io: CliIo): void {
         for await (const entry of subscription) {
           io.stdout(options.json ? `${JSON.stringify(entry)}\n` : watchLine(entry));
           // Watching one's own inbox is reading it (the `read` delivery state).
-          await markSignalsRead(backend.delivery, reader, [entry.message]);
+          await markSignalsRead(ctx.fed.backend.delivery, reader, [entry.message]);
           if (limit !== undefined && ++printed >= limit) break;
         }
       } finally {

@@ -22,11 +22,11 @@ export function registerTeamReview(team: Command, io: CliIo): void {
       }
       if (options.approve || options.requestChanges !== undefined) {
         const verdict = options.approve ? ({ approve: true } as const) : ({ approve: false, changes: options.requestChanges! } as const);
-        const decided = await decideReview(ctx.root, name, verdict);
+        const decided = await decideReview(ctx.fed, name, verdict);
         if (options.json) return printJson(io, decided);
         return io.stdout(options.approve ? `${decided.team}: approved (${decided.state}); merge it with: fed team merge ${decided.team}\n` : `${decided.team}: changes requested (${decided.state}); launch it again: fed launch --team ${decided.team}\n`);
       }
-      const review = await reviewTeam(ctx.root, name);
+      const review = await reviewTeam(ctx.fed, name);
       if (options.json) return printJson(io, review);
       io.stdout(renderReview(review));
     });
@@ -38,7 +38,7 @@ export function registerTeamReview(team: Command, io: CliIo): void {
     .option('--json', 'print the merge as JSON')
     .action(async (name: string, options: { json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
-      const merged = await mergeTeam(ctx.root, name);
+      const merged = await mergeTeam(ctx.fed, name);
       if (options.json) return printJson(io, merged);
       io.stdout(`${merged.team}: merged ${merged.branch} into ${merged.base} as ${merged.commit}; worktree and branch removed, team archived (${merged.state})\n`);
     });

@@ -7,7 +7,6 @@ import { getTeam, statusOf } from '../../core/find-team.js';
 import { onboardTeam } from '../../engine/registry/onboard.js';
 import { removeTeam } from '../../engine/registry/remove-team.js';
 import { retryTeam } from '../../apps/run/team-retry.js';
-import { openBackend } from '../../adapters/open-backend.js';
 import { TEAM_STATUS_COMMANDS } from '../../engine/registry/team-status.js';
 import { lifecycleFor } from '../../engine/archetypes/catalog.js';
 import { reportUndeliverableSignals } from '../../engine/delivery/alert-stuck-signals.js';
@@ -44,7 +43,7 @@ export function registerTeam(program: Command, io: CliIo): void {
     .option('--json', 'print the registry entry as JSON')
     .action(async (domain: string, options: { id?: string; archetype: string; placement: PlacementType; json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
-      const entry = await onboardTeam(ctx.root, {
+      const entry = await onboardTeam(ctx.fed, {
         domain,
         domainId: options.id,
         archetypeId: options.archetype,
@@ -60,7 +59,7 @@ export function registerTeam(program: Command, io: CliIo): void {
     .option('--json', 'print the registry teams as JSON')
     .action(async (options: { json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
-      const registry = await openBackend(ctx.root, io.env).registry.read();
+      const registry = await ctx.fed.backend.registry.read();
       if (options.json) return printJson(io, registry.teams);
       if (registry.teams.length === 0) return io.stdout('no teams yet; onboard one with: fed team onboard <domain>\n');
       io.stdout(
@@ -80,8 +79,8 @@ export function registerTeam(program: Command, io: CliIo): void {
       const ctx = federationContext(command, io);
       const wanted = name ?? ctx.team;
       if (!wanted) throw new InvalidInputError('which team? pass its id (fed team show <team>) or run this inside its workspace');
-      const entry = getTeam(await openBackend(ctx.root, io.env).registry.read(), wanted);
-      const lifecycle = lifecycleFor(entry.archetypeId) ? await viewLifecycle(ctx.root, entry) : null;
+      const entry = getTeam(await ctx.fed.backend.registry.read(), wanted);
+      const lifecycle = lifecycleFor(entry.archetypeId) ? await viewLifecycle(ctx.fed, entry) : null;
       const lastRun = readLastRun(entry.location);
       if (options.json) return printJson(io, { ...entry, lifecycle, lastRun });
       io.stdout(
@@ -105,7 +104,7 @@ export function registerTeam(program: Command, io: CliIo): void {
     .option('--json', 'print the new run as JSON')
     .action(async (name: string, options: { json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
-      const run = await retryTeam(ctx.root, name, ctx.config.config);
+      const run = await retryTeam(ctx.fed, name, ctx.config.config);
       if (options.json) return printJson(io, run);
       io.stdout(`${run.team}: run ${run.run} starts from the beginning with the mission "${run.mission.subject}"; kept: ${run.keptAs.join(', ')}
 launch it: fed run --team ${run.team}
@@ -120,7 +119,7 @@ launch it: fed run --team ${run.team}
     .option('--json', 'print the removal record as JSON')
     .action(async (name: string, options: { force?: boolean; json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
-      const removed = await removeTeam(ctx.root, name, { force: options.force });
+      const removed = await removeTeam(ctx.fed, name, { force: options.force });
       if (options.json) return printJson(io, removed);
       io.stdout(`removed ${removed.team}: ${removed.location}${removed.branch ? ` and branch ${removed.branch}` : ''}
 `);
@@ -134,9 +133,9 @@ launch it: fed run --team ${run.team}
       .option('--json', 'print the status change as JSON')
       .action(async (name: string, options: { json?: boolean }, command: Command) => {
         const ctx = federationContext(command, io);
-        const change = await setTeamStatus(ctx.root, name, { type: event });
+        const change = await setTeamStatus(ctx.fed, name, { type: event });
         // Archived: what the team never took goes back to its senders now (the monitor would do it later).
-        const returned = change.to === 'archived' ? await reportUndeliverableSignals(ctx.root, change.team.domainId) : undefined;
+        const returned = change.to === 'archived' ? await reportUndeliverableSignals(ctx.fed, change.team.domainId) : undefined;
         for (const warning of returned?.warnings ?? []) io.stderr(`warning: ${warning}\n`);
         const undeliverable = returned?.signals.filter((s) => s.alertId !== null).map((s) => s.id) ?? [];
         if (options.json) return printJson(io, { team: change.team.domainId, from: change.from, to: change.to, ...(returned ? { undeliverable } : {}) });

@@ -1,9 +1,9 @@
-import { openBackend } from '../../adapters/open-backend.js';
 import { FedError } from '../../core/errors.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { InvalidSignalFile, SignalEntry, SignalInbox, SignalReadResult } from '../../ports/signal-transport.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import { applyLifecycleInputs, loadTeamLifecycle, settleTeamLifecycle, stateOf, type ApplyOptions, type ApplyResult, type LifecycleStep, type TeamLifecycle } from './team-lifecycle.js';
+import type { Federation } from '../context.js';
 
 export interface ConsumeResult {
   team: string;
@@ -43,7 +43,7 @@ export interface ConsumerOptions extends ApplyOptions {
  */
 export class TeamInboxConsumer {
   readonly team: RegistryEntry;
-  private readonly root: string;
+  private readonly fed: Federation;
   private readonly backend: FederationBackend;
   private readonly inbox: SignalInbox;
   private readonly options: ConsumerOptions;
@@ -56,11 +56,11 @@ export class TeamInboxConsumer {
   /** The lifecycle as this consumer last loaded or wrote it (loaded again only when its stored version changed). */
   private lifecycle: TeamLifecycle | undefined;
 
-  constructor(root: string, team: RegistryEntry, options: ConsumerOptions = {}) {
-    this.root = root;
+  constructor(fed: Federation, team: RegistryEntry, options: ConsumerOptions = {}) {
+    this.fed = fed;
     this.team = team;
-    this.backend = options.backend ?? openBackend(root);
-    this.options = { ...options, backend: this.backend };
+    this.backend = fed.backend;
+    this.options = options;
     this.inbox = this.backend.signals.inbox({ id: team.domainId, entry: team }, { settleMs: options.settleMs });
   }
 
@@ -105,7 +105,7 @@ export class TeamInboxConsumer {
         // Nothing to apply (which would settle it too): what the stored lifecycle owes is settled now, so a
         // crash between a lifecycle write and its registry write is repaired even when no signal comes.
         if (this.owesEffects) {
-          const warnings = await settleTeamLifecycle(this.root, this.team, this.options);
+          const warnings = await settleTeamLifecycle(this.fed, this.team, this.options);
           this.owesEffects = warnings.length > 0;
           result.warnings.push(...warnings);
         }
@@ -133,7 +133,7 @@ export class TeamInboxConsumer {
     if (pending.length === 0) return;
     pass.pendingSeen += pending.length;
     const applied = await applyLifecycleInputs(
-      this.root,
+      this.fed,
       this.team,
       pending.map((s) => ({ source: 'signal' as const, signal: s.message, file: s.file })),
       {
@@ -170,7 +170,7 @@ export class TeamInboxConsumer {
     const adopt = !lifecycle.envelope.dedupe && pass.pendingSeen === 0;
     const heldReady = (lifecycle.envelope.held?.length ?? 0) > 0 && stateOf(lifecycle.snapshot) !== 'paused';
     if (noted === 0 && !adopt && !heldReady) return;
-    const applied = await applyLifecycleInputs(this.root, this.team, [], { ...this.options, acknowledged: this.acknowledged, adoptAckRule: !pass.deferred, compact: true, known: lifecycle });
+    const applied = await applyLifecycleInputs(this.fed, this.team, [], { ...this.options, acknowledged: this.acknowledged, adoptAckRule: !pass.deferred, compact: true, known: lifecycle });
     if (heldReady) {
       pass.pendingSeen += applied.processedSignalIds.length;
       pass.progressed ||= applied.processedSignalIds.length > 0;

@@ -3,10 +3,10 @@ import { findTeam, statusOf } from '../../core/find-team.js';
 import { writeRegistryStatus } from '../registry/team-status.js';
 import { META } from '../../core/schema/common.js';
 import type { Registry, RegistryEntry, TeamStatus } from '../../core/schema/registry.js';
-import { openBackend } from '../../adapters/open-backend.js';
 import { sendSignal } from '../messaging/send-signal.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { TeamLifecycle } from './team-lifecycle.js';
+import type { Federation } from '../context.js';
 
 /**
  * Envelopes whose effects this process has already completed (workspace → seq/savedAt), so a busy
@@ -28,9 +28,9 @@ export interface SharedRegistry {
  * apply, shared by the reports and the status sync); read here when not given, and forgotten once the
  * status sync has written the registry (it is stale then).
  */
-export async function settleEffects(root: string, team: RegistryEntry, lifecycle: TeamLifecycle, options: WriteOptions & { backend?: FederationBackend }, shared: SharedRegistry = {}): Promise<string[]> {
+export async function settleEffects(fed: Federation, team: RegistryEntry, lifecycle: TeamLifecycle, options: WriteOptions, shared: SharedRegistry = {}): Promise<string[]> {
   if (!lifecycle.stored) return [];
-  const backend = options.backend ?? openBackend(root);
+  const { backend } = fed;
   const { envelope } = lifecycle;
   const key = `${envelope.seq}@${envelope.savedAt}`;
   if (settled.get(team.location) === key) return [];
@@ -46,10 +46,10 @@ export async function settleEffects(root: string, team: RegistryEntry, lifecycle
   await attempt('appending the journal', () => backend.lifecycles.appendJournal(team, envelope.journalTail, options));
   for (const report of envelope.pendingReports) {
     await attempt(`reporting "${report.subject}" to meta`, () =>
-      sendSignal(root, { from: team.domainId, to: META, type: 'report', subject: report.subject, body: report.body, id: report.signalId }, { ...options, backend, registry: shared.registry }),
+      sendSignal(fed, { from: team.domainId, to: META, type: 'report', subject: report.subject, body: report.body, id: report.signalId }, { ...options, registry: shared.registry }),
     );
   }
-  await attempt('syncing the registry status', () => syncRegistryStatus(root, backend, team, lifecycle, shared));
+  await attempt('syncing the registry status', () => syncRegistryStatus(fed, team, lifecycle, shared));
   if (warnings.length === 0) settled.set(team.location, key);
   return warnings;
 }
@@ -59,8 +59,8 @@ export async function settleEffects(root: string, team: RegistryEntry, lifecycle
  * a running lifecycle of a team marked paused means it was resumed. The lifecycle is the truth because it
  * is always written first (by a `pause`/`resume` directive or by `fed team pause|resume`).
  */
-async function syncRegistryStatus(root: string, backend: FederationBackend, team: RegistryEntry, lifecycle: TeamLifecycle, shared: SharedRegistry): Promise<void> {
-  const read = shared.registry ?? (await backend.registry.read());
+async function syncRegistryStatus(fed: Federation, team: RegistryEntry, lifecycle: TeamLifecycle, shared: SharedRegistry): Promise<void> {
+  const read = shared.registry ?? (await fed.backend.registry.read());
   const current = findTeam(read, team.domainId);
   if (!current) return;
   const status = statusOf(current);
@@ -71,5 +71,5 @@ async function syncRegistryStatus(root: string, backend: FederationBackend, team
   if (running && status === 'paused') wanted = 'active';
   if (!wanted) return;
   shared.registry = undefined;
-  await writeRegistryStatus(root, team.domainId, { type: wanted === 'paused' ? 'PAUSE' : 'RESUME' }, { current: read });
+  await writeRegistryStatus(fed, team.domainId, { type: wanted === 'paused' ? 'PAUSE' : 'RESUME' }, { current: read });
 }

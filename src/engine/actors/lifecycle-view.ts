@@ -1,8 +1,7 @@
-import { openBackend } from '../../adapters/open-backend.js';
-import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { JournalLine } from '../../core/schema/lifecycle-state.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import { loadTeamLifecycle, stateOf } from './team-lifecycle.js';
+import type { Federation } from '../context.js';
 
 /** What `fed team show` says about a team's lifecycle (stable JSON shape, documented in the README). */
 export interface LifecycleView {
@@ -29,7 +28,8 @@ interface LifecycleContextView {
   enteredAt?: Record<string, string>;
 }
 
-export async function viewLifecycle(root: string, team: RegistryEntry, recentCount = 5, backend: FederationBackend = openBackend(root)): Promise<LifecycleView> {
+export async function viewLifecycle(fed: Federation, team: RegistryEntry, recentCount = 5): Promise<LifecycleView> {
+  const { backend } = fed;
   const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
   const context = (lifecycle.snapshot.context ?? {}) as LifecycleContextView;
   const state = stateOf(lifecycle.snapshot);

@@ -3,14 +3,14 @@ import { FedError, RefusedError } from '../../core/errors.js';
 import type { LoadedHooks } from '../hooks/load-hooks.js';
 import { notifyConsumed } from '../hooks/notify-hooks.js';
 import { getTeam, statusOf } from '../../core/find-team.js';
-import { teamWorkspace, WORKSPACE_REFUSALS } from '../../adapters/file/team-workspace.js';
+import { WORKSPACE_REFUSALS } from '../../adapters/index.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
-import { openBackend } from '../../adapters/open-backend.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { SignalSubscription } from '../../ports/signal-transport.js';
 import { TeamInboxConsumer, type ConsumeResult, type ConsumerOptions } from './consume-inbox.js';
 import { acquireTeamLease, type TeamLease } from './team-lease.js';
 import type { LifecycleStep } from './team-lifecycle.js';
+import type { Federation } from '../context.js';
 
 export interface RunActorsOptions extends ConsumerOptions {
   /** Only this team (default: every active team with a lifecycle machine). */
@@ -37,8 +37,6 @@ export interface RunActorsOptions extends ConsumerOptions {
   streamSteps?: boolean;
 }
 
-/** The options of a run, with the backend opened once for all its teams. */
-type RunningOptions = RunActorsOptions & { backend: FederationBackend };
 
 interface RunningTeam {
   consumer: TeamInboxConsumer;
@@ -64,8 +62,7 @@ async function teamsToRun(backend: FederationBackend, team: string | undefined):
  * `fed actors run`: hold each team's lease, consume its inbox, and (unless `once`) keep watching with the
  * transport's watch until `signal` aborts. Returns the per-team results of the last consume.
  */
-export async function runActors(root: string, runOptions: RunActorsOptions = {}): Promise<ConsumeResult[]> {
-  const options: RunningOptions = { ...runOptions, backend: runOptions.backend ?? openBackend(root) };
+export async function runActors(fed: Federation, options: RunActorsOptions = {}): Promise<ConsumeResult[]> {
   const running = new Map<string, RunningTeam>();
   const results = new Map<string, ConsumeResult>();
   const consume = async (team: RunningTeam) => {
@@ -93,7 +90,7 @@ export async function runActors(root: string, runOptions: RunActorsOptions = {})
     if (result.steps.length || result.quarantined.length || result.restored.length || result.warnings.length) await options.onResult?.(result);
   };
   try {
-    await join(root, options, running);
+    await join(fed, options, running);
     for (const team of [...running.values()]) await consume(team);
     if (options.once) return [...results.values()];
 
@@ -104,12 +101,12 @@ export async function runActors(root: string, runOptions: RunActorsOptions = {})
     const timer = setInterval(wakeUp, options.rescanMs ?? 1_000);
     options.signal?.addEventListener('abort', wakeUp);
     try {
-      for (const team of running.values()) watchTeam(team, options, wakeUp);
+      for (const team of running.values()) watchTeam(fed, team, options, wakeUp);
       while (!options.signal?.aborted) {
         await new Promise<void>((resolve) => (wake = resolve));
         if (options.signal?.aborted) break;
         if (!options.team) {
-          for (const added of await join(root, options, running)) watchTeam(added, options, wakeUp);
+          for (const added of await join(fed, options, running)) watchTeam(fed, added, options, wakeUp);
         }
         for (const team of [...running.values()]) await consume(team);
       }
@@ -131,13 +128,13 @@ function stop(team: RunningTeam): void {
 }
 
 /** Take the lease of every team to run that is not running yet; returns the newly joined ones. */
-async function join(root: string, options: RunningOptions, running: Map<string, RunningTeam>): Promise<RunningTeam[]> {
+async function join(fed: Federation, options: RunActorsOptions, running: Map<string, RunningTeam>): Promise<RunningTeam[]> {
   const joined: RunningTeam[] = [];
-  for (const entry of await teamsToRun(options.backend, options.team)) {
+  for (const entry of await teamsToRun(fed.backend, options.team)) {
     if (running.has(entry.domainId)) continue;
     let lease: TeamLease;
     try {
-      teamWorkspace(root, entry);
+      fed.workspace(entry);
       lease = await acquireTeamLease(entry, 'consumer');
     } catch (error) {
       // Running every team: one that another process runs (e.g. `fed launch`), one that works on another
@@ -148,7 +145,7 @@ async function join(root: string, options: RunningOptions, running: Map<string, 
       continue;
     }
     const onSteps = options.streamSteps ? (team: string, steps: LifecycleStep[], state: string) => reportSteps(team, steps, state, options) : undefined;
-    const team: RunningTeam = { consumer: new TeamInboxConsumer(root, entry, { ...options, onSteps }), lease, watch: undefined };
+    const team: RunningTeam = { consumer: new TeamInboxConsumer(fed, entry, { ...options, onSteps }), lease, watch: undefined };
     running.set(entry.domainId, team);
     joined.push(team);
   }
@@ -163,9 +160,9 @@ async function reportSteps(team: string, steps: LifecycleStep[], state: string, 
   await options.onResult?.(result);
 }
 
-function watchTeam(team: RunningTeam, options: RunningOptions, wakeUp: () => void): void {
+function watchTeam(fed: Federation, team: RunningTeam, options: RunActorsOptions, wakeUp: () => void): void {
   const entry = team.consumer.team;
-  team.watch = options.backend.signals.inbox({ id: entry.domainId, entry }).watch({
+  team.watch = fed.backend.signals.inbox({ id: entry.domainId, entry }).watch({
     signal: options.signal,
     rescanMs: options.rescanMs,
   });

@@ -4,7 +4,6 @@ import { documentedEvents } from '../../../machines/event-docs.js';
 import { archetypeOf } from '../archetypes/catalog.js';
 import { FedError, InvalidInputError, RefusedError } from '../../core/errors.js';
 import type { WriteOptions } from '../../infra/fs/atomic-write.js';
-import { openBackend } from '../../adapters/open-backend.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { EnvelopeVersion, LifecycleSection, LifecycleStore } from '../../ports/lifecycle-store.js';
 import { zodProblemText } from '../../core/schema/problems.js';
@@ -17,6 +16,7 @@ import { reportSignalId } from './report-signal-id.js';
 import { restoreSnapshot } from './restore-snapshot.js';
 import { eventForSignal, signalCommand } from './signal-events.js';
 import { settleEffects } from './lifecycle-effects.js';
+import type { Federation } from '../context.js';
 
 /** The lifecycle machine of a team's archetype; an archetype without one is refused by name. */
 export function lifecycleEntryFor(team: RegistryEntry): MachineEntry {
@@ -110,8 +110,6 @@ export interface ApplyResult {
 }
 
 export interface ApplyOptions extends WriteOptions {
-  /** The federation's backend, when the caller has it open (default: openBackend(root)). */
-  backend?: FederationBackend;
   now?: () => Date;
   /** xstate inspection (see src/inspect): receives the actor's inspection events. */
   inspect?: (event: InspectionEvent) => void;
@@ -158,7 +156,7 @@ export interface ApplyOptions extends WriteOptions {
  * event is not accepted is recorded as ignored, so it is acknowledged and never retried forever.
  */
 export async function applyLifecycleInputs(
-  root: string,
+  fed: Federation,
   team: RegistryEntry,
   inputs: readonly LifecycleChange[],
   options: ApplyOptions = {},
@@ -167,8 +165,8 @@ export async function applyLifecycleInputs(
   lifecycleEntryFor(team);
   // The backend refuses to write where fed must not (file-signal-v1: a workspace outside the root or behind
   // a link); a backend that keeps lifecycles elsewhere needs no workspace here (a team on another machine).
-  const backend = options.backend ?? openBackend(root);
-  const effectOptions = { ...options, backend };
+  const { backend } = fed;
+  const effectOptions = options;
   return backend.lifecycles.exclusive(
     team,
     async (section) => {
@@ -178,7 +176,7 @@ export async function applyLifecycleInputs(
     const shared = { registry: await backend.registry.read() };
     refuseArchived(findTeam(shared.registry, team.domainId) ?? team);
     const lifecycle = await loadTeamLifecycle(team, backend.lifecycles, options.known);
-    const warnings = await settleEffects(root, team, lifecycle, effectOptions, shared);
+    const warnings = await settleEffects(fed, team, lifecycle, effectOptions, shared);
     const { entry, envelope } = lifecycle;
     // What the stored envelope owes and could not do now (a full or read-only disk) is carried into the
     // next envelope, so it is retried after this write too instead of being replaced and lost. Journal
@@ -328,7 +326,7 @@ export async function applyLifecycleInputs(
     for (const line of lines) if (line.from !== line.to) recordTransition(team.domainId, entry.id, line.from, line.to);
     // What a load of the new envelope would give, without reading it back: the next apply of this holder starts here.
     const saved: TeamLifecycle = { ...lifecycle, envelope: next, snapshot: restoreSnapshot(next, entry, backend.lifecycles.envelopeLocation(team)), stored: true, version };
-    warnings.push(...(await settleEffects(root, team, saved, effectOptions, shared)));
+    warnings.push(...(await settleEffects(fed, team, saved, effectOptions, shared)));
     return { steps, state: stateOf(final), processedSignalIds: processedNow, warnings, lifecycle: saved };
   });
 }
@@ -339,13 +337,13 @@ export async function applyLifecycleInputs(
  * calls it when it starts, so a crash between a lifecycle write and its registry write is repaired even
  * when no signal comes.
  */
-export async function settleTeamLifecycle(root: string, team: RegistryEntry, options: ApplyOptions = {}): Promise<string[]> {
+export async function settleTeamLifecycle(fed: Federation, team: RegistryEntry, options: ApplyOptions = {}): Promise<string[]> {
   lifecycleEntryFor(team);
-  const backend = options.backend ?? openBackend(root);
+  const { backend } = fed;
   return backend.lifecycles.exclusive(team, async () => {
     const current = findTeam(await backend.registry.read(), team.domainId) ?? team;
     if (statusOf(current) === 'archived') return [];
-    return settleEffects(root, current, await loadTeamLifecycle(current, backend.lifecycles), { ...options, backend });
+    return settleEffects(fed, current, await loadTeamLifecycle(current, backend.lifecycles), options);
   }, options);
 }
 
@@ -359,8 +357,8 @@ function refuseArchived(team: RegistryEntry): void {
  * Run `fn` holding the team's exclusive section of the lifecycle store: every change of the lifecycle,
  * and archiving, which must not happen between a lifecycle's read of the registry and its write.
  */
-export async function withStateLock<T>(root: string, team: RegistryEntry, options: ApplyOptions, fn: (section: LifecycleSection) => Promise<T>): Promise<T> {
-  return (options.backend ?? openBackend(root)).lifecycles.exclusive(team, fn, options);
+export async function withStateLock<T>(fed: Federation, team: RegistryEntry, options: ApplyOptions, fn: (section: LifecycleSection) => Promise<T>): Promise<T> {
+  return fed.backend.lifecycles.exclusive(team, fn, options);
 }
 
 /** Why `snapshot` does not accept `event`, or undefined when it does. */

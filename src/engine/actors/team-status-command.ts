@@ -2,12 +2,12 @@ import type { TeamStatusEvent } from '../../../machines/team-status.machine.js';
 import { lifecycleFor } from '../archetypes/catalog.js';
 import { recordFederationEvent } from '../federation/federation-journal.js';
 import { getTeam, statusOf } from '../../core/find-team.js';
-import { openBackend } from '../../adapters/open-backend.js';
 import { writeRegistryStatus, nextTeamStatus, type StatusChange } from '../registry/team-status.js';
-import { isWorkspaceRefusal } from '../../adapters/file/team-workspace.js';
+import { isWorkspaceRefusal } from '../../adapters/index.js';
 import type { UpdateOptions } from '../registry/update-registry.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import { applyLifecycleInputs, withStateLock, type ApplyOptions } from './team-lifecycle.js';
+import type { Federation } from '../context.js';
 
 /**
  * `fed team pause|resume|archive`: the registry status and, for teams with a lifecycle machine, the
@@ -16,27 +16,27 @@ import { applyLifecycleInputs, withStateLock, type ApplyOptions } from './team-l
  * the registry change. ARCHIVE concerns only the registry.
  */
 export async function setTeamStatus(
-  root: string,
+  fed: Federation,
   team: string,
   event: TeamStatusEvent,
   options: UpdateOptions & ApplyOptions = {},
 ): Promise<StatusChange> {
-  const change = await changeTeamStatus(root, team, event, options);
-  await recordFederationEvent(options.backend ?? root, { kind: 'status', team: change.team.domainId, from: change.from, to: change.to });
+  const change = await changeTeamStatus(fed, team, event, options);
+  await recordFederationEvent(fed.backend, { kind: 'status', team: change.team.domainId, from: change.from, to: change.to });
   return change;
 }
 
-async function changeTeamStatus(root: string, team: string, event: TeamStatusEvent, options: UpdateOptions & ApplyOptions): Promise<StatusChange> {
+async function changeTeamStatus(fed: Federation, team: string, event: TeamStatusEvent, options: UpdateOptions & ApplyOptions): Promise<StatusChange> {
   // No workspace check here: archive (and a status change of a team without a lifecycle) only touches
   // the registry — archiving is how a team whose workspace is gone or refused is retired. The lifecycle
   // write checks the workspace itself.
-  const backend = options.backend ?? openBackend(root);
+  const { backend } = fed;
   const entry = getTeam(await backend.registry.read(), team);
   const from = statusOf(entry);
   // Refuse an illegal move before touching anything.
   const to = nextTeamStatus(entry.domainId, from, event);
   if (event.type !== 'ARCHIVE' && lifecycleFor(entry.archetypeId)) {
-    const result = await applyLifecycleInputs(root, entry, [{ source: 'registry', event: { type: event.type } }], { ...options, backend });
+    const result = await applyLifecycleInputs(fed, entry, [{ source: 'registry', event: { type: event.type } }], options);
     // Only the process whose event the lifecycle applied made this change. When several run the same
     // command at once, the others find it already made (their event ignored) and fall through to the
     // registry change, which refuses it against the current status: one "active → paused", never several.
@@ -54,10 +54,10 @@ async function changeTeamStatus(root: string, team: string, event: TeamStatusEve
   // it: no consumer runs there, and archiving is how such a team is retired.
   if (event.type === 'ARCHIVE' && lifecycleFor(entry.archetypeId)) {
     try {
-      return await withStateLock(root, entry, { ...options, backend }, () => writeRegistryStatus(root, entry.domainId, event, options));
+      return await withStateLock(fed, entry, options, () => writeRegistryStatus(fed, entry.domainId, event, options));
     } catch (error) {
       if (!isWorkspaceRefusal(error)) throw error;
     }
   }
-  return writeRegistryStatus(root, entry.domainId, event, options);
+  return writeRegistryStatus(fed, entry.domainId, event, options);
 }

@@ -1,9 +1,9 @@
 import { resolve, sep } from 'node:path';
-import { openBackend } from '../../adapters/open-backend.js';
 import type { FederationConfig } from '../../core/schema/config.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import { recordDeliverableMetrics } from '../../infra/telemetry/deliverable-metrics.js';
 import { checkDeliverable, type CheckDeliverableOptions, type DeliverableCheck } from './check-deliverable.js';
+import type { Federation } from '../context.js';
 
 /** The federation's deliverableSchema (spec §2.3), resolved against its root; none when not configured. */
 export function configuredSchema(root: string, config: FederationConfig, configFile: string): CheckDeliverableOptions {
@@ -22,15 +22,9 @@ export function teamHolding(teams: readonly RegistryEntry[], file: string): Regi
  * deliverableSchema), and when it passes and lies in a team's workspace, record that team's deliverable
  * metrics (spec §6) — as a completing launch does.
  */
-export async function checkFederationDeliverable(
-  root: string,
-  config: FederationConfig,
-  configFile: string,
-  file: string,
-  options: CheckDeliverableOptions = {},
-): Promise<DeliverableCheck> {
-  const check = checkDeliverable(file, options.schemaPath !== undefined ? options : configuredSchema(root, config, configFile));
-  const team = check.ok ? teamHolding((await openBackend(root).registry.read()).teams, check.file) : undefined;
+export async function checkFederationDeliverable(fed: Federation, file: string, options: CheckDeliverableOptions = {}): Promise<DeliverableCheck> {
+  const check = checkDeliverable(file, options.schemaPath !== undefined ? options : configuredSchema(fed.root, fed.config, fed.configFile.file));
+  const team = check.ok ? teamHolding((await fed.backend.registry.read()).teams, check.file) : undefined;
   if (team) recordDeliverableMetrics(team.domainId, check.summary);
   return check;
 }

@@ -1,20 +1,17 @@
 import { v5 as uuidv5 } from 'uuid';
 import { FedError } from '../../core/errors.js';
 import type { WriteOptions } from '../../infra/fs/atomic-write.js';
-import { openBackend } from '../../adapters/open-backend.js';
-import type { FederationBackend } from '../../ports/federation-backend.js';
 import { META } from '../../core/schema/common.js';
 import { sendSignal } from '../messaging/send-signal.js';
 import { recipientGoneReason } from './delivery-inspector.js';
 import { findStuckSignals, type StuckSignal } from '../../adapters/file/signals/stuck-signals.js';
+import type { Federation } from '../context.js';
 
 /** Namespace of the ids of alerts about stuck signals (a fixed, random UUID). */
 const ALERT_NAMESPACE = '4f1d2a9e-8b7c-4e36-a5d0-93c1e7b2f604';
 
 export interface AlertOptions extends WriteOptions {
   now?: () => Date;
-  /** The federation's backend, when the caller has it open (default: openBackend(root)). */
-  backend?: FederationBackend;
 }
 
 /**
@@ -24,14 +21,14 @@ export interface AlertOptions extends WriteOptions {
  * and the fact recorded after it is sent makes later cycles skip the signal. Updates `stuck` in place
  * with the alerts sent; returns what could not be done.
  */
-export async function alertStuckSignals(root: string, stuck: StuckSignal[], options: AlertOptions = {}): Promise<string[]> {
-  const backend = options.backend ?? openBackend(root);
+export async function alertStuckSignals(fed: Federation, stuck: StuckSignal[], options: AlertOptions = {}): Promise<string[]> {
+  const { backend } = fed;
   const warnings: string[] = [];
   for (const signal of stuck) {
     if (signal.alertedAt !== null) continue;
     try {
-      if (signal.state === 'expired') await escalate(root, signal, backend, options);
-      else await reportUndeliverable(root, signal, backend, options);
+      if (signal.state === 'expired') await escalate(fed, signal, options);
+      else await reportUndeliverable(fed, signal, options);
     } catch (error) {
       if (!(error instanceof FedError)) throw error;
       warnings.push(`could not send the alert about signal ${signal.id} (${signal.path}): ${error.message}`);
@@ -40,11 +37,12 @@ export async function alertStuckSignals(root: string, stuck: StuckSignal[], opti
   return warnings;
 }
 
-async function escalate(root: string, signal: StuckSignal, backend: FederationBackend, options: AlertOptions): Promise<void> {
+async function escalate(fed: Federation, signal: StuckSignal, options: AlertOptions): Promise<void> {
+  const { backend } = fed;
   const alertId = uuidv5(`${signal.id}/expired`, ALERT_NAMESPACE);
   const what = signal.type === 'question' ? 'unanswered' : 'unacknowledged';
   const sent = await sendSignal(
-    root,
+    fed,
     {
       from: META,
       to: META,
@@ -57,7 +55,7 @@ async function escalate(root: string, signal: StuckSignal, backend: FederationBa
         `See it with: fed signal show ${signal.id}` +
         (signal.type === 'question' ? `\n${signal.to} answers it with: fed signal send --to ${signal.from} --reply-to ${signal.id} …` : ''),
     },
-    { durable: options.durable, now: options.now, backend },
+    { durable: options.durable, now: options.now },
   );
   const at = (options.now?.() ?? new Date()).toISOString();
   await backend.delivery.record(signal.id, 'escalated', { escalatedAt: at, dueAt: signal.dueAt!, alertId: sent.message.id }, options);
@@ -65,7 +63,8 @@ async function escalate(root: string, signal: StuckSignal, backend: FederationBa
 }
 
 /** The non-delivery report, back to the sender — unless it cannot receive signals either; then only the fact. */
-async function reportUndeliverable(root: string, signal: StuckSignal, backend: FederationBackend, options: AlertOptions): Promise<void> {
+async function reportUndeliverable(fed: Federation, signal: StuckSignal, options: AlertOptions): Promise<void> {
+  const { backend } = fed;
   const at = (options.now?.() ?? new Date()).toISOString();
   const reason = signal.reason!;
   if (recipientGoneReason(await backend.registry.read(), signal.from) !== undefined) {
@@ -74,7 +73,7 @@ async function reportUndeliverable(root: string, signal: StuckSignal, backend: F
     return;
   }
   const sent = await sendSignal(
-    root,
+    fed,
     {
       from: META,
       to: signal.from,
@@ -85,7 +84,7 @@ async function reportUndeliverable(root: string, signal: StuckSignal, backend: F
         `Your ${signal.type} "${signal.subject}" to ${signal.to} (signal ${signal.id}, sent ${signal.timestamp}) will not be taken: ${reason} ` +
         `and had not acknowledged it. It stays in ${signal.path}. Send it to another team if it still matters.`,
     },
-    { durable: options.durable, now: options.now, backend },
+    { durable: options.durable, now: options.now },
   );
   await backend.delivery.record(signal.id, 'undeliverable', { reportedAt: at, reason, alertId: sent.message.id }, options);
   Object.assign(signal, { alertId: sent.message.id, alertedAt: at });
@@ -96,10 +95,10 @@ async function reportUndeliverable(root: string, signal: StuckSignal, backend: F
  * alerts right away, instead of at the next monitor cycle (which would send them otherwise — once either
  * way). Returns the signals and the problems.
  */
-export async function reportUndeliverableSignals(root: string, team: string, options: AlertOptions = {}): Promise<{ signals: StuckSignal[]; warnings: string[] }> {
-  const backend = options.backend ?? openBackend(root);
+export async function reportUndeliverableSignals(fed: Federation, team: string, options: AlertOptions = {}): Promise<{ signals: StuckSignal[]; warnings: string[] }> {
+  const { backend } = fed;
   const now = options.now?.() ?? new Date();
   const signals = (await findStuckSignals(backend, await backend.registry.read(), {}, now)).filter((s) => s.state === 'undeliverable' && s.to === team);
-  const warnings = await alertStuckSignals(root, signals, { ...options, backend });
+  const warnings = await alertStuckSignals(fed, signals, options);
   return { signals, warnings };
 }

@@ -1,6 +1,4 @@
-import { openBackend } from '../../adapters/open-backend.js';
 import { RefusedError, InvalidInputError } from '../../core/errors.js';
-import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { SignalDeadlines } from '../../core/schema/config.js';
 import type { DeliveryFacts } from '../../core/schema/delivery.js';
 import { signalMessageSchema, type SignalMessage } from '../../core/schema/signal.js';
@@ -9,6 +7,7 @@ import { deadlineTable } from '../../core/deadlines.js';
 import { DeliveryInspector } from './delivery-inspector.js';
 import type { DeliveryStatus } from './delivery-state.js';
 import { findSignalById } from './find-signal.js';
+import type { Federation } from '../context.js';
 
 export interface SignalHistoryEvent {
   at: string;
@@ -36,14 +35,12 @@ export interface SignalReport {
 export interface ShowSignalOptions {
   deadlines?: SignalDeadlines;
   now?: Date;
-  /** The federation's backend, when the caller has it open (default: openBackend(root)). */
-  backend?: FederationBackend;
 }
 
 /** `fed signal show <id>`: the signal wherever it is (live or archived), its delivery state and its history. */
-export async function showSignal(root: string, id: string, options: ShowSignalOptions = {}): Promise<SignalReport> {
+export async function showSignal(fed: Federation, id: string, options: ShowSignalOptions = {}): Promise<SignalReport> {
   if (!signalMessageSchema.shape.id.safeParse(id).success) throw new InvalidInputError(`expected a signal id (a UUID), got "${id}"; find it with: fed signal list`);
-  const backend = options.backend ?? openBackend(root);
+  const { backend } = fed;
   const registry = await backend.registry.read();
   const facts = await backend.delivery.all(id);
   const found = await findSignalById(backend, registry, id, facts.sent);

@@ -1,12 +1,12 @@
 import { lifecycleFor } from '../archetypes/catalog.js';
 import { applyLifecycleInputs } from '../actors/team-lifecycle.js';
-import { openBackend } from '../../adapters/open-backend.js';
 import { RefusedError } from '../../core/errors.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { AckResult, AcknowledgeBatch, AcknowledgeOptions, InvalidSignalFile, SignalEntry, SignalInbox } from '../../ports/signal-transport.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import { signalMessageSchema } from '../../core/schema/signal.js';
 import { resolveParty } from '../../core/resolve-party.js';
+import type { Federation } from '../context.js';
 
 export interface AckAllResult {
   acknowledged: AckResult[];
@@ -17,7 +17,7 @@ export interface AckAllResult {
 /** Signals applied per envelope write by `ack --all`, as the team actor does. */
 const ACK_BATCH = 256;
 
-async function openInbox(root: string, team: string, backend: FederationBackend): Promise<{ inbox: SignalInbox; entry: RegistryEntry | undefined }> {
+async function openInbox(team: string, backend: FederationBackend): Promise<{ inbox: SignalInbox; entry: RegistryEntry | undefined }> {
   const party = resolveParty(await backend.registry.read(), team, { role: 'team (--team)' });
   return { inbox: backend.signals.inbox(party), entry: party.entry };
 }
@@ -32,9 +32,10 @@ async function openInbox(root: string, team: string, backend: FederationBackend)
  * lifecycle section — or, while the team is paused, kept in the lifecycle's held list until it is not;
  * only then is the ack written. Acknowledging again keeps the first time and applies nothing.
  */
-export async function acknowledgeSignal(root: string, team: string, target: string, options: AcknowledgeOptions = {}, backend: FederationBackend = openBackend(root)): Promise<AckResult[]> {
-  const { inbox, entry } = await openInbox(root, team, backend);
-  const ack = (signals: readonly SignalEntry[]) => applyThenAcknowledge(root, backend, inbox, entry, signals, options);
+export async function acknowledgeSignal(fed: Federation, team: string, target: string, options: AcknowledgeOptions = {}): Promise<AckResult[]> {
+  const { backend } = fed;
+  const { inbox, entry } = await openInbox(team, backend);
+  const ack = (signals: readonly SignalEntry[]) => applyThenAcknowledge(fed, inbox, entry, signals, options);
   const listHint = `list them with: fed signal list --team ${inbox.party}`;
   // A signal file name always ends in .json, so it is never mistaken for an id.
   if (signalMessageSchema.shape.id.safeParse(target).success) {
@@ -55,12 +56,12 @@ export async function acknowledgeSignal(root: string, team: string, target: stri
  * order, each applied first (see acknowledgeSignal). A signal whose acknowledgment is broken is left to a
  * person (it is in `invalid`), so it cannot stop the others.
  */
-export async function acknowledgeAll(root: string, team: string, options: AcknowledgeOptions = {}, backend: FederationBackend = openBackend(root)): Promise<AckAllResult> {
-  const { inbox, entry } = await openInbox(root, team, backend);
+export async function acknowledgeAll(fed: Federation, team: string, options: AcknowledgeOptions = {}): Promise<AckAllResult> {
+  const { inbox, entry } = await openInbox(team, fed.backend);
   const { signals, invalid } = await inbox.pending();
   const results: AckResult[] = [];
   for (let i = 0; i < signals.length; i += ACK_BATCH) {
-    results.push(...acknowledged(await applyThenAcknowledge(root, backend, inbox, entry, signals.slice(i, i + ACK_BATCH), options)));
+    results.push(...acknowledged(await applyThenAcknowledge(fed, inbox, entry, signals.slice(i, i + ACK_BATCH), options)));
   }
   return { acknowledged: results, invalid };
 }
@@ -70,12 +71,11 @@ export async function acknowledgeAll(root: string, team: string, options: Acknow
  * after the envelope write, still inside the lifecycle section — so no team actor can see them
  * acknowledged before their effect is saved. Without a lifecycle an ack is only an ack.
  */
-async function applyThenAcknowledge(root: string, backend: FederationBackend, inbox: SignalInbox, team: RegistryEntry | undefined, signals: readonly SignalEntry[], options: AcknowledgeOptions): Promise<AcknowledgeBatch> {
+async function applyThenAcknowledge(fed: Federation, inbox: SignalInbox, team: RegistryEntry | undefined, signals: readonly SignalEntry[], options: AcknowledgeOptions): Promise<AcknowledgeBatch> {
   const unacknowledged = signals.filter((s) => !s.message.acknowledged);
   if (!team || unacknowledged.length === 0 || !lifecycleFor(team.archetypeId)) return inbox.acknowledge(signals, options);
   let batch: AcknowledgeBatch = { acknowledged: [], failed: [] };
-  await applyLifecycleInputs(root, team, unacknowledged.map((s) => ({ source: 'signal' as const, signal: s.message, file: s.file })), {
-    backend,
+  await applyLifecycleInputs(fed, team, unacknowledged.map((s) => ({ source: 'signal' as const, signal: s.message, file: s.file })), {
     durable: options.durable,
     now: options.now,
     keepHeld: true,

@@ -1,6 +1,4 @@
-import { openBackend } from '../../adapters/open-backend.js';
 import { InvalidInputError } from '../../core/errors.js';
-import type { FederationBackend } from '../../ports/federation-backend.js';
 import { SIGNAL_BOXES, type InvalidSignalFile, type SignalBox, type SignalEntry } from '../../ports/signal-transport.js';
 import { findTeam } from '../../core/find-team.js';
 import { META } from '../../core/schema/common.js';
@@ -13,6 +11,7 @@ import { DeliveryInspector } from '../delivery/delivery-inspector.js';
 import type { DeliveryStatus } from '../delivery/delivery-state.js';
 import { markSignalsRead } from '../delivery/read-marks.js';
 import { resolveParty } from '../../core/resolve-party.js';
+import type { Federation } from '../context.js';
 
 export interface ListSignalsQuery {
   /** Whose box: a team id (or domain) or `meta` (default). */
@@ -39,8 +38,6 @@ export interface ListSignalsOptions {
   /** `signalDeadlines` of the config (defaults apply for types left out). */
   deadlines?: SignalDeadlines;
   now?: Date;
-  /** The federation's backend, when the caller has it open (default: openBackend(root)). */
-  backend?: FederationBackend;
 }
 
 export interface ListedSignal extends SignalEntry {
@@ -63,7 +60,7 @@ export interface SignalListing {
 }
 
 /** `fed signal list`: the valid signals of one box, filtered, with their delivery states, and every invalid entry of it. */
-export async function listSignals(root: string, query: ListSignalsQuery = {}, options: ListSignalsOptions = {}): Promise<SignalListing> {
+export async function listSignals(fed: Federation, query: ListSignalsQuery = {}, options: ListSignalsOptions = {}): Promise<SignalListing> {
   const box = query.box ?? 'inbox';
   if (!SIGNAL_BOXES.includes(box)) throw new InvalidInputError(`--box: expected one of ${SIGNAL_BOXES.join(', ')}, got "${String(box)}"`);
   if (query.unacknowledged && box !== 'inbox') {
@@ -75,7 +72,7 @@ export async function listSignals(root: string, query: ListSignalsQuery = {}, op
   if (query.state !== undefined && !(DELIVERY_STATES as readonly string[]).includes(query.state)) {
     throw new InvalidInputError(`--state: expected one of ${DELIVERY_STATES.join(', ')}, got "${query.state}"`);
   }
-  const backend = options.backend ?? openBackend(root);
+  const { backend } = fed;
   const registry = await backend.registry.read();
   const party = resolveParty(registry, query.team ?? META, { role: 'team (--team)', allowArchived: true });
   const from = query.from === undefined ? undefined : (findTeam(registry, query.from)?.domainId ?? query.from);

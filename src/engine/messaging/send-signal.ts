@@ -1,8 +1,6 @@
 import { v4 as uuidv4 } from 'uuid';
-import { openBackend } from '../../adapters/open-backend.js';
 import { InvalidInputError } from '../../core/errors.js';
 import { toJsonText } from '../../core/json-text.js';
-import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { SentSignal, SignalParty, TransportWriteOptions } from '../../ports/signal-transport.js';
 import { activityIsStale, ACTIVITY_RESOLUTION_MS, touchLastActive } from '../registry/touch-activity.js';
 import { META } from '../../core/schema/common.js';
@@ -13,6 +11,7 @@ import { recordSend } from '../delivery/record-send.js';
 import { CONCURRENT_SEND_MS } from '../delivery/sent-fact.js';
 import { recordSignalSent } from '../../infra/telemetry/fed-metrics.js';
 import { resolveParty } from '../../core/resolve-party.js';
+import type { Federation } from '../context.js';
 
 export interface SendSignalRequest {
   /** Recipient: a team id (or domain) or `meta`. */
@@ -31,8 +30,6 @@ export interface SendSignalRequest {
 }
 
 export interface SendSignalOptions extends TransportWriteOptions {
-  /** The federation's backend, when the caller has it open (default: openBackend(root)). */
-  backend?: FederationBackend;
   now?: () => Date;
   /** The registry as the caller just read it (the apply path shares one read among its effects); read here when not given. */
   registry?: Registry;
@@ -51,9 +48,9 @@ export interface SendSignalResult extends SentSignal {
  * complete when it appears, never replacing another signal (file-signal-v1: temp file, fsync, hard link).
  * Everything is checked before anything is written, so a refused send leaves no trace.
  */
-export async function sendSignal(root: string, request: SendSignalRequest, options: SendSignalOptions = {}): Promise<SendSignalResult> {
+export async function sendSignal(fed: Federation, request: SendSignalRequest, options: SendSignalOptions = {}): Promise<SendSignalResult> {
   const now = options.now?.() ?? new Date();
-  const backend = options.backend ?? openBackend(root);
+  const { backend } = fed;
   const registry = options.registry ?? (await backend.registry.read());
   const recipient = resolveParty(registry, request.to, { role: 'recipient (--to)' });
   const sender = resolveParty(registry, request.from ?? META, { role: 'sender (--from)' });
@@ -70,7 +67,7 @@ export async function sendSignal(root: string, request: SendSignalRequest, optio
   await records.delivered(sent.message);
   // A retry that only completed a missing copy sent nothing new.
   if (sent.delivered) recordSignalSent(sender.id, sent.message.type);
-  return { ...sent, warnings: await recordActivity(root, sender, now, options) };
+  return { ...sent, warnings: await recordActivity(fed, sender, now, options) };
 }
 
 /** The validated message, within the size limit of a signal. */
@@ -106,11 +103,11 @@ function buildMessage(request: SendSignalRequest, from: string, to: string, now:
  * team. The signal is already delivered here, so a failure is a warning: reporting the send as failed
  * would make callers retry and deliver it twice.
  */
-async function recordActivity(root: string, sender: SignalParty, now: Date, options: SendSignalOptions): Promise<string[]> {
+async function recordActivity(fed: Federation, sender: SignalParty, now: Date, options: SendSignalOptions): Promise<string[]> {
   const resolutionMs = options.activityResolutionMs ?? ACTIVITY_RESOLUTION_MS;
   if (!sender.entry || !activityIsStale(sender.entry, now, resolutionMs)) return [];
   try {
-    await touchLastActive(root, sender.id, { durable: options.durable ?? true, now: () => now, resolutionMs });
+    await touchLastActive(fed, sender.id, { durable: options.durable ?? true, now: () => now, resolutionMs });
     return [];
   } catch (error) {
     return [`the signal was delivered, but lastActive of "${sender.id}" could not be refreshed: ${(error as Error).message}`];

@@ -14,9 +14,9 @@ import { PLACEMENT_TYPES, type PlacementType, type Registry, type RegistryEntry 
 import type { TeamMarker } from '../../core/schema/team-marker.js';
 import { recordFederationEvent } from '../federation/federation-journal.js';
 import { createWorkspace, removeWorkspace, worktreeBranch, type CreatedWorkspace } from './placement.js';
-import { openBackend } from '../../adapters/open-backend.js';
 import { updateRegistry, type UpdateOptions } from './update-registry.js';
 import { settleWorktreeGit, type SettleGitOptions } from './worktree-git.js';
+import type { Federation } from '../context.js';
 
 export interface OnboardRequest {
   domain: string;
@@ -124,7 +124,7 @@ export interface OnboardOptions extends UpdateOptions {
  * the half-made workspace (or, if the team was registered, just completes) and carries on. A git the
  * killed run left running is waited for first (bounded), and a git lock whose holder is gone is removed.
  */
-export async function onboardTeam(root: string, request: OnboardRequest, options: OnboardOptions = {}): Promise<RegistryEntry> {
+export async function onboardTeam(fed: Federation, request: OnboardRequest, options: OnboardOptions = {}): Promise<RegistryEntry> {
   const domain = checkSlug('domain', request.domain);
   const domainId = checkSlug('--id', request.domainId ?? domain);
   const archetypeId = checkSlug('--archetype', request.archetypeId ?? DEFAULT_ARCHETYPE);
@@ -134,7 +134,7 @@ export async function onboardTeam(root: string, request: OnboardRequest, options
   }
 
   // The registry of the configured backend: on JetStream it is shared with teams on other machines.
-  const backend = openBackend(root);
+  const { root, backend } = fed;
   const paths = onboardingPaths(root, domain);
   const leftover = readOnboardingIntent(root, domain);
   if (!leftover) refuseDuplicate(await backend.registry.read(), domain, domainId);
@@ -185,7 +185,7 @@ export async function onboardTeam(root: string, request: OnboardRequest, options
       prepareWorkspace(root, workspace.location, domainId, placementType === 'worktree');
       await backend.signals.provision({ id: domainId, entry }, options);
       await updateRegistry(
-        root,
+        fed,
         (registry) => {
           refuseDuplicate(registry, domain, domainId);
           registry.teams.push(entry);

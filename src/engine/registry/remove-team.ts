@@ -7,9 +7,8 @@ import type { FederationRecord } from '../../core/schema/federation-journal.js';
 import { getTeam, statusOf } from '../../core/find-team.js';
 import { gitSucceeds } from './git.js';
 import { removeWorkspace, worktreeBranch } from './placement.js';
-import { openBackend } from '../../adapters/open-backend.js';
-import { teamWorkspace } from '../../adapters/file/team-workspace.js';
 import { updateRegistry, type UpdateOptions } from './update-registry.js';
+import type { Federation } from '../context.js';
 
 export interface RemoveOptions extends UpdateOptions {
   /** Remove a worktree team's branch even when it is not merged (its commits are lost). */
@@ -24,8 +23,9 @@ export interface RemoveOptions extends UpdateOptions {
  * federation journal keeps the record. Re-running after an interruption finishes the job: each step
  * skips what is already gone.
  */
-export async function removeTeam(root: string, name: string, options: RemoveOptions = {}): Promise<Extract<FederationRecord, { kind: 'removed' }>> {
-  const entry = getTeam(await openBackend(root).registry.read(), name);
+export async function removeTeam(fed: Federation, name: string, options: RemoveOptions = {}): Promise<Extract<FederationRecord, { kind: 'removed' }>> {
+  const { root } = fed;
+  const entry = getTeam(await fed.backend.registry.read(), name);
   const status = statusOf(entry);
   if (status !== 'archived') {
     throw new RefusedError('TEAM_NOT_ARCHIVED', `team "${entry.domainId}" is ${status}; only archived teams are removed — archive it first: fed team archive ${entry.domainId}`);
@@ -34,7 +34,7 @@ export async function removeTeam(root: string, name: string, options: RemoveOpti
   const present = lstatExists(entry.location);
   if (present) {
     // Never delete what fed did not create: a workspace outside the root, through a link, or moved.
-    teamWorkspace(root, entry);
+    fed.workspace(entry);
     if (entry.location !== expected) {
       throw new RefusedError('WORKSPACE_NOT_FEDS', `the workspace of team "${entry.domainId}" is ${entry.location}, not where fed creates it (${expected}); fed removes only its own workspaces — remove that folder by hand, then run this again`);
     }
@@ -48,14 +48,14 @@ export async function removeTeam(root: string, name: string, options: RemoveOpti
   }
   if (present || branch) removeWorkspace(root, { location: entry.location, placementType: entry.placementType, ...(branch ? { branch } : {}) });
   await updateRegistry(
-    root,
+    fed,
     (registry) => {
       registry.teams = registry.teams.filter((t) => t.domainId !== entry.domainId);
       return registry;
     },
     options,
   );
-  return (await recordFederationEvent(root, { kind: 'removed', team: entry.domainId, location: entry.location, ...(branch ? { branch } : {}), forced: Boolean(options.force) })) as Extract<FederationRecord, { kind: 'removed' }>;
+  return (await recordFederationEvent(fed.backend, { kind: 'removed', team: entry.domainId, location: entry.location, ...(branch ? { branch } : {}), forced: Boolean(options.force) })) as Extract<FederationRecord, { kind: 'removed' }>;
 }
 
 function lstatExists(path: string): boolean {

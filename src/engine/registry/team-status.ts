@@ -4,6 +4,7 @@ import { RefusedError } from '../../core/errors.js';
 import type { RegistryEntry, TeamStatus } from '../../core/schema/registry.js';
 import { getTeam, statusOf } from '../../core/find-team.js';
 import { updateRegistry, type UpdateOptions } from './update-registry.js';
+import type { Federation } from '../context.js';
 
 /** The CLI verb for each status event, so refusals can name the commands that would work. */
 export const TEAM_STATUS_COMMANDS: Record<TeamStatusEvent['type'], string> = {
@@ -46,14 +47,14 @@ export interface StatusChange {
  * registry-only pause or resume would be undone by the lifecycle at its next apply.
  */
 export async function writeRegistryStatus(
-  root: string,
+  fed: Federation,
   team: string,
   event: TeamStatusEvent,
   options: UpdateOptions = {},
 ): Promise<StatusChange> {
   let change: StatusChange | undefined;
   await updateRegistry(
-    root,
+    fed,
     (registry) => {
       const entry = getTeam(registry, team);
       const from = statusOf(entry);

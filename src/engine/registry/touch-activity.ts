@@ -1,6 +1,7 @@
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import { findTeam } from '../../core/find-team.js';
 import { updateRegistry, type UpdateOptions } from './update-registry.js';
+import type { Federation } from '../context.js';
 
 /** Activity younger than this is not worth a registry write (every write bumps `lockVersion`). */
 export const ACTIVITY_RESOLUTION_MS = 60_000;
@@ -16,13 +17,13 @@ export function activityIsStale(entry: RegistryEntry, now: Date, resolutionMs = 
  * whether a write happened. Unknown teams (and `meta`) are ignored.
  */
 export async function touchLastActive(
-  root: string,
+  fed: Federation,
   team: string,
   options: UpdateOptions & { resolutionMs?: number } = {},
 ): Promise<boolean> {
   const now = options.now?.() ?? new Date();
   const result = await updateRegistry(
-    root,
+    fed,
     (registry) => {
       const entry = findTeam(registry, team);
       if (!entry || !activityIsStale(entry, now, options.resolutionMs)) return undefined;

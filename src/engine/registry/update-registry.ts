@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openBackend } from '../../adapters/open-backend.js';
 import { RegistryConflictError } from '../../core/errors.js';
 import type { RegistryCommitOptions, RegistryStore } from '../../ports/registry-store.js';
 import type { Registry } from '../../core/schema/registry.js';
 import { recordRegistryConflict } from '../../infra/telemetry/fed-metrics.js';
 import type { LockOptions } from '../../infra/fs/lock.js';
+import type { Federation } from '../context.js';
 
 export interface UpdateOptions extends RegistryCommitOptions {
   /** How long the file store waits for its short commit lock (src/fs/lock.ts); other stores ignore it. */
@@ -24,13 +24,13 @@ export interface UpdateResult {
   attempts: number;
 }
 
-/** Optimistic read-modify-write of the registry of the federation at `root` (see updateRegistryIn). */
+/** Optimistic read-modify-write of the federation's registry (see updateRegistryIn). */
 export async function updateRegistry(
-  root: string,
+  fed: Federation,
   mutate: (current: Registry) => Registry | undefined,
   options: UpdateOptions = {},
 ): Promise<UpdateResult> {
-  return updateRegistryIn(openBackend(root).registry, mutate, options);
+  return updateRegistryIn(fed.backend.registry, mutate, options);
 }
 
 /**

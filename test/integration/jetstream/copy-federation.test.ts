@@ -13,6 +13,7 @@ import type { RegistryEntry } from '../../../src/core/schema/registry.js';
 import { SIGNAL_PROTOCOL } from '../../../src/core/schema/signal.js';
 import { skipWithoutNatsServer } from '../../helpers/nats-server.js';
 import { useNatsServer } from '../../helpers/use-nats-server.js';
+import { openFederation } from '../../../src/engine/context.js';
 
 const SUITE = 'copying a federation between backends (files and JetStream)';
 
@@ -112,7 +113,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
   it('files → JetStream → files: a file federation migrates and exports back with every signal, acknowledgment and lifecycle state', async () => {
     const root = tempDir();
     initFederation(root, {}, {});
-    const teams = [await onboardTeam(root, { domain: 'docs' }, { durable: false }), await onboardTeam(root, { domain: 'ops' }, { durable: false })];
+    const teams = [await onboardTeam(openFederation(root), { domain: 'docs' }, { durable: false }), await onboardTeam(openFederation(root), { domain: 'ops' }, { durable: false })];
     const files = openFileBackend(root);
     await populate(files, teams);
 

@@ -6,6 +6,7 @@ import { runDoctor } from '../../../src/apps/doctor/doctor.js';
 import { closeOpenBackends, emptyRegistry, openBackend } from '../../../src/index.js';
 import { skipWithoutNatsServer, startNatsCluster, type NatsCluster } from '../../helpers/nats-server.js';
 import { tempDir } from '../../helpers/temp-dir.js';
+import { openFederation } from '../../../src/engine/context.js';
 
 const SUITE = 'fed doctor on a JetStream cluster: streams that keep fewer copies than backend.replicas asks';
 
@@ -22,21 +23,21 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     const configure = (replicas: number) =>
       writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ federationName: 'raised', backend: { type: 'jetstream', servers: cluster!.urls.split(','), replicas } }));
     configure(1);
-    expect(await openBackend(root).registry.create(emptyRegistry())).toBe(true);
-    expect((await runDoctor(root)).findings).toEqual([]);
+    expect(await openFederation(root).backend.registry.create(emptyRegistry())).toBe(true);
+    expect((await runDoctor(openFederation(root))).findings).toEqual([]);
 
     configure(3);
-    const before = await runDoctor(root);
+    const before = await runDoctor(openFederation(root));
     expect(before.findings.map((f) => [f.check, f.path.replace(/^.* stream /, ''), f.fixable])).toEqual(
       ['FED_raised_SIGNALS', 'FED_raised_JOURNAL', 'FED_raised_QUARANTINE', 'KV_fed_raised_acks', 'KV_fed_raised_registry', 'KV_fed_raised_lifecycle'].map((name) => ['backend', name, true]),
     );
     expect(before.findings[0]!.problem).toBe('stream FED_raised_SIGNALS keeps 1 copy of each message, but backend.replicas asks for 3');
 
-    const fixed = await runDoctor(root, { fix: true });
+    const fixed = await runDoctor(openFederation(root), { fix: true });
     expect(fixed.findings.map((f) => f.fixError ?? f.fixed)).toEqual(Array(6).fill(true));
     expect(fixed.healthy).toBe(true);
-    expect(await runDoctor(root)).toMatchObject({ findings: [], notes: [], healthy: true });
-    const { session } = await (openBackend(root) as JetStreamBackend).streams();
+    expect(await runDoctor(openFederation(root))).toMatchObject({ findings: [], notes: [], healthy: true });
+    const { session } = await (openFederation(root).backend as JetStreamBackend).streams();
     expect((await session.jsm.streams.info('KV_fed_raised_registry')).config.num_replicas).toBe(3);
   });
 });

@@ -21,8 +21,8 @@ const ADAPTER = [/^adapters\/file\//, /^infra\/fs\//, /^core\//];
  */
 const KNOWN: Record<string, string> = {
   'index.ts': 'the package entry re-exports the file adapter internals that callers of the 0.1 library API import',
-  'engine/federation/init-federation.ts': '`fed init` creates a file-signal-v1 federation: its folders and an empty registry file',
-  'engine/federation/locate.ts': 'finds the federation root of a directory by its registry file (before any backend is opened)',
+  'apps/init/init-federation.ts': '`fed init` creates a file-signal-v1 federation: its folders and an empty registry file',
+  'apps/init/locate.ts': 'finds the federation root of a directory by its registry file (before any backend is opened)',
   // Until the Federation context hands these down (issue 25): the workspace containment check, and the
   // file-only delivery operations (archive, stuck signals) that the file adapter does not yet offer as a port.
   'adapters/open-backend.ts': 'the adapter registry opens the file adapter',

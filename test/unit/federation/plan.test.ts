@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { applyPlan, initFederation, listSignals, proposePlan, readRegistry, viewLifecycle, getTeam } from '../../../src/index.js';
 import { typescriptProject, writeTree } from '../../helpers/fixture-repo.js';
 import { tempDir } from '../../helpers/temp-dir.js';
+import { openFederation } from '../../../src/engine/context.js';
 
 const lines = (n: number) => Array.from({ length: n }, (_, i) => `export const v${i} = ${i};`).join('\n') + '\n';
 
@@ -24,7 +25,7 @@ describe('fed plan (proposePlan / applyPlan)', () => {
   it('splits a monorepo by its packages, one team per package with a mission naming it', () => {
     const root = monorepo(tempDir());
     initFederation(root, {}, {});
-    const plan = proposePlan(root);
+    const plan = proposePlan(openFederation(root));
     expect(plan.basis).toBe('packages');
     expect(plan.teams.map((t) => [t.team, t.areas.map((a) => a.path), t.lines])).toEqual([
       ['api-docs', ['packages/api'], 41],
@@ -38,7 +39,7 @@ describe('fed plan (proposePlan / applyPlan)', () => {
   it('with fewer teams than areas, shares the smaller areas out so every area is covered', () => {
     const root = monorepo(tempDir());
     initFederation(root, {}, {});
-    const plan = proposePlan(root, { teams: 2 });
+    const plan = proposePlan(openFederation(root), { teams: 2 });
     expect(plan.teams.map((t) => [t.team, t.areas.map((a) => a.path)])).toEqual([
       ['api-docs', ['packages/api']],
       ['web-docs', ['packages/web', 'packages/core']],
@@ -49,7 +50,7 @@ describe('fed plan (proposePlan / applyPlan)', () => {
   it('splits a single-package codebase by its source folders, descending into a src/ that holds most of the code', () => {
     const root = typescriptProject(tempDir());
     initFederation(root, {}, {});
-    const plan = proposePlan(root, { teams: 3 });
+    const plan = proposePlan(openFederation(root), { teams: 3 });
     expect(plan.basis).toBe('folders');
     // test/ is not an area; dist/ and node_modules/ are not read at all.
     expect(plan.teams.flatMap((t) => t.areas.map((a) => a.path)).sort()).toEqual(['src/commands', 'src/core', 'src/util']);
@@ -59,20 +60,20 @@ describe('fed plan (proposePlan / applyPlan)', () => {
   it('refuses a codebase without source folders, saying what to do instead', () => {
     const root = writeTree(tempDir(), { 'main.py': 'print(1)\n' });
     initFederation(root, {}, {});
-    expect(() => proposePlan(root)).toThrow(/no source folders.*fed team onboard/);
-    expect(() => proposePlan(root, { teams: 0 })).toThrow(/--teams: expected a whole number/);
+    expect(() => proposePlan(openFederation(root))).toThrow(/no source folders.*fed team onboard/);
+    expect(() => proposePlan(openFederation(root), { teams: 0 })).toThrow(/--teams: expected a whole number/);
   });
 
   it('--apply onboards the teams and sends their missions once: applying again changes nothing', async () => {
     const root = monorepo(tempDir());
     initFederation(root, {}, {});
-    const plan = proposePlan(root);
-    expect(await applyPlan(root, plan)).toEqual(plan.teams.map((t) => ({ team: t.team, onboarded: true, missionSent: true })));
-    const again = await applyPlan(root, proposePlan(root));
+    const plan = proposePlan(openFederation(root));
+    expect(await applyPlan(openFederation(root), plan)).toEqual(plan.teams.map((t) => ({ team: t.team, onboarded: true, missionSent: true })));
+    const again = await applyPlan(openFederation(root), proposePlan(openFederation(root)));
     expect(again).toEqual(plan.teams.map((t) => ({ team: t.team, onboarded: false, missionSent: false })));
     expect(readRegistry(root).teams.map((t) => t.domainId).sort()).toEqual(['api-docs', 'core-docs', 'web-docs']);
-    const directives = (await listSignals(root, { team: 'api-docs' })).signals.map((s) => `${s.message.from} ${s.message.type}: ${s.message.subject}`);
+    const directives = (await listSignals(openFederation(root), { team: 'api-docs' })).signals.map((s) => `${s.message.from} ${s.message.type}: ${s.message.subject}`);
     expect(directives).toEqual(['meta directive: Document packages/api/']);
-    expect((await viewLifecycle(root, getTeam(readRegistry(root), 'api-docs'))).pending).toHaveLength(1);
+    expect((await viewLifecycle(openFederation(root), getTeam(readRegistry(root), 'api-docs'))).pending).toHaveLength(1);
   });
 });

@@ -4,13 +4,14 @@ import { initFederation, onboardTeam, readRegistry } from '../../../src/index.js
 import { federationPaths } from '../../../src/core/layout.js';
 import { registrySchema } from '../../../src/core/schema/registry.js';
 import { tempDir } from '../../helpers/temp-dir.js';
+import { openFederation } from '../../../src/engine/context.js';
 
 /** A federation with two teams; returns its root. */
 async function federation(): Promise<string> {
   const root = tempDir();
   initFederation(root, {}, {});
-  await onboardTeam(root, { domain: 'alpha' }, { durable: false });
-  await onboardTeam(root, { domain: 'beta' }, { durable: false });
+  await onboardTeam(openFederation(root), { domain: 'alpha' }, { durable: false });
+  await onboardTeam(openFederation(root), { domain: 'beta' }, { durable: false });
   return root;
 }
 

@@ -2,7 +2,6 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileDeliveryFactStore } from '../../../src/adapters/file/file-delivery-fact-store.js';
-import { openBackend } from '../../../src/adapters/open-backend.js';
 import { FedError } from '../../../src/core/errors.js';
 import { resolveParty } from '../../../src/core/resolve-party.js';
 import { writeRegistryStatus } from '../../../src/engine/registry/team-status.js';
@@ -11,12 +10,13 @@ import { showSignal } from '../../../src/engine/delivery/show-signal.js';
 import { listSignals } from '../../../src/engine/messaging/list-signals.js';
 import { sendSignal } from '../../../src/engine/messaging/send-signal.js';
 import { entries, signalFederation } from '../../helpers/signal-federation.js';
+import { openFederation } from '../../../src/engine/context.js';
 
 const fast = { durable: false };
 const T0 = new Date('2026-03-01T09:00:00.000Z');
 const at = (minutes: number) => new Date(T0.getTime() + minutes * 60_000);
-const send = (root: string, request: Parameters<typeof sendSignal>[1], minutes = 0) => sendSignal(root, request, { ...fast, now: () => at(minutes) });
-const stateOf = async (root: string, id: string, minutes: number) => (await showSignal(root, id, { now: at(minutes) })).delivery.state;
+const send = (root: string, request: Parameters<typeof sendSignal>[1], minutes = 0) => sendSignal(openFederation(root), request, { ...fast, now: () => at(minutes) });
+const stateOf = async (root: string, id: string, minutes: number) => (await showSignal(openFederation(root), id, { now: at(minutes) })).delivery.state;
 
 async function refusal(promise: Promise<unknown>): Promise<FedError> {
   const error = await promise.then(
@@ -35,18 +35,18 @@ describe('delivery state', () => {
     expect(await stateOf(fed.root, question.message.id, 1)).toBe('delivered');
 
     const reply = await send(fed.root, { from: 'docs', to: 'meta', type: 'report', subject: 'Scope', body: 'api and web', replyTo: question.message.id }, 5);
-    const shown = await showSignal(fed.root, question.message.id, { now: at(60) });
+    const shown = await showSignal(openFederation(fed.root), question.message.id, { now: at(60) });
     expect(shown.delivery.state).toBe('answered');
     expect(shown.history).toEqual([
       { at: at(0).toISOString(), event: 'sent', detail: 'from meta to docs' },
       { at: at(5).toISOString(), event: 'answered', detail: `by signal ${reply.message.id} from docs` },
     ]);
-    expect((await showSignal(fed.root, reply.message.id, { now: at(60) })).replyTo).toBe(question.message.id);
+    expect((await showSignal(openFederation(fed.root), reply.message.id, { now: at(60) })).replyTo).toBe(question.message.id);
     // Nothing was added to either signal file: the facts live beside them.
     for (const path of [question.inboxPath, question.outboxPath, reply.inboxPath, reply.outboxPath]) {
       expect(Object.keys(JSON.parse(readFileSync(path, 'utf8')) as object)).toEqual(['id', 'timestamp', 'from', 'to', 'type', 'subject', 'body', 'protocol']);
     }
-    expect((await listSignals(fed.root, { team: 'docs', state: 'answered' }, { now: at(60) })).signals.map((s) => s.message.id)).toEqual([question.message.id]);
+    expect((await listSignals(openFederation(fed.root), { team: 'docs', state: 'answered' }, { now: at(60) })).signals.map((s) => s.message.id)).toEqual([question.message.id]);
   });
 
   it('an unanswered question expires at its deadline, even when acknowledged; an acknowledged directive does not', async () => {
@@ -54,8 +54,8 @@ describe('delivery state', () => {
     const question = await send(fed.root, { to: 'docs', type: 'question', subject: 'When?' });
     const directive = await send(fed.root, { to: 'docs', type: 'directive', subject: 'Do it' });
     const late = await send(fed.root, { to: 'docs', type: 'directive', subject: 'Do that too' });
-    await acknowledgeSignal(fed.root, 'docs', question.message.id, { ...fast, now: () => at(1) });
-    await acknowledgeSignal(fed.root, 'docs', directive.message.id, { ...fast, now: () => at(1) });
+    await acknowledgeSignal(openFederation(fed.root), 'docs', question.message.id, { ...fast, now: () => at(1) });
+    await acknowledgeSignal(openFederation(fed.root), 'docs', directive.message.id, { ...fast, now: () => at(1) });
 
     expect(await Promise.all([29, 30].map((m) => stateOf(fed.root, question.message.id, m)))).toEqual(['acknowledged', 'expired']);
     expect(await stateOf(fed.root, directive.message.id, 600)).toBe('acknowledged');
@@ -63,22 +63,22 @@ describe('delivery state', () => {
     // Reports have no deadline by default.
     const report = await send(fed.root, { to: 'docs', type: 'report', subject: 'fyi' });
     expect(await stateOf(fed.root, report.message.id, 100_000)).toBe('delivered');
-    expect((await showSignal(fed.root, late.message.id, { now: at(10) })).delivery.dueAt).toBe(at(10).toISOString());
+    expect((await showSignal(openFederation(fed.root), late.message.id, { now: at(10) })).delivery.dueAt).toBe(at(10).toISOString());
     // The config's deadlines replace the defaults per type.
-    expect((await showSignal(fed.root, late.message.id, { now: at(10), deadlines: { directive: '1h' } })).delivery.state).toBe('delivered');
-    expect((await showSignal(fed.root, report.message.id, { now: at(10), deadlines: { report: '5m' } })).delivery.state).toBe('expired');
+    expect((await showSignal(openFederation(fed.root), late.message.id, { now: at(10), deadlines: { directive: '1h' } })).delivery.state).toBe('delivered');
+    expect((await showSignal(openFederation(fed.root), report.message.id, { now: at(10), deadlines: { report: '5m' } })).delivery.state).toBe('expired');
   });
 
   it('listing or watching its own inbox marks signals read; listing another party\'s inbox does not', async () => {
     const fed = await signalFederation(['docs']);
     const directive = await send(fed.root, { to: 'docs', type: 'directive', subject: 'Do it' });
-    (await listSignals(fed.root, { team: 'docs' }, { reader: 'meta', now: at(1) }));
+    (await listSignals(openFederation(fed.root), { team: 'docs' }, { reader: 'meta', now: at(1) }));
     expect(await stateOf(fed.root, directive.message.id, 2)).toBe('delivered');
-    const listed = (await listSignals(fed.root, { team: 'docs' }, { reader: 'docs', now: at(2) }));
+    const listed = (await listSignals(openFederation(fed.root), { team: 'docs' }, { reader: 'docs', now: at(2) }));
     expect(listed.signals[0]!.delivery.state).toBe('read');
-    const shown = await showSignal(fed.root, directive.message.id, { now: at(3) });
+    const shown = await showSignal(openFederation(fed.root), directive.message.id, { now: at(3) });
     expect(shown.history.map((e) => `${e.event} ${e.detail}`)).toEqual(['sent from meta to docs', 'read by docs']);
-    await acknowledgeSignal(fed.root, 'docs', directive.message.id, { ...fast, now: () => at(4) });
+    await acknowledgeSignal(openFederation(fed.root), 'docs', directive.message.id, { ...fast, now: () => at(4) });
     expect(await stateOf(fed.root, directive.message.id, 5)).toBe('acknowledged');
   });
 
@@ -90,21 +90,21 @@ describe('delivery state', () => {
     for (let i = 0; i < 70; i++) sent.push(await send(fed.root, { to: 'docs', type: 'directive', subject: `Task ${i}` }, i / 60));
     const [answered, acknowledged, undeliverable, alreadyRead] = sent.map((s) => s.message.id);
     await send(fed.root, { from: 'docs', to: 'meta', type: 'report', subject: 'Done', replyTo: answered }, 1);
-    await acknowledgeSignal(fed.root, 'docs', acknowledged!, { ...fast, now: () => at(1) });
+    await acknowledgeSignal(openFederation(fed.root), 'docs', acknowledged!, { ...fast, now: () => at(1) });
     const facts = new FileDeliveryFactStore(fed.root);
     await facts.record(undeliverable!, 'undeliverable', { reportedAt: at(1).toISOString(), reason: 'recipient "docs" was away' }, fast);
     await facts.record(alreadyRead!, 'read', { readAt: at(1).toISOString(), by: 'docs' }, fast);
     const expected = ['answered', 'acknowledged', 'undeliverable', 'read', ...Array<string>(66).fill('delivered')];
 
-    const byOthers = await listSignals(fed.root, { team: 'docs' }, { reader: 'meta', now: at(2) });
+    const byOthers = await listSignals(openFederation(fed.root), { team: 'docs' }, { reader: 'meta', now: at(2) });
     expect(byOthers.signals.map((s) => s.delivery.state)).toEqual(expected);
     expect(byOthers.signals[2]!.delivery.undeliverable).toBe('recipient "docs" was away');
     // The same as each signal's own lookup.
     for (const [index, signal] of byOthers.signals.entries()) expect(await stateOf(fed.root, signal.message.id, 2)).toBe(expected[index]);
 
-    const byOwner = await listSignals(fed.root, { team: 'docs' }, { reader: 'docs', now: at(3) });
+    const byOwner = await listSignals(openFederation(fed.root), { team: 'docs' }, { reader: 'docs', now: at(3) });
     expect(byOwner.signals.map((s) => s.delivery.state)).toEqual([...expected.slice(0, 4), ...Array<string>(66).fill('read')]);
-    expect((await showSignal(fed.root, sent[69]!.message.id, { now: at(4) })).history.map((e) => e.event)).toEqual(['sent', 'read']);
+    expect((await showSignal(openFederation(fed.root), sent[69]!.message.id, { now: at(4) })).history.map((e) => e.event)).toEqual(['sent', 'read']);
     // The mark recorded before is kept, not replaced.
     expect((await facts.get(alreadyRead!, 'read'))?.readAt).toBe(at(1).toISOString());
   });
@@ -113,12 +113,12 @@ describe('delivery state', () => {
     const fed = await signalFederation(['docs', 'api']);
     const taken = await send(fed.root, { from: 'api', to: 'docs', type: 'report', subject: 'Taken' });
     const waiting = await send(fed.root, { from: 'api', to: 'docs', type: 'report', subject: 'Waiting' });
-    await acknowledgeSignal(fed.root, 'docs', taken.message.id, fast);
-    await writeRegistryStatus(fed.root, 'docs', { type: 'ARCHIVE' }, fast);
+    await acknowledgeSignal(openFederation(fed.root), 'docs', taken.message.id, fast);
+    await writeRegistryStatus(openFederation(fed.root), 'docs', { type: 'ARCHIVE' }, fast);
     expect(await stateOf(fed.root, taken.message.id, 1)).toBe('acknowledged');
-    expect((await showSignal(fed.root, waiting.message.id, { now: at(1) })).delivery).toMatchObject({ state: 'undeliverable', undeliverable: 'recipient "docs" is archived' });
+    expect((await showSignal(openFederation(fed.root), waiting.message.id, { now: at(1) })).delivery).toMatchObject({ state: 'undeliverable', undeliverable: 'recipient "docs" is archived' });
     // The sender's outbox copy tells the same story, its ack read from the recipient's inbox.
-    const outbox = (await listSignals(fed.root, { team: 'api', box: 'outbox' }, { now: at(1) }));
+    const outbox = (await listSignals(openFederation(fed.root), { team: 'api', box: 'outbox' }, { now: at(1) }));
     expect(outbox.signals.map((s) => s.delivery.state)).toEqual(['acknowledged', 'undeliverable']);
   });
 });
@@ -164,7 +164,7 @@ describe('signal ids are single-use', () => {
     expect(entries(fed.team('api').inbox)).toEqual([]);
     expect(entries(fed.meta.outbox)).toEqual([first.file]);
     // One ack acknowledges the one signal there is.
-    expect(await acknowledgeSignal(fed.root, 'docs', id, fast)).toHaveLength(1);
+    expect(await acknowledgeSignal(openFederation(fed.root), 'docs', id, fast)).toHaveLength(1);
   });
 
   it('the same id with identical content is an idempotent retry, even a minute later', async () => {
@@ -199,13 +199,13 @@ describe('signal ids are single-use', () => {
   describe('a send that claimed its id, with a retry of it publishing first', () => {
     async function race(others: number) {
       const fed = await signalFederation(['docs', 'api']);
-      const backend = openBackend(fed.root);
+      const { backend } = openFederation(fed.root);
       const registry = await backend.registry.read();
       const route = { from: resolveParty(registry, 'api', { role: 'sender' }), to: resolveParty(registry, 'meta', { role: 'recipient' }) };
       // Other teams' reports of that second and subject take the first names in meta's inbox.
       const now = new Date();
       const sentOthers = [];
-      for (let i = 0; i < others; i++) sentOthers.push(await sendSignal(fed.root, { from: 'docs', to: 'meta', type: 'report', subject: 'Status', body: `from docs ${i}` }, { ...fast, now: () => now }));
+      for (let i = 0; i < others; i++) sentOthers.push(await sendSignal(openFederation(fed.root), { from: 'docs', to: 'meta', type: 'report', subject: 'Status', body: `from docs ${i}` }, { ...fast, now: () => now }));
       const message = { id, timestamp: now.toISOString(), from: 'api', to: 'meta', type: 'report' as const, subject: 'Status', body: 'from api', protocol: 'file-signal-v1' as const };
       /** The copies of the signal in meta's inbox, by reading every file there. */
       const copies = () => entries(fed.meta.inbox).filter((file) => file.endsWith('.json') && JSON.parse(readFileSync(join(fed.meta.inbox, file), 'utf8')).id === id);

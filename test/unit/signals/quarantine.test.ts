@@ -7,12 +7,13 @@ import { quarantineDirectory, quarantineSignalFile } from '../../../src/adapters
 import { readSignalBox } from '../../../src/adapters/file/signals/read-signals.js';
 import { sendSignal } from '../../../src/engine/messaging/send-signal.js';
 import { entries, signalFederation } from '../../helpers/signal-federation.js';
+import { openFederation } from '../../../src/engine/context.js';
 
 describe('quarantining an invalid signal file', () => {
   it('moves it with its exact bytes to .fed/signals/quarantine/ with a reason file, and the box reads clean', async () => {
     const fed = await signalFederation(['docs']);
     const docs = fed.team('docs');
-    const good = await sendSignal(fed.root, { to: 'docs', type: 'report', subject: 'fine' }, { durable: false });
+    const good = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: 'fine' }, { durable: false });
     writeFileSync(join(docs.inbox, 'bad.json'), '{"half": ');
     const [invalid] = readSignalBox(docs.inbox, { owner: 'docs', box: 'inbox' }).invalid;
 

@@ -4,6 +4,7 @@ import { RefusedError, UnknownTeamError } from '../../../src/core/errors.js';
 import { writeRegistryStatus } from '../../../src/engine/registry/team-status.js';
 import { resolveSignalWorkspace } from '../../../src/adapters/file/signals/resolve-workspace.js';
 import { signalFederation } from '../../helpers/signal-federation.js';
+import { openFederation } from '../../../src/engine/context.js';
 
 describe('resolving where a party keeps its signals', () => {
   it("puts meta's boxes in the federation root and a team's in its registry location", async () => {
@@ -25,7 +26,7 @@ describe('resolving where a party keeps its signals', () => {
     const fed = await signalFederation(['docs']);
     expect(() => resolveSignalWorkspace(fed.root, 'ghost', { role: 'recipient (--to)' })).toThrow(UnknownTeamError);
     expect(() => resolveSignalWorkspace(fed.root, 'ghost', { role: 'recipient (--to)' })).toThrow(/^recipient \(--to\): unknown team "ghost"/);
-    await writeRegistryStatus(fed.root, 'docs', { type: 'ARCHIVE' }, { durable: false });
+    await writeRegistryStatus(openFederation(fed.root), 'docs', { type: 'ARCHIVE' }, { durable: false });
     expect(() => resolveSignalWorkspace(fed.root, 'docs')).toThrow(RefusedError);
     expect(resolveSignalWorkspace(fed.root, 'docs', { allowArchived: true }).id).toBe('docs');
   });

@@ -11,6 +11,7 @@ import { MAX_SIGNAL_BYTES, signalMessageSchema } from '../../../src/core/schema/
 import { sendSignal } from '../../../src/engine/messaging/send-signal.js';
 import { entries, signalFederation } from '../../helpers/signal-federation.js';
 import { tempDir } from '../../helpers/temp-dir.js';
+import { openFederation } from '../../../src/engine/context.js';
 
 const fast = { durable: false };
 
@@ -38,7 +39,7 @@ describe('sendSignal', () => {
   it("writes a spec SignalMessage to the recipient's inbox and an identical copy to the sender's outbox", async () => {
     const fed = await signalFederation(['docs']);
     const before = Date.now();
-    const result = await sendSignal(fed.root, { to: 'docs', type: 'directive', subject: 'Write the guide', body: 'Details.' }, fast);
+    const result = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'directive', subject: 'Write the guide', body: 'Details.' }, fast);
 
     const inboxText = readFileSync(result.inboxPath, 'utf8');
     const message = JSON.parse(inboxText) as Record<string, unknown>;
@@ -59,7 +60,7 @@ describe('sendSignal', () => {
 
   it('sends from a team to meta, naming teams by id; the body defaults to empty', async () => {
     const fed = await signalFederation(['docs']);
-    const result = await sendSignal(fed.root, { from: 'docs', to: 'meta', type: 'report', subject: 'Done' }, fast);
+    const result = await sendSignal(openFederation(fed.root), { from: 'docs', to: 'meta', type: 'report', subject: 'Done' }, fast);
     expect(result.message).toMatchObject({ from: 'docs', to: 'meta', body: '' });
     expect(entries(fed.meta.inbox)).toEqual([result.file]);
     expect(entries(fed.team('docs').outbox)).toEqual([result.file]);
@@ -67,8 +68,8 @@ describe('sendSignal', () => {
 
   it('accepts a team by its domain and writes its id into the signal', async () => {
     const fed = await signalFederation([]);
-    await onboardTeam(fed.root, { domain: 'writers', domainId: 'docs-team' }, fast);
-    const result = await sendSignal(fed.root, { to: 'writers', type: 'question', subject: 'Scope?' }, fast);
+    await onboardTeam(openFederation(fed.root), { domain: 'writers', domainId: 'docs-team' }, fast);
+    const result = await sendSignal(openFederation(fed.root), { to: 'writers', type: 'question', subject: 'Scope?' }, fast);
     expect(result.message.to).toBe('docs-team');
     expect(result.inboxPath.startsWith(fed.team('docs-team').inbox)).toBe(true);
   });
@@ -85,7 +86,7 @@ describe('sendSignal', () => {
   ])('refuses %s with a clear error and writes nothing', async (_what, change, code, message) => {
     const fed = await signalFederation(['docs', 'api']);
     const before = snapshot(fed.root);
-    const error = await sendSignal(fed.root, { to: 'docs', type: 'report', subject: 'x', ...change }, fast).catch((e: unknown) => e);
+    const error = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: 'x', ...change }, fast).catch((e: unknown) => e);
     expect(refusal(error).code).toBe(code);
     expect((error as Error).message).toMatch(message);
     expect(snapshot(fed.root)).toEqual(before);
@@ -93,10 +94,10 @@ describe('sendSignal', () => {
 
   it('refuses archived recipients and senders and writes nothing', async () => {
     const fed = await signalFederation(['docs', 'api']);
-    await writeRegistryStatus(fed.root, 'api', { type: 'ARCHIVE' }, fast);
+    await writeRegistryStatus(openFederation(fed.root), 'api', { type: 'ARCHIVE' }, fast);
     const before = snapshot(fed.root);
     for (const request of [{ to: 'api' }, { to: 'docs', from: 'api' }]) {
-      const error = await sendSignal(fed.root, { type: 'alert', subject: 'x', ...request }, fast).catch((e: unknown) => e);
+      const error = await sendSignal(openFederation(fed.root), { type: 'alert', subject: 'x', ...request }, fast).catch((e: unknown) => e);
       expect(refusal(error).code).toBe('TEAM_ARCHIVED');
       expect((error as Error).message).toMatch(/team "api" is archived/);
     }
@@ -105,16 +106,16 @@ describe('sendSignal', () => {
 
   it('sends to and from a paused team (it reads its inbox when resumed)', async () => {
     const fed = await signalFederation(['docs']);
-    await writeRegistryStatus(fed.root, 'docs', { type: 'PAUSE' }, fast);
-    await expect(sendSignal(fed.root, { to: 'docs', type: 'directive', subject: 'Later' }, fast)).resolves.toMatchObject({ delivered: true });
-    await expect(sendSignal(fed.root, { from: 'docs', to: 'meta', type: 'report', subject: 'Paused' }, fast)).resolves.toMatchObject({ delivered: true });
+    await writeRegistryStatus(openFederation(fed.root), 'docs', { type: 'PAUSE' }, fast);
+    await expect(sendSignal(openFederation(fed.root), { to: 'docs', type: 'directive', subject: 'Later' }, fast)).resolves.toMatchObject({ delivered: true });
+    await expect(sendSignal(openFederation(fed.root), { from: 'docs', to: 'meta', type: 'report', subject: 'Paused' }, fast)).resolves.toMatchObject({ delivered: true });
   });
 
   it('never overwrites: signals with the same second, type and subject all arrive under suffixed names', async () => {
     const fed = await signalFederation(['docs']);
     const now = () => new Date('2026-01-31T12:00:00.000Z');
     const results = [];
-    for (let i = 0; i < 5; i++) results.push(await sendSignal(fed.root, { to: 'docs', type: 'report', subject: 'Status', body: `#${i}` }, { ...fast, now }));
+    for (let i = 0; i < 5; i++) results.push(await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: 'Status', body: `#${i}` }, { ...fast, now }));
     expect(results.map((r) => r.file)).toEqual([
       '2026-01-31T120000Z-report-status.json',
       '2026-01-31T120000Z-report-status-2.json',
@@ -131,8 +132,8 @@ describe('sendSignal', () => {
     const fed = await signalFederation(['docs']);
     const id = '0b7d1c9e-3f4a-4e2b-8c5d-6a7b8c9d0e1f';
     const request = { to: 'docs', type: 'directive', subject: 'Do it', body: 'once', id };
-    const first = await sendSignal(fed.root, request, { ...fast, now: () => new Date('2026-01-31T12:00:00Z') });
-    const retry = await sendSignal(fed.root, { ...request, id: id.toUpperCase() }, { ...fast, now: () => new Date('2026-01-31T12:05:00Z') });
+    const first = await sendSignal(openFederation(fed.root), request, { ...fast, now: () => new Date('2026-01-31T12:00:00Z') });
+    const retry = await sendSignal(openFederation(fed.root), { ...request, id: id.toUpperCase() }, { ...fast, now: () => new Date('2026-01-31T12:05:00Z') });
     expect(first.delivered).toBe(true);
     expect(retry.delivered).toBe(false);
     expect(retry.message).toEqual(first.message);
@@ -144,9 +145,9 @@ describe('sendSignal', () => {
   it('completes the missing outbox copy when a send died between inbox and outbox', async () => {
     const fed = await signalFederation(['docs']);
     const id = '5c1e7a52-1b1e-4c51-9a7d-0f3e2d1c0b9a';
-    const first = await sendSignal(fed.root, { to: 'docs', type: 'report', subject: 'Half', id }, { ...fast, now: () => new Date('2026-01-31T12:00:00Z') });
+    const first = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: 'Half', id }, { ...fast, now: () => new Date('2026-01-31T12:00:00Z') });
     rmSync(first.outboxPath); // what a crash after the inbox publish leaves behind
-    const retry = await sendSignal(fed.root, { to: 'docs', type: 'report', subject: 'Half', id }, fast);
+    const retry = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: 'Half', id }, fast);
     expect(retry.delivered).toBe(false);
     expect(entries(fed.meta.outbox)).toEqual([first.file]);
     expect(readFileSync(retry.outboxPath, 'utf8')).toBe(readFileSync(first.inboxPath, 'utf8'));
@@ -156,11 +157,11 @@ describe('sendSignal', () => {
   it('refuses an id reused for a different signal, and sends signals with other ids normally', async () => {
     const fed = await signalFederation(['docs']);
     const id = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
-    await sendSignal(fed.root, { to: 'docs', type: 'report', subject: 'Same', body: 'one', id }, fast);
-    const error = await sendSignal(fed.root, { to: 'docs', type: 'report', subject: 'Same', body: 'two', id }, fast).catch((e: unknown) => e);
+    await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: 'Same', body: 'one', id }, fast);
+    const error = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: 'Same', body: 'two', id }, fast).catch((e: unknown) => e);
     expect(refusal(error).code).toBe('SIGNAL_ID_REUSED');
     expect((error as Error).message).toMatch(/different body/);
-    await sendSignal(fed.root, { to: 'docs', type: 'report', subject: 'Same', body: 'two' }, fast);
+    await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: 'Same', body: 'two' }, fast);
     expect(entries(fed.team('docs').inbox)).toHaveLength(2);
   });
 
@@ -175,7 +176,7 @@ describe('sendSignal', () => {
     ['json-looking text', '{"to":"meta"}', '"},{"from":"evil"'],
   ])('keeps a hostile subject and body exactly, and the file inside the inbox: %s', async (_what, subject, body) => {
     const fed = await signalFederation(['docs']);
-    const result = await sendSignal(fed.root, { to: 'docs', type: 'alert', subject, body }, fast);
+    const result = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'alert', subject, body }, fast);
     const inbox = fed.team('docs').inbox;
     expect(entries(inbox)).toEqual([result.file]);
     expect(result.inboxPath).toBe(join(inbox, result.file));
@@ -194,14 +195,14 @@ describe('sendSignal', () => {
     const version = () => readRegistry(fed.root).lockVersion;
     const v0 = version();
 
-    await sendSignal(fed.root, { to: 'docs', type: 'directive', subject: 'from meta' }, at(120_000));
+    await sendSignal(openFederation(fed.root), { to: 'docs', type: 'directive', subject: 'from meta' }, at(120_000));
     expect(version()).toBe(v0);
-    await sendSignal(fed.root, { from: 'docs', to: 'meta', type: 'report', subject: 'a' }, at(30_000));
+    await sendSignal(openFederation(fed.root), { from: 'docs', to: 'meta', type: 'report', subject: 'a' }, at(30_000));
     expect(version()).toBe(v0);
-    await sendSignal(fed.root, { from: 'docs', to: 'meta', type: 'report', subject: 'b' }, at(90_000));
+    await sendSignal(openFederation(fed.root), { from: 'docs', to: 'meta', type: 'report', subject: 'b' }, at(90_000));
     expect(version()).toBe(v0 + 1);
     expect(readRegistry(fed.root).teams[0]!.lastActive).toBe(new Date(t0 + 90_000).toISOString());
-    await sendSignal(fed.root, { from: 'docs', to: 'meta', type: 'report', subject: 'c' }, at(120_000));
+    await sendSignal(openFederation(fed.root), { from: 'docs', to: 'meta', type: 'report', subject: 'c' }, at(120_000));
     expect(version()).toBe(v0 + 1);
   });
 
@@ -209,15 +210,15 @@ describe('sendSignal', () => {
     const fed = await signalFederation(['docs', 'api']);
     const elsewhere = tempDir('fed-elsewhere-');
     mkdirSync(join(elsewhere, '.fed', 'signals', 'inbox'), { recursive: true });
-    await updateRegistry(fed.root, (registry) => {
+    await updateRegistry(openFederation(fed.root), (registry) => {
       registry.teams.find((t) => t.domainId === 'docs')!.location = elsewhere;
       registry.teams.find((t) => t.domainId === 'api')!.location = join(fed.root, '.fed', 'teams', 'gone');
       return registry;
     }, fast);
-    const outside = await sendSignal(fed.root, { to: 'docs', type: 'alert', subject: 'x' }, fast).catch((e: unknown) => e);
+    const outside = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'alert', subject: 'x' }, fast).catch((e: unknown) => e);
     expect(refusal(outside).code).toBe('WORKSPACE_OUTSIDE_ROOT');
     expect(entries(join(elsewhere, '.fed', 'signals', 'inbox'))).toEqual([]);
-    const missing = await sendSignal(fed.root, { to: 'api', type: 'alert', subject: 'x' }, fast).catch((e: unknown) => e);
+    const missing = await sendSignal(openFederation(fed.root), { to: 'api', type: 'alert', subject: 'x' }, fast).catch((e: unknown) => e);
     expect(refusal(missing).code).toBe('WORKSPACE_MISSING');
     expect(entries(fed.meta.outbox)).toEqual([]);
   });
@@ -225,7 +226,7 @@ describe('sendSignal', () => {
   it('creates missing signal boxes of an existing workspace', async () => {
     const fed = await signalFederation(['docs']);
     rmSync(join(fed.team('docs').workspace, '.fed', 'signals'), { recursive: true });
-    const result = await sendSignal(fed.root, { to: 'docs', type: 'directive', subject: 'Rebuilt' });
+    const result = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'directive', subject: 'Rebuilt' });
     expect(entries(fed.team('docs').inbox)).toEqual([result.file]);
   });
 });

@@ -9,11 +9,12 @@ import { type WatchSignalsOptions } from '../../../src/adapters/file/signals/wat
 import { watchSignals } from '../../../src/engine/messaging/watch-signals.js';
 import { type SignalSubscription } from '../../../src/ports/signal-transport.js';
 import { signalFederation } from '../../helpers/signal-federation.js';
+import { openFederation } from '../../../src/engine/context.js';
 
 const fast = { durable: false };
 
 async function watch(root: string, team: string, options: WatchSignalsOptions = {}): Promise<SignalSubscription> {
-  const subscription = await watchSignals(root, team, options);
+  const subscription = await watchSignals(openFederation(root), team, options);
   onTestFinished(() => subscription.close());
   return subscription;
 }
@@ -43,7 +44,7 @@ describe('watching an inbox', () => {
     const fed = await signalFederation(['docs']);
     const subscription = await watch(fed.root, 'docs', { rescanMs: 60_000 });
     const started = Date.now();
-    const sent = await sendSignal(fed.root, { to: 'docs', type: 'directive', subject: 'Now' }, fast);
+    const sent = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'directive', subject: 'Now' }, fast);
     const [got] = await take(subscription, 1);
     expect(got?.file).toBe(sent.file);
     expect(got?.message).toEqual({ ...sent.message, acknowledged: false });
@@ -54,7 +55,7 @@ describe('watching an inbox', () => {
     const fed = await signalFederation(['docs']);
     const subscription = await watch(fed.root, 'docs', { fastPath: false, rescanMs: 30 });
     const sent = [];
-    for (let i = 0; i < 5; i++) sent.push(await sendSignal(fed.root, { to: 'docs', type: 'report', subject: `n${i}` }, fast));
+    for (let i = 0; i < 5; i++) sent.push(await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: `n${i}` }, fast));
     const got = await take(subscription, 5);
     expect(got.map((g) => g.file).sort()).toEqual(sent.map((s) => s.file).sort());
   });
@@ -62,10 +63,10 @@ describe('watching an inbox', () => {
   it('yields each signal once, and a file that leaves the box and comes back counts as new', async () => {
     const fed = await signalFederation(['docs']);
     const subscription = await watch(fed.root, 'docs', { rescanMs: 20 });
-    const first = await sendSignal(fed.root, { to: 'docs', type: 'report', subject: 'once' }, fast);
+    const first = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: 'once' }, fast);
     expect((await take(subscription, 1))[0]?.file).toBe(first.file);
     await new Promise((r) => setTimeout(r, 100)); // several rescans, no repeat
-    const second = await sendSignal(fed.root, { to: 'docs', type: 'report', subject: 'twice' }, fast);
+    const second = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: 'twice' }, fast);
     expect((await take(subscription, 1))[0]?.file).toBe(second.file);
 
     const aside = join(fed.team('docs').workspace, first.file);
@@ -78,7 +79,7 @@ describe('watching an inbox', () => {
   it('ends a for-await loop that breaks, as async iterables do', async () => {
     const fed = await signalFederation(['docs']);
     const subscription = await watch(fed.root, 'docs');
-    await sendSignal(fed.root, { to: 'docs', type: 'report', subject: 'one' }, fast);
+    await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: 'one' }, fast);
     for await (const _entry of subscription) break;
     expect(subscription.closed).toBe(true);
   });
@@ -86,14 +87,14 @@ describe('watching an inbox', () => {
   it('skips what was already there, or first yields the unacknowledged backlog (or all of it)', async () => {
     const fed = await signalFederation(['docs']);
     // Distinct seconds: signals are yielded in timestamp order, and two sends can share a millisecond.
-    const old = await sendSignal(fed.root, { to: 'docs', type: 'report', subject: 'old' }, { ...fast, now: () => new Date(Date.now() - 2_000) });
-    const acked = await sendSignal(fed.root, { to: 'docs', type: 'report', subject: 'acked' }, { ...fast, now: () => new Date(Date.now() - 1_000) });
-    await acknowledgeSignal(fed.root, 'docs', acked.message.id, fast);
+    const old = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: 'old' }, { ...fast, now: () => new Date(Date.now() - 2_000) });
+    const acked = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: 'acked' }, { ...fast, now: () => new Date(Date.now() - 1_000) });
+    await acknowledgeSignal(openFederation(fed.root), 'docs', acked.message.id, fast);
 
     const backlog = await watch(fed.root, 'docs', { backlog: 'unacknowledged' });
     const all = await watch(fed.root, 'docs', { backlog: 'all' });
     const fresh = await watch(fed.root, 'docs');
-    const next = await sendSignal(fed.root, { to: 'docs', type: 'report', subject: 'next' }, fast);
+    const next = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: 'next' }, fast);
     expect((await take(backlog, 2)).map((g) => g.file)).toEqual([old.file, next.file]);
     expect((await take(all, 3)).map((g) => g.file)).toEqual([old.file, acked.file, next.file]);
     expect((await take(fresh, 1)).map((g) => g.file)).toEqual([next.file]);
@@ -122,7 +123,7 @@ describe('watching an inbox', () => {
     const invalid: InvalidSignalFile[] = [];
     const subscription = await watch(fed.root, 'docs', { rescanMs: 20, onInvalid: (file) => invalid.push(file) });
     writeFileSync(join(fed.team('docs').inbox, 'junk.json'), 'junk');
-    const sent = await sendSignal(fed.root, { to: 'docs', type: 'alert', subject: 'real' }, fast);
+    const sent = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'alert', subject: 'real' }, fast);
     expect((await take(subscription, 1)).map((g) => g.file)).toEqual([sent.file]);
     await new Promise((r) => setTimeout(r, 100));
     expect(invalid.map((i) => i.file)).toEqual(['junk.json']);
@@ -132,14 +133,14 @@ describe('watching an inbox', () => {
     const fed = await signalFederation(['docs']);
     rmSync(fed.team('docs').inbox, { recursive: true });
     const subscription = await watch(fed.root, 'docs');
-    const sent = await sendSignal(fed.root, { to: 'docs', type: 'alert', subject: 'hello' }, fast);
+    const sent = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'alert', subject: 'hello' }, fast);
     expect((await take(subscription, 1))[0]?.file).toBe(sent.file);
   });
 
   it('watches an archived team (reading is history), with its backlog', async () => {
     const fed = await signalFederation(['docs']);
-    const sent = await sendSignal(fed.root, { to: 'docs', type: 'alert', subject: 'last words' }, fast);
-    await writeRegistryStatus(fed.root, 'docs', { type: 'ARCHIVE' }, fast);
+    const sent = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'alert', subject: 'last words' }, fast);
+    await writeRegistryStatus(openFederation(fed.root), 'docs', { type: 'ARCHIVE' }, fast);
     expect((await take(await watch(fed.root, 'docs', { backlog: 'all' }), 1))[0]?.file).toBe(sent.file);
   });
 });

@@ -16,6 +16,7 @@ import {
   validateConfig,
 } from '../../../src/index.js';
 import { signalFederation } from '../../helpers/signal-federation.js';
+import { openFederation } from '../../../src/engine/context.js';
 
 interface Exported {
   provider: MeterProvider;
@@ -73,17 +74,17 @@ describe('fed metrics', () => {
     registered = sdk.provider;
     const config = validateConfig({}, 'federate.config.json').config;
 
-    await sendSignal(fed.root, { to: 'docs', type: 'directive', subject: 'Write the doc', body: 'all of it' }, { durable: false });
+    await sendSignal(openFederation(fed.root), { to: 'docs', type: 'directive', subject: 'Write the doc', body: 'all of it' }, { durable: false });
     const team = getTeam(readRegistry(fed.root), 'docs');
-    await new TeamInboxConsumer(fed.root, team, { durable: false }).consume();
-    await applyLifecycleInputs(fed.root, team, [{ source: 'event', event: { type: 'PLAN_READY', sources: ['src'] } }], { durable: false });
+    await new TeamInboxConsumer(openFederation(fed.root), team, { durable: false }).consume();
+    await applyLifecycleInputs(openFederation(fed.root), team, [{ source: 'event', event: { type: 'PLAN_READY', sources: ['src'] } }], { durable: false });
     let calls = 0;
-    await updateRegistry(fed.root, (registry) => {
+    await updateRegistry(openFederation(fed.root), (registry) => {
       // Another writer lands between this writer's read and its commit, once.
       if (++calls === 1) writeFileSync(federationPaths(fed.root).registry, JSON.stringify({ ...registry, lockVersion: registry.lockVersion + 1 }));
       return registry;
     });
-    await runMonitorCycle(fed.root, { config });
+    await runMonitorCycle(openFederation(fed.root), { config });
 
     const exported = await sdk.collect();
     expect(exported.get('fed.signals.sent')).toEqual([
@@ -112,10 +113,10 @@ describe('fed metrics', () => {
     const fed = await signalFederation(['docs']);
     const sdk = inMemoryProvider();
     registered = sdk.provider;
-    const sent = await sendSignal(fed.root, { to: 'docs', type: 'question', subject: 'Scope?' }, { durable: false });
+    const sent = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'question', subject: 'Scope?' }, { durable: false });
     const team = getTeam(readRegistry(fed.root), 'docs');
-    await applyLifecycleInputs(fed.root, team, [{ source: 'signal', signal: sent.message }], { durable: false });
-    await applyLifecycleInputs(fed.root, team, [{ source: 'signal', signal: sent.message }], { durable: false });
+    await applyLifecycleInputs(openFederation(fed.root), team, [{ source: 'signal', signal: sent.message }], { durable: false });
+    await applyLifecycleInputs(openFederation(fed.root), team, [{ source: 'signal', signal: sent.message }], { durable: false });
     expect((await sdk.collect()).get('fed.signals.received')).toEqual([{ attributes: { team: 'docs', type: 'question', outcome: 'applied' }, value: 1 }]);
   });
 });

@@ -1,7 +1,7 @@
 import { workspacePaths } from '../../../core/layout.js';
 import { resolveParty, type ResolvePartyOptions } from '../../../core/resolve-party.js';
 import { readRegistry } from '../registry-file.js';
-import { teamWorkspace } from '../team-workspace.js';
+import { teamWorkspace } from '../../team-workspace.js';
 import { META } from '../../../core/schema/common.js';
 import type { Registry, RegistryEntry } from '../../../core/schema/registry.js';
 

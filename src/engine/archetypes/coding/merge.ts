@@ -1,4 +1,3 @@
-import { openBackend } from '../../../adapters/open-backend.js';
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { applyLifecycleInputs, loadTeamLifecycle, stateOf } from '../../actors/team-lifecycle.js';
@@ -9,6 +8,7 @@ import { git, gitSucceeds } from '../../registry/git.js';
 import { removeWorkspace } from '../../registry/placement.js';
 import { teamBranch } from './branch.js';
 import { codingTeam } from './review.js';
+import type { Federation } from '../../context.js';
 
 export interface MergeResult {
   team: string;
@@ -28,9 +28,10 @@ export interface MergeResult {
  * removed last, keeping its records (they live in the worktree's `.fed/`).
  * A merge interrupted after PR_MERGED is finished by running the command again.
  */
-export async function mergeTeam(root: string, name: string): Promise<MergeResult> {
-  const team = await codingTeam(root, name);
-  const { lifecycles } = openBackend(root);
+export async function mergeTeam(fed: Federation, name: string): Promise<MergeResult> {
+  const { root } = fed;
+  const team = await codingTeam(fed, name);
+  const { lifecycles } = fed.backend;
   const { branch, base } = teamBranch(root, team);
   const state = stateOf((await loadTeamLifecycle(team, lifecycles)).snapshot);
   if (state !== 'pr-approved' && state !== 'merged') {
@@ -49,11 +50,11 @@ export async function mergeTeam(root: string, name: string): Promise<MergeResult
       );
     }
     mergeBranch(root, branch, base, team.domainId);
-    await applyLifecycleInputs(root, team, [{ source: 'event', event: { type: 'PR_MERGED', commit: git(root, ['rev-parse', 'HEAD']) } }]);
+    await applyLifecycleInputs(fed, team, [{ source: 'event', event: { type: 'PR_MERGED', commit: git(root, ['rev-parse', 'HEAD']) } }]);
   }
   const commit = ((await loadTeamLifecycle(team, lifecycles)).snapshot.context as { mergeCommit: string }).mergeCommit;
-  const done = await applyLifecycleInputs(root, team, [{ source: 'event', event: { type: 'CLEANUP_DONE' } }]);
-  await setTeamStatus(root, team.domainId, { type: 'ARCHIVE' });
+  const done = await applyLifecycleInputs(fed, team, [{ source: 'event', event: { type: 'CLEANUP_DONE' } }]);
+  await setTeamStatus(fed, team.domainId, { type: 'ARCHIVE' });
   removeCheckout(root, team.location, branch);
   return { team: team.domainId, branch, base, commit, state: done.state };
 }

@@ -1,9 +1,7 @@
-import { openBackend } from '../../../adapters/open-backend.js';
 import type { AnyMachineSnapshot } from 'xstate';
 import type { CodingContext } from '../../../../machines/coding.types.js';
 import { applyLifecycleInputs, loadTeamLifecycle, stateOf } from '../../actors/team-lifecycle.js';
 import { RefusedError } from '../../../core/errors.js';
-import { resolveTeam } from '../../../adapters/file/team-workspace.js';
 import { git } from '../../registry/git.js';
 import { META } from '../../../core/schema/common.js';
 import type { RegistryEntry } from '../../../core/schema/registry.js';
@@ -11,6 +9,7 @@ import { sendSignal } from '../../messaging/send-signal.js';
 import { archetypeOf } from '../catalog.js';
 import { teamBranch } from './branch.js';
 import { codingArchetype } from './index.js';
+import type { Federation } from '../../context.js';
 
 /** What `fed team review <team>` shows meta: the change on the team branch, and what the team reported. */
 export interface Review {
@@ -31,18 +30,19 @@ export interface Review {
 }
 
 /** A coding team by name, refused for any other archetype. */
-export async function codingTeam(root: string, name: string): Promise<RegistryEntry> {
-  const team = await resolveTeam(root, name);
+export async function codingTeam(fed: Federation, name: string): Promise<RegistryEntry> {
+  const team = await fed.team(name);
   if (archetypeOf(team) !== codingArchetype) {
     throw new RefusedError('NOT_A_CODING_TEAM', `team "${team.domainId}" is a ${team.archetypeId} team; review and merge are for coding teams`);
   }
   return team;
 }
 
-export async function reviewTeam(root: string, name: string): Promise<Review> {
-  const team = await codingTeam(root, name);
+export async function reviewTeam(fed: Federation, name: string): Promise<Review> {
+  const { root } = fed;
+  const team = await codingTeam(fed, name);
   const { branch, base } = teamBranch(root, team);
-  const { snapshot } = await loadTeamLifecycle(team, openBackend(root).lifecycles);
+  const { snapshot } = await loadTeamLifecycle(team, fed.backend.lifecycles);
   const context = snapshot.context as CodingContext;
   // Three dots: what the branch changed since it forked, not what the base gained meanwhile.
   const range = `${base}...${branch}`;
@@ -69,17 +69,17 @@ export type Verdict = { approve: true } | { approve: false; changes: string };
  * (pr-review → implementing) plus a directive to the team with what to change, which its next launch
  * reads from its inbox. Refused, changing nothing, unless the team is in review.
  */
-export async function decideReview(root: string, name: string, verdict: Verdict): Promise<{ team: string; state: string }> {
-  const team = await codingTeam(root, name);
+export async function decideReview(fed: Federation, name: string, verdict: Verdict): Promise<{ team: string; state: string }> {
+  const team = await codingTeam(fed, name);
   // Only a change that is there to review can be decided on (refused by name otherwise).
-  teamBranch(root, team);
-  refuseUnlessInReview(team, (await loadTeamLifecycle(team, openBackend(root).lifecycles)).snapshot);
+  teamBranch(fed.root, team);
+  refuseUnlessInReview(team, (await loadTeamLifecycle(team, fed.backend.lifecycles)).snapshot);
   const event = verdict.approve
     ? { type: 'PR_APPROVED', reviewer: META }
     : { type: 'CHANGES_REQUESTED', reviewer: META, comments: [verdict.changes] };
-  const result = await applyLifecycleInputs(root, team, [{ source: 'event', event }]);
+  const result = await applyLifecycleInputs(fed, team, [{ source: 'event', event }]);
   if (!verdict.approve) {
-    await sendSignal(root, { from: META, to: team.domainId, type: 'directive', subject: 'changes requested in review', body: verdict.changes });
+    await sendSignal(fed, { from: META, to: team.domainId, type: 'directive', subject: 'changes requested in review', body: verdict.changes });
   }
   return { team: team.domainId, state: result.state };
 }

@@ -1,10 +1,8 @@
 import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
-import { RefusedError } from '../../core/errors.js';
-import { FED_DIR, teamWorkspacePath, workspacePaths } from '../../core/layout.js';
-import type { Registry, RegistryEntry } from '../../core/schema/registry.js';
-import { getTeam } from '../../core/find-team.js';
-import { openBackend, sharesTeamsAcrossMachines } from '../open-backend.js';
+import { RefusedError } from '../core/errors.js';
+import { FED_DIR, teamWorkspacePath, workspacePaths } from '../core/layout.js';
+import type { RegistryEntry } from '../core/schema/registry.js';
 
 /**
  * Nothing outside the federation (ARCHITECTURE invariant 9). A team's workspace is its registry
@@ -56,8 +54,8 @@ function elsewhere(root: string, entry: RegistryEntry): RefusedError {
   );
 }
 
-function outside(root: string, entry: RegistryEntry, problem: string): RefusedError {
-  if (sharesTeamsAcrossMachines(root)) return elsewhere(root, entry);
+function outside(root: string, entry: RegistryEntry, problem: string, options: WorkspaceCheckOptions): RefusedError {
+  if (options.sharedAcrossMachines) return elsewhere(root, entry);
   const relocated = relocatedWorkspace(root, entry);
   const fix = relocated
     ? `this federation looks copied or moved: its own workspace for the team is ${relocated}; point the registry there with: fed doctor --fix`
@@ -85,13 +83,21 @@ export function isWorkspaceRefusal(error: unknown): error is RefusedError {
   return error instanceof RefusedError && WORKSPACE_REFUSALS.has(error.code);
 }
 
+export interface WorkspaceCheckOptions {
+  /**
+   * The federation shares its registry with other machines (JetStream): a workspace outside this root is
+   * another working directory's, refused as TEAM_ELSEWHERE rather than as misplaced.
+   */
+  sharedAcrossMachines?: boolean;
+}
+
 /**
  * The team's workspace, checked: it exists, is a directory, lies inside the federation root, and
  * neither it nor its `.fed/` runtime folders is (or goes through) a symbolic link. Returns the location.
  */
-export function teamWorkspace(root: string, entry: RegistryEntry): string {
+export function teamWorkspace(root: string, entry: RegistryEntry, options: WorkspaceCheckOptions = {}): string {
   const rel = relativeLocation(root, entry.location);
-  if (rel === undefined) throw outside(root, entry, `the registry places it at ${entry.location}`);
+  if (rel === undefined) throw outside(root, entry, `the registry places it at ${entry.location}`, options);
   let real: string;
   try {
     real = realpathSync(entry.location);
@@ -134,11 +140,4 @@ function realTarget(path: string): string {
   } catch {
     return 'a missing target';
   }
-}
-
-/** A registered team (by id or domain) whose workspace passed `teamWorkspace`: what every command that writes for a team starts from. */
-export async function resolveTeam(root: string, team: string, registry?: Registry): Promise<RegistryEntry> {
-  const entry = getTeam(registry ?? (await openBackend(root).registry.read()), team);
-  teamWorkspace(root, entry);
-  return entry;
 }

@@ -5,13 +5,13 @@ import { federationPaths, workspacePaths } from '../../core/layout.js';
 import { durabilityNote } from '../../adapters/jetstream/durability-note.js';
 import { jetstreamNames } from '../../adapters/jetstream/names.js';
 import type { JetStreamBackend } from '../../adapters/jetstream/open-jetstream-backend.js';
-import { openBackend } from '../../adapters/open-backend.js';
 import { applyEnvOverrides } from '../../infra/config/env-overrides.js';
 import { loadConfig, validateConfig, type LoadedConfig } from '../../infra/config/load-config.js';
 import type { FederationConfigInput } from '../../core/schema/config.js';
 import { readRegistry } from '../../adapters/file/registry-file.js';
 import { emptyRegistry } from '../../core/schema/registry.js';
-import { seedSkills } from '../skills/seed-skills.js';
+import { seedSkills } from '../../engine/skills/seed-skills.js';
+import type { Federation } from '../../engine/context.js';
 
 export interface InitRequest {
   federationName?: string;
@@ -92,8 +92,8 @@ export interface SharedRegistryResult {
  * `fed init` with the JetStream backend: create the federation's registry there, or — when a federation
  * of that name already exists (another machine initialised it) — join it, leaving everything as it is.
  */
-export async function initSharedRegistry(root: string, env: NodeJS.ProcessEnv = process.env): Promise<SharedRegistryResult> {
-  const backend = openBackend(root, env) as JetStreamBackend;
+export async function initSharedRegistry(fed: Federation): Promise<SharedRegistryResult> {
+  const backend = fed.backend as JetStreamBackend;
   const joined = !(await backend.registry.create(emptyRegistry()));
   const registry = await backend.registry.read();
   const { session } = await backend.streams();

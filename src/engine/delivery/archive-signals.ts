@@ -1,25 +1,25 @@
 import { existsSync, linkSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
-import { FILE_BACKEND_NAME } from '../open-file-backend.js';
-import { FedError, RefusedError } from '../../../core/errors.js';
-import { fsyncDirectory, linkFileNoClobber, suffixedName, unlinkQuietly, type WriteOptions } from '../../../infra/fs/atomic-write.js';
-import { ensureDirectory } from '../../../infra/fs/ensure-directory.js';
-import { openBackend } from '../../open-backend.js';
-import type { DeliveryFactStore } from '../../../ports/delivery-fact-store.js';
-import type { FederationBackend } from '../../../ports/federation-backend.js';
-import { readRegistry } from '../registry-file.js';
-import { META } from '../../../core/schema/common.js';
-import { deadlineTable } from '../../../core/deadlines.js';
-import { DeliveryInspector } from '../../../engine/delivery/delivery-inspector.js';
-import { readValidFile } from '../signals/read-valid-file.js';
-import { SIGNAL_BOXES, type SignalBox } from '../../../ports/signal-transport.js';
-import { judgeAck, judgeSignal, type BoxExpectation } from '../../../core/schema/judge-signal.js';
-import { withAck } from '../signals/read-signals.js';
-import { type SignalEntry } from '../../../ports/signal-transport.js';
-import { resolveSignalWorkspace, type SignalWorkspace } from '../signals/resolve-workspace.js';
-import { ACK_FILE_SUFFIX, ackFileName, isAckFileName, isSignalFileName, nameHint } from '../signals/signal-file-name.js';
-import { archiveDirectoryOf } from './box-archive.js';
-import { listDirectory } from '../../../infra/fs/list-directory.js';
+import { FILE_BACKEND_NAME } from '../../adapters/file/open-file-backend.js';
+import { FedError, RefusedError } from '../../core/errors.js';
+import { fsyncDirectory, linkFileNoClobber, suffixedName, unlinkQuietly, type WriteOptions } from '../../infra/fs/atomic-write.js';
+import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
+import type { DeliveryFactStore } from '../../ports/delivery-fact-store.js';
+import type { FederationBackend } from '../../ports/federation-backend.js';
+import { readRegistry } from '../../adapters/file/registry-file.js';
+import { META } from '../../core/schema/common.js';
+import { deadlineTable } from '../../core/deadlines.js';
+import { DeliveryInspector } from './delivery-inspector.js';
+import { readValidFile } from '../../adapters/file/signals/read-valid-file.js';
+import { SIGNAL_BOXES, type SignalBox } from '../../ports/signal-transport.js';
+import { judgeAck, judgeSignal, type BoxExpectation } from '../../core/schema/judge-signal.js';
+import { withAck } from '../../adapters/file/signals/read-signals.js';
+import { type SignalEntry } from '../../ports/signal-transport.js';
+import { resolveSignalWorkspace, type SignalWorkspace } from '../../adapters/file/signals/resolve-workspace.js';
+import { ACK_FILE_SUFFIX, ackFileName, isAckFileName, isSignalFileName, nameHint } from '../../adapters/file/signals/signal-file-name.js';
+import { archiveDirectoryOf } from '../../adapters/file/archive/box-archive.js';
+import { listDirectory } from '../../infra/fs/list-directory.js';
+import type { Federation } from '../context.js';
 
 export interface ArchiveSignalsRequest {
   /** One party (a team id or domain, or `meta`); default: meta and every registered team. */
@@ -30,8 +30,6 @@ export interface ArchiveSignalsRequest {
 
 export interface ArchiveSignalsOptions extends WriteOptions {
   now?: Date;
-  /** The federation's backend, when the caller has it open (default: openBackend(root)); its delivery facts say what is done. */
-  backend?: FederationBackend;
 }
 
 export interface BoxArchiveResult {
@@ -52,10 +50,10 @@ export interface BoxArchiveResult {
  * by a hard link (no clobber) before its live name is removed, so a crash leaves two names, never none,
  * and the next run finishes the move.
  */
-export async function archiveSignals(root: string, request: ArchiveSignalsRequest, options: ArchiveSignalsOptions = {}): Promise<BoxArchiveResult[]> {
+export async function archiveSignals(fed: Federation, request: ArchiveSignalsRequest, options: ArchiveSignalsOptions = {}): Promise<BoxArchiveResult[]> {
   const now = options.now ?? new Date();
   const cutoff = now.getTime() - request.olderThanMs;
-  const backend = options.backend ?? openBackend(root);
+  const { backend, root } = fed;
   if (backend.name !== FILE_BACKEND_NAME) {
     throw new RefusedError(
       'ARCHIVE_UNSUPPORTED',

@@ -1,0 +1,77 @@
+import { getTeam } from '../core/find-team.js';
+import type { FederationConfig } from '../core/schema/config.js';
+import type { Registry, RegistryEntry } from '../core/schema/registry.js';
+import { loadConfig, type LoadedConfig } from '../infra/config/load-config.js';
+import { openBackend, sharesTeamsAcrossMachines, teamWorkspace } from '../adapters/index.js';
+import type { FederationBackend } from '../ports/federation-backend.js';
+
+/**
+ * One federation, opened once at the edge (a CLI command, a library caller, a long-running server) and
+ * handed to every operation below it. Nothing under src/apps opens a backend or reads the config itself,
+ * so a command reads federate.config.json once and a server keeps one backend for its whole life.
+ */
+export interface Federation {
+  /** The directory holding federate.config.json and .fed/. */
+  readonly root: string;
+  /** federate.config.json with defaults and environment overrides applied. */
+  readonly config: FederationConfig;
+  /** Where the config came from and what loading it warned about. */
+  readonly configFile: Pick<LoadedConfig, 'file' | 'exists' | 'warnings'>;
+  readonly env: NodeJS.ProcessEnv;
+  readonly backend: FederationBackend;
+  /** The registry is shared with other machines (JetStream): a team may work in another checkout. */
+  readonly sharesTeamsAcrossMachines: boolean;
+  /**
+   * The team's workspace once it is checked to be a real directory inside the root that no link leads
+   * into. Checked once per team per context; writes into the workspace are checked again where they happen.
+   */
+  workspace(entry: RegistryEntry): string;
+  /** A registered team (by id or domain) whose workspace passed the check above. */
+  team(name: string, registry?: Registry): Promise<RegistryEntry>;
+}
+
+export interface OpenFederationOptions {
+  env?: NodeJS.ProcessEnv;
+  /** The config when the caller has loaded it already (the CLI prints its warnings first). */
+  config?: LoadedConfig;
+  /** A backend to use instead of the configured one (tests, migration between backends). */
+  backend?: FederationBackend;
+}
+
+/** Open the federation at `root`: load its config once and open the backend it selects. */
+export function openFederation(root: string, options: OpenFederationOptions = {}): Federation {
+  const env = options.env ?? process.env;
+  const loaded = options.config ?? loadConfig(root, env);
+  const { config } = loaded;
+  const backend = options.backend ?? openBackend({ root, config, env });
+  const shared = sharesTeamsAcrossMachines(config);
+  const checked = new Map<string, string>();
+  const workspace = (entry: RegistryEntry): string => {
+    const key = `${entry.domainId}\0${entry.location}`;
+    let location = checked.get(key);
+    if (location === undefined) {
+      location = teamWorkspace(root, entry, { sharedAcrossMachines: shared });
+      checked.set(key, location);
+    }
+    return location;
+  };
+  return {
+    root,
+    config,
+    configFile: { file: loaded.file, exists: loaded.exists, warnings: loaded.warnings },
+    env,
+    backend,
+    sharesTeamsAcrossMachines: shared,
+    workspace,
+    async team(name, registry) {
+      const entry = getTeam(registry ?? (await backend.registry.read()), name);
+      workspace(entry);
+      return entry;
+    },
+  };
+}
+
+/** The same federation on another backend (migration copies from one to the other). */
+export function withBackend(fed: Federation, backend: FederationBackend): Federation {
+  return openFederation(fed.root, { env: fed.env, config: { config: fed.config, ...fed.configFile }, backend });
+}
