@@ -21,6 +21,7 @@ export * from './infra/inspect/create-inspection.js';
 export * from './infra/inspect/inspection-log.js';
 export { toSafeJson } from './infra/inspect/safe-json.js';
 export * from './core/errors.js';
+export type * from './core/error-codes.js';
 // Ports, backends and the signal operations on them.
 export type * from './ports/index.js';
 export { SIGNAL_BOXES } from './ports/signal-transport.js';

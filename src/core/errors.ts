@@ -1,13 +1,16 @@
+import type { FedErrorCode, FileSystemErrno } from './error-codes.js';
+
 /**
  * Typed errors of the library. Every error carries a stable `code` so callers can branch on it, and
  * `refusal` says whether it is the caller's input or a refused operation (the CLI exits 2) rather than
  * an unexpected failure (exit 1). Messages name the file, field or team and say how to fix it.
+ * The codes are the closed list of src/core/error-codes.ts.
  */
 export class FedError extends Error {
-  readonly code: string;
+  readonly code: FedErrorCode;
   readonly refusal: boolean;
 
-  constructor(code: string, message: string, options: { refusal?: boolean; cause?: unknown } = {}) {
+  constructor(code: FedErrorCode, message: string, options: { refusal?: boolean; cause?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
@@ -58,7 +61,7 @@ export class InvalidInputError extends FedError {
 
 /** The operation conflicts with the current state (duplicate, illegal transition, already running). */
 export class RefusedError extends FedError {
-  constructor(code: string, message: string) {
+  constructor(code: FedErrorCode, message: string) {
     super(code, message);
   }
 }
@@ -98,9 +101,9 @@ export class UnreadableFileError extends FedError {
  */
 export class FileSystemError extends FedError {
   readonly path: string | undefined;
-  readonly errno: string;
+  readonly errno: FileSystemErrno;
 
-  constructor(errno: string, path: string | undefined, message: string, refusal: boolean, cause: unknown) {
+  constructor(errno: FileSystemErrno, path: string | undefined, message: string, refusal: boolean, cause: unknown) {
     super(`FS_${errno}`, message, { refusal, cause });
     this.path = path;
     this.errno = errno;

@@ -5,6 +5,7 @@ import { connect, credsAuthenticator, type NatsConnection, type NodeConnectionOp
 import { redactServerUrl } from '../../infra/config/redact-credentials.js';
 import { BackendUnavailableError, InvalidInputError } from '../../core/errors.js';
 import type { JetStreamBackendConfig } from '../../core/schema/config.js';
+import { isJetStreamNotEnabled } from './jetstream-errors.js';
 import { jetstreamNames, type JetStreamNames } from './names.js';
 import { urlCredentials } from './url-credentials.js';
 
@@ -110,7 +111,8 @@ export async function openJetStream(options: OpenJetStreamOptions): Promise<JetS
     };
   } catch (error) {
     await nc.close();
-    if ((error as Error).name === 'JetStreamNotEnabled') {
+    // The client's JetStreamNotEnabled: no responders to $JS.API, or the account's 10039 "JetStream not enabled for account".
+    if (isJetStreamNotEnabled(error)) {
       throw new BackendUnavailableError(servers, `the NATS server at ${where} does not have JetStream enabled; restart it with -js (or "jetstream {}" in its config)`, error);
     }
     throw new BackendUnavailableError(servers, `the NATS server at ${where} did not answer JetStream requests (${(error as Error).message}); ${HOW_TO_START}`, error);

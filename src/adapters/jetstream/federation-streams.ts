@@ -2,6 +2,7 @@ import { DiscardPolicy, RetentionPolicy, StorageType, type StreamConfig } from '
 import { Kvm, type KV } from '@nats-io/kv';
 import { nanos } from '@nats-io/transport-node';
 import type { JetStreamSession } from './connect-jetstream.js';
+import { isStreamNameInUse, isStreamNotFound } from './jetstream-errors.js';
 import { retryTransient } from './transient.js';
 
 /**
@@ -39,12 +40,14 @@ async function ensureStream(session: JetStreamSession, config: Partial<StreamCon
     try {
       await session.jsm.streams.info(config.name);
     } catch (error) {
-      if ((error as Error).name !== 'StreamNotFoundError') throw error;
+      // The server's "stream not found" (10059): create it.
+      if (!isStreamNotFound(error)) throw error;
       try {
         await session.jsm.streams.add(config);
       } catch (addError) {
-        // Another machine created it meanwhile.
-        if (!/already in use/i.test((addError as Error).message)) throw addError;
+        // Another machine created it meanwhile, with a configuration of its own: the server's "stream name
+        // already in use" (10058). One identical to ours the server accepts as created.
+        if (!isStreamNameInUse(addError)) throw addError;
       }
     }
   });

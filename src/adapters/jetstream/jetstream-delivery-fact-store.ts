@@ -4,7 +4,7 @@ import type { DeliveryFactStore } from '../../ports/delivery-fact-store.js';
 import { zodProblemText } from '../../core/schema/problems.js';
 import { DELIVERY_FACTS, deliveryFactSchemas, type DeliveryFactName, type DeliveryFacts } from '../../core/schema/delivery.js';
 import type { FederationStreams } from './federation-streams.js';
-import { isWrongLastSequence } from './jetstream-registry-store.js';
+import { isWrongLastSequence } from './jetstream-errors.js';
 import type { JetStreamNames } from './names.js';
 import { retryTransient } from './transient.js';
 
@@ -33,7 +33,8 @@ export class JetStreamDeliveryFactStore implements DeliveryFactStore {
       });
       return true;
     } catch (error) {
-      if (!isWrongLastSequence(error) && !/key exists/i.test((error as Error).message)) throw error;
+      // Anything but the server's "wrong last sequence" (the key holds a fact already) is a failure.
+      if (!isWrongLastSequence(error)) throw error;
       // An attempt that timed out may have landed before its retry was refused: then the fact is ours.
       if (!retried) return false;
       const stored = await retryTransient(() => delivery.get(key));

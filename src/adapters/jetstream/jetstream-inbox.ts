@@ -19,7 +19,7 @@ import type {
 import type { SignalAck } from '../../core/schema/signal.js';
 import { recordSignalAcknowledged } from '../../infra/telemetry/fed-metrics.js';
 import type { FederationStreams } from './federation-streams.js';
-import { isWrongLastSequence } from './jetstream-registry-store.js';
+import { isWrongLastSequence } from './jetstream-errors.js';
 import type { JetStreamNames } from './names.js';
 import { readSubjectSince } from './read-subject.js';
 import { ackKey, compareEntries, judgeRecord, parseAck, signalLocation, withAck } from './signal-records.js';
@@ -136,11 +136,9 @@ export class JetStreamInbox implements SignalInbox {
     const hint = await retryTransient(() => delivery.get(this.names.seqHintKey(id)));
     const seq = hint?.operation === 'PUT' ? Number(hint.string()) : NaN;
     if (!Number.isSafeInteger(seq) || seq <= 0) return undefined;
-    const stored = await retryTransient(() => session.jsm.direct.getMessage(this.names.signalStream, { seq })).catch((error: unknown) => {
-      // Removed since (quarantined): the hint leads nowhere.
-      if (/no message found/i.test((error as Error).message)) return null;
-      throw error;
-    });
+    // Removed since (quarantined), the hint leads nowhere: the server's status 404 "Message Not Found",
+    // which the client's direct get returns as null.
+    const stored = await retryTransient(() => session.jsm.direct.getMessage(this.names.signalStream, { seq }));
     if (!stored || !stored.subject.startsWith(this.names.inboxFilter(this.party).slice(0, -1))) return undefined;
     const judged = judgeRecord({ where: this.streamWhere }, { seq, subject: stored.subject, data: stored.data, storedAt: 0, headers: {} }, this.party, 'inbox');
     if (!('signal' in judged) || judged.signal.message.id !== id) return undefined;
@@ -211,8 +209,8 @@ export class JetStreamInbox implements SignalInbox {
         // An ack that says "not acknowledged" (spec §2.2 allows it) is superseded, like the ack file.
         await retryTransient(() => (existing ? acks.update(key, text, existing.revision) : acks.create(key, text)));
       } catch (error) {
-        // Someone acknowledged it meanwhile: read theirs, which is the first.
-        if (isWrongLastSequence(error) || /key exists/i.test((error as Error).message)) continue;
+        // Someone acknowledged it meanwhile (the server's "wrong last sequence"): read theirs, which is the first.
+        if (isWrongLastSequence(error)) continue;
         throw error;
       }
       return this.acknowledged(signal, ack, ackPath);
@@ -234,7 +232,8 @@ export class JetStreamInbox implements SignalInbox {
       );
       return 'created';
     } catch (error) {
-      if (isWrongLastSequence(error) || /key exists/i.test((error as Error).message)) return retried ? 'retried-exists' : 'exists';
+      // The server's "wrong last sequence": the key holds an ack already.
+      if (isWrongLastSequence(error)) return retried ? 'retried-exists' : 'exists';
       throw error;
     }
   }
@@ -263,8 +262,13 @@ export class JetStreamInbox implements SignalInbox {
     headers.set('Fed-Original-Seq', String(seq));
     headers.set('Fed-Quarantined-At', (options.now?.() ?? new Date()).toISOString());
     const ack = await retryTransient(() => js.publish(names.quarantineSubject(this.party), stored.data, { headers, msgID: `quarantine-${seq}` }));
-    await retryTransient(() => jsm.streams.deleteMessage(names.signalStream, seq, false)).catch((error: unknown) => {
-      if (!/no message found/i.test((error as Error).message)) throw error;
+    await retryTransient(() => jsm.streams.deleteMessage(names.signalStream, seq, false)).catch(async (error: unknown) => {
+      // Gone already (a retried delete whose first attempt landed, another quarantine) is what this wanted.
+      // The server has no code of its own for that: it answers 10057 "{err}" (any failed delete) with the
+      // store's "no message found" as text, or 10043 "sequence not found". So the stream is asked instead:
+      // its get answers 10037 "no message found", which the client returns as null.
+      const gone = await retryTransient(() => jsm.streams.getMessage(names.signalStream, { seq })).then((left) => left === null, () => false);
+      if (!gone) throw error;
     });
     this.invalid.delete(file.file);
     const path = `${session.servers.join(',')} stream ${names.quarantineStream} seq ${ack.seq}`;

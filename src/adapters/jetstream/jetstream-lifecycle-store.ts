@@ -5,7 +5,7 @@ import { envelopeSchema, journalLineSchema, type JournalLine, type LifecycleEnve
 import { parseJsonRecords } from '../../core/schema/json-lines.js';
 import { zodProblemText } from '../../core/schema/problems.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
-import { isWrongLastSequence } from './jetstream-registry-store.js';
+import { isWrongLastSequence } from './jetstream-errors.js';
 import { readSubjectSince } from './read-subject.js';
 import type { FederationStreams } from './federation-streams.js';
 import { acquireKvLease, type KvLeaseOptions } from './kv-lease.js';
@@ -74,7 +74,8 @@ export class JetStreamLifecycleStore implements LifecycleStore {
       });
       return String(revision);
     } catch (error) {
-      if (!isWrongLastSequence(error) && !/key exists/i.test((error as Error).message)) throw error;
+      // Anything but the server's "wrong last sequence" (the envelope moved on) is a failure.
+      if (!isWrongLastSequence(error)) throw error;
       // An attempt that timed out may have landed before its retry was refused: then it is ours.
       const now = retried ? await retryTransient(() => lifecycle.get(team.domainId)) : null;
       if (now && now.operation === 'PUT' && decoder.decode(now.value) === text) return String(now.revision);

@@ -5,14 +5,10 @@ import { registrySchema, type Registry } from '../../core/schema/registry.js';
 import { zodProblemText } from '../../core/schema/problems.js';
 import type { FederationStreams } from './federation-streams.js';
 import type { JetStreamNames } from './names.js';
+import { isWrongLastSequence } from './jetstream-errors.js';
 import { retryTransient } from './transient.js';
 
 const KEY = 'registry';
-
-/** A KV update refused because the key moved on: the revision check of the compare-and-swap. */
-export function isWrongLastSequence(error: unknown): boolean {
-  return /wrong last sequence/i.test(String((error as Error | undefined)?.message));
-}
 
 interface Stored {
   registry: Registry;
@@ -85,6 +81,7 @@ export class JetStreamRegistryStore implements RegistryStore {
       this.remember(written.lockVersion, stored);
       return written;
     } catch (error) {
+      // Anything but the server's "wrong last sequence" (another writer committed) is a failure.
       if (!isWrongLastSequence(error)) throw error;
       const current = await this.fetch();
       // An attempt that timed out may have landed before its retry was refused: then it is ours.
@@ -100,7 +97,8 @@ export class JetStreamRegistryStore implements RegistryStore {
       this.remember(initial.lockVersion, revision);
       return true;
     } catch (error) {
-      if (isWrongLastSequence(error) || /key exists/i.test((error as Error).message)) return false;
+      // The server's "wrong last sequence": the key holds a registry already.
+      if (isWrongLastSequence(error)) return false;
       throw error;
     }
   }

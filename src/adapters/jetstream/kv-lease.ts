@@ -8,7 +8,7 @@ import { LockLostError, LockTimeoutError } from '../../infra/fs/lock.js';
 import { currentProcessStartTime, processIsAlive } from '../../infra/fs/process-identity.js';
 import { isoTimestamp } from '../../core/schema/common.js';
 import { lockOwnerSchema, type LockOwner } from '../../core/schema/lock-owner.js';
-import { isWrongLastSequence } from './jetstream-registry-store.js';
+import { isWrongLastSequence } from './jetstream-errors.js';
 import { retryTransient } from './transient.js';
 
 /** A lease record in KV: the lock owner (as in lock files) and when the holder last said it is alive. */
@@ -78,7 +78,8 @@ export async function acquireKvLease(kv: KV, key: string, what: string, options:
       }
       if (Date.now() - started > timeoutMs) throw new LockTimeoutError(`${what} (${key})`, holder, Date.now() - started);
     } catch (error) {
-      if (!isWrongLastSequence(error) && !/key exists/i.test((error as Error).message)) throw error;
+      // The server's "wrong last sequence": another process took or renewed the lease first; look again.
+      if (!isWrongLastSequence(error)) throw error;
     }
     await sleep(Math.min(250, 5 * attempt) * (0.5 + Math.random()));
   }
@@ -109,6 +110,7 @@ export async function acquireKvLease(kv: KV, key: string, what: string, options:
       if (lost !== null || revision === undefined) return;
       // Only our own record is removed: a takeover since then keeps the new holder's.
       await retryTransient(() => kv.delete(key, { previousSeq: revision })).catch((error: unknown) => {
+        // The server's "wrong last sequence": the lease was taken over since; it is not ours to remove.
         if (!isWrongLastSequence(error)) throw error;
       });
     },

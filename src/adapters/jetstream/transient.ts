@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isJetStreamNotEnabled, isNatsError, jetStreamApiCode, JetStreamApiCode, jetStreamStatus, NatsErrorName } from './jetstream-errors.js';
 
 /** "Not now", raised by the adapter itself: e.g. a read whose consumer was lost with its server. */
 export class TransientJetStreamError extends Error {
@@ -8,16 +9,25 @@ export class TransientJetStreamError extends Error {
 /**
  * Errors that mean "not now" rather than "no": a request lost while the client reconnects after a server
  * restart (measured: a request made before the reconnect completes times out), no responders while a
- * clustered stream elects a leader, JetStream briefly unavailable. Everything else is an answer.
+ * clustered stream elects a leader, JetStream briefly unavailable. Everything else is an answer — a
+ * closed or draining connection too (ClosedConnectionError, DrainingConnectionError): that is this
+ * process closing its backend, and no retry brings it back.
  */
 export function isTransientJetStreamError(error: unknown): boolean {
-  const name = (error as Error | undefined)?.name;
-  if (name === 'TimeoutError' || name === 'NoRespondersError' || name === 'JetStreamNotEnabled') return true;
-  if (name === 'ConnectionError' || name === 'RequestError' || name === 'TransientJetStreamError') return true;
-  const message = String((error as Error | undefined)?.message ?? '');
-  // 10008: JetStream system temporarily unavailable; 503: no responders, as a JetStream status.
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return code === 10008 || code === 503 || /temporarily unavailable|no responders/i.test(message);
+  if (error instanceof TransientJetStreamError) return true;
+  // No reply in time: the request (or its reply) was lost with a server or a reconnect.
+  if (isNatsError(error, NatsErrorName.Timeout)) return true;
+  // Failed before a reply: "connection disconnected", or nobody serving the subject yet (a NoRespondersError cause).
+  if (isNatsError(error, NatsErrorName.Request) || isNatsError(error, NatsErrorName.NoResponders)) return true;
+  // The connection failed; the client reconnects on its own.
+  if (isNatsError(error, NatsErrorName.Connection)) return true;
+  // A JetStream API request or publish with no responders, which the client reports as JetStream not enabled:
+  // the stream's leader is being elected. (A server without JetStream at all is refused when connecting.)
+  if (isJetStreamNotEnabled(error)) return true;
+  // A status reply 503 "no responders" (direct get, pull consumer).
+  if (jetStreamStatus(error) === 503) return true;
+  // The API reply JSClusterNotAvailErr: "JetStream system temporarily unavailable".
+  return jetStreamApiCode(error) === JetStreamApiCode.ClusterNotAvailable;
 }
 
 /** How long an operation keeps retrying through a reconnect or a leader election before it gives up. */

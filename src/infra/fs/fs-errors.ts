@@ -1,7 +1,8 @@
+import type { FileSystemErrno } from '../../core/error-codes.js';
 import { FileSystemError } from '../../core/errors.js';
 
 /** What each errno means to a user of fed, what to do about it, and whether it is their input (exit 2). */
-const KNOWN: Record<string, { what: string; fix: string; refusal: boolean }> = {
+const KNOWN: Record<FileSystemErrno, { what: string; fix: string; refusal: boolean }> = {
   ENOSPC: { what: 'the disk is full', fix: 'free some space on that filesystem and run the command again', refusal: false },
   EDQUOT: { what: 'the disk quota is exhausted', fix: 'free some space or raise the quota and run the command again', refusal: false },
   EROFS: { what: 'the filesystem is read-only', fix: 'remount it read-write (or run fed where it can write) and run the command again', refusal: false },
@@ -16,6 +17,10 @@ const KNOWN: Record<string, { what: string; fix: string; refusal: boolean }> = {
   ENAMETOOLONG: { what: 'the path is too long', fix: 'use a shorter path', refusal: true },
 };
 
+function isKnownErrno(code: string | undefined): code is FileSystemErrno {
+  return code !== undefined && Object.hasOwn(KNOWN, code);
+}
+
 /**
  * The fed error for a raw filesystem error (Node's ErrnoException, which carries `code`, `syscall` and
  * `path`), or undefined when `error` is not one fed knows how to explain. Used at the CLI's error
@@ -24,8 +29,8 @@ const KNOWN: Record<string, { what: string; fix: string; refusal: boolean }> = {
 export function fileSystemErrorFor(error: unknown): FileSystemError | undefined {
   if (!(error instanceof Error)) return undefined;
   const { code, path, dest, syscall } = error as NodeJS.ErrnoException & { dest?: string };
-  const known = code === undefined ? undefined : KNOWN[code];
-  if (!known || code === undefined) return undefined;
+  if (!isKnownErrno(code)) return undefined;
+  const known = KNOWN[code];
   const where = path === undefined ? 'a file fed needed' : dest === undefined ? path : `${path} → ${dest}`;
   const during = syscall ? ` (${syscall})` : '';
   return new FileSystemError(code, path, `${where}: ${known.what}${during} [${code}]; ${known.fix}`, known.refusal, error);

@@ -1,0 +1,111 @@
+/**
+ * Every `code` a FedError can carry. Callers branch on these (the CLI, doctor, tests), so the list is
+ * closed: a code that is not here does not compile, and neither does a comparison with one.
+ */
+
+/** The errnos fed explains to the user (src/infra/fs/fs-errors.ts); each becomes the code `FS_<errno>`. */
+export type FileSystemErrno =
+  | 'ENOSPC'
+  | 'EDQUOT'
+  | 'EROFS'
+  | 'EMFILE'
+  | 'ENFILE'
+  | 'EIO'
+  | 'EISDIR'
+  | 'ENOTDIR'
+  | 'EACCES'
+  | 'EPERM'
+  | 'ELOOP'
+  | 'ENAMETOOLONG';
+
+export type FedErrorCode =
+  // Caller input, configuration, the federation root itself.
+  | 'INVALID_INPUT'
+  | 'CONFIG_INVALID'
+  | 'NOT_A_FEDERATION'
+  // Files fed manages, and the filesystem under them.
+  | 'FILE_CORRUPT'
+  | 'FILE_UNREADABLE'
+  | `FS_${FileSystemErrno}`
+  // Concurrent writers: optimistic-concurrency conflicts, locks, operations already under way.
+  | 'REGISTRY_CONFLICT'
+  | 'LIFECYCLE_CONFLICT'
+  | 'LOCK_TIMEOUT'
+  | 'LOCK_LOST'
+  | 'GIT_BUSY'
+  | 'ONBOARDING_BUSY'
+  | 'TEAM_BUSY'
+  // Backends: reaching one, what one supports, moving a federation between them.
+  | 'BACKEND_UNAVAILABLE'
+  | 'ARCHIVE_UNSUPPORTED'
+  | 'MIGRATION_TARGET_NOT_EMPTY'
+  // Teams in the registry and their branches.
+  | 'UNKNOWN_TEAM'
+  | 'DUPLICATE_TEAM'
+  | 'TEAM_ARCHIVED'
+  | 'TEAM_NOT_ARCHIVED'
+  | 'TEAM_ELSEWHERE'
+  | 'TEAM_NOT_ACTIVE'
+  | 'TEAM_NOT_RUNNABLE'
+  | 'TEAM_PAUSED'
+  | 'ILLEGAL_TRANSITION'
+  | 'BRANCH_EXISTS'
+  | 'BRANCH_NOT_MERGED'
+  | 'WORKTREE_FAILED'
+  // Team workspaces.
+  | 'WORKSPACE_EXISTS'
+  | 'WORKSPACE_MISSING'
+  | 'WORKSPACE_NOT_A_DIRECTORY'
+  | 'WORKSPACE_NOT_FEDS'
+  | 'WORKSPACE_OUTSIDE_ROOT'
+  | 'WORKSPACE_SYMLINK'
+  // Signals and signal boxes.
+  | 'UNKNOWN_SIGNAL'
+  | 'INVALID_SIGNAL'
+  | 'SIGNAL_ID_REUSED'
+  | 'SIGNAL_FILE_MISSING'
+  | 'SIGNAL_OUTBOX_FAILED'
+  | 'NOT_A_SIGNAL_BOX'
+  // Lifecycle machines, their snapshots and the actors that run them.
+  | 'EVENT_NOT_ACCEPTED'
+  | 'LIFECYCLE_ERROR'
+  | 'LIFECYCLE_FINAL'
+  | 'NO_LIFECYCLE'
+  | 'SNAPSHOT_MACHINE'
+  | 'SNAPSHOT_VERSION'
+  // Launching a team's agent, its runs and their retries.
+  | 'AGENT_COMMAND'
+  | 'PROMPT_TOO_LONG'
+  | 'NO_BUILT_IN_AGENT'
+  | 'NO_MISSION'
+  | 'NOTHING_TO_DO'
+  | 'COMPLETION_REFUSED'
+  | 'NO_RUN'
+  | 'NOT_FAILED'
+  | 'RUN_UNSETTLED'
+  // Deliverables.
+  | 'DELIVERABLE_INVALID'
+  | 'DELIVERABLE_KEPT'
+  // The coding archetype: team branches, review, merge.
+  | 'NOT_A_CODING_TEAM'
+  | 'NO_TEAM_BRANCH'
+  | 'DETACHED_HEAD'
+  | 'DIRTY_CHECKOUT'
+  | 'NOT_IN_REVIEW'
+  | 'NOT_APPROVED'
+  | 'MERGE_FAILED'
+  // The built-in agent (fed-agent) and `fed event`.
+  | 'AGENT_ARCHETYPE'
+  | 'AGENT_STATE'
+  | 'FED_EVENT_FAILED'
+  // Chat.
+  | 'NO_CHAT_AGENT'
+  | 'NO_CHAT_CONFIG'
+  | 'CHAT_AGENT_FAILED'
+  | 'BRIDGE_BUSY'
+  // Federation hooks.
+  | 'HOOK_FAILED'
+  | 'HOOK_INVALID'
+  | 'HOOK_MISSING'
+  // Telemetry.
+  | 'TELEMETRY_REGISTERED';
