@@ -15,6 +15,6 @@ export function chatHostProblem(config: FederationConfig): ValidationProblem | u
   if (!config.chatConfig || config.chatConfig.command || config.agentCommand !== DEFAULT_AGENT_COMMAND) return undefined;
   return {
     path: 'chatConfig.command',
-    message: `the chat channel needs an agent host with a chat tool, and the built-in agent ${DEFAULT_AGENT_COMMAND} has none; set chatConfig.command (or agentCommand) in federate.config.json to one — see "The chat channel" in the README`,
+    message: `the chat channel needs an agent host with a chat tool, and the built-in agent ${DEFAULT_AGENT_COMMAND} has none; set chatConfig.command (or agentCommand) in federate.config.json to one — see "Chat" in docs/operations.md`,
   };
 }
