@@ -1,7 +1,7 @@
 import type { ValidationProblem } from '../../core/errors.js';
 import { DEFAULT_AGENT_COMMAND, type FederationConfig } from '../../core/schema/config.js';
 
-/** The chat bridge answers to `@<federationName>` (spec §7: it throws without one). */
+/** The chat bridge answers to `@<federationName>` (docs/design/spec.md §7: it throws without one). */
 export function federationNameProblem(config: FederationConfig, configFile: string): ValidationProblem | undefined {
   if (config.federationName) return undefined;
   return {

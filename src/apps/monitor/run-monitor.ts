@@ -25,8 +25,8 @@ export interface RunMonitorOptions extends MonitorOptions {
 }
 
 /**
- * The monitor script (spec §4.4): one monitoring cycle, or one every interval. With chatConfig, every
- * cycle's status summary is posted to the chat channel (spec §6). Returns the last cycle's report.
+ * The monitor script (docs/design/spec.md §4.4): one monitoring cycle, or one every interval. With chatConfig, every
+ * cycle's status summary is posted to the chat channel (docs/design/spec.md §6). Returns the last cycle's report.
  */
 export async function runMonitor(root: string, options: RunMonitorOptions): Promise<MonitorReport> {
   const post = options.config.chatConfig ? summaryPoster(root, options) : undefined;
