@@ -11,7 +11,7 @@ import {
 import { whilePaused, whileWorking } from './lifecycle-transitions.js';
 
 /**
- * The deliverable team lifecycle (spec §3.1): a team studies the codebase read-only and writes a Markdown
+ * The deliverable team lifecycle (docs/design/spec.md §3.1): a team studies the codebase read-only and writes a Markdown
  * deliverable. Pure definition — actions and guards by name, no I/O, no `invoke`, no `after` — so
  * @xstate/graph can walk it and persisted snapshots restore; effects (signals, files) live in `src/`.
  */

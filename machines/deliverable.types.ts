@@ -12,7 +12,7 @@ import {
   timestamped,
 } from './lifecycle-events.js';
 
-/** States of a deliverable team, exactly as spec §3.1. */
+/** States of a deliverable team, exactly as docs/design/spec.md §3.1. */
 export type DeliverableState = 'preparing' | 'scanning' | 'distilling' | 'aggregating' | 'complete' | 'failed' | 'paused';
 
 /** The states a team does work in: the ones it can be paused in and resumed to. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * What an event of a lifecycle means to the people and agents that send it, attached to its zod schema so
- * it is written once: the launch prompt's progress lines, `fed event` help and the README tables are all
+ * it is written once: the launch prompt's progress lines, `fed event` help and the tables of docs/lifecycles.md are all
  * read off these. Only the archetype's own events carry docs; the shared ones (FAIL, PAUSE, …) are
  * described once where they are used.
  */

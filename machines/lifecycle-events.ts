@@ -15,10 +15,10 @@ import { isoTimestamp, nonEmptyString } from './schema-primitives.js';
  */
 export const timestamped = { at: isoTimestamp.optional() };
 
-/** Something went wrong that the team cannot recover from (spec §3.1 "any state → failed"). */
+/** Something went wrong that the team cannot recover from (docs/design/spec.md §3.1 "any state → failed"). */
 export const failEvent = z.strictObject({ type: z.literal('FAIL'), reason: nonEmptyString, ...timestamped });
 
-/** Manual pause (spec §3.1 "any non-terminal state → paused"). */
+/** Manual pause (docs/design/spec.md §3.1 "any non-terminal state → paused"). */
 export const pauseEvent = z.strictObject({ type: z.literal('PAUSE'), ...timestamped });
 
 /** Back to exactly the state the team was paused in; the spec leaves resuming open, this is our choice. */
@@ -27,7 +27,7 @@ export const resumeEvent = z.strictObject({ type: z.literal('RESUME'), ...timest
 /** The signal an event came from, so the lifecycle can say which directive or question it saw. */
 const signalRef = { signalId: nonEmptyString, subject: nonEmptyString };
 
-/** The mission, from meta's first directive in the inbox (spec §3.1 "mission is read from the inbox signal"). */
+/** The mission, from meta's first directive in the inbox (docs/design/spec.md §3.1 "mission is read from the inbox signal"). */
 export const missionAssignedEvent = z.strictObject({
   type: z.literal('MISSION_ASSIGNED'),
   ...signalRef,

@@ -2,7 +2,7 @@ import { setup } from 'xstate';
 import { z } from 'zod';
 
 /**
- * A team's registry status (spec §2.4, §3.2): `active` ⇄ `paused`, and `archived` once its work is done.
+ * A team's registry status (docs/design/spec.md §2.4, §3.2): `active` ⇄ `paused`, and `archived` once its work is done.
  * The spec leaves the transitions open; ours: PAUSE/RESUME toggle, ARCHIVE from either is final.
  */
 export const TEAM_STATUS_MACHINE_ID = 'team-status';

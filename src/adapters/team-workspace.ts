@@ -5,7 +5,7 @@ import { FED_DIR, teamWorkspacePath, workspacePaths } from '../core/layout.js';
 import type { RegistryEntry } from '../core/schema/registry.js';
 
 /**
- * Nothing outside the federation (ARCHITECTURE invariant 9). A team's workspace is its registry
+ * Nothing outside the federation (docs/design/invariants.md #9). A team's workspace is its registry
  * `location`, and fed writes signals, state and logs there and runs the team's agent in it — so before
  * any of that, the location must be a real directory inside the federation root once every symbolic link
  * is resolved. A registry edited (or copied from another federation) to point elsewhere, and a workspace

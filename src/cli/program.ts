@@ -5,7 +5,7 @@ import { packageVersion } from '../infra/package-info.js';
 import { CliExit, processIo, type CliIo } from './cli-io.js';
 import { COMMAND_NAMES, requestedCommand, type CommandName } from './command-names.js';
 
-/** Exit codes (ARCHITECTURE §1): 0 ok, 2 bad input or refused operation, 1 anything else. */
+/** Exit codes (docs/operations.md#exit-codes): 0 ok, 2 bad input or refused operation, 1 anything else. */
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_REFUSED = 2;

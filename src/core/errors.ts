@@ -24,7 +24,7 @@ export interface ValidationProblem {
   message: string;
 }
 
-/** Raised for invalid `federate.config.json` content or environment overrides (spec §7). */
+/** Raised for invalid `federate.config.json` content or environment overrides (docs/design/spec.md §7). */
 export class ConfigValidationError extends FedError {
   readonly file: string;
   readonly problems: ValidationProblem[];

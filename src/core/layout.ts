@@ -12,7 +12,7 @@ import { FEDERATION_JOURNAL_FILE } from './schema/federation-journal.js';
 import { BRIDGE_LOCK_FILE, BRIDGE_STATE_FILE, CHAT_DIR, CHAT_MESSAGES_DIR } from './schema/chat.js';
 
 /**
- * Where things live (spec §4.1). A workspace is meta's (the federation root) or a team's (its registry
+ * Where things live (docs/design/spec.md §4.1). A workspace is meta's (the federation root) or a team's (its registry
  * `location`); both have the same `.fed/` runtime layout for signals, state and logs.
  */
 export const FED_DIR = '.fed';
@@ -85,7 +85,7 @@ export const workspacePaths = memoisedPaths((workspace: string) => ({
   history: join(workspace, FED_DIR, 'history'),
 }));
 
-/** Workspace of a team for its placement type (spec §4.1). */
+/** Workspace of a team for its placement type (docs/design/spec.md §4.1). */
 export function teamWorkspacePath(root: string, domain: string, placement: 'directory' | 'worktree'): string {
   const paths = federationPaths(root);
   return join(placement === 'directory' ? paths.teams : paths.worktrees, domain);

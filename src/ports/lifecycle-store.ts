@@ -4,7 +4,7 @@ import type { RegistryEntry } from '../core/schema/registry.js';
 /**
  * The lifecycle store port: per team, the snapshot envelope (the single source of truth of its
  * lifecycle, replaced as a whole), a journal of applied events, and an exclusive section that
- * serialises every change of the lifecycle (and archiving) across processes (ARCHITECTURE invariants 6–8).
+ * serialises every change of the lifecycle (and archiving) across processes (docs/design/invariants.md #6–8).
  * A team is addressed by its registry entry.
  */
 

@@ -1,8 +1,8 @@
 import type { Registry } from '../core/schema/registry.js';
 
 /**
- * The registry store port: the team registry (spec §2.4) with optimistic concurrency on `lockVersion`
- * (ARCHITECTURE invariant 5). Read-modify-write with retries (`updateRegistryIn`,
+ * The registry store port: the team registry (docs/design/spec.md §2.4) with optimistic concurrency on `lockVersion`
+ * (docs/design/invariants.md #5). Read-modify-write with retries (`updateRegistryIn`,
  * src/registry/update-registry.ts) is generic code on top of any store.
  */
 export interface RegistryCommitOptions {

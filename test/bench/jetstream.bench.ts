@@ -165,7 +165,7 @@ async function rawApplyMs({ session, acks, lifecycle }: Streams): Promise<number
     batch.push((m.json() as SignalMessage).id);
     const last = m.info.pending === 0;
     if (batch.length === BATCH || last) {
-      // The journal keeps one message per line (README: What lives where), so its lines are part of the
+      // The journal keeps one message per line (docs/jetstream.md: What lives where), so its lines are part of the
       // durable state an apply must write: one per signal, published together.
       await Promise.all(batch.map((id, i) => session.js.publish(`${journal}.${applied + i + 1}`, JSON.stringify({ seq: applied + i + 1, signal: id }), { msgID: `${inbox}.${applied + i + 1}` })));
       await lifecycle.put(`state.${inbox}`, JSON.stringify({ applied: batch }));

@@ -7,7 +7,7 @@ const SIGNALS = 80;
 const KILLS = 5;
 
 /**
- * Exactly-once effect over at-least-once delivery (ARCHITECTURE invariant 6), through the ports: the team
+ * Exactly-once effect over at-least-once delivery (docs/design/invariants.md #6), through the ports: the team
  * actor is SIGKILLed at random moments while it applies its inbox; in the end every signal's effect is in
  * the journal exactly once, every signal is acknowledged, and the journal's seq runs 1..n without gaps.
  */

@@ -157,7 +157,7 @@ describe('telemetry export (OTLP/HTTP)', () => {
     expect(await monitor()).toMatchObject({ collector: 'reachable' });
   });
 
-  it('fed deliverable check records the deliverable metrics of the team whose workspace holds the file (spec §6)', async () => {
+  it('fed deliverable check records the deliverable metrics of the team whose workspace holds the file (docs/design/spec.md §6)', async () => {
     const collector = await otlpReceiver();
     const { root, team } = await signalFederation(['docs']);
     const file = join(team('docs').workspace, 'deliverable.md');

@@ -195,7 +195,7 @@ describe('the chat bridge', () => {
     expect(activity.map((a) => a.kind)).toEqual(['command', 'launch-finished']);
   });
 
-  it('throws without federationName (spec §7), and refuses a second bridge on the same federation', async () => {
+  it('throws without federationName (docs/design/spec.md §7), and refuses a second bridge on the same federation', async () => {
     const { root } = await signalFederation(['docs']);
     const config = validateConfig({ chatConfig: { teamId: 't', channelId: '19:a@thread.tacv2' } }, 'federate.config.json').config;
     const error = await ChatBridge.open({ fed: openFederation(root), config, channel: new FileChatChannel(root) }).catch((e: unknown) => e);

@@ -27,7 +27,7 @@ import { openFederation } from '../../src/engine/context.js';
 /**
  * The crash campaign of issue 19: the built CLI SIGKILLed at random moments in send, onboard, event,
  * actors and launch — the five groups at once, each in its own federation — and after every kill the
- * README's guarantees are checked: no torn file, nothing lost, every effect applied once, and a retry of
+ * the guarantees of docs/guarantees.md are checked: no torn file, nothing lost, every effect applied once, and a retry of
  * the killed command works. The whole process group is killed, as when a session dies: git under an
  * onboarding and the agent under a launch go too.
  */

@@ -5,7 +5,7 @@ import { signalFileName } from '../../src/adapters/file/signals/signal-file-name
 import { startFixture } from '../helpers/fixture-process.js';
 import { signalFederation } from '../helpers/signal-federation.js';
 
-describe('no clobber between processes (invariant 2)', () => {
+describe('no clobber between processes (docs/design/invariants.md #2)', () => {
   it('delivers all 400 signals when 2 processes each send 200 with the same type and subject in the same second', async () => {
     const fed = await signalFederation(['docs', 'api']);
     const second = new Date(Math.floor(Date.now() / 1000) * 1000 + 120_000).toISOString();

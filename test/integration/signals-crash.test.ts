@@ -38,7 +38,7 @@ function startSender(args: readonly string[]): Sender {
   return { child, sending, exited };
 }
 
-describe('crash safety of send (invariants 1 and 3)', () => {
+describe('crash safety of send (docs/design/invariants.md #1 and #3)', () => {
   it(`leaves no partial or corrupt file in any inbox or outbox when send is SIGKILLed at random moments (${KILLS} kills)`, async () => {
     const fed = await signalFederation(['docs']);
     const docs = fed.team('docs');

@@ -7,7 +7,7 @@ import { isSignalFileName } from '../../src/adapters/file/signals/signal-file-na
 import { startFixture } from '../helpers/fixture-process.js';
 import { isCompleteSignal, signalFederation } from '../helpers/signal-federation.js';
 
-describe('readers never see a partial signal (invariant 1)', () => {
+describe('readers never see a partial signal (docs/design/invariants.md #1)', () => {
   it('parses every inbox file while another process sends 300 signals with 50 KB bodies: 0 torn, 0 empty', async () => {
     const fed = await signalFederation(['docs']);
     const inbox = fed.team('docs').inbox;

@@ -10,7 +10,7 @@ import {
   type CodingEvent,
 } from '../../src/index.js';
 
-/** The coding lifecycle as the README documents it. */
+/** The coding lifecycle as docs/lifecycles.md documents it. */
 const mission: CodingEvent = { type: 'MISSION_ASSIGNED', signalId: 'sig-1', subject: 'add /health', body: 'Add a health endpoint' };
 const plan: CodingEvent = { type: 'PLAN_READY', tasks: ['route', 'test'] };
 const commit = (sha: string): CodingEvent => ({ type: 'CHANGES_COMMITTED', commit: sha });
@@ -30,7 +30,7 @@ describe('coding machine', () => {
     expect(CODING_MACHINE_VERSION).toBe(1);
   });
 
-  test('accepts, in each state, exactly the events the README lists', () => {
+  test('accepts, in each state, exactly the events docs/lifecycles.md lists', () => {
     const working = ['FAIL', 'PAUSE', 'DIRECTIVE_RECEIVED', 'QUESTION_RECEIVED'];
     const acceptedIn = (...events: CodingEvent[]) => [...acceptedEventTypes(start(...events).getSnapshot())].sort();
     const steps: [CodingEvent[], string[]][] = [

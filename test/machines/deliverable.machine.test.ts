@@ -11,7 +11,7 @@ import {
   type DeliverableEvent,
 } from '../../src/index.js';
 
-/** The deliverable lifecycle as the README documents it (spec §3.1 plus our RESUME decision). */
+/** The deliverable lifecycle as docs/lifecycles.md documents it (docs/design/spec.md §3.1 plus our RESUME decision). */
 const T0 = '2025-03-01T09:00:00.000Z';
 const mission: DeliverableEvent = { type: 'MISSION_ASSIGNED', signalId: 'sig-1', subject: 'architecture overview', body: 'Describe the layers' };
 
@@ -41,7 +41,7 @@ describe('deliverable machine', () => {
     expect(snapshot.context).toMatchObject({ mission: null, pausedFrom: null, failure: null, enteredAt: { preparing: T0 } });
   });
 
-  test('accepts, in each state, exactly the events the README lists', () => {
+  test('accepts, in each state, exactly the events docs/lifecycles.md lists', () => {
     const working = ['FAIL', 'PAUSE', 'DIRECTIVE_RECEIVED', 'QUESTION_RECEIVED'];
     const acceptedIn = (...events: DeliverableEvent[]) => [...acceptedEventTypes(start(...events).getSnapshot())].sort();
     expect(acceptedIn()).toEqual(['MISSION_ASSIGNED', 'PLAN_READY', ...working].sort());

@@ -9,7 +9,7 @@ import type { LifecycleContext, MachineEntry } from '../../src/index.js';
  * paused team returns to, whether a mission is set (the PLAN_READY guard), the failure, and whether
  * questions are queued (a consultant's next step after an answer). So "paused
  * from scanning" and "paused from preparing" are different vertices (the graph library would otherwise
- * conflate them, ARCHITECTURE §3), while counters and timestamps do not multiply the graph.
+ * conflate them, docs/design/invariants.md, measured facts), while counters and timestamps do not multiply the graph.
  */
 export type LifecycleTestModel = TestModel<AnyMachineSnapshot, EventObject, unknown>;
 

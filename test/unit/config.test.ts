@@ -18,7 +18,7 @@ function problemsOf(fn: () => unknown): string[] {
 const validate = (raw: unknown) => validateConfig(raw, 'federate.config.json');
 
 describe('federate.config.json', () => {
-  it('applies every default of spec §2.3 to an empty object', () => {
+  it('applies every default of docs/design/spec.md §2.3 to an empty object', () => {
     expect(validate({}).config).toEqual({
       agentCommand: 'fed-agent',
       agent: { args: [], limits: {}, sandbox: true },
@@ -175,7 +175,7 @@ describe('loadConfig', () => {
     expect(() => loadConfig(root, {})).toThrow(/line 3, column 1: not valid JSON/);
   });
 
-  describe('environment overrides (spec §9)', () => {
+  describe('environment overrides (docs/design/spec.md §9)', () => {
     it('FED_TELEMETRY_ENABLED overrides telemetry.enabled', () => {
       const root = tempDir();
       writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ telemetry: { enabled: true } }));

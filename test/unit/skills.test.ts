@@ -6,7 +6,7 @@ import { tempDir } from '../helpers/temp-dir.js';
 
 const SKILLS = ['diagram-tools.md', 'documentation-standards.md', 'domain-playbook.md', 'report-templates.md'];
 
-/** The front matter of a skill: `tags: [a, b]` and `category: x` between `---` lines (spec §2.6). */
+/** The front matter of a skill: `tags: [a, b]` and `category: x` between `---` lines (docs/design/spec.md §2.6). */
 function frontMatter(text: string): { tags: string[]; category: string } {
   const lines = text.split('\n');
   expect(lines[0]).toBe('---');
@@ -17,7 +17,7 @@ function frontMatter(text: string): { tags: string[]; category: string } {
   return { tags, category: fields.category ?? '' };
 }
 
-describe('bundled skills (spec §2.6)', () => {
+describe('bundled skills (docs/design/spec.md §2.6)', () => {
   it('ships the four skills, the default playbook among them, each with tags and a category', () => {
     expect(readdirSync(bundledSkillsDir()).sort()).toEqual(SKILLS);
     expect(SKILLS).toContain(`${DEFAULT_PLAYBOOK_SKILL}.md`);

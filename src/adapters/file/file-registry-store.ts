@@ -8,7 +8,7 @@ import { commitRegistry, readRegistry } from './registry-file.js';
 import type { Registry } from '../../core/schema/registry.js';
 
 /**
- * The registry as `.fed/team-registry.json` (spec §2.4): replaced atomically, with the compare-and-swap
+ * The registry as `.fed/team-registry.json` (docs/design/spec.md §2.4): replaced atomically, with the compare-and-swap
  * on `lockVersion` made under a short commit lock (`.fed/team-registry.json.lock`).
  */
 export class FileRegistryStore implements RegistryStore {

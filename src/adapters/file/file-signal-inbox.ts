@@ -38,7 +38,7 @@ const HINTED_NAMES = 16;
 
 /**
  * A party's inbox in file-signal-v1: `<workspace>/.fed/signals/inbox/`, signals as `<name>.json` files,
- * acknowledgments as `<name>.json.ack` beside them (spec §4.2–4.3). It keeps one incremental reader, so
+ * acknowledgments as `<name>.json.ack` beside them (docs/design/spec.md §4.2–4.3). It keeps one incremental reader, so
  * re-reading costs only what changed since.
  */
 export class FileSignalInbox implements SignalInbox {

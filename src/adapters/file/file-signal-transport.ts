@@ -9,7 +9,7 @@ import { takeCensus, type BoxCensus } from './box-census.js';
 import { FileSignalInbox, FileSignalOutbox } from './file-signal-inbox.js';
 
 /**
- * file-signal-v1 (spec §4): a party's boxes are folders of its workspace — meta's in the federation root,
+ * file-signal-v1 (docs/design/spec.md §4): a party's boxes are folders of its workspace — meta's in the federation root,
  * a team's at its registry `location`, which must lie inside the root. Every signal and ack file is
  * published complete and never replaces another (src/fs).
  */

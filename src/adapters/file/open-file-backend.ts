@@ -8,7 +8,7 @@ import { FileSignalTransport } from './file-signal-transport.js';
 /** The name of the file backend (as `FederationBackend.name`). */
 export const FILE_BACKEND_NAME = 'file-signal-v1';
 
-/** The file-signal-v1 backend of the federation at `root`: everything in files under it (spec §4.1). */
+/** The file-signal-v1 backend of the federation at `root`: everything in files under it (docs/design/spec.md §4.1). */
 export function openFileBackend(root: string): FederationBackend {
   return {
     name: FILE_BACKEND_NAME,

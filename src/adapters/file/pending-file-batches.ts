@@ -6,7 +6,7 @@ import { withAck } from './signals/read-signals.js';
 import { ackFileName, isAckFileName, isSignalFileName } from './signals/signal-file-name.js';
 import { listDirectory } from '../../infra/fs/list-directory.js';
 
-/** `2026-01-31T120405Z-…`: the whole second a signal file is named for (spec §4.2). */
+/** `2026-01-31T120405Z-…`: the whole second a signal file is named for (docs/design/spec.md §4.2). */
 const NAMED_SECOND = /^(\d{4})-(\d{2})-(\d{2})T(\d{2})(\d{2})(\d{2})Z-/;
 
 function secondOf(name: string): number {

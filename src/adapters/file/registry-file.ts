@@ -58,7 +58,7 @@ export interface CommitOptions extends WriteOptions {
 
 /**
  * Compare-and-swap: write `next` only if the registry is still at `expectedVersion`, setting
- * `lastUpdated` and `lockVersion = expectedVersion + 1` (spec §4.3). The short commit lock makes the
+ * `lastUpdated` and `lockVersion = expectedVersion + 1` (docs/design/spec.md §4.3). The short commit lock makes the
  * check and the atomic replace one step; the version check is what detects lost updates. Both are made
  * again right before the rename, once the new content is durable: a writer that stalled inside the lock
  * (slow fsync, SIGSTOP) and lost it meanwhile gets a conflict and retries on top of the newer registry

@@ -17,7 +17,7 @@ export interface JetStreamSession {
   names: JetStreamNames;
   /** Copies of every stream and bucket this session creates. */
   replicas: number;
-  /** The server version, e.g. `2.9.10` (the README's durability note depends on it). */
+  /** The server version, e.g. `2.9.10` (the durability note of docs/jetstream.md depends on it). */
   serverVersion: string;
   /** The servers fed was told to use, for messages: any password or token in them redacted. */
   servers: readonly string[];

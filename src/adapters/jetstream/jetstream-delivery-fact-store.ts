@@ -12,7 +12,7 @@ import { retryTransient } from './transient.js';
  * Delivery facts as entries of the KV bucket `fed_<name>_delivery`, key `<id>.<fact>` (the id in lower
  * case), the same JSON as the file adapter's `<id>.<fact>.json`. Recording is a KV create, which the
  * server refuses when the key exists: the first fact is kept on every machine, like an exclusive file
- * create. Durability is the server's (see the durability note of the README); `durable` is not needed.
+ * create. Durability is the server's (see Durability in docs/jetstream.md); `durable` is not needed.
  */
 export class JetStreamDeliveryFactStore implements DeliveryFactStore {
   readonly location: string;

@@ -206,7 +206,7 @@ export class JetStreamInbox implements SignalInbox {
         }
       }
       try {
-        // An ack that says "not acknowledged" (spec §2.2 allows it) is superseded, like the ack file.
+        // An ack that says "not acknowledged" (docs/design/spec.md §2.2 allows it) is superseded, like the ack file.
         await retryTransient(() => (existing ? acks.update(key, text, existing.revision) : acks.create(key, text)));
       } catch (error) {
         // Someone acknowledged it meanwhile (the server's "wrong last sequence"): read theirs, which is the first.

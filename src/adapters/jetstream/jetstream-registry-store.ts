@@ -16,7 +16,7 @@ interface Stored {
 }
 
 /**
- * The registry (spec §2.4) as one KV entry. The `lockVersion` compare-and-swap is the KV revision check:
+ * The registry (docs/design/spec.md §2.4) as one KV entry. The `lockVersion` compare-and-swap is the KV revision check:
  * a commit updates the entry only at the revision holding the `lockVersion` it expects, so two writers on
  * two machines cannot both land on one version — the second gets RegistryConflictError and retries on
  * top of the first (`updateRegistry`), exactly as with the file.

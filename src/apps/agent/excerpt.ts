@@ -2,7 +2,7 @@ import { readAnalysedText } from './inventory.js';
 import { join } from 'node:path';
 import type { Survey } from './survey.js';
 
-/** The code example of the document: the opening lines of the first readable entry point (spec §3.1 "distilling"). */
+/** The code example of the document: the opening lines of the first readable entry point (docs/design/spec.md §3.1 "distilling"). */
 export interface Excerpt {
   path: string;
   /** Markdown fence tag of its language. */

@@ -3,7 +3,7 @@ import type { MissionSearch, TopicAnswer } from './mission-search.js';
 import type { Survey } from './survey.js';
 
 /**
- * The key findings (spec §3.1 "distilling"): the few facts a newcomer should know first, one Markdown
+ * The key findings (docs/design/spec.md §3.1 "distilling"): the few facts a newcomer should know first, one Markdown
  * sentence each, most important first. They are reported with INSIGHTS_READY and open the document.
  */
 const MAX_INSIGHTS = 8;

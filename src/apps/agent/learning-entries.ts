@@ -3,7 +3,7 @@ import type { MissionSearch } from './mission-search.js';
 import type { Survey } from './survey.js';
 
 /**
- * What the scan learned, as learning-log entries (spec §2.5), each with a confidence that says how it was
+ * What the scan learned, as learning-log entries (docs/design/spec.md §2.5), each with a confidence that says how it was
  * learned: `high` when read from a manifest, parsed from the code (imports, `package main`) or counted;
  * `medium` when inferred from names (folder roles, conventional entry-point names, a file's relevance to
  * the mission by its path or declared names); `low` when guessed from text alone (a file that only

@@ -1,5 +1,5 @@
 /**
- * What the mission asks (spec §3.1 "preparing": the mission is read and the document planned from it).
+ * What the mission asks (docs/design/spec.md §3.1 "preparing": the mission is read and the document planned from it).
  * The subject and body are split into sentences (and list items); each question, each quoted name
  * ("payment gateway", `Router`) and each path (`src/server/`) that says something specific about the
  * codebase becomes a topic the document must answer in a section of its own. What every document covers

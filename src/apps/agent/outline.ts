@@ -1,7 +1,7 @@
 import { planMission, type MissionTopic } from './mission-plan.js';
 
 /**
- * The plan of the document, made from the mission before anything is scanned (spec §3.1 "preparing"):
+ * The plan of the document, made from the mission before anything is scanned (docs/design/spec.md §3.1 "preparing"):
  * the topics the mission asks about, each a section of its own, first; then — when the mission asks for
  * it or leaves room — the general overview, its sections in the order of the report template
  * (skills/report-templates.md) that fits the mission's wording. The sources are the top-level files and

@@ -8,7 +8,7 @@ import type { DocumentKind, Outline, SectionId } from './outline.js';
 import type { Survey } from './survey.js';
 
 /**
- * The deliverable (spec §2.6) written from a survey: title, a 2–3 sentence summary, a table of contents
+ * The deliverable (docs/design/spec.md §2.6) written from a survey: title, a 2–3 sentence summary, a table of contents
  * when the text runs over 500 words, a section answering each topic of the mission (the files that match,
  * excerpts with file and line, the chain of imports for a flow question), then the overview's sections
  * in the order the outline chose, a code excerpt, Mermaid diagrams of the packages and the module

@@ -17,7 +17,7 @@ import { projectNames, surveyCodebase } from './survey.js';
 import { topLevelSources } from './walk-codebase.js';
 
 /**
- * The built-in agent's work (spec §2.7: gather, analyse, write), one lifecycle state at a time, starting
+ * The built-in agent's work (docs/design/spec.md §2.7: gather, analyse, write), one lifecycle state at a time, starting
  * from the state the launch context says: a relaunch after a pause re-derives what the earlier states
  * produced (the survey is read-only and deterministic) and reports only the events still due. Each state's
  * event is sent before the next state's work starts, so the lifecycle always says where the agent is.

@@ -25,7 +25,7 @@ export interface AgentHostChannelOptions {
 type ChatRequest = { op: 'post'; teamId: string; channelId: string; text: string } | { op: 'poll'; teamId: string; channelId: string; since: string };
 
 /**
- * The chat channel through an agent host (spec §5): every post or poll is one headless session of
+ * The chat channel through an agent host (docs/design/spec.md §5): every post or poll is one headless session of
  * `chatConfig.command` (default `agentCommand`) asked, in its prompt, to use its own chat tool on
  * `chatConfig.teamId` / `channelId` — the host handles authentication, fed holds no SDK and no keys. The
  * session runs in the federation root, bounded by `chatConfig.timeoutSeconds`, and answers with one JSON

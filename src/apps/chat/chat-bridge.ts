@@ -38,7 +38,7 @@ export type BridgeActivity =
   | { kind: 'warning'; text: string };
 
 /**
- * The chat presence bridge (spec §6): polls the channel for messages that mention `@<federationName>` and
+ * The chat presence bridge (docs/design/spec.md §6): polls the channel for messages that mention `@<federationName>` and
  * runs each as a user command, replying with the result.
  *
  * Once across restarts: a message's id is recorded in the same atomic write of the state file that queues
@@ -68,7 +68,7 @@ export class ChatBridge {
   }
 
   /**
-   * Start a bridge: needs `federationName` (spec §7: the bridge throws without it), and refuses to run
+   * Start a bridge: needs `federationName` (docs/design/spec.md §7: the bridge throws without it), and refuses to run
    * beside another bridge of the same federation, which would answer every message twice.
    */
   static async open(options: ChatBridgeOptions): Promise<ChatBridge> {

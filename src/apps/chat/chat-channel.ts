@@ -1,7 +1,7 @@
 import type { ChatMessage } from '../../core/schema/chat.js';
 
 /**
- * The chat channel port (spec §1, §5): a notification channel to a chat product that carries summaries
+ * The chat channel port (docs/design/spec.md §1, §5): a notification channel to a chat product that carries summaries
  * and meta's user commands — never signals. fed holds no chat SDK and no credentials; adapters reach the
  * product through an agent host's own chat tool (AgentHostChatChannel) or stand in for it with files
  * (FileChatChannel).

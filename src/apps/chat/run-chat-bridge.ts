@@ -27,7 +27,7 @@ export interface RunChatBridgeOptions {
 }
 
 /**
- * `fed chat bridge`: the chat presence bridge (spec §6), polling its channel until interrupted. A poll
+ * `fed chat bridge`: the chat presence bridge (docs/design/spec.md §6), polling its channel until interrupted. A poll
  * that fails is tried again at the next interval (reported as a warning); with `once` it is the outcome.
  */
 export async function runChatBridge(fed: Federation, options: RunChatBridgeOptions): Promise<void> {

@@ -11,7 +11,7 @@ function teamLine(team: TeamReport): string {
 }
 
 /**
- * A monitoring cycle in a few lines for the chat channel (spec §6: a status summary after every cycle):
+ * A monitoring cycle in a few lines for the chat channel (docs/design/spec.md §6: a status summary after every cycle):
  * the totals, then one line per team, unhealthy teams first (the report is sorted so).
  */
 export function renderStatusSummary(report: MonitorReport): string {

@@ -10,9 +10,9 @@ import { packageRoot } from '../../infra/package-info.js';
  * (one per package) and the three teams have real code to document.
  */
 export const DEMO_PACKAGES = [
-  { name: 'signals', from: 'src/signals', main: 'send-signal.ts', description: 'File-based signal transport: send, read, acknowledge and watch typed signals' },
-  { name: 'registry', from: 'src/registry', main: 'registry-file.ts', description: 'Team registry with optimistic concurrency, onboarding and workspace placement' },
-  { name: 'launch', from: 'src/launch', main: 'launch-team.ts', description: "Launching a team's agent, supervised by its lifecycle" },
+  { name: 'signals', from: 'src/adapters/file/signals', main: 'send-signal.ts', description: 'File-based signal transport: send, read, acknowledge and watch typed signals' },
+  { name: 'registry', from: 'src/engine/registry', main: 'update-registry.ts', description: 'Team registry with optimistic concurrency, onboarding and workspace placement' },
+  { name: 'launch', from: 'src/apps/launch', main: 'launch-team.ts', description: "Launching a team's agent, supervised by its lifecycle" },
 ] as const;
 
 /** Write the sample monorepo into `dir`; returns its package folders (relative to `dir`). */

@@ -84,7 +84,7 @@ export interface SharedRegistryResult {
   joined: boolean;
   teams: number;
   location: string;
-  /** What a power loss could cost with this server and replica count (README: Durability), if anything. */
+  /** What a power loss could cost with this server and replica count (docs/jetstream.md: Durability), if anything. */
   durabilityNote: string | undefined;
 }
 

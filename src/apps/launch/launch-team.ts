@@ -88,7 +88,7 @@ function launchContext(fed: Federation, team: RegistryEntry, config: FederationC
 }
 
 /**
- * `fed launch`: run a team's agent in its workspace, supervised by its lifecycle (spec §4.4).
+ * `fed launch`: run a team's agent in its workspace, supervised by its lifecycle (docs/design/spec.md §4.4).
  *
  * Refuses paused, archived, finished and mission-less teams, and a team already running (its lease); an
  * agent left running by a launcher that died is stopped first (at most one agent per team). Applies

@@ -4,7 +4,7 @@ import { accessSync, constants } from 'node:fs';
 import { FED_DIR } from '../../core/layout.js';
 
 /**
- * The read-only sandbox of a deliverable team (spec §2.7: the lead agent's tools are read-only): with
+ * The read-only sandbox of a deliverable team (docs/design/spec.md §2.7: the lead agent's tools are read-only): with
  * bubblewrap the agent sees the whole machine as it is, except that the codebase is mounted read-only —
  * a write there fails inside the agent with EROFS — while the federation's `.fed/` (registry, inboxes,
  * the team's own workspace and state) stays writable, and so do temp dirs and everything outside the

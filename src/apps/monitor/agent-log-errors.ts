@@ -2,7 +2,7 @@ import { readFileTail } from '../../infra/fs/read-json-file.js';
 import { AGENT_LOG_HEADER_PREFIX } from '../../core/schema/agent-log.js';
 
 /**
- * Errors an agent logged during its last launch (spec §6 "no errors in logs"): the lines after the last
+ * Errors an agent logged during its last launch (docs/design/spec.md §6 "no errors in logs"): the lines after the last
  * launch header that look like an error report — an `Error:`/`Exception:` with a type name, a line that
  * starts with error/fatal/panic, or a Python traceback. Only the log's tail is read.
  */

@@ -13,7 +13,7 @@ export const DEFAULT_STALE_AFTER_MINUTES = 10;
 
 export interface MonitorOptions {
   config: FederationConfig;
-  /** Health check: a working lifecycle must have changed within this many minutes (default 10, spec §8). */
+  /** Health check: a working lifecycle must have changed within this many minutes (default 10, docs/design/spec.md §8). */
   staleAfterMinutes?: number;
   now?: Date;
 }
@@ -32,7 +32,7 @@ function telemetryReport(root: string, config: FederationConfig): TelemetryRepor
   return { enabled: true, url, collector: state.reachable ? 'reachable' : 'unreachable', since: state.since, checkedAt: state.checkedAt, error: state.error ?? null };
 }
 
-/** One monitoring cycle (spec §4.4 monitor script, §6 health checks) over every registered team. */
+/** One monitoring cycle (docs/design/spec.md §4.4 monitor script, §6 health checks) over every registered team. */
 export async function runMonitorCycle(fed: Federation, options: MonitorOptions): Promise<MonitorReport> {
   const { root } = fed;
   const now = options.now ?? new Date();

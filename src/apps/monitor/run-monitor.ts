@@ -26,8 +26,8 @@ export interface RunMonitorOptions extends MonitorOptions {
 }
 
 /**
- * The monitor script (spec §4.4): one monitoring cycle, or one every interval. With chatConfig, every
- * cycle's status summary is posted to the chat channel (spec §6). Returns the last cycle's report.
+ * The monitor script (docs/design/spec.md §4.4): one monitoring cycle, or one every interval. With chatConfig, every
+ * cycle's status summary is posted to the chat channel (docs/design/spec.md §6). Returns the last cycle's report.
  */
 export async function runMonitor(fed: Federation, options: RunMonitorOptions): Promise<MonitorReport> {
   const { root } = fed;

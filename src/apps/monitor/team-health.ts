@@ -29,7 +29,7 @@ interface LifecycleContextView {
 }
 
 /**
- * One team's line of the monitoring cycle, with the health checks of spec §6: a lifecycle that is working
+ * One team's line of the monitoring cycle, with the health checks of docs/design/spec.md §6: a lifecycle that is working
  * (not paused, not over, not waiting by its archetype's completion policy) and has a mission was updated
  * within the stale limit; its last launch completed (a run that left the team waiting by its archetype's policy counts); the agent logged no errors since its last launch; and its archetype's own
  * checks (a deliverable exists and is not empty once complete, a coding branch in review still exists, …).

@@ -22,7 +22,7 @@ export function registerEvent(program: Command, io: CliIo): void {
   program
     .command('event')
     .description("report progress: send an event to a team's lifecycle (validated against its schema and current state)")
-    .argument('<EVENT>', 'event type, e.g. PLAN_READY, SCAN_COMPLETE, FAIL (see the lifecycle tables in the README)')
+    .argument('<EVENT>', 'event type, e.g. PLAN_READY, SCAN_COMPLETE, FAIL (see the lifecycle tables in docs/lifecycles.md)')
     .option('--team <team>', 'team id (default: $FED_TEAM or the workspace you are in)')
     .option('--data <json>', 'event fields as a JSON object, e.g. \'{"filesRead": 42}\'')
     .option('--json', 'print the result as JSON')

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { builtOnFirstUse, isoTimestamp, nonEmptyString } from './common.js';
 
 /**
- * The chat channel's formats (spec §1, §6): messages as the adapters hand them to fed, what an agent
+ * The chat channel's formats (docs/design/spec.md §1, §6): messages as the adapters hand them to fed, what an agent
  * host prints back, and the bridge's state file. Everything lives under `<root>/.fed/chat/`.
  */
 export const CHAT_DIR = 'chat';

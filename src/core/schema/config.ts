@@ -4,7 +4,7 @@ import { describeValue } from './problems.js';
 import { DURATION_EXAMPLES, durationSchema, parseDuration } from './duration.js';
 import { SIGNAL_TYPES, type SignalType } from './signal.js';
 
-/** `federate.config.json` (spec §2.3): every field optional, defaults applied on load. */
+/** `federate.config.json` (docs/design/spec.md §2.3): every field optional, defaults applied on load. */
 export const CONFIG_FILE = 'federate.config.json';
 export const DEFAULT_AGENT_COMMAND = 'fed-agent';
 export const DEFAULT_COLLECTOR_ENDPOINT = 'http://localhost:18888';
@@ -36,7 +36,7 @@ export const chatConfigSchema = z.object({
     error: (issue) => `expected a channel id shaped like 19:…@thread.tacv2, got ${describeValue(issue.input)}`,
   }),
   /**
-   * The agent-host session that posts to and reads the channel (fed holds no chat SDK, spec §5): a command
+   * The agent-host session that posts to and reads the channel (fed holds no chat SDK, docs/design/spec.md §5): a command
    * line where `{prompt}` stands for the prompt; without `{prompt}` the prompt is the last argument.
    * Default: `agentCommand`.
    */

@@ -2,9 +2,9 @@ import { z } from 'zod';
 
 /**
  * The structural summary of a deliverable (`fed deliverable check --json` prints it as `summary`). For a
- * Markdown deliverable this — not the Markdown text — is what `deliverableSchema` (spec §2.3) validates,
+ * Markdown deliverable this — not the Markdown text — is what `deliverableSchema` (docs/design/spec.md §2.3) validates,
  * so a federation can demand, say, at least five sections or a diagram; `fed schema deliverable-summary`
- * prints it as JSON Schema to start from. Keys are snake_case like the metrics they feed (spec §6).
+ * prints it as JSON Schema to start from. Keys are snake_case like the metrics they feed (docs/design/spec.md §6).
  */
 const line = z.int().positive().meta({ description: '1-based line in the file' });
 

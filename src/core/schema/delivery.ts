@@ -4,7 +4,7 @@ import { signalPartySchema, signalTypeSchema } from './signal.js';
 
 /**
  * Delivery facts: what happened to a signal after it was sent, kept BESIDE the signal so its file stays
- * exactly the SignalMessage of spec §2.1. They live in `<root>/.fed/delivery/`, one small file per
+ * exactly the SignalMessage of docs/design/spec.md §2.1. They live in `<root>/.fed/delivery/`, one small file per
  * signal and fact, named `<signal-id>.<fact>.json`. Each is created once (exclusively) and never
  * rewritten, so concurrent writers agree on the first and nothing needs a lock. The ack stays where the
  * spec puts it (`<signal-file>.json.ack` in the inbox).

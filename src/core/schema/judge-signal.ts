@@ -6,7 +6,7 @@ import { isWellFormedAck, isWellFormedSignal, SIGNAL_PROTOCOL, signalAckSchema, 
 /**
  * Judging the bytes of one signal or acknowledgment against file-signal-v1, wherever they are stored (a
  * box file, a JetStream message). Every way they can be unusable ends in a reason a person can act on —
- * never an exception — so one bad record cannot hide the others (invariant 4).
+ * never an exception — so one bad record cannot hide the others (docs/design/invariants.md #4).
  */
 
 /** `incomplete`: the bytes are empty or not (yet) JSON — what a file still being written looks like. */

@@ -31,7 +31,7 @@ export const launchContextSchema = builtOnFirstUse(() =>
     deliverablePath: absolutePath,
     /** The playbook skill file, when present (`.fed/skills/{playbookSkill}.md`). */
     playbookSkillPath: absolutePath.nullable(),
-    /** Where the agent appends learning-log entries (spec §2.5). */
+    /** Where the agent appends learning-log entries (docs/design/spec.md §2.5). */
     learningLogPath: absolutePath,
     launchedAt: isoTimestamp,
   }),

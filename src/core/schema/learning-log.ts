@@ -3,7 +3,7 @@ import { builtOnFirstUse, isoTimestamp, nonEmptyString, teamIdSchema } from './c
 
 /**
  * `<workspace>/.fed/learning-log.jsonl`: one JSON object per line, appended by a deliverable team while it
- * scans (spec §2.5). The spec leaves the allowed categories and confidence levels open; these are ours,
+ * scans (docs/design/spec.md §2.5). The spec leaves the allowed categories and confidence levels open; these are ours,
  * chosen so a reader (or the monitor) can group findings by what they are about and how far to trust them.
  */
 export const LEARNING_LOG_FILE = 'learning-log.jsonl';

@@ -6,7 +6,7 @@ import { isoTimestamp, nonEmptyString } from './common.js';
  *
  * The envelope is the single source of truth and is replaced atomically and durably as a whole. Besides
  * the xstate snapshot it carries everything that must change in the same step for exactly-once effects
- * (ARCHITECTURE invariant 6): the ids of the signals already applied, and the effects of the last write
+ * (docs/design/invariants.md #6): the ids of the signals already applied, and the effects of the last write
  * that happen in other files — journal lines and report signals to meta — which are redone idempotently
  * after a crash (journal lines by `seq`, reports by their deterministic signal id).
  */

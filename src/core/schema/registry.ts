@@ -2,7 +2,7 @@ import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { isoTimestamp, nonEmptyString, teamIdSchema } from './common.js';
 
-/** `.fed/team-registry.json` (spec §2.4). Managed by fed; never edited by hand. */
+/** `.fed/team-registry.json` (docs/design/spec.md §2.4). Managed by fed; never edited by hand. */
 export const REGISTRY_FILE = 'team-registry.json';
 
 export const TEAM_STATUSES = ['active', 'paused', 'archived'] as const;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isoTimestamp, META, nonEmptyString, TEAM_ID_PATTERN } from './common.js';
 import { describeValue } from './problems.js';
 
-/** Signal transport version carried in every signal's `protocol` field (spec §9). */
+/** Signal transport version carried in every signal's `protocol` field (docs/design/spec.md §9). */
 export const SIGNAL_PROTOCOL = 'file-signal-v1';
 
 export const SIGNAL_TYPES = ['directive', 'question', 'report', 'alert'] as const;
@@ -30,7 +30,7 @@ const subjectSchema = nonEmptyString.refine((subject) => subject.trim() !== '', 
 });
 
 /**
- * SignalMessage (spec §2.1): exactly these keys, nothing else. `acknowledged`/`acknowledged_at` are
+ * SignalMessage (docs/design/spec.md §2.1): exactly these keys, nothing else. `acknowledged`/`acknowledged_at` are
  * optional in the file; fed never writes them there — the ack file beside the signal is the record.
  */
 export const signalMessageSchema = z
@@ -89,7 +89,7 @@ export function isWellFormedSignal(value: unknown): value is SignalMessage {
   );
 }
 
-/** Acknowledgment file content (spec §2.2), stored as `<signal-file>.json.ack` beside the signal. */
+/** Acknowledgment file content (docs/design/spec.md §2.2), stored as `<signal-file>.json.ack` beside the signal. */
 export const signalAckSchema = z
   .strictObject({
     acknowledged: z.boolean(),

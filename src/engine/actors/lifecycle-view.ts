@@ -3,7 +3,7 @@ import type { RegistryEntry } from '../../core/schema/registry.js';
 import { loadTeamLifecycle, stateOf } from './team-lifecycle.js';
 import type { Federation } from '../context.js';
 
-/** What `fed team show` says about a team's lifecycle (stable JSON shape, documented in the README). */
+/** What `fed team show` says about a team's lifecycle (stable JSON shape, documented in docs/guide.md). */
 export interface LifecycleView {
   machine: string;
   machineVersion: number;

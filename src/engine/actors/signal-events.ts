@@ -4,7 +4,7 @@ import { META } from '../../core/schema/common.js';
 import type { SignalMessage } from '../../core/schema/signal.js';
 
 /**
- * How an inbox signal becomes a lifecycle event — the one table (also in the README):
+ * How an inbox signal becomes a lifecycle event — the one table (also in docs/lifecycles.md):
  *
  * | signal                                   | event                                            |
  * |------------------------------------------|--------------------------------------------------|

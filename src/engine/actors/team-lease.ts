@@ -5,7 +5,7 @@ import { workspacePaths } from '../../core/layout.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 
 /**
- * Long-held, per-team leases (invariant 7). `consumer`: whoever applies a team's inbox signals (`fed
+ * Long-held, per-team leases (docs/design/invariants.md #7). `consumer`: whoever applies a team's inbox signals (`fed
  * actors run`, or `fed launch` when no actor consumer runs) — one at a time. `launch`: one `fed launch`
  * per team at a time. A lease is only ever broken when its holder's process is gone — never by age,
  * because a healthy holder may keep it for days.

@@ -137,14 +137,14 @@ export interface ApplyOptions extends WriteOptions {
   compact?: boolean;
   /**
    * Called with the processed signal ids right after the envelope is saved (or found to need no write),
-   * before the effects are settled: the ack follows the envelope write directly (ARCHITECTURE §1 order),
+   * before the effects are settled: the ack follows the envelope write directly (the data flow of docs/design/invariants.md),
    * and a slow report to meta or registry write never delays it.
    */
   afterSave?: (processedSignalIds: readonly string[]) => Promise<void>;
 }
 
 /**
- * Apply inputs to a team's lifecycle, exactly once each (ARCHITECTURE invariants 6–8).
+ * Apply inputs to a team's lifecycle, exactly once each (docs/design/invariants.md #6–8).
  *
  * Under the team's state lock: restore the envelope (validated), settle what the previous write owed
  * (journal lines, reports to meta, registry status), apply each input, then write the new snapshot

@@ -8,7 +8,7 @@ import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { SignalMessage } from '../../core/schema/signal.js';
 
 /**
- * A team archetype (spec §2.4), declared in one place: its folder under `src/archetypes/` holds this
+ * A team archetype (docs/design/spec.md §2.4), declared in one place: its folder under `src/archetypes/` holds this
  * descriptor and what only it needs; `catalog.ts` lists it. Nothing outside the archetype folders asks
  * which archetype a team has — it asks the descriptor (a test keeps it so).
  */
@@ -36,7 +36,7 @@ export interface Archetype {
    */
   signalEvent?(message: SignalMessage, snapshot: AnyMachineSnapshot): { type: string; [key: string]: unknown } | undefined;
   completion: CompletionPolicy;
-  /** Health problems of a team in this state (spec §6), besides the ones every team has; empty when healthy. */
+  /** Health problems of a team in this state (docs/design/spec.md §6), besides the ones every team has; empty when healthy. */
   healthProblems(input: HealthInput): string[];
   /** Sample events and whole runs the model-based tests walk the machine with (test/model, test/machines). */
   modelTest: ModelTestSamples;

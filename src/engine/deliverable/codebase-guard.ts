@@ -6,7 +6,7 @@ import { FED_DIR } from '../../core/layout.js';
 import type { CodebaseBaseline } from '../../core/schema/launch-context.js';
 
 /**
- * The read-only rule of the deliverable team (spec §1: "read-only study … never modifies the codebase"):
+ * The read-only rule of the deliverable team (docs/design/spec.md §1: "read-only study … never modifies the codebase"):
  * what the codebase looks like, and what changed since. In a git repository that is HEAD plus every path
  * `git status` reports (tracked changes and untracked files) with a hash of its content, so a file that
  * was already dirty and is edited again still shows; elsewhere, every file's size and mtime. `.fed/` —

@@ -5,7 +5,7 @@ import { isMermaidDiagramType, MERMAID_DIAGRAM_TYPES, mermaidDeclaration } from 
 import { lineOf, plainText, sourceOf, visit } from './parse-markdown.js';
 
 /**
- * The documentation standards `fed deliverable check` enforces (spec §2.6), one rule each. The skill
+ * The documentation standards `fed deliverable check` enforces (docs/design/spec.md §2.6), one rule each. The skill
  * `skills/documentation-standards.md` states the same rules for agents; keep the two in step.
  */
 export const DOCUMENTATION_RULES = {
@@ -22,7 +22,7 @@ export const DOCUMENTATION_RULES = {
 } as const;
 export type DocumentationRule = keyof typeof DOCUMENTATION_RULES;
 
-/** Words above which a table of contents is expected (spec §8). */
+/** Words above which a table of contents is expected (docs/design/spec.md §8). */
 export const TOC_WORD_LIMIT = 500;
 const SUMMARY_SENTENCES = { min: 2, max: 3 } as const;
 

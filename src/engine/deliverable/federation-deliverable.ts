@@ -5,7 +5,7 @@ import { recordDeliverableMetrics } from '../../infra/telemetry/deliverable-metr
 import { checkDeliverable, type CheckDeliverableOptions, type DeliverableCheck } from './check-deliverable.js';
 import type { Federation } from '../context.js';
 
-/** The federation's deliverableSchema (spec §2.3), resolved against its root; none when not configured. */
+/** The federation's deliverableSchema (docs/design/spec.md §2.3), resolved against its root; none when not configured. */
 export function configuredSchema(root: string, config: FederationConfig, configFile: string): CheckDeliverableOptions {
   if (config.deliverableSchema === undefined) return {};
   return { schemaPath: resolve(root, config.deliverableSchema), schemaLabel: `deliverableSchema (${config.deliverableSchema}) in ${configFile}` };
@@ -20,7 +20,7 @@ export function teamHolding(teams: readonly RegistryEntry[], file: string): Regi
 /**
  * `fed deliverable check` inside a federation: check `file` (with `options`' schema, else the federation's
  * deliverableSchema), and when it passes and lies in a team's workspace, record that team's deliverable
- * metrics (spec §6) — as a completing launch does.
+ * metrics (docs/design/spec.md §6) — as a completing launch does.
  */
 export async function checkFederationDeliverable(fed: Federation, file: string, options: CheckDeliverableOptions = {}): Promise<DeliverableCheck> {
   const check = checkDeliverable(file, options.schemaPath !== undefined ? options : configuredSchema(fed.root, fed.config, fed.configFile.file));

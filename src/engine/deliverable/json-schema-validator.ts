@@ -6,7 +6,7 @@ import { readFileBounded, type BoundedRead } from '../../infra/fs/read-json-file
 import { jsonPath } from '../../core/schema/problems.js';
 
 /**
- * A user's JSON Schema (config `deliverableSchema`, spec §2.3), compiled with ajv for the draft it
+ * A user's JSON Schema (config `deliverableSchema`, docs/design/spec.md §2.3), compiled with ajv for the draft it
  * declares in `$schema` (2020-12 — what `fed schema` prints —, 2019-09, else draft-07). Unknown keywords
  * and formats are tolerated rather than fatal: `format` is an annotation here (no format plugin), and a
  * schema written for another tool should still check what it can.

@@ -6,7 +6,7 @@ import { learningEntrySchema, type LearningEntry } from '../../core/schema/learn
 import { zodProblemText } from '../../core/schema/problems.js';
 
 /**
- * Append entries to a learning log (spec §2.5), one JSON object per line. The log is append-only and has
+ * Append entries to a learning log (docs/design/spec.md §2.5), one JSON object per line. The log is append-only and has
  * one writer (the team's agent), so there is nothing to replace atomically: all lines go out in a single
  * write, and a line is only ever added whole or, if the writer dies mid-write, cut at the end — which a
  * reader skips as one unparseable last line. Every entry is validated first, so nothing invalid is written.

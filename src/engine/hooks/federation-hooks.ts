@@ -3,7 +3,7 @@ import type { LaunchRun } from '../../core/schema/launch-run.js';
 import type { SignalMessage } from '../../core/schema/signal.js';
 
 /**
- * What a federation's `importHook` module (spec §2.3) may export. Every hook is optional and may be
+ * What a federation's `importHook` module (docs/design/spec.md §2.3) may export. Every hook is optional and may be
  * async. Commands that run the federation (`fed launch`, `fed actors run`, `fed monitor`) load the module
  * and call them; the types are exported so a hook file can be written against them:
  *

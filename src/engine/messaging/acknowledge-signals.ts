@@ -23,7 +23,7 @@ async function openInbox(team: string, backend: FederationBackend): Promise<{ in
 }
 
 /**
- * Acknowledge one signal of `team`'s inbox (spec §4.3). `target` is the signal's id, or the handle (file
+ * Acknowledge one signal of `team`'s inbox (docs/design/spec.md §4.3). `target` is the signal's id, or the handle (file
  * name) or location (path) the inbox showed for it. Every stored signal carrying the id is acknowledged
  * (a copy made by hand is still the same signal).
  *

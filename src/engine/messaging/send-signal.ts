@@ -43,7 +43,7 @@ export interface SendSignalResult extends SentSignal {
 }
 
 /**
- * Send a signal (spec §4.3): build and validate a SignalMessage, then hand it to the federation's signal
+ * Send a signal (docs/design/spec.md §4.3): build and validate a SignalMessage, then hand it to the federation's signal
  * transport, which delivers it to the recipient's inbox and records a copy in the sender's outbox — each
  * complete when it appears, never replacing another signal (file-signal-v1: temp file, fsync, hard link).
  * Everything is checked before anything is written, so a refused send leaves no trace.
@@ -99,7 +99,7 @@ function buildMessage(request: SendSignalRequest, from: string, to: string, now:
 }
 
 /**
- * Sending counts as activity (spec §2.4 `lastActive`), but at most one registry write per minute per
+ * Sending counts as activity (docs/design/spec.md §2.4 `lastActive`), but at most one registry write per minute per
  * team. The signal is already delivered here, so a failure is a warning: reporting the send as failed
  * would make callers retry and deliver it twice.
  */

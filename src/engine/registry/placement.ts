@@ -16,7 +16,7 @@ export function worktreeBranch(domain: string): string {
 }
 
 /**
- * Create a team workspace (spec §2.4 placementType). The final directory is created exclusively, so of
+ * Create a team workspace (docs/design/spec.md §2.4 placementType). The final directory is created exclusively, so of
  * two concurrent onboardings of one domain only the creator ever removes it again.
  */
 export function createWorkspace(root: string, domain: string, placement: PlacementType): CreatedWorkspace {

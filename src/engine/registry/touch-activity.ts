@@ -12,7 +12,7 @@ export function activityIsStale(entry: RegistryEntry, now: Date, resolutionMs = 
 }
 
 /**
- * Record activity of a team (spec §2.4 `lastActive`: signal sent, status update, …). Refreshed only when
+ * Record activity of a team (docs/design/spec.md §2.4 `lastActive`: signal sent, status update, …). Refreshed only when
  * older than `resolutionMs`, so a busy team does not turn every signal into a registry write; returns
  * whether a write happened. Unknown teams (and `meta`) are ignored.
  */

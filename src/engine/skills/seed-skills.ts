@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { createFileExclusive } from '../../infra/fs/atomic-write.js';
 import { packageRoot } from '../../infra/package-info.js';
 
-/** The skills fed ships (spec §2.6), in the package's top-level `skills/` folder. */
+/** The skills fed ships (docs/design/spec.md §2.6), in the package's top-level `skills/` folder. */
 export function bundledSkillsDir(): string {
   return join(packageRoot(), 'skills');
 }

@@ -4,7 +4,7 @@ import type { ValidationProblem } from '../../core/errors.js';
 import { federationPaths } from '../../core/layout.js';
 import type { FederationConfig } from '../../core/schema/config.js';
 
-/** The playbook skill teams read (spec §2.3 `playbookSkill`): `.fed/skills/<playbookSkill>.md`. */
+/** The playbook skill teams read (docs/design/spec.md §2.3 `playbookSkill`): `.fed/skills/<playbookSkill>.md`. */
 export function playbookSkillFile(root: string, config: FederationConfig): string {
   return join(federationPaths(root).skills, `${config.playbookSkill}.md`);
 }

@@ -3,7 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
 /**
- * Durable, complete-on-delivery file writes (ARCHITECTURE invariants 1–3). Every shared file fed writes
+ * Durable, complete-on-delivery file writes (docs/design/invariants.md #1–3). Every shared file fed writes
  * goes through here: content lands in a temp file in the same directory, is fsynced, and only then is
  * moved into place in one step, so a reader sees either the old file or the whole new one — never a
  * torn or empty one, even when the writer is killed midway.
@@ -91,7 +91,7 @@ export function suffixedName(name: string, attempt: number): string {
 }
 
 /**
- * Publish a new file into `dir` without ever replacing an existing one (invariant 2): `rename` would
+ * Publish a new file into `dir` without ever replacing an existing one (docs/design/invariants.md #2): `rename` would
  * silently clobber a same-named file, so the complete temp file is hard-linked into place, which fails
  * with EEXIST instead; on collision the next suffixed name is tried. Returns the name it landed under.
  */

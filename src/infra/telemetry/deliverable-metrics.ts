@@ -2,7 +2,7 @@ import type { DeliverableSummary } from '../../core/schema/deliverable-summary.j
 import { lazyInstruments } from './meter.js';
 
 /**
- * Deliverable metrics of spec §6, through the OpenTelemetry API only (whoever runs fed registers an SDK).
+ * Deliverable metrics of docs/design/spec.md §6, through the OpenTelemetry API only (whoever runs fed registers an SDK).
  * Gauges: each record is the size of the team's latest deliverable, not something that adds up.
  */
 const instruments = lazyInstruments((meter) => ({

@@ -6,7 +6,7 @@ export const METER_NAME = 'fed';
 
 /**
  * Instruments for the MeterProvider that is global when they are first used, made again when it changes.
- * An instrument made before a provider is registered stays a no-op forever (ARCHITECTURE §3), and the CLI
+ * An instrument made before a provider is registered stays a no-op forever (docs/design/invariants.md, measured facts), and the CLI
  * registers its provider only once it has read the config — long after modules are loaded — so no module
  * may make its instruments at load time: it wraps their creation in this and calls the result per record.
  */

@@ -16,7 +16,7 @@ const entry = (content: string, overrides: Partial<LearningEntry> = {}): Learnin
 
 const readLines = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => learningEntrySchema.parse(JSON.parse(l)));
 
-describe('learning log (spec §2.5)', () => {
+describe('learning log (docs/design/spec.md §2.5)', () => {
   it('declares its categories and confidence levels in the schema', () => {
     expect(LEARNING_CATEGORIES).toEqual(['structure', 'stack', 'entry-point', 'dependency', 'testing', 'hotspot', 'convention', 'gap']);
     expect(LEARNING_CONFIDENCE_LEVELS).toEqual(['high', 'medium', 'low']);

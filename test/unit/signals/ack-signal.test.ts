@@ -24,7 +24,7 @@ async function refusedCode(fn: () => unknown): Promise<string> {
   throw new Error('expected a refusal');
 }
 
-describe('acknowledging signals (spec §4.3)', () => {
+describe('acknowledging signals (docs/design/spec.md §4.3)', () => {
   it('writes <signal-file>.json.ack beside the signal with {acknowledged, acknowledged_at}', async () => {
     const fed = await signalFederation(['docs']);
     const sent = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'directive', subject: 'Go' }, fast);

@@ -13,7 +13,7 @@ import {
   subjectSlug,
 } from '../../../src/adapters/file/signals/signal-file-name.js';
 
-describe('signal file names (spec §4.2)', () => {
+describe('signal file names (docs/design/spec.md §4.2)', () => {
   it('is <YYYY-MM-DDTHHMMSSZ>-<type>-<kebab-subject>.json in UTC without colons', () => {
     const name = signalFileName({ timestamp: '2026-01-31T12:04:05.987Z', type: 'directive', subject: 'Write the Architecture Doc' });
     expect(name).toBe('2026-01-31T120405Z-directive-write-the-architecture-doc.json');

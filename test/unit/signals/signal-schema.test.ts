@@ -14,7 +14,7 @@ const valid = {
   protocol: 'file-signal-v1',
 };
 
-describe('SignalMessage schema (spec §2.1)', () => {
+describe('SignalMessage schema (docs/design/spec.md §2.1)', () => {
   it('accepts exactly the spec fields, with the two optional acknowledgment fields', () => {
     expect(signalMessageSchema.parse(valid)).toEqual(valid);
     const acked = { ...valid, acknowledged: true, acknowledged_at: '2026-01-31T12:01:00Z' };
@@ -47,7 +47,7 @@ describe('SignalMessage schema (spec §2.1)', () => {
   });
 });
 
-describe('acknowledgment schema (spec §2.2)', () => {
+describe('acknowledgment schema (docs/design/spec.md §2.2)', () => {
   it('is {acknowledged, acknowledged_at} and nothing else', () => {
     expect(signalAckSchema.parse({ acknowledged: true, acknowledged_at: '2026-01-31T12:00:00Z' })).toBeTruthy();
     expect(signalAckSchema.safeParse({ acknowledged: true }).success).toBe(false);

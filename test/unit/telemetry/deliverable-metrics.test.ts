@@ -25,7 +25,7 @@ afterEach(async () => {
 
 const summary = checkMarkdownText('# T\n\nOne. Two.\n\n## A\n\n```sh\nls\n```\n\n```mermaid\nflowchart LR\n  a --> b\n```\n\n## Next steps\n\n- Go.\n').summary;
 
-describe('deliverable metrics (spec §6)', () => {
+describe('deliverable metrics (docs/design/spec.md §6)', () => {
   it('records size, sections and code examples of the latest deliverable per team', async () => {
     const collect = registerInMemoryProvider();
     recordDeliverableMetrics('docs', { ...summary, size_bytes: 1 });

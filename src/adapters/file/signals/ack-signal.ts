@@ -28,7 +28,7 @@ export function writeAck(signal: SignalEntry, options: AckOptions = {}): AckResu
   }
   const existing = readAck(ackPath);
   if (existing.acknowledged) return { signal: acknowledged(signal, existing), ackPath, alreadyAcknowledged: true };
-  // An ack file that says "not acknowledged" (spec §2.2 allows the value) is superseded, not kept.
+  // An ack file that says "not acknowledged" (docs/design/spec.md §2.2 allows the value) is superseded, not kept.
   writeFileAtomic(ackPath, toJsonText(ack), writeOptions);
   recordSignalAcknowledged(signal.message.to, signal.message.type);
   return { signal: acknowledged(signal, ack), ackPath, alreadyAcknowledged: false };

@@ -4,7 +4,7 @@ import { MAX_SIGNAL_BYTES } from '../../../core/schema/signal.js';
 /**
  * Reading one file of a signal box (judging its bytes is src/schema/judge-signal.ts). Every way a file
  * can be unusable ends in a reason a person can act on — never an exception — so one bad file cannot
- * hide the others (invariant 4).
+ * hide the others (docs/design/invariants.md #4).
  */
 
 /** The file's contents and the stat they were read with (the reader's cache key). */

@@ -20,7 +20,7 @@ export function quarantineDirectory(workspace: string): string {
 
 /**
  * Move an invalid file out of a signal box so it stops being reported on every poll, without ever
- * deleting it (invariant 4): it is hard-linked into the quarantine folder under a free name, a
+ * deleting it (docs/design/invariants.md #4): it is hard-linked into the quarantine folder under a free name, a
  * `<name>.reason.json` saying why is written beside it, and only then is the box entry removed. A crash
  * in between leaves the file in both places, never in neither. `file` is an InvalidSignalFile of a reader.
  */

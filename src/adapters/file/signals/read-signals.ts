@@ -245,7 +245,7 @@ export function readSignalBox(dir: string, expect: BoxExpectation, options: Sign
 }
 
 /**
- * The ack file is the record of acknowledgment (spec §3.2: unacknowledged until the recipient writes
+ * The ack file is the record of acknowledgment (docs/design/spec.md §3.2: unacknowledged until the recipient writes
  * it); whatever the signal file itself says about it is replaced.
  */
 export function withAck(message: SignalMessage, ack: Judged<SignalAck> | undefined): SignalMessage {

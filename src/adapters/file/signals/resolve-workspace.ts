@@ -25,7 +25,7 @@ export interface ResolveWorkspaceOptions extends ResolvePartyOptions {
  * Where a party's signals live: meta's workspace is the federation root, a team's is its registry
  * `location`. Paths come only from the registry, never from the name given, and a location outside the
  * federation root (or through a symbolic link) is refused by `teamWorkspace`, so no input can make fed
- * write elsewhere (ARCHITECTURE invariant 9).
+ * write elsewhere (docs/design/invariants.md #9).
  */
 export function resolveSignalWorkspace(root: string, party: string, options: ResolveWorkspaceOptions = {}): SignalWorkspace {
   if (party === META) return partyWorkspace(root, { id: META, entry: undefined });

@@ -1,7 +1,7 @@
 import { SIGNAL_TYPES, type SignalMessage, type SignalType } from '../../../core/schema/signal.js';
 
 /**
- * Signal file names (spec §4.2): `<YYYY-MM-DDTHHMMSSZ>-<type>-<kebab-subject>.json`, and the ack file
+ * Signal file names (docs/design/spec.md §4.2): `<YYYY-MM-DDTHHMMSSZ>-<type>-<kebab-subject>.json`, and the ack file
  * `<signal-file>.json.ack` beside it. Subjects are data, not paths: they are reduced to a slug of
  * lowercase ASCII letters and digits, so no subject can add a directory, a dot-file, a control character
  * or an over-long name.

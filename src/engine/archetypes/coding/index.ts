@@ -14,7 +14,7 @@ export const codingEntry = machineEntry(codingMachine, CODING_MACHINE_VERSION, c
 
 /**
  * A team that changes the codebase on its own branch (`fed/<domain>`, worktree placement) until meta
- * merges it (spec §3.2): plan, implement, commit, test (a failing run loops back), ask for review; meta
+ * merges it (docs/design/spec.md §3.2): plan, implement, commit, test (a failing run loops back), ask for review; meta
  * reviews (`fed team review`), requests changes (back to implementing) or approves, and merges
  * (`fed team merge`). Complete once merged and cleaned up.
  */

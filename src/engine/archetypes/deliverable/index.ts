@@ -10,7 +10,7 @@ import { deliverableModelTest } from './model-samples.js';
 
 export const deliverableEntry = machineEntry(deliverableMachine, DELIVERABLE_MACHINE_VERSION, deliverableEventSchema);
 
-/** A team that studies the codebase read-only and writes one Markdown deliverable (spec §3.1). */
+/** A team that studies the codebase read-only and writes one Markdown deliverable (docs/design/spec.md §3.1). */
 export const deliverableArchetype: Archetype = {
   id: 'deliverable',
   summary: 'studies the codebase read-only and writes a Markdown deliverable that passes fed deliverable check',
