@@ -86,8 +86,8 @@ const PROGRAMS = [
 ];
 
 const PRINTS_OR_EXITS = [
-  ['process.exit', "MemberExpression[object.name='process'][property.name=/^exit(Code)?$/]"],
-  ['process.stdout/stderr.write', "MemberExpression[object.object.name='process'][object.property.name=/^std(out|err)$/][property.name='write']"],
+  ...['exit', 'exitCode'].map((name) => [`process.${name}`, `MemberExpression[object.name='process'][property.name='${name}']`]),
+  ...['stdout', 'stderr'].map((name) => [`process.${name}.write`, `MemberExpression[object.object.name='process'][object.property.name='${name}'][property.name='write']`]),
 ].map(([name, selector]) => ({ selector, message: `${name}: the library never prints or exits; return the outcome to src/cli.` }));
 
 const UNSAFE_XSTATE = '__unsafe_getAllOwnEventDescriptors';
@@ -126,6 +126,25 @@ export default defineConfig(
       'import-x/no-restricted-paths': ['error', { basePath: ROOT, zones: zones(EXCEPTIONS.filter((entry) => entry.file === file).flatMap(({ allow }) => allow)) }],
     },
   })),
+  {
+    // Known cycle, being removed (the Federation context): the file adapter's team-workspace.ts opens a
+    // backend through open-backend.ts, which opens the file adapter. A warning until then: make it an error
+    // again by deleting this block.
+    files: [
+      'src/adapters/open-backend.ts',
+      'src/adapters/file/file-lifecycle-store.ts',
+      'src/adapters/file/file-signal-transport.ts',
+      'src/adapters/file/open-file-backend.ts',
+      'src/adapters/file/signals/resolve-workspace.ts',
+      'src/adapters/file/team-workspace.ts',
+    ],
+    rules: { 'import-x/no-cycle': ['warn', { ignoreExternal: true }] },
+  },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
   {
     files: ['src/**'],
     ignores: ['src/cli/**', ...PROGRAMS],

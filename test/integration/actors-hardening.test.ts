@@ -23,7 +23,6 @@ import {
   type RegistryEntry,
   openBackend,
 } from '../../src/index.js';
-import { readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 async function federation(): Promise<{ root: string; team: () => RegistryEntry }> {

@@ -126,8 +126,14 @@ export class JetStreamSignalTransport implements SignalTransport {
       const [to, from] = subject.split('.').slice(-2) as [string, string];
       const inbox = census.get(to)?.inbox;
       const outbox = census.get(from)?.outbox;
-      if (inbox) (inbox.total += count), (inbox.unacknowledged += count);
-      if (outbox) (outbox.total += count), (outbox.unacknowledged += count);
+      if (inbox) {
+        inbox.total += count;
+        inbox.unacknowledged += count;
+      }
+      if (outbox) {
+        outbox.total += count;
+        outbox.unacknowledged += count;
+      }
     }
     for (const subject of Object.keys(acks)) {
       const [to, from] = subject.split('.').slice(-3, -1) as [string, string];

@@ -6,7 +6,6 @@ import { openBackend } from '../../adapters/open-backend.js';
 import { writeRegistryStatus, nextTeamStatus, type StatusChange } from '../registry/team-status.js';
 import { isWorkspaceRefusal } from '../../adapters/file/team-workspace.js';
 import type { UpdateOptions } from '../registry/update-registry.js';
-import type { RegistryEntry } from '../../core/schema/registry.js';
 import { applyLifecycleInputs, withStateLock, type ApplyOptions } from './team-lifecycle.js';
 
 /**
