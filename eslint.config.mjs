@@ -33,7 +33,7 @@ const OUTSIDE_ADAPTERS = ['src/*.ts', 'src/!(adapters)/**'];
  * what the file may import (a file or folder) past the zones above. The adapter-internals entries are the
  * KNOWN table of test/unit/architecture/ports-boundary.test.ts (whose field-access check stays there).
  */
-const EXCEPTIONS = [
+export const EXCEPTIONS = [
   // Layers: imports that go up, left by the re-layout into folders.
   { file: 'src/core/resolve-party.ts', allow: ['src/ports/signal-transport.ts'], why: 'the SignalParty type is declared in the transport port' },
   { file: 'src/core/schema/judge-signal.ts', allow: ['src/ports/signal-transport.ts'], why: 'the SignalBox type is declared in the transport port' },
@@ -67,8 +67,8 @@ const EXCEPTIONS = [
   { file: 'src/apps/doctor/jetstream-checks.ts', allow: ['src/adapters/jetstream'], why: 'checks the durability and reachability of a JetStream server' },
 ];
 
-/** The no-restricted-paths zones, with the imports `allow` lets through. */
-function zones(allow = []) {
+/** The no-restricted-paths zones, with the imports `allow` lets through (test/unit/architecture/lint-rules.test.ts checks each is needed). */
+export function zones(allow = []) {
   const zone = (target, from, message) => {
     const except = allow.filter((path) => path === from || path.startsWith(`${from}/`)).map((path) => `./${path.slice(from.length + 1)}`);
     return { target, from, message, ...(except.length ? { except } : {}) };
@@ -80,7 +80,7 @@ function zones(allow = []) {
 }
 
 /** Standalone programs, started as processes: printing and exit codes are their job. */
-const PROGRAMS = [
+export const PROGRAMS = [
   'src/apps/agent/main.ts', // the fed-agent program (its executable, apps/agent/bin.ts, only imports it)
   'src/apps/launch/agent-watchdog.ts', // the watchdog process fed launch starts around an agent
 ];
