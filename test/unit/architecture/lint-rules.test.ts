@@ -33,14 +33,18 @@ async function problems(file: string, code: string): Promise<string[]> {
 
 describe('eslint.config.mjs', () => {
   it('keeps each layer from importing the layers above it', async () => {
-    const imports = "import { a } from '../engine/messaging/send-signal.js';\nimport { b } from '../infra/repeat.js';\nimport { c } from '../../machines/index.js';\n";
+    const imports =
+      "import { a } from '../engine/messaging/send-signal.js';\nimport { b } from '../infra/repeat.js';\nimport { c } from '../../machines/index.js';\n";
     expect(await problems('src/core/x.ts', imports)).toEqual([
       "import-x/no-restricted-paths: import { a } from '../engine/messaging/send-signal.js';",
       "import-x/no-restricted-paths: import { b } from '../infra/repeat.js';",
     ]);
-    expect(await problems('src/engine/x.ts', "import { a } from '../core/errors.js';\nimport { b } from '../apps/launch/launch-team.js';\n")).toEqual([
-      "import-x/no-restricted-paths: import { b } from '../apps/launch/launch-team.js';",
-    ]);
+    expect(
+      await problems(
+        'src/engine/x.ts',
+        "import { a } from '../core/errors.js';\nimport { b } from '../apps/launch/launch-team.js';\n",
+      ),
+    ).toEqual(["import-x/no-restricted-paths: import { b } from '../apps/launch/launch-team.js';"]);
     expect(await problems('machines/x.ts', "import { a } from '../src/core/errors.js';\n")).toEqual([
       "import-x/no-restricted-paths: import { a } from '../src/core/errors.js';",
     ]);
@@ -65,7 +69,10 @@ describe('eslint.config.mjs', () => {
     ]);
     expect(await problems('src/cli/commands/x.ts', leaks.replace('../../cli/', '../'))).toEqual([]);
     for (const program of config.PROGRAMS) {
-      expect(await problems(program, leaks.replace("import { runCli } from '../../cli/program.js';", 'const runCli = 1;')), program).toEqual([]);
+      expect(
+        await problems(program, leaks.replace("import { runCli } from '../../cli/program.js';", 'const runCli = 1;')),
+        program,
+      ).toEqual([]);
     }
   });
 
@@ -74,7 +81,8 @@ describe('eslint.config.mjs', () => {
   });
 
   it("refuses an import of an adapter's internals from outside src/adapters", async () => {
-    const code = "import { readRegistry } from '../../adapters/file/registry-file.js';\nimport { names } from '../../adapters/jetstream/names.js';\n";
+    const code =
+      "import { readRegistry } from '../../adapters/file/registry-file.js';\nimport { names } from '../../adapters/jetstream/names.js';\n";
     expect(await problems('src/apps/monitor/x.ts', code)).toEqual([
       "import-x/no-restricted-paths: import { readRegistry } from '../../adapters/file/registry-file.js';",
       "import-x/no-restricted-paths: import { names } from '../../adapters/jetstream/names.js';",
@@ -101,7 +109,8 @@ describe('eslint.config.mjs', () => {
       for (const { allow } of config.EXCEPTIONS.filter((exception) => exception.file === file)) {
         for (const path of allow) {
           const target = path.replace(/\.ts$/, '.js');
-          if (!refused.some((imported) => imported === target || imported.startsWith(`${path}/`))) unused.push(`${file} → ${path}`);
+          if (!refused.some((imported) => imported === target || imported.startsWith(`${path}/`)))
+            unused.push(`${file} → ${path}`);
         }
       }
     }
