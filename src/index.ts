@@ -24,7 +24,6 @@ export * from './core/errors.js';
 export type * from './core/error-codes.js';
 // Ports, backends and the signal operations on them.
 export type * from './ports/index.js';
-export { SIGNAL_BOXES } from './ports/signal-transport.js';
 export * from './adapters/index.js';
 export * from './engine/context.js';
 export * from './adapters/file/open-file-backend.js';

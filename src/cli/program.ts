@@ -31,7 +31,11 @@ const COMMANDS: Record<CommandName, () => Promise<Register>> = {
   config: async () => (await import('./commands/config.js')).registerConfig,
   machines: async () => (await import('./commands/machines.js')).registerMachines,
   deliverable: async () => (await import('./commands/deliverable.js')).registerDeliverable,
-  demo: async () => (await import('./commands/demo.js')).registerDemo,
+  // The demo runs its steps through runCli: handed in, since the demo module importing this one is a cycle.
+  demo: async () => {
+    const { registerDemo } = await import('./commands/demo.js');
+    return (program, io) => registerDemo(program, io, runCli);
+  },
   doctor: async () => (await import('./commands/doctor.js')).registerDoctor,
   log: async () => (await import('./commands/log.js')).registerLog,
   migrate: async () => (await import('./commands/migrate.js')).registerMigrate,

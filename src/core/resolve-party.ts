@@ -1,9 +1,15 @@
 import { RefusedError, UnknownTeamError } from './errors.js';
-import type { SignalParty } from '../ports/signal-transport.js';
 import { findTeam, statusOf } from './find-team.js';
 import { META } from './schema/common.js';
-import type { Registry } from './schema/registry.js';
+import type { Registry, RegistryEntry } from './schema/registry.js';
 
+/** A party of the protocol: `meta` (no registry entry) or a registered team, as the registry describes it. */
+export interface SignalParty {
+  /** `meta`, or the team's `domainId`: what signals carry in `from`/`to`. */
+  id: string;
+  /** The team's registry entry; undefined for `meta`. An adapter may use it to find where the party's boxes are. */
+  entry: RegistryEntry | undefined;
+}
 export interface ResolvePartyOptions {
   /** Names the party in error messages, e.g. `recipient (--to)`. */
   role?: string;

@@ -1,5 +1,5 @@
+import type { SignalParty } from '../core/resolve-party.js';
 import type { SentFact } from '../core/schema/delivery.js';
-import type { RegistryEntry } from '../core/schema/registry.js';
 import type { SignalMessage } from '../core/schema/signal.js';
 
 /**
@@ -11,18 +11,6 @@ import type { SignalMessage } from '../core/schema/signal.js';
  * Every operation is asynchronous, since a network store cannot answer synchronously. Nothing here is a
  * path: an adapter names a stored signal by its own `file` handle and gives a `path` only to show people.
  */
-
-/** The two boxes of a party: signals sent to it, and the record copies of those it sent. */
-export type SignalBox = 'inbox' | 'outbox';
-export const SIGNAL_BOXES: readonly SignalBox[] = ['inbox', 'outbox'];
-
-/** A party of the protocol: `meta` (no registry entry) or a registered team, as the registry describes it. */
-export interface SignalParty {
-  /** `meta`, or the team's `domainId`: what signals carry in `from`/`to`. */
-  id: string;
-  /** The team's registry entry; undefined for `meta`. An adapter may use it to find where the party's boxes are. */
-  entry: RegistryEntry | undefined;
-}
 
 /**
  * A valid signal of a box. In an inbox, `acknowledged`/`acknowledged_at` reflect its acknowledgment as

@@ -23,7 +23,6 @@ import {
   initFederation,
   jetstreamBackendSchema,
   onboardTeam,
-  openBackend,
   openFileBackend,
   runActors,
   sendSignal,

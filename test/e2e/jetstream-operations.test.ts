@@ -115,7 +115,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
   });
 
   it('fed chat bridge on the meta machine answers status, send, monitor and pause for a team in another working directory', async () => {
-    const { name, onMeta, onTeam, metaRoot, teamRoot } = await twoMachines(server().url);
+    const { name, onMeta, onTeam, metaRoot } = await twoMachines(server().url);
     const say = (root: string, text: string) => new FileChatChannel(root, { author: 'alice' }).post(text);
     const replies = (root: string) =>
       new FileChatChannel(root)

@@ -148,6 +148,7 @@ describe('fed signal (built CLI)', () => {
     expect(file).toMatch(/^[A-Za-z0-9-]+-alert-etc-passwd-2j-31mred-evil-long-[a-z-]+\.json$/);
     expect((await listJson(fed, ['--team', 'docs'])).signals[0]?.message.subject).toBe(subject);
     const table = await fedIn(fed, ['signal', 'list', '--team', 'docs']);
+    // eslint-disable-next-line no-control-regex -- control characters are what it looks for
     expect(table.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u202e]/);
     expect(table.stdout.split('\n').filter(Boolean)).toHaveLength(2);
   });

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { emptyRegistry, openBackend, updateRegistryIn, type JetStreamBackend, type RegistryEntry } from '../../src/index.js';
+import { emptyRegistry, updateRegistryIn, type JetStreamBackend, type RegistryEntry } from '../../src/index.js';
 import type { ConformanceFactory } from '../conformance/conformance-federation.js';
 import type { NatsServer } from './nats-server.js';
 import { tempDir } from './temp-dir.js';

@@ -21,9 +21,7 @@ import {
   workspacePaths,
   writeEnvelope,
   type RegistryEntry,
-  openBackend,
 } from '../../src/index.js';
-import { readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { openFederation } from '../../src/engine/context.js';
 

@@ -23,7 +23,6 @@ import {
   workspacePaths,
   type LifecycleEnvelope,
   type RegistryEntry,
-  openBackend,
 } from '../../src/index.js';
 import { readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { tempDir } from '../helpers/temp-dir.js';

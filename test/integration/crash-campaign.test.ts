@@ -17,7 +17,6 @@ import {
   sendSignal,
   workspacePaths,
   type PlacementType,
-  openBackend,
 } from '../../src/index.js';
 import { FED_BIN } from '../helpers/fed-cli.js';
 import { readWholeJournal } from '../helpers/lifecycle-checks.js';

@@ -3,7 +3,7 @@ import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { getTeam, launchTeam, listSignals, loadConfig, openBackend, readRegistry, runActors, sendSignal, viewLifecycle, workspacePaths } from '../../src/index.js';
+import { getTeam, launchTeam, listSignals, loadConfig, readRegistry, runActors, sendSignal, viewLifecycle, workspacePaths } from '../../src/index.js';
 import { fakeAgent } from '../helpers/launch-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { openFederation } from '../../src/engine/context.js';

@@ -22,7 +22,7 @@ describe('readers never see a partial signal (docs/design/invariants.md #1)', ()
     let torn = 0;
     let readerInvalid = 0;
     let polls = 0;
-    let finished = false;
+    let finished: boolean;
     do {
       finished = await Promise.race([exited, sleep(1, false)]);
       polls++;

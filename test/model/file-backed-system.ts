@@ -13,7 +13,6 @@ import {
   sendSignal,
   TeamInboxConsumer,
   type RegistryEntry,
-  openBackend,
 } from '../../src/index.js';
 import type { ObservedState, SystemUnderTest } from './path-runner.js';
 import { openFederation } from '../../src/engine/context.js';

@@ -1,4 +1,5 @@
-import type { PartyCensus, SendRoute, SentSignal, SignalCounts, SignalParty, SignalTransport, TransportSendOptions, TransportWriteOptions, InboxOptions } from '../../ports/signal-transport.js';
+import type { PartyCensus, SendRoute, SentSignal, SignalCounts, SignalTransport, TransportSendOptions, TransportWriteOptions, InboxOptions } from '../../ports/signal-transport.js';
+import type { SignalParty } from '../../core/resolve-party.js';
 import { workspacePaths } from '../../core/layout.js';
 import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
 import { toJsonText } from '../../core/json-text.js';

@@ -1,21 +1,7 @@
 import { CorruptFileError, RefusedError } from '../../core/errors.js';
 import { toJsonText } from '../../core/json-text.js';
-import type {
-  AcknowledgeBatch,
-  AcknowledgeOptions,
-  AckResult,
-  BoxLookup,
-  InvalidSignalFile,
-  PendingBatchOptions,
-  QuarantineOptions,
-  QuarantineResult,
-  SignalEntry,
-  SignalInbox,
-  SignalParty,
-  SignalReadResult,
-  SignalSubscription,
-  WatchOptions,
-} from '../../ports/signal-transport.js';
+import type { AcknowledgeBatch, AcknowledgeOptions, AckResult, BoxLookup, InvalidSignalFile, PendingBatchOptions, QuarantineOptions, QuarantineResult, SignalEntry, SignalInbox, SignalReadResult, SignalSubscription, WatchOptions } from '../../ports/signal-transport.js';
+import type { SignalParty } from '../../core/resolve-party.js';
 import type { SignalAck } from '../../core/schema/signal.js';
 import { recordSignalAcknowledged } from '../../infra/telemetry/fed-metrics.js';
 import type { FederationStreams } from './federation-streams.js';

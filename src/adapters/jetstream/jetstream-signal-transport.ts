@@ -1,18 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { RefusedError } from '../../core/errors.js';
 import { toJsonText } from '../../core/json-text.js';
-import type {
-  InboxOptions,
-  PartyCensus,
-  SendRoute,
-  SentSignal,
-  SignalInbox,
-  SignalOutbox,
-  SignalParty,
-  SignalReadResult,
-  SignalTransport,
-  TransportSendOptions,
-} from '../../ports/signal-transport.js';
+import type { InboxOptions, PartyCensus, SendRoute, SentSignal, SignalInbox, SignalOutbox, SignalReadResult, SignalTransport, TransportSendOptions } from '../../ports/signal-transport.js';
+import type { SignalParty } from '../../core/resolve-party.js';
 import { SIGNAL_PROTOCOL, type SignalMessage } from '../../core/schema/signal.js';
 import { judgeSignal } from '../../core/schema/judge-signal.js';
 import type { FederationStreams } from './federation-streams.js';
@@ -126,8 +116,14 @@ export class JetStreamSignalTransport implements SignalTransport {
       const [to, from] = subject.split('.').slice(-2) as [string, string];
       const inbox = census.get(to)?.inbox;
       const outbox = census.get(from)?.outbox;
-      if (inbox) (inbox.total += count), (inbox.unacknowledged += count);
-      if (outbox) (outbox.total += count), (outbox.unacknowledged += count);
+      if (inbox) {
+        inbox.total += count;
+        inbox.unacknowledged += count;
+      }
+      if (outbox) {
+        outbox.total += count;
+        outbox.unacknowledged += count;
+      }
     }
     for (const subject of Object.keys(acks)) {
       const [to, from] = subject.split('.').slice(-3, -1) as [string, string];

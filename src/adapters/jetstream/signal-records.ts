@@ -1,4 +1,5 @@
-import type { InvalidSignalFile, SignalBox, SignalEntry } from '../../ports/signal-transport.js';
+import type { InvalidSignalFile, SignalEntry } from '../../ports/signal-transport.js';
+import type { SignalBox } from '../../core/schema/signal.js';
 import type { SignalAck, SignalMessage } from '../../core/schema/signal.js';
 import { judgeAck, judgeSignal } from '../../core/schema/judge-signal.js';
 import type { StreamRecord } from './read-subject.js';

@@ -11,7 +11,6 @@ import { readLaunchContext } from './agent-context.js';
 import { runConsultant } from './consult.js';
 import { fedEventReporter, runFed } from './fed-event.js';
 import { runAgent } from './run-agent.js';
-import type { Federation } from '../../engine/context.js';
 
 /**
  * `fed-agent`: the built-in agent, started by `fed launch` in the team workspace. For a deliverable team

@@ -120,7 +120,6 @@ async function pausedByLaunch(backend: FederationBackend, team: RegistryEntry): 
 }
 
 export async function runFederation(fed: Federation, options: RunFederationOptions): Promise<RunSummary> {
-  const { root } = fed;
   const parallel = options.parallel ?? availableParallelism();
   const { backend } = fed;
   const registry = await backend.registry.read();

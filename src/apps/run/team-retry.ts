@@ -39,7 +39,6 @@ interface MissionContext {
  * a complete team that was sent a new mission directive starts a run with that one.
  */
 export async function retryTeam(fed: Federation, name: string, config: FederationConfig): Promise<NewRun> {
-  const { root } = fed;
   const { backend } = fed;
   const team = getTeam(await backend.registry.read(), name);
   lifecycleEntryFor(team);

@@ -7,16 +7,16 @@ import { demoSteps } from '../../apps/demo/demo-steps.js';
 import { DEFAULT_FEDERATION_REPORT } from '../../core/schema/config.js';
 import { quote } from 'shell-quote';
 import { CliExit, type CliIo } from '../io.js';
-import { runCli } from '../program.js';
 
 /**
  * `fed demo` (`npm run demo`): a whole federation end to end on the built-in defaults — a sample monorepo
  * as the codebase, a plan of three deliverable teams (one per package) with their missions from meta, a
  * parallel run with the built-in agent, a monitoring cycle, and the federation report with its check —
  * each step printed as the command a user would type, followed by its output. The steps are real CLI
- * invocations.
+ * invocations, run by `runCli` (handed in by program.ts, which loads this module: importing it back would
+ * make a cycle).
  */
-export function registerDemo(program: Command, io: CliIo): void {
+export function registerDemo(program: Command, io: CliIo, runCli: (argv: readonly string[], io: CliIo) => Promise<number>): void {
   program
     .command('demo')
     .description('run a whole federation end to end in a temp directory, printing each command and its output')

@@ -12,7 +12,8 @@ import { showSignal, type SignalReport } from '../../engine/delivery/show-signal
 import { listSignals } from '../../engine/messaging/list-signals.js';
 import { sendSignal } from '../../engine/messaging/send-signal.js';
 import { watchSignals } from '../../engine/messaging/watch-signals.js';
-import { SIGNAL_BOXES, type AckResult, type InvalidSignalFile, type SignalBox, type SignalEntry } from '../../ports/signal-transport.js';
+import { type AckResult, type InvalidSignalFile, type SignalEntry } from '../../ports/signal-transport.js';
+import { SIGNAL_BOXES, type SignalBox } from '../../core/schema/signal.js';
 import { federationContext, printJson, type CliIo, type CommandContext } from '../io.js';
 import { Interrupt } from '../interrupt.js';
 import { duration, positiveInteger } from '../option-parsers.js';
@@ -346,6 +347,7 @@ function renderSignalReport(report: SignalReport): string {
   const head = fields.map(([name, value]) => `${name.padEnd(width)}  ${value}\n`).join('');
   const history = report.history.map((event) => `  ${event.at}  ${event.event.padEnd(13)}${event.detail}\n`).join('');
   // The body keeps its lines and tabs; other control characters (terminal escapes) are blanked.
+  // eslint-disable-next-line no-control-regex -- control characters are what it matches
   const body = message.body.replace(/[\u0000-\u0008\u000B-\u001F\u007F\u202A-\u202E\u2066-\u2069]/g, ' ');
   return `${head}\nhistory:\n${history}${body === '' ? '' : `\n${body}${body.endsWith('\n') ? '' : '\n'}`}`;
 }

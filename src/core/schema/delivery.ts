@@ -90,3 +90,12 @@ export const deliveryFactSchemas = {
 export const DELIVERY_STATES = ['delivered', 'read', 'acknowledged', 'answered', 'expired', 'undeliverable'] as const;
 export const deliveryStateSchema = z.enum(DELIVERY_STATES);
 export type DeliveryState = z.infer<typeof deliveryStateSchema>;
+
+/**
+ * How long after an id's claim its sends count as concurrent. A retry within it is stored under the
+ * claim's time, where the claiming send, if it is still running, looks for an earlier copy (its own
+ * second's names); a claiming send that reaches its copies later than this — stalled, or kept waiting by
+ * the send lock — looks at every signal of its subject, as a retry does. A later retry keeps its own time,
+ * so a first delivery made late is not already overdue when it arrives.
+ */
+export const CONCURRENT_SEND_MS = 30_000;

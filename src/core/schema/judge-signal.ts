@@ -1,4 +1,4 @@
-import type { SignalBox } from '../../ports/signal-transport.js';
+import type { SignalBox } from './signal.js';
 import { parseJsonText } from '../json-text.js';
 import { zodProblemText } from './problems.js';
 import { isWellFormedAck, isWellFormedSignal, SIGNAL_PROTOCOL, signalAckSchema, signalMessageSchema, type SignalAck, type SignalMessage } from './signal.js';

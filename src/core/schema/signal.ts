@@ -3,6 +3,10 @@ import { isoTimestamp, META, nonEmptyString, TEAM_ID_PATTERN } from './common.js
 import { describeValue } from './problems.js';
 
 /** Signal transport version carried in every signal's `protocol` field (docs/design/spec.md §9). */
+/** The two boxes of a party: signals sent to it, and the record copies of those it sent. */
+export type SignalBox = 'inbox' | 'outbox';
+export const SIGNAL_BOXES: readonly SignalBox[] = ['inbox', 'outbox'];
+
 export const SIGNAL_PROTOCOL = 'file-signal-v1';
 
 export const SIGNAL_TYPES = ['directive', 'question', 'report', 'alert'] as const;

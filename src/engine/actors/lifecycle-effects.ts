@@ -4,7 +4,6 @@ import { writeRegistryStatus } from '../registry/team-status.js';
 import { META } from '../../core/schema/common.js';
 import type { Registry, RegistryEntry, TeamStatus } from '../../core/schema/registry.js';
 import { sendSignal } from '../messaging/send-signal.js';
-import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { TeamLifecycle } from './team-lifecycle.js';
 import type { Federation } from '../context.js';
 

@@ -5,7 +5,6 @@ import { getTeam, statusOf } from '../../core/find-team.js';
 import { writeRegistryStatus, nextTeamStatus, type StatusChange } from '../registry/team-status.js';
 import { isWorkspaceRefusal } from '../../adapters/index.js';
 import type { UpdateOptions } from '../registry/update-registry.js';
-import type { RegistryEntry } from '../../core/schema/registry.js';
 import { applyLifecycleInputs, withStateLock, type ApplyOptions } from './team-lifecycle.js';
 import type { Federation } from '../context.js';
 

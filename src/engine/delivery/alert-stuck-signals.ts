@@ -22,7 +22,6 @@ export interface AlertOptions extends WriteOptions {
  * with the alerts sent; returns what could not be done.
  */
 export async function alertStuckSignals(fed: Federation, stuck: StuckSignal[], options: AlertOptions = {}): Promise<string[]> {
-  const { backend } = fed;
   const warnings: string[] = [];
   for (const signal of stuck) {
     if (signal.alertedAt !== null) continue;

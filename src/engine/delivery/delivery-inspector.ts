@@ -1,5 +1,6 @@
 import type { FederationBackend } from '../../ports/federation-backend.js';
-import type { SignalBox, SignalEntry, SignalInbox } from '../../ports/signal-transport.js';
+import type { SignalEntry, SignalInbox } from '../../ports/signal-transport.js';
+import type { SignalBox } from '../../core/schema/signal.js';
 import { findTeam, statusOf } from '../../core/find-team.js';
 import { META } from '../../core/schema/common.js';
 import type { DeliveryFactName } from '../../core/schema/delivery.js';

@@ -1,5 +1,7 @@
 import type { FederationBackend } from '../../ports/federation-backend.js';
-import type { SignalBox, SignalEntry, SignalParty } from '../../ports/signal-transport.js';
+import type { SignalEntry } from '../../ports/signal-transport.js';
+import type { SignalBox } from '../../core/schema/signal.js';
+import type { SignalParty } from '../../core/resolve-party.js';
 import { findTeam } from '../../core/find-team.js';
 import { META } from '../../core/schema/common.js';
 import type { SentFact } from '../../core/schema/delivery.js';

@@ -10,14 +10,6 @@ export function signalDigest(message: Pick<SignalMessage, 'from' | 'to' | 'type'
   return createHash('sha256').update(JSON.stringify([message.from, message.to, message.type, message.subject, message.body])).digest('hex');
 }
 
-/**
- * How long after an id's claim its sends count as concurrent. A retry within it is stored under the
- * claim's time, where the claiming send, if it is still running, looks for an earlier copy (its own
- * second's names); a claiming send that reaches its copies later than this — stalled, or kept waiting by
- * the send lock — looks at every signal of its subject, as a retry does. A later retry keeps its own time,
- * so a first delivery made late is not already overdue when it arrives.
- */
-export const CONCURRENT_SEND_MS = 30_000;
 
 /** Who claimed a signal id: this send, or an earlier one with the same content (a retry). */
 export interface IdClaim {

@@ -2,7 +2,7 @@ import { RefusedError, InvalidInputError } from '../../core/errors.js';
 import type { SignalDeadlines } from '../../core/schema/config.js';
 import type { DeliveryFacts } from '../../core/schema/delivery.js';
 import { signalMessageSchema, type SignalMessage } from '../../core/schema/signal.js';
-import type { SignalBox } from '../../ports/signal-transport.js';
+import type { SignalBox } from '../../core/schema/signal.js';
 import { deadlineTable } from '../../core/deadlines.js';
 import { DeliveryInspector } from './delivery-inspector.js';
 import type { DeliveryStatus } from './delivery-state.js';

@@ -1,5 +1,6 @@
 import { InvalidInputError } from '../../core/errors.js';
-import { SIGNAL_BOXES, type InvalidSignalFile, type SignalBox, type SignalEntry } from '../../ports/signal-transport.js';
+import { type InvalidSignalFile, type SignalEntry } from '../../ports/signal-transport.js';
+import { SIGNAL_BOXES, type SignalBox } from '../../core/schema/signal.js';
 import { findTeam } from '../../core/find-team.js';
 import { META } from '../../core/schema/common.js';
 import type { SignalDeadlines } from '../../core/schema/config.js';

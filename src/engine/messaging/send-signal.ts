@@ -1,14 +1,15 @@
 import { v4 as uuidv4 } from 'uuid';
 import { InvalidInputError } from '../../core/errors.js';
 import { toJsonText } from '../../core/json-text.js';
-import type { SentSignal, SignalParty, TransportWriteOptions } from '../../ports/signal-transport.js';
+import type { SentSignal, TransportWriteOptions } from '../../ports/signal-transport.js';
+import type { SignalParty } from '../../core/resolve-party.js';
 import { activityIsStale, ACTIVITY_RESOLUTION_MS, touchLastActive } from '../registry/touch-activity.js';
 import { META } from '../../core/schema/common.js';
 import { zodProblemText } from '../../core/schema/problems.js';
 import type { Registry } from '../../core/schema/registry.js';
 import { MAX_SIGNAL_BYTES, SIGNAL_PROTOCOL, signalMessageSchema, type SignalMessage } from '../../core/schema/signal.js';
 import { recordSend } from '../delivery/record-send.js';
-import { CONCURRENT_SEND_MS } from '../delivery/sent-fact.js';
+import { CONCURRENT_SEND_MS } from '../../core/schema/delivery.js';
 import { recordSignalSent } from '../../infra/telemetry/fed-metrics.js';
 import { resolveParty } from '../../core/resolve-party.js';
 import type { Federation } from '../context.js';

@@ -7,7 +7,7 @@ import { copyFederation } from '../../../src/engine/migration/copy-federation.js
 import { initFederation, onboardTeam, openFileBackend, teamWorkspacePath } from '../../../src/index.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import type { FederationBackend } from '../../../src/ports/federation-backend.js';
-import type { SignalParty } from '../../../src/ports/signal-transport.js';
+import type { SignalParty } from '../../../src/core/resolve-party.js';
 import { jetstreamBackendSchema } from '../../../src/core/schema/config.js';
 import type { RegistryEntry } from '../../../src/core/schema/registry.js';
 import { SIGNAL_PROTOCOL } from '../../../src/core/schema/signal.js';

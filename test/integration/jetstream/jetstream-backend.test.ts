@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createJetStreamBackend, type JetStreamBackend } from '../../../src/adapters/jetstream/open-jetstream-backend.js';
 import { LifecycleConflictError, RegistryConflictError } from '../../../src/core/errors.js';
-import type { SignalParty } from '../../../src/ports/signal-transport.js';
+import type { SignalParty } from '../../../src/core/resolve-party.js';
 import { jetstreamBackendSchema } from '../../../src/core/schema/config.js';
 import type { LifecycleEnvelope } from '../../../src/core/schema/lifecycle-state.js';
 import type { Registry, RegistryEntry } from '../../../src/core/schema/registry.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { JetStreamBackend } from '../../../src/adapters/jetstream/open-jetstream-backend.js';
 import { runDoctor } from '../../../src/apps/doctor/doctor.js';
-import { closeOpenBackends, emptyRegistry, openBackend } from '../../../src/index.js';
+import { closeOpenBackends, emptyRegistry } from '../../../src/index.js';
 import { skipWithoutNatsServer, startNatsCluster, type NatsCluster } from '../../helpers/nats-server.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { openFederation } from '../../../src/engine/context.js';

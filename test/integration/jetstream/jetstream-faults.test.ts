@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createJetStreamBackend, type JetStreamBackend } from '../../../src/adapters/jetstream/open-jetstream-backend.js';
 import { readSubjectSince } from '../../../src/adapters/jetstream/read-subject.js';
-import type { SignalParty } from '../../../src/ports/signal-transport.js';
+import type { SignalParty } from '../../../src/core/resolve-party.js';
 import { jetstreamBackendSchema } from '../../../src/core/schema/config.js';
 import { startFixture, waitFor, type FixtureProcess } from '../../helpers/fixture-process.js';
 import { onFirstConsumer } from '../../helpers/jetstream-session.js';

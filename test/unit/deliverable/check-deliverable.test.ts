@@ -1,9 +1,8 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkDeliverable, checkMarkdownText, DOCUMENTATION_RULES, InvalidInputError, jsonSchemaFor } from '../../../src/index.js';
+import { checkDeliverable, checkMarkdownText, DOCUMENTATION_RULES } from '../../../src/index.js';
 import { FIXTURES_DIR } from '../../helpers/fixture-process.js';
-import { tempDir } from '../../helpers/temp-dir.js';
 
 const fixture = (name: string) => join(FIXTURES_DIR, 'deliverables', name);
 const violationsOf = (name: string) => checkDeliverable(fixture(name)).violations.map(({ line, rule }) => ({ line, rule }));

@@ -9,7 +9,7 @@ import type { SentSignal } from '../../../ports/signal-transport.js';
 import type { SignalMessage } from '../../../core/schema/signal.js';
 import { findInNameRun, firstFreeSuffix } from './name-run.js';
 import { readValidFile } from './read-valid-file.js';
-import { CONCURRENT_SEND_MS } from '../../../engine/delivery/sent-fact.js';
+import { CONCURRENT_SEND_MS } from '../../../core/schema/delivery.js';
 import { judgeSignal, type BoxExpectation } from '../../../core/schema/judge-signal.js';
 import type { SignalWorkspace } from './resolve-workspace.js';
 import { sameSubjectPattern, signalFileName } from './signal-file-name.js';

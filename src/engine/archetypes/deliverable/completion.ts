@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { isLockHeld } from '../../../infra/fs/lock.js';
 import { codebaseChanges, describeCodebaseChanges, recaptureCodebase } from '../../deliverable/codebase-guard.js';
-import { readBaseline } from '../../../apps/launch/launch-files.js';
+import { readBaseline } from '../../deliverable/codebase-baseline.js';
 import { federationPaths, workspacePaths } from '../../../core/layout.js';
 import type { LaunchContext } from '../../../core/schema/launch-context.js';
 import type { CompletionPolicy, JudgeInput } from '../archetype.js';

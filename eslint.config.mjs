@@ -1,0 +1,167 @@
+// The linter states the rules of the code once, for every file: the layers (arrows point down only, no
+// cycles), the library that never prints or exits, the file adapter's internals kept behind the ports.
+import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import { importX } from 'eslint-plugin-import-x';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+const ROOT = import.meta.dirname;
+
+/**
+ * The layers, lowest first: a layer imports only from the layers before it (infra and ports sit side by
+ * side and import neither each other). `src/index.ts`, the library entry, may import every layer but the CLI.
+ */
+const LAYERS = [
+  { dir: 'machines', forbidden: ['src'] },
+  { dir: 'src/core', forbidden: ['src/infra', 'src/ports', 'src/adapters', 'src/engine', 'src/apps', 'src/cli'] },
+  { dir: 'src/infra', forbidden: ['src/ports', 'src/adapters', 'src/engine', 'src/apps', 'src/cli'] },
+  { dir: 'src/ports', forbidden: ['src/infra', 'src/adapters', 'src/engine', 'src/apps', 'src/cli'] },
+  { dir: 'src/adapters', forbidden: ['src/engine', 'src/apps', 'src/cli'] },
+  { dir: 'src/engine', forbidden: ['src/apps', 'src/cli'] },
+  { dir: 'src/apps', forbidden: ['src/cli'] },
+  { dir: 'src/index.ts', forbidden: ['src/cli'] },
+];
+
+/** Outside src/adapters, the adapters are reached through the ports (src/ports) and the adapter registry (src/adapters/index.ts). */
+const ADAPTER_INTERNALS = ['src/adapters/file', 'src/adapters/jetstream'];
+const OUTSIDE_ADAPTERS = ['src/*.ts', 'src/!(adapters)/**'];
+
+/**
+ * Modules outside src/adapters that import the file adapter's internals, each with why (work left for the
+ * next adapter to face; test/unit/architecture/ports-boundary.test.ts keeps its check of layout fields).
+ */
+const FILE_ADAPTER_USERS = {
+  'src/index.ts': 'the package entry re-exports the file adapter internals that callers of the 0.1 library API import',
+  'src/apps/init/init-federation.ts': '`fed init` creates a file-signal-v1 federation: its folders and an empty registry file',
+  'src/engine/delivery/archive-signals.ts':
+    "`fed signal archive` moves signal files into each box's archive/ folder: a file-signal-v1 operation no port offers",
+  // Stuck and archived signals have a file fast path (a listing of the boxes and their archive/ folders)
+  // that no port offers yet; on other backends they go through the ports.
+  'src/apps/monitor/monitor-cycle.ts': 'finds stuck signals (file fast path)',
+  'src/apps/monitor/monitor-report.ts': 'names the stuck-signal type of the file fast path',
+  'src/engine/delivery/alert-stuck-signals.ts': 'finds stuck signals (file fast path)',
+  'src/engine/delivery/delivery-inspector.ts': 'reads archived signals of file boxes',
+  'src/engine/delivery/find-signal.ts': 'finds archived signals of file boxes',
+  'src/engine/messaging/list-signals.ts': 'lists archived signals of file boxes',
+};
+
+/** The same for the JetStream adapter. */
+const JETSTREAM_ADAPTER_USERS = {
+  'src/index.ts': 'the package entry exports createJetStreamBackend',
+  'src/apps/init/init-federation.ts': 'checks the federation name can name JetStream streams, and notes their durability',
+  'src/apps/doctor/doctor.ts': 'opens the JetStream backend to check it',
+  'src/apps/doctor/jetstream-checks.ts': 'checks the durability and reachability of a JetStream server',
+};
+
+/**
+ * The imports that break the rules above today: work left, to shrink, never to grow (lint-rules.test.ts
+ * fails when one is no longer needed). `allow` is what `file` may import (a file or a folder) past the zones.
+ */
+export const EXCEPTIONS = [
+  ...Object.entries(FILE_ADAPTER_USERS).map(([file, why]) => ({ file, allow: ['src/adapters/file'], why })),
+  ...Object.entries(JETSTREAM_ADAPTER_USERS).map(([file, why]) => ({ file, allow: ['src/adapters/jetstream'], why })),
+];
+
+/** The no-restricted-paths zones, with the imports `allow` lets through. */
+export function zones(allow = []) {
+  const zone = (target, from, message) => {
+    const except = allow
+      .filter((path) => path === from || path.startsWith(`${from}/`))
+      .map((path) => `./${path.slice(from.length + 1)}`);
+    return { target, from, message, ...(except.length ? { except } : {}) };
+  };
+  return [
+    ...LAYERS.flatMap(({ dir, forbidden }) =>
+      forbidden.map((from) => zone(dir, from, `${dir} is a lower layer than ${from}.`)),
+    ),
+    ...ADAPTER_INTERNALS.map((from) =>
+      zone(OUTSIDE_ADAPTERS, from, 'Reach an adapter through src/ports and the adapter registry, src/adapters/index.ts.'),
+    ),
+  ];
+}
+
+/** Standalone programs, started as processes: printing and exit codes are their job. */
+export const PROGRAMS = [
+  'src/apps/agent/main.ts', // the fed-agent program (its executable, apps/agent/bin.ts, only imports it)
+  'src/apps/launch/agent-watchdog.ts', // the watchdog process fed launch starts around an agent
+];
+
+const PRINTS_OR_EXITS = [
+  ...['exit', 'exitCode'].map((name) => [
+    `process.${name}`,
+    `MemberExpression[object.name='process'][property.name='${name}']`,
+  ]),
+  ...['stdout', 'stderr'].map((name) => [
+    `process.${name}.write`,
+    `MemberExpression[object.object.name='process'][object.property.name='${name}'][property.name='write']`,
+  ]),
+].map(([name, selector]) => ({
+  selector,
+  message: `${name}: the library never prints or exits; return the outcome to src/cli.`,
+}));
+
+const UNSAFE_XSTATE = '__unsafe_getAllOwnEventDescriptors';
+const UNSAFE_XSTATE_WHY =
+  'an xstate internal that may change without notice; list the events from the machine definition.';
+
+export default defineConfig(
+  { ignores: ['dist/', 'coverage/', '.bench/', 'test/fixtures/federation-0.1.0/'] },
+  js.configs.recommended,
+  // Not type-aware: the type-checked rules would double the time of `npm run lint`, and tsc checks the types.
+  tseslint.configs.recommended,
+  {
+    languageOptions: { globals: globals.node },
+    plugins: { 'import-x': importX },
+    settings: {
+      // Without these import-x reads no .ts module, and no-cycle finds nothing.
+      'import-x/extensions': ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.mts', '.cts'] },
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: `${ROOT}/tsconfig.json` })],
+    },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'no-restricted-properties': ['warn', { property: UNSAFE_XSTATE, message: UNSAFE_XSTATE_WHY }],
+      'no-restricted-imports': [
+        'warn',
+        { paths: [{ name: 'xstate', importNames: [UNSAFE_XSTATE], message: UNSAFE_XSTATE_WHY }] },
+      ],
+      // `_`-prefixed names say "unused on purpose" (a parameter an interface requires, a skipped element).
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
+    },
+  },
+  {
+    files: ['src/**', 'machines/**'],
+    rules: { 'import-x/no-restricted-paths': ['error', { basePath: ROOT, zones: zones() }] },
+  },
+  ...[...new Set(EXCEPTIONS.map(({ file }) => file))].map((file) => ({
+    files: [file],
+    rules: {
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          basePath: ROOT,
+          zones: zones(EXCEPTIONS.filter((entry) => entry.file === file).flatMap(({ allow }) => allow)),
+        },
+      ],
+    },
+  })),
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    files: ['src/**'],
+    ignores: ['src/cli/**', ...PROGRAMS],
+    rules: {
+      'no-console': 'error',
+      'no-restricted-syntax': ['error', ...PRINTS_OR_EXITS],
+    },
+  },
+);

@@ -1,0 +1,119 @@
+import { existsSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The architecture rules eslint.config.mjs holds (issues #12 and #18): the layers, a library that never
+ * prints, exits or imports the CLI, the adapters' internals reached only through the ports. `npm run lint`
+ * applies them; this test makes sure they can fail, and that their exceptions are still needed.
+ */
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+interface LintConfig {
+  EXCEPTIONS: readonly { file: string; allow: readonly string[]; why: string }[];
+  PROGRAMS: readonly string[];
+  zones: (allow?: readonly string[]) => unknown[];
+}
+const config = (await import(pathToFileURL(join(ROOT, 'eslint.config.mjs')).href)) as LintConfig;
+
+// Only the rules under test: no-cycle reads the whole import graph, which these checks do not need.
+const eslint = new ESLint({ cwd: ROOT, overrideConfig: { rules: { 'import-x/no-cycle': 'off' } } });
+
+const RULES_UNDER_TEST = new Set(['import-x/no-restricted-paths', 'no-console', 'no-restricted-syntax']);
+
+/** The rule and line of each problem those rules find in `code`, as if it were `file` (its imports must exist). */
+async function problems(file: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: join(ROOT, file) });
+  return result!.messages
+    .filter((message) => RULES_UNDER_TEST.has(message.ruleId ?? ''))
+    .map((message) => `${message.ruleId}: ${code.split('\n')[message.line - 1]!.trim()}`);
+}
+
+describe('eslint.config.mjs', () => {
+  it('keeps each layer from importing the layers above it', async () => {
+    const imports =
+      "import { a } from '../engine/messaging/send-signal.js';\nimport { b } from '../infra/repeat.js';\nimport { c } from '../../machines/index.js';\n";
+    expect(await problems('src/core/x.ts', imports)).toEqual([
+      "import-x/no-restricted-paths: import { a } from '../engine/messaging/send-signal.js';",
+      "import-x/no-restricted-paths: import { b } from '../infra/repeat.js';",
+    ]);
+    expect(
+      await problems(
+        'src/engine/x.ts',
+        "import { a } from '../core/errors.js';\nimport { b } from '../apps/launch/launch-team.js';\n",
+      ),
+    ).toEqual(["import-x/no-restricted-paths: import { b } from '../apps/launch/launch-team.js';"]);
+    expect(await problems('machines/x.ts', "import { a } from '../src/core/errors.js';\n")).toEqual([
+      "import-x/no-restricted-paths: import { a } from '../src/core/errors.js';",
+    ]);
+  });
+
+  it('refuses a library module that imports the CLI, prints or exits, and lets src/cli and the programs do so', async () => {
+    const leaks = [
+      "import { runCli } from '../../cli/program.js';",
+      'console.log(runCli);',
+      "process.stderr.write('x');",
+      "process.stdout.write('x');",
+      'process.exit(2);',
+      'process.exitCode = 1;',
+    ].join('\n');
+    expect(await problems('src/apps/monitor/x.ts', leaks)).toEqual([
+      "import-x/no-restricted-paths: import { runCli } from '../../cli/program.js';",
+      'no-console: console.log(runCli);',
+      "no-restricted-syntax: process.stderr.write('x');",
+      "no-restricted-syntax: process.stdout.write('x');",
+      'no-restricted-syntax: process.exit(2);',
+      'no-restricted-syntax: process.exitCode = 1;',
+    ]);
+    expect(await problems('src/cli/commands/x.ts', leaks.replace('../../cli/', '../'))).toEqual([]);
+    for (const program of config.PROGRAMS) {
+      expect(
+        await problems(program, leaks.replace("import { runCli } from '../../cli/program.js';", 'const runCli = 1;')),
+        program,
+      ).toEqual([]);
+    }
+  });
+
+  it('every standalone program is still there', () => {
+    expect(config.PROGRAMS.filter((program) => !existsSync(join(ROOT, program)))).toEqual([]);
+  });
+
+  it("refuses an import of an adapter's internals from outside src/adapters", async () => {
+    const code =
+      "import { readRegistry } from '../../adapters/file/registry-file.js';\nimport { names } from '../../adapters/jetstream/names.js';\n";
+    expect(await problems('src/apps/monitor/x.ts', code)).toEqual([
+      "import-x/no-restricted-paths: import { readRegistry } from '../../adapters/file/registry-file.js';",
+      "import-x/no-restricted-paths: import { names } from '../../adapters/jetstream/names.js';",
+    ]);
+    expect(await problems('src/adapters/jetstream/x.ts', code.replaceAll('../../adapters/', '../'))).toEqual([]);
+    expect(await problems('src/index.ts', code.replaceAll('../../', './'))).toEqual([]);
+  });
+
+  it('every exception is still needed: each file imports what it is allowed, against the zones of all others', async () => {
+    const files = [...new Set(config.EXCEPTIONS.map(({ file }) => file))];
+    const strict = new ESLint({
+      cwd: ROOT,
+      overrideConfig: [
+        { rules: { 'import-x/no-cycle': 'off' } },
+        { files, rules: { 'import-x/no-restricted-paths': ['error', { basePath: ROOT, zones: config.zones() }] } },
+      ],
+    });
+    const unused: string[] = [];
+    for (const result of await strict.lintFiles(files)) {
+      const file = relative(ROOT, result.filePath);
+      const refused = result.messages
+        .filter((message) => message.ruleId === 'import-x/no-restricted-paths')
+        .map((message) => relative(ROOT, resolve(dirname(result.filePath), /"([^"]+)"/.exec(message.message)![1]!)));
+      for (const { allow } of config.EXCEPTIONS.filter((exception) => exception.file === file)) {
+        for (const path of allow) {
+          const target = path.replace(/\.ts$/, '.js');
+          if (!refused.some((imported) => imported === target || imported.startsWith(`${path}/`)))
+            unused.push(`${file} → ${path}`);
+        }
+      }
+    }
+    expect(unused).toEqual([]);
+  });
+});
