@@ -36,7 +36,7 @@ export interface AgentExit {
   signal: NodeJS.Signals | null;
 }
 
-const WATCHDOG = 'dist/src/launch/agent-watchdog.js';
+const WATCHDOG = 'dist/src/apps/launch/agent-watchdog.js';
 
 /** The program as it will be executed, or a clear refusal when it cannot be found or run. */
 function findProgram(file: string, cwd: string, env: NodeJS.ProcessEnv): string {
