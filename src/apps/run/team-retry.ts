@@ -1,7 +1,7 @@
 import { existsSync, renameSync } from 'node:fs';
 import { basename, extname, isAbsolute, join, relative } from 'node:path';
-import { createActor } from 'xstate';
 import { lifecycleEntryFor, loadTeamLifecycle, settleTeamLifecycle, stateOf, withStateLock } from '../../engine/actors/team-lifecycle.js';
+import { initialPersistedSnapshot } from '../../engine/actors/lifecycle-transition.js';
 import { openBackend } from '../../adapters/open-backend.js';
 import { RefusedError } from '../../core/errors.js';
 import { recordFederationEvent } from '../../engine/federation/federation-journal.js';
@@ -116,7 +116,7 @@ async function startNewRun(root: string, backend: FederationBackend, team: Regis
     if (!mission.signalId) {
       await sendSignal(root, { from: META, to: team.domainId, type: 'directive', subject: mission.subject, body: mission.body });
     }
-    const fresh = createActor(entry.machine, { input: { at: new Date().toISOString() } }).getPersistedSnapshot() as Record<string, unknown>;
+    const fresh = initialPersistedSnapshot(entry, new Date().toISOString());
     const { envelope } = stored;
     await backend.lifecycles.write(team, {
       ...envelope,

@@ -1,8 +1,8 @@
-import { createActor, type AnyMachineSnapshot, type InspectionEvent } from 'xstate';
+import type { AnyMachineSnapshot, InspectionEvent } from 'xstate';
 import { checkEvent, type MachineEntry } from '../../../machines/catalog.js';
 import { documentedEvents } from '../../../machines/event-docs.js';
 import { archetypeOf } from '../archetypes/catalog.js';
-import { FedError, InvalidInputError, RefusedError } from '../../core/errors.js';
+import { InvalidInputError, RefusedError } from '../../core/errors.js';
 import type { WriteOptions } from '../../infra/fs/atomic-write.js';
 import { openBackend } from '../../adapters/open-backend.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
@@ -17,6 +17,7 @@ import { reportSignalId } from './report-signal-id.js';
 import { restoreSnapshot } from './restore-snapshot.js';
 import { eventForSignal, signalCommand } from './signal-events.js';
 import { settleEffects } from './lifecycle-effects.js';
+import { ApplyInspection, initialPersistedSnapshot, takeTransition } from './lifecycle-transition.js';
 
 /** The lifecycle machine of a team's archetype; an archetype without one is refused by name. */
 export function lifecycleEntryFor(team: RegistryEntry): MachineEntry {
@@ -41,12 +42,11 @@ export interface TeamLifecycle {
 }
 
 function initialEnvelope(entry: MachineEntry, team: RegistryEntry): LifecycleEnvelope {
-  // The lifecycle starts when the team was onboarded: that is when `preparing` was entered.
-  const actor = createActor(entry.machine, { input: { at: team.onboardedAt } });
   return {
     machineId: entry.id,
     machineVersion: entry.version,
-    snapshot: actor.getPersistedSnapshot() as Record<string, unknown>,
+    // The lifecycle starts when the team was onboarded: that is when `preparing` was entered.
+    snapshot: initialPersistedSnapshot(entry, team.onboardedAt),
     seq: 0,
     processed: [],
     // A lifecycle that starts now keeps ids only until their ack is durable, from its first write on.
@@ -113,7 +113,7 @@ export interface ApplyOptions extends WriteOptions {
   /** The federation's backend, when the caller has it open (default: openBackend(root)). */
   backend?: FederationBackend;
   now?: () => Date;
-  /** xstate inspection (see src/inspect): receives the actor's inspection events. */
+  /** xstate inspection (see src/infra/inspect): told about each apply as about an actor of the team (lifecycle-transition.ts). */
   inspect?: (event: InspectionEvent) => void;
   /**
    * Ids of signals whose acknowledgment is known to be durable: with dedupe `until-ack` they leave
@@ -186,10 +186,8 @@ export async function applyLifecycleInputs(
     const owed = warnings.length > 0 && lifecycle.stored ? envelope : { journalTail: [], pendingReports: [] };
     const now = () => (options.now?.() ?? new Date()).toISOString();
 
-    const actor = createActor(entry.machine, { id: team.domainId, snapshot: lifecycle.snapshot, inspect: options.inspect });
-    // Observed, so an action that throws leaves an error snapshot (refused below) instead of an uncaught error.
-    actor.subscribe({ error: () => undefined });
-    actor.start();
+    let current = lifecycle.snapshot;
+    const inspection = options.inspect ? new ApplyInspection(options.inspect, entry, team, current) : undefined;
     const processed = new Set(envelope.processed);
     const storedHeld = envelope.held ?? [];
     const heldIds = new Set(storedHeld.map((h) => h.id));
@@ -204,7 +202,7 @@ export async function applyLifecycleInputs(
     let seq = envelope.seq;
 
     const record = (event: string, from: string, source: JournalLine['source'], signalId?: string, note?: string) => {
-      const after = actor.getSnapshot();
+      const after = current;
       const line: JournalLine = { seq: ++seq, at: now(), event, from, to: stateOf(after), source };
       if (signalId !== undefined) line.signalId = signalId;
       if (note !== undefined) line.note = note;
@@ -218,7 +216,7 @@ export async function applyLifecycleInputs(
     const queue = [...inputs];
     const held: SignalInput[] = [];
     for (;;) {
-      if (stateOf(actor.getSnapshot()) !== 'paused') {
+      if (stateOf(current) !== 'paused') {
         // The envelope's held signals were acknowledged while paused: they are read back from the inbox.
         if (keptHeld.length > 0) {
           const stored = await readHeldSignals(backend, team, keptHeld, warnings);
@@ -233,7 +231,7 @@ export async function applyLifecycleInputs(
       }
       const input = queue.shift();
       if (input === undefined) break;
-      const snapshot = actor.getSnapshot();
+      const snapshot = current;
       const from = stateOf(snapshot);
       if (input.source === 'signal') {
         const { signal } = input;
@@ -255,7 +253,7 @@ export async function applyLifecycleInputs(
           steps.push({ outcome: 'ignored', signal, signalId: signal.id, note, line: record(event?.type ?? signal.type, from, 'signal', signal.id, note) });
           continue;
         }
-        actor.send(event as never);
+        current = takeTransition(entry, team, snapshot, event, inspection);
         steps.push({ outcome: 'applied', signal, signalId: signal.id, line: record(event.type, from, 'signal', signal.id) });
         continue;
       }
@@ -269,7 +267,7 @@ export async function applyLifecycleInputs(
         steps.push({ outcome: 'ignored', note: `ignored: ${refusal}` });
         continue;
       }
-      actor.send(event as never);
+      current = takeTransition(entry, team, snapshot, event, inspection);
       steps.push({ outcome: 'applied', line: record(event.type, from, input.source) });
     }
     // Still paused at the end: they wait for the resume, and are read again from the inbox then — or, when
@@ -287,13 +285,8 @@ export async function applyLifecycleInputs(
     }
     const nextHeld = [...keptHeld, ...newlyHeld];
 
-    const final = actor.getSnapshot();
-    const persisted = actor.getPersistedSnapshot() as Record<string, unknown>;
-    actor.stop();
-    // An action that threw leaves xstate's error snapshot: saving it would end the lifecycle for good.
-    if (final.status === 'error') {
-      throw new FedError('LIFECYCLE_ERROR', `team "${team.domainId}": the ${entry.id} lifecycle failed while applying its inputs (${(final.error as Error)?.message ?? String(final.error)}); nothing was saved, the state file is unchanged`, { refusal: false });
-    }
+    const final = current;
+    const persisted = entry.machine.getPersistedSnapshot(final) as Record<string, unknown>;
     // Adopted only when nothing was held back: a held signal of an older inbox may already be acknowledged.
     const dedupe = envelope.dedupe ?? (options.adoptAckRule && held.length === 0 ? DEDUPE_UNTIL_ACK : undefined);
     const acknowledged = dedupe ? (options.acknowledged ?? new Set<string>()) : new Set<string>();
