@@ -1,4 +1,4 @@
-import { getNextTransitions, type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic } from 'xstate';
+import { getNextTransitions, type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type SnapshotFrom } from 'xstate';
 import type { z } from 'zod';
 import { TEAM_STATUS_MACHINE_VERSION, teamStatusEventSchema, teamStatusMachine } from './team-status.machine.js';
 
@@ -29,6 +29,16 @@ export function machineEntry<TMachine extends AnyStateMachine>(
   // The event list is read off the schema so the two can never disagree.
   const events = eventSchema.options.map((option) => option.shape.type.value as EventFromLogic<TMachine>['type']);
   return { id: machine.id, version, machine, eventSchema, events };
+}
+
+/**
+ * `snapshot` read as a snapshot of `entry`'s machine, its context and states typed — for code that knows
+ * which lifecycle a team has (a coding team's review) but holds it as any lifecycle's. A snapshot of
+ * another machine is a programming error, thrown loudly.
+ */
+export function snapshotOfMachine<TMachine extends AnyStateMachine>(entry: MachineEntry<TMachine>, snapshot: Pick<AnyMachineSnapshot, 'machine'>): SnapshotFrom<TMachine> {
+  if (snapshot.machine.id !== entry.id) throw new Error(`expected a snapshot of the ${entry.id} machine, got one of ${snapshot.machine.id}`);
+  return snapshot as SnapshotFrom<TMachine>;
 }
 
 export const teamStatusEntry = machineEntry(teamStatusMachine, TEAM_STATUS_MACHINE_VERSION, teamStatusEventSchema);

@@ -151,7 +151,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
     if (waiting?.outcome === 'waiting') {
       throw new RefusedError('NOTHING_TO_DO', `team "${team.domainId}" is ${stateBefore} and has nothing to do until then: ${waiting.next}`);
     }
-    const mission = (lifecycle.snapshot.context as { mission?: LaunchContext['mission'] | null }).mission;
+    const { mission } = lifecycle.snapshot.context;
     if (!mission) {
       throw new RefusedError(
         'NO_MISSION',
@@ -301,7 +301,7 @@ export async function launchTeam(root: string, teamName: string, options: Launch
     } else {
       outcome = 'failed';
       if (finalState === 'failed') {
-        reason = (lifecycle.snapshot.context as { failure?: { reason: string } | null }).failure?.reason ?? 'failed';
+        reason = lifecycle.snapshot.context.failure?.reason ?? 'failed';
       } else if (lifecycle.snapshot.status === 'done') {
         // A final state: the modification came after the work was accepted. Say so loudly.
         reason = `${describeCodebaseChanges(changes)} (after the lifecycle reached ${finalState})`;

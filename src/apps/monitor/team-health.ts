@@ -22,12 +22,6 @@ export interface HealthInputs {
   lifecycles: LifecycleStore;
 }
 
-interface LifecycleContextView {
-  mission?: { subject: string } | null;
-  failure?: { reason: string } | null;
-  enteredAt?: Record<string, string>;
-}
-
 /**
  * One team's line of the monitoring cycle, with the health checks of spec §6: a lifecycle that is working
  * (not paused, not over, not waiting by its archetype's completion policy) and has a mission was updated
@@ -70,7 +64,7 @@ export async function teamReport(team: RegistryEntry, inputs: HealthInputs): Pro
 
 async function fillLifecycle(report: TeamReport, team: RegistryEntry, inputs: HealthInputs): Promise<void> {
   const lifecycle = await loadTeamLifecycle(team, inputs.lifecycles);
-  const context = (lifecycle.snapshot.context ?? {}) as LifecycleContextView;
+  const { context } = lifecycle.snapshot;
   const state = stateOf(lifecycle.snapshot);
   const since = context.enteredAt?.[state] ?? null;
   const updatedAt = lifecycle.envelope.savedAt;

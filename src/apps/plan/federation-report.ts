@@ -105,7 +105,7 @@ async function teamSection(root: string, backend: FederationBackend, team: Regis
 
 async function readTeamSection(root: string, backend: FederationBackend, team: RegistryEntry, config: FederationConfig, health: TeamReport | undefined): Promise<TeamSection> {
   const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
-  const context = lifecycle.snapshot.context as { enteredAt?: Record<string, string>; failure?: { reason: string } | null };
+  const { context } = lifecycle.snapshot;
   const state = stateOf(lifecycle.snapshot);
   const path = join(team.location, config.deliverable);
   // Written by the team's agent: read bounded and never blocking (a FIFO there must not hang `fed run`).

@@ -98,7 +98,7 @@ async function judgeReadable(root: string, backend: FederationBackend, team: Reg
   if (lifecycle.snapshot.status !== 'active') return { team, skip: `already ${state}${state === 'failed' ? ` (retry it: fed team retry ${team.domainId})` : ''}`, resume: false };
   // A mission applied, or a directive waiting to be applied (the launch's consumer applies it first).
   const waiting = (await backend.signals.inbox({ id: team.domainId, entry: team }).list()).signals.some((s) => s.message.type === 'directive' && awaitsApply(lifecycle.envelope, s.message));
-  if (!(lifecycle.snapshot.context as { mission?: unknown }).mission && !waiting) {
+  if (!lifecycle.snapshot.context.mission && !waiting) {
     return { team, skip: `no mission (send one: fed signal send --to ${team.domainId} --type directive --subject "<mission>")`, resume: false };
   }
   if (status === 'paused') {

@@ -30,11 +30,6 @@ export interface NewRun {
   keptAs: string[];
 }
 
-interface MissionContext {
-  mission?: { signalId: string; subject: string; body: string } | null;
-  enteredAt?: Record<string, string>;
-}
-
 /**
  * `fed team retry`: a failed team starts again from the start of its lifecycle, with the same mission;
  * a complete team that was sent a new mission directive starts a run with that one.
@@ -51,7 +46,7 @@ export async function retryTeam(root: string, name: string, config: FederationCo
   }
   const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
   const state = stateOf(lifecycle.snapshot);
-  const mission = (lifecycle.snapshot.context as MissionContext).mission;
+  const { mission } = lifecycle.snapshot.context;
   if (state === 'complete') {
     const next = await startRunForNewMission(root, team, config, backend);
     if (next) return next;
@@ -69,7 +64,7 @@ export async function retryTeam(root: string, name: string, config: FederationCo
  */
 export async function newMissionFor(backend: FederationBackend, team: RegistryEntry): Promise<{ signalId: string; file: string; subject: string; body: string } | undefined> {
   const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
-  const context = lifecycle.snapshot.context as MissionContext;
+  const { context } = lifecycle.snapshot;
   const completedAt = context.enteredAt?.complete;
   if (stateOf(lifecycle.snapshot) !== 'complete' || !completedAt || !context.mission) return undefined;
   const inbox = await backend.signals.inbox({ id: team.domainId, entry: team }).list();

@@ -22,16 +22,9 @@ export interface LifecycleView {
   recent: JournalLine[];
 }
 
-interface LifecycleContextView {
-  mission?: { subject: string; signalId: string } | null;
-  failure?: { reason: string; state: string } | null;
-  pausedFrom?: string | null;
-  enteredAt?: Record<string, string>;
-}
-
 export async function viewLifecycle(root: string, team: RegistryEntry, recentCount = 5, backend: FederationBackend = openBackend(root)): Promise<LifecycleView> {
   const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
-  const context = (lifecycle.snapshot.context ?? {}) as LifecycleContextView;
+  const { context } = lifecycle.snapshot;
   const state = stateOf(lifecycle.snapshot);
   const inbox = await backend.signals.inbox({ id: team.domainId, entry: team }).list();
   return {

@@ -1,5 +1,5 @@
-import type { AnyMachineSnapshot } from 'xstate';
 import type { MachineEntry } from '../../../machines/catalog.js';
+import type { LifecycleSnapshot } from '../../../machines/lifecycle-machine.js';
 import { CorruptFileError, RefusedError } from '../../core/errors.js';
 import { contextSchemaFor } from '../archetypes/catalog.js';
 import type { LifecycleEnvelope } from '../../core/schema/lifecycle-state.js';
@@ -38,9 +38,10 @@ export function migrateEnvelope(envelope: LifecycleEnvelope, entry: MachineEntry
 /**
  * Turn a persisted snapshot back into a machine snapshot, validated against the current definition first:
  * xstate throws on a state value the machine no longer has, and that must become a clear error that
- * names the file, never an uncaught exception.
+ * names the file, never an uncaught exception. Its context has passed the archetype's context schema,
+ * which every lifecycle's extends: the shared part is read typed (LifecycleSnapshot).
  */
-export function restoreSnapshot(envelope: LifecycleEnvelope, entry: MachineEntry, file: string): AnyMachineSnapshot {
+export function restoreSnapshot(envelope: LifecycleEnvelope, entry: MachineEntry, file: string): LifecycleSnapshot {
   const migrated = migrateEnvelope(envelope, entry, file);
   const persisted = migrated.snapshot as { value?: unknown; context?: unknown; status?: unknown };
   try {

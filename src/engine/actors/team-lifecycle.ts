@@ -1,6 +1,7 @@
 import type { AnyMachineSnapshot, InspectionEvent } from 'xstate';
 import { checkEvent, type MachineEntry } from '../../../machines/catalog.js';
 import { documentedEvents } from '../../../machines/event-docs.js';
+import type { LifecycleSnapshot } from '../../../machines/lifecycle-machine.js';
 import { archetypeOf } from '../archetypes/catalog.js';
 import { InvalidInputError, RefusedError } from '../../core/errors.js';
 import type { WriteOptions } from '../../infra/fs/atomic-write.js';
@@ -32,7 +33,7 @@ export function stateOf(snapshot: AnyMachineSnapshot): string {
 export interface TeamLifecycle {
   team: RegistryEntry;
   entry: MachineEntry;
-  snapshot: AnyMachineSnapshot;
+  snapshot: LifecycleSnapshot;
   /** As stored; for a team with no state file yet, the envelope it would start from (seq 0). */
   envelope: LifecycleEnvelope;
   /** False when no state file exists yet (nothing has happened to the lifecycle). */
@@ -393,9 +394,9 @@ function validateAgentEvent(entry: MachineEntry, team: RegistryEntry, raw: { typ
 }
 
 /** The report a state change owes meta; a failure says why. */
-function transitionReport(team: RegistryEntry, entry: MachineEntry, line: JournalLine, after: AnyMachineSnapshot): PendingReport {
+function transitionReport(team: RegistryEntry, entry: MachineEntry, line: JournalLine, after: LifecycleSnapshot): PendingReport {
   const why = line.signalId ? ` (signal ${line.signalId})` : line.source === 'registry' ? ' (fed team command)' : '';
-  const failure = (after.context as { failure?: { reason: string } | null } | undefined)?.failure;
+  const { failure } = after.context;
   const reason = line.to === 'failed' && failure ? ` Reason: ${failure.reason}` : '';
   return {
     signalId: reportSignalId(team, entry.id, line.seq),

@@ -7,7 +7,9 @@ import { RefusedError } from '../../../core/errors.js';
 import { FED_DIR } from '../../../core/layout.js';
 import { git, gitSucceeds } from '../../registry/git.js';
 import { removeWorkspace } from '../../registry/placement.js';
+import { snapshotOfMachine } from '../../../../machines/catalog.js';
 import { teamBranch } from './branch.js';
+import { codingEntry } from './index.js';
 import { codingTeam } from './review.js';
 
 export interface MergeResult {
@@ -51,7 +53,9 @@ export async function mergeTeam(root: string, name: string): Promise<MergeResult
     mergeBranch(root, branch, base, team.domainId);
     await applyLifecycleInputs(root, team, [{ source: 'event', event: { type: 'PR_MERGED', commit: git(root, ['rev-parse', 'HEAD']) } }]);
   }
-  const commit = ((await loadTeamLifecycle(team, lifecycles)).snapshot.context as { mergeCommit: string }).mergeCommit;
+  const commit = snapshotOfMachine(codingEntry, (await loadTeamLifecycle(team, lifecycles)).snapshot).context.mergeCommit;
+  // PR_MERGED records it, and it is the only way into `merged`.
+  if (commit === null) throw new Error(`team "${team.domainId}" is merged, but its lifecycle records no merge commit`);
   const done = await applyLifecycleInputs(root, team, [{ source: 'event', event: { type: 'CLEANUP_DONE' } }]);
   await setTeamStatus(root, team.domainId, { type: 'ARCHIVE' });
   removeCheckout(root, team.location, branch);

@@ -1,5 +1,6 @@
 import { openBackend } from '../../../adapters/open-backend.js';
 import type { AnyMachineSnapshot } from 'xstate';
+import { snapshotOfMachine } from '../../../../machines/catalog.js';
 import type { CodingContext } from '../../../../machines/coding.types.js';
 import { applyLifecycleInputs, loadTeamLifecycle, stateOf } from '../../actors/team-lifecycle.js';
 import { RefusedError } from '../../../core/errors.js';
@@ -10,7 +11,7 @@ import type { RegistryEntry } from '../../../core/schema/registry.js';
 import { sendSignal } from '../../messaging/send-signal.js';
 import { archetypeOf } from '../catalog.js';
 import { teamBranch } from './branch.js';
-import { codingArchetype } from './index.js';
+import { codingArchetype, codingEntry } from './index.js';
 
 /** What `fed team review <team>` shows meta: the change on the team branch, and what the team reported. */
 export interface Review {
@@ -43,7 +44,7 @@ export async function reviewTeam(root: string, name: string): Promise<Review> {
   const team = await codingTeam(root, name);
   const { branch, base } = teamBranch(root, team);
   const { snapshot } = await loadTeamLifecycle(team, openBackend(root).lifecycles);
-  const context = snapshot.context as CodingContext;
+  const { context } = snapshotOfMachine(codingEntry, snapshot);
   // Three dots: what the branch changed since it forked, not what the base gained meanwhile.
   const range = `${base}...${branch}`;
   const log = git(root, ['log', '--format=%h %s', `${base}..${branch}`]);
