@@ -1,7 +1,8 @@
 import type { LifecycleStore } from '../../ports/lifecycle-store.js';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadTeamLifecycle, stateOf } from '../../engine/actors/team-lifecycle.js';
+import { loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
+import { stateOf } from '../../engine/actors/state-of.js';
 import { archetypeOf, lifecycleFor } from '../../engine/archetypes/catalog.js';
 import { workspacePaths } from '../../core/layout.js';
 import { processIsAlive } from '../../infra/fs/process-identity.js';

@@ -1,6 +1,7 @@
 import { join, relative } from 'node:path';
 import GithubSlugger from 'github-slugger';
-import { loadTeamLifecycle, stateOf } from '../../engine/actors/team-lifecycle.js';
+import { loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
+import { stateOf } from '../../engine/actors/state-of.js';
 import { archetypeFor } from '../../engine/archetypes/catalog.js';
 import { openBackend } from '../../adapters/open-backend.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';

@@ -13,7 +13,8 @@ import { getTeam, statusOf } from '../../core/find-team.js';
 import { openBackend } from '../../adapters/open-backend.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
-import { awaitsApply, loadTeamLifecycle, stateOf } from '../../engine/actors/team-lifecycle.js';
+import { awaitsApply, loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
+import { stateOf } from '../../engine/actors/state-of.js';
 import { newMissionFor, startRunForNewMission } from './team-retry.js';
 
 /**

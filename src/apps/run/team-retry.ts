@@ -1,6 +1,7 @@
 import { existsSync, renameSync } from 'node:fs';
 import { basename, extname, isAbsolute, join, relative } from 'node:path';
-import { lifecycleEntryFor, loadTeamLifecycle, settleTeamLifecycle, stateOf, withStateLock } from '../../engine/actors/team-lifecycle.js';
+import { lifecycleEntryFor, loadTeamLifecycle, settleTeamLifecycle, withStateLock } from '../../engine/actors/team-lifecycle.js';
+import { stateOf } from '../../engine/actors/state-of.js';
 import { initialPersistedSnapshot } from '../../engine/actors/lifecycle-transition.js';
 import { openBackend } from '../../adapters/open-backend.js';
 import { RefusedError } from '../../core/errors.js';

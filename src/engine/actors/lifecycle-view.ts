@@ -2,7 +2,8 @@ import { openBackend } from '../../adapters/open-backend.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { JournalLine } from '../../core/schema/lifecycle-state.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
-import { loadTeamLifecycle, stateOf } from './team-lifecycle.js';
+import { loadTeamLifecycle } from './team-lifecycle.js';
+import { stateOf } from './state-of.js';
 
 /** What `fed team show` says about a team's lifecycle (stable JSON shape, documented in the README). */
 export interface LifecycleView {

@@ -1,7 +1,8 @@
 import { openBackend } from '../../../adapters/open-backend.js';
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { applyLifecycleInputs, loadTeamLifecycle, stateOf } from '../../actors/team-lifecycle.js';
+import { applyLifecycleInputs, loadTeamLifecycle } from '../../actors/team-lifecycle.js';
+import { stateOf } from '../../actors/state-of.js';
 import { setTeamStatus } from '../../actors/team-status-command.js';
 import { RefusedError } from '../../../core/errors.js';
 import { FED_DIR } from '../../../core/layout.js';
