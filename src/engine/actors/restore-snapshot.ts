@@ -53,7 +53,7 @@ export function restoreSnapshot(envelope: LifecycleEnvelope, entry: MachineEntry
     if (context && !context.success) {
       throw new Error(`its context does not fit: ${zodProblemText(context.error, { prefix: 'context' })}`);
     }
-    const snapshot = entry.machine.resolveState({ value: persisted.value as string, context: persisted.context as never });
+    const snapshot = entry.machine.resolveState({ value: persisted.value as string, context: persisted.context });
     if (typeof persisted.status === 'string' && persisted.status !== snapshot.status) {
       throw new Error(`status "${persisted.status}" does not match state ${JSON.stringify(persisted.value)}`);
     }
