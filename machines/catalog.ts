@@ -1,4 +1,4 @@
-import { __unsafe_getAllOwnEventDescriptors, type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic } from 'xstate';
+import { getNextTransitions, type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type SnapshotFrom } from 'xstate';
 import type { z } from 'zod';
 import { TEAM_STATUS_MACHINE_VERSION, teamStatusEventSchema, teamStatusMachine } from './team-status.machine.js';
 
@@ -31,6 +31,16 @@ export function machineEntry<TMachine extends AnyStateMachine>(
   return { id: machine.id, version, machine, eventSchema, events };
 }
 
+/**
+ * `snapshot` read as a snapshot of `entry`'s machine, its context and states typed — for code that knows
+ * which lifecycle a team has (a coding team's review) but holds it as any lifecycle's. A snapshot of
+ * another machine is a programming error, thrown loudly.
+ */
+export function snapshotOfMachine<TMachine extends AnyStateMachine>(entry: MachineEntry<TMachine>, snapshot: Pick<AnyMachineSnapshot, 'machine'>): SnapshotFrom<TMachine> {
+  if (snapshot.machine.id !== entry.id) throw new Error(`expected a snapshot of the ${entry.id} machine, got one of ${snapshot.machine.id}`);
+  return snapshot as SnapshotFrom<TMachine>;
+}
+
 export const teamStatusEntry = machineEntry(teamStatusMachine, TEAM_STATUS_MACHINE_VERSION, teamStatusEventSchema);
 
 /**
@@ -40,9 +50,13 @@ export const teamStatusEntry = machineEntry(teamStatusMachine, TEAM_STATUS_MACHI
  */
 export function acceptedEventTypes(snapshot: AnyMachineSnapshot): string[] {
   if (snapshot.status !== 'active') return [];
-  // The same (exported, unstable-named) helper @xstate/graph walks machines with; it reads the active
-  // state nodes, so it stays right if a machine ever gains nested states.
-  return __unsafe_getAllOwnEventDescriptors(snapshot).filter((type) => !type.includes('*'));
+  // xstate's public list of the transitions the active state nodes have, innermost state first, guards not
+  // evaluated — so it stays right if a machine ever gains nested states. An eventless (`always`) transition
+  // names no event and a wildcard no single one; one that neither targets a state nor acts accepts nothing.
+  const types = getNextTransitions(snapshot)
+    .filter((t) => t.eventType !== '' && !t.eventType.includes('*') && (t.target !== undefined || t.actions.length > 0 || t.reenter))
+    .map((t) => t.eventType);
+  return [...new Set(types)];
 }
 
 export type EventCheck =

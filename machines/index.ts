@@ -34,5 +34,6 @@ export {
   type Question,
 } from './consultant.types.js';
 export type { Failure, LifecycleContext, LifecycleInput, Mission, SignalSeen } from './lifecycle-context.js';
+export type { AnyLifecycleContext, LifecycleSnapshot } from './lifecycle-machine.js';
 export { eventDocs, documentedEvents, type EventDoc } from './event-docs.js';
-export { acceptedEventTypes, checkEvent, machineEntry, teamStatusEntry, type EventCheck, type MachineEntry } from './catalog.js';
+export { acceptedEventTypes, checkEvent, machineEntry, snapshotOfMachine, teamStatusEntry, type EventCheck, type MachineEntry } from './catalog.js';

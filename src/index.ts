@@ -76,6 +76,7 @@ export * from './engine/actors/snapshot-migrations.js';
 export * from './engine/actors/restore-snapshot.js';
 export * from './engine/actors/signal-events.js';
 export * from './engine/actors/report-signal-id.js';
+export * from './engine/actors/state-of.js';
 export * from './engine/actors/team-lifecycle.js';
 export * from './engine/actors/lifecycle-effects.js';
 export * from './engine/actors/team-status-command.js';

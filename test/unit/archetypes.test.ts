@@ -42,7 +42,7 @@ describe('archetypes are declared in one place each', () => {
   });
 
   test('no module outside the archetype folders compares an archetype id with a literal', () => {
-    const archetypeFolders = archetypes.map((a) => join(repo, 'src', 'archetypes', a.id));
+    const archetypeFolders = archetypes.map((a) => join(repo, 'src', 'engine', 'archetypes', a.id));
     const outside = [...sourceFiles(join(repo, 'src')), ...sourceFiles(join(repo, 'machines'))].filter(
       (file) => !archetypeFolders.some((folder) => file.startsWith(folder + '/')),
     );
@@ -64,7 +64,7 @@ describe('archetypes are declared in one place each', () => {
   });
 
   test('every archetype folder is in the catalog, under its own id', () => {
-    const folders = readdirSync(join(repo, 'src', 'archetypes')).filter((name) => statSync(join(repo, 'src', 'archetypes', name)).isDirectory());
+    const folders = readdirSync(join(repo, 'src', 'engine', 'archetypes')).filter((name) => statSync(join(repo, 'src', 'engine', 'archetypes', name)).isDirectory());
     expect(folders.sort()).toEqual(archetypes.map((a) => a.id).sort());
   });
 

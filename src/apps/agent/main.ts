@@ -1,7 +1,7 @@
-import type { ConsultantContext } from '../../../machines/consultant.types.js';
+import { snapshotOfMachine } from '../../../machines/catalog.js';
 import { loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
 import { archetypeOf } from '../../engine/archetypes/catalog.js';
-import { consultantArchetype } from '../../engine/archetypes/consultant/index.js';
+import { consultantArchetype, consultantEntry } from '../../engine/archetypes/consultant/index.js';
 import { deliverableArchetype } from '../../engine/archetypes/deliverable/index.js';
 import { FedError, RefusedError } from '../../core/errors.js';
 import { getTeam } from '../../core/find-team.js';
@@ -46,8 +46,8 @@ async function main(): Promise<number> {
     const outcome = await runConsultant(context, {
       ...io,
       lifecycle: async () => {
-        const { snapshot } = await loadTeamLifecycle(team, backend.lifecycles);
-        return { state: String(snapshot.value), current: (snapshot.context as ConsultantContext).current };
+        const snapshot = snapshotOfMachine(consultantEntry, (await loadTeamLifecycle(team, backend.lifecycles)).snapshot);
+        return { state: String(snapshot.value), current: snapshot.context.current };
       },
       questionBody: async (signalId) => (await backend.signals.inbox({ id: team.domainId, entry: team }).find(signalId))[0]?.message.body ?? '',
       fed: (args) => runFed(fedOptions, args),

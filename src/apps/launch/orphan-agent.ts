@@ -1,5 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { processIsAlive } from '../../infra/fs/process-identity.js';
+import { stateOf } from '../../engine/actors/state-of.js';
+import { loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
+import type { RegistryEntry } from '../../core/schema/registry.js';
+import type { FederationBackend } from '../../ports/federation-backend.js';
+import { readCurrentRun, recordRun, runFields } from './run-records.js';
 
 /**
  * Stop an agent left behind by a launcher that died (its process group: the agent's supervisor and
@@ -20,4 +25,31 @@ export async function stopOrphanGroup(pid: number, start: string | null, graceMs
   signal('SIGKILL');
   while (processIsAlive(pid, start ?? undefined)) await sleep(20);
   return true;
+}
+
+/**
+ * At most one agent per team: a run still recorded as in progress belongs to a launcher that died. Its
+ * agent is stopped if it still runs (the watchdog normally does that itself), and the run is recorded as
+ * interrupted — with its session id, so this launch resumes it.
+ */
+export async function stopOrphanedRun(backend: FederationBackend, team: RegistryEntry, graceMs: number, warnings: string[]): Promise<void> {
+  const orphan = readCurrentRun(team.location);
+  if (!orphan) return;
+  const stopped = await stopOrphanGroup(orphan.pid, orphan.processStart, graceMs);
+  if (stopped) warnings.push(`stopped the agent of an earlier launch (pid ${orphan.pid}) whose launcher (pid ${orphan.launcherPid}) died`);
+  const state = stateOf((await loadTeamLifecycle(team, backend.lifecycles)).snapshot);
+  recordRun(team.location, {
+    ...runFields(orphan),
+    outcome: 'interrupted',
+    reason: `its launcher (pid ${orphan.launcherPid}) ended without recording the run (it died or failed)${stopped ? '; the agent was still running and was stopped by the next launch' : ''}`,
+    exitCode: null,
+    signal: null,
+    turns: null,
+    inputTokens: null,
+    outputTokens: null,
+    costUsd: null,
+    stateAfter: state,
+    progressed: state !== orphan.stateBefore,
+    endedAt: new Date().toISOString(),
+  });
 }

@@ -52,3 +52,15 @@ function parseRuns(text: string): LaunchRun[] {
 function runsJournalTail(file: string, bytes: number): string {
   return readFileTail(file, bytes, 'move it aside; fed starts a new journal')?.tail.toString('utf8') ?? '';
 }
+
+/** What a finished run keeps of the run in progress (its process is gone). */
+export function runFields(run: CurrentRun): Omit<CurrentRun, 'pid' | 'processStart' | 'launcherPid'> {
+  const { pid: _pid, processStart: _start, launcherPid: _launcher, ...kept } = run;
+  return kept;
+}
+
+/** The run in the journal, and no longer "in progress". */
+export function recordRun(workspace: string, run: LaunchRun): void {
+  appendRun(workspace, run);
+  clearCurrentRun(workspace);
+}

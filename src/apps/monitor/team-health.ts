@@ -1,7 +1,8 @@
 import type { LifecycleStore } from '../../ports/lifecycle-store.js';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadTeamLifecycle, stateOf } from '../../engine/actors/team-lifecycle.js';
+import { loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
+import { stateOf } from '../../engine/actors/state-of.js';
 import { archetypeOf, lifecycleFor } from '../../engine/archetypes/catalog.js';
 import { workspacePaths } from '../../core/layout.js';
 import { processIsAlive } from '../../infra/fs/process-identity.js';
@@ -20,12 +21,6 @@ export interface HealthInputs {
   outbox: BoxCounts;
   /** Where the team's lifecycle is kept. */
   lifecycles: LifecycleStore;
-}
-
-interface LifecycleContextView {
-  mission?: { subject: string } | null;
-  failure?: { reason: string } | null;
-  enteredAt?: Record<string, string>;
 }
 
 /**
@@ -70,7 +65,7 @@ export async function teamReport(team: RegistryEntry, inputs: HealthInputs): Pro
 
 async function fillLifecycle(report: TeamReport, team: RegistryEntry, inputs: HealthInputs): Promise<void> {
   const lifecycle = await loadTeamLifecycle(team, inputs.lifecycles);
-  const context = (lifecycle.snapshot.context ?? {}) as LifecycleContextView;
+  const { context } = lifecycle.snapshot;
   const state = stateOf(lifecycle.snapshot);
   const since = context.enteredAt?.[state] ?? null;
   const updatedAt = lifecycle.envelope.savedAt;

@@ -1,6 +1,7 @@
 import { join, relative } from 'node:path';
 import GithubSlugger from 'github-slugger';
-import { loadTeamLifecycle, stateOf } from '../../engine/actors/team-lifecycle.js';
+import { loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
+import { stateOf } from '../../engine/actors/state-of.js';
 import { archetypeFor } from '../../engine/archetypes/catalog.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import { analyseMarkdown } from '../../engine/deliverable/analyse-markdown.js';
@@ -106,7 +107,7 @@ async function teamSection(root: string, backend: FederationBackend, team: Regis
 
 async function readTeamSection(root: string, backend: FederationBackend, team: RegistryEntry, config: FederationConfig, health: TeamReport | undefined): Promise<TeamSection> {
   const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
-  const context = lifecycle.snapshot.context as { enteredAt?: Record<string, string>; failure?: { reason: string } | null };
+  const { context } = lifecycle.snapshot;
   const state = stateOf(lifecycle.snapshot);
   const path = join(team.location, config.deliverable);
   // Written by the team's agent: read bounded and never blocking (a FIFO there must not hang `fed run`).

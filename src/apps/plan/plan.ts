@@ -185,7 +185,7 @@ export async function applyPlan(fed: Federation, plan: FederationPlan): Promise<
 
 /** The team's lifecycle has this mission, or a directive with this subject is in its inbox. */
 async function hasMission(backend: FederationBackend, team: RegistryEntry, subject: string): Promise<boolean> {
-  const context = lifecycleFor(team.archetypeId) ? ((await loadTeamLifecycle(team, backend.lifecycles)).snapshot.context as { mission?: { subject: string } | null }) : undefined;
+  const context = lifecycleFor(team.archetypeId) ? (await loadTeamLifecycle(team, backend.lifecycles)).snapshot.context : undefined;
   if (context?.mission?.subject === subject) return true;
   const inbox = await backend.signals.inbox({ id: team.domainId, entry: team }).list();
   return inbox.signals.some((s) => s.message.type === 'directive' && s.message.subject === subject);

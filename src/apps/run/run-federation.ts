@@ -12,7 +12,8 @@ import { readFederationJournal } from '../../engine/federation/federation-journa
 import { getTeam, statusOf } from '../../core/find-team.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
-import { awaitsApply, loadTeamLifecycle, stateOf } from '../../engine/actors/team-lifecycle.js';
+import { awaitsApply, loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
+import { stateOf } from '../../engine/actors/state-of.js';
 import { newMissionFor, startRunForNewMission } from './team-retry.js';
 import type { Federation } from '../../engine/context.js';
 
@@ -98,7 +99,7 @@ async function judgeReadable(fed: Federation, backend: FederationBackend, team: 
   if (lifecycle.snapshot.status !== 'active') return { team, skip: `already ${state}${state === 'failed' ? ` (retry it: fed team retry ${team.domainId})` : ''}`, resume: false };
   // A mission applied, or a directive waiting to be applied (the launch's consumer applies it first).
   const waiting = (await backend.signals.inbox({ id: team.domainId, entry: team }).list()).signals.some((s) => s.message.type === 'directive' && awaitsApply(lifecycle.envelope, s.message));
-  if (!(lifecycle.snapshot.context as { mission?: unknown }).mission && !waiting) {
+  if (!lifecycle.snapshot.context.mission && !waiting) {
     return { team, skip: `no mission (send one: fed signal send --to ${team.domainId} --type directive --subject "<mission>")`, resume: false };
   }
   if (status === 'paused') {

@@ -1,7 +1,8 @@
 import { existsSync, renameSync } from 'node:fs';
 import { basename, extname, isAbsolute, join, relative } from 'node:path';
-import { createActor } from 'xstate';
-import { lifecycleEntryFor, loadTeamLifecycle, settleTeamLifecycle, stateOf, withStateLock } from '../../engine/actors/team-lifecycle.js';
+import { lifecycleEntryFor, loadTeamLifecycle, settleTeamLifecycle, withStateLock } from '../../engine/actors/team-lifecycle.js';
+import { stateOf } from '../../engine/actors/state-of.js';
+import { initialPersistedSnapshot } from '../../engine/actors/lifecycle-transition.js';
 import { RefusedError } from '../../core/errors.js';
 import { recordFederationEvent } from '../../engine/federation/federation-journal.js';
 import { getTeam, statusOf } from '../../core/find-team.js';
@@ -29,11 +30,6 @@ export interface NewRun {
   keptAs: string[];
 }
 
-interface MissionContext {
-  mission?: { signalId: string; subject: string; body: string } | null;
-  enteredAt?: Record<string, string>;
-}
-
 /**
  * `fed team retry`: a failed team starts again from the start of its lifecycle, with the same mission;
  * a complete team that was sent a new mission directive starts a run with that one.
@@ -50,7 +46,7 @@ export async function retryTeam(fed: Federation, name: string, config: Federatio
   }
   const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
   const state = stateOf(lifecycle.snapshot);
-  const mission = (lifecycle.snapshot.context as MissionContext).mission;
+  const { mission } = lifecycle.snapshot.context;
   if (state === 'complete') {
     const next = await startRunForNewMission(fed, team, config);
     if (next) return next;
@@ -68,7 +64,7 @@ export async function retryTeam(fed: Federation, name: string, config: Federatio
  */
 export async function newMissionFor(backend: FederationBackend, team: RegistryEntry): Promise<{ signalId: string; file: string; subject: string; body: string } | undefined> {
   const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
-  const context = lifecycle.snapshot.context as MissionContext;
+  const { context } = lifecycle.snapshot;
   const completedAt = context.enteredAt?.complete;
   if (stateOf(lifecycle.snapshot) !== 'complete' || !completedAt || !context.mission) return undefined;
   const inbox = await backend.signals.inbox({ id: team.domainId, entry: team }).list();
@@ -115,7 +111,7 @@ async function startNewRun(fed: Federation, backend: FederationBackend, team: Re
     if (!mission.signalId) {
       await sendSignal(fed, { from: META, to: team.domainId, type: 'directive', subject: mission.subject, body: mission.body });
     }
-    const fresh = createActor(entry.machine, { input: { at: new Date().toISOString() } }).getPersistedSnapshot() as Record<string, unknown>;
+    const fresh = initialPersistedSnapshot(entry, new Date().toISOString());
     const { envelope } = stored;
     await backend.lifecycles.write(team, {
       ...envelope,

@@ -2,7 +2,8 @@ import { FedError } from '../../core/errors.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { InvalidSignalFile, SignalEntry, SignalInbox, SignalReadResult } from '../../ports/signal-transport.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
-import { applyLifecycleInputs, loadTeamLifecycle, settleTeamLifecycle, stateOf, type ApplyOptions, type ApplyResult, type LifecycleStep, type TeamLifecycle } from './team-lifecycle.js';
+import { applyLifecycleInputs, loadTeamLifecycle, settleTeamLifecycle, type ApplyOptions, type ApplyResult, type LifecycleStep, type TeamLifecycle } from './team-lifecycle.js';
+import { stateOf } from './state-of.js';
 import type { Federation } from '../context.js';
 
 export interface ConsumeResult {

@@ -1,6 +1,7 @@
 import type { JournalLine } from '../../core/schema/lifecycle-state.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
-import { loadTeamLifecycle, stateOf } from './team-lifecycle.js';
+import { loadTeamLifecycle } from './team-lifecycle.js';
+import { stateOf } from './state-of.js';
 import type { Federation } from '../context.js';
 
 /** What `fed team show` says about a team's lifecycle (stable JSON shape, documented in docs/guide.md). */
@@ -21,17 +22,10 @@ export interface LifecycleView {
   recent: JournalLine[];
 }
 
-interface LifecycleContextView {
-  mission?: { subject: string; signalId: string } | null;
-  failure?: { reason: string; state: string } | null;
-  pausedFrom?: string | null;
-  enteredAt?: Record<string, string>;
-}
-
 export async function viewLifecycle(fed: Federation, team: RegistryEntry, recentCount = 5): Promise<LifecycleView> {
   const { backend } = fed;
   const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
-  const context = (lifecycle.snapshot.context ?? {}) as LifecycleContextView;
+  const { context } = lifecycle.snapshot;
   const state = stateOf(lifecycle.snapshot);
   const inbox = await backend.signals.inbox({ id: team.domainId, entry: team }).list();
   return {

@@ -1,5 +1,5 @@
-import type { AnyMachineSnapshot } from 'xstate';
 import type { MachineEntry } from '../../../machines/catalog.js';
+import type { LifecycleSnapshot } from '../../../machines/lifecycle-machine.js';
 import { CorruptFileError, RefusedError } from '../../core/errors.js';
 import { contextSchemaFor } from '../archetypes/catalog.js';
 import type { LifecycleEnvelope } from '../../core/schema/lifecycle-state.js';
@@ -38,9 +38,10 @@ export function migrateEnvelope(envelope: LifecycleEnvelope, entry: MachineEntry
 /**
  * Turn a persisted snapshot back into a machine snapshot, validated against the current definition first:
  * xstate throws on a state value the machine no longer has, and that must become a clear error that
- * names the file, never an uncaught exception.
+ * names the file, never an uncaught exception. Its context has passed the archetype's context schema,
+ * which every lifecycle's extends: the shared part is read typed (LifecycleSnapshot).
  */
-export function restoreSnapshot(envelope: LifecycleEnvelope, entry: MachineEntry, file: string): AnyMachineSnapshot {
+export function restoreSnapshot(envelope: LifecycleEnvelope, entry: MachineEntry, file: string): LifecycleSnapshot {
   const migrated = migrateEnvelope(envelope, entry, file);
   const persisted = migrated.snapshot as { value?: unknown; context?: unknown; status?: unknown };
   try {
@@ -52,7 +53,7 @@ export function restoreSnapshot(envelope: LifecycleEnvelope, entry: MachineEntry
     if (context && !context.success) {
       throw new Error(`its context does not fit: ${zodProblemText(context.error, { prefix: 'context' })}`);
     }
-    const snapshot = entry.machine.resolveState({ value: persisted.value as string, context: persisted.context as never });
+    const snapshot = entry.machine.resolveState({ value: persisted.value as string, context: persisted.context });
     if (typeof persisted.status === 'string' && persisted.status !== snapshot.status) {
       throw new Error(`status "${persisted.status}" does not match state ${JSON.stringify(persisted.value)}`);
     }

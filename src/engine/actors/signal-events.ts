@@ -1,4 +1,4 @@
-import type { AnyMachineSnapshot } from 'xstate';
+import type { LifecycleSnapshot } from '../../../machines/lifecycle-machine.js';
 import { archetypeOfMachine } from '../archetypes/catalog.js';
 import { META } from '../../core/schema/common.js';
 import type { SignalMessage } from '../../core/schema/signal.js';
@@ -28,7 +28,7 @@ export function signalCommand(message: SignalMessage): SignalCommand | undefined
   return subject === 'pause' || subject === 'resume' ? subject : undefined;
 }
 
-export function eventForSignal(message: SignalMessage, snapshot: AnyMachineSnapshot): { type: string; [key: string]: unknown } | undefined {
+export function eventForSignal(message: SignalMessage, snapshot: LifecycleSnapshot): { type: string; [key: string]: unknown } | undefined {
   const at = message.timestamp;
   const command = signalCommand(message);
   if (command === 'pause') return { type: 'PAUSE', at };
@@ -38,7 +38,7 @@ export function eventForSignal(message: SignalMessage, snapshot: AnyMachineSnaps
   const ref = { signalId: message.id, subject: message.subject, at };
   switch (message.type) {
     case 'directive': {
-      const hasMission = Boolean((snapshot.context as { mission?: unknown } | undefined)?.mission);
+      const hasMission = Boolean(snapshot.context.mission);
       if (message.from === META && !hasMission) return { type: 'MISSION_ASSIGNED', ...ref, body: message.body };
       return { type: 'DIRECTIVE_RECEIVED', ...ref };
     }

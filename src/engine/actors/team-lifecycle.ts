@@ -1,21 +1,20 @@
-import { createActor, type AnyMachineSnapshot, type InspectionEvent } from 'xstate';
-import { checkEvent, type MachineEntry } from '../../../machines/catalog.js';
-import { documentedEvents } from '../../../machines/event-docs.js';
+import type { InspectionEvent } from 'xstate';
+import type { MachineEntry } from '../../../machines/catalog.js';
+import type { LifecycleSnapshot } from '../../../machines/lifecycle-machine.js';
 import { archetypeOf } from '../archetypes/catalog.js';
-import { FedError, InvalidInputError, RefusedError } from '../../core/errors.js';
+import { RefusedError } from '../../core/errors.js';
 import type { WriteOptions } from '../../infra/fs/atomic-write.js';
-import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { EnvelopeVersion, LifecycleSection, LifecycleStore } from '../../ports/lifecycle-store.js';
-import { zodProblemText } from '../../core/schema/problems.js';
-import { DEDUPE_UNTIL_ACK, type HeldSignal, type JournalLine, type LifecycleEnvelope, type PendingReport } from '../../core/schema/lifecycle-state.js';
+import { DEDUPE_UNTIL_ACK, type JournalLine, type LifecycleEnvelope } from '../../core/schema/lifecycle-state.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { SignalMessage } from '../../core/schema/signal.js';
 import { findTeam, statusOf } from '../../core/find-team.js';
 import { recordSignalReceived, recordTransition } from '../../infra/telemetry/fed-metrics.js';
-import { reportSignalId } from './report-signal-id.js';
 import { restoreSnapshot } from './restore-snapshot.js';
-import { eventForSignal, signalCommand } from './signal-events.js';
-import { settleEffects } from './lifecycle-effects.js';
+import { settleEffects, type SharedRegistry } from './lifecycle-effects.js';
+import { initialPersistedSnapshot } from './lifecycle-transition.js';
+import { LifecycleWalk } from './lifecycle-walk.js';
+import { stateOf } from './state-of.js';
 import type { Federation } from '../context.js';
 
 /** The lifecycle machine of a team's archetype; an archetype without one is refused by name. */
@@ -23,15 +22,10 @@ export function lifecycleEntryFor(team: RegistryEntry): MachineEntry {
   return archetypeOf(team).lifecycle;
 }
 
-/** The state name of a lifecycle snapshot (lifecycle machines are flat). */
-export function stateOf(snapshot: AnyMachineSnapshot): string {
-  return typeof snapshot.value === 'string' ? snapshot.value : JSON.stringify(snapshot.value);
-}
-
 export interface TeamLifecycle {
   team: RegistryEntry;
   entry: MachineEntry;
-  snapshot: AnyMachineSnapshot;
+  snapshot: LifecycleSnapshot;
   /** As stored; for a team with no state file yet, the envelope it would start from (seq 0). */
   envelope: LifecycleEnvelope;
   /** False when no state file exists yet (nothing has happened to the lifecycle). */
@@ -41,12 +35,11 @@ export interface TeamLifecycle {
 }
 
 function initialEnvelope(entry: MachineEntry, team: RegistryEntry): LifecycleEnvelope {
-  // The lifecycle starts when the team was onboarded: that is when `preparing` was entered.
-  const actor = createActor(entry.machine, { input: { at: team.onboardedAt } });
   return {
     machineId: entry.id,
     machineVersion: entry.version,
-    snapshot: actor.getPersistedSnapshot() as Record<string, unknown>,
+    // The lifecycle starts when the team was onboarded: that is when `preparing` was entered.
+    snapshot: initialPersistedSnapshot(entry, team.onboardedAt),
     seq: 0,
     processed: [],
     // A lifecycle that starts now keeps ids only until their ack is durable, from its first write on.
@@ -111,7 +104,7 @@ export interface ApplyResult {
 
 export interface ApplyOptions extends WriteOptions {
   now?: () => Date;
-  /** xstate inspection (see src/inspect): receives the actor's inspection events. */
+  /** xstate inspection (see src/infra/inspect): told about each apply as about an actor of the team (lifecycle-transition.ts). */
   inspect?: (event: InspectionEvent) => void;
   /**
    * Ids of signals whose acknowledgment is known to be durable: with dedupe `until-ack` they leave
@@ -166,169 +159,102 @@ export async function applyLifecycleInputs(
   // The backend refuses to write where fed must not (file-signal-v1: a workspace outside the root or behind
   // a link); a backend that keeps lifecycles elsewhere needs no workspace here (a team on another machine).
   const { backend } = fed;
-  const effectOptions = options;
-  return backend.lifecycles.exclusive(
-    team,
-    async (section) => {
-    // The caller's entry may be old (a consumer reads it once): archiving takes this section too, so the
-    // status read here cannot change before the write below. Read once, and reused by the effects of
-    // this apply (reports to meta, the registry status).
-    const shared = { registry: await backend.registry.read() };
-    refuseArchived(findTeam(shared.registry, team.domainId) ?? team);
-    const lifecycle = await loadTeamLifecycle(team, backend.lifecycles, options.known);
-    const warnings = await settleEffects(fed, team, lifecycle, effectOptions, shared);
-    const { entry, envelope } = lifecycle;
-    // What the stored envelope owes and could not do now (a full or read-only disk) is carried into the
-    // next envelope, so it is retried after this write too instead of being replaced and lost. Journal
-    // lines are appended by seq and reports sent with fixed ids, so carrying done ones as well is harmless.
-    const owed = warnings.length > 0 && lifecycle.stored ? envelope : { journalTail: [], pendingReports: [] };
+  return backend.lifecycles.exclusive(team, async (section) => {
+    const start = await loadAndSettle(fed, team, options);
     const now = () => (options.now?.() ?? new Date()).toISOString();
-
-    const actor = createActor(entry.machine, { id: team.domainId, snapshot: lifecycle.snapshot, inspect: options.inspect });
-    // Observed, so an action that throws leaves an error snapshot (refused below) instead of an uncaught error.
-    actor.subscribe({ error: () => undefined });
-    actor.start();
-    const processed = new Set(envelope.processed);
-    const storedHeld = envelope.held ?? [];
-    const heldIds = new Set(storedHeld.map((h) => h.id));
-    /** Held signals of the envelope still waiting: those applied now leave the list in this write. */
-    let keptHeld: readonly HeldSignal[] = storedHeld;
-    /** Ids read back from the held list: acknowledged already, so held again (never dropped) if the team pauses again. */
-    const expanded = new Set<string>();
-    const processedNow: string[] = [];
-    const lines: JournalLine[] = [];
-    const reports: PendingReport[] = [];
-    const steps: LifecycleStep[] = [];
-    let seq = envelope.seq;
-
-    const record = (event: string, from: string, source: JournalLine['source'], signalId?: string, note?: string) => {
-      const after = actor.getSnapshot();
-      const line: JournalLine = { seq: ++seq, at: now(), event, from, to: stateOf(after), source };
-      if (signalId !== undefined) line.signalId = signalId;
-      if (note !== undefined) line.note = note;
-      lines.push(line);
-      if (line.from !== line.to) reports.push(transitionReport(team, entry, line, after));
-      return line;
-    };
-
-    // Signals that arrive while the team is paused wait (only a resume gets through); once the lifecycle
-    // has left paused they go first, in inbox order, before the signals that came after the resume.
-    const queue = [...inputs];
-    const held: SignalInput[] = [];
-    for (;;) {
-      if (stateOf(actor.getSnapshot()) !== 'paused') {
-        // The envelope's held signals were acknowledged while paused: they are read back from the inbox.
-        if (keptHeld.length > 0) {
-          const stored = await readHeldSignals(backend, team, keptHeld, warnings);
-          keptHeld = [];
-          for (const input of stored) {
-            heldIds.delete(input.signal.id);
-            expanded.add(input.signal.id);
-          }
-          held.push(...stored);
-        }
-        if (held.length > 0) queue.unshift(...held.splice(0).sort(inInboxOrder));
-      }
-      const input = queue.shift();
-      if (input === undefined) break;
-      const snapshot = actor.getSnapshot();
-      const from = stateOf(snapshot);
-      if (input.source === 'signal') {
-        const { signal } = input;
-        if (processed.has(signal.id) || heldIds.has(signal.id)) {
-          steps.push({ outcome: 'duplicate', signalId: signal.id });
-          processedNow.push(signal.id);
-          continue;
-        }
-        if (from === 'paused' && signalCommand(signal) !== 'resume') {
-          held.push(input);
-          continue;
-        }
-        processed.add(signal.id);
-        processedNow.push(signal.id);
-        const event = eventForSignal(signal, snapshot);
-        const refusal = event === undefined ? `a ${signal.type} changes no lifecycle` : refusalOf(entry, team, snapshot, event);
-        if (event === undefined || refusal !== undefined) {
-          const note = `ignored: ${refusal}`;
-          steps.push({ outcome: 'ignored', signal, signalId: signal.id, note, line: record(event?.type ?? signal.type, from, 'signal', signal.id, note) });
-          continue;
-        }
-        actor.send(event as never);
-        steps.push({ outcome: 'applied', signal, signalId: signal.id, line: record(event.type, from, 'signal', signal.id) });
-        continue;
-      }
-
-      const event = input.source === 'event' ? validateAgentEvent(entry, team, input.event, now()) : { ...input.event, at: input.event.at ?? now() };
-      const refusal = refusalOf(entry, team, snapshot, event);
-      if (refusal !== undefined) {
-        if (input.source === 'event') {
-          throw new RefusedError('EVENT_NOT_ACCEPTED', `team "${team.domainId}" is ${from}: ${refusal}`);
-        }
-        steps.push({ outcome: 'ignored', note: `ignored: ${refusal}` });
-        continue;
-      }
-      actor.send(event as never);
-      steps.push({ outcome: 'applied', line: record(event.type, from, input.source) });
-    }
-    // Still paused at the end: they wait for the resume, and are read again from the inbox then — or, when
-    // the caller acknowledges them now, from the envelope's held list.
-    const newlyHeld: HeldSignal[] = [];
-    for (const input of held) {
-      const id = input.signal.id;
-      steps.push({ outcome: 'deferred', signalId: id });
-      if (heldIds.has(id) || (!options.keepHeld && !expanded.has(id))) continue;
-      if (input.file === undefined) throw new Error(`keepHeld needs the inbox handle of signal ${id}`);
-      newlyHeld.push({ id, file: input.file });
-      heldIds.add(id);
-      // The caller acknowledges what it gave; those read back from the held list are acknowledged already.
-      if (!expanded.has(id)) processedNow.push(id);
-    }
-    const nextHeld = [...keptHeld, ...newlyHeld];
-
-    const final = actor.getSnapshot();
-    const persisted = actor.getPersistedSnapshot() as Record<string, unknown>;
-    actor.stop();
-    // An action that threw leaves xstate's error snapshot: saving it would end the lifecycle for good.
-    if (final.status === 'error') {
-      throw new FedError('LIFECYCLE_ERROR', `team "${team.domainId}": the ${entry.id} lifecycle failed while applying its inputs (${(final.error as Error)?.message ?? String(final.error)}); nothing was saved, the state file is unchanged`, { refusal: false });
-    }
-    // Adopted only when nothing was held back: a held signal of an older inbox may already be acknowledged.
-    const dedupe = envelope.dedupe ?? (options.adoptAckRule && held.length === 0 ? DEDUPE_UNTIL_ACK : undefined);
-    const acknowledged = dedupe ? (options.acknowledged ?? new Set<string>()) : new Set<string>();
-    const heldChanged = nextHeld.length !== storedHeld.length || nextHeld.some((h, i) => h.id !== storedHeld[i]!.id);
-    const unchanged = lines.length === 0 && !heldChanged;
-    const compacts = options.compact === true && lifecycle.stored && (dedupe !== envelope.dedupe || envelope.processed.some((id) => acknowledged.has(id)));
-    if (unchanged && !compacts) {
-      await options.afterSave?.(processedNow);
-      return { steps, state: stateOf(final), processedSignalIds: processedNow, warnings, lifecycle };
-    }
-
-    const next: LifecycleEnvelope = {
-      machineId: entry.id,
-      machineVersion: entry.version,
-      snapshot: persisted,
-      seq,
-      processed: [...processed].filter((id) => !acknowledged.has(id)),
-      ...(dedupe ? { dedupe } : {}),
-      ...(nextHeld.length > 0 ? { held: nextHeld } : {}),
-      journalTail: lines.length === 0 ? envelope.journalTail : [...owed.journalTail, ...lines],
-      pendingReports: lines.length === 0 ? envelope.pendingReports : [...owed.pendingReports, ...reports],
-      savedAt: lines.length === 0 ? envelope.savedAt : now(),
-    };
-    // Compare-and-swap inside the section: a holder that lost it meanwhile (removed by hand, or fed doctor)
-    // or whose envelope changed underneath must not write.
-    const version = await backend.lifecycles.write(team, next, lifecycle.version, section, options);
-    await options.afterSave?.(processedNow);
-    // Counted once saved: a crash before the write redelivers the signals, which are then counted once.
-    for (const step of steps) {
-      if (step.signal && (step.outcome === 'applied' || step.outcome === 'ignored')) recordSignalReceived(team.domainId, step.signal.type, step.outcome);
-    }
-    for (const line of lines) if (line.from !== line.to) recordTransition(team.domainId, entry.id, line.from, line.to);
-    // What a load of the new envelope would give, without reading it back: the next apply of this holder starts here.
-    const saved: TeamLifecycle = { ...lifecycle, envelope: next, snapshot: restoreSnapshot(next, entry, backend.lifecycles.envelopeLocation(team)), stored: true, version };
-    warnings.push(...(await settleEffects(fed, team, saved, effectOptions, shared)));
-    return { steps, state: stateOf(final), processedSignalIds: processedNow, warnings, lifecycle: saved };
+    const walk = new LifecycleWalk({ team, lifecycle: start.lifecycle, backend, now, inspect: options.inspect, keepHeld: options.keepHeld, warnings: start.warnings });
+    await walk.run(inputs);
+    return saveWalk(fed, team, section, start, walk, options, now);
   });
+}
+
+/** What an apply starts from, under the team's section. */
+interface ApplyStart {
+  lifecycle: TeamLifecycle;
+  /** The registry as read under the section, shared by the effects of this apply. */
+  shared: SharedRegistry;
+  warnings: string[];
+  /** What the stored envelope owes and could not do now, carried into the next one. */
+  owed: Pick<LifecycleEnvelope, 'journalTail' | 'pendingReports'>;
+}
+
+/** Refuse an archived team, load its lifecycle, and settle what the previous write still owes. */
+async function loadAndSettle(fed: Federation, team: RegistryEntry, options: ApplyOptions): Promise<ApplyStart> {
+  // The caller's entry may be old (a consumer reads it once): archiving takes this section too, so the
+  // status read here cannot change before the write below. Read once, and reused by the effects of
+  // this apply (reports to meta, the registry status).
+  const shared = { registry: await fed.backend.registry.read() };
+  refuseArchived(findTeam(shared.registry, team.domainId) ?? team);
+  const lifecycle = await loadTeamLifecycle(team, fed.backend.lifecycles, options.known);
+  const warnings = await settleEffects(fed, team, lifecycle, options, shared);
+  // What the stored envelope owes and could not do now (a full or read-only disk) is carried into the
+  // next envelope, so it is retried after this write too instead of being replaced and lost. Journal
+  // lines are appended by seq and reports sent with fixed ids, so carrying done ones as well is harmless.
+  const owed = warnings.length > 0 && lifecycle.stored ? lifecycle.envelope : { journalTail: [], pendingReports: [] };
+  return { lifecycle, shared, warnings, owed };
+}
+
+/**
+ * Save what the walk ended with in one envelope write (none when nothing changed), let the caller
+ * acknowledge, then perform the effects the new envelope owes.
+ */
+async function saveWalk(fed: Federation, team: RegistryEntry, section: LifecycleSection, start: ApplyStart, walk: LifecycleWalk, options: ApplyOptions, now: () => string): Promise<ApplyResult> {
+  const { lifecycle, warnings } = start;
+  const next = envelopeToSave(start, walk, options, now);
+  if (next === undefined) {
+    await options.afterSave?.(walk.processedNow);
+    return applyResult(walk, warnings, lifecycle);
+  }
+  // Compare-and-swap inside the section: a holder that lost it meanwhile (removed by hand, or fed doctor)
+  // or whose envelope changed underneath must not write.
+  const version = await fed.backend.lifecycles.write(team, next, lifecycle.version, section, options);
+  await options.afterSave?.(walk.processedNow);
+  countSaved(team, lifecycle.entry, walk);
+  // What a load of the new envelope would give, without reading it back: the next apply of this holder starts here.
+  const saved: TeamLifecycle = { ...lifecycle, envelope: next, snapshot: restoreSnapshot(next, lifecycle.entry, fed.backend.lifecycles.envelopeLocation(team)), stored: true, version };
+  warnings.push(...(await settleEffects(fed, team, saved, options, start.shared)));
+  return applyResult(walk, warnings, saved);
+}
+
+/**
+ * The envelope the walk leads to, or undefined when there is nothing to write: no journal line and no
+ * change of the held list — unless `compact` asks to drop acknowledged ids or adopt dedupe `until-ack`.
+ */
+function envelopeToSave({ lifecycle, owed }: ApplyStart, walk: LifecycleWalk, options: ApplyOptions, now: () => string): LifecycleEnvelope | undefined {
+  const { entry, envelope } = lifecycle;
+  const { lines, nextHeld } = walk;
+  const storedHeld = envelope.held ?? [];
+  // Adopted only when nothing was held back: a held signal of an older inbox may already be acknowledged.
+  const dedupe = envelope.dedupe ?? (options.adoptAckRule && !walk.holdsBack ? DEDUPE_UNTIL_ACK : undefined);
+  const acknowledged = dedupe ? (options.acknowledged ?? new Set<string>()) : new Set<string>();
+  const heldChanged = nextHeld.length !== storedHeld.length || nextHeld.some((h, i) => h.id !== storedHeld[i]!.id);
+  const unchanged = lines.length === 0 && !heldChanged;
+  const compacts = options.compact === true && lifecycle.stored && (dedupe !== envelope.dedupe || envelope.processed.some((id) => acknowledged.has(id)));
+  if (unchanged && !compacts) return undefined;
+  return {
+    machineId: entry.id,
+    machineVersion: entry.version,
+    snapshot: entry.machine.getPersistedSnapshot(walk.snapshot) as Record<string, unknown>,
+    seq: walk.seq,
+    processed: [...walk.processed].filter((id) => !acknowledged.has(id)),
+    ...(dedupe ? { dedupe } : {}),
+    ...(nextHeld.length > 0 ? { held: nextHeld } : {}),
+    journalTail: lines.length === 0 ? envelope.journalTail : [...owed.journalTail, ...lines],
+    pendingReports: lines.length === 0 ? envelope.pendingReports : [...owed.pendingReports, ...walk.reports],
+    savedAt: lines.length === 0 ? envelope.savedAt : now(),
+  };
+}
+
+/** Counted once saved: a crash before the write redelivers the signals, which are then counted once. */
+function countSaved(team: RegistryEntry, entry: MachineEntry, walk: LifecycleWalk): void {
+  for (const step of walk.steps) {
+    if (step.signal && (step.outcome === 'applied' || step.outcome === 'ignored')) recordSignalReceived(team.domainId, step.signal.type, step.outcome);
+  }
+  for (const line of walk.lines) if (line.from !== line.to) recordTransition(team.domainId, entry.id, line.from, line.to);
+}
+
+function applyResult(walk: LifecycleWalk, warnings: string[], lifecycle: TeamLifecycle): ApplyResult {
+  return { steps: walk.steps, state: stateOf(walk.snapshot), processedSignalIds: walk.processedNow, warnings, lifecycle };
 }
 
 /**
@@ -359,76 +285,6 @@ function refuseArchived(team: RegistryEntry): void {
  */
 export async function withStateLock<T>(fed: Federation, team: RegistryEntry, options: ApplyOptions, fn: (section: LifecycleSection) => Promise<T>): Promise<T> {
   return fed.backend.lifecycles.exclusive(team, fn, options);
-}
-
-/** Why `snapshot` does not accept `event`, or undefined when it does. */
-function refusalOf(entry: MachineEntry, team: RegistryEntry, snapshot: AnyMachineSnapshot, event: { type: string }): string | undefined {
-  const check = checkEvent(snapshot, event);
-  if (check.accepted) return undefined;
-  const accepted = check.acceptedTypes.length ? `it accepts ${check.acceptedTypes.join(', ')}` : 'it accepts no event';
-  switch (check.reason) {
-    case 'final':
-      return `${stateOf(snapshot)} is final; the ${entry.id} lifecycle is over and accepts no event`;
-    case 'condition-not-met':
-      return `${event.type} is not allowed here with this payload or context (${conditionHint(entry, event.type).replaceAll('<team>', team.domainId)}); ${accepted}`;
-    case 'not-accepted':
-      return `${event.type} is not accepted in ${stateOf(snapshot)}; ${accepted}`;
-  }
-}
-
-/** What a guarded event needs, for refusals that say how to fix the call: its own docs say, else the shared events'. `<team>` in it stands for the team. */
-function conditionHint(entry: MachineEntry, type: string): string {
-  const schema = entry.eventSchema as unknown as Parameters<typeof documentedEvents>[0];
-  const own = documentedEvents(schema).find((event) => event.type === type)?.doc.needs;
-  if (own) return own;
-  return type === 'RESUME' ? 'resume returns to the state the team was paused in' : 'see the lifecycle diagram in diagrams/';
-}
-
-/** Validate an agent's event with the machine's zod schema, stamped with the time it was reported. */
-function validateAgentEvent(entry: MachineEntry, team: RegistryEntry, raw: { type: string }, at: string): { type: string } {
-  if (!entry.events.includes(raw.type)) {
-    throw new InvalidInputError(`unknown event "${raw.type}" for the ${entry.id} lifecycle of team "${team.domainId}"; events: ${entry.events.join(', ')}`);
-  }
-  const parsed = entry.eventSchema.safeParse({ at, ...raw }, { reportInput: true });
-  if (!parsed.success) {
-    const problems = zodProblemText(parsed.error);
-    throw new InvalidInputError(`invalid ${raw.type} event for team "${team.domainId}": ${problems}`);
-  }
-  return parsed.data as { type: string };
-}
-
-/** The report a state change owes meta; a failure says why. */
-function transitionReport(team: RegistryEntry, entry: MachineEntry, line: JournalLine, after: AnyMachineSnapshot): PendingReport {
-  const why = line.signalId ? ` (signal ${line.signalId})` : line.source === 'registry' ? ' (fed team command)' : '';
-  const failure = (after.context as { failure?: { reason: string } | null } | undefined)?.failure;
-  const reason = line.to === 'failed' && failure ? ` Reason: ${failure.reason}` : '';
-  return {
-    signalId: reportSignalId(team, entry.id, line.seq),
-    subject: `${line.from} → ${line.to}`,
-    body: `Team ${team.domainId} (${entry.id} lifecycle) moved from ${line.from} to ${line.to} on ${line.event}${why} at ${line.at}.${reason}`,
-  };
-}
-
-type SignalInput = Extract<LifecycleChange, { source: 'signal' }>;
-
-/**
- * The envelope's held signals, read back from the team's inbox. One that is gone or no longer the signal
- * with that id cannot be applied: it is dropped with a warning (someone removed or replaced it by hand).
- */
-async function readHeldSignals(backend: FederationBackend, team: RegistryEntry, held: readonly HeldSignal[], warnings: string[]): Promise<SignalInput[]> {
-  const inbox = backend.signals.inbox({ id: team.domainId, entry: team });
-  const inputs: SignalInput[] = [];
-  for (const { id, file } of held) {
-    const found = await inbox.lookup(file);
-    if (found && 'signal' in found && found.signal.message.id === id) inputs.push({ source: 'signal', signal: found.signal.message, file });
-    else warnings.push(`team "${team.domainId}": the held signal ${id} (${file} in ${inbox.location}) ${found ? ('signal' in found ? 'now holds another signal' : `is no longer valid (${found.invalid.reason})`) : 'is gone'}; it is not applied`);
-  }
-  return inputs;
-}
-
-/** Inbox order by timestamp; the sort is stable, so signals of one instant keep the order they were given or held in. */
-function inInboxOrder(a: SignalInput, b: SignalInput): number {
-  return Date.parse(a.signal.timestamp) - Date.parse(b.signal.timestamp);
 }
 
 /**

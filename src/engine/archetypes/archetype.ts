@@ -1,4 +1,4 @@
-import type { AnyMachineSnapshot } from 'xstate';
+import type { AnyStateMachine, SnapshotFrom } from 'xstate';
 import type { z } from 'zod';
 import { documentedEvents } from '../../../machines/event-docs.js';
 import type { MachineEntry } from '../../../machines/catalog.js';
@@ -8,16 +8,19 @@ import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { SignalMessage } from '../../core/schema/signal.js';
 
 /**
- * A team archetype (docs/design/spec.md §2.4), declared in one place: its folder under `src/archetypes/` holds this
+ * A team archetype (docs/design/spec.md §2.4), declared in one place: its folder under `src/engine/archetypes/` holds this
  * descriptor and what only it needs; `catalog.ts` lists it. Nothing outside the archetype folders asks
  * which archetype a team has — it asks the descriptor (a test keeps it so).
+ *
+ * Generic over its lifecycle machine, so each archetype reads its own snapshots typed (context and
+ * states); code that holds any archetype (`Archetype`, the default) passes it any lifecycle's snapshot.
  */
-export interface Archetype {
+export interface Archetype<TMachine extends AnyStateMachine = AnyStateMachine> {
   id: string;
   /** One line: what a team of this archetype does. */
   summary: string;
   /** Its lifecycle machine (pure, in `machines/`) with the event schema the actor system validates with. */
-  lifecycle: MachineEntry;
+  lifecycle: MachineEntry<TMachine>;
   /** The schema of its persisted lifecycle context (refused before restore when it does not fit). */
   contextSchema: z.ZodType;
   /** The states it does work in: the ones it can be paused in and resumed to. */
@@ -29,15 +32,15 @@ export interface Archetype {
   /** The built-in agent (`fed-agent`) can do its work; otherwise a launch with it is refused up front. */
   builtInAgent: boolean;
   /** The launch prompt's part that only this archetype has: what its agent is expected to do, step by step. */
-  agentBrief(context: LaunchContext, snapshot: AnyMachineSnapshot, team: RegistryEntry): string;
+  agentBrief(context: LaunchContext, snapshot: SnapshotFrom<TMachine>, team: RegistryEntry): string;
   /**
    * Events this archetype makes of inbox signals, consulted before the shared table (src/actors/
    * signal-events.ts); undefined leaves the signal to that table.
    */
-  signalEvent?(message: SignalMessage, snapshot: AnyMachineSnapshot): { type: string; [key: string]: unknown } | undefined;
-  completion: CompletionPolicy;
+  signalEvent?(message: SignalMessage, snapshot: SnapshotFrom<TMachine>): { type: string; [key: string]: unknown } | undefined;
+  completion: CompletionPolicy<TMachine>;
   /** Health problems of a team in this state (docs/design/spec.md §6), besides the ones every team has; empty when healthy. */
-  healthProblems(input: HealthInput): string[];
+  healthProblems(input: HealthInput<TMachine>): string[];
   /** Sample events and whole runs the model-based tests walk the machine with (test/model, test/machines). */
   modelTest: ModelTestSamples;
 }
@@ -45,32 +48,32 @@ export interface Archetype {
 /** How a launch that ends in a state ended well: the work is done, or it waits — for meta, or for questions. */
 export type Settled = { outcome: 'complete' } | { outcome: 'waiting'; next: string };
 
-export interface CompletionPolicy {
+export interface CompletionPolicy<TMachine extends AnyStateMachine = AnyStateMachine> {
   /** What a run that ends in `snapshot` means; undefined while work is left (an agent that stops here did not finish). */
-  settled(snapshot: AnyMachineSnapshot, team: RegistryEntry): Settled | undefined;
+  settled(snapshot: SnapshotFrom<TMachine>, team: RegistryEntry): Settled | undefined;
   /**
    * Why an agent's event that would finish the work cannot be accepted, if it cannot — checked before the
    * event is applied, since the state it enters is final. `events` are the ones it rules on (the
    * completions): any other event is applied without being judged, and without loading the lifecycle for
    * it. `check` is loaded lazily by the caller's `await`.
    */
-  judge?: { events: readonly string[]; check(input: JudgeInput): Promise<string | undefined> };
+  judge?: { events: readonly string[]; check(input: JudgeInput<TMachine>): Promise<string | undefined> };
   /** The report meta gets when a launch ends with the work complete. */
-  completionReport(context: LaunchContext, snapshot: AnyMachineSnapshot): Promise<{ subject: string; body: string }>;
+  completionReport(context: LaunchContext, snapshot: SnapshotFrom<TMachine>): Promise<{ subject: string; body: string }>;
 }
 
-export interface JudgeInput {
+export interface JudgeInput<TMachine extends AnyStateMachine = AnyStateMachine> {
   root: string;
   team: RegistryEntry;
   event: { type: string; [key: string]: unknown };
   config: FederationConfig;
   /** The lifecycle as it is; the event is known to be accepted by it. */
-  snapshot: AnyMachineSnapshot;
+  snapshot: SnapshotFrom<TMachine>;
 }
 
-export interface HealthInput {
+export interface HealthInput<TMachine extends AnyStateMachine = AnyStateMachine> {
   team: RegistryEntry;
-  snapshot: AnyMachineSnapshot;
+  snapshot: SnapshotFrom<TMachine>;
   state: string;
   config: FederationConfig;
 }

@@ -1,7 +1,7 @@
-import type { AnyMachineSnapshot } from 'xstate';
+import type { SnapshotFrom } from 'xstate';
 import { machineEntry } from '../../../../machines/catalog.js';
 import { CODING_MACHINE_VERSION, codingMachine } from '../../../../machines/coding.machine.js';
-import { CODING_WORK_STATES, codingEventSchema, type CodingContext } from '../../../../machines/coding.types.js';
+import { CODING_WORK_STATES, codingEventSchema } from '../../../../machines/coding.types.js';
 import { gitSucceeds } from '../../registry/git.js';
 import { worktreeBranch } from '../../registry/placement.js';
 import type { LaunchContext } from '../../../core/schema/launch-context.js';
@@ -18,7 +18,7 @@ export const codingEntry = machineEntry(codingMachine, CODING_MACHINE_VERSION, c
  * reviews (`fed team review`), requests changes (back to implementing) or approves, and merges
  * (`fed team merge`). Complete once merged and cleaned up.
  */
-export const codingArchetype: Archetype = {
+export const codingArchetype: Archetype<typeof codingMachine> = {
   id: 'coding',
   summary: 'changes the codebase on its branch fed/<domain> until meta reviews and merges it',
   lifecycle: codingEntry,
@@ -35,7 +35,7 @@ export const codingArchetype: Archetype = {
       return next ? { outcome: 'waiting', next } : undefined;
     },
     completionReport: async (context, snapshot) => {
-      const { mergeCommit } = snapshot.context as CodingContext;
+      const { mergeCommit } = snapshot.context;
       return {
         subject: `change merged: ${context.mission.subject}`,
         body: `Team ${context.team} finished "${context.mission.subject}": merged as ${mergeCommit ?? '(unknown commit)'}, worktree and branch cleaned up.`,
@@ -66,9 +66,9 @@ function metaNext(state: string, team: string): string | undefined {
   }
 }
 
-function codingBrief(context: LaunchContext, snapshot: AnyMachineSnapshot, team: RegistryEntry): string {
+function codingBrief(context: LaunchContext, snapshot: SnapshotFrom<typeof codingMachine>, team: RegistryEntry): string {
   const branch = worktreeBranch(team.domain);
-  const review = (snapshot.context as CodingContext).lastReview;
+  const review = snapshot.context.lastReview;
   const requested = review?.outcome === 'changes-requested' && snapshot.value === 'implementing'
     ? `\nThe reviewer requested changes — make them first:\n${review.comments.map((c) => `- ${c}`).join('\n')}\n`
     : '';

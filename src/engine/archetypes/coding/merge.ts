@@ -1,12 +1,15 @@
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { applyLifecycleInputs, loadTeamLifecycle, stateOf } from '../../actors/team-lifecycle.js';
+import { applyLifecycleInputs, loadTeamLifecycle } from '../../actors/team-lifecycle.js';
+import { stateOf } from '../../actors/state-of.js';
 import { setTeamStatus } from '../../actors/team-status-command.js';
 import { RefusedError } from '../../../core/errors.js';
 import { FED_DIR } from '../../../core/layout.js';
 import { git, gitSucceeds } from '../../registry/git.js';
 import { removeWorkspace } from '../../registry/placement.js';
+import { snapshotOfMachine } from '../../../../machines/catalog.js';
 import { teamBranch } from './branch.js';
+import { codingEntry } from './index.js';
 import { codingTeam } from './review.js';
 import type { Federation } from '../../context.js';
 
@@ -52,7 +55,9 @@ export async function mergeTeam(fed: Federation, name: string): Promise<MergeRes
     mergeBranch(root, branch, base, team.domainId);
     await applyLifecycleInputs(fed, team, [{ source: 'event', event: { type: 'PR_MERGED', commit: git(root, ['rev-parse', 'HEAD']) } }]);
   }
-  const commit = ((await loadTeamLifecycle(team, lifecycles)).snapshot.context as { mergeCommit: string }).mergeCommit;
+  const commit = snapshotOfMachine(codingEntry, (await loadTeamLifecycle(team, lifecycles)).snapshot).context.mergeCommit;
+  // PR_MERGED records it, and it is the only way into `merged`.
+  if (commit === null) throw new Error(`team "${team.domainId}" is merged, but its lifecycle records no merge commit`);
   const done = await applyLifecycleInputs(fed, team, [{ source: 'event', event: { type: 'CLEANUP_DONE' } }]);
   await setTeamStatus(fed, team.domainId, { type: 'ARCHIVE' });
   removeCheckout(root, team.location, branch);

@@ -1,6 +1,8 @@
 import type { AnyMachineSnapshot } from 'xstate';
+import { snapshotOfMachine } from '../../../../machines/catalog.js';
 import type { CodingContext } from '../../../../machines/coding.types.js';
-import { applyLifecycleInputs, loadTeamLifecycle, stateOf } from '../../actors/team-lifecycle.js';
+import { applyLifecycleInputs, loadTeamLifecycle } from '../../actors/team-lifecycle.js';
+import { stateOf } from '../../actors/state-of.js';
 import { RefusedError } from '../../../core/errors.js';
 import { git } from '../../registry/git.js';
 import { META } from '../../../core/schema/common.js';
@@ -8,7 +10,7 @@ import type { RegistryEntry } from '../../../core/schema/registry.js';
 import { sendSignal } from '../../messaging/send-signal.js';
 import { archetypeOf } from '../catalog.js';
 import { teamBranch } from './branch.js';
-import { codingArchetype } from './index.js';
+import { codingArchetype, codingEntry } from './index.js';
 import type { Federation } from '../../context.js';
 
 /** What `fed team review <team>` shows meta: the change on the team branch, and what the team reported. */
@@ -43,7 +45,7 @@ export async function reviewTeam(fed: Federation, name: string): Promise<Review>
   const team = await codingTeam(fed, name);
   const { branch, base } = teamBranch(root, team);
   const { snapshot } = await loadTeamLifecycle(team, fed.backend.lifecycles);
-  const context = snapshot.context as CodingContext;
+  const { context } = snapshotOfMachine(codingEntry, snapshot);
   // Three dots: what the branch changed since it forked, not what the base gained meanwhile.
   const range = `${base}...${branch}`;
   const log = git(root, ['log', '--format=%h %s', `${base}..${branch}`]);

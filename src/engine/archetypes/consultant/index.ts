@@ -1,6 +1,6 @@
 import { machineEntry } from '../../../../machines/catalog.js';
 import { CONSULTANT_MACHINE_VERSION, consultantMachine } from '../../../../machines/consultant.machine.js';
-import { CONSULTANT_WORK_STATES, consultantEventSchema, type ConsultantContext } from '../../../../machines/consultant.types.js';
+import { CONSULTANT_WORK_STATES, consultantEventSchema } from '../../../../machines/consultant.types.js';
 import { META } from '../../../core/schema/common.js';
 import type { Archetype } from '../archetype.js';
 import { answerSubject } from './answer-reference.js';
@@ -14,7 +14,7 @@ export const consultantEntry = machineEntry(consultantMachine, CONSULTANT_MACHIN
  * question signals one at a time (the others queue in order) and answers each with a report signal to
  * the asker. It never completes; meta retires it (a `retire` directive).
  */
-export const consultantArchetype: Archetype = {
+export const consultantArchetype: Archetype<typeof consultantMachine> = {
   id: 'consultant',
   summary: 'indexes the codebase once, then answers question signals with report signals until meta retires it',
   lifecycle: consultantEntry,
@@ -40,7 +40,7 @@ export const consultantArchetype: Archetype = {
     const at = message.timestamp;
     if (message.type === 'directive' && message.from === META && message.subject.trim().toLowerCase() === 'retire') return { type: 'RETIRE', at };
     // The asker's reply to a clarification request: any signal from them while the team waits for it.
-    const asker = (snapshot.context as ConsultantContext).current?.from;
+    const asker = snapshot.context.current?.from;
     if (snapshot.value === 'waiting-for-feedback' && message.from === asker) return { type: 'FEEDBACK_RECEIVED', signalId: message.id, subject: message.subject, at };
     return undefined;
   },
@@ -49,18 +49,18 @@ export const consultantArchetype: Archetype = {
       if (snapshot.value === 'retired') return { outcome: 'complete' };
       if (snapshot.value === 'ready') return { outcome: 'waiting', next: `ask it: fed signal send --to ${team.domainId} --type question --subject "<question>", then fed launch --team ${team.domainId}` };
       if (snapshot.value === 'waiting-for-feedback') {
-        const asker = (snapshot.context as ConsultantContext).current?.from ?? 'the asker';
+        const asker = snapshot.context.current?.from ?? 'the asker';
         return { outcome: 'waiting', next: `${asker} replies to the clarification request (any signal to ${team.domainId}), then fed launch --team ${team.domainId}` };
       }
       return undefined;
     },
     completionReport: async (context, snapshot) => ({
       subject: `consultant retired: ${context.mission.subject}`,
-      body: `Team ${context.team} is retired after answering ${(snapshot.context as ConsultantContext).answered} question(s).`,
+      body: `Team ${context.team} is retired after answering ${snapshot.context.answered} question(s).`,
     }),
   },
   healthProblems: ({ snapshot, state }) => {
-    const queued = (snapshot.context as ConsultantContext).queue.length;
+    const queued = snapshot.context.queue.length;
     return state === 'paused' && queued > 0 ? [`${queued} question(s) wait while the team is paused`] : [];
   },
   modelTest: consultantModelTest,

@@ -11,7 +11,7 @@ import { deliverableModelTest } from './model-samples.js';
 export const deliverableEntry = machineEntry(deliverableMachine, DELIVERABLE_MACHINE_VERSION, deliverableEventSchema);
 
 /** A team that studies the codebase read-only and writes one Markdown deliverable (docs/design/spec.md §3.1). */
-export const deliverableArchetype: Archetype = {
+export const deliverableArchetype: Archetype<typeof deliverableMachine> = {
   id: 'deliverable',
   summary: 'studies the codebase read-only and writes a Markdown deliverable that passes fed deliverable check',
   lifecycle: deliverableEntry,

@@ -1,0 +1,53 @@
+import type { TeamInboxConsumer } from '../../engine/actors/consume-inbox.js';
+import { loadTeamLifecycle, type TeamLifecycle } from '../../engine/actors/team-lifecycle.js';
+import { notifySignals, notifyTransitions } from '../../engine/hooks/notify-hooks.js';
+import type { InspectionRelay } from '../../infra/inspect/agent-inspection.js';
+import type { RegistryEntry } from '../../core/schema/registry.js';
+import type { FederationBackend } from '../../ports/federation-backend.js';
+import type { LaunchOptions } from './launch-team.js';
+
+/**
+ * What a launch sees of its team, look after look: the inbox consumed (when the launch consumes it), the
+ * agent's inspection records forwarded, every new journal line told (progress, hooks) — and whether the
+ * agent itself moved the lifecycle while it ran.
+ */
+export class LaunchWatch {
+  /** Whether the agent itself moved the lifecycle (`fed event`) during this run. */
+  progressed = false;
+  /** Set while the agent runs: a `fed event` line seen then is the agent's progress. */
+  running = false;
+  /** Where the agent's own `fed event`s leave their inspection records, when the launch is inspected. */
+  relay: InspectionRelay | undefined;
+
+  private constructor(
+    private readonly team: RegistryEntry,
+    private readonly backend: FederationBackend,
+    private readonly consumer: TeamInboxConsumer | undefined,
+    private readonly options: Pick<LaunchOptions, 'hooks' | 'onProgress' | 'inspectRecord'>,
+    private readonly warnings: string[],
+    private lastSeq: number,
+  ) {}
+
+  /** Starts looking from the journal line the lifecycle is at now. */
+  static async open(team: RegistryEntry, backend: FederationBackend, consumer: TeamInboxConsumer | undefined, options: LaunchWatch['options'], warnings: string[]): Promise<LaunchWatch> {
+    const lastSeq = (await loadTeamLifecycle(team, backend.lifecycles)).envelope.seq;
+    return new LaunchWatch(team, backend, consumer, options, warnings, lastSeq);
+  }
+
+  /** Everything that happened since the last look: printed, and passed to the hooks; returns the lifecycle as it is now. */
+  async catchUp(): Promise<TeamLifecycle> {
+    const { team, backend, options, warnings } = this;
+    if (this.consumer) {
+      const result = await this.consumer.consume();
+      warnings.push(...result.warnings, ...(await notifySignals(options.hooks, result.steps)));
+    }
+    // The agent's own `fed event`s happen in its process: the journal is where the launcher sees them.
+    for (const record of this.relay?.read() ?? []) options.inspectRecord?.(record);
+    const lines = (await backend.lifecycles.journalTail(team, 200)).filter((l) => l.seq > this.lastSeq);
+    this.lastSeq = lines.at(-1)?.seq ?? this.lastSeq;
+    if (this.running && lines.some((l) => l.source === 'event')) this.progressed = true;
+    lines.forEach((line) => options.onProgress?.(line));
+    warnings.push(...(await notifyTransitions(options.hooks, team.domainId, lines)));
+    return loadTeamLifecycle(team, backend.lifecycles);
+  }
+}

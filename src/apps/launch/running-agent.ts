@@ -1,0 +1,124 @@
+import { delimiter } from 'node:path';
+import type { AgentLimits } from '../../core/schema/config.js';
+import type { CurrentRun } from '../../core/schema/launch-run.js';
+import type { RegistryEntry } from '../../core/schema/registry.js';
+import { workspacePaths } from '../../core/layout.js';
+import { AGENT_INSPECTION_ENV, type InspectionRelay } from '../../infra/inspect/agent-inspection.js';
+import { AgentProcess } from './agent-process.js';
+import { writeCommandShims } from './command-shims.js';
+import type { LaunchOptions, PreparedRun } from './launch-team.js';
+import type { AgentPreset, StreamStats } from './presets/agent-preset.js';
+import type { StopReason } from './run-outcome.js';
+import { writeCurrentRun } from './run-records.js';
+import { RunStream } from './run-stream.js';
+
+/**
+ * The agent of a launch, once started: its process, the stream of its output, the run in progress as
+ * recorded (`.fed/launch/agent.json`), and why the launcher stops it, once it decides to — a limit the
+ * stream reached, or the supervision's pause, timeout or interruption.
+ */
+export class RunningAgent {
+  stop: StopReason | undefined;
+  readonly startedAt = new Date();
+  readonly stream: RunStream;
+  private child: AgentProcess | undefined;
+  private recordedSession: string | null;
+
+  private constructor(
+    team: RegistryEntry,
+    private readonly prepared: PreparedRun,
+    limits: AgentLimits,
+  ) {
+    const { run } = prepared;
+    this.recordedSession = run.command.sessionId;
+    this.stream = new RunStream(run.preset, run.transcriptPath, workspacePaths(team.location).agentLog, (stats) => {
+      // The session id is recorded the moment it is known: a launcher that dies still leaves it for the resume.
+      if (this.child && stats.sessionId && stats.sessionId !== this.recordedSession) {
+        this.recordedSession = stats.sessionId;
+        writeCurrentRun(team.location, this.current());
+      }
+      this.stop ??= limitReached(run.preset, stats, limits);
+    });
+  }
+
+  /**
+   * Start the agent through its preset: argument array, workspace as cwd, `fed` on its PATH, FED_ROOT /
+   * FED_TEAM / FED_LAUNCH_PROMPT / FED_LAUNCH_CONTEXT in its environment, in the sandbox when there is one.
+   */
+  static async start(root: string, team: RegistryEntry, prepared: PreparedRun, options: LaunchOptions, relay: InspectionRelay | undefined): Promise<RunningAgent> {
+    const agent = new RunningAgent(team, prepared, options.config.agent.limits);
+    const { run, files, sandbox } = prepared;
+    const paths = workspacePaths(team.location);
+    const baseEnv = options.env ?? process.env;
+    try {
+      agent.child = await AgentProcess.start({
+        command: run.command.argv,
+        wrapper: sandbox,
+        cwd: team.location,
+        env: {
+          ...baseEnv,
+          FED_ROOT: root,
+          FED_TEAM: team.domainId,
+          FED_LAUNCH_PROMPT: files.promptPath,
+          FED_LAUNCH_CONTEXT: files.contextPath,
+          ...(relay ? { [AGENT_INSPECTION_ENV]: relay.file } : {}),
+          PATH: [writeCommandShims(paths.launchBin), baseEnv.PATH].filter(Boolean).join(delimiter),
+          ...run.command.env,
+        },
+        stdin: run.command.stdin,
+        onStdout: (chunk) => agent.stream.write(chunk),
+        logFile: paths.agentLog,
+        header: [
+          `preset: ${run.preset.name}${run.resumedSessionId ? ` (resuming session ${run.resumedSessionId})` : ''}`,
+          `transcript: ${run.transcriptPath}`,
+          `sandbox: ${sandbox ? 'bubblewrap, codebase read-only' : 'none'}`,
+        ],
+        graceMs: options.graceMs,
+      });
+    } catch (error) {
+      agent.stream.close();
+      throw error;
+    }
+    return agent;
+  }
+
+  get process(): AgentProcess {
+    return this.child!;
+  }
+
+  /** The run in progress, as `.fed/launch/agent.json` records it. */
+  current(): CurrentRun {
+    const { run, sandbox, stateBefore } = this.prepared;
+    return {
+      runId: run.runId,
+      preset: run.preset.name,
+      command: run.command.argv,
+      pid: this.process.pid,
+      processStart: this.process.processStart,
+      launcherPid: process.pid,
+      sessionId: this.stream.stats.sessionId ?? run.command.sessionId,
+      resumedSessionId: run.resumedSessionId,
+      stateBefore,
+      sandboxed: sandbox !== undefined,
+      transcriptPath: run.transcriptPath,
+      startedAt: this.startedAt.toISOString(),
+    };
+  }
+
+  /** Whatever went wrong, no agent is left running unsupervised: stopped, and its stream closed. */
+  async stopAndClose(): Promise<void> {
+    await this.child?.stop();
+    this.stream.close();
+  }
+}
+
+/** A limit the CLI does not enforce itself, reached according to its stream. */
+function limitReached(preset: AgentPreset, stats: StreamStats, limits: AgentLimits): StopReason | undefined {
+  if (limits.maxTurns && !preset.nativeLimits.maxTurns && stats.turns !== null && stats.turns >= limits.maxTurns) {
+    return { kind: 'limit', outcome: 'max-turns', message: `reached the turn limit (${stats.turns} of ${limits.maxTurns} turns)` };
+  }
+  if (limits.maxCostUsd && !preset.nativeLimits.maxCostUsd && stats.costUsd !== null && stats.costUsd >= limits.maxCostUsd) {
+    return { kind: 'limit', outcome: 'budget', message: `reached the cost limit ($${stats.costUsd.toFixed(4)} of $${limits.maxCostUsd})` };
+  }
+  return undefined;
+}

@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import { initialTransition, transition, type ActorRefLike, type AnyMachineSnapshot, type ExecutableActionObject, type InspectionEvent } from 'xstate';
+import type { MachineEntry } from '../../../machines/catalog.js';
+import { FedError } from '../../core/errors.js';
+import type { RegistryEntry } from '../../core/schema/registry.js';
+
+/**
+ * A lifecycle moves by xstate's pure `transition(machine, snapshot, event)`: no actor is created, started
+ * and stopped per apply. What an actor did besides computing the next snapshot is done here: the actions
+ * `transition` returns are executed in order, as an actor executes them, and inspection is told about the
+ * apply as it would be about an actor's.
+ */
+
+/**
+ * The persisted snapshot a lifecycle starts from: its initial state, entered at `at`. The actions of
+ * entering it are not executed: the lifecycle is only written here, never run (an actor that is created
+ * and not started does not execute them either); the lifecycle machines' entry actions are `assign`s,
+ * which are applied to the snapshot itself.
+ */
+export function initialPersistedSnapshot(entry: MachineEntry, at: string): Record<string, unknown> {
+  const [snapshot] = initialTransition(entry.machine, { at });
+  return entry.machine.getPersistedSnapshot(snapshot) as Record<string, unknown>;
+}
+
+/**
+ * The snapshot `event` leads `snapshot` to; the event is known to be accepted. The lifecycle machines'
+ * actions are `assign`s (applied inside `transition`, so it returns none to execute); any other action —
+ * a machine given one with `provide` — is executed right away, as an actor would. An action that throws is
+ * a bug in the machine: the apply fails and nothing is saved (an actor would be left in its error state).
+ */
+export function takeTransition(entry: MachineEntry, team: RegistryEntry, snapshot: AnyMachineSnapshot, event: { type: string }, inspection?: ApplyInspection): AnyMachineSnapshot {
+  inspection?.received(event);
+  const next = computeTransition(entry, team, snapshot, event, inspection);
+  inspection?.reached(next, event);
+  return next;
+}
+
+function computeTransition(entry: MachineEntry, team: RegistryEntry, snapshot: AnyMachineSnapshot, event: { type: string }, inspection: ApplyInspection | undefined): AnyMachineSnapshot {
+  try {
+    const [next, actions] = transition(entry.machine, snapshot, event as never);
+    for (const action of actions) executeAction(action, inspection);
+    return next;
+  } catch (error) {
+    throw new FedError(
+      'LIFECYCLE_ERROR',
+      `team "${team.domainId}": the ${entry.id} lifecycle failed while applying its inputs (${(error as Error)?.message ?? String(error)}); nothing was saved, the state file is unchanged`,
+      { refusal: false },
+    );
+  }
+}
+
+function executeAction(action: ExecutableActionObject, inspection: ApplyInspection | undefined): void {
+  inspection?.executing(action);
+  action.exec?.(action.info, action.params);
+}
+
+/**
+ * What xstate inspection (`--inspect`, `--inspect-log`) is told about one apply: the events an actor of
+ * the team would report — the actor (named by the team), then for each event applied the event, the
+ * actions executed and the snapshot reached. The actor reference it names stands for the apply: it has
+ * the team's id, the machine and the current snapshot, which is all inspectors read of it.
+ */
+export class ApplyInspection {
+  private readonly ref: ActorRefLike;
+  private current: AnyMachineSnapshot;
+
+  constructor(
+    private readonly inspect: (event: InspectionEvent) => void,
+    entry: MachineEntry,
+    team: RegistryEntry,
+    snapshot: AnyMachineSnapshot,
+  ) {
+    this.current = snapshot;
+    const sessionId = randomUUID();
+    const ref = {
+      id: team.domainId,
+      sessionId,
+      logic: entry.machine,
+      getSnapshot: () => this.current,
+      send: () => {
+        throw new Error(`team "${team.domainId}": its lifecycle is changed by applying inputs, not by sending events to the inspected apply`);
+      },
+    };
+    this.ref = ref;
+    this.emit({ type: '@xstate.actor', actorRef: this.ref, rootId: sessionId });
+  }
+
+  received(event: { type: string }): void {
+    this.emit({ type: '@xstate.event', actorRef: this.ref, rootId: this.ref.sessionId, sourceRef: undefined, event });
+  }
+
+  executing(action: ExecutableActionObject): void {
+    this.emit({ type: '@xstate.action', actorRef: this.ref, rootId: this.ref.sessionId, action: { type: action.type, params: action.params } });
+  }
+
+  reached(snapshot: AnyMachineSnapshot, event: { type: string }): void {
+    this.current = snapshot;
+    this.emit({ type: '@xstate.snapshot', actorRef: this.ref, rootId: this.ref.sessionId, snapshot, event });
+  }
+
+  private emit(event: InspectionEvent): void {
+    this.inspect(event);
+  }
+}
