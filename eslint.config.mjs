@@ -34,7 +34,8 @@ const OUTSIDE_ADAPTERS = ['src/*.ts', 'src/!(adapters)/**'];
  */
 const FILE_ADAPTER_USERS = {
   'src/index.ts': 'the package entry re-exports the file adapter internals that callers of the 0.1 library API import',
-  'src/apps/init/init-federation.ts': '`fed init` creates a file-signal-v1 federation: its folders and an empty registry file',
+  'src/apps/init/init-federation.ts':
+    '`fed init` creates a file-signal-v1 federation: its folders and an empty registry file',
   'src/engine/delivery/archive-signals.ts':
     "`fed signal archive` moves signal files into each box's archive/ folder: a file-signal-v1 operation no port offers",
   // Stuck and archived signals have a file fast path (a listing of the boxes and their archive/ folders)
@@ -50,7 +51,8 @@ const FILE_ADAPTER_USERS = {
 /** The same for the JetStream adapter. */
 const JETSTREAM_ADAPTER_USERS = {
   'src/index.ts': 'the package entry exports createJetStreamBackend',
-  'src/apps/init/init-federation.ts': 'checks the federation name can name JetStream streams, and notes their durability',
+  'src/apps/init/init-federation.ts':
+    'checks the federation name can name JetStream streams, and notes their durability',
   'src/apps/doctor/doctor.ts': 'opens the JetStream backend to check it',
   'src/apps/doctor/jetstream-checks.ts': 'checks the durability and reachability of a JetStream server',
 };
@@ -77,7 +79,11 @@ export function zones(allow = []) {
       forbidden.map((from) => zone(dir, from, `${dir} is a lower layer than ${from}.`)),
     ),
     ...ADAPTER_INTERNALS.map((from) =>
-      zone(OUTSIDE_ADAPTERS, from, 'Reach an adapter through src/ports and the adapter registry, src/adapters/index.ts.'),
+      zone(
+        OUTSIDE_ADAPTERS,
+        from,
+        'Reach an adapter through src/ports and the adapter registry, src/adapters/index.ts.',
+      ),
     ),
   ];
 }

@@ -1,4 +1,10 @@
-import { getNextTransitions, type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type SnapshotFrom } from 'xstate';
+import {
+  getNextTransitions,
+  type AnyMachineSnapshot,
+  type AnyStateMachine,
+  type EventFromLogic,
+  type SnapshotFrom,
+} from 'xstate';
 import type { z } from 'zod';
 import { TEAM_STATUS_MACHINE_VERSION, teamStatusEventSchema, teamStatusMachine } from './team-status.machine.js';
 
@@ -36,8 +42,12 @@ export function machineEntry<TMachine extends AnyStateMachine>(
  * which lifecycle a team has (a coding team's review) but holds it as any lifecycle's. A snapshot of
  * another machine is a programming error, thrown loudly.
  */
-export function snapshotOfMachine<TMachine extends AnyStateMachine>(entry: MachineEntry<TMachine>, snapshot: Pick<AnyMachineSnapshot, 'machine'>): SnapshotFrom<TMachine> {
-  if (snapshot.machine.id !== entry.id) throw new Error(`expected a snapshot of the ${entry.id} machine, got one of ${snapshot.machine.id}`);
+export function snapshotOfMachine<TMachine extends AnyStateMachine>(
+  entry: MachineEntry<TMachine>,
+  snapshot: Pick<AnyMachineSnapshot, 'machine'>,
+): SnapshotFrom<TMachine> {
+  if (snapshot.machine.id !== entry.id)
+    throw new Error(`expected a snapshot of the ${entry.id} machine, got one of ${snapshot.machine.id}`);
   return snapshot as SnapshotFrom<TMachine>;
 }
 
@@ -54,7 +64,12 @@ export function acceptedEventTypes(snapshot: AnyMachineSnapshot): string[] {
   // evaluated — so it stays right if a machine ever gains nested states. An eventless (`always`) transition
   // names no event and a wildcard no single one; one that neither targets a state nor acts accepts nothing.
   const types = getNextTransitions(snapshot)
-    .filter((t) => t.eventType !== '' && !t.eventType.includes('*') && (t.target !== undefined || t.actions.length > 0 || t.reenter))
+    .filter(
+      (t) =>
+        t.eventType !== '' &&
+        !t.eventType.includes('*') &&
+        (t.target !== undefined || t.actions.length > 0 || t.reenter),
+    )
     .map((t) => t.eventType);
   return [...new Set(types)];
 }

@@ -1,5 +1,11 @@
 import { assertEvent, assign, setup } from 'xstate';
-import { CODING_WORK_STATES, type CodingContext, type CodingEvent, type CodingState, type CodingWorkState } from './coding.types.js';
+import {
+  CODING_WORK_STATES,
+  type CodingContext,
+  type CodingEvent,
+  type CodingState,
+  type CodingWorkState,
+} from './coding.types.js';
 import { initialLifecycleContext, type LifecycleInput } from './lifecycle-context.js';
 import { lifecycleActions, lifecycleGuards } from './lifecycle-setup.js';
 import { whilePaused, whileWorking } from './lifecycle-transitions.js';
@@ -40,7 +46,13 @@ export const codingMachine = setup({
     }),
     recordChangesRequested: assign(({ event }) => {
       assertEvent(event, 'CHANGES_REQUESTED');
-      return { lastReview: { outcome: 'changes-requested' as const, reviewer: event.reviewer ?? null, comments: event.comments ?? [] } };
+      return {
+        lastReview: {
+          outcome: 'changes-requested' as const,
+          reviewer: event.reviewer ?? null,
+          comments: event.comments ?? [],
+        },
+      };
     }),
     recordApproval: assign(({ event }) => {
       assertEvent(event, 'PR_APPROVED');

@@ -29,7 +29,15 @@ export type CodingState =
   | 'paused';
 
 /** The states a team does work in: the ones it can be paused in and resumed to. */
-export const CODING_WORK_STATES = ['preparing', 'implementing', 'testing', 'pr-open', 'pr-review', 'pr-approved', 'merged'] as const;
+export const CODING_WORK_STATES = [
+  'preparing',
+  'implementing',
+  'testing',
+  'pr-open',
+  'pr-review',
+  'pr-approved',
+  'merged',
+] as const;
 export type CodingWorkState = (typeof CODING_WORK_STATES)[number];
 
 const testCount = z.int().nonnegative();
@@ -39,33 +47,51 @@ const testCount = z.int().nonnegative();
  * of the current state is done, with its result; each says what it does in its `eventDocs` entry.
  */
 export const codingEventSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('PLAN_READY'), tasks: z.array(nonEmptyString), ...timestamped }).register(eventDocs, {
-    summary: 'preparing → implementing: the mission is read and broken into tasks',
-    needs: NEEDS_MISSION,
-    sentBy: 'agent',
-    example: { tasks: ['add the endpoint', 'add its tests'] },
-  }),
+  z
+    .strictObject({ type: z.literal('PLAN_READY'), tasks: z.array(nonEmptyString), ...timestamped })
+    .register(eventDocs, {
+      summary: 'preparing → implementing: the mission is read and broken into tasks',
+      needs: NEEDS_MISSION,
+      sentBy: 'agent',
+      example: { tasks: ['add the endpoint', 'add its tests'] },
+    }),
   z.strictObject({ type: z.literal('CHANGES_COMMITTED'), commit: nonEmptyString, ...timestamped }).register(eventDocs, {
     summary: 'implementing → testing: the change is committed on the team branch',
     sentBy: 'agent',
     example: { commit: '<sha>' },
   }),
-  z.strictObject({ type: z.literal('TESTS_COMPLETE'), passed: testCount, failed: testCount, ...timestamped }).register(eventDocs, {
-    summary: 'testing → pr-open when tests ran and all passed, back to implementing when any failed (a run of no tests proves nothing and is refused)',
-    needs: 'a test run must have run some tests: passed + failed > 0',
-    sentBy: 'agent',
-    example: { passed: 12, failed: 0 },
-  }),
   z
-    .strictObject({ type: z.literal('REVIEW_REQUESTED'), pullRequest: nonEmptyString, reviewers: z.array(nonEmptyString).optional(), ...timestamped })
+    .strictObject({ type: z.literal('TESTS_COMPLETE'), passed: testCount, failed: testCount, ...timestamped })
+    .register(eventDocs, {
+      summary:
+        'testing → pr-open when tests ran and all passed, back to implementing when any failed (a run of no tests proves nothing and is refused)',
+      needs: 'a test run must have run some tests: passed + failed > 0',
+      sentBy: 'agent',
+      example: { passed: 12, failed: 0 },
+    }),
+  z
+    .strictObject({
+      type: z.literal('REVIEW_REQUESTED'),
+      pullRequest: nonEmptyString,
+      reviewers: z.array(nonEmptyString).optional(),
+      ...timestamped,
+    })
     .register(eventDocs, {
       summary: 'pr-open → pr-review: the branch (or pull request URL) is ready for review, then stop and wait for meta',
       sentBy: 'agent',
       example: { pullRequest: 'fed/<domain>' },
     }),
   z
-    .strictObject({ type: z.literal('CHANGES_REQUESTED'), reviewer: nonEmptyString.optional(), comments: z.array(nonEmptyString).optional(), ...timestamped })
-    .register(eventDocs, { summary: 'pr-review → implementing: the reviewer asked for changes (fed team review --request-changes)', sentBy: 'meta' }),
+    .strictObject({
+      type: z.literal('CHANGES_REQUESTED'),
+      reviewer: nonEmptyString.optional(),
+      comments: z.array(nonEmptyString).optional(),
+      ...timestamped,
+    })
+    .register(eventDocs, {
+      summary: 'pr-review → implementing: the reviewer asked for changes (fed team review --request-changes)',
+      sentBy: 'meta',
+    }),
   z.strictObject({ type: z.literal('PR_APPROVED'), reviewer: nonEmptyString, ...timestamped }).register(eventDocs, {
     summary: 'pr-review → pr-approved (fed team review --approve)',
     sentBy: 'meta',

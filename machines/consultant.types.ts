@@ -17,17 +17,16 @@ import { nonEmptyString } from './schema-primitives.js';
  * about it, one at a time, until meta retires it. It never completes.
  */
 export type ConsultantState =
-  | 'onboarding'
-  | 'indexing'
-  | 'ready'
-  | 'researching'
-  | 'waiting-for-feedback'
-  | 'paused'
-  | 'retired'
-  | 'failed';
+  'onboarding' | 'indexing' | 'ready' | 'researching' | 'waiting-for-feedback' | 'paused' | 'retired' | 'failed';
 
 /** The states a team does work in (or waits for work in): the ones it can be paused in and resumed to. */
-export const CONSULTANT_WORK_STATES = ['onboarding', 'indexing', 'ready', 'researching', 'waiting-for-feedback'] as const;
+export const CONSULTANT_WORK_STATES = [
+  'onboarding',
+  'indexing',
+  'ready',
+  'researching',
+  'waiting-for-feedback',
+] as const;
 export type ConsultantWorkState = (typeof CONSULTANT_WORK_STATES)[number];
 
 /**
@@ -41,25 +40,38 @@ export const consultantEventSchema = z.discriminatedUnion('type', [
     needs: NEEDS_MISSION,
     sentBy: 'agent',
   }),
-  z.strictObject({ type: z.literal('INDEX_READY'), filesIndexed: z.int().positive(), ...timestamped }).register(eventDocs, {
-    summary: 'indexing → ready: the codebase is indexed (an index of no files can answer nothing and is refused)',
-    sentBy: 'agent',
-    example: { filesIndexed: 120 },
-  }),
-  z.strictObject({ type: z.literal('ANSWER_SENT'), reportId: nonEmptyString.optional(), ...timestamped }).register(eventDocs, {
-    summary: 'researching → ready, or to the next queued question: the answer (a report signal to the asker) is sent',
-    sentBy: 'agent',
-    example: { reportId: '<id of the report signal>' },
-  }),
+  z
+    .strictObject({ type: z.literal('INDEX_READY'), filesIndexed: z.int().positive(), ...timestamped })
+    .register(eventDocs, {
+      summary: 'indexing → ready: the codebase is indexed (an index of no files can answer nothing and is refused)',
+      sentBy: 'agent',
+      example: { filesIndexed: 120 },
+    }),
+  z
+    .strictObject({ type: z.literal('ANSWER_SENT'), reportId: nonEmptyString.optional(), ...timestamped })
+    .register(eventDocs, {
+      summary: 'researching → ready, or to the next queued question: the answer (a report signal to the asker) is sent',
+      sentBy: 'agent',
+      example: { reportId: '<id of the report signal>' },
+    }),
   z.strictObject({ type: z.literal('CLARIFICATION_REQUESTED'), ...timestamped }).register(eventDocs, {
     summary: 'researching → waiting-for-feedback: you sent the asker a question signal asking them to clarify',
     sentBy: 'agent',
   }),
   z
-    .strictObject({ type: z.literal('FEEDBACK_RECEIVED'), signalId: nonEmptyString, subject: nonEmptyString, ...timestamped })
-    .register(eventDocs, { summary: "waiting-for-feedback → researching: the asker's reply (any signal from them) arrived", sentBy: 'signal' }),
+    .strictObject({
+      type: z.literal('FEEDBACK_RECEIVED'),
+      signalId: nonEmptyString,
+      subject: nonEmptyString,
+      ...timestamped,
+    })
+    .register(eventDocs, {
+      summary: "waiting-for-feedback → researching: the asker's reply (any signal from them) arrived",
+      sentBy: 'signal',
+    }),
   z.strictObject({ type: z.literal('RETIRE'), ...timestamped }).register(eventDocs, {
-    summary: 'any state but a final one → retired (final): meta has no more questions for this team (a `retire` directive)',
+    summary:
+      'any state but a final one → retired (final): meta has no more questions for this team (a `retire` directive)',
     sentBy: 'meta',
   }),
   failEvent,

@@ -5,7 +5,12 @@ export {
   teamStatusMachine,
   type TeamStatusEvent,
 } from './team-status.machine.js';
-export { DELIVERABLE_MACHINE_ID, DELIVERABLE_MACHINE_VERSION, NOTHING_FOUND_REASON, deliverableMachine } from './deliverable.machine.js';
+export {
+  DELIVERABLE_MACHINE_ID,
+  DELIVERABLE_MACHINE_VERSION,
+  NOTHING_FOUND_REASON,
+  deliverableMachine,
+} from './deliverable.machine.js';
 export {
   DELIVERABLE_WORK_STATES,
   deliverableEventSchema,
@@ -36,4 +41,12 @@ export {
 export type { Failure, LifecycleContext, LifecycleInput, Mission, SignalSeen } from './lifecycle-context.js';
 export type { AnyLifecycleContext, LifecycleSnapshot } from './lifecycle-machine.js';
 export { eventDocs, documentedEvents, type EventDoc } from './event-docs.js';
-export { acceptedEventTypes, checkEvent, machineEntry, snapshotOfMachine, teamStatusEntry, type EventCheck, type MachineEntry } from './catalog.js';
+export {
+  acceptedEventTypes,
+  checkEvent,
+  machineEntry,
+  snapshotOfMachine,
+  teamStatusEntry,
+  type EventCheck,
+  type MachineEntry,
+} from './catalog.js';

@@ -43,7 +43,10 @@ export interface LifecycleContext<TState extends string, TWorkState extends TSta
  */
 export type LifecycleInput = { at?: string } | void;
 
-export function initialLifecycleContext<TState extends string, TWorkState extends TState>(): LifecycleContext<TState, TWorkState> {
+export function initialLifecycleContext<TState extends string, TWorkState extends TState>(): LifecycleContext<
+  TState,
+  TWorkState
+> {
   return { mission: null, pausedFrom: null, failure: null, lastDirective: null, lastQuestion: null, enteredAt: {} };
 }
 

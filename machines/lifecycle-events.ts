@@ -36,7 +36,11 @@ export const missionAssignedEvent = z.strictObject({
 });
 
 /** A later directive from meta: recorded, no state change (the team's agent reads the signal itself). */
-export const directiveReceivedEvent = z.strictObject({ type: z.literal('DIRECTIVE_RECEIVED'), ...signalRef, ...timestamped });
+export const directiveReceivedEvent = z.strictObject({
+  type: z.literal('DIRECTIVE_RECEIVED'),
+  ...signalRef,
+  ...timestamped,
+});
 
 /**
  * A question to the team, with who asked (`from`, so the answer can go back to them). Deliverable and

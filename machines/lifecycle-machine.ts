@@ -15,4 +15,6 @@ export type AnyLifecycleContext = LifecycleContext<string, string>;
 
 export type LifecycleSnapshot = WithContext<AnyMachineSnapshot, AnyLifecycleContext>;
 
-type WithContext<TSnapshot, TContext> = TSnapshot extends unknown ? Omit<TSnapshot, 'context'> & { context: TContext } : never;
+type WithContext<TSnapshot, TContext> = TSnapshot extends unknown
+  ? Omit<TSnapshot, 'context'> & { context: TContext }
+  : never;

@@ -14,16 +14,27 @@ type Lifecycle = LifecycleContext<string, string>;
 
 export function lifecycleActions<TContext extends Lifecycle, TEvent extends EventObject>() {
   type Params<T> = T;
-  const update = <TParams>(fn: (args: { context: TContext; event: TEvent }, params: Params<TParams>) => Partial<Lifecycle>) =>
-    assign<TContext, TEvent, TParams, TEvent, never>((args, params) => fn(args, params) as Partial<TContext>);
+  const update = <TParams>(
+    fn: (args: { context: TContext; event: TEvent }, params: Params<TParams>) => Partial<Lifecycle>,
+  ) => assign<TContext, TEvent, TParams, TEvent, never>((args, params) => fn(args, params) as Partial<TContext>);
   return {
-    recordEntry: update<{ state: string }>(({ context, event }, params) => ({ enteredAt: stampEntry(context.enteredAt, params.state, event) })),
-    recordMission: update<undefined>(({ event }) => ({ mission: missionOf(narrow<MissionAssignedEvent>(event, 'MISSION_ASSIGNED')) })),
-    recordFailure: update<{ state: string }>(({ event }, params) => ({ failure: failureOf(narrow<FailEvent>(event, 'FAIL'), params.state) })),
+    recordEntry: update<{ state: string }>(({ context, event }, params) => ({
+      enteredAt: stampEntry(context.enteredAt, params.state, event),
+    })),
+    recordMission: update<undefined>(({ event }) => ({
+      mission: missionOf(narrow<MissionAssignedEvent>(event, 'MISSION_ASSIGNED')),
+    })),
+    recordFailure: update<{ state: string }>(({ event }, params) => ({
+      failure: failureOf(narrow<FailEvent>(event, 'FAIL'), params.state),
+    })),
     recordPause: update<{ state: string }>((_, params) => ({ pausedFrom: params.state })),
     forgetPause: update<undefined>(() => ({ pausedFrom: null })),
-    recordDirective: update<undefined>(({ event }) => ({ lastDirective: signalSeen(narrow<SignalEvent>(event, 'DIRECTIVE_RECEIVED')) })),
-    recordQuestion: update<undefined>(({ event }) => ({ lastQuestion: signalSeen(narrow<SignalEvent>(event, 'QUESTION_RECEIVED')) })),
+    recordDirective: update<undefined>(({ event }) => ({
+      lastDirective: signalSeen(narrow<SignalEvent>(event, 'DIRECTIVE_RECEIVED')),
+    })),
+    recordQuestion: update<undefined>(({ event }) => ({
+      lastQuestion: signalSeen(narrow<SignalEvent>(event, 'QUESTION_RECEIVED')),
+    })),
   };
 }
 
@@ -31,7 +42,8 @@ export function lifecycleGuards<TContext extends Lifecycle, TEvent extends Event
   return {
     hasMission: ({ context }: { context: TContext; event: TEvent }) => context.mission !== null,
     hasNoMission: ({ context }: { context: TContext; event: TEvent }) => context.mission === null,
-    wasPausedIn: ({ context }: { context: TContext; event: TEvent }, params: { state: string }) => context.pausedFrom === params.state,
+    wasPausedIn: ({ context }: { context: TContext; event: TEvent }, params: { state: string }) =>
+      context.pausedFrom === params.state,
   };
 }
 

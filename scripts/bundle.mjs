@@ -41,7 +41,9 @@ const lazyChildProcess = {
   setup(pluginBuild) {
     const keys = Object.keys(createRequire(import.meta.url)('node:child_process'));
     pluginBuild.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
-      args.namespace === 'lazy-child-process' ? { path: 'node:child_process', external: true } : { path: 'child_process', namespace: 'lazy-child-process' },
+      args.namespace === 'lazy-child-process'
+        ? { path: 'node:child_process', external: true }
+        : { path: 'child_process', namespace: 'lazy-child-process' },
     );
     pluginBuild.onLoad({ filter: /.*/, namespace: 'lazy-child-process' }, () => ({
       contents: `let real;
@@ -93,13 +95,19 @@ await build({
   supported: { 'dynamic-import': false },
   plugins: [...common.plugins, lazyChildProcess, nativeImportOutside],
 });
-await build({ ...common, entryPoints: ['src/engine/hooks/native-import.ts'], outfile: 'dist/bin/cli/native-import.cjs', format: 'cjs' });
+await build({
+  ...common,
+  entryPoints: ['src/engine/hooks/native-import.ts'],
+  outfile: 'dist/bin/cli/native-import.cjs',
+  format: 'cjs',
+});
 
 // The bin reads the bundle as Latin-1 (a one-byte string, the fastest to make), right only for ASCII:
 // esbuild escapes every other character in code, and nothing may slip through in a comment.
 const bundleText = readFileSync('dist/bin/cli/main.cjs');
 const nonAscii = bundleText.findIndex((byte) => byte > 0x7f);
-if (nonAscii !== -1) throw new Error(`dist/bin/cli/main.cjs has a non-ASCII byte at offset ${nonAscii}: the fed bin reads it as Latin-1`);
+if (nonAscii !== -1)
+  throw new Error(`dist/bin/cli/main.cjs has a non-ASCII byte at offset ${nonAscii}: the fed bin reads it as Latin-1`);
 
 // The bin, told the bundle's content hash: a code cache made from another build is never offered to V8.
 const bundleHash = createHash('sha256').update(bundleText).digest('hex').slice(0, 16);
@@ -121,5 +129,7 @@ await build({
   splitting: true,
   format: 'esm',
   // Bundled CommonJS packages call require(); in an ES module it has to be made.
-  banner: { js: "import { createRequire as __fedCreateRequire } from 'node:module'; const require = __fedCreateRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __fedCreateRequire } from 'node:module'; const require = __fedCreateRequire(import.meta.url);",
+  },
 });

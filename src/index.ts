@@ -6,7 +6,16 @@
  * kept for callers of the 0.1 API; new code reaches storage through a backend.
  */
 export * from '../machines/index.js';
-export { progressLines, SAMPLE_FAIL_REASON, type Archetype, type CompletionPolicy, type HealthInput, type JudgeInput, type ModelTestSamples, type Settled } from './engine/archetypes/archetype.js';
+export {
+  progressLines,
+  SAMPLE_FAIL_REASON,
+  type Archetype,
+  type CompletionPolicy,
+  type HealthInput,
+  type JudgeInput,
+  type ModelTestSamples,
+  type Settled,
+} from './engine/archetypes/archetype.js';
 export * from './engine/archetypes/catalog.js';
 export { deliverableArchetype, deliverableEntry } from './engine/archetypes/deliverable/index.js';
 export { STRUCTURE_FAILURE } from './engine/archetypes/deliverable/completion.js';
@@ -153,5 +162,14 @@ export * from './adapters/file/signals/ack-signal.js';
 export * from './adapters/file/signals/watch-signals.js';
 export * from './adapters/file/signals/quarantine.js';
 export * from './adapters/file/state-files.js';
-export { createJetStreamBackend, JETSTREAM_BACKEND_NAME, type JetStreamBackend, type JetStreamBackendOptions } from './adapters/jetstream/open-jetstream-backend.js';
-export { copyFederation, type CopyFederationOptions, type CopyFederationResult } from './engine/migration/copy-federation.js';
+export {
+  createJetStreamBackend,
+  JETSTREAM_BACKEND_NAME,
+  type JetStreamBackend,
+  type JetStreamBackendOptions,
+} from './adapters/jetstream/open-jetstream-backend.js';
+export {
+  copyFederation,
+  type CopyFederationOptions,
+  type CopyFederationResult,
+} from './engine/migration/copy-federation.js';

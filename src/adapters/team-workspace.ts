@@ -35,9 +35,11 @@ function relativeLocation(root: string, location: string): string | undefined {
  */
 export function relocatedWorkspace(root: string, entry: RegistryEntry): string | undefined {
   if (entry.placementType !== 'directory' || basename(entry.location) !== entry.domain) return undefined;
-  if (basename(dirname(entry.location)) !== 'teams' || basename(dirname(dirname(entry.location))) !== FED_DIR) return undefined;
+  if (basename(dirname(entry.location)) !== 'teams' || basename(dirname(dirname(entry.location))) !== FED_DIR)
+    return undefined;
   const here = teamWorkspacePath(root, entry.domain, 'directory');
-  if (here === entry.location || !existsSync(here) || lstatSync(here).isSymbolicLink() || !statSync(here).isDirectory()) return undefined;
+  if (here === entry.location || !existsSync(here) || lstatSync(here).isSymbolicLink() || !statSync(here).isDirectory())
+    return undefined;
   return here;
 }
 
@@ -77,7 +79,12 @@ function linked(entry: RegistryEntry, path: string, target: string): RefusedErro
 }
 
 /** The refusals of `teamWorkspace`: the workspace is not one fed may write or run in here. */
-export const WORKSPACE_REFUSALS: ReadonlySet<string> = new Set(['WORKSPACE_OUTSIDE_ROOT', 'WORKSPACE_SYMLINK', 'WORKSPACE_MISSING', 'WORKSPACE_NOT_A_DIRECTORY']);
+export const WORKSPACE_REFUSALS: ReadonlySet<string> = new Set([
+  'WORKSPACE_OUTSIDE_ROOT',
+  'WORKSPACE_SYMLINK',
+  'WORKSPACE_MISSING',
+  'WORKSPACE_NOT_A_DIRECTORY',
+]);
 
 export function isWorkspaceRefusal(error: unknown): error is RefusedError {
   return error instanceof RefusedError && WORKSPACE_REFUSALS.has(error.code);
@@ -115,7 +122,10 @@ export function teamWorkspace(root: string, entry: RegistryEntry, options: Works
   // make one team write into another's workspace).
   if (real !== join(realRoot, rel)) throw linked(entry, entry.location, real);
   if (!statSync(real).isDirectory()) {
-    throw new RefusedError('WORKSPACE_NOT_A_DIRECTORY', `the workspace of team "${entry.domainId}" (${entry.location}) is not a directory; restore it, or archive the team with: fed team archive ${entry.domainId}`);
+    throw new RefusedError(
+      'WORKSPACE_NOT_A_DIRECTORY',
+      `the workspace of team "${entry.domainId}" (${entry.location}) is not a directory; restore it, or archive the team with: fed team archive ${entry.domainId}`,
+    );
   }
   const paths = workspacePaths(entry.location);
   for (const dir of [paths.fedDir, paths.signals, paths.inbox, paths.outbox, paths.state, paths.launch, paths.logs]) {
@@ -129,7 +139,8 @@ function lstatExists(path: string): boolean {
     lstatSync(path);
     return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return false;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR')
+      return false;
     throw error;
   }
 }

@@ -20,17 +20,31 @@ declare const FED_CLI_BUNDLE_HASH: string;
 // The bundle sits beside this file (both are CommonJS: __dirname is this file's folder).
 const bundle = join(__dirname, 'main.cjs');
 const command = requestedCommand(process.argv.slice(2));
-const cacheFile = codeCacheFile(process.env, FED_CLI_BUNDLE_HASH, command === '--version' ? 'version' : (command ?? 'help'));
+const cacheFile = codeCacheFile(
+  process.env,
+  FED_CLI_BUNDLE_HASH,
+  command === '--version' ? 'version' : (command ?? 'help'),
+);
 const cachedData = cacheFile === undefined ? undefined : readCodeCache(cacheFile);
 
 // Node's CommonJS wrapper, with import.meta.url (which the bundle reads as __fedImportMetaUrl) added. The
 // bundle is ASCII (scripts/bundle.mjs checks), so Latin-1 reads it right, into a one-byte string at once.
-const script = new Script(`(function (exports, require, module, __filename, __dirname, __fedImportMetaUrl) {${readFileSync(bundle, 'latin1')}\n})`, {
-  filename: bundle,
-  cachedData,
-});
+const script = new Script(
+  `(function (exports, require, module, __filename, __dirname, __fedImportMetaUrl) {${readFileSync(bundle, 'latin1')}\n})`,
+  {
+    filename: bundle,
+    cachedData,
+  },
+);
 const bundleModule = { exports: {} as { finished: Promise<void> } };
-(script.runInThisContext() as (...args: unknown[]) => void)(bundleModule.exports, createRequire(bundle), bundleModule, bundle, __dirname, pathToFileURL(bundle).href);
+(script.runInThisContext() as (...args: unknown[]) => void)(
+  bundleModule.exports,
+  createRequire(bundle),
+  bundleModule,
+  bundle,
+  __dirname,
+  pathToFileURL(bundle).href,
+);
 
 // The first run of a command (or the first after fed or Node changed) leaves its compiled code for the
 // next; made after the command, so it holds the functions that ran, not only the top level.

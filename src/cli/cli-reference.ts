@@ -22,7 +22,9 @@ export function renderCliReference(program: Command): string {
       'What the commands do, and why, is in the [guide](../guide.md) and the topic pages it links to. ' +
       'Exit codes: 0 success, 2 bad input or a refused operation, 1 anything else ([operations](../operations.md#exit-codes)).\n',
     '## Commands\n',
-    commands.map((command) => `${'  '.repeat(depth(command) - 1)}- [${headings.get(command)}](#${anchors.get(command)})`).join('\n') + '\n',
+    commands
+      .map((command) => `${'  '.repeat(depth(command) - 1)}- [${headings.get(command)}](#${anchors.get(command)})`)
+      .join('\n') + '\n',
     section(program, help, 'Global options', 2),
     ...commands.map((command) => section(command, help, headings.get(command)!, depth(command) + 1)),
   ];
@@ -35,18 +37,37 @@ function section(command: Command, help: Help, heading: string, level: number): 
   const description = command.parent ? command.description() : '';
   if (description) lines.push(`${cellText(capitalised(description))}${/[.!?]$/.test(description) ? '' : '.'}\n`);
   const args = help.visibleArguments(command);
-  if (args.length > 0) lines.push(markdownTable(['Argument', 'Description'], args.map((arg) => argumentRow(arg))));
+  if (args.length > 0)
+    lines.push(
+      markdownTable(
+        ['Argument', 'Description'],
+        args.map((arg) => argumentRow(arg)),
+      ),
+    );
   const options = help.visibleOptions(command).filter((option) => !isHelpOption(option) || !command.parent);
-  if (options.length > 0) lines.push(markdownTable(['Option', 'Description', 'Default'], options.map((option) => optionRow(option))));
+  if (options.length > 0)
+    lines.push(
+      markdownTable(
+        ['Option', 'Description', 'Default'],
+        options.map((option) => optionRow(option)),
+      ),
+    );
   const subcommands = help.visibleCommands(command).filter((child) => child.name() !== 'help');
   if (subcommands.length > 0 && command.parent) {
-    lines.push(markdownTable(['Subcommand', 'Description'], subcommands.map((child) => [cellCode(commandPath(child)), cellText(child.description())])));
+    lines.push(
+      markdownTable(
+        ['Subcommand', 'Description'],
+        subcommands.map((child) => [cellCode(commandPath(child)), cellText(child.description())]),
+      ),
+    );
   }
   return lines.join('\n');
 }
 
 function argumentRow(arg: Argument): string[] {
-  const term = arg.required ? `<${arg.name()}${arg.variadic ? '...' : ''}>` : `[${arg.name()}${arg.variadic ? '...' : ''}]`;
+  const term = arg.required
+    ? `<${arg.name()}${arg.variadic ? '...' : ''}>`
+    : `[${arg.name()}${arg.variadic ? '...' : ''}]`;
   const choices = arg.argChoices ? ` (one of ${arg.argChoices.map((choice) => cellCode(choice)).join(', ')})` : '';
   return [cellCode(term), cellText(arg.description) + choices];
 }
@@ -56,7 +77,9 @@ function optionRow(option: Option): string[] {
   if (option.mandatory) notes.push('required');
   if (option.argChoices) notes.push(`one of ${option.argChoices.map((choice) => cellCode(choice)).join(', ')}`);
   const description = cellText(option.description) + (notes.length > 0 ? ` (${notes.join('; ')})` : '');
-  const fallback = option.defaultValueDescription ?? (option.defaultValue === undefined ? undefined : JSON.stringify(option.defaultValue));
+  const fallback =
+    option.defaultValueDescription ??
+    (option.defaultValue === undefined ? undefined : JSON.stringify(option.defaultValue));
   return [cellCode(option.flags), description, fallback === undefined ? '' : cellCode(fallback)];
 }
 

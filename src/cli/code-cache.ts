@@ -25,7 +25,11 @@ const MAX_CACHE_BYTES = 64 * 1024 * 1024;
 export function codeCacheFile(env: NodeJS.ProcessEnv, bundleHash: string, command: string): string | undefined {
   const setting = env.FED_CODE_CACHE;
   if (setting === 'off') return undefined;
-  const dir = setting || (env.XDG_CACHE_HOME ? join(env.XDG_CACHE_HOME, 'fed') : join(tmpdir(), `fed-code-cache-${process.getuid?.() ?? 'user'}`));
+  const dir =
+    setting ||
+    (env.XDG_CACHE_HOME
+      ? join(env.XDG_CACHE_HOME, 'fed')
+      : join(tmpdir(), `fed-code-cache-${process.getuid?.() ?? 'user'}`));
   return join(dir, `${bundleHash}-${process.version}-${process.arch}-${command}.v8cache`);
 }
 

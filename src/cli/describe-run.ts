@@ -9,5 +9,7 @@ export function describeRun(run: LaunchRun): string {
     run.sessionId ? `session ${run.sessionId}` : undefined,
     run.sandboxed ? 'sandboxed' : undefined,
     `transcript ${run.transcriptPath}`,
-  ].filter(Boolean).join(', ');
+  ]
+    .filter(Boolean)
+    .join(', ');
 }

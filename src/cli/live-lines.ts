@@ -33,7 +33,9 @@ export class LiveLines<T> {
 
   private draw(): void {
     const now = Date.now();
-    const lines = [...this.items.values()].map((item) => this.describe(item, now).slice(0, Math.max(1, this.width - 1)));
+    const lines = [...this.items.values()].map((item) =>
+      this.describe(item, now).slice(0, Math.max(1, this.width - 1)),
+    );
     const up = this.drawn > 0 ? `\x1b[${this.drawn}A` : '';
     this.io.stdout(up + lines.map((line) => `\r\x1b[2K${line}\n`).join(''));
     this.drawn = lines.length;

@@ -8,7 +8,8 @@ import { DURATION_EXAMPLES, parseDuration } from '../core/schema/duration.js';
 export function positiveNumber(unit?: string): (value: string) => number {
   return (value) => {
     const n = Number(value);
-    if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`expected a number${unit ? ` of ${unit}` : ''} > 0`);
+    if (!Number.isFinite(n) || n <= 0)
+      throw new InvalidArgumentError(`expected a number${unit ? ` of ${unit}` : ''} > 0`);
     return n;
   };
 }
@@ -16,7 +17,8 @@ export function positiveNumber(unit?: string): (value: string) => number {
 /** A commander option parser for one of a fixed set of names (bad input, exit 2, listing them). */
 export function oneOf<T extends string>(names: readonly T[]): (value: string) => T {
   return (value) => {
-    if (!(names as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${names.join(', ')}`);
+    if (!(names as readonly string[]).includes(value))
+      throw new InvalidArgumentError(`expected one of ${names.join(', ')}`);
     return value as T;
   };
 }
@@ -25,7 +27,8 @@ export function oneOf<T extends string>(names: readonly T[]): (value: string) =>
 export function duration(): (value: string) => number {
   return (value) => {
     const ms = parseDuration(value);
-    if (ms === undefined) throw new InvalidArgumentError(`expected a duration with a unit such as ${DURATION_EXAMPLES}`);
+    if (ms === undefined)
+      throw new InvalidArgumentError(`expected a duration with a unit such as ${DURATION_EXAMPLES}`);
     return ms;
   };
 }
@@ -37,7 +40,8 @@ export function duration(): (value: string) => number {
 export function positiveInteger(unit: string): (value: string) => number {
   return (value) => {
     const n = Number(value);
-    if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n <= 0) throw new InvalidArgumentError(`expected a whole number of ${unit} > 0`);
+    if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n <= 0)
+      throw new InvalidArgumentError(`expected a whole number of ${unit} > 0`);
     return n;
   };
 }

@@ -66,7 +66,8 @@ export async function buildProgram(io: CliIo, argv: readonly string[] = []): Pro
   const registers = await Promise.all(names.map((name) => COMMANDS[name]()));
   for (const register of registers) register(program, io);
   // Subcommands inherit the output and exit handling of the program.
-  for (const command of allCommands(program)) command.configureOutput({ writeOut: io.stdout, writeErr: io.stderr }).exitOverride();
+  for (const command of allCommands(program))
+    command.configureOutput({ writeOut: io.stdout, writeErr: io.stderr }).exitOverride();
   return program;
 }
 

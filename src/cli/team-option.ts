@@ -7,6 +7,7 @@ import type { FederationLocation } from '../apps/init/locate.js';
  */
 export function requireTeam(option: string | undefined, location: FederationLocation, usage: string): string {
   const team = option ?? location.team;
-  if (!team) throw new InvalidInputError(`which team? pass --team <team> (${usage}), or run this inside the team's workspace`);
+  if (!team)
+    throw new InvalidInputError(`which team? pass --team <team> (${usage}), or run this inside the team's workspace`);
   return team;
 }

@@ -30,10 +30,7 @@ export class ConfigValidationError extends FedError {
   readonly problems: ValidationProblem[];
 
   constructor(file: string, problems: ValidationProblem[]) {
-    super(
-      'CONFIG_INVALID',
-      `${file} is invalid:\n${problems.map((p) => `  - ${p.path}: ${p.message}`).join('\n')}`,
-    );
+    super('CONFIG_INVALID', `${file} is invalid:\n${problems.map((p) => `  - ${p.path}: ${p.message}`).join('\n')}`);
     this.file = file;
     this.problems = problems;
   }

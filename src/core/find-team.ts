@@ -8,7 +8,11 @@ export function findTeam(registry: Registry, team: string): RegistryEntry | unde
 
 export function getTeam(registry: Registry, team: string): RegistryEntry {
   const entry = findTeam(registry, team);
-  if (!entry) throw new UnknownTeamError(team, registry.teams.map((t) => t.domainId));
+  if (!entry)
+    throw new UnknownTeamError(
+      team,
+      registry.teams.map((t) => t.domainId),
+    );
   return entry;
 }
 

@@ -1,7 +1,6 @@
 /** Parse JSON text and, when it is not JSON, say where (line and column) so a person can fix the file. */
 export type JsonParseResult =
-  | { ok: true; value: unknown }
-  | { ok: false; line: number; column: number; message: string };
+  { ok: true; value: unknown } | { ok: false; line: number; column: number; message: string };
 
 export function parseJsonText(text: string): JsonParseResult {
   try {
@@ -10,7 +9,14 @@ export function parseJsonText(text: string): JsonParseResult {
     const message = (error as Error).message;
     const position = errorPosition(message, text);
     const { line, column } = lineAndColumn(text, position);
-    return { ok: false, line, column, message: message.replace(/ in JSON at position \d+.*$/s, '').replace(/^(Unexpected token '[\s\S]'),[\s\S]*$/, '$1') };
+    return {
+      ok: false,
+      line,
+      column,
+      message: message
+        .replace(/ in JSON at position \d+.*$/s, '')
+        .replace(/^(Unexpected token '[\s\S]'),[\s\S]*$/, '$1'),
+    };
   }
 }
 

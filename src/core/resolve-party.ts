@@ -23,7 +23,10 @@ export function resolveParty(registry: Registry, name: string, options: ResolveP
   if (name === META) return { id: META, entry: undefined };
   const entry = findTeam(registry, name);
   if (!entry) {
-    const error = new UnknownTeamError(name, registry.teams.map((t) => t.domainId));
+    const error = new UnknownTeamError(
+      name,
+      registry.teams.map((t) => t.domainId),
+    );
     // Say which option named the team: a default taken from FED_TEAM is easy to miss otherwise.
     error.message = `${role}: ${error.message}`;
     throw error;

@@ -13,7 +13,12 @@ export interface DeliveryFactStore {
   /** Where the facts are, to show to a person. */
   readonly location: string;
   /** Record `fact` for signal `id` unless one is there (validated first); true when this call recorded it. */
-  record<K extends DeliveryFactName>(id: string, fact: K, value: NonNullable<DeliveryFacts[K]>, options?: TransportWriteOptions): Promise<boolean>;
+  record<K extends DeliveryFactName>(
+    id: string,
+    fact: K,
+    value: NonNullable<DeliveryFacts[K]>,
+    options?: TransportWriteOptions,
+  ): Promise<boolean>;
   /** One fact of a signal, if recorded; a stored fact that is not valid is reported (`FILE_CORRUPT`), never replaced. */
   get<K extends DeliveryFactName>(id: string, fact: K): Promise<DeliveryFacts[K] | undefined>;
   /** Whether a fact is recorded, without reading it (the monitor asks this for every live signal). */

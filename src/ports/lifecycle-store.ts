@@ -53,12 +53,22 @@ export interface LifecycleStore {
    * readers see the old or the new envelope, never a mix. A different stored version throws
    * `LIFECYCLE_CONFLICT`; a lost section throws and writes nothing. Returns the new version.
    */
-  write(team: RegistryEntry, envelope: LifecycleEnvelope, expected: EnvelopeVersion, section: LifecycleSection, options?: LifecycleWriteOptions): Promise<EnvelopeVersion>;
+  write(
+    team: RegistryEntry,
+    envelope: LifecycleEnvelope,
+    expected: EnvelopeVersion,
+    section: LifecycleSection,
+    options?: LifecycleWriteOptions,
+  ): Promise<EnvelopeVersion>;
   /**
    * Run `fn` holding the team's exclusive section. Waits for a live holder (up to a minute, then
    * `LOCK_TIMEOUT`); a holder whose process is gone is taken over.
    */
-  exclusive<T>(team: RegistryEntry, fn: (section: LifecycleSection) => Promise<T>, options?: LifecycleWriteOptions): Promise<T>;
+  exclusive<T>(
+    team: RegistryEntry,
+    fn: (section: LifecycleSection) => Promise<T>,
+    options?: LifecycleWriteOptions,
+  ): Promise<T>;
   /** Append the lines whose `seq` the journal does not have yet (idempotent by seq); returns how many were added. */
   appendJournal(team: RegistryEntry, lines: readonly JournalLine[], options?: LifecycleWriteOptions): Promise<number>;
   /** The last `count` journal lines of the current run, oldest first. */

@@ -58,7 +58,15 @@ async function plant(root: string, team: string, count: number): Promise<{ inbox
   for (let i = 0; i < count; i++) {
     const signal = message(team, i);
     writeFileSync(join(inbox, signalFileName(signal)), JSON.stringify(signal));
-    const sent: SentFact = { id: signal.id, timestamp: signal.timestamp, from: 'meta', to: team, type: 'report', subject: signal.subject, digest: signalDigest(signal) };
+    const sent: SentFact = {
+      id: signal.id,
+      timestamp: signal.timestamp,
+      from: 'meta',
+      to: team,
+      type: 'report',
+      subject: signal.subject,
+      digest: signalDigest(signal),
+    };
     writeFileSync(join(facts, `${signal.id}.sent.json`), JSON.stringify(sent));
     messages.push(signal);
   }
@@ -75,7 +83,11 @@ async function jetstreamAckBench(): Promise<void> {
   }
   const server = await startNatsServer();
   const root = mkdtempSync(join(tmpdir(), 'fed-bench-ack-jetstream-'));
-  const backend = createJetStreamBackend({ root, federationName: 'ackbench', backend: jetstreamBackendSchema.parse({ type: 'jetstream', servers: [server.url] }) });
+  const backend = createJetStreamBackend({
+    root,
+    federationName: 'ackbench',
+    backend: jetstreamBackendSchema.parse({ type: 'jetstream', servers: [server.url] }),
+  });
   try {
     const entry = (domain: string): RegistryEntry => ({
       domain,
@@ -93,7 +105,11 @@ async function jetstreamAckBench(): Promise<void> {
       const to = { id: domain, entry: teams[domain] };
       const messages = Array.from({ length: count }, (_, i) => message(domain, i));
       for (let start = 0; start < count; start += WINDOW) {
-        await Promise.all(messages.slice(start, start + WINDOW).map((m) => backend.signals.send(m, { from: { id: 'meta', entry: undefined }, to })));
+        await Promise.all(
+          messages
+            .slice(start, start + WINDOW)
+            .map((m) => backend.signals.send(m, { from: { id: 'meta', entry: undefined }, to })),
+        );
       }
       return messages;
     };
@@ -110,7 +126,13 @@ async function jetstreamAckBench(): Promise<void> {
     };
     await reportInterleavedRatios(
       { name: `JetStream: ack by id, ${small.length}-signal inbox`, run: ackRun('small', () => small[nextSmall++]!) },
-      [{ name: `JetStream: ack by id, ${BIG.toLocaleString('en')}-signal inbox`, run: ackRun('big', () => big[nextBig--]!), max: 3 }],
+      [
+        {
+          name: `JetStream: ack by id, ${BIG.toLocaleString('en')}-signal inbox`,
+          run: ackRun('big', () => big[nextBig--]!),
+          max: 3,
+        },
+      ],
       ROUNDS,
     );
   } finally {
@@ -137,7 +159,8 @@ async function fileAckBench(): Promise<void> {
     const ackRun = (team: string, next: () => SignalMessage) => async (): Promise<number> => {
       const ids = Array.from({ length: PER_RUN }, () => next().id);
       const started = performance.now();
-      for (const id of ids) await acknowledgeSignal(openFederation(root, { backend: openFileBackend(root) }), team, id, { durable: false });
+      for (const id of ids)
+        await acknowledgeSignal(openFederation(root, { backend: openFileBackend(root) }), team, id, { durable: false });
       return (performance.now() - started) / PER_RUN;
     };
     const nextSmallSignal = (): SignalMessage => {
@@ -154,7 +177,13 @@ async function fileAckBench(): Promise<void> {
     await ackRun('big', () => big[nextBig--]!)();
     await reportInterleavedRatios(
       { name: `ack by id, ${SMALL}-signal inbox`, run: ackRun('small', nextSmallSignal) },
-      [{ name: `ack by id, ${BIG.toLocaleString('en')}-signal inbox`, run: ackRun('big', () => big[nextBig--]!), max: 3 }],
+      [
+        {
+          name: `ack by id, ${BIG.toLocaleString('en')}-signal inbox`,
+          run: ackRun('big', () => big[nextBig--]!),
+          max: 3,
+        },
+      ],
       ROUNDS,
     );
   } finally {

@@ -31,7 +31,11 @@ async function inboxWithSignals(): Promise<{ root: string; inbox: string }> {
   initFederation(root, {}, {});
   await onboardTeam(openFederation(root), { domain: 'docs' });
   for (let i = 0; i < SIGNALS; i++) {
-    await sendSignal(openFederation(root), { to: 'docs', type: 'question', subject: `question ${i}`, body: `body ${i}` }, { durable: false });
+    await sendSignal(
+      openFederation(root),
+      { to: 'docs', type: 'question', subject: `question ${i}`, body: `body ${i}` },
+      { durable: false },
+    );
   }
   return { root, inbox: workspacePaths(getTeam(readRegistry(root), 'docs').location).inbox };
 }
@@ -39,7 +43,9 @@ async function inboxWithSignals(): Promise<{ root: string; inbox: string }> {
 function rawCeiling(inbox: string): number {
   const state = join(inbox, '..', 'raw-state.json');
   const started = performance.now();
-  const names = readdirSync(inbox).filter((n) => n.endsWith('.json')).sort();
+  const names = readdirSync(inbox)
+    .filter((n) => n.endsWith('.json'))
+    .sort();
   for (let i = 0; i < names.length; i += BATCH) {
     const batch = names.slice(i, i + BATCH);
     const ids: string[] = [];

@@ -28,18 +28,38 @@ function generateRepository(root: string): number {
     mkdirSync(join(root, path, '..'), { recursive: true });
     writeFileSync(join(root, path), text);
   };
-  write('package.json', JSON.stringify({ name: 'generated', bin: { gen: 'dist/packages/p0/m0.js' }, scripts: { build: 'tsc', test: 'vitest run' }, devDependencies: { vitest: '4' } }));
+  write(
+    'package.json',
+    JSON.stringify({
+      name: 'generated',
+      bin: { gen: 'dist/packages/p0/m0.js' },
+      scripts: { build: 'tsc', test: 'vitest run' },
+      devDependencies: { vitest: '4' },
+    }),
+  );
   write('.gitignore', 'dist/\n');
   let files = 2;
   for (let i = 0; files < FILES; i++, files++) {
     const pkg = `packages/p${i % 40}`;
     const kind = i % 10;
     if (kind < 6) {
-      const imports = [`import { value as a } from '../p${(i + 1) % 40}/m${i + 1}.js';`, "import { z } from 'zod';", "import { readFileSync } from 'node:fs';"];
-      const body = Array.from({ length: 40 }, (_, l) => `export const f${l} = (x: number) => x * ${l}; // line ${l}`).join('\n');
-      write(`${pkg}/m${i}.ts`, `${imports.join('\n')}\n${i % 50 === 0 ? '// TODO: split this module\n' : ''}export const value = ${i};\n${body}\n`);
-    } else if (kind < 8) write(`${pkg}/docs/n${i}.md`, `# Note ${i}\n\n${'Some words about the module. '.repeat(30)}\n`);
-    else if (kind < 9) write(`${pkg}/data/d${i}.json`, JSON.stringify({ id: i, values: Array.from({ length: 50 }, (_, k) => k) }));
+      const imports = [
+        `import { value as a } from '../p${(i + 1) % 40}/m${i + 1}.js';`,
+        "import { z } from 'zod';",
+        "import { readFileSync } from 'node:fs';",
+      ];
+      const body = Array.from(
+        { length: 40 },
+        (_, l) => `export const f${l} = (x: number) => x * ${l}; // line ${l}`,
+      ).join('\n');
+      write(
+        `${pkg}/m${i}.ts`,
+        `${imports.join('\n')}\n${i % 50 === 0 ? '// TODO: split this module\n' : ''}export const value = ${i};\n${body}\n`,
+      );
+    } else if (kind < 8)
+      write(`${pkg}/docs/n${i}.md`, `# Note ${i}\n\n${'Some words about the module. '.repeat(30)}\n`);
+    else if (kind < 9)
+      write(`${pkg}/data/d${i}.json`, JSON.stringify({ id: i, values: Array.from({ length: 50 }, (_, k) => k) }));
     else write(`tools/t${i}.py`, `import os\n\n\ndef main():\n    # FIXME: flags\n    return ${i}\n`);
   }
   for (let i = 0; i < 200; i++) write(`dist/packages/out${i}.js`, 'ignored build output\n');
@@ -83,17 +103,29 @@ export default async function agentBench(): Promise<void> {
       const mission = { subject: 'Document the architecture', body: '' };
       const outline = planOutline(mission, topLevelSources(root), again.name);
       const search = searchMission(again, outline.topics);
-      const markdown = renderDeliverable({ survey: again, outline, search, insights: distillInsights(again, search), excerpt: selectExcerpt(again), mission });
+      const markdown = renderDeliverable({
+        survey: again,
+        outline,
+        search,
+        insights: distillInsights(again, search),
+        excerpt: selectExcerpt(again),
+        mission,
+      });
       if (!checkMarkdownText(markdown).ok) throw new Error('the generated deliverable does not pass the check');
       whole.push(performance.now() - t);
       // A mission with a flow question: every file's path, declared names and text searched, the chain traced.
       t = performance.now();
       const asked = planOutline({ subject: 'How does a value flow from module to module?', body: '' }, [], again.name);
-      if (searchMission(again, asked.topics).answers[0]?.missing.length !== 0) throw new Error('the mission topic was not found');
+      if (searchMission(again, asked.topics).answers[0]?.missing.length !== 0)
+        throw new Error('the mission topic was not found');
       answering.push(performance.now() - t);
     }
     if (surveyed !== files) throw new Error(`survey saw ${surveyed} files, expected ${files}`);
-    const median = (samples: number[]) => percentile([...samples].sort((a, b) => a - b), 50);
+    const median = (samples: number[]) =>
+      percentile(
+        [...samples].sort((a, b) => a - b),
+        50,
+      );
     // The bare read also reads the ignored build folder: its rate counts those files too.
     const rawRate = rawFiles / (median(raw) / 1000);
     const surveyRate = files / (median(survey) / 1000);
@@ -105,9 +137,30 @@ export default async function agentBench(): Promise<void> {
       goal: '≥ 20 % of ceiling',
       met: surveyRate >= 0.2 * rawRate,
     });
-    report({ name: `survey of ${files} files`, value: median(survey), unit: 'ms', ceiling: { name: 'bare readdir + read', value: median(raw) }, goal: '≤ 5 000 ms', met: median(survey) <= 5_000 });
-    report({ name: 'survey + distil + render + check', value: median(whole), unit: 'ms', ceiling: { name: 'survey alone', value: median(survey) }, goal: '≤ 5 000 ms', met: median(whole) <= 5_000 });
-    report({ name: 'answering a mission topic', value: median(answering), unit: 'ms', ceiling: { name: 'survey alone', value: median(survey) }, goal: '≤ 5 000 ms', met: median(answering) <= 5_000 });
+    report({
+      name: `survey of ${files} files`,
+      value: median(survey),
+      unit: 'ms',
+      ceiling: { name: 'bare readdir + read', value: median(raw) },
+      goal: '≤ 5 000 ms',
+      met: median(survey) <= 5_000,
+    });
+    report({
+      name: 'survey + distil + render + check',
+      value: median(whole),
+      unit: 'ms',
+      ceiling: { name: 'survey alone', value: median(survey) },
+      goal: '≤ 5 000 ms',
+      met: median(whole) <= 5_000,
+    });
+    report({
+      name: 'answering a mission topic',
+      value: median(answering),
+      unit: 'ms',
+      ceiling: { name: 'survey alone', value: median(survey) },
+      goal: '≤ 5 000 ms',
+      met: median(answering) <= 5_000,
+    });
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -11,7 +11,17 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { getTeam, initFederation, listSignals, onboardTeam, readRegistry, signalFileName, toJsonText, workspacePaths, type SignalMessage } from '../../src/index.js';
+import {
+  getTeam,
+  initFederation,
+  listSignals,
+  onboardTeam,
+  readRegistry,
+  signalFileName,
+  toJsonText,
+  workspacePaths,
+  type SignalMessage,
+} from '../../src/index.js';
 import { startFixture } from '../helpers/fixture-process.js';
 import { fmt, reportInterleavedRatios, reportRoundRatios, summarize } from './harness.js';
 import { openFederation } from '../../src/engine/context.js';
@@ -52,7 +62,10 @@ async function federationWith(signals: number): Promise<Inbox> {
   return { root, inbox };
 }
 
-async function consumeInChild(fed: Inbox, mode: 'fed' | 'raw'): Promise<{ ms: number; maxRssKiB: number; acked: number }> {
+async function consumeInChild(
+  fed: Inbox,
+  mode: 'fed' | 'raw',
+): Promise<{ ms: number; maxRssKiB: number; acked: number }> {
   const child = startFixture('bench-consume.mjs', [fed.root, 'docs', mode, fed.inbox]);
   const done = await child.done;
   if (done.code !== 0) throw new Error(`bench-consume ${mode} failed: ${done.stderr}`);
@@ -93,7 +106,11 @@ export default async function applyPathBench(): Promise<void> {
       const at = { fed: new Map<number, Consumed>(), raw: new Map<number, Consumed>() };
       for (const size of [SMALL, LARGE]) {
         // The first small federation fed consumed is kept, with its acks, for the list figure below.
-        for (const mode of order) at[mode].set(size, await consumeFresh(size, mode, mode === 'fed' && size === SMALL && kept.length === 0 ? kept : undefined));
+        for (const mode of order)
+          at[mode].set(
+            size,
+            await consumeFresh(size, mode, mode === 'fed' && size === SMALL && kept.length === 0 ? kept : undefined),
+          );
       }
       const rate = (mode: 'fed' | 'raw', size: number) => at[mode].get(size)!.signalsPerSecond;
       fedLargeRates.push(rate('fed', LARGE));
@@ -103,10 +120,16 @@ export default async function applyPathBench(): Promise<void> {
       rss.push(at.fed.get(LARGE)!.maxRssKiB / at.raw.get(LARGE)!.maxRssKiB);
     }
     const rounds = `${APPLY_ROUNDS} rounds, non-durable, median ${fmt(summarize(fedLargeRates).median)} signals/s at ${LARGE}`;
-    reportRoundRatios(`actors run --once: throughput at ${LARGE} pending / at ${SMALL} (${rounds})`, fedScaling, { text: '≥ 0.8×', met: (median) => median >= 0.8 });
+    reportRoundRatios(`actors run --once: throughput at ${LARGE} pending / at ${SMALL} (${rounds})`, fedScaling, {
+      text: '≥ 0.8×',
+      met: (median) => median >= 0.8,
+    });
     reportRoundRatios(`raw consumer: throughput at ${LARGE} pending / at ${SMALL}, the same rounds`, rawScaling);
     reportRoundRatios(`actors run --once / raw consumer: throughput at ${LARGE} pending`, fedVsRaw);
-    reportRoundRatios(`actors run --once / raw consumer: peak RSS at ${LARGE} pending`, rss, { text: '≤ 2×', met: (median) => median <= 2 });
+    reportRoundRatios(`actors run --once / raw consumer: peak RSS at ${LARGE} pending`, rss, {
+      text: '≤ 2×',
+      met: (median) => median <= 2,
+    });
 
     // List of SMALL signals (with their acks, written by the consume above) vs the raw read of the same files.
     const small = kept[0]!;
@@ -120,7 +143,11 @@ export default async function applyPathBench(): Promise<void> {
       await listSignals(openFederation(small.root), { team: 'docs' });
       return performance.now() - started;
     };
-    await reportInterleavedRatios({ name: `raw readdir + read + JSON.parse of ${SMALL} signals and acks`, run: rawList }, [{ name: `fed signal list of ${SMALL}`, run: ourList, max: 2 }], ROUNDS);
+    await reportInterleavedRatios(
+      { name: `raw readdir + read + JSON.parse of ${SMALL} signals and acks`, run: rawList },
+      [{ name: `fed signal list of ${SMALL}`, run: ourList, max: 2 }],
+      ROUNDS,
+    );
   } finally {
     for (const fed of kept) rmSync(fed.root, { recursive: true, force: true });
   }

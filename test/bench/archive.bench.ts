@@ -9,7 +9,15 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { archiveDirectoryOf, deliveryDirectory, initFederation, onboardTeam, signalDigest, signalFileName, workspacePaths } from '../../src/index.js';
+import {
+  archiveDirectoryOf,
+  deliveryDirectory,
+  initFederation,
+  onboardTeam,
+  signalDigest,
+  signalFileName,
+  workspacePaths,
+} from '../../src/index.js';
 import type { SentFact, SignalMessage } from '../../src/index.js';
 import { FED_BIN } from '../helpers/fed-cli.js';
 import { reportInterleavedRatios } from './harness.js';
@@ -43,7 +51,8 @@ async function federation(archived: number): Promise<string> {
   const inbox = workspacePaths(docs.location).inbox;
   const outbox = workspacePaths(root).outbox;
   const facts = deliveryDirectory(root);
-  for (const dir of [inbox, outbox, archiveDirectoryOf(inbox), archiveDirectoryOf(outbox), facts]) mkdirSync(dir, { recursive: true });
+  for (const dir of [inbox, outbox, archiveDirectoryOf(inbox), archiveDirectoryOf(outbox), facts])
+    mkdirSync(dir, { recursive: true });
   // Files are written directly (not sent): the setup would otherwise dominate the run.
   const write = (i: number, day: string, live: boolean) => {
     const { name, text, message } = signal(i, day);
@@ -51,7 +60,15 @@ async function federation(archived: number): Promise<string> {
     writeFileSync(join(inDir, name), text);
     writeFileSync(join(outDir, name), text);
     if (!live || i % 2 === 0) writeFileSync(join(inDir, `${name}.ack`), ACK);
-    const sent: SentFact = { id: message.id, timestamp: message.timestamp, from: 'meta', to: 'docs', type: 'report', subject: message.subject, digest: signalDigest(message) };
+    const sent: SentFact = {
+      id: message.id,
+      timestamp: message.timestamp,
+      from: 'meta',
+      to: 'docs',
+      type: 'report',
+      subject: message.subject,
+      digest: signalDigest(message),
+    };
     writeFileSync(join(facts, `${message.id}.sent.json`), JSON.stringify(sent));
   };
   for (let i = 0; i < archived; i++) write(LIVE + i, '2025-01-01', false);
@@ -62,7 +79,10 @@ async function federation(archived: number): Promise<string> {
 function timed(root: string, args: readonly string[]): () => number {
   return () => {
     const started = performance.now();
-    const run = spawnSync(process.execPath, [FED_BIN, '--root', root, ...args], { env: { ...process.env, FED_TELEMETRY_ENABLED: 'false' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const run = spawnSync(process.execPath, [FED_BIN, '--root', root, ...args], {
+      env: { ...process.env, FED_TELEMETRY_ENABLED: 'false' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     const elapsed = performance.now() - started;
     if (run.status !== 0) throw new Error(`fed ${args.join(' ')} exited ${run.status}: ${run.stderr.toString()}`);
     return elapsed;

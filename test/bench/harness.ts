@@ -18,7 +18,9 @@ const rows: BenchRow[] = [];
 
 export function report(row: BenchRow): void {
   rows.push(row);
-  const ratio = row.ceiling ? `  (${((row.value / row.ceiling.value) * 100).toFixed(0)} % of ${row.ceiling.name} = ${fmt(row.ceiling.value)} ${row.unit})` : '';
+  const ratio = row.ceiling
+    ? `  (${((row.value / row.ceiling.value) * 100).toFixed(0)} % of ${row.ceiling.name} = ${fmt(row.ceiling.value)} ${row.unit})`
+    : '';
   const goal = row.goal ? `  goal ${row.goal}: ${row.met ? 'met' : 'NOT MET'}` : '';
   process.stdout.write(`  ${row.name}: ${fmt(row.value)} ${row.unit}${ratio}${goal}\n`);
 }
@@ -68,15 +70,25 @@ export async function reportInterleavedRatios(
     }
   }
   const base = summarize(ceilings);
-  process.stdout.write(`  ${ceiling.name}: median ${fmt(base.median)} ${unit} (${fmt(base.min)}–${fmt(base.max)}), ${rounds} rounds interleaved\n`);
+  process.stdout.write(
+    `  ${ceiling.name}: median ${fmt(base.median)} ${unit} (${fmt(base.min)}–${fmt(base.max)}), ${rounds} rounds interleaved\n`,
+  );
   measured.forEach((m, i) => {
     const max = m.max;
-    reportRoundRatios(`${m.name} / ${ceiling.name}`, ratios[i]!, max === undefined ? undefined : { text: `≤ ${max}×`, met: (median) => median <= max });
+    reportRoundRatios(
+      `${m.name} / ${ceiling.name}`,
+      ratios[i]!,
+      max === undefined ? undefined : { text: `≤ ${max}×`, met: (median) => median <= max },
+    );
   });
 }
 
 /** Ratios taken round by round: their median, judged against the goal, and their spread. */
-export function reportRoundRatios(name: string, ratios: readonly number[], goal?: { text: string; met: (median: number) => boolean }): void {
+export function reportRoundRatios(
+  name: string,
+  ratios: readonly number[],
+  goal?: { text: string; met: (median: number) => boolean },
+): void {
   const s = summarize(ratios);
   const row: BenchRow = {
     name,

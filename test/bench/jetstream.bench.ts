@@ -39,7 +39,16 @@ import { openFederation } from '../../src/engine/context.js';
 const PER_ROUND = 300;
 const ROUNDS = 5;
 
-const message = (to: string): SignalMessage => ({ id: randomUUID(), timestamp: new Date().toISOString(), from: 'meta', to, type: 'report', subject: 'bench', body: 'x'.repeat(200), protocol: SIGNAL_PROTOCOL });
+const message = (to: string): SignalMessage => ({
+  id: randomUUID(),
+  timestamp: new Date().toISOString(),
+  from: 'meta',
+  to,
+  type: 'report',
+  subject: 'bench',
+  body: 'x'.repeat(200),
+  protocol: SIGNAL_PROTOCOL,
+});
 
 async function perSecond(count: number, op: (i: number) => Promise<unknown>): Promise<number> {
   const started = performance.now();
@@ -53,7 +62,11 @@ export default async function jetstreamBench(): Promise<void> {
     return;
   }
   const server = await startNatsServer();
-  const backend = createJetStreamBackend({ root: '/tmp', federationName: 'bench', backend: jetstreamBackendSchema.parse({ type: 'jetstream', servers: [server.url] }) });
+  const backend = createJetStreamBackend({
+    root: '/tmp',
+    federationName: 'bench',
+    backend: jetstreamBackendSchema.parse({ type: 'jetstream', servers: [server.url] }),
+  });
   const fileRoot = mkdtempSync('/tmp/fed-bench-jetstream-files-');
   try {
     const { session, acks, lifecycle } = await backend.streams();
@@ -68,10 +81,24 @@ export default async function jetstreamBench(): Promise<void> {
     const rawAck: number[] = [];
     const ack: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      rawSend.push(await perSecond(PER_ROUND, () => session.js.publish(session.names.inboxSubject('raw', 'meta'), JSON.stringify(message('raw')), { msgID: randomUUID() })));
+      rawSend.push(
+        await perSecond(PER_ROUND, () =>
+          session.js.publish(session.names.inboxSubject('raw', 'meta'), JSON.stringify(message('raw')), {
+            msgID: randomUUID(),
+          }),
+        ),
+      );
       send.push(await perSecond(PER_ROUND, () => backend.signals.send(message('docs'), { from: meta, to: docs })));
-      fileSend.push(await perSecond(PER_ROUND, () => files.signals.send(message('docs'), { from: meta, to: { id: 'docs', entry: fileTeam } })));
-      rawAck.push(await perSecond(PER_ROUND, () => acks.create(`raw.meta.${randomUUID()}`, '{"acknowledged":true,"acknowledged_at":"2026-01-01T00:00:00.000Z"}')));
+      fileSend.push(
+        await perSecond(PER_ROUND, () =>
+          files.signals.send(message('docs'), { from: meta, to: { id: 'docs', entry: fileTeam } }),
+        ),
+      );
+      rawAck.push(
+        await perSecond(PER_ROUND, () =>
+          acks.create(`raw.meta.${randomUUID()}`, '{"acknowledged":true,"acknowledged_at":"2026-01-01T00:00:00.000Z"}'),
+        ),
+      );
       const inbox = backend.signals.inbox(docs);
       const pending = (await inbox.pending()).signals;
       ack.push(await perSecond(pending.length, (i) => inbox.acknowledge([pending[i]!])));
@@ -82,12 +109,29 @@ export default async function jetstreamBench(): Promise<void> {
     };
     const raw = line('raw JetStream publish loop', rawSend);
     const adapter = line(`durable send through the JetStream adapter, ${ROUNDS}×${PER_ROUND}`, send);
-    report({ name: `${adapter.name} (spread ${adapter.spread})`, value: adapter.value, unit: 'signals/s', ceiling: { name: raw.name, value: raw.value }, goal: '≥ 50 % of the raw loop', met: adapter.value >= 0.5 * raw.value });
+    report({
+      name: `${adapter.name} (spread ${adapter.spread})`,
+      value: adapter.value,
+      unit: 'signals/s',
+      ceiling: { name: raw.name, value: raw.value },
+      goal: '≥ 50 % of the raw loop',
+      met: adapter.value >= 0.5 * raw.value,
+    });
     const file = line('durable send through the file backend', fileSend);
-    report({ name: `${file.name} (spread ${file.spread})`, value: file.value, unit: 'signals/s', ceiling: { name: raw.name, value: raw.value } });
+    report({
+      name: `${file.name} (spread ${file.spread})`,
+      value: file.value,
+      unit: 'signals/s',
+      ceiling: { name: raw.name, value: raw.value },
+    });
     const rawAcks = line('raw KV create loop', rawAck);
     const adapterAcks = line('acknowledge through the JetStream adapter, one by one', ack);
-    report({ name: `${adapterAcks.name} (spread ${adapterAcks.spread})`, value: adapterAcks.value, unit: 'acks/s', ceiling: { name: rawAcks.name, value: rawAcks.value } });
+    report({
+      name: `${adapterAcks.name} (spread ${adapterAcks.spread})`,
+      value: adapterAcks.value,
+      unit: 'acks/s',
+      ceiling: { name: rawAcks.name, value: rawAcks.value },
+    });
     await applyBench(server, session, acks, lifecycle);
     await latencyBench(server);
   } finally {
@@ -113,7 +157,13 @@ let federations = 0;
 async function jetstreamFederation(server: NatsServer): Promise<{ root: string; backend: FederationBackend }> {
   const root = mkdtempSync('/tmp/fed-bench-jetstream-apply-');
   roots.push(root);
-  writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ federationName: `apply${process.pid}_${++federations}`, backend: { type: 'jetstream', servers: [server.url] } }));
+  writeFileSync(
+    join(root, 'federate.config.json'),
+    JSON.stringify({
+      federationName: `apply${process.pid}_${++federations}`,
+      backend: { type: 'jetstream', servers: [server.url] },
+    }),
+  );
   const backend = openFederation(root).backend;
   await backend.registry.create(emptyRegistry());
   await onboardTeam(openFederation(root), { domain: 'docs' });
@@ -131,10 +181,18 @@ async function fileFederation(): Promise<{ root: string; backend: FederationBack
 /** Time (ms) for `fed actors run --once --team docs` to apply `APPLIED` signals sent beforehand (untimed). */
 async function actorApplyMs(fed: { root: string; backend: FederationBackend }): Promise<number> {
   for (let i = 0; i < APPLIED; i++) {
-    await sendSignal(openFederation(fed.root, { backend: fed.backend }), { to: 'docs', type: 'question', subject: `question ${i}`, body: `body ${i}` }, { durable: false });
+    await sendSignal(
+      openFederation(fed.root, { backend: fed.backend }),
+      { to: 'docs', type: 'question', subject: `question ${i}`, body: `body ${i}` },
+      { durable: false },
+    );
   }
   const started = performance.now();
-  const [result] = await runActors(openFederation(fed.root, { backend: fed.backend }), { team: 'docs', once: true, batchSize: BATCH });
+  const [result] = await runActors(openFederation(fed.root, { backend: fed.backend }), {
+    team: 'docs',
+    once: true,
+    batchSize: BATCH,
+  });
   const ms = performance.now() - started;
   if (result?.acknowledged !== APPLIED) throw new Error(`expected ${APPLIED} acks, got ${result?.acknowledged}`);
   return ms;
@@ -153,7 +211,8 @@ async function rawApplyMs({ session, acks, lifecycle }: Streams): Promise<number
   const inbox = `raw${++rawInboxes}`;
   const subject = session.names.inboxSubject(inbox, 'meta');
   const journal = `fed.${session.names.federation}.journal.${inbox}`;
-  for (let i = 0; i < APPLIED; i++) await session.js.publish(subject, JSON.stringify(message(inbox)), { msgID: randomUUID() });
+  for (let i = 0; i < APPLIED; i++)
+    await session.js.publish(subject, JSON.stringify(message(inbox)), { msgID: randomUUID() });
   const started = performance.now();
   const consumer = await session.js.consumers.get(session.names.signalStream, { filter_subjects: subject });
   const messages = await consumer.consume({ max_bytes: 16 * 1024 * 1024 });
@@ -166,7 +225,13 @@ async function rawApplyMs({ session, acks, lifecycle }: Streams): Promise<number
     if (batch.length === BATCH || last) {
       // The journal keeps one message per line (docs/jetstream.md: What lives where), so its lines are part of the
       // durable state an apply must write: one per signal, published together.
-      await Promise.all(batch.map((id, i) => session.js.publish(`${journal}.${applied + i + 1}`, JSON.stringify({ seq: applied + i + 1, signal: id }), { msgID: `${inbox}.${applied + i + 1}` })));
+      await Promise.all(
+        batch.map((id, i) =>
+          session.js.publish(`${journal}.${applied + i + 1}`, JSON.stringify({ seq: applied + i + 1, signal: id }), {
+            msgID: `${inbox}.${applied + i + 1}`,
+          }),
+        ),
+      );
       await lifecycle.put(`state.${inbox}`, JSON.stringify({ applied: batch }));
       await Promise.all(batch.map((id) => acks.create(`${inbox}.meta.${id}`, ack)));
       applied += batch.length;
@@ -179,12 +244,24 @@ async function rawApplyMs({ session, acks, lifecycle }: Streams): Promise<number
   return performance.now() - started;
 }
 
-async function applyBench(server: NatsServer, session: Streams['session'], acks: Streams['acks'], lifecycle: Streams['lifecycle']): Promise<void> {
+async function applyBench(
+  server: NatsServer,
+  session: Streams['session'],
+  acks: Streams['acks'],
+  lifecycle: Streams['lifecycle'],
+): Promise<void> {
   const streams = { session, acks, lifecycle } as Streams;
   await reportInterleavedRatios(
-    { name: `raw JetStream consume loop (fetch, parse, journal lines + state put, ack creates), ${APPLIED} signals`, run: () => rawApplyMs(streams) },
+    {
+      name: `raw JetStream consume loop (fetch, parse, journal lines + state put, ack creates), ${APPLIED} signals`,
+      run: () => rawApplyMs(streams),
+    },
     [
-      { name: `team actor on JetStream, ${APPLIED} signals`, run: async () => actorApplyMs(await jetstreamFederation(server)), max: 2 },
+      {
+        name: `team actor on JetStream, ${APPLIED} signals`,
+        run: async () => actorApplyMs(await jetstreamFederation(server)),
+        max: 2,
+      },
       { name: `team actor on files, ${APPLIED} signals`, run: async () => actorApplyMs(await fileFederation()) },
     ],
     APPLY_ROUNDS,
@@ -196,7 +273,10 @@ async function applyBench(server: NatsServer, session: Streams['session'], acks:
  * JetStream and on files; ms from before each send until the actor reports the signal's step.
  */
 async function latencyBench(server: NatsServer): Promise<void> {
-  for (const [name, fed] of [['JetStream', await jetstreamFederation(server)], ['files', await fileFederation()]] as const) {
+  for (const [name, fed] of [
+    ['JetStream', await jetstreamFederation(server)],
+    ['files', await fileFederation()],
+  ] as const) {
     const waiting = new Map<string, () => void>();
     const stop = new AbortController();
     const running = runActors(openFederation(fed.root, { backend: fed.backend }), {
@@ -211,7 +291,13 @@ async function latencyBench(server: NatsServer): Promise<void> {
       const id = randomUUID();
       const applied = new Promise<void>((resolve) => waiting.set(id, resolve));
       const started = performance.now();
-      await sendSignal(openFederation(fed.root, { backend: fed.backend }), { id, to: 'docs', type: 'question', subject: `latency ${i}`, body: '' });
+      await sendSignal(openFederation(fed.root, { backend: fed.backend }), {
+        id,
+        to: 'docs',
+        type: 'question',
+        subject: `latency ${i}`,
+        body: '',
+      });
       await applied;
       samples.push(performance.now() - started);
       waiting.delete(id);
@@ -220,7 +306,11 @@ async function latencyBench(server: NatsServer): Promise<void> {
     await running;
     const sorted = samples.sort((a, b) => a - b);
     const spread = summarize(sorted);
-    report({ name: `apply latency on ${name}, send → applied by a running actor, p50 (${LATENCY_SIGNALS} signals, ${fmt(spread.min)}–${fmt(spread.max)} ms)`, value: percentile(sorted, 50), unit: 'ms' });
+    report({
+      name: `apply latency on ${name}, send → applied by a running actor, p50 (${LATENCY_SIGNALS} signals, ${fmt(spread.min)}–${fmt(spread.max)} ms)`,
+      value: percentile(sorted, 50),
+      unit: 'ms',
+    });
     report({ name: `apply latency on ${name}, p99`, value: percentile(sorted, 99), unit: 'ms' });
   }
 }

@@ -7,7 +7,14 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { initFederation, loadConfig, onboardTeam, readRegistry, runMonitorCycle, workspacePaths } from '../../src/index.js';
+import {
+  initFederation,
+  loadConfig,
+  onboardTeam,
+  readRegistry,
+  runMonitorCycle,
+  workspacePaths,
+} from '../../src/index.js';
 import { report } from './harness.js';
 import { openFederation } from '../../src/engine/context.js';
 
@@ -18,7 +25,8 @@ export default async function monitorBench(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'fed-bench-monitor-'));
   try {
     initFederation(root, {}, {});
-    for (let t = 0; t < TEAMS; t++) await onboardTeam(openFederation(root), { domain: `team-${t}` }, { durable: false });
+    for (let t = 0; t < TEAMS; t++)
+      await onboardTeam(openFederation(root), { domain: `team-${t}` }, { durable: false });
     const teams = readRegistry(root).teams;
     // Files are written directly (not sent): the setup would otherwise dominate the run.
     for (const team of teams) {
@@ -26,9 +34,22 @@ export default async function monitorBench(): Promise<void> {
       mkdirSync(inbox, { recursive: true });
       for (let i = 0; i < SIGNALS; i++) {
         const name = `2026-01-01T${String(Math.floor(i / 60)).padStart(2, '0')}${String(i % 60).padStart(2, '0')}00Z-report-signal-${i}.json`;
-        const body = JSON.stringify({ id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, timestamp: '2026-01-01T00:00:00.000Z', from: 'meta', to: team.domainId, type: 'report', subject: `signal ${i}`, body: 'x'.repeat(200), protocol: 'file-signal-v1' });
+        const body = JSON.stringify({
+          id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+          timestamp: '2026-01-01T00:00:00.000Z',
+          from: 'meta',
+          to: team.domainId,
+          type: 'report',
+          subject: `signal ${i}`,
+          body: 'x'.repeat(200),
+          protocol: 'file-signal-v1',
+        });
         writeFileSync(join(inbox, name), body);
-        if (i % 2 === 0) writeFileSync(join(inbox, `${name}.ack`), '{"acknowledged":true,"acknowledged_at":"2026-01-01T00:00:00.000Z"}');
+        if (i % 2 === 0)
+          writeFileSync(
+            join(inbox, `${name}.ack`),
+            '{"acknowledged":true,"acknowledged_at":"2026-01-01T00:00:00.000Z"}',
+          );
         if (i % 10 === 0) writeFileSync(join(outbox, `${team.domainId}-${name}`), body);
       }
     }
@@ -37,14 +58,17 @@ export default async function monitorBench(): Promise<void> {
     const listStart = performance.now();
     let listed = 0;
     for (const team of teams) {
-      listed += readdirSync(workspacePaths(team.location).inbox).length + readdirSync(workspacePaths(team.location).outbox).length;
+      listed +=
+        readdirSync(workspacePaths(team.location).inbox).length +
+        readdirSync(workspacePaths(team.location).outbox).length;
     }
     const ceilingMs = performance.now() - listStart;
 
     const start = performance.now();
     const result = await runMonitorCycle(openFederation(root), { config });
     const cycleMs = performance.now() - start;
-    if (result.teams.length !== TEAMS || result.totals.unacknowledged !== (TEAMS * SIGNALS) / 2) throw new Error('monitor bench: wrong counts');
+    if (result.teams.length !== TEAMS || result.totals.unacknowledged !== (TEAMS * SIGNALS) / 2)
+      throw new Error('monitor bench: wrong counts');
 
     report({
       name: `monitoring cycle, ${TEAMS} teams × ${SIGNALS} signals (${listed} files listed)`,

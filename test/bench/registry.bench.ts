@@ -12,7 +12,9 @@ import { report } from './harness.js';
 const WRITERS = 4;
 const DURATION_MS = 3_000;
 
-async function run(mode: 'library' | 'raw'): Promise<{ perSecond: number; writes: number; conflicts: number; root: string }> {
+async function run(
+  mode: 'library' | 'raw',
+): Promise<{ perSecond: number; writes: number; conflicts: number; root: string }> {
   const root = mkdtempSync(join(tmpdir(), `fed-bench-registry-${mode}-`));
   initFederation(root, {}, {});
   // Start together after every process has booted, so startup time is not measured.

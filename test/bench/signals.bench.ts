@@ -2,7 +2,21 @@
  * file-signal-v1 transport: send throughput, send → watcher latency, and reads of a 10 000-signal inbox,
  * each beside the raw filesystem operation it is built from, measured in the same run and directory.
  */
-import { closeSync, fsyncSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, watch, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  watch,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -29,7 +43,11 @@ const BODY = 'Please write the architecture document for the payments service. '
  * Rates of `raw` and `ours`, run in alternating rounds so that both see the same disk and neighbours
  * (fsync times on a shared machine drift a lot within seconds).
  */
-async function interleavedRates(count: number, raw: (i: number) => void, ours: (i: number) => Promise<unknown>): Promise<{ raw: number; ours: number }> {
+async function interleavedRates(
+  count: number,
+  raw: (i: number) => void,
+  ours: (i: number) => Promise<unknown>,
+): Promise<{ raw: number; ours: number }> {
   const round = 25;
   let rawMs = 0;
   let oursMs = 0;
@@ -45,7 +63,10 @@ async function interleavedRates(count: number, raw: (i: number) => void, ours: (
 }
 
 function median(samples: number[]): number {
-  return percentile([...samples].sort((a, b) => a - b), 50);
+  return percentile(
+    [...samples].sort((a, b) => a - b),
+    50,
+  );
 }
 
 function timeMs(run: () => void): number {
@@ -132,7 +153,11 @@ export default async function signalsBench(): Promise<void> {
     // stops an id being reused for another signal), the inbox copy and the outbox copy — so its ceiling is a
     // third of the raw publish rate.
     const durableRaw = dir('raw-durable');
-    const durable = await interleavedRates(SENDS, (i) => rawPublish(durableRaw, i, true), (i) => send(i, true));
+    const durable = await interleavedRates(
+      SENDS,
+      (i) => rawPublish(durableRaw, i, true),
+      (i) => send(i, true),
+    );
     report({
       name: 'durable send (id claim + inbox + outbox)',
       value: durable.ours,
@@ -142,8 +167,17 @@ export default async function signalsBench(): Promise<void> {
       met: durable.ours >= 0.75 * (durable.raw / 3),
     });
     const fastRaw = dir('raw-fast');
-    const fast = await interleavedRates(SENDS, (i) => rawPublish(fastRaw, i, false), (i) => send(SENDS + i, false));
-    report({ name: 'non-durable send (id claim + inbox + outbox)', value: fast.ours, unit: 'signals/s', ceiling: { name: 'a third of write+rename', value: fast.raw / 3 } });
+    const fast = await interleavedRates(
+      SENDS,
+      (i) => rawPublish(fastRaw, i, false),
+      (i) => send(SENDS + i, false),
+    );
+    report({
+      name: 'non-durable send (id claim + inbox + outbox)',
+      value: fast.ours,
+      unit: 'signals/s',
+      ceiling: { name: 'a third of write+rename', value: fast.raw / 3 },
+    });
 
     // Latency from the start of a send until the watcher yields the signal, against raw fs.watch latency.
     const rawLatency = await rawWatchLatencies(dir('raw-watch'));
@@ -162,8 +196,20 @@ export default async function signalsBench(): Promise<void> {
     }
     latency.sort((a, b) => a - b);
     const p50 = percentile(latency, 50);
-    report({ name: 'send → watcher latency p50', value: p50, unit: 'ms', ceiling: { name: 'fs.watch latency p50', value: percentile(rawLatency, 50) }, goal: '≤ 5 ms', met: p50 <= 5 });
-    report({ name: 'send → watcher latency p99', value: percentile(latency, 99), unit: 'ms', ceiling: { name: 'fs.watch latency p99', value: percentile(rawLatency, 99) } });
+    report({
+      name: 'send → watcher latency p50',
+      value: p50,
+      unit: 'ms',
+      ceiling: { name: 'fs.watch latency p50', value: percentile(rawLatency, 50) },
+      goal: '≤ 5 ms',
+      met: p50 <= 5,
+    });
+    report({
+      name: 'send → watcher latency p99',
+      value: percentile(latency, 99),
+      unit: 'ms',
+      ceiling: { name: 'fs.watch latency p99', value: percentile(rawLatency, 99) },
+    });
 
     // Reads of a 10 000-signal inbox (written directly: the setup is not what is measured).
     const inbox = dir('inbox');
@@ -180,7 +226,12 @@ export default async function signalsBench(): Promise<void> {
       },
       () => new SignalBoxReader(inbox, expect).read(),
     );
-    report({ name: `full scan of ${INBOX_SIZE} signals (parse + validate)`, value: fullScanMs, unit: 'ms', ceiling: { name: 'readdir + read + JSON.parse of each', value: rawScanMs } });
+    report({
+      name: `full scan of ${INBOX_SIZE} signals (parse + validate)`,
+      value: fullScanMs,
+      unit: 'ms',
+      ceiling: { name: 'readdir + read + JSON.parse of each', value: rawScanMs },
+    });
 
     // Right after a change (here: a file that is not a signal) the directory stat is not trusted yet, so a
     // re-poll lists the box and finds the same names.
@@ -214,7 +265,12 @@ export default async function signalsBench(): Promise<void> {
       for (const name of readdirSync(inbox)) lstatSync(join(inbox, name));
     };
     const [verifyRawMs, verifyMs] = pairedMedianMs(5, listAndStat, () => reader.read({ verify: true }));
-    report({ name: 'verifying re-poll (every 30th watcher rescan)', value: verifyMs, unit: 'ms', ceiling: { name: 'readdir + lstat of every file', value: verifyRawMs } });
+    report({
+      name: 'verifying re-poll (every 30th watcher rescan)',
+      value: verifyMs,
+      unit: 'ms',
+      ceiling: { name: 'readdir + lstat of every file', value: verifyRawMs },
+    });
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -12,7 +12,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { applyLifecycleInputs, getTeam, initFederation, onboardTeam, readRegistry, sendSignal } from '../../src/index.js';
+import {
+  applyLifecycleInputs,
+  getTeam,
+  initFederation,
+  onboardTeam,
+  readRegistry,
+  sendSignal,
+} from '../../src/index.js';
 import { FED_BIN } from '../helpers/fed-cli.js';
 import { reportInterleavedRatios } from './harness.js';
 import { openFederation } from '../../src/engine/context.js';
@@ -21,7 +28,10 @@ const ROUNDS = 11;
 
 function timed(args: readonly string[], env: NodeJS.ProcessEnv = {}): number {
   const started = performance.now();
-  const run = spawnSync(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const run = spawnSync(process.execPath, args, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const elapsed = performance.now() - started;
   if (run.status !== 0) throw new Error(`${args.join(' ')} exited ${run.status}: ${run.stderr.toString()}`);
   return elapsed;
@@ -34,17 +44,30 @@ export default async function startupBench(): Promise<void> {
   const teams: string[] = [];
   for (let i = 0; i < 2 * ROUNDS; i++) {
     const team = await onboardTeam(openFederation(root), { domain: `t${i}` });
-    const sent = await sendSignal(openFederation(root), { to: team.domainId, type: 'directive', subject: 'Mission', body: 'Describe it' }, { durable: false });
-    await applyLifecycleInputs(openFederation(root), getTeam(readRegistry(root), team.domainId), [{ source: 'signal', signal: sent.message }]);
+    const sent = await sendSignal(
+      openFederation(root),
+      { to: team.domainId, type: 'directive', subject: 'Mission', body: 'Describe it' },
+      { durable: false },
+    );
+    await applyLifecycleInputs(openFederation(root), getTeam(readRegistry(root), team.domainId), [
+      { source: 'signal', signal: sent.message },
+    ]);
     teams.push(team.domainId);
   }
   const codeCache = join(root, 'code-cache');
-  const telemetryOn = { FED_ROOT: root, FED_CODE_CACHE: codeCache, FED_TELEMETRY_ENABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' };
+  const telemetryOn = {
+    FED_ROOT: root,
+    FED_CODE_CACHE: codeCache,
+    FED_TELEMETRY_ENABLED: 'true',
+    OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
+  };
   const telemetryOff = { FED_ROOT: root, FED_CODE_CACHE: codeCache, FED_TELEMETRY_ENABLED: 'false' };
   let nextTeam = 0;
   let sends = 0;
-  const event = (env: NodeJS.ProcessEnv) => () => timed([FED_BIN, 'event', '--team', teams[nextTeam++]!, 'PLAN_READY', '--data', '{"sources":["src"]}'], env);
-  const send = (env: NodeJS.ProcessEnv) => () => timed([FED_BIN, 'signal', 'send', '--to', 't0', '--type', 'report', '--subject', `Status ${sends++}`], env);
+  const event = (env: NodeJS.ProcessEnv) => () =>
+    timed([FED_BIN, 'event', '--team', teams[nextTeam++]!, 'PLAN_READY', '--data', '{"sources":["src"]}'], env);
+  const send = (env: NodeJS.ProcessEnv) => () =>
+    timed([FED_BIN, 'signal', 'send', '--to', 't0', '--type', 'report', '--subject', `Status ${sends++}`], env);
   await reportInterleavedRatios(
     { name: "node -e ''", run: () => timed(['-e', '']) },
     [

@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { SIGNAL_PROTOCOL, type FederationBackend, type RegistryEntry, type SignalMessage, type SignalParty, type SignalType } from '../../src/index.js';
+import {
+  SIGNAL_PROTOCOL,
+  type FederationBackend,
+  type RegistryEntry,
+  type SignalMessage,
+  type SignalParty,
+  type SignalType,
+} from '../../src/index.js';
 
 /**
  * What a conformance suite needs from an adapter: a fresh federation with the given teams registered,
@@ -30,7 +37,11 @@ export type ConformanceFactory = (teams: readonly string[]) => Promise<Conforman
 export const party = (entry: RegistryEntry): SignalParty => ({ id: entry.domainId, entry });
 
 /** A valid SignalMessage (what the operations above the transport build and validate). */
-export function message(from: string, to: string, fields: { type?: SignalType; subject?: string; body?: string; timestamp?: string; id?: string } = {}): SignalMessage {
+export function message(
+  from: string,
+  to: string,
+  fields: { type?: SignalType; subject?: string; body?: string; timestamp?: string; id?: string } = {},
+): SignalMessage {
   return {
     id: fields.id ?? randomUUID(),
     timestamp: fields.timestamp ?? new Date().toISOString(),
@@ -55,8 +66,13 @@ export interface WorkerRun {
 }
 
 /** Run `conformance-worker.mjs <adapter> <root> <command> ...args` on the built library, as its own process. */
-export function runWorker(federation: ConformanceFederation, command: string, args: readonly (string | number)[] = []): WorkerRun {
-  if (!existsSync(BUILT_LIBRARY)) throw new Error(`the conformance worker runs the built library (${BUILT_LIBRARY}): run npm run build first`);
+export function runWorker(
+  federation: ConformanceFederation,
+  command: string,
+  args: readonly (string | number)[] = [],
+): WorkerRun {
+  if (!existsSync(BUILT_LIBRARY))
+    throw new Error(`the conformance worker runs the built library (${BUILT_LIBRARY}): run npm run build first`);
   const child = spawn(process.execPath, [WORKER, federation.adapter, federation.root, command, ...args.map(String)], {
     env: { ...process.env, FED_TELEMETRY_ENABLED: 'false' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -67,13 +83,19 @@ export function runWorker(federation: ConformanceFederation, command: string, ar
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const done = new Promise<string>((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (code, signal) => (code === 0 ? resolve(stdout) : reject(new Error(`worker ${command} ended with ${code ?? signal}: ${stderr}`))));
+    child.on('close', (code, signal) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`worker ${command} ended with ${code ?? signal}: ${stderr}`)),
+    );
   });
   return { done, kill: (signal) => child.kill(signal), output: () => stdout };
 }
 
 /** Wait until `predicate` holds, polling; throws after `timeoutMs`. */
-export async function eventually(predicate: () => boolean | Promise<boolean>, timeoutMs = 20_000, what = 'condition'): Promise<void> {
+export async function eventually(
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs = 20_000,
+  what = 'condition',
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await predicate())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);

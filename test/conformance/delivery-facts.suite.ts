@@ -39,10 +39,22 @@ export function describeDeliveryFacts(name: string, makeFederation: ConformanceF
       const fed = await makeFederation([]);
       const facts = fed.backend.delivery;
       const id = randomUUID();
-      expect(await facts.record(id.toUpperCase(), 'answered', { answeredAt: '2026-01-01T00:00:00.000Z', replyId: randomUUID(), from: 'meta' })).toBe(true);
+      expect(
+        await facts.record(id.toUpperCase(), 'answered', {
+          answeredAt: '2026-01-01T00:00:00.000Z',
+          replyId: randomUUID(),
+          from: 'meta',
+        }),
+      ).toBe(true);
       expect(await facts.has(id, 'answered')).toBe(true);
       expect(await facts.get(id, 'answered')).toMatchObject({ from: 'meta' });
-      expect(await facts.record(id, 'answered', { answeredAt: '2026-01-02T00:00:00.000Z', replyId: randomUUID(), from: 'meta' })).toBe(false);
+      expect(
+        await facts.record(id, 'answered', {
+          answeredAt: '2026-01-02T00:00:00.000Z',
+          replyId: randomUUID(),
+          from: 'meta',
+        }),
+      ).toBe(false);
     });
 
     it('recorded answers has for many signals at once, for a few ids and for a box full (ids in any case)', async () => {
@@ -71,7 +83,9 @@ export function describeDeliveryFacts(name: string, makeFederation: ConformanceF
       expect(await facts.recorded(upper, ['read', 'answered'])).toEqual(expected(upper, ['read', 'answered']));
       // A few of them, and an id nothing was recorded for.
       const few = [...ids.slice(0, 10), randomUUID()];
-      expect(await facts.recorded(few, ['read', 'answered', 'sent'])).toEqual(expected(few.slice(0, 10), ['read', 'answered', 'sent']));
+      expect(await facts.recorded(few, ['read', 'answered', 'sent'])).toEqual(
+        expected(few.slice(0, 10), ['read', 'answered', 'sent']),
+      );
       // One of them (a file store checks its file rather than list the folder: same answer).
       expect(await facts.recorded([ids[0]!], ['read', 'sent'])).toEqual(expected([ids[0]!], ['read', 'sent']));
       expect(await facts.recorded([], ['read'])).toEqual(new Map());
@@ -90,7 +104,9 @@ export function describeDeliveryFacts(name: string, makeFederation: ConformanceF
       const ids = Array.from({ length: 25 }, () => randomUUID());
       const writers = ['w1', 'w2', 'w3', 'w4'];
       const outputs = await Promise.all(writers.map((writer) => runWorker(fed, 'record-facts', [writer, ...ids]).done));
-      const won = outputs.map((output) => JSON.parse(output.trim().split('\n').at(-1)!) as { writer: string; won: string[] });
+      const won = outputs.map(
+        (output) => JSON.parse(output.trim().split('\n').at(-1)!) as { writer: string; won: string[] },
+      );
       for (const id of ids) {
         const winners = won.filter((w) => w.won.includes(id)).map((w) => w.writer);
         expect(winners, id).toHaveLength(1);
@@ -103,7 +119,14 @@ export function describeDeliveryFacts(name: string, makeFederation: ConformanceF
       const alpha = party(fed.teams.alpha!);
       const signals = [];
       for (let i = 0; i < 3; i++) {
-        signals.push((await fed.backend.signals.send(message('meta', 'alpha', { subject: 'Same', timestamp: '2026-01-01T00:00:00.000Z', body: `${i}` }), { from: fed.meta, to: alpha })).message);
+        signals.push(
+          (
+            await fed.backend.signals.send(
+              message('meta', 'alpha', { subject: 'Same', timestamp: '2026-01-01T00:00:00.000Z', body: `${i}` }),
+              { from: fed.meta, to: alpha },
+            )
+          ).message,
+        );
       }
       const inbox = fed.backend.signals.inbox(alpha);
       await inbox.acknowledge(await inbox.find(signals[2]!.id), { now: () => new Date('2026-01-01T00:05:00.000Z') });
@@ -114,7 +137,9 @@ export function describeDeliveryFacts(name: string, makeFederation: ConformanceF
       const acked = await fed.backend.signals.inbox(alpha).find(signals[2]!.id, signals[2]);
       expect(acked[0]!.message).toMatchObject({ acknowledged: true, acknowledged_at: '2026-01-01T00:05:00.000Z' });
       const wrongHint = { ...signals[0]!, subject: 'Another subject', timestamp: '2026-02-02T00:00:00.000Z' };
-      expect((await fed.backend.signals.inbox(alpha).find(signals[0]!.id, wrongHint)).map((entry) => entry.message.body)).toEqual(['0']);
+      expect(
+        (await fed.backend.signals.inbox(alpha).find(signals[0]!.id, wrongHint)).map((entry) => entry.message.body),
+      ).toEqual(['0']);
       expect(await fed.backend.signals.inbox(alpha).find(randomUUID(), signals[0])).toEqual([]);
     });
   });

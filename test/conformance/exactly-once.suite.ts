@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { sendSignal, type RegistryEntry } from '../../src/index.js';
-import { eventually, party, runWorker, type ConformanceFactory, type ConformanceFederation } from './conformance-federation.js';
+import {
+  eventually,
+  party,
+  runWorker,
+  type ConformanceFactory,
+  type ConformanceFederation,
+} from './conformance-federation.js';
 import { openFederation } from '../../src/engine/context.js';
 
 const SIGNALS = 80;
@@ -30,11 +36,23 @@ export function describeExactlyOnceApply(name: string, makeFederation: Conforman
 }
 
 /** Send team alpha `count` directives, a pause and a resume among every 20; returns their ids in order. */
-export async function sendDirectives(fed: ConformanceFederation, count: number, options: { durable?: boolean } = {}): Promise<string[]> {
+export async function sendDirectives(
+  fed: ConformanceFederation,
+  count: number,
+  options: { durable?: boolean } = {},
+): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
     const subject = i % 20 === 7 ? 'pause' : i % 20 === 12 ? 'resume' : `directive ${i}`;
-    ids.push((await sendSignal(openFederation(fed.root, { backend: fed.backend }), { to: 'alpha', type: 'directive', subject, body: `${i}` }, options)).message.id);
+    ids.push(
+      (
+        await sendSignal(
+          openFederation(fed.root, { backend: fed.backend }),
+          { to: 'alpha', type: 'directive', subject, body: `${i}` },
+          options,
+        )
+      ).message.id,
+    );
   }
   return ids;
 }
@@ -44,12 +62,21 @@ export async function sendDirectives(fed: ConformanceFederation, count: number, 
  * without gaps, holds each signal's effect exactly once, agrees with the envelope, and every signal is
  * acknowledged.
  */
-export async function expectEachAppliedOnce(fed: ConformanceFederation, team: RegistryEntry, ids: readonly string[], timeoutMs: number): Promise<void> {
+export async function expectEachAppliedOnce(
+  fed: ConformanceFederation,
+  team: RegistryEntry,
+  ids: readonly string[],
+  timeoutMs: number,
+): Promise<void> {
   const last = runWorker(fed, 'consume', ['alpha']);
   // Its SIGTERM handler is set once it says ready: the inbox may be done already, before it has started.
   await eventually(() => last.output().includes('ready'), 20_000, 'the last consumer to start');
   const inbox = fed.backend.signals.inbox(party(team));
-  await eventually(async () => (await inbox.pending()).signals.length === 0, timeoutMs, 'every signal to be acknowledged');
+  await eventually(
+    async () => (await inbox.pending()).signals.length === 0,
+    timeoutMs,
+    'every signal to be acknowledged',
+  );
   last.kill('SIGTERM');
   await last.done;
 

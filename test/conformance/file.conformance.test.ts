@@ -1,6 +1,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { initFederation, onboardTeam, openFileBackend, publishFileNoClobber, quarantineDirectory, workspacePaths, type RegistryEntry } from '../../src/index.js';
+import {
+  initFederation,
+  onboardTeam,
+  openFileBackend,
+  publishFileNoClobber,
+  quarantineDirectory,
+  workspacePaths,
+  type RegistryEntry,
+} from '../../src/index.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import type { ConformanceFactory } from './conformance-federation.js';
 import { describeBoundedApply } from './bounded-apply.suite.js';
@@ -24,10 +32,17 @@ const fileFederation: ConformanceFactory = async (domains) => {
     backend: openFileBackend(root),
     meta: { id: 'meta', entry: undefined },
     teams,
-    plantInvalid: async (party, content) => publishFileNoClobber(workspacePaths(workspaceOf(party.entry)).inbox, '2026-01-01T000000Z-report-broken.json', content),
+    plantInvalid: async (party, content) =>
+      publishFileNoClobber(
+        workspacePaths(workspaceOf(party.entry)).inbox,
+        '2026-01-01T000000Z-report-broken.json',
+        content,
+      ),
     quarantined: async (party) => {
       const dir = quarantineDirectory(workspaceOf(party.entry));
-      return readdirSync(dir).filter((name) => !name.includes('.reason')).map((name) => readFileSync(join(dir, name), 'utf8'));
+      return readdirSync(dir)
+        .filter((name) => !name.includes('.reason'))
+        .map((name) => readFileSync(join(dir, name), 'utf8'));
     },
   };
 };

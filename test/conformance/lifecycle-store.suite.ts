@@ -13,7 +13,14 @@ const envelope = (seq: number): LifecycleEnvelope => ({
   savedAt: '2026-01-01T00:00:00.000Z',
 });
 
-const line = (seq: number): JournalLine => ({ seq, at: '2026-01-01T00:00:00.000Z', event: 'PAUSE', from: 'preparing', to: 'paused', source: 'registry' });
+const line = (seq: number): JournalLine => ({
+  seq,
+  at: '2026-01-01T00:00:00.000Z',
+  event: 'PAUSE',
+  from: 'preparing',
+  to: 'paused',
+  source: 'registry',
+});
 
 /** The lifecycle store's contract (src/ports/lifecycle-store.ts), for any adapter. */
 export function describeLifecycleStore(name: string, makeFederation: ConformanceFactory): void {
@@ -25,10 +32,14 @@ export function describeLifecycleStore(name: string, makeFederation: Conformance
       expect(await store.read(team)).toBeUndefined();
       const v1 = await store.exclusive(team, (section) => store.write(team, envelope(1), null, section));
       expect(await store.read(team)).toEqual({ envelope: envelope(1), version: v1 });
-      await expect(store.exclusive(team, (section) => store.write(team, envelope(9), null, section))).rejects.toMatchObject({ code: 'LIFECYCLE_CONFLICT' });
+      await expect(
+        store.exclusive(team, (section) => store.write(team, envelope(9), null, section)),
+      ).rejects.toMatchObject({ code: 'LIFECYCLE_CONFLICT' });
       const v2 = await store.exclusive(team, (section) => store.write(team, envelope(2), v1, section));
       expect(v2).not.toBe(v1);
-      await expect(store.exclusive(team, (section) => store.write(team, envelope(3), v1, section))).rejects.toMatchObject({ code: 'LIFECYCLE_CONFLICT' });
+      await expect(
+        store.exclusive(team, (section) => store.write(team, envelope(3), v1, section)),
+      ).rejects.toMatchObject({ code: 'LIFECYCLE_CONFLICT' });
       expect((await store.read(team))?.envelope.seq).toBe(2);
     });
 
@@ -39,7 +50,11 @@ export function describeLifecycleStore(name: string, makeFederation: Conformance
       await store.exclusive(team, (section) => store.write(team, envelope(0), null, section, { durable: false }));
       const workers = [0, 1, 2].map(() => runWorker(fed, 'lifecycle-bump', ['alpha', 15]));
       let finished = 0;
-      for (const w of workers) void w.done.then(() => finished++, () => finished++);
+      for (const w of workers)
+        void w.done.then(
+          () => finished++,
+          () => finished++,
+        );
       let last = 0;
       while (finished < workers.length) {
         const seq = (await store.read(team))!.envelope.seq;
@@ -86,7 +101,10 @@ export function describeLifecycleStore(name: string, makeFederation: Conformance
       expect((await store.exclusive(team, (section) => store.keepRun(team, section))).run).toBe(2);
       await store.appendJournal(team, [line(5)]);
       const runs = await store.keptRuns(team);
-      expect(runs.map((r) => [r.run, r.envelope.seq])).toEqual([[1, 2], [2, 4]]);
+      expect(runs.map((r) => [r.run, r.envelope.seq])).toEqual([
+        [1, 2],
+        [2, 4],
+      ]);
       expect(runs.every((r) => r.location.length > 0)).toBe(true);
       expect((await store.journal(team, 1)).map((l) => l.seq)).toEqual([1, 2]);
       expect((await store.journal(team, 2)).map((l) => l.seq)).toEqual([3, 4]);
@@ -102,15 +120,33 @@ export function describeLifecycleStore(name: string, makeFederation: Conformance
       const fed = await makeFederation([]);
       const journal = fed.backend.journal;
       expect(await journal.read()).toEqual([]);
-      await journal.append({ kind: 'status', team: 'alpha', from: 'active', to: 'paused', at: '2026-01-01T00:00:00.000Z' });
+      await journal.append({
+        kind: 'status',
+        team: 'alpha',
+        from: 'active',
+        to: 'paused',
+        at: '2026-01-01T00:00:00.000Z',
+      });
       await Promise.all([0, 1].map((n) => runWorker(fed, 'journal-append', [`w${n}`, 5]).done));
-      await journal.append({ kind: 'status', team: 'alpha', from: 'paused', to: 'active', at: '2026-01-01T00:00:01.000Z' });
+      await journal.append({
+        kind: 'status',
+        team: 'alpha',
+        from: 'paused',
+        to: 'active',
+        at: '2026-01-01T00:00:01.000Z',
+      });
       const records = await journal.read();
       expect(records).toHaveLength(12);
       expect(records[0]).toMatchObject({ team: 'alpha', to: 'paused' });
       expect(records.at(-1)).toMatchObject({ team: 'alpha', to: 'active' });
       for (const worker of ['w0', 'w1']) {
-        expect(records.filter((r) => r.team === worker).map((r) => r.kind === 'removed' && r.location)).toEqual(['/0', '/1', '/2', '/3', '/4']);
+        expect(records.filter((r) => r.team === worker).map((r) => r.kind === 'removed' && r.location)).toEqual([
+          '/0',
+          '/1',
+          '/2',
+          '/3',
+          '/4',
+        ]);
       }
     });
   });

@@ -9,12 +9,20 @@ export function describeRegistryStore(name: string, makeFederation: ConformanceF
       const fed = await makeFederation([]);
       const store = fed.backend.registry;
       const before = await store.read();
-      const written = await store.commit(before.lockVersion, { ...before, teams: [] }, { now: () => new Date('2026-02-02T00:00:00.000Z') });
+      const written = await store.commit(
+        before.lockVersion,
+        { ...before, teams: [] },
+        { now: () => new Date('2026-02-02T00:00:00.000Z') },
+      );
       expect(written.lockVersion).toBe(before.lockVersion + 1);
       expect(written.lastUpdated).toBe('2026-02-02T00:00:00.000Z');
       const error = await store.commit(before.lockVersion, { ...before }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(RegistryConflictError);
-      expect(error).toMatchObject({ code: 'REGISTRY_CONFLICT', expected: before.lockVersion, actual: before.lockVersion + 1 });
+      expect(error).toMatchObject({
+        code: 'REGISTRY_CONFLICT',
+        expected: before.lockVersion,
+        actual: before.lockVersion + 1,
+      });
       expect(await store.read()).toEqual(written);
       expect(await store.create({ ...written, teams: [] })).toBe(false);
     });
@@ -24,7 +32,11 @@ export function describeRegistryStore(name: string, makeFederation: ConformanceF
       const start = await fed.backend.registry.read();
       const writers = ['w1', 'w2', 'w3'].map((writer) => runWorker(fed, 'registry-add', [writer, 10]));
       let finished = 0;
-      for (const w of writers) void w.done.then(() => finished++, () => finished++);
+      for (const w of writers)
+        void w.done.then(
+          () => finished++,
+          () => finished++,
+        );
       let last = start.lockVersion;
       while (finished < writers.length) {
         const seen = (await fed.backend.registry.read()).lockVersion;

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { eventually, message, party, runWorker, yieldToEvents, type ConformanceFactory } from './conformance-federation.js';
+import {
+  eventually,
+  message,
+  party,
+  runWorker,
+  yieldToEvents,
+  type ConformanceFactory,
+} from './conformance-federation.js';
 
 /** The signal transport's contract (src/ports/signal-transport.ts), for any adapter. */
 export function describeSignalTransport(name: string, makeFederation: ConformanceFactory): void {
@@ -7,7 +14,10 @@ export function describeSignalTransport(name: string, makeFederation: Conformanc
     it('delivers a signal to the recipient inbox and records a copy in the sender outbox', async () => {
       const fed = await makeFederation(['alpha']);
       const alpha = party(fed.teams.alpha!);
-      const sent = await fed.backend.signals.send(message('meta', 'alpha', { subject: 'Hello', body: 'b' }), { from: fed.meta, to: alpha });
+      const sent = await fed.backend.signals.send(message('meta', 'alpha', { subject: 'Hello', body: 'b' }), {
+        from: fed.meta,
+        to: alpha,
+      });
       expect(sent.delivered).toBe(true);
       const inbox = await fed.backend.signals.inbox(alpha).list();
       expect(inbox.invalid).toEqual([]);
@@ -16,7 +26,9 @@ export function describeSignalTransport(name: string, makeFederation: Conformanc
       const outbox = await fed.backend.signals.outbox(fed.meta).list();
       expect(outbox.signals.map((s) => s.message.id)).toEqual([sent.message.id]);
       expect(await fed.backend.signals.inbox(alpha).find(sent.message.id)).toHaveLength(1);
-      expect(await fed.backend.signals.inbox(alpha).lookup(sent.file)).toMatchObject({ signal: { message: { id: sent.message.id } } });
+      expect(await fed.backend.signals.inbox(alpha).lookup(sent.file)).toMatchObject({
+        signal: { message: { id: sent.message.id } },
+      });
     });
 
     it('never clobbers: signals with the same second, type and subject all arrive', async () => {
@@ -24,7 +36,13 @@ export function describeSignalTransport(name: string, makeFederation: Conformanc
       const alpha = party(fed.teams.alpha!);
       const timestamp = '2026-01-01T00:00:00.000Z';
       const sent = [];
-      for (let i = 0; i < 5; i++) sent.push(await fed.backend.signals.send(message('meta', 'alpha', { timestamp, body: `${i}` }), { from: fed.meta, to: alpha }));
+      for (let i = 0; i < 5; i++)
+        sent.push(
+          await fed.backend.signals.send(message('meta', 'alpha', { timestamp, body: `${i}` }), {
+            from: fed.meta,
+            to: alpha,
+          }),
+        );
       expect(new Set(sent.map((s) => s.file)).size).toBe(5);
       const listed = await fed.backend.signals.inbox(alpha).list();
       expect(listed.signals.map((s) => s.message.body).sort()).toEqual(['0', '1', '2', '3', '4']);
@@ -44,7 +62,10 @@ export function describeSignalTransport(name: string, makeFederation: Conformanc
       const fed = await makeFederation(['alpha']);
       const alpha = party(fed.teams.alpha!);
       for (const second of [3, 1, 2]) {
-        await fed.backend.signals.send(message('meta', 'alpha', { timestamp: `2026-01-01T00:00:0${second}.000Z`, subject: `s${second}` }), { from: fed.meta, to: alpha });
+        await fed.backend.signals.send(
+          message('meta', 'alpha', { timestamp: `2026-01-01T00:00:0${second}.000Z`, subject: `s${second}` }),
+          { from: fed.meta, to: alpha },
+        );
       }
       const listed = await fed.backend.signals.inbox(alpha).list();
       expect(listed.signals.map((s) => s.message.subject)).toEqual(['s1', 's2', 's3']);
@@ -57,7 +78,13 @@ export function describeSignalTransport(name: string, makeFederation: Conformanc
       // Out of order of arrival, several per instant and per second, across several seconds.
       for (let i = 0; i < 30; i++) {
         const second = (i * 7) % 5;
-        await fed.backend.signals.send(message('meta', 'alpha', { timestamp: `2026-01-01T00:00:0${second}.${String((i * 13) % 3).padStart(3, '0')}Z`, subject: `s${i}` }), route);
+        await fed.backend.signals.send(
+          message('meta', 'alpha', {
+            timestamp: `2026-01-01T00:00:0${second}.${String((i * 13) % 3).padStart(3, '0')}Z`,
+            subject: `s${i}`,
+          }),
+          route,
+        );
       }
       const bad = await fed.plantInvalid(alpha, '{"not": "a signal"}');
       const inbox = fed.backend.signals.inbox(alpha);
@@ -82,10 +109,14 @@ export function describeSignalTransport(name: string, makeFederation: Conformanc
       const alpha = party(fed.teams.alpha!);
       const first = message('meta', 'alpha', { subject: 'Once' });
       const route = { from: fed.meta, to: alpha };
-      const sends = await Promise.all([1, 2, 3].map(() => fed.backend.signals.send(first, route, { idempotent: true })));
+      const sends = await Promise.all(
+        [1, 2, 3].map(() => fed.backend.signals.send(first, route, { idempotent: true })),
+      );
       expect(sends.filter((s) => s.delivered)).toHaveLength(1);
       expect(new Set(sends.map((s) => s.file)).size).toBe(1);
-      await expect(fed.backend.signals.send({ ...first, body: 'different' }, route, { idempotent: true })).rejects.toMatchObject({ code: 'SIGNAL_ID_REUSED' });
+      await expect(
+        fed.backend.signals.send({ ...first, body: 'different' }, route, { idempotent: true }),
+      ).rejects.toMatchObject({ code: 'SIGNAL_ID_REUSED' });
       expect((await fed.backend.signals.inbox(alpha).list()).signals).toHaveLength(1);
       expect((await fed.backend.signals.outbox(fed.meta).list()).signals).toHaveLength(1);
     });
@@ -97,14 +128,22 @@ export function describeSignalTransport(name: string, makeFederation: Conformanc
       const inbox = fed.backend.signals.inbox(alpha);
       const [entry] = (await inbox.pending()).signals;
       const first = new Date('2026-01-01T00:00:00.000Z');
-      const results = await Promise.all([0, 1, 2].map((i) => inbox.acknowledge([entry!], { now: () => new Date(first.getTime() + i * 1000) })));
+      const results = await Promise.all(
+        [0, 1, 2].map((i) => inbox.acknowledge([entry!], { now: () => new Date(first.getTime() + i * 1000) })),
+      );
       const acks = results.flatMap((r) => r.acknowledged);
       expect(acks.filter((a) => !a.alreadyAcknowledged)).toHaveLength(1);
       const kept = acks.find((a) => !a.alreadyAcknowledged)!.signal.message.acknowledged_at;
       for (const ack of acks) expect(ack.signal.message.acknowledged_at).toBe(kept);
       const again = await inbox.acknowledge([entry!], { now: () => new Date('2030-01-01T00:00:00.000Z') });
-      expect(again.acknowledged[0]).toMatchObject({ alreadyAcknowledged: true, signal: { message: { acknowledged_at: kept } } });
-      expect((await fed.backend.signals.inbox(alpha).list()).signals[0]?.message).toMatchObject({ acknowledged: true, acknowledged_at: kept });
+      expect(again.acknowledged[0]).toMatchObject({
+        alreadyAcknowledged: true,
+        signal: { message: { acknowledged_at: kept } },
+      });
+      expect((await fed.backend.signals.inbox(alpha).list()).signals[0]?.message).toMatchObject({
+        acknowledged: true,
+        acknowledged_at: kept,
+      });
       expect((await fed.backend.signals.inbox(alpha).pending()).signals).toEqual([]);
     });
 
@@ -135,7 +174,8 @@ export function describeSignalTransport(name: string, makeFederation: Conformanc
       const reading = (async () => {
         for await (const entry of subscription) seen.push(entry.message.subject);
       })();
-      for (const subject of ['one', 'two']) await fed.backend.signals.send(message('meta', 'alpha', { subject }), { from: fed.meta, to: alpha });
+      for (const subject of ['one', 'two'])
+        await fed.backend.signals.send(message('meta', 'alpha', { subject }), { from: fed.meta, to: alpha });
       await eventually(() => seen.length >= 2, 20_000, 'both signals to be watched');
       controller.abort();
       await reading;
@@ -150,8 +190,14 @@ export function describeSignalTransport(name: string, makeFederation: Conformanc
       await fed.backend.signals.send(message('alpha', 'beta'), { from: alpha, to: beta });
       await fed.backend.signals.send(message('meta', 'beta', { subject: 'other' }), { from: fed.meta, to: beta });
       let census = await fed.backend.signals.census([fed.meta, alpha, beta]);
-      expect(census.get('beta')).toEqual({ inbox: { total: 2, unacknowledged: 2 }, outbox: { total: 0, unacknowledged: 0 } });
-      expect(census.get('alpha')).toEqual({ inbox: { total: 0, unacknowledged: 0 }, outbox: { total: 1, unacknowledged: 1 } });
+      expect(census.get('beta')).toEqual({
+        inbox: { total: 2, unacknowledged: 2 },
+        outbox: { total: 0, unacknowledged: 0 },
+      });
+      expect(census.get('alpha')).toEqual({
+        inbox: { total: 0, unacknowledged: 0 },
+        outbox: { total: 1, unacknowledged: 1 },
+      });
       const inbox = fed.backend.signals.inbox(beta);
       const fromAlpha = (await inbox.list()).signals.filter((s) => s.message.from === 'alpha');
       await inbox.acknowledge(fromAlpha);
@@ -165,7 +211,10 @@ export function describeSignalTransport(name: string, makeFederation: Conformanc
       const fed = await makeFederation(['alpha']);
       const sender = runWorker(fed, 'send', ['alpha', 150, new Date().toISOString()]);
       let finished = false;
-      void sender.done.then(() => (finished = true), () => (finished = true));
+      void sender.done.then(
+        () => (finished = true),
+        () => (finished = true),
+      );
       let reads = 0;
       while (!finished) {
         const listed = await fed.backend.signals.inbox(party(fed.teams.alpha!)).list({ verify: true });

@@ -29,7 +29,18 @@ describe('fed actors run --once with a team whose state is unusable', () => {
 describe('fed event / fed actors run / fed team show', () => {
   it('walks a lifecycle from the command line and shows it', async () => {
     const { root, fed } = await federationWithTeam();
-    await fed('signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'Document the API', '--body', 'docs/api.md please');
+    await fed(
+      'signal',
+      'send',
+      '--to',
+      'docs',
+      '--type',
+      'directive',
+      '--subject',
+      'Document the API',
+      '--body',
+      'docs/api.md please',
+    );
     const run = await fed('actors', 'run', '--once');
     expect(run, run.stderr).toMatchObject({ code: 0 });
     expect(run.stdout).toContain('docs: MISSION_ASSIGNED (still preparing)');
@@ -39,13 +50,29 @@ describe('fed event / fed actors run / fed team show', () => {
     expect(plan).toMatchObject({ code: 0, stdout: 'docs: preparing → scanning (PLAN_READY)\n' });
 
     // Inside the workspace the team is implied.
-    const scan = await runFed(['event', 'SCAN_COMPLETE', '--data', '{"filesRead": 3}', '--json'], { cwd: join(root, '.fed', 'teams', 'docs') });
-    expect(JSON.parse(scan.stdout)).toMatchObject({ team: 'docs', event: 'SCAN_COMPLETE', from: 'scanning', to: 'distilling' });
+    const scan = await runFed(['event', 'SCAN_COMPLETE', '--data', '{"filesRead": 3}', '--json'], {
+      cwd: join(root, '.fed', 'teams', 'docs'),
+    });
+    expect(JSON.parse(scan.stdout)).toMatchObject({
+      team: 'docs',
+      event: 'SCAN_COMPLETE',
+      from: 'scanning',
+      to: 'distilling',
+    });
 
     const show = await fed('team', 'show', 'docs', '--json');
     const shown = JSON.parse(show.stdout) as { lifecycle: Record<string, unknown> };
-    expect(shown.lifecycle).toMatchObject({ machine: 'deliverable', state: 'distilling', mission: { subject: 'Document the API' }, pending: [] });
-    expect((shown.lifecycle.recent as { event: string }[]).map((l) => l.event)).toEqual(['MISSION_ASSIGNED', 'PLAN_READY', 'SCAN_COMPLETE']);
+    expect(shown.lifecycle).toMatchObject({
+      machine: 'deliverable',
+      state: 'distilling',
+      mission: { subject: 'Document the API' },
+      pending: [],
+    });
+    expect((shown.lifecycle.recent as { event: string }[]).map((l) => l.event)).toEqual([
+      'MISSION_ASSIGNED',
+      'PLAN_READY',
+      'SCAN_COMPLETE',
+    ]);
     expect(typeof shown.lifecycle.since).toBe('string');
 
     const text = await fed('team', 'show', 'docs');
@@ -54,12 +81,21 @@ describe('fed event / fed actors run / fed team show', () => {
   });
 
   it.each([
-    [['event', '--team', 'docs', 'SCAN_COMPLETE', '--data', '{"filesRead":1}'], /team "docs" is preparing: SCAN_COMPLETE is not accepted in preparing; it accepts /],
-    [['event', '--team', 'docs', 'PLAN_READY', '--data', '{"sources":["a"]}'], /no mission has been applied yet: a mission directive \(fed signal send --to docs --type directive.*fed actors run --team docs --once/],
+    [
+      ['event', '--team', 'docs', 'SCAN_COMPLETE', '--data', '{"filesRead":1}'],
+      /team "docs" is preparing: SCAN_COMPLETE is not accepted in preparing; it accepts /,
+    ],
+    [
+      ['event', '--team', 'docs', 'PLAN_READY', '--data', '{"sources":["a"]}'],
+      /no mission has been applied yet: a mission directive \(fed signal send --to docs --type directive.*fed actors run --team docs --once/,
+    ],
     [['event', '--team', 'docs', 'NOPE'], /unknown event "NOPE" for the deliverable lifecycle/],
     [['event', '--team', 'docs', 'FAIL', '--data', '{"reason":'], /--data is not valid JSON \(line 1, column 11/],
     [['event', '--team', 'docs', 'FAIL', '--data', '[1]'], /--data must be a JSON object/],
-    [['event', '--team', 'docs', 'FAIL', '--data', '{"reson":"x"}'], /invalid FAIL event for team "docs": reason: expected a non-empty string.*; \(root\): unknown key\(s\) "reson"/],
+    [
+      ['event', '--team', 'docs', 'FAIL', '--data', '{"reson":"x"}'],
+      /invalid FAIL event for team "docs": reason: expected a non-empty string.*; \(root\): unknown key\(s\) "reson"/,
+    ],
     [['event', '--team', 'ghost', 'FAIL'], /unknown team "ghost"/],
     [['event', 'FAIL', '--data', '{"reason":"x"}'], /which team\? pass --team <team>/],
   ])('bad input %j exits 2 with a clear message and writes nothing', async (args, message) => {
@@ -73,8 +109,14 @@ describe('fed event / fed actors run / fed team show', () => {
   it('fed team pause/resume moves the lifecycle too', async () => {
     const { fed } = await federationWithTeam();
     expect((await fed('team', 'pause', 'docs')).code).toBe(0);
-    expect(JSON.parse((await fed('team', 'show', 'docs', '--json')).stdout)).toMatchObject({ status: 'paused', lifecycle: { state: 'paused', pausedFrom: 'preparing' } });
+    expect(JSON.parse((await fed('team', 'show', 'docs', '--json')).stdout)).toMatchObject({
+      status: 'paused',
+      lifecycle: { state: 'paused', pausedFrom: 'preparing' },
+    });
     expect((await fed('team', 'resume', 'docs')).code).toBe(0);
-    expect(JSON.parse((await fed('team', 'show', 'docs', '--json')).stdout)).toMatchObject({ status: 'active', lifecycle: { state: 'preparing' } });
+    expect(JSON.parse((await fed('team', 'show', 'docs', '--json')).stdout)).toMatchObject({
+      status: 'active',
+      lifecycle: { state: 'preparing' },
+    });
   });
 });

@@ -17,13 +17,19 @@ async function federation(config: Record<string, unknown>) {
   writeFileSync(join(root, 'federate.config.json'), JSON.stringify(config));
   const store = join(root, 'channel.jsonl');
   const env = { FAKE_CHAT_STORE: store };
-  const fed = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => runFed(['--root', root, ...args], { env: { ...env, ...extraEnv } });
+  const fed = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) =>
+    runFed(['--root', root, ...args], { env: { ...env, ...extraEnv } });
   const channel = () =>
     readFileSync(store, 'utf8')
       .split('\n')
       .filter(Boolean)
       .map((line) => JSON.parse(line) as { id: string; at: string; author: string; text: string });
-  const say = (text: string) => writeFileSync(store, `${JSON.stringify({ id: randomUUID(), at: new Date().toISOString(), author: 'alice', text })}\n`, { flag: 'a' });
+  const say = (text: string) =>
+    writeFileSync(
+      store,
+      `${JSON.stringify({ id: randomUUID(), at: new Date().toISOString(), author: 'alice', text })}\n`,
+      { flag: 'a' },
+    );
   return { root, fed, channel, say };
 }
 
@@ -32,14 +38,18 @@ describe('fed chat bridge', () => {
     const { fed } = await federation({ federationName: 'acme' });
     const result = await fed(['chat', 'bridge', '--once']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/fed: chatConfig is not set in .*federate\.config\.json: add "chatConfig": \{"teamId": .*or pass --file/);
+    expect(result.stderr).toMatch(
+      /fed: chatConfig is not set in .*federate\.config\.json: add "chatConfig": \{"teamId": .*or pass --file/,
+    );
   });
 
   it('exits 2 naming federationName when chatConfig is set without it, and writes nothing', async () => {
     const { fed, root } = await federation({ chatConfig: CHAT });
     const result = await fed(['chat', 'bridge', '--once']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('federate.config.json is invalid:\n  - federationName: required by the chat bridge');
+    expect(result.stderr).toContain(
+      'federate.config.json is invalid:\n  - federationName: required by the chat bridge',
+    );
     expect(() => readFileSync(join(root, '.fed', 'chat', 'bridge-state.json'))).toThrow(/ENOENT/);
   });
 
@@ -47,7 +57,9 @@ describe('fed chat bridge', () => {
     const { fed } = await federation({ chatConfig: { teamId: CHAT.teamId, channelId: CHAT.channelId } });
     const result = await fed(['chat', 'bridge', '--once']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/federate\.config\.json is invalid:\n {2}- federationName: required by the chat bridge.*\n {2}- chatConfig\.command: the chat channel needs an agent host with a chat tool/);
+    expect(result.stderr).toMatch(
+      /federate\.config\.json is invalid:\n {2}- federationName: required by the chat bridge.*\n {2}- chatConfig\.command: the chat channel needs an agent host with a chat tool/,
+    );
   });
 
   it.each([[['--interval', '0']], [['--interval', 'soon']]])('bad input %j exits 2', async (args) => {
@@ -65,7 +77,11 @@ describe('fed chat bridge', () => {
     const result = await fed(['chat', 'bridge', '--once']);
     expect(result, result.stderr).toMatchObject({ code: 0 });
     expect(result.stdout).toMatch(/alice: pause docs\n {2}\[acme\] docs: active → paused\n/);
-    expect(channel().map((m) => m.text)).toEqual(['<p><at>acme</at>&nbsp;pause docs</p>', 'lunch?', '[acme] docs: active → paused']);
+    expect(channel().map((m) => m.text)).toEqual([
+      '<p><at>acme</at>&nbsp;pause docs</p>',
+      'lunch?',
+      '[acme] docs: active → paused',
+    ]);
     expect((await fed(['team', 'show', 'docs', '--json'])).stdout).toContain('"status": "paused"');
     // Run again: nothing new to do, nothing posted twice.
     expect((await fed(['chat', 'bridge', '--once'])).code).toBe(0);
@@ -108,7 +124,9 @@ describe('fed chat bridge', () => {
     expect(result, result.stderr).toMatchObject({ code: 0 });
     const { messages } = await new FileChatChannel(root).poll('1970-01-01T00:00:00Z');
     const reply = messages.find((m) => m.author === 'acme');
-    expect(reply?.text).toMatch(/^\[acme\] docs \(deliverable, active\), last active .*\nlifecycle: deliverable, preparing/);
+    expect(reply?.text).toMatch(
+      /^\[acme\] docs \(deliverable, active\), last active .*\nlifecycle: deliverable, preparing/,
+    );
   });
 });
 
@@ -117,7 +135,11 @@ describe('fed monitor with chatConfig', () => {
     const { fed, channel } = await federation({ federationName: 'acme', chatConfig: CHAT });
     const result = await fed(['monitor']);
     expect(result, result.stderr).toMatchObject({ code: 0, stderr: '' });
-    expect(channel().map((m) => m.text)).toEqual([expect.stringMatching(/^\[acme\] monitor .*: 1 team, 1 healthy, 0 unhealthy; 0 unacknowledged signals \(meta: 0\)\n- docs \(deliverable, active\): preparing/)]);
+    expect(channel().map((m) => m.text)).toEqual([
+      expect.stringMatching(
+        /^\[acme\] monitor .*: 1 team, 1 healthy, 0 unhealthy; 0 unacknowledged signals \(meta: 0\)\n- docs \(deliverable, active\): preparing/,
+      ),
+    ]);
   });
 
   it('a summary that cannot be posted is a warning; the cycle and its exit code stand', async () => {
@@ -125,17 +147,26 @@ describe('fed monitor with chatConfig', () => {
     const result = await fed(['monitor', '--json'], { FAKE_CHAT_FAIL: 'post' });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ totals: { teams: 1 } });
-    expect(result.stderr).toMatch(/^warning: the status summary was not posted to the chat channel: the chat agent .* exited with code 1/);
+    expect(result.stderr).toMatch(
+      /^warning: the status summary was not posted to the chat channel: the chat agent .* exited with code 1/,
+    );
   });
 
   it('says when the chat channel would go to the built-in agent, which has no chat tool', async () => {
-    const { fed } = await federation({ federationName: 'acme', chatConfig: { teamId: CHAT.teamId, channelId: CHAT.channelId } });
+    const { fed } = await federation({
+      federationName: 'acme',
+      chatConfig: { teamId: CHAT.teamId, channelId: CHAT.channelId },
+    });
     const monitor = await fed(['monitor']);
     expect(monitor.code).toBe(0);
-    expect(monitor.stderr).toContain('warning: the status summary was not posted to the chat channel: the chat channel needs an agent host with a chat tool, and the built-in agent fed-agent has none; set chatConfig.command');
+    expect(monitor.stderr).toContain(
+      'warning: the status summary was not posted to the chat channel: the chat channel needs an agent host with a chat tool, and the built-in agent fed-agent has none; set chatConfig.command',
+    );
     const bridge = await fed(['chat', 'bridge', '--once']);
     expect(bridge.code).toBe(2);
-    expect(bridge.stderr).toMatch(/federate\.config\.json is invalid:\n {2}- chatConfig\.command: the chat channel needs an agent host with a chat tool/);
+    expect(bridge.stderr).toMatch(
+      /federate\.config\.json is invalid:\n {2}- chatConfig\.command: the chat channel needs an agent host with a chat tool/,
+    );
   });
 
   it('posts nothing without chatConfig', async () => {

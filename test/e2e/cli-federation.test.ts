@@ -26,13 +26,16 @@ describe('fed CLI basics', () => {
     expect(teamHelp.code).toBe(0);
     expect(teamHelp.stdout).toContain('--placement <type>');
     const version = await runFed(['--version']);
-    expect(version).toMatchObject({ code: 0, stdout: `${json<{ version: string }>(readFileSync('package.json', 'utf8')).version}\n` });
+    expect(version).toMatchObject({
+      code: 0,
+      stdout: `${json<{ version: string }>(readFileSync('package.json', 'utf8')).version}\n`,
+    });
   });
 
   it('an unknown command or option exits 2 with a suggestion', async () => {
     const unknown = await runFed(['tem', 'list']);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("Did you mean team?");
+    expect(unknown.stderr).toContain('Did you mean team?');
     const badOption = await runFed(['team', 'list', '--jsn']);
     expect(badOption.code).toBe(2);
     expect(badOption.stderr).toContain('--json');
@@ -49,9 +52,18 @@ describe('fed init', () => {
   it('creates config, meta boxes, skills and an empty registry; re-running is a no-op', async () => {
     const root = await initialised();
     expect(json(readFileSync(join(root, 'federate.config.json'), 'utf8'))).toEqual({ federationName: 'acme' });
-    expect(json(readFileSync(join(root, '.fed', 'team-registry.json'), 'utf8'))).toMatchObject({ lockVersion: 0, teams: [] });
-    for (const dir of ['.fed/signals/inbox', '.fed/signals/outbox', '.fed/skills']) expect(existsSync(join(root, dir))).toBe(true);
-    expect(readdirSync(join(root, '.fed', 'skills')).sort()).toEqual(['diagram-tools.md', 'documentation-standards.md', 'domain-playbook.md', 'report-templates.md']);
+    expect(json(readFileSync(join(root, '.fed', 'team-registry.json'), 'utf8'))).toMatchObject({
+      lockVersion: 0,
+      teams: [],
+    });
+    for (const dir of ['.fed/signals/inbox', '.fed/signals/outbox', '.fed/skills'])
+      expect(existsSync(join(root, dir))).toBe(true);
+    expect(readdirSync(join(root, '.fed', 'skills')).sort()).toEqual([
+      'diagram-tools.md',
+      'documentation-standards.md',
+      'domain-playbook.md',
+      'report-templates.md',
+    ]);
     const again = await runFed(['init', '--json'], { cwd: root });
     expect(again.code).toBe(0);
     expect(json(again.stdout)).toEqual({ root, created: [] });
@@ -95,7 +107,12 @@ describe('fed team', () => {
     const root = await initialised();
     const onboard = await runFed(['team', 'onboard', 'docs', '--json'], { cwd: root });
     expect(onboard.code).toBe(0);
-    expect(json(onboard.stdout)).toMatchObject({ domain: 'docs', archetypeId: 'deliverable', placementType: 'directory', status: 'active' });
+    expect(json(onboard.stdout)).toMatchObject({
+      domain: 'docs',
+      archetypeId: 'deliverable',
+      placementType: 'directory',
+      status: 'active',
+    });
     expect((await runFed(['team', 'onboard', 'api', '--archetype', 'coding'], { cwd: root })).code).toBe(0);
 
     const list = await runFed(['team', 'list'], { cwd: root });
@@ -113,7 +130,10 @@ describe('fed team', () => {
     [['team', 'onboard', 'has space'], /domain: expected a slug/],
     [['team', 'onboard', 'meta'], /reserved for the meta coordinator/],
     [['team', 'onboard', 'ok', '--id', 'Bad_Id'], /--id: expected a slug/],
-    [['team', 'onboard', 'ok', '--placement', 'cloud'], /argument 'cloud' is invalid. Allowed choices are directory, worktree/],
+    [
+      ['team', 'onboard', 'ok', '--placement', 'cloud'],
+      /argument 'cloud' is invalid. Allowed choices are directory, worktree/,
+    ],
     [['team', 'onboard'], /missing required argument 'domain'/],
     [['team', 'show', 'nobody'], /unknown team "nobody" \(no team is registered yet\)/],
     [['team', 'pause', 'nobody'], /unknown team "nobody"/],
@@ -141,8 +161,14 @@ describe('fed team', () => {
     expect((await runFed(['team', 'pause', 'docs'], { cwd: root })).stdout).toBe('docs: active → paused\n');
     const pauseAgain = await runFed(['team', 'pause', 'docs'], { cwd: root });
     expect(pauseAgain.code).toBe(2);
-    expect(pauseAgain.stderr).toContain('cannot pause team "docs": it is paused; allowed: fed team resume docs, fed team archive docs');
-    expect(json((await runFed(['team', 'resume', 'docs', '--json'], { cwd: root })).stdout)).toEqual({ team: 'docs', from: 'paused', to: 'active' });
+    expect(pauseAgain.stderr).toContain(
+      'cannot pause team "docs": it is paused; allowed: fed team resume docs, fed team archive docs',
+    );
+    expect(json((await runFed(['team', 'resume', 'docs', '--json'], { cwd: root })).stdout)).toEqual({
+      team: 'docs',
+      from: 'paused',
+      to: 'active',
+    });
     expect((await runFed(['team', 'archive', 'docs'], { cwd: root })).code).toBe(0);
     const resume = await runFed(['team', 'resume', 'docs'], { cwd: root });
     expect(resume.code).toBe(2);
@@ -207,7 +233,9 @@ describe('worktree placement', () => {
     expect(onboard, onboard.stderr).toMatchObject({ code: 0 });
     const location = join(repo, '.fed', 'worktrees', 'docs');
     expect(json(onboard.stdout)).toMatchObject({ placementType: 'worktree', location });
-    expect(execFileSync('git', ['branch', '--list', 'fed/docs'], { cwd: repo, encoding: 'utf8' })).toContain('fed/docs');
+    expect(execFileSync('git', ['branch', '--list', 'fed/docs'], { cwd: repo, encoding: 'utf8' })).toContain(
+      'fed/docs',
+    );
     expect(execFileSync('git', ['status', '--porcelain'], { cwd: repo, encoding: 'utf8' })).toBe('');
 
     // The worktree carries the committed federate.config.json; the marker still leads to the real federation.
@@ -225,19 +253,30 @@ describe('worktree placement', () => {
     execFileSync('git', ['add', '-A'], { cwd: repo });
     execFileSync('git', ['commit', '-qm', 'init'], { cwd: repo });
     // A live writer on another host holds the commit lock, so this registration times out.
-    writeFileSync(join(repo, '.fed', 'team-registry.json.lock'), JSON.stringify({ pid: 1, host: 'elsewhere', token: 'x', acquiredAt: new Date().toISOString() }));
-    const failed = await onboardTeam(openFederation(repo), { domain: 'docs', placementType: 'worktree' }, { lock: { timeoutMs: 50, staleMs: 60_000 } }).catch((e: unknown) => e);
+    writeFileSync(
+      join(repo, '.fed', 'team-registry.json.lock'),
+      JSON.stringify({ pid: 1, host: 'elsewhere', token: 'x', acquiredAt: new Date().toISOString() }),
+    );
+    const failed = await onboardTeam(
+      openFederation(repo),
+      { domain: 'docs', placementType: 'worktree' },
+      { lock: { timeoutMs: 50, staleMs: 60_000 } },
+    ).catch((e: unknown) => e);
     expect(failed).toMatchObject({ code: 'LOCK_TIMEOUT' });
     expect(existsSync(join(repo, '.fed', 'worktrees', 'docs'))).toBe(false);
     expect(execFileSync('git', ['branch', '--list', 'fed/docs'], { cwd: repo, encoding: 'utf8' })).toBe('');
-    expect(execFileSync('git', ['worktree', 'list'], { cwd: repo, encoding: 'utf8' }).trim().split('\n')).toHaveLength(1);
+    expect(execFileSync('git', ['worktree', 'list'], { cwd: repo, encoding: 'utf8' }).trim().split('\n')).toHaveLength(
+      1,
+    );
   });
 });
 
 describe('output to a closed pipe', () => {
   it('a reader that goes away (`fed team list | head -0`) ends the command quietly', async () => {
     const root = await initialised();
-    const child = spawn(process.execPath, [FED_BIN, '--root', root, 'team', 'list', '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [FED_BIN, '--root', root, 'team', 'list', '--json'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout.destroy();
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

@@ -13,13 +13,43 @@ import { tempDir } from '../helpers/temp-dir.js';
 describe('fed launch (CLI)', () => {
   it('--json prints one result object; exit 0 when complete', async () => {
     const { root } = await federationWithMission();
-    const result = await runFed(['--root', root, 'launch', '--team', 'docs', '--agent', fakeAgent('complete'), '--json']);
+    const result = await runFed([
+      '--root',
+      root,
+      'launch',
+      '--team',
+      'docs',
+      '--agent',
+      fakeAgent('complete'),
+      '--json',
+    ]);
     expect(result, result.stderr).toMatchObject({ code: 0 });
     const parsed = JSON.parse(result.stdout) as Record<string, unknown>;
     expect(Object.keys(parsed).sort()).toEqual(
-      ['agentExitCode', 'agentSignal', 'deliverableExists', 'deliverablePath', 'durationMs', 'lastRun', 'logPath', 'next', 'outcome', 'reason', 'state', 'team', 'warnings'].sort(),
+      [
+        'agentExitCode',
+        'agentSignal',
+        'deliverableExists',
+        'deliverablePath',
+        'durationMs',
+        'lastRun',
+        'logPath',
+        'next',
+        'outcome',
+        'reason',
+        'state',
+        'team',
+        'warnings',
+      ].sort(),
     );
-    expect(parsed).toMatchObject({ team: 'docs', state: 'complete', outcome: 'complete', agentExitCode: 0, deliverableExists: true, next: null });
+    expect(parsed).toMatchObject({
+      team: 'docs',
+      state: 'complete',
+      outcome: 'complete',
+      agentExitCode: 0,
+      deliverableExists: true,
+      next: null,
+    });
     expect(typeof parsed.durationMs).toBe('number');
     // lastRun follows its declared schema, and `fed team show --json` reports the same run.
     const lastRun = launchRunSchema.parse(parsed.lastRun);
@@ -35,9 +65,15 @@ describe('fed launch (CLI)', () => {
     const here = tempDir();
     mkdirSync(join(here, 'agents'));
     const wrapper = join(here, 'agents', 'run-agent.sh');
-    writeFileSync(wrapper, `#!/bin/sh\nexec ${quote([process.execPath, fileURLToPath(new URL('../fixtures/agents/complete.mjs', import.meta.url))])} "$@"\n`);
+    writeFileSync(
+      wrapper,
+      `#!/bin/sh\nexec ${quote([process.execPath, fileURLToPath(new URL('../fixtures/agents/complete.mjs', import.meta.url))])} "$@"\n`,
+    );
     chmodSync(wrapper, 0o755);
-    const result = await runFed(['--root', root, 'launch', '--team', 'docs', '--agent', './agents/run-agent.sh', '--json'], { cwd: here });
+    const result = await runFed(
+      ['--root', root, 'launch', '--team', 'docs', '--agent', './agents/run-agent.sh', '--json'],
+      { cwd: here },
+    );
     expect(result, result.stderr).toMatchObject({ code: 0 });
     expect(JSON.parse(result.stdout)).toMatchObject({ outcome: 'complete' });
   });
@@ -48,10 +84,20 @@ describe('fed launch (CLI)', () => {
     expect(crashed.code).toBe(0);
     expect(crashed.stdout).toContain('preparing → scanning  (PLAN_READY)');
     expect(crashed.stdout).toMatch(/run: custom crashed \(the agent exited with code 1\)/);
-    expect(crashed.stdout).toContain('paused (crashed: the agent exited with code 1); resume with: fed team resume docs && fed launch --team docs');
+    expect(crashed.stdout).toContain(
+      'paused (crashed: the agent exited with code 1); resume with: fed team resume docs && fed launch --team docs',
+    );
 
     await runFed(['--root', root, 'team', 'resume', 'docs']);
-    const failed = await runFed(['--root', root, 'launch', '--team', 'docs', '--agent', `'${process.execPath}' -e "process.exit(5)"`]);
+    const failed = await runFed([
+      '--root',
+      root,
+      'launch',
+      '--team',
+      'docs',
+      '--agent',
+      `'${process.execPath}' -e "process.exit(5)"`,
+    ]);
     expect(failed.code).toBe(1);
     expect(failed.stdout).toContain('scanning → failed  (FAIL)');
     expect(failed.stderr).toContain('fed: team docs failed: crashed: the agent exited with code 5 (in state scanning');
@@ -60,9 +106,15 @@ describe('fed launch (CLI)', () => {
   it.each([
     [['launch'], /which team\? pass --team <team>/],
     [['launch', '--team', 'ghost'], /unknown team "ghost"/],
-    [['launch', '--team', 'docs', '--timeout', '0'], /option '--timeout <seconds>' argument '0' is invalid. expected a number of seconds > 0/],
+    [
+      ['launch', '--team', 'docs', '--timeout', '0'],
+      /option '--timeout <seconds>' argument '0' is invalid. expected a number of seconds > 0/,
+    ],
     [['launch', '--team', 'docs', '--agent', "broken 'quote"], /--agent has an unclosed ' quote/],
-    [['launch', '--team', 'docs', '--preset', 'vim'], /option '--preset <name>' argument 'vim' is invalid. expected one of claude, codex, gemini, copilot, opencode, goose, aider, custom/],
+    [
+      ['launch', '--team', 'docs', '--preset', 'vim'],
+      /option '--preset <name>' argument 'vim' is invalid. expected one of claude, codex, gemini, copilot, opencode, goose, aider, custom/,
+    ],
   ])('bad input %j exits 2', async (args, message) => {
     const { root } = await federationWithMission();
     const result = await runFed(['--root', root, ...args]);
@@ -83,17 +135,23 @@ describe('fed launch interrupted at the terminal', () => {
   it('Ctrl-C (SIGINT to the whole process group) pauses the team instead of failing it', async () => {
     const { root } = await federationWithMission();
     const { FED_ROOT: _r, FED_TEAM: _t, ...env } = process.env;
-    const child = spawn(process.execPath, [FED_BIN, '--root', root, 'launch', '--team', 'docs', '--agent', fakeAgent('slow-until-stopped')], {
-      detached: true,
-      env: { ...env, FED_TELEMETRY_ENABLED: 'false' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [FED_BIN, '--root', root, 'launch', '--team', 'docs', '--agent', fakeAgent('slow-until-stopped')],
+      {
+        detached: true,
+        env: { ...env, FED_TELEMETRY_ENABLED: 'false' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     await waitFor(() => out.includes('preparing → scanning'), 20_000, 'the agent to start scanning');
     process.kill(-child.pid!, 'SIGINT');
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code).toBe(0);
-    expect(out).toContain('paused (interrupted: stopped by Ctrl-C or SIGTERM); resume with: fed team resume docs && fed launch --team docs');
+    expect(out).toContain(
+      'paused (interrupted: stopped by Ctrl-C or SIGTERM); resume with: fed team resume docs && fed launch --team docs',
+    );
   });
 });

@@ -34,17 +34,22 @@ describe('fed monitor', () => {
     expect(result.stdout).toMatch(/^docs\s+deliverable\s+active\s+failed.*failed: broken$/m);
   });
 
-  it.each([[['monitor', '--stale-after', '0']], [['monitor', '--watch', 'soon']]])('bad input %j exits 2', async (args) => {
-    const fed = await federation();
-    const result = await fed(...args);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('expected a number > 0');
-  });
+  it.each([[['monitor', '--stale-after', '0']], [['monitor', '--watch', 'soon']]])(
+    'bad input %j exits 2',
+    async (args) => {
+      const fed = await federation();
+      const result = await fed(...args);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('expected a number > 0');
+    },
+  );
 
   it('--watch appends a cycle per interval when not a TTY, until interrupted (exit 0)', async () => {
     const root = tempDir();
     await runFed(['--root', root, 'init']);
-    const child = spawn(process.execPath, [FED_BIN, '--root', root, 'monitor', '--watch', '0.2'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [FED_BIN, '--root', root, 'monitor', '--watch', '0.2'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     await new Promise<void>((resolve) => {

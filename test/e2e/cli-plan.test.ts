@@ -15,7 +15,9 @@ describe('fed plan (CLI)', () => {
     expect((await runFed(['--root', root, 'init'])).code).toBe(0);
     const shown = await runFed(['--root', root, 'plan']);
     expect(shown.code, shown.stderr).toBe(0);
-    expect(shown.stdout).toMatch(/^plan for duo \(2 teams, split by its packages\):\nTEAM +AREAS +FILES +LINES +MISSION\none-docs +packages\/one +2 +2 +Document packages\/one\/\ntwo-docs +packages\/two +2 +3 +Document packages\/two\/\n\napply it: fed plan --apply\n$/);
+    expect(shown.stdout).toMatch(
+      /^plan for duo \(2 teams, split by its packages\):\nTEAM +AREAS +FILES +LINES +MISSION\none-docs +packages\/one +2 +2 +Document packages\/one\/\ntwo-docs +packages\/two +2 +3 +Document packages\/two\/\n\napply it: fed plan --apply\n$/,
+    );
     expect(JSON.parse((await runFed(['--root', root, 'team', 'list', '--json'])).stdout)).toEqual([]);
 
     const applied = await runFed(['--root', root, 'plan', '--apply']);

@@ -37,13 +37,15 @@ function initialisedWith(graph: Metafile, from: string): Set<string> {
   const visit = (file: string) => {
     if (seen.has(file)) return;
     seen.add(file);
-    for (const edge of graph.inputs[file]?.imports ?? []) if (edge.kind !== 'dynamic-import' && !edge.external) visit(edge.path);
+    for (const edge of graph.inputs[file]?.imports ?? [])
+      if (edge.kind !== 'dynamic-import' && !edge.external) visit(edge.path);
   };
   visit(from);
   return seen;
 }
 
-const initialises = (modules: Set<string>, packagePath: string) => [...modules].some((file) => file.includes(packagePath));
+const initialises = (modules: Set<string>, packagePath: string) =>
+  [...modules].some((file) => file.includes(packagePath));
 
 describe('fast start: what a command initialises', () => {
   it('`fed --version` initialises the program and no command: no zod, no xstate', async () => {
@@ -58,8 +60,14 @@ describe('fast start: what a command initialises', () => {
     const graph = await cliModuleGraph();
     for (const command of ['event', 'signal', 'team', 'actors', 'launch', 'monitor']) {
       const modules = initialisedWith(graph, `src/cli/commands/${command}.ts`);
-      expect(initialises(modules, 'node_modules/@opentelemetry/sdk-metrics/'), `${command} initialises the OTel SDK up front`).toBe(false);
-      expect(initialises(modules, 'node_modules/micromark'), `${command} initialises the Markdown parser up front`).toBe(false);
+      expect(
+        initialises(modules, 'node_modules/@opentelemetry/sdk-metrics/'),
+        `${command} initialises the OTel SDK up front`,
+      ).toBe(false);
+      expect(
+        initialises(modules, 'node_modules/micromark'),
+        `${command} initialises the Markdown parser up front`,
+      ).toBe(false);
     }
   });
 
@@ -75,31 +83,56 @@ describe('fast start: what a command initialises', () => {
   it('help still lists every command, each loaded only for it', async () => {
     const help = await runFed(['--help']);
     expect(help.code).toBe(0);
-    for (const command of ['init', 'team', 'signal', 'event', 'actors', 'launch', 'monitor', 'chat', 'deliverable', 'demo']) expect(help.stdout).toContain(`  ${command}`);
+    for (const command of [
+      'init',
+      'team',
+      'signal',
+      'event',
+      'actors',
+      'launch',
+      'monitor',
+      'chat',
+      'deliverable',
+      'demo',
+    ])
+      expect(help.stdout).toContain(`  ${command}`);
     expect(await runFed(['tema', 'list'])).toMatchObject({ code: 2, stderr: expect.stringContaining('team') });
   });
 });
 
 describe('fast start: the code cache', () => {
-  const cacheFiles = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.v8cache')) : []);
+  const cacheFiles = (dir: string) =>
+    existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.v8cache')) : [];
 
   it("a command's first run leaves its compiled code; the next run uses it as it is", async () => {
     const cache = join(tempDir(), 'cache');
     const env = { FED_CODE_CACHE: cache };
-    expect(await runFed(['--version'], { env })).toMatchObject({ code: 0, stdout: `${packageVersion()}\n`, stderr: '' });
+    expect(await runFed(['--version'], { env })).toMatchObject({
+      code: 0,
+      stdout: `${packageVersion()}\n`,
+      stderr: '',
+    });
     const [file] = cacheFiles(cache);
     expect(file).toMatch(new RegExp(`^[0-9a-f]{16}-${process.version}-${process.arch}-version\\.v8cache$`));
     expect(statSync(cache).mode & 0o777).toBe(0o700);
     const made = statSync(join(cache, file!));
     expect(made.size).toBeGreaterThan(0);
 
-    expect(await runFed(['--version'], { env })).toMatchObject({ code: 0, stdout: `${packageVersion()}\n`, stderr: '' });
+    expect(await runFed(['--version'], { env })).toMatchObject({
+      code: 0,
+      stdout: `${packageVersion()}\n`,
+      stderr: '',
+    });
     // Accepted by V8: the file was not replaced (a rejected cache is written again, as a new file).
     expect(statSync(join(cache, file!)).ino).toBe(made.ino);
 
     // Each command has its own, made by its own first run.
     expect((await runFed(['--help'], { env })).code).toBe(0);
-    expect(cacheFiles(cache).map((name) => name.replace(/^.*-/, '')).sort()).toEqual(['help.v8cache', 'version.v8cache']);
+    expect(
+      cacheFiles(cache)
+        .map((name) => name.replace(/^.*-/, ''))
+        .sort(),
+    ).toEqual(['help.v8cache', 'version.v8cache']);
   });
 
   it('a corrupt cache is rejected quietly and replaced; the command runs as without one', async () => {
@@ -108,7 +141,11 @@ describe('fast start: the code cache', () => {
     expect((await runFed(['--version'], { env })).code).toBe(0);
     const file = join(cache, cacheFiles(cache)[0]!);
     writeFileSync(file, 'not V8 code'.repeat(100));
-    expect(await runFed(['--version'], { env })).toMatchObject({ code: 0, stdout: `${packageVersion()}\n`, stderr: '' });
+    expect(await runFed(['--version'], { env })).toMatchObject({
+      code: 0,
+      stdout: `${packageVersion()}\n`,
+      stderr: '',
+    });
     expect(readFileSync(file).toString('latin1')).not.toContain('not V8 code');
   });
 
@@ -118,7 +155,11 @@ describe('fast start: the code cache', () => {
     expect(cacheFiles(join(xdg, 'fed'))).toHaveLength(1);
 
     const off = tempDir();
-    expect(await runFed(['--version'], { env: { XDG_CACHE_HOME: off, FED_CODE_CACHE: 'off' } })).toMatchObject({ code: 0, stdout: `${packageVersion()}\n`, stderr: '' });
+    expect(await runFed(['--version'], { env: { XDG_CACHE_HOME: off, FED_CODE_CACHE: 'off' } })).toMatchObject({
+      code: 0,
+      stdout: `${packageVersion()}\n`,
+      stderr: '',
+    });
     expect(readdirSync(off)).toEqual([]);
   });
 
@@ -127,14 +168,23 @@ describe('fast start: the code cache', () => {
     const env = { FED_CODE_CACHE: join(root, 'cache') };
     expect((await runFed(['init', '--root', root], { env })).code).toBe(0);
     const hooks = {
-      'hooks.mjs': "import { appendFileSync } from 'node:fs';\nexport async function onInit(context) { appendFileSync(context.root + '/inits', `mjs ${context.command}\\n`); }\n",
-      'hooks.ts': "import { appendFileSync } from 'node:fs';\nexport function onInit(context: { root: string; command: string }): void { appendFileSync(context.root + '/inits', `ts ${context.command}\\n`); }\n",
+      'hooks.mjs':
+        "import { appendFileSync } from 'node:fs';\nexport async function onInit(context) { appendFileSync(context.root + '/inits', `mjs ${context.command}\\n`); }\n",
+      'hooks.ts':
+        "import { appendFileSync } from 'node:fs';\nexport function onInit(context: { root: string; command: string }): void { appendFileSync(context.root + '/inits', `ts ${context.command}\\n`); }\n",
     };
     for (const [name, text] of Object.entries(hooks)) {
       writeFileSync(join(root, name), text);
-      writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ importHook: name, telemetry: { enabled: false } }));
+      writeFileSync(
+        join(root, 'federate.config.json'),
+        JSON.stringify({ importHook: name, telemetry: { enabled: false } }),
+      );
       // The first run compiles and leaves the cache, the second runs from it.
-      for (let run = 0; run < 2; run++) expect(await runFed(['monitor', '--root', root, '--json'], { env }), name).toMatchObject({ code: 0, stderr: '' });
+      for (let run = 0; run < 2; run++)
+        expect(await runFed(['monitor', '--root', root, '--json'], { env }), name).toMatchObject({
+          code: 0,
+          stderr: '',
+        });
     }
     expect(readFileSync(join(root, 'inits'), 'utf8')).toBe('mjs monitor\nmjs monitor\nts monitor\nts monitor\n');
   });
@@ -143,6 +193,10 @@ describe('fast start: the code cache', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'file'), '');
     // A folder under a regular file can never be made.
-    expect(await runFed(['--version'], { env: { FED_CODE_CACHE: join(dir, 'file', 'cache') } })).toMatchObject({ code: 0, stdout: `${packageVersion()}\n`, stderr: '' });
+    expect(await runFed(['--version'], { env: { FED_CODE_CACHE: join(dir, 'file', 'cache') } })).toMatchObject({
+      code: 0,
+      stdout: `${packageVersion()}\n`,
+      stderr: '',
+    });
   });
 });

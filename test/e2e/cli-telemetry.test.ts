@@ -19,17 +19,26 @@ interface OtlpMetric {
   gauge?: { dataPoints: OtlpPoint[] };
 }
 interface OtlpRequest {
-  resourceMetrics: { resource: { attributes: { key: string; value: { stringValue?: string } }[] }; scopeMetrics: { scope: { name: string }; metrics: OtlpMetric[] }[] }[];
+  resourceMetrics: {
+    resource: { attributes: { key: string; value: { stringValue?: string } }[] };
+    scopeMetrics: { scope: { name: string }; metrics: OtlpMetric[] }[];
+  }[];
 }
 
 /** A collector stand-in on loopback (on `port`, or a free one): it accepts OTLP/HTTP JSON exports and keeps them. */
-async function otlpReceiver(port = 0): Promise<{ url: string; requests: { path: string; contentType: string; body: OtlpRequest }[] }> {
+async function otlpReceiver(
+  port = 0,
+): Promise<{ url: string; requests: { path: string; contentType: string; body: OtlpRequest }[] }> {
   const requests: { path: string; contentType: string; body: OtlpRequest }[] = [];
   const server: Server = createServer((req, res) => {
     let text = '';
     req.on('data', (chunk: Buffer) => (text += chunk.toString()));
     req.on('end', () => {
-      requests.push({ path: req.url ?? '', contentType: req.headers['content-type'] ?? '', body: JSON.parse(text) as OtlpRequest });
+      requests.push({
+        path: req.url ?? '',
+        contentType: req.headers['content-type'] ?? '',
+        body: JSON.parse(text) as OtlpRequest,
+      });
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
@@ -53,7 +62,9 @@ function points(requests: readonly { body: OtlpRequest }[]): string[] {
     body.resourceMetrics.flatMap((rm) =>
       rm.scopeMetrics.flatMap((sm) =>
         sm.metrics.flatMap((metric) =>
-          (metric.sum ?? metric.gauge)!.dataPoints.map((p) => `${metric.name} {${(p.attributes ?? []).map((a) => `${a.key}=${a.value.stringValue}`).join(',')}}`),
+          (metric.sum ?? metric.gauge)!.dataPoints.map(
+            (p) => `${metric.name} {${(p.attributes ?? []).map((a) => `${a.key}=${a.value.stringValue}`).join(',')}}`,
+          ),
         ),
       ),
     ),
@@ -66,12 +77,15 @@ describe('telemetry export (OTLP/HTTP)', () => {
   it('a real fed launch sends its metrics to the collector, and so do the fed events its agent runs', async () => {
     const collector = await otlpReceiver();
     const { root } = await federationWithMission();
-    const result = await runFed(['--root', root, 'launch', '--team', 'docs', '--agent', fakeAgent('complete')], { env: enabled(collector.url) });
+    const result = await runFed(['--root', root, 'launch', '--team', 'docs', '--agent', fakeAgent('complete')], {
+      env: enabled(collector.url),
+    });
     expect(result, result.stderr).toMatchObject({ code: 0 });
     expect(result.stderr).not.toContain('telemetry');
 
     expect(collector.requests.length).toBeGreaterThan(0);
-    for (const request of collector.requests) expect(request).toMatchObject({ path: '/v1/metrics', contentType: 'application/json' });
+    for (const request of collector.requests)
+      expect(request).toMatchObject({ path: '/v1/metrics', contentType: 'application/json' });
     const resource = collector.requests[0]!.body.resourceMetrics[0]!.resource.attributes;
     expect(resource).toContainEqual({ key: 'service.name', value: { stringValue: 'fed' } });
     const exported = points(collector.requests);
@@ -90,15 +104,22 @@ describe('telemetry export (OTLP/HTTP)', () => {
   it('sends nothing when disabled by FED_TELEMETRY_ENABLED=false or by telemetry.enabled, and uses the configured endpoint otherwise', async () => {
     const collector = await otlpReceiver();
     const { root } = await signalFederation(['docs']);
-    const send = (env: NodeJS.ProcessEnv) => runFed(['--root', root, 'signal', 'send', '--to', 'docs', '--type', 'question', '--subject', 'Scope?'], { env });
+    const send = (env: NodeJS.ProcessEnv) =>
+      runFed(['--root', root, 'signal', 'send', '--to', 'docs', '--type', 'question', '--subject', 'Scope?'], { env });
 
     expect((await send({ FED_TELEMETRY_ENABLED: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: collector.url })).code).toBe(0);
-    writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ telemetry: { enabled: false, collector: { endpoint: collector.url } } }));
+    writeFileSync(
+      join(root, 'federate.config.json'),
+      JSON.stringify({ telemetry: { enabled: false, collector: { endpoint: collector.url } } }),
+    );
     expect((await send({ FED_TELEMETRY_ENABLED: undefined, OTEL_EXPORTER_OTLP_ENDPOINT: undefined })).code).toBe(0);
     expect(collector.requests).toEqual([]);
 
     // The same send with telemetry on, through the endpoint of the config file alone, does arrive.
-    writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ telemetry: { enabled: true, collector: { endpoint: collector.url } } }));
+    writeFileSync(
+      join(root, 'federate.config.json'),
+      JSON.stringify({ telemetry: { enabled: true, collector: { endpoint: collector.url } } }),
+    );
     expect((await send({ FED_TELEMETRY_ENABLED: undefined, OTEL_EXPORTER_OTLP_ENDPOINT: undefined })).code).toBe(0);
     expect(points(collector.requests)).toEqual(['fed.signals.sent {team=meta,type=question}']);
   });
@@ -106,7 +127,10 @@ describe('telemetry export (OTLP/HTTP)', () => {
   it('OTEL_EXPORTER_OTLP_ENDPOINT wins over telemetry.collector.endpoint', async () => {
     const collector = await otlpReceiver();
     const { root } = await signalFederation(['docs']);
-    writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ telemetry: { collector: { endpoint: `http://127.0.0.1:${await closedPort()}` } } }));
+    writeFileSync(
+      join(root, 'federate.config.json'),
+      JSON.stringify({ telemetry: { collector: { endpoint: `http://127.0.0.1:${await closedPort()}` } } }),
+    );
     const result = await runFed(['--root', root, 'team', 'pause', 'docs'], { env: enabled(collector.url) });
     expect(result, result.stderr).toMatchObject({ code: 0, stderr: '' });
     expect(points(collector.requests)).toEqual(
@@ -118,15 +142,22 @@ describe('telemetry export (OTLP/HTTP)', () => {
     const { root } = await signalFederation(['docs']);
     const port = await closedPort();
     const started = Date.now();
-    const result = await runFed(['--root', root, 'signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'Go'], {
-      env: enabled(`http://127.0.0.1:${port}`),
-    });
+    const result = await runFed(
+      ['--root', root, 'signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'Go'],
+      {
+        env: enabled(`http://127.0.0.1:${port}`),
+      },
+    );
     const elapsed = Date.now() - started;
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('directive-go.json');
     const warnings = result.stderr.split('\n').filter(Boolean);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(new RegExp(`^warning: telemetry: metrics could not be sent to http://127.0.0.1:${port}/v1/metrics \\(connect ECONNREFUSED`));
+    expect(warnings[0]).toMatch(
+      new RegExp(
+        `^warning: telemetry: metrics could not be sent to http://127.0.0.1:${port}/v1/metrics \\(connect ECONNREFUSED`,
+      ),
+    );
     expect(elapsed).toBeLessThan(5_000);
   });
 
@@ -134,24 +165,40 @@ describe('telemetry export (OTLP/HTTP)', () => {
     const { root } = await signalFederation(['docs']);
     const port = await closedPort();
     const env = enabled(`http://127.0.0.1:${port}`);
-    const send = (subject: string) => runFed(['--root', root, 'signal', 'send', '--to', 'docs', '--type', 'report', '--subject', subject], { env });
-    const monitor = async () => (JSON.parse((await runFed(['--root', root, 'monitor', '--json'], { env })).stdout) as { telemetry: Record<string, unknown> }).telemetry;
+    const send = (subject: string) =>
+      runFed(['--root', root, 'signal', 'send', '--to', 'docs', '--type', 'report', '--subject', subject], { env });
+    const monitor = async () =>
+      (
+        JSON.parse((await runFed(['--root', root, 'monitor', '--json'], { env })).stdout) as {
+          telemetry: Record<string, unknown>;
+        }
+      ).telemetry;
 
     const stateFile = join(root, '.fed', 'telemetry-collector.json');
     expect(existsSync(stateFile)).toBe(false);
     const first = await send('One');
     expect(first.code).toBe(0);
-    expect(first.stderr).toMatch(/^warning: telemetry: metrics could not be sent to .*shown again only after the collector was reachable/);
+    expect(first.stderr).toMatch(
+      /^warning: telemetry: metrics could not be sent to .*shown again only after the collector was reachable/,
+    );
     const second = await send('Two');
     expect(second).toMatchObject({ code: 0, stderr: '' });
-    expect(await monitor()).toMatchObject({ enabled: true, url: `http://127.0.0.1:${port}/v1/metrics`, collector: 'unreachable', error: expect.stringContaining('ECONNREFUSED') });
+    expect(await monitor()).toMatchObject({
+      enabled: true,
+      url: `http://127.0.0.1:${port}/v1/metrics`,
+      collector: 'unreachable',
+      error: expect.stringContaining('ECONNREFUSED'),
+    });
 
     // A minute later (the record says so) the collector is up again: the next command sends, and says so once.
     const state = JSON.parse(readFileSync(stateFile, 'utf8')) as { checkedAt: string };
     writeFileSync(stateFile, JSON.stringify({ ...state, checkedAt: new Date(Date.now() - 61_000).toISOString() }));
     const collector = await otlpReceiver(port);
     const third = await send('Three');
-    expect(third).toMatchObject({ code: 0, stderr: `telemetry: metrics reach http://127.0.0.1:${port}/v1/metrics again\n` });
+    expect(third).toMatchObject({
+      code: 0,
+      stderr: `telemetry: metrics reach http://127.0.0.1:${port}/v1/metrics again\n`,
+    });
     expect(points(collector.requests)).toContain('fed.signals.sent {team=meta,type=report}');
     expect((await send('Four')).stderr).toBe('');
     expect(await monitor()).toMatchObject({ collector: 'reachable' });
@@ -164,6 +211,10 @@ describe('telemetry export (OTLP/HTTP)', () => {
     copyFileSync(join(FIXTURES_DIR, 'deliverables', 'good.md'), file);
     const result = await runFed(['--root', root, 'deliverable', 'check', file], { env: enabled(collector.url) });
     expect(result, result.stderr).toMatchObject({ code: 0 });
-    expect(points(collector.requests).sort()).toEqual(['deliverable.code_examples {team=docs}', 'deliverable.sections {team=docs}', 'deliverable.size_bytes {team=docs}']);
+    expect(points(collector.requests).sort()).toEqual([
+      'deliverable.code_examples {team=docs}',
+      'deliverable.sections {team=docs}',
+      'deliverable.size_bytes {team=docs}',
+    ]);
   });
 });

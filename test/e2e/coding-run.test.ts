@@ -31,7 +31,22 @@ async function codingFederation() {
   git('add', '-A');
   git('commit', '-qm', 'greeter');
   expect((await fed(['team', 'onboard', 'app', '--archetype', 'coding', '--placement', 'worktree'])).code).toBe(0);
-  expect((await fed(['signal', 'send', '--to', 'app', '--type', 'directive', '--subject', 'Add greet()', '--body', 'check.mjs must pass'])).code).toBe(0);
+  expect(
+    (
+      await fed([
+        'signal',
+        'send',
+        '--to',
+        'app',
+        '--type',
+        'directive',
+        '--subject',
+        'Add greet()',
+        '--body',
+        'check.mjs must pass',
+      ])
+    ).code,
+  ).toBe(0);
   return { root, git, fed };
 }
 
@@ -49,9 +64,15 @@ describe('a coding team, end to end', () => {
 
     const first = await launch();
     expect(first.code, first.stderr).toBe(0);
-    expect(json(first.stdout)).toMatchObject({ outcome: 'waiting', state: 'pr-review', next: expect.stringContaining('fed team review app') });
+    expect(json(first.stdout)).toMatchObject({
+      outcome: 'waiting',
+      state: 'pr-review',
+      next: expect.stringContaining('fed team review app'),
+    });
     // (The playbook skill appended at its end is the federation's own, whatever it says.)
-    const prompt = readFileSync(join(root, '.fed', 'worktrees', 'app', '.fed', 'launch', 'prompt.md'), 'utf8').split('## Playbook')[0]!;
+    const prompt = readFileSync(join(root, '.fed', 'worktrees', 'app', '.fed', 'launch', 'prompt.md'), 'utf8').split(
+      '## Playbook',
+    )[0]!;
     expect(prompt).toContain('fed event TESTS_COMPLETE');
     expect(prompt).toContain('`fed/app`');
     expect(prompt).not.toContain('SCAN_COMPLETE');
@@ -62,7 +83,13 @@ describe('a coding team, end to end', () => {
     expect(early.stderr).toContain('fed team review app');
 
     const review = json((await fed(['team', 'review', 'app', '--json'])).stdout);
-    expect(review).toMatchObject({ state: 'pr-review', branch: 'fed/app', base: 'main', lastTestRun: { passed: 2, failed: 0 }, reworks: 1 });
+    expect(review).toMatchObject({
+      state: 'pr-review',
+      branch: 'fed/app',
+      base: 'main',
+      lastTestRun: { passed: 2, failed: 0 },
+      reworks: 1,
+    });
     expect(review.commits).toHaveLength(2);
     expect(review.diff).toContain('+export const greet = (name) => `Hello, ${name}!`;');
     const shown = await fed(['team', 'review', 'app']);
@@ -81,7 +108,10 @@ describe('a coding team, end to end', () => {
     expect(second.code, second.stderr).toBe(0);
     expect(json(second.stdout)).toMatchObject({ outcome: 'waiting', state: 'pr-review' });
     const again = json((await fed(['team', 'review', 'app', '--json'])).stdout);
-    expect(again).toMatchObject({ reworks: 2, lastReview: { outcome: 'changes-requested', comments: ['say what greet() is for'] } });
+    expect(again).toMatchObject({
+      reworks: 2,
+      lastReview: { outcome: 'changes-requested', comments: ['say what greet() is for'] },
+    });
     expect(again.diff).toContain('+// say what greet() is for');
 
     expect((await fed(['team', 'review', 'app', '--approve'])).code).toBe(0);
@@ -104,14 +134,33 @@ describe('a coding team, end to end', () => {
     expect(existsSync(join(root, '.fed', 'worktrees', 'app', 'greet.mjs'))).toBe(false);
 
     // The team's record stays: archived, its lifecycle complete, every step in the journal.
-    const team = json((await fed(['team', 'show', 'app', '--json'])).stdout) as { status: string; lifecycle: { state: string } };
+    const team = json((await fed(['team', 'show', 'app', '--json'])).stdout) as {
+      status: string;
+      lifecycle: { state: string };
+    };
     expect(team.status).toBe('archived');
     expect(team.lifecycle.state).toBe('complete');
     const journal = readFileSync(join(root, '.fed', 'worktrees', 'app', '.fed', 'state', 'journal.jsonl'), 'utf8');
-    const moves = journal.trim().split('\n').map((l) => JSON.parse(l) as { from: string; to: string; event: string }).filter((l) => l.from !== l.to).map((l) => `${l.from}>${l.to}`);
+    const moves = journal
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { from: string; to: string; event: string })
+      .filter((l) => l.from !== l.to)
+      .map((l) => `${l.from}>${l.to}`);
     expect(moves).toEqual([
-      'preparing>implementing', 'implementing>testing', 'testing>implementing', 'implementing>testing', 'testing>pr-open', 'pr-open>pr-review',
-      'pr-review>implementing', 'implementing>testing', 'testing>pr-open', 'pr-open>pr-review', 'pr-review>pr-approved', 'pr-approved>merged', 'merged>complete',
+      'preparing>implementing',
+      'implementing>testing',
+      'testing>implementing',
+      'implementing>testing',
+      'testing>pr-open',
+      'pr-open>pr-review',
+      'pr-review>implementing',
+      'implementing>testing',
+      'testing>pr-open',
+      'pr-open>pr-review',
+      'pr-review>pr-approved',
+      'pr-approved>merged',
+      'merged>complete',
     ]);
   });
 
@@ -126,6 +175,8 @@ describe('a coding team, end to end', () => {
     expect(conflict.code).toBe(2);
     expect(conflict.stderr).toContain('could not merge fed/app into main: it conflicts with main in greet.mjs');
     expect(git('status', '--porcelain', '--untracked-files=no')).toBe('');
-    expect(json((await fed(['team', 'show', 'app', '--json'])).stdout)).toMatchObject({ lifecycle: { state: 'pr-approved' } });
+    expect(json((await fed(['team', 'show', 'app', '--json'])).stdout)).toMatchObject({
+      lifecycle: { state: 'pr-approved' },
+    });
   });
 });

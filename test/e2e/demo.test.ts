@@ -40,7 +40,11 @@ describe('fed demo (npm run demo)', () => {
     for (const team of ['launch-docs', 'registry-docs', 'signals-docs']) {
       const workspace = join(dir, '.fed', 'teams', team);
       expect(readFileSync(join(workspace, 'deliverable.md'), 'utf8')).toMatch(/^# /);
-      expect(readFileSync(join(workspace, '.fed', 'learning-log.jsonl'), 'utf8').trim().split('\n').length).toBeGreaterThan(3);
+      expect(
+        readFileSync(join(workspace, '.fed', 'learning-log.jsonl'), 'utf8')
+          .trim()
+          .split('\n').length,
+      ).toBeGreaterThan(3);
     }
   }, 150_000);
 });

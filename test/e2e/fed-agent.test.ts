@@ -38,12 +38,19 @@ async function federationWithMission(): Promise<Federation> {
   const root = typescriptProject(tempDir());
   initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
   const team = await onboardTeam(openFederation(root), { domain: 'docs' }, { durable: false });
-  await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'Document the architecture', body: 'For newcomers to tiny-ts.' }, { durable: false });
+  await sendSignal(
+    openFederation(root),
+    { to: 'docs', type: 'directive', subject: 'Document the architecture', body: 'For newcomers to tiny-ts.' },
+    { durable: false },
+  );
   await runActors(openFederation(root), { once: true, team: 'docs' });
   const bin = join(tempDir(), 'bin');
   mkdirSync(bin);
   // The shim records each pid (exec keeps it), so a test can wait for a `fed event` the agent left running.
-  writeFileSync(join(bin, 'fed'), `#!/bin/sh\necho $$ >> "${join(bin, 'fed.pids')}"\nexec "${process.execPath}" "${FED_BIN}" "$@"\n`);
+  writeFileSync(
+    join(bin, 'fed'),
+    `#!/bin/sh\necho $$ >> "${join(bin, 'fed.pids')}"\nexec "${process.execPath}" "${FED_BIN}" "$@"\n`,
+  );
   chmodSync(join(bin, 'fed'), 0o755);
   return { root, workspace: team.location, bin };
 }
@@ -59,7 +66,11 @@ async function writeContext(fed: Federation, overrides: Partial<LaunchContext> =
     root: fed.root,
     workspace: fed.workspace,
     codebase: fed.root,
-    mission: { signalId: view.mission?.signalId ?? 'none', subject: view.mission?.subject ?? 'none', body: 'For newcomers to tiny-ts.' },
+    mission: {
+      signalId: view.mission?.signalId ?? 'none',
+      subject: view.mission?.subject ?? 'none',
+      body: 'For newcomers to tiny-ts.',
+    },
     state: view.state,
     deliverable: 'deliverable.md',
     deliverablePath: join(fed.workspace, 'deliverable.md'),
@@ -77,15 +88,23 @@ function startAgent(fed: Federation, contextFile: string, env: NodeJS.ProcessEnv
   const { FED_ROOT: _root, FED_TEAM: _team, ...inherited } = process.env;
   const child = spawn(process.execPath, [AGENT_BIN], {
     cwd: fed.workspace,
-    env: { ...inherited, PATH: `${fed.bin}:${process.env.PATH}`, FED_ROOT: fed.root, FED_TEAM: 'docs', FED_LAUNCH_CONTEXT: contextFile, FED_TELEMETRY_ENABLED: 'false', ...env },
+    env: {
+      ...inherited,
+      PATH: `${fed.bin}:${process.env.PATH}`,
+      FED_ROOT: fed.root,
+      FED_TEAM: 'docs',
+      FED_LAUNCH_CONTEXT: contextFile,
+      FED_TELEMETRY_ENABLED: 'false',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>(
+    (resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
   );
   return { child, done };
 }
@@ -116,7 +135,13 @@ describe('fed-agent, the built-in deliverable agent (built, with fed on its PATH
 
     const view = await lifecycle(fed);
     expect(view.state).toBe('complete');
-    expect(view.recent.map((l) => l.event)).toEqual(['MISSION_ASSIGNED', 'PLAN_READY', 'SCAN_COMPLETE', 'INSIGHTS_READY', 'DOCUMENT_WRITTEN']);
+    expect(view.recent.map((l) => l.event)).toEqual([
+      'MISSION_ASSIGNED',
+      'PLAN_READY',
+      'SCAN_COMPLETE',
+      'INSIGHTS_READY',
+      'DOCUMENT_WRITTEN',
+    ]);
     expect(view.recent.every((l) => l.source === 'signal' || l.source === 'event')).toBe(true);
     const check = checkDeliverable(join(fed.workspace, 'deliverable.md'));
     expect(check.violations).toEqual([]);
@@ -132,7 +157,11 @@ describe('fed-agent, the built-in deliverable agent (built, with fed on its PATH
     const counts = join(tempDir(), 'compiled-parsers.txt');
     const countingEnv = { NODE_OPTIONS: `--require ${counter}`, FED_TEST_COMPILED_PARSERS: counts };
     // The counter sees the parsers zod generates when it is not jitless.
-    const jit = spawnSync(process.execPath, ['-e', "require('zod').z.object({ a: require('zod').z.string() }).parse({ a: 'x' })"], { cwd: packageRoot(), env: { ...process.env, ...countingEnv } });
+    const jit = spawnSync(
+      process.execPath,
+      ['-e', "require('zod').z.object({ a: require('zod').z.string() }).parse({ a: 'x' })"],
+      { cwd: packageRoot(), env: { ...process.env, ...countingEnv } },
+    );
     expect(jit.status, jit.stderr.toString()).toBe(0);
     expect(readFileSync(counts, 'utf8')).toBe('-e 1\n');
     rmSync(counts);
@@ -169,7 +198,13 @@ describe('fed-agent, the built-in deliverable agent (built, with fed on its PATH
     const empty = tempDir();
     const run = await startAgent(fed, await writeContext(fed, { codebase: empty })).done;
     expect(run.code).toBe(1);
-    expect(await lifecycle(fed)).toMatchObject({ state: 'failed', failure: { state: 'preparing', reason: expect.stringMatching(/^required information cannot be found: the codebase .* has nothing to study/) } });
+    expect(await lifecycle(fed)).toMatchObject({
+      state: 'failed',
+      failure: {
+        state: 'preparing',
+        reason: expect.stringMatching(/^required information cannot be found: the codebase .* has nothing to study/),
+      },
+    });
   });
 
   it('a mission about something the codebase does not have fails the team in scanning, saying what was searched', async () => {
@@ -179,7 +214,12 @@ describe('fed-agent, the built-in deliverable agent (built, with fed on its PATH
     expect(run.code).toBe(1);
     expect(await lifecycle(fed)).toMatchObject({
       state: 'failed',
-      failure: { state: 'scanning', reason: expect.stringMatching(/^required information cannot be found: the mission asks about "Document the payment gateway" \(in "Document the payment gateway"\), but no file mentions most of "payment", "gateway" \("payment", "gateway" appear nowhere\) \(looked for words starting payment…, gateway…\) \(searched the paths, declared names and text of \d+ code and documentation files/) },
+      failure: {
+        state: 'scanning',
+        reason: expect.stringMatching(
+          /^required information cannot be found: the mission asks about "Document the payment gateway" \(in "Document the payment gateway"\), but no file mentions most of "payment", "gateway" \("payment", "gateway" appear nowhere\) \(looked for words starting payment…, gateway…\) \(searched the paths, declared names and text of \d+ code and documentation files/,
+        ),
+      },
     });
     expect(existsSync(join(fed.workspace, 'deliverable.md'))).toBe(false);
   });
@@ -188,7 +228,9 @@ describe('fed-agent, the built-in deliverable agent (built, with fed on its PATH
     const fed = await federationWithMission();
     const run = await startAgent(fed, join(fed.workspace, 'no-such-context.json')).done;
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/^fed-agent: cannot read the launch context .*no-such-context\.json \(FED_LAUNCH_CONTEXT\): ENOENT; fed-agent is started by `fed launch --team <team>`/);
+    expect(run.stderr).toMatch(
+      /^fed-agent: cannot read the launch context .*no-such-context\.json \(FED_LAUNCH_CONTEXT\): ENOENT; fed-agent is started by `fed launch --team <team>`/,
+    );
     expect((await lifecycle(fed)).state).toBe('preparing');
   });
 

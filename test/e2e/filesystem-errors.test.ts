@@ -50,46 +50,53 @@ function fillDisk(dir: string): void {
 }
 
 describe('filesystem errors are fed errors, never stack traces', () => {
-  it.skipIf(noMount !== undefined)('a full disk: the send fails with exit 1, naming the path and what to do', async () => {
-    const mountPoint = tempDir('fed-full-');
-    await withMount(['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs'], mountPoint, async () => {
-      const root = join(mountPoint, 'fed');
-      mkdirSync(root);
+  it.skipIf(noMount !== undefined)(
+    'a full disk: the send fails with exit 1, naming the path and what to do',
+    async () => {
+      const mountPoint = tempDir('fed-full-');
+      await withMount(['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs'], mountPoint, async () => {
+        const root = join(mountPoint, 'fed');
+        mkdirSync(root);
+        const fed = (...args: string[]) => runFed(['--root', root, ...args]);
+        expect((await fed('init')).code).toBe(0);
+        expect((await fed('team', 'onboard', 'docs')).code).toBe(0);
+        fillDisk(mountPoint);
+        const send = await fed('signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'work');
+        expectFedError(send, 1, new RegExp(`^fed: ${root}/.*: the disk is full .*\\[ENOSPC\\]; free some space`, 'm'));
+        const actors = await fed('actors', 'run', '--once');
+        expect(actors.stderr).not.toMatch(/^\s+at /m);
+      });
+    },
+  );
+
+  it.skipIf(noMount !== undefined)(
+    'a read-only federation: writes fail with exit 1 (EROFS) and a message; reads still work',
+    async () => {
+      const root = tempDir('fed-ro-');
       const fed = (...args: string[]) => runFed(['--root', root, ...args]);
       expect((await fed('init')).code).toBe(0);
       expect((await fed('team', 'onboard', 'docs')).code).toBe(0);
-      fillDisk(mountPoint);
-      const send = await fed('signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'work');
-      expectFedError(send, 1, new RegExp(`^fed: ${root}/.*: the disk is full .*\\[ENOSPC\\]; free some space`, 'm'));
-      const actors = await fed('actors', 'run', '--once');
-      expect(actors.stderr).not.toMatch(/^\s+at /m);
-    });
-  });
-
-  it.skipIf(noMount !== undefined)('a read-only federation: writes fail with exit 1 (EROFS) and a message; reads still work', async () => {
-    const root = tempDir('fed-ro-');
-    const fed = (...args: string[]) => runFed(['--root', root, ...args]);
-    expect((await fed('init')).code).toBe(0);
-    expect((await fed('team', 'onboard', 'docs')).code).toBe(0);
-    expect((await fed('signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'work')).code).toBe(0);
-    execFileSync('mount', ['--bind', root, root], { stdio: 'ignore' });
-    try {
-      execFileSync('mount', ['-o', 'remount,bind,ro', root], { stdio: 'ignore' });
-      const send = await fed('signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'more');
-      expectFedError(send, 1, /^fed: .*: the filesystem is read-only .*\[EROFS\]; remount it read-write/m);
-      const event = await fed('event', '--team', 'docs', 'FAIL', '--data', '{"reason":"x"}');
-      expectFedError(event, 1, /the filesystem is read-only/);
-      const list = await fed('signal', 'list', '--team', 'docs');
-      expect(list.code).toBe(0);
-      expect(list.stdout).toContain('work');
-    } finally {
-      execFileSync('umount', ['-l', root], { stdio: 'ignore' });
-    }
-  });
+      expect((await fed('signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'work')).code).toBe(0);
+      execFileSync('mount', ['--bind', root, root], { stdio: 'ignore' });
+      try {
+        execFileSync('mount', ['-o', 'remount,bind,ro', root], { stdio: 'ignore' });
+        const send = await fed('signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'more');
+        expectFedError(send, 1, /^fed: .*: the filesystem is read-only .*\[EROFS\]; remount it read-write/m);
+        const event = await fed('event', '--team', 'docs', 'FAIL', '--data', '{"reason":"x"}');
+        expectFedError(event, 1, /the filesystem is read-only/);
+        const list = await fed('signal', 'list', '--team', 'docs');
+        expect(list.code).toBe(0);
+        expect(list.stdout).toContain('work');
+      } finally {
+        execFileSync('umount', ['-l', root], { stdio: 'ignore' });
+      }
+    },
+  );
 });
 
 describe('fileSystemErrorFor', () => {
-  const errno = (code: string, syscall: string, path?: string) => Object.assign(new Error(`${code}: x`), { code, syscall, path });
+  const errno = (code: string, syscall: string, path?: string) =>
+    Object.assign(new Error(`${code}: x`), { code, syscall, path });
 
   it.each([
     ['ENOSPC', false, /the disk is full/],

@@ -1,5 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync, ftruncateSync, utimesSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  ftruncateSync,
+  utimesSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runFed, type FedResult } from '../helpers/fed-cli.js';
@@ -56,60 +66,83 @@ const backdate = (path: string) => {
 };
 
 describe('hostile entries in a signal inbox', () => {
-  it.each(Object.keys(HOSTILE_ENTRIES))('%s named x.json: list, actors and monitor end cleanly and other teams keep working', async (kind) => {
-    const { fed, workspace } = await federation();
-    const inbox = join(workspace('docs'), '.fed', 'signals', 'inbox');
-    const path = join(inbox, '2026-01-01T000000Z-directive-x.json');
-    HOSTILE_ENTRIES[kind]!(path);
-    backdate(path);
-    // And a garbage ack beside a real signal.
-    expect((await fed('signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'docs work')).code).toBe(0);
-    expect((await fed('signal', 'send', '--to', 'other', '--type', 'directive', '--subject', 'other work')).code).toBe(0);
+  it.each(Object.keys(HOSTILE_ENTRIES))(
+    '%s named x.json: list, actors and monitor end cleanly and other teams keep working',
+    async (kind) => {
+      const { fed, workspace } = await federation();
+      const inbox = join(workspace('docs'), '.fed', 'signals', 'inbox');
+      const path = join(inbox, '2026-01-01T000000Z-directive-x.json');
+      HOSTILE_ENTRIES[kind]!(path);
+      backdate(path);
+      // And a garbage ack beside a real signal.
+      expect((await fed('signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'docs work')).code).toBe(
+        0,
+      );
+      expect(
+        (await fed('signal', 'send', '--to', 'other', '--type', 'directive', '--subject', 'other work')).code,
+      ).toBe(0);
 
-    const list = await fed('signal', 'list', '--team', 'docs');
-    expectClean(list, [0]);
-    expect(list.stdout).toContain('docs work');
-    expect(list.stderr).toContain('2026-01-01T000000Z-directive-x.json');
+      const list = await fed('signal', 'list', '--team', 'docs');
+      expectClean(list, [0]);
+      expect(list.stdout).toContain('docs work');
+      expect(list.stderr).toContain('2026-01-01T000000Z-directive-x.json');
 
-    const actors = await fed('actors', 'run', '--once');
-    expectClean(actors, [0]);
-    expect(actors.stdout).toMatch(/docs: MISSION_ASSIGNED/);
-    expect(actors.stdout).toMatch(/other: MISSION_ASSIGNED/);
+      const actors = await fed('actors', 'run', '--once');
+      expectClean(actors, [0]);
+      expect(actors.stdout).toMatch(/docs: MISSION_ASSIGNED/);
+      expect(actors.stdout).toMatch(/other: MISSION_ASSIGNED/);
 
-    const monitor = await fed('monitor', '--json');
-    expectClean(monitor, [0, 1]);
-    expect((JSON.parse(monitor.stdout) as { teams: { team: string }[] }).teams.map((t) => t.team)).toEqual(['docs', 'other']);
-  });
+      const monitor = await fed('monitor', '--json');
+      expectClean(monitor, [0, 1]);
+      expect((JSON.parse(monitor.stdout) as { teams: { team: string }[] }).teams.map((t) => t.team)).toEqual([
+        'docs',
+        'other',
+      ]);
+    },
+  );
 
   it('a garbage ack file: the signal is applied, the ack quarantined and rewritten, the actor keeps running', async () => {
     const { fed } = await federation();
-    const sent = JSON.parse((await fed('signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'work', '--json')).stdout) as { inbox: string };
+    const sent = JSON.parse(
+      (await fed('signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'work', '--json')).stdout,
+    ) as { inbox: string };
     writeFileSync(`${sent.inbox}.ack`, 'not an ack');
     backdate(`${sent.inbox}.ack`);
     const actors = await fed('actors', 'run', '--once');
     expectClean(actors, [0]);
     expect(actors.stdout).toMatch(/docs: quarantined .*\.json\.ack: not valid JSON/);
     const list = await fed('signal', 'list', '--team', 'docs', '--json');
-    expect((JSON.parse(list.stdout) as { signals: { message: { acknowledged: boolean } }[] }).signals.map((s) => s.message.acknowledged)).toEqual([true]);
+    expect(
+      (JSON.parse(list.stdout) as { signals: { message: { acknowledged: boolean } }[] }).signals.map(
+        (s) => s.message.acknowledged,
+      ),
+    ).toEqual([true]);
   });
 });
 
 describe('hostile state files', () => {
-  it.each(['a FIFO', 'a directory', 'a 2 GiB sparse file'])('%s as a team’s lifecycle.json or journal: that team is reported, the other keeps working', async (kind) => {
-    const { fed, workspace } = await federation();
-    const state = join(workspace('docs'), '.fed', 'state');
-    mkdirSync(state, { recursive: true });
-    HOSTILE_ENTRIES[kind]!(join(state, 'lifecycle.json'));
-    expect((await fed('signal', 'send', '--to', 'other', '--type', 'directive', '--subject', 'other work')).code).toBe(0);
-    const actors = await fed('actors', 'run', '--once');
-    // The other team ran; exit 2 says one team's state could not be used.
-    expectClean(actors, [2]);
-    expect(actors.stdout + actors.stderr).toMatch(/lifecycle\.json cannot be used: .*not a regular file|lifecycle\.json cannot be used: the file is \d+ bytes/);
-    expect(actors.stdout).toMatch(/other: MISSION_ASSIGNED/);
-    const monitor = await fed('monitor');
-    expectClean(monitor, [0, 1]);
-    expect(monitor.stdout).toMatch(/lifecycle\.json cannot be used/);
-  });
+  it.each(['a FIFO', 'a directory', 'a 2 GiB sparse file'])(
+    '%s as a team’s lifecycle.json or journal: that team is reported, the other keeps working',
+    async (kind) => {
+      const { fed, workspace } = await federation();
+      const state = join(workspace('docs'), '.fed', 'state');
+      mkdirSync(state, { recursive: true });
+      HOSTILE_ENTRIES[kind]!(join(state, 'lifecycle.json'));
+      expect(
+        (await fed('signal', 'send', '--to', 'other', '--type', 'directive', '--subject', 'other work')).code,
+      ).toBe(0);
+      const actors = await fed('actors', 'run', '--once');
+      // The other team ran; exit 2 says one team's state could not be used.
+      expectClean(actors, [2]);
+      expect(actors.stdout + actors.stderr).toMatch(
+        /lifecycle\.json cannot be used: .*not a regular file|lifecycle\.json cannot be used: the file is \d+ bytes/,
+      );
+      expect(actors.stdout).toMatch(/other: MISSION_ASSIGNED/);
+      const monitor = await fed('monitor');
+      expectClean(monitor, [0, 1]);
+      expect(monitor.stdout).toMatch(/lifecycle\.json cannot be used/);
+    },
+  );
 
   it('a FIFO as the journal or the agent log does not hang the monitor', async () => {
     const { fed, workspace } = await federation();
@@ -133,12 +166,16 @@ describe('hostile files an agent or a user leaves where a whole command reads th
     expect((await fed('team', 'archive', 'other')).code).toBe(0);
     expect((await fed('signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'work')).code).toBe(0);
     expect((await fed('actors', 'run', '--once')).code).toBe(0);
-    expect((await fed('event', '--team', 'docs', 'FAIL', '--data', JSON.stringify({ reason: 'gave up' }))).code).toBe(0);
+    expect((await fed('event', '--team', 'docs', 'FAIL', '--data', JSON.stringify({ reason: 'gave up' }))).code).toBe(
+      0,
+    );
     execFileSync('mkfifo', [join(workspace('docs'), 'deliverable.md')]);
     const run = await fed('run');
     expectClean(run, [0, 1]);
     const report = readFileSync(join(root, 'federation-report.md'), 'utf8');
-    expect(report).toMatch(/its files cannot be read: \S*deliverable\.md cannot be used: a named pipe \(FIFO\), not a regular file/);
+    expect(report).toMatch(
+      /its files cannot be read: \S*deliverable\.md cannot be used: a named pipe \(FIFO\), not a regular file/,
+    );
   });
 
   it('a FIFO as the playbook skill does not hang fed launch: refused naming the skill, before any agent starts', async () => {
@@ -149,35 +186,44 @@ describe('hostile files an agent or a user leaves where a whole command reads th
     execFileSync('mkfifo', [skill]);
     const launch = await fed('launch', '--team', 'docs');
     expectClean(launch, [2]);
-    expect(launch.stderr).toContain(`${skill} cannot be used: a named pipe (FIFO), not a regular file; make the playbook skill a regular file`);
+    expect(launch.stderr).toContain(
+      `${skill} cannot be used: a named pipe (FIFO), not a regular file; make the playbook skill a regular file`,
+    );
   });
 });
 
 describe('hostile config and registry', () => {
   it('config keys named like JavaScript built-ins are ordinary unknown keys', async () => {
     const { root, fed } = await federation();
-    writeFileSync(join(root, 'federate.config.json'), '{"__proto__": {"x": 1}, "constructor": 1, "toString": "x", "hasOwnProperty": null}');
+    writeFileSync(
+      join(root, 'federate.config.json'),
+      '{"__proto__": {"x": 1}, "constructor": 1, "toString": "x", "hasOwnProperty": null}',
+    );
     const show = await fed('config', 'show');
     expectClean(show, [0]);
-    for (const key of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) expect(show.stderr).toContain(`unknown key "${key}" is ignored`);
+    for (const key of ['__proto__', 'constructor', 'toString', 'hasOwnProperty'])
+      expect(show.stderr).toContain(`unknown key "${key}" is ignored`);
   });
 
-  it.each(['a FIFO', 'a directory', 'a 2 GiB sparse file', 'a symlink to /dev/null'])('%s as federate.config.json or the registry is refused by name (exit 2)', async (kind) => {
-    const { root, fed } = await federation();
-    const config = join(root, 'federate.config.json');
-    rmSync(config);
-    HOSTILE_ENTRIES[kind]!(config);
-    const show = await fed('config', 'show');
-    expectClean(show, [2]);
-    expect(show.stderr).toMatch(/federate\.config\.json (cannot be used|is invalid)/);
-    rmSync(config, { recursive: true });
-    const registry = join(root, '.fed', 'team-registry.json');
-    rmSync(registry);
-    HOSTILE_ENTRIES[kind]!(registry);
-    const list = await fed('team', 'list');
-    expectClean(list, [2]);
-    expect(list.stderr).toMatch(/team-registry\.json (cannot be used|is corrupt)/);
-  });
+  it.each(['a FIFO', 'a directory', 'a 2 GiB sparse file', 'a symlink to /dev/null'])(
+    '%s as federate.config.json or the registry is refused by name (exit 2)',
+    async (kind) => {
+      const { root, fed } = await federation();
+      const config = join(root, 'federate.config.json');
+      rmSync(config);
+      HOSTILE_ENTRIES[kind]!(config);
+      const show = await fed('config', 'show');
+      expectClean(show, [2]);
+      expect(show.stderr).toMatch(/federate\.config\.json (cannot be used|is invalid)/);
+      rmSync(config, { recursive: true });
+      const registry = join(root, '.fed', 'team-registry.json');
+      rmSync(registry);
+      HOSTILE_ENTRIES[kind]!(registry);
+      const list = await fed('team', 'list');
+      expectClean(list, [2]);
+      expect(list.stderr).toMatch(/team-registry\.json (cannot be used|is corrupt)/);
+    },
+  );
 });
 
 describe('hostile deliverables', () => {
@@ -188,8 +234,10 @@ describe('hostile deliverables', () => {
     'a symlink to /dev/zero': (path) => symlinkSync('/dev/zero', path),
     'huge Markdown (2 MiB of prose)': (path) => writeFileSync(path, `# Title\n\n${'word '.repeat(400_000)}\n`),
     '20 000 nested blockquotes': (path) => writeFileSync(path, `# Title\n\n${'>'.repeat(20_000)} x\n`),
-    'a 3 000-level nested list': (path) => writeFileSync(path, Array.from({ length: 3_000 }, (_, i) => `${' '.repeat(i * 2)}- x`).join('\n')),
-    '50 000 emphasis markers': (path) => writeFileSync(path, `# Title\n\n${'*'.repeat(50_000)}x${'*'.repeat(50_000)}\n`),
+    'a 3 000-level nested list': (path) =>
+      writeFileSync(path, Array.from({ length: 3_000 }, (_, i) => `${' '.repeat(i * 2)}- x`).join('\n')),
+    '50 000 emphasis markers': (path) =>
+      writeFileSync(path, `# Title\n\n${'*'.repeat(50_000)}x${'*'.repeat(50_000)}\n`),
     '20 000 nested brackets': (path) => writeFileSync(path, `# Title\n\n${'['.repeat(20_000)}x${']'.repeat(20_000)}\n`),
   };
   it.each(Object.keys(cases))('%s is rejected with a message, in bounded time', async (kind) => {

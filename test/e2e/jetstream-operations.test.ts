@@ -9,10 +9,19 @@ import { freePort, skipWithoutNatsServer } from '../helpers/nats-server.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { useNatsServer } from '../helpers/use-nats-server.js';
 
-const SUITE = 'doctor, actors and the chat bridge on JetStream: two working directories that share nothing but the NATS URL';
+const SUITE =
+  'doctor, actors and the chat bridge on JetStream: two working directories that share nothing but the NATS URL';
 
 interface DoctorJson {
-  findings: Array<{ check: string; team?: string; path: string; problem: string; fixable: boolean; fixed: boolean; fixError?: string }>;
+  findings: Array<{
+    check: string;
+    team?: string;
+    path: string;
+    problem: string;
+    fixable: boolean;
+    fixed: boolean;
+    fixError?: string;
+  }>;
   notes: string[];
   healthy: boolean;
 }
@@ -25,8 +34,10 @@ async function twoMachines(url: string) {
   const env = { FED_NATS_URL: url };
   const metaRoot = tempDir('fed-meta-machine-');
   const teamRoot = tempDir('fed-team-machine-');
-  const onMeta = (args: string[], extra: NodeJS.ProcessEnv = {}) => runFed(['--root', metaRoot, ...args], { env: { ...env, ...extra }, timeoutMs: 60_000 });
-  const onTeam = (args: string[], extra: NodeJS.ProcessEnv = {}) => runFed(['--root', teamRoot, ...args], { env: { ...env, ...extra }, timeoutMs: 60_000 });
+  const onMeta = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
+    runFed(['--root', metaRoot, ...args], { env: { ...env, ...extra }, timeoutMs: 60_000 });
+  const onTeam = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
+    runFed(['--root', teamRoot, ...args], { env: { ...env, ...extra }, timeoutMs: 60_000 });
   for (const step of [onMeta(['init', '--name', name]), onTeam(['init', '--name', name])]) {
     const result = await step;
     expect(result, result.stderr).toMatchObject({ code: 0 });
@@ -46,7 +57,9 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
 
     const onMetaReport = await onMeta(['doctor']);
     expect(onMetaReport, onMetaReport.stderr).toMatchObject({ code: 0 });
-    expect(onMetaReport.stdout).toContain(`note: docs works in another working directory (${join(teamRoot, '.fed', 'teams', 'docs')} on `);
+    expect(onMetaReport.stdout).toContain(
+      `note: docs works in another working directory (${join(teamRoot, '.fed', 'teams', 'docs')} on `,
+    );
     expect(onMetaReport.stdout).toContain('note: nats-server 2.9');
     expect(onMetaReport.stdout).toMatch(/no problems found in /);
     const onTeamReport = doctorJson(await onTeam(['doctor', '--json']));
@@ -58,13 +71,21 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     const gone = await onMeta(['doctor', '--json']);
     expect(gone.code).toBe(1);
     expect(doctorJson(gone).findings).toEqual([
-      expect.objectContaining({ check: 'workspace', team: 'docs', problem: expect.stringContaining('is registered on this host'), fixable: false }),
+      expect.objectContaining({
+        check: 'workspace',
+        team: 'docs',
+        problem: expect.stringContaining('is registered on this host'),
+        fixable: false,
+      }),
     ]);
   });
 
   it('fed doctor: backend.replicas above 1 on a single server is reported (it keeps one copy), with the durability risk of one copy', async () => {
     const { name, onMeta, metaRoot } = await twoMachines(server().url);
-    writeFileSync(join(metaRoot, 'federate.config.json'), JSON.stringify({ federationName: name, backend: { type: 'jetstream', replicas: 3 } }));
+    writeFileSync(
+      join(metaRoot, 'federate.config.json'),
+      JSON.stringify({ federationName: name, backend: { type: 'jetstream', replicas: 3 } }),
+    );
 
     const result = await onMeta(['doctor', '--json']);
     expect(result.code).toBe(1);
@@ -72,45 +93,77 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     expect(report.findings).toEqual([
       expect.objectContaining({
         check: 'backend',
-        problem: expect.stringMatching(/^backend\.replicas asks for 3 copies of every stream and bucket, but the NATS server at nats:\/\/127\.0\.0\.1:\d+ is a single node, not a cluster/),
+        problem: expect.stringMatching(
+          /^backend\.replicas asks for 3 copies of every stream and bucket, but the NATS server at nats:\/\/127\.0\.0\.1:\d+ is a single node, not a cluster/,
+        ),
         fixable: false,
       }),
     ]);
-    expect(report.notes[0]).toMatch(/^nats-server 2\.9\.\d+ syncs JetStream data to disk periodically .* with one copy of each stream/);
+    expect(report.notes[0]).toMatch(
+      /^nats-server 2\.9\.\d+ syncs JetStream data to disk periodically .* with one copy of each stream/,
+    );
   });
 
   it('fed actors run: the meta machine runs no team of another working directory and succeeds; the team machine applies what meta sends, once and while watching', async () => {
     const { onMeta, onTeam, env, teamRoot } = await twoMachines(server().url);
-    expect((await onMeta(['signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'write the guide'])).code).toBe(0);
+    expect(
+      (await onMeta(['signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'write the guide'])).code,
+    ).toBe(0);
 
     const elsewhere = await onMeta(['actors', 'run', '--once']);
-    expect(elsewhere, elsewhere.stderr).toMatchObject({ code: 0, stdout: 'done — docs: runs in another working directory\n' });
-    expect(elsewhere.stderr).toContain('note: not running docs here: team "docs" works in another working directory of the federation');
+    expect(elsewhere, elsewhere.stderr).toMatchObject({
+      code: 0,
+      stdout: 'done — docs: runs in another working directory\n',
+    });
+    expect(elsewhere.stderr).toContain(
+      'note: not running docs here: team "docs" works in another working directory of the federation',
+    );
     const refused = await onMeta(['actors', 'run', '--once', '--team', 'docs']);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/^fed: team "docs" works in another working directory of the federation: .* — run this there/);
+    expect(refused.stderr).toMatch(
+      /^fed: team "docs" works in another working directory of the federation: .* — run this there/,
+    );
     // So are the other commands that write or run in the team's workspace (a pause only changes state: it works here).
-    for (const args of [['launch', '--team', 'docs'], ['team', 'retry', 'docs']]) {
+    for (const args of [
+      ['launch', '--team', 'docs'],
+      ['team', 'retry', 'docs'],
+    ]) {
       const there = await onMeta(args);
       expect(there.code, args.join(' ')).toBe(2);
-      expect(there.stderr).toContain(`team "docs" works in another working directory of the federation: ${join(teamRoot, '.fed', 'teams', 'docs')} on host `);
+      expect(there.stderr).toContain(
+        `team "docs" works in another working directory of the federation: ${join(teamRoot, '.fed', 'teams', 'docs')} on host `,
+      );
     }
 
     const once = await onTeam(['actors', 'run', '--once']);
-    expect(once, once.stderr).toMatchObject({ code: 0, stdout: 'docs: MISSION_ASSIGNED (still preparing)\ndone — docs: preparing\n' });
+    expect(once, once.stderr).toMatchObject({
+      code: 0,
+      stdout: 'docs: MISSION_ASSIGNED (still preparing)\ndone — docs: preparing\n',
+    });
 
     // Long-running: the actor watches the JetStream inbox and applies a signal sent from the other directory.
-    const child = spawn(process.execPath, [FED_BIN, '--root', teamRoot, 'actors', 'run'], { env: { ...process.env, ...env, FED_TELEMETRY_ENABLED: 'false' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [FED_BIN, '--root', teamRoot, 'actors', 'run'], {
+      env: { ...process.env, ...env, FED_TELEMETRY_ENABLED: 'false' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     onTestFinished(() => void child.kill('SIGKILL'));
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    expect((await onMeta(['signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'pause'])).code).toBe(0);
-    await waitFor(() => out.includes('docs: preparing → paused'), 60_000, `the running actor to apply the signal; output so far:\n${out}`);
+    expect((await onMeta(['signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'pause'])).code).toBe(
+      0,
+    );
+    await waitFor(
+      () => out.includes('docs: preparing → paused'),
+      60_000,
+      `the running actor to apply the signal; output so far:\n${out}`,
+    );
     child.kill('SIGINT');
     expect(await exited).toBe(0);
-    const listed = JSON.parse((await onMeta(['signal', 'list', '--team', 'docs', '--json'])).stdout) as { signals: Array<{ message: { acknowledged: boolean } }> };
+    const listed = JSON.parse((await onMeta(['signal', 'list', '--team', 'docs', '--json'])).stdout) as {
+      signals: Array<{ message: { acknowledged: boolean } }>;
+    };
     expect(listed.signals.map((s) => s.message.acknowledged)).toEqual([true, true]);
   });
 
@@ -130,12 +183,18 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     expect(bridged, bridged.stderr).toMatchObject({ code: 0 });
     const answers = await replies(metaRoot);
     expect(answers).toEqual([
-      expect.stringMatching(new RegExp(`^\\[${name}\\] docs \\(deliverable, active\\).*\\nlifecycle: deliverable, preparing`, 's')),
+      expect.stringMatching(
+        new RegExp(`^\\[${name}\\] docs \\(deliverable, active\\).*\\nlifecycle: deliverable, preparing`, 's'),
+      ),
       expect.stringMatching(new RegExp(`^\\[${name}\\] sent directive "write the guide" to docs`)),
-      expect.stringMatching(new RegExp(`^\\[${name}\\] monitor .*: 1 team, 1 healthy, 0 unhealthy; 1 unacknowledged signal`)),
+      expect.stringMatching(
+        new RegExp(`^\\[${name}\\] monitor .*: 1 team, 1 healthy, 0 unhealthy; 1 unacknowledged signal`),
+      ),
     ]);
     // The signal reached the team's working directory through JetStream.
-    const pending = JSON.parse((await onTeam(['signal', 'list', '--team', 'docs', '--json'])).stdout) as { signals: Array<{ message: { subject: string } }> };
+    const pending = JSON.parse((await onTeam(['signal', 'list', '--team', 'docs', '--json'])).stdout) as {
+      signals: Array<{ message: { subject: string } }>;
+    };
     expect(pending.signals.map((s) => s.message.subject)).toEqual(['write the guide']);
 
     await say(metaRoot, `@${name} pause docs`);
@@ -162,15 +221,27 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     const elsewhere = await onMeta(['team', 'retry', 'docs']);
     expect(elsewhere.code).toBe(2);
     expect(elsewhere.stderr).toContain('team "docs" works in another working directory of the federation');
-    const retried = JSON.parse(await ok(onTeam(['team', 'retry', 'docs', '--json']))) as { run: number; keptAs: string[]; mission: { subject: string } };
+    const retried = JSON.parse(await ok(onTeam(['team', 'retry', 'docs', '--json']))) as {
+      run: number;
+      keptAs: string[];
+      mission: { subject: string };
+    };
     expect(retried).toMatchObject({ run: 2, mission: { subject: 'Document the API' } });
     expect(retried.keptAs[0]).toMatch(/KV fed_ops\d+_lifecycle\/run\.docs\.1$/);
     await ok(onTeam(['actors', 'run', '--once']));
 
     for (const machine of [onMeta, onTeam]) {
-      const log = JSON.parse(await ok(machine(['log', '--team', 'docs', '--json']))) as Array<{ kind: string; text: string }>;
-      expect(log.map((entry) => entry.kind)).toEqual(expect.arrayContaining(['onboarded', 'status', 'retried', 'transition']));
-      expect(log.filter((entry) => entry.kind === 'status').map((entry) => entry.text)).toEqual(['status active → paused', 'status paused → active']);
+      const log = JSON.parse(await ok(machine(['log', '--team', 'docs', '--json']))) as Array<{
+        kind: string;
+        text: string;
+      }>;
+      expect(log.map((entry) => entry.kind)).toEqual(
+        expect.arrayContaining(['onboarded', 'status', 'retried', 'transition']),
+      );
+      expect(log.filter((entry) => entry.kind === 'status').map((entry) => entry.text)).toEqual([
+        'status active → paused',
+        'status paused → active',
+      ]);
       // The failed run's journal (kept as run 1) and the new run's are both there, in order.
       const failed = log.findIndex((entry) => entry.kind === 'transition' && entry.text.includes('FAIL'));
       const retry = log.findIndex((entry) => entry.kind === 'retried');
@@ -181,47 +252,71 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
   });
 });
 
-describe.skipIf(skipWithoutNatsServer('fed config show and fed init with credentials in FED_NATS_URL'))('fed config show and fed init with credentials in FED_NATS_URL', () => {
-  const server = useNatsServer({ auth: { user: 'fed', password: 's3cret-pw' } });
+describe.skipIf(skipWithoutNatsServer('fed config show and fed init with credentials in FED_NATS_URL'))(
+  'fed config show and fed init with credentials in FED_NATS_URL',
+  () => {
+    const server = useNatsServer({ auth: { user: 'fed', password: 's3cret-pw' } });
 
-  it('connect with them, and never print the password', async () => {
-    const root = tempDir();
-    const env = { FED_NATS_URL: server().url };
-    const redacted = server().url.replace('s3cret-pw', '***');
-    expect(redacted).toMatch(/^nats:\/\/fed:\*\*\*@127\.0\.0\.1:\d+$/);
+    it('connect with them, and never print the password', async () => {
+      const root = tempDir();
+      const env = { FED_NATS_URL: server().url };
+      const redacted = server().url.replace('s3cret-pw', '***');
+      expect(redacted).toMatch(/^nats:\/\/fed:\*\*\*@127\.0\.0\.1:\d+$/);
 
-    // The password reaches the server, and the locations fed prints name the server without it.
-    const init = await runFed(['--root', root, 'init', '--name', 'secretive'], { env });
-    expect(init, init.stderr).toMatchObject({ code: 0 });
-    expect(init.stdout).toContain(`created federation "secretive" at ${redacted} KV fed_secretive_registry/registry`);
-    const sent = await runFed(['--root', root, 'signal', 'send', '--to', 'meta', '--type', 'report', '--subject', 'hello'], { env });
-    expect(sent, sent.stderr).toMatchObject({ code: 0, stdout: `${redacted} stream FED_secretive_SIGNALS seq 1\n` });
-    const wrong = await runFed(['--root', root, 'doctor'], { env: { FED_NATS_URL: server().url.replace('s3cret-pw', 'wrong-pw') } });
-    expect(wrong.code).toBe(1);
-    expect(wrong.stdout).toContain(`cannot reach the NATS server at ${redacted}`);
-    for (const result of [init, sent, wrong]) expect(result.stdout + result.stderr).not.toMatch(/s3cret-pw|wrong-pw/);
+      // The password reaches the server, and the locations fed prints name the server without it.
+      const init = await runFed(['--root', root, 'init', '--name', 'secretive'], { env });
+      expect(init, init.stderr).toMatchObject({ code: 0 });
+      expect(init.stdout).toContain(`created federation "secretive" at ${redacted} KV fed_secretive_registry/registry`);
+      const sent = await runFed(
+        ['--root', root, 'signal', 'send', '--to', 'meta', '--type', 'report', '--subject', 'hello'],
+        { env },
+      );
+      expect(sent, sent.stderr).toMatchObject({ code: 0, stdout: `${redacted} stream FED_secretive_SIGNALS seq 1\n` });
+      const wrong = await runFed(['--root', root, 'doctor'], {
+        env: { FED_NATS_URL: server().url.replace('s3cret-pw', 'wrong-pw') },
+      });
+      expect(wrong.code).toBe(1);
+      expect(wrong.stdout).toContain(`cannot reach the NATS server at ${redacted}`);
+      for (const result of [init, sent, wrong]) expect(result.stdout + result.stderr).not.toMatch(/s3cret-pw|wrong-pw/);
 
-    // Credentials by reference are shown as the reference.
-    writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ federationName: 'secretive', backend: { type: 'jetstream', credentials: { env: 'FED_NATS_CREDS' } } }));
-    const shown = await runFed(['--root', root, 'config', 'show', '--json'], { env });
-    expect(shown, shown.stderr).toMatchObject({ code: 0 });
-    expect(JSON.parse(shown.stdout)).toMatchObject({ backend: { type: 'jetstream', servers: [redacted], credentials: { env: 'FED_NATS_CREDS' } } });
-    const text = await runFed(['--root', root, 'config', 'show'], { env });
-    expect(text.stdout).toContain(`"${redacted}"`);
-    for (const result of [shown, text]) expect(result.stdout + result.stderr).not.toContain('s3cret-pw');
-  });
-});
+      // Credentials by reference are shown as the reference.
+      writeFileSync(
+        join(root, 'federate.config.json'),
+        JSON.stringify({
+          federationName: 'secretive',
+          backend: { type: 'jetstream', credentials: { env: 'FED_NATS_CREDS' } },
+        }),
+      );
+      const shown = await runFed(['--root', root, 'config', 'show', '--json'], { env });
+      expect(shown, shown.stderr).toMatchObject({ code: 0 });
+      expect(JSON.parse(shown.stdout)).toMatchObject({
+        backend: { type: 'jetstream', servers: [redacted], credentials: { env: 'FED_NATS_CREDS' } },
+      });
+      const text = await runFed(['--root', root, 'config', 'show'], { env });
+      expect(text.stdout).toContain(`"${redacted}"`);
+      for (const result of [shown, text]) expect(result.stdout + result.stderr).not.toContain('s3cret-pw');
+    });
+  },
+);
 
 describe('fed doctor when the NATS server cannot be reached', () => {
   it('reports the server as the problem, with how to start one, not a broken registry', async () => {
     const root = tempDir();
-    writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ federationName: 'away', backend: { type: 'jetstream' } }));
+    writeFileSync(
+      join(root, 'federate.config.json'),
+      JSON.stringify({ federationName: 'away', backend: { type: 'jetstream' } }),
+    );
     const url = `nats://127.0.0.1:${await freePort()}`;
     const result = await runFed(['--root', root, 'doctor', '--json'], { env: { FED_NATS_URL: url } });
     expect(result.code).toBe(1);
     const report = doctorJson(result);
     expect(report.findings).toEqual([
-      expect.objectContaining({ check: 'backend', problem: expect.stringContaining(`cannot reach the NATS server at ${url} (connection refused); start one with JetStream enabled`) }),
+      expect.objectContaining({
+        check: 'backend',
+        problem: expect.stringContaining(
+          `cannot reach the NATS server at ${url} (connection refused); start one with JetStream enabled`,
+        ),
+      }),
     ]);
   });
 });

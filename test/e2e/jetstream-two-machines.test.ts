@@ -34,7 +34,9 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
 
     const created = await onMeta(['init', '--name', 'acme']);
     expect(created, created.stderr).toMatchObject({ code: 0 });
-    expect(created.stdout).toMatch(/created federation "acme" at nats:\/\/127\.0\.0\.1:\d+ KV fed_acme_registry\/registry/);
+    expect(created.stdout).toMatch(
+      /created federation "acme" at nats:\/\/127\.0\.0\.1:\d+ KV fed_acme_registry\/registry/,
+    );
     expect(created.stderr).toContain('warning: nats-server 2.9');
     expect(existsSync(join(metaMachine, '.fed', 'team-registry.json'))).toBe(false);
 
@@ -44,13 +46,29 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
 
     const onboard = await onTeam(['team', 'onboard', 'docs', '--json']);
     expect(onboard, onboard.stderr).toMatchObject({ code: 0 });
-    expect(JSON.parse(onboard.stdout)).toMatchObject({ domainId: 'docs', location: join(teamMachine, '.fed', 'teams', 'docs') });
+    expect(JSON.parse(onboard.stdout)).toMatchObject({
+      domainId: 'docs',
+      location: join(teamMachine, '.fed', 'teams', 'docs'),
+    });
     // Joining again never resets: the team is still there.
     expect((await onTeam(['init', '--name', 'acme'])).stdout).toContain('joined federation "acme" (1 team)');
     const listed = await onMeta(['team', 'list', '--json']);
-    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ domainId: 'docs', location: join(teamMachine, '.fed', 'teams', 'docs') })]);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      expect.objectContaining({ domainId: 'docs', location: join(teamMachine, '.fed', 'teams', 'docs') }),
+    ]);
 
-    const mission = await onMeta(['signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'Document the architecture', '--body', 'Write deliverable.md']);
+    const mission = await onMeta([
+      'signal',
+      'send',
+      '--to',
+      'docs',
+      '--type',
+      'directive',
+      '--subject',
+      'Document the architecture',
+      '--body',
+      'Write deliverable.md',
+    ]);
     expect(mission, mission.stderr).toMatchObject({ code: 0 });
 
     const launch = await onTeam(['launch', '--team', 'docs']);
@@ -60,13 +78,21 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
 
     const reports = await onMeta(['signal', 'list', '--team', 'meta', '--json']);
     expect(reports, reports.stderr).toMatchObject({ code: 0 });
-    const { signals } = JSON.parse(reports.stdout) as { signals: Array<{ message: { from: string; type: string; subject: string } }> };
+    const { signals } = JSON.parse(reports.stdout) as {
+      signals: Array<{ message: { from: string; type: string; subject: string } }>;
+    };
     expect(signals.some((s) => s.message.from === 'docs' && s.message.type === 'report')).toBe(true);
     const monitor = await onMeta(['monitor', '--json']);
     expect(monitor, monitor.stderr).toMatchObject({ code: 0 });
     expect(monitor.stdout).toContain('"docs"');
     const inbox = await onMeta(['signal', 'list', '--team', 'docs', '--json']);
-    const docsInbox = (JSON.parse(inbox.stdout) as { signals: Array<{ message: { subject: string; acknowledged: boolean } }> }).signals;
-    expect(docsInbox).toEqual([expect.objectContaining({ message: expect.objectContaining({ subject: 'Document the architecture', acknowledged: true }) })]);
+    const docsInbox = (
+      JSON.parse(inbox.stdout) as { signals: Array<{ message: { subject: string; acknowledged: boolean } }> }
+    ).signals;
+    expect(docsInbox).toEqual([
+      expect.objectContaining({
+        message: expect.objectContaining({ subject: 'Document the architecture', acknowledged: true }),
+      }),
+    ]);
   }, 240_000);
 });

@@ -2,7 +2,14 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { getTeam, processIsAlive, processStartTime, readRegistry, workspacePaths, type LaunchRun } from '../../src/index.js';
+import {
+  getTeam,
+  processIsAlive,
+  processStartTime,
+  readRegistry,
+  workspacePaths,
+  type LaunchRun,
+} from '../../src/index.js';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { waitFor } from '../helpers/fixture-process.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
@@ -17,19 +24,27 @@ const alive = (pid: number) => processIsAlive(pid);
 async function launchAndKill(root: string, options: { stopWatchdog: boolean }) {
   const pidFile = join(tempDir(), 'agent.pid');
   const { FED_ROOT: _r, FED_TEAM: _t, ...env } = process.env;
-  const launcher = spawn(process.execPath, [FED_BIN, '--root', root, 'launch', '--team', 'docs', '--agent', fakeAgent('hang-record-pid')], {
-    env: { ...env, FED_TELEMETRY_ENABLED: 'false', AGENT_PID_FILE: pidFile },
-    stdio: 'ignore',
-  });
+  const launcher = spawn(
+    process.execPath,
+    [FED_BIN, '--root', root, 'launch', '--team', 'docs', '--agent', fakeAgent('hang-record-pid')],
+    {
+      env: { ...env, FED_TELEMETRY_ENABLED: 'false', AGENT_PID_FILE: pidFile },
+      stdio: 'ignore',
+    },
+  );
   const closed = new Promise((resolve) => launcher.on('close', resolve));
   const current = workspacePaths(getTeam(readRegistry(root), 'docs').location).currentRun;
-  await waitFor(() => {
-    try {
-      return readFileSync(pidFile, 'utf8').length > 0 && readFileSync(current, 'utf8').length > 0;
-    } catch {
-      return false;
-    }
-  }, 30_000, 'the agent to start');
+  await waitFor(
+    () => {
+      try {
+        return readFileSync(pidFile, 'utf8').length > 0 && readFileSync(current, 'utf8').length > 0;
+      } catch {
+        return false;
+      }
+    },
+    30_000,
+    'the agent to start',
+  );
   const agentPid = Number(readFileSync(pidFile, 'utf8'));
   const watchdog = (JSON.parse(readFileSync(current, 'utf8')) as { pid: number; processStart: string }).pid;
   // Whatever happens in the test, nothing it started outlives it.
@@ -42,7 +57,9 @@ async function launchAndKill(root: string, options: { stopWatchdog: boolean }) {
       }
     }
   });
-  expect(processStartTime(watchdog)).toBe((JSON.parse(readFileSync(current, 'utf8')) as { processStart: string }).processStart);
+  expect(processStartTime(watchdog)).toBe(
+    (JSON.parse(readFileSync(current, 'utf8')) as { processStart: string }).processStart,
+  );
   if (options.stopWatchdog) process.kill(watchdog, 'SIGSTOP');
   launcher.kill('SIGKILL');
   await closed;
@@ -50,11 +67,14 @@ async function launchAndKill(root: string, options: { stopWatchdog: boolean }) {
 }
 
 function runs(root: string): LaunchRun[] {
-  return readFileSync(workspacePaths(getTeam(readRegistry(root), 'docs').location).runsJournal, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as LaunchRun);
+  return readFileSync(workspacePaths(getTeam(readRegistry(root), 'docs').location).runsJournal, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as LaunchRun);
 }
 
 describe('fed launch killed with SIGKILL', () => {
-  it("the agent stops itself when its launcher dies; the next launch records the run as interrupted and runs one agent", async () => {
+  it('the agent stops itself when its launcher dies; the next launch records the run as interrupted and runs one agent', async () => {
     const { root } = await federationWithMission();
     const { agentPid } = await launchAndKill(root, { stopWatchdog: false });
     await waitFor(() => !alive(agentPid), 15_000, 'the orphaned agent to stop itself');
@@ -63,7 +83,9 @@ describe('fed launch killed with SIGKILL', () => {
     expect(next.code, next.stderr).toBe(0);
     expect(JSON.parse(next.stdout)).toMatchObject({ outcome: 'complete' });
     expect(runs(root).map((r) => r.outcome)).toEqual(['interrupted', 'completed']);
-    expect(runs(root)[0]!.reason).toMatch(/^its launcher \(pid \d+\) ended without recording the run \(it died or failed\)$/);
+    expect(runs(root)[0]!.reason).toMatch(
+      /^its launcher \(pid \d+\) ended without recording the run \(it died or failed\)$/,
+    );
   });
 
   it('an agent still running after its launcher died (its watchdog frozen) is stopped by the next launch before a new one starts', async () => {
@@ -73,7 +95,11 @@ describe('fed launch killed with SIGKILL', () => {
 
     const next = await runFed(['--root', root, 'launch', '--team', 'docs', '--agent', fakeAgent('complete')]);
     expect(next.code, next.stderr).toBe(0);
-    expect(next.stderr).toMatch(new RegExp(`warning: stopped the agent of an earlier launch \\(pid ${watchdog}\\) whose launcher \\(pid \\d+\\) died`));
+    expect(next.stderr).toMatch(
+      new RegExp(
+        `warning: stopped the agent of an earlier launch \\(pid ${watchdog}\\) whose launcher \\(pid \\d+\\) died`,
+      ),
+    );
     expect(alive(agentPid)).toBe(false);
     expect(alive(watchdog)).toBe(false);
     expect(runs(root).map((r) => r.outcome)).toEqual(['interrupted', 'completed']);

@@ -20,13 +20,28 @@ function allBoxes(fed: SignalFederation): string[] {
 describe('fed signal send refuses bad input (built CLI)', () => {
   it.each([
     ['an unknown recipient', ['--to', 'ghost'], {}, /recipient \(--to\): unknown team "ghost"/],
-    ['an unknown sender taken from $FED_TEAM', [], { env: { FED_TEAM: 'ghost' } }, /sender \(--from\): unknown team "ghost"/],
+    [
+      'an unknown sender taken from $FED_TEAM',
+      [],
+      { env: { FED_TEAM: 'ghost' } },
+      /sender \(--from\): unknown team "ghost"/,
+    ],
     ['an archived recipient', ['--to', 'old'], {}, /team "old" is archived/],
-    ['an unknown type', ['--type', 'memo'], {}, /argument 'memo' is invalid. Allowed choices are directive, question, report, alert/],
+    [
+      'an unknown type',
+      ['--type', 'memo'],
+      {},
+      /argument 'memo' is invalid. Allowed choices are directive, question, report, alert/,
+    ],
     ['an empty subject', ['--subject', ''], {}, /subject: expected a non-empty string/],
     ['an id that is not a UUID', ['--id', '42'], {}, /id: expected a UUID, got "42"/],
     ['both --body and --body-file', ['--body', 'a', '--body-file', '-'], {}, /either --body or --body-file, not both/],
-    ['a body file that does not exist', ['--body-file', 'missing.md'], {}, /--body-file \S*missing\.md cannot be read \(ENOENT\)/],
+    [
+      'a body file that does not exist',
+      ['--body-file', 'missing.md'],
+      {},
+      /--body-file \S*missing\.md cannot be read \(ENOENT\)/,
+    ],
     ['a body over 1 MiB', ['--body-file', '-'], { input: 'x'.repeat(1024 * 1024 + 1) }, /over the 1048576-byte limit/],
   ])('refuses %s: exit 2, a clear message, nothing written', async (_what, change, options, message) => {
     const fed = await signalFederation(['docs', 'old']);

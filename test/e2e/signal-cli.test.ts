@@ -33,7 +33,10 @@ async function listJson(fed: SignalFederation, args: readonly string[] = []): Pr
 /** `fed signal watch` as a live process: its output so far, and a way to wait for it to be ready. */
 function startWatch(fed: SignalFederation, args: readonly string[]) {
   const { FED_ROOT: _root, FED_TEAM: _team, ...env } = process.env;
-  const child = spawn(process.execPath, [FED_BIN, '--root', fed.root, 'signal', 'watch', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [FED_BIN, '--root', fed.root, 'signal', 'watch', ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const output = { stdout: '', stderr: '' };
   child.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
@@ -48,10 +51,23 @@ function startWatch(fed: SignalFederation, args: readonly string[]) {
 describe('fed signal (built CLI)', () => {
   it('sends, lists, acknowledges (twice keeps the first time) and shows the acknowledgment', async () => {
     const fed = await signalFederation(['docs']);
-    const sent = await fedIn(fed, ['signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'Write the guide', '--body', 'Cover signals.']);
+    const sent = await fedIn(fed, [
+      'signal',
+      'send',
+      '--to',
+      'docs',
+      '--type',
+      'directive',
+      '--subject',
+      'Write the guide',
+      '--body',
+      'Cover signals.',
+    ]);
     expect(sent.code, sent.stderr).toBe(0);
     const path = sent.stdout.trim();
-    expect(path).toMatch(new RegExp(`^${fed.team('docs').inbox}/\\d{4}-\\d{2}-\\d{2}T\\d{6}Z-directive-write-the-guide\\.json$`));
+    expect(path).toMatch(
+      new RegExp(`^${fed.team('docs').inbox}/\\d{4}-\\d{2}-\\d{2}T\\d{6}Z-directive-write-the-guide\\.json$`),
+    );
     const message = signalMessageSchema.parse(JSON.parse(readFileSync(path, 'utf8')));
     expect(message).toMatchObject({ from: 'meta', to: 'docs', body: 'Cover signals.' });
 
@@ -66,20 +82,42 @@ describe('fed signal (built CLI)', () => {
     const firstTime = /at (\S+)\n$/.exec(ack.stdout)![1];
     const again = await fedIn(fed, ['signal', 'ack', path, '--team', 'docs', '--json']);
     expect(again.code, again.stderr).toBe(0);
-    expect(JSON.parse(again.stdout)).toEqual([expect.objectContaining({ id: message.id, alreadyAcknowledged: true, acknowledged_at: firstTime })]);
+    expect(JSON.parse(again.stdout)).toEqual([
+      expect.objectContaining({ id: message.id, alreadyAcknowledged: true, acknowledged_at: firstTime }),
+    ]);
     expect(JSON.parse(readFileSync(`${path}.ack`, 'utf8'))).toEqual({ acknowledged: true, acknowledged_at: firstTime });
 
     const listed = await listJson(fed, ['--team', 'docs']);
-    expect(listed.signals.map((s) => s.message)).toEqual([{ ...message, acknowledged: true, acknowledged_at: firstTime }]);
+    expect(listed.signals.map((s) => s.message)).toEqual([
+      { ...message, acknowledged: true, acknowledged_at: firstTime },
+    ]);
   });
 
   it('a piped standard input that never ends is refused after FED_STDIN_TIMEOUT_SECONDS (exit 2), nothing delivered', async () => {
     const fed = await signalFederation(['docs']);
     const { FED_ROOT: _root, FED_TEAM: _team, ...inherited } = process.env;
-    const child = spawn(process.execPath, [FED_BIN, '--root', fed.root, 'signal', 'send', '--to', 'docs', '--type', 'report', '--subject', 'Stuck', '--body-file', '-'], {
-      env: { ...inherited, FED_TELEMETRY_ENABLED: 'false', FED_STDIN_TIMEOUT_SECONDS: '1' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        FED_BIN,
+        '--root',
+        fed.root,
+        'signal',
+        'send',
+        '--to',
+        'docs',
+        '--type',
+        'report',
+        '--subject',
+        'Stuck',
+        '--body-file',
+        '-',
+      ],
+      {
+        env: { ...inherited, FED_TELEMETRY_ENABLED: 'false', FED_STDIN_TIMEOUT_SECONDS: '1' },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
     child.stdin.write('part of a body that never ends');
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -93,15 +131,30 @@ describe('fed signal (built CLI)', () => {
   it('reads the body from standard input (--body-file -) or a file, and prints JSON with --json', async () => {
     const fed = await signalFederation(['docs']);
     const body = 'line one\nline two ✓\n';
-    const piped = await fedIn(fed, ['signal', 'send', '--to', 'docs', '--type', 'report', '--subject', 'Piped', '--body-file', '-', '--json'], { input: body });
+    const piped = await fedIn(
+      fed,
+      ['signal', 'send', '--to', 'docs', '--type', 'report', '--subject', 'Piped', '--body-file', '-', '--json'],
+      { input: body },
+    );
     expect(piped.code, piped.stderr).toBe(0);
-    const result = JSON.parse(piped.stdout) as { id: string; file: string; inbox: string; outbox: string; delivered: boolean; message: SignalMessage };
+    const result = JSON.parse(piped.stdout) as {
+      id: string;
+      file: string;
+      inbox: string;
+      outbox: string;
+      delivered: boolean;
+      message: SignalMessage;
+    };
     expect(result).toMatchObject({ delivered: true, message: { body, subject: 'Piped' } });
     expect(result.inbox).toBe(join(fed.team('docs').inbox, result.file));
     expect(readFileSync(result.outbox, 'utf8')).toBe(readFileSync(result.inbox, 'utf8'));
 
     writeFileSync(join(fed.root, 'body.md'), '# From a file\n');
-    const fromFile = await fedIn(fed, ['signal', 'send', '--to', 'docs', '--type', 'report', '--subject', 'Filed', '--body-file', 'body.md', '--json'], { cwd: fed.root });
+    const fromFile = await fedIn(
+      fed,
+      ['signal', 'send', '--to', 'docs', '--type', 'report', '--subject', 'Filed', '--body-file', 'body.md', '--json'],
+      { cwd: fed.root },
+    );
     expect(fromFile.code, fromFile.stderr).toBe(0);
     expect((JSON.parse(fromFile.stdout) as { message: SignalMessage }).message.body).toBe('# From a file\n');
   });
@@ -109,7 +162,21 @@ describe('fed signal (built CLI)', () => {
   it('takes the sender from $FED_TEAM, or from the team workspace it runs in, else meta', async () => {
     const fed = await signalFederation(['docs']);
     const send = (options: FedOptions, root = true) =>
-      runFed([...(root ? ['--root', fed.root] : []), 'signal', 'send', '--to', 'meta', '--type', 'report', '--subject', 'who', '--json'], options);
+      runFed(
+        [
+          ...(root ? ['--root', fed.root] : []),
+          'signal',
+          'send',
+          '--to',
+          'meta',
+          '--type',
+          'report',
+          '--subject',
+          'who',
+          '--json',
+        ],
+        options,
+      );
     const fromEnv = await send({ env: { FED_TEAM: 'docs' } });
     expect(fromEnv.code, fromEnv.stderr).toBe(0);
     expect((JSON.parse(fromEnv.stdout) as { message: SignalMessage }).message.from).toBe('docs');
@@ -127,7 +194,18 @@ describe('fed signal (built CLI)', () => {
 
   it('delivers a send retried with the same --id once and exits 0', async () => {
     const fed = await signalFederation(['docs']);
-    const args = ['signal', 'send', '--to', 'docs', '--type', 'alert', '--subject', 'Build broken', '--id', '6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b'];
+    const args = [
+      'signal',
+      'send',
+      '--to',
+      'docs',
+      '--type',
+      'alert',
+      '--subject',
+      'Build broken',
+      '--id',
+      '6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b',
+    ];
     const first = await fedIn(fed, args);
     const retry = await fedIn(fed, args);
     expect([first.code, retry.code]).toEqual([0, 0]);
@@ -140,7 +218,17 @@ describe('fed signal (built CLI)', () => {
   it('keeps a hostile subject inside the inbox and out of the terminal', async () => {
     const fed = await signalFederation(['docs']);
     const subject = `../../../../etc/passwd\n\u001b[2J\u001b[31mRED\u202Eevil ${'🚀'.repeat(20)}${'long '.repeat(2_000)}`;
-    const sent = await fedIn(fed, ['signal', 'send', '--to', 'docs', '--type', 'alert', '--subject', subject, '--json']);
+    const sent = await fedIn(fed, [
+      'signal',
+      'send',
+      '--to',
+      'docs',
+      '--type',
+      'alert',
+      '--subject',
+      subject,
+      '--json',
+    ]);
     expect(sent.code, sent.stderr).toBe(0);
     const { inbox, file } = JSON.parse(sent.stdout) as { inbox: string; file: string };
     expect(inbox).toBe(join(fed.team('docs').inbox, file));
@@ -173,7 +261,8 @@ describe('fed signal (built CLI)', () => {
 
   it('acknowledges everything with --all, and refuses unknown or missing targets with exit 2', async () => {
     const fed = await signalFederation(['docs']);
-    for (const subject of ['a', 'b']) await sendSignal(openFederation(fed.root), { from: 'docs', to: 'meta', type: 'report', subject }, fast);
+    for (const subject of ['a', 'b'])
+      await sendSignal(openFederation(fed.root), { from: 'docs', to: 'meta', type: 'report', subject }, fast);
     const unknown = await fedIn(fed, ['signal', 'ack', '0e0e0e0e-1111-4222-8333-444455556666']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/no signal with id 0e0e0e0e-1111-4222-8333-444455556666 in the inbox of "meta"/);
@@ -194,9 +283,13 @@ describe('fed signal (built CLI)', () => {
     const fed = await signalFederation(['docs']);
     const watch = startWatch(fed, ['--team', 'docs', '--json', '--count', '2']);
     await watch.ready();
-    for (const subject of ['first', 'second']) await sendSignal(openFederation(fed.root), { to: 'docs', type: 'directive', subject }, fast);
+    for (const subject of ['first', 'second'])
+      await sendSignal(openFederation(fed.root), { to: 'docs', type: 'directive', subject }, fast);
     expect(await watch.exited).toBe(0);
-    const lines = watch.output.stdout.trim().split('\n').map((line) => JSON.parse(line) as { file: string; message: SignalMessage });
+    const lines = watch.output.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { file: string; message: SignalMessage });
     expect(lines.map((l) => l.message.subject)).toEqual(['first', 'second']);
     expect(lines.every((l) => signalMessageSchema.safeParse(l.message).success)).toBe(true);
   });
@@ -207,7 +300,9 @@ describe('fed signal (built CLI)', () => {
     const watch = startWatch(fed, ['--team', 'docs', '--backlog']);
     await watch.ready();
     await waitFor(() => watch.output.stdout.includes('Waiting since before'), 10_000, 'the backlog line');
-    expect(watch.output.stdout).toMatch(/^\S+Z {2}question {2}from meta {2}Waiting since before {2}\([0-9a-f-]{36}\) {2}\/\S+\.json\n$/);
+    expect(watch.output.stdout).toMatch(
+      /^\S+Z {2}question {2}from meta {2}Waiting since before {2}\([0-9a-f-]{36}\) {2}\/\S+\.json\n$/,
+    );
     watch.child.kill('SIGINT');
     expect(await watch.exited).toBe(0);
   });
@@ -215,9 +310,16 @@ describe('fed signal (built CLI)', () => {
   it('prints the JSON Schemas of signal and ack files', async () => {
     const signal = await runFed(['schema', 'signal']);
     expect(signal.code).toBe(0);
-    expect(JSON.parse(signal.stdout)).toMatchObject({ title: 'SignalMessage', additionalProperties: false, properties: { protocol: { const: 'file-signal-v1' } } });
+    expect(JSON.parse(signal.stdout)).toMatchObject({
+      title: 'SignalMessage',
+      additionalProperties: false,
+      properties: { protocol: { const: 'file-signal-v1' } },
+    });
     const ack = await runFed(['schema', 'ack']);
-    expect(JSON.parse(ack.stdout)).toMatchObject({ title: 'SignalAcknowledgment', required: ['acknowledged', 'acknowledged_at'] });
+    expect(JSON.parse(ack.stdout)).toMatchObject({
+      title: 'SignalAcknowledgment',
+      required: ['acknowledged', 'acknowledged_at'],
+    });
     const unknown = await runFed(['schema', 'nope']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown schema "nope"; available: signal, ack/);

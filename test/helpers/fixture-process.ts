@@ -19,7 +19,8 @@ export interface FixtureProcess {
 }
 
 export function startFixture(name: string, args: readonly string[] = [], env: NodeJS.ProcessEnv = {}): FixtureProcess {
-  if (!existsSync(BUILT_LIBRARY)) throw new Error(`fixtures run the built library (${BUILT_LIBRARY}): run npm run build first`);
+  if (!existsSync(BUILT_LIBRARY))
+    throw new Error(`fixtures run the built library (${BUILT_LIBRARY}): run npm run build first`);
   const child = spawn(process.execPath, [join(FIXTURES_DIR, name), ...args], {
     env: { ...process.env, FED_TELEMETRY_ENABLED: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -28,15 +29,21 @@ export function startFixture(name: string, args: readonly string[] = [], env: No
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>(
+    (resolve, reject) => {
+      child.on('error', reject);
+      child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    },
+  );
   return { child, done };
 }
 
 /** Wait until `predicate` holds, polling; throws after `timeoutMs`. */
-export async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 10_000, what = 'condition'): Promise<void> {
+export async function waitFor(
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await predicate())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);

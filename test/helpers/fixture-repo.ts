@@ -17,24 +17,32 @@ export function writeTree(root: string, files: Record<string, string | Buffer>):
  */
 export function typescriptProject(root: string): string {
   return writeTree(root, {
-    'package.json': JSON.stringify({
-      name: 'tiny-ts',
-      description: 'A tiny TypeScript tool',
-      bin: { tiny: 'dist/cli.js' },
-      main: 'dist/index.js',
-      scripts: { build: 'tsc', test: 'vitest run', lint: 'eslint .' },
-      dependencies: { zod: '^4' },
-      devDependencies: { vitest: '^4', typescript: '^5' },
-    }, null, 2),
+    'package.json': JSON.stringify(
+      {
+        name: 'tiny-ts',
+        description: 'A tiny TypeScript tool',
+        bin: { tiny: 'dist/cli.js' },
+        main: 'dist/index.js',
+        scripts: { build: 'tsc', test: 'vitest run', lint: 'eslint .' },
+        dependencies: { zod: '^4' },
+        devDependencies: { vitest: '^4', typescript: '^5' },
+      },
+      null,
+      2,
+    ),
     'package-lock.json': '{}\n',
     '.gitignore': 'dist/\n*.log\n',
     'README.md': '# tiny-ts\n\nMentions a TODO in prose, which is not a marker.\n',
-    'src/cli.ts': "import { readFileSync } from 'node:fs';\nimport { z } from 'zod';\nimport { run } from './commands/run.js';\n\nrun(z.string().parse(readFileSync(0, 'utf8')));\n",
+    'src/cli.ts':
+      "import { readFileSync } from 'node:fs';\nimport { z } from 'zod';\nimport { run } from './commands/run.js';\n\nrun(z.string().parse(readFileSync(0, 'utf8')));\n",
     'src/index.ts': "export * from './core/engine.js';\n",
-    'src/core/engine.ts': "import { helper } from '../util/helper.js';\n\n// TODO: cache the results\nexport function engine(input: string): string {\n  return helper(input);\n}\n",
-    'src/util/helper.ts': "// FIXME: handle empty input\nexport const helper = (s: string) => s.trim();\n",
-    'src/commands/run.ts': "import { engine } from '../core/engine.js';\nimport { helper } from '../util/helper.js';\n\nexport function run(input: string): void {\n  console.log(engine(helper(input)));\n}\n",
-    'test/engine.test.ts': "import { engine } from '../src/core/engine.js';\nimport { expect, it } from 'vitest';\n\nit('trims', () => expect(engine(' a ')).toBe('a'));\n",
+    'src/core/engine.ts':
+      "import { helper } from '../util/helper.js';\n\n// TODO: cache the results\nexport function engine(input: string): string {\n  return helper(input);\n}\n",
+    'src/util/helper.ts': '// FIXME: handle empty input\nexport const helper = (s: string) => s.trim();\n',
+    'src/commands/run.ts':
+      "import { engine } from '../core/engine.js';\nimport { helper } from '../util/helper.js';\n\nexport function run(input: string): void {\n  console.log(engine(helper(input)));\n}\n",
+    'test/engine.test.ts':
+      "import { engine } from '../src/core/engine.js';\nimport { expect, it } from 'vitest';\n\nit('trims', () => expect(engine(' a ')).toBe('a'));\n",
     'dist/cli.js': 'compiled output, ignored\n',
     'debug.log': 'ignored\n',
     'node_modules/zod/index.js': 'module.exports = {};\n',
@@ -77,7 +85,12 @@ export function pythonProject(root: string): string {
  */
 export function frameworkProject(root: string): string {
   return writeTree(root, {
-    'package.json': JSON.stringify({ name: 'minifw', main: 'src/index.js', dependencies: { 'path-to-regexp': '^8' }, devDependencies: { vitest: '^4' } }),
+    'package.json': JSON.stringify({
+      name: 'minifw',
+      main: 'src/index.js',
+      dependencies: { 'path-to-regexp': '^8' },
+      devDependencies: { vitest: '^4' },
+    }),
     'README.md': '# minifw\n\nA minimal web framework.\n',
     'src/index.js': "export { createServer } from './server.js';\n",
     'src/server.js': [

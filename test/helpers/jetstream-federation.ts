@@ -19,15 +19,30 @@ export function jetstreamFederations(server: () => NatsServer): ConformanceFacto
   return async (domains) => {
     const root = tempDir('fed-conformance-js-');
     const federationName = `conformance-${process.pid}-${++federations}`;
-    writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ federationName, backend: { type: 'jetstream', servers: [server().url] } }));
+    writeFileSync(
+      join(root, 'federate.config.json'),
+      JSON.stringify({ federationName, backend: { type: 'jetstream', servers: [server().url] } }),
+    );
     const backend = openFederation(root).backend as JetStreamBackend;
     await backend.registry.create(emptyRegistry());
     const teams: Record<string, RegistryEntry> = {};
     for (const domain of domains) {
       const location = join(root, '.fed', 'teams', domain);
       mkdirSync(location, { recursive: true });
-      teams[domain] = { domain, domainId: domain, archetypeId: 'deliverable', placementType: 'directory', onboardedAt: new Date().toISOString(), location, host: hostname(), status: 'active' };
-      await updateRegistryIn(backend.registry, (registry) => ({ ...registry, teams: [...registry.teams, teams[domain]!] }));
+      teams[domain] = {
+        domain,
+        domainId: domain,
+        archetypeId: 'deliverable',
+        placementType: 'directory',
+        onboardedAt: new Date().toISOString(),
+        location,
+        host: hostname(),
+        status: 'active',
+      };
+      await updateRegistryIn(backend.registry, (registry) => ({
+        ...registry,
+        teams: [...registry.teams, teams[domain]!],
+      }));
     }
     const { session } = await backend.streams();
     return {
@@ -36,11 +51,15 @@ export function jetstreamFederations(server: () => NatsServer): ConformanceFacto
       backend,
       meta: { id: 'meta', entry: undefined },
       teams,
-      plantInvalid: async (party, content) => String((await session.js.publish(session.names.inboxSubject(party.id, 'meta'), content)).seq),
+      plantInvalid: async (party, content) =>
+        String((await session.js.publish(session.names.inboxSubject(party.id, 'meta'), content)).seq),
       quarantined: async (party) => {
         const kept: string[] = [];
-        for (let seq = 1; ; ) {
-          const message = await session.jsm.direct.getMessage(session.names.quarantineStream, { next_by_subj: session.names.quarantineSubject(party.id), seq });
+        for (let seq = 1; ;) {
+          const message = await session.jsm.direct.getMessage(session.names.quarantineStream, {
+            next_by_subj: session.names.quarantineSubject(party.id),
+            seq,
+          });
           if (!message) return kept;
           kept.push(message.string());
           seq = message.seq + 1;

@@ -6,7 +6,10 @@ import type { JetStreamSession } from '../../src/adapters/jetstream/connect-jets
  * before the adapter gets it: a fault (a node killed, a message removed) then lands exactly between a
  * read's consumer being made and its first message, with no timing to hope for.
  */
-export function onFirstConsumer(session: JetStreamSession, meanwhile: (consumer: Consumer) => Promise<void>): JetStreamSession {
+export function onFirstConsumer(
+  session: JetStreamSession,
+  meanwhile: (consumer: Consumer) => Promise<void>,
+): JetStreamSession {
   const consumers = session.js.consumers;
   let first = true;
   const get = async (...args: Parameters<typeof consumers.get>): Promise<Consumer> => {
@@ -17,6 +20,8 @@ export function onFirstConsumer(session: JetStreamSession, meanwhile: (consumer:
     }
     return consumer;
   };
-  const js = Object.create(session.js, { consumers: { value: Object.create(consumers, { get: { value: get } }) } }) as JetStreamSession['js'];
+  const js = Object.create(session.js, {
+    consumers: { value: Object.create(consumers, { get: { value: get } }) },
+  }) as JetStreamSession['js'];
   return { ...session, js };
 }

@@ -16,7 +16,9 @@ export function fakeAgent(name: string): string {
  * A federation in a git repository (so the read-only guard compares against git) with one deliverable
  * team, `docs`, that has its mission waiting in the inbox.
  */
-export async function federationWithMission(options: { mission?: boolean } = {}): Promise<{ root: string; config: FederationConfig }> {
+export async function federationWithMission(
+  options: { mission?: boolean } = {},
+): Promise<{ root: string; config: FederationConfig }> {
   const root = tempDir();
   const git = (...args: string[]) => execFileSync('git', args, { cwd: root, stdio: 'pipe' });
   git('init', '-q', '-b', 'main');
@@ -28,7 +30,12 @@ export async function federationWithMission(options: { mission?: boolean } = {})
   git('commit', '-qm', 'project');
   await onboardTeam(openFederation(root), { domain: 'docs' });
   if (options.mission ?? true) {
-    await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'Document the project', body: 'Write deliverable.md' });
+    await sendSignal(openFederation(root), {
+      to: 'docs',
+      type: 'directive',
+      subject: 'Document the project',
+      body: 'Write deliverable.md',
+    });
   }
   return { root, config: loadConfig(root, {}).config };
 }

@@ -34,7 +34,9 @@ export function expectExactlyOnce(root: string, workspace: string, signalIds: re
 
   const transitions = journal.filter((l) => l.from !== l.to).length;
   const metaInbox = workspacePaths(root).inbox;
-  const reports = readdirSync(metaInbox).filter((n) => n.endsWith('.json')).map((n) => JSON.parse(readFileSync(join(metaInbox, n), 'utf8')) as { id: string });
+  const reports = readdirSync(metaInbox)
+    .filter((n) => n.endsWith('.json'))
+    .map((n) => JSON.parse(readFileSync(join(metaInbox, n), 'utf8')) as { id: string });
   expect(new Set(reports.map((r) => r.id)).size).toBe(reports.length);
   expect(reports).toHaveLength(transitions);
   return journal;

@@ -53,7 +53,9 @@ export function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -107,10 +109,12 @@ function serverNode(spec: NodeSpec): NatsServer {
     const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000));
     proc.stdout?.on('data', keep);
     proc.stderr?.on('data', keep);
-    exited = new Promise((resolve) => proc.on('exit', () => {
-      running.delete(proc);
-      resolve();
-    }));
+    exited = new Promise((resolve) =>
+      proc.on('exit', () => {
+        running.delete(proc);
+        resolve();
+      }),
+    );
     child = proc;
   };
 
@@ -131,7 +135,12 @@ function serverNode(spec: NodeSpec): NatsServer {
     start: async () => {
       if (natsServerMissing) throw new Error(`the NATS suites never skip under CI: ${natsServerMissing}`);
       launch();
-      await waitForJetStream(spec.readyUrls(), spec.auth, () => output, () => child?.exitCode !== null || child?.signalCode !== null);
+      await waitForJetStream(
+        spec.readyUrls(),
+        spec.auth,
+        () => output,
+        () => child?.exitCode !== null || child?.signalCode !== null,
+      );
     },
     kill: () => end('SIGKILL'),
     stop: () => end('SIGTERM'),
@@ -143,13 +152,23 @@ function serverNode(spec: NodeSpec): NatsServer {
  * Wait until JetStream answers an account-info request on one of `urls` — in a cluster that also means a
  * meta leader was elected, which is what the suites need before creating streams.
  */
-async function waitForJetStream(urls: string[], auth: NatsServerOptions['auth'], log: () => string, died: () => boolean): Promise<void> {
+async function waitForJetStream(
+  urls: string[],
+  auth: NatsServerOptions['auth'],
+  log: () => string,
+  died: () => boolean,
+): Promise<void> {
   const deadline = Date.now() + START_TIMEOUT_MS;
   let last: unknown;
   while (Date.now() < deadline) {
     if (died()) throw new Error(`nats-server exited while starting:\n${log()}`);
     try {
-      const nc = await connect({ servers: urls, timeout: 1_000, reconnect: false, ...(auth && { user: auth.user, pass: auth.password }) });
+      const nc = await connect({
+        servers: urls,
+        timeout: 1_000,
+        reconnect: false,
+        ...(auth && { user: auth.user, pass: auth.password }),
+      });
       try {
         await (await jetstreamManager(nc, { timeout: 2_000 })).getAccountInfo();
         return;
@@ -161,7 +180,9 @@ async function waitForJetStream(urls: string[], auth: NatsServerOptions['auth'],
       await sleep(100);
     }
   }
-  throw new Error(`nats-server did not answer with JetStream on ${urls.join(', ')} within ${START_TIMEOUT_MS} ms (${String(last)}):\n${log()}`);
+  throw new Error(
+    `nats-server did not answer with JetStream on ${urls.join(', ')} within ${START_TIMEOUT_MS} ms (${String(last)}):\n${log()}`,
+  );
 }
 
 function quoted(path: string): string {
@@ -184,10 +205,23 @@ async function startNatsServerOnce(options: NatsServerOptions): Promise<NatsServ
   const storeDir = join(dir, 'store');
   const configFile = join(dir, 'nats.conf');
   const { auth } = options;
-  const authorization = auth ? [`authorization { user: ${quoted(auth.user)}, password: ${quoted(auth.password)} }`] : [];
-  writeFileSync(configFile, [`listen: 127.0.0.1:${port}`, `jetstream { store_dir: ${quoted(storeDir)} }`, ...authorization, ''].join('\n'));
+  const authorization = auth
+    ? [`authorization { user: ${quoted(auth.user)}, password: ${quoted(auth.password)} }`]
+    : [];
+  writeFileSync(
+    configFile,
+    [`listen: 127.0.0.1:${port}`, `jetstream { store_dir: ${quoted(storeDir)} }`, ...authorization, ''].join('\n'),
+  );
   const userinfo = auth ? `${encodeURIComponent(auth.user)}:${encodeURIComponent(auth.password)}@` : '';
-  const server = serverNode({ name: 'single', port, storeDir, configFile, userinfo, auth, readyUrls: () => [`nats://127.0.0.1:${port}`] });
+  const server = serverNode({
+    name: 'single',
+    port,
+    storeDir,
+    configFile,
+    userinfo,
+    auth,
+    readyUrls: () => [`nats://127.0.0.1:${port}`],
+  });
   const dispose = async () => {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -238,7 +272,10 @@ async function startNatsClusterOnce(size: number): Promise<NatsCluster> {
         'cluster {',
         '  name: fed-test',
         `  listen: 127.0.0.1:${routePorts[i]}`,
-        `  routes: [${routePorts.filter((_, j) => j !== i).map((p) => `nats-route://127.0.0.1:${p}`).join(', ')}]`,
+        `  routes: [${routePorts
+          .filter((_, j) => j !== i)
+          .map((p) => `nats-route://127.0.0.1:${p}`)
+          .join(', ')}]`,
         '}',
         '',
       ].join('\n'),

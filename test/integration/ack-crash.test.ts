@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { getTeam, initFederation, onboardTeam, readEnvelope, readRegistry, runActors, sendSignal, viewLifecycle } from '../../src/index.js';
+import {
+  getTeam,
+  initFederation,
+  onboardTeam,
+  readEnvelope,
+  readRegistry,
+  runActors,
+  sendSignal,
+  viewLifecycle,
+} from '../../src/index.js';
 import { startFixture, waitFor } from '../helpers/fixture-process.js';
 import { expectExactlyOnce, readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -18,7 +27,15 @@ describe('acknowledging applies first, under crashes', () => {
       // Pause/resume pairs make signals held while paused (acknowledged, applied at the resume).
       const kind = i % 40 === 10 ? 'pause' : i % 40 === 25 ? 'resume' : i % 3 === 2 ? 'question' : 'directive';
       const subject = kind === 'pause' || kind === 'resume' ? kind : `${kind} ${i}`;
-      ids.push((await sendSignal(openFederation(root), { to: 'docs', type: kind === 'question' ? 'question' : 'directive', subject }, { durable: false })).message.id);
+      ids.push(
+        (
+          await sendSignal(
+            openFederation(root),
+            { to: 'docs', type: kind === 'question' ? 'question' : 'directive', subject },
+            { durable: false },
+          )
+        ).message.id,
+      );
     }
 
     let kills = 0;
@@ -30,7 +47,11 @@ describe('acknowledging applies first, under crashes', () => {
       await waitFor(() => out.includes('acking'), 20_000, 'the acker to start');
       const before = readWholeJournal(team.location).length;
       // Killed mid-work: after its first new journal line (or once everything is applied), plus a random moment.
-      await waitFor(() => readWholeJournal(team.location).length > before || out.includes('done') || before >= SIGNALS, 20_000, 'the acker to apply a signal');
+      await waitFor(
+        () => readWholeJournal(team.location).length > before || out.includes('done') || before >= SIGNALS,
+        20_000,
+        'the acker to apply a signal',
+      );
       await new Promise((r) => setTimeout(r, Math.random() * 60));
       acker.child.kill('SIGKILL');
       consumer?.child.kill('SIGKILL');

@@ -31,7 +31,8 @@ async function federation(): Promise<{ root: string; team: () => RegistryEntry }
   return { root, team: () => getTeam(readRegistry(root), 'docs') };
 }
 
-const send = (root: string, type: string, subject: string) => sendSignal(openFederation(root), { to: 'docs', type, subject }, fast);
+const send = (root: string, type: string, subject: string) =>
+  sendSignal(openFederation(root), { to: 'docs', type, subject }, fast);
 const consume = (root: string) => runActors(openFederation(root), { team: 'docs', once: true, durable: false });
 const events = (team: RegistryEntry) => readWholeJournal(team.location).map((l) => l.event);
 
@@ -69,7 +70,9 @@ describe('the dedupe record stays small (ids leave it once their ack is durable)
     writeFileSync(file, JSON.stringify({ ...current, processed: [...history, ...current.processed] }));
     // Its agents acknowledged signals before the actor applied them (a mission, here).
     const mission = await send(root, 'directive', 'the mission');
-    const [entry] = (await listSignals(openFederation(root), { team: 'docs' })).signals.filter((s) => s.message.id === mission.message.id);
+    const [entry] = (await listSignals(openFederation(root), { team: 'docs' })).signals.filter(
+      (s) => s.message.id === mission.message.id,
+    );
     writeAck(entry!, fast);
 
     await consume(root);
@@ -93,7 +96,9 @@ describe('an acknowledgment means the signal is applied', () => {
     expect(result?.steps ?? []).toEqual([]);
     expect(events(team())).toEqual(['MISSION_ASSIGNED', 'PAUSE']);
     // Acknowledging again applies nothing.
-    expect((await acknowledgeSignal(openFederation(root), 'docs', pause.message.id, fast))[0]?.alreadyAcknowledged).toBe(true);
+    expect(
+      (await acknowledgeSignal(openFederation(root), 'docs', pause.message.id, fast))[0]?.alreadyAcknowledged,
+    ).toBe(true);
     expect(events(team())).toEqual(['MISSION_ASSIGNED', 'PAUSE']);
   });
 
@@ -113,7 +118,11 @@ describe('an acknowledgment means the signal is applied', () => {
     await send(root, 'directive', 'resume');
     await consume(root);
     expect(events(team())).toEqual(['MISSION_ASSIGNED', 'PAUSE', 'RESUME', 'DIRECTIVE_RECEIVED', 'QUESTION_RECEIVED']);
-    expect(readWholeJournal(team().location).slice(3).map((l) => l.signalId)).toEqual([first.message.id, second.message.id]);
+    expect(
+      readWholeJournal(team().location)
+        .slice(3)
+        .map((l) => l.signalId),
+    ).toEqual([first.message.id, second.message.id]);
     expect(readEnvelope(team().location)!.held).toBeUndefined();
     expect(team().status).toBe('active');
     await consume(root);

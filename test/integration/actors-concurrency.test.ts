@@ -15,7 +15,9 @@ describe('team actor with concurrent writers', () => {
     consumer.child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
     await waitFor(() => out.includes('consuming'), 20_000, 'the consumer to start');
 
-    const senders = Array.from({ length: 4 }, (_, i) => startFixture('send-lifecycle-inputs.mjs', [root, 'docs', '25', `p${i}`, 'events']));
+    const senders = Array.from({ length: 4 }, (_, i) =>
+      startFixture('send-lifecycle-inputs.mjs', [root, 'docs', '25', `p${i}`, 'events']),
+    );
     const sent = await Promise.all(senders.map((s) => s.done));
     for (const result of sent) expect(result, result.stderr).toMatchObject({ code: 0 });
     const ids = sent.flatMap((r) => r.stdout.trim().split('\n'));
@@ -23,7 +25,11 @@ describe('team actor with concurrent writers', () => {
 
     // The running consumer catches up by itself (watch + rescan); then it is stopped gracefully.
     // (The dedupe record keeps ids only until their ack is durable, so the journal is what counts them.)
-    await waitFor(() => readWholeJournal(team.location).filter((l) => l.signalId !== undefined).length === 100, 30_000, 'the consumer to process all signals');
+    await waitFor(
+      () => readWholeJournal(team.location).filter((l) => l.signalId !== undefined).length === 100,
+      30_000,
+      'the consumer to process all signals',
+    );
     consumer.child.kill('SIGTERM');
     expect(await consumer.done).toMatchObject({ code: 0 });
     await runActors(openFederation(root), { team: 'docs', once: true });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { getTeam, initFederation, onboardTeam, readRegistry, runActors, sendSignal, viewLifecycle } from '../../src/index.js';
+import {
+  getTeam,
+  initFederation,
+  onboardTeam,
+  readRegistry,
+  runActors,
+  sendSignal,
+  viewLifecycle,
+} from '../../src/index.js';
 import { startFixture, waitFor } from '../helpers/fixture-process.js';
 import { expectExactlyOnce, readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -19,7 +27,11 @@ describe('team actor under crashes', () => {
       const kind = i % 50 === 20 ? 'pause' : i % 50 === 30 ? 'resume' : i % 4 === 3 ? 'question' : 'directive';
       const subject = kind === 'pause' || kind === 'resume' ? kind : `${kind} ${i}`;
       const type = kind === 'question' ? 'question' : 'directive';
-      const sent = await sendSignal(openFederation(root), { to: 'docs', type, subject, body: `body ${i}` }, { durable: false });
+      const sent = await sendSignal(
+        openFederation(root),
+        { to: 'docs', type, subject, body: `body ${i}` },
+        { durable: false },
+      );
       ids.push(sent.message.id);
     }
 
@@ -34,7 +46,11 @@ describe('team actor under crashes', () => {
       // the machine is (start-up alone can outlast the random delay); the others at a random moment.
       if (round % 2 === 1) {
         const before = readWholeJournal(team.location).length;
-        await waitFor(() => before >= SIGNALS || readWholeJournal(team.location).length > before, 20_000, 'the consumer to apply a batch');
+        await waitFor(
+          () => before >= SIGNALS || readWholeJournal(team.location).length > before,
+          20_000,
+          'the consumer to apply a batch',
+        );
       }
       await new Promise((r) => setTimeout(r, Math.random() * 120));
       consumer.child.kill('SIGKILL');

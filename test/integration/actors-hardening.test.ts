@@ -1,5 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -32,7 +41,8 @@ async function federation(): Promise<{ root: string; team: () => RegistryEntry }
   return { root, team: () => getTeam(readRegistry(root), 'docs') };
 }
 
-const send = (root: string, subject: string, to = 'docs') => sendSignal(openFederation(root), { to, type: 'directive', subject }, { durable: false });
+const send = (root: string, subject: string, to = 'docs') =>
+  sendSignal(openFederation(root), { to, type: 'directive', subject }, { durable: false });
 const consume = (root: string) => runActors(openFederation(root), { team: 'docs', once: true, durable: false });
 const agent = (root: string, team: RegistryEntry, type: string, data: Record<string, unknown> = {}) =>
   applyLifecycleInputs(openFederation(root), team, [{ source: 'event', event: { type, ...data } }], { durable: false });
@@ -53,11 +63,16 @@ describe('owed effects are redone, never lost', () => {
     renameSync(inbox, `${inbox}.away`);
     writeFileSync(inbox, 'not a folder');
     const first = await agent(root, team(), 'PLAN_READY', { sources: ['src'] });
-    expect(first.warnings).toEqual([expect.stringMatching(/reporting "preparing → scanning" to meta for team "docs" failed and will be retried/)]);
+    expect(first.warnings).toEqual([
+      expect.stringMatching(/reporting "preparing → scanning" to meta for team "docs" failed and will be retried/),
+    ]);
     // The next write happens while meta is still unreachable: the owed report must survive it.
     const second = await agent(root, team(), 'SCAN_COMPLETE', { filesRead: 3 });
     expect(second.warnings.length).toBeGreaterThan(0);
-    expect(readEnvelope(team().location)?.pendingReports.map((r) => r.subject)).toEqual(['preparing → scanning', 'scanning → distilling']);
+    expect(readEnvelope(team().location)?.pendingReports.map((r) => r.subject)).toEqual([
+      'preparing → scanning',
+      'scanning → distilling',
+    ]);
     rmSync(inbox);
     renameSync(`${inbox}.away`, inbox);
     await agent(root, team(), 'INSIGHTS_READY', { insights: ['x'] });
@@ -75,10 +90,19 @@ describe('owed effects are redone, never lost', () => {
     const lines = whole.trimEnd().split('\n');
     writeFileSync(journal, `${lines[0]}\n${lines[1]!.slice(0, 20)}`);
     const envelope = readEnvelope(team().location)!;
-    writeEnvelope(team().location, { ...envelope, savedAt: new Date(Date.parse(envelope.savedAt) + 1).toISOString() }, { durable: false });
+    writeEnvelope(
+      team().location,
+      { ...envelope, savedAt: new Date(Date.parse(envelope.savedAt) + 1).toISOString() },
+      { durable: false },
+    );
     await agent(root, team(), 'SCAN_COMPLETE', { filesRead: 1 });
     const text = readFileSync(journal, 'utf8');
-    expect(text.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { seq: number }).seq)).toEqual([1, 2, 3]);
+    expect(
+      text
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => (JSON.parse(l) as { seq: number }).seq),
+    ).toEqual([1, 2, 3]);
   });
 
   it('a kill between the lifecycle write and the registry write is repaired by the next consumer, even with no signal', async () => {
@@ -87,7 +111,11 @@ describe('owed effects are redone, never lost', () => {
     // As if the process died right after writing the paused lifecycle: the registry still says active.
     await writeRegistryStatus(openFederation(root), 'docs', { type: 'RESUME' }, { durable: false });
     const envelope = readEnvelope(team().location)!;
-    writeEnvelope(team().location, { ...envelope, savedAt: new Date(Date.parse(envelope.savedAt) + 1).toISOString() }, { durable: false });
+    writeEnvelope(
+      team().location,
+      { ...envelope, savedAt: new Date(Date.parse(envelope.savedAt) + 1).toISOString() },
+      { durable: false },
+    );
     expect(team().status).toBe('active');
     await consume(root);
     expect(team().status).toBe('paused');
@@ -103,7 +131,16 @@ describe('archived means archived', () => {
     // The send is refused for an archived team; a signal already in the inbox is what a running consumer meets.
     writeFileSync(
       join(workspacePaths(team().location).inbox, '2026-01-01T000000Z-directive-late.json'),
-      JSON.stringify({ id: '9b2c1f4e-1111-4222-8333-444455556666', timestamp: '2026-01-01T00:00:00Z', from: 'meta', to: 'docs', type: 'directive', subject: 'late', body: '', protocol: 'file-signal-v1' }),
+      JSON.stringify({
+        id: '9b2c1f4e-1111-4222-8333-444455556666',
+        timestamp: '2026-01-01T00:00:00Z',
+        from: 'meta',
+        to: 'docs',
+        type: 'directive',
+        subject: 'late',
+        body: '',
+        protocol: 'file-signal-v1',
+      }),
     );
     await expect(consumer.consume()).rejects.toThrow('team "docs" is archived');
     expect(existsSync(workspacePaths(team().location).envelope)).toBe(false);
@@ -119,7 +156,9 @@ describe('snapshots that do not fit the machine', () => {
     const envelope = readEnvelope(team().location)!;
     const { sources: _dropped, ...context } = (envelope.snapshot as { context: Record<string, unknown> }).context;
     writeEnvelope(team().location, { ...envelope, snapshot: { ...envelope.snapshot, context } }, { durable: false });
-    await expect(loadTeamLifecycle(team(), openFederation(root).backend.lifecycles)).rejects.toThrow(/lifecycle\.json is corrupt: .*context\.sources/);
+    await expect(loadTeamLifecycle(team(), openFederation(root).backend.lifecycles)).rejects.toThrow(
+      /lifecycle\.json is corrupt: .*context\.sources/,
+    );
   });
 
   it('an error snapshot on disk is refused, and one is never written', async () => {
@@ -129,15 +168,29 @@ describe('snapshots that do not fit the machine', () => {
     const envelope = readEnvelope(team().location)!;
     const original = deliverableEntry.machine;
     // An action that throws (a bug in a machine) leaves xstate's error snapshot.
-    deliverableEntry.machine = original.provide({ actions: { recordPlan: () => { throw new Error('action bug'); } } }) as typeof original;
+    deliverableEntry.machine = original.provide({
+      actions: {
+        recordPlan: () => {
+          throw new Error('action bug');
+        },
+      },
+    }) as typeof original;
     try {
-      await expect(agent(root, team(), 'PLAN_READY', { sources: ['src'] })).rejects.toThrow(/lifecycle failed while applying its inputs \(action bug\); nothing was saved/);
+      await expect(agent(root, team(), 'PLAN_READY', { sources: ['src'] })).rejects.toThrow(
+        /lifecycle failed while applying its inputs \(action bug\); nothing was saved/,
+      );
     } finally {
       deliverableEntry.machine = original;
     }
     expect(readEnvelope(team().location)).toEqual(envelope);
-    writeEnvelope(team().location, { ...envelope, snapshot: { ...envelope.snapshot, status: 'error' } }, { durable: false });
-    await expect(loadTeamLifecycle(team(), openFederation(root).backend.lifecycles)).rejects.toThrow(/it is an error snapshot/);
+    writeEnvelope(
+      team().location,
+      { ...envelope, snapshot: { ...envelope.snapshot, status: 'error' } },
+      { durable: false },
+    );
+    await expect(loadTeamLifecycle(team(), openFederation(root).backend.lifecycles)).rejects.toThrow(
+      /it is an error snapshot/,
+    );
   });
 });
 
@@ -145,7 +198,16 @@ describe('slow foreign writers and bad entries', () => {
   it('a signal being written in place is not quarantined mid-write, and is applied once complete', async () => {
     const { root, team } = await federation();
     const file = join(workspacePaths(team().location).inbox, '2026-01-01T000000Z-directive-slow.json');
-    const text = JSON.stringify({ id: '1b2c1f4e-1111-4222-8333-444455556666', timestamp: '2026-01-01T00:00:00Z', from: 'meta', to: 'docs', type: 'directive', subject: 'slow', body: '', protocol: 'file-signal-v1' });
+    const text = JSON.stringify({
+      id: '1b2c1f4e-1111-4222-8333-444455556666',
+      timestamp: '2026-01-01T00:00:00Z',
+      from: 'meta',
+      to: 'docs',
+      type: 'directive',
+      subject: 'slow',
+      body: '',
+      protocol: 'file-signal-v1',
+    });
     writeFileSync(file, text.slice(0, 30));
     const [first] = await consume(root);
     expect(first?.quarantined ?? []).toEqual([]);
@@ -160,7 +222,19 @@ describe('slow foreign writers and bad entries', () => {
     writeFileSync(file, '{"id": "2b2c1f4e');
     const moved = quarantineSignalFile({ path: file, reason: 'not valid JSON' }, { durable: false });
     // The writer still had the file open: its last bytes land in the quarantined copy (same inode).
-    writeFileSync(moved.path, JSON.stringify({ id: '2b2c1f4e-1111-4222-8333-444455556666', timestamp: '2026-01-01T00:00:00Z', from: 'meta', to: 'docs', type: 'directive', subject: 'late', body: '', protocol: 'file-signal-v1' }));
+    writeFileSync(
+      moved.path,
+      JSON.stringify({
+        id: '2b2c1f4e-1111-4222-8333-444455556666',
+        timestamp: '2026-01-01T00:00:00Z',
+        from: 'meta',
+        to: 'docs',
+        type: 'directive',
+        subject: 'late',
+        body: '',
+        protocol: 'file-signal-v1',
+      }),
+    );
     const [result] = await consume(root);
     expect(result?.restored).toEqual([file]);
     expect(existsSync(moved.path) || existsSync(moved.reasonPath)).toBe(false);
@@ -172,7 +246,19 @@ describe('slow foreign writers and bad entries', () => {
     const ack = join(workspacePaths(team().location).inbox, '2026-01-01T000000Z-directive-x.json.ack');
     writeFileSync(ack, 'garbage');
     const moved = quarantineSignalFile({ path: ack, reason: 'not valid JSON' }, { durable: false });
-    writeFileSync(moved.path, JSON.stringify({ id: '3b2c1f4e-1111-4222-8333-444455556666', timestamp: '2026-01-01T00:00:00Z', from: 'meta', to: 'docs', type: 'directive', subject: 'x', body: '', protocol: 'file-signal-v1' }));
+    writeFileSync(
+      moved.path,
+      JSON.stringify({
+        id: '3b2c1f4e-1111-4222-8333-444455556666',
+        timestamp: '2026-01-01T00:00:00Z',
+        from: 'meta',
+        to: 'docs',
+        type: 'directive',
+        subject: 'x',
+        body: '',
+        protocol: 'file-signal-v1',
+      }),
+    );
     for (let i = 0; i < 2; i++) {
       const [result] = await consume(root);
       expect(result?.restored ?? []).toEqual([]);

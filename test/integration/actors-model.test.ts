@@ -17,9 +17,17 @@ for (const entry of archetypes.map((archetype) => archetype.lifecycle)) {
   const model = lifecycleTestModel(entry, samplesFor[entry.id]!);
   const paths = [
     ...model.getShortestPaths().map((path) => [pathName(path), path] as const),
-    ...Object.entries(scenariosFor[entry.id]!).map(([name, events]) => [name, model.getPathsFromEvents([...events], { serializeState: serializeLifecycleState })[0]!] as const),
+    ...Object.entries(scenariosFor[entry.id]!).map(
+      ([name, events]) =>
+        [name, model.getPathsFromEvents([...events], { serializeState: serializeLifecycleState })[0]!] as const,
+    ),
   ];
-  const pathModel = { machine: entry.machine, eventTypes: entry.events, vertexOf: serializeLifecycleState, input: { at: ONBOARDED_AT } };
+  const pathModel = {
+    machine: entry.machine,
+    eventTypes: entry.events,
+    vertexOf: serializeLifecycleState,
+    input: { at: ONBOARDED_AT },
+  };
 
   describe(`${entry.id} lifecycle on the file-backed actor system`, () => {
     test.each(paths)('%s', async (_name, path) => {
@@ -30,10 +38,13 @@ for (const entry of archetypes.map((archetype) => archetype.lifecycle)) {
           const envelope = readEnvelope(team.location);
           if (event.type === 'xstate.init') return expect(envelope).toBeUndefined();
           // The journal has exactly the events the envelope counts; meta heard of every state change.
-          expect(readWholeJournal(team.location).map((l) => l.seq)).toEqual(Array.from({ length: envelope!.seq }, (_, i) => i + 1));
+          expect(readWholeJournal(team.location).map((l) => l.seq)).toEqual(
+            Array.from({ length: envelope!.seq }, (_, i) => i + 1),
+          );
           // Registry status and lifecycle agree; a finished lifecycle leaves the registry as it was (a team
           // paused by hand that then failed stays paused until someone resumes or archives it).
-          if (observed.status === 'active') expect(statusOf(team)).toBe(observed.value === 'paused' ? 'paused' : 'active');
+          if (observed.status === 'active')
+            expect(statusOf(team)).toBe(observed.value === 'paused' ? 'paused' : 'active');
           // Every signal the lifecycle took in is acknowledged.
           const inbox = workspacePaths(team.location).inbox;
           if (existsSync(inbox)) {

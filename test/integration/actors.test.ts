@@ -60,7 +60,10 @@ describe('signals → events', () => {
       ['QUESTION_RECEIVED', 'preparing', 'preparing', ''],
       ['report', 'preparing', 'preparing', 'ignored: a report changes no lifecycle'],
     ]);
-    expect(await viewLifecycle(openFederation(root), team())).toMatchObject({ mission: { subject: 'Document the API' }, pending: [] });
+    expect(await viewLifecycle(openFederation(root), team())).toMatchObject({
+      mission: { subject: 'Document the API' },
+      pending: [],
+    });
   });
 
   it('a directive from another team is never the mission', async () => {
@@ -81,15 +84,25 @@ describe('signals → events', () => {
     await send(root, 'directive', 'queued work');
     await send(root, 'question', 'queued question');
     await consume(root);
-    expect(await viewLifecycle(openFederation(root), team())).toMatchObject({ state: 'paused', pausedFrom: 'scanning' });
-    expect((await viewLifecycle(openFederation(root), team())).pending.map((p) => p.subject)).toEqual(['queued work', 'queued question']);
+    expect(await viewLifecycle(openFederation(root), team())).toMatchObject({
+      state: 'paused',
+      pausedFrom: 'scanning',
+    });
+    expect((await viewLifecycle(openFederation(root), team())).pending.map((p) => p.subject)).toEqual([
+      'queued work',
+      'queued question',
+    ]);
     expect(team().status).toBe('paused');
 
     await send(root, 'directive', 'Resume');
     await consume(root);
     expect(await viewLifecycle(openFederation(root), team())).toMatchObject({ state: 'scanning', pending: [] });
     expect(team().status).toBe('active');
-    expect(readWholeJournal(team().location).slice(-4).map((l) => l.event)).toEqual(['PAUSE', 'RESUME', 'DIRECTIVE_RECEIVED', 'QUESTION_RECEIVED']);
+    expect(
+      readWholeJournal(team().location)
+        .slice(-4)
+        .map((l) => l.event),
+    ).toEqual(['PAUSE', 'RESUME', 'DIRECTIVE_RECEIVED', 'QUESTION_RECEIVED']);
   });
 
   it('signals held during a pause are applied right after the resume, before the signals that came after it', async () => {
@@ -101,14 +114,31 @@ describe('signals → events', () => {
     const start = Date.now();
     const subjects = ['pause', 'd1', 'resume', 'd2', 'pause', 'd3'];
     for (const [i, subject] of subjects.entries()) {
-      await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject, body: '' }, { durable: false, now: () => new Date(start + i) });
+      await sendSignal(
+        openFederation(root),
+        { to: 'docs', type: 'directive', subject, body: '' },
+        { durable: false, now: () => new Date(start + i) },
+      );
     }
     await consume(root);
-    const notes = (from: number) => readWholeJournal(team().location).slice(from).map((l) => `${l.event}:${l.to}`);
-    expect(notes(2)).toEqual(['PAUSE:paused', 'RESUME:scanning', 'DIRECTIVE_RECEIVED:scanning', 'DIRECTIVE_RECEIVED:scanning', 'PAUSE:paused']);
+    const notes = (from: number) =>
+      readWholeJournal(team().location)
+        .slice(from)
+        .map((l) => `${l.event}:${l.to}`);
+    expect(notes(2)).toEqual([
+      'PAUSE:paused',
+      'RESUME:scanning',
+      'DIRECTIVE_RECEIVED:scanning',
+      'DIRECTIVE_RECEIVED:scanning',
+      'PAUSE:paused',
+    ]);
     expect((await viewLifecycle(openFederation(root), team())).pending.map((p) => p.subject)).toEqual(['d3']);
 
-    await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'resume', body: '' }, { durable: false, now: () => new Date(start + 10) });
+    await sendSignal(
+      openFederation(root),
+      { to: 'docs', type: 'directive', subject: 'resume', body: '' },
+      { durable: false, now: () => new Date(start + 10) },
+    );
     await consume(root);
     expect(notes(7)).toEqual(['RESUME:scanning', 'DIRECTIVE_RECEIVED:scanning']);
     expect((await viewLifecycle(openFederation(root), team())).pending).toEqual([]);
@@ -134,7 +164,10 @@ describe('signals → events', () => {
     const [result] = await consume(root);
     expect(result?.quarantined).toHaveLength(1);
     const quarantine = join(workspacePaths(team().location).signals, 'quarantine');
-    expect(readdirSync(quarantine).sort()).toEqual(['2026-01-01T000000Z-directive-broken.json', '2026-01-01T000000Z-directive-broken.json.reason.json']);
+    expect(readdirSync(quarantine).sort()).toEqual([
+      '2026-01-01T000000Z-directive-broken.json',
+      '2026-01-01T000000Z-directive-broken.json.reason.json',
+    ]);
     expect(readFileSync(join(quarantine, '2026-01-01T000000Z-directive-broken.json'), 'utf8')).toBe('{ not json');
     expect((await viewLifecycle(openFederation(root), team())).mission?.subject).toBe('real mission');
   });
@@ -148,10 +181,13 @@ describe('agent events (fed event)', () => {
     await agent(root, team(), 'PLAN_READY', { sources: ['src'] });
     await agent(root, team(), 'SCAN_COMPLETE', { filesRead: 12 });
     const reports = readdirSync(workspacePaths(root).inbox).filter((f) => f.endsWith('.json'));
-    expect(reports.map((f) => (JSON.parse(readFileSync(join(workspacePaths(root).inbox, f), 'utf8')) as { subject: string }).subject).sort()).toEqual([
-      'preparing → scanning',
-      'scanning → distilling',
-    ]);
+    expect(
+      reports
+        .map(
+          (f) => (JSON.parse(readFileSync(join(workspacePaths(root).inbox, f), 'utf8')) as { subject: string }).subject,
+        )
+        .sort(),
+    ).toEqual(['preparing → scanning', 'scanning → distilling']);
     expect(readWholeJournal(team().location).map((l) => l.source)).toEqual(['signal', 'event', 'event']);
   });
 
@@ -161,23 +197,34 @@ describe('agent events (fed event)', () => {
     await expect(agent(root, team(), 'SCAN_COMPLETE', { filesRead: 1 })).rejects.toThrow(
       /team "docs" is preparing: SCAN_COMPLETE is not accepted in preparing; it accepts .*PLAN_READY/,
     );
-    await expect(agent(root, team(), 'PLAN_READY', { sources: [] })).rejects.toThrow(/no mission has been applied yet: .*fed signal send --to docs .*fed actors run --team docs --once, or fed launch --team docs\)/);
+    await expect(agent(root, team(), 'PLAN_READY', { sources: [] })).rejects.toThrow(
+      /no mission has been applied yet: .*fed signal send --to docs .*fed actors run --team docs --once, or fed launch --team docs\)/,
+    );
     expect(readEnvelope(team().location)).toEqual(before);
   });
 
   it('validates the payload with the event schema and rejects unknown event types', async () => {
     const { root, team } = await federation();
-    await expect(agent(root, team(), 'PLAN_READY', { sources: 'src' })).rejects.toThrow(/invalid PLAN_READY event for team "docs": sources: expected an array/);
-    await expect(agent(root, team(), 'FLY')).rejects.toThrow(/unknown event "FLY" for the deliverable lifecycle .* events: .*PLAN_READY/);
+    await expect(agent(root, team(), 'PLAN_READY', { sources: 'src' })).rejects.toThrow(
+      /invalid PLAN_READY event for team "docs": sources: expected an array/,
+    );
+    await expect(agent(root, team(), 'FLY')).rejects.toThrow(
+      /unknown event "FLY" for the deliverable lifecycle .* events: .*PLAN_READY/,
+    );
   });
 
   it('a failed lifecycle is final; FAIL keeps the reason and tells meta why', async () => {
     const { root, team } = await federation();
     await agent(root, team(), 'FAIL', { reason: 'source files are corrupted' });
     await expect(agent(root, team(), 'PAUSE')).rejects.toThrow(/failed is final/);
-    expect((await viewLifecycle(openFederation(root), team())).failure).toEqual({ reason: 'source files are corrupted', state: 'preparing' });
+    expect((await viewLifecycle(openFederation(root), team())).failure).toEqual({
+      reason: 'source files are corrupted',
+      state: 'preparing',
+    });
     const [report] = readdirSync(workspacePaths(root).inbox).filter((f) => f.endsWith('.json'));
-    expect(readFileSync(join(workspacePaths(root).inbox, report!), 'utf8')).toContain('Reason: source files are corrupted');
+    expect(readFileSync(join(workspacePaths(root).inbox, report!), 'utf8')).toContain(
+      'Reason: source files are corrupted',
+    );
   });
 
   it('archived teams and archetypes without a machine are refused clearly', async () => {
@@ -197,8 +244,14 @@ describe('registry status and lifecycle agree', () => {
     await send(root, 'directive', 'mission');
     await consume(root);
     await agent(root, team(), 'PLAN_READY', { sources: ['src'] });
-    expect(await setTeamStatus(openFederation(root), 'docs', { type: 'PAUSE' })).toMatchObject({ from: 'active', to: 'paused' });
-    expect(await viewLifecycle(openFederation(root), team())).toMatchObject({ state: 'paused', pausedFrom: 'scanning' });
+    expect(await setTeamStatus(openFederation(root), 'docs', { type: 'PAUSE' })).toMatchObject({
+      from: 'active',
+      to: 'paused',
+    });
+    expect(await viewLifecycle(openFederation(root), team())).toMatchObject({
+      state: 'paused',
+      pausedFrom: 'scanning',
+    });
     await setTeamStatus(openFederation(root), 'docs', { type: 'RESUME' });
     expect((await viewLifecycle(openFederation(root), team())).state).toBe('scanning');
     expect(team().status).toBe('active');
@@ -221,12 +274,21 @@ describe('crash between saving and its effects', () => {
     // Simulate a crash right after the envelope write of PLAN_READY: the fixture envelope owes seq 2 and a report.
     const fixture = JSON.parse(readFileSync(ENVELOPE_FIXTURE, 'utf8')) as LifecycleEnvelope;
     const current = readEnvelope(team().location)!;
-    writeFileSync(workspacePaths(team().location).envelope, JSON.stringify({ ...fixture, processed: current.processed }));
+    writeFileSync(
+      workspacePaths(team().location).envelope,
+      JSON.stringify({ ...fixture, processed: current.processed }),
+    );
     for (let i = 0; i < 2; i++) await agent(root, team(), 'SCAN_COMPLETE', { filesRead: 3 }).catch(() => undefined);
-    expect(readWholeJournal(team().location).map((l) => [l.seq, l.event])).toEqual([[1, 'MISSION_ASSIGNED'], [2, 'PLAN_READY'], [3, 'SCAN_COMPLETE']]);
+    expect(readWholeJournal(team().location).map((l) => [l.seq, l.event])).toEqual([
+      [1, 'MISSION_ASSIGNED'],
+      [2, 'PLAN_READY'],
+      [3, 'SCAN_COMPLETE'],
+    ]);
     const subjects = readdirSync(workspacePaths(root).inbox)
       .filter((f) => f.endsWith('.json'))
-      .map((f) => (JSON.parse(readFileSync(join(workspacePaths(root).inbox, f), 'utf8')) as { subject: string }).subject);
+      .map(
+        (f) => (JSON.parse(readFileSync(join(workspacePaths(root).inbox, f), 'utf8')) as { subject: string }).subject,
+      );
     expect(subjects.sort()).toEqual(['preparing → scanning', 'scanning → distilling']);
   });
 
@@ -261,7 +323,10 @@ describe('snapshot envelopes', () => {
     copyFileSync(ENVELOPE_FIXTURE, workspacePaths(entry.location).envelope);
     const lifecycle = await loadTeamLifecycle(entry, openFederation(root).backend.lifecycles);
     expect(lifecycle.snapshot.value).toBe('scanning');
-    expect(lifecycle.snapshot.context).toMatchObject({ mission: { subject: 'Document the API' }, sources: ['src', 'docs'] });
+    expect(lifecycle.snapshot.context).toMatchObject({
+      mission: { subject: 'Document the API' },
+      sources: ['src', 'docs'],
+    });
   });
 
   it('migrates an older version through registered migrations', () => {
@@ -286,7 +351,9 @@ describe('snapshot envelopes', () => {
     const fixture = JSON.parse(readFileSync(ENVELOPE_FIXTURE, 'utf8')) as LifecycleEnvelope;
     const entry = teamWithEnvelope(root, { ...fixture, machineVersion: 99 });
     const before = readFileSync(workspacePaths(entry.location).envelope, 'utf8');
-    await expect(loadTeamLifecycle(entry, openFederation(root).backend.lifecycles)).rejects.toThrow(/holds a deliverable snapshot of version 99, but this fed has version 1 and no migration from 99; the file is kept/);
+    await expect(loadTeamLifecycle(entry, openFederation(root).backend.lifecycles)).rejects.toThrow(
+      /holds a deliverable snapshot of version 99, but this fed has version 1 and no migration from 99; the file is kept/,
+    );
     await expect(consume(root)).rejects.toThrow(SnapshotVersionError);
     expect(readFileSync(workspacePaths(entry.location).envelope, 'utf8')).toBe(before);
   });
@@ -296,14 +363,18 @@ describe('snapshot envelopes', () => {
     const fixture = JSON.parse(readFileSync(ENVELOPE_FIXTURE, 'utf8')) as LifecycleEnvelope;
     const entry = teamWithEnvelope(root, { ...fixture, snapshot: { ...fixture.snapshot, value: 'daydreaming' } });
     await expect(loadTeamLifecycle(entry, openFederation(root).backend.lifecycles)).rejects.toThrow(CorruptFileError);
-    await expect(loadTeamLifecycle(entry, openFederation(root).backend.lifecycles)).rejects.toThrow(/does not fit the deliverable machine v1/);
+    await expect(loadTeamLifecycle(entry, openFederation(root).backend.lifecycles)).rejects.toThrow(
+      /does not fit the deliverable machine v1/,
+    );
   });
 
   it('a state file of another machine is refused', async () => {
     const { root } = await federation('coding');
     const fixture = JSON.parse(readFileSync(ENVELOPE_FIXTURE, 'utf8')) as LifecycleEnvelope;
     const entry = teamWithEnvelope(root, fixture);
-    await expect(loadTeamLifecycle(entry, openFederation(root).backend.lifecycles)).rejects.toThrow(/holds a deliverable lifecycle, but the team's archetype uses coding/);
+    await expect(loadTeamLifecycle(entry, openFederation(root).backend.lifecycles)).rejects.toThrow(
+      /holds a deliverable lifecycle, but the team's archetype uses coding/,
+    );
   });
 });
 
@@ -317,8 +388,12 @@ describe('running every team', () => {
     const skipped: string[] = [];
     await runActors(openFederation(root), { once: true, onSkip: (id, reason) => skipped.push(`${id}: ${reason}`) });
     expect(skipped).toEqual([expect.stringMatching(/^docs: .*lifecycle\.json is corrupt/)]);
-    expect((await viewLifecycle(openFederation(root), getTeam(readRegistry(root), 'other'))).mission?.subject).toBe('work');
-    await expect(runActors(openFederation(root), { team: 'docs', once: true })).rejects.toThrow('lifecycle.json is corrupt');
+    expect((await viewLifecycle(openFederation(root), getTeam(readRegistry(root), 'other'))).mission?.subject).toBe(
+      'work',
+    );
+    await expect(runActors(openFederation(root), { team: 'docs', once: true })).rejects.toThrow(
+      'lifecycle.json is corrupt',
+    );
   });
 });
 
@@ -326,7 +401,9 @@ describe('one consumer per team', () => {
   it('a second consumer of the same team is refused while the first holds the lease', async () => {
     const { root, team } = await federation();
     const lease = await acquireTeamLease(team(), 'consumer');
-    await expect(runActors(openFederation(root), { team: 'docs', once: true })).rejects.toThrow(/team "docs" is already being run by another process .* only one actor consumer per team/);
+    await expect(runActors(openFederation(root), { team: 'docs', once: true })).rejects.toThrow(
+      /team "docs" is already being run by another process .* only one actor consumer per team/,
+    );
     // Running every team skips the busy one instead of failing.
     await expect(runActors(openFederation(root), { once: true })).resolves.toEqual([]);
     lease.release();
@@ -338,7 +415,11 @@ describe('one consumer per team', () => {
     // Two seconds of five signals each: a batch is cut only between the seconds signal files are named for.
     for (let i = 0; i < 10; i++) {
       const at = new Date(Date.UTC(2026, 0, 1, 10, 0, i < 5 ? 0 : 1, i));
-      await sendSignal(openFederation(root), { to: 'docs', from: 'meta', type: 'question', subject: `q${i}`, body: `q${i} body` }, { durable: false, now: () => at });
+      await sendSignal(
+        openFederation(root),
+        { to: 'docs', from: 'meta', type: 'question', subject: `q${i}`, body: `q${i} body` },
+        { durable: false, now: () => at },
+      );
     }
     const consumer = new TeamInboxConsumer(openFederation(root), team(), { batchSize: 5, durable: false });
     const result = await consumer.consume();

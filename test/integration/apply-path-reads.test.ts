@@ -24,7 +24,18 @@ vi.mock('node:fs', async (importOriginal) => {
   return { ...wrapped, default: wrapped };
 });
 
-const { applyLifecycleInputs, getTeam, initFederation, onboardTeam, readRegistry, runActors, sendSignal, TeamInboxConsumer, workspacePaths, federationPaths } = await import('../../src/index.js');
+const {
+  applyLifecycleInputs,
+  getTeam,
+  initFederation,
+  onboardTeam,
+  readRegistry,
+  runActors,
+  sendSignal,
+  TeamInboxConsumer,
+  workspacePaths,
+  federationPaths,
+} = await import('../../src/index.js');
 const { tempDir } = await import('../helpers/temp-dir.js');
 
 beforeEach(() => {
@@ -42,9 +53,17 @@ describe('the apply path loads once and applies once', () => {
     await onboardTeam(openFederation(root), { domain: 'docs' }, { durable: false });
     const team = getTeam(readRegistry(root), 'docs');
     const consumer = new TeamInboxConsumer(openFederation(root), team, { durable: false });
-    await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'the mission' }, { durable: false });
+    await sendSignal(
+      openFederation(root),
+      { to: 'docs', type: 'directive', subject: 'the mission' },
+      { durable: false },
+    );
     await consumer.consume();
-    const pause = await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'pause' }, { durable: false });
+    const pause = await sendSignal(
+      openFederation(root),
+      { to: 'docs', type: 'directive', subject: 'pause' },
+      { durable: false },
+    );
 
     calls.length = 0;
     const result = await consumer.consume();
@@ -66,32 +85,52 @@ describe('the apply path loads once and applies once', () => {
     const root = tempDir();
     initFederation(root, {}, {});
     await onboardTeam(openFederation(root), { domain: 'docs' }, { durable: false });
-    await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'the mission' }, { durable: false });
+    await sendSignal(
+      openFederation(root),
+      { to: 'docs', type: 'directive', subject: 'the mission' },
+      { durable: false },
+    );
     await runActors(openFederation(root), { team: 'docs', once: true, durable: false });
     const team = getTeam(readRegistry(root), 'docs');
 
     calls.length = 0;
-    const result = await applyLifecycleInputs(openFederation(root), team, [{ source: 'event', event: { type: 'PLAN_READY', sources: ['src'] } }], { durable: false });
+    const result = await applyLifecycleInputs(
+      openFederation(root),
+      team,
+      [{ source: 'event', event: { type: 'PLAN_READY', sources: ['src'] } }],
+      { durable: false },
+    );
     expect(result.state).toBe('scanning');
     const paths = workspacePaths(team.location);
-    expect({ registryReads: count('open', federationPaths(root).registry), envelopeReads: count('open', paths.envelope) }).toEqual({ registryReads: 1, envelopeReads: 1 });
+    expect({
+      registryReads: count('open', federationPaths(root).registry),
+      envelopeReads: count('open', paths.envelope),
+    }).toEqual({ registryReads: 1, envelopeReads: 1 });
   });
 });
 
-describe("a report to meta costs the same however many meta has", () => {
+describe('a report to meta costs the same however many meta has', () => {
   it("an agent event's report lists neither meta's inbox nor the team's outbox, and reads none of the earlier same-subject reports", async () => {
     const root = tempDir();
     initFederation(root, {}, {});
     const teams = ['docs', 'api', 'web', 'ops'];
     for (const domain of teams) {
       await onboardTeam(openFederation(root), { domain }, { durable: false });
-      await sendSignal(openFederation(root), { to: domain, type: 'directive', subject: 'the mission' }, { durable: false });
+      await sendSignal(
+        openFederation(root),
+        { to: domain, type: 'directive', subject: 'the mission' },
+        { durable: false },
+      );
     }
     await runActors(openFederation(root), { once: true, durable: false });
     // Three teams reported "preparing → scanning" to meta an hour ago: the subject the fourth one's report repeats.
     const anHourAgo = new Date(Date.now() - 3_600_000);
     for (const from of teams.slice(0, 3)) {
-      await sendSignal(openFederation(root), { from, to: 'meta', type: 'report', subject: 'preparing → scanning', id: randomUUID() }, { durable: false, now: () => anHourAgo });
+      await sendSignal(
+        openFederation(root),
+        { from, to: 'meta', type: 'report', subject: 'preparing → scanning', id: randomUUID() },
+        { durable: false, now: () => anHourAgo },
+      );
     }
     const meta = workspacePaths(root).inbox;
     const earlier = readdirSync(meta).filter((file) => file.includes('-report-preparing-scanning'));
@@ -99,7 +138,12 @@ describe("a report to meta costs the same however many meta has", () => {
     const team = getTeam(readRegistry(root), 'ops');
 
     calls.length = 0;
-    await applyLifecycleInputs(openFederation(root), team, [{ source: 'event', event: { type: 'PLAN_READY', sources: ['src'] } }], { durable: false });
+    await applyLifecycleInputs(
+      openFederation(root),
+      team,
+      [{ source: 'event', event: { type: 'PLAN_READY', sources: ['src'] } }],
+      { durable: false },
+    );
     const listings = { metaInbox: count('list', meta), outbox: count('list', workspacePaths(team.location).outbox) };
     const opened = earlier.filter((file) => count('open', join(meta, file)) > 0);
     expect(readdirSync(meta).filter((file) => file.includes('-report-preparing-scanning'))).toHaveLength(4);
@@ -114,7 +158,11 @@ describe('the shared registry read is never used stale', () => {
     const root = tempDir();
     initFederation(root, {}, {});
     await onboardTeam(openFederation(root), { domain: 'docs' }, { durable: false });
-    await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'the mission' }, { durable: false });
+    await sendSignal(
+      openFederation(root),
+      { to: 'docs', type: 'directive', subject: 'the mission' },
+      { durable: false },
+    );
     await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'pause' }, { durable: false });
     // Another process pauses the lifecycle (its settled effects are not known to this one)…
     expect((await runFed(['actors', 'run', '--once', '--team', 'docs'], { cwd: root })).code).toBe(0);

@@ -13,9 +13,34 @@ function channel(chat: Partial<NonNullable<FederationConfigInput['chatConfig']>>
   const root = tempDir();
   const store = join(root, 'channel.jsonl');
   const log = join(root, 'sessions.jsonl');
-  const config = validateConfig({ federationName: 'acme', chatConfig: { ...CHAT, command: HOST, ...chat } }, 'federate.config.json').config;
-  const sessions = () => readFileSync(log, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { argv: string[]; cwd: string; root: string; prompt: string; request: Record<string, unknown> });
-  return { root, store, sessions, channel: new AgentHostChatChannel({ root, config, env: { ...process.env, FAKE_CHAT_STORE: store, FAKE_CHAT_LOG: log, ...env } }) };
+  const config = validateConfig(
+    { federationName: 'acme', chatConfig: { ...CHAT, command: HOST, ...chat } },
+    'federate.config.json',
+  ).config;
+  const sessions = () =>
+    readFileSync(log, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            argv: string[];
+            cwd: string;
+            root: string;
+            prompt: string;
+            request: Record<string, unknown>;
+          },
+      );
+  return {
+    root,
+    store,
+    sessions,
+    channel: new AgentHostChatChannel({
+      root,
+      config,
+      env: { ...process.env, FAKE_CHAT_STORE: store, FAKE_CHAT_LOG: log, ...env },
+    }),
+  };
 }
 
 function isAlive(pid: number): boolean {
@@ -66,11 +91,15 @@ describe('the agent-host chat channel', () => {
   });
 
   it('fails clearly: an agent that exits non-zero, one that never confirms, one that is not there', async () => {
-    await expect(channel({}, { FAKE_CHAT_FAIL: 'post' }).channel.post('x')).rejects.toThrow(/exited with code 1: chat tool: 401 the session has expired/);
+    await expect(channel({}, { FAKE_CHAT_FAIL: 'post' }).channel.post('x')).rejects.toThrow(
+      /exited with code 1: chat tool: 401 the session has expired/,
+    );
     await expect(channel({}, { FAKE_CHAT_MUTE: '1' }).channel.poll('2026-01-01T00:00:00Z')).rejects.toThrow(
       /printed no \{"messages": \[\.\.\.\]\} line; it printed: Sure, I will use the chat tool\./,
     );
-    await expect(channel({ command: 'fed-no-such-chat-agent' }).channel.post('x')).rejects.toThrow(/cannot start the chat agent "fed-no-such-chat-agent" \(chatConfig.command\): not found on PATH/);
+    await expect(channel({ command: 'fed-no-such-chat-agent' }).channel.post('x')).rejects.toThrow(
+      /cannot start the chat agent "fed-no-such-chat-agent" \(chatConfig.command\): not found on PATH/,
+    );
   });
 
   it('stops a session that runs past chatConfig.timeoutSeconds, and whatever it started', async () => {
@@ -86,6 +115,8 @@ describe('the agent-host chat channel', () => {
   it('uses agentCommand when chatConfig.command is not set', () => {
     const root = tempDir();
     const config = validateConfig({ agentCommand: 'claude -p', chatConfig: CHAT }, 'federate.config.json').config;
-    expect(new AgentHostChatChannel({ root, config }).description).toBe(`channel ${CHAT.channelId} through the agent host "claude"`);
+    expect(new AgentHostChatChannel({ root, config }).description).toBe(
+      `channel ${CHAT.channelId} through the agent host "claude"`,
+    );
   });
 });

@@ -27,12 +27,21 @@ function clock(start = Date.parse('2026-01-31T12:00:00.000Z')): () => Date {
   return () => new Date((t += 1000));
 }
 
-async function bridgeFor(root: string, options: { config?: FederationConfigInput; channel?: ChatChannel; now?: () => Date } = {}) {
+async function bridgeFor(
+  root: string,
+  options: { config?: FederationConfigInput; channel?: ChatChannel; now?: () => Date } = {},
+) {
   const config = validateConfig({ federationName: 'acme', ...options.config }, 'federate.config.json').config;
   const now = options.now ?? clock();
   const activity: BridgeActivity[] = [];
   const channel = options.channel ?? new FileChatChannel(root, { author: 'acme', durable: false, now });
-  const bridge = await ChatBridge.open({ fed: openFederation(root), config, channel, now, onActivity: (a) => activity.push(a) });
+  const bridge = await ChatBridge.open({
+    fed: openFederation(root),
+    config,
+    channel,
+    now,
+    onActivity: (a) => activity.push(a),
+  });
   return { bridge, activity, config, now };
 }
 
@@ -66,14 +75,20 @@ describe('the chat bridge', () => {
     const replies = await repliesIn(root);
     expect(replies).toHaveLength(5);
     expect(replies[0]).toBe('[acme] 1 team:\n- docs (deliverable, active): preparing');
-    expect(replies[1]).toMatch(/^\[acme\] sent directive "Write the architecture doc" to docs \(.*-directive-write-the-architecture-doc\.json\)$/);
+    expect(replies[1]).toMatch(
+      /^\[acme\] sent directive "Write the architecture doc" to docs \(.*-directive-write-the-architecture-doc\.json\)$/,
+    );
     expect(replies[2]).toBe('[acme] docs: active → paused');
     expect(replies[3]).toMatch(/^\[acme\] unknown command "dance"; commands — write @acme <command>:\n@acme status/);
     expect(replies[4]).toMatch(/^\[acme\] monitor .*: 1 team, 1 healthy, 0 unhealthy/);
 
-    const inbox = readdirSync(workspacePaths(getTeam(readRegistry(root), 'docs').location).inbox).filter((n) => n.endsWith('.json'));
+    const inbox = readdirSync(workspacePaths(getTeam(readRegistry(root), 'docs').location).inbox).filter((n) =>
+      n.endsWith('.json'),
+    );
     expect(inbox).toHaveLength(1);
-    const signal = JSON.parse(readFileSync(`${workspacePaths(getTeam(readRegistry(root), 'docs').location).inbox}/${inbox[0]}`, 'utf8')) as { from: string; body: string };
+    const signal = JSON.parse(
+      readFileSync(`${workspacePaths(getTeam(readRegistry(root), 'docs').location).inbox}/${inbox[0]}`, 'utf8'),
+    ) as { from: string; body: string };
     expect(signal).toMatchObject({ from: 'meta', body: 'Cover src/ and the CLI.' });
     expect(statusOf(getTeam(readRegistry(root), 'docs'))).toBe('paused');
     expect(activity.filter((a) => a.kind === 'command').map((a) => (a as { command: string }).command)).toEqual([
@@ -99,7 +114,11 @@ describe('the chat bridge', () => {
       expect.stringMatching(/^\[acme\] "send ghost directive Hello" failed: .*"ghost"/),
       '[acme] docs: active → paused',
     ]);
-    expect(activity.filter((a) => a.kind === 'command').map((a) => (a as { failed: boolean }).failed)).toEqual([true, true, false]);
+    expect(activity.filter((a) => a.kind === 'command').map((a) => (a as { failed: boolean }).failed)).toEqual([
+      true,
+      true,
+      false,
+    ]);
   });
 
   it('never takes its own messages for commands, and ignores what was posted before its first start', async () => {
@@ -129,7 +148,11 @@ describe('the chat bridge', () => {
     expect(await second.bridge.pollOnce()).toBe(1);
     await second.bridge.close();
     expect(await repliesIn(root)).toHaveLength(2);
-    expect(readdirSync(workspacePaths(getTeam(readRegistry(root), 'docs').location).inbox).filter((n) => n.endsWith('.json'))).toHaveLength(1);
+    expect(
+      readdirSync(workspacePaths(getTeam(readRegistry(root), 'docs').location).inbox).filter((n) =>
+        n.endsWith('.json'),
+      ),
+    ).toHaveLength(1);
   });
 
   it('a reply that cannot be posted stays queued in the state file and is posted after a restart, without running the command again', async () => {
@@ -149,8 +172,16 @@ describe('the chat bridge', () => {
     await person(root, now).post('@acme send docs directive Ship it');
     expect(await first.bridge.pollOnce()).toBe(1);
     await first.bridge.close();
-    expect(first.activity).toContainEqual({ kind: 'warning', text: expect.stringContaining('a reply could not be posted to a flaky channel; it stays queued: 503 service unavailable') });
-    const state = JSON.parse(readFileSync(federationPaths(root).chatBridgeState, 'utf8')) as { outbox: { text: string }[]; handled: unknown[] };
+    expect(first.activity).toContainEqual({
+      kind: 'warning',
+      text: expect.stringContaining(
+        'a reply could not be posted to a flaky channel; it stays queued: 503 service unavailable',
+      ),
+    });
+    const state = JSON.parse(readFileSync(federationPaths(root).chatBridgeState, 'utf8')) as {
+      outbox: { text: string }[];
+      handled: unknown[];
+    };
     expect(state.outbox).toHaveLength(1);
     expect(state.handled).toHaveLength(1);
 
@@ -159,7 +190,11 @@ describe('the chat bridge', () => {
     expect(await second.bridge.pollOnce()).toBe(0);
     await second.bridge.close();
     expect(await repliesIn(root)).toEqual([expect.stringMatching(/^\[acme\] sent directive "Ship it" to docs/)]);
-    expect(readdirSync(workspacePaths(getTeam(readRegistry(root), 'docs').location).inbox).filter((n) => n.endsWith('.json'))).toHaveLength(1);
+    expect(
+      readdirSync(workspacePaths(getTeam(readRegistry(root), 'docs').location).inbox).filter((n) =>
+        n.endsWith('.json'),
+      ),
+    ).toHaveLength(1);
   });
 
   it('a send run again after a crash delivers nothing twice (its signal id comes from the chat message)', async () => {
@@ -170,15 +205,23 @@ describe('the chat bridge', () => {
     await first.bridge.pollOnce();
     await first.bridge.close();
     // The crash came after the command ran, before the state file recorded it.
-    const message = (await new FileChatChannel(root).poll('1970-01-01T00:00:00Z')).messages.find((m: ChatMessage) => m.author === 'alice')!;
+    const message = (await new FileChatChannel(root).poll('1970-01-01T00:00:00Z')).messages.find(
+      (m: ChatMessage) => m.author === 'alice',
+    )!;
     rmSync(federationPaths(root).chatBridgeState);
     const second = await bridgeFor(root, { now: clock(Date.parse(message.at) - 5_000) });
     expect(await second.bridge.pollOnce()).toBe(1);
     await second.bridge.close();
     const replies = await repliesIn(root);
     expect(replies).toHaveLength(2);
-    expect(replies).toContainEqual(expect.stringMatching(/^\[acme\] directive "Ship it" to docs was already sent \(.*-directive-ship-it\.json\)$/));
-    expect(readdirSync(workspacePaths(getTeam(readRegistry(root), 'docs').location).inbox).filter((n) => n.endsWith('.json'))).toHaveLength(1);
+    expect(replies).toContainEqual(
+      expect.stringMatching(/^\[acme\] directive "Ship it" to docs was already sent \(.*-directive-ship-it\.json\)$/),
+    );
+    expect(
+      readdirSync(workspacePaths(getTeam(readRegistry(root), 'docs').location).inbox).filter((n) =>
+        n.endsWith('.json'),
+      ),
+    ).toHaveLength(1);
   });
 
   it('launch runs the team in the background and posts its outcome when the agent is done', async () => {
@@ -197,8 +240,15 @@ describe('the chat bridge', () => {
 
   it('throws without federationName (docs/design/spec.md §7), and refuses a second bridge on the same federation', async () => {
     const { root } = await signalFederation(['docs']);
-    const config = validateConfig({ chatConfig: { teamId: 't', channelId: '19:a@thread.tacv2' } }, 'federate.config.json').config;
-    const error = await ChatBridge.open({ fed: openFederation(root), config, channel: new FileChatChannel(root) }).catch((e: unknown) => e);
+    const config = validateConfig(
+      { chatConfig: { teamId: 't', channelId: '19:a@thread.tacv2' } },
+      'federate.config.json',
+    ).config;
+    const error = await ChatBridge.open({
+      fed: openFederation(root),
+      config,
+      channel: new FileChatChannel(root),
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigValidationError);
     expect((error as ConfigValidationError).problems.map((p) => p.path)).toEqual(['federationName']);
     expect(existsSync(federationPaths(root).chatBridgeState)).toBe(false);

@@ -117,7 +117,10 @@ function expectNoTornFiles(root: string): void {
   readRegistry(root);
 }
 
-async function federation(teams: { domain: string; placementType?: PlacementType }[] = [], git = false): Promise<string> {
+async function federation(
+  teams: { domain: string; placementType?: PlacementType }[] = [],
+  git = false,
+): Promise<string> {
   const root = tempDir('fed-crash-');
   if (git) {
     const run = (...args: string[]) => execFileSync('git', args, { cwd: root, stdio: 'pipe' });
@@ -138,51 +141,100 @@ async function federation(teams: { domain: string; placementType?: PlacementType
 /** Nothing is left that `fed doctor --fix` cannot repair (stale locks, temp files of killed writers). */
 async function expectDoctorHeals(root: string): Promise<void> {
   const fixed = await runDoctor(openFederation(root), { fix: true });
-  expect(fixed.findings.filter((f) => !f.fixed), JSON.stringify(fixed.findings, null, 2)).toEqual([]);
+  expect(
+    fixed.findings.filter((f) => !f.fixed),
+    JSON.stringify(fixed.findings, null, 2),
+  ).toEqual([]);
   expect((await runDoctor(openFederation(root))).findings).toEqual([]);
 }
 
 async function sendCampaign(): Promise<number> {
   const root = await federation([{ domain: 'post' }]);
   const inbox = workspacePaths(join(root, '.fed', 'teams', 'post')).inbox;
-  const request = (i: number, id: string) => ({ id, to: 'post', type: 'directive', subject: `crash ${i}`, body: 'x'.repeat(4_000) });
-  const args = (i: number, id: string) => ['--root', root, 'signal', 'send', '--id', id, '--to', 'post', '--type', 'directive', '--subject', `crash ${i}`, '--body', 'x'.repeat(4_000)];
+  const request = (i: number, id: string) => ({
+    id,
+    to: 'post',
+    type: 'directive',
+    subject: `crash ${i}`,
+    body: 'x'.repeat(4_000),
+  });
+  const args = (i: number, id: string) => [
+    '--root',
+    root,
+    'signal',
+    'send',
+    '--id',
+    id,
+    '--to',
+    'post',
+    '--type',
+    'directive',
+    '--subject',
+    `crash ${i}`,
+    '--body',
+    'x'.repeat(4_000),
+  ];
   const estimate = await timeOf(args(-1, randomUUID()));
   const ids: string[] = [];
-  const kills = await killRepeatedly(QUOTA.send, estimate, (i) => args(i, (ids[i] = randomUUID())), async (i) => {
-    expectNoTornFiles(root);
-    // The retry with the same id completes the send, and the signal is in the inbox and outbox exactly once.
-    await sendSignal(openFederation(root), request(i, ids[i]!), { durable: false });
-    const count = (dir: string, owner: string, box: 'inbox' | 'outbox') =>
-      readSignalBox(dir, { owner, box }).signals.filter((s) => s.message.id === ids[i]).length;
-    expect(count(inbox, 'post', 'inbox')).toBe(1);
-    expect(count(workspacePaths(root).outbox, 'meta', 'outbox')).toBe(1);
-  });
+  const kills = await killRepeatedly(
+    QUOTA.send,
+    estimate,
+    (i) => args(i, (ids[i] = randomUUID())),
+    async (i) => {
+      expectNoTornFiles(root);
+      // The retry with the same id completes the send, and the signal is in the inbox and outbox exactly once.
+      await sendSignal(openFederation(root), request(i, ids[i]!), { durable: false });
+      const count = (dir: string, owner: string, box: 'inbox' | 'outbox') =>
+        readSignalBox(dir, { owner, box }).signals.filter((s) => s.message.id === ids[i]).length;
+      expect(count(inbox, 'post', 'inbox')).toBe(1);
+      expect(count(workspacePaths(root).outbox, 'meta', 'outbox')).toBe(1);
+    },
+  );
   await expectDoctorHeals(root);
   return kills;
 }
 
 async function onboardCampaign(): Promise<number> {
   const root = await federation([], true);
-  const args = (domain: string, placement: PlacementType) => ['--root', root, 'team', 'onboard', domain, '--placement', placement];
+  const args = (domain: string, placement: PlacementType) => [
+    '--root',
+    root,
+    'team',
+    'onboard',
+    domain,
+    '--placement',
+    placement,
+  ];
   const domainOf = (placement: PlacementType, i: number) => `${placement === 'directory' ? 'dir' : 'tree'}-${i}`;
   let kills = 0;
-  for (const [placement, quota] of [['directory', 7], ['worktree', QUOTA.onboard - 7]] as const) {
+  for (const [placement, quota] of [
+    ['directory', 7],
+    ['worktree', QUOTA.onboard - 7],
+  ] as const) {
     const estimate = await timeOf(args(`calib-${placement}`, placement));
-    kills += await killRepeatedly(quota, estimate, (i) => args(domainOf(placement, i), placement), async (i) => {
-      expectNoTornFiles(root);
-      // The retry completes the onboarding (or finds it complete): one registered team, its workspace, no intent left.
-      const domain = domainOf(placement, i);
-      await onboardTeam(openFederation(root), { domain, placementType: placement }, { durable: false }).catch((error: { code?: string }) => {
-        if (error.code !== 'DUPLICATE_TEAM') throw error;
-      });
-      const entries = readRegistry(root).teams.filter((t) => t.domain === domain);
-      expect(entries).toHaveLength(1);
-      expect(existsSync(workspacePaths(entries[0]!.location).marker)).toBe(true);
-      expect(existsSync(onboardingPaths(root, domain).intent)).toBe(false);
-    });
+    kills += await killRepeatedly(
+      quota,
+      estimate,
+      (i) => args(domainOf(placement, i), placement),
+      async (i) => {
+        expectNoTornFiles(root);
+        // The retry completes the onboarding (or finds it complete): one registered team, its workspace, no intent left.
+        const domain = domainOf(placement, i);
+        await onboardTeam(openFederation(root), { domain, placementType: placement }, { durable: false }).catch(
+          (error: { code?: string }) => {
+            if (error.code !== 'DUPLICATE_TEAM') throw error;
+          },
+        );
+        const entries = readRegistry(root).teams.filter((t) => t.domain === domain);
+        expect(entries).toHaveLength(1);
+        expect(existsSync(workspacePaths(entries[0]!.location).marker)).toBe(true);
+        expect(existsSync(onboardingPaths(root, domain).intent)).toBe(false);
+      },
+    );
   }
-  const worktrees = execFileSync('git', ['worktree', 'list', '--porcelain'], { cwd: root, encoding: 'utf8' }).match(/^worktree /gm)!.length;
+  const worktrees = execFileSync('git', ['worktree', 'list', '--porcelain'], { cwd: root, encoding: 'utf8' }).match(
+    /^worktree /gm,
+  )!.length;
   expect(worktrees).toBe(1 + readRegistry(root).teams.filter((t) => t.placementType === 'worktree').length);
   await expectDoctorHeals(root);
   return kills;
@@ -190,7 +242,16 @@ async function onboardCampaign(): Promise<number> {
 
 async function eventCampaign(): Promise<number> {
   const root = await federation([{ domain: 'evt' }]);
-  const args = (i: number) => ['--root', root, 'event', '--team', 'evt', 'DIRECTIVE_RECEIVED', '--data', JSON.stringify({ signalId: `directive-${i}`, subject: `directive ${i}` })];
+  const args = (i: number) => [
+    '--root',
+    root,
+    'event',
+    '--team',
+    'evt',
+    'DIRECTIVE_RECEIVED',
+    '--data',
+    JSON.stringify({ signalId: `directive-${i}`, subject: `directive ${i}` }),
+  ];
   const estimate = await timeOf(args(-1));
   const team = () => getTeam(readRegistry(root), 'evt');
   const kills = await killRepeatedly(QUOTA.event, estimate, args, async () => {
@@ -201,7 +262,9 @@ async function eventCampaign(): Promise<number> {
   expect((await runFedKillable(args(1_000))).code).toBe(0);
   const journal = readWholeJournal(team().location);
   expect(journal.map((l) => l.seq)).toEqual(journal.map((_, i) => i + 1));
-  expect(journal.at(-1)?.seq).toBe((await loadTeamLifecycle(team(), openFederation(root).backend.lifecycles)).envelope.seq);
+  expect(journal.at(-1)?.seq).toBe(
+    (await loadTeamLifecycle(team(), openFederation(root).backend.lifecycles)).envelope.seq,
+  );
   await expectDoctorHeals(root);
   return kills;
 }
@@ -216,7 +279,11 @@ async function actorsCampaign(): Promise<number> {
       // one, because signals deferred during a pause are applied after the rest of their batch, so a
       // later pause in the same batch strands them (an ordering issue of the actor, crash or no crash).
       const subject = sent === 10 ? 'pause' : sent === 15 ? 'resume' : `directive ${sent}`;
-      const { message } = await sendSignal(openFederation(root), { to, type: 'directive', subject, body: `body ${sent}` }, { durable: false });
+      const { message } = await sendSignal(
+        openFederation(root),
+        { to, type: 'directive', subject, body: `body ${sent}` },
+        { durable: false },
+      );
       if (to === 'act') ids.push(message.id);
     }
   };
@@ -225,12 +292,17 @@ async function actorsCampaign(): Promise<number> {
   const args = ['--root', root, 'actors', 'run', '--team', 'act', '--once'];
   const estimate = await timeOf(['--root', root, 'actors', 'run', '--team', 'calib', '--once']);
   const team = () => getTeam(readRegistry(root), 'act');
-  const kills = await killRepeatedly(QUOTA.actors, estimate, () => args, async (_i, run) => {
-    expectNoTornFiles(root);
-    await loadTeamLifecycle(team(), openFederation(root).backend.lifecycles);
-    // A run that finished emptied the inbox: give the next one work to be killed in.
-    if (!run.killed) await send('act', 60);
-  });
+  const kills = await killRepeatedly(
+    QUOTA.actors,
+    estimate,
+    () => args,
+    async (_i, run) => {
+      expectNoTornFiles(root);
+      await loadTeamLifecycle(team(), openFederation(root).backend.lifecycles);
+      // A run that finished emptied the inbox: give the next one work to be killed in.
+      if (!run.killed) await send('act', 60);
+    },
+  );
   await runActors(openFederation(root), { team: 'act', once: true });
   // Every signal applied once and acknowledged once, the journal without gaps.
   const journal = readWholeJournal(team().location);
@@ -240,7 +312,9 @@ async function actorsCampaign(): Promise<number> {
   const inbox = workspacePaths(team().location).inbox;
   expect(readdirSync(inbox).filter((n) => n.endsWith('.ack'))).toHaveLength(ids.length);
   // Meta got each of the team's transition reports exactly once.
-  const reports = readSignalBox(workspacePaths(root).inbox, { owner: 'meta', box: 'inbox' }).signals.map((s) => s.message);
+  const reports = readSignalBox(workspacePaths(root).inbox, { owner: 'meta', box: 'inbox' }).signals.map(
+    (s) => s.message,
+  );
   expect(new Set(reports.map((r) => r.id)).size).toBe(reports.length);
   expect(reports.filter((r) => r.from === 'act')).toHaveLength(journal.filter((l) => l.from !== l.to).length);
   await expectDoctorHeals(root);
@@ -249,26 +323,49 @@ async function actorsCampaign(): Promise<number> {
 
 async function launchCampaign(): Promise<number> {
   const root = await federation([{ domain: 'lnch' }]);
-  await sendSignal(openFederation(root), { to: 'lnch', type: 'directive', subject: 'Document the project' }, { durable: false });
+  await sendSignal(
+    openFederation(root),
+    { to: 'lnch', type: 'directive', subject: 'Document the project' },
+    { durable: false },
+  );
   const sleeper = ['--root', root, 'launch', '--team', 'lnch', '--agent', 'sleep 30'];
   const team = () => getTeam(readRegistry(root), 'lnch');
   // Start-up is most of a launch before its agent runs; the window reaches past it into the agent's run.
   const estimate = 2.5 * (await timeOf(['--root', root, 'team', 'list']));
-  const kills = await killRepeatedly(QUOTA.launch, estimate, () => sleeper, async (_i, run) => {
-    // A launch never finishes on its own here (its agent sleeps): each run was killed, and none was refused as busy.
-    expect(run.killed, run.stderr).toBe(true);
-    expectNoTornFiles(root);
-    expect((await loadTeamLifecycle(team(), openFederation(root).backend.lifecycles)).snapshot.value).toBe('preparing');
-  });
-  const done = await runFedKillable(['--root', root, 'launch', '--team', 'lnch', '--agent', `'${process.execPath}' '${COMPLETE_AGENT}'`]);
+  const kills = await killRepeatedly(
+    QUOTA.launch,
+    estimate,
+    () => sleeper,
+    async (_i, run) => {
+      // A launch never finishes on its own here (its agent sleeps): each run was killed, and none was refused as busy.
+      expect(run.killed, run.stderr).toBe(true);
+      expectNoTornFiles(root);
+      expect((await loadTeamLifecycle(team(), openFederation(root).backend.lifecycles)).snapshot.value).toBe(
+        'preparing',
+      );
+    },
+  );
+  const done = await runFedKillable([
+    '--root',
+    root,
+    'launch',
+    '--team',
+    'lnch',
+    '--agent',
+    `'${process.execPath}' '${COMPLETE_AGENT}'`,
+  ]);
   expect(done.code, done.stderr).toBe(0);
   expect((await loadTeamLifecycle(team(), openFederation(root).backend.lifecycles)).snapshot.value).toBe('complete');
   // The mission applied once; meta got each transition report once, plus the launch's completion report.
   const journal = readWholeJournal(team().location);
   expect(journal.map((l) => l.seq)).toEqual(journal.map((_, i) => i + 1));
   expect(journal.filter((l) => l.event === 'MISSION_ASSIGNED')).toHaveLength(1);
-  const reports = readSignalBox(workspacePaths(root).inbox, { owner: 'meta', box: 'inbox' }).signals.map((s) => s.message);
-  expect(reports.filter((r) => r.subject.includes('→')).map((r) => r.subject)).toEqual(journal.filter((l) => l.from !== l.to).map((l) => `${l.from} → ${l.to}`));
+  const reports = readSignalBox(workspacePaths(root).inbox, { owner: 'meta', box: 'inbox' }).signals.map(
+    (s) => s.message,
+  );
+  expect(reports.filter((r) => r.subject.includes('→')).map((r) => r.subject)).toEqual(
+    journal.filter((l) => l.from !== l.to).map((l) => `${l.from} → ${l.to}`),
+  );
   expect(new Set(reports.map((r) => r.id)).size).toBe(reports.length);
   await expectDoctorHeals(root);
   return kills;
@@ -276,7 +373,13 @@ async function launchCampaign(): Promise<number> {
 
 describe('crash campaign (issue 19)', () => {
   it(`≥ 50 SIGKILLs of the built CLI across send, onboard, event, actors and launch: the guarantees hold after each`, async () => {
-    const kills = await Promise.all([sendCampaign(), onboardCampaign(), eventCampaign(), actorsCampaign(), launchCampaign()]);
+    const kills = await Promise.all([
+      sendCampaign(),
+      onboardCampaign(),
+      eventCampaign(),
+      actorsCampaign(),
+      launchCampaign(),
+    ]);
     expect(kills).toEqual([QUOTA.send, QUOTA.onboard, QUOTA.event, QUOTA.actors, QUOTA.launch]);
     expect(kills.reduce((a, b) => a + b)).toBeGreaterThanOrEqual(50);
   }, 180_000);

@@ -59,7 +59,17 @@ describe('fed doctor', () => {
     // An onboarding killed after its intent record and workspace, before registering.
     mkdirSync(paths.onboarding, { recursive: true });
     const apiLocation = join(paths.teams, 'api');
-    writeFileSync(onboardingPaths(root, 'api').intent, toJsonText({ domain: 'api', domainId: 'api', archetypeId: 'deliverable', placementType: 'directory', location: apiLocation, startedAt: new Date().toISOString() }));
+    writeFileSync(
+      onboardingPaths(root, 'api').intent,
+      toJsonText({
+        domain: 'api',
+        domainId: 'api',
+        archetypeId: 'deliverable',
+        placementType: 'directory',
+        location: apiLocation,
+        startedAt: new Date().toISOString(),
+      }),
+    );
     mkdirSync(join(apiLocation, '.fed', 'signals', 'inbox'), { recursive: true });
     // A workspace an older fed made and never registered (its marker), and a folder fed did not make.
     mkdirSync(join(paths.teams, 'old', '.fed'), { recursive: true });
@@ -92,7 +102,14 @@ describe('fed doctor', () => {
     const fixed = await runFed(['--root', root, 'doctor', '--fix']);
     expect(fixed.code, fixed.stdout + fixed.stderr).toBe(1);
     expect(fixed.stdout).toContain('7 problems, 5 fixed');
-    for (const gone of [paths.registryLock, docs.consumerLease, temp, apiLocation, join(paths.teams, 'old'), onboardingPaths(root, 'api').intent]) {
+    for (const gone of [
+      paths.registryLock,
+      docs.consumerLease,
+      temp,
+      apiLocation,
+      join(paths.teams, 'old'),
+      onboardingPaths(root, 'api').intent,
+    ]) {
       expect(existsSync(gone), gone).toBe(false);
     }
     const after = report((await runFed(['--root', root, 'doctor', '--json'])).stdout);
@@ -105,16 +122,34 @@ describe('fed doctor', () => {
     const original = await federation(['docs']);
     const copy = join(tempDir(), 'copy');
     cpSync(original, copy, { recursive: true });
-    const refused = await runFed(['--root', copy, 'signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'Go']);
+    const refused = await runFed([
+      '--root',
+      copy,
+      'signal',
+      'send',
+      '--to',
+      'docs',
+      '--type',
+      'directive',
+      '--subject',
+      'Go',
+    ]);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain(`its own workspace for the team is ${join(copy, '.fed', 'teams', 'docs')}; point the registry there with: fed doctor --fix`);
+    expect(refused.stderr).toContain(
+      `its own workspace for the team is ${join(copy, '.fed', 'teams', 'docs')}; point the registry there with: fed doctor --fix`,
+    );
 
     const fixed = await runFed(['--root', copy, 'doctor', '--fix']);
     expect(fixed.code, fixed.stdout).toBe(0);
     expect(fixed.stdout).toContain('workspace (docs)');
     expect(readRegistry(copy).teams[0]?.location).toBe(join(copy, '.fed', 'teams', 'docs'));
-    expect(JSON.parse(readFileSync(join(copy, '.fed', 'teams', 'docs', '.fed', 'team.json'), 'utf8'))).toEqual({ federationRoot: copy, domainId: 'docs' });
-    expect((await runFed(['--root', copy, 'signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'Go'])).code).toBe(0);
+    expect(JSON.parse(readFileSync(join(copy, '.fed', 'teams', 'docs', '.fed', 'team.json'), 'utf8'))).toEqual({
+      federationRoot: copy,
+      domainId: 'docs',
+    });
+    expect(
+      (await runFed(['--root', copy, 'signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'Go'])).code,
+    ).toBe(0);
     expect((await runFed(['--root', copy, 'doctor'])).code).toBe(0);
     expect(readRegistry(original).teams[0]?.location).toBe(join(original, '.fed', 'teams', 'docs'));
   }, 60_000);

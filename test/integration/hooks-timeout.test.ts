@@ -20,7 +20,9 @@ describe('an importHook that never settles', () => {
     const root = tempDir();
     writeFileSync(join(root, 'hang.mjs'), 'export function onSignal() { return new Promise(() => {}); }\n');
     const hooks = await loadHooks(root, { ...config, importHook: 'hang.mjs' }, 'actors', { timeoutMs: 200 });
-    expect(await hooks.notify('onSignal', {} as never)).toBe(`importHook ${join(root, 'hang.mjs')}: onSignal timed out: it did not settle within 200 ms; fix the hook or remove importHook`);
+    expect(await hooks.notify('onSignal', {} as never)).toBe(
+      `importHook ${join(root, 'hang.mjs')}: onSignal timed out: it did not settle within 200 ms; fix the hook or remove importHook`,
+    );
   });
 
   it('the CLI ends with the message and exit 1, not silently', async () => {

@@ -22,19 +22,27 @@ describe('a process using --inspect exits on its own', () => {
 
     // Connect like the inspector page does, and stay connected.
     let streamed = '';
-    const page = await new Promise<IncomingMessage>((resolve, reject) => get(new URL('events', url), resolve).on('error', reject));
+    const page = await new Promise<IncomingMessage>((resolve, reject) =>
+      get(new URL('events', url), resolve).on('error', reject),
+    );
     page.on('data', (chunk: Buffer) => (streamed += chunk.toString()));
     const pageClosed = new Promise<void>((resolve) => page.on('close', () => resolve()));
     await waitFor(() => streamed.includes('"value":"scanning"'), 10_000, 'the actor on the event stream');
 
     writeFileSync(goFile, '');
-    const exited = await Promise.race([session.done, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 10_000))]);
+    const exited = await Promise.race([
+      session.done,
+      new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 10_000)),
+    ]);
     if (exited === 'hung') session.child.kill('SIGKILL');
     expect(exited).toMatchObject({ code: 0, signal: null });
     expect(stdout).toContain('done\n');
     await pageClosed;
     if (mode === 'stop') expect(streamed).toContain('event: disconnected');
-    const records = readFileSync(logFile, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as { type: string });
+    const records = readFileSync(logFile, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string });
     expect(records.some((r) => r.type === '@xstate.snapshot')).toBe(true);
   });
 });

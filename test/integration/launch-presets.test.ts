@@ -2,7 +2,17 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { getTeam, launchTeam, listSignals, readLastRun, readRegistry, setTeamStatus, viewLifecycle, type AgentLimits, type FederationConfig } from '../../src/index.js';
+import {
+  getTeam,
+  launchTeam,
+  listSignals,
+  readLastRun,
+  readRegistry,
+  setTeamStatus,
+  viewLifecycle,
+  type AgentLimits,
+  type FederationConfig,
+} from '../../src/index.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { openFederation } from '../../src/engine/context.js';
@@ -16,10 +26,18 @@ type Cli = (typeof CLIS)[number];
 
 const fakeCli = (cli: Cli) => fileURLToPath(new URL(`../fixtures/agents/bin/${cli}`, import.meta.url));
 const team = (root: string) => getTeam(readRegistry(root), 'docs');
-const metaSignals = async (root: string) => (await listSignals(openFederation(root), { team: 'meta' })).signals.map((s) => `${s.message.type}: ${s.message.subject}`);
+const metaSignals = async (root: string) =>
+  (await listSignals(openFederation(root), { team: 'meta' })).signals.map(
+    (s) => `${s.message.type}: ${s.message.subject}`,
+  );
 
-async function launchFake(cli: Cli, scenario: string, options: { root?: string; config?: FederationConfig; limits?: AgentLimits } = {}) {
-  const federation = options.root && options.config ? { root: options.root, config: options.config } : await federationWithMission();
+async function launchFake(
+  cli: Cli,
+  scenario: string,
+  options: { root?: string; config?: FederationConfig; limits?: AgentLimits } = {},
+) {
+  const federation =
+    options.root && options.config ? { root: options.root, config: options.config } : await federationWithMission();
   const log = join(tempDir(), 'calls.jsonl');
   const config = { ...federation.config, agent: { ...federation.config.agent, limits: options.limits ?? {} } };
   const result = await launchTeam(openFederation(federation.root), 'docs', {
@@ -29,7 +47,12 @@ async function launchFake(cli: Cli, scenario: string, options: { root?: string; 
     pollMs: 50,
     graceMs: 2_000,
   });
-  const calls = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { args: string[]; resume: string | null }) : [];
+  const calls = existsSync(log)
+    ? readFileSync(log, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { args: string[]; resume: string | null })
+    : [];
   return { ...federation, config, result, calls };
 }
 
@@ -39,7 +62,15 @@ describe('fed launch with agent CLI presets', () => {
     expect(result, readFileSync(result.logPath, 'utf8')).toMatchObject({ outcome: 'complete', state: 'complete' });
     expect(calls).toHaveLength(1);
     const run = result.lastRun;
-    expect(run).toMatchObject({ preset: cli, outcome: 'completed', exitCode: 0, progressed: true, stateBefore: 'preparing', stateAfter: 'complete', resumedSessionId: null });
+    expect(run).toMatchObject({
+      preset: cli,
+      outcome: 'completed',
+      exitCode: 0,
+      progressed: true,
+      stateBefore: 'preparing',
+      stateAfter: 'complete',
+      resumedSessionId: null,
+    });
     if (cli === 'aider') expect(run.sessionId).toBeNull();
     else expect(run.sessionId).toMatch(cli === 'goose' ? /^fed-docs-/ : new RegExp(`^${cli}-session-`));
     if (cli !== 'aider') expect(run.turns).toBe(4);
@@ -85,14 +116,19 @@ describe('fed launch with agent CLI presets', () => {
     if (cli === 'claude') expect(calls[0]!.args).toEqual(expect.arrayContaining(['--max-budget-usd', '1']));
   });
 
-  it.each(['claude', 'codex', 'copilot'] as const)('%s: an auth error before any progress fails the team with that reason', async (cli) => {
-    const { root, result } = await launchFake(cli, 'auth');
-    // Copilot has exited 0 with no output on broken auth: that is a run that made no progress.
-    expect(result.lastRun.outcome).toBe(cli === 'copilot' ? 'no-progress' : 'auth');
-    expect(result).toMatchObject({ outcome: 'failed', state: 'failed' });
-    expect((await viewLifecycle(openFederation(root), team(root))).failure?.reason).toMatch(cli === 'copilot' ? /^no-progress: / : /^auth: /);
-    expect(await metaSignals(root)).toContain('alert: team docs failed');
-  });
+  it.each(['claude', 'codex', 'copilot'] as const)(
+    '%s: an auth error before any progress fails the team with that reason',
+    async (cli) => {
+      const { root, result } = await launchFake(cli, 'auth');
+      // Copilot has exited 0 with no output on broken auth: that is a run that made no progress.
+      expect(result.lastRun.outcome).toBe(cli === 'copilot' ? 'no-progress' : 'auth');
+      expect(result).toMatchObject({ outcome: 'failed', state: 'failed' });
+      expect((await viewLifecycle(openFederation(root), team(root))).failure?.reason).toMatch(
+        cli === 'copilot' ? /^no-progress: / : /^auth: /,
+      );
+      expect(await metaSignals(root)).toContain('alert: team docs failed');
+    },
+  );
 
   it.each(['claude', 'codex', 'gemini', 'copilot', 'opencode', 'goose'] as const)(
     '%s: a crash after progress pauses; the relaunch resumes the same session by id with a continuation prompt',
@@ -106,14 +142,23 @@ describe('fed launch with agent CLI presets', () => {
       await setTeamStatus(openFederation(first.root), 'docs', { type: 'RESUME' });
       const second = await launchFake(cli, 'completed', { root: first.root, config: first.config });
       expect(second.calls[0]!.resume).toBe(sessionId);
-      expect(second.result.lastRun).toMatchObject({ outcome: 'completed', resumedSessionId: sessionId, sessionId, stateBefore: 'scanning' });
+      expect(second.result.lastRun).toMatchObject({
+        outcome: 'completed',
+        resumedSessionId: sessionId,
+        sessionId,
+        stateBefore: 'scanning',
+      });
       expect(second.result.state).toBe('complete');
     },
   );
 
   it('a custom CLI gets the prompt and its file through {prompt} and {promptFile}', async () => {
     const { root, config } = await federationWithMission();
-    const result = await launchTeam(openFederation(root), 'docs', { config, agent: `${fakeAgent('custom-prompt')} --task {prompt} --task-file {promptFile}`, pollMs: 50 });
+    const result = await launchTeam(openFederation(root), 'docs', {
+      config,
+      agent: `${fakeAgent('custom-prompt')} --task {prompt} --task-file {promptFile}`,
+      pollMs: 50,
+    });
     expect(result, readFileSync(result.logPath, 'utf8')).toMatchObject({ outcome: 'complete', state: 'complete' });
     expect(result.lastRun).toMatchObject({ preset: 'custom', outcome: 'completed', sessionId: null });
     expect(readFileSync(result.lastRun.transcriptPath, 'utf8')).toMatch(/custom agent got a \d+-character prompt/);
@@ -121,6 +166,8 @@ describe('fed launch with agent CLI presets', () => {
 
   it('a team whose lifecycle is final is never relaunched', async () => {
     const { root, config } = await launchFake('claude', 'auth');
-    await expect(launchTeam(openFederation(root), 'docs', { config, agent: fakeCli('claude') })).rejects.toThrow('its lifecycle is over');
+    await expect(launchTeam(openFederation(root), 'docs', { config, agent: fakeCli('claude') })).rejects.toThrow(
+      'its lifecycle is over',
+    );
   });
 });

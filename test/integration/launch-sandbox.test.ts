@@ -2,7 +2,15 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { getTeam, launchTeam, onboardTeam, readRegistry, sendSignal, viewLifecycle, type FederationConfig } from '../../src/index.js';
+import {
+  getTeam,
+  launchTeam,
+  onboardTeam,
+  readRegistry,
+  sendSignal,
+  viewLifecycle,
+  type FederationConfig,
+} from '../../src/index.js';
 import { findBubblewrap } from '../../src/apps/launch/sandbox.js';
 import { waitFor } from '../helpers/fixture-process.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
@@ -12,7 +20,10 @@ import { openFederation } from '../../src/engine/context.js';
 const found = findBubblewrap(process.env);
 const bwrapMissing = 'missing' in found ? found.missing : undefined;
 if (bwrapMissing) console.warn(`SKIPPING the sandbox tests: ${bwrapMissing}`);
-const withoutSandbox = (config: FederationConfig): FederationConfig => ({ ...config, agent: { ...config.agent, sandbox: false } });
+const withoutSandbox = (config: FederationConfig): FederationConfig => ({
+  ...config,
+  agent: { ...config.agent, sandbox: false },
+});
 
 async function worktreeTeam(): Promise<{ root: string; config: FederationConfig }> {
   const federation = await federationWithMission({ mission: false });
@@ -22,40 +33,69 @@ async function worktreeTeam(): Promise<{ root: string; config: FederationConfig 
 }
 
 describe('the read-only sandbox of deliverable teams (bubblewrap)', () => {
-  it.skipIf(bwrapMissing !== undefined)('a sandboxed agent cannot write the codebase: EROFS inside, the codebase unchanged (needs bwrap)', async () => {
-    const { root, config } = await federationWithMission();
-    const result = await launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('write-codebase'), pollMs: 50 });
-    const transcript = readFileSync(result.lastRun.transcriptPath, 'utf8');
-    expect(transcript).toContain('write to README.md: EROFS');
-    expect(transcript).toContain('write to new file: EROFS');
-    expect(readFileSync(join(root, 'README.md'), 'utf8')).toBe('# project\n');
-    expect(existsSync(join(root, 'agent-was-here.txt'))).toBe(false);
-    // Its own workspace, the federation's state and temp dirs stay writable: the job gets done.
-    expect(result).toMatchObject({ outcome: 'complete', state: 'complete', warnings: [] });
-    expect(result.lastRun.sandboxed).toBe(true);
-  });
+  it.skipIf(bwrapMissing !== undefined)(
+    'a sandboxed agent cannot write the codebase: EROFS inside, the codebase unchanged (needs bwrap)',
+    async () => {
+      const { root, config } = await federationWithMission();
+      const result = await launchTeam(openFederation(root), 'docs', {
+        config,
+        agent: fakeAgent('write-codebase'),
+        pollMs: 50,
+      });
+      const transcript = readFileSync(result.lastRun.transcriptPath, 'utf8');
+      expect(transcript).toContain('write to README.md: EROFS');
+      expect(transcript).toContain('write to new file: EROFS');
+      expect(readFileSync(join(root, 'README.md'), 'utf8')).toBe('# project\n');
+      expect(existsSync(join(root, 'agent-was-here.txt'))).toBe(false);
+      // Its own workspace, the federation's state and temp dirs stay writable: the job gets done.
+      expect(result).toMatchObject({ outcome: 'complete', state: 'complete', warnings: [] });
+      expect(result.lastRun.sandboxed).toBe(true);
+    },
+  );
 
-  it.skipIf(bwrapMissing !== undefined)('files others write in the repository during a sandboxed run do not fail the team (needs bwrap)', async () => {
-    const { root, config } = await federationWithMission();
-    const launch = launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('complete-slowly'), pollMs: 50 });
-    const docs = getTeam(readRegistry(root), 'docs');
-    await waitFor(async () => (await viewLifecycle(openFederation(root), docs)).state === 'scanning', 15_000, 'the agent to start scanning');
-    // The user redirecting `fed launch > launch.log` in the repository root, an editor's swap file, …
-    writeFileSync(join(root, 'launch.log'), 'output of fed launch\n');
-    const result = await launch;
-    expect(result).toMatchObject({ outcome: 'complete', state: 'complete' });
-  });
+  it.skipIf(bwrapMissing !== undefined)(
+    'files others write in the repository during a sandboxed run do not fail the team (needs bwrap)',
+    async () => {
+      const { root, config } = await federationWithMission();
+      const launch = launchTeam(openFederation(root), 'docs', {
+        config,
+        agent: fakeAgent('complete-slowly'),
+        pollMs: 50,
+      });
+      const docs = getTeam(readRegistry(root), 'docs');
+      await waitFor(
+        async () => (await viewLifecycle(openFederation(root), docs)).state === 'scanning',
+        15_000,
+        'the agent to start scanning',
+      );
+      // The user redirecting `fed launch > launch.log` in the repository root, an editor's swap file, …
+      writeFileSync(join(root, 'launch.log'), 'output of fed launch\n');
+      const result = await launch;
+      expect(result).toMatchObject({ outcome: 'complete', state: 'complete' });
+    },
+  );
 
-  it.skipIf(bwrapMissing !== undefined)("a sandboxed worktree team cannot edit its own checkout's tracked files (needs bwrap)", async () => {
-    const { root, config } = await worktreeTeam();
-    const result = await launchTeam(openFederation(root), 'wt', { config, agent: fakeAgent('edit-own-worktree'), pollMs: 50 });
-    expect(readFileSync(result.lastRun.transcriptPath, 'utf8')).toContain('write to README.md: EROFS');
-    expect(result).toMatchObject({ outcome: 'complete', state: 'complete' });
-  });
+  it.skipIf(bwrapMissing !== undefined)(
+    "a sandboxed worktree team cannot edit its own checkout's tracked files (needs bwrap)",
+    async () => {
+      const { root, config } = await worktreeTeam();
+      const result = await launchTeam(openFederation(root), 'wt', {
+        config,
+        agent: fakeAgent('edit-own-worktree'),
+        pollMs: 50,
+      });
+      expect(readFileSync(result.lastRun.transcriptPath, 'utf8')).toContain('write to README.md: EROFS');
+      expect(result).toMatchObject({ outcome: 'complete', state: 'complete' });
+    },
+  );
 
   it('without the sandbox the launch says so once, and a worktree team editing its own tracked file is caught', async () => {
     const { root, config } = await worktreeTeam();
-    const result = await launchTeam(openFederation(root), 'wt', { config: withoutSandbox(config), agent: fakeAgent('edit-own-worktree'), pollMs: 50 });
+    const result = await launchTeam(openFederation(root), 'wt', {
+      config: withoutSandbox(config),
+      agent: fakeAgent('edit-own-worktree'),
+      pollMs: 50,
+    });
     expect(result).toMatchObject({ outcome: 'failed', state: 'failed' });
     expect(result.reason).toMatch(/^codebase modified: \.fed\/worktrees\/wt\/README\.md/);
     expect(result.lastRun.sandboxed).toBe(false);
@@ -66,7 +106,12 @@ describe('the read-only sandbox of deliverable teams (bubblewrap)', () => {
     // A PATH with git (the before/after check needs it) and no bwrap.
     const bin = tempDir();
     symlinkSync(execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim(), join(bin, 'git'));
-    const result = await launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('complete'), pollMs: 50, env: { ...process.env, PATH: bin } });
+    const result = await launchTeam(openFederation(root), 'docs', {
+      config,
+      agent: fakeAgent('complete'),
+      pollMs: 50,
+      env: { ...process.env, PATH: bin },
+    });
     expect(result).toMatchObject({ outcome: 'complete', state: 'complete' });
     expect(result.warnings.filter((w) => w.includes('bubblewrap'))).toEqual([
       'bubblewrap (bwrap) is not installed (apt-get install bubblewrap): the codebase is not mounted read-only for the agent; fed checks it before and after the run instead',

@@ -22,14 +22,29 @@ import { waitFor } from '../helpers/fixture-process.js';
 import { openFederation } from '../../src/engine/context.js';
 
 const team = (root: string) => getTeam(readRegistry(root), 'docs');
-const metaSignals = async (root: string) => (await listSignals(openFederation(root), { team: 'meta' })).signals.map((s) => `${s.message.type}: ${s.message.subject}`);
+const metaSignals = async (root: string) =>
+  (await listSignals(openFederation(root), { team: 'meta' })).signals.map(
+    (s) => `${s.message.type}: ${s.message.subject}`,
+  );
 
 describe('fed launch (library)', () => {
   it('runs the agent in its workspace to complete, shows progress, reports to meta, logs the agent', async () => {
     const { root, config } = await federationWithMission();
     const progress: JournalLine[] = [];
-    const result = await launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('complete'), onProgress: (l) => progress.push(l), pollMs: 50 });
-    expect(result).toMatchObject({ team: 'docs', state: 'complete', outcome: 'complete', agentExitCode: 0, reason: null, deliverableExists: true });
+    const result = await launchTeam(openFederation(root), 'docs', {
+      config,
+      agent: fakeAgent('complete'),
+      onProgress: (l) => progress.push(l),
+      pollMs: 50,
+    });
+    expect(result).toMatchObject({
+      team: 'docs',
+      state: 'complete',
+      outcome: 'complete',
+      agentExitCode: 0,
+      reason: null,
+      deliverableExists: true,
+    });
     expect(progress.map((l) => `${l.from}→${l.to}`)).toEqual([
       'preparing→preparing',
       'preparing→scanning',
@@ -53,16 +68,28 @@ describe('fed launch (library)', () => {
     rmSync(skill);
     const result = await launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('complete'), pollMs: 50 });
     expect(result.outcome).toBe('complete');
-    expect(result.warnings).toEqual([`the playbook skill ${skill} does not exist, so the launch prompt has none; create it or fix playbookSkill (fed config show checks it)`]);
+    expect(result.warnings).toEqual([
+      `the playbook skill ${skill} does not exist, so the launch prompt has none; create it or fix playbookSkill (fed config show checks it)`,
+    ]);
     expect(readFileSync(workspacePaths(team(root).location).launchPrompt, 'utf8')).not.toContain('## Playbook');
   });
 
   it('an agent that crashes midway, after progress, pauses the team with its exit code and alerts meta', async () => {
     const { root, config } = await federationWithMission();
-    const result = await launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('exit-midway'), pollMs: 50 });
+    const result = await launchTeam(openFederation(root), 'docs', {
+      config,
+      agent: fakeAgent('exit-midway'),
+      pollMs: 50,
+    });
     expect(result).toMatchObject({ outcome: 'paused', state: 'paused', agentExitCode: 1 });
     expect(result.reason).toBe('crashed: the agent exited with code 1');
-    expect(result.lastRun).toMatchObject({ preset: 'custom', outcome: 'crashed', progressed: true, stateBefore: 'preparing', stateAfter: 'paused' });
+    expect(result.lastRun).toMatchObject({
+      preset: 'custom',
+      outcome: 'crashed',
+      progressed: true,
+      stateBefore: 'preparing',
+      stateAfter: 'paused',
+    });
     expect((await viewLifecycle(openFederation(root), team(root))).pausedFrom).toBe('scanning');
     expect(await metaSignals(root)).toContain('alert: team docs paused: crashed');
     expect(readFileSync(result.logPath, 'utf8')).toContain('something broke');
@@ -70,31 +97,63 @@ describe('fed launch (library)', () => {
 
   it('an agent that exits without any progress fails the team with its exit code and state', async () => {
     const { root, config } = await federationWithMission();
-    const result = await launchTeam(openFederation(root), 'docs', { config, agent: `'${process.execPath}' -e "process.exit(4)"`, pollMs: 50 });
+    const result = await launchTeam(openFederation(root), 'docs', {
+      config,
+      agent: `'${process.execPath}' -e "process.exit(4)"`,
+      pollMs: 50,
+    });
     expect(result).toMatchObject({ outcome: 'failed', state: 'failed', agentExitCode: 4 });
-    expect(result.reason).toBe('crashed: the agent exited with code 4 (in state preparing, before the lifecycle was complete)');
-    expect((await viewLifecycle(openFederation(root), team(root))).failure).toEqual({ reason: result.reason, state: 'preparing' });
+    expect(result.reason).toBe(
+      'crashed: the agent exited with code 4 (in state preparing, before the lifecycle was complete)',
+    );
+    expect((await viewLifecycle(openFederation(root), team(root))).failure).toEqual({
+      reason: result.reason,
+      state: 'preparing',
+    });
     expect(await metaSignals(root)).toContain('alert: team docs failed');
   });
 
   it('--timeout stops a hung agent and pauses the team with that reason', async () => {
     const { root, config } = await federationWithMission();
-    const result = await launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('hang'), timeoutSeconds: 3, pollMs: 50, graceMs: 1000 });
-    expect(result).toMatchObject({ outcome: 'paused', state: 'paused', reason: 'timeout: the agent timed out after 3 s (--timeout)' });
+    const result = await launchTeam(openFederation(root), 'docs', {
+      config,
+      agent: fakeAgent('hang'),
+      timeoutSeconds: 3,
+      pollMs: 50,
+      graceMs: 1000,
+    });
+    expect(result).toMatchObject({
+      outcome: 'paused',
+      state: 'paused',
+      reason: 'timeout: the agent timed out after 3 s (--timeout)',
+    });
     expect(result.lastRun.outcome).toBe('timeout');
   });
 
   it('a wall-time limit (agent.limits.maxMinutes) stops the agent and pauses the team', async () => {
     const { root, config } = await federationWithMission();
     const limited = { ...config, agent: { ...config.agent, limits: { maxMinutes: 0.05 } } };
-    const result = await launchTeam(openFederation(root), 'docs', { config: limited, agent: fakeAgent('hang'), pollMs: 50, graceMs: 1000 });
-    expect(result).toMatchObject({ outcome: 'paused', state: 'paused', reason: 'timeout: reached the wall-time limit (0.05 min)' });
+    const result = await launchTeam(openFederation(root), 'docs', {
+      config: limited,
+      agent: fakeAgent('hang'),
+      pollMs: 50,
+      graceMs: 1000,
+    });
+    expect(result).toMatchObject({
+      outcome: 'paused',
+      state: 'paused',
+      reason: 'timeout: reached the wall-time limit (0.05 min)',
+    });
   });
 
   it('without the sandbox, an agent that edits a tracked file of the codebase fails the read-only guard', async () => {
     const { root, config } = await federationWithMission();
     const unsandboxed = { ...config, agent: { ...config.agent, sandbox: false } };
-    const result = await launchTeam(openFederation(root), 'docs', { config: unsandboxed, agent: fakeAgent('edit-codebase'), pollMs: 50 });
+    const result = await launchTeam(openFederation(root), 'docs', {
+      config: unsandboxed,
+      agent: fakeAgent('edit-codebase'),
+      pollMs: 50,
+    });
     expect(result).toMatchObject({ outcome: 'failed', state: 'failed' });
     expect(result.reason).toBe('codebase modified: README.md');
     expect(await metaSignals(root)).toContain('alert: team docs failed');
@@ -102,53 +161,95 @@ describe('fed launch (library)', () => {
 
   it('a deliverable that breaks the documentation standards fails the team before complete', async () => {
     const { root, config } = await federationWithMission();
-    const result = await launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('bad-document'), pollMs: 50 });
+    const result = await launchTeam(openFederation(root), 'docs', {
+      config,
+      agent: fakeAgent('bad-document'),
+      pollMs: 50,
+    });
     expect(result).toMatchObject({ outcome: 'failed', state: 'failed', agentExitCode: 2 });
-    expect(result.reason).toMatch(/^document structure cannot be determined: \d+ violation\(s\) in .*deliverable\.md: line \d+: /);
+    expect(result.reason).toMatch(
+      /^document structure cannot be determined: \d+ violation\(s\) in .*deliverable\.md: line \d+: /,
+    );
     expect(await metaSignals(root)).toContain('alert: team docs failed');
   });
 
   it('pause during a run stops the agent gracefully; after resume a relaunch continues where it was', async () => {
     const { root, config } = await federationWithMission();
-    const launch = launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('slow-until-stopped'), pollMs: 50 });
-    await waitFor(async () => (await viewLifecycle(openFederation(root), team(root))).state === 'scanning', 15_000, 'the agent to start scanning');
+    const launch = launchTeam(openFederation(root), 'docs', {
+      config,
+      agent: fakeAgent('slow-until-stopped'),
+      pollMs: 50,
+    });
+    await waitFor(
+      async () => (await viewLifecycle(openFederation(root), team(root))).state === 'scanning',
+      15_000,
+      'the agent to start scanning',
+    );
     await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'pause' });
     const paused = await launch;
     expect(paused).toMatchObject({ outcome: 'paused', state: 'paused' });
     expect(paused.lastRun.outcome).toBe('interrupted');
     expect(existsSync(join(team(root).location, 'stopped-gracefully'))).toBe(true);
     expect(team(root).status).toBe('paused');
-    await expect(launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('complete') })).rejects.toThrow('team "docs" is paused; resume it first: fed team resume docs');
+    await expect(launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('complete') })).rejects.toThrow(
+      'team "docs" is paused; resume it first: fed team resume docs',
+    );
 
     await setTeamStatus(openFederation(root), 'docs', { type: 'RESUME' });
     expect((await viewLifecycle(openFederation(root), team(root))).state).toBe('scanning');
-    const resumed = await launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('complete'), pollMs: 50 });
+    const resumed = await launchTeam(openFederation(root), 'docs', {
+      config,
+      agent: fakeAgent('complete'),
+      pollMs: 50,
+    });
     expect(resumed).toMatchObject({ outcome: 'complete', state: 'complete' });
-    const context = JSON.parse(readFileSync(workspacePaths(team(root).location).launchContext, 'utf8')) as { state: string };
+    const context = JSON.parse(readFileSync(workspacePaths(team(root).location).launchContext, 'utf8')) as {
+      state: string;
+    };
     expect(context.state).toBe('scanning');
   });
 
   it('refuses a second launch of a running team, a team without a mission, a finished team', async () => {
     const { root, config } = await federationWithMission();
-    const first = launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('slow-until-stopped'), pollMs: 50 });
-    await waitFor(async () => (await viewLifecycle(openFederation(root), team(root))).state === 'scanning', 15_000, 'the first launch');
-    await expect(launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('complete') })).rejects.toThrow(/team "docs" is already being run by another process .* only one launch per team/);
+    const first = launchTeam(openFederation(root), 'docs', {
+      config,
+      agent: fakeAgent('slow-until-stopped'),
+      pollMs: 50,
+    });
+    await waitFor(
+      async () => (await viewLifecycle(openFederation(root), team(root))).state === 'scanning',
+      15_000,
+      'the first launch',
+    );
+    await expect(launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('complete') })).rejects.toThrow(
+      /team "docs" is already being run by another process .* only one launch per team/,
+    );
     await setTeamStatus(openFederation(root), 'docs', { type: 'PAUSE' });
     await first;
 
     const fresh = await federationWithMission({ mission: false });
-    await expect(launchTeam(openFederation(fresh.root), 'docs', { config: fresh.config, agent: fakeAgent('complete') })).rejects.toThrow(
+    await expect(
+      launchTeam(openFederation(fresh.root), 'docs', { config: fresh.config, agent: fakeAgent('complete') }),
+    ).rejects.toThrow(
       'team "docs" has no mission yet; send one first: fed signal send --to docs --type directive --subject "<mission>" --body "<details>"',
     );
 
     const done = await federationWithMission();
-    await launchTeam(openFederation(done.root), 'docs', { config: done.config, agent: fakeAgent('complete'), pollMs: 50 });
-    await expect(launchTeam(openFederation(done.root), 'docs', { config: done.config, agent: fakeAgent('complete') })).rejects.toThrow('team "docs" is already complete; its lifecycle is over');
+    await launchTeam(openFederation(done.root), 'docs', {
+      config: done.config,
+      agent: fakeAgent('complete'),
+      pollMs: 50,
+    });
+    await expect(
+      launchTeam(openFederation(done.root), 'docs', { config: done.config, agent: fakeAgent('complete') }),
+    ).rejects.toThrow('team "docs" is already complete; its lifecycle is over');
   });
 
   it('an agent command that does not exist is a clear error and starts nothing', async () => {
     const { root, config } = await federationWithMission();
-    await expect(launchTeam(openFederation(root), 'docs', { config, agent: 'no-such-agent-xyz --flag' })).rejects.toThrow(
+    await expect(
+      launchTeam(openFederation(root), 'docs', { config, agent: 'no-such-agent-xyz --flag' }),
+    ).rejects.toThrow(
       'cannot start the agent "no-such-agent-xyz": not found on PATH; set agentCommand in federate.config.json or pass --agent <command>',
     );
     expect((await viewLifecycle(openFederation(root), team(root))).state).toBe('preparing');
@@ -173,11 +274,20 @@ export function onLaunchComplete(result: { outcome: string }): void { log('compl
 `,
     );
     const hooks = await loadHooks(root, { ...config, importHook: 'hooks.ts' }, 'launch');
-    const result = await launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('complete'), hooks, pollMs: 50 });
+    const result = await launchTeam(openFederation(root), 'docs', {
+      config,
+      agent: fakeAgent('complete'),
+      hooks,
+      pollMs: 50,
+    });
     expect(result.outcome).toBe('complete');
     expect(result.warnings).toEqual([`importHook ${hookFile}: onTransition threw: hook bug`]);
     // The log lives under .fed/: anything the hook wrote into the codebase would break the read-only rule.
-    expect(readFileSync(join(root, '.fed', 'hook.log'), 'utf8').trim().split('\n')).toEqual([
+    expect(
+      readFileSync(join(root, '.fed', 'hook.log'), 'utf8')
+        .trim()
+        .split('\n'),
+    ).toEqual([
       'init launch',
       'signal Document the project',
       'transition docs preparing scanning',
@@ -190,11 +300,17 @@ export function onLaunchComplete(result: { outcome: string }): void { log('compl
 
   it('a missing hook file or a throwing onInit is a clear error naming the hook file', async () => {
     const { root, config } = await federationWithMission();
-    await expect(loadHooks(root, { ...config, importHook: 'missing.ts' }, 'launch')).rejects.toThrow(`importHook ${join(root, 'missing.ts')} (from federate.config.json) does not exist`);
+    await expect(loadHooks(root, { ...config, importHook: 'missing.ts' }, 'launch')).rejects.toThrow(
+      `importHook ${join(root, 'missing.ts')} (from federate.config.json) does not exist`,
+    );
     writeFileSync(join(root, 'bad.mjs'), 'export function onInit() { throw new Error("no init for you"); }\n');
-    await expect(loadHooks(root, { ...config, importHook: 'bad.mjs' }, 'launch')).rejects.toThrow(`importHook ${join(root, 'bad.mjs')}: onInit threw: no init for you`);
+    await expect(loadHooks(root, { ...config, importHook: 'bad.mjs' }, 'launch')).rejects.toThrow(
+      `importHook ${join(root, 'bad.mjs')}: onInit threw: no init for you`,
+    );
     writeFileSync(join(root, 'syntax.ts'), 'export const = ;\n');
-    await expect(loadHooks(root, { ...config, importHook: 'syntax.ts' }, 'launch')).rejects.toThrow(`importHook ${join(root, 'syntax.ts')}: could not be loaded`);
+    await expect(loadHooks(root, { ...config, importHook: 'syntax.ts' }, 'launch')).rejects.toThrow(
+      `importHook ${join(root, 'syntax.ts')}: could not be loaded`,
+    );
   });
 });
 
@@ -220,7 +336,11 @@ describe('fed launch beside a running actor consumer', () => {
     const { root, config } = await federationWithMission();
     const stop = new AbortController();
     const daemon = runActors(openFederation(root), { signal: stop.signal, rescanMs: 50 });
-    await waitFor(async () => (await viewLifecycle(openFederation(root), team(root))).mission !== null, 15_000, 'the daemon to apply the mission');
+    await waitFor(
+      async () => (await viewLifecycle(openFederation(root), team(root))).mission !== null,
+      15_000,
+      'the daemon to apply the mission',
+    );
     const result = await launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('complete'), pollMs: 50 });
     stop.abort();
     await daemon;
@@ -240,8 +360,17 @@ describe('fed launch: review fixes', () => {
   it('an interrupted launch (Ctrl-C) stops the agent and pauses the team, never fails it', async () => {
     const { root, config } = await federationWithMission();
     const interrupt = new AbortController();
-    const launch = launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('slow-until-stopped'), signal: interrupt.signal, pollMs: 50 });
-    await waitFor(async () => (await viewLifecycle(openFederation(root), team(root))).state === 'scanning', 15_000, 'the agent to start scanning');
+    const launch = launchTeam(openFederation(root), 'docs', {
+      config,
+      agent: fakeAgent('slow-until-stopped'),
+      signal: interrupt.signal,
+      pollMs: 50,
+    });
+    await waitFor(
+      async () => (await viewLifecycle(openFederation(root), team(root))).state === 'scanning',
+      15_000,
+      'the agent to start scanning',
+    );
     interrupt.abort();
     const result = await launch;
     expect(result).toMatchObject({ outcome: 'paused', state: 'paused' });
@@ -250,8 +379,16 @@ describe('fed launch: review fixes', () => {
 
   it('an error while supervising stops the agent before the leases are given up', async () => {
     const { root, config } = await federationWithMission();
-    const launch = launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('slow-until-stopped'), pollMs: 50 });
-    await waitFor(async () => (await viewLifecycle(openFederation(root), team(root))).state === 'scanning', 15_000, 'the agent to start scanning');
+    const launch = launchTeam(openFederation(root), 'docs', {
+      config,
+      agent: fakeAgent('slow-until-stopped'),
+      pollMs: 50,
+    });
+    await waitFor(
+      async () => (await viewLifecycle(openFederation(root), team(root))).state === 'scanning',
+      15_000,
+      'the agent to start scanning',
+    );
     writeFileSync(workspacePaths(team(root).location).envelope, '{ broken');
     await expect(launch).rejects.toThrow('lifecycle.json is corrupt');
     expect(existsSync(join(team(root).location, 'stopped-gracefully'))).toBe(true);

@@ -3,7 +3,17 @@ import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { getTeam, launchTeam, listSignals, loadConfig, readRegistry, runActors, sendSignal, viewLifecycle, workspacePaths } from '../../src/index.js';
+import {
+  getTeam,
+  launchTeam,
+  listSignals,
+  loadConfig,
+  readRegistry,
+  runActors,
+  sendSignal,
+  viewLifecycle,
+  workspacePaths,
+} from '../../src/index.js';
 import { fakeAgent } from '../helpers/launch-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { openFederation } from '../../src/engine/context.js';
@@ -40,14 +50,24 @@ describe('a federation made by the previous release (fed 0.1.0)', () => {
       ['When is it due', true],
       ['Which format', false],
     ]);
-    expect((await listSignals(openFederation(root), { team: 'meta' })).signals.map((s) => s.message.subject)).toEqual(['Started']);
+    expect((await listSignals(openFederation(root), { team: 'meta' })).signals.map((s) => s.message.subject)).toEqual([
+      'Started',
+    ]);
     expect((await listSignals(openFederation(root), { team: 'meta', box: 'outbox' })).signals).toHaveLength(3);
     const view = await viewLifecycle(openFederation(root), docs);
-    expect(view).toMatchObject({ state: 'preparing', mission: { subject: 'Document the API' }, pending: [{ subject: 'Which format' }] });
+    expect(view).toMatchObject({
+      state: 'preparing',
+      mission: { subject: 'Document the API' },
+      pending: [{ subject: 'Which format' }],
+    });
     expect(view.recent.map((line) => line.event)).toEqual(['MISSION_ASSIGNED', 'QUESTION_RECEIVED']);
 
     // Send: the new signal lands beside the old ones under the same naming, nothing old is touched.
-    const sent = await sendSignal(openFederation(root), { to: 'docs', type: 'question', subject: 'Any blockers' }, { durable: false });
+    const sent = await sendSignal(
+      openFederation(root),
+      { to: 'docs', type: 'question', subject: 'Any blockers' },
+      { durable: false },
+    );
     expect(sent.file).toMatch(/^\d{4}-\d\d-\d\dT\d{6}Z-question-any-blockers\.json$/);
     expect(inboxFiles()).toEqual([...before, sent.file].sort());
 
@@ -63,7 +83,11 @@ describe('a federation made by the previous release (fed 0.1.0)', () => {
     expect((await listSignals(openFederation(root), { team: 'docs', unacknowledged: true })).signals).toEqual([]);
 
     // Launch: the agent runs to completion on the old state.
-    const result = await launchTeam(openFederation(root), 'docs', { config: loadConfig(root, {}).config, agent: fakeAgent('complete'), pollMs: 50 });
+    const result = await launchTeam(openFederation(root), 'docs', {
+      config: loadConfig(root, {}).config,
+      agent: fakeAgent('complete'),
+      pollMs: 50,
+    });
     expect(result).toMatchObject({ outcome: 'complete', state: 'complete' });
     expect((await viewLifecycle(openFederation(root), getTeam(readRegistry(root), 'docs'))).state).toBe('complete');
   });

@@ -81,7 +81,10 @@ describe('exclusive lock', () => {
     const counter = join(dir, 'counter');
     writeFileSync(counter, '0');
     // Every process starts by finding the same abandoned lock of a dead process.
-    writeFileSync(lock, JSON.stringify({ pid: await deadPid(), host: hostname(), token: 'dead', acquiredAt: new Date().toISOString() }));
+    writeFileSync(
+      lock,
+      JSON.stringify({ pid: await deadPid(), host: hostname(), token: 'dead', acquiredAt: new Date().toISOString() }),
+    );
     const workers = Array.from({ length: 8 }, () => startFixture('lock-counter.mjs', [lock, counter, '20']));
     const results = await Promise.all(workers.map((w) => w.done));
     for (const result of results) expect(result, result.stderr).toMatchObject({ code: 0 });
@@ -110,7 +113,16 @@ describe('exclusive lock', () => {
   it('takes over a lock whose pid now names another process (a reused pid: its start time differs)', async () => {
     const lock = join(tempDir(), 'x.lock');
     // Our own pid is alive, but the recorded start time is not ours: the recorded process is gone.
-    writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname(), token: 'old', acquiredAt: new Date().toISOString(), startTime: '1' }));
+    writeFileSync(
+      lock,
+      JSON.stringify({
+        pid: process.pid,
+        host: hostname(),
+        token: 'old',
+        acquiredAt: new Date().toISOString(),
+        startTime: '1',
+      }),
+    );
     const handle = await acquireLock(lock, { staleMs: 60_000, timeoutMs: 1_000 });
     expect(handle.owner.token).not.toBe('old');
     releaseLock(handle);
@@ -123,7 +135,10 @@ describe('exclusive lock', () => {
     const before = readFileSync(paths.registry, 'utf8');
     // While "stalled" inside the lock, the lock is removed and taken by someone else.
     const stolen = () => {
-      writeFileSync(paths.registryLock, JSON.stringify({ pid: process.pid, host: hostname(), token: 'thief', acquiredAt: new Date().toISOString() }));
+      writeFileSync(
+        paths.registryLock,
+        JSON.stringify({ pid: process.pid, host: hostname(), token: 'thief', acquiredAt: new Date().toISOString() }),
+      );
       return new Date();
     };
     const error = await commitRegistry(root, 0, readRegistry(root), { now: stolen }).catch((e: unknown) => e);
@@ -138,18 +153,30 @@ describe('exclusive lock', () => {
     const paths = workspacePaths(team.location);
     let stolen = false;
     const steal = () => {
-      if (!stolen) writeFileSync(paths.stateLock, JSON.stringify({ pid: process.pid, host: hostname(), token: 'thief', acquiredAt: new Date().toISOString() }));
+      if (!stolen)
+        writeFileSync(
+          paths.stateLock,
+          JSON.stringify({ pid: process.pid, host: hostname(), token: 'thief', acquiredAt: new Date().toISOString() }),
+        );
       stolen = true;
       return new Date();
     };
-    const error = await applyLifecycleInputs(openFederation(root), team, [{ source: 'registry', event: { type: 'PAUSE' } }], { now: steal }).catch((e: unknown) => e);
+    const error = await applyLifecycleInputs(
+      openFederation(root),
+      team,
+      [{ source: 'registry', event: { type: 'PAUSE' } }],
+      { now: steal },
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LockLostError);
     expect(existsSync(paths.envelope)).toBe(false);
   });
 
   it('waits (and times out) rather than spin while a live but stalled waiter is taking over a dead holder', async () => {
     const lock = join(tempDir(), 'x.lock');
-    writeFileSync(lock, JSON.stringify({ pid: await deadPid(), host: hostname(), token: 'dead', acquiredAt: new Date().toISOString() }));
+    writeFileSync(
+      lock,
+      JSON.stringify({ pid: await deadPid(), host: hostname(), token: 'dead', acquiredAt: new Date().toISOString() }),
+    );
     // The takeover guard of a live process (this one) that stalled mid-takeover.
     const guard = await acquireLock(`${lock}.takeover`);
     await expect(acquireLock(lock, { timeoutMs: 100 })).rejects.toBeInstanceOf(LockTimeoutError);
@@ -159,7 +186,8 @@ describe('exclusive lock', () => {
 
   it('clears a takeover guard left by a process killed mid-takeover and takes the lock at once, even with timeoutMs 0 (leases)', async () => {
     const lock = join(tempDir(), 'x.lock');
-    const dead = (token: string) => JSON.stringify({ pid: deadPidValue, host: hostname(), token, acquiredAt: new Date().toISOString() });
+    const dead = (token: string) =>
+      JSON.stringify({ pid: deadPidValue, host: hostname(), token, acquiredAt: new Date().toISOString() });
     const deadPidValue = await deadPid();
     writeFileSync(lock, dead('dead-holder'));
     writeFileSync(`${lock}.takeover`, dead('dead-taker'));

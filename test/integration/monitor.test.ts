@@ -28,7 +28,12 @@ async function federation() {
 }
 
 const event = (root: string, id: string, type: string, data: Record<string, unknown> = {}) =>
-  applyLifecycleInputs(openFederation(root), getTeam(readRegistry(root), id), [{ source: 'event', event: { type, ...data } }], { durable: false });
+  applyLifecycleInputs(
+    openFederation(root),
+    getTeam(readRegistry(root), id),
+    [{ source: 'event', event: { type, ...data } }],
+    { durable: false },
+  );
 
 describe('monitoring cycle', () => {
   it('reports every team with lifecycle, time in state, signal counts both ways, deliverable and health', async () => {
@@ -39,7 +44,11 @@ describe('monitoring cycle', () => {
     await sendSignal(openFederation(root), { to: 'docs', type: 'question', subject: 'When?' });
     await sendSignal(openFederation(root), { from: 'docs', to: 'meta', type: 'report', subject: 'Started' });
     await sendSignal(openFederation(root), { from: 'docs', to: 'api', type: 'question', subject: 'Which endpoints?' });
-    await acknowledgeSignal(openFederation(root), 'api', (await sendSignal(openFederation(root), { from: 'docs', to: 'api', type: 'report', subject: 'fyi' })).message.id);
+    await acknowledgeSignal(
+      openFederation(root),
+      'api',
+      (await sendSignal(openFederation(root), { from: 'docs', to: 'api', type: 'report', subject: 'fyi' })).message.id,
+    );
 
     const report = await runMonitorCycle(openFederation(root), { config });
     const docs = report.teams.find((t) => t.team === 'docs')!;
@@ -61,17 +70,22 @@ describe('monitoring cycle', () => {
   it('a working lifecycle not updated within the limit is stale; paused, finished and mission-less ones are not', async () => {
     const { root, config } = await federation();
     for (const domain of ['busy', 'idle', 'paused']) await onboardTeam(openFederation(root), { domain });
-    for (const domain of ['busy', 'paused']) await sendSignal(openFederation(root), { to: domain, type: 'directive', subject: 'work' });
+    for (const domain of ['busy', 'paused'])
+      await sendSignal(openFederation(root), { to: domain, type: 'directive', subject: 'work' });
     await runActors(openFederation(root), { once: true });
     await setTeamStatus(openFederation(root), 'paused', { type: 'PAUSE' });
     const later = new Date(Date.now() + 11 * 60_000);
     const report = await runMonitorCycle(openFederation(root), { config, now: later });
     const byTeam = Object.fromEntries(report.teams.map((t) => [t.team, t]));
-    expect(byTeam.busy?.reasons).toEqual([expect.stringMatching(/^stale: no lifecycle update for 11 min in preparing \(limit 10 min\)$/)]);
+    expect(byTeam.busy?.reasons).toEqual([
+      expect.stringMatching(/^stale: no lifecycle update for 11 min in preparing \(limit 10 min\)$/),
+    ]);
     expect(byTeam.idle?.healthy).toBe(true);
     expect(byTeam.paused?.healthy).toBe(true);
     expect(report.teams[0]?.team).toBe('busy');
-    expect((await runMonitorCycle(openFederation(root), { config, now: later, staleAfterMinutes: 15 })).totals.unhealthy).toBe(0);
+    expect(
+      (await runMonitorCycle(openFederation(root), { config, now: later, staleAfterMinutes: 15 })).totals.unhealthy,
+    ).toBe(0);
   });
 
   it("a team waiting by its archetype's completion policy is not stale; archetype health checks apply", async () => {
@@ -79,9 +93,15 @@ describe('monitoring cycle', () => {
     await onboardTeam(openFederation(root), { domain: 'app', archetypeId: 'coding' });
     await onboardTeam(openFederation(root), { domain: 'helper', archetypeId: 'consultant' });
     await onboardTeam(openFederation(root), { domain: 'asked', archetypeId: 'consultant' });
-    for (const domain of ['app', 'helper', 'asked']) await sendSignal(openFederation(root), { to: domain, type: 'directive', subject: 'work' });
+    for (const domain of ['app', 'helper', 'asked'])
+      await sendSignal(openFederation(root), { to: domain, type: 'directive', subject: 'work' });
     await runActors(openFederation(root), { once: true });
-    for (const [type, data] of [['PLAN_READY', { tasks: ['x'] }], ['CHANGES_COMMITTED', { commit: 'abc' }], ['TESTS_COMPLETE', { passed: 1, failed: 0 }], ['REVIEW_REQUESTED', { pullRequest: 'fed/app' }]] as const) {
+    for (const [type, data] of [
+      ['PLAN_READY', { tasks: ['x'] }],
+      ['CHANGES_COMMITTED', { commit: 'abc' }],
+      ['TESTS_COMPLETE', { passed: 1, failed: 0 }],
+      ['REVIEW_REQUESTED', { pullRequest: 'fed/app' }],
+    ] as const) {
       await event(root, 'app', type, data);
     }
     for (const domain of ['helper', 'asked']) {
@@ -91,7 +111,7 @@ describe('monitoring cycle', () => {
     await setTeamStatus(openFederation(root), 'asked', { type: 'PAUSE' });
     await sendSignal(openFederation(root), { to: 'asked', type: 'question', subject: 'Where is main?' });
     await event(root, 'asked', 'QUESTION_RECEIVED', { signalId: 'q1', subject: 'Where is main?', from: 'meta' });
-    const report = (await runMonitorCycle(openFederation(root), { config, now: new Date(Date.now() + 60 * 60_000) }));
+    const report = await runMonitorCycle(openFederation(root), { config, now: new Date(Date.now() + 60 * 60_000) });
     const byTeam = Object.fromEntries(report.teams.map((t) => [t.team, t]));
     expect(byTeam.app).toMatchObject({ lifecycle: { state: 'pr-review' }, healthy: true, deliverable: null });
     expect(byTeam.helper).toMatchObject({ lifecycle: { state: 'ready' }, healthy: true, deliverable: null });
@@ -111,14 +131,20 @@ describe('monitoring cycle', () => {
     await event(root, 'broken', 'FAIL', { reason: 'sources inaccessible' });
     const deliverable = join(team('docs').location, 'deliverable.md');
     writeFileSync(deliverable, '');
-    let byTeam = Object.fromEntries((await runMonitorCycle(openFederation(root), { config })).teams.map((t) => [t.team, t]));
+    let byTeam = Object.fromEntries(
+      (await runMonitorCycle(openFederation(root), { config })).teams.map((t) => [t.team, t]),
+    );
     expect(byTeam.docs?.reasons).toEqual(['deliverable deliverable.md is empty']);
     expect(byTeam.broken?.reasons).toEqual(['failed: sources inaccessible']);
     rmSync(deliverable);
-    byTeam = Object.fromEntries((await runMonitorCycle(openFederation(root), { config })).teams.map((t) => [t.team, t]));
+    byTeam = Object.fromEntries(
+      (await runMonitorCycle(openFederation(root), { config })).teams.map((t) => [t.team, t]),
+    );
     expect(byTeam.docs?.reasons).toEqual(['deliverable deliverable.md is missing']);
     writeFileSync(deliverable, '# Done\n');
-    byTeam = Object.fromEntries((await runMonitorCycle(openFederation(root), { config })).teams.map((t) => [t.team, t]));
+    byTeam = Object.fromEntries(
+      (await runMonitorCycle(openFederation(root), { config })).teams.map((t) => [t.team, t]),
+    );
     expect(byTeam.docs).toMatchObject({ healthy: true, deliverable: { exists: true, sizeBytes: 7 } });
   });
 
@@ -127,10 +153,17 @@ describe('monitoring cycle', () => {
     await onboardTeam(openFederation(root), { domain: 'docs' });
     const log = workspacePaths(team('docs').location).agentLog;
     mkdirSync(join(log, '..'), { recursive: true });
-    writeFileSync(log, '=== fed launch 2026-01-01T00:00:00Z ===\nTypeError: old problem\n=== fed launch 2026-01-02T00:00:00Z ===\nscanned 0 errors in 12 files\nall good\n');
+    writeFileSync(
+      log,
+      '=== fed launch 2026-01-01T00:00:00Z ===\nTypeError: old problem\n=== fed launch 2026-01-02T00:00:00Z ===\nscanned 0 errors in 12 files\nall good\n',
+    );
     expect((await runMonitorCycle(openFederation(root), { config })).teams[0]?.healthy).toBe(true);
-    writeFileSync(log, '=== fed launch 2026-01-02T00:00:00Z ===\nworking\nError: ENOENT: no such file\n', { flag: 'a' });
-    expect((await runMonitorCycle(openFederation(root), { config })).teams[0]?.reasons).toEqual(['errors in agent log since the last launch: Error: ENOENT: no such file']);
+    writeFileSync(log, '=== fed launch 2026-01-02T00:00:00Z ===\nworking\nError: ENOENT: no such file\n', {
+      flag: 'a',
+    });
+    expect((await runMonitorCycle(openFederation(root), { config })).teams[0]?.reasons).toEqual([
+      'errors in agent log since the last launch: Error: ENOENT: no such file',
+    ]);
   });
 
   it('a team whose files are corrupt is shown with the error, never dropped', async () => {
@@ -141,7 +174,10 @@ describe('monitoring cycle', () => {
     writeFileSync(workspacePaths(team('docs').location).envelope, '{ broken');
     const report = await runMonitorCycle(openFederation(root), { config });
     expect(report.teams.map((t) => t.team)).toEqual(['docs', 'ok']);
-    expect(report.teams[0]).toMatchObject({ healthy: false, error: expect.stringContaining('lifecycle.json is corrupt') as unknown });
+    expect(report.teams[0]).toMatchObject({
+      healthy: false,
+      error: expect.stringContaining('lifecycle.json is corrupt') as unknown,
+    });
   });
 
   it('renders an aligned table, unhealthy first, colours only when asked', async () => {
@@ -152,7 +188,9 @@ describe('monitoring cycle', () => {
     const report = await runMonitorCycle(openFederation(root), { config });
     const plain = renderMonitorReport(report);
     const lines = plain.split('\n');
-    expect(lines[0]).toMatch(/^TEAM\s+ARCHETYPE\s+STATUS\s+STATE\s+IN STATE\s+UPDATED\s+INBOX\/UNACK\s+OUTBOX\/UNACK\s+DELIVERABLE\s+HEALTH$/);
+    expect(lines[0]).toMatch(
+      /^TEAM\s+ARCHETYPE\s+STATUS\s+STATE\s+IN STATE\s+UPDATED\s+INBOX\/UNACK\s+OUTBOX\/UNACK\s+DELIVERABLE\s+HEALTH$/,
+    );
     expect(lines[1]).toMatch(/^b\s+deliverable\s+active\s+failed\s+.*failed: boom$/);
     expect(lines[1]!.indexOf('deliverable')).toBe(lines[0]!.indexOf('ARCHETYPE'));
     expect(plain).not.toContain('\x1b[');
@@ -160,7 +198,12 @@ describe('monitoring cycle', () => {
   });
 
   it('formats durations for humans', () => {
-    expect([5_000, 125_000, 3 * 3_600_000 + 20 * 60_000, 50 * 3_600_000].map(formatDuration)).toEqual(['5s', '2m', '3h 20m', '2d 2h']);
+    expect([5_000, 125_000, 3 * 3_600_000 + 20 * 60_000, 50 * 3_600_000].map(formatDuration)).toEqual([
+      '5s',
+      '2m',
+      '3h 20m',
+      '2d 2h',
+    ]);
   });
 });
 

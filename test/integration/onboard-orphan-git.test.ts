@@ -59,7 +59,10 @@ function slowGit(refLock: string): { env: NodeJS.ProcessEnv; started: string; re
 
 function spawnFed(args: readonly string[], env: NodeJS.ProcessEnv = {}) {
   const { FED_ROOT: _root, FED_TEAM: _team, ...inherited } = process.env;
-  const child = spawn(process.execPath, [FED_BIN, ...args], { env: { ...inherited, NO_COLOR: '1', FED_TELEMETRY_ENABLED: 'false', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [FED_BIN, ...args], {
+    env: { ...inherited, NO_COLOR: '1', FED_TELEMETRY_ENABLED: 'false', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const run = { stderr: '', code: undefined as number | null | undefined };
   child.stderr.on('data', (chunk: Buffer) => (run.stderr += chunk.toString()));
   const done = new Promise<void>((resolve) => child.on('close', (code) => resolve(void (run.code = code))));
@@ -90,14 +93,22 @@ describe('a killed worktree onboarding whose git outlives it', () => {
     const first = spawnFed(args, slow.env);
     let orphan: number | undefined;
     try {
-      await waitFor(() => existsSync(slow.started) || first.run.code !== undefined, 30_000, 'the first onboarding to start git');
+      await waitFor(
+        () => existsSync(slow.started) || first.run.code !== undefined,
+        30_000,
+        'the first onboarding to start git',
+      );
       orphan = Number(readFileSync(slow.started, 'utf8'));
       first.child.kill('SIGKILL'); // fed only: its git runs on, holding the ref lock
       await first.done;
       expect(processIsAlive(orphan)).toBe(true);
 
       const retry = spawnFed(args);
-      await waitFor(() => retry.run.stderr.includes('waiting for git') || retry.run.code !== undefined, 30_000, 'the retry to wait for git');
+      await waitFor(
+        () => retry.run.stderr.includes('waiting for git') || retry.run.code !== undefined,
+        30_000,
+        'the retry to wait for git',
+      );
       expect(retry.run.code, retry.run.stderr).toBeUndefined();
       expect(retry.run.stderr).toContain(`waiting for git (pid ${orphan}: /bin/sh`);
       slow.release();
@@ -111,7 +122,10 @@ describe('a killed worktree onboarding whose git outlives it', () => {
       // Cleanup never hides the test's own failure: the stand-in git is released, and killed if it lingers.
       slow.release();
       first.child.kill('SIGKILL');
-      if (orphan !== undefined) await waitFor(() => !processIsAlive(orphan!), 30_000, 'the stand-in git to exit').catch(() => process.kill(orphan!, 'SIGKILL'));
+      if (orphan !== undefined)
+        await waitFor(() => !processIsAlive(orphan!), 30_000, 'the stand-in git to exit').catch(() =>
+          process.kill(orphan!, 'SIGKILL'),
+        );
     }
   });
 
@@ -146,11 +160,17 @@ describe('a killed worktree onboarding whose git outlives it', () => {
     const { root, refLock } = gitFederationWithLock();
     const intent = interruptedWorktreeOnboarding(root);
     const slow = slowGit(refLock);
-    const holder = spawn(join(slow.env.SLOW_GIT_DIR!, 'bin', 'git'), ['worktree', 'add', '--quiet', '-b', 'fed/api', intent.location], { cwd: root, env: { ...process.env, ...slow.env }, stdio: 'ignore' });
+    const holder = spawn(
+      join(slow.env.SLOW_GIT_DIR!, 'bin', 'git'),
+      ['worktree', 'add', '--quiet', '-b', 'fed/api', intent.location],
+      { cwd: root, env: { ...process.env, ...slow.env }, stdio: 'ignore' },
+    );
     const exited = new Promise((resolve) => holder.on('close', resolve));
     try {
       await waitFor(() => existsSync(slow.started), 30_000, 'the stand-in git to take the lock');
-      const refused = await settleWorktreeGit(root, intent.location, 'fed/api', { timeoutMs: 200 }).catch((error: Error & { code?: string }) => error);
+      const refused = await settleWorktreeGit(root, intent.location, 'fed/api', { timeoutMs: 200 }).catch(
+        (error: Error & { code?: string }) => error,
+      );
       expect(refused).toMatchObject({ code: 'GIT_BUSY' });
       expect((refused as Error).message).toContain(`(pid ${holder.pid}: /bin/sh`);
       expect(existsSync(refLock)).toBe(true);

@@ -1,7 +1,15 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { federationPaths, initFederation, onboardingPaths, onboardTeam, readRegistry, toJsonText, type OnboardingIntent } from '../../src/index.js';
+import {
+  federationPaths,
+  initFederation,
+  onboardingPaths,
+  onboardTeam,
+  readRegistry,
+  toJsonText,
+  type OnboardingIntent,
+} from '../../src/index.js';
 import { runFed } from '../helpers/fed-cli.js';
 import { startFixture, waitFor } from '../helpers/fixture-process.js';
 import { gitFederation } from '../helpers/git-federation.js';
@@ -9,7 +17,11 @@ import { tempDir } from '../helpers/temp-dir.js';
 import { openFederation } from '../../src/engine/context.js';
 
 /** What a `fed team onboard` killed after writing its intent record leaves: the record, and whatever it had made. */
-function interruptedOnboarding(root: string, domain: string, placementType: 'directory' | 'worktree'): OnboardingIntent {
+function interruptedOnboarding(
+  root: string,
+  domain: string,
+  placementType: 'directory' | 'worktree',
+): OnboardingIntent {
   const location = join(root, '.fed', placementType === 'directory' ? 'teams' : 'worktrees', domain);
   const intent: OnboardingIntent = {
     domain,
@@ -101,7 +113,9 @@ describe('a retry of a killed onboarding (issue 19 item 3)', () => {
       await waitFor(() => out.includes('locked'), 15_000, 'the onboarding lock');
       const retry = await runFed(['--root', root, 'team', 'onboard', 'docs']);
       expect(retry.code).toBe(2);
-      expect(retry.stderr).toContain(`team "docs" is being onboarded by another process right now (pid ${holder.child.pid}`);
+      expect(retry.stderr).toContain(
+        `team "docs" is being onboarded by another process right now (pid ${holder.child.pid}`,
+      );
       expect(existsSync(intent.location)).toBe(true);
     } finally {
       holder.child.kill('SIGKILL');

@@ -11,7 +11,10 @@ import { tempDir } from '../helpers/temp-dir.js';
 const STALL_MS = 6_500;
 
 function start(args: string[]) {
-  const child = spawn(process.execPath, args, { env: { ...process.env, FED_TELEMETRY_ENABLED: 'false' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, FED_TELEMETRY_ENABLED: 'false' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -23,7 +23,9 @@ describe('registry under concurrent writer processes', () => {
     holder.child.kill('SIGKILL');
     await holder.done;
 
-    const writers = Array.from({ length: WRITERS }, (_, i) => startFixture('registry-writer.mjs', [root, `w${i}`, String(WRITES_EACH), String(LOCK_WAIT_MS)]));
+    const writers = Array.from({ length: WRITERS }, (_, i) =>
+      startFixture('registry-writer.mjs', [root, `w${i}`, String(WRITES_EACH), String(LOCK_WAIT_MS)]),
+    );
     const finished = Promise.all(writers.map((w) => w.done));
     let running = true;
     void finished.then(() => (running = false));

@@ -69,18 +69,44 @@ describe('registry optimistic concurrency', () => {
 
   it('a refusal thrown by the mutation propagates and nothing is written', async () => {
     const root = federation();
-    await expect(updateRegistry(openFederation(root), () => { throw new Error('no'); })).rejects.toThrow('no');
+    await expect(
+      updateRegistry(openFederation(root), () => {
+        throw new Error('no');
+      }),
+    ).rejects.toThrow('no');
     expect(readRegistry(root).lockVersion).toBe(0);
   });
 
   it.each([
     ['not JSON', '{"lockVersion": 1,', /not valid JSON at line 1, column 19/],
-    ['lockVersion not an integer', JSON.stringify({ lastUpdated: '2026-01-01T00:00:00Z', lockVersion: 1.5, teams: [] }), /lockVersion: expected an integer/],
-    ['bad timestamp', JSON.stringify({ lastUpdated: 'yesterday', lockVersion: 1, teams: [] }), /lastUpdated: expected an ISO 8601 timestamp/],
-    ['relative location', JSON.stringify({
-      lastUpdated: '2026-01-01T00:00:00Z', lockVersion: 1,
-      teams: [{ domain: 'a', domainId: 'a', archetypeId: 'deliverable', placementType: 'directory', onboardedAt: '2026-01-01T00:00:00Z', location: 'rel/path' }],
-    }), /teams\[0\]\.location: expected an absolute path/],
+    [
+      'lockVersion not an integer',
+      JSON.stringify({ lastUpdated: '2026-01-01T00:00:00Z', lockVersion: 1.5, teams: [] }),
+      /lockVersion: expected an integer/,
+    ],
+    [
+      'bad timestamp',
+      JSON.stringify({ lastUpdated: 'yesterday', lockVersion: 1, teams: [] }),
+      /lastUpdated: expected an ISO 8601 timestamp/,
+    ],
+    [
+      'relative location',
+      JSON.stringify({
+        lastUpdated: '2026-01-01T00:00:00Z',
+        lockVersion: 1,
+        teams: [
+          {
+            domain: 'a',
+            domainId: 'a',
+            archetypeId: 'deliverable',
+            placementType: 'directory',
+            onboardedAt: '2026-01-01T00:00:00Z',
+            location: 'rel/path',
+          },
+        ],
+      }),
+      /teams\[0\]\.location: expected an absolute path/,
+    ],
   ])('reports a corrupt registry (%s) with its path and never overwrites it', async (_label, text, problem) => {
     const root = federation();
     const file = federationPaths(root).registry;
@@ -120,31 +146,48 @@ describe('onboarding', () => {
     });
     expect(readRegistry(root)).toMatchObject({ lockVersion: 1, teams: [entry] });
     expect(readdirSync(join(entry.location, '.fed', 'signals')).sort()).toEqual(['inbox', 'outbox']);
-    expect(JSON.parse(readFileSync(join(entry.location, '.fed', 'team.json'), 'utf8'))).toEqual({ federationRoot: root, domainId: 'docs' });
+    expect(JSON.parse(readFileSync(join(entry.location, '.fed', 'team.json'), 'utf8'))).toEqual({
+      federationRoot: root,
+      domainId: 'docs',
+    });
   });
 
   it('refuses a duplicate domain or id and creates nothing', async () => {
     const root = federation();
     await onboardTeam(openFederation(root), { domain: 'docs' });
-    await expect(onboardTeam(openFederation(root), { domain: 'docs' })).rejects.toMatchObject({ code: 'DUPLICATE_TEAM' });
-    await expect(onboardTeam(openFederation(root), { domain: 'other', domainId: 'docs' })).rejects.toMatchObject({ code: 'DUPLICATE_TEAM' });
+    await expect(onboardTeam(openFederation(root), { domain: 'docs' })).rejects.toMatchObject({
+      code: 'DUPLICATE_TEAM',
+    });
+    await expect(onboardTeam(openFederation(root), { domain: 'other', domainId: 'docs' })).rejects.toMatchObject({
+      code: 'DUPLICATE_TEAM',
+    });
     expect(readdirSync(join(root, '.fed', 'teams'))).toEqual(['docs']);
     expect(readRegistry(root).lockVersion).toBe(1);
   });
 
-  it.each(['../x', 'Docs', 'has space', '', 'a--b', '-a', 'meta', 'x'.repeat(65), 'ü'])('refuses the unsafe name %j and creates nothing', async (name) => {
-    const root = federation();
-    await expect(onboardTeam(openFederation(root), { domain: name })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(onboardTeam(openFederation(root), { domain: 'ok', domainId: name })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    expect(existsSync(join(root, '.fed', 'teams'))).toBe(false);
-    expect(readRegistry(root).lockVersion).toBe(0);
-  });
+  it.each(['../x', 'Docs', 'has space', '', 'a--b', '-a', 'meta', 'x'.repeat(65), 'ü'])(
+    'refuses the unsafe name %j and creates nothing',
+    async (name) => {
+      const root = federation();
+      await expect(onboardTeam(openFederation(root), { domain: name })).rejects.toMatchObject({
+        code: 'INVALID_INPUT',
+      });
+      await expect(onboardTeam(openFederation(root), { domain: 'ok', domainId: name })).rejects.toMatchObject({
+        code: 'INVALID_INPUT',
+      });
+      expect(existsSync(join(root, '.fed', 'teams'))).toBe(false);
+      expect(readRegistry(root).lockVersion).toBe(0);
+    },
+  );
 
   it('removes the workspace again when the registry commit fails (no orphans)', async () => {
     const root = federation();
     await onboardTeam(openFederation(root), { domain: 'docs' });
     // Hold the commit lock as a live writer on another host would, so the next commit times out.
-    writeFileSync(federationPaths(root).registryLock, JSON.stringify({ pid: process.pid, host: 'elsewhere', token: 't', acquiredAt: new Date().toISOString() }));
+    writeFileSync(
+      federationPaths(root).registryLock,
+      JSON.stringify({ pid: process.pid, host: 'elsewhere', token: 't', acquiredAt: new Date().toISOString() }),
+    );
     await expect(
       onboardTeam(openFederation(root), { domain: 'api' }, { lock: { timeoutMs: 50, staleMs: 60_000 } }),
     ).rejects.toMatchObject({ code: 'LOCK_TIMEOUT' });
@@ -157,7 +200,12 @@ describe('team status and activity', () => {
   it('moves status through the team-status machine and refreshes lastActive', async () => {
     const root = federation();
     await onboardTeam(openFederation(root), { domain: 'docs' }, { now: () => new Date('2026-01-01T00:00:00Z') });
-    const change = await writeRegistryStatus(openFederation(root), 'docs', { type: 'PAUSE' }, { now: () => new Date('2026-01-02T00:00:00Z') });
+    const change = await writeRegistryStatus(
+      openFederation(root),
+      'docs',
+      { type: 'PAUSE' },
+      { now: () => new Date('2026-01-02T00:00:00Z') },
+    );
     expect(change).toMatchObject({ from: 'active', to: 'paused' });
     expect(readRegistry(root).teams[0]).toMatchObject({ status: 'paused', lastActive: '2026-01-02T00:00:00.000Z' });
   });
@@ -169,15 +217,21 @@ describe('team status and activity', () => {
       'cannot resume team "docs": it is active; allowed: fed team pause docs, fed team archive docs',
     );
     await writeRegistryStatus(openFederation(root), 'docs', { type: 'ARCHIVE' });
-    await expect(writeRegistryStatus(openFederation(root), 'docs', { type: 'PAUSE' })).rejects.toThrow('archived is final');
+    await expect(writeRegistryStatus(openFederation(root), 'docs', { type: 'PAUSE' })).rejects.toThrow(
+      'archived is final',
+    );
     expect(readRegistry(root).lockVersion).toBe(2);
   });
 
   it('refreshes lastActive only when it is older than the resolution', async () => {
     const root = federation();
     await onboardTeam(openFederation(root), { domain: 'docs' }, { now: () => new Date('2026-01-01T00:00:00Z') });
-    expect(await touchLastActive(openFederation(root), 'docs', { now: () => new Date('2026-01-01T00:00:30Z') })).toBe(false);
-    expect(await touchLastActive(openFederation(root), 'docs', { now: () => new Date('2026-01-01T00:01:00Z') })).toBe(true);
+    expect(await touchLastActive(openFederation(root), 'docs', { now: () => new Date('2026-01-01T00:00:30Z') })).toBe(
+      false,
+    );
+    expect(await touchLastActive(openFederation(root), 'docs', { now: () => new Date('2026-01-01T00:01:00Z') })).toBe(
+      true,
+    );
     expect(await touchLastActive(openFederation(root), 'meta')).toBe(false);
     expect(readRegistry(root)).toMatchObject({ lockVersion: 2, teams: [{ lastActive: '2026-01-01T00:01:00.000Z' }] });
   });

@@ -12,7 +12,9 @@ async function reportIds(): Promise<string[]> {
   const fed = await signalFederation(['docs']);
   await setTeamStatus(openFederation(fed.root), 'docs', { type: 'PAUSE' }, fast);
   await setTeamStatus(openFederation(fed.root), 'docs', { type: 'RESUME' }, fast);
-  return (await listSignals(openFederation(fed.root), { team: 'meta', type: 'report' })).signals.map((s) => s.message.id);
+  return (await listSignals(openFederation(fed.root), { team: 'meta', type: 'report' })).signals.map(
+    (s) => s.message.id,
+  );
 }
 
 describe('lifecycle report ids', () => {
@@ -26,6 +28,8 @@ describe('lifecycle report ids', () => {
   it('stay the same for the same team and event, so a re-sent report is recognised', () => {
     const team = { domainId: 'docs', location: '/srv/a/.fed/teams/docs', onboardedAt: '2026-03-01T09:00:00.000Z' };
     expect(reportSignalId(team, 'deliverable', 3)).toBe(reportSignalId({ ...team }, 'deliverable', 3));
-    expect(reportSignalId(team, 'deliverable', 3)).not.toBe(reportSignalId({ ...team, onboardedAt: '2026-03-02T09:00:00.000Z' }, 'deliverable', 3));
+    expect(reportSignalId(team, 'deliverable', 3)).not.toBe(
+      reportSignalId({ ...team, onboardedAt: '2026-03-02T09:00:00.000Z' }, 'deliverable', 3),
+    );
   });
 });

@@ -27,19 +27,36 @@ async function federation(teams: readonly string[]): Promise<{ root: string; pro
   const env = { FED_PROBE_DIR: probe };
   expect((await runFed(['--root', root, 'init', '--name', 'runs'])).code).toBe(0);
   const config = JSON.parse(readFileSync(join(root, 'federate.config.json'), 'utf8')) as Record<string, unknown>;
-  writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ ...config, agentCommand: fakeAgent('federation-team'), agent: { sandbox: false } }, null, 2));
+  writeFileSync(
+    join(root, 'federate.config.json'),
+    JSON.stringify({ ...config, agentCommand: fakeAgent('federation-team'), agent: { sandbox: false } }, null, 2),
+  );
   git('add', '-A');
   git('commit', '-qm', 'project');
   for (const team of teams) {
     expect((await runFed(['--root', root, 'team', 'onboard', team])).code).toBe(0);
-    const sent = await runFed(['--root', root, 'signal', 'send', '--to', team, '--type', 'directive', '--subject', `Document ${team}`, '--body', 'Write it.']);
+    const sent = await runFed([
+      '--root',
+      root,
+      'signal',
+      'send',
+      '--to',
+      team,
+      '--type',
+      'directive',
+      '--subject',
+      `Document ${team}`,
+      '--body',
+      'Write it.',
+    ]);
     expect(sent.code, sent.stderr).toBe(0);
   }
   return { root, probe, env };
 }
 
 const summaryOf = (stdout: string) => JSON.parse(stdout) as RunSummary;
-const lifecycle = (root: string, team: string) => viewLifecycle(openFederation(root), getTeam(readRegistry(root), team));
+const lifecycle = (root: string, team: string) =>
+  viewLifecycle(openFederation(root), getTeam(readRegistry(root), team));
 const statusOf = (root: string, team: string) => getTeam(readRegistry(root), team).status;
 
 describe('fed run', () => {
@@ -48,15 +65,29 @@ describe('fed run', () => {
     const result = await runFed(['--root', root, 'run', '--parallel', '2', '--json'], { env, timeoutMs: 90_000 });
     expect(result.code, result.stderr).toBe(1);
     const summary = summaryOf(result.stdout);
-    expect(summary).toMatchObject({ parallel: 2, maxConcurrent: 2, completed: 2, failed: 1, paused: 0, notStarted: 0, interrupted: false, skipped: [] });
+    expect(summary).toMatchObject({
+      parallel: 2,
+      maxConcurrent: 2,
+      completed: 2,
+      failed: 1,
+      paused: 0,
+      notStarted: 0,
+      interrupted: false,
+      skipped: [],
+    });
     expect(summary.teams.map((t) => [t.team, t.phase, t.outcome, t.state])).toEqual([
       ['alpha-ok', 'done', 'complete', 'complete'],
       ['beta-fail', 'done', 'failed', 'failed'],
       ['gamma-slow', 'done', 'complete', 'complete'],
     ]);
-    expect(summary.teams[1]!.reason).toBe('crashed: the agent exited with code 4 (in state preparing, before the lifecycle was complete)');
+    expect(summary.teams[1]!.reason).toBe(
+      'crashed: the agent exited with code 4 (in state preparing, before the lifecycle was complete)',
+    );
     // Never more than two agents at once, as each agent saw when it started.
-    const starts = readFileSync(join(probe, 'starts.log'), 'utf8').trim().split('\n').map((l) => Number(l.split(' ')[1]));
+    const starts = readFileSync(join(probe, 'starts.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => Number(l.split(' ')[1]));
     expect(starts).toHaveLength(3);
     expect(Math.max(...starts)).toBeLessThanOrEqual(2);
 
@@ -71,14 +102,23 @@ describe('fed run', () => {
 
     // The monitor does not call the failed team healthy; retry starts a second run with the same mission.
     const monitor = await runFed(['--root', root, 'monitor', '--json'], { env });
-    const beta = (JSON.parse(monitor.stdout) as { teams: { team: string; healthy: boolean; reasons: string[] }[] }).teams.find((t) => t.team === 'beta-fail')!;
+    const beta = (
+      JSON.parse(monitor.stdout) as { teams: { team: string; healthy: boolean; reasons: string[] }[] }
+    ).teams.find((t) => t.team === 'beta-fail')!;
     expect(beta.healthy).toBe(false);
-    expect(beta.reasons).toContain('failed: crashed: the agent exited with code 4 (in state preparing, before the lifecycle was complete)');
+    expect(beta.reasons).toContain(
+      'failed: crashed: the agent exited with code 4 (in state preparing, before the lifecycle was complete)',
+    );
     expect(beta.reasons.some((r) => r.startsWith('last launch did not complete: crashed'))).toBe(true);
     writeFileSync(join(probe, 'fixed'), '');
     const retry = await runFed(['--root', root, 'team', 'retry', 'beta-fail', '--json']);
     expect(retry.code, retry.stderr).toBe(0);
-    expect(JSON.parse(retry.stdout)).toEqual({ team: 'beta-fail', run: 2, mission: { subject: 'Document beta-fail', body: 'Write it.' }, keptAs: ['.fed/history/run-1'] });
+    expect(JSON.parse(retry.stdout)).toEqual({
+      team: 'beta-fail',
+      run: 2,
+      mission: { subject: 'Document beta-fail', body: 'Write it.' },
+      keptAs: ['.fed/history/run-1'],
+    });
     expect((await lifecycle(root, 'beta-fail')).state).toBe('preparing');
     const again = await runFed(['--root', root, 'run', '--json'], { env, timeoutMs: 60_000 });
     expect(again.code, again.stderr).toBe(0);
@@ -97,8 +137,23 @@ describe('fed run', () => {
 
     // A second retry of a now complete team is refused; a new mission to it starts a third run, its deliverable kept numbered.
     expect((await runFed(['--root', root, 'team', 'retry', 'beta-fail'])).code).toBe(2);
-    await runFed(['--root', root, 'signal', 'send', '--to', 'beta-fail', '--type', 'directive', '--subject', 'Document it again', '--body', 'Shorter.']);
-    const third = summaryOf((await runFed(['--root', root, 'run', '--team', 'beta-fail', '--json'], { env, timeoutMs: 60_000 })).stdout);
+    await runFed([
+      '--root',
+      root,
+      'signal',
+      'send',
+      '--to',
+      'beta-fail',
+      '--type',
+      'directive',
+      '--subject',
+      'Document it again',
+      '--body',
+      'Shorter.',
+    ]);
+    const third = summaryOf(
+      (await runFed(['--root', root, 'run', '--team', 'beta-fail', '--json'], { env, timeoutMs: 60_000 })).stdout,
+    );
     expect(third.teams.map((t) => [t.team, t.outcome])).toEqual([['beta-fail', 'complete']]);
     expect((await lifecycle(root, 'beta-fail')).mission?.subject).toBe('Document it again');
     expect(existsSync(join(workspace, 'deliverable.run-2.md'))).toBe(true);
@@ -108,12 +163,19 @@ describe('fed run', () => {
   it('Ctrl-C pauses every running team; the next run resumes them and completes', async () => {
     const { root, probe, env } = await federation(['one-hang', 'two-hang']);
     const { FED_ROOT: _r, FED_TEAM: _t, ...inherited } = process.env;
-    const child = spawn(process.execPath, [FED_BIN, '--root', root, 'run', '--parallel', '2'], { env: { ...inherited, FED_TELEMETRY_ENABLED: 'false', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [FED_BIN, '--root', root, 'run', '--parallel', '2'], {
+      env: { ...inherited, FED_TELEMETRY_ENABLED: 'false', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     try {
-      await waitFor(() => stdout.includes('one-hang: running, scanning') && stdout.includes('two-hang: running, scanning'), 60_000, 'both teams scanning');
+      await waitFor(
+        () => stdout.includes('one-hang: running, scanning') && stdout.includes('two-hang: running, scanning'),
+        60_000,
+        'both teams scanning',
+      );
       child.kill('SIGINT');
       expect(await exited).toBe(1);
     } finally {
@@ -142,7 +204,10 @@ describe('fed run', () => {
     const first = await running;
     expect(first.stdout).toContain('held-hang: paused (paused)');
     const next = await runFed(['--root', root, 'run', '--json'], { env, timeoutMs: 60_000 });
-    expect(summaryOf(next.stdout)).toMatchObject({ teams: [], skipped: [{ team: 'held-hang', reason: 'paused by hand (resume it first: fed team resume held-hang)' }] });
+    expect(summaryOf(next.stdout)).toMatchObject({
+      teams: [],
+      skipped: [{ team: 'held-hang', reason: 'paused by hand (resume it first: fed team resume held-hang)' }],
+    });
   }, 120_000);
 
   it('refuses bad input and teams it cannot run (exit 2), and names why', async () => {
@@ -154,7 +219,9 @@ describe('fed run', () => {
     await runFed(['--root', root, 'team', 'pause', 'solo-ok']);
     const paused = await runFed(['--root', root, 'run', '--team', 'solo-ok']);
     expect(paused.code).toBe(2);
-    expect(paused.stderr).toContain('team "solo-ok" is not run: paused by hand (resume it first: fed team resume solo-ok)');
+    expect(paused.stderr).toContain(
+      'team "solo-ok" is not run: paused by hand (resume it first: fed team resume solo-ok)',
+    );
   }, 60_000);
 
   it('skips a team whose files cannot be read, saying why, and runs the others', async () => {
@@ -166,7 +233,9 @@ describe('fed run', () => {
     expect(result.code, result.stderr).toBe(0);
     const summary = summaryOf(result.stdout);
     expect(summary.teams.map((t) => [t.team, t.outcome])).toEqual([['fine-ok', 'complete']]);
-    expect(summary.skipped).toEqual([{ team: 'broken-ok', reason: expect.stringMatching(/^its files cannot be read: .*lifecycle\.json/) }]);
+    expect(summary.skipped).toEqual([
+      { team: 'broken-ok', reason: expect.stringMatching(/^its files cannot be read: .*lifecycle\.json/) },
+    ]);
     // A team is not known to be finished: no report yet.
     expect(summary.report).toBeNull();
   }, 60_000);
@@ -178,7 +247,9 @@ describe('fed team remove', () => {
     const location = getTeam(readRegistry(root), 'gone').location;
     const active = await runFed(['--root', root, 'team', 'remove', 'gone']);
     expect(active.code).toBe(2);
-    expect(active.stderr).toContain('team "gone" is active; only archived teams are removed — archive it first: fed team archive gone');
+    expect(active.stderr).toContain(
+      'team "gone" is active; only archived teams are removed — archive it first: fed team archive gone',
+    );
     expect(existsSync(location)).toBe(true);
     expect((await runFed(['--root', root, 'team', 'archive', 'gone'])).code).toBe(0);
     const removed = await runFed(['--root', root, 'team', 'remove', 'gone']);
@@ -187,7 +258,11 @@ describe('fed team remove', () => {
     expect(readRegistry(root).teams).toEqual([]);
     // Its inbox went with its workspace; the federation journal keeps what happened to it.
     const log = await runFed(['--root', root, 'log', '--team', 'gone', '--json']);
-    expect((JSON.parse(log.stdout) as { kind: string }[]).map((e) => e.kind)).toEqual(['onboarded', 'status', 'removed']);
+    expect((JSON.parse(log.stdout) as { kind: string }[]).map((e) => e.kind)).toEqual([
+      'onboarded',
+      'status',
+      'removed',
+    ]);
   }, 60_000);
 
   it('refuses a worktree team whose branch is not merged unless --force', async () => {
@@ -212,7 +287,10 @@ describe('fed log', () => {
   it('--follow prints a transition made by another process', async () => {
     const { root } = await federation(['watched']);
     const { FED_ROOT: _r, FED_TEAM: _t, ...inherited } = process.env;
-    const child = spawn(process.execPath, [FED_BIN, '--root', root, 'log', '--follow', '--team', 'watched'], { env: { ...inherited, FED_TELEMETRY_ENABLED: 'false' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [FED_BIN, '--root', root, 'log', '--follow', '--team', 'watched'], {
+      env: { ...inherited, FED_TELEMETRY_ENABLED: 'false' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -220,7 +298,11 @@ describe('fed log', () => {
       await waitFor(() => stdout.includes('onboarded (deliverable, directory)'), 30_000, 'the log so far');
       expect(stdout).not.toContain('preparing → paused');
       expect((await runFed(['--root', root, 'team', 'pause', 'watched'])).code).toBe(0);
-      await waitFor(() => stdout.includes('preparing → paused  PAUSE (fed team)') && stdout.includes('status active → paused'), 30_000, 'the pause in the followed log');
+      await waitFor(
+        () => stdout.includes('preparing → paused  PAUSE (fed team)') && stdout.includes('status active → paused'),
+        30_000,
+        'the pause in the followed log',
+      );
       child.kill('SIGINT');
       expect(await exited).toBe(0);
     } finally {
@@ -244,9 +326,23 @@ describe('fed launch --inspect-log', () => {
   it("shows every transition of the team, those applied by the agent's own fed event included", async () => {
     const { root, env } = await federation(['seen-ok']);
     const file = join(root, '..', 'inspect.jsonl');
-    const launched = await runFed(['--root', root, 'launch', '--team', 'seen-ok', '--inspect-log', file], { env, timeoutMs: 60_000 });
+    const launched = await runFed(['--root', root, 'launch', '--team', 'seen-ok', '--inspect-log', file], {
+      env,
+      timeoutMs: 60_000,
+    });
     expect(launched.code, launched.stderr).toBe(0);
-    const records = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { type: string; actorId?: string; event?: { type: string }; snapshot?: { value?: string } });
+    const records = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            type: string;
+            actorId?: string;
+            event?: { type: string };
+            snapshot?: { value?: string };
+          },
+      );
     const transitions = records
       .filter((r) => r.type === '@xstate.snapshot' && r.actorId === 'seen-ok' && !r.event?.type.startsWith('xstate.'))
       .map((r) => `${r.event?.type} → ${r.snapshot?.value}`);

@@ -9,7 +9,22 @@ describe('no clobber between processes (docs/design/invariants.md #2)', () => {
   it('delivers all 400 signals when 2 processes each send 200 with the same type and subject in the same second', async () => {
     const fed = await signalFederation(['docs', 'api']);
     const second = new Date(Math.floor(Date.now() / 1000) * 1000 + 120_000).toISOString();
-    const args = (from: string) => ['--root', fed.root, '--from', from, '--to', 'meta', '--count', '200', '--subject', 'Same subject', '--type', 'alert', '--fixed-time', second];
+    const args = (from: string) => [
+      '--root',
+      fed.root,
+      '--from',
+      from,
+      '--to',
+      'meta',
+      '--count',
+      '200',
+      '--subject',
+      'Same subject',
+      '--type',
+      'alert',
+      '--fixed-time',
+      second,
+    ];
     const senders = [startFixture('send-signals.mjs', args('docs')), startFixture('send-signals.mjs', args('api'))];
     for (const result of await Promise.all(senders.map((s) => s.done))) {
       expect(result.stderr).toBe('');

@@ -27,7 +27,9 @@ function startSender(args: readonly string[]): Sender {
   let stdout = '';
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<{ signal: NodeJS.Signals | null; stderr: string }>((resolve) => child.on('close', (_code, signal) => resolve({ signal, stderr })));
+  const exited = new Promise<{ signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
+    child.on('close', (_code, signal) => resolve({ signal, stderr })),
+  );
   const sending = new Promise<void>((resolve, reject) => {
     child.stdout?.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
@@ -47,7 +49,16 @@ describe('crash safety of send (docs/design/invariants.md #1 and #3)', () => {
     const killOne = async (i: number) => {
       const [from, to] = i % 2 === 0 ? ['meta', 'docs'] : ['docs', 'meta'];
       const sender = startSender([
-        '--root', fed.root, '--from', from!, '--to', to!, '--subject', `crash ${i % 3}`, '--body-bytes', String(8_000 + i * 1_000),
+        '--root',
+        fed.root,
+        '--from',
+        from!,
+        '--to',
+        to!,
+        '--subject',
+        `crash ${i % 3}`,
+        '--body-bytes',
+        String(8_000 + i * 1_000),
       ]);
       try {
         await sender.sending;
@@ -85,13 +96,20 @@ describe('crash safety of send (docs/design/invariants.md #1 and #3)', () => {
     expect(total).toBeGreaterThan(KILLS * 2);
 
     // The outbox copy is written after the inbox copy, so every recorded send reached its recipient.
-    const ids = (dir: string, owner: string, box: 'inbox' | 'outbox') => new Set(readSignalBox(dir, { owner, box }).signals.map((s) => s.message.id));
+    const ids = (dir: string, owner: string, box: 'inbox' | 'outbox') =>
+      new Set(readSignalBox(dir, { owner, box }).signals.map((s) => s.message.id));
     const delivered = new Set([...ids(fed.meta.inbox, 'meta', 'inbox'), ...ids(docs.inbox, 'docs', 'inbox')]);
-    for (const id of [...ids(fed.meta.outbox, 'meta', 'outbox'), ...ids(docs.outbox, 'docs', 'outbox')]) expect(delivered.has(id)).toBe(true);
+    for (const id of [...ids(fed.meta.outbox, 'meta', 'outbox'), ...ids(docs.outbox, 'docs', 'outbox')])
+      expect(delivered.has(id)).toBe(true);
 
     // The federation keeps working: the registry is intact, sends and acks go through.
     expect(readRegistry(fed.root).teams.map((t) => t.domainId)).toEqual(['docs']);
-    await sendSignal(openFederation(fed.root), { from: 'docs', to: 'meta', type: 'report', subject: 'after the crashes' });
+    await sendSignal(openFederation(fed.root), {
+      from: 'docs',
+      to: 'meta',
+      type: 'report',
+      subject: 'after the crashes',
+    });
     expect((await acknowledgeAll(openFederation(fed.root), 'meta')).invalid).toEqual([]);
   });
 });

@@ -44,7 +44,11 @@ describe('retries of one send (same --id)', () => {
     );
     expect(error).toBeInstanceOf(SignalOutboxCopyError);
     const { signalId } = error as SignalOutboxCopyError;
-    expect((error as Error).message).toMatch(new RegExp(`^signal ${signalId} was delivered \\(.*inbox.*\\), but its copy in the outbox .* could not be written: .*re-run the same command with --id ${signalId}`));
+    expect((error as Error).message).toMatch(
+      new RegExp(
+        `^signal ${signalId} was delivered \\(.*inbox.*\\), but its copy in the outbox .* could not be written: .*re-run the same command with --id ${signalId}`,
+      ),
+    );
     expect(signalFiles(inbox)).toHaveLength(1);
     rmSync(outbox);
     renameSync(`${outbox}.away`, outbox);
@@ -64,10 +68,28 @@ describe('retries of one send (same --id)', () => {
     const watcher = watch(signals, (_event, name) => {
       if (name && name !== lockName && name.includes(lockName)) attempts.push(name);
     });
-    const child = spawn(process.execPath, [FED_BIN, '--root', root, 'signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'work', '--id', ID], {
-      env: { ...process.env, FED_TELEMETRY_ENABLED: 'false' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        FED_BIN,
+        '--root',
+        root,
+        'signal',
+        'send',
+        '--to',
+        'docs',
+        '--type',
+        'directive',
+        '--subject',
+        'work',
+        '--id',
+        ID,
+      ],
+      {
+        env: { ...process.env, FED_TELEMETRY_ENABLED: 'false' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -80,7 +102,16 @@ describe('retries of one send (same --id)', () => {
       expect(done, 'the retry finished while another retry of the same id held its lock').toBe(false);
       expect(signalFiles(inbox)).toEqual([]);
       // The first retry delivers (as sendSignal does under the lock), then lets go.
-      const message = { id: ID, timestamp: new Date().toISOString(), from: 'meta', to: 'docs', type: 'directive' as const, subject: 'work', body: '', protocol: 'file-signal-v1' as const };
+      const message = {
+        id: ID,
+        timestamp: new Date().toISOString(),
+        from: 'meta',
+        to: 'docs',
+        type: 'directive' as const,
+        subject: 'work',
+        body: '',
+        protocol: 'file-signal-v1' as const,
+      };
       publishFileNoClobber(inbox, signalFileName(message), toJsonText(message), { durable: false });
     } finally {
       watcher.close();
@@ -94,7 +125,22 @@ describe('retries of one send (same --id)', () => {
   it('concurrent retries of one send deliver it once', async () => {
     const { root, inbox } = await federation();
     const runs = await Promise.all(
-      Array.from({ length: 6 }, () => runFed(['--root', root, 'signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'work', '--id', ID])),
+      Array.from({ length: 6 }, () =>
+        runFed([
+          '--root',
+          root,
+          'signal',
+          'send',
+          '--to',
+          'docs',
+          '--type',
+          'directive',
+          '--subject',
+          'work',
+          '--id',
+          ID,
+        ]),
+      ),
     );
     expect(runs.map((r) => r.code)).toEqual([0, 0, 0, 0, 0, 0]);
     expect(signalFiles(inbox)).toHaveLength(1);

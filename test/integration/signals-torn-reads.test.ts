@@ -11,7 +11,16 @@ describe('readers never see a partial signal (docs/design/invariants.md #1)', ()
   it('parses every inbox file while another process sends 300 signals with 50 KB bodies: 0 torn, 0 empty', async () => {
     const fed = await signalFederation(['docs']);
     const inbox = fed.team('docs').inbox;
-    const sender = startFixture('send-signals.mjs', ['--root', fed.root, '--to', 'docs', '--count', '300', '--body-bytes', String(50 * 1024)]);
+    const sender = startFixture('send-signals.mjs', [
+      '--root',
+      fed.root,
+      '--to',
+      'docs',
+      '--count',
+      '300',
+      '--body-bytes',
+      String(50 * 1024),
+    ]);
     const exited = sender.done.then(() => true);
     const reader = new SignalBoxReader(inbox, { owner: 'docs', box: 'inbox' });
 

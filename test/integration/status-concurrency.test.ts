@@ -12,9 +12,14 @@ describe('concurrent identical status changes (issue 19 item 7)', () => {
       const root = tempDir();
       initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
       await onboardTeam(openFederation(root), { domain: 'docs', archetypeId: archetype }, { durable: false });
-      const results = await Promise.all(Array.from({ length: RACERS }, () => runFed(['--root', root, 'team', 'pause', 'docs'])));
+      const results = await Promise.all(
+        Array.from({ length: RACERS }, () => runFed(['--root', root, 'team', 'pause', 'docs'])),
+      );
       const winners = results.filter((r) => r.code === 0);
-      expect(winners.map((r) => r.stdout), JSON.stringify(results)).toEqual(['docs: active → paused\n']);
+      expect(
+        winners.map((r) => r.stdout),
+        JSON.stringify(results),
+      ).toEqual(['docs: active → paused\n']);
       for (const loser of results.filter((r) => r.code !== 0)) {
         expect(loser.code, loser.stderr).toBe(2);
         expect(loser.stderr).toContain('cannot pause team "docs": it is paused');

@@ -1,7 +1,16 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { getTeam, launchTeam, listSignals, readRegistry, retryTeam, sendSignal, viewLifecycle, workspacePaths } from '../../src/index.js';
+import {
+  getTeam,
+  launchTeam,
+  listSignals,
+  readRegistry,
+  retryTeam,
+  sendSignal,
+  viewLifecycle,
+  workspacePaths,
+} from '../../src/index.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { openFederation } from '../../src/engine/context.js';
 
@@ -11,25 +20,50 @@ const failingAgent = `'${process.execPath}' -e "process.exit(4)"`;
 describe('fed team retry (library)', () => {
   it('a failed team starts run 2 from preparing with the same mission, and completes; history is kept', async () => {
     const { root, config } = await federationWithMission();
-    expect((await launchTeam(openFederation(root), 'docs', { config, agent: failingAgent, pollMs: 50 })).state).toBe('failed');
+    expect((await launchTeam(openFederation(root), 'docs', { config, agent: failingAgent, pollMs: 50 })).state).toBe(
+      'failed',
+    );
     const paths = workspacePaths(team(root).location);
     const failedJournal = readFileSync(paths.journal, 'utf8');
 
     const run = await retryTeam(openFederation(root), 'docs', config);
-    expect(run).toEqual({ team: 'docs', run: 2, mission: { subject: 'Document the project', body: 'Write deliverable.md' }, keptAs: ['.fed/history/run-1'] });
+    expect(run).toEqual({
+      team: 'docs',
+      run: 2,
+      mission: { subject: 'Document the project', body: 'Write deliverable.md' },
+      keptAs: ['.fed/history/run-1'],
+    });
     expect(readFileSync(join(paths.history, 'run-1', 'journal.jsonl'), 'utf8')).toBe(failedJournal);
-    expect((await viewLifecycle(openFederation(root), team(root)))).toMatchObject({ state: 'preparing', mission: null, failure: null });
+    expect(await viewLifecycle(openFederation(root), team(root))).toMatchObject({
+      state: 'preparing',
+      mission: null,
+      failure: null,
+    });
     // The mission goes out again from meta; the first directive stays applied once.
-    expect((await listSignals(openFederation(root), { team: 'docs' })).signals.map((s) => s.message.subject)).toEqual(['Document the project', 'Document the project']);
+    expect((await listSignals(openFederation(root), { team: 'docs' })).signals.map((s) => s.message.subject)).toEqual([
+      'Document the project',
+      'Document the project',
+    ]);
 
     const second = await launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('complete'), pollMs: 50 });
     expect(second).toMatchObject({ state: 'complete', outcome: 'complete' });
     expect((await viewLifecycle(openFederation(root), team(root))).mission?.subject).toBe('Document the project');
-    await expect(retryTeam(openFederation(root), 'docs', config)).rejects.toThrow('team "docs" is complete; only a failed team is retried — to give a complete team new work, send it a new mission');
+    await expect(retryTeam(openFederation(root), 'docs', config)).rejects.toThrow(
+      'team "docs" is complete; only a failed team is retried — to give a complete team new work, send it a new mission',
+    );
 
     // A new mission to the complete team: run 3, the run-2 deliverable kept under a numbered name.
-    await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'Document it again', body: 'Shorter.' });
-    expect(await retryTeam(openFederation(root), 'docs', config)).toMatchObject({ run: 3, mission: { subject: 'Document it again' }, keptAs: ['.fed/history/run-2', 'deliverable.run-2.md'] });
+    await sendSignal(openFederation(root), {
+      to: 'docs',
+      type: 'directive',
+      subject: 'Document it again',
+      body: 'Shorter.',
+    });
+    expect(await retryTeam(openFederation(root), 'docs', config)).toMatchObject({
+      run: 3,
+      mission: { subject: 'Document it again' },
+      keptAs: ['.fed/history/run-2', 'deliverable.run-2.md'],
+    });
     expect(existsSync(join(team(root).location, 'deliverable.run-2.md'))).toBe(true);
     expect(existsSync(join(team(root).location, 'deliverable.md'))).toBe(false);
     const third = await launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('complete'), pollMs: 50 });
@@ -46,7 +80,10 @@ describe('fed team retry (library)', () => {
     mkdirSync(join(paths.history, 'run-1'), { recursive: true });
     copyFileSync(paths.envelope, join(paths.history, 'run-1', 'lifecycle.json'));
     renameSync(paths.journal, join(paths.history, 'run-1', 'journal.jsonl'));
-    expect(await retryTeam(openFederation(root), 'docs', config)).toMatchObject({ run: 2, keptAs: ['.fed/history/run-1'] });
+    expect(await retryTeam(openFederation(root), 'docs', config)).toMatchObject({
+      run: 2,
+      keptAs: ['.fed/history/run-1'],
+    });
     expect(readFileSync(join(paths.history, 'run-1', 'journal.jsonl'), 'utf8')).toBe(journal);
     expect(existsSync(join(paths.history, 'run-2'))).toBe(false);
   }, 60_000);

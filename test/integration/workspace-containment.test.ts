@@ -1,4 +1,13 @@
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { federationPaths, initFederation, onboardTeam, readRegistry, sendSignal } from '../../src/index.js';
@@ -68,7 +77,9 @@ describe('nothing outside the federation (issue 19 item 8)', () => {
     for (const [what, args] of WRITERS) {
       const result = await runFed(['--root', root, ...args]);
       expect(result.code, `${what}: ${result.stderr}`).toBe(2);
-      expect(result.stderr, what).toContain(`the workspace of team "docs" goes through a symbolic link: ${docs} → ${join(outside, 'docs')}`);
+      expect(result.stderr, what).toContain(
+        `the workspace of team "docs" goes through a symbolic link: ${docs} → ${join(outside, 'docs')}`,
+      );
       expect(result.stderr, what).toContain('replace the link with the real directory');
     }
     const all = await runFed(['--root', root, 'actors', 'run', '--once']);

@@ -13,7 +13,12 @@ describe('machine catalog', () => {
     expect(fed.codingMachine.id).toBe('coding');
     expect(fed.consultantMachine.id).toBe('consultant');
     expect(fed.teamStatusMachine.id).toBe('team-status');
-    for (const schema of [fed.deliverableEventSchema, fed.codingEventSchema, fed.consultantEventSchema, fed.teamStatusEventSchema]) {
+    for (const schema of [
+      fed.deliverableEventSchema,
+      fed.codingEventSchema,
+      fed.consultantEventSchema,
+      fed.teamStatusEventSchema,
+    ]) {
       expect(schema.safeParse({ type: 'PAUSE' }).success).toBe(true);
     }
   });
@@ -21,8 +26,16 @@ describe('machine catalog', () => {
   test('the actor system finds a lifecycle by archetype, and nothing for archetypes without one', () => {
     expect(lifecycleFor('deliverable')).toBe(fed.deliverableEntry);
     expect(lifecycleFor('coding')?.machine).toBe(fed.codingMachine);
-    expect(lifecycleFor('coding')).toMatchObject({ id: 'coding', version: fed.CODING_MACHINE_VERSION, eventSchema: fed.codingEventSchema });
-    expect(lifecycleFor('consultant')).toMatchObject({ id: 'consultant', version: fed.CONSULTANT_MACHINE_VERSION, eventSchema: fed.consultantEventSchema });
+    expect(lifecycleFor('coding')).toMatchObject({
+      id: 'coding',
+      version: fed.CODING_MACHINE_VERSION,
+      eventSchema: fed.codingEventSchema,
+    });
+    expect(lifecycleFor('consultant')).toMatchObject({
+      id: 'consultant',
+      version: fed.CONSULTANT_MACHINE_VERSION,
+      eventSchema: fed.consultantEventSchema,
+    });
     expect(lifecycleFor('reviewer')).toBeUndefined();
     expect(lifecycleFor('toString')).toBeUndefined();
   });
@@ -33,20 +46,29 @@ describe('machine catalog', () => {
     expect(new Set(archetypes.map((a) => a.id)).size).toBe(archetypes.length);
   });
 
-  test.each(machineCatalog.map((entry) => [entry.id, entry] as const))('%s: ids are unique and versions positive integers', (_id, entry) => {
-    expect(machineCatalog.filter((other) => other.id === entry.id)).toHaveLength(1);
-    expect(Number.isInteger(entry.version) && entry.version >= 1).toBe(true);
-  });
+  test.each(machineCatalog.map((entry) => [entry.id, entry] as const))(
+    '%s: ids are unique and versions positive integers',
+    (_id, entry) => {
+      expect(machineCatalog.filter((other) => other.id === entry.id)).toHaveLength(1);
+      expect(Number.isInteger(entry.version) && entry.version >= 1).toBe(true);
+    },
+  );
 
-  test.each(machineCatalog.map((entry) => [entry.id, entry] as const))('%s: the schema lists exactly the events the machine handles', (_id, entry) => {
-    const handled = new Set(allNodes(entry.machine.root).flatMap((node) => node.ownEvents));
-    expect([...entry.events].sort()).toEqual([...handled].sort());
-  });
+  test.each(machineCatalog.map((entry) => [entry.id, entry] as const))(
+    '%s: the schema lists exactly the events the machine handles',
+    (_id, entry) => {
+      const handled = new Set(allNodes(entry.machine.root).flatMap((node) => node.ownEvents));
+      expect([...entry.events].sort()).toEqual([...handled].sort());
+    },
+  );
 
-  test.each(machineCatalog.map((entry) => [entry.id, entry] as const))('%s: is a pure definition (no invoke, no delayed transitions)', (_id, entry) => {
-    for (const node of allNodes(entry.machine.root)) {
-      expect(node.invoke, node.id).toEqual([]);
-      expect(node.after, node.id).toEqual([]);
-    }
-  });
+  test.each(machineCatalog.map((entry) => [entry.id, entry] as const))(
+    '%s: is a pure definition (no invoke, no delayed transitions)',
+    (_id, entry) => {
+      for (const node of allNodes(entry.machine.root)) {
+        expect(node.invoke, node.id).toEqual([]);
+        expect(node.after, node.id).toEqual([]);
+      }
+    },
+  );
 });

@@ -11,7 +11,12 @@ import {
 } from '../../src/index.js';
 
 /** The coding lifecycle as docs/lifecycles.md documents it. */
-const mission: CodingEvent = { type: 'MISSION_ASSIGNED', signalId: 'sig-1', subject: 'add /health', body: 'Add a health endpoint' };
+const mission: CodingEvent = {
+  type: 'MISSION_ASSIGNED',
+  signalId: 'sig-1',
+  subject: 'add /health',
+  body: 'Add a health endpoint',
+};
 const plan: CodingEvent = { type: 'PLAN_READY', tasks: ['route', 'test'] };
 const commit = (sha: string): CodingEvent => ({ type: 'CHANGES_COMMITTED', commit: sha });
 const tests = (passed: number, failed: number): CodingEvent => ({ type: 'TESTS_COMPLETE', passed, failed });
@@ -38,9 +43,23 @@ describe('coding machine', () => {
       [[mission, plan], ['CHANGES_COMMITTED']],
       [[mission, plan, commit('a1')], ['TESTS_COMPLETE']],
       [[mission, plan, commit('a1'), tests(3, 0)], ['REVIEW_REQUESTED']],
-      [[mission, plan, commit('a1'), tests(3, 0), review], ['CHANGES_REQUESTED', 'PR_APPROVED']],
+      [
+        [mission, plan, commit('a1'), tests(3, 0), review],
+        ['CHANGES_REQUESTED', 'PR_APPROVED'],
+      ],
       [[mission, plan, commit('a1'), tests(3, 0), review, { type: 'PR_APPROVED', reviewer: 'ada' }], ['PR_MERGED']],
-      [[mission, plan, commit('a1'), tests(3, 0), review, { type: 'PR_APPROVED', reviewer: 'ada' }, { type: 'PR_MERGED', commit: 'm1' }], ['CLEANUP_DONE']],
+      [
+        [
+          mission,
+          plan,
+          commit('a1'),
+          tests(3, 0),
+          review,
+          { type: 'PR_APPROVED', reviewer: 'ada' },
+          { type: 'PR_MERGED', commit: 'm1' },
+        ],
+        ['CLEANUP_DONE'],
+      ],
     ];
     for (const [events, own] of steps) expect(acceptedIn(...events)).toEqual([...own, ...working].sort());
     expect(acceptedIn({ type: 'PAUSE' })).toEqual(['RESUME', 'FAIL', 'DIRECTIVE_RECEIVED', 'QUESTION_RECEIVED'].sort());
@@ -49,16 +68,27 @@ describe('coding machine', () => {
   test('failing tests go back to implementing, and count as rework', () => {
     const actor = start(mission, plan, commit('a1'), tests(7, 2));
     expect(actor.getSnapshot().value).toBe('implementing');
-    expect(actor.getSnapshot().context).toMatchObject({ commit: 'a1', lastTestRun: { passed: 7, failed: 2 }, reworks: 1 });
+    expect(actor.getSnapshot().context).toMatchObject({
+      commit: 'a1',
+      lastTestRun: { passed: 7, failed: 2 },
+      reworks: 1,
+    });
     actor.send(commit('a2'));
     actor.send(tests(9, 0));
     expect(actor.getSnapshot().value).toBe('pr-open');
-    expect(actor.getSnapshot().context).toMatchObject({ commit: 'a2', lastTestRun: { passed: 9, failed: 0 }, reworks: 1 });
+    expect(actor.getSnapshot().context).toMatchObject({
+      commit: 'a2',
+      lastTestRun: { passed: 9, failed: 0 },
+      reworks: 1,
+    });
   });
 
   test('a test run with no tests at all proves nothing and is refused', () => {
     const actor = start(mission, plan, commit('a1'));
-    expect(checkEvent(actor.getSnapshot(), tests(0, 0))).toMatchObject({ accepted: false, reason: 'condition-not-met' });
+    expect(checkEvent(actor.getSnapshot(), tests(0, 0))).toMatchObject({
+      accepted: false,
+      reason: 'condition-not-met',
+    });
   });
 
   test('requested changes go back to implementing; the updated PR is reviewed again, then merged and completed', () => {
@@ -70,11 +100,20 @@ describe('coding machine', () => {
       reworks: 1,
       lastReview: { outcome: 'changes-requested', reviewer: 'ada', comments: ['split the handler'] },
     });
-    for (const event of [commit('a2'), tests(4, 0), review, { type: 'PR_APPROVED', reviewer: 'ada' }, { type: 'PR_MERGED', commit: 'm1' }] as CodingEvent[]) {
+    for (const event of [
+      commit('a2'),
+      tests(4, 0),
+      review,
+      { type: 'PR_APPROVED', reviewer: 'ada' },
+      { type: 'PR_MERGED', commit: 'm1' },
+    ] as CodingEvent[]) {
       actor.send(event);
     }
     expect(actor.getSnapshot().value).toBe('merged');
-    expect(actor.getSnapshot().context).toMatchObject({ mergeCommit: 'm1', lastReview: { outcome: 'approved', reviewer: 'ada' } });
+    expect(actor.getSnapshot().context).toMatchObject({
+      mergeCommit: 'm1',
+      lastReview: { outcome: 'approved', reviewer: 'ada' },
+    });
     actor.send({ type: 'CLEANUP_DONE' });
     expect(actor.getSnapshot().value).toBe('complete');
     expect(actor.getSnapshot().status).toBe('done');
@@ -99,7 +138,9 @@ describe('coding machine', () => {
   ])('the event schema rejects %j (problem at %s)', (event, field) => {
     const result = codingEventSchema.safeParse(event);
     expect(result.success).toBe(false);
-    const paths = result.error!.issues.map((issue) => [...issue.path, ...('keys' in issue ? issue.keys : [])].join('.'));
+    const paths = result.error!.issues.map((issue) =>
+      [...issue.path, ...('keys' in issue ? issue.keys : [])].join('.'),
+    );
     expect(paths.join(' ')).toContain(field);
   });
 });

@@ -9,7 +9,12 @@ function run(events: ConsultantEvent[]) {
   return actor.getSnapshot();
 }
 
-const question = (n: number, from = 'meta'): ConsultantEvent => ({ type: 'QUESTION_RECEIVED', signalId: `q${n}`, subject: `question ${n}`, from });
+const question = (n: number, from = 'meta'): ConsultantEvent => ({
+  type: 'QUESTION_RECEIVED',
+  signalId: `q${n}`,
+  subject: `question ${n}`,
+  from,
+});
 const ready: ConsultantEvent[] = [
   { type: 'MISSION_ASSIGNED', signalId: 'm', subject: 'answer questions about the API', body: '' },
   { type: 'INDEXING_STARTED' },
@@ -32,7 +37,12 @@ describe('consultant machine', () => {
     }
     expect(answered).toEqual(['q1', 'q2', 'q3']);
     expect(actor.getSnapshot().value).toBe('ready');
-    expect(actor.getSnapshot().context).toMatchObject({ answered: 3, current: null, queue: [], lastAnswer: { questionId: 'q3', reportId: 'r-3' } });
+    expect(actor.getSnapshot().context).toMatchObject({
+      answered: 3,
+      current: null,
+      queue: [],
+      lastAnswer: { questionId: 'q3', reportId: 'r-3' },
+    });
   });
 
   test('questions that arrive before the index is ready are researched once it is, the asker kept', () => {
@@ -43,13 +53,28 @@ describe('consultant machine', () => {
   });
 
   test('a clarification waits for the asker, and their reply resumes the same question', () => {
-    const snapshot = run([...ready, question(1), { type: 'CLARIFICATION_REQUESTED' }, question(2), { type: 'FEEDBACK_RECEIVED', signalId: 'f', subject: 'the HTTP layer' }]);
+    const snapshot = run([
+      ...ready,
+      question(1),
+      { type: 'CLARIFICATION_REQUESTED' },
+      question(2),
+      { type: 'FEEDBACK_RECEIVED', signalId: 'f', subject: 'the HTTP layer' },
+    ]);
     expect(snapshot.value).toBe('researching');
-    expect(snapshot.context).toMatchObject({ current: { signalId: 'q1' }, queue: [{ signalId: 'q2' }], lastFeedback: { signalId: 'f' } });
+    expect(snapshot.context).toMatchObject({
+      current: { signalId: 'q1' },
+      queue: [{ signalId: 'q2' }],
+      lastFeedback: { signalId: 'f' },
+    });
   });
 
   test('it never completes: meta retires it, from any state that is not final', () => {
-    for (const before of [[], ready, [...ready, question(1)], [...ready, question(1), { type: 'PAUSE' } as ConsultantEvent]]) {
+    for (const before of [
+      [],
+      ready,
+      [...ready, question(1)],
+      [...ready, question(1), { type: 'PAUSE' } as ConsultantEvent],
+    ]) {
       const snapshot = run([...before, { type: 'RETIRE' }]);
       expect(snapshot.value).toBe('retired');
       expect(snapshot.status).toBe('done');

@@ -13,7 +13,12 @@ import {
 
 /** The deliverable lifecycle as docs/lifecycles.md documents it (docs/design/spec.md §3.1 plus our RESUME decision). */
 const T0 = '2025-03-01T09:00:00.000Z';
-const mission: DeliverableEvent = { type: 'MISSION_ASSIGNED', signalId: 'sig-1', subject: 'architecture overview', body: 'Describe the layers' };
+const mission: DeliverableEvent = {
+  type: 'MISSION_ASSIGNED',
+  signalId: 'sig-1',
+  subject: 'architecture overview',
+  body: 'Describe the layers',
+};
 
 function start(...events: DeliverableEvent[]) {
   const actor = createActor(deliverableMachine, { input: { at: T0 } }).start();
@@ -38,12 +43,18 @@ describe('deliverable machine', () => {
   test('starts preparing, with no mission, entered at the input time', () => {
     const snapshot = start().getSnapshot();
     expect(snapshot.value).toBe('preparing');
-    expect(snapshot.context).toMatchObject({ mission: null, pausedFrom: null, failure: null, enteredAt: { preparing: T0 } });
+    expect(snapshot.context).toMatchObject({
+      mission: null,
+      pausedFrom: null,
+      failure: null,
+      enteredAt: { preparing: T0 },
+    });
   });
 
   test('accepts, in each state, exactly the events docs/lifecycles.md lists', () => {
     const working = ['FAIL', 'PAUSE', 'DIRECTIVE_RECEIVED', 'QUESTION_RECEIVED'];
-    const acceptedIn = (...events: DeliverableEvent[]) => [...acceptedEventTypes(start(...events).getSnapshot())].sort();
+    const acceptedIn = (...events: DeliverableEvent[]) =>
+      [...acceptedEventTypes(start(...events).getSnapshot())].sort();
     expect(acceptedIn()).toEqual(['MISSION_ASSIGNED', 'PLAN_READY', ...working].sort());
     expect(acceptedIn(...toAggregating.slice(0, 2))).toEqual(['SCAN_COMPLETE', ...working].sort());
     expect(acceptedIn(...toAggregating.slice(0, 3))).toEqual(['INSIGHTS_READY', ...working].sort());
@@ -57,7 +68,11 @@ describe('deliverable machine', () => {
     expect(checkEvent(actor.getSnapshot(), plan)).toMatchObject({ accepted: false, reason: 'condition-not-met' });
     actor.send(mission);
     expect(actor.getSnapshot().value).toBe('preparing');
-    expect(actor.getSnapshot().context.mission).toEqual({ signalId: 'sig-1', subject: 'architecture overview', body: 'Describe the layers' });
+    expect(actor.getSnapshot().context.mission).toEqual({
+      signalId: 'sig-1',
+      subject: 'architecture overview',
+      body: 'Describe the layers',
+    });
     // Only the first directive is the mission; a second MISSION_ASSIGNED is refused, not overwriting it.
     expect(actor.getSnapshot().can({ ...mission, signalId: 'sig-2' })).toBe(false);
     actor.send(plan);
@@ -70,11 +85,20 @@ describe('deliverable machine', () => {
     const snapshot = actor.getSnapshot();
     expect(snapshot.value).toBe('complete');
     expect(snapshot.status).toBe('done');
-    expect(snapshot.context).toMatchObject({ filesRead: 3, insights: [], document: { path: 'deliverable.md', bytes: 1200 }, failure: null });
+    expect(snapshot.context).toMatchObject({
+      filesRead: 3,
+      insights: [],
+      document: { path: 'deliverable.md', bytes: 1200 },
+      failure: null,
+    });
   });
 
   test('a scan that read no files means the information cannot be found → failed, with that reason', () => {
-    const snapshot = start(mission, { type: 'PLAN_READY', sources: ['src/'] }, { type: 'SCAN_COMPLETE', filesRead: 0 }).getSnapshot();
+    const snapshot = start(
+      mission,
+      { type: 'PLAN_READY', sources: ['src/'] },
+      { type: 'SCAN_COMPLETE', filesRead: 0 },
+    ).getSnapshot();
     expect(snapshot.value).toBe('failed');
     expect(snapshot.context.failure).toEqual({ reason: NOTHING_FOUND_REASON, state: 'scanning' });
   });
@@ -88,11 +112,18 @@ describe('deliverable machine', () => {
   });
 
   test('FAIL keeps the reason and the state it failed in, paused included', () => {
-    const fromScanning = start(mission, { type: 'PLAN_READY', sources: ['src/'] }, { type: 'FAIL', reason: 'repository unreadable' });
+    const fromScanning = start(
+      mission,
+      { type: 'PLAN_READY', sources: ['src/'] },
+      { type: 'FAIL', reason: 'repository unreadable' },
+    );
     expect(fromScanning.getSnapshot().context.failure).toEqual({ reason: 'repository unreadable', state: 'scanning' });
     const fromPaused = start({ type: 'PAUSE' }, { type: 'FAIL', reason: 'cancelled by meta' });
     expect(fromPaused.getSnapshot().value).toBe('failed');
-    expect(fromPaused.getSnapshot().context).toMatchObject({ failure: { reason: 'cancelled by meta', state: 'paused' }, pausedFrom: null });
+    expect(fromPaused.getSnapshot().context).toMatchObject({
+      failure: { reason: 'cancelled by meta', state: 'paused' },
+      pausedFrom: null,
+    });
   });
 
   test('RESUME returns to exactly the state the team was paused in', () => {
@@ -102,7 +133,10 @@ describe('deliverable machine', () => {
     actor.send({ type: 'RESUME', at: '2025-03-01T10:00:00.000Z' });
     expect(actor.getSnapshot().value).toBe('distilling');
     expect(actor.getSnapshot().context.pausedFrom).toBeNull();
-    expect(actor.getSnapshot().context.enteredAt).toMatchObject({ paused: '2025-03-01T09:30:00.000Z', distilling: '2025-03-01T10:00:00.000Z' });
+    expect(actor.getSnapshot().context.enteredAt).toMatchObject({
+      paused: '2025-03-01T09:30:00.000Z',
+      distilling: '2025-03-01T10:00:00.000Z',
+    });
   });
 
   test('directives and questions are recorded without changing state, paused or not', () => {
@@ -124,7 +158,11 @@ describe('deliverable machine', () => {
 
   describe('event schema', () => {
     test('accepts every documented event', () => {
-      for (const event of [...toAggregating, { type: 'DOCUMENT_WRITTEN', path: 'd.md', bytes: 1, at: T0 }, { type: 'RESUME' }]) {
+      for (const event of [
+        ...toAggregating,
+        { type: 'DOCUMENT_WRITTEN', path: 'd.md', bytes: 1, at: T0 },
+        { type: 'RESUME' },
+      ]) {
         expect(deliverableEventSchema.parse(event)).toEqual(event);
       }
     });
@@ -140,7 +178,9 @@ describe('deliverable machine', () => {
     ])('rejects %j (problem at %s)', (event, field) => {
       const result = deliverableEventSchema.safeParse(event);
       expect(result.success).toBe(false);
-      const paths = result.error!.issues.map((issue) => [...issue.path, ...('keys' in issue ? issue.keys : [])].join('.'));
+      const paths = result.error!.issues.map((issue) =>
+        [...issue.path, ...('keys' in issue ? issue.keys : [])].join('.'),
+      );
       expect(paths.join(' ')).toContain(field);
     });
   });

@@ -8,13 +8,23 @@ import { actorSystemUnderTest, runPath, type SystemUnderTest } from '../model/pa
 
 /** The runner must catch a system that diverges from the model, or the model-based tests prove nothing. */
 const model = lifecycleTestModel(deliverableEntry, deliverableSamples);
-const pathModel = { machine: deliverableEntry.machine, eventTypes: deliverableEntry.events, vertexOf: serializeLifecycleState };
-const toPausedScanning = model.getShortestPaths().find((path) => path.steps.some((step) => step.event.type === 'PAUSE' && step.state.context.pausedFrom === 'scanning'))!;
+const pathModel = {
+  machine: deliverableEntry.machine,
+  eventTypes: deliverableEntry.events,
+  vertexOf: serializeLifecycleState,
+};
+const toPausedScanning = model
+  .getShortestPaths()
+  .find((path) =>
+    path.steps.some((step) => step.event.type === 'PAUSE' && step.state.context.pausedFrom === 'scanning'),
+  )!;
 
 describe('path runner', () => {
   test('passes a faithful system and checks every step', async () => {
     let observed = 0;
-    await runPath(toPausedScanning, pathModel, actorSystemUnderTest(deliverableEntry.machine), { afterStep: () => void observed++ });
+    await runPath(toPausedScanning, pathModel, actorSystemUnderTest(deliverableEntry.machine), {
+      afterStep: () => void observed++,
+    });
     expect(observed).toBe(toPausedScanning.steps.length);
   });
 
@@ -27,7 +37,10 @@ describe('path runner', () => {
 
   test('fails a system that drops an event, naming the step', async () => {
     const real = actorSystemUnderTest(deliverableEntry.machine);
-    const dropsPause: SystemUnderTest = { ...real, send: (event) => (event.type === 'PAUSE' ? undefined : real.send(event)) };
+    const dropsPause: SystemUnderTest = {
+      ...real,
+      send: (event) => (event.type === 'PAUSE' ? undefined : real.send(event)),
+    };
     await expect(runPath(toPausedScanning, pathModel, dropsPause)).rejects.toThrow(/after PAUSE/);
   });
 
@@ -46,6 +59,8 @@ describe('path runner', () => {
   test('refuses a path with an event the model does not accept', async () => {
     const planWithoutMission = deliverableSamples.find((event) => event.type === 'PLAN_READY')!;
     const [refusing] = model.getPathsFromEvents([planWithoutMission], { serializeState: serializeLifecycleState });
-    await expect(runPath(refusing!, pathModel, actorSystemUnderTest(deliverableEntry.machine))).rejects.toThrow(/PLAN_READY is accepted in "preparing"/);
+    await expect(runPath(refusing!, pathModel, actorSystemUnderTest(deliverableEntry.machine))).rejects.toThrow(
+      /PLAN_READY is accepted in "preparing"/,
+    );
   });
 });

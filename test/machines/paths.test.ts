@@ -16,7 +16,9 @@ type Context = LifecycleContext<string, string>;
 /** What must be true after any step of a lifecycle (deliverable, coding, consultant). */
 function lifecycleInvariants(machine: AnyStateMachine) {
   const initial = String(machine.config.initial);
-  const finals = Object.entries(machine.config.states ?? {}).filter(([, node]) => node.type === 'final').map(([name]) => name);
+  const finals = Object.entries(machine.config.states ?? {})
+    .filter(([, node]) => node.type === 'final')
+    .map(([name]) => name);
   let previous: string | undefined;
   return (observed: ObservedState, event: EventObject & { at?: string }): void => {
     const context = observed.context as Context;
@@ -24,12 +26,16 @@ function lifecycleInvariants(machine: AnyStateMachine) {
     expect(context.pausedFrom !== null, 'pausedFrom is set exactly while paused').toBe(value === 'paused');
     expect(context.failure !== null, 'a failure is recorded exactly when failed').toBe(value === 'failed');
     if (event.type === 'FAIL') expect(context.failure?.reason, 'FAIL keeps its reason').toBe(FAIL_REASON);
-    if (event.type === 'SCAN_COMPLETE' && value === 'failed') expect(context.failure?.reason).toBe(NOTHING_FOUND_REASON);
-    const beyondStart = ![initial, 'paused', 'failed'].includes(value) && !(value === 'retired' && previous === initial);
-    if (beyondStart) expect(context.mission, 'no work starts without a mission').toMatchObject({ signalId: 'sig-mission' });
+    if (event.type === 'SCAN_COMPLETE' && value === 'failed')
+      expect(context.failure?.reason).toBe(NOTHING_FOUND_REASON);
+    const beyondStart =
+      ![initial, 'paused', 'failed'].includes(value) && !(value === 'retired' && previous === initial);
+    if (beyondStart)
+      expect(context.mission, 'no work starts without a mission').toMatchObject({ signalId: 'sig-mission' });
     expect(observed.status).toBe(finals.includes(value) ? 'done' : 'active');
     // Every sample is stamped, so the time a state was entered is the time of the event that entered it.
-    if (event.type !== 'xstate.init' && value !== previous) expect(context.enteredAt[value], `entered at ${event.type}`).toBe(event.at);
+    if (event.type !== 'xstate.init' && value !== previous)
+      expect(context.enteredAt[value], `entered at ${event.type}`).toBe(event.at);
     previous = value;
   };
 }
@@ -39,14 +45,19 @@ for (const entry of machineCatalog) {
   const model = lifecycleTestModel(entry, samples);
   const paths = [
     ...model.getShortestPaths().map((path) => [pathName(path), path] as const),
-    ...Object.entries(scenariosFor[entry.id]!).map(([name, events]) => [name, model.getPathsFromEvents([...events], { serializeState: serializeLifecycleState })[0]!] as const),
+    ...Object.entries(scenariosFor[entry.id]!).map(
+      ([name, events]) =>
+        [name, model.getPathsFromEvents([...events], { serializeState: serializeLifecycleState })[0]!] as const,
+    ),
   ];
   const isLifecycle = entry.id !== 'team-status';
   const pathModel = { machine: entry.machine, eventTypes: entry.events, vertexOf: serializeLifecycleState };
 
   describe(`${entry.id} machine: paths`, () => {
     test('the paths reach every reachable state', () => {
-      const reached = new Set(paths.flatMap(([, path]) => path.steps.map((step) => serializeLifecycleState(step.state))));
+      const reached = new Set(
+        paths.flatMap(([, path]) => path.steps.map((step) => serializeLifecycleState(step.state))),
+      );
       expect([...reached].sort()).toEqual(Object.keys(model.getAdjacencyMap()).sort());
       expect(paths.every(([, path]) => path.steps[0]?.event.type === 'xstate.init')).toBe(true);
     });

@@ -1,11 +1,12 @@
 import { describe, expect, test } from 'vitest';
-import { createActor, transition, type AnyMachineSnapshot, type AnyStateNode, type AnyTransitionDefinition } from 'xstate';
 import {
-  acceptedEventTypes,
-  checkEvent,
-  machineCatalog,
-  type LifecycleContext,
-} from '../../src/index.js';
+  createActor,
+  transition,
+  type AnyMachineSnapshot,
+  type AnyStateNode,
+  type AnyTransitionDefinition,
+} from 'xstate';
+import { acceptedEventTypes, checkEvent, machineCatalog, type LifecycleContext } from '../../src/index.js';
 import { lifecycleTestModel, reachableSnapshots, vertexLabel } from '../model/lifecycle-model.js';
 import { FAIL_REASON, samplesFor, workStatesFor } from '../model/lifecycle-samples.js';
 
@@ -14,7 +15,8 @@ import { FAIL_REASON, samplesFor, workStatesFor } from '../model/lifecycle-sampl
  * is checked once per X).
  */
 
-const next = (snapshot: AnyMachineSnapshot, event: { type: string }) => transition(snapshot.machine, snapshot, event)[0] as AnyMachineSnapshot;
+const next = (snapshot: AnyMachineSnapshot, event: { type: string }) =>
+  transition(snapshot.machine, snapshot, event)[0] as AnyMachineSnapshot;
 const sampleOf = (samples: readonly { type: string }[], type: string) => samples.find((s) => s.type === type)!;
 const contextOf = (snapshot: AnyMachineSnapshot) => snapshot.context as LifecycleContext<string, string>;
 
@@ -58,14 +60,17 @@ for (const entry of machineCatalog) {
         }
         const check = checkEvent(snapshot, sample);
         expect(check).toMatchObject({ accepted: false, acceptedTypes: accepted });
-        expect(check.accepted === false && check.reason).toBe(accepted.includes(sample.type) ? 'condition-not-met' : 'not-accepted');
+        expect(check.accepted === false && check.reason).toBe(
+          accepted.includes(sample.type) ? 'condition-not-met' : 'not-accepted',
+        );
         const after = next(snapshot, sample);
         expect({ value: after.value, context: after.context }, `${sample.type} is not silently absorbed`).toEqual({
           value: snapshot.value,
           context: snapshot.context,
         });
       }
-      for (const type of entry.events.filter((t) => !accepted.includes(t))) expect(snapshot.can({ type }), type).toBe(false);
+      for (const type of entry.events.filter((t) => !accepted.includes(t)))
+        expect(snapshot.can({ type }), type).toBe(false);
     });
 
     test('every transition is taken by some sample, and every guarded one also refused by some sample', () => {
@@ -76,7 +81,9 @@ for (const entry of machineCatalog) {
         for (const sample of samples) {
           const selected = entry.machine.getTransitionData(snapshot, sample);
           for (const t of selected) taken.add(t);
-          const candidates = definitions.filter((t) => t.eventType === sample.type && snapshot._nodes.includes(t.source));
+          const candidates = definitions.filter(
+            (t) => t.eventType === sample.type && snapshot._nodes.includes(t.source),
+          );
           for (const t of candidates) if (!selected.includes(t)) passedOver.add(t);
         }
       }

@@ -30,7 +30,9 @@ type SampleEvent = EventObject & { at?: string; signalId?: string; subject?: str
  * Signals get fresh UUIDs (a repeated id would be deduplicated, as it should), which `observe` maps back
  * to the samples' ids so the context can be compared with the model's.
  */
-export function fileBackedSystemUnderTest(archetype: string): SystemUnderTest & { root: () => string; team: () => RegistryEntry } {
+export function fileBackedSystemUnderTest(
+  archetype: string,
+): SystemUnderTest & { root: () => string; team: () => RegistryEntry } {
   let root: string | undefined;
   const sampleIdOf = new Map<string, string>();
   const team = () => getTeam(readRegistry(root!), 'team');
@@ -38,10 +40,15 @@ export function fileBackedSystemUnderTest(archetype: string): SystemUnderTest & 
   const signal = async (event: SampleEvent, from: string, type: string, subject: string, body = '') => {
     const id = uuidv4();
     if (event.signalId) sampleIdOf.set(id, event.signalId);
-    await sendSignal(openFederation(root!), { to: 'team', from, type, subject, body, id }, { durable: false, now: () => new Date(event.at!) });
+    await sendSignal(
+      openFederation(root!),
+      { to: 'team', from, type, subject, body, id },
+      { durable: false, now: () => new Date(event.at!) },
+    );
     await new TeamInboxConsumer(openFederation(root!), team(), { durable: false }).consume();
   };
-  const agentEvent = (event: SampleEvent) => applyLifecycleInputs(openFederation(root!), team(), [{ source: 'event', event }], { durable: false });
+  const agentEvent = (event: SampleEvent) =>
+    applyLifecycleInputs(openFederation(root!), team(), [{ source: 'event', event }], { durable: false });
 
   return {
     root: () => root!,
@@ -49,7 +56,11 @@ export function fileBackedSystemUnderTest(archetype: string): SystemUnderTest & 
     async start() {
       root = realpathSync(mkdtempSync(join(tmpdir(), 'fed-model-')));
       initFederation(root, {}, {});
-      await onboardTeam(openFederation(root), { domain: 'team', archetypeId: archetype }, { durable: false, now: () => new Date(ONBOARDED_AT) });
+      await onboardTeam(
+        openFederation(root),
+        { domain: 'team', archetypeId: archetype },
+        { durable: false, now: () => new Date(ONBOARDED_AT) },
+      );
       await onboardTeam(openFederation(root), { domain: 'peer' }, { durable: false });
     },
     async send(raw) {
@@ -64,7 +75,9 @@ export function fileBackedSystemUnderTest(archetype: string): SystemUnderTest & 
           return paused ? void (await agentEvent(event)) : signal(event, 'peer', 'directive', event.subject!);
         // A consultant waiting for the asker's reply takes their next signal as that reply (FEEDBACK_RECEIVED).
         case 'QUESTION_RECEIVED':
-          return paused || state === 'waiting-for-feedback' ? void (await agentEvent(event)) : signal(event, 'meta', 'question', event.subject!);
+          return paused || state === 'waiting-for-feedback'
+            ? void (await agentEvent(event))
+            : signal(event, 'meta', 'question', event.subject!);
         case 'FEEDBACK_RECEIVED':
           return signal(event, 'meta', 'report', event.subject!);
         case 'RETIRE':

@@ -56,5 +56,7 @@ export function vertexLabel(snapshot: AnyMachineSnapshot): string {
 /** An event by type, with the payload field a guard decides on when the type has several samples. */
 function eventLabel(event: EventObject): string {
   const decisive = ['filesRead', 'bytes', 'failed'].find((key) => key in event);
-  return decisive ? `${event.type}(${decisive} ${String((event as unknown as Record<string, unknown>)[decisive])})` : event.type;
+  return decisive
+    ? `${event.type}(${decisive} ${String((event as unknown as Record<string, unknown>)[decisive])})`
+    : event.type;
 }

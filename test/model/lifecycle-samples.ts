@@ -21,9 +21,18 @@ export const samplesFor: Record<string, readonly { type: string }[]> = {
  * back from a pause: the rework loops, resuming, queues, and recorded signals along the way.
  */
 export const scenariosFor: Record<string, Readonly<Record<string, readonly { type: string }[]>>> = {
-  'team-status': { 'pausing, resuming and archiving': [teamStatusSamples[0]!, teamStatusSamples[1]!, teamStatusSamples[0]!, teamStatusSamples[2]!] },
+  'team-status': {
+    'pausing, resuming and archiving': [
+      teamStatusSamples[0]!,
+      teamStatusSamples[1]!,
+      teamStatusSamples[0]!,
+      teamStatusSamples[2]!,
+    ],
+  },
   ...Object.fromEntries(archetypes.map((a) => [a.lifecycle.id, a.modelTest.scenarios])),
 };
 
 /** The working states (pausable, resumable) of each lifecycle machine. */
-export const workStatesFor: Record<string, readonly string[]> = Object.fromEntries(archetypes.map((a) => [a.lifecycle.id, a.workStates]));
+export const workStatesFor: Record<string, readonly string[]> = Object.fromEntries(
+  archetypes.map((a) => [a.lifecycle.id, a.workStates]),
+);

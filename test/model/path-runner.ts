@@ -84,7 +84,9 @@ export async function runPath(
       events: Object.fromEntries(model.eventTypes.map((type) => [type, send])),
       states: {
         '*': async (vertex) => {
-          expect(model.vertexOf(replayed), `replaying up to ${lastEvent.type} reaches the path's state`).toBe(model.vertexOf(vertex));
+          expect(model.vertexOf(replayed), `replaying up to ${lastEvent.type} reaches the path's state`).toBe(
+            model.vertexOf(vertex),
+          );
           const observed = await sut.observe();
           expect(observed, `after ${lastEvent.type}`).toEqual(expected(replayed));
           options.afterStep?.(observed, lastEvent);
@@ -100,7 +102,10 @@ export async function runPath(
 }
 
 /** The reference SUT: an xstate actor of the machine, optionally restored from JSON after every event. */
-export function actorSystemUnderTest(machine: AnyStateMachine, options: { restoreEachStep?: boolean; input?: unknown } = {}): SystemUnderTest {
+export function actorSystemUnderTest(
+  machine: AnyStateMachine,
+  options: { restoreEachStep?: boolean; input?: unknown } = {},
+): SystemUnderTest {
   let actor: AnyActorRef | undefined;
   const current = () => {
     if (!actor) throw new Error('the system under test was not started');

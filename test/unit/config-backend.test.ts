@@ -22,7 +22,11 @@ describe('federate.config.json: backend', () => {
   it('is files when absent, and a jetstream backend gets a local server and one replica by default', () => {
     expect(validate({}).config.backend).toBeUndefined();
     expect(validate({ backend: { type: 'files' } }).config.backend).toEqual({ type: 'files' });
-    expect(validate({ backend: { type: 'jetstream' } }).config.backend).toEqual({ type: 'jetstream', servers: ['nats://127.0.0.1:4222'], replicas: 1 });
+    expect(validate({ backend: { type: 'jetstream' } }).config.backend).toEqual({
+      type: 'jetstream',
+      servers: ['nats://127.0.0.1:4222'],
+      replicas: 1,
+    });
   });
 
   it('keeps servers, credentials by reference, TLS files and replicas', () => {
@@ -34,29 +38,59 @@ describe('federate.config.json: backend', () => {
       replicas: 3,
     };
     expect(validate({ backend }).config.backend).toEqual(backend);
-    expect(validate({ backend: { type: 'jetstream', credentials: { env: 'FED_NATS_CREDS' } } }).config.backend).toMatchObject({ credentials: { env: 'FED_NATS_CREDS' } });
+    expect(
+      validate({ backend: { type: 'jetstream', credentials: { env: 'FED_NATS_CREDS' } } }).config.backend,
+    ).toMatchObject({ credentials: { env: 'FED_NATS_CREDS' } });
   });
 
   it('refuses inline credentials, bad URLs, unknown types and impossible replicas, all at once', () => {
-    expect(problemsOf(() => validate({ backend: { type: 'jetstream', servers: ['nats://fed:secret@nats-1:4222', 'http://nats-1'], credentials: { password: 'x' }, tls: { caFile: 1 }, replicas: 7 } }))).toEqual([
+    expect(
+      problemsOf(() =>
+        validate({
+          backend: {
+            type: 'jetstream',
+            servers: ['nats://fed:secret@nats-1:4222', 'http://nats-1'],
+            credentials: { password: 'x' },
+            tls: { caFile: 1 },
+            replicas: 7,
+          },
+        }),
+      ),
+    ).toEqual([
       'backend.servers[0]: a server URL must not carry a user or password; give credentials by reference in backend.credentials (a creds file or an environment variable)',
       'backend.servers[1]: expected a NATS URL such as nats://127.0.0.1:4222 (nats:// or tls://, a host and an optional port), got "http://nats-1"',
       'backend.credentials: expected {"file": "<path to a .creds file>"} or {"env": "<variable holding the creds>"}, got object',
       'backend.tls.caFile: expected a non-empty string, got number 1',
       'backend.replicas: expected 1 to 5 replicas',
     ]);
-    expect(problemsOf(() => validate({ backend: { type: 'postgres' } }))).toEqual(['backend.type: expected "type": "files" or "jetstream", got "postgres"']);
-    expect(problemsOf(() => validate({ backend: { type: 'jetstream', servers: [] } }))).toEqual(['backend.servers: expected at least one server URL']);
+    expect(problemsOf(() => validate({ backend: { type: 'postgres' } }))).toEqual([
+      'backend.type: expected "type": "files" or "jetstream", got "postgres"',
+    ]);
+    expect(problemsOf(() => validate({ backend: { type: 'jetstream', servers: [] } }))).toEqual([
+      'backend.servers: expected at least one server URL',
+    ]);
   });
 
   it('reports creds and TLS files that are not there, with the key and the resolved path', () => {
     const root = tempDir();
     writeFileSync(join(root, 'ca.pem'), 'ca');
-    const { config } = validate({ backend: { type: 'jetstream', credentials: { file: 'fed.creds' }, tls: { caFile: 'ca.pem', certFile: 'client.pem' } } });
+    const { config } = validate({
+      backend: {
+        type: 'jetstream',
+        credentials: { file: 'fed.creds' },
+        tls: { caFile: 'ca.pem', certFile: 'client.pem' },
+      },
+    });
     const problems = missingConfigFiles(root, config).filter((p) => p.path.startsWith('backend'));
     expect(problems).toEqual([
-      { path: 'backend.credentials.file', message: `${join(root, 'fed.creds')} is not a file; fix the path or remove backend.credentials.file` },
-      { path: 'backend.tls.certFile', message: `${join(root, 'client.pem')} is not a file; fix the path or remove backend.tls.certFile` },
+      {
+        path: 'backend.credentials.file',
+        message: `${join(root, 'fed.creds')} is not a file; fix the path or remove backend.credentials.file`,
+      },
+      {
+        path: 'backend.tls.certFile',
+        message: `${join(root, 'client.pem')} is not a file; fix the path or remove backend.tls.certFile`,
+      },
     ]);
   });
 });
@@ -64,8 +98,17 @@ describe('federate.config.json: backend', () => {
 describe('FED_NATS_URL', () => {
   it('selects the JetStream backend and overrides its servers, keeping its other settings', () => {
     const root = tempDir();
-    expect(loadConfig(root, { FED_NATS_URL: 'nats://10.0.0.5:4222' }).config.backend).toEqual({ type: 'jetstream', servers: ['nats://10.0.0.5:4222'], replicas: 1 });
-    writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ backend: { type: 'jetstream', servers: ['nats://a:4222'], replicas: 3, credentials: { env: 'CREDS' } } }));
+    expect(loadConfig(root, { FED_NATS_URL: 'nats://10.0.0.5:4222' }).config.backend).toEqual({
+      type: 'jetstream',
+      servers: ['nats://10.0.0.5:4222'],
+      replicas: 1,
+    });
+    writeFileSync(
+      join(root, 'federate.config.json'),
+      JSON.stringify({
+        backend: { type: 'jetstream', servers: ['nats://a:4222'], replicas: 3, credentials: { env: 'CREDS' } },
+      }),
+    );
     expect(loadConfig(root, { FED_NATS_URL: 'nats://b:4222, nats://c:4222' }).config.backend).toEqual({
       type: 'jetstream',
       servers: ['nats://b:4222', 'nats://c:4222'],
@@ -78,7 +121,10 @@ describe('FED_NATS_URL', () => {
   it('replaces a files backend, and is refused when it is not a list of NATS URLs', () => {
     const root = tempDir();
     writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ backend: { type: 'files' } }));
-    expect(loadConfig(root, { FED_NATS_URL: 'tls://nats:4222' }).config.backend).toMatchObject({ type: 'jetstream', servers: ['tls://nats:4222'] });
+    expect(loadConfig(root, { FED_NATS_URL: 'tls://nats:4222' }).config.backend).toMatchObject({
+      type: 'jetstream',
+      servers: ['tls://nats:4222'],
+    });
     expect(problemsOf(() => loadConfig(root, { FED_NATS_URL: 'localhost:4222' }))).toEqual([
       'FED_NATS_URL: expected NATS URLs such as nats://127.0.0.1:4222 (comma-separated for several), got "localhost:4222"',
     ]);
@@ -97,10 +143,18 @@ describe('credentials in NATS URLs are never printed', () => {
 
   it('the config as fed config show prints it: servers from FED_NATS_URL redacted, credentials by reference kept as references', () => {
     const root = tempDir();
-    writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ backend: { type: 'jetstream', credentials: { env: 'FED_NATS_CREDS' }, replicas: 3 } }));
+    writeFileSync(
+      join(root, 'federate.config.json'),
+      JSON.stringify({ backend: { type: 'jetstream', credentials: { env: 'FED_NATS_CREDS' }, replicas: 3 } }),
+    );
     const { config } = loadConfig(root, { FED_NATS_URL: 'nats://fed:s3cret@a:4222,nats://tok3n@b:4222' });
     const shown = redactedConfig(config);
-    expect(shown.backend).toEqual({ type: 'jetstream', servers: ['nats://fed:***@a:4222', 'nats://***@b:4222'], credentials: { env: 'FED_NATS_CREDS' }, replicas: 3 });
+    expect(shown.backend).toEqual({
+      type: 'jetstream',
+      servers: ['nats://fed:***@a:4222', 'nats://***@b:4222'],
+      credentials: { env: 'FED_NATS_CREDS' },
+      replicas: 3,
+    });
     expect(JSON.stringify(shown)).not.toMatch(/s3cret|tok3n/);
     // The connection still gets the real URLs.
     expect(config.backend).toMatchObject({ servers: ['nats://fed:s3cret@a:4222', 'nats://tok3n@b:4222'] });

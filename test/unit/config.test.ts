@@ -34,7 +34,13 @@ describe('federate.config.json', () => {
       description: 'docs federation',
       federationName: 'acme',
       agentCommand: '/usr/local/bin/claude --print',
-      agent: { preset: 'claude', args: ['--verbose'], model: 'sonnet', limits: { maxTurns: 40, maxCostUsd: 2.5, maxMinutes: 30 }, sandbox: false },
+      agent: {
+        preset: 'claude',
+        args: ['--verbose'],
+        model: 'sonnet',
+        limits: { maxTurns: 40, maxCostUsd: 2.5, maxMinutes: 30 },
+        sandbox: false,
+      },
       telemetry: { enabled: false, collector: { endpoint: 'http://collector:4318' } },
       chatConfig: { teamId: '5f2b1c3e-0000-4000-8000-000000000000', channelId: '19:abc123@thread.tacv2' },
       playbookSkill: 'my-playbook',
@@ -47,7 +53,18 @@ describe('federate.config.json', () => {
   });
 
   it('checks the agent preset, its arguments and its limits', () => {
-    expect(problemsOf(() => validate({ agent: { preset: 'vim', args: '--fast', limits: { maxTurns: 2.5, maxCostUsd: 0, maxMinutes: 'long' }, sandbox: 'yes' } }))).toEqual([
+    expect(
+      problemsOf(() =>
+        validate({
+          agent: {
+            preset: 'vim',
+            args: '--fast',
+            limits: { maxTurns: 2.5, maxCostUsd: 0, maxMinutes: 'long' },
+            sandbox: 'yes',
+          },
+        }),
+      ),
+    ).toEqual([
       'agent.preset: expected one of claude, codex, gemini, copilot, opencode, goose, aider, custom, got "vim"',
       'agent.args: expected an array, got "--fast"',
       'agent.limits.maxTurns: expected a whole number of turns',
@@ -65,7 +82,11 @@ describe('federate.config.json', () => {
 
   it('lists every problem at once, not just the first', () => {
     const problems = problemsOf(() =>
-      validate({ agentCommand: '', telemetry: { enabled: 'yes', collector: { endpoint: 'not a url' } }, chatConfig: {} }),
+      validate({
+        agentCommand: '',
+        telemetry: { enabled: 'yes', collector: { endpoint: 'not a url' } },
+        chatConfig: {},
+      }),
     );
     expect(problems).toEqual(
       expect.arrayContaining([
@@ -93,21 +114,33 @@ describe('federate.config.json', () => {
   });
 
   it('takes signal deadlines per type and an archive age, as durations with a unit', () => {
-    const { config } = validate({ signalDeadlines: { question: '2h', directive: 'none', alert: '90s' }, signalArchive: { olderThan: '7d' } });
+    const { config } = validate({
+      signalDeadlines: { question: '2h', directive: 'none', alert: '90s' },
+      signalArchive: { olderThan: '7d' },
+    });
     expect(config.signalDeadlines).toEqual({ question: '2h', directive: 'none', alert: '90s' });
     expect(deadlineTable(config.signalDeadlines)).toEqual({ question: 2 * 3_600_000, alert: 90_000 });
     // Types left out keep the defaults a coordinator would choose.
-    expect(deadlineTable(validate({}).config.signalDeadlines)).toEqual({ question: 30 * 60_000, directive: 10 * 60_000 });
+    expect(deadlineTable(validate({}).config.signalDeadlines)).toEqual({
+      question: 30 * 60_000,
+      directive: 10 * 60_000,
+    });
   });
 
   it('refuses a deadline without a unit, an unknown duration and a missing archive age', () => {
-    expect(problemsOf(() => validate({ signalDeadlines: { question: '30', report: 'soon', directive: 5 }, signalArchive: {} }))).toEqual([
+    expect(
+      problemsOf(() =>
+        validate({ signalDeadlines: { question: '30', report: 'soon', directive: 5 }, signalArchive: {} }),
+      ),
+    ).toEqual([
       'signalDeadlines.directive: expected a duration with a unit such as 30m, 2h, 7d, or "none", got number 5',
       'signalDeadlines.question: expected a duration with a unit such as 30m, 2h, 7d, or "none", got "30"',
       'signalDeadlines.report: expected a duration with a unit such as 30m, 2h, 7d, or "none", got "soon"',
       'signalArchive.olderThan: expected a duration such as 30m, 2h, 7d, got nothing (the field is missing)',
     ]);
-    expect(validate({ signalDeadlines: { memo: '1h' } }).warnings).toEqual(['federate.config.json: unknown key "signalDeadlines.memo" is ignored']);
+    expect(validate({ signalDeadlines: { memo: '1h' } }).warnings).toEqual([
+      'federate.config.json: unknown key "signalDeadlines.memo" is ignored',
+    ]);
   });
 
   it('refuses a config that is not an object', () => {
@@ -115,7 +148,12 @@ describe('federate.config.json', () => {
   });
 
   it('warns about unknown keys and suggests the closest known one', () => {
-    const { config, warnings } = validate({ telemtry: { enabled: false }, chatConfig: undefined, deliverabel: 'x.md', zzz: 1 });
+    const { config, warnings } = validate({
+      telemtry: { enabled: false },
+      chatConfig: undefined,
+      deliverabel: 'x.md',
+      zzz: 1,
+    });
     expect(config.telemetry.enabled).toBe(true);
     expect(warnings).toEqual([
       'federate.config.json: unknown key "telemtry" is ignored — did you mean "telemetry"?',
@@ -165,7 +203,7 @@ describe('loadConfig', () => {
       const message = (error as Error).message;
       expect(message).toContain(join(root, 'federate.config.json'));
       // V8 reads "f" as the start of `false`, so the unexpected token is the "e" after it.
-      expect(message).toContain('line 3, column 20: not valid JSON (Unexpected token \'e\')');
+      expect(message).toContain("line 3, column 20: not valid JSON (Unexpected token 'e')");
     }
   });
 
@@ -192,8 +230,13 @@ describe('loadConfig', () => {
 
     it('OTEL_EXPORTER_OTLP_ENDPOINT overrides the collector endpoint and must be a URL', () => {
       const root = tempDir();
-      writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ telemetry: { collector: { endpoint: 'http://a:1' } } }));
-      expect(loadConfig(root, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://b:4318' }).config.telemetry.collector.endpoint).toBe('http://b:4318');
+      writeFileSync(
+        join(root, 'federate.config.json'),
+        JSON.stringify({ telemetry: { collector: { endpoint: 'http://a:1' } } }),
+      );
+      expect(
+        loadConfig(root, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://b:4318' }).config.telemetry.collector.endpoint,
+      ).toBe('http://b:4318');
       expect(problemsOf(() => loadConfig(root, { OTEL_EXPORTER_OTLP_ENDPOINT: 'nope' }))).toEqual([
         'OTEL_EXPORTER_OTLP_ENDPOINT: expected a URL such as http://localhost:4318, got "nope"',
       ]);

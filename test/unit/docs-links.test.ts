@@ -36,7 +36,11 @@ function anchorsOf(file: string): Set<string> {
   let anchors = anchorCache.get(file);
   if (!anchors) {
     const slugger = new GithubSlugger();
-    anchors = new Set(prose(readFileSync(file, 'utf8')).flatMap((line) => (/^#{1,6} /.test(line) ? [slugger.slug(line.replace(/^#+ /, ''))] : [])));
+    anchors = new Set(
+      prose(readFileSync(file, 'utf8')).flatMap((line) =>
+        /^#{1,6} /.test(line) ? [slugger.slug(line.replace(/^#+ /, ''))] : [],
+      ),
+    );
     anchorCache.set(file, anchors);
   }
   return anchors;
@@ -51,7 +55,8 @@ function deadLinks(file: string): string[] {
       const [path, anchor] = target!.split('#') as [string, string | undefined];
       const resolved = path === '' ? file : join(dirname(file), decodeURIComponent(path));
       if (!existsSync(resolved)) dead.push(`${target}: no such file`);
-      else if (anchor && statSync(resolved).isFile() && resolved.endsWith('.md') && !anchorsOf(resolved).has(anchor)) dead.push(`${target}: no such heading`);
+      else if (anchor && statSync(resolved).isFile() && resolved.endsWith('.md') && !anchorsOf(resolved).has(anchor))
+        dead.push(`${target}: no such heading`);
     }
   }
   return dead.map((link) => `${relative(ROOT, file)}: ${link}`);

@@ -26,18 +26,33 @@ describe('docs/reference/', () => {
 
   test('the CLI reference lists every command and subcommand with its options', async () => {
     const cli = (await renderReferenceDocs()).get('docs/reference/cli.md')!;
-    for (const heading of ['## fed init', '### fed team onboard', '### fed signal send', '## fed launch', '### fed migrate to-files', '### fed chat bridge']) {
+    for (const heading of [
+      '## fed init',
+      '### fed team onboard',
+      '### fed signal send',
+      '## fed launch',
+      '### fed migrate to-files',
+      '### fed chat bridge',
+    ]) {
       expect(cli).toContain(`\n${heading}\n`);
     }
-    expect(cli).toContain('| `--placement <type>` | workspace placement (one of `directory`, `worktree`) | `"directory"` |');
-    expect(cli).toContain('| `--type <type>` | signal type (required; one of `directive`, `question`, `report`, `alert`) |  |');
+    expect(cli).toContain(
+      '| `--placement <type>` | workspace placement (one of `directory`, `worktree`) | `"directory"` |',
+    );
+    expect(cli).toContain(
+      '| `--type <type>` | signal type (required; one of `directive`, `question`, `report`, `alert`) |  |',
+    );
     // Descriptions naming <file> survive GitHub's HTML filter.
     expect(cli).toContain('append xstate inspection events to &lt;file&gt; as JSON lines');
   });
 
   test('the config reference has a row per field, with its type and default', () => {
     const config = renderConfigReference();
-    expect(configFields().map((field) => field.path).sort()).toEqual(Object.keys(CONFIG_FIELD_DESCRIPTIONS).sort());
+    expect(
+      configFields()
+        .map((field) => field.path)
+        .sort(),
+    ).toEqual(Object.keys(CONFIG_FIELD_DESCRIPTIONS).sort());
     expect(config).toContain('| `agentCommand` | string | `"fed-agent"` |');
     expect(config).toContain('| `backend.type` | "files" \\| "jetstream", required |  |');
     expect(config).toContain('| `backend.replicas` | integer (≥ 1, ≤ 5) | `1` |');

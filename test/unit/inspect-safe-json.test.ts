@@ -48,7 +48,15 @@ describe('toSafeJson', () => {
   test('cuts off very deep values and survives a throwing toJSON', () => {
     const deep = { a: { b: { c: { d: 1 } } } };
     expect(toSafeJson(deep, 2)).toEqual({ a: { b: '[Truncated]' } });
-    expect(toSafeJson({ x: { toJSON: () => { throw new Error('no'); } } })).toEqual({ x: '[Unserializable: no]' });
+    expect(
+      toSafeJson({
+        x: {
+          toJSON: () => {
+            throw new Error('no');
+          },
+        },
+      }),
+    ).toEqual({ x: '[Unserializable: no]' });
   });
 
   test('safeJsonLine is one parseable line, for anything', () => {

@@ -10,17 +10,30 @@ import { createInspection } from '../../src/infra/inspect/create-inspection.js';
 import { openInspectionLog } from '../../src/infra/inspect/inspection-log.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-const mission: DeliverableEvent = { type: 'MISSION_ASSIGNED', signalId: 'sig-1', subject: 'overview', body: 'Describe it' };
+const mission: DeliverableEvent = {
+  type: 'MISSION_ASSIGNED',
+  signalId: 'sig-1',
+  subject: 'overview',
+  body: 'Describe it',
+};
 const plan: DeliverableEvent = { type: 'PLAN_READY', sources: ['src/'] };
 
 function readLog(file: string): Record<string, unknown>[] {
   const text = readFileSync(file, 'utf8');
   expect(text.endsWith('\n')).toBe(true);
-  return text.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  return text
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 /** A client of the inspector page's event stream, as the browser page is. */
-function openEventStream(url: string): Promise<{ response: IncomingMessage; events: () => Record<string, unknown>[]; text: () => string; ended: Promise<void> }> {
+function openEventStream(url: string): Promise<{
+  response: IncomingMessage;
+  events: () => Record<string, unknown>[];
+  text: () => string;
+  ended: Promise<void>;
+}> {
   return new Promise((resolve, reject) => {
     get(new URL('events', url), (response) => {
       let text = '';
@@ -61,7 +74,9 @@ describe('inspection log (--inspect-log)', () => {
     expect(records.find((r) => r.type === '@xstate.actor')).toBeDefined();
     const sent = records.filter((r) => r.type === '@xstate.event').map((r) => (r.event as { type: string }).type);
     expect(sent).toEqual(['xstate.init', 'MISSION_ASSIGNED', 'PLAN_READY']);
-    const snapshots = records.filter((r) => r.type === '@xstate.snapshot').map((r) => r.snapshot as { value: string; status: string; context: { mission: unknown } });
+    const snapshots = records
+      .filter((r) => r.type === '@xstate.snapshot')
+      .map((r) => r.snapshot as { value: string; status: string; context: { mission: unknown } });
     expect(snapshots.map((s) => [s.value, s.status])).toEqual([
       ['preparing', 'active'],
       ['preparing', 'active'],
@@ -70,7 +85,9 @@ describe('inspection log (--inspect-log)', () => {
     ]);
     expect(snapshots.at(-1)!.context.mission).toEqual({ signalId: 'sig-1', subject: 'overview', body: 'Describe it' });
     const microstep = records.find((r) => r.type === '@xstate.microstep' && r.value === 'scanning');
-    expect(microstep?.transitions).toEqual([{ event: 'PLAN_READY', source: 'deliverable.preparing', targets: ['deliverable.scanning'] }]);
+    expect(microstep?.transitions).toEqual([
+      { event: 'PLAN_READY', source: 'deliverable.preparing', targets: ['deliverable.scanning'] },
+    ]);
   });
 
   test('writes valid JSON lines even when an event carries values JSON cannot hold, and appends across runs', async () => {
@@ -78,14 +95,22 @@ describe('inspection log (--inspect-log)', () => {
     for (let run = 0; run < 2; run++) {
       const inspection = await createInspection({ logFile: file });
       const actor = createActor(codingMachine, { inspect: inspection.inspect }).start();
-      const odd: Record<string, unknown> = { type: 'QUESTION_RECEIVED', signalId: 'q', subject: 'why?', size: 10n, callback: () => 0 };
+      const odd: Record<string, unknown> = {
+        type: 'QUESTION_RECEIVED',
+        signalId: 'q',
+        subject: 'why?',
+        size: 10n,
+        callback: () => 0,
+      };
       odd.self = odd;
       actor.send(odd as never);
       actor.stop();
       await inspection.stop();
     }
     const records = readLog(file);
-    const questions = records.filter((r) => r.type === '@xstate.event' && (r.event as { type: string }).type === 'QUESTION_RECEIVED');
+    const questions = records.filter(
+      (r) => r.type === '@xstate.event' && (r.event as { type: string }).type === 'QUESTION_RECEIVED',
+    );
     expect(questions).toHaveLength(2);
     expect(questions[0]!.event).toMatchObject({ size: '10n', callback: '[Function callback]', self: '[Circular]' });
   });
@@ -140,7 +165,10 @@ describe('Stately inspector (--inspect)', () => {
     const stream = await openEventStream(inspection.url!);
     const actor = createActor(deliverableMachine, { inspect: inspection.inspect }).start();
     actor.send({ type: 'PAUSE' });
-    await until(() => stream.events().some((e) => (e.snapshot as { value?: string } | undefined)?.value === 'paused'), 'paused on the stream');
+    await until(
+      () => stream.events().some((e) => (e.snapshot as { value?: string } | undefined)?.value === 'paused'),
+      'paused on the stream',
+    );
     actor.stop();
     await inspection.stop();
     await inspection.stop();
@@ -158,6 +186,8 @@ describe('Stately inspector (--inspect)', () => {
     const first = await createInspection({ inspect: true });
     onTestFinished(() => first.stop());
     const port = Number(new URL(first.url!).port);
-    await expect(createInspection({ inspect: true, port, logFile: join(tempDir(), 'x.jsonl') })).rejects.toThrow(/EADDRINUSE/);
+    await expect(createInspection({ inspect: true, port, logFile: join(tempDir(), 'x.jsonl') })).rejects.toThrow(
+      /EADDRINUSE/,
+    );
   });
 });

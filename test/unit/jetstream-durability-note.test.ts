@@ -12,7 +12,9 @@ describe('the JetStream durability note', () => {
   });
 
   it('on 2.10 and later points at sync_interval: always', () => {
-    expect(durabilityNote('2.10.22', 1)).toMatch(/^nats-server 2\.10\.22 with one copy of each stream: unless it runs with jetstream \{ sync_interval: always \}/);
+    expect(durabilityNote('2.10.22', 1)).toMatch(
+      /^nats-server 2\.10\.22 with one copy of each stream: unless it runs with jetstream \{ sync_interval: always \}/,
+    );
   });
 
   it('says nothing with three replicas or more', () => {

@@ -12,13 +12,20 @@ import {
   JetStreamApiCode,
   NatsErrorName,
 } from '../../src/adapters/jetstream/jetstream-errors.js';
-import { isTransientJetStreamError, retryTransient, TransientJetStreamError } from '../../src/adapters/jetstream/transient.js';
+import {
+  isTransientJetStreamError,
+  retryTransient,
+  TransientJetStreamError,
+} from '../../src/adapters/jetstream/transient.js';
 
 // Every error below is built from the installed client's classes, the way the client builds it from a
 // server reply (jsbaseclient_api.ts parseJsResponse, nats.ts request, jsclient.ts _publish).
-const apiError = (err_code: number, code: number, description: string) => new JetStreamApiError({ err_code, code, description });
+const apiError = (err_code: number, code: number, description: string) =>
+  new JetStreamApiError({ err_code, code, description });
 const wrongLastSequence = apiError(10071, 400, 'wrong last sequence: 7');
-const noResponders = new errors.RequestError("no responders: '$JS.API.STREAM.INFO.X'", { cause: new errors.NoRespondersError('$JS.API.STREAM.INFO.X') });
+const noResponders = new errors.RequestError("no responders: '$JS.API.STREAM.INFO.X'", {
+  cause: new errors.NoRespondersError('$JS.API.STREAM.INFO.X'),
+});
 
 describe('JetStream error classification', () => {
   it('uses the API codes the client names with the same numbers', () => {
@@ -39,7 +46,11 @@ describe('JetStream error classification', () => {
   it('reads the API code of JetStreamApiError and its subclasses, and of nothing else', () => {
     expect(jetStreamApiCode(wrongLastSequence)).toBe(10071);
     expect(jetStreamApiCode(jserrors.StreamNotFoundError.fromMessage('no stream matches subject'))).toBe(10059);
-    expect(jetStreamApiCode(new jserrors.ConsumerNotFoundError({ err_code: 10014, code: 404, description: 'consumer not found' }))).toBe(10014);
+    expect(
+      jetStreamApiCode(
+        new jserrors.ConsumerNotFoundError({ err_code: 10014, code: 404, description: 'consumer not found' }),
+      ),
+    ).toBe(10014);
     expect(jetStreamApiCode(new JetStreamStatusError('no responders', 503))).toBeUndefined();
     expect(jetStreamApiCode(Object.assign(new Error('wrong last sequence: 7'), { code: 10071 }))).toBeUndefined();
     expect(jetStreamApiCode(undefined)).toBeUndefined();
@@ -56,18 +67,36 @@ describe('JetStream error classification', () => {
   });
 
   it('tells "stream not found" and "stream name already in use" apart from other API errors', () => {
-    expect(isStreamNotFound(new jserrors.StreamNotFoundError({ err_code: 10059, code: 404, description: 'stream not found' }))).toBe(true);
+    expect(
+      isStreamNotFound(
+        new jserrors.StreamNotFoundError({ err_code: 10059, code: 404, description: 'stream not found' }),
+      ),
+    ).toBe(true);
     expect(isStreamNotFound(jserrors.StreamNotFoundError.fromMessage('no stream matches subject'))).toBe(true);
-    expect(isStreamNotFound(new jserrors.ConsumerNotFoundError({ err_code: 10014, code: 404, description: 'consumer not found' }))).toBe(false);
-    expect(isStreamNameInUse(apiError(10058, 400, 'stream name already in use with a different configuration'))).toBe(true);
+    expect(
+      isStreamNotFound(
+        new jserrors.ConsumerNotFoundError({ err_code: 10014, code: 404, description: 'consumer not found' }),
+      ),
+    ).toBe(false);
+    expect(isStreamNameInUse(apiError(10058, 400, 'stream name already in use with a different configuration'))).toBe(
+      true,
+    );
     expect(isStreamNameInUse(apiError(10059, 404, 'stream not found'))).toBe(false);
     expect(isStreamNameInUse(new Error('stream name already in use'))).toBe(false);
   });
 
   it('JetStreamNotEnabled is the client class, as the client throws it for no responders and for 10039', () => {
-    expect(isJetStreamNotEnabled(new jserrors.JetStreamNotEnabled('jetstream is not enabled', { cause: noResponders }))).toBe(true);
-    const forAccount = apiError(JetStreamApiCodes.JetStreamNotEnabledForAccount, 503, 'jetstream not enabled for account');
-    expect(isJetStreamNotEnabled(new jserrors.JetStreamNotEnabled(forAccount.message, { cause: forAccount }))).toBe(true);
+    expect(
+      isJetStreamNotEnabled(new jserrors.JetStreamNotEnabled('jetstream is not enabled', { cause: noResponders })),
+    ).toBe(true);
+    const forAccount = apiError(
+      JetStreamApiCodes.JetStreamNotEnabledForAccount,
+      503,
+      'jetstream not enabled for account',
+    );
+    expect(isJetStreamNotEnabled(new jserrors.JetStreamNotEnabled(forAccount.message, { cause: forAccount }))).toBe(
+      true,
+    );
     expect(isJetStreamNotEnabled(new JetStreamError('jetstream is not enabled'))).toBe(false);
   });
 
@@ -78,9 +107,15 @@ describe('JetStream error classification', () => {
       ['no responders on its own', new errors.NoRespondersError('fed.x.inbox.a.b')],
       ['a request cut by a disconnect', new errors.RequestError('connection disconnected')],
       ['a failed connection', new errors.ConnectionError('connection refused')],
-      ['a JetStream request nobody answered', new jserrors.JetStreamNotEnabled('jetstream is not enabled', { cause: noResponders })],
+      [
+        'a JetStream request nobody answered',
+        new jserrors.JetStreamNotEnabled('jetstream is not enabled', { cause: noResponders }),
+      ],
       ['a 503 status reply', new JetStreamStatusError('no responders', 503)],
-      ['10008 JetStream system temporarily unavailable', apiError(10008, 503, 'JetStream system temporarily unavailable')],
+      [
+        '10008 JetStream system temporarily unavailable',
+        apiError(10008, 503, 'JetStream system temporarily unavailable'),
+      ],
       ["fed's own", new TransientJetStreamError('the read stopped early')],
     ])('%s is retried', (_, error) => {
       expect(isTransientJetStreamError(error)).toBe(true);
@@ -101,10 +136,14 @@ describe('JetStream error classification', () => {
 
     it('retryTransient repeats through transient errors and stops at an answer', async () => {
       let calls = 0;
-      await expect(retryTransient(async () => (++calls < 3 ? Promise.reject(new errors.TimeoutError()) : 'done'))).resolves.toBe('done');
+      await expect(
+        retryTransient(async () => (++calls < 3 ? Promise.reject(new errors.TimeoutError()) : 'done')),
+      ).resolves.toBe('done');
       expect(calls).toBe(3);
       calls = 0;
-      await expect(retryTransient(async () => (++calls, Promise.reject(wrongLastSequence)))).rejects.toBe(wrongLastSequence);
+      await expect(retryTransient(async () => (++calls, Promise.reject(wrongLastSequence)))).rejects.toBe(
+        wrongLastSequence,
+      );
       expect(calls).toBe(1);
     });
   });

@@ -23,7 +23,13 @@ const DIAGRAMS_DIR = join(packageRoot(), 'diagrams');
 
 function capture(cwd = process.cwd()) {
   const out = { stdout: '', stderr: '' };
-  const io = { stdout: (t: string) => void (out.stdout += t), stderr: (t: string) => void (out.stderr += t), env: {}, cwd, isTTY: false };
+  const io = {
+    stdout: (t: string) => void (out.stdout += t),
+    stderr: (t: string) => void (out.stderr += t),
+    env: {},
+    cwd,
+    isTTY: false,
+  };
   return { io, out };
 }
 
@@ -44,23 +50,44 @@ describe('machine export', () => {
   test('describes states, initial and every transition from the definition', () => {
     const deliverable = describeMachine(deliverableEntry);
     expect(deliverable).toMatchObject({ id: 'deliverable', version: 1, initial: 'preparing' });
-    expect(deliverable.states.map((s) => s.key)).toEqual(['preparing', 'scanning', 'distilling', 'aggregating', 'paused', 'complete', 'failed']);
+    expect(deliverable.states.map((s) => s.key)).toEqual([
+      'preparing',
+      'scanning',
+      'distilling',
+      'aggregating',
+      'paused',
+      'complete',
+      'failed',
+    ]);
     expect(deliverable.states.filter((s) => s.final).map((s) => s.key)).toEqual(['complete', 'failed']);
     const scanning = deliverable.states.find((s) => s.key === 'scanning')!;
     expect(scanning.transitions.filter((t) => t.event === 'SCAN_COMPLETE')).toEqual([
-      { event: 'SCAN_COMPLETE', target: 'failed', guard: { type: 'scanFoundNothing' }, actions: [{ type: 'recordNothingFound' }] },
+      {
+        event: 'SCAN_COMPLETE',
+        target: 'failed',
+        guard: { type: 'scanFoundNothing' },
+        actions: [{ type: 'recordNothingFound' }],
+      },
       { event: 'SCAN_COMPLETE', target: 'distilling', guard: null, actions: [{ type: 'recordScan' }] },
     ]);
     const paused = deliverable.states.find((s) => s.key === 'paused')!;
     expect(paused.transitions.filter((t) => t.event === 'RESUME').map((t) => [t.target, t.guard])).toEqual(
-      ['preparing', 'scanning', 'distilling', 'aggregating'].map((state) => [state, { type: 'wasPausedIn', params: { state } }]),
+      ['preparing', 'scanning', 'distilling', 'aggregating'].map((state) => [
+        state,
+        { type: 'wasPausedIn', params: { state } },
+      ]),
     );
   });
 
   test('eventless transitions are described too, as "always" (a consultant takes a queued question at once)', () => {
     const ready = describeMachine(consultantEntry).states.find((s) => s.key === 'ready')!;
     expect(ready.transitions.filter((t) => t.event === 'always')).toEqual([
-      { event: 'always', target: 'researching', guard: { type: 'hasQueuedQuestion' }, actions: [{ type: 'takeNextQuestion' }] },
+      {
+        event: 'always',
+        target: 'researching',
+        guard: { type: 'hasQueuedQuestion' },
+        actions: [{ type: 'takeNextQuestion' }],
+      },
     ]);
   });
 
@@ -74,7 +101,9 @@ describe('machine export', () => {
     expect(lines).toContain('testing --> pr_open : TESTS_COMPLETE [testsPassed]');
     expect(lines).toContain('pr_review --> implementing : CHANGES_REQUESTED');
     expect(lines).toContain('paused --> pr_approved : RESUME [wasPausedIn(pr-approved)]');
-    expect(lines).toContain('preparing : records MISSION_ASSIGNED [hasNoMission], DIRECTIVE_RECEIVED, QUESTION_RECEIVED');
+    expect(lines).toContain(
+      'preparing : records MISSION_ASSIGNED [hasNoMission], DIRECTIVE_RECEIVED, QUESTION_RECEIVED',
+    );
     expect(lines).toContain('complete --> [*]');
     expect(lines).toContain('failed --> [*]');
     // Every state-changing transition is drawn once.
@@ -100,7 +129,9 @@ describe('machine export', () => {
     expect(dot).toContain('"archived" [label="archived", peripheries=2];');
     expect(dot.trimEnd().endsWith('}')).toBe(true);
     const coding = exportText([codingEntry], 'dot');
-    expect(coding).toContain('"preparing" [label="preparing\\nrecords MISSION_ASSIGNED [hasNoMission], DIRECTIVE_RECEIVED, QUESTION_RECEIVED"];');
+    expect(coding).toContain(
+      '"preparing" [label="preparing\\nrecords MISSION_ASSIGNED [hasNoMission], DIRECTIVE_RECEIVED, QUESTION_RECEIVED"];',
+    );
   });
 
   test('JSON: the descriptions of all machines, as one array', () => {
@@ -114,7 +145,9 @@ describe('machine export', () => {
     const mermaid = exportFiles([deliverableEntry], 'mermaid');
     expect([...mermaid.keys()]).toEqual(['deliverable.mmd', 'deliverable.md']);
     expect(mermaid.get('deliverable.md')).toContain(`\`\`\`mermaid\n${mermaid.get('deliverable.mmd')}\`\`\``);
-    expect(mermaid.get('deliverable.md')).toContain('| `failed` (final) | Error occurred (context.failure says why and where) |');
+    expect(mermaid.get('deliverable.md')).toContain(
+      '| `failed` (final) | Error occurred (context.failure says why and where) |',
+    );
   });
 
   test('writes into a directory it creates', () => {
@@ -139,8 +172,17 @@ describe('fed machines export', () => {
     const cwd = tempDir();
     const { io, out } = capture(cwd);
     expect(await runCli(['machines', 'export', '--format', 'json', '--out', 'exported'], io)).toBe(0);
-    expect(readdirSync(join(cwd, 'exported')).sort()).toEqual(['coding.json', 'consultant.json', 'deliverable.json', 'team-status.json']);
-    expect(out.stdout).toBe(['team-status', 'deliverable', 'coding', 'consultant'].map((id) => `wrote ${join('exported', `${id}.json`)}\n`).join(''));
+    expect(readdirSync(join(cwd, 'exported')).sort()).toEqual([
+      'coding.json',
+      'consultant.json',
+      'deliverable.json',
+      'team-status.json',
+    ]);
+    expect(out.stdout).toBe(
+      ['team-status', 'deliverable', 'coding', 'consultant']
+        .map((id) => `wrote ${join('exported', `${id}.json`)}\n`)
+        .join(''),
+    );
   });
 
   test('an unknown format or machine exits 2 naming the choices', async () => {

@@ -1,7 +1,15 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bundledSkillsDir, checkMarkdownText, DEFAULT_PLAYBOOK_SKILL, federationPaths, initFederation, lifecycleFor, seedSkills } from '../../src/index.js';
+import {
+  bundledSkillsDir,
+  checkMarkdownText,
+  DEFAULT_PLAYBOOK_SKILL,
+  federationPaths,
+  initFederation,
+  lifecycleFor,
+  seedSkills,
+} from '../../src/index.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const SKILLS = ['diagram-tools.md', 'documentation-standards.md', 'domain-playbook.md', 'report-templates.md'];
@@ -12,8 +20,14 @@ function frontMatter(text: string): { tags: string[]; category: string } {
   expect(lines[0]).toBe('---');
   const end = lines.indexOf('---', 1);
   expect(end).toBeGreaterThan(1);
-  const fields = Object.fromEntries(lines.slice(1, end).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()]));
-  const tags = (fields.tags ?? '').replace(/^\[|\]$/g, '').split(',').map((t) => t.trim()).filter(Boolean);
+  const fields = Object.fromEntries(
+    lines.slice(1, end).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()]),
+  );
+  const tags = (fields.tags ?? '')
+    .replace(/^\[|\]$/g, '')
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
   return { tags, category: fields.category ?? '' };
 }
 
@@ -38,7 +52,8 @@ describe('bundled skills (docs/design/spec.md §2.6)', () => {
 
   it('report templates cover architecture, analysis and audit; diagram tools cover Mermaid and PlantUML', () => {
     const templates = readFileSync(join(bundledSkillsDir(), 'report-templates.md'), 'utf8');
-    for (const heading of ['## Architecture document', '## Analysis report', '## Audit report']) expect(templates).toContain(heading);
+    for (const heading of ['## Architecture document', '## Analysis report', '## Audit report'])
+      expect(templates).toContain(heading);
     const diagrams = readFileSync(join(bundledSkillsDir(), 'diagram-tools.md'), 'utf8');
     expect(diagrams).toContain('```mermaid');
     expect(diagrams).toContain('```plantuml');
@@ -61,7 +76,8 @@ describe('seeding .fed/skills', () => {
     const first = initFederation(root, {}, {});
     const skills = federationPaths(root).skills;
     expect(first.created).toEqual(expect.arrayContaining(SKILLS.map((name) => join(skills, name))));
-    for (const name of SKILLS) expect(readFileSync(join(skills, name), 'utf8')).toBe(readFileSync(join(bundledSkillsDir(), name), 'utf8'));
+    for (const name of SKILLS)
+      expect(readFileSync(join(skills, name), 'utf8')).toBe(readFileSync(join(bundledSkillsDir(), name), 'utf8'));
     expect(initFederation(root, {}, {}).created).toEqual([]);
   });
 

@@ -9,7 +9,13 @@ import { readJsonFile } from '../../infra/fs/read-json-file.js';
 import { FED_DIR } from '../../core/layout.js';
 import type { DeliveryFactStore } from '../../ports/delivery-fact-store.js';
 import type { TransportWriteOptions } from '../../ports/signal-transport.js';
-import { DELIVERY_DIR, DELIVERY_FACTS, deliveryFactSchemas, type DeliveryFactName, type DeliveryFacts } from '../../core/schema/delivery.js';
+import {
+  DELIVERY_DIR,
+  DELIVERY_FACTS,
+  deliveryFactSchemas,
+  type DeliveryFactName,
+  type DeliveryFacts,
+} from '../../core/schema/delivery.js';
 
 /**
  * How many checks of single fact files one listing of the folder is worth, per byte of the folder's size.
@@ -37,7 +43,12 @@ export class FileDeliveryFactStore implements DeliveryFactStore {
     this.location = deliveryDirectory(root);
   }
 
-  async record<K extends DeliveryFactName>(id: string, fact: K, value: NonNullable<DeliveryFacts[K]>, options: TransportWriteOptions = {}): Promise<boolean> {
+  async record<K extends DeliveryFactName>(
+    id: string,
+    fact: K,
+    value: NonNullable<DeliveryFacts[K]>,
+    options: TransportWriteOptions = {},
+  ): Promise<boolean> {
     const text = toJsonText(deliveryFactSchemas[fact].parse(value));
     const writeOptions = { durable: options.durable ?? true };
     if (!this.ensured) {
@@ -56,7 +67,10 @@ export class FileDeliveryFactStore implements DeliveryFactStore {
     return existsSync(this.path(id, fact));
   }
 
-  async recorded(ids: readonly string[], facts: readonly DeliveryFactName[]): Promise<Map<string, Set<DeliveryFactName>>> {
+  async recorded(
+    ids: readonly string[],
+    facts: readonly DeliveryFactName[],
+  ): Promise<Map<string, Set<DeliveryFactName>>> {
     const found = new Map<string, Set<DeliveryFactName>>();
     const note = (id: string, fact: DeliveryFactName) => {
       const set = found.get(id);

@@ -18,6 +18,9 @@ export class FileFederationJournal implements FederationJournal {
   }
 
   async read(): Promise<FederationRecord[]> {
-    return parseJsonLines(readTextFile(this.location, 'move it aside; fed starts a new journal') ?? '', federationRecordSchema);
+    return parseJsonLines(
+      readTextFile(this.location, 'move it aside; fed starts a new journal') ?? '',
+      federationRecordSchema,
+    );
   }
 }

@@ -4,7 +4,14 @@ import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
 import { assertLockHeld, withLock } from '../../infra/fs/lock.js';
 import { workspacePaths } from '../../core/layout.js';
 import { teamWorkspace } from '../team-workspace.js';
-import type { EnvelopeVersion, KeptRun, LifecycleSection, LifecycleStore, LifecycleWriteOptions, StoredEnvelope } from '../../ports/lifecycle-store.js';
+import type {
+  EnvelopeVersion,
+  KeptRun,
+  LifecycleSection,
+  LifecycleStore,
+  LifecycleWriteOptions,
+  StoredEnvelope,
+} from '../../ports/lifecycle-store.js';
 import { appendJournalLines, readEnvelope, readJournalTail, writeEnvelope } from './state-files.js';
 import type { JournalLine, LifecycleEnvelope } from '../../core/schema/lifecycle-state.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
@@ -59,20 +66,33 @@ export class FileLifecycleStore implements LifecycleStore {
       // meanwhile (removed by hand, or fed doctor) or read an older envelope must not write.
       beforeReplace: () => {
         section.assertHeld();
-        if (envelopeVersion(team) !== expected) throw new LifecycleConflictError(team.domainId, this.envelopeLocation(team));
+        if (envelopeVersion(team) !== expected)
+          throw new LifecycleConflictError(team.domainId, this.envelopeLocation(team));
       },
     });
     return envelopeVersion(team);
   }
 
-  async exclusive<T>(team: RegistryEntry, fn: (section: LifecycleSection) => Promise<T>, options: LifecycleWriteOptions = {}): Promise<T> {
+  async exclusive<T>(
+    team: RegistryEntry,
+    fn: (section: LifecycleSection) => Promise<T>,
+    options: LifecycleWriteOptions = {},
+  ): Promise<T> {
     teamWorkspace(this.root, team);
     const paths = workspacePaths(team.location);
     ensureDirectory(paths.state, options);
-    return withLock(paths.stateLock, (lock) => fn({ team: team.domainId, assertHeld: () => assertLockHeld(lock) }), STATE_LOCK);
+    return withLock(
+      paths.stateLock,
+      (lock) => fn({ team: team.domainId, assertHeld: () => assertLockHeld(lock) }),
+      STATE_LOCK,
+    );
   }
 
-  async appendJournal(team: RegistryEntry, lines: readonly JournalLine[], options: LifecycleWriteOptions = {}): Promise<number> {
+  async appendJournal(
+    team: RegistryEntry,
+    lines: readonly JournalLine[],
+    options: LifecycleWriteOptions = {},
+  ): Promise<number> {
     if (lines.length > 0) teamWorkspace(this.root, team);
     return appendJournalLines(team.location, lines, options);
   }

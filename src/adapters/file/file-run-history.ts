@@ -52,7 +52,8 @@ export function keepCurrentRun(workspace: string, options: WriteOptions = {}): K
   const envelopeName = basename(paths.envelope);
   const last = runFolders(workspace).at(-1);
   const current = readFileSync(paths.envelope, 'utf8');
-  const keptBefore = last && existsSync(join(last.dir, envelopeName)) && readFileSync(join(last.dir, envelopeName), 'utf8') === current;
+  const keptBefore =
+    last && existsSync(join(last.dir, envelopeName)) && readFileSync(join(last.dir, envelopeName), 'utf8') === current;
   const run = !last ? 1 : keptBefore ? last.run : last.run + 1;
   const dir = join(paths.history, `run-${run}`);
   ensureDirectory(dir, options);

@@ -75,7 +75,11 @@ export class FileSignalInbox implements SignalInbox {
 
   /** Streaming, from the listing: see pendingFileBatches. Nothing parsed is kept between batches. */
   pendingBatches(options: PendingBatchOptions = {}): AsyncIterable<SignalReadResult> {
-    return pendingFileBatches(this.location, this.expect, this.validAcks, { batchSize: options.batchSize ?? 256, verify: options.verify ?? false, settleMs: this.settleMs });
+    return pendingFileBatches(this.location, this.expect, this.validAcks, {
+      batchSize: options.batchSize ?? 256,
+      verify: options.verify ?? false,
+      settleMs: this.settleMs,
+    });
   }
 
   /**
@@ -85,7 +89,14 @@ export class FileSignalInbox implements SignalInbox {
    */
   async find(id: string, hint?: FindHint): Promise<SignalEntry[]> {
     const wanted = id.toLowerCase();
-    const hinted = hint && findInNameRun(this.location, signalFileName(hint), (file) => readSignalEntry(this.location, file, this.expect, wanted), HINTED_NAMES);
+    const hinted =
+      hint &&
+      findInNameRun(
+        this.location,
+        signalFileName(hint),
+        (file) => readSignalEntry(this.location, file, this.expect, wanted),
+        HINTED_NAMES,
+      );
     if (hinted) return [hinted];
     return this.reader.read().signals.filter((s) => s.message.id === wanted);
   }
@@ -138,13 +149,19 @@ export class FileSignalInbox implements SignalInbox {
   private fileNamed(name: string): string {
     if (!isAbsolute(name)) {
       if (name.includes('/') || name.includes('\\')) {
-        throw new RefusedError('UNKNOWN_SIGNAL', `"${name}" is neither a signal id nor a file name in ${this.location}`);
+        throw new RefusedError(
+          'UNKNOWN_SIGNAL',
+          `"${name}" is neither a signal id nor a file name in ${this.location}`,
+        );
       }
       return name;
     }
     const dir = realDir(dirname(name));
     if (dir === undefined || dir !== realDir(this.location)) {
-      throw new RefusedError('UNKNOWN_SIGNAL', `${name} is not in the inbox ${this.location}; only signals of that inbox can be acknowledged there`);
+      throw new RefusedError(
+        'UNKNOWN_SIGNAL',
+        `${name} is not in the inbox ${this.location}; only signals of that inbox can be acknowledged there`,
+      );
     }
     return basename(name);
   }

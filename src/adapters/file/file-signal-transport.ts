@@ -1,4 +1,13 @@
-import type { PartyCensus, SendRoute, SentSignal, SignalCounts, SignalTransport, TransportSendOptions, TransportWriteOptions, InboxOptions } from '../../ports/signal-transport.js';
+import type {
+  PartyCensus,
+  SendRoute,
+  SentSignal,
+  SignalCounts,
+  SignalTransport,
+  TransportSendOptions,
+  TransportWriteOptions,
+  InboxOptions,
+} from '../../ports/signal-transport.js';
 import type { SignalParty } from '../../core/resolve-party.js';
 import { workspacePaths } from '../../core/layout.js';
 import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
@@ -26,7 +35,9 @@ export class FileSignalTransport implements SignalTransport {
     const recipient = partyWorkspace(this.root, route.to);
     const sender = partyWorkspace(this.root, route.from);
     const earlier = !options.idempotent ? 'none' : options.claimed ? 'same-name' : 'same-subject';
-    return deliverSignal(recipient, sender, { message, text: toJsonText(message) }, earlier, { durable: options.durable ?? true });
+    return deliverSignal(recipient, sender, { message, text: toJsonText(message) }, earlier, {
+      durable: options.durable ?? true,
+    });
   }
 
   inbox(party: SignalParty, options: InboxOptions = {}): FileSignalInbox {
@@ -67,6 +78,14 @@ export class FileSignalTransport implements SignalTransport {
       total: outbox.signals.length,
       unacknowledged: outbox.signals.filter((name) => !(acked.get(name)?.every(Boolean) ?? false)).length,
     });
-    return new Map(boxes.map((b) => [b.id, { inbox: { total: b.inbox.signals.length, unacknowledged: b.inbox.unacknowledged.size }, outbox: outboxCounts(b.outbox) }]));
+    return new Map(
+      boxes.map((b) => [
+        b.id,
+        {
+          inbox: { total: b.inbox.signals.length, unacknowledged: b.inbox.unacknowledged.size },
+          outbox: outboxCounts(b.outbox),
+        },
+      ]),
+    );
   }
 }

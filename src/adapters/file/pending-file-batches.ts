@@ -11,7 +11,9 @@ const NAMED_SECOND = /^(\d{4})-(\d{2})-(\d{2})T(\d{2})(\d{2})(\d{2})Z-/;
 
 function secondOf(name: string): number {
   const m = NAMED_SECOND.exec(name);
-  return m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) : Number.NaN;
+  return m
+    ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]))
+    : Number.NaN;
 }
 
 const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -43,7 +45,12 @@ export interface PendingFileBatchesOptions {
  * `validAcks` (names of ack files judged valid and acknowledging, owned by the inbox) spares re-reading
  * every ack file on every pass: an ack file is published once and never rewritten by fed.
  */
-export async function* pendingFileBatches(dir: string, expect: BoxExpectation, validAcks: Set<string>, options: PendingFileBatchesOptions): AsyncGenerator<SignalReadResult> {
+export async function* pendingFileBatches(
+  dir: string,
+  expect: BoxExpectation,
+  validAcks: Set<string>,
+  options: PendingFileBatchesOptions,
+): AsyncGenerator<SignalReadResult> {
   const names = listDirectory(dir);
   if (options.verify) validAcks.clear();
   const invalid: InvalidSignalFile[] = [];
@@ -65,7 +72,9 @@ export async function* pendingFileBatches(dir: string, expect: BoxExpectation, v
   for (const name of validAcks) if (!listedAcks.has(name)) validAcks.delete(name);
 
   // A signal whose ack file is broken is not pending: it is left to a person (its ack is reported invalid).
-  const candidates = names.filter((name) => isSignalFileName(name) && !validAcks.has(ackFileName(name)) && !brokenAcks.has(ackFileName(name))).sort(byName);
+  const candidates = names
+    .filter((name) => isSignalFileName(name) && !validAcks.has(ackFileName(name)) && !brokenAcks.has(ackFileName(name)))
+    .sort(byName);
   const irregular: Timed[] = [];
   const groups: string[][] = [];
   let group: string[] = [];
@@ -111,7 +120,12 @@ export async function* pendingFileBatches(dir: string, expect: BoxExpectation, v
   }
 }
 
-function readSignal(dir: string, name: string, expect: BoxExpectation, settleMs: number): Timed | { invalid: InvalidSignalFile } | undefined {
+function readSignal(
+  dir: string,
+  name: string,
+  expect: BoxExpectation,
+  settleMs: number,
+): Timed | { invalid: InvalidSignalFile } | undefined {
   const judged = judgeFile(dir, name, (bytes) => judgeSignal(bytes, expect), settleMs);
   if (judged === undefined || 'invalid' in judged) return judged;
   const message = withAck(judged.value, undefined);
@@ -123,7 +137,12 @@ function readSignal(dir: string, name: string, expect: BoxExpectation, settleMs:
  * another process). Judged as the incremental reader does (src/signals/read-signals.ts): a file that
  * could not be read, or is empty or cut short and changed within `settleMs`, is retryable.
  */
-function judgeFile<T>(dir: string, name: string, judge: (bytes: Buffer) => Judged<T>, settleMs: number): { value: T } | { invalid: InvalidSignalFile } | undefined {
+function judgeFile<T>(
+  dir: string,
+  name: string,
+  judge: (bytes: Buffer) => Judged<T>,
+  settleMs: number,
+): { value: T } | { invalid: InvalidSignalFile } | undefined {
   const path = join(dir, name);
   let file: ReturnType<typeof readBoxFile>;
   try {
@@ -132,7 +151,9 @@ function judgeFile<T>(dir: string, name: string, judge: (bytes: Buffer) => Judge
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  const judged: Judged<T> = file.bytes ? judge(file.bytes) : { ok: false, reason: file.problem ?? 'unreadable', incomplete: file.problem === 'the file is empty' };
+  const judged: Judged<T> = file.bytes
+    ? judge(file.bytes)
+    : { ok: false, reason: file.problem ?? 'unreadable', incomplete: file.problem === 'the file is empty' };
   if (judged.ok) return { value: judged.value };
   const invalid: InvalidSignalFile = { file: name, path, reason: judged.reason };
   const unsettled = judged.incomplete === true && file.mtimeMs !== undefined && Date.now() - file.mtimeMs < settleMs;

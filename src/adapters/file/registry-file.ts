@@ -29,8 +29,10 @@ let lastValidated: { file: string; text: string; registry: Registry } | undefine
 export function readRegistry(root: string): Registry {
   const file = federationPaths(root).registry;
   const text = readTextFile(file, REGISTRY_FIX);
-  if (text === undefined) throw new NotAFederationError(`${root} is not an initialised federation (no ${file}); run: fed init`);
-  if (lastValidated?.file !== file || lastValidated.text !== text) lastValidated = { file, text, registry: parseRegistry(text, file) };
+  if (text === undefined)
+    throw new NotAFederationError(`${root} is not an initialised federation (no ${file}); run: fed init`);
+  if (lastValidated?.file !== file || lastValidated.text !== text)
+    lastValidated = { file, text, registry: parseRegistry(text, file) };
   return structuredClone(lastValidated.registry);
 }
 

@@ -4,7 +4,12 @@ import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
 import { toJsonText } from '../../core/json-text.js';
 import { readFileTail, readJsonFile } from '../../infra/fs/read-json-file.js';
 import { workspacePaths } from '../../core/layout.js';
-import { envelopeSchema, journalLineSchema, type JournalLine, type LifecycleEnvelope } from '../../core/schema/lifecycle-state.js';
+import {
+  envelopeSchema,
+  journalLineSchema,
+  type JournalLine,
+  type LifecycleEnvelope,
+} from '../../core/schema/lifecycle-state.js';
 import { parseJsonLines } from '../../core/schema/json-lines.js';
 
 /** The envelope as stored, or undefined when the team has no lifecycle state yet. Broken files are reported, never replaced. */
@@ -47,7 +52,11 @@ export function readJournalTail(workspace: string, count: number): JournalLine[]
  * repeat never duplicates one. A torn last line (a crash mid-append) is cut off first: the envelope still
  * owes that line, so it is written again whole, and the journal never keeps a fragment.
  */
-export function appendJournalLines(workspace: string, lines: readonly JournalLine[], options: WriteOptions = {}): number {
+export function appendJournalLines(
+  workspace: string,
+  lines: readonly JournalLine[],
+  options: WriteOptions = {},
+): number {
   if (lines.length === 0) return 0;
   const file = workspacePaths(workspace).journal;
   const { tail, size } = readTail(file, TAIL_BYTES);

@@ -60,12 +60,17 @@ function connectionOptions(options: OpenJetStreamOptions): NodeConnectionOptions
     try {
       bytes = readFileSync(file);
     } catch (error) {
-      throw new InvalidInputError(`backend.credentials.file ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); fix the path or the file's permissions`);
+      throw new InvalidInputError(
+        `backend.credentials.file ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); fix the path or the file's permissions`,
+      );
     }
     connection.authenticator = credsAuthenticator(bytes);
   } else if (creds && 'env' in creds) {
     const value = env[creds.env];
-    if (!value) throw new InvalidInputError(`backend.credentials.env names ${creds.env}, but that environment variable is not set; export the content of your .creds file in it`);
+    if (!value)
+      throw new InvalidInputError(
+        `backend.credentials.env names ${creds.env}, but that environment variable is not set; export the content of your .creds file in it`,
+      );
     connection.authenticator = credsAuthenticator(new TextEncoder().encode(value));
   }
   if (backend.tls) {
@@ -95,7 +100,11 @@ export async function openJetStream(options: OpenJetStreamOptions): Promise<JetS
   } catch (error) {
     if (error instanceof InvalidInputError) throw error;
     const reason = (error as Error).message;
-    throw new BackendUnavailableError(servers, `cannot reach the NATS server at ${where} (${reason}); ${HOW_TO_START}`, error);
+    throw new BackendUnavailableError(
+      servers,
+      `cannot reach the NATS server at ${where} (${reason}); ${HOW_TO_START}`,
+      error,
+    );
   }
   try {
     const jsm = await jetstreamManager(nc);
@@ -113,8 +122,16 @@ export async function openJetStream(options: OpenJetStreamOptions): Promise<JetS
     await nc.close();
     // The client's JetStreamNotEnabled: no responders to $JS.API, or the account's 10039 "JetStream not enabled for account".
     if (isJetStreamNotEnabled(error)) {
-      throw new BackendUnavailableError(servers, `the NATS server at ${where} does not have JetStream enabled; restart it with -js (or "jetstream {}" in its config)`, error);
+      throw new BackendUnavailableError(
+        servers,
+        `the NATS server at ${where} does not have JetStream enabled; restart it with -js (or "jetstream {}" in its config)`,
+        error,
+      );
     }
-    throw new BackendUnavailableError(servers, `the NATS server at ${where} did not answer JetStream requests (${(error as Error).message}); ${HOW_TO_START}`, error);
+    throw new BackendUnavailableError(
+      servers,
+      `the NATS server at ${where} did not answer JetStream requests (${(error as Error).message}); ${HOW_TO_START}`,
+      error,
+    );
   }
 }

@@ -20,7 +20,12 @@ export interface FederationStreams {
   lifecycle: KV;
 }
 
-function streamConfig(session: JetStreamSession, name: string, subjects: string[], duplicateWindowMs?: number): Partial<StreamConfig> & { name: string } {
+function streamConfig(
+  session: JetStreamSession,
+  name: string,
+  subjects: string[],
+  duplicateWindowMs?: number,
+): Partial<StreamConfig> & { name: string } {
   return {
     name,
     subjects,
@@ -35,7 +40,10 @@ function streamConfig(session: JetStreamSession, name: string, subjects: string[
 }
 
 /** Add the stream, or leave it be when it exists (a federation joined by another machine). */
-async function ensureStream(session: JetStreamSession, config: Partial<StreamConfig> & { name: string }): Promise<void> {
+async function ensureStream(
+  session: JetStreamSession,
+  config: Partial<StreamConfig> & { name: string },
+): Promise<void> {
   await retryTransient(async () => {
     try {
       await session.jsm.streams.info(config.name);
@@ -55,11 +63,15 @@ async function ensureStream(session: JetStreamSession, config: Partial<StreamCon
 
 export async function ensureFederationStreams(session: JetStreamSession): Promise<FederationStreams> {
   const { names } = session;
-  await ensureStream(session, streamConfig(session, names.signalStream, [`fed.${names.federation}.inbox.>`], SIGNAL_DEDUPE_WINDOW_MS));
+  await ensureStream(
+    session,
+    streamConfig(session, names.signalStream, [`fed.${names.federation}.inbox.>`], SIGNAL_DEDUPE_WINDOW_MS),
+  );
   await ensureStream(session, streamConfig(session, names.journalStream, [`fed.${names.federation}.journal.>`]));
   await ensureStream(session, streamConfig(session, names.quarantineStream, [`fed.${names.federation}.quarantine.>`]));
   const kvm = new Kvm(session.js);
-  const bucket = (name: string) => retryTransient(() => kvm.create(name, { history: 1, replicas: session.replicas, storage: StorageType.File }));
+  const bucket = (name: string) =>
+    retryTransient(() => kvm.create(name, { history: 1, replicas: session.replicas, storage: StorageType.File }));
   return {
     session,
     acks: await bucket(names.ackBucket),

@@ -2,7 +2,12 @@ import { CorruptFileError } from '../../core/errors.js';
 import { toJsonText } from '../../core/json-text.js';
 import type { DeliveryFactStore } from '../../ports/delivery-fact-store.js';
 import { zodProblemText } from '../../core/schema/problems.js';
-import { DELIVERY_FACTS, deliveryFactSchemas, type DeliveryFactName, type DeliveryFacts } from '../../core/schema/delivery.js';
+import {
+  DELIVERY_FACTS,
+  deliveryFactSchemas,
+  type DeliveryFactName,
+  type DeliveryFacts,
+} from '../../core/schema/delivery.js';
 import type { FederationStreams } from './federation-streams.js';
 import { isWrongLastSequence } from './jetstream-errors.js';
 import type { JetStreamNames } from './names.js';
@@ -17,11 +22,19 @@ import { retryTransient } from './transient.js';
 export class JetStreamDeliveryFactStore implements DeliveryFactStore {
   readonly location: string;
 
-  constructor(private readonly streams: () => Promise<FederationStreams>, private readonly names: JetStreamNames, where: string) {
+  constructor(
+    private readonly streams: () => Promise<FederationStreams>,
+    private readonly names: JetStreamNames,
+    where: string,
+  ) {
     this.location = `${where} KV ${names.deliveryBucket}`;
   }
 
-  async record<K extends DeliveryFactName>(id: string, fact: K, value: NonNullable<DeliveryFacts[K]>): Promise<boolean> {
+  async record<K extends DeliveryFactName>(
+    id: string,
+    fact: K,
+    value: NonNullable<DeliveryFacts[K]>,
+  ): Promise<boolean> {
     const text = toJsonText(deliveryFactSchemas[fact].parse(value));
     const { delivery } = await this.streams();
     const key = factKey(id, fact);
@@ -66,7 +79,10 @@ export class JetStreamDeliveryFactStore implements DeliveryFactStore {
   }
 
   /** The lookups of one signal at once, the signals one after another: as many requests in flight as `has` of one signal makes. */
-  async recorded(ids: readonly string[], facts: readonly DeliveryFactName[]): Promise<Map<string, Set<DeliveryFactName>>> {
+  async recorded(
+    ids: readonly string[],
+    facts: readonly DeliveryFactName[],
+  ): Promise<Map<string, Set<DeliveryFactName>>> {
     const found = new Map<string, Set<DeliveryFactName>>();
     for (const id of ids) {
       const present = await Promise.all(facts.map((fact) => this.has(id, fact)));

@@ -56,7 +56,8 @@ export function isNatsError(error: unknown, name: (typeof NatsErrorName)[keyof t
  * ConsumerNotFoundError): the `err_code` of the reply, which the client exposes as `code`.
  */
 export function jetStreamApiCode(error: unknown): number | undefined {
-  if (!(error instanceof Error) || typeof (error as Partial<JetStreamApiError>).apiError !== 'function') return undefined;
+  if (!(error instanceof Error) || typeof (error as Partial<JetStreamApiError>).apiError !== 'function')
+    return undefined;
   const { code } = error as JetStreamApiError;
   return typeof code === 'number' ? code : undefined;
 }

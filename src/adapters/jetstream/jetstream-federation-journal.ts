@@ -37,6 +37,9 @@ export class JetStreamFederationJournal implements FederationJournal {
   async read(): Promise<FederationRecord[]> {
     const { session } = await this.streams();
     const records = await readSubjectSince(session, this.names.journalStream, this.names.federationJournalSubject, 0);
-    return parseJsonRecords(records.map((record) => decoder.decode(record.data)), federationRecordSchema);
+    return parseJsonRecords(
+      records.map((record) => decoder.decode(record.data)),
+      federationRecordSchema,
+    );
   }
 }

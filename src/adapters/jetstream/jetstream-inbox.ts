@@ -1,6 +1,20 @@
 import { CorruptFileError, RefusedError } from '../../core/errors.js';
 import { toJsonText } from '../../core/json-text.js';
-import type { AcknowledgeBatch, AcknowledgeOptions, AckResult, BoxLookup, InvalidSignalFile, PendingBatchOptions, QuarantineOptions, QuarantineResult, SignalEntry, SignalInbox, SignalReadResult, SignalSubscription, WatchOptions } from '../../ports/signal-transport.js';
+import type {
+  AcknowledgeBatch,
+  AcknowledgeOptions,
+  AckResult,
+  BoxLookup,
+  InvalidSignalFile,
+  PendingBatchOptions,
+  QuarantineOptions,
+  QuarantineResult,
+  SignalEntry,
+  SignalInbox,
+  SignalReadResult,
+  SignalSubscription,
+  WatchOptions,
+} from '../../ports/signal-transport.js';
 import type { SignalParty } from '../../core/resolve-party.js';
 import type { SignalAck } from '../../core/schema/signal.js';
 import { recordSignalAcknowledged } from '../../infra/telemetry/fed-metrics.js';
@@ -47,7 +61,12 @@ export class JetStreamInbox implements SignalInbox {
   private async refresh(): Promise<void> {
     const names = this.names;
     const { session } = await this.streams();
-    const records = await readSubjectSince(session, names.signalStream, names.inboxFilter(this.party), this.lastSignalSeq);
+    const records = await readSubjectSince(
+      session,
+      names.signalStream,
+      names.inboxFilter(this.party),
+      this.lastSignalSeq,
+    );
     for (const record of records) {
       this.lastSignalSeq = Math.max(this.lastSignalSeq, record.seq);
       this.storedAt.set(String(record.seq), record.storedAt);
@@ -55,7 +74,13 @@ export class JetStreamInbox implements SignalInbox {
       if ('signal' in judged) this.signals.set(judged.signal.file, judged.signal);
       else this.invalid.set(judged.invalid.file, judged.invalid);
     }
-    const ackRecords = await readSubjectSince(session, `KV_${names.ackBucket}`, `$KV.${names.ackBucket}.${this.party}.>`, this.lastAckSeq, (last) => this.onlyOwnAcks(last));
+    const ackRecords = await readSubjectSince(
+      session,
+      `KV_${names.ackBucket}`,
+      `$KV.${names.ackBucket}.${this.party}.>`,
+      this.lastAckSeq,
+      (last) => this.onlyOwnAcks(last),
+    );
     for (const record of ackRecords) {
       this.lastAckSeq = Math.max(this.lastAckSeq, record.seq);
       const ack = parseAck(record.data);
@@ -102,7 +127,8 @@ export class JetStreamInbox implements SignalInbox {
     const { signals, invalid } = await this.pending();
     const size = Math.max(1, options.batchSize ?? 256);
     if (signals.length === 0 && invalid.length > 0) yield { signals: [], invalid };
-    for (let i = 0; i < signals.length; i += size) yield { signals: signals.slice(i, i + size), invalid: i === 0 ? invalid : [] };
+    for (let i = 0; i < signals.length; i += size)
+      yield { signals: signals.slice(i, i + size), invalid: i === 0 ? invalid : [] };
   }
 
   /**
@@ -126,7 +152,12 @@ export class JetStreamInbox implements SignalInbox {
     // which the client's direct get returns as null.
     const stored = await retryTransient(() => session.jsm.direct.getMessage(this.names.signalStream, { seq }));
     if (!stored || !stored.subject.startsWith(this.names.inboxFilter(this.party).slice(0, -1))) return undefined;
-    const judged = judgeRecord({ where: this.streamWhere }, { seq, subject: stored.subject, data: stored.data, storedAt: 0, headers: {} }, this.party, 'inbox');
+    const judged = judgeRecord(
+      { where: this.streamWhere },
+      { seq, subject: stored.subject, data: stored.data, storedAt: 0, headers: {} },
+      this.party,
+      'inbox',
+    );
     if (!('signal' in judged) || judged.signal.message.id !== id) return undefined;
     const ack = await retryTransient(() => acks.get(ackKey(judged.signal.message)));
     return withAck(judged.signal, ack?.operation === 'PUT' ? parseAck(ack.value) : undefined);
@@ -137,7 +168,10 @@ export class JetStreamInbox implements SignalInbox {
     const handle = name.startsWith(prefix) ? name.slice(prefix.length) : name;
     if (!/^\d+$/.test(handle)) {
       if (name.includes('/') || name.includes(' ')) {
-        throw new RefusedError('UNKNOWN_SIGNAL', `"${name}" is not a signal of the inbox of "${this.party}" (${this.location}); name a signal by its id or its sequence number`);
+        throw new RefusedError(
+          'UNKNOWN_SIGNAL',
+          `"${name}" is not a signal of the inbox of "${this.party}" (${this.location}); name a signal by its id or its sequence number`,
+        );
       }
       return undefined;
     }
@@ -207,7 +241,11 @@ export class JetStreamInbox implements SignalInbox {
    * Create the ack entry, remembering its sequence. When one is there already, says whether an earlier
    * attempt of this very create was retried (it may be the one that is there).
    */
-  private async createAck(acks: FederationStreams['acks'], key: string, text: string): Promise<'created' | 'exists' | 'retried-exists'> {
+  private async createAck(
+    acks: FederationStreams['acks'],
+    key: string,
+    text: string,
+  ): Promise<'created' | 'exists' | 'retried-exists'> {
     let retried = false;
     try {
       this.ownAckSeqs.add(
@@ -247,15 +285,22 @@ export class JetStreamInbox implements SignalInbox {
     headers.set('Fed-Original-Subject', stored.subject);
     headers.set('Fed-Original-Seq', String(seq));
     headers.set('Fed-Quarantined-At', (options.now?.() ?? new Date()).toISOString());
-    const ack = await retryTransient(() => js.publish(names.quarantineSubject(this.party), stored.data, { headers, msgID: `quarantine-${seq}` }));
-    await retryTransient(() => jsm.streams.deleteMessage(names.signalStream, seq, false)).catch(async (error: unknown) => {
-      // Gone already (a retried delete whose first attempt landed, another quarantine) is what this wanted.
-      // The server has no code of its own for that: it answers 10057 "{err}" (any failed delete) with the
-      // store's "no message found" as text, or 10043 "sequence not found". So the stream is asked instead:
-      // its get answers 10037 "no message found", which the client returns as null.
-      const gone = await retryTransient(() => jsm.streams.getMessage(names.signalStream, { seq })).then((left) => left === null, () => false);
-      if (!gone) throw error;
-    });
+    const ack = await retryTransient(() =>
+      js.publish(names.quarantineSubject(this.party), stored.data, { headers, msgID: `quarantine-${seq}` }),
+    );
+    await retryTransient(() => jsm.streams.deleteMessage(names.signalStream, seq, false)).catch(
+      async (error: unknown) => {
+        // Gone already (a retried delete whose first attempt landed, another quarantine) is what this wanted.
+        // The server has no code of its own for that: it answers 10057 "{err}" (any failed delete) with the
+        // store's "no message found" as text, or 10043 "sequence not found". So the stream is asked instead:
+        // its get answers 10037 "no message found", which the client returns as null.
+        const gone = await retryTransient(() => jsm.streams.getMessage(names.signalStream, { seq })).then(
+          (left) => left === null,
+          () => false,
+        );
+        if (!gone) throw error;
+      },
+    );
     this.invalid.delete(file.file);
     const path = `${session.servers.join(',')} stream ${names.quarantineStream} seq ${ack.seq}`;
     return { path, reasonPath: `${path} (header Fed-Quarantine-Reason)` };
@@ -274,7 +319,11 @@ export class JetStreamInbox implements SignalInbox {
   async readNew(afterSeq: number): Promise<{ signals: SignalEntry[]; invalid: InvalidSignalFile[]; lastSeq: number }> {
     await this.refresh();
     const fresh = this.result((entry) => Number(entry.file) > afterSeq);
-    return { signals: fresh.signals, invalid: fresh.invalid.filter((bad) => Number(bad.file) > afterSeq), lastSeq: this.lastSignalSeq };
+    return {
+      signals: fresh.signals,
+      invalid: fresh.invalid.filter((bad) => Number(bad.file) > afterSeq),
+      lastSeq: this.lastSignalSeq,
+    };
   }
 
   /** When the server stored the entry (ms, the server's clock); 0 when unknown. */

@@ -1,7 +1,18 @@
 import { CorruptFileError, LifecycleConflictError } from '../../core/errors.js';
 import { toJsonText } from '../../core/json-text.js';
-import type { EnvelopeVersion, KeptRun, LifecycleSection, LifecycleStore, StoredEnvelope } from '../../ports/lifecycle-store.js';
-import { envelopeSchema, journalLineSchema, type JournalLine, type LifecycleEnvelope } from '../../core/schema/lifecycle-state.js';
+import type {
+  EnvelopeVersion,
+  KeptRun,
+  LifecycleSection,
+  LifecycleStore,
+  StoredEnvelope,
+} from '../../ports/lifecycle-store.js';
+import {
+  envelopeSchema,
+  journalLineSchema,
+  type JournalLine,
+  type LifecycleEnvelope,
+} from '../../core/schema/lifecycle-state.js';
 import { parseJsonRecords } from '../../core/schema/json-lines.js';
 import { zodProblemText } from '../../core/schema/problems.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
@@ -61,7 +72,12 @@ export class JetStreamLifecycleStore implements LifecycleStore {
     return parsed.data;
   }
 
-  async write(team: RegistryEntry, envelope: LifecycleEnvelope, expected: EnvelopeVersion, section: LifecycleSection): Promise<EnvelopeVersion> {
+  async write(
+    team: RegistryEntry,
+    envelope: LifecycleEnvelope,
+    expected: EnvelopeVersion,
+    section: LifecycleSection,
+  ): Promise<EnvelopeVersion> {
     section.assertHeld();
     const { lifecycle } = await this.streams();
     const text = toJsonText(envelope);
@@ -70,7 +86,9 @@ export class JetStreamLifecycleStore implements LifecycleStore {
       const revision = await retryTransient((attempt) => {
         retried = attempt > 1;
         section.assertHeld();
-        return expected === null ? lifecycle.create(team.domainId, text) : lifecycle.update(team.domainId, text, Number(expected));
+        return expected === null
+          ? lifecycle.create(team.domainId, text)
+          : lifecycle.update(team.domainId, text, Number(expected));
       });
       return String(revision);
     } catch (error) {
@@ -85,7 +103,12 @@ export class JetStreamLifecycleStore implements LifecycleStore {
 
   async exclusive<T>(team: RegistryEntry, fn: (section: LifecycleSection) => Promise<T>): Promise<T> {
     const { lifecycle } = await this.streams();
-    const lease = await acquireKvLease(lifecycle, `lock.${team.domainId}`, `the lifecycle lease of team "${team.domainId}"`, this.leaseOptions);
+    const lease = await acquireKvLease(
+      lifecycle,
+      `lock.${team.domainId}`,
+      `the lifecycle lease of team "${team.domainId}"`,
+      this.leaseOptions,
+    );
     try {
       return await fn({ team: team.domainId, assertHeld: () => lease.assertHeld() });
     } finally {
@@ -96,17 +119,29 @@ export class JetStreamLifecycleStore implements LifecycleStore {
   /** The journal line with `seq`, if stored. */
   private async line(team: RegistryEntry, seq: number): Promise<JournalLine | undefined> {
     const { session } = await this.streams();
-    const message = await retryTransient(() => session.jsm.direct.getMessage(this.names.journalStream, { last_by_subj: this.names.journalSubject(team.domainId, seq) }));
+    const message = await retryTransient(() =>
+      session.jsm.direct.getMessage(this.names.journalStream, {
+        last_by_subj: this.names.journalSubject(team.domainId, seq),
+      }),
+    );
     if (!message) return undefined;
     const parsed = journalLineSchema.safeParse(message.json());
-    if (!parsed.success) throw new CorruptFileError(`${this.where} stream ${this.names.journalStream} seq ${message.seq}`, zodProblemText(parsed.error));
+    if (!parsed.success)
+      throw new CorruptFileError(
+        `${this.where} stream ${this.names.journalStream} seq ${message.seq}`,
+        zodProblemText(parsed.error),
+      );
     return parsed.data;
   }
 
   /** The seq of the last line, 0 for an empty journal. */
   private async lastSeq(team: RegistryEntry): Promise<number> {
     const { session } = await this.streams();
-    const message = await retryTransient(() => session.jsm.direct.getMessage(this.names.journalStream, { last_by_subj: this.names.journalFilter(team.domainId) }));
+    const message = await retryTransient(() =>
+      session.jsm.direct.getMessage(this.names.journalStream, {
+        last_by_subj: this.names.journalFilter(team.domainId),
+      }),
+    );
     if (!message) return 0;
     const seq = Number(message.subject.slice(message.subject.lastIndexOf('.') + 1));
     return Number.isInteger(seq) ? seq : 0;
@@ -125,7 +160,11 @@ export class JetStreamLifecycleStore implements LifecycleStore {
     const last = await this.lastSeq(team);
     const missing = lines.filter((line) => line.seq > last);
     const publish = (line: JournalLine) =>
-      session.js.publish(this.names.journalSubject(team.domainId, line.seq), toJsonText(journalLineSchema.parse(line)), { msgID: `${team.domainId}.${line.seq}` });
+      session.js.publish(
+        this.names.journalSubject(team.domainId, line.seq),
+        toJsonText(journalLineSchema.parse(line)),
+        { msgID: `${team.domainId}.${line.seq}` },
+      );
     const first = await Promise.allSettled(missing.map(publish));
     let added = 0;
     for (const [i, outcome] of first.entries()) {
@@ -136,7 +175,10 @@ export class JetStreamLifecycleStore implements LifecycleStore {
   }
 
   async journalTail(team: RegistryEntry, count: number): Promise<JournalLine[]> {
-    const [last, floor] = await Promise.all([this.lastSeq(team), this.latestKeptRun(team).then((latest) => latest?.kept.envelope.seq ?? 0)]);
+    const [last, floor] = await Promise.all([
+      this.lastSeq(team),
+      this.latestKeptRun(team).then((latest) => latest?.kept.envelope.seq ?? 0),
+    ]);
     const first = Math.max(floor + 1, last - count + 1);
     const seqs = Array.from({ length: Math.max(0, last - first + 1) }, (_, i) => first + i);
     const lines = await Promise.all(seqs.map((seq) => this.line(team, seq)));
@@ -150,8 +192,16 @@ export class JetStreamLifecycleStore implements LifecycleStore {
     const after = index === 0 ? 0 : runs[index - 1]!.envelope.seq;
     const upTo = index === runs.length ? Number.POSITIVE_INFINITY : runs[index]!.envelope.seq;
     const { session } = await this.streams();
-    const records = await readSubjectSince(session, this.names.journalStream, this.names.journalFilter(team.domainId), 0);
-    return parseJsonRecords(records.map((record) => decoder.decode(record.data)), journalLineSchema).filter((line) => line.seq > after && line.seq <= upTo);
+    const records = await readSubjectSince(
+      session,
+      this.names.journalStream,
+      this.names.journalFilter(team.domainId),
+      0,
+    );
+    return parseJsonRecords(
+      records.map((record) => decoder.decode(record.data)),
+      journalLineSchema,
+    ).filter((line) => line.seq > after && line.seq <= upTo);
   }
 
   async keptRuns(team: RegistryEntry): Promise<KeptRun[]> {
@@ -161,7 +211,9 @@ export class JetStreamLifecycleStore implements LifecycleStore {
     const runs = await Promise.all(
       keys.map(async (key) => {
         const entry = await retryTransient(() => lifecycle.get(key));
-        return entry && entry.operation === 'PUT' ? this.keptRun(team, Number(key.slice(key.lastIndexOf('.') + 1)), entry.value) : undefined;
+        return entry && entry.operation === 'PUT'
+          ? this.keptRun(team, Number(key.slice(key.lastIndexOf('.') + 1)), entry.value)
+          : undefined;
       }),
     );
     return runs.filter((kept): kept is KeptRun => kept !== undefined).sort((a, b) => a.run - b.run);
@@ -171,7 +223,8 @@ export class JetStreamLifecycleStore implements LifecycleStore {
     section.assertHeld();
     const { lifecycle } = await this.streams();
     const current = await retryTransient(() => lifecycle.get(team.domainId));
-    if (!current || current.operation !== 'PUT') throw new CorruptFileError(this.envelopeLocation(team), 'there is no lifecycle state to keep');
+    if (!current || current.operation !== 'PUT')
+      throw new CorruptFileError(this.envelopeLocation(team), 'there is no lifecycle state to keep');
     const text = decoder.decode(current.value);
     const last = await this.latestKeptRun(team);
     if (last && last.text === text) return last.kept;
@@ -192,14 +245,20 @@ export class JetStreamLifecycleStore implements LifecycleStore {
 
   private keptRun(team: RegistryEntry, run: number, value: Uint8Array): KeptRun | undefined {
     if (!Number.isInteger(run) || run < 1) return undefined;
-    return { run, location: `${this.where} KV ${this.names.lifecycleBucket}/${this.runKey(team, String(run))}`, envelope: this.parse(team, value) };
+    return {
+      run,
+      location: `${this.where} KV ${this.names.lifecycleBucket}/${this.runKey(team, String(run))}`,
+      envelope: this.parse(team, value),
+    };
   }
 
   /** The run kept last (runs are kept in order, so it is the last entry written under `run.<team>.*`): one direct lookup. */
   private async latestKeptRun(team: RegistryEntry): Promise<{ kept: KeptRun; text: string } | undefined> {
     const { session } = await this.streams();
     const bucket = this.names.lifecycleBucket;
-    const message = await retryTransient(() => session.jsm.direct.getMessage(`KV_${bucket}`, { last_by_subj: `$KV.${bucket}.${this.runKey(team, '*')}` }));
+    const message = await retryTransient(() =>
+      session.jsm.direct.getMessage(`KV_${bucket}`, { last_by_subj: `$KV.${bucket}.${this.runKey(team, '*')}` }),
+    );
     if (!message || message.data.length === 0) return undefined;
     const kept = this.keptRun(team, Number(message.subject.slice(message.subject.lastIndexOf('.') + 1)), message.data);
     return kept && { kept, text: decoder.decode(message.data) };

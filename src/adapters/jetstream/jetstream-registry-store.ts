@@ -27,7 +27,11 @@ export class JetStreamRegistryStore implements RegistryStore {
   /** The revision each recently read lockVersion was stored at, so a commit needs no second read. */
   private readonly revisions = new Map<number, number>();
 
-  constructor(private readonly streams: () => Promise<FederationStreams>, names: JetStreamNames, where: string) {
+  constructor(
+    private readonly streams: () => Promise<FederationStreams>,
+    names: JetStreamNames,
+    where: string,
+  ) {
     this.location = `${where} KV ${names.registryBucket}/${KEY}`;
     this.federation = names.federation;
   }
@@ -56,7 +60,9 @@ export class JetStreamRegistryStore implements RegistryStore {
   async read(): Promise<Registry> {
     const stored = await this.fetch();
     if (!stored) {
-      throw new NotAFederationError(`federation "${this.federation}" has no registry in JetStream (${this.location}); create it with: fed init --name ${this.federation}`);
+      throw new NotAFederationError(
+        `federation "${this.federation}" has no registry in JetStream (${this.location}); create it with: fed init --name ${this.federation}`,
+      );
     }
     return stored.registry;
   }
@@ -65,11 +71,19 @@ export class JetStreamRegistryStore implements RegistryStore {
     let revision = this.revisions.get(expectedVersion);
     if (revision === undefined) {
       const current = await this.fetch();
-      if (!current) throw new NotAFederationError(`federation "${this.federation}" has no registry in JetStream (${this.location}); create it with: fed init --name ${this.federation}`);
-      if (current.registry.lockVersion !== expectedVersion) throw new RegistryConflictError(this.location, expectedVersion, current.registry.lockVersion);
+      if (!current)
+        throw new NotAFederationError(
+          `federation "${this.federation}" has no registry in JetStream (${this.location}); create it with: fed init --name ${this.federation}`,
+        );
+      if (current.registry.lockVersion !== expectedVersion)
+        throw new RegistryConflictError(this.location, expectedVersion, current.registry.lockVersion);
       revision = current.revision;
     }
-    const written: Registry = { ...next, lastUpdated: (options.now?.() ?? new Date()).toISOString(), lockVersion: expectedVersion + 1 };
+    const written: Registry = {
+      ...next,
+      lastUpdated: (options.now?.() ?? new Date()).toISOString(),
+      lockVersion: expectedVersion + 1,
+    };
     const text = toJsonText(written);
     const { registry } = await this.streams();
     let retried = false;

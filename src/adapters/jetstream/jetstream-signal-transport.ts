@@ -1,7 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { RefusedError } from '../../core/errors.js';
 import { toJsonText } from '../../core/json-text.js';
-import type { InboxOptions, PartyCensus, SendRoute, SentSignal, SignalInbox, SignalOutbox, SignalReadResult, SignalTransport, TransportSendOptions } from '../../ports/signal-transport.js';
+import type {
+  InboxOptions,
+  PartyCensus,
+  SendRoute,
+  SentSignal,
+  SignalInbox,
+  SignalOutbox,
+  SignalReadResult,
+  SignalTransport,
+  TransportSendOptions,
+} from '../../ports/signal-transport.js';
 import type { SignalParty } from '../../core/resolve-party.js';
 import { SIGNAL_PROTOCOL, type SignalMessage } from '../../core/schema/signal.js';
 import { judgeSignal } from '../../core/schema/judge-signal.js';
@@ -42,7 +52,9 @@ export class JetStreamSignalTransport implements SignalTransport {
     const { headers } = await import('@nats-io/transport-node');
     const sendMark = headers();
     sendMark.set(SEND_HEADER, randomUUID());
-    const ack = await retryTransient(() => js.publish(names.inboxSubject(route.to.id, route.from.id), text, { msgID: message.id, headers: sendMark }));
+    const ack = await retryTransient(() =>
+      js.publish(names.inboxSubject(route.to.id, route.from.id), text, { msgID: message.id, headers: sendMark }),
+    );
     let stored = message;
     // A duplicate on a retried publish may be our own first attempt, whose reply was lost.
     let delivered = !ack.duplicate;
@@ -52,7 +64,9 @@ export class JetStreamSignalTransport implements SignalTransport {
       const first = await retryTransient(() => jsm.direct.getMessage(names.signalStream, { seq: ack.seq }));
       const judged = first ? judgeSignal(Buffer.from(first.data), { owner: route.to.id, box: 'inbox' }) : undefined;
       if (judged?.ok) {
-        const differing = (['from', 'to', 'type', 'subject', 'body'] as const).filter((key) => judged.value[key] !== message[key]);
+        const differing = (['from', 'to', 'type', 'subject', 'body'] as const).filter(
+          (key) => judged.value[key] !== message[key],
+        );
         const ours = first?.header?.get(SEND_HEADER) === sendMark.get(SEND_HEADER);
         if (!ours && (differing.length || !options.idempotent)) {
           throw new RefusedError(
@@ -83,7 +97,12 @@ export class JetStreamSignalTransport implements SignalTransport {
       location: `${this.where} subject ${filter}`,
       list: async (): Promise<SignalReadResult> => {
         const result: SignalReadResult = { signals: [], invalid: [] };
-        for (const record of await readSubjectSince((await this.streams()).session, this.names.signalStream, filter, 0)) {
+        for (const record of await readSubjectSince(
+          (await this.streams()).session,
+          this.names.signalStream,
+          filter,
+          0,
+        )) {
           const judged = judgeRecord({ where: this.where }, record, party.id, 'outbox');
           if ('signal' in judged) result.signals.push(judged.signal);
           else result.invalid.push(judged.invalid);
@@ -111,7 +130,9 @@ export class JetStreamSignalTransport implements SignalTransport {
     };
     const messages = await perSubject(names.signalStream, `fed.${names.federation}.inbox.>`);
     const acks = await perSubject(`KV_${names.ackBucket}`, `$KV.${names.ackBucket}.>`);
-    const census = new Map<string, PartyCensus>(parties.map((p) => [p.id, { inbox: { total: 0, unacknowledged: 0 }, outbox: { total: 0, unacknowledged: 0 } }]));
+    const census = new Map<string, PartyCensus>(
+      parties.map((p) => [p.id, { inbox: { total: 0, unacknowledged: 0 }, outbox: { total: 0, unacknowledged: 0 } }]),
+    );
     for (const [subject, count] of Object.entries(messages)) {
       const [to, from] = subject.split('.').slice(-2) as [string, string];
       const inbox = census.get(to)?.inbox;

@@ -45,7 +45,12 @@ const decode = (value: Uint8Array): Lease | undefined => {
  * is taken over as soon as it is gone; a holder on another host by its heartbeat, renewed every third of
  * `staleMs` (a lease left unrenewed for `staleMs` is abandoned). A holder whose renewal finds the lease taken has lost it and must not write.
  */
-export async function acquireKvLease(kv: KV, key: string, what: string, options: KvLeaseOptions = {}): Promise<HeldLease> {
+export async function acquireKvLease(
+  kv: KV,
+  key: string,
+  what: string,
+  options: KvLeaseOptions = {},
+): Promise<HeldLease> {
   const staleMs = options.staleMs ?? 10_000;
   const timeoutMs = options.timeoutMs ?? 60_000;
   const started = Date.now();
@@ -64,19 +69,25 @@ export async function acquireKvLease(kv: KV, key: string, what: string, options:
     const entry = await retryTransient(() => kv.get(key));
     try {
       if (!entry || entry.operation !== 'PUT') {
-        revision = await retryTransient(() => (entry ? kv.update(key, record(), entry.revision) : kv.create(key, record())));
+        revision = await retryTransient(() =>
+          entry ? kv.update(key, record(), entry.revision) : kv.create(key, record()),
+        );
         break;
       }
       const holder = decode(entry.value);
       if (seen?.revision !== entry.revision) seen = { revision: entry.revision, at: Date.now() };
       // Every renewal makes a new revision, so one unchanged for staleMs by our own clock was not renewed
       // (no comparison of clocks across machines).
-      const gone = holder !== undefined && holder.host === owner.host ? !processIsAlive(holder.pid, holder.startTime) : Date.now() - seen.at > staleMs;
+      const gone =
+        holder !== undefined && holder.host === owner.host
+          ? !processIsAlive(holder.pid, holder.startTime)
+          : Date.now() - seen.at > staleMs;
       if (gone) {
         revision = await retryTransient(() => kv.update(key, record(), entry.revision));
         break;
       }
-      if (Date.now() - started > timeoutMs) throw new LockTimeoutError(`${what} (${key})`, holder, Date.now() - started);
+      if (Date.now() - started > timeoutMs)
+        throw new LockTimeoutError(`${what} (${key})`, holder, Date.now() - started);
     } catch (error) {
       // The server's "wrong last sequence": another process took or renewed the lease first; look again.
       if (!isWrongLastSequence(error)) throw error;

@@ -43,7 +43,7 @@ export const FEDERATION_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export function jetstreamNames(federation: string | undefined): JetStreamNames {
   if (federation === undefined) {
     throw new InvalidInputError(
-      'the JetStream backend needs the federation\'s name (federationName in federate.config.json): it names the streams and buckets every machine shares; ' +
+      "the JetStream backend needs the federation's name (federationName in federate.config.json): it names the streams and buckets every machine shares; " +
         'set it, or run fed init --name <federationName>',
     );
   }

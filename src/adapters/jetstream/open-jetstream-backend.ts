@@ -43,7 +43,10 @@ export function createJetStreamBackend(options: JetStreamBackendOptions): JetStr
     opening ??= (async () => {
       // The NATS client is loaded only by a federation that uses it: a file federation's commands start
       // without it.
-      const [{ openJetStream }, { ensureFederationStreams }] = await Promise.all([import('./connect-jetstream.js'), import('./federation-streams.js')]);
+      const [{ openJetStream }, { ensureFederationStreams }] = await Promise.all([
+        import('./connect-jetstream.js'),
+        import('./federation-streams.js'),
+      ]);
       const session = await openJetStream(options);
       try {
         return await ensureFederationStreams(session);

@@ -54,7 +54,13 @@ export async function readSubjectSince(
         stall.refresh();
         const headers: Record<string, string> = {};
         for (const [key] of message.headers ?? []) headers[key] = message.headers!.get(key);
-        records.push({ seq: message.seq, subject: message.subject, data: message.data, storedAt: message.info.timestampNanos / 1e6, headers });
+        records.push({
+          seq: message.seq,
+          subject: message.subject,
+          data: message.data,
+          storedAt: message.info.timestampNanos / 1e6,
+          headers,
+        });
         reachedLast = message.seq >= last.seq;
         if (reachedLast || message.info.pending === 0) break;
       }
@@ -64,7 +70,9 @@ export async function readSubjectSince(
     }
     const readTo = records.at(-1)?.seq ?? afterSeq;
     if (!reachedLast && (await storedAfter(session, stream, filter, readTo, last.seq))) {
-      throw new TransientJetStreamError(`the read of ${filter} in ${stream} stopped at sequence ${readTo} of ${last.seq}`);
+      throw new TransientJetStreamError(
+        `the read of ${filter} in ${stream} stopped at sequence ${readTo} of ${last.seq}`,
+      );
     }
     return records;
   });
@@ -74,8 +82,17 @@ export async function readSubjectSince(
  * Whether the stream holds a message on `filter` after `afterSeq`, up to `lastSeq`: asked of the stream's
  * leader, never of a replica that may be behind it.
  */
-async function storedAfter(session: JetStreamSession, stream: string, filter: string, afterSeq: number, lastSeq: number): Promise<boolean> {
+async function storedAfter(
+  session: JetStreamSession,
+  stream: string,
+  filter: string,
+  afterSeq: number,
+  lastSeq: number,
+): Promise<boolean> {
   // The client's types omit next_by_subj for this (leader-served) request; the server has taken it since 2.9.
-  const next = await session.jsm.streams.getMessage(stream, { seq: afterSeq + 1, next_by_subj: filter } as unknown as MsgRequest);
+  const next = await session.jsm.streams.getMessage(stream, {
+    seq: afterSeq + 1,
+    next_by_subj: filter,
+  } as unknown as MsgRequest);
   return next !== null && next.seq <= lastSeq;
 }

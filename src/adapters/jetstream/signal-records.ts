@@ -15,7 +15,12 @@ export interface RecordJudge {
 
 export const signalLocation = (where: string, seq: number | string): string => `${where} seq ${seq}`;
 
-export function judgeRecord(judge: RecordJudge, record: StreamRecord, owner: string, box: SignalBox): { signal: SignalEntry } | { invalid: InvalidSignalFile } {
+export function judgeRecord(
+  judge: RecordJudge,
+  record: StreamRecord,
+  owner: string,
+  box: SignalBox,
+): { signal: SignalEntry } | { invalid: InvalidSignalFile } {
   const file = String(record.seq);
   const path = signalLocation(judge.where, record.seq);
   const judged = judgeSignal(Buffer.from(record.data), { owner, box });
@@ -27,7 +32,9 @@ export function judgeRecord(judge: RecordJudge, record: StreamRecord, owner: str
 
 /** An inbox entry as the port shows it: `acknowledged` always set, `acknowledged_at` when it is true. */
 export function withAck(entry: SignalEntry, ack: SignalAck | undefined): SignalEntry {
-  const message = ack?.acknowledged ? { ...entry.message, acknowledged: true, acknowledged_at: ack.acknowledged_at } : { ...entry.message, acknowledged: false };
+  const message = ack?.acknowledged
+    ? { ...entry.message, acknowledged: true, acknowledged_at: ack.acknowledged_at }
+    : { ...entry.message, acknowledged: false };
   return Object.freeze({ ...entry, message });
 }
 
@@ -43,4 +50,5 @@ export function compareEntries(a: SignalEntry, b: SignalEntry): number {
 }
 
 /** The KV key of a signal's acknowledgment: `<to>.<from>.<id>`, so counts per inbox and per outbox are subject counts. */
-export const ackKey = (message: Pick<SignalMessage, 'to' | 'from' | 'id'>): string => `${message.to}.${message.from}.${message.id}`;
+export const ackKey = (message: Pick<SignalMessage, 'to' | 'from' | 'id'>): string =>
+  `${message.to}.${message.from}.${message.id}`;

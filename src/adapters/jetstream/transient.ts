@@ -1,5 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isJetStreamNotEnabled, isNatsError, jetStreamApiCode, JetStreamApiCode, jetStreamStatus, NatsErrorName } from './jetstream-errors.js';
+import {
+  isJetStreamNotEnabled,
+  isNatsError,
+  jetStreamApiCode,
+  JetStreamApiCode,
+  jetStreamStatus,
+  NatsErrorName,
+} from './jetstream-errors.js';
 
 /** "Not now", raised by the adapter itself: e.g. a read whose consumer was lost with its server. */
 export class TransientJetStreamError extends Error {
@@ -38,7 +45,10 @@ export const TRANSIENT_DEADLINE_MS = 60_000;
  * `op` must be safe to repeat: publishes carry a message id (server-side dedupe), compare-and-swap
  * writes check what they find when a retried attempt reports a conflict.
  */
-export async function retryTransient<T>(op: (attempt: number) => Promise<T>, deadlineMs = TRANSIENT_DEADLINE_MS): Promise<T> {
+export async function retryTransient<T>(
+  op: (attempt: number) => Promise<T>,
+  deadlineMs = TRANSIENT_DEADLINE_MS,
+): Promise<T> {
   const deadline = Date.now() + deadlineMs;
   for (let attempt = 1; ; attempt++) {
     try {

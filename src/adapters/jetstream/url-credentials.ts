@@ -37,7 +37,9 @@ export function urlCredentials(urls: readonly string[]): UrlCredentials {
     servers.push(parsed.href);
   }
   if (identities.size > 1) {
-    throw new InvalidInputError('the NATS URLs in FED_NATS_URL carry different users, passwords or tokens; one connection has one identity: give every URL the same, or only the first');
+    throw new InvalidInputError(
+      'the NATS URLs in FED_NATS_URL carry different users, passwords or tokens; one connection has one identity: give every URL the same, or only the first',
+    );
   }
   return { servers, ...identities.values().next().value };
 }

@@ -12,7 +12,12 @@ import type { JetStreamNames } from './names.js';
  */
 const FOLLOW_UP_MS = 25;
 
-export function watchInbox(streams: () => Promise<FederationStreams>, names: JetStreamNames, inbox: JetStreamInbox, options: WatchOptions): SignalSubscription {
+export function watchInbox(
+  streams: () => Promise<FederationStreams>,
+  names: JetStreamNames,
+  inbox: JetStreamInbox,
+  options: WatchOptions,
+): SignalSubscription {
   // "Already in the box when the watch starts" is decided by when the server stored a signal, not by
   // what the first (asynchronous) read finds: a signal sent right after watch() returned is new. Both
   // clocks are read below the millisecond, since a send and a watch often fall in the same one (the
@@ -64,7 +69,9 @@ export function watchInbox(streams: () => Promise<FederationStreams>, names: Jet
     let afterSeq = first.lastSeq;
     let followUp = false;
     const already = (entry: SignalEntry) => inbox.storedAtOf(entry.file) < startedAt;
-    let batch = first.signals.filter((entry) => !already(entry) || backlog === 'all' || (backlog === 'unacknowledged' && !entry.message.acknowledged));
+    let batch = first.signals.filter(
+      (entry) => !already(entry) || backlog === 'all' || (backlog === 'unacknowledged' && !entry.message.acknowledged),
+    );
     for (;;) {
       for (const entry of batch) {
         if (closed) return;

@@ -10,7 +10,8 @@ import { zodProblemText } from '../../core/schema/problems.js';
  * prompt beside it is for LLM agents). The agent writes only inside its workspace, so a context whose
  * output paths lie elsewhere is refused before anything is read or written.
  */
-const HOW_TO_RUN = 'fed-agent is started by `fed launch --team <team>`, which writes <workspace>/.fed/launch/context.json and points FED_LAUNCH_CONTEXT at it';
+const HOW_TO_RUN =
+  'fed-agent is started by `fed launch --team <team>`, which writes <workspace>/.fed/launch/context.json and points FED_LAUNCH_CONTEXT at it';
 
 function isInside(dir: string, path: string): boolean {
   const rel = relative(dir, path);
@@ -26,21 +27,36 @@ export function readLaunchContext(env: NodeJS.ProcessEnv): LaunchContext {
   } catch {
     read = { ok: false, problem: 'ENOENT' };
   }
-  if (!read.ok) throw new InvalidInputError(`cannot read the launch context ${file} (FED_LAUNCH_CONTEXT): ${read.problem}; ${HOW_TO_RUN}`);
+  if (!read.ok)
+    throw new InvalidInputError(
+      `cannot read the launch context ${file} (FED_LAUNCH_CONTEXT): ${read.problem}; ${HOW_TO_RUN}`,
+    );
   const text = read.bytes.toString('utf8');
   const json = parseJsonText(text);
-  if (!json.ok) throw new InvalidInputError(`launch context ${file} is not JSON (line ${json.line}, column ${json.column}: ${json.message})`);
+  if (!json.ok)
+    throw new InvalidInputError(
+      `launch context ${file} is not JSON (line ${json.line}, column ${json.column}: ${json.message})`,
+    );
   const parsed = launchContextSchema.safeParse(json.value, { reportInput: true });
   if (!parsed.success) {
-    throw new InvalidInputError(`launch context ${file} is invalid:\n  - ${zodProblemText(parsed.error, { separator: '\n  - ' })}`);
+    throw new InvalidInputError(
+      `launch context ${file} is invalid:\n  - ${zodProblemText(parsed.error, { separator: '\n  - ' })}`,
+    );
   }
   const context = parsed.data;
   if (env.FED_TEAM && env.FED_TEAM !== context.team) {
-    throw new InvalidInputError(`FED_TEAM is "${env.FED_TEAM}" but the launch context ${file} is for team "${context.team}"; relaunch with fed launch`);
+    throw new InvalidInputError(
+      `FED_TEAM is "${env.FED_TEAM}" but the launch context ${file} is for team "${context.team}"; relaunch with fed launch`,
+    );
   }
-  for (const [field, path] of [['deliverablePath', context.deliverablePath], ['learningLogPath', context.learningLogPath]] as const) {
+  for (const [field, path] of [
+    ['deliverablePath', context.deliverablePath],
+    ['learningLogPath', context.learningLogPath],
+  ] as const) {
     if (!isInside(context.workspace, path)) {
-      throw new InvalidInputError(`launch context ${file}: ${field} ${path} is outside the team workspace ${context.workspace}; fed-agent writes only inside its workspace`);
+      throw new InvalidInputError(
+        `launch context ${file}: ${field} ${path} is outside the team workspace ${context.workspace}; fed-agent writes only inside its workspace`,
+      );
     }
   }
   return context;

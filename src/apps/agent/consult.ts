@@ -52,11 +52,28 @@ export async function runConsultant(context: LaunchContext, io: ConsultIo): Prom
     // Anything but a question being researched (ready, a clarification, paused, over) ends this run.
     if (state !== 'researching' || !current || current.signalId === last) break;
     last = current.signalId;
-    const text = answerQuestion(survey, projectName, { subject: current.subject, body: await io.questionBody(current.signalId) });
+    const text = answerQuestion(survey, projectName, {
+      subject: current.subject,
+      body: await io.questionBody(current.signalId),
+    });
     const reportId = uuidv5(`${context.team}/${current.signalId}`, ANSWER_NAMESPACE);
     await io.fed([
-      'signal', 'send', '--from', context.team, '--to', current.from ?? META, '--type', 'report',
-      '--reply-to', current.signalId, '--subject', answerSubject(current.subject), '--body', text, '--id', reportId,
+      'signal',
+      'send',
+      '--from',
+      context.team,
+      '--to',
+      current.from ?? META,
+      '--type',
+      'report',
+      '--reply-to',
+      current.signalId,
+      '--subject',
+      answerSubject(current.subject),
+      '--body',
+      text,
+      '--id',
+      reportId,
     ]);
     io.log(`answered "${current.subject}" (${current.signalId}) to ${current.from ?? META}`);
     await io.report('ANSWER_SENT', { reportId });
@@ -69,7 +86,11 @@ export async function runConsultant(context: LaunchContext, io: ConsultIo): Prom
  * The answer to one question from the index: for each thing it asks about, the files that match best
  * with a few quoted lines, or a plain statement that nothing matched and what was looked for.
  */
-export function answerQuestion(survey: Survey, projectName: string, question: { subject: string; body: string }): string {
+export function answerQuestion(
+  survey: Survey,
+  projectName: string,
+  question: { subject: string; body: string },
+): string {
   const { topics } = planMission(question, projectName);
   if (topics.length === 0) {
     return `I found nothing to look up: the question names no file, name or behaviour of the codebase (it only asks about the project in general). Ask about something specific, like a file, a function or "how does X work".`;
@@ -83,7 +104,16 @@ export function answerQuestion(survey: Survey, projectName: string, question: { 
     }
     const listed = files.map((file) => {
       // An excerpt is a few lines from `line` on: each quoted indented under where it is.
-      const quotes = file.excerpts.map((q) => `  ${file.path}:${q.line}:\n${q.text.replace(/\s+$/, '').split('\n').map((l) => `      ${l}`).join('\n')}`).join('\n');
+      const quotes = file.excerpts
+        .map(
+          (q) =>
+            `  ${file.path}:${q.line}:\n${q.text
+              .replace(/\s+$/, '')
+              .split('\n')
+              .map((l) => `      ${l}`)
+              .join('\n')}`,
+        )
+        .join('\n');
       return `- ${file.path} (matches ${file.terms.join(', ') || 'the path'})${quotes ? `\n${quotes}` : ''}`;
     });
     const unmatched = missing.length ? `\n(No file mentions ${quote(missing)}.)` : '';

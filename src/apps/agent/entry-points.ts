@@ -30,10 +30,15 @@ function npmSource(target: string, manifestDir: string, files: ReadonlySet<strin
   const relative = manifestDir === '.' ? normal : normal.slice(manifestDir.length + 1);
   const build = BUILD_DIRS.find((dir) => relative.startsWith(dir));
   const unbuilt = build ? relative.slice(build.length) : undefined;
-  const stems = [normal, unbuilt && posix.join(manifestDir, unbuilt), unbuilt && posix.join(manifestDir, 'src', unbuilt)]
+  const stems = [
+    normal,
+    unbuilt && posix.join(manifestDir, unbuilt),
+    unbuilt && posix.join(manifestDir, 'src', unbuilt),
+  ]
     .filter((s): s is string => typeof s === 'string')
     .map((s) => s.replace(/\.(c|m)?js$/, ''));
-  for (const stem of stems) for (const ext of ['', ...SOURCE_EXTENSIONS]) if (files.has(`${stem}${ext}`)) return `${stem}${ext}`;
+  for (const stem of stems)
+    for (const ext of ['', ...SOURCE_EXTENSIONS]) if (files.has(`${stem}${ext}`)) return `${stem}${ext}`;
   for (const ext of SOURCE_EXTENSIONS) if (files.has(`${normal}/index${ext}`)) return `${normal}/index${ext}`;
   return files.has(normal) ? normal : undefined;
 }
@@ -41,7 +46,14 @@ function npmSource(target: string, manifestDir: string, files: ReadonlySet<strin
 /** `pkg.cli:main` → `pkg/cli.py` or `src/pkg/cli.py`. */
 function pythonSource(target: string, manifestDir: string, files: ReadonlySet<string>): string | undefined {
   const module = (target.split(':')[0] ?? '').trim().replace(/\./g, '/');
-  const candidates = [`${module}.py`, `${module}/__main__.py`, `${module}/__init__.py`, `src/${module}.py`, `src/${module}/__main__.py`, `src/${module}/__init__.py`];
+  const candidates = [
+    `${module}.py`,
+    `${module}/__main__.py`,
+    `${module}/__init__.py`,
+    `src/${module}.py`,
+    `src/${module}/__main__.py`,
+    `src/${module}/__init__.py`,
+  ];
   return candidates.map((c) => posix.join(manifestDir, c)).find((c) => files.has(c));
 }
 
@@ -53,16 +65,24 @@ function conventionalEntry(file: FileRecord): boolean {
 }
 
 /** Why the language itself makes a file an entry point, if it does. */
-function languageRule(file: FileRecord, cargoDirs: readonly string[]): { reason: string; confidence: EntryPoint['confidence'] } | undefined {
-  if (file.language?.name === 'Go' && file.runsAsProgram) return { reason: 'Go `package main` with `func main()`', confidence: 'high' };
-  if (basename(file.path) === '__main__.py') return { reason: 'Python `__main__.py` (run with `python -m`)', confidence: 'high' };
+function languageRule(
+  file: FileRecord,
+  cargoDirs: readonly string[],
+): { reason: string; confidence: EntryPoint['confidence'] } | undefined {
+  if (file.language?.name === 'Go' && file.runsAsProgram)
+    return { reason: 'Go `package main` with `func main()`', confidence: 'high' };
+  if (basename(file.path) === '__main__.py')
+    return { reason: 'Python `__main__.py` (run with `python -m`)', confidence: 'high' };
   if (file.language?.name === 'Rust') {
     for (const dir of cargoDirs) {
-      const inside = dir === '.' ? file.path : file.path.startsWith(`${dir}/`) ? file.path.slice(dir.length + 1) : undefined;
-      if (inside === 'src/main.rs' || inside === 'src/lib.rs' || /^src\/bin\/[^/]+\.rs$/.test(inside ?? '')) return { reason: `Cargo convention (${inside}) of ${posix.join(dir, 'Cargo.toml')}`, confidence: 'high' };
+      const inside =
+        dir === '.' ? file.path : file.path.startsWith(`${dir}/`) ? file.path.slice(dir.length + 1) : undefined;
+      if (inside === 'src/main.rs' || inside === 'src/lib.rs' || /^src\/bin\/[^/]+\.rs$/.test(inside ?? ''))
+        return { reason: `Cargo convention (${inside}) of ${posix.join(dir, 'Cargo.toml')}`, confidence: 'high' };
     }
   }
-  if (file.language?.name === 'Python' && file.runsAsProgram) return { reason: 'Python script with an `if __name__ == "__main__":` block', confidence: 'medium' };
+  if (file.language?.name === 'Python' && file.runsAsProgram)
+    return { reason: 'Python script with an `if __name__ == "__main__":` block', confidence: 'medium' };
   return undefined;
 }
 

@@ -24,7 +24,13 @@ export function selectExcerpt(survey: Survey): Excerpt | null {
     const lines = text.split('\n').slice(0, EXCERPT_LINES);
     while (lines.length && lines[lines.length - 1]!.trim() === '') lines.pop();
     if (lines.length === 0) continue;
-    return { path: file.path, language: file.language.fence, text: lines.join('\n'), shownLines: lines.length, totalLines: file.lines };
+    return {
+      path: file.path,
+      language: file.language.fence,
+      text: lines.join('\n'),
+      shownLines: lines.length,
+      totalLines: file.lines,
+    };
   }
   return null;
 }

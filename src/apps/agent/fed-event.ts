@@ -25,16 +25,28 @@ export interface FedEventOptions {
 }
 
 export function fedEventReporter(options: FedEventOptions): ReportEvent {
-  return (type, data) => runFed(options, ['event', '--team', options.team, type, '--data', JSON.stringify(data)], `fed event ${type}`);
+  return (type, data) =>
+    runFed(options, ['event', '--team', options.team, type, '--data', JSON.stringify(data)], `fed event ${type}`);
 }
 
 /** Run one `fed` command for the team (`--root` given), returning its stdout; a failure throws with its stderr. */
-export async function runFed(options: FedEventOptions, args: readonly string[], what = `fed ${args[0]}`): Promise<string> {
+export async function runFed(
+  options: FedEventOptions,
+  args: readonly string[],
+  what = `fed ${args[0]}`,
+): Promise<string> {
   const command = options.command ?? 'fed';
   const run = await runCaptured([command, '--root', options.root, ...args], { cwd: options.cwd, env: options.env });
   if (run.error) {
-    throw new FedEventError(run.error.code === 'ENOENT' ? `${command} is not on PATH; fed launch puts it there (run the agent through fed launch)` : `cannot run ${command}: ${run.error.message}`);
+    throw new FedEventError(
+      run.error.code === 'ENOENT'
+        ? `${command} is not on PATH; fed launch puts it there (run the agent through fed launch)`
+        : `cannot run ${command}: ${run.error.message}`,
+    );
   }
-  if (run.code !== 0) throw new FedEventError(`${what} ${run.signal ? `was killed by ${run.signal}` : `exited ${run.code}`}: ${run.stderr.trim() || run.stdout.trim() || 'no output'}`);
+  if (run.code !== 0)
+    throw new FedEventError(
+      `${what} ${run.signal ? `was killed by ${run.signal}` : `exited ${run.code}`}: ${run.stderr.trim() || run.stdout.trim() || 'no output'}`,
+    );
   return run.stdout;
 }

@@ -59,7 +59,12 @@ export interface ImportContext {
   declaredDependencies: Set<string>;
 }
 
-export const emptyImportContext = (): ImportContext => ({ goModules: [], pythonRoots: ['.'], npmPackages: new Map(), declaredDependencies: new Set() });
+export const emptyImportContext = (): ImportContext => ({
+  goModules: [],
+  pythonRoots: ['.'],
+  npmPackages: new Map(),
+  declaredDependencies: new Set(),
+});
 
 /** The file a relative specifier names: exact, `.js` written for a `.ts` source (NodeNext), extensionless, or a folder index. */
 function resolveRelative(from: string, specifier: string, files: ReadonlySet<string>): string | undefined {
@@ -73,7 +78,13 @@ function resolveRelative(from: string, specifier: string, files: ReadonlySet<str
 
 /** `@scope/pkg/sub` → `@scope/pkg`, `lodash/fp` → `lodash`; builtins and aliases such as `@/x` or `~/x` are not packages. */
 function packageName(specifier: string): string | undefined {
-  if (specifier.startsWith('node:') || specifier.startsWith('#') || specifier.startsWith('~') || specifier.startsWith('@/')) return undefined;
+  if (
+    specifier.startsWith('node:') ||
+    specifier.startsWith('#') ||
+    specifier.startsWith('~') ||
+    specifier.startsWith('@/')
+  )
+    return undefined;
   const parts = specifier.split('/');
   const name = specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
   return BUILTINS.has(name) ? undefined : name;
@@ -81,7 +92,12 @@ function packageName(specifier: string): string | undefined {
 
 type Resolution = { file: string } | { external: string } | undefined;
 
-function resolveScript(from: string, specifier: string, files: ReadonlySet<string>, context: ImportContext): Resolution {
+function resolveScript(
+  from: string,
+  specifier: string,
+  files: ReadonlySet<string>,
+  context: ImportContext,
+): Resolution {
   if (specifier.startsWith('.')) {
     const file = resolveRelative(from, specifier, files);
     return file ? { file } : undefined;
@@ -96,7 +112,12 @@ function resolveScript(from: string, specifier: string, files: ReadonlySet<strin
 }
 
 /** `a.b.c` from `root`: `a/b/c.py`, `a/b/c/__init__.py`, else the same for `a.b` (c was a name inside it)… */
-function pythonModule(root: string, parts: readonly string[], minimum: number, files: ReadonlySet<string>): string | undefined {
+function pythonModule(
+  root: string,
+  parts: readonly string[],
+  minimum: number,
+  files: ReadonlySet<string>,
+): string | undefined {
   for (let k = parts.length; k >= minimum; k--) {
     const path = posix.join(root, ...parts.slice(0, k));
     if (k > 0 && files.has(`${path}.py`)) return `${path}.py`;
@@ -107,9 +128,17 @@ function pythonModule(root: string, parts: readonly string[], minimum: number, f
 
 const pythonDistribution = (name: string) => name.toLowerCase().replace(/[-_.]+/g, '-');
 
-function resolvePython(from: string, specifier: string, files: ReadonlySet<string>, context: ImportContext): Resolution {
+function resolvePython(
+  from: string,
+  specifier: string,
+  files: ReadonlySet<string>,
+  context: ImportContext,
+): Resolution {
   const dots = /^\.*/.exec(specifier)![0].length;
-  const parts = specifier.slice(dots).split('.').filter((p) => p !== '');
+  const parts = specifier
+    .slice(dots)
+    .split('.')
+    .filter((p) => p !== '');
   if (dots > 0) {
     let base = posix.dirname(from);
     for (let up = 1; up < dots; up++) base = posix.dirname(base);
@@ -121,18 +150,24 @@ function resolvePython(from: string, specifier: string, files: ReadonlySet<strin
     if (file) return { file };
   }
   const top = parts[0] ?? '';
-  return context.declaredDependencies.has(pythonDistribution(top)) || context.declaredDependencies.has(top) ? { external: top } : undefined;
+  return context.declaredDependencies.has(pythonDistribution(top)) || context.declaredDependencies.has(top)
+    ? { external: top }
+    : undefined;
 }
 
 function resolveGo(specifier: string, goFiles: ReadonlyMap<string, string>, context: ImportContext): Resolution {
-  const module = context.goModules.filter((m) => specifier === m.name || specifier.startsWith(`${m.name}/`)).sort((a, b) => b.name.length - a.name.length)[0];
+  const module = context.goModules
+    .filter((m) => specifier === m.name || specifier.startsWith(`${m.name}/`))
+    .sort((a, b) => b.name.length - a.name.length)[0];
   if (module) {
     const file = goFiles.get(posix.join(module.dir, specifier.slice(module.name.length + 1)));
     return file ? { file } : undefined;
   }
   const first = specifier.split('/')[0] ?? '';
   if (!first.includes('.')) return undefined; // the standard library
-  const declared = [...context.declaredDependencies].filter((d) => specifier === d || specifier.startsWith(`${d}/`)).sort((a, b) => b.length - a.length)[0];
+  const declared = [...context.declaredDependencies]
+    .filter((d) => specifier === d || specifier.startsWith(`${d}/`))
+    .sort((a, b) => b.length - a.length)[0];
   return { external: declared ?? specifier.split('/').slice(0, 3).join('/') };
 }
 
@@ -144,14 +179,16 @@ function goPackageFiles(modules: readonly FileRecord[]): Map<string, string> {
     const dir = posix.dirname(file.path);
     const current = byDir.get(dir);
     const named = posix.basename(file.path) === `${posix.basename(dir)}.go`;
-    if (current === undefined || (named && posix.basename(current) !== `${posix.basename(dir)}.go`)) byDir.set(dir, file.path);
+    if (current === undefined || (named && posix.basename(current) !== `${posix.basename(dir)}.go`))
+      byDir.set(dir, file.path);
   }
   return byDir;
 }
 
 function tally(modules: readonly FileRecord[]): Map<string, number> {
   const counts = new Map<string, number>();
-  for (const file of modules) if (file.language) counts.set(file.language.name, (counts.get(file.language.name) ?? 0) + 1);
+  for (const file of modules)
+    if (file.language) counts.set(file.language.name, (counts.get(file.language.name) ?? 0) + 1);
   return counts;
 }
 
@@ -169,7 +206,10 @@ function folderGroup(path: string, depth: number): string {
 }
 
 /** The shallowest folder depth that splits the modules into a few groups; files themselves if folders never do. */
-function chooseGrouping(paths: readonly string[]): { grouping: ModuleGraph['grouping']; groupOf: (path: string) => string } {
+function chooseGrouping(paths: readonly string[]): {
+  grouping: ModuleGraph['grouping'];
+  groupOf: (path: string) => string;
+} {
   let best = 1;
   let bestCount = 0;
   for (let depth = 1; depth <= 4; depth++) {
@@ -185,7 +225,10 @@ function chooseGrouping(paths: readonly string[]): { grouping: ModuleGraph['grou
 }
 
 /** `modules` are the product's source files in the languages whose imports the survey reads (no tests, examples or fixtures). */
-export function buildModuleGraph(files: readonly FileRecord[], context: ImportContext = emptyImportContext()): ModuleGraph {
+export function buildModuleGraph(
+  files: readonly FileRecord[],
+  context: ImportContext = emptyImportContext(),
+): ModuleGraph {
   const modules = files.filter((f) => !f.test);
   const paths = new Set(modules.map((m) => m.path));
   const goFiles = goPackageFiles(modules);
@@ -196,11 +239,17 @@ export function buildModuleGraph(files: readonly FileRecord[], context: ImportCo
     const language = file.language?.name;
     for (const specifier of file.imports) {
       const resolved =
-        language === 'Python' ? resolvePython(file.path, specifier, paths, context)
-        : language === 'Go' ? resolveGo(specifier, goFiles, context)
-        : resolveScript(file.path, specifier, paths, context);
+        language === 'Python'
+          ? resolvePython(file.path, specifier, paths, context)
+          : language === 'Go'
+            ? resolveGo(specifier, goFiles, context)
+            : resolveScript(file.path, specifier, paths, context);
       if (!resolved) continue;
-      if ('external' in resolved) (externalFiles.get(resolved.external) ?? externalFiles.set(resolved.external, new Set()).get(resolved.external)!).add(file.path);
+      if ('external' in resolved)
+        (
+          externalFiles.get(resolved.external) ??
+          externalFiles.set(resolved.external, new Set()).get(resolved.external)!
+        ).add(file.path);
       else if (resolved.file !== file.path && !seen.has(`${file.path}\n${resolved.file}`)) {
         seen.add(`${file.path}\n${resolved.file}`);
         fileEdges.push([file.path, resolved.file]);
@@ -224,11 +273,14 @@ export function buildModuleGraph(files: readonly FileRecord[], context: ImportCo
   const groupStats = new Map<string, ModuleGroup>();
   for (const file of modules) {
     const id = groupOf(file.path);
-    const stats = groupStats.get(id) ?? groupStats.set(id, { id, label: id, files: 0, lines: 0, dependents: 0 }).get(id)!;
+    const stats =
+      groupStats.get(id) ?? groupStats.set(id, { id, label: id, files: 0, lines: 0, dependents: 0 }).get(id)!;
     stats.files++;
     stats.lines += file.lines;
   }
-  const ranked = [...groupStats.values()].sort((a, b) => (degree.get(b.id) ?? 0) - (degree.get(a.id) ?? 0) || b.files - a.files || a.id.localeCompare(b.id));
+  const ranked = [...groupStats.values()].sort(
+    (a, b) => (degree.get(b.id) ?? 0) - (degree.get(a.id) ?? 0) || b.files - a.files || a.id.localeCompare(b.id),
+  );
   const kept = new Set((ranked.length > MAX_GROUPS ? ranked.slice(0, MAX_GROUPS - 1) : ranked).map((g) => g.id));
   const shown = (id: string) => (kept.has(id) ? id : OTHER_GROUP);
 
@@ -246,7 +298,14 @@ export function buildModuleGraph(files: readonly FileRecord[], context: ImportCo
     .sort((a, b) => b.imports - a.imports || a.from.localeCompare(b.from) || a.to.localeCompare(b.to));
   const shownGroups = ranked.filter((g) => kept.has(g.id));
   const rest = ranked.filter((g) => !kept.has(g.id));
-  if (rest.length) shownGroups.push({ id: OTHER_GROUP, label: OTHER_GROUP, files: rest.reduce((n, g) => n + g.files, 0), lines: rest.reduce((n, g) => n + g.lines, 0), dependents: 0 });
+  if (rest.length)
+    shownGroups.push({
+      id: OTHER_GROUP,
+      label: OTHER_GROUP,
+      files: rest.reduce((n, g) => n + g.files, 0),
+      lines: rest.reduce((n, g) => n + g.lines, 0),
+      dependents: 0,
+    });
   for (const group of shownGroups) {
     group.dependents = edges.filter((e) => e.to === group.id).length;
     if (grouping.grouping === 'folder' && group.id !== OTHER_GROUP) {
@@ -254,7 +313,10 @@ export function buildModuleGraph(files: readonly FileRecord[], context: ImportCo
       group.label = hasSubgroups ? `${group.id}/*` : `${group.id}/`;
     }
   }
-  const hub = shownGroups.filter((g) => g.id !== OTHER_GROUP && g.dependents > 0).sort((a, b) => b.dependents - a.dependents)[0] ?? null;
+  const hub =
+    shownGroups
+      .filter((g) => g.id !== OTHER_GROUP && g.dependents > 0)
+      .sort((a, b) => b.dependents - a.dependents)[0] ?? null;
   return {
     grouping: grouping.grouping,
     modules: modules.length,
@@ -265,6 +327,8 @@ export function buildModuleGraph(files: readonly FileRecord[], context: ImportCo
     hub,
     edges: edges.slice(0, MAX_EDGES),
     omittedEdges: Math.max(0, edges.length - MAX_EDGES),
-    external: [...externalFiles].map(([name, users]) => ({ name, files: users.size })).sort((a, b) => b.files - a.files || a.name.localeCompare(b.name)),
+    external: [...externalFiles]
+      .map(([name, users]) => ({ name, files: users.size }))
+      .sort((a, b) => b.files - a.files || a.name.localeCompare(b.name)),
   };
 }

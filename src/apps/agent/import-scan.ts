@@ -28,7 +28,8 @@ export function findScriptImports(text: string): string[] {
     const [imports] = parse(text);
     for (const entry of imports) if (entry.n) found.add(entry.n);
   } catch {
-    for (const pattern of FALLBACK_PATTERNS) for (const match of text.matchAll(pattern)) if (match[1]) found.add(match[1]);
+    for (const pattern of FALLBACK_PATTERNS)
+      for (const match of text.matchAll(pattern)) if (match[1]) found.add(match[1]);
   }
   if (text.includes('require')) for (const match of text.matchAll(REQUIRE)) if (match[1]) found.add(match[1]);
   return [...found];
@@ -48,7 +49,17 @@ export function findPythonImports(text: string): string[] {
     while ((line.endsWith('\\') || (line.includes('(') && !line.includes(')'))) && i + 1 < lines.length) {
       line = `${line.replace(/\\$/, '')} ${lines[++i]!.replace(/#.*$/, '').trim()}`;
     }
-    const names = (list: string) => list.replace(/[()]/g, '').split(',').map((n) => n.trim().split(/\s+as\s+/)[0]!.trim()).filter((n) => /^[\w.]+$/.test(n));
+    const names = (list: string) =>
+      list
+        .replace(/[()]/g, '')
+        .split(',')
+        .map((n) =>
+          n
+            .trim()
+            .split(/\s+as\s+/)[0]!
+            .trim(),
+        )
+        .filter((n) => /^[\w.]+$/.test(n));
     const from = /^from\s+([\w.]+)\s+import\s+(.+)$/.exec(line);
     if (from) {
       const base = from[1]!;

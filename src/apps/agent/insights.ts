@@ -22,16 +22,24 @@ function entryInsight(survey: Survey): string | undefined {
 
 function buildInsight(survey: Survey): string | undefined {
   const manifest = survey.manifests[0];
-  if (!manifest) return 'No build manifest (package.json, pyproject.toml, go.mod, Cargo.toml) was found, so how to build it is not declared.';
+  if (!manifest)
+    return 'No build manifest (package.json, pyproject.toml, go.mod, Cargo.toml) was found, so how to build it is not declared.';
   const scripts = Object.keys(manifest.scripts);
-  const scriptPart = scripts.length ? ` and defines ${plural(scripts.length, 'script')} (${scripts.slice(0, 4).map(code).join(', ')})` : '';
+  const scriptPart = scripts.length
+    ? ` and defines ${plural(scripts.length, 'script')} (${scripts.slice(0, 4).map(code).join(', ')})`
+    : '';
   return `${code(manifest.path)} declares ${plural(manifest.dependencies.length, 'runtime dependency', 'runtime dependencies')} and ${plural(manifest.devDependencies.length, 'development dependency', 'development dependencies')}${scriptPart}.`;
 }
 
 function packagesInsight(survey: Survey): string | undefined {
   const { list, edges } = survey.packages;
   if (list.length < 2) return undefined;
-  return `It is a monorepo of ${plural(list.length, 'package')} (${list.slice(0, 5).map((p) => code(p.name)).join(', ')}${list.length > 5 ? ', …' : ''}) with ${plural(edges.length, 'dependency', 'dependencies')} between them.`;
+  return `It is a monorepo of ${plural(list.length, 'package')} (${list
+    .slice(0, 5)
+    .map((p) => code(p.name))
+    .join(
+      ', ',
+    )}${list.length > 5 ? ', …' : ''}) with ${plural(edges.length, 'dependency', 'dependencies')} between them.`;
 }
 
 /** One finding per mission topic: where its answer is, or the chain it flows through. */
@@ -46,7 +54,10 @@ function topicInsight(answer: TopicAnswer): string | undefined {
 function testInsight(survey: Survey): string {
   const { tests } = survey;
   if (tests.files === 0) return 'No test files were found.';
-  const where = tests.folders.slice(0, 3).map((f) => folderRef(f.path)).join(', ');
+  const where = tests.folders
+    .slice(0, 3)
+    .map((f) => folderRef(f.path))
+    .join(', ');
   const runner = tests.runner ? ` run with ${tests.runner}${tests.command ? ` (${code(tests.command)})` : ''}` : '';
   return `${plural(tests.files, 'test file')} under ${where}${runner}.`;
 }
@@ -76,6 +87,18 @@ function unreadableInsight(survey: Survey): string | undefined {
 
 /** The mission's answers first, then what every newcomer should know. */
 export function distillInsights(survey: Survey, search: MissionSearch = { answers: [], searched: 0 }): string[] {
-  const general = [languageInsight, packagesInsight, unreadableInsight, entryInsight, buildInsight, testInsight, dependencyInsight, externalInsight, hotspotInsight].map((insight) => insight(survey));
-  return [...search.answers.map(topicInsight), ...general].filter((text): text is string => text !== undefined).slice(0, MAX_INSIGHTS);
+  const general = [
+    languageInsight,
+    packagesInsight,
+    unreadableInsight,
+    entryInsight,
+    buildInsight,
+    testInsight,
+    dependencyInsight,
+    externalInsight,
+    hotspotInsight,
+  ].map((insight) => insight(survey));
+  return [...search.answers.map(topicInsight), ...general]
+    .filter((text): text is string => text !== undefined)
+    .slice(0, MAX_INSIGHTS);
 }

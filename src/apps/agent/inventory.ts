@@ -76,7 +76,18 @@ function readFile(absolute: string, path: string): { buffer: Buffer; bytes: numb
 function measure(path: string, buffer: Buffer, bytes: number, whole: boolean): FileRecord {
   const language = languageOf(path);
   const binary = BINARY_EXTENSIONS.has(extname(path).toLowerCase()) || buffer.subarray(0, PROBE_BYTES).includes(0);
-  const record: FileRecord = { path, bytes, language, lines: 0, binary, analysed: whole && !binary, todos: [], imports: [], runsAsProgram: false, test: isTestFile(path) };
+  const record: FileRecord = {
+    path,
+    bytes,
+    language,
+    lines: 0,
+    binary,
+    analysed: whole && !binary,
+    todos: [],
+    imports: [],
+    runsAsProgram: false,
+    test: isTestFile(path),
+  };
   if (!record.analysed) return record;
   record.lines = countLines(buffer);
   if (language?.kind === 'code') {

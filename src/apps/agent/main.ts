@@ -46,17 +46,24 @@ async function main(): Promise<number> {
     const outcome = await runConsultant(context, {
       ...io,
       lifecycle: async () => {
-        const snapshot = snapshotOfMachine(consultantEntry, (await loadTeamLifecycle(team, backend.lifecycles)).snapshot);
+        const snapshot = snapshotOfMachine(
+          consultantEntry,
+          (await loadTeamLifecycle(team, backend.lifecycles)).snapshot,
+        );
         return { state: String(snapshot.value), current: snapshot.context.current };
       },
-      questionBody: async (signalId) => (await backend.signals.inbox({ id: team.domainId, entry: team }).find(signalId))[0]?.message.body ?? '',
+      questionBody: async (signalId) =>
+        (await backend.signals.inbox({ id: team.domainId, entry: team }).find(signalId))[0]?.message.body ?? '',
       fed: (args) => runFed(fedOptions, args),
     });
     if (outcome.status === 'waiting') log(`answered ${outcome.answered} question(s); no question is waiting`);
     return outcome.status === 'failed' ? 1 : 0;
   }
   if (archetype !== deliverableArchetype) {
-    throw new RefusedError('AGENT_ARCHETYPE', `fed-agent does the work of deliverable and consultant teams; team "${team.domainId}" is a ${team.archetypeId} team — launch it with an LLM agent (fed launch --agent <command>)`);
+    throw new RefusedError(
+      'AGENT_ARCHETYPE',
+      `fed-agent does the work of deliverable and consultant teams; team "${team.domainId}" is a ${team.archetypeId} team — launch it with an LLM agent (fed launch --agent <command>)`,
+    );
   }
   const outcome = await runAgent(context, team.domain, io);
   if (outcome.status === 'already-complete') log(`team "${context.team}" is already complete; nothing to do`);
@@ -67,7 +74,9 @@ try {
   process.exitCode = await main();
 } catch (error) {
   const refusal = error instanceof FedError && error.refusal;
-  process.stderr.write(`fed-agent: ${error instanceof FedError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `fed-agent: ${error instanceof FedError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exitCode = refusal ? 2 : 1;
 }
 // A JetStream backend's connection would keep the process alive.

@@ -45,14 +45,27 @@ export const MANIFEST_FILES: Record<string, ManifestKind> = {
 const WORKSPACE_FILES: Record<string, ManifestKind> = { 'pnpm-workspace.yaml': 'npm', 'go.work': 'go' };
 
 const emptyManifest = (path: string, kind: ManifestKind): Manifest => ({
-  path, kind, name: null, description: null, scripts: {}, entryPoints: [], dependencies: [], devDependencies: [], tools: [], workspaces: [], workspaceExcludes: [], problem: null,
+  path,
+  kind,
+  name: null,
+  description: null,
+  scripts: {},
+  entryPoints: [],
+  dependencies: [],
+  devDependencies: [],
+  tools: [],
+  workspaces: [],
+  workspaceExcludes: [],
+  problem: null,
 });
 
 type Table = Record<string, unknown>;
-const isRecord = (value: unknown): value is Table => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Table =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const stringOr = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
 const keysOf = (value: unknown): string[] => (isRecord(value) ? Object.keys(value) : []);
-const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
+const strings = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 /** `table(doc, 'tool', 'poetry')` → doc.tool.poetry when every step is a table, else `{}`. */
 const table = (value: unknown, ...keys: string[]): Table => {
   let at = value;
@@ -62,7 +75,9 @@ const table = (value: unknown, ...keys: string[]): Table => {
 
 function stringEntries(value: unknown): Record<string, string> {
   if (!isRecord(value)) return {};
-  return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  return Object.fromEntries(
+    Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
 }
 
 function readNpm(manifest: Manifest, text: string): void {
@@ -73,15 +88,24 @@ function readNpm(manifest: Manifest, text: string): void {
   manifest.scripts = stringEntries(json.scripts);
   const bin = json.bin;
   if (typeof bin === 'string') manifest.entryPoints.push({ field: 'bin', name: manifest.name, target: bin });
-  for (const [name, target] of Object.entries(stringEntries(bin))) manifest.entryPoints.push({ field: 'bin', name, target });
+  for (const [name, target] of Object.entries(stringEntries(bin)))
+    manifest.entryPoints.push({ field: 'bin', name, target });
   const main = stringOr(json.main) ?? stringOr(json.module);
   if (main) manifest.entryPoints.push({ field: 'main', name: null, target: main });
   const exported = isRecord(json.exports) ? json.exports['.'] : json.exports;
-  const exportTarget = typeof exported === 'string' ? exported : isRecord(exported) ? stringOr(exported.import) ?? stringOr(exported.default) : null;
-  if (exportTarget && exportTarget !== main) manifest.entryPoints.push({ field: 'exports', name: null, target: exportTarget });
+  const exportTarget =
+    typeof exported === 'string'
+      ? exported
+      : isRecord(exported)
+        ? (stringOr(exported.import) ?? stringOr(exported.default))
+        : null;
+  if (exportTarget && exportTarget !== main)
+    manifest.entryPoints.push({ field: 'exports', name: null, target: exportTarget });
   manifest.dependencies = [...keysOf(json.dependencies), ...keysOf(json.peerDependencies)];
   manifest.devDependencies = keysOf(json.devDependencies);
-  manifest.workspaces = Array.isArray(json.workspaces) ? strings(json.workspaces) : strings(table(json, 'workspaces').packages);
+  manifest.workspaces = Array.isArray(json.workspaces)
+    ? strings(json.workspaces)
+    : strings(table(json, 'workspaces').packages);
 }
 
 /** `requests>=2.0; python_version<"3.12"` → `requests`. */
@@ -97,14 +121,23 @@ function readPython(manifest: Manifest, text: string): void {
   const poetry = table(doc, 'tool', 'poetry');
   manifest.name = stringOr(project.name) ?? stringOr(poetry.name);
   manifest.description = stringOr(project.description) ?? stringOr(poetry.description);
-  for (const [field, scripts] of [['[project.scripts]', table(project, 'scripts')], ['[tool.poetry.scripts]', table(poetry, 'scripts')]] as const) {
-    for (const [name, target] of Object.entries(stringEntries(scripts))) manifest.entryPoints.push({ field, name, target });
+  for (const [field, scripts] of [
+    ['[project.scripts]', table(project, 'scripts')],
+    ['[tool.poetry.scripts]', table(poetry, 'scripts')],
+  ] as const) {
+    for (const [name, target] of Object.entries(stringEntries(scripts)))
+      manifest.entryPoints.push({ field, name, target });
   }
-  manifest.dependencies = [...strings(project.dependencies).map(requirementName), ...keysOf(poetry.dependencies).filter((d) => d !== 'python')];
+  manifest.dependencies = [
+    ...strings(project.dependencies).map(requirementName),
+    ...keysOf(poetry.dependencies).filter((d) => d !== 'python'),
+  ];
   const optional = Object.values(table(project, 'optional-dependencies')).flatMap(strings);
   const groups = Object.values(table(doc, 'dependency-groups')).flatMap(strings);
   const poetryGroups = Object.values(table(poetry, 'group')).flatMap((group) => keysOf(table(group, 'dependencies')));
-  manifest.devDependencies = [...new Set([...optional, ...groups].map(requirementName).concat(poetryGroups, keysOf(poetry['dev-dependencies'])))];
+  manifest.devDependencies = [
+    ...new Set([...optional, ...groups].map(requirementName).concat(poetryGroups, keysOf(poetry['dev-dependencies']))),
+  ];
   manifest.tools = Object.keys(table(doc, 'tool'));
 }
 
@@ -137,7 +170,12 @@ function readCargo(manifest: Manifest, text: string): void {
   manifest.workspaceExcludes = strings(workspace.exclude);
 }
 
-const READERS: Record<ManifestKind, (manifest: Manifest, text: string) => void> = { npm: readNpm, python: readPython, go: readGo, cargo: readCargo };
+const READERS: Record<ManifestKind, (manifest: Manifest, text: string) => void> = {
+  npm: readNpm,
+  python: readPython,
+  go: readGo,
+  cargo: readCargo,
+};
 
 /** Read the manifest at `path` (relative to `codebase`); an unreadable or malformed one keeps its problem. */
 export function readManifest(codebase: string, path: string): Manifest | undefined {
@@ -170,7 +208,10 @@ function goWorkMembers(text: string): string[] {
  * The workspace members a workspace-only file at the root declares (`pnpm-workspace.yaml` `packages`,
  * `go.work` `use`), or a problem when it cannot be read; undefined for other files.
  */
-export function readWorkspaceFile(codebase: string, path: string): { kind: ManifestKind; members: string[]; problem: string | null } | undefined {
+export function readWorkspaceFile(
+  codebase: string,
+  path: string,
+): { kind: ManifestKind; members: string[]; problem: string | null } | undefined {
   const kind = WORKSPACE_FILES[basename(path)];
   if (!kind) return undefined;
   try {

@@ -16,7 +16,10 @@ export function code(text: string): string {
  * (emphasis, code, links, HTML, strikethrough, table cells) and line breaks folded into spaces.
  */
 export function escapeText(text: string): string {
-  return text.replace(/[\\`*_[\]<>~|]/g, (c) => `\\${c}`).replace(/\s+/g, ' ').trim();
+  return text
+    .replace(/[\\`*_[\]<>~|]/g, (c) => `\\${c}`)
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** A fenced code block; the fence is longer than any backtick run in the body, so the body cannot close it. */
@@ -28,7 +31,8 @@ export function fenced(language: string, body: string): string {
 
 /** A GFM table; `|` inside a cell is escaped (GitHub honours that inside code spans too). */
 export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const line = (cells: readonly string[]) => `| ${cells.map((c) => c.replace(/\|/g, '\\|').replace(/\n/g, ' ')).join(' | ')} |`;
+  const line = (cells: readonly string[]) =>
+    `| ${cells.map((c) => c.replace(/\|/g, '\\|').replace(/\n/g, ' ')).join(' | ')} |`;
   return [line(header), `|${header.map(() => '---').join('|')}|`, ...rows.map(line)].join('\n');
 }
 

@@ -38,7 +38,8 @@ const MAX_TOPICS = 8;
 const MAX_TERMS = 6;
 
 /** Words that carry no subject: grammar, and how missions are phrased. */
-const STOP_WORDS = new Set(`
+const STOP_WORDS = new Set(
+  `
 a about above after again all also an and any are as at be been before being below between both but by can could did do does doing done
 each either else even every few for from further get gets got had has have having her here hers him his how however i if in into is it its
 itself just may me might more most much must my need needs no nor not now of off on once one only or other our ours out over own per please
@@ -49,24 +50,36 @@ list give find cover covers covering focus focusing detail details detailed summ
 wants like make makes made use used uses using let thing things part parts way ways kind sort exactly especially particular specifically
 new newcomer newcomers beginner beginners reader readers developer developers contributor contributors engineer engineers team teams people
 someone person user-facing deliverable readme flow flows flowing travel travels passes goes reach reaches look looks see check please help also too well
-`.trim().split(/\s+/));
+`
+    .trim()
+    .split(/\s+/),
+);
 
 /** Words that refer to the codebase itself: "how does the framework…" is about all of it. */
-const CODEBASE_WORDS = new Set(`
+const CODEBASE_WORDS = new Set(
+  `
 codebase code repository repo project projects framework library app application software system program tool tooling source sources
 work works working
-`.trim().split(/\s+/));
+`
+    .trim()
+    .split(/\s+/),
+);
 
 /** Words for what the general overview covers: a mission using them asks for the overview. */
-const OVERVIEW_WORDS = new Set(`
+const OVERVIEW_WORDS = new Set(
+  `
 overview architecture architectural structure structured layout laid organised organized organisation organization design designed
 component components module modules dependency dependencies depend depends entry point points build builds building built run runs running
 test tests testing tested install installs installation setup set start started starting getting language languages stack
 hotspot hotspots todo todos risk risks quality debt audit review summary introduction intro guide onboarding general overall whole
 high level high-level everything main key important
-`.trim().split(/\s+/));
+`
+    .trim()
+    .split(/\s+/),
+);
 
-const FLOW = /\b(flows?|flowing|pipeline|lifecycle|travels?|passes|goes|through|handled|processed|dispatched|routed|call chain|sequence)\b/i;
+const FLOW =
+  /\b(flows?|flowing|pipeline|lifecycle|travels?|passes|goes|through|handled|processed|dispatched|routed|call chain|sequence)\b/i;
 /** "How does X get parsed?", "How is a request handled?": how something happens, answered by the path it takes through the code. */
 const HOW_DOES = /^how\s+(?:does|do|did|is|are|was|were|can|will)\b/i;
 const RESTRICTIVE = /\b(only|just|solely|exclusively|nothing else|no overview)\b/i;
@@ -85,7 +98,8 @@ const wordSegmenter = new Intl.Segmenter('en', { granularity: 'word' });
 export function stem(word: string): string {
   const lower = word.toLowerCase();
   for (const suffix of ['ies', 'ied', 'ing', 'ers', 'er', 'es', 'ed', 'e', 's']) {
-    if (lower.endsWith(suffix) && lower.length - suffix.length >= (suffix === 's' ? 3 : 4)) return lower.slice(0, -suffix.length);
+    if (lower.endsWith(suffix) && lower.length - suffix.length >= (suffix === 's' ? 3 : 4))
+      return lower.slice(0, -suffix.length);
   }
   return lower;
 }
@@ -100,7 +114,15 @@ function contentTerms(text: string, projectWords: ReadonlySet<string>): { terms:
   for (const raw of words(text)) {
     // `router.ts` is about the router; `deliverable.md` (the document itself) about nothing in the codebase.
     const word = FILE_NAME.test(raw) ? raw.slice(0, raw.lastIndexOf('.')) : raw;
-    if (word.length < 3 || /^\d+$/.test(word) || STOP_WORDS.has(word) || CODEBASE_WORDS.has(word) || OVERVIEW_WORDS.has(word) || projectWords.has(word)) continue;
+    if (
+      word.length < 3 ||
+      /^\d+$/.test(word) ||
+      STOP_WORDS.has(word) ||
+      CODEBASE_WORDS.has(word) ||
+      OVERVIEW_WORDS.has(word) ||
+      projectWords.has(word)
+    )
+      continue;
     if (!terms.has(stem(word))) terms.set(stem(word), word);
   }
   const kept = [...terms].slice(0, MAX_TERMS);
@@ -129,12 +151,17 @@ function namedThings(sentence: string): { names: string[]; paths: string[] } {
   }
   for (const token of sentence.split(/[\s,;:()]+/)) {
     const bare = token.replace(/^["'`“]+|["'`”?!.]+$/g, '');
-    if (bare.includes('/') && PATH_LIKE.test(bare) && !/^https?:/.test(bare)) paths.push(bare.replace(/^\.\//, '').replace(/\/$/, ''));
+    if (bare.includes('/') && PATH_LIKE.test(bare) && !/^https?:/.test(bare))
+      paths.push(bare.replace(/^\.\//, '').replace(/\/$/, ''));
   }
   return { names, paths: [...new Set(paths)] };
 }
 
-const title = (sentence: string) => sentence.replace(/\s+/g, ' ').replace(/[.!:;]+$/, '').trim();
+const title = (sentence: string) =>
+  sentence
+    .replace(/\s+/g, ' ')
+    .replace(/[.!:;]+$/, '')
+    .trim();
 
 /**
  * Plan the document from the mission. `projectName` is the codebase's name: a mission asking "how does
@@ -144,15 +171,20 @@ export function planMission(mission: { subject: string; body: string }, projectN
   const projectWords = new Set(words(projectName));
   const topics: MissionTopic[] = [];
   const add = (topic: MissionTopic) => {
-    const same = topics.find((t) => t.paths.join() === topic.paths.join() && topic.terms.every((term) => t.terms.includes(term)));
+    const same = topics.find(
+      (t) => t.paths.join() === topic.paths.join() && topic.terms.every((term) => t.terms.includes(term)),
+    );
     if (same) {
       same.flow ||= topic.flow;
       same.exact ||= topic.exact;
       // The question says more than a heading restating it ("Request flow" → "How does a request flow …?").
-      if (topic.title.endsWith('?') && !same.title.endsWith('?')) Object.assign(same, { title: topic.title, source: topic.source });
+      if (topic.title.endsWith('?') && !same.title.endsWith('?'))
+        Object.assign(same, { title: topic.title, source: topic.source });
       return;
     }
-    const wider = topics.findIndex((t) => t.paths.join() === topic.paths.join() && t.terms.every((term) => topic.terms.includes(term)));
+    const wider = topics.findIndex(
+      (t) => t.paths.join() === topic.paths.join() && t.terms.every((term) => topic.terms.includes(term)),
+    );
     if (wider !== -1) topics.splice(wider, 1);
     topics.push(topic);
   };
@@ -161,7 +193,8 @@ export function planMission(mission: { subject: string; body: string }, projectN
     const { names, paths } = namedThings(sentence);
     const question = sentence.endsWith('?') || QUESTION_START.test(sentence);
     const flow = question && (FLOW.test(sentence) || HOW_DOES.test(sentence));
-    for (const path of paths) add({ title: path, source: sentence, terms: [], words: [], paths: [path], flow: false, exact: true });
+    for (const path of paths)
+      add({ title: path, source: sentence, terms: [], words: [], paths: [path], flow: false, exact: true });
     for (const name of names) {
       const found = contentTerms(name, projectWords);
       if (found.terms.length) add({ title: name, source: sentence, ...found, paths: [], flow, exact: true });
@@ -169,7 +202,14 @@ export function planMission(mission: { subject: string; body: string }, projectN
     const withoutPaths = paths.reduce((rest, path) => rest.split(path).join(' '), sentence);
     const found = contentTerms(withoutPaths, projectWords);
     if (found.terms.length === 0) continue;
-    add({ title: title(question ? sentence : names.length === 1 ? names[0]! : sentence), source: sentence, ...found, paths: [], flow, exact: false });
+    add({
+      title: title(question ? sentence : names.length === 1 ? names[0]! : sentence),
+      source: sentence,
+      ...found,
+      paths: [],
+      flow,
+      exact: false,
+    });
   }
   const specific = topics.slice(0, MAX_TOPICS);
   const asksOverview = words(text).some((w) => OVERVIEW_WORDS.has(w));

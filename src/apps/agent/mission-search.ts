@@ -66,19 +66,47 @@ const EXCERPT_CONTEXT = 1;
 const MAX_CHAIN_FILES = 40;
 
 /** Declarations across the languages the survey knows: `function x`, `class X`, `def x`, `func (r) X`, `fn x`, `const x =`, `type X`. */
-const DECLARATION = /\b(?:function\*?|class|interface|type|enum|struct|trait|def|fn|func(?:\s*\([^)]*\))?|const|let|var|module)\s+([A-Za-z_$][\w$]*)/g;
+const DECLARATION =
+  /\b(?:function\*?|class|interface|type|enum|struct|trait|def|fn|func(?:\s*\([^)]*\))?|const|let|var|module)\s+([A-Za-z_$][\w$]*)/g;
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The short forms code uses for words a mission spells out: "database" is found as `db`, "request" as `req`. */
 const ABBREVIATIONS: Record<string, readonly string[]> = Object.fromEntries(
   Object.entries({
-    database: ['db'], configuration: ['config', 'cfg', 'conf'], config: ['cfg', 'conf'], authentication: ['auth', 'authn'],
-    authorization: ['auth', 'authz'], authorisation: ['auth', 'authz'], message: ['msg'], request: ['req'], response: ['res', 'resp'],
-    repository: ['repo'], directory: ['dir'], document: ['doc'], application: ['app'], parameter: ['param'], argument: ['arg'],
-    error: ['err'], context: ['ctx'], initialize: ['init'], initialise: ['init'], environment: ['env'], specification: ['spec'],
-    library: ['lib'], utility: ['util'], utilities: ['util'], temporary: ['tmp', 'temp'], transaction: ['tx', 'txn'], command: ['cmd'],
-    synchronize: ['sync'], synchronise: ['sync'], asynchronous: ['async'], information: ['info'], administrator: ['admin'], password: ['pwd', 'passwd'],
+    database: ['db'],
+    configuration: ['config', 'cfg', 'conf'],
+    config: ['cfg', 'conf'],
+    authentication: ['auth', 'authn'],
+    authorization: ['auth', 'authz'],
+    authorisation: ['auth', 'authz'],
+    message: ['msg'],
+    request: ['req'],
+    response: ['res', 'resp'],
+    repository: ['repo'],
+    directory: ['dir'],
+    document: ['doc'],
+    application: ['app'],
+    parameter: ['param'],
+    argument: ['arg'],
+    error: ['err'],
+    context: ['ctx'],
+    initialize: ['init'],
+    initialise: ['init'],
+    environment: ['env'],
+    specification: ['spec'],
+    library: ['lib'],
+    utility: ['util'],
+    utilities: ['util'],
+    temporary: ['tmp', 'temp'],
+    transaction: ['tx', 'txn'],
+    command: ['cmd'],
+    synchronize: ['sync'],
+    synchronise: ['sync'],
+    asynchronous: ['async'],
+    information: ['info'],
+    administrator: ['admin'],
+    password: ['pwd', 'passwd'],
   }).map(([word, short]) => [stem(word), short]),
 );
 
@@ -87,12 +115,16 @@ function termPattern(term: string): RegExp {
   const alternative = (word: string) => {
     const chars = [...word].map((c) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : escapeRegExp(c)));
     const first = word[0]!;
-    const head = /[a-z]/.test(first) ? `(?:(?<![A-Za-z])[${first}${first.toUpperCase()}]|(?<=[a-z])${first.toUpperCase()})` : `(?<![A-Za-z])${escapeRegExp(first)}`;
+    const head = /[a-z]/.test(first)
+      ? `(?:(?<![A-Za-z])[${first}${first.toUpperCase()}]|(?<=[a-z])${first.toUpperCase()})`
+      : `(?<![A-Za-z])${escapeRegExp(first)}`;
     // An abbreviation must end its word (`db`, `dbPool`), not begin a longer one (`dbus`).
     return `${head}${chars.slice(1).join('')}${ABBREVIATIONS[term]?.includes(word) ? '(?![a-z])' : ''}`;
   };
   // British and American spellings: "authorised" finds `authorize`, "serialize" finds `serialise`.
-  const spelling = /i[sz](?=$|a)/.test(term) ? [term.replace(/i([sz])(?=$|a)/, (_, z: string) => (z === 's' ? 'iz' : 'is'))] : [];
+  const spelling = /i[sz](?=$|a)/.test(term)
+    ? [term.replace(/i([sz])(?=$|a)/, (_, z: string) => (z === 's' ? 'iz' : 'is'))]
+    : [];
   return new RegExp([term, ...spelling, ...(ABBREVIATIONS[term] ?? [])].map(alternative).join('|'), 'g');
 }
 
@@ -120,7 +152,8 @@ function loadCandidates(survey: Survey): Candidate[] {
       let line = 1;
       let counted = 0;
       for (const match of text.matchAll(DECLARATION)) {
-        for (let nl = text.indexOf('\n', counted); nl !== -1 && nl < match.index; nl = text.indexOf('\n', nl + 1)) line++;
+        for (let nl = text.indexOf('\n', counted); nl !== -1 && nl < match.index; nl = text.indexOf('\n', nl + 1))
+          line++;
         counted = match.index;
         names.push(match[1]!);
         declarationLines.add(line);
@@ -153,12 +186,18 @@ function bestExcerpts(candidate: Candidate, patterns: RegExp[]): Quote[] {
     .map((i) => {
       let from = Math.max(0, i - EXCERPT_CONTEXT);
       while (from < i && candidate.lines[from]!.trim() === '') from++;
-      const text = candidate.lines.slice(from, i + EXCERPT_CONTEXT + 1).map((l) => (l.length > 160 ? `${l.slice(0, 157)}...` : l)).join('\n');
+      const text = candidate.lines
+        .slice(from, i + EXCERPT_CONTEXT + 1)
+        .map((l) => (l.length > 160 ? `${l.slice(0, 157)}...` : l))
+        .join('\n');
       return { line: from + 1, text: text.replace(/\s+$/, '') };
     });
 }
 
-function rank(candidates: readonly Candidate[], topic: MissionTopic): { ranked: (RankedFile & { candidate: Candidate })[]; missing: string[] } {
+function rank(
+  candidates: readonly Candidate[],
+  topic: MissionTopic,
+): { ranked: (RankedFile & { candidate: Candidate })[]; missing: string[] } {
   const patterns = topic.terms.map(termPattern);
   const found = new Set<string>();
   const ranked: (RankedFile & { candidate: Candidate })[] = [];
@@ -198,7 +237,10 @@ function rank(candidates: readonly Candidate[], topic: MissionTopic): { ranked: 
     });
   }
   ranked.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));
-  const missing = [...topic.terms.flatMap((t, i) => (found.has(t) ? [] : [topic.words[i] ?? t])), ...topic.paths.filter((p) => !found.has(p))];
+  const missing = [
+    ...topic.terms.flatMap((t, i) => (found.has(t) ? [] : [topic.words[i] ?? t])),
+    ...topic.paths.filter((p) => !found.has(p)),
+  ];
   return { ranked, missing };
 }
 
@@ -223,7 +265,14 @@ function importedNames(line: string): string[] {
   return clause
     .replace(/[{}()*]/g, ',')
     .split(',')
-    .map((part) => part.trim().replace(/^type\s+/, '').split(/\s+as\s+|\s*:\s*/).pop()!.trim())
+    .map((part) =>
+      part
+        .trim()
+        .replace(/^type\s+/, '')
+        .split(/\s+as\s+|\s*:\s*/)
+        .pop()!
+        .trim(),
+    )
     .filter((name) => /^[A-Za-z_$][\w$]*$/.test(name));
 }
 
@@ -243,12 +292,15 @@ function callLine(from: Candidate, to: string, imported: Quote | null): ChainSte
   const names = goPackage ? [] : importedNames(statement);
   if (!goPackage && names.length === 0) return null;
   // `name(`, or `name.member(` when the import is a module or namespace (`api.decode(`, Go's `pkg.Func(`).
-  const call = new RegExp(`(?<![\\w$.])(${goPackage ? escapeRegExp(goPackage) : names.map(escapeRegExp).join('|')})(\\.[A-Za-z_$][\\w$]*)?\\s*\\(`);
+  const call = new RegExp(
+    `(?<![\\w$.])(${goPackage ? escapeRegExp(goPackage) : names.map(escapeRegExp).join('|')})(\\.[A-Za-z_$][\\w$]*)?\\s*\\(`,
+  );
   for (let i = imported.line; i < from.lines.length; i++) {
     const line = from.lines[i]!;
     if (DECLARATION_LINE.test(line)) continue;
     const match = call.exec(line);
-    if (match && !(goPackage && !match[2])) return { line: i + 1, text: line.trim(), name: `${match[1]!}${match[2] ?? ''}` };
+    if (match && !(goPackage && !match[2]))
+      return { line: i + 1, text: line.trim(), name: `${match[1]!}${match[2] ?? ''}` };
   }
   return null;
 }
@@ -258,7 +310,10 @@ const DECLARATION_LINE = /^\s*(export\s+)?(async\s+)?(function|def|func|fn|class
 const CHAIN_MIN_SHARE = 0.1;
 
 /** Per file, the chain from it along `edges` through `scoreOf`'s files that carries the most relevance. */
-function heaviestChains(edges: ReadonlyMap<string, string[]>, scoreOf: ReadonlyMap<string, number>): (path: string) => { files: string[]; value: number } {
+function heaviestChains(
+  edges: ReadonlyMap<string, string[]>,
+  scoreOf: ReadonlyMap<string, number>,
+): (path: string) => { files: string[]; value: number } {
   const best = new Map<string, { files: string[]; value: number }>();
   const visiting = new Set<string>();
   const walk = (path: string): { files: string[]; value: number } => {
@@ -290,7 +345,12 @@ function findChain(ranked: readonly RankedFile[], survey: Survey): string[] | nu
   const code = ranked.filter((r) => linked.has(r.path));
   const goal = code[0];
   if (!goal) return null;
-  const scoreOf = new Map(code.filter((r) => r.score >= goal.score * CHAIN_MIN_SHARE).slice(0, MAX_CHAIN_FILES).map((r) => [r.path, r.score]));
+  const scoreOf = new Map(
+    code
+      .filter((r) => r.score >= goal.score * CHAIN_MIN_SHARE)
+      .slice(0, MAX_CHAIN_FILES)
+      .map((r) => [r.path, r.score]),
+  );
   const forward = new Map<string, string[]>();
   const backward = new Map<string, string[]>();
   for (const { from, to } of survey.graph.links) {
@@ -328,16 +388,29 @@ export function searchMission(survey: Survey, topics: readonly MissionTopic[]): 
     const ranked = rank(candidates, topic);
     // A named path may hold only data or binary files, which are not searched for words: it is there all the same.
     const under = (path: string) => topic.paths.some((p) => path === p || path.startsWith(`${p}/`));
-    const missing = ranked.missing.filter((m) => !topic.paths.includes(m) || !survey.files.some((f) => f.path === m || f.path.startsWith(`${m}/`)));
+    const missing = ranked.missing.filter(
+      (m) => !topic.paths.includes(m) || !survey.files.some((f) => f.path === m || f.path.startsWith(`${m}/`)),
+    );
     const unsearched = topic.paths.length ? survey.files.filter((f) => under(f.path) && !byPath.has(f.path)) : [];
     const most = Math.floor(topic.terms.length / 2) + 1;
     const answered =
       !missing.some((m) => topic.paths.includes(m)) &&
-      (topic.exact ? missing.length === 0 : topic.terms.length === 0 || ranked.ranked.some((r) => r.terms.length >= most));
+      (topic.exact
+        ? missing.length === 0
+        : topic.terms.length === 0 || ranked.ranked.some((r) => r.terms.length >= most));
     const patterns = topic.terms.map(termPattern);
     const files = [
-      ...ranked.ranked.slice(0, MAX_RANKED).map(({ candidate, ...file }) => ({ ...file, excerpts: bestExcerpts(candidate, patterns) })),
-      ...unsearched.map((f) => ({ path: f.path, score: PATH_SCORE, matchedBy: ['path'], terms: [], excerpts: [], fence: f.language?.fence ?? 'text' })),
+      ...ranked.ranked
+        .slice(0, MAX_RANKED)
+        .map(({ candidate, ...file }) => ({ ...file, excerpts: bestExcerpts(candidate, patterns) })),
+      ...unsearched.map((f) => ({
+        path: f.path,
+        score: PATH_SCORE,
+        matchedBy: ['path'],
+        terms: [],
+        excerpts: [],
+        fence: f.language?.fence ?? 'text',
+      })),
     ]
       .sort((a, b) => b.score - a.score || a.path.localeCompare(b.path))
       .slice(0, MAX_RANKED);

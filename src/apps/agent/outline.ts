@@ -9,7 +9,18 @@ import { planMission, type MissionTopic } from './mission-plan.js';
  */
 export type DocumentKind = 'architecture' | 'analysis' | 'audit';
 
-export type SectionId = 'findings' | 'how-to-run' | 'packages' | 'layout' | 'entry-points' | 'languages' | 'dependencies' | 'declared-dependencies' | 'tests' | 'hotspots' | 'largest-files';
+export type SectionId =
+  | 'findings'
+  | 'how-to-run'
+  | 'packages'
+  | 'layout'
+  | 'entry-points'
+  | 'languages'
+  | 'dependencies'
+  | 'declared-dependencies'
+  | 'tests'
+  | 'hotspots'
+  | 'largest-files';
 
 export interface Outline {
   kind: DocumentKind;
@@ -21,20 +32,81 @@ export interface Outline {
 }
 
 const KEYWORDS: Record<Exclude<DocumentKind, 'analysis'>, readonly string[]> = {
-  audit: ['audit', 'review', 'risk', 'risks', 'quality', 'debt', 'security', 'hotspot', 'hotspots', 'todo', 'todos', 'problems', 'issues'],
-  architecture: ['architecture', 'architectural', 'design', 'structure', 'components', 'modules', 'dependencies', 'dependency'],
+  audit: [
+    'audit',
+    'review',
+    'risk',
+    'risks',
+    'quality',
+    'debt',
+    'security',
+    'hotspot',
+    'hotspots',
+    'todo',
+    'todos',
+    'problems',
+    'issues',
+  ],
+  architecture: [
+    'architecture',
+    'architectural',
+    'design',
+    'structure',
+    'components',
+    'modules',
+    'dependencies',
+    'dependency',
+  ],
 };
 
 const ORDER: Record<DocumentKind, SectionId[]> = {
-  architecture: ['findings', 'packages', 'layout', 'entry-points', 'dependencies', 'declared-dependencies', 'languages', 'how-to-run', 'tests', 'hotspots', 'largest-files'],
-  audit: ['findings', 'hotspots', 'largest-files', 'tests', 'declared-dependencies', 'dependencies', 'packages', 'layout', 'languages', 'entry-points', 'how-to-run'],
-  analysis: ['findings', 'how-to-run', 'packages', 'layout', 'entry-points', 'languages', 'dependencies', 'declared-dependencies', 'tests', 'hotspots', 'largest-files'],
+  architecture: [
+    'findings',
+    'packages',
+    'layout',
+    'entry-points',
+    'dependencies',
+    'declared-dependencies',
+    'languages',
+    'how-to-run',
+    'tests',
+    'hotspots',
+    'largest-files',
+  ],
+  audit: [
+    'findings',
+    'hotspots',
+    'largest-files',
+    'tests',
+    'declared-dependencies',
+    'dependencies',
+    'packages',
+    'layout',
+    'languages',
+    'entry-points',
+    'how-to-run',
+  ],
+  analysis: [
+    'findings',
+    'how-to-run',
+    'packages',
+    'layout',
+    'entry-points',
+    'languages',
+    'dependencies',
+    'declared-dependencies',
+    'tests',
+    'hotspots',
+    'largest-files',
+  ],
 };
 
 const wordSegmenter = new Intl.Segmenter('en', { granularity: 'word' });
 
 function kindOf(text: string): DocumentKind | undefined {
-  const words = new Set([...wordSegmenter.segment(text.toLowerCase())].filter((s) => s.isWordLike).map((s) => s.segment));
+  const words = new Set(
+    [...wordSegmenter.segment(text.toLowerCase())].filter((s) => s.isWordLike).map((s) => s.segment),
+  );
   if (KEYWORDS.audit.some((k) => words.has(k))) return 'audit';
   if (KEYWORDS.architecture.some((k) => words.has(k))) return 'architecture';
   return undefined;
@@ -44,7 +116,11 @@ function kindOf(text: string): DocumentKind | undefined {
  * The subject says what is wanted more reliably than the body, so it decides the template first.
  * `projectName` is the codebase's name (a mission naming it is about the whole codebase).
  */
-export function planOutline(mission: { subject: string; body: string }, sources: readonly string[], projectName: string): Outline {
+export function planOutline(
+  mission: { subject: string; body: string },
+  sources: readonly string[],
+  projectName: string,
+): Outline {
   const kind = kindOf(mission.subject) ?? kindOf(mission.body) ?? 'analysis';
   const plan = planMission(mission, projectName);
   return { kind, topics: plan.topics, sections: plan.overview ? ORDER[kind] : [], sources: [...sources] };

@@ -48,7 +48,8 @@ export interface WorkspaceDeclaration {
 }
 
 /** Python distribution names compare case-insensitively with `-`, `_` and `.` alike (PEP 503). */
-const normalName = (kind: ManifestKind, name: string) => (kind === 'python' ? name.toLowerCase().replace(/[-_.]+/g, '-') : name);
+const normalName = (kind: ManifestKind, name: string) =>
+  kind === 'python' ? name.toLowerCase().replace(/[-_.]+/g, '-') : name;
 
 function dependsOn(kind: ManifestKind, dependency: string, target: CodePackage): boolean {
   if (kind !== target.kind) return false;
@@ -56,7 +57,11 @@ function dependsOn(kind: ManifestKind, dependency: string, target: CodePackage):
   return normalName(kind, dependency) === normalName(kind, target.name);
 }
 
-export function findPackages(manifests: readonly Manifest[], declarations: readonly WorkspaceDeclaration[], entryPoints: readonly EntryPoint[]): Packages {
+export function findPackages(
+  manifests: readonly Manifest[],
+  declarations: readonly WorkspaceDeclaration[],
+  entryPoints: readonly EntryPoint[],
+): Packages {
   const pattern = (globs: readonly string[]) => picomatch(globs.map((g) => posix.normalize(g).replace(/\/$/, '')));
   const members = declarations.map((d) => ({ ...d, match: pattern(d.members), excludes: pattern(d.excluded) }));
   const chosen = manifests.filter((m) => {
@@ -89,7 +94,12 @@ export function findPackages(manifests: readonly Manifest[], declarations: reado
     }
   });
   const declaredBy = [...declarations.map((d) => d.file)];
-  if (chosen.filter((m) => m.kind === 'go').length > 1 && !declarations.some((d) => d.kind === 'go')) declaredBy.push('several go.mod files');
+  if (chosen.filter((m) => m.kind === 'go').length > 1 && !declarations.some((d) => d.kind === 'go'))
+    declaredBy.push('several go.mod files');
   if (chosen.filter((m) => m.kind === 'python').length > 1) declaredBy.push('several pyproject.toml files');
-  return { declaredBy, list: list.sort((a, b) => a.path.localeCompare(b.path)), edges: edges.sort((a, b) => a.from.localeCompare(b.from) || a.to.localeCompare(b.to)) };
+  return {
+    declaredBy,
+    list: list.sort((a, b) => a.path.localeCompare(b.path)),
+    edges: edges.sort((a, b) => a.from.localeCompare(b.from) || a.to.localeCompare(b.to)),
+  };
 }

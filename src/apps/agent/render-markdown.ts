@@ -1,7 +1,18 @@
 import { analyseMarkdown } from '../../engine/deliverable/analyse-markdown.js';
 import { TOC_WORD_LIMIT } from '../../engine/deliverable/documentation-rules.js';
 import type { Excerpt } from './excerpt.js';
-import { agree, bulletList, code, count, escapeText, fenced, folderRef, numberedList, plural, table } from './markdown-text.js';
+import {
+  agree,
+  bulletList,
+  code,
+  count,
+  escapeText,
+  fenced,
+  folderRef,
+  numberedList,
+  plural,
+  table,
+} from './markdown-text.js';
 import { OTHER_GROUP } from './import-graph.js';
 import type { MissionSearch, TopicAnswer } from './mission-search.js';
 import type { DocumentKind, Outline, SectionId } from './outline.js';
@@ -53,7 +64,9 @@ function missionSummary(input: DeliverableInput, first: string): string {
   const { outline, search } = input;
   const flows = search.answers.filter((a) => a.chain).length;
   const answers = `It answers the mission with ${plural(outline.topics.length, 'section')} built from the files whose paths, declared names and text match it best${flows ? `, and traces the chain of imports for ${plural(flows, 'flow question')}` : ''}.`;
-  const rest = outline.sections.length ? 'The general overview for someone new to the repository follows, and it ends with where to start.' : 'It ends with where to read next.';
+  const rest = outline.sections.length
+    ? 'The general overview for someone new to the repository follows, and it ends with where to start.'
+    : 'It ends with where to read next.';
   return `${first} ${answers} ${rest}`;
 }
 
@@ -78,14 +91,18 @@ function summary(input: DeliverableInput): string {
 function howToRun({ survey }: DeliverableInput): string {
   const parts: string[] = [];
   const manifest = survey.manifests[0];
-  if (!manifest) return 'No build manifest (package.json, pyproject.toml, go.mod or Cargo.toml) was found, so there is no declared way to build or run the code. Read the README, if there is one, for instructions.';
+  if (!manifest)
+    return 'No build manifest (package.json, pyproject.toml, go.mod or Cargo.toml) was found, so there is no declared way to build or run the code. Read the README, if there is one, for instructions.';
   const commands: string[] = [];
   if (manifest.kind === 'npm') {
     const pm = survey.packageManager ?? 'npm';
     // A lock file means reproducible installs: `npm ci` installs exactly what it records.
     commands.push(pm === 'npm' ? (survey.packageManager ? 'npm ci' : 'npm install') : `${pm} install`);
     for (const script of ['build', 'test', 'start', 'dev']) {
-      if (manifest.scripts[script]) commands.push(pm === 'npm' && (script === 'test' || script === 'start') ? `npm ${script}` : `${pm} run ${script}`);
+      if (manifest.scripts[script])
+        commands.push(
+          pm === 'npm' && (script === 'test' || script === 'start') ? `npm ${script}` : `${pm} run ${script}`,
+        );
     }
     const scripts = Object.keys(manifest.scripts);
     parts.push(`${code(manifest.path)} defines ${plural(scripts.length, 'script')}${scripts.length ? ':' : '.'}`);
@@ -94,7 +111,9 @@ function howToRun({ survey }: DeliverableInput): string {
     commands.push('pip install -e .');
     for (const entry of manifest.entryPoints) if (entry.name) commands.push(`${entry.name} --help`);
     if (survey.tests.runner === 'pytest') commands.push('pytest');
-    parts.push(`${code(manifest.path)} describes a Python project${manifest.name ? ` named ${code(manifest.name)}` : ''}.`);
+    parts.push(
+      `${code(manifest.path)} describes a Python project${manifest.name ? ` named ${code(manifest.name)}` : ''}.`,
+    );
   } else if (manifest.kind === 'go') {
     commands.push('go build ./...', 'go test ./...');
     parts.push(`${code(manifest.path)} declares the Go module ${code(manifest.name ?? '?')}.`);
@@ -111,22 +130,41 @@ function howToRun({ survey }: DeliverableInput): string {
 function layout({ survey }: DeliverableInput): string {
   const rows = survey.layout
     .slice(0, MAX_TABLE_ROWS)
-    .map((e) => [code(e.folder ? `${e.path}/` : e.path), count(e.files), count(e.lines), e.role ?? (e.folder ? '' : 'file')]);
-  const more = survey.layout.length > MAX_TABLE_ROWS ? `\n\n${plural(survey.layout.length - MAX_TABLE_ROWS, 'smaller entry', 'smaller entries')} are not shown.` : '';
+    .map((e) => [
+      code(e.folder ? `${e.path}/` : e.path),
+      count(e.files),
+      count(e.lines),
+      e.role ?? (e.folder ? '' : 'file'),
+    ]);
+  const more =
+    survey.layout.length > MAX_TABLE_ROWS
+      ? `\n\n${plural(survey.layout.length - MAX_TABLE_ROWS, 'smaller entry', 'smaller entries')} are not shown.`
+      : '';
   return `The top level of the repository, biggest first. "Probably holds" is read from the folder's name.\n\n${table(['Path', 'Files', 'Lines', 'Probably holds'], rows)}${more}`;
 }
 
 function entryPoints({ survey, excerpt }: DeliverableInput): string {
-  if (survey.entryPoints.length === 0) return 'No entry point was declared in a manifest, made one by its language (Go `package main`, Python `__main__.py`, Cargo `src/main.rs`) or found under a conventional name (`main`, `index`, `cli`, `app`). Examples, docs, tests and fixtures are never counted.';
-  const list = bulletList(survey.entryPoints.map((e) => `${code(e.path)}: ${escapeText(e.reason)}${e.confidence === 'high' ? '' : ' (a guess from the name: check it)'}`));
+  if (survey.entryPoints.length === 0)
+    return 'No entry point was declared in a manifest, made one by its language (Go `package main`, Python `__main__.py`, Cargo `src/main.rs`) or found under a conventional name (`main`, `index`, `cli`, `app`). Examples, docs, tests and fixtures are never counted.';
+  const list = bulletList(
+    survey.entryPoints.map(
+      (e) =>
+        `${code(e.path)}: ${escapeText(e.reason)}${e.confidence === 'high' ? '' : ' (a guess from the name: check it)'}`,
+    ),
+  );
   if (!excerpt) return list;
-  const shown = excerpt.shownLines < excerpt.totalLines ? `the first ${excerpt.shownLines} of its ${count(excerpt.totalLines)} lines` : 'the whole file';
+  const shown =
+    excerpt.shownLines < excerpt.totalLines
+      ? `the first ${excerpt.shownLines} of its ${count(excerpt.totalLines)} lines`
+      : 'the whole file';
   return `${list}\n\nThe first entry point, ${code(excerpt.path)} (${shown}):\n\n${fenced(excerpt.language, excerpt.text)}`;
 }
 
 function languages({ survey }: DeliverableInput): string {
   if (survey.languages.length === 0) return 'No file is in a language the survey recognises.';
-  const rows = survey.languages.slice(0, MAX_TABLE_ROWS).map((l) => [l.name, count(l.files), count(l.lines), percent(l.lines, survey.totals.lines)]);
+  const rows = survey.languages
+    .slice(0, MAX_TABLE_ROWS)
+    .map((l) => [l.name, count(l.files), count(l.lines), percent(l.lines, survey.totals.lines)]);
   return `Files by language, as told by their extensions; lines include comments and blank lines.\n\n${table(['Language', 'Files', 'Lines', 'Share of lines'], rows)}`;
 }
 
@@ -135,27 +173,50 @@ const label = (text: string) => `"${text.replace(/"/g, '#quot;')}"`;
 
 function layoutDiagram(survey: Survey): string {
   const folders = survey.layout.filter((e) => e.folder).slice(0, 14);
-  const lines = ['flowchart TD', `  root[${label(survey.name)}]`, ...folders.map((f, i) => `  root --> f${i}[${label(`${f.path}/ (${plural(f.files, 'file')})`)}]`)];
+  const lines = [
+    'flowchart TD',
+    `  root[${label(survey.name)}]`,
+    ...folders.map((f, i) => `  root --> f${i}[${label(`${f.path}/ (${plural(f.files, 'file')})`)}]`),
+  ];
   return fenced('mermaid', lines.join('\n'));
 }
 
 function dependencies({ survey }: DeliverableInput): string {
   const { graph } = survey;
   if (graph.edges.length === 0) {
-    const why = graph.modules === 0 ? 'No TypeScript, JavaScript, Python or Go modules were found' : 'The modules do not import each other across folders';
+    const why =
+      graph.modules === 0
+        ? 'No TypeScript, JavaScript, Python or Go modules were found'
+        : 'The modules do not import each other across folders';
     return `${why}, so there is no import graph to draw. The top-level folders instead:\n\n${layoutDiagram(survey)}`;
   }
   const ids = new Map(graph.groups.map((g, i) => [g.id, `m${i}`]));
-  const nodes = graph.groups.map((g) => `  ${ids.get(g.id)}[${label(g.id === OTHER_GROUP ? 'other folders' : g.label)}]`);
+  const nodes = graph.groups.map(
+    (g) => `  ${ids.get(g.id)}[${label(g.id === OTHER_GROUP ? 'other folders' : g.label)}]`,
+  );
   const arrows = graph.edges.map((e) => `  ${ids.get(e.from)} --> ${ids.get(e.to)}`);
   const omitted = graph.omittedEdges ? ` The ${plural(graph.omittedEdges, 'weaker link')} are left out.` : '';
   const parts = [
     `How the ${plural(graph.modules, `${graph.languages.join('/')} module`)} (tests, examples and fixtures excluded) import each other, grouped by ${graph.grouping}; an arrow reads "imports from". ${plural(graph.internalImports, 'import')} between files ${agree(graph.internalImports, 'was', 'were')} resolved.${omitted}`,
     fenced('mermaid', ['flowchart LR', ...nodes, ...arrows].join('\n')),
-    table(['Group', 'Files', 'Lines', 'Imported by (groups)'], graph.groups.map((g) => [g.id === OTHER_GROUP ? 'other folders' : code(g.label), count(g.files), count(g.lines), count(g.dependents)])),
+    table(
+      ['Group', 'Files', 'Lines', 'Imported by (groups)'],
+      graph.groups.map((g) => [
+        g.id === OTHER_GROUP ? 'other folders' : code(g.label),
+        count(g.files),
+        count(g.lines),
+        count(g.dependents),
+      ]),
+    ),
   ];
   if (graph.external.length) {
-    parts.push('The external packages imported most:', table(['Package', 'Imported by (files)'], graph.external.slice(0, 10).map((p) => [code(p.name), count(p.files)])));
+    parts.push(
+      'The external packages imported most:',
+      table(
+        ['Package', 'Imported by (files)'],
+        graph.external.slice(0, 10).map((p) => [code(p.name), count(p.files)]),
+      ),
+    );
   }
   return parts.join('\n\n');
 }
@@ -163,12 +224,18 @@ function dependencies({ survey }: DeliverableInput): string {
 function packages({ survey }: DeliverableInput): string {
   const { list, edges, declaredBy } = survey.packages;
   const ids = new Map(list.map((p, i) => [p.name, `p${i}`]));
-  const rows = list.map((p) => [code(p.name), code(p.path === '.' ? './' : `${p.path}/`), p.entryPoints.length ? p.entryPoints.map(code).join(', ') : 'none found', `${count(p.dependencies)} runtime, ${count(p.devDependencies)} development`]);
+  const rows = list.map((p) => [
+    code(p.name),
+    code(p.path === '.' ? './' : `${p.path}/`),
+    p.entryPoints.length ? p.entryPoints.map(code).join(', ') : 'none found',
+    `${count(p.dependencies)} runtime, ${count(p.devDependencies)} development`,
+  ]);
   const parts = [
     `A monorepo of ${plural(list.length, 'package')}, as ${declaredBy.map(code).join(', ')} ${agree(declaredBy.length, 'declares', 'declare')}.`,
     table(['Package', 'Folder', 'Entry points', 'Dependencies'], rows),
   ];
-  if (edges.length === 0) parts.push('None of the packages declares a dependency on another package of the repository.');
+  if (edges.length === 0)
+    parts.push('None of the packages declares a dependency on another package of the repository.');
   else {
     const nodes = list.map((p) => `  ${ids.get(p.name)}[${label(p.name)}]`);
     const arrows = edges.map((e) => `  ${ids.get(e.from)} ${e.dev ? '-.->' : '-->'} ${ids.get(e.to)}`);
@@ -183,14 +250,22 @@ function packages({ survey }: DeliverableInput): string {
 function declaredDependencies({ survey }: DeliverableInput): string {
   const manifests = survey.manifests.filter((m) => !m.problem).slice(0, MAX_TABLE_ROWS);
   if (manifests.length === 0) return 'No build manifest declares dependencies.';
-  const names = (list: readonly string[]) => (list.length === 0 ? 'none' : `${list.slice(0, 8).map(code).join(', ')}${list.length > 8 ? `, and ${count(list.length - 8)} more` : ''}`);
-  const rows = manifests.map((m) => [code(m.path), `${count(m.dependencies.length)}: ${names(m.dependencies)}`, `${count(m.devDependencies.length)}: ${names(m.devDependencies)}`]);
+  const names = (list: readonly string[]) =>
+    list.length === 0
+      ? 'none'
+      : `${list.slice(0, 8).map(code).join(', ')}${list.length > 8 ? `, and ${count(list.length - 8)} more` : ''}`;
+  const rows = manifests.map((m) => [
+    code(m.path),
+    `${count(m.dependencies.length)}: ${names(m.dependencies)}`,
+    `${count(m.devDependencies.length)}: ${names(m.devDependencies)}`,
+  ]);
   return `What each manifest declares, run-time dependencies (installed with the product) apart from development ones (build, test and lint tools):\n\n${table(['Manifest', 'Runtime', 'Development'], rows)}`;
 }
 
 function tests({ survey }: DeliverableInput): string {
   const t = survey.tests;
-  if (t.files === 0) return 'No test files were found: no `test/` or `tests/` folder and no `*.test.*`, `*.spec.*`, `test_*.py` or `*_test.go` files.';
+  if (t.files === 0)
+    return 'No test files were found: no `test/` or `tests/` folder and no `*.test.*`, `*.spec.*`, `test_*.py` or `*_test.go` files.';
   const where = bulletList(t.folders.slice(0, 10).map((f) => `${folderRef(f.path)}: ${plural(f.files, 'test file')}`));
   const runner = t.runner ? `They run with ${t.runner}.` : 'The test runner could not be told from the manifests.';
   const run = t.command ? `\n\n${fenced('sh', t.command)}` : '';
@@ -211,7 +286,10 @@ function largestFiles({ survey }: DeliverableInput): string {
 
 function unreadable({ survey }: DeliverableInput): string {
   const rows = survey.unreadable.slice(0, MAX_UNREADABLE_ROWS).map((u) => [code(u.path), escapeText(u.reason)]);
-  const more = survey.unreadable.length > MAX_UNREADABLE_ROWS ? `\n\n${plural(survey.unreadable.length - MAX_UNREADABLE_ROWS, 'more file')} could not be read either.` : '';
+  const more =
+    survey.unreadable.length > MAX_UNREADABLE_ROWS
+      ? `\n\n${plural(survey.unreadable.length - MAX_UNREADABLE_ROWS, 'more file')} could not be read either.`
+      : '';
   return `These were skipped, so the figures above leave them out.\n\n${table(['Path', 'Reason'], rows)}${more}`;
 }
 
@@ -219,7 +297,7 @@ function about({ survey, mission }: DeliverableInput): string {
   const body = mission.body.trim() ? `\n\n${fenced('text', mission.body.trim())}` : '';
   return [
     `Written for the mission ${code(mission.subject.replace(/\s+/g, ' '))} by fed-agent, the built-in deliverable agent, from a read-only scan of ${code(survey.codebase)}.${body}`,
-    'The scan skips `.git/`, `.fed/`, `federate.config.json`, `node_modules/` and what `.gitignore` files ignore. Counts, manifests, packages and the import graph are read from the files; folder roles, entry points marked as guesses and the mission\'s best matches are inferred from names and text, so check them before relying on them.',
+    "The scan skips `.git/`, `.fed/`, `federate.config.json`, `node_modules/` and what `.gitignore` files ignore. Counts, manifests, packages and the import graph are read from the files; folder roles, entry points marked as guesses and the mission's best matches are inferred from names and text, so check them before relying on them.",
   ].join('\n\n');
 }
 
@@ -227,19 +305,30 @@ function nextSteps({ survey, search }: DeliverableInput): string {
   const steps: string[] = [];
   for (const answer of search.answers.slice(0, 3)) {
     const best = answer.chain?.files[0] ?? answer.files[0]?.path;
-    if (best) steps.push(`For “${escapeText(answer.topic.title)}”, start reading at ${code(best)}${answer.chain ? ' and follow the chain above' : ''}.`);
+    if (best)
+      steps.push(
+        `For “${escapeText(answer.topic.title)}”, start reading at ${code(best)}${answer.chain ? ' and follow the chain above' : ''}.`,
+      );
   }
   const build = survey.manifests[0];
-  if (survey.tests.command) steps.push(`Install the dependencies and run the tests (${code(survey.tests.command)}) to see the project work.`);
+  if (survey.tests.command)
+    steps.push(`Install the dependencies and run the tests (${code(survey.tests.command)}) to see the project work.`);
   else if (build) steps.push(`Install the dependencies declared in ${code(build.path)} and build the project.`);
   const entry = survey.entryPoints[0];
   if (entry) steps.push(`Read ${code(entry.path)}, where execution starts, and follow its imports.`);
   const hub = survey.graph.hub;
-  if (hub) steps.push(`Study ${code(hub.label)}: ${plural(hub.dependents, 'other group')} ${agree(hub.dependents, 'depends', 'depend')} on it, so changes there ripple widely.`);
+  if (hub)
+    steps.push(
+      `Study ${code(hub.label)}: ${plural(hub.dependents, 'other group')} ${agree(hub.dependents, 'depends', 'depend')} on it, so changes there ripple widely.`,
+    );
   const todo = survey.todos[0];
-  if (todo) steps.push(`Review the ${plural(todo.count, 'TODO/FIXME marker')} in ${code(todo.path)} with the maintainers.`);
+  if (todo)
+    steps.push(`Review the ${plural(todo.count, 'TODO/FIXME marker')} in ${code(todo.path)} with the maintainers.`);
   if (survey.tests.files === 0) steps.push('Add tests: none were found, so changes cannot be checked automatically.');
-  if (survey.unreadable.length) steps.push(`Find out why ${plural(survey.unreadable.length, 'file')} could not be read (see "Files that could not be read").`);
+  if (survey.unreadable.length)
+    steps.push(
+      `Find out why ${plural(survey.unreadable.length, 'file')} could not be read (see "Files that could not be read").`,
+    );
   if (steps.length < 2) steps.push('Read the README and the largest source files listed above.');
   return numberedList(steps);
 }
@@ -292,23 +381,46 @@ function topicSection(answer: TopicAnswer): string {
     parts.push(
       `How it flows: the chain of imports found through the matching files, ${plural(chain.files.length, 'file')} long.`,
       numberedList(steps),
-      fenced('mermaid', ['flowchart LR', ...chain.files.map((f) => `  ${ids.get(f)}[${label(f)}]`), ...chain.steps.map((s) => `  ${ids.get(s.from)} --> ${ids.get(s.to)}`)].join('\n')),
+      fenced(
+        'mermaid',
+        [
+          'flowchart LR',
+          ...chain.files.map((f) => `  ${ids.get(f)}[${label(f)}]`),
+          ...chain.steps.map((s) => `  ${ids.get(s.from)} --> ${ids.get(s.to)}`),
+        ].join('\n'),
+      ),
     );
-  } else if (topic.flow) parts.push('The matching files do not import each other and no entry point leads to them, so no chain of calls could be traced; the files below are where to look.');
+  } else if (topic.flow)
+    parts.push(
+      'The matching files do not import each other and no entry point leads to them, so no chain of calls could be traced; the files below are where to look.',
+    );
   parts.push(
     `The files that match best, ranked by how well their path, the names they declare and their text match ${topic.words.length ? `${topic.words.map(code).join(', ')} (a word in any of its forms, or its usual abbreviation)` : topic.paths.map(code).join(', ')}:`,
-    table(['File', 'Matches by', 'Terms found', 'Score'], files.map((f) => [code(f.path), f.matchedBy.join(', '), f.terms.length ? f.terms.map(code).join(', ') : 'its path', String(f.score)])),
+    table(
+      ['File', 'Matches by', 'Terms found', 'Score'],
+      files.map((f) => [
+        code(f.path),
+        f.matchedBy.join(', '),
+        f.terms.length ? f.terms.map(code).join(', ') : 'its path',
+        String(f.score),
+      ]),
+    ),
   );
-  for (const file of files.slice(0, MAX_EXCERPT_FILES)) for (const quote of file.excerpts) parts.push(excerptBlock(file.path, file.fence, quote));
+  for (const file of files.slice(0, MAX_EXCERPT_FILES))
+    for (const quote of file.excerpts) parts.push(excerptBlock(file.path, file.fence, quote));
   return parts.join('\n\n');
 }
 
 export function renderDeliverable(input: DeliverableInput): string {
-  const title = input.outline.topics.length ? `${input.survey.name}: ${input.mission.subject}` : TITLES[input.outline.kind](input.survey.name);
+  const title = input.outline.topics.length
+    ? `${input.survey.name}: ${input.mission.subject}`
+    : TITLES[input.outline.kind](input.survey.name);
   const head = [`# ${escapeText(title)}`, summary(input)];
   const body = [
     ...input.search.answers.map((answer) => section(escapeText(answer.topic.title), topicSection(answer))),
-    ...input.outline.sections.filter((id) => applies(id, input)).map((id) => section(SECTION_TITLES[id], RENDERERS[id](input))),
+    ...input.outline.sections
+      .filter((id) => applies(id, input))
+      .map((id) => section(SECTION_TITLES[id], RENDERERS[id](input))),
     ...(input.survey.unreadable.length ? [section('Files that could not be read', unreadable(input))] : []),
     section('About this document', about(input)),
     section('Next steps', nextSteps(input)),

@@ -72,7 +72,10 @@ export async function runAgent(context: LaunchContext, domain: string, io: Agent
   if (context.state === 'complete') return { status: 'already-complete' };
   const start = WORK_STATES.indexOf(context.state as (typeof WORK_STATES)[number]);
   if (start === -1) {
-    throw new RefusedError('AGENT_STATE', `team "${context.team}" is ${context.state}; fed-agent works in ${WORK_STATES.join(', ')} (resume a paused team first; failed is final)`);
+    throw new RefusedError(
+      'AGENT_STATE',
+      `team "${context.team}" is ${context.state}; fed-agent works in ${WORK_STATES.join(', ')} (resume a paused team first; failed is final)`,
+    );
   }
   const due = (state: (typeof WORK_STATES)[number]) => start <= WORK_STATES.indexOf(state);
   const fail = async (reason: string): Promise<AgentOutcome> => {
@@ -85,11 +88,16 @@ export async function runAgent(context: LaunchContext, domain: string, io: Agent
   const problem = codebaseProblem(context.codebase);
   if (problem) return fail(`${FAILURE.unreadable}: ${problem}`);
   const sources = topLevelSources(context.codebase);
-  if (sources.length === 0) return fail(`${FAILURE.nothingFound}: the codebase ${context.codebase} has nothing to study (skipping ${SKIPPED})`);
+  if (sources.length === 0)
+    return fail(`${FAILURE.nothingFound}: the codebase ${context.codebase} has nothing to study (skipping ${SKIPPED})`);
   const outline = planOutline(context.mission, sources, projectNames(context.codebase).join(' '));
   if (due('preparing')) {
-    const topics = outline.topics.length ? `, answering ${outline.topics.map((t) => `"${t.title}"`).join(', ')}${outline.sections.length ? ', then the overview' : ''}` : '';
-    io.log(`preparing: an ${outline.kind} document for "${context.mission.subject}" from ${sources.length} sources${topics}`);
+    const topics = outline.topics.length
+      ? `, answering ${outline.topics.map((t) => `"${t.title}"`).join(', ')}${outline.sections.length ? ', then the overview' : ''}`
+      : '';
+    io.log(
+      `preparing: an ${outline.kind} document for "${context.mission.subject}" from ${sources.length} sources${topics}`,
+    );
     await io.report('PLAN_READY', { sources });
   }
 
@@ -99,17 +107,26 @@ export async function runAgent(context: LaunchContext, domain: string, io: Agent
     return fail(`${FAILURE.nothingFound}: no files in ${context.codebase} (skipping ${SKIPPED})`);
   }
   if (survey.files.length === 0) {
-    const examples = survey.unreadable.slice(0, 3).map((u) => `${u.path}: ${u.reason}`).join('; ');
+    const examples = survey.unreadable
+      .slice(0, 3)
+      .map((u) => `${u.path}: ${u.reason}`)
+      .join('; ');
     return fail(`${FAILURE.unreadable}: none of the ${survey.unreadable.length} files could be read (${examples})`);
   }
   // The mission's topics are looked up in what was read; one that nothing mentions cannot be answered.
   const search = searchMission(survey, outline.topics);
   const unanswered = search.answers.filter((a) => !a.answered);
   if (due('scanning')) {
-    appendLearningEntries(context.learningLogPath, [...learningEntries(survey, domain, io.now()), ...missionEntries(search, domain, io.now())]);
+    appendLearningEntries(context.learningLogPath, [
+      ...learningEntries(survey, domain, io.now()),
+      ...missionEntries(search, domain, io.now()),
+    ]);
     io.log(`scanning: read ${survey.files.length} files (${survey.unreadable.length} unreadable)`);
   }
-  if (unanswered.length) return fail(`${FAILURE.nothingFound}: ${unanswered.map(notFound).join('; ')} (searched the paths, declared names and text of ${search.searched} code and documentation files, skipping ${SKIPPED})`);
+  if (unanswered.length)
+    return fail(
+      `${FAILURE.nothingFound}: ${unanswered.map(notFound).join('; ')} (searched the paths, declared names and text of ${search.searched} code and documentation files, skipping ${SKIPPED})`,
+    );
   if (due('scanning')) {
     await io.report('SCAN_COMPLETE', { filesRead: survey.files.length });
   }
@@ -126,7 +143,9 @@ export async function runAgent(context: LaunchContext, domain: string, io: Agent
   const markdown = renderDeliverable({ survey, outline, search, insights, excerpt, mission: context.mission });
   const check = checkMarkdownText(markdown);
   if (!check.ok) {
-    return fail(`${FAILURE.noStructure}: ${check.violations.map((v) => `line ${v.line}: ${v.rule}: ${v.message}`).join('; ')}`);
+    return fail(
+      `${FAILURE.noStructure}: ${check.violations.map((v) => `line ${v.line}: ${v.rule}: ${v.message}`).join('; ')}`,
+    );
   }
   ensureDirectory(dirname(context.deliverablePath));
   writeFileAtomic(context.deliverablePath, markdown);

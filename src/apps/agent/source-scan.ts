@@ -26,7 +26,8 @@ function markerIn(line: string): { tag: string; index: number } | undefined {
     const before = line.slice(0, index).trimEnd();
     const opener = COMMENT_OPENERS.find((o) => before.endsWith(o));
     const preceding = opener === undefined ? undefined : before[before.length - opener.length - 1];
-    if (opener !== undefined && (preceding === undefined || preceding === ' ' || preceding === '\t')) return { tag, index };
+    if (opener !== undefined && (preceding === undefined || preceding === ' ' || preceding === '\t'))
+      return { tag, index };
   }
   return undefined;
 }
@@ -39,7 +40,10 @@ export function findTodoMarkers(text: string): TodoMarker[] {
     const line = lines[i] ?? '';
     const marker = markerIn(line);
     if (!marker) continue;
-    const rest = line.slice(marker.index).replace(/\s*(\*\/|-->)\s*$/, '').trim();
+    const rest = line
+      .slice(marker.index)
+      .replace(/\s*(\*\/|-->)\s*$/, '')
+      .trim();
     found.push({ line: i + 1, tag: marker.tag, text: rest.length > 100 ? `${rest.slice(0, 97)}...` : rest });
   }
   return found;

@@ -40,9 +40,18 @@ export interface Survey {
 
 const MAX_MANIFESTS = 60;
 const MAX_MANIFEST_DEPTH = 4;
-const LOCK_FILES: Record<string, string> = { 'package-lock.json': 'npm', 'pnpm-lock.yaml': 'pnpm', 'yarn.lock': 'yarn', 'bun.lockb': 'bun', 'bun.lock': 'bun' };
+const LOCK_FILES: Record<string, string> = {
+  'package-lock.json': 'npm',
+  'pnpm-lock.yaml': 'pnpm',
+  'yarn.lock': 'yarn',
+  'bun.lockb': 'bun',
+  'bun.lock': 'bun',
+};
 
-function tally<K>(files: readonly FileRecord[], keyOf: (f: FileRecord) => K | undefined): Map<K, { files: number; lines: number }> {
+function tally<K>(
+  files: readonly FileRecord[],
+  keyOf: (f: FileRecord) => K | undefined,
+): Map<K, { files: number; lines: number }> {
   const map = new Map<K, { files: number; lines: number }>();
   for (const file of files) {
     const key = keyOf(file);
@@ -57,7 +66,10 @@ function tally<K>(files: readonly FileRecord[], keyOf: (f: FileRecord) => K | un
 function findManifests(codebase: string, files: readonly FileRecord[]): Manifest[] {
   const depth = (path: string) => path.split('/').length;
   return files
-    .filter((f) => !f.test && !outsideProduct(f.path) && basename(f.path) in MANIFEST_FILES && depth(f.path) <= MAX_MANIFEST_DEPTH)
+    .filter(
+      (f) =>
+        !f.test && !outsideProduct(f.path) && basename(f.path) in MANIFEST_FILES && depth(f.path) <= MAX_MANIFEST_DEPTH,
+    )
     .sort((a, b) => depth(a.path) - depth(b.path) || a.path.localeCompare(b.path))
     .slice(0, MAX_MANIFESTS)
     .map((f) => readManifest(codebase, f.path))
@@ -71,13 +83,25 @@ function workspaceDeclarations(codebase: string, files: readonly FileRecord[], m
   for (const manifest of manifests) {
     const dir = dirname(manifest.path);
     const inDir = (patterns: readonly string[]) => patterns.map((m) => posix.join(dir, m));
-    if (manifest.workspaces.length) declarations.push({ file: manifest.path, kind: manifest.kind, members: inDir(manifest.workspaces), excluded: inDir(manifest.workspaceExcludes) });
+    if (manifest.workspaces.length)
+      declarations.push({
+        file: manifest.path,
+        kind: manifest.kind,
+        members: inDir(manifest.workspaces),
+        excluded: inDir(manifest.workspaceExcludes),
+      });
   }
   for (const file of ['pnpm-workspace.yaml', 'go.work']) {
     if (!files.some((f) => f.path === file)) continue;
     const read = readWorkspaceFile(codebase, file)!;
     if (read.problem) problems.push({ path: file, problem: read.problem });
-    else declarations.push({ file, kind: read.kind, members: read.members.filter((m) => !m.startsWith('!')), excluded: read.members.filter((m) => m.startsWith('!')).map((m) => m.slice(1)) });
+    else
+      declarations.push({
+        file,
+        kind: read.kind,
+        members: read.members.filter((m) => !m.startsWith('!')),
+        excluded: read.members.filter((m) => m.startsWith('!')).map((m) => m.slice(1)),
+      });
   }
   return { declarations, problems };
 }
@@ -88,7 +112,11 @@ function importContext(manifests: readonly Manifest[], packages: Packages): Impo
     goModules: manifests.filter((m) => m.kind === 'go' && m.name).map((m) => ({ dir: dirname(m.path), name: m.name! })),
     pythonRoots: [...new Set(['.', 'src', ...pythonDirs.flatMap((dir) => [dir, posix.join(dir, 'src')])])],
     npmPackages: new Map(packages.list.filter((p) => p.kind === 'npm').map((p) => [p.name, p.entryPoints[0] ?? null])),
-    declaredDependencies: new Set(manifests.flatMap((m) => [...m.dependencies, ...m.devDependencies]).flatMap((d) => [d, d.toLowerCase().replace(/[-_.]+/g, '-')])),
+    declaredDependencies: new Set(
+      manifests
+        .flatMap((m) => [...m.dependencies, ...m.devDependencies])
+        .flatMap((d) => [d, d.toLowerCase().replace(/[-_.]+/g, '-')]),
+    ),
   };
 }
 
@@ -118,7 +146,12 @@ export function surveyCodebase(codebaseDir: string): Survey {
     .map(([name, stats]) => ({ name, kind: kindOf.get(name) ?? '', ...stats }))
     .sort((a, b) => b.lines - a.lines || b.files - a.files);
   const layout = [...tally(files, (f) => f.path.split('/')[0])]
-    .map(([path, stats]) => ({ path, folder: files.some((f) => f.path.startsWith(`${path}/`)), ...stats, role: folderRole(path) }))
+    .map(([path, stats]) => ({
+      path,
+      folder: files.some((f) => f.path.startsWith(`${path}/`)),
+      ...stats,
+      role: folderRole(path),
+    }))
     .sort((a, b) => b.files - a.files || a.path.localeCompare(b.path));
   const todos = files.reduce((n, f) => n + f.todos.length, 0);
   return {
@@ -127,7 +160,11 @@ export function surveyCodebase(codebaseDir: string): Survey {
     description: primary?.description ?? null,
     files,
     unreadable,
-    totals: { files: files.length, lines: files.reduce((n, f) => n + f.lines, 0), bytes: files.reduce((n, f) => n + f.bytes, 0) },
+    totals: {
+      files: files.length,
+      lines: files.reduce((n, f) => n + f.lines, 0),
+      bytes: files.reduce((n, f) => n + f.bytes, 0),
+    },
     languages,
     layout,
     manifests,

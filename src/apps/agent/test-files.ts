@@ -23,24 +23,37 @@ export function isTestFile(path: string): boolean {
   const segments = path.split('/');
   if (segments.slice(0, -1).some((s) => TEST_FOLDERS.has(s))) return true;
   const name = basename(path);
-  return /\.(test|spec)\.[^.]+$/.test(name) || /^test_.+\.py$/.test(name) || /_test\.(py|go)$/.test(name) || /Tests?\.(java|kt|cs)$/.test(name);
+  return (
+    /\.(test|spec)\.[^.]+$/.test(name) ||
+    /^test_.+\.py$/.test(name) ||
+    /_test\.(py|go)$/.test(name) ||
+    /Tests?\.(java|kt|cs)$/.test(name)
+  );
 }
 
-function runnerOf(manifests: readonly Manifest[], files: readonly FileRecord[]): Pick<TestSummary, 'runner' | 'command' | 'runnerSource'> {
+function runnerOf(
+  manifests: readonly Manifest[],
+  files: readonly FileRecord[],
+): Pick<TestSummary, 'runner' | 'command' | 'runnerSource'> {
   for (const manifest of manifests) {
     if (manifest.kind === 'npm') {
       const deps = [...manifest.devDependencies, ...manifest.dependencies];
-      const runner = NPM_RUNNERS.find((r) => deps.includes(r)) ?? (manifest.scripts.test?.includes('node --test') ? 'node:test' : null);
-      if (runner || manifest.scripts.test) return { runner, command: manifest.scripts.test ? 'npm test' : null, runnerSource: runner ? 'manifest' : null };
+      const runner =
+        NPM_RUNNERS.find((r) => deps.includes(r)) ??
+        (manifest.scripts.test?.includes('node --test') ? 'node:test' : null);
+      if (runner || manifest.scripts.test)
+        return { runner, command: manifest.scripts.test ? 'npm test' : null, runnerSource: runner ? 'manifest' : null };
     }
     if (manifest.kind === 'python') {
-      const usesPytest = manifest.tools.includes('pytest') || [...manifest.devDependencies, ...manifest.dependencies].includes('pytest');
+      const usesPytest =
+        manifest.tools.includes('pytest') || [...manifest.devDependencies, ...manifest.dependencies].includes('pytest');
       if (usesPytest) return { runner: 'pytest', command: 'pytest', runnerSource: 'manifest' };
     }
     if (manifest.kind === 'go') return { runner: 'go test', command: 'go test ./...', runnerSource: 'manifest' };
     if (manifest.kind === 'cargo') return { runner: 'cargo test', command: 'cargo test', runnerSource: 'manifest' };
   }
-  if (files.some((f) => basename(f.path) === 'conftest.py' || basename(f.path) === 'pytest.ini')) return { runner: 'pytest', command: 'pytest', runnerSource: 'config-file' };
+  if (files.some((f) => basename(f.path) === 'conftest.py' || basename(f.path) === 'pytest.ini'))
+    return { runner: 'pytest', command: 'pytest', runnerSource: 'config-file' };
   return { runner: null, command: null, runnerSource: null };
 }
 
@@ -51,6 +64,8 @@ export function summariseTests(files: readonly FileRecord[], manifests: readonly
     const top = file.path.includes('/') ? file.path.split('/')[0]! : '.';
     byFolder.set(top, (byFolder.get(top) ?? 0) + 1);
   }
-  const folders = [...byFolder].map(([path, count]) => ({ path, files: count })).sort((a, b) => b.files - a.files || a.path.localeCompare(b.path));
+  const folders = [...byFolder]
+    .map(([path, count]) => ({ path, files: count }))
+    .sort((a, b) => b.files - a.files || a.path.localeCompare(b.path));
   return { files: tests.length, folders, ...runnerOf(manifests, files) };
 }

@@ -53,7 +53,12 @@ function isIgnored(rules: readonly Rules[], path: string, isDirectory: boolean):
 }
 
 /** The rules in force inside `dir`: its parent's plus its own `.gitignore`, if it has a readable one. */
-function rulesFor(absoluteDir: string, dir: string, inherited: readonly Rules[], entries: readonly Dirent[]): readonly Rules[] {
+function rulesFor(
+  absoluteDir: string,
+  dir: string,
+  inherited: readonly Rules[],
+  entries: readonly Dirent[],
+): readonly Rules[] {
   if (!entries.some((e) => e.name === '.gitignore' && e.isFile())) return inherited;
   try {
     return [...inherited, { base: dir, matcher: ignore().add(readFileSync(join(absoluteDir, '.gitignore'), 'utf8')) }];
@@ -97,7 +102,12 @@ function walkDirectory(root: string, dir: string, inherited: readonly Rules[], v
         continue;
       }
     }
-    if ((isDirectory && ALWAYS_SKIPPED.has(entry.name)) || (dir === '' && entry.name === CONFIG_FILE) || isIgnored(rules, path, isDirectory)) continue;
+    if (
+      (isDirectory && ALWAYS_SKIPPED.has(entry.name)) ||
+      (dir === '' && entry.name === CONFIG_FILE) ||
+      isIgnored(rules, path, isDirectory)
+    )
+      continue;
     if (isDirectory) {
       visit.onKept?.(path);
       if (visit.recursive) walkDirectory(root, path, rules, visit);
@@ -128,6 +138,11 @@ export function topLevelSources(root: string): string[] {
     const source = path.replace(/\/$/, '');
     if (source !== '') sources.push(source);
   };
-  walkDirectory(root, '', [], { recursive: false, onFile: () => {}, onUnreadable: (entry) => add(entry.path), onKept: add });
+  walkDirectory(root, '', [], {
+    recursive: false,
+    onFile: () => {},
+    onUnreadable: (entry) => add(entry.path),
+    onKept: add,
+  });
   return sources;
 }

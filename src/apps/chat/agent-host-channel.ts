@@ -22,7 +22,9 @@ export interface AgentHostChannelOptions {
   signal?: AbortSignal;
 }
 
-type ChatRequest = { op: 'post'; teamId: string; channelId: string; text: string } | { op: 'poll'; teamId: string; channelId: string; since: string };
+type ChatRequest =
+  | { op: 'post'; teamId: string; channelId: string; text: string }
+  | { op: 'poll'; teamId: string; channelId: string; since: string };
 
 /**
  * The chat channel through an agent host (docs/design/spec.md §5): every post or poll is one headless session of
@@ -40,7 +42,11 @@ export class AgentHostChatChannel implements ChatChannel {
 
   constructor(options: AgentHostChannelOptions) {
     const chat = options.config.chatConfig;
-    if (!chat) throw new FedError('NO_CHAT_CONFIG', 'the agent-host chat channel needs chatConfig (teamId, channelId) in federate.config.json');
+    if (!chat)
+      throw new FedError(
+        'NO_CHAT_CONFIG',
+        'the agent-host chat channel needs chatConfig (teamId, channelId) in federate.config.json',
+      );
     const noHost = chatHostProblem(options.config);
     if (noHost) throw new RefusedError('NO_CHAT_AGENT', noHost.message);
     this.chat = chat;
@@ -53,14 +59,19 @@ export class AgentHostChatChannel implements ChatChannel {
   async post(text: string): Promise<void> {
     const output = await this.session({ op: 'post', teamId: this.chat.teamId, channelId: this.chat.channelId, text });
     const result = lastJsonLine(output, agentPostResultSchema);
-    if (!result) throw new ChatAgentError(`the chat agent (${this.what}) did not confirm the post with a {"posted": true} line${tail(output)}`);
-    if (!result.posted) throw new ChatAgentError(`the chat agent (${this.what}) could not post: ${result.error ?? 'no reason given'}`);
+    if (!result)
+      throw new ChatAgentError(
+        `the chat agent (${this.what}) did not confirm the post with a {"posted": true} line${tail(output)}`,
+      );
+    if (!result.posted)
+      throw new ChatAgentError(`the chat agent (${this.what}) could not post: ${result.error ?? 'no reason given'}`);
   }
 
   async poll(since: string): Promise<ChatPoll> {
     const output = await this.session({ op: 'poll', teamId: this.chat.teamId, channelId: this.chat.channelId, since });
     const result = lastJsonLine(output, agentPollResultSchema);
-    if (!result) throw new ChatAgentError(`the chat agent (${this.what}) printed no {"messages": [...]} line${tail(output)}`);
+    if (!result)
+      throw new ChatAgentError(`the chat agent (${this.what}) printed no {"messages": [...]} line${tail(output)}`);
     const poll: ChatPoll = { messages: [], problems: [] };
     result.messages.forEach((raw, i) => {
       const parsed = chatMessageSchema.safeParse(raw);
@@ -73,7 +84,9 @@ export class AgentHostChatChannel implements ChatChannel {
   private session(request: ChatRequest): Promise<string> {
     const prompt = promptFor(request);
     const hasPlaceholder = this.command.some((word) => word.includes(PROMPT_PLACEHOLDER));
-    const args = hasPlaceholder ? this.command.map((word) => word.replaceAll(PROMPT_PLACEHOLDER, prompt)) : [...this.command, prompt];
+    const args = hasPlaceholder
+      ? this.command.map((word) => word.replaceAll(PROMPT_PLACEHOLDER, prompt))
+      : [...this.command, prompt];
     const env = this.options.env ?? process.env;
     return runAgentSession(args, {
       cwd: this.options.root,
@@ -88,7 +101,8 @@ export class AgentHostChatChannel implements ChatChannel {
 /** The prompt of one session: what to do with the chat tool, what to print, and the request as JSON. */
 export function promptFor(request: ChatRequest): string {
   const where = `the chat channel with team id ${request.teamId} and channel id ${request.channelId}`;
-  const rules = 'Use only your chat tool. Do not read or change any file, run any other command, or post anything else.';
+  const rules =
+    'Use only your chat tool. Do not read or change any file, run any other command, or post anything else.';
   const task =
     request.op === 'post'
       ? [
@@ -107,7 +121,12 @@ export function promptFor(request: ChatRequest): string {
           '{"messages": [{"id": "<message id>", "at": "<time posted, ISO 8601>", "author": "<author display name>", "text": "<message text, mentions such as <at>…</at> kept>"}]}',
           'Print {"messages": []} when there are none.',
         ];
-  return [`You are the chat relay of a fed federation. ${task[0]}`, ...task.slice(1), '', `${REQUEST_LINE_PREFIX}${JSON.stringify(request)}`].join('\n');
+  return [
+    `You are the chat relay of a fed federation. ${task[0]}`,
+    ...task.slice(1),
+    '',
+    `${REQUEST_LINE_PREFIX}${JSON.stringify(request)}`,
+  ].join('\n');
 }
 
 /** The last line of `output` that is a JSON object `schema` accepts (agents print other things too). */

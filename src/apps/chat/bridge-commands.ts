@@ -67,7 +67,9 @@ export async function runBridgeCommand(command: AddressedCommand, ctx: BridgeCom
       return send(command, ctx, name);
     case 'pause':
     case 'resume': {
-      const change = await setTeamStatus(ctx.fed, team(), { type: verb.toLowerCase() === 'pause' ? 'PAUSE' : 'RESUME' });
+      const change = await setTeamStatus(ctx.fed, team(), {
+        type: verb.toLowerCase() === 'pause' ? 'PAUSE' : 'RESUME',
+      });
       return `${change.team.domainId}: ${change.from} → ${change.to}`;
     }
     case 'launch': {
@@ -97,7 +99,8 @@ async function teamList(fed: Federation): Promise<string> {
   const teams = (await backend.registry.read()).teams;
   if (teams.length === 0) return 'no teams registered yet';
   const lines = [`${teams.length} team${teams.length === 1 ? '' : 's'}:`];
-  for (const t of teams) lines.push(`- ${t.domainId} (${t.archetypeId}, ${statusOf(t)}): ${await lifecycleState(backend, t)}`);
+  for (const t of teams)
+    lines.push(`- ${t.domainId} (${t.archetypeId}, ${statusOf(t)}): ${await lifecycleState(backend, t)}`);
   return lines.join('\n');
 }
 
@@ -117,7 +120,10 @@ async function teamStatus(fed: Federation, team: RegistryEntry): Promise<string>
 
 async function send(command: AddressedCommand, ctx: BridgeCommandContext, name: string): Promise<string> {
   const match = /^\S+\s+(\S+)\s+(\S+)\s+(.+)$/.exec(command.line);
-  if (!match) throw new InvalidInputError(`send needs a recipient, a type and a subject: @${name} send <team|meta> <${SIGNAL_TYPES.join('|')}> <subject>`);
+  if (!match)
+    throw new InvalidInputError(
+      `send needs a recipient, a type and a subject: @${name} send <team|meta> <${SIGNAL_TYPES.join('|')}> <subject>`,
+    );
   const [, to = '', type = '', subject = ''] = match;
   const result = await sendSignal(ctx.fed, {
     from: META,

@@ -12,7 +12,8 @@ export function federationNameProblem(config: FederationConfig, configFile: stri
 
 /** The agent-host channel needs a host with a chat tool; the built-in agent has none. */
 export function chatHostProblem(config: FederationConfig): ValidationProblem | undefined {
-  if (!config.chatConfig || config.chatConfig.command || config.agentCommand !== DEFAULT_AGENT_COMMAND) return undefined;
+  if (!config.chatConfig || config.chatConfig.command || config.agentCommand !== DEFAULT_AGENT_COMMAND)
+    return undefined;
   return {
     path: 'chatConfig.command',
     message: `the chat channel needs an agent host with a chat tool, and the built-in agent ${DEFAULT_AGENT_COMMAND} has none; set chatConfig.command (or agentCommand) in federate.config.json to one — see "Chat" in docs/operations.md`,

@@ -82,7 +82,10 @@ export class ChatBridge {
       lock = await acquireLock(paths.chatBridgeLock, { staleMs: Number.POSITIVE_INFINITY, timeoutMs: 0 });
     } catch (error) {
       if (!(error instanceof LockTimeoutError)) throw error;
-      throw new RefusedError('BRIDGE_BUSY', `another chat bridge is running for ${options.fed.root} (${describeLockOwner(error.owner)}); one bridge per federation — stop the other one first`);
+      throw new RefusedError(
+        'BRIDGE_BUSY',
+        `another chat bridge is running for ${options.fed.root} (${describeLockOwner(error.owner)}); one bridge per federation — stop the other one first`,
+      );
     }
     try {
       let state = readBridgeState(paths.chatBridgeState);
@@ -109,7 +112,8 @@ export class ChatBridge {
     const since = Math.max(startedAt, Date.parse(this.state.watermark) - lookback);
     const poll = await this.options.channel.poll(new Date(since).toISOString());
     this.pageFull = poll.messages.length >= CHAT_POLL_LIMIT;
-    for (const problem of poll.problems) this.options.onActivity?.({ kind: 'warning', text: `skipped a chat message: ${problem}` });
+    for (const problem of poll.problems)
+      this.options.onActivity?.({ kind: 'warning', text: `skipped a chat message: ${problem}` });
 
     const handled = new Set(this.state.handled.map((h) => h.id));
     const now = this.now().getTime();
@@ -164,7 +168,11 @@ export class ChatBridge {
   }
 
   private startLaunch(team: string, replyTo: string): void {
-    const launch = launchTeam(this.options.fed, team, { config: this.options.config, hooks: this.options.hooks, signal: this.options.signal })
+    const launch = launchTeam(this.options.fed, team, {
+      config: this.options.config,
+      hooks: this.options.hooks,
+      signal: this.options.signal,
+    })
       .then(
         (result) =>
           result.outcome === 'complete'
@@ -172,8 +180,8 @@ export class ChatBridge {
             : result.outcome === 'waiting'
               ? `launch of ${team} done, waiting in ${result.state}: ${result.next}`
               : result.outcome === 'paused'
-              ? `launch of ${team} paused in ${result.state}; resume with @${this.name} resume ${team}, then launch it again`
-              : `launch of ${team} failed: ${result.reason}`,
+                ? `launch of ${team} paused in ${result.state}; resume with @${this.name} resume ${team}, then launch it again`
+                : `launch of ${team} failed: ${result.reason}`,
         (error: unknown) => `launch of ${team} failed: ${describe(error)}`,
       )
       .then(async (text) => {
@@ -184,7 +192,12 @@ export class ChatBridge {
         await this.flushReplies();
       })
       // The outcome could not be queued (the state file cannot be written): say so, never crash the bridge.
-      .catch((error: unknown) => this.options.onActivity?.({ kind: 'warning', text: `the outcome of the launch of ${team} could not be queued: ${describe(error)}` }))
+      .catch((error: unknown) =>
+        this.options.onActivity?.({
+          kind: 'warning',
+          text: `the outcome of the launch of ${team} could not be queued: ${describe(error)}`,
+        }),
+      )
       .finally(() => this.launches.delete(launch));
     this.launches.add(launch);
   }
@@ -197,7 +210,10 @@ export class ChatBridge {
         try {
           await this.options.channel.post(reply.text);
         } catch (error) {
-          this.options.onActivity?.({ kind: 'warning', text: `a reply could not be posted to ${this.options.channel.description}; it stays queued: ${describe(error)}` });
+          this.options.onActivity?.({
+            kind: 'warning',
+            text: `a reply could not be posted to ${this.options.channel.description}; it stays queued: ${describe(error)}`,
+          });
           return;
         }
         this.state.outbox = this.state.outbox.filter((r) => r !== reply);

@@ -34,9 +34,19 @@ export class FileChatChannel implements ChatChannel {
   }
 
   async post(text: string): Promise<void> {
-    const message: ChatMessage = { id: randomUUID(), at: (this.options.now?.() ?? new Date()).toISOString(), author: this.options.author ?? 'fed', text };
+    const message: ChatMessage = {
+      id: randomUUID(),
+      at: (this.options.now?.() ?? new Date()).toISOString(),
+      author: this.options.author ?? 'fed',
+      text,
+    };
     ensureDirectory(this.dir, this.options);
-    publishFileNoClobber(this.dir, `${message.at.replace(/:/g, '')}-${message.id}.json`, toJsonText(message), this.options);
+    publishFileNoClobber(
+      this.dir,
+      `${message.at.replace(/:/g, '')}-${message.id}.json`,
+      toJsonText(message),
+      this.options,
+    );
   }
 
   async poll(since: string): Promise<ChatPoll> {

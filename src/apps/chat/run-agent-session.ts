@@ -23,12 +23,23 @@ export class ChatAgentError extends FedError {
 export async function runAgentSession(command: readonly string[], options: AgentSessionOptions): Promise<string> {
   const name = `the chat agent "${command[0]}" (${options.what})`;
   if (options.signal?.aborted) throw new ChatAgentError(`${name} was not started: the command was interrupted`);
-  const run = await runCaptured(command, { cwd: options.cwd, env: options.env, timeoutMs: options.timeoutMs, signal: options.signal, ownGroup: true });
+  const run = await runCaptured(command, {
+    cwd: options.cwd,
+    env: options.env,
+    timeoutMs: options.timeoutMs,
+    signal: options.signal,
+    ownGroup: true,
+  });
   if (run.error) {
     const why = run.error.code === 'ENOENT' ? 'not found on PATH' : run.error.message;
-    throw new ChatAgentError(`cannot start ${name}: ${why}; set chatConfig.command to an agent host that has a chat tool`);
+    throw new ChatAgentError(
+      `cannot start ${name}: ${why}; set chatConfig.command to an agent host that has a chat tool`,
+    );
   }
-  if (run.stopped === 'timeout') throw new ChatAgentError(`${name} did not finish within ${options.timeoutMs / 1000} s and was stopped (chatConfig.timeoutSeconds)`);
+  if (run.stopped === 'timeout')
+    throw new ChatAgentError(
+      `${name} did not finish within ${options.timeoutMs / 1000} s and was stopped (chatConfig.timeoutSeconds)`,
+    );
   if (run.stopped === 'interrupted') throw new ChatAgentError(`${name} was stopped: the command was interrupted`);
   if (run.code !== 0) {
     const detail = run.stderr.trim().split('\n').slice(-3).join(' | ');

@@ -42,12 +42,22 @@ export async function runChatBridge(fed: Federation, options: RunChatBridgeOptio
     );
   }
   // Every problem at once: a user who fixes one should not meet the next only on the following try.
-  const problems = [federationNameProblem(config, paths.config), options.file ? undefined : chatHostProblem(config)].filter((p) => p !== undefined);
+  const problems = [
+    federationNameProblem(config, paths.config),
+    options.file ? undefined : chatHostProblem(config),
+  ].filter((p) => p !== undefined);
   if (problems.length > 0) throw new ConfigValidationError(paths.config, problems);
   const channel: ChatChannel = options.file
     ? new FileChatChannel(root, { author: config.federationName })
     : new AgentHostChatChannel({ root, config, env: options.env, signal: options.signal });
-  const bridge = await ChatBridge.open({ fed, config, channel, hooks: options.hooks, signal: options.signal, onActivity: options.onActivity });
+  const bridge = await ChatBridge.open({
+    fed,
+    config,
+    channel,
+    hooks: options.hooks,
+    signal: options.signal,
+    onActivity: options.onActivity,
+  });
   options.onStart?.(channel.description);
   try {
     await repeatEvery(options.once ? undefined : options.intervalMs, options.signal, async () => {
@@ -55,7 +65,10 @@ export async function runChatBridge(fed: Federation, options: RunChatBridgeOptio
         await bridge.pollOnce();
       } catch (error) {
         if (options.once || options.signal?.aborted) throw error;
-        options.onActivity?.({ kind: 'warning', text: `polling ${channel.description} failed, retrying in ${options.intervalMs / 1000} s: ${(error as Error).message}` });
+        options.onActivity?.({
+          kind: 'warning',
+          text: `polling ${channel.description} failed, retrying in ${options.intervalMs / 1000} s: ${(error as Error).message}`,
+        });
       }
     });
   } finally {

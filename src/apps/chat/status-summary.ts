@@ -6,7 +6,9 @@ const MAX_TEAM_LINES = 20;
 
 function teamLine(team: TeamReport): string {
   const life = team.lifecycle;
-  const state = life ? `${life.state}${life.inStateMs != null ? ` for ${formatDuration(life.inStateMs)}` : ''}` : 'no lifecycle';
+  const state = life
+    ? `${life.state}${life.inStateMs != null ? ` for ${formatDuration(life.inStateMs)}` : ''}`
+    : 'no lifecycle';
   return `- ${team.team} (${team.archetype}, ${team.status}): ${state} — ${team.healthy ? 'ok' : team.reasons.join('; ')}`;
 }
 
@@ -20,6 +22,7 @@ export function renderStatusSummary(report: MonitorReport): string {
     `monitor ${report.generatedAt}: ${totals.teams} team${totals.teams === 1 ? '' : 's'}, ${totals.healthy} healthy, ${totals.unhealthy} unhealthy; ` +
     `${totals.unacknowledged} unacknowledged signal${totals.unacknowledged === 1 ? '' : 's'} (meta: ${meta.inbox.unacknowledged})`;
   const lines = report.teams.slice(0, MAX_TEAM_LINES).map(teamLine);
-  if (report.teams.length > MAX_TEAM_LINES) lines.push(`… and ${report.teams.length - MAX_TEAM_LINES} more (fed monitor shows them all)`);
+  if (report.teams.length > MAX_TEAM_LINES)
+    lines.push(`… and ${report.teams.length - MAX_TEAM_LINES} more (fed monitor shows them all)`);
   return [head, ...lines].join('\n');
 }

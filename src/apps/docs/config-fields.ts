@@ -7,25 +7,29 @@
 export const CONFIG_FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
   description: 'What the federation is for, in a sentence; written by `fed init --description`.',
   federationName:
-    'The federation\'s name: the `@handle` the chat bridge answers to, and on JetStream the name every machine finds the federation by (1 to 64 letters, digits, `-`, `_`). Written by `fed init --name`.',
+    "The federation's name: the `@handle` the chat bridge answers to, and on JetStream the name every machine finds the federation by (1 to 64 letters, digits, `-`, `_`). Written by `fed init --name`.",
   agentCommand:
     'The agent `fed launch` runs for a team: a command line, split into words like a shell would but never run through one. A relative program path is resolved from the federation root, a bare name on `PATH`.',
   agent: 'How `fed launch` drives the agent CLI named by `agentCommand` (see [agents](../agents.md)).',
   'agent.preset':
-    'The agent CLI preset; default: chosen from `agentCommand`\'s program name (`claude`, `/opt/bin/codex`, …), else `custom`.',
+    "The agent CLI preset; default: chosen from `agentCommand`'s program name (`claude`, `/opt/bin/codex`, …), else `custom`.",
   'agent.args': "Extra arguments appended to the preset's own.",
   'agent.model': "The model, passed with the CLI's model flag.",
-  'agent.limits': 'Per-run limits: passed to the CLIs that take them, enforced by the launcher for the rest; reaching one stops the agent and pauses the team.',
+  'agent.limits':
+    'Per-run limits: passed to the CLIs that take them, enforced by the launcher for the rest; reaching one stops the agent and pauses the team.',
   'agent.limits.maxTurns': 'At most this many agent turns per run.',
-  'agent.limits.maxCostUsd': 'At most this cost per run, in USD (not enforceable for CLIs that report no cost: codex, gemini).',
+  'agent.limits.maxCostUsd':
+    'At most this cost per run, in USD (not enforceable for CLIs that report no cost: codex, gemini).',
   'agent.limits.maxMinutes': 'At most this wall time per run, in minutes.',
   'agent.sandbox':
     'Run the agents of teams that study the codebase read-only (deliverable, consultant) under bubblewrap with the codebase mounted read-only; without bubblewrap, or `false`, a before/after check of the codebase runs instead.',
   telemetry: 'Metrics through OpenTelemetry, sent over OTLP/HTTP (see [operations](../operations.md#telemetry)).',
   'telemetry.enabled': 'Export metrics; `FED_TELEMETRY_ENABLED=true|false` overrides it.',
   'telemetry.collector': 'Where the metrics go.',
-  'telemetry.collector.endpoint': "The collector's base URL (metrics are POSTed to `<endpoint>/v1/metrics`); `OTEL_EXPORTER_OTLP_ENDPOINT` overrides it.",
-  chatConfig: "The chat channel meta posts status summaries to and takes commands from (see [operations](../operations.md#chat)).",
+  'telemetry.collector.endpoint':
+    "The collector's base URL (metrics are POSTed to `<endpoint>/v1/metrics`); `OTEL_EXPORTER_OTLP_ENDPOINT` overrides it.",
+  chatConfig:
+    'The chat channel meta posts status summaries to and takes commands from (see [operations](../operations.md#chat)).',
   'chatConfig.teamId': 'The id of the chat team the channel belongs to.',
   'chatConfig.channelId': 'The channel id, shaped like `19:…@thread.tacv2`.',
   'chatConfig.command':
@@ -33,21 +37,26 @@ export const CONFIG_FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'chatConfig.timeoutSeconds': 'How long one agent-host session may take before it is killed; default 120.',
   playbookSkill: 'The skill in `.fed/skills/` (without `.md`) whose text the launch prompt includes.',
   deliverable: "The file name of a deliverable team's document in its workspace.",
-  federationReport: 'The file name of the federation report meta writes at the root when the deliverable teams are done (`fed run`).',
+  federationReport:
+    'The file name of the federation report meta writes at the root when the deliverable teams are done (`fed run`).',
   deliverableSchema:
     "A JSON Schema (path relative to the federation root) a deliverable must match: a Markdown deliverable's structural summary, or a `.json` deliverable as it is.",
-  importHook: 'A module (TypeScript or JavaScript, relative to the federation root) whose hooks `fed launch`, `fed run` and `fed actors run` call.',
+  importHook:
+    'A module (TypeScript or JavaScript, relative to the federation root) whose hooks `fed launch`, `fed run` and `fed actors run` call.',
   signalDeadlines:
     'How long a signal of each type may wait: a question for its answer, any other type for its acknowledgment (see [delivery](../delivery.md#delivery-states-replies-and-deadlines)). Types left out keep their default.',
   'signalDeadlines.directive': 'A duration (`30m`, `2h`, `7d`) or `"none"`; default `10m`.',
   'signalDeadlines.question': 'A duration or `"none"`; default `30m`.',
   'signalDeadlines.report': 'A duration or `"none"`; default: none.',
   'signalDeadlines.alert': 'A duration or `"none"`; default: none.',
-  signalArchive: 'When present, every `fed monitor` cycle archives the signals that are done (acknowledged or answered) and older than `olderThan`.',
+  signalArchive:
+    'When present, every `fed monitor` cycle archives the signals that are done (acknowledged or answered) and older than `olderThan`.',
   'signalArchive.olderThan': 'A duration with a unit (`7d`).',
-  backend: 'Where signals, the registry and lifecycle state live; absent means files (see [JetStream](../jetstream.md)).',
+  backend:
+    'Where signals, the registry and lifecycle state live; absent means files (see [JetStream](../jetstream.md)).',
   'backend.type': '`files` (the default) or `jetstream`; `FED_NATS_URL` selects `jetstream` too.',
-  'backend.servers': 'NATS URLs (`nats://` or `tls://`); never with a user or password. `FED_NATS_URL` (comma-separated) replaces them.',
+  'backend.servers':
+    'NATS URLs (`nats://` or `tls://`); never with a user or password. `FED_NATS_URL` (comma-separated) replaces them.',
   'backend.credentials': 'NATS credentials by reference, never inline: `{"file": …}` or `{"env": …}`.',
   'backend.credentials.file': 'A `.creds` file, relative to the federation root.',
   'backend.credentials.env': 'An environment variable holding the `.creds` content.',

@@ -85,7 +85,12 @@ function typeLabel(node: SchemaNode): string {
 }
 
 function range(node: SchemaNode): string {
-  const low = node.exclusiveMinimum !== undefined ? `> ${node.exclusiveMinimum}` : node.minimum !== undefined ? `≥ ${node.minimum}` : undefined;
+  const low =
+    node.exclusiveMinimum !== undefined
+      ? `> ${node.exclusiveMinimum}`
+      : node.minimum !== undefined
+        ? `≥ ${node.minimum}`
+        : undefined;
   const high = node.maximum !== undefined && node.maximum < Number.MAX_SAFE_INTEGER ? `≤ ${node.maximum}` : undefined;
   const bounds = [low, high].filter(Boolean);
   return bounds.length > 0 ? ` (${bounds.join(', ')})` : '';
@@ -94,13 +99,20 @@ function range(node: SchemaNode): string {
 /** The description of every field; a field without one (or a description without a field) is a mistake to fix in config-fields.ts. */
 function describedFields(): (ConfigField & { description: string })[] {
   const fields = configFields();
-  const missing = fields.filter((field) => !Object.hasOwn(CONFIG_FIELD_DESCRIPTIONS, field.path)).map((field) => field.path);
+  const missing = fields
+    .filter((field) => !Object.hasOwn(CONFIG_FIELD_DESCRIPTIONS, field.path))
+    .map((field) => field.path);
   const paths = new Set(fields.map((field) => field.path));
   const stale = Object.keys(CONFIG_FIELD_DESCRIPTIONS).filter((path) => !paths.has(path));
   if (missing.length > 0 || stale.length > 0) {
     throw new Error(
       `src/apps/docs/config-fields.ts does not match the config schema: ` +
-        [missing.length > 0 ? `no description for ${missing.join(', ')}` : '', stale.length > 0 ? `no field ${stale.join(', ')}` : ''].filter(Boolean).join('; '),
+        [
+          missing.length > 0 ? `no description for ${missing.join(', ')}` : '',
+          stale.length > 0 ? `no field ${stale.join(', ')}` : '',
+        ]
+          .filter(Boolean)
+          .join('; '),
     );
   }
   return fields.map((field) => ({ ...field, description: CONFIG_FIELD_DESCRIPTIONS[field.path]! }));

@@ -5,7 +5,12 @@
  * tag and vanish on GitHub, so both are escaped; line breaks become spaces.
  */
 export function cellText(text: string): string {
-  return text.replaceAll('\\', '\\\\').replaceAll('|', '\\|').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replace(/\s*\n\s*/g, ' ');
+  return text
+    .replaceAll('\\', '\\\\')
+    .replaceAll('|', '\\|')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replace(/\s*\n\s*/g, ' ');
 }
 
 /** Inline code for a table cell; a `|` inside it still needs its escape there. */

@@ -53,7 +53,10 @@ export async function runDoctor(fed: Federation, options: DoctorOptions = {}): P
     if (reachable) registry = await backend.registry.read();
   } catch (error) {
     if (!(error instanceof FedError)) throw error;
-    const fix = error instanceof NotAFederationError ? 'create or join it: fed init --name <federationName>' : 'restore it from a backup or fix it by hand; fed never resets the registry';
+    const fix =
+      error instanceof NotAFederationError
+        ? 'create or join it: fed init --name <federationName>'
+        : 'restore it from a backup or fix it by hand; fed never resets the registry';
     pending.push({ check: 'registry', path: backend.registry.location, problem: error.message, fix });
   }
 

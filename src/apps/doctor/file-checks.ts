@@ -63,7 +63,11 @@ function writerPid(name: string): number | undefined {
  */
 export function findLeftoverTempFiles(
   dir: string,
-  { skip = new Set<string>(), recursive = true, team }: { skip?: ReadonlySet<string>; recursive?: boolean; team?: string } = {},
+  {
+    skip = new Set<string>(),
+    recursive = true,
+    team,
+  }: { skip?: ReadonlySet<string>; recursive?: boolean; team?: string } = {},
 ): PendingFinding[] {
   const findings: PendingFinding[] = [];
   const walk = (folder: string) => {

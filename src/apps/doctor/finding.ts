@@ -2,7 +2,16 @@
  * One problem `fed doctor` found: what and where, how to fix it, and whether `--fix` can (and did). A
  * check returns findings with a `repair` when fed can fix the problem itself, safely and idempotently.
  */
-export type DoctorCheck = 'backend' | 'registry' | 'workspace' | 'marker' | 'state' | 'onboarding' | 'orphan-workspace' | 'stale-lock' | 'temp-file';
+export type DoctorCheck =
+  | 'backend'
+  | 'registry'
+  | 'workspace'
+  | 'marker'
+  | 'state'
+  | 'onboarding'
+  | 'orphan-workspace'
+  | 'stale-lock'
+  | 'temp-file';
 
 export interface DoctorFinding {
   check: DoctorCheck;

@@ -14,14 +14,23 @@ const kvStream = (bucket: string): string => `KV_${bucket}`;
  * cluster, one created before the setting was raised keeps its old count, and `--fix` raises it — and, as a
  * note, what a power loss could cost with this server and replica count.
  */
-export async function checkJetStream(backend: JetStreamBackend): Promise<{ findings: PendingFinding[]; notes: string[]; reachable: boolean }> {
+export async function checkJetStream(
+  backend: JetStreamBackend,
+): Promise<{ findings: PendingFinding[]; notes: string[]; reachable: boolean }> {
   let streams: Awaited<ReturnType<JetStreamBackend['streams']>>;
   try {
     streams = await backend.streams();
   } catch (error) {
     if (!(error instanceof FedError)) throw error;
     return {
-      findings: [{ check: 'backend', path: backend.registry.location, problem: error.message, fix: 'start the NATS server (with JetStream), or point FED_NATS_URL or backend.servers at a running one; then run fed doctor again' }],
+      findings: [
+        {
+          check: 'backend',
+          path: backend.registry.location,
+          problem: error.message,
+          fix: 'start the NATS server (with JetStream), or point FED_NATS_URL or backend.servers at a running one; then run fed doctor again',
+        },
+      ],
       notes: [],
       reachable: false,
     };
@@ -45,7 +54,12 @@ export async function checkJetStream(backend: JetStreamBackend): Promise<{ findi
     };
   }
   const findings: PendingFinding[] = [];
-  const stores = [names.signalStream, names.journalStream, names.quarantineStream, ...[names.ackBucket, names.registryBucket, names.lifecycleBucket].map(kvStream)];
+  const stores = [
+    names.signalStream,
+    names.journalStream,
+    names.quarantineStream,
+    ...[names.ackBucket, names.registryBucket, names.lifecycleBucket].map(kvStream),
+  ];
   for (const name of stores) {
     const info = await retryTransient(() => session.jsm.streams.info(name));
     const kept = info.config.num_replicas;

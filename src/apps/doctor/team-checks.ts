@@ -24,7 +24,10 @@ import type { Federation } from '../../engine/context.js';
 
 /** Run `fn` holding the onboarding lock of `domain`, so a repair never races an onboarding that just started. */
 async function underOnboardingLock(root: string, domain: string, fn: () => unknown): Promise<void> {
-  const lock = await acquireLock(onboardingPaths(root, domain).lock, { staleMs: Number.POSITIVE_INFINITY, timeoutMs: 0 });
+  const lock = await acquireLock(onboardingPaths(root, domain).lock, {
+    staleMs: Number.POSITIVE_INFINITY,
+    timeoutMs: 0,
+  });
   try {
     await fn();
   } finally {
@@ -37,7 +40,10 @@ function onboardingRunning(root: string, domain: string): boolean {
 }
 
 /** Onboardings a kill interrupted: their intent records, and what they left. Returns the findings and the workspaces they account for. */
-export function checkOnboardings(root: string, registry: Registry): { findings: PendingFinding[]; accounted: Set<string> } {
+export function checkOnboardings(
+  root: string,
+  registry: Registry,
+): { findings: PendingFinding[]; accounted: Set<string> } {
   const findings: PendingFinding[] = [];
   const accounted = new Set<string>();
   const dir = federationPaths(root).onboarding;
@@ -49,14 +55,20 @@ export function checkOnboardings(root: string, registry: Registry): { findings: 
       intent = readOnboardingIntent(root, name.slice(0, -'.json'.length));
     } catch (error) {
       if (!(error instanceof FedError)) throw error;
-      findings.push({ check: 'onboarding', path, problem: error.message, fix: 'remove the file by hand, then check the team workspaces below' });
+      findings.push({
+        check: 'onboarding',
+        path,
+        problem: error.message,
+        fix: 'remove the file by hand, then check the team workspaces below',
+      });
       continue;
     }
     if (!intent) continue;
     accounted.add(intent.location);
     if (onboardingRunning(root, intent.domain)) continue;
     const registered = registry.teams.some((t) => t.domain === intent.domain && t.location === intent.location);
-    const settle = () => underOnboardingLock(root, intent.domain, () => settleInterruptedOnboarding(root, intent, registry));
+    const settle = () =>
+      underOnboardingLock(root, intent.domain, () => settleInterruptedOnboarding(root, intent, registry));
     findings.push(
       registered
         ? {
@@ -73,7 +85,9 @@ export function checkOnboardings(root: string, registry: Registry): { findings: 
             path,
             problem:
               `the onboarding of team "${intent.domainId}" was interrupted before it registered the team; it left ` +
-              (intent.branch ? `worktree ${intent.location} and branch ${intent.branch}` : `workspace ${intent.location}`) +
+              (intent.branch
+                ? `worktree ${intent.location} and branch ${intent.branch}`
+                : `workspace ${intent.location}`) +
               (intent.branch ? gitLeftoversText(root, intent.location, intent.branch) : ''),
             fix: `remove them (fed doctor --fix), or finish the onboarding by running it again: fed team onboard ${intent.domain}`,
             repair: settle,
@@ -88,12 +102,19 @@ export function checkOnboardings(root: string, registry: Registry): { findings: 
  * for this federation was made by an onboarding killed before it registered (fed before intent records);
  * anything else is not fed's and is only reported.
  */
-export function checkOrphanWorkspaces(root: string, registry: Registry, accounted: ReadonlySet<string>): PendingFinding[] {
+export function checkOrphanWorkspaces(
+  root: string,
+  registry: Registry,
+  accounted: ReadonlySet<string>,
+): PendingFinding[] {
   const paths = federationPaths(root);
   // A copied federation's own workspaces are claimed by the teams whose locations still name the old root.
   const registered = new Set(registry.teams.flatMap((t) => [t.location, relocatedWorkspace(root, t) ?? []].flat()));
   const findings: PendingFinding[] = [];
-  for (const [parent, placementType] of [[paths.teams, 'directory'], [paths.worktrees, 'worktree']] as const) {
+  for (const [parent, placementType] of [
+    [paths.teams, 'directory'],
+    [paths.worktrees, 'worktree'],
+  ] as const) {
     if (!existsSync(parent)) continue;
     for (const name of readdirSync(parent)) {
       const location = join(parent, name);
@@ -129,9 +150,12 @@ export function checkOrphanWorkspaces(root: string, registry: Registry, accounte
 /** What the git of a killed onboarding left on its worktree: still running, or its stale locks (named; `--fix` waits for it, then removes them). */
 function gitLeftoversText(root: string, location: string, branch: string): string {
   const { running, locks } = worktreeGitLeftovers(root, location, branch);
-  if (running?.length) return `; ${describeGits(running)} is still working on it (fed doctor --fix waits for it to finish)`;
+  if (running?.length)
+    return `; ${describeGits(running)} is still working on it (fed doctor --fix waits for it to finish)`;
   if (locks.length === 0) return '';
-  return running ? `; stale git locks its killed git left: ${locks.join(', ')} (fed doctor --fix removes them)` : `; git lock files: ${locks.join(', ')}`;
+  return running
+    ? `; stale git locks its killed git left: ${locks.join(', ')} (fed doctor --fix removes them)`
+    : `; git lock files: ${locks.join(', ')}`;
 }
 
 /**
@@ -140,7 +164,10 @@ function gitLeftoversText(root: string, location: string, branch: string): strin
  * only its state (shared too), and that a workspace registered on this host is still there. `elsewhere` is
  * the note saying so.
  */
-export async function checkTeam(fed: Federation, entry: RegistryEntry): Promise<{ findings: PendingFinding[]; workspaceOk: boolean; elsewhere?: string }> {
+export async function checkTeam(
+  fed: Federation,
+  entry: RegistryEntry,
+): Promise<{ findings: PendingFinding[]; workspaceOk: boolean; elsewhere?: string }> {
   const { root, backend } = fed;
   try {
     fed.workspace(entry);
@@ -156,7 +183,9 @@ export async function checkTeam(fed: Federation, entry: RegistryEntry): Promise<
       team: entry.domainId,
       path: entry.location,
       problem: error.message,
-      fix: relocated ? `point the registry at ${relocated} and its marker at this federation (fed doctor --fix)` : 'see the problem',
+      fix: relocated
+        ? `point the registry at ${relocated} and its marker at this federation (fed doctor --fix)`
+        : 'see the problem',
     };
     if (relocated) finding.repair = () => relocate(fed, entry, relocated);
     return { findings: [finding], workspaceOk: false };
@@ -189,7 +218,10 @@ export async function checkTeam(fed: Federation, entry: RegistryEntry): Promise<
   return { findings, workspaceOk: true };
 }
 
-async function checkTeamElsewhere(entry: RegistryEntry, backend: FederationBackend): Promise<{ findings: PendingFinding[]; workspaceOk: false; elsewhere: string }> {
+async function checkTeamElsewhere(
+  entry: RegistryEntry,
+  backend: FederationBackend,
+): Promise<{ findings: PendingFinding[]; workspaceOk: false; elsewhere: string }> {
   const findings = statusOf(entry) === 'archived' ? [] : await checkState(entry, backend);
   const host = entry.host ?? 'an unrecorded host';
   // Another checkout on this very machine can be looked at: a registered workspace that is gone is a problem.

@@ -44,7 +44,11 @@ const FED_GITIGNORE = `# Written by fed init. Runtime state of the federation is
  * `.fed/skills/` seeded with the bundled skills (existing files kept), the git-ignore for runtime folders
  * and an empty registry (`lockVersion` 0).
  */
-export function initFederation(root: string, request: InitRequest = {}, env: NodeJS.ProcessEnv = process.env): InitResult {
+export function initFederation(
+  root: string,
+  request: InitRequest = {},
+  env: NodeJS.ProcessEnv = process.env,
+): InitResult {
   const paths = federationPaths(root);
   const meta = workspacePaths(root);
   const created: string[] = [];
@@ -97,5 +101,10 @@ export async function initSharedRegistry(fed: Federation): Promise<SharedRegistr
   const joined = !(await backend.registry.create(emptyRegistry()));
   const registry = await backend.registry.read();
   const { session } = await backend.streams();
-  return { joined, teams: registry.teams.length, location: backend.registry.location, durabilityNote: durabilityNote(session.serverVersion, session.replicas) };
+  return {
+    joined,
+    teams: registry.teams.length,
+    location: backend.registry.location,
+    durabilityNote: durabilityNote(session.serverVersion, session.replicas),
+  };
 }

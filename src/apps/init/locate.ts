@@ -38,7 +38,8 @@ function classify(dir: string, env: NodeJS.ProcessEnv): FederationLocation | und
   }
   const paths = federationPaths(dir);
   if (existsSync(paths.registry)) return { root: dir, team: undefined };
-  if (existsSync(paths.config) && loadConfig(dir, env).config.backend?.type === 'jetstream') return { root: dir, team: undefined };
+  if (existsSync(paths.config) && loadConfig(dir, env).config.backend?.type === 'jetstream')
+    return { root: dir, team: undefined };
   return undefined;
 }
 
@@ -56,7 +57,9 @@ export function locateFederation(options: LocateOptions = {}): FederationLocatio
     const found = classify(dir, env);
     if (!found) {
       const source = options.root ? '--root' : 'FED_ROOT';
-      throw new NotAFederationError(`${source} ${dir} is not a federation (no .fed/team-registry.json, nor a federate.config.json with a JetStream backend); run: fed init --root ${dir}`);
+      throw new NotAFederationError(
+        `${source} ${dir} is not a federation (no .fed/team-registry.json, nor a federate.config.json with a JetStream backend); run: fed init --root ${dir}`,
+      );
     }
     return { root: found.root, team: found.team ?? envTeam };
   }
@@ -66,7 +69,9 @@ export function locateFederation(options: LocateOptions = {}): FederationLocatio
     if (found) return { root: found.root, team: found.team ?? envTeam };
     if (dirname(dir) === dir) break;
   }
-  throw new NotAFederationError(`no federation found in ${start} or any parent directory; run fed init there, or pass --root <dir>`);
+  throw new NotAFederationError(
+    `no federation found in ${start} or any parent directory; run fed init there, or pass --root <dir>`,
+  );
 }
 
 /** The directory `fed init` should initialise: `--root` > `FED_ROOT` > the working directory. */

@@ -55,8 +55,18 @@ Your full instructions are still in ${workspacePaths(context.workspace).launchPr
  * by the id the CLI reported last time, never "the last session", which picks the wrong one when several
  * teams share a machine — when the CLI can and the preset is unchanged.
  */
-export function agentCommand(context: LaunchContext, options: AgentCommandOptions, lastRun: LaunchRun | null, promptPath: string, prompt: string): AgentCommand {
-  const program = locateProgram(splitCommand(options.agent ?? options.config.agentCommand, options.agent ? '--agent' : 'agentCommand'), context, options);
+export function agentCommand(
+  context: LaunchContext,
+  options: AgentCommandOptions,
+  lastRun: LaunchRun | null,
+  promptPath: string,
+  prompt: string,
+): AgentCommand {
+  const program = locateProgram(
+    splitCommand(options.agent ?? options.config.agentCommand, options.agent ? '--agent' : 'agentCommand'),
+    context,
+    options,
+  );
   const preset = choosePreset(program[0]!, options.preset ?? (options.agent ? undefined : options.config.agent.preset));
   const resumedSessionId = preset.resumable && lastRun?.preset === preset.name ? lastRun.sessionId : null;
   let runPrompt = prompt;
@@ -85,6 +95,9 @@ export function agentCommand(context: LaunchContext, options: AgentCommandOption
       `the prompt (${Buffer.byteLength(tooLong)} bytes) is too long to pass to ${preset.name} as an argument; shorten the mission or the playbook skill, or use {promptFile} or a preset that reads a file (goose, aider)`,
     );
   }
-  const transcriptPath = join(workspacePaths(context.workspace).runTranscripts, `${runId}.${preset.stream === 'json' ? 'jsonl' : 'log'}`);
+  const transcriptPath = join(
+    workspacePaths(context.workspace).runTranscripts,
+    `${runId}.${preset.stream === 'json' ? 'jsonl' : 'log'}`,
+  );
   return { runId, preset, command, resumedSessionId, transcriptPath };
 }

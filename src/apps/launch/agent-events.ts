@@ -1,7 +1,12 @@
 import { RefusedError } from '../../core/errors.js';
 import type { FederationConfig } from '../../core/schema/config.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
-import { applyLifecycleInputs, loadTeamLifecycle, type ApplyOptions, type ApplyResult } from '../../engine/actors/team-lifecycle.js';
+import {
+  applyLifecycleInputs,
+  loadTeamLifecycle,
+  type ApplyOptions,
+  type ApplyResult,
+} from '../../engine/actors/team-lifecycle.js';
 import { archetypeOf } from '../../engine/archetypes/catalog.js';
 import type { Federation } from '../../engine/context.js';
 
@@ -9,7 +14,12 @@ import type { Federation } from '../../engine/context.js';
  * Why an agent's event cannot be accepted under its archetype's completion policy, if it cannot (a
  * deliverable that fails the standards). An event the state refuses anyway is refused as such, not judged.
  */
-export async function completionProblem(fed: Federation, team: RegistryEntry, event: { type: string; [key: string]: unknown }, config: FederationConfig): Promise<string | undefined> {
+export async function completionProblem(
+  fed: Federation,
+  team: RegistryEntry,
+  event: { type: string; [key: string]: unknown },
+  config: FederationConfig,
+): Promise<string | undefined> {
   const { root } = fed;
   const { judge } = archetypeOf(team).completion;
   // Most events are progress, not a completion: they are not judged, and the lifecycle is loaded once (to apply them).
@@ -33,5 +43,8 @@ export async function reportAgentEvent(
   const problem = await completionProblem(fed, team, event, config);
   if (!problem) return applyLifecycleInputs(fed, team, [{ source: 'event', event }], options);
   await applyLifecycleInputs(fed, team, [{ source: 'event', event: { type: 'FAIL', reason: problem } }], options);
-  throw new RefusedError('COMPLETION_REFUSED', `${event.type} refused for team "${team.domainId}": ${problem}; the team has failed`);
+  throw new RefusedError(
+    'COMPLETION_REFUSED',
+    `${event.type} refused for team "${team.domainId}": ${problem}; the team has failed`,
+  );
 }

@@ -40,7 +40,12 @@ const WATCHDOG = 'dist/src/apps/launch/agent-watchdog.js';
 
 /** The program as it will be executed, or a clear refusal when it cannot be found or run. */
 function findProgram(file: string, cwd: string, env: NodeJS.ProcessEnv): string {
-  const candidates = file.includes('/') ? [isAbsolute(file) ? file : resolve(cwd, file)] : (env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, file));
+  const candidates = file.includes('/')
+    ? [isAbsolute(file) ? file : resolve(cwd, file)]
+    : (env.PATH ?? '')
+        .split(delimiter)
+        .filter(Boolean)
+        .map((dir) => join(dir, file));
   for (const candidate of candidates) {
     try {
       accessSync(candidate, constants.X_OK);
@@ -50,7 +55,10 @@ function findProgram(file: string, cwd: string, env: NodeJS.ProcessEnv): string 
     }
   }
   const hint = file.includes('/') ? 'no such executable' : 'not found on PATH';
-  throw new RefusedError('AGENT_COMMAND', `cannot start the agent "${file}": ${hint}; set agentCommand in federate.config.json or pass --agent <command>`);
+  throw new RefusedError(
+    'AGENT_COMMAND',
+    `cannot start the agent "${file}": ${hint}; set agentCommand in federate.config.json or pass --agent <command>`,
+  );
 }
 
 export class AgentProcess {
@@ -79,7 +87,14 @@ export class AgentProcess {
     mkdirSync(dirname(options.logFile), { recursive: true });
     const log = openSync(options.logFile, 'a');
     try {
-      const header = [`\n${agentLogHeader(new Date())}`, `command: ${JSON.stringify(options.command)}`, `cwd: ${options.cwd}`, ...(options.header ?? []), '', ''].join('\n');
+      const header = [
+        `\n${agentLogHeader(new Date())}`,
+        `command: ${JSON.stringify(options.command)}`,
+        `cwd: ${options.cwd}`,
+        ...(options.header ?? []),
+        '',
+        '',
+      ].join('\n');
       writeSync(log, header);
       // Its own process group: a Ctrl-C at the terminal reaches fed (which pauses the team and stops the
       // agent in order), not the agent directly; and a stop reaches everything the agent started. Fd 3 is
@@ -87,11 +102,18 @@ export class AgentProcess {
       const child = spawn(
         process.execPath,
         [join(packageRoot(), WATCHDOG), String(graceMs), ...(options.wrapper ?? []), program, ...args],
-        { cwd: options.cwd, env: options.env, stdio: [options.stdin == null ? 'ignore' : 'pipe', 'pipe', log, 'pipe'], detached: true },
+        {
+          cwd: options.cwd,
+          env: options.env,
+          stdio: [options.stdin == null ? 'ignore' : 'pipe', 'pipe', log, 'pipe'],
+          detached: true,
+        },
       );
       await new Promise<void>((resolve, reject) => {
         child.once('spawn', resolve);
-        child.once('error', (error) => reject(new RefusedError('AGENT_COMMAND', `cannot start the agent "${file}": ${error.message}`)));
+        child.once('error', (error) =>
+          reject(new RefusedError('AGENT_COMMAND', `cannot start the agent "${file}": ${error.message}`)),
+        );
       });
       if (options.stdin != null) {
         const stdin = child.stdin as Writable;

@@ -14,7 +14,9 @@ export function writeCommandShims(dir: string): string {
   const root = packageRoot();
   for (const [name, script] of Object.entries(packageBins())) {
     const file = join(dir, name);
-    writeFileAtomic(file, `#!/bin/sh\nexec ${quote([process.execPath, join(root, script)])} "$@"\n`, { durable: false });
+    writeFileAtomic(file, `#!/bin/sh\nexec ${quote([process.execPath, join(root, script)])} "$@"\n`, {
+      durable: false,
+    });
     chmodSync(file, 0o755);
   }
   return dir;

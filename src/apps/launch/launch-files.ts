@@ -6,7 +6,10 @@ import type { LaunchContext } from '../../core/schema/launch-context.js';
 import { renderLaunchPrompt, type PromptArchetype } from './launch-prompt.js';
 
 /** Write what a launched agent reads: the context file and the prompt (both replaced atomically). */
-export function writeLaunchFiles(context: LaunchContext, archetype: PromptArchetype): { contextPath: string; promptPath: string; prompt: string } {
+export function writeLaunchFiles(
+  context: LaunchContext,
+  archetype: PromptArchetype,
+): { contextPath: string; promptPath: string; prompt: string } {
   const paths = workspacePaths(context.workspace);
   ensureDirectory(paths.launch);
   const prompt = renderLaunchPrompt(context, archetype);

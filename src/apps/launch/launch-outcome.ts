@@ -2,7 +2,11 @@ import { statSync } from 'node:fs';
 import { applyLifecycleInputs, type TeamLifecycle } from '../../engine/actors/team-lifecycle.js';
 import { stateOf } from '../../engine/actors/state-of.js';
 import { setTeamStatus } from '../../engine/actors/team-status-command.js';
-import { codebaseChanges, describeCodebaseChanges, recaptureCodebase } from '../../engine/deliverable/codebase-guard.js';
+import {
+  codebaseChanges,
+  describeCodebaseChanges,
+  recaptureCodebase,
+} from '../../engine/deliverable/codebase-guard.js';
 import type { LaunchResult } from '../../engine/hooks/federation-hooks.js';
 import { sendSignal } from '../../engine/messaging/send-signal.js';
 import { unlinkQuietly } from '../../infra/fs/atomic-write.js';
@@ -36,19 +40,41 @@ export interface LaunchDecision {
  * failed (the lifecycle fails with the reason, and meta is alerted). A codebase a read-only team modified
  * is never complete.
  */
-export async function decideOutcome(launch: Launch, prepared: PreparedRun, agent: RunningAgent, ended: EndedRun): Promise<LaunchDecision> {
+export async function decideOutcome(
+  launch: Launch,
+  prepared: PreparedRun,
+  agent: RunningAgent,
+  ended: EndedRun,
+): Promise<LaunchDecision> {
   const { team, archetype, watch } = launch;
   const { context, baseline, sandbox } = prepared;
   const { lifecycle } = ended;
   // Whether the run ended well is the archetype's call: its work complete, or waiting for meta or questions.
   const settled = archetype.completion.settled(lifecycle.snapshot, team);
-  const verdict = runOutcome({ preset: prepared.run.preset, stats: agent.stream.stats, exit: ended.exit, stop: agent.stop, finished: settled !== undefined, progressed: watch.progressed });
+  const verdict = runOutcome({
+    preset: prepared.run.preset,
+    stats: agent.stream.stats,
+    exit: ended.exit,
+    stop: agent.stop,
+    finished: settled !== undefined,
+    progressed: watch.progressed,
+  });
   const changes = baseline ? codebaseChanges(baseline, recaptureCodebase(baseline)) : [];
-  if (sandbox && team.placementType === 'worktree' && statSync(context.deliverablePath, { throwIfNoEntry: false })?.size === 0) unlinkQuietly(context.deliverablePath);
+  if (
+    sandbox &&
+    team.placementType === 'worktree' &&
+    statSync(context.deliverablePath, { throwIfNoEntry: false })?.size === 0
+  )
+    unlinkQuietly(context.deliverablePath);
   const decided = { verdict, finalState: stateOf(lifecycle.snapshot), reason: null, next: null };
 
   if (settled?.outcome === 'complete' && changes.length === 0) {
-    await sendSignal(launch.fed, { from: team.domainId, to: META, type: 'report', ...(await archetype.completion.completionReport(context, lifecycle.snapshot)) });
+    await sendSignal(launch.fed, {
+      from: team.domainId,
+      to: META,
+      type: 'report',
+      ...(await archetype.completion.completionReport(context, lifecycle.snapshot)),
+    });
     return { ...decided, outcome: 'complete' };
   }
   if (settled?.outcome === 'waiting' && changes.length === 0) {
@@ -67,7 +93,12 @@ export async function decideOutcome(launch: Launch, prepared: PreparedRun, agent
 }
 
 /** Worth relaunching (the session is resumed): the team is paused with the reason, and meta is told. */
-async function pauseForRelaunch(launch: Launch, prepared: PreparedRun, agent: RunningAgent, verdict: StreamVerdict): Promise<Pick<LaunchDecision, 'outcome' | 'reason' | 'finalState'>> {
+async function pauseForRelaunch(
+  launch: Launch,
+  prepared: PreparedRun,
+  agent: RunningAgent,
+  verdict: StreamVerdict,
+): Promise<Pick<LaunchDecision, 'outcome' | 'reason' | 'finalState'>> {
   const { fed, team } = launch;
   const reason = `${verdict.outcome}: ${verdict.message ?? verdict.outcome}`;
   await setTeamStatus(fed, team.domainId, { type: 'PAUSE' });
@@ -85,7 +116,12 @@ async function pauseForRelaunch(launch: Launch, prepared: PreparedRun, agent: Ru
 }
 
 /** The team failed: the lifecycle fails with the reason (unless it is failed or over already), and meta is alerted. */
-async function failTeam(launch: Launch, lifecycle: TeamLifecycle, verdict: StreamVerdict, changes: readonly string[]): Promise<Pick<LaunchDecision, 'outcome' | 'reason' | 'finalState'>> {
+async function failTeam(
+  launch: Launch,
+  lifecycle: TeamLifecycle,
+  verdict: StreamVerdict,
+  changes: readonly string[],
+): Promise<Pick<LaunchDecision, 'outcome' | 'reason' | 'finalState'>> {
   const { fed, team } = launch;
   let finalState = stateOf(lifecycle.snapshot);
   let reason: string;
@@ -95,10 +131,20 @@ async function failTeam(launch: Launch, lifecycle: TeamLifecycle, verdict: Strea
     // A final state: the modification came after the work was accepted. Say so loudly.
     reason = `${describeCodebaseChanges(changes)} (after the lifecycle reached ${finalState})`;
   } else {
-    reason = changes.length ? describeCodebaseChanges(changes) : `${verdict.outcome}: ${verdict.message ?? verdict.outcome} (in state ${finalState}, before the lifecycle was complete)`;
-    await applyLifecycleInputs(fed, team, [{ source: 'event', event: { type: 'FAIL', reason } }], { inspect: launch.options.inspect });
+    reason = changes.length
+      ? describeCodebaseChanges(changes)
+      : `${verdict.outcome}: ${verdict.message ?? verdict.outcome} (in state ${finalState}, before the lifecycle was complete)`;
+    await applyLifecycleInputs(fed, team, [{ source: 'event', event: { type: 'FAIL', reason } }], {
+      inspect: launch.options.inspect,
+    });
     finalState = stateOf((await launch.watch.catchUp()).snapshot);
   }
-  await sendSignal(fed, { from: team.domainId, to: META, type: 'alert', subject: `team ${team.domainId} failed`, body: `${reason}\nAgent log: ${workspacePaths(team.location).agentLog}` });
+  await sendSignal(fed, {
+    from: team.domainId,
+    to: META,
+    type: 'alert',
+    subject: `team ${team.domainId} failed`,
+    body: `${reason}\nAgent log: ${workspacePaths(team.location).agentLog}`,
+  });
   return { outcome: 'failed', reason, finalState };
 }

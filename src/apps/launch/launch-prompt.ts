@@ -21,7 +21,11 @@ const MAX_SKILL_BYTES = 256 * 1024;
 
 /** The playbook skill's text; a FIFO, device or oversized file there is refused by name (never read blindly, never hangs). */
 function readPlaybookSkill(path: string): string | undefined {
-  return readTextFile(path, `make the playbook skill a regular file of at most ${MAX_SKILL_BYTES} bytes, or set playbookSkill to another skill`, { maxBytes: MAX_SKILL_BYTES })?.trim();
+  return readTextFile(
+    path,
+    `make the playbook skill a regular file of at most ${MAX_SKILL_BYTES} bytes, or set playbookSkill to another skill`,
+    { maxBytes: MAX_SKILL_BYTES },
+  )?.trim();
 }
 
 /** What the archetype contributes: its lifecycle and its brief for this launch (`Archetype.agentBrief`). */
@@ -52,7 +56,9 @@ ${brief.trim()}
 
 Report every step of your lifecycle with \`fed event\` (the team is implied by your workspace and $FED_TEAM):
 
-${progressLines(archetype.lifecycle).map((line) => `1. ${line}`).join('\n')}
+${progressLines(archetype.lifecycle)
+  .map((line) => `1. ${line}`)
+  .join('\n')}
 
 If you cannot go on, report it and stop: \`fed event FAIL --data '{"reason": "<what went wrong>"}'\`.
 

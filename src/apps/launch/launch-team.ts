@@ -6,7 +6,12 @@ import type { Mission } from '../../../machines/lifecycle-context.js';
 import { TeamInboxConsumer } from '../../engine/actors/consume-inbox.js';
 import { stateOf } from '../../engine/actors/state-of.js';
 import { acquireTeamLease, tryAcquireTeamLease } from '../../engine/actors/team-lease.js';
-import { awaitsApply, lifecycleEntryFor, loadTeamLifecycle, type TeamLifecycle } from '../../engine/actors/team-lifecycle.js';
+import {
+  awaitsApply,
+  lifecycleEntryFor,
+  loadTeamLifecycle,
+  type TeamLifecycle,
+} from '../../engine/actors/team-lifecycle.js';
 import type { Archetype } from '../../engine/archetypes/archetype.js';
 import { archetypeOf } from '../../engine/archetypes/catalog.js';
 import { RefusedError } from '../../core/errors.js';
@@ -61,12 +66,23 @@ export interface LaunchOptions extends AgentCommandOptions {
 
 function refuseUnlaunchable(team: RegistryEntry): void {
   const status = statusOf(team);
-  if (status === 'paused') throw new RefusedError('TEAM_PAUSED', `team "${team.domainId}" is paused; resume it first: fed team resume ${team.domainId}`);
-  if (status === 'archived') throw new RefusedError('TEAM_ARCHIVED', `team "${team.domainId}" is archived; archived teams are not launched`);
+  if (status === 'paused')
+    throw new RefusedError(
+      'TEAM_PAUSED',
+      `team "${team.domainId}" is paused; resume it first: fed team resume ${team.domainId}`,
+    );
+  if (status === 'archived')
+    throw new RefusedError('TEAM_ARCHIVED', `team "${team.domainId}" is archived; archived teams are not launched`);
   lifecycleEntryFor(team);
 }
 
-function launchContext(root: string, team: RegistryEntry, config: FederationConfig, state: string, mission: LaunchContext['mission']): LaunchContext {
+function launchContext(
+  root: string,
+  team: RegistryEntry,
+  config: FederationConfig,
+  state: string,
+  mission: LaunchContext['mission'],
+): LaunchContext {
   const paths = workspacePaths(team.location);
   return {
     team: team.domainId,
@@ -142,7 +158,15 @@ export async function launchTeam(fed: Federation, teamName: string, options: Lau
     watch.running = true;
     agent = await RunningAgent.start(root, team, prepared, options, watch.relay);
     writeCurrentRun(team.location, agent.current());
-    pushWarning(warnings, await journalQuietly(backend, { kind: 'launch-started', team: team.domainId, runId: prepared.run.runId, stateBefore: prepared.stateBefore }));
+    pushWarning(
+      warnings,
+      await journalQuietly(backend, {
+        kind: 'launch-started',
+        team: team.domainId,
+        runId: prepared.run.runId,
+        stateBefore: prepared.stateBefore,
+      }),
+    );
     await superviseAgent(launch, agent);
     const ended = await endRun(launch, agent);
     return await recordLaunch(launch, prepared, agent, ended, await decideOutcome(launch, prepared, agent, ended));
@@ -171,15 +195,29 @@ async function acquireLeases(team: RegistryEntry): Promise<{ consumes: boolean; 
 }
 
 /** A launch needs work to do: a lifecycle not over, not paused, not waiting for someone else, with a mission. */
-function refuseWithoutWork(team: RegistryEntry, archetype: Archetype, lifecycle: TeamLifecycle): { lifecycle: TeamLifecycle; stateBefore: string; mission: Mission } {
+function refuseWithoutWork(
+  team: RegistryEntry,
+  archetype: Archetype,
+  lifecycle: TeamLifecycle,
+): { lifecycle: TeamLifecycle; stateBefore: string; mission: Mission } {
   const stateBefore = stateOf(lifecycle.snapshot);
   if (lifecycle.snapshot.status !== 'active') {
-    throw new RefusedError('LIFECYCLE_FINAL', `team "${team.domainId}" is already ${stateBefore}; its lifecycle is over — ${stateBefore === 'failed' ? `start a new run with: fed team retry ${team.domainId}` : `for new work send it a new mission (fed signal send --to ${team.domainId} --type directive …), then: fed run --team ${team.domainId}`}`);
+    throw new RefusedError(
+      'LIFECYCLE_FINAL',
+      `team "${team.domainId}" is already ${stateBefore}; its lifecycle is over — ${stateBefore === 'failed' ? `start a new run with: fed team retry ${team.domainId}` : `for new work send it a new mission (fed signal send --to ${team.domainId} --type directive …), then: fed run --team ${team.domainId}`}`,
+    );
   }
-  if (stateBefore === 'paused') throw new RefusedError('TEAM_PAUSED', `team "${team.domainId}" is paused; resume it first: fed team resume ${team.domainId}`);
+  if (stateBefore === 'paused')
+    throw new RefusedError(
+      'TEAM_PAUSED',
+      `team "${team.domainId}" is paused; resume it first: fed team resume ${team.domainId}`,
+    );
   const waiting = archetype.completion.settled(lifecycle.snapshot, team);
   if (waiting?.outcome === 'waiting') {
-    throw new RefusedError('NOTHING_TO_DO', `team "${team.domainId}" is ${stateBefore} and has nothing to do until then: ${waiting.next}`);
+    throw new RefusedError(
+      'NOTHING_TO_DO',
+      `team "${team.domainId}" is ${stateBefore} and has nothing to do until then: ${waiting.next}`,
+    );
   }
   const { mission } = lifecycle.snapshot.context;
   if (!mission) {
@@ -196,14 +234,22 @@ function refuseWithoutWork(team: RegistryEntry, archetype: Archetype, lifecycle:
  * inspection relay, its command (refused when the built-in agent cannot do the archetype's work), and
  * for a read-only team the sandbox — or, without one, the codebase baseline checked after the run.
  */
-function prepareRun(launch: Launch, ready: { lifecycle: TeamLifecycle; stateBefore: string; mission: Mission }): PreparedRun {
+function prepareRun(
+  launch: Launch,
+  ready: { lifecycle: TeamLifecycle; stateBefore: string; mission: Mission },
+): PreparedRun {
   const { root, team, archetype, options, warnings } = launch;
   const { stateBefore } = ready;
   const context = launchContext(root, team, options.config, stateBefore, ready.mission);
   if (!context.playbookSkillPath) {
-    warnings.push(`the playbook skill ${playbookSkillFile(root, options.config)} does not exist, so the launch prompt has none; create it or fix playbookSkill (fed config show checks it)`);
+    warnings.push(
+      `the playbook skill ${playbookSkillFile(root, options.config)} does not exist, so the launch prompt has none; create it or fix playbookSkill (fed config show checks it)`,
+    );
   }
-  const files = writeLaunchFiles(context, { archetype, brief: archetype.agentBrief(context, ready.lifecycle.snapshot, team) });
+  const files = writeLaunchFiles(context, {
+    archetype,
+    brief: archetype.agentBrief(context, ready.lifecycle.snapshot, team),
+  });
   if (options.inspectRecord) launch.watch.relay = new InspectionRelay(inspectionRelayPath(team.location));
   const run = agentCommand(context, options, readLastRun(team.location), files.promptPath, files.prompt);
   if (!archetype.builtInAgent && basename(run.command.argv[0] ?? '') === DEFAULT_AGENT_COMMAND) {
@@ -212,11 +258,14 @@ function prepareRun(launch: Launch, ready: { lifecycle: TeamLifecycle; stateBefo
       `the built-in agent ${DEFAULT_AGENT_COMMAND} cannot do the work of a ${archetype.id} team ("${team.domainId}"); launch it with an LLM agent: fed launch --team ${team.domainId} --agent "<command>" (or set agentCommand)`,
     );
   }
-  const sandbox = archetype.readOnlyCodebase ? readOnlySandbox(root, team, context, options.config, options.env ?? process.env, warnings) : undefined;
+  const sandbox = archetype.readOnlyCodebase
+    ? readOnlySandbox(root, team, context, options.config, options.env ?? process.env, warnings)
+    : undefined;
   // Without the sandbox, the read-only rule is checked before and after: the codebase as seen from the
   // federation root (`.fed/` left out, so the team's own workspace is never a modification) and, for a
   // worktree team, its own checkout.
-  const baseline = archetype.readOnlyCodebase && !sandbox ? captureCodebase(root, worktreeScope(team, context)) : undefined;
+  const baseline =
+    archetype.readOnlyCodebase && !sandbox ? captureCodebase(root, worktreeScope(team, context)) : undefined;
   if (baseline) writeBaseline(team.location, baseline);
   return { context, files, run, stateBefore, sandbox, baseline };
 }
@@ -235,8 +284,14 @@ async function superviseAgent(launch: Launch, agent: RunningAgent): Promise<void
     const lifecycle = await launch.watch.catchUp();
     if (exited) break;
     if (lifecycle.snapshot.value === 'paused') agent.stop ??= { kind: 'paused' };
-    else if (Date.now() > deadline) agent.stop ??= { kind: 'timeout', message: `the agent timed out after ${options.timeoutSeconds} s (--timeout)` };
-    else if (Date.now() > wallLimit) agent.stop ??= { kind: 'limit', outcome: 'timeout', message: `reached the wall-time limit (${limits.maxMinutes} min)` };
+    else if (Date.now() > deadline)
+      agent.stop ??= { kind: 'timeout', message: `the agent timed out after ${options.timeoutSeconds} s (--timeout)` };
+    else if (Date.now() > wallLimit)
+      agent.stop ??= {
+        kind: 'limit',
+        outcome: 'timeout',
+        message: `reached the wall-time limit (${limits.maxMinutes} min)`,
+      };
     else if (options.signal?.aborted) agent.stop ??= { kind: 'interrupted' };
     if (agent.stop) {
       await supervised.stop();
@@ -258,7 +313,13 @@ async function endRun(launch: Launch, agent: RunningAgent): Promise<EndedRun> {
 }
 
 /** The run recorded (run journal, federation journal), the result told to the hooks and returned. */
-async function recordLaunch(launch: Launch, prepared: PreparedRun, agent: RunningAgent, ended: EndedRun, decision: LaunchDecision): Promise<LaunchResult> {
+async function recordLaunch(
+  launch: Launch,
+  prepared: PreparedRun,
+  agent: RunningAgent,
+  ended: EndedRun,
+  decision: LaunchDecision,
+): Promise<LaunchResult> {
   const { backend, team, warnings } = launch;
   const { run, context } = prepared;
   const { verdict, finalState, outcome } = decision;
@@ -267,7 +328,9 @@ async function recordLaunch(launch: Launch, prepared: PreparedRun, agent: Runnin
     ...runFields(agent.current()),
     sessionId: stats.sessionId ?? run.command.sessionId,
     // A resumed session keeps its id even when a CLI does not repeat it.
-    ...(stats.sessionId === null && run.command.sessionId === null && run.resumedSessionId ? { sessionId: run.resumedSessionId } : {}),
+    ...(stats.sessionId === null && run.command.sessionId === null && run.resumedSessionId
+      ? { sessionId: run.resumedSessionId }
+      : {}),
     outcome: verdict.outcome,
     reason: verdict.message,
     exitCode: ended.exit.code,
@@ -281,7 +344,18 @@ async function recordLaunch(launch: Launch, prepared: PreparedRun, agent: Runnin
     endedAt: new Date().toISOString(),
   };
   recordRun(team.location, lastRun);
-  pushWarning(warnings, await journalQuietly(backend, { kind: 'launch-ended', team: team.domainId, runId: run.runId, result: outcome, outcome: lastRun.outcome, stateAfter: finalState, reason: decision.reason }));
+  pushWarning(
+    warnings,
+    await journalQuietly(backend, {
+      kind: 'launch-ended',
+      team: team.domainId,
+      runId: run.runId,
+      result: outcome,
+      outcome: lastRun.outcome,
+      stateAfter: finalState,
+      reason: decision.reason,
+    }),
+  );
   const result: LaunchResult = {
     team: team.domainId,
     state: finalState,
@@ -310,11 +384,20 @@ function worktreeScope(team: RegistryEntry, context: LaunchContext): { worktree?
  * The sandbox wrapper for a team that studies the codebase read-only, or undefined (sandbox off, or no
  * bwrap — said once in the launch output, and the before/after check runs instead).
  */
-function readOnlySandbox(root: string, team: RegistryEntry, context: LaunchContext, config: FederationConfig, env: NodeJS.ProcessEnv, warnings: string[]): string[] | undefined {
+function readOnlySandbox(
+  root: string,
+  team: RegistryEntry,
+  context: LaunchContext,
+  config: FederationConfig,
+  env: NodeJS.ProcessEnv,
+  warnings: string[],
+): string[] | undefined {
   if (!config.agent.sandbox) return undefined;
   const found = findBubblewrap(env);
   if ('missing' in found) {
-    warnings.push(`${found.missing}: the codebase is not mounted read-only for the agent; fed checks it before and after the run instead`);
+    warnings.push(
+      `${found.missing}: the codebase is not mounted read-only for the agent; fed checks it before and after the run instead`,
+    );
     return undefined;
   }
   const bwrap = found.bwrap;

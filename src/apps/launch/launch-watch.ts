@@ -29,7 +29,13 @@ export class LaunchWatch {
   ) {}
 
   /** Starts looking from the journal line the lifecycle is at now. */
-  static async open(team: RegistryEntry, backend: FederationBackend, consumer: TeamInboxConsumer | undefined, options: LaunchWatch['options'], warnings: string[]): Promise<LaunchWatch> {
+  static async open(
+    team: RegistryEntry,
+    backend: FederationBackend,
+    consumer: TeamInboxConsumer | undefined,
+    options: LaunchWatch['options'],
+    warnings: string[],
+  ): Promise<LaunchWatch> {
     const lastSeq = (await loadTeamLifecycle(team, backend.lifecycles)).envelope.seq;
     return new LaunchWatch(team, backend, consumer, options, warnings, lastSeq);
   }

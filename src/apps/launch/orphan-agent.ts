@@ -32,11 +32,19 @@ export async function stopOrphanGroup(pid: number, start: string | null, graceMs
  * agent is stopped if it still runs (the watchdog normally does that itself), and the run is recorded as
  * interrupted — with its session id, so this launch resumes it.
  */
-export async function stopOrphanedRun(backend: FederationBackend, team: RegistryEntry, graceMs: number, warnings: string[]): Promise<void> {
+export async function stopOrphanedRun(
+  backend: FederationBackend,
+  team: RegistryEntry,
+  graceMs: number,
+  warnings: string[],
+): Promise<void> {
   const orphan = readCurrentRun(team.location);
   if (!orphan) return;
   const stopped = await stopOrphanGroup(orphan.pid, orphan.processStart, graceMs);
-  if (stopped) warnings.push(`stopped the agent of an earlier launch (pid ${orphan.pid}) whose launcher (pid ${orphan.launcherPid}) died`);
+  if (stopped)
+    warnings.push(
+      `stopped the agent of an earlier launch (pid ${orphan.pid}) whose launcher (pid ${orphan.launcherPid}) died`,
+    );
   const state = stateOf((await loadTeamLifecycle(team, backend.lifecycles)).snapshot);
   recordRun(team.location, {
     ...runFields(orphan),

@@ -30,7 +30,11 @@ export const STOPPED_FOR_PAUSE = 'stopped because the team was paused';
 export function runOutcome(input: OutcomeInput): StreamVerdict {
   const { stats, exit, stop } = input;
   if (input.finished) return { outcome: 'completed', message: null };
-  if (stop?.kind === 'paused' || stop?.kind === 'interrupted') return { outcome: 'interrupted', message: stop.kind === 'paused' ? STOPPED_FOR_PAUSE : 'stopped by Ctrl-C or SIGTERM' };
+  if (stop?.kind === 'paused' || stop?.kind === 'interrupted')
+    return {
+      outcome: 'interrupted',
+      message: stop.kind === 'paused' ? STOPPED_FOR_PAUSE : 'stopped by Ctrl-C or SIGTERM',
+    };
   if (stop?.kind === 'timeout') return { outcome: 'timeout', message: stop.message };
   if (stop?.kind === 'limit') return { outcome: stop.outcome, message: stop.message };
   // What the CLI said about its own end wins over its exit code, unless it claims success.
@@ -40,7 +44,12 @@ export function runOutcome(input: OutcomeInput): StreamVerdict {
   if (byCode) return byCode;
   if (exit.signal) return { outcome: 'crashed', message: `the agent was killed by ${exit.signal}` };
   if (exit.code !== 0) return { outcome: 'crashed', message: `the agent exited with code ${exit.code}` };
-  return { outcome: 'no-progress', message: input.progressed ? 'the agent exited 0 before the lifecycle was complete' : 'the agent exited 0 without reporting any lifecycle progress' };
+  return {
+    outcome: 'no-progress',
+    message: input.progressed
+      ? 'the agent exited 0 before the lifecycle was complete'
+      : 'the agent exited 0 without reporting any lifecycle progress',
+  };
 }
 
 /**

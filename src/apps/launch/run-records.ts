@@ -41,7 +41,9 @@ export function readLastRun(workspace: string): LaunchRun | null {
 
 /** Every finished run of a team, oldest first. */
 export function readRunHistory(workspace: string): LaunchRun[] {
-  return parseRuns(readTextFile(workspacePaths(workspace).runsJournal, 'move it aside; fed starts a new run journal') ?? '');
+  return parseRuns(
+    readTextFile(workspacePaths(workspace).runsJournal, 'move it aside; fed starts a new run journal') ?? '',
+  );
 }
 
 function parseRuns(text: string): LaunchRun[] {

@@ -40,7 +40,9 @@ export class RunStream {
         if (this.textLog !== undefined) writeSync(this.textLog, chunk);
       } catch (error) {
         this.recording = false;
-        this.problems.push(`the agent's output could no longer be written to its transcript or log (${(error as Error).message}); the rest of this run is not recorded there`);
+        this.problems.push(
+          `the agent's output could no longer be written to its transcript or log (${(error as Error).message}); the rest of this run is not recorded there`,
+        );
       }
     }
     const lines = (this.pending + chunk.toString('utf8')).split('\n');

@@ -45,7 +45,13 @@ export class RunningAgent {
    * Start the agent through its preset: argument array, workspace as cwd, `fed` on its PATH, FED_ROOT /
    * FED_TEAM / FED_LAUNCH_PROMPT / FED_LAUNCH_CONTEXT in its environment, in the sandbox when there is one.
    */
-  static async start(root: string, team: RegistryEntry, prepared: PreparedRun, options: LaunchOptions, relay: InspectionRelay | undefined): Promise<RunningAgent> {
+  static async start(
+    root: string,
+    team: RegistryEntry,
+    prepared: PreparedRun,
+    options: LaunchOptions,
+    relay: InspectionRelay | undefined,
+  ): Promise<RunningAgent> {
     const agent = new RunningAgent(team, prepared, options.config.agent.limits);
     const { run, files, sandbox } = prepared;
     const paths = workspacePaths(team.location);
@@ -115,10 +121,23 @@ export class RunningAgent {
 /** A limit the CLI does not enforce itself, reached according to its stream. */
 function limitReached(preset: AgentPreset, stats: StreamStats, limits: AgentLimits): StopReason | undefined {
   if (limits.maxTurns && !preset.nativeLimits.maxTurns && stats.turns !== null && stats.turns >= limits.maxTurns) {
-    return { kind: 'limit', outcome: 'max-turns', message: `reached the turn limit (${stats.turns} of ${limits.maxTurns} turns)` };
+    return {
+      kind: 'limit',
+      outcome: 'max-turns',
+      message: `reached the turn limit (${stats.turns} of ${limits.maxTurns} turns)`,
+    };
   }
-  if (limits.maxCostUsd && !preset.nativeLimits.maxCostUsd && stats.costUsd !== null && stats.costUsd >= limits.maxCostUsd) {
-    return { kind: 'limit', outcome: 'budget', message: `reached the cost limit ($${stats.costUsd.toFixed(4)} of $${limits.maxCostUsd})` };
+  if (
+    limits.maxCostUsd &&
+    !preset.nativeLimits.maxCostUsd &&
+    stats.costUsd !== null &&
+    stats.costUsd >= limits.maxCostUsd
+  ) {
+    return {
+      kind: 'limit',
+      outcome: 'budget',
+      message: `reached the cost limit ($${stats.costUsd.toFixed(4)} of $${limits.maxCostUsd})`,
+    };
   }
   return undefined;
 }

@@ -33,7 +33,9 @@ export function findBubblewrap(env: NodeJS.ProcessEnv): { bwrap: string } | { mi
     }
     const probe = spawnSync(candidate, ['--bind', '/', '/', '--', 'true'], { encoding: 'utf8', timeout: 10_000 });
     if (probe.status === 0) return { bwrap: candidate };
-    return { missing: `bubblewrap (${candidate}) cannot create a sandbox here: ${(probe.stderr || probe.error?.message || `exit ${probe.status}`).trim()}` };
+    return {
+      missing: `bubblewrap (${candidate}) cannot create a sandbox here: ${(probe.stderr || probe.error?.message || `exit ${probe.status}`).trim()}`,
+    };
   }
   return { missing: 'bubblewrap (bwrap) is not installed (apt-get install bubblewrap)' };
 }
@@ -44,8 +46,12 @@ export function bubblewrapArgs(bwrap: string, plan: SandboxPlan): string[] {
   const writable = (path: string) => ['--bind', path, path];
   return [
     bwrap,
-    '--bind', '/', '/',
-    '--dev-bind', '/dev', '/dev',
+    '--bind',
+    '/',
+    '/',
+    '--dev-bind',
+    '/dev',
+    '/dev',
     ...readOnly(plan.root),
     ...writable(join(plan.root, FED_DIR)),
     ...(plan.worktree ? [...readOnly(plan.worktree), ...writable(join(plan.worktree, FED_DIR))] : []),

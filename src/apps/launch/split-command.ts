@@ -37,6 +37,7 @@ export function splitCommand(command: string, what = 'agentCommand'): string[] {
   }
   if (quote) throw new InvalidInputError(`${what} has an unclosed ${quote} quote: ${command}`);
   if (inWord) words.push(word);
-  if (words.length === 0) throw new InvalidInputError(`${what} is empty; set it in federate.config.json or pass --agent <command>`);
+  if (words.length === 0)
+    throw new InvalidInputError(`${what} is empty; set it in federate.config.json or pass --agent <command>`);
   return words;
 }

@@ -43,7 +43,9 @@ export function parseSince(text: string, now = new Date()): Date {
   }
   const at = Date.parse(text);
   if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(at)) {
-    throw new InvalidInputError(`--since: expected an ISO date-time (2026-11-22T10:00:00Z) or a duration back from now (30s, 10m, 2h, 1d), got "${text}"`);
+    throw new InvalidInputError(
+      `--since: expected an ISO date-time (2026-11-22T10:00:00Z) or a duration back from now (30s, 10m, 2h, 1d), got "${text}"`,
+    );
   }
   return new Date(at);
 }
@@ -55,15 +57,30 @@ export async function readFederationLog(fed: Federation, query: LogQuery = {}): 
   let wanted: string | undefined;
   if (query.team !== undefined) {
     // A removed team is known by its records only: its log is what the federation journal kept.
-    wanted = findTeam(registry, query.team)?.domainId ?? (query.team === META || records.some((r) => r.team === query.team) ? query.team : undefined);
-    if (!wanted) throw new UnknownTeamError(query.team, registry.teams.map((t) => t.domainId));
+    wanted =
+      findTeam(registry, query.team)?.domainId ??
+      (query.team === META || records.some((r) => r.team === query.team) ? query.team : undefined);
+    if (!wanted)
+      throw new UnknownTeamError(
+        query.team,
+        registry.teams.map((t) => t.domainId),
+      );
   }
   const teams = registry.teams.filter((t) => wanted === undefined || t.domainId === wanted);
-  const entries = [...records.map(federationEntry), ...(await Promise.all(teams.map((team) => lifecycleEntries(backend, team)))).flat(), ...(await signalEntries(backend, registry.teams))].filter(
-    (e) => (wanted === undefined || e.team === wanted || e.peer === wanted) && (!query.since || Date.parse(e.at) >= query.since.getTime()),
+  const entries = [
+    ...records.map(federationEntry),
+    ...(await Promise.all(teams.map((team) => lifecycleEntries(backend, team)))).flat(),
+    ...(await signalEntries(backend, registry.teams)),
+  ].filter(
+    (e) =>
+      (wanted === undefined || e.team === wanted || e.peer === wanted) &&
+      (!query.since || Date.parse(e.at) >= query.since.getTime()),
   );
   // Stable: entries of the same instant keep the order their sources wrote them in.
-  return entries.map((e, i) => ({ e, i })).sort((a, b) => Date.parse(a.e.at) - Date.parse(b.e.at) || a.i - b.i).map(({ e }) => e);
+  return entries
+    .map((e, i) => ({ e, i }))
+    .sort((a, b) => Date.parse(a.e.at) - Date.parse(b.e.at) || a.i - b.i)
+    .map(({ e }) => e);
 }
 
 function federationEntry(record: FederationRecord): LogEntry {
@@ -75,13 +92,27 @@ function federationEntry(record: FederationRecord): LogEntry {
     case 'status':
       return { ...base, text: `status ${record.from} → ${record.to}` };
     case 'launch-started':
-      return { ...base, key: `${key}|${record.runId}`, text: `launch started in ${record.stateBefore} (run ${record.runId})` };
+      return {
+        ...base,
+        key: `${key}|${record.runId}`,
+        text: `launch started in ${record.stateBefore} (run ${record.runId})`,
+      };
     case 'launch-ended':
-      return { ...base, key: `${key}|${record.runId}`, text: `launch ended: ${record.result} (${record.outcome}), now ${record.stateAfter}${record.reason ? `: ${record.reason}` : ''}` };
+      return {
+        ...base,
+        key: `${key}|${record.runId}`,
+        text: `launch ended: ${record.result} (${record.outcome}), now ${record.stateAfter}${record.reason ? `: ${record.reason}` : ''}`,
+      };
     case 'retried':
-      return { ...base, text: `retried: run ${record.run} started with the mission "${record.mission}"${record.keptAs.length ? `; earlier files kept as ${record.keptAs.join(', ')}` : ''}` };
+      return {
+        ...base,
+        text: `retried: run ${record.run} started with the mission "${record.mission}"${record.keptAs.length ? `; earlier files kept as ${record.keptAs.join(', ')}` : ''}`,
+      };
     case 'removed':
-      return { ...base, text: `removed: workspace ${record.location}${record.branch ? ` and branch ${record.branch}` : ''} deleted${record.forced ? ' (--force)' : ''}` };
+      return {
+        ...base,
+        text: `removed: workspace ${record.location}${record.branch ? ` and branch ${record.branch}` : ''} deleted${record.forced ? ' (--force)' : ''}`,
+      };
   }
 }
 
@@ -89,13 +120,20 @@ function federationEntry(record: FederationRecord): LogEntry {
 async function lifecycleEntries(backend: FederationBackend, team: RegistryEntry): Promise<LogEntry[]> {
   const kept = await backend.lifecycles.keptRuns(team);
   const journals: { run: string; lines: JournalLine[] }[] = [
-    ...(await Promise.all(kept.map(async ({ run }) => ({ run: `run-${run}`, lines: await backend.lifecycles.journal(team, run) })))),
+    ...(await Promise.all(
+      kept.map(async ({ run }) => ({ run: `run-${run}`, lines: await backend.lifecycles.journal(team, run) })),
+    )),
     { run: 'current', lines: await backend.lifecycles.journal(team) },
   ];
   return journals.flatMap(({ run, lines }) =>
     lines.map((line): LogEntry => {
       const moved = line.from !== line.to;
-      const via = line.source === 'signal' ? ` (signal ${line.signalId ?? ''})` : line.source === 'event' ? ' (fed event)' : ' (fed team)';
+      const via =
+        line.source === 'signal'
+          ? ` (signal ${line.signalId ?? ''})`
+          : line.source === 'event'
+            ? ' (fed event)'
+            : ' (fed team)';
       return {
         at: line.at,
         team: team.domainId,
@@ -118,12 +156,31 @@ async function signalEntries(backend: FederationBackend, teams: readonly Registr
     } catch {
       continue;
     }
-    entries.push(...signals.flatMap(({ message: m }): LogEntry[] => {
-      const key = `sig|${m.from}|${m.to}|${m.id}`;
-      const sent: LogEntry = { at: m.timestamp, team: m.from, peer: m.to, kind: 'signal-sent', text: `sent ${m.type} to ${m.to}: ${m.subject}`, key: `${key}|sent` };
-      if (!m.acknowledged || !m.acknowledged_at) return [sent];
-      return [sent, { at: m.acknowledged_at, team: m.to, peer: m.from, kind: 'signal-acknowledged', text: `acknowledged ${m.type} from ${m.from}: ${m.subject}`, key: `${key}|ack` }];
-    }));
+    entries.push(
+      ...signals.flatMap(({ message: m }): LogEntry[] => {
+        const key = `sig|${m.from}|${m.to}|${m.id}`;
+        const sent: LogEntry = {
+          at: m.timestamp,
+          team: m.from,
+          peer: m.to,
+          kind: 'signal-sent',
+          text: `sent ${m.type} to ${m.to}: ${m.subject}`,
+          key: `${key}|sent`,
+        };
+        if (!m.acknowledged || !m.acknowledged_at) return [sent];
+        return [
+          sent,
+          {
+            at: m.acknowledged_at,
+            team: m.to,
+            peer: m.from,
+            kind: 'signal-acknowledged',
+            text: `acknowledged ${m.type} from ${m.from}: ${m.subject}`,
+            key: `${key}|ack`,
+          },
+        ];
+      }),
+    );
   }
   return entries;
 }

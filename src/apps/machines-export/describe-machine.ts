@@ -52,7 +52,8 @@ export function describeMachine(entry: MachineEntry): MachineDescription {
 
 function describeState(machineId: string, node: AnyStateNode): StateDescription {
   // fed's lifecycles are flat; a nested machine needs composite-state rendering before it can be drawn.
-  if (Object.keys(node.states).length > 0) throw new Error(`machine "${machineId}": nested states (in "${node.key}") cannot be exported yet`);
+  if (Object.keys(node.states).length > 0)
+    throw new Error(`machine "${machineId}": nested states (in "${node.key}") cannot be exported yet`);
   return {
     key: node.key,
     final: node.type === 'final',
@@ -75,7 +76,10 @@ function describeTransition(transition: AnyTransitionDefinition): TransitionDesc
 function namedRef(ref: unknown): NamedRef {
   if (typeof ref === 'string') return { type: ref };
   if (ref && typeof ref === 'object' && 'type' in ref && typeof ref.type === 'string') {
-    const params = 'params' in ref && ref.params && typeof ref.params === 'object' ? (ref.params as Record<string, unknown>) : undefined;
+    const params =
+      'params' in ref && ref.params && typeof ref.params === 'object'
+        ? (ref.params as Record<string, unknown>)
+        : undefined;
     return params ? { type: ref.type, params } : { type: ref.type };
   }
   return { type: 'inline' };

@@ -17,7 +17,10 @@ export function renderDot(machine: MachineDescription): string {
   lines.push(`  "[*]" -> ${quote(machine.initial)};`);
   for (const state of machine.states) {
     for (const transition of state.transitions) {
-      if (transition.target !== null) lines.push(`  ${quote(state.key)} -> ${quote(transition.target)} [label=${quote(transitionLabel(transition))}];`);
+      if (transition.target !== null)
+        lines.push(
+          `  ${quote(state.key)} -> ${quote(transition.target)} [label=${quote(transitionLabel(transition))}];`,
+        );
     }
   }
   lines.push('}');

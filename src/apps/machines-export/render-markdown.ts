@@ -17,7 +17,10 @@ export function renderMarkdown(machine: MachineDescription): string {
     '',
     '| State | Meaning |',
     '|---|---|',
-    ...machine.states.map((s) => `| \`${s.key}\`${s.final ? ' (final)' : ''}${s.key === machine.initial ? ' (initial)' : ''} | ${cell(s.description ?? '')} |`),
+    ...machine.states.map(
+      (s) =>
+        `| \`${s.key}\`${s.final ? ' (final)' : ''}${s.key === machine.initial ? ' (initial)' : ''} | ${cell(s.description ?? '')} |`,
+    ),
     '',
   ].join('\n');
 }

@@ -6,7 +6,8 @@ import { AGENT_LOG_HEADER_PREFIX } from '../../core/schema/agent-log.js';
  * launch header that look like an error report — an `Error:`/`Exception:` with a type name, a line that
  * starts with error/fatal/panic, or a Python traceback. Only the log's tail is read.
  */
-const ERROR_LINE = /(?:\b[A-Z]\w*(?:Error|Exception)\b:)|^\s*(?:error|fatal|panic)\b|^Traceback \(most recent call last\)/i;
+const ERROR_LINE =
+  /(?:\b[A-Z]\w*(?:Error|Exception)\b:)|^\s*(?:error|fatal|panic)\b|^Traceback \(most recent call last\)/i;
 const TAIL_BYTES = 256 * 1024;
 
 export function agentLogErrors(file: string, max = 3): string[] {

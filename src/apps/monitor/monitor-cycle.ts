@@ -20,7 +20,8 @@ export interface MonitorOptions {
 
 /** The collector's state as the federation's commands last found it; a record that cannot be read is `unknown`. */
 function telemetryReport(root: string, config: FederationConfig): TelemetryReport {
-  if (!config.telemetry.enabled) return { enabled: false, url: null, collector: 'unknown', since: null, checkedAt: null, error: null };
+  if (!config.telemetry.enabled)
+    return { enabled: false, url: null, collector: 'unknown', since: null, checkedAt: null, error: null };
   const url = otlpMetricsUrl(config.telemetry.collector.endpoint);
   let state;
   try {
@@ -28,8 +29,16 @@ function telemetryReport(root: string, config: FederationConfig): TelemetryRepor
   } catch {
     state = undefined;
   }
-  if (state?.url !== url) return { enabled: true, url, collector: 'unknown', since: null, checkedAt: null, error: null };
-  return { enabled: true, url, collector: state.reachable ? 'reachable' : 'unreachable', since: state.since, checkedAt: state.checkedAt, error: state.error ?? null };
+  if (state?.url !== url)
+    return { enabled: true, url, collector: 'unknown', since: null, checkedAt: null, error: null };
+  return {
+    enabled: true,
+    url,
+    collector: state.reachable ? 'reachable' : 'unreachable',
+    since: state.since,
+    checkedAt: state.checkedAt,
+    error: state.error ?? null,
+  };
 }
 
 /** One monitoring cycle (docs/design/spec.md §4.4 monitor script, §6 health checks) over every registered team. */
@@ -39,7 +48,10 @@ export async function runMonitorCycle(fed: Federation, options: MonitorOptions):
   const staleAfterMinutes = options.staleAfterMinutes ?? DEFAULT_STALE_AFTER_MINUTES;
   const { backend } = fed;
   const registry = await backend.registry.read();
-  const census = await backend.signals.census([{ id: META, entry: undefined }, ...registry.teams.map((team) => ({ id: team.domainId, entry: team }))]);
+  const census = await backend.signals.census([
+    { id: META, entry: undefined },
+    ...registry.teams.map((team) => ({ id: team.domainId, entry: team })),
+  ]);
 
   const reports: TeamReport[] = [];
   for (const team of registry.teams) {

@@ -48,8 +48,24 @@ function telemetryLine(telemetry: TelemetryReport, now: number): string {
  */
 export function renderMonitorReport(report: MonitorReport, options: { color?: boolean } = {}): string {
   const now = Date.parse(report.generatedAt);
-  const header = ['TEAM', 'ARCHETYPE', 'STATUS', 'STATE', 'IN STATE', 'UPDATED', 'INBOX/UNACK', 'OUTBOX/UNACK', 'DELIVERABLE', 'HEALTH'];
-  let table = report.teams.length ? renderTable(header, report.teams.map((t) => row(t, now))) : 'no teams registered\n';
+  const header = [
+    'TEAM',
+    'ARCHETYPE',
+    'STATUS',
+    'STATE',
+    'IN STATE',
+    'UPDATED',
+    'INBOX/UNACK',
+    'OUTBOX/UNACK',
+    'DELIVERABLE',
+    'HEALTH',
+  ];
+  let table = report.teams.length
+    ? renderTable(
+        header,
+        report.teams.map((t) => row(t, now)),
+      )
+    : 'no teams registered\n';
   if (options.color) {
     table = table
       .split('\n')

@@ -49,7 +49,12 @@ export async function runMonitor(fed: Federation, options: RunMonitorOptions): P
  * when undeliverable), and, with config `signalArchive`, archiving what is done. Alerts go out before the
  * report is shown, so the report says which were sent.
  */
-async function actOnSignals(fed: Federation, report: MonitorReport, now: Date, options: RunMonitorOptions): Promise<void> {
+async function actOnSignals(
+  fed: Federation,
+  report: MonitorReport,
+  now: Date,
+  options: RunMonitorOptions,
+): Promise<void> {
   const write = { durable: options.durable };
   const warnings = await alertStuckSignals(fed, report.stuckSignals, { ...write, now: () => now });
   for (const warning of warnings) options.onWarning?.(warning);
@@ -58,7 +63,9 @@ async function actOnSignals(fed: Federation, report: MonitorReport, now: Date, o
   try {
     const boxes = await archiveSignals(fed, { olderThanMs: parseDuration(archive.olderThan)! }, { ...write, now });
     report.archivedSignals = boxes.reduce((sum, box) => sum + box.archived, 0);
-    for (const box of boxes) if (box.skipped !== undefined) options.onWarning?.(`signals of ${box.team} ${box.box} not archived: ${box.skipped}`);
+    for (const box of boxes)
+      if (box.skipped !== undefined)
+        options.onWarning?.(`signals of ${box.team} ${box.box} not archived: ${box.skipped}`);
   } catch (error) {
     // A full or read-only disk stops the archiving, never the monitoring.
     if (!(error instanceof FedError) && !(error as NodeJS.ErrnoException).code) throw error;

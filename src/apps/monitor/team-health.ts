@@ -52,7 +52,10 @@ export async function teamReport(team: RegistryEntry, inputs: HealthInputs): Pro
     const current = readCurrentRun(team.location);
     const launching = current !== undefined && processIsAlive(current.launcherPid);
     const lastRun = readLastRun(team.location);
-    if (!launching && lastRun && lastRun.outcome !== 'completed') report.reasons.push(`last launch did not complete: ${lastRun.outcome}${lastRun.reason ? ` (${lastRun.reason})` : ''}, ended ${lastRun.endedAt}`);
+    if (!launching && lastRun && lastRun.outcome !== 'completed')
+      report.reasons.push(
+        `last launch did not complete: ${lastRun.outcome}${lastRun.reason ? ` (${lastRun.reason})` : ''}, ended ${lastRun.endedAt}`,
+      );
     const errors = agentLogErrors(workspacePaths(team.location).agentLog);
     if (errors.length) report.reasons.push(`errors in agent log since the last launch: ${errors.join(' | ')}`);
   } catch (error) {
@@ -82,10 +85,13 @@ async function fillLifecycle(report: TeamReport, team: RegistryEntry, inputs: He
   const archetype = archetypeOf(team);
   // A team that waits by design (for meta's review, for the next question) is not stale.
   const waiting = archetype.completion.settled(lifecycle.snapshot, team) !== undefined;
-  const working = lifecycle.snapshot.status === 'active' && state !== 'paused' && !waiting && report.status === 'active';
+  const working =
+    lifecycle.snapshot.status === 'active' && state !== 'paused' && !waiting && report.status === 'active';
   const idleFor = inputs.now.getTime() - Date.parse(updatedAt);
   if (working && context.mission && idleFor > inputs.staleAfterMs) {
-    report.reasons.push(`stale: no lifecycle update for ${Math.round(idleFor / 60_000)} min in ${state} (limit ${Math.round(inputs.staleAfterMs / 60_000)} min)`);
+    report.reasons.push(
+      `stale: no lifecycle update for ${Math.round(idleFor / 60_000)} min in ${state} (limit ${Math.round(inputs.staleAfterMs / 60_000)} min)`,
+    );
   }
   if (state === 'failed') report.reasons.push(`failed: ${context.failure?.reason ?? 'no reason recorded'}`);
 
@@ -94,5 +100,7 @@ async function fillLifecycle(report: TeamReport, team: RegistryEntry, inputs: He
     const size = statSync(path, { throwIfNoEntry: false })?.size;
     report.deliverable = { path, exists: size !== undefined, sizeBytes: size ?? 0 };
   }
-  report.reasons.push(...archetype.healthProblems({ team, snapshot: lifecycle.snapshot, state, config: inputs.config }));
+  report.reasons.push(
+    ...archetype.healthProblems({ team, snapshot: lifecycle.snapshot, state, config: inputs.config }),
+  );
 }

@@ -45,28 +45,45 @@ interface TeamSection {
 
 /** The deliverable teams the report covers: every one not archived. */
 export async function reportedTeams(fed: Federation): Promise<RegistryEntry[]> {
-  return (await fed.backend.registry.read()).teams.filter((t) => archetypeFor(t.archetypeId)?.producesDocument === true && statusOf(t) !== 'archived');
+  return (await fed.backend.registry.read()).teams.filter(
+    (t) => archetypeFor(t.archetypeId)?.producesDocument === true && statusOf(t) !== 'archived',
+  );
 }
 
-export async function buildFederationReport(fed: Federation, config: FederationConfig, now = new Date()): Promise<FederationReport> {
+export async function buildFederationReport(
+  fed: Federation,
+  config: FederationConfig,
+  now = new Date(),
+): Promise<FederationReport> {
   const { root } = fed;
   const { backend } = fed;
   const teams = await reportedTeams(fed);
   const monitor = await runMonitorCycle(fed, { config, now });
   const sections: TeamSection[] = [];
-  for (const team of teams) sections.push(await teamSection(root, backend, team, config, monitor.teams.find((r) => r.team === team.domainId)));
+  for (const team of teams)
+    sections.push(
+      await teamSection(
+        root,
+        backend,
+        team,
+        config,
+        monitor.teams.find((r) => r.team === team.domainId),
+      ),
+    );
   const diagram = await signalDiagram(root, backend, teams, sections);
   const name = config.federationName ?? config.description ?? 'this federation';
   const complete = sections.filter((s) => s.state === 'complete').length;
   const slugger = new GithubSlugger();
   const heading = (s: TeamSection) => `Team ${s.team.domainId}`;
-  const contents = ['Overview', ...sections.map(heading), 'Next steps'].map((title) => `- [${title}](#${slugger.slug(title)})`);
+  const contents = ['Overview', ...sections.map(heading), 'Next steps'].map(
+    (title) => `- [${title}](#${slugger.slug(title)})`,
+  );
   const lines = [
     `# Federation report: ${name}`,
     '',
     `This report gathers the work of the ${sections.length} deliverable team${sections.length === 1 ? '' : 's'} of ${name}, written by meta on ${now.toISOString()}. ` +
       `${complete} of ${sections.length} finished their deliverable. ` +
-      'Each section links to a team\'s deliverable and says how healthy the team is and how long it took.',
+      "Each section links to a team's deliverable and says how healthy the team is and how long it took.",
     '',
     '## Contents',
     '',
@@ -90,28 +107,57 @@ export async function buildFederationReport(fed: Federation, config: FederationC
 }
 
 /** Build the report and write it (atomically) at the root; returns it. */
-export async function writeFederationReport(fed: Federation, config: FederationConfig, now = new Date()): Promise<FederationReport> {
+export async function writeFederationReport(
+  fed: Federation,
+  config: FederationConfig,
+  now = new Date(),
+): Promise<FederationReport> {
   const report = await buildFederationReport(fed, config, now);
   writeFileAtomic(report.path, report.markdown);
   return report;
 }
 
-async function teamSection(root: string, backend: FederationBackend, team: RegistryEntry, config: FederationConfig, health: TeamReport | undefined): Promise<TeamSection> {
+async function teamSection(
+  root: string,
+  backend: FederationBackend,
+  team: RegistryEntry,
+  config: FederationConfig,
+  health: TeamReport | undefined,
+): Promise<TeamSection> {
   try {
     return await readTeamSection(root, backend, team, config, health);
   } catch (error) {
     // A team whose files cannot be read still gets its section, saying so: the report never drops a team.
-    return { team, state: 'unknown', title: null, summary: null, deliverable: null, health, lifecycleMs: null, runs: 0, agentMs: 0, failure: `its files cannot be read: ${(error as Error).message}` };
+    return {
+      team,
+      state: 'unknown',
+      title: null,
+      summary: null,
+      deliverable: null,
+      health,
+      lifecycleMs: null,
+      runs: 0,
+      agentMs: 0,
+      failure: `its files cannot be read: ${(error as Error).message}`,
+    };
   }
 }
 
-async function readTeamSection(root: string, backend: FederationBackend, team: RegistryEntry, config: FederationConfig, health: TeamReport | undefined): Promise<TeamSection> {
+async function readTeamSection(
+  root: string,
+  backend: FederationBackend,
+  team: RegistryEntry,
+  config: FederationConfig,
+  health: TeamReport | undefined,
+): Promise<TeamSection> {
   const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
   const { context } = lifecycle.snapshot;
   const state = stateOf(lifecycle.snapshot);
   const path = join(team.location, config.deliverable);
   // Written by the team's agent: read bounded and never blocking (a FIFO there must not hang `fed run`).
-  const text = readTextFile(path, 'a deliverable must be a regular file; replace it, then run fed run again', { maxBytes: MAX_DELIVERABLE_BYTES });
+  const text = readTextFile(path, 'a deliverable must be a regular file; replace it, then run fed run again', {
+    maxBytes: MAX_DELIVERABLE_BYTES,
+  });
   const document = text === undefined ? { title: null, summary: null } : describeDocument(text);
   const started = context.enteredAt?.preparing ?? team.onboardedAt;
   const ended = context.enteredAt?.[state];
@@ -160,8 +206,12 @@ function nextSteps(sections: readonly TeamSection[]): string[] {
   const failed = sections.filter((s) => s.state === 'failed');
   const unfinished = sections.filter((s) => s.state !== 'complete' && s.state !== 'failed');
   return [
-    ...failed.map((s) => `- Retry team ${s.team.domainId} (it failed): \`fed team retry ${s.team.domainId}\`, then \`fed run\`.`),
-    ...unfinished.map((s) => `- Finish team ${s.team.domainId} (it is ${s.state}): \`fed run --team ${s.team.domainId}\`.`),
+    ...failed.map(
+      (s) => `- Retry team ${s.team.domainId} (it failed): \`fed team retry ${s.team.domainId}\`, then \`fed run\`.`,
+    ),
+    ...unfinished.map(
+      (s) => `- Finish team ${s.team.domainId} (it is ${s.state}): \`fed run --team ${s.team.domainId}\`.`,
+    ),
     '- Read each deliverable linked above, and check one with `fed deliverable check <file>`.',
     '- See everything that happened, in time order: `fed log`.',
   ];
@@ -172,11 +222,20 @@ function nextSteps(sections: readonly TeamSection[]): string[] {
  * many signals of each type went that way — read from every inbox (the recipient's copy is the one that
  * counts: an outbox copy may be all that is left of an undeliverable signal).
  */
-async function signalDiagram(root: string, backend: FederationBackend, teams: readonly RegistryEntry[], sections: readonly TeamSection[]): Promise<string[]> {
+async function signalDiagram(
+  root: string,
+  backend: FederationBackend,
+  teams: readonly RegistryEntry[],
+  sections: readonly TeamSection[],
+): Promise<string[]> {
   const ids = new Map<string, string>([[META, 'meta']]);
   teams.forEach((t, i) => ids.set(t.domainId, `t${i + 1}`));
   const label = (text: string) => text.replace(/"/g, "'");
-  const nodes = ['flowchart LR', '  meta(("meta"))', ...sections.map((s) => `  ${ids.get(s.team.domainId)}["${label(`${s.team.domainId}: ${s.state}`)}"]`)];
+  const nodes = [
+    'flowchart LR',
+    '  meta(("meta"))',
+    ...sections.map((s) => `  ${ids.get(s.team.domainId)}["${label(`${s.team.domainId}: ${s.state}`)}"]`),
+  ];
   const edges = new Map<string, Map<string, number>>();
   for (const party of [{ id: META, entry: undefined }, ...teams.map((t) => ({ id: t.domainId, entry: t }))]) {
     const owner = party.id;
@@ -188,7 +247,10 @@ async function signalDiagram(root: string, backend: FederationBackend, teams: re
       types.set(message.type, (types.get(message.type) ?? 0) + 1);
     }
   }
-  const arrows = [...edges].map(([key, types]) => `  ${key.replace('%', [...types].map(([type, n]) => `${n} ${type}${n === 1 ? '' : 's'}`).join(', '))}`);
+  const arrows = [...edges].map(
+    ([key, types]) =>
+      `  ${key.replace('%', [...types].map(([type, n]) => `${n} ${type}${n === 1 ? '' : 's'}`).join(', '))}`,
+  );
   return [...nodes, ...arrows.sort()];
 }
 

@@ -47,7 +47,18 @@ export const DEFAULT_PLAN_TEAMS = 5;
 /** A folder holding at least this share of the product's lines is split into its sub-folders. */
 const DOMINANT_SHARE = 0.6;
 /** Folders that are build output, vendored code or repository settings: never an area of their own. */
-const NOT_AN_AREA = new Set(['dist', 'build', 'out', 'target', 'coverage', 'vendor', 'third_party', '.github', '.vscode', '.idea']);
+const NOT_AN_AREA = new Set([
+  'dist',
+  'build',
+  'out',
+  'target',
+  'coverage',
+  'vendor',
+  'third_party',
+  '.github',
+  '.vscode',
+  '.idea',
+]);
 
 export interface PlanOptions {
   /** How many teams at most (default 5). */
@@ -57,15 +68,25 @@ export interface PlanOptions {
 export function proposePlan(fed: Federation, options: PlanOptions = {}): FederationPlan {
   const { root } = fed;
   const wanted = options.teams ?? DEFAULT_PLAN_TEAMS;
-  if (!Number.isInteger(wanted) || wanted < 1) throw new InvalidInputError(`--teams: expected a whole number of teams ≥ 1, got ${String(options.teams)}`);
+  if (!Number.isInteger(wanted) || wanted < 1)
+    throw new InvalidInputError(`--teams: expected a whole number of teams ≥ 1, got ${String(options.teams)}`);
   const survey = surveyCodebase(root);
-  const product = survey.files.filter((f) => !f.test && !outsideProduct(f.path) && f.path.includes('/') && !NOT_AN_AREA.has(f.path.split('/')[0]!));
+  const product = survey.files.filter(
+    (f) => !f.test && !outsideProduct(f.path) && f.path.includes('/') && !NOT_AN_AREA.has(f.path.split('/')[0]!),
+  );
   const fromPackages = survey.packages.list.length >= 2;
   const areas = fromPackages ? packageAreas(survey, product) : folderAreas(product, wanted);
   if (areas.length === 0) {
-    throw new InvalidInputError(`${root} has no source folders to split into areas (only top-level files, tests, docs or build output); onboard a team for the whole codebase instead: fed team onboard <domain>`);
+    throw new InvalidInputError(
+      `${root} has no source folders to split into areas (only top-level files, tests, docs or build output); onboard a team for the whole codebase instead: fed team onboard <domain>`,
+    );
   }
-  return { codebase: survey.codebase, project: survey.name, basis: fromPackages ? 'packages' : 'folders', teams: uniqueNames(groupAreas(areas, wanted).map((group) => plannedTeam(group, survey.name))) };
+  return {
+    codebase: survey.codebase,
+    project: survey.name,
+    basis: fromPackages ? 'packages' : 'folders',
+    teams: uniqueNames(groupAreas(areas, wanted).map((group) => plannedTeam(group, survey.name))),
+  };
 }
 
 type ProductFile = Survey['files'][number];
@@ -78,9 +99,16 @@ function tally(files: readonly ProductFile[], path: string, name: string): PlanA
 /** One area per package; a file belongs to the deepest package folder that holds it. */
 function packageAreas(survey: Survey, product: readonly ProductFile[]): PlanArea[] {
   const folders = survey.packages.list.map((p) => p.path);
-  const owner = (file: string) => folders.filter((dir) => dir === '.' || file.startsWith(`${dir}/`)).sort((a, b) => b.length - a.length)[0];
+  const owner = (file: string) =>
+    folders.filter((dir) => dir === '.' || file.startsWith(`${dir}/`)).sort((a, b) => b.length - a.length)[0];
   return survey.packages.list
-    .map((p) => tally(product.filter((f) => owner(f.path) === p.path), p.path, p.name.split('/').pop()!))
+    .map((p) =>
+      tally(
+        product.filter((f) => owner(f.path) === p.path),
+        p.path,
+        p.name.split('/').pop()!,
+      ),
+    )
     .filter((a) => a.files > 0);
 }
 
@@ -88,7 +116,13 @@ function packageAreas(survey: Survey, product: readonly ProductFile[]): PlanArea
 function folderAreas(product: readonly ProductFile[], wanted: number): PlanArea[] {
   const childrenOf = (path: string): PlanArea[] => {
     const depth = path === '' ? 0 : path.split('/').length;
-    const names = new Set(product.filter((f) => path === '' || f.path.startsWith(`${path}/`)).map((f) => f.path.split('/')).filter((parts) => parts.length > depth + 1).map((parts) => parts[depth]!));
+    const names = new Set(
+      product
+        .filter((f) => path === '' || f.path.startsWith(`${path}/`))
+        .map((f) => f.path.split('/'))
+        .filter((parts) => parts.length > depth + 1)
+        .map((parts) => parts[depth]!),
+    );
     return [...names].map((name) => tally(product, path === '' ? name : `${path}/${name}`, name));
   };
   let areas = childrenOf('');
@@ -134,7 +168,12 @@ function uniqueNames(teams: PlannedTeam[]): PlannedTeam[] {
 const size = (group: readonly PlanArea[]) => group.reduce((n, a) => n + a.lines, 0);
 
 function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 48).replace(/-+$/, '');
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 48)
+    .replace(/-+$/, '');
 }
 
 /** A team named after its biggest area (`packages/api` → `api-docs`). */
@@ -177,7 +216,14 @@ export async function applyPlan(fed: Federation, plan: FederationPlan): Promise<
     const existing = findTeam(await backend.registry.read(), planned.team);
     const entry = existing ?? (await onboardTeam(fed, { domain: planned.team, archetypeId: 'deliverable' }));
     const missionSent = !(await hasMission(backend, entry, planned.mission.subject));
-    if (missionSent) await sendSignal(fed, { from: META, to: entry.domainId, type: 'directive', subject: planned.mission.subject, body: planned.mission.body });
+    if (missionSent)
+      await sendSignal(fed, {
+        from: META,
+        to: entry.domainId,
+        type: 'directive',
+        subject: planned.mission.subject,
+        body: planned.mission.body,
+      });
     applied.push({ team: entry.domainId, onboarded: !existing, missionSent });
   }
   return applied;
@@ -185,7 +231,9 @@ export async function applyPlan(fed: Federation, plan: FederationPlan): Promise<
 
 /** The team's lifecycle has this mission, or a directive with this subject is in its inbox. */
 async function hasMission(backend: FederationBackend, team: RegistryEntry, subject: string): Promise<boolean> {
-  const context = lifecycleFor(team.archetypeId) ? (await loadTeamLifecycle(team, backend.lifecycles)).snapshot.context : undefined;
+  const context = lifecycleFor(team.archetypeId)
+    ? (await loadTeamLifecycle(team, backend.lifecycles)).snapshot.context
+    : undefined;
   if (context?.mission?.subject === subject) return true;
   const inbox = await backend.signals.inbox({ id: team.domainId, entry: team }).list();
   return inbox.signals.some((s) => s.message.type === 'directive' && s.message.subject === subject);

@@ -92,15 +92,27 @@ async function judge(fed: Federation, backend: FederationBackend, team: Registry
 async function judgeReadable(fed: Federation, backend: FederationBackend, team: RegistryEntry): Promise<Candidate> {
   const status = statusOf(team);
   if (status === 'archived') return { team, skip: 'archived', resume: false };
-  if (!lifecycleFor(team.archetypeId)) return { team, skip: `archetype ${team.archetypeId} has no lifecycle`, resume: false };
+  if (!lifecycleFor(team.archetypeId))
+    return { team, skip: `archetype ${team.archetypeId} has no lifecycle`, resume: false };
   const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
   const state = stateOf(lifecycle.snapshot);
   if (state === 'complete' && (await newMissionFor(backend, team))) return { team, resume: false, newRun: true };
-  if (lifecycle.snapshot.status !== 'active') return { team, skip: `already ${state}${state === 'failed' ? ` (retry it: fed team retry ${team.domainId})` : ''}`, resume: false };
+  if (lifecycle.snapshot.status !== 'active')
+    return {
+      team,
+      skip: `already ${state}${state === 'failed' ? ` (retry it: fed team retry ${team.domainId})` : ''}`,
+      resume: false,
+    };
   // A mission applied, or a directive waiting to be applied (the launch's consumer applies it first).
-  const waiting = (await backend.signals.inbox({ id: team.domainId, entry: team }).list()).signals.some((s) => s.message.type === 'directive' && awaitsApply(lifecycle.envelope, s.message));
+  const waiting = (await backend.signals.inbox({ id: team.domainId, entry: team }).list()).signals.some(
+    (s) => s.message.type === 'directive' && awaitsApply(lifecycle.envelope, s.message),
+  );
   if (!lifecycle.snapshot.context.mission && !waiting) {
-    return { team, skip: `no mission (send one: fed signal send --to ${team.domainId} --type directive --subject "<mission>")`, resume: false };
+    return {
+      team,
+      skip: `no mission (send one: fed signal send --to ${team.domainId} --type directive --subject "<mission>")`,
+      resume: false,
+    };
   }
   if (status === 'paused') {
     if (state === 'paused' && (await pausedByLaunch(backend, team))) return { team, resume: true };
@@ -116,8 +128,16 @@ async function judgeReadable(fed: Federation, backend: FederationBackend, team: 
  */
 async function pausedByLaunch(backend: FederationBackend, team: RegistryEntry): Promise<boolean> {
   const last = readLastRun(team.location);
-  if (!last || last.stateAfter !== 'paused' || !pausesTeam(last.outcome, last.progressed) || last.reason === STOPPED_FOR_PAUSE) return false;
-  return !(await readFederationJournal(backend)).some((r) => r.team === team.domainId && r.kind === 'status' && Date.parse(r.at) > Date.parse(last.endedAt));
+  if (
+    !last ||
+    last.stateAfter !== 'paused' ||
+    !pausesTeam(last.outcome, last.progressed) ||
+    last.reason === STOPPED_FOR_PAUSE
+  )
+    return false;
+  return !(await readFederationJournal(backend)).some(
+    (r) => r.team === team.domainId && r.kind === 'status' && Date.parse(r.at) > Date.parse(last.endedAt),
+  );
 }
 
 export async function runFederation(fed: Federation, options: RunFederationOptions): Promise<RunSummary> {
@@ -129,13 +149,29 @@ export async function runFederation(fed: Federation, options: RunFederationOptio
   for (const team of named ?? registry.teams) candidates.push(await judge(fed, backend, team));
   if (named) {
     const refused = candidates.filter((c) => c.skip);
-    if (refused.length) throw new RefusedError('TEAM_NOT_RUNNABLE', refused.map((c) => `team "${c.team.domainId}" is not run: ${c.skip}`).join('; '));
+    if (refused.length)
+      throw new RefusedError(
+        'TEAM_NOT_RUNNABLE',
+        refused.map((c) => `team "${c.team.domainId}" is not run: ${c.skip}`).join('; '),
+      );
   }
   const runs: TeamRun[] = [];
   const chosen = candidates.filter((c) => !c.skip);
   for (const candidate of chosen) {
     const view = await viewLifecycle(fed, candidate.team, 1);
-    runs.push({ team: candidate.team.domainId, phase: 'waiting', state: view.state, since: view.since, lastEvent: view.recent.at(-1)?.event ?? null, outcome: null, reason: null, resumed: false, deliverablePath: null, durationMs: null, warnings: [] });
+    runs.push({
+      team: candidate.team.domainId,
+      phase: 'waiting',
+      state: view.state,
+      since: view.since,
+      lastEvent: view.recent.at(-1)?.event ?? null,
+      outcome: null,
+      reason: null,
+      resumed: false,
+      deliverablePath: null,
+      durationMs: null,
+      warnings: [],
+    });
   }
   runs.forEach((run) => options.onUpdate?.(run));
 
@@ -171,7 +207,8 @@ export async function runFederation(fed: Federation, options: RunFederationOptio
       unfinished = true;
     }
   }
-  const report = !interrupted && !unfinished && reported.length > 0 ? (await writeFederationReport(fed, options.config)).path : null;
+  const report =
+    !interrupted && !unfinished && reported.length > 0 ? (await writeFederationReport(fed, options.config)).path : null;
   return {
     teams: runs,
     skipped: candidates.filter((c) => c.skip).map((c) => ({ team: c.team.domainId, reason: c.skip! })),
@@ -186,7 +223,12 @@ export async function runFederation(fed: Federation, options: RunFederationOptio
   };
 }
 
-async function runOne(fed: Federation, candidate: Candidate, run: TeamRun, options: RunFederationOptions): Promise<void> {
+async function runOne(
+  fed: Federation,
+  candidate: Candidate,
+  run: TeamRun,
+  options: RunFederationOptions,
+): Promise<void> {
   const started = Date.now();
   run.phase = 'running';
   options.onUpdate?.(run);
@@ -208,7 +250,12 @@ async function runOne(fed: Federation, candidate: Candidate, run: TeamRun, optio
         options.onUpdate?.(run);
       },
     });
-    Object.assign(run, { state: result.state, outcome: result.outcome, reason: result.reason, deliverablePath: result.deliverableExists ? result.deliverablePath : null });
+    Object.assign(run, {
+      state: result.state,
+      outcome: result.outcome,
+      reason: result.reason,
+      deliverablePath: result.deliverableExists ? result.deliverablePath : null,
+    });
     run.warnings.push(...result.warnings);
   } catch (error) {
     // One team's launch that cannot run (its lease held by another launcher, a broken state file) fails

@@ -1,6 +1,11 @@
 import { existsSync, renameSync } from 'node:fs';
 import { basename, extname, isAbsolute, join, relative } from 'node:path';
-import { lifecycleEntryFor, loadTeamLifecycle, settleTeamLifecycle, withStateLock } from '../../engine/actors/team-lifecycle.js';
+import {
+  lifecycleEntryFor,
+  loadTeamLifecycle,
+  settleTeamLifecycle,
+  withStateLock,
+} from '../../engine/actors/team-lifecycle.js';
 import { stateOf } from '../../engine/actors/state-of.js';
 import { initialPersistedSnapshot } from '../../engine/actors/lifecycle-transition.js';
 import { RefusedError } from '../../core/errors.js';
@@ -42,7 +47,10 @@ export async function retryTeam(fed: Federation, name: string, config: Federatio
   // of a federation across machines that works elsewhere is TEAM_ELSEWHERE).
   fed.workspace(team);
   if (statusOf(team) !== 'active') {
-    throw new RefusedError('TEAM_NOT_ACTIVE', `team "${team.domainId}" is ${statusOf(team)}; ${statusOf(team) === 'paused' ? `resume it first: fed team resume ${team.domainId}` : 'archived teams are not run again'}`);
+    throw new RefusedError(
+      'TEAM_NOT_ACTIVE',
+      `team "${team.domainId}" is ${statusOf(team)}; ${statusOf(team) === 'paused' ? `resume it first: fed team resume ${team.domainId}` : 'archived teams are not run again'}`,
+    );
   }
   const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
   const state = stateOf(lifecycle.snapshot);
@@ -52,7 +60,10 @@ export async function retryTeam(fed: Federation, name: string, config: Federatio
     if (next) return next;
   }
   if (state !== 'failed' || !mission) {
-    const hint = state === 'complete' ? ` — to give a complete team new work, send it a new mission: fed signal send --to ${team.domainId} --type directive --subject "<mission>"` : '';
+    const hint =
+      state === 'complete'
+        ? ` — to give a complete team new work, send it a new mission: fed signal send --to ${team.domainId} --type directive --subject "<mission>"`
+        : '';
     throw new RefusedError('NOT_FAILED', `team "${team.domainId}" is ${state}; only a failed team is retried${hint}`);
   }
   return startNewRun(fed, backend, team, config, { subject: mission.subject, body: mission.body });
@@ -62,20 +73,39 @@ export async function retryTeam(fed: Federation, name: string, config: Federatio
  * A directive meta sent a complete team after it completed: the mission of a new run. Undefined when
  * there is none (or the lifecycle is not complete).
  */
-export async function newMissionFor(backend: FederationBackend, team: RegistryEntry): Promise<{ signalId: string; file: string; subject: string; body: string } | undefined> {
+export async function newMissionFor(
+  backend: FederationBackend,
+  team: RegistryEntry,
+): Promise<{ signalId: string; file: string; subject: string; body: string } | undefined> {
   const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
   const { context } = lifecycle.snapshot;
   const completedAt = context.enteredAt?.complete;
   if (stateOf(lifecycle.snapshot) !== 'complete' || !completedAt || !context.mission) return undefined;
   const inbox = await backend.signals.inbox({ id: team.domainId, entry: team }).list();
   const directive = inbox.signals
-    .filter(({ message: m }) => m.type === 'directive' && m.id !== context.mission!.signalId && Date.parse(m.timestamp) >= Date.parse(completedAt))
+    .filter(
+      ({ message: m }) =>
+        m.type === 'directive' &&
+        m.id !== context.mission!.signalId &&
+        Date.parse(m.timestamp) >= Date.parse(completedAt),
+    )
     .at(-1);
-  return directive && { signalId: directive.message.id, file: directive.file, subject: directive.message.subject, body: directive.message.body };
+  return (
+    directive && {
+      signalId: directive.message.id,
+      file: directive.file,
+      subject: directive.message.subject,
+      body: directive.message.body,
+    }
+  );
 }
 
 /** Start the new run a new directive to a complete team asks for; undefined when there is none. */
-export async function startRunForNewMission(fed: Federation, team: RegistryEntry, config: FederationConfig): Promise<NewRun | undefined> {
+export async function startRunForNewMission(
+  fed: Federation,
+  team: RegistryEntry,
+  config: FederationConfig,
+): Promise<NewRun | undefined> {
   const mission = await newMissionFor(fed.backend, team);
   return mission ? startNewRun(fed, fed.backend, team, config, mission) : undefined;
 }
@@ -88,50 +118,98 @@ export async function startRunForNewMission(fed: Federation, team: RegistryEntry
  * same mission. The fresh envelope is the commit point: a crash before it leaves the ended run as it was
  * (its files kept in the history, which a retry run again reuses).
  */
-async function startNewRun(fed: Federation, backend: FederationBackend, team: RegistryEntry, config: FederationConfig, mission: { subject: string; body: string; signalId?: string; file?: string }): Promise<NewRun> {
+async function startNewRun(
+  fed: Federation,
+  backend: FederationBackend,
+  team: RegistryEntry,
+  config: FederationConfig,
+  mission: { subject: string; body: string; signalId?: string; file?: string },
+): Promise<NewRun> {
   const entry = lifecycleEntryFor(team);
   // What the ended run still owes (journal lines, reports to meta) is done first, so it is kept with it.
   const owed = await settleTeamLifecycle(fed, team);
-  if (owed.length) throw new RefusedError('RUN_UNSETTLED', `team "${team.domainId}": the ended run still owes effects that cannot be made now (${owed.join('; ')}); fix that, then retry`);
+  if (owed.length)
+    throw new RefusedError(
+      'RUN_UNSETTLED',
+      `team "${team.domainId}": the ended run still owes effects that cannot be made now (${owed.join('; ')}); fix that, then retry`,
+    );
   return withStateLock(fed, team, {}, async (section) => {
     const stored = await backend.lifecycles.read(team);
-    if (!stored) throw new RefusedError('NO_RUN', `team "${team.domainId}" has no lifecycle state yet; nothing to start again`);
+    if (!stored)
+      throw new RefusedError('NO_RUN', `team "${team.domainId}" has no lifecycle state yet; nothing to start again`);
     const kept = await backend.lifecycles.keepRun(team, section);
     const ended = kept.run;
     const keptAs = [displayedLocation(team, kept.location)];
     const deliverable = join(team.location, config.deliverable);
     if (existsSync(deliverable)) {
-      const numbered = join(team.location, `${basename(deliverable, extname(deliverable))}.run-${ended}${extname(deliverable)}`);
-      if (existsSync(numbered)) throw new RefusedError('DELIVERABLE_KEPT', `${numbered} already exists; fed never overwrites an earlier run's deliverable — move it away, then retry`);
+      const numbered = join(
+        team.location,
+        `${basename(deliverable, extname(deliverable))}.run-${ended}${extname(deliverable)}`,
+      );
+      if (existsSync(numbered))
+        throw new RefusedError(
+          'DELIVERABLE_KEPT',
+          `${numbered} already exists; fed never overwrites an earlier run's deliverable — move it away, then retry`,
+        );
       renameSync(deliverable, numbered);
       keptAs.push(relative(team.location, numbered));
     }
     // The mission goes out before the commit: a consumer applies it only once this lock is released (to the
     // new lifecycle), and a crash in between leaves the failed run, which ignores it, to be retried again.
     if (!mission.signalId) {
-      await sendSignal(fed, { from: META, to: team.domainId, type: 'directive', subject: mission.subject, body: mission.body });
+      await sendSignal(fed, {
+        from: META,
+        to: team.domainId,
+        type: 'directive',
+        subject: mission.subject,
+        body: mission.body,
+      });
     }
     const fresh = initialPersistedSnapshot(entry, new Date().toISOString());
     const { envelope } = stored;
-    await backend.lifecycles.write(team, {
-      ...envelope,
-      machineId: entry.id,
-      machineVersion: entry.version,
-      snapshot: fresh,
-      processed: envelope.processed.filter((id) => id !== mission.signalId),
-      ...(mission.signalId && mission.file ? { held: [...(envelope.held ?? []).filter((h) => h.id !== mission.signalId), { id: mission.signalId, file: mission.file }] } : {}),
-      journalTail: [],
-      pendingReports: [],
-      savedAt: new Date().toISOString(),
-    }, stored.version, section);
-    const run: NewRun = { team: team.domainId, run: ended + 1, mission: { subject: mission.subject, body: mission.body }, keptAs };
-    await recordFederationEvent(backend, { kind: 'retried', team: team.domainId, run: run.run, mission: mission.subject, keptAs });
+    await backend.lifecycles.write(
+      team,
+      {
+        ...envelope,
+        machineId: entry.id,
+        machineVersion: entry.version,
+        snapshot: fresh,
+        processed: envelope.processed.filter((id) => id !== mission.signalId),
+        ...(mission.signalId && mission.file
+          ? {
+              held: [
+                ...(envelope.held ?? []).filter((h) => h.id !== mission.signalId),
+                { id: mission.signalId, file: mission.file },
+              ],
+            }
+          : {}),
+        journalTail: [],
+        pendingReports: [],
+        savedAt: new Date().toISOString(),
+      },
+      stored.version,
+      section,
+    );
+    const run: NewRun = {
+      team: team.domainId,
+      run: ended + 1,
+      mission: { subject: mission.subject, body: mission.body },
+      keptAs,
+    };
+    await recordFederationEvent(backend, {
+      kind: 'retried',
+      team: team.domainId,
+      run: run.run,
+      mission: mission.subject,
+      keptAs,
+    });
     return run;
   });
 }
 
 /** A kept run's location relative to the workspace when it is a path inside it, else as the store gave it. */
 function displayedLocation(team: RegistryEntry, location: string): string {
-  return isAbsolute(location) && location.startsWith(`${team.location}/`) ? relative(team.location, location) : location;
+  return isAbsolute(location) && location.startsWith(`${team.location}/`)
+    ? relative(team.location, location)
+    : location;
 }
-

@@ -11,12 +11,18 @@ const DEFAULT_INTERVAL_SECONDS = 30;
 const indent = (text: string) => text.replace(/^/gm, '  ');
 
 export function registerChat(program: Command, io: CliIo): void {
-  const chat = program.command('chat').description('the chat channel of meta: status summaries and user commands (chatConfig)');
+  const chat = program
+    .command('chat')
+    .description('the chat channel of meta: status summaries and user commands (chatConfig)');
 
   chat
     .command('bridge')
     .description('answer @<federationName> commands posted in the chat channel (the chat presence bridge)')
-    .option('--interval <seconds>', `poll the channel every <seconds> (default ${DEFAULT_INTERVAL_SECONDS})`, positiveNumber('seconds'))
+    .option(
+      '--interval <seconds>',
+      `poll the channel every <seconds> (default ${DEFAULT_INTERVAL_SECONDS})`,
+      positiveNumber('seconds'),
+    )
     .option('--once', 'poll once, wait for the launches it started, and exit')
     .option('--file', 'use the file channel .fed/chat/messages/ instead of the agent host (offline use, tests)')
     .action(async (options: { interval?: number; once?: boolean; file?: boolean }, command: Command) => {
@@ -33,7 +39,10 @@ export function registerChat(program: Command, io: CliIo): void {
           signal: stop.signal,
           env: io.env,
           hooks: await loadHooks(ctx.root, config, 'chat bridge'),
-          onStart: (where) => io.stderr(`chat bridge: answering @${config.federationName} in ${where}${options.once ? ' (once)' : `, every ${intervalMs / 1000} s until interrupted`}\n`),
+          onStart: (where) =>
+            io.stderr(
+              `chat bridge: answering @${config.federationName} in ${where}${options.once ? ' (once)' : `, every ${intervalMs / 1000} s until interrupted`}\n`,
+            ),
           onActivity: (activity) => report(io, activity),
         });
       } finally {
@@ -44,7 +53,10 @@ export function registerChat(program: Command, io: CliIo): void {
 
 function report(io: CliIo, activity: BridgeActivity): void {
   if (activity.kind === 'warning') return io.stderr(`warning: ${activity.text}\n`);
-  if (activity.kind === 'launch-finished') return io.stdout(`launch of ${activity.team} finished:\n${indent(activity.reply)}\n`);
+  if (activity.kind === 'launch-finished')
+    return io.stdout(`launch of ${activity.team} finished:\n${indent(activity.reply)}\n`);
   const { message } = activity;
-  io.stdout(`${message.at} ${message.author ?? '(unknown)'}: ${activity.command}${activity.failed ? '  (failed)' : ''}\n${indent(activity.reply)}\n`);
+  io.stdout(
+    `${message.at} ${message.author ?? '(unknown)'}: ${activity.command}${activity.failed ? '  (failed)' : ''}\n${indent(activity.reply)}\n`,
+  );
 }

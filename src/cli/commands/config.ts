@@ -7,7 +7,9 @@ export function registerConfig(program: Command, io: CliIo): void {
   const config = program.command('config').description('inspect federate.config.json');
   config
     .command('show')
-    .description('validate the config and the files it names, and print it with defaults and environment overrides applied')
+    .description(
+      'validate the config and the files it names, and print it with defaults and environment overrides applied',
+    )
     .option('--json', 'print as JSON')
     .action((options: { json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);

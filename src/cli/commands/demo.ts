@@ -16,7 +16,11 @@ import { CliExit, type CliIo } from '../io.js';
  * invocations, run by `runCli` (handed in by program.ts, which loads this module: importing it back would
  * make a cycle).
  */
-export function registerDemo(program: Command, io: CliIo, runCli: (argv: readonly string[], io: CliIo) => Promise<number>): void {
+export function registerDemo(
+  program: Command,
+  io: CliIo,
+  runCli: (argv: readonly string[], io: CliIo) => Promise<number>,
+): void {
   program
     .command('demo')
     .description('run a whole federation end to end in a temp directory, printing each command and its output')
@@ -30,7 +34,9 @@ export function registerDemo(program: Command, io: CliIo, runCli: (argv: readonl
       let keep = Boolean(options.dir || options.keep);
       // No collector runs for a demo: it exports telemetry only when asked to (FED_TELEMETRY_ENABLED=true).
       const env: NodeJS.ProcessEnv = { FED_TELEMETRY_ENABLED: 'false', ...io.env };
-      io.stdout(`# fed demo in ${dir}\n\n# the codebase to study: a sample monorepo of three packages (${writeDemoCodebase(dir).join(', ')}) taken from fed's own sources\n`);
+      io.stdout(
+        `# fed demo in ${dir}\n\n# the codebase to study: a sample monorepo of three packages (${writeDemoCodebase(dir).join(', ')}) taken from fed's own sources\n`,
+      );
       try {
         for (const step of demoSteps(DEFAULT_FEDERATION_REPORT)) {
           io.stdout(`\n# ${step.comment}\n`);

@@ -29,7 +29,12 @@ export function registerDoctor(program: Command, io: CliIo): void {
       const { root } = locateFederation({ root: globalOptions(command).root, env: io.env, cwd: io.cwd });
       const report = await runDoctor(openFederation(root, { env: io.env }), { fix: options.fix });
       if (options.json) printJson(io, report);
-      else io.stdout(report.findings.map(renderFinding).join('') + report.notes.map((note) => `note: ${note}\n`).join('') + renderSummary(report, Boolean(options.fix)));
+      else
+        io.stdout(
+          report.findings.map(renderFinding).join('') +
+            report.notes.map((note) => `note: ${note}\n`).join('') +
+            renderSummary(report, Boolean(options.fix)),
+        );
       if (!report.healthy) throw new CliExit(1);
     });
 }

@@ -10,19 +10,28 @@ import { requireTeam } from '../team-option.js';
 function parseData(text: string | undefined): Record<string, unknown> {
   if (text === undefined) return {};
   const json = parseJsonText(text);
-  if (!json.ok) throw new InvalidInputError(`--data is not valid JSON (line ${json.line}, column ${json.column}: ${json.message})`);
+  if (!json.ok)
+    throw new InvalidInputError(`--data is not valid JSON (line ${json.line}, column ${json.column}: ${json.message})`);
   if (typeof json.value !== 'object' || json.value === null || Array.isArray(json.value)) {
-    throw new InvalidInputError('--data must be a JSON object with the event\'s fields, e.g. --data \'{"filesRead": 42}\'');
+    throw new InvalidInputError(
+      "--data must be a JSON object with the event's fields, e.g. --data '{\"filesRead\": 42}'",
+    );
   }
-  if ('type' in json.value) throw new InvalidInputError('--data must not contain "type": the event type is the <EVENT> argument');
+  if ('type' in json.value)
+    throw new InvalidInputError('--data must not contain "type": the event type is the <EVENT> argument');
   return json.value as Record<string, unknown>;
 }
 
 export function registerEvent(program: Command, io: CliIo): void {
   program
     .command('event')
-    .description("report progress: send an event to a team's lifecycle (validated against its schema and current state)")
-    .argument('<EVENT>', 'event type, e.g. PLAN_READY, SCAN_COMPLETE, FAIL (see the lifecycle tables in docs/lifecycles.md)')
+    .description(
+      "report progress: send an event to a team's lifecycle (validated against its schema and current state)",
+    )
+    .argument(
+      '<EVENT>',
+      'event type, e.g. PLAN_READY, SCAN_COMPLETE, FAIL (see the lifecycle tables in docs/lifecycles.md)',
+    )
     .option('--team <team>', 'team id (default: $FED_TEAM or the workspace you are in)')
     .option('--data <json>', 'event fields as a JSON object, e.g. \'{"filesRead": 42}\'')
     .option('--json', 'print the result as JSON')
@@ -31,12 +40,17 @@ export function registerEvent(program: Command, io: CliIo): void {
       const data = parseData(options.data);
       // No workspace check here: the backend refuses a lifecycle write where fed must not write (a team on
       // another machine of a JetStream federation needs none here).
-      const team = getTeam(await ctx.fed.backend.registry.read(), requireTeam(options.team, ctx, 'fed event --team <team> <EVENT>'));
+      const team = getTeam(
+        await ctx.fed.backend.registry.read(),
+        requireTeam(options.team, ctx, 'fed event --team <team> <EVENT>'),
+      );
       // Launched with an inspected launch: this process's transitions go to the launcher's inspection log too.
       const inspection = openAgentInspection(io.env);
       let result;
       try {
-        result = await reportAgentEvent(ctx.fed, team, { ...data, type }, ctx.config.config, { inspect: inspection?.observe });
+        result = await reportAgentEvent(ctx.fed, team, { ...data, type }, ctx.config.config, {
+          inspect: inspection?.observe,
+        });
       } finally {
         try {
           inspection?.close();
@@ -46,7 +60,12 @@ export function registerEvent(program: Command, io: CliIo): void {
       }
       for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
       const line = result.steps[0]?.line;
-      if (options.json) return printJson(io, { team: team.domainId, event: type, from: line?.from, to: line?.to, seq: line?.seq });
-      io.stdout(line && line.from !== line.to ? `${team.domainId}: ${line.from} → ${line.to} (${type})\n` : `${team.domainId}: ${type} recorded, still ${result.state}\n`);
+      if (options.json)
+        return printJson(io, { team: team.domainId, event: type, from: line?.from, to: line?.to, seq: line?.seq });
+      io.stdout(
+        line && line.from !== line.to
+          ? `${team.domainId}: ${line.from} → ${line.to} (${type})\n`
+          : `${team.domainId}: ${type} recorded, still ${result.state}\n`,
+      );
     });
 }

@@ -14,16 +14,28 @@ export function registerInit(program: Command, io: CliIo): void {
     .action(async (options: { name?: string; description?: string; json?: boolean }, command: Command) => {
       const root = initTarget({ root: globalOptions(command).root, env: io.env, cwd: io.cwd });
       const result = initFederation(root, { federationName: options.name, description: options.description }, io.env);
-      const shared = result.sharedRegistry ? await initSharedRegistry(openFederation(root, { env: io.env, config: result.config })) : undefined;
-      for (const warning of [...result.warnings, ...(shared?.durabilityNote ? [shared.durabilityNote] : [])]) io.stderr(`warning: ${warning}\n`);
-      if (options.json) return printJson(io, { root: result.root, created: result.created, ...(shared && { registry: { location: shared.location, joined: shared.joined, teams: shared.teams } }) });
+      const shared = result.sharedRegistry
+        ? await initSharedRegistry(openFederation(root, { env: io.env, config: result.config }))
+        : undefined;
+      for (const warning of [...result.warnings, ...(shared?.durabilityNote ? [shared.durabilityNote] : [])])
+        io.stderr(`warning: ${warning}\n`);
+      if (options.json)
+        return printJson(io, {
+          root: result.root,
+          created: result.created,
+          ...(shared && { registry: { location: shared.location, joined: shared.joined, teams: shared.teams } }),
+        });
       const name = result.config.config.federationName;
       const registryLine = shared
         ? shared.joined
           ? `joined federation "${name}" (${shared.teams} team${shared.teams === 1 ? '' : 's'}) at ${shared.location}\n`
           : `created federation "${name}" at ${shared.location}\n`
         : '';
-      if (result.created.length === 0) io.stdout(`${registryLine}federation at ${root} is already initialised; nothing to do\n`);
-      else io.stdout(`initialised federation at ${root}\n${result.created.map((p) => `  created ${p}\n`).join('')}${registryLine}`);
+      if (result.created.length === 0)
+        io.stdout(`${registryLine}federation at ${root} is already initialised; nothing to do\n`);
+      else
+        io.stdout(
+          `initialised federation at ${root}\n${result.created.map((p) => `  created ${p}\n`).join('')}${registryLine}`,
+        );
     });
 }

@@ -15,45 +15,75 @@ export function registerLaunch(program: Command, io: CliIo): void {
     .description("run a team's agent in its workspace, supervised by its lifecycle (the launch script)")
     .option('--team <team>', 'team id (default: $FED_TEAM or the workspace you are in)')
     .option('--agent <command>', 'agent command (default: agentCommand from federate.config.json, fed-agent)')
-    .option('--preset <name>', `agent CLI preset: ${AGENT_PRESETS.join(', ')} (default: agent.preset, else from the program name)`, oneOf(AGENT_PRESETS))
+    .option(
+      '--preset <name>',
+      `agent CLI preset: ${AGENT_PRESETS.join(', ')} (default: agent.preset, else from the program name)`,
+      oneOf(AGENT_PRESETS),
+    )
     .option('--timeout <seconds>', 'stop a hung agent after this long and fail the team', positiveNumber('seconds'))
     .option('--inspect', 'serve the Stately inspector for the team actor (prints the page URL)')
     .option('--inspect-log <file>', 'append xstate inspection events to <file> as JSON lines')
     .option('--json', 'print one result object')
-    .action(async (options: { team?: string; agent?: string; preset?: AgentPresetName; timeout?: number; inspect?: boolean; inspectLog?: string; json?: boolean }, command: Command) => {
-      const ctx = federationContext(command, io);
-      const team = requireTeam(options.team, ctx, 'fed launch --team <team>');
-      const hooks = await loadHooks(ctx.root, ctx.config.config, 'launch');
-      const inspection = await openInspection(options, io);
-      const interrupt = new Interrupt();
-      try {
-        const result = await launchTeam(ctx.fed, team, {
-          config: ctx.config.config,
-          agent: options.agent,
-          preset: options.preset,
-          timeoutSeconds: options.timeout,
-          signal: interrupt.signal,
-          hooks,
-          inspect: inspection.inspect,
-          inspectRecord: inspection.record,
-          env: io.env,
-          cwd: io.cwd,
-          onProgress: options.json ? undefined : (line) => io.stdout(line.from === line.to ? `  ${line.event}\n` : `${line.from} → ${line.to}  (${line.event})\n`),
-        });
-        for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
-        if (!options.json) io.stdout(`run: ${describeRun(result.lastRun)}\n`);
-        if (options.json) printJson(io, result);
-        else if (result.outcome === 'complete') io.stdout(`complete${result.deliverableExists ? `: ${result.deliverablePath}` : ` (${result.state})`}\nagent log: ${result.logPath}\n`);
-        else if (result.outcome === 'waiting') io.stdout(`waiting in ${result.state}: ${result.next}\nagent log: ${result.logPath}\n`);
-        else if (result.outcome === 'paused' && result.state === 'paused') {
-          io.stdout(`paused${result.reason ? ` (${result.reason})` : ''}; resume with: fed team resume ${result.team} && fed launch --team ${result.team}\n`);
+    .action(
+      async (
+        options: {
+          team?: string;
+          agent?: string;
+          preset?: AgentPresetName;
+          timeout?: number;
+          inspect?: boolean;
+          inspectLog?: string;
+          json?: boolean;
+        },
+        command: Command,
+      ) => {
+        const ctx = federationContext(command, io);
+        const team = requireTeam(options.team, ctx, 'fed launch --team <team>');
+        const hooks = await loadHooks(ctx.root, ctx.config.config, 'launch');
+        const inspection = await openInspection(options, io);
+        const interrupt = new Interrupt();
+        try {
+          const result = await launchTeam(ctx.fed, team, {
+            config: ctx.config.config,
+            agent: options.agent,
+            preset: options.preset,
+            timeoutSeconds: options.timeout,
+            signal: interrupt.signal,
+            hooks,
+            inspect: inspection.inspect,
+            inspectRecord: inspection.record,
+            env: io.env,
+            cwd: io.cwd,
+            onProgress: options.json
+              ? undefined
+              : (line) =>
+                  io.stdout(
+                    line.from === line.to ? `  ${line.event}\n` : `${line.from} → ${line.to}  (${line.event})\n`,
+                  ),
+          });
+          for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
+          if (!options.json) io.stdout(`run: ${describeRun(result.lastRun)}\n`);
+          if (options.json) printJson(io, result);
+          else if (result.outcome === 'complete')
+            io.stdout(
+              `complete${result.deliverableExists ? `: ${result.deliverablePath}` : ` (${result.state})`}\nagent log: ${result.logPath}\n`,
+            );
+          else if (result.outcome === 'waiting')
+            io.stdout(`waiting in ${result.state}: ${result.next}\nagent log: ${result.logPath}\n`);
+          else if (result.outcome === 'paused' && result.state === 'paused') {
+            io.stdout(
+              `paused${result.reason ? ` (${result.reason})` : ''}; resume with: fed team resume ${result.team} && fed launch --team ${result.team}\n`,
+            );
+          } else if (result.outcome === 'paused')
+            io.stdout(
+              `stopped for a pause, and the team was resumed meanwhile (${result.state}); launch it again: fed launch --team ${result.team}\n`,
+            );
+          else io.stderr(`fed: team ${result.team} failed: ${result.reason}\nagent log: ${result.logPath}\n`);
+          if (result.outcome === 'failed') throw new CliExit(1);
+        } finally {
+          await inspection.stop();
+          interrupt.dispose();
         }
-        else if (result.outcome === 'paused') io.stdout(`stopped for a pause, and the team was resumed meanwhile (${result.state}); launch it again: fed launch --team ${result.team}\n`);
-        else io.stderr(`fed: team ${result.team} failed: ${result.reason}\nagent log: ${result.logPath}\n`);
-        if (result.outcome === 'failed') throw new CliExit(1);
-      } finally {
-        await inspection.stop();
-        interrupt.dispose();
-      }
-    });
+      },
+    );
 }

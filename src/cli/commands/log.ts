@@ -10,15 +10,21 @@ const FOLLOW_POLL_MS = 300;
 export function registerLog(program: Command, io: CliIo): void {
   program
     .command('log')
-    .description('what happened, in time order: onboarding, status changes, launches, transitions, signals — of one team or the whole federation')
+    .description(
+      'what happened, in time order: onboarding, status changes, launches, transitions, signals — of one team or the whole federation',
+    )
     .option('--team <team>', 'only this team (signals to and from it included)')
     .option('--since <time>', 'only from this time: an ISO date-time, or a duration back from now (30s, 10m, 2h, 1d)')
     .option('--follow', 'keep printing new entries as they happen (Ctrl-C stops)')
     .option('--json', 'print the entries as a JSON array (with --follow: one JSON object per line)')
     .action(async (options: { team?: string; since?: string; follow?: boolean; json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
-      const query: LogQuery = { team: options.team, since: options.since === undefined ? undefined : parseSince(options.since) };
-      const render = (e: LogEntry) => (options.json ? `${JSON.stringify(publicEntry(e))}\n` : `${e.at}  ${e.team.padEnd(16)} ${e.text}\n`);
+      const query: LogQuery = {
+        team: options.team,
+        since: options.since === undefined ? undefined : parseSince(options.since),
+      };
+      const render = (e: LogEntry) =>
+        options.json ? `${JSON.stringify(publicEntry(e))}\n` : `${e.at}  ${e.team.padEnd(16)} ${e.text}\n`;
       const entries = await readFederationLog(ctx.fed, query);
       if (!options.follow) {
         if (options.json) return printJson(io, entries.map(publicEntry));

@@ -1,7 +1,13 @@
 import { relative, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { machineCatalog } from '../../engine/archetypes/catalog.js';
-import { EXPORT_FORMATS, exportFiles, exportText, writeExportFiles, type ExportFormat } from '../../apps/machines-export/export-machines.js';
+import {
+  EXPORT_FORMATS,
+  exportFiles,
+  exportText,
+  writeExportFiles,
+  type ExportFormat,
+} from '../../apps/machines-export/export-machines.js';
 import type { CliIo } from '../io.js';
 
 /** `fed machines export`: the lifecycle machines as diagrams or data. Needs no federation. */
@@ -14,7 +20,10 @@ export function registerMachines(program: Command, io: CliIo): void {
     .description('print (or write, one file per machine) the machines as Mermaid stateDiagram-v2, Graphviz DOT or JSON')
     .addOption(new Option('--format <format>', 'output format').choices(EXPORT_FORMATS).default('mermaid'))
     .addOption(new Option('--machine <id>', 'only this machine (default: all)').choices(ids))
-    .option('--out <dir>', 'write <machine-id>.<ext> files into this directory (Mermaid also gets a <machine-id>.md page GitHub renders)')
+    .option(
+      '--out <dir>',
+      'write <machine-id>.<ext> files into this directory (Mermaid also gets a <machine-id>.md page GitHub renders)',
+    )
     .action((options: { format: ExportFormat; machine?: string; out?: string }) => {
       // --machine is checked against the catalog by commander, so the filter never comes back empty.
       const entries = machineCatalog.filter((entry) => !options.machine || entry.id === options.machine);

@@ -8,11 +8,19 @@ import type { FederationBackend } from '../../ports/federation-backend.js';
 import { emptyRegistry, type RegistryEntry } from '../../core/schema/registry.js';
 import { federationContext, printJson, type CliIo } from '../io.js';
 
-const NO_JETSTREAM = 'no JetStream backend is configured: set FED_NATS_URL=nats://… or "backend": {"type": "jetstream", …} in federate.config.json (see fed config show)';
+const NO_JETSTREAM =
+  'no JetStream backend is configured: set FED_NATS_URL=nats://… or "backend": {"type": "jetstream", …} in federate.config.json (see fed config show)';
 
-function render(io: CliIo, result: CopyFederationResult, from: FederationBackend, to: FederationBackend, json: boolean | undefined): void {
+function render(
+  io: CliIo,
+  result: CopyFederationResult,
+  from: FederationBackend,
+  to: FederationBackend,
+  json: boolean | undefined,
+): void {
   if (json) return printJson(io, { from: from.registry.location, to: to.registry.location, ...result });
-  for (const bad of result.invalid) io.stderr(`warning: ${bad.path} (inbox of ${bad.party}) is not a valid signal and was not copied: ${bad.reason}\n`);
+  for (const bad of result.invalid)
+    io.stderr(`warning: ${bad.path} (inbox of ${bad.party}) is not a valid signal and was not copied: ${bad.reason}\n`);
   io.stdout(
     `copied ${from.registry.location} → ${to.registry.location}: ${result.teams} team(s), ${result.signals} signal(s), ` +
       `${result.acknowledgments} acknowledgment(s), ${result.deliveryFacts} delivery fact(s), ${result.lifecycles} lifecycle(s), ${result.keptRuns} earlier run(s), ` +
@@ -23,7 +31,9 @@ function render(io: CliIo, result: CopyFederationResult, from: FederationBackend
 export function registerMigrate(program: Command, io: CliIo): void {
   const migrate = program
     .command('migrate')
-    .description('copy this federation between backends (files ⇄ NATS JetStream) without losing a signal, an ack or a lifecycle state; stop its processes first');
+    .description(
+      'copy this federation between backends (files ⇄ NATS JetStream) without losing a signal, an ack or a lifecycle state; stop its processes first',
+    );
   migrate
     .command('to-jetstream')
     .description('copy the file federation here into the configured JetStream backend (safe to run again)')
@@ -37,7 +47,9 @@ export function registerMigrate(program: Command, io: CliIo): void {
     });
   migrate
     .command('to-files')
-    .description('copy the configured JetStream federation into files here; directory teams get their workspace under this root (safe to run again)')
+    .description(
+      'copy the configured JetStream federation into files here; directory teams get their workspace under this root (safe to run again)',
+    )
     .option('--json', 'print the counts as JSON')
     .action(async (options: { json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);

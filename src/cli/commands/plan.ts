@@ -1,5 +1,11 @@
 import type { Command } from 'commander';
-import { applyPlan, DEFAULT_PLAN_TEAMS, proposePlan, type AppliedTeam, type FederationPlan } from '../../apps/plan/plan.js';
+import {
+  applyPlan,
+  DEFAULT_PLAN_TEAMS,
+  proposePlan,
+  type AppliedTeam,
+  type FederationPlan,
+} from '../../apps/plan/plan.js';
 import { renderTable } from '../../core/table.js';
 import { federationContext, printJson, type CliIo } from '../io.js';
 import { positiveInteger } from '../option-parsers.js';
@@ -7,7 +13,9 @@ import { positiveInteger } from '../option-parsers.js';
 export function registerPlan(program: Command, io: CliIo): void {
   program
     .command('plan')
-    .description('propose deliverable teams, one per area of the codebase (packages or top-level folders), each with a mission')
+    .description(
+      'propose deliverable teams, one per area of the codebase (packages or top-level folders), each with a mission',
+    )
     .option('--teams <n>', `at most this many teams (default ${DEFAULT_PLAN_TEAMS})`, positiveInteger('teams'))
     .option('--apply', 'onboard the planned teams and send their mission directives (re-running changes nothing)')
     .option('--json', 'print the plan (and what --apply did) as JSON')
@@ -39,6 +47,9 @@ function renderPlan(plan: FederationPlan, applied: AppliedTeam[] | undefined): s
 }
 
 function describeApplied(applied: AppliedTeam): string {
-  const parts = [applied.onboarded ? 'onboarded' : 'already registered', applied.missionSent ? 'mission sent' : 'has the mission'];
+  const parts = [
+    applied.onboarded ? 'onboarded' : 'already registered',
+    applied.missionSent ? 'mission sent' : 'has the mission',
+  ];
   return parts.join(', ');
 }

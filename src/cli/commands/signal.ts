@@ -79,7 +79,8 @@ export function registerSignal(program: Command, io: CliIo): void {
         replyTo: options.replyTo,
       });
       for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
-      if (!result.delivered) io.stderr(`signal ${result.message.id} was already delivered; nothing new was written to the inbox\n`);
+      if (!result.delivered)
+        io.stderr(`signal ${result.message.id} was already delivered; nothing new was written to the inbox\n`);
       if (options.json) {
         return printJson(io, {
           id: result.message.id,
@@ -143,7 +144,9 @@ export function registerSignal(program: Command, io: CliIo): void {
 
   signal
     .command('show')
-    .description('show a signal (live or archived) with its delivery state and history: sent, read, acknowledged, answered')
+    .description(
+      'show a signal (live or archived) with its delivery state and history: sent, read, acknowledged, answered',
+    )
     .argument('<id>', 'signal id')
     .option('--json', 'print the signal, its state and history as JSON')
     .action(async (id: string, options: { json?: boolean }, command: Command) => {
@@ -155,7 +158,9 @@ export function registerSignal(program: Command, io: CliIo): void {
 
   signal
     .command('archive')
-    .description("move acknowledged or answered signals older than a duration, with their ack files, into each box's archive/ folder")
+    .description(
+      "move acknowledged or answered signals older than a duration, with their ack files, into each box's archive/ folder",
+    )
     .requiredOption('--older-than <duration>', 'only signals sent at least this long ago (30m, 12h, 7d)', duration())
     .option('--team <team>', `one team's (or "${META}"'s) boxes (default: meta and every team)`)
     .option('--json', 'print what was archived and kept per box as JSON')
@@ -165,7 +170,8 @@ export function registerSignal(program: Command, io: CliIo): void {
       if (options.json) return printJson(io, results);
       for (const box of results) {
         if (box.skipped !== undefined) io.stderr(`warning: ${box.team} ${box.box} skipped: ${box.skipped}\n`);
-        else if (box.archived > 0 || options.team !== undefined) io.stdout(`${box.team} ${box.box}: archived ${box.archived}, kept ${box.kept}\n`);
+        else if (box.archived > 0 || options.team !== undefined)
+          io.stdout(`${box.team} ${box.box}: archived ${box.archived}, kept ${box.kept}\n`);
       }
       const total = results.reduce((sum, box) => sum + box.archived, 0);
       io.stdout(`${total} signal(s) archived\n`);
@@ -178,24 +184,32 @@ export function registerSignal(program: Command, io: CliIo): void {
     .option('--all', 'acknowledge every signal of the inbox not acknowledged yet')
     .option('--team <team>', `whose inbox (default: ${DEFAULT_PARTY})`)
     .option('--json', 'print the acknowledgments as JSON')
-    .action(async (target: string | undefined, options: { all?: boolean; team?: string; json?: boolean }, command: Command) => {
-      if (target === undefined && !options.all) throw new InvalidInputError('which signal? pass its id or file name, or --all for every unacknowledged one');
-      if (target !== undefined && options.all) throw new InvalidInputError('pass either a signal or --all, not both');
-      const ctx = federationContext(command, io);
-      const team = partyOr(options.team, ctx);
-      if (target === undefined) {
-        const result = await acknowledgeAll(ctx.fed, team);
-        if (options.json) return printJson(io, { acknowledged: result.acknowledged.map(ackJson), invalid: result.invalid });
-        reportInvalid(io, result.invalid);
-        if (result.acknowledged.length === 0) return io.stdout('nothing to acknowledge\n');
-        for (const ack of result.acknowledged) io.stdout(ackLine(ack));
-        return;
-      }
-      // A relative path is relative to where the user is, not to the inbox.
-      const results = await acknowledgeSignal(ctx.fed, team, /[\\/]/.test(target) ? resolve(io.cwd, target) : target);
-      if (options.json) return printJson(io, results.map(ackJson));
-      for (const ack of results) io.stdout(ackLine(ack));
-    });
+    .action(
+      async (
+        target: string | undefined,
+        options: { all?: boolean; team?: string; json?: boolean },
+        command: Command,
+      ) => {
+        if (target === undefined && !options.all)
+          throw new InvalidInputError('which signal? pass its id or file name, or --all for every unacknowledged one');
+        if (target !== undefined && options.all) throw new InvalidInputError('pass either a signal or --all, not both');
+        const ctx = federationContext(command, io);
+        const team = partyOr(options.team, ctx);
+        if (target === undefined) {
+          const result = await acknowledgeAll(ctx.fed, team);
+          if (options.json)
+            return printJson(io, { acknowledged: result.acknowledged.map(ackJson), invalid: result.invalid });
+          reportInvalid(io, result.invalid);
+          if (result.acknowledged.length === 0) return io.stdout('nothing to acknowledge\n');
+          for (const ack of result.acknowledged) io.stdout(ackLine(ack));
+          return;
+        }
+        // A relative path is relative to where the user is, not to the inbox.
+        const results = await acknowledgeSignal(ctx.fed, team, /[\\/]/.test(target) ? resolve(io.cwd, target) : target);
+        if (options.json) return printJson(io, results.map(ackJson));
+        for (const ack of results) io.stdout(ackLine(ack));
+      },
+    );
 
   signal
     .command('watch')
@@ -232,7 +246,8 @@ export function registerSignal(program: Command, io: CliIo): void {
 }
 
 async function readBody(options: SendOptions, io: CliIo): Promise<string> {
-  if (options.body !== undefined && options.bodyFile !== undefined) throw new InvalidInputError('use either --body or --body-file, not both');
+  if (options.body !== undefined && options.bodyFile !== undefined)
+    throw new InvalidInputError('use either --body or --body-file, not both');
   if (options.bodyFile === undefined) return options.body ?? '';
   if (options.bodyFile === '-') return readStdin(io.env);
   const path = resolve(io.cwd, options.bodyFile);
@@ -243,7 +258,10 @@ async function readBody(options: SendOptions, io: CliIo): Promise<string> {
   } catch {
     read = { ok: false, problem: 'ENOENT' };
   }
-  if (!read.ok) throw new InvalidInputError(`--body-file ${path} cannot be read (${read.problem}); give a readable file, or - for standard input`);
+  if (!read.ok)
+    throw new InvalidInputError(
+      `--body-file ${path} cannot be read (${read.problem}); give a readable file, or - for standard input`,
+    );
   return read.bytes.toString('utf8');
 }
 
@@ -277,7 +295,9 @@ async function readStdin(env: NodeJS.ProcessEnv): Promise<string> {
       bytes += buffer.length;
       if (bytes > MAX_SIGNAL_BYTES) {
         process.stdin.destroy();
-        throw new InvalidInputError(`--body-file -: standard input is over the ${MAX_SIGNAL_BYTES}-byte limit of a signal; write large content to a file in the workspace and name that file in the body`);
+        throw new InvalidInputError(
+          `--body-file -: standard input is over the ${MAX_SIGNAL_BYTES}-byte limit of a signal; write large content to a file in the workspace and name that file in the body`,
+        );
       }
       chunks.push(buffer);
     }

@@ -12,24 +12,42 @@ export function registerTeamReview(team: Command, io: CliIo): void {
     .description("show a coding team's change (diff against the base branch, reported tests), or decide on it")
     .argument('<team>', 'team id or domain')
     .option('--approve', 'approve the change (pr-review → pr-approved); then: fed team merge <team>')
-    .option('--request-changes <what>', "send it back (pr-review → implementing); the team's next launch gets <what> as a directive")
+    .option(
+      '--request-changes <what>',
+      "send it back (pr-review → implementing); the team's next launch gets <what> as a directive",
+    )
     .option('--json', 'print the review (or the decision) as JSON')
-    .action(async (name: string, options: { approve?: boolean; requestChanges?: string; json?: boolean }, command: Command) => {
-      const ctx = federationContext(command, io);
-      if (options.approve && options.requestChanges !== undefined) throw new InvalidInputError('--approve and --request-changes exclude each other; pass one');
-      if (options.requestChanges !== undefined && options.requestChanges.trim() === '') {
-        throw new InvalidInputError('--request-changes needs the changes to make, e.g. --request-changes "rename the handler"');
-      }
-      if (options.approve || options.requestChanges !== undefined) {
-        const verdict = options.approve ? ({ approve: true } as const) : ({ approve: false, changes: options.requestChanges! } as const);
-        const decided = await decideReview(ctx.fed, name, verdict);
-        if (options.json) return printJson(io, decided);
-        return io.stdout(options.approve ? `${decided.team}: approved (${decided.state}); merge it with: fed team merge ${decided.team}\n` : `${decided.team}: changes requested (${decided.state}); launch it again: fed launch --team ${decided.team}\n`);
-      }
-      const review = await reviewTeam(ctx.fed, name);
-      if (options.json) return printJson(io, review);
-      io.stdout(renderReview(review));
-    });
+    .action(
+      async (
+        name: string,
+        options: { approve?: boolean; requestChanges?: string; json?: boolean },
+        command: Command,
+      ) => {
+        const ctx = federationContext(command, io);
+        if (options.approve && options.requestChanges !== undefined)
+          throw new InvalidInputError('--approve and --request-changes exclude each other; pass one');
+        if (options.requestChanges !== undefined && options.requestChanges.trim() === '') {
+          throw new InvalidInputError(
+            '--request-changes needs the changes to make, e.g. --request-changes "rename the handler"',
+          );
+        }
+        if (options.approve || options.requestChanges !== undefined) {
+          const verdict = options.approve
+            ? ({ approve: true } as const)
+            : ({ approve: false, changes: options.requestChanges! } as const);
+          const decided = await decideReview(ctx.fed, name, verdict);
+          if (options.json) return printJson(io, decided);
+          return io.stdout(
+            options.approve
+              ? `${decided.team}: approved (${decided.state}); merge it with: fed team merge ${decided.team}\n`
+              : `${decided.team}: changes requested (${decided.state}); launch it again: fed launch --team ${decided.team}\n`,
+          );
+        }
+        const review = await reviewTeam(ctx.fed, name);
+        if (options.json) return printJson(io, review);
+        io.stdout(renderReview(review));
+      },
+    );
 
   team
     .command('merge')
@@ -40,14 +58,23 @@ export function registerTeamReview(team: Command, io: CliIo): void {
       const ctx = federationContext(command, io);
       const merged = await mergeTeam(ctx.fed, name);
       if (options.json) return printJson(io, merged);
-      io.stdout(`${merged.team}: merged ${merged.branch} into ${merged.base} as ${merged.commit}; worktree and branch removed, team archived (${merged.state})\n`);
+      io.stdout(
+        `${merged.team}: merged ${merged.branch} into ${merged.base} as ${merged.commit}; worktree and branch removed, team archived (${merged.state})\n`,
+      );
     });
 }
 
 function renderReview(review: Review): string {
-  const tests = review.lastTestRun ? `${review.lastTestRun.passed} passed, ${review.lastTestRun.failed} failed` : 'none reported';
-  const last = review.lastReview ? `${review.lastReview.outcome}${review.lastReview.comments.length ? `: ${review.lastReview.comments.join('; ')}` : ''}` : 'none';
-  const next = review.state === 'pr-review' ? `fed team review ${review.team} --approve | --request-changes "<what>"` : `(the team is ${review.state}; meta decides once it asks for review)`;
+  const tests = review.lastTestRun
+    ? `${review.lastTestRun.passed} passed, ${review.lastTestRun.failed} failed`
+    : 'none reported';
+  const last = review.lastReview
+    ? `${review.lastReview.outcome}${review.lastReview.comments.length ? `: ${review.lastReview.comments.join('; ')}` : ''}`
+    : 'none';
+  const next =
+    review.state === 'pr-review'
+      ? `fed team review ${review.team} --approve | --request-changes "<what>"`
+      : `(the team is ${review.state}; meta decides once it asks for review)`;
   return `${renderFields([
     ['team', review.team],
     ['state', review.state],

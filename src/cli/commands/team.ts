@@ -31,7 +31,9 @@ function entryFields(entry: RegistryEntry): [string, string][] {
 }
 
 export function registerTeam(program: Command, io: CliIo): void {
-  const team = program.command('team').description('onboard teams, manage their registry status, retry and remove them, review and merge coding teams');
+  const team = program
+    .command('team')
+    .description('onboard teams, manage their registry status, retry and remove them, review and merge coding teams');
 
   team
     .command('onboard')
@@ -41,17 +43,27 @@ export function registerTeam(program: Command, io: CliIo): void {
     .option('--archetype <id>', 'archetype: deliverable, coding, consultant or a custom one', 'deliverable')
     .addOption(new Option('--placement <type>', 'workspace placement').choices(PLACEMENT_TYPES).default('directory'))
     .option('--json', 'print the registry entry as JSON')
-    .action(async (domain: string, options: { id?: string; archetype: string; placement: PlacementType; json?: boolean }, command: Command) => {
-      const ctx = federationContext(command, io);
-      const entry = await onboardTeam(ctx.fed, {
-        domain,
-        domainId: options.id,
-        archetypeId: options.archetype,
-        placementType: options.placement,
-      }, { onWarning: (text) => io.stderr(`warning: ${text}\n`) });
-      if (options.json) return printJson(io, entry);
-      io.stdout(`onboarded ${entry.domainId} (${entry.archetypeId}, ${entry.placementType}) at ${entry.location}\n`);
-    });
+    .action(
+      async (
+        domain: string,
+        options: { id?: string; archetype: string; placement: PlacementType; json?: boolean },
+        command: Command,
+      ) => {
+        const ctx = federationContext(command, io);
+        const entry = await onboardTeam(
+          ctx.fed,
+          {
+            domain,
+            domainId: options.id,
+            archetypeId: options.archetype,
+            placementType: options.placement,
+          },
+          { onWarning: (text) => io.stderr(`warning: ${text}\n`) },
+        );
+        if (options.json) return printJson(io, entry);
+        io.stdout(`onboarded ${entry.domainId} (${entry.archetypeId}, ${entry.placementType}) at ${entry.location}\n`);
+      },
+    );
 
   team
     .command('list')
@@ -65,7 +77,15 @@ export function registerTeam(program: Command, io: CliIo): void {
       io.stdout(
         renderTable(
           ['ID', 'DOMAIN', 'ARCHETYPE', 'PLACEMENT', 'STATUS', 'LAST ACTIVE', 'LOCATION'],
-          registry.teams.map((t) => [t.domainId, t.domain, t.archetypeId, t.placementType, statusOf(t), t.lastActive ?? '-', t.location]),
+          registry.teams.map((t) => [
+            t.domainId,
+            t.domain,
+            t.archetypeId,
+            t.placementType,
+            statusOf(t),
+            t.lastActive ?? '-',
+            t.location,
+          ]),
         ),
       );
     });
@@ -78,7 +98,8 @@ export function registerTeam(program: Command, io: CliIo): void {
     .action(async (name: string | undefined, options: { json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
       const wanted = name ?? ctx.team;
-      if (!wanted) throw new InvalidInputError('which team? pass its id (fed team show <team>) or run this inside its workspace');
+      if (!wanted)
+        throw new InvalidInputError('which team? pass its id (fed team show <team>) or run this inside its workspace');
       const entry = getTeam(await ctx.fed.backend.registry.read(), wanted);
       const lifecycle = lifecycleFor(entry.archetypeId) ? await viewLifecycle(ctx.fed, entry) : null;
       const lastRun = readLastRun(entry.location);
@@ -86,12 +107,16 @@ export function registerTeam(program: Command, io: CliIo): void {
       io.stdout(
         renderFields([
           ...entryFields(entry),
-          ...(lifecycle ? lifecycleFields(lifecycle) : [['lifecycle', `none (archetype ${entry.archetypeId} has no lifecycle machine)`] as [string, string]]),
+          ...(lifecycle
+            ? lifecycleFields(lifecycle)
+            : [['lifecycle', `none (archetype ${entry.archetypeId} has no lifecycle machine)`] as [string, string]]),
           ['last run', lastRun ? `${describeRun(lastRun)}, ended ${lastRun.endedAt}` : 'none'],
         ]),
       );
       if (lifecycle?.recent.length) {
-        io.stdout(`\nrecent transitions:\n${lifecycle.recent.map((l) => `  ${l.at}  ${l.from} → ${l.to}  ${l.event}${l.note ? `  (${l.note})` : ''}\n`).join('')}`);
+        io.stdout(
+          `\nrecent transitions:\n${lifecycle.recent.map((l) => `  ${l.at}  ${l.from} → ${l.to}  ${l.event}${l.note ? `  (${l.note})` : ''}\n`).join('')}`,
+        );
       }
     });
 
@@ -99,7 +124,9 @@ export function registerTeam(program: Command, io: CliIo): void {
 
   team
     .command('retry')
-    .description('start a failed team again from the start of its lifecycle with the same mission (earlier runs are kept, numbered)')
+    .description(
+      'start a failed team again from the start of its lifecycle with the same mission (earlier runs are kept, numbered)',
+    )
     .argument('<team>', 'team id or domain')
     .option('--json', 'print the new run as JSON')
     .action(async (name: string, options: { json?: boolean }, command: Command) => {
@@ -113,7 +140,9 @@ launch it: fed run --team ${run.team}
 
   team
     .command('remove')
-    .description('remove an archived team: its workspace (worktree and branch too) and its registry entry; the journal keeps the record')
+    .description(
+      'remove an archived team: its workspace (worktree and branch too) and its registry entry; the journal keeps the record',
+    )
     .argument('<team>', 'team id or domain')
     .option('--force', "also remove a worktree team's branch whose commits are not merged")
     .option('--json', 'print the removal record as JSON')
@@ -135,12 +164,22 @@ launch it: fed run --team ${run.team}
         const ctx = federationContext(command, io);
         const change = await setTeamStatus(ctx.fed, name, { type: event });
         // Archived: what the team never took goes back to its senders now (the monitor would do it later).
-        const returned = change.to === 'archived' ? await reportUndeliverableSignals(ctx.fed, change.team.domainId) : undefined;
+        const returned =
+          change.to === 'archived' ? await reportUndeliverableSignals(ctx.fed, change.team.domainId) : undefined;
         for (const warning of returned?.warnings ?? []) io.stderr(`warning: ${warning}\n`);
         const undeliverable = returned?.signals.filter((s) => s.alertId !== null).map((s) => s.id) ?? [];
-        if (options.json) return printJson(io, { team: change.team.domainId, from: change.from, to: change.to, ...(returned ? { undeliverable } : {}) });
+        if (options.json)
+          return printJson(io, {
+            team: change.team.domainId,
+            from: change.from,
+            to: change.to,
+            ...(returned ? { undeliverable } : {}),
+          });
         io.stdout(`${change.team.domainId}: ${change.from} → ${change.to}\n`);
-        if (undeliverable.length) io.stdout(`${undeliverable.length} signal(s) it had not acknowledged returned to their senders as non-delivery alerts\n`);
+        if (undeliverable.length)
+          io.stdout(
+            `${undeliverable.length} signal(s) it had not acknowledged returned to their senders as non-delivery alerts\n`,
+          );
       });
   }
 }
@@ -149,11 +188,17 @@ function lifecycleFields(view: LifecycleView): [string, string][] {
   const fields: [string, string][] = [
     ['lifecycle', `${view.machine} v${view.machineVersion}`],
     ['state', view.since ? `${view.state} since ${view.since}` : view.state],
-    ['mission', view.mission?.subject ?? '- (none yet: fed signal send --to <team> --type directive --subject <mission>)'],
+    [
+      'mission',
+      view.mission?.subject ?? '- (none yet: fed signal send --to <team> --type directive --subject <mission>)',
+    ],
   ];
   if (view.pausedFrom) fields.push(['resumes to', view.pausedFrom]);
   if (view.failure) fields.push(['failure', `${view.failure.reason} (in ${view.failure.state})`]);
-  fields.push(['pending', view.pending.length ? view.pending.map((p) => `${p.type} "${p.subject}" from ${p.from}`).join('; ') : 'none']);
+  fields.push([
+    'pending',
+    view.pending.length ? view.pending.map((p) => `${p.type} "${p.subject}" from ${p.from}`).join('; ') : 'none',
+  ]);
   return fields;
 }
 

@@ -20,7 +20,11 @@ export const chatMessageSchema = builtOnFirstUse(() =>
       author: z.string().optional(),
       text: z.string(),
     })
-    .meta({ title: 'ChatMessage', description: 'A chat message: a file of .fed/chat/messages/, or one entry of an agent host\'s {"messages": […]} line' }),
+    .meta({
+      title: 'ChatMessage',
+      description:
+        'A chat message: a file of .fed/chat/messages/, or one entry of an agent host\'s {"messages": […]} line',
+    }),
 );
 export type ChatMessage = z.infer<typeof chatMessageSchema>;
 
@@ -34,9 +38,7 @@ export const agentPostResultSchema = builtOnFirstUse(() =>
 );
 
 /** What an agent host prints (one JSON line among any other output) after reading the channel. */
-export const agentPollResultSchema = builtOnFirstUse(() =>
-  z.object({ messages: z.array(z.unknown()) }),
-);
+export const agentPollResultSchema = builtOnFirstUse(() => z.object({ messages: z.array(z.unknown()) }));
 
 /**
  * `.fed/chat/bridge-state.json`: where the bridge is in the channel and what it still owes. A message's

@@ -71,8 +71,14 @@ export type AgentLimits = z.infer<typeof agentLimitsSchema>;
  * preset's own arguments; `model` is passed with the CLI's model flag.
  */
 export const agentConfigSchema = z.object({
-  preset: z.enum(AGENT_PRESETS, { error: (issue) => `expected one of ${AGENT_PRESETS.join(', ')}, got ${describeValue(issue.input)}` }).optional(),
-  args: z.array(z.string({ error: (issue) => `expected a string argument, got ${describeValue(issue.input)}` })).default([]),
+  preset: z
+    .enum(AGENT_PRESETS, {
+      error: (issue) => `expected one of ${AGENT_PRESETS.join(', ')}, got ${describeValue(issue.input)}`,
+    })
+    .optional(),
+  args: z
+    .array(z.string({ error: (issue) => `expected a string argument, got ${describeValue(issue.input)}` }))
+    .default([]),
   model: nonEmptyString.optional(),
   limits: agentLimitsSchema.default({}),
   /** Run deliverable teams' agents with the codebase mounted read-only (bubblewrap, when it works here). */
@@ -92,9 +98,15 @@ const signalDeadline = z
  * `signalDeadlines`: how long a signal of each type may wait — a question for its answer (a reply with
  * `--reply-to`), any other type for its acknowledgment (or an answer). Types left out keep the default.
  */
-export const DEFAULT_SIGNAL_DEADLINES: Readonly<Partial<Record<SignalType, string>>> = { question: '30m', directive: '10m' };
+export const DEFAULT_SIGNAL_DEADLINES: Readonly<Partial<Record<SignalType, string>>> = {
+  question: '30m',
+  directive: '10m',
+};
 export const signalDeadlinesSchema = z.object(
-  Object.fromEntries(SIGNAL_TYPES.map((type) => [type, signalDeadline.optional()])) as Record<SignalType, z.ZodOptional<typeof signalDeadline>>,
+  Object.fromEntries(SIGNAL_TYPES.map((type) => [type, signalDeadline.optional()])) as Record<
+    SignalType,
+    z.ZodOptional<typeof signalDeadline>
+  >,
 );
 export type SignalDeadlines = z.output<typeof signalDeadlinesSchema>;
 
@@ -110,19 +122,28 @@ export const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
  */
 export const natsServerUrlSchema = nonEmptyString
   .regex(NATS_URL_PATTERN, {
-    error: (issue) => `expected a NATS URL such as ${DEFAULT_NATS_URL} (nats:// or tls://, a host and an optional port), got ${describeValue(issue.input)}`,
+    error: (issue) =>
+      `expected a NATS URL such as ${DEFAULT_NATS_URL} (nats:// or tls://, a host and an optional port), got ${describeValue(issue.input)}`,
   })
   .refine((url) => !url.includes('@'), {
-    error: 'a server URL must not carry a user or password; give credentials by reference in backend.credentials (a creds file or an environment variable)',
+    error:
+      'a server URL must not carry a user or password; give credentials by reference in backend.credentials (a creds file or an environment variable)',
   });
 
 /** NATS credentials, never inline: a `.creds` file (path, relative to the federation root) or an environment variable holding its content. */
 export const natsCredentialsSchema = z.union(
   [
     z.strictObject({ file: nonEmptyString }),
-    z.strictObject({ env: nonEmptyString.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: (issue) => `expected an environment variable name, got ${describeValue(issue.input)}` }) }),
+    z.strictObject({
+      env: nonEmptyString.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
+        error: (issue) => `expected an environment variable name, got ${describeValue(issue.input)}`,
+      }),
+    }),
   ],
-  { error: (issue) => `expected {"file": "<path to a .creds file>"} or {"env": "<variable holding the creds>"}, got ${describeValue(issue.input)}` },
+  {
+    error: (issue) =>
+      `expected {"file": "<path to a .creds file>"} or {"env": "<variable holding the creds>"}, got ${describeValue(issue.input)}`,
+  },
 );
 export type NatsCredentials = z.infer<typeof natsCredentialsSchema>;
 
@@ -132,14 +153,19 @@ export const natsTlsSchema = z.strictObject({
   certFile: nonEmptyString.optional(),
   keyFile: nonEmptyString.optional(),
   /** Only for servers configured with `handshake_first`. */
-  handshakeFirst: z.boolean({ error: (issue) => `expected true or false, got ${describeValue(issue.input)}` }).optional(),
+  handshakeFirst: z
+    .boolean({ error: (issue) => `expected true or false, got ${describeValue(issue.input)}` })
+    .optional(),
 });
 export type NatsTls = z.infer<typeof natsTlsSchema>;
 
 /** The JetStream backend: teams on several machines share signals, registry and lifecycle through NATS. */
 export const jetstreamBackendSchema = z.strictObject({
   type: z.literal('jetstream'),
-  servers: z.array(natsServerUrlSchema, { error: (issue) => `expected an array of NATS URLs, got ${describeValue(issue.input)}` })
+  servers: z
+    .array(natsServerUrlSchema, {
+      error: (issue) => `expected an array of NATS URLs, got ${describeValue(issue.input)}`,
+    })
     .min(1, { error: 'expected at least one server URL' })
     .default([DEFAULT_NATS_URL]),
   credentials: natsCredentialsSchema.optional(),
@@ -160,7 +186,8 @@ export const filesBackendSchema = z.strictObject({ type: z.literal('files') });
 export const BACKEND_TYPES = ['files', 'jetstream'] as const;
 export const backendConfigSchema = z.discriminatedUnion('type', [filesBackendSchema, jetstreamBackendSchema], {
   error: (issue) => {
-    const type = typeof issue.input === 'object' && issue.input !== null ? (issue.input as { type?: unknown }).type : issue.input;
+    const type =
+      typeof issue.input === 'object' && issue.input !== null ? (issue.input as { type?: unknown }).type : issue.input;
     return `expected "type": "files" or "jetstream", got ${describeValue(type)}`;
   },
 });

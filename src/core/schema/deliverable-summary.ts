@@ -26,6 +26,7 @@ export const deliverableSummarySchema = z
   })
   .meta({
     title: 'DeliverableSummary',
-    description: 'Structural summary of a deliverable, as printed by fed deliverable check --json and validated by deliverableSchema',
+    description:
+      'Structural summary of a deliverable, as printed by fed deliverable check --json and validated by deliverableSchema',
   });
 export type DeliverableSummary = z.infer<typeof deliverableSummarySchema>;

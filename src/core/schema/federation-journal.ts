@@ -11,14 +11,27 @@ import { RUN_OUTCOMES } from './launch-run.js';
  */
 export const FEDERATION_JOURNAL_FILE = 'journal.jsonl';
 
-export const FEDERATION_RECORD_KINDS = ['onboarded', 'status', 'launch-started', 'launch-ended', 'retried', 'removed'] as const;
+export const FEDERATION_RECORD_KINDS = [
+  'onboarded',
+  'status',
+  'launch-started',
+  'launch-ended',
+  'retried',
+  'removed',
+] as const;
 export type FederationRecordKind = (typeof FEDERATION_RECORD_KINDS)[number];
 
 const base = { at: isoTimestamp, team: nonEmptyString };
 
 export const federationRecordSchema = builtOnFirstUse(() =>
   z.discriminatedUnion('kind', [
-    z.strictObject({ ...base, kind: z.literal('onboarded'), archetype: nonEmptyString, placement: nonEmptyString, location: nonEmptyString }),
+    z.strictObject({
+      ...base,
+      kind: z.literal('onboarded'),
+      archetype: nonEmptyString,
+      placement: nonEmptyString,
+      location: nonEmptyString,
+    }),
     z.strictObject({ ...base, kind: z.literal('status'), from: nonEmptyString, to: nonEmptyString }),
     z.strictObject({ ...base, kind: z.literal('launch-started'), runId: nonEmptyString, stateBefore: nonEmptyString }),
     z.strictObject({
@@ -34,8 +47,20 @@ export const federationRecordSchema = builtOnFirstUse(() =>
       stateAfter: nonEmptyString,
       reason: z.string().nullable(),
     }),
-    z.strictObject({ ...base, kind: z.literal('retried'), run: z.number().int().positive(), mission: nonEmptyString, keptAs: z.array(nonEmptyString) }),
-    z.strictObject({ ...base, kind: z.literal('removed'), location: nonEmptyString, branch: nonEmptyString.optional(), forced: z.boolean() }),
+    z.strictObject({
+      ...base,
+      kind: z.literal('retried'),
+      run: z.number().int().positive(),
+      mission: nonEmptyString,
+      keptAs: z.array(nonEmptyString),
+    }),
+    z.strictObject({
+      ...base,
+      kind: z.literal('removed'),
+      location: nonEmptyString,
+      branch: nonEmptyString.optional(),
+      forced: z.boolean(),
+    }),
   ]),
 );
 export type FederationRecord = z.infer<typeof federationRecordSchema>;

@@ -1,7 +1,15 @@
 import type { SignalBox } from './signal.js';
 import { parseJsonText } from '../json-text.js';
 import { zodProblemText } from './problems.js';
-import { isWellFormedAck, isWellFormedSignal, SIGNAL_PROTOCOL, signalAckSchema, signalMessageSchema, type SignalAck, type SignalMessage } from './signal.js';
+import {
+  isWellFormedAck,
+  isWellFormedSignal,
+  SIGNAL_PROTOCOL,
+  signalAckSchema,
+  signalMessageSchema,
+  type SignalAck,
+  type SignalMessage,
+} from './signal.js';
 
 /**
  * Judging the bytes of one signal or acknowledgment against file-signal-v1, wherever they are stored (a
@@ -23,7 +31,12 @@ function parseJson(bytes: Buffer): Judged<unknown> {
   const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
   if (text.trim() === '') return { ok: false, reason: 'the file is empty (only whitespace)', incomplete: true };
   const json = parseJsonText(text);
-  if (!json.ok) return { ok: false, reason: `not valid JSON at line ${json.line}, column ${json.column} (${json.message})`, incomplete: true };
+  if (!json.ok)
+    return {
+      ok: false,
+      reason: `not valid JSON at line ${json.line}, column ${json.column} (${json.message})`,
+      incomplete: true,
+    };
   return { ok: true, value: json.value };
 }
 

@@ -14,11 +14,27 @@ import { AGENT_PRESETS } from './config.js';
  * - `crashed`: exited non-zero (or reported an error) before the lifecycle was over;
  * - `no-progress`: exited 0 without moving the lifecycle.
  */
-export const RUN_OUTCOMES = ['completed', 'max-turns', 'budget', 'rate-limited', 'auth', 'crashed', 'timeout', 'interrupted', 'no-progress'] as const;
+export const RUN_OUTCOMES = [
+  'completed',
+  'max-turns',
+  'budget',
+  'rate-limited',
+  'auth',
+  'crashed',
+  'timeout',
+  'interrupted',
+  'no-progress',
+] as const;
 export type RunOutcome = (typeof RUN_OUTCOMES)[number];
 
 /** Outcomes that pause the team (to be relaunched later, resuming the session) instead of failing it. */
-export const TRANSIENT_OUTCOMES: readonly RunOutcome[] = ['rate-limited', 'budget', 'max-turns', 'interrupted', 'timeout'];
+export const TRANSIENT_OUTCOMES: readonly RunOutcome[] = [
+  'rate-limited',
+  'budget',
+  'max-turns',
+  'interrupted',
+  'timeout',
+];
 
 export const RUNS_JOURNAL_FILE = 'runs.jsonl';
 export const RUN_TRANSCRIPTS_DIR = 'runs';

@@ -9,7 +9,11 @@ import { z } from 'zod';
  * guard or action; it is refused before use instead.
  */
 const mission = z.strictObject({ signalId: z.string(), subject: z.string(), body: z.string() });
-export const signalSeenSchema = z.strictObject({ signalId: z.string(), subject: z.string(), at: z.string().optional() });
+export const signalSeenSchema = z.strictObject({
+  signalId: z.string(),
+  subject: z.string(),
+  at: z.string().optional(),
+});
 const failure = z.strictObject({ reason: z.string(), state: z.string() });
 
 export function commonContext<const TWork extends readonly [string, ...string[]]>(workStates: TWork) {

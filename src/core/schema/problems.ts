@@ -63,5 +63,7 @@ export function zodProblems(error: z.ZodError): ValidationProblem[] {
 /** The problems as one line (`path: message; path: message`), each path under `prefix` when given. */
 export function zodProblemText(error: z.ZodError, options: { prefix?: string; separator?: string } = {}): string {
   const prefix = options.prefix ? `${options.prefix}.` : '';
-  return zodProblems(error).map((p) => `${prefix}${p.path}: ${p.message}`).join(options.separator ?? '; ');
+  return zodProblems(error)
+    .map((p) => `${prefix}${p.path}: ${p.message}`)
+    .join(options.separator ?? '; ');
 }

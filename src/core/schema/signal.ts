@@ -64,7 +64,8 @@ const UUID_PATTERN = z.regexes.uuid();
 const DATETIME_PATTERN = z.regexes.datetime({ offset: true });
 const SIGNAL_TYPE_SET: ReadonlySet<unknown> = new Set(SIGNAL_TYPES);
 
-const isParty = (value: unknown): boolean => typeof value === 'string' && value.length <= 64 && TEAM_ID_PATTERN.test(value);
+const isParty = (value: unknown): boolean =>
+  typeof value === 'string' && value.length <= 64 && TEAM_ID_PATTERN.test(value);
 const isTimestamp = (value: unknown): boolean => typeof value === 'string' && DATETIME_PATTERN.test(value);
 
 /**

@@ -2,7 +2,15 @@ import { FedError } from '../../core/errors.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { InvalidSignalFile, SignalEntry, SignalInbox, SignalReadResult } from '../../ports/signal-transport.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
-import { applyLifecycleInputs, loadTeamLifecycle, settleTeamLifecycle, type ApplyOptions, type ApplyResult, type LifecycleStep, type TeamLifecycle } from './team-lifecycle.js';
+import {
+  applyLifecycleInputs,
+  loadTeamLifecycle,
+  settleTeamLifecycle,
+  type ApplyOptions,
+  type ApplyResult,
+  type LifecycleStep,
+  type TeamLifecycle,
+} from './team-lifecycle.js';
 import { stateOf } from './state-of.js';
 import type { Federation } from '../context.js';
 
@@ -67,7 +75,16 @@ export class TeamInboxConsumer {
 
   /** Process everything pending now; loops until nothing more can be processed (a resume unblocks deferred signals). */
   async consume(): Promise<ConsumeResult> {
-    const result: ConsumeResult = { team: this.team.domainId, steps: [], acknowledged: 0, quarantined: [], restored: [], deferred: 0, state: '', warnings: [] };
+    const result: ConsumeResult = {
+      team: this.team.domainId,
+      steps: [],
+      acknowledged: 0,
+      quarantined: [],
+      restored: [],
+      deferred: 0,
+      state: '',
+      warnings: [],
+    };
     result.restored = await this.inbox.reclaim(this.options);
     let verify = false;
     for (;;) {
@@ -75,7 +92,14 @@ export class TeamInboxConsumer {
       // acknowledged (or gone) had its ack written before the read, so it can leave the record.
       const start = await this.load();
       result.state = stateOf(start.snapshot);
-      const pass: Pass = { startProcessed: new Set(start.envelope.processed), seenUnacknowledged: new Set(), pendingSeen: 0, progressed: false, deferred: false, sawInvalid: false };
+      const pass: Pass = {
+        startProcessed: new Set(start.envelope.processed),
+        seenUnacknowledged: new Set(),
+        pendingSeen: 0,
+        progressed: false,
+        deferred: false,
+        sawInvalid: false,
+      };
       const batchSize = this.options.batchSize ?? 256;
       let quarantinedAny = false;
       const take = async (read: SignalReadResult, last: boolean) => {
@@ -85,7 +109,12 @@ export class TeamInboxConsumer {
         result.quarantined.push(...quarantined);
         quarantinedAny ||= quarantined.length > 0;
         for (let i = 0; i < read.signals.length; i += batchSize) {
-          await this.applyBatch(read.signals.slice(i, i + batchSize), last && i + batchSize >= read.signals.length, pass, result);
+          await this.applyBatch(
+            read.signals.slice(i, i + batchSize),
+            last && i + batchSize >= read.signals.length,
+            pass,
+            result,
+          );
         }
       };
       // After a quarantine, a name can be taken again at once (an invalid ack replaced by the real one)
@@ -124,12 +153,21 @@ export class TeamInboxConsumer {
    * came between its save and its ack —, apply the rest in one envelope write, and acknowledge what that
    * write processed right after it.
    */
-  private async applyBatch(batch: readonly SignalEntry[], last: boolean, pass: Pass, result: ConsumeResult): Promise<void> {
+  private async applyBatch(
+    batch: readonly SignalEntry[],
+    last: boolean,
+    pass: Pass,
+    result: ConsumeResult,
+  ): Promise<void> {
     const lifecycle = await this.load();
     const { envelope } = lifecycle;
     const done = new Set([...envelope.processed, ...(envelope.held ?? []).map((h) => h.id)]);
-    for (const s of batch) if (!s.message.acknowledged && pass.startProcessed.has(s.message.id)) pass.seenUnacknowledged.add(s.message.id);
-    result.acknowledged += await this.acknowledge(batch.filter((s) => done.has(s.message.id) && !s.message.acknowledged), result.warnings);
+    for (const s of batch)
+      if (!s.message.acknowledged && pass.startProcessed.has(s.message.id)) pass.seenUnacknowledged.add(s.message.id);
+    result.acknowledged += await this.acknowledge(
+      batch.filter((s) => done.has(s.message.id) && !s.message.acknowledged),
+      result.warnings,
+    );
     const pending = batch.filter((s) => !done.has(s.message.id) && (!envelope.dedupe || !s.message.acknowledged));
     if (pending.length === 0) return;
     pass.pendingSeen += pending.length;
@@ -146,7 +184,10 @@ export class TeamInboxConsumer {
         known: lifecycle,
         afterSave: async (ids) => {
           const processed = new Set(ids);
-          result.acknowledged += await this.acknowledge(pending.filter((s) => processed.has(s.message.id) && !s.message.acknowledged), result.warnings);
+          result.acknowledged += await this.acknowledge(
+            pending.filter((s) => processed.has(s.message.id) && !s.message.acknowledged),
+            result.warnings,
+          );
         },
       },
     );
@@ -171,7 +212,13 @@ export class TeamInboxConsumer {
     const adopt = !lifecycle.envelope.dedupe && pass.pendingSeen === 0;
     const heldReady = (lifecycle.envelope.held?.length ?? 0) > 0 && stateOf(lifecycle.snapshot) !== 'paused';
     if (noted === 0 && !adopt && !heldReady) return;
-    const applied = await applyLifecycleInputs(this.fed, this.team, [], { ...this.options, acknowledged: this.acknowledged, adoptAckRule: !pass.deferred, compact: true, known: lifecycle });
+    const applied = await applyLifecycleInputs(this.fed, this.team, [], {
+      ...this.options,
+      acknowledged: this.acknowledged,
+      adoptAckRule: !pass.deferred,
+      compact: true,
+      known: lifecycle,
+    });
     if (heldReady) {
       pass.pendingSeen += applied.processedSignalIds.length;
       pass.progressed ||= applied.processedSignalIds.length > 0;
@@ -218,8 +265,12 @@ export class TeamInboxConsumer {
   private async acknowledge(signals: readonly SignalEntry[], warnings: string[]): Promise<number> {
     if (signals.length === 0) return 0;
     // Durable: an id leaves the dedupe record once its ack is, so the ack must survive what the record does.
-    const batch = await this.inbox.acknowledge(signals, { durable: this.options.durable ?? true, now: this.options.now });
-    for (const { signal, error } of batch.failed) warnings.push(`could not acknowledge ${signal.path}: ${error.message}`);
+    const batch = await this.inbox.acknowledge(signals, {
+      durable: this.options.durable ?? true,
+      now: this.options.now,
+    });
+    for (const { signal, error } of batch.failed)
+      warnings.push(`could not acknowledge ${signal.path}: ${error.message}`);
     for (const { signal } of batch.acknowledged) this.acknowledged.add(signal.message.id);
     return batch.acknowledged.length;
   }
@@ -230,7 +281,10 @@ export class TeamInboxConsumer {
    * be bad: it stays and is read again. Something that is not a file at all (a directory or FIFO named
    * like a signal) cannot be moved by a hard link: it is reported once and left alone.
    */
-  private async quarantine(invalid: readonly InvalidSignalFile[], warnings: string[]): Promise<ConsumeResult['quarantined']> {
+  private async quarantine(
+    invalid: readonly InvalidSignalFile[],
+    warnings: string[],
+  ): Promise<ConsumeResult['quarantined']> {
     const moved: ConsumeResult['quarantined'] = [];
     for (const file of invalid) {
       if (!file.special || this.reportedSpecial.has(file.file)) continue;
@@ -239,13 +293,19 @@ export class TeamInboxConsumer {
     }
     for (const file of invalid.filter((f) => !f.retryable && !f.special)) {
       try {
-        moved.push({ file: file.file, reason: file.reason, movedTo: (await this.inbox.quarantine(file, this.options)).path });
+        moved.push({
+          file: file.file,
+          reason: file.reason,
+          movedTo: (await this.inbox.quarantine(file, this.options)).path,
+        });
       } catch (error) {
         // Another consumer moved it first: nothing is lost, and there is nothing left to do here.
         if ((error as FedError).code === 'SIGNAL_FILE_MISSING') continue;
         // The disk is full or read-only: the file stays where it is and is tried again next time.
         if (!(error as NodeJS.ErrnoException).code) throw error;
-        warnings.push(`could not quarantine ${file.path} (${file.reason}): ${(error as Error).message}; it stays in the inbox and is tried again`);
+        warnings.push(
+          `could not quarantine ${file.path} (${file.reason}): ${(error as Error).message}; it stays in the inbox and is tried again`,
+        );
       }
     }
     return moved;

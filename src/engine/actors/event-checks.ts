@@ -7,9 +7,16 @@ import type { RegistryEntry } from '../../core/schema/registry.js';
 import { stateOf } from './state-of.js';
 
 /** Validate an agent's event with the machine's zod schema, stamped with the time it was reported. */
-export function validateAgentEvent(entry: MachineEntry, team: RegistryEntry, raw: { type: string }, at: string): { type: string } {
+export function validateAgentEvent(
+  entry: MachineEntry,
+  team: RegistryEntry,
+  raw: { type: string },
+  at: string,
+): { type: string } {
   if (!entry.events.includes(raw.type)) {
-    throw new InvalidInputError(`unknown event "${raw.type}" for the ${entry.id} lifecycle of team "${team.domainId}"; events: ${entry.events.join(', ')}`);
+    throw new InvalidInputError(
+      `unknown event "${raw.type}" for the ${entry.id} lifecycle of team "${team.domainId}"; events: ${entry.events.join(', ')}`,
+    );
   }
   const parsed = entry.eventSchema.safeParse({ at, ...raw }, { reportInput: true });
   if (!parsed.success) {
@@ -20,7 +27,12 @@ export function validateAgentEvent(entry: MachineEntry, team: RegistryEntry, raw
 }
 
 /** Why `snapshot` does not accept `event`, or undefined when it does. */
-export function refusalOf(entry: MachineEntry, team: RegistryEntry, snapshot: LifecycleSnapshot, event: { type: string }): string | undefined {
+export function refusalOf(
+  entry: MachineEntry,
+  team: RegistryEntry,
+  snapshot: LifecycleSnapshot,
+  event: { type: string },
+): string | undefined {
   const check = checkEvent(snapshot, event);
   if (check.accepted) return undefined;
   const accepted = check.acceptedTypes.length ? `it accepts ${check.acceptedTypes.join(', ')}` : 'it accepts no event';
@@ -39,5 +51,7 @@ function conditionHint(entry: MachineEntry, type: string): string {
   const schema = entry.eventSchema as unknown as Parameters<typeof documentedEvents>[0];
   const own = documentedEvents(schema).find((event) => event.type === type)?.doc.needs;
   if (own) return own;
-  return type === 'RESUME' ? 'resume returns to the state the team was paused in' : 'see the lifecycle diagram in diagrams/';
+  return type === 'RESUME'
+    ? 'resume returns to the state the team was paused in'
+    : 'see the lifecycle diagram in diagrams/';
 }

@@ -27,7 +27,13 @@ export interface SharedRegistry {
  * apply, shared by the reports and the status sync); read here when not given, and forgotten once the
  * status sync has written the registry (it is stale then).
  */
-export async function settleEffects(fed: Federation, team: RegistryEntry, lifecycle: TeamLifecycle, options: WriteOptions, shared: SharedRegistry = {}): Promise<string[]> {
+export async function settleEffects(
+  fed: Federation,
+  team: RegistryEntry,
+  lifecycle: TeamLifecycle,
+  options: WriteOptions,
+  shared: SharedRegistry = {},
+): Promise<string[]> {
   if (!lifecycle.stored) return [];
   const { backend } = fed;
   const { envelope } = lifecycle;
@@ -45,7 +51,18 @@ export async function settleEffects(fed: Federation, team: RegistryEntry, lifecy
   await attempt('appending the journal', () => backend.lifecycles.appendJournal(team, envelope.journalTail, options));
   for (const report of envelope.pendingReports) {
     await attempt(`reporting "${report.subject}" to meta`, () =>
-      sendSignal(fed, { from: team.domainId, to: META, type: 'report', subject: report.subject, body: report.body, id: report.signalId }, { ...options, registry: shared.registry }),
+      sendSignal(
+        fed,
+        {
+          from: team.domainId,
+          to: META,
+          type: 'report',
+          subject: report.subject,
+          body: report.body,
+          id: report.signalId,
+        },
+        { ...options, registry: shared.registry },
+      ),
     );
   }
   await attempt('syncing the registry status', () => syncRegistryStatus(fed, team, lifecycle, shared));
@@ -58,7 +75,12 @@ export async function settleEffects(fed: Federation, team: RegistryEntry, lifecy
  * a running lifecycle of a team marked paused means it was resumed. The lifecycle is the truth because it
  * is always written first (by a `pause`/`resume` directive or by `fed team pause|resume`).
  */
-async function syncRegistryStatus(fed: Federation, team: RegistryEntry, lifecycle: TeamLifecycle, shared: SharedRegistry): Promise<void> {
+async function syncRegistryStatus(
+  fed: Federation,
+  team: RegistryEntry,
+  lifecycle: TeamLifecycle,
+  shared: SharedRegistry,
+): Promise<void> {
   const read = shared.registry ?? (await fed.backend.registry.read());
   const current = findTeam(read, team.domainId);
   if (!current) return;

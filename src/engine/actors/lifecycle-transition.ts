@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { initialTransition, transition, type ActorRefLike, type AnyMachineSnapshot, type ExecutableActionObject, type InspectionEvent } from 'xstate';
+import {
+  initialTransition,
+  transition,
+  type ActorRefLike,
+  type AnyMachineSnapshot,
+  type ExecutableActionObject,
+  type InspectionEvent,
+} from 'xstate';
 import type { MachineEntry } from '../../../machines/catalog.js';
 import { FedError } from '../../core/errors.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
@@ -28,14 +35,26 @@ export function initialPersistedSnapshot(entry: MachineEntry, at: string): Recor
  * a machine given one with `provide` — is executed right away, as an actor would. An action that throws is
  * a bug in the machine: the apply fails and nothing is saved (an actor would be left in its error state).
  */
-export function takeTransition(entry: MachineEntry, team: RegistryEntry, snapshot: AnyMachineSnapshot, event: { type: string }, inspection?: ApplyInspection): AnyMachineSnapshot {
+export function takeTransition(
+  entry: MachineEntry,
+  team: RegistryEntry,
+  snapshot: AnyMachineSnapshot,
+  event: { type: string },
+  inspection?: ApplyInspection,
+): AnyMachineSnapshot {
   inspection?.received(event);
   const next = computeTransition(entry, team, snapshot, event, inspection);
   inspection?.reached(next, event);
   return next;
 }
 
-function computeTransition(entry: MachineEntry, team: RegistryEntry, snapshot: AnyMachineSnapshot, event: { type: string }, inspection: ApplyInspection | undefined): AnyMachineSnapshot {
+function computeTransition(
+  entry: MachineEntry,
+  team: RegistryEntry,
+  snapshot: AnyMachineSnapshot,
+  event: { type: string },
+  inspection: ApplyInspection | undefined,
+): AnyMachineSnapshot {
   try {
     const [next, actions] = transition(entry.machine, snapshot, event as never);
     for (const action of actions) executeAction(action, inspection);
@@ -78,7 +97,9 @@ export class ApplyInspection {
       logic: entry.machine,
       getSnapshot: () => this.current,
       send: () => {
-        throw new Error(`team "${team.domainId}": its lifecycle is changed by applying inputs, not by sending events to the inspected apply`);
+        throw new Error(
+          `team "${team.domainId}": its lifecycle is changed by applying inputs, not by sending events to the inspected apply`,
+        );
       },
     };
     this.ref = ref;
@@ -90,7 +111,12 @@ export class ApplyInspection {
   }
 
   executing(action: ExecutableActionObject): void {
-    this.emit({ type: '@xstate.action', actorRef: this.ref, rootId: this.ref.sessionId, action: { type: action.type, params: action.params } });
+    this.emit({
+      type: '@xstate.action',
+      actorRef: this.ref,
+      rootId: this.ref.sessionId,
+      action: { type: action.type, params: action.params },
+    });
   }
 
   reached(snapshot: AnyMachineSnapshot, event: { type: string }): void {

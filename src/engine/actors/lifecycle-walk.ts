@@ -119,21 +119,38 @@ export class LifecycleWalk {
     this.processed.add(signal.id);
     this.processedNow.push(signal.id);
     const event = eventForSignal(signal, this.snapshot);
-    const refusal = event === undefined ? `a ${signal.type} changes no lifecycle` : refusalOf(this.entry, this.setup.team, this.snapshot, event);
+    const refusal =
+      event === undefined
+        ? `a ${signal.type} changes no lifecycle`
+        : refusalOf(this.entry, this.setup.team, this.snapshot, event);
     if (event === undefined || refusal !== undefined) {
       const note = `ignored: ${refusal}`;
-      this.steps.push({ outcome: 'ignored', signal, signalId: signal.id, note, line: this.record(event?.type ?? signal.type, from, 'signal', signal.id, note) });
+      this.steps.push({
+        outcome: 'ignored',
+        signal,
+        signalId: signal.id,
+        note,
+        line: this.record(event?.type ?? signal.type, from, 'signal', signal.id, note),
+      });
       return;
     }
     this.move(event);
-    this.steps.push({ outcome: 'applied', signal, signalId: signal.id, line: this.record(event.type, from, 'signal', signal.id) });
+    this.steps.push({
+      outcome: 'applied',
+      signal,
+      signalId: signal.id,
+      line: this.record(event.type, from, 'signal', signal.id),
+    });
   }
 
   /** An agent's event (validated; refused when the state does not accept it) or a registry command (ignored then). */
   private takeCommand(input: Exclude<LifecycleChange, SignalInput>): void {
     const { entry, setup } = this;
     const from = stateOf(this.snapshot);
-    const event = input.source === 'event' ? validateAgentEvent(entry, setup.team, input.event, setup.now()) : { ...input.event, at: input.event.at ?? setup.now() };
+    const event =
+      input.source === 'event'
+        ? validateAgentEvent(entry, setup.team, input.event, setup.now())
+        : { ...input.event, at: input.event.at ?? setup.now() };
     const refusal = refusalOf(entry, setup.team, this.snapshot, event);
     if (refusal !== undefined) {
       if (input.source === 'event') {
@@ -151,8 +168,21 @@ export class LifecycleWalk {
   }
 
   /** The journal line of a step (and the report a state change owes meta). */
-  private record(event: string, from: string, source: JournalLine['source'], signalId?: string, note?: string): JournalLine {
-    const line: JournalLine = { seq: ++this.seq, at: this.setup.now(), event, from, to: stateOf(this.snapshot), source };
+  private record(
+    event: string,
+    from: string,
+    source: JournalLine['source'],
+    signalId?: string,
+    note?: string,
+  ): JournalLine {
+    const line: JournalLine = {
+      seq: ++this.seq,
+      at: this.setup.now(),
+      event,
+      from,
+      to: stateOf(this.snapshot),
+      source,
+    };
     if (signalId !== undefined) line.signalId = signalId;
     if (note !== undefined) line.note = note;
     this.lines.push(line);

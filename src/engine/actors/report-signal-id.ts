@@ -12,6 +12,10 @@ const REPORT_NAMESPACE = '8d0c6f36-5a4c-4f39-9f77-51c4b0b7a8e2';
  * same directory starts its teams at seq 1 again): a signal id is single-use, and another federation's or
  * an earlier team's report must never take this one's id.
  */
-export function reportSignalId(team: Pick<RegistryEntry, 'domainId' | 'location' | 'onboardedAt'>, machineId: string, seq: number): string {
+export function reportSignalId(
+  team: Pick<RegistryEntry, 'domainId' | 'location' | 'onboardedAt'>,
+  machineId: string,
+  seq: number,
+): string {
   return uuidv5(JSON.stringify([team.location, team.onboardedAt, team.domainId, machineId, seq]), REPORT_NAMESPACE);
 }

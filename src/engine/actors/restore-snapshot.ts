@@ -31,7 +31,8 @@ export function migrateEnvelope(envelope: LifecycleEnvelope, entry: MachineEntry
     if (!migrate) break;
     current = migrate(current);
   }
-  if (current.machineVersion !== entry.version) throw new SnapshotVersionError(file, entry.id, envelope.machineVersion, entry.version);
+  if (current.machineVersion !== entry.version)
+    throw new SnapshotVersionError(file, entry.id, envelope.machineVersion, entry.version);
   return current;
 }
 
@@ -59,6 +60,9 @@ export function restoreSnapshot(envelope: LifecycleEnvelope, entry: MachineEntry
     }
     return snapshot;
   } catch (error) {
-    throw new CorruptFileError(file, `its snapshot does not fit the ${entry.id} machine v${entry.version}: ${(error as Error).message}`);
+    throw new CorruptFileError(
+      file,
+      `its snapshot does not fit the ${entry.id} machine v${entry.version}: ${(error as Error).message}`,
+    );
   }
 }

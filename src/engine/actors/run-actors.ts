@@ -37,7 +37,6 @@ export interface RunActorsOptions extends ConsumerOptions {
   streamSteps?: boolean;
 }
 
-
 interface RunningTeam {
   consumer: TeamInboxConsumer;
   lease: TeamLease;
@@ -48,9 +47,13 @@ async function teamsToRun(backend: FederationBackend, team: string | undefined):
   const registry = await backend.registry.read();
   if (team) {
     const entry = getTeam(registry, team);
-    if (statusOf(entry) === 'archived') throw new RefusedError('TEAM_ARCHIVED', `team "${entry.domainId}" is archived; its actor does not run`);
+    if (statusOf(entry) === 'archived')
+      throw new RefusedError('TEAM_ARCHIVED', `team "${entry.domainId}" is archived; its actor does not run`);
     if (!lifecycleFor(entry.archetypeId)) {
-      throw new RefusedError('NO_LIFECYCLE', `team "${entry.domainId}" has archetype "${entry.archetypeId}", which has no lifecycle machine`);
+      throw new RefusedError(
+        'NO_LIFECYCLE',
+        `team "${entry.domainId}" has archetype "${entry.archetypeId}", which has no lifecycle machine`,
+      );
     }
     return [entry];
   }
@@ -87,7 +90,8 @@ export async function runActors(fed: Federation, options: RunActorsOptions = {})
     // Hooks run after the state is saved; a throwing one is reported and changes nothing.
     if (options.hooks) result.warnings.push(...(await notifyConsumed(options.hooks, result)));
     results.set(result.team, result);
-    if (result.steps.length || result.quarantined.length || result.restored.length || result.warnings.length) await options.onResult?.(result);
+    if (result.steps.length || result.quarantined.length || result.restored.length || result.warnings.length)
+      await options.onResult?.(result);
   };
   try {
     await join(fed, options, running);
@@ -128,7 +132,11 @@ function stop(team: RunningTeam): void {
 }
 
 /** Take the lease of every team to run that is not running yet; returns the newly joined ones. */
-async function join(fed: Federation, options: RunActorsOptions, running: Map<string, RunningTeam>): Promise<RunningTeam[]> {
+async function join(
+  fed: Federation,
+  options: RunActorsOptions,
+  running: Map<string, RunningTeam>,
+): Promise<RunningTeam[]> {
   const joined: RunningTeam[] = [];
   for (const entry of await teamsToRun(fed.backend, options.team)) {
     if (running.has(entry.domainId)) continue;
@@ -144,8 +152,14 @@ async function join(fed: Federation, options: RunActorsOptions, running: Map<str
       options.onSkip?.(entry.domainId, error.message, error);
       continue;
     }
-    const onSteps = options.streamSteps ? (team: string, steps: LifecycleStep[], state: string) => reportSteps(team, steps, state, options) : undefined;
-    const team: RunningTeam = { consumer: new TeamInboxConsumer(fed, entry, { ...options, onSteps }), lease, watch: undefined };
+    const onSteps = options.streamSteps
+      ? (team: string, steps: LifecycleStep[], state: string) => reportSteps(team, steps, state, options)
+      : undefined;
+    const team: RunningTeam = {
+      consumer: new TeamInboxConsumer(fed, entry, { ...options, onSteps }),
+      lease,
+      watch: undefined,
+    };
     running.set(entry.domainId, team);
     joined.push(team);
   }
@@ -153,9 +167,23 @@ async function join(fed: Federation, options: RunActorsOptions, running: Map<str
 }
 
 /** One batch's steps, streamed: the hooks are told, then `onResult` with a result holding just them. */
-async function reportSteps(team: string, steps: LifecycleStep[], state: string, options: RunActorsOptions): Promise<void> {
+async function reportSteps(
+  team: string,
+  steps: LifecycleStep[],
+  state: string,
+  options: RunActorsOptions,
+): Promise<void> {
   if (steps.length === 0) return;
-  const result: ConsumeResult = { team, steps, acknowledged: 0, quarantined: [], restored: [], deferred: 0, state, warnings: [] };
+  const result: ConsumeResult = {
+    team,
+    steps,
+    acknowledged: 0,
+    quarantined: [],
+    restored: [],
+    deferred: 0,
+    state,
+    warnings: [],
+  };
   if (options.hooks) result.warnings.push(...(await notifyConsumed(options.hooks, result)));
   await options.onResult?.(result);
 }

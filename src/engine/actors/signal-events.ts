@@ -28,7 +28,10 @@ export function signalCommand(message: SignalMessage): SignalCommand | undefined
   return subject === 'pause' || subject === 'resume' ? subject : undefined;
 }
 
-export function eventForSignal(message: SignalMessage, snapshot: LifecycleSnapshot): { type: string; [key: string]: unknown } | undefined {
+export function eventForSignal(
+  message: SignalMessage,
+  snapshot: LifecycleSnapshot,
+): { type: string; [key: string]: unknown } | undefined {
   const at = message.timestamp;
   const command = signalCommand(message);
   if (command === 'pause') return { type: 'PAUSE', at };

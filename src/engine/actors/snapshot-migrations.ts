@@ -13,7 +13,11 @@ const migrations = new Map<string, SnapshotMigration>();
 const key = (machineId: string, fromVersion: number) => `${machineId}@${fromVersion}`;
 
 /** Register a migration; returns a function that removes it again (for tests). */
-export function registerSnapshotMigration(machineId: string, fromVersion: number, migrate: SnapshotMigration): () => void {
+export function registerSnapshotMigration(
+  machineId: string,
+  fromVersion: number,
+  migrate: SnapshotMigration,
+): () => void {
   const k = key(machineId, fromVersion);
   migrations.set(k, migrate);
   return () => migrations.delete(k);

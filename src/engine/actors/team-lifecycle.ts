@@ -55,8 +55,13 @@ function initialEnvelope(entry: MachineEntry, team: RegistryEntry): LifecycleEnv
  * changing anything. With `known` (what the caller loaded or wrote before), only the stored version is
  * asked for: unchanged, `known` is still current and nothing is read, validated or restored again.
  */
-export async function loadTeamLifecycle(team: RegistryEntry, lifecycles: LifecycleStore, known?: TeamLifecycle): Promise<TeamLifecycle> {
-  if (known && known.team.location === team.location && (await lifecycles.version(team)) === known.version) return known;
+export async function loadTeamLifecycle(
+  team: RegistryEntry,
+  lifecycles: LifecycleStore,
+  known?: TeamLifecycle,
+): Promise<TeamLifecycle> {
+  if (known && known.team.location === team.location && (await lifecycles.version(team)) === known.version)
+    return known;
   const entry = lifecycleEntryFor(team);
   const stored = await lifecycles.read(team);
   const envelope = stored?.envelope ?? initialEnvelope(entry, team);
@@ -162,7 +167,15 @@ export async function applyLifecycleInputs(
   return backend.lifecycles.exclusive(team, async (section) => {
     const start = await loadAndSettle(fed, team, options);
     const now = () => (options.now?.() ?? new Date()).toISOString();
-    const walk = new LifecycleWalk({ team, lifecycle: start.lifecycle, backend, now, inspect: options.inspect, keepHeld: options.keepHeld, warnings: start.warnings });
+    const walk = new LifecycleWalk({
+      team,
+      lifecycle: start.lifecycle,
+      backend,
+      now,
+      inspect: options.inspect,
+      keepHeld: options.keepHeld,
+      warnings: start.warnings,
+    });
     await walk.run(inputs);
     return saveWalk(fed, team, section, start, walk, options, now);
   });
@@ -198,7 +211,15 @@ async function loadAndSettle(fed: Federation, team: RegistryEntry, options: Appl
  * Save what the walk ended with in one envelope write (none when nothing changed), let the caller
  * acknowledge, then perform the effects the new envelope owes.
  */
-async function saveWalk(fed: Federation, team: RegistryEntry, section: LifecycleSection, start: ApplyStart, walk: LifecycleWalk, options: ApplyOptions, now: () => string): Promise<ApplyResult> {
+async function saveWalk(
+  fed: Federation,
+  team: RegistryEntry,
+  section: LifecycleSection,
+  start: ApplyStart,
+  walk: LifecycleWalk,
+  options: ApplyOptions,
+  now: () => string,
+): Promise<ApplyResult> {
   const { lifecycle, warnings } = start;
   const next = envelopeToSave(start, walk, options, now);
   if (next === undefined) {
@@ -211,7 +232,13 @@ async function saveWalk(fed: Federation, team: RegistryEntry, section: Lifecycle
   await options.afterSave?.(walk.processedNow);
   countSaved(team, lifecycle.entry, walk);
   // What a load of the new envelope would give, without reading it back: the next apply of this holder starts here.
-  const saved: TeamLifecycle = { ...lifecycle, envelope: next, snapshot: restoreSnapshot(next, lifecycle.entry, fed.backend.lifecycles.envelopeLocation(team)), stored: true, version };
+  const saved: TeamLifecycle = {
+    ...lifecycle,
+    envelope: next,
+    snapshot: restoreSnapshot(next, lifecycle.entry, fed.backend.lifecycles.envelopeLocation(team)),
+    stored: true,
+    version,
+  };
   warnings.push(...(await settleEffects(fed, team, saved, options, start.shared)));
   return applyResult(walk, warnings, saved);
 }
@@ -220,7 +247,12 @@ async function saveWalk(fed: Federation, team: RegistryEntry, section: Lifecycle
  * The envelope the walk leads to, or undefined when there is nothing to write: no journal line and no
  * change of the held list — unless `compact` asks to drop acknowledged ids or adopt dedupe `until-ack`.
  */
-function envelopeToSave({ lifecycle, owed }: ApplyStart, walk: LifecycleWalk, options: ApplyOptions, now: () => string): LifecycleEnvelope | undefined {
+function envelopeToSave(
+  { lifecycle, owed }: ApplyStart,
+  walk: LifecycleWalk,
+  options: ApplyOptions,
+  now: () => string,
+): LifecycleEnvelope | undefined {
   const { entry, envelope } = lifecycle;
   const { lines, nextHeld } = walk;
   const storedHeld = envelope.held ?? [];
@@ -229,7 +261,10 @@ function envelopeToSave({ lifecycle, owed }: ApplyStart, walk: LifecycleWalk, op
   const acknowledged = dedupe ? (options.acknowledged ?? new Set<string>()) : new Set<string>();
   const heldChanged = nextHeld.length !== storedHeld.length || nextHeld.some((h, i) => h.id !== storedHeld[i]!.id);
   const unchanged = lines.length === 0 && !heldChanged;
-  const compacts = options.compact === true && lifecycle.stored && (dedupe !== envelope.dedupe || envelope.processed.some((id) => acknowledged.has(id)));
+  const compacts =
+    options.compact === true &&
+    lifecycle.stored &&
+    (dedupe !== envelope.dedupe || envelope.processed.some((id) => acknowledged.has(id)));
   if (unchanged && !compacts) return undefined;
   return {
     machineId: entry.id,
@@ -248,13 +283,21 @@ function envelopeToSave({ lifecycle, owed }: ApplyStart, walk: LifecycleWalk, op
 /** Counted once saved: a crash before the write redelivers the signals, which are then counted once. */
 function countSaved(team: RegistryEntry, entry: MachineEntry, walk: LifecycleWalk): void {
   for (const step of walk.steps) {
-    if (step.signal && (step.outcome === 'applied' || step.outcome === 'ignored')) recordSignalReceived(team.domainId, step.signal.type, step.outcome);
+    if (step.signal && (step.outcome === 'applied' || step.outcome === 'ignored'))
+      recordSignalReceived(team.domainId, step.signal.type, step.outcome);
   }
-  for (const line of walk.lines) if (line.from !== line.to) recordTransition(team.domainId, entry.id, line.from, line.to);
+  for (const line of walk.lines)
+    if (line.from !== line.to) recordTransition(team.domainId, entry.id, line.from, line.to);
 }
 
 function applyResult(walk: LifecycleWalk, warnings: string[], lifecycle: TeamLifecycle): ApplyResult {
-  return { steps: walk.steps, state: stateOf(walk.snapshot), processedSignalIds: walk.processedNow, warnings, lifecycle };
+  return {
+    steps: walk.steps,
+    state: stateOf(walk.snapshot),
+    processedSignalIds: walk.processedNow,
+    warnings,
+    lifecycle,
+  };
 }
 
 /**
@@ -263,14 +306,22 @@ function applyResult(walk: LifecycleWalk, warnings: string[], lifecycle: TeamLif
  * calls it when it starts, so a crash between a lifecycle write and its registry write is repaired even
  * when no signal comes.
  */
-export async function settleTeamLifecycle(fed: Federation, team: RegistryEntry, options: ApplyOptions = {}): Promise<string[]> {
+export async function settleTeamLifecycle(
+  fed: Federation,
+  team: RegistryEntry,
+  options: ApplyOptions = {},
+): Promise<string[]> {
   lifecycleEntryFor(team);
   const { backend } = fed;
-  return backend.lifecycles.exclusive(team, async () => {
-    const current = findTeam(await backend.registry.read(), team.domainId) ?? team;
-    if (statusOf(current) === 'archived') return [];
-    return settleEffects(fed, current, await loadTeamLifecycle(current, backend.lifecycles), options);
-  }, options);
+  return backend.lifecycles.exclusive(
+    team,
+    async () => {
+      const current = findTeam(await backend.registry.read(), team.domainId) ?? team;
+      if (statusOf(current) === 'archived') return [];
+      return settleEffects(fed, current, await loadTeamLifecycle(current, backend.lifecycles), options);
+    },
+    options,
+  );
 }
 
 function refuseArchived(team: RegistryEntry): void {
@@ -283,7 +334,12 @@ function refuseArchived(team: RegistryEntry): void {
  * Run `fn` holding the team's exclusive section of the lifecycle store: every change of the lifecycle,
  * and archiving, which must not happen between a lifecycle's read of the registry and its write.
  */
-export async function withStateLock<T>(fed: Federation, team: RegistryEntry, options: ApplyOptions, fn: (section: LifecycleSection) => Promise<T>): Promise<T> {
+export async function withStateLock<T>(
+  fed: Federation,
+  team: RegistryEntry,
+  options: ApplyOptions,
+  fn: (section: LifecycleSection) => Promise<T>,
+): Promise<T> {
   return fed.backend.lifecycles.exclusive(team, fn, options);
 }
 

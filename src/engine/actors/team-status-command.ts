@@ -21,11 +21,21 @@ export async function setTeamStatus(
   options: UpdateOptions & ApplyOptions = {},
 ): Promise<StatusChange> {
   const change = await changeTeamStatus(fed, team, event, options);
-  await recordFederationEvent(fed.backend, { kind: 'status', team: change.team.domainId, from: change.from, to: change.to });
+  await recordFederationEvent(fed.backend, {
+    kind: 'status',
+    team: change.team.domainId,
+    from: change.from,
+    to: change.to,
+  });
   return change;
 }
 
-async function changeTeamStatus(fed: Federation, team: string, event: TeamStatusEvent, options: UpdateOptions & ApplyOptions): Promise<StatusChange> {
+async function changeTeamStatus(
+  fed: Federation,
+  team: string,
+  event: TeamStatusEvent,
+  options: UpdateOptions & ApplyOptions,
+): Promise<StatusChange> {
   // No workspace check here: archive (and a status change of a team without a lifecycle) only touches
   // the registry — archiving is how a team whose workspace is gone or refused is retired. The lifecycle
   // write checks the workspace itself.
@@ -35,7 +45,12 @@ async function changeTeamStatus(fed: Federation, team: string, event: TeamStatus
   // Refuse an illegal move before touching anything.
   const to = nextTeamStatus(entry.domainId, from, event);
   if (event.type !== 'ARCHIVE' && lifecycleFor(entry.archetypeId)) {
-    const result = await applyLifecycleInputs(fed, entry, [{ source: 'registry', event: { type: event.type } }], options);
+    const result = await applyLifecycleInputs(
+      fed,
+      entry,
+      [{ source: 'registry', event: { type: event.type } }],
+      options,
+    );
     // Only the process whose event the lifecycle applied made this change. When several run the same
     // command at once, the others find it already made (their event ignored) and fall through to the
     // registry change, which refuses it against the current status: one "active → paused", never several.

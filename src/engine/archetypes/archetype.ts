@@ -37,7 +37,10 @@ export interface Archetype<TMachine extends AnyStateMachine = AnyStateMachine> {
    * Events this archetype makes of inbox signals, consulted before the shared table (src/actors/
    * signal-events.ts); undefined leaves the signal to that table.
    */
-  signalEvent?(message: SignalMessage, snapshot: SnapshotFrom<TMachine>): { type: string; [key: string]: unknown } | undefined;
+  signalEvent?(
+    message: SignalMessage,
+    snapshot: SnapshotFrom<TMachine>,
+  ): { type: string; [key: string]: unknown } | undefined;
   completion: CompletionPolicy<TMachine>;
   /** Health problems of a team in this state (docs/design/spec.md §6), besides the ones every team has; empty when healthy. */
   healthProblems(input: HealthInput<TMachine>): string[];
@@ -59,7 +62,10 @@ export interface CompletionPolicy<TMachine extends AnyStateMachine = AnyStateMac
    */
   judge?: { events: readonly string[]; check(input: JudgeInput<TMachine>): Promise<string | undefined> };
   /** The report meta gets when a launch ends with the work complete. */
-  completionReport(context: LaunchContext, snapshot: SnapshotFrom<TMachine>): Promise<{ subject: string; body: string }>;
+  completionReport(
+    context: LaunchContext,
+    snapshot: SnapshotFrom<TMachine>,
+  ): Promise<{ subject: string; body: string }>;
 }
 
 export interface JudgeInput<TMachine extends AnyStateMachine = AnyStateMachine> {
@@ -93,15 +99,23 @@ export function progressLines(lifecycle: MachineEntry): string[] {
   const schema = lifecycle.eventSchema as unknown as { options: readonly z.ZodType[] };
   return documentedEvents(schema)
     .filter(({ doc }) => doc.sentBy === 'agent')
-    .map(({ type, doc }) => `\`fed event ${type}${doc.example ? ` --data '${JSON.stringify(doc.example)}'` : ''}\` — ${doc.summary}`);
+    .map(
+      ({ type, doc }) =>
+        `\`fed event ${type}${doc.example ? ` --data '${JSON.stringify(doc.example)}'` : ''}\` — ${doc.summary}`,
+    );
 }
 
 /** The sample with `type` (and, for a type with several samples, `field` = `value`). */
-export function pickSamples<TEvent extends { type: string }>(samples: readonly TEvent[], keys: readonly string[]): TEvent[] {
+export function pickSamples<TEvent extends { type: string }>(
+  samples: readonly TEvent[],
+  keys: readonly string[],
+): TEvent[] {
   return keys.map((key) => {
     const [type, condition] = key.split(':');
     const [field, value] = condition?.split('=') ?? [];
-    const found = samples.find((s) => s.type === type && (field === undefined || String((s as Record<string, unknown>)[field]) === value));
+    const found = samples.find(
+      (s) => s.type === type && (field === undefined || String((s as Record<string, unknown>)[field]) === value),
+    );
     if (!found) throw new Error(`no sample event ${key}`);
     return found;
   });
@@ -114,7 +128,13 @@ export const SAMPLE_FAIL_REASON = 'source files are inaccessible';
 
 /** Samples of the events every lifecycle shares. */
 export const sharedSamples = [
-  { type: 'MISSION_ASSIGNED', signalId: 'sig-mission', subject: 'document the API', body: 'Write docs/api.md', at: sampleTime(1) },
+  {
+    type: 'MISSION_ASSIGNED',
+    signalId: 'sig-mission',
+    subject: 'document the API',
+    body: 'Write docs/api.md',
+    at: sampleTime(1),
+  },
   { type: 'DIRECTIVE_RECEIVED', signalId: 'sig-directive', subject: 'also cover errors', at: sampleTime(2) },
   { type: 'QUESTION_RECEIVED', signalId: 'sig-question', subject: 'eta?', from: 'meta', at: sampleTime(3) },
   { type: 'FAIL', reason: SAMPLE_FAIL_REASON, at: sampleTime(4) },

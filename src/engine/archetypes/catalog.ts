@@ -35,7 +35,10 @@ export function lifecycleFor(id: string): MachineEntry | undefined {
 }
 
 /** Every machine fed defines, in the order diagrams list them: the registry status, then each lifecycle. */
-export const machineCatalog: readonly MachineEntry[] = [teamStatusEntry, ...archetypes.map((archetype) => archetype.lifecycle)];
+export const machineCatalog: readonly MachineEntry[] = [
+  teamStatusEntry,
+  ...archetypes.map((archetype) => archetype.lifecycle),
+];
 
 /** The archetype whose lifecycle machine has this id. */
 export function archetypeOfMachine(machineId: string): Archetype | undefined {

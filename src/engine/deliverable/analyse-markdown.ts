@@ -51,7 +51,13 @@ export function analyseMarkdown(text: string): AnalysedMarkdown {
   return {
     text,
     tree,
-    headings: headingNodes.map((node, i) => ({ node, level: node.depth, title: titles[i] ?? '', anchor: anchors[i] ?? '', line: lineOf(node) })),
+    headings: headingNodes.map((node, i) => ({
+      node,
+      level: node.depth,
+      title: titles[i] ?? '',
+      anchor: anchors[i] ?? '',
+      line: lineOf(node),
+    })),
     codeBlocks: codeNodes.map((node) => ({ node, language: node.lang ?? null, line: lineOf(node) })),
     wordCount: countWords(tree),
     lastLine: Math.max(1, text.split('\n').length - (text.endsWith('\n') ? 1 : 0)),
@@ -61,7 +67,8 @@ export function analyseMarkdown(text: string): AnalysedMarkdown {
 function diagramOf(block: AnalysedMarkdown['codeBlocks'][number]): DeliverableSummary['diagrams'][number] | undefined {
   const language = block.language?.toLowerCase();
   if (language === 'mermaid') return { language, type: mermaidDeclaration(block.node.value), line: block.line };
-  if (language === 'plantuml' || language === 'puml') return { language: 'plantuml', type: plantumlDeclaration(block.node.value), line: block.line };
+  if (language === 'plantuml' || language === 'puml')
+    return { language: 'plantuml', type: plantumlDeclaration(block.node.value), line: block.line };
   return undefined;
 }
 

@@ -46,24 +46,53 @@ export class DeliverableRejectedError extends FedError {
   }
 }
 
-function schemaViolations(validate: JsonSchemaValidator | undefined, value: unknown, at: PropertyKey[], label: string): DeliverableViolation[] {
-  return (validate?.(value, at) ?? []).map((problem) => ({ line: 1, rule: 'schema', message: `does not match ${label}: ${problem}` }));
+function schemaViolations(
+  validate: JsonSchemaValidator | undefined,
+  value: unknown,
+  at: PropertyKey[],
+  label: string,
+): DeliverableViolation[] {
+  return (validate?.(value, at) ?? []).map((problem) => ({
+    line: 1,
+    rule: 'schema',
+    message: `does not match ${label}: ${problem}`,
+  }));
 }
 
 /**
  * Check Markdown text against the documentation standards (and, given a validator, its structural
  * summary against a JSON Schema). Pure: the built-in agent checks its document before writing it.
  */
-export function checkMarkdownText(text: string, validate?: JsonSchemaValidator, schemaLabel = 'deliverableSchema', file = 'the Markdown'): Omit<DeliverableCheck, 'file'> {
+export function checkMarkdownText(
+  text: string,
+  validate?: JsonSchemaValidator,
+  schemaLabel = 'deliverableSchema',
+  file = 'the Markdown',
+): Omit<DeliverableCheck, 'file'> {
   assertMarkdownWithinLimits(text, file);
   const doc = analyseMarkdown(text);
   const summary = summariseMarkdown(doc, Buffer.byteLength(text, 'utf8'));
-  const violations: DeliverableViolation[] = [...checkDocumentationRules(doc), ...schemaViolations(validate, summary, ['summary'], schemaLabel)];
+  const violations: DeliverableViolation[] = [
+    ...checkDocumentationRules(doc),
+    ...schemaViolations(validate, summary, ['summary'], schemaLabel),
+  ];
   return { ok: violations.length === 0, violations, summary };
 }
 
-function checkJsonText(text: string, validate: JsonSchemaValidator | undefined, schemaLabel: string): Omit<DeliverableCheck, 'file'> {
-  const summary: DeliverableSummary = { format: 'json', title: null, sections: [], code_blocks: [], diagrams: [], word_count: 0, size_bytes: Buffer.byteLength(text, 'utf8') };
+function checkJsonText(
+  text: string,
+  validate: JsonSchemaValidator | undefined,
+  schemaLabel: string,
+): Omit<DeliverableCheck, 'file'> {
+  const summary: DeliverableSummary = {
+    format: 'json',
+    title: null,
+    sections: [],
+    code_blocks: [],
+    diagrams: [],
+    word_count: 0,
+    size_bytes: Buffer.byteLength(text, 'utf8'),
+  };
   const json = parseJsonText(text);
   const violations: DeliverableViolation[] = json.ok
     ? schemaViolations(validate, json.value, [], schemaLabel)
@@ -95,6 +124,9 @@ export function checkDeliverable(file: string, options: CheckDeliverableOptions 
   const label = options.schemaLabel ?? 'deliverableSchema';
   const validate = options.schemaPath === undefined ? undefined : loadJsonSchemaValidator(options.schemaPath, label);
   const text = readDeliverable(path);
-  const result = extname(path).toLowerCase() === '.json' ? checkJsonText(text, validate, label) : checkMarkdownText(text, validate, label, path);
+  const result =
+    extname(path).toLowerCase() === '.json'
+      ? checkJsonText(text, validate, label)
+      : checkMarkdownText(text, validate, label, path);
   return { file: path, ...result };
 }

@@ -63,7 +63,8 @@ function fileEntries(codebase: string): Record<string, string> {
 
 function entriesOf(dir: string): { isGit: boolean; head: string | null; entries: Record<string, string> } {
   const isGit = gitSucceeds(dir, ['rev-parse', '--is-inside-work-tree']);
-  const head = isGit && gitSucceeds(dir, ['rev-parse', '--verify', '--quiet', 'HEAD']) ? git(dir, ['rev-parse', 'HEAD']) : null;
+  const head =
+    isGit && gitSucceeds(dir, ['rev-parse', '--verify', '--quiet', 'HEAD']) ? git(dir, ['rev-parse', 'HEAD']) : null;
   return { isGit, head, entries: isGit ? gitEntries(dir) : fileEntries(dir) };
 }
 
@@ -82,7 +83,8 @@ export function captureCodebase(codebase: string, scope: CaptureScope = {}, now 
     const tree = entriesOf(scope.worktree);
     const prefix = relative(codebase, scope.worktree);
     const ignored = new Set(scope.ignored ?? []);
-    for (const [path, fingerprint] of Object.entries(tree.entries)) if (!ignored.has(path)) entries[join(prefix, path)] = fingerprint;
+    for (const [path, fingerprint] of Object.entries(tree.entries))
+      if (!ignored.has(path)) entries[join(prefix, path)] = fingerprint;
     if (tree.head !== main.head) head = `${main.head ?? 'none'} ${tree.head ?? 'none'}`;
   }
   return {
@@ -103,7 +105,8 @@ export function recaptureCodebase(baseline: CodebaseBaseline): CodebaseBaseline 
 /** What changed between two captures (sorted paths; a moved HEAD is listed as `HEAD`). */
 export function codebaseChanges(before: CodebaseBaseline, after: CodebaseBaseline): string[] {
   const changed = new Set<string>();
-  if (before.head !== after.head) changed.add(`HEAD (${before.head?.slice(0, 12) ?? 'none'} → ${after.head?.slice(0, 12) ?? 'none'})`);
+  if (before.head !== after.head)
+    changed.add(`HEAD (${before.head?.slice(0, 12) ?? 'none'} → ${after.head?.slice(0, 12) ?? 'none'})`);
   for (const path of new Set([...Object.keys(before.entries), ...Object.keys(after.entries)])) {
     if (before.entries[path] !== after.entries[path]) changed.add(path);
   }

@@ -63,6 +63,9 @@ export function mermaidDeclaration(source: string): string | null {
 
 /** `@startuml` → `uml`, `@startmindmap` → `mindmap`: what a PlantUML block says it draws. */
 export function plantumlDeclaration(source: string): string | null {
-  const first = source.split('\n').map((l) => l.trim()).find((l) => l !== '' && !l.startsWith("'"));
+  const first = source
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l !== '' && !l.startsWith("'"));
   return first?.startsWith('@start') ? first.slice('@start'.length).split(/\s+/)[0] || null : null;
 }

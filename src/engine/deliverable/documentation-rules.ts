@@ -41,7 +41,9 @@ const sentences = new Intl.Segmenter('en', { granularity: 'sentence' });
  * end a sentence at each), and inline code is not prose: `package.json` or `e.g.` in code must not split.
  */
 function countSentences(paragraph: Paragraph): number {
-  const text = plainText(paragraph, { inlineCode: () => 'code' }).replace(/\s+/g, ' ').trim();
+  const text = plainText(paragraph, { inlineCode: () => 'code' })
+    .replace(/\s+/g, ' ')
+    .trim();
   let count = 0;
   for (const { segment } of sentences.segment(text)) if (/[\p{L}\p{N}]/u.test(segment)) count++;
   return count;
@@ -50,13 +52,25 @@ function countSentences(paragraph: Paragraph): number {
 const title: Rule = (doc) => {
   const titles = doc.headings.filter((h) => h.level === 1);
   const first = titles[0];
-  if (!first) return [{ line: 1, message: 'no title: start the document with one level-1 heading, e.g. "# Payments service architecture"' }];
+  if (!first)
+    return [
+      {
+        line: 1,
+        message: 'no title: start the document with one level-1 heading, e.g. "# Payments service architecture"',
+      },
+    ];
   const found: Omit<RuleViolation, 'rule'>[] = [];
   if (doc.tree.children[0] !== first.node) {
-    found.push({ line: first.line, message: `the title must be the first thing in the document; move what is above line ${first.line} below it` });
+    found.push({
+      line: first.line,
+      message: `the title must be the first thing in the document; move what is above line ${first.line} below it`,
+    });
   }
   for (const extra of titles.slice(1)) {
-    found.push({ line: extra.line, message: `a second level-1 heading ("${extra.title}"): a document has one title; make this a "## " section` });
+    found.push({
+      line: extra.line,
+      message: `a second level-1 heading ("${extra.title}"): a document has one title; make this a "## " section`,
+    });
   }
   return found;
 };
@@ -67,20 +81,33 @@ const summary: Rule = (doc) => {
   const where = titleIndex === -1 ? 'at the start of the document' : 'right after the title';
   if (!next || next.type !== 'paragraph') {
     const line = next ? lineOf(next) : titleIndex === -1 ? 1 : doc.lastLine;
-    return [{ line, message: `no summary: write a paragraph of ${SUMMARY_SENTENCES.min}–${SUMMARY_SENTENCES.max} sentences ${where} saying what the document covers and concludes` }];
+    return [
+      {
+        line,
+        message: `no summary: write a paragraph of ${SUMMARY_SENTENCES.min}–${SUMMARY_SENTENCES.max} sentences ${where} saying what the document covers and concludes`,
+      },
+    ];
   }
   const count = countSentences(next);
   if (count >= SUMMARY_SENTENCES.min && count <= SUMMARY_SENTENCES.max) return [];
-  return [{ line: lineOf(next), message: `the summary has ${count} sentence${count === 1 ? '' : 's'}; it needs ${SUMMARY_SENTENCES.min}–${SUMMARY_SENTENCES.max}` }];
+  return [
+    {
+      line: lineOf(next),
+      message: `the summary has ${count} sentence${count === 1 ? '' : 's'}; it needs ${SUMMARY_SENTENCES.min}–${SUMMARY_SENTENCES.max}`,
+    },
+  ];
 };
 
 /** A list in which every item starts with a link to an anchor of this document. */
 function isTableOfContents(list: List): boolean {
-  return list.children.length > 0 && list.children.every((item) => {
-    const first = item.children[0];
-    const lead = first?.type === 'paragraph' ? first.children[0] : undefined;
-    return lead?.type === 'link' && lead.url.startsWith('#');
-  });
+  return (
+    list.children.length > 0 &&
+    list.children.every((item) => {
+      const first = item.children[0];
+      const lead = first?.type === 'paragraph' ? first.children[0] : undefined;
+      return lead?.type === 'link' && lead.url.startsWith('#');
+    })
+  );
 }
 
 const tableOfContents: Rule = (doc) => {
@@ -91,10 +118,12 @@ const tableOfContents: Rule = (doc) => {
   });
   if (found) return [];
   const firstSection = doc.headings.find((h) => h.level > 1);
-  return [{
-    line: firstSection?.line ?? 1,
-    message: `${doc.wordCount} words (over ${TOC_WORD_LIMIT}) and no table of contents: add "## Contents" after the summary with a list of links to the sections, e.g. "- [Usage](#usage)"`,
-  }];
+  return [
+    {
+      line: firstSection?.line ?? 1,
+      message: `${doc.wordCount} words (over ${TOC_WORD_LIMIT}) and no table of contents: add "## Contents" after the summary with a list of links to the sections, e.g. "- [Usage](#usage)"`,
+    },
+  ];
 };
 
 const anchorLink: Rule = (doc) => {
@@ -111,8 +140,18 @@ const anchorLink: Rule = (doc) => {
     }
     if (known.has(target)) return;
     const suggestion = closest(target, anchors);
-    const hint = suggestion ? `did you mean #${suggestion}?` : `headings here give ${anchors.slice(0, 8).map((a) => `#${a}`).join(', ') || 'no anchors'}`;
-    found.push({ line: lineOf(node), message: `link to #${target} matches no heading (anchors are the heading text lowercased, punctuation removed, spaces as -); ${hint}` });
+    const hint = suggestion
+      ? `did you mean #${suggestion}?`
+      : `headings here give ${
+          anchors
+            .slice(0, 8)
+            .map((a) => `#${a}`)
+            .join(', ') || 'no anchors'
+        }`;
+    found.push({
+      line: lineOf(node),
+      message: `link to #${target} matches no heading (anchors are the heading text lowercased, punctuation removed, spaces as -); ${hint}`,
+    });
   });
   return found;
 };
@@ -120,7 +159,10 @@ const anchorLink: Rule = (doc) => {
 const atxHeading: Rule = (doc) =>
   doc.headings
     .filter((h) => !sourceOf(doc.text, h.node).trimStart().startsWith('#'))
-    .map((h) => ({ line: h.line, message: `setext heading "${h.title}" (underlined with ${h.level === 1 ? '=' : '-'}): write it as "${'#'.repeat(h.level)} ${h.title}"` }));
+    .map((h) => ({
+      line: h.line,
+      message: `setext heading "${h.title}" (underlined with ${h.level === 1 ? '=' : '-'}): write it as "${'#'.repeat(h.level)} ${h.title}"`,
+    }));
 
 const codeLanguage: Rule = (doc) =>
   doc.codeBlocks.flatMap((block) => {
@@ -128,7 +170,13 @@ const codeLanguage: Rule = (doc) =>
     if (!opening.startsWith('```') && !opening.startsWith('~~~')) {
       return [{ line: block.line, message: 'indented code block: use a fenced block with a language tag, e.g. ```sh' }];
     }
-    if (block.language === null) return [{ line: block.line, message: 'code block without a language tag: name it after the fence, e.g. ```ts, ```sh, ```json or ```text' }];
+    if (block.language === null)
+      return [
+        {
+          line: block.line,
+          message: 'code block without a language tag: name it after the fence, e.g. ```ts, ```sh, ```json or ```text',
+        },
+      ];
     return [];
   });
 
@@ -147,8 +195,13 @@ const listMarker: Rule = (doc) => {
     if (node.type !== 'list' || !item) return;
     const marker = markerOf(doc.text, item);
     const items = `${node.children.length} item${node.children.length === 1 ? '' : 's'}`;
-    if (node.ordered && !marker.endsWith('.')) found.push({ line: lineOf(node), message: `numbered list written with "${marker}" (${items}): use "1." style markers` });
-    if (!node.ordered && marker !== '-') found.push({ line: lineOf(node), message: `bullet list written with "${marker}" (${items}): use "-"` });
+    if (node.ordered && !marker.endsWith('.'))
+      found.push({
+        line: lineOf(node),
+        message: `numbered list written with "${marker}" (${items}): use "1." style markers`,
+      });
+    if (!node.ordered && marker !== '-')
+      found.push({ line: lineOf(node), message: `bullet list written with "${marker}" (${items}): use "-"` });
   });
   return found;
 };
@@ -157,7 +210,10 @@ const linkStyle: Rule = (doc) => {
   const found: Omit<RuleViolation, 'rule'>[] = [];
   visit(doc.tree, (node) => {
     if (node.type === 'linkReference' || node.type === 'imageReference') {
-      found.push({ line: lineOf(node), message: `reference-style ${node.type === 'linkReference' ? 'link' : 'image'} "${sourceOf(doc.text, node)}": write it inline, [text](url)` });
+      found.push({
+        line: lineOf(node),
+        message: `reference-style ${node.type === 'linkReference' ? 'link' : 'image'} "${sourceOf(doc.text, node)}": write it inline, [text](url)`,
+      });
     }
   });
   return found;
@@ -170,13 +226,23 @@ const mermaidType: Rule = (doc) =>
       const declared = mermaidDeclaration(block.node.value);
       if (declared !== null && isMermaidDiagramType(declared)) return [];
       const what = declared === null ? 'is empty' : `starts with "${declared}", which is no Mermaid diagram type`;
-      return [{ line: block.line, message: `Mermaid block ${what}; start it with one of ${MERMAID_DIAGRAM_TYPES.slice(0, 7).join(', ')}, …` }];
+      return [
+        {
+          line: block.line,
+          message: `Mermaid block ${what}; start it with one of ${MERMAID_DIAGRAM_TYPES.slice(0, 7).join(', ')}, …`,
+        },
+      ];
     });
 
 const nextSteps: Rule = (doc) =>
   doc.headings.some((h) => h.level > 1 && h.anchor.startsWith('next-steps'))
     ? []
-    : [{ line: doc.lastLine, message: 'no "Next steps" section: end the document with "## Next steps" saying what to do or read next' }];
+    : [
+        {
+          line: doc.lastLine,
+          message: 'no "Next steps" section: end the document with "## Next steps" saying what to do or read next',
+        },
+      ];
 
 const RULES: Record<DocumentationRule, Rule> = {
   title,
@@ -193,6 +259,8 @@ const RULES: Record<DocumentationRule, Rule> = {
 
 /** Every violation of every rule, in line order (rules in the order above within a line). */
 export function checkDocumentationRules(doc: AnalysedMarkdown): RuleViolation[] {
-  const found = (Object.keys(RULES) as DocumentationRule[]).flatMap((rule) => RULES[rule](doc).map((v) => ({ line: v.line, rule, message: v.message })));
+  const found = (Object.keys(RULES) as DocumentationRule[]).flatMap((rule) =>
+    RULES[rule](doc).map((v) => ({ line: v.line, rule, message: v.message })),
+  );
   return found.sort((a, b) => a.line - b.line);
 }

@@ -8,7 +8,10 @@ import type { Federation } from '../context.js';
 /** The federation's deliverableSchema (docs/design/spec.md §2.3), resolved against its root; none when not configured. */
 export function configuredSchema(root: string, config: FederationConfig, configFile: string): CheckDeliverableOptions {
   if (config.deliverableSchema === undefined) return {};
-  return { schemaPath: resolve(root, config.deliverableSchema), schemaLabel: `deliverableSchema (${config.deliverableSchema}) in ${configFile}` };
+  return {
+    schemaPath: resolve(root, config.deliverableSchema),
+    schemaLabel: `deliverableSchema (${config.deliverableSchema}) in ${configFile}`,
+  };
 }
 
 /** The team whose workspace holds `file`, if any. */
@@ -22,8 +25,15 @@ export function teamHolding(teams: readonly RegistryEntry[], file: string): Regi
  * deliverableSchema), and when it passes and lies in a team's workspace, record that team's deliverable
  * metrics (docs/design/spec.md §6) — as a completing launch does.
  */
-export async function checkFederationDeliverable(fed: Federation, file: string, options: CheckDeliverableOptions = {}): Promise<DeliverableCheck> {
-  const check = checkDeliverable(file, options.schemaPath !== undefined ? options : configuredSchema(fed.root, fed.config, fed.configFile.file));
+export async function checkFederationDeliverable(
+  fed: Federation,
+  file: string,
+  options: CheckDeliverableOptions = {},
+): Promise<DeliverableCheck> {
+  const check = checkDeliverable(
+    file,
+    options.schemaPath !== undefined ? options : configuredSchema(fed.root, fed.config, fed.configFile.file),
+  );
   const team = check.ok ? teamHolding((await fed.backend.registry.read()).teams, check.file) : undefined;
   if (team) recordDeliverableMetrics(team.domainId, check.summary);
   return check;

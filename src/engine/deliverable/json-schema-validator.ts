@@ -20,8 +20,10 @@ const require = createRequire(import.meta.url);
 
 function ajvFor(schema: AnySchemaObject): Ajv {
   const draft = typeof schema.$schema === 'string' ? schema.$schema : '';
-  if (draft.includes('2020-12')) return new (require('ajv/dist/2020') as typeof import('ajv/dist/2020.js')).Ajv2020(OPTIONS);
-  if (draft.includes('2019-09')) return new (require('ajv/dist/2019') as typeof import('ajv/dist/2019.js')).Ajv2019(OPTIONS);
+  if (draft.includes('2020-12'))
+    return new (require('ajv/dist/2020') as typeof import('ajv/dist/2020.js')).Ajv2020(OPTIONS);
+  if (draft.includes('2019-09'))
+    return new (require('ajv/dist/2019') as typeof import('ajv/dist/2019.js')).Ajv2019(OPTIONS);
   return new (require('ajv') as typeof import('ajv')).Ajv(OPTIONS);
 }
 
@@ -36,7 +38,10 @@ function pathOf(instancePath: string): PropertyKey[] {
 }
 
 function describe(error: ErrorObject, at: readonly PropertyKey[]): string {
-  const extra = error.keyword === 'additionalProperties' ? ` ("${String((error.params as { additionalProperty: string }).additionalProperty)}")` : '';
+  const extra =
+    error.keyword === 'additionalProperties'
+      ? ` ("${String((error.params as { additionalProperty: string }).additionalProperty)}")`
+      : '';
   return `${jsonPath([...at, ...pathOf(error.instancePath)])}: ${error.message ?? error.keyword}${extra}`;
 }
 
@@ -51,12 +56,20 @@ export function loadJsonSchemaValidator(file: string, label: string): JsonSchema
   } catch {
     read = { ok: false, problem: 'ENOENT' };
   }
-  if (!read.ok) throw new InvalidInputError(`${label}: cannot read the JSON Schema ${file} (${read.problem}); fix the path or create the file`);
+  if (!read.ok)
+    throw new InvalidInputError(
+      `${label}: cannot read the JSON Schema ${file} (${read.problem}); fix the path or create the file`,
+    );
   const text = read.bytes.toString('utf8');
   const json = parseJsonText(text);
-  if (!json.ok) throw new InvalidInputError(`${label}: ${file} is not JSON (line ${json.line}, column ${json.column}: ${json.message})`);
+  if (!json.ok)
+    throw new InvalidInputError(
+      `${label}: ${file} is not JSON (line ${json.line}, column ${json.column}: ${json.message})`,
+    );
   if (typeof json.value !== 'object' || json.value === null || Array.isArray(json.value)) {
-    throw new InvalidInputError(`${label}: ${file} must hold a JSON Schema object, e.g. {"type": "object", "required": ["title"]}`);
+    throw new InvalidInputError(
+      `${label}: ${file} must hold a JSON Schema object, e.g. {"type": "object", "required": ["title"]}`,
+    );
   }
   let validate: ReturnType<Ajv['compile']>;
   try {

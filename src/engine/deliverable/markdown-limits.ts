@@ -22,7 +22,8 @@ export const MARKDOWN_LIMITS = {
 /** The first bound `text` exceeds, as a message with its line, or undefined when it is within all of them. */
 export function markdownLimitProblem(text: string): string | undefined {
   const bytes = Buffer.byteLength(text, 'utf8');
-  if (bytes > MARKDOWN_LIMITS.bytes) return `it is ${bytes} bytes, over the ${MARKDOWN_LIMITS.bytes}-byte limit of a Markdown deliverable; split it or link to the detail`;
+  if (bytes > MARKDOWN_LIMITS.bytes)
+    return `it is ${bytes} bytes, over the ${MARKDOWN_LIMITS.bytes}-byte limit of a Markdown deliverable; split it or link to the detail`;
   let brackets = 0;
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -30,9 +31,11 @@ export function markdownLimitProblem(text: string): string | undefined {
     const at = `line ${i + 1}`;
     const indent = /^[ \t]*/.exec(line)?.[0] ?? '';
     const columns = [...indent].reduce((n, c) => n + (c === '\t' ? 4 : 1), 0);
-    if (columns > MARKDOWN_LIMITS.indentColumns) return `${at} is indented ${columns} columns, over the ${MARKDOWN_LIMITS.indentColumns}-column limit (nesting that deep is not a readable document)`;
+    if (columns > MARKDOWN_LIMITS.indentColumns)
+      return `${at} is indented ${columns} columns, over the ${MARKDOWN_LIMITS.indentColumns}-column limit (nesting that deep is not a readable document)`;
     const quotes = /^(?:[ \t]*>)*/.exec(line)?.[0].split('>').length ?? 1;
-    if (quotes - 1 > MARKDOWN_LIMITS.quoteDepth) return `${at} nests ${quotes - 1} blockquotes, over the limit of ${MARKDOWN_LIMITS.quoteDepth}`;
+    if (quotes - 1 > MARKDOWN_LIMITS.quoteDepth)
+      return `${at} nests ${quotes - 1} blockquotes, over the limit of ${MARKDOWN_LIMITS.quoteDepth}`;
     const thematicBreak = /^[ \t]*([*_])(?:[ \t]*\1)+[ \t]*$/.test(line);
     let run = 0;
     let runChar = '';
@@ -45,10 +48,12 @@ export function markdownLimitProblem(text: string): string | undefined {
       }
       if (c === '[') brackets++;
       else if (c === ']') brackets = Math.max(0, brackets - 1);
-      if (brackets > MARKDOWN_LIMITS.bracketDepth) return `${at} opens ${brackets} nested "[", over the limit of ${MARKDOWN_LIMITS.bracketDepth}`;
+      if (brackets > MARKDOWN_LIMITS.bracketDepth)
+        return `${at} opens ${brackets} nested "[", over the limit of ${MARKDOWN_LIMITS.bracketDepth}`;
       run = (c === '*' || c === '_') && (c === runChar || run === 0) ? run + 1 : c === '*' || c === '_' ? 1 : 0;
       runChar = run > 0 ? (c ?? '') : '';
-      if (run > MARKDOWN_LIMITS.delimiterRun && !thematicBreak) return `${at} has a run of over ${MARKDOWN_LIMITS.delimiterRun} "${c}", over the limit for emphasis markers`;
+      if (run > MARKDOWN_LIMITS.delimiterRun && !thematicBreak)
+        return `${at} has a run of over ${MARKDOWN_LIMITS.delimiterRun} "${c}", over the limit for emphasis markers`;
     }
     // Link text does not span a blank line: unclosed brackets of a paragraph end with it.
     if (line.trim() === '') brackets = 0;

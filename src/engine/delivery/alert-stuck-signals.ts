@@ -21,7 +21,11 @@ export interface AlertOptions extends WriteOptions {
  * and the fact recorded after it is sent makes later cycles skip the signal. Updates `stuck` in place
  * with the alerts sent; returns what could not be done.
  */
-export async function alertStuckSignals(fed: Federation, stuck: StuckSignal[], options: AlertOptions = {}): Promise<string[]> {
+export async function alertStuckSignals(
+  fed: Federation,
+  stuck: StuckSignal[],
+  options: AlertOptions = {},
+): Promise<string[]> {
   const warnings: string[] = [];
   for (const signal of stuck) {
     if (signal.alertedAt !== null) continue;
@@ -52,12 +56,19 @@ async function escalate(fed: Federation, signal: StuckSignal, options: AlertOpti
         `The ${signal.type} "${signal.subject}" from ${signal.from} to ${signal.to} (signal ${signal.id}, sent ${signal.timestamp}) ` +
         `is ${what} past its deadline (${signal.dueAt}). It is ${signal.path}.\n` +
         `See it with: fed signal show ${signal.id}` +
-        (signal.type === 'question' ? `\n${signal.to} answers it with: fed signal send --to ${signal.from} --reply-to ${signal.id} …` : ''),
+        (signal.type === 'question'
+          ? `\n${signal.to} answers it with: fed signal send --to ${signal.from} --reply-to ${signal.id} …`
+          : ''),
     },
     { durable: options.durable, now: options.now },
   );
   const at = (options.now?.() ?? new Date()).toISOString();
-  await backend.delivery.record(signal.id, 'escalated', { escalatedAt: at, dueAt: signal.dueAt!, alertId: sent.message.id }, options);
+  await backend.delivery.record(
+    signal.id,
+    'escalated',
+    { escalatedAt: at, dueAt: signal.dueAt!, alertId: sent.message.id },
+    options,
+  );
   Object.assign(signal, { alertId: sent.message.id, alertedAt: at });
 }
 
@@ -85,7 +96,12 @@ async function reportUndeliverable(fed: Federation, signal: StuckSignal, options
     },
     { durable: options.durable, now: options.now },
   );
-  await backend.delivery.record(signal.id, 'undeliverable', { reportedAt: at, reason, alertId: sent.message.id }, options);
+  await backend.delivery.record(
+    signal.id,
+    'undeliverable',
+    { reportedAt: at, reason, alertId: sent.message.id },
+    options,
+  );
   Object.assign(signal, { alertId: sent.message.id, alertedAt: at });
 }
 
@@ -94,10 +110,16 @@ async function reportUndeliverable(fed: Federation, signal: StuckSignal, options
  * alerts right away, instead of at the next monitor cycle (which would send them otherwise — once either
  * way). Returns the signals and the problems.
  */
-export async function reportUndeliverableSignals(fed: Federation, team: string, options: AlertOptions = {}): Promise<{ signals: StuckSignal[]; warnings: string[] }> {
+export async function reportUndeliverableSignals(
+  fed: Federation,
+  team: string,
+  options: AlertOptions = {},
+): Promise<{ signals: StuckSignal[]; warnings: string[] }> {
   const { backend } = fed;
   const now = options.now?.() ?? new Date();
-  const signals = (await findStuckSignals(backend, await backend.registry.read(), {}, now)).filter((s) => s.state === 'undeliverable' && s.to === team);
+  const signals = (await findStuckSignals(backend, await backend.registry.read(), {}, now)).filter(
+    (s) => s.state === 'undeliverable' && s.to === team,
+  );
   const warnings = await alertStuckSignals(fed, signals, options);
   return { signals, warnings };
 }

@@ -2,7 +2,13 @@ import { existsSync, linkSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { FILE_BACKEND_NAME } from '../../adapters/file/open-file-backend.js';
 import { FedError, RefusedError } from '../../core/errors.js';
-import { fsyncDirectory, linkFileNoClobber, suffixedName, unlinkQuietly, type WriteOptions } from '../../infra/fs/atomic-write.js';
+import {
+  fsyncDirectory,
+  linkFileNoClobber,
+  suffixedName,
+  unlinkQuietly,
+  type WriteOptions,
+} from '../../infra/fs/atomic-write.js';
 import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
 import type { DeliveryFactStore } from '../../ports/delivery-fact-store.js';
 import { readRegistry } from '../../adapters/file/registry-file.js';
@@ -15,7 +21,13 @@ import { judgeAck, judgeSignal, type BoxExpectation } from '../../core/schema/ju
 import { withAck } from '../../adapters/file/signals/read-signals.js';
 import { type SignalEntry } from '../../ports/signal-transport.js';
 import { resolveSignalWorkspace, type SignalWorkspace } from '../../adapters/file/signals/resolve-workspace.js';
-import { ACK_FILE_SUFFIX, ackFileName, isAckFileName, isSignalFileName, nameHint } from '../../adapters/file/signals/signal-file-name.js';
+import {
+  ACK_FILE_SUFFIX,
+  ackFileName,
+  isAckFileName,
+  isSignalFileName,
+  nameHint,
+} from '../../adapters/file/signals/signal-file-name.js';
 import { archiveDirectoryOf } from '../../adapters/file/archive/box-archive.js';
 import { listDirectory } from '../../infra/fs/list-directory.js';
 import type { Federation } from '../context.js';
@@ -49,7 +61,11 @@ export interface BoxArchiveResult {
  * by a hard link (no clobber) before its live name is removed, so a crash leaves two names, never none,
  * and the next run finishes the move.
  */
-export async function archiveSignals(fed: Federation, request: ArchiveSignalsRequest, options: ArchiveSignalsOptions = {}): Promise<BoxArchiveResult[]> {
+export async function archiveSignals(
+  fed: Federation,
+  request: ArchiveSignalsRequest,
+  options: ArchiveSignalsOptions = {},
+): Promise<BoxArchiveResult[]> {
   const now = options.now ?? new Date();
   const cutoff = now.getTime() - request.olderThanMs;
   const { backend, root } = fed;
@@ -124,9 +140,16 @@ async function doneSignals(
   return done;
 }
 
-async function isDone(entry: SignalEntry, box: SignalBox, inspector: DeliveryInspector, facts: DeliveryFactStore): Promise<boolean> {
+async function isDone(
+  entry: SignalEntry,
+  box: SignalBox,
+  inspector: DeliveryInspector,
+  facts: DeliveryFactStore,
+): Promise<boolean> {
   if (await facts.has(entry.message.id, 'answered')) return true;
-  return box === 'inbox' ? entry.message.acknowledged === true : (await inspector.status(entry, box)).state === 'acknowledged';
+  return box === 'inbox'
+    ? entry.message.acknowledged === true
+    : (await inspector.status(entry, box)).state === 'acknowledged';
 }
 
 /**
@@ -137,7 +160,9 @@ async function isDone(entry: SignalEntry, box: SignalBox, inspector: DeliveryIns
 function moveToArchive(dir: string, entry: SignalEntry, withAck: boolean): void {
   const archive = archiveDirectoryOf(dir);
   ensureDirectory(archive);
-  const landed = linkedBefore(entry.path, archive, entry.file) ?? linkFileNoClobber(entry.path, archive, entry.file, { durable: false });
+  const landed =
+    linkedBefore(entry.path, archive, entry.file) ??
+    linkFileNoClobber(entry.path, archive, entry.file, { durable: false });
   const ack = join(dir, ackFileName(entry.file));
   if (withAck && existsSync(ack)) linkIfAbsent(ack, join(archive, ackFileName(landed)));
   unlinkQuietly(entry.path);

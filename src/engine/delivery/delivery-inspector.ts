@@ -52,15 +52,22 @@ export class DeliveryInspector {
 
   async status(entry: SignalEntry, box: SignalBox): Promise<DeliveryStatus> {
     const { message } = entry;
-    const acknowledged = box === 'inbox' ? message.acknowledged === true : await this.acknowledgedInRecipientInbox(entry);
+    const acknowledged =
+      box === 'inbox' ? message.acknowledged === true : await this.acknowledgedInRecipientInbox(entry);
     const known = this.learned.get(message.id.toLowerCase());
     const [answered, read, undeliverable] = known
       ? // Learned: no lookup left but the reason of an undeliverable signal.
-        [known.has('answered'), known.has('read'), known.has('undeliverable') ? await this.undeliverableReason(message.id) : undefined]
+        [
+          known.has('answered'),
+          known.has('read'),
+          known.has('undeliverable') ? await this.undeliverableReason(message.id) : undefined,
+        ]
       : await Promise.all([
           this.backend.delivery.has(message.id, 'answered'),
           this.backend.delivery.has(message.id, 'read'),
-          this.backend.delivery.has(message.id, 'undeliverable').then((has) => (has ? this.undeliverableReason(message.id) : undefined)),
+          this.backend.delivery
+            .has(message.id, 'undeliverable')
+            .then((has) => (has ? this.undeliverableReason(message.id) : undefined)),
         ]);
     return deliveryStatus(
       { ...message, acknowledged },
@@ -86,7 +93,12 @@ export class DeliveryInspector {
     const [live] = await inbox.find(sent.message.id, sent.message);
     if (live) return live.message.acknowledged === true;
     // A file box keeps its archive beside it, the inbox copy under the outbox copy's name.
-    const archived = readSignalEntry(archiveDirectoryOf(inbox.location), sent.file, { owner: inbox.party, box: 'inbox' }, sent.message.id);
+    const archived = readSignalEntry(
+      archiveDirectoryOf(inbox.location),
+      sent.file,
+      { owner: inbox.party, box: 'inbox' },
+      sent.message.id,
+    );
     return archived?.message.acknowledged === true;
   }
 

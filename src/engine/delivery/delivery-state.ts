@@ -31,7 +31,11 @@ export interface DeliveryStatus {
  * took is undeliverable once its recipient is gone, else expired once overdue, else read or delivered.
  * `message.acknowledged` comes from the ack file (src/signals/read-signals.ts).
  */
-export function deliveryStatus(message: SignalMessage, facts: StateFacts, context: DeliveryStateContext): DeliveryStatus {
+export function deliveryStatus(
+  message: SignalMessage,
+  facts: StateFacts,
+  context: DeliveryStateContext,
+): DeliveryStatus {
   const due = dueAt(message.type, message.timestamp, context.deadlines);
   const status = (state: DeliveryState, undeliverable: string | null = null): DeliveryStatus => ({
     state,

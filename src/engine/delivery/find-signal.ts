@@ -24,9 +24,19 @@ export interface LocatedSignal {
  * one (sent by an older fed or another tool) is searched in every box of the federation. Each live box is
  * searched before its archive (`fed signal archive`, kept beside a file box).
  */
-export async function findSignalById(backend: FederationBackend, registry: Registry, id: string, sent: SentFact | undefined): Promise<LocatedSignal | undefined> {
+export async function findSignalById(
+  backend: FederationBackend,
+  registry: Registry,
+  id: string,
+  sent: SentFact | undefined,
+): Promise<LocatedSignal | undefined> {
   const wanted = id.toLowerCase();
-  const places = sent ? [{ owner: sent.to, box: 'inbox' as const }, { owner: sent.from, box: 'outbox' as const }] : everyBox(registry);
+  const places = sent
+    ? [
+        { owner: sent.to, box: 'inbox' as const },
+        { owner: sent.from, box: 'outbox' as const },
+      ]
+    : everyBox(registry);
   for (const { owner, box } of places) {
     const found = await findInBox(backend, registry, owner, box, wanted, sent);
     if (found) return found;
@@ -70,5 +80,8 @@ function partyOf(registry: Registry, id: string): SignalParty | undefined {
 
 function everyBox(registry: Registry): { owner: string; box: SignalBox }[] {
   const parties = [META, ...registry.teams.map((t) => t.domainId)];
-  return [...parties.map((owner) => ({ owner, box: 'inbox' as const })), ...parties.map((owner) => ({ owner, box: 'outbox' as const }))];
+  return [
+    ...parties.map((owner) => ({ owner, box: 'inbox' as const })),
+    ...parties.map((owner) => ({ owner, box: 'outbox' as const })),
+  ];
 }

@@ -13,7 +13,8 @@ export interface SendRecords {
    * A retry of a signal that was delivered and has since been archived: where it is. Nothing is to be
    * delivered then — the live boxes no longer show it, but it was sent.
    */
-  archived: { message: SignalMessage; file: string; inboxPath: string; outboxPath: string; delivered: false } | undefined;
+  archived:
+    { message: SignalMessage; file: string; inboxPath: string; outboxPath: string; delivered: false } | undefined;
   /** Record what the delivered signal means for others (the answer it is); call after its inbox copy is published. */
   delivered(message: SignalMessage): Promise<void>;
 }
@@ -49,13 +50,22 @@ export async function recordSend(
     archived: claim.outcome === 'retry' ? await archivedCopy(backend, registry, message) : undefined,
     async delivered(sent) {
       if (answers === undefined) return;
-      await facts.record(answers, 'answered', { answeredAt: sent.timestamp, replyId: sent.id, from: sent.from }, options);
+      await facts.record(
+        answers,
+        'answered',
+        { answeredAt: sent.timestamp, replyId: sent.id, from: sent.from },
+        options,
+      );
     },
   };
 }
 
 /** The archived inbox copy of a signal sent before, and its outbox copy (archived too, or still live). */
-async function archivedCopy(backend: FederationBackend, registry: Registry, message: SignalMessage): Promise<SendRecords['archived']> {
+async function archivedCopy(
+  backend: FederationBackend,
+  registry: Registry,
+  message: SignalMessage,
+): Promise<SendRecords['archived']> {
   const sent = await backend.delivery.get(message.id, 'sent');
   const found = await findSignalById(backend, registry, message.id, sent);
   if (!found?.archived || found.box !== 'inbox') return undefined;
@@ -66,12 +76,22 @@ async function archivedCopy(backend: FederationBackend, registry: Registry, mess
 }
 
 /** The id `--reply-to` names: a UUID of a signal fed can find, other than the reply itself. */
-async function replyTarget(backend: FederationBackend, registry: Registry, given: string, replyId: string): Promise<string> {
+async function replyTarget(
+  backend: FederationBackend,
+  registry: Registry,
+  given: string,
+  replyId: string,
+): Promise<string> {
   if (!signalMessageSchema.shape.id.safeParse(given).success) {
-    throw new InvalidInputError(`--reply-to: expected the id (a UUID) of the signal this one answers, got "${given}"; find it with: fed signal list`);
+    throw new InvalidInputError(
+      `--reply-to: expected the id (a UUID) of the signal this one answers, got "${given}"; find it with: fed signal list`,
+    );
   }
   const id = given.toLowerCase();
   if (id === replyId) throw new InvalidInputError(`--reply-to: a signal cannot answer itself (${id})`);
   if ((await backend.delivery.has(id, 'sent')) || (await findSignalById(backend, registry, id, undefined))) return id;
-  throw new RefusedError('UNKNOWN_SIGNAL', `--reply-to: no signal with id ${id} in this federation (live or archived); find it with: fed signal list --all`);
+  throw new RefusedError(
+    'UNKNOWN_SIGNAL',
+    `--reply-to: no signal with id ${id} in this federation (live or archived); find it with: fed signal list --all`,
+  );
 }

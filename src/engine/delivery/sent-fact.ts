@@ -7,9 +7,10 @@ import type { TransportWriteOptions } from '../../ports/signal-transport.js';
 
 /** What makes two sends the same signal: everything the sender chose, not the time it was sent at. */
 export function signalDigest(message: Pick<SignalMessage, 'from' | 'to' | 'type' | 'subject' | 'body'>): string {
-  return createHash('sha256').update(JSON.stringify([message.from, message.to, message.type, message.subject, message.body])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([message.from, message.to, message.type, message.subject, message.body]))
+    .digest('hex');
 }
-
 
 /** Who claimed a signal id: this send, or an earlier one with the same content (a retry). */
 export interface IdClaim {
@@ -41,12 +42,15 @@ export async function claimSignalId(
     digest: signalDigest(message),
     ...(replyTo === undefined ? {} : { replyTo }),
   };
-  if (await facts.record(message.id, 'sent', claim, options)) return { outcome: 'claimed', firstSentAt: message.timestamp };
+  if (await facts.record(message.id, 'sent', claim, options))
+    return { outcome: 'claimed', firstSentAt: message.timestamp };
   const existing = await facts.get(message.id, 'sent');
   if (!existing || (existing.digest === claim.digest && existing.replyTo === claim.replyTo)) {
     return { outcome: 'retry', firstSentAt: existing?.timestamp ?? message.timestamp };
   }
-  const differing: string[] = (['from', 'to', 'type', 'subject'] as const).filter((key) => existing[key] !== claim[key]);
+  const differing: string[] = (['from', 'to', 'type', 'subject'] as const).filter(
+    (key) => existing[key] !== claim[key],
+  );
   if (existing.replyTo !== claim.replyTo) differing.push('reply-to');
   const what = differing.length ? differing.join(', ') : 'body';
   throw new RefusedError(

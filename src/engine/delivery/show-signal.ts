@@ -39,16 +39,23 @@ export interface ShowSignalOptions {
 
 /** `fed signal show <id>`: the signal wherever it is (live or archived), its delivery state and its history. */
 export async function showSignal(fed: Federation, id: string, options: ShowSignalOptions = {}): Promise<SignalReport> {
-  if (!signalMessageSchema.shape.id.safeParse(id).success) throw new InvalidInputError(`expected a signal id (a UUID), got "${id}"; find it with: fed signal list`);
+  if (!signalMessageSchema.shape.id.safeParse(id).success)
+    throw new InvalidInputError(`expected a signal id (a UUID), got "${id}"; find it with: fed signal list`);
   const { backend } = fed;
   const registry = await backend.registry.read();
   const facts = await backend.delivery.all(id);
   const found = await findSignalById(backend, registry, id, facts.sent);
   if (!found) {
-    throw new RefusedError('UNKNOWN_SIGNAL', `no signal with id ${id} in any box of this federation (live or archived); find it with: fed signal list --all`);
+    throw new RefusedError(
+      'UNKNOWN_SIGNAL',
+      `no signal with id ${id} in any box of this federation (live or archived); find it with: fed signal list --all`,
+    );
   }
   const now = options.now ?? new Date();
-  const delivery = await new DeliveryInspector(backend, registry, deadlineTable(options.deadlines), now).status(found.entry, found.box);
+  const delivery = await new DeliveryInspector(backend, registry, deadlineTable(options.deadlines), now).status(
+    found.entry,
+    found.box,
+  );
   const { message } = found.entry;
   return {
     message,
@@ -65,15 +72,33 @@ export async function showSignal(fed: Federation, id: string, options: ShowSigna
 }
 
 function history(message: SignalMessage, facts: DeliveryFacts, delivery: DeliveryStatus): SignalHistoryEvent[] {
-  const events: SignalHistoryEvent[] = [{ at: message.timestamp, event: 'sent', detail: `from ${message.from} to ${message.to}` }];
+  const events: SignalHistoryEvent[] = [
+    { at: message.timestamp, event: 'sent', detail: `from ${message.from} to ${message.to}` },
+  ];
   if (facts.read) events.push({ at: facts.read.readAt, event: 'read', detail: `by ${facts.read.by}` });
-  if (message.acknowledged_at) events.push({ at: message.acknowledged_at, event: 'acknowledged', detail: `by ${message.to}` });
-  if (facts.answered) events.push({ at: facts.answered.answeredAt, event: 'answered', detail: `by signal ${facts.answered.replyId} from ${facts.answered.from}` });
-  if (delivery.state === 'expired' && delivery.dueAt) events.push({ at: delivery.dueAt, event: 'expired', detail: 'its deadline passed' });
-  if (facts.escalated) events.push({ at: facts.escalated.escalatedAt, event: 'escalated', detail: `alert ${facts.escalated.alertId} to meta` });
+  if (message.acknowledged_at)
+    events.push({ at: message.acknowledged_at, event: 'acknowledged', detail: `by ${message.to}` });
+  if (facts.answered)
+    events.push({
+      at: facts.answered.answeredAt,
+      event: 'answered',
+      detail: `by signal ${facts.answered.replyId} from ${facts.answered.from}`,
+    });
+  if (delivery.state === 'expired' && delivery.dueAt)
+    events.push({ at: delivery.dueAt, event: 'expired', detail: 'its deadline passed' });
+  if (facts.escalated)
+    events.push({
+      at: facts.escalated.escalatedAt,
+      event: 'escalated',
+      detail: `alert ${facts.escalated.alertId} to meta`,
+    });
   if (facts.undeliverable) {
     const alert = facts.undeliverable.alertId ? `; alert ${facts.undeliverable.alertId} to ${message.from}` : '';
-    events.push({ at: facts.undeliverable.reportedAt, event: 'undeliverable', detail: `${facts.undeliverable.reason}${alert}` });
+    events.push({
+      at: facts.undeliverable.reportedAt,
+      event: 'undeliverable',
+      detail: `${facts.undeliverable.reason}${alert}`,
+    });
   }
   return events.sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
 }

@@ -5,10 +5,18 @@ import { federationRecordSchema, type FederationRecord } from '../../core/schema
 type JournalHolder = Pick<FederationBackend, 'journal'>;
 
 /** A record without its time: `recordFederationEvent` stamps it. */
-export type FederationEvent = FederationRecord extends infer R ? (R extends FederationRecord ? Omit<R, 'at'> : never) : never;
+export type FederationEvent = FederationRecord extends infer R
+  ? R extends FederationRecord
+    ? Omit<R, 'at'>
+    : never
+  : never;
 
 /** Append one record to the federation journal of the backend, stamped now. */
-export async function recordFederationEvent(backend: JournalHolder, event: FederationEvent, now: Date = new Date()): Promise<FederationRecord> {
+export async function recordFederationEvent(
+  backend: JournalHolder,
+  event: FederationEvent,
+  now: Date = new Date(),
+): Promise<FederationRecord> {
   const record = federationRecordSchema.parse({ ...event, at: now.toISOString() });
   await backend.journal.append(record);
   return record;

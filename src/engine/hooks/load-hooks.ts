@@ -9,7 +9,10 @@ import { nativeImport } from './native-import.js';
 /** A hook module that could not be loaded or whose hook threw: names the hook file. */
 export class HookError extends FedError {
   constructor(file: string, what: string, cause: unknown) {
-    super('HOOK_FAILED', `importHook ${file}: ${what}: ${(cause as Error)?.message ?? String(cause)}`, { refusal: false, cause });
+    super('HOOK_FAILED', `importHook ${file}: ${what}: ${(cause as Error)?.message ?? String(cause)}`, {
+      refusal: false,
+      cause,
+    });
   }
 }
 
@@ -20,7 +23,10 @@ export interface LoadedHooks {
    * Call a notification hook (everything but onInit). A throwing hook never disturbs the caller — the
    * state it reports on is already saved — and comes back as a warning naming the hook file.
    */
-  notify<K extends Exclude<keyof FederationHooks, 'onInit'>>(name: K, ...args: Parameters<NonNullable<FederationHooks[K]>>): Promise<string | undefined>;
+  notify<K extends Exclude<keyof FederationHooks, 'onInit'>>(
+    name: K,
+    ...args: Parameters<NonNullable<FederationHooks[K]>>
+  ): Promise<string | undefined>;
 }
 
 /** How long a hook (or loading the hook module) may take before fed stops waiting for it. */
@@ -40,7 +46,10 @@ class HookTimeout extends Error {}
 async function withinTime<T>(work: () => Promise<T> | T, timeoutMs: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new HookTimeout(`it did not settle within ${timeoutMs} ms; fix the hook or remove importHook`)), timeoutMs);
+    timer = setTimeout(
+      () => reject(new HookTimeout(`it did not settle within ${timeoutMs} ms; fix the hook or remove importHook`)),
+      timeoutMs,
+    );
   });
   try {
     return await Promise.race([Promise.resolve().then(work), timeout]);
@@ -65,25 +74,41 @@ async function importModule(file: string): Promise<Record<string, unknown>> {
  * `onInit`. No importHook → no hooks. A missing file, a module that fails to load, an export named like a
  * hook that is not a function, or a throwing onInit → an error naming the hook file.
  */
-export async function loadHooks(root: string, config: FederationConfig, command: string, options: LoadHooksOptions = {}): Promise<LoadedHooks> {
+export async function loadHooks(
+  root: string,
+  config: FederationConfig,
+  command: string,
+  options: LoadHooksOptions = {},
+): Promise<LoadedHooks> {
   const timeoutMs = options.timeoutMs ?? HOOK_TIMEOUT_MS;
   const none: LoadedHooks = { file: undefined, hooks: {}, notify: async () => undefined };
   if (!config.importHook) return none;
   const file = resolve(root, config.importHook);
   if (!existsSync(file)) {
-    throw new RefusedError('HOOK_MISSING', `importHook ${file} (from federate.config.json) does not exist; fix the path or remove importHook`);
+    throw new RefusedError(
+      'HOOK_MISSING',
+      `importHook ${file} (from federate.config.json) does not exist; fix the path or remove importHook`,
+    );
   }
   let module: Record<string, unknown>;
   try {
     module = await withinTime(() => importModule(file), timeoutMs);
   } catch (error) {
-    throw new HookError(file, error instanceof HookTimeout ? 'loading the module timed out' : 'could not be loaded', error);
+    throw new HookError(
+      file,
+      error instanceof HookTimeout ? 'loading the module timed out' : 'could not be loaded',
+      error,
+    );
   }
   const hooks: FederationHooks = {};
   for (const name of HOOK_NAMES) {
     const hook = module[name] ?? (module.default as Record<string, unknown> | undefined)?.[name];
     if (hook === undefined) continue;
-    if (typeof hook !== 'function') throw new RefusedError('HOOK_INVALID', `importHook ${file}: export ${name} must be a function, got ${typeof hook}`);
+    if (typeof hook !== 'function')
+      throw new RefusedError(
+        'HOOK_INVALID',
+        `importHook ${file}: export ${name} must be a function, got ${typeof hook}`,
+      );
     (hooks as Record<string, unknown>)[name] = hook;
   }
   const context: HookContext = { root, config, command };

@@ -4,7 +4,10 @@ import type { JournalLine } from '../../core/schema/lifecycle-state.js';
 import type { LoadedHooks } from './load-hooks.js';
 
 /** Tell the hooks about the signals a consume took in (`onSignal`); returns the hooks' warnings. */
-export async function notifySignals(hooks: LoadedHooks | undefined, steps: readonly LifecycleStep[]): Promise<string[]> {
+export async function notifySignals(
+  hooks: LoadedHooks | undefined,
+  steps: readonly LifecycleStep[],
+): Promise<string[]> {
   const warnings: string[] = [];
   for (const step of steps) {
     if (!step.signal) continue;
@@ -15,7 +18,11 @@ export async function notifySignals(hooks: LoadedHooks | undefined, steps: reado
 }
 
 /** Tell the hooks about state changes (`onTransition`) among journal lines; returns the hooks' warnings. */
-export async function notifyTransitions(hooks: LoadedHooks | undefined, team: string, lines: readonly JournalLine[]): Promise<string[]> {
+export async function notifyTransitions(
+  hooks: LoadedHooks | undefined,
+  team: string,
+  lines: readonly JournalLine[],
+): Promise<string[]> {
   const warnings: string[] = [];
   for (const line of lines) {
     if (line.from === line.to) continue;

@@ -2,7 +2,14 @@ import { lifecycleFor } from '../archetypes/catalog.js';
 import { applyLifecycleInputs } from '../actors/team-lifecycle.js';
 import { RefusedError } from '../../core/errors.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
-import type { AckResult, AcknowledgeBatch, AcknowledgeOptions, InvalidSignalFile, SignalEntry, SignalInbox } from '../../ports/signal-transport.js';
+import type {
+  AckResult,
+  AcknowledgeBatch,
+  AcknowledgeOptions,
+  InvalidSignalFile,
+  SignalEntry,
+  SignalInbox,
+} from '../../ports/signal-transport.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import { signalMessageSchema } from '../../core/schema/signal.js';
 import { resolveParty } from '../../core/resolve-party.js';
@@ -17,7 +24,10 @@ export interface AckAllResult {
 /** Signals applied per envelope write by `ack --all`, as the team actor does. */
 const ACK_BATCH = 256;
 
-async function openInbox(team: string, backend: FederationBackend): Promise<{ inbox: SignalInbox; entry: RegistryEntry | undefined }> {
+async function openInbox(
+  team: string,
+  backend: FederationBackend,
+): Promise<{ inbox: SignalInbox; entry: RegistryEntry | undefined }> {
   const party = resolveParty(await backend.registry.read(), team, { role: 'team (--team)' });
   return { inbox: backend.signals.inbox(party), entry: party.entry };
 }
@@ -32,7 +42,12 @@ async function openInbox(team: string, backend: FederationBackend): Promise<{ in
  * lifecycle section — or, while the team is paused, kept in the lifecycle's held list until it is not;
  * only then is the ack written. Acknowledging again keeps the first time and applies nothing.
  */
-export async function acknowledgeSignal(fed: Federation, team: string, target: string, options: AcknowledgeOptions = {}): Promise<AckResult[]> {
+export async function acknowledgeSignal(
+  fed: Federation,
+  team: string,
+  target: string,
+  options: AcknowledgeOptions = {},
+): Promise<AckResult[]> {
   const { backend } = fed;
   const { inbox, entry } = await openInbox(team, backend);
   const ack = (signals: readonly SignalEntry[]) => applyThenAcknowledge(fed, inbox, entry, signals, options);
@@ -42,13 +57,24 @@ export async function acknowledgeSignal(fed: Federation, team: string, target: s
     // The sent fact says where the send stored it: found at the same cost in any size of inbox.
     const sent = await backend.delivery.get(target, 'sent');
     const matches = await inbox.find(target, sent?.to === inbox.party ? sent : undefined);
-    if (matches.length === 0) throw new RefusedError('UNKNOWN_SIGNAL', `no signal with id ${target} in the inbox of "${inbox.party}" (${inbox.location}); ${listHint}`);
+    if (matches.length === 0)
+      throw new RefusedError(
+        'UNKNOWN_SIGNAL',
+        `no signal with id ${target} in the inbox of "${inbox.party}" (${inbox.location}); ${listHint}`,
+      );
     return acknowledged(await ack(matches));
   }
   const found = await inbox.lookup(target);
   if (found && 'signal' in found) return acknowledged(await ack([found.signal]));
-  if (found) throw new RefusedError('INVALID_SIGNAL', `${found.invalid.path} is not a valid signal (${found.invalid.reason}), so it cannot be acknowledged`);
-  throw new RefusedError('UNKNOWN_SIGNAL', `no signal "${target}" in the inbox of "${inbox.party}" (${inbox.location}); pass a signal id or file name — ${listHint}`);
+  if (found)
+    throw new RefusedError(
+      'INVALID_SIGNAL',
+      `${found.invalid.path} is not a valid signal (${found.invalid.reason}), so it cannot be acknowledged`,
+    );
+  throw new RefusedError(
+    'UNKNOWN_SIGNAL',
+    `no signal "${target}" in the inbox of "${inbox.party}" (${inbox.location}); pass a signal id or file name — ${listHint}`,
+  );
 }
 
 /**
@@ -56,12 +82,18 @@ export async function acknowledgeSignal(fed: Federation, team: string, target: s
  * order, each applied first (see acknowledgeSignal). A signal whose acknowledgment is broken is left to a
  * person (it is in `invalid`), so it cannot stop the others.
  */
-export async function acknowledgeAll(fed: Federation, team: string, options: AcknowledgeOptions = {}): Promise<AckAllResult> {
+export async function acknowledgeAll(
+  fed: Federation,
+  team: string,
+  options: AcknowledgeOptions = {},
+): Promise<AckAllResult> {
   const { inbox, entry } = await openInbox(team, fed.backend);
   const { signals, invalid } = await inbox.pending();
   const results: AckResult[] = [];
   for (let i = 0; i < signals.length; i += ACK_BATCH) {
-    results.push(...acknowledged(await applyThenAcknowledge(fed, inbox, entry, signals.slice(i, i + ACK_BATCH), options)));
+    results.push(
+      ...acknowledged(await applyThenAcknowledge(fed, inbox, entry, signals.slice(i, i + ACK_BATCH), options)),
+    );
   }
   return { acknowledged: results, invalid };
 }
@@ -71,18 +103,30 @@ export async function acknowledgeAll(fed: Federation, team: string, options: Ack
  * after the envelope write, still inside the lifecycle section — so no team actor can see them
  * acknowledged before their effect is saved. Without a lifecycle an ack is only an ack.
  */
-async function applyThenAcknowledge(fed: Federation, inbox: SignalInbox, team: RegistryEntry | undefined, signals: readonly SignalEntry[], options: AcknowledgeOptions): Promise<AcknowledgeBatch> {
+async function applyThenAcknowledge(
+  fed: Federation,
+  inbox: SignalInbox,
+  team: RegistryEntry | undefined,
+  signals: readonly SignalEntry[],
+  options: AcknowledgeOptions,
+): Promise<AcknowledgeBatch> {
   const unacknowledged = signals.filter((s) => !s.message.acknowledged);
-  if (!team || unacknowledged.length === 0 || !lifecycleFor(team.archetypeId)) return inbox.acknowledge(signals, options);
+  if (!team || unacknowledged.length === 0 || !lifecycleFor(team.archetypeId))
+    return inbox.acknowledge(signals, options);
   let batch: AcknowledgeBatch = { acknowledged: [], failed: [] };
-  await applyLifecycleInputs(fed, team, unacknowledged.map((s) => ({ source: 'signal' as const, signal: s.message, file: s.file })), {
-    durable: options.durable,
-    now: options.now,
-    keepHeld: true,
-    afterSave: async () => {
-      batch = await inbox.acknowledge(signals, options);
+  await applyLifecycleInputs(
+    fed,
+    team,
+    unacknowledged.map((s) => ({ source: 'signal' as const, signal: s.message, file: s.file })),
+    {
+      durable: options.durable,
+      now: options.now,
+      keepHeld: true,
+      afterSave: async () => {
+        batch = await inbox.acknowledge(signals, options);
+      },
     },
-  });
+  );
   return batch;
 }
 
@@ -92,4 +136,3 @@ function acknowledged(batch: AcknowledgeBatch): AckResult[] {
   if (failure) throw failure.error;
   return batch.acknowledged;
 }
-

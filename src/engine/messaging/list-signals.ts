@@ -61,11 +61,18 @@ export interface SignalListing {
 }
 
 /** `fed signal list`: the valid signals of one box, filtered, with their delivery states, and every invalid entry of it. */
-export async function listSignals(fed: Federation, query: ListSignalsQuery = {}, options: ListSignalsOptions = {}): Promise<SignalListing> {
+export async function listSignals(
+  fed: Federation,
+  query: ListSignalsQuery = {},
+  options: ListSignalsOptions = {},
+): Promise<SignalListing> {
   const box = query.box ?? 'inbox';
-  if (!SIGNAL_BOXES.includes(box)) throw new InvalidInputError(`--box: expected one of ${SIGNAL_BOXES.join(', ')}, got "${String(box)}"`);
+  if (!SIGNAL_BOXES.includes(box))
+    throw new InvalidInputError(`--box: expected one of ${SIGNAL_BOXES.join(', ')}, got "${String(box)}"`);
   if (query.unacknowledged && box !== 'inbox') {
-    throw new InvalidInputError("--unacked applies to an inbox: acknowledgments are written beside the signal in the recipient's inbox");
+    throw new InvalidInputError(
+      "--unacked applies to an inbox: acknowledgments are written beside the signal in the recipient's inbox",
+    );
   }
   if (query.type !== undefined && !(SIGNAL_TYPES as readonly string[]).includes(query.type)) {
     throw new InvalidInputError(`--type: expected one of ${SIGNAL_TYPES.join(', ')}, got "${query.type}"`);
@@ -79,31 +86,53 @@ export async function listSignals(fed: Federation, query: ListSignalsQuery = {},
   const from = query.from === undefined ? undefined : (findTeam(registry, query.from)?.domainId ?? query.from);
   const opened = box === 'inbox' ? backend.signals.inbox(party) : backend.signals.outbox(party);
   const live = await opened.list();
-  const archived = query.all ? readArchivedSignals(opened.location, { owner: party.id, box }) : { signals: [], invalid: [] };
+  const archived = query.all
+    ? readArchivedSignals(opened.location, { owner: party.id, box })
+    : { signals: [], invalid: [] };
   const now = options.now ?? new Date();
   const inspector = new DeliveryInspector(backend, registry, deadlineTable(options.deadlines), now);
   const matching = (entry: SignalEntry) =>
-    !(query.unacknowledged && entry.message.acknowledged) && (query.type === undefined || entry.message.type === query.type) && (from === undefined || entry.message.from === from);
+    !(query.unacknowledged && entry.message.acknowledged) &&
+    (query.type === undefined || entry.message.type === query.type) &&
+    (from === undefined || entry.message.from === from);
   const candidates = [archived.signals.filter(matching), live.signals.filter(matching)] as const;
   await inspector.learn([...candidates[0], ...candidates[1]]);
   const wanted: ListedSignal[] = [];
-  for (const [signals, isArchived] of [[candidates[0], true], [candidates[1], false]] as const) {
+  for (const [signals, isArchived] of [
+    [candidates[0], true],
+    [candidates[1], false],
+  ] as const) {
     for (const entry of signals) {
       const { message } = entry;
       const delivery = await inspector.status(entry, box);
       if (query.state !== undefined && delivery.state !== (query.state as DeliveryState)) continue;
       // Only an answered signal has an answer to name: the others cost no extra read.
-      const answeredBy = delivery.state === 'answered' ? ((await backend.delivery.get(message.id, 'answered'))?.replyId ?? null) : null;
+      const answeredBy =
+        delivery.state === 'answered' ? ((await backend.delivery.get(message.id, 'answered'))?.replyId ?? null) : null;
       wanted.push({ ...entry, archived: isArchived, delivery, answeredBy });
     }
   }
-  const reader = options.reader === undefined ? undefined : (findTeam(registry, options.reader)?.domainId ?? options.reader);
+  const reader =
+    options.reader === undefined ? undefined : (findTeam(registry, options.reader)?.domainId ?? options.reader);
   if (box === 'inbox' && reader === party.id) {
-    if ((await markSignalsRead(backend.delivery, reader, wanted.filter((s) => !s.archived).map((s) => s.message), now)) > 0) {
+    if (
+      (await markSignalsRead(
+        backend.delivery,
+        reader,
+        wanted.filter((s) => !s.archived).map((s) => s.message),
+        now,
+      )) > 0
+    ) {
       const delivered = wanted.filter((signal) => signal.delivery.state === 'delivered');
       await inspector.learn(delivered);
       for (const signal of delivered) signal.delivery = await inspector.status(signal, box);
     }
   }
-  return { team: party.id, box, dir: opened.location, signals: wanted, invalid: [...archived.invalid, ...live.invalid] };
+  return {
+    team: party.id,
+    box,
+    dir: opened.location,
+    signals: wanted,
+    invalid: [...archived.invalid, ...live.invalid],
+  };
 }

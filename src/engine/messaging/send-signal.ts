@@ -7,7 +7,12 @@ import { activityIsStale, ACTIVITY_RESOLUTION_MS, touchLastActive } from '../reg
 import { META } from '../../core/schema/common.js';
 import { zodProblemText } from '../../core/schema/problems.js';
 import type { Registry } from '../../core/schema/registry.js';
-import { MAX_SIGNAL_BYTES, SIGNAL_PROTOCOL, signalMessageSchema, type SignalMessage } from '../../core/schema/signal.js';
+import {
+  MAX_SIGNAL_BYTES,
+  SIGNAL_PROTOCOL,
+  signalMessageSchema,
+  type SignalMessage,
+} from '../../core/schema/signal.js';
 import { recordSend } from '../delivery/record-send.js';
 import { CONCURRENT_SEND_MS } from '../../core/schema/delivery.js';
 import { recordSignalSent } from '../../infra/telemetry/fed-metrics.js';
@@ -49,7 +54,11 @@ export interface SendSignalResult extends SentSignal {
  * complete when it appears, never replacing another signal (file-signal-v1: temp file, fsync, hard link).
  * Everything is checked before anything is written, so a refused send leaves no trace.
  */
-export async function sendSignal(fed: Federation, request: SendSignalRequest, options: SendSignalOptions = {}): Promise<SendSignalResult> {
+export async function sendSignal(
+  fed: Federation,
+  request: SendSignalRequest,
+  options: SendSignalOptions = {},
+): Promise<SendSignalResult> {
   const now = options.now?.() ?? new Date();
   const { backend } = fed;
   const registry = options.registry ?? (await backend.registry.read());
@@ -64,7 +73,11 @@ export async function sendSignal(fed: Federation, request: SendSignalRequest, op
   const { outcome, firstSentAt } = records.claim;
   const concurrent = outcome === 'retry' && now.getTime() - Date.parse(firstSentAt) < CONCURRENT_SEND_MS;
   const message = concurrent ? { ...built, timestamp: firstSentAt } : built;
-  const sent = await backend.signals.send(message, { from: sender, to: recipient }, { durable, idempotent: request.id !== undefined, claimed: outcome === 'claimed' });
+  const sent = await backend.signals.send(
+    message,
+    { from: sender, to: recipient },
+    { durable, idempotent: request.id !== undefined, claimed: outcome === 'claimed' },
+  );
   await records.delivered(sent.message);
   // A retry that only completed a missing copy sent nothing new.
   if (sent.delivered) recordSignalSent(sender.id, sent.message.type);
@@ -104,13 +117,20 @@ function buildMessage(request: SendSignalRequest, from: string, to: string, now:
  * team. The signal is already delivered here, so a failure is a warning: reporting the send as failed
  * would make callers retry and deliver it twice.
  */
-async function recordActivity(fed: Federation, sender: SignalParty, now: Date, options: SendSignalOptions): Promise<string[]> {
+async function recordActivity(
+  fed: Federation,
+  sender: SignalParty,
+  now: Date,
+  options: SendSignalOptions,
+): Promise<string[]> {
   const resolutionMs = options.activityResolutionMs ?? ACTIVITY_RESOLUTION_MS;
   if (!sender.entry || !activityIsStale(sender.entry, now, resolutionMs)) return [];
   try {
     await touchLastActive(fed, sender.id, { durable: options.durable ?? true, now: () => now, resolutionMs });
     return [];
   } catch (error) {
-    return [`the signal was delivered, but lastActive of "${sender.id}" could not be refreshed: ${(error as Error).message}`];
+    return [
+      `the signal was delivered, but lastActive of "${sender.id}" could not be refreshed: ${(error as Error).message}`,
+    ];
   }
 }

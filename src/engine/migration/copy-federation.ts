@@ -47,7 +47,11 @@ export interface CopyFederationOptions {
   relocate?: (entry: RegistryEntry) => RegistryEntry;
 }
 
-export async function copyFederation(source: FederationBackend, target: FederationBackend, options: CopyFederationOptions = {}): Promise<CopyFederationResult> {
+export async function copyFederation(
+  source: FederationBackend,
+  target: FederationBackend,
+  options: CopyFederationOptions = {},
+): Promise<CopyFederationResult> {
   const stored = await source.registry.read();
   const registry = options.relocate ? { ...stored, teams: stored.teams.map(options.relocate) } : stored;
   if (!(await target.registry.create(registry))) {
@@ -76,7 +80,10 @@ export async function copyFederation(source: FederationBackend, target: Federati
     federationRecords: 0,
     invalid: [],
   };
-  const partiesOf = (teams: readonly RegistryEntry[]): SignalParty[] => [{ id: META, entry: undefined }, ...teams.map((entry) => ({ id: entry.domainId, entry }))];
+  const partiesOf = (teams: readonly RegistryEntry[]): SignalParty[] => [
+    { id: META, entry: undefined },
+    ...teams.map((entry) => ({ id: entry.domainId, entry })),
+  ];
   const sourceParties = partiesOf(stored.teams);
   const parties = partiesOf(registry.teams);
   const byId = new Map(parties.map((party) => [party.id, party]));
@@ -110,9 +117,12 @@ export async function copyFederation(source: FederationBackend, target: Federati
     const kept = await copyKeptRuns(source, target, from, team, result);
     const existing = await target.lifecycles.read(team);
     // Right after its earlier runs were copied, the target's envelope is the last of them, still to be replaced.
-    const replaceable = existing === undefined || (kept !== undefined && isDeepStrictEqual(existing.envelope, kept.envelope));
+    const replaceable =
+      existing === undefined || (kept !== undefined && isDeepStrictEqual(existing.envelope, kept.envelope));
     if (replaceable && !(existing && isDeepStrictEqual(existing.envelope, envelope.envelope))) {
-      await target.lifecycles.exclusive(team, (section) => target.lifecycles.write(team, envelope.envelope, existing?.version ?? null, section));
+      await target.lifecycles.exclusive(team, (section) =>
+        target.lifecycles.write(team, envelope.envelope, existing?.version ?? null, section),
+      );
       result.lifecycles++;
     } else if (!isDeepStrictEqual(existing!.envelope, envelope.envelope)) {
       throw notEmpty(target, team);
@@ -132,7 +142,10 @@ export async function copyFederation(source: FederationBackend, target: Federati
 /** The facts of one signal that the target does not hold yet (each is recorded once: a re-run adds nothing). */
 async function copyDeliveryFacts(source: FederationBackend, target: FederationBackend, id: string): Promise<number> {
   let recorded = 0;
-  for (const [fact, value] of Object.entries(await source.delivery.all(id)) as [DeliveryFactName, NonNullable<DeliveryFacts[DeliveryFactName]>][]) {
+  for (const [fact, value] of Object.entries(await source.delivery.all(id)) as [
+    DeliveryFactName,
+    NonNullable<DeliveryFacts[DeliveryFactName]>,
+  ][]) {
     if (await target.delivery.record(id, fact, value)) recorded++;
   }
   return recorded;
@@ -142,15 +155,28 @@ async function copyDeliveryFacts(source: FederationBackend, target: FederationBa
  * Copy the team's kept earlier runs that the target lacks, oldest first, each the way `fed team retry`
  * made it: its envelope written, its journal appended, then kept. Returns the last kept run, if any.
  */
-async function copyKeptRuns(source: FederationBackend, target: FederationBackend, from: RegistryEntry, team: RegistryEntry, result: CopyFederationResult): Promise<KeptRun | undefined> {
+async function copyKeptRuns(
+  source: FederationBackend,
+  target: FederationBackend,
+  from: RegistryEntry,
+  team: RegistryEntry,
+  result: CopyFederationResult,
+): Promise<KeptRun | undefined> {
   const runs = await source.lifecycles.keptRuns(from);
   const copied = await target.lifecycles.keptRuns(team);
-  if (!isDeepStrictEqual(copied.map((run) => [run.run, run.envelope]), runs.slice(0, copied.length).map((run) => [run.run, run.envelope]))) throw notEmpty(target, team);
+  if (
+    !isDeepStrictEqual(
+      copied.map((run) => [run.run, run.envelope]),
+      runs.slice(0, copied.length).map((run) => [run.run, run.envelope]),
+    )
+  )
+    throw notEmpty(target, team);
   for (const run of runs.slice(copied.length)) {
     const journal = await source.lifecycles.journal(from, run.run);
     const keptAs = await target.lifecycles.exclusive(team, async (section) => {
       const current = await target.lifecycles.read(team);
-      if (!current || !isDeepStrictEqual(current.envelope, run.envelope)) await target.lifecycles.write(team, run.envelope, current?.version ?? null, section);
+      if (!current || !isDeepStrictEqual(current.envelope, run.envelope))
+        await target.lifecycles.write(team, run.envelope, current?.version ?? null, section);
       result.journalLines += await target.lifecycles.appendJournal(team, journal);
       return target.lifecycles.keepRun(team, section);
     });
@@ -167,7 +193,11 @@ function notEmpty(target: FederationBackend, team: RegistryEntry): RefusedError 
   );
 }
 
-async function acknowledgeAt(inbox: ReturnType<FederationBackend['signals']['inbox']>, entry: SignalEntry, at: string): Promise<number> {
+async function acknowledgeAt(
+  inbox: ReturnType<FederationBackend['signals']['inbox']>,
+  entry: SignalEntry,
+  at: string,
+): Promise<number> {
   const batch = await inbox.acknowledge([entry], { now: () => new Date(at) });
   const failed = batch.failed[0];
   if (failed) throw failed.error;

@@ -6,7 +6,12 @@ import { execFileSync } from 'node:child_process';
  */
 export function git(cwd: string, args: readonly string[], options: { raw?: boolean } = {}): string {
   try {
-    const out = execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 256 * 1024 * 1024 });
+    const out = execFileSync('git', args, {
+      cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 256 * 1024 * 1024,
+    });
     return options.raw ? out : out.trim();
   } catch (error) {
     const stderr = String((error as { stderr?: unknown }).stderr ?? '').trim();

@@ -33,7 +33,8 @@ export const DEFAULT_ARCHETYPE = 'deliverable';
 function checkSlug(what: string, value: string): string {
   const parsed = teamIdSchema.safeParse(value, { reportInput: true });
   if (!parsed.success) throw new InvalidInputError(`${what}: ${zodProblems(parsed.error)[0]?.message ?? 'invalid'}`);
-  if (value === META) throw new InvalidInputError(`${what}: "${META}" is reserved for the meta coordinator; choose another name`);
+  if (value === META)
+    throw new InvalidInputError(`${what}: "${META}" is reserved for the meta coordinator; choose another name`);
   return value;
 }
 
@@ -124,13 +125,19 @@ export interface OnboardOptions extends UpdateOptions {
  * the half-made workspace (or, if the team was registered, just completes) and carries on. A git the
  * killed run left running is waited for first (bounded), and a git lock whose holder is gone is removed.
  */
-export async function onboardTeam(fed: Federation, request: OnboardRequest, options: OnboardOptions = {}): Promise<RegistryEntry> {
+export async function onboardTeam(
+  fed: Federation,
+  request: OnboardRequest,
+  options: OnboardOptions = {},
+): Promise<RegistryEntry> {
   const domain = checkSlug('domain', request.domain);
   const domainId = checkSlug('--id', request.domainId ?? domain);
   const archetypeId = checkSlug('--archetype', request.archetypeId ?? DEFAULT_ARCHETYPE);
   const placementType = request.placementType ?? 'directory';
   if (!PLACEMENT_TYPES.includes(placementType)) {
-    throw new InvalidInputError(`--placement: expected one of ${PLACEMENT_TYPES.join(', ')}, got "${String(placementType)}"`);
+    throw new InvalidInputError(
+      `--placement: expected one of ${PLACEMENT_TYPES.join(', ')}, got "${String(placementType)}"`,
+    );
   }
 
   // The registry of the configured backend: on JetStream it is shared with teams on other machines.
@@ -141,16 +148,25 @@ export async function onboardTeam(fed: Federation, request: OnboardRequest, opti
 
   ensureDirectory(federationPaths(root).onboarding, options);
   // The holder of a lease is judged by its process only: a slow onboarding (git on a big repository) keeps it.
-  const lock = await acquireLock(paths.lock, { staleMs: Number.POSITIVE_INFINITY, timeoutMs: 0 }).catch((error: unknown) => {
-    if (error instanceof LockTimeoutError) refuseBusy(domain, error);
-    throw error;
-  });
+  const lock = await acquireLock(paths.lock, { staleMs: Number.POSITIVE_INFINITY, timeoutMs: 0 }).catch(
+    (error: unknown) => {
+      if (error instanceof LockTimeoutError) refuseBusy(domain, error);
+      throw error;
+    },
+  );
   try {
     const interrupted = readOnboardingIntent(root, domain);
     if (interrupted) {
-      const registered = await settleInterruptedOnboarding(root, interrupted, await backend.registry.read(), { onWarning: options.onWarning });
+      const registered = await settleInterruptedOnboarding(root, interrupted, await backend.registry.read(), {
+        onWarning: options.onWarning,
+      });
       // The killed run got as far as registering: the same request is complete; anything else is a duplicate.
-      if (registered && registered.domainId === domainId && registered.archetypeId === archetypeId && registered.placementType === placementType) {
+      if (
+        registered &&
+        registered.domainId === domainId &&
+        registered.archetypeId === archetypeId &&
+        registered.placementType === placementType
+      ) {
         return registered;
       }
     }
@@ -194,7 +210,13 @@ export async function onboardTeam(fed: Federation, request: OnboardRequest, opti
         options,
       );
       unlinkQuietly(paths.intent);
-      await recordFederationEvent(backend, { kind: 'onboarded', team: domainId, archetype: archetypeId, placement: placementType, location: entry.location });
+      await recordFederationEvent(backend, {
+        kind: 'onboarded',
+        team: domainId,
+        archetype: archetypeId,
+        placement: placementType,
+        location: entry.location,
+      });
       return entry;
     } catch (error) {
       try {

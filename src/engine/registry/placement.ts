@@ -55,8 +55,13 @@ function createWorktree(root: string, domain: string, location: string): Created
   if (branchExists(root, branch)) {
     // `git branch -D` refuses a branch checked out in a worktree: the advice must remove that first.
     const checkout = worktreeOfBranch(root, branch);
-    const remove = checkout ? `git worktree remove --force ${checkout} && git branch -D ${branch}` : `git branch -D ${branch}`;
-    throw new RefusedError('BRANCH_EXISTS', `git branch ${branch} already exists${checkout ? ` (checked out at ${checkout})` : ''}; delete it (${remove}) or choose another domain`);
+    const remove = checkout
+      ? `git worktree remove --force ${checkout} && git branch -D ${branch}`
+      : `git branch -D ${branch}`;
+    throw new RefusedError(
+      'BRANCH_EXISTS',
+      `git branch ${branch} already exists${checkout ? ` (checked out at ${checkout})` : ''}; delete it (${remove}) or choose another domain`,
+    );
   }
   mkdirSync(federationPaths(root).worktrees, { recursive: true });
   try {
@@ -87,10 +92,14 @@ function worktreeOfBranch(root: string, branch: string): string | undefined {
  * or not, a partial checkout, the branch with or without its worktree. Each step is skipped when there
  * is nothing to undo, so it can run again after being interrupted itself.
  */
-export function removeWorkspace(root: string, workspace: { location: string; placementType: PlacementType; branch?: string }): void {
+export function removeWorkspace(
+  root: string,
+  workspace: { location: string; placementType: PlacementType; branch?: string },
+): void {
   if (workspace.placementType === 'worktree') {
     // Twice --force also removes a worktree git still has locked (mid-`worktree add`).
-    if (existsSync(workspace.location)) gitSucceeds(root, ['worktree', 'remove', '--force', '--force', workspace.location]);
+    if (existsSync(workspace.location))
+      gitSucceeds(root, ['worktree', 'remove', '--force', '--force', workspace.location]);
     rmSync(workspace.location, { recursive: true, force: true });
     // A `worktree add` killed midway leaves its entry locked ("initializing"), which prune skips.
     gitSucceeds(root, ['worktree', 'unlock', workspace.location]);

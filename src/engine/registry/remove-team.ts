@@ -23,12 +23,19 @@ export interface RemoveOptions extends UpdateOptions {
  * federation journal keeps the record. Re-running after an interruption finishes the job: each step
  * skips what is already gone.
  */
-export async function removeTeam(fed: Federation, name: string, options: RemoveOptions = {}): Promise<Extract<FederationRecord, { kind: 'removed' }>> {
+export async function removeTeam(
+  fed: Federation,
+  name: string,
+  options: RemoveOptions = {},
+): Promise<Extract<FederationRecord, { kind: 'removed' }>> {
   const { root } = fed;
   const entry = getTeam(await fed.backend.registry.read(), name);
   const status = statusOf(entry);
   if (status !== 'archived') {
-    throw new RefusedError('TEAM_NOT_ARCHIVED', `team "${entry.domainId}" is ${status}; only archived teams are removed — archive it first: fed team archive ${entry.domainId}`);
+    throw new RefusedError(
+      'TEAM_NOT_ARCHIVED',
+      `team "${entry.domainId}" is ${status}; only archived teams are removed — archive it first: fed team archive ${entry.domainId}`,
+    );
   }
   const expected = teamWorkspacePath(root, entry.domain, entry.placementType);
   const present = lstatExists(entry.location);
@@ -36,17 +43,36 @@ export async function removeTeam(fed: Federation, name: string, options: RemoveO
     // Never delete what fed did not create: a workspace outside the root, through a link, or moved.
     fed.workspace(entry);
     if (entry.location !== expected) {
-      throw new RefusedError('WORKSPACE_NOT_FEDS', `the workspace of team "${entry.domainId}" is ${entry.location}, not where fed creates it (${expected}); fed removes only its own workspaces — remove that folder by hand, then run this again`);
+      throw new RefusedError(
+        'WORKSPACE_NOT_FEDS',
+        `the workspace of team "${entry.domainId}" is ${entry.location}, not where fed creates it (${expected}); fed removes only its own workspaces — remove that folder by hand, then run this again`,
+      );
     }
     if (isLockHeld(workspacePaths(entry.location).launchLease, { staleMs: Number.POSITIVE_INFINITY })) {
-      throw new RefusedError('TEAM_BUSY', `team "${entry.domainId}" is still being launched by another process; wait for it to end, then run this again`);
+      throw new RefusedError(
+        'TEAM_BUSY',
+        `team "${entry.domainId}" is still being launched by another process; wait for it to end, then run this again`,
+      );
     }
   }
   const branch = entry.placementType === 'worktree' ? worktreeBranch(entry.domain) : undefined;
-  if (branch && !options.force && gitSucceeds(root, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]) && !gitSucceeds(root, ['merge-base', '--is-ancestor', branch, 'HEAD'])) {
-    throw new RefusedError('BRANCH_NOT_MERGED', `branch ${branch} of team "${entry.domainId}" has commits not merged into the current branch; merge them first (git merge ${branch}), or remove it with its commits: fed team remove ${entry.domainId} --force`);
+  if (
+    branch &&
+    !options.force &&
+    gitSucceeds(root, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]) &&
+    !gitSucceeds(root, ['merge-base', '--is-ancestor', branch, 'HEAD'])
+  ) {
+    throw new RefusedError(
+      'BRANCH_NOT_MERGED',
+      `branch ${branch} of team "${entry.domainId}" has commits not merged into the current branch; merge them first (git merge ${branch}), or remove it with its commits: fed team remove ${entry.domainId} --force`,
+    );
   }
-  if (present || branch) removeWorkspace(root, { location: entry.location, placementType: entry.placementType, ...(branch ? { branch } : {}) });
+  if (present || branch)
+    removeWorkspace(root, {
+      location: entry.location,
+      placementType: entry.placementType,
+      ...(branch ? { branch } : {}),
+    });
   await updateRegistry(
     fed,
     (registry) => {
@@ -55,7 +81,13 @@ export async function removeTeam(fed: Federation, name: string, options: RemoveO
     },
     options,
   );
-  return (await recordFederationEvent(fed.backend, { kind: 'removed', team: entry.domainId, location: entry.location, ...(branch ? { branch } : {}), forced: Boolean(options.force) })) as Extract<FederationRecord, { kind: 'removed' }>;
+  return (await recordFederationEvent(fed.backend, {
+    kind: 'removed',
+    team: entry.domainId,
+    location: entry.location,
+    ...(branch ? { branch } : {}),
+    forced: Boolean(options.force),
+  })) as Extract<FederationRecord, { kind: 'removed' }>;
 }
 
 function lstatExists(path: string): boolean {

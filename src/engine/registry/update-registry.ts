@@ -61,5 +61,10 @@ export async function updateRegistryIn(
       await sleep(Math.random() * Math.min(100, 2 * 2 ** Math.min(attempt, 6)));
     }
   }
-  throw new RegistryConflictError(store.location, lastConflict?.expected ?? -1, lastConflict?.actual ?? -1, maxAttempts);
+  throw new RegistryConflictError(
+    store.location,
+    lastConflict?.expected ?? -1,
+    lastConflict?.actual ?? -1,
+    maxAttempts,
+  );
 }

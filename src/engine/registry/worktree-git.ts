@@ -40,7 +40,12 @@ export interface SettleGitOptions {
  * them. Refused (GIT_BUSY) when a git still runs at the deadline, or when lock files remain and this
  * platform cannot tell whether a git holds them.
  */
-export async function settleWorktreeGit(root: string, location: string, branch: string, options: SettleGitOptions = {}): Promise<string[]> {
+export async function settleWorktreeGit(
+  root: string,
+  location: string,
+  branch: string,
+  options: SettleGitOptions = {},
+): Promise<string[]> {
   const deadline = Date.now() + (options.timeoutMs ?? ORPHAN_GIT_WAIT_MS);
   let announced = false;
   for (;;) {
@@ -55,7 +60,9 @@ export async function settleWorktreeGit(root: string, location: string, branch: 
     if (running === undefined && locks.length === 0) return [];
     if (Date.now() >= deadline) throw gitBusy(location, running, locks);
     if (!announced && running) {
-      options.onWarning?.(`waiting for ${describeGits(running)}, left running by an interrupted onboarding, to finish with ${location}`);
+      options.onWarning?.(
+        `waiting for ${describeGits(running)}, left running by an interrupted onboarding, to finish with ${location}`,
+      );
       announced = true;
     }
     await sleep(100);
@@ -105,7 +112,9 @@ function gitLockFiles(root: string, location: string, branch: string): string[] 
 /** The `*.lock` files git keeps in one of its folders (fed's own locks are another format, see src/fs/lock.ts). */
 function gitLocksIn(dir: string): string[] {
   try {
-    return readdirSync(dir).filter((file) => file.endsWith('.lock')).map((file) => join(dir, file));
+    return readdirSync(dir)
+      .filter((file) => file.endsWith('.lock'))
+      .map((file) => join(dir, file));
   } catch {
     // Not a folder, or pruned meanwhile: nothing of git's there.
     return [];
@@ -126,7 +135,8 @@ function gitsWorkingOn(root: string, location: string, branch: string): RunningP
   const gits = runningProcessesNamed('git');
   if (!gits) return undefined;
   const places = [location, join(realPathOr(root), relative(root, location))];
-  const inside = (dir: string | undefined) => dir !== undefined && places.some((place) => dir === place || dir.startsWith(place + sep));
+  const inside = (dir: string | undefined) =>
+    dir !== undefined && places.some((place) => dir === place || dir.startsWith(place + sep));
   return gits.filter((p) => p.argv.includes(branch) || p.argv.some((arg) => places.includes(arg)) || inside(p.cwd));
 }
 

@@ -15,7 +15,9 @@ export function bundledSkillsDir(): string {
  */
 export function seedSkills(skillsDir: string, source = bundledSkillsDir()): string[] {
   const created: string[] = [];
-  for (const name of readdirSync(source).filter((n) => n.endsWith('.md')).sort()) {
+  for (const name of readdirSync(source)
+    .filter((n) => n.endsWith('.md'))
+    .sort()) {
     const target = join(skillsDir, name);
     if (createFileExclusive(target, readFileSync(join(source, name)))) created.push(target);
   }

@@ -41,8 +41,13 @@ let lastValidated: { file: string; text: string | undefined; result: ReturnType<
 export function loadConfig(root: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   const file = federationPaths(root).config;
   // A config is a few hundred bytes; 1 MiB is generous, and a FIFO or directory there is reported.
-  const text = readTextFile(file, 'federate.config.json must be a JSON file; replace it with one (see fed config show)', { maxBytes: 1024 * 1024 });
-  if (lastValidated?.file !== file || lastValidated.text !== text) lastValidated = { file, text, result: validateConfig(parseConfigText(text, file), file) };
+  const text = readTextFile(
+    file,
+    'federate.config.json must be a JSON file; replace it with one (see fed config show)',
+    { maxBytes: 1024 * 1024 },
+  );
+  if (lastValidated?.file !== file || lastValidated.text !== text)
+    lastValidated = { file, text, result: validateConfig(parseConfigText(text, file), file) };
   const { config, warnings } = lastValidated.result;
   return { config: applyEnvOverrides(config, env), warnings: [...warnings], file, exists: text !== undefined };
 }

@@ -33,7 +33,10 @@ export function missingConfigFiles(root: string, config: FederationConfig): Vali
   const backend = config.backend;
   if (backend?.type === 'jetstream') {
     const files: Array<[string, string | undefined]> = [
-      ['backend.credentials.file', backend.credentials && 'file' in backend.credentials ? backend.credentials.file : undefined],
+      [
+        'backend.credentials.file',
+        backend.credentials && 'file' in backend.credentials ? backend.credentials.file : undefined,
+      ],
       ['backend.tls.caFile', backend.tls?.caFile],
       ['backend.tls.certFile', backend.tls?.certFile],
       ['backend.tls.keyFile', backend.tls?.keyFile],

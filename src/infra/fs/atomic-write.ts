@@ -48,7 +48,8 @@ function writeTempFile(target: string, data: string | Uint8Array, durable: boole
     closeSync(fd);
     unlinkQuietly(tmp);
     // write(2) and fsync(2) errors carry no path; the user needs to know which file could not be written.
-    if (error instanceof Error && (error as NodeJS.ErrnoException).path === undefined) (error as NodeJS.ErrnoException).path = target;
+    if (error instanceof Error && (error as NodeJS.ErrnoException).path === undefined)
+      (error as NodeJS.ErrnoException).path = target;
     throw error;
   }
   closeSync(fd);

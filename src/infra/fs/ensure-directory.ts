@@ -15,7 +15,8 @@ export function ensureDirectory(dir: string, options: WriteOptions = {}): void {
     throw (error as NodeJS.ErrnoException).code === 'ENOENT' ? realMkdirError(dir, error) : error;
   }
   if (firstCreated === undefined || !(options.durable ?? true)) return;
-  for (let parent = dirname(dir); parent.length >= firstCreated.length; parent = dirname(parent)) fsyncDirectory(parent);
+  for (let parent = dirname(dir); parent.length >= firstCreated.length; parent = dirname(parent))
+    fsyncDirectory(parent);
   fsyncDirectory(dirname(firstCreated));
 }
 

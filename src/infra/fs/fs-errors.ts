@@ -3,17 +3,45 @@ import { FileSystemError } from '../../core/errors.js';
 
 /** What each errno means to a user of fed, what to do about it, and whether it is their input (exit 2). */
 const KNOWN: Record<FileSystemErrno, { what: string; fix: string; refusal: boolean }> = {
-  ENOSPC: { what: 'the disk is full', fix: 'free some space on that filesystem and run the command again', refusal: false },
-  EDQUOT: { what: 'the disk quota is exhausted', fix: 'free some space or raise the quota and run the command again', refusal: false },
-  EROFS: { what: 'the filesystem is read-only', fix: 'remount it read-write (or run fed where it can write) and run the command again', refusal: false },
-  EMFILE: { what: 'this process has too many open files', fix: 'raise the limit (ulimit -n) and run the command again', refusal: false },
-  ENFILE: { what: 'the system has too many open files', fix: 'close other programs or raise fs.file-max and run the command again', refusal: false },
-  EIO: { what: 'the disk reported an I/O error', fix: 'check the disk (dmesg) and run the command again', refusal: false },
+  ENOSPC: {
+    what: 'the disk is full',
+    fix: 'free some space on that filesystem and run the command again',
+    refusal: false,
+  },
+  EDQUOT: {
+    what: 'the disk quota is exhausted',
+    fix: 'free some space or raise the quota and run the command again',
+    refusal: false,
+  },
+  EROFS: {
+    what: 'the filesystem is read-only',
+    fix: 'remount it read-write (or run fed where it can write) and run the command again',
+    refusal: false,
+  },
+  EMFILE: {
+    what: 'this process has too many open files',
+    fix: 'raise the limit (ulimit -n) and run the command again',
+    refusal: false,
+  },
+  ENFILE: {
+    what: 'the system has too many open files',
+    fix: 'close other programs or raise fs.file-max and run the command again',
+    refusal: false,
+  },
+  EIO: {
+    what: 'the disk reported an I/O error',
+    fix: 'check the disk (dmesg) and run the command again',
+    refusal: false,
+  },
   EISDIR: { what: 'it is a directory where fed expects a file', fix: 'move the directory aside', refusal: true },
   ENOTDIR: { what: 'a part of it is a file where fed expects a directory', fix: 'move that file aside', refusal: true },
   EACCES: { what: 'permission denied', fix: 'give the user running fed access to it', refusal: true },
   EPERM: { what: 'the operation is not permitted', fix: 'give the user running fed access to it', refusal: true },
-  ELOOP: { what: 'it is a symbolic link loop (or a link where fed refuses one)', fix: 'replace the link by a real file or folder', refusal: true },
+  ELOOP: {
+    what: 'it is a symbolic link loop (or a link where fed refuses one)',
+    fix: 'replace the link by a real file or folder',
+    refusal: true,
+  },
   ENAMETOOLONG: { what: 'the path is too long', fix: 'use a shorter path', refusal: true },
 };
 
@@ -33,5 +61,11 @@ export function fileSystemErrorFor(error: unknown): FileSystemError | undefined 
   const known = KNOWN[code];
   const where = path === undefined ? 'a file fed needed' : dest === undefined ? path : `${path} → ${dest}`;
   const during = syscall ? ` (${syscall})` : '';
-  return new FileSystemError(code, path, `${where}: ${known.what}${during} [${code}]; ${known.fix}`, known.refusal, error);
+  return new FileSystemError(
+    code,
+    path,
+    `${where}: ${known.what}${during} [${code}]; ${known.fix}`,
+    known.refusal,
+    error,
+  );
 }

@@ -115,7 +115,12 @@ function createExclusive(path: string, owner: LockOwner): boolean {
 }
 
 function newOwner(): LockOwner {
-  const owner: LockOwner = { pid: process.pid, host: hostname(), token: randomUUID(), acquiredAt: new Date().toISOString() };
+  const owner: LockOwner = {
+    pid: process.pid,
+    host: hostname(),
+    token: randomUUID(),
+    acquiredAt: new Date().toISOString(),
+  };
   const startTime = currentProcessStartTime();
   if (startTime !== undefined) owner.startTime = startTime;
   return owner;
@@ -188,7 +193,11 @@ export function releaseLock(handle: LockHandle): void {
   if (seen?.owner?.token === handle.owner.token) unlinkQuietly(handle.path);
 }
 
-export async function withLock<T>(path: string, fn: (handle: LockHandle) => T | Promise<T>, options: LockOptions = {}): Promise<T> {
+export async function withLock<T>(
+  path: string,
+  fn: (handle: LockHandle) => T | Promise<T>,
+  options: LockOptions = {},
+): Promise<T> {
   const handle = await acquireLock(path, options);
   try {
     return await fn(handle);
@@ -213,7 +222,14 @@ export interface LockReport {
 export function inspectLock(path: string, options: Pick<LockOptions, 'staleMs'> = {}): LockReport | undefined {
   const seen = observe(path);
   if (!seen) return undefined;
-  return { path, owner: seen.owner, holder: holderState(seen), ageMs: seen.ageMs, abandoned: isAbandoned(seen, options.staleMs ?? 5_000), identity: seen.identity };
+  return {
+    path,
+    owner: seen.owner,
+    holder: holderState(seen),
+    ageMs: seen.ageMs,
+    abandoned: isAbandoned(seen, options.staleMs ?? 5_000),
+    identity: seen.identity,
+  };
 }
 
 /**
@@ -221,7 +237,11 @@ export function inspectLock(path: string, options: Pick<LockOptions, 'staleMs'> 
  * one a fed command took over since it was inspected is a live holder's and is left alone.
  */
 export function removeInspectedLock(report: LockReport): boolean {
-  return takeOver(report.path, { owner: report.owner, identity: report.identity, ageMs: report.ageMs }, Number.POSITIVE_INFINITY);
+  return takeOver(
+    report.path,
+    { owner: report.owner, identity: report.identity, ageMs: report.ageMs },
+    Number.POSITIVE_INFINITY,
+  );
 }
 
 /** Remove a lock whose holder is gone (as `acquireLock` would when it next waits for it); true if removed. */

@@ -40,7 +40,8 @@ export function readFileBounded(path: string, options: BoundedReadOptions = {}):
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) return { ok: false, problem: `${kindOf(stat)}, not a regular file`, stat };
-    if (stat.size > maxBytes) return { ok: false, problem: `the file is ${stat.size} bytes, over the ${maxBytes}-byte limit`, stat };
+    if (stat.size > maxBytes)
+      return { ok: false, problem: `the file is ${stat.size} bytes, over the ${maxBytes}-byte limit`, stat };
     // Read at most one byte past the limit: a file growing while it is read cannot make this unbounded.
     const buffer = Buffer.allocUnsafe(Math.min(stat.size, maxBytes) + 1);
     let length = 0;
@@ -51,7 +52,8 @@ export function readFileBounded(path: string, options: BoundedReadOptions = {}):
       // A regular file gives fewer bytes than asked only at its end: no second read just to be told 0.
       if (n < asked || length === buffer.length) break;
     }
-    if (length > maxBytes) return { ok: false, problem: `the file grew over the ${maxBytes}-byte limit while it was read`, stat };
+    if (length > maxBytes)
+      return { ok: false, problem: `the file grew over the ${maxBytes}-byte limit while it was read`, stat };
     return { ok: true, bytes: buffer.subarray(0, length), stat };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -120,7 +122,8 @@ export function readTextFile(path: string, fix: string, options: BoundedReadOpti
  */
 export function parseJsonFile<T>(text: string, file: string, schema: z.ZodType<T>): T {
   const json = parseJsonText(text);
-  if (!json.ok) throw new CorruptFileError(file, `not valid JSON at line ${json.line}, column ${json.column} (${json.message})`);
+  if (!json.ok)
+    throw new CorruptFileError(file, `not valid JSON at line ${json.line}, column ${json.column} (${json.message})`);
   const parsed = schema.safeParse(json.value, { reportInput: true });
   if (!parsed.success) throw new CorruptFileError(file, zodProblemText(parsed.error));
   return parsed.data;

@@ -19,7 +19,13 @@ export interface InspectionRecord {
 }
 
 export function inspectionRecord(event: InspectionEvent, at: string): InspectionRecord {
-  const base = { at, type: event.type, actorId: (event.actorRef as { id?: string }).id, sessionId: event.actorRef.sessionId, rootId: event.rootId };
+  const base = {
+    at,
+    type: event.type,
+    actorId: (event.actorRef as { id?: string }).id,
+    sessionId: event.actorRef.sessionId,
+    rootId: event.rootId,
+  };
   switch (event.type) {
     case '@xstate.event':
       return { ...base, sourceId: event.sourceRef?.sessionId, event: event.event };
@@ -27,7 +33,12 @@ export function inspectionRecord(event: InspectionEvent, at: string): Inspection
     case '@xstate.transition':
       return { ...base, event: event.event, snapshot: snapshotData(event.snapshot) };
     case '@xstate.microstep':
-      return { ...base, event: event.event, value: snapshotData(event.snapshot).value, transitions: event._transitions.map(transitionData) };
+      return {
+        ...base,
+        event: event.event,
+        value: snapshotData(event.snapshot).value,
+        transitions: event._transitions.map(transitionData),
+      };
     case '@xstate.action':
       return { ...base, action: event.action };
     case '@xstate.actor':
@@ -35,13 +46,23 @@ export function inspectionRecord(event: InspectionEvent, at: string): Inspection
   }
 }
 
-function snapshotData(snapshot: unknown): { status?: unknown; value?: unknown; context?: unknown; output?: unknown; error?: unknown } {
+function snapshotData(snapshot: unknown): {
+  status?: unknown;
+  value?: unknown;
+  context?: unknown;
+  output?: unknown;
+  error?: unknown;
+} {
   const { status, value, context, output, error } = snapshot as Record<string, unknown>;
   return { status, value, context, output, error };
 }
 
 function transitionData(transition: AnyTransitionDefinition) {
-  return { event: transition.eventType, source: transition.source.id, targets: transition.target?.map((node) => node.id) ?? [] };
+  return {
+    event: transition.eventType,
+    source: transition.source.id,
+    targets: transition.target?.map((node) => node.id) ?? [],
+  };
 }
 
 export interface InspectionLog {

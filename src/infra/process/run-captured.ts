@@ -36,7 +36,12 @@ export async function runCaptured(command: readonly string[], options: RunCaptur
   const [file, ...args] = command;
   const maxStdout = options.maxStdoutBytes ?? 4 * 1024 * 1024;
   const stderrTail = options.stderrTailBytes ?? 2_000;
-  const child = spawn(file!, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], detached: options.ownGroup ?? false });
+  const child = spawn(file!, args, {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.ownGroup ?? false,
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => {
@@ -58,7 +63,11 @@ export async function runCaptured(command: readonly string[], options: RunCaptur
   const onAbort = () => stop('interrupted');
   options.signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: NodeJS.ErrnoException }>((resolve) => {
+    const exit = await new Promise<{
+      code: number | null;
+      signal: NodeJS.Signals | null;
+      error?: NodeJS.ErrnoException;
+    }>((resolve) => {
       child.once('error', (error: NodeJS.ErrnoException) => resolve({ code: null, signal: null, error }));
       child.once('close', (code, signal) => resolve({ code, signal }));
     });

@@ -27,7 +27,9 @@ export function runningProcessesNamed(name: string): RunningProcess[] | undefine
     const pid = Number(entry);
     try {
       if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== name || !processIsAlive(pid)) continue;
-      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((arg) => arg !== '');
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+        .split('\0')
+        .filter((arg) => arg !== '');
       let cwd: string | undefined;
       try {
         cwd = readlinkSync(`/proc/${pid}/cwd`);

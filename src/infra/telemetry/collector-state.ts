@@ -41,7 +41,12 @@ export interface CollectorChange {
  * command that sees the collector change state needs to say so. A record that cannot be read is replaced;
  * one that cannot be written only costs the next command a repeated warning.
  */
-export function recordCollectorOutcome(root: string, url: string, outcome: ExportOutcome, now = new Date()): CollectorChange {
+export function recordCollectorOutcome(
+  root: string,
+  url: string,
+  outcome: ExportOutcome,
+  now = new Date(),
+): CollectorChange {
   let previous: CollectorState | undefined;
   try {
     previous = readCollectorState(root);

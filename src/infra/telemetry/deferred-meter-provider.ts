@@ -33,8 +33,16 @@ export class DeferredMeterProvider implements MeterProvider {
     const real = () => this.target!.getMeter(name, version, options);
     // The API's no-op meter is one shared object: this meter inherits its other methods, never changes it.
     const meter = Object.create(createNoopMeter()) as Meter;
-    meter.createCounter = (metric, metricOptions) => this.instrument(() => real().createCounter(metric, metricOptions), (c: Counter, v, a) => c.add(v, a)) as Counter;
-    meter.createGauge = (metric, metricOptions) => this.instrument(() => real().createGauge(metric, metricOptions), (g: Gauge, v, a) => g.record(v, a)) as Gauge;
+    meter.createCounter = (metric, metricOptions) =>
+      this.instrument(
+        () => real().createCounter(metric, metricOptions),
+        (c: Counter, v, a) => c.add(v, a),
+      ) as Counter;
+    meter.createGauge = (metric, metricOptions) =>
+      this.instrument(
+        () => real().createGauge(metric, metricOptions),
+        (g: Gauge, v, a) => g.record(v, a),
+      ) as Gauge;
     return meter;
   }
 
@@ -44,7 +52,10 @@ export class DeferredMeterProvider implements MeterProvider {
     for (const replay of this.replays.splice(0)) replay(provider);
   }
 
-  private instrument<I>(make: () => I, apply: (instrument: I, value: number, attributes?: Attributes) => void): Counter & Gauge {
+  private instrument<I>(
+    make: () => I,
+    apply: (instrument: I, value: number, attributes?: Attributes) => void,
+  ): Counter & Gauge {
     let made: I | undefined;
     const record = (value: number, attributes?: Attributes) => {
       if (this.target !== undefined) {

@@ -6,9 +6,18 @@ import { lazyInstruments } from './meter.js';
  * Gauges: each record is the size of the team's latest deliverable, not something that adds up.
  */
 const instruments = lazyInstruments((meter) => ({
-  sizeBytes: meter.createGauge('deliverable.size_bytes', { description: 'Size of the deliverable document', unit: 'By' }),
-  sections: meter.createGauge('deliverable.sections', { description: 'Headings below the title in the deliverable', unit: '{section}' }),
-  codeExamples: meter.createGauge('deliverable.code_examples', { description: 'Code blocks in the deliverable, diagrams included', unit: '{code_block}' }),
+  sizeBytes: meter.createGauge('deliverable.size_bytes', {
+    description: 'Size of the deliverable document',
+    unit: 'By',
+  }),
+  sections: meter.createGauge('deliverable.sections', {
+    description: 'Headings below the title in the deliverable',
+    unit: '{section}',
+  }),
+  codeExamples: meter.createGauge('deliverable.code_examples', {
+    description: 'Code blocks in the deliverable, diagrams included',
+    unit: '{code_block}',
+  }),
 }));
 
 /** Record a team's deliverable (its structural summary) under the attribute `team`. */

@@ -6,16 +6,34 @@ import { lazyInstruments } from './meter.js';
  * archetypes — never signal ids or file names, which would make one time series per signal.
  */
 const instruments = lazyInstruments((meter) => ({
-  signalsSent: meter.createCounter('fed.signals.sent', { description: 'Signals delivered to an inbox, by sending team and type', unit: '{signal}' }),
+  signalsSent: meter.createCounter('fed.signals.sent', {
+    description: 'Signals delivered to an inbox, by sending team and type',
+    unit: '{signal}',
+  }),
   signalsReceived: meter.createCounter('fed.signals.received', {
     description: "Signals a team's lifecycle processed, by team, type and outcome (applied or ignored)",
     unit: '{signal}',
   }),
-  signalsAcknowledged: meter.createCounter('fed.signals.acknowledged', { description: 'Acknowledgment files written, by receiving team and type', unit: '{signal}' }),
-  transitions: meter.createCounter('fed.lifecycle.transitions', { description: 'Lifecycle state changes, by team, archetype, from and to state', unit: '{transition}' }),
-  registryConflicts: meter.createCounter('fed.registry.conflicts', { description: 'Registry writes that lost an optimistic-concurrency race and were retried', unit: '{conflict}' }),
-  teams: meter.createGauge('fed.teams', { description: 'Registered teams, as of the last monitoring cycle', unit: '{team}' }),
-  unhealthyTeams: meter.createGauge('fed.teams.unhealthy', { description: 'Unhealthy teams, as of the last monitoring cycle', unit: '{team}' }),
+  signalsAcknowledged: meter.createCounter('fed.signals.acknowledged', {
+    description: 'Acknowledgment files written, by receiving team and type',
+    unit: '{signal}',
+  }),
+  transitions: meter.createCounter('fed.lifecycle.transitions', {
+    description: 'Lifecycle state changes, by team, archetype, from and to state',
+    unit: '{transition}',
+  }),
+  registryConflicts: meter.createCounter('fed.registry.conflicts', {
+    description: 'Registry writes that lost an optimistic-concurrency race and were retried',
+    unit: '{conflict}',
+  }),
+  teams: meter.createGauge('fed.teams', {
+    description: 'Registered teams, as of the last monitoring cycle',
+    unit: '{team}',
+  }),
+  unhealthyTeams: meter.createGauge('fed.teams.unhealthy', {
+    description: 'Unhealthy teams, as of the last monitoring cycle',
+    unit: '{team}',
+  }),
 }));
 
 /** A new signal reached its recipient's inbox; `team` is the sender (a team id or `meta`). */

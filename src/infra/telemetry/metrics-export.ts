@@ -59,7 +59,11 @@ export function startMetricsExport(options: MetricsExportOptions): MetricsExport
     );
   });
   if (!metrics.setGlobalMeterProvider(deferred)) {
-    throw new FedError('TELEMETRY_REGISTERED', 'a global OpenTelemetry MeterProvider is already registered in this process; fed records into it', { refusal: false });
+    throw new FedError(
+      'TELEMETRY_REGISTERED',
+      'a global OpenTelemetry MeterProvider is already registered in this process; fed records into it',
+      { refusal: false },
+    );
   }
   return {
     url,

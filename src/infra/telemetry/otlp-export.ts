@@ -32,9 +32,15 @@ export interface OtlpExport {
 
 export function createOtlpExport(url: string, onExport: (outcome: ExportOutcome) => void): OtlpExport {
   const exporter = reporting(new OTLPMetricExporter({ url, timeoutMillis: EXPORT_TIMEOUT_MS }), onExport);
-  const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: EXPORT_INTERVAL_MS, exportTimeoutMillis: EXPORT_TIMEOUT_MS + READER_SLACK_MS });
+  const reader = new PeriodicExportingMetricReader({
+    exporter,
+    exportIntervalMillis: EXPORT_INTERVAL_MS,
+    exportTimeoutMillis: EXPORT_TIMEOUT_MS + READER_SLACK_MS,
+  });
   const provider = new MeterProvider({
-    resource: defaultResource().merge(resourceFromAttributes({ 'service.name': METER_NAME, 'service.version': packageVersion() })),
+    resource: defaultResource().merge(
+      resourceFromAttributes({ 'service.name': METER_NAME, 'service.version': packageVersion() }),
+    ),
     readers: [reader],
   });
   return {
@@ -64,7 +70,11 @@ function reporting(exporter: PushMetricExporter, onExport: (outcome: ExportOutco
   return {
     export: (data, done) =>
       exporter.export(data, (result) => {
-        onExport(result.code === EXPORT_SUCCESS ? { ok: true } : { ok: false, error: result.error ?? new Error('the collector did not accept the metrics') });
+        onExport(
+          result.code === EXPORT_SUCCESS
+            ? { ok: true }
+            : { ok: false, error: result.error ?? new Error('the collector did not accept the metrics') },
+        );
         done(result);
       }),
     forceFlush: () => exporter.forceFlush(),

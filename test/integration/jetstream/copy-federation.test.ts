@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createJetStreamBackend, type JetStreamBackend } from '../../../src/adapters/jetstream/open-jetstream-backend.js';
+import {
+  createJetStreamBackend,
+  type JetStreamBackend,
+} from '../../../src/adapters/jetstream/open-jetstream-backend.js';
 import { copyFederation } from '../../../src/engine/migration/copy-federation.js';
 import { initFederation, onboardTeam, openFileBackend, teamWorkspacePath } from '../../../src/index.js';
 import { tempDir } from '../../helpers/temp-dir.js';
@@ -39,12 +42,30 @@ async function populate(backend: FederationBackend, registered?: RegistryEntry[]
   for (let i = 0; i < 6; i++) {
     const to = teams[i % 2]!;
     await backend.signals.send(
-      { id: randomUUID(), timestamp: `2026-11-22T10:00:0${i}.000Z`, from: 'meta', to: to.domainId, type: 'directive', subject: `task ${i}`, body: `${i}`, protocol: SIGNAL_PROTOCOL },
+      {
+        id: randomUUID(),
+        timestamp: `2026-11-22T10:00:0${i}.000Z`,
+        from: 'meta',
+        to: to.domainId,
+        type: 'directive',
+        subject: `task ${i}`,
+        body: `${i}`,
+        protocol: SIGNAL_PROTOCOL,
+      },
       { from: meta, to: party(to) },
     );
   }
   await backend.signals.send(
-    { id: randomUUID(), timestamp: '2026-11-22T10:01:00.000Z', from: 'docs', to: 'meta', type: 'report', subject: 'done', body: '', protocol: SIGNAL_PROTOCOL },
+    {
+      id: randomUUID(),
+      timestamp: '2026-11-22T10:01:00.000Z',
+      from: 'docs',
+      to: 'meta',
+      type: 'report',
+      subject: 'done',
+      body: '',
+      protocol: SIGNAL_PROTOCOL,
+    },
     { from: party(teams[0]!), to: meta },
   );
   const docsInbox = backend.signals.inbox(party(teams[0]!));
@@ -52,16 +73,43 @@ async function populate(backend: FederationBackend, registered?: RegistryEntry[]
   await docsInbox.acknowledge([first!], { now: () => new Date('2026-11-22T11:00:00.000Z') });
   // Run 1 ended and was kept (as fed team retry does), then run 2 went on.
   const docs = teams[0]!;
-  const envelope = (seq: number, value: string) => ({ machineId: 'deliverable', machineVersion: 1, snapshot: { value }, seq, processed: [], journalTail: [], pendingReports: [], savedAt: `2026-11-22T10:0${seq}:00.000Z` });
+  const envelope = (seq: number, value: string) => ({
+    machineId: 'deliverable',
+    machineVersion: 1,
+    snapshot: { value },
+    seq,
+    processed: [],
+    journalTail: [],
+    pendingReports: [],
+    savedAt: `2026-11-22T10:0${seq}:00.000Z`,
+  });
   await backend.lifecycles.exclusive(docs, async (section) => {
     const first = await backend.lifecycles.write(docs, envelope(1, 'failed'), null, section);
-    await backend.lifecycles.appendJournal(docs, [{ seq: 1, at: '2026-11-22T10:04:00.000Z', event: 'FAIL', from: 'preparing', to: 'failed', source: 'event' }]);
+    await backend.lifecycles.appendJournal(docs, [
+      { seq: 1, at: '2026-11-22T10:04:00.000Z', event: 'FAIL', from: 'preparing', to: 'failed', source: 'event' },
+    ]);
     await backend.lifecycles.keepRun(docs, section);
     await backend.lifecycles.write(docs, envelope(2, 'scanning'), first, section);
   });
-  await backend.lifecycles.appendJournal(docs, [{ seq: 2, at: '2026-11-22T10:05:00.000Z', event: 'PLANNED', from: 'preparing', to: 'scanning', source: 'event' }]);
-  await backend.journal.append({ kind: 'onboarded', team: 'docs', archetype: 'deliverable', placement: 'directory', location: docs.location, at: '2026-11-22T09:00:00.000Z' });
-  await backend.journal.append({ kind: 'retried', team: 'docs', run: 2, mission: 'task 0', keptAs: ['run-1'], at: '2026-11-22T10:04:30.000Z' });
+  await backend.lifecycles.appendJournal(docs, [
+    { seq: 2, at: '2026-11-22T10:05:00.000Z', event: 'PLANNED', from: 'preparing', to: 'scanning', source: 'event' },
+  ]);
+  await backend.journal.append({
+    kind: 'onboarded',
+    team: 'docs',
+    archetype: 'deliverable',
+    placement: 'directory',
+    location: docs.location,
+    at: '2026-11-22T09:00:00.000Z',
+  });
+  await backend.journal.append({
+    kind: 'retried',
+    team: 'docs',
+    run: 2,
+    mission: 'task 0',
+    keptAs: ['run-1'],
+    at: '2026-11-22T10:04:30.000Z',
+  });
 }
 
 /** Everything a copy must carry over, read through the ports. */
@@ -79,10 +127,18 @@ async function snapshot(backend: FederationBackend) {
     lifecycles[team.domainId] = {
       envelope: (await backend.lifecycles.read(team))?.envelope,
       journal: await backend.lifecycles.journal(team),
-      kept: await Promise.all(kept.map(async ({ run, envelope }) => ({ run, envelope, journal: await backend.lifecycles.journal(team, run) }))),
+      kept: await Promise.all(
+        kept.map(async ({ run, envelope }) => ({
+          run,
+          envelope,
+          journal: await backend.lifecycles.journal(team, run),
+        })),
+      ),
     };
   }
-  const journal = (await backend.journal.read()).map(({ location: _location, ...record }: Record<string, unknown>) => record);
+  const journal = (await backend.journal.read()).map(
+    ({ location: _location, ...record }: Record<string, unknown>) => record,
+  );
   return { teams: registry.teams, boxes, lifecycles, journal };
 }
 
@@ -90,7 +146,11 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
   const server = useNatsServer();
   const opened: JetStreamBackend[] = [];
   const open = (federationName: string) => {
-    const backend = createJetStreamBackend({ root: '/tmp', federationName, backend: jetstreamBackendSchema.parse({ type: 'jetstream', servers: [server().url] }) });
+    const backend = createJetStreamBackend({
+      root: '/tmp',
+      federationName,
+      backend: jetstreamBackendSchema.parse({ type: 'jetstream', servers: [server().url] }),
+    });
     opened.push(backend);
     return backend;
   };
@@ -104,22 +164,50 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     await populate(source);
     const target = open('target');
     const result = await copyFederation(source, target);
-    expect(result).toMatchObject({ teams: 2, signals: 7, acknowledgments: 1, lifecycles: 1, keptRuns: 1, journalLines: 2, federationRecords: 2, invalid: [] });
+    expect(result).toMatchObject({
+      teams: 2,
+      signals: 7,
+      acknowledgments: 1,
+      lifecycles: 1,
+      keptRuns: 1,
+      journalLines: 2,
+      federationRecords: 2,
+      invalid: [],
+    });
     expect(await snapshot(target)).toEqual(await snapshot(source));
-    expect(await copyFederation(source, target)).toMatchObject({ signals: 0, acknowledgments: 0, lifecycles: 0, keptRuns: 0, journalLines: 0, federationRecords: 0 });
+    expect(await copyFederation(source, target)).toMatchObject({
+      signals: 0,
+      acknowledgments: 0,
+      lifecycles: 0,
+      keptRuns: 0,
+      journalLines: 0,
+      federationRecords: 0,
+    });
     expect(await snapshot(target)).toEqual(await snapshot(source));
   });
 
   it('files → JetStream → files: a file federation migrates and exports back with every signal, acknowledgment and lifecycle state', async () => {
     const root = tempDir();
     initFederation(root, {}, {});
-    const teams = [await onboardTeam(openFederation(root), { domain: 'docs' }, { durable: false }), await onboardTeam(openFederation(root), { domain: 'ops' }, { durable: false })];
+    const teams = [
+      await onboardTeam(openFederation(root), { domain: 'docs' }, { durable: false }),
+      await onboardTeam(openFederation(root), { domain: 'ops' }, { durable: false }),
+    ];
     const files = openFileBackend(root);
     await populate(files, teams);
 
     const jetstream = open('migrated');
     // fed team onboard journaled each team, populate two more records.
-    expect(await copyFederation(files, jetstream)).toMatchObject({ teams: 2, signals: 7, acknowledgments: 1, lifecycles: 1, keptRuns: 1, journalLines: 2, federationRecords: 4, invalid: [] });
+    expect(await copyFederation(files, jetstream)).toMatchObject({
+      teams: 2,
+      signals: 7,
+      acknowledgments: 1,
+      lifecycles: 1,
+      keptRuns: 1,
+      journalLines: 2,
+      federationRecords: 4,
+      invalid: [],
+    });
     expect(await snapshot(jetstream)).toEqual(await snapshot(files));
 
     // Back into a fresh file federation on another root: directory teams move under it.
@@ -131,13 +219,23 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
       mkdirSync(location, { recursive: true });
       return { ...team, location };
     };
-    expect(await copyFederation(jetstream, exported, { relocate })).toMatchObject({ signals: 7, acknowledgments: 1, lifecycles: 1, keptRuns: 1, journalLines: 2, federationRecords: 4 });
+    expect(await copyFederation(jetstream, exported, { relocate })).toMatchObject({
+      signals: 7,
+      acknowledgments: 1,
+      lifecycles: 1,
+      keptRuns: 1,
+      journalLines: 2,
+      federationRecords: 4,
+    });
     const withoutPlaces = async (backend: FederationBackend) => {
       const { teams: registered, ...rest } = await snapshot(backend);
       return { ...rest, teams: registered.map(({ location: _location, ...team }) => team) };
     };
     expect(await withoutPlaces(exported)).toEqual(await withoutPlaces(files));
-    expect((await exported.registry.read()).teams.map((t) => t.location)).toEqual([join(back, '.fed', 'teams', 'docs'), join(back, '.fed', 'teams', 'ops')]);
+    expect((await exported.registry.read()).teams.map((t) => t.location)).toEqual([
+      join(back, '.fed', 'teams', 'docs'),
+      join(back, '.fed', 'teams', 'ops'),
+    ]);
   });
 
   it('refuses a target that holds another federation, and changes nothing there', async () => {

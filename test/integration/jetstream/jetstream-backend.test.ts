@@ -2,7 +2,10 @@ import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createJetStreamBackend, type JetStreamBackend } from '../../../src/adapters/jetstream/open-jetstream-backend.js';
+import {
+  createJetStreamBackend,
+  type JetStreamBackend,
+} from '../../../src/adapters/jetstream/open-jetstream-backend.js';
 import { LifecycleConflictError, RegistryConflictError } from '../../../src/core/errors.js';
 import type { SignalParty } from '../../../src/core/resolve-party.js';
 import { jetstreamBackendSchema } from '../../../src/core/schema/config.js';
@@ -49,7 +52,11 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
   const server = useNatsServer();
   const opened: JetStreamBackend[] = [];
   const open = async (federationName = 'acme') => {
-    const backend = createJetStreamBackend({ root: '/tmp', federationName, backend: jetstreamBackendSchema.parse({ type: 'jetstream', servers: [server().url] }) });
+    const backend = createJetStreamBackend({
+      root: '/tmp',
+      federationName,
+      backend: jetstreamBackendSchema.parse({ type: 'jetstream', servers: [server().url] }),
+    });
     opened.push(backend);
     return backend;
   };
@@ -69,11 +76,16 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     const inbox = backend.signals.inbox(party('docs'));
     const listed = await inbox.list();
     expect(listed.invalid).toEqual([]);
-    expect(listed.signals.map((s) => s.message)).toEqual([{ ...first, acknowledged: false }, { ...second, acknowledged: false }]);
+    expect(listed.signals.map((s) => s.message)).toEqual([
+      { ...first, acknowledged: false },
+      { ...second, acknowledged: false },
+    ]);
     const outbox = await backend.signals.outbox(party('meta')).list();
     expect(outbox.signals.map((s) => s.message.id)).toEqual([first.id, second.id, other.id]);
     const { session } = await backend.streams();
-    const raw = await session.jsm.direct.getMessage(session.names.signalStream, { seq: Number(listed.signals[0]!.file) });
+    const raw = await session.jsm.direct.getMessage(session.names.signalStream, {
+      seq: Number(listed.signals[0]!.file),
+    });
     expect(raw!.json()).toEqual(first);
   });
 
@@ -82,33 +94,46 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     const m = message();
     const route = { from: party('meta'), to: party('docs') };
     expect((await backend.signals.send(m, route, { idempotent: true })).delivered).toBe(true);
-    const again = await backend.signals.send({ ...m, timestamp: new Date(Date.now() + 5_000).toISOString() }, route, { idempotent: true });
+    const again = await backend.signals.send({ ...m, timestamp: new Date(Date.now() + 5_000).toISOString() }, route, {
+      idempotent: true,
+    });
     expect(again.delivered).toBe(false);
     expect(again.message).toEqual(m);
     // A retry concurrent with the first send carries its very timestamp: still not delivered by this call.
     expect((await backend.signals.send(m, route, { idempotent: true })).delivered).toBe(false);
-    await expect(backend.signals.send({ ...m, body: 'something else' }, route, { idempotent: true })).rejects.toMatchObject({ code: 'SIGNAL_ID_REUSED' });
+    await expect(
+      backend.signals.send({ ...m, body: 'something else' }, route, { idempotent: true }),
+    ).rejects.toMatchObject({ code: 'SIGNAL_ID_REUSED' });
     expect((await backend.signals.inbox(party('docs')).list()).signals).toHaveLength(1);
   });
 
   it('find by id goes to the sequence the send left as a hint, checked: a hint to another signal or inbox, or none, falls back to reading the inbox', async () => {
     const backend = await open('hint');
     const sent = [];
-    for (const to of ['docs', 'docs', 'ops']) sent.push(await backend.signals.send(message({ to }), { from: party('meta'), to: party(to) }));
+    for (const to of ['docs', 'docs', 'ops'])
+      sent.push(await backend.signals.send(message({ to }), { from: party('meta'), to: party(to) }));
     const [first, second, elsewhere] = sent as [(typeof sent)[0], (typeof sent)[0], (typeof sent)[0]];
     const { delivery, session } = await backend.streams();
     const hintOf = async (id: string) => (await delivery.get(session.names.seqHintKey(id)))?.string();
     expect(await hintOf(first.message.id)).toBe(first.file);
     // Straight to it: the hinted copy, even with the inbox never read.
-    expect((await backend.signals.inbox(party('docs')).find(first.message.id)).map((e) => e.file)).toEqual([first.file]);
+    expect((await backend.signals.inbox(party('docs')).find(first.message.id)).map((e) => e.file)).toEqual([
+      first.file,
+    ]);
     // A hint that names another signal of the inbox, or a signal of another inbox, is not trusted.
     await delivery.put(session.names.seqHintKey(second.message.id), first.file);
-    expect((await backend.signals.inbox(party('docs')).find(second.message.id)).map((e) => e.file)).toEqual([second.file]);
+    expect((await backend.signals.inbox(party('docs')).find(second.message.id)).map((e) => e.file)).toEqual([
+      second.file,
+    ]);
     await delivery.put(session.names.seqHintKey(first.message.id), elsewhere.file);
-    expect((await backend.signals.inbox(party('docs')).find(first.message.id)).map((e) => e.file)).toEqual([first.file]);
+    expect((await backend.signals.inbox(party('docs')).find(first.message.id)).map((e) => e.file)).toEqual([
+      first.file,
+    ]);
     expect(await backend.signals.inbox(party('docs')).find(elsewhere.message.id)).toEqual([]);
     await delivery.purge(session.names.seqHintKey(first.message.id));
-    expect((await backend.signals.inbox(party('docs')).find(first.message.id)).map((e) => e.file)).toEqual([first.file]);
+    expect((await backend.signals.inbox(party('docs')).find(first.message.id)).map((e) => e.file)).toEqual([
+      first.file,
+    ]);
   });
 
   it('acknowledgments read back as acknowledged / acknowledged_at, keep the first time, and agree across two readers', async () => {
@@ -146,7 +171,11 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     await other.acknowledge([otherTwo!], { now: () => new Date('2026-11-22T12:00:00.000Z') });
     await reader.acknowledge([three!]);
     const listed = (await reader.list()).signals;
-    expect(listed.map((s) => [s.message.subject, s.message.acknowledged])).toEqual([['one', true], ['two', true], ['three', true]]);
+    expect(listed.map((s) => [s.message.subject, s.message.acknowledged])).toEqual([
+      ['one', true],
+      ['two', true],
+      ['three', true],
+    ]);
     expect(listed[1]!.message.acknowledged_at).toBe('2026-11-22T12:00:00.000Z');
     expect(two!.message.acknowledged).toBe(false);
   });
@@ -155,7 +184,14 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     const backend = await open('journal-batches');
     const team = entry('docs');
     const store = backend.lifecycles;
-    const line = (seq: number) => ({ seq, at: new Date().toISOString(), event: 'NEXT', from: 'a', to: 'b', source: 'event' as const });
+    const line = (seq: number) => ({
+      seq,
+      at: new Date().toISOString(),
+      event: 'NEXT',
+      from: 'a',
+      to: 'b',
+      source: 'event' as const,
+    });
     const lines = Array.from({ length: 300 }, (_, i) => line(i + 1));
     expect(await store.appendJournal(team, lines.slice(0, 120))).toBe(120);
     expect(await store.appendJournal(team, lines.slice(100, 300))).toBe(180);
@@ -171,11 +207,15 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     await nc.close();
     const inbox = backend.signals.inbox(party('docs'));
     const { invalid } = await inbox.list();
-    expect(invalid).toEqual([expect.objectContaining({ reason: expect.stringMatching(/^not a valid file-signal-v1 signal/) })]);
+    expect(invalid).toEqual([
+      expect.objectContaining({ reason: expect.stringMatching(/^not a valid file-signal-v1 signal/) }),
+    ]);
     const moved = await inbox.quarantine(invalid[0]!);
     expect(moved.path).toContain(session.names.quarantineStream);
     expect((await inbox.list()).invalid).toEqual([]);
-    const kept = await session.jsm.direct.getMessage(session.names.quarantineStream, { last_by_subj: session.names.quarantineSubject('docs') });
+    const kept = await session.jsm.direct.getMessage(session.names.quarantineStream, {
+      last_by_subj: session.names.quarantineSubject('docs'),
+    });
     expect(kept!.string()).toBe('{"not": "a signal"}');
     expect(kept!.header.get('Fed-Quarantine-Reason')).toBe(invalid[0]!.reason);
   });
@@ -187,7 +227,9 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     await backend.signals.send(old, route);
     const abort = new AbortController();
     const seen: string[] = [];
-    const watch = backend.signals.inbox(party('docs')).watch({ signal: abort.signal, rescanMs: 60_000, backlog: 'unacknowledged' });
+    const watch = backend.signals
+      .inbox(party('docs'))
+      .watch({ signal: abort.signal, rescanMs: 60_000, backlog: 'unacknowledged' });
     const reading = (async () => {
       for await (const entry of watch) {
         seen.push(entry.message.subject);
@@ -221,13 +263,23 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
 
   it('census counts inbox and outbox signals and acknowledgments from metadata', async () => {
     const backend = await open('census');
-    for (const to of ['docs', 'docs', 'ops']) await backend.signals.send(message({ to }), { from: party('meta'), to: party(to) });
+    for (const to of ['docs', 'docs', 'ops'])
+      await backend.signals.send(message({ to }), { from: party('meta'), to: party(to) });
     const inbox = backend.signals.inbox(party('docs'));
     await inbox.acknowledge([(await inbox.pending()).signals[0]!]);
     const census = await backend.signals.census([party('docs'), party('ops'), party('meta')]);
-    expect(census.get('docs')).toEqual({ inbox: { total: 2, unacknowledged: 1 }, outbox: { total: 0, unacknowledged: 0 } });
-    expect(census.get('ops')).toEqual({ inbox: { total: 1, unacknowledged: 1 }, outbox: { total: 0, unacknowledged: 0 } });
-    expect(census.get('meta')).toEqual({ inbox: { total: 0, unacknowledged: 0 }, outbox: { total: 3, unacknowledged: 2 } });
+    expect(census.get('docs')).toEqual({
+      inbox: { total: 2, unacknowledged: 1 },
+      outbox: { total: 0, unacknowledged: 0 },
+    });
+    expect(census.get('ops')).toEqual({
+      inbox: { total: 1, unacknowledged: 1 },
+      outbox: { total: 0, unacknowledged: 0 },
+    });
+    expect(census.get('meta')).toEqual({
+      inbox: { total: 0, unacknowledged: 0 },
+      outbox: { total: 3, unacknowledged: 2 },
+    });
   });
 
   it('registry: create once, compare-and-swap on lockVersion, a stale writer gets a conflict and nothing changes', async () => {
@@ -242,7 +294,9 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     const stale = await other.registry.read();
     const written = await backend.registry.commit(read.lockVersion, { ...read, teams: [entry('docs')] });
     expect(written.lockVersion).toBe(1);
-    await expect(other.registry.commit(stale.lockVersion, { ...stale, teams: [entry('ops')] })).rejects.toBeInstanceOf(RegistryConflictError);
+    await expect(other.registry.commit(stale.lockVersion, { ...stale, teams: [entry('ops')] })).rejects.toBeInstanceOf(
+      RegistryConflictError,
+    );
     expect((await other.registry.read()).teams.map((t) => t.domainId)).toEqual(['docs']);
   });
 
@@ -252,12 +306,23 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     const store = backend.lifecycles;
     expect(await store.read(team)).toBeUndefined();
     const v1 = await store.exclusive(team, (section) => store.write(team, envelope(1), null, section));
-    await expect(store.exclusive(team, (section) => store.write(team, envelope(1), null, section))).rejects.toBeInstanceOf(LifecycleConflictError);
+    await expect(
+      store.exclusive(team, (section) => store.write(team, envelope(1), null, section)),
+    ).rejects.toBeInstanceOf(LifecycleConflictError);
     const v2 = await store.exclusive(team, (section) => store.write(team, envelope(2), v1, section));
-    await expect(store.exclusive(team, (section) => store.write(team, envelope(3), v1, section))).rejects.toBeInstanceOf(LifecycleConflictError);
+    await expect(
+      store.exclusive(team, (section) => store.write(team, envelope(3), v1, section)),
+    ).rejects.toBeInstanceOf(LifecycleConflictError);
     expect(await store.read(team)).toEqual({ envelope: expect.objectContaining({ seq: 2 }), version: v2 });
 
-    const line = (seq: number) => ({ seq, at: new Date().toISOString(), event: 'NEXT', from: 'a', to: 'b', source: 'event' as const });
+    const line = (seq: number) => ({
+      seq,
+      at: new Date().toISOString(),
+      event: 'NEXT',
+      from: 'a',
+      to: 'b',
+      source: 'event' as const,
+    });
     expect(await store.appendJournal(team, [line(1), line(2)])).toBe(2);
     expect(await store.appendJournal(team, [line(2), line(3)])).toBe(1);
     expect((await store.journalTail(team, 2)).map((l) => l.seq)).toEqual([2, 3]);
@@ -284,15 +349,29 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     await expect(
       backend.lifecycles.exclusive(team, async (section) => {
         const { lifecycle: kv } = await backend.streams();
-        await kv.put(`lock.${team.domainId}`, JSON.stringify({ pid: 1, host: 'elsewhere', token: 't', acquiredAt: new Date().toISOString(), heartbeatAt: new Date().toISOString() }));
-        await expect.poll(() => {
-          try {
-            section.assertHeld();
-            return 'held';
-          } catch {
-            return 'lost';
-          }
-        }, { timeout: 15_000 }).toBe('lost');
+        await kv.put(
+          `lock.${team.domainId}`,
+          JSON.stringify({
+            pid: 1,
+            host: 'elsewhere',
+            token: 't',
+            acquiredAt: new Date().toISOString(),
+            heartbeatAt: new Date().toISOString(),
+          }),
+        );
+        await expect
+          .poll(
+            () => {
+              try {
+                section.assertHeld();
+                return 'held';
+              } catch {
+                return 'lost';
+              }
+            },
+            { timeout: 15_000 },
+          )
+          .toBe('lost');
         return backend.lifecycles.write(team, envelope(1), null, section);
       }),
     ).rejects.toMatchObject({ code: 'LOCK_LOST' });

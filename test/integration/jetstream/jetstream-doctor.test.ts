@@ -21,7 +21,13 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     cluster = await startNatsCluster(3);
     const root = tempDir();
     const configure = (replicas: number) =>
-      writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ federationName: 'raised', backend: { type: 'jetstream', servers: cluster!.urls.split(','), replicas } }));
+      writeFileSync(
+        join(root, 'federate.config.json'),
+        JSON.stringify({
+          federationName: 'raised',
+          backend: { type: 'jetstream', servers: cluster!.urls.split(','), replicas },
+        }),
+      );
     configure(1);
     expect(await openFederation(root).backend.registry.create(emptyRegistry())).toBe(true);
     expect((await runDoctor(openFederation(root))).findings).toEqual([]);
@@ -29,9 +35,18 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     configure(3);
     const before = await runDoctor(openFederation(root));
     expect(before.findings.map((f) => [f.check, f.path.replace(/^.* stream /, ''), f.fixable])).toEqual(
-      ['FED_raised_SIGNALS', 'FED_raised_JOURNAL', 'FED_raised_QUARANTINE', 'KV_fed_raised_acks', 'KV_fed_raised_registry', 'KV_fed_raised_lifecycle'].map((name) => ['backend', name, true]),
+      [
+        'FED_raised_SIGNALS',
+        'FED_raised_JOURNAL',
+        'FED_raised_QUARANTINE',
+        'KV_fed_raised_acks',
+        'KV_fed_raised_registry',
+        'KV_fed_raised_lifecycle',
+      ].map((name) => ['backend', name, true]),
     );
-    expect(before.findings[0]!.problem).toBe('stream FED_raised_SIGNALS keeps 1 copy of each message, but backend.replicas asks for 3');
+    expect(before.findings[0]!.problem).toBe(
+      'stream FED_raised_SIGNALS keeps 1 copy of each message, but backend.replicas asks for 3',
+    );
 
     const fixed = await runDoctor(openFederation(root), { fix: true });
     expect(fixed.findings.map((f) => f.fixError ?? f.fixed)).toEqual(Array(6).fill(true));

@@ -1,7 +1,15 @@
 import { Kvm } from '@nats-io/kv';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isStreamNameInUse, isStreamNotFound, isWrongLastSequence, jetStreamApiCode } from '../../../src/adapters/jetstream/jetstream-errors.js';
-import { createJetStreamBackend, type JetStreamBackend } from '../../../src/adapters/jetstream/open-jetstream-backend.js';
+import {
+  isStreamNameInUse,
+  isStreamNotFound,
+  isWrongLastSequence,
+  jetStreamApiCode,
+} from '../../../src/adapters/jetstream/jetstream-errors.js';
+import {
+  createJetStreamBackend,
+  type JetStreamBackend,
+} from '../../../src/adapters/jetstream/open-jetstream-backend.js';
 import { isTransientJetStreamError } from '../../../src/adapters/jetstream/transient.js';
 import { jetstreamBackendSchema } from '../../../src/core/schema/config.js';
 import { skipWithoutNatsServer } from '../../helpers/nats-server.js';

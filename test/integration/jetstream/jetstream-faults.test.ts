@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createJetStreamBackend, type JetStreamBackend } from '../../../src/adapters/jetstream/open-jetstream-backend.js';
+import {
+  createJetStreamBackend,
+  type JetStreamBackend,
+} from '../../../src/adapters/jetstream/open-jetstream-backend.js';
 import { readSubjectSince } from '../../../src/adapters/jetstream/read-subject.js';
 import type { SignalParty } from '../../../src/core/resolve-party.js';
 import { jetstreamBackendSchema } from '../../../src/core/schema/config.js';
@@ -42,7 +45,9 @@ async function consumeUntil(backend: JetStreamBackend, expected: number, deadlin
 async function expectEverySignalOnceAndAcknowledged(backend: JetStreamBackend): Promise<void> {
   const { signals, invalid } = await backend.signals.inbox(docs).list();
   expect(invalid).toEqual([]);
-  expect(signals.map((s) => s.message.subject).sort()).toEqual(Array.from({ length: SIGNALS }, (_, i) => `signal ${i}`).sort());
+  expect(signals.map((s) => s.message.subject).sort()).toEqual(
+    Array.from({ length: SIGNALS }, (_, i) => `signal ${i}`).sort(),
+  );
   expect(new Set(signals.map((s) => s.message.id)).size).toBe(SIGNALS);
   expect(signals.every((s) => s.message.acknowledged)).toBe(true);
   expect((await backend.signals.census([docs])).get('docs')!.inbox).toEqual({ total: SIGNALS, unacknowledged: 0 });
@@ -60,7 +65,18 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     const config = jetstreamBackendSchema.parse({ type: 'jetstream', servers: [server.url] });
     const consumer = createJetStreamBackend({ root: '/tmp', federationName: 'restart', backend: config });
     cleanup.push(() => consumer.close());
-    const sender = startFixture('jetstream-sender.mjs', ['--servers', server.url, '--federation', 'restart', '--to', 'docs', '--count', String(SIGNALS), '--seed', 'restart']);
+    const sender = startFixture('jetstream-sender.mjs', [
+      '--servers',
+      server.url,
+      '--federation',
+      'restart',
+      '--to',
+      'docs',
+      '--count',
+      String(SIGNALS),
+      '--seed',
+      'restart',
+    ]);
     let out = '';
     sender.child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
     cleanup.push(() => void sender.child.kill('SIGKILL'));
@@ -83,7 +99,20 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     cleanup.push(() => consumer.close());
     // The streams exist (R3) before the run, as after fed init.
     await consumer.streams();
-    const sender = startFixture('jetstream-sender.mjs', ['--servers', cluster.urls, '--federation', 'cluster', '--to', 'docs', '--count', String(SIGNALS), '--seed', 'cluster', '--replicas', '3']);
+    const sender = startFixture('jetstream-sender.mjs', [
+      '--servers',
+      cluster.urls,
+      '--federation',
+      'cluster',
+      '--to',
+      'docs',
+      '--count',
+      String(SIGNALS),
+      '--seed',
+      'cluster',
+      '--replicas',
+      '3',
+    ]);
     let out = '';
     sender.child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
     cleanup.push(() => void sender.child.kill('SIGKILL'));
@@ -95,7 +124,9 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     expect(result.code, result.stderr).toBe(0);
     expect(await consuming).toBe(SIGNALS);
     await expectEverySignalOnceAndAcknowledged(consumer);
-    const info = await (await consumer.streams()).session.jsm.streams.info((await consumer.streams()).session.names.signalStream);
+    const info = await (
+      await consumer.streams()
+    ).session.jsm.streams.info((await consumer.streams()).session.names.signalStream);
     expect(info.config.num_replicas).toBe(3);
   }, 240_000);
 
@@ -118,8 +149,15 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
       await cluster.nodes.find((node) => node.name === killedNode)!.kill();
     });
     const reading = readSubjectSince(killing, session.names.signalStream, session.names.inboxFilter('docs'), 0);
-    const records = await Promise.race([reading, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`the read was still waiting 45 s after ${killedNode} was killed`)), 45_000))]);
+    const records = await Promise.race([
+      reading,
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error(`the read was still waiting 45 s after ${killedNode} was killed`)), 45_000),
+      ),
+    ]);
     expect(killedNode).toMatch(/^n\d$/);
-    expect(records.map((record) => Buffer.from(record.data).toString())).toEqual(Array.from({ length: 50 }, (_, i) => `record ${i}`));
+    expect(records.map((record) => Buffer.from(record.data).toString())).toEqual(
+      Array.from({ length: 50 }, (_, i) => `record ${i}`),
+    );
   }, 60_000);
 });

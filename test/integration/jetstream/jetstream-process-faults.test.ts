@@ -5,7 +5,8 @@ import { jetstreamFederations } from '../../helpers/jetstream-federation.js';
 import { skipWithoutNatsServer } from '../../helpers/nats-server.js';
 import { useNatsServer } from '../../helpers/use-nats-server.js';
 
-const SUITE = 'JetStream backend: consumer and writer processes killed and racing (the conformance worker on the built library)';
+const SUITE =
+  'JetStream backend: consumer and writer processes killed and racing (the conformance worker on the built library)';
 const SIGNALS = 300;
 const KILLS = 15;
 const WRITERS = 8;
@@ -24,14 +25,21 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
       const consumer = runWorker(fed, 'consume', ['alpha']);
       await eventually(() => consumer.output().includes('ready'), 20_000, 'the consumer to start');
       // Kill it once it has made some progress (or after a short while), mid-batch more often than not.
-      await eventually(async () => (await inbox.pending()).signals.length < before || before === 0, 20_000, 'the consumer to make progress');
+      await eventually(
+        async () => (await inbox.pending()).signals.length < before || before === 0,
+        20_000,
+        'the consumer to make progress',
+      );
       consumer.kill('SIGKILL');
       await consumer.done.catch(() => undefined);
       if (before > 0) killedWhileWorking++;
     }
     expect(killedWhileWorking).toBeGreaterThanOrEqual(KILLS - 1);
     await expectEachAppliedOnce(fed, team, ids, 120_000);
-    expect((await fed.backend.signals.census([party(team)])).get('alpha')!.inbox).toEqual({ total: SIGNALS, unacknowledged: 0 });
+    expect((await fed.backend.signals.census([party(team)])).get('alpha')!.inbox).toEqual({
+      total: SIGNALS,
+      unacknowledged: 0,
+    });
   }, 400_000);
 
   it(`registry compare-and-swap with ${WRITERS} writer processes: no lost update, lockVersion counts every write`, async () => {
@@ -43,7 +51,9 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     expect(final.lockVersion).toBe(start.lockVersion + WRITERS * 10);
     expect(new Set(final.teams.map((t) => t.domainId)).size).toBe(WRITERS * 10);
     // They did race: some writers had to retry on a conflict.
-    const conflicts = summaries.map((out) => JSON.parse(out.trim().split('\n').pop()!) as { conflicts: number }).reduce((sum, s) => sum + s.conflicts, 0);
+    const conflicts = summaries
+      .map((out) => JSON.parse(out.trim().split('\n').pop()!) as { conflicts: number })
+      .reduce((sum, s) => sum + s.conflicts, 0);
     expect(conflicts).toBeGreaterThan(0);
   }, 200_000);
 });

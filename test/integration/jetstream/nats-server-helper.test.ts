@@ -24,13 +24,18 @@ describe.skipIf(skip)('the nats-server test helper', () => {
     await server.start();
     // The same connection reconnects (a request made before it has is lost, so it is polled); the
     // message survived: the publish was acked, and a SIGKILL of the process is not a power loss.
-    await expect.poll(async () => {
-      try {
-        return (await (await jetstreamManager(nc, { timeout: 1_000 })).streams.info('HELPER')).state.messages;
-      } catch {
-        return -1;
-      }
-    }, { timeout: 30_000, interval: 100 }).toBe(1);
+    await expect
+      .poll(
+        async () => {
+          try {
+            return (await (await jetstreamManager(nc, { timeout: 1_000 })).streams.info('HELPER')).state.messages;
+          } catch {
+            return -1;
+          }
+        },
+        { timeout: 30_000, interval: 100 },
+      )
+      .toBe(1);
   });
 
   it('a 3-node cluster elects a leader and keeps an R3 stream through one node killed', async () => {
@@ -42,14 +47,19 @@ describe.skipIf(skip)('the nats-server test helper', () => {
     await jsm.streams.add({ name: 'R3', subjects: ['r3.>'], num_replicas: 3 });
     await jetstream(nc).publish('r3.a', 'one');
     await cluster.nodes[0]!.kill();
-    await expect.poll(async () => {
-      try {
-        await jetstream(nc).publish('r3.a', 'two', { timeout: 2_000 });
-        return (await jsm.streams.info('R3')).state.messages;
-      } catch {
-        return -1;
-      }
-    }, { timeout: 30_000, interval: 200 }).toBeGreaterThanOrEqual(2);
+    await expect
+      .poll(
+        async () => {
+          try {
+            await jetstream(nc).publish('r3.a', 'two', { timeout: 2_000 });
+            return (await jsm.streams.info('R3')).state.messages;
+          } catch {
+            return -1;
+          }
+        },
+        { timeout: 30_000, interval: 200 },
+      )
+      .toBeGreaterThanOrEqual(2);
   });
 });
 

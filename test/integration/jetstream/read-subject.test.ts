@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createJetStreamBackend, type JetStreamBackend } from '../../../src/adapters/jetstream/open-jetstream-backend.js';
+import {
+  createJetStreamBackend,
+  type JetStreamBackend,
+} from '../../../src/adapters/jetstream/open-jetstream-backend.js';
 import { readSubjectSince } from '../../../src/adapters/jetstream/read-subject.js';
 import { jetstreamBackendSchema } from '../../../src/core/schema/config.js';
 import { onFirstConsumer } from '../../helpers/jetstream-session.js';
@@ -24,15 +27,24 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     });
     opened.push(backend);
     const { session } = await backend.streams();
-    for (let i = 0; i < records; i++) await session.js.publish(session.names.inboxSubject('docs', 'meta'), `record ${i}`);
+    for (let i = 0; i < records; i++)
+      await session.js.publish(session.names.inboxSubject('docs', 'meta'), `record ${i}`);
     return { session, stream: session.names.signalStream, filter: session.names.inboxFilter('docs') };
   }
   const texts = (records: { data: Uint8Array }[]) => records.map((record) => Buffer.from(record.data).toString());
 
   it('returns the messages after a sequence, in order, and nothing when none is newer', async () => {
     const { session, stream, filter } = await inboxOf(20);
-    expect(texts(await readSubjectSince(session, stream, filter, 0))).toEqual(Array.from({ length: 20 }, (_, i) => `record ${i}`));
-    expect(texts(await readSubjectSince(session, stream, filter, 15))).toEqual(['record 15', 'record 16', 'record 17', 'record 18', 'record 19']);
+    expect(texts(await readSubjectSince(session, stream, filter, 0))).toEqual(
+      Array.from({ length: 20 }, (_, i) => `record ${i}`),
+    );
+    expect(texts(await readSubjectSince(session, stream, filter, 15))).toEqual([
+      'record 15',
+      'record 16',
+      'record 17',
+      'record 18',
+      'record 19',
+    ]);
     expect(await readSubjectSince(session, stream, filter, 20)).toEqual([]);
   });
 
@@ -41,6 +53,8 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     const removing = onFirstConsumer(session, async () => {
       await session.jsm.streams.deleteMessage(stream, 20);
     });
-    expect(texts(await readSubjectSince(removing, stream, filter, 0))).toEqual(Array.from({ length: 19 }, (_, i) => `record ${i}`));
+    expect(texts(await readSubjectSince(removing, stream, filter, 0))).toEqual(
+      Array.from({ length: 19 }, (_, i) => `record ${i}`),
+    );
   });
 });

@@ -1,26 +1,47 @@
 import { createActor, type InspectionEvent } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import type { RegistryEntry } from '../../../src/core/schema/registry.js';
-import { ApplyInspection, initialPersistedSnapshot, takeTransition } from '../../../src/engine/actors/lifecycle-transition.js';
+import {
+  ApplyInspection,
+  initialPersistedSnapshot,
+  takeTransition,
+} from '../../../src/engine/actors/lifecycle-transition.js';
 import { archetypes } from '../../../src/engine/archetypes/catalog.js';
 import { deliverableEntry } from '../../../src/engine/archetypes/deliverable/index.js';
 
 /** Lifecycles move by xstate's pure transition(); what an actor did besides is done by lifecycle-transition.ts. */
 const team = { domainId: 'docs' } as RegistryEntry;
 const at = '2025-01-01T10:00:00.000Z';
-const mission = { type: 'MISSION_ASSIGNED', signalId: 'sig-1', subject: 'document the API', body: 'Write docs/api.md', at: '2025-01-01T10:01:00.000Z' };
+const mission = {
+  type: 'MISSION_ASSIGNED',
+  signalId: 'sig-1',
+  subject: 'document the API',
+  body: 'Write docs/api.md',
+  at: '2025-01-01T10:01:00.000Z',
+};
 
 describe('a lifecycle moved without an actor', () => {
-  it.each(archetypes.map((a) => [a.id, a.lifecycle] as const))('%s: starts from the snapshot an actor started at the same time would persist', (_id, entry) => {
-    expect(initialPersistedSnapshot(entry, at)).toEqual(createActor(entry.machine, { input: { at } }).getPersistedSnapshot());
-  });
+  it.each(archetypes.map((a) => [a.id, a.lifecycle] as const))(
+    '%s: starts from the snapshot an actor started at the same time would persist',
+    (_id, entry) => {
+      expect(initialPersistedSnapshot(entry, at)).toEqual(
+        createActor(entry.machine, { input: { at } }).getPersistedSnapshot(),
+      );
+    },
+  );
 
   it('reaches the snapshot an actor reaches, and inspection sees the team, the event and the snapshot', () => {
     const start = createActor(deliverableEntry.machine, { input: { at } }).getSnapshot();
     const actor = createActor(deliverableEntry.machine, { snapshot: start }).start();
     actor.send(mission as never);
     const seen: InspectionEvent[] = [];
-    const next = takeTransition(deliverableEntry, team, start, mission, new ApplyInspection((event) => seen.push(event), deliverableEntry, team, start));
+    const next = takeTransition(
+      deliverableEntry,
+      team,
+      start,
+      mission,
+      new ApplyInspection((event) => seen.push(event), deliverableEntry, team, start),
+    );
     expect(deliverableEntry.machine.getPersistedSnapshot(next)).toEqual(actor.getPersistedSnapshot());
     expect(seen.map((event) => [event.type, (event.actorRef as { id?: string }).id])).toEqual([
       ['@xstate.actor', 'docs'],
@@ -32,16 +53,45 @@ describe('a lifecycle moved without an actor', () => {
 
   it('executes an action that is not an assign, as an actor would; one that throws fails the apply with LIFECYCLE_ERROR', () => {
     const executed: string[] = [];
-    const told = { ...deliverableEntry, machine: deliverableEntry.machine.provide({ actions: { recordMission: ({ event }) => void executed.push(event.type) } }) as typeof deliverableEntry.machine };
+    const told = {
+      ...deliverableEntry,
+      machine: deliverableEntry.machine.provide({
+        actions: { recordMission: ({ event }) => void executed.push(event.type) },
+      }) as typeof deliverableEntry.machine,
+    };
     // A snapshot carries its machine's implementations: it is restored by the entry's machine, as loadTeamLifecycle does.
-    const startOf = (entry: typeof deliverableEntry) => entry.machine.resolveState({ value: 'preparing', context: createActor(entry.machine, { input: { at } }).getSnapshot().context });
+    const startOf = (entry: typeof deliverableEntry) =>
+      entry.machine.resolveState({
+        value: 'preparing',
+        context: createActor(entry.machine, { input: { at } }).getSnapshot().context,
+      });
     const start = startOf(told);
     const seen: string[] = [];
-    takeTransition(told, team, start, mission, new ApplyInspection((event) => seen.push(event.type), told, team, start));
+    takeTransition(
+      told,
+      team,
+      start,
+      mission,
+      new ApplyInspection((event) => seen.push(event.type), told, team, start),
+    );
     expect(executed).toEqual(['MISSION_ASSIGNED']);
     expect(seen).toEqual(['@xstate.actor', '@xstate.event', '@xstate.action', '@xstate.snapshot']);
 
-    const broken = { ...deliverableEntry, machine: deliverableEntry.machine.provide({ actions: { recordMission: () => { throw new Error('action bug'); } } }) as typeof deliverableEntry.machine };
-    expect(() => takeTransition(broken, team, startOf(broken), mission)).toThrow(expect.objectContaining({ code: 'LIFECYCLE_ERROR', message: expect.stringContaining('(action bug); nothing was saved') }));
+    const broken = {
+      ...deliverableEntry,
+      machine: deliverableEntry.machine.provide({
+        actions: {
+          recordMission: () => {
+            throw new Error('action bug');
+          },
+        },
+      }) as typeof deliverableEntry.machine,
+    };
+    expect(() => takeTransition(broken, team, startOf(broken), mission)).toThrow(
+      expect.objectContaining({
+        code: 'LIFECYCLE_ERROR',
+        message: expect.stringContaining('(action bug); nothing was saved'),
+      }),
+    );
   });
 });

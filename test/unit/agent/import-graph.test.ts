@@ -4,7 +4,18 @@ import type { FileRecord } from '../../../src/apps/agent/inventory.js';
 import { languageOf } from '../../../src/apps/agent/languages.js';
 import { isTestFile } from '../../../src/apps/agent/test-files.js';
 
-const file = (path: string, imports: string[] = []): FileRecord => ({ path, bytes: 10, language: languageOf(path), lines: 1, binary: false, analysed: true, todos: [], imports, runsAsProgram: false, test: isTestFile(path) });
+const file = (path: string, imports: string[] = []): FileRecord => ({
+  path,
+  bytes: 10,
+  language: languageOf(path),
+  lines: 1,
+  binary: false,
+  analysed: true,
+  todos: [],
+  imports,
+  runsAsProgram: false,
+  test: isTestFile(path),
+});
 
 describe('module graph', () => {
   it('resolves NodeNext .js specifiers, extensionless ones and folder indexes; leaves out tests', () => {
@@ -26,13 +37,23 @@ describe('module graph', () => {
       file('x.ts', ['node:fs', 'path', 'zod', '@scope/pkg/deep', '@/alias', '#internal']),
       file('y.js', ['zod', 'lodash/fp']),
     ]);
-    expect(graph.external).toEqual([{ name: 'zod', files: 2 }, { name: '@scope/pkg', files: 1 }, { name: 'lodash', files: 1 }]);
+    expect(graph.external).toEqual([
+      { name: 'zod', files: 2 },
+      { name: '@scope/pkg', files: 1 },
+      { name: 'lodash', files: 1 },
+    ]);
   });
 
   it(`keeps at most ${MAX_GROUPS} groups (the best connected) and ${MAX_EDGES} links, merging the rest into "other"`, () => {
     const files: FileRecord[] = [];
     // Each module imports the six before it: far more links than a readable diagram holds.
-    for (let i = 0; i < 40; i++) files.push(file(`pkg/m${i}/index.ts`, Array.from({ length: Math.min(i, 6) }, (_, k) => `../m${i - 1 - k}/index.js`)));
+    for (let i = 0; i < 40; i++)
+      files.push(
+        file(
+          `pkg/m${i}/index.ts`,
+          Array.from({ length: Math.min(i, 6) }, (_, k) => `../m${i - 1 - k}/index.js`),
+        ),
+      );
     const graph = buildModuleGraph(files);
     expect(graph.groups).toHaveLength(MAX_GROUPS);
     expect(graph.groups.at(-1)).toMatchObject({ id: 'other', files: 40 - (MAX_GROUPS - 1) });

@@ -5,13 +5,18 @@ import { writeTree } from '../../helpers/fixture-repo.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 const NOW = new Date('2026-01-31T12:00:00.000Z');
-const confidenceOf = (root: string) => new Map(learningEntries(surveyCodebase(root), 'docs', NOW).map((e) => [e.content, e.confidence]));
+const confidenceOf = (root: string) =>
+  new Map(learningEntries(surveyCodebase(root), 'docs', NOW).map((e) => [e.content, e.confidence]));
 
 describe('learning-log confidence says how a finding was learned', () => {
   it('high from manifests and parsed code, medium from names, low from a config file guess', () => {
     const root = writeTree(tempDir(), {
       'package.json': JSON.stringify({ name: 'shop', private: true, workspaces: ['packages/*'] }),
-      'packages/api/package.json': JSON.stringify({ name: '@shop/api', main: 'src/index.ts', dependencies: { '@shop/db': '*' } }),
+      'packages/api/package.json': JSON.stringify({
+        name: '@shop/api',
+        main: 'src/index.ts',
+        dependencies: { '@shop/db': '*' },
+      }),
       'packages/api/src/index.ts': "import { connect } from '@shop/db';\nconnect();\n",
       'packages/db/package.json': JSON.stringify({ name: '@shop/db', main: 'src/index.ts' }),
       'packages/db/src/index.ts': 'export const connect = () => 1;\n',
@@ -20,9 +25,13 @@ describe('learning-log confidence says how a finding was learned', () => {
       'tests/test_server.py': 'def test_server():\n    pass\n',
     });
     const entries = confidenceOf(root);
-    expect(entries.get('a monorepo of 2 packages (package.json): @shop/api in packages/api/, @shop/db in packages/db/')).toBe('high');
+    expect(
+      entries.get('a monorepo of 2 packages (package.json): @shop/api in packages/api/, @shop/db in packages/db/'),
+    ).toBe('high');
     expect(entries.get('package @shop/api depends on package @shop/db')).toBe('high');
-    expect(entries.get('packages/api/src/index.ts: declared in packages/api/package.json main (src/index.ts)')).toBe('high');
+    expect(entries.get('packages/api/src/index.ts: declared in packages/api/package.json main (src/index.ts)')).toBe(
+      'high',
+    );
     expect(entries.get('4 Python/TypeScript modules with 1 resolved imports between them, in 4 groups')).toBe('high');
     expect(entries.get('packages/ holds 4 files and 5 lines')).toBe('high');
     expect(entries.get('packages/ probably holds workspace packages (from its name)')).toBe('medium');

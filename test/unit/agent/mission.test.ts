@@ -7,24 +7,54 @@ import { tempDir } from '../../helpers/temp-dir.js';
 
 describe('planning the document from the mission', () => {
   it('a mission asking only for the overview has no topics and keeps the overview', () => {
-    const demo = { subject: 'Document this codebase', body: 'Write an architecture overview for a newcomer: what it is, how it is laid out, how to build, run and test it.' };
+    const demo = {
+      subject: 'Document this codebase',
+      body: 'Write an architecture overview for a newcomer: what it is, how it is laid out, how to build, run and test it.',
+    };
     expect(planMission(demo, 'fed')).toEqual({ topics: [], overview: true });
-    expect(planMission({ subject: 'Document the architecture', body: 'For newcomers to tiny-ts.' }, 'tiny-ts')).toEqual({ topics: [], overview: true });
-    expect(planMission({ subject: 'Document the project', body: 'Write deliverable.md' }, 'x')).toEqual({ topics: [], overview: true });
+    expect(planMission({ subject: 'Document the architecture', body: 'For newcomers to tiny-ts.' }, 'tiny-ts')).toEqual(
+      { topics: [], overview: true },
+    );
+    expect(planMission({ subject: 'Document the project', body: 'Write deliverable.md' }, 'x')).toEqual({
+      topics: [],
+      overview: true,
+    });
     expect(planMission({ subject: 'Explain router.ts', body: '' }, 'x').topics.map((t) => t.terms)).toEqual([['rout']]);
   });
 
   it('questions become topics; "how does X flow" questions are flow topics; the project name is not a topic', () => {
-    const plan = planMission({ subject: 'Request flow', body: 'How does a request flow through minifw?\nWhere are database queries made?' }, 'minifw');
+    const plan = planMission(
+      { subject: 'Request flow', body: 'How does a request flow through minifw?\nWhere are database queries made?' },
+      'minifw',
+    );
     expect(plan.topics).toEqual([
-      { title: 'How does a request flow through minifw?', source: 'How does a request flow through minifw?', terms: ['request'], words: ['request'], paths: [], flow: true, exact: false },
-      { title: 'Where are database queries made?', source: 'Where are database queries made?', terms: ['databas', 'quer'], words: ['database', 'queries'], paths: [], flow: false, exact: false },
+      {
+        title: 'How does a request flow through minifw?',
+        source: 'How does a request flow through minifw?',
+        terms: ['request'],
+        words: ['request'],
+        paths: [],
+        flow: true,
+        exact: false,
+      },
+      {
+        title: 'Where are database queries made?',
+        source: 'Where are database queries made?',
+        terms: ['databas', 'quer'],
+        words: ['database', 'queries'],
+        paths: [],
+        flow: false,
+        exact: false,
+      },
     ]);
     expect(plan.overview).toBe(true);
   });
 
   it('quoted names and paths become topics; "only" leaves the overview out', () => {
-    const plan = planMission({ subject: 'Only document the "payment gateway"', body: '- what lives in `src/billing/`?' }, 'shop');
+    const plan = planMission(
+      { subject: 'Only document the "payment gateway"', body: '- what lives in `src/billing/`?' },
+      'shop',
+    );
     expect(plan.topics.map((t) => [t.title, t.terms, t.paths])).toEqual([
       ['payment gateway', ['payment', 'gateway'], []],
       ['src/billing', [], ['src/billing']],
@@ -34,7 +64,15 @@ describe('planning the document from the mission', () => {
   });
 
   it('stems join the forms of a word', () => {
-    expect(['requests', 'routing', 'handled', 'handlers', 'queries', 'gateway', 'user'].map(stem)).toEqual(['request', 'rout', 'handl', 'handl', 'quer', 'gateway', 'user']);
+    expect(['requests', 'routing', 'handled', 'handlers', 'queries', 'gateway', 'user'].map(stem)).toEqual([
+      'request',
+      'rout',
+      'handl',
+      'handl',
+      'quer',
+      'gateway',
+      'user',
+    ]);
   });
 });
 
@@ -46,33 +84,55 @@ describe('answering the mission from a framework-like codebase', () => {
     const plan = planMission({ subject: 'How does a request flow through the framework?', body: '' }, survey.name);
     const [answer] = searchMission(survey, plan.topics).answers;
     expect(answer?.missing).toEqual([]);
-    expect(answer?.chain?.files).toEqual(['src/server.js', 'src/router.js', 'src/middleware/chain.js', 'src/handlers/request-handler.js']);
+    expect(answer?.chain?.files).toEqual([
+      'src/server.js',
+      'src/router.js',
+      'src/middleware/chain.js',
+      'src/handlers/request-handler.js',
+    ]);
     expect(answer?.chain?.steps.map((s) => [s.from, s.importLine?.line, s.callLine?.name, s.callLine?.line])).toEqual([
       ['src/server.js', 2, 'dispatchRequest', 5],
       ['src/router.js', 2, 'runMiddleware', 7],
       ['src/middleware/chain.js', 1, 'handleRequest', 5],
     ]);
     // Ranked: the file named after the request first; the example, docs and tests rank below the product's code.
-    expect(answer?.files[0]).toMatchObject({ path: 'src/handlers/request-handler.js', matchedBy: ['path', 'identifier', 'text'], terms: ['request'] });
+    expect(answer?.files[0]).toMatchObject({
+      path: 'src/handlers/request-handler.js',
+      matchedBy: ['path', 'identifier', 'text'],
+      terms: ['request'],
+    });
     // "database" is found as `db`, the usual abbreviation in code.
-    const [queries] = searchMission(survey, planMission({ subject: 'Where are database queries made?', body: '' }, survey.name).topics).answers;
+    const [queries] = searchMission(
+      survey,
+      planMission({ subject: 'Where are database queries made?', body: '' }, survey.name).topics,
+    ).answers;
     expect(queries?.missing).toEqual([]);
-    expect(queries?.files[0]).toMatchObject({ path: 'src/db/pool.js', matchedBy: ['path', 'identifier', 'text'], terms: ['database', 'queries'] });
+    expect(queries?.files[0]).toMatchObject({
+      path: 'src/db/pool.js',
+      matchedBy: ['path', 'identifier', 'text'],
+      terms: ['database', 'queries'],
+    });
     expect(answer?.files.map((f) => f.path)).not.toContain('examples/hello/app.js');
-    expect(answer?.files[0]?.excerpts[0]).toEqual({ line: 3, text: 'export async function handleRequest(route, req, res) {\n  const rows = await query(route.sql);' });
+    expect(answer?.files[0]?.excerpts[0]).toEqual({
+      line: 3,
+      text: 'export async function handleRequest(route, req, res) {\n  const rows = await query(route.sql);',
+    });
   });
 
   it('a topic the codebase does not mention is unanswered, with the terms that were missing', () => {
     const survey = framework();
     const plan = planMission({ subject: 'Document the payment gateway', body: '' }, survey.name);
     const search = searchMission(survey, plan.topics);
-    expect(search.answers.map((a) => [a.topic.title, a.missing, a.files])).toEqual([['Document the payment gateway', ['payment', 'gateway'], []]]);
+    expect(search.answers.map((a) => [a.topic.title, a.missing, a.files])).toEqual([
+      ['Document the payment gateway', ['payment', 'gateway'], []],
+    ]);
     expect(search.searched).toBe(10);
   });
 
   it('a question is answered when one file matches most of its words; a quoted name needs every word', () => {
     const survey = framework();
-    const ask = (subject: string) => searchMission(survey, planMission({ subject, body: '' }, survey.name).topics).answers[0]!;
+    const ask = (subject: string) =>
+      searchMission(survey, planMission({ subject, body: '' }, survey.name).topics).answers[0]!;
     // "talks" appears nowhere, but the router matches "router" and "middleware": the question is answered.
     expect(ask('How does the router talk to the middleware?')).toMatchObject({ answered: true, missing: ['talk'] });
     // A quoted name is one thing: "request cache" is not in a codebase that has requests but no cache.
@@ -80,15 +140,29 @@ describe('answering the mission from a framework-like codebase', () => {
   });
 
   it('British and American spellings find each other', () => {
-    const survey = surveyCodebase(writeTree(tempDir(), { 'src/auth.ts': 'export function authorizeUser(user: string) {\n  return user !== "";\n}\n' }));
-    const [answer] = searchMission(survey, planMission({ subject: 'Where are users authorised?', body: '' }, survey.name).topics).answers;
+    const survey = surveyCodebase(
+      writeTree(tempDir(), {
+        'src/auth.ts': 'export function authorizeUser(user: string) {\n  return user !== "";\n}\n',
+      }),
+    );
+    const [answer] = searchMission(
+      survey,
+      planMission({ subject: 'Where are users authorised?', body: '' }, survey.name).topics,
+    ).answers;
     expect(answer).toMatchObject({ answered: true, missing: [] });
-    expect(answer?.files[0]).toMatchObject({ path: 'src/auth.ts', matchedBy: ['identifier', 'text'], terms: ['users', 'authorised'] });
+    expect(answer?.files[0]).toMatchObject({
+      path: 'src/auth.ts',
+      matchedBy: ['identifier', 'text'],
+      terms: ['users', 'authorised'],
+    });
   });
 
   it('a named path is answered by the files under it, and a missing one is not', () => {
     const survey = surveyCodebase(writeTree(frameworkProject(tempDir()), { 'config/routes.yaml': 'routes: []\n' }));
-    const plan = planMission({ subject: 'Explain `src/db/`', body: 'And `src/cache/`. What is in `config/`?' }, survey.name);
+    const plan = planMission(
+      { subject: 'Explain `src/db/`', body: 'And `src/cache/`. What is in `config/`?' },
+      survey.name,
+    );
     const search = searchMission(survey, plan.topics);
     expect(search.answers.map((a) => [a.topic.title, a.answered, a.missing, a.files.map((f) => f.path)])).toEqual([
       ['src/db', true, [], ['src/db/pool.js']],
@@ -105,11 +179,16 @@ describe('answering a flow question in Python and Go', () => {
       'pyproject.toml': '[project]\nname = "tokens"\n\n[project.scripts]\ntokens = "tokens.cli:main"\n',
       'tokens/__init__.py': '',
       'tokens/cli.py': 'import sys\nfrom . import verify\n\n\ndef main():\n    verify.check_token(sys.argv[1])\n',
-      'tokens/verify.py': 'from .signature import (\n    signature_of,\n)\n\n\ndef check_token(token):\n    return signature_of(token) == token[-8:]\n',
-      'tokens/signature.py': 'import hashlib\n\n\ndef signature_of(token):\n    return hashlib.sha256(token.encode()).hexdigest()[:8]\n',
+      'tokens/verify.py':
+        'from .signature import (\n    signature_of,\n)\n\n\ndef check_token(token):\n    return signature_of(token) == token[-8:]\n',
+      'tokens/signature.py':
+        'import hashlib\n\n\ndef signature_of(token):\n    return hashlib.sha256(token.encode()).hexdigest()[:8]\n',
     });
     const survey = surveyCodebase(root);
-    const [answer] = searchMission(survey, planMission({ subject: 'How is a token verified?', body: '' }, survey.name).topics).answers;
+    const [answer] = searchMission(
+      survey,
+      planMission({ subject: 'How is a token verified?', body: '' }, survey.name).topics,
+    ).answers;
     expect(answer?.chain?.files).toEqual(['tokens/cli.py', 'tokens/verify.py', 'tokens/signature.py']);
     expect(answer?.chain?.steps.map((s) => [s.importLine?.line, s.callLine?.name, s.callLine?.line])).toEqual([
       [2, 'verify.check_token', 6],
@@ -120,12 +199,18 @@ describe('answering a flow question in Python and Go', () => {
   it('Go: `pkg.Func(` calls on imported packages of the module', () => {
     const root = writeTree(tempDir(), {
       'go.mod': 'module example.com/shop\n\ngo 1.22\n',
-      'cmd/shop/main.go': 'package main\n\nimport "example.com/shop/internal/orders"\n\nfunc main() {\n\torders.PlaceOrder("book")\n}\n',
-      'internal/orders/orders.go': 'package orders\n\nimport "example.com/shop/internal/stock"\n\nfunc PlaceOrder(item string) bool {\n\treturn stock.Reserve(item)\n}\n',
-      'internal/stock/stock.go': 'package stock\n\n// Reserve takes an item out of stock for an order.\nfunc Reserve(item string) bool { return item != "" }\n',
+      'cmd/shop/main.go':
+        'package main\n\nimport "example.com/shop/internal/orders"\n\nfunc main() {\n\torders.PlaceOrder("book")\n}\n',
+      'internal/orders/orders.go':
+        'package orders\n\nimport "example.com/shop/internal/stock"\n\nfunc PlaceOrder(item string) bool {\n\treturn stock.Reserve(item)\n}\n',
+      'internal/stock/stock.go':
+        'package stock\n\n// Reserve takes an item out of stock for an order.\nfunc Reserve(item string) bool { return item != "" }\n',
     });
     const survey = surveyCodebase(root);
-    const [answer] = searchMission(survey, planMission({ subject: 'How does an order flow through the shop?', body: '' }, survey.name).topics).answers;
+    const [answer] = searchMission(
+      survey,
+      planMission({ subject: 'How does an order flow through the shop?', body: '' }, survey.name).topics,
+    ).answers;
     expect(answer?.chain?.files).toEqual(['cmd/shop/main.go', 'internal/orders/orders.go', 'internal/stock/stock.go']);
     expect(answer?.chain?.steps.map((s) => [s.importLine?.line, s.callLine?.name, s.callLine?.line])).toEqual([
       [3, 'orders.PlaceOrder', 6],

@@ -18,10 +18,20 @@ function render(codebase: string, mission = MISSION): string {
   const survey = surveyCodebase(codebase);
   const outline = planOutline(mission, topLevelSources(codebase), survey.name);
   const search = searchMission(survey, outline.topics);
-  return renderDeliverable({ survey, outline, search, insights: distillInsights(survey, search), excerpt: selectExcerpt(survey), mission });
+  return renderDeliverable({
+    survey,
+    outline,
+    search,
+    insights: distillInsights(survey, search),
+    excerpt: selectExcerpt(survey),
+    mission,
+  });
 }
 
-const h2 = (markdown: string) => checkMarkdownText(markdown).summary.sections.filter((s) => s.level === 2).map((s) => s.title);
+const h2 = (markdown: string) =>
+  checkMarkdownText(markdown)
+    .summary.sections.filter((s) => s.level === 2)
+    .map((s) => s.title);
 
 describe('planning the outline from the mission', () => {
   it.each([
@@ -44,9 +54,20 @@ describe('the deliverable', () => {
     const check = checkMarkdownText(markdown);
     expect(check.violations).toEqual([]);
     expect(check.summary.title).toBe('Getting to know tiny-ts');
-    expect(h2(markdown)).toEqual(expect.arrayContaining(['Key findings', 'How to build and run it', 'Entry points', 'Module dependencies', 'Tests', 'Next steps']));
+    expect(h2(markdown)).toEqual(
+      expect.arrayContaining([
+        'Key findings',
+        'How to build and run it',
+        'Entry points',
+        'Module dependencies',
+        'Tests',
+        'Next steps',
+      ]),
+    );
     expect(h2(markdown).at(-1)).toBe('Next steps');
-    expect(check.summary.code_blocks.map((b) => b.language)).toEqual(expect.arrayContaining(['json', 'sh', 'ts', 'mermaid', 'text']));
+    expect(check.summary.code_blocks.map((b) => b.language)).toEqual(
+      expect.arrayContaining(['json', 'sh', 'ts', 'mermaid', 'text']),
+    );
     expect(check.summary.diagrams).toEqual([{ language: 'mermaid', type: 'flowchart', line: expect.any(Number) }]);
     expect(markdown).toContain('"test": "vitest run"');
     expect(markdown).toContain('npm ci\nnpm run build\nnpm test');
@@ -88,7 +109,10 @@ describe('the deliverable', () => {
     const root = join(tempDir(), 'we`ird_name *x*');
     mkdirSync(root);
     writeTree(root, { 'a|b.ts': "import './c`d.js';\n", 'c`d.ts': '// TODO: `tick` | pipe\n' });
-    const mission = { subject: 'Setext?\n=====', body: '# Not a title\n\n* star list\n\n```\nfence without language\n```\n' };
+    const mission = {
+      subject: 'Setext?\n=====',
+      body: '# Not a title\n\n* star list\n\n```\nfence without language\n```\n',
+    };
     const markdown = render(root, mission);
     expect(checkMarkdownText(markdown).violations).toEqual([]);
     expect(checkMarkdownText(markdown).summary.title).toBe('we`ird_name *x*: Setext? =====');
@@ -98,25 +122,43 @@ describe('the deliverable', () => {
 describe('the deliverable for a monorepo', () => {
   it('lists the packages with their entry points, draws the graph between them, and keeps runtime and development dependencies apart', () => {
     const root = writeTree(tempDir(), {
-      'package.json': JSON.stringify({ name: 'acme', private: true, workspaces: ['packages/*'], devDependencies: { typescript: '^5' } }),
-      'packages/core/package.json': JSON.stringify({ name: '@acme/core', main: 'src/index.ts', dependencies: { zod: '^4' }, devDependencies: { vitest: '^4', '@acme/testkit': '*' } }),
+      'package.json': JSON.stringify({
+        name: 'acme',
+        private: true,
+        workspaces: ['packages/*'],
+        devDependencies: { typescript: '^5' },
+      }),
+      'packages/core/package.json': JSON.stringify({
+        name: '@acme/core',
+        main: 'src/index.ts',
+        dependencies: { zod: '^4' },
+        devDependencies: { vitest: '^4', '@acme/testkit': '*' },
+      }),
       'packages/core/src/index.ts': 'export const core = 1;\n',
       'packages/testkit/package.json': JSON.stringify({ name: '@acme/testkit', main: 'src/index.ts' }),
       'packages/testkit/src/index.ts': 'export const kit = 1;\n',
-      'packages/web/package.json': JSON.stringify({ name: '@acme/web', bin: { web: 'src/main.ts' }, dependencies: { '@acme/core': '*' } }),
+      'packages/web/package.json': JSON.stringify({
+        name: '@acme/web',
+        bin: { web: 'src/main.ts' },
+        dependencies: { '@acme/core': '*' },
+      }),
       'packages/web/src/main.ts': "import { core } from '@acme/core';\nconsole.log(core);\n",
     });
     const markdown = render(root, { subject: 'Document the architecture', body: '' });
     expect(checkMarkdownText(markdown).violations).toEqual([]);
     expect(h2(markdown)).toContain('Packages');
-    expect(markdown).toContain([
-      '| Package | Folder | Entry points | Dependencies |',
-      '|---|---|---|---|',
-      '| `@acme/core` | `packages/core/` | `packages/core/src/index.ts` | 1 runtime, 2 development |',
-      '| `@acme/testkit` | `packages/testkit/` | `packages/testkit/src/index.ts` | 0 runtime, 0 development |',
-      '| `@acme/web` | `packages/web/` | `packages/web/src/main.ts` | 1 runtime, 0 development |',
-    ].join('\n'));
-    expect(markdown).toContain('```mermaid\nflowchart LR\n  p0["@acme/core"]\n  p1["@acme/testkit"]\n  p2["@acme/web"]\n  p0 -.-> p1\n  p2 --> p0\n```');
+    expect(markdown).toContain(
+      [
+        '| Package | Folder | Entry points | Dependencies |',
+        '|---|---|---|---|',
+        '| `@acme/core` | `packages/core/` | `packages/core/src/index.ts` | 1 runtime, 2 development |',
+        '| `@acme/testkit` | `packages/testkit/` | `packages/testkit/src/index.ts` | 0 runtime, 0 development |',
+        '| `@acme/web` | `packages/web/` | `packages/web/src/main.ts` | 1 runtime, 0 development |',
+      ].join('\n'),
+    );
+    expect(markdown).toContain(
+      '```mermaid\nflowchart LR\n  p0["@acme/core"]\n  p1["@acme/testkit"]\n  p2["@acme/web"]\n  p0 -.-> p1\n  p2 --> p0\n```',
+    );
     expect(markdown).toContain('| `package.json` | 0: none | 1: `typescript` |');
     expect(markdown).toContain('| `packages/core/package.json` | 1: `zod` | 2: `vitest`, `@acme/testkit` |');
   });

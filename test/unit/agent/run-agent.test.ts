@@ -4,12 +4,22 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readLaunchContext } from '../../../src/apps/agent/agent-context.js';
 import { FAILURE, runAgent } from '../../../src/apps/agent/run-agent.js';
-import { checkDeliverable, learningEntrySchema, RefusedError, workspacePaths, type LaunchContext } from '../../../src/index.js';
+import {
+  checkDeliverable,
+  learningEntrySchema,
+  RefusedError,
+  workspacePaths,
+  type LaunchContext,
+} from '../../../src/index.js';
 import { frameworkProject, typescriptProject, writeTree } from '../../helpers/fixture-repo.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /** A launch context for a team workspace in a temp dir, studying `codebase`. */
-function contextFor(codebase: string, state = 'preparing', mission = { subject: 'Document the architecture', body: 'For newcomers.' }): LaunchContext {
+function contextFor(
+  codebase: string,
+  state = 'preparing',
+  mission = { subject: 'Document the architecture', body: 'For newcomers.' },
+): LaunchContext {
   const workspace = join(tempDir(), 'ws');
   mkdirSync(workspace);
   return {
@@ -47,7 +57,9 @@ describe('fed-agent lifecycle walk', () => {
     const context = contextFor(typescriptProject(tempDir()));
     const { outcome, events, types } = await run(context);
     expect(types).toEqual(['PLAN_READY', 'SCAN_COMPLETE', 'INSIGHTS_READY', 'DOCUMENT_WRITTEN']);
-    expect(events[0]?.data).toEqual({ sources: ['.gitignore', 'README.md', 'package-lock.json', 'package.json', 'src', 'test'] });
+    expect(events[0]?.data).toEqual({
+      sources: ['.gitignore', 'README.md', 'package-lock.json', 'package.json', 'src', 'test'],
+    });
     expect(events[1]?.data).toEqual({ filesRead: 10 });
     expect((events[2]?.data.insights as string[]).length).toBeGreaterThan(3);
     const bytes = readFileSync(context.deliverablePath).length;
@@ -55,10 +67,21 @@ describe('fed-agent lifecycle walk', () => {
     expect(outcome).toEqual({ status: 'complete', path: context.deliverablePath, bytes });
     expect(checkDeliverable(context.deliverablePath).violations).toEqual([]);
 
-    const entries = readFileSync(context.learningLogPath, 'utf8').trim().split('\n').map((l) => learningEntrySchema.parse(JSON.parse(l)));
-    expect(new Set(entries.map((e) => e.category))).toEqual(new Set(['structure', 'stack', 'entry-point', 'dependency', 'testing', 'hotspot']));
+    const entries = readFileSync(context.learningLogPath, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => learningEntrySchema.parse(JSON.parse(l)));
+    expect(new Set(entries.map((e) => e.category))).toEqual(
+      new Set(['structure', 'stack', 'entry-point', 'dependency', 'testing', 'hotspot']),
+    );
     expect(entries.every((e) => e.domain === 'docs' && e.timestamp === '2026-01-31T12:00:00.000Z')).toBe(true);
-    expect(entries).toContainEqual(expect.objectContaining({ category: 'entry-point', confidence: 'high', content: 'src/cli.ts: declared in package.json bin "tiny" (dist/cli.js)' }));
+    expect(entries).toContainEqual(
+      expect.objectContaining({
+        category: 'entry-point',
+        confidence: 'high',
+        content: 'src/cli.ts: declared in package.json bin "tiny" (dist/cli.js)',
+      }),
+    );
   });
 
   it('a relaunch in distilling re-derives the scan and reports only what is still due, without logging twice', async () => {
@@ -81,7 +104,9 @@ describe('fed-agent lifecycle walk', () => {
   it('an empty codebase fails with "required information cannot be found"', async () => {
     const { types, events, outcome } = await run(contextFor(tempDir()));
     expect(types).toEqual(['FAIL']);
-    expect(events[0]?.data.reason).toMatch(new RegExp(`^${FAILURE.nothingFound}: the codebase .* has nothing to study`));
+    expect(events[0]?.data.reason).toMatch(
+      new RegExp(`^${FAILURE.nothingFound}: the codebase .* has nothing to study`),
+    );
     expect(outcome.status).toBe('failed');
   });
 
@@ -99,8 +124,12 @@ describe('fed-agent lifecycle walk', () => {
     symlinkSync(join(root, 'gone.ts'), join(root, 'main.ts'));
     const { types, events } = await run(contextFor(root));
     expect(types).toEqual(['PLAN_READY', 'FAIL']);
-    expect(events[1]?.data.reason).toBe(`${FAILURE.unreadable}: none of the 1 files could be read (main.ts: dangling symbolic link)`);
-    expect((await run(contextFor(join(root, 'missing')))).events[0]?.data.reason).toMatch(new RegExp(`^${FAILURE.unreadable}: the codebase .*missing cannot be read \\(ENOENT\\)`));
+    expect(events[1]?.data.reason).toBe(
+      `${FAILURE.unreadable}: none of the 1 files could be read (main.ts: dangling symbolic link)`,
+    );
+    expect((await run(contextFor(join(root, 'missing')))).events[0]?.data.reason).toMatch(
+      new RegExp(`^${FAILURE.unreadable}: the codebase .*missing cannot be read \\(ENOENT\\)`),
+    );
   });
 
   it('an unreadable file among readable ones is counted and reported in the document', async () => {
@@ -113,24 +142,33 @@ describe('fed-agent lifecycle walk', () => {
     const markdown = readFileSync(context.deliverablePath, 'utf8');
     expect(markdown).toContain('## Files that could not be read');
     expect(markdown).toContain('| `src/broken.ts` | dangling symbolic link |');
-    expect(readFileSync(context.learningLogPath, 'utf8')).toContain('"content":"src/broken.ts could not be read: dangling symbolic link"');
+    expect(readFileSync(context.learningLogPath, 'utf8')).toContain(
+      '"content":"src/broken.ts could not be read: dangling symbolic link"',
+    );
   });
 
   it('a complete team needs nothing; a paused or failed one is refused', async () => {
     const codebase = writeTree(tempDir(), { 'a.ts': '' });
     expect((await run(contextFor(codebase, 'complete'))).outcome).toEqual({ status: 'already-complete' });
     await expect(run(contextFor(codebase, 'paused'))).rejects.toThrow(RefusedError);
-    await expect(run(contextFor(codebase, 'failed'))).rejects.toThrow(/team "docs" is failed; fed-agent works in preparing, scanning, distilling, aggregating/);
+    await expect(run(contextFor(codebase, 'failed'))).rejects.toThrow(
+      /team "docs" is failed; fed-agent works in preparing, scanning, distilling, aggregating/,
+    );
   });
 });
 
 describe('fed-agent answers its mission', () => {
   it('a flow question gets its own section first — chain, ranked files, excerpts — then the overview', async () => {
-    const context = contextFor(frameworkProject(tempDir()), 'preparing', { subject: 'Request handling', body: 'How does a request flow through the framework?' });
+    const context = contextFor(frameworkProject(tempDir()), 'preparing', {
+      subject: 'Request handling',
+      body: 'How does a request flow through the framework?',
+    });
     const { types, events, outcome } = await run(context);
     expect(types).toEqual(['PLAN_READY', 'SCAN_COMPLETE', 'INSIGHTS_READY', 'DOCUMENT_WRITTEN']);
     expect(outcome.status).toBe('complete');
-    expect((events[2]?.data.insights as string[])[0]).toBe('For “How does a request flow through the framework?”, the imports run `src/router.js` → `src/middleware/chain.js` → `src/handlers/request-handler.js`.');
+    expect((events[2]?.data.insights as string[])[0]).toBe(
+      'For “How does a request flow through the framework?”, the imports run `src/router.js` → `src/middleware/chain.js` → `src/handlers/request-handler.js`.',
+    );
     const check = checkDeliverable(context.deliverablePath);
     expect(check.violations).toEqual([]);
     const h2 = check.summary.sections.filter((s) => s.level === 2).map((s) => s.title);
@@ -139,26 +177,62 @@ describe('fed-agent answers its mission', () => {
     const markdown = readFileSync(context.deliverablePath, 'utf8');
     expect(check.summary.title).toBe('minifw: Request handling');
     // "handling" ranks the server, which mentions a request once, below the chain's share.
-    expect(markdown).toContain('1. `src/router.js` imports `src/middleware/chain.js` (line 2: `import { runMiddleware } from \'./middleware/chain.js\';`), and calls `runMiddleware` at line 7.');
+    expect(markdown).toContain(
+      "1. `src/router.js` imports `src/middleware/chain.js` (line 2: `import { runMiddleware } from './middleware/chain.js';`), and calls `runMiddleware` at line 7.",
+    );
     // The subject's words join the question's: "Request handling" adds "handling".
-    expect(markdown).toContain('| `src/handlers/request-handler.js` | path, identifier, text | `request`, `handling` |');
-    expect(markdown).toContain('`src/handlers/request-handler.js:3`:\n\n```js\nexport async function handleRequest(route, req, res) {');
-    const entries = readFileSync(context.learningLogPath, 'utf8').trim().split('\n').map((l) => learningEntrySchema.parse(JSON.parse(l)));
-    expect(entries).toContainEqual(expect.objectContaining({ category: 'dependency', confidence: 'high', content: 'for "How does a request flow through the framework?" the imports run src/router.js -> src/middleware/chain.js -> src/handlers/request-handler.js' }));
+    expect(markdown).toContain(
+      '| `src/handlers/request-handler.js` | path, identifier, text | `request`, `handling` |',
+    );
+    expect(markdown).toContain(
+      '`src/handlers/request-handler.js:3`:\n\n```js\nexport async function handleRequest(route, req, res) {',
+    );
+    const entries = readFileSync(context.learningLogPath, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => learningEntrySchema.parse(JSON.parse(l)));
+    expect(entries).toContainEqual(
+      expect.objectContaining({
+        category: 'dependency',
+        confidence: 'high',
+        content:
+          'for "How does a request flow through the framework?" the imports run src/router.js -> src/middleware/chain.js -> src/handlers/request-handler.js',
+      }),
+    );
     // Relevance by path or declared names is inferred from names (medium); by text alone it is a guess (low).
-    expect(entries).toContainEqual(expect.objectContaining({ confidence: 'medium', content: 'src/handlers/request-handler.js is relevant to "How does a request flow through the framework?": it matches request, handling by path, identifier, text' }));
-    expect(entries).toContainEqual(expect.objectContaining({ confidence: 'low', content: 'src/middleware/chain.js is relevant to "How does a request flow through the framework?": it matches request, handling by text' }));
+    expect(entries).toContainEqual(
+      expect.objectContaining({
+        confidence: 'medium',
+        content:
+          'src/handlers/request-handler.js is relevant to "How does a request flow through the framework?": it matches request, handling by path, identifier, text',
+      }),
+    );
+    expect(entries).toContainEqual(
+      expect.objectContaining({
+        confidence: 'low',
+        content:
+          'src/middleware/chain.js is relevant to "How does a request flow through the framework?": it matches request, handling by text',
+      }),
+    );
   });
 
   it('"only" keeps the document to the mission: no overview sections', async () => {
-    const context = contextFor(frameworkProject(tempDir()), 'preparing', { subject: 'Only explain how queries reach the pool', body: '' });
+    const context = contextFor(frameworkProject(tempDir()), 'preparing', {
+      subject: 'Only explain how queries reach the pool',
+      body: '',
+    });
     expect((await run(context)).outcome.status).toBe('complete');
-    const h2 = checkDeliverable(context.deliverablePath).summary.sections.filter((s) => s.level === 2).map((s) => s.title);
+    const h2 = checkDeliverable(context.deliverablePath)
+      .summary.sections.filter((s) => s.level === 2)
+      .map((s) => s.title);
     expect(h2).toEqual(['Only explain how queries reach the pool', 'About this document', 'Next steps']);
   });
 
   it('a mission about something the codebase does not have fails with the spec reason and what was searched', async () => {
-    const context = contextFor(frameworkProject(tempDir()), 'preparing', { subject: 'Document the payment gateway', body: 'Cover refunds too.' });
+    const context = contextFor(frameworkProject(tempDir()), 'preparing', {
+      subject: 'Document the payment gateway',
+      body: 'Cover refunds too.',
+    });
     const { types, events, outcome } = await run(context);
     expect(types).toEqual(['PLAN_READY', 'FAIL']);
     const reason = `${FAILURE.nothingFound}: the mission asks about "Document the payment gateway" (in "Document the payment gateway"), but no file mentions most of "payment", "gateway" ("payment", "gateway" appear nowhere) (looked for words starting payment…, gateway…); the mission asks about "Cover refunds too" (in "Cover refunds too."), but no file mentions most of "refunds" ("refunds" appears nowhere) (looked for words starting refund…) (searched the paths, declared names and text of 10 code and documentation files, skipping .git/, .fed/, federate.config.json, node_modules/ and what .gitignore ignores)`;
@@ -166,7 +240,9 @@ describe('fed-agent answers its mission', () => {
     expect(outcome).toEqual({ status: 'failed', reason });
     expect(existsSync(context.deliverablePath)).toBe(false);
     // What was learned is kept, the gap included.
-    expect(readFileSync(context.learningLogPath, 'utf8')).toContain('"category":"gap","content":"the mission asks about \\"Document the payment gateway\\" but nothing in the codebase mentions \\"payment\\", \\"gateway\\""');
+    expect(readFileSync(context.learningLogPath, 'utf8')).toContain(
+      '"category":"gap","content":"the mission asks about \\"Document the payment gateway\\" but nothing in the codebase mentions \\"payment\\", \\"gateway\\""',
+    );
   });
 });
 
@@ -184,7 +260,10 @@ describe('reading the launch context', () => {
 
   it.each([
     [{}, /FED_LAUNCH_CONTEXT is not set; fed-agent is started by `fed launch --team <team>`/],
-    [{ FED_LAUNCH_CONTEXT: '/nonexistent/context.json' }, /cannot read the launch context \/nonexistent\/context\.json \(FED_LAUNCH_CONTEXT\): ENOENT/],
+    [
+      { FED_LAUNCH_CONTEXT: '/nonexistent/context.json' },
+      /cannot read the launch context \/nonexistent\/context\.json \(FED_LAUNCH_CONTEXT\): ENOENT/,
+    ],
   ])('refuses a missing context: %j', (env, message) => {
     expect(() => readLaunchContext(env)).toThrow(message);
   });
@@ -192,16 +271,28 @@ describe('reading the launch context', () => {
   it('refuses a FIFO or directory as the context without blocking on it', () => {
     const dir = tempDir();
     execFileSync('mkfifo', [join(dir, 'fifo.json')]);
-    expect(() => readLaunchContext({ FED_LAUNCH_CONTEXT: join(dir, 'fifo.json') })).toThrow(/\(FED_LAUNCH_CONTEXT\): a named pipe \(FIFO\), not a regular file/);
-    expect(() => readLaunchContext({ FED_LAUNCH_CONTEXT: dir })).toThrow(/\(FED_LAUNCH_CONTEXT\): a directory, not a regular file/);
+    expect(() => readLaunchContext({ FED_LAUNCH_CONTEXT: join(dir, 'fifo.json') })).toThrow(
+      /\(FED_LAUNCH_CONTEXT\): a named pipe \(FIFO\), not a regular file/,
+    );
+    expect(() => readLaunchContext({ FED_LAUNCH_CONTEXT: dir })).toThrow(
+      /\(FED_LAUNCH_CONTEXT\): a directory, not a regular file/,
+    );
   });
 
   it('refuses invalid JSON, invalid fields, another team, and output paths outside the workspace', () => {
     const context = contextFor(tempDir());
-    expect(() => readLaunchContext({ FED_LAUNCH_CONTEXT: write('{"team":') })).toThrow(/is not JSON \(line 1, column 9/);
-    expect(() => readLaunchContext({ FED_LAUNCH_CONTEXT: write({ ...context, codebase: 'relative/path' }) })).toThrow(/codebase: expected an absolute path/);
-    expect(() => readLaunchContext({ FED_LAUNCH_CONTEXT: write(context), FED_TEAM: 'api' })).toThrow(/FED_TEAM is "api" but the launch context .* is for team "docs"/);
+    expect(() => readLaunchContext({ FED_LAUNCH_CONTEXT: write('{"team":') })).toThrow(
+      /is not JSON \(line 1, column 9/,
+    );
+    expect(() => readLaunchContext({ FED_LAUNCH_CONTEXT: write({ ...context, codebase: 'relative/path' }) })).toThrow(
+      /codebase: expected an absolute path/,
+    );
+    expect(() => readLaunchContext({ FED_LAUNCH_CONTEXT: write(context), FED_TEAM: 'api' })).toThrow(
+      /FED_TEAM is "api" but the launch context .* is for team "docs"/,
+    );
     const escaping = { ...context, deliverablePath: join(context.workspace, '..', 'deliverable.md') };
-    expect(() => readLaunchContext({ FED_LAUNCH_CONTEXT: write(escaping) })).toThrow(/deliverablePath .* is outside the team workspace/);
+    expect(() => readLaunchContext({ FED_LAUNCH_CONTEXT: write(escaping) })).toThrow(
+      /deliverablePath .* is outside the team workspace/,
+    );
   });
 });

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { findGoImports, findPythonImports, findScriptImports as findImports } from '../../../src/apps/agent/import-scan.js';
+import {
+  findGoImports,
+  findPythonImports,
+  findScriptImports as findImports,
+} from '../../../src/apps/agent/import-scan.js';
 import { findTodoMarkers } from '../../../src/apps/agent/source-scan.js';
 
 describe('TODO markers', () => {
@@ -51,7 +55,20 @@ describe('imports of TypeScript/JavaScript modules', () => {
       "const old = require('legacy');",
       "import fs2 from 'node:fs';",
     ].join('\n');
-    expect(findImports(text).sort()).toEqual(['../c', './a.js', './g.js', './h.js', './lazy.js', './side-effect.css', '@scope/f/sub', 'e-pkg', 'legacy', 'node:fs'].sort());
+    expect(findImports(text).sort()).toEqual(
+      [
+        '../c',
+        './a.js',
+        './g.js',
+        './h.js',
+        './lazy.js',
+        './side-effect.css',
+        '@scope/f/sub',
+        'e-pkg',
+        'legacy',
+        'node:fs',
+      ].sort(),
+    );
   });
 });
 
@@ -70,16 +87,27 @@ describe('imports in Python and Go, and JSX', () => {
       'from star import *',
       'x = "import not_an_import"',
     ].join('\n');
-    expect(findPythonImports(text)).toEqual(['os', 'sys', 'acme.core.text', '.views', '..models.User', '..models.Group', 'pkg.sub.helper', 'star']);
+    expect(findPythonImports(text)).toEqual([
+      'os',
+      'sys',
+      'acme.core.text',
+      '.views',
+      '..models.User',
+      '..models.Group',
+      'pkg.sub.helper',
+      'star',
+    ]);
   });
 
   it('Go: single imports, aliased and blank ones in a block, nothing after the first declaration', () => {
-    const text = 'package main\n\nimport "fmt"\n\nimport (\n\tlog "github.com/sirupsen/logrus"\n\t_ "embed"\n\t"example.com/acme/api" // the API\n)\n\nfunc main() {\n\tfmt.Println("import \\"not/this\\"")\n}\n';
+    const text =
+      'package main\n\nimport "fmt"\n\nimport (\n\tlog "github.com/sirupsen/logrus"\n\t_ "embed"\n\t"example.com/acme/api" // the API\n)\n\nfunc main() {\n\tfmt.Println("import \\"not/this\\"")\n}\n';
     expect(findGoImports(text)).toEqual(['fmt', 'github.com/sirupsen/logrus', 'embed', 'example.com/acme/api']);
   });
 
   it('JSX, which the ES module lexer refuses, is still read', () => {
-    const text = "import React from 'react';\nimport { Button } from './button.jsx';\n\nexport const App = () => <Button label={`hi`} />;\n";
+    const text =
+      "import React from 'react';\nimport { Button } from './button.jsx';\n\nexport const App = () => <Button label={`hi`} />;\n";
     expect(findImports(text)).toEqual(['react', './button.jsx']);
   });
 });

@@ -12,7 +12,12 @@ const paths = (root: string) => walkCodebase(root).files.map((f) => f.path);
 describe('walking a codebase', () => {
   it('skips .git/, .fed/, the root federate.config.json, node_modules/ and what the root .gitignore ignores', () => {
     const root = typescriptProject(tempDir());
-    writeTree(root, { '.fed/teams/docs/deliverable.md': '# x\n', 'packages/a/node_modules/x.js': '', 'federate.config.json': '{}\n', 'packages/b/.fed/x.json': '{}' });
+    writeTree(root, {
+      '.fed/teams/docs/deliverable.md': '# x\n',
+      'packages/a/node_modules/x.js': '',
+      'federate.config.json': '{}\n',
+      'packages/b/.fed/x.json': '{}',
+    });
     expect(paths(root)).toEqual([
       '.gitignore',
       'README.md',
@@ -26,7 +31,15 @@ describe('walking a codebase', () => {
       'test/engine.test.ts',
     ]);
     // A folder is a source even when all it holds is skipped: the scan decides.
-    expect(topLevelSources(root)).toEqual(['.gitignore', 'README.md', 'package-lock.json', 'package.json', 'packages', 'src', 'test']);
+    expect(topLevelSources(root)).toEqual([
+      '.gitignore',
+      'README.md',
+      'package-lock.json',
+      'package.json',
+      'packages',
+      'src',
+      'test',
+    ]);
   });
 
   it('applies nested .gitignore files relative to their folder, deepest rule first (negations included)', () => {
@@ -40,7 +53,13 @@ describe('walking a codebase', () => {
       'src/generated/local/x.ts': '',
       'local/y.ts': '',
     });
-    expect(paths(root)).toEqual(['.gitignore', 'local/y.ts', 'src/a.ts', 'src/generated/.gitignore', 'src/generated/keep.gen.ts']);
+    expect(paths(root)).toEqual([
+      '.gitignore',
+      'local/y.ts',
+      'src/a.ts',
+      'src/generated/.gitignore',
+      'src/generated/keep.gen.ts',
+    ]);
   });
 
   it('reports a dangling symbolic link as unreadable and does not follow links to directories', () => {
@@ -75,7 +94,12 @@ describe('taking the inventory', () => {
     expect(byPath['empty.py']).toMatchObject({ lines: 0, bytes: 0, analysed: true });
     expect(byPath['logo.png']).toMatchObject({ binary: true, analysed: false, lines: 0, bytes: 7 });
     expect(byPath['blob.dat']).toMatchObject({ binary: true, analysed: false, language: null });
-    expect(byPath['huge.json']).toMatchObject({ binary: false, analysed: false, lines: 0, bytes: 2 * MAX_ANALYSED_BYTES });
+    expect(byPath['huge.json']).toMatchObject({
+      binary: false,
+      analysed: false,
+      lines: 0,
+      bytes: 2 * MAX_ANALYSED_BYTES,
+    });
   });
 
   it('a directory where a file was expected is unreadable, not fatal', () => {
@@ -118,7 +142,13 @@ describe('surveying a TypeScript project', () => {
 
   it('finds the tests and their runner, the TODO markers in comments only, and the module graph', () => {
     const s = survey();
-    expect(s.tests).toEqual({ files: 1, folders: [{ path: 'test', files: 1 }], runner: 'vitest', command: 'npm test', runnerSource: 'manifest' });
+    expect(s.tests).toEqual({
+      files: 1,
+      folders: [{ path: 'test', files: 1 }],
+      runner: 'vitest',
+      command: 'npm test',
+      runnerSource: 'manifest',
+    });
     expect(s.todoCount).toBe(2);
     expect(s.todos.map((t) => [t.path, t.first.tag, t.first.line])).toEqual([
       ['src/core/engine.ts', 'TODO', 3],
@@ -143,13 +173,30 @@ describe('surveying a Python project', () => {
     const s = surveyCodebase(pythonProject(tempDir()));
     expect(s.name).toBe('tiny-py');
     expect(s.description).toBe('A tiny Python tool');
-    expect(s.manifests[0]).toMatchObject({ kind: 'python', dependencies: ['requests', 'click'], devDependencies: ['pytest'], tools: ['pytest'] });
-    expect(s.entryPoints[0]).toEqual({ path: 'src/tiny_py/cli.py', reason: 'declared in pyproject.toml [project.scripts] "tiny" (tiny_py.cli:main)', confidence: 'high' });
+    expect(s.manifests[0]).toMatchObject({
+      kind: 'python',
+      dependencies: ['requests', 'click'],
+      devDependencies: ['pytest'],
+      tools: ['pytest'],
+    });
+    expect(s.entryPoints[0]).toEqual({
+      path: 'src/tiny_py/cli.py',
+      reason: 'declared in pyproject.toml [project.scripts] "tiny" (tiny_py.cli:main)',
+      confidence: 'high',
+    });
     expect(s.tests).toMatchObject({ files: 1, runner: 'pytest', command: 'pytest' });
     expect(s.languages.find((l) => l.kind === 'code')).toMatchObject({ name: 'Python', files: 3 });
-    expect(s.todos[0]).toMatchObject({ path: 'src/tiny_py/cli.py', first: { tag: 'FIXME', text: 'FIXME: handle errors' } });
+    expect(s.todos[0]).toMatchObject({
+      path: 'src/tiny_py/cli.py',
+      first: { tag: 'FIXME', text: 'FIXME: handle errors' },
+    });
     // Python imports are read too: the declared `click` is external, the standard library is not counted.
-    expect(s.graph).toMatchObject({ modules: 2, languages: ['Python'], internalImports: 0, external: [{ name: 'click', files: 1 }] });
+    expect(s.graph).toMatchObject({
+      modules: 2,
+      languages: ['Python'],
+      internalImports: 0,
+      external: [{ name: 'click', files: 1 }],
+    });
   });
 });
 

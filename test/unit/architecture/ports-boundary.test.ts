@@ -21,7 +21,8 @@ const ADAPTER = [/^adapters\//, /^infra\/fs\//, /^core\//];
  * work left for the next adapter to face.
  */
 const KNOWN: Record<string, string> = {
-  'apps/init/init-federation.ts': '`fed init` creates a file-signal-v1 federation: its folders and an empty registry file',
+  'apps/init/init-federation.ts':
+    '`fed init` creates a file-signal-v1 federation: its folders and an empty registry file',
   'apps/init/locate.ts': 'finds the federation root of a directory by its registry file (before any backend is opened)',
 };
 
@@ -38,7 +39,10 @@ function sourceFiles(dir: string): string[] {
 /** What in `text` touches the signal, registry or lifecycle files directly. */
 export function directAccess(text: string): string[] {
   const found: string[] = [];
-  for (const match of text.matchAll(new RegExp(`(?:workspacePaths|federationPaths)\\([^()]*\\)\\.${FILE_FIELDS}\\b`, 'g'))) found.push(match[0]);
+  for (const match of text.matchAll(
+    new RegExp(`(?:workspacePaths|federationPaths)\\([^()]*\\)\\.${FILE_FIELDS}\\b`, 'g'),
+  ))
+    found.push(match[0]);
   // Variables holding a layout: `const paths = workspacePaths(x)` … `paths.inbox`, or destructured.
   for (const match of text.matchAll(/(?:const|let)\s+(\w+)\s*=\s*(?:workspacePaths|federationPaths)\(/g)) {
     for (const use of text.matchAll(new RegExp(`\\b${match[1]}\\.${FILE_FIELDS}\\b`, 'g'))) found.push(use[0]);
@@ -64,8 +68,12 @@ describe('the ports are the only way to signals, the registry and lifecycles', (
   });
 
   it('recognises each way of touching them (so the check above can fail)', () => {
-    expect(directAccess('const dir = workspacePaths(team.location).inbox;')).toEqual(['workspacePaths(team.location).inbox']);
-    expect(directAccess('const paths = federationPaths(root);\nreadFileSync(paths.registry);')).toEqual(['paths.registry']);
+    expect(directAccess('const dir = workspacePaths(team.location).inbox;')).toEqual([
+      'workspacePaths(team.location).inbox',
+    ]);
+    expect(directAccess('const paths = federationPaths(root);\nreadFileSync(paths.registry);')).toEqual([
+      'paths.registry',
+    ]);
     expect(directAccess('const { envelope, logs } = workspacePaths(w);')).toEqual(['{ envelope } = …Paths(…)']);
     expect(directAccess('const paths = workspacePaths(w);\nreadFileSync(paths.agentLog);')).toEqual([]);
   });

@@ -25,6 +25,8 @@ describe('chatConfig: the agent-host invocation', () => {
       'chatConfig.command: expected a non-empty string, got an empty string',
       'chatConfig.timeoutSeconds: expected a number of seconds > 0, got number 0',
     ]);
-    expect(problemsOf({ chatConfig: { ...CHAT, timeoutSeconds: '60' } })).toEqual(['chatConfig.timeoutSeconds: expected a number of seconds, got "60"']);
+    expect(problemsOf({ chatConfig: { ...CHAT, timeoutSeconds: '60' } })).toEqual([
+      'chatConfig.timeoutSeconds: expected a number of seconds, got "60"',
+    ]);
   });
 });

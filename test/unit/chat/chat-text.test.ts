@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { addressedCommand, plainText, renderStatusSummary, type MonitorReport, type TeamReport } from '../../../src/index.js';
+import {
+  addressedCommand,
+  plainText,
+  renderStatusSummary,
+  type MonitorReport,
+  type TeamReport,
+} from '../../../src/index.js';
 
 describe('chat text', () => {
   it.each([
@@ -15,16 +21,21 @@ describe('chat text', () => {
     expect(addressedCommand(text, 'acme')?.line).toBe(line);
   });
 
-  it.each([['hello everyone'], ['@acmex status'], ['mail me@acme status'], ['@acme-bot status'], ['acme status']])('%j does not address @acme', (text) => {
-    expect(addressedCommand(text, 'acme')).toBeUndefined();
-  });
+  it.each([['hello everyone'], ['@acmex status'], ['mail me@acme status'], ['@acme-bot status'], ['acme status']])(
+    '%j does not address @acme',
+    (text) => {
+      expect(addressedCommand(text, 'acme')).toBeUndefined();
+    },
+  );
 
   it('keeps the lines below the command as its body, from text or from HTML paragraphs', () => {
     expect(addressedCommand('@acme send docs directive Write it\nCover the API.\nAnd the CLI.', 'acme')).toEqual({
       line: 'send docs directive Write it',
       body: 'Cover the API.\nAnd the CLI.',
     });
-    expect(addressedCommand('<p><at>acme</at> send docs question Scope?</p><p>Only src/ &amp; docs/</p>', 'acme')).toEqual({
+    expect(
+      addressedCommand('<p><at>acme</at> send docs question Scope?</p><p>Only src/ &amp; docs/</p>', 'acme'),
+    ).toEqual({
       line: 'send docs question Scope?',
       body: 'Only src/ & docs/',
     });
@@ -46,7 +57,15 @@ function team(id: string, healthy: boolean, reasons: string[] = []): TeamReport 
     domain: id,
     archetype: 'deliverable',
     status: 'active',
-    lifecycle: { machine: 'deliverable', state: healthy ? 'scanning' : 'failed', since: null, inStateMs: 125_000, updatedAt: '2026-01-31T12:00:00.000Z', mission: 'm', failure: null },
+    lifecycle: {
+      machine: 'deliverable',
+      state: healthy ? 'scanning' : 'failed',
+      since: null,
+      inStateMs: 125_000,
+      updatedAt: '2026-01-31T12:00:00.000Z',
+      mission: 'm',
+      failure: null,
+    },
     lastActive: null,
     inbox: { total: 1, unacknowledged: 0 },
     outbox: { total: 0, unacknowledged: 0 },
@@ -57,7 +76,14 @@ function team(id: string, healthy: boolean, reasons: string[] = []): TeamReport 
   };
 }
 
-const NO_TELEMETRY: MonitorReport['telemetry'] = { enabled: false, url: null, collector: 'unknown', since: null, checkedAt: null, error: null };
+const NO_TELEMETRY: MonitorReport['telemetry'] = {
+  enabled: false,
+  url: null,
+  collector: 'unknown',
+  since: null,
+  checkedAt: null,
+  error: null,
+};
 
 describe('status summary', () => {
   it('gives the totals and one line per team, unhealthy ones with their reasons', () => {

@@ -10,8 +10,11 @@ describe('positiveInteger: the one whole-number option parser (--teams, --parall
     expect(parse('250')).toBe(250);
   });
 
-  it.each(['0', '-1', '2.5', '2.0', '1e3', '0x10', ' 3', '', 'three', '9007199254740993'])('refuses %j as bad input naming the unit', (value) => {
-    expect(() => parse(value)).toThrow(InvalidArgumentError);
-    expect(() => parse(value)).toThrow('expected a whole number of signals > 0');
-  });
+  it.each(['0', '-1', '2.5', '2.0', '1e3', '0x10', ' 3', '', 'three', '9007199254740993'])(
+    'refuses %j as bad input naming the unit',
+    (value) => {
+      expect(() => parse(value)).toThrow(InvalidArgumentError);
+      expect(() => parse(value)).toThrow('expected a whole number of signals > 0');
+    },
+  );
 });

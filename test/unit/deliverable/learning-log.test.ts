@@ -1,7 +1,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { appendLearningEntries, InvalidInputError, jsonSchemaFor, LEARNING_CATEGORIES, LEARNING_CONFIDENCE_LEVELS, learningEntrySchema, type LearningEntry } from '../../../src/index.js';
+import {
+  appendLearningEntries,
+  InvalidInputError,
+  jsonSchemaFor,
+  LEARNING_CATEGORIES,
+  LEARNING_CONFIDENCE_LEVELS,
+  learningEntrySchema,
+  type LearningEntry,
+} from '../../../src/index.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 const entry = (content: string, overrides: Partial<LearningEntry> = {}): LearningEntry => ({
@@ -14,13 +22,29 @@ const entry = (content: string, overrides: Partial<LearningEntry> = {}): Learnin
   ...overrides,
 });
 
-const readLines = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => learningEntrySchema.parse(JSON.parse(l)));
+const readLines = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => learningEntrySchema.parse(JSON.parse(l)));
 
 describe('learning log (docs/design/spec.md §2.5)', () => {
   it('declares its categories and confidence levels in the schema', () => {
-    expect(LEARNING_CATEGORIES).toEqual(['structure', 'stack', 'entry-point', 'dependency', 'testing', 'hotspot', 'convention', 'gap']);
+    expect(LEARNING_CATEGORIES).toEqual([
+      'structure',
+      'stack',
+      'entry-point',
+      'dependency',
+      'testing',
+      'hotspot',
+      'convention',
+      'gap',
+    ]);
     expect(LEARNING_CONFIDENCE_LEVELS).toEqual(['high', 'medium', 'low']);
-    const schema = jsonSchemaFor('learning-entry') as { required: string[]; properties: { category: { enum: string[] } } };
+    const schema = jsonSchemaFor('learning-entry') as {
+      required: string[];
+      properties: { category: { enum: string[] } };
+    };
     expect(schema.required.sort()).toEqual(['category', 'confidence', 'content', 'domain', 'tags', 'timestamp']);
     expect(schema.properties.category.enum).toEqual([...LEARNING_CATEGORIES]);
   });
@@ -39,7 +63,9 @@ describe('learning log (docs/design/spec.md §2.5)', () => {
     writeFileSync(file, '');
     const bad = { ...entry('x'), category: 'rumour' } as unknown as LearningEntry;
     expect(() => appendLearningEntries(file, [entry('fine'), bad])).toThrow(InvalidInputError);
-    expect(() => appendLearningEntries(file, [entry('fine'), bad])).toThrow(/learning-log entry 2 for .*log\.jsonl is invalid: category: expected one of "structure"/);
+    expect(() => appendLearningEntries(file, [entry('fine'), bad])).toThrow(
+      /learning-log entry 2 for .*log\.jsonl is invalid: category: expected one of "structure"/,
+    );
     expect(readFileSync(file, 'utf8')).toBe('');
   });
 

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { applyPlan, initFederation, listSignals, proposePlan, readRegistry, viewLifecycle, getTeam } from '../../../src/index.js';
+import {
+  applyPlan,
+  initFederation,
+  listSignals,
+  proposePlan,
+  readRegistry,
+  viewLifecycle,
+  getTeam,
+} from '../../../src/index.js';
 import { typescriptProject, writeTree } from '../../helpers/fixture-repo.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { openFederation } from '../../../src/engine/context.js';
@@ -10,7 +18,11 @@ const lines = (n: number) => Array.from({ length: n }, (_, i) => `export const v
 function monorepo(root: string): string {
   return writeTree(root, {
     'package.json': JSON.stringify({ name: 'shop', private: true, workspaces: ['packages/*'] }),
-    'packages/api/package.json': JSON.stringify({ name: '@shop/api', main: 'src/index.ts', dependencies: { '@shop/core': '*' } }),
+    'packages/api/package.json': JSON.stringify({
+      name: '@shop/api',
+      main: 'src/index.ts',
+      dependencies: { '@shop/core': '*' },
+    }),
     'packages/api/src/index.ts': lines(40),
     'packages/web/package.json': JSON.stringify({ name: '@shop/web', main: 'src/main.ts' }),
     'packages/web/src/main.ts': lines(30),
@@ -33,7 +45,9 @@ describe('fed plan (proposePlan / applyPlan)', () => {
       ['web-docs', ['packages/web'], 31],
     ]);
     expect(plan.teams[0]!.mission.subject).toBe('Document packages/api/');
-    expect(plan.teams[0]!.mission.body).toBe('Write the deliverable about packages/api/ of shop: its architecture, layout, main modules and dependencies, entry points, and how it is built and tested.');
+    expect(plan.teams[0]!.mission.body).toBe(
+      'Write the deliverable about packages/api/ of shop: its architecture, layout, main modules and dependencies, entry points, and how it is built and tested.',
+    );
   });
 
   it('with fewer teams than areas, shares the smaller areas out so every area is covered', () => {
@@ -53,7 +67,11 @@ describe('fed plan (proposePlan / applyPlan)', () => {
     const plan = proposePlan(openFederation(root), { teams: 3 });
     expect(plan.basis).toBe('folders');
     // test/ is not an area; dist/ and node_modules/ are not read at all.
-    expect(plan.teams.flatMap((t) => t.areas.map((a) => a.path)).sort()).toEqual(['src/commands', 'src/core', 'src/util']);
+    expect(plan.teams.flatMap((t) => t.areas.map((a) => a.path)).sort()).toEqual([
+      'src/commands',
+      'src/core',
+      'src/util',
+    ]);
     expect(plan.teams.map((t) => t.team).sort()).toEqual(['commands-docs', 'core-docs', 'util-docs']);
   });
 
@@ -68,12 +86,22 @@ describe('fed plan (proposePlan / applyPlan)', () => {
     const root = monorepo(tempDir());
     initFederation(root, {}, {});
     const plan = proposePlan(openFederation(root));
-    expect(await applyPlan(openFederation(root), plan)).toEqual(plan.teams.map((t) => ({ team: t.team, onboarded: true, missionSent: true })));
+    expect(await applyPlan(openFederation(root), plan)).toEqual(
+      plan.teams.map((t) => ({ team: t.team, onboarded: true, missionSent: true })),
+    );
     const again = await applyPlan(openFederation(root), proposePlan(openFederation(root)));
     expect(again).toEqual(plan.teams.map((t) => ({ team: t.team, onboarded: false, missionSent: false })));
-    expect(readRegistry(root).teams.map((t) => t.domainId).sort()).toEqual(['api-docs', 'core-docs', 'web-docs']);
-    const directives = (await listSignals(openFederation(root), { team: 'api-docs' })).signals.map((s) => `${s.message.from} ${s.message.type}: ${s.message.subject}`);
+    expect(
+      readRegistry(root)
+        .teams.map((t) => t.domainId)
+        .sort(),
+    ).toEqual(['api-docs', 'core-docs', 'web-docs']);
+    const directives = (await listSignals(openFederation(root), { team: 'api-docs' })).signals.map(
+      (s) => `${s.message.from} ${s.message.type}: ${s.message.subject}`,
+    );
     expect(directives).toEqual(['meta directive: Document packages/api/']);
-    expect((await viewLifecycle(openFederation(root), getTeam(readRegistry(root), 'api-docs'))).pending).toHaveLength(1);
+    expect((await viewLifecycle(openFederation(root), getTeam(readRegistry(root), 'api-docs'))).pending).toHaveLength(
+      1,
+    );
   });
 });

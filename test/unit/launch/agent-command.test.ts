@@ -7,9 +7,19 @@ const context = { team: 'docs', workspace: '/tmp/fed-nowhere/.fed/teams/docs', s
 
 describe('the agent command of a run', () => {
   it('picks the preset from the program name, else custom; an explicit preset wins', () => {
-    expect(agentCommand(context, { config, agent: '/opt/tools/bin/codex' }, null, '/p.md', 'prompt').preset.name).toBe('codex');
+    expect(agentCommand(context, { config, agent: '/opt/tools/bin/codex' }, null, '/p.md', 'prompt').preset.name).toBe(
+      'codex',
+    );
     expect(agentCommand(context, { config, agent: 'npx claude' }, null, '/p.md', 'prompt').preset.name).toBe('custom');
-    expect(agentCommand(context, { config, agent: 'npx claude', preset: 'claude' }, null, '/p.md', 'prompt').command.argv.slice(0, 4)).toEqual(['npx', 'claude', '-p', 'prompt']);
+    expect(
+      agentCommand(
+        context,
+        { config, agent: 'npx claude', preset: 'claude' },
+        null,
+        '/p.md',
+        'prompt',
+      ).command.argv.slice(0, 4),
+    ).toEqual(['npx', 'claude', '-p', 'prompt']);
     const configured = { ...config, agentCommand: 'my-claude', agent: { ...config.agent, preset: 'claude' as const } };
     expect(agentCommand(context, { config: configured }, null, '/p.md', 'prompt').preset.name).toBe('claude');
   });
@@ -19,19 +29,31 @@ describe('the agent command of a run', () => {
       /the prompt \(200000 bytes\) is too long to pass to claude as an argument; shorten the mission/,
     );
     // A CLI that reads the prompt from a file takes any size.
-    expect(agentCommand(context, { config, agent: 'aider' }, null, '/p.md', 'x'.repeat(200_000)).command.argv).toContain('/p.md');
+    expect(
+      agentCommand(context, { config, agent: 'aider' }, null, '/p.md', 'x'.repeat(200_000)).command.argv,
+    ).toContain('/p.md');
   });
 
   it('custom: {prompt} and {promptFile} are replaced verbatim, even when the prompt holds $& or $$', () => {
     const prompt = "echo $$ and $& and $' here";
-    const argv = agentCommand(context, { config, agent: 'my-agent --task {prompt} --notes={promptFile}' }, null, '/p.md', prompt).command.argv;
+    const argv = agentCommand(
+      context,
+      { config, agent: 'my-agent --task {prompt} --notes={promptFile}' },
+      null,
+      '/p.md',
+      prompt,
+    ).command.argv;
     expect(argv).toEqual(['my-agent', '--task', prompt, '--notes=/p.md']);
   });
 
-  it('a relative program is found from the caller\'s directory for --agent, from the federation root for agentCommand', () => {
+  it("a relative program is found from the caller's directory for --agent, from the federation root for agentCommand", () => {
     const rooted = { ...context, root: '/fed' } as LaunchContext;
-    expect(agentCommand(rooted, { config, agent: './bin/agent', cwd: '/home/me' }, null, '/p.md', 'p').command.argv[0]).toBe('/home/me/bin/agent');
-    expect(agentCommand(rooted, { config: { ...config, agentCommand: 'tools/agent' } }, null, '/p.md', 'p').command.argv[0]).toBe('/fed/tools/agent');
+    expect(
+      agentCommand(rooted, { config, agent: './bin/agent', cwd: '/home/me' }, null, '/p.md', 'p').command.argv[0],
+    ).toBe('/home/me/bin/agent');
+    expect(
+      agentCommand(rooted, { config: { ...config, agentCommand: 'tools/agent' } }, null, '/p.md', 'p').command.argv[0],
+    ).toBe('/fed/tools/agent');
     expect(agentCommand(rooted, { config, agent: 'claude' }, null, '/p.md', 'p').command.argv[0]).toBe('claude');
   });
 });

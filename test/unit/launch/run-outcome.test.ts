@@ -35,17 +35,27 @@ describe('run outcomes', () => {
 
   it('a finished lifecycle is completed whatever the exit; the launcher’s own stop comes next', () => {
     expect(runOutcome(input({ finished: true, exit: { code: 1, signal: null } })).outcome).toBe('completed');
-    expect(runOutcome(input({ stop: { kind: 'limit', outcome: 'budget', message: 'cost' }, exit: { code: null, signal: 'SIGTERM' } })).outcome).toBe('budget');
+    expect(
+      runOutcome(
+        input({ stop: { kind: 'limit', outcome: 'budget', message: 'cost' }, exit: { code: null, signal: 'SIGTERM' } }),
+      ).outcome,
+    ).toBe('budget');
     expect(runOutcome(input({ stop: { kind: 'paused' } })).outcome).toBe('interrupted');
   });
 
   it('a documented exit code counts when the stream said nothing (gemini 53 = turn limit)', () => {
-    expect(runOutcome(input({ preset: AGENT_PRESET_CATALOG.gemini, exit: { code: 53, signal: null } })).outcome).toBe('max-turns');
-    expect(runOutcome(input({ exit: { code: 2, signal: null } }))).toEqual({ outcome: 'crashed', message: 'the agent exited with code 2' });
+    expect(runOutcome(input({ preset: AGENT_PRESET_CATALOG.gemini, exit: { code: 53, signal: null } })).outcome).toBe(
+      'max-turns',
+    );
+    expect(runOutcome(input({ exit: { code: 2, signal: null } }))).toEqual({
+      outcome: 'crashed',
+      message: 'the agent exited with code 2',
+    });
   });
 
   it('pauses on transient outcomes, and on a crash or auth error only after progress', () => {
-    for (const outcome of ['rate-limited', 'budget', 'max-turns', 'interrupted', 'timeout'] as const) expect(pausesTeam(outcome, false)).toBe(true);
+    for (const outcome of ['rate-limited', 'budget', 'max-turns', 'interrupted', 'timeout'] as const)
+      expect(pausesTeam(outcome, false)).toBe(true);
     expect(pausesTeam('crashed', false)).toBe(false);
     expect(pausesTeam('crashed', true)).toBe(true);
     expect(pausesTeam('auth', true)).toBe(true);

@@ -6,14 +6,18 @@ const options = { cwd: process.cwd(), env: process.env };
 
 describe('runCaptured', () => {
   it('captures stdout whole and the tail of stderr, with the exit code', async () => {
-    const run = await runCaptured(node("process.stdout.write('out'); process.stderr.write('x'.repeat(5000) + 'END'); process.exit(3)"), { ...options, stderrTailBytes: 10 });
+    const run = await runCaptured(
+      node("process.stdout.write('out'); process.stderr.write('x'.repeat(5000) + 'END'); process.exit(3)"),
+      { ...options, stderrTailBytes: 10 },
+    );
     expect(run).toMatchObject({ code: 3, stdout: 'out', stderr: 'xxxxxxxEND' });
     expect(run.stopped).toBeUndefined();
   });
 
   it('a timeout stops the whole group, a grandchild holding the pipe included', async () => {
     const started = Date.now();
-    const code = "require('child_process').spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'inherit' }); setTimeout(() => {}, 60000)";
+    const code =
+      "require('child_process').spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'inherit' }); setTimeout(() => {}, 60000)";
     const run = await runCaptured(node(code), { ...options, timeoutMs: 300, ownGroup: true });
     expect(run.stopped).toBe('timeout');
     expect(run.signal).toBe('SIGKILL');

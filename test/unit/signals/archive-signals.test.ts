@@ -1,4 +1,13 @@
-import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acknowledgeSignal } from '../../../src/engine/messaging/acknowledge-signals.js';
@@ -34,17 +43,31 @@ function contents(dir: string): string[] {
 describe('archiveSignals', () => {
   it('moves acknowledged and answered signals older than the cutoff, with their acks; nothing is deleted and every signal stays findable', async () => {
     const fed = await signalFederation(['docs']);
-    const old = (subject: string, type: 'directive' | 'question' = 'directive') => sendSignal(openFederation(fed.root), { to: 'docs', type, subject }, { ...fast, now: () => at(0) });
+    const old = (subject: string, type: 'directive' | 'question' = 'directive') =>
+      sendSignal(openFederation(fed.root), { to: 'docs', type, subject }, { ...fast, now: () => at(0) });
     const acked = await Promise.all(['One', 'Two', 'Three'].map((s) => old(s)));
-    for (const s of acked) await acknowledgeSignal(openFederation(fed.root), 'docs', s.message.id, { ...fast, now: () => at(0.5) });
+    for (const s of acked)
+      await acknowledgeSignal(openFederation(fed.root), 'docs', s.message.id, { ...fast, now: () => at(0.5) });
     const unacked = await old('Still waiting');
     const answered = await old('Which?', 'question');
-    await sendSignal(openFederation(fed.root), { from: 'docs', to: 'meta', type: 'report', subject: 'This', replyTo: answered.message.id }, { ...fast, now: () => at(0.5) });
-    const young = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'directive', subject: 'Young' }, { ...fast, now: () => at(47) });
+    await sendSignal(
+      openFederation(fed.root),
+      { from: 'docs', to: 'meta', type: 'report', subject: 'This', replyTo: answered.message.id },
+      { ...fast, now: () => at(0.5) },
+    );
+    const young = await sendSignal(
+      openFederation(fed.root),
+      { to: 'docs', type: 'directive', subject: 'Young' },
+      { ...fast, now: () => at(47) },
+    );
     await acknowledgeSignal(openFederation(fed.root), 'docs', young.message.id, fast);
     const before = contents(fed.root);
 
-    const results = await archiveSignals(openFederation(fed.root), { olderThanMs: 24 * HOUR }, { ...fast, now: at(48) });
+    const results = await archiveSignals(
+      openFederation(fed.root),
+      { olderThanMs: 24 * HOUR },
+      { ...fast, now: at(48) },
+    );
     expect(results).toEqual([
       { team: 'meta', box: 'inbox', archived: 0, kept: 1 },
       // Outbox copies go when their inbox copy is acknowledged or answered.
@@ -60,11 +83,17 @@ describe('archiveSignals', () => {
     expect(entries(archive)).toEqual([...movedFiles, ...acked.map((s) => ackFileName(s.file))].sort());
     expect(entries(inbox)).toEqual(['archive', unacked.file, young.file, ackFileName(young.file)].sort());
     // The live box readers (actor, monitor, list) no longer see them; --all and show do.
-    expect(readSignalBox(inbox, { owner: 'docs', box: 'inbox' }).signals.map((s) => s.file).sort()).toEqual([unacked.file, young.file].sort());
+    expect(
+      readSignalBox(inbox, { owner: 'docs', box: 'inbox' })
+        .signals.map((s) => s.file)
+        .sort(),
+    ).toEqual([unacked.file, young.file].sort());
     expect((await listSignals(openFederation(fed.root), { team: 'docs' })).signals).toHaveLength(2);
-    const all = (await listSignals(openFederation(fed.root), { team: 'docs', all: true }));
+    const all = await listSignals(openFederation(fed.root), { team: 'docs', all: true });
     expect(all.signals).toHaveLength(6);
-    expect(all.signals.filter((s) => s.archived).map((s) => [s.message.subject, s.delivery.state, s.message.acknowledged])).toEqual([
+    expect(
+      all.signals.filter((s) => s.archived).map((s) => [s.message.subject, s.delivery.state, s.message.acknowledged]),
+    ).toEqual([
       // Same time: by file name.
       ['One', 'acknowledged', true],
       ['Three', 'acknowledged', true],
@@ -72,22 +101,42 @@ describe('archiveSignals', () => {
       ['Which?', 'answered', false],
     ]);
     const shown = await showSignal(openFederation(fed.root), acked[0]!.message.id);
-    expect(shown).toMatchObject({ archived: true, box: 'inbox', path: join(archive, acked[0]!.file), delivery: { state: 'acknowledged' } });
-    expect((await listSignals(openFederation(fed.root), { team: 'meta', box: 'outbox', all: true })).signals).toHaveLength(6);
+    expect(shown).toMatchObject({
+      archived: true,
+      box: 'inbox',
+      path: join(archive, acked[0]!.file),
+      delivery: { state: 'acknowledged' },
+    });
+    expect(
+      (await listSignals(openFederation(fed.root), { team: 'meta', box: 'outbox', all: true })).signals,
+    ).toHaveLength(6);
 
     // A second run finds nothing more to do.
-    expect((await archiveSignals(openFederation(fed.root), { olderThanMs: 24 * HOUR }, { ...fast, now: at(48) })).reduce((n, r) => n + r.archived, 0)).toBe(0);
+    expect(
+      (await archiveSignals(openFederation(fed.root), { olderThanMs: 24 * HOUR }, { ...fast, now: at(48) })).reduce(
+        (n, r) => n + r.archived,
+        0,
+      ),
+    ).toBe(0);
   });
 
   it('keeps both signals when a reused name is archived again, and finishes a move a crash interrupted', async () => {
     const fed = await signalFederation(['docs']);
     const inbox = fed.team('docs').inbox;
     const archive = archiveDirectoryOf(inbox);
-    const first = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: 'Daily' }, { ...fast, now: () => at(0) });
+    const first = await sendSignal(
+      openFederation(fed.root),
+      { to: 'docs', type: 'report', subject: 'Daily' },
+      { ...fast, now: () => at(0) },
+    );
     await acknowledgeSignal(openFederation(fed.root), 'docs', first.message.id, fast);
     await archiveSignals(openFederation(fed.root), { team: 'docs', olderThanMs: HOUR }, { ...fast, now: at(2) });
     // The live name is free again, so a signal of the same second and subject takes it.
-    const second = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: 'Daily' }, { ...fast, now: () => at(0) });
+    const second = await sendSignal(
+      openFederation(fed.root),
+      { to: 'docs', type: 'report', subject: 'Daily' },
+      { ...fast, now: () => at(0) },
+    );
     expect(second.file).toBe(first.file);
     await acknowledgeSignal(openFederation(fed.root), 'docs', second.message.id, fast);
     // A crash after the archive links, before the live names were removed.
@@ -109,7 +158,11 @@ describe('archiveSignals', () => {
     const fed = await signalFederation(['docs']);
     const inbox = fed.team('docs').inbox;
     const archive = archiveDirectoryOf(inbox);
-    const done = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: 'Done' }, { ...fast, now: () => at(0) });
+    const done = await sendSignal(
+      openFederation(fed.root),
+      { to: 'docs', type: 'report', subject: 'Done' },
+      { ...fast, now: () => at(0) },
+    );
     await acknowledgeSignal(openFederation(fed.root), 'docs', done.message.id, fast);
     // A crash between removing the live signal and removing its live ack.
     mkdirSync(archive);

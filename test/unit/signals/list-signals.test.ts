@@ -14,13 +14,26 @@ describe('listSignals', () => {
   it('filters by acknowledgment, type and sender, and always reports the invalid files', async () => {
     const fed = await signalFederation(['docs', 'api']);
     const t = (s: number) => ({ ...fast, now: () => new Date(Date.UTC(2026, 0, 31, 12, 0, s)) });
-    const a = await sendSignal(openFederation(fed.root), { from: 'docs', to: 'meta', type: 'report', subject: 'a' }, t(1));
-    const b = await sendSignal(openFederation(fed.root), { from: 'api', to: 'meta', type: 'alert', subject: 'b' }, t(2));
-    const c = await sendSignal(openFederation(fed.root), { from: 'api', to: 'meta', type: 'report', subject: 'c' }, t(3));
+    const a = await sendSignal(
+      openFederation(fed.root),
+      { from: 'docs', to: 'meta', type: 'report', subject: 'a' },
+      t(1),
+    );
+    const b = await sendSignal(
+      openFederation(fed.root),
+      { from: 'api', to: 'meta', type: 'alert', subject: 'b' },
+      t(2),
+    );
+    const c = await sendSignal(
+      openFederation(fed.root),
+      { from: 'api', to: 'meta', type: 'report', subject: 'c' },
+      t(3),
+    );
     await acknowledgeSignal(openFederation(fed.root), 'meta', c.message.id, fast);
     writeFileSync(join(fed.meta.inbox, 'x.json'), 'nope');
 
-    const files = async (query: Parameters<typeof listSignals>[1]) => (await listSignals(openFederation(fed.root), query)).signals.map((s) => s.file);
+    const files = async (query: Parameters<typeof listSignals>[1]) =>
+      (await listSignals(openFederation(fed.root), query)).signals.map((s) => s.file);
     expect(await files({})).toEqual([a.file, b.file, c.file]);
     expect(await files({ unacknowledged: true })).toEqual([a.file, b.file]);
     expect(await files({ type: 'report' })).toEqual([a.file, c.file]);
@@ -33,7 +46,9 @@ describe('listSignals', () => {
 
   it('refuses --unacked on an outbox and unknown types or boxes', async () => {
     const fed = await signalFederation([]);
-    await expect(listSignals(openFederation(fed.root), { box: 'outbox', unacknowledged: true })).rejects.toThrow(/--unacked applies to an inbox/);
+    await expect(listSignals(openFederation(fed.root), { box: 'outbox', unacknowledged: true })).rejects.toThrow(
+      /--unacked applies to an inbox/,
+    );
     await expect(listSignals(openFederation(fed.root), { type: 'memo' })).rejects.toThrow(InvalidInputError);
     await expect(listSignals(openFederation(fed.root), { box: 'trash' as 'inbox' })).rejects.toThrow(InvalidInputError);
   });

@@ -63,8 +63,17 @@ describe('reading a signal box', () => {
     expect(signals.map((s) => s.file).sort()).toEqual(['a-good.json', 'z-good.json']);
     const reasons = Object.fromEntries(invalid.map((i) => [i.file, i.reason]));
     expect(Object.keys(reasons)).toEqual([
-      'b-not-json.json', 'c-protocol.json', 'd-missing.json', 'e-extra.json', 'f-wrong-to.json', 'g-empty.json',
-      'h-blank.json', 'i-huge.json', 'j-dir.json', 'k-link.json', 'l-array.json',
+      'b-not-json.json',
+      'c-protocol.json',
+      'd-missing.json',
+      'e-extra.json',
+      'f-wrong-to.json',
+      'g-empty.json',
+      'h-blank.json',
+      'i-huge.json',
+      'j-dir.json',
+      'k-link.json',
+      'l-array.json',
     ]);
     expect(reasons['b-not-json.json']).toMatch(/^not valid JSON at line 1, column 8/);
     expect(reasons['c-protocol.json']).toMatch(/protocol: expected "file-signal-v1", got "file-signal-v0"/);
@@ -117,11 +126,20 @@ describe('reading a signal box', () => {
     const { signals, invalid } = readSignalBox(dir, { owner: 'docs', box: 'outbox' });
     expect(signals.map((s) => s.file)).toEqual(['mine.json']);
     expect(signals[0]?.message).not.toHaveProperty('acknowledged');
-    expect(invalid).toEqual([{ file: 'theirs.json', path: join(dir, 'theirs.json'), reason: 'sent by "api", but this is the outbox of "docs"' }]);
+    expect(invalid).toEqual([
+      {
+        file: 'theirs.json',
+        path: join(dir, 'theirs.json'),
+        reason: 'sent by "api", but this is the outbox of "docs"',
+      },
+    ]);
   });
 
   it('treats a box that does not exist yet as empty', () => {
-    expect(readSignalBox(join(tempDir(), 'nope'), { owner: 'docs', box: 'inbox' })).toEqual({ signals: [], invalid: [] });
+    expect(readSignalBox(join(tempDir(), 'nope'), { owner: 'docs', box: 'inbox' })).toEqual({
+      signals: [],
+      invalid: [],
+    });
   });
 });
 

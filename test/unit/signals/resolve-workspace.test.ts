@@ -25,7 +25,9 @@ describe('resolving where a party keeps its signals', () => {
   it('refuses unknown teams naming the role, and archived teams unless only reading', async () => {
     const fed = await signalFederation(['docs']);
     expect(() => resolveSignalWorkspace(fed.root, 'ghost', { role: 'recipient (--to)' })).toThrow(UnknownTeamError);
-    expect(() => resolveSignalWorkspace(fed.root, 'ghost', { role: 'recipient (--to)' })).toThrow(/^recipient \(--to\): unknown team "ghost"/);
+    expect(() => resolveSignalWorkspace(fed.root, 'ghost', { role: 'recipient (--to)' })).toThrow(
+      /^recipient \(--to\): unknown team "ghost"/,
+    );
     await writeRegistryStatus(openFederation(fed.root), 'docs', { type: 'ARCHIVE' }, { durable: false });
     expect(() => resolveSignalWorkspace(fed.root, 'docs')).toThrow(RefusedError);
     expect(resolveSignalWorkspace(fed.root, 'docs', { allowArchived: true }).id).toBe('docs');

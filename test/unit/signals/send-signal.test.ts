@@ -39,13 +39,24 @@ describe('sendSignal', () => {
   it("writes a spec SignalMessage to the recipient's inbox and an identical copy to the sender's outbox", async () => {
     const fed = await signalFederation(['docs']);
     const before = Date.now();
-    const result = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'directive', subject: 'Write the guide', body: 'Details.' }, fast);
+    const result = await sendSignal(
+      openFederation(fed.root),
+      { to: 'docs', type: 'directive', subject: 'Write the guide', body: 'Details.' },
+      fast,
+    );
 
     const inboxText = readFileSync(result.inboxPath, 'utf8');
     const message = JSON.parse(inboxText) as Record<string, unknown>;
     expect(Object.keys(message)).toEqual(['id', 'timestamp', 'from', 'to', 'type', 'subject', 'body', 'protocol']);
     expect(signalMessageSchema.parse(message)).toEqual(result.message);
-    expect(message).toMatchObject({ from: 'meta', to: 'docs', type: 'directive', subject: 'Write the guide', body: 'Details.', protocol: 'file-signal-v1' });
+    expect(message).toMatchObject({
+      from: 'meta',
+      to: 'docs',
+      type: 'directive',
+      subject: 'Write the guide',
+      body: 'Details.',
+      protocol: 'file-signal-v1',
+    });
     expect(isUuid(result.message.id) && uuidVersion(result.message.id)).toBe(4);
     expect(Date.parse(result.message.timestamp)).toBeGreaterThanOrEqual(before - 1);
 
@@ -60,7 +71,11 @@ describe('sendSignal', () => {
 
   it('sends from a team to meta, naming teams by id; the body defaults to empty', async () => {
     const fed = await signalFederation(['docs']);
-    const result = await sendSignal(openFederation(fed.root), { from: 'docs', to: 'meta', type: 'report', subject: 'Done' }, fast);
+    const result = await sendSignal(
+      openFederation(fed.root),
+      { from: 'docs', to: 'meta', type: 'report', subject: 'Done' },
+      fast,
+    );
     expect(result.message).toMatchObject({ from: 'docs', to: 'meta', body: '' });
     expect(entries(fed.meta.inbox)).toEqual([result.file]);
     expect(entries(fed.team('docs').outbox)).toEqual([result.file]);
@@ -69,24 +84,52 @@ describe('sendSignal', () => {
   it('accepts a team by its domain and writes its id into the signal', async () => {
     const fed = await signalFederation([]);
     await onboardTeam(openFederation(fed.root), { domain: 'writers', domainId: 'docs-team' }, fast);
-    const result = await sendSignal(openFederation(fed.root), { to: 'writers', type: 'question', subject: 'Scope?' }, fast);
+    const result = await sendSignal(
+      openFederation(fed.root),
+      { to: 'writers', type: 'question', subject: 'Scope?' },
+      fast,
+    );
     expect(result.message.to).toBe('docs-team');
     expect(result.inboxPath.startsWith(fed.team('docs-team').inbox)).toBe(true);
   });
 
   it.each([
-    ['an unknown recipient', { to: 'ghost' }, 'UNKNOWN_TEAM', /recipient \(--to\): unknown team "ghost".*registered teams: docs, api/],
+    [
+      'an unknown recipient',
+      { to: 'ghost' },
+      'UNKNOWN_TEAM',
+      /recipient \(--to\): unknown team "ghost".*registered teams: docs, api/,
+    ],
     ['an unknown sender', { from: 'ghost' }, 'UNKNOWN_TEAM', /sender \(--from\): unknown team "ghost"/],
     ['a path as recipient', { to: '../../etc' }, 'UNKNOWN_TEAM', /unknown team "\.\.\/\.\.\/etc"/],
-    ['an unknown type', { type: 'memo' }, 'INVALID_INPUT', /type: expected one of "directive", "question", "report", "alert", got "memo"/],
+    [
+      'an unknown type',
+      { type: 'memo' },
+      'INVALID_INPUT',
+      /type: expected one of "directive", "question", "report", "alert", got "memo"/,
+    ],
     ['an empty subject', { subject: '' }, 'INVALID_INPUT', /subject: expected a non-empty string/],
-    ['a blank subject', { subject: '   ' }, 'INVALID_INPUT', /subject: expected a subject with at least one non-space character/],
+    [
+      'a blank subject',
+      { subject: '   ' },
+      'INVALID_INPUT',
+      /subject: expected a subject with at least one non-space character/,
+    ],
     ['an id that is not a UUID', { id: 'retry-1' }, 'INVALID_INPUT', /id: expected a UUID, got "retry-1"/],
-    ['a body over the size limit', { body: 'x'.repeat(MAX_SIGNAL_BYTES) }, 'INVALID_INPUT', /over the 1048576-byte limit/],
+    [
+      'a body over the size limit',
+      { body: 'x'.repeat(MAX_SIGNAL_BYTES) },
+      'INVALID_INPUT',
+      /over the 1048576-byte limit/,
+    ],
   ])('refuses %s with a clear error and writes nothing', async (_what, change, code, message) => {
     const fed = await signalFederation(['docs', 'api']);
     const before = snapshot(fed.root);
-    const error = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: 'x', ...change }, fast).catch((e: unknown) => e);
+    const error = await sendSignal(
+      openFederation(fed.root),
+      { to: 'docs', type: 'report', subject: 'x', ...change },
+      fast,
+    ).catch((e: unknown) => e);
     expect(refusal(error).code).toBe(code);
     expect((error as Error).message).toMatch(message);
     expect(snapshot(fed.root)).toEqual(before);
@@ -97,7 +140,9 @@ describe('sendSignal', () => {
     await writeRegistryStatus(openFederation(fed.root), 'api', { type: 'ARCHIVE' }, fast);
     const before = snapshot(fed.root);
     for (const request of [{ to: 'api' }, { to: 'docs', from: 'api' }]) {
-      const error = await sendSignal(openFederation(fed.root), { type: 'alert', subject: 'x', ...request }, fast).catch((e: unknown) => e);
+      const error = await sendSignal(openFederation(fed.root), { type: 'alert', subject: 'x', ...request }, fast).catch(
+        (e: unknown) => e,
+      );
       expect(refusal(error).code).toBe('TEAM_ARCHIVED');
       expect((error as Error).message).toMatch(/team "api" is archived/);
     }
@@ -107,15 +152,26 @@ describe('sendSignal', () => {
   it('sends to and from a paused team (it reads its inbox when resumed)', async () => {
     const fed = await signalFederation(['docs']);
     await writeRegistryStatus(openFederation(fed.root), 'docs', { type: 'PAUSE' }, fast);
-    await expect(sendSignal(openFederation(fed.root), { to: 'docs', type: 'directive', subject: 'Later' }, fast)).resolves.toMatchObject({ delivered: true });
-    await expect(sendSignal(openFederation(fed.root), { from: 'docs', to: 'meta', type: 'report', subject: 'Paused' }, fast)).resolves.toMatchObject({ delivered: true });
+    await expect(
+      sendSignal(openFederation(fed.root), { to: 'docs', type: 'directive', subject: 'Later' }, fast),
+    ).resolves.toMatchObject({ delivered: true });
+    await expect(
+      sendSignal(openFederation(fed.root), { from: 'docs', to: 'meta', type: 'report', subject: 'Paused' }, fast),
+    ).resolves.toMatchObject({ delivered: true });
   });
 
   it('never overwrites: signals with the same second, type and subject all arrive under suffixed names', async () => {
     const fed = await signalFederation(['docs']);
     const now = () => new Date('2026-01-31T12:00:00.000Z');
     const results = [];
-    for (let i = 0; i < 5; i++) results.push(await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: 'Status', body: `#${i}` }, { ...fast, now }));
+    for (let i = 0; i < 5; i++)
+      results.push(
+        await sendSignal(
+          openFederation(fed.root),
+          { to: 'docs', type: 'report', subject: 'Status', body: `#${i}` },
+          { ...fast, now },
+        ),
+      );
     expect(results.map((r) => r.file)).toEqual([
       '2026-01-31T120000Z-report-status.json',
       '2026-01-31T120000Z-report-status-2.json',
@@ -123,7 +179,9 @@ describe('sendSignal', () => {
       '2026-01-31T120000Z-report-status-4.json',
       '2026-01-31T120000Z-report-status-5.json',
     ]);
-    const bodies = entries(fed.team('docs').inbox).map((f) => (JSON.parse(readFileSync(join(fed.team('docs').inbox, f), 'utf8')) as { body: string }).body);
+    const bodies = entries(fed.team('docs').inbox).map(
+      (f) => (JSON.parse(readFileSync(join(fed.team('docs').inbox, f), 'utf8')) as { body: string }).body,
+    );
     expect(bodies.sort()).toEqual(['#0', '#1', '#2', '#3', '#4']);
     expect(entries(fed.meta.outbox)).toHaveLength(5);
   });
@@ -132,8 +190,15 @@ describe('sendSignal', () => {
     const fed = await signalFederation(['docs']);
     const id = '0b7d1c9e-3f4a-4e2b-8c5d-6a7b8c9d0e1f';
     const request = { to: 'docs', type: 'directive', subject: 'Do it', body: 'once', id };
-    const first = await sendSignal(openFederation(fed.root), request, { ...fast, now: () => new Date('2026-01-31T12:00:00Z') });
-    const retry = await sendSignal(openFederation(fed.root), { ...request, id: id.toUpperCase() }, { ...fast, now: () => new Date('2026-01-31T12:05:00Z') });
+    const first = await sendSignal(openFederation(fed.root), request, {
+      ...fast,
+      now: () => new Date('2026-01-31T12:00:00Z'),
+    });
+    const retry = await sendSignal(
+      openFederation(fed.root),
+      { ...request, id: id.toUpperCase() },
+      { ...fast, now: () => new Date('2026-01-31T12:05:00Z') },
+    );
     expect(first.delivered).toBe(true);
     expect(retry.delivered).toBe(false);
     expect(retry.message).toEqual(first.message);
@@ -145,7 +210,11 @@ describe('sendSignal', () => {
   it('completes the missing outbox copy when a send died between inbox and outbox', async () => {
     const fed = await signalFederation(['docs']);
     const id = '5c1e7a52-1b1e-4c51-9a7d-0f3e2d1c0b9a';
-    const first = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: 'Half', id }, { ...fast, now: () => new Date('2026-01-31T12:00:00Z') });
+    const first = await sendSignal(
+      openFederation(fed.root),
+      { to: 'docs', type: 'report', subject: 'Half', id },
+      { ...fast, now: () => new Date('2026-01-31T12:00:00Z') },
+    );
     rmSync(first.outboxPath); // what a crash after the inbox publish leaves behind
     const retry = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: 'Half', id }, fast);
     expect(retry.delivered).toBe(false);
@@ -158,7 +227,11 @@ describe('sendSignal', () => {
     const fed = await signalFederation(['docs']);
     const id = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
     await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: 'Same', body: 'one', id }, fast);
-    const error = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: 'Same', body: 'two', id }, fast).catch((e: unknown) => e);
+    const error = await sendSignal(
+      openFederation(fed.root),
+      { to: 'docs', type: 'report', subject: 'Same', body: 'two', id },
+      fast,
+    ).catch((e: unknown) => e);
     expect(refusal(error).code).toBe('SIGNAL_ID_REUSED');
     expect((error as Error).message).toMatch(/different body/);
     await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: 'Same', body: 'two' }, fast);
@@ -210,15 +283,23 @@ describe('sendSignal', () => {
     const fed = await signalFederation(['docs', 'api']);
     const elsewhere = tempDir('fed-elsewhere-');
     mkdirSync(join(elsewhere, '.fed', 'signals', 'inbox'), { recursive: true });
-    await updateRegistry(openFederation(fed.root), (registry) => {
-      registry.teams.find((t) => t.domainId === 'docs')!.location = elsewhere;
-      registry.teams.find((t) => t.domainId === 'api')!.location = join(fed.root, '.fed', 'teams', 'gone');
-      return registry;
-    }, fast);
-    const outside = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'alert', subject: 'x' }, fast).catch((e: unknown) => e);
+    await updateRegistry(
+      openFederation(fed.root),
+      (registry) => {
+        registry.teams.find((t) => t.domainId === 'docs')!.location = elsewhere;
+        registry.teams.find((t) => t.domainId === 'api')!.location = join(fed.root, '.fed', 'teams', 'gone');
+        return registry;
+      },
+      fast,
+    );
+    const outside = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'alert', subject: 'x' }, fast).catch(
+      (e: unknown) => e,
+    );
     expect(refusal(outside).code).toBe('WORKSPACE_OUTSIDE_ROOT');
     expect(entries(join(elsewhere, '.fed', 'signals', 'inbox'))).toEqual([]);
-    const missing = await sendSignal(openFederation(fed.root), { to: 'api', type: 'alert', subject: 'x' }, fast).catch((e: unknown) => e);
+    const missing = await sendSignal(openFederation(fed.root), { to: 'api', type: 'alert', subject: 'x' }, fast).catch(
+      (e: unknown) => e,
+    );
     expect(refusal(missing).code).toBe('WORKSPACE_MISSING');
     expect(entries(fed.meta.outbox)).toEqual([]);
   });

@@ -15,7 +15,11 @@ import {
 
 describe('signal file names (docs/design/spec.md §4.2)', () => {
   it('is <YYYY-MM-DDTHHMMSSZ>-<type>-<kebab-subject>.json in UTC without colons', () => {
-    const name = signalFileName({ timestamp: '2026-01-31T12:04:05.987Z', type: 'directive', subject: 'Write the Architecture Doc' });
+    const name = signalFileName({
+      timestamp: '2026-01-31T12:04:05.987Z',
+      type: 'directive',
+      subject: 'Write the Architecture Doc',
+    });
     expect(name).toBe('2026-01-31T120405Z-directive-write-the-architecture-doc.json');
     expect(name).toMatch(/^\d{4}-\d{2}-\d{2}T\d{6}Z-directive-[a-z0-9-]+\.json$/);
   });
@@ -55,7 +59,10 @@ describe('signal file names (docs/design/spec.md §4.2)', () => {
     expect(slug.length).toBeLessThanOrEqual(MAX_SUBJECT_SLUG_LENGTH);
     expect(slug.endsWith('-')).toBe(false);
     const name = signalFileName({ timestamp: '2026-01-31T12:00:00Z', type: 'directive', subject });
-    const longest = [ackFileName(suffixedName(name, 99_999)), tempPathFor(`/x/${ackFileName(suffixedName(name, 99_999))}`).slice(3)];
+    const longest = [
+      ackFileName(suffixedName(name, 99_999)),
+      tempPathFor(`/x/${ackFileName(suffixedName(name, 99_999))}`).slice(3),
+    ];
     for (const derived of longest) expect(Buffer.byteLength(derived)).toBeLessThan(200);
   });
 

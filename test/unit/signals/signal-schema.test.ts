@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../src/core/errors.js';
 import { JSON_SCHEMA_NAMES, jsonSchemaFor } from '../../../src/core/schema/json-schema.js';
-import { isWellFormedAck, isWellFormedSignal, signalAckSchema, signalMessageSchema, SIGNAL_PROTOCOL, SIGNAL_TYPES } from '../../../src/core/schema/signal.js';
+import {
+  isWellFormedAck,
+  isWellFormedSignal,
+  signalAckSchema,
+  signalMessageSchema,
+  SIGNAL_PROTOCOL,
+  SIGNAL_TYPES,
+} from '../../../src/core/schema/signal.js';
 
 const valid = {
   id: '3f2b8a34-7c1e-4d5a-9b0e-2f6c8d4e1a7b',
@@ -37,7 +44,9 @@ describe('SignalMessage schema (docs/design/spec.md §2.1)', () => {
   ])('rejects %s', (_what, value, field) => {
     const parsed = signalMessageSchema.safeParse(value);
     expect(parsed.success).toBe(false);
-    const paths = parsed.error!.issues.flatMap((issue) => (issue.code === 'unrecognized_keys' ? issue.keys : issue.path.map(String)));
+    const paths = parsed.error!.issues.flatMap((issue) =>
+      issue.code === 'unrecognized_keys' ? issue.keys : issue.path.map(String),
+    );
     expect(paths).toContain(field);
   });
 
@@ -52,7 +61,9 @@ describe('acknowledgment schema (docs/design/spec.md §2.2)', () => {
     expect(signalAckSchema.parse({ acknowledged: true, acknowledged_at: '2026-01-31T12:00:00Z' })).toBeTruthy();
     expect(signalAckSchema.safeParse({ acknowledged: true }).success).toBe(false);
     expect(signalAckSchema.safeParse({ acknowledged: true, acknowledged_at: 'yesterday' }).success).toBe(false);
-    expect(signalAckSchema.safeParse({ acknowledged: true, acknowledged_at: '2026-01-31T12:00:00Z', by: 'docs' }).success).toBe(false);
+    expect(
+      signalAckSchema.safeParse({ acknowledged: true, acknowledged_at: '2026-01-31T12:00:00Z', by: 'docs' }).success,
+    ).toBe(false);
   });
 });
 
@@ -64,9 +75,18 @@ describe('exported JSON Schemas', () => {
       properties: Record<string, { const?: string; enum?: string[]; format?: string }>;
     };
     expect(schema.required.sort()).toEqual(['body', 'from', 'id', 'protocol', 'subject', 'timestamp', 'to', 'type']);
-    expect(Object.keys(schema.properties).sort()).toEqual(
-      ['acknowledged', 'acknowledged_at', 'body', 'from', 'id', 'protocol', 'subject', 'timestamp', 'to', 'type'],
-    );
+    expect(Object.keys(schema.properties).sort()).toEqual([
+      'acknowledged',
+      'acknowledged_at',
+      'body',
+      'from',
+      'id',
+      'protocol',
+      'subject',
+      'timestamp',
+      'to',
+      'type',
+    ]);
     expect(schema.additionalProperties).toBe(false);
     expect(schema.properties.protocol?.const).toBe('file-signal-v1');
     expect(schema.properties.type?.enum).toEqual(['directive', 'question', 'report', 'alert']);
@@ -110,21 +130,35 @@ describe('isWellFormedSignal (the quick check of large reads) accepts only what 
     Object.fromEntries(Object.entries(signal).filter(([key]) => key !== 'body')),
   ];
 
-  it.each(variants.map((v, i) => [i, v] as const))('variant %i: quick ⇒ schema, and the valid ones pass quickly', (_, variant) => {
-    const quick = isWellFormedSignal(variant);
-    const schema = signalMessageSchema.safeParse(variant).success;
-    if (quick) expect(schema).toBe(true);
-    if (variant === signal) expect(quick).toBe(true);
-  });
+  it.each(variants.map((v, i) => [i, v] as const))(
+    'variant %i: quick ⇒ schema, and the valid ones pass quickly',
+    (_, variant) => {
+      const quick = isWellFormedSignal(variant);
+      const schema = signalMessageSchema.safeParse(variant).success;
+      if (quick) expect(schema).toBe(true);
+      if (variant === signal) expect(quick).toBe(true);
+    },
+  );
 
   it('the quick check is not a stub: it refuses each broken variant', () => {
-    expect(variants.filter((v) => !signalMessageSchema.safeParse(v).success).every((v) => !isWellFormedSignal(v))).toBe(true);
+    expect(variants.filter((v) => !signalMessageSchema.safeParse(v).success).every((v) => !isWellFormedSignal(v))).toBe(
+      true,
+    );
   });
 });
 
 describe('isWellFormedAck accepts only what the ack schema accepts', () => {
   const ack = { acknowledged: true, acknowledged_at: '2026-01-31T12:01:00Z' };
-  const variants: unknown[] = [ack, { ...ack, acknowledged: false }, { ...ack, acknowledged: 'true' }, { ...ack, acknowledged_at: 'now' }, { acknowledged: true }, { ...ack, extra: 1 }, [ack], null];
+  const variants: unknown[] = [
+    ack,
+    { ...ack, acknowledged: false },
+    { ...ack, acknowledged: 'true' },
+    { ...ack, acknowledged_at: 'now' },
+    { acknowledged: true },
+    { ...ack, extra: 1 },
+    [ack],
+    null,
+  ];
   it.each(variants.map((v, i) => [i, v] as const))('variant %i', (_, variant) => {
     const schema = signalAckSchema.safeParse(variant).success;
     expect(isWellFormedAck(variant)).toBe(schema);

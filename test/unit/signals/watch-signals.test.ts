@@ -30,7 +30,10 @@ async function take(subscription: SignalSubscription, n: number, timeoutMs = 5_0
   while (got.length < n) {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no signal within ${timeoutMs} ms (got ${got.length} of ${n})`)), deadline - Date.now());
+      timer = setTimeout(
+        () => reject(new Error(`no signal within ${timeoutMs} ms (got ${got.length} of ${n})`)),
+        deadline - Date.now(),
+      );
     });
     const result = await Promise.race([iterator.next(), timeout]).finally(() => clearTimeout(timer));
     if (result.done) break;
@@ -55,7 +58,8 @@ describe('watching an inbox', () => {
     const fed = await signalFederation(['docs']);
     const subscription = await watch(fed.root, 'docs', { fastPath: false, rescanMs: 30 });
     const sent = [];
-    for (let i = 0; i < 5; i++) sent.push(await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: `n${i}` }, fast));
+    for (let i = 0; i < 5; i++)
+      sent.push(await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: `n${i}` }, fast));
     const got = await take(subscription, 5);
     expect(got.map((g) => g.file).sort()).toEqual(sent.map((s) => s.file).sort());
   });
@@ -87,8 +91,16 @@ describe('watching an inbox', () => {
   it('skips what was already there, or first yields the unacknowledged backlog (or all of it)', async () => {
     const fed = await signalFederation(['docs']);
     // Distinct seconds: signals are yielded in timestamp order, and two sends can share a millisecond.
-    const old = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: 'old' }, { ...fast, now: () => new Date(Date.now() - 2_000) });
-    const acked = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: 'acked' }, { ...fast, now: () => new Date(Date.now() - 1_000) });
+    const old = await sendSignal(
+      openFederation(fed.root),
+      { to: 'docs', type: 'report', subject: 'old' },
+      { ...fast, now: () => new Date(Date.now() - 2_000) },
+    );
+    const acked = await sendSignal(
+      openFederation(fed.root),
+      { to: 'docs', type: 'report', subject: 'acked' },
+      { ...fast, now: () => new Date(Date.now() - 1_000) },
+    );
     await acknowledgeSignal(openFederation(fed.root), 'docs', acked.message.id, fast);
 
     const backlog = await watch(fed.root, 'docs', { backlog: 'unacknowledged' });

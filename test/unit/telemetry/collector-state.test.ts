@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { initFederation } from '../../../src/index.js';
-import { COLLECTOR_RECHECK_MS, collectorRecheckDue, readCollectorState, recordCollectorOutcome } from '../../../src/infra/telemetry/collector-state.js';
+import {
+  COLLECTOR_RECHECK_MS,
+  collectorRecheckDue,
+  readCollectorState,
+  recordCollectorOutcome,
+} from '../../../src/infra/telemetry/collector-state.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 const URL_A = 'http://localhost:18888/v1/metrics';
@@ -14,11 +19,22 @@ describe('the collector state of a federation', () => {
     expect(collectorRecheckDue(root, URL_A, at(0))).toBe(true);
 
     const first = recordCollectorOutcome(root, URL_A, refused, at(0));
-    expect(first).toMatchObject({ changed: true, previous: undefined, state: { reachable: false, error: 'ECONNREFUSED', since: at(0).toISOString() } });
-    expect(recordCollectorOutcome(root, URL_A, refused, at(5))).toMatchObject({ changed: false, state: { since: at(0).toISOString(), checkedAt: at(5).toISOString() } });
+    expect(first).toMatchObject({
+      changed: true,
+      previous: undefined,
+      state: { reachable: false, error: 'ECONNREFUSED', since: at(0).toISOString() },
+    });
+    expect(recordCollectorOutcome(root, URL_A, refused, at(5))).toMatchObject({
+      changed: false,
+      state: { since: at(0).toISOString(), checkedAt: at(5).toISOString() },
+    });
 
     const back = recordCollectorOutcome(root, URL_A, { ok: true }, at(9));
-    expect(back).toMatchObject({ changed: true, previous: { reachable: false }, state: { reachable: true, since: at(9).toISOString() } });
+    expect(back).toMatchObject({
+      changed: true,
+      previous: { reachable: false },
+      state: { reachable: true, since: at(9).toISOString() },
+    });
     expect(back.state).not.toHaveProperty('error');
     expect(readCollectorState(root)).toEqual(back.state);
   });

@@ -1,5 +1,10 @@
 import { createNoopMeter } from '@opentelemetry/api';
-import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import {
+  AggregationTemporality,
+  InMemoryMetricExporter,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+} from '@opentelemetry/sdk-metrics';
 import { describe, expect, it } from 'vitest';
 import { DeferredMeterProvider } from '../../../src/infra/telemetry/deferred-meter-provider.js';
 
@@ -9,7 +14,11 @@ function sdkProvider() {
   const provider = new MeterProvider({ readers: [reader] });
   const collect = async () => {
     const { resourceMetrics } = await reader.collect();
-    return resourceMetrics.scopeMetrics.flatMap((s) => s.metrics.flatMap((m) => m.dataPoints.map((p) => `${m.descriptor.name} ${JSON.stringify(p.attributes)} ${String(p.value)}`)));
+    return resourceMetrics.scopeMetrics.flatMap((s) =>
+      s.metrics.flatMap((m) =>
+        m.dataPoints.map((p) => `${m.descriptor.name} ${JSON.stringify(p.attributes)} ${String(p.value)}`),
+      ),
+    );
   };
   return { provider, collect };
 }
@@ -35,7 +44,11 @@ describe('DeferredMeterProvider', () => {
     sent.add(4, { team: 'meta' });
     teams.record(9);
     expect(asked).toBe(1);
-    expect((await real.collect()).sort()).toEqual(['fed.signals.sent {"team":"docs"} 2', 'fed.signals.sent {"team":"meta"} 5', 'fed.teams {} 9']);
+    expect((await real.collect()).sort()).toEqual([
+      'fed.signals.sent {"team":"docs"} 2',
+      'fed.signals.sent {"team":"meta"} 5',
+      'fed.teams {} 9',
+    ]);
   });
 
   it('a process that records nothing never asks for the SDK', () => {

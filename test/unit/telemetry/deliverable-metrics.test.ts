@@ -1,5 +1,10 @@
 import { metrics } from '@opentelemetry/api';
-import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import {
+  AggregationTemporality,
+  InMemoryMetricExporter,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+} from '@opentelemetry/sdk-metrics';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkMarkdownText, recordDeliverableMetrics } from '../../../src/index.js';
 
@@ -8,12 +13,16 @@ let provider: MeterProvider | undefined;
 /** A real SDK provider, registered globally, whose exports stay in memory; returns the exported points by metric. */
 function registerInMemoryProvider(): () => Promise<Record<string, { attributes: unknown; value: unknown }[]>> {
   const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
-  provider = new MeterProvider({ readers: [new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 })] });
+  provider = new MeterProvider({
+    readers: [new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 })],
+  });
   expect(metrics.setGlobalMeterProvider(provider)).toBe(true);
   return async () => {
     await provider?.forceFlush();
     const exported = (exporter.getMetrics().at(-1)?.scopeMetrics ?? []).flatMap((scope) => scope.metrics);
-    return Object.fromEntries(exported.map((m) => [m.descriptor.name, m.dataPoints.map((p) => ({ attributes: p.attributes, value: p.value }))]));
+    return Object.fromEntries(
+      exported.map((m) => [m.descriptor.name, m.dataPoints.map((p) => ({ attributes: p.attributes, value: p.value }))]),
+    );
   };
 }
 
@@ -23,7 +32,9 @@ afterEach(async () => {
   metrics.disable();
 });
 
-const summary = checkMarkdownText('# T\n\nOne. Two.\n\n## A\n\n```sh\nls\n```\n\n```mermaid\nflowchart LR\n  a --> b\n```\n\n## Next steps\n\n- Go.\n').summary;
+const summary = checkMarkdownText(
+  '# T\n\nOne. Two.\n\n## A\n\n```sh\nls\n```\n\n```mermaid\nflowchart LR\n  a --> b\n```\n\n## Next steps\n\n- Go.\n',
+).summary;
 
 describe('deliverable metrics (docs/design/spec.md §6)', () => {
   it('records size, sections and code examples of the latest deliverable per team', async () => {
@@ -51,6 +62,10 @@ describe('deliverable metrics (docs/design/spec.md §6)', () => {
     recordDeliverableMetrics('docs', summary); // no provider yet: a no-op that must not pin no-op instruments
     const collect = registerInMemoryProvider();
     recordDeliverableMetrics('docs', summary);
-    expect(Object.keys(await collect())).toEqual(['deliverable.size_bytes', 'deliverable.sections', 'deliverable.code_examples']);
+    expect(Object.keys(await collect())).toEqual([
+      'deliverable.size_bytes',
+      'deliverable.sections',
+      'deliverable.code_examples',
+    ]);
   });
 });

@@ -1,6 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { metrics, type Attributes } from '@opentelemetry/api';
-import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader, type MetricData } from '@opentelemetry/sdk-metrics';
+import {
+  AggregationTemporality,
+  InMemoryMetricExporter,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+  type MetricData,
+} from '@opentelemetry/sdk-metrics';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   applyLifecycleInputs,
@@ -27,14 +33,21 @@ interface Exported {
 /** An SDK provider whose exports stay in memory, registered as the global one. */
 function inMemoryProvider(): Exported {
   const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
-  const provider = new MeterProvider({ readers: [new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 })] });
+  const provider = new MeterProvider({
+    readers: [new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 })],
+  });
   expect(metrics.setGlobalMeterProvider(provider)).toBe(true);
   return {
     provider,
     async collect() {
       await provider.forceFlush();
       const metricsOf = (exporter.getMetrics().at(-1)?.scopeMetrics ?? []).flatMap((scope) => scope.metrics);
-      return new Map(metricsOf.map((metric: MetricData) => [metric.descriptor.name, metric.dataPoints.map((p) => ({ attributes: p.attributes, value: p.value as number }))]));
+      return new Map(
+        metricsOf.map((metric: MetricData) => [
+          metric.descriptor.name,
+          metric.dataPoints.map((p) => ({ attributes: p.attributes, value: p.value as number })),
+        ]),
+      );
     },
   };
 }
@@ -53,7 +66,9 @@ describe('fed metrics', () => {
     const sdk = inMemoryProvider();
     registered = sdk.provider;
     recordSignalSent('docs', 'report');
-    expect((await sdk.collect()).get('fed.signals.sent')).toEqual([{ attributes: { team: 'docs', type: 'report' }, value: 1 }]);
+    expect((await sdk.collect()).get('fed.signals.sent')).toEqual([
+      { attributes: { team: 'docs', type: 'report' }, value: 1 },
+    ]);
   });
 
   it('follow a new provider when the global one changes', async () => {
@@ -65,7 +80,9 @@ describe('fed metrics', () => {
     registered = second.provider;
     recordSignalSent('meta', 'directive');
     recordSignalSent('meta', 'directive');
-    expect((await second.collect()).get('fed.signals.sent')).toEqual([{ attributes: { team: 'meta', type: 'directive' }, value: 2 }]);
+    expect((await second.collect()).get('fed.signals.sent')).toEqual([
+      { attributes: { team: 'meta', type: 'directive' }, value: 2 },
+    ]);
   });
 
   it('are recorded where things happen: send, consume, acknowledge, transition, registry conflict, monitor cycle', async () => {
@@ -74,14 +91,27 @@ describe('fed metrics', () => {
     registered = sdk.provider;
     const config = validateConfig({}, 'federate.config.json').config;
 
-    await sendSignal(openFederation(fed.root), { to: 'docs', type: 'directive', subject: 'Write the doc', body: 'all of it' }, { durable: false });
+    await sendSignal(
+      openFederation(fed.root),
+      { to: 'docs', type: 'directive', subject: 'Write the doc', body: 'all of it' },
+      { durable: false },
+    );
     const team = getTeam(readRegistry(fed.root), 'docs');
     await new TeamInboxConsumer(openFederation(fed.root), team, { durable: false }).consume();
-    await applyLifecycleInputs(openFederation(fed.root), team, [{ source: 'event', event: { type: 'PLAN_READY', sources: ['src'] } }], { durable: false });
+    await applyLifecycleInputs(
+      openFederation(fed.root),
+      team,
+      [{ source: 'event', event: { type: 'PLAN_READY', sources: ['src'] } }],
+      { durable: false },
+    );
     let calls = 0;
     await updateRegistry(openFederation(fed.root), (registry) => {
       // Another writer lands between this writer's read and its commit, once.
-      if (++calls === 1) writeFileSync(federationPaths(fed.root).registry, JSON.stringify({ ...registry, lockVersion: registry.lockVersion + 1 }));
+      if (++calls === 1)
+        writeFileSync(
+          federationPaths(fed.root).registry,
+          JSON.stringify({ ...registry, lockVersion: registry.lockVersion + 1 }),
+        );
       return registry;
     });
     await runMonitorCycle(openFederation(fed.root), { config });
@@ -92,8 +122,12 @@ describe('fed metrics', () => {
       // The lifecycle's report of preparing → scanning to meta.
       { attributes: { team: 'docs', type: 'report' }, value: 1 },
     ]);
-    expect(exported.get('fed.signals.received')).toEqual([{ attributes: { team: 'docs', type: 'directive', outcome: 'applied' }, value: 1 }]);
-    expect(exported.get('fed.signals.acknowledged')).toEqual([{ attributes: { team: 'docs', type: 'directive' }, value: 1 }]);
+    expect(exported.get('fed.signals.received')).toEqual([
+      { attributes: { team: 'docs', type: 'directive', outcome: 'applied' }, value: 1 },
+    ]);
+    expect(exported.get('fed.signals.acknowledged')).toEqual([
+      { attributes: { team: 'docs', type: 'directive' }, value: 1 },
+    ]);
     expect(exported.get('fed.lifecycle.transitions')).toEqual([
       { attributes: { team: 'docs', archetype: 'deliverable', from: 'preparing', to: 'scanning' }, value: 1 },
     ]);
@@ -104,8 +138,14 @@ describe('fed metrics', () => {
     // Bounded attributes only: never a signal id or a file name.
     const attributes = [...exported.values()].flat().map((point) => point.attributes);
     for (const attrs of attributes) {
-      expect(Object.keys(attrs).every((key) => ['team', 'type', 'outcome', 'archetype', 'from', 'to'].includes(key)), JSON.stringify(attrs)).toBe(true);
-      expect(Object.values(attrs).some((value) => /[0-9a-f]{8}-[0-9a-f]{4}-|\.json/.test(String(value))), JSON.stringify(attrs)).toBe(false);
+      expect(
+        Object.keys(attrs).every((key) => ['team', 'type', 'outcome', 'archetype', 'from', 'to'].includes(key)),
+        JSON.stringify(attrs),
+      ).toBe(true);
+      expect(
+        Object.values(attrs).some((value) => /[0-9a-f]{8}-[0-9a-f]{4}-|\.json/.test(String(value))),
+        JSON.stringify(attrs),
+      ).toBe(false);
     }
   });
 
@@ -113,11 +153,21 @@ describe('fed metrics', () => {
     const fed = await signalFederation(['docs']);
     const sdk = inMemoryProvider();
     registered = sdk.provider;
-    const sent = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'question', subject: 'Scope?' }, { durable: false });
+    const sent = await sendSignal(
+      openFederation(fed.root),
+      { to: 'docs', type: 'question', subject: 'Scope?' },
+      { durable: false },
+    );
     const team = getTeam(readRegistry(fed.root), 'docs');
-    await applyLifecycleInputs(openFederation(fed.root), team, [{ source: 'signal', signal: sent.message }], { durable: false });
-    await applyLifecycleInputs(openFederation(fed.root), team, [{ source: 'signal', signal: sent.message }], { durable: false });
-    expect((await sdk.collect()).get('fed.signals.received')).toEqual([{ attributes: { team: 'docs', type: 'question', outcome: 'applied' }, value: 1 }]);
+    await applyLifecycleInputs(openFederation(fed.root), team, [{ source: 'signal', signal: sent.message }], {
+      durable: false,
+    });
+    await applyLifecycleInputs(openFederation(fed.root), team, [{ source: 'signal', signal: sent.message }], {
+      durable: false,
+    });
+    expect((await sdk.collect()).get('fed.signals.received')).toEqual([
+      { attributes: { team: 'docs', type: 'question', outcome: 'applied' }, value: 1 },
+    ]);
   });
 });
 

@@ -3,7 +3,15 @@ import { renderFields, renderTable } from '../../../src/core/table.js';
 
 describe('renderTable', () => {
   it('aligns columns on the widest cell, header included', () => {
-    expect(renderTable(['ID', 'SUBJECT'], [['a', 'x'], ['longer', 'y']])).toBe('ID      SUBJECT\na       x\nlonger  y\n');
+    expect(
+      renderTable(
+        ['ID', 'SUBJECT'],
+        [
+          ['a', 'x'],
+          ['longer', 'y'],
+        ],
+      ),
+    ).toBe('ID      SUBJECT\na       x\nlonger  y\n');
   });
 
   it('renders 200 000 rows (a spread of that many cells would overflow the stack)', () => {
@@ -16,6 +24,11 @@ describe('renderTable', () => {
 
 describe('renderFields', () => {
   it('aligns the values after the longest key', () => {
-    expect(renderFields([['id', 'docs'], ['status', 'active']])).toBe('id:     docs\nstatus: active\n');
+    expect(
+      renderFields([
+        ['id', 'docs'],
+        ['status', 'active'],
+      ]),
+    ).toBe('id:     docs\nstatus: active\n');
   });
 });

@@ -28,14 +28,20 @@ export function readArchivedSignals(box: string, expect: BoxExpectation): Signal
  * Archived signal `id` of a box, its ack merged in for an inbox. With the signal's sent fact only the
  * files named for its type and subject are read.
  */
-export function findArchivedSignal(box: string, expect: BoxExpectation, id: string, sent: SentFact | undefined): SignalEntry | undefined {
+export function findArchivedSignal(
+  box: string,
+  expect: BoxExpectation,
+  id: string,
+  sent: SentFact | undefined,
+): SignalEntry | undefined {
   const dir = archiveDirectoryOf(box);
   const pattern = sent ? sameSubjectPattern(sent.type, sent.subject) : undefined;
   let names: string[];
   try {
     names = readdirSync(dir);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR')
+      return undefined;
     throw error;
   }
   for (const file of names) {

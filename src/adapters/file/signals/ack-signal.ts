@@ -1,6 +1,11 @@
 import { dirname, join } from 'node:path';
 import { CorruptFileError } from '../../../core/errors.js';
-import { createFileExclusive, writeFileAtomic, type CreateOptions, type WriteOptions } from '../../../infra/fs/atomic-write.js';
+import {
+  createFileExclusive,
+  writeFileAtomic,
+  type CreateOptions,
+  type WriteOptions,
+} from '../../../infra/fs/atomic-write.js';
 import { toJsonText } from '../../../core/json-text.js';
 import type { SignalAck } from '../../../core/schema/signal.js';
 import { recordSignalAcknowledged } from '../../../infra/telemetry/fed-metrics.js';

@@ -35,7 +35,12 @@ export function firstFreeSuffix(dir: string, name: string): number {
  * names that are gone: an archived or quarantined signal leaves a gap that a later publish jumps over.
  * `read` checks each file's content; a name is never trusted.
  */
-export function findInNameRun<T>(dir: string, name: string, read: (file: string) => T | undefined, maxNames = Number.POSITIVE_INFINITY): T | undefined {
+export function findInNameRun<T>(
+  dir: string,
+  name: string,
+  read: (file: string) => T | undefined,
+  maxNames = Number.POSITIVE_INFINITY,
+): T | undefined {
   const first = read(name);
   if (first !== undefined || !existsSync(join(dir, name))) return first;
   const end = firstFreeSuffix(dir, name);

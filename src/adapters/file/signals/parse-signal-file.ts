@@ -34,9 +34,17 @@ export function readBoxFile(path: string, maxBytes = MAX_SIGNAL_BYTES): ReadFile
   if (read.ok) {
     const key = statKey(read.stat);
     const mtimeMs = read.stat.mtimeMs;
-    return read.bytes.length === 0 ? { bytes: undefined, key, problem: 'the file is empty', mtimeMs } : { bytes: read.bytes, key, problem: undefined, mtimeMs };
+    return read.bytes.length === 0
+      ? { bytes: undefined, key, problem: 'the file is empty', mtimeMs }
+      : { bytes: read.bytes, key, problem: undefined, mtimeMs };
   }
   if (read.code === 'ELOOP') return { bytes: undefined, key: 'symlink', problem: 'a symbolic link, not a signal file' };
   if (read.stat === undefined) return { bytes: undefined, key: `error:${read.code}`, problem: read.problem };
-  return { bytes: undefined, key: statKey(read.stat), problem: read.problem, special: !read.stat.isFile(), mtimeMs: read.stat.mtimeMs };
+  return {
+    bytes: undefined,
+    key: statKey(read.stat),
+    problem: read.problem,
+    special: !read.stat.isFile(),
+    mtimeMs: read.stat.mtimeMs,
+  };
 }

@@ -1,7 +1,13 @@
 import { lstatSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { RefusedError } from '../../../core/errors.js';
-import { fsyncDirectory, linkFileNoClobber, publishFileNoClobber, unlinkQuietly, type WriteOptions } from '../../../infra/fs/atomic-write.js';
+import {
+  fsyncDirectory,
+  linkFileNoClobber,
+  publishFileNoClobber,
+  unlinkQuietly,
+  type WriteOptions,
+} from '../../../infra/fs/atomic-write.js';
 import { ensureDirectory } from '../../../infra/fs/ensure-directory.js';
 import { parseJsonText, toJsonText } from '../../../core/json-text.js';
 import { readFileBounded } from '../../../infra/fs/read-json-file.js';
@@ -24,13 +30,19 @@ export function quarantineDirectory(workspace: string): string {
  * `<name>.reason.json` saying why is written beside it, and only then is the box entry removed. A crash
  * in between leaves the file in both places, never in neither. `file` is an InvalidSignalFile of a reader.
  */
-export function quarantineSignalFile(file: { path: string; reason: string }, options: QuarantineOptions = {}): QuarantineResult {
+export function quarantineSignalFile(
+  file: { path: string; reason: string },
+  options: QuarantineOptions = {},
+): QuarantineResult {
   const path = resolve(file.path);
   const box = dirname(path);
   const workspace = dirname(dirname(dirname(box)));
   const paths = workspacePaths(workspace);
   if (box !== paths.inbox && box !== paths.outbox) {
-    throw new RefusedError('NOT_A_SIGNAL_BOX', `${path} is not in a signal inbox or outbox (<workspace>/.fed/signals/{inbox,outbox}); fed quarantines only files of signal boxes`);
+    throw new RefusedError(
+      'NOT_A_SIGNAL_BOX',
+      `${path} is not in a signal inbox or outbox (<workspace>/.fed/signals/{inbox,outbox}); fed quarantines only files of signal boxes`,
+    );
   }
   const writeOptions: WriteOptions = { durable: options.durable ?? true };
   const quarantine = quarantineDirectory(workspace);
@@ -41,7 +53,10 @@ export function quarantineSignalFile(file: { path: string; reason: string }, opt
     landed = linkFileNoClobber(path, quarantine, basename(path), writeOptions);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    throw new RefusedError('SIGNAL_FILE_MISSING', `${path} no longer exists (another process moved it); nothing to quarantine`);
+    throw new RefusedError(
+      'SIGNAL_FILE_MISSING',
+      `${path} no longer exists (another process moved it); nothing to quarantine`,
+    );
   }
   const reason: QuarantineReason = {
     file: basename(path),
@@ -70,7 +85,12 @@ const REASON_FILE = /^(.+)\.reason(?:-\d+)?\.json$/;
  * remembers files already found invalid (by stat), so a poll re-reads only quarantined files that changed.
  * Returns the inbox paths of the files moved back.
  */
-export function restoreSettledQuarantine(workspace: string, expect: BoxExpectation, checked: Map<string, string>, options: WriteOptions = {}): string[] {
+export function restoreSettledQuarantine(
+  workspace: string,
+  expect: BoxExpectation,
+  checked: Map<string, string>,
+  options: WriteOptions = {},
+): string[] {
   const quarantine = quarantineDirectory(workspace);
   const inbox = workspacePaths(workspace).inbox;
   const names = listDirectory(quarantine);

@@ -10,7 +10,12 @@ import { ackFileName } from './signal-file-name.js';
  * the file is missing, not a valid signal, or another signal. For lookups by id that read a few named
  * files instead of the whole box.
  */
-export function readSignalEntry(dir: string, file: string, expect: BoxExpectation, id: string): SignalEntry | undefined {
+export function readSignalEntry(
+  dir: string,
+  file: string,
+  expect: BoxExpectation,
+  id: string,
+): SignalEntry | undefined {
   const path = join(dir, file);
   const message = readValidFile(path, (bytes) => judgeSignal(bytes, expect));
   if (!message || message.id !== id) return undefined;

@@ -115,12 +115,14 @@ export class SignalBoxReader {
       // Stat before listing: a change after this stat shows up as a different stat next time.
       const stat = statSync(this.dir);
       const key = `${stat.ino}:${stat.mtimeMs}:${stat.ctimeMs}`;
-      if (!verify && this.result && key === this.directoryKey && this.directoryQuiet && this.unreadable.size === 0) return copy(this.result);
+      if (!verify && this.result && key === this.directoryKey && this.directoryQuiet && this.unreadable.size === 0)
+        return copy(this.result);
       this.directoryKey = key;
       this.directoryQuiet = Date.now() - Math.max(stat.mtimeMs, stat.ctimeMs) >= this.quietDirectoryMs;
       names = readdirSync(this.dir);
       this.work.listed = true;
-      if (!verify && this.result && sameList(names, this.listing) && this.unreadable.size === 0) return copy(this.result);
+      if (!verify && this.result && sameList(names, this.listing) && this.unreadable.size === 0)
+        return copy(this.result);
     } catch (error) {
       // A box that does not exist (yet) is empty; it is created by the first send.
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
@@ -156,7 +158,8 @@ export class SignalBoxReader {
       const signal = this.signalCache.get(name);
       const judged = signal?.judged ?? this.ackCache.get(name)?.judged;
       if (signal?.judged.ok) signals.push(this.derive(name, signal, signal.judged.value));
-      else if (judged && !judged.ok) invalid.push(this.invalidFile(name, judged.reason, (signal ?? this.ackCache.get(name))?.special));
+      else if (judged && !judged.ok)
+        invalid.push(this.invalidFile(name, judged.reason, (signal ?? this.ackCache.get(name))?.special));
     }
     return { signals: sortedEntries(signals), invalid };
   }
@@ -172,7 +175,12 @@ export class SignalBoxReader {
    * Bring the cache entry of `name` up to date; false when the file vanished meanwhile (e.g. it was
    * quarantined by another process), so it is simply not part of this read.
    */
-  private refresh<T>(cache: Map<string, Cached<T>>, name: string, verify: boolean, judge: (bytes: Buffer) => Judged<T>): boolean {
+  private refresh<T>(
+    cache: Map<string, Cached<T>>,
+    name: string,
+    verify: boolean,
+    judge: (bytes: Buffer) => Judged<T>,
+  ): boolean {
     const path = join(this.dir, name);
     const cached = cache.get(name);
     try {
@@ -184,10 +192,16 @@ export class SignalBoxReader {
       this.work.statted++;
       const file = readBoxFile(path, this.maxBytes);
       this.work.parsed++;
-      const judged: Judged<T> = file.bytes ? judge(file.bytes) : { ok: false, reason: file.problem ?? 'unreadable', incomplete: file.problem === 'the file is empty' };
+      const judged: Judged<T> = file.bytes
+        ? judge(file.bytes)
+        : { ok: false, reason: file.problem ?? 'unreadable', incomplete: file.problem === 'the file is empty' };
       cache.set(name, file.special ? { key: file.key, judged, special: true } : { key: file.key, judged });
       // Empty or cut-off JSON that changed a moment ago may be a signal a slow writer is still writing.
-      const unsettled = !judged.ok && judged.incomplete === true && file.mtimeMs !== undefined && Date.now() - file.mtimeMs < this.settleMs;
+      const unsettled =
+        !judged.ok &&
+        judged.incomplete === true &&
+        file.mtimeMs !== undefined &&
+        Date.now() - file.mtimeMs < this.settleMs;
       if (isIoError(file.key) || unsettled) this.unreadable.add(name);
       else this.unreadable.delete(name);
       this.result = undefined;
@@ -240,7 +254,11 @@ function isIoError(key: string): boolean {
 }
 
 /** One-shot read of a box (`fed signal list`). */
-export function readSignalBox(dir: string, expect: BoxExpectation, options: SignalBoxReaderOptions = {}): SignalReadResult {
+export function readSignalBox(
+  dir: string,
+  expect: BoxExpectation,
+  options: SignalBoxReaderOptions = {},
+): SignalReadResult {
   return new SignalBoxReader(dir, expect, options).read();
 }
 
@@ -250,15 +268,14 @@ export function readSignalBox(dir: string, expect: BoxExpectation, options: Sign
  */
 export function withAck(message: SignalMessage, ack: Judged<SignalAck> | undefined): SignalMessage {
   const { acknowledged: _a, acknowledged_at: _at, ...rest } = message;
-  if (ack?.ok && ack.value.acknowledged) return { ...rest, acknowledged: true, acknowledged_at: ack.value.acknowledged_at };
+  if (ack?.ok && ack.value.acknowledged)
+    return { ...rest, acknowledged: true, acknowledged_at: ack.value.acknowledged_at };
   return { ...rest, acknowledged: false };
 }
 
 /** By timestamp, then file name. */
 function sortedEntries(derived: Derived[]): SignalEntry[] {
-  return derived
-    .sort((a, b) => a.time - b.time || compareText(a.entry.file, b.entry.file))
-    .map((d) => d.entry);
+  return derived.sort((a, b) => a.time - b.time || compareText(a.entry.file, b.entry.file)).map((d) => d.entry);
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {

@@ -5,7 +5,10 @@ import { readBoxFile } from './parse-signal-file.js';
  * signals and acks (reporting invalid files is the reader's and the consumer's job). A file that vanished
  * meanwhile is simply not there.
  */
-export function readValidFile<T>(path: string, judge: (bytes: Buffer) => { ok: true; value: T } | { ok: false }): T | undefined {
+export function readValidFile<T>(
+  path: string,
+  judge: (bytes: Buffer) => { ok: true; value: T } | { ok: false },
+): T | undefined {
   try {
     const read = readBoxFile(path);
     if (!read.bytes) return undefined;

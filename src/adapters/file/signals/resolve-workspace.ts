@@ -27,7 +27,11 @@ export interface ResolveWorkspaceOptions extends ResolvePartyOptions {
  * federation root (or through a symbolic link) is refused by `teamWorkspace`, so no input can make fed
  * write elsewhere (docs/design/invariants.md #9).
  */
-export function resolveSignalWorkspace(root: string, party: string, options: ResolveWorkspaceOptions = {}): SignalWorkspace {
+export function resolveSignalWorkspace(
+  root: string,
+  party: string,
+  options: ResolveWorkspaceOptions = {},
+): SignalWorkspace {
   if (party === META) return partyWorkspace(root, { id: META, entry: undefined });
   return partyWorkspace(root, resolveParty(options.registry ?? readRegistry(root), party, options));
 }

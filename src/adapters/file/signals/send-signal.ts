@@ -2,7 +2,12 @@ import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { FedError, RefusedError } from '../../../core/errors.js';
 import { withLock } from '../../../infra/fs/lock.js';
-import { publishFileNoClobber, suffixedName, type PublishOptions, type WriteOptions } from '../../../infra/fs/atomic-write.js';
+import {
+  publishFileNoClobber,
+  suffixedName,
+  type PublishOptions,
+  type WriteOptions,
+} from '../../../infra/fs/atomic-write.js';
 import { ensureDirectory } from '../../../infra/fs/ensure-directory.js';
 import { toJsonText } from '../../../core/json-text.js';
 import type { SentSignal } from '../../../ports/signal-transport.js';
@@ -41,7 +46,9 @@ export async function deliverSignal(
   const deliver = () => deliverCopies(recipient, sender, fresh, inTime(earlier, fresh.message), writeOptions);
   // Retries with one id may run at once (a caller that timed out and retried while the first still
   // runs): under a lock per recipient and id, each finds the copies the one before it wrote.
-  return earlier === 'none' ? deliver() : withLock(sendLockPath(recipient, fresh.message.id), deliver, { timeoutMs: 60_000 });
+  return earlier === 'none'
+    ? deliver()
+    : withLock(sendLockPath(recipient, fresh.message.id), deliver, { timeoutMs: 60_000 });
 }
 
 /**
@@ -49,7 +56,9 @@ export async function deliverSignal(
  * retry stored under the retry's own time, so it looks where a retry looks.
  */
 function inTime(earlier: EarlierCopies, message: SignalMessage): EarlierCopies {
-  return earlier === 'same-name' && Date.now() - Date.parse(message.timestamp) >= CONCURRENT_SEND_MS ? 'same-subject' : earlier;
+  return earlier === 'same-name' && Date.now() - Date.parse(message.timestamp) >= CONCURRENT_SEND_MS
+    ? 'same-subject'
+    : earlier;
 }
 
 /** `<recipient workspace>/.fed/signals/.send-<id>.lock`: beside the boxes, never read as a signal. */
@@ -73,19 +82,32 @@ function deliverCopies(
 ): SentSignal {
   const inInbox = findSentCopy(recipient.inbox, { owner: recipient.id, box: 'inbox' }, fresh.message, earlier);
   // An outbox copy is published under its inbox copy's name (below), which a collision may have suffixed.
-  const inOutbox = findSentCopy(sender.outbox, { owner: sender.id, box: 'outbox' }, fresh.message, earlier, inInbox?.file);
+  const inOutbox = findSentCopy(
+    sender.outbox,
+    { owner: sender.id, box: 'outbox' },
+    fresh.message,
+    earlier,
+    inInbox?.file,
+  );
   const stored = inInbox?.message ?? inOutbox?.message;
   const message = stored ?? fresh.message;
   const text = stored ? toJsonText(stored) : fresh.text;
 
-  const file = inInbox?.file ?? publishSignalFile(recipient.inbox, inOutbox?.file ?? signalFileName(message), text, writeOptions);
+  const file =
+    inInbox?.file ?? publishSignalFile(recipient.inbox, inOutbox?.file ?? signalFileName(message), text, writeOptions);
   let outboxFile: string;
   try {
     outboxFile = inOutbox?.file ?? publishSignalFile(sender.outbox, file, text, writeOptions);
   } catch (error) {
     throw new SignalOutboxCopyError(message.id, join(recipient.inbox, file), sender.outbox, error);
   }
-  return { message, file, inboxPath: join(recipient.inbox, file), outboxPath: join(sender.outbox, outboxFile), delivered: inInbox === undefined };
+  return {
+    message,
+    file,
+    inboxPath: join(recipient.inbox, file),
+    outboxPath: join(sender.outbox, outboxFile),
+    delivered: inInbox === undefined,
+  };
 }
 
 /** The signal is in the recipient's inbox, but the sender's record copy could not be written. */
@@ -114,7 +136,8 @@ function publishSignalFile(dir: string, name: string, text: string, options: Wri
   let firstFree: number | undefined;
   const publishOptions: PublishOptions = {
     ...options,
-    nameForAttempt: (_candidate, attempt) => suffixedName(name, (firstFree ??= firstFreeSuffix(dir, name)) + attempt - 2),
+    nameForAttempt: (_candidate, attempt) =>
+      suffixedName(name, (firstFree ??= firstFreeSuffix(dir, name)) + attempt - 2),
   };
   try {
     return publishFileNoClobber(dir, name, text, publishOptions);
@@ -131,7 +154,13 @@ function publishSignalFile(dir: string, name: string, text: string, options: Wri
  * the type and subject, so only files named for them are parsed. The same id on different content is
  * refused: it is a new signal reusing an id, not a retry.
  */
-function findSentCopy(dir: string, expect: BoxExpectation, wanted: SignalMessage, earlier: EarlierCopies, name = signalFileName(wanted)): StoredCopy | undefined {
+function findSentCopy(
+  dir: string,
+  expect: BoxExpectation,
+  wanted: SignalMessage,
+  earlier: EarlierCopies,
+  name = signalFileName(wanted),
+): StoredCopy | undefined {
   if (earlier === 'none') return undefined;
   const readCopy = (file: string): StoredCopy | undefined => {
     const message = readValidFile(join(dir, file), (bytes) => judgeSignal(bytes, expect));
@@ -140,7 +169,9 @@ function findSentCopy(dir: string, expect: BoxExpectation, wanted: SignalMessage
   let copy: StoredCopy | undefined;
   if (earlier === 'same-name') copy = findInNameRun(dir, name, readCopy);
   else for (const file of sameSubjectFiles(dir, wanted)) if ((copy = readCopy(file))) break;
-  const differing = copy ? (['from', 'to', 'type', 'subject', 'body'] as const).filter((key) => copy.message[key] !== wanted[key]) : [];
+  const differing = copy
+    ? (['from', 'to', 'type', 'subject', 'body'] as const).filter((key) => copy.message[key] !== wanted[key])
+    : [];
   if (differing.length) {
     throw new RefusedError(
       'SIGNAL_ID_REUSED',

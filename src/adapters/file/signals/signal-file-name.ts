@@ -63,7 +63,9 @@ export function isAckFileName(name: string): boolean {
  */
 export function sameSubjectPattern(type: SignalType, subject: string): RegExp {
   // Types and slugs are [a-z0-9-] only, so they need no escaping.
-  return new RegExp(`^\\d{4}-\\d{2}-\\d{2}T\\d{6}Z-${type}-${subjectSlug(subject)}(?:-\\d+)?\\${SIGNAL_FILE_EXTENSION}$`);
+  return new RegExp(
+    `^\\d{4}-\\d{2}-\\d{2}T\\d{6}Z-${type}-${subjectSlug(subject)}(?:-\\d+)?\\${SIGNAL_FILE_EXTENSION}$`,
+  );
 }
 
 const NAMED = /^(\d{4}-\d{2}-\d{2})T(\d{2})(\d{2})(\d{2})Z-([a-z]+)-/;

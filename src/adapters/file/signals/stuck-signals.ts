@@ -47,18 +47,34 @@ export async function findStuckSignals(
   /** The names of an inbox and whether each is acknowledged, when the caller listed it already (the monitor's census). */
   listed?: (inbox: string) => InboxName[] | undefined,
 ): Promise<StuckSignal[]> {
-  const stuck = backend.name === FILE_BACKEND_NAME ? await stuckInFolders(backend.root, registry, backend.delivery, deadlines, now, listed) : await stuckInTransport(backend, registry, deadlines, now);
+  const stuck =
+    backend.name === FILE_BACKEND_NAME
+      ? await stuckInFolders(backend.root, registry, backend.delivery, deadlines, now, listed)
+      : await stuckInTransport(backend, registry, deadlines, now);
   return stuck.sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp));
 }
 
 /** Through the transport: every signal of every inbox is looked at (no names to choose candidates by). */
-async function stuckInTransport(backend: FederationBackend, registry: Registry, deadlines: DeadlineTable, now: Date): Promise<StuckSignal[]> {
+async function stuckInTransport(
+  backend: FederationBackend,
+  registry: Registry,
+  deadlines: DeadlineTable,
+  now: Date,
+): Promise<StuckSignal[]> {
   const stuck: StuckSignal[] = [];
   const parties = [{ id: META, entry: undefined }, ...registry.teams.map((entry) => ({ id: entry.domainId, entry }))];
   for (const party of parties) {
     const archived = party.entry !== undefined && statusOf(party.entry) === 'archived';
     for (const entry of (await backend.signals.inbox(party).list()).signals) {
-      const found = await stuckEntry(entry.message, entry.message.acknowledged === true, archived, entry.path, backend.delivery, deadlines, now);
+      const found = await stuckEntry(
+        entry.message,
+        entry.message.acknowledged === true,
+        archived,
+        entry.path,
+        backend.delivery,
+        deadlines,
+        now,
+      );
       if (found) stuck.push(found);
     }
   }
@@ -76,7 +92,11 @@ async function stuckInFolders(
   const stuck: StuckSignal[] = [];
   const inboxes = [
     { owner: META, inbox: workspacePaths(root).inbox, archived: false },
-    ...registry.teams.map((team) => ({ owner: team.domainId, inbox: workspacePaths(team.location).inbox, archived: statusOf(team) === 'archived' })),
+    ...registry.teams.map((team) => ({
+      owner: team.domainId,
+      inbox: workspacePaths(team.location).inbox,
+      archived: statusOf(team) === 'archived',
+    })),
   ];
   for (const { owner, inbox, archived } of inboxes) {
     for (const { name, acknowledged } of listed?.(inbox) ?? boxNames(inbox)) {
@@ -93,7 +113,12 @@ async function stuckInFolders(
   return stuck;
 }
 
-function overdueByName(hint: { time: number; type: SignalType }, acknowledged: boolean, deadlines: DeadlineTable, now: Date): boolean {
+function overdueByName(
+  hint: { time: number; type: SignalType },
+  acknowledged: boolean,
+  deadlines: DeadlineTable,
+  now: Date,
+): boolean {
   if (acknowledged && !needsAnswer(hint.type)) return false;
   const due = dueAt(hint.type, hint.time, deadlines);
   // Names keep whole seconds: a signal sent late in its second is due up to a second after this.
@@ -110,18 +135,40 @@ async function stuckEntry(
   now: Date,
 ): Promise<StuckSignal | undefined> {
   if (await facts.has(message.id, 'answered')) return undefined;
-  const base = { id: message.id, from: message.from, to: message.to, type: message.type, subject: message.subject, timestamp: message.timestamp, path };
+  const base = {
+    id: message.id,
+    from: message.from,
+    to: message.to,
+    type: message.type,
+    subject: message.subject,
+    timestamp: message.timestamp,
+    path,
+  };
   if (recipientArchived) {
     const recorded = await facts.get(message.id, 'undeliverable');
     const reason = `recipient "${message.to}" is archived`;
-    return { ...base, state: 'undeliverable', dueAt: null, reason, alertId: recorded?.alertId ?? null, alertedAt: recorded?.reportedAt ?? null };
+    return {
+      ...base,
+      state: 'undeliverable',
+      dueAt: null,
+      reason,
+      alertId: recorded?.alertId ?? null,
+      alertedAt: recorded?.reportedAt ?? null,
+    };
   }
   if (message.from === META && message.to === META && message.type === 'alert') return undefined;
   if (acknowledged && !needsAnswer(message.type)) return undefined;
   const due = dueAt(message.type, message.timestamp, deadlines);
   if (due === undefined || due > now.getTime()) return undefined;
   const recorded = await facts.get(message.id, 'escalated');
-  return { ...base, state: 'expired', dueAt: new Date(due).toISOString(), reason: null, alertId: recorded?.alertId ?? null, alertedAt: recorded?.escalatedAt ?? null };
+  return {
+    ...base,
+    state: 'expired',
+    dueAt: new Date(due).toISOString(),
+    reason: null,
+    alertId: recorded?.alertId ?? null,
+    alertedAt: recorded?.escalatedAt ?? null,
+  };
 }
 
 export interface InboxName {

@@ -18,7 +18,11 @@ export interface WatchSignalsOptions extends WatchOptions {
  */
 const VERIFY_EVERY_RESCANS = 30;
 
-export function watchSignalBox(dir: string, expect: BoxExpectation, options: WatchSignalsOptions = {}): SignalSubscription {
+export function watchSignalBox(
+  dir: string,
+  expect: BoxExpectation,
+  options: WatchSignalsOptions = {},
+): SignalSubscription {
   return new BoxWatch(dir, expect, options);
 }
 
@@ -32,7 +36,8 @@ class BoxWatch implements SignalSubscription {
   /** Names fs.watch reported since the last check; `undefined` in it means "some name": list the box. */
   private readonly changedNames = new Set<string | undefined>();
   private readonly queue: SignalEntry[] = [];
-  private waiter: { resolve: (result: IteratorResult<SignalEntry>) => void; reject: (error: unknown) => void } | undefined;
+  private waiter:
+    { resolve: (result: IteratorResult<SignalEntry>) => void; reject: (error: unknown) => void } | undefined;
   private failure: unknown;
   private watcher: FSWatcher | undefined;
   private readonly timer: NodeJS.Timeout;

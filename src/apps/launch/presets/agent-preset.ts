@@ -72,12 +72,22 @@ export interface AgentPreset {
 }
 
 export function emptyStats(): StreamStats {
-  return { sessionId: null, turns: null, inputTokens: null, outputTokens: null, costUsd: null, final: null, error: null };
+  return {
+    sessionId: null,
+    turns: null,
+    inputTokens: null,
+    outputTokens: null,
+    costUsd: null,
+    final: null,
+    error: null,
+  };
 }
 
 export const str = (value: unknown): string | null => (typeof value === 'string' && value.length > 0 ? value : null);
-export const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null);
-export const obj = (value: unknown): JsonEvent => (value && typeof value === 'object' && !Array.isArray(value) ? (value as JsonEvent) : {});
+export const num = (value: unknown): number | null =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
+export const obj = (value: unknown): JsonEvent =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as JsonEvent) : {};
 
 /** Add to a counter that may not have been reported yet. */
 export function add(current: number | null, amount: number | null): number | null {

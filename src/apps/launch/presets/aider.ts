@@ -15,7 +15,15 @@ export const aiderPreset: AgentPreset = {
   resumable: false,
   nativeLimits: { maxTurns: false, maxCostUsd: false },
   command: (run) => ({
-    argv: [...run.program, '--message-file', run.promptFile, '--yes-always', '--no-auto-commits', ...flag('--model', run.model), ...run.args],
+    argv: [
+      ...run.program,
+      '--message-file',
+      run.promptFile,
+      '--yes-always',
+      '--no-auto-commits',
+      ...flag('--model', run.model),
+      ...run.args,
+    ],
     stdin: null,
     env: {},
     sessionId: null,

@@ -42,9 +42,15 @@ export const claudePreset: AgentPreset = {
     stats.inputTokens = num(usage.input_tokens) ?? stats.inputTokens;
     stats.outputTokens = num(usage.output_tokens) ?? stats.outputTokens;
     const subtype = str(event.subtype) ?? '';
-    const message = str(event.result) ?? str(event.error) ?? (Array.isArray(event.errors) ? event.errors.map(String).join('; ') : null) ?? subtype;
-    if (subtype === 'error_max_turns') stats.final = { outcome: 'max-turns', message: `reached the turn limit (${stats.turns ?? '?'} turns)` };
-    else if (subtype.includes('budget')) stats.final = { outcome: 'budget', message: `reached the cost limit ($${stats.costUsd ?? '?'})` };
+    const message =
+      str(event.result) ??
+      str(event.error) ??
+      (Array.isArray(event.errors) ? event.errors.map(String).join('; ') : null) ??
+      subtype;
+    if (subtype === 'error_max_turns')
+      stats.final = { outcome: 'max-turns', message: `reached the turn limit (${stats.turns ?? '?'} turns)` };
+    else if (subtype.includes('budget'))
+      stats.final = { outcome: 'budget', message: `reached the cost limit ($${stats.costUsd ?? '?'})` };
     else if (subtype === 'success' && event.is_error !== true) stats.final = { outcome: 'completed', message: null };
     else stats.final = classifyError(message);
   },

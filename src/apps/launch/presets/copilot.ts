@@ -38,7 +38,9 @@ export const copilotPreset: AgentPreset = {
     stats.sessionId = sessionIdOf(event) ?? stats.sessionId;
     const type = str(event.type) ?? '';
     if (type === 'assistant.message') stats.turns = (stats.turns ?? 0) + 1;
-    else if (type.endsWith('error')) stats.error = classifyError(str(event.message) ?? str(obj(event.data).message) ?? type);
-    else if (type === 'result' || type === 'session.end') stats.final = stats.error ?? { outcome: 'completed', message: null };
+    else if (type.endsWith('error'))
+      stats.error = classifyError(str(event.message) ?? str(obj(event.data).message) ?? type);
+    else if (type === 'result' || type === 'session.end')
+      stats.final = stats.error ?? { outcome: 'completed', message: null };
   },
 };

@@ -14,7 +14,9 @@ export const customPreset: AgentPreset = {
   nativeLimits: { maxTurns: false, maxCostUsd: false },
   command: (run) => ({
     // Replaced by a function: a string replacement would expand `$&`, `$$`… found in the prompt.
-    argv: [...run.program, ...run.args].map((word) => word.replaceAll('{promptFile}', () => run.promptFile).replaceAll('{prompt}', () => run.prompt)),
+    argv: [...run.program, ...run.args].map((word) =>
+      word.replaceAll('{promptFile}', () => run.promptFile).replaceAll('{prompt}', () => run.prompt),
+    ),
     stdin: null,
     env: {},
     sessionId: null,

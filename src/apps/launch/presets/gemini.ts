@@ -45,11 +45,18 @@ export const geminiPreset: AgentPreset = {
         const totals = obj(event.stats);
         stats.inputTokens = num(totals.input_tokens) ?? stats.inputTokens;
         stats.outputTokens = num(totals.output_tokens) ?? stats.outputTokens;
-        stats.final = event.status === 'success' ? { outcome: 'completed', message: null } : classifyError(str(obj(event.error).message) ?? 'error');
+        stats.final =
+          event.status === 'success'
+            ? { outcome: 'completed', message: null }
+            : classifyError(str(obj(event.error).message) ?? 'error');
         break;
       }
     }
   },
   exitVerdict: (code) =>
-    code === 53 ? { outcome: 'max-turns', message: 'reached the session turn limit (exit 53)' } : code === 42 ? { outcome: 'crashed', message: 'input error (exit 42)' } : undefined,
+    code === 53
+      ? { outcome: 'max-turns', message: 'reached the session turn limit (exit 53)' }
+      : code === 42
+        ? { outcome: 'crashed', message: 'input error (exit 42)' }
+        : undefined,
 };

@@ -36,7 +36,8 @@ export const goosePreset: AgentPreset = {
   },
   onEvent(event, stats) {
     if (event.type === 'message' && obj(event.message).role === 'assistant') stats.turns = (stats.turns ?? 0) + 1;
-    else if (event.type === 'error') stats.error = classifyError(str(event.error) ?? str(obj(event.error).message) ?? 'error');
+    else if (event.type === 'error')
+      stats.error = classifyError(str(event.error) ?? str(obj(event.error).message) ?? 'error');
     else if (event.type === 'complete') {
       stats.final = stats.error ?? { outcome: 'completed', message: null };
       stats.inputTokens = num(event.input_tokens) ?? stats.inputTokens;

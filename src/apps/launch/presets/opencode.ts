@@ -13,7 +13,16 @@ export const opencodePreset: AgentPreset = {
   resumable: true,
   nativeLimits: { maxTurns: false, maxCostUsd: false },
   command: (run) => ({
-    argv: [...run.program, 'run', '--format', 'json', ...flag('-m', run.model), ...flag('-s', run.resumeSessionId), ...run.args, run.prompt],
+    argv: [
+      ...run.program,
+      'run',
+      '--format',
+      'json',
+      ...flag('-m', run.model),
+      ...flag('-s', run.resumeSessionId),
+      ...run.args,
+      run.prompt,
+    ],
     stdin: null,
     env: { OPENCODE_PERMISSION: '{"*":"allow"}' },
     sessionId: null,

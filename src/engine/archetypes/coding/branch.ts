@@ -23,13 +23,19 @@ export function teamBranch(root: string, team: RegistryEntry): TeamBranch {
   }
   const branch = worktreeBranch(team.domain);
   if (!gitSucceeds(root, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`])) {
-    throw new RefusedError('NO_TEAM_BRANCH', `team "${team.domainId}": its branch ${branch} does not exist (removed by hand, or already merged and cleaned up)`);
+    throw new RefusedError(
+      'NO_TEAM_BRANCH',
+      `team "${team.domainId}": its branch ${branch} does not exist (removed by hand, or already merged and cleaned up)`,
+    );
   }
   let base: string;
   try {
     base = git(root, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
   } catch {
-    throw new RefusedError('DETACHED_HEAD', `the main checkout ${root} is not on a branch (detached HEAD); check out the branch to merge into first`);
+    throw new RefusedError(
+      'DETACHED_HEAD',
+      `the main checkout ${root} is not on a branch (detached HEAD); check out the branch to merge into first`,
+    );
   }
   return { branch, base };
 }

@@ -13,7 +13,11 @@ export const codingContextSchema: z.ZodType<CodingContext> = builtOnFirstUse(() 
     reworks: z.number().int().nonnegative(),
     pullRequest: z.string().nullable(),
     lastReview: z
-      .strictObject({ outcome: z.enum(['changes-requested', 'approved']), reviewer: z.string().nullable(), comments: z.array(z.string()) })
+      .strictObject({
+        outcome: z.enum(['changes-requested', 'approved']),
+        reviewer: z.string().nullable(),
+        comments: z.array(z.string()),
+      })
       .nullable(),
     mergeCommit: z.string().nullable(),
   }),

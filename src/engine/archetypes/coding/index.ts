@@ -47,7 +47,9 @@ export const codingArchetype: Archetype<typeof codingMachine> = {
     if (!['pr-open', 'pr-review', 'pr-approved'].includes(state) || team.placementType !== 'worktree') return [];
     const branch = worktreeBranch(team.domain);
     const root = team.location;
-    return gitSucceeds(root, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]) ? [] : [`branch ${branch} is gone, so the change in ${state} cannot be reviewed or merged`];
+    return gitSucceeds(root, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`])
+      ? []
+      : [`branch ${branch} is gone, so the change in ${state} cannot be reviewed or merged`];
   },
   modelTest: codingModelTest,
 };
@@ -66,12 +68,17 @@ function metaNext(state: string, team: string): string | undefined {
   }
 }
 
-function codingBrief(context: LaunchContext, snapshot: SnapshotFrom<typeof codingMachine>, team: RegistryEntry): string {
+function codingBrief(
+  context: LaunchContext,
+  snapshot: SnapshotFrom<typeof codingMachine>,
+  team: RegistryEntry,
+): string {
   const branch = worktreeBranch(team.domain);
   const review = snapshot.context.lastReview;
-  const requested = review?.outcome === 'changes-requested' && snapshot.value === 'implementing'
-    ? `\nThe reviewer requested changes — make them first:\n${review.comments.map((c) => `- ${c}`).join('\n')}\n`
-    : '';
+  const requested =
+    review?.outcome === 'changes-requested' && snapshot.value === 'implementing'
+      ? `\nThe reviewer requested changes — make them first:\n${review.comments.map((c) => `- ${c}`).join('\n')}\n`
+      : '';
   return `You change the codebase in your worktree ${context.codebase}, on its branch \`${branch}\`, and get the change merged.
 
 1. Plan the change from the mission; report the tasks.

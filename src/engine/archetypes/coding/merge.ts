@@ -45,7 +45,9 @@ export async function mergeTeam(fed: Federation, name: string): Promise<MergeRes
   }
   if (state === 'pr-approved') {
     // Porcelain lines start with significant spaces (` M file`): read raw, not trimmed.
-    const dirty = git(root, ['status', '--porcelain', '--untracked-files=no'], { raw: true }).split('\n').filter(Boolean);
+    const dirty = git(root, ['status', '--porcelain', '--untracked-files=no'], { raw: true })
+      .split('\n')
+      .filter(Boolean);
     if (dirty.length) {
       throw new RefusedError(
         'DIRTY_CHECKOUT',
@@ -53,9 +55,12 @@ export async function mergeTeam(fed: Federation, name: string): Promise<MergeRes
       );
     }
     mergeBranch(root, branch, base, team.domainId);
-    await applyLifecycleInputs(fed, team, [{ source: 'event', event: { type: 'PR_MERGED', commit: git(root, ['rev-parse', 'HEAD']) } }]);
+    await applyLifecycleInputs(fed, team, [
+      { source: 'event', event: { type: 'PR_MERGED', commit: git(root, ['rev-parse', 'HEAD']) } },
+    ]);
   }
-  const commit = snapshotOfMachine(codingEntry, (await loadTeamLifecycle(team, lifecycles)).snapshot).context.mergeCommit;
+  const commit = snapshotOfMachine(codingEntry, (await loadTeamLifecycle(team, lifecycles)).snapshot).context
+    .mergeCommit;
   // PR_MERGED records it, and it is the only way into `merged`.
   if (commit === null) throw new Error(`team "${team.domainId}" is merged, but its lifecycle records no merge commit`);
   const done = await applyLifecycleInputs(fed, team, [{ source: 'event', event: { type: 'CLEANUP_DONE' } }]);
@@ -84,9 +89,13 @@ function mergeBranch(root: string, branch: string, base: string, team: string): 
   try {
     git(root, ['merge', '--no-ff', '--no-edit', '-m', `Merge ${branch} (fed team ${team}) into ${base}`, branch]);
   } catch (error) {
-    const conflicts = gitSucceeds(root, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD']) ? git(root, ['diff', '--name-only', '--diff-filter=U']) : '';
+    const conflicts = gitSucceeds(root, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'])
+      ? git(root, ['diff', '--name-only', '--diff-filter=U'])
+      : '';
     if (conflicts) gitSucceeds(root, ['merge', '--abort']);
-    const what = conflicts ? `it conflicts with ${base} in ${conflicts.split('\n').join(', ')}` : (error as Error).message;
+    const what = conflicts
+      ? `it conflicts with ${base} in ${conflicts.split('\n').join(', ')}`
+      : (error as Error).message;
     throw new RefusedError(
       'MERGE_FAILED',
       `could not merge ${branch} into ${base}: ${what}; nothing was merged — merge ${base} into ${branch} in the team's worktree and resolve the conflicts there (or by a relaunch of the team), then merge again`,

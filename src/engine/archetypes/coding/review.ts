@@ -35,7 +35,10 @@ export interface Review {
 export async function codingTeam(fed: Federation, name: string): Promise<RegistryEntry> {
   const team = await fed.team(name);
   if (archetypeOf(team) !== codingArchetype) {
-    throw new RefusedError('NOT_A_CODING_TEAM', `team "${team.domainId}" is a ${team.archetypeId} team; review and merge are for coding teams`);
+    throw new RefusedError(
+      'NOT_A_CODING_TEAM',
+      `team "${team.domainId}" is a ${team.archetypeId} team; review and merge are for coding teams`,
+    );
   }
   return team;
 }
@@ -71,7 +74,11 @@ export type Verdict = { approve: true } | { approve: false; changes: string };
  * (pr-review → implementing) plus a directive to the team with what to change, which its next launch
  * reads from its inbox. Refused, changing nothing, unless the team is in review.
  */
-export async function decideReview(fed: Federation, name: string, verdict: Verdict): Promise<{ team: string; state: string }> {
+export async function decideReview(
+  fed: Federation,
+  name: string,
+  verdict: Verdict,
+): Promise<{ team: string; state: string }> {
   const team = await codingTeam(fed, name);
   // Only a change that is there to review can be decided on (refused by name otherwise).
   teamBranch(fed.root, team);
@@ -81,7 +88,13 @@ export async function decideReview(fed: Federation, name: string, verdict: Verdi
     : { type: 'CHANGES_REQUESTED', reviewer: META, comments: [verdict.changes] };
   const result = await applyLifecycleInputs(fed, team, [{ source: 'event', event }]);
   if (!verdict.approve) {
-    await sendSignal(fed, { from: META, to: team.domainId, type: 'directive', subject: 'changes requested in review', body: verdict.changes });
+    await sendSignal(fed, {
+      from: META,
+      to: team.domainId,
+      type: 'directive',
+      subject: 'changes requested in review',
+      body: verdict.changes,
+    });
   }
   return { team: team.domainId, state: result.state };
 }

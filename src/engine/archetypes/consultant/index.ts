@@ -38,19 +38,28 @@ export const consultantArchetype: Archetype<typeof consultantMachine> = {
 4. When no question is waiting, stop: you are launched again when questions arrive.`,
   signalEvent: (message, snapshot) => {
     const at = message.timestamp;
-    if (message.type === 'directive' && message.from === META && message.subject.trim().toLowerCase() === 'retire') return { type: 'RETIRE', at };
+    if (message.type === 'directive' && message.from === META && message.subject.trim().toLowerCase() === 'retire')
+      return { type: 'RETIRE', at };
     // The asker's reply to a clarification request: any signal from them while the team waits for it.
     const asker = snapshot.context.current?.from;
-    if (snapshot.value === 'waiting-for-feedback' && message.from === asker) return { type: 'FEEDBACK_RECEIVED', signalId: message.id, subject: message.subject, at };
+    if (snapshot.value === 'waiting-for-feedback' && message.from === asker)
+      return { type: 'FEEDBACK_RECEIVED', signalId: message.id, subject: message.subject, at };
     return undefined;
   },
   completion: {
     settled: (snapshot, team) => {
       if (snapshot.value === 'retired') return { outcome: 'complete' };
-      if (snapshot.value === 'ready') return { outcome: 'waiting', next: `ask it: fed signal send --to ${team.domainId} --type question --subject "<question>", then fed launch --team ${team.domainId}` };
+      if (snapshot.value === 'ready')
+        return {
+          outcome: 'waiting',
+          next: `ask it: fed signal send --to ${team.domainId} --type question --subject "<question>", then fed launch --team ${team.domainId}`,
+        };
       if (snapshot.value === 'waiting-for-feedback') {
         const asker = snapshot.context.current?.from ?? 'the asker';
-        return { outcome: 'waiting', next: `${asker} replies to the clarification request (any signal to ${team.domainId}), then fed launch --team ${team.domainId}` };
+        return {
+          outcome: 'waiting',
+          next: `${asker} replies to the clarification request (any signal to ${team.domainId}), then fed launch --team ${team.domainId}`,
+        };
       }
       return undefined;
     },

@@ -20,7 +20,10 @@ export const STRUCTURE_FAILURE = 'document structure cannot be determined';
 export const deliverableCompletion: CompletionPolicy<typeof deliverableMachine> = {
   settled: (snapshot) => (snapshot.value === 'complete' ? { outcome: 'complete' } : undefined),
   judge: { events: ['DOCUMENT_WRITTEN'], check: judgeDocument },
-  completionReport: async (context) => ({ subject: `deliverable ready: ${context.deliverable}`, body: await deliverableSummary(context) }),
+  completionReport: async (context) => ({
+    subject: `deliverable ready: ${context.deliverable}`,
+    body: await deliverableSummary(context),
+  }),
 };
 
 async function judgeDocument({ root, team, event, config }: JudgeInput): Promise<string | undefined> {
@@ -45,7 +48,10 @@ async function judgeDocument({ root, team, event, config }: JudgeInput): Promise
     recordDeliverableMetrics(team.domainId, check.summary);
     return undefined;
   }
-  const listed = check.violations.slice(0, 10).map((v) => `line ${v.line}: ${v.message}`).join('; ');
+  const listed = check.violations
+    .slice(0, 10)
+    .map((v) => `line ${v.line}: ${v.message}`)
+    .join('; ');
   return `${STRUCTURE_FAILURE}: ${check.violations.length} violation(s) in ${file}: ${listed}`;
 }
 
@@ -59,5 +65,7 @@ async function deliverableSummary(context: LaunchContext): Promise<string> {
     `Deliverable: ${context.deliverablePath}${summary.title ? ` — "${summary.title}"` : ''}`,
     `${summary.size_bytes} bytes, ${summary.word_count} words, ${summary.sections.length} sections, ${summary.code_blocks.length} code blocks, ${summary.diagrams.length} diagrams.`,
     sections.length ? `Sections: ${sections.join(', ')}.` : '',
-  ].filter(Boolean).join('\n');
+  ]
+    .filter(Boolean)
+    .join('\n');
 }
