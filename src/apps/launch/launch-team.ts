@@ -94,7 +94,6 @@ export interface Launch {
   team: RegistryEntry;
   archetype: Archetype;
   options: LaunchOptions;
-  backend: FederationBackend;
   watch: LaunchWatch;
   phases: LaunchPhases;
   /** Problems that do not stop the launch, reported with its result. */
@@ -148,7 +147,7 @@ async function runLaunch(root: string, teamName: string, options: LaunchOptions,
   const warnings: string[] = [];
   const consumer = leases.consumes ? new TeamInboxConsumer(root, team, { inspect: options.inspect, backend }) : undefined;
   const watch = await LaunchWatch.open(team, backend, consumer, options, warnings);
-  const launch: Launch = { root, team, archetype, options, backend, watch, phases, warnings, started };
+  const launch: Launch = { root, team, archetype, options, watch, phases, warnings, started };
   let agent: RunningAgent | undefined;
   try {
     await stopOrphanedRun(backend, team, options.graceMs ?? 5_000, warnings);
@@ -193,8 +192,15 @@ async function acquireLeases(team: RegistryEntry): Promise<{ consumes: boolean; 
   };
 }
 
+/** What the checks found: the lifecycle the launch starts from, its state and mission. */
+interface LaunchReady {
+  lifecycle: TeamLifecycle;
+  stateBefore: string;
+  mission: Mission;
+}
+
 /** A launch needs work to do: a lifecycle not over, not paused, not waiting for someone else, with a mission. */
-function refuseWithoutWork(team: RegistryEntry, archetype: Archetype, lifecycle: TeamLifecycle): { lifecycle: TeamLifecycle; stateBefore: string; mission: Mission } {
+function refuseWithoutWork(team: RegistryEntry, archetype: Archetype, lifecycle: TeamLifecycle): LaunchReady {
   const stateBefore = stateOf(lifecycle.snapshot);
   if (lifecycle.snapshot.status !== 'active') {
     throw new RefusedError('LIFECYCLE_FINAL', `team "${team.domainId}" is already ${stateBefore}; its lifecycle is over — ${stateBefore === 'failed' ? `start a new run with: fed team retry ${team.domainId}` : `for new work send it a new mission (fed signal send --to ${team.domainId} --type directive …), then: fed run --team ${team.domainId}`}`);
@@ -219,7 +225,7 @@ function refuseWithoutWork(team: RegistryEntry, archetype: Archetype, lifecycle:
  * inspection relay, its command (refused when the built-in agent cannot do the archetype's work), and
  * for a read-only team the sandbox — or, without one, the codebase baseline checked after the run.
  */
-function prepareRun(launch: Launch, ready: { lifecycle: TeamLifecycle; stateBefore: string; mission: Mission }): PreparedRun {
+function prepareRun(launch: Launch, ready: LaunchReady): PreparedRun {
   const { root, team, archetype, options, warnings } = launch;
   const { stateBefore } = ready;
   const context = launchContext(root, team, options.config, stateBefore, ready.mission);
