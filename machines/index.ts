@@ -42,6 +42,16 @@ export type { Failure, LifecycleContext, LifecycleInput, Mission, SignalSeen } f
 export type { AnyLifecycleContext, LifecycleSnapshot } from './lifecycle-machine.js';
 export { eventDocs, documentedEvents, type EventDoc } from './event-docs.js';
 export {
+  LAUNCH_MACHINE_ID,
+  LAUNCH_OUTCOMES,
+  launchEventSchema,
+  launchMachine,
+  type LaunchEvent,
+  type LaunchMachineContext,
+  type LaunchOutcome,
+  type LaunchPhase,
+} from './launch.machine.js';
+export {
   acceptedEventTypes,
   checkEvent,
   machineEntry,

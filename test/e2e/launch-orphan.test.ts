@@ -76,8 +76,11 @@ function runs(root: string): LaunchRun[] {
 describe('fed launch killed with SIGKILL', () => {
   it('the agent stops itself when its launcher dies; the next launch records the run as interrupted and runs one agent', async () => {
     const { root } = await federationWithMission();
-    const { agentPid } = await launchAndKill(root, { stopWatchdog: false });
+    const { agentPid, watchdog } = await launchAndKill(root, { stopWatchdog: false });
     await waitFor(() => !alive(agentPid), 15_000, 'the orphaned agent to stop itself');
+    // Its watchdog exits right after it; a launch that came first would find it and stop it itself (the
+    // other test), which a loaded machine makes likely.
+    await waitFor(() => !alive(watchdog), 15_000, "the orphaned agent's watchdog to exit");
 
     const next = await runFed(['--root', root, 'launch', '--team', 'docs', '--agent', fakeAgent('complete'), '--json']);
     expect(next.code, next.stderr).toBe(0);

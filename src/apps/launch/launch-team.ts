@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { InspectionEvent } from 'xstate';
+import type { LaunchEvent, LaunchPhase } from '../../../machines/launch.machine.js';
 import type { Mission } from '../../../machines/lifecycle-context.js';
 import { TeamInboxConsumer } from '../../engine/actors/consume-inbox.js';
 import { stateOf } from '../../engine/actors/state-of.js';
@@ -35,6 +36,7 @@ import { captureCodebase } from '../../engine/deliverable/codebase-guard.js';
 import { writeBaseline } from '../../engine/deliverable/codebase-baseline.js';
 import { writeLaunchFiles } from './launch-files.js';
 import { decideOutcome, type EndedRun, type LaunchDecision } from './launch-outcome.js';
+import { LaunchPhases } from './launch-phases.js';
 import { LaunchWatch } from './launch-watch.js';
 import { playbookSkillFile } from '../../infra/config/referenced-files.js';
 import { playbookSkillPath } from './launch-prompt.js';
@@ -56,6 +58,8 @@ export interface LaunchOptions extends AgentCommandOptions {
   inspect?: (event: InspectionEvent) => void;
   /** Given the inspection records of the agent's own `fed event`s (see src/inspect/agent-inspection.ts). */
   inspectRecord?: (record: InspectionRecord) => void;
+  /** Told each step of the launch sequence (machines/launch.machine.ts): where the launch is now, and the event that moved it. */
+  onPhase?: (phase: LaunchPhase, event: LaunchEvent) => void;
   /** Base environment of the agent (default: this process's). */
   env?: NodeJS.ProcessEnv;
   /** How often the inbox and lifecycle are checked while the agent runs (default 200 ms). */
@@ -109,6 +113,7 @@ export interface Launch {
   options: LaunchOptions;
   backend: FederationBackend;
   watch: LaunchWatch;
+  phases: LaunchPhases;
   /** Problems that do not stop the launch, reported with its result. */
   warnings: string[];
   /** When the launch began (ms): the timeout and wall-time limit count from here. */
@@ -140,6 +145,22 @@ export interface PreparedRun {
  * progress) pauses the team and alerts meta; otherwise the team fails with the reason and meta is alerted.
  */
 export async function launchTeam(fed: Federation, teamName: string, options: LaunchOptions): Promise<LaunchResult> {
+  const phases = new LaunchPhases(options.onPhase);
+  try {
+    return await runLaunch(fed, teamName, options, phases);
+  } catch (error) {
+    phases.ended(error);
+    throw error;
+  }
+}
+
+/** The launch, step by step, each step moving its sequence (`phases`). */
+async function runLaunch(
+  fed: Federation,
+  teamName: string,
+  options: LaunchOptions,
+  phases: LaunchPhases,
+): Promise<LaunchResult> {
   const { root, backend } = fed;
   const started = Date.now();
   const team = await fed.team(teamName);
@@ -149,14 +170,17 @@ export async function launchTeam(fed: Federation, teamName: string, options: Lau
   const warnings: string[] = [];
   const consumer = leases.consumes ? new TeamInboxConsumer(fed, team, { inspect: options.inspect }) : undefined;
   const watch = await LaunchWatch.open(team, backend, consumer, options, warnings);
-  const launch: Launch = { fed, root, team, archetype, options, backend, watch, warnings, started };
+  const launch: Launch = { fed, root, team, archetype, options, backend, watch, phases, warnings, started };
   let agent: RunningAgent | undefined;
   try {
     await stopOrphanedRun(backend, team, options.graceMs ?? 5_000, warnings);
     if (!consumer) await waitForConsumer(backend, team);
-    const prepared = prepareRun(launch, refuseWithoutWork(team, archetype, await watch.catchUp()));
+    const ready = refuseWithoutWork(team, archetype, await watch.catchUp());
+    phases.step({ type: 'CHECKED' });
+    const prepared = prepareRun(launch, ready);
     watch.running = true;
     agent = await RunningAgent.start(root, team, prepared, options, watch.relay);
+    phases.step({ type: 'AGENT_STARTED' });
     writeCurrentRun(team.location, agent.current());
     pushWarning(
       warnings,
@@ -169,7 +193,12 @@ export async function launchTeam(fed: Federation, teamName: string, options: Lau
     );
     await superviseAgent(launch, agent);
     const ended = await endRun(launch, agent);
-    return await recordLaunch(launch, prepared, agent, ended, await decideOutcome(launch, prepared, agent, ended));
+    phases.step({ type: 'AGENT_EXITED' });
+    const decision = await decideOutcome(launch, prepared, agent, ended);
+    phases.step({ type: 'JUDGED', outcome: decision.outcome });
+    const result = await recordLaunch(launch, prepared, agent, ended, decision);
+    phases.step({ type: 'RECORDED' });
+    return result;
   } finally {
     // Whatever went wrong, no agent is left running unsupervised once the leases are given up.
     await agent?.stopAndClose();
@@ -194,12 +223,15 @@ async function acquireLeases(team: RegistryEntry): Promise<{ consumes: boolean; 
   };
 }
 
+/** What the checks found: the lifecycle the launch starts from, its state and mission. */
+interface LaunchReady {
+  lifecycle: TeamLifecycle;
+  stateBefore: string;
+  mission: Mission;
+}
+
 /** A launch needs work to do: a lifecycle not over, not paused, not waiting for someone else, with a mission. */
-function refuseWithoutWork(
-  team: RegistryEntry,
-  archetype: Archetype,
-  lifecycle: TeamLifecycle,
-): { lifecycle: TeamLifecycle; stateBefore: string; mission: Mission } {
+function refuseWithoutWork(team: RegistryEntry, archetype: Archetype, lifecycle: TeamLifecycle): LaunchReady {
   const stateBefore = stateOf(lifecycle.snapshot);
   if (lifecycle.snapshot.status !== 'active') {
     throw new RefusedError(
@@ -234,10 +266,7 @@ function refuseWithoutWork(
  * inspection relay, its command (refused when the built-in agent cannot do the archetype's work), and
  * for a read-only team the sandbox — or, without one, the codebase baseline checked after the run.
  */
-function prepareRun(
-  launch: Launch,
-  ready: { lifecycle: TeamLifecycle; stateBefore: string; mission: Mission },
-): PreparedRun {
+function prepareRun(launch: Launch, ready: LaunchReady): PreparedRun {
   const { root, team, archetype, options, warnings } = launch;
   const { stateBefore } = ready;
   const context = launchContext(root, team, options.config, stateBefore, ready.mission);
@@ -294,6 +323,7 @@ async function superviseAgent(launch: Launch, agent: RunningAgent): Promise<void
       };
     else if (options.signal?.aborted) agent.stop ??= { kind: 'interrupted' };
     if (agent.stop) {
+      launch.phases.step({ type: 'STOP', reason: agent.stop.kind });
       await supervised.stop();
       break;
     }

@@ -6,6 +6,9 @@ import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { LaunchOptions } from './launch-team.js';
 
+/** What of the launch's options the watch tells. */
+type WatchOptions = Pick<LaunchOptions, 'hooks' | 'onProgress' | 'inspectRecord'>;
+
 /**
  * What a launch sees of its team, look after look: the inbox consumed (when the launch consumes it), the
  * agent's inspection records forwarded, every new journal line told (progress, hooks) — and whether the
@@ -23,7 +26,7 @@ export class LaunchWatch {
     private readonly team: RegistryEntry,
     private readonly backend: FederationBackend,
     private readonly consumer: TeamInboxConsumer | undefined,
-    private readonly options: Pick<LaunchOptions, 'hooks' | 'onProgress' | 'inspectRecord'>,
+    private readonly options: WatchOptions,
     private readonly warnings: string[],
     private lastSeq: number,
   ) {}
@@ -33,7 +36,7 @@ export class LaunchWatch {
     team: RegistryEntry,
     backend: FederationBackend,
     consumer: TeamInboxConsumer | undefined,
-    options: LaunchWatch['options'],
+    options: WatchOptions,
     warnings: string[],
   ): Promise<LaunchWatch> {
     const lastSeq = (await loadTeamLifecycle(team, backend.lifecycles)).envelope.seq;
