@@ -54,7 +54,7 @@ export interface LaunchOptions extends AgentCommandOptions {
   onProgress?: (line: JournalLine) => void;
   hooks?: LoadedHooks;
   inspect?: (event: InspectionEvent) => void;
-  /** Given the inspection records of the agent's own `fed event`s (see src/inspect/agent-inspection.ts). */
+  /** Given the inspection records of the agent's own `fed event`s (see src/infra/inspect/agent-inspection.ts). */
   inspectRecord?: (record: InspectionRecord) => void;
   /** Base environment of the agent (default: this process's). */
   env?: NodeJS.ProcessEnv;
