@@ -11,8 +11,8 @@ import { TEAM_STATUS_MACHINE_VERSION, teamStatusEventSchema, teamStatusMachine }
 /**
  * What a runtime needs beside a machine: the id and version stored next to persisted snapshots, the zod
  * schema that validates an event before it is sent, and the list of event types (for help texts and
- * refusals). Each team archetype makes the entry of its lifecycle (src/archetypes/); the list of every
- * machine is `machineCatalog` in src/archetypes/catalog.ts.
+ * refusals). Each team archetype makes the entry of its lifecycle (src/engine/archetypes/); the list of every
+ * machine is `machineCatalog` in src/engine/archetypes/catalog.ts.
  */
 export interface MachineEntry<TMachine extends AnyStateMachine = AnyStateMachine> {
   id: string;

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 
 /**
- * The zod primitives the machines' event schemas are built from. They live here, not in `src/schema`,
- * because `machines/` is a pure layer (xstate, zod and itself): `src/schema/common` re-exports them, so
+ * The zod primitives the machines' event schemas are built from. They live here, not in `src/core/schema`,
+ * because `machines/` is a pure layer (xstate, zod and itself): `src/core/schema/common` re-exports them, so
  * there is still one declaration of each.
  */
 
-/** How a rejected value is named in a message ("got …"); `src/schema/problems` uses it for every schema. */
+/** How a rejected value is named in a message ("got …"); `src/core/schema/problems` uses it for every schema. */
 export function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing (the field is missing)';
   if (value === null) return 'null';

@@ -1,7 +1,7 @@
 /**
  * The fed library API. Its core is the ports (src/ports: SignalTransport, RegistryStore, LifecycleStore,
  * FederationJournal, DeliveryFactStore),
- * `openBackend(root)` and the operations on top of them (sending, listing and acknowledging signals,
+ * `openFederation(root)` and the operations on top of them (sending, listing and acknowledging signals,
  * registry updates, actors, launch, monitor). The file-signal-v1 internals exported further down are
  * kept for callers of the 0.1 API; new code reaches storage through a backend.
  */

@@ -50,7 +50,7 @@ export const federationPaths = memoisedPaths((root: string) => ({
   federationJournal: join(root, FED_DIR, FEDERATION_JOURNAL_FILE),
 }));
 
-/** The intent record and the lock of an onboarding of `domain` (`src/schema/onboarding-intent.ts`). */
+/** The intent record and the lock of an onboarding of `domain` (`src/core/schema/onboarding-intent.ts`). */
 export const onboardingPaths = (root: string, domain: string) => ({
   intent: join(root, FED_DIR, ONBOARDING_DIR, `${domain}.json`),
   lock: join(root, FED_DIR, ONBOARDING_DIR, `${domain}.lock`),

@@ -2,7 +2,7 @@ import type { DeliveryFactName, DeliveryFacts } from '../core/schema/delivery.js
 import type { TransportWriteOptions } from './signal-transport.js';
 
 /**
- * The delivery fact store port: what happened to a signal after it was sent (src/schema/delivery.ts) —
+ * The delivery fact store port: what happened to a signal after it was sent (src/core/schema/delivery.ts) —
  * the id claim made before it is published (`sent`), `read`, `answered`, `escalated`, `undeliverable`.
  * Every fact of a signal is recorded at most once and never rewritten: `record` keeps the first and says
  * whether this call was it, so concurrent writers (any process, any machine) agree on one without a lock.

@@ -3,7 +3,7 @@ import type { Registry } from '../core/schema/registry.js';
 /**
  * The registry store port: the team registry (docs/design/spec.md §2.4) with optimistic concurrency on `lockVersion`
  * (docs/design/invariants.md #5). Read-modify-write with retries (`updateRegistryIn`,
- * src/registry/update-registry.ts) is generic code on top of any store.
+ * src/engine/registry/update-registry.ts) is generic code on top of any store.
  */
 export interface RegistryCommitOptions {
   /** Survive a power loss before the call returns (default true). */

@@ -67,7 +67,7 @@ export interface TransportSendOptions extends TransportWriteOptions {
   /**
    * With `idempotent`: this send claimed the id (its `sent` delivery fact is new). The only copy there can
    * already be is then a concurrent retry's, stored under this message's timestamp (CONCURRENT_SEND_MS in
-   * src/signals/delivery/sent-fact.ts): a file transport looks at those names only, not at the whole box
+   * src/core/schema/delivery.ts): a file transport looks at those names only, not at the whole box
    * (which grows with the federation's history) — unless it gets to the copies late.
    */
   claimed?: boolean;

@@ -31,7 +31,7 @@ export function deliveryDirectory(root: string): string {
 }
 
 /**
- * `<root>/.fed/delivery/<id>.<fact>.json`, each created exclusively through src/fs (complete or absent,
+ * `<root>/.fed/delivery/<id>.<fact>.json`, each created exclusively through src/infra/fs (complete or absent,
  * never replaced). Ids are UUIDs validated by the signal schema before they get here, so they cannot name
  * another directory.
  */

@@ -134,7 +134,7 @@ function readSignal(
 
 /**
  * Read and judge one file; undefined when it vanished since the listing (quarantined, or archived by
- * another process). Judged as the incremental reader does (src/signals/read-signals.ts): a file that
+ * another process). Judged as the incremental reader does (src/adapters/file/signals/read-signals.ts): a file that
  * could not be read, or is empty or cut short and changed within `settleMs`, is retryable.
  */
 function judgeFile<T>(

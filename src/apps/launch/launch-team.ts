@@ -56,7 +56,7 @@ export interface LaunchOptions extends AgentCommandOptions {
   onProgress?: (line: JournalLine) => void;
   hooks?: LoadedHooks;
   inspect?: (event: InspectionEvent) => void;
-  /** Given the inspection records of the agent's own `fed event`s (see src/inspect/agent-inspection.ts). */
+  /** Given the inspection records of the agent's own `fed event`s (see src/infra/inspect/agent-inspection.ts). */
   inspectRecord?: (record: InspectionRecord) => void;
   /** Told each step of the launch sequence (machines/launch.machine.ts): where the launch is now, and the event that moved it. */
   onPhase?: (phase: LaunchPhase, event: LaunchEvent) => void;

@@ -6,7 +6,7 @@ export { isoTimestamp, nonEmptyString } from '../../../machines/schema-primitive
 
 /**
  * A format only some commands read, built when it is first parsed instead of when its module loads: every
- * command loads every schema module (src/layout.ts names their files), and before the code is warm zod
+ * command loads every schema module (src/core/layout.ts names their files), and before the code is warm zod
  * takes ~40 µs per schema it builds — the formats a `fed event` never reads cost it 2–4 ms.
  */
 export function builtOnFirstUse<T extends z.ZodType>(build: () => T): z.ZodLazy<T> {

@@ -48,7 +48,7 @@ export const chatConfigSchema = z.object({
     .optional(),
 });
 
-/** The agent CLIs `fed launch` knows how to drive headless (src/launch/presets/); `custom` is any other command. */
+/** The agent CLIs `fed launch` knows how to drive headless (src/apps/launch/presets/); `custom` is any other command. */
 export const AGENT_PRESETS = ['claude', 'codex', 'gemini', 'copilot', 'opencode', 'goose', 'aider', 'custom'] as const;
 export type AgentPresetName = (typeof AGENT_PRESETS)[number];
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 /**
  * The context of a persisted lifecycle snapshot (inside `<workspace>/.fed/state/lifecycle.json`): the
  * part every lifecycle shares. Each archetype declares the whole schema of its machine's context in its
- * folder (`src/archetypes/<id>/context-schema.ts`) from these, typed against the machine's context
+ * folder (`src/engine/archetypes/<id>/context-schema.ts`) from these, typed against the machine's context
  * interface so a field added there without a schema does not compile. A snapshot whose state exists but
  * whose context lacks a field, or holds the wrong kind of value, would restore and then fail inside a
  * guard or action; it is refused before use instead.

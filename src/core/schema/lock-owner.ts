@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isoTimestamp, nonEmptyString } from './common.js';
 
 /**
- * The content of every lock and lease file fed takes (`src/fs/lock.ts`): who holds it. `pid` and
+ * The content of every lock and lease file fed takes (`src/infra/fs/lock.ts`): who holds it. `pid` and
  * `startTime` together name one process for the life of the machine — a pid alone is reused after its
  * process exits — so a waiter can tell a holder that is merely slow (alive: never taken over) from one
  * that is gone. `startTime` is the process start time in clock ticks since boot (`/proc/<pid>/stat`

@@ -34,7 +34,7 @@ export interface Archetype<TMachine extends AnyStateMachine = AnyStateMachine> {
   /** The launch prompt's part that only this archetype has: what its agent is expected to do, step by step. */
   agentBrief(context: LaunchContext, snapshot: SnapshotFrom<TMachine>, team: RegistryEntry): string;
   /**
-   * Events this archetype makes of inbox signals, consulted before the shared table (src/actors/
+   * Events this archetype makes of inbox signals, consulted before the shared table (src/engine/actors/
    * signal-events.ts); undefined leaves the signal to that table.
    */
   signalEvent?(

@@ -72,7 +72,7 @@ function diagramOf(block: AnalysedMarkdown['codeBlocks'][number]): DeliverableSu
   return undefined;
 }
 
-/** The structural summary (documented in src/schema/deliverable-summary.ts). */
+/** The structural summary (documented in src/core/schema/deliverable-summary.ts). */
 export function summariseMarkdown(doc: AnalysedMarkdown, sizeBytes: number): DeliverableSummary {
   const titles = doc.headings.filter((h) => h.level === 1);
   return {

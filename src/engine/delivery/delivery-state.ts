@@ -29,7 +29,7 @@ export interface DeliveryStatus {
  * The delivery state of a signal, from the facts on disk. An answer settles everything; an acknowledged
  * signal stays acknowledged, unless it is a question still unanswered at its deadline; a signal nobody
  * took is undeliverable once its recipient is gone, else expired once overdue, else read or delivered.
- * `message.acknowledged` comes from the ack file (src/signals/read-signals.ts).
+ * `message.acknowledged` comes from the ack file (src/adapters/file/signals/read-signals.ts).
  */
 export function deliveryStatus(
   message: SignalMessage,

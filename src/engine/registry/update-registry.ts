@@ -7,7 +7,7 @@ import type { LockOptions } from '../../infra/fs/lock.js';
 import type { Federation } from '../context.js';
 
 export interface UpdateOptions extends RegistryCommitOptions {
-  /** How long the file store waits for its short commit lock (src/fs/lock.ts); other stores ignore it. */
+  /** How long the file store waits for its short commit lock (src/infra/fs/lock.ts); other stores ignore it. */
   lock?: LockOptions;
   /** Attempts before giving up with a RegistryConflictError (default 100). */
   maxAttempts?: number;

@@ -109,7 +109,7 @@ function gitLockFiles(root: string, location: string, branch: string): string[] 
   return locks;
 }
 
-/** The `*.lock` files git keeps in one of its folders (fed's own locks are another format, see src/fs/lock.ts). */
+/** The `*.lock` files git keeps in one of its folders (fed's own locks are another format, see src/infra/fs/lock.ts). */
 function gitLocksIn(dir: string): string[] {
   try {
     return readdirSync(dir)

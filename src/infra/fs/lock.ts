@@ -10,7 +10,7 @@ import { currentProcessStartTime, processIsAlive } from './process-identity.js';
 export type { LockOwner } from '../../core/schema/lock-owner.js';
 
 /**
- * A short exclusive lock held as a file (`<path>` containing its owner, `src/schema/lock-owner.ts`). It is
+ * A short exclusive lock held as a file (`<path>` containing its owner, `src/core/schema/lock-owner.ts`). It is
  * created complete in one step (hard link of a written temp file), so a waiter never sees an empty owner.
  *
  * A lock is taken over only from a holder that is gone: on this host, when its process (pid AND start

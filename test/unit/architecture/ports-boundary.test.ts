@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
  * (src/ports), so a second backend is one adapter, not edits in twenty files. This test reads the source
  * and fails when a module outside the file adapter touches those files directly, by naming the paths of
  * the boxes, the envelope, the journal, the kept runs, the state lock, the registry or the federation
- * journal from src/layout.ts. Importing the adapter's internals is the linter's to refuse (a
+ * journal from src/core/layout.ts. Importing the adapter's internals is the linter's to refuse (a
  * no-restricted-paths zone in eslint.config.mjs, with its own list of exceptions).
  */
 const SRC = fileURLToPath(new URL('../../../src/', import.meta.url));

@@ -2,7 +2,7 @@ import { readFileBounded } from '../../../infra/fs/read-json-file.js';
 import { MAX_SIGNAL_BYTES } from '../../../core/schema/signal.js';
 
 /**
- * Reading one file of a signal box (judging its bytes is src/schema/judge-signal.ts). Every way a file
+ * Reading one file of a signal box (judging its bytes is src/core/schema/judge-signal.ts). Every way a file
  * can be unusable ends in a reason a person can act on — never an exception — so one bad file cannot
  * hide the others (docs/design/invariants.md #4).
  */
@@ -25,7 +25,7 @@ export function statKey(stat: { ino: number; size: number; mtimeMs: number }): s
 
 /**
  * Read a box file without following a symbolic link (a link could point anywhere outside the box),
- * without blocking on a FIFO and without reading more than `maxBytes` (src/fs readFileBounded). The stat
+ * without blocking on a FIFO and without reading more than `maxBytes` (src/infra/fs readFileBounded). The stat
  * comes from the same open file as the bytes, so the cache key always describes what was parsed. Throws
  * ENOENT when the file vanished since the listing.
  */

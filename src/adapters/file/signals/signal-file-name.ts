@@ -11,7 +11,7 @@ export const ACK_FILE_SUFFIX = '.ack';
 
 /**
  * Longest subject slug. With the timestamp (18), the longest type (9), separators, a collision suffix,
- * `.json.ack` and the temp-file decoration of src/fs (~30), names stay far below the 255-byte limit.
+ * `.json.ack` and the temp-file decoration of src/infra/fs (~30), names stay far below the 255-byte limit.
  */
 export const MAX_SUBJECT_SLUG_LENGTH = 80;
 
@@ -47,7 +47,7 @@ export function ackFileName(signalFile: string): string {
   return `${signalFile}${ACK_FILE_SUFFIX}`;
 }
 
-/** `.json` files that are not hidden: temp files of src/fs are dot-files and never count as signals. */
+/** `.json` files that are not hidden: temp files of src/infra/fs are dot-files and never count as signals. */
 export function isSignalFileName(name: string): boolean {
   return name.endsWith(SIGNAL_FILE_EXTENSION) && !name.startsWith('.');
 }
