@@ -106,6 +106,7 @@ export * from './apps/launch/agent-events.js';
 export * from './apps/launch/agent-process.js';
 export * from './apps/launch/command-shims.js';
 export * from './apps/launch/launch-team.js';
+export * from './apps/launch/launch-options.js';
 export * from './apps/launch/run-records.js';
 export * from './apps/launch/orphan-agent.js';
 export { AGENT_PRESET_CATALOG, choosePreset } from './apps/launch/presets/catalog.js';

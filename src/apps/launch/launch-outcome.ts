@@ -13,7 +13,7 @@ import { unlinkQuietly } from '../../infra/fs/atomic-write.js';
 import { workspacePaths } from '../../core/layout.js';
 import { META } from '../../core/schema/common.js';
 import type { AgentExit } from './agent-process.js';
-import type { Launch, PreparedRun } from './launch-team.js';
+import type { Launch, PreparedRun } from './launch-state.js';
 import type { StreamVerdict } from './presets/agent-preset.js';
 import { pausesTeam, runOutcome } from './run-outcome.js';
 import type { RunningAgent } from './running-agent.js';

@@ -1,8 +1,6 @@
 import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { InspectionEvent } from 'xstate';
-import type { LaunchEvent, LaunchPhase } from '../../../machines/launch.machine.js';
 import type { Mission } from '../../../machines/lifecycle-context.js';
 import { TeamInboxConsumer } from '../../engine/actors/consume-inbox.js';
 import { stateOf } from '../../engine/actors/state-of.js';
@@ -18,20 +16,17 @@ import { archetypeOf } from '../../engine/archetypes/catalog.js';
 import { RefusedError } from '../../core/errors.js';
 import { journalQuietly } from '../../engine/federation/federation-journal.js';
 import { InspectionRelay, inspectionRelayPath } from '../../infra/inspect/agent-inspection.js';
-import type { InspectionRecord } from '../../infra/inspect/inspection-log.js';
 import { createFileExclusive, unlinkQuietly } from '../../infra/fs/atomic-write.js';
 import type { LaunchResult } from '../../engine/hooks/federation-hooks.js';
-import type { LoadedHooks } from '../../engine/hooks/load-hooks.js';
 import { workspacePaths } from '../../core/layout.js';
 import { statusOf } from '../../core/find-team.js';
 import type { FederationConfig } from '../../core/schema/config.js';
-import type { JournalLine } from '../../core/schema/lifecycle-state.js';
-import type { CodebaseBaseline, LaunchContext } from '../../core/schema/launch-context.js';
+import type { LaunchContext } from '../../core/schema/launch-context.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import { DEFAULT_AGENT_COMMAND } from '../../core/schema/config.js';
 import type { LaunchRun } from '../../core/schema/launch-run.js';
-import { agentCommand, type AgentCommand, type AgentCommandOptions } from './agent-command.js';
+import { agentCommand } from './agent-command.js';
 import { captureCodebase } from '../../engine/deliverable/codebase-guard.js';
 import { writeBaseline } from '../../engine/deliverable/codebase-baseline.js';
 import { writeLaunchFiles } from './launch-files.js';
@@ -45,28 +40,8 @@ import { readLastRun, recordRun, runFields, writeCurrentRun } from './run-record
 import { RunningAgent } from './running-agent.js';
 import { bubblewrapArgs, findBubblewrap } from './sandbox.js';
 import type { Federation } from '../../engine/context.js';
-
-export interface LaunchOptions extends AgentCommandOptions {
-  config: FederationConfig;
-  /** `--timeout`: stop a hung agent after this long and pause the team (outcome `timeout`). */
-  timeoutSeconds?: number;
-  /** Interrupts the launch (Ctrl-C): the agent is stopped and the team paused, to be resumed later. */
-  signal?: AbortSignal;
-  /** Told about every lifecycle journal line as it happens (transitions and recorded events). */
-  onProgress?: (line: JournalLine) => void;
-  hooks?: LoadedHooks;
-  inspect?: (event: InspectionEvent) => void;
-  /** Given the inspection records of the agent's own `fed event`s (see src/infra/inspect/agent-inspection.ts). */
-  inspectRecord?: (record: InspectionRecord) => void;
-  /** Told each step of the launch sequence (machines/launch.machine.ts): where the launch is now, and the event that moved it. */
-  onPhase?: (phase: LaunchPhase, event: LaunchEvent) => void;
-  /** Base environment of the agent (default: this process's). */
-  env?: NodeJS.ProcessEnv;
-  /** How often the inbox and lifecycle are checked while the agent runs (default 200 ms). */
-  pollMs?: number;
-  /** How long a stopped agent gets to exit before SIGKILL (default 5 s). */
-  graceMs?: number;
-}
+import type { LaunchOptions } from './launch-options.js';
+import type { Launch, PreparedRun } from './launch-state.js';
 
 function refuseUnlaunchable(team: RegistryEntry): void {
   const status = statusOf(team);
@@ -102,34 +77,6 @@ function launchContext(
     learningLogPath: paths.learningLog,
     launchedAt: new Date().toISOString(),
   };
-}
-
-/** What every step of one launch shares. */
-export interface Launch {
-  fed: Federation;
-  root: string;
-  team: RegistryEntry;
-  archetype: Archetype;
-  options: LaunchOptions;
-  backend: FederationBackend;
-  watch: LaunchWatch;
-  phases: LaunchPhases;
-  /** Problems that do not stop the launch, reported with its result. */
-  warnings: string[];
-  /** When the launch began (ms): the timeout and wall-time limit count from here. */
-  started: number;
-}
-
-/** The run as prepared before the agent starts: its context and prompt files, its command, sandbox and baseline. */
-export interface PreparedRun {
-  context: LaunchContext;
-  files: { contextPath: string; promptPath: string };
-  run: AgentCommand;
-  stateBefore: string;
-  /** The bubblewrap wrapper of a read-only team, when there is one. */
-  sandbox: string[] | undefined;
-  /** The codebase as it was before the run, when the read-only rule is checked before and after instead. */
-  baseline: CodebaseBaseline | undefined;
 }
 
 /**

@@ -4,7 +4,7 @@ import { notifySignals, notifyTransitions } from '../../engine/hooks/notify-hook
 import type { InspectionRelay } from '../../infra/inspect/agent-inspection.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
-import type { LaunchOptions } from './launch-team.js';
+import type { LaunchOptions } from './launch-options.js';
 
 /** What of the launch's options the watch tells. */
 type WatchOptions = Pick<LaunchOptions, 'hooks' | 'onProgress' | 'inspectRecord'>;

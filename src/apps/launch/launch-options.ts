@@ -1,0 +1,30 @@
+import type { InspectionEvent } from 'xstate';
+import type { LaunchEvent, LaunchPhase } from '../../../machines/launch.machine.js';
+import type { FederationConfig } from '../../core/schema/config.js';
+import type { JournalLine } from '../../core/schema/lifecycle-state.js';
+import type { LoadedHooks } from '../../engine/hooks/load-hooks.js';
+import type { InspectionRecord } from '../../infra/inspect/inspection-log.js';
+import type { AgentCommandOptions } from './agent-command.js';
+
+/** What a caller of `launchTeam` chooses: the agent, its limits, and what it is told while the launch runs. */
+export interface LaunchOptions extends AgentCommandOptions {
+  config: FederationConfig;
+  /** `--timeout`: stop a hung agent after this long and pause the team (outcome `timeout`). */
+  timeoutSeconds?: number;
+  /** Interrupts the launch (Ctrl-C): the agent is stopped and the team paused, to be resumed later. */
+  signal?: AbortSignal;
+  /** Told about every lifecycle journal line as it happens (transitions and recorded events). */
+  onProgress?: (line: JournalLine) => void;
+  hooks?: LoadedHooks;
+  inspect?: (event: InspectionEvent) => void;
+  /** Given the inspection records of the agent's own `fed event`s (see src/infra/inspect/agent-inspection.ts). */
+  inspectRecord?: (record: InspectionRecord) => void;
+  /** Told each step of the launch sequence (machines/launch.machine.ts): where the launch is now, and the event that moved it. */
+  onPhase?: (phase: LaunchPhase, event: LaunchEvent) => void;
+  /** Base environment of the agent (default: this process's). */
+  env?: NodeJS.ProcessEnv;
+  /** How often the inbox and lifecycle are checked while the agent runs (default 200 ms). */
+  pollMs?: number;
+  /** How long a stopped agent gets to exit before SIGKILL (default 5 s). */
+  graceMs?: number;
+}
