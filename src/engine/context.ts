@@ -19,6 +19,8 @@ export interface Federation {
   readonly configFile: Pick<LoadedConfig, 'file' | 'exists' | 'warnings'>;
   readonly env: NodeJS.ProcessEnv;
   readonly backend: FederationBackend;
+  /** The federation's clock: what every operation stamps and compares times with, unless told otherwise. */
+  readonly now: () => Date;
   /** The registry is shared with other machines (JetStream): a team may work in another checkout. */
   readonly sharesTeamsAcrossMachines: boolean;
   /**
@@ -36,6 +38,8 @@ export interface OpenFederationOptions {
   config?: LoadedConfig;
   /** A backend to use instead of the configured one (tests, migration between backends). */
   backend?: FederationBackend;
+  /** The clock (default: the system's). */
+  now?: () => Date;
 }
 
 /** Open the federation at `root`: load its config once and open the backend it selects. */
@@ -61,6 +65,7 @@ export function openFederation(root: string, options: OpenFederationOptions = {}
     configFile: { file: loaded.file, exists: loaded.exists, warnings: loaded.warnings },
     env,
     backend,
+    now: options.now ?? (() => new Date()),
     sharesTeamsAcrossMachines: shared,
     workspace,
     async team(name, registry) {
@@ -73,5 +78,10 @@ export function openFederation(root: string, options: OpenFederationOptions = {}
 
 /** The same federation on another backend (migration copies from one to the other). */
 export function withBackend(fed: Federation, backend: FederationBackend): Federation {
-  return openFederation(fed.root, { env: fed.env, config: { config: fed.config, ...fed.configFile }, backend });
+  return openFederation(fed.root, {
+    env: fed.env,
+    config: { config: fed.config, ...fed.configFile },
+    backend,
+    now: fed.now,
+  });
 }

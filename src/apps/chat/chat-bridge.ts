@@ -91,7 +91,7 @@ export class ChatBridge {
       let state = readBridgeState(paths.chatBridgeState);
       if (!state) {
         // Messages older than the first start are history, not commands for this bridge.
-        const now = (options.now?.() ?? new Date()).toISOString();
+        const now = (options.now?.() ?? options.fed.now()).toISOString();
         state = { startedAt: now, watermark: now, handled: [], outbox: [], updatedAt: now };
         writeBridgeState(paths.chatBridgeState, state);
       }
@@ -234,7 +234,7 @@ export class ChatBridge {
   }
 
   private now(): Date {
-    return this.options.now?.() ?? new Date();
+    return this.options.now?.() ?? this.options.fed.now();
   }
 }
 

@@ -44,7 +44,7 @@ function telemetryReport(root: string, config: FederationConfig): TelemetryRepor
 /** One monitoring cycle (docs/design/spec.md §4.4 monitor script, §6 health checks) over every registered team. */
 export async function runMonitorCycle(fed: Federation, options: MonitorOptions): Promise<MonitorReport> {
   const { root } = fed;
-  const now = options.now ?? new Date();
+  const now = options.now ?? fed.now();
   const staleAfterMinutes = options.staleAfterMinutes ?? DEFAULT_STALE_AFTER_MINUTES;
   const { backend } = fed;
   const registry = await backend.registry.read();

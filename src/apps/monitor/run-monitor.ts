@@ -34,7 +34,7 @@ export async function runMonitor(fed: Federation, options: RunMonitorOptions): P
   const post = options.config.chatConfig ? summaryPoster(root, options) : undefined;
   let last: MonitorReport | undefined;
   await repeatEvery(options.intervalMs, options.signal, async (cycle) => {
-    const now = options.now ?? new Date();
+    const now = options.now ?? fed.now();
     const report = await runMonitorCycle(fed, { ...options, now });
     last = report;
     await actOnSignals(fed, report, now, options);

@@ -166,7 +166,7 @@ export async function applyLifecycleInputs(
   const { backend } = fed;
   return backend.lifecycles.exclusive(team, async (section) => {
     const start = await loadAndSettle(fed, team, options);
-    const now = () => (options.now?.() ?? new Date()).toISOString();
+    const now = () => (options.now?.() ?? fed.now()).toISOString();
     const walk = new LifecycleWalk({
       team,
       lifecycle: start.lifecycle,

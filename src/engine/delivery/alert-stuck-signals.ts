@@ -62,7 +62,7 @@ async function escalate(fed: Federation, signal: StuckSignal, options: AlertOpti
     },
     { durable: options.durable, now: options.now },
   );
-  const at = (options.now?.() ?? new Date()).toISOString();
+  const at = (options.now?.() ?? fed.now()).toISOString();
   await backend.delivery.record(
     signal.id,
     'escalated',
@@ -75,7 +75,7 @@ async function escalate(fed: Federation, signal: StuckSignal, options: AlertOpti
 /** The non-delivery report, back to the sender — unless it cannot receive signals either; then only the fact. */
 async function reportUndeliverable(fed: Federation, signal: StuckSignal, options: AlertOptions): Promise<void> {
   const { backend } = fed;
-  const at = (options.now?.() ?? new Date()).toISOString();
+  const at = (options.now?.() ?? fed.now()).toISOString();
   const reason = signal.reason!;
   if (recipientGoneReason(await backend.registry.read(), signal.from) !== undefined) {
     await backend.delivery.record(signal.id, 'undeliverable', { reportedAt: at, reason }, options);
@@ -116,7 +116,7 @@ export async function reportUndeliverableSignals(
   options: AlertOptions = {},
 ): Promise<{ signals: StuckSignal[]; warnings: string[] }> {
   const { backend } = fed;
-  const now = options.now?.() ?? new Date();
+  const now = options.now?.() ?? fed.now();
   const signals = (await findStuckSignals(backend, await backend.registry.read(), {}, now)).filter(
     (s) => s.state === 'undeliverable' && s.to === team,
   );

@@ -66,7 +66,7 @@ export async function archiveSignals(
   request: ArchiveSignalsRequest,
   options: ArchiveSignalsOptions = {},
 ): Promise<BoxArchiveResult[]> {
-  const now = options.now ?? new Date();
+  const now = options.now ?? fed.now();
   const cutoff = now.getTime() - request.olderThanMs;
   const { backend, root } = fed;
   if (backend.name !== FILE_BACKEND_NAME) {

@@ -51,7 +51,7 @@ export async function showSignal(fed: Federation, id: string, options: ShowSigna
       `no signal with id ${id} in any box of this federation (live or archived); find it with: fed signal list --all`,
     );
   }
-  const now = options.now ?? new Date();
+  const now = options.now ?? fed.now();
   const delivery = await new DeliveryInspector(backend, registry, deadlineTable(options.deadlines), now).status(
     found.entry,
     found.box,

@@ -89,7 +89,7 @@ export async function listSignals(
   const archived = query.all
     ? readArchivedSignals(opened.location, { owner: party.id, box })
     : { signals: [], invalid: [] };
-  const now = options.now ?? new Date();
+  const now = options.now ?? fed.now();
   const inspector = new DeliveryInspector(backend, registry, deadlineTable(options.deadlines), now);
   const matching = (entry: SignalEntry) =>
     !(query.unacknowledged && entry.message.acknowledged) &&

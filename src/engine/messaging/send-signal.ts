@@ -59,7 +59,7 @@ export async function sendSignal(
   request: SendSignalRequest,
   options: SendSignalOptions = {},
 ): Promise<SendSignalResult> {
-  const now = options.now?.() ?? new Date();
+  const now = options.now?.() ?? fed.now();
   const { backend } = fed;
   const registry = options.registry ?? (await backend.registry.read());
   const recipient = resolveParty(registry, request.to, { role: 'recipient (--to)' });

@@ -180,13 +180,13 @@ export async function onboardTeam(
       placementType,
       location,
       ...(placementType === 'worktree' ? { branch: worktreeBranch(domain) } : {}),
-      startedAt: (options.now?.() ?? new Date()).toISOString(),
+      startedAt: (options.now?.() ?? fed.now()).toISOString(),
     };
     writeFileAtomic(paths.intent, toJsonText(intent), options);
     let workspace: CreatedWorkspace | undefined;
     try {
       workspace = createWorkspace(root, domain, placementType);
-      const now = (options.now?.() ?? new Date()).toISOString();
+      const now = (options.now?.() ?? fed.now()).toISOString();
       const entry: RegistryEntry = {
         domain,
         domainId,

@@ -60,7 +60,7 @@ export async function writeRegistryStatus(
       const from = statusOf(entry);
       const to = nextTeamStatus(entry.domainId, from, event);
       entry.status = to;
-      entry.lastActive = (options.now?.() ?? new Date()).toISOString();
+      entry.lastActive = (options.now?.() ?? fed.now()).toISOString();
       change = { team: entry, from, to };
       return registry;
     },

@@ -21,7 +21,7 @@ export async function touchLastActive(
   team: string,
   options: UpdateOptions & { resolutionMs?: number } = {},
 ): Promise<boolean> {
-  const now = options.now?.() ?? new Date();
+  const now = options.now?.() ?? fed.now();
   const result = await updateRegistry(
     fed,
     (registry) => {
