@@ -1,176 +1,134 @@
 /**
- * The fed library API. Its core is the ports (src/ports: SignalTransport, RegistryStore, LifecycleStore,
- * FederationJournal, DeliveryFactStore),
- * `openFederation(root)` and the operations on top of them (sending, listing and acknowledging signals,
- * registry updates, actors, launch, monitor). The file-signal-v1 internals exported further down are
- * kept for callers of the 0.1 API; new code reaches storage through a backend.
+ * The fed library API (`import … from 'fed'`): what a program that drives a federation needs, and no more.
+ * Public are the ports' types, `openFederation` (every operation takes the `Federation` it returns), the
+ * engine operations and the apps a user runs, the lifecycle machines, the errors, and the schemas of the
+ * files fed keeps on disk. Everything else (the file-signal-v1 adapter, infra, the CLI) is internal: it
+ * may change in any release. test/unit/architecture/library-api.test.ts keeps the count of names at 150
+ * or fewer.
  */
-export * from '../machines/index.js';
-export {
-  progressLines,
-  SAMPLE_FAIL_REASON,
-  type Archetype,
-  type CompletionPolicy,
-  type HealthInput,
-  type JudgeInput,
-  type ModelTestSamples,
-  type Settled,
-} from './engine/archetypes/archetype.js';
-export * from './engine/archetypes/catalog.js';
-export { deliverableArchetype, deliverableEntry } from './engine/archetypes/deliverable/index.js';
-export { STRUCTURE_FAILURE } from './engine/archetypes/deliverable/completion.js';
-export { codingArchetype, codingEntry } from './engine/archetypes/coding/index.js';
-export * from './engine/archetypes/coding/review.js';
-export * from './engine/archetypes/coding/merge.js';
-export { consultantArchetype, consultantEntry } from './engine/archetypes/consultant/index.js';
-export * from './engine/archetypes/consultant/answer-reference.js';
-export * from './apps/machines-export/describe-machine.js';
-export * from './apps/machines-export/export-machines.js';
-export * from './infra/inspect/create-inspection.js';
-export * from './infra/inspect/inspection-log.js';
-export { toSafeJson } from './infra/inspect/safe-json.js';
-export * from './core/errors.js';
-export type * from './core/error-codes.js';
-// Ports, backends and the signal operations on them.
+
+// Ports: the storage interfaces every backend implements.
 export type * from './ports/index.js';
-export * from './adapters/index.js';
-export * from './engine/context.js';
-export * from './adapters/file/open-file-backend.js';
-export * from './core/resolve-party.js';
-export * from './engine/messaging/send-signal.js';
-export * from './engine/messaging/list-signals.js';
-export * from './engine/messaging/acknowledge-signals.js';
-export * from './engine/messaging/watch-signals.js';
-export * from './core/layout.js';
-export * from './core/schema/common.js';
-export * from './core/schema/config.js';
-export * from './core/schema/registry.js';
-export * from './core/schema/team-marker.js';
-export { zodProblems, zodProblemText, describeValue, jsonPath } from './core/schema/problems.js';
-export { findUnknownKeys, closest, type UnknownKey } from './core/schema/unknown-keys.js';
-export * from './infra/fs/atomic-write.js';
-export * from './infra/fs/lock.js';
-export * from './infra/fs/process-identity.js';
-export { lockOwnerSchema } from './core/schema/lock-owner.js';
-export { parseJsonText, toJsonText, type JsonParseResult } from './core/json-text.js';
-export * from './infra/config/load-config.js';
-export * from './infra/config/env-overrides.js';
-export * from './apps/init/locate.js';
-export * from './apps/init/init-federation.js';
-export * from './engine/registry/update-registry.js';
-export * from './core/find-team.js';
-export * from './engine/registry/onboard.js';
-export * from './engine/registry/placement.js';
-export * from './engine/registry/team-status.js';
-export * from './engine/registry/touch-activity.js';
-export * from './core/schema/signal.js';
-export * from './core/schema/json-schema.js';
-export * from './infra/fs/ensure-directory.js';
-export * from './core/schema/delivery.js';
-export { parseDuration, durationSchema, DURATION_EXAMPLES } from './core/schema/duration.js';
-export * from './adapters/file/file-delivery-fact-store.js';
-export * from './core/deadlines.js';
-export * from './engine/delivery/delivery-state.js';
-export * from './engine/delivery/delivery-inspector.js';
-export * from './engine/delivery/find-signal.js';
-export * from './engine/delivery/sent-fact.js';
-export * from './engine/delivery/read-marks.js';
-export * from './engine/delivery/show-signal.js';
-export * from './adapters/file/signals/stuck-signals.js';
-export * from './engine/delivery/alert-stuck-signals.js';
-export * from './adapters/file/archive/box-archive.js';
-export * from './engine/delivery/archive-signals.js';
-export * from './core/schema/lifecycle-state.js';
-export * from './engine/actors/snapshot-migrations.js';
-export * from './engine/actors/restore-snapshot.js';
-export * from './engine/actors/signal-events.js';
-export * from './engine/actors/report-signal-id.js';
-export * from './engine/actors/state-of.js';
-export * from './engine/actors/team-lifecycle.js';
-export * from './engine/actors/lifecycle-effects.js';
-export * from './engine/actors/team-status-command.js';
-export * from './engine/actors/consume-inbox.js';
-export * from './engine/actors/team-lease.js';
-export * from './engine/actors/run-actors.js';
-export * from './engine/actors/lifecycle-view.js';
-export * from './core/schema/launch-context.js';
-export * from './core/schema/launch-run.js';
-export * from './engine/hooks/federation-hooks.js';
-export * from './engine/hooks/load-hooks.js';
-export * from './engine/hooks/notify-hooks.js';
-export * from './apps/launch/split-command.js';
-export * from './engine/deliverable/codebase-guard.js';
-export * from './apps/launch/launch-prompt.js';
-export * from './apps/launch/launch-files.js';
-export * from './apps/launch/agent-events.js';
-export * from './apps/launch/agent-process.js';
-export * from './apps/launch/command-shims.js';
-export * from './apps/launch/launch-team.js';
-export * from './apps/launch/launch-options.js';
-export * from './apps/launch/run-records.js';
-export * from './apps/launch/orphan-agent.js';
-export { AGENT_PRESET_CATALOG, choosePreset } from './apps/launch/presets/catalog.js';
-export type { AgentPreset, StreamStats } from './apps/launch/presets/agent-preset.js';
-export * from './apps/monitor/monitor-report.js';
-export * from './apps/monitor/agent-log-errors.js';
-export * from './apps/monitor/team-health.js';
-export * from './apps/monitor/monitor-cycle.js';
-export * from './apps/monitor/render-monitor.js';
-export * from './infra/telemetry/meter.js';
-export * from './infra/telemetry/fed-metrics.js';
-export * from './infra/telemetry/metrics-export.js';
-export * from './core/schema/chat.js';
-export * from './apps/chat/chat-channel.js';
-export * from './apps/chat/chat-text.js';
-export * from './apps/chat/signature.js';
-export * from './apps/chat/status-summary.js';
-export * from './apps/chat/file-channel.js';
-export * from './apps/chat/run-agent-session.js';
-export * from './apps/chat/agent-host-channel.js';
-export * from './apps/chat/bridge-state.js';
-export * from './apps/chat/bridge-commands.js';
-export * from './apps/chat/chat-bridge.js';
-export * from './core/schema/learning-log.js';
-export * from './core/schema/deliverable-summary.js';
-export * from './engine/deliverable/learning-log.js';
-export * from './engine/deliverable/documentation-rules.js';
-export * from './engine/deliverable/check-deliverable.js';
-export * from './infra/telemetry/deliverable-metrics.js';
-export * from './engine/skills/seed-skills.js';
-export * from './infra/fs/read-json-file.js';
-export * from './apps/doctor/doctor.js';
-export * from './infra/fs/fs-errors.js';
-export * from './adapters/team-workspace.js';
-export * from './core/schema/onboarding-intent.js';
-export * from './core/schema/federation-journal.js';
-export * from './infra/fs/append-line.js';
-export * from './engine/federation/federation-journal.js';
-export * from './apps/plan/plan.js';
-export * from './apps/plan/federation-report.js';
-export * from './apps/run/run-federation.js';
-export * from './apps/run/team-retry.js';
-export * from './engine/registry/remove-team.js';
-export * from './apps/log/federation-log.js';
-// file-signal-v1 internals (the file adapter's), kept for callers of the 0.1 API.
-export * from './adapters/file/registry-file.js';
-export * from './adapters/file/signals/signal-file-name.js';
-export * from './adapters/file/signals/parse-signal-file.js';
-export * from './core/schema/judge-signal.js';
-export * from './adapters/file/signals/resolve-workspace.js';
-export * from './adapters/file/signals/send-signal.js';
-export * from './adapters/file/signals/read-signals.js';
-export * from './adapters/file/signals/ack-signal.js';
-export * from './adapters/file/signals/watch-signals.js';
-export * from './adapters/file/signals/quarantine.js';
-export * from './adapters/file/state-files.js';
+
+// The federation context and the backends it opens.
+export { openFederation, type Federation } from './engine/context.js';
+export { closeOpenBackends } from './adapters/network-backends.js';
+
+// Signals: send, list, show, acknowledge, watch, archive.
+export { sendSignal } from './engine/messaging/send-signal.js';
+export { listSignals } from './engine/messaging/list-signals.js';
+export { showSignal } from './engine/delivery/show-signal.js';
+export { acknowledgeSignal, acknowledgeAll } from './engine/messaging/acknowledge-signals.js';
+export { watchSignals } from './engine/messaging/watch-signals.js';
+export { archiveSignals } from './engine/delivery/archive-signals.js';
+
+// Teams: onboard, remove, change status, update the registry.
+export { onboardTeam } from './engine/registry/onboard.js';
+export { removeTeam } from './engine/registry/remove-team.js';
+export { setTeamStatus } from './engine/actors/team-status-command.js';
+export { updateRegistry } from './engine/registry/update-registry.js';
+
+// Lifecycles: apply events, run the actors, view a team's lifecycle.
+export { applyLifecycleInputs } from './engine/actors/team-lifecycle.js';
+export { runActors } from './engine/actors/run-actors.js';
+export { viewLifecycle } from './engine/actors/lifecycle-view.js';
+
+// Coding teams: review and merge.
+export { reviewTeam } from './engine/archetypes/coding/review.js';
+export { mergeTeam } from './engine/archetypes/coding/merge.js';
+
+// The federation journal and deliverable checks.
+export { readFederationJournal } from './engine/federation/federation-journal.js';
+export { checkDeliverable } from './engine/deliverable/check-deliverable.js';
+
+// Apps: what the fed commands run.
+export { initFederation } from './apps/init/init-federation.js';
+export { launchTeam } from './apps/launch/launch-team.js';
+export { runFederation } from './apps/run/run-federation.js';
+export { runMonitorCycle } from './apps/monitor/monitor-cycle.js';
+export { proposePlan, applyPlan } from './apps/plan/plan.js';
+export { buildFederationReport, writeFederationReport } from './apps/plan/federation-report.js';
+export { runDoctor } from './apps/doctor/doctor.js';
+export type { FederationHooks } from './engine/hooks/federation-hooks.js';
+
+// The lifecycle machines (machines/index.ts).
 export {
-  createJetStreamBackend,
-  JETSTREAM_BACKEND_NAME,
-  type JetStreamBackend,
-  type JetStreamBackendOptions,
-} from './adapters/jetstream/open-jetstream-backend.js';
+  TEAM_STATUS_MACHINE_ID,
+  TEAM_STATUS_MACHINE_VERSION,
+  teamStatusEventSchema,
+  teamStatusMachine,
+  type TeamStatusEvent,
+  DELIVERABLE_MACHINE_ID,
+  DELIVERABLE_MACHINE_VERSION,
+  NOTHING_FOUND_REASON,
+  deliverableMachine,
+  DELIVERABLE_WORK_STATES,
+  deliverableEventSchema,
+  type DeliverableContext,
+  type DeliverableEvent,
+  type DeliverableState,
+  type DeliverableWorkState,
+  CODING_MACHINE_ID,
+  CODING_MACHINE_VERSION,
+  codingMachine,
+  CODING_WORK_STATES,
+  codingEventSchema,
+  type CodingContext,
+  type CodingEvent,
+  type CodingState,
+  type CodingWorkState,
+  CONSULTANT_MACHINE_ID,
+  CONSULTANT_MACHINE_VERSION,
+  consultantMachine,
+  CONSULTANT_WORK_STATES,
+  consultantEventSchema,
+  type ConsultantContext,
+  type ConsultantEvent,
+  type ConsultantState,
+  type ConsultantWorkState,
+  type Question,
+  type Failure,
+  type LifecycleContext,
+  type LifecycleInput,
+  type Mission,
+  type SignalSeen,
+  type AnyLifecycleContext,
+  type LifecycleSnapshot,
+  eventDocs,
+  documentedEvents,
+  type EventDoc,
+  acceptedEventTypes,
+  checkEvent,
+  machineEntry,
+  snapshotOfMachine,
+  teamStatusEntry,
+  type EventCheck,
+  type MachineEntry,
+} from '../machines/index.js';
+
+// Errors: every one is a FedError with a stable code.
 export {
-  copyFederation,
-  type CopyFederationOptions,
-  type CopyFederationResult,
-} from './engine/migration/copy-federation.js';
+  FedError,
+  ConfigValidationError,
+  CorruptFileError,
+  InvalidInputError,
+  RefusedError,
+  UnknownTeamError,
+  NotAFederationError,
+  UnreadableFileError,
+  FileSystemError,
+  RegistryConflictError,
+  LifecycleConflictError,
+  BackendUnavailableError,
+} from './core/errors.js';
+export type { FedErrorCode } from './core/error-codes.js';
+
+// On-disk schemas (zod) and the types they parse to.
+export { signalMessageSchema, signalAckSchema, type SignalMessage, type SignalAck } from './core/schema/signal.js';
+export { registrySchema, registryEntrySchema, type Registry, type RegistryEntry } from './core/schema/registry.js';
+export { configSchema, type FederationConfig } from './core/schema/config.js';
+export { envelopeSchema, type LifecycleEnvelope } from './core/schema/lifecycle-state.js';
+export { deliveryFactSchemas, type DeliveryFacts } from './core/schema/delivery.js';
+export { federationRecordSchema, type FederationRecord } from './core/schema/federation-journal.js';
+export { learningEntrySchema, type LearningEntry } from './core/schema/learning-log.js';
+export { deliverableSummarySchema, type DeliverableSummary } from './core/schema/deliverable-summary.js';

@@ -7,19 +7,11 @@ import { linkSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import {
-  fsyncDirectory,
-  getTeam,
-  initFederation,
-  onboardTeam,
-  readRegistry,
-  runActors,
-  sendSignal,
-  tempPathFor,
-  unlinkQuietly,
-  workspacePaths,
-  writeFileAtomic,
-} from '../../src/index.js';
+import { initFederation, onboardTeam, runActors, sendSignal } from '../../src/index.js';
+import { fsyncDirectory, tempPathFor, unlinkQuietly, writeFileAtomic } from '../../src/infra/fs/atomic-write.js';
+import { getTeam } from '../../src/core/find-team.js';
+import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { workspacePaths } from '../../src/core/layout.js';
 import { report } from './harness.js';
 import { openFederation } from '../../src/engine/context.js';
 

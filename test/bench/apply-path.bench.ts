@@ -11,17 +11,12 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import {
-  getTeam,
-  initFederation,
-  listSignals,
-  onboardTeam,
-  readRegistry,
-  signalFileName,
-  toJsonText,
-  workspacePaths,
-  type SignalMessage,
-} from '../../src/index.js';
+import { initFederation, listSignals, onboardTeam, type SignalMessage } from '../../src/index.js';
+import { getTeam } from '../../src/core/find-team.js';
+import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { signalFileName } from '../../src/adapters/file/signals/signal-file-name.js';
+import { toJsonText } from '../../src/core/json-text.js';
+import { workspacePaths } from '../../src/core/layout.js';
 import { startFixture } from '../helpers/fixture-process.js';
 import { fmt, reportInterleavedRatios, reportRoundRatios, summarize } from './harness.js';
 import { openFederation } from '../../src/engine/context.js';

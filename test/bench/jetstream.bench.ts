@@ -18,20 +18,19 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   closeOpenBackends,
-  createJetStreamBackend,
-  emptyRegistry,
   initFederation,
-  jetstreamBackendSchema,
   onboardTeam,
-  openFileBackend,
   runActors,
   sendSignal,
-  SIGNAL_PROTOCOL,
   type FederationBackend,
-  type JetStreamBackend,
   type SignalMessage,
-  type SignalParty,
 } from '../../src/index.js';
+import { createJetStreamBackend, type JetStreamBackend } from '../../src/adapters/jetstream/open-jetstream-backend.js';
+import { emptyRegistry } from '../../src/core/schema/registry.js';
+import { jetstreamBackendSchema } from '../../src/core/schema/config.js';
+import { openFileBackend } from '../../src/adapters/file/open-file-backend.js';
+import { SIGNAL_PROTOCOL } from '../../src/core/schema/signal.js';
+import { type SignalParty } from '../../src/core/resolve-party.js';
 import { natsServerMissing, startNatsServer, type NatsServer } from '../helpers/nats-server.js';
 import { fmt, percentile, report, reportInterleavedRatios, summarize } from './harness.js';
 import { openFederation } from '../../src/engine/context.js';

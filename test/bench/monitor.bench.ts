@@ -7,14 +7,10 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import {
-  initFederation,
-  loadConfig,
-  onboardTeam,
-  readRegistry,
-  runMonitorCycle,
-  workspacePaths,
-} from '../../src/index.js';
+import { initFederation, onboardTeam, runMonitorCycle } from '../../src/index.js';
+import { loadConfig } from '../../src/infra/config/load-config.js';
+import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { workspacePaths } from '../../src/core/layout.js';
 import { report } from './harness.js';
 import { openFederation } from '../../src/engine/context.js';
 

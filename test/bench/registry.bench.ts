@@ -5,7 +5,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { initFederation, readRegistry } from '../../src/index.js';
+import { initFederation } from '../../src/index.js';
+import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { startFixture } from '../helpers/fixture-process.js';
 import { report } from './harness.js';
 

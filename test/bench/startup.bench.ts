@@ -12,14 +12,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import {
-  applyLifecycleInputs,
-  getTeam,
-  initFederation,
-  onboardTeam,
-  readRegistry,
-  sendSignal,
-} from '../../src/index.js';
+import { applyLifecycleInputs, initFederation, onboardTeam, sendSignal } from '../../src/index.js';
+import { getTeam } from '../../src/core/find-team.js';
+import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { FED_BIN } from '../helpers/fed-cli.js';
 import { reportInterleavedRatios } from './harness.js';
 import { openFederation } from '../../src/engine/context.js';

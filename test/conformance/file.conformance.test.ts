@@ -1,14 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  initFederation,
-  onboardTeam,
-  openFileBackend,
-  publishFileNoClobber,
-  quarantineDirectory,
-  workspacePaths,
-  type RegistryEntry,
-} from '../../src/index.js';
+import { initFederation, onboardTeam, type RegistryEntry } from '../../src/index.js';
+import { openFileBackend } from '../../src/adapters/file/open-file-backend.js';
+import { publishFileNoClobber } from '../../src/infra/fs/atomic-write.js';
+import { quarantineDirectory } from '../../src/adapters/file/signals/quarantine.js';
+import { workspacePaths } from '../../src/core/layout.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import type { ConformanceFactory } from './conformance-federation.js';
 import { describeBoundedApply } from './bounded-apply.suite.js';

@@ -5,17 +5,17 @@ import { describe, expect, it } from 'vitest';
 import {
   applyLifecycleInputs,
   checkDeliverable,
-  getTeam,
   initFederation,
   learningEntrySchema,
   onboardTeam,
-  readRegistry,
   runActors,
   sendSignal,
   viewLifecycle,
-  workspacePaths,
-  type LaunchContext,
 } from '../../src/index.js';
+import { getTeam } from '../../src/core/find-team.js';
+import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { workspacePaths } from '../../src/core/layout.js';
+import { type LaunchContext } from '../../src/core/schema/launch-context.js';
 import { packageRoot } from '../../src/infra/package-info.js';
 import { builtBin, FED_BIN } from '../helpers/fed-cli.js';
 import { waitFor } from '../helpers/fixture-process.js';

@@ -2,14 +2,11 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import {
-  getTeam,
-  processIsAlive,
-  processStartTime,
-  readRegistry,
-  workspacePaths,
-  type LaunchRun,
-} from '../../src/index.js';
+import { getTeam } from '../../src/core/find-team.js';
+import { processIsAlive, processStartTime } from '../../src/infra/fs/process-identity.js';
+import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { workspacePaths } from '../../src/core/layout.js';
+import { type LaunchRun } from '../../src/core/schema/launch-run.js';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { waitFor } from '../helpers/fixture-process.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';

@@ -1,7 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { emptyRegistry, updateRegistryIn, type JetStreamBackend, type RegistryEntry } from '../../src/index.js';
+import { type RegistryEntry } from '../../src/index.js';
+import { emptyRegistry } from '../../src/core/schema/registry.js';
+import { updateRegistryIn } from '../../src/engine/registry/update-registry.js';
+import { type JetStreamBackend } from '../../src/adapters/jetstream/open-jetstream-backend.js';
 import type { ConformanceFactory } from '../conformance/conformance-federation.js';
 import type { NatsServer } from './nats-server.js';
 import { tempDir } from './temp-dir.js';

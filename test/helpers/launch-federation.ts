@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { initFederation, loadConfig, onboardTeam, sendSignal, type FederationConfig } from '../../src/index.js';
+import { initFederation, onboardTeam, sendSignal, type FederationConfig } from '../../src/index.js';
+import { loadConfig } from '../../src/infra/config/load-config.js';
 import { tempDir } from './temp-dir.js';
 import { openFederation } from '../../src/engine/context.js';
 

@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { workspacePaths, type JournalLine } from '../../src/index.js';
+import { workspacePaths } from '../../src/core/layout.js';
+import { type JournalLine } from '../../src/core/schema/lifecycle-state.js';
 
 /** Every journal line of a team, oldest first (the whole file, not just its tail). */
 export function readWholeJournal(workspace: string): JournalLine[] {

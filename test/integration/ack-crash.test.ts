@@ -1,14 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  getTeam,
-  initFederation,
-  onboardTeam,
-  readEnvelope,
-  readRegistry,
-  runActors,
-  sendSignal,
-  viewLifecycle,
-} from '../../src/index.js';
+import { initFederation, onboardTeam, runActors, sendSignal, viewLifecycle } from '../../src/index.js';
+import { getTeam } from '../../src/core/find-team.js';
+import { readEnvelope } from '../../src/adapters/file/state-files.js';
+import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { startFixture, waitFor } from '../helpers/fixture-process.js';
 import { expectExactlyOnce, readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { tempDir } from '../helpers/temp-dir.js';

@@ -4,20 +4,20 @@ import { describe, expect, it } from 'vitest';
 import {
   acknowledgeAll,
   acknowledgeSignal,
-  getTeam,
   initFederation,
   listSignals,
   onboardTeam,
-  readEnvelope,
-  readRegistry,
   runActors,
   sendSignal,
   setTeamStatus,
-  workspacePaths,
-  writeAck,
   type LifecycleEnvelope,
   type RegistryEntry,
 } from '../../src/index.js';
+import { getTeam } from '../../src/core/find-team.js';
+import { readEnvelope } from '../../src/adapters/file/state-files.js';
+import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { workspacePaths } from '../../src/core/layout.js';
+import { writeAck } from '../../src/adapters/file/signals/ack-signal.js';
 import { expectExactlyOnce, readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { openFederation } from '../../src/engine/context.js';

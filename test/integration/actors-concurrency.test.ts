@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { initFederation, onboardTeam, readEnvelope, runActors } from '../../src/index.js';
+import { initFederation, onboardTeam, runActors } from '../../src/index.js';
+import { readEnvelope } from '../../src/adapters/file/state-files.js';
 import { startFixture, waitFor } from '../helpers/fixture-process.js';
 import { expectExactlyOnce, readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { tempDir } from '../helpers/temp-dir.js';

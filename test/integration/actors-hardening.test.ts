@@ -13,24 +13,23 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   applyLifecycleInputs,
-  writeRegistryStatus,
-  deliverableEntry,
-  getTeam,
   initFederation,
-  loadTeamLifecycle,
   onboardTeam,
-  quarantineSignalFile,
-  readEnvelope,
-  readRegistry,
   runActors,
   sendSignal,
   setTeamStatus,
-  TeamInboxConsumer,
   viewLifecycle,
-  workspacePaths,
-  writeEnvelope,
   type RegistryEntry,
 } from '../../src/index.js';
+import { writeRegistryStatus } from '../../src/engine/registry/team-status.js';
+import { deliverableEntry } from '../../src/engine/archetypes/deliverable/index.js';
+import { getTeam } from '../../src/core/find-team.js';
+import { loadTeamLifecycle } from '../../src/engine/actors/team-lifecycle.js';
+import { quarantineSignalFile } from '../../src/adapters/file/signals/quarantine.js';
+import { readEnvelope, writeEnvelope } from '../../src/adapters/file/state-files.js';
+import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { TeamInboxConsumer } from '../../src/engine/actors/consume-inbox.js';
+import { workspacePaths } from '../../src/core/layout.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { openFederation } from '../../src/engine/context.js';
 

@@ -1,7 +1,10 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import type { EventObject } from 'xstate';
-import { archetypes, readEnvelope, statusOf, workspacePaths } from '../../src/index.js';
+import { archetypes } from '../../src/engine/archetypes/catalog.js';
+import { readEnvelope } from '../../src/adapters/file/state-files.js';
+import { statusOf } from '../../src/core/find-team.js';
+import { workspacePaths } from '../../src/core/layout.js';
 import { readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { fileBackedSystemUnderTest, ONBOARDED_AT } from '../model/file-backed-system.js';
 import { lifecycleTestModel, pathName, serializeLifecycleState } from '../model/lifecycle-model.js';

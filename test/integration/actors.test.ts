@@ -2,28 +2,27 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesS
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  acquireTeamLease,
   applyLifecycleInputs,
   CorruptFileError,
-  deliverableEntry,
-  getTeam,
   initFederation,
-  loadTeamLifecycle,
   onboardTeam,
-  readEnvelope,
-  readRegistry,
-  registerSnapshotMigration,
-  restoreSnapshot,
   runActors,
   sendSignal,
   setTeamStatus,
-  SnapshotVersionError,
-  TeamInboxConsumer,
   viewLifecycle,
-  workspacePaths,
   type LifecycleEnvelope,
   type RegistryEntry,
 } from '../../src/index.js';
+import { acquireTeamLease } from '../../src/engine/actors/team-lease.js';
+import { deliverableEntry } from '../../src/engine/archetypes/deliverable/index.js';
+import { getTeam } from '../../src/core/find-team.js';
+import { loadTeamLifecycle } from '../../src/engine/actors/team-lifecycle.js';
+import { readEnvelope } from '../../src/adapters/file/state-files.js';
+import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { registerSnapshotMigration } from '../../src/engine/actors/snapshot-migrations.js';
+import { restoreSnapshot, SnapshotVersionError } from '../../src/engine/actors/restore-snapshot.js';
+import { TeamInboxConsumer } from '../../src/engine/actors/consume-inbox.js';
+import { workspacePaths } from '../../src/core/layout.js';
 import { readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { openFederation } from '../../src/engine/context.js';

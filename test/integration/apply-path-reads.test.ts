@@ -24,18 +24,11 @@ vi.mock('node:fs', async (importOriginal) => {
   return { ...wrapped, default: wrapped };
 });
 
-const {
-  applyLifecycleInputs,
-  getTeam,
-  initFederation,
-  onboardTeam,
-  readRegistry,
-  runActors,
-  sendSignal,
-  TeamInboxConsumer,
-  workspacePaths,
-  federationPaths,
-} = await import('../../src/index.js');
+const { applyLifecycleInputs, initFederation, onboardTeam, runActors, sendSignal } = await import('../../src/index.js');
+const { getTeam } = await import('../../src/core/find-team.js');
+const { readRegistry } = await import('../../src/adapters/file/registry-file.js');
+const { TeamInboxConsumer } = await import('../../src/engine/actors/consume-inbox.js');
+const { workspacePaths, federationPaths } = await import('../../src/core/layout.js');
 const { tempDir } = await import('../helpers/temp-dir.js');
 
 beforeEach(() => {
@@ -153,7 +146,7 @@ describe('a report to meta costs the same however many meta has', () => {
 
 describe('the shared registry read is never used stale', () => {
   it('an apply that repairs an owed status (pause) and then applies a resume leaves the registry active', async () => {
-    const { writeRegistryStatus } = await import('../../src/index.js');
+    const { writeRegistryStatus } = await import('../../src/engine/registry/team-status.js');
     const { runFed } = await import('../helpers/fed-cli.js');
     const root = tempDir();
     initFederation(root, {}, {});

@@ -1,7 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AgentHostChatChannel, validateConfig, type FederationConfigInput } from '../../src/index.js';
+import { AgentHostChatChannel } from '../../src/apps/chat/agent-host-channel.js';
+import { validateConfig } from '../../src/infra/config/load-config.js';
+import { type FederationConfigInput } from '../../src/core/schema/config.js';
 import { FIXTURES_DIR, waitFor } from '../helpers/fixture-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

@@ -1,22 +1,15 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import {
-  CHAT_POLL_LIMIT,
-  ChatBridge,
-  ConfigValidationError,
-  FileChatChannel,
-  federationPaths,
-  getTeam,
-  readRegistry,
-  RefusedError,
-  statusOf,
-  validateConfig,
-  workspacePaths,
-  type BridgeActivity,
-  type ChatChannel,
-  type ChatMessage,
-  type FederationConfigInput,
-} from '../../src/index.js';
+import { ConfigValidationError, RefusedError } from '../../src/index.js';
+import { CHAT_POLL_LIMIT, type ChatChannel } from '../../src/apps/chat/chat-channel.js';
+import { ChatBridge, type BridgeActivity } from '../../src/apps/chat/chat-bridge.js';
+import { FileChatChannel } from '../../src/apps/chat/file-channel.js';
+import { federationPaths, workspacePaths } from '../../src/core/layout.js';
+import { getTeam, statusOf } from '../../src/core/find-team.js';
+import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { validateConfig } from '../../src/infra/config/load-config.js';
+import { type ChatMessage } from '../../src/core/schema/chat.js';
+import { type FederationConfigInput } from '../../src/core/schema/config.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { openFederation } from '../../src/engine/context.js';
 import { signalFederation } from '../helpers/signal-federation.js';

@@ -4,20 +4,13 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import {
-  getTeam,
-  initFederation,
-  loadTeamLifecycle,
-  onboardingPaths,
-  onboardTeam,
-  readRegistry,
-  readSignalBox,
-  runActors,
-  runDoctor,
-  sendSignal,
-  workspacePaths,
-  type PlacementType,
-} from '../../src/index.js';
+import { initFederation, onboardTeam, runActors, runDoctor, sendSignal } from '../../src/index.js';
+import { getTeam } from '../../src/core/find-team.js';
+import { loadTeamLifecycle } from '../../src/engine/actors/team-lifecycle.js';
+import { onboardingPaths, workspacePaths } from '../../src/core/layout.js';
+import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { readSignalBox } from '../../src/adapters/file/signals/read-signals.js';
+import { type PlacementType } from '../../src/core/schema/registry.js';
 import { FED_BIN } from '../helpers/fed-cli.js';
 import { readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { tempDir } from '../helpers/temp-dir.js';

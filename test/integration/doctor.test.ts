@@ -3,17 +3,11 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } fr
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  federationPaths,
-  initFederation,
-  onboardingPaths,
-  onboardTeam,
-  readRegistry,
-  sendSignal,
-  toJsonText,
-  workspacePaths,
-  type DoctorReport,
-} from '../../src/index.js';
+import { initFederation, onboardTeam, sendSignal } from '../../src/index.js';
+import { federationPaths, onboardingPaths, workspacePaths } from '../../src/core/layout.js';
+import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { toJsonText } from '../../src/core/json-text.js';
+import { type DoctorReport } from '../../src/apps/doctor/doctor.js';
 import { runFed } from '../helpers/fed-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { openFederation } from '../../src/engine/context.js';

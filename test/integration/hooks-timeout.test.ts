@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadHooks, validateConfig } from '../../src/index.js';
+import { loadHooks } from '../../src/engine/hooks/load-hooks.js';
+import { validateConfig } from '../../src/infra/config/load-config.js';
 import { runFed } from '../helpers/fed-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

@@ -2,17 +2,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import {
-  getTeam,
-  launchTeam,
-  listSignals,
-  readLastRun,
-  readRegistry,
-  setTeamStatus,
-  viewLifecycle,
-  type AgentLimits,
-  type FederationConfig,
-} from '../../src/index.js';
+import { launchTeam, listSignals, setTeamStatus, viewLifecycle, type FederationConfig } from '../../src/index.js';
+import { getTeam } from '../../src/core/find-team.js';
+import { readLastRun } from '../../src/apps/launch/run-records.js';
+import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { type AgentLimits } from '../../src/core/schema/config.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { openFederation } from '../../src/engine/context.js';

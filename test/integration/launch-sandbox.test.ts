@@ -2,15 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  getTeam,
-  launchTeam,
-  onboardTeam,
-  readRegistry,
-  sendSignal,
-  viewLifecycle,
-  type FederationConfig,
-} from '../../src/index.js';
+import { launchTeam, onboardTeam, sendSignal, viewLifecycle, type FederationConfig } from '../../src/index.js';
+import { getTeam } from '../../src/core/find-team.js';
+import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { findBubblewrap } from '../../src/apps/launch/sandbox.js';
 import { waitFor } from '../helpers/fixture-process.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';

@@ -2,21 +2,20 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  federationPaths,
-  getTeam,
   launchTeam,
   listSignals,
-  loadHooks,
   onboardTeam,
-  readRegistry,
   runActors,
   sendSignal,
   setTeamStatus,
-  splitCommand,
   viewLifecycle,
-  workspacePaths,
-  type JournalLine,
 } from '../../src/index.js';
+import { federationPaths, workspacePaths } from '../../src/core/layout.js';
+import { getTeam } from '../../src/core/find-team.js';
+import { loadHooks } from '../../src/engine/hooks/load-hooks.js';
+import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { splitCommand } from '../../src/apps/launch/split-command.js';
+import { type JournalLine } from '../../src/core/schema/lifecycle-state.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { waitFor } from '../helpers/fixture-process.js';
 import { openFederation } from '../../src/engine/context.js';

@@ -3,17 +3,11 @@ import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import {
-  getTeam,
-  launchTeam,
-  listSignals,
-  loadConfig,
-  readRegistry,
-  runActors,
-  sendSignal,
-  viewLifecycle,
-  workspacePaths,
-} from '../../src/index.js';
+import { launchTeam, listSignals, runActors, sendSignal, viewLifecycle } from '../../src/index.js';
+import { getTeam } from '../../src/core/find-team.js';
+import { loadConfig } from '../../src/infra/config/load-config.js';
+import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { workspacePaths } from '../../src/core/layout.js';
 import { fakeAgent } from '../helpers/launch-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { openFederation } from '../../src/engine/context.js';

@@ -2,23 +2,12 @@ import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  acquireLock,
-  applyLifecycleInputs,
-  commitRegistry,
-  federationPaths,
-  initFederation,
-  LockLostError,
-  lockOwnerSchema,
-  LockTimeoutError,
-  onboardTeam,
-  processStartTime,
-  readRegistry,
-  RegistryConflictError,
-  releaseLock,
-  withLock,
-  workspacePaths,
-} from '../../src/index.js';
+import { applyLifecycleInputs, initFederation, onboardTeam, RegistryConflictError } from '../../src/index.js';
+import { acquireLock, LockLostError, LockTimeoutError, releaseLock, withLock } from '../../src/infra/fs/lock.js';
+import { commitRegistry, readRegistry } from '../../src/adapters/file/registry-file.js';
+import { federationPaths, workspacePaths } from '../../src/core/layout.js';
+import { lockOwnerSchema } from '../../src/core/schema/lock-owner.js';
+import { processStartTime } from '../../src/infra/fs/process-identity.js';
 import { startFixture, waitFor } from '../helpers/fixture-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { openFederation } from '../../src/engine/context.js';

@@ -1,13 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  clearCurrentRun,
-  getTeam,
-  launchTeam,
-  readRegistry,
-  runMonitorCycle,
-  setTeamStatus,
-  writeCurrentRun,
-} from '../../src/index.js';
+import { launchTeam, runMonitorCycle, setTeamStatus } from '../../src/index.js';
+import { clearCurrentRun, writeCurrentRun } from '../../src/apps/launch/run-records.js';
+import { getTeam } from '../../src/core/find-team.js';
+import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { openFederation } from '../../src/engine/context.js';
 

@@ -4,19 +4,18 @@ import { describe, expect, it } from 'vitest';
 import {
   acknowledgeSignal,
   applyLifecycleInputs,
-  formatDuration,
-  getTeam,
   initFederation,
-  loadConfig,
   onboardTeam,
-  readRegistry,
-  renderMonitorReport,
   runActors,
   runMonitorCycle,
   sendSignal,
   setTeamStatus,
-  workspacePaths,
 } from '../../src/index.js';
+import { formatDuration, renderMonitorReport } from '../../src/apps/monitor/render-monitor.js';
+import { getTeam } from '../../src/core/find-team.js';
+import { loadConfig } from '../../src/infra/config/load-config.js';
+import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { workspacePaths } from '../../src/core/layout.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { openFederation } from '../../src/engine/context.js';
 

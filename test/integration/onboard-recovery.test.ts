@@ -1,15 +1,11 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  federationPaths,
-  initFederation,
-  onboardingPaths,
-  onboardTeam,
-  readRegistry,
-  toJsonText,
-  type OnboardingIntent,
-} from '../../src/index.js';
+import { initFederation, onboardTeam } from '../../src/index.js';
+import { federationPaths, onboardingPaths } from '../../src/core/layout.js';
+import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { toJsonText } from '../../src/core/json-text.js';
+import { type OnboardingIntent } from '../../src/core/schema/onboarding-intent.js';
 import { runFed } from '../helpers/fed-cli.js';
 import { startFixture, waitFor } from '../helpers/fixture-process.js';
 import { gitFederation } from '../helpers/git-federation.js';

@@ -3,17 +3,16 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  commitRegistry,
   CorruptFileError,
-  federationPaths,
   initFederation,
   onboardTeam,
-  readRegistry,
   RegistryConflictError,
   updateRegistry,
-  writeRegistryStatus,
-  touchLastActive,
 } from '../../src/index.js';
+import { commitRegistry, readRegistry } from '../../src/adapters/file/registry-file.js';
+import { federationPaths } from '../../src/core/layout.js';
+import { writeRegistryStatus } from '../../src/engine/registry/team-status.js';
+import { touchLastActive } from '../../src/engine/registry/touch-activity.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { openFederation } from '../../src/engine/context.js';
 

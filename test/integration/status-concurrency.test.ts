@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { initFederation, onboardTeam, readRegistry } from '../../src/index.js';
+import { initFederation, onboardTeam } from '../../src/index.js';
+import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { runFed } from '../helpers/fed-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { openFederation } from '../../src/engine/context.js';

@@ -1,16 +1,11 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  getTeam,
-  launchTeam,
-  listSignals,
-  readRegistry,
-  retryTeam,
-  sendSignal,
-  viewLifecycle,
-  workspacePaths,
-} from '../../src/index.js';
+import { launchTeam, listSignals, sendSignal, viewLifecycle } from '../../src/index.js';
+import { getTeam } from '../../src/core/find-team.js';
+import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { retryTeam } from '../../src/apps/run/team-retry.js';
+import { workspacePaths } from '../../src/core/layout.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { openFederation } from '../../src/engine/context.js';
 

@@ -10,7 +10,9 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { federationPaths, initFederation, onboardTeam, readRegistry, sendSignal } from '../../src/index.js';
+import { initFederation, onboardTeam, sendSignal } from '../../src/index.js';
+import { federationPaths } from '../../src/core/layout.js';
+import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { runFed } from '../helpers/fed-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { openFederation } from '../../src/engine/context.js';

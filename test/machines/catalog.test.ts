@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import type { AnyStateNode } from 'xstate';
 import * as fed from '../../src/index.js';
-import { archetypeFor, archetypes, lifecycleFor, machineCatalog } from '../../src/index.js';
+import { archetypeFor, archetypes, lifecycleFor, machineCatalog } from '../../src/engine/archetypes/catalog.js';
+import { deliverableEntry } from '../../src/engine/archetypes/deliverable/index.js';
 
 function allNodes(node: AnyStateNode): AnyStateNode[] {
   return [node, ...Object.values(node.states).flatMap(allNodes)];
@@ -24,7 +25,7 @@ describe('machine catalog', () => {
   });
 
   test('the actor system finds a lifecycle by archetype, and nothing for archetypes without one', () => {
-    expect(lifecycleFor('deliverable')).toBe(fed.deliverableEntry);
+    expect(lifecycleFor('deliverable')).toBe(deliverableEntry);
     expect(lifecycleFor('coding')?.machine).toBe(fed.codingMachine);
     expect(lifecycleFor('coding')).toMatchObject({
       id: 'coding',

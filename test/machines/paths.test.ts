@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { AnyStateMachine, EventObject } from 'xstate';
-import { NOTHING_FOUND_REASON, machineCatalog, type LifecycleContext } from '../../src/index.js';
+import { NOTHING_FOUND_REASON, type LifecycleContext } from '../../src/index.js';
+import { machineCatalog } from '../../src/engine/archetypes/catalog.js';
 import { lifecycleTestModel, pathName, serializeLifecycleState } from '../model/lifecycle-model.js';
 import { FAIL_REASON, samplesFor, scenariosFor } from '../model/lifecycle-samples.js';
 import { actorSystemUnderTest, runPath, type ObservedState } from '../model/path-runner.js';

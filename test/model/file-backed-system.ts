@@ -3,17 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { v4 as uuidv4 } from 'uuid';
 import type { EventObject } from 'xstate';
-import {
-  applyLifecycleInputs,
-  getTeam,
-  initFederation,
-  loadTeamLifecycle,
-  onboardTeam,
-  readRegistry,
-  sendSignal,
-  TeamInboxConsumer,
-  type RegistryEntry,
-} from '../../src/index.js';
+import { applyLifecycleInputs, initFederation, onboardTeam, sendSignal, type RegistryEntry } from '../../src/index.js';
+import { getTeam } from '../../src/core/find-team.js';
+import { loadTeamLifecycle } from '../../src/engine/actors/team-lifecycle.js';
+import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { TeamInboxConsumer } from '../../src/engine/actors/consume-inbox.js';
 import type { ObservedState, SystemUnderTest } from './path-runner.js';
 import { openFederation } from '../../src/engine/context.js';
 

@@ -1,4 +1,6 @@
-import { archetypes, SAMPLE_FAIL_REASON, type TeamStatusEvent } from '../../src/index.js';
+import { type TeamStatusEvent } from '../../src/index.js';
+import { archetypes } from '../../src/engine/archetypes/catalog.js';
+import { SAMPLE_FAIL_REASON } from '../../src/engine/archetypes/archetype.js';
 
 /**
  * Sample events the model-based tests explore every machine with: each archetype's come from its

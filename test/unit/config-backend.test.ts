@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { redactedConfig, redactServerUrl } from '../../src/infra/config/redact-credentials.js';
 import { missingConfigFiles } from '../../src/infra/config/referenced-files.js';
-import { ConfigValidationError, loadConfig, validateConfig } from '../../src/index.js';
+import { ConfigValidationError } from '../../src/index.js';
+import { loadConfig, validateConfig } from '../../src/infra/config/load-config.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 function problemsOf(fn: () => unknown): string[] {

@@ -1,7 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigValidationError, deadlineTable, loadConfig, validateConfig } from '../../src/index.js';
+import { ConfigValidationError } from '../../src/index.js';
+import { deadlineTable } from '../../src/core/deadlines.js';
+import { loadConfig, validateConfig } from '../../src/infra/config/load-config.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 function problemsOf(fn: () => unknown): string[] {

@@ -7,7 +7,9 @@ import {
   type JetStreamBackend,
 } from '../../../src/adapters/jetstream/open-jetstream-backend.js';
 import { copyFederation } from '../../../src/engine/migration/copy-federation.js';
-import { initFederation, onboardTeam, openFileBackend, teamWorkspacePath } from '../../../src/index.js';
+import { initFederation, onboardTeam } from '../../../src/index.js';
+import { openFileBackend } from '../../../src/adapters/file/open-file-backend.js';
+import { teamWorkspacePath } from '../../../src/core/layout.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import type { FederationBackend } from '../../../src/ports/federation-backend.js';
 import type { SignalParty } from '../../../src/core/resolve-party.js';

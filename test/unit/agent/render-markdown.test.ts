@@ -8,7 +8,7 @@ import { planOutline } from '../../../src/apps/agent/outline.js';
 import { renderDeliverable } from '../../../src/apps/agent/render-markdown.js';
 import { surveyCodebase } from '../../../src/apps/agent/survey.js';
 import { topLevelSources } from '../../../src/apps/agent/walk-codebase.js';
-import { checkMarkdownText } from '../../../src/index.js';
+import { checkMarkdownText } from '../../../src/engine/deliverable/check-deliverable.js';
 import { pythonProject, typescriptProject, writeTree } from '../../helpers/fixture-repo.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 

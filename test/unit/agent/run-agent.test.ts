@@ -4,13 +4,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readLaunchContext } from '../../../src/apps/agent/agent-context.js';
 import { FAILURE, runAgent } from '../../../src/apps/agent/run-agent.js';
-import {
-  checkDeliverable,
-  learningEntrySchema,
-  RefusedError,
-  workspacePaths,
-  type LaunchContext,
-} from '../../../src/index.js';
+import { checkDeliverable, learningEntrySchema, RefusedError } from '../../../src/index.js';
+import { workspacePaths } from '../../../src/core/layout.js';
+import { type LaunchContext } from '../../../src/core/schema/launch-context.js';
 import { frameworkProject, typescriptProject, writeTree } from '../../helpers/fixture-repo.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigValidationError, validateConfig } from '../../../src/index.js';
+import { ConfigValidationError } from '../../../src/index.js';
+import { validateConfig } from '../../../src/infra/config/load-config.js';
 
 const CHAT = { teamId: 't', channelId: '19:abc@thread.tacv2' };
 

@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  addressedCommand,
-  plainText,
-  renderStatusSummary,
-  type MonitorReport,
-  type TeamReport,
-} from '../../../src/index.js';
+import { addressedCommand, plainText } from '../../../src/apps/chat/chat-text.js';
+import { renderStatusSummary } from '../../../src/apps/chat/status-summary.js';
+import { type MonitorReport, type TeamReport } from '../../../src/apps/monitor/monitor-report.js';
 
 describe('chat text', () => {
   it.each([

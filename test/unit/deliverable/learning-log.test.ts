@@ -1,15 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  appendLearningEntries,
-  InvalidInputError,
-  jsonSchemaFor,
-  LEARNING_CATEGORIES,
-  LEARNING_CONFIDENCE_LEVELS,
-  learningEntrySchema,
-  type LearningEntry,
-} from '../../../src/index.js';
+import { InvalidInputError, learningEntrySchema, type LearningEntry } from '../../../src/index.js';
+import { appendLearningEntries } from '../../../src/engine/deliverable/learning-log.js';
+import { jsonSchemaFor } from '../../../src/core/schema/json-schema.js';
+import { LEARNING_CATEGORIES, LEARNING_CONFIDENCE_LEVELS } from '../../../src/core/schema/learning-log.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 const entry = (content: string, overrides: Partial<LearningEntry> = {}): LearningEntry => ({

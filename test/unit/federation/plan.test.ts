@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  applyPlan,
-  initFederation,
-  listSignals,
-  proposePlan,
-  readRegistry,
-  viewLifecycle,
-  getTeam,
-} from '../../../src/index.js';
+import { applyPlan, initFederation, listSignals, proposePlan, viewLifecycle } from '../../../src/index.js';
+import { readRegistry } from '../../../src/adapters/file/registry-file.js';
+import { getTeam } from '../../../src/core/find-team.js';
 import { typescriptProject, writeTree } from '../../helpers/fixture-repo.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { openFederation } from '../../../src/engine/context.js';

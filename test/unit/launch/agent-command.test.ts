@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { validateConfig, type LaunchContext } from '../../../src/index.js';
+import { validateConfig } from '../../../src/infra/config/load-config.js';
+import { type LaunchContext } from '../../../src/core/schema/launch-context.js';
 import { agentCommand } from '../../../src/apps/launch/agent-command.js';
 
 const config = validateConfig({}, 'federate.config.json').config;

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
-import { initFederation, onboardTeam, readRegistry } from '../../../src/index.js';
+import { initFederation, onboardTeam } from '../../../src/index.js';
+import { readRegistry } from '../../../src/adapters/file/registry-file.js';
 import { federationPaths } from '../../../src/core/layout.js';
 import { registrySchema } from '../../../src/core/schema/registry.js';
 import { tempDir } from '../../helpers/temp-dir.js';

@@ -6,7 +6,8 @@ import {
   PeriodicExportingMetricReader,
 } from '@opentelemetry/sdk-metrics';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkMarkdownText, recordDeliverableMetrics } from '../../../src/index.js';
+import { checkMarkdownText } from '../../../src/engine/deliverable/check-deliverable.js';
+import { recordDeliverableMetrics } from '../../../src/infra/telemetry/deliverable-metrics.js';
 
 let provider: MeterProvider | undefined;
 

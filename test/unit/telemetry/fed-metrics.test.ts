@@ -8,19 +8,14 @@ import {
   type MetricData,
 } from '@opentelemetry/sdk-metrics';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  applyLifecycleInputs,
-  federationPaths,
-  getTeam,
-  otlpMetricsUrl,
-  readRegistry,
-  recordSignalSent,
-  runMonitorCycle,
-  sendSignal,
-  TeamInboxConsumer,
-  updateRegistry,
-  validateConfig,
-} from '../../../src/index.js';
+import { applyLifecycleInputs, runMonitorCycle, sendSignal, updateRegistry } from '../../../src/index.js';
+import { federationPaths } from '../../../src/core/layout.js';
+import { getTeam } from '../../../src/core/find-team.js';
+import { otlpMetricsUrl } from '../../../src/infra/telemetry/metrics-export.js';
+import { readRegistry } from '../../../src/adapters/file/registry-file.js';
+import { recordSignalSent } from '../../../src/infra/telemetry/fed-metrics.js';
+import { TeamInboxConsumer } from '../../../src/engine/actors/consume-inbox.js';
+import { validateConfig } from '../../../src/infra/config/load-config.js';
 import { signalFederation } from '../../helpers/signal-federation.js';
 import { openFederation } from '../../../src/engine/context.js';
 
