@@ -50,11 +50,7 @@ const FILE_ADAPTER_USERS = {
 
 /** The same for the JetStream adapter. */
 const JETSTREAM_ADAPTER_USERS = {
-  'src/index.ts': 'the package entry exports createJetStreamBackend',
-  'src/apps/init/init-federation.ts':
-    'checks the federation name can name JetStream streams, and notes their durability',
-  'src/apps/doctor/doctor.ts': 'opens the JetStream backend to check it',
-  'src/apps/doctor/jetstream-checks.ts': 'checks the durability and reachability of a JetStream server',
+  'src/index.ts': 'the package entry exports createJetStreamBackend and ENV_NATS_URL',
 };
 
 /**

@@ -11,7 +11,7 @@ import { initFederation, onboardTeam, openFileBackend, teamWorkspacePath } from 
 import { tempDir } from '../../helpers/temp-dir.js';
 import type { FederationBackend } from '../../../src/ports/federation-backend.js';
 import type { SignalParty } from '../../../src/core/resolve-party.js';
-import { jetstreamBackendSchema } from '../../../src/core/schema/config.js';
+import { jetstreamBackendSchema } from '../../../src/core/schema/backends/jetstream.js';
 import type { RegistryEntry } from '../../../src/core/schema/registry.js';
 import { SIGNAL_PROTOCOL } from '../../../src/core/schema/signal.js';
 import { skipWithoutNatsServer } from '../../helpers/nats-server.js';

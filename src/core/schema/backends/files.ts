@@ -1,0 +1,5 @@
+import { z } from 'zod';
+
+/** The default, embedded backend: files under the federation root (file-signal-v1). */
+export const filesBackendSchema = z.strictObject({ type: z.literal('files') });
+export type FilesBackendConfig = z.output<typeof filesBackendSchema>;
