@@ -24,6 +24,10 @@ export interface OpenBackendOptions<C extends BackendConfig = BackendConfig> {
 export interface BackendAdapter<C extends BackendConfig = BackendConfig> {
   /** The `backend.type` that selects it. */
   readonly type: C['type'];
+  /** Its name in messages: "no JetStream backend is configured". */
+  readonly title: string;
+  /** How to select it, for messages that need it (`fed migrate to-<type>`): the variable or config to set. */
+  readonly selectHint?: string;
   /**
    * The registry is shared by every machine of the federation: a team may work in another machine's
    * checkout, `fed init` creates or joins the registry in the backend (no registry file under the root),

@@ -1,3 +1,4 @@
+import type { FilesBackendConfig } from '../core/schema/backends/files.js';
 import type { BackendConfig, FederationConfig } from '../core/schema/config.js';
 import { loadConfig, type LoadedConfig } from '../infra/config/load-config.js';
 import type { EnvOverride } from '../infra/config/env-overrides.js';
@@ -17,9 +18,12 @@ export { isWorkspaceRefusal, relocatedWorkspace, teamWorkspace, WORKSPACE_REFUSA
  */
 export const ADAPTERS: readonly BackendAdapter[] = [fileAdapter, jetstreamAdapter];
 
+/** The backend of a config that names none: files. */
+export const DEFAULT_ADAPTER: BackendAdapter<FilesBackendConfig> = fileAdapter;
+
 /** The config's `backend`, or the default one (files) when it names none. */
 export function backendConfig(config: FederationConfig): BackendConfig {
-  return config.backend ?? { type: 'files' };
+  return config.backend ?? { type: DEFAULT_ADAPTER.type };
 }
 
 /** The adapter of the backend the config selects. */

@@ -5,6 +5,7 @@ import { openFileBackend } from './open-file-backend.js';
 /** file-signal-v1, the default: everything in files under the federation root (docs/design/spec.md §4.1). */
 export const fileAdapter: BackendAdapter<FilesBackendConfig> = {
   type: 'files',
+  title: 'file',
   sharesTeamsAcrossMachines: false,
   open: ({ root }) => openFileBackend(root),
 };

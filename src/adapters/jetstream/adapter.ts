@@ -2,7 +2,7 @@ import type { BackendAdapter } from '../adapter.js';
 import { sharedNetworkBackend } from '../network-backends.js';
 import type { JetStreamBackendConfig } from '../../core/schema/backends/jetstream.js';
 import { durabilityNote } from './durability-note.js';
-import { natsUrlOverride } from './env-override.js';
+import { ENV_NATS_URL, natsUrlOverride } from './env-override.js';
 import { jetstreamNames } from './names.js';
 import { createJetStreamBackend, type JetStreamBackend } from './open-jetstream-backend.js';
 import { redactedBackend } from './redact-servers.js';
@@ -14,6 +14,8 @@ import { redactedBackend } from './redact-servers.js';
  */
 export const jetstreamAdapter: BackendAdapter<JetStreamBackendConfig> = {
   type: 'jetstream',
+  title: 'JetStream',
+  selectHint: `set ${ENV_NATS_URL}=nats://… or "backend": {"type": "jetstream", …} in federate.config.json`,
   sharesTeamsAcrossMachines: true,
   // One backend (one connection) per federation and server list, shared by every caller in this process
   // until closeOpenBackends.
