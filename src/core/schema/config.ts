@@ -3,8 +3,9 @@ import { nonEmptyString } from './common.js';
 import { describeValue } from './problems.js';
 import { DURATION_EXAMPLES, durationSchema, parseDuration } from './duration.js';
 import { SIGNAL_TYPES, type SignalType } from './signal.js';
-import { filesBackendSchema } from './backends/files.js';
-import { jetstreamBackendSchema } from './backends/jetstream.js';
+import type { BackendDocs } from './backends/backend-docs.js';
+import { filesBackendDocs, filesBackendSchema } from './backends/files.js';
+import { jetstreamBackendDocs, jetstreamBackendSchema } from './backends/jetstream.js';
 
 /** `federate.config.json` (docs/design/spec.md §2.3): every field optional, defaults applied on load. */
 export const CONFIG_FILE = 'federate.config.json';
@@ -119,6 +120,8 @@ export const signalArchiveConfigSchema = z.object({ olderThan: durationSchema })
  * adding a backend adds its schema in core/schema/backends/ and its branch here.
  */
 const BACKEND_SCHEMAS = [filesBackendSchema, jetstreamBackendSchema] as const;
+/** Their lines of docs/reference/config.md, in the same order. */
+export const BACKEND_DOCS: readonly BackendDocs[] = [filesBackendDocs, jetstreamBackendDocs];
 export const BACKEND_TYPES = BACKEND_SCHEMAS.map((schema) => schema.shape.type.value);
 export const backendConfigSchema = z.discriminatedUnion('type', BACKEND_SCHEMAS, {
   error: (issue) => {

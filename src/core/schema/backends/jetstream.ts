@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { nonEmptyString } from '../common.js';
 import { describeValue } from '../problems.js';
+import type { BackendDocs } from './backend-docs.js';
 
 /** NATS client URLs as the Node transport takes them: `nats://host[:port]` or `tls://host[:port]`. */
 const NATS_URL_PATTERN = /^(nats|tls):\/\/[^\s/]+$/;
@@ -69,3 +70,23 @@ export const jetstreamBackendSchema = z.strictObject({
     .default(1),
 });
 export type JetStreamBackendConfig = z.output<typeof jetstreamBackendSchema>;
+
+/** The JetStream backend's lines of docs/reference/config.md. */
+export const jetstreamBackendDocs: BackendDocs = {
+  type: '`jetstream` (`FED_NATS_URL` selects it too)',
+  environment:
+    '`FED_NATS_URL` (NATS URLs, comma-separated) selects the JetStream backend and replaces `backend.servers`',
+  fields: {
+    'backend.servers':
+      'NATS URLs (`nats://` or `tls://`); never with a user or password. `FED_NATS_URL` (comma-separated) replaces them.',
+    'backend.credentials': 'NATS credentials by reference, never inline: `{"file": …}` or `{"env": …}`.',
+    'backend.credentials.file': 'A `.creds` file, relative to the federation root.',
+    'backend.credentials.env': 'An environment variable holding the `.creds` content.',
+    'backend.tls': 'TLS options passed through to the NATS client (files relative to the federation root).',
+    'backend.tls.caFile': 'The CA certificate file.',
+    'backend.tls.certFile': 'The client certificate file.',
+    'backend.tls.keyFile': "The client certificate's key file.",
+    'backend.tls.handshakeFirst': 'Only for servers configured with `handshake_first`.',
+    'backend.replicas': 'Copies of every stream and KV bucket; 3 on a 3-node cluster survives losing a node.',
+  },
+};
