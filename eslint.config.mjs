@@ -34,8 +34,6 @@ const OUTSIDE_ADAPTERS = ['src/*.ts', 'src/!(adapters)/**'];
  */
 const FILE_ADAPTER_USERS = {
   'src/index.ts': 'the package entry re-exports the file adapter internals that callers of the 0.1 library API import',
-  'src/apps/init/init-federation.ts':
-    '`fed init` creates a file-signal-v1 federation: its folders and an empty registry file',
   'src/engine/delivery/archive-signals.ts':
     "`fed signal archive` moves signal files into each box's archive/ folder: a file-signal-v1 operation no port offers",
   // Stuck and archived signals have a file fast path (a listing of the boxes and their archive/ folders)

@@ -42,8 +42,13 @@ export interface BackendAdapter<C extends BackendConfig = BackendConfig> {
   redact?(backend: C): C;
   /** The files its config names, by config key (checked by `fed config show`). */
   configFiles?(backend: C): Array<readonly [key: string, path: string | undefined]>;
-  /** `fed init`: refuse, before anything is written, a config the backend cannot serve. Throws a FedError. */
-  checkInit?(config: FederationConfig): void;
+  /**
+   * `fed init`, before anything is written: refuse a config the backend cannot serve, or state it finds
+   * broken under `root` (throws a FedError).
+   */
+  checkInit?(config: FederationConfig, root: string): void;
+  /** `fed init`: create what the backend keeps under `root` (the file backend: an empty registry); the paths created. */
+  initFiles?(root: string): string[];
   /** `fed init`, once the shared registry is created or joined: warnings worth printing (e.g. durability). */
   initNotes?(backend: FederationBackend): Promise<string[]>;
   /** `fed doctor`: the checks of the backend itself (its server, its streams), before the registry is read. */

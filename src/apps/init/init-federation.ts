@@ -6,7 +6,6 @@ import { adapterFor, BACKEND_ENV_OVERRIDES, loadFederationConfig } from '../../a
 import { applyEnvOverrides } from '../../infra/config/env-overrides.js';
 import { validateConfig, type LoadedConfig } from '../../infra/config/load-config.js';
 import type { FederationConfigInput } from '../../core/schema/config.js';
-import { readRegistry } from '../../adapters/file/registry-file.js';
 import { emptyRegistry } from '../../core/schema/registry.js';
 import { seedSkills } from '../../engine/skills/seed-skills.js';
 import type { Federation } from '../../engine/context.js';
@@ -40,7 +39,8 @@ const FED_GITIGNORE = `# Written by fed init. Runtime state of the federation is
 /**
  * `fed init`: create `federate.config.json` (validated first, never overwritten), meta's signal boxes,
  * `.fed/skills/` seeded with the bundled skills (existing files kept), the git-ignore for runtime folders
- * and an empty registry (`lockVersion` 0).
+ * and what the backend keeps under the root (its adapter's `initFiles`; files: an empty registry,
+ * `lockVersion` 0).
  */
 export function initFederation(
   root: string,
@@ -61,12 +61,11 @@ export function initFederation(
   const planned = existsSync(paths.config)
     ? loadFederationConfig(root, env).config
     : applyEnvOverrides(requestedConfig, env, BACKEND_ENV_OVERRIDES);
-  // A backend shared across machines keeps the registry (initSharedRegistry), and may refuse the config
-  // (JetStream: the federation's name must be able to name its streams).
+  // The backend may refuse the config or what it finds (JetStream: the federation's name must be able to
+  // name its streams; files: a registry file there must be valid). One shared across machines keeps the
+  // registry itself (initSharedRegistry).
   const adapter = adapterFor(planned);
-  adapter.checkInit?.(planned);
-  const shared = adapter.sharesTeamsAcrossMachines;
-  if (!shared && existsSync(paths.registry)) readRegistry(root);
+  adapter.checkInit?.(planned, root);
 
   for (const dir of [meta.inbox, meta.outbox, paths.skills]) {
     if (!existsSync(dir)) {
@@ -77,11 +76,17 @@ export function initFederation(
   if (createFileExclusive(paths.config, toJsonText(requested))) created.push(paths.config);
   else if (Object.keys(requested).length) warnings.push(`${paths.config} already exists and was left unchanged`);
   if (createFileExclusive(paths.gitignore, FED_GITIGNORE)) created.push(paths.gitignore);
-  if (!shared && createFileExclusive(paths.registry, toJsonText(emptyRegistry()))) created.push(paths.registry);
+  created.push(...(adapter.initFiles?.(root) ?? []));
   created.push(...seedSkills(paths.skills));
 
   const config = loadFederationConfig(root, env);
-  return { root, sharedRegistry: shared, created, config, warnings: [...warnings, ...config.warnings] };
+  return {
+    root,
+    sharedRegistry: adapter.sharesTeamsAcrossMachines,
+    created,
+    config,
+    warnings: [...warnings, ...config.warnings],
+  };
 }
 
 export interface SharedRegistryResult {
