@@ -19,7 +19,7 @@ export interface OpenBackendOptions<C extends BackendConfig = BackendConfig> {
  * A storage backend as the rest of fed sees it: everything that differs from one backend to another, so
  * a new backend is its folder in src/adapters/, its entry in ADAPTERS (src/adapters/index.ts) and its config
  * schema (core/schema/backends/, one branch of the union in core/schema/config.ts) — no caller compares
- * `backend.type` with a name. Everything but `type`, `open` and `sharesTeamsAcrossMachines` is optional.
+ * `backend.type` with a name. Everything but `type`, `title`, `open` and `sharesTeamsAcrossMachines` is optional.
  */
 export interface BackendAdapter<C extends BackendConfig = BackendConfig> {
   /** The `backend.type` that selects it. */

@@ -1,7 +1,6 @@
-import type { ValidationProblem } from '../../core/errors.js';
 import { jetstreamBackendSchema } from '../../core/schema/backends/jetstream.js';
-import type { FederationConfig } from '../../core/schema/config.js';
 import { describeValue } from '../../core/schema/problems.js';
+import type { EnvOverride } from '../../infra/config/env-overrides.js';
 
 /** Selects the JetStream backend and replaces its servers: one NATS URL or several, comma-separated. */
 export const ENV_NATS_URL = 'FED_NATS_URL';
@@ -9,10 +8,7 @@ export const ENV_NATS_URL = 'FED_NATS_URL';
 const NATS_ENV_URL = /^(nats|tls):\/\/\S+$/;
 
 /** `FED_NATS_URL` (spec §9): the JetStream backend, on these servers, whatever the config file says. */
-export function natsUrlOverride(
-  config: FederationConfig,
-  env: NodeJS.ProcessEnv,
-): { config: FederationConfig } | { problems: ValidationProblem[] } {
+export const natsUrlOverride: EnvOverride = (config, env) => {
   const natsUrl = env[ENV_NATS_URL];
   if (natsUrl === undefined) return { config };
   // Unlike the shared config file, the environment may carry a user and password in the URL.
@@ -32,4 +28,4 @@ export function natsUrlOverride(
   const jetstream =
     config.backend?.type === 'jetstream' ? config.backend : jetstreamBackendSchema.parse({ type: 'jetstream' });
   return { config: { ...config, backend: { ...jetstream, servers } } };
-}
+};
