@@ -33,8 +33,6 @@ const OUTSIDE_ADAPTERS = ['src/*.ts', 'src/!(adapters)/**'];
  * next adapter to face; test/unit/architecture/ports-boundary.test.ts keeps its check of layout fields).
  */
 const FILE_ADAPTER_USERS = {
-  'src/apps/init/init-federation.ts':
-    '`fed init` creates a file-signal-v1 federation: its folders and an empty registry file',
   'src/engine/delivery/archive-signals.ts':
     "`fed signal archive` moves signal files into each box's archive/ folder: a file-signal-v1 operation no port offers",
   // Stuck and archived signals have a file fast path (a listing of the boxes and their archive/ folders)
@@ -48,12 +46,7 @@ const FILE_ADAPTER_USERS = {
 };
 
 /** The same for the JetStream adapter. */
-const JETSTREAM_ADAPTER_USERS = {
-  'src/apps/init/init-federation.ts':
-    'checks the federation name can name JetStream streams, and notes their durability',
-  'src/apps/doctor/doctor.ts': 'opens the JetStream backend to check it',
-  'src/apps/doctor/jetstream-checks.ts': 'checks the durability and reachability of a JetStream server',
-};
+const JETSTREAM_ADAPTER_USERS = {};
 
 /**
  * The imports that break the rules above today: work left, to shrink, never to grow (lint-rules.test.ts

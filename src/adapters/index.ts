@@ -1,14 +1,51 @@
-import type { FederationConfig } from '../core/schema/config.js';
+import type { FilesBackendConfig } from '../core/schema/backends/files.js';
+import type { BackendConfig, FederationConfig } from '../core/schema/config.js';
+import { loadConfig, type LoadedConfig } from '../infra/config/load-config.js';
+import type { EnvOverride } from '../infra/config/env-overrides.js';
 import type { FederationBackend } from '../ports/federation-backend.js';
-import { openFileBackend } from './file/open-file-backend.js';
-import { createJetStreamBackend } from './jetstream/open-jetstream-backend.js';
-import { sharedNetworkBackend } from './network-backends.js';
+import type { BackendAdapter } from './adapter.js';
+import { fileAdapter } from './file/adapter.js';
+import { jetstreamAdapter } from './jetstream/adapter.js';
 
+export type { BackendAdapter, OpenBackendOptions } from './adapter.js';
 export { closeOpenBackends } from './network-backends.js';
 export { FILE_BACKEND_NAME, openFileBackend } from './file/open-file-backend.js';
 export { isWorkspaceRefusal, relocatedWorkspace, teamWorkspace, WORKSPACE_REFUSALS } from './team-workspace.js';
 
-export interface OpenBackendOptions {
+/**
+ * The adapter registry: every storage backend, one entry each (CONTRIBUTING.md, "Add a storage backend").
+ * Callers reach a backend's differences only through `adapterFor(config)` and the helpers below.
+ */
+export const ADAPTERS: readonly BackendAdapter[] = [fileAdapter, jetstreamAdapter];
+
+/** The backend of a config that names none: files. */
+export const DEFAULT_ADAPTER: BackendAdapter<FilesBackendConfig> = fileAdapter;
+
+/** The config's `backend`, or the default one (files) when it names none. */
+export function backendConfig(config: FederationConfig): BackendConfig {
+  return config.backend ?? { type: DEFAULT_ADAPTER.type };
+}
+
+/** The adapter of the backend the config selects. */
+export function adapterFor(config: FederationConfig): BackendAdapter {
+  const { type } = backendConfig(config);
+  const adapter = ADAPTERS.find((entry) => entry.type === type);
+  // The config schema accepts only the types of core/schema/backends; each has its entry (adapters.test.ts).
+  if (!adapter) throw new Error(`no adapter for backend type ${JSON.stringify(type)} in src/adapters/index.ts`);
+  return adapter;
+}
+
+/** The environment overrides of every backend (a variable such as FED_NATS_URL may select one). */
+export const BACKEND_ENV_OVERRIDES: readonly EnvOverride[] = ADAPTERS.flatMap(({ envOverride }) =>
+  envOverride ? [envOverride] : [],
+);
+
+/** federate.config.json with defaults and environment overrides applied, the backends' included. */
+export function loadFederationConfig(root: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  return loadConfig(root, env, BACKEND_ENV_OVERRIDES);
+}
+
+export interface OpenConfiguredBackendOptions {
   root: string;
   /** The federation's config, already loaded (the context loads it once per command). */
   config: FederationConfig;
@@ -16,17 +53,12 @@ export interface OpenBackendOptions {
 }
 
 /**
- * The backend a federation's configuration selects: file-signal-v1 by default, NATS JetStream when
- * `backend.type` is `jetstream` (or `FED_NATS_URL` set it). Opening never waits for the network: a
- * JetStream backend connects on first use, and is shared by every caller in this process until
- * `closeOpenBackends`. Only the Federation context (src/engine/context.ts) calls this.
+ * The backend a federation's configuration selects (file-signal-v1 by default). Opening never waits for
+ * the network: a network backend connects on first use. Only the Federation context (src/engine/context.ts)
+ * calls this.
  */
-export function openBackend({ root, config, env = process.env }: OpenBackendOptions): FederationBackend {
-  const backend = config.backend;
-  if (backend?.type !== 'jetstream') return openFileBackend(root);
-  return sharedNetworkBackend(JSON.stringify([root, config.federationName, backend]), () =>
-    createJetStreamBackend({ root, federationName: config.federationName, backend, env }),
-  );
+export function openBackend({ root, config, env = process.env }: OpenConfiguredBackendOptions): FederationBackend {
+  return adapterFor(config).open({ root, config, backend: backendConfig(config), env });
 }
 
 /**
@@ -34,5 +66,16 @@ export function openBackend({ root, config, env = process.env }: OpenBackendOpti
  * outside this root works in another machine's (or working directory's) checkout — not a misplaced workspace.
  */
 export function sharesTeamsAcrossMachines(config: FederationConfig): boolean {
-  return config.backend?.type === 'jetstream';
+  return adapterFor(config).sharesTeamsAcrossMachines;
+}
+
+/** The configuration as fed prints it (`fed config show`): the backend's secrets hidden. */
+export function redactedConfig(config: FederationConfig): FederationConfig {
+  const { redact } = adapterFor(config);
+  return config.backend && redact ? { ...config, backend: redact(config.backend) } : config;
+}
+
+/** The files the backend's config names, by config key (`fed config show` checks they are there). */
+export function backendConfigFiles(config: FederationConfig): Array<readonly [key: string, path: string | undefined]> {
+  return adapterFor(config).configFiles?.(backendConfig(config)) ?? [];
 }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { loadConfig, type LoadedConfig } from '../infra/config/load-config.js';
+import { loadFederationConfig } from '../adapters/index.js';
+import type { LoadedConfig } from '../infra/config/load-config.js';
 import { locateFederation, type FederationLocation } from '../apps/init/locate.js';
 import { openFederation, type Federation } from '../engine/context.js';
 import { globalOptions, type CliIo } from './cli-io.js';
@@ -19,7 +20,7 @@ export interface CommandContext extends FederationLocation {
  */
 export function federationContext(command: Command, io: CliIo): CommandContext {
   const location = locateFederation({ root: globalOptions(command).root, env: io.env, cwd: io.cwd });
-  const config = loadConfig(location.root, io.env);
+  const config = loadFederationConfig(location.root, io.env);
   for (const warning of config.warnings) io.stderr(`warning: ${warning}\n`);
   startCliTelemetry(location.root, config.config, io);
   return { ...location, config, fed: openFederation(location.root, { env: io.env, config }) };

@@ -1,8 +1,8 @@
 import { getTeam } from '../core/find-team.js';
 import type { FederationConfig } from '../core/schema/config.js';
 import type { Registry, RegistryEntry } from '../core/schema/registry.js';
-import { loadConfig, type LoadedConfig } from '../infra/config/load-config.js';
-import { openBackend, sharesTeamsAcrossMachines, teamWorkspace } from '../adapters/index.js';
+import type { LoadedConfig } from '../infra/config/load-config.js';
+import { loadFederationConfig, openBackend, sharesTeamsAcrossMachines, teamWorkspace } from '../adapters/index.js';
 import type { FederationBackend } from '../ports/federation-backend.js';
 
 /**
@@ -45,7 +45,7 @@ export interface OpenFederationOptions {
 /** Open the federation at `root`: load its config once and open the backend it selects. */
 export function openFederation(root: string, options: OpenFederationOptions = {}): Federation {
   const env = options.env ?? process.env;
-  const loaded = options.config ?? loadConfig(root, env);
+  const loaded = options.config ?? loadFederationConfig(root, env);
   const { config } = loaded;
   const backend = options.backend ?? openBackend({ root, config, env });
   const shared = sharesTeamsAcrossMachines(config);

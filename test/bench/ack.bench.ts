@@ -17,7 +17,7 @@ import { emptyRegistry } from '../../src/core/schema/registry.js';
 import { openFileBackend } from '../../src/adapters/file/open-file-backend.js';
 import { signalDigest } from '../../src/engine/delivery/sent-fact.js';
 import { signalFileName } from '../../src/adapters/file/signals/signal-file-name.js';
-import { jetstreamBackendSchema } from '../../src/core/schema/config.js';
+import { jetstreamBackendSchema } from '../../src/core/schema/backends/jetstream.js';
 import { updateRegistryIn } from '../../src/engine/registry/update-registry.js';
 import { workspacePaths } from '../../src/core/layout.js';
 import type { RegistryEntry, SignalMessage } from '../../src/index.js';

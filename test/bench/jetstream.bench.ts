@@ -27,7 +27,7 @@ import {
 } from '../../src/index.js';
 import { createJetStreamBackend, type JetStreamBackend } from '../../src/adapters/jetstream/open-jetstream-backend.js';
 import { emptyRegistry } from '../../src/core/schema/registry.js';
-import { jetstreamBackendSchema } from '../../src/core/schema/config.js';
+import { jetstreamBackendSchema } from '../../src/core/schema/backends/jetstream.js';
 import { openFileBackend } from '../../src/adapters/file/open-file-backend.js';
 import { SIGNAL_PROTOCOL } from '../../src/core/schema/signal.js';
 import { type SignalParty } from '../../src/core/resolve-party.js';

@@ -58,7 +58,18 @@ describe('fast start: what a command initialises', () => {
 
   it('commands initialise only what they use: the OpenTelemetry SDK and the Markdown parser on demand', async () => {
     const graph = await cliModuleGraph();
-    for (const command of ['event', 'signal', 'team', 'actors', 'launch', 'monitor']) {
+    for (const command of [
+      'event',
+      'signal',
+      'team',
+      'actors',
+      'launch',
+      'monitor',
+      'init',
+      'doctor',
+      'config',
+      'migrate',
+    ]) {
       const modules = initialisedWith(graph, `src/cli/commands/${command}.ts`);
       expect(
         initialises(modules, 'node_modules/@opentelemetry/sdk-metrics/'),
@@ -68,6 +79,10 @@ describe('fast start: what a command initialises', () => {
         initialises(modules, 'node_modules/micromark'),
         `${command} initialises the Markdown parser up front`,
       ).toBe(false);
+      // The JetStream adapter is in the registry every command reads; its NATS client loads on first use.
+      expect(initialises(modules, 'node_modules/@nats-io/'), `${command} initialises the NATS client up front`).toBe(
+        false,
+      );
     }
   });
 

@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { redactedConfig, redactServerUrl } from '../../src/infra/config/redact-credentials.js';
+import { backendConfigFiles, redactedConfig } from '../../src/adapters/index.js';
+import { redactServerUrl } from '../../src/adapters/jetstream/redact-servers.js';
 import { missingConfigFiles } from '../../src/infra/config/referenced-files.js';
 import { ConfigValidationError } from '../../src/index.js';
 import { loadConfig, validateConfig } from '../../src/infra/config/load-config.js';
@@ -82,7 +83,9 @@ describe('federate.config.json: backend', () => {
         tls: { caFile: 'ca.pem', certFile: 'client.pem' },
       },
     });
-    const problems = missingConfigFiles(root, config).filter((p) => p.path.startsWith('backend'));
+    const problems = missingConfigFiles(root, config, backendConfigFiles(config)).filter((p) =>
+      p.path.startsWith('backend'),
+    );
     expect(problems).toEqual([
       {
         path: 'backend.credentials.file',

@@ -1,6 +1,6 @@
-import { redactedServers } from '../../infra/config/redact-credentials.js';
+import { redactedServers } from './redact-servers.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
-import type { JetStreamBackendConfig } from '../../core/schema/config.js';
+import type { JetStreamBackendConfig } from '../../core/schema/backends/jetstream.js';
 import type { FederationStreams } from './federation-streams.js';
 import { JetStreamDeliveryFactStore } from './jetstream-delivery-fact-store.js';
 import { JetStreamFederationJournal } from './jetstream-federation-journal.js';

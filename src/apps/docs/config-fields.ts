@@ -1,3 +1,5 @@
+import { BACKEND_DOCS } from '../../core/schema/config.js';
+
 /**
  * What each field of `federate.config.json` is for, by its path, for docs/reference/config.md. Kept here
  * rather than as `.describe()` on the schema: every command builds the config schema at start-up, and
@@ -54,16 +56,7 @@ export const CONFIG_FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'signalArchive.olderThan': 'A duration with a unit (`7d`).',
   backend:
     'Where signals, the registry and lifecycle state live; absent means files (see [JetStream](../jetstream.md)).',
-  'backend.type': '`files` (the default) or `jetstream`; `FED_NATS_URL` selects `jetstream` too.',
-  'backend.servers':
-    'NATS URLs (`nats://` or `tls://`); never with a user or password. `FED_NATS_URL` (comma-separated) replaces them.',
-  'backend.credentials': 'NATS credentials by reference, never inline: `{"file": …}` or `{"env": …}`.',
-  'backend.credentials.file': 'A `.creds` file, relative to the federation root.',
-  'backend.credentials.env': 'An environment variable holding the `.creds` content.',
-  'backend.tls': 'TLS options passed through to the NATS client (files relative to the federation root).',
-  'backend.tls.caFile': 'The CA certificate file.',
-  'backend.tls.certFile': 'The client certificate file.',
-  'backend.tls.keyFile': "The client certificate's key file.",
-  'backend.tls.handshakeFirst': 'Only for servers configured with `handshake_first`.',
-  'backend.replicas': 'Copies of every stream and KV bucket; 3 on a 3-node cluster survives losing a node.',
+  'backend.type': `${BACKEND_DOCS.map((backend) => backend.type).join(' or ')}.`,
+  // Each backend's fields, from its schema's module (src/core/schema/backends/).
+  ...Object.fromEntries(BACKEND_DOCS.flatMap((backend) => Object.entries(backend.fields))),
 };

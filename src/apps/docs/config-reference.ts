@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CONFIG_FILE, configSchema } from '../../core/schema/config.js';
+import { BACKEND_DOCS, CONFIG_FILE, configSchema } from '../../core/schema/config.js';
 import { CONFIG_FIELD_DESCRIPTIONS } from './config-fields.js';
 import { cellCode, cellText, generatedNotice, markdownTable } from './markdown.js';
 
@@ -106,7 +106,7 @@ function describedFields(): (ConfigField & { description: string })[] {
   const stale = Object.keys(CONFIG_FIELD_DESCRIPTIONS).filter((path) => !paths.has(path));
   if (missing.length > 0 || stale.length > 0) {
     throw new Error(
-      `src/apps/docs/config-fields.ts does not match the config schema: ` +
+      `src/apps/docs/config-fields.ts (or a backend's docs in src/core/schema/backends/) does not match the config schema: ` +
         [
           missing.length > 0 ? `no description for ${missing.join(', ')}` : '',
           stale.length > 0 ? `no field ${stale.join(', ')}` : '',
@@ -133,7 +133,9 @@ export function renderConfigReference(): string {
       'a field marked required is required within its object. `fed config show` validates the file and prints it with the defaults and ' +
       'environment overrides applied; every problem is reported with its path, and unknown keys are warnings that suggest the closest known key.\n',
     'Environment overrides: `FED_TELEMETRY_ENABLED` (`true` or `false`) over `telemetry.enabled`; `OTEL_EXPORTER_OTLP_ENDPOINT` over ' +
-      '`telemetry.collector.endpoint`; `FED_NATS_URL` (NATS URLs, comma-separated) selects the JetStream backend and replaces `backend.servers`.\n',
+      '`telemetry.collector.endpoint`' +
+      BACKEND_DOCS.flatMap((backend) => (backend.environment ? [`; ${backend.environment}`] : [])).join('') +
+      '.\n',
     markdownTable(['Field', 'Type', 'Default', 'Description'], rows),
   ].join('\n');
 }

@@ -1,14 +1,13 @@
-import { JETSTREAM_BACKEND_NAME, type JetStreamBackend } from '../../adapters/jetstream/open-jetstream-backend.js';
+import { adapterFor } from '../../adapters/index.js';
 import { FedError, NotAFederationError } from '../../core/errors.js';
 import { federationPaths, workspacePaths } from '../../core/layout.js';
 import type { Registry } from '../../core/schema/registry.js';
 import { checkLock, findLeftoverTempFiles, lockFilesIn } from './file-checks.js';
-import type { DoctorFinding, PendingFinding } from './finding.js';
-import { checkJetStream } from './jetstream-checks.js';
+import type { DoctorFinding, PendingFinding } from '../../ports/doctor-finding.js';
 import { checkOnboardings, checkOrphanWorkspaces, checkTeam } from './team-checks.js';
 import type { Federation } from '../../engine/context.js';
 
-export type { DoctorCheck, DoctorFinding } from './finding.js';
+export type { DoctorCheck, DoctorFinding } from '../../ports/doctor-finding.js';
 
 export interface DoctorOptions {
   /** Repair what can be repaired safely (`fed doctor --fix`). */
@@ -29,10 +28,10 @@ export interface DoctorReport {
  * repair what fed can repair on its own. Checks: the registry parses; every team's workspace is a real
  * directory inside the root (a federation copied elsewhere is relocated), its marker names it, its
  * lifecycle state file is usable; onboardings a kill interrupted (finished or removed); folders in the
- * team areas no team owns; locks and leases whose holder is gone; temp files killed writers left. On
- * JetStream also the server and the streams' replicas (jetstream-checks), and only the teams whose
- * workspaces are below this root are checked on disk: the others are their own machines' business (their
- * lifecycle state, shared in JetStream, is still checked). Never prints; the CLI renders the report.
+ * team areas no team owns; locks and leases whose holder is gone; temp files killed writers left; and the
+ * backend's own checks (its adapter's `doctor`: for JetStream the server and the streams' replicas). On a
+ * backend shared across machines only the teams whose workspaces are below this root are checked on disk:
+ * the others are their own machines' business (their lifecycle state, shared in the backend, is still checked). Never prints; the CLI renders the report.
  */
 export async function runDoctor(fed: Federation, options: DoctorOptions = {}): Promise<DoctorReport> {
   const { root } = fed;
@@ -41,11 +40,11 @@ export async function runDoctor(fed: Federation, options: DoctorOptions = {}): P
   const pending: PendingFinding[] = [];
   const notes: string[] = [];
   let reachable = true;
-  if (backend.name === JETSTREAM_BACKEND_NAME) {
-    const jetstream = await checkJetStream(backend as JetStreamBackend);
-    pending.push(...jetstream.findings);
-    notes.push(...jetstream.notes);
-    reachable = jetstream.reachable;
+  const checks = await adapterFor(fed.config).doctor?.(backend);
+  if (checks) {
+    pending.push(...checks.findings);
+    notes.push(...checks.notes);
+    reachable = checks.reachable;
   }
   let registry: Registry | undefined;
   try {

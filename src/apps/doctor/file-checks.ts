@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { isTempFileName, unlinkQuietly } from '../../infra/fs/atomic-write.js';
 import { inspectLock, removeAbandonedLock, removeInspectedLock } from '../../infra/fs/lock.js';
 import { processIsAlive } from '../../infra/fs/process-identity.js';
-import type { PendingFinding } from './finding.js';
+import type { PendingFinding } from '../../ports/doctor-finding.js';
 
 /** A temp file no write of fed keeps open this long: one left by a killed writer even if its pid was reused. */
 const TEMP_FILE_MAX_AGE_MS = 10 * 60_000;

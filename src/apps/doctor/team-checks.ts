@@ -19,7 +19,7 @@ import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { OnboardingIntent } from '../../core/schema/onboarding-intent.js';
 import type { Registry, RegistryEntry } from '../../core/schema/registry.js';
 import { teamMarkerSchema, type TeamMarker } from '../../core/schema/team-marker.js';
-import type { PendingFinding } from './finding.js';
+import type { PendingFinding } from '../../ports/doctor-finding.js';
 import type { Federation } from '../../engine/context.js';
 
 /** Run `fn` holding the onboarding lock of `domain`, so a repair never races an onboarding that just started. */

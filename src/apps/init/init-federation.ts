@@ -2,13 +2,10 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { createFileExclusive } from '../../infra/fs/atomic-write.js';
 import { toJsonText } from '../../core/json-text.js';
 import { federationPaths, workspacePaths } from '../../core/layout.js';
-import { durabilityNote } from '../../adapters/jetstream/durability-note.js';
-import { jetstreamNames } from '../../adapters/jetstream/names.js';
-import type { JetStreamBackend } from '../../adapters/jetstream/open-jetstream-backend.js';
+import { adapterFor, BACKEND_ENV_OVERRIDES, loadFederationConfig } from '../../adapters/index.js';
 import { applyEnvOverrides } from '../../infra/config/env-overrides.js';
-import { loadConfig, validateConfig, type LoadedConfig } from '../../infra/config/load-config.js';
+import { validateConfig, type LoadedConfig } from '../../infra/config/load-config.js';
 import type { FederationConfigInput } from '../../core/schema/config.js';
-import { readRegistry } from '../../adapters/file/registry-file.js';
 import { emptyRegistry } from '../../core/schema/registry.js';
 import { seedSkills } from '../../engine/skills/seed-skills.js';
 import type { Federation } from '../../engine/context.js';
@@ -20,7 +17,7 @@ export interface InitRequest {
 
 export interface InitResult {
   root: string;
-  /** The registry is kept by a shared backend (JetStream): create or join it with initSharedRegistry. */
+  /** The registry is kept by a backend shared across machines (JetStream): create or join it with initSharedRegistry. */
   sharedRegistry: boolean;
   /** Paths this call created; empty when the federation already existed (re-running is a no-op). */
   created: string[];
@@ -42,7 +39,8 @@ const FED_GITIGNORE = `# Written by fed init. Runtime state of the federation is
 /**
  * `fed init`: create `federate.config.json` (validated first, never overwritten), meta's signal boxes,
  * `.fed/skills/` seeded with the bundled skills (existing files kept), the git-ignore for runtime folders
- * and an empty registry (`lockVersion` 0).
+ * and what the backend keeps under the root (its adapter's `initFiles`; files: an empty registry,
+ * `lockVersion` 0).
  */
 export function initFederation(
   root: string,
@@ -60,12 +58,14 @@ export function initFederation(
   // Validate before anything is written, so a bad --name leaves nothing half-initialised; an existing
   // config that is broken is reported now, before anything is created.
   const requestedConfig = validateConfig(requested, paths.config).config;
-  const planned = existsSync(paths.config) ? loadConfig(root, env).config : applyEnvOverrides(requestedConfig, env);
-  // With JetStream the registry is shared by every machine and lives there (initSharedRegistry), and the
-  // federation's name must be able to name its streams.
-  const shared = planned.backend?.type === 'jetstream';
-  if (shared) jetstreamNames(planned.federationName);
-  else if (existsSync(paths.registry)) readRegistry(root);
+  const planned = existsSync(paths.config)
+    ? loadFederationConfig(root, env).config
+    : applyEnvOverrides(requestedConfig, env, BACKEND_ENV_OVERRIDES);
+  // The backend may refuse the config or what it finds (JetStream: the federation's name must be able to
+  // name its streams; files: a registry file there must be valid). One shared across machines keeps the
+  // registry itself (initSharedRegistry).
+  const adapter = adapterFor(planned);
+  adapter.checkInit?.(planned, root);
 
   for (const dir of [meta.inbox, meta.outbox, paths.skills]) {
     if (!existsSync(dir)) {
@@ -76,11 +76,17 @@ export function initFederation(
   if (createFileExclusive(paths.config, toJsonText(requested))) created.push(paths.config);
   else if (Object.keys(requested).length) warnings.push(`${paths.config} already exists and was left unchanged`);
   if (createFileExclusive(paths.gitignore, FED_GITIGNORE)) created.push(paths.gitignore);
-  if (!shared && createFileExclusive(paths.registry, toJsonText(emptyRegistry()))) created.push(paths.registry);
+  created.push(...(adapter.initFiles?.(root) ?? []));
   created.push(...seedSkills(paths.skills));
 
-  const config = loadConfig(root, env);
-  return { root, sharedRegistry: shared, created, config, warnings: [...warnings, ...config.warnings] };
+  const config = loadFederationConfig(root, env);
+  return {
+    root,
+    sharedRegistry: adapter.sharesTeamsAcrossMachines,
+    created,
+    config,
+    warnings: [...warnings, ...config.warnings],
+  };
 }
 
 export interface SharedRegistryResult {
@@ -88,23 +94,23 @@ export interface SharedRegistryResult {
   joined: boolean;
   teams: number;
   location: string;
-  /** What a power loss could cost with this server and replica count (docs/jetstream.md: Durability), if anything. */
-  durabilityNote: string | undefined;
+  /** Warnings of the backend (JetStream: what a power loss could cost with this server and replica count). */
+  notes: string[];
 }
 
 /**
- * `fed init` with the JetStream backend: create the federation's registry there, or — when a federation
- * of that name already exists (another machine initialised it) — join it, leaving everything as it is.
+ * `fed init` with a backend shared across machines (JetStream): create the federation's registry there, or
+ * — when a federation of that name already exists (another machine initialised it) — join it, leaving
+ * everything as it is.
  */
 export async function initSharedRegistry(fed: Federation): Promise<SharedRegistryResult> {
-  const backend = fed.backend as JetStreamBackend;
+  const { backend } = fed;
   const joined = !(await backend.registry.create(emptyRegistry()));
   const registry = await backend.registry.read();
-  const { session } = await backend.streams();
   return {
     joined,
     teams: registry.teams.length,
     location: backend.registry.location,
-    durabilityNote: durabilityNote(session.serverVersion, session.replicas),
+    notes: (await adapterFor(fed.config).initNotes?.(backend)) ?? [],
   };
 }

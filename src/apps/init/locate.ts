@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { NotAFederationError } from '../../core/errors.js';
-import { loadConfig } from '../../infra/config/load-config.js';
+import { loadFederationConfig, sharesTeamsAcrossMachines } from '../../adapters/index.js';
 import { readJsonFile } from '../../infra/fs/read-json-file.js';
 import { federationPaths, workspacePaths } from '../../core/layout.js';
 import { teamMarkerSchema, type TeamMarker } from '../../core/schema/team-marker.js';
@@ -28,7 +28,7 @@ function readMarker(file: string): TeamMarker {
 /**
  * What `dir` is: a team workspace (its `.fed/team.json` marker names the federation — checked first,
  * because a worktree can also hold a committed config or registry), a federation root (it has a
- * registry, or a config that keeps the registry in a shared backend such as JetStream), or neither.
+ * registry, or a config that keeps the registry in a backend shared across machines such as JetStream), or neither.
  */
 function classify(dir: string, env: NodeJS.ProcessEnv): FederationLocation | undefined {
   const marker = workspacePaths(dir).marker;
@@ -38,7 +38,7 @@ function classify(dir: string, env: NodeJS.ProcessEnv): FederationLocation | und
   }
   const paths = federationPaths(dir);
   if (existsSync(paths.registry)) return { root: dir, team: undefined };
-  if (existsSync(paths.config) && loadConfig(dir, env).config.backend?.type === 'jetstream')
+  if (existsSync(paths.config) && sharesTeamsAcrossMachines(loadFederationConfig(dir, env).config))
     return { root: dir, team: undefined };
   return undefined;
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { redactedConfig } from '../../infra/config/redact-credentials.js';
+import { backendConfigFiles, redactedConfig } from '../../adapters/index.js';
 import { missingConfigFiles } from '../../infra/config/referenced-files.js';
 import { CliExit, federationContext, printJson, type CliIo } from '../io.js';
 
@@ -13,7 +13,7 @@ export function registerConfig(program: Command, io: CliIo): void {
     .option('--json', 'print as JSON')
     .action((options: { json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
-      const missing = missingConfigFiles(ctx.root, ctx.config.config);
+      const missing = missingConfigFiles(ctx.root, ctx.config.config, backendConfigFiles(ctx.config.config));
       const shown = redactedConfig(ctx.config.config);
       if (options.json) printJson(io, shown);
       else {

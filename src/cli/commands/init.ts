@@ -17,8 +17,7 @@ export function registerInit(program: Command, io: CliIo): void {
       const shared = result.sharedRegistry
         ? await initSharedRegistry(openFederation(root, { env: io.env, config: result.config }))
         : undefined;
-      for (const warning of [...result.warnings, ...(shared?.durabilityNote ? [shared.durabilityNote] : [])])
-        io.stderr(`warning: ${warning}\n`);
+      for (const warning of [...result.warnings, ...(shared?.notes ?? [])]) io.stderr(`warning: ${warning}\n`);
       if (options.json)
         return printJson(io, {
           root: result.root,

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { FILE_BACKEND_NAME, openFileBackend } from '../../adapters/index.js';
+import { ADAPTERS, adapterFor, DEFAULT_ADAPTER, openFileBackend, type BackendAdapter } from '../../adapters/index.js';
 import { InvalidInputError } from '../../core/errors.js';
 import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
 import { teamWorkspacePath } from '../../core/layout.js';
@@ -8,8 +8,12 @@ import type { FederationBackend } from '../../ports/federation-backend.js';
 import { emptyRegistry, type RegistryEntry } from '../../core/schema/registry.js';
 import { federationContext, printJson, type CliIo } from '../io.js';
 
-const NO_JETSTREAM =
-  'no JetStream backend is configured: set FED_NATS_URL=nats://… or "backend": {"type": "jetstream", …} in federate.config.json (see fed config show)';
+/** Why `fed migrate` refuses: none of `adapters` is the configured backend, and how to configure one. */
+function notConfigured(adapters: readonly BackendAdapter[]): string {
+  const titles = adapters.map((adapter) => adapter.title).join(' or ');
+  const hints = adapters.flatMap((adapter) => (adapter.selectHint ? [adapter.selectHint] : [])).join('; or ');
+  return `no ${titles} backend is configured: ${hints} (see fed config show)`;
+}
 
 function render(
   io: CliIo,
@@ -34,27 +38,31 @@ export function registerMigrate(program: Command, io: CliIo): void {
     .description(
       'copy this federation between backends (files ⇄ NATS JetStream) without losing a signal, an ack or a lifecycle state; stop its processes first',
     );
-  migrate
-    .command('to-jetstream')
-    .description('copy the file federation here into the configured JetStream backend (safe to run again)')
-    .option('--json', 'print the counts as JSON')
-    .action(async (options: { json?: boolean }, command: Command) => {
-      const ctx = federationContext(command, io);
-      const target = ctx.fed.backend;
-      if (target.name === FILE_BACKEND_NAME) throw new InvalidInputError(NO_JETSTREAM);
-      const source = openFileBackend(ctx.root);
-      render(io, await copyFederation(source, target), source, target, options.json);
-    });
+  // One `to-<type>` per backend of the registry but files, and `to-files` back from whichever is configured.
+  const others = ADAPTERS.filter((adapter) => adapter !== DEFAULT_ADAPTER);
+  for (const adapter of others) {
+    migrate
+      .command(`to-${adapter.type}`)
+      .description(`copy the file federation here into the configured ${adapter.title} backend (safe to run again)`)
+      .option('--json', 'print the counts as JSON')
+      .action(async (options: { json?: boolean }, command: Command) => {
+        const ctx = federationContext(command, io);
+        if (adapterFor(ctx.fed.config) !== adapter) throw new InvalidInputError(notConfigured([adapter]));
+        const target = ctx.fed.backend;
+        const source = openFileBackend(ctx.root);
+        render(io, await copyFederation(source, target), source, target, options.json);
+      });
+  }
   migrate
     .command('to-files')
     .description(
-      'copy the configured JetStream federation into files here; directory teams get their workspace under this root (safe to run again)',
+      `copy the configured ${others.map((adapter) => adapter.title).join(' or ')} federation into files here; directory teams get their workspace under this root (safe to run again)`,
     )
     .option('--json', 'print the counts as JSON')
     .action(async (options: { json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
+      if (adapterFor(ctx.fed.config) === DEFAULT_ADAPTER) throw new InvalidInputError(notConfigured(others));
       const source = ctx.fed.backend;
-      if (source.name === FILE_BACKEND_NAME) throw new InvalidInputError(NO_JETSTREAM);
       const target = openFileBackend(ctx.root);
       await target.registry.create(emptyRegistry());
       // A directory team's workspace moves under this root; a worktree team keeps its checkout's path.

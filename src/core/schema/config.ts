@@ -3,6 +3,9 @@ import { nonEmptyString } from './common.js';
 import { describeValue } from './problems.js';
 import { DURATION_EXAMPLES, durationSchema, parseDuration } from './duration.js';
 import { SIGNAL_TYPES, type SignalType } from './signal.js';
+import type { BackendDocs } from './backends/backend-docs.js';
+import { filesBackendDocs, filesBackendSchema } from './backends/files.js';
+import { jetstreamBackendDocs, jetstreamBackendSchema } from './backends/jetstream.js';
 
 /** `federate.config.json` (docs/design/spec.md §2.3): every field optional, defaults applied on load. */
 export const CONFIG_FILE = 'federate.config.json';
@@ -112,83 +115,19 @@ export type SignalDeadlines = z.output<typeof signalDeadlinesSchema>;
 
 /** `signalArchive`: when present, every `fed monitor` cycle archives acknowledged or answered signals older than `olderThan`. */
 export const signalArchiveConfigSchema = z.object({ olderThan: durationSchema });
-/** NATS client URLs as the Node transport takes them: `nats://host[:port]` or `tls://host[:port]`. */
-const NATS_URL_PATTERN = /^(nats|tls):\/\/[^\s/]+$/;
-export const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
-
 /**
- * A NATS server URL in `federate.config.json`. Credentials are only ever given by reference
- * (`credentials`), so a URL carrying a user or password is refused here — the config file is shared.
+ * The backends' config schemas, one branch each (src/adapters/<type>/adapter.ts is the rest of the backend):
+ * adding a backend adds its schema in core/schema/backends/ and its branch here.
  */
-export const natsServerUrlSchema = nonEmptyString
-  .regex(NATS_URL_PATTERN, {
-    error: (issue) =>
-      `expected a NATS URL such as ${DEFAULT_NATS_URL} (nats:// or tls://, a host and an optional port), got ${describeValue(issue.input)}`,
-  })
-  .refine((url) => !url.includes('@'), {
-    error:
-      'a server URL must not carry a user or password; give credentials by reference in backend.credentials (a creds file or an environment variable)',
-  });
-
-/** NATS credentials, never inline: a `.creds` file (path, relative to the federation root) or an environment variable holding its content. */
-export const natsCredentialsSchema = z.union(
-  [
-    z.strictObject({ file: nonEmptyString }),
-    z.strictObject({
-      env: nonEmptyString.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
-        error: (issue) => `expected an environment variable name, got ${describeValue(issue.input)}`,
-      }),
-    }),
-  ],
-  {
-    error: (issue) =>
-      `expected {"file": "<path to a .creds file>"} or {"env": "<variable holding the creds>"}, got ${describeValue(issue.input)}`,
-  },
-);
-export type NatsCredentials = z.infer<typeof natsCredentialsSchema>;
-
-/** TLS options passed through to the NATS client (files relative to the federation root). */
-export const natsTlsSchema = z.strictObject({
-  caFile: nonEmptyString.optional(),
-  certFile: nonEmptyString.optional(),
-  keyFile: nonEmptyString.optional(),
-  /** Only for servers configured with `handshake_first`. */
-  handshakeFirst: z
-    .boolean({ error: (issue) => `expected true or false, got ${describeValue(issue.input)}` })
-    .optional(),
-});
-export type NatsTls = z.infer<typeof natsTlsSchema>;
-
-/** The JetStream backend: teams on several machines share signals, registry and lifecycle through NATS. */
-export const jetstreamBackendSchema = z.strictObject({
-  type: z.literal('jetstream'),
-  servers: z
-    .array(natsServerUrlSchema, {
-      error: (issue) => `expected an array of NATS URLs, got ${describeValue(issue.input)}`,
-    })
-    .min(1, { error: 'expected at least one server URL' })
-    .default([DEFAULT_NATS_URL]),
-  credentials: natsCredentialsSchema.optional(),
-  tls: natsTlsSchema.optional(),
-  /** Copies of every stream and KV bucket; 3 on a 3-node cluster survives losing one node (and power loss of one). */
-  replicas: z
-    .number({ error: (issue) => `expected a number of replicas, got ${describeValue(issue.input)}` })
-    .int({ error: 'expected a whole number of replicas' })
-    .min(1, { error: 'expected 1 to 5 replicas' })
-    .max(5, { error: 'expected 1 to 5 replicas' })
-    .default(1),
-});
-export type JetStreamBackendConfig = z.output<typeof jetstreamBackendSchema>;
-
-/** The default, embedded backend: files under the federation root (file-signal-v1). */
-export const filesBackendSchema = z.strictObject({ type: z.literal('files') });
-
-export const BACKEND_TYPES = ['files', 'jetstream'] as const;
-export const backendConfigSchema = z.discriminatedUnion('type', [filesBackendSchema, jetstreamBackendSchema], {
+const BACKEND_SCHEMAS = [filesBackendSchema, jetstreamBackendSchema] as const;
+/** Their lines of docs/reference/config.md, in the same order. */
+export const BACKEND_DOCS: readonly BackendDocs[] = [filesBackendDocs, jetstreamBackendDocs];
+export const BACKEND_TYPES = BACKEND_SCHEMAS.map((schema) => schema.shape.type.value);
+export const backendConfigSchema = z.discriminatedUnion('type', BACKEND_SCHEMAS, {
   error: (issue) => {
     const type =
       typeof issue.input === 'object' && issue.input !== null ? (issue.input as { type?: unknown }).type : issue.input;
-    return `expected "type": "files" or "jetstream", got ${describeValue(type)}`;
+    return `expected "type": ${BACKEND_TYPES.map((name) => `"${name}"`).join(' or ')}, got ${describeValue(type)}`;
   },
 });
 export type BackendConfig = z.output<typeof backendConfigSchema>;

@@ -1,17 +1,30 @@
 import { z } from 'zod';
 import { ConfigValidationError, type ValidationProblem } from '../../core/errors.js';
-import { jetstreamBackendSchema, type FederationConfig } from '../../core/schema/config.js';
+import type { FederationConfig } from '../../core/schema/config.js';
 import { describeValue } from '../../core/schema/problems.js';
 
 /** Spec §9: environment variables that override the file. */
 export const ENV_TELEMETRY_ENABLED = 'FED_TELEMETRY_ENABLED';
 export const ENV_OTLP_ENDPOINT = 'OTEL_EXPORTER_OTLP_ENDPOINT';
-/** Selects the JetStream backend and replaces its servers: one NATS URL or several, comma-separated. */
-export const ENV_NATS_URL = 'FED_NATS_URL';
 
-const NATS_ENV_URL = /^(nats|tls):\/\/\S+$/;
+/**
+ * An override a backend reads from the environment (its adapter's `envOverride`, src/adapters): the config
+ * with the variables it reads applied, or the problems with their values. It may select its backend.
+ */
+export type EnvOverride = (
+  config: FederationConfig,
+  env: NodeJS.ProcessEnv,
+) => { config: FederationConfig } | { problems: ValidationProblem[] };
 
-export function applyEnvOverrides(config: FederationConfig, env: NodeJS.ProcessEnv): FederationConfig {
+/**
+ * The environment's overrides of the file: telemetry's, then each of `backendOverrides` in turn. Every
+ * problem is collected into one ConfigValidationError.
+ */
+export function applyEnvOverrides(
+  config: FederationConfig,
+  env: NodeJS.ProcessEnv,
+  backendOverrides: readonly EnvOverride[] = [],
+): FederationConfig {
   const problems: ValidationProblem[] = [];
   const telemetry = { ...config.telemetry, collector: { ...config.telemetry.collector } };
 
@@ -35,27 +48,13 @@ export function applyEnvOverrides(config: FederationConfig, env: NodeJS.ProcessE
       });
   }
 
-  let backend = config.backend;
-  const natsUrl = env[ENV_NATS_URL];
-  if (natsUrl !== undefined) {
-    // Unlike the shared config file, the environment may carry a user and password in the URL.
-    const servers = natsUrl
-      .split(',')
-      .map((url) => url.trim())
-      .filter(Boolean);
-    const bad = servers.filter((url) => !NATS_ENV_URL.test(url));
-    if (servers.length === 0 || bad.length) {
-      problems.push({
-        path: ENV_NATS_URL,
-        message: `expected NATS URLs such as nats://127.0.0.1:4222 (comma-separated for several), got ${describeValue(natsUrl)}`,
-      });
-    } else {
-      const jetstream =
-        config.backend?.type === 'jetstream' ? config.backend : jetstreamBackendSchema.parse({ type: 'jetstream' });
-      backend = { ...jetstream, servers };
-    }
+  let overridden: FederationConfig = { ...config, telemetry };
+  for (const override of backendOverrides) {
+    const result = override(overridden, env);
+    if ('problems' in result) problems.push(...result.problems);
+    else overridden = result.config;
   }
 
   if (problems.length) throw new ConfigValidationError('environment', problems);
-  return { ...config, telemetry, ...(backend ? { backend } : {}) };
+  return overridden;
 }

@@ -5,7 +5,7 @@ import { federationPaths } from '../../core/layout.js';
 import { configSchema, type FederationConfig } from '../../core/schema/config.js';
 import { zodProblems } from '../../core/schema/problems.js';
 import { findUnknownKeys } from '../../core/schema/unknown-keys.js';
-import { applyEnvOverrides } from './env-overrides.js';
+import { applyEnvOverrides, type EnvOverride } from './env-overrides.js';
 
 export interface LoadedConfig {
   config: FederationConfig;
@@ -37,8 +37,15 @@ export function validateConfig(raw: unknown, file: string): { config: Federation
  */
 let lastValidated: { file: string; text: string | undefined; result: ReturnType<typeof validateConfig> } | undefined;
 
-/** Load the federation config: file (or defaults when absent) → validation → environment overrides. */
-export function loadConfig(root: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+/**
+ * Load the federation config: file (or defaults when absent) → validation → environment overrides, the
+ * backends' among them (`backendOverrides`: the adapter registry's, src/adapters/index.ts `loadFederationConfig`).
+ */
+export function loadConfig(
+  root: string,
+  env: NodeJS.ProcessEnv = process.env,
+  backendOverrides: readonly EnvOverride[] = [],
+): LoadedConfig {
   const file = federationPaths(root).config;
   // A config is a few hundred bytes; 1 MiB is generous, and a FIFO or directory there is reported.
   const text = readTextFile(
@@ -49,7 +56,12 @@ export function loadConfig(root: string, env: NodeJS.ProcessEnv = process.env): 
   if (lastValidated?.file !== file || lastValidated.text !== text)
     lastValidated = { file, text, result: validateConfig(parseConfigText(text, file), file) };
   const { config, warnings } = lastValidated.result;
-  return { config: applyEnvOverrides(config, env), warnings: [...warnings], file, exists: text !== undefined };
+  return {
+    config: applyEnvOverrides(config, env, backendOverrides),
+    warnings: [...warnings],
+    file,
+    exists: text !== undefined,
+  };
 }
 
 function parseConfigText(text: string | undefined, file: string): unknown {

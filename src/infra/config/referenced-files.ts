@@ -19,32 +19,23 @@ function isFile(path: string): boolean {
 
 /**
  * Files the config names that are not there (or are not files): `deliverableSchema`, `importHook` and the
- * JetStream backend's creds and TLS files, which fail the commands that use them, and the playbook skill,
- * without which launch prompts have no playbook. Relative paths are resolved against the federation root, as everywhere.
+ * files the backend's config names (`backendFiles` by config key, from its adapter: creds, TLS), which fail
+ * the commands that use them, and the playbook skill, without which launch prompts have no playbook. Relative paths are resolved against the federation root, as everywhere.
  */
-export function missingConfigFiles(root: string, config: FederationConfig): ValidationProblem[] {
+export function missingConfigFiles(
+  root: string,
+  config: FederationConfig,
+  backendFiles: ReadonlyArray<readonly [key: string, path: string | undefined]> = [],
+): ValidationProblem[] {
   const problems: ValidationProblem[] = [];
-  for (const key of ['deliverableSchema', 'importHook'] as const) {
-    const value = config[key];
+  const named: Array<readonly [string, string | undefined]> = [
+    ['deliverableSchema', config.deliverableSchema],
+    ['importHook', config.importHook],
+    ...backendFiles,
+  ];
+  for (const [key, value] of named) {
     if (value !== undefined && !isFile(resolve(root, value))) {
       problems.push({ path: key, message: `${resolve(root, value)} is not a file; fix the path or remove ${key}` });
-    }
-  }
-  const backend = config.backend;
-  if (backend?.type === 'jetstream') {
-    const files: Array<[string, string | undefined]> = [
-      [
-        'backend.credentials.file',
-        backend.credentials && 'file' in backend.credentials ? backend.credentials.file : undefined,
-      ],
-      ['backend.tls.caFile', backend.tls?.caFile],
-      ['backend.tls.certFile', backend.tls?.certFile],
-      ['backend.tls.keyFile', backend.tls?.keyFile],
-    ];
-    for (const [key, value] of files) {
-      if (value !== undefined && !isFile(resolve(root, value))) {
-        problems.push({ path: key, message: `${resolve(root, value)} is not a file; fix the path or remove ${key}` });
-      }
     }
   }
   const playbook = playbookSkillFile(root, config);

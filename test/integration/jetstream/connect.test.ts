@@ -3,7 +3,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { openJetStream } from '../../../src/adapters/jetstream/connect-jetstream.js';
 import { createJetStreamBackend } from '../../../src/adapters/jetstream/open-jetstream-backend.js';
 import { BackendUnavailableError, InvalidInputError } from '../../../src/core/errors.js';
-import { jetstreamBackendSchema } from '../../../src/core/schema/config.js';
+import { jetstreamBackendSchema } from '../../../src/core/schema/backends/jetstream.js';
 import { freePort, skipWithoutNatsServer, startNatsServer } from '../../helpers/nats-server.js';
 
 const jetstreamConfig = (servers: string[], extra: object = {}) =>

@@ -13,7 +13,7 @@ import { teamWorkspacePath } from '../../../src/core/layout.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import type { FederationBackend } from '../../../src/ports/federation-backend.js';
 import type { SignalParty } from '../../../src/core/resolve-party.js';
-import { jetstreamBackendSchema } from '../../../src/core/schema/config.js';
+import { jetstreamBackendSchema } from '../../../src/core/schema/backends/jetstream.js';
 import type { RegistryEntry } from '../../../src/core/schema/registry.js';
 import { SIGNAL_PROTOCOL } from '../../../src/core/schema/signal.js';
 import { skipWithoutNatsServer } from '../../helpers/nats-server.js';

@@ -8,7 +8,7 @@ import {
 } from '../../../src/adapters/jetstream/open-jetstream-backend.js';
 import { LifecycleConflictError, RegistryConflictError } from '../../../src/core/errors.js';
 import type { SignalParty } from '../../../src/core/resolve-party.js';
-import { jetstreamBackendSchema } from '../../../src/core/schema/config.js';
+import { jetstreamBackendSchema } from '../../../src/core/schema/backends/jetstream.js';
 import type { LifecycleEnvelope } from '../../../src/core/schema/lifecycle-state.js';
 import type { Registry, RegistryEntry } from '../../../src/core/schema/registry.js';
 import { SIGNAL_PROTOCOL, type SignalMessage } from '../../../src/core/schema/signal.js';

@@ -11,7 +11,7 @@ import {
   type JetStreamBackend,
 } from '../../../src/adapters/jetstream/open-jetstream-backend.js';
 import { isTransientJetStreamError } from '../../../src/adapters/jetstream/transient.js';
-import { jetstreamBackendSchema } from '../../../src/core/schema/config.js';
+import { jetstreamBackendSchema } from '../../../src/core/schema/backends/jetstream.js';
 import { skipWithoutNatsServer } from '../../helpers/nats-server.js';
 import { useNatsServer } from '../../helpers/use-nats-server.js';
 

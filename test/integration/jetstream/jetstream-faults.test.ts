@@ -5,7 +5,7 @@ import {
 } from '../../../src/adapters/jetstream/open-jetstream-backend.js';
 import { readSubjectSince } from '../../../src/adapters/jetstream/read-subject.js';
 import type { SignalParty } from '../../../src/core/resolve-party.js';
-import { jetstreamBackendSchema } from '../../../src/core/schema/config.js';
+import { jetstreamBackendSchema } from '../../../src/core/schema/backends/jetstream.js';
 import { startFixture, waitFor, type FixtureProcess } from '../../helpers/fixture-process.js';
 import { onFirstConsumer } from '../../helpers/jetstream-session.js';
 import { skipWithoutNatsServer, startNatsCluster, startNatsServer } from '../../helpers/nats-server.js';

@@ -4,7 +4,7 @@ import {
   type JetStreamBackend,
 } from '../../../src/adapters/jetstream/open-jetstream-backend.js';
 import { readSubjectSince } from '../../../src/adapters/jetstream/read-subject.js';
-import { jetstreamBackendSchema } from '../../../src/core/schema/config.js';
+import { jetstreamBackendSchema } from '../../../src/core/schema/backends/jetstream.js';
 import { onFirstConsumer } from '../../helpers/jetstream-session.js';
 import { skipWithoutNatsServer } from '../../helpers/nats-server.js';
 import { useNatsServer } from '../../helpers/use-nats-server.js';

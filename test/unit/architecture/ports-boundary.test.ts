@@ -22,7 +22,7 @@ const ADAPTER = [/^adapters\//, /^infra\/fs\//, /^core\//];
  */
 const KNOWN: Record<string, string> = {
   'apps/init/init-federation.ts':
-    '`fed init` creates a file-signal-v1 federation: its folders and an empty registry file',
+    "`fed init` creates meta's signal box folders, on every backend (the registry file is the file adapter's initFiles)",
   'apps/init/locate.ts': 'finds the federation root of a directory by its registry file (before any backend is opened)',
 };
 

@@ -1,8 +1,8 @@
-import { durabilityNote } from '../../adapters/jetstream/durability-note.js';
-import type { JetStreamBackend } from '../../adapters/jetstream/open-jetstream-backend.js';
-import { retryTransient } from '../../adapters/jetstream/transient.js';
+import { durabilityNote } from './durability-note.js';
+import type { JetStreamBackend } from './open-jetstream-backend.js';
+import { retryTransient } from './transient.js';
 import { FedError } from '../../core/errors.js';
-import type { PendingFinding } from './finding.js';
+import type { BackendChecks, PendingFinding } from '../../ports/doctor-finding.js';
 
 /** A KV bucket is kept in the stream of this name (NATS KV's own convention). */
 const kvStream = (bucket: string): string => `KV_${bucket}`;
@@ -14,9 +14,7 @@ const kvStream = (bucket: string): string => `KV_${bucket}`;
  * cluster, one created before the setting was raised keeps its old count, and `--fix` raises it — and, as a
  * note, what a power loss could cost with this server and replica count.
  */
-export async function checkJetStream(
-  backend: JetStreamBackend,
-): Promise<{ findings: PendingFinding[]; notes: string[]; reachable: boolean }> {
+export async function checkJetStream(backend: JetStreamBackend): Promise<BackendChecks> {
   let streams: Awaited<ReturnType<JetStreamBackend['streams']>>;
   try {
     streams = await backend.streams();

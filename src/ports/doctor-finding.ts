@@ -34,3 +34,12 @@ export interface DoctorFinding {
 export interface PendingFinding extends Omit<DoctorFinding, 'fixable' | 'fixed' | 'fixError'> {
   repair?: () => void | Promise<void>;
 }
+
+/** What a backend's own `fed doctor` checks found (its adapter's `doctor`, src/adapters/adapter.ts). */
+export interface BackendChecks {
+  findings: PendingFinding[];
+  /** Worth knowing, not a problem (e.g. what a power loss could cost). */
+  notes: string[];
+  /** False when the backend cannot be reached: the checks that read through it are skipped. */
+  reachable: boolean;
+}

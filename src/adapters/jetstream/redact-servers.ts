@@ -1,4 +1,4 @@
-import type { FederationConfig } from '../../core/schema/config.js';
+import type { JetStreamBackendConfig } from '../../core/schema/backends/jetstream.js';
 
 const HIDDEN = '***';
 
@@ -27,11 +27,9 @@ export function redactedServers(servers: readonly string[]): string {
 }
 
 /**
- * The configuration as `fed config show` prints it: the JetStream servers redacted. Credentials given by
+ * The backend's config as fed prints it (`fed config show`): the servers redacted. Credentials given by
  * reference (a creds file path, an environment variable's name) are references, not secrets, and stay.
  */
-export function redactedConfig(config: FederationConfig): FederationConfig {
-  const backend = config.backend;
-  if (backend?.type !== 'jetstream') return config;
-  return { ...config, backend: { ...backend, servers: backend.servers.map(redactServerUrl) } };
+export function redactedBackend(backend: JetStreamBackendConfig): JetStreamBackendConfig {
+  return { ...backend, servers: backend.servers.map(redactServerUrl) };
 }

@@ -1,0 +1,14 @@
+import type { BackendAdapter } from '../adapter.js';
+import type { FilesBackendConfig } from '../../core/schema/backends/files.js';
+import { checkRegistryFile, createRegistryFile } from './init-registry-file.js';
+import { openFileBackend } from './open-file-backend.js';
+
+/** file-signal-v1, the default: everything in files under the federation root (docs/design/spec.md §4.1). */
+export const fileAdapter: BackendAdapter<FilesBackendConfig> = {
+  type: 'files',
+  title: 'file',
+  sharesTeamsAcrossMachines: false,
+  open: ({ root }) => openFileBackend(root),
+  checkInit: (_config, root) => checkRegistryFile(root),
+  initFiles: createRegistryFile,
+};
