@@ -1,11 +1,13 @@
 import type { FederationConfig } from '../core/schema/config.js';
 import type { FederationBackend } from '../ports/federation-backend.js';
+import type { CheckedWorkspaces } from './checked-workspaces.js';
 import { openFileBackend } from './file/open-file-backend.js';
 import { createJetStreamBackend } from './jetstream/open-jetstream-backend.js';
 import { sharedNetworkBackend } from './network-backends.js';
 
 export { closeOpenBackends } from './network-backends.js';
 export { FILE_BACKEND_NAME, openFileBackend } from './file/open-file-backend.js';
+export { CheckedWorkspaces } from './checked-workspaces.js';
 export { isWorkspaceRefusal, relocatedWorkspace, teamWorkspace, WORKSPACE_REFUSALS } from './team-workspace.js';
 
 export interface OpenBackendOptions {
@@ -13,6 +15,8 @@ export interface OpenBackendOptions {
   /** The federation's config, already loaded (the context loads it once per command). */
   config: FederationConfig;
   env?: NodeJS.ProcessEnv;
+  /** The context's workspace checks, shared with the file backend so each team is checked once per context. */
+  workspaces?: CheckedWorkspaces;
 }
 
 /**
@@ -21,9 +25,9 @@ export interface OpenBackendOptions {
  * JetStream backend connects on first use, and is shared by every caller in this process until
  * `closeOpenBackends`. Only the Federation context (src/engine/context.ts) calls this.
  */
-export function openBackend({ root, config, env = process.env }: OpenBackendOptions): FederationBackend {
+export function openBackend({ root, config, env = process.env, workspaces }: OpenBackendOptions): FederationBackend {
   const backend = config.backend;
-  if (backend?.type !== 'jetstream') return openFileBackend(root);
+  if (backend?.type !== 'jetstream') return openFileBackend(root, workspaces);
   return sharedNetworkBackend(JSON.stringify([root, config.federationName, backend]), () =>
     createJetStreamBackend({ root, federationName: config.federationName, backend, env }),
   );

@@ -81,14 +81,29 @@ function observe(path: string): Observed | undefined {
   try {
     const stat = statSync(path);
     const text = readFileSync(path, 'utf8');
-    let owner: LockOwner | undefined;
-    try {
-      const parsed = lockOwnerSchema.safeParse(JSON.parse(text));
-      owner = parsed.success ? parsed.data : undefined;
-    } catch {
-      owner = undefined;
-    }
-    return { owner, identity: `${stat.ino}:${stat.mtimeMs}:${text}`, ageMs: Date.now() - stat.mtimeMs };
+    return { owner: ownerIn(text), identity: `${stat.ino}:${stat.mtimeMs}:${text}`, ageMs: Date.now() - stat.mtimeMs };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+function ownerIn(text: string): LockOwner | undefined {
+  try {
+    const parsed = lockOwnerSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The lock's owner alone, in one read: a holder checking its own token needs neither the file's identity
+ * nor its age (which `observe` stats for). Undefined when there is no lock or its owner is unreadable.
+ */
+function currentOwner(path: string): LockOwner | undefined {
+  try {
+    return ownerIn(readFileSync(path, 'utf8'));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
@@ -183,14 +198,13 @@ export function isLockHeld(path: string, options: Pick<LockOptions, 'staleMs'> =
 
 /** Throws LockLostError unless `handle` still holds its lock: the check a holder makes right before it commits. */
 export function assertLockHeld(handle: LockHandle): void {
-  const seen = observe(handle.path);
-  if (seen?.owner?.token !== handle.owner.token) throw new LockLostError(handle.path, seen?.owner);
+  const owner = currentOwner(handle.path);
+  if (owner?.token !== handle.owner.token) throw new LockLostError(handle.path, owner);
 }
 
 /** Release only our own lock: if it was taken over, the new owner's lock is left alone. */
 export function releaseLock(handle: LockHandle): void {
-  const seen = observe(handle.path);
-  if (seen?.owner?.token === handle.owner.token) unlinkQuietly(handle.path);
+  if (currentOwner(handle.path)?.token === handle.owner.token) unlinkQuietly(handle.path);
 }
 
 export async function withLock<T>(
