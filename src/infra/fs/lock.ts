@@ -1,10 +1,12 @@
 import { readFileSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { dirname } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FedError } from '../../core/errors.js';
 import { lockOwnerSchema, type LockOwner } from '../../core/schema/lock-owner.js';
 import { createFileExclusive, unlinkQuietly } from './atomic-write.js';
+import { ensureDirectory } from './ensure-directory.js';
 import { currentProcessStartTime, processIsAlive } from './process-identity.js';
 
 export type { LockOwner } from '../../core/schema/lock-owner.js';
@@ -34,6 +36,11 @@ export interface LockOptions {
   timeoutMs?: number;
   /** Base pause between attempts; jittered (default 2 ms). */
   retryMs?: number;
+  /**
+   * Make the lock's folder when it is not there (found by the first attempt failing, so a lock in a folder
+   * that exists costs no mkdir).
+   */
+  makeFolder?: boolean;
 }
 
 /** `pid 123 on host since <time>`, for messages that name who holds a lock. */
@@ -129,6 +136,16 @@ function createExclusive(path: string, owner: LockOwner): boolean {
   return createFileExclusive(path, JSON.stringify(owner), { durable: false });
 }
 
+function createIn(path: string, owner: LockOwner, makeFolder: boolean): boolean {
+  try {
+    return createExclusive(path, owner);
+  } catch (error) {
+    if (!makeFolder || (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    ensureDirectory(dirname(path));
+    return createExclusive(path, owner);
+  }
+}
+
 function newOwner(): LockOwner {
   const owner: LockOwner = {
     pid: process.pid,
@@ -176,7 +193,7 @@ export async function acquireLock(path: string, options: LockOptions = {}): Prom
   const started = Date.now();
   for (let attempt = 0; ; attempt++) {
     const owner = newOwner();
-    if (createExclusive(path, owner)) return { path, owner };
+    if (createIn(path, owner, options.makeFolder ?? false)) return { path, owner };
     const seen = observe(path);
     if (seen === undefined) continue;
     // Retry at once only after removing an abandoned lock; a takeover another waiter is running (its

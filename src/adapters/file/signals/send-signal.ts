@@ -48,7 +48,7 @@ export async function deliverSignal(
   // runs): under a lock per recipient and id, each finds the copies the one before it wrote.
   return earlier === 'none'
     ? deliver()
-    : withLock(sendLockPath(recipient, fresh.message.id), deliver, { timeoutMs: 60_000 });
+    : withLock(sendLockPath(recipient, fresh.message.id), deliver, { timeoutMs: 60_000, makeFolder: true });
 }
 
 /**
@@ -63,9 +63,7 @@ function inTime(earlier: EarlierCopies, message: SignalMessage): EarlierCopies {
 
 /** `<recipient workspace>/.fed/signals/.send-<id>.lock`: beside the boxes, never read as a signal. */
 function sendLockPath(recipient: SignalWorkspace, id: string): string {
-  const dir = dirname(recipient.inbox);
-  ensureDirectory(dir);
-  return join(dir, `.send-${id}.lock`);
+  return join(dirname(recipient.inbox), `.send-${id}.lock`);
 }
 
 /**
