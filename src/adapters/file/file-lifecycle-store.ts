@@ -109,7 +109,8 @@ export class FileLifecycleStore implements LifecycleStore {
 
   async keepRun(team: RegistryEntry, section: LifecycleSection, options: LifecycleWriteOptions = {}): Promise<KeptRun> {
     section.assertHeld();
-    this.workspaces.beforeWrite(team, workspacePaths(team.location).fedDir);
+    // The run moves out of the state folder into .fed/history: resolving the state folder checks both.
+    this.workspaces.beforeWrite(team, workspacePaths(team.location).state);
     return keepCurrentRun(team.location, options);
   }
 }
