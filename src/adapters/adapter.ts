@@ -2,6 +2,7 @@ import type { BackendConfig, FederationConfig } from '../core/schema/config.js';
 import type { EnvOverride } from '../infra/config/env-overrides.js';
 import type { BackendChecks } from '../ports/doctor-finding.js';
 import type { FederationBackend } from '../ports/federation-backend.js';
+import type { CheckedWorkspaces } from './checked-workspaces.js';
 
 /** A backend's config: the branch of `backend` in federate.config.json whose `type` is `T`. */
 export type BackendConfigOf<T extends BackendConfig['type']> = Extract<BackendConfig, { type: T }>;
@@ -13,6 +14,8 @@ export interface OpenBackendOptions<C extends BackendConfig = BackendConfig> {
   /** `config.backend`, or `{type: "files"}` when it is absent. */
   backend: C;
   env: NodeJS.ProcessEnv;
+  /** The workspace checks of the Federation opening it: a team's workspace is checked once per context. */
+  workspaces: CheckedWorkspaces;
 }
 
 /**

@@ -6,10 +6,12 @@ import type { FederationBackend } from '../ports/federation-backend.js';
 import type { BackendAdapter } from './adapter.js';
 import { fileAdapter } from './file/adapter.js';
 import { jetstreamAdapter } from './jetstream/adapter.js';
+import { CheckedWorkspaces } from './checked-workspaces.js';
 
 export type { BackendAdapter, OpenBackendOptions } from './adapter.js';
 export { closeOpenBackends } from './network-backends.js';
 export { FILE_BACKEND_NAME, openFileBackend } from './file/open-file-backend.js';
+export { CheckedWorkspaces } from './checked-workspaces.js';
 export { isWorkspaceRefusal, relocatedWorkspace, teamWorkspace, WORKSPACE_REFUSALS } from './team-workspace.js';
 
 /**
@@ -50,6 +52,8 @@ export interface OpenConfiguredBackendOptions {
   /** The federation's config, already loaded (the context loads it once per command). */
   config: FederationConfig;
   env?: NodeJS.ProcessEnv;
+  /** The context's workspace checks, shared with the file backend so each team is checked once per context. */
+  workspaces?: CheckedWorkspaces;
 }
 
 /**
@@ -57,8 +61,14 @@ export interface OpenConfiguredBackendOptions {
  * the network: a network backend connects on first use. Only the Federation context (src/engine/context.ts)
  * calls this.
  */
-export function openBackend({ root, config, env = process.env }: OpenConfiguredBackendOptions): FederationBackend {
-  return adapterFor(config).open({ root, config, backend: backendConfig(config), env });
+export function openBackend({
+  root,
+  config,
+  env = process.env,
+  workspaces,
+}: OpenConfiguredBackendOptions): FederationBackend {
+  const checks = workspaces ?? new CheckedWorkspaces(root, { sharedAcrossMachines: sharesTeamsAcrossMachines(config) });
+  return adapterFor(config).open({ root, config, backend: backendConfig(config), env, workspaces: checks });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { RefusedError } from '../core/errors.js';
 import { FED_DIR, teamWorkspacePath, workspacePaths } from '../core/layout.js';
@@ -19,12 +19,12 @@ function isWithin(dir: string, path: string): boolean {
 }
 
 /** Where the registry says the team is, relative to the root — undefined when that is not below the root. */
-function relativeLocation(root: string, location: string): string | undefined {
-  for (const base of [root, realpathSync(root)]) {
-    const rel = relative(base, location);
-    if (rel !== '' && isWithin(base, location)) return rel;
-  }
-  return undefined;
+function relativeLocation(root: string, realRoot: () => string, location: string): string | undefined {
+  const rel = relative(root, location);
+  if (rel !== '' && isWithin(root, location)) return rel;
+  const real = realRoot();
+  const relReal = relative(real, location);
+  return relReal !== '' && isWithin(real, location) ? relReal : undefined;
 }
 
 /**
@@ -70,7 +70,8 @@ function outside(root: string, entry: RegistryEntry, problem: string, options: W
   );
 }
 
-function linked(entry: RegistryEntry, path: string, target: string): RefusedError {
+/** Refused as going through a link: `path`, the team's workspace or a folder of it, resolves to `target`. */
+export function linked(entry: RegistryEntry, path: string, target: string): RefusedError {
   return new RefusedError(
     'WORKSPACE_SYMLINK',
     `the workspace of team "${entry.domainId}" goes through a symbolic link: ${path} → ${target}; fed never writes or runs through a link — ` +
@@ -103,7 +104,25 @@ export interface WorkspaceCheckOptions {
  * neither it nor its `.fed/` runtime folders is (or goes through) a symbolic link. Returns the location.
  */
 export function teamWorkspace(root: string, entry: RegistryEntry, options: WorkspaceCheckOptions = {}): string {
-  const rel = relativeLocation(root, entry.location);
+  return checkWorkspace(root, entry, options).location;
+}
+
+/** A workspace that passed `teamWorkspace`'s check, with the path every link on the way resolved. */
+export interface CheckedWorkspace {
+  location: string;
+  /** The location resolved (equal to it below the resolved root): what a folder in it must resolve below. */
+  real: string;
+}
+
+/** `teamWorkspace`, also returning the resolved path (src/adapters/checked-workspaces.ts re-checks writes with it). */
+export function checkWorkspace(
+  root: string,
+  entry: RegistryEntry,
+  options: WorkspaceCheckOptions = {},
+): CheckedWorkspace {
+  let resolvedRoot: string | undefined;
+  const realRoot = (): string => (resolvedRoot ??= realpathSync(root));
+  const rel = relativeLocation(root, realRoot, entry.location);
   if (rel === undefined) throw outside(root, entry, `the registry places it at ${entry.location}`, options);
   let real: string;
   try {
@@ -111,36 +130,67 @@ export function teamWorkspace(root: string, entry: RegistryEntry, options: Works
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     // The path exists but does not resolve: a link to nowhere.
-    if (lstatExists(entry.location)) throw linked(entry, entry.location, 'a missing target');
+    if (lstatOf(entry.location)) throw linked(entry, entry.location, 'a missing target');
     throw new RefusedError(
       'WORKSPACE_MISSING',
       `the workspace of team "${entry.domainId}" (${entry.location}, from the registry) does not exist; restore it, or archive the team with: fed team archive ${entry.domainId}`,
     );
   }
-  const realRoot = realpathSync(root);
   // Anything but the lexical path means a link on the way, even one that stays inside the root (it could
-  // make one team write into another's workspace).
-  if (real !== join(realRoot, rel)) throw linked(entry, entry.location, real);
-  if (!statSync(real).isDirectory()) {
-    throw new RefusedError(
-      'WORKSPACE_NOT_A_DIRECTORY',
-      `the workspace of team "${entry.domainId}" (${entry.location}) is not a directory; restore it, or archive the team with: fed team archive ${entry.domainId}`,
-    );
-  }
+  // make one team write into another's workspace). A location that resolves to itself needs no resolved root.
+  if (real !== join(root, rel) && real !== join(realRoot(), rel)) throw linked(entry, entry.location, real);
   const paths = workspacePaths(entry.location);
-  for (const dir of [paths.fedDir, paths.signals, paths.inbox, paths.outbox, paths.state, paths.launch, paths.logs]) {
-    if (lstatExists(dir) && lstatSync(dir).isSymbolicLink()) throw linked(entry, dir, realTarget(dir));
+  let fedDir: Stats | undefined;
+  try {
+    fedDir = lstatSync(paths.fedDir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // ENOTDIR: the location itself (resolved, so no link) is not a directory.
+    if (code === 'ENOTDIR') throw notADirectory(entry);
+    if (code !== 'ENOENT') throw error;
+    if (!statSync(real).isDirectory()) throw notADirectory(entry);
   }
-  return entry.location;
+  if (fedDir?.isSymbolicLink()) throw linked(entry, paths.fedDir, realTarget(paths.fedDir));
+  if (!fedDir?.isDirectory()) return { location: entry.location, real };
+  // The other runtime folders, from a listing of the folder each is in (one call for several lstats).
+  const link =
+    linkAmong(paths.fedDir, [paths.signals, paths.state, paths.launch, paths.logs]) ??
+    linkAmong(paths.signals, [paths.inbox, paths.outbox]);
+  if (link !== undefined) throw linked(entry, link, realTarget(link));
+  return { location: entry.location, real };
 }
 
-function lstatExists(path: string): boolean {
+function notADirectory(entry: RegistryEntry): RefusedError {
+  return new RefusedError(
+    'WORKSPACE_NOT_A_DIRECTORY',
+    `the workspace of team "${entry.domainId}" (${entry.location}) is not a directory; restore it, or archive the team with: fed team archive ${entry.domainId}`,
+  );
+}
+
+/** The first of `folders` — entries of `dir` — that is a symbolic link; undefined when none is (or `dir` is not there). */
+function linkAmong(dir: string, folders: readonly string[]): string | undefined {
+  let links: Set<string>;
   try {
-    lstatSync(path);
-    return true;
+    links = new Set(
+      readdirSync(dir, { withFileTypes: true })
+        .filter((entry) => entry.isSymbolicLink())
+        .map((entry) => entry.name),
+    );
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw error;
+  }
+  return folders.find((folder) => links.has(basename(folder)));
+}
+
+/** One lstat: undefined when nothing is there (or a level above is not a directory). */
+function lstatOf(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR')
-      return false;
+      return undefined;
     throw error;
   }
 }

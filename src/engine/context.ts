@@ -2,7 +2,7 @@ import { getTeam } from '../core/find-team.js';
 import type { FederationConfig } from '../core/schema/config.js';
 import type { Registry, RegistryEntry } from '../core/schema/registry.js';
 import type { LoadedConfig } from '../infra/config/load-config.js';
-import { loadFederationConfig, openBackend, sharesTeamsAcrossMachines, teamWorkspace } from '../adapters/index.js';
+import { CheckedWorkspaces, loadFederationConfig, openBackend, sharesTeamsAcrossMachines } from '../adapters/index.js';
 import type { FederationBackend } from '../ports/federation-backend.js';
 
 /**
@@ -47,18 +47,10 @@ export function openFederation(root: string, options: OpenFederationOptions = {}
   const env = options.env ?? process.env;
   const loaded = options.config ?? loadFederationConfig(root, env);
   const { config } = loaded;
-  const backend = options.backend ?? openBackend({ root, config, env });
   const shared = sharesTeamsAcrossMachines(config);
-  const checked = new Map<string, string>();
-  const workspace = (entry: RegistryEntry): string => {
-    const key = `${entry.domainId}\0${entry.location}`;
-    let location = checked.get(key);
-    if (location === undefined) {
-      location = teamWorkspace(root, entry, { sharedAcrossMachines: shared });
-      checked.set(key, location);
-    }
-    return location;
-  };
+  const workspaces = new CheckedWorkspaces(root, { sharedAcrossMachines: shared });
+  const backend = options.backend ?? openBackend({ root, config, env, workspaces });
+  const workspace = (entry: RegistryEntry): string => workspaces.workspace(entry);
   return {
     root,
     config,

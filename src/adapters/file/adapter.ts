@@ -8,7 +8,7 @@ export const fileAdapter: BackendAdapter<FilesBackendConfig> = {
   type: 'files',
   title: 'file',
   sharesTeamsAcrossMachines: false,
-  open: ({ root }) => openFileBackend(root),
+  open: ({ root, workspaces }) => openFileBackend(root, workspaces),
   checkInit: (_config, root) => checkRegistryFile(root),
   initFiles: createRegistryFile,
 };

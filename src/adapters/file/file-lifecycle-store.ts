@@ -1,9 +1,8 @@
 import { lstatSync } from 'node:fs';
 import { LifecycleConflictError } from '../../core/errors.js';
-import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
 import { assertLockHeld, withLock } from '../../infra/fs/lock.js';
 import { workspacePaths } from '../../core/layout.js';
-import { teamWorkspace } from '../team-workspace.js';
+import type { CheckedWorkspaces } from '../checked-workspaces.js';
 import type {
   EnvelopeVersion,
   KeptRun,
@@ -30,8 +29,8 @@ const STATE_LOCK = { staleMs: Number.POSITIVE_INFINITY, timeoutMs: 60_000 };
  * version is the identity of its file: every write replaces it with a new file (a new inode).
  */
 export class FileLifecycleStore implements LifecycleStore {
-  /** Writes go only to a workspace inside `root` that no link leads into (teamWorkspace). */
-  constructor(private readonly root: string) {}
+  /** Writes go only to a workspace inside the root that no link leads into (checked before each write). */
+  constructor(private readonly workspaces: CheckedWorkspaces) {}
 
   envelopeLocation(team: RegistryEntry): string {
     return workspacePaths(team.location).envelope;
@@ -78,9 +77,8 @@ export class FileLifecycleStore implements LifecycleStore {
     fn: (section: LifecycleSection) => Promise<T>,
     options: LifecycleWriteOptions = {},
   ): Promise<T> {
-    teamWorkspace(this.root, team);
     const paths = workspacePaths(team.location);
-    ensureDirectory(paths.state, options);
+    this.workspaces.folderForWrite(team, paths.state, options);
     return withLock(
       paths.stateLock,
       (lock) => fn({ team: team.domainId, assertHeld: () => assertLockHeld(lock) }),
@@ -93,7 +91,7 @@ export class FileLifecycleStore implements LifecycleStore {
     lines: readonly JournalLine[],
     options: LifecycleWriteOptions = {},
   ): Promise<number> {
-    if (lines.length > 0) teamWorkspace(this.root, team);
+    if (lines.length > 0) this.workspaces.folderForWrite(team, workspacePaths(team.location).state, options);
     return appendJournalLines(team.location, lines, options);
   }
 
@@ -111,7 +109,8 @@ export class FileLifecycleStore implements LifecycleStore {
 
   async keepRun(team: RegistryEntry, section: LifecycleSection, options: LifecycleWriteOptions = {}): Promise<KeptRun> {
     section.assertHeld();
-    teamWorkspace(this.root, team);
+    // The run moves out of the state folder into .fed/history: resolving the state folder checks both.
+    this.workspaces.beforeWrite(team, workspacePaths(team.location).state);
     return keepCurrentRun(team.location, options);
   }
 }

@@ -13,6 +13,7 @@ import { workspacePaths } from '../../core/layout.js';
 import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
 import { toJsonText } from '../../core/json-text.js';
 import { SIGNAL_PROTOCOL, type SignalMessage } from '../../core/schema/signal.js';
+import type { CheckedWorkspaces } from '../checked-workspaces.js';
 import { partyWorkspace } from './signals/resolve-workspace.js';
 import { deliverSignal } from './signals/send-signal.js';
 import { takeCensus, type BoxCensus } from './box-census.js';
@@ -26,14 +27,20 @@ import { FileSignalInbox, FileSignalOutbox } from './file-signal-inbox.js';
 export class FileSignalTransport implements SignalTransport {
   readonly protocol = SIGNAL_PROTOCOL;
   private readonly root: string;
+  private readonly workspaces: CheckedWorkspaces;
 
-  constructor(root: string) {
+  constructor(root: string, workspaces: CheckedWorkspaces) {
     this.root = root;
+    this.workspaces = workspaces;
   }
 
   async send(message: SignalMessage, route: SendRoute, options: TransportSendOptions = {}): Promise<SentSignal> {
-    const recipient = partyWorkspace(this.root, route.to);
-    const sender = partyWorkspace(this.root, route.from);
+    const recipient = partyWorkspace(this.root, route.to, (entry, paths) =>
+      this.workspaces.beforeWrite(entry, paths.inbox),
+    );
+    const sender = partyWorkspace(this.root, route.from, (entry, paths) =>
+      this.workspaces.beforeWrite(entry, paths.outbox),
+    );
     const earlier = !options.idempotent ? 'none' : options.claimed ? 'same-name' : 'same-subject';
     return deliverSignal(recipient, sender, { message, text: toJsonText(message) }, earlier, {
       durable: options.durable ?? true,
@@ -41,16 +48,25 @@ export class FileSignalTransport implements SignalTransport {
   }
 
   inbox(party: SignalParty, options: InboxOptions = {}): FileSignalInbox {
-    return new FileSignalInbox(partyWorkspace(this.root, party), options);
+    // The inbox writes acknowledgments (and quarantines) into its folder.
+    const workspace = partyWorkspace(this.root, party, (entry, paths) =>
+      this.workspaces.beforeWrite(entry, paths.inbox),
+    );
+    return new FileSignalInbox(workspace, options);
   }
 
   outbox(party: SignalParty): FileSignalOutbox {
-    return new FileSignalOutbox(partyWorkspace(this.root, party));
+    return new FileSignalOutbox(partyWorkspace(this.root, party, (entry) => this.workspaces.workspace(entry)));
   }
 
   async provision(party: SignalParty, options: TransportWriteOptions = {}): Promise<void> {
-    const workspace = partyWorkspace(this.root, party);
-    for (const dir of [workspace.inbox, workspace.outbox]) ensureDirectory(dir, options);
+    const workspace = partyWorkspace(this.root, party, (entry, paths) => {
+      this.workspaces.folderForWrite(entry, paths.inbox, options);
+      return this.workspaces.folderForWrite(entry, paths.outbox, options);
+    });
+    // Meta's boxes (a team's were made above).
+    if (workspace.entry === undefined)
+      for (const dir of [workspace.inbox, workspace.outbox]) ensureDirectory(dir, options);
   }
 
   /**

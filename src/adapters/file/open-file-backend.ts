@@ -1,4 +1,5 @@
 import type { FederationBackend } from '../../ports/federation-backend.js';
+import { CheckedWorkspaces } from '../checked-workspaces.js';
 import { FileDeliveryFactStore } from './file-delivery-fact-store.js';
 import { FileFederationJournal } from './file-federation-journal.js';
 import { FileLifecycleStore } from './file-lifecycle-store.js';
@@ -8,14 +9,17 @@ import { FileSignalTransport } from './file-signal-transport.js';
 /** The name of the file backend (as `FederationBackend.name`). */
 export const FILE_BACKEND_NAME = 'file-signal-v1';
 
-/** The file-signal-v1 backend of the federation at `root`: everything in files under it (docs/design/spec.md §4.1). */
-export function openFileBackend(root: string): FederationBackend {
+/**
+ * The file-signal-v1 backend of the federation at `root`: everything in files under it (docs/design/spec.md §4.1).
+ * Its workspace checks are the Federation context's when it passes them (one check per team per context).
+ */
+export function openFileBackend(root: string, workspaces = new CheckedWorkspaces(root)): FederationBackend {
   return {
     name: FILE_BACKEND_NAME,
     root,
-    signals: new FileSignalTransport(root),
+    signals: new FileSignalTransport(root, workspaces),
     registry: new FileRegistryStore(root),
-    lifecycles: new FileLifecycleStore(root),
+    lifecycles: new FileLifecycleStore(workspaces),
     journal: new FileFederationJournal(root),
     delivery: new FileDeliveryFactStore(root),
   };

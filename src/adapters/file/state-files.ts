@@ -1,6 +1,5 @@
 import { appendFileSync, closeSync, fsyncSync, ftruncateSync, openSync } from 'node:fs';
 import { writeFileAtomic, type ReplaceOptions, type WriteOptions } from '../../infra/fs/atomic-write.js';
-import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
 import { toJsonText } from '../../core/json-text.js';
 import { readFileTail, readJsonFile } from '../../infra/fs/read-json-file.js';
 import { workspacePaths } from '../../core/layout.js';
@@ -17,9 +16,12 @@ export function readEnvelope(workspace: string): LifecycleEnvelope | undefined {
   return readJsonFile(workspacePaths(workspace).envelope, envelopeSchema);
 }
 
+/**
+ * Replace the envelope. Only a holder of the lifecycle section writes it, and the section's lock file lives
+ * in the state folder, so the folder is there: no mkdir here.
+ */
 export function writeEnvelope(workspace: string, envelope: LifecycleEnvelope, options: ReplaceOptions = {}): void {
   const paths = workspacePaths(workspace);
-  ensureDirectory(paths.state, options);
   writeFileAtomic(paths.envelope, toJsonText(envelope), options);
 }
 
@@ -63,7 +65,7 @@ export function appendJournalLines(
   const lastSeq = parseJournalLines(tail.toString('utf8')).at(-1)?.seq ?? 0;
   const missing = lines.filter((line) => line.seq > lastSeq);
   if (missing.length === 0) return 0;
-  ensureDirectory(workspacePaths(workspace).state, options);
+  // The state folder is there: the lifecycle store makes sure of it when it checks the workspace.
   const fd = openSync(file, 'a');
   try {
     const torn = tail.length > 0 && tail[tail.length - 1] !== 0x0a ? tail.length - 1 - tail.lastIndexOf(0x0a) : 0;

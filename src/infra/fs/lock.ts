@@ -1,10 +1,12 @@
 import { readFileSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { dirname } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FedError } from '../../core/errors.js';
 import { lockOwnerSchema, type LockOwner } from '../../core/schema/lock-owner.js';
 import { createFileExclusive, unlinkQuietly } from './atomic-write.js';
+import { ensureDirectory } from './ensure-directory.js';
 import { currentProcessStartTime, processIsAlive } from './process-identity.js';
 
 export type { LockOwner } from '../../core/schema/lock-owner.js';
@@ -34,6 +36,11 @@ export interface LockOptions {
   timeoutMs?: number;
   /** Base pause between attempts; jittered (default 2 ms). */
   retryMs?: number;
+  /**
+   * Make the lock's folder when it is not there (found by the first attempt failing, so a lock in a folder
+   * that exists costs no mkdir).
+   */
+  makeFolder?: boolean;
 }
 
 /** `pid 123 on host since <time>`, for messages that name who holds a lock. */
@@ -81,14 +88,29 @@ function observe(path: string): Observed | undefined {
   try {
     const stat = statSync(path);
     const text = readFileSync(path, 'utf8');
-    let owner: LockOwner | undefined;
-    try {
-      const parsed = lockOwnerSchema.safeParse(JSON.parse(text));
-      owner = parsed.success ? parsed.data : undefined;
-    } catch {
-      owner = undefined;
-    }
-    return { owner, identity: `${stat.ino}:${stat.mtimeMs}:${text}`, ageMs: Date.now() - stat.mtimeMs };
+    return { owner: ownerIn(text), identity: `${stat.ino}:${stat.mtimeMs}:${text}`, ageMs: Date.now() - stat.mtimeMs };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+function ownerIn(text: string): LockOwner | undefined {
+  try {
+    const parsed = lockOwnerSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The lock's owner alone, in one read: a holder checking its own token needs neither the file's identity
+ * nor its age (which `observe` stats for). Undefined when there is no lock or its owner is unreadable.
+ */
+function currentOwner(path: string): LockOwner | undefined {
+  try {
+    return ownerIn(readFileSync(path, 'utf8'));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
@@ -112,6 +134,16 @@ function isAbandoned(seen: Observed, staleMs: number): boolean {
 /** Locks live only as long as a process; they need no fsync to be correct. */
 function createExclusive(path: string, owner: LockOwner): boolean {
   return createFileExclusive(path, JSON.stringify(owner), { durable: false });
+}
+
+function createIn(path: string, owner: LockOwner, makeFolder: boolean): boolean {
+  try {
+    return createExclusive(path, owner);
+  } catch (error) {
+    if (!makeFolder || (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    ensureDirectory(dirname(path));
+    return createExclusive(path, owner);
+  }
 }
 
 function newOwner(): LockOwner {
@@ -161,7 +193,7 @@ export async function acquireLock(path: string, options: LockOptions = {}): Prom
   const started = Date.now();
   for (let attempt = 0; ; attempt++) {
     const owner = newOwner();
-    if (createExclusive(path, owner)) return { path, owner };
+    if (createIn(path, owner, options.makeFolder ?? false)) return { path, owner };
     const seen = observe(path);
     if (seen === undefined) continue;
     // Retry at once only after removing an abandoned lock; a takeover another waiter is running (its
@@ -183,14 +215,13 @@ export function isLockHeld(path: string, options: Pick<LockOptions, 'staleMs'> =
 
 /** Throws LockLostError unless `handle` still holds its lock: the check a holder makes right before it commits. */
 export function assertLockHeld(handle: LockHandle): void {
-  const seen = observe(handle.path);
-  if (seen?.owner?.token !== handle.owner.token) throw new LockLostError(handle.path, seen?.owner);
+  const owner = currentOwner(handle.path);
+  if (owner?.token !== handle.owner.token) throw new LockLostError(handle.path, owner);
 }
 
 /** Release only our own lock: if it was taken over, the new owner's lock is left alone. */
 export function releaseLock(handle: LockHandle): void {
-  const seen = observe(handle.path);
-  if (seen?.owner?.token === handle.owner.token) unlinkQuietly(handle.path);
+  if (currentOwner(handle.path)?.token === handle.owner.token) unlinkQuietly(handle.path);
 }
 
 export async function withLock<T>(

@@ -29,6 +29,9 @@ export function firstFreeSuffix(dir: string, name: string): number {
   return high;
 }
 
+/** What a `findInNameRun` reader may return for a file that is not there (instead of undefined). */
+export const ABSENT: unique symbol = Symbol('absent');
+
 /**
  * The first file of the run of `name` in box folder `dir` that `read` accepts, reading at most `maxNames`
  * names. The run reaches as far as a publish would look for a free name now (firstFreeSuffix), past
@@ -38,15 +41,17 @@ export function firstFreeSuffix(dir: string, name: string): number {
 export function findInNameRun<T>(
   dir: string,
   name: string,
-  read: (file: string) => T | undefined,
+  read: (file: string) => T | undefined | typeof ABSENT,
   maxNames = Number.POSITIVE_INFINITY,
 ): T | undefined {
   const first = read(name);
+  // A run starts at `name`: when it is not taken, there is no run (a reader that says so spares a stat).
+  if (first === ABSENT) return undefined;
   if (first !== undefined || !existsSync(join(dir, name))) return first;
   const end = firstFreeSuffix(dir, name);
   for (let n = 2; n < end && n <= maxNames; n++) {
     const found = read(suffixedName(name, n));
-    if (found !== undefined) return found;
+    if (found !== undefined && found !== ABSENT) return found;
   }
   return undefined;
 }

@@ -32,14 +32,27 @@ export function resolveSignalWorkspace(
   party: string,
   options: ResolveWorkspaceOptions = {},
 ): SignalWorkspace {
-  if (party === META) return partyWorkspace(root, { id: META, entry: undefined });
-  return partyWorkspace(root, resolveParty(options.registry ?? readRegistry(root), party, options));
+  const resolved =
+    party === META
+      ? { id: META, entry: undefined }
+      : resolveParty(options.registry ?? readRegistry(root), party, options);
+  return partyWorkspace(root, resolved, (entry) => teamWorkspace(root, entry));
 }
 
-/** Where the boxes of a party already resolved are: meta's in the root, a team's in its (checked) registry location. */
-export function partyWorkspace(root: string, party: { id: string; entry: RegistryEntry | undefined }): SignalWorkspace {
+/** Checks a team's workspace (given the paths of its folders) and returns its location, or refuses it. */
+export type WorkspaceCheck = (entry: RegistryEntry, paths: ReturnType<typeof workspacePaths>) => string;
+
+/**
+ * Where the boxes of a party already resolved are: meta's in the root, a team's in its registry location
+ * once `check` passed it (the backend's checks: once per team, and the folder again before a write).
+ */
+export function partyWorkspace(
+  root: string,
+  party: { id: string; entry: RegistryEntry | undefined },
+  check: WorkspaceCheck,
+): SignalWorkspace {
   if (!party.entry) return { id: party.id, ...boxes(root), entry: undefined };
-  return { id: party.id, ...boxes(teamWorkspace(root, party.entry)), entry: party.entry };
+  return { id: party.id, ...boxes(check(party.entry, workspacePaths(party.entry.location))), entry: party.entry };
 }
 
 function boxes(workspace: string): Pick<SignalWorkspace, 'workspace' | 'inbox' | 'outbox'> {

@@ -12,7 +12,7 @@ import { ensureDirectory } from '../../../infra/fs/ensure-directory.js';
 import { toJsonText } from '../../../core/json-text.js';
 import type { SentSignal } from '../../../ports/signal-transport.js';
 import type { SignalMessage } from '../../../core/schema/signal.js';
-import { findInNameRun, firstFreeSuffix } from './name-run.js';
+import { ABSENT, findInNameRun, firstFreeSuffix } from './name-run.js';
 import { readValidFile } from './read-valid-file.js';
 import { CONCURRENT_SEND_MS } from '../../../core/schema/delivery.js';
 import { judgeSignal, type BoxExpectation } from '../../../core/schema/judge-signal.js';
@@ -48,7 +48,7 @@ export async function deliverSignal(
   // runs): under a lock per recipient and id, each finds the copies the one before it wrote.
   return earlier === 'none'
     ? deliver()
-    : withLock(sendLockPath(recipient, fresh.message.id), deliver, { timeoutMs: 60_000 });
+    : withLock(sendLockPath(recipient, fresh.message.id), deliver, { timeoutMs: 60_000, makeFolder: true });
 }
 
 /**
@@ -63,9 +63,7 @@ function inTime(earlier: EarlierCopies, message: SignalMessage): EarlierCopies {
 
 /** `<recipient workspace>/.fed/signals/.send-<id>.lock`: beside the boxes, never read as a signal. */
 function sendLockPath(recipient: SignalWorkspace, id: string): string {
-  const dir = dirname(recipient.inbox);
-  ensureDirectory(dir);
-  return join(dir, `.send-${id}.lock`);
+  return join(dirname(recipient.inbox), `.send-${id}.lock`);
 }
 
 /**
@@ -162,13 +160,18 @@ function findSentCopy(
   name = signalFileName(wanted),
 ): StoredCopy | undefined {
   if (earlier === 'none') return undefined;
-  const readCopy = (file: string): StoredCopy | undefined => {
-    const message = readValidFile(join(dir, file), (bytes) => judgeSignal(bytes, expect));
+  const readCopy = (file: string): StoredCopy | undefined | typeof ABSENT => {
+    const message = readValidFile(join(dir, file), (bytes) => judgeSignal(bytes, expect), ABSENT);
+    if (message === ABSENT) return ABSENT;
     return message?.id === wanted.id ? { file, message } : undefined;
   };
   let copy: StoredCopy | undefined;
   if (earlier === 'same-name') copy = findInNameRun(dir, name, readCopy);
-  else for (const file of sameSubjectFiles(dir, wanted)) if ((copy = readCopy(file))) break;
+  else
+    for (const file of sameSubjectFiles(dir, wanted)) {
+      const read = readCopy(file);
+      if (read !== ABSENT && (copy = read)) break;
+    }
   const differing = copy
     ? (['from', 'to', 'type', 'subject', 'body'] as const).filter((key) => copy.message[key] !== wanted[key])
     : [];

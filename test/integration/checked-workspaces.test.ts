@@ -1,0 +1,69 @@
+import { cpSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { initFederation, onboardTeam, sendSignal } from '../../src/index.js';
+import { getTeam } from '../../src/core/find-team.js';
+import { workspacePaths } from '../../src/core/layout.js';
+import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { openFederation, type Federation } from '../../src/engine/context.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/**
+ * One Federation context checks a team's workspace once; each write re-checks the folder it writes into.
+ * A workspace (or runtime folder) replaced by a link after the first check is refused before the write.
+ */
+async function checkedTeam() {
+  const root = tempDir();
+  initFederation(root, {}, {});
+  await onboardTeam(openFederation(root), { domain: 'docs' }, { durable: false });
+  const fed = openFederation(root);
+  const team = getTeam(readRegistry(root), 'docs');
+  fed.workspace(team);
+  return { root, fed, team, paths: workspacePaths(team.location) };
+}
+
+/** Replace `dir` by a link to a copy of it outside the federation; returns the copy. */
+function replaceWithLink(dir: string): string {
+  const outside = join(tempDir('fed-outside-'), 'moved');
+  cpSync(dir, outside, { recursive: true });
+  renameSync(dir, `${dir}.old`);
+  symlinkSync(outside, dir);
+  return outside;
+}
+
+const exclusive = (fed: Federation, team: ReturnType<typeof getTeam>) =>
+  fed.backend.lifecycles.exclusive(team, async () => 'entered', { durable: false });
+
+describe('workspace checks within one Federation context', () => {
+  it('the state folder replaced by a link after the first check: the lifecycle section is refused and nothing is written there', async () => {
+    const { fed, team, paths } = await checkedTeam();
+    await expect(exclusive(fed, team)).resolves.toBe('entered');
+    mkdirSync(paths.state, { recursive: true });
+    const outside = replaceWithLink(paths.state);
+    const before = readdirSync(outside);
+    await expect(exclusive(fed, team)).rejects.toMatchObject({ code: 'WORKSPACE_SYMLINK' });
+    // Refused before the line is even looked at.
+    await expect(
+      fed.backend.lifecycles.appendJournal(team, [{ seq: 1 } as never], { durable: false }),
+    ).rejects.toMatchObject({ code: 'WORKSPACE_SYMLINK' });
+    expect(readdirSync(outside)).toEqual(before);
+  });
+
+  it('the whole workspace replaced by a link after the first check: a send to the team is refused', async () => {
+    const { root, fed, team, paths } = await checkedTeam();
+    await sendSignal(fed, { to: 'docs', type: 'directive', subject: 'first' }, { durable: false });
+    const outside = replaceWithLink(team.location);
+    await expect(
+      sendSignal(fed, { to: 'docs', type: 'directive', subject: 'second' }, { durable: false }),
+    ).rejects.toMatchObject({ code: 'WORKSPACE_SYMLINK' });
+    expect(readdirSync(join(outside, '.fed', 'signals', 'inbox')).filter((f) => f.includes('second'))).toEqual([]);
+    expect(paths.inbox.startsWith(root)).toBe(true);
+  });
+
+  it('a folder missing since the first check is checked again whole and made for the write', async () => {
+    const { fed, team, paths } = await checkedTeam();
+    rmSync(paths.state, { recursive: true, force: true });
+    await expect(exclusive(fed, team)).resolves.toBe('entered');
+    expect(readdirSync(paths.fedDir)).toContain('state');
+  });
+});
