@@ -67,13 +67,3 @@ export function openFederation(root: string, options: OpenFederationOptions = {}
     },
   };
 }
-
-/** The same federation on another backend (migration copies from one to the other). */
-export function withBackend(fed: Federation, backend: FederationBackend): Federation {
-  return openFederation(fed.root, {
-    env: fed.env,
-    config: { config: fed.config, ...fed.configFile },
-    backend,
-    now: fed.now,
-  });
-}
