@@ -1,11 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { backendConfigFiles, redactedConfig } from '../../src/adapters/index.js';
+import { backendConfigFiles, loadFederationConfig as loadConfig, redactedConfig } from '../../src/adapters/index.js';
 import { redactServerUrl } from '../../src/adapters/jetstream/redact-servers.js';
 import { missingConfigFiles } from '../../src/infra/config/referenced-files.js';
 import { ConfigValidationError } from '../../src/index.js';
-import { loadConfig, validateConfig } from '../../src/infra/config/load-config.js';
+import { validateConfig } from '../../src/infra/config/load-config.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 function problemsOf(fn: () => unknown): string[] {

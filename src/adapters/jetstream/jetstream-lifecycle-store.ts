@@ -116,11 +116,14 @@ export class JetStreamLifecycleStore implements LifecycleStore {
     }
   }
 
+  // Lookups here go to the stream's leader (streams.getMessage), never a direct get: any replica answers
+  // those, and one behind the leader names an older last line or run (see read-subject.ts).
+
   /** The journal line with `seq`, if stored. */
   private async line(team: RegistryEntry, seq: number): Promise<JournalLine | undefined> {
     const { session } = await this.streams();
     const message = await retryTransient(() =>
-      session.jsm.direct.getMessage(this.names.journalStream, {
+      session.jsm.streams.getMessage(this.names.journalStream, {
         last_by_subj: this.names.journalSubject(team.domainId, seq),
       }),
     );
@@ -138,7 +141,7 @@ export class JetStreamLifecycleStore implements LifecycleStore {
   private async lastSeq(team: RegistryEntry): Promise<number> {
     const { session } = await this.streams();
     const message = await retryTransient(() =>
-      session.jsm.direct.getMessage(this.names.journalStream, {
+      session.jsm.streams.getMessage(this.names.journalStream, {
         last_by_subj: this.names.journalFilter(team.domainId),
       }),
     );
@@ -252,12 +255,12 @@ export class JetStreamLifecycleStore implements LifecycleStore {
     };
   }
 
-  /** The run kept last (runs are kept in order, so it is the last entry written under `run.<team>.*`): one direct lookup. */
+  /** The run kept last (runs are kept in order, so it is the last entry written under `run.<team>.*`): one lookup. */
   private async latestKeptRun(team: RegistryEntry): Promise<{ kept: KeptRun; text: string } | undefined> {
     const { session } = await this.streams();
     const bucket = this.names.lifecycleBucket;
     const message = await retryTransient(() =>
-      session.jsm.direct.getMessage(`KV_${bucket}`, { last_by_subj: `$KV.${bucket}.${this.runKey(team, '*')}` }),
+      session.jsm.streams.getMessage(`KV_${bucket}`, { last_by_subj: `$KV.${bucket}.${this.runKey(team, '*')}` }),
     );
     if (!message || message.data.length === 0) return undefined;
     const kept = this.keptRun(team, Number(message.subject.slice(message.subject.lastIndexOf('.') + 1)), message.data);
