@@ -1,7 +1,6 @@
 import type { Subscription } from '@nats-io/transport-node';
 import type { InvalidSignalFile, SignalEntry, SignalSubscription, WatchOptions } from '../../ports/signal-transport.js';
 import type { FederationStreams } from './federation-streams.js';
-import type { JetStreamInbox } from './jetstream-inbox.js';
 import type { JetStreamNames } from './names.js';
 
 /**
@@ -12,10 +11,18 @@ import type { JetStreamNames } from './names.js';
  */
 const FOLLOW_UP_MS = 25;
 
+/** What the watch reads of an inbox (a JetStreamInbox). */
+export interface WatchedInbox {
+  readonly party: string;
+  readonly location: string;
+  readNew(afterSeq: number): Promise<{ signals: SignalEntry[]; invalid: InvalidSignalFile[]; lastSeq: number }>;
+  storedAtOf(file: string): number;
+}
+
 export function watchInbox(
   streams: () => Promise<FederationStreams>,
   names: JetStreamNames,
-  inbox: JetStreamInbox,
+  inbox: WatchedInbox,
   options: WatchOptions,
 ): SignalSubscription {
   // "Already in the box when the watch starts" is decided by when the server stored a signal, not by

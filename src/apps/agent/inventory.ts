@@ -4,7 +4,7 @@ import { readFileBounded } from '../../infra/fs/read-json-file.js';
 import { findGoImports, findPythonImports, findScriptImports } from './import-scan.js';
 import { BINARY_EXTENSIONS, languageOf, type Language } from './languages.js';
 import { findTodoMarkers, type TodoMarker } from './source-scan.js';
-import { isTestFile } from './test-files.js';
+import { isTestFile } from './test-file-names.js';
 import { describeFsError, type Unreadable, type WalkResult } from './walk-codebase.js';
 
 /** One readable file of the codebase and what the survey measured in it. */

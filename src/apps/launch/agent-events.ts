@@ -1,12 +1,8 @@
 import { RefusedError } from '../../core/errors.js';
 import type { FederationConfig } from '../../core/schema/config.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
-import {
-  applyLifecycleInputs,
-  loadTeamLifecycle,
-  type ApplyOptions,
-  type ApplyResult,
-} from '../../engine/actors/team-lifecycle.js';
+import { applyLifecycleInputs, loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
+import type { ApplyOptions, ApplyResult } from '../../engine/actors/lifecycle-types.js';
 import { archetypeOf } from '../../engine/archetypes/catalog.js';
 import type { Federation } from '../../engine/context.js';
 

@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
-import { applyLifecycleInputs, type TeamLifecycle } from '../../engine/actors/team-lifecycle.js';
+import { applyLifecycleInputs } from '../../engine/actors/team-lifecycle.js';
+import type { TeamLifecycle } from '../../engine/actors/lifecycle-types.js';
 import { stateOf } from '../../engine/actors/state-of.js';
 import { setTeamStatus } from '../../engine/actors/team-status-command.js';
 import {

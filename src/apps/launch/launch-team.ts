@@ -5,12 +5,8 @@ import type { Mission } from '../../../machines/lifecycle-context.js';
 import { TeamInboxConsumer } from '../../engine/actors/consume-inbox.js';
 import { stateOf } from '../../engine/actors/state-of.js';
 import { acquireTeamLease, tryAcquireTeamLease } from '../../engine/actors/team-lease.js';
-import {
-  awaitsApply,
-  lifecycleEntryFor,
-  loadTeamLifecycle,
-  type TeamLifecycle,
-} from '../../engine/actors/team-lifecycle.js';
+import { awaitsApply, lifecycleEntryFor, loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
+import type { TeamLifecycle } from '../../engine/actors/lifecycle-types.js';
 import type { Archetype } from '../../engine/archetypes/archetype.js';
 import { archetypeOf } from '../../engine/archetypes/catalog.js';
 import { RefusedError } from '../../core/errors.js';

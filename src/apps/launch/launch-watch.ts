@@ -1,5 +1,6 @@
 import type { TeamInboxConsumer } from '../../engine/actors/consume-inbox.js';
-import { loadTeamLifecycle, type TeamLifecycle } from '../../engine/actors/team-lifecycle.js';
+import { loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
+import type { TeamLifecycle } from '../../engine/actors/lifecycle-types.js';
 import { notifySignals, notifyTransitions } from '../../engine/hooks/notify-hooks.js';
 import type { InspectionRelay } from '../../infra/inspect/agent-inspection.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';

@@ -2,15 +2,8 @@ import { FedError } from '../../core/errors.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { InvalidSignalFile, SignalEntry, SignalInbox, SignalReadResult } from '../../ports/signal-transport.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
-import {
-  applyLifecycleInputs,
-  loadTeamLifecycle,
-  settleTeamLifecycle,
-  type ApplyOptions,
-  type ApplyResult,
-  type LifecycleStep,
-  type TeamLifecycle,
-} from './team-lifecycle.js';
+import { applyLifecycleInputs, loadTeamLifecycle, settleTeamLifecycle } from './team-lifecycle.js';
+import type { ApplyOptions, ApplyResult, LifecycleStep, TeamLifecycle } from './lifecycle-types.js';
 import { stateOf } from './state-of.js';
 import type { Federation } from '../context.js';
 

@@ -1,7 +1,7 @@
 import type { HeldSignal } from '../../core/schema/lifecycle-state.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
-import type { LifecycleChange } from './team-lifecycle.js';
+import type { LifecycleChange } from './lifecycle-types.js';
 
 export type SignalInput = Extract<LifecycleChange, { source: 'signal' }>;
 

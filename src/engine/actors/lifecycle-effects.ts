@@ -4,7 +4,7 @@ import { writeRegistryStatus } from '../registry/team-status.js';
 import { META } from '../../core/schema/common.js';
 import type { Registry, RegistryEntry, TeamStatus } from '../../core/schema/registry.js';
 import { sendSignal } from '../messaging/send-signal.js';
-import type { TeamLifecycle } from './team-lifecycle.js';
+import type { TeamLifecycle } from './lifecycle-types.js';
 import type { Federation } from '../context.js';
 
 /**

@@ -11,7 +11,7 @@ import { ApplyInspection, takeTransition } from './lifecycle-transition.js';
 import { reportSignalId } from './report-signal-id.js';
 import { eventForSignal, signalCommand } from './signal-events.js';
 import { stateOf } from './state-of.js';
-import type { LifecycleChange, LifecycleStep, TeamLifecycle } from './team-lifecycle.js';
+import type { LifecycleChange, LifecycleStep, TeamLifecycle } from './lifecycle-types.js';
 
 export interface WalkSetup {
   team: RegistryEntry;

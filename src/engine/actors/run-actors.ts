@@ -9,7 +9,7 @@ import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { SignalSubscription } from '../../ports/signal-transport.js';
 import { TeamInboxConsumer, type ConsumeResult, type ConsumerOptions } from './consume-inbox.js';
 import { acquireTeamLease, type TeamLease } from './team-lease.js';
-import type { LifecycleStep } from './team-lifecycle.js';
+import type { LifecycleStep } from './lifecycle-types.js';
 import type { Federation } from '../context.js';
 
 export interface RunActorsOptions extends ConsumerOptions {

@@ -5,7 +5,8 @@ import { getTeam, statusOf } from '../../core/find-team.js';
 import { writeRegistryStatus, nextTeamStatus, type StatusChange } from '../registry/team-status.js';
 import { isWorkspaceRefusal } from '../../adapters/index.js';
 import type { UpdateOptions } from '../registry/update-registry.js';
-import { applyLifecycleInputs, withStateLock, type ApplyOptions } from './team-lifecycle.js';
+import { applyLifecycleInputs, withStateLock } from './team-lifecycle.js';
+import type { ApplyOptions } from './lifecycle-types.js';
 import type { Federation } from '../context.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { ConsumeResult } from '../actors/consume-inbox.js';
-import type { LifecycleStep } from '../actors/team-lifecycle.js';
+import type { LifecycleStep } from '../actors/lifecycle-types.js';
 import type { JournalLine } from '../../core/schema/lifecycle-state.js';
 import type { LoadedHooks } from './load-hooks.js';
 
