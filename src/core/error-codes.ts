@@ -76,6 +76,7 @@ export type FedErrorCode =
   // Launching a team's agent, its runs and their retries.
   | 'AGENT_COMMAND'
   | 'PROMPT_TOO_LONG'
+  | 'PROMPT_NUL_BYTE'
   | 'NO_BUILT_IN_AGENT'
   | 'NO_MISSION'
   | 'NOTHING_TO_DO'
