@@ -29,6 +29,7 @@ export type FedErrorCode =
   | `FS_${FileSystemErrno}`
   // Concurrent writers: optimistic-concurrency conflicts, locks, operations already under way.
   | 'REGISTRY_CONFLICT'
+  | 'REGISTRY_VERSION_EXHAUSTED'
   | 'LIFECYCLE_CONFLICT'
   | 'LOCK_TIMEOUT'
   | 'LOCK_LOST'
