@@ -45,7 +45,7 @@ export function readFileBounded(path: string, options: BoundedReadOptions = {}):
     // Read at most one byte past the limit: a file growing while it is read cannot make this unbounded.
     // A size of 0 may be unknown rather than empty (procfs: /proc/version): then it is read to its end.
     const sizeKnown = stat.size > 0;
-    let buffer = Buffer.allocUnsafe(Math.min(sizeKnown ? stat.size : 64 * 1024, maxBytes) + 1);
+    let buffer = Buffer.allocUnsafe(Math.min(sizeKnown ? stat.size : 4096, maxBytes) + 1);
     let length = 0;
     for (;;) {
       const asked = buffer.length - length;
