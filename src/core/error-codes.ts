@@ -29,6 +29,7 @@ export type FedErrorCode =
   | `FS_${FileSystemErrno}`
   // Concurrent writers: optimistic-concurrency conflicts, locks, operations already under way.
   | 'REGISTRY_CONFLICT'
+  | 'REGISTRY_VERSION_EXHAUSTED'
   | 'LIFECYCLE_CONFLICT'
   | 'LOCK_TIMEOUT'
   | 'LOCK_LOST'
@@ -63,6 +64,7 @@ export type FedErrorCode =
   | 'UNKNOWN_SIGNAL'
   | 'INVALID_SIGNAL'
   | 'SIGNAL_ID_REUSED'
+  | 'SENDER_NOT_CALLER'
   | 'SIGNAL_FILE_MISSING'
   | 'SIGNAL_OUTBOX_FAILED'
   | 'NOT_A_SIGNAL_BOX'
@@ -76,6 +78,7 @@ export type FedErrorCode =
   // Launching a team's agent, its runs and their retries.
   | 'AGENT_COMMAND'
   | 'PROMPT_TOO_LONG'
+  | 'PROMPT_NUL_BYTE'
   | 'NO_BUILT_IN_AGENT'
   | 'NO_MISSION'
   | 'NOTHING_TO_DO'

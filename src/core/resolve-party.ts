@@ -39,3 +39,19 @@ export function resolveParty(registry: Registry, name: string, options: ResolveP
   }
   return { id: entry.domainId, entry };
 }
+
+/**
+ * A team acts only as itself: `caller` is who runs the command — the team whose workspace it runs in, or
+ * `$FED_TEAM` (a launched agent) — and `party` the one it would act as (a signal's sender, the team whose
+ * lifecycle an event moves). Without a caller the command runs as meta at the federation root, whose
+ * operator acts for any party. `role` names the option that chose the party, e.g. `sender (--from)`.
+ */
+export function assertActsAsCaller(registry: Registry, caller: string | undefined, party: string, role: string): void {
+  if (caller === undefined) return;
+  const callerId = caller === META ? META : (findTeam(registry, caller)?.domainId ?? caller);
+  if (party === callerId) return;
+  throw new RefusedError(
+    'SENDER_NOT_CALLER',
+    `${role}: this command runs as team "${callerId}" (its workspace, or $FED_TEAM), which cannot act as "${party}": a team sends signals and reports events only as itself; leave the option out, or run the command as meta from the federation root without FED_TEAM`,
+  );
+}

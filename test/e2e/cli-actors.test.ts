@@ -106,6 +106,21 @@ describe('fed event / fed actors run / fed team show', () => {
     expect(existsSync(join(root, '.fed', 'teams', 'docs', '.fed', 'state', 'lifecycle.json'))).toBe(false);
   });
 
+  it('a team cannot report events for another team (from its workspace or with FED_TEAM): exit 2, nothing written', async () => {
+    const { root, fed } = await federationWithTeam();
+    expect((await fed('team', 'onboard', 'other')).code).toBe(0);
+    const args = ['event', '--team', 'docs', 'FAIL', '--data', '{"reason":"x"}'];
+    for (const run of [
+      () => runFed(args, { cwd: join(root, '.fed', 'teams', 'other') }),
+      () => runFed(['--root', root, ...args], { env: { FED_TEAM: 'other' } }),
+    ]) {
+      const result = await run();
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/runs as team "other".*cannot act as "docs"/);
+      expect(existsSync(join(root, '.fed', 'teams', 'docs', '.fed', 'state', 'lifecycle.json'))).toBe(false);
+    }
+  });
+
   it('fed team pause/resume moves the lifecycle too', async () => {
     const { fed } = await federationWithTeam();
     expect((await fed('team', 'pause', 'docs')).code).toBe(0);

@@ -34,6 +34,9 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
         env: { FED_NATS_URL: server().url, FED_TEAM: 'docs' },
         timeoutMs: 60_000,
       });
+    // The operator on the team's machine: meta there, no FED_TEAM (a team may send only as itself).
+    const onTeamMachineAsMeta = (args: string[]) =>
+      runFed(['--root', teamMachine, ...args], { env: { FED_NATS_URL: server().url }, timeoutMs: 60_000 });
     const ok = async (run: Promise<{ code: number | null; stdout: string; stderr: string }>) => {
       const result = await run;
       expect(result, result.stderr).toMatchObject({ code: 0 });
@@ -75,7 +78,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     expect(await inState('read')).toEqual([question]);
 
     // A retry of the same send from the team's machine is the same signal, delivered once.
-    const retried = await onTeam([...ask, '--from', 'meta']);
+    const retried = await onTeamMachineAsMeta([...ask, '--from', 'meta']);
     expect(retried, retried.stderr).toMatchObject({ code: 0 });
     expect(retried.stderr).toContain('was already delivered');
 

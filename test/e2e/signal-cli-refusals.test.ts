@@ -26,6 +26,12 @@ describe('fed signal send refuses bad input (built CLI)', () => {
       { env: { FED_TEAM: 'ghost' } },
       /sender \(--from\): unknown team "ghost"/,
     ],
+    [
+      'a team sending as meta (FED_TEAM names the caller)',
+      ['--from', 'meta'],
+      { env: { FED_TEAM: 'docs' } },
+      /sender \(--from\): this command runs as team "docs" .*cannot act as "meta"/,
+    ],
     ['an archived recipient', ['--to', 'old'], {}, /team "old" is archived/],
     [
       'an unknown type',
@@ -55,6 +61,28 @@ describe('fed signal send refuses bad input (built CLI)', () => {
     expect(result.stderr).toMatch(message);
     expect(result.stdout).toBe('');
     expect(allBoxes(fed)).toEqual(before);
+  });
+
+  it("refuses, in a team's workspace, a sender other than that team: exit 2, nothing written", async () => {
+    const fed = await signalFederation(['docs', 'api', 'old']);
+    const before = allBoxes(fed);
+    for (const from of ['meta', 'api']) {
+      const result = await runFed(
+        ['signal', 'send', '--from', from, '--to', 'docs', '--type', 'directive', '--subject', 'x'],
+        { cwd: fed.team('docs').workspace },
+      );
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(new RegExp(`runs as team "docs" .*cannot act as "${from}"`));
+      expect(allBoxes(fed)).toEqual(before);
+    }
+    // Its own name, given or implied, is fine.
+    const own = await runFed(
+      ['signal', 'send', '--from', 'docs', '--to', 'meta', '--type', 'report', '--subject', 'y'],
+      {
+        cwd: fed.team('docs').workspace,
+      },
+    );
+    expect(own, own.stderr).toMatchObject({ code: 0 });
   });
 
   it('refuses a missing required option with usage help (exit 2)', async () => {

@@ -119,6 +119,21 @@ describe('registry optimistic concurrency', () => {
     expect(existsSync(join(root, '.fed', 'teams', 'docs'))).toBe(false);
   });
 
+  it('refuses to raise a lockVersion at the largest safe integer, before writing, and the registry stays readable', async () => {
+    const root = federation();
+    const file = federationPaths(root).registry;
+    const registry = { ...readRegistry(root), lockVersion: Number.MAX_SAFE_INTEGER };
+    writeFileSync(file, JSON.stringify(registry));
+    const before = readFileSync(file, 'utf8');
+    const error = await updateRegistry(openFederation(root), (current) => ({ ...current, extra: 1 })).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ code: 'REGISTRY_VERSION_EXHAUSTED', refusal: true });
+    expect((error as Error).message).toMatch(/lockVersion is 9007199254740991.*cannot be raised/);
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    expect(readRegistry(root).lockVersion).toBe(Number.MAX_SAFE_INTEGER);
+  });
+
   it('keeps keys it does not know when writing (a newer fed may have added them)', async () => {
     const root = federation();
     const file = federationPaths(root).registry;

@@ -4,7 +4,7 @@ import { parseJsonFile, readTextFile } from '../../infra/fs/read-json-file.js';
 import { writeFileAtomic, type WriteOptions } from '../../infra/fs/atomic-write.js';
 import { assertLockHeld, LockLostError, withLock, type LockOptions } from '../../infra/fs/lock.js';
 import { federationPaths } from '../../core/layout.js';
-import { registrySchema, type Registry } from '../../core/schema/registry.js';
+import { nextLockVersion, registrySchema, type Registry } from '../../core/schema/registry.js';
 
 /** Declared with the registry store port; exported here too, where it always was. */
 export { RegistryConflictError };
@@ -86,7 +86,7 @@ export async function commitRegistry(
       const written: Registry = {
         ...next,
         lastUpdated: (options.now?.() ?? new Date()).toISOString(),
-        lockVersion: expectedVersion + 1,
+        lockVersion: nextLockVersion(expectedVersion, paths.registry),
       };
       const beforeReplace = () => {
         try {

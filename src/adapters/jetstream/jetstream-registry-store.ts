@@ -1,7 +1,7 @@
 import { CorruptFileError, NotAFederationError, RegistryConflictError } from '../../core/errors.js';
 import { toJsonText } from '../../core/json-text.js';
 import type { RegistryCommitOptions, RegistryStore } from '../../ports/registry-store.js';
-import { registrySchema, type Registry } from '../../core/schema/registry.js';
+import { nextLockVersion, registrySchema, type Registry } from '../../core/schema/registry.js';
 import { zodProblemText } from '../../core/schema/problems.js';
 import type { FederationStreams } from './federation-streams.js';
 import type { JetStreamNames } from './names.js';
@@ -82,7 +82,7 @@ export class JetStreamRegistryStore implements RegistryStore {
     const written: Registry = {
       ...next,
       lastUpdated: (options.now?.() ?? new Date()).toISOString(),
-      lockVersion: expectedVersion + 1,
+      lockVersion: nextLockVersion(expectedVersion, this.location),
     };
     const text = toJsonText(written);
     const { registry } = await this.streams();

@@ -95,6 +95,13 @@ export function agentCommand(
       `the prompt (${Buffer.byteLength(tooLong)} bytes) is too long to pass to ${preset.name} as an argument; shorten the mission or the playbook skill, or use {promptFile} or a preset that reads a file (goose, aider)`,
     );
   }
+  // No process can be given an argument with a NUL byte (spawn throws): refuse it by name instead.
+  if (command.argv.some((word) => word.includes('\0'))) {
+    throw new RefusedError(
+      'PROMPT_NUL_BYTE',
+      `the prompt contains a NUL byte, which cannot be passed to ${preset.name} as an argument; remove it from the mission (the directive signal) or the playbook skill, or use {promptFile} or a preset that reads a file (goose, aider)`,
+    );
+  }
   const transcriptPath = join(
     workspacePaths(context.workspace).runTranscripts,
     `${runId}.${preset.stream === 'json' ? 'jsonl' : 'log'}`,

@@ -4,6 +4,7 @@ import { InvalidInputError } from '../../core/errors.js';
 import { openAgentInspection } from '../../infra/inspect/agent-inspection.js';
 import { parseJsonText } from '../../core/json-text.js';
 import { getTeam } from '../../core/find-team.js';
+import { assertActsAsCaller } from '../../core/resolve-party.js';
 import { federationContext, printJson, type CliIo } from '../io.js';
 import { requireTeam } from '../team-option.js';
 
@@ -40,10 +41,10 @@ export function registerEvent(program: Command, io: CliIo): void {
       const data = parseData(options.data);
       // No workspace check here: the backend refuses a lifecycle write where fed must not write (a team on
       // another machine of a JetStream federation needs none here).
-      const team = getTeam(
-        await ctx.fed.backend.registry.read(),
-        requireTeam(options.team, ctx, 'fed event --team <team> <EVENT>'),
-      );
+      const registry = await ctx.fed.backend.registry.read();
+      const team = getTeam(registry, requireTeam(options.team, ctx, 'fed event --team <team> <EVENT>'));
+      // A team's agent reports its own progress only (the reports go out as that team).
+      assertActsAsCaller(registry, ctx.team, team.domainId, 'team (--team)');
       // Launched with an inspected launch: this process's transitions go to the launcher's inspection log too.
       const inspection = openAgentInspection(io.env);
       let result;

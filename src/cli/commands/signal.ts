@@ -69,15 +69,20 @@ export function registerSignal(program: Command, io: CliIo): void {
     .action(async (options: SendOptions, command: Command) => {
       const ctx = federationContext(command, io);
       const body = await readBody(options, io);
-      const result = await sendSignal(ctx.fed, {
-        to: options.to,
-        type: options.type,
-        subject: options.subject,
-        body,
-        from: partyOr(options.from, ctx),
-        id: options.id,
-        replyTo: options.replyTo,
-      });
+      // The caller is the team the command runs as: an agent cannot send as meta or as another team.
+      const result = await sendSignal(
+        ctx.fed,
+        {
+          to: options.to,
+          type: options.type,
+          subject: options.subject,
+          body,
+          from: partyOr(options.from, ctx),
+          id: options.id,
+          replyTo: options.replyTo,
+        },
+        { caller: ctx.team },
+      );
       for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
       if (!result.delivered)
         io.stderr(`signal ${result.message.id} was already delivered; nothing new was written to the inbox\n`);

@@ -1,5 +1,6 @@
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
+import { RefusedError } from '../errors.js';
 import { isoTimestamp, nonEmptyString, teamIdSchema } from './common.js';
 
 /** `.fed/team-registry.json` (docs/design/spec.md §2.4). Managed by fed; never edited by hand. */
@@ -37,6 +38,19 @@ export const registrySchema = z.looseObject({
   teams: z.array(registryEntrySchema),
 });
 export type Registry = z.infer<typeof registrySchema>;
+
+/**
+ * The `lockVersion` a commit writes. Past the largest safe integer the number would no longer be exact (and
+ * the schema refuses it as corrupt), so the commit is refused before anything is written.
+ */
+export function nextLockVersion(expectedVersion: number, location: string): number {
+  if (expectedVersion >= Number.MAX_SAFE_INTEGER)
+    throw new RefusedError(
+      'REGISTRY_VERSION_EXHAUSTED',
+      `the registry's lockVersion is ${expectedVersion}, the largest exact integer, and cannot be raised by another write (${location}); with no fed command running, set lockVersion to 0 in it`,
+    );
+  return expectedVersion + 1;
+}
 
 /** The registry of a federation with no teams yet, as `fed init` creates it on any backend. */
 export function emptyRegistry(now = new Date()): Registry {

@@ -16,7 +16,7 @@ import {
 import { recordSend } from '../delivery/record-send.js';
 import { CONCURRENT_SEND_MS } from '../../core/schema/delivery.js';
 import { recordSignalSent } from '../../infra/telemetry/fed-metrics.js';
-import { resolveParty } from '../../core/resolve-party.js';
+import { assertActsAsCaller, resolveParty } from '../../core/resolve-party.js';
 import type { Federation } from '../context.js';
 
 export interface SendSignalRequest {
@@ -27,7 +27,7 @@ export interface SendSignalRequest {
   subject: string;
   /** Default: empty. */
   body?: string;
-  /** Sender: a team id (or domain) or `meta` (default). */
+  /** Sender: a team id (or domain) or `meta`. Default: the caller, else `meta`. */
   from?: string;
   /** A UUID chosen by the caller, which makes a retried send idempotent. Default: a new UUID. */
   id?: string;
@@ -39,6 +39,11 @@ export interface SendSignalOptions extends TransportWriteOptions {
   now?: () => Date;
   /** The registry as the caller just read it (the apply path shares one read among its effects); read here when not given. */
   registry?: Registry;
+  /**
+   * Who asks for the send, when the edge knows it (the CLI: the team whose workspace or `$FED_TEAM` it runs
+   * with): a team sends only as itself (SENDER_NOT_CALLER otherwise). Undefined: meta, which sends as any party.
+   */
+  caller?: string;
   /** The sender's `lastActive` is refreshed when older than this (default one minute). */
   activityResolutionMs?: number;
 }
@@ -63,7 +68,8 @@ export async function sendSignal(
   const { backend } = fed;
   const registry = options.registry ?? (await backend.registry.read());
   const recipient = resolveParty(registry, request.to, { role: 'recipient (--to)' });
-  const sender = resolveParty(registry, request.from ?? META, { role: 'sender (--from)' });
+  const sender = resolveParty(registry, request.from ?? options.caller ?? META, { role: 'sender (--from)' });
+  assertActsAsCaller(registry, options.caller, sender.id, 'sender (--from)');
   const built = buildMessage(request, sender.id, recipient.id, now);
   const durable = options.durable ?? true;
   // The delivery facts (#16): the id claimed and the reply target checked before anything is published.

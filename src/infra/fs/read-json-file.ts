@@ -43,17 +43,32 @@ export function readFileBounded(path: string, options: BoundedReadOptions = {}):
     if (stat.size > maxBytes)
       return { ok: false, problem: `the file is ${stat.size} bytes, over the ${maxBytes}-byte limit`, stat };
     // Read at most one byte past the limit: a file growing while it is read cannot make this unbounded.
-    const buffer = Buffer.allocUnsafe(Math.min(stat.size, maxBytes) + 1);
+    // A size of 0 may be unknown rather than empty (procfs: /proc/version): then it is read to its end.
+    const sizeKnown = stat.size > 0;
+    let buffer = Buffer.allocUnsafe(Math.min(sizeKnown ? stat.size : 4096, maxBytes) + 1);
     let length = 0;
     for (;;) {
       const asked = buffer.length - length;
       const n = readSync(fd, buffer, length, asked, null);
       length += n;
-      // A regular file gives fewer bytes than asked only at its end: no second read just to be told 0.
-      if (n < asked || length === buffer.length) break;
+      if (n === 0 || length > maxBytes) break;
+      // A regular file of known size gives fewer bytes than asked only at its end: no read just to be told 0.
+      if (sizeKnown && n < asked) break;
+      if (length === buffer.length) {
+        if (sizeKnown) break;
+        const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes + 1));
+        buffer.copy(grown, 0, 0, length);
+        buffer = grown;
+      }
     }
     if (length > maxBytes)
-      return { ok: false, problem: `the file grew over the ${maxBytes}-byte limit while it was read`, stat };
+      return {
+        ok: false,
+        problem: sizeKnown
+          ? `the file grew over the ${maxBytes}-byte limit while it was read`
+          : `the file is over the ${maxBytes}-byte limit`,
+        stat,
+      };
     return { ok: true, bytes: buffer.subarray(0, length), stat };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

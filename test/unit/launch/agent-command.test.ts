@@ -35,6 +35,17 @@ describe('the agent command of a run', () => {
     ).toContain('/p.md');
   });
 
+  it('refuses a prompt with a NUL byte as an argument (no process can take it), saying what to do', () => {
+    for (const agent of ['claude', 'my-agent --task {prompt}'])
+      expect(() => agentCommand(context, { config, agent }, null, '/p.md', 'do\u0000this')).toThrow(
+        expect.objectContaining({ code: 'PROMPT_NUL_BYTE', message: expect.stringMatching(/contains a NUL byte/) }),
+      );
+    // Passed as a file, the prompt reaches the agent as it is.
+    expect(agentCommand(context, { config, agent: 'aider' }, null, '/p.md', 'do\u0000this').command.argv).toContain(
+      '/p.md',
+    );
+  });
+
   it('custom: {prompt} and {promptFile} are replaced verbatim, even when the prompt holds $& or $$', () => {
     const prompt = "echo $$ and $& and $' here";
     const argv = agentCommand(

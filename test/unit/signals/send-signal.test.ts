@@ -149,6 +149,35 @@ describe('sendSignal', () => {
     expect(snapshot(fed.root)).toEqual(before);
   });
 
+  it('refuses a sender other than the calling team, and writes nothing; meta (no caller) sends as any party', async () => {
+    const fed = await signalFederation(['docs', 'api']);
+    const before = snapshot(fed.root);
+    for (const from of ['meta', 'api']) {
+      const error = await sendSignal(
+        openFederation(fed.root),
+        { to: 'docs', type: 'directive', subject: 'x', from },
+        { ...fast, caller: 'docs' },
+      ).catch((e: unknown) => e);
+      expect(refusal(error).code).toBe('SENDER_NOT_CALLER');
+      expect((error as Error).message).toMatch(/runs as team "docs" .*cannot act as "(meta|api)"/);
+    }
+    expect(snapshot(fed.root)).toEqual(before);
+    // A team sends as itself (by default too); meta sends on behalf of a team.
+    await sendSignal(
+      openFederation(fed.root),
+      { to: 'meta', type: 'report', subject: 'a', from: 'docs' },
+      { ...fast, caller: 'docs' },
+    );
+    const implied = await sendSignal(
+      openFederation(fed.root),
+      { to: 'meta', type: 'report', subject: 'c' },
+      { ...fast, caller: 'docs' },
+    );
+    expect(implied.message.from).toBe('docs');
+    await sendSignal(openFederation(fed.root), { to: 'meta', type: 'report', subject: 'b', from: 'api' }, fast);
+    expect(entries(fed.meta.inbox)).toHaveLength(3);
+  });
+
   it('sends to and from a paused team (it reads its inbox when resumed)', async () => {
     const fed = await signalFederation(['docs']);
     await writeRegistryStatus(openFederation(fed.root), 'docs', { type: 'PAUSE' }, fast);
