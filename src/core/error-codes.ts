@@ -26,6 +26,7 @@ export type FedErrorCode =
   // Files fed manages, and the filesystem under them.
   | 'FILE_CORRUPT'
   | 'FILE_UNREADABLE'
+  | 'FILE_NOT_REGULAR'
   | `FS_${FileSystemErrno}`
   // Concurrent writers: optimistic-concurrency conflicts, locks, operations already under way.
   | 'REGISTRY_CONFLICT'

@@ -91,6 +91,19 @@ export class UnreadableFileError extends FedError {
 }
 
 /**
+ * A file fed appends to (a log, a journal) is not a regular file: a symbolic link — which could point into
+ * the codebase an agent may only read — a FIFO, a device or a directory. fed never writes through it.
+ */
+export class NotRegularFileError extends FedError {
+  readonly file: string;
+
+  constructor(file: string, problem: string, fix: string) {
+    super('FILE_NOT_REGULAR', `${file} is ${problem}, not a regular file; fed does not write through it. ${fix}`);
+    this.file = file;
+  }
+}
+
+/**
  * A filesystem call failed for a reason the user must deal with (disk full, read-only, a directory where a
  * file belongs, too many open files): names the path, what happened and what to do. `refusal` is true
  * (exit 2) when the path is the wrong kind of thing — the user's layout — and false (exit 1) when the

@@ -1,7 +1,8 @@
-import { appendFileSync, closeSync, fsyncSync, ftruncateSync, openSync } from 'node:fs';
+import { appendFileSync, closeSync, fsyncSync, ftruncateSync } from 'node:fs';
 import { writeFileAtomic, type ReplaceOptions, type WriteOptions } from '../../infra/fs/atomic-write.js';
 import { toJsonText } from '../../core/json-text.js';
 import { readFileTail, readJsonFile } from '../../infra/fs/read-json-file.js';
+import { openForAppend } from '../../infra/fs/open-for-append.js';
 import { workspacePaths } from '../../core/layout.js';
 import {
   envelopeSchema,
@@ -66,7 +67,8 @@ export function appendJournalLines(
   const missing = lines.filter((line) => line.seq > lastSeq);
   if (missing.length === 0) return 0;
   // The state folder is there: the lifecycle store makes sure of it when it checks the workspace.
-  const fd = openSync(file, 'a');
+  // Never through a link an agent planted at the journal's path (openForAppend).
+  const fd = openForAppend(file, 'move it aside; fed starts a new journal');
   try {
     const torn = tail.length > 0 && tail[tail.length - 1] !== 0x0a ? tail.length - 1 - tail.lastIndexOf(0x0a) : 0;
     // Lines are a few hundred bytes, so a torn one always ends inside the 64 KiB window.

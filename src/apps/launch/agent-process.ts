@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, closeSync, constants, mkdirSync, openSync, writeSync } from 'node:fs';
+import { accessSync, closeSync, constants, mkdirSync, writeSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RefusedError } from '../../core/errors.js';
 import { packageRoot } from '../../infra/package-info.js';
 import { processStartTime } from '../../infra/fs/process-identity.js';
+import { openForAppend } from '../../infra/fs/open-for-append.js';
 import { agentLogHeader } from '../../core/schema/agent-log.js';
 
 /**
@@ -85,7 +86,9 @@ export class AgentProcess {
     const program = findProgram(file, options.cwd, options.env);
     const graceMs = options.graceMs ?? 5_000;
     mkdirSync(dirname(options.logFile), { recursive: true });
-    const log = openSync(options.logFile, 'a');
+    // The agent's stderr: never a link the agent planted (it would write the file it points at) nor a
+    // FIFO (the open would hang) — openForAppend refuses both.
+    const log = openForAppend(options.logFile);
     try {
       const header = [
         `\n${agentLogHeader(new Date())}`,

@@ -1,5 +1,6 @@
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { openForAppend } from '../../infra/fs/open-for-append.js';
 import { emptyStats, type AgentPreset, type JsonEvent, type StreamStats } from './presets/agent-preset.js';
 
 /**
@@ -29,8 +30,13 @@ export class RunStream {
     private readonly onUpdate: (stats: StreamStats) => void,
   ) {
     mkdirSync(dirname(transcriptPath), { recursive: true });
-    this.transcript = openSync(transcriptPath, 'a');
-    this.textLog = preset.stream === 'text' ? openSync(agentLogPath, 'a') : undefined;
+    this.transcript = openForAppend(transcriptPath);
+    try {
+      this.textLog = preset.stream === 'text' ? openForAppend(agentLogPath) : undefined;
+    } catch (error) {
+      closeSync(this.transcript);
+      throw error;
+    }
   }
 
   write(chunk: Buffer): void {

@@ -1,7 +1,8 @@
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, closeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { InvalidInputError } from '../../core/errors.js';
 import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
+import { openForAppend } from '../../infra/fs/open-for-append.js';
 import { learningEntrySchema, type LearningEntry } from '../../core/schema/learning-log.js';
 import { zodProblemText } from '../../core/schema/problems.js';
 
@@ -22,5 +23,10 @@ export function appendLearningEntries(file: string, entries: readonly LearningEn
     return `${JSON.stringify(parsed.data)}\n`;
   });
   ensureDirectory(dirname(file));
-  appendFileSync(file, lines.join(''));
+  const fd = openForAppend(file);
+  try {
+    appendFileSync(fd, lines.join(''));
+  } finally {
+    closeSync(fd);
+  }
 }

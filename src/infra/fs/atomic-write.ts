@@ -38,6 +38,8 @@ export function fsyncDirectory(dir: string): void {
 
 function writeTempFile(target: string, data: string | Uint8Array, durable: boolean): string {
   const tmp = tempPathFor(target);
+  // `wx` (O_CREAT|O_EXCL) never follows a link at the temp path, and the rename that follows replaces a
+  // link at `target` rather than writing through it: atomic writes need no O_NOFOLLOW (openForAppend).
   const fd = openSync(tmp, 'wx', 0o644);
   try {
     const buffer = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;

@@ -107,7 +107,8 @@ export function readFileTail(path: string, bytes: number, fix: string): { tail: 
   }
 }
 
-function kindOf(stat: Stats): string {
+/** What a file that is not a regular file is, for messages ("a named pipe (FIFO)"). */
+export function kindOf(stat: Stats): string {
   if (stat.isDirectory()) return 'a directory';
   if (stat.isFIFO()) return 'a named pipe (FIFO)';
   if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';

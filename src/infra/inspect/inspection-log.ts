@@ -1,5 +1,6 @@
-import { appendFileSync, closeSync, mkdirSync, openSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { openForAppend } from '../fs/open-for-append.js';
 import type { AnyTransitionDefinition, InspectionEvent } from 'xstate';
 import { safeJsonLine } from './safe-json.js';
 
@@ -76,7 +77,7 @@ export interface InspectionLog {
 
 export function openInspectionLog(file: string, now: () => Date = () => new Date()): InspectionLog {
   mkdirSync(dirname(file), { recursive: true });
-  const fd = openSync(file, 'a');
+  const fd = openForAppend(file);
   let failure: Error | undefined;
   let closed = false;
   const write = (record: () => InspectionRecord) => {
