@@ -94,6 +94,7 @@ export type FedErrorCode =
   | 'NOT_IN_REVIEW'
   | 'NOT_APPROVED'
   | 'MERGE_FAILED'
+  | 'BRANCH_MOVED'
   // The built-in agent (fed-agent) and `fed event`.
   | 'AGENT_ARCHETYPE'
   | 'AGENT_STATE'

@@ -179,4 +179,33 @@ describe('a coding team, end to end', () => {
       lifecycle: { state: 'pr-approved' },
     });
   });
+
+  test('commits added after the approval are not merged: the merge names both commits and asks for a new review', async () => {
+    const { root, git, fed } = await codingFederation();
+    expect((await fed(['launch', '--team', 'app', '--agent', fakeAgent('coding-run'), '--json'], 60_000)).code).toBe(0);
+    const worktree = join(root, '.fed', 'worktrees', 'app');
+    const gitIn = (...args: string[]) => execFileSync('git', args, { cwd: worktree, encoding: 'utf8' }).trim();
+    expect((await fed(['team', 'review', 'app', '--approve'])).code).toBe(0);
+    const approved = gitIn('rev-parse', 'HEAD');
+    writeFileSync(join(worktree, 'late.mjs'), 'export const late = true;\n');
+    gitIn('add', 'late.mjs');
+    gitIn('commit', '-qm', 'an unreviewed commit');
+    const current = gitIn('rev-parse', 'HEAD');
+
+    const moved = await fed(['team', 'merge', 'app']);
+    expect(moved.code).toBe(2);
+    expect(moved.stderr).toContain(approved.slice(0, 12));
+    expect(moved.stderr).toContain(current.slice(0, 12));
+    expect(moved.stderr).toContain('fed team review app');
+    expect(git('log', '-1', '--format=%s')).toBe('greeter');
+    expect(json((await fed(['team', 'show', 'app', '--json'])).stdout)).toMatchObject({
+      lifecycle: { state: 'pr-approved' },
+    });
+
+    // Approved again, the new head is what is merged.
+    expect((await fed(['team', 'review', 'app', '--approve'])).code).toBe(0);
+    const merged = await fed(['team', 'merge', 'app']);
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(existsSync(join(root, 'late.mjs'))).toBe(true);
+  });
 });

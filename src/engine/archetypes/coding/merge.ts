@@ -25,10 +25,10 @@ export interface MergeResult {
 /**
  * `fed team merge <team>`: merge an approved coding team's branch into the base branch (the one checked
  * out in the federation root), then clean up. Refuses, changing nothing, when the team is not approved,
- * the main checkout has uncommitted changes to tracked files, or the merge conflicts (the merge is
- * aborted and the conflicting files named). Each step is a lifecycle event: PR_MERGED (pr-approved →
- * merged), then CLEANUP_DONE (merged → complete); the team is archived and its checkout and branch
- * removed last, keeping its records (they live in the worktree's `.fed/`).
+ * its branch moved since the approval, the main checkout has uncommitted changes to tracked files, or the
+ * merge conflicts (the merge is aborted and the conflicting files named). Each step is a lifecycle event:
+ * PR_MERGED (pr-approved → merged), then CLEANUP_DONE (merged → complete); the team is archived and its
+ * checkout and branch removed last, keeping its records (they live in the worktree's `.fed/`).
  * A merge interrupted after PR_MERGED is finished by running the command again.
  */
 export async function mergeTeam(fed: Federation, name: string): Promise<MergeResult> {
@@ -36,7 +36,8 @@ export async function mergeTeam(fed: Federation, name: string): Promise<MergeRes
   const team = await codingTeam(fed, name);
   const { lifecycles } = fed.backend;
   const { branch, base } = teamBranch(root, team);
-  const state = stateOf((await loadTeamLifecycle(team, lifecycles)).snapshot);
+  const lifecycleOf = async () => snapshotOfMachine(codingEntry, (await loadTeamLifecycle(team, lifecycles)).snapshot);
+  const state = stateOf(await lifecycleOf());
   if (state !== 'pr-approved' && state !== 'merged') {
     throw new RefusedError(
       'NOT_APPROVED',
@@ -54,13 +55,13 @@ export async function mergeTeam(fed: Federation, name: string): Promise<MergeRes
         `the main checkout ${root} has uncommitted changes (${dirty.map((l) => l.slice(3)).join(', ')}); commit or stash them, then merge again`,
       );
     }
-    mergeBranch(root, branch, base, team.domainId);
+    const approved = approvedHead(root, team.domainId, branch, (await lifecycleOf()).context.approvedCommit);
+    mergeBranch(root, branch, approved, base, team.domainId);
     await applyLifecycleInputs(fed, team, [
       { source: 'event', event: { type: 'PR_MERGED', commit: git(root, ['rev-parse', 'HEAD']) } },
     ]);
   }
-  const commit = snapshotOfMachine(codingEntry, (await loadTeamLifecycle(team, lifecycles)).snapshot).context
-    .mergeCommit;
+  const commit = (await lifecycleOf()).context.mergeCommit;
   // PR_MERGED records it, and it is the only way into `merged`.
   if (commit === null) throw new Error(`team "${team.domainId}" is merged, but its lifecycle records no merge commit`);
   const done = await applyLifecycleInputs(fed, team, [{ source: 'event', event: { type: 'CLEANUP_DONE' } }]);
@@ -85,9 +86,32 @@ function removeCheckout(root: string, location: string, branch: string): void {
   }
 }
 
-function mergeBranch(root: string, branch: string, base: string, team: string): void {
+/**
+ * The commit the approval was for, which is what gets merged: refused when the branch moved since (the new
+ * commits were never reviewed), or the approval pinned no commit (an older fed approved it).
+ */
+function approvedHead(root: string, team: string, branch: string, approved: string | null): string {
+  const current = git(root, ['rev-parse', `refs/heads/${branch}`]);
+  const again = `review it again: fed team review ${team}, then --approve (or --request-changes "<what>")`;
+  if (approved === null) {
+    throw new RefusedError(
+      'BRANCH_MOVED',
+      `team "${team}" was approved by an older fed that did not record which commit of ${branch} it approved (now at ${current}); ${again}`,
+    );
+  }
+  if (approved !== current) {
+    throw new RefusedError(
+      'BRANCH_MOVED',
+      `${branch} moved since it was approved: approved at ${approved}, now at ${current}; nothing was merged — ${again}`,
+    );
+  }
+  return approved;
+}
+
+/** Merge the approved commit, not the branch name: a commit that lands on the branch meanwhile stays out. */
+function mergeBranch(root: string, branch: string, approved: string, base: string, team: string): void {
   try {
-    git(root, ['merge', '--no-ff', '--no-edit', '-m', `Merge ${branch} (fed team ${team}) into ${base}`, branch]);
+    git(root, ['merge', '--no-ff', '--no-edit', '-m', `Merge ${branch} (fed team ${team}) into ${base}`, approved]);
   } catch (error) {
     const conflicts = gitSucceeds(root, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'])
       ? git(root, ['diff', '--name-only', '--diff-filter=U'])
