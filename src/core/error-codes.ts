@@ -95,6 +95,7 @@ export type FedErrorCode =
   | 'NOT_APPROVED'
   | 'MERGE_FAILED'
   | 'BRANCH_MOVED'
+  | 'NOTHING_TO_MERGE'
   // The built-in agent (fed-agent) and `fed event`.
   | 'AGENT_ARCHETYPE'
   | 'AGENT_STATE'

@@ -208,4 +208,21 @@ describe('a coding team, end to end', () => {
     expect(merged.code, merged.stderr).toBe(0);
     expect(existsSync(join(root, 'late.mjs'))).toBe(true);
   });
+
+  test('a branch with nothing to merge is refused, and the team, its branch and worktree are kept', async () => {
+    const { root, git, fed } = await codingFederation();
+    expect((await fed(['launch', '--team', 'app', '--agent', fakeAgent('coding-run'), '--json'], 60_000)).code).toBe(0);
+    const worktree = join(root, '.fed', 'worktrees', 'app');
+    execFileSync('git', ['reset', '-q', '--hard', 'main'], { cwd: worktree });
+    expect((await fed(['team', 'review', 'app', '--approve'])).code).toBe(0);
+
+    const empty = await fed(['team', 'merge', 'app']);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('fed/app has no commits that are not on main');
+    expect(git('branch', '--list', 'fed/app')).toContain('fed/app');
+    expect(existsSync(worktree)).toBe(true);
+    expect(json((await fed(['team', 'show', 'app', '--json'])).stdout)).toMatchObject({
+      lifecycle: { state: 'pr-approved' },
+    });
+  });
 });

@@ -25,11 +25,11 @@ export interface MergeResult {
 /**
  * `fed team merge <team>`: merge an approved coding team's branch into the base branch (the one checked
  * out in the federation root), then clean up. Refuses, changing nothing, when the team is not approved,
- * its branch moved since the approval, the main checkout has uncommitted changes to tracked files, or the
- * merge conflicts (the merge is aborted and the conflicting files named). Each step is a lifecycle event:
- * PR_MERGED (pr-approved → merged), then CLEANUP_DONE (merged → complete); the team is archived and its
- * checkout and branch removed last, keeping its records (they live in the worktree's `.fed/`).
- * A merge interrupted after PR_MERGED is finished by running the command again.
+ * its branch moved since the approval or has nothing to merge, the main checkout has uncommitted changes
+ * to tracked files, or the merge conflicts (the merge is aborted and the conflicting files named). Each
+ * step is a lifecycle event: PR_MERGED (pr-approved → merged), then CLEANUP_DONE (merged → complete); the
+ * team is archived and its checkout and branch removed last, keeping its records (they live in the
+ * worktree's `.fed/`). A merge interrupted after PR_MERGED is finished by running the command again.
  */
 export async function mergeTeam(fed: Federation, name: string): Promise<MergeResult> {
   const { root } = fed;
@@ -55,7 +55,7 @@ export async function mergeTeam(fed: Federation, name: string): Promise<MergeRes
         `the main checkout ${root} has uncommitted changes (${dirty.map((l) => l.slice(3)).join(', ')}); commit or stash them, then merge again`,
       );
     }
-    const approved = approvedHead(root, team.domainId, branch, (await lifecycleOf()).context.approvedCommit);
+    const approved = approvedHead(root, team.domainId, branch, base, (await lifecycleOf()).context.approvedCommit);
     mergeBranch(root, branch, approved, base, team.domainId);
     await applyLifecycleInputs(fed, team, [
       { source: 'event', event: { type: 'PR_MERGED', commit: git(root, ['rev-parse', 'HEAD']) } },
@@ -88,9 +88,11 @@ function removeCheckout(root: string, location: string, branch: string): void {
 
 /**
  * The commit the approval was for, which is what gets merged: refused when the branch moved since (the new
- * commits were never reviewed), or the approval pinned no commit (an older fed approved it).
+ * commits were never reviewed), the approval pinned no commit (an older fed approved it), or it has no
+ * commit the base lacks (reset to the base or already merged: a merge would drop the approved change and
+ * still clean up the team).
  */
-function approvedHead(root: string, team: string, branch: string, approved: string | null): string {
+function approvedHead(root: string, team: string, branch: string, base: string, approved: string | null): string {
   const current = git(root, ['rev-parse', `refs/heads/${branch}`]);
   const again = `review it again: fed team review ${team}, then --approve (or --request-changes "<what>")`;
   if (approved === null) {
@@ -103,6 +105,12 @@ function approvedHead(root: string, team: string, branch: string, approved: stri
     throw new RefusedError(
       'BRANCH_MOVED',
       `${branch} moved since it was approved: approved at ${approved}, now at ${current}; nothing was merged — ${again}`,
+    );
+  }
+  if (git(root, ['rev-list', '--count', `${base}..${approved}`]) === '0') {
+    throw new RefusedError(
+      'NOTHING_TO_MERGE',
+      `${branch} has no commits that are not on ${base} (at ${approved}): nothing to merge, and nothing was merged or cleaned up — its change was reset away or is already on ${base}; check the team's worktree, or request the change again: fed team review ${team} --request-changes "<what>"`,
     );
   }
   return approved;
