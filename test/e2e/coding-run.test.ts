@@ -225,4 +225,18 @@ describe('a coding team, end to end', () => {
       lifecycle: { state: 'pr-approved' },
     });
   });
+
+  test('a merge killed before it recorded PR_MERGED is finished by a re-run, without a second merge', async () => {
+    const { root, git, fed } = await codingFederation();
+    expect((await fed(['launch', '--team', 'app', '--agent', fakeAgent('coding-run'), '--json'], 60_000)).code).toBe(0);
+    expect((await fed(['team', 'review', 'app', '--approve'])).code).toBe(0);
+    // What the killed merge left: its merge commit on main, the lifecycle still pr-approved.
+    git('merge', '--no-ff', '--no-edit', '-m', 'Merge fed/app (fed team app) into main', 'fed/app');
+    const left = git('rev-parse', 'HEAD');
+    const merged = await fed(['team', 'merge', 'app', '--json']);
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(json(merged.stdout)).toMatchObject({ commit: left, state: 'complete' });
+    expect(git('rev-parse', 'HEAD')).toBe(left);
+    expect(existsSync(join(root, 'greet.mjs'))).toBe(true);
+  });
 });

@@ -56,7 +56,8 @@ export async function mergeTeam(fed: Federation, name: string): Promise<MergeRes
       );
     }
     const approved = approvedHead(root, team.domainId, branch, base, (await lifecycleOf()).context.approvedCommit);
-    mergeBranch(root, branch, approved, base, team.domainId);
+    // A merge killed before it recorded PR_MERGED left its merge commit on the base: that one is recorded.
+    if (!mergedBefore(root, approved)) mergeBranch(root, branch, approved, base, team.domainId);
     await applyLifecycleInputs(fed, team, [
       { source: 'event', event: { type: 'PR_MERGED', commit: git(root, ['rev-parse', 'HEAD']) } },
     ]);
@@ -107,13 +108,20 @@ function approvedHead(root: string, team: string, branch: string, base: string, 
       `${branch} moved since it was approved: approved at ${approved}, now at ${current}; nothing was merged — ${again}`,
     );
   }
-  if (git(root, ['rev-list', '--count', `${base}..${approved}`]) === '0') {
+  if (git(root, ['rev-list', '--count', `${base}..${approved}`]) === '0' && !mergedBefore(root, approved)) {
     throw new RefusedError(
       'NOTHING_TO_MERGE',
       `${branch} has no commits that are not on ${base} (at ${approved}): nothing to merge, and nothing was merged or cleaned up — its change was reset away or is already on ${base}; check the team's worktree, or request the change again: fed team review ${team} --request-changes "<what>"`,
     );
   }
   return approved;
+}
+
+/** Whether the base is at a merge of the approved commit: this command's own, interrupted before it was recorded. */
+function mergedBefore(root: string, approved: string): boolean {
+  return (
+    gitSucceeds(root, ['rev-parse', '--verify', '--quiet', 'HEAD^2']) && git(root, ['rev-parse', 'HEAD^2']) === approved
+  );
 }
 
 /** Merge the approved commit, not the branch name: a commit that lands on the branch meanwhile stays out. */
