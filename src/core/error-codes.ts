@@ -96,6 +96,7 @@ export type FedErrorCode =
   | 'MERGE_FAILED'
   | 'BRANCH_MOVED'
   | 'NOTHING_TO_MERGE'
+  | 'INDEX_LOCKED'
   // The built-in agent (fed-agent) and `fed event`.
   | 'AGENT_ARCHETYPE'
   | 'AGENT_STATE'
