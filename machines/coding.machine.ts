@@ -16,8 +16,11 @@ import { whilePaused, whileWorking } from './lifecycle-transitions.js';
  * it back to implementing. Pure definition like the deliverable machine; effects live in `src/`.
  */
 export const CODING_MACHINE_ID = 'coding';
-/** Stored beside persisted snapshots; bump it when a change would make old snapshots mean something else. */
-export const CODING_MACHINE_VERSION = 1;
+/**
+ * Stored beside persisted snapshots; bump it when a change would make old snapshots mean something else.
+ * 2: the context records the approved commit (`approvedCommit`); version 1 snapshots migrate with none.
+ */
+export const CODING_MACHINE_VERSION = 2;
 
 export const codingMachine = setup({
   types: {
@@ -52,11 +55,15 @@ export const codingMachine = setup({
           reviewer: event.reviewer ?? null,
           comments: event.comments ?? [],
         },
+        approvedCommit: null,
       };
     }),
     recordApproval: assign(({ event }) => {
       assertEvent(event, 'PR_APPROVED');
-      return { lastReview: { outcome: 'approved' as const, reviewer: event.reviewer, comments: [] } };
+      return {
+        lastReview: { outcome: 'approved' as const, reviewer: event.reviewer, comments: [] },
+        approvedCommit: event.commit,
+      };
     }),
     recordMerge: assign(({ event }) => {
       assertEvent(event, 'PR_MERGED');
@@ -78,6 +85,7 @@ export const codingMachine = setup({
     reworks: 0,
     pullRequest: null,
     lastReview: null,
+    approvedCommit: null,
     mergeCommit: null,
   }),
   initial: 'preparing',
@@ -128,10 +136,12 @@ export const codingMachine = setup({
       },
     },
     'pr-approved': {
-      description: 'Approved, merging the pull request',
+      description: 'Approved, merging the pull request (a branch that moved since is reviewed again)',
       entry: { type: 'recordEntry', params: { state: 'pr-approved' } },
       on: {
         PR_MERGED: { target: 'merged', actions: 'recordMerge' },
+        PR_APPROVED: { actions: 'recordApproval' },
+        CHANGES_REQUESTED: { target: 'implementing', actions: ['recordChangesRequested', 'recordRework'] },
         ...whileWorking('pr-approved'),
       },
     },

@@ -89,13 +89,18 @@ export const codingEventSchema = z.discriminatedUnion('type', [
       ...timestamped,
     })
     .register(eventDocs, {
-      summary: 'pr-review → implementing: the reviewer asked for changes (fed team review --request-changes)',
+      summary:
+        'pr-review (or pr-approved) → implementing: the reviewer asked for changes (fed team review --request-changes)',
       sentBy: 'meta',
     }),
-  z.strictObject({ type: z.literal('PR_APPROVED'), reviewer: nonEmptyString, ...timestamped }).register(eventDocs, {
-    summary: 'pr-review → pr-approved (fed team review --approve)',
-    sentBy: 'meta',
-  }),
+  z
+    .strictObject({ type: z.literal('PR_APPROVED'), reviewer: nonEmptyString, commit: nonEmptyString, ...timestamped })
+    .register(eventDocs, {
+      summary:
+        'pr-review → pr-approved (fed team review --approve): approves the branch at `commit`, its head when reviewed; in pr-approved, approves a newer head again',
+      sentBy: 'meta',
+      example: { reviewer: 'meta', commit: '<sha>' },
+    }),
   z.strictObject({ type: z.literal('PR_MERGED'), commit: nonEmptyString, ...timestamped }).register(eventDocs, {
     summary: 'pr-approved → merged: the change is on the base branch (fed team merge)',
     sentBy: 'meta',
@@ -122,5 +127,7 @@ export interface CodingContext extends LifecycleContext<CodingState, CodingWorkS
   reworks: number;
   pullRequest: string | null;
   lastReview: { outcome: 'changes-requested' | 'approved'; reviewer: string | null; comments: string[] } | null;
+  /** The head commit of the team branch the approval was for: what `fed team merge` merges, and nothing newer. */
+  approvedCommit: string | null;
   mergeCommit: string | null;
 }

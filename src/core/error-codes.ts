@@ -98,6 +98,9 @@ export type FedErrorCode =
   | 'NOT_IN_REVIEW'
   | 'NOT_APPROVED'
   | 'MERGE_FAILED'
+  | 'BRANCH_MOVED'
+  | 'NOTHING_TO_MERGE'
+  | 'INDEX_LOCKED'
   // The built-in agent (fed-agent) and `fed event`.
   | 'AGENT_ARCHETYPE'
   | 'AGENT_STATE'

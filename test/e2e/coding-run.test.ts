@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runFed } from '../helpers/fed-cli.js';
@@ -178,5 +178,105 @@ describe('a coding team, end to end', () => {
     expect(json((await fed(['team', 'show', 'app', '--json'])).stdout)).toMatchObject({
       lifecycle: { state: 'pr-approved' },
     });
+  });
+
+  test('commits added after the approval are not merged: the merge names both commits and asks for a new review', async () => {
+    const { root, git, fed } = await codingFederation();
+    expect((await fed(['launch', '--team', 'app', '--agent', fakeAgent('coding-run'), '--json'], 60_000)).code).toBe(0);
+    const worktree = join(root, '.fed', 'worktrees', 'app');
+    const gitIn = (...args: string[]) => execFileSync('git', args, { cwd: worktree, encoding: 'utf8' }).trim();
+    expect((await fed(['team', 'review', 'app', '--approve'])).code).toBe(0);
+    const approved = gitIn('rev-parse', 'HEAD');
+    writeFileSync(join(worktree, 'late.mjs'), 'export const late = true;\n');
+    gitIn('add', 'late.mjs');
+    gitIn('commit', '-qm', 'an unreviewed commit');
+    const current = gitIn('rev-parse', 'HEAD');
+
+    const moved = await fed(['team', 'merge', 'app']);
+    expect(moved.code).toBe(2);
+    expect(moved.stderr).toContain(approved.slice(0, 12));
+    expect(moved.stderr).toContain(current.slice(0, 12));
+    expect(moved.stderr).toContain('fed team review app');
+    expect(git('log', '-1', '--format=%s')).toBe('greeter');
+    expect(json((await fed(['team', 'show', 'app', '--json'])).stdout)).toMatchObject({
+      lifecycle: { state: 'pr-approved' },
+    });
+
+    // Approved again, the new head is what is merged.
+    expect((await fed(['team', 'review', 'app', '--approve'])).code).toBe(0);
+    const merged = await fed(['team', 'merge', 'app']);
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(existsSync(join(root, 'late.mjs'))).toBe(true);
+  });
+
+  test('a branch with nothing to merge is refused, and the team, its branch and worktree are kept', async () => {
+    const { root, git, fed } = await codingFederation();
+    expect((await fed(['launch', '--team', 'app', '--agent', fakeAgent('coding-run'), '--json'], 60_000)).code).toBe(0);
+    const worktree = join(root, '.fed', 'worktrees', 'app');
+    execFileSync('git', ['reset', '-q', '--hard', 'main'], { cwd: worktree });
+    expect((await fed(['team', 'review', 'app', '--approve'])).code).toBe(0);
+
+    const empty = await fed(['team', 'merge', 'app']);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('fed/app has no commits that are not on main');
+    expect(git('branch', '--list', 'fed/app')).toContain('fed/app');
+    expect(existsSync(worktree)).toBe(true);
+    expect(json((await fed(['team', 'show', 'app', '--json'])).stdout)).toMatchObject({
+      lifecycle: { state: 'pr-approved' },
+    });
+  });
+
+  test('a merge killed before it recorded PR_MERGED is finished by a re-run, without a second merge', async () => {
+    const { root, git, fed } = await codingFederation();
+    expect((await fed(['launch', '--team', 'app', '--agent', fakeAgent('coding-run'), '--json'], 60_000)).code).toBe(0);
+    expect((await fed(['team', 'review', 'app', '--approve'])).code).toBe(0);
+    // What the killed merge left: its merge commit on main, the lifecycle still pr-approved.
+    git('merge', '--no-ff', '--no-edit', '-m', 'Merge fed/app (fed team app) into main', 'fed/app');
+    const left = git('rev-parse', 'HEAD');
+    const merged = await fed(['team', 'merge', 'app', '--json']);
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(json(merged.stdout)).toMatchObject({ commit: left, state: 'complete' });
+    expect(git('rev-parse', 'HEAD')).toBe(left);
+    expect(existsSync(join(root, 'greet.mjs'))).toBe(true);
+  });
+
+  test('a merge killed during its cleanup is finished by a re-run: records kept, worktree and branch removed', async () => {
+    const { root, git, fed } = await codingFederation();
+    expect((await fed(['launch', '--team', 'app', '--agent', fakeAgent('coding-run'), '--json'], 60_000)).code).toBe(0);
+    expect((await fed(['team', 'review', 'app', '--approve'])).code).toBe(0);
+    // A git that kills fed when it is asked to remove the worktree: the merge dies mid-cleanup.
+    const bin = join(tempDir(), 'bin');
+    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    writeTree(bin, {
+      git: `#!/bin/sh\nif [ "$1" = worktree ] && [ "$2" = remove ]; then kill -9 $PPID; exit 1; fi\nexec "${realGit}" "$@"\n`,
+    });
+    chmodSync(join(bin, 'git'), 0o755);
+    const killed = await runFed(['--root', root, 'team', 'merge', 'app'], {
+      cwd: root,
+      env: { PATH: `${bin}:${process.env.PATH}` },
+    });
+    expect(killed.code).not.toBe(0);
+
+    const finished = await fed(['team', 'merge', 'app', '--json']);
+    expect(finished.code, finished.stderr).toBe(0);
+    expect(json(finished.stdout)).toMatchObject({ team: 'app', state: 'complete', commit: git('rev-parse', 'HEAD') });
+    expect(git('branch', '--list', 'fed/app')).toBe('');
+    expect(git('worktree', 'list')).not.toContain('worktrees/app');
+    expect(existsSync(join(root, '.fed', 'worktrees', 'app', '.fed'))).toBe(true);
+    expect(json((await fed(['team', 'show', 'app', '--json'])).stdout)).toMatchObject({
+      lifecycle: { state: 'complete' },
+    });
+  });
+
+  test("a killed git's index.lock is named, not reported as a conflict, and nothing is merged", async () => {
+    const { root, git, fed } = await codingFederation();
+    expect((await fed(['launch', '--team', 'app', '--agent', fakeAgent('coding-run'), '--json'], 60_000)).code).toBe(0);
+    expect((await fed(['team', 'review', 'app', '--approve'])).code).toBe(0);
+    writeFileSync(join(root, '.git', 'index.lock'), '');
+    const locked = await fed(['team', 'merge', 'app']);
+    expect(locked.code).toBe(2);
+    expect(locked.stderr).toContain(join(root, '.git', 'index.lock'));
+    expect(locked.stderr).not.toContain('conflict');
+    expect(git('log', '-1', '--format=%s')).toBe('greeter');
   });
 });

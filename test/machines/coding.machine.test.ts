@@ -32,7 +32,7 @@ describe('coding machine', () => {
   test('is identified and versioned for persisted snapshots', () => {
     expect(codingMachine.id).toBe(CODING_MACHINE_ID);
     expect(CODING_MACHINE_ID).toBe('coding');
-    expect(CODING_MACHINE_VERSION).toBe(1);
+    expect(CODING_MACHINE_VERSION).toBe(2);
   });
 
   test('accepts, in each state, exactly the events docs/lifecycles.md lists', () => {
@@ -47,7 +47,10 @@ describe('coding machine', () => {
         [mission, plan, commit('a1'), tests(3, 0), review],
         ['CHANGES_REQUESTED', 'PR_APPROVED'],
       ],
-      [[mission, plan, commit('a1'), tests(3, 0), review, { type: 'PR_APPROVED', reviewer: 'ada' }], ['PR_MERGED']],
+      [
+        [mission, plan, commit('a1'), tests(3, 0), review, { type: 'PR_APPROVED', reviewer: 'ada', commit: 'a1' }],
+        ['PR_MERGED', 'PR_APPROVED', 'CHANGES_REQUESTED'],
+      ],
       [
         [
           mission,
@@ -55,7 +58,7 @@ describe('coding machine', () => {
           commit('a1'),
           tests(3, 0),
           review,
-          { type: 'PR_APPROVED', reviewer: 'ada' },
+          { type: 'PR_APPROVED', reviewer: 'ada', commit: 'a1' },
           { type: 'PR_MERGED', commit: 'm1' },
         ],
         ['CLEANUP_DONE'],
@@ -104,7 +107,7 @@ describe('coding machine', () => {
       commit('a2'),
       tests(4, 0),
       review,
-      { type: 'PR_APPROVED', reviewer: 'ada' },
+      { type: 'PR_APPROVED', reviewer: 'ada', commit: 'a1' },
       { type: 'PR_MERGED', commit: 'm1' },
     ] as CodingEvent[]) {
       actor.send(event);
@@ -117,6 +120,21 @@ describe('coding machine', () => {
     actor.send({ type: 'CLEANUP_DONE' });
     expect(actor.getSnapshot().value).toBe('complete');
     expect(actor.getSnapshot().status).toBe('done');
+  });
+
+  test('an approval pins the commit it approved; approved again, it pins the newer one, and requested changes drop it', () => {
+    const actor = start(mission, plan, commit('a1'), tests(3, 0), review, {
+      type: 'PR_APPROVED',
+      reviewer: 'ada',
+      commit: 'a1',
+    });
+    expect(actor.getSnapshot().context.approvedCommit).toBe('a1');
+    actor.send({ type: 'PR_APPROVED', reviewer: 'ada', commit: 'a2' });
+    expect(actor.getSnapshot().value).toBe('pr-approved');
+    expect(actor.getSnapshot().context.approvedCommit).toBe('a2');
+    actor.send({ type: 'CHANGES_REQUESTED', reviewer: 'ada', comments: ['not a2'] });
+    expect(actor.getSnapshot().value).toBe('implementing');
+    expect(actor.getSnapshot().context).toMatchObject({ approvedCommit: null, reworks: 1 });
   });
 
   test('PLAN_READY needs a mission; FAIL, PAUSE and RESUME work as in the deliverable lifecycle', () => {
@@ -134,6 +152,7 @@ describe('coding machine', () => {
     [{ type: 'TESTS_COMPLETE', passed: 1, failed: -1 }, 'failed'],
     [{ type: 'CHANGES_COMMITTED', commit: '' }, 'commit'],
     [{ type: 'REVIEW_REQUESTED' }, 'pullRequest'],
+    [{ type: 'PR_APPROVED', reviewer: 'ada' }, 'commit'],
     [{ type: 'PR_APPROVED', reviewer: 'ada', approved: true }, 'approved'],
   ])('the event schema rejects %j (problem at %s)', (event, field) => {
     const result = codingEventSchema.safeParse(event);

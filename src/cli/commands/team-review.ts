@@ -11,7 +11,10 @@ export function registerTeamReview(team: Command, io: CliIo): void {
     .command('review')
     .description("show a coding team's change (diff against the base branch, reported tests), or decide on it")
     .argument('<team>', 'team id or domain')
-    .option('--approve', 'approve the change (pr-review → pr-approved); then: fed team merge <team>')
+    .option(
+      '--approve',
+      'approve the change at the commit its branch is at (pr-review → pr-approved); then: fed team merge <team>',
+    )
     .option(
       '--request-changes <what>',
       "send it back (pr-review → implementing); the team's next launch gets <what> as a directive",
@@ -74,11 +77,14 @@ function renderReview(review: Review): string {
   const next =
     review.state === 'pr-review'
       ? `fed team review ${review.team} --approve | --request-changes "<what>"`
-      : `(the team is ${review.state}; meta decides once it asks for review)`;
+      : review.state === 'pr-approved'
+        ? `fed team merge ${review.team} (a branch moved since the approval is approved again first)`
+        : `(the team is ${review.state}; meta decides once it asks for review)`;
   return `${renderFields([
     ['team', review.team],
     ['state', review.state],
     ['branch', `${review.branch} → ${review.base}`],
+    ['head', review.head],
     ['commits', review.commits.length ? review.commits.join('; ') : 'none'],
     ['tests', tests],
     ['reworks', String(review.reworks)],

@@ -28,14 +28,17 @@ export function teamBranch(root: string, team: RegistryEntry): TeamBranch {
       `team "${team.domainId}": its branch ${branch} does not exist (removed by hand, or already merged and cleaned up)`,
     );
   }
-  let base: string;
+  return { branch, base: baseBranch(root) };
+}
+
+/** The branch checked out in the federation root, which team branches merge into (refused when detached). */
+export function baseBranch(root: string): string {
   try {
-    base = git(root, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
+    return git(root, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
   } catch {
     throw new RefusedError(
       'DETACHED_HEAD',
       `the main checkout ${root} is not on a branch (detached HEAD); check out the branch to merge into first`,
     );
   }
-  return { branch, base };
 }

@@ -19,6 +19,7 @@ export const codingContextSchema: z.ZodType<CodingContext> = builtOnFirstUse(() 
         comments: z.array(z.string()),
       })
       .nullable(),
+    approvedCommit: z.string().nullable(),
     mergeCommit: z.string().nullable(),
   }),
 );

@@ -9,6 +9,8 @@ import type { RegistryEntry } from '../../../core/schema/registry.js';
 import type { Archetype } from '../archetype.js';
 import { codingContextSchema } from './context-schema.js';
 import { codingModelTest } from './model-samples.js';
+// Old snapshots load: the migrations of the coding lifecycle register with the archetype.
+import './snapshot-migration.js';
 
 export const codingEntry = machineEntry(codingMachine, CODING_MACHINE_VERSION, codingEventSchema);
 

@@ -1,14 +1,14 @@
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { applyLifecycleInputs, loadTeamLifecycle } from '../../actors/team-lifecycle.js';
 import { stateOf } from '../../actors/state-of.js';
 import { setTeamStatus } from '../../actors/team-status-command.js';
 import { RefusedError } from '../../../core/errors.js';
 import { FED_DIR } from '../../../core/layout.js';
 import { git, gitSucceeds } from '../../registry/git.js';
-import { removeWorkspace } from '../../registry/placement.js';
+import { removeWorkspace, worktreeBranch } from '../../registry/placement.js';
 import { snapshotOfMachine } from '../../../../machines/catalog.js';
-import { teamBranch } from './branch.js';
+import { baseBranch, teamBranch } from './branch.js';
 import { codingEntry } from './index.js';
 import { codingTeam } from './review.js';
 import type { Federation } from '../../context.js';
@@ -25,24 +25,30 @@ export interface MergeResult {
 /**
  * `fed team merge <team>`: merge an approved coding team's branch into the base branch (the one checked
  * out in the federation root), then clean up. Refuses, changing nothing, when the team is not approved,
- * the main checkout has uncommitted changes to tracked files, or the merge conflicts (the merge is
- * aborted and the conflicting files named). Each step is a lifecycle event: PR_MERGED (pr-approved →
- * merged), then CLEANUP_DONE (merged → complete); the team is archived and its checkout and branch
- * removed last, keeping its records (they live in the worktree's `.fed/`).
- * A merge interrupted after PR_MERGED is finished by running the command again.
+ * its branch moved since the approval or has nothing to merge, the main checkout has uncommitted changes
+ * to tracked files, or the merge conflicts (the merge is aborted and the conflicting files named). Each
+ * step is a lifecycle event: PR_MERGED (pr-approved → merged), then CLEANUP_DONE (merged → complete); the
+ * team is archived and its checkout and branch removed last, keeping its records (they live in the
+ * worktree's `.fed/`). A merge interrupted after PR_MERGED — even during its cleanup — is finished by
+ * running the command again, which does what it still owes.
  */
 export async function mergeTeam(fed: Federation, name: string): Promise<MergeResult> {
   const { root } = fed;
   const team = await codingTeam(fed, name);
+  // A cleanup killed after it moved the team's records aside: they go back first, the lifecycle is in them.
+  restoreRecords(team.location);
   const { lifecycles } = fed.backend;
-  const { branch, base } = teamBranch(root, team);
-  const state = stateOf((await loadTeamLifecycle(team, lifecycles)).snapshot);
-  if (state !== 'pr-approved' && state !== 'merged') {
+  const lifecycleOf = async () => snapshotOfMachine(codingEntry, (await loadTeamLifecycle(team, lifecycles)).snapshot);
+  const state = stateOf(await lifecycleOf());
+  if (state !== 'pr-approved' && state !== 'merged' && state !== 'complete') {
     throw new RefusedError(
       'NOT_APPROVED',
       `team "${team.domainId}" is ${state}; only an approved change is merged — review it first: fed team review ${team.domainId} --approve`,
     );
   }
+  // Once merged, the branch may be gone already: only the cleanup the merge still owes is left.
+  const { branch, base } =
+    state === 'pr-approved' ? teamBranch(root, team) : { branch: worktreeBranch(team.domain), base: baseBranch(root) };
   if (state === 'pr-approved') {
     // Porcelain lines start with significant spaces (` M file`): read raw, not trimmed.
     const dirty = git(root, ['status', '--porcelain', '--untracked-files=no'], { raw: true })
@@ -54,19 +60,33 @@ export async function mergeTeam(fed: Federation, name: string): Promise<MergeRes
         `the main checkout ${root} has uncommitted changes (${dirty.map((l) => l.slice(3)).join(', ')}); commit or stash them, then merge again`,
       );
     }
-    mergeBranch(root, branch, base, team.domainId);
+    const approved = approvedHead(root, team.domainId, branch, base, (await lifecycleOf()).context.approvedCommit);
+    // A merge killed before it recorded PR_MERGED left its merge commit on the base: that one is recorded.
+    if (!mergedBefore(root, approved)) mergeBranch(root, branch, approved, base, team.domainId);
     await applyLifecycleInputs(fed, team, [
       { source: 'event', event: { type: 'PR_MERGED', commit: git(root, ['rev-parse', 'HEAD']) } },
     ]);
   }
-  const commit = snapshotOfMachine(codingEntry, (await loadTeamLifecycle(team, lifecycles)).snapshot).context
-    .mergeCommit;
+  const commit = (await lifecycleOf()).context.mergeCommit;
   // PR_MERGED records it, and it is the only way into `merged`.
   if (commit === null) throw new Error(`team "${team.domainId}" is merged, but its lifecycle records no merge commit`);
-  const done = await applyLifecycleInputs(fed, team, [{ source: 'event', event: { type: 'CLEANUP_DONE' } }]);
-  await setTeamStatus(fed, team.domainId, { type: 'ARCHIVE' });
+  // Each step is skipped when a killed run of this command did it already.
+  if (stateOf(await lifecycleOf()) === 'merged')
+    await applyLifecycleInputs(fed, team, [{ source: 'event', event: { type: 'CLEANUP_DONE' } }]);
+  if (team.status !== 'archived') await setTeamStatus(fed, team.domainId, { type: 'ARCHIVE' });
   removeCheckout(root, team.location, branch);
-  return { team: team.domainId, branch, base, commit, state: done.state };
+  return { team: team.domainId, branch, base, commit, state: stateOf(await lifecycleOf()) };
+}
+
+/** Where the team's records wait while git removes its worktree. */
+const recordsAside = (location: string) => join(dirname(location), `.${basename(location)}.records`);
+
+/** Put records left aside by a killed cleanup back where they belong. */
+function restoreRecords(location: string): void {
+  const aside = recordsAside(location);
+  if (!existsSync(aside) || existsSync(join(location, FED_DIR))) return;
+  mkdirSync(location, { recursive: true });
+  renameSync(aside, join(location, FED_DIR));
 }
 
 /**
@@ -76,19 +96,54 @@ export async function mergeTeam(fed: Federation, name: string): Promise<MergeRes
  */
 function removeCheckout(root: string, location: string, branch: string): void {
   const records = join(location, FED_DIR);
-  const aside = join(dirname(location), `.${basename(location)}.records`);
-  if (existsSync(records)) renameSync(records, aside);
+  if (existsSync(records)) renameSync(records, recordsAside(location));
   removeWorkspace(root, { location, placementType: 'worktree', branch });
-  if (existsSync(aside)) {
-    mkdirSync(location, { recursive: true });
-    renameSync(aside, records);
-  }
+  restoreRecords(location);
 }
 
-function mergeBranch(root: string, branch: string, base: string, team: string): void {
+/**
+ * The commit the approval was for, which is what gets merged: refused when the branch moved since (the new
+ * commits were never reviewed), the approval pinned no commit (an older fed approved it), or it has no
+ * commit the base lacks (reset to the base or already merged: a merge would drop the approved change and
+ * still clean up the team).
+ */
+function approvedHead(root: string, team: string, branch: string, base: string, approved: string | null): string {
+  const current = git(root, ['rev-parse', `refs/heads/${branch}`]);
+  const again = `review it again: fed team review ${team}, then --approve (or --request-changes "<what>")`;
+  if (approved === null) {
+    throw new RefusedError(
+      'BRANCH_MOVED',
+      `team "${team}" was approved by an older fed that did not record which commit of ${branch} it approved (now at ${current}); ${again}`,
+    );
+  }
+  if (approved !== current) {
+    throw new RefusedError(
+      'BRANCH_MOVED',
+      `${branch} moved since it was approved: approved at ${approved}, now at ${current}; nothing was merged — ${again}`,
+    );
+  }
+  if (git(root, ['rev-list', '--count', `${base}..${approved}`]) === '0' && !mergedBefore(root, approved)) {
+    throw new RefusedError(
+      'NOTHING_TO_MERGE',
+      `${branch} has no commits that are not on ${base} (at ${approved}): nothing to merge, and nothing was merged or cleaned up — its change was reset away or is already on ${base}; check the team's worktree, or request the change again: fed team review ${team} --request-changes "<what>"`,
+    );
+  }
+  return approved;
+}
+
+/** Whether the base is at a merge of the approved commit: this command's own, interrupted before it was recorded. */
+function mergedBefore(root: string, approved: string): boolean {
+  return (
+    gitSucceeds(root, ['rev-parse', '--verify', '--quiet', 'HEAD^2']) && git(root, ['rev-parse', 'HEAD^2']) === approved
+  );
+}
+
+/** Merge the approved commit, not the branch name: a commit that lands on the branch meanwhile stays out. */
+function mergeBranch(root: string, branch: string, approved: string, base: string, team: string): void {
   try {
-    git(root, ['merge', '--no-ff', '--no-edit', '-m', `Merge ${branch} (fed team ${team}) into ${base}`, branch]);
+    git(root, ['merge', '--no-ff', '--no-edit', '-m', `Merge ${branch} (fed team ${team}) into ${base}`, approved]);
   } catch (error) {
+    refuseIfIndexLocked(root);
     const conflicts = gitSucceeds(root, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'])
       ? git(root, ['diff', '--name-only', '--diff-filter=U'])
       : '';
@@ -101,4 +156,17 @@ function mergeBranch(root: string, branch: string, base: string, team: string): 
       `could not merge ${branch} into ${base}: ${what}; nothing was merged — merge ${base} into ${branch} in the team's worktree and resolve the conflicts there (or by a relaunch of the team), then merge again`,
     );
   }
+}
+
+/**
+ * A git killed mid-command (or one still running) leaves the index locked: every merge fails on it until
+ * it is gone, which is no conflict to resolve in the team's worktree — the lock file is named instead.
+ */
+function refuseIfIndexLocked(root: string): void {
+  const lock = resolve(root, git(root, ['rev-parse', '--git-path', 'index.lock']));
+  if (!existsSync(lock)) return;
+  throw new RefusedError(
+    'INDEX_LOCKED',
+    `could not merge: git's index is locked by ${lock}; nothing was merged — if no git is running in ${root} (one killed midway leaves it behind), remove that file, then merge again`,
+  );
 }

@@ -10,7 +10,7 @@ const samples: CodingEvent[] = [
   { type: 'TESTS_COMPLETE', passed: 0, failed: 0, at: sampleTime(24) },
   { type: 'REVIEW_REQUESTED', pullRequest: 'https://git.example/acme/pull/7', reviewers: ['ada'], at: sampleTime(25) },
   { type: 'CHANGES_REQUESTED', reviewer: 'ada', comments: ['rename the handler'], at: sampleTime(26) },
-  { type: 'PR_APPROVED', reviewer: 'ada', at: sampleTime(27) },
+  { type: 'PR_APPROVED', reviewer: 'ada', commit: 'abc1234', at: sampleTime(27) },
   { type: 'PR_MERGED', commit: 'def5678', at: sampleTime(28) },
   { type: 'CLEANUP_DONE', at: sampleTime(29) },
 ];

@@ -19,6 +19,8 @@ export interface Review {
   state: string;
   branch: string;
   base: string;
+  /** The commit the branch is at: what an approval now approves. */
+  head: string;
   /** The team's commits not on the base branch, newest first (`<sha> <subject>`). */
   commits: string[];
   /** `git diff --stat` and the whole diff of the branch against where it forked from the base. */
@@ -57,6 +59,7 @@ export async function reviewTeam(fed: Federation, name: string): Promise<Review>
     state: stateOf(snapshot),
     branch,
     base,
+    head: git(root, ['rev-parse', `refs/heads/${branch}`]),
     commits: log ? log.split('\n') : [],
     diffStat: git(root, ['diff', '--stat', range], { raw: true }).trimEnd(),
     diff: git(root, ['diff', range], { raw: true }),
@@ -70,9 +73,11 @@ export async function reviewTeam(fed: Federation, name: string): Promise<Review>
 export type Verdict = { approve: true } | { approve: false; changes: string };
 
 /**
- * Meta's verdict on a branch in review: PR_APPROVED (pr-review → pr-approved), or CHANGES_REQUESTED
+ * Meta's verdict on a branch in review: PR_APPROVED (pr-review → pr-approved) of the commit the branch is
+ * at now — `fed team merge` merges that commit and refuses a branch that moved since — or CHANGES_REQUESTED
  * (pr-review → implementing) plus a directive to the team with what to change, which its next launch
- * reads from its inbox. Refused, changing nothing, unless the team is in review.
+ * reads from its inbox. An approved team is reviewed again the same way (its branch moved since).
+ * Refused, changing nothing, unless the team is in review or approved.
  */
 export async function decideReview(
   fed: Federation,
@@ -81,10 +86,10 @@ export async function decideReview(
 ): Promise<{ team: string; state: string }> {
   const team = await codingTeam(fed, name);
   // Only a change that is there to review can be decided on (refused by name otherwise).
-  teamBranch(fed.root, team);
+  const { branch } = teamBranch(fed.root, team);
   refuseUnlessInReview(team, (await loadTeamLifecycle(team, fed.backend.lifecycles)).snapshot);
   const event = verdict.approve
-    ? { type: 'PR_APPROVED', reviewer: META }
+    ? { type: 'PR_APPROVED', reviewer: META, commit: git(fed.root, ['rev-parse', `refs/heads/${branch}`]) }
     : { type: 'CHANGES_REQUESTED', reviewer: META, comments: [verdict.changes] };
   const result = await applyLifecycleInputs(fed, team, [{ source: 'event', event }]);
   if (!verdict.approve) {
@@ -101,7 +106,7 @@ export async function decideReview(
 
 function refuseUnlessInReview(team: RegistryEntry, snapshot: AnyMachineSnapshot): void {
   const state = stateOf(snapshot);
-  if (state !== 'pr-review') {
+  if (state !== 'pr-review' && state !== 'pr-approved') {
     throw new RefusedError(
       'NOT_IN_REVIEW',
       `team "${team.domainId}" is ${state}, not in review; a coding team asks for review (REVIEW_REQUESTED) once its tests pass — see fed team review ${team.domainId}`,
