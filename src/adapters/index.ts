@@ -1,4 +1,5 @@
 import type { FilesBackendConfig } from '../core/schema/backends/files.js';
+import { redactUrl } from '../core/redact-url.js';
 import type { BackendConfig, FederationConfig } from '../core/schema/config.js';
 import { loadConfig, type LoadedConfig } from '../infra/config/load-config.js';
 import type { EnvOverride } from '../infra/config/env-overrides.js';
@@ -79,10 +80,18 @@ export function sharesTeamsAcrossMachines(config: FederationConfig): boolean {
   return adapterFor(config).sharesTeamsAcrossMachines;
 }
 
-/** The configuration as fed prints it (`fed config show`): the backend's secrets hidden. */
+/** The configuration as fed prints it (`fed config show`): the backend's secrets and the collector's credentials hidden. */
 export function redactedConfig(config: FederationConfig): FederationConfig {
   const { redact } = adapterFor(config);
-  return config.backend && redact ? { ...config, backend: redact(config.backend) } : config;
+  const { telemetry } = config;
+  return {
+    ...config,
+    telemetry: {
+      ...telemetry,
+      collector: { ...telemetry.collector, endpoint: redactUrl(telemetry.collector.endpoint) },
+    },
+    ...(config.backend && redact && { backend: redact(config.backend) }),
+  };
 }
 
 /** The files the backend's config names, by config key (`fed config show` checks they are there). */

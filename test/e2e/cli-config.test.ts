@@ -29,4 +29,28 @@ describe('fed config show', () => {
       /federate\.config\.json: playbookSkill: the playbook skill .*domain-playbook\.md does not exist, so launch prompts have no playbook/,
     );
   });
+
+  it('prints every URL without its credentials, as text or JSON, and so does fed doctor', async () => {
+    const root = tempDir();
+    const env = {
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'https://fed:s3cret@otel.example.com:4318?api_key=k3y',
+      FED_TELEMETRY_ENABLED: 'false',
+    };
+    const fed = (...args: string[]) => runFed(['--root', root, ...args], { env });
+    expect((await fed('init')).code).toBe(0);
+    const text = await fed('config', 'show');
+    expect(text.stdout).toContain('"endpoint": "https://fed:***@otel.example.com:4318/?api_key=***"');
+    const json = await fed('config', 'show', '--json');
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      telemetry: { collector: { endpoint: 'https://fed:***@otel.example.com:4318/?api_key=***' } },
+    });
+    const doctor = await fed('doctor', '--json');
+    const malformed = await runFed(['--root', root, 'config', 'show'], {
+      env: { FED_NATS_URL: 'nats://a:4222,http://fed:s3cret@b:4222' },
+    });
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toContain('FED_NATS_URL');
+    for (const result of [text, json, doctor, malformed])
+      expect(result.stdout + result.stderr).not.toMatch(/s3cret|k3y/);
+  });
 });

@@ -161,6 +161,24 @@ describe('telemetry export (OTLP/HTTP)', () => {
     expect(elapsed).toBeLessThan(5_000);
   });
 
+  it('names an unreachable collector without the credentials in its URL: in the warning, the record and fed monitor', async () => {
+    const { root } = await signalFederation(['docs']);
+    const port = await closedPort();
+    const env = enabled(`http://fed:s3cret@127.0.0.1:${port}/?access_token=t0k`);
+    const result = await runFed(
+      ['--root', root, 'signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'Go'],
+      { env },
+    );
+    expect(result.code).toBe(0);
+    const redacted = `http://fed:***@127.0.0.1:${port}/v1/metrics?access_token=***`;
+    expect(result.stderr).toContain(`warning: telemetry: metrics could not be sent to ${redacted} (`);
+    const monitor = await runFed(['--root', root, 'monitor'], { env });
+    expect(monitor.stdout).toContain(`telemetry: ${redacted}: unreachable`);
+    const record = readFileSync(join(root, '.fed', 'telemetry-collector.json'), 'utf8');
+    expect(JSON.parse(record)).toMatchObject({ url: redacted, reachable: false });
+    for (const text of [result.stderr, monitor.stdout, record]) expect(text).not.toMatch(/s3cret|t0k/);
+  });
+
   it('warns once per federation while the collector stays down, retries it a minute later, and says when it is back', async () => {
     const { root } = await signalFederation(['docs']);
     const port = await closedPort();

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -110,6 +110,35 @@ describe('fed doctor', () => {
     expect(after.findings.map((f) => f.check).sort()).toEqual(['orphan-workspace', 'state']);
     // And the interrupted onboarding can simply be run again.
     expect((await runFed(['--root', root, 'team', 'onboard', 'api'])).code).toBe(0);
+  }, 60_000);
+
+  it('--fix removes only what fed made: nothing through a linked .fed/teams, no file that only looks like a temp file or that git tracks', async () => {
+    const root = await federation([]);
+    const paths = federationPaths(root);
+    const skills = join(paths.fedDir, 'skills');
+    mkdirSync(skills, { recursive: true });
+    const lookalike = join(skills, '.notes.tmp');
+    writeFileSync(lookalike, 'mine');
+    const tracked = join(skills, `.playbook.md.${deadPid()}.0123456789ab.tmp`);
+    writeFileSync(tracked, 'kept in git');
+    spawnSync('git', ['init', '-q'], { cwd: root });
+    spawnSync('git', ['add', '-f', tracked], { cwd: root });
+    // .fed/teams links to a folder elsewhere, holding what looks like a killed onboarding's workspace.
+    const elsewhere = tempDir();
+    mkdirSync(join(elsewhere, 'ghost', '.fed'), { recursive: true });
+    writeFileSync(
+      join(elsewhere, 'ghost', '.fed', 'team.json'),
+      toJsonText({ federationRoot: root, domainId: 'ghost' }),
+    );
+    rmSync(paths.teams, { recursive: true, force: true });
+    symlinkSync(elsewhere, paths.teams);
+
+    const fixed = await runFed(['--root', root, 'doctor', '--fix']);
+    expect(fixed.code, fixed.stdout + fixed.stderr).toBe(1);
+    for (const kept of [lookalike, tracked, join(elsewhere, 'ghost', '.fed', 'team.json')])
+      expect(existsSync(kept), kept).toBe(true);
+    const after = report((await runFed(['--root', root, 'doctor', '--json'])).stdout);
+    expect(after.findings.map((f) => [f.check, f.path, f.fixable])).toEqual([['orphan-workspace', paths.teams, false]]);
   }, 60_000);
 
   it('relocates the teams of a federation copied to another folder (registry location and marker)', async () => {

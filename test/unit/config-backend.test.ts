@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { backendConfigFiles, loadFederationConfig as loadConfig, redactedConfig } from '../../src/adapters/index.js';
-import { redactServerUrl } from '../../src/adapters/jetstream/redact-servers.js';
+import { redactUrl, redactUrlsIn } from '../../src/core/redact-url.js';
 import { missingConfigFiles } from '../../src/infra/config/referenced-files.js';
 import { ConfigValidationError } from '../../src/index.js';
 import { validateConfig } from '../../src/infra/config/load-config.js';
@@ -138,11 +138,38 @@ describe('FED_NATS_URL', () => {
 
 describe('credentials in NATS URLs are never printed', () => {
   it('redacts a password or a token, and leaves a URL without them as it is', () => {
-    expect(redactServerUrl('nats://fed:s3cret@nats-1:4222')).toBe('nats://fed:***@nats-1:4222');
-    expect(redactServerUrl('tls://fed%40acme:p%3Ass@nats.example.com')).toBe('tls://fed%40acme:***@nats.example.com');
-    expect(redactServerUrl('nats://s3cret-token@nats-1:4222')).toBe('nats://***@nats-1:4222');
-    expect(redactServerUrl('nats://127.0.0.1:4222')).toBe('nats://127.0.0.1:4222');
-    expect(redactServerUrl('nats://[::1]:4222')).toBe('nats://[::1]:4222');
+    expect(redactUrl('nats://fed:s3cret@nats-1:4222')).toBe('nats://fed:***@nats-1:4222');
+    expect(redactUrl('tls://fed%40acme:p%3Ass@nats.example.com')).toBe('tls://fed%40acme:***@nats.example.com');
+    expect(redactUrl('nats://s3cret-token@nats-1:4222')).toBe('nats://***@nats-1:4222');
+    expect(redactUrl('nats://127.0.0.1:4222')).toBe('nats://127.0.0.1:4222');
+    expect(redactUrl('nats://[::1]:4222')).toBe('nats://[::1]:4222');
+  });
+
+  it('the same redactor serves every URL: OTLP endpoints, tokens in a query, strings that do not parse, URLs in a message', () => {
+    expect(redactUrl('https://fed:s3cret@otel.example.com:4318/v1/metrics')).toBe(
+      'https://fed:***@otel.example.com:4318/v1/metrics',
+    );
+    expect(redactUrl('https://otel.example.com/?token=s3cret&tenant=a&api_key=k3y#access_token=t0k')).toBe(
+      'https://otel.example.com/?token=***&tenant=a&api_key=***#access_token=***',
+    );
+    expect(redactUrl('http://localhost:18888')).toBe('http://localhost:18888');
+    // Not URLs fed could use, and still never printed with what may be a password.
+    expect(redactUrl('nats://fed:s3 cret@nats-1/x y')).not.toMatch(/s3/);
+    expect(redactUrl('fed:s3cret@nats-1')).toBe('***@nats-1');
+    expect(redactUrl('htp:/fed:s3cret@host')).toBe('***@host');
+    expect(redactUrlsIn('POST https://fed:s3cret@h/v1/metrics?token=t0k: 401, see http://h/.')).toBe(
+      'POST https://fed:***@h/v1/metrics?token=***: 401, see http://h/.',
+    );
+  });
+
+  it('a malformed FED_NATS_URL is named in the error without its password', () => {
+    const root = tempDir();
+    const [problem] = problemsOf(() =>
+      loadConfig(root, { FED_NATS_URL: 'nats://a:4222,http://fed:s3cret@b:4222,tok3n-only@c' }),
+    );
+    expect(problem).toMatch(
+      /^FED_NATS_URL: expected NATS URLs .*got "nats:\/\/a:4222,http:\/\/fed:\*\*\*@b:4222\/,\*\*\*@c"$/,
+    );
   });
 
   it('the config as fed config show prints it: servers from FED_NATS_URL redacted, credentials by reference kept as references', () => {
@@ -162,5 +189,12 @@ describe('credentials in NATS URLs are never printed', () => {
     expect(JSON.stringify(shown)).not.toMatch(/s3cret|tok3n/);
     // The connection still gets the real URLs.
     expect(config.backend).toMatchObject({ servers: ['nats://fed:s3cret@a:4222', 'nats://tok3n@b:4222'] });
+  });
+
+  it('the config as fed config show prints it: the collector endpoint redacted too, whichever backend', () => {
+    const root = tempDir();
+    const { config } = loadConfig(root, { OTEL_EXPORTER_OTLP_ENDPOINT: 'https://fed:s3cret@otel:4318?api_key=k3y' });
+    expect(redactedConfig(config).telemetry.collector.endpoint).toBe('https://fed:***@otel:4318/?api_key=***');
+    expect(config.telemetry.collector.endpoint).toBe('https://fed:s3cret@otel:4318?api_key=k3y');
   });
 });

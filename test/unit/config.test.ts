@@ -243,5 +243,17 @@ describe('loadConfig', () => {
         'OTEL_EXPORTER_OTLP_ENDPOINT: expected a URL such as http://localhost:4318, got "nope"',
       ]);
     });
+
+    it('a malformed collector endpoint is named without its credentials, from the environment or the file', () => {
+      const root = tempDir();
+      expect(problemsOf(() => loadConfig(root, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http//fed:s3cret@otel:4318' }))).toEqual(
+        ['OTEL_EXPORTER_OTLP_ENDPOINT: expected a URL such as http://localhost:4318, got "***@otel:4318"'],
+      );
+      expect(
+        problemsOf(() => validate({ telemetry: { collector: { endpoint: 'https//fed:s3cret@otel?api_key=k3y' } } })),
+      ).toEqual([
+        'telemetry.collector.endpoint: expected a URL such as http://localhost:18888, got "***@otel?api_key=***"',
+      ]);
+    });
   });
 });

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, credsAuthenticator, type NatsConnection, type NodeConnectionOptions } from '@nats-io/transport-node';
-import { redactServerUrl } from './redact-servers.js';
 import { BackendUnavailableError, InvalidInputError } from '../../core/errors.js';
+import { redactUrl, redactUrlsIn } from '../../core/redact-url.js';
 import type { JetStreamBackendConfig } from '../../core/schema/backends/jetstream.js';
 import { isJetStreamNotEnabled } from './jetstream-errors.js';
 import { jetstreamNames, type JetStreamNames } from './names.js';
@@ -92,14 +92,14 @@ function connectionOptions(options: OpenJetStreamOptions): NodeConnectionOptions
 export async function openJetStream(options: OpenJetStreamOptions): Promise<JetStreamSession> {
   const names = jetstreamNames(options.federationName);
   // Messages name the servers, never a password FED_NATS_URL may carry.
-  const servers = options.backend.servers.map(redactServerUrl);
+  const servers = options.backend.servers.map(redactUrl);
   const where = servers.join(', ');
   let nc: NatsConnection;
   try {
     nc = await connect(connectionOptions(options));
   } catch (error) {
     if (error instanceof InvalidInputError) throw error;
-    const reason = (error as Error).message;
+    const reason = redactUrlsIn((error as Error).message);
     throw new BackendUnavailableError(
       servers,
       `cannot reach the NATS server at ${where} (${reason}); ${HOW_TO_START}`,
@@ -130,7 +130,7 @@ export async function openJetStream(options: OpenJetStreamOptions): Promise<JetS
     }
     throw new BackendUnavailableError(
       servers,
-      `the NATS server at ${where} did not answer JetStream requests (${(error as Error).message}); ${HOW_TO_START}`,
+      `the NATS server at ${where} did not answer JetStream requests (${redactUrlsIn((error as Error).message)}); ${HOW_TO_START}`,
       error,
     );
   }

@@ -1,3 +1,4 @@
+import { redactUrlList } from '../../core/redact-url.js';
 import { jetstreamBackendSchema } from '../../core/schema/backends/jetstream.js';
 import { describeValue } from '../../core/schema/problems.js';
 import type { EnvOverride } from '../../infra/config/env-overrides.js';
@@ -21,7 +22,8 @@ export const natsUrlOverride: EnvOverride = (config, env) => {
       problems: [
         {
           path: ENV_NATS_URL,
-          message: `expected NATS URLs such as nats://127.0.0.1:4222 (comma-separated for several), got ${describeValue(natsUrl)}`,
+          // Named without the passwords and tokens it may carry: the message ends up in logs.
+          message: `expected NATS URLs such as nats://127.0.0.1:4222 (comma-separated for several), got ${describeValue(redactUrlList(natsUrl))}`,
         },
       ],
     };

@@ -1,5 +1,6 @@
 import { readdirSync, statSync, type Dirent } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { gitSucceeds } from '../../engine/registry/git.js';
 import { isTempFileName, unlinkQuietly } from '../../infra/fs/atomic-write.js';
 import { inspectLock, removeAbandonedLock, removeInspectedLock } from '../../infra/fs/lock.js';
 import { processIsAlive } from '../../infra/fs/process-identity.js';
@@ -56,10 +57,16 @@ function writerPid(name: string): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
+/** A file git tracks is someone's, whatever its name: fed never commits a temp file. */
+function trackedByGit(path: string): boolean {
+  return gitSucceeds(dirname(path), ['ls-files', '--error-unmatch', '--', basename(path)]);
+}
+
 /**
  * Temp files killed writers left below `dir` (fed's writes go through a temp file that is renamed or
  * linked into place; a kill in between leaves it, hidden but taking space). A temp file of a writer that
- * is still running is left alone. Folders named in `skip` are not entered; links are never followed.
+ * is still running is left alone, and so is a file git tracks. Folders named in `skip` are not entered;
+ * links are never followed.
  */
 export function findLeftoverTempFiles(
   dir: string,
@@ -83,6 +90,7 @@ export function findLeftoverTempFiles(
       const pid = writerPid(entry.name);
       const ageMs = Date.now() - stat.mtimeMs;
       if (pid !== undefined && processIsAlive(pid) && ageMs < TEMP_FILE_MAX_AGE_MS) continue;
+      if (trackedByGit(path)) continue;
       findings.push({
         check: 'temp-file',
         team,

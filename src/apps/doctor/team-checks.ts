@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, realpathSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { lifecycleFor } from '../../engine/archetypes/catalog.js';
@@ -100,7 +100,8 @@ export function checkOnboardings(
 /**
  * Folders in `.fed/teams/` and `.fed/worktrees/` that no registered team owns. One carrying fed's marker
  * for this federation was made by an onboarding killed before it registered (fed before intent records);
- * anything else is not fed's and is only reported.
+ * anything else is not fed's and is only reported. A link — `.fed/teams` itself or a folder in it — is
+ * never followed: what it points to is not fed's to remove.
  */
 export function checkOrphanWorkspaces(
   root: string,
@@ -116,9 +117,17 @@ export function checkOrphanWorkspaces(
     [paths.worktrees, 'worktree'],
   ] as const) {
     if (!existsSync(parent)) continue;
+    if (isLink(parent)) {
+      findings.push(linkedFolder(parent));
+      continue;
+    }
     for (const name of readdirSync(parent)) {
       const location = join(parent, name);
       if (registered.has(location) || accounted.has(location) || onboardingRunning(root, name)) continue;
+      if (isLink(location)) {
+        findings.push(linkedFolder(location));
+        continue;
+      }
       const marker = readMarkerQuietly(location);
       if (marker && sameDir(marker.federationRoot, root) && !findTeam(registry, marker.domainId)) {
         const branch = placementType === 'worktree' ? worktreeBranch(name) : undefined;
@@ -145,6 +154,19 @@ export function checkOrphanWorkspaces(
     }
   }
   return findings;
+}
+
+function isLink(path: string): boolean {
+  return lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
+}
+
+function linkedFolder(path: string): PendingFinding {
+  return {
+    check: 'orphan-workspace',
+    path,
+    problem: `${path} is a symbolic link; fed makes workspaces there itself and does not follow links`,
+    fix: `replace the link with a folder (move what it points to out of fed's way), then run fed doctor again`,
+  };
 }
 
 /** What the git of a killed onboarding left on its worktree: still running, or its stale locks (named; `--fix` waits for it, then removes them). */

@@ -3,6 +3,7 @@ import { META } from '../../core/schema/common.js';
 import { readCollectorState } from '../../infra/telemetry/collector-state.js';
 import { recordMonitorCycle } from '../../infra/telemetry/fed-metrics.js';
 import { otlpMetricsUrl } from '../../infra/telemetry/metrics-export.js';
+import { redactUrl } from '../../core/redact-url.js';
 import { deadlineTable } from '../../core/deadlines.js';
 import { findStuckSignals } from '../../adapters/file/signals/stuck-signals.js';
 import type { MonitorReport, TeamReport, TelemetryReport } from './monitor-report.js';
@@ -18,11 +19,14 @@ export interface MonitorOptions {
   now?: Date;
 }
 
-/** The collector's state as the federation's commands last found it; a record that cannot be read is `unknown`. */
+/**
+ * The collector's state as the federation's commands last found it; a record that cannot be read is `unknown`.
+ * The URL is named, and recorded (collector-state.ts), without its credentials.
+ */
 function telemetryReport(root: string, config: FederationConfig): TelemetryReport {
   if (!config.telemetry.enabled)
     return { enabled: false, url: null, collector: 'unknown', since: null, checkedAt: null, error: null };
-  const url = otlpMetricsUrl(config.telemetry.collector.endpoint);
+  const url = redactUrl(otlpMetricsUrl(config.telemetry.collector.endpoint));
   let state;
   try {
     state = readCollectorState(root);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { nonEmptyString } from './common.js';
-import { describeValue } from './problems.js';
+import { describeUrlValue, describeValue } from './problems.js';
 import { DURATION_EXAMPLES, durationSchema, parseDuration } from './duration.js';
 import { SIGNAL_TYPES, type SignalType } from './signal.js';
 import type { BackendDocs } from './backends/backend-docs.js';
@@ -21,7 +21,7 @@ const fileName = nonEmptyString.refine((name) => !/[\\/]/.test(name) && name !==
 });
 
 const collectorEndpoint = z.url({
-  error: (issue) => `expected a URL such as ${DEFAULT_COLLECTOR_ENDPOINT}, got ${describeValue(issue.input)}`,
+  error: (issue) => `expected a URL such as ${DEFAULT_COLLECTOR_ENDPOINT}, got ${describeUrlValue(issue.input)}`,
 });
 
 export const telemetryConfigSchema = z.object({

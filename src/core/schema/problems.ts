@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { ValidationProblem } from '../errors.js';
+import { redactUrl } from '../redact-url.js';
 
 /**
  * Turn zod issues into problems a person can act on: the JSON path of the field and what was expected
@@ -20,6 +21,11 @@ const EXPECTED: Record<string, string> = {
 import { describeValue } from '../../../machines/schema-primitives.js';
 
 export { describeValue };
+
+/** A rejected URL as a message names it: without the password or token it may carry (core/redact-url). */
+export function describeUrlValue(value: unknown): string {
+  return describeValue(typeof value === 'string' ? redactUrl(value) : value);
+}
 
 export function jsonPath(path: readonly PropertyKey[]): string {
   let out = '';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ConfigValidationError, type ValidationProblem } from '../../core/errors.js';
 import type { FederationConfig } from '../../core/schema/config.js';
+import { redactUrl } from '../../core/redact-url.js';
 import { describeValue } from '../../core/schema/problems.js';
 
 /** Spec §9: environment variables that override the file. */
@@ -44,7 +45,7 @@ export function applyEnvOverrides(
     else
       problems.push({
         path: ENV_OTLP_ENDPOINT,
-        message: `expected a URL such as http://localhost:4318, got ${describeValue(endpoint)}`,
+        message: `expected a URL such as http://localhost:4318, got ${describeValue(redactUrl(endpoint))}`,
       });
   }
 

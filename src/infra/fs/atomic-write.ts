@@ -23,8 +23,12 @@ export function tempPathFor(target: string): string {
   return join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
 }
 
+/**
+ * Whether a file name is one tempPathFor makes (`.<name>.<pid>.<12 hex>.tmp`): only such a file is fed's
+ * to remove (fed doctor --fix); a user's `.notes.tmp` only looks like one.
+ */
 export function isTempFileName(name: string): boolean {
-  return name.startsWith('.') && name.endsWith('.tmp');
+  return /^\..+\.\d+\.[0-9a-f]{12}\.tmp$/.test(name);
 }
 
 export function fsyncDirectory(dir: string): void {

@@ -2,10 +2,15 @@ import { writeFileAtomic } from '../fs/atomic-write.js';
 import { toJsonText } from '../../core/json-text.js';
 import { readJsonFile } from '../fs/read-json-file.js';
 import { federationPaths } from '../../core/layout.js';
+import { redactUrl, redactUrlsIn } from '../../core/redact-url.js';
 import { collectorStateSchema, type CollectorState } from '../../core/schema/telemetry-state.js';
 import type { ExportOutcome } from './metrics-export.js';
 
-/** The collector's last known state for this federation; undefined before the first export. */
+/**
+ * The collector's last known state for this federation; undefined before the first export. The record names
+ * the collector without the credentials its URL may carry (`.fed/` is read by every team, and `fed monitor`
+ * prints it): URLs are kept, and compared, redacted (core/redact-url).
+ */
 export function readCollectorState(root: string): CollectorState | undefined {
   return readJsonFile(federationPaths(root).collectorState, collectorStateSchema);
 }
@@ -24,7 +29,7 @@ export function collectorRecheckDue(root: string, url: string, now = new Date())
   } catch {
     return true;
   }
-  if (state === undefined || state.url !== url || state.reachable) return true;
+  if (state === undefined || state.url !== redactUrl(url) || state.reachable) return true;
   return now.getTime() - Date.parse(state.checkedAt) >= COLLECTOR_RECHECK_MS;
 }
 
@@ -53,10 +58,10 @@ export function recordCollectorOutcome(
   } catch {
     previous = undefined;
   }
-  if (previous?.url !== url) previous = undefined;
+  if (previous?.url !== redactUrl(url)) previous = undefined;
   const changed = previous?.reachable !== outcome.ok;
   const state: CollectorState = {
-    url,
+    url: redactUrl(url),
     reachable: outcome.ok,
     since: changed || !previous ? now.toISOString() : previous.since,
     checkedAt: now.toISOString(),
@@ -74,7 +79,10 @@ export function recordCollectorOutcome(
   return { state, previous, changed };
 }
 
-/** Node reports a refused connection to a name with several addresses as an AggregateError without a message. */
+/**
+ * Node reports a refused connection to a name with several addresses as an AggregateError without a message.
+ * A message that names the URL names it redacted.
+ */
 export function describeExportError(error: Error): string {
-  return error.message || (error as NodeJS.ErrnoException).code || error.name;
+  return redactUrlsIn(error.message || (error as NodeJS.ErrnoException).code || error.name);
 }

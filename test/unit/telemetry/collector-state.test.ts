@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { federationPaths } from '../../../src/core/layout.js';
 import { initFederation } from '../../../src/index.js';
 import {
   COLLECTOR_RECHECK_MS,
@@ -48,5 +50,21 @@ describe('the collector state of a federation', () => {
     expect(collectorRecheckDue(root, 'http://collector:4318/v1/metrics', at(1))).toBe(true);
     // A first export to a new URL is a change, whatever the old URL's state was.
     expect(recordCollectorOutcome(root, 'http://collector:4318/v1/metrics', refused, at(2)).changed).toBe(true);
+  });
+
+  it('stores and reports the collector without the credentials its URL or the error may carry', () => {
+    const root = tempDir();
+    initFederation(root, {}, {});
+    const url = 'https://fed:s3cret@otel:4318/v1/metrics?api_key=k3y';
+    const failed = { ok: false as const, error: new Error(`POST ${url} failed: 401`) };
+    const { state } = recordCollectorOutcome(root, url, failed, at(0));
+    expect(state).toMatchObject({
+      url: 'https://fed:***@otel:4318/v1/metrics?api_key=***',
+      error: 'POST https://fed:***@otel:4318/v1/metrics?api_key=*** failed: 401',
+    });
+    expect(readFileSync(federationPaths(root).collectorState, 'utf8')).not.toMatch(/s3cret|k3y/);
+    // The record still answers for the endpoint it was made for.
+    expect(collectorRecheckDue(root, url, at(1))).toBe(false);
+    expect(recordCollectorOutcome(root, url, failed, at(2)).changed).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { nonEmptyString } from '../common.js';
-import { describeValue } from '../problems.js';
+import { describeUrlValue, describeValue } from '../problems.js';
 import type { BackendDocs } from './backend-docs.js';
 
 /** NATS client URLs as the Node transport takes them: `nats://host[:port]` or `tls://host[:port]`. */
@@ -14,7 +14,7 @@ export const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
 export const natsServerUrlSchema = nonEmptyString
   .regex(NATS_URL_PATTERN, {
     error: (issue) =>
-      `expected a NATS URL such as ${DEFAULT_NATS_URL} (nats:// or tls://, a host and an optional port), got ${describeValue(issue.input)}`,
+      `expected a NATS URL such as ${DEFAULT_NATS_URL} (nats:// or tls://, a host and an optional port), got ${describeUrlValue(issue.input)}`,
   })
   .refine((url) => !url.includes('@'), {
     error:
