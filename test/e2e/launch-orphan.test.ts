@@ -5,6 +5,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { getTeam } from '../../src/core/find-team.js';
 import { processIsAlive, processStartTime } from '../../src/infra/fs/process-identity.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { descendantsOf } from '../../src/infra/process/process-tree.js';
 import { workspacePaths } from '../../src/core/layout.js';
 import { type LaunchRun } from '../../src/core/schema/launch-run.js';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
@@ -42,8 +43,17 @@ async function launchAndKill(root: string, options: { stopWatchdog: boolean }) {
     30_000,
     'the agent to start',
   );
-  const agentPid = Number(readFileSync(pidFile, 'utf8'));
   const watchdog = (JSON.parse(readFileSync(current, 'utf8')) as { pid: number; processStart: string }).pid;
+  // The pid the agent recorded is its pid in the sandbox's PID namespace; on the host it is the watchdog's
+  // descendant running the fixture.
+  const agentPid = descendantsOf(watchdog).find((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('hang-record-pid.mjs');
+    } catch {
+      return false; // exited meanwhile (a `fed event` of the agent)
+    }
+  });
+  if (agentPid === undefined) throw new Error(`no agent among the descendants of the watchdog ${watchdog}`);
   // Whatever happens in the test, nothing it started outlives it.
   onTestFinished(() => {
     for (const target of [-watchdog, agentPid]) {

@@ -18,7 +18,7 @@ import { agentLogHeader } from '../../core/schema/agent-log.js';
  */
 export interface AgentProcessOptions {
   command: readonly string[];
-  /** Put before the command (the sandbox), after the agent's program was found. */
+  /** The sandbox (bwrap and its arguments), put before the command after the agent's program was found. */
   wrapper?: readonly string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
@@ -104,7 +104,13 @@ export class AgentProcess {
       // the lifeline the watchdog watches.
       const child = spawn(
         process.execPath,
-        [join(packageRoot(), WATCHDOG), String(graceMs), ...(options.wrapper ?? []), program, ...args],
+        [
+          join(packageRoot(), WATCHDOG),
+          String(graceMs),
+          ...(options.wrapper ? ['--sandboxed', ...options.wrapper] : []),
+          program,
+          ...args,
+        ],
         {
           cwd: options.cwd,
           env: options.env,
@@ -145,11 +151,15 @@ export class AgentProcess {
     }
   }
 
-  /** Ask the agent (and its process group) to stop (SIGTERM), and kill it if it has not exited after the grace period. */
+  /**
+   * Ask the agent (and its process group) to stop (SIGTERM); the watchdog kills what has not exited after the
+   * grace period — the sandbox included — and exits last. Should the watchdog itself not, the group is
+   * killed a moment later.
+   */
   async stop(): Promise<AgentExit> {
     if (this.child.exitCode === null && this.child.signalCode === null) {
       this.signalGroup('SIGTERM');
-      const timer = setTimeout(() => this.signalGroup('SIGKILL'), this.graceMs);
+      const timer = setTimeout(() => this.signalGroup('SIGKILL'), this.graceMs + 1_000);
       try {
         return await this.exited;
       } finally {

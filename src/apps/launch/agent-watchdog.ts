@@ -1,50 +1,47 @@
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { Socket } from 'node:net';
+import { descendantsOf, processTable } from '../../infra/process/process-tree.js';
 
 /**
- * The agent's supervisor inside its process group: `node agent-watchdog.js <graceMs> <program> [args…]`.
- * `fed launch` starts it as the group leader with a pipe on fd 3 that only the launcher holds. When the
- * launcher dies — even by SIGKILL — the kernel closes that pipe; the watchdog then stops the whole group
- * (SIGTERM, SIGKILL after the grace period), so no agent ever runs unsupervised. Otherwise it is
- * transparent: the agent inherits stdin/stdout/stderr, and its exit code or signal is passed on.
+ * The agent's supervisor: `node agent-watchdog.js <graceMs> [--sandboxed] <program> [args…]`. `fed launch`
+ * starts it as the leader of the agent's own process group, with a pipe on fd 3 that only the launcher
+ * holds. Otherwise it is transparent: the agent inherits stdin/stdout/stderr, and its exit code or signal
+ * is passed on — but only once nothing the agent started is left:
+ * - When the agent exits, what it left behind in its process group is stopped (SIGTERM, SIGKILL after the
+ *   grace period) before the exit is passed on, so nothing rewrites the deliverable after fed checked it.
+ *   In the sandbox (`--sandboxed`: the program is bwrap, in a session of its own) the agent's PID namespace
+ *   ends with it, every process in it whatever its group.
+ * - A stop from fed is SIGTERM to this process group. Outside the sandbox it reaches the agent directly;
+ *   in the sandbox the watchdog passes it on to the sandbox's processes (bwrap itself, signalled, would die
+ *   and take them with it by SIGKILL, without a chance to save their session).
+ * - When the launcher dies — even by SIGKILL — the kernel closes the pipe; the watchdog then stops it all
+ *   itself, so no agent ever runs unsupervised.
  */
-const [graceText, file, ...args] = process.argv.slice(2);
+const [graceText, ...command] = process.argv.slice(2);
 const graceMs = Number(graceText);
+const sandboxed = command[0] === '--sandboxed';
+const [file, ...args] = sandboxed ? command.slice(1) : command;
 if (!file || !Number.isFinite(graceMs)) {
-  process.stderr.write('usage: agent-watchdog <graceMs> <program> [args…] (started by fed launch)\n');
+  process.stderr.write('usage: agent-watchdog <graceMs> [--sandboxed] <program> [args…] (started by fed launch)\n');
   process.exit(2);
 }
 
-// A stop from fed signals the whole group: the agent gets it and exits; the watchdog waits to pass its exit on.
-let stopping = false;
-const ignore = () => undefined;
-for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(name, () => (stopping = true));
+/** The other processes of this process group: what the agent (outside the sandbox) started and left. */
+function othersInGroup(): number[] {
+  return processTable()
+    .filter((entry) => entry.group === process.pid && entry.pid !== process.pid)
+    .map((entry) => entry.pid);
+}
 
-/** Other processes still in this process group (a sandbox's agent can outlive the sandbox's own process). */
-function othersInGroup(): boolean {
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+const signalEach = (pids: readonly number[], name: NodeJS.Signals) => {
+  for (const pid of pids) {
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // fields[0] is the state (field 3), fields[2] the process group (field 5).
-      if (fields[0] !== 'Z' && Number(fields[2]) === process.pid) return true;
+      process.kill(pid, name);
     } catch {
       // gone meanwhile
     }
   }
-  return false;
-}
-
-/** While stopping, the exit is passed on only once the whole group is gone (SIGKILL after the grace period). */
-async function groupGone(): Promise<void> {
-  const deadline = Date.now() + graceMs;
-  while (othersInGroup()) {
-    if (Date.now() > deadline) signalGroup('SIGKILL');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+};
 
 const signalGroup = (name: NodeJS.Signals) => {
   try {
@@ -54,14 +51,51 @@ const signalGroup = (name: NodeJS.Signals) => {
   }
 };
 
-let launcherGone = false;
-const child = spawn(file, args, { stdio: 'inherit' });
+// In the sandbox, bwrap leads a session of its own: fed's SIGTERM to this group does not reach it.
+const child = spawn(file, args, { stdio: 'inherit', detached: sandboxed });
 child.on('error', (error) => {
   process.stderr.write(`fed: cannot start the agent "${file}": ${error.message}\n`);
   process.exit(127);
 });
+
+let stopping = false;
+/**
+ * A stop began (fed's SIGTERM, SIGINT or SIGHUP to the group, or the launcher gone): the agent is asked to
+ * end, and whatever still runs after the grace period is killed — in the sandbox bwrap, and the sandbox
+ * with it (--die-with-parent) — so the exit passed on comes after everything is gone.
+ */
+function beginStop(): void {
+  if (stopping) return;
+  stopping = true;
+  // Once bwrap has exited its pid is not ours to signal (it may be reused); the sandbox is gone with it.
+  const sandbox = sandboxed && child.exitCode === null && child.signalCode === null ? [child.pid!] : [];
+  if (sandbox.length) {
+    // Every process in the sandbox but its init (bwrap's own child, which passes the agent's exit on and
+    // ends the namespace); all descend from that init, whatever group or session they moved to.
+    const table = processTable();
+    const inits = table.filter((entry) => entry.ppid === child.pid).map((entry) => entry.pid);
+    const inside = inits.flatMap((init) => descendantsOf(init, table));
+    // No process inside yet: bwrap is still building the sandbox, and ending it ends the run.
+    signalEach(inside.length ? inside : sandbox, 'SIGTERM');
+  } // else the signal reached the agent's group already
+  setTimeout(() => signalEach([...sandbox, ...othersInGroup()], 'SIGKILL'), graceMs).unref();
+}
+for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(name, beginStop);
+
+/** What the agent left in this process group is stopped: SIGTERM (unless fed's stop sent it), SIGKILL after the grace period. */
+async function endLeftovers(): Promise<void> {
+  let left = othersInGroup();
+  if (left.length && !stopping) signalEach(left, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (left.length) {
+    if (Date.now() > deadline) signalEach(left, 'SIGKILL');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    left = othersInGroup();
+  }
+}
+
 child.on('exit', (code, signal) => {
-  void (stopping || launcherGone ? groupGone() : Promise.resolve()).then(() => {
+  void (stopping ? endLeftovers() : Promise.resolve()).then(() => {
     if (signal) {
       process.removeAllListeners(signal);
       process.kill(process.pid, signal);
@@ -71,15 +105,15 @@ child.on('exit', (code, signal) => {
 
 // A socket, not an fs stream: a blocking fs read would hold a thread-pool thread that process.exit waits for.
 const lifeline = new Socket({ fd: 3, readable: true, writable: false });
+let launcherGone = false;
 const onLauncherGone = () => {
   if (launcherGone) return;
   launcherGone = true;
-  stopping = true;
   process.stderr.write(`fed: the launcher is gone; stopping the agent (pid ${child.pid})\n`);
-  signalGroup('SIGTERM');
-  setTimeout(() => signalGroup('SIGKILL'), graceMs).unref();
+  beginStop();
+  if (!sandboxed) signalGroup('SIGTERM');
 };
-lifeline.on('data', ignore);
+lifeline.on('data', () => undefined);
 lifeline.resume();
 lifeline.on('end', onLauncherGone);
 lifeline.on('error', onLauncherGone);

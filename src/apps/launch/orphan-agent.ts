@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { processIsAlive } from '../../infra/fs/process-identity.js';
+import { processIsAlive, processStartTime } from '../../infra/fs/process-identity.js';
+import { descendantsOf } from '../../infra/process/process-tree.js';
 import { stateOf } from '../../engine/actors/state-of.js';
 import { loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
@@ -8,22 +9,28 @@ import { readCurrentRun, recordRun, runFields } from './run-records.js';
 
 /**
  * Stop an agent left behind by a launcher that died (its process group: the agent's supervisor and
- * everything it started): SIGTERM, then SIGKILL after the grace period. Returns whether it was running.
+ * everything it started): SIGTERM, then SIGKILL after the grace period. Its sandbox runs in a session of
+ * its own: it is stopped by the supervisor, or killed here with everything else that descends from it.
+ * Returns whether it was running.
  */
 export async function stopOrphanGroup(pid: number, start: string | null, graceMs: number): Promise<boolean> {
   if (!processIsAlive(pid, start ?? undefined)) return false;
-  const signal = (name: NodeJS.Signals) => {
+  const descendants = descendantsOf(pid).map((member) => ({ pid: member, start: processStartTime(member) }));
+  const signal = (target: number, name: NodeJS.Signals) => {
     try {
-      process.kill(-pid, name);
+      process.kill(target, name);
     } catch {
       // gone already
     }
   };
-  signal('SIGTERM');
+  signal(-pid, 'SIGTERM');
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline && processIsAlive(pid, start ?? undefined)) await sleep(50);
-  signal('SIGKILL');
+  signal(-pid, 'SIGKILL');
   while (processIsAlive(pid, start ?? undefined)) await sleep(20);
+  const left = () => descendants.filter((member) => processIsAlive(member.pid, member.start));
+  for (const member of left()) signal(member.pid, 'SIGKILL');
+  while (left().length) await sleep(20);
   return true;
 }
 

@@ -20,6 +20,22 @@ export interface SandboxPlan {
 }
 
 /**
+ * How the sandbox is built, whatever it mounts — what keeps an agent running as root in (Docker's default)
+ * from undoing the mounts: no capabilities at all (no remount, unmount or mknod; bwrap also sets
+ * no_new_privs, so no exec gives them back), a PID namespace of its own (it sees and signals only its own
+ * processes, and everything in it is killed when the agent exits), killed if the supervising watchdog dies,
+ * and a session of its own (no terminal to push input into).
+ */
+const ISOLATION = ['--unshare-pid', '--die-with-parent', '--new-session', '--cap-drop', 'ALL'];
+
+/**
+ * Mounted over the machine's: a /proc of the sandbox's own processes (so no /proc/<pid>/root or /cwd of a
+ * process outside leads back to a writable view of the codebase) and a minimal /dev (null, zero, random,
+ * tty, a private pts…; no disk whose raw device root could write).
+ */
+const FRESH_PROC_AND_DEV = ['--dev', '/dev', '--proc', '/proc'];
+
+/**
  * `bwrap` on PATH if it can actually sandbox here — in some containers it is installed but may not create
  * namespaces — or why not.
  */
@@ -31,7 +47,11 @@ export function findBubblewrap(env: NodeJS.ProcessEnv): { bwrap: string } | { mi
     } catch {
       continue;
     }
-    const probe = spawnSync(candidate, ['--bind', '/', '/', '--', 'true'], { encoding: 'utf8', timeout: 10_000 });
+    // Built the way the agent's sandbox is: a bwrap that cannot isolate it here counts as missing.
+    const probe = spawnSync(candidate, [...ISOLATION, '--bind', '/', '/', ...FRESH_PROC_AND_DEV, '--', 'true'], {
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
     if (probe.status === 0) return { bwrap: candidate };
     return {
       missing: `bubblewrap (${candidate}) cannot create a sandbox here: ${(probe.stderr || probe.error?.message || `exit ${probe.status}`).trim()}`,
@@ -46,12 +66,11 @@ export function bubblewrapArgs(bwrap: string, plan: SandboxPlan): string[] {
   const writable = (path: string) => ['--bind', path, path];
   return [
     bwrap,
+    ...ISOLATION,
     '--bind',
     '/',
     '/',
-    '--dev-bind',
-    '/dev',
-    '/dev',
+    ...FRESH_PROC_AND_DEV,
     ...readOnly(plan.root),
     ...writable(join(plan.root, FED_DIR)),
     ...(plan.worktree ? [...readOnly(plan.worktree), ...writable(join(plan.worktree, FED_DIR))] : []),

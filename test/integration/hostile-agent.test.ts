@@ -1,0 +1,182 @@
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { LaunchResult } from '../../src/engine/hooks/federation-hooks.js';
+import { findBubblewrap } from '../../src/apps/launch/sandbox.js';
+import { FED_BIN } from '../helpers/fed-cli.js';
+import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import { treeDigest } from '../helpers/tree-digest.js';
+import { asUser, handOver, unprivilegedUser, type UnprivilegedUser } from '../helpers/unprivileged-user.js';
+
+/**
+ * The hostile agent suite (issue 26): fake agents that try every way out of their confinement, launched
+ * with the built CLI as root (the Docker default) and as an unprivileged user. Afterwards the codebase and
+ * every file the launch does not write itself are byte-identical, and the run is labelled honestly.
+ *
+ * To add an escape: a fixture under test/fixtures/agents/ built on hostile-kit.mjs (it reports each attempt
+ * as "escape <what>: ESCAPED" or "…: refused (…)" and then does its job), and a row in ESCAPES.
+ */
+
+const found = findBubblewrap(process.env);
+const bwrapMissing = 'missing' in found ? found.missing : undefined;
+if (bwrapMissing) console.warn(`SKIPPING the sandboxed hostile-agent tests: ${bwrapMissing}`);
+const user = unprivilegedUser();
+if ('missing' in user) console.warn(`the hostile agents run as this user only: ${user.missing}`);
+
+/** Who runs `fed launch`: this process's user (root in Docker) and, when that is root, an unprivileged one. */
+const LAUNCHERS: { label: string; user?: UnprivilegedUser }[] = [
+  { label: `uid ${process.getuid?.()}` },
+  ...('missing' in user ? [] : [{ label: `${user.name} (uid ${user.uid})`, user }]),
+];
+
+/** What a launch of the docs team writes itself: its own workspace, its reports to meta, the journal, git's index. */
+const LAUNCH_WRITES = ['.fed/teams/docs', '.fed/signals/inbox', '.fed/delivery', '.fed/journal.jsonl', '.git/index'];
+const launchWrites = (path: string) => LAUNCH_WRITES.some((own) => path === own || path.startsWith(`${own}/`));
+
+/** How the agent is confined: the bubblewrap sandbox, a bwrap that cannot build it, or none (agent.sandbox: false). */
+type Confinement = 'sandbox' | 'broken-bwrap' | 'off';
+
+interface HostileRun {
+  root: string;
+  result: LaunchResult;
+  transcript: string;
+  /** Paths that differ afterwards, outside what the launch writes itself. */
+  changed: string[];
+  deliverableAtReturn: string;
+}
+
+/** A PATH whose bwrap is a stub that fails the way bwrap does where it may not create namespaces. */
+function brokenBwrapPath(): string {
+  const bin = tempDir('fed-broken-bwrap-');
+  const stub = join(bin, 'bwrap');
+  writeFileSync(stub, '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n');
+  chmodSync(stub, 0o755);
+  chmodSync(bin, 0o755);
+  return `${bin}:${process.env.PATH}`;
+}
+
+/** `fed launch --team docs --json` with the built CLI in a fresh federation, as `launcher`, with `agent`. */
+async function launchHostile(
+  agent: string,
+  launcher: { user?: UnprivilegedUser },
+  options: { confinement?: Confinement; env?: NodeJS.ProcessEnv } = {},
+): Promise<HostileRun> {
+  const { root } = await federationWithMission();
+  if (options.confinement === 'off')
+    writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ agent: { sandbox: false } }, null, 2));
+  if (launcher.user) handOver(root, launcher.user);
+  const before = treeDigest(root, launchWrites);
+  const { FED_ROOT: _root, FED_TEAM: _team, ...inherited } = process.env;
+  const env: NodeJS.ProcessEnv = {
+    ...inherited,
+    NO_COLOR: '1',
+    FED_TELEMETRY_ENABLED: 'false',
+    ...(options.confinement === 'broken-bwrap' ? { PATH: brokenBwrapPath() } : {}),
+    ...options.env,
+  };
+  const argv = asUser(launcher.user, [
+    process.execPath,
+    FED_BIN,
+    'launch',
+    '--team',
+    'docs',
+    '--agent',
+    fakeAgent(agent),
+    '--root',
+    root,
+    '--json',
+  ]);
+  const stdout = await new Promise<string>((resolve, reject) => {
+    const child = spawn(argv[0]!, argv.slice(1), { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      out.trim().startsWith('{') ? resolve(out) : reject(new Error(`fed launch exited ${code}: ${err}${out}`)),
+    );
+  });
+  const result = JSON.parse(stdout) as LaunchResult;
+  const deliverableAtReturn = existsSync(result.deliverablePath) ? readFileSync(result.deliverablePath, 'utf8') : '';
+  const after = treeDigest(root, launchWrites);
+  const changed = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((p) => before[p] !== after[p]);
+  return {
+    root,
+    result,
+    transcript: readFileSync(result.lastRun.transcriptPath, 'utf8'),
+    changed,
+    deliverableAtReturn,
+  };
+}
+
+/** The escapes the agent's transcript reports, e.g. ["remount /tmp/x read-write: refused (EPERM)"]. */
+function escapes(run: HostileRun): string[] {
+  return [...run.transcript.matchAll(/^escape (.*)$/gm)].map((match) => match[1]!);
+}
+
+interface HostileCase {
+  escape: string;
+  /** The fixture under test/fixtures/agents/. */
+  agent: string;
+  env?: NodeJS.ProcessEnv;
+  /** How the run must be labelled once every escape was refused (default complete). */
+  outcome?: LaunchResult['outcome'];
+  /** What the transcript must show was tried (so a fixture that tried nothing does not pass). */
+  tried: RegExp;
+}
+
+const ESCAPES: HostileCase[] = [
+  {
+    escape: 'remount the read-only codebase read-write, or unmount it',
+    agent: 'hostile-remount',
+    tried: /^remount .* read-write: refused/m,
+  },
+  {
+    escape: 'write the codebase through /proc/<pid>/root and /proc/<pid>/cwd of every process it sees',
+    agent: 'hostile-proc',
+    tried: /^write via \/proc\/\d+\/root: refused/m,
+  },
+  {
+    escape: 'open a block device for writing (one under /dev, or one made with mknod)',
+    agent: 'hostile-block-device',
+    tried: /^mknod a block device and open it for writing: refused/m,
+  },
+  {
+    escape: 'remount the codebase, then fail: a refused escape does not make the run complete',
+    agent: 'hostile-remount',
+    env: { FED_HOSTILE_THEN: 'fail' },
+    outcome: 'failed',
+    tried: /^remount .* read-write: refused/m,
+  },
+];
+
+describe.each(LAUNCHERS)('a hostile agent launched by $label', (launcher) => {
+  describe.skipIf(bwrapMissing !== undefined)('in the bubblewrap sandbox (needs bwrap)', () => {
+    it.each(ESCAPES)('$escape', async ({ agent, env, outcome, tried }) => {
+      const run = await launchHostile(agent, launcher, { env });
+      const attempts = escapes(run);
+      expect(attempts.join('\n')).toMatch(tried);
+      expect(attempts.filter((line) => line.endsWith('ESCAPED'))).toEqual([]);
+      expect(run.changed).toEqual([]);
+      expect(run.result.lastRun.sandboxed).toBe(true);
+      expect(run.result.warnings.filter((w) => w.includes('bubblewrap'))).toEqual([]);
+      expect(run.result.outcome).toBe(outcome ?? 'complete');
+    });
+  });
+
+  it('with a bwrap that cannot build the sandbox: the launch says why, checks the codebase, and fails the run that wrote it', async () => {
+    const run = await launchHostile('write-codebase', launcher, { confinement: 'broken-bwrap' });
+    expect(run.transcript).toContain('write to README.md: allowed');
+    expect(run.result.lastRun.sandboxed).toBe(false);
+    expect(run.result.warnings).toContainEqual(
+      expect.stringMatching(
+        /^bubblewrap \(.*\/bwrap\) cannot create a sandbox here: bwrap: No permissions to create new namespace: the codebase is not mounted read-only for the agent; fed checks it before and after the run instead$/,
+      ),
+    );
+    expect(run.result).toMatchObject({ outcome: 'failed', state: 'failed' });
+    expect(run.result.reason).toMatch(/^codebase modified: .*README\.md/);
+  });
+});
