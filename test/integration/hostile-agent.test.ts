@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import type { LaunchResult } from '../../src/engine/hooks/federation-hooks.js';
 import { findBubblewrap } from '../../src/apps/launch/sandbox.js';
@@ -42,8 +44,11 @@ interface HostileRun {
   root: string;
   result: LaunchResult;
   transcript: string;
-  /** Paths that differ afterwards, outside what the launch writes itself. */
+  /** Paths that differ when the launch returned, outside what the launch writes itself. */
   changed: string[];
+  /** The same, now. */
+  changedNow(): string[];
+  /** The deliverable as the launch left it (empty when there is none). */
   deliverableAtReturn: string;
 }
 
@@ -101,20 +106,33 @@ async function launchHostile(
   });
   const result = JSON.parse(stdout) as LaunchResult;
   const deliverableAtReturn = existsSync(result.deliverablePath) ? readFileSync(result.deliverablePath, 'utf8') : '';
-  const after = treeDigest(root, launchWrites);
-  const changed = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((p) => before[p] !== after[p]);
-  return {
-    root,
-    result,
-    transcript: readFileSync(result.lastRun.transcriptPath, 'utf8'),
-    changed,
-    deliverableAtReturn,
+  const changedNow = () => {
+    const after = treeDigest(root, launchWrites);
+    return [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((p) => before[p] !== after[p]);
   };
+  const transcript = readFileSync(result.lastRun.transcriptPath, 'utf8');
+  return { root, result, transcript, changed: changedNow(), changedNow, deliverableAtReturn };
 }
 
 /** The escapes the agent's transcript reports, e.g. ["remount /tmp/x read-write: refused (EPERM)"]. */
 function escapes(run: HostileRun): string[] {
   return [...run.transcript.matchAll(/^escape (.*)$/gm)].map((match) => match[1]!);
+}
+
+/** Processes alive (not zombies) whose command line contains `mark`. */
+function processesMarked(mark: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return false;
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(mark);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }
 
 interface HostileCase {
@@ -166,6 +184,41 @@ describe.each(LAUNCHERS)('a hostile agent launched by $label', (launcher) => {
       expect(run.result.outcome).toBe(outcome ?? 'complete');
     });
   });
+
+  /**
+   * The agent leaves a process behind that rewrites the deliverable (and tries the codebase) a second
+   * later: it is gone when the launch returns, and the deliverable stays what fed checked.
+   */
+  async function leaveBackgroundWriter(confinement: Confinement, session: 'group' | 'new'): Promise<void> {
+    const mark = `fed-hostile-background-${randomUUID()}`;
+    const run = await launchHostile('hostile-background', launcher, {
+      confinement,
+      env: { FED_HOSTILE_MARK: mark, ...(session === 'new' ? { FED_HOSTILE_SESSION: 'new' } : {}) },
+    });
+    const started = /^left a background writer behind: pid \d+ \(.*\) at (\d+)$/m.exec(run.transcript);
+    expect(started, run.transcript).not.toBeNull();
+    expect(run.result.outcome).toBe('complete');
+    expect(run.result.lastRun.sandboxed).toBe(confinement === 'sandbox');
+    expect(processesMarked(mark)).toEqual([]);
+    // Past the moment the writer would have struck (1 s after it started), nothing changed.
+    await sleep(Math.max(0, Number(started![1]) + 1_500 - Date.now()));
+    expect(readFileSync(run.result.deliverablePath, 'utf8')).toBe(run.deliverableAtReturn);
+    expect(run.deliverableAtReturn).toContain('# Report');
+    expect(run.changedNow()).toEqual([]);
+  }
+
+  it.skipIf(bwrapMissing !== undefined)(
+    'in the sandbox, a background writer it leaves in its process group ends with it (needs bwrap)',
+    () => leaveBackgroundWriter('sandbox', 'group'),
+  );
+
+  it.skipIf(bwrapMissing !== undefined)(
+    'in the sandbox, a background writer in a session of its own ends with it too: the PID namespace ends (needs bwrap)',
+    () => leaveBackgroundWriter('sandbox', 'new'),
+  );
+
+  it('without the sandbox (agent.sandbox: false), a background writer it leaves in its process group ends with it', () =>
+    leaveBackgroundWriter('off', 'group'));
 
   it('with a bwrap that cannot build the sandbox: the launch says why, checks the codebase, and fails the run that wrote it', async () => {
     const run = await launchHostile('write-codebase', launcher, { confinement: 'broken-bwrap' });

@@ -95,7 +95,8 @@ async function endLeftovers(): Promise<void> {
 }
 
 child.on('exit', (code, signal) => {
-  void (stopping ? endLeftovers() : Promise.resolve()).then(() => {
+  // Whatever the agent left behind ends before its exit is passed on, so before fed checks the deliverable.
+  void endLeftovers().then(() => {
     if (signal) {
       process.removeAllListeners(signal);
       process.kill(process.pid, signal);
