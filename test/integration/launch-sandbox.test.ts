@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { launchTeam, onboardTeam, sendSignal, viewLifecycle, type FederationConfig } from '../../src/index.js';
@@ -80,6 +81,41 @@ describe('the read-only sandbox of deliverable teams (bubblewrap)', () => {
       });
       expect(readFileSync(result.lastRun.transcriptPath, 'utf8')).toContain('write to README.md: EROFS');
       expect(result).toMatchObject({ outcome: 'complete', state: 'complete' });
+    },
+  );
+
+  it.skipIf(bwrapMissing !== undefined)(
+    'a sandboxed agent that ignores SIGTERM is killed after the grace period, with everything in its sandbox, before the launch returns (needs bwrap)',
+    async () => {
+      const { root, config } = await federationWithMission();
+      const mark = `fed-hang-ignoring-term-${randomUUID()}`;
+      const result = await launchTeam(openFederation(root), 'docs', {
+        config,
+        agent: fakeAgent('hang-ignoring-term'),
+        env: { ...process.env, FED_HOSTILE_MARK: mark },
+        timeoutSeconds: 2,
+        graceMs: 500,
+        pollMs: 50,
+      });
+      expect(result).toMatchObject({ outcome: 'paused' });
+      expect(result.lastRun.outcome).toBe('timeout');
+      expect(result.lastRun.sandboxed).toBe(true);
+      const running = (needle: string) =>
+        readdirSync('/proc')
+          .filter((entry) => /^\d+$/.test(entry))
+          .filter((pid) => {
+            try {
+              const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+              return (
+                !stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z') &&
+                readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(needle)
+              );
+            } catch {
+              return false;
+            }
+          });
+      expect(running(mark)).toEqual([]);
+      expect(running(`hang-ignoring-term.mjs\0`)).toEqual([]);
     },
   );
 

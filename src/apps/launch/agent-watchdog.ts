@@ -58,27 +58,41 @@ child.on('error', (error) => {
   process.exit(127);
 });
 
+/** Whether bwrap still runs: once it has exited its pid is not ours to signal (it may be reused). */
+const sandboxRunning = () => sandboxed && child.exitCode === null && child.signalCode === null;
+
+/**
+ * The sandbox's init — bwrap's own child, pid 1 of its namespace, which passes the agent's exit on — and
+ * every other process in the sandbox: all descend from that init, whatever group or session they moved to.
+ */
+function sandboxProcesses(): { inits: number[]; inside: number[] } {
+  const table = processTable();
+  const inits = table.filter((entry) => entry.ppid === child.pid).map((entry) => entry.pid);
+  return { inits, inside: inits.flatMap((init) => descendantsOf(init, table)) };
+}
+
 let stopping = false;
 /**
  * A stop began (fed's SIGTERM, SIGINT or SIGHUP to the group, or the launcher gone): the agent is asked to
- * end, and whatever still runs after the grace period is killed — in the sandbox bwrap, and the sandbox
- * with it (--die-with-parent) — so the exit passed on comes after everything is gone.
+ * end, and whatever still runs after the grace period is killed. In the sandbox that is its init: the
+ * kernel then kills everything in the namespace before bwrap sees the init exit, so the exit passed on
+ * comes after everything is gone.
  */
 function beginStop(): void {
   if (stopping) return;
   stopping = true;
-  // Once bwrap has exited its pid is not ours to signal (it may be reused); the sandbox is gone with it.
-  const sandbox = sandboxed && child.exitCode === null && child.signalCode === null ? [child.pid!] : [];
-  if (sandbox.length) {
-    // Every process in the sandbox but its init (bwrap's own child, which passes the agent's exit on and
-    // ends the namespace); all descend from that init, whatever group or session they moved to.
-    const table = processTable();
-    const inits = table.filter((entry) => entry.ppid === child.pid).map((entry) => entry.pid);
-    const inside = inits.flatMap((init) => descendantsOf(init, table));
+  if (sandboxRunning()) {
+    const { inside } = sandboxProcesses();
     // No process inside yet: bwrap is still building the sandbox, and ending it ends the run.
-    signalEach(inside.length ? inside : sandbox, 'SIGTERM');
+    signalEach(inside.length ? inside : [child.pid!], 'SIGTERM');
   } // else the signal reached the agent's group already
-  setTimeout(() => signalEach([...sandbox, ...othersInGroup()], 'SIGKILL'), graceMs).unref();
+  setTimeout(() => {
+    if (sandboxRunning()) {
+      const { inits } = sandboxProcesses();
+      signalEach(inits.length ? inits : [child.pid!], 'SIGKILL');
+    }
+    signalEach(othersInGroup(), 'SIGKILL');
+  }, graceMs).unref();
 }
 for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(name, beginStop);
 
