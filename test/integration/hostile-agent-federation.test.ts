@@ -55,6 +55,27 @@ describe("a sandboxed agent writes only its own workspace; its fed commands go t
   );
 
   it.skipIf(bwrapMissing !== undefined)(
+    'a workspace too deep for a socket address still gets its broker, in the workspace (needs bwrap)',
+    async () => {
+      const { root, config } = await federationWithMission({ mission: false });
+      const team = `docs-${'x'.repeat(55)}`;
+      await onboardTeam(openFederation(root), { domain: team });
+      await sendSignal(openFederation(root), { to: team, type: 'directive', subject: 'Document the project' });
+      const socket = workspacePaths(join(federationPaths(root).teams, team)).brokerSocket;
+      expect(Buffer.byteLength(socket)).toBeGreaterThan(107);
+      const result = await launchTeam(openFederation(root), team, {
+        config,
+        agent: fakeAgent('complete-and-report'),
+        pollMs: 50,
+      });
+      expect(result).toMatchObject({ outcome: 'complete', state: 'complete', warnings: [] });
+      expect(signalsIn(workspacePaths(root).inbox)).toContainEqual(
+        expect.objectContaining({ from: team, subject: 'docs written' }),
+      );
+    },
+  );
+
+  it.skipIf(bwrapMissing !== undefined)(
     "a hostile agent cannot write the registry, another team's files, the skills, .gitignore or meta's inbox, nor make fed do it (needs bwrap)",
     async () => {
       const { root, config } = await federationWithMission();
@@ -111,6 +132,12 @@ describe("a sandboxed agent writes only its own workspace; its fed commands go t
       expect(lines).toMatch(
         /fed through another team's broker: exit 2: fed: the broker at .*\/teams\/other\/.* refused the request: FED_BROKER_TOKEN/,
       );
+
+      // A team marker naming another team does not change who the broker runs fed as.
+      expect(lines).toContain('fed with a forged team marker: exit 0');
+      expect(signalsIn(workspacePaths(root).inbox).filter((signal) => signal.subject === 'marker')).toEqual([
+        expect.objectContaining({ from: 'docs' }),
+      ]);
 
       // Nothing it tried landed: the guarded files are byte-identical, no team archived (the other one was
       // paused by its interrupted launch), no forged signal.
