@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { resolve } from 'node:path';
 import {
   BROKER_ENV,
   BROKER_TOKEN_ENV,
@@ -9,19 +11,38 @@ import {
   type BrokerRequest,
 } from '../infra/process/broker-protocol.js';
 
+/** Standard input goes to the broker in frames of at most this size. */
+const STDIN_FRAME_BYTES = 64 * 1024;
+
 /**
  * `fed` inside a sandbox (`$FED_BROKER` set by `fed launch`): the agent cannot write the federation, so
  * its command runs in the launcher's broker, outside the sandbox (src/apps/launch/agent-broker.ts). This
  * forwards the arguments, the working directory and — when an argument reads it (`--body-file -`) —
- * standard input, prints what the command prints as it comes, and exits with its exit code.
+ * standard input, prints what the command prints as it comes, and exits with its exit code. A
+ * `--body-file <path>` is read here, as the agent sees it, and sent as standard input: the broker reads
+ * no file for the agent (outside the sandbox it would see what the sandbox hides).
  */
 export function runThroughBroker(env: NodeJS.ProcessEnv, argv: readonly string[], cwd: string): void {
   const socketPath = env[BROKER_ENV]!;
-  const readsStdin = argv.some((arg, i) => (arg === '--body-file' && argv[i + 1] === '-') || arg === '--body-file=-');
-  const request: BrokerRequest = { token: env[BROKER_TOKEN_ENV] ?? '', argv: [...argv], cwd, stdin: readsStdin };
-  const fail = (message: string) => {
+  const fail = (message: string, code = 1) => {
     process.stderr.write(`fed: ${message}\n`);
-    process.exitCode = 1;
+    process.exitCode = code;
+  };
+  const forwarded = [...argv];
+  let body: Buffer | undefined;
+  try {
+    body = readBodyFile(forwarded, cwd);
+  } catch (error) {
+    return fail((error as Error).message, 2);
+  }
+  const readsStdin =
+    body === undefined &&
+    forwarded.some((arg, i) => (arg === '--body-file' && forwarded[i + 1] === '-') || arg === '--body-file=-');
+  const request: BrokerRequest = {
+    token: env[BROKER_TOKEN_ENV] ?? '',
+    argv: forwarded,
+    cwd,
+    stdin: readsStdin || body !== undefined,
   };
   let target: ReturnType<typeof socketAddress>;
   try {
@@ -38,6 +59,8 @@ export function runThroughBroker(env: NodeJS.ProcessEnv, argv: readonly string[]
   socket.on('connect', () => {
     target.release();
     socket.write(encodeFrame(FRAME.REQUEST, JSON.stringify(request)));
+    for (let at = 0; body && at < body.length; at += STDIN_FRAME_BYTES)
+      socket.write(encodeFrame(FRAME.STDIN, body.subarray(at, at + STDIN_FRAME_BYTES)));
     if (!readsStdin) return void socket.write(encodeFrame(FRAME.STDIN_END, ''));
     process.stdin.on('data', (chunk: Buffer) => socket.write(encodeFrame(FRAME.STDIN, chunk)));
     process.stdin.on('end', () => socket.write(encodeFrame(FRAME.STDIN_END, '')));
@@ -67,4 +90,31 @@ export function runThroughBroker(env: NodeJS.ProcessEnv, argv: readonly string[]
 
 function unreachable(socketPath: string, error: Error): string {
   return `cannot reach the federation through the launcher's broker at ${socketPath} (${BROKER_ENV}): ${error.message}; inside the sandbox fed runs only while fed launch runs the agent`;
+}
+
+/**
+ * The content of `--body-file <path>` (not `-`), read from `cwd`, its argument turned into `-` in `argv`;
+ * undefined when there is none. A file that cannot be read throws with the message fed gives.
+ */
+function readBodyFile(argv: string[], cwd: string): Buffer | undefined {
+  const at = argv.findIndex(
+    (arg, i) => (arg === '--body-file' && i + 1 < argv.length) || arg.startsWith('--body-file='),
+  );
+  if (at === -1) return undefined;
+  const inline = argv[at]!.startsWith('--body-file=');
+  const file = inline ? argv[at]!.slice('--body-file='.length) : argv[at + 1]!;
+  if (file === '-') return undefined;
+  const path = resolve(cwd, file);
+  let content: Buffer;
+  try {
+    content = readFileSync(path);
+  } catch (error) {
+    throw new Error(
+      `--body-file ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); give a readable file, or - for standard input`,
+      { cause: error },
+    );
+  }
+  if (inline) argv[at] = '--body-file=-';
+  else argv[at + 1] = '-';
+  return content;
 }

@@ -46,8 +46,11 @@ describe("a sandboxed agent writes only its own workspace; its fed commands go t
       });
       expect(result).toMatchObject({ outcome: 'complete', state: 'complete', warnings: [] });
       expect(result.lastRun.sandboxed).toBe(true);
-      expect(signalsIn(workspacePaths(root).inbox)).toContainEqual(
-        expect.objectContaining({ from: 'docs', subject: 'docs written', body: 'The deliverable is written.\n' }),
+      expect(signalsIn(workspacePaths(root).inbox)).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ from: 'docs', subject: 'docs written', body: 'The deliverable is written.\n' }),
+          expect.objectContaining({ from: 'docs', subject: 'details', body: 'Details from a file.\n' }),
+        ]),
       );
       // The broker lives as long as the agent.
       expect(existsSync(workspacePaths(join(root, '.fed', 'teams', 'docs')).brokerSocket)).toBe(false);

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, mkdirSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { constants } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
@@ -16,7 +16,7 @@ import {
   socketAddress,
   type BrokerRequest,
 } from '../../infra/process/broker-protocol.js';
-import { checkAgentCommand } from './agent-commands.js';
+import { checkAgentCommand, isInside } from './agent-commands.js';
 
 export interface AgentBrokerOptions {
   /** Where the socket goes: in the team's own workspace, which only its agent and fed can write. */
@@ -156,8 +156,10 @@ export class AgentBroker {
         'BROKER_REFUSED',
         `the broker already runs ${MAX_RUNNING} commands for this agent; wait for them to end`,
       );
-    checkAgentCommand(request.argv, request.cwd, this.options.root);
-    return request;
+    // Its working directory, when it is in the federation; fed resolves relative paths there.
+    const cwd = isAbsolute(request.cwd) && isInside(request.cwd, this.options.root) ? request.cwd : this.options.root;
+    checkAgentCommand(request.argv, cwd, this.options.root);
+    return { ...request, cwd };
   }
 
   /** `fed <argv>` outside the sandbox, its output streamed back, its exit code last. */
@@ -167,7 +169,7 @@ export class AgentBroker {
     finish: (code: number) => void,
   ): ChildProcess {
     const child = spawn(process.execPath, [join(packageRoot(), packageBins().fed!), ...request.argv], {
-      cwd: isDirectory(request.cwd) ? request.cwd : this.options.root,
+      cwd: request.cwd,
       env: this.env,
       stdio: [request.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     });
@@ -204,12 +206,4 @@ function parseRequest(payload: Buffer): BrokerRequest | undefined {
     // Not JSON: malformed.
   }
   return undefined;
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return isAbsolute(path) && statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }

@@ -1,5 +1,5 @@
-import { realpathSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, realpathSync } from 'node:fs';
+import { resolve, sep } from 'node:path';
 import { RefusedError } from '../../core/errors.js';
 
 /**
@@ -28,13 +28,13 @@ function allowedList(): string {
     .join(', ');
 }
 
-/** `--root` values anywhere before `--` (commander takes program options after the command too). */
-function rootValues(argv: readonly string[]): string[] {
+/** The value of an option (`--name value` or `--name=value`) wherever it is before `--`. */
+function optionValues(argv: readonly string[], name: string): string[] {
   const values: string[] = [];
   for (let i = 0; i < argv.length && argv[i] !== '--'; i++) {
     const arg = argv[i]!;
-    if (arg === '--root') values.push(argv[++i] ?? '');
-    else if (arg.startsWith('--root=')) values.push(arg.slice('--root='.length));
+    if (arg === name) values.push(argv[++i] ?? '');
+    else if (arg.startsWith(`${name}=`)) values.push(arg.slice(name.length + 1));
   }
   return values;
 }
@@ -47,12 +47,63 @@ function sameDirectory(a: string, b: string): boolean {
   }
 }
 
+/** `path` is `root` or inside it, links resolved (a path that does not exist is not). */
+export function isInside(path: string, root: string): boolean {
+  try {
+    const real = realpathSync(path);
+    const top = realpathSync(root);
+    return real === top || real.startsWith(top.endsWith(sep) ? top : `${top}${sep}`);
+  } catch {
+    return false;
+  }
+}
+
 /**
- * Refuses (AGENT_COMMAND_REFUSED) a command an agent has no business running, or a `--root` other than
- * its own federation's; `cwd` is where the agent runs it (a relative `--root` is resolved there).
+ * The files the command would read outside the sandbox, where they are not the agent's to choose: a
+ * `--body-file` other than standard input (fed inside the sandbox reads the file itself and sends it on
+ * stdin — the broker would read what the sandbox hides, such as another process's environment under
+ * /proc), and a deliverable or schema to check outside the federation.
+ */
+function checkFiles(
+  argv: readonly string[],
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  root: string,
+): void {
+  for (const value of optionValues(argv, '--body-file')) {
+    if (value !== '-')
+      throw new RefusedError(
+        'AGENT_COMMAND_REFUSED',
+        `--body-file ${value}: the broker reads no files for an agent; pipe the body (--body-file -) — the fed in the sandbox does that for you`,
+      );
+  }
+  if (command !== 'deliverable check') return;
+  const end = args.includes('--') ? args.indexOf('--') : args.length;
+  const files = [
+    ...optionValues(args, '--schema'),
+    ...args.slice(0, end).filter((arg, i) => !arg.startsWith('-') && args[i - 1] !== '--schema'),
+    ...args.slice(end + 1),
+  ];
+  for (const file of files) {
+    // A file that is not there is fed's to report (it cannot be read, wherever it would be).
+    const path = resolve(cwd, file);
+    if (existsSync(path) && !isInside(path, root))
+      throw new RefusedError(
+        'AGENT_COMMAND_REFUSED',
+        `${file}: an agent checks files of its federation (${root}) only; write the draft in your workspace and check it there`,
+      );
+  }
+}
+
+/**
+ * Refuses (AGENT_COMMAND_REFUSED) a command an agent has no business running, a `--root` other than its
+ * own federation's, or a file for the broker to read that the agent does not see (checkFiles); `cwd` is
+ * where the agent runs it (relative paths are resolved there).
  */
 export function checkAgentCommand(argv: readonly string[], cwd: string, root: string): void {
-  for (const value of rootValues(argv)) {
+  // Anywhere before `--`: commander takes program options after the command too.
+  for (const value of optionValues(argv, '--root')) {
     if (!sameDirectory(resolve(cwd, value), root))
       throw new RefusedError(
         'AGENT_COMMAND_REFUSED',
@@ -70,7 +121,7 @@ export function checkAgentCommand(argv: readonly string[], cwd: string, root: st
     allowed === true ||
     (allowed !== undefined && (subcommand === undefined || HELP.has(subcommand) || allowed.includes(subcommand)))
   )
-    return;
+    return checkFiles(argv, `${command} ${subcommand}`, argv.slice(i + 2), cwd, root);
   const named = allowed === undefined || subcommand === undefined ? command : `${command} ${subcommand}`;
   throw new RefusedError(
     'AGENT_COMMAND_REFUSED',

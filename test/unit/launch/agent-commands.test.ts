@@ -1,4 +1,4 @@
-import { mkdirSync, symlinkSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { backendEnvNames } from '../../../src/adapters/index.js';
@@ -75,6 +75,46 @@ describe('the fed commands a sandboxed agent may run through its broker', () => 
         expect.objectContaining({
           code: 'AGENT_COMMAND_REFUSED',
           message: expect.stringContaining('an agent acts only on its own federation'),
+        }),
+      );
+  });
+});
+
+describe('the files a broker would read for an agent', () => {
+  it('refuses a --body-file other than standard input (fed in the sandbox sends the file on stdin)', () => {
+    const send = ['signal', 'send', '--to', 'meta', '--type', 'report', '--subject', 'x'];
+    expect(() => checkAgentCommand([...send, '--body-file', '-'], '/', '/')).not.toThrow();
+    for (const argv of [
+      [...send, '--body-file', '/proc/1/environ'],
+      [...send, '--body-file=notes.md'],
+    ])
+      expect(() => checkAgentCommand(argv, '/', '/')).toThrow(
+        expect.objectContaining({
+          code: 'AGENT_COMMAND_REFUSED',
+          message: expect.stringContaining('the broker reads no files for an agent'),
+        }),
+      );
+  });
+
+  it('checks deliverables and schemas inside the federation only', () => {
+    const dir = tempDir();
+    const federation = join(dir, 'federation');
+    mkdirSync(federation);
+    writeFileSync(join(federation, 'deliverable.md'), '# x\n');
+    writeFileSync(join(dir, 'outside.md'), '# x\n');
+    symlinkSync(join(dir, 'outside.md'), join(federation, 'link.md'));
+    expect(() => checkAgentCommand(['deliverable', 'check', 'deliverable.md'], federation, federation)).not.toThrow();
+    for (const argv of [
+      ['deliverable', 'check', '/proc/self/environ'],
+      ['deliverable', 'check', '../outside.md'],
+      ['deliverable', 'check', 'link.md'],
+      ['deliverable', 'check', 'deliverable.md', '--schema', '/etc/passwd'],
+      ['deliverable', 'check', '--json', '--', '/etc/passwd'],
+    ])
+      expect(() => checkAgentCommand(argv, federation, federation)).toThrow(
+        expect.objectContaining({
+          code: 'AGENT_COMMAND_REFUSED',
+          message: expect.stringContaining('an agent checks files of its federation'),
         }),
       );
   });
