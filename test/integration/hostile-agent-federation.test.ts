@@ -79,6 +79,27 @@ describe("a sandboxed agent writes only its own workspace; its fed commands go t
   );
 
   it.skipIf(bwrapMissing !== undefined)(
+    "a brokered agent gets the broker's socket and token, not the backend's URL and credentials (needs bwrap)",
+    async () => {
+      const { root, config } = await federationWithMission();
+      const result = await launchTeam(openFederation(root), 'docs', {
+        config,
+        agent: fakeAgent('print-env'),
+        pollMs: 50,
+        env: {
+          ...process.env,
+          FED_NATS_URL: 'nats://user:secret@127.0.0.1:4222',
+          PRINT_ENV: 'FED_NATS_URL,FED_BROKER,FED_TEAM',
+        },
+      });
+      const transcript = readFileSync(result.lastRun.transcriptPath, 'utf8');
+      expect(transcript).toContain('FED_NATS_URL=(unset)\n');
+      expect(transcript).toContain(`FED_BROKER=${workspacePaths(join(root, '.fed', 'teams', 'docs')).brokerSocket}\n`);
+      expect(transcript).toContain('FED_TEAM=docs\n');
+    },
+  );
+
+  it.skipIf(bwrapMissing !== undefined)(
     "a hostile agent cannot write the registry, another team's files, the skills, .gitignore or meta's inbox, nor make fed do it (needs bwrap)",
     async () => {
       const { root, config } = await federationWithMission();

@@ -1,11 +1,11 @@
-import { delimiter } from 'node:path';
+import { basename, delimiter } from 'node:path';
 import type { AgentLimits } from '../../core/schema/config.js';
 import type { CurrentRun } from '../../core/schema/launch-run.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import { workspacePaths } from '../../core/layout.js';
 import { AGENT_INSPECTION_ENV, type InspectionRelay } from '../../infra/inspect/agent-inspection.js';
 import { backendEnvNames } from '../../adapters/index.js';
-import type { FederationConfig } from '../../core/schema/config.js';
+import { DEFAULT_AGENT_COMMAND, type FederationConfig } from '../../core/schema/config.js';
 import { AgentBroker } from './agent-broker.js';
 import { AgentProcess } from './agent-process.js';
 import { writeCommandShims } from './command-shims.js';
@@ -77,7 +77,7 @@ export class RunningAgent {
         wrapper: sandbox,
         cwd: team.location,
         env: {
-          ...(agent.broker ? withoutBackendEnv(baseEnv, options.config) : baseEnv),
+          ...(agent.broker && !isBuiltInAgent(run.command.argv) ? withoutBackendEnv(baseEnv, options.config) : baseEnv),
           ...fedEnv,
           FED_LAUNCH_PROMPT: files.promptPath,
           FED_LAUNCH_CONTEXT: files.contextPath,
@@ -135,6 +135,14 @@ export class RunningAgent {
     await this.broker?.close();
     this.stream.close();
   }
+}
+
+/**
+ * The built-in agent is fed's own code, and reads the registry, its lifecycle and its inbox through the
+ * backend itself (on JetStream it needs the backend's environment); any other agent acts only through fed.
+ */
+function isBuiltInAgent(argv: readonly string[]): boolean {
+  return basename(argv[0] ?? '') === DEFAULT_AGENT_COMMAND;
 }
 
 /** The environment without what the backends read (NATS URLs, credentials): a brokered agent has no use for them. */
