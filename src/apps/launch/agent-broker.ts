@@ -29,6 +29,9 @@ export interface AgentBrokerOptions {
 
 /** More commands at once than any agent needs is an agent trying to exhaust the machine. */
 const MAX_RUNNING = 32;
+/** Connections at once, and how long one may take to send its request: anyone who reaches the socket can connect. */
+const MAX_CONNECTIONS = 64;
+const REQUEST_TIMEOUT_MS = 10_000;
 
 /**
  * The broker of a sandboxed launch: inside the sandbox the federation is read-only, so the agent's `fed`
@@ -55,6 +58,7 @@ export class AgentBroker {
     delete env[BROKER_TOKEN_ENV];
     this.env = { ...env, FED_CODE_CACHE: 'off' };
     this.server = createServer((socket) => this.serve(socket));
+    this.server.maxConnections = MAX_CONNECTIONS;
   }
 
   /** Listening on `options.socketPath` (a socket a launch that died left there is replaced). */
@@ -111,6 +115,9 @@ export class AgentBroker {
       socket.end();
     };
     socket.on('error', () => undefined);
+    socket.setTimeout(REQUEST_TIMEOUT_MS, () => {
+      if (state === 'request') socket.destroy();
+    });
     socket.on('close', () => {
       this.connections.delete(socket);
       // The agent's fed went away (killed, or the agent stopped): its command goes too.
@@ -128,6 +135,7 @@ export class AgentBroker {
           try {
             child = this.run(this.accept(type, payload), send, finish);
             state = 'running';
+            socket.setTimeout(0);
           } catch (error) {
             // A refusal is the agent's (exit 2); anything else (spawn failing) the broker's (exit 1).
             const refused = error instanceof FedError && error.refusal;
