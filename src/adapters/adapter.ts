@@ -41,6 +41,11 @@ export interface BackendAdapter<C extends BackendConfig = BackendConfig> {
   open(options: OpenBackendOptions<C>): FederationBackend;
   /** Variables of the environment that override the config (they may select this backend). */
   readonly envOverride?: EnvOverride;
+  /**
+   * The variables of the environment the backend reads under `config` (server URLs, credentials): a
+   * sandboxed agent does not get them — its fed commands run in its launcher's broker.
+   */
+  envNames?(config: FederationConfig): readonly string[];
   /** The backend's config as fed may print it (`fed config show`, messages): secrets hidden. */
   redact?(backend: C): C;
   /** The files its config names, by config key (checked by `fed config show`). */

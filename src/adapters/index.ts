@@ -43,6 +43,11 @@ export const BACKEND_ENV_OVERRIDES: readonly EnvOverride[] = ADAPTERS.flatMap(({
   envOverride ? [envOverride] : [],
 );
 
+/** The variables of the environment the backends read under `config` (URLs, credentials). */
+export function backendEnvNames(config: FederationConfig): string[] {
+  return [...new Set(ADAPTERS.flatMap((adapter) => adapter.envNames?.(config) ?? []))];
+}
+
 /** federate.config.json with defaults and environment overrides applied, the backends' included. */
 export function loadFederationConfig(root: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   return loadConfig(root, env, BACKEND_ENV_OVERRIDES);

@@ -87,6 +87,9 @@ export type FedErrorCode =
   | 'NO_RUN'
   | 'NOT_FAILED'
   | 'RUN_UNSETTLED'
+  // A sandboxed agent's fed commands, run by its launcher's broker.
+  | 'AGENT_COMMAND_REFUSED'
+  | 'BROKER_REFUSED'
   // Deliverables.
   | 'DELIVERABLE_INVALID'
   | 'DELIVERABLE_KEPT'

@@ -74,6 +74,8 @@ export const workspacePaths = memoisedPaths((workspace: string) => ({
   launchPrompt: join(workspace, FED_DIR, LAUNCH_DIR, LAUNCH_PROMPT_FILE),
   launchBaseline: join(workspace, FED_DIR, LAUNCH_DIR, LAUNCH_BASELINE_FILE),
   launchBin: join(workspace, FED_DIR, LAUNCH_DIR, 'bin'),
+  /** The socket of the broker that runs a sandboxed agent's fed commands, while it runs. */
+  brokerSocket: join(workspace, FED_DIR, LAUNCH_DIR, 'broker.sock'),
   currentRun: join(workspace, FED_DIR, LAUNCH_DIR, CURRENT_RUN_FILE),
   continuationPrompt: join(workspace, FED_DIR, LAUNCH_DIR, 'continue.md'),
   logs: join(workspace, FED_DIR, 'logs'),

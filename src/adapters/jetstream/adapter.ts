@@ -24,6 +24,12 @@ export const jetstreamAdapter: BackendAdapter<JetStreamBackendConfig> = {
       createJetStreamBackend({ root, federationName: config.federationName, backend, env }),
     ),
   envOverride: natsUrlOverride,
+  envNames: ({ backend }) => [
+    ENV_NATS_URL,
+    ...(backend?.type === 'jetstream' && backend.credentials && 'env' in backend.credentials
+      ? [backend.credentials.env]
+      : []),
+  ],
   redact: redactedBackend,
   configFiles: (backend) => [
     [

@@ -378,7 +378,12 @@ function readOnlySandbox(
   // A bind mount needs its target to exist: the deliverable is created empty, for the agent to fill (an
   // empty one is removed again after the run).
   if (worktree) createFileExclusive(context.deliverablePath, '', { durable: false });
-  return bubblewrapArgs(bwrap, { root, worktree, writableFiles: worktree ? [context.deliverablePath] : [] });
+  return bubblewrapArgs(bwrap, {
+    root,
+    workspace: team.location,
+    worktree,
+    writableFiles: worktree ? [context.deliverablePath] : [],
+  });
 }
 
 /**

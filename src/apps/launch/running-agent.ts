@@ -1,9 +1,12 @@
-import { delimiter } from 'node:path';
+import { basename, delimiter } from 'node:path';
 import type { AgentLimits } from '../../core/schema/config.js';
 import type { CurrentRun } from '../../core/schema/launch-run.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import { workspacePaths } from '../../core/layout.js';
 import { AGENT_INSPECTION_ENV, type InspectionRelay } from '../../infra/inspect/agent-inspection.js';
+import { backendEnvNames } from '../../adapters/index.js';
+import { DEFAULT_AGENT_COMMAND, type FederationConfig } from '../../core/schema/config.js';
+import { AgentBroker } from './agent-broker.js';
 import { AgentProcess } from './agent-process.js';
 import { writeCommandShims } from './command-shims.js';
 import type { LaunchOptions } from './launch-options.js';
@@ -23,6 +26,7 @@ export class RunningAgent {
   readonly startedAt = new Date();
   readonly stream: RunStream;
   private child: AgentProcess | undefined;
+  private broker: AgentBroker | undefined;
   private recordedSession: string | null;
 
   private constructor(
@@ -44,7 +48,8 @@ export class RunningAgent {
 
   /**
    * Start the agent through its preset: argument array, workspace as cwd, `fed` on its PATH, FED_ROOT /
-   * FED_TEAM / FED_LAUNCH_PROMPT / FED_LAUNCH_CONTEXT in its environment, in the sandbox when there is one.
+   * FED_TEAM / FED_LAUNCH_PROMPT / FED_LAUNCH_CONTEXT in its environment, in the sandbox when there is one
+   * — with its broker then, which runs its fed commands outside (FED_BROKER / FED_BROKER_TOKEN).
    */
   static async start(
     root: string,
@@ -57,20 +62,28 @@ export class RunningAgent {
     const { run, files, sandbox } = prepared;
     const paths = workspacePaths(team.location);
     const baseEnv = options.env ?? process.env;
+    // What fed needs to act as the team, whether the agent runs fed itself or its broker does.
+    const fedEnv = {
+      FED_ROOT: root,
+      FED_TEAM: team.domainId,
+      ...(relay ? { [AGENT_INSPECTION_ENV]: relay.file } : {}),
+    };
     try {
+      agent.broker = sandbox
+        ? await AgentBroker.start({ socketPath: paths.brokerSocket, root, env: { ...baseEnv, ...fedEnv } })
+        : undefined;
       agent.child = await AgentProcess.start({
         command: run.command.argv,
         wrapper: sandbox,
         cwd: team.location,
         env: {
-          ...baseEnv,
-          FED_ROOT: root,
-          FED_TEAM: team.domainId,
+          ...(agent.broker && !isBuiltInAgent(run.command.argv) ? withoutBackendEnv(baseEnv, options.config) : baseEnv),
+          ...fedEnv,
           FED_LAUNCH_PROMPT: files.promptPath,
           FED_LAUNCH_CONTEXT: files.contextPath,
-          ...(relay ? { [AGENT_INSPECTION_ENV]: relay.file } : {}),
           PATH: [writeCommandShims(paths.launchBin), baseEnv.PATH].filter(Boolean).join(delimiter),
           ...run.command.env,
+          ...agent.broker?.agentEnv(),
         },
         stdin: run.command.stdin,
         onStdout: (chunk) => agent.stream.write(chunk),
@@ -78,14 +91,18 @@ export class RunningAgent {
         header: [
           `preset: ${run.preset.name}${run.resumedSessionId ? ` (resuming session ${run.resumedSessionId})` : ''}`,
           `transcript: ${run.transcriptPath}`,
-          `sandbox: ${sandbox ? 'bubblewrap, codebase read-only' : 'none'}`,
+          `sandbox: ${sandbox ? "bubblewrap, the federation read-only but the team's workspace; fed commands through the launcher's broker" : 'none'}`,
         ],
         graceMs: options.graceMs,
       });
     } catch (error) {
+      await agent.broker?.close();
       agent.stream.close();
       throw error;
     }
+    // The broker serves the agent while it runs: a command still running when it exits is stopped.
+    const broker = agent.broker;
+    if (broker) void agent.child.exited.then(() => broker.close());
     return agent;
   }
 
@@ -115,8 +132,24 @@ export class RunningAgent {
   /** Whatever went wrong, no agent is left running unsupervised: stopped, and its stream closed. */
   async stopAndClose(): Promise<void> {
     await this.child?.stop();
+    await this.broker?.close();
     this.stream.close();
   }
+}
+
+/**
+ * The built-in agent is fed's own code, and reads the registry, its lifecycle and its inbox through the
+ * backend itself (on JetStream it needs the backend's environment); any other agent acts only through fed.
+ */
+function isBuiltInAgent(argv: readonly string[]): boolean {
+  return basename(argv[0] ?? '') === DEFAULT_AGENT_COMMAND;
+}
+
+/** The environment without what the backends read (NATS URLs, credentials): a brokered agent has no use for them. */
+function withoutBackendEnv(env: NodeJS.ProcessEnv, config: FederationConfig): NodeJS.ProcessEnv {
+  const kept = { ...env };
+  for (const name of backendEnvNames(config)) delete kept[name];
+  return kept;
 }
 
 /** A limit the CLI does not enforce itself, reached according to its stream. */

@@ -5,14 +5,17 @@ import { FED_DIR } from '../../core/layout.js';
 
 /**
  * The read-only sandbox of a deliverable team (docs/design/spec.md §2.7: the lead agent's tools are read-only): with
- * bubblewrap the agent sees the whole machine as it is, except that the codebase is mounted read-only —
- * a write there fails inside the agent with EROFS — while the federation's `.fed/` (registry, inboxes,
- * the team's own workspace and state) stays writable, and so do temp dirs and everything outside the
- * codebase. A worktree team's checkout is its codebase: it is read-only too, except its own `.fed/` and
- * its deliverable file.
+ * bubblewrap the agent sees the whole machine as it is, except that the federation root is mounted
+ * read-only — the codebase and the federation's `.fed/` alike (registry, other teams' workspaces, meta's
+ * inbox, the skills, `.gitignore`): a write there fails inside the agent with EROFS. Only the team's own
+ * workspace is writable, and temp dirs and everything outside the root. A worktree team's checkout is
+ * its codebase: it is read-only too, except its own `.fed/` and its deliverable file. The agent's fed
+ * commands reach the federation through the launcher's broker (agent-broker.ts).
  */
 export interface SandboxPlan {
   root: string;
+  /** The team's workspace: writable, unless it is a worktree (then only its `.fed/` and `writableFiles` are). */
+  workspace: string;
   /** A worktree team's checkout (its workspace), when the team is placed in one. */
   worktree?: string;
   /** A file in the worktree the agent must be able to write (the deliverable). */
@@ -72,8 +75,9 @@ export function bubblewrapArgs(bwrap: string, plan: SandboxPlan): string[] {
     '/',
     ...FRESH_PROC_AND_DEV,
     ...readOnly(plan.root),
-    ...writable(join(plan.root, FED_DIR)),
-    ...(plan.worktree ? [...readOnly(plan.worktree), ...writable(join(plan.worktree, FED_DIR))] : []),
+    ...(plan.worktree
+      ? [...readOnly(plan.worktree), ...writable(join(plan.worktree, FED_DIR))]
+      : writable(plan.workspace)),
     ...(plan.writableFiles ?? []).flatMap(writable),
     '--',
   ];

@@ -1,0 +1,217 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { chmodSync, mkdirSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { constants } from 'node:os';
+import { dirname, isAbsolute, join } from 'node:path';
+import { FedError, RefusedError } from '../../core/errors.js';
+import { unlinkQuietly } from '../../infra/fs/atomic-write.js';
+import { packageBins, packageRoot } from '../../infra/package-info.js';
+import {
+  BROKER_ENV,
+  BROKER_TOKEN_ENV,
+  encodeFrame,
+  FRAME,
+  FrameReader,
+  socketAddress,
+  type BrokerRequest,
+} from '../../infra/process/broker-protocol.js';
+import { checkAgentCommand, isInside } from './agent-commands.js';
+
+export interface AgentBrokerOptions {
+  /** Where the socket goes: in the team's own workspace, which only its agent and fed can write. */
+  socketPath: string;
+  /** The federation root: the only `--root` an agent may name. */
+  root: string;
+  /** The environment the commands run with: the launcher's, with FED_ROOT and FED_TEAM naming the team. */
+  env: NodeJS.ProcessEnv;
+}
+
+/** More commands at once than any agent needs is an agent trying to exhaust the machine. */
+const MAX_RUNNING = 32;
+/** Connections at once, and how long one may take to send its request: anyone who reaches the socket can connect. */
+const MAX_CONNECTIONS = 64;
+const REQUEST_TIMEOUT_MS = 10_000;
+
+/**
+ * The broker of a sandboxed launch: inside the sandbox the federation is read-only, so the agent's `fed`
+ * (src/cli/broker-client.ts) sends each command here, over a Unix socket, and it runs outside the
+ * sandbox as a child `fed` of this very fed — as the team (FED_ROOT, FED_TEAM; a team marker the agent
+ * writes cannot change that), in the agent's working directory. Only the commands an agent needs are run
+ * (agent-commands.ts); the caller rule (SENDER_NOT_CALLER) keeps them acting as the team. Another team's
+ * sandbox can reach the socket (a read-only mount still connects), so every request carries the token
+ * only this agent's environment holds. A command whose client goes away is stopped.
+ */
+export class AgentBroker {
+  readonly token = randomBytes(32).toString('hex');
+  private readonly running = new Set<ChildProcess>();
+  private readonly connections = new Set<Socket>();
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly server: Server;
+  private closed: Promise<void> | undefined;
+
+  private constructor(private readonly options: AgentBrokerOptions) {
+    const env: NodeJS.ProcessEnv = { ...options.env };
+    // The command must not forward itself here again; and the code cache lives in the temp directory the
+    // agent can write, where it could plant compiled code for fed to run outside the sandbox.
+    delete env[BROKER_ENV];
+    delete env[BROKER_TOKEN_ENV];
+    this.env = { ...env, FED_CODE_CACHE: 'off' };
+    this.server = createServer((socket) => this.serve(socket));
+    this.server.maxConnections = MAX_CONNECTIONS;
+  }
+
+  /** Listening on `options.socketPath` (a socket a launch that died left there is replaced). */
+  static async start(options: AgentBrokerOptions): Promise<AgentBroker> {
+    const broker = new AgentBroker(options);
+    mkdirSync(dirname(options.socketPath), { recursive: true });
+    unlinkQuietly(options.socketPath);
+    const { address, release } = socketAddress(options.socketPath);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        broker.server.once('error', reject);
+        broker.server.listen(address, resolve);
+      });
+    } catch (error) {
+      throw new RefusedError(
+        'AGENT_COMMAND',
+        `cannot start the broker of the sandboxed agent at ${options.socketPath}: ${(error as Error).message}`,
+      );
+    } finally {
+      release();
+    }
+    chmodSync(options.socketPath, 0o600);
+    return broker;
+  }
+
+  /** What the agent's environment gets: where its fed commands go, and the token that lets them in. */
+  agentEnv(): Record<string, string> {
+    return { [BROKER_ENV]: this.options.socketPath, [BROKER_TOKEN_ENV]: this.token };
+  }
+
+  /** Stop listening, stop the commands still running, remove the socket (once; later calls wait for it). */
+  close(): Promise<void> {
+    this.closed ??= (async () => {
+      for (const child of this.running) child.kill('SIGKILL');
+      for (const socket of this.connections) socket.destroy();
+      await new Promise<void>((resolve) => this.server.close(() => resolve()));
+      unlinkQuietly(this.options.socketPath);
+    })();
+    return this.closed;
+  }
+
+  private serve(socket: Socket): void {
+    this.connections.add(socket);
+    const reader = new FrameReader();
+    let state: 'request' | 'running' | 'done' = 'request';
+    let child: ChildProcess | undefined;
+    const send = (type: number, payload: Buffer | string) => {
+      if (!socket.destroyed) socket.write(encodeFrame(type, payload));
+    };
+    const finish = (code: number) => {
+      if (state === 'done') return;
+      state = 'done';
+      send(FRAME.EXIT, JSON.stringify({ code }));
+      socket.end();
+    };
+    socket.on('error', () => undefined);
+    socket.setTimeout(REQUEST_TIMEOUT_MS, () => {
+      if (state === 'request') socket.destroy();
+    });
+    socket.on('close', () => {
+      this.connections.delete(socket);
+      // The agent's fed went away (killed, or the agent stopped): its command goes too.
+      if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    });
+    socket.on('data', (chunk: Buffer) => {
+      let frames;
+      try {
+        frames = reader.push(chunk);
+      } catch {
+        return void socket.destroy();
+      }
+      for (const { type, payload } of frames) {
+        if (state === 'request') {
+          try {
+            child = this.run(this.accept(type, payload), send, finish);
+            state = 'running';
+            socket.setTimeout(0);
+          } catch (error) {
+            // A refusal is the agent's (exit 2); anything else (spawn failing) the broker's (exit 1).
+            const refused = error instanceof FedError && error.refusal;
+            send(FRAME.STDERR, `fed: ${error instanceof Error ? error.message : String(error)}\n`);
+            finish(refused ? 2 : 1);
+          }
+        } else if (state === 'running' && type === FRAME.STDIN) child?.stdin?.write(payload);
+        else if (state === 'running' && type === FRAME.STDIN_END) child?.stdin?.end();
+      }
+    });
+  }
+
+  /** The request, if it is well formed, carries this broker's token and asks for a command an agent may run. */
+  private accept(type: number, payload: Buffer): BrokerRequest {
+    const request = type === FRAME.REQUEST ? parseRequest(payload) : undefined;
+    if (!request) throw new RefusedError('BROKER_REFUSED', 'the broker received a malformed request');
+    const given = Buffer.from(request.token);
+    const expected = Buffer.from(this.token);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected))
+      throw new RefusedError(
+        'BROKER_REFUSED',
+        `the broker at ${this.options.socketPath} refused the request: ${BROKER_TOKEN_ENV} is not the token of the agent it serves`,
+      );
+    if (this.running.size >= MAX_RUNNING)
+      throw new RefusedError(
+        'BROKER_REFUSED',
+        `the broker already runs ${MAX_RUNNING} commands for this agent; wait for them to end`,
+      );
+    // Its working directory, when it is in the federation; fed resolves relative paths there.
+    const cwd = isAbsolute(request.cwd) && isInside(request.cwd, this.options.root) ? request.cwd : this.options.root;
+    checkAgentCommand(request.argv, cwd, this.options.root);
+    return { ...request, cwd };
+  }
+
+  /** `fed <argv>` outside the sandbox, its output streamed back, its exit code last. */
+  private run(
+    request: BrokerRequest,
+    send: (type: number, payload: Buffer | string) => void,
+    finish: (code: number) => void,
+  ): ChildProcess {
+    const child = spawn(process.execPath, [join(packageRoot(), packageBins().fed!), ...request.argv], {
+      cwd: request.cwd,
+      env: this.env,
+      stdio: [request.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    });
+    this.running.add(child);
+    child.stdin?.on('error', () => undefined);
+    child.stdout!.on('data', (chunk: Buffer) => send(FRAME.STDOUT, chunk));
+    child.stderr!.on('data', (chunk: Buffer) => send(FRAME.STDERR, chunk));
+    child.on('error', (error) => {
+      this.running.delete(child);
+      send(FRAME.STDERR, `fed: the broker cannot run fed: ${error.message}\n`);
+      finish(1);
+    });
+    child.on('close', (code, signal) => {
+      this.running.delete(child);
+      finish(code ?? 128 + (signal ? constants.signals[signal] : 0));
+    });
+    return child;
+  }
+}
+
+function parseRequest(payload: Buffer): BrokerRequest | undefined {
+  try {
+    const value = JSON.parse(payload.toString('utf8')) as Partial<BrokerRequest>;
+    const { token, argv, cwd, stdin } = value;
+    if (
+      typeof token === 'string' &&
+      Array.isArray(argv) &&
+      argv.every((arg) => typeof arg === 'string') &&
+      typeof cwd === 'string' &&
+      typeof stdin === 'boolean'
+    )
+      return { token, argv, cwd, stdin };
+  } catch {
+    // Not JSON: malformed.
+  }
+  return undefined;
+}

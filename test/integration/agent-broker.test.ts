@@ -1,0 +1,104 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { AgentBroker } from '../../src/apps/launch/agent-broker.js';
+import { encodeFrame, FRAME, FrameReader } from '../../src/infra/process/broker-protocol.js';
+import { waitFor } from '../helpers/fixture-process.js';
+import { signalFederation } from '../helpers/signal-federation.js';
+
+/** The broker of team `docs` in a fresh federation (the built fed runs its commands). */
+async function docsBroker(): Promise<{ root: string; broker: AgentBroker }> {
+  const { root } = await signalFederation(['docs']);
+  const broker = await AgentBroker.start({
+    socketPath: join(root, '.fed', 'teams', 'docs', '.fed', 'launch', 'broker.sock'),
+    root,
+    env: { ...process.env, FED_ROOT: root, FED_TEAM: 'docs', FED_TELEMETRY_ENABLED: 'false' },
+  });
+  onTestFinished(() => broker.close());
+  return { root, broker };
+}
+
+/** One raw request, as any process that reaches the socket may send it; what came back. */
+function request(
+  broker: AgentBroker,
+  frames: Buffer[],
+  /** The client goes away (its process killed, say) once this holds of what came back. */
+  goAwayWhen?: (got: { stderr: string }) => boolean,
+): Promise<{ stdout: string; stderr: string; code: number | undefined }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(broker.agentEnv().FED_BROKER!);
+    const reader = new FrameReader();
+    const got = { stdout: '', stderr: '', code: undefined as number | undefined };
+    socket.on('connect', () => {
+      for (const frame of frames) socket.write(frame);
+    });
+    socket.on('data', (chunk: Buffer) => {
+      for (const { type, payload } of reader.push(chunk)) {
+        if (type === FRAME.STDOUT) got.stdout += payload.toString();
+        if (type === FRAME.STDERR) got.stderr += payload.toString();
+        if (type === FRAME.EXIT) got.code = (JSON.parse(payload.toString()) as { code: number }).code;
+      }
+      if (goAwayWhen?.(got)) socket.destroy();
+    });
+    socket.on('error', reject);
+    socket.on('close', () => resolve(got));
+  });
+}
+
+const ask = (token: string, argv: string[], cwd: string) => [
+  encodeFrame(FRAME.REQUEST, JSON.stringify({ token, argv, cwd, stdin: false })),
+  encodeFrame(FRAME.STDIN_END, ''),
+];
+
+/** The `fed` processes this test process started, by their arguments. */
+function runningFed(args: string): boolean {
+  const children = execFileSync('ps', ['-o', 'args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
+  return children.split('\n').some((line) => line.includes('fed.cjs') && line.includes(args));
+}
+
+describe("the broker of a sandboxed agent (the launcher's side)", () => {
+  it('runs an allowed command as the team, in its working directory, and returns its output and exit code', async () => {
+    const { root, broker } = await docsBroker();
+    const answer = await request(broker, ask(broker.token, ['team', 'show', '--json'], root));
+    expect(answer).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(answer.stdout)).toMatchObject({ domainId: 'docs' });
+  });
+
+  it('refuses a malformed request, a wrong token, and a --body-file it would read outside the sandbox', async () => {
+    const { root, broker } = await docsBroker();
+    expect(await request(broker, [encodeFrame(FRAME.REQUEST, '{"argv": 1}')])).toEqual({
+      stdout: '',
+      stderr: 'fed: the broker received a malformed request\n',
+      code: 2,
+    });
+    expect(await request(broker, ask('0'.repeat(64), ['team', 'list'], root))).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('refused the request: FED_BROKER_TOKEN is not the token of the agent it serves'),
+    });
+    const environ = ['signal', 'send', '--to', 'meta', '--type', 'report', '--subject', 'x'];
+    expect(
+      await request(broker, ask(broker.token, [...environ, '--body-file', '/proc/self/environ'], root)),
+    ).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--body-file /proc/self/environ: the broker reads no files for an agent'),
+    });
+  });
+
+  it('stops a command whose client went away, and removes its socket when closed', async () => {
+    const { root, broker } = await docsBroker();
+    let watching = false;
+    const gone = request(broker, ask(broker.token, ['signal', 'watch'], root), (got) => {
+      if (got.stderr.includes('watching')) watching = runningFed('signal watch');
+      return watching;
+    });
+    // It was running until the client went: no exit code came back.
+    expect(await gone).toEqual({ stdout: '', stderr: expect.stringContaining('watching'), code: undefined });
+    expect(watching).toBe(true);
+    await waitFor(() => !runningFed('signal watch'), 15_000, 'the watch to be stopped');
+    const socket = broker.agentEnv().FED_BROKER!;
+    await broker.close();
+    expect(existsSync(socket)).toBe(false);
+  });
+});
