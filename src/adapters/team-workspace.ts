@@ -154,7 +154,7 @@ export function checkWorkspace(
   if (!fedDir?.isDirectory()) return { location: entry.location, real };
   // The other runtime folders, from a listing of the folder each is in (one call for several lstats).
   const link =
-    linkAmong(paths.fedDir, [paths.signals, paths.state, paths.launch, paths.logs]) ??
+    linkAmong(paths.fedDir, [paths.signals, paths.state, paths.launch, paths.logs, paths.history]) ??
     linkAmong(paths.signals, [paths.inbox, paths.outbox]);
   if (link !== undefined) throw linked(entry, link, realTarget(link));
   return { location: entry.location, real };

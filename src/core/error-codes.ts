@@ -61,6 +61,8 @@ export type FedErrorCode =
   | 'WORKSPACE_NOT_FEDS'
   | 'WORKSPACE_OUTSIDE_ROOT'
   | 'WORKSPACE_SYMLINK'
+  // The runtime folders of the federation root (meta's boxes, delivery facts, journals, onboarding, chat).
+  | 'RUNTIME_FOLDER_SYMLINK'
   // Signals and signal boxes.
   | 'UNKNOWN_SIGNAL'
   | 'INVALID_SIGNAL'

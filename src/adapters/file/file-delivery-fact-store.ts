@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import { createFileExclusive } from '../../infra/fs/atomic-write.js';
-import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
+import type { CheckedRootFolders } from '../checked-root-folders.js';
 import { listDirectory } from '../../infra/fs/list-directory.js';
 import { toJsonText } from '../../core/json-text.js';
 import { readJsonFile } from '../../infra/fs/read-json-file.js';
@@ -39,7 +39,11 @@ export class FileDeliveryFactStore implements DeliveryFactStore {
   readonly location: string;
   private ensured = false;
 
-  constructor(root: string) {
+  /** `folders`: the root's runtime folders, checked before the first write (a link there is refused). */
+  constructor(
+    root: string,
+    private readonly folders: CheckedRootFolders,
+  ) {
     this.location = deliveryDirectory(root);
   }
 
@@ -52,7 +56,7 @@ export class FileDeliveryFactStore implements DeliveryFactStore {
     const text = toJsonText(deliveryFactSchemas[fact].parse(value));
     const writeOptions = { durable: options.durable ?? true };
     if (!this.ensured) {
-      ensureDirectory(this.location, writeOptions);
+      this.folders.folderForWrite(this.location, writeOptions);
       this.ensured = true;
     }
     return createFileExclusive(this.path(id, fact), text, writeOptions);

@@ -189,7 +189,7 @@ function gitLeftoversText(root: string, location: string, branch: string): strin
 export async function checkTeam(
   fed: Federation,
   entry: RegistryEntry,
-): Promise<{ findings: PendingFinding[]; workspaceOk: boolean; elsewhere?: string }> {
+): Promise<{ findings: PendingFinding[]; workspaceOk: boolean; linked?: boolean; elsewhere?: string }> {
   const { root, backend } = fed;
   try {
     fed.workspace(entry);
@@ -210,7 +210,7 @@ export async function checkTeam(
         : 'see the problem',
     };
     if (relocated) finding.repair = () => relocate(fed, entry, relocated);
-    return { findings: [finding], workspaceOk: false };
+    return { findings: [finding], workspaceOk: false, linked: error.code === 'WORKSPACE_SYMLINK' };
   }
   const findings: PendingFinding[] = [];
   const markerFile = workspacePaths(entry.location).marker;
