@@ -7,6 +7,7 @@ import {
   readFileSync,
   rmSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { hostname } from 'node:os';
@@ -15,6 +16,8 @@ import { describe, expect, it } from 'vitest';
 import { federationPaths, workspacePaths } from '../../src/core/layout.js';
 import { runCli } from '../../src/cli/program.js';
 import type { DoctorReport } from '../../src/apps/doctor/doctor.js';
+import { archiveSignals } from '../../src/index.js';
+import { openFederation } from '../../src/engine/context.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -164,6 +167,7 @@ describe('runtime folders that are symbolic links are refused (issue 26 item 3)'
     plantFolderLink(root, join(federationPaths(root).fedDir, 'delivery'), 'codebase');
     plantFolderLink(root, docs.history, 'outside');
     plantFolderLink(root, docs.launchBin, 'codebase');
+    plantFolderLink(root, join(docs.inbox, 'archive'), 'outside');
     writeFileSync(join(outside, 'journal.jsonl'), "not fed's\n");
     mkdirSync(docs.state, { recursive: true });
     symlinkSync(join(outside, 'journal.jsonl'), docs.journal);
@@ -179,11 +183,59 @@ describe('runtime folders that are symbolic links are refused (issue 26 item 3)'
         ['meta', join(federationPaths(root).fedDir, 'delivery'), false],
         ['docs', docs.history, false],
         ['docs', docs.launchBin, false],
+        ['docs', join(docs.inbox, 'archive'), false],
         ['docs', docs.journal, false],
       ].sort(),
     );
     expect(findings[0]?.fix).toMatch(/replace the link/);
     expect({ outside: snapshot(outside), codebase: snapshot(codebase), chat: snapshot(chat) }).toEqual(before);
     for (const link of [paths.inbox, docs.history, docs.journal]) expect(lstatSync(link).isSymbolicLink()).toBe(true);
+  }, 30_000);
+
+  it("a team's quarantine folder linked into the codebase: an invalid signal is not moved through it", async () => {
+    const { root } = await federationWithMission();
+    const quarantine = join(team(root).signals, 'quarantine');
+    const linked = plantFolderLink(root, quarantine, 'codebase');
+    const before = snapshot(linked);
+    // A broken signal file, old enough to be judged finished.
+    const bad = join(team(root).inbox, '2026-01-01T000000Z-directive-broken.json');
+    writeFileSync(bad, '{"not": "a signal"');
+    utimesSync(bad, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+    const result = await fed(root, ['actors', 'run', '--team', 'docs', '--once']);
+    // A file that cannot be quarantined is a warning (the rest of the inbox is applied); it stays in the inbox.
+    const output = `${result.stdout}${result.stderr}`;
+    expect(output).toContain(`warning: could not quarantine ${bad}`);
+    expect(output).toContain(`goes through a symbolic link: ${quarantine}`);
+    expect(snapshot(linked)).toEqual(before);
+    expect(existsSync(bad)).toBe(true);
+  }, 30_000);
+
+  it("meta's archive folder linked outside the root: fed signal archive moves nothing through it", async () => {
+    const { root } = await federationWithMission();
+    const sent = await fed(root, [
+      'signal',
+      'send',
+      '--from',
+      'docs',
+      '--to',
+      'meta',
+      '--type',
+      'report',
+      '--subject',
+      'Done',
+    ]);
+    expect(sent.code, sent.stderr).toBe(0);
+    expect((await fed(root, ['signal', 'ack', '--all'])).code).toBe(0);
+    const archive = join(workspacePaths(root).inbox, 'archive');
+    const linked = plantFolderLink(root, archive, 'outside');
+    const before = snapshot(linked);
+    const later = openFederation(root, { now: () => new Date(Date.now() + 3_600_000) });
+    await expect(
+      archiveSignals(later, { team: 'meta', olderThanMs: 60_000 }, { durable: false }),
+    ).rejects.toMatchObject({
+      code: 'RUNTIME_FOLDER_SYMLINK',
+      message: expect.stringContaining(`goes through a symbolic link: ${archive}`) as unknown,
+    });
+    expect(snapshot(linked)).toEqual(before);
   }, 30_000);
 });

@@ -53,8 +53,11 @@ export class FileSignalTransport implements SignalTransport {
     const workspace = partyWorkspace(this.root, party, (entry, paths) =>
       this.workspaces.beforeWrite(entry, paths.inbox),
     );
-    if (workspace.entry === undefined) this.workspaces.meta.beforeWrite(workspace.inbox);
-    return new FileSignalInbox(workspace, options);
+    const { entry } = workspace;
+    if (entry === undefined) this.workspaces.meta.beforeWrite(workspace.inbox);
+    return new FileSignalInbox(workspace, options, (folder) =>
+      entry === undefined ? this.workspaces.meta.beforeWrite(folder) : this.workspaces.beforeWrite(entry, folder),
+    );
   }
 
   outbox(party: SignalParty): FileSignalOutbox {

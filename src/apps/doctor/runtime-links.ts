@@ -4,6 +4,7 @@ import { federationPaths, workspacePaths } from '../../core/layout.js';
 import { DELIVERY_DIR } from '../../core/schema/delivery.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { PendingFinding } from '../../ports/doctor-finding.js';
+import { boxSideFolders } from '../../adapters/index.js';
 
 /**
  * The runtime paths fed writes (docs/design/spec.md §4.1) that are symbolic links: fed refuses to write
@@ -18,13 +19,15 @@ export function findRootLinks(root: string): PendingFinding[] {
     ...Object.values(meta).filter((path) => path !== root && path !== meta.teams && path !== meta.worktrees),
     `${meta.fedDir}${sep}${DELIVERY_DIR}`,
     ...Object.values(workspacePaths(root)).filter((path) => path !== root),
+    ...boxSideFolders(root),
   ];
   return linksAmong(rootPaths).map((path) => linkFinding(path));
 }
 
 /** The same in a team's workspace inside the root — the workspace itself included. */
 export function findWorkspaceLinks(team: RegistryEntry): PendingFinding[] {
-  return linksAmong(Object.values(workspacePaths(team.location))).map((path) => linkFinding(path, team.domainId));
+  const paths = [...Object.values(workspacePaths(team.location)), ...boxSideFolders(team.location)];
+  return linksAmong(paths).map((path) => linkFinding(path, team.domainId));
 }
 
 /** True when `path` is one of `links` or lies below one: nothing there is fed's to read or remove. */
