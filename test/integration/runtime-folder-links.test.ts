@@ -135,6 +135,33 @@ describe('runtime folders that are symbolic links are refused (issue 26 item 3)'
     }
   }
 
+  // The federation journal refuses the command (exit 2); a lifecycle journal line is retried later, so a
+  // failed append is a warning (the envelope is the lifecycle's record). Neither writes through the link.
+  for (const [what, file, args, exit] of [
+    ['the federation journal', (root: string) => federationPaths(root).federationJournal, ['team', 'pause', 'docs'], 2],
+    [
+      "a team's lifecycle journal",
+      (root: string) => team(root).journal,
+      ['event', '--team', 'docs', 'FAIL', '--data', '{"reason":"x"}'],
+      0,
+    ],
+  ] as const) {
+    it(`${what} linked to a codebase file: fed ${args.slice(0, 2).join(' ')} writes nothing through it and says so`, async () => {
+      const { root } = await federationWithMission();
+      const codebase = join(root, 'README.md');
+      const before = readFileSync(codebase, 'utf8');
+      mkdirSync(dirname(file(root)), { recursive: true });
+      rmSync(file(root), { force: true });
+      symlinkSync(codebase, file(root));
+      const result = await fed(root, [...args]);
+      expect(result.code, `${result.stdout}${result.stderr}`).toBe(exit);
+      expect(result.stderr).toContain(
+        `${file(root)} is a symbolic link, not a regular file; fed does not write through it`,
+      );
+      expect(readFileSync(codebase, 'utf8')).toBe(before);
+    }, 30_000);
+  }
+
   it('a link an agent leaves behind during its run is refused when fed records the run, and nothing is written through it', async () => {
     const { root } = await federationWithMission();
     const codebase = join(root, 'src');
