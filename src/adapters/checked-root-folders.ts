@@ -1,5 +1,5 @@
 import { lstatSync, realpathSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { RefusedError } from '../core/errors.js';
 import { federationPaths } from '../core/layout.js';
 import { ensureDirectory } from '../infra/fs/ensure-directory.js';
@@ -10,17 +10,21 @@ import type { WriteOptions } from '../infra/fs/atomic-write.js';
  * The runtime folders of the federation root — meta's signal boxes, the delivery facts, the registry and
  * federation journal in `.fed/`, onboarding intents, chat, the folders teams' workspaces are made in — are
  * written by fed only where they lie: a folder that is (or goes through) a symbolic link would have fed
- * write outside the root, or into the codebase, on an agent's behalf. Before a write each folder is resolved
- * once per Federation context (one realpath, which resolves every link from the root down, so it also
- * vouches for the folders above it); a folder that does not resolve to itself is refused with the link.
- * Never shared across processes.
+ * write outside the root, or into the codebase, on an agent's behalf (a sandboxed agent may write the
+ * root's `.fed/`). Right before each write its folder is resolved — one realpath, which resolves every link
+ * from the root down — and refused, naming the link, unless it resolves to itself. `.fed/` itself is
+ * checked once per Federation context (any folder below it that resolved vouches for it): it holds every
+ * workspace, and an agent cannot replace it (the sandbox mounts it). Never shared across processes.
  */
 export class CheckedRootFolders {
-  /** Folders (and the folders above them, up to the root) that resolved to themselves in this context. */
-  private readonly verified = new Set<string>();
+  private readonly fedDir: string;
+  /** `.fed/` resolved to itself in this context. */
+  private fedDirChecked = false;
   private realRoot: string | undefined;
 
-  constructor(private readonly root: string) {}
+  constructor(private readonly root: string) {
+    this.fedDir = federationPaths(root).fedDir;
+  }
 
   /** Right before a write into `folder` (below the root's `.fed/`): refused when a link leads into it. */
   beforeWrite(folder: string): void {
@@ -34,21 +38,15 @@ export class CheckedRootFolders {
 
   /** True when `folder` exists (and resolved where it lies); false when it is missing (and what is above it did). */
   private check(folder: string): boolean {
-    if (this.verified.has(folder)) return true;
+    if (folder === this.fedDir && this.fedDirChecked) return true;
     const found = resolvePath(folder);
     if (found.danglingLink !== undefined) throw runtimeLink(this.root, found.danglingLink, 'a missing target');
     // The root itself may lie below a link (a temp folder, a home folder): it is compared resolved.
     if (found.real !== folder && found.real !== join(this.realRootPath(), relative(this.root, folder)))
       throw runtimeLink(this.root, folder, found.real);
-    if (found.exists) this.vouchFor(folder);
+    if (found.exists && (folder === this.fedDir || folder.startsWith(`${this.fedDir}${sep}`)))
+      this.fedDirChecked = true;
     return found.exists;
-  }
-
-  private vouchFor(dir: string): void {
-    for (let up = dir; up.length >= this.root.length && !this.verified.has(up); up = dirname(up)) {
-      this.verified.add(up);
-      if (dirname(up) === up) break;
-    }
   }
 
   private realRootPath(): string {
@@ -57,7 +55,7 @@ export class CheckedRootFolders {
 }
 
 /** The refusal of a runtime folder of the root that goes through a link: names the link itself and where it leads. */
-export function runtimeLink(root: string, folder: string, target: string): RefusedError {
+function runtimeLink(root: string, folder: string, target: string): RefusedError {
   const link = firstLinkBelow(root, folder) ?? folder;
   return new RefusedError(
     'RUNTIME_FOLDER_SYMLINK',

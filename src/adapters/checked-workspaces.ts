@@ -31,8 +31,9 @@ export class CheckedWorkspaces {
   }
 
   /**
-   * The team's workspace, right before a write into `folder` — the workspace itself or a folder of it. A folder that resolves where the first check says it lies passes; one
-   * that does not (or is not there yet) gets the whole check again, which refuses it naming what changed.
+   * The team's workspace, right before a write into `folder` — the workspace itself or a folder of it. A
+   * folder that resolves where the first check says it lies passes; one that does not (or is not there
+   * yet) gets the whole check again, which refuses it naming what changed.
    */
   beforeWrite(entry: RegistryEntry, folder: string): string {
     return this.recheck(entry, folder).location;

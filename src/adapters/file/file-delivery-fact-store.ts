@@ -37,9 +37,8 @@ export function deliveryDirectory(root: string): string {
  */
 export class FileDeliveryFactStore implements DeliveryFactStore {
   readonly location: string;
-  private ensured = false;
 
-  /** `folders`: the root's runtime folders, checked before the first write (a link there is refused). */
+  /** `folders`: the root's runtime folders, checked before each write (a link there is refused). */
   constructor(
     root: string,
     private readonly folders: CheckedRootFolders,
@@ -55,10 +54,8 @@ export class FileDeliveryFactStore implements DeliveryFactStore {
   ): Promise<boolean> {
     const text = toJsonText(deliveryFactSchemas[fact].parse(value));
     const writeOptions = { durable: options.durable ?? true };
-    if (!this.ensured) {
-      this.folders.folderForWrite(this.location, writeOptions);
-      this.ensured = true;
-    }
+    // Each time: a long-running command must not write through a link planted since its last fact.
+    this.folders.folderForWrite(this.location, writeOptions);
     return createFileExclusive(this.path(id, fact), text, writeOptions);
   }
 
