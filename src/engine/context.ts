@@ -32,7 +32,7 @@ export interface Federation {
   /**
    * Right before fed writes into `folder` — one of `team`'s workspace, or of the root's `.fed/` (meta's)
    * without a team: refused when a symbolic link leads into it (WORKSPACE_SYMLINK, RUNTIME_FOLDER_SYMLINK),
-   * created when missing. One realpath per folder; the root's are checked once per context.
+   * created when missing. One realpath per folder and write.
    */
   folderForWrite(folder: string, team?: RegistryEntry, options?: WriteOptions): void;
   /** A registered team (by id or domain) whose workspace passed the check above. */
