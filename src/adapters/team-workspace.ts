@@ -8,8 +8,9 @@ import type { RegistryEntry } from '../core/schema/registry.js';
  * Nothing outside the federation (docs/design/invariants.md #9). A team's workspace is its registry
  * `location`, and fed writes signals, state and logs there and runs the team's agent in it — so before
  * any of that, the location must be a real directory inside the federation root once every symbolic link
- * is resolved. A registry edited (or copied from another federation) to point elsewhere, and a workspace
- * an agent replaced with a link, are refused with the team, the path, and how to fix it.
+ * is resolved — the very one fed made for that team, never another team's or the codebase. A registry
+ * edited (or copied from another federation) to point elsewhere, and a workspace an agent replaced with a
+ * link, are refused with the team, the path, and how to fix it.
  */
 
 /** True when `path` is `dir` itself or below it (both already resolved). */
@@ -18,7 +19,7 @@ function isWithin(dir: string, path: string): boolean {
   return rel === '' || (rel.split(sep)[0] !== '..' && !isAbsolute(rel));
 }
 
-/** Where the registry says the team is, relative to the root (`''`: the root itself) — undefined when that is outside it. */
+/** Where the registry says the team is, relative to the root (`''`: the root itself); undefined when outside it. */
 function relativeLocation(root: string, realRoot: () => string, location: string): string | undefined {
   if (isWithin(root, location)) return relative(root, location);
   const real = realRoot();
@@ -113,8 +114,9 @@ export interface WorkspaceCheckOptions {
 }
 
 /**
- * The team's workspace, checked: it exists, is a directory, is the one fed made for the team inside the federation root, and
- * neither it nor its `.fed/` runtime folders is (or goes through) a symbolic link. Returns the location.
+ * The team's workspace, checked: it exists, is a directory, is the one fed made for the team inside the
+ * federation root, and neither it nor its `.fed/` runtime folders is (or goes through) a symbolic link.
+ * Returns the location.
  */
 export function teamWorkspace(root: string, entry: RegistryEntry, options: WorkspaceCheckOptions = {}): string {
   return checkWorkspace(root, entry, options).location;

@@ -20,8 +20,8 @@ import { FileSignalInbox, FileSignalOutbox } from './file-signal-inbox.js';
 
 /**
  * file-signal-v1 (docs/design/spec.md §4): a party's boxes are folders of its workspace — meta's in the federation root,
- * a team's at its registry `location`, which must lie inside the root; no box is written through a link. Every signal and ack file is
- * published complete and never replaces another (src/infra/fs).
+ * a team's at its registry `location`, which must be its own workspace inside the root; no box is written
+ * through a link. Every signal and ack file is published complete and never replaces another (src/infra/fs).
  */
 export class FileSignalTransport implements SignalTransport {
   readonly protocol = SIGNAL_PROTOCOL;
