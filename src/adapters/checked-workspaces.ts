@@ -1,9 +1,10 @@
-import { realpathSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { RegistryEntry } from '../core/schema/registry.js';
 import { ensureDirectory } from '../infra/fs/ensure-directory.js';
+import { resolvePath } from '../infra/fs/resolve-path.js';
 import type { WriteOptions } from '../infra/fs/atomic-write.js';
-import { checkWorkspace, type CheckedWorkspace, type WorkspaceCheckOptions } from './team-workspace.js';
+import { checkWorkspace, linked, type CheckedWorkspace, type WorkspaceCheckOptions } from './team-workspace.js';
+import { CheckedRootFolders } from './checked-root-folders.js';
 
 /**
  * The workspace checks of one Federation context (one command, or one server's backend): `teamWorkspace`'s
@@ -14,11 +15,15 @@ import { checkWorkspace, type CheckedWorkspace, type WorkspaceCheckOptions } fro
  */
 export class CheckedWorkspaces {
   private readonly checked = new Map<string, CheckedWorkspace>();
+  /** Meta's workspace — the root's runtime folders — checked the same way before a write. */
+  readonly meta: CheckedRootFolders;
 
   constructor(
     private readonly root: string,
     private readonly options: WorkspaceCheckOptions = {},
-  ) {}
+  ) {
+    this.meta = new CheckedRootFolders(root);
+  }
 
   /** The team's workspace, checked once by this instance: for reads and to find its folders. */
   workspace(entry: RegistryEntry): string {
@@ -26,9 +31,9 @@ export class CheckedWorkspaces {
   }
 
   /**
-   * The team's workspace, right before a write into `folder` — the workspace itself or one of the runtime
-   * folders `teamWorkspace` checks. A folder that resolves where the first check says it lies passes; one
-   * that does not (or is not there yet) gets the whole check again, which refuses it naming what changed.
+   * The team's workspace, right before a write into `folder` — the workspace itself or a folder of it. A
+   * folder that resolves where the first check says it lies passes; one that does not (or is not there
+   * yet) gets the whole check again, which refuses it naming what changed.
    */
   beforeWrite(entry: RegistryEntry, folder: string): string {
     return this.recheck(entry, folder).location;
@@ -41,12 +46,21 @@ export class CheckedWorkspaces {
     return location;
   }
 
-  /** `found`: the folder resolved where it should, so it exists. */
+  /**
+   * `found`: the folder resolved where it should, so it exists. Any folder of the workspace is compared
+   * resolved (a missing one through the nearest folder above it), so a link the whole check does not look
+   * for — deeper down, or planted since — is refused too.
+   */
   private recheck(entry: RegistryEntry, folder: string): { location: string; found: boolean } {
     const known = this.checked.get(keyOf(entry));
-    if (known !== undefined && resolved(folder) === join(known.real, relative(entry.location, folder)))
+    const rel = relative(entry.location, folder);
+    const found = resolvePath(folder);
+    if (known !== undefined && found.exists && found.real === join(known.real, rel))
       return { location: known.location, found: true };
-    return { location: this.check(entry).location, found: false };
+    const checked = this.check(entry);
+    if (found.danglingLink !== undefined) throw linked(entry, found.danglingLink, 'a missing target');
+    if (found.real !== join(checked.real, rel)) throw linked(entry, folder, found.real);
+    return { location: checked.location, found: found.exists };
   }
 
   private check(entry: RegistryEntry): CheckedWorkspace {
@@ -58,15 +72,4 @@ export class CheckedWorkspaces {
 
 function keyOf(entry: RegistryEntry): string {
   return `${entry.domainId}\0${entry.location}`;
-}
-
-/** The folder with every link resolved; undefined when it is not there. */
-function resolved(folder: string): string | undefined {
-  try {
-    return realpathSync(folder);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    throw error;
-  }
 }

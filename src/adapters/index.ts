@@ -12,7 +12,9 @@ import { CheckedWorkspaces } from './checked-workspaces.js';
 export type { BackendAdapter, OpenBackendOptions } from './adapter.js';
 export { closeOpenBackends } from './network-backends.js';
 export { FILE_BACKEND_NAME, openFileBackend } from './file/open-file-backend.js';
+export { boxSideFolders } from './file/box-folders.js';
 export { CheckedWorkspaces } from './checked-workspaces.js';
+export { CheckedRootFolders } from './checked-root-folders.js';
 export { isWorkspaceRefusal, relocatedWorkspace, teamWorkspace, WORKSPACE_REFUSALS } from './team-workspace.js';
 
 /**

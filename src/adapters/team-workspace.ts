@@ -8,8 +8,9 @@ import type { RegistryEntry } from '../core/schema/registry.js';
  * Nothing outside the federation (docs/design/invariants.md #9). A team's workspace is its registry
  * `location`, and fed writes signals, state and logs there and runs the team's agent in it — so before
  * any of that, the location must be a real directory inside the federation root once every symbolic link
- * is resolved. A registry edited (or copied from another federation) to point elsewhere, and a workspace
- * an agent replaced with a link, are refused with the team, the path, and how to fix it.
+ * is resolved — the very one fed made for that team, never another team's or the codebase. A registry
+ * edited (or copied from another federation) to point elsewhere, and a workspace an agent replaced with a
+ * link, are refused with the team, the path, and how to fix it.
  */
 
 /** True when `path` is `dir` itself or below it (both already resolved). */
@@ -18,13 +19,11 @@ function isWithin(dir: string, path: string): boolean {
   return rel === '' || (rel.split(sep)[0] !== '..' && !isAbsolute(rel));
 }
 
-/** Where the registry says the team is, relative to the root — undefined when that is not below the root. */
+/** Where the registry says the team is, relative to the root (`''`: the root itself); undefined when outside it. */
 function relativeLocation(root: string, realRoot: () => string, location: string): string | undefined {
-  const rel = relative(root, location);
-  if (rel !== '' && isWithin(root, location)) return rel;
+  if (isWithin(root, location)) return relative(root, location);
   const real = realRoot();
-  const relReal = relative(real, location);
-  return relReal !== '' && isWithin(real, location) ? relReal : undefined;
+  return isWithin(real, location) ? relative(real, location) : undefined;
 }
 
 /**
@@ -70,6 +69,20 @@ function outside(root: string, entry: RegistryEntry, problem: string, options: W
   );
 }
 
+/**
+ * Inside the root, a team's workspace is only ever the one fed made for it: anywhere else — another
+ * team's workspace, the codebase, the root — two teams would share an inbox and a lifecycle, or fed would
+ * write and run an agent among the project's files.
+ */
+function notItsOwn(entry: RegistryEntry, own: string): RefusedError {
+  return new RefusedError(
+    'WORKSPACE_NOT_ITS_OWN',
+    `the registry places team "${entry.domainId}" at ${entry.location}, which is not the workspace fed made for it (${own}): ` +
+      `it may be another team's workspace or the codebase, and fed never writes or runs there for this team — ` +
+      `if the registry was edited, restore the team's location to ${own}; otherwise archive the team with: fed team archive ${entry.domainId}`,
+  );
+}
+
 /** Refused as going through a link: `path`, the team's workspace or a folder of it, resolves to `target`. */
 export function linked(entry: RegistryEntry, path: string, target: string): RefusedError {
   return new RefusedError(
@@ -82,6 +95,7 @@ export function linked(entry: RegistryEntry, path: string, target: string): Refu
 /** The refusals of `teamWorkspace`: the workspace is not one fed may write or run in here. */
 export const WORKSPACE_REFUSALS: ReadonlySet<string> = new Set([
   'WORKSPACE_OUTSIDE_ROOT',
+  'WORKSPACE_NOT_ITS_OWN',
   'WORKSPACE_SYMLINK',
   'WORKSPACE_MISSING',
   'WORKSPACE_NOT_A_DIRECTORY',
@@ -100,8 +114,9 @@ export interface WorkspaceCheckOptions {
 }
 
 /**
- * The team's workspace, checked: it exists, is a directory, lies inside the federation root, and
- * neither it nor its `.fed/` runtime folders is (or goes through) a symbolic link. Returns the location.
+ * The team's workspace, checked: it exists, is a directory, is the one fed made for the team inside the
+ * federation root, and neither it nor its `.fed/` runtime folders is (or goes through) a symbolic link.
+ * Returns the location.
  */
 export function teamWorkspace(root: string, entry: RegistryEntry, options: WorkspaceCheckOptions = {}): string {
   return checkWorkspace(root, entry, options).location;
@@ -124,6 +139,8 @@ export function checkWorkspace(
   const realRoot = (): string => (resolvedRoot ??= realpathSync(root));
   const rel = relativeLocation(root, realRoot, entry.location);
   if (rel === undefined) throw outside(root, entry, `the registry places it at ${entry.location}`, options);
+  const own = teamWorkspacePath(root, entry.domain, entry.placementType);
+  if (rel !== relative(root, own)) throw notItsOwn(entry, own);
   let real: string;
   try {
     real = realpathSync(entry.location);
@@ -154,7 +171,7 @@ export function checkWorkspace(
   if (!fedDir?.isDirectory()) return { location: entry.location, real };
   // The other runtime folders, from a listing of the folder each is in (one call for several lstats).
   const link =
-    linkAmong(paths.fedDir, [paths.signals, paths.state, paths.launch, paths.logs]) ??
+    linkAmong(paths.fedDir, [paths.signals, paths.state, paths.launch, paths.logs, paths.history]) ??
     linkAmong(paths.signals, [paths.inbox, paths.outbox]);
   if (link !== undefined) throw linked(entry, link, realTarget(link));
   return { location: entry.location, real };

@@ -60,7 +60,10 @@ export type FedErrorCode =
   | 'WORKSPACE_NOT_A_DIRECTORY'
   | 'WORKSPACE_NOT_FEDS'
   | 'WORKSPACE_OUTSIDE_ROOT'
+  | 'WORKSPACE_NOT_ITS_OWN'
   | 'WORKSPACE_SYMLINK'
+  // The runtime folders of the federation root (meta's boxes, delivery facts, journals, onboarding, chat).
+  | 'RUNTIME_FOLDER_SYMLINK'
   // Signals and signal boxes.
   | 'UNKNOWN_SIGNAL'
   | 'INVALID_SIGNAL'

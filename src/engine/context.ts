@@ -2,6 +2,7 @@ import { getTeam } from '../core/find-team.js';
 import type { FederationConfig } from '../core/schema/config.js';
 import type { Registry, RegistryEntry } from '../core/schema/registry.js';
 import type { LoadedConfig } from '../infra/config/load-config.js';
+import type { WriteOptions } from '../infra/fs/atomic-write.js';
 import { CheckedWorkspaces, loadFederationConfig, openBackend, sharesTeamsAcrossMachines } from '../adapters/index.js';
 import type { FederationBackend } from '../ports/federation-backend.js';
 
@@ -28,6 +29,12 @@ export interface Federation {
    * into. Checked once per team per context; writes into the workspace are checked again where they happen.
    */
   workspace(entry: RegistryEntry): string;
+  /**
+   * Right before fed writes into `folder` — one of `team`'s workspace, or of the root's `.fed/` (meta's)
+   * without a team: refused when a symbolic link leads into it (WORKSPACE_SYMLINK, RUNTIME_FOLDER_SYMLINK),
+   * created when missing. One realpath per folder and write.
+   */
+  folderForWrite(folder: string, team?: RegistryEntry, options?: WriteOptions): void;
   /** A registered team (by id or domain) whose workspace passed the check above. */
   team(name: string, registry?: Registry): Promise<RegistryEntry>;
 }
@@ -60,6 +67,10 @@ export function openFederation(root: string, options: OpenFederationOptions = {}
     now: options.now ?? (() => new Date()),
     sharesTeamsAcrossMachines: shared,
     workspace,
+    folderForWrite(folder, team, options) {
+      if (team === undefined) workspaces.meta.folderForWrite(folder, options);
+      else workspaces.folderForWrite(team, folder, options);
+    },
     async team(name, registry) {
       const entry = getTeam(registry ?? (await backend.registry.read()), name);
       workspace(entry);

@@ -7,6 +7,7 @@ export type DoctorCheck =
   | 'registry'
   | 'workspace'
   | 'marker'
+  | 'runtime-link'
   | 'state'
   | 'onboarding'
   | 'orphan-workspace'

@@ -92,7 +92,7 @@ async function jetstreamAckBench(): Promise<void> {
       archetypeId: 'deliverable',
       placementType: 'directory',
       onboardedAt: new Date().toISOString(),
-      location: join(root, domain),
+      location: join(root, '.fed', 'teams', domain),
       status: 'active',
     });
     const teams = { big: entry('big'), small: entry('small') };

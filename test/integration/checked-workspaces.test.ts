@@ -66,4 +66,19 @@ describe('workspace checks within one Federation context', () => {
     await expect(exclusive(fed, team)).resolves.toBe('entered');
     expect(readdirSync(paths.fedDir)).toContain('state');
   });
+
+  it("meta's inbox or the delivery facts replaced by a link after a first write: the next send is refused", async () => {
+    const { root, fed } = await checkedTeam();
+    const report = (subject: string) =>
+      sendSignal(fed, { from: 'docs', to: 'meta', type: 'report', subject }, { durable: false });
+    await report('first');
+    for (const folder of [workspacePaths(root).inbox, join(root, '.fed', 'delivery')]) {
+      const outside = replaceWithLink(folder);
+      const before = readdirSync(outside);
+      await expect(report('second')).rejects.toMatchObject({ code: 'RUNTIME_FOLDER_SYMLINK' });
+      expect(readdirSync(outside)).toEqual(before);
+      rmSync(folder);
+      renameSync(`${folder}.old`, folder);
+    }
+  });
 });

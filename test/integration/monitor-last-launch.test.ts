@@ -28,9 +28,9 @@ describe('fed monitor and the last launch', () => {
     ).toHaveLength(1);
 
     // While a new launch runs, the ended one is no longer the last launch.
-    const location = getTeam(readRegistry(root), 'docs').location;
+    const team = getTeam(readRegistry(root), 'docs');
     const last = crashed.lastRun;
-    writeCurrentRun(location, {
+    writeCurrentRun(openFederation(root), team, {
       runId: 'r2',
       preset: last.preset,
       command: last.command,
@@ -48,7 +48,7 @@ describe('fed monitor and the last launch', () => {
       false,
     );
     // (Cleared again before the next launch, which would otherwise take it for an orphan to stop.)
-    clearCurrentRun(location);
+    clearCurrentRun(openFederation(root), team);
 
     await setTeamStatus(openFederation(root), 'docs', { type: 'RESUME' });
     const completed = await launchTeam(openFederation(root), 'docs', {

@@ -7,6 +7,7 @@ import { workspacePaths } from '../../src/core/layout.js';
 import { getTeam } from '../../src/core/find-team.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { FileFederationJournal } from '../../src/adapters/file/file-federation-journal.js';
+import { CheckedRootFolders } from '../../src/adapters/checked-root-folders.js';
 import { appendJournalLines } from '../../src/adapters/file/state-files.js';
 import { appendJsonLine } from '../../src/infra/fs/append-line.js';
 import { openForAppend } from '../../src/infra/fs/open-for-append.js';
@@ -82,7 +83,7 @@ describe('files fed appends to are never followed through links', () => {
     expect(readFileSync(runs.target, 'utf8')).toBe(runs.content);
 
     const root = tempDir();
-    const journal = new FileFederationJournal(root);
+    const journal = new FileFederationJournal(root, new CheckedRootFolders(root));
     const federation = plantLink(journal.location);
     expect(() => appendJsonLine(journal.location, { kind: 'x' })).toThrow(/journal\.jsonl is a symbolic link/);
     expect(readFileSync(federation.target, 'utf8')).toBe(federation.content);

@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import { createFileExclusive } from '../../infra/fs/atomic-write.js';
-import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
+import type { CheckedRootFolders } from '../checked-root-folders.js';
 import { listDirectory } from '../../infra/fs/list-directory.js';
 import { toJsonText } from '../../core/json-text.js';
 import { readJsonFile } from '../../infra/fs/read-json-file.js';
@@ -37,9 +37,12 @@ export function deliveryDirectory(root: string): string {
  */
 export class FileDeliveryFactStore implements DeliveryFactStore {
   readonly location: string;
-  private ensured = false;
 
-  constructor(root: string) {
+  /** `folders`: the root's runtime folders, checked before each write (a link there is refused). */
+  constructor(
+    root: string,
+    private readonly folders: CheckedRootFolders,
+  ) {
     this.location = deliveryDirectory(root);
   }
 
@@ -51,10 +54,8 @@ export class FileDeliveryFactStore implements DeliveryFactStore {
   ): Promise<boolean> {
     const text = toJsonText(deliveryFactSchemas[fact].parse(value));
     const writeOptions = { durable: options.durable ?? true };
-    if (!this.ensured) {
-      ensureDirectory(this.location, writeOptions);
-      this.ensured = true;
-    }
+    // Each time: a long-running command must not write through a link planted since its last fact.
+    this.folders.folderForWrite(this.location, writeOptions);
     return createFileExclusive(this.path(id, fact), text, writeOptions);
   }
 

@@ -1,3 +1,5 @@
+import { dirname } from 'node:path';
+import type { CheckedRootFolders } from '../checked-root-folders.js';
 import { appendJsonLine } from '../../infra/fs/append-line.js';
 import { readTextFile } from '../../infra/fs/read-json-file.js';
 import { federationPaths } from '../../core/layout.js';
@@ -9,11 +11,16 @@ import { parseJsonLines } from '../../core/schema/json-lines.js';
 export class FileFederationJournal implements FederationJournal {
   readonly location: string;
 
-  constructor(root: string) {
+  /** `folders`: the root's runtime folders, checked before a write (a link there is refused). */
+  constructor(
+    root: string,
+    private readonly folders: CheckedRootFolders,
+  ) {
     this.location = federationPaths(root).federationJournal;
   }
 
   async append(record: FederationRecord): Promise<void> {
+    this.folders.folderForWrite(dirname(this.location));
     appendJsonLine(this.location, record);
   }
 

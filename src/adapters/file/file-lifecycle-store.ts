@@ -109,8 +109,9 @@ export class FileLifecycleStore implements LifecycleStore {
 
   async keepRun(team: RegistryEntry, section: LifecycleSection, options: LifecycleWriteOptions = {}): Promise<KeptRun> {
     section.assertHeld();
-    // The run moves out of the state folder into .fed/history: resolving the state folder checks both.
+    // The run moves out of the state folder into .fed/history: both are checked.
     this.workspaces.beforeWrite(team, workspacePaths(team.location).state);
+    this.workspaces.beforeWrite(team, workspacePaths(team.location).history);
     return keepCurrentRun(team.location, options);
   }
 }

@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import { createFileExclusive } from '../../infra/fs/atomic-write.js';
-import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
+import type { CheckedRootFolders } from '../checked-root-folders.js';
 import { toJsonText } from '../../core/json-text.js';
 import { federationPaths } from '../../core/layout.js';
 import type { RegistryCommitOptions, RegistryStore } from '../../ports/registry-store.js';
@@ -15,7 +15,11 @@ export class FileRegistryStore implements RegistryStore {
   readonly location: string;
   private readonly root: string;
 
-  constructor(root: string) {
+  /** `folders`: the root's runtime folders, checked before a write (a link there is refused). */
+  constructor(
+    root: string,
+    private readonly folders: CheckedRootFolders,
+  ) {
     this.root = root;
     this.location = federationPaths(root).registry;
   }
@@ -25,11 +29,12 @@ export class FileRegistryStore implements RegistryStore {
   }
 
   async commit(expectedVersion: number, next: Registry, options: RegistryCommitOptions = {}): Promise<Registry> {
+    this.folders.beforeWrite(dirname(this.location));
     return commitRegistry(this.root, expectedVersion, next, options);
   }
 
   async create(initial: Registry, options: RegistryCommitOptions = {}): Promise<boolean> {
-    ensureDirectory(dirname(this.location), options);
+    this.folders.folderForWrite(dirname(this.location), options);
     return createFileExclusive(this.location, toJsonText(initial), options);
   }
 }

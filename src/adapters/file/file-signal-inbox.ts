@@ -24,7 +24,7 @@ import type {
 } from '../../ports/signal-transport.js';
 import { writeAck } from './signals/ack-signal.js';
 import type { BoxExpectation } from '../../core/schema/judge-signal.js';
-import { quarantineSignalFile, restoreSettledQuarantine } from './signals/quarantine.js';
+import { quarantineDirectory, quarantineSignalFile, restoreSettledQuarantine } from './signals/quarantine.js';
 import { SETTLE_MS, SignalBoxReader } from './signals/read-signals.js';
 import type { SignalWorkspace } from './signals/resolve-workspace.js';
 import { findInNameRun } from './signals/name-run.js';
@@ -53,7 +53,15 @@ export class FileSignalInbox implements SignalInbox {
   /** Names of ack files known valid and acknowledging (judged, or written here), for pendingBatches. */
   private readonly validAcks = new Set<string>();
 
-  constructor(workspace: SignalWorkspace, options: InboxOptions = {}) {
+  /**
+   * `beforeWrite`: checks a folder of the party's workspace right before fed writes into it (the backend's
+   * workspace checks): the quarantine folder is refused, not written, when a link leads into it.
+   */
+  constructor(
+    workspace: SignalWorkspace,
+    options: InboxOptions = {},
+    private readonly beforeWrite: (folder: string) => void,
+  ) {
     this.settleMs = options.settleMs ?? SETTLE_MS;
     this.party = workspace.id;
     this.location = workspace.inbox;
@@ -133,6 +141,7 @@ export class FileSignalInbox implements SignalInbox {
   }
 
   async quarantine(file: InvalidSignalFile, options: QuarantineOptions = {}): Promise<QuarantineResult> {
+    this.beforeWrite(quarantineDirectory(this.workspace));
     return quarantineSignalFile(file, options);
   }
 

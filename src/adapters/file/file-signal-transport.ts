@@ -10,7 +10,6 @@ import type {
 } from '../../ports/signal-transport.js';
 import type { SignalParty } from '../../core/resolve-party.js';
 import { workspacePaths } from '../../core/layout.js';
-import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
 import { toJsonText } from '../../core/json-text.js';
 import { SIGNAL_PROTOCOL, type SignalMessage } from '../../core/schema/signal.js';
 import type { CheckedWorkspaces } from '../checked-workspaces.js';
@@ -21,8 +20,8 @@ import { FileSignalInbox, FileSignalOutbox } from './file-signal-inbox.js';
 
 /**
  * file-signal-v1 (docs/design/spec.md §4): a party's boxes are folders of its workspace — meta's in the federation root,
- * a team's at its registry `location`, which must lie inside the root. Every signal and ack file is
- * published complete and never replaces another (src/infra/fs).
+ * a team's at its registry `location`, which must be its own workspace inside the root; no box is written
+ * through a link. Every signal and ack file is published complete and never replaces another (src/infra/fs).
  */
 export class FileSignalTransport implements SignalTransport {
   readonly protocol = SIGNAL_PROTOCOL;
@@ -38,9 +37,11 @@ export class FileSignalTransport implements SignalTransport {
     const recipient = partyWorkspace(this.root, route.to, (entry, paths) =>
       this.workspaces.beforeWrite(entry, paths.inbox),
     );
+    if (recipient.entry === undefined) this.workspaces.meta.beforeWrite(recipient.inbox);
     const sender = partyWorkspace(this.root, route.from, (entry, paths) =>
       this.workspaces.beforeWrite(entry, paths.outbox),
     );
+    if (sender.entry === undefined) this.workspaces.meta.beforeWrite(sender.outbox);
     const earlier = !options.idempotent ? 'none' : options.claimed ? 'same-name' : 'same-subject';
     return deliverSignal(recipient, sender, { message, text: toJsonText(message) }, earlier, {
       durable: options.durable ?? true,
@@ -52,7 +53,11 @@ export class FileSignalTransport implements SignalTransport {
     const workspace = partyWorkspace(this.root, party, (entry, paths) =>
       this.workspaces.beforeWrite(entry, paths.inbox),
     );
-    return new FileSignalInbox(workspace, options);
+    const { entry } = workspace;
+    if (entry === undefined) this.workspaces.meta.beforeWrite(workspace.inbox);
+    return new FileSignalInbox(workspace, options, (folder) =>
+      entry === undefined ? this.workspaces.meta.beforeWrite(folder) : this.workspaces.beforeWrite(entry, folder),
+    );
   }
 
   outbox(party: SignalParty): FileSignalOutbox {
@@ -66,7 +71,7 @@ export class FileSignalTransport implements SignalTransport {
     });
     // Meta's boxes (a team's were made above).
     if (workspace.entry === undefined)
-      for (const dir of [workspace.inbox, workspace.outbox]) ensureDirectory(dir, options);
+      for (const dir of [workspace.inbox, workspace.outbox]) this.workspaces.meta.folderForWrite(dir, options);
   }
 
   /**

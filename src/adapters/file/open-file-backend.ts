@@ -18,9 +18,9 @@ export function openFileBackend(root: string, workspaces = new CheckedWorkspaces
     name: FILE_BACKEND_NAME,
     root,
     signals: new FileSignalTransport(root, workspaces),
-    registry: new FileRegistryStore(root),
+    registry: new FileRegistryStore(root, workspaces.meta),
     lifecycles: new FileLifecycleStore(workspaces),
-    journal: new FileFederationJournal(root),
-    delivery: new FileDeliveryFactStore(root),
+    journal: new FileFederationJournal(root, workspaces.meta),
+    delivery: new FileDeliveryFactStore(root, workspaces.meta),
   };
 }

@@ -1,5 +1,4 @@
 import { ConfigValidationError, RefusedError } from '../../core/errors.js';
-import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
 import { acquireLock, describeLockOwner, LockTimeoutError, releaseLock, type LockHandle } from '../../infra/fs/lock.js';
 import type { LoadedHooks } from '../../engine/hooks/load-hooks.js';
 import { federationPaths } from '../../core/layout.js';
@@ -76,7 +75,7 @@ export class ChatBridge {
     const missing = federationNameProblem(options.config, paths.config);
     if (missing) throw new ConfigValidationError(paths.config, [missing]);
     const name = options.config.federationName!;
-    ensureDirectory(paths.chat);
+    options.fed.folderForWrite(paths.chat);
     let lock: LockHandle;
     try {
       lock = await acquireLock(paths.chatBridgeLock, { staleMs: Number.POSITIVE_INFINITY, timeoutMs: 0 });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { publishFileNoClobber, type WriteOptions } from '../../infra/fs/atomic-write.js';
-import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
+import { CheckedRootFolders } from '../../adapters/index.js';
 import { readFileBounded, type BoundedRead } from '../../infra/fs/read-json-file.js';
 import { parseJsonText, toJsonText } from '../../core/json-text.js';
 import { federationPaths } from '../../core/layout.js';
@@ -26,9 +26,12 @@ export class FileChatChannel implements ChatChannel {
   readonly dir: string;
   readonly description: string;
   private readonly options: FileChannelOptions;
+  /** The folder is one of the root's runtime folders: a link there is refused, never written through. */
+  private readonly folders: CheckedRootFolders;
 
   constructor(root: string, options: FileChannelOptions = {}) {
     this.dir = federationPaths(root).chatMessages;
+    this.folders = new CheckedRootFolders(root);
     this.description = `the file channel ${this.dir}`;
     this.options = options;
   }
@@ -40,7 +43,7 @@ export class FileChatChannel implements ChatChannel {
       author: this.options.author ?? 'fed',
       text,
     };
-    ensureDirectory(this.dir, this.options);
+    this.folders.folderForWrite(this.dir, this.options);
     publishFileNoClobber(
       this.dir,
       `${message.at.replace(/:/g, '')}-${message.id}.json`,
@@ -51,7 +54,7 @@ export class FileChatChannel implements ChatChannel {
 
   async poll(since: string): Promise<ChatPoll> {
     // The folder exists once anything polled it, so people know where to drop messages.
-    ensureDirectory(this.dir, this.options);
+    this.folders.folderForWrite(this.dir, this.options);
     const from = Date.parse(since);
     const result: ChatPoll = { messages: [], problems: [] };
     for (const name of this.names()) {

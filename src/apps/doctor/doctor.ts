@@ -2,6 +2,7 @@ import { adapterFor } from '../../adapters/index.js';
 import { FedError, NotAFederationError } from '../../core/errors.js';
 import { federationPaths, workspacePaths } from '../../core/layout.js';
 import type { Registry } from '../../core/schema/registry.js';
+import { belowLink, findRootLinks, findWorkspaceLinks } from './runtime-links.js';
 import { checkLock, findLeftoverTempFiles, lockFilesIn } from './file-checks.js';
 import type { DoctorFinding, PendingFinding } from '../../ports/doctor-finding.js';
 import { checkOnboardings, checkOrphanWorkspaces, checkTeam } from './team-checks.js';
@@ -27,7 +28,8 @@ export interface DoctorReport {
  * `fed doctor`: check a federation for what crashes, copies and hands can leave behind, and with `fix`
  * repair what fed can repair on its own. Checks: the registry parses; every team's workspace is a real
  * directory inside the root (a federation copied elsewhere is relocated), its marker names it, its
- * lifecycle state file is usable; onboardings a kill interrupted (finished or removed); folders in the
+ * lifecycle state file is usable; runtime paths (meta's and the teams') that are symbolic links, below
+ * which nothing is read or removed; onboardings a kill interrupted (finished or removed); folders in the
  * team areas no team owns; locks and leases whose holder is gone; temp files killed writers left; and the
  * backend's own checks (its adapter's `doctor`: for JetStream the server and the streams' replicas). On a
  * backend shared across machines only the teams whose workspaces are below this root are checked on disk:
@@ -59,15 +61,22 @@ export async function runDoctor(fed: Federation, options: DoctorOptions = {}): P
     pending.push({ check: 'registry', path: backend.registry.location, problem: error.message, fix });
   }
 
-  const lockDirs = [paths.fedDir, paths.chat, paths.onboarding];
   const skipForTemp = new Set([paths.teams, paths.worktrees]);
+  // Runtime paths that are links: reported, and nothing below them is looked at (or removed by --fix).
+  const rootLinks = findRootLinks(root);
+  pending.push(...rootLinks);
+  const lockDirs = [paths.fedDir, paths.chat, paths.onboarding].filter((dir) => !belowLink(dir, rootLinks));
   if (registry) {
-    const onboardings = checkOnboardings(root, registry);
+    const onboardings = belowLink(paths.onboarding, rootLinks)
+      ? { findings: [], accounted: new Set<string>() }
+      : checkOnboardings(root, registry);
     pending.push(...onboardings.findings);
     for (const entry of registry.teams) {
       const team = await checkTeam(fed, entry);
       pending.push(...team.findings);
       if (team.elsewhere) notes.push(team.elsewhere);
+      // Every link of a workspace inside the root, also beside the one its check refused.
+      if (team.workspaceOk || team.linked) pending.push(...findWorkspaceLinks(entry));
       if (!team.workspaceOk) continue;
       const workspace = workspacePaths(entry.location);
       for (const lock of lockFilesIn(workspace.state)) pending.push(...optional(checkLock(lock, entry.domainId)));
@@ -77,7 +86,7 @@ export async function runDoctor(fed: Federation, options: DoctorOptions = {}): P
   }
   for (const dir of lockDirs) for (const lock of lockFilesIn(dir)) pending.push(...optional(checkLock(lock)));
   // Meta's signal boxes, the registry and the chat state are below the root's `.fed/`; the config is in the root itself.
-  pending.push(...findLeftoverTempFiles(paths.fedDir, { skip: skipForTemp }));
+  if (!belowLink(paths.fedDir, rootLinks)) pending.push(...findLeftoverTempFiles(paths.fedDir, { skip: skipForTemp }));
   pending.push(...findLeftoverTempFiles(root, { recursive: false }));
 
   const findings: DoctorFinding[] = [];

@@ -7,7 +7,7 @@ import { writeFileAtomic } from '../../infra/fs/atomic-write.js';
 import { toJsonText } from '../../core/json-text.js';
 import { acquireLock, inspectLock, releaseLock } from '../../infra/fs/lock.js';
 import { readJsonFile } from '../../infra/fs/read-json-file.js';
-import { federationPaths, onboardingPaths, workspacePaths } from '../../core/layout.js';
+import { federationPaths, onboardingPaths, teamWorkspacePath, workspacePaths } from '../../core/layout.js';
 import { loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
 import { findTeam, statusOf } from '../../core/find-team.js';
 import { readOnboardingIntent, settleInterruptedOnboarding } from '../../engine/registry/onboard.js';
@@ -109,8 +109,13 @@ export function checkOrphanWorkspaces(
   accounted: ReadonlySet<string>,
 ): PendingFinding[] {
   const paths = federationPaths(root);
-  // A copied federation's own workspaces are claimed by the teams whose locations still name the old root.
-  const registered = new Set(registry.teams.flatMap((t) => [t.location, relocatedWorkspace(root, t) ?? []].flat()));
+  // A copied federation's own workspaces are claimed by the teams whose locations still name the old root,
+  // and a team's own workspace by the team even when its location names another folder (a workspace finding).
+  const registered = new Set(
+    registry.teams.flatMap((t) =>
+      [t.location, teamWorkspacePath(root, t.domain, t.placementType), relocatedWorkspace(root, t) ?? []].flat(),
+    ),
+  );
   const findings: PendingFinding[] = [];
   for (const [parent, placementType] of [
     [paths.teams, 'directory'],
@@ -189,7 +194,7 @@ function gitLeftoversText(root: string, location: string, branch: string): strin
 export async function checkTeam(
   fed: Federation,
   entry: RegistryEntry,
-): Promise<{ findings: PendingFinding[]; workspaceOk: boolean; elsewhere?: string }> {
+): Promise<{ findings: PendingFinding[]; workspaceOk: boolean; linked?: boolean; elsewhere?: string }> {
   const { root, backend } = fed;
   try {
     fed.workspace(entry);
@@ -210,7 +215,7 @@ export async function checkTeam(
         : 'see the problem',
     };
     if (relocated) finding.repair = () => relocate(fed, entry, relocated);
-    return { findings: [finding], workspaceOk: false };
+    return { findings: [finding], workspaceOk: false, linked: error.code === 'WORKSPACE_SYMLINK' };
   }
   const findings: PendingFinding[] = [];
   const markerFile = workspacePaths(entry.location).marker;
@@ -226,7 +231,16 @@ export async function checkTeam(
     if (!(error instanceof FedError)) throw error;
     markerProblem = `is unreadable (${error.message})`;
   }
-  if (markerProblem) {
+  if (markerProblem && marker !== undefined && marker.domainId !== entry.domainId) {
+    // Another team's marker: rewriting it would hand that team's workspace to this one.
+    findings.push({
+      check: 'marker',
+      team: entry.domainId,
+      path: markerFile,
+      problem: `the team marker of "${entry.domainId}" ${markerProblem}; the workspace may be that team's, and commands run inside it would act on the wrong team`,
+      fix: `find out whose workspace ${entry.location} is; fed doctor --fix never rewrites another team's marker — if it is "${entry.domainId}"'s, rewrite the marker by hand, otherwise archive the team: fed team archive ${entry.domainId}`,
+    });
+  } else if (markerProblem) {
     findings.push({
       check: 'marker',
       team: entry.domainId,

@@ -116,15 +116,15 @@ async function runLaunch(
   const launch: Launch = { fed, root, team, archetype, options, backend, watch, phases, warnings, started };
   let agent: RunningAgent | undefined;
   try {
-    await stopOrphanedRun(backend, team, options.graceMs ?? 5_000, warnings);
+    await stopOrphanedRun(fed, team, options.graceMs ?? 5_000, warnings);
     if (!consumer) await waitForConsumer(backend, team);
     const ready = refuseWithoutWork(team, archetype, await watch.catchUp());
     phases.step({ type: 'CHECKED' });
     const prepared = prepareRun(launch, ready);
     watch.running = true;
-    agent = await RunningAgent.start(root, team, prepared, options, watch.relay);
+    agent = await RunningAgent.start(fed, team, prepared, options, watch.relay);
     phases.step({ type: 'AGENT_STARTED' });
-    writeCurrentRun(team.location, agent.current());
+    writeCurrentRun(fed, team, agent.current());
     pushWarning(
       warnings,
       await journalQuietly(backend, {
@@ -218,7 +218,7 @@ function prepareRun(launch: Launch, ready: LaunchReady): PreparedRun {
       `the playbook skill ${playbookSkillFile(root, options.config)} does not exist, so the launch prompt has none; create it or fix playbookSkill (fed config show checks it)`,
     );
   }
-  const files = writeLaunchFiles(context, {
+  const files = writeLaunchFiles(launch.fed, team, context, {
     archetype,
     brief: archetype.agentBrief(context, ready.lifecycle.snapshot, team),
   });
@@ -238,7 +238,7 @@ function prepareRun(launch: Launch, ready: LaunchReady): PreparedRun {
   // worktree team, its own checkout.
   const baseline =
     archetype.readOnlyCodebase && !sandbox ? captureCodebase(root, worktreeScope(team, context)) : undefined;
-  if (baseline) writeBaseline(team.location, baseline);
+  if (baseline) writeBaseline(launch.fed, team, baseline);
   return { context, files, run, stateBefore, sandbox, baseline };
 }
 
@@ -316,7 +316,7 @@ async function recordLaunch(
     progressed: launch.watch.progressed,
     endedAt: new Date().toISOString(),
   };
-  recordRun(team.location, lastRun);
+  recordRun(launch.fed, team, lastRun);
   pushWarning(
     warnings,
     await journalQuietly(backend, {

@@ -4,7 +4,7 @@ import { descendantsOf } from '../../infra/process/process-tree.js';
 import { stateOf } from '../../engine/actors/state-of.js';
 import { loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
-import type { FederationBackend } from '../../ports/federation-backend.js';
+import type { Federation } from '../../engine/context.js';
 import { readCurrentRun, recordRun, runFields } from './run-records.js';
 
 /**
@@ -40,7 +40,7 @@ export async function stopOrphanGroup(pid: number, start: string | null, graceMs
  * interrupted — with its session id, so this launch resumes it.
  */
 export async function stopOrphanedRun(
-  backend: FederationBackend,
+  fed: Federation,
   team: RegistryEntry,
   graceMs: number,
   warnings: string[],
@@ -52,8 +52,8 @@ export async function stopOrphanedRun(
     warnings.push(
       `stopped the agent of an earlier launch (pid ${orphan.pid}) whose launcher (pid ${orphan.launcherPid}) died`,
     );
-  const state = stateOf((await loadTeamLifecycle(team, backend.lifecycles)).snapshot);
-  recordRun(team.location, {
+  const state = stateOf((await loadTeamLifecycle(team, fed.backend.lifecycles)).snapshot);
+  recordRun(fed, team, {
     ...runFields(orphan),
     outcome: 'interrupted',
     reason: `its launcher (pid ${orphan.launcherPid}) ended without recording the run (it died or failed)${stopped ? '; the agent was still running and was stopped by the next launch' : ''}`,

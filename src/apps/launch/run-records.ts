@@ -1,6 +1,7 @@
 import { appendJsonLine } from '../../infra/fs/append-line.js';
 import { unlinkQuietly, writeFileAtomic } from '../../infra/fs/atomic-write.js';
-import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
+import type { Federation } from '../../engine/context.js';
+import type { RegistryEntry } from '../../core/schema/registry.js';
 import { toJsonText } from '../../core/json-text.js';
 import { readFileTail, readJsonFile, readTextFile } from '../../infra/fs/read-json-file.js';
 import { workspacePaths } from '../../core/layout.js';
@@ -10,11 +11,13 @@ import { parseJsonLines } from '../../core/schema/json-lines.js';
 /**
  * A team's agent runs on disk: the run in progress (`.fed/launch/agent.json`, written when the agent
  * starts and updated when its session id is known, removed when the run is recorded) and the run journal
- * (`.fed/logs/runs.jsonl`, one line per finished run, appended durably).
+ * (`.fed/logs/runs.jsonl`, one line per finished run, appended durably). Each write checks its folder
+ * first: the agent works in the workspace, and a link it left there is refused, never written through.
  */
-export function writeCurrentRun(workspace: string, run: CurrentRun): void {
-  ensureDirectory(workspacePaths(workspace).launch);
-  writeFileAtomic(workspacePaths(workspace).currentRun, toJsonText(run));
+export function writeCurrentRun(fed: Federation, team: RegistryEntry, run: CurrentRun): void {
+  // Also while the agent runs: it may have replaced the folder with a link since the launch began.
+  fed.folderForWrite(workspacePaths(team.location).launch, team);
+  writeFileAtomic(workspacePaths(team.location).currentRun, toJsonText(run));
 }
 
 /** The run in progress as recorded, or undefined when there is none (a broken file counts as none: it proves no process). */
@@ -26,12 +29,14 @@ export function readCurrentRun(workspace: string): CurrentRun | undefined {
   }
 }
 
-export function clearCurrentRun(workspace: string): void {
-  unlinkQuietly(workspacePaths(workspace).currentRun);
+export function clearCurrentRun(fed: Federation, team: RegistryEntry): void {
+  fed.folderForWrite(workspacePaths(team.location).launch, team);
+  unlinkQuietly(workspacePaths(team.location).currentRun);
 }
 
-export function appendRun(workspace: string, run: LaunchRun): void {
-  appendJsonLine(workspacePaths(workspace).runsJournal, run);
+function appendRun(fed: Federation, team: RegistryEntry, run: LaunchRun): void {
+  fed.folderForWrite(workspacePaths(team.location).logs, team);
+  appendJsonLine(workspacePaths(team.location).runsJournal, run);
 }
 
 /** The last finished run of a team, or null when it never ran (torn or foreign lines are skipped). */
@@ -62,7 +67,7 @@ export function runFields(run: CurrentRun): Omit<CurrentRun, 'pid' | 'processSta
 }
 
 /** The run in the journal, and no longer "in progress". */
-export function recordRun(workspace: string, run: LaunchRun): void {
-  appendRun(workspace, run);
-  clearCurrentRun(workspace);
+export function recordRun(fed: Federation, team: RegistryEntry, run: LaunchRun): void {
+  appendRun(fed, team, run);
+  clearCurrentRun(fed, team);
 }

@@ -2,6 +2,7 @@ import { basename, delimiter } from 'node:path';
 import type { AgentLimits } from '../../core/schema/config.js';
 import type { CurrentRun } from '../../core/schema/launch-run.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
+import type { Federation } from '../../engine/context.js';
 import { workspacePaths } from '../../core/layout.js';
 import { AGENT_INSPECTION_ENV, type InspectionRelay } from '../../infra/inspect/agent-inspection.js';
 import { backendEnvNames } from '../../adapters/index.js';
@@ -30,6 +31,7 @@ export class RunningAgent {
   private recordedSession: string | null;
 
   private constructor(
+    fed: Federation,
     team: RegistryEntry,
     private readonly prepared: PreparedRun,
     limits: AgentLimits,
@@ -40,7 +42,7 @@ export class RunningAgent {
       // The session id is recorded the moment it is known: a launcher that dies still leaves it for the resume.
       if (this.child && stats.sessionId && stats.sessionId !== this.recordedSession) {
         this.recordedSession = stats.sessionId;
-        writeCurrentRun(team.location, this.current());
+        writeCurrentRun(fed, team, this.current());
       }
       this.stop ??= limitReached(run.preset, stats, limits);
     });
@@ -52,15 +54,18 @@ export class RunningAgent {
    * — with its broker then, which runs its fed commands outside (FED_BROKER / FED_BROKER_TOKEN).
    */
   static async start(
-    root: string,
+    fed: Federation,
     team: RegistryEntry,
     prepared: PreparedRun,
     options: LaunchOptions,
     relay: InspectionRelay | undefined,
   ): Promise<RunningAgent> {
-    const agent = new RunningAgent(team, prepared, options.config.agent.limits);
-    const { run, files, sandbox } = prepared;
     const paths = workspacePaths(team.location);
+    // The folders fed writes into while the agent runs: an earlier agent may have left a link there.
+    for (const folder of [paths.logs, paths.runTranscripts, paths.launchBin]) fed.folderForWrite(folder, team);
+    const agent = new RunningAgent(fed, team, prepared, options.config.agent.limits);
+    const { run, files, sandbox } = prepared;
+    const root = fed.root;
     const baseEnv = options.env ?? process.env;
     // What fed needs to act as the team, whether the agent runs fed itself or its broker does.
     const fedEnv = {

@@ -1,5 +1,6 @@
 import { writeFileAtomic } from '../../infra/fs/atomic-write.js';
-import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
+import type { Federation } from '../context.js';
+import type { RegistryEntry } from '../../core/schema/registry.js';
 import { toJsonText } from '../../core/json-text.js';
 import { readJsonFile } from '../../infra/fs/read-json-file.js';
 import { workspacePaths } from '../../core/layout.js';
@@ -9,9 +10,9 @@ import { codebaseBaselineSchema, type CodebaseBaseline } from '../../core/schema
  * The codebase as a launch found it (src/engine/deliverable/codebase-guard.ts), kept in the team's launch
  * folder: a read-only team's completion is judged against it.
  */
-export function writeBaseline(workspace: string, baseline: CodebaseBaseline): void {
-  const paths = workspacePaths(workspace);
-  ensureDirectory(paths.launch);
+export function writeBaseline(fed: Federation, team: RegistryEntry, baseline: CodebaseBaseline): void {
+  const paths = workspacePaths(team.location);
+  fed.folderForWrite(paths.launch, team);
   writeFileAtomic(paths.launchBaseline, toJsonText(baseline));
 }
 

@@ -9,7 +9,6 @@ import {
   unlinkQuietly,
   type WriteOptions,
 } from '../../infra/fs/atomic-write.js';
-import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
 import type { DeliveryFactStore } from '../../ports/delivery-fact-store.js';
 import { readRegistry } from '../../adapters/file/registry-file.js';
 import { META } from '../../core/schema/common.js';
@@ -97,6 +96,8 @@ export async function archiveSignals(
       const signalNames = names.filter(isSignalFileName);
       const done = await doneSignals(dir, names, { owner: workspace.id, box }, cutoff, inspector, backend.delivery);
       if (box === 'inbox') finishInterruptedMoves(dir, names, durable);
+      // The archive folder is checked (and made) once per box: a link there is refused, never written through.
+      if (done.length) fed.folderForWrite(archiveDirectoryOf(dir), workspace.entry);
       for (const entry of done) moveToArchive(dir, entry, box === 'inbox');
       if (done.length && durable) {
         fsyncDirectory(archiveDirectoryOf(dir));
@@ -159,7 +160,6 @@ async function isDone(
  */
 function moveToArchive(dir: string, entry: SignalEntry, withAck: boolean): void {
   const archive = archiveDirectoryOf(dir);
-  ensureDirectory(archive);
   const landed =
     linkedBefore(entry.path, archive, entry.file) ??
     linkFileNoClobber(entry.path, archive, entry.file, { durable: false });

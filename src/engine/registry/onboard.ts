@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { hostname } from 'node:os';
 import { CorruptFileError, InvalidInputError, RefusedError } from '../../core/errors.js';
 import { createFileExclusive, unlinkQuietly, writeFileAtomic } from '../../infra/fs/atomic-write.js';
-import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
 import { toJsonText } from '../../core/json-text.js';
 import { acquireLock, describeLockOwner, LockTimeoutError, releaseLock } from '../../infra/fs/lock.js';
 import { readJsonFile } from '../../infra/fs/read-json-file.js';
@@ -146,7 +146,7 @@ export async function onboardTeam(
   const leftover = readOnboardingIntent(root, domain);
   if (!leftover) refuseDuplicate(await backend.registry.read(), domain, domainId);
 
-  ensureDirectory(federationPaths(root).onboarding, options);
+  fed.folderForWrite(federationPaths(root).onboarding, undefined, options);
   // The holder of a lease is judged by its process only: a slow onboarding (git on a big repository) keeps it.
   const lock = await acquireLock(paths.lock, { staleMs: Number.POSITIVE_INFINITY, timeoutMs: 0 }).catch(
     (error: unknown) => {
@@ -182,6 +182,8 @@ export async function onboardTeam(
       ...(placementType === 'worktree' ? { branch: worktreeBranch(domain) } : {}),
       startedAt: (options.now?.() ?? fed.now()).toISOString(),
     };
+    // `.fed/teams` (or `.fed/worktrees`): a link there would put the new workspace outside the root.
+    fed.folderForWrite(dirname(location), undefined, options);
     writeFileAtomic(paths.intent, toJsonText(intent), options);
     let workspace: CreatedWorkspace | undefined;
     try {

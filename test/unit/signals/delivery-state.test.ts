@@ -2,6 +2,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileDeliveryFactStore } from '../../../src/adapters/file/file-delivery-fact-store.js';
+import { CheckedRootFolders } from '../../../src/adapters/checked-root-folders.js';
 import { FedError } from '../../../src/core/errors.js';
 import { resolveParty } from '../../../src/core/resolve-party.js';
 import { writeRegistryStatus } from '../../../src/engine/registry/team-status.js';
@@ -127,7 +128,7 @@ describe('delivery state', () => {
     const [answered, acknowledged, undeliverable, alreadyRead] = sent.map((s) => s.message.id);
     await send(fed.root, { from: 'docs', to: 'meta', type: 'report', subject: 'Done', replyTo: answered }, 1);
     await acknowledgeSignal(openFederation(fed.root), 'docs', acknowledged!, { ...fast, now: () => at(1) });
-    const facts = new FileDeliveryFactStore(fed.root);
+    const facts = new FileDeliveryFactStore(fed.root, new CheckedRootFolders(fed.root));
     await facts.record(
       undeliverable!,
       'undeliverable',

@@ -316,11 +316,12 @@ describe('sendSignal', () => {
       openFederation(fed.root),
       (registry) => {
         registry.teams.find((t) => t.domainId === 'docs')!.location = elsewhere;
-        registry.teams.find((t) => t.domainId === 'api')!.location = join(fed.root, '.fed', 'teams', 'gone');
         return registry;
       },
       fast,
     );
+    // A location can only be the team's own workspace (issue 26): one that no longer exists.
+    rmSync(join(fed.root, '.fed', 'teams', 'api'), { recursive: true });
     const outside = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'alert', subject: 'x' }, fast).catch(
       (e: unknown) => e,
     );
