@@ -8,14 +8,14 @@ import { toJsonText } from '../../core/json-text.js';
 import { acquireLock, inspectLock, releaseLock } from '../../infra/fs/lock.js';
 import { readJsonFile } from '../../infra/fs/read-json-file.js';
 import { federationPaths, onboardingPaths, teamWorkspacePath, workspacePaths } from '../../core/layout.js';
-import { loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
+import { loadTeamLifecycle, settleTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
+import { owedEffects } from '../../engine/actors/lifecycle-effects.js';
 import { findTeam, statusOf } from '../../core/find-team.js';
 import { readOnboardingIntent, settleInterruptedOnboarding } from '../../engine/registry/onboard.js';
 import { removeWorkspace, worktreeBranch } from '../../engine/registry/placement.js';
 import { describeGits, settleWorktreeGit, worktreeGitLeftovers } from '../../engine/registry/worktree-git.js';
 import { relocatedWorkspace } from '../../adapters/index.js';
 import { updateRegistry } from '../../engine/registry/update-registry.js';
-import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { OnboardingIntent } from '../../core/schema/onboarding-intent.js';
 import type { Registry, RegistryEntry } from '../../core/schema/registry.js';
 import { teamMarkerSchema, type TeamMarker } from '../../core/schema/team-marker.js';
@@ -200,7 +200,7 @@ export async function checkTeam(
     fed.workspace(entry);
   } catch (error) {
     if (!(error instanceof FedError)) throw error;
-    if (error.code === 'TEAM_ELSEWHERE') return checkTeamElsewhere(entry, backend);
+    if (error.code === 'TEAM_ELSEWHERE') return checkTeamElsewhere(fed, entry);
     // An archived team is history: nothing is written for it any more, and its workspace may have been
     // cleared away or left behind in the federation this one was copied from.
     if (statusOf(entry) === 'archived') return { findings: [], workspaceOk: false };
@@ -250,15 +250,15 @@ export async function checkTeam(
       repair: () => writeMarker(root, entry.location, entry.domainId),
     });
   }
-  findings.push(...(await checkState(entry, backend)));
+  findings.push(...(await checkState(fed, entry)));
   return { findings, workspaceOk: true };
 }
 
 async function checkTeamElsewhere(
+  fed: Federation,
   entry: RegistryEntry,
-  backend: FederationBackend,
 ): Promise<{ findings: PendingFinding[]; workspaceOk: false; elsewhere: string }> {
-  const findings = statusOf(entry) === 'archived' ? [] : await checkState(entry, backend);
+  const findings = statusOf(entry) === 'archived' ? [] : await checkState(fed, entry);
   const host = entry.host ?? 'an unrecorded host';
   // Another checkout on this very machine can be looked at: a registered workspace that is gone is a problem.
   if (entry.host === hostname() && statusOf(entry) !== 'archived' && !existsSync(entry.location)) {
@@ -277,12 +277,30 @@ async function checkTeamElsewhere(
   };
 }
 
-/** The team's lifecycle state is usable (file or JetStream entry). */
-async function checkState(entry: RegistryEntry, backend: FederationBackend): Promise<PendingFinding[]> {
+/**
+ * The team's lifecycle state is usable (file or JetStream entry), and nothing its last write owes is left
+ * undone (journal lines, reports to meta: a command killed between the write and them).
+ */
+async function checkState(fed: Federation, entry: RegistryEntry): Promise<PendingFinding[]> {
+  const { backend } = fed;
   if (!lifecycleFor(entry.archetypeId)) return [];
   try {
-    await loadTeamLifecycle(entry, backend.lifecycles);
-    return [];
+    const lifecycle = await loadTeamLifecycle(entry, backend.lifecycles);
+    const owed = statusOf(entry) === 'archived' ? [] : await owedEffects(fed, entry, lifecycle);
+    if (owed.length === 0) return [];
+    return [
+      {
+        check: 'state',
+        team: entry.domainId,
+        path: backend.lifecycles.envelopeLocation(entry),
+        problem: `the last lifecycle write of "${entry.domainId}" still owes ${owed.join(', ')} (the command that made it was killed)`,
+        fix: "perform them, each once (fed doctor --fix; any command that applies the team's signals does too)",
+        repair: async () => {
+          const warnings = await settleTeamLifecycle(fed, entry);
+          if (warnings.length) throw new Error(warnings.join('; '));
+        },
+      },
+    ];
   } catch (error) {
     if (!(error instanceof FedError)) throw error;
     return [

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { applyLifecycleInputs } from '../../engine/actors/team-lifecycle.js';
 import type { TeamLifecycle } from '../../engine/actors/lifecycle-types.js';
 import { stateOf } from '../../engine/actors/state-of.js';
+import { completionReportId } from '../../engine/actors/report-signal-id.js';
 import { setTeamStatus } from '../../engine/actors/team-status-command.js';
 import {
   codebaseChanges,
@@ -70,11 +71,13 @@ export async function decideOutcome(
   const decided = { verdict, finalState: stateOf(lifecycle.snapshot), reason: null, next: null };
 
   if (settled?.outcome === 'complete' && changes.length === 0) {
+    // With the id a command finishing this run after a crash would send it with: meta gets it once.
     await sendSignal(launch.fed, {
       from: team.domainId,
       to: META,
       type: 'report',
       ...(await archetype.completion.completionReport(context, lifecycle.snapshot)),
+      id: completionReportId(team, prepared.run.runId),
     });
     return { ...decided, outcome: 'complete' };
   }

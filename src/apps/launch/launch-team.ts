@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Mission } from '../../../machines/lifecycle-context.js';
 import { TeamInboxConsumer } from '../../engine/actors/consume-inbox.js';
@@ -30,7 +30,7 @@ import { decideOutcome, type EndedRun, type LaunchDecision } from './launch-outc
 import { LaunchPhases } from './launch-phases.js';
 import { LaunchWatch } from './launch-watch.js';
 import { playbookSkillFile } from '../../infra/config/referenced-files.js';
-import { playbookSkillPath } from './launch-prompt.js';
+import { launchContext } from './launch-context.js';
 import { stopOrphanedRun } from './orphan-agent.js';
 import { readLastRun, recordRun, runFields, writeCurrentRun } from './run-records.js';
 import { RunningAgent } from './running-agent.js';
@@ -49,30 +49,6 @@ function refuseUnlaunchable(team: RegistryEntry): void {
   if (status === 'archived')
     throw new RefusedError('TEAM_ARCHIVED', `team "${team.domainId}" is archived; archived teams are not launched`);
   lifecycleEntryFor(team);
-}
-
-function launchContext(
-  root: string,
-  team: RegistryEntry,
-  config: FederationConfig,
-  state: string,
-  mission: LaunchContext['mission'],
-): LaunchContext {
-  const paths = workspacePaths(team.location);
-  return {
-    team: team.domainId,
-    archetype: team.archetypeId,
-    root,
-    workspace: team.location,
-    codebase: team.placementType === 'worktree' ? team.location : root,
-    mission,
-    state,
-    deliverable: config.deliverable,
-    deliverablePath: join(team.location, config.deliverable),
-    playbookSkillPath: playbookSkillPath(root, config),
-    learningLogPath: paths.learningLog,
-    launchedAt: new Date().toISOString(),
-  };
 }
 
 /**
@@ -316,7 +292,8 @@ async function recordLaunch(
     progressed: launch.watch.progressed,
     endedAt: new Date().toISOString(),
   };
-  recordRun(launch.fed, team, lastRun);
+  // Journaled before the run is recorded: recording removes the run in progress, the intent a later
+  // command finishes a killed launch from (finish-orphaned-run.ts), which journals it unless it is there.
   pushWarning(
     warnings,
     await journalQuietly(backend, {
@@ -329,6 +306,7 @@ async function recordLaunch(
       reason: decision.reason,
     }),
   );
+  recordRun(launch.fed, team, lastRun);
   const result: LaunchResult = {
     team: team.domainId,
     state: finalState,

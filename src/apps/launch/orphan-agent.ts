@@ -5,7 +5,8 @@ import { stateOf } from '../../engine/actors/state-of.js';
 import { loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { Federation } from '../../engine/context.js';
-import { readCurrentRun, recordRun, runFields } from './run-records.js';
+import { finishCompletedRun, orphanRunRecord } from './finish-orphaned-run.js';
+import { readCurrentRun, recordRun } from './run-records.js';
 
 /**
  * Stop an agent left behind by a launcher that died (its process group: the agent's supervisor and
@@ -36,8 +37,9 @@ export async function stopOrphanGroup(pid: number, start: string | null, graceMs
 
 /**
  * At most one agent per team: a run still recorded as in progress belongs to a launcher that died. Its
- * agent is stopped if it still runs (the watchdog normally does that itself), and the run is recorded as
- * interrupted — with its session id, so this launch resumes it.
+ * agent is stopped if it still runs (the watchdog normally does that itself). A run whose work was done
+ * is finished as the launcher would have (finishCompletedRun: the report to meta, once); any other is
+ * recorded as interrupted — with its session id, so this launch resumes it.
  */
 export async function stopOrphanedRun(
   fed: Federation,
@@ -52,19 +54,16 @@ export async function stopOrphanedRun(
     warnings.push(
       `stopped the agent of an earlier launch (pid ${orphan.pid}) whose launcher (pid ${orphan.launcherPid}) died`,
     );
+  if (await finishCompletedRun(fed, team, orphan)) return;
   const state = stateOf((await loadTeamLifecycle(team, fed.backend.lifecycles)).snapshot);
-  recordRun(fed, team, {
-    ...runFields(orphan),
-    outcome: 'interrupted',
-    reason: `its launcher (pid ${orphan.launcherPid}) ended without recording the run (it died or failed)${stopped ? '; the agent was still running and was stopped by the next launch' : ''}`,
-    exitCode: null,
-    signal: null,
-    turns: null,
-    inputTokens: null,
-    outputTokens: null,
-    costUsd: null,
-    stateAfter: state,
-    progressed: state !== orphan.stateBefore,
-    endedAt: new Date().toISOString(),
-  });
+  recordRun(
+    fed,
+    team,
+    orphanRunRecord(
+      orphan,
+      'interrupted',
+      `its launcher (pid ${orphan.launcherPid}) ended without recording the run (it died or failed)${stopped ? '; the agent was still running and was stopped by the next launch' : ''}`,
+      state,
+    ),
+  );
 }

@@ -34,7 +34,7 @@ export function clearCurrentRun(fed: Federation, team: RegistryEntry): void {
   unlinkQuietly(workspacePaths(team.location).currentRun);
 }
 
-function appendRun(fed: Federation, team: RegistryEntry, run: LaunchRun): void {
+export function appendRun(fed: Federation, team: RegistryEntry, run: LaunchRun): void {
   fed.folderForWrite(workspacePaths(team.location).logs, team);
   appendJsonLine(workspacePaths(team.location).runsJournal, run);
 }

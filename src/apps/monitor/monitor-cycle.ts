@@ -8,6 +8,7 @@ import { deadlineTable } from '../../core/deadlines.js';
 import { findStuckSignals } from '../../adapters/file/signals/stuck-signals.js';
 import type { MonitorReport, TeamReport, TelemetryReport } from './monitor-report.js';
 import { teamReport } from './team-health.js';
+import { finishOrphanedRun } from '../launch/finish-orphaned-run.js';
 import type { Federation } from '../../engine/context.js';
 
 export const DEFAULT_STALE_AFTER_MINUTES = 10;
@@ -45,13 +46,27 @@ function telemetryReport(root: string, config: FederationConfig): TelemetryRepor
   };
 }
 
-/** One monitoring cycle (docs/design/spec.md §4.4 monitor script, §6 health checks) over every registered team. */
+/**
+ * One monitoring cycle (docs/design/spec.md §4.4 monitor script, §6 health checks) over every registered team;
+ * it finishes the completed runs dead launchers left (finish-orphaned-run.ts).
+ */
 export async function runMonitorCycle(fed: Federation, options: MonitorOptions): Promise<MonitorReport> {
   const { root } = fed;
   const now = options.now ?? fed.now();
   const staleAfterMinutes = options.staleAfterMinutes ?? DEFAULT_STALE_AFTER_MINUTES;
   const { backend } = fed;
   const registry = await backend.registry.read();
+  // A completed run a dead launcher left is finished first (its report to meta, once), so the teams and
+  // meta's inbox are counted as they then are; one that cannot be finished now keeps its team unhealthy.
+  const unfinishedRuns = new Map<string, string>();
+  for (const team of registry.teams) {
+    await finishOrphanedRun(fed, team).catch((error: unknown) =>
+      unfinishedRuns.set(
+        team.domainId,
+        `the run its dead launcher left could not be finished (retried at the next cycle): ${(error as Error).message}`,
+      ),
+    );
+  }
   const census = await backend.signals.census([
     { id: META, entry: undefined },
     ...registry.teams.map((team) => ({ id: team.domainId, entry: team })),
@@ -59,16 +74,20 @@ export async function runMonitorCycle(fed: Federation, options: MonitorOptions):
 
   const reports: TeamReport[] = [];
   for (const team of registry.teams) {
-    reports.push(
-      await teamReport(team, {
-        config: options.config,
-        now,
-        staleAfterMs: staleAfterMinutes * 60_000,
-        inbox: census.get(team.domainId)!.inbox,
-        outbox: census.get(team.domainId)!.outbox,
-        lifecycles: backend.lifecycles,
-      }),
-    );
+    const report = await teamReport(team, {
+      config: options.config,
+      now,
+      staleAfterMs: staleAfterMinutes * 60_000,
+      inbox: census.get(team.domainId)!.inbox,
+      outbox: census.get(team.domainId)!.outbox,
+      lifecycles: backend.lifecycles,
+    });
+    const unfinished = unfinishedRuns.get(team.domainId);
+    if (unfinished) {
+      report.reasons.push(unfinished);
+      report.healthy = false;
+    }
+    reports.push(report);
   }
   reports.sort((a, b) => Number(a.healthy) - Number(b.healthy) || a.team.localeCompare(b.team));
   const metaCounts = census.get(META)!;

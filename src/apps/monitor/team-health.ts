@@ -52,7 +52,11 @@ export async function teamReport(team: RegistryEntry, inputs: HealthInputs): Pro
     const current = readCurrentRun(team.location);
     const launching = current !== undefined && processIsAlive(current.launcherPid);
     const lastRun = readLastRun(team.location);
-    if (!launching && lastRun && lastRun.outcome !== 'completed')
+    if (current && !launching)
+      report.reasons.push(
+        `launch ${current.runId} was not recorded: its launcher (pid ${current.launcherPid}) died; fed monitor finishes a run whose work was done, the next fed launch any other`,
+      );
+    else if (!launching && lastRun && lastRun.outcome !== 'completed')
       report.reasons.push(
         `last launch did not complete: ${lastRun.outcome}${lastRun.reason ? ` (${lastRun.reason})` : ''}, ended ${lastRun.endedAt}`,
       );

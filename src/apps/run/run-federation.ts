@@ -6,6 +6,7 @@ import { RefusedError } from '../../core/errors.js';
 import { reportedTeams, writeFederationReport } from '../plan/federation-report.js';
 import type { LaunchResult } from '../../engine/hooks/federation-hooks.js';
 import { launchTeam } from '../launch/launch-team.js';
+import { finishOrphanedRun } from '../launch/finish-orphaned-run.js';
 import type { LaunchOptions } from '../launch/launch-options.js';
 import { readLastRun } from '../launch/run-records.js';
 import { pausesTeam, STOPPED_FOR_PAUSE } from '../launch/run-outcome.js';
@@ -83,6 +84,8 @@ interface Candidate {
 /** Whether a team is run; a team whose files cannot be read is skipped with why, never stops the others. */
 async function judge(fed: Federation, backend: FederationBackend, team: RegistryEntry): Promise<Candidate> {
   try {
+    // A completed run a dead launcher left is finished first (its report to meta, once).
+    await finishOrphanedRun(fed, team);
     return await judgeReadable(fed, backend, team);
   } catch (error) {
     return { team, skip: `its files cannot be read: ${(error as Error).message}`, resume: false };

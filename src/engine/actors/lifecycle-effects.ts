@@ -71,6 +71,28 @@ export async function settleEffects(
 }
 
 /**
+ * What the stored envelope owes and has not done yet, one description each: journal lines the journal does
+ * not have, reports meta's inbox does not hold. Reads only; `settleTeamLifecycle` performs them
+ * (`fed doctor` names them, and `--fix` settles them).
+ */
+export async function owedEffects(fed: Federation, team: RegistryEntry, lifecycle: TeamLifecycle): Promise<string[]> {
+  if (!lifecycle.stored) return [];
+  const { backend } = fed;
+  const { journalTail, pendingReports } = lifecycle.envelope;
+  const owed: string[] = [];
+  const lastSeq = (await backend.lifecycles.journalTail(team, 1)).at(-1)?.seq ?? 0;
+  const lines = journalTail.filter((line) => line.seq > lastSeq);
+  if (lines.length) owed.push(`${lines.length} journal line(s) from seq ${lines[0]!.seq}`);
+  const metaInbox = backend.signals.inbox({ id: META, entry: undefined });
+  for (const report of pendingReports) {
+    const sent = await backend.delivery.get(report.signalId, 'sent');
+    if ((await metaInbox.find(report.signalId, sent?.to === META ? sent : undefined)).length === 0)
+      owed.push(`the report "${report.subject}" to meta`);
+  }
+  return owed;
+}
+
+/**
  * Registry status and lifecycle never contradict each other: a paused lifecycle means a paused team, and
  * a running lifecycle of a team marked paused means it was resumed. The lifecycle is the truth because it
  * is always written first (by a `pause`/`resume` directive or by `fed team pause|resume`).

@@ -19,3 +19,18 @@ export function reportSignalId(
 ): string {
   return uuidv5(JSON.stringify([team.location, team.onboardedAt, team.domainId, machineId, seq]), REPORT_NAMESPACE);
 }
+
+/**
+ * The id of the completion report ("deliverable ready") of a team's launch `runId`: derived like
+ * `reportSignalId`, so the launcher and whichever command finishes a launch whose launcher died send the
+ * same signal, and meta gets it once.
+ */
+export function completionReportId(
+  team: Pick<RegistryEntry, 'domainId' | 'location' | 'onboardedAt'>,
+  runId: string,
+): string {
+  return uuidv5(
+    JSON.stringify([team.location, team.onboardedAt, team.domainId, 'launch-completed', runId]),
+    REPORT_NAMESPACE,
+  );
+}

@@ -1,7 +1,6 @@
 import { lifecycleFor } from '../archetypes/catalog.js';
-import { applyLifecycleInputs } from '../actors/team-lifecycle.js';
+import { applyLifecycleInputs, settleTeamLifecycle } from '../actors/team-lifecycle.js';
 import { RefusedError } from '../../core/errors.js';
-import type { FederationBackend } from '../../ports/federation-backend.js';
 import type {
   AckResult,
   AcknowledgeBatch,
@@ -24,11 +23,20 @@ export interface AckAllResult {
 /** Signals applied per envelope write by `ack --all`, as the team actor does. */
 const ACK_BATCH = 256;
 
+/**
+ * The team's inbox, once what its lifecycle still owes is settled: an acknowledger killed after its
+ * envelope write and its acks, before their journal lines and reports to meta, left them owed, and a
+ * re-run may find nothing left to apply (which would settle them too). Settled here, once per command.
+ */
 async function openInbox(
+  fed: Federation,
   team: string,
-  backend: FederationBackend,
+  options: AcknowledgeOptions,
 ): Promise<{ inbox: SignalInbox; entry: RegistryEntry | undefined }> {
+  const { backend } = fed;
   const party = resolveParty(await backend.registry.read(), team, { role: 'team (--team)' });
+  if (party.entry && lifecycleFor(party.entry.archetypeId))
+    await settleTeamLifecycle(fed, party.entry, { durable: options.durable });
   return { inbox: backend.signals.inbox(party), entry: party.entry };
 }
 
@@ -49,7 +57,7 @@ export async function acknowledgeSignal(
   options: AcknowledgeOptions = {},
 ): Promise<AckResult[]> {
   const { backend } = fed;
-  const { inbox, entry } = await openInbox(team, backend);
+  const { inbox, entry } = await openInbox(fed, team, options);
   const ack = (signals: readonly SignalEntry[]) => applyThenAcknowledge(fed, inbox, entry, signals, options);
   const listHint = `list them with: fed signal list --team ${inbox.party}`;
   // A signal file name always ends in .json, so it is never mistaken for an id.
@@ -87,7 +95,7 @@ export async function acknowledgeAll(
   team: string,
   options: AcknowledgeOptions = {},
 ): Promise<AckAllResult> {
-  const { inbox, entry } = await openInbox(team, fed.backend);
+  const { inbox, entry } = await openInbox(fed, team, options);
   const { signals, invalid } = await inbox.pending();
   const results: AckResult[] = [];
   for (let i = 0; i < signals.length; i += ACK_BATCH) {
