@@ -12,7 +12,8 @@ export type DoctorCheck =
   | 'onboarding'
   | 'orphan-workspace'
   | 'stale-lock'
-  | 'temp-file';
+  | 'temp-file'
+  | 'signal-id';
 
 export interface DoctorFinding {
   check: DoctorCheck;

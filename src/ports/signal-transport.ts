@@ -37,7 +37,7 @@ export interface InvalidSignalFile {
    * in): it is read again on the next poll, and consumers must not quarantine it.
    */
   retryable?: boolean;
-  /** Not a stored entry the transport can move (file-signal-v1: a directory or FIFO named like a signal): reported, never moved. */
+  /** Not a stored entry the transport can move (file-signal-v1: a directory or FIFO named like a signal, not like an ack): reported, never moved. */
   special?: boolean;
 }
 
@@ -96,6 +96,8 @@ export interface AckResult {
   ackPath: string;
   /** True when it had been acknowledged before; the first acknowledgment time is kept. */
   alreadyAcknowledged: boolean;
+  /** An unusable ack (garbage, empty, not a file) that was in the way, moved to quarantine first. */
+  quarantinedAck?: QuarantineResult & { reason: string };
 }
 
 export interface AcknowledgeBatch {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { InvalidSignalFile, SignalEntry, SignalReadResult } from '../../ports/signal-transport.js';
 import { judgeAck, judgeSignal, type BoxExpectation, type Judged } from '../../core/schema/judge-signal.js';
-import { readBoxFile } from './signals/parse-signal-file.js';
+import { leftInPlace, readBoxFile } from './signals/parse-signal-file.js';
 import { withAck } from './signals/read-signals.js';
 import { ackFileName, isAckFileName, isSignalFileName } from './signals/signal-file-name.js';
 import { listDirectory } from '../../infra/fs/list-directory.js';
@@ -158,6 +158,6 @@ function judgeFile<T>(
   const invalid: InvalidSignalFile = { file: name, path, reason: judged.reason };
   const unsettled = judged.incomplete === true && file.mtimeMs !== undefined && Date.now() - file.mtimeMs < settleMs;
   if (file.key.startsWith('error:') || unsettled) invalid.retryable = true;
-  if (file.special) invalid.special = true;
+  if (leftInPlace(name, file)) invalid.special = true;
   return { invalid };
 }

@@ -7,6 +7,9 @@ import { checkLock, findLeftoverTempFiles, lockFilesIn } from './file-checks.js'
 import type { DoctorFinding, PendingFinding } from '../../ports/doctor-finding.js';
 import { checkOnboardings, checkOrphanWorkspaces, checkTeam } from './team-checks.js';
 import type { Federation } from '../../engine/context.js';
+import { META } from '../../core/schema/common.js';
+import type { SignalParty } from '../../core/resolve-party.js';
+import { checkSignalIds } from './signal-checks.js';
 
 export type { DoctorCheck, DoctorFinding } from '../../ports/doctor-finding.js';
 
@@ -28,8 +31,9 @@ export interface DoctorReport {
  * `fed doctor`: check a federation for what crashes, copies and hands can leave behind, and with `fix`
  * repair what fed can repair on its own. Checks: the registry parses; every team's workspace is a real
  * directory inside the root (a federation copied elsewhere is relocated), its marker names it, its
- * lifecycle state file is usable; runtime paths (meta's and the teams') that are symbolic links, below
- * which nothing is read or removed; onboardings a kill interrupted (finished or removed); folders in the
+ * lifecycle state file is usable; no inbox file reuses the id of a signal fed delivered there; runtime
+ * paths (meta's and the teams') that are symbolic links, below which nothing is read or removed;
+ * onboardings a kill interrupted (finished or removed); folders in the
  * team areas no team owns; locks and leases whose holder is gone; temp files killed writers left; and the
  * backend's own checks (its adapter's `doctor`: for JetStream the server and the streams' replicas). On a
  * backend shared across machines only the teams whose workspaces are below this root are checked on disk:
@@ -71,6 +75,7 @@ export async function runDoctor(fed: Federation, options: DoctorOptions = {}): P
       ? { findings: [], accounted: new Set<string>() }
       : checkOnboardings(root, registry);
     pending.push(...onboardings.findings);
+    const signalParties: SignalParty[] = [];
     for (const entry of registry.teams) {
       const team = await checkTeam(fed, entry);
       pending.push(...team.findings);
@@ -78,11 +83,13 @@ export async function runDoctor(fed: Federation, options: DoctorOptions = {}): P
       // Every link of a workspace inside the root, also beside the one its check refused.
       if (team.workspaceOk || team.linked) pending.push(...findWorkspaceLinks(entry));
       if (!team.workspaceOk) continue;
+      signalParties.push({ id: entry.domainId, entry });
       const workspace = workspacePaths(entry.location);
       for (const lock of lockFilesIn(workspace.state)) pending.push(...optional(checkLock(lock, entry.domainId)));
       pending.push(...findLeftoverTempFiles(workspace.fedDir, { team: entry.domainId }));
     }
     pending.push(...checkOrphanWorkspaces(root, registry, onboardings.accounted));
+    pending.push(...(await checkSignalIds(fed, [{ id: META, entry: undefined }, ...signalParties])));
   }
   for (const dir of lockDirs) for (const lock of lockFilesIn(dir)) pending.push(...optional(checkLock(lock)));
   // Meta's signal boxes, the registry and the chat state are below the root's `.fed/`; the config is in the root itself.

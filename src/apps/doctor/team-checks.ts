@@ -195,7 +195,7 @@ export async function checkTeam(
   fed: Federation,
   entry: RegistryEntry,
 ): Promise<{ findings: PendingFinding[]; workspaceOk: boolean; linked?: boolean; elsewhere?: string }> {
-  const { root, backend } = fed;
+  const { root } = fed;
   try {
     fed.workspace(entry);
   } catch (error) {

@@ -205,12 +205,14 @@ export function registerSignal(program: Command, io: CliIo): void {
           if (options.json)
             return printJson(io, { acknowledged: result.acknowledged.map(ackJson), invalid: result.invalid });
           reportInvalid(io, result.invalid);
+          reportQuarantinedAcks(io, result.acknowledged);
           if (result.acknowledged.length === 0) return io.stdout('nothing to acknowledge\n');
           for (const ack of result.acknowledged) io.stdout(ackLine(ack));
           return;
         }
         // A relative path is relative to where the user is, not to the inbox.
         const results = await acknowledgeSignal(ctx.fed, team, /[\\/]/.test(target) ? resolve(io.cwd, target) : target);
+        reportQuarantinedAcks(io, results);
         if (options.json) return printJson(io, results.map(ackJson));
         for (const ack of results) io.stdout(ackLine(ack));
       },
@@ -332,7 +334,14 @@ function ackJson(ack: AckResult) {
     ackPath: ack.ackPath,
     acknowledged_at: ack.signal.message.acknowledged_at,
     alreadyAcknowledged: ack.alreadyAcknowledged,
+    ...(ack.quarantinedAck ? { quarantinedAck: ack.quarantinedAck } : {}),
   };
+}
+
+/** An unusable ack file that was in the way was moved, not deleted: say where it went. */
+function reportQuarantinedAcks(io: CliIo, acks: readonly AckResult[]): void {
+  for (const { ackPath, quarantinedAck: moved } of acks)
+    if (moved) io.stderr(`warning: moved ${ackPath} to ${moved.path}: ${moved.reason}\n`);
 }
 
 function ackLine(ack: AckResult): string {

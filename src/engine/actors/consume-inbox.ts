@@ -6,6 +6,7 @@ import { applyLifecycleInputs, loadTeamLifecycle, settleTeamLifecycle } from './
 import type { ApplyOptions, ApplyResult, LifecycleStep, TeamLifecycle } from './lifecycle-types.js';
 import { stateOf } from './state-of.js';
 import type { Federation } from '../context.js';
+import { idIntruders, repeatedIds } from '../delivery/id-intruders.js';
 
 export interface ConsumeResult {
   team: string;
@@ -155,6 +156,7 @@ export class TeamInboxConsumer {
     const lifecycle = await this.load();
     const { envelope } = lifecycle;
     const done = new Set([...envelope.processed, ...(envelope.held ?? []).map((h) => h.id)]);
+    batch = await this.withoutIntruders(batch, done, result);
     for (const s of batch)
       if (!s.message.acknowledged && pass.startProcessed.has(s.message.id)) pass.seenUnacknowledged.add(s.message.id);
     result.acknowledged += await this.acknowledge(
@@ -217,6 +219,26 @@ export class TeamInboxConsumer {
       pass.progressed ||= applied.processedSignalIds.length > 0;
     }
     await this.took(applied, result);
+  }
+
+  /**
+   * A signal whose id another one of the batch carries, or that the dedupe record holds already, would be
+   * skipped as a duplicate (or make the real one skipped): when it is not the signal fed delivered under
+   * that id, it is quarantined with the reason instead. Only repeated ids are looked up.
+   */
+  private async withoutIntruders(
+    batch: readonly SignalEntry[],
+    done: ReadonlySet<string>,
+    result: ConsumeResult,
+  ): Promise<readonly SignalEntry[]> {
+    const unacknowledged = batch.filter((s) => !s.message.acknowledged);
+    const suspects = new Set([...repeatedIds(unacknowledged), ...unacknowledged.filter((s) => done.has(s.message.id))]);
+    if (suspects.size === 0) return batch;
+    const intruders = await idIntruders(this.backend.delivery, this.team.domainId, [...suspects]);
+    if (intruders.length === 0) return batch;
+    result.quarantined.push(...(await this.quarantine(intruders, result.warnings)));
+    const out = new Set(intruders.map((i) => i.file));
+    return batch.filter((s) => !out.has(s.file));
   }
 
   /** Keep what an apply wrote and report its steps (streamed to onSteps when given, else collected). */

@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../../core/errors.js';
-import { type InvalidSignalFile, type SignalEntry } from '../../ports/signal-transport.js';
+import { type InvalidSignalFile, type SignalEntry, type SignalReadResult } from '../../ports/signal-transport.js';
 import { SIGNAL_BOXES, type SignalBox } from '../../core/schema/signal.js';
 import { findTeam } from '../../core/find-team.js';
 import { META } from '../../core/schema/common.js';
@@ -13,6 +13,8 @@ import type { DeliveryStatus } from '../delivery/delivery-state.js';
 import { markSignalsRead } from '../delivery/read-marks.js';
 import { resolveParty } from '../../core/resolve-party.js';
 import type { Federation } from '../context.js';
+import type { DeliveryFactStore } from '../../ports/delivery-fact-store.js';
+import { idIntruders, repeatedIds } from '../delivery/id-intruders.js';
 
 export interface ListSignalsQuery {
   /** Whose box: a team id (or domain) or `meta` (default). */
@@ -85,7 +87,7 @@ export async function listSignals(
   const party = resolveParty(registry, query.team ?? META, { role: 'team (--team)', allowArchived: true });
   const from = query.from === undefined ? undefined : (findTeam(registry, query.from)?.domainId ?? query.from);
   const opened = box === 'inbox' ? backend.signals.inbox(party) : backend.signals.outbox(party);
-  const live = await opened.list();
+  const live = await withIntrudersInvalid(backend.delivery, party.id, box, await opened.list());
   const archived = query.all
     ? readArchivedSignals(opened.location, { owner: party.id, box })
     : { signals: [], invalid: [] };
@@ -135,4 +137,22 @@ export async function listSignals(
     signals: wanted,
     invalid: [...archived.invalid, ...live.invalid],
   };
+}
+
+/**
+ * An inbox file that reuses the id of a signal fed delivered there is listed as invalid, with the reason
+ * (the team actor quarantines it), not as a second copy of the signal. Only repeated ids are looked up.
+ */
+async function withIntrudersInvalid(
+  facts: DeliveryFactStore,
+  party: string,
+  box: SignalBox,
+  read: SignalReadResult,
+): Promise<SignalReadResult> {
+  const repeated = box === 'inbox' ? repeatedIds(read.signals) : [];
+  if (repeated.length === 0) return read;
+  const intruders = await idIntruders(facts, party, repeated);
+  if (intruders.length === 0) return read;
+  const out = new Set(intruders.map((i) => i.file));
+  return { signals: read.signals.filter((s) => !out.has(s.file)), invalid: [...read.invalid, ...intruders] };
 }

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CorruptFileError, FedError } from '../../../src/core/errors.js';
+import { FedError } from '../../../src/core/errors.js';
 import { writeRegistryStatus } from '../../../src/engine/registry/team-status.js';
 import { signalAckSchema } from '../../../src/core/schema/signal.js';
 import { acknowledgeAll, acknowledgeSignal } from '../../../src/engine/messaging/acknowledge-signals.js';
@@ -135,7 +135,7 @@ describe('acknowledging signals (docs/design/spec.md §4.3)', () => {
     expect(entries(fed.team('docs').inbox)).toContain('junk.json');
   });
 
-  it('supersedes an ack file that says "not acknowledged", and never touches a corrupt one (--all goes on with the rest)', async () => {
+  it('supersedes an ack file that says "not acknowledged", and quarantines a corrupt one in the way of an ack by id (--all goes on with the rest, leaving it to the actor)', async () => {
     const fed = await signalFederation(['docs']);
     const a = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: 'A' }, fast);
     const b = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: 'B' }, fast);
@@ -156,11 +156,18 @@ describe('acknowledging signals (docs/design/spec.md §4.3)', () => {
     });
 
     writeFileSync(`${b.inboxPath}.ack`, 'garbage');
-    await expect(acknowledgeSignal(openFederation(fed.root), 'docs', b.message.id)).rejects.toThrow(CorruptFileError);
+    const [fixed] = await acknowledgeSignal(openFederation(fed.root), 'docs', b.message.id);
+    expect(fixed?.alreadyAcknowledged).toBe(false);
+    expect(fixed?.quarantinedAck?.reason).toMatch(/^an unusable ack file: not valid JSON/);
+    // Moved, never deleted: the quarantined copy is the garbage, the slot holds the real ack.
+    expect(readFileSync(fixed!.quarantinedAck!.path, 'utf8')).toBe('garbage');
+    expect(JSON.parse(readFileSync(`${b.inboxPath}.ack`, 'utf8'))).toMatchObject({ acknowledged: true });
+    const d = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: 'D' }, fast);
+    writeFileSync(`${d.inboxPath}.ack`, 'garbage');
     const c = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'report', subject: 'C' }, fast);
     const all = await acknowledgeAll(openFederation(fed.root), 'docs', fast);
     expect(all.acknowledged.map((r) => r.signal.file)).toEqual([c.file]);
-    expect(all.invalid.map((i) => i.file)).toEqual([`${b.file}.ack`]);
-    expect(readFileSync(`${b.inboxPath}.ack`, 'utf8')).toBe('garbage');
+    expect(all.invalid.map((i) => i.file)).toEqual([`${d.file}.ack`]);
+    expect(readFileSync(`${d.inboxPath}.ack`, 'utf8')).toBe('garbage');
   });
 });

@@ -1,5 +1,6 @@
 import { readFileBounded } from '../../../infra/fs/read-json-file.js';
 import { MAX_SIGNAL_BYTES } from '../../../core/schema/signal.js';
+import { isAckFileName } from './signal-file-name.js';
 
 /**
  * Reading one file of a signal box (judging its bytes is src/core/schema/judge-signal.ts). Every way a file
@@ -13,7 +14,7 @@ export interface ReadFile {
   /** `ino:size:mtime` of the file that was read. */
   key: string;
   problem: string | undefined;
-  /** A directory, FIFO, device or socket: not a file at all, so it cannot be quarantined (moved by a hard link). */
+  /** A directory, FIFO, device or socket: not a file at all (see leftInPlace). */
   special?: boolean;
   /** When the file last changed (undefined when it could not be opened). */
   mtimeMs?: number;
@@ -47,4 +48,13 @@ export function readBoxFile(path: string, maxBytes = MAX_SIGNAL_BYTES): ReadFile
     special: !read.stat.isFile(),
     mtimeMs: read.stat.mtimeMs,
   };
+}
+
+/**
+ * Whether a box entry is reported and left where it is, never quarantined: a directory, FIFO, device or
+ * socket named like a signal. One named like an ack is quarantined like any bad ack (quarantineSignalFile
+ * moves it), or its signal could never be acknowledged nor applied.
+ */
+export function leftInPlace(name: string, file: ReadFile): boolean {
+  return file.special === true && !isAckFileName(name);
 }

@@ -1,10 +1,11 @@
-import { lstatSync } from 'node:fs';
+import { lstatSync, mkdirSync, renameSync, rmdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { RefusedError } from '../../../core/errors.js';
 import {
   fsyncDirectory,
   linkFileNoClobber,
   publishFileNoClobber,
+  suffixedName,
   unlinkQuietly,
   type WriteOptions,
 } from '../../../infra/fs/atomic-write.js';
@@ -50,7 +51,7 @@ export function quarantineSignalFile(
 
   let landed: string;
   try {
-    landed = linkFileNoClobber(path, quarantine, basename(path), writeOptions);
+    landed = moveNoClobber(path, quarantine, writeOptions);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     throw new RefusedError(
@@ -72,6 +73,32 @@ export function quarantineSignalFile(
   unlinkQuietly(path);
   if (writeOptions.durable) fsyncDirectory(box);
   return { path: join(quarantine, landed), reasonPath: join(quarantine, reasonFile) };
+}
+
+/**
+ * Give `path` a name in `quarantine` without replacing anything there. A file (a FIFO too) is hard-linked
+ * (its box name is removed later); a directory, which cannot be, is renamed onto an empty directory made
+ * for it exclusively (a rename replaces only an empty directory), so it leaves the box at once.
+ */
+function moveNoClobber(path: string, quarantine: string, options: WriteOptions): string {
+  if (!lstatSync(path).isDirectory()) return linkFileNoClobber(path, quarantine, basename(path), options);
+  for (let attempt = 1; ; attempt++) {
+    const candidate = attempt === 1 ? basename(path) : suffixedName(basename(path), attempt);
+    try {
+      mkdirSync(join(quarantine, candidate));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
+      throw error;
+    }
+    try {
+      renameSync(path, join(quarantine, candidate));
+    } catch (error) {
+      rmdirSync(join(quarantine, candidate));
+      throw error;
+    }
+    if (options.durable ?? true) fsyncDirectory(quarantine);
+    return candidate;
+  }
 }
 
 /** `<landed>.reason.json` or `<landed>.reason-<n>.json` → `<landed>`. */

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { MAX_SIGNAL_BYTES, type SignalAck, type SignalMessage } from '../../../core/schema/signal.js';
 import { ACK_FILE_SUFFIX, isAckFileName, isSignalFileName } from './signal-file-name.js';
 import type { InvalidSignalFile, SignalEntry, SignalReadResult } from '../../../ports/signal-transport.js';
-import { readBoxFile, statKey } from './parse-signal-file.js';
+import { leftInPlace, readBoxFile, statKey } from './parse-signal-file.js';
 import { judgeAck, judgeSignal, type BoxExpectation, type Judged } from '../../../core/schema/judge-signal.js';
 
 // The shapes of stored signals are the signal transport port's (file-signal-v1 is its file adapter).
@@ -195,7 +195,7 @@ export class SignalBoxReader {
       const judged: Judged<T> = file.bytes
         ? judge(file.bytes)
         : { ok: false, reason: file.problem ?? 'unreadable', incomplete: file.problem === 'the file is empty' };
-      cache.set(name, file.special ? { key: file.key, judged, special: true } : { key: file.key, judged });
+      cache.set(name, leftInPlace(name, file) ? { key: file.key, judged, special: true } : { key: file.key, judged });
       // Empty or cut-off JSON that changed a moment ago may be a signal a slow writer is still writing.
       const unsettled =
         !judged.ok &&

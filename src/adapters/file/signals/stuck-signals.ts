@@ -145,6 +145,8 @@ async function stuckEntry(
     path,
   };
   if (recipientArchived) {
+    // What the team took before it was archived was delivered: only what it never acknowledged goes back.
+    if (acknowledged) return undefined;
     const recorded = await facts.get(message.id, 'undeliverable');
     const reason = `recipient "${message.to}" is archived`;
     return {

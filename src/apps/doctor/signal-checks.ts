@@ -1,0 +1,32 @@
+import { META } from '../../core/schema/common.js';
+import type { SignalParty } from '../../core/resolve-party.js';
+import { idIntruders, repeatedIds } from '../../engine/delivery/id-intruders.js';
+import type { PendingFinding } from '../../ports/doctor-finding.js';
+import type { Federation } from '../../engine/context.js';
+
+/**
+ * Inbox files that reuse the id of a signal fed delivered there (see idIntruders): each a finding, whose
+ * repair is the quarantine the team actor would do, with the same reason. Reads each inbox once; only
+ * ids that repeat are looked up.
+ */
+export async function checkSignalIds(fed: Federation, parties: readonly SignalParty[]): Promise<PendingFinding[]> {
+  const findings: PendingFinding[] = [];
+  for (const party of parties) {
+    const inbox = fed.backend.signals.inbox(party);
+    const repeated = repeatedIds((await inbox.list()).signals);
+    if (repeated.length === 0) continue;
+    for (const intruder of await idIntruders(fed.backend.delivery, party.id, repeated)) {
+      findings.push({
+        check: 'signal-id',
+        ...(party.id === META ? {} : { team: party.id }),
+        path: intruder.path,
+        problem: intruder.reason,
+        fix: 'fed doctor --fix (or the team actor) moves it to the quarantine folder with that reason; the delivered signal stays',
+        repair: async () => {
+          await inbox.quarantine(intruder);
+        },
+      });
+    }
+  }
+  return findings;
+}
