@@ -13,7 +13,14 @@ export type { BackendAdapter, OpenBackendOptions } from './adapter.js';
 export { closeOpenBackends } from './network-backends.js';
 export { FILE_BACKEND_NAME, openFileBackend } from './file/open-file-backend.js';
 export { CheckedWorkspaces } from './checked-workspaces.js';
-export { isWorkspaceRefusal, relocatedWorkspace, teamWorkspace, WORKSPACE_REFUSALS } from './team-workspace.js';
+export {
+  isWorkspaceRefusal,
+  linked,
+  locatedHere,
+  relocatedWorkspace,
+  teamWorkspace,
+  WORKSPACE_REFUSALS,
+} from './team-workspace.js';
 
 /**
  * The adapter registry: every storage backend, one entry each (CONTRIBUTING.md, "Add a storage backend").
