@@ -193,7 +193,15 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     const back = tempDir();
     expect((await fed(['init', '--name', 'exported'], nats, back)).code).toBe(0);
     const elsewhere = tempDir();
-    mkdirSync(join(back, '.fed', 'teams'), { recursive: true });
+    // The folder of the workspaces is a link: no workspace is made through it.
+    symlinkSync(elsewhere, join(back, '.fed', 'teams'));
+    const throughLink = await fed(['migrate', 'to-files'], nats, back);
+    expect(throughLink.code).toBe(2);
+    expect(throughLink.stderr).toContain('symbolic link');
+    expect(readdirSync(elsewhere)).toEqual([]);
+    rmSync(join(back, '.fed', 'teams'));
+    // A workspace is a link.
+    mkdirSync(join(back, '.fed', 'teams'));
     symlinkSync(elsewhere, join(back, '.fed', 'teams', 'ops'));
     const refused = await fed(['migrate', 'to-files'], nats, back);
     expect(refused.code).toBe(2);
