@@ -15,7 +15,14 @@ export { FILE_BACKEND_NAME, openFileBackend } from './file/open-file-backend.js'
 export { boxSideFolders } from './file/box-folders.js';
 export { CheckedWorkspaces } from './checked-workspaces.js';
 export { CheckedRootFolders } from './checked-root-folders.js';
-export { isWorkspaceRefusal, relocatedWorkspace, teamWorkspace, WORKSPACE_REFUSALS } from './team-workspace.js';
+export {
+  isWorkspaceRefusal,
+  linked,
+  locatedHere,
+  relocatedWorkspace,
+  teamWorkspace,
+  WORKSPACE_REFUSALS,
+} from './team-workspace.js';
 
 /**
  * The adapter registry: every storage backend, one entry each (CONTRIBUTING.md, "Add a storage backend").

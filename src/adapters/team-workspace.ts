@@ -43,6 +43,17 @@ export function relocatedWorkspace(root: string, entry: RegistryEntry): string |
 }
 
 /**
+ * The entry as this federation has it: a team whose location lies outside the root but whose workspace
+ * this copied or moved federation has (`relocatedWorkspace`) at that workspace; any other as registered.
+ */
+export function locatedHere(root: string, entry: RegistryEntry): RegistryEntry {
+  let resolvedRoot: string | undefined;
+  if (relativeLocation(root, () => (resolvedRoot ??= realpathSync(root)), entry.location) !== undefined) return entry;
+  const here = relocatedWorkspace(root, entry);
+  return here === undefined ? entry : { ...entry, location: here };
+}
+
+/**
  * A team of a federation shared across machines whose workspace is not below this root: it works in
  * another working directory (on its `host`, or another checkout on this one). Nothing is wrong; fed just
  * writes and runs for a team only where its workspace is.

@@ -3,8 +3,6 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { lifecycleFor } from '../../engine/archetypes/catalog.js';
 import { FedError } from '../../core/errors.js';
-import { writeFileAtomic } from '../../infra/fs/atomic-write.js';
-import { toJsonText } from '../../core/json-text.js';
 import { acquireLock, inspectLock, releaseLock } from '../../infra/fs/lock.js';
 import { readJsonFile } from '../../infra/fs/read-json-file.js';
 import { federationPaths, onboardingPaths, teamWorkspacePath, workspacePaths } from '../../core/layout.js';
@@ -16,6 +14,7 @@ import { removeWorkspace, worktreeBranch } from '../../engine/registry/placement
 import { describeGits, settleWorktreeGit, worktreeGitLeftovers } from '../../engine/registry/worktree-git.js';
 import { relocatedWorkspace } from '../../adapters/index.js';
 import { updateRegistry } from '../../engine/registry/update-registry.js';
+import { writeTeamMarker } from '../../engine/registry/team-marker.js';
 import type { OnboardingIntent } from '../../core/schema/onboarding-intent.js';
 import type { Registry, RegistryEntry } from '../../core/schema/registry.js';
 import { teamMarkerSchema, type TeamMarker } from '../../core/schema/team-marker.js';
@@ -247,7 +246,7 @@ export async function checkTeam(
       path: markerFile,
       problem: `the team marker of "${entry.domainId}" ${markerProblem}; commands run inside the workspace would act on the wrong team or federation`,
       fix: 'rewrite it for this team and federation (fed doctor --fix)',
-      repair: () => writeMarker(root, entry.location, entry.domainId),
+      repair: () => writeTeamMarker(root, entry.location, entry.domainId),
     });
   }
   findings.push(...(await checkState(fed, entry)));
@@ -324,12 +323,7 @@ async function relocate(fed: Federation, entry: RegistryEntry, location: string)
     team.location = location;
     return registry;
   });
-  writeMarker(root, location, entry.domainId);
-}
-
-function writeMarker(root: string, location: string, domainId: string): void {
-  const marker: TeamMarker = { federationRoot: root, domainId };
-  writeFileAtomic(workspacePaths(location).marker, toJsonText(marker));
+  writeTeamMarker(root, location, entry.domainId);
 }
 
 function readMarkerQuietly(location: string): TeamMarker | undefined {

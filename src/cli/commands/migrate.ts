@@ -1,11 +1,9 @@
 import type { Command } from 'commander';
 import { ADAPTERS, adapterFor, DEFAULT_ADAPTER, openFileBackend, type BackendAdapter } from '../../adapters/index.js';
 import { InvalidInputError } from '../../core/errors.js';
-import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
-import { teamWorkspacePath } from '../../core/layout.js';
 import { copyFederation, type CopyFederationResult } from '../../engine/migration/copy-federation.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
-import { emptyRegistry, type RegistryEntry } from '../../core/schema/registry.js';
+import { fromFileFederation, intoFileFederation } from '../../engine/migration/file-workspaces.js';
 import { federationContext, printJson, type CliIo } from '../io.js';
 
 /** Why `fed migrate` refuses: none of `adapters` is the configured backend, and how to configure one. */
@@ -50,7 +48,7 @@ export function registerMigrate(program: Command, io: CliIo): void {
         if (adapterFor(ctx.fed.config) !== adapter) throw new InvalidInputError(notConfigured([adapter]));
         const target = ctx.fed.backend;
         const source = openFileBackend(ctx.root);
-        render(io, await copyFederation(source, target), source, target, options.json);
+        render(io, await copyFederation(source, target, fromFileFederation(ctx.root)), source, target, options.json);
       });
   }
   migrate
@@ -64,14 +62,6 @@ export function registerMigrate(program: Command, io: CliIo): void {
       if (adapterFor(ctx.fed.config) === DEFAULT_ADAPTER) throw new InvalidInputError(notConfigured(others));
       const source = ctx.fed.backend;
       const target = openFileBackend(ctx.root);
-      await target.registry.create(emptyRegistry());
-      // A directory team's workspace moves under this root; a worktree team keeps its checkout's path.
-      const relocate = (team: RegistryEntry): RegistryEntry => {
-        if (team.placementType !== 'directory') return team;
-        const location = teamWorkspacePath(ctx.root, team.domain, 'directory');
-        ensureDirectory(location);
-        return { ...team, location };
-      };
-      render(io, await copyFederation(source, target, { relocate }), source, target, options.json);
+      render(io, await copyFederation(source, target, intoFileFederation(ctx.root)), source, target, options.json);
     });
 }

@@ -1,12 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
-import { RefusedError } from '../../core/errors.js';
+import { FedError, RefusedError } from '../../core/errors.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { KeptRun } from '../../ports/lifecycle-store.js';
 import type { InvalidSignalFile, SignalEntry } from '../../ports/signal-transport.js';
 import type { SignalParty } from '../../core/resolve-party.js';
 import { META } from '../../core/schema/common.js';
 import type { DeliveryFactName, DeliveryFacts } from '../../core/schema/delivery.js';
-import type { RegistryEntry } from '../../core/schema/registry.js';
+import type { Registry, RegistryEntry } from '../../core/schema/registry.js';
 
 export interface CopyFederationResult {
   teams: number;
@@ -36,15 +36,29 @@ export interface CopyFederationResult {
  * with its kept earlier runs, and the federation journal. Stop the federation's
  * processes first: what they write during the copy may be missed.
  *
- * Safe to run again after an interruption: what the target already holds is skipped, never duplicated.
- * A target that holds a different federation is refused, so nothing is ever merged into another one.
+ * Everything that can refuse the copy — a target holding another federation, a workspace either side may
+ * not use (`prepare`) — is checked before the first write. Safe to run again after an interruption: what
+ * the target already holds is skipped, never duplicated, and a registry an earlier copy wrote with the
+ * source's stale locations gets the planned ones. A target that holds a different federation is refused,
+ * so nothing is ever merged into another one.
  */
 export interface CopyFederationOptions {
   /**
-   * Where each team's workspace is in the target (default: where it is now). Exporting into another
+   * Where each team's workspace really is in the source, when its registry says otherwise: a copied file
+   * federation's teams are in the copy (`locatedHere`). The source is read there, and the target gets it.
+   */
+  locate?: (entry: RegistryEntry) => RegistryEntry;
+  /**
+   * Where each team's workspace is in the target (default: where it is in the source). Exporting into another
    * file federation moves directory teams under its root, e.g. with `teamWorkspacePath`.
    */
   relocate?: (entry: RegistryEntry) => RegistryEntry;
+  /**
+   * Check the teams as the target will register them and make what they need there (workspace folders,
+   * markers): called once the target is known to accept the copy, right before its first write. Throwing
+   * refuses the copy with nothing written to the target.
+   */
+  prepare?: (teams: readonly RegistryEntry[]) => void;
 }
 
 export async function copyFederation(
@@ -53,22 +67,12 @@ export async function copyFederation(
   options: CopyFederationOptions = {},
 ): Promise<CopyFederationResult> {
   const stored = await source.registry.read();
-  const registry = options.relocate ? { ...stored, teams: stored.teams.map(options.relocate) } : stored;
-  if (!(await target.registry.create(registry))) {
-    // A target made by `fed init` (no teams yet) takes the registry on top of its own version; one that
-    // already holds these teams is an earlier, interrupted copy; anything else is another federation.
-    const existing = await target.registry.read();
-    const ids = (teams: readonly RegistryEntry[]) => teams.map((team) => team.domainId).sort();
-    if (existing.teams.length === 0 && registry.teams.length > 0) {
-      await target.registry.commit(existing.lockVersion, { ...registry, lockVersion: existing.lockVersion });
-    } else if (!isDeepStrictEqual(ids(existing.teams), ids(registry.teams))) {
-      throw new RefusedError(
-        'MIGRATION_TARGET_NOT_EMPTY',
-        `the target already holds another federation (${target.registry.location}: teams ${ids(existing.teams).join(', ')}; this one has ${ids(registry.teams).join(', ') || 'none'}); ` +
-          'copy into an empty target, or remove that federation first',
-      );
-    }
-  }
+  const located = options.locate ? stored.teams.map(options.locate) : stored.teams;
+  const registry = { ...stored, teams: options.relocate ? located.map(options.relocate) : located };
+  const existing = await readIfThere(target);
+  if (existing) refuseAnotherFederation(target, existing, registry);
+  options.prepare?.(registry.teams);
+  await writeRegistry(target, existing, registry, stored);
   const result: CopyFederationResult = {
     teams: registry.teams.length,
     signals: 0,
@@ -84,7 +88,7 @@ export async function copyFederation(
     { id: META, entry: undefined },
     ...teams.map((entry) => ({ id: entry.domainId, entry })),
   ];
-  const sourceParties = partiesOf(stored.teams);
+  const sourceParties = partiesOf(located);
   const parties = partiesOf(registry.teams);
   const byId = new Map(parties.map((party) => [party.id, party]));
 
@@ -111,7 +115,7 @@ export async function copyFederation(
   }
 
   for (const [index, team] of registry.teams.entries()) {
-    const from = stored.teams[index]!;
+    const from = located[index]!;
     const envelope = await source.lifecycles.read(from);
     if (!envelope) continue;
     const kept = await copyKeptRuns(source, target, from, team, result);
@@ -137,6 +141,67 @@ export async function copyFederation(
     result.federationRecords++;
   }
   return result;
+}
+
+/** The target's registry; undefined when it has none yet. */
+async function readIfThere(target: FederationBackend): Promise<Registry | undefined> {
+  try {
+    return await target.registry.read();
+  } catch (error) {
+    if (error instanceof FedError && error.code === 'NOT_A_FEDERATION') return undefined;
+    throw error;
+  }
+}
+
+/**
+ * A target made by `fed init` (no teams yet) takes the registry; one that holds these teams is an earlier,
+ * interrupted copy; anything else is another federation, refused.
+ */
+function refuseAnotherFederation(target: FederationBackend, existing: Registry, registry: Registry): void {
+  if (existing.teams.length === 0 || isDeepStrictEqual(ids(existing.teams), ids(registry.teams))) return;
+  throw new RefusedError(
+    'MIGRATION_TARGET_NOT_EMPTY',
+    `the target already holds another federation (${target.registry.location}: teams ${ids(existing.teams).join(', ')}; this one has ${ids(registry.teams).join(', ') || 'none'}); ` +
+      'copy into an empty target, or remove that federation first',
+  );
+}
+
+function ids(teams: readonly RegistryEntry[]): string[] {
+  return teams.map((team) => team.domainId).sort();
+}
+
+/**
+ * The registry into the target: created when it has none, committed onto an empty one (its `lockVersion`
+ * goes on). Over an earlier copy's, only the locations it took from the source unchanged where this copy
+ * places the team elsewhere (a copied federation's old folder) are corrected; the rest stays as copied.
+ */
+async function writeRegistry(
+  target: FederationBackend,
+  existing: Registry | undefined,
+  registry: Registry,
+  stored: Registry,
+): Promise<void> {
+  if (!existing) {
+    if (await target.registry.create(registry)) return;
+    existing = await target.registry.read();
+    refuseAnotherFederation(target, existing, registry);
+  }
+  if (existing.teams.length === 0) {
+    if (registry.teams.length > 0)
+      await target.registry.commit(existing.lockVersion, { ...registry, lockVersion: existing.lockVersion });
+    return;
+  }
+  const planned = new Map(registry.teams.map((team) => [team.domainId, team.location]));
+  const storedAt = new Map(stored.teams.map((team) => [team.domainId, team.location]));
+  let corrected = false;
+  const teams = existing.teams.map((team) => {
+    const location = planned.get(team.domainId);
+    if (location === undefined || location === team.location || team.location !== storedAt.get(team.domainId))
+      return team;
+    corrected = true;
+    return { ...team, location };
+  });
+  if (corrected) await target.registry.commit(existing.lockVersion, { ...existing, teams });
 }
 
 /** The facts of one signal that the target does not hold yet (each is recorded once: a re-run adds nothing). */

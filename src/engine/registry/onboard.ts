@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { hostname } from 'node:os';
 import { CorruptFileError, InvalidInputError, RefusedError } from '../../core/errors.js';
@@ -11,11 +11,11 @@ import { onboardingIntentSchema, type OnboardingIntent } from '../../core/schema
 import { META, teamIdSchema } from '../../core/schema/common.js';
 import { zodProblems } from '../../core/schema/problems.js';
 import { PLACEMENT_TYPES, type PlacementType, type Registry, type RegistryEntry } from '../../core/schema/registry.js';
-import type { TeamMarker } from '../../core/schema/team-marker.js';
 import { recordFederationEvent } from '../federation/federation-journal.js';
 import { createWorkspace, removeWorkspace, worktreeBranch, type CreatedWorkspace } from './placement.js';
 import { updateRegistry, type UpdateOptions } from './update-registry.js';
 import { settleWorktreeGit, type SettleGitOptions } from './worktree-git.js';
+import { writeTeamMarker } from './team-marker.js';
 import type { Federation } from '../context.js';
 
 export interface OnboardRequest {
@@ -51,9 +51,7 @@ function refuseDuplicate(registry: Registry, domain: string, domainId: string): 
 /** The marker that tells commands run inside the workspace which team and federation it is. */
 function prepareWorkspace(root: string, location: string, domainId: string, worktree: boolean): void {
   const paths = workspacePaths(location);
-  mkdirSync(paths.fedDir, { recursive: true });
-  const marker: TeamMarker = { federationRoot: root, domainId };
-  writeFileAtomic(paths.marker, toJsonText(marker));
+  writeTeamMarker(root, location, domainId);
   // A worktree is its own checkout: keep the team's runtime files out of its git status too.
   if (worktree && !existsSync(`${paths.fedDir}/.gitignore`)) {
     createFileExclusive(`${paths.fedDir}/.gitignore`, '# Runtime files of this fed team workspace.\n*\n');
