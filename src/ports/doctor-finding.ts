@@ -11,7 +11,8 @@ export type DoctorCheck =
   | 'onboarding'
   | 'orphan-workspace'
   | 'stale-lock'
-  | 'temp-file';
+  | 'temp-file'
+  | 'folder';
 
 export interface DoctorFinding {
   check: DoctorCheck;
