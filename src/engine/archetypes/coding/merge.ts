@@ -3,9 +3,9 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { applyLifecycleInputs, loadTeamLifecycle } from '../../actors/team-lifecycle.js';
 import { stateOf } from '../../actors/state-of.js';
 import { setTeamStatus } from '../../actors/team-status-command.js';
-import { RefusedError } from '../../../core/errors.js';
+import { FedError, RefusedError } from '../../../core/errors.js';
 import { FED_DIR } from '../../../core/layout.js';
-import { git, gitSucceeds } from '../../registry/git.js';
+import { git, GitCommandError, gitSucceeds } from '../../registry/git.js';
 import { removeWorkspace, worktreeBranch } from '../../registry/placement.js';
 import { snapshotOfMachine } from '../../../../machines/catalog.js';
 import { baseBranch, teamBranch } from './branch.js';
@@ -30,9 +30,23 @@ export interface MergeResult {
  * step is a lifecycle event: PR_MERGED (pr-approved → merged), then CLEANUP_DONE (merged → complete); the
  * team is archived and its checkout and branch removed last, keeping its records (they live in the
  * worktree's `.fed/`). A merge interrupted after PR_MERGED — even during its cleanup — is finished by
- * running the command again, which does what it still owes.
+ * running the command again, which does what it still owes — and so is one whose git failed outside the
+ * merge itself (killed, say): that is MERGE_INTERRUPTED, naming the git command and the checkout.
  */
 export async function mergeTeam(fed: Federation, name: string): Promise<MergeResult> {
+  try {
+    return await mergeSteps(fed, name);
+  } catch (error) {
+    if (!(error instanceof GitCommandError)) throw error;
+    throw new FedError(
+      'MERGE_INTERRUPTED',
+      `the merge of team "${name}" stopped in ${fed.root}: ${error.message}; what it did so far is kept — once git works there again, run it again: fed team merge ${name} (it finishes the merge, never merging twice)`,
+      { refusal: false, cause: error },
+    );
+  }
+}
+
+async function mergeSteps(fed: Federation, name: string): Promise<MergeResult> {
   const { root } = fed;
   const team = await codingTeam(fed, name);
   // A cleanup killed after it moved the team's records aside: they go back first, the lifecycle is in them.
@@ -143,6 +157,12 @@ function mergeBranch(root: string, branch: string, approved: string, base: strin
   try {
     git(root, ['merge', '--no-ff', '--no-edit', '-m', `Merge ${branch} (fed team ${team}) into ${base}`, approved]);
   } catch (error) {
+    if (error instanceof GitCommandError && error.killedBy) {
+      // A merge git was killed in: whatever it began is undone (the checkout was clean), and the re-run merges.
+      if (gitSucceeds(root, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD']))
+        gitSucceeds(root, ['merge', '--abort']);
+      throw error;
+    }
     refuseIfIndexLocked(root);
     const conflicts = gitSucceeds(root, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'])
       ? git(root, ['diff', '--name-only', '--diff-filter=U'])
