@@ -53,20 +53,12 @@ for (const key of ${JSON.stringify(keys)}) Object.defineProperty(module.exports,
   },
 };
 
-/**
+/*
  * No import() inside the CLI bundle: the bin runs it in a vm.Script, where on Node 20 import() fails
  * once the code comes from the code cache. Imports of packages and Node's modules become require()
- * (`supported` below); ES modules that must be imported (a user's importHook, tsx's API) go through
- * src/engine/hooks/native-import.ts, left out of the bundle as dist/bin/cli/native-import.cjs for Node to load.
+ * (`supported` below); ES modules that must be imported (a user's importHook, tsx's API) are imported by
+ * the hook worker (src/engine/hooks/hook-worker.ts), whose code is a string Node compiles on its own.
  */
-const nativeImportOutside = {
-  name: 'native-import-outside',
-  setup(pluginBuild) {
-    pluginBuild.onResolve({ filter: /\/native-import\.js$/ }, (args) =>
-      args.importer.includes('/src/') ? { path: './native-import.cjs', external: true } : undefined,
-    );
-  },
-};
 
 const common = {
   bundle: true,
@@ -93,13 +85,7 @@ await build({
   format: 'cjs',
   define: { 'import.meta.url': '__fedImportMetaUrl' },
   supported: { 'dynamic-import': false },
-  plugins: [...common.plugins, lazyChildProcess, nativeImportOutside],
-});
-await build({
-  ...common,
-  entryPoints: ['src/engine/hooks/native-import.ts'],
-  outfile: 'dist/bin/cli/native-import.cjs',
-  format: 'cjs',
+  plugins: [...common.plugins, lazyChildProcess],
 });
 
 // The bin reads the bundle as Latin-1 (a one-byte string, the fastest to make), right only for ASCII:

@@ -107,6 +107,7 @@ export type FedErrorCode =
   | 'BRANCH_MOVED'
   | 'NOTHING_TO_MERGE'
   | 'INDEX_LOCKED'
+  | 'MERGE_INTERRUPTED'
   // The built-in agent (fed-agent) and `fed event`.
   | 'AGENT_ARCHETYPE'
   | 'AGENT_STATE'

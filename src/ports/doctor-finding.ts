@@ -13,7 +13,8 @@ export type DoctorCheck =
   | 'orphan-workspace'
   | 'stale-lock'
   | 'temp-file'
-  | 'signal-id';
+  | 'signal-id'
+  | 'folder';
 
 export interface DoctorFinding {
   check: DoctorCheck;

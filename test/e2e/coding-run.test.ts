@@ -2,6 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { MERGE_KILL_POINTS } from '../../src/engine/archetypes/coding/merge.js';
+import { KILL_POINT_ENV } from '../../src/infra/process/kill-point.js';
 import { runFed } from '../helpers/fed-cli.js';
 import { writeTree } from '../helpers/fixture-repo.js';
 import { fakeAgent } from '../helpers/launch-federation.js';
@@ -279,4 +281,70 @@ describe('a coding team, end to end', () => {
     expect(locked.stderr).not.toContain('conflict');
     expect(git('log', '-1', '--format=%s')).toBe('greeter');
   });
+
+  /** A git that kills itself (SIGKILL) when run as `git <command> …`, once: the marker file remembers it. */
+  function gitKilledAt(command: string): Record<string, string> {
+    const bin = join(tempDir(), 'bin');
+    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    const once = join(bin, 'killed');
+    writeTree(bin, {
+      git: `#!/bin/sh\nif [ "$1" = ${command} ] && [ ! -e "${once}" ]; then : > "${once}"; kill -9 $$; fi\nexec "${realGit}" "$@"\n`,
+    });
+    chmodSync(join(bin, 'git'), 0o755);
+    return { PATH: `${bin}:${process.env.PATH}` };
+  }
+
+  test.each(['rev-parse', 'status', 'rev-list', 'merge'])(
+    'a git killed at `git %s` during the merge is a clear error, and a re-run finishes the merge once',
+    async (command) => {
+      const { root, git, fed } = await codingFederation();
+      expect((await fed(['launch', '--team', 'app', '--agent', fakeAgent('coding-run'), '--json'], 60_000)).code).toBe(
+        0,
+      );
+      expect((await fed(['team', 'review', 'app', '--approve'])).code).toBe(0);
+      const killed = await runFed(['--root', root, 'team', 'merge', 'app'], { cwd: root, env: gitKilledAt(command) });
+      expect(killed.code, killed.stderr).toBe(1);
+      expect(killed.stderr).not.toMatch(/^\s+at /m);
+      expect(killed.stderr).not.toContain('unexpected error');
+      expect(killed.stderr).toContain(`git ${command}`);
+      expect(killed.stderr).toContain('was killed (SIGKILL)');
+      expect(killed.stderr).toContain('run it again: fed team merge app');
+      expect(killed.stderr).toContain(root);
+
+      const finished = await fed(['team', 'merge', 'app', '--json']);
+      expect(finished.code, finished.stderr).toBe(0);
+      expect(json(finished.stdout)).toMatchObject({ state: 'complete', commit: git('rev-parse', 'HEAD') });
+      expect(git('log', '--merges', '--format=%s', 'main')).toBe('Merge fed/app (fed team app) into main');
+      expect(git('branch', '--list', 'fed/app')).toBe('');
+    },
+  );
+
+  test.each(MERGE_KILL_POINTS)(
+    'fed team merge SIGKILLed at %s: a re-run finishes it exactly once (merged once, archived, branch deleted)',
+    async (point) => {
+      const { root, git, fed } = await codingFederation();
+      expect((await fed(['launch', '--team', 'app', '--agent', fakeAgent('coding-run'), '--json'], 60_000)).code).toBe(
+        0,
+      );
+      expect((await fed(['team', 'review', 'app', '--approve'])).code).toBe(0);
+      const killed = await runFed(['--root', root, 'team', 'merge', 'app'], {
+        cwd: root,
+        env: { [KILL_POINT_ENV]: point },
+      });
+      expect(killed.code, `not killed at ${point}: ${killed.stderr}`).toBeNull();
+
+      const finished = await fed(['team', 'merge', 'app', '--json']);
+      expect(finished.code, finished.stderr).toBe(0);
+      expect(json(finished.stdout)).toMatchObject({ state: 'complete', commit: git('rev-parse', 'HEAD') });
+      expect(git('log', '--merges', '--format=%s', 'main')).toBe('Merge fed/app (fed team app) into main');
+      expect(git('branch', '--list', 'fed/app')).toBe('');
+      expect(git('worktree', 'list')).not.toContain('worktrees/app');
+      expect(existsSync(join(root, '.fed', 'worktrees', 'app', '.fed'))).toBe(true);
+      const shown = json((await fed(['team', 'show', 'app', '--json'])).stdout);
+      expect(shown).toMatchObject({ status: 'archived', lifecycle: { state: 'complete' } });
+      // And once more: nothing is left to do, nothing is merged again.
+      await fed(['team', 'merge', 'app']);
+      expect(git('log', '--merges', '--format=%s', 'main')).toBe('Merge fed/app (fed team app) into main');
+    },
+  );
 });

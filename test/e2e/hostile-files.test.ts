@@ -238,6 +238,8 @@ describe('hostile deliverables', () => {
       writeFileSync(path, Array.from({ length: 3_000 }, (_, i) => `${' '.repeat(i * 2)}- x`).join('\n')),
     '50 000 emphasis markers': (path) =>
       writeFileSync(path, `# Title\n\n${'*'.repeat(50_000)}x${'*'.repeat(50_000)}\n`),
+    '40 KB of list markers nested on every line': (path) =>
+      writeFileSync(path, `# Title\n\n${`${'1. - * + '.repeat(10)}text\n`.repeat(400)}`),
     '20 000 nested brackets': (path) => writeFileSync(path, `# Title\n\n${'['.repeat(20_000)}x${']'.repeat(20_000)}\n`),
   };
   it.each(Object.keys(cases))('%s is rejected with a message, in bounded time', async (kind) => {

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -140,6 +140,35 @@ describe('fed doctor', () => {
     const after = report((await runFed(['--root', root, 'doctor', '--json'])).stdout);
     expect(after.findings.map((f) => [f.check, f.path, f.fixable])).toEqual([['orphan-workspace', paths.teams, false]]);
   }, 60_000);
+
+  it('a file where the delivery facts folder belongs: sends are refused naming it, doctor reports it', async () => {
+    const root = await federation(['docs']);
+    const delivery = join(root, '.fed', 'delivery');
+    rmSync(delivery, { recursive: true, force: true });
+    writeFileSync(delivery, 'not a folder');
+    const send = await runFed([
+      '--root',
+      root,
+      'signal',
+      'send',
+      '--to',
+      'docs',
+      '--type',
+      'directive',
+      '--subject',
+      'Go',
+    ]);
+    expect(send.code, send.stderr).toBe(2);
+    expect(send.stderr).toBe(
+      `fed: ${delivery}: a part of it is a file where fed expects a directory (mkdir) [ENOTDIR]; move that file aside\n`,
+    );
+    expect(readdirSync(workspacePaths(join(root, '.fed', 'teams', 'docs')).inbox)).toEqual([]);
+    const doctor = await runFed(['--root', root, 'doctor', '--json']);
+    expect(doctor.code).toBe(1);
+    expect(report(doctor.stdout).findings).toEqual([
+      expect.objectContaining({ check: 'folder', path: delivery, fixable: false, fixed: false }),
+    ]);
+  });
 
   it('relocates the teams of a federation copied to another folder (registry location and marker)', async () => {
     const original = await federation(['docs']);

@@ -1,9 +1,10 @@
+import { isAbsolute } from 'node:path';
 import { adapterFor } from '../../adapters/index.js';
 import { FedError, NotAFederationError } from '../../core/errors.js';
 import { federationPaths, workspacePaths } from '../../core/layout.js';
 import type { Registry } from '../../core/schema/registry.js';
 import { belowLink, findRootLinks, findWorkspaceLinks } from './runtime-links.js';
-import { checkLock, findLeftoverTempFiles, lockFilesIn } from './file-checks.js';
+import { checkFolders, checkLock, findLeftoverTempFiles, lockFilesIn } from './file-checks.js';
 import type { DoctorFinding, PendingFinding } from '../../ports/doctor-finding.js';
 import { checkOnboardings, checkOrphanWorkspaces, checkTeam } from './team-checks.js';
 import type { Federation } from '../../engine/context.js';
@@ -33,7 +34,7 @@ export interface DoctorReport {
  * directory inside the root (a federation copied elsewhere is relocated), its marker names it, its
  * lifecycle state file is usable; no inbox file reuses the id of a signal fed delivered there; runtime
  * paths (meta's and the teams') that are symbolic links, below which nothing is read or removed;
- * onboardings a kill interrupted (finished or removed); folders in the
+ * the federation's folders (delivery facts, chat, onboardings) are folders; onboardings a kill interrupted (finished or removed); folders in the
  * team areas no team owns; locks and leases whose holder is gone; temp files killed writers left; and the
  * backend's own checks (its adapter's `doctor`: for JetStream the server and the streams' replicas). On a
  * backend shared across machines only the teams whose workspaces are below this root are checked on disk:
@@ -65,6 +66,9 @@ export async function runDoctor(fed: Federation, options: DoctorOptions = {}): P
     pending.push({ check: 'registry', path: backend.registry.location, problem: error.message, fix });
   }
 
+  // The delivery facts' folder when the backend keeps them in files (a JetStream bucket is no path).
+  const deliveryDir = isAbsolute(backend.delivery.location) ? [backend.delivery.location] : [];
+  pending.push(...checkFolders([paths.chat, paths.onboarding, ...deliveryDir]));
   const skipForTemp = new Set([paths.teams, paths.worktrees]);
   // Runtime paths that are links: reported, and nothing below them is looked at (or removed by --fix).
   const rootLinks = findRootLinks(root);

@@ -51,6 +51,26 @@ export function checkLock(path: string, team?: string): PendingFinding | undefin
   };
 }
 
+/**
+ * Federation folders that are something else (a file, a FIFO): every command that writes into one fails
+ * until it is moved aside. A folder not made yet is fine — fed creates it when it first needs it.
+ */
+export function checkFolders(dirs: readonly string[]): PendingFinding[] {
+  return dirs.flatMap((path): PendingFinding[] => {
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (stat === undefined || stat.isDirectory()) return [];
+    const kind = stat.isFile() ? 'a file' : 'not a folder';
+    return [
+      {
+        check: 'folder',
+        path,
+        problem: `${path} is ${kind} where fed keeps a folder; commands that write there fail`,
+        fix: `move it aside (mv ${path} ${path}.bak); fed creates the folder again when it needs it`,
+      },
+    ];
+  });
+}
+
 /** The pid a temp file name carries (`.<name>.<pid>.<random>.tmp`, see tempPathFor). */
 function writerPid(name: string): number | undefined {
   const match = /\.(\d+)\.[0-9a-f]+\.tmp$/.exec(name);

@@ -3,8 +3,10 @@ import { InvalidInputError } from '../../core/errors.js';
 /**
  * Bounds checked on the raw text before a Markdown deliverable is parsed. The parser's cost grows with
  * nesting (a 3 000-level nested list did not finish in minutes; 20 000 `>` or 5 000 `*` overflowed the
- * stack) and with size (1 MiB of prose took over 20 s on a loaded 2-core box), so a pathological or huge
- * document is refused in one linear pass instead. Real documents stay far inside every bound.
+ * stack), with size (1 MiB of prose took over 20 s on a loaded 2-core box) and with list items times
+ * lines (micromark copies its whole event list each time a list item ends: 40 KB of `- - - text` lines
+ * took minutes), so a pathological or huge document is refused in one linear pass instead. Real
+ * documents stay far inside every bound.
  */
 export const MARKDOWN_LIMITS = {
   /** Bytes of a Markdown deliverable. */
@@ -17,7 +19,41 @@ export const MARKDOWN_LIMITS = {
   bracketDepth: 32,
   /** One run of `*` or `_` (emphasis delimiters) outside a thematic break. */
   delimiterRun: 64,
+  /** List markers (`-`, `*`, `+`, `1.`, `1)`) opening one line: `- - - text` nests a list per marker. */
+  lineLists: 8,
+  /** List items in the whole document (each marker of `- - text` opens one). */
+  listItems: 1000,
+  /** List items times lines: what the parser's cost grows with (a long document has room for fewer items). */
+  listItemLines: 2_000_000,
 } as const;
+
+/** One container marker: a `>` (spaces optional) or a list marker (a space or the line end after it). */
+const CONTAINER_MARKER = />[ \t]*|([-*+]|\d{1,9}[.)])(?:[ \t]+|$)/y;
+/** `- - -`, `* * *`, `___`: a horizontal rule, not three list markers. */
+const THEMATIC_BREAK = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
+/** The opening (and closing) line of a fenced code block, whose lines are not Markdown structure. */
+const FENCE = /^ {0,3}(`{3,}(?=[^`]*$)|~{3,})/;
+
+interface LineNesting {
+  /** Containers the line opens: lists and blockquotes. */
+  levels: number;
+  /** Lists among them. */
+  lists: number;
+}
+
+/** The lists and blockquotes a line opens, after its indentation. */
+function lineNesting(line: string): LineNesting {
+  if (THEMATIC_BREAK.test(line)) return { levels: 0, lists: 0 };
+  const marker = new RegExp(CONTAINER_MARKER);
+  marker.lastIndex = line.length - line.trimStart().length;
+  let levels = 0;
+  let lists = 0;
+  for (let m = marker.exec(line); m !== null && m[0] !== ''; m = marker.exec(line)) {
+    if (m[1] !== undefined) lists++;
+    levels++;
+  }
+  return { levels, lists };
+}
 
 /** The first bound `text` exceeds, as a message with its line, or undefined when it is within all of them. */
 export function markdownLimitProblem(text: string): string | undefined {
@@ -25,7 +61,10 @@ export function markdownLimitProblem(text: string): string | undefined {
   if (bytes > MARKDOWN_LIMITS.bytes)
     return `it is ${bytes} bytes, over the ${MARKDOWN_LIMITS.bytes}-byte limit of a Markdown deliverable; split it or link to the detail`;
   let brackets = 0;
+  let listItems = 0;
+  let fence: string | undefined;
   const lines = text.split('\n');
+  const maxListItems = Math.min(MARKDOWN_LIMITS.listItems, Math.floor(MARKDOWN_LIMITS.listItemLines / lines.length));
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? '';
     const at = `line ${i + 1}`;
@@ -36,6 +75,26 @@ export function markdownLimitProblem(text: string): string | undefined {
     const quotes = /^(?:[ \t]*>)*/.exec(line)?.[0].split('>').length ?? 1;
     if (quotes - 1 > MARKDOWN_LIMITS.quoteDepth)
       return `${at} nests ${quotes - 1} blockquotes, over the limit of ${MARKDOWN_LIMITS.quoteDepth}`;
+    // Lines of a fenced code block (YAML, diffs) are not lists, whatever they start with.
+    const opening = FENCE.exec(line)?.[1];
+    const inFence = fence !== undefined;
+    if (
+      inFence &&
+      opening !== undefined &&
+      opening[0] === fence?.[0] &&
+      opening.length >= (fence?.length ?? 0) &&
+      line.trim() === opening
+    )
+      fence = undefined;
+    else if (!inFence && opening !== undefined) fence = opening;
+    const nesting = inFence || opening !== undefined ? undefined : lineNesting(line);
+    if (nesting && nesting.lists > MARKDOWN_LIMITS.lineLists)
+      return `${at} opens ${nesting.lists} nested lists, over the limit of ${MARKDOWN_LIMITS.lineLists} on one line`;
+    if (nesting && nesting.levels > MARKDOWN_LIMITS.quoteDepth)
+      return `${at} opens ${nesting.levels} nested lists and blockquotes, over the limit of ${MARKDOWN_LIMITS.quoteDepth}`;
+    listItems += nesting?.lists ?? 0;
+    if (listItems > maxListItems)
+      return `${at} brings the list items to ${listItems}, over the limit of ${maxListItems} for a document of ${lines.length} lines (checking slows down with items times lines); merge items or split the document`;
     const thematicBreak = /^[ \t]*([*_])(?:[ \t]*\1)+[ \t]*$/.test(line);
     let run = 0;
     let runChar = '';

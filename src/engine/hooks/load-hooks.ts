@@ -1,10 +1,9 @@
 import { existsSync } from 'node:fs';
-import { extname, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { resolve } from 'node:path';
 import { FedError, RefusedError } from '../../core/errors.js';
 import type { FederationConfig } from '../../core/schema/config.js';
 import { HOOK_NAMES, type FederationHooks, type HookContext } from './federation-hooks.js';
-import { nativeImport } from './native-import.js';
+import { HookTimeout, HookWorker } from './hook-worker.js';
 
 /** A hook module that could not be loaded or whose hook threw: names the hook file. */
 export class HookError extends FedError {
@@ -18,7 +17,8 @@ export class HookError extends FedError {
 
 export interface LoadedHooks {
   file: string | undefined;
-  hooks: FederationHooks;
+  /** The hooks the module exports (run in its worker thread, not here). */
+  hooks: readonly (keyof FederationHooks)[];
   /**
    * Call a notification hook (everything but onInit). A throwing hook never disturbs the caller — the
    * state it reports on is already saved — and comes back as a warning naming the hook file.
@@ -38,41 +38,11 @@ export interface LoadHooksOptions {
 }
 
 /**
- * `work`, or a rejection once `timeoutMs` passed: a hook whose promise never settles must not hold a
- * command forever (nor let it end silently when nothing else keeps the process alive).
- */
-class HookTimeout extends Error {}
-
-async function withinTime<T>(work: () => Promise<T> | T, timeoutMs: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new HookTimeout(`it did not settle within ${timeoutMs} ms; fix the hook or remove importHook`)),
-      timeoutMs,
-    );
-  });
-  try {
-    return await Promise.race([Promise.resolve().then(work), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-const TYPESCRIPT = new Set(['.ts', '.mts', '.cts', '.tsx']);
-
-async function importModule(file: string): Promise<Record<string, unknown>> {
-  if (TYPESCRIPT.has(extname(file))) {
-    // tsx's API compiles the module (and what it imports) on the fly, without touching global loaders.
-    const { tsImport } = (await nativeImport('tsx/esm/api')) as typeof import('tsx/esm/api');
-    return (await tsImport(pathToFileURL(file).href, import.meta.url)) as Record<string, unknown>;
-  }
-  return (await nativeImport(pathToFileURL(file).href)) as Record<string, unknown>;
-}
-
-/**
  * Load the federation's `importHook` module (relative paths are from the federation root) and run its
  * `onInit`. No importHook → no hooks. A missing file, a module that fails to load, an export named like a
- * hook that is not a function, or a throwing onInit → an error naming the hook file.
+ * hook that is not a function, or a throwing onInit → an error naming the hook file. The module runs in a
+ * worker thread (hook-worker.ts), so a hook that loops forever is stopped at the deadline like one whose
+ * promise never settles.
  */
 export async function loadHooks(
   root: string,
@@ -81,7 +51,7 @@ export async function loadHooks(
   options: LoadHooksOptions = {},
 ): Promise<LoadedHooks> {
   const timeoutMs = options.timeoutMs ?? HOOK_TIMEOUT_MS;
-  const none: LoadedHooks = { file: undefined, hooks: {}, notify: async () => undefined };
+  const none: LoadedHooks = { file: undefined, hooks: [], notify: async () => undefined };
   if (!config.importHook) return none;
   const file = resolve(root, config.importHook);
   if (!existsSync(file)) {
@@ -90,9 +60,9 @@ export async function loadHooks(
       `importHook ${file} (from federate.config.json) does not exist; fix the path or remove importHook`,
     );
   }
-  let module: Record<string, unknown>;
+  let loaded: Awaited<ReturnType<typeof HookWorker.start>>;
   try {
-    module = await withinTime(() => importModule(file), timeoutMs);
+    loaded = await HookWorker.start(file, timeoutMs);
   } catch (error) {
     throw new HookError(
       file,
@@ -100,30 +70,31 @@ export async function loadHooks(
       error,
     );
   }
-  const hooks: FederationHooks = {};
-  for (const name of HOOK_NAMES) {
-    const hook = module[name] ?? (module.default as Record<string, unknown> | undefined)?.[name];
-    if (hook === undefined) continue;
-    if (typeof hook !== 'function')
+  const { worker, kinds } = loaded;
+  const hooks = HOOK_NAMES.filter((name) => kinds[name] !== undefined);
+  for (const name of hooks) {
+    if (kinds[name] !== 'function') {
+      await worker.stop();
       throw new RefusedError(
         'HOOK_INVALID',
-        `importHook ${file}: export ${name} must be a function, got ${typeof hook}`,
+        `importHook ${file}: export ${name} must be a function, got ${kinds[name]}`,
       );
-    (hooks as Record<string, unknown>)[name] = hook;
+    }
   }
   const context: HookContext = { root, config, command };
   try {
-    await withinTime(() => hooks.onInit?.(context), timeoutMs);
+    if (hooks.includes('onInit')) await worker.call('onInit', [context]);
   } catch (error) {
+    await worker.stop();
     throw new HookError(file, error instanceof HookTimeout ? 'onInit timed out' : 'onInit threw', error);
   }
   return {
     file,
     hooks,
     async notify(name, ...args) {
-      const hook = hooks[name] as ((...a: unknown[]) => unknown) | undefined;
+      if (!hooks.includes(name)) return undefined;
       try {
-        await withinTime(() => hook?.(...args), timeoutMs);
+        await worker.call(name, args);
         return undefined;
       } catch (error) {
         return `importHook ${file}: ${name} ${error instanceof HookTimeout ? 'timed out' : 'threw'}: ${(error as Error)?.message ?? String(error)}`;

@@ -14,18 +14,21 @@ export function git(cwd: string, args: readonly string[], options: { raw?: boole
     });
     return options.raw ? out : out.trim();
   } catch (error) {
-    const stderr = String((error as { stderr?: unknown }).stderr ?? '').trim();
-    throw new GitCommandError(args, stderr || (error as Error).message);
+    const { stderr, signal } = error as { stderr?: unknown; signal?: NodeJS.Signals | null };
+    throw new GitCommandError(args, String(stderr ?? '').trim() || (error as Error).message, signal ?? undefined);
   }
 }
 
 export class GitCommandError extends Error {
   readonly stderr: string;
+  /** The signal that ended git (killed by a person, the OOM killer, a shutdown): no fault of its input. */
+  readonly killedBy: NodeJS.Signals | undefined;
 
-  constructor(args: readonly string[], stderr: string) {
-    super(`git ${args.join(' ')} failed: ${stderr}`);
+  constructor(args: readonly string[], stderr: string, killedBy?: NodeJS.Signals) {
+    super(killedBy ? `git ${args.join(' ')} was killed (${killedBy})` : `git ${args.join(' ')} failed: ${stderr}`);
     this.name = 'GitCommandError';
     this.stderr = stderr;
+    this.killedBy = killedBy;
   }
 }
 
@@ -34,7 +37,8 @@ export function gitSucceeds(cwd: string, args: readonly string[]): boolean {
     git(cwd, args);
     return true;
   } catch (error) {
-    if (error instanceof GitCommandError) return false;
+    // A killed git answered nothing: that is no "no".
+    if (error instanceof GitCommandError && !error.killedBy) return false;
     throw error;
   }
 }

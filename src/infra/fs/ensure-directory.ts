@@ -12,12 +12,26 @@ export function ensureDirectory(dir: string, options: WriteOptions = {}): void {
   try {
     firstCreated = mkdirSync(dir, { recursive: true });
   } catch (error) {
-    throw (error as NodeJS.ErrnoException).code === 'ENOENT' ? realMkdirError(dir, error) : error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') throw notADirectory(dir, error);
+    throw code === 'ENOENT' ? realMkdirError(dir, error) : error;
   }
   if (firstCreated === undefined || !(options.durable ?? true)) return;
   for (let parent = dirname(dir); parent.length >= firstCreated.length; parent = dirname(parent))
     fsyncDirectory(parent);
   fsyncDirectory(dirname(firstCreated));
+}
+
+/**
+ * Recursive mkdir reports EEXIST when a file (not a directory) has the name: said as ENOTDIR, what it is
+ * to fed — a file where a directory belongs — so the CLI names the path and the fix, not a stack trace.
+ */
+function notADirectory(dir: string, cause: unknown): NodeJS.ErrnoException {
+  return Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${dir}'`, { cause }), {
+    code: 'ENOTDIR',
+    syscall: 'mkdir',
+    path: dir,
+  });
 }
 
 /**

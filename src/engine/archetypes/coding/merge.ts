@@ -3,9 +3,11 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { applyLifecycleInputs, loadTeamLifecycle } from '../../actors/team-lifecycle.js';
 import { stateOf } from '../../actors/state-of.js';
 import { setTeamStatus } from '../../actors/team-status-command.js';
-import { RefusedError } from '../../../core/errors.js';
-import { FED_DIR } from '../../../core/layout.js';
-import { git, gitSucceeds } from '../../registry/git.js';
+import { FedError, RefusedError } from '../../../core/errors.js';
+import { getTeam } from '../../../core/find-team.js';
+import { FED_DIR, federationPaths } from '../../../core/layout.js';
+import { killPoint } from '../../../infra/process/kill-point.js';
+import { git, GitCommandError, gitSucceeds } from '../../registry/git.js';
 import { removeWorkspace, worktreeBranch } from '../../registry/placement.js';
 import { snapshotOfMachine } from '../../../../machines/catalog.js';
 import { baseBranch, teamBranch } from './branch.js';
@@ -30,13 +32,28 @@ export interface MergeResult {
  * step is a lifecycle event: PR_MERGED (pr-approved → merged), then CLEANUP_DONE (merged → complete); the
  * team is archived and its checkout and branch removed last, keeping its records (they live in the
  * worktree's `.fed/`). A merge interrupted after PR_MERGED — even during its cleanup — is finished by
- * running the command again, which does what it still owes.
+ * running the command again, which does what it still owes — and so is one whose git failed outside the
+ * merge itself (killed, say): that is MERGE_INTERRUPTED, naming the git command and the checkout.
  */
 export async function mergeTeam(fed: Federation, name: string): Promise<MergeResult> {
+  try {
+    return await mergeSteps(fed, name);
+  } catch (error) {
+    if (!(error instanceof GitCommandError)) throw error;
+    throw new FedError(
+      'MERGE_INTERRUPTED',
+      `the merge of team "${name}" stopped in ${fed.root}: ${error.message}; what it did so far is kept — once git works there again, run it again: fed team merge ${name} (it finishes the merge, never merging twice)`,
+      { refusal: false, cause: error },
+    );
+  }
+}
+
+async function mergeSteps(fed: Federation, name: string): Promise<MergeResult> {
   const { root } = fed;
+  // A cleanup killed after it moved the team's records aside: they go back first, the lifecycle is in them
+  // (and when it was killed after removing the checkout, they are all that is left of the workspace).
+  restoreRecordsOf(root, getTeam(await fed.backend.registry.read(), name).location);
   const team = await codingTeam(fed, name);
-  // A cleanup killed after it moved the team's records aside: they go back first, the lifecycle is in them.
-  restoreRecords(team.location);
   const { lifecycles } = fed.backend;
   const lifecycleOf = async () => snapshotOfMachine(codingEntry, (await loadTeamLifecycle(team, lifecycles)).snapshot);
   const state = stateOf(await lifecycleOf());
@@ -63,9 +80,11 @@ export async function mergeTeam(fed: Federation, name: string): Promise<MergeRes
     const approved = approvedHead(root, team.domainId, branch, base, (await lifecycleOf()).context.approvedCommit);
     // A merge killed before it recorded PR_MERGED left its merge commit on the base: that one is recorded.
     if (!mergedBefore(root, approved)) mergeBranch(root, branch, approved, base, team.domainId);
+    killPoint(fed.env, 'merge:merged');
     await applyLifecycleInputs(fed, team, [
       { source: 'event', event: { type: 'PR_MERGED', commit: git(root, ['rev-parse', 'HEAD']) } },
     ]);
+    killPoint(fed.env, 'merge:pr-merged');
   }
   const commit = (await lifecycleOf()).context.mergeCommit;
   // PR_MERGED records it, and it is the only way into `merged`.
@@ -73,13 +92,31 @@ export async function mergeTeam(fed: Federation, name: string): Promise<MergeRes
   // Each step is skipped when a killed run of this command did it already.
   if (stateOf(await lifecycleOf()) === 'merged')
     await applyLifecycleInputs(fed, team, [{ source: 'event', event: { type: 'CLEANUP_DONE' } }]);
+  killPoint(fed.env, 'merge:cleanup-done');
   if (team.status !== 'archived') await setTeamStatus(fed, team.domainId, { type: 'ARCHIVE' });
-  removeCheckout(root, team.location, branch);
+  killPoint(fed.env, 'merge:archived');
+  removeCheckout(root, team.location, branch, fed.env);
   return { team: team.domainId, branch, base, commit, state: stateOf(await lifecycleOf()) };
 }
 
 /** Where the team's records wait while git removes its worktree. */
 const recordsAside = (location: string) => join(dirname(location), `.${basename(location)}.records`);
+
+/** The points `fed team merge` can be killed at in crash tests (see killPoint), in the order it passes them. */
+export const MERGE_KILL_POINTS = [
+  'merge:merged',
+  'merge:pr-merged',
+  'merge:cleanup-done',
+  'merge:archived',
+  'merge:records-aside',
+  'merge:checkout-removed',
+] as const;
+
+/** restoreRecords, for a registry location not checked yet: only one in the federation's worktrees folder. */
+function restoreRecordsOf(root: string, location: string): void {
+  const worktrees = federationPaths(root).worktrees;
+  if (dirname(resolve(location)) === worktrees) restoreRecords(location);
+}
 
 /** Put records left aside by a killed cleanup back where they belong. */
 function restoreRecords(location: string): void {
@@ -94,10 +131,12 @@ function restoreRecords(location: string): void {
  * signals, runs, agent log) where they were, so `fed team show` and `fed monitor` still tell its story.
  * The records are moved aside (same filesystem, one rename) while git removes the worktree.
  */
-function removeCheckout(root: string, location: string, branch: string): void {
+function removeCheckout(root: string, location: string, branch: string, env: NodeJS.ProcessEnv): void {
   const records = join(location, FED_DIR);
   if (existsSync(records)) renameSync(records, recordsAside(location));
+  killPoint(env, 'merge:records-aside');
   removeWorkspace(root, { location, placementType: 'worktree', branch });
+  killPoint(env, 'merge:checkout-removed');
   restoreRecords(location);
 }
 
@@ -143,6 +182,12 @@ function mergeBranch(root: string, branch: string, approved: string, base: strin
   try {
     git(root, ['merge', '--no-ff', '--no-edit', '-m', `Merge ${branch} (fed team ${team}) into ${base}`, approved]);
   } catch (error) {
+    if (error instanceof GitCommandError && error.killedBy) {
+      // A merge git was killed in: whatever it began is undone (the checkout was clean), and the re-run merges.
+      if (gitSucceeds(root, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD']))
+        gitSucceeds(root, ['merge', '--abort']);
+      throw error;
+    }
     refuseIfIndexLocked(root);
     const conflicts = gitSucceeds(root, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'])
       ? git(root, ['diff', '--name-only', '--diff-filter=U'])
