@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { codeCacheDir } from '../infra/code-cache-dir.js';
 
 /**
  * A V8 code cache for the `fed` bundle: the compiled code of one run, kept on disk so the next run of the
@@ -10,8 +10,7 @@ import { dirname, join } from 'node:path';
  * or rejected cache just means compiling as without one, and a cache that cannot be written is skipped —
  * nothing here throws or prints.
  *
- * Where: `$FED_CODE_CACHE` (a directory), else `$XDG_CACHE_HOME/fed`, else a per-user folder in the
- * system temp directory; `FED_CODE_CACHE=off` turns the cache off.
+ * Where: codeCacheDir (src/infra/code-cache-dir.ts); `FED_CODE_CACHE=off` turns the cache off.
  */
 
 /** A cache file larger than this is not ours (fed's largest is a few MB). */
@@ -23,14 +22,10 @@ const MAX_CACHE_BYTES = 64 * 1024 * 1024;
  * two Node versions sharing a folder must not keep replacing each other's files.
  */
 export function codeCacheFile(env: NodeJS.ProcessEnv, bundleHash: string, command: string): string | undefined {
-  const setting = env.FED_CODE_CACHE;
-  if (setting === 'off') return undefined;
-  const dir =
-    setting ||
-    (env.XDG_CACHE_HOME
-      ? join(env.XDG_CACHE_HOME, 'fed')
-      : join(tmpdir(), `fed-code-cache-${process.getuid?.() ?? 'user'}`));
-  return join(dir, `${bundleHash}-${process.version}-${process.arch}-${command}.v8cache`);
+  const dir = codeCacheDir(env);
+  return dir === undefined
+    ? undefined
+    : join(dir, `${bundleHash}-${process.version}-${process.arch}-${command}.v8cache`);
 }
 
 /**

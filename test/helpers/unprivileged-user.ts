@@ -56,7 +56,11 @@ export function handOver(dir: string, user: UnprivilegedUser): void {
   chownTree(dir);
 }
 
-/** The command line that runs `argv` as `user` (root only): runuser keeps the environment it is given. */
-export function asUser(user: UnprivilegedUser | undefined, argv: readonly string[]): string[] {
-  return user ? ['runuser', '-u', user.name, '--', ...argv] : [...argv];
+/**
+ * The command line that runs `argv` as `user` (root only): runuser keeps the environment it is given but
+ * HOME (and the user's name and shell), which `home` sets again when given.
+ */
+export function asUser(user: UnprivilegedUser | undefined, argv: readonly string[], home?: string): string[] {
+  if (!user) return [...argv];
+  return ['runuser', '-u', user.name, '--', ...(home ? ['env', `HOME=${home}`] : []), ...argv];
 }

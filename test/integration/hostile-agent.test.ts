@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { LaunchResult } from '../../src/engine/hooks/federation-hooks.js';
 import { findBubblewrap } from '../../src/apps/launch/sandbox.js';
 import { FED_BIN } from '../helpers/fed-cli.js';
+import { packageRoot } from '../../src/infra/package-info.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { treeDigest } from '../helpers/tree-digest.js';
@@ -81,18 +82,11 @@ async function launchHostile(
     ...(options.confinement === 'broken-bwrap' ? { PATH: brokenBwrapPath() } : {}),
     ...options.env,
   };
-  const argv = asUser(launcher.user, [
-    process.execPath,
-    FED_BIN,
-    'launch',
-    '--team',
-    'docs',
-    '--agent',
-    fakeAgent(agent),
-    '--root',
-    root,
-    '--json',
-  ]);
+  const argv = asUser(
+    launcher.user,
+    [process.execPath, FED_BIN, 'launch', '--team', 'docs', '--agent', fakeAgent(agent), '--root', root, '--json'],
+    options.env?.HOME,
+  );
   const stdout = await new Promise<string>((resolve, reject) => {
     const child = spawn(argv[0]!, argv.slice(1), { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -135,11 +129,29 @@ function processesMarked(mark: string): number[] {
     .map(Number);
 }
 
+/**
+ * A home (with git and shell start-up files) and a cache folder of the launching user's own, outside the
+ * root, and where fed is installed: what hostile-machine aims at.
+ */
+function homeWithStartupFiles(user: UnprivilegedUser | undefined): NodeJS.ProcessEnv {
+  const home = tempDir('fed-hostile-home-');
+  writeFileSync(join(home, '.gitconfig'), '[user]\n\tname = someone\n');
+  writeFileSync(join(home, '.bashrc'), "# the user's own\n");
+  const cache = tempDir('fed-hostile-cache-');
+  for (const dir of [home, cache]) {
+    chmodSync(dir, 0o755);
+    if (user) handOver(dir, user);
+  }
+  return { HOME: home, XDG_CACHE_HOME: cache, FED_HOSTILE_INSTALL: packageRoot() };
+}
+
 interface HostileCase {
   escape: string;
   /** The fixture under test/fixtures/agents/. */
   agent: string;
   env?: NodeJS.ProcessEnv;
+  /** More environment, made for the user who launches (e.g. a home of theirs). */
+  setup?: (user: UnprivilegedUser | undefined) => NodeJS.ProcessEnv;
   /** How the run must be labelled once every escape was refused (default complete). */
   outcome?: LaunchResult['outcome'];
   /** What the transcript must show was tried (so a fixture that tried nothing does not pass). */
@@ -163,6 +175,13 @@ const ESCAPES: HostileCase[] = [
     tried: /^mknod a block device and open it for writing: refused/m,
   },
   {
+    escape:
+      "write what runs outside the sandbox later: fed's installation and code cache, git's and the shell's start-up files, the system",
+    agent: 'hostile-machine',
+    setup: homeWithStartupFiles,
+    tried: /^append to ~\/\.gitconfig: refused/m,
+  },
+  {
     escape: 'remount the codebase, then fail: a refused escape does not make the run complete',
     agent: 'hostile-remount',
     env: { FED_HOSTILE_THEN: 'fail' },
@@ -173,8 +192,8 @@ const ESCAPES: HostileCase[] = [
 
 describe.each(LAUNCHERS)('a hostile agent launched by $label', (launcher) => {
   describe.skipIf(bwrapMissing !== undefined)('in the bubblewrap sandbox (needs bwrap)', () => {
-    it.each(ESCAPES)('$escape', async ({ agent, env, outcome, tried }) => {
-      const run = await launchHostile(agent, launcher, { env });
+    it.each(ESCAPES)('$escape', async ({ agent, env, setup, outcome, tried }) => {
+      const run = await launchHostile(agent, launcher, { env: { ...env, ...setup?.(launcher.user) } });
       const attempts = escapes(run);
       expect(attempts.join('\n')).toMatch(tried);
       expect(attempts.filter((line) => line.endsWith('ESCAPED'))).toEqual([]);

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Mission } from '../../../machines/lifecycle-context.js';
@@ -34,7 +34,9 @@ import { launchContext } from './launch-context.js';
 import { stopOrphanedRun } from './orphan-agent.js';
 import { readLastRun, recordRun, runFields, writeCurrentRun } from './run-records.js';
 import { RunningAgent } from './running-agent.js';
-import { bubblewrapArgs, findBubblewrap } from './sandbox.js';
+import { bubblewrapArgs, findBubblewrap, machineMounts } from './sandbox.js';
+import { codeCacheDir } from '../../infra/code-cache-dir.js';
+import { packageRoot } from '../../infra/package-info.js';
 import type { Federation } from '../../engine/context.js';
 import type { LaunchOptions } from './launch-options.js';
 import type { Launch, PreparedRun } from './launch-state.js';
@@ -356,11 +358,15 @@ function readOnlySandbox(
   // A bind mount needs its target to exist: the deliverable is created empty, for the agent to fill (an
   // empty one is removed again after the run).
   if (worktree) createFileExclusive(context.deliverablePath, '', { durable: false });
+  // Made now if missing, so that the agent cannot make it (with a cache of its own) before it is protected.
+  const codeCache = codeCacheDir(env);
+  if (codeCache) mkdirSync(codeCache, { recursive: true, mode: 0o700 });
   return bubblewrapArgs(bwrap, {
     root,
     workspace: team.location,
     worktree,
     writableFiles: worktree ? [context.deliverablePath] : [],
+    machine: machineMounts(env, { codeCache, installation: packageRoot() }),
   });
 }
 

@@ -1,16 +1,17 @@
 import { delimiter, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import { FED_DIR } from '../../core/layout.js';
 
 /**
  * The read-only sandbox of a deliverable team (docs/design/spec.md §2.7: the lead agent's tools are read-only): with
- * bubblewrap the agent sees the whole machine as it is, except that the federation root is mounted
- * read-only — the codebase and the federation's `.fed/` alike (registry, other teams' workspaces, meta's
- * inbox, the skills, `.gitignore`): a write there fails inside the agent with EROFS. Only the team's own
- * workspace is writable, and temp dirs and everything outside the root. A worktree team's checkout is
- * its codebase: it is read-only too, except its own `.fed/` and its deliverable file. The agent's fed
- * commands reach the federation through the launcher's broker (agent-broker.ts).
+ * bubblewrap the agent sees the whole machine as it is, but read-only — the federation root (the codebase
+ * and the federation's `.fed/` alike: registry, other teams' workspaces, meta's inbox, the skills,
+ * `.gitignore`) and the system and fed's own installation: a write there fails inside the agent with
+ * EROFS. Writable are the team's own workspace and, outside the root, the places an agent CLI keeps its
+ * own state and scratch files (`machineMounts`). A worktree team's checkout is its codebase: it is
+ * read-only too, except its own `.fed/` and its deliverable file. The agent's fed commands reach the
+ * federation through the launcher's broker (agent-broker.ts).
  */
 export interface SandboxPlan {
   root: string;
@@ -20,6 +21,54 @@ export interface SandboxPlan {
   worktree?: string;
   /** A file in the worktree the agent must be able to write (the deliverable). */
   writableFiles?: readonly string[];
+  /** Outside the root: what stays writable, and what is read-only again inside it (machineMounts). */
+  machine: MachineMounts;
+}
+
+export interface MachineMounts {
+  /** Existing folders an agent CLI writes: its home (sessions, credentials refreshes) and the temp dirs. */
+  writable: readonly string[];
+  /**
+   * Inside those, what processes outside the sandbox later run or read as configuration — fed's code cache
+   * and installation, git's and the shells' start-up files — read-only again (when they exist).
+   */
+  protectedPaths: readonly string[];
+}
+
+/** Start-up files in a home that a later shell or git outside the sandbox would obey. */
+const HOME_STARTUP_FILES = [
+  '.gitconfig',
+  '.config/git',
+  '.bashrc',
+  '.bash_profile',
+  '.bash_login',
+  '.profile',
+  '.zshrc',
+  '.zshenv',
+  '.zprofile',
+  '.ssh',
+];
+
+/**
+ * The writable places outside the root and what is protected in them, for an agent run with `env`.
+ * `codeCache` (created before the run, so the agent cannot create it with files of its own) and
+ * `installation` (fed's package root) are protected wherever they are.
+ */
+export function machineMounts(
+  env: NodeJS.ProcessEnv,
+  protect: { codeCache?: string; installation: string },
+): MachineMounts {
+  const home = env.HOME && env.HOME !== '/' ? env.HOME : undefined;
+  const temp = [env.TMPDIR, '/tmp', '/var/tmp'].filter((dir): dir is string => Boolean(dir));
+  const writable = [...new Set([...(home ? [home] : []), ...temp])].filter(existsSync);
+  return {
+    writable,
+    protectedPaths: [
+      ...(protect.codeCache ? [protect.codeCache] : []),
+      protect.installation,
+      ...(home ? HOME_STARTUP_FILES.map((file) => join(home, file)) : []),
+    ],
+  };
 }
 
 /**
@@ -51,7 +100,7 @@ export function findBubblewrap(env: NodeJS.ProcessEnv): { bwrap: string } | { mi
       continue;
     }
     // Built the way the agent's sandbox is: a bwrap that cannot isolate it here counts as missing.
-    const probe = spawnSync(candidate, [...ISOLATION, '--bind', '/', '/', ...FRESH_PROC_AND_DEV, '--', 'true'], {
+    const probe = spawnSync(candidate, [...ISOLATION, '--ro-bind', '/', '/', ...FRESH_PROC_AND_DEV, '--', 'true'], {
       encoding: 'utf8',
       timeout: 10_000,
     });
@@ -70,10 +119,12 @@ export function bubblewrapArgs(bwrap: string, plan: SandboxPlan): string[] {
   return [
     bwrap,
     ...ISOLATION,
-    '--bind',
-    '/',
-    '/',
+    ...readOnly('/'),
     ...FRESH_PROC_AND_DEV,
+    ...plan.machine.writable.flatMap(writable),
+    // Skipped when missing: a path that is not there cannot be a mount point.
+    ...plan.machine.protectedPaths.flatMap((path) => ['--ro-bind-try', path, path]),
+    // The root may lie in a writable place (a project in the home, a temp dir): mounted after them.
     ...readOnly(plan.root),
     ...(plan.worktree
       ? [...readOnly(plan.worktree), ...writable(join(plan.worktree, FED_DIR))]
