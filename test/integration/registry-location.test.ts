@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { initFederation, onboardTeam, sendSignal } from '../../src/index.js';
@@ -7,6 +7,7 @@ import { toJsonText } from '../../src/core/json-text.js';
 import { runCli } from '../../src/cli/program.js';
 import type { DoctorReport } from '../../src/apps/doctor/doctor.js';
 import { openFederation } from '../../src/engine/context.js';
+import { treeDigest } from '../helpers/tree-digest.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /**
@@ -26,19 +27,6 @@ async function fed(root: string, args: string[]) {
     isTTY: false,
   });
   return { code, ...out };
-}
-
-/** Every file below `dir` with its content. */
-function snapshot(dir: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort()) {
-    try {
-      files[name] = readFileSync(join(dir, name), 'utf8');
-    } catch {
-      files[name] = '<dir>';
-    }
-  }
-  return files;
 }
 
 /** A federation with teams docs and api, each with a mission; a codebase folder `src/`. */
@@ -82,7 +70,7 @@ describe("a registry location that is not the team's own workspace (issue 26 ite
     it(`team api placed at ${where}: every command that writes there is refused, and nothing there changes`, async () => {
       const root = await federation();
       setLocation(root, 'api', location(root));
-      const before = { docs: snapshot(docsWorkspace(root)), src: snapshot(join(root, 'src')) };
+      const before = { docs: treeDigest(docsWorkspace(root)), src: treeDigest(join(root, 'src')) };
       for (const [what, args] of WRITERS) {
         const result = await fed(root, args);
         expect(result.code, `${what}: ${result.stdout}${result.stderr}`).toBe(2);
@@ -90,7 +78,7 @@ describe("a registry location that is not the team's own workspace (issue 26 ite
           `the registry places team "api" at ${location(root)}, which is not the workspace fed made for it (${join(root, '.fed', 'teams', 'api')})`,
         );
       }
-      expect({ docs: snapshot(docsWorkspace(root)), src: snapshot(join(root, 'src')) }).toEqual(before);
+      expect({ docs: treeDigest(docsWorkspace(root)), src: treeDigest(join(root, 'src')) }).toEqual(before);
       // The team whose workspace it is carries on.
       const docs = await fed(root, ['actors', 'run', '--team', 'docs', '--once']);
       expect(docs.code, docs.stderr).toBe(0);

@@ -3,7 +3,6 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
-  readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
@@ -19,6 +18,7 @@ import type { DoctorReport } from '../../src/apps/doctor/doctor.js';
 import { archiveSignals } from '../../src/index.js';
 import { openFederation } from '../../src/engine/context.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
+import { treeDigest } from '../helpers/tree-digest.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /**
@@ -39,19 +39,6 @@ async function fed(root: string, args: string[], env: NodeJS.ProcessEnv = {}) {
     isTTY: false,
   });
   return { code, ...out };
-}
-
-/** Every file below `dir` with its content: what must stay byte-identical. */
-function snapshot(dir: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort()) {
-    try {
-      files[name] = readFileSync(join(dir, name), 'utf8');
-    } catch {
-      files[name] = '<dir>';
-    }
-  }
-  return files;
 }
 
 type Target = 'outside' | 'codebase';
@@ -125,12 +112,12 @@ describe('runtime folders that are symbolic links are refused (issue 26 item 3)'
         if (args[1] === 'retry')
           expect((await fed(root, ['event', '--team', 'docs', 'FAIL', '--data', '{"reason":"x"}'])).code).toBe(0);
         const linked = plantFolderLink(root, folder(root), target);
-        const before = snapshot(linked);
+        const before = treeDigest(linked);
         const result = await fed(root, args);
         expect(result.code, `${result.stdout}${result.stderr}`).toBe(2);
         expect(result.stderr).toMatch(/goes through a symbolic link/);
         expect(result.stderr).toContain(folder(root));
-        expect(snapshot(linked)).toEqual(before);
+        expect(treeDigest(linked)).toEqual(before);
       }, 30_000);
     }
   }
@@ -167,14 +154,14 @@ describe('runtime folders that are symbolic links are refused (issue 26 item 3)'
     const codebase = join(root, 'src');
     mkdirSync(codebase);
     writeFileSync(join(codebase, 'index.ts'), 'export const untouched = true;\n');
-    const before = snapshot(codebase);
+    const before = treeDigest(codebase);
     const logs = team(root).logs;
     // From inside its workspace (even sandboxed, the codebase read-only): its logs folder becomes a link to the codebase.
     const agent = `sh -c 'mv .fed/logs .fed/logs-moved && ln -s ${codebase} .fed/logs'`;
     const result = await fed(root, ['launch', '--team', 'docs', '--agent', agent]);
     expect(result.code, `${result.stdout}${result.stderr}`).toBe(2);
     expect(result.stderr).toContain(`goes through a symbolic link: ${logs}`);
-    expect(snapshot(codebase)).toEqual(before);
+    expect(treeDigest(codebase)).toEqual(before);
   }, 30_000);
 
   it('fed doctor lists every linked runtime path; --fix leaves the links, and what is behind them, alone', async () => {
@@ -198,7 +185,7 @@ describe('runtime folders that are symbolic links are refused (issue 26 item 3)'
     writeFileSync(join(outside, 'journal.jsonl'), "not fed's\n");
     mkdirSync(docs.state, { recursive: true });
     symlinkSync(join(outside, 'journal.jsonl'), docs.journal);
-    const before = { outside: snapshot(outside), codebase: snapshot(codebase), chat: snapshot(chat) };
+    const before = { outside: treeDigest(outside), codebase: treeDigest(codebase), chat: treeDigest(chat) };
 
     const result = await fed(root, ['doctor', '--fix', '--json']);
     expect(result.code, result.stderr).toBe(1);
@@ -215,7 +202,7 @@ describe('runtime folders that are symbolic links are refused (issue 26 item 3)'
       ].sort(),
     );
     expect(findings[0]?.fix).toMatch(/replace the link/);
-    expect({ outside: snapshot(outside), codebase: snapshot(codebase), chat: snapshot(chat) }).toEqual(before);
+    expect({ outside: treeDigest(outside), codebase: treeDigest(codebase), chat: treeDigest(chat) }).toEqual(before);
     for (const link of [paths.inbox, docs.history, docs.journal]) expect(lstatSync(link).isSymbolicLink()).toBe(true);
   }, 30_000);
 
@@ -223,7 +210,7 @@ describe('runtime folders that are symbolic links are refused (issue 26 item 3)'
     const { root } = await federationWithMission();
     const quarantine = join(team(root).signals, 'quarantine');
     const linked = plantFolderLink(root, quarantine, 'codebase');
-    const before = snapshot(linked);
+    const before = treeDigest(linked);
     // A broken signal file, old enough to be judged finished.
     const bad = join(team(root).inbox, '2026-01-01T000000Z-directive-broken.json');
     writeFileSync(bad, '{"not": "a signal"');
@@ -233,7 +220,7 @@ describe('runtime folders that are symbolic links are refused (issue 26 item 3)'
     const output = `${result.stdout}${result.stderr}`;
     expect(output).toContain(`warning: could not quarantine ${bad}`);
     expect(output).toContain(`goes through a symbolic link: ${quarantine}`);
-    expect(snapshot(linked)).toEqual(before);
+    expect(treeDigest(linked)).toEqual(before);
     expect(existsSync(bad)).toBe(true);
   }, 30_000);
 
@@ -255,7 +242,7 @@ describe('runtime folders that are symbolic links are refused (issue 26 item 3)'
     expect((await fed(root, ['signal', 'ack', '--all'])).code).toBe(0);
     const archive = join(workspacePaths(root).inbox, 'archive');
     const linked = plantFolderLink(root, archive, 'outside');
-    const before = snapshot(linked);
+    const before = treeDigest(linked);
     const later = openFederation(root, { now: () => new Date(Date.now() + 3_600_000) });
     await expect(
       archiveSignals(later, { team: 'meta', olderThanMs: 60_000 }, { durable: false }),
@@ -263,6 +250,6 @@ describe('runtime folders that are symbolic links are refused (issue 26 item 3)'
       code: 'RUNTIME_FOLDER_SYMLINK',
       message: expect.stringContaining(`goes through a symbolic link: ${archive}`) as unknown,
     });
-    expect(snapshot(linked)).toEqual(before);
+    expect(treeDigest(linked)).toEqual(before);
   }, 30_000);
 });

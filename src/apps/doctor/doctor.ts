@@ -85,15 +85,21 @@ export async function runDoctor(fed: Federation, options: DoctorOptions = {}): P
       pending.push(...team.findings);
       if (team.elsewhere) notes.push(team.elsewhere);
       // Every link of a workspace inside the root, also beside the one its check refused.
-      if (team.workspaceOk || team.linked) pending.push(...findWorkspaceLinks(entry));
+      const workspaceLinks = team.workspaceOk || team.linked ? findWorkspaceLinks(entry) : [];
+      pending.push(...workspaceLinks);
       if (!team.workspaceOk) continue;
-      signalParties.push({ id: entry.domainId, entry });
+      if (!belowLink(workspacePaths(entry.location).inbox, workspaceLinks))
+        signalParties.push({ id: entry.domainId, entry });
       const workspace = workspacePaths(entry.location);
       for (const lock of lockFilesIn(workspace.state)) pending.push(...optional(checkLock(lock, entry.domainId)));
       pending.push(...findLeftoverTempFiles(workspace.fedDir, { team: entry.domainId }));
     }
     pending.push(...checkOrphanWorkspaces(root, registry, onboardings.accounted));
-    pending.push(...(await checkSignalIds(fed, [{ id: META, entry: undefined }, ...signalParties])));
+    // An inbox below a link is only reported (above): its files are not read.
+    const meta: SignalParty[] = belowLink(workspacePaths(root).inbox, rootLinks)
+      ? []
+      : [{ id: META, entry: undefined }];
+    pending.push(...(await checkSignalIds(fed, [...meta, ...signalParties])));
   }
   for (const dir of lockDirs) for (const lock of lockFilesIn(dir)) pending.push(...optional(checkLock(lock)));
   // Meta's signal boxes, the registry and the chat state are below the root's `.fed/`; the config is in the root itself.
