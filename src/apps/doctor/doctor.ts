@@ -88,17 +88,15 @@ export async function runDoctor(fed: Federation, options: DoctorOptions = {}): P
       const workspaceLinks = team.workspaceOk || team.linked ? findWorkspaceLinks(entry) : [];
       pending.push(...workspaceLinks);
       if (!team.workspaceOk) continue;
-      if (!belowLink(workspacePaths(entry.location).inbox, workspaceLinks))
-        signalParties.push({ id: entry.domainId, entry });
+      // A party with a linked runtime folder is only reported (above): its inbox is not read.
+      if (workspaceLinks.length === 0) signalParties.push({ id: entry.domainId, entry });
       const workspace = workspacePaths(entry.location);
       for (const lock of lockFilesIn(workspace.state)) pending.push(...optional(checkLock(lock, entry.domainId)));
       pending.push(...findLeftoverTempFiles(workspace.fedDir, { team: entry.domainId }));
     }
     pending.push(...checkOrphanWorkspaces(root, registry, onboardings.accounted));
-    // An inbox below a link is only reported (above): its files are not read.
-    const meta: SignalParty[] = belowLink(workspacePaths(root).inbox, rootLinks)
-      ? []
-      : [{ id: META, entry: undefined }];
+    // Meta's inbox is not read either while a runtime folder of the root is a link (reported above).
+    const meta: SignalParty[] = rootLinks.length === 0 ? [{ id: META, entry: undefined }] : [];
     pending.push(...(await checkSignalIds(fed, [...meta, ...signalParties])));
   }
   for (const dir of lockDirs) for (const lock of lockFilesIn(dir)) pending.push(...optional(checkLock(lock)));
