@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
+import { v7 as uuidv7 } from 'uuid';
 import { join } from 'node:path';
 import { publishFileNoClobber, type WriteOptions } from '../../infra/fs/atomic-write.js';
 import { CheckedRootFolders } from '../../adapters/index.js';
@@ -38,7 +38,9 @@ export class FileChatChannel implements ChatChannel {
 
   async post(text: string): Promise<void> {
     const message: ChatMessage = {
-      id: randomUUID(),
+      // Time-ordered (and in order within a millisecond): messages posted in one millisecond are read, and
+      // so answered, in the order they were posted.
+      id: uuidv7(),
       at: (this.options.now?.() ?? new Date()).toISOString(),
       author: this.options.author ?? 'fed',
       text,
