@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import {
@@ -10,6 +9,7 @@ import {
   socketAddress,
   type BrokerRequest,
 } from '../infra/process/broker-protocol.js';
+import { readFileBounded, type BoundedRead } from '../infra/fs/read-file-bounded.js';
 
 /** Standard input goes to the broker in frames of at most this size. */
 const STDIN_FRAME_BYTES = 64 * 1024;
@@ -105,16 +105,18 @@ function readBodyFile(argv: string[], cwd: string): Buffer | undefined {
   const file = inline ? argv[at]!.slice('--body-file='.length) : argv[at + 1]!;
   if (file === '-') return undefined;
   const path = resolve(cwd, file);
-  let content: Buffer;
+  // Bounded and never blocking, as `fed signal send` reads it (the command then holds it to a signal's limit).
+  let read: BoundedRead;
   try {
-    content = readFileSync(path);
-  } catch (error) {
-    throw new Error(
-      `--body-file ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); give a readable file, or - for standard input`,
-      { cause: error },
-    );
+    read = readFileBounded(path);
+  } catch {
+    read = { ok: false, problem: 'ENOENT' };
   }
+  if (!read.ok)
+    throw new Error(
+      `--body-file ${path} cannot be read (${read.problem}); give a readable file, or - for standard input`,
+    );
   if (inline) argv[at] = '--body-file=-';
   else argv[at + 1] = '-';
-  return content;
+  return read.bytes;
 }

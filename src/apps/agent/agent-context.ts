@@ -1,5 +1,5 @@
 import { isAbsolute, relative } from 'node:path';
-import { readFileBounded, type BoundedRead } from '../../infra/fs/read-json-file.js';
+import { readFileBounded, type BoundedRead } from '../../infra/fs/read-file-bounded.js';
 import { InvalidInputError } from '../../core/errors.js';
 import { parseJsonText } from '../../core/json-text.js';
 import { launchContextSchema, type LaunchContext } from '../../core/schema/launch-context.js';

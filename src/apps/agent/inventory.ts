@@ -1,6 +1,6 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { extname } from 'node:path';
-import { readFileBounded } from '../../infra/fs/read-json-file.js';
+import { readFileBounded } from '../../infra/fs/read-file-bounded.js';
 import { findGoImports, findPythonImports, findScriptImports } from './import-scan.js';
 import { BINARY_EXTENSIONS, languageOf, type Language } from './languages.js';
 import { findTodoMarkers, type TodoMarker } from './source-scan.js';

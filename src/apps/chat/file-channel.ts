@@ -3,7 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { join } from 'node:path';
 import { publishFileNoClobber, type WriteOptions } from '../../infra/fs/atomic-write.js';
 import { CheckedRootFolders } from '../../adapters/index.js';
-import { readFileBounded, type BoundedRead } from '../../infra/fs/read-json-file.js';
+import { readFileBounded, type BoundedRead } from '../../infra/fs/read-file-bounded.js';
 import { parseJsonText, toJsonText } from '../../core/json-text.js';
 import { federationPaths } from '../../core/layout.js';
 import { chatMessageSchema, type ChatMessage } from '../../core/schema/chat.js';

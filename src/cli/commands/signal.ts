@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { InvalidInputError } from '../../core/errors.js';
-import { readFileBounded, type BoundedRead } from '../../infra/fs/read-json-file.js';
+import { readFileBounded, type BoundedRead } from '../../infra/fs/read-file-bounded.js';
 import { META } from '../../core/schema/common.js';
 import { MAX_SIGNAL_BYTES, SIGNAL_TYPES } from '../../core/schema/signal.js';
 import { acknowledgeAll, acknowledgeSignal } from '../../engine/messaging/acknowledge-signals.js';

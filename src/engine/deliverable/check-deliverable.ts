@@ -1,7 +1,7 @@
 import { extname, resolve } from 'node:path';
 import { FedError, InvalidInputError } from '../../core/errors.js';
 import { parseJsonText } from '../../core/json-text.js';
-import { readFileBounded } from '../../infra/fs/read-json-file.js';
+import { readFileBounded } from '../../infra/fs/read-file-bounded.js';
 import type { DeliverableSummary } from '../../core/schema/deliverable-summary.js';
 import { analyseMarkdown, summariseMarkdown } from './analyse-markdown.js';
 import { checkDocumentationRules, type DocumentationRule } from './documentation-rules.js';

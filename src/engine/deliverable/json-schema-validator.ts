@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { Ajv, AnySchemaObject, ErrorObject, Options } from 'ajv';
 import { InvalidInputError } from '../../core/errors.js';
 import { parseJsonText } from '../../core/json-text.js';
-import { readFileBounded, type BoundedRead } from '../../infra/fs/read-json-file.js';
+import { readFileBounded, type BoundedRead } from '../../infra/fs/read-file-bounded.js';
 import { jsonPath } from '../../core/schema/problems.js';
 
 /**

@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, openSync } from 'node:fs';
 import { NotRegularFileError } from '../../core/errors.js';
-import { kindOf } from './read-json-file.js';
+import { kindOf } from './read-file-bounded.js';
 
 const DEFAULT_FIX = 'remove it (or move it aside); fed creates a new file';
 

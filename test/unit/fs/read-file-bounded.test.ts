@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { readFileBounded } from '../../../src/infra/fs/read-json-file.js';
+import { readFileBounded } from '../../../src/infra/fs/read-file-bounded.js';
 
 const PROC_VERSION = '/proc/version';
 

@@ -1,4 +1,4 @@
-import { readFileBounded } from '../../../infra/fs/read-json-file.js';
+import { readFileBounded } from '../../../infra/fs/read-file-bounded.js';
 import { MAX_SIGNAL_BYTES } from '../../../core/schema/signal.js';
 import { isAckFileName } from './signal-file-name.js';
 

@@ -11,7 +11,7 @@ import {
 } from '../../../infra/fs/atomic-write.js';
 import { ensureDirectory } from '../../../infra/fs/ensure-directory.js';
 import { parseJsonText, toJsonText } from '../../../core/json-text.js';
-import { readFileBounded } from '../../../infra/fs/read-json-file.js';
+import { readFileBounded } from '../../../infra/fs/read-file-bounded.js';
 import { workspacePaths } from '../../../core/layout.js';
 import { quarantineReasonSchema, type QuarantineReason } from '../../../core/schema/signal.js';
 import { readBoxFile, statKey } from './parse-signal-file.js';

@@ -1,0 +1,84 @@
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+
+/**
+ * The one way fed reads a file it did not write itself or that anyone may have replaced: bounded in size
+ * and never blocking. `O_NONBLOCK` makes opening a FIFO return at once instead of waiting for a writer
+ * forever; the file is then judged by `fstat` of the very descriptor that is read (no race with a rename),
+ * so a FIFO, a device or a directory where a file is expected is reported by name, never read, and a file
+ * over the limit (a 2 GiB sparse file) is refused before a byte of it is loaded.
+ */
+export const DEFAULT_MAX_FILE_BYTES = 16 * 1024 * 1024;
+
+export interface BoundedReadOptions {
+  /** Refuse files larger than this (default 16 MiB). */
+  maxBytes?: number;
+  /** Do not follow a symbolic link at the path itself: it is reported instead (signal boxes). */
+  noFollow?: boolean;
+}
+
+export type BoundedRead =
+  | { ok: true; bytes: Buffer; stat: Stats }
+  /** `stat` is there when the file could be opened; `code` is the errno when opening or reading failed. */
+  | { ok: false; problem: string; stat?: Stats; code?: string };
+
+/** Read `path` within the bounds; every unusable file is a result with a reason. Throws only ENOENT. */
+export function readFileBounded(path: string, options: BoundedReadOptions = {}): BoundedRead {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_FILE_BYTES;
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | (options.noFollow ? constants.O_NOFOLLOW : 0));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw error;
+    if (code === 'ELOOP' && options.noFollow) return { ok: false, problem: 'a symbolic link, not a file', code };
+    return { ok: false, problem: `cannot be read (${code ?? (error as Error).message})`, code };
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return { ok: false, problem: `${kindOf(stat)}, not a regular file`, stat };
+    if (stat.size > maxBytes)
+      return { ok: false, problem: `the file is ${stat.size} bytes, over the ${maxBytes}-byte limit`, stat };
+    // Read at most one byte past the limit: a file growing while it is read cannot make this unbounded.
+    // A size of 0 may be unknown rather than empty (procfs: /proc/version): then it is read to its end.
+    const sizeKnown = stat.size > 0;
+    let buffer = Buffer.allocUnsafe(Math.min(sizeKnown ? stat.size : 4096, maxBytes) + 1);
+    let length = 0;
+    for (;;) {
+      const asked = buffer.length - length;
+      const n = readSync(fd, buffer, length, asked, null);
+      length += n;
+      if (n === 0 || length > maxBytes) break;
+      // A regular file of known size gives fewer bytes than asked only at its end: no read just to be told 0.
+      if (sizeKnown && n < asked) break;
+      if (length === buffer.length) {
+        if (sizeKnown) break;
+        const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes + 1));
+        buffer.copy(grown, 0, 0, length);
+        buffer = grown;
+      }
+    }
+    if (length > maxBytes)
+      return {
+        ok: false,
+        problem: sizeKnown
+          ? `the file grew over the ${maxBytes}-byte limit while it was read`
+          : `the file is over the ${maxBytes}-byte limit`,
+        stat,
+      };
+    return { ok: true, bytes: buffer.subarray(0, length), stat };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return { ok: false, problem: `cannot be read (${code ?? (error as Error).message})`, code };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** What a file that is not a regular file is, for messages ("a named pipe (FIFO)"). */
+export function kindOf(stat: Stats): string {
+  if (stat.isDirectory()) return 'a directory';
+  if (stat.isFIFO()) return 'a named pipe (FIFO)';
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
+  if (stat.isSocket()) return 'a socket';
+  return 'a special file';
+}
