@@ -23,7 +23,7 @@ describe('federate.config.json', () => {
   it('applies every default of docs/design/spec.md §2.3 to an empty object', () => {
     expect(validate({}).config).toEqual({
       agentCommand: 'fed-agent',
-      agent: { args: [], limits: {}, sandbox: true },
+      agent: { args: [], limits: {}, sandbox: true, fixAttempts: 2 },
       telemetry: { enabled: true, collector: { endpoint: 'http://localhost:18888' } },
       playbookSkill: 'domain-playbook',
       deliverable: 'deliverable.md',
@@ -40,7 +40,9 @@ describe('federate.config.json', () => {
         preset: 'claude',
         args: ['--verbose'],
         model: 'sonnet',
-        limits: { maxTurns: 40, maxCostUsd: 2.5, maxMinutes: 30 },
+        limits: { maxTurns: 40, maxCostUsd: 2.5, maxMinutes: 30, federationUsd: 100 },
+        account: 'work',
+        fixAttempts: 1,
         sandbox: false,
       },
       telemetry: { enabled: false, collector: { endpoint: 'http://collector:4318' } },
@@ -67,7 +69,7 @@ describe('federate.config.json', () => {
         }),
       ),
     ).toEqual([
-      'agent.preset: expected one of claude, codex, gemini, copilot, opencode, goose, aider, custom, got "vim"',
+      'agent.preset: expected one of claude, codex, gemini, copilot, opencode, goose, aider, fed-agent, custom, got "vim"',
       'agent.args: expected an array, got "--fast"',
       'agent.limits.maxTurns: expected a whole number of turns',
       'agent.limits.maxCostUsd: expected a cost in USD > 0, got number 0',

@@ -23,6 +23,12 @@ export const CONFIG_FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'agent.limits.maxCostUsd':
     'At most this cost per run, in USD (not enforceable for CLIs that report no cost: codex, gemini).',
   'agent.limits.maxMinutes': 'At most this wall time per run, in minutes.',
+  'agent.limits.federationUsd':
+    "The whole federation's spend, in USD, summed over every team's runs: once reached, a launch is refused before it starts.",
+  'agent.account':
+    "The CLI account the teams' agents share (default: the preset's name): a rate limit one team meets pauses the others on it until the reset.",
+  'agent.fixAttempts':
+    'How often a deliverable refused by the checks is handed back to the same session to fix, before the team fails.',
   'agent.sandbox':
     'Run the agents of teams that study the codebase read-only (deliverable, consultant) under bubblewrap with the codebase mounted read-only; without bubblewrap, or `false`, a before/after check of the codebase runs instead.',
   telemetry: 'Metrics through OpenTelemetry, sent over OTLP/HTTP (see [operations](../operations.md#telemetry)).',

@@ -52,7 +52,17 @@ export const chatConfigSchema = z.object({
 });
 
 /** The agent CLIs `fed launch` knows how to drive headless (src/apps/launch/presets/); `custom` is any other command. */
-export const AGENT_PRESETS = ['claude', 'codex', 'gemini', 'copilot', 'opencode', 'goose', 'aider', 'custom'] as const;
+export const AGENT_PRESETS = [
+  'claude',
+  'codex',
+  'gemini',
+  'copilot',
+  'opencode',
+  'goose',
+  'aider',
+  'fed-agent',
+  'custom',
+] as const;
 export type AgentPresetName = (typeof AGENT_PRESETS)[number];
 
 const positive = (what: string) =>
@@ -65,6 +75,8 @@ export const agentLimitsSchema = z.object({
   maxTurns: positive('a number of turns').int({ error: 'expected a whole number of turns' }).optional(),
   maxCostUsd: positive('a cost in USD').optional(),
   maxMinutes: positive('a number of minutes').optional(),
+  /** The whole federation's spend (every team's runs): once reached, no launch starts. */
+  federationUsd: positive('a cost in USD').optional(),
 });
 export type AgentLimits = z.infer<typeof agentLimitsSchema>;
 
@@ -84,6 +96,17 @@ export const agentConfigSchema = z.object({
     .default([]),
   model: nonEmptyString.optional(),
   limits: agentLimitsSchema.default({}),
+  /**
+   * The CLI account the teams' agents share (default: the preset's name): a rate limit one team meets
+   * pauses the others on the same account until the reset.
+   */
+  account: nonEmptyString.optional(),
+  /** How often a deliverable the checks refused is handed back to the agent to fix before the team fails. */
+  fixAttempts: z
+    .number({ error: (issue) => `expected a whole number of attempts, got ${describeValue(issue.input)}` })
+    .int({ error: 'expected a whole number of attempts' })
+    .nonnegative({ error: 'expected 0 or more attempts' })
+    .default(2),
   /** Run deliverable teams' agents with the codebase mounted read-only (bubblewrap, when it works here). */
   sandbox: z.boolean({ error: (issue) => `expected true or false, got ${describeValue(issue.input)}` }).default(true),
 });
@@ -136,7 +159,7 @@ export const configSchema = z.object({
   description: z.string().optional(),
   federationName: nonEmptyString.optional(),
   agentCommand: nonEmptyString.default(DEFAULT_AGENT_COMMAND),
-  agent: agentConfigSchema.default({ args: [], limits: {}, sandbox: true }),
+  agent: agentConfigSchema.default({ args: [], limits: {}, sandbox: true, fixAttempts: 2 }),
   telemetry: telemetryConfigSchema.default({
     enabled: true,
     collector: { endpoint: DEFAULT_COLLECTOR_ENDPOINT },

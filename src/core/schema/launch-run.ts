@@ -11,6 +11,8 @@ import { AGENT_PRESETS } from './config.js';
  * - `max-turns`, `budget`, `timeout`: a turn, cost or wall-time limit was reached (the CLI's or fed's);
  * - `rate-limited`: the provider refused for rate or quota; `auth`: the CLI could not authenticate;
  * - `interrupted`: stopped by Ctrl-C, a pause, or a launcher that died;
+ * - `failed`: the agent itself reported that the work cannot be done (a lifecycle `FAIL` with its reason);
+ * - `rejected`: the agent said it was done, and fed's checks refused the result (the violations are the reason);
  * - `crashed`: exited non-zero (or reported an error) before the lifecycle was over;
  * - `no-progress`: exited 0 without moving the lifecycle.
  */
@@ -20,6 +22,8 @@ export const RUN_OUTCOMES = [
   'budget',
   'rate-limited',
   'auth',
+  'failed',
+  'rejected',
   'crashed',
   'timeout',
   'interrupted',
@@ -59,9 +63,22 @@ export const launchRunSchema = builtOnFirstUse(() =>
     exitCode: z.number().int().nullable(),
     signal: z.string().nullable(),
     turns: count.nullable(),
+    /** The model the CLI reported (or was given), when known. Absent from runs recorded before it was kept. */
+    model: z.string().nullable().default(null),
     inputTokens: count.nullable(),
     outputTokens: count.nullable(),
+    /** Prompt tokens read from and written to the provider's cache, where the CLI reports them. */
+    cacheReadTokens: count.nullable().default(null),
+    cacheWriteTokens: count.nullable().default(null),
     costUsd: z.number().nonnegative().nullable(),
+    /** When a paused run may resume (a rate limit's reset, or a backoff); null when it need not wait. */
+    resumeAt: isoTimestamp.nullable().default(null),
+    /** How many times the deliverable check's violations were handed back to the agent in this run. */
+    fixAttempts: count.default(0),
+    /** The prompt file this run was given (`command` names it instead of repeating the prompt). */
+    promptPath: z.string().nullable().default(null),
+    /** The W3C trace id of the run's `invoke_agent` span, when telemetry is on. */
+    traceId: z.string().nullable().default(null),
     /** Lifecycle state before and after the run, and whether the agent moved it. */
     stateBefore: nonEmptyString,
     stateAfter: nonEmptyString,

@@ -38,9 +38,15 @@ export interface PresetCommand {
 export interface StreamStats {
   sessionId: string | null;
   turns: number | null;
+  /** The model the CLI said it uses. */
+  model: string | null;
   inputTokens: number | null;
   outputTokens: number | null;
+  cacheReadTokens: number | null;
+  cacheWriteTokens: number | null;
   costUsd: number | null;
+  /** When the provider's limit resets (ISO), when the CLI reported it (Claude's `rate_limit_event.resetsAt`). */
+  resetsAt: string | null;
   /** The CLI's final verdict, when its stream has one (a result event). */
   final: StreamVerdict | null;
   /** The last error the stream reported. */
@@ -75,9 +81,13 @@ export function emptyStats(): StreamStats {
   return {
     sessionId: null,
     turns: null,
+    model: null,
     inputTokens: null,
     outputTokens: null,
+    cacheReadTokens: null,
+    cacheWriteTokens: null,
     costUsd: null,
+    resetsAt: null,
     final: null,
     error: null,
   };

@@ -6,6 +6,7 @@ import { claudePreset } from './claude.js';
 import { codexPreset } from './codex.js';
 import { copilotPreset } from './copilot.js';
 import { customPreset } from './custom.js';
+import { fedAgentPreset } from './fed-agent.js';
 import { geminiPreset } from './gemini.js';
 import { goosePreset } from './goose.js';
 import { opencodePreset } from './opencode.js';
@@ -19,6 +20,7 @@ export const AGENT_PRESET_CATALOG: Record<AgentPresetName, AgentPreset> = {
   opencode: opencodePreset,
   goose: goosePreset,
   aider: aiderPreset,
+  'fed-agent': fedAgentPreset,
   custom: customPreset,
 };
 

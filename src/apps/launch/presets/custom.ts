@@ -1,7 +1,7 @@
 import type { AgentPreset } from './agent-preset.js';
 
 /**
- * Any other command (and the built-in `fed-agent`): run as written, with the launch contract in its
+ * Any other command: run as written, with the launch contract in its
  * environment (`FED_LAUNCH_PROMPT`, `FED_LAUNCH_CONTEXT`, …). A word containing `{prompt}` or
  * `{promptFile}` gets the prompt text or its file path in their place, so a CLI without a preset works
  * without a wrapper script. Stdin is closed; output is plain text.
