@@ -1,5 +1,5 @@
 import { classifyError } from './classify-error.js';
-import { flag, num, obj, str, type AgentPreset } from './agent-preset.js';
+import { flag, num, obj, str, type AgentPreset, type StreamStats } from './agent-preset.js';
 
 /**
  * Claude Code: `claude -p <prompt> --output-format stream-json --verbose`, every tool allowed, turn and
@@ -35,6 +35,7 @@ export const claudePreset: AgentPreset = {
   }),
   onEvent(event, stats) {
     stats.sessionId = str(event.session_id) ?? stats.sessionId;
+    if (event.type === 'rate_limit_event') return readRateLimit(obj(event.rate_limit_info), stats);
     if (event.type !== 'result') return;
     const usage = obj(event.usage);
     stats.turns = num(event.num_turns) ?? stats.turns;
@@ -55,3 +56,18 @@ export const claudePreset: AgentPreset = {
     else stats.final = classifyError(message);
   },
 };
+
+/**
+ * `rate_limit_event`: `allowed` and `allowed_warning` are news, `rejected` is the limit — kept with its
+ * reset time (`resetsAt`, epoch seconds), so the team resumes when the limit lifts rather than at a guess.
+ */
+function readRateLimit(info: Record<string, unknown>, stats: StreamStats): void {
+  if (info.status !== 'rejected') return;
+  const resetsAt = num(info.resetsAt);
+  if (resetsAt !== null) stats.resetsAt = new Date(resetsAt * 1000).toISOString();
+  const kind = str(info.rateLimitType);
+  stats.error = {
+    outcome: 'rate-limited',
+    message: `the ${kind ? `${kind} ` : ''}rate limit was reached${stats.resetsAt ? `; it resets at ${stats.resetsAt}` : ''}`,
+  };
+}
