@@ -14,7 +14,8 @@ export type DoctorCheck =
   | 'stale-lock'
   | 'temp-file'
   | 'signal-id'
-  | 'folder';
+  | 'folder'
+  | 'agent-cli';
 
 export interface DoctorFinding {
   check: DoctorCheck;

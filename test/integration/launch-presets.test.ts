@@ -18,6 +18,40 @@ import { openFederation } from '../../src/engine/context.js';
 const CLIS = ['claude', 'codex', 'gemini', 'copilot', 'opencode', 'goose', 'aider'] as const;
 type Cli = (typeof CLIS)[number];
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** What each fake CLI's completed run reports of its model, tokens and cost (null: the CLI does not say). */
+const USAGE: Record<Cli, Partial<Record<string, unknown>>> = {
+  claude: {
+    model: 'claude-sonnet-4-5',
+    costUsd: 0.2,
+    inputTokens: 400,
+    outputTokens: 40,
+    cacheReadTokens: 4000,
+    cacheWriteTokens: 200,
+  },
+  codex: {
+    model: null,
+    costUsd: null,
+    inputTokens: 500,
+    outputTokens: 50,
+    cacheReadTokens: 300,
+    cacheWriteTokens: null,
+  },
+  gemini: { model: 'gemini-2.5-pro', inputTokens: 600, outputTokens: 60, cacheReadTokens: 120, costUsd: null },
+  copilot: { model: null, inputTokens: null, outputTokens: 100, costUsd: null },
+  // Four tool-call steps and the answer: output includes reasoning, cache and cost summed.
+  opencode: {
+    inputTokens: 500,
+    outputTokens: 70,
+    cacheReadTokens: 250,
+    cacheWriteTokens: 80,
+    costUsd: expect.closeTo(0.05, 6),
+  },
+  goose: { inputTokens: 250, outputTokens: 50, costUsd: null },
+  aider: { inputTokens: null, outputTokens: null, costUsd: null },
+};
+
 const fakeCli = (cli: Cli) => fileURLToPath(new URL(`../fixtures/agents/bin/${cli}`, import.meta.url));
 const team = (root: string) => getTeam(readRegistry(root), 'docs');
 const metaSignals = async (root: string) =>
@@ -65,10 +99,14 @@ describe('fed launch with agent CLI presets', () => {
       stateAfter: 'complete',
       resumedSessionId: null,
     });
+    // Goose's session is the name fed gave it, Claude's the id fed assigned (`--session-id`).
+    const sessionIds: Partial<Record<Cli, RegExp>> = { goose: /^fed-docs-/, claude: UUID };
     if (cli === 'aider') expect(run.sessionId).toBeNull();
-    else expect(run.sessionId).toMatch(cli === 'goose' ? /^fed-docs-/ : new RegExp(`^${cli}-session-`));
-    if (cli !== 'aider') expect(run.turns).toBe(4);
-    if (cli === 'claude') expect(run).toMatchObject({ costUsd: 0.2, inputTokens: 400, outputTokens: 40 });
+    else expect(run.sessionId).toMatch(sessionIds[cli] ?? new RegExp(`^${cli}-session-`));
+    if (cli === 'claude') expect(calls[0]!.args).toEqual(expect.arrayContaining(['--session-id', run.sessionId]));
+    // OpenCode's answer is a step of its own, the last (`reason: "stop"`).
+    if (cli !== 'aider') expect(run.turns).toBe(cli === 'opencode' ? 5 : 4);
+    expect(run).toMatchObject(USAGE[cli]);
     const transcripts: Record<string, string> = { aider: 'Aider v0.86.0', goose: '{"type":"complete"' };
     expect(readFileSync(run.transcriptPath, 'utf8')).toContain(transcripts[cli] ?? run.sessionId);
     // The journal holds the run, and it is what `fed team show` reports as lastRun.

@@ -11,12 +11,15 @@ import type { Federation } from '../../engine/context.js';
 import { META } from '../../core/schema/common.js';
 import type { SignalParty } from '../../core/resolve-party.js';
 import { checkSignalIds } from './signal-checks.js';
+import { checkAgentCli } from './agent-cli-checks.js';
 
 export type { DoctorCheck, DoctorFinding } from '../../ports/doctor-finding.js';
 
 export interface DoctorOptions {
   /** Repair what can be repaired safely (`fed doctor --fix`). */
   fix?: boolean;
+  /** How long the agent CLI may take to print its version or help (default 10 s). */
+  agentCliTimeoutMs?: number;
 }
 
 export interface DoctorReport {
@@ -24,6 +27,8 @@ export interface DoctorReport {
   findings: DoctorFinding[];
   /** What is worth knowing but not a problem: teams checked on their own machine, the durability risk. */
   notes: string[];
+  /** Worth acting on, yet nothing is broken: the agent CLI's help no longer lists a flag its preset passes. */
+  warnings: string[];
   /** True when nothing is left to fix (no findings, or all of them fixed). */
   healthy: boolean;
 }
@@ -36,7 +41,8 @@ export interface DoctorReport {
  * paths (meta's and the teams') that are symbolic links, below which nothing is read or removed;
  * the federation's folders (delivery facts, chat, onboardings) are folders; onboardings a kill interrupted (finished or removed); folders in the
  * team areas no team owns; locks and leases whose holder is gone; temp files killed writers left; and the
- * backend's own checks (its adapter's `doctor`: for JetStream the server and the streams' replicas). On a
+ * backend's own checks (its adapter's `doctor`: for JetStream the server and the streams' replicas); and
+ * the configured agent CLI (agent-cli-checks.ts: on PATH, its version, the flags its preset passes). On a
  * backend shared across machines only the teams whose workspaces are below this root are checked on disk:
  * the others are their own machines' business (their lifecycle state, shared in the backend, is still checked). Never prints; the CLI renders the report.
  */
@@ -47,6 +53,9 @@ export async function runDoctor(fed: Federation, options: DoctorOptions = {}): P
   const pending: PendingFinding[] = [];
   const notes: string[] = [];
   let reachable = true;
+  const agentCli = await checkAgentCli(fed, options.agentCliTimeoutMs);
+  pending.push(...agentCli.findings);
+  notes.push(...agentCli.notes);
   const checks = await adapterFor(fed.config).doctor?.(backend);
   if (checks) {
     pending.push(...checks.findings);
@@ -117,7 +126,7 @@ export async function runDoctor(fed: Federation, options: DoctorOptions = {}): P
     }
     findings.push(result);
   }
-  return { root, findings, notes, healthy: findings.every((f) => f.fixed) };
+  return { root, findings, notes, warnings: agentCli.warnings, healthy: findings.every((f) => f.fixed) };
 }
 
 function optional<T>(value: T | undefined): T[] {

@@ -52,8 +52,9 @@ Your full instructions are still in ${workspacePaths(context.workspace).launchPr
 
 /**
  * The command for this run. A run after a pause, crash or transient outcome resumes the same session —
- * by the id the CLI reported last time, never "the last session", which picks the wrong one when several
- * teams share a machine — when the CLI can and the preset is unchanged.
+ * by the id the CLI reported (or fed assigned) last time, never "the last session", which picks the wrong
+ * one when several teams share a machine — when the CLI can and the preset is unchanged. `sandboxed`:
+ * fed's bubblewrap sandbox wraps the run.
  */
 export function agentCommand(
   context: LaunchContext,
@@ -61,6 +62,7 @@ export function agentCommand(
   lastRun: LaunchRun | null,
   promptPath: string,
   prompt: string,
+  sandboxed = false,
 ): AgentCommand {
   const program = locateProgram(
     splitCommand(options.agent ?? options.config.agentCommand, options.agent ? '--agent' : 'agentCommand'),
@@ -86,6 +88,7 @@ export function agentCommand(
     model: options.config.agent.model,
     limits: options.config.agent.limits,
     args: options.config.agent.args,
+    sandboxed,
   });
   // Linux refuses a single argument over 128 KiB (E2BIG): say what to do instead of failing obscurely.
   const tooLong = command.argv.find((word) => Buffer.byteLength(word) > MAX_ARGUMENT_BYTES);

@@ -201,16 +201,24 @@ function prepareRun(launch: Launch, ready: LaunchReady): PreparedRun {
     brief: archetype.agentBrief(context, ready.lifecycle.snapshot, team),
   });
   if (options.inspectRecord) launch.watch.relay = new InspectionRelay(inspectionRelayPath(team.location));
-  const run = agentCommand(context, options, readLastRun(team.location), files.promptPath, files.prompt);
+  // Before the command: a CLI with a sandbox of its own is told to leave it off inside fed's.
+  const sandbox = archetype.readOnlyCodebase
+    ? readOnlySandbox(root, team, context, options.config, options.env ?? process.env, warnings)
+    : undefined;
+  const run = agentCommand(
+    context,
+    options,
+    readLastRun(team.location),
+    files.promptPath,
+    files.prompt,
+    sandbox !== undefined,
+  );
   if (!archetype.builtInAgent && basename(run.command.argv[0] ?? '') === DEFAULT_AGENT_COMMAND) {
     throw new RefusedError(
       'NO_BUILT_IN_AGENT',
       `the built-in agent ${DEFAULT_AGENT_COMMAND} cannot do the work of a ${archetype.id} team ("${team.domainId}"); launch it with an LLM agent: fed launch --team ${team.domainId} --agent "<command>" (or set agentCommand)`,
     );
   }
-  const sandbox = archetype.readOnlyCodebase
-    ? readOnlySandbox(root, team, context, options.config, options.env ?? process.env, warnings)
-    : undefined;
   // Without the sandbox, the read-only rule is checked before and after: the codebase as seen from the
   // federation root (`.fed/` left out, so the team's own workspace is never a modification) and, for a
   // worktree team, its own checkout.

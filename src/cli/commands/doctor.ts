@@ -33,6 +33,7 @@ export function registerDoctor(program: Command, io: CliIo): void {
         io.stdout(
           report.findings.map(renderFinding).join('') +
             report.notes.map((note) => `note: ${note}\n`).join('') +
+            report.warnings.map((warning) => `warning: ${warning}\n`).join('') +
             renderSummary(report, Boolean(options.fix)),
         );
       if (!report.healthy) throw new CliExit(1);

@@ -22,6 +22,11 @@ export interface PresetInvocation {
   limits: AgentLimits;
   /** `agent.args` from the config, appended to the preset's own arguments. */
   args: readonly string[];
+  /**
+   * fed's own bubblewrap sandbox wraps the run: a CLI with a sandbox of its own (codex) is told to leave
+   * it off, since it cannot nest one inside fed's and fed's already confines it.
+   */
+  sandboxed: boolean;
 }
 
 export interface PresetCommand {
@@ -30,8 +35,23 @@ export interface PresetCommand {
   stdin: string | null;
   /** Extra environment (e.g. a CLI's "allow every tool" setting). */
   env: Record<string, string>;
-  /** The session id when the launcher knows it up front (CLIs resumed by a name fed chose). */
+  /**
+   * The session id when the launcher knows it up front — a name fed chose (goose) or an id it assigned
+   * (claude `--session-id`) — so the run in progress names it before the CLI's first event.
+   */
   sessionId: string | null;
+}
+
+/**
+ * How `fed doctor` checks the installed CLI: the arguments that print its version and its help, the
+ * flags the preset passes that the help must list (a flag gone from it means the preset may be out of
+ * date), and how to install it.
+ */
+export interface PresetCli {
+  versionArgs: readonly string[];
+  helpArgs: readonly string[];
+  helpFlags: readonly string[];
+  install: string;
 }
 
 /** What the event stream said so far; updated event by event as the stream arrives. */
@@ -70,6 +90,8 @@ export interface AgentPreset {
   resumable: boolean;
   /** Limits the CLI enforces itself when given (the launcher enforces the others from the stream). */
   nativeLimits: { maxTurns: boolean; maxCostUsd: boolean };
+  /** How `fed doctor` checks the CLI; absent for fed-agent and custom commands. */
+  cli?: PresetCli;
   command(invocation: PresetInvocation): PresetCommand;
   onEvent?(event: JsonEvent, stats: StreamStats): void;
   onText?(line: string, stats: StreamStats): void;

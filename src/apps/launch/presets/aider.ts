@@ -14,6 +14,12 @@ export const aiderPreset: AgentPreset = {
   stream: 'text',
   resumable: false,
   nativeLimits: { maxTurns: false, maxCostUsd: false },
+  cli: {
+    versionArgs: ['--version'],
+    helpArgs: ['--help'],
+    helpFlags: ['--message-file', '--yes-always', '--no-auto-commits', '--model'],
+    install: 'python -m pip install aider-install && aider-install',
+  },
   command: (run) => ({
     argv: [
       ...run.program,

@@ -2,9 +2,12 @@ import { classifyError } from './classify-error.js';
 import { add, flag, num, obj, str, type AgentPreset } from './agent-preset.js';
 
 /**
- * OpenAI Codex: `codex exec --json --full-auto --skip-git-repo-check -` with the prompt on stdin; a
- * resume is `codex exec resume <thread_id> …` with the flags again. Events: `thread.started` (the
- * session id), `item.completed` (one agent step: counted as a turn), `turn.completed` (token usage),
+ * OpenAI Codex: `codex exec --json --sandbox workspace-write --skip-git-repo-check -` with the prompt on
+ * stdin — or, inside fed's own bubblewrap sandbox (which confines it already, and in which Codex's own
+ * sandbox cannot nest), `--dangerously-bypass-approvals-and-sandbox`. `--full-auto` is gone: current Codex
+ * rejects it ("unexpected argument"). A resume is `codex exec resume <thread_id> …` with the sandbox flags
+ * again (whether a resume inherits them is not documented). Events: `thread.started` (the session id),
+ * `item.completed` (one agent step: counted as a turn), `turn.completed` (token usage),
  * `turn.failed` / `error`. Codex reports no cost and takes no turn cap: the launcher counts.
  */
 export const codexPreset: AgentPreset = {
@@ -13,13 +16,19 @@ export const codexPreset: AgentPreset = {
   stream: 'json',
   resumable: true,
   nativeLimits: { maxTurns: false, maxCostUsd: false },
+  cli: {
+    versionArgs: ['--version'],
+    helpArgs: ['exec', '--help'],
+    helpFlags: ['--json', '--sandbox', '--dangerously-bypass-approvals-and-sandbox', '--skip-git-repo-check', '-m'],
+    install: 'npm install -g @openai/codex',
+  },
   command: (run) => ({
     argv: [
       ...run.program,
       'exec',
       ...(run.resumeSessionId ? ['resume', run.resumeSessionId] : []),
       '--json',
-      '--full-auto',
+      ...(run.sandboxed ? ['--dangerously-bypass-approvals-and-sandbox'] : ['--sandbox', 'workspace-write']),
       '--skip-git-repo-check',
       ...flag('-m', run.model),
       ...run.args,
@@ -41,6 +50,7 @@ export const codexPreset: AgentPreset = {
         const usage = obj(event.usage);
         stats.inputTokens = add(stats.inputTokens, num(usage.input_tokens));
         stats.outputTokens = add(stats.outputTokens, num(usage.output_tokens));
+        stats.cacheReadTokens = add(stats.cacheReadTokens, num(usage.cached_input_tokens));
         stats.final = { outcome: 'completed', message: null };
         break;
       }

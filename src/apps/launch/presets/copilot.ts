@@ -1,31 +1,42 @@
 import { classifyError } from './classify-error.js';
-import { flag, obj, str, type AgentPreset, type JsonEvent } from './agent-preset.js';
+import { add, flag, num, obj, str, type AgentPreset, type JsonEvent } from './agent-preset.js';
 
 /**
- * GitHub Copilot CLI: `copilot -p <prompt> --allow-all-tools --no-ask-user --output-format json`,
- * resumed with `--resume <id>`; a turn cap is `--max-autopilot-continues`. Its JSON lines are typed
- * (`session.start`, `assistant.message`, `session.error`, …); the session id is read wherever an event
- * carries one. It has exited 0 with no output on broken auth: such a run ends `no-progress`.
+ * GitHub Copilot CLI: `copilot -p <prompt> --output-format json --allow-all --no-ask-user` (`--allow-all`:
+ * every tool, path and URL — nothing would answer a prompt for one), resumed with `--resume <id>`. It
+ * has no turn cap outside autopilot mode, so the launcher counts `assistant.message` events. The stream
+ * ends with `result{sessionId, exitCode, usage}`: the session id, and a verdict — exit code 0 completed,
+ * anything else what the last `session.error{errorType, message}` said, else a crash. No token totals but
+ * each assistant message's `outputTokens`. It has exited 0 with no output on broken auth: such a run ends
+ * `no-progress`.
  */
 const sessionIdOf = (event: JsonEvent): string | null =>
   str(event.sessionId) ?? str(event.session_id) ?? str(obj(event.data).sessionId) ?? str(obj(event.data).session_id);
+
+/** A field of an event, at its top level or in its `data`. */
+const field = (event: JsonEvent, name: string): unknown => event[name] ?? obj(event.data)[name];
 
 export const copilotPreset: AgentPreset = {
   name: 'copilot',
   programs: ['copilot'],
   stream: 'json',
   resumable: true,
-  nativeLimits: { maxTurns: true, maxCostUsd: false },
+  nativeLimits: { maxTurns: false, maxCostUsd: false },
+  cli: {
+    versionArgs: ['--version'],
+    helpArgs: ['--help'],
+    helpFlags: ['-p', '--output-format', '--allow-all', '--no-ask-user', '--model', '--resume'],
+    install: 'npm install -g @github/copilot',
+  },
   command: (run) => ({
     argv: [
       ...run.program,
       '-p',
       run.prompt,
-      '--allow-all-tools',
-      '--no-ask-user',
       '--output-format',
       'json',
-      ...flag('--max-autopilot-continues', run.limits.maxTurns),
+      '--allow-all',
+      '--no-ask-user',
       ...flag('--model', run.model),
       ...flag('--resume', run.resumeSessionId),
       ...run.args,
@@ -37,10 +48,19 @@ export const copilotPreset: AgentPreset = {
   onEvent(event, stats) {
     stats.sessionId = sessionIdOf(event) ?? stats.sessionId;
     const type = str(event.type) ?? '';
-    if (type === 'assistant.message') stats.turns = (stats.turns ?? 0) + 1;
-    else if (type.endsWith('error'))
-      stats.error = classifyError(str(event.message) ?? str(obj(event.data).message) ?? type);
-    else if (type === 'result' || type === 'session.end')
-      stats.final = stats.error ?? { outcome: 'completed', message: null };
+    if (type === 'assistant.message') {
+      stats.turns = (stats.turns ?? 0) + 1;
+      stats.outputTokens = add(stats.outputTokens, num(field(event, 'outputTokens')));
+    } else if (type.endsWith('error')) {
+      const kind = str(field(event, 'errorType'));
+      const message = str(field(event, 'message')) ?? type;
+      stats.error = classifyError(kind ? `${kind}: ${message}` : message);
+    } else if (type === 'result') {
+      const exitCode = num(field(event, 'exitCode'));
+      if (exitCode === 0) stats.final = { outcome: 'completed', message: null };
+      else if (exitCode !== null)
+        stats.final = stats.error ?? { outcome: 'crashed', message: `copilot ended with exit code ${exitCode}` };
+      else stats.final = stats.error ?? { outcome: 'completed', message: null };
+    } else if (type === 'session.end') stats.final = stats.error ?? { outcome: 'completed', message: null };
   },
 };

@@ -2,10 +2,11 @@ import { classifyError } from './classify-error.js';
 import { flag, num, obj, str, type AgentPreset } from './agent-preset.js';
 
 /**
- * Gemini CLI: `gemini -p <prompt> --output-format stream-json --approval-mode yolo`, resumed with
- * `-r <id>`. Events: `init` (session id), `message`, `tool_use` (counted as turns), `tool_result`,
- * `error`, `result` (status and token stats). Exit 53 is its turn limit. No turn or cost flag: the
- * launcher enforces those.
+ * Gemini CLI: `gemini -p <prompt> --output-format stream-json --approval-mode yolo --skip-trust` (without
+ * `--skip-trust` a workspace it does not trust yet ends the run with `FatalUntrustedWorkspaceError`),
+ * resumed with `-r <id>`. Events: `init` (session id, model), `message`, `tool_use` (counted as turns),
+ * `tool_result`, `error`, `result` (status and token stats, cached tokens included). Exit 53 is its turn
+ * limit. No turn or cost flag: the launcher enforces those.
  */
 export const geminiPreset: AgentPreset = {
   name: 'gemini',
@@ -13,6 +14,12 @@ export const geminiPreset: AgentPreset = {
   stream: 'json',
   resumable: true,
   nativeLimits: { maxTurns: false, maxCostUsd: false },
+  cli: {
+    versionArgs: ['--version'],
+    helpArgs: ['--help'],
+    helpFlags: ['-p', '--output-format', '--approval-mode', '--skip-trust', '-m', '-r'],
+    install: 'npm install -g @google/gemini-cli',
+  },
   command: (run) => ({
     argv: [
       ...run.program,
@@ -22,6 +29,7 @@ export const geminiPreset: AgentPreset = {
       'stream-json',
       '--approval-mode',
       'yolo',
+      '--skip-trust',
       ...flag('-m', run.model),
       ...flag('-r', run.resumeSessionId),
       ...run.args,
@@ -34,6 +42,7 @@ export const geminiPreset: AgentPreset = {
     switch (event.type) {
       case 'init':
         stats.sessionId = str(event.session_id) ?? stats.sessionId;
+        stats.model = str(event.model) ?? stats.model;
         break;
       case 'tool_use':
         stats.turns = (stats.turns ?? 0) + 1;
@@ -45,6 +54,7 @@ export const geminiPreset: AgentPreset = {
         const totals = obj(event.stats);
         stats.inputTokens = num(totals.input_tokens) ?? stats.inputTokens;
         stats.outputTokens = num(totals.output_tokens) ?? stats.outputTokens;
+        stats.cacheReadTokens = num(totals.cached) ?? stats.cacheReadTokens;
         stats.final =
           event.status === 'success'
             ? { outcome: 'completed', message: null }

@@ -4,8 +4,10 @@ import { flag, num, obj, str, type AgentPreset } from './agent-preset.js';
 /**
  * Goose: `goose run -i <prompt file> --output-format stream-json` in auto mode (`GOOSE_MODE=auto`), turn
  * cap `--max-turns`. Goose resumes a session by name, so the launcher names it (`-n fed-<team>-…`) and
- * that name is the session id; a resume is `--resume -n <name>`. Events: `message` (assistant messages
- * are turns), `error`, `complete` (token total).
+ * that name is the session id — `GOOSE_DISABLE_SESSION_NAMING=true` keeps Goose from renaming it (and
+ * from spending a model call on that); a resume is `--resume -n <name>`. Events: `message` (assistant
+ * messages are turns), `error`, `complete` (input and output tokens since goose#8910; before, only
+ * `total_tokens`, the last turn's context, kept as the input tokens when nothing else is there).
  */
 export const goosePreset: AgentPreset = {
   name: 'goose',
@@ -13,6 +15,12 @@ export const goosePreset: AgentPreset = {
   stream: 'json',
   resumable: true,
   nativeLimits: { maxTurns: true, maxCostUsd: false },
+  cli: {
+    versionArgs: ['--version'],
+    helpArgs: ['run', '--help'],
+    helpFlags: ['-i', '-n', '--resume', '--output-format', '--max-turns'],
+    install: 'see https://github.com/aaif-goose/goose (goose-cli installer or release binary)',
+  },
   command: (run) => {
     const name = run.resumeSessionId ?? run.newSessionName;
     return {
@@ -30,7 +38,11 @@ export const goosePreset: AgentPreset = {
         ...run.args,
       ],
       stdin: null,
-      env: { GOOSE_MODE: 'auto', ...(run.model ? { GOOSE_MODEL: run.model } : {}) },
+      env: {
+        GOOSE_MODE: 'auto',
+        GOOSE_DISABLE_SESSION_NAMING: 'true',
+        ...(run.model ? { GOOSE_MODEL: run.model } : {}),
+      },
       sessionId: name,
     };
   },
@@ -40,8 +52,10 @@ export const goosePreset: AgentPreset = {
       stats.error = classifyError(str(event.error) ?? str(obj(event.error).message) ?? 'error');
     else if (event.type === 'complete') {
       stats.final = stats.error ?? { outcome: 'completed', message: null };
-      stats.inputTokens = num(event.input_tokens) ?? stats.inputTokens;
-      stats.outputTokens = num(event.output_tokens) ?? stats.outputTokens;
+      const input = num(event.input_tokens);
+      const output = num(event.output_tokens);
+      stats.inputTokens = input ?? (output === null ? num(event.total_tokens) : null) ?? stats.inputTokens;
+      stats.outputTokens = output ?? stats.outputTokens;
     }
   },
 };

@@ -4,7 +4,9 @@ import { add, flag, num, obj, str, type AgentPreset } from './agent-preset.js';
 /**
  * OpenCode: `opencode run --format json <message>` with every permission allowed through
  * `OPENCODE_PERMISSION`, resumed with `-s <id>`. Events carry `sessionID`; each `step_finish` is a turn
- * with its tokens and cost; provider errors come as `error` events while the exit code stays 0.
+ * with its tokens (input, output and reasoning, cache read and write) and cost, summed over the run, and
+ * the run completed when the last one ends with `reason: "stop"` (a step that ends in tool calls goes
+ * on); provider errors come as `error` events, with exit 0 in releases before opencode#26955.
  */
 export const opencodePreset: AgentPreset = {
   name: 'opencode',
@@ -12,6 +14,12 @@ export const opencodePreset: AgentPreset = {
   stream: 'json',
   resumable: true,
   nativeLimits: { maxTurns: false, maxCostUsd: false },
+  cli: {
+    versionArgs: ['--version'],
+    helpArgs: ['run', '--help'],
+    helpFlags: ['--format', '-m', '-s'],
+    install: 'npm install -g opencode-ai',
+  },
   command: (run) => ({
     argv: [
       ...run.program,
@@ -33,9 +41,14 @@ export const opencodePreset: AgentPreset = {
       const part = obj(event.part);
       const tokens = obj(part.tokens);
       stats.turns = (stats.turns ?? 0) + 1;
+      const cache = obj(tokens.cache);
       stats.inputTokens = add(stats.inputTokens, num(tokens.input));
-      stats.outputTokens = add(stats.outputTokens, num(tokens.output));
+      // Reasoning tokens are billed as output.
+      stats.outputTokens = add(add(stats.outputTokens, num(tokens.output)), num(tokens.reasoning));
+      stats.cacheReadTokens = add(stats.cacheReadTokens, num(cache.read));
+      stats.cacheWriteTokens = add(stats.cacheWriteTokens, num(cache.write));
       stats.costUsd = add(stats.costUsd, num(part.cost));
+      stats.final = part.reason === 'stop' ? { outcome: 'completed', message: null } : null;
     } else if (event.type === 'error') {
       const error = obj(event.error);
       stats.error = classifyError(str(obj(error.data).message) ?? str(error.message) ?? str(error.name) ?? 'error');

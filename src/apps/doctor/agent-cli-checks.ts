@@ -1,0 +1,123 @@
+import { basename, isAbsolute, resolve } from 'node:path';
+import { FedError } from '../../core/errors.js';
+import type { PendingFinding } from '../../ports/doctor-finding.js';
+import { runCaptured, type CapturedRun } from '../../infra/process/run-captured.js';
+import type { Federation } from '../../engine/context.js';
+import type { AgentPreset, PresetCli } from '../launch/presets/agent-preset.js';
+import { choosePreset } from '../launch/presets/catalog.js';
+import { splitCommand } from '../launch/split-command.js';
+
+/** How long the CLI may take to print its version or its help before doctor gives up on it. */
+export const AGENT_CLI_TIMEOUT_MS = 10_000;
+
+export interface AgentCliChecks {
+  findings: PendingFinding[];
+  /** Worth acting on, not a broken federation: a flag the help no longer lists, a CLI that did not answer. */
+  warnings: string[];
+  notes: string[];
+}
+
+/**
+ * The agent CLI the config names (`agentCommand`, its preset from `agent.preset` or the program's name):
+ * that it can be run at all (a finding, with how to install it, when not), its version, and whether its
+ * help still lists each flag the preset passes — a flag gone from it means the preset may no longer fit
+ * the installed release (a warning naming the flag). Skipped for the built-in agent and custom commands,
+ * whose flags fed does not choose. Each probe is an argument array in the root, with bounded time and
+ * output, in a process group of its own (stopped whole when it times out): doctor never hangs on a CLI.
+ */
+export async function checkAgentCli(fed: Federation, timeoutMs = AGENT_CLI_TIMEOUT_MS): Promise<AgentCliChecks> {
+  const checks: AgentCliChecks = { findings: [], warnings: [], notes: [] };
+  let program: string[];
+  try {
+    program = splitCommand(fed.config.agentCommand, 'agentCommand');
+  } catch (error) {
+    if (!(error instanceof FedError)) throw error;
+    checks.findings.push({
+      check: 'agent-cli',
+      path: fed.configFile.file,
+      problem: error.message,
+      fix: 'fix agentCommand in the config',
+    });
+    return checks;
+  }
+  const preset = choosePreset(program[0]!, fed.config.agent.preset);
+  if (!preset.cli) return checks;
+  const [file, ...words] = program;
+  // Like fed launch: a relative path in agentCommand is relative to the federation root.
+  const executable = file!.includes('/') && !isAbsolute(file!) ? resolve(fed.root, file!) : file!;
+  const run = (args: readonly string[]) =>
+    runCaptured([executable, ...words, ...args], {
+      cwd: fed.root,
+      env: fed.env,
+      timeoutMs,
+      ownGroup: true,
+      maxStdoutBytes: 256 * 1024,
+      stderrTailBytes: 16 * 1024,
+    });
+  const [version, help] = await Promise.all([run(preset.cli.versionArgs), run(preset.cli.helpArgs)]);
+  const unrunnable = version.error ?? help.error;
+  if (unrunnable) {
+    checks.findings.push(notRunnable(fed, preset, executable, unrunnable));
+    return checks;
+  }
+  const name = basename(executable);
+  const ask = (args: readonly string[]) => [name, ...args].join(' ');
+  const versionText = answered(version, ask(preset.cli.versionArgs), timeoutMs, checks.warnings);
+  const versionNumber = versionText?.match(/\d+(\.\d+)+[\w.+-]*/)?.[0] ?? versionText;
+  if (versionText) checks.notes.push(`agent CLI ${name} (preset ${preset.name}): ${versionText}`);
+  if (answered(help, ask(preset.cli.helpArgs), timeoutMs, checks.warnings) === undefined) return checks;
+  const helpText = `${help.stdout}\n${help.stderr}`;
+  for (const flag of unlistedFlags(preset.cli, helpText)) {
+    checks.warnings.push(
+      `${ask(preset.cli.helpArgs)} does not list ${flag}: the preset may be out of date for ${name}${versionNumber ? ` ${versionNumber}` : ''}`,
+    );
+  }
+  return checks;
+}
+
+/** The first line the probe printed, or undefined (with a warning saying why) when it did not answer. */
+function answered(probe: CapturedRun, asked: string, timeoutMs: number, warnings: string[]): string | undefined {
+  if (probe.stopped === 'timeout') {
+    warnings.push(`${asked} did not answer within ${timeoutMs / 1000} s; it was stopped`);
+    return undefined;
+  }
+  const text = `${probe.stdout}\n${probe.stderr}`;
+  if (probe.code !== 0) {
+    const said = text.trim().split('\n').at(-1)?.slice(0, 200);
+    warnings.push(`${asked} failed (${probe.signal ?? `exit ${probe.code}`})${said ? `: ${said}` : ''}`);
+    return undefined;
+  }
+  return (
+    text
+      .split('\n')
+      .map((line) => line.trim())
+      .find(Boolean)
+      ?.slice(0, 200) ?? ''
+  );
+}
+
+/** The flags the help does not list — as a word of their own, so `-m` is not found inside `--max-turns`. */
+function unlistedFlags(cli: PresetCli, help: string): string[] {
+  return cli.helpFlags.filter((flag) => {
+    const escaped = flag.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    return !new RegExp(`(^|[^\\w-])${escaped}(?![\\w-])`, 'm').test(help);
+  });
+}
+
+function notRunnable(
+  fed: Federation,
+  preset: AgentPreset,
+  executable: string,
+  error: NodeJS.ErrnoException,
+): PendingFinding {
+  const where = executable.includes('/') ? 'does not exist' : 'is not on PATH';
+  return {
+    check: 'agent-cli',
+    path: executable,
+    problem:
+      error.code === 'ENOENT'
+        ? `the agent CLI ${executable} (agentCommand, preset ${preset.name}) ${where}; fed launch cannot start it`
+        : `the agent CLI ${executable} (agentCommand, preset ${preset.name}) cannot be run: ${error.message}`,
+    fix: `install it (${preset.cli!.install}) or set agentCommand in ${basename(fed.configFile.file)} to the program's path`,
+  };
+}
