@@ -1,10 +1,14 @@
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { launchTeam, listSignals, setTeamStatus, viewLifecycle, type FederationConfig } from '../../src/index.js';
 import { getTeam } from '../../src/core/find-team.js';
-import { readLastRun } from '../../src/apps/launch/run-records.js';
+import { readCurrentRun, readLastRun, readRunHistory } from '../../src/apps/launch/run-records.js';
+import { processIsAlive } from '../../src/infra/fs/process-identity.js';
+import { FED_BIN } from '../helpers/fed-cli.js';
+import { waitFor } from '../helpers/fixture-process.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { type AgentLimits } from '../../src/core/schema/config.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
@@ -62,12 +66,20 @@ const metaSignals = async (root: string) =>
 async function launchFake(
   cli: Cli,
   scenario: string,
-  options: { root?: string; config?: FederationConfig; limits?: AgentLimits } = {},
+  options: {
+    root?: string;
+    config?: FederationConfig;
+    limits?: AgentLimits;
+    agent?: Partial<FederationConfig['agent']>;
+  } = {},
 ) {
   const federation =
     options.root && options.config ? { root: options.root, config: options.config } : await federationWithMission();
   const log = join(tempDir(), 'calls.jsonl');
-  const config = { ...federation.config, agent: { ...federation.config.agent, limits: options.limits ?? {} } };
+  const config = {
+    ...federation.config,
+    agent: { ...federation.config.agent, limits: options.limits ?? {}, ...options.agent },
+  };
   const result = await launchTeam(openFederation(federation.root), 'docs', {
     config,
     agent: fakeCli(cli),
@@ -183,6 +195,61 @@ describe('fed launch with agent CLI presets', () => {
       expect(second.result.state).toBe('complete');
     },
   );
+
+  it.each([true, false])(
+    'codex runs without the removed --full-auto, with its own sandbox unless fed sandboxes it (sandbox: %s)',
+    async (sandbox) => {
+      const { result, calls } = await launchFake('codex', 'completed', { agent: { sandbox } });
+      expect(result, readFileSync(result.logPath, 'utf8')).toMatchObject({ outcome: 'complete', state: 'complete' });
+      const args = calls[0]!.args;
+      expect(args).not.toContain('--full-auto');
+      // Inside fed's bubblewrap sandbox (when bwrap works here) Codex is told to leave its own off.
+      if (!sandbox) expect(result.lastRun.sandboxed).toBe(false);
+      if (result.lastRun.sandboxed) {
+        expect(args).toContain('--dangerously-bypass-approvals-and-sandbox');
+        expect(args).not.toContain('--sandbox');
+      } else expect(args).toEqual(expect.arrayContaining(['--sandbox', 'workspace-write']));
+    },
+  );
+
+  it('a fake codex given the removed --full-auto refuses it as current Codex does', async () => {
+    const { result, calls } = await launchFake('codex', 'completed', { agent: { args: ['--full-auto'] } });
+    // Refused by its argument parser, before it logs the call or says anything on stdout.
+    expect(calls).toEqual([]);
+    expect(result.lastRun).toMatchObject({ outcome: 'crashed', exitCode: 2, progressed: false });
+    expect(result).toMatchObject({ outcome: 'failed', state: 'failed' });
+    expect(readFileSync(result.logPath, 'utf8')).toContain("error: unexpected argument '--full-auto' found");
+  });
+
+  it('a claude run killed before its init event is resumed by the session id fed assigned it', async () => {
+    const { root, config } = await federationWithMission();
+    const location = team(root).location;
+    const log = join(tempDir(), 'calls.jsonl');
+    const { FED_ROOT: _root, FED_TEAM: _team, ...env } = process.env;
+    const launcher = spawn(process.execPath, [FED_BIN, 'launch', '--team', 'docs', '--agent', fakeCli('claude')], {
+      cwd: root,
+      env: { ...env, NO_COLOR: '1', FED_TELEMETRY_ENABLED: 'false', FAKE_BEFORE_INIT: 'hang', FAKE_CLI_LOG: log },
+      stdio: 'ignore',
+    });
+    const closed = new Promise((resolve) => launcher.on('close', resolve));
+    // The run in progress names the session from the start, before the CLI said anything.
+    await waitFor(() => existsSync(log) && readCurrentRun(location) !== undefined, 30_000, 'the agent to start');
+    const orphan = readCurrentRun(location)!;
+    expect(orphan.sessionId).toMatch(UUID);
+    expect(readFileSync(orphan.transcriptPath, 'utf8')).not.toContain('"init"');
+    launcher.kill('SIGKILL');
+    await closed;
+    await waitFor(() => !processIsAlive(orphan.pid), 30_000, 'the watchdog to stop the agent');
+
+    const next = await launchFake('claude', 'completed', { root, config });
+    expect(next.calls[0]!.resume).toBe(orphan.sessionId);
+    expect(next.calls[0]!.args).not.toContain('--session-id');
+    expect(readRunHistory(location).map((run) => [run.outcome, run.sessionId])).toEqual([
+      ['interrupted', orphan.sessionId],
+      ['completed', orphan.sessionId],
+    ]);
+    expect(next.result.lastRun).toMatchObject({ resumedSessionId: orphan.sessionId, outcome: 'completed' });
+  });
 
   it('a custom CLI gets the prompt and its file through {prompt} and {promptFile}', async () => {
     const { root, config } = await federationWithMission();

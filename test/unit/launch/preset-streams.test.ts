@@ -1,0 +1,203 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { AGENT_PRESET_CATALOG } from '../../../src/apps/launch/presets/catalog.js';
+import { emptyStats, type PresetInvocation, type StreamStats } from '../../../src/apps/launch/presets/agent-preset.js';
+import { RunStream } from '../../../src/apps/launch/run-stream.js';
+import type { AgentPresetName } from '../../../src/core/schema/config.js';
+import { tempDir } from '../../helpers/temp-dir.js';
+
+/** What a preset reads from these events, one after the other. */
+function read(preset: AgentPresetName, ...events: object[]): StreamStats {
+  const stats = emptyStats();
+  for (const event of events) AGENT_PRESET_CATALOG[preset].onEvent!(event as Record<string, unknown>, stats);
+  return stats;
+}
+
+const invocation = (over: Partial<PresetInvocation> = {}): PresetInvocation => ({
+  program: ['cli'],
+  prompt: 'do it',
+  promptFile: '/w/prompt.md',
+  resumeSessionId: null,
+  newSessionName: 'fed-docs-1',
+  model: 'm',
+  limits: { maxTurns: 3, maxCostUsd: 1 },
+  args: [],
+  sandboxed: false,
+  ...over,
+});
+
+describe('agent CLI presets read their event streams', () => {
+  it('claude: the model from init, cache tokens from the result, a budget result is the budget', () => {
+    const stats = read(
+      'claude',
+      { type: 'system', subtype: 'init', session_id: 's1', model: 'claude-opus-4-1' },
+      {
+        type: 'result',
+        subtype: 'error_max_budget_usd',
+        is_error: true,
+        session_id: 's1',
+        num_turns: 7,
+        total_cost_usd: 1.5,
+        usage: { input_tokens: 10, output_tokens: 2, cache_read_input_tokens: 300, cache_creation_input_tokens: 40 },
+      },
+    );
+    expect(stats).toMatchObject({
+      sessionId: 's1',
+      model: 'claude-opus-4-1',
+      cacheReadTokens: 300,
+      cacheWriteTokens: 40,
+      final: { outcome: 'budget', message: 'reached the cost limit ($1.5)' },
+    });
+  });
+
+  it.each([
+    ['authentication_failed', 'auth'],
+    ['billing_error', 'budget'],
+    ['rate_limit', 'rate-limited'],
+    ['invalid_request', 'crashed'],
+    ['server_error', 'crashed'],
+    ['unknown', 'crashed'],
+  ])('claude: an assistant message with error %s is %s, with its text', (category, outcome) => {
+    const assistant = {
+      type: 'assistant',
+      error: category,
+      message: { content: [{ type: 'text', text: 'API Error: something' }] },
+    };
+    const result = { type: 'result', subtype: 'success', is_error: true, result: 'API Error: something' };
+    const stats = read('claude', assistant, result);
+    const verdict = { outcome, message: `${category}: API Error: something` };
+    expect(stats.error).toEqual(verdict);
+    // The result after it says no more than the error did.
+    expect(stats.final).toEqual(verdict);
+  });
+
+  it('claude: a new session gets a fresh uuid as its id, a resumed one --resume and never --session-id', () => {
+    const fresh = AGENT_PRESET_CATALOG.claude.command(invocation());
+    expect(fresh.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(fresh.argv).toEqual(expect.arrayContaining(['--session-id', fresh.sessionId]));
+    const resumed = AGENT_PRESET_CATALOG.claude.command(invocation({ resumeSessionId: fresh.sessionId }));
+    expect(resumed).toMatchObject({ sessionId: null });
+    expect(resumed.argv).toEqual(expect.arrayContaining(['--resume', fresh.sessionId]));
+    expect(resumed.argv).not.toContain('--session-id');
+  });
+
+  it('codex: its own sandbox, or none inside fed’s, on a new run and a resume alike; cached input tokens', () => {
+    for (const resumeSessionId of [null, 't1']) {
+      expect(AGENT_PRESET_CATALOG.codex.command(invocation({ resumeSessionId })).argv).toEqual(
+        expect.arrayContaining(['--sandbox', 'workspace-write']),
+      );
+      const inside = AGENT_PRESET_CATALOG.codex.command(invocation({ resumeSessionId, sandboxed: true })).argv;
+      expect(inside).toContain('--dangerously-bypass-approvals-and-sandbox');
+      expect(inside).not.toContain('--sandbox');
+    }
+    const usage = { input_tokens: 100, cached_input_tokens: 60, output_tokens: 5 };
+    expect(read('codex', { type: 'turn.completed', usage }, { type: 'turn.completed', usage })).toMatchObject({
+      inputTokens: 200,
+      cacheReadTokens: 120,
+      outputTokens: 10,
+    });
+  });
+
+  it('gemini: --skip-trust, the model from init, cached tokens from the result', () => {
+    expect(AGENT_PRESET_CATALOG.gemini.command(invocation()).argv).toContain('--skip-trust');
+    const stats = read(
+      'gemini',
+      { type: 'init', session_id: 'g1', model: 'gemini-2.5-flash' },
+      { type: 'result', status: 'success', stats: { input_tokens: 50, output_tokens: 5, cached: 30 } },
+    );
+    expect(stats).toMatchObject({ sessionId: 'g1', model: 'gemini-2.5-flash', cacheReadTokens: 30 });
+  });
+
+  it('copilot: the result names the session; exit code 0 completes, another is the last session error', () => {
+    expect(AGENT_PRESET_CATALOG.copilot.command(invocation()).argv).toEqual(
+      expect.arrayContaining(['--output-format', 'json', '--allow-all', '--no-ask-user']),
+    );
+    expect(read('copilot', { type: 'result', sessionId: 'c1', exitCode: 0, usage: {} })).toMatchObject({
+      sessionId: 'c1',
+      final: { outcome: 'completed' },
+    });
+    const limited = read(
+      'copilot',
+      { type: 'session.error', data: { errorType: 'rate_limit', message: 'slow down' } },
+      { type: 'result', sessionId: 'c1', exitCode: 1 },
+    );
+    expect(limited.final).toEqual({ outcome: 'rate-limited', message: 'rate_limit: slow down' });
+    expect(read('copilot', { type: 'result', sessionId: 'c1', exitCode: 3 }).final).toEqual({
+      outcome: 'crashed',
+      message: 'copilot ended with exit code 3',
+    });
+  });
+
+  it('opencode: tokens, cache and cost summed over the steps; completed only when the last one stops', () => {
+    const step = (reason: string) => ({
+      type: 'step_finish',
+      sessionID: 'o1',
+      part: { reason, cost: 0.25, tokens: { input: 10, output: 3, reasoning: 2, cache: { read: 7, write: 1 } } },
+    });
+    const stopped = read('opencode', step('tool-calls'), step('stop'));
+    expect(stopped).toMatchObject({
+      turns: 2,
+      inputTokens: 20,
+      outputTokens: 10,
+      cacheReadTokens: 14,
+      cacheWriteTokens: 2,
+      costUsd: 0.5,
+      final: { outcome: 'completed' },
+    });
+    expect(read('opencode', step('stop'), step('tool-calls')).final).toBeNull();
+  });
+
+  it('goose: session naming off; input and output tokens, the total only when they are missing', () => {
+    expect(AGENT_PRESET_CATALOG.goose.command(invocation()).env).toMatchObject({
+      GOOSE_MODE: 'auto',
+      GOOSE_DISABLE_SESSION_NAMING: 'true',
+    });
+    expect(read('goose', { type: 'complete', total_tokens: 90, input_tokens: 70, output_tokens: 20 })).toMatchObject({
+      inputTokens: 70,
+      outputTokens: 20,
+    });
+    expect(read('goose', { type: 'complete', total_tokens: 90 })).toMatchObject({
+      inputTokens: 90,
+      outputTokens: null,
+    });
+  });
+
+  it('each flag doctor looks for in the help is one the preset passes', () => {
+    for (const preset of Object.values(AGENT_PRESET_CATALOG)) {
+      if (!preset.cli) continue;
+      const passed = new Set(
+        [false, true].flatMap((sandboxed) =>
+          [null, 'id-1'].flatMap((resumeSessionId) =>
+            preset.command(invocation({ sandboxed, resumeSessionId })).argv.filter((word) => word.startsWith('-')),
+          ),
+        ),
+      );
+      expect(
+        preset.cli.helpFlags.filter((flag) => !passed.has(flag)),
+        preset.name,
+      ).toEqual([]);
+    }
+  });
+});
+
+describe('the run stream', () => {
+  it('skips a line it cannot parse (an event spliced into another) and reads the next', () => {
+    const dir = tempDir();
+    const stream = new RunStream(AGENT_PRESET_CATALOG.claude, join(dir, 'run.jsonl'), join(dir, 'agent.log'), () => {});
+    stream.write(
+      Buffer.from(
+        '{"type":"assistant","message":{"content":[{"type":"te{"type":"system","subtype":"api_retry"}\n' +
+          '{"type":"system","subtype":"init","session_id":"s9","model":"claude-haiku-4-5"}\n' +
+          'not json at all\n' +
+          '{"type":"result","subtype":"success","is_error":false,"num_turns":2}',
+      ),
+    );
+    stream.close();
+    expect(stream.stats).toMatchObject({
+      sessionId: 's9',
+      model: 'claude-haiku-4-5',
+      turns: 2,
+      final: { outcome: 'completed', message: null },
+    });
+  });
+});
