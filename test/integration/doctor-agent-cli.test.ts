@@ -1,0 +1,84 @@
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { initFederation } from '../../src/index.js';
+import { runDoctor } from '../../src/apps/doctor/doctor.js';
+import { openFederation } from '../../src/engine/context.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/** The fake agent CLIs (named claude, codex, …) and node, which they run on. */
+const FAKE_BIN = fileURLToPath(new URL('../fixtures/agents/bin', import.meta.url));
+const NODE_BIN = dirname(process.execPath);
+
+/** A federation whose config names `agent` (agentCommand and agent.preset), doctored with `env`. */
+async function doctor(agent: { command: string; preset?: string }, env: NodeJS.ProcessEnv, timeoutMs?: number) {
+  const root = tempDir();
+  initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
+  const file = join(root, 'federate.config.json');
+  const config = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  config.agentCommand = agent.command;
+  if (agent.preset) config.agent = { preset: agent.preset };
+  writeFileSync(file, JSON.stringify(config));
+  const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false', ...env } });
+  return runDoctor(fed, { agentCliTimeoutMs: timeoutMs });
+}
+
+describe('fed doctor checks the configured agent CLI', () => {
+  it.each(['claude', 'codex', 'gemini', 'copilot', 'opencode', 'goose', 'aider'])(
+    '%s: on PATH, its version noted, every flag its preset passes listed by its help',
+    async (cli) => {
+      const report = await doctor({ command: cli }, { PATH: [FAKE_BIN, NODE_BIN].join(delimiter) });
+      expect(report).toMatchObject({ findings: [], warnings: [], healthy: true });
+      expect(report.notes).toEqual([
+        expect.stringMatching(new RegExp(`^agent CLI ${cli} \\(preset ${cli}\\): .*\\d+\\.\\d+`)),
+      ]);
+    },
+  );
+
+  it('warns, naming the flag and the version, when the help no longer lists a flag the preset passes', async () => {
+    const report = await doctor(
+      { command: 'codex' },
+      { PATH: [FAKE_BIN, NODE_BIN].join(delimiter), FAKE_HELP_OMIT: '--sandbox' },
+    );
+    expect(report.warnings).toEqual([
+      'codex exec --help does not list --sandbox: the preset may be out of date for codex 0.147.0',
+    ]);
+    // A warning, not a broken federation.
+    expect(report).toMatchObject({ findings: [], healthy: true });
+  });
+
+  it('a program that is not on PATH is a finding that says how to install it', async () => {
+    const report = await doctor({ command: 'codex-not-installed-here', preset: 'codex' }, { PATH: NODE_BIN });
+    expect(report.healthy).toBe(false);
+    expect(report.findings).toEqual([
+      expect.objectContaining({
+        check: 'agent-cli',
+        path: 'codex-not-installed-here',
+        problem: expect.stringContaining('codex-not-installed-here (agentCommand, preset codex) is not on PATH'),
+        fix: expect.stringContaining('npm install -g @openai/codex'),
+      }),
+    ]);
+  });
+
+  it('a CLI that never answers is stopped after the timeout, with a warning, and doctor goes on', async () => {
+    const bin = tempDir();
+    const gemini = join(bin, 'gemini');
+    writeFileSync(gemini, '#!/bin/sh\nsleep 60 &\nexec sleep 60\n');
+    chmodSync(gemini, 0o755);
+    const started = Date.now();
+    const report = await doctor({ command: gemini }, { PATH: ['/usr/bin', '/bin'].join(delimiter) }, 300);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(report.warnings).toEqual([
+      'gemini --version did not answer within 0.3 s; it was stopped',
+      'gemini --help did not answer within 0.3 s; it was stopped',
+    ]);
+  });
+
+  it('the built-in agent and custom commands are not probed', async () => {
+    for (const command of ['fed-agent', 'my-own-agent --task {prompt}']) {
+      const report = await doctor({ command }, { PATH: NODE_BIN });
+      expect(report).toMatchObject({ findings: [], notes: [], warnings: [], healthy: true });
+    }
+  });
+});
