@@ -5,14 +5,15 @@ import { describe, expect, it } from 'vitest';
 import { initFederation } from '../../src/index.js';
 import { runDoctor } from '../../src/apps/doctor/doctor.js';
 import { openFederation } from '../../src/engine/context.js';
+import { runFed } from '../helpers/fed-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /** The fake agent CLIs (named claude, codex, …) and node, which they run on. */
 const FAKE_BIN = fileURLToPath(new URL('../fixtures/agents/bin', import.meta.url));
 const NODE_BIN = dirname(process.execPath);
 
-/** A federation whose config names `agent` (agentCommand and agent.preset), doctored with `env`. */
-async function doctor(agent: { command: string; preset?: string }, env: NodeJS.ProcessEnv, timeoutMs?: number) {
+/** A federation whose config names `agent` (agentCommand and agent.preset). */
+function federationWithAgent(agent: { command: string; preset?: string }): string {
   const root = tempDir();
   initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
   const file = join(root, 'federate.config.json');
@@ -20,6 +21,12 @@ async function doctor(agent: { command: string; preset?: string }, env: NodeJS.P
   config.agentCommand = agent.command;
   if (agent.preset) config.agent = { preset: agent.preset };
   writeFileSync(file, JSON.stringify(config));
+  return root;
+}
+
+/** That federation, doctored with `env`. */
+async function doctor(agent: { command: string; preset?: string }, env: NodeJS.ProcessEnv, timeoutMs?: number) {
+  const root = federationWithAgent(agent);
   const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false', ...env } });
   return runDoctor(fed, { agentCliTimeoutMs: timeoutMs });
 }
@@ -46,6 +53,20 @@ describe('fed doctor checks the configured agent CLI', () => {
     ]);
     // A warning, not a broken federation.
     expect(report).toMatchObject({ findings: [], healthy: true });
+  });
+
+  it('fed doctor prints the version as a note and the flag as a warning, and exits 0', async () => {
+    const root = federationWithAgent({ command: 'codex' });
+    const result = await runFed(['--root', root, 'doctor'], {
+      env: { PATH: [FAKE_BIN, NODE_BIN].join(delimiter), FAKE_HELP_OMIT: '--skip-git-repo-check' },
+    });
+    expect(result, result.stderr).toMatchObject({
+      code: 0,
+      stdout:
+        'note: agent CLI codex (preset codex): codex-cli 0.147.0\n' +
+        'warning: codex exec --help does not list --skip-git-repo-check: the preset may be out of date for codex 0.147.0\n' +
+        `no problems found in ${root}\n`,
+    });
   });
 
   it('a program that is not on PATH is a finding that says how to install it', async () => {
