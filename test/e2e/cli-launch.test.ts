@@ -113,7 +113,7 @@ describe('fed launch (CLI)', () => {
     [['launch', '--team', 'docs', '--agent', "broken 'quote"], /--agent has an unclosed ' quote/],
     [
       ['launch', '--team', 'docs', '--preset', 'vim'],
-      /option '--preset <name>' argument 'vim' is invalid. expected one of claude, codex, gemini, copilot, opencode, goose, aider, custom/,
+      /option '--preset <name>' argument 'vim' is invalid. expected one of claude, codex, gemini, copilot, opencode, goose, aider, fed-agent, custom/,
     ],
   ])('bad input %j exits 2', async (args, message) => {
     const { root } = await federationWithMission();
