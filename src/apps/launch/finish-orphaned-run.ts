@@ -40,7 +40,6 @@ export function orphanRunRecord(
     costUsd: null,
     resumeAt: null,
     fixAttempts: 0,
-    promptPath: null,
     traceId: null,
     stateAfter,
     progressed: stateAfter !== orphan.stateBefore,
