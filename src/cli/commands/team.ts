@@ -17,6 +17,7 @@ import { viewLifecycle, type LifecycleView } from '../../engine/actors/lifecycle
 import { PLACEMENT_TYPES, type PlacementType, type RegistryEntry } from '../../core/schema/registry.js';
 import { federationContext, printJson, type CliIo } from '../io.js';
 import { registerTeamReview } from './team-review.js';
+import { registerTeamLearnings } from './team-learnings.js';
 import { renderFields, renderTable } from '../../core/table.js';
 
 function entryFields(entry: RegistryEntry): [string, string][] {
@@ -125,6 +126,7 @@ export function registerTeam(program: Command, io: CliIo): void {
     });
 
   registerTeamReview(team, io);
+  registerTeamLearnings(team, io);
 
   team
     .command('retry')
