@@ -82,6 +82,7 @@ export class RunningAgent {
         : undefined;
       agent.child = await AgentProcess.start({
         command: run.command.argv,
+        shownCommand: run.recordedArgv,
         wrapper: sandbox,
         cwd: team.location,
         env: {
