@@ -297,6 +297,7 @@ async function recordLaunch(
     costUsd: stats.costUsd,
     resumeAt: null,
     fixAttempts: 0,
+    promptPath: run.promptPath,
     traceId: null,
     stateAfter: finalState,
     progressed: launch.watch.progressed,
