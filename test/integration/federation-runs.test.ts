@@ -48,8 +48,26 @@ describe('costs and budgets over real runs', () => {
     await withMission(root, 'api');
     await withMission(root, 'web');
 
-    const docs = await launchWith(root, config, 'docs', 'claude');
-    expect(docs.outcome, readFileSync(docs.logPath, 'utf8')).toBe('complete');
+    // fed run, one team at a time: docs spends the budget, and web, whose turn comes after, shows why it did not start.
+    const budget = { ...config, agent: { ...config.agent, limits: { federationUsd: 0.2 } } };
+    const run = (teams: string[]) =>
+      runFederation(openFederation(root), {
+        config: budget,
+        teams,
+        parallel: 1,
+        agent: fakeCli('claude'),
+        env: { ...process.env, FAKE_SCENARIO: 'completed' },
+        pollMs: 50,
+        graceMs: 2_000,
+      });
+    const first = await run(['docs', 'web']);
+    expect(first.teams.map((t) => [t.team, t.outcome])).toEqual([
+      ['docs', 'complete'],
+      ['web', 'error'],
+    ]);
+    expect(first.teams[1]!.reason).toMatch(
+      /^the federation's agent runs have cost \$0\.2000, reaching its budget of \$0\.2000/,
+    );
     const api = await launchWith(root, config, 'api', 'gemini');
     expect(api.outcome, readFileSync(api.logPath, 'utf8')).toBe('complete');
 
@@ -77,7 +95,6 @@ describe('costs and budgets over real runs', () => {
     expect(text).toMatch(/^\(federation\) +2 .*\$0\.2000 \(\+1 run without a reported cost\)$/m);
 
     // The spend reached the budget: the next launch is refused before anything starts, naming the spend.
-    const budget = { ...config, agent: { ...config.agent, limits: { federationUsd: 0.2 } } };
     const refused = await launchWith(root, budget, 'web', 'claude').catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(RefusedError);
     expect(refused).toMatchObject({ code: 'FEDERATION_BUDGET_SPENT' });
@@ -87,14 +104,9 @@ describe('costs and budgets over real runs', () => {
     expect(readRunHistory(entry(root, 'web').location)).toEqual([]);
     expect(readCurrentRun(entry(root, 'web').location)).toBeUndefined();
 
-    // fed run shows the refused team with that reason.
-    const summary = await runFederation(openFederation(root), {
-      config: budget,
-      teams: ['web'],
-      agent: fakeCli('claude'),
-    });
-    expect(summary.teams).toMatchObject([{ team: 'web', outcome: 'error' }]);
-    expect(summary.teams[0]!.reason).toMatch(/reaching its budget of \$0\.2000/);
+    // And a fed run is refused as a whole (exit 2), before any team starts.
+    await expect(run(['web'])).rejects.toMatchObject({ code: 'FEDERATION_BUDGET_SPENT' });
+    expect(readRunHistory(entry(root, 'web').location)).toEqual([]);
   });
 
   it('keeps the prompt once per run: the record names its file, and the agent got it whole', async () => {
