@@ -26,6 +26,7 @@ const COMMANDS: Record<CommandName, () => Promise<Register>> = {
   plan: async () => (await import('./commands/plan.js')).registerPlan,
   run: async () => (await import('./commands/run.js')).registerRun,
   launch: async () => (await import('./commands/launch.js')).registerLaunch,
+  runs: async () => (await import('./commands/runs.js')).registerRuns,
   monitor: async () => (await import('./commands/monitor.js')).registerMonitor,
   chat: async () => (await import('./commands/chat.js')).registerChat,
   config: async () => (await import('./commands/config.js')).registerConfig,

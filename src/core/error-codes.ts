@@ -90,6 +90,7 @@ export type FedErrorCode =
   | 'NO_RUN'
   | 'NOT_FAILED'
   | 'RUN_UNSETTLED'
+  | 'FEDERATION_BUDGET_SPENT'
   // A sandboxed agent's fed commands, run by its launcher's broker.
   | 'AGENT_COMMAND_REFUSED'
   | 'BROKER_REFUSED'

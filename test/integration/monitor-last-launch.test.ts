@@ -42,6 +42,7 @@ describe('fed monitor and the last launch', () => {
       stateBefore: 'scanning',
       sandboxed: false,
       transcriptPath: last.transcriptPath,
+      promptPath: last.promptPath,
       startedAt: new Date().toISOString(),
     });
     expect((await docsHealth(root, config)).reasons.some((r) => r.startsWith('last launch did not complete'))).toBe(

@@ -1,5 +1,5 @@
 import type { MonitorReport, TeamReport } from '../monitor/monitor-report.js';
-import { formatDuration } from '../monitor/render-monitor.js';
+import { formatDuration, healthReasons } from '../monitor/render-monitor.js';
 
 /** At most this many team lines; chat messages are read on phones. */
 const MAX_TEAM_LINES = 20;
@@ -9,7 +9,7 @@ function teamLine(team: TeamReport): string {
   const state = life
     ? `${life.state}${life.inStateMs != null ? ` for ${formatDuration(life.inStateMs)}` : ''}`
     : 'no lifecycle';
-  return `- ${team.team} (${team.archetype}, ${team.status}): ${state} — ${team.healthy ? 'ok' : team.reasons.join('; ')}`;
+  return `- ${team.team} (${team.archetype}, ${team.status}): ${state} — ${team.healthy ? 'ok' : healthReasons(team)}`;
 }
 
 /**

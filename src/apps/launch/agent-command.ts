@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { RefusedError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../infra/fs/atomic-write.js';
 import { workspacePaths } from '../../core/layout.js';
@@ -19,6 +19,16 @@ export interface AgentCommand {
   command: PresetCommand;
   resumedSessionId: string | null;
   transcriptPath: string;
+  /** The prompt this run is given: the launch prompt, or a resumed session's continuation prompt. */
+  prompt: string;
+  /** Where the run keeps its prompt, once (`<workspace>/.fed/logs/runs/<runId>.prompt.md`, beside its transcript). */
+  promptPath: string;
+  /**
+   * The command as the run records it: `command.argv` with the prompt, in the argument that carries it,
+   * replaced by `<prompt: .fed/logs/runs/<runId>.prompt.md>` — a prompt is kilobytes, and the record names
+   * its file instead of repeating it in every run and in `lastRun`.
+   */
+  recordedArgv: string[];
 }
 
 export interface AgentCommandOptions {
@@ -60,7 +70,7 @@ export function agentCommand(
   context: LaunchContext,
   options: AgentCommandOptions,
   lastRun: LaunchRun | null,
-  promptPath: string,
+  promptFile: string,
   prompt: string,
   sandboxed = false,
 ): AgentCommand {
@@ -72,7 +82,7 @@ export function agentCommand(
   const preset = choosePreset(program[0]!, options.preset ?? (options.agent ? undefined : options.config.agent.preset));
   const resumedSessionId = preset.resumable && lastRun?.preset === preset.name ? lastRun.sessionId : null;
   let runPrompt = prompt;
-  let runPromptPath = promptPath;
+  let runPromptPath = promptFile;
   if (resumedSessionId && lastRun) {
     runPrompt = continuationPrompt(context, lastRun);
     runPromptPath = workspacePaths(context.workspace).continuationPrompt;
@@ -105,9 +115,11 @@ export function agentCommand(
       `the prompt contains a NUL byte, which cannot be passed to ${preset.name} as an argument; remove it from the mission (the directive signal) or the playbook skill, or use {promptFile} or a preset that reads a file (goose, aider)`,
     );
   }
-  const transcriptPath = join(
-    workspacePaths(context.workspace).runTranscripts,
-    `${runId}.${preset.stream === 'json' ? 'jsonl' : 'log'}`,
-  );
-  return { runId, preset, command, resumedSessionId, transcriptPath };
+  const runs = workspacePaths(context.workspace).runTranscripts;
+  const transcriptPath = join(runs, `${runId}.${preset.stream === 'json' ? 'jsonl' : 'log'}`);
+  const promptPath = join(runs, `${runId}.prompt.md`);
+  const placeholder = `<prompt: ${relative(context.workspace, promptPath)}>`;
+  // A function replacement: a string one would expand `$&`, `$$`… found in the placeholder's path.
+  const recordedArgv = command.argv.map((word) => (runPrompt ? word.replaceAll(runPrompt, () => placeholder) : word));
+  return { runId, preset, command, resumedSessionId, transcriptPath, prompt: runPrompt, promptPath, recordedArgv };
 }

@@ -18,6 +18,8 @@ import { agentLogHeader } from '../../core/schema/agent-log.js';
  */
 export interface AgentProcessOptions {
   command: readonly string[];
+  /** The command as the agent log's header shows it (the run record's, its prompt replaced by the prompt's file); default `command`. */
+  shownCommand?: readonly string[];
   /** The sandbox (bwrap and its arguments), put before the command after the agent's program was found. */
   wrapper?: readonly string[];
   cwd: string;
@@ -92,7 +94,7 @@ export class AgentProcess {
     try {
       const header = [
         `\n${agentLogHeader(new Date())}`,
-        `command: ${JSON.stringify(options.command)}`,
+        `command: ${JSON.stringify(options.shownCommand ?? options.command)}`,
         `cwd: ${options.cwd}`,
         ...(options.header ?? []),
         '',

@@ -40,7 +40,7 @@ export function orphanRunRecord(
     costUsd: null,
     resumeAt: null,
     fixAttempts: 0,
-    promptPath: null,
+    promptPath: orphan.promptPath,
     traceId: null,
     stateAfter,
     progressed: stateAfter !== orphan.stateBefore,

@@ -31,6 +31,7 @@ import { LaunchPhases } from './launch-phases.js';
 import { LaunchWatch } from './launch-watch.js';
 import { playbookSkillFile } from '../../infra/config/referenced-files.js';
 import { launchContext } from './launch-context.js';
+import { refuseOverBudget } from './federation-budget.js';
 import { stopOrphanedRun } from './orphan-agent.js';
 import { readLastRun, recordRun, runFields, writeCurrentRun } from './run-records.js';
 import { RunningAgent } from './running-agent.js';
@@ -86,6 +87,7 @@ async function runLaunch(
   const started = Date.now();
   const team = await fed.team(teamName);
   refuseUnlaunchable(team);
+  await refuseOverBudget(fed, options.config);
   const archetype = archetypeOf(team);
   const leases = await acquireLeases(team);
   const warnings: string[] = [];
@@ -303,7 +305,7 @@ async function recordLaunch(
     costUsd: stats.costUsd,
     resumeAt: null,
     fixAttempts: 0,
-    promptPath: null,
+    promptPath: run.promptPath,
     traceId: null,
     stateAfter: finalState,
     progressed: launch.watch.progressed,

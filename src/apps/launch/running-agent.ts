@@ -10,6 +10,7 @@ import { DEFAULT_AGENT_COMMAND, type FederationConfig } from '../../core/schema/
 import { AgentBroker } from './agent-broker.js';
 import { AgentProcess } from './agent-process.js';
 import { writeCommandShims } from './command-shims.js';
+import { writeFileAtomic } from '../../infra/fs/atomic-write.js';
 import type { LaunchOptions } from './launch-options.js';
 import type { PreparedRun } from './launch-state.js';
 import type { AgentPreset, StreamStats } from './presets/agent-preset.js';
@@ -63,6 +64,8 @@ export class RunningAgent {
     const paths = workspacePaths(team.location);
     // The folders fed writes into while the agent runs: an earlier agent may have left a link there.
     for (const folder of [paths.logs, paths.runTranscripts, paths.launchBin]) fed.folderForWrite(folder, team);
+    // The run's prompt, kept once beside its transcript: the run record names this file instead of repeating it.
+    writeFileAtomic(prepared.run.promptPath, prepared.run.prompt);
     const agent = new RunningAgent(fed, team, prepared, options.config.agent.limits);
     const { run, files, sandbox } = prepared;
     const root = fed.root;
@@ -79,6 +82,7 @@ export class RunningAgent {
         : undefined;
       agent.child = await AgentProcess.start({
         command: run.command.argv,
+        shownCommand: run.recordedArgv,
         wrapper: sandbox,
         cwd: team.location,
         env: {
@@ -121,7 +125,7 @@ export class RunningAgent {
     return {
       runId: run.runId,
       preset: run.preset.name,
-      command: run.command.argv,
+      command: run.recordedArgv,
       pid: this.process.pid,
       processStart: this.process.processStart,
       launcherPid: process.pid,
@@ -130,6 +134,7 @@ export class RunningAgent {
       stateBefore,
       sandboxed: sandbox !== undefined,
       transcriptPath: run.transcriptPath,
+      promptPath: run.promptPath,
       startedAt: this.startedAt.toISOString(),
     };
   }

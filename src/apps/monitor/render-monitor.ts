@@ -1,3 +1,4 @@
+import { displayLineWithPointer } from '../../core/display-line.js';
 import { renderTable } from '../../core/table.js';
 import type { MonitorReport, TeamReport, TelemetryReport } from './monitor-report.js';
 
@@ -28,8 +29,16 @@ function row(team: TeamReport, now: number): string[] {
     `${team.inbox.total}/${team.inbox.unacknowledged}`,
     `${team.outbox.total}/${team.outbox.unacknowledged}`,
     team.deliverable ? (team.deliverable.exists ? `${team.deliverable.sizeBytes} B` : 'none') : '-',
-    team.healthy ? 'ok' : team.reasons.join('; '),
+    team.healthy ? 'ok' : healthReasons(team),
   ];
+}
+
+/** How much of an unhealthy team's reasons a line shows: a long failure reason would break the table (or a chat message). */
+export const REASON_CHARS = 80;
+
+/** Why a team is unhealthy, on one line of at most REASON_CHARS characters, saying where the whole text is when it is cut. */
+export function healthReasons(team: TeamReport): string {
+  return displayLineWithPointer(team.reasons.join('; '), REASON_CHARS, `fed team show ${team.team}`);
 }
 
 function telemetryLine(telemetry: TelemetryReport, now: number): string {

@@ -7,6 +7,7 @@ import { reportedTeams, writeFederationReport } from '../plan/federation-report.
 import type { LaunchResult } from '../../engine/hooks/federation-hooks.js';
 import { launchTeam } from '../launch/launch-team.js';
 import { finishOrphanedRun } from '../launch/finish-orphaned-run.js';
+import { refuseOverBudget } from '../launch/federation-budget.js';
 import type { LaunchOptions } from '../launch/launch-options.js';
 import { readLastRun } from '../launch/run-records.js';
 import { pausesTeam, STOPPED_FOR_PAUSE } from '../launch/run-outcome.js';
@@ -161,6 +162,8 @@ export async function runFederation(fed: Federation, options: RunFederationOptio
   }
   const runs: TeamRun[] = [];
   const chosen = candidates.filter((c) => !c.skip);
+  // A spent budget refuses the run before any team starts; a team whose turn comes after it is spent shows why.
+  if (chosen.length) await refuseOverBudget(fed, options.config);
   for (const candidate of chosen) {
     const view = await viewLifecycle(fed, candidate.team, 1);
     runs.push({

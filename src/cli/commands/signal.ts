@@ -18,6 +18,10 @@ import { federationContext, printJson, type CliIo, type CommandContext } from '.
 import { Interrupt } from '../interrupt.js';
 import { duration, positiveInteger } from '../option-parsers.js';
 import { renderTable } from '../../core/table.js';
+import { displayLine } from '../../core/display-line.js';
+
+/** How much of a subject a list line shows (control characters blanked, the rest cut with `…`). */
+const SUBJECT_CHARS = 72;
 
 interface SendOptions {
   to: string;
@@ -141,7 +145,7 @@ export function registerSignal(program: Command, io: CliIo): void {
             listing.box === 'outbox' ? '-' : (message.acknowledged_at ?? 'no'),
             message.id,
             answeredBy ?? '-',
-            displayText(message.subject),
+            displayLine(message.subject, SUBJECT_CHARS),
           ]),
         ),
       );
@@ -350,17 +354,7 @@ function ackLine(ack: AckResult): string {
 }
 
 function watchLine({ message, path }: SignalEntry): string {
-  return `${message.timestamp}  ${message.type}  from ${message.from}  ${displayText(message.subject)}  (${message.id})  ${path}\n`;
-}
-
-/**
- * Subjects are arbitrary text: control characters (newlines, terminal escapes) and bidirectional
- * overrides would break or spoof the table, so they are blanked; long subjects are shortened.
- */
-function displayText(text: string, max = 72): string {
-  const clean = text.replace(/[\p{Cc}\u202A-\u202E\u2066-\u2069]+/gu, ' ').trim();
-  const chars = [...clean];
-  return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : clean;
+  return `${message.timestamp}  ${message.type}  from ${message.from}  ${displayLine(message.subject, SUBJECT_CHARS)}  (${message.id})  ${path}\n`;
 }
 
 function renderSignalReport(report: SignalReport): string {
@@ -370,7 +364,7 @@ function renderSignalReport(report: SignalReport): string {
     ['type', message.type],
     ['from', message.from],
     ['to', message.to],
-    ['subject', displayText(message.subject, 200)],
+    ['subject', displayLine(message.subject, 200)],
     ['sent', message.timestamp],
     ['state', delivery.state + (delivery.undeliverable ? ` (${delivery.undeliverable})` : '')],
     ['due', delivery.dueAt ?? '-'],

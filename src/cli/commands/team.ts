@@ -1,6 +1,8 @@
 import { Command, Option } from 'commander';
 import { readLastRun } from '../../apps/launch/run-records.js';
 import { describeRun } from '../describe-run.js';
+import { teamRunTotals } from '../../apps/runs/federation-runs.js';
+import { describeTotals } from '../../apps/runs/render-runs.js';
 import type { TeamStatusEvent } from '../../../machines/team-status.machine.js';
 import { InvalidInputError } from '../../core/errors.js';
 import { getTeam, statusOf } from '../../core/find-team.js';
@@ -15,6 +17,7 @@ import { viewLifecycle, type LifecycleView } from '../../engine/actors/lifecycle
 import { PLACEMENT_TYPES, type PlacementType, type RegistryEntry } from '../../core/schema/registry.js';
 import { federationContext, printJson, type CliIo } from '../io.js';
 import { registerTeamReview } from './team-review.js';
+import { registerTeamLearnings } from './team-learnings.js';
 import { renderFields, renderTable } from '../../core/table.js';
 
 function entryFields(entry: RegistryEntry): [string, string][] {
@@ -103,7 +106,8 @@ export function registerTeam(program: Command, io: CliIo): void {
       const entry = getTeam(await ctx.fed.backend.registry.read(), wanted);
       const lifecycle = lifecycleFor(entry.archetypeId) ? await viewLifecycle(ctx.fed, entry) : null;
       const lastRun = readLastRun(entry.location);
-      if (options.json) return printJson(io, { ...entry, lifecycle, lastRun });
+      const runTotals = teamRunTotals(entry);
+      if (options.json) return printJson(io, { ...entry, lifecycle, lastRun, runTotals });
       io.stdout(
         renderFields([
           ...entryFields(entry),
@@ -111,6 +115,7 @@ export function registerTeam(program: Command, io: CliIo): void {
             ? lifecycleFields(lifecycle)
             : [['lifecycle', `none (archetype ${entry.archetypeId} has no lifecycle machine)`] as [string, string]]),
           ['last run', lastRun ? `${describeRun(lastRun)}, ended ${lastRun.endedAt}` : 'none'],
+          ['runs', `${describeTotals(runTotals)}${runTotals.runs ? ` (each: fed runs --team ${entry.domainId})` : ''}`],
         ]),
       );
       if (lifecycle?.recent.length) {
@@ -121,6 +126,7 @@ export function registerTeam(program: Command, io: CliIo): void {
     });
 
   registerTeamReview(team, io);
+  registerTeamLearnings(team, io);
 
   team
     .command('retry')

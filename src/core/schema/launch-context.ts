@@ -5,7 +5,7 @@ import { builtOnFirstUse, isoTimestamp, nonEmptyString, teamIdSchema } from './c
 /**
  * `<workspace>/.fed/launch/context.json`: what `fed launch` tells the agent it starts, beside the human
  * and LLM readable prompt (`prompt.md`). The built-in agent reads this file (its path is in
- * `FED_LAUNCH_CONTEXT`); an LLM agent reads the prompt (`FED_LAUNCH_PROMPT`). Both say the same.
+ * `FED_LAUNCH_CONTEXT`); an LLM agent reads the prompt (the file `FED_LAUNCH_PROMPT` names). Both say the same.
  */
 export const LAUNCH_DIR = 'launch';
 export const LAUNCH_CONTEXT_FILE = 'context.json';

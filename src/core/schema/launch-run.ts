@@ -51,7 +51,10 @@ export const launchRunSchema = builtOnFirstUse(() =>
   z.strictObject({
     runId: nonEmptyString,
     preset: z.enum(AGENT_PRESETS),
-    /** The argument array that was run (sandbox wrapper excluded). */
+    /**
+     * The argument array that was run (sandbox wrapper excluded), the prompt in it replaced by
+     * `<prompt: <its file>>` (`promptPath`); runs recorded before the prompt was kept apart repeat it.
+     */
     command: z.array(z.string()),
     /** The CLI's own session id, used to resume this session on the next launch; null when it has none. */
     sessionId: z.string().nullable(),
@@ -107,6 +110,8 @@ export const currentRunSchema = builtOnFirstUse(() =>
     stateBefore: nonEmptyString,
     sandboxed: z.boolean(),
     transcriptPath: nonEmptyString,
+    /** The prompt file of the run (`command` names it); absent from runs started before it was kept. */
+    promptPath: z.string().nullable().default(null),
     startedAt: isoTimestamp,
   }),
 );

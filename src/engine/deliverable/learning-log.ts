@@ -5,6 +5,8 @@ import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
 import { openForAppend } from '../../infra/fs/open-for-append.js';
 import { learningEntrySchema, type LearningEntry } from '../../core/schema/learning-log.js';
 import { zodProblemText } from '../../core/schema/problems.js';
+import { parseJsonLines } from '../../core/schema/json-lines.js';
+import { readTextFile } from '../../infra/fs/read-json-file.js';
 
 /**
  * Append entries to a learning log (docs/design/spec.md §2.5), one JSON object per line. The log is append-only and has
@@ -29,4 +31,18 @@ export function appendLearningEntries(file: string, entries: readonly LearningEn
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * A learning log's entries, oldest first by their timestamps (`fed team learnings`), and how many of its
+ * lines are not entries: the team's agent writes the log, and a torn or malformed line it left is
+ * skipped and counted, never fatal. Empty when the team has written none.
+ */
+export function readLearningLog(file: string): { entries: LearningEntry[]; skippedLines: number } {
+  const text = readTextFile(file, 'move it aside; the team starts a new learning log') ?? '';
+  const entries = parseJsonLines(text, learningEntrySchema).sort(
+    (a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp),
+  );
+  const lines = text.split('\n').filter((line) => line.trim()).length;
+  return { entries, skippedLines: lines - entries.length };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { addressedCommand, plainText } from '../../../src/apps/chat/chat-text.js';
 import { renderStatusSummary } from '../../../src/apps/chat/status-summary.js';
+import { renderMonitorReport } from '../../../src/apps/monitor/render-monitor.js';
 import { type MonitorReport, type TeamReport } from '../../../src/apps/monitor/monitor-report.js';
 
 describe('chat text', () => {
@@ -119,5 +120,28 @@ describe('status summary', () => {
     const lines = renderStatusSummary(report).split('\n');
     expect(lines).toHaveLength(22);
     expect(lines.at(-1)).toBe('… and 5 more (fed monitor shows them all)');
+  });
+
+  it('cuts a long failure reason to one line, in the monitor table and in chat, saying where it is in full', () => {
+    const reason = `failed: ${'the required information cannot be found in the sources; '.repeat(4)}\nsee the log`;
+    const report: MonitorReport = {
+      generatedAt: '2026-01-31T12:02:05.000Z',
+      root: '/r',
+      staleAfterMinutes: 10,
+      teams: [team('docs', false, [reason]), team('api', true)],
+      meta: { inbox: { total: 0, unacknowledged: 0 }, outbox: { total: 0, unacknowledged: 0 } },
+      totals: { teams: 2, healthy: 1, unhealthy: 1, unacknowledged: 0 },
+      stuckSignals: [],
+      archivedSignals: 0,
+      telemetry: NO_TELEMETRY,
+    };
+    const cut = `${reason.slice(0, 79)}… (in full: fed team show docs)`;
+    const summary = renderStatusSummary(report).split('\n');
+    expect(summary).toHaveLength(3);
+    expect(summary[1]).toBe(`- docs (deliverable, active): failed for 2m — ${cut}`);
+    const table = renderMonitorReport(report).split('\n');
+    expect(table[1]).toMatch(/^docs .* failed: the required information/);
+    expect(table[1]!.endsWith(cut)).toBe(true);
+    expect(table[2]).toMatch(/^api .* ok$/);
   });
 });

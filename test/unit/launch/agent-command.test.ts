@@ -68,4 +68,23 @@ describe('the agent command of a run', () => {
     ).toBe('/fed/tools/agent');
     expect(agentCommand(rooted, { config, agent: 'claude' }, null, '/p.md', 'p').command.argv[0]).toBe('claude');
   });
+
+  it('records the command with the prompt replaced by the file the run keeps it in; the agent gets it whole', () => {
+    const prompt = '# Mission for team docs\n\nDocument $& the project';
+    const claude = agentCommand(context, { config, agent: 'claude' }, null, '/p.md', prompt);
+    const kept = `${context.workspace}/.fed/logs/runs/${claude.runId}.prompt.md`;
+    expect(claude).toMatchObject({ prompt, promptPath: kept });
+    expect(claude.command.argv.slice(0, 3)).toEqual(['claude', '-p', prompt]);
+    expect(claude.recordedArgv.slice(0, 3)).toEqual([
+      'claude',
+      '-p',
+      `<prompt: .fed/logs/runs/${claude.runId}.prompt.md>`,
+    ]);
+    // Inside a word ({prompt}), and not at all when the prompt goes through stdin or a file.
+    const custom = agentCommand(context, { config, agent: 'my-agent --task={prompt}' }, null, '/p.md', prompt);
+    expect(custom.recordedArgv).toEqual(['my-agent', `--task=<prompt: .fed/logs/runs/${custom.runId}.prompt.md>`]);
+    const codex = agentCommand(context, { config, agent: 'codex' }, null, '/p.md', prompt);
+    expect(codex.recordedArgv).toEqual(codex.command.argv);
+    expect(codex.command.stdin).toBe(prompt);
+  });
 });

@@ -1,0 +1,134 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { launchTeam, onboardTeam, sendSignal, type FederationConfig } from '../../src/index.js';
+import { getTeam } from '../../src/core/find-team.js';
+import { workspacePaths } from '../../src/core/layout.js';
+import { RefusedError } from '../../src/core/errors.js';
+import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { readCurrentRun, readRunHistory } from '../../src/apps/launch/run-records.js';
+import { readFederationRuns } from '../../src/apps/runs/federation-runs.js';
+import { renderRuns } from '../../src/apps/runs/render-runs.js';
+import { runFederation } from '../../src/apps/run/run-federation.js';
+import { openFederation } from '../../src/engine/context.js';
+import { federationWithMission } from '../helpers/launch-federation.js';
+
+/**
+ * Costs and tokens of real runs (fake agent CLIs of two presets: claude reports a cost, gemini only
+ * tokens), added up by `fed runs`; the federation budget refusing the next launch; and the prompt kept
+ * once per run, in a file the run record names.
+ */
+const fakeCli = (cli: string) => fileURLToPath(new URL(`../fixtures/agents/bin/${cli}`, import.meta.url));
+const entry = (root: string, team: string) => getTeam(readRegistry(root), team);
+
+async function withMission(root: string, team: string): Promise<void> {
+  await onboardTeam(openFederation(root), { domain: team });
+  await sendSignal(openFederation(root), {
+    to: team,
+    type: 'directive',
+    subject: `Document ${team}`,
+    body: 'Write it',
+  });
+}
+
+function launchWith(root: string, config: FederationConfig, team: string, cli: string) {
+  return launchTeam(openFederation(root), team, {
+    config,
+    agent: fakeCli(cli),
+    env: { ...process.env, FAKE_SCENARIO: 'completed' },
+    pollMs: 50,
+    graceMs: 2_000,
+  });
+}
+
+describe('costs and budgets over real runs', () => {
+  it('fed runs adds up runs of different presets; the budget then refuses a launch before its agent starts', async () => {
+    const { root, config } = await federationWithMission();
+    await withMission(root, 'api');
+    await withMission(root, 'web');
+
+    // fed run, one team at a time: docs spends the budget, and web, whose turn comes after, shows why it did not start.
+    const budget = { ...config, agent: { ...config.agent, limits: { federationUsd: 0.2 } } };
+    const run = (teams: string[]) =>
+      runFederation(openFederation(root), {
+        config: budget,
+        teams,
+        parallel: 1,
+        agent: fakeCli('claude'),
+        env: { ...process.env, FAKE_SCENARIO: 'completed' },
+        pollMs: 50,
+        graceMs: 2_000,
+      });
+    const first = await run(['docs', 'web']);
+    expect(first.teams.map((t) => [t.team, t.outcome])).toEqual([
+      ['docs', 'complete'],
+      ['web', 'error'],
+    ]);
+    expect(first.teams[1]!.reason).toMatch(
+      /^the federation's agent runs have cost \$0\.2000, reaching its budget of \$0\.2000/,
+    );
+    const api = await launchWith(root, config, 'api', 'gemini');
+    expect(api.outcome, readFileSync(api.logPath, 'utf8')).toBe('complete');
+
+    const report = await readFederationRuns(openFederation(root));
+    expect(report.runs.map((r) => [r.team, r.preset, r.outcome, r.costUsd])).toEqual([
+      ['docs', 'claude', 'completed', 0.2],
+      ['api', 'gemini', 'completed', null],
+    ]);
+    expect(report.runs[1]).toMatchObject({ turns: 4, inputTokens: 600, outputTokens: 60, costUsd: null });
+    expect(report.teams.map((t) => [t.team, t.runs, t.costUsd, t.runsWithoutCost])).toEqual([
+      ['docs', 1, 0.2, 0],
+      ['api', 1, null, 1],
+      ['web', 0, null, 0],
+    ]);
+    expect(report.total).toMatchObject({
+      runs: 2,
+      inputTokens: 1000,
+      outputTokens: 100,
+      costUsd: 0.2,
+      runsWithoutCost: 1,
+    });
+    const text = renderRuns(report);
+    expect(text).toMatch(/^docs +\S+ +claude +\S+ +completed /m);
+    expect(text).toMatch(/^api +\S+ +gemini +\S+ +completed +4 +600 +60 +\S+ +\S+ +\S+ +-$/m);
+    expect(text).toMatch(/^\(federation\) +2 .*\$0\.2000 \(\+1 run without a reported cost\)$/m);
+
+    // The spend reached the budget: the next launch is refused before anything starts, naming the spend.
+    const refused = await launchWith(root, budget, 'web', 'claude').catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(RefusedError);
+    expect(refused).toMatchObject({ code: 'FEDERATION_BUDGET_SPENT' });
+    expect((refused as Error).message).toMatch(
+      /have cost \$0\.2000 \(\+1 run without a reported cost\), reaching its budget of \$0\.2000 \(agent\.limits\.federationUsd\)/,
+    );
+    expect(readRunHistory(entry(root, 'web').location)).toEqual([]);
+    expect(readCurrentRun(entry(root, 'web').location)).toBeUndefined();
+
+    // And a fed run is refused as a whole (exit 2), before any team starts.
+    await expect(run(['web'])).rejects.toMatchObject({ code: 'FEDERATION_BUDGET_SPENT' });
+    expect(readRunHistory(entry(root, 'web').location)).toEqual([]);
+  });
+
+  it('keeps the prompt once per run: the record names its file, and the agent got it whole', async () => {
+    const { root, config } = await federationWithMission();
+    const result = await launchWith(root, config, 'docs', 'claude');
+    expect(result.outcome, readFileSync(result.logPath, 'utf8')).toBe('complete');
+    const run = result.lastRun;
+    const workspace = entry(root, 'docs').location;
+    expect(run.promptPath).toBe(join(workspacePaths(workspace).runTranscripts, `${run.runId}.prompt.md`));
+    // The fake claude checks it got the whole launch prompt after -p; the record names the file instead.
+    const prompt = readFileSync(run.promptPath!, 'utf8');
+    expect(prompt).toBe(readFileSync(workspacePaths(workspace).launchPrompt, 'utf8'));
+    expect(prompt).toMatch(/^# Mission for team docs/);
+    const placeholder = `<prompt: ${relative(workspace, run.promptPath!)}>`;
+    expect(placeholder).toBe(`<prompt: .fed/logs/runs/${run.runId}.prompt.md>`);
+    expect(run.command[run.command.indexOf('-p') + 1]).toBe(placeholder);
+    const journal = readFileSync(workspacePaths(workspace).runsJournal, 'utf8');
+    expect(journal).not.toContain('# Mission for team');
+    expect(journal).toContain(placeholder);
+    // The agent log's header shows the command as recorded, too.
+    expect(readFileSync(result.logPath, 'utf8')).toContain(`"-p","${placeholder}"`);
+    expect(readFileSync(result.logPath, 'utf8')).not.toContain('# Mission for team');
+    expect(existsSync(run.transcriptPath)).toBe(true);
+  });
+});
