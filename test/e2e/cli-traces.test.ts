@@ -6,6 +6,7 @@ import { runFed } from '../helpers/fed-cli.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { closedPort, otlpReceiver, type OtlpExportRequest } from '../helpers/otlp-receiver.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { typescriptProject } from '../helpers/fixture-repo.js';
 
 /** The fake Claude Code that reports the trace context it was given (test/fixtures/agents/traced-claude.mjs). */
 const TRACED_CLAUDE = fileURLToPath(new URL('../fixtures/agents/traced/claude', import.meta.url));
@@ -191,6 +192,30 @@ describe('GenAI traces (OTLP/HTTP)', () => {
     expect(span.status?.code).toBe(STATUS_ERROR);
     // A CLI that reports no session gets no conversation id: never a made-up one.
     expect(span.attrs).not.toHaveProperty('gen_ai.conversation.id');
+  });
+
+  it('the built-in agent is an INTERNAL span, its provider fed-agent', async () => {
+    const collector = await otlpReceiver();
+    const root = typescriptProject(tempDir());
+    const fed = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+      runFed(['--root', root, ...args], { cwd: root, env, timeoutMs: 60_000 });
+    expect((await fed(['init'])).code).toBe(0);
+    expect((await fed(['team', 'onboard', 'helper', '--archetype', 'consultant'])).code).toBe(0);
+    for (const [type, subject] of [
+      ['directive', 'Answer questions about tiny-ts'],
+      ['question', 'Where is the entry point?'],
+    ])
+      expect((await fed(['signal', 'send', '--to', 'helper', '--type', type!, '--subject', subject!])).code).toBe(0);
+    const result = await fed(['launch', '--team', 'helper'], {
+      FED_TELEMETRY_ENABLED: 'true',
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+    });
+    expect(result, result.stderr).toMatchObject({ code: 0 });
+    const span = spans(collector.requests).find((s) => s.name === 'invoke_agent helper')!;
+    expect(span).toMatchObject({
+      kind: INTERNAL,
+      attrs: { 'gen_ai.provider.name': 'fed-agent', 'gen_ai.agent.name': 'helper', 'fed.team.id': 'helper' },
+    });
   });
 
   it('with telemetry off nothing is sent and the agent gets no trace context', async () => {
