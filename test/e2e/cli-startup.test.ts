@@ -71,10 +71,11 @@ describe('fast start: what a command initialises', () => {
       'migrate',
     ]) {
       const modules = initialisedWith(graph, `src/cli/commands/${command}.ts`);
-      expect(
-        initialises(modules, 'node_modules/@opentelemetry/sdk-metrics/'),
-        `${command} initialises the OTel SDK up front`,
-      ).toBe(false);
+      for (const sdk of ['sdk-metrics', 'sdk-trace', 'exporter-trace-otlp-http'])
+        expect(
+          initialises(modules, `node_modules/@opentelemetry/${sdk}/`),
+          `${command} initialises the OTel SDK (${sdk}) up front`,
+        ).toBe(false);
       expect(
         initialises(modules, 'node_modules/micromark'),
         `${command} initialises the Markdown parser up front`,

@@ -1,12 +1,11 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runFed } from '../helpers/fed-cli.js';
 import { FIXTURES_DIR } from '../helpers/fixture-process.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { signalFederation } from '../helpers/signal-federation.js';
+import { closedPort, otlpReceiver, type OtlpExportRequest } from '../helpers/otlp-receiver.js';
 
 interface OtlpPoint {
   attributes?: { key: string; value: { stringValue?: string } }[];
@@ -17,6 +16,7 @@ interface OtlpMetric {
   name: string;
   sum?: { dataPoints: OtlpPoint[] };
   gauge?: { dataPoints: OtlpPoint[] };
+  histogram?: { dataPoints: OtlpPoint[] };
 }
 interface OtlpRequest {
   resourceMetrics: {
@@ -25,44 +25,17 @@ interface OtlpRequest {
   }[];
 }
 
-/** A collector stand-in on loopback (on `port`, or a free one): it accepts OTLP/HTTP JSON exports and keeps them. */
-async function otlpReceiver(
-  port = 0,
-): Promise<{ url: string; requests: { path: string; contentType: string; body: OtlpRequest }[] }> {
-  const requests: { path: string; contentType: string; body: OtlpRequest }[] = [];
-  const server: Server = createServer((req, res) => {
-    let text = '';
-    req.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    req.on('end', () => {
-      requests.push({
-        path: req.url ?? '',
-        contentType: req.headers['content-type'] ?? '',
-        body: JSON.parse(text) as OtlpRequest,
-      });
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
-}
-
-/** A port on loopback where nothing listens. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+/** The metrics exports among what a collector received (a launch sends its spans to /v1/traces too). */
+const metricExports = (requests: readonly OtlpExportRequest[]) =>
+  requests.filter((r) => r.path === '/v1/metrics').map((r) => r.body as OtlpRequest);
 
 /** Every data point exported, as `name {attr=value,…}`. */
-function points(requests: readonly { body: OtlpRequest }[]): string[] {
-  return requests.flatMap(({ body }) =>
+function points(requests: readonly OtlpExportRequest[]): string[] {
+  return metricExports(requests).flatMap((body) =>
     body.resourceMetrics.flatMap((rm) =>
       rm.scopeMetrics.flatMap((sm) =>
         sm.metrics.flatMap((metric) =>
-          (metric.sum ?? metric.gauge)!.dataPoints.map(
+          (metric.sum ?? metric.gauge ?? metric.histogram)!.dataPoints.map(
             (p) => `${metric.name} {${(p.attributes ?? []).map((a) => `${a.key}=${a.value.stringValue}`).join(',')}}`,
           ),
         ),
@@ -83,10 +56,12 @@ describe('telemetry export (OTLP/HTTP)', () => {
     expect(result, result.stderr).toMatchObject({ code: 0 });
     expect(result.stderr).not.toContain('telemetry');
 
-    expect(collector.requests.length).toBeGreaterThan(0);
-    for (const request of collector.requests)
-      expect(request).toMatchObject({ path: '/v1/metrics', contentType: 'application/json' });
-    const resource = collector.requests[0]!.body.resourceMetrics[0]!.resource.attributes;
+    expect(metricExports(collector.requests).length).toBeGreaterThan(0);
+    for (const request of collector.requests) {
+      expect(request.contentType).toBe('application/json');
+      expect(['/v1/metrics', '/v1/traces']).toContain(request.path);
+    }
+    const resource = metricExports(collector.requests)[0]!.resourceMetrics[0]!.resource.attributes;
     expect(resource).toContainEqual({ key: 'service.name', value: { stringValue: 'fed' } });
     const exported = points(collector.requests);
     expect(exported).toEqual(

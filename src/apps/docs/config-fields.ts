@@ -31,11 +31,12 @@ export const CONFIG_FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
     'How often a deliverable refused by the checks is handed back to the same session to fix, before the team fails.',
   'agent.sandbox':
     'Run the agents of teams that study the codebase read-only (deliverable, consultant) under bubblewrap with the codebase mounted read-only; without bubblewrap, or `false`, a before/after check of the codebase runs instead.',
-  telemetry: 'Metrics through OpenTelemetry, sent over OTLP/HTTP (see [operations](../operations.md#telemetry)).',
-  'telemetry.enabled': 'Export metrics; `FED_TELEMETRY_ENABLED=true|false` overrides it.',
-  'telemetry.collector': 'Where the metrics go.',
+  telemetry:
+    'Metrics and traces through OpenTelemetry, sent over OTLP/HTTP (see [operations](../operations.md#telemetry)).',
+  'telemetry.enabled': 'Export metrics and traces; `FED_TELEMETRY_ENABLED=true|false` overrides it.',
+  'telemetry.collector': 'Where the metrics and spans go.',
   'telemetry.collector.endpoint':
-    "The collector's base URL (metrics are POSTed to `<endpoint>/v1/metrics`); `OTEL_EXPORTER_OTLP_ENDPOINT` overrides it.",
+    "The collector's base URL (metrics are POSTed to `<endpoint>/v1/metrics`, spans to `<endpoint>/v1/traces`); `OTEL_EXPORTER_OTLP_ENDPOINT` overrides it.",
   chatConfig:
     'The chat channel meta posts status summaries to and takes commands from (see [operations](../operations.md#chat)).',
   'chatConfig.teamId': 'The id of the chat team the channel belongs to.',

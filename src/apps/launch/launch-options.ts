@@ -5,6 +5,7 @@ import type { JournalLine } from '../../core/schema/lifecycle-state.js';
 import type { LoadedHooks } from '../../engine/hooks/load-hooks.js';
 import type { InspectionRecord } from '../../infra/inspect/inspection-log.js';
 import type { AgentCommandOptions } from './agent-command.js';
+import type { WorkflowTrace } from './run-trace.js';
 
 /** What a caller of `launchTeam` chooses: the agent, its limits, and what it is told while the launch runs. */
 export interface LaunchOptions extends AgentCommandOptions {
@@ -27,4 +28,6 @@ export interface LaunchOptions extends AgentCommandOptions {
   pollMs?: number;
   /** How long a stopped agent gets to exit before SIGKILL (default 5 s). */
   graceMs?: number;
+  /** The `fed run` this launch is part of: its span is the parent of the launch's (run-trace.ts). */
+  workflow?: WorkflowTrace;
 }

@@ -35,6 +35,7 @@ import { refuseOverBudget } from './federation-budget.js';
 import { stopOrphanedRun } from './orphan-agent.js';
 import { readLastRun, recordRun, runFields, writeCurrentRun } from './run-records.js';
 import { RunningAgent } from './running-agent.js';
+import { startRunTrace } from './run-trace.js';
 import { bubblewrapArgs, findBubblewrap, machineMounts } from './sandbox.js';
 import { codeCacheDir } from '../../infra/code-cache-dir.js';
 import { packageRoot } from '../../infra/package-info.js';
@@ -101,8 +102,9 @@ async function runLaunch(
     const ready = refuseWithoutWork(team, archetype, await watch.catchUp());
     phases.step({ type: 'CHECKED' });
     const prepared = prepareRun(launch, ready);
+    watch.trace = await startRunTrace(team.domainId, prepared.run, options);
     watch.running = true;
-    agent = await RunningAgent.start(fed, team, prepared, options, watch.relay);
+    agent = await RunningAgent.start(fed, team, prepared, options, watch.relay, watch.trace);
     phases.step({ type: 'AGENT_STARTED' });
     writeCurrentRun(fed, team, agent.current());
     pushWarning(
@@ -122,6 +124,9 @@ async function runLaunch(
     const result = await recordLaunch(launch, prepared, agent, ended, decision);
     phases.step({ type: 'RECORDED' });
     return result;
+  } catch (error) {
+    watch.trace?.abandon(error);
+    throw error;
   } finally {
     // Whatever went wrong, no agent is left running unsupervised once the leases are given up.
     await agent?.stopAndClose();
@@ -306,7 +311,7 @@ async function recordLaunch(
     resumeAt: null,
     fixAttempts: 0,
     promptPath: run.promptPath,
-    traceId: null,
+    traceId: launch.watch.trace?.traceId ?? null,
     stateAfter: finalState,
     progressed: launch.watch.progressed,
     endedAt: new Date().toISOString(),
@@ -326,6 +331,7 @@ async function recordLaunch(
     }),
   );
   recordRun(launch.fed, team, lastRun);
+  launch.watch.trace?.end(lastRun);
   const result: LaunchResult = {
     team: team.domainId,
     state: finalState,

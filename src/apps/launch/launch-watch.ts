@@ -6,6 +6,7 @@ import type { InspectionRelay } from '../../infra/inspect/agent-inspection.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { LaunchOptions } from './launch-options.js';
+import type { RunTrace } from './run-trace.js';
 
 /** What of the launch's options the watch tells. */
 type WatchOptions = Pick<LaunchOptions, 'hooks' | 'onProgress' | 'inspectRecord'>;
@@ -22,6 +23,8 @@ export class LaunchWatch {
   running = false;
   /** Where the agent's own `fed event`s leave their inspection records, when the launch is inspected. */
   relay: InspectionRelay | undefined;
+  /** The run's span, once the agent is about to start: the lifecycle's transitions become its events. */
+  trace: RunTrace | undefined;
 
   private constructor(
     private readonly team: RegistryEntry,
@@ -57,6 +60,7 @@ export class LaunchWatch {
     this.lastSeq = lines.at(-1)?.seq ?? this.lastSeq;
     if (this.running && lines.some((l) => l.source === 'event')) this.progressed = true;
     lines.forEach((line) => options.onProgress?.(line));
+    this.trace?.transitions(lines);
     warnings.push(...(await notifyTransitions(options.hooks, team.domainId, lines)));
     return loadTeamLifecycle(team, backend.lifecycles);
   }

@@ -17,6 +17,7 @@ import type { AgentPreset, StreamStats } from './presets/agent-preset.js';
 import type { StopReason } from './run-outcome.js';
 import { writeCurrentRun } from './run-records.js';
 import { RunStream } from './run-stream.js';
+import type { RunTrace } from './run-trace.js';
 
 /**
  * The agent of a launch, once started: its process, the stream of its output, the run in progress as
@@ -52,7 +53,8 @@ export class RunningAgent {
   /**
    * Start the agent through its preset: argument array, workspace as cwd, `fed` on its PATH, FED_ROOT /
    * FED_TEAM / FED_LAUNCH_PROMPT / FED_LAUNCH_CONTEXT in its environment, in the sandbox when there is one
-   * — with its broker then, which runs its fed commands outside (FED_BROKER / FED_BROKER_TOKEN).
+   * — with its broker then, which runs its fed commands outside (FED_BROKER / FED_BROKER_TOKEN). With
+   * telemetry on, the run's span context too (TRACEPARENT, OTEL_RESOURCE_ATTRIBUTES: run-trace.ts).
    */
   static async start(
     fed: Federation,
@@ -60,6 +62,7 @@ export class RunningAgent {
     prepared: PreparedRun,
     options: LaunchOptions,
     relay: InspectionRelay | undefined,
+    trace?: RunTrace,
   ): Promise<RunningAgent> {
     const paths = workspacePaths(team.location);
     // The folders fed writes into while the agent runs: an earlier agent may have left a link there.
@@ -88,6 +91,7 @@ export class RunningAgent {
         env: {
           ...(agent.broker && !isBuiltInAgent(run.command.argv) ? withoutBackendEnv(baseEnv, options.config) : baseEnv),
           ...fedEnv,
+          ...trace?.agentEnv(baseEnv),
           FED_LAUNCH_PROMPT: files.promptPath,
           FED_LAUNCH_CONTEXT: files.contextPath,
           PATH: [writeCommandShims(paths.launchBin), baseEnv.PATH].filter(Boolean).join(delimiter),

@@ -9,6 +9,7 @@ import { launchTeam } from '../launch/launch-team.js';
 import { finishOrphanedRun } from '../launch/finish-orphaned-run.js';
 import { refuseOverBudget } from '../launch/federation-budget.js';
 import type { LaunchOptions } from '../launch/launch-options.js';
+import { WorkflowTrace } from '../launch/run-trace.js';
 import { readLastRun } from '../launch/run-records.js';
 import { pausesTeam, STOPPED_FOR_PAUSE } from '../launch/run-outcome.js';
 import { readFederationJournal } from '../../engine/federation/federation-journal.js';
@@ -185,6 +186,7 @@ export async function runFederation(fed: Federation, options: RunFederationOptio
   let running = 0;
   let maxConcurrent = 0;
   const queue = chosen.map((candidate, i) => ({ candidate, run: runs[i]! }));
+  const workflow = await WorkflowTrace.start(runs.map((r) => r.team));
   const worker = async () => {
     for (let next = queue.shift(); next; next = queue.shift()) {
       const { candidate, run } = next;
@@ -196,13 +198,14 @@ export async function runFederation(fed: Federation, options: RunFederationOptio
       running++;
       maxConcurrent = Math.max(maxConcurrent, running);
       try {
-        await runOne(fed, candidate, run, options);
+        await runOne(fed, candidate, run, { ...options, workflow });
       } finally {
         running--;
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(parallel, queue.length) }, worker));
+  workflow.end(runs.map((r) => r.outcome));
 
   const interrupted = options.signal?.aborted ?? false;
   const reported = await reportedTeams(fed);

@@ -3,6 +3,7 @@ import {
   type Attributes,
   type Counter,
   type Gauge,
+  type Histogram,
   type Meter,
   type MeterOptions,
   type MeterProvider,
@@ -15,7 +16,7 @@ import {
  * Measurements made before it is attached are kept in order and replayed into it — none is lost, and a
  * command that records nothing never loads the SDK.
  *
- * fed's instruments are counters and gauges (telemetry/fed-metrics.ts); other kinds are no-ops here.
+ * fed's instruments are counters, gauges and histograms (telemetry/fed-metrics.ts); other kinds are no-ops here.
  */
 export class DeferredMeterProvider implements MeterProvider {
   private target: MeterProvider | undefined;
@@ -43,6 +44,11 @@ export class DeferredMeterProvider implements MeterProvider {
         () => real().createGauge(metric, metricOptions),
         (g: Gauge, v, a) => g.record(v, a),
       ) as Gauge;
+    meter.createHistogram = (metric, metricOptions) =>
+      this.instrument(
+        () => real().createHistogram(metric, metricOptions),
+        (h: Histogram, v, a) => h.record(v, a),
+      ) as Histogram;
     return meter;
   }
 
@@ -55,7 +61,7 @@ export class DeferredMeterProvider implements MeterProvider {
   private instrument<I>(
     make: () => I,
     apply: (instrument: I, value: number, attributes?: Attributes) => void,
-  ): Counter & Gauge {
+  ): Counter & Gauge & Histogram {
     let made: I | undefined;
     const record = (value: number, attributes?: Attributes) => {
       if (this.target !== undefined) {
@@ -69,6 +75,6 @@ export class DeferredMeterProvider implements MeterProvider {
         this.onFirstUse();
       }
     };
-    return { add: record, record } as Counter & Gauge;
+    return { add: record, record } as Counter & Gauge & Histogram;
   }
 }

@@ -1,3 +1,4 @@
+import type { Attributes } from '@opentelemetry/api';
 import { lazyInstruments } from './meter.js';
 
 /**
@@ -34,6 +35,27 @@ const instruments = lazyInstruments((meter) => ({
     description: 'Unhealthy teams, as of the last monitoring cycle',
     unit: '{team}',
   }),
+  // The GenAI conventions' agent metrics (development status): one measurement per agent run.
+  agentDuration: meter.createHistogram('gen_ai.invoke_agent.duration', {
+    description: "Duration of an agent run, from the agent's start to its end",
+    unit: 's',
+    advice: { explicitBucketBoundaries: [1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 14400] },
+  }),
+  tokenUsage: meter.createHistogram('gen_ai.client.token.usage', {
+    description: 'Tokens an agent run used, by gen_ai.token.type (input or output)',
+    unit: '{token}',
+    // The buckets the conventions advise for token usage.
+    advice: {
+      explicitBucketBoundaries: [
+        1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864,
+      ],
+    },
+  }),
+  runCost: meter.createHistogram('fed.run.cost_usd', {
+    description: 'What an agent run cost, in US dollars, where the agent CLI reports it',
+    unit: '{USD}',
+    advice: { explicitBucketBoundaries: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 25, 50, 100] },
+  }),
 }));
 
 /** A new signal reached its recipient's inbox; `team` is the sender (a team id or `meta`). */
@@ -62,4 +84,26 @@ export function recordMonitorCycle(totals: { teams: number; unhealthy: number })
   const { teams, unhealthyTeams } = instruments();
   teams.record(totals.teams);
   unhealthyTeams.record(totals.unhealthy);
+}
+
+/** What one agent run measured; null where the agent CLI did not report it. */
+export interface AgentRunMeasures {
+  seconds: number;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  costUsd: number | null;
+}
+
+/**
+ * One agent run (a launch), under the run's bounded attributes (gen_ai.operation.name, gen_ai.provider.name,
+ * gen_ai.agent.name = the team, gen_ai.request.model, error.type): its duration, its tokens by type, its cost.
+ */
+export function recordAgentRun(attributes: Attributes, measures: AgentRunMeasures): void {
+  const { agentDuration, tokenUsage, runCost } = instruments();
+  agentDuration.record(measures.seconds, attributes);
+  if (measures.inputTokens !== null)
+    tokenUsage.record(measures.inputTokens, { ...attributes, 'gen_ai.token.type': 'input' });
+  if (measures.outputTokens !== null)
+    tokenUsage.record(measures.outputTokens, { ...attributes, 'gen_ai.token.type': 'output' });
+  if (measures.costUsd !== null) runCost.record(measures.costUsd, attributes);
 }

@@ -1,9 +1,15 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
-import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
-import { packageVersion } from '../package-info.js';
-import { METER_NAME } from './meter.js';
+import {
+  EXPORT_TIMEOUT_MS,
+  exportOutcome,
+  PROCESSOR_SLACK_MS,
+  shutDownWithin,
+  type ExportOutcome,
+} from './export-bounds.js';
+import { fedResource } from './fed-resource.js';
+
+export type { ExportOutcome } from './export-bounds.js';
 
 /**
  * The SDK side of the metrics export: a MeterProvider whose reader sends OTLP/HTTP (JSON) to a collector.
@@ -12,17 +18,6 @@ import { METER_NAME } from './meter.js';
 
 /** How often metrics are sent while a process runs; what is left is sent by shutdown. */
 const EXPORT_INTERVAL_MS = 15_000;
-/**
- * How long one export may take, retries included. Below the exporter's first retry delay (0.8–1.2 s), so
- * a refused connection fails at once instead of waiting to be refused again: a CLI command would rather
- * drop one export than stall on a dead collector.
- */
-const EXPORT_TIMEOUT_MS = 700;
-/** Slack for the reader over the exporter's own timeout, so the exporter's failure (and its error) wins. */
-const READER_SLACK_MS = 500;
-
-/** What became of one export: sent, or failed with the error the exporter gave. */
-export type ExportOutcome = { ok: true } | { ok: false; error: Error };
 
 export interface OtlpExport {
   provider: MeterProvider;
@@ -35,32 +30,14 @@ export function createOtlpExport(url: string, onExport: (outcome: ExportOutcome)
   const reader = new PeriodicExportingMetricReader({
     exporter,
     exportIntervalMillis: EXPORT_INTERVAL_MS,
-    exportTimeoutMillis: EXPORT_TIMEOUT_MS + READER_SLACK_MS,
+    exportTimeoutMillis: EXPORT_TIMEOUT_MS + PROCESSOR_SLACK_MS,
   });
-  const provider = new MeterProvider({
-    resource: defaultResource().merge(
-      resourceFromAttributes({ 'service.name': METER_NAME, 'service.version': packageVersion() }),
-    ),
-    readers: [reader],
-  });
+  const provider = new MeterProvider({ resource: fedResource(), readers: [reader] });
   return {
     provider,
-    async shutdown() {
-      try {
-        // The provider bounds its own flush; the race only guards against a flush that never settles.
-        await Promise.race([
-          provider.shutdown({ timeoutMillis: EXPORT_TIMEOUT_MS + READER_SLACK_MS }),
-          sleep(EXPORT_TIMEOUT_MS + 2 * READER_SLACK_MS, undefined, { ref: false }),
-        ]);
-      } catch {
-        // A failed final export was already reported through onExport.
-      }
-    },
+    shutdown: () => shutDownWithin(() => provider.shutdown({ timeoutMillis: EXPORT_TIMEOUT_MS + PROCESSOR_SLACK_MS })),
   };
 }
-
-/** ExportResultCode.SUCCESS of @opentelemetry/core, which fed does not depend on directly. */
-const EXPORT_SUCCESS = 0;
 
 /**
  * The exporter, telling `onExport` about each export. The SDK only passes failures to the OpenTelemetry
@@ -70,11 +47,7 @@ function reporting(exporter: PushMetricExporter, onExport: (outcome: ExportOutco
   return {
     export: (data, done) =>
       exporter.export(data, (result) => {
-        onExport(
-          result.code === EXPORT_SUCCESS
-            ? { ok: true }
-            : { ok: false, error: result.error ?? new Error('the collector did not accept the metrics') },
-        );
+        onExport(exportOutcome(result, 'metrics'));
         done(result);
       }),
     forceFlush: () => exporter.forceFlush(),

@@ -16,7 +16,11 @@ function sdkProvider() {
     const { resourceMetrics } = await reader.collect();
     return resourceMetrics.scopeMetrics.flatMap((s) =>
       s.metrics.flatMap((m) =>
-        m.dataPoints.map((p) => `${m.descriptor.name} ${JSON.stringify(p.attributes)} ${String(p.value)}`),
+        m.dataPoints.map((p) => {
+          const v = p.value as number | { count: number; sum?: number };
+          const shown = typeof v === 'number' ? String(v) : `count=${v.count} sum=${v.sum}`;
+          return `${m.descriptor.name} ${JSON.stringify(p.attributes)} ${shown}`;
+        }),
       ),
     );
   };
@@ -49,6 +53,16 @@ describe('DeferredMeterProvider', () => {
       'fed.signals.sent {"team":"meta"} 5',
       'fed.teams {} 9',
     ]);
+  });
+
+  it('replays histogram records too (the agent-run metrics)', async () => {
+    const deferred = new DeferredMeterProvider(() => undefined);
+    const duration = deferred.getMeter('fed').createHistogram('gen_ai.invoke_agent.duration');
+    duration.record(3, { 'gen_ai.agent.name': 'docs' });
+    const real = sdkProvider();
+    deferred.attach(real.provider);
+    duration.record(5, { 'gen_ai.agent.name': 'docs' });
+    expect(await real.collect()).toEqual(['gen_ai.invoke_agent.duration {"gen_ai.agent.name":"docs"} count=2 sum=8']);
   });
 
   it('a process that records nothing never asks for the SDK', () => {

@@ -1,0 +1,74 @@
+import { trace } from '@opentelemetry/api';
+import type { ExportOutcome } from './export-bounds.js';
+import type { OtlpTraceExport } from './otlp-trace-export.js';
+import { deferTracerProvider } from './tracer.js';
+
+/**
+ * Exporting fed's spans over OTLP/HTTP (JSON), beside the metrics (metrics-export.ts), for a process that
+ * wants them sent (the CLI). Library code starts spans through the API alone (telemetry/tracer.ts).
+ */
+export const OTLP_TRACES_PATH = '/v1/traces';
+
+/**
+ * Spans go to `<base>/v1/traces` of the same collector endpoint as the metrics (the OTLP/HTTP convention of
+ * OTEL_EXPORTER_OTLP_ENDPOINT). An endpoint written with a signal's path (`…/v1/metrics`, `…/v1/traces`)
+ * names the collector by what is before it.
+ */
+export function otlpTracesUrl(endpoint: string): string {
+  const url = new URL(endpoint);
+  const base = url.pathname.replace(/\/+$/, '').replace(/\/v1\/(metrics|traces)$/, '');
+  url.pathname = `${base}${OTLP_TRACES_PATH}`;
+  return url.href;
+}
+
+export interface TraceExportOptions {
+  /** Collector base URL (see otlpTracesUrl). */
+  endpoint: string;
+  /** Told about every export: sent, or failed (the spans of a failed export are dropped). */
+  onExport?: (outcome: ExportOutcome) => void;
+}
+
+export interface TraceExport {
+  /** Where spans are sent. */
+  url: string;
+  /** Send the spans ended so far and stop, in bounded time; never throws. */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Make fed's spans go to an OTLP/HTTP collector. The SDK is loaded, and the TracerProvider registered
+ * globally, only when the first span is about to start (telemetry/tracer.ts), so a command that starts
+ * none never pays for it. A provider someone else registered first is kept: fed's spans go there.
+ */
+export function startTraceExport(options: TraceExportOptions): TraceExport {
+  const url = otlpTracesUrl(options.endpoint);
+  let loading: Promise<OtlpTraceExport | undefined> | undefined;
+  deferTracerProvider(async () => {
+    loading = import('./otlp-trace-export.js').then(
+      async ({ createOtlpTraceExport }) => {
+        const otlp = createOtlpTraceExport(url, (outcome) => options.onExport?.(outcome));
+        if (trace.setGlobalTracerProvider(otlp.provider)) return otlp;
+        await otlp.shutdown();
+        return undefined;
+      },
+      (error: unknown) => {
+        options.onExport?.({ ok: false, error: error instanceof Error ? error : new Error(String(error)) });
+        return undefined;
+      },
+    );
+    await loading;
+  });
+  return {
+    url,
+    async shutdown() {
+      deferTracerProvider(undefined);
+      const otlp = await loading;
+      if (!otlp) return;
+      try {
+        await otlp.shutdown();
+      } finally {
+        trace.disable();
+      }
+    },
+  };
+}
