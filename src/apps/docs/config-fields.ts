@@ -43,6 +43,12 @@ export const CONFIG_FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'chatConfig.command':
     'The agent-host session that posts to and reads the channel: a command line where `{prompt}` stands for the prompt (without it, the prompt is the last argument). Default: `agentCommand`, unless that is the built-in `fed-agent`.',
   'chatConfig.timeoutSeconds': 'How long one agent-host session may take before it is killed; default 120.',
+  notify:
+    'A command told once about each item that starts waiting on a person — a coding team in review, a paused or failed team, a question to meta, an escalation (see [operations](../operations.md#being-told)).',
+  'notify.command':
+    'The command line (split like `agentCommand`, never run by a shell), run in the federation root with the item as JSON on its stdin and `FED_ROOT`, `FED_NOTIFY_ID`, `FED_NOTIFY_KIND`, `FED_NOTIFY_TEAM` in its environment; exit 0 means told.',
+  'notify.timeoutSeconds':
+    'How long one run may take before it is killed (with everything it started); default 30. A run that fails or times out is a warning, and the item is tried again on a later pass.',
   playbookSkill: 'The skill in `.fed/skills/` (without `.md`) whose text the launch prompt includes.',
   deliverable: "The file name of a deliverable team's document in its workspace.",
   federationReport:

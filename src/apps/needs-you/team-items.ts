@@ -1,0 +1,85 @@
+import { loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
+import { stateOf } from '../../engine/actors/state-of.js';
+import { archetypeOf, lifecycleFor } from '../../engine/archetypes/catalog.js';
+import { statusOf } from '../../core/find-team.js';
+import type { NeedsYouItem } from '../../core/schema/needs-you.js';
+import type { RegistryEntry } from '../../core/schema/registry.js';
+import { readLastRun } from '../launch/run-records.js';
+import { oneLine } from './signal-items.js';
+import type { Federation } from '../../engine/context.js';
+
+/**
+ * The items of one team (needs-you.ts): a coding team waiting for meta's review or merge, a paused team
+ * (why, and when it resumes by itself), a failed team (why). Each item's id names the team and when it
+ * entered the state, so the next occurrence is a new item.
+ */
+function teamItem(
+  kind: 'review' | 'paused' | 'failed',
+  team: string,
+  since: string,
+  summary: string,
+  action: string,
+  resumeAt: string | null = null,
+): NeedsYouItem {
+  return {
+    id: `${kind}:${team}:${since}`,
+    kind,
+    team,
+    since,
+    summary: oneLine(summary),
+    action,
+    signalId: null,
+    resumeAt,
+  };
+}
+
+/** What one team waits on a person for: nothing, its review, its pause, or its failure. */
+export async function teamNeedsYou(fed: Federation, team: RegistryEntry): Promise<NeedsYouItem[]> {
+  const id = team.domainId;
+  const status = statusOf(team);
+  if (status === 'archived') return [];
+  if (!lifecycleFor(team.archetypeId))
+    return status === 'paused' ? [pausedItem(team, team.lastActive ?? team.onboardedAt)] : [];
+  const lifecycle = await loadTeamLifecycle(team, fed.backend.lifecycles);
+  const { snapshot } = lifecycle;
+  const state = stateOf(snapshot);
+  // A state entered by an unstamped event has no entry time: the envelope's last write stands in for it.
+  const since = snapshot.context.enteredAt?.[state] ?? lifecycle.envelope.savedAt;
+  if (state === 'failed') {
+    const reason = snapshot.context.failure?.reason ?? 'no reason recorded';
+    return [
+      teamItem(
+        'failed',
+        id,
+        since,
+        `${id} failed: ${reason}`,
+        `see why: fed team show ${id}; start it again: fed team retry ${id}`,
+      ),
+    ];
+  }
+  if (state === 'paused' || status === 'paused') return [pausedItem(team, since)];
+  const settled = archetypeOf(team).completion.settled(snapshot, team);
+  if (settled?.outcome === 'waiting' && settled.forMeta)
+    return [teamItem('review', id, since, `${id} waits for you in ${state}`, settled.next)];
+  return [];
+}
+
+/** A paused team, with why and when it resumes by itself when its last launch paused it. */
+function pausedItem(team: RegistryEntry, since: string): NeedsYouItem {
+  const id = team.domainId;
+  const run = readLastRun(team.location);
+  // The last run tells why only when it is what paused the team (it ended paused, not before the pause).
+  const byRun = run && run.stateAfter === 'paused' && Date.parse(run.endedAt) >= Date.parse(since) ? run : undefined;
+  const why = byRun ? ` (${byRun.reason ?? byRun.outcome})` : '';
+  const resumeAt = byRun?.resumeAt ?? null;
+  return teamItem(
+    'paused',
+    id,
+    since,
+    `${id} is paused${why}${resumeAt ? `; resumes at ${resumeAt}` : ''}`,
+    resumeAt
+      ? `fed run resumes it after ${resumeAt}; now: fed team resume ${id} && fed launch --team ${id}`
+      : `fed team resume ${id} && fed launch --team ${id}`,
+    resumeAt,
+  );
+}
