@@ -37,7 +37,7 @@ export const CONFIG_FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'telemetry.collector.endpoint':
     "The collector's base URL (metrics are POSTed to `<endpoint>/v1/metrics`); `OTEL_EXPORTER_OTLP_ENDPOINT` overrides it.",
   chatConfig:
-    'The chat channel meta posts status summaries to and takes commands from (see [operations](../operations.md#chat)).',
+    'The chat channel meta posts status summaries and the items waiting on a person to, and takes commands from (see [operations](../operations.md#chat)).',
   'chatConfig.teamId': 'The id of the chat team the channel belongs to.',
   'chatConfig.channelId': 'The channel id, shaped like `19:…@thread.tacv2`.',
   'chatConfig.command':
@@ -56,7 +56,7 @@ export const CONFIG_FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
   deliverableSchema:
     "A JSON Schema (path relative to the federation root) a deliverable must match: a Markdown deliverable's structural summary, or a `.json` deliverable as it is.",
   importHook:
-    'A module (TypeScript or JavaScript, relative to the federation root) whose hooks `fed launch`, `fed run` and `fed actors run` call.',
+    'A module (TypeScript or JavaScript, relative to the federation root) whose hooks `fed launch`, `fed run` and `fed actors run` call (and `onNeedsYou`, once per item waiting on a person).',
   signalDeadlines:
     'How long a signal of each type may wait: a question for its answer, any other type for its acknowledgment (see [delivery](../delivery.md#delivery-states-replies-and-deadlines)). Types left out keep their default.',
   'signalDeadlines.directive': 'A duration (`30m`, `2h`, `7d`) or `"none"`; default `10m`.',
