@@ -59,12 +59,16 @@ async function event(fed: Federation, team: string, type: string, data: Record<s
   await applyLifecycleInputs(fed, entry, [{ source: 'event', event: { type, ...data } }], { durable: false });
 }
 
-/** A failed team, a paused one (its last run paused it on a rate limit), a coding team in review, a question and an escalation to meta. */
+/**
+ * A failed team, a paused one (its last run paused it on a rate limit), one paused by hand, a coding team in
+ * review, a question and an escalation to meta.
+ */
 async function everyKind(fed: Federation): Promise<{ resumeAt: string; question: string; alert: string }> {
   await onboardTeam(fed, { domain: 'broken' });
   await onboardTeam(fed, { domain: 'held' });
   await onboardTeam(fed, { domain: 'app', archetypeId: 'coding' });
-  for (const domain of ['broken', 'held', 'app'])
+  await onboardTeam(fed, { domain: 'by-hand' });
+  for (const domain of ['broken', 'held', 'app', 'by-hand'])
     await sendSignal(fed, { to: domain, type: 'directive', subject: 'work' }, { durable: false });
   await runActors(fed, { once: true });
   await event(fed, 'broken', 'FAIL', { reason: 'sources inaccessible' });
@@ -73,6 +77,8 @@ async function everyKind(fed: Federation): Promise<{ resumeAt: string; question:
   await event(fed, 'app', 'TESTS_COMPLETE', { passed: 1, failed: 0 });
   await event(fed, 'app', 'REVIEW_REQUESTED', { pullRequest: 'fed/app' });
   await setTeamStatus(fed, 'held', { type: 'PAUSE' });
+  // Paused by a person, who knows: not told.
+  await setTeamStatus(fed, 'by-hand', { type: 'PAUSE' });
   const resumeAt = new Date(Date.now() + 3_600_000).toISOString();
   const held = await fed.team('held');
   const now = new Date(Date.now() + 1000).toISOString();

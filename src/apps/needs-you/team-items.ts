@@ -37,9 +37,8 @@ function teamItem(
 export async function teamNeedsYou(fed: Federation, team: RegistryEntry): Promise<NeedsYouItem[]> {
   const id = team.domainId;
   const status = statusOf(team);
-  if (status === 'archived') return [];
-  if (!lifecycleFor(team.archetypeId))
-    return status === 'paused' ? [pausedItem(team, team.lastActive ?? team.onboardedAt)] : [];
+  // A team without a lifecycle is never launched, so nothing of it waits on anyone.
+  if (status === 'archived' || !lifecycleFor(team.archetypeId)) return [];
   const lifecycle = await loadTeamLifecycle(team, fed.backend.lifecycles);
   const { snapshot } = lifecycle;
   const state = stateOf(snapshot);
@@ -57,29 +56,35 @@ export async function teamNeedsYou(fed: Federation, team: RegistryEntry): Promis
       ),
     ];
   }
-  if (state === 'paused' || status === 'paused') return [pausedItem(team, since)];
+  if (state === 'paused' || status === 'paused') return pausedByLaunch(team, since);
   const settled = archetypeOf(team).completion.settled(snapshot, team);
   if (settled?.outcome === 'waiting' && settled.forMeta)
     return [teamItem('review', id, since, `${id} waits for you in ${state}`, settled.next)];
   return [];
 }
 
-/** A paused team, with why and when it resumes by itself when its last launch paused it. */
-function pausedItem(team: RegistryEntry, since: string): NeedsYouItem {
+/**
+ * A team its last launch paused — on a limit, a rate limit, a crash after progress — with why, and when it
+ * resumes by itself. A team paused by a person (`fed team pause`, Ctrl-C) waits on that person's own
+ * decision, which they know of: as the launch's alert to meta, it is not told.
+ */
+function pausedByLaunch(team: RegistryEntry, since: string): NeedsYouItem[] {
   const id = team.domainId;
   const run = readLastRun(team.location);
-  // The last run tells why only when it is what paused the team (it ended paused, not before the pause).
-  const byRun = run && run.stateAfter === 'paused' && Date.parse(run.endedAt) >= Date.parse(since) ? run : undefined;
-  const why = byRun ? ` (${byRun.reason ?? byRun.outcome})` : '';
-  const resumeAt = byRun?.resumeAt ?? null;
-  return teamItem(
-    'paused',
-    id,
-    since,
-    `${id} is paused${why}${resumeAt ? `; resumes at ${resumeAt}` : ''}`,
-    resumeAt
-      ? `fed run resumes it after ${resumeAt}; now: fed team resume ${id} && fed launch --team ${id}`
-      : `fed team resume ${id} && fed launch --team ${id}`,
-    resumeAt,
-  );
+  // The last run is what paused the team only when it ended paused, at or after the pause.
+  if (!run || run.stateAfter !== 'paused' || Date.parse(run.endedAt) < Date.parse(since)) return [];
+  if (run.outcome === 'interrupted') return [];
+  const { resumeAt } = run;
+  return [
+    teamItem(
+      'paused',
+      id,
+      since,
+      `${id} is paused (${run.reason ?? run.outcome})${resumeAt ? `; resumes at ${resumeAt}` : ''}`,
+      resumeAt
+        ? `fed run resumes it after ${resumeAt}; now: fed team resume ${id} && fed launch --team ${id}`
+        : `fed team resume ${id} && fed launch --team ${id}`,
+      resumeAt,
+    ),
+  ];
 }
