@@ -1,4 +1,6 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -14,6 +16,7 @@ import { needsYou } from '../../src/apps/needs-you/needs-you.js';
 import { notifyNeedsYou } from '../../src/apps/needs-you/notify-needs-you.js';
 import { appendRun } from '../../src/apps/launch/run-records.js';
 import { getTeam } from '../../src/core/find-team.js';
+import { acquireLock, releaseLock } from '../../src/infra/fs/lock.js';
 import { federationPaths } from '../../src/core/layout.js';
 import { launchRunSchema } from '../../src/core/schema/launch-run.js';
 import { needsYouItemSchema, type NeedsYouItem } from '../../src/core/schema/needs-you.js';
@@ -195,6 +198,30 @@ describe('someone is told: the needs-you items, each once', () => {
     expect(told().map((t) => t.item.kind)).toEqual(['failed']);
     await notifyNeedsYou(fed(), allItems(fed()), { command: 'test', durable: false });
     expect(told()).toHaveLength(1);
+  });
+
+  it('an item another live process is telling is left to it; one whose teller died is told by the next pass', async () => {
+    const { root, fed, told } = federation(notifyCommand);
+    await onboardTeam(fed(), { domain: 'docs' });
+    await event(fed(), 'docs', 'FAIL', { reason: 'no sources', at: '2026-01-01T10:00:00.000Z' });
+    const dir = federationPaths(root).notify;
+    mkdirSync(dir, { recursive: true });
+    const lock = join(dir, 'failed_docs_2026-01-01T10_00_00.000Z.lock');
+    const held = await acquireLock(lock);
+    const skipped = await notifyNeedsYou(fed(), allItems(fed()), { command: 'test', durable: false });
+    expect(skipped).toEqual({ told: [], warnings: [] });
+    expect(told()).toEqual([]);
+    releaseLock(held);
+    // A teller killed after its claim: its process is gone, so its lock is taken over.
+    const gone = spawnSync(process.execPath, ['-e', '']).pid!;
+    writeFileSync(
+      lock,
+      JSON.stringify({ pid: gone, host: hostname(), token: 'dead', acquiredAt: new Date().toISOString() }),
+    );
+    const retried = await notifyNeedsYou(fed(), allItems(fed()), { command: 'test', durable: false });
+    expect(retried.warnings).toEqual([]);
+    expect(told().map((t) => t.item.id)).toEqual(['failed:docs:2026-01-01T10:00:00.000Z']);
+    expect(existsSync(lock)).toBe(false);
   });
 
   it('a team that fails again after a retry is a new item, told again', async () => {
