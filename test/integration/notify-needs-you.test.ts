@@ -17,6 +17,7 @@ import { notifyNeedsYou } from '../../src/apps/needs-you/notify-needs-you.js';
 import { appendRun } from '../../src/apps/launch/run-records.js';
 import { getTeam } from '../../src/core/find-team.js';
 import { acquireLock, releaseLock } from '../../src/infra/fs/lock.js';
+import { loadHooks } from '../../src/engine/hooks/load-hooks.js';
 import { federationPaths } from '../../src/core/layout.js';
 import { launchRunSchema } from '../../src/core/schema/launch-run.js';
 import { needsYouItemSchema, type NeedsYouItem } from '../../src/core/schema/needs-you.js';
@@ -131,7 +132,7 @@ describe('someone is told: the needs-you items, each once', () => {
   it('tells the notify command about each kind once, with the item on stdin and FED_* set; a second pass tells nothing', async () => {
     const { root, fed, told } = federation(notifyCommand);
     const { resumeAt, question, alert } = await everyKind(fed());
-    const first = await notifyNeedsYou(fed(), allItems(fed()), { command: 'test', durable: false });
+    const first = await notifyNeedsYou(fed(), allItems(fed()), { durable: false });
     expect(first.warnings).toEqual([]);
     const byKind = Object.fromEntries(told().map((t) => [t.item.kind, t]));
     expect(Object.keys(byKind).sort()).toEqual(['escalation', 'failed', 'paused', 'question', 'review']);
@@ -165,7 +166,7 @@ describe('someone is told: the needs-you items, each once', () => {
     });
     expect(byKind.escalation!.item).toMatchObject({ id: `escalation:${alert}`, team: 'app', signalId: alert });
 
-    const second = await notifyNeedsYou(fed(), allItems(fed()), { command: 'test', durable: false });
+    const second = await notifyNeedsYou(fed(), allItems(fed()), { durable: false });
     expect(second).toEqual({ told: [], warnings: [] });
     expect(told()).toHaveLength(5);
   });
@@ -175,7 +176,7 @@ describe('someone is told: the needs-you items, each once', () => {
     await onboardTeam(fed(), { domain: 'docs' });
     const question = await sendSignal(fed(), { from: 'docs', to: 'meta', type: 'question', subject: 'Which API?' });
     await sendSignal(fed(), { to: 'docs', type: 'report', subject: 'The public one', replyTo: question.message.id });
-    await notifyNeedsYou(fed(), allItems(fed()), { command: 'test', durable: false });
+    await notifyNeedsYou(fed(), allItems(fed()), { durable: false });
     expect(told()).toEqual([]);
   });
 
@@ -184,7 +185,7 @@ describe('someone is told: the needs-you items, each once', () => {
     await onboardTeam(fed(), { domain: 'docs' });
     await event(fed(), 'docs', 'FAIL', { reason: 'no sources' });
     writeFileSync(failing, '');
-    const failed = await notifyNeedsYou(fed(), allItems(fed()), { command: 'test', durable: false });
+    const failed = await notifyNeedsYou(fed(), allItems(fed()), { durable: false });
     expect(failed.told).toEqual([]);
     expect(failed.warnings).toEqual([
       expect.stringMatching(
@@ -193,10 +194,10 @@ describe('someone is told: the needs-you items, each once', () => {
     ]);
     expect(told()).toEqual([]);
     rmSync(failing);
-    const retried = await notifyNeedsYou(fed(), allItems(fed()), { command: 'test', durable: false });
+    const retried = await notifyNeedsYou(fed(), allItems(fed()), { durable: false });
     expect(retried.warnings).toEqual([]);
     expect(told().map((t) => t.item.kind)).toEqual(['failed']);
-    await notifyNeedsYou(fed(), allItems(fed()), { command: 'test', durable: false });
+    await notifyNeedsYou(fed(), allItems(fed()), { durable: false });
     expect(told()).toHaveLength(1);
   });
 
@@ -208,7 +209,7 @@ describe('someone is told: the needs-you items, each once', () => {
     mkdirSync(dir, { recursive: true });
     const lock = join(dir, 'failed_docs_2026-01-01T10_00_00.000Z.lock');
     const held = await acquireLock(lock);
-    const skipped = await notifyNeedsYou(fed(), allItems(fed()), { command: 'test', durable: false });
+    const skipped = await notifyNeedsYou(fed(), allItems(fed()), { durable: false });
     expect(skipped).toEqual({ told: [], warnings: [] });
     expect(told()).toEqual([]);
     releaseLock(held);
@@ -218,7 +219,7 @@ describe('someone is told: the needs-you items, each once', () => {
       lock,
       JSON.stringify({ pid: gone, host: hostname(), token: 'dead', acquiredAt: new Date().toISOString() }),
     );
-    const retried = await notifyNeedsYou(fed(), allItems(fed()), { command: 'test', durable: false });
+    const retried = await notifyNeedsYou(fed(), allItems(fed()), { durable: false });
     expect(retried.warnings).toEqual([]);
     expect(told().map((t) => t.item.id)).toEqual(['failed:docs:2026-01-01T10:00:00.000Z']);
     expect(existsSync(lock)).toBe(false);
@@ -228,12 +229,12 @@ describe('someone is told: the needs-you items, each once', () => {
     const { fed, told } = federation(notifyCommand);
     await onboardTeam(fed(), { domain: 'docs' });
     await event(fed(), 'docs', 'FAIL', { reason: 'first', at: '2026-01-01T10:00:00.000Z' });
-    await notifyNeedsYou(fed(), allItems(fed()), { command: 'test', durable: false });
+    await notifyNeedsYou(fed(), allItems(fed()), { durable: false });
     const items = (await needsYou(fed())).items;
     expect(items.map((i) => i.id)).toEqual(['failed:docs:2026-01-01T10:00:00.000Z']);
     // The same state entered at another time is another occurrence.
     const again = { ...items[0]!, id: 'failed:docs:2026-01-02T10:00:00.000Z', since: '2026-01-02T10:00:00.000Z' };
-    await notifyNeedsYou(fed(), async () => [items[0]!, again], { command: 'test', durable: false });
+    await notifyNeedsYou(fed(), async () => [items[0]!, again], { durable: false });
     expect(told().map((t) => t.item.id)).toEqual([items[0]!.id, again.id]);
   });
 
@@ -257,8 +258,12 @@ describe('someone is told: the needs-you items, each once', () => {
     try {
       await onboardTeam(fed(), { domain: 'docs' });
       await event(fed(), 'docs', 'FAIL', { reason: 'x'.repeat(500) });
+      const hooks = await loadHooks(root, fed().config, 'test');
+      // Without the hooks the command loaded, the hook is no channel: the others tell, the hook is told later.
+      expect((await notifyNeedsYou(fed(), allItems(fed()), { durable: false })).warnings).toEqual([]);
+      expect(existsSync(hookOut)).toBe(false);
       for (let pass = 0; pass < 2; pass++) {
-        const result = await notifyNeedsYou(fed(), allItems(fed()), { command: 'test', durable: false });
+        const result = await notifyNeedsYou(fed(), allItems(fed()), { hooks, durable: false });
         expect(result.warnings).toEqual([]);
       }
     } finally {
@@ -287,7 +292,7 @@ describe('someone is told: the needs-you items, each once', () => {
         computed = true;
         return [];
       },
-      { command: 'test' },
+      {},
     );
     expect(result).toEqual({ told: [], warnings: [] });
     expect(computed).toBe(false);

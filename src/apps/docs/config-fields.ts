@@ -56,7 +56,7 @@ export const CONFIG_FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
   deliverableSchema:
     "A JSON Schema (path relative to the federation root) a deliverable must match: a Markdown deliverable's structural summary, or a `.json` deliverable as it is.",
   importHook:
-    'A module (TypeScript or JavaScript, relative to the federation root) whose hooks `fed launch`, `fed run` and `fed actors run` call (and `onNeedsYou`, once per item waiting on a person).',
+    'A module (TypeScript or JavaScript, relative to the federation root) whose hooks `fed launch`, `fed run` and `fed actors run` call (`onNeedsYou`, once per item waiting on a person: `fed launch`, `fed run` and `fed monitor`).',
   signalDeadlines:
     'How long a signal of each type may wait: a question for its answer, any other type for its acknowledgment (see [delivery](../delivery.md#delivery-states-replies-and-deadlines)). Types left out keep their default.',
   'signalDeadlines.directive': 'A duration (`30m`, `2h`, `7d`) or `"none"`; default `10m`.',

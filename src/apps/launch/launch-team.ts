@@ -80,7 +80,6 @@ export async function launchTeam(fed: Federation, teamName: string, options: Lau
   const told = await notifyNeedsYou(fed, async () => teamNeedsYou(fed, await fed.team(result.team)), {
     hooks: options.hooks,
     signal: options.signal,
-    command: 'launch',
   });
   result.warnings.push(...told.warnings);
   return result;

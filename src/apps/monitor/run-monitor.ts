@@ -52,7 +52,6 @@ export async function runMonitor(fed: Federation, options: RunMonitorOptions): P
     const told = await notifyNeedsYou(fed, async () => (await needsYou(fed, { metaInbox })).items, {
       hooks: options.hooks,
       signal: options.signal,
-      command: 'monitor',
       durable: options.durable,
     });
     for (const warning of told.warnings) options.onWarning?.(warning);

@@ -220,7 +220,6 @@ export async function runFederation(fed: Federation, options: RunFederationOptio
   // Each launch told about its own team; this pass tells the rest (a launch that could not run, meta's questions).
   const told = await notifyNeedsYou(fed, async () => (await needsYou(fed)).items, {
     hooks: options.hooks,
-    command: 'run',
   });
   return {
     teams: runs,

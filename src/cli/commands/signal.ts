@@ -18,7 +18,7 @@ import { federationContext, printJson, type CliIo, type CommandContext } from '.
 import { Interrupt } from '../interrupt.js';
 import { duration, positiveInteger } from '../option-parsers.js';
 import { renderTable } from '../../core/table.js';
-import { notifyConfigured } from '../../apps/needs-you/notify-configured.js';
+import { notifyChannels } from '../../apps/needs-you/notify-channels.js';
 
 interface SendOptions {
   to: string;
@@ -86,7 +86,7 @@ export function registerSignal(program: Command, io: CliIo): void {
       );
       for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
       // A question or escalation to meta is told at once; the notifier is loaded only when configured.
-      if (result.delivered && notifyConfigured(ctx.config.config)) {
+      if (result.delivered && notifyChannels(ctx.config.config).length > 0) {
         const { tellSentSignal } = await import('../../apps/needs-you/tell-sent-signal.js');
         for (const warning of await tellSentSignal(ctx.fed, result.message)) io.stderr(`warning: ${warning}\n`);
       }
