@@ -7,7 +7,7 @@ import { federationPaths } from '../../src/core/layout.js';
 import type { NeedsYouItem } from '../../src/core/schema/needs-you.js';
 import { openFederation } from '../../src/engine/context.js';
 import { runFed } from '../helpers/fed-cli.js';
-import { federationWithMission } from '../helpers/launch-federation.js';
+import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 
 const NOTIFY = fileURLToPath(new URL('../fixtures/notify-append.mjs', import.meta.url));
 
@@ -65,6 +65,27 @@ describe('someone is told (CLI)', () => {
     expect(told().map((item) => item.kind)).toEqual(['failed', 'question', 'escalation']);
     expect((await fed(['monitor', '--json'])).code).toBe(0);
     expect(told()).toHaveLength(3);
+  });
+
+  it('fed run tells after the team and again at the end: the failure once', async () => {
+    const { told, fed } = await notifiedFederation();
+    const run = await fed(['run', '--agent', `'${process.execPath}' -e 'process.exit(4)'`]);
+    expect(run.stdout).toMatch(/docs: failed/);
+    expect(run.stderr).not.toMatch(/warning/);
+    expect(told().map((item) => [item.kind, item.team])).toEqual([['failed', 'docs']]);
+  });
+
+  it('a launch that pauses the team (a crash after progress) tells the pause, with why', async () => {
+    const { told, fed } = await notifiedFederation();
+    const launch = await fed(['launch', '--team', 'docs', '--agent', fakeAgent('exit-midway')]);
+    expect(launch.stderr).not.toMatch(/warning/);
+    expect(told()).toEqual([
+      expect.objectContaining({
+        kind: 'paused',
+        team: 'docs',
+        summary: expect.stringMatching(/^docs is paused \(crashed/),
+      }),
+    ]);
   });
 
   it('a notify command that fails is a warning and the command still succeeds', async () => {

@@ -74,13 +74,14 @@ function pausedByLaunch(team: RegistryEntry, since: string): NeedsYouItem[] {
   // The last run is what paused the team only when it ended paused, at or after the pause.
   if (!run || run.stateAfter !== 'paused' || Date.parse(run.endedAt) < Date.parse(since)) return [];
   if (run.outcome === 'interrupted') return [];
-  const { resumeAt } = run;
+  const { resumeAt, outcome, reason } = run;
+  const why = reason === null ? outcome : reason.startsWith(outcome) ? reason : `${outcome}: ${reason}`;
   return [
     teamItem(
       'paused',
       id,
       since,
-      `${id} is paused (${run.reason ?? run.outcome})${resumeAt ? `; resumes at ${resumeAt}` : ''}`,
+      `${id} is paused (${why})${resumeAt ? `; resumes at ${resumeAt}` : ''}`,
       resumeAt
         ? `fed run resumes it after ${resumeAt}; now: fed team resume ${id} && fed launch --team ${id}`
         : `fed team resume ${id} && fed launch --team ${id}`,
