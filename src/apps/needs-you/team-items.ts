@@ -42,8 +42,7 @@ export async function teamNeedsYou(fed: Federation, team: RegistryEntry): Promis
   const lifecycle = await loadTeamLifecycle(team, fed.backend.lifecycles);
   const { snapshot } = lifecycle;
   const state = stateOf(snapshot);
-  // A state entered by an unstamped event has no entry time: the envelope's last write stands in for it.
-  const since = snapshot.context.enteredAt?.[state] ?? lifecycle.envelope.savedAt;
+  const since = snapshot.context.enteredAt?.[state] ?? (await enteredFromJournal(fed, team, state));
   if (state === 'failed') {
     const reason = snapshot.context.failure?.reason ?? 'no reason recorded';
     return [
@@ -88,4 +87,14 @@ function pausedByLaunch(team: RegistryEntry, since: string): NeedsYouItem[] {
       resumeAt,
     ),
   ];
+}
+
+/**
+ * When the team entered `state`, for a snapshot that has no entry time (written before events were
+ * stamped): the journal line that entered it, else the onboarding. Never the envelope's last write, which
+ * moves with every signal a team takes in that state and would make each a new item.
+ */
+async function enteredFromJournal(fed: Federation, team: RegistryEntry, state: string): Promise<string> {
+  const lines = await fed.backend.lifecycles.journalTail(team, 100);
+  return lines.findLast((line) => line.to === state && line.from !== state)?.at ?? team.onboardedAt;
 }
