@@ -10,6 +10,7 @@ import { COLLECTOR_STATE_FILE } from './schema/telemetry-state.js';
 import { ONBOARDING_DIR } from './schema/onboarding-intent.js';
 import { FEDERATION_JOURNAL_FILE } from './schema/federation-journal.js';
 import { BRIDGE_LOCK_FILE, BRIDGE_STATE_FILE, CHAT_DIR, CHAT_MESSAGES_DIR } from './schema/chat.js';
+import { NOTIFY_DIR } from './schema/needs-you.js';
 
 /**
  * Where things live (docs/design/spec.md §4.1). A workspace is meta's (the federation root) or a team's (its registry
@@ -45,6 +46,8 @@ export const federationPaths = memoisedPaths((root: string) => ({
   chatBridgeState: join(root, FED_DIR, CHAT_DIR, BRIDGE_STATE_FILE),
   chatBridgeLock: join(root, FED_DIR, CHAT_DIR, BRIDGE_LOCK_FILE),
   collectorState: join(root, FED_DIR, COLLECTOR_STATE_FILE),
+  /** What was told to people about the items waiting on them (src/core/schema/needs-you.ts). */
+  notify: join(root, FED_DIR, NOTIFY_DIR),
   onboarding: join(root, FED_DIR, ONBOARDING_DIR),
   /** The federation journal (`fed log`): launches, status changes and retries of every team — not a lifecycle journal. */
   federationJournal: join(root, FED_DIR, FEDERATION_JOURNAL_FILE),

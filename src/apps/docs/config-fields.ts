@@ -38,12 +38,18 @@ export const CONFIG_FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'telemetry.collector.endpoint':
     "The collector's base URL (metrics are POSTed to `<endpoint>/v1/metrics`, spans to `<endpoint>/v1/traces`); `OTEL_EXPORTER_OTLP_ENDPOINT` overrides it.",
   chatConfig:
-    'The chat channel meta posts status summaries to and takes commands from (see [operations](../operations.md#chat)).',
+    'The chat channel meta posts status summaries and the items waiting on a person to, and takes commands from (see [operations](../operations.md#chat)).',
   'chatConfig.teamId': 'The id of the chat team the channel belongs to.',
   'chatConfig.channelId': 'The channel id, shaped like `19:…@thread.tacv2`.',
   'chatConfig.command':
     'The agent-host session that posts to and reads the channel: a command line where `{prompt}` stands for the prompt (without it, the prompt is the last argument). Default: `agentCommand`, unless that is the built-in `fed-agent`.',
   'chatConfig.timeoutSeconds': 'How long one agent-host session may take before it is killed; default 120.',
+  notify:
+    'A command told once about each item that starts waiting on a person — a coding team in review, a paused or failed team, a question to meta, an escalation (see [operations](../operations.md#being-told)).',
+  'notify.command':
+    'The command line (split like `agentCommand`, never run by a shell), run in the federation root with the item as JSON on its stdin and `FED_ROOT`, `FED_NOTIFY_ID`, `FED_NOTIFY_KIND`, `FED_NOTIFY_TEAM` in its environment; exit 0 means told.',
+  'notify.timeoutSeconds':
+    'How long one run may take before it is killed (with everything it started); default 30. A run that fails or times out is a warning, and the item is tried again on a later pass.',
   playbookSkill: 'The skill in `.fed/skills/` (without `.md`) whose text the launch prompt includes.',
   deliverable: "The file name of a deliverable team's document in its workspace.",
   federationReport:
@@ -51,7 +57,7 @@ export const CONFIG_FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
   deliverableSchema:
     "A JSON Schema (path relative to the federation root) a deliverable must match: a Markdown deliverable's structural summary, or a `.json` deliverable as it is.",
   importHook:
-    'A module (TypeScript or JavaScript, relative to the federation root) whose hooks `fed launch`, `fed run` and `fed actors run` call.',
+    'A module (TypeScript or JavaScript, relative to the federation root) whose hooks `fed launch`, `fed run` and `fed actors run` call (`onNeedsYou`, once per item waiting on a person: `fed launch`, `fed run` and `fed monitor`).',
   signalDeadlines:
     'How long a signal of each type may wait: a question for its answer, any other type for its acknowledgment (see [delivery](../delivery.md#delivery-states-replies-and-deadlines)). Types left out keep their default.',
   'signalDeadlines.directive': 'A duration (`30m`, `2h`, `7d`) or `"none"`; default `10m`.',

@@ -39,7 +39,7 @@ export interface DoctorReport {
  * directory inside the root (a federation copied elsewhere is relocated), its marker names it, its
  * lifecycle state file is usable; no inbox file reuses the id of a signal fed delivered there; runtime
  * paths (meta's and the teams') that are symbolic links, below which nothing is read or removed;
- * the federation's folders (delivery facts, chat, onboardings) are folders; onboardings a kill interrupted (finished or removed); folders in the
+ * the federation's folders (delivery facts, chat, onboardings, notify) are folders; onboardings a kill interrupted (finished or removed); folders in the
  * team areas no team owns; locks and leases whose holder is gone; temp files killed writers left; and the
  * backend's own checks (its adapter's `doctor`: for JetStream the server and the streams' replicas); and
  * the configured agent CLI (agent-cli-checks.ts: on PATH, its version, the flags its preset passes). On a
@@ -77,12 +77,14 @@ export async function runDoctor(fed: Federation, options: DoctorOptions = {}): P
 
   // The delivery facts' folder when the backend keeps them in files (a JetStream bucket is no path).
   const deliveryDir = isAbsolute(backend.delivery.location) ? [backend.delivery.location] : [];
-  pending.push(...checkFolders([paths.chat, paths.onboarding, ...deliveryDir]));
+  pending.push(...checkFolders([paths.chat, paths.onboarding, paths.notify, ...deliveryDir]));
   const skipForTemp = new Set([paths.teams, paths.worktrees]);
   // Runtime paths that are links: reported, and nothing below them is looked at (or removed by --fix).
   const rootLinks = findRootLinks(root);
   pending.push(...rootLinks);
-  const lockDirs = [paths.fedDir, paths.chat, paths.onboarding].filter((dir) => !belowLink(dir, rootLinks));
+  const lockDirs = [paths.fedDir, paths.chat, paths.onboarding, paths.notify].filter(
+    (dir) => !belowLink(dir, rootLinks),
+  );
   if (registry) {
     const onboardings = belowLink(paths.onboarding, rootLinks)
       ? { findings: [], accounted: new Set<string>() }

@@ -42,6 +42,8 @@ import { packageRoot } from '../../infra/package-info.js';
 import type { Federation } from '../../engine/context.js';
 import type { LaunchOptions } from './launch-options.js';
 import type { Launch, PreparedRun } from './launch-state.js';
+import { teamNeedsYou } from '../needs-you/team-items.js';
+import { notifyNeedsYou } from '../needs-you/notify-needs-you.js';
 
 function refuseUnlaunchable(team: RegistryEntry): void {
   const status = statusOf(team);
@@ -69,12 +71,20 @@ function refuseUnlaunchable(team: RegistryEntry): void {
  */
 export async function launchTeam(fed: Federation, teamName: string, options: LaunchOptions): Promise<LaunchResult> {
   const phases = new LaunchPhases(options.onPhase);
+  let result: LaunchResult;
   try {
-    return await runLaunch(fed, teamName, options, phases);
+    result = await runLaunch(fed, teamName, options, phases);
   } catch (error) {
     phases.ended(error);
     throw error;
   }
+  // The team may now wait on a person (its review, a pause, a failure): they are told, once.
+  const told = await notifyNeedsYou(fed, async () => teamNeedsYou(fed, await fed.team(result.team)), {
+    hooks: options.hooks,
+    signal: options.signal,
+  });
+  result.warnings.push(...told.warnings);
+  return result;
 }
 
 /** The launch, step by step, each step moving its sequence (`phases`). */

@@ -10,6 +10,10 @@ import { repeatEvery } from '../../infra/repeat.js';
 import { runMonitorCycle, type MonitorOptions } from './monitor-cycle.js';
 import type { MonitorReport } from './monitor-report.js';
 import type { Federation } from '../../engine/context.js';
+import type { LoadedHooks } from '../../engine/hooks/load-hooks.js';
+import { META } from '../../core/schema/common.js';
+import { needsYou } from '../needs-you/needs-you.js';
+import { notifyNeedsYou } from '../needs-you/notify-needs-you.js';
 
 export interface RunMonitorOptions extends MonitorOptions {
   /** Repeat the cycle every this many ms until `signal` aborts (`fed monitor --watch`); once when undefined. */
@@ -23,6 +27,8 @@ export interface RunMonitorOptions extends MonitorOptions {
   onWarning?: (text: string) => void;
   /** Write signal alerts and archive moves without fsync (tests and benchmarks). */
   durable?: boolean;
+  /** The hooks the command loaded (onNeedsYou). */
+  hooks?: LoadedHooks;
 }
 
 /**
@@ -32,6 +38,8 @@ export interface RunMonitorOptions extends MonitorOptions {
 export async function runMonitor(fed: Federation, options: RunMonitorOptions): Promise<MonitorReport> {
   const { root } = fed;
   const post = options.config.chatConfig ? summaryPoster(root, options) : undefined;
+  // Kept across cycles: a second read of meta's inbox reads only what changed.
+  const metaInbox = fed.backend.signals.inbox({ id: META, entry: undefined });
   let last: MonitorReport | undefined;
   await repeatEvery(options.intervalMs, options.signal, async (cycle) => {
     const now = options.now ?? fed.now();
@@ -40,6 +48,13 @@ export async function runMonitor(fed: Federation, options: RunMonitorOptions): P
     await actOnSignals(fed, report, now, options);
     options.onReport(report, cycle);
     await post?.(report);
+    // After the alerts: an escalation sent this cycle is told in this cycle.
+    const told = await notifyNeedsYou(fed, async () => (await needsYou(fed, { metaInbox })).items, {
+      hooks: options.hooks,
+      signal: options.signal,
+      durable: options.durable,
+    });
+    for (const warning of told.warnings) options.onWarning?.(warning);
   });
   return last!;
 }

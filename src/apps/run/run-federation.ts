@@ -20,6 +20,8 @@ import { awaitsApply, loadTeamLifecycle } from '../../engine/actors/team-lifecyc
 import { stateOf } from '../../engine/actors/state-of.js';
 import { newMissionFor, startRunForNewMission } from './team-retry.js';
 import type { Federation } from '../../engine/context.js';
+import { needsYou } from '../needs-you/needs-you.js';
+import { notifyNeedsYou } from '../needs-you/notify-needs-you.js';
 
 /**
  * `fed run`: launch many teams at once — every team that has a mission and is not finished, or the ones
@@ -72,6 +74,8 @@ export interface RunSummary {
   interrupted: boolean;
   /** The federation report's path, when it was written (no deliverable team left unfinished). */
   report: string | null;
+  /** What could not be done on the side (telling people what waits on them). */
+  warnings: string[];
 }
 
 interface Candidate {
@@ -219,6 +223,10 @@ export async function runFederation(fed: Federation, options: RunFederationOptio
   }
   const report =
     !interrupted && !unfinished && reported.length > 0 ? (await writeFederationReport(fed, options.config)).path : null;
+  // Each launch told about its own team; this pass tells the rest (a launch that could not run, meta's questions).
+  const told = await notifyNeedsYou(fed, async () => (await needsYou(fed)).items, {
+    hooks: options.hooks,
+  });
   return {
     teams: runs,
     skipped: candidates.filter((c) => c.skip).map((c) => ({ team: c.team.domainId, reason: c.skip! })),
@@ -230,6 +238,7 @@ export async function runFederation(fed: Federation, options: RunFederationOptio
     notStarted: runs.filter((r) => r.phase === 'not-started').length,
     interrupted,
     report,
+    warnings: told.warnings,
   };
 }
 

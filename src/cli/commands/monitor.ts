@@ -28,7 +28,7 @@ export function registerMonitor(program: Command, io: CliIo): void {
       ) => {
         const ctx = federationContext(command, io);
         const config = ctx.config.config;
-        await loadHooks(ctx.root, config, 'monitor');
+        const hooks = await loadHooks(ctx.root, config, 'monitor');
         const color = io.isTTY && !io.env.NO_COLOR;
         const intervalMs =
           options.watch === undefined ? undefined : (options.watch === true ? 10 : options.watch) * 1000;
@@ -40,6 +40,7 @@ export function registerMonitor(program: Command, io: CliIo): void {
             intervalMs,
             signal: stop.signal,
             env: io.env,
+            hooks,
             onWarning: (text) => io.stderr(`warning: ${text}\n`),
             onReport: (report, cycle) => {
               if (options.json) return printJson(io, report);

@@ -74,6 +74,7 @@ export function registerRun(program: Command, io: CliIo): void {
         }
         for (const run of summary.teams)
           for (const warning of run.warnings) io.stderr(`warning: ${run.team}: ${warning}\n`);
+        for (const warning of summary.warnings) io.stderr(`warning: ${warning}\n`);
         if (options.json) printJson(io, summary);
         else io.stdout(renderSummary(summary));
         // 0 only when every team run completed: a failed, paused or interrupted team is not done.

@@ -22,6 +22,7 @@ import { displayLine } from '../../core/display-line.js';
 
 /** How much of a subject a list line shows (control characters blanked, the rest cut with `…`). */
 const SUBJECT_CHARS = 72;
+import { notifyChannels } from '../../apps/needs-you/notify-channels.js';
 
 interface SendOptions {
   to: string;
@@ -88,6 +89,11 @@ export function registerSignal(program: Command, io: CliIo): void {
         { caller: ctx.team },
       );
       for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
+      // A question or escalation to meta is told at once; the notifier is loaded only when configured.
+      if (result.delivered && notifyChannels(ctx.config.config).length > 0) {
+        const { tellSentSignal } = await import('../../apps/needs-you/tell-sent-signal.js');
+        for (const warning of await tellSentSignal(ctx.fed, result.message)) io.stderr(`warning: ${warning}\n`);
+      }
       if (!result.delivered)
         io.stderr(`signal ${result.message.id} was already delivered; nothing new was written to the inbox\n`);
       if (options.json) {

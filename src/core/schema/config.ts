@@ -51,6 +51,21 @@ export const chatConfigSchema = z.object({
     .optional(),
 });
 
+export const DEFAULT_NOTIFY_TIMEOUT_SECONDS = 30;
+
+/**
+ * `notify`: a command told about each item that starts waiting on a person (src/core/schema/needs-you.ts),
+ * once per item: the item as JSON on its stdin, split like `agentCommand` and never run by a shell.
+ */
+export const notifyConfigSchema = z.object({
+  command: nonEmptyString,
+  /** How long one run may take before it is killed (default 30); it is tried again on a later pass. */
+  timeoutSeconds: z
+    .number({ error: (issue) => `expected a number of seconds, got ${describeValue(issue.input)}` })
+    .positive({ error: (issue) => `expected a number of seconds > 0, got ${describeValue(issue.input)}` })
+    .optional(),
+});
+
 /** The agent CLIs `fed launch` knows how to drive headless (src/apps/launch/presets/); `custom` is any other command. */
 export const AGENT_PRESETS = [
   'claude',
@@ -165,6 +180,7 @@ export const configSchema = z.object({
     collector: { endpoint: DEFAULT_COLLECTOR_ENDPOINT },
   }),
   chatConfig: chatConfigSchema.optional(),
+  notify: notifyConfigSchema.optional(),
   playbookSkill: fileName.default(DEFAULT_PLAYBOOK_SKILL),
   deliverable: fileName.default(DEFAULT_DELIVERABLE),
   /** The federation report meta writes at the root when the deliverable teams are done (`fed run`). */

@@ -48,8 +48,11 @@ export interface Archetype<TMachine extends AnyStateMachine = AnyStateMachine> {
   modelTest: ModelTestSamples;
 }
 
-/** How a launch that ends in a state ended well: the work is done, or it waits — for meta, or for questions. */
-export type Settled = { outcome: 'complete' } | { outcome: 'waiting'; next: string };
+/**
+ * How a launch that ends in a state ended well: the work is done, or it waits — for meta, or for questions.
+ * `forMeta`: it waits on meta's decision about its work (a review, a merge), which someone is told about.
+ */
+export type Settled = { outcome: 'complete' } | { outcome: 'waiting'; next: string; forMeta?: boolean };
 
 export interface CompletionPolicy<TMachine extends AnyStateMachine = AnyStateMachine> {
   /** What a run that ends in `snapshot` means; undefined while work is left (an agent that stops here did not finish). */

@@ -1,5 +1,6 @@
 import type { FederationConfig } from '../../core/schema/config.js';
 import type { LaunchRun } from '../../core/schema/launch-run.js';
+import type { NeedsYouItem } from '../../core/schema/needs-you.js';
 import type { SignalMessage } from '../../core/schema/signal.js';
 
 /**
@@ -50,6 +51,8 @@ export interface FederationHooks {
   onTransition?(team: string, from: string, to: string, event: string): void | Promise<void>;
   onSignal?(signal: SignalMessage): void | Promise<void>;
   onLaunchComplete?(result: LaunchResult): void | Promise<void>;
+  /** Something started waiting on a person (a review, a paused or failed team, a question, an escalation): called once per item. */
+  onNeedsYou?(item: NeedsYouItem): void | Promise<void>;
 }
 
-export const HOOK_NAMES = ['onInit', 'onTransition', 'onSignal', 'onLaunchComplete'] as const;
+export const HOOK_NAMES = ['onInit', 'onTransition', 'onSignal', 'onLaunchComplete', 'onNeedsYou'] as const;

@@ -19,6 +19,8 @@ export interface RunCapturedOptions {
   /** stdout kept, at most (default 4 MiB); stderr's last bytes kept (default 2 000). */
   maxStdoutBytes?: number;
   stderrTailBytes?: number;
+  /** Written to its stdin, which is then closed (default: nothing, it reads end of file). A child that does not read it is no error. */
+  input?: string;
 }
 
 export interface CapturedRun {
@@ -39,9 +41,12 @@ export async function runCaptured(command: readonly string[], options: RunCaptur
   const child = spawn(file!, args, {
     cwd: options.cwd,
     env: options.env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
     detached: options.ownGroup ?? false,
   });
+  // EPIPE when it exits without reading: what it did is told by its exit, not by the pipe.
+  child.stdin.on('error', () => {});
+  child.stdin.end(options.input ?? '');
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => {

@@ -34,7 +34,7 @@ export const codingArchetype: Archetype<typeof codingMachine> = {
     settled: (snapshot, team) => {
       const next = metaNext(String(snapshot.value), team.domainId);
       if (snapshot.value === 'complete') return { outcome: 'complete' };
-      return next ? { outcome: 'waiting', next } : undefined;
+      return next ? { outcome: 'waiting', next, forMeta: true } : undefined;
     },
     completionReport: async (context, snapshot) => {
       const { mergeCommit } = snapshot.context;
