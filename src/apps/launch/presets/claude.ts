@@ -53,7 +53,8 @@ export const claudePreset: AgentPreset = {
     else if (subtype.includes('budget'))
       stats.final = { outcome: 'budget', message: `reached the cost limit ($${stats.costUsd ?? '?'})` };
     else if (subtype === 'success' && event.is_error !== true) stats.final = { outcome: 'completed', message: null };
-    else stats.final = classifyError(message);
+    // An error result after a rejected rate_limit_event is that limit, whatever its text says ("You've hit your limit").
+    else stats.final = stats.error?.outcome === 'rate-limited' ? stats.error : classifyError(message);
   },
 };
 
