@@ -113,14 +113,18 @@ async function pauseForRelaunch(
   const reason = `${verdict.outcome}: ${verdict.message ?? verdict.outcome}`;
   const resumeAt =
     verdict.outcome === 'rate-limited'
-      ? scheduleResume(fed, {
-          team,
-          config: launch.options.config,
-          preset: prepared.run.preset.name,
-          runId: prepared.run.runId,
-          stats: agent.stream.stats,
-          verdict,
-        })
+      ? scheduleResume(
+          fed,
+          {
+            team,
+            config: launch.options.config,
+            preset: prepared.run.preset.name,
+            runId: prepared.run.runId,
+            stats: agent.stream.stats,
+            verdict,
+          },
+          launch.warnings,
+        )
       : null;
   await setTeamStatus(fed, team.domainId, { type: 'PAUSE' });
   const finalState = stateOf((await launch.watch.catchUp()).snapshot);

@@ -40,7 +40,8 @@ export function resumeTimeFor(
 
 /**
  * The resume time of a team's rate-limited run (ISO), kept for its CLI account too when the limit's reset
- * is known — every team on that account pauses until then rather than meeting the same limit.
+ * is known — every team on that account pauses until then rather than meeting the same limit. The run is
+ * recorded whatever happens to the account's file: a file that cannot be written is one of `warnings`.
  */
 export function scheduleResume(
   fed: Federation,
@@ -52,19 +53,27 @@ export function scheduleResume(
     stats: StreamStats;
     verdict: StreamVerdict;
   },
+  warnings: string[],
 ): string {
   const now = fed.now();
   const time = resumeTimeFor(run.stats, run.verdict, readRecentRuns(run.team.location), now);
   const resumeAt = time.at.toISOString();
   if (time.from !== 'backoff') {
-    recordAccountLimit(fed, {
-      account: accountOf(run.config, run.preset),
-      resumeAt,
-      team: run.team.domainId,
-      runId: run.runId,
-      reason: run.verdict.message,
-      recordedAt: now.toISOString(),
-    });
+    const account = accountOf(run.config, run.preset);
+    try {
+      recordAccountLimit(fed, {
+        account,
+        resumeAt,
+        team: run.team.domainId,
+        runId: run.runId,
+        reason: run.verdict.message,
+        recordedAt: now.toISOString(),
+      });
+    } catch (error) {
+      warnings.push(
+        `the rate limit of account ${account} could not be kept (${(error as Error).message}); its other teams may meet it too`,
+      );
+    }
   }
   return resumeAt;
 }
