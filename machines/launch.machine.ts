@@ -9,7 +9,9 @@ import { z } from 'zod';
  * refusing   — checking what refuses a launch: the team's status, a run in progress (its lease), a
  *              lifecycle over, paused, waiting or without a mission;
  * preparing  — launch files, prompt, agent command (a built-in agent that cannot do the work, or a
- *              command that cannot be started, still refuses), sandbox or codebase baseline;
+ *              command that cannot be started, still refuses), sandbox or codebase baseline; a CLI
+ *              account under a rate limit another team met is judged at once (paused until its reset),
+ *              without starting the agent;
  * running    — the agent runs, supervised: the inbox consumed, its stream read, limits enforced;
  * stopping   — the launcher stops it (the team paused, a timeout or limit, an interruption);
  * judging    — it has exited: what the run means for the team (complete, waiting, paused, failed);
@@ -76,9 +78,11 @@ export const launchMachine = setup({
       },
     },
     preparing: {
-      description: 'Launch files, prompt, agent command, sandbox or baseline; the agent is started',
+      description:
+        "Launch files, prompt, agent command, sandbox or baseline; the agent is started — or, while its CLI account's rate limit lasts, the team is paused without it",
       on: {
         AGENT_STARTED: 'running',
+        JUDGED: { target: 'recording', actions: 'recordOutcome' },
         REFUSED: { target: 'refused', actions: 'recordRefusal' },
       },
     },

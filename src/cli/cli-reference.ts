@@ -20,7 +20,7 @@ export function renderCliReference(program: Command): string {
     `\`fed\`: ${cellText(program.description())}\n`,
     'Every `fed` command with its arguments and options, generated from the program itself; `fed <command> --help` prints the same. ' +
       'What the commands do, and why, is in the [guide](../guide.md) and the topic pages it links to. ' +
-      'Exit codes: 0 success, 2 bad input or a refused operation, 1 anything else ([operations](../operations.md#exit-codes)).\n',
+      'Exit codes: 0 success, 2 bad input or a refused operation, 1 anything else; `fed launch` and `fed run` also exit 1 when a team failed and 3 when one paused ([operations](../operations.md#exit-codes)).\n',
     '## Commands\n',
     commands
       .map((command) => `${'  '.repeat(depth(command) - 1)}- [${headings.get(command)}](#${anchors.get(command)})`)

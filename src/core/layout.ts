@@ -9,6 +9,7 @@ import { LEARNING_LOG_FILE } from './schema/learning-log.js';
 import { COLLECTOR_STATE_FILE } from './schema/telemetry-state.js';
 import { ONBOARDING_DIR } from './schema/onboarding-intent.js';
 import { FEDERATION_JOURNAL_FILE } from './schema/federation-journal.js';
+import { ACCOUNT_LIMITS_DIR } from './schema/account-limit.js';
 import { BRIDGE_LOCK_FILE, BRIDGE_STATE_FILE, CHAT_DIR, CHAT_MESSAGES_DIR } from './schema/chat.js';
 import { NOTIFY_DIR } from './schema/needs-you.js';
 
@@ -51,7 +52,13 @@ export const federationPaths = memoisedPaths((root: string) => ({
   onboarding: join(root, FED_DIR, ONBOARDING_DIR),
   /** The federation journal (`fed log`): launches, status changes and retries of every team — not a lifecycle journal. */
   federationJournal: join(root, FED_DIR, FEDERATION_JOURNAL_FILE),
+  /** The rate limits CLI accounts met, one file per account, until they reset (`src/core/schema/account-limit.ts`). */
+  accountLimits: join(root, FED_DIR, LAUNCH_DIR, ACCOUNT_LIMITS_DIR),
 }));
+
+/** The file of `account`'s rate limit: its name encoded, so any account name is one plain file name. */
+export const accountLimitPath = (root: string, account: string) =>
+  join(federationPaths(root).accountLimits, `${encodeURIComponent(account)}.json`);
 
 /** The intent record and the lock of an onboarding of `domain` (`src/core/schema/onboarding-intent.ts`). */
 export const onboardingPaths = (root: string, domain: string) => ({

@@ -78,10 +78,10 @@ describe('fed launch (CLI)', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ outcome: 'complete' });
   });
 
-  it('text mode shows transitions and the run as they happen; a crash after progress pauses (exit 0), one without fails (exit 1)', async () => {
+  it('text mode shows transitions and the run as they happen; a crash after progress pauses (exit 3), one without fails (exit 1)', async () => {
     const { root } = await federationWithMission();
     const crashed = await runFed(['--root', root, 'launch', '--team', 'docs', '--agent', fakeAgent('exit-midway')]);
-    expect(crashed.code).toBe(0);
+    expect(crashed.code).toBe(3);
     expect(crashed.stdout).toContain('preparing → scanning  (PLAN_READY)');
     expect(crashed.stdout).toMatch(/run: custom crashed \(the agent exited with code 1\)/);
     expect(crashed.stdout).toContain(
@@ -149,7 +149,8 @@ describe('fed launch interrupted at the terminal', () => {
     await waitFor(() => out.includes('preparing → scanning'), 20_000, 'the agent to start scanning');
     process.kill(-child.pid!, 'SIGINT');
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    expect(code).toBe(0);
+    // Paused, to be resumed: exit 3 (fed launch and fed run share the rule).
+    expect(code).toBe(3);
     expect(out).toContain(
       'paused (interrupted: stopped by Ctrl-C or SIGTERM); resume with: fed team resume docs && fed launch --team docs',
     );

@@ -3,6 +3,7 @@ import { launchTeam } from '../../src/index.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { launchEdges, walkOf, type PhaseStep } from '../model/launch-sequence.js';
 import { openFederation } from '../../src/engine/context.js';
+import { recordAccountLimit } from '../../src/apps/launch/account-limit.js';
 
 /**
  * Real launches walk the launch machine (machines/launch.machine.ts): each scenario's reported steps are
@@ -14,6 +15,8 @@ type Scenario = {
   mission?: boolean;
   agent: string;
   timeoutSeconds?: number;
+  /** The CLI account (custom, the fake agents' preset) is under a rate limit another team met. */
+  accountLimited?: boolean;
   walk: string[];
   outcome?: string;
 };
@@ -68,11 +71,29 @@ const scenarios: Scenario[] = [
     ],
     outcome: 'paused',
   },
+  {
+    name: "the CLI account's rate limit has not reset: the team pauses without starting the agent",
+    agent: fakeAgent('complete'),
+    accountLimited: true,
+    walk: ['refusing CHECKED', 'preparing JUDGED', 'recording RECORDED'],
+    outcome: 'paused',
+  },
 ];
 
 async function launchScenario(scenario: Scenario): Promise<{ steps: PhaseStep[]; outcome?: string }> {
   const { root, config } = await federationWithMission({ mission: scenario.mission ?? true });
   const steps: PhaseStep[] = [];
+  if (scenario.accountLimited) {
+    const now = new Date();
+    recordAccountLimit(openFederation(root), {
+      account: 'custom',
+      resumeAt: new Date(now.getTime() + 3_600_000).toISOString(),
+      team: 'other',
+      runId: 'run-1',
+      reason: 'rate limit',
+      recordedAt: now.toISOString(),
+    });
+  }
   const launched = launchTeam(openFederation(root), 'docs', {
     config,
     agent: scenario.agent,

@@ -180,7 +180,8 @@ describe('fed run', () => {
         'both teams scanning',
       );
       child.kill('SIGINT');
-      expect(await exited).toBe(1);
+      // The running teams were paused, to be resumed: exit 3.
+      expect(await exited).toBe(3);
     } finally {
       child.kill('SIGKILL');
     }

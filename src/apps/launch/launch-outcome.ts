@@ -17,6 +17,7 @@ import { META } from '../../core/schema/common.js';
 import type { AgentExit } from './agent-process.js';
 import type { Launch, PreparedRun } from './launch-state.js';
 import type { StreamVerdict } from './presets/agent-preset.js';
+import { scheduleResume } from './rate-limit-resume.js';
 import { pausesTeam, runOutcome } from './run-outcome.js';
 import type { RunningAgent } from './running-agent.js';
 
@@ -34,6 +35,8 @@ export interface LaunchDecision {
   finalState: string;
   reason: string | null;
   next: string | null;
+  /** When a rate-limited team may resume (ISO): `fed run` resumes it then. */
+  resumeAt: string | null;
 }
 
 /**
@@ -68,7 +71,7 @@ export async function decideOutcome(
     statSync(context.deliverablePath, { throwIfNoEntry: false })?.size === 0
   )
     unlinkQuietly(context.deliverablePath);
-  const decided = { verdict, finalState: stateOf(lifecycle.snapshot), reason: null, next: null };
+  const decided = { verdict, finalState: stateOf(lifecycle.snapshot), reason: null, next: null, resumeAt: null };
 
   if (settled?.outcome === 'complete' && changes.length === 0) {
     // With the id a command finishing this run after a crash would send it with: meta gets it once.
@@ -96,15 +99,33 @@ export async function decideOutcome(
   return { ...decided, ...(await failTeam(launch, lifecycle, verdict, changes)) };
 }
 
-/** Worth relaunching (the session is resumed): the team is paused with the reason, and meta is told. */
+/**
+ * Worth relaunching (the session is resumed): the team is paused with the reason, and meta is told. A
+ * rate-limited team gets the time it may resume (`fed run` resumes it then), kept for its CLI account too.
+ */
 async function pauseForRelaunch(
   launch: Launch,
   prepared: PreparedRun,
   agent: RunningAgent,
   verdict: StreamVerdict,
-): Promise<Pick<LaunchDecision, 'outcome' | 'reason' | 'finalState'>> {
+): Promise<Pick<LaunchDecision, 'outcome' | 'reason' | 'finalState' | 'resumeAt'>> {
   const { fed, team } = launch;
   const reason = `${verdict.outcome}: ${verdict.message ?? verdict.outcome}`;
+  const resumeAt =
+    verdict.outcome === 'rate-limited'
+      ? scheduleResume(
+          fed,
+          {
+            team,
+            config: launch.options.config,
+            preset: prepared.run.preset.name,
+            runId: prepared.run.runId,
+            stats: agent.stream.stats,
+            verdict,
+          },
+          launch.warnings,
+        )
+      : null;
   await setTeamStatus(fed, team.domainId, { type: 'PAUSE' });
   const finalState = stateOf((await launch.watch.catchUp()).snapshot);
   if (agent.stop?.kind !== 'interrupted') {
@@ -113,10 +134,10 @@ async function pauseForRelaunch(
       to: META,
       type: 'alert',
       subject: `team ${team.domainId} paused: ${verdict.outcome}`,
-      body: `${reason}\nRelaunch (resumes the agent's session): fed team resume ${team.domainId} && fed launch --team ${team.domainId}\nAgent log: ${workspacePaths(team.location).agentLog}\nTranscript: ${prepared.run.transcriptPath}`,
+      body: `${reason}\n${resumeAt ? `Resumes at ${resumeAt}: fed run waits for it, or resumes it once it has passed\n` : ''}Relaunch (resumes the agent's session): fed team resume ${team.domainId} && fed launch --team ${team.domainId}\nAgent log: ${workspacePaths(team.location).agentLog}\nTranscript: ${prepared.run.transcriptPath}`,
     });
   }
-  return { outcome: 'paused', reason, finalState };
+  return { outcome: 'paused', reason, finalState, resumeAt };
 }
 
 /** The team failed: the lifecycle fails with the reason (unless it is failed or over already), and meta is alerted. */

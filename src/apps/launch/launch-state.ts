@@ -1,3 +1,4 @@
+import type { AccountLimit } from '../../core/schema/account-limit.js';
 import type { CodebaseBaseline, LaunchContext } from '../../core/schema/launch-context.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { Federation } from '../../engine/context.js';
@@ -34,4 +35,6 @@ export interface PreparedRun {
   sandbox: string[] | undefined;
   /** The codebase as it was before the run, when the read-only rule is checked before and after instead. */
   baseline: CodebaseBaseline | undefined;
+  /** The rate limit the run's CLI account is under, when another run met one that has not reset yet. */
+  accountLimit?: AccountLimit;
 }

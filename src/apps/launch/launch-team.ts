@@ -23,6 +23,8 @@ import type { FederationBackend } from '../../ports/federation-backend.js';
 import { DEFAULT_AGENT_COMMAND } from '../../core/schema/config.js';
 import type { LaunchRun } from '../../core/schema/launch-run.js';
 import { agentCommand } from './agent-command.js';
+import { accountOf, activeAccountLimit } from './account-limit.js';
+import { pauseForAccountLimit } from './account-pause.js';
 import { captureCodebase } from '../../engine/deliverable/codebase-guard.js';
 import { writeBaseline } from '../../engine/deliverable/codebase-baseline.js';
 import { writeLaunchFiles } from './launch-files.js';
@@ -112,6 +114,7 @@ async function runLaunch(
     const ready = refuseWithoutWork(team, archetype, await watch.catchUp());
     phases.step({ type: 'CHECKED' });
     const prepared = prepareRun(launch, ready);
+    if (prepared.accountLimit) return await pauseForAccountLimit(launch, prepared, prepared.accountLimit);
     watch.trace = await startRunTrace(team.domainId, prepared.run, options);
     watch.running = true;
     agent = await RunningAgent.start(fed, team, prepared, options, watch.relay, watch.trace);
@@ -236,6 +239,14 @@ function prepareRun(launch: Launch, ready: LaunchReady): PreparedRun {
       `the built-in agent ${DEFAULT_AGENT_COMMAND} cannot do the work of a ${archetype.id} team ("${team.domainId}"); launch it with an LLM agent: fed launch --team ${team.domainId} --agent "<command>" (or set agentCommand)`,
     );
   }
+  // The account's limit, before the sandbox or baseline: the agent is not started while it lasts.
+  const accountLimit = activeAccountLimit(
+    launch.fed,
+    accountOf(options.config, run.preset.name),
+    launch.fed.now(),
+    warnings,
+  );
+  if (accountLimit) return { context, files, run, stateBefore, sandbox, baseline: undefined, accountLimit };
   // Without the sandbox, the read-only rule is checked before and after: the codebase as seen from the
   // federation root (`.fed/` left out, so the team's own workspace is never a modification) and, for a
   // worktree team, its own checkout.
@@ -318,7 +329,7 @@ async function recordLaunch(
     cacheReadTokens: stats.cacheReadTokens,
     cacheWriteTokens: stats.cacheWriteTokens,
     costUsd: stats.costUsd,
-    resumeAt: null,
+    resumeAt: decision.resumeAt,
     fixAttempts: 0,
     promptPath: run.promptPath,
     traceId: launch.watch.trace?.traceId ?? null,

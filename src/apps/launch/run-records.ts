@@ -41,7 +41,12 @@ export function appendRun(fed: Federation, team: RegistryEntry, run: LaunchRun):
 
 /** The last finished run of a team, or null when it never ran (torn or foreign lines are skipped). */
 export function readLastRun(workspace: string): LaunchRun | null {
-  return parseRuns(runsJournalTail(workspacePaths(workspace).runsJournal, 256 * 1024)).at(-1) ?? null;
+  return readRecentRuns(workspace).at(-1) ?? null;
+}
+
+/** The team's latest finished runs, oldest first: those in the journal's last 256 KiB. */
+export function readRecentRuns(workspace: string): LaunchRun[] {
+  return parseRuns(runsJournalTail(workspacePaths(workspace).runsJournal, 256 * 1024));
 }
 
 /** Every finished run of a team, oldest first. */

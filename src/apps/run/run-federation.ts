@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { viewLifecycle } from '../../engine/actors/lifecycle-view.js';
 import { setTeamStatus } from '../../engine/actors/team-status-command.js';
 import { lifecycleFor } from '../../engine/archetypes/catalog.js';
@@ -27,14 +28,21 @@ import { notifyNeedsYou } from '../needs-you/notify-needs-you.js';
  * `fed run`: launch many teams at once — every team that has a mission and is not finished, or the ones
  * named — at most `parallel` at a time, each supervised by `launchTeam` exactly as `fed launch` does.
  * An interruption (Ctrl-C) stops starting teams and pauses the running ones (launchTeam does that); a
- * team paused that way, or by any transient outcome, is resumed by the next run. When no deliverable team
- * is left unfinished, meta writes the federation report.
+ * team paused that way, or by any transient outcome, is resumed by the next run. A team paused by a rate
+ * limit is resumed when it resets: the run waits for that (the team stays paused meanwhile, so Ctrl-C or a
+ * crash leaves it as it was, for the next run) when it falls within `maxWaitMs`, and skips the team saying
+ * when it resumes otherwise. When no deliverable team is left unfinished, meta writes the federation report.
  */
 export interface RunFederationOptions extends Omit<LaunchOptions, 'onProgress' | 'signal'> {
   /** Only these teams (ids or domains); each must be runnable, or the run is refused before anything starts. */
   teams?: readonly string[];
   /** At most this many teams at once (default: the number of cores). */
   parallel?: number;
+  /**
+   * How long the run may wait for rate limits to reset (ms from its start, default 6 h): a team paused by
+   * one that resets within it is resumed at the reset; one beyond it is left paused (skipped, or paused).
+   */
+  maxWaitMs?: number;
   signal?: AbortSignal;
   /** Told every time a team's line changes. */
   onUpdate?: (team: TeamRun) => void;
@@ -55,6 +63,8 @@ export interface TeamRun {
   reason: string | null;
   /** Resumed at the start of this run (it had been paused by an interruption or a transient outcome). */
   resumed: boolean;
+  /** When a rate limit it met (or its CLI account's) resets: the run waits for it while `phase` is `waiting`. */
+  resumeAt: string | null;
   deliverablePath: string | null;
   durationMs: number | null;
   warnings: string[];
@@ -62,8 +72,8 @@ export interface TeamRun {
 
 export interface RunSummary {
   teams: TeamRun[];
-  /** Teams not run, and why (finished, paused by hand, no mission, archived). */
-  skipped: { team: string; reason: string }[];
+  /** Teams not run, and why (finished, paused by hand, no mission, archived, a rate limit resetting after `maxWaitMs`). */
+  skipped: { team: string; reason: string; resumeAt?: string }[];
   parallel: number;
   /** The most teams that ran at once. */
   maxConcurrent: number;
@@ -85,6 +95,8 @@ interface Candidate {
   resume: boolean;
   /** A complete team that was sent a new mission: a new run of its lifecycle starts first. */
   newRun?: boolean;
+  /** Paused by a rate limit: resumed once this time (ISO) has passed. */
+  resumeAt?: string;
 }
 
 /** Whether a team is run; a team whose files cannot be read is skipped with why, never stops the others. */
@@ -125,16 +137,18 @@ async function judgeReadable(fed: Federation, backend: FederationBackend, team: 
     };
   }
   if (status === 'paused') {
-    if (state === 'paused' && (await pausedByLaunch(backend, team))) return { team, resume: true };
+    if (state === 'paused' && (await pausedByLaunch(backend, team)))
+      return { team, resume: true, resumeAt: readLastRun(team.location)?.resumeAt ?? undefined };
     return { team, skip: `paused by hand (resume it first: fed team resume ${team.domainId})`, resume: false };
   }
   return { team, resume: false };
 }
 
 /**
- * Whether the team is paused because its last launch paused it (Ctrl-C, a limit, a rate limit, a crash
- * after progress) — the run picks such a team up again — rather than by hand: a pause that stopped the
- * run, or a status change since it ended, is someone's decision, and is left alone.
+ * Whether the team is paused because its last launch paused it (Ctrl-C, a limit, a rate limit — its own
+ * or its CLI account's, met before the agent started — a crash after progress) — the run picks such a
+ * team up again, a rate-limited one once its `resumeAt` has passed — rather than by hand: a pause that
+ * stopped the run, or a status change since it ended, is someone's decision, and is left alone.
  */
 async function pausedByLaunch(backend: FederationBackend, team: RegistryEntry): Promise<boolean> {
   const last = readLastRun(team.location);
@@ -153,12 +167,17 @@ async function pausedByLaunch(backend: FederationBackend, team: RegistryEntry): 
 export async function runFederation(fed: Federation, options: RunFederationOptions): Promise<RunSummary> {
   const parallel = options.parallel ?? availableParallelism();
   const { backend } = fed;
+  // Rate limits are waited for until this moment at most: a wait, a relaunch and another limit never
+  // keep the run going past it.
+  const waitDeadline = Date.now() + (options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS);
   const registry = await backend.registry.read();
   const named = options.teams?.length ? options.teams.map((name) => getTeam(registry, name)) : undefined;
   const candidates: Candidate[] = [];
-  for (const team of named ?? registry.teams) candidates.push(await judge(fed, backend, team));
+  for (const team of named ?? registry.teams)
+    candidates.push(deferredPastDeadline(await judge(fed, backend, team), waitDeadline));
   if (named) {
-    const refused = candidates.filter((c) => c.skip);
+    // A team waiting for a rate limit to reset after the deadline is not refused: it is paused, not wrong.
+    const refused = candidates.filter((c) => c.skip && !c.resumeAt);
     if (refused.length)
       throw new RefusedError(
         'TEAM_NOT_RUNNABLE',
@@ -180,6 +199,7 @@ export async function runFederation(fed: Federation, options: RunFederationOptio
       outcome: null,
       reason: null,
       resumed: false,
+      resumeAt: resetAhead(candidate.resumeAt) ?? null,
       deliverablePath: null,
       durationMs: null,
       warnings: [],
@@ -189,22 +209,41 @@ export async function runFederation(fed: Federation, options: RunFederationOptio
 
   let running = 0;
   let maxConcurrent = 0;
-  const queue = chosen.map((candidate, i) => ({ candidate, run: runs[i]! }));
+  const queue: Queued[] = chosen.map((candidate, i) => ({
+    candidate,
+    run: runs[i]!,
+    notBefore: candidate.resumeAt ? Date.parse(candidate.resumeAt) : 0,
+  }));
   const workflow = await WorkflowTrace.start(runs.map((r) => r.team));
   const worker = async () => {
-    for (let next = queue.shift(); next; next = queue.shift()) {
-      const { candidate, run } = next;
-      if (options.signal?.aborted) {
-        run.phase = 'not-started';
-        options.onUpdate?.(run);
+    for (;;) {
+      if (options.signal?.aborted) return stopWaiting(queue.splice(0), options);
+      const next = takeReady(queue);
+      if (!next) {
+        if (queue.length === 0) return;
+        // Every team left waits for a reset: sleep until the first (Ctrl-C wakes it), the teams stay paused.
+        await sleepUntil(Math.min(...queue.map((q) => q.notBefore)), options.signal);
+        continue;
+      }
+      const candidate = await rejudged(fed, backend, next);
+      if (candidate.skip) {
+        Object.assign(next.run, { phase: next.launched ? 'done' : 'not-started', reason: candidate.skip });
+        options.onUpdate?.(next.run);
         continue;
       }
       running++;
       maxConcurrent = Math.max(maxConcurrent, running);
       try {
-        await runOne(fed, candidate, run, { ...options, workflow });
+        await runOne(fed, candidate, next.run, { ...options, workflow });
       } finally {
         running--;
+      }
+      // Paused by a rate limit that resets in time: wait for it, then resume the same session.
+      const resumeAt = next.run.outcome === 'paused' ? resetAhead(next.run.resumeAt) : undefined;
+      if (resumeAt && Date.parse(resumeAt) <= waitDeadline && !options.signal?.aborted) {
+        next.run.phase = 'waiting';
+        queue.push({ ...next, notBefore: Date.parse(resumeAt), launched: true });
+        options.onUpdate?.(next.run);
       }
     }
   };
@@ -229,7 +268,9 @@ export async function runFederation(fed: Federation, options: RunFederationOptio
   });
   return {
     teams: runs,
-    skipped: candidates.filter((c) => c.skip).map((c) => ({ team: c.team.domainId, reason: c.skip! })),
+    skipped: candidates
+      .filter((c) => c.skip)
+      .map((c) => ({ team: c.team.domainId, reason: c.skip!, ...(c.resumeAt ? { resumeAt: c.resumeAt } : {}) })),
     parallel,
     maxConcurrent,
     completed: runs.filter((r) => r.outcome === 'complete').length,
@@ -273,6 +314,7 @@ async function runOne(
       state: result.state,
       outcome: result.outcome,
       reason: result.reason,
+      resumeAt: result.lastRun.resumeAt,
       deliverablePath: result.deliverableExists ? result.deliverablePath : null,
     });
     run.warnings.push(...result.warnings);
@@ -284,4 +326,58 @@ async function runOne(
   run.phase = 'done';
   run.durationMs = Date.now() - started;
   options.onUpdate?.(run);
+}
+
+/** The longest `fed run` waits for rate limits to reset, unless told otherwise (`--max-wait`). */
+export const DEFAULT_MAX_WAIT_MS = 6 * 3_600_000;
+
+/** A team in the run's queue: started once `notBefore` (ms) has passed. */
+interface Queued {
+  candidate: Candidate;
+  run: TeamRun;
+  notBefore: number;
+  /** Launched in this run already (and paused by a rate limit since). */
+  launched?: boolean;
+}
+
+/** A reset time still ahead, or undefined. */
+function resetAhead(resumeAt: string | null | undefined): string | undefined {
+  return resumeAt && Date.parse(resumeAt) > Date.now() ? resumeAt : undefined;
+}
+
+/** A team paused by a rate limit that resets after the run's deadline is skipped, saying when it resumes. */
+function deferredPastDeadline(candidate: Candidate, deadline: number): Candidate {
+  const resumeAt = candidate.skip ? undefined : resetAhead(candidate.resumeAt);
+  if (!resumeAt || Date.parse(resumeAt) <= deadline) return candidate;
+  return { ...candidate, skip: `rate-limited, resumes at ${resumeAt} (after --max-wait)` };
+}
+
+/** The first queued team whose time has come, taken off the queue. */
+function takeReady(queue: Queued[]): Queued | undefined {
+  const at = queue.findIndex((q) => q.notBefore <= Date.now());
+  return at < 0 ? undefined : queue.splice(at, 1)[0];
+}
+
+/**
+ * A team that waited for a reset is judged again before it starts: someone may have paused it by hand,
+ * resumed or finished it meanwhile (it is then not run, saying why).
+ */
+async function rejudged(fed: Federation, backend: FederationBackend, queued: Queued): Promise<Candidate> {
+  if (queued.notBefore === 0) return queued.candidate;
+  // Its registry entry as it is now (its status changed since the run read it: its launch paused it).
+  return judge(fed, backend, getTeam(await backend.registry.read(), queued.candidate.team.domainId));
+}
+
+/** Ctrl-C while teams wait for a reset: they stay paused with their resumeAt; those never started say so. */
+function stopWaiting(waiting: readonly Queued[], options: RunFederationOptions): void {
+  for (const { run, launched } of waiting) {
+    run.phase = launched ? 'done' : 'not-started';
+    options.onUpdate?.(run);
+  }
+}
+
+/** Sleep until `at` (ms), or until the signal aborts; in steps, so a far time never overflows a timer. */
+async function sleepUntil(at: number, signal: AbortSignal | undefined): Promise<void> {
+  const ms = Math.min(Math.max(0, at - Date.now()), 60_000);
+  await sleep(ms, undefined, { signal }).catch(() => undefined);
 }

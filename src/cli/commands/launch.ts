@@ -8,22 +8,31 @@ import { oneOf, positiveNumber } from '../option-parsers.js';
 import { AGENT_PRESETS, type AgentPresetName } from '../../core/schema/config.js';
 import { requireTeam } from '../team-option.js';
 import { describeRun } from '../describe-run.js';
+import { LAUNCH_EXIT_CODES_HELP, launchExitCode } from '../launch-exit-code.js';
 
 export function registerLaunch(program: Command, io: CliIo): void {
   program
     .command('launch')
     .description("run a team's agent in its workspace, supervised by its lifecycle (the launch script)")
-    .option('--team <team>', 'team id (default: $FED_TEAM or the workspace you are in)')
-    .option('--agent <command>', 'agent command (default: agentCommand from federate.config.json, fed-agent)')
+    .option('--team <team>', 'the team whose agent to run (default: $FED_TEAM or the workspace you are in)')
+    .option(
+      '--agent <command>',
+      'the agent command to run instead of agentCommand from federate.config.json (default there: fed-agent)',
+    )
     .option(
       '--preset <name>',
-      `agent CLI preset: ${AGENT_PRESETS.join(', ')} (default: agent.preset, else from the program name)`,
+      `how to drive the agent CLI (its flags, prompt, event stream, resume): ${AGENT_PRESETS.join(', ')} (default: agent.preset, else from the program name)`,
       oneOf(AGENT_PRESETS),
     )
-    .option('--timeout <seconds>', 'stop a hung agent after this long and fail the team', positiveNumber('seconds'))
+    .option(
+      '--timeout <seconds>',
+      'stop the agent after this long and pause the team (relaunch it to resume the session)',
+      positiveNumber('seconds'),
+    )
     .option('--inspect', 'serve the Stately inspector for the team actor (prints the page URL)')
     .option('--inspect-log <file>', 'append xstate inspection events to <file> as JSON lines')
     .option('--json', 'print one result object')
+    .addHelpText('after', LAUNCH_EXIT_CODES_HELP)
     .action(
       async (
         options: {
@@ -72,14 +81,15 @@ export function registerLaunch(program: Command, io: CliIo): void {
             io.stdout(`waiting in ${result.state}: ${result.next}\nagent log: ${result.logPath}\n`);
           else if (result.outcome === 'paused' && result.state === 'paused') {
             io.stdout(
-              `paused${result.reason ? ` (${result.reason})` : ''}; resume with: fed team resume ${result.team} && fed launch --team ${result.team}\n`,
+              `paused${result.reason ? ` (${result.reason})` : ''}; ${result.lastRun.resumeAt ? `resumes at ${result.lastRun.resumeAt} (fed run waits for it); ` : ''}resume with: fed team resume ${result.team} && fed launch --team ${result.team}\n`,
             );
           } else if (result.outcome === 'paused')
             io.stdout(
               `stopped for a pause, and the team was resumed meanwhile (${result.state}); launch it again: fed launch --team ${result.team}\n`,
             );
           else io.stderr(`fed: team ${result.team} failed: ${result.reason}\nagent log: ${result.logPath}\n`);
-          if (result.outcome === 'failed') throw new CliExit(1);
+          const code = launchExitCode([result.outcome]);
+          if (code !== 0) throw new CliExit(code);
         } finally {
           await inspection.stop();
           interrupt.dispose();

@@ -4,7 +4,10 @@ import { runFederation, type RunSummary, type TeamRun } from '../../apps/run/run
 import { CliExit, federationContext, printJson, type CliIo } from '../io.js';
 import { openInspection } from '../inspection.js';
 import { Interrupt } from '../interrupt.js';
-import { positiveInteger, positiveNumber } from '../option-parsers.js';
+import { duration, positiveInteger, positiveNumber } from '../option-parsers.js';
+import { DURATION_EXAMPLES } from '../../core/schema/duration.js';
+import { LAUNCH_EXIT_CODES_HELP, launchExitCode } from '../launch-exit-code.js';
+import type { LaunchResult } from '../../engine/hooks/federation-hooks.js';
 import { LiveLines } from '../live-lines.js';
 
 export function registerRun(program: Command, io: CliIo): void {
@@ -13,20 +16,29 @@ export function registerRun(program: Command, io: CliIo): void {
     .description(
       'launch every team that has a mission and is not finished (or the named ones), several at once, each as fed launch does',
     )
-    .option('--team <team...>', 'only these teams (repeatable)')
+    .option('--team <team...>', 'run only these teams (repeatable)')
     .option(
       '--parallel <n>',
       'at most this many teams at once (default: the number of cores)',
       positiveInteger('teams'),
     )
-    .option('--agent <command>', 'agent command (default: agentCommand from federate.config.json, fed-agent)')
+    .option(
+      '--agent <command>',
+      'the agent command to run instead of agentCommand from federate.config.json (default there: fed-agent)',
+    )
     .option(
       '--timeout <seconds>',
       "stop a team's hung agent after this long and pause the team",
       positiveNumber('seconds'),
     )
+    .option(
+      '--max-wait <duration>',
+      `wait this long at most (from the start of the run) for rate limits to reset, then resume the paused teams' sessions; a team whose limit resets later is left paused (${DURATION_EXAMPLES}; default 6h)`,
+      duration(),
+    )
     .option('--inspect-log <file>', 'append xstate inspection events of every team to <file> as JSON lines')
     .option('--json', 'print one summary object at the end')
+    .addHelpText('after', LAUNCH_EXIT_CODES_HELP)
     .action(
       async (
         options: {
@@ -34,6 +46,7 @@ export function registerRun(program: Command, io: CliIo): void {
           parallel?: number;
           agent?: string;
           timeout?: number;
+          maxWait?: number;
           inspectLog?: string;
           json?: boolean;
         },
@@ -59,6 +72,7 @@ export function registerRun(program: Command, io: CliIo): void {
             parallel: options.parallel,
             agent: options.agent,
             timeoutSeconds: options.timeout,
+            maxWaitMs: options.maxWait,
             signal: interrupt.signal,
             hooks,
             inspect: inspection.inspect,
@@ -77,8 +91,8 @@ export function registerRun(program: Command, io: CliIo): void {
         for (const warning of summary.warnings) io.stderr(`warning: ${warning}\n`);
         if (options.json) printJson(io, summary);
         else io.stdout(renderSummary(summary));
-        // 0 only when every team run completed: a failed, paused or interrupted team is not done.
-        if (summary.completed !== summary.teams.length) throw new CliExit(1);
+        const code = launchExitCode(endedAs(summary));
+        if (code !== 0) throw new CliExit(code);
       },
     );
 }
@@ -89,20 +103,24 @@ const seconds = (ms: number) => `${Math.max(0, Math.round(ms / 1000))} s`;
 function describeTeam(run: TeamRun, now: number): string {
   const inState = run.since && run.phase === 'running' ? ` ${seconds(now - Date.parse(run.since))}` : '';
   const outcome =
-    run.phase === 'done'
-      ? `  → ${run.outcome}${run.reason ? `: ${run.reason}` : ''}`
-      : run.phase === 'not-started'
-        ? '  → not started (interrupted)'
-        : '';
+    run.phase === 'waiting' && run.resumeAt
+      ? `  → ${waitingForReset(run)}`
+      : run.phase === 'done'
+        ? `  → ${run.outcome}${run.reason ? `: ${run.reason}` : ''}`
+        : run.phase === 'not-started'
+          ? `  → not started (${run.reason ?? 'interrupted'})`
+          : '';
   return `${run.team.padEnd(20)} ${run.phase.padEnd(8)} ${(run.state + inState).padEnd(20)} ${run.lastEvent ?? '-'}${outcome}`;
 }
 
 function plainLine(run: TeamRun): string | undefined {
+  if (run.phase === 'waiting' && run.resumeAt) return `${run.team}: ${waitingForReset(run)}`;
   if (run.phase === 'waiting') return `${run.team}: waiting (${run.state})`;
   if (run.phase === 'running')
     return `${run.team}: ${run.resumed ? 'resumed, ' : ''}running, ${run.state}${run.lastEvent ? ` (${run.lastEvent})` : ''}`;
-  if (run.phase === 'not-started') return `${run.team}: not started (interrupted)`;
-  return `${run.team}: ${run.outcome} (${run.state})${run.reason ? `: ${run.reason}` : ''}`;
+  if (run.phase === 'not-started') return `${run.team}: not started (${run.reason ?? 'interrupted'})`;
+  const resumes = run.outcome === 'paused' && run.resumeAt ? `; resumes at ${run.resumeAt}` : '';
+  return `${run.team}: ${run.outcome} (${run.state})${run.reason ? `: ${run.reason}` : ''}${resumes}`;
 }
 
 function renderSummary(summary: RunSummary): string {
@@ -116,4 +134,19 @@ function renderSummary(summary: RunSummary): string {
   if (summary.teams.length === 0 && summary.skipped.length === 0)
     lines.push('no teams yet; plan some: fed plan --apply');
   return `${lines.join('\n')}\n`;
+}
+
+const waitingForReset = (run: TeamRun) => `waiting for the rate limit to reset at ${run.resumeAt}`;
+
+/**
+ * How each team's part of the run ended, for the exit code: a launch that could not run failed; a team
+ * not started (Ctrl-C) or left waiting for a rate limit to reset after --max-wait is paused.
+ */
+function endedAs(summary: RunSummary): LaunchResult['outcome'][] {
+  return [
+    ...summary.teams.map((run) =>
+      run.outcome === 'error' ? 'failed' : run.phase === 'not-started' ? 'paused' : (run.outcome ?? 'paused'),
+    ),
+    ...summary.skipped.filter((skipped) => skipped.resumeAt).map(() => 'paused' as const),
+  ];
 }

@@ -114,6 +114,10 @@ export function registerTeam(program: Command, io: CliIo): void {
           ...(lifecycle
             ? lifecycleFields(lifecycle)
             : [['lifecycle', `none (archetype ${entry.archetypeId} has no lifecycle machine)`] as [string, string]]),
+          // A team its launch paused at a rate limit says when `fed run` resumes it.
+          ...(statusOf(entry) === 'paused' && lastRun?.resumeAt && lastRun.stateAfter === 'paused'
+            ? [['paused', `${lastRun.outcome}, resumes at ${lastRun.resumeAt}`] as [string, string]]
+            : []),
           ['last run', lastRun ? `${describeRun(lastRun)}, ended ${lastRun.endedAt}` : 'none'],
           ['runs', `${describeTotals(runTotals)}${runTotals.runs ? ` (each: fed runs --team ${entry.domainId})` : ''}`],
         ]),
