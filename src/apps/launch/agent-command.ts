@@ -50,10 +50,17 @@ Your full instructions are still in ${workspacePaths(context.workspace).launchPr
 `;
 }
 
+/** A fix attempt within a run (fix-attempts.ts): the run it belongs to, and the session it resumes when the CLI can. */
+export interface FixTurn {
+  runId: string;
+  sessionId: string | null;
+}
+
 /**
  * The command for this run. A run after a pause, crash or transient outcome resumes the same session —
  * by the id the CLI reported last time, never "the last session", which picks the wrong one when several
- * teams share a machine — when the CLI can and the preset is unchanged.
+ * teams share a machine — when the CLI can and the preset is unchanged. A fix attempt (`fix`) resumes the
+ * session of the run it belongs to, with `prompt` (the violations) as it is.
  */
 export function agentCommand(
   context: LaunchContext,
@@ -61,6 +68,7 @@ export function agentCommand(
   lastRun: LaunchRun | null,
   promptPath: string,
   prompt: string,
+  fix?: FixTurn,
 ): AgentCommand {
   const program = locateProgram(
     splitCommand(options.agent ?? options.config.agentCommand, options.agent ? '--agent' : 'agentCommand'),
@@ -68,15 +76,18 @@ export function agentCommand(
     options,
   );
   const preset = choosePreset(program[0]!, options.preset ?? (options.agent ? undefined : options.config.agent.preset));
-  const resumedSessionId = preset.resumable && lastRun?.preset === preset.name ? lastRun.sessionId : null;
+  const lastSession = fix ? fix.sessionId : lastRun?.preset === preset.name ? lastRun.sessionId : null;
+  const resumedSessionId = preset.resumable ? lastSession : null;
   let runPrompt = prompt;
   let runPromptPath = promptPath;
-  if (resumedSessionId && lastRun) {
+  if (resumedSessionId && lastRun && !fix) {
     runPrompt = continuationPrompt(context, lastRun);
     runPromptPath = workspacePaths(context.workspace).continuationPrompt;
     writeFileAtomic(runPromptPath, runPrompt);
   }
-  const runId = `${new Date().toISOString().replace(/[-:.]/g, '').replace('T', '-').slice(0, 15)}-${randomBytes(3).toString('hex')}`;
+  const runId =
+    fix?.runId ??
+    `${new Date().toISOString().replace(/[-:.]/g, '').replace('T', '-').slice(0, 15)}-${randomBytes(3).toString('hex')}`;
   const command = preset.command({
     program,
     prompt: runPrompt,

@@ -27,12 +27,14 @@ import { captureCodebase } from '../../engine/deliverable/codebase-guard.js';
 import { writeBaseline } from '../../engine/deliverable/codebase-baseline.js';
 import { writeLaunchFiles } from './launch-files.js';
 import { decideOutcome, type EndedRun, type LaunchDecision } from './launch-outcome.js';
+import { superviseWithFixes } from './fix-attempts.js';
 import { LaunchPhases } from './launch-phases.js';
 import { LaunchWatch } from './launch-watch.js';
 import { playbookSkillFile } from '../../infra/config/referenced-files.js';
 import { launchContext } from './launch-context.js';
 import { stopOrphanedRun } from './orphan-agent.js';
 import { readLastRun, recordRun, runFields, writeCurrentRun } from './run-records.js';
+import { clearRefusedCompletion } from './refused-completion.js';
 import { RunningAgent } from './running-agent.js';
 import { bubblewrapArgs, findBubblewrap, machineMounts } from './sandbox.js';
 import { codeCacheDir } from '../../infra/code-cache-dir.js';
@@ -112,12 +114,21 @@ async function runLaunch(
         stateBefore: prepared.stateBefore,
       }),
     );
-    await superviseAgent(launch, agent);
-    const ended = await endRun(launch, agent);
+    const supervised = await superviseWithFixes(
+      launch,
+      prepared,
+      agent,
+      async (running) => {
+        await superviseAgent(launch, running);
+        return endRun(launch, running);
+      },
+      (next) => (agent = next),
+    );
+    const ended = supervised.ended;
     phases.step({ type: 'AGENT_EXITED' });
-    const decision = await decideOutcome(launch, prepared, agent, ended);
+    const decision = await decideOutcome(launch, prepared, supervised.agent, ended);
     phases.step({ type: 'JUDGED', outcome: decision.outcome });
-    const result = await recordLaunch(launch, prepared, agent, ended, decision);
+    const result = await recordLaunch(launch, prepared, supervised.agent, ended, decision);
     phases.step({ type: 'RECORDED' });
     return result;
   } finally {
@@ -217,6 +228,7 @@ function prepareRun(launch: Launch, ready: LaunchReady): PreparedRun {
   const baseline =
     archetype.readOnlyCodebase && !sandbox ? captureCodebase(root, worktreeScope(team, context)) : undefined;
   if (baseline) writeBaseline(launch.fed, team, baseline);
+  clearRefusedCompletion(launch.fed, team);
   return { context, files, run, stateBefore, sandbox, baseline };
 }
 
@@ -294,7 +306,7 @@ async function recordLaunch(
     cacheWriteTokens: stats.cacheWriteTokens,
     costUsd: stats.costUsd,
     resumeAt: null,
-    fixAttempts: 0,
+    fixAttempts: ended.fixAttempts ?? 0,
     promptPath: null,
     traceId: null,
     stateAfter: finalState,
