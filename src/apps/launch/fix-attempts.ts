@@ -1,6 +1,7 @@
 import type { CompletionRefusal } from '../../core/schema/completion-refusal.js';
 import { writeFileAtomic } from '../../infra/fs/atomic-write.js';
 import { workspacePaths } from '../../core/layout.js';
+import { stateOf } from '../../engine/actors/state-of.js';
 import { agentCommand } from './agent-command.js';
 import { renderFixPrompt } from './fix-prompt.js';
 import { launchContext } from './launch-context.js';
@@ -88,7 +89,7 @@ async function startFixAttempt(
 ): Promise<RunningAgent> {
   const { fed, root, team, archetype, options, watch } = launch;
   const { snapshot } = ended.lifecycle;
-  const state = String(snapshot.value);
+  const state = stateOf(snapshot);
   const fix = {
     attempt,
     of: options.config.agent.fixAttempts,
