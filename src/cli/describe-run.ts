@@ -6,6 +6,7 @@ export function describeRun(run: LaunchRun): string {
     `${run.preset} ${run.outcome}${run.reason ? ` (${run.reason})` : ''}`,
     run.turns !== null ? `${run.turns} turns` : undefined,
     run.costUsd !== null ? `$${run.costUsd.toFixed(4)}` : undefined,
+    run.fixAttempts ? `${run.fixAttempts} fix attempt${run.fixAttempts === 1 ? '' : 's'}` : undefined,
     run.sessionId ? `session ${run.sessionId}` : undefined,
     run.sandboxed ? 'sandboxed' : undefined,
     `transcript ${run.transcriptPath}`,

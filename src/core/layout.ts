@@ -5,6 +5,7 @@ import { TEAM_MARKER_FILE } from './schema/team-marker.js';
 import { ENVELOPE_FILE, JOURNAL_FILE, STATE_DIR, STATE_LOCK_FILE } from './schema/lifecycle-state.js';
 import { LAUNCH_BASELINE_FILE, LAUNCH_CONTEXT_FILE, LAUNCH_DIR, LAUNCH_PROMPT_FILE } from './schema/launch-context.js';
 import { CURRENT_RUN_FILE, RUN_TRANSCRIPTS_DIR, RUNS_JOURNAL_FILE } from './schema/launch-run.js';
+import { COMPLETION_REFUSAL_FILE } from './schema/completion-refusal.js';
 import { LEARNING_LOG_FILE } from './schema/learning-log.js';
 import { COLLECTOR_STATE_FILE } from './schema/telemetry-state.js';
 import { ONBOARDING_DIR } from './schema/onboarding-intent.js';
@@ -88,6 +89,10 @@ export const workspacePaths = memoisedPaths((workspace: string) => ({
   brokerSocket: join(workspace, FED_DIR, LAUNCH_DIR, 'broker.sock'),
   currentRun: join(workspace, FED_DIR, LAUNCH_DIR, CURRENT_RUN_FILE),
   continuationPrompt: join(workspace, FED_DIR, LAUNCH_DIR, 'continue.md'),
+  /** The last completion fed's checks refused during the running launch (src/core/schema/completion-refusal.ts). */
+  refusedCompletion: join(workspace, FED_DIR, LAUNCH_DIR, COMPLETION_REFUSAL_FILE),
+  /** The prompt of a fix attempt: the refused completion's violations, handed back to the agent. */
+  fixPrompt: join(workspace, FED_DIR, LAUNCH_DIR, 'fix.md'),
   logs: join(workspace, FED_DIR, 'logs'),
   agentLog: join(workspace, FED_DIR, 'logs', 'agent.log'),
   runsJournal: join(workspace, FED_DIR, 'logs', RUNS_JOURNAL_FILE),

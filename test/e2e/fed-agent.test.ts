@@ -16,8 +16,9 @@ import { getTeam } from '../../src/core/find-team.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { workspacePaths } from '../../src/core/layout.js';
 import { type LaunchContext } from '../../src/core/schema/launch-context.js';
+import { type LaunchRun } from '../../src/core/schema/launch-run.js';
 import { packageRoot } from '../../src/infra/package-info.js';
-import { builtBin, FED_BIN } from '../helpers/fed-cli.js';
+import { builtBin, FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { waitFor } from '../helpers/fixture-process.js';
 import { typescriptProject } from '../helpers/fixture-repo.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -34,13 +35,13 @@ interface Federation {
 }
 
 /** A federation around a small TypeScript codebase, with team `docs` onboarded and its mission assigned. */
-async function federationWithMission(): Promise<Federation> {
+async function federationWithMission(subject = 'Document the architecture'): Promise<Federation> {
   const root = typescriptProject(tempDir());
   initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
   const team = await onboardTeam(openFederation(root), { domain: 'docs' }, { durable: false });
   await sendSignal(
     openFederation(root),
-    { to: 'docs', type: 'directive', subject: 'Document the architecture', body: 'For newcomers to tiny-ts.' },
+    { to: 'docs', type: 'directive', subject, body: 'For newcomers to tiny-ts.' },
     { durable: false },
   );
   await runActors(openFederation(root), { once: true, team: 'docs' });
@@ -222,6 +223,55 @@ describe('fed-agent, the built-in deliverable agent (built, with fed on its PATH
       },
     });
     expect(existsSync(join(fed.workspace, 'deliverable.md'))).toBe(false);
+  });
+
+  it('launched, an honest failure is the run outcome failed with its reason, never crashed', async () => {
+    const fed = await federationWithMission('Document the payment gateway');
+    const launch = await runFed(['--root', fed.root, 'launch', '--team', 'docs', '--json'], { timeoutMs: 60_000 });
+    expect(launch.code, launch.stderr).toBe(1);
+    const result = JSON.parse(launch.stdout) as { outcome: string; reason: string; lastRun: LaunchRun };
+    expect(result.outcome).toBe('failed');
+    expect(result.reason).toMatch(
+      /^required information cannot be found: the mission asks about "Document the payment gateway"/,
+    );
+    expect(result.lastRun).toMatchObject({
+      preset: 'fed-agent',
+      outcome: 'failed',
+      reason: result.reason,
+      exitCode: 1,
+    });
+    expect((await lifecycle(fed)).failure).toEqual({ state: 'scanning', reason: result.reason });
+  });
+
+  it('launched, a document that misses the deliverableSchema is refused and fixed on the fix attempt', async () => {
+    // The mission asks only about the engine, so the first draft has no diagram; the schema asks for one.
+    const fed = await federationWithMission('Only document the "engine"');
+    writeFileSync(
+      join(fed.root, 'diagram.schema.json'),
+      JSON.stringify({ type: 'object', properties: { diagrams: { type: 'array', minItems: 1 } } }),
+    );
+    const config = JSON.parse(readFileSync(join(fed.root, 'federate.config.json'), 'utf8')) as object;
+    writeFileSync(
+      join(fed.root, 'federate.config.json'),
+      JSON.stringify({ ...config, deliverableSchema: 'diagram.schema.json' }),
+    );
+    const launch = await runFed(['--root', fed.root, 'launch', '--team', 'docs', '--json'], { timeoutMs: 60_000 });
+    expect(launch.code, launch.stderr).toBe(0);
+    const result = JSON.parse(launch.stdout) as { outcome: string; lastRun: LaunchRun; logPath: string };
+    expect(result.outcome).toBe('complete');
+    expect(result.lastRun).toMatchObject({ preset: 'fed-agent', outcome: 'completed', fixAttempts: 1 });
+    const log = readFileSync(result.logPath, 'utf8');
+    expect(log).toContain('does not match deliverableSchema');
+    expect(log).toMatch(/fix attempt 1 of 2: rewrote .*deliverable\.md with the overview, for 1 violation\(s\)/);
+    // It went on from aggregating: the earlier states' events were not sent again.
+    expect((await lifecycle(fed)).recent.map((l) => l.event)).toEqual([
+      'MISSION_ASSIGNED',
+      'PLAN_READY',
+      'SCAN_COMPLETE',
+      'INSIGHTS_READY',
+      'DOCUMENT_WRITTEN',
+    ]);
+    expect(checkDeliverable(join(fed.workspace, 'deliverable.md')).summary.diagrams.length).toBeGreaterThan(0);
   });
 
   it('a bad start is refused with exit 2 and a message saying how to run it', async () => {

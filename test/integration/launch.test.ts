@@ -155,13 +155,16 @@ describe('fed launch (library)', () => {
     });
     expect(result).toMatchObject({ outcome: 'failed', state: 'failed' });
     expect(result.reason).toBe('codebase modified: README.md');
+    // Its completion was refused by fed's check: no fix attempt for a broken rule.
+    expect(result.lastRun).toMatchObject({ outcome: 'rejected', reason: result.reason, fixAttempts: 0 });
     expect(await metaSignals(root)).toContain('alert: team docs failed');
   });
 
   it('a deliverable that breaks the documentation standards fails the team before complete', async () => {
     const { root, config } = await federationWithMission();
     const result = await launchTeam(openFederation(root), 'docs', {
-      config,
+      // No fix attempts: the refusal stands (launch-fix-attempts.test.ts hands it back).
+      config: { ...config, agent: { ...config.agent, fixAttempts: 0 } },
       agent: fakeAgent('bad-document'),
       pollMs: 50,
     });
@@ -169,6 +172,7 @@ describe('fed launch (library)', () => {
     expect(result.reason).toMatch(
       /^document structure cannot be determined: \d+ violation\(s\) in .*deliverable\.md: line \d+: /,
     );
+    expect(result.lastRun).toMatchObject({ outcome: 'rejected', reason: result.reason, fixAttempts: 0 });
     expect(await metaSignals(root)).toContain('alert: team docs failed');
   });
 

@@ -14,10 +14,12 @@ import { runAgent } from './run-agent.js';
 
 /**
  * `fed-agent`: the built-in agent, started by `fed launch` in the team workspace. For a deliverable team
- * it writes the document; for a consultant team it answers the questions waiting. Exit 0 when the document
- * is written (or the team was already complete) or every waiting question is answered, 1 when the team
- * failed or something broke, 2 when it was started wrongly (no or bad launch context, a state it cannot
- * work in, an archetype it has no work for).
+ * it writes the document — on a fix attempt (the launch context's `fix`: fed refused the last one) the
+ * fullest document it can, instead of starting over; for a consultant team it answers the questions
+ * waiting. Exit 0 when the document is written (or the team was already complete) or every waiting
+ * question is answered, 1 when the team failed, a fix attempt had nothing to change or something broke,
+ * 2 when it was started wrongly (no or bad launch context, a state it cannot work in, an archetype it has
+ * no work for).
  *
  * There is deliberately no SIGTERM handler: the default action ends the process at once, even in the
  * middle of the synchronous scan (a JavaScript handler would wait for it), which is what the launcher
@@ -67,7 +69,7 @@ async function main(): Promise<number> {
   }
   const outcome = await runAgent(context, team.domain, io);
   if (outcome.status === 'already-complete') log(`team "${context.team}" is already complete; nothing to do`);
-  return outcome.status === 'failed' ? 1 : 0;
+  return outcome.status === 'failed' || outcome.status === 'unfixed' ? 1 : 0;
 }
 
 try {

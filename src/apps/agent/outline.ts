@@ -125,3 +125,11 @@ export function planOutline(
   const plan = planMission(mission, projectName);
   return { kind, topics: plan.topics, sections: plan.overview ? ORDER[kind] : [], sources: [...sources] };
 }
+
+/**
+ * The outline with the general overview, whatever the mission restricted: what a fix attempt writes when
+ * fed refused the narrower document (a deliverableSchema may ask for more sections, a diagram, more words).
+ */
+export function withOverview(outline: Outline): Outline {
+  return outline.sections.length ? outline : { ...outline, sections: ORDER[outline.kind] };
+}

@@ -5,13 +5,15 @@ import { appendLearningEntries } from '../../engine/deliverable/learning-log.js'
 import { RefusedError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../infra/fs/atomic-write.js';
 import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
+import { readFileBounded } from '../../infra/fs/read-file-bounded.js';
+import { MAX_DELIVERABLE_BYTES } from '../../engine/deliverable/check-deliverable.js';
 import type { LaunchContext } from '../../core/schema/launch-context.js';
 import type { ReportEvent } from './fed-event.js';
 import { selectExcerpt } from './excerpt.js';
 import { distillInsights } from './insights.js';
 import { learningEntries, missionEntries } from './learning-entries.js';
 import { searchMission, type TopicAnswer } from './mission-search.js';
-import { planOutline } from './outline.js';
+import { planOutline, withOverview } from './outline.js';
 import { renderDeliverable } from './render-markdown.js';
 import { projectNames, surveyCodebase } from './survey.js';
 import { topLevelSources } from './walk-codebase.js';
@@ -32,6 +34,8 @@ export interface AgentIo {
 export type AgentOutcome =
   | { status: 'complete'; path: string; bytes: number }
   | { status: 'failed'; reason: string }
+  /** A fix attempt with nothing to change: its fullest document is the one fed refused (the refusal stands). */
+  | { status: 'unfixed'; reason: string }
   | { status: 'already-complete' };
 
 const WORK_STATES = ['preparing', 'scanning', 'distilling', 'aggregating'] as const;
@@ -49,6 +53,16 @@ export function codebaseProblem(codebase: string): string | undefined {
     return statSync(codebase).isDirectory() ? undefined : `the codebase ${codebase} is not a directory`;
   } catch (error) {
     return `the codebase ${codebase} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
+  }
+}
+
+/** Whether the deliverable on disk is `markdown` already (a missing or unreadable one is not). */
+function sameDocument(path: string, markdown: string): boolean {
+  try {
+    const read = readFileBounded(path, { maxBytes: MAX_DELIVERABLE_BYTES });
+    return read.ok && read.bytes.toString('utf8') === markdown;
+  } catch {
+    return false;
   }
 }
 
@@ -139,8 +153,21 @@ export async function runAgent(context: LaunchContext, domain: string, io: Agent
     await io.report('INSIGHTS_READY', { insights });
   }
 
-  // aggregating: write the document, checked against the documentation standards first.
-  const markdown = renderDeliverable({ survey, outline, search, insights, excerpt, mission: context.mission });
+  // aggregating: write the document, checked against the documentation standards first. A fix attempt
+  // (fed refused the last one, context.fix) writes the fullest document it can: the overview too.
+  const markdown = renderDeliverable({
+    survey,
+    outline: context.fix ? withOverview(outline) : outline,
+    search,
+    insights,
+    excerpt,
+    mission: context.mission,
+  });
+  if (context.fix && sameDocument(context.deliverablePath, markdown)) {
+    const reason = `${context.fix.reason} (fed-agent has no fuller document to write)`;
+    io.log(`cannot fix: ${reason}`);
+    return { status: 'unfixed', reason };
+  }
   const check = checkMarkdownText(markdown);
   if (!check.ok) {
     return fail(
@@ -150,7 +177,9 @@ export async function runAgent(context: LaunchContext, domain: string, io: Agent
   ensureDirectory(dirname(context.deliverablePath));
   writeFileAtomic(context.deliverablePath, markdown);
   const bytes = Buffer.byteLength(markdown, 'utf8');
-  io.log(`aggregating: wrote ${context.deliverablePath} (${bytes} bytes)`);
+  io.log(
+    `aggregating: ${context.fix ? `fix attempt ${context.fix.attempt} of ${context.fix.of}: rewrote ${context.deliverablePath} with the overview, for ${context.fix.violations.length} violation(s)` : `wrote ${context.deliverablePath}`} (${bytes} bytes)`,
+  );
   await io.report('DOCUMENT_WRITTEN', { path: context.deliverable, bytes });
   return { status: 'complete', path: context.deliverablePath, bytes };
 }

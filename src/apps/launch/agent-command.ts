@@ -60,11 +60,20 @@ Your full instructions are still in ${workspacePaths(context.workspace).launchPr
 `;
 }
 
+/** A fix attempt within a run (fix-attempts.ts): the run it belongs to, and the session it resumes when the CLI can. */
+export interface FixTurn {
+  runId: string;
+  sessionId: string | null;
+  /** Which attempt this is (1, 2, …): its prompt file is the run's with `.fix-<attempt>`. */
+  attempt: number;
+}
+
 /**
  * The command for this run. A run after a pause, crash or transient outcome resumes the same session —
  * by the id the CLI reported (or fed assigned) last time, never "the last session", which picks the wrong
  * one when several teams share a machine — when the CLI can and the preset is unchanged. `sandboxed`:
- * fed's bubblewrap sandbox wraps the run.
+ * fed's bubblewrap sandbox wraps the run. A fix attempt (`fix`) resumes the session of the run it belongs
+ * to, with `prompt` (the violations) as it is, kept in a prompt file of its own beside the run's.
  */
 export function agentCommand(
   context: LaunchContext,
@@ -72,7 +81,7 @@ export function agentCommand(
   lastRun: LaunchRun | null,
   promptFile: string,
   prompt: string,
-  sandboxed = false,
+  { sandboxed = false, fix }: { sandboxed?: boolean; fix?: FixTurn } = {},
 ): AgentCommand {
   const program = locateProgram(
     splitCommand(options.agent ?? options.config.agentCommand, options.agent ? '--agent' : 'agentCommand'),
@@ -80,15 +89,18 @@ export function agentCommand(
     options,
   );
   const preset = choosePreset(program[0]!, options.preset ?? (options.agent ? undefined : options.config.agent.preset));
-  const resumedSessionId = preset.resumable && lastRun?.preset === preset.name ? lastRun.sessionId : null;
+  const lastSession = fix ? fix.sessionId : lastRun?.preset === preset.name ? lastRun.sessionId : null;
+  const resumedSessionId = preset.resumable ? lastSession : null;
   let runPrompt = prompt;
   let runPromptPath = promptFile;
-  if (resumedSessionId && lastRun) {
+  if (resumedSessionId && lastRun && !fix) {
     runPrompt = continuationPrompt(context, lastRun);
     runPromptPath = workspacePaths(context.workspace).continuationPrompt;
     writeFileAtomic(runPromptPath, runPrompt);
   }
-  const runId = `${new Date().toISOString().replace(/[-:.]/g, '').replace('T', '-').slice(0, 15)}-${randomBytes(3).toString('hex')}`;
+  const runId =
+    fix?.runId ??
+    `${new Date().toISOString().replace(/[-:.]/g, '').replace('T', '-').slice(0, 15)}-${randomBytes(3).toString('hex')}`;
   const command = preset.command({
     program,
     prompt: runPrompt,
@@ -117,7 +129,7 @@ export function agentCommand(
   }
   const runs = workspacePaths(context.workspace).runTranscripts;
   const transcriptPath = join(runs, `${runId}.${preset.stream === 'json' ? 'jsonl' : 'log'}`);
-  const promptPath = join(runs, `${runId}.prompt.md`);
+  const promptPath = join(runs, `${runId}${fix ? `.fix-${fix.attempt}` : ''}.prompt.md`);
   const placeholder = `<prompt: ${relative(context.workspace, promptPath)}>`;
   // A function replacement: a string one would expand `$&`, `$$`… found in the placeholder's path.
   const recordedArgv = command.argv.map((word) => (runPrompt ? word.replaceAll(runPrompt, () => placeholder) : word));

@@ -20,11 +20,15 @@ import type { StreamVerdict } from './presets/agent-preset.js';
 import { scheduleResume } from './rate-limit-resume.js';
 import { pausesTeam, runOutcome } from './run-outcome.js';
 import type { RunningAgent } from './running-agent.js';
+import { readRefusedCompletion } from './refused-completion.js';
+import type { LaunchWatch } from './launch-watch.js';
 
 /** How the run ended for the lifecycle: the agent's exit, and the lifecycle as the run left it. */
 export interface EndedRun {
   exit: AgentExit;
   lifecycle: TeamLifecycle;
+  /** How many times a refused completion's violations were handed back to the agent (fix-attempts.ts). */
+  fixAttempts?: number;
 }
 
 export interface LaunchDecision {
@@ -56,6 +60,7 @@ export async function decideOutcome(
   const { lifecycle } = ended;
   // Whether the run ended well is the archetype's call: its work complete, or waiting for meta or questions.
   const settled = archetype.completion.settled(lifecycle.snapshot, team);
+  const refusal = readRefusedCompletion(team.location);
   const verdict = runOutcome({
     preset: prepared.run.preset,
     stats: agent.stream.stats,
@@ -63,6 +68,8 @@ export async function decideOutcome(
     stop: agent.stop,
     finished: settled !== undefined,
     progressed: watch.progressed,
+    failure: lifecycleFailure(lifecycle, watch, refusal?.reason),
+    refused: lifecycle.snapshot.status === 'active' ? refusal?.reason : undefined,
   });
   const changes = baseline ? codebaseChanges(baseline, recaptureCodebase(baseline)) : [];
   if (
@@ -97,6 +104,18 @@ export async function decideOutcome(
     return { ...decided, ...(await pauseForRelaunch(launch, prepared, agent, verdict)) };
   }
   return { ...decided, ...(await failTeam(launch, lifecycle, verdict, changes)) };
+}
+
+/** Who failed the lifecycle while the agent ran: fed, refusing its completion (`rejected`), or the agent itself (`failed`). */
+function lifecycleFailure(
+  lifecycle: TeamLifecycle,
+  watch: LaunchWatch,
+  refused: string | undefined,
+): StreamVerdict | undefined {
+  if (stateOf(lifecycle.snapshot) !== 'failed') return undefined;
+  const reason = lifecycle.snapshot.context.failure?.reason ?? null;
+  if (refused !== undefined && reason === refused) return { outcome: 'rejected', message: reason };
+  return watch.agentFailed ? { outcome: 'failed', message: reason } : undefined;
 }
 
 /**
@@ -158,7 +177,9 @@ async function failTeam(
   } else {
     reason = changes.length
       ? describeCodebaseChanges(changes)
-      : `${verdict.outcome}: ${verdict.message ?? verdict.outcome} (in state ${finalState}, before the lifecycle was complete)`;
+      : verdict.outcome === 'rejected' && verdict.message
+        ? verdict.message // the refused completion's reason, as a refusal outside a launch fails the team with
+        : `${verdict.outcome}: ${verdict.message ?? verdict.outcome} (in state ${finalState}, before the lifecycle was complete)`;
     await applyLifecycleInputs(fed, team, [{ source: 'event', event: { type: 'FAIL', reason } }], {
       inspect: launch.options.inspect,
     });

@@ -29,6 +29,7 @@ import { captureCodebase } from '../../engine/deliverable/codebase-guard.js';
 import { writeBaseline } from '../../engine/deliverable/codebase-baseline.js';
 import { writeLaunchFiles } from './launch-files.js';
 import { decideOutcome, type EndedRun, type LaunchDecision } from './launch-outcome.js';
+import { superviseWithFixes } from './fix-attempts.js';
 import { LaunchPhases } from './launch-phases.js';
 import { LaunchWatch } from './launch-watch.js';
 import { playbookSkillFile } from '../../infra/config/referenced-files.js';
@@ -36,6 +37,7 @@ import { launchContext } from './launch-context.js';
 import { refuseOverBudget } from './federation-budget.js';
 import { stopOrphanedRun } from './orphan-agent.js';
 import { readLastRun, recordRun, runFields, writeCurrentRun } from './run-records.js';
+import { clearRefusedCompletion } from './refused-completion.js';
 import { RunningAgent } from './running-agent.js';
 import { startRunTrace } from './run-trace.js';
 import { bubblewrapArgs, findBubblewrap, machineMounts } from './sandbox.js';
@@ -129,12 +131,21 @@ async function runLaunch(
         stateBefore: prepared.stateBefore,
       }),
     );
-    await superviseAgent(launch, agent);
-    const ended = await endRun(launch, agent);
+    const supervised = await superviseWithFixes(
+      launch,
+      prepared,
+      agent,
+      async (running) => {
+        await superviseAgent(launch, running);
+        return endRun(launch, running);
+      },
+      (next) => (agent = next),
+    );
+    const ended = supervised.ended;
     phases.step({ type: 'AGENT_EXITED' });
-    const decision = await decideOutcome(launch, prepared, agent, ended);
+    const decision = await decideOutcome(launch, prepared, supervised.agent, ended);
     phases.step({ type: 'JUDGED', outcome: decision.outcome });
-    const result = await recordLaunch(launch, prepared, agent, ended, decision);
+    const result = await recordLaunch(launch, prepared, supervised.agent, ended, decision);
     phases.step({ type: 'RECORDED' });
     return result;
   } catch (error) {
@@ -225,14 +236,9 @@ function prepareRun(launch: Launch, ready: LaunchReady): PreparedRun {
   const sandbox = archetype.readOnlyCodebase
     ? readOnlySandbox(root, team, context, options.config, options.env ?? process.env, warnings)
     : undefined;
-  const run = agentCommand(
-    context,
-    options,
-    readLastRun(team.location),
-    files.promptPath,
-    files.prompt,
-    sandbox !== undefined,
-  );
+  const run = agentCommand(context, options, readLastRun(team.location), files.promptPath, files.prompt, {
+    sandboxed: sandbox !== undefined,
+  });
   if (!archetype.builtInAgent && basename(run.command.argv[0] ?? '') === DEFAULT_AGENT_COMMAND) {
     throw new RefusedError(
       'NO_BUILT_IN_AGENT',
@@ -253,6 +259,7 @@ function prepareRun(launch: Launch, ready: LaunchReady): PreparedRun {
   const baseline =
     archetype.readOnlyCodebase && !sandbox ? captureCodebase(root, worktreeScope(team, context)) : undefined;
   if (baseline) writeBaseline(launch.fed, team, baseline);
+  clearRefusedCompletion(launch.fed, team);
   return { context, files, run, stateBefore, sandbox, baseline };
 }
 
@@ -330,7 +337,7 @@ async function recordLaunch(
     cacheWriteTokens: stats.cacheWriteTokens,
     costUsd: stats.costUsd,
     resumeAt: decision.resumeAt,
-    fixAttempts: 0,
+    fixAttempts: ended.fixAttempts ?? 0,
     promptPath: run.promptPath,
     traceId: launch.watch.trace?.traceId ?? null,
     stateAfter: finalState,

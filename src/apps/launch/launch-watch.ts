@@ -19,6 +19,8 @@ type WatchOptions = Pick<LaunchOptions, 'hooks' | 'onProgress' | 'inspectRecord'
 export class LaunchWatch {
   /** Whether the agent itself moved the lifecycle (`fed event`) during this run. */
   progressed = false;
+  /** Whether the agent itself failed the lifecycle (`fed event FAIL`) during this run. */
+  agentFailed = false;
   /** Set while the agent runs: a `fed event` line seen then is the agent's progress. */
   running = false;
   /** Where the agent's own `fed event`s leave their inspection records, when the launch is inspected. */
@@ -59,6 +61,9 @@ export class LaunchWatch {
     const lines = (await backend.lifecycles.journalTail(team, 200)).filter((l) => l.seq > this.lastSeq);
     this.lastSeq = lines.at(-1)?.seq ?? this.lastSeq;
     if (this.running && lines.some((l) => l.source === 'event')) this.progressed = true;
+    // fed fails a team itself only after the agent has exited (launch-outcome.ts), so a FAIL seen while it
+    // runs came from its `fed event` — its own, or its refused completion's (told apart by the reason).
+    if (this.running && lines.some((l) => l.source === 'event' && l.event === 'FAIL')) this.agentFailed = true;
     lines.forEach((line) => options.onProgress?.(line));
     this.trace?.transitions(lines);
     warnings.push(...(await notifyTransitions(options.hooks, team.domainId, lines)));

@@ -18,6 +18,10 @@ export interface OutcomeInput {
   finished: boolean;
   /** The lifecycle moved during the run. */
   progressed: boolean;
+  /** The lifecycle failed while the agent ran: by its own FAIL (`failed`), or by fed refusing its completion (`rejected`). */
+  failure?: StreamVerdict;
+  /** A completion fed's checks refused and never accepted, while the lifecycle goes on: the refusal's reason. */
+  refused?: string;
 }
 
 /**
@@ -30,6 +34,8 @@ export const STOPPED_FOR_PAUSE = 'stopped because the team was paused';
 export function runOutcome(input: OutcomeInput): StreamVerdict {
   const { stats, exit, stop } = input;
   if (input.finished) return { outcome: 'completed', message: null };
+  // The lifecycle is over, and says why: nothing after it (a stop, an exit code) changes that.
+  if (input.failure) return input.failure;
   if (stop?.kind === 'paused' || stop?.kind === 'interrupted')
     return {
       outcome: 'interrupted',
@@ -40,6 +46,8 @@ export function runOutcome(input: OutcomeInput): StreamVerdict {
   // What the CLI said about its own end wins over its exit code, unless it claims success.
   const said = [stats.final, stats.error].find((verdict) => verdict && verdict.outcome !== 'completed');
   if (said) return said;
+  // An agent that exits (even non-zero) after its completion was refused ended because of the refusal.
+  if (input.refused !== undefined) return { outcome: 'rejected', message: input.refused };
   const byCode = exit.code !== null && exit.code !== 0 ? input.preset.exitVerdict?.(exit.code) : undefined;
   if (byCode) return byCode;
   if (exit.signal) return { outcome: 'crashed', message: `the agent was killed by ${exit.signal}` };

@@ -26,7 +26,8 @@ import type { RunTrace } from './run-trace.js';
  */
 export class RunningAgent {
   stop: StopReason | undefined;
-  readonly startedAt = new Date();
+  /** When the run began: a fix attempt (fix-attempts.ts) carries over its first attempt's. */
+  startedAt = new Date();
   readonly stream: RunStream;
   private child: AgentProcess | undefined;
   private broker: AgentBroker | undefined;

@@ -34,6 +34,19 @@ export const launchContextSchema = builtOnFirstUse(() =>
     /** Where the agent appends learning-log entries (docs/design/spec.md §2.5). */
     learningLogPath: absolutePath,
     launchedAt: isoTimestamp,
+    /**
+     * Set for a fix attempt: fed's checks refused the agent's completion (`event`), and it is to fix what
+     * `violations` name and send the event again — attempt `attempt` of `of` (`agent.fixAttempts`).
+     */
+    fix: z
+      .strictObject({
+        attempt: z.int().positive(),
+        of: z.int().positive(),
+        event: nonEmptyString,
+        reason: nonEmptyString,
+        violations: z.array(z.string()),
+      })
+      .optional(),
   }),
 );
 export type LaunchContext = z.infer<typeof launchContextSchema>;

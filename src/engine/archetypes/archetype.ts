@@ -2,6 +2,7 @@ import type { AnyStateMachine, SnapshotFrom } from 'xstate';
 import type { z } from 'zod';
 import { documentedEvents } from '../../../machines/event-docs.js';
 import type { MachineEntry } from '../../../machines/catalog.js';
+import type { CompletionRefusal } from '../../core/schema/completion-refusal.js';
 import type { FederationConfig } from '../../core/schema/config.js';
 import type { LaunchContext } from '../../core/schema/launch-context.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
@@ -63,13 +64,19 @@ export interface CompletionPolicy<TMachine extends AnyStateMachine = AnyStateMac
    * completions): any other event is applied without being judged, and without loading the lifecycle for
    * it. `check` is loaded lazily by the caller's `await`.
    */
-  judge?: { events: readonly string[]; check(input: JudgeInput<TMachine>): Promise<string | undefined> };
+  judge?: { events: readonly string[]; check(input: JudgeInput<TMachine>): Promise<Refusal | undefined> };
   /** The report meta gets when a launch ends with the work complete. */
   completionReport(
     context: LaunchContext,
     snapshot: SnapshotFrom<TMachine>,
   ): Promise<{ subject: string; body: string }>;
 }
+
+/**
+ * Why a completion is refused: the reason (what the team fails with), the violations the agent can fix,
+ * and whether it can fix them and send the completion again in the same launch.
+ */
+export type Refusal = Pick<CompletionRefusal, 'reason' | 'violations' | 'fixable'>;
 
 export interface JudgeInput<TMachine extends AnyStateMachine = AnyStateMachine> {
   root: string;

@@ -224,6 +224,33 @@ describe('fed-agent answers its mission', () => {
     expect(h2).toEqual(['Only explain how queries reach the pool', 'About this document', 'Next steps']);
   });
 
+  it('a fix attempt (context.fix) rewrites the document with the overview, from aggregating; with nothing fuller to write it is unfixed', async () => {
+    const context = contextFor(frameworkProject(tempDir()), 'preparing', {
+      subject: 'Only explain how queries reach the pool',
+      body: '',
+    });
+    expect((await run(context)).outcome.status).toBe('complete');
+    const narrow = checkDeliverable(context.deliverablePath).summary.sections.length;
+    const fix = {
+      attempt: 1,
+      of: 2,
+      event: 'DOCUMENT_WRITTEN',
+      reason: 'document structure cannot be determined: 1 violation(s)',
+      violations: ['line 1: does not match deliverableSchema: summary.diagrams: must NOT have fewer than 1 items'],
+    };
+    const fixed = await run({ ...context, state: 'aggregating', fix });
+    expect(fixed).toMatchObject({ types: ['DOCUMENT_WRITTEN'], outcome: { status: 'complete' } });
+    const wide = checkDeliverable(context.deliverablePath);
+    expect(wide.ok).toBe(true);
+    expect(wide.summary.sections.length).toBeGreaterThan(narrow);
+    // The same refusal again: the document is already the fullest it can write.
+    const again = await run({ ...context, state: 'aggregating', fix: { ...fix, attempt: 2 } });
+    expect(again).toMatchObject({
+      types: [],
+      outcome: { status: 'unfixed', reason: `${fix.reason} (fed-agent has no fuller document to write)` },
+    });
+  });
+
   it('a mission about something the codebase does not have fails with the spec reason and what was searched', async () => {
     const context = contextFor(frameworkProject(tempDir()), 'preparing', {
       subject: 'Document the payment gateway',

@@ -53,6 +53,23 @@ describe('run outcomes', () => {
     });
   });
 
+  it('a lifecycle the agent failed is failed, and one fed failed for a refused completion rejected, whatever the exit or stop', () => {
+    const failed = { outcome: 'failed' as const, message: 'required information cannot be found: nothing here' };
+    expect(runOutcome(input({ failure: failed, exit: { code: 1, signal: null } }))).toEqual(failed);
+    const rejected = { outcome: 'rejected' as const, message: 'codebase modified: README.md' };
+    expect(runOutcome(input({ failure: rejected, stop: { kind: 'timeout', message: 'late' } }))).toEqual(rejected);
+  });
+
+  it('a completion refused and never accepted is rejected over the exit code, not over a stop or what the CLI said', () => {
+    const refused = 'document structure cannot be determined: 1 violation(s)';
+    expect(runOutcome(input({ refused }))).toEqual({ outcome: 'rejected', message: refused });
+    expect(runOutcome(input({ refused, exit: { code: 2, signal: null } })).outcome).toBe('rejected');
+    expect(runOutcome(input({ refused, stop: { kind: 'paused' } })).outcome).toBe('interrupted');
+    const stats = { ...emptyStats(), final: { outcome: 'rate-limited' as const, message: '429' } };
+    expect(runOutcome(input({ refused, stats })).outcome).toBe('rate-limited');
+    expect(runOutcome(input({ refused, finished: true })).outcome).toBe('completed');
+  });
+
   it('pauses on transient outcomes, and on a crash or auth error only after progress', () => {
     for (const outcome of ['rate-limited', 'budget', 'max-turns', 'interrupted', 'timeout'] as const)
       expect(pausesTeam(outcome, false)).toBe(true);
@@ -60,5 +77,7 @@ describe('run outcomes', () => {
     expect(pausesTeam('crashed', true)).toBe(true);
     expect(pausesTeam('auth', true)).toBe(true);
     expect(pausesTeam('no-progress', true)).toBe(false);
+    expect(pausesTeam('failed', true)).toBe(false);
+    expect(pausesTeam('rejected', true)).toBe(false);
   });
 });

@@ -5,7 +5,7 @@ import { readBaseline } from '../../deliverable/codebase-baseline.js';
 import { federationPaths, workspacePaths } from '../../../core/layout.js';
 import type { LaunchContext } from '../../../core/schema/launch-context.js';
 import type { deliverableMachine } from '../../../../machines/deliverable.machine.js';
-import type { CompletionPolicy, JudgeInput } from '../archetype.js';
+import type { CompletionPolicy, JudgeInput, Refusal } from '../archetype.js';
 
 /** The spec's failure reason (§3.1) for a deliverable that does not follow the standards. */
 export const STRUCTURE_FAILURE = 'document structure cannot be determined';
@@ -26,12 +26,13 @@ export const deliverableCompletion: CompletionPolicy<typeof deliverableMachine> 
   }),
 };
 
-async function judgeDocument({ root, team, event, config }: JudgeInput): Promise<string | undefined> {
+async function judgeDocument({ root, team, event, config }: JudgeInput): Promise<Refusal | undefined> {
   const paths = workspacePaths(team.location);
   const baseline = readBaseline(team.location);
   if (baseline && isLockHeld(paths.launchLease, { staleMs: Number.POSITIVE_INFINITY })) {
     const changes = codebaseChanges(baseline, recaptureCodebase(baseline));
-    if (changes.length) return describeCodebaseChanges(changes);
+    // A broken rule, not a slip in the document: the team fails at once.
+    if (changes.length) return { reason: describeCodebaseChanges(changes), violations: [], fixable: false };
   }
   // Loaded on demand: the Markdown parser is the heaviest import, and only completions need it.
   const { checkDeliverable } = await import('../../deliverable/check-deliverable.js');
@@ -41,18 +42,20 @@ async function judgeDocument({ root, team, event, config }: JudgeInput): Promise
   try {
     check = checkDeliverable(file, configuredSchema(root, config, federationPaths(root).config));
   } catch (error) {
-    return `${STRUCTURE_FAILURE}: ${(error as Error).message}`;
+    const problem = (error as Error).message;
+    return { reason: `${STRUCTURE_FAILURE}: ${problem}`, violations: [problem], fixable: true };
   }
   if (check.ok) {
     const { recordDeliverableMetrics } = await import('../../../infra/telemetry/deliverable-metrics.js');
     recordDeliverableMetrics(team.domainId, check.summary);
     return undefined;
   }
-  const listed = check.violations
-    .slice(0, 10)
-    .map((v) => `line ${v.line}: ${v.message}`)
-    .join('; ');
-  return `${STRUCTURE_FAILURE}: ${check.violations.length} violation(s) in ${file}: ${listed}`;
+  const violations = check.violations.map((v) => `line ${v.line}: ${v.message}`);
+  return {
+    reason: `${STRUCTURE_FAILURE}: ${check.violations.length} violation(s) in ${file}: ${violations.slice(0, 10).join('; ')}`,
+    violations,
+    fixable: true,
+  };
 }
 
 /** The completion report's body: what the deliverable is, from its structural summary. */

@@ -22,7 +22,7 @@ export const deliverableArchetype: Archetype<typeof deliverableMachine> = {
   builtInAgent: true,
   agentBrief: (context) => `You study the codebase at ${context.codebase} read-only and write one Markdown document.
 
-- Write the deliverable to: ${context.deliverablePath} (it must pass \`fed deliverable check\`, or the team fails).
+- Write the deliverable to: ${context.deliverablePath} (it must pass \`fed deliverable check\`: a DOCUMENT_WRITTEN it does not pass is refused with the violations — fix them and send it again; the team fails when they stay).
 - Append findings to the learning log (JSON lines: timestamp, domain, category, content, tags, confidence): ${context.learningLogPath}
 - Never modify, create or delete anything outside your workspace (${context.workspace}). Where the sandbox is available the codebase is mounted read-only (a write fails with EROFS); otherwise the launcher checks, and a modified codebase fails the team.
 - If the required information cannot be found, sources are corrupted or inaccessible, or the document structure cannot be determined, report FAIL with the reason and stop.`,
