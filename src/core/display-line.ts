@@ -8,7 +8,7 @@ export function displayLine(text: string, max: number): string {
   return cutLine(text, max).line;
 }
 
-/** `displayLine`, and when it had to cut the text, where the whole of it is: `… (in full: fed team show docs)`. */
+/** `displayLine`, and when it had to cut the text, where the whole of it is: `… (in full: fed monitor --json)`. */
 export function displayLineWithPointer(text: string, max: number, fullTextAt: string): string {
   const { line, cut } = cutLine(text, max);
   return cut ? `${line} (in full: ${fullTextAt})` : line;

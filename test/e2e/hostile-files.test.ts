@@ -140,7 +140,11 @@ describe('hostile state files', () => {
       expect(actors.stdout).toMatch(/other: MISSION_ASSIGNED/);
       const monitor = await fed('monitor');
       expectClean(monitor, [0, 1]);
-      expect(monitor.stdout).toMatch(/lifecycle\.json cannot be used/);
+      // The table cuts a long reason and says where it is in full.
+      expect(monitor.stdout).toMatch(/docs .*cannot read the team's files: .*… \(in full: fed monitor --json\)/);
+      const full = await fed('monitor', '--json');
+      expectClean(full, [0, 1]);
+      expect(full.stdout).toMatch(/lifecycle\.json cannot be used/);
     },
   );
 
@@ -154,7 +158,10 @@ describe('hostile state files', () => {
     execFileSync('mkfifo', [join(workspace('docs'), '.fed', 'state', 'journal.jsonl')]);
     const monitor = await fed('monitor');
     expectClean(monitor, [0, 1]);
-    expect(monitor.stdout).toMatch(/agent\.log cannot be used: a named pipe/);
+    expect(monitor.stdout).toMatch(/docs .*cannot read the team's files: .*… \(in full: fed monitor --json\)/);
+    const full = await fed('monitor', '--json');
+    expectClean(full, [0, 1]);
+    expect(full.stdout).toMatch(/agent\.log cannot be used: a named pipe/);
     const status = await fed('team', 'show', 'docs');
     expectClean(status, [0, 1, 2]);
   });

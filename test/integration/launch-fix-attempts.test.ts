@@ -46,7 +46,9 @@ describe('fed launch: a refused completion, and the chance to fix it', () => {
     expect(result, readFileSync(result.logPath, 'utf8')).toMatchObject({ outcome: 'complete', state: 'complete' });
     expect(calls).toHaveLength(2);
     const session = result.lastRun.sessionId;
-    expect(session).toMatch(/^claude-session-/);
+    // The id fed pre-assigned to the first attempt (--session-id), resumed by the fix attempt.
+    expect(session).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(calls[0]!.args).toContain(session);
     expect(calls.map((call) => call.resume)).toEqual([null, session]);
     expect(result.lastRun).toMatchObject({
       preset: 'claude',

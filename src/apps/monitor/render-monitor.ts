@@ -38,7 +38,7 @@ export const REASON_CHARS = 80;
 
 /** Why a team is unhealthy, on one line of at most REASON_CHARS characters, saying where the whole text is when it is cut. */
 export function healthReasons(team: TeamReport): string {
-  return displayLineWithPointer(team.reasons.join('; '), REASON_CHARS, `fed team show ${team.team}`);
+  return displayLineWithPointer(team.reasons.join('; '), REASON_CHARS, 'fed monitor --json');
 }
 
 function telemetryLine(telemetry: TelemetryReport, now: number): string {

@@ -135,7 +135,7 @@ describe('status summary', () => {
       archivedSignals: 0,
       telemetry: NO_TELEMETRY,
     };
-    const cut = `${reason.slice(0, 79)}… (in full: fed team show docs)`;
+    const cut = `${reason.slice(0, 79)}… (in full: fed monitor --json)`;
     const summary = renderStatusSummary(report).split('\n');
     expect(summary).toHaveLength(3);
     expect(summary[1]).toBe(`- docs (deliverable, active): failed for 2m — ${cut}`);
