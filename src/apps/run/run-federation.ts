@@ -1,5 +1,4 @@
 import { availableParallelism } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { viewLifecycle } from '../../engine/actors/lifecycle-view.js';
 import { setTeamStatus } from '../../engine/actors/team-status-command.js';
 import { lifecycleFor } from '../../engine/archetypes/catalog.js';
@@ -20,6 +19,14 @@ import type { RegistryEntry } from '../../core/schema/registry.js';
 import { awaitsApply, loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
 import { stateOf } from '../../engine/actors/state-of.js';
 import { newMissionFor, startRunForNewMission } from './team-retry.js';
+import {
+  DEFAULT_MAX_WAIT_MS,
+  deferredPastDeadline,
+  resetAhead,
+  sleepUntil,
+  takeReady,
+  type Waiting,
+} from './reset-wait.js';
 import type { Federation } from '../../engine/context.js';
 import { needsYou } from '../needs-you/needs-you.js';
 import { notifyNeedsYou } from '../needs-you/notify-needs-you.js';
@@ -328,34 +335,12 @@ async function runOne(
   options.onUpdate?.(run);
 }
 
-/** The longest `fed run` waits for rate limits to reset, unless told otherwise (`--max-wait`). */
-export const DEFAULT_MAX_WAIT_MS = 6 * 3_600_000;
-
 /** A team in the run's queue: started once `notBefore` (ms) has passed. */
-interface Queued {
+interface Queued extends Waiting {
   candidate: Candidate;
   run: TeamRun;
-  notBefore: number;
   /** Launched in this run already (and paused by a rate limit since). */
   launched?: boolean;
-}
-
-/** A reset time still ahead, or undefined. */
-function resetAhead(resumeAt: string | null | undefined): string | undefined {
-  return resumeAt && Date.parse(resumeAt) > Date.now() ? resumeAt : undefined;
-}
-
-/** A team paused by a rate limit that resets after the run's deadline is skipped, saying when it resumes. */
-function deferredPastDeadline(candidate: Candidate, deadline: number): Candidate {
-  const resumeAt = candidate.skip ? undefined : resetAhead(candidate.resumeAt);
-  if (!resumeAt || Date.parse(resumeAt) <= deadline) return candidate;
-  return { ...candidate, skip: `rate-limited, resumes at ${resumeAt} (after --max-wait)` };
-}
-
-/** The first queued team whose time has come, taken off the queue. */
-function takeReady(queue: Queued[]): Queued | undefined {
-  const at = queue.findIndex((q) => q.notBefore <= Date.now());
-  return at < 0 ? undefined : queue.splice(at, 1)[0];
 }
 
 /**
@@ -374,10 +359,4 @@ function stopWaiting(waiting: readonly Queued[], options: RunFederationOptions):
     run.phase = launched ? 'done' : 'not-started';
     options.onUpdate?.(run);
   }
-}
-
-/** Sleep until `at` (ms), or until the signal aborts; in steps, so a far time never overflows a timer. */
-async function sleepUntil(at: number, signal: AbortSignal | undefined): Promise<void> {
-  const ms = Math.min(Math.max(0, at - Date.now()), 60_000);
-  await sleep(ms, undefined, { signal }).catch(() => undefined);
 }
