@@ -9,7 +9,7 @@ import type { AccountLimit } from '../../core/schema/account-limit.js';
 import { META } from '../../core/schema/common.js';
 import type { LaunchRun } from '../../core/schema/launch-run.js';
 import type { Launch, PreparedRun } from './launch-state.js';
-import { recordRun } from './run-records.js';
+import { recordRun, UNMEASURED_RUN } from './run-records.js';
 
 /**
  * A launch on a CLI account under a rate limit another run met: the agent is not started — it would only
@@ -45,19 +45,10 @@ export async function pauseForAccountLimit(
     resumedSessionId: run.resumedSessionId,
     outcome: 'rate-limited',
     reason: message,
-    exitCode: null,
-    signal: null,
-    turns: null,
+    ...UNMEASURED_RUN,
     model: launch.options.config.agent.model ?? null,
-    inputTokens: null,
-    outputTokens: null,
-    cacheReadTokens: null,
-    cacheWriteTokens: null,
-    costUsd: null,
     resumeAt: limit.resumeAt,
-    fixAttempts: 0,
     promptPath: null,
-    traceId: null,
     stateBefore: prepared.stateBefore,
     stateAfter: state,
     progressed: false,

@@ -16,7 +16,7 @@ import type { CurrentRun, LaunchRun, RunOutcome } from '../../core/schema/launch
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { Federation } from '../../engine/context.js';
 import { launchContext } from './launch-context.js';
-import { appendRun, clearCurrentRun, readCurrentRun, readLastRun, runFields } from './run-records.js';
+import { appendRun, clearCurrentRun, readCurrentRun, readLastRun, runFields, UNMEASURED_RUN } from './run-records.js';
 
 /** The run journal's line for a run its launcher did not record: what the run in progress says, and how it ended. */
 export function orphanRunRecord(
@@ -29,19 +29,10 @@ export function orphanRunRecord(
     ...runFields(orphan),
     outcome,
     reason,
-    exitCode: null,
-    signal: null,
-    turns: null,
+    ...UNMEASURED_RUN,
     model: null,
-    inputTokens: null,
-    outputTokens: null,
-    cacheReadTokens: null,
-    cacheWriteTokens: null,
-    costUsd: null,
     resumeAt: null,
-    fixAttempts: 0,
     promptPath: orphan.promptPath,
-    traceId: null,
     stateAfter,
     progressed: stateAfter !== orphan.stateBefore,
     endedAt: new Date().toISOString(),

@@ -65,6 +65,23 @@ function runsJournalTail(file: string, bytes: number): string {
   return readFileTail(file, bytes, 'move it aside; fed starts a new journal')?.tail.toString('utf8') ?? '';
 }
 
+/**
+ * The measures of a run whose agent fed did not watch to its end (none was started, or its launcher
+ * died): unknown, never 0, so `fed runs` and the budget count them as "not reported".
+ */
+export const UNMEASURED_RUN = {
+  exitCode: null,
+  signal: null,
+  turns: null,
+  inputTokens: null,
+  outputTokens: null,
+  cacheReadTokens: null,
+  cacheWriteTokens: null,
+  costUsd: null,
+  fixAttempts: 0,
+  traceId: null,
+} as const satisfies Partial<LaunchRun>;
+
 /** What a finished run keeps of the run in progress (its process is gone). */
 export function runFields(run: CurrentRun): Omit<CurrentRun, 'pid' | 'processStart' | 'launcherPid'> {
   const { pid: _pid, processStart: _start, launcherPid: _launcher, ...kept } = run;

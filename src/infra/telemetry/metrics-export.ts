@@ -2,6 +2,7 @@ import { metrics } from '@opentelemetry/api';
 import { FedError } from '../../core/errors.js';
 import { DeferredMeterProvider } from './deferred-meter-provider.js';
 import type { ExportOutcome, OtlpExport } from './otlp-export.js';
+import { otlpSignalUrl } from './otlp-url.js';
 
 export type { ExportOutcome } from './otlp-export.js';
 
@@ -9,17 +10,11 @@ export type { ExportOutcome } from './otlp-export.js';
  * Exporting fed's metrics over OTLP/HTTP (JSON), for a process that wants its metrics sent (the CLI).
  * Library code records through the API alone and never needs this.
  */
-export const OTLP_METRICS_PATH = '/v1/metrics';
+export const OTLP_METRICS_PATH = '/v1/metrics' as const;
 
-/**
- * The OTLP/HTTP convention (as for OTEL_EXPORTER_OTLP_ENDPOINT): an endpoint is the collector's base URL
- * and metrics go to `<base>/v1/metrics`. An endpoint that already ends in `/v1/metrics` is kept as it is.
- */
+/** Metrics go to `<base>/v1/metrics` of the collector (otlp-url.ts). */
 export function otlpMetricsUrl(endpoint: string): string {
-  const url = new URL(endpoint);
-  const path = url.pathname.replace(/\/+$/, '');
-  if (!path.endsWith(OTLP_METRICS_PATH)) url.pathname = `${path}${OTLP_METRICS_PATH}`;
-  return url.href;
+  return otlpSignalUrl(endpoint, OTLP_METRICS_PATH);
 }
 
 export interface MetricsExportOptions {

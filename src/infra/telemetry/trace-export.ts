@@ -1,24 +1,18 @@
 import { trace } from '@opentelemetry/api';
 import type { ExportOutcome } from './export-bounds.js';
 import type { OtlpTraceExport } from './otlp-trace-export.js';
+import { otlpSignalUrl } from './otlp-url.js';
 import { deferTracerProvider } from './tracer.js';
 
 /**
  * Exporting fed's spans over OTLP/HTTP (JSON), beside the metrics (metrics-export.ts), for a process that
  * wants them sent (the CLI). Library code starts spans through the API alone (telemetry/tracer.ts).
  */
-export const OTLP_TRACES_PATH = '/v1/traces';
+export const OTLP_TRACES_PATH = '/v1/traces' as const;
 
-/**
- * Spans go to `<base>/v1/traces` of the same collector endpoint as the metrics (the OTLP/HTTP convention of
- * OTEL_EXPORTER_OTLP_ENDPOINT). An endpoint written with a signal's path (`…/v1/metrics`, `…/v1/traces`)
- * names the collector by what is before it.
- */
+/** Spans go to `<base>/v1/traces` of the same collector as the metrics (otlp-url.ts). */
 export function otlpTracesUrl(endpoint: string): string {
-  const url = new URL(endpoint);
-  const base = url.pathname.replace(/\/+$/, '').replace(/\/v1\/(metrics|traces)$/, '');
-  url.pathname = `${base}${OTLP_TRACES_PATH}`;
-  return url.href;
+  return otlpSignalUrl(endpoint, OTLP_TRACES_PATH);
 }
 
 export interface TraceExportOptions {

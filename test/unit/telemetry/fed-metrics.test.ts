@@ -172,6 +172,8 @@ describe('otlpMetricsUrl', () => {
     ['http://collector:4318/', 'http://collector:4318/v1/metrics'],
     ['https://otel.example.com/otlp', 'https://otel.example.com/otlp/v1/metrics'],
     ['http://collector:4318/v1/metrics', 'http://collector:4318/v1/metrics'],
+    // The traces' path names the same collector: metrics go beside the spans.
+    ['http://collector:4318/v1/traces', 'http://collector:4318/v1/metrics'],
   ])('%s → %s (a base URL gets /v1/metrics)', (endpoint, url) => {
     expect(otlpMetricsUrl(endpoint)).toBe(url);
   });
