@@ -64,12 +64,13 @@ describe('registerFedTool', () => {
   it('adds the notes to the next result, errors included', async () => {
     let pending = ['new signals: 2 (fed_inbox reads them)'];
     const { call } = await serve((server) => {
-      registerFedTool(server, 'ok', { description: 'works', input: z.strictObject({}) }, async () => 'fine');
+      // Set before any tool: the order does not matter.
       setResultNotes(server, () => {
         const notes = pending;
         pending = [];
         return notes;
       });
+      registerFedTool(server, 'ok', { description: 'works', input: z.strictObject({}) }, async () => 'fine');
     });
     expect(texts(await call('ok'))).toEqual(['fine', 'new signals: 2 (fed_inbox reads them)']);
     expect(texts(await call('ok'))).toEqual(['fine']);
