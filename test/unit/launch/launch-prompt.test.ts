@@ -3,6 +3,7 @@ import { renderFixPrompt } from '../../../src/apps/launch/fix-prompt.js';
 import { renderLaunchPrompt } from '../../../src/apps/launch/launch-prompt.js';
 import { consultantArchetype } from '../../../src/engine/archetypes/consultant/index.js';
 import { deliverableArchetype } from '../../../src/engine/archetypes/deliverable/index.js';
+import type { Archetype } from '../../../src/engine/archetypes/archetype.js';
 import type { LaunchContext } from '../../../src/core/schema/launch-context.js';
 
 const context = (mcpServer?: boolean): LaunchContext => ({
@@ -21,7 +22,7 @@ const context = (mcpServer?: boolean): LaunchContext => ({
   ...(mcpServer === undefined ? {} : { mcpServer }),
 });
 
-const prompt = (ctx: LaunchContext, archetype = deliverableArchetype) =>
+const prompt = (ctx: LaunchContext, archetype: Archetype = deliverableArchetype) =>
   renderLaunchPrompt(ctx, { archetype, brief: archetype.agentBrief(ctx, undefined as never, undefined as never) });
 
 describe("the launch prompt and fed's MCP server", () => {
