@@ -1,6 +1,4 @@
 import { spawn } from 'node:child_process';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { openFederation } from '../../src/engine/context.js';
@@ -8,39 +6,15 @@ import { listSignals } from '../../src/engine/messaging/list-signals.js';
 import { sendSignal } from '../../src/engine/messaging/send-signal.js';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { waitFor } from '../helpers/fixture-process.js';
+import { agentEnv, callTool, connectFedMcp, resultText } from '../helpers/mcp-client.js';
 import { signalFederation, type SignalFederation } from '../helpers/signal-federation.js';
 
 const TOOLS = ['fed_whoami', 'fed_inbox', 'fed_ack', 'fed_send', 'fed_event'];
 
-/** The environment of a `fed mcp` run by an agent of `team`: FED_TEAM set, no FED_ROOT of the outer run. */
-function agentEnv(team: string): Record<string, string> {
-  const { FED_ROOT: _root, FED_TEAM: _team, ...env } = process.env as Record<string, string>;
-  return { ...env, FED_TEAM: team, FED_TELEMETRY_ENABLED: 'false' };
-}
-
-/** `fed mcp` for `team`, spawned from the built CLI, with an SDK client connected to it over stdio. */
-async function connect(fed: SignalFederation, team: string) {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [FED_BIN, '--root', fed.root, 'mcp'],
-    env: agentEnv(team),
-    stderr: 'pipe',
-  });
-  const client = new Client({ name: 'mcp-server-test', version: '1.0.0' });
-  await client.connect(transport);
-  onTestFinished(() => client.close());
-  return client;
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
-  return (await client.callTool({ name, arguments: args })) as CallToolResult;
-}
-
-function text(result: CallToolResult, index = 0): string {
-  const item = result.content[index];
-  if (item?.type !== 'text') throw new Error(`content[${index}] is not text: ${JSON.stringify(result.content)}`);
-  return item.text;
-}
+/** `fed mcp` for `team` of `fed`, with an SDK client connected to it. */
+const connect = (fed: SignalFederation, team: string) => connectFedMcp(fed.root, team);
+const call = callTool;
+const text = resultText;
 
 function json<T>(result: CallToolResult): T {
   expect(result.isError, text(result)).toBeFalsy();
@@ -222,6 +196,38 @@ describe('fed mcp (built CLI, SDK client over stdio)', () => {
     const resource = await client.readResource({ uri: 'fed://inbox' });
     const listed = JSON.parse((resource.contents[0] as { text: string }).text) as { signals: { subject: string }[] };
     expect(listed.signals.map((s) => s.subject)).toEqual(['pause now']);
+  });
+
+  it('answers the requests it read before stdin closed, then exits', async () => {
+    const fed = await signalFederation(['docs']);
+    const requests = [
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'fed_send', arguments: { to: 'meta', type: 'alert', subject: 'last words' } },
+      },
+    ];
+    const result = await runFed(['--root', fed.root, 'mcp'], {
+      env: agentEnv('docs'),
+      input: requests.map((r) => `${JSON.stringify(r)}\n`).join(''),
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const answers = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: number; result: CallToolResult });
+    const sent = answers.find((a) => a.id === 2)!.result;
+    expect(JSON.parse(text(sent))).toMatchObject({ from: 'docs', to: 'meta', delivered: true });
+    const metaInbox = await listSignals(openFederation(fed.root), { team: 'meta' });
+    expect(metaInbox.signals.map((s) => s.message.subject)).toEqual(['last words']);
   });
 
   it('exits with code 0 when stdin closes, and on SIGTERM', async () => {
