@@ -1,12 +1,14 @@
 import { execFileSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { AgentBroker } from '../../src/apps/launch/agent-broker.js';
+import { openFederation } from '../../src/engine/context.js';
+import { sendSignal } from '../../src/index.js';
 import { encodeFrame, FRAME, FrameReader } from '../../src/infra/process/broker-protocol.js';
 import { FED_BIN } from '../helpers/fed-cli.js';
 import { waitFor } from '../helpers/fixture-process.js';
@@ -114,7 +116,7 @@ describe("the broker of a sandboxed agent (the launcher's side)", () => {
     expect(existsSync(socket)).toBe(false);
   });
 
-  it('carries a long-lived fed mcp both ways, as the team, and stops the server when its client goes', async () => {
+  it('carries a long-lived fed mcp both ways, as the team — its news too — and stops the server when its client goes', async () => {
     const { root, broker } = await docsBroker();
     // The agent's fed inside the sandbox: it knows only the broker (no FED_ROOT, no FED_TEAM), in the team's workspace.
     const { FED_ROOT: _root, FED_TEAM: _team, ...env } = process.env as Record<string, string>;
@@ -137,6 +139,15 @@ describe("the broker of a sandboxed agent (the launcher's side)", () => {
       expect(content?.type === 'text' && JSON.parse(content.text)).toMatchObject({ team: 'docs' });
       await new Promise((resolve) => setTimeout(resolve, 300));
     }
+    // A signal that arrives meanwhile is announced through the broker, unasked: the output streams too.
+    const updates: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      updates.push(notification.params.uri);
+    });
+    await client.subscribeResource({ uri: 'fed://inbox' });
+    await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'pause now' });
+    await waitFor(() => updates.length > 0, 10_000, 'a resources/updated notification through the broker');
+    expect(updates[0]).toBe('fed://inbox');
     // The server runs in the broker, outside: a fed mcp besides the agent's own fed (the client's child).
     const brokered = () => fedPids(' mcp').filter((pid) => pid !== transport.pid);
     expect(brokered()).toHaveLength(1);
