@@ -4,7 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { registerFedTool, setResultNotes } from '../../../src/apps/mcp/fed-tool.js';
-import { createFedServer } from '../../../src/apps/mcp/team-server.js';
+import { createFedServer } from '../../../src/apps/mcp/fed-server.js';
 import { RefusedError } from '../../../src/core/errors.js';
 
 /** A server with fed tools, and a client connected to it in memory. */
