@@ -20,7 +20,9 @@ const STDIN_FRAME_BYTES = 64 * 1024;
  * forwards the arguments, the working directory and — when an argument reads it (`--body-file -`) —
  * standard input, prints what the command prints as it comes, and exits with its exit code. A
  * `--body-file <path>` is read here, as the agent sees it, and sent as standard input: the broker reads
- * no file for the agent (outside the sandbox it would see what the sandbox hides).
+ * no file for the agent (outside the sandbox it would see what the sandbox hides). `fed mcp` (the team's
+ * MCP server, which the agent's CLI starts) streams both ways for as long as it runs: each stdin chunk is
+ * forwarded as it arrives, the end of stdin last, and the server's answers come back as they are written.
  */
 export function runThroughBroker(env: NodeJS.ProcessEnv, argv: readonly string[], cwd: string): void {
   const socketPath = env[BROKER_ENV]!;
@@ -36,8 +38,9 @@ export function runThroughBroker(env: NodeJS.ProcessEnv, argv: readonly string[]
     return fail((error as Error).message, 2);
   }
   const readsStdin =
-    body === undefined &&
-    forwarded.some((arg, i) => (arg === '--body-file' && forwarded[i + 1] === '-') || arg === '--body-file=-');
+    isMcpServer(forwarded) ||
+    (body === undefined &&
+      forwarded.some((arg, i) => (arg === '--body-file' && forwarded[i + 1] === '-') || arg === '--body-file=-'));
   const request: BrokerRequest = {
     token: env[BROKER_TOKEN_ENV] ?? '',
     argv: forwarded,
@@ -62,7 +65,11 @@ export function runThroughBroker(env: NodeJS.ProcessEnv, argv: readonly string[]
     for (let at = 0; body && at < body.length; at += STDIN_FRAME_BYTES)
       socket.write(encodeFrame(FRAME.STDIN, body.subarray(at, at + STDIN_FRAME_BYTES)));
     if (!readsStdin) return void socket.write(encodeFrame(FRAME.STDIN_END, ''));
-    process.stdin.on('data', (chunk: Buffer) => socket.write(encodeFrame(FRAME.STDIN, chunk)));
+    // As it comes, for as long as it comes: `fed mcp` answers each request before the next one arrives.
+    process.stdin.on('data', (chunk: Buffer) => {
+      for (let at = 0; at < chunk.length; at += STDIN_FRAME_BYTES)
+        socket.write(encodeFrame(FRAME.STDIN, chunk.subarray(at, at + STDIN_FRAME_BYTES)));
+    });
     process.stdin.on('end', () => socket.write(encodeFrame(FRAME.STDIN_END, '')));
   });
   socket.on('data', (chunk: Buffer) => {
@@ -86,6 +93,13 @@ export function runThroughBroker(env: NodeJS.ProcessEnv, argv: readonly string[]
       fail(`the launcher's broker at ${socketPath} closed the connection before the command ended`);
     stopReading();
   });
+}
+
+/** `fed [--root …] mcp …`: the long-lived server, whose stdin is its requests. */
+function isMcpServer(argv: readonly string[]): boolean {
+  let i = 0;
+  while (i < argv.length && (argv[i] === '--root' || argv[i]!.startsWith('--root='))) i += argv[i] === '--root' ? 2 : 1;
+  return argv[i] === 'mcp';
 }
 
 function unreachable(socketPath: string, error: Error): string {

@@ -1,10 +1,16 @@
 import { execFileSync } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { AgentBroker } from '../../src/apps/launch/agent-broker.js';
+import { openFederation } from '../../src/engine/context.js';
+import { sendSignal } from '../../src/index.js';
 import { encodeFrame, FRAME, FrameReader } from '../../src/infra/process/broker-protocol.js';
+import { FED_BIN } from '../helpers/fed-cli.js';
 import { waitFor } from '../helpers/fixture-process.js';
 import { signalFederation } from '../helpers/signal-federation.js';
 
@@ -54,8 +60,16 @@ const ask = (token: string, argv: string[], cwd: string) => [
 
 /** The `fed` processes this test process started, by their arguments. */
 function runningFed(args: string): boolean {
-  const children = execFileSync('ps', ['-o', 'args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
-  return children.split('\n').some((line) => line.includes('fed.cjs') && line.includes(args));
+  return fedPids(args).length > 0;
+}
+
+/** Their process ids. */
+function fedPids(args: string): number[] {
+  const children = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
+  return children
+    .split('\n')
+    .filter((line) => line.includes('fed.cjs') && line.includes(args))
+    .map((line) => Number.parseInt(line.trim(), 10));
 }
 
 describe("the broker of a sandboxed agent (the launcher's side)", () => {
@@ -100,5 +114,57 @@ describe("the broker of a sandboxed agent (the launcher's side)", () => {
     const socket = broker.agentEnv().FED_BROKER!;
     await broker.close();
     expect(existsSync(socket)).toBe(false);
+  });
+
+  it('carries a long-lived fed mcp both ways, as the team — its news too — and stops the server when its client goes', async () => {
+    const { root, broker } = await docsBroker();
+    // The agent's fed inside the sandbox: it knows only the broker (no FED_ROOT, no FED_TEAM), in the team's workspace.
+    const { FED_ROOT: _root, FED_TEAM: _team, ...env } = process.env as Record<string, string>;
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [FED_BIN, 'mcp'],
+      cwd: join(root, '.fed', 'teams', 'docs'),
+      env: { ...env, ...broker.agentEnv(), FED_TELEMETRY_ENABLED: 'false' },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'agent-broker-test', version: '1.0.0' });
+    await client.connect(transport);
+    onTestFinished(() => client.close());
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('fed_whoami');
+    // Calls well apart: no timeout of the broker's ends a session that waits between requests.
+    for (let call = 0; call < 3; call++) {
+      const whoami = (await client.callTool({ name: 'fed_whoami', arguments: {} })) as CallToolResult;
+      expect(whoami.isError).toBeFalsy();
+      const [content] = whoami.content;
+      expect(content?.type === 'text' && JSON.parse(content.text)).toMatchObject({ team: 'docs' });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    // A signal that arrives meanwhile is announced through the broker, unasked: the output streams too.
+    const updates: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      updates.push(notification.params.uri);
+    });
+    await client.subscribeResource({ uri: 'fed://inbox' });
+    await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'pause now' });
+    await waitFor(() => updates.length > 0, 10_000, 'a resources/updated notification through the broker');
+    expect(updates[0]).toBe('fed://inbox');
+    // The server runs in the broker, outside: a fed mcp besides the agent's own fed (the client's child).
+    const brokered = () => fedPids(' mcp').filter((pid) => pid !== transport.pid);
+    expect(brokered()).toHaveLength(1);
+    await client.close();
+    await waitFor(() => brokered().length === 0, 15_000, 'the broker to stop the server');
+  });
+
+  it('refuses fed mcp --meta from an agent: meta is not its to serve', async () => {
+    const { root, broker } = await docsBroker();
+    for (const argv of [
+      ['mcp', '--meta'],
+      ['--root', root, 'mcp', '--meta'],
+    ])
+      expect(await request(broker, ask(broker.token, argv, root))).toMatchObject({
+        code: 2,
+        stdout: '',
+        stderr: expect.stringContaining("fed mcp --meta serves meta's side"),
+      });
   });
 });

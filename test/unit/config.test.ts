@@ -23,7 +23,7 @@ describe('federate.config.json', () => {
   it('applies every default of docs/design/spec.md §2.3 to an empty object', () => {
     expect(validate({}).config).toEqual({
       agentCommand: 'fed-agent',
-      agent: { args: [], limits: {}, sandbox: true, fixAttempts: 2 },
+      agent: { args: [], limits: {}, sandbox: true, fixAttempts: 2, mcp: true },
       telemetry: { enabled: true, collector: { endpoint: 'http://localhost:18888' } },
       playbookSkill: 'domain-playbook',
       deliverable: 'deliverable.md',
@@ -44,6 +44,7 @@ describe('federate.config.json', () => {
         account: 'work',
         fixAttempts: 1,
         sandbox: false,
+        mcp: 'strict',
       },
       telemetry: { enabled: false, collector: { endpoint: 'http://collector:4318' } },
       chatConfig: { teamId: '5f2b1c3e-0000-4000-8000-000000000000', channelId: '19:abc123@thread.tacv2' },

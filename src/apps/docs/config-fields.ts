@@ -31,6 +31,8 @@ export const CONFIG_FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
     'How often a deliverable refused by the checks is handed back to the same session to fix, before the team fails.',
   'agent.sandbox':
     'Run the agents of teams that study the codebase read-only (deliverable, consultant) under bubblewrap with the codebase mounted read-only; without bubblewrap, or `false`, a before/after check of the codebase runs instead.',
+  'agent.mcp':
+    "Give the agent fed's MCP server (`fed mcp`: the `fed_*` tools) for each run, where its CLI takes one per run (see [agents](../agents.md#the-server-for-each-run)): `true` (default) beside the CLI's own servers, `\"strict\"` instead of them (claude's `--strict-mcp-config`; the other CLIs as `true`), `false` not at all.",
   telemetry:
     'Metrics and traces through OpenTelemetry, sent over OTLP/HTTP (see [operations](../operations.md#telemetry)).',
   'telemetry.enabled': 'Export metrics and traces; `FED_TELEMETRY_ENABLED=true|false` overrides it.',

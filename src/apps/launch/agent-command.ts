@@ -8,6 +8,7 @@ import type { LaunchContext } from '../../core/schema/launch-context.js';
 import type { LaunchRun } from '../../core/schema/launch-run.js';
 import type { AgentPreset, PresetCommand } from './presets/agent-preset.js';
 import { choosePreset } from './presets/catalog.js';
+import { fedMcpServer } from './mcp-server.js';
 import { splitCommand } from './split-command.js';
 
 const MAX_ARGUMENT_BYTES = 120 * 1024;
@@ -46,16 +47,27 @@ export interface AgentCommandOptions {
  * the caller's current directory, `agentCommand` to the federation root (like every path in the config)
  * — never to the team's workspace, where the agent runs. A bare name is looked up on PATH.
  */
-function locateProgram(program: string[], context: LaunchContext, options: AgentCommandOptions): string[] {
+function locateProgram(program: string[], root: string, options: AgentCommandOptions): string[] {
   const [file, ...args] = program;
   if (!file?.includes('/') || isAbsolute(file)) return program;
-  return [resolve(options.agent ? (options.cwd ?? process.cwd()) : context.root, file), ...args];
+  return [resolve(options.agent ? (options.cwd ?? process.cwd()) : root, file), ...args];
+}
+
+/** The program a run starts (`--agent`, else `agentCommand`, split into words) and the preset that drives it. */
+export function runPreset(root: string, options: AgentCommandOptions): { program: string[]; preset: AgentPreset } {
+  const program = locateProgram(
+    splitCommand(options.agent ?? options.config.agentCommand, options.agent ? '--agent' : 'agentCommand'),
+    root,
+    options,
+  );
+  const preset = choosePreset(program[0]!, options.preset ?? (options.agent ? undefined : options.config.agent.preset));
+  return { program, preset };
 }
 
 /** A short continuation prompt for a resumed session: the agent already has the mission in its context. */
 function continuationPrompt(context: LaunchContext, last: LaunchRun): string {
   return `Continue your mission for team ${context.team} where you left off. Your last run ended: ${last.outcome}${last.reason ? ` (${last.reason})` : ''}.
-The team's lifecycle is now in state \`${context.state}\`; carry on from there and keep reporting each step with \`fed event\`.
+The team's lifecycle is now in state \`${context.state}\`; carry on from there and keep reporting each step with ${context.mcpServer ? '`fed_event` (or `fed event`)' : '`fed event`'}.
 Your full instructions are still in ${workspacePaths(context.workspace).launchPrompt}; read them again if you need to.
 `;
 }
@@ -83,12 +95,7 @@ export function agentCommand(
   prompt: string,
   { sandboxed = false, fix }: { sandboxed?: boolean; fix?: FixTurn } = {},
 ): AgentCommand {
-  const program = locateProgram(
-    splitCommand(options.agent ?? options.config.agentCommand, options.agent ? '--agent' : 'agentCommand'),
-    context,
-    options,
-  );
-  const preset = choosePreset(program[0]!, options.preset ?? (options.agent ? undefined : options.config.agent.preset));
+  const { program, preset } = runPreset(context.root, options);
   const lastSession = fix ? fix.sessionId : lastRun?.preset === preset.name ? lastRun.sessionId : null;
   const resumedSessionId = preset.resumable ? lastSession : null;
   let runPrompt = prompt;
@@ -111,6 +118,7 @@ export function agentCommand(
     limits: options.config.agent.limits,
     args: options.config.agent.args,
     sandboxed,
+    mcp: fedMcpServer(context, options.config, preset, sandboxed),
   });
   // Linux refuses a single argument over 128 KiB (E2BIG): say what to do instead of failing obscurely.
   const tooLong = command.argv.find((word) => Buffer.byteLength(word) > MAX_ARGUMENT_BYTES);

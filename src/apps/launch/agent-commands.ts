@@ -7,7 +7,9 @@ import { RefusedError } from '../../core/errors.js';
  * the archetype briefs tell agents to use (report events, read and send signals, read teams, check the
  * deliverable, read schemas, the config and the journal). Everything else — launching, running,
  * onboarding, archiving, retrying, reviewing, merging, migrating, chat, the demo… — is the operator's,
- * and refused. A command maps to the subcommands allowed, or to `true` for all of them.
+ * and refused. A command maps to the subcommands allowed, or to `true` for all of them. `fed mcp` is the
+ * team's MCP server, which the agent's CLI starts (its stdin and stdout stream through the broker for as
+ * long as it runs) — the team's, never meta's (`--meta` is refused).
  */
 const AGENT_COMMANDS: Readonly<Record<string, true | readonly string[]>> = {
   event: true,
@@ -17,6 +19,7 @@ const AGENT_COMMANDS: Readonly<Record<string, true | readonly string[]>> = {
   schema: true,
   config: ['show'],
   log: true,
+  mcp: true,
 };
 
 const HELP = new Set(['-h', '--help', '-V', '--version']);
@@ -38,6 +41,9 @@ function optionValues(argv: readonly string[], name: string): string[] {
   }
   return values;
 }
+
+/** `--meta` as commander reads it (a boolean flag; `--meta=<value>` is one too, and refused by it). */
+const isMetaOption = (arg: string): boolean => arg === '--meta' || arg.startsWith('--meta=');
 
 function sameDirectory(a: string, b: string): boolean {
   try {
@@ -78,6 +84,11 @@ function checkFiles(
         `--body-file ${value}: the broker reads no files for an agent; pipe the body (--body-file -) — the fed in the sandbox does that for you`,
       );
   }
+  if (command.startsWith('mcp ') && argv.some((arg, i) => isMetaOption(arg) && !argv.slice(0, i).includes('--')))
+    throw new RefusedError(
+      'AGENT_COMMAND_REFUSED',
+      "fed mcp --meta serves meta's side (directives, approvals, merges), which is not for an agent; its own team's server is fed mcp",
+    );
   if (command !== 'deliverable check') return;
   const end = args.includes('--') ? args.indexOf('--') : args.length;
   const files = [

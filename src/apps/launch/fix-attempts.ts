@@ -97,7 +97,10 @@ async function startFixAttempt(
     reason: refusal.reason,
     violations: refusal.violations,
   };
-  const context = { ...launchContext(root, team, options.config, state, prepared.context.mission), fix };
+  const context = {
+    ...launchContext(root, team, options.config, state, prepared.context.mission, prepared.context.mcpServer),
+    fix,
+  };
   const files = writeLaunchFiles(fed, team, context, {
     archetype,
     brief: archetype.agentBrief(context, snapshot, team),

@@ -27,7 +27,7 @@ What to fix (${items.length}):
 ${shown.map((item) => `- ${item}`).join('\n')}
 
 Fix your deliverable ${context.deliverablePath} so that none of these is left, and change only what they name: keep the rest of the document. \`fed deliverable check ${context.deliverable}\` shows what is still wrong.
-Then send the completion again: ${sendAgain}.
+Then send the completion again: ${context.mcpServer ? `\`fed_event\` with type ${fix.event} and its data, or ` : ''}${sendAgain}.
 Your full instructions are still in ${workspacePaths(context.workspace).launchPrompt}; the lifecycle is in state \`${context.state}\`.
 `;
 }

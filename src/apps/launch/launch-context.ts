@@ -7,7 +7,8 @@ import { playbookSkillPath } from './launch-prompt.js';
 
 /**
  * What a launched agent is told about its run (the launch context file). Built from the registry, the
- * config and the lifecycle — never read back from the workspace, which the agent can write.
+ * config and the lifecycle — never read back from the workspace, which the agent can write. `mcpServer`:
+ * the run's CLI gets fed's MCP server (src/apps/launch/mcp-server.ts).
  */
 export function launchContext(
   root: string,
@@ -15,6 +16,7 @@ export function launchContext(
   config: FederationConfig,
   state: string,
   mission: LaunchContext['mission'],
+  mcpServer = false,
 ): LaunchContext {
   const paths = workspacePaths(team.location);
   return {
@@ -30,5 +32,6 @@ export function launchContext(
     playbookSkillPath: playbookSkillPath(root, config),
     learningLogPath: paths.learningLog,
     launchedAt: new Date().toISOString(),
+    ...(mcpServer ? { mcpServer } : {}),
   };
 }

@@ -9,7 +9,7 @@ import type { LaunchContext } from '../../core/schema/launch-context.js';
  * The launch prompt: everything an agent (an LLM session or the built-in one) needs to do the team's
  * job — the mission, what its archetype expects of it, the playbook skill, and the protocol: which
  * `fed event` to send at each step (read off the lifecycle's event schema), how to send signals, how to
- * acknowledge them.
+ * acknowledge them. An agent whose CLI has fed's MCP server is told to use its `fed_*` tools first.
  */
 export function playbookSkillPath(root: string, config: FederationConfig): string | null {
   const path = playbookSkillFile(root, config);
@@ -34,6 +34,17 @@ export interface PromptArchetype {
   brief: string;
 }
 
+/** The tools of fed's MCP server (src/apps/mcp/), for an agent whose CLI has it this run (`context.mcpServer`). */
+const MCP_TOOLS = `
+You have fed's MCP server (\`fed\`): use its tools for everything below — they take typed arguments and
+answer with fed's own refusals, so nothing needs quoting:
+- \`fed_whoami\`: your team, lifecycle state, mission, the events your state accepts now (with their data), your deliverable and limits. Call it first.
+- \`fed_event\`: report a lifecycle event with its data.
+- \`fed_inbox\`: your unread signals (it tells you when new ones arrive); \`fed_ack\`: acknowledge them by id.
+- \`fed_send\`: send a signal to meta or a team (always from your team).
+The shell commands below do the same; use them only when a tool is not there or does not answer.
+`;
+
 export function renderLaunchPrompt(context: LaunchContext, { archetype, brief }: PromptArchetype): string {
   const skill = context.playbookSkillPath ? readPlaybookSkill(context.playbookSkillPath) : undefined;
   return `# Mission for team ${context.team}
@@ -53,8 +64,8 @@ ${context.mission.body || '(no further details)'}
 ${brief.trim()}
 
 ## Protocol
-
-Report every step of your lifecycle with \`fed event\` (the team is implied by your workspace and $FED_TEAM):
+${context.mcpServer ? MCP_TOOLS : ''}
+Report every step of your lifecycle with ${context.mcpServer ? '`fed_event` (the event type and its data) or ' : ''}\`fed event\` (the team is implied by your workspace and $FED_TEAM):
 
 ${progressLines(archetype.lifecycle)
   .map((line) => `1. ${line}`)

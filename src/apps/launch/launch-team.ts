@@ -22,7 +22,8 @@ import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import { DEFAULT_AGENT_COMMAND } from '../../core/schema/config.js';
 import type { LaunchRun } from '../../core/schema/launch-run.js';
-import { agentCommand } from './agent-command.js';
+import { agentCommand, runPreset } from './agent-command.js';
+import { mcpWired } from './mcp-server.js';
 import { accountOf, activeAccountLimit } from './account-limit.js';
 import { pauseForAccountLimit } from './account-pause.js';
 import { captureCodebase } from '../../engine/deliverable/codebase-guard.js';
@@ -221,7 +222,14 @@ function refuseWithoutWork(team: RegistryEntry, archetype: Archetype, lifecycle:
 function prepareRun(launch: Launch, ready: LaunchReady): PreparedRun {
   const { root, team, archetype, options, warnings } = launch;
   const { stateBefore } = ready;
-  const context = launchContext(root, team, options.config, stateBefore, ready.mission);
+  const context = launchContext(
+    root,
+    team,
+    options.config,
+    stateBefore,
+    ready.mission,
+    mcpWired(runPreset(root, options).preset, options.config),
+  );
   if (!context.playbookSkillPath) {
     warnings.push(
       `the playbook skill ${playbookSkillFile(root, options.config)} does not exist, so the launch prompt has none; create it or fix playbookSkill (fed config show checks it)`,

@@ -124,6 +124,16 @@ export const agentConfigSchema = z.object({
     .default(2),
   /** Run deliverable teams' agents with the codebase mounted read-only (bubblewrap, when it works here). */
   sandbox: z.boolean({ error: (issue) => `expected true or false, got ${describeValue(issue.input)}` }).default(true),
+  /**
+   * Give the agent fed's MCP server (`fed mcp`) for each run, where its CLI takes one per run: `true`
+   * (default) beside the CLI's own servers, `"strict"` instead of them (claude's `--strict-mcp-config`),
+   * `false` not at all.
+   */
+  mcp: z
+    .union([z.boolean(), z.literal('strict')], {
+      error: (issue) => `expected true, false or "strict", got ${describeValue(issue.input)}`,
+    })
+    .default(true),
 });
 export type AgentConfig = z.output<typeof agentConfigSchema>;
 
@@ -174,7 +184,7 @@ export const configSchema = z.object({
   description: z.string().optional(),
   federationName: nonEmptyString.optional(),
   agentCommand: nonEmptyString.default(DEFAULT_AGENT_COMMAND),
-  agent: agentConfigSchema.default({ args: [], limits: {}, sandbox: true, fixAttempts: 2 }),
+  agent: agentConfigSchema.default({ args: [], limits: {}, sandbox: true, fixAttempts: 2, mcp: true }),
   telemetry: telemetryConfigSchema.default({
     enabled: true,
     collector: { endpoint: DEFAULT_COLLECTOR_ENDPOINT },

@@ -34,6 +34,8 @@ export const launchContextSchema = builtOnFirstUse(() =>
     /** Where the agent appends learning-log entries (docs/design/spec.md §2.5). */
     learningLogPath: absolutePath,
     launchedAt: isoTimestamp,
+    /** The agent's CLI has fed's MCP server (`fed mcp`, the `fed_*` tools) this run (`agent.mcp`, docs/agents.md). */
+    mcpServer: z.boolean().optional(),
     /**
      * Set for a fix attempt: fed's checks refused the agent's completion (`event`), and it is to fix what
      * `violations` name and send the event again — attempt `attempt` of `of` (`agent.fixAttempts`).

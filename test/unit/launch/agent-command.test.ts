@@ -88,3 +88,90 @@ describe('the agent command of a run', () => {
     expect(codex.command.stdin).toBe(prompt);
   });
 });
+
+describe("fed's MCP server for a run (agent.mcp)", () => {
+  const launchBin = `${context.workspace}/.fed/launch/bin/fed`;
+  const withMcp = (mcp: boolean | 'strict') => ({ ...config, agent: { ...config.agent, mcp } });
+  const configured = (agent: string, mcp: boolean | 'strict' = true) => ({
+    ...withMcp(mcp),
+    agentCommand: agent,
+  });
+  const commandOf = (agent: string, mcp: boolean | 'strict' = true, sandboxed = false) =>
+    agentCommand({ ...context, root: '/fed' }, { config: configured(agent, mcp) }, null, '/p.md', 'prompt', {
+      sandboxed,
+    }).command;
+
+  it('claude: --mcp-config names a JSON file of the run with `<the team fed> mcp` as the team; strict on request', () => {
+    const command = commandOf('claude');
+    const file = command.argv[command.argv.indexOf('--mcp-config') + 1]!;
+    expect(file).toBe(`${context.workspace}/.fed/launch/mcp-claude.json`);
+    expect(command.argv).not.toContain('--strict-mcp-config');
+    expect(JSON.parse(command.files![file]!)).toEqual({
+      mcpServers: {
+        fed: { type: 'stdio', command: launchBin, args: ['mcp'], env: { FED_ROOT: '/fed', FED_TEAM: 'docs' } },
+      },
+    });
+    expect(commandOf('claude', 'strict').argv).toContain('--strict-mcp-config');
+  });
+
+  it('sandboxed, the server goes through the broker: its socket named, its token inherited, never written', () => {
+    const claude = commandOf('claude', true, true);
+    const json = Object.values(claude.files!)[0]!;
+    expect(JSON.parse(json).mcpServers.fed.env).toEqual({
+      FED_ROOT: '/fed',
+      FED_TEAM: 'docs',
+      FED_BROKER: `${context.workspace}/.fed/launch/broker.sock`,
+    });
+    expect(json).not.toContain('FED_BROKER_TOKEN');
+    // Codex passes a server only the variables it is told: the token by name.
+    const codex = commandOf('codex', true, true).argv;
+    expect(codex).toContain('mcp_servers.fed.env_vars=["FED_BROKER_TOKEN"]');
+  });
+
+  it('codex: -c mcp_servers.fed.… overrides after exec, in TOML', () => {
+    const argv = commandOf('codex').argv;
+    expect(argv.slice(0, 2)).toEqual(['codex', 'exec']);
+    expect(argv.slice(2, 8)).toEqual([
+      '-c',
+      `mcp_servers.fed.command=${JSON.stringify(launchBin)}`,
+      '-c',
+      'mcp_servers.fed.args=["mcp"]',
+      '-c',
+      'mcp_servers.fed.env={FED_ROOT="/fed",FED_TEAM="docs"}',
+    ]);
+    expect(argv.at(-1)).toBe('-');
+  });
+
+  it('copilot, opencode and goose get it their way; gemini, aider and custom commands do not', () => {
+    const copilot = commandOf('copilot');
+    const at = copilot.argv.indexOf('--additional-mcp-config');
+    expect(copilot.argv[at + 1]).toBe(`@${context.workspace}/.fed/launch/mcp-copilot.json`);
+    expect(JSON.parse(Object.values(copilot.files!)[0]!).mcpServers.fed).toMatchObject({ tools: ['*'] });
+    expect(JSON.parse(commandOf('opencode').env.OPENCODE_CONFIG_CONTENT!)).toEqual({
+      mcp: {
+        fed: {
+          type: 'local',
+          command: [launchBin, 'mcp'],
+          environment: { FED_ROOT: '/fed', FED_TEAM: 'docs' },
+          enabled: true,
+        },
+      },
+    });
+    const goose = commandOf('goose').argv;
+    expect(goose[goose.indexOf('--with-extension') + 1]).toBe(`fed:${launchBin} mcp`);
+    for (const agent of ['gemini', 'aider', 'my-agent {prompt}']) {
+      const command = commandOf(agent);
+      expect(command.argv.join(' ')).not.toMatch(/mcp/);
+      expect(command.files ?? {}).toEqual({});
+    }
+  });
+
+  it('agent.mcp false: no MCP flags, files or settings for any CLI', () => {
+    for (const agent of ['claude', 'codex', 'copilot', 'opencode', 'goose']) {
+      const command = commandOf(agent, false);
+      expect(command.argv.join(' ')).not.toMatch(/mcp/);
+      expect(command.files ?? {}).toEqual({});
+      expect(command.env.OPENCODE_CONFIG_CONTENT).toBeUndefined();
+    }
+  });
+});

@@ -24,9 +24,20 @@ describe('the fed commands a sandboxed agent may run through its broker', () => 
     [[]],
     [['--help']],
     [['signal', '--help']],
+    [['mcp']],
+    [['mcp', '--team', 'docs']],
   ])('allows fed %j', (argv) => {
     expect(() => checkAgentCommand(argv, '/', root)).not.toThrow();
   });
+
+  it.each([[['mcp', '--meta']], [['mcp', '--meta=yes']], [['--root', '/', 'mcp', '--team', 'docs', '--meta']]])(
+    "refuses fed %j: meta's server is not an agent's",
+    (argv) => {
+      expect(() => checkAgentCommand(argv, '/', root)).toThrow(
+        expect.objectContaining({ code: 'AGENT_COMMAND_REFUSED', message: expect.stringContaining('fed mcp --meta') }),
+      );
+    },
+  );
 
   it.each([
     [['launch', '--team', 'docs'], 'fed launch'],

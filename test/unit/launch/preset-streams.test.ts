@@ -1,7 +1,12 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AGENT_PRESET_CATALOG } from '../../../src/apps/launch/presets/catalog.js';
-import { emptyStats, type PresetInvocation, type StreamStats } from '../../../src/apps/launch/presets/agent-preset.js';
+import {
+  emptyStats,
+  type McpServer,
+  type PresetInvocation,
+  type StreamStats,
+} from '../../../src/apps/launch/presets/agent-preset.js';
 import { RunStream } from '../../../src/apps/launch/run-stream.js';
 import type { AgentPresetName } from '../../../src/core/schema/config.js';
 import { tempDir } from '../../helpers/temp-dir.js';
@@ -23,8 +28,19 @@ const invocation = (over: Partial<PresetInvocation> = {}): PresetInvocation => (
   limits: { maxTurns: 3, maxCostUsd: 1 },
   args: [],
   sandboxed: false,
+  mcp: null,
   ...over,
 });
+
+const mcpServer: McpServer = {
+  name: 'fed',
+  command: '/w/.fed/launch/bin/fed',
+  args: ['mcp'],
+  env: { FED_TEAM: 'docs' },
+  inherit: [],
+  strict: false,
+  configFile: '/w/.fed/launch/mcp.json',
+};
 
 describe('agent CLI presets read their event streams', () => {
   it('claude: the model from init, cache tokens from the result, a budget result is the budget', () => {
@@ -168,7 +184,11 @@ describe('agent CLI presets read their event streams', () => {
       const passed = new Set(
         [false, true].flatMap((sandboxed) =>
           [null, 'id-1'].flatMap((resumeSessionId) =>
-            preset.command(invocation({ sandboxed, resumeSessionId })).argv.filter((word) => word.startsWith('-')),
+            [null, mcpServer].flatMap((mcp) =>
+              preset
+                .command(invocation({ sandboxed, resumeSessionId, mcp }))
+                .argv.filter((word) => word.startsWith('-')),
+            ),
           ),
         ),
       );

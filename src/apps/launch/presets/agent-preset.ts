@@ -27,6 +27,28 @@ export interface PresetInvocation {
    * it off, since it cannot nest one inside fed's and fed's already confines it.
    */
   sandboxed: boolean;
+  /** fed's MCP server for this run, when the preset takes one (`mcp`) and `agent.mcp` is not false. */
+  mcp: McpServer | null;
+}
+
+/**
+ * `fed mcp` for one run, as a CLI's MCP configuration names a stdio server: the team's `fed` (the one on
+ * the agent's PATH, which goes through the broker in the sandbox) with `mcp`, and the environment that
+ * makes it the team's. `inherit` names what the server must get from the agent's own environment but no
+ * argument or file may hold (the broker's token, a backend's credentials: other teams can read this
+ * team's files), for the CLIs that pass a server only the variables they are told.
+ */
+export interface McpServer {
+  /** The server's name in the CLI's configuration: its tools show as `mcp__fed__…` and the like. */
+  name: string;
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  inherit: string[];
+  /** `agent.mcp: "strict"`: fed's server in place of the CLI's own (where the CLI can say so). */
+  strict: boolean;
+  /** The file the run's MCP configuration goes into, for the CLIs that read one (in the team's `.fed/launch/`). */
+  configFile: string;
 }
 
 export interface PresetCommand {
@@ -40,6 +62,8 @@ export interface PresetCommand {
    * (claude `--session-id`) — so the run in progress names it before the CLI's first event.
    */
   sessionId: string | null;
+  /** Files the CLI reads for this run (its MCP configuration), by absolute path: written before it starts. */
+  files?: Record<string, string>;
 }
 
 /**
@@ -92,6 +116,8 @@ export interface AgentPreset {
   nativeLimits: { maxTurns: boolean; maxCostUsd: boolean };
   /** How `fed doctor` checks the CLI; absent for fed-agent and custom commands. */
   cli?: PresetCli;
+  /** The CLI takes an MCP server per run (docs/agents.md): `command` then wires `invocation.mcp` when it is set. */
+  takesMcp?: boolean;
   command(invocation: PresetInvocation): PresetCommand;
   onEvent?(event: JsonEvent, stats: StreamStats): void;
   onText?(line: string, stats: StreamStats): void;

@@ -1,6 +1,7 @@
 import { v4 as uuidv4 } from 'uuid';
 import type { RunOutcome } from '../../../core/schema/launch-run.js';
 import { classifyError } from './classify-error.js';
+import { mcpConfigJson } from './mcp-config.js';
 import { flag, num, obj, str, type AgentPreset, type JsonEvent, type StreamStats } from './agent-preset.js';
 
 /**
@@ -10,7 +11,8 @@ import { flag, num, obj, str, type AgentPreset, type JsonEvent, type StreamStats
  * resume is `--resume <id>`, never both. The stream starts with `system/init` (session id, model) and
  * ends with a `result` whose `subtype` and `is_error` say how it ended — a rate limit has come as
  * `success` with `is_error: true` and exit 0, so the result text is read too, and so are the assistant
- * message's `error` category and `rate_limit_event`.
+ * message's `error` category and `rate_limit_event`. fed's MCP server comes in a JSON file of the run's
+ * (`--mcp-config`), beside the user's own servers unless `agent.mcp` is `"strict"` (`--strict-mcp-config`).
  */
 export const claudePreset: AgentPreset = {
   name: 'claude',
@@ -18,6 +20,7 @@ export const claudePreset: AgentPreset = {
   stream: 'json',
   resumable: true,
   nativeLimits: { maxTurns: true, maxCostUsd: true },
+  takesMcp: true,
   cli: {
     versionArgs: ['--version'],
     helpArgs: ['--help'],
@@ -31,6 +34,7 @@ export const claudePreset: AgentPreset = {
       '--model',
       '--resume',
       '--session-id',
+      '--mcp-config',
     ],
     install: 'npm install -g @anthropic-ai/claude-code',
   },
@@ -51,11 +55,14 @@ export const claudePreset: AgentPreset = {
         ...flag('--model', run.model),
         ...flag('--resume', run.resumeSessionId),
         ...flag('--session-id', sessionId),
+        ...flag('--mcp-config', run.mcp?.configFile),
+        ...(run.mcp?.strict ? ['--strict-mcp-config'] : []),
         ...run.args,
       ],
       stdin: null,
       env: {},
       sessionId,
+      files: run.mcp ? { [run.mcp.configFile]: mcpConfigJson(run.mcp) } : {},
     };
   },
   onEvent(event, stats) {

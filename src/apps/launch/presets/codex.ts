@@ -1,5 +1,5 @@
 import { classifyError } from './classify-error.js';
-import { add, flag, num, obj, str, type AgentPreset } from './agent-preset.js';
+import { add, flag, num, obj, str, type AgentPreset, type McpServer } from './agent-preset.js';
 
 /**
  * OpenAI Codex: `codex exec --json --sandbox workspace-write --skip-git-repo-check -` with the prompt on
@@ -8,7 +8,10 @@ import { add, flag, num, obj, str, type AgentPreset } from './agent-preset.js';
  * rejects it ("unexpected argument"). A resume is `codex exec resume <thread_id> …` with the sandbox flags
  * again (whether a resume inherits them is not documented). Events: `thread.started` (the session id),
  * `item.completed` (one agent step: counted as a turn), `turn.completed` (token usage),
- * `turn.failed` / `error`. Codex reports no cost and takes no turn cap: the launcher counts.
+ * `turn.failed` / `error`. Codex reports no cost and takes no turn cap: the launcher counts. fed's MCP
+ * server comes as `-c mcp_servers.fed.…` overrides (TOML values; Codex has no file flag, and `codex mcp
+ * add` would edit the user's config): a server gets only the variables Codex passes by default and those
+ * named, so what it inherits is listed in `env_vars`.
  */
 export const codexPreset: AgentPreset = {
   name: 'codex',
@@ -16,6 +19,7 @@ export const codexPreset: AgentPreset = {
   stream: 'json',
   resumable: true,
   nativeLimits: { maxTurns: false, maxCostUsd: false },
+  takesMcp: true,
   cli: {
     versionArgs: ['--version'],
     helpArgs: ['exec', '--help'],
@@ -27,6 +31,7 @@ export const codexPreset: AgentPreset = {
       ...run.program,
       'exec',
       ...(run.resumeSessionId ? ['resume', run.resumeSessionId] : []),
+      ...(run.mcp ? codexMcpOverrides(run.mcp) : []),
       '--json',
       ...(run.sandboxed ? ['--dangerously-bypass-approvals-and-sandbox'] : ['--sandbox', 'workspace-write']),
       '--skip-git-repo-check',
@@ -63,3 +68,15 @@ export const codexPreset: AgentPreset = {
     }
   },
 };
+
+/** `-c` overrides that give Codex the server for this run; values are TOML (a JSON string is a TOML string). */
+function codexMcpOverrides(server: McpServer): string[] {
+  const key = `mcp_servers.${server.name}`;
+  const env = Object.entries(server.env).map(([name, value]) => `${name}=${JSON.stringify(value)}`);
+  return [
+    ['command', JSON.stringify(server.command)],
+    ['args', JSON.stringify(server.args)],
+    ['env', `{${env.join(',')}}`],
+    ...(server.inherit.length ? [['env_vars', JSON.stringify(server.inherit)]] : []),
+  ].flatMap(([field, value]) => ['-c', `${key}.${field}=${value}`]);
+}

@@ -1,4 +1,5 @@
 import { classifyError } from './classify-error.js';
+import { mcpConfigJson } from './mcp-config.js';
 import { add, flag, num, obj, str, type AgentPreset, type JsonEvent } from './agent-preset.js';
 
 /**
@@ -8,7 +9,8 @@ import { add, flag, num, obj, str, type AgentPreset, type JsonEvent } from './ag
  * ends with `result{sessionId, exitCode, usage}`: the session id, and a verdict — exit code 0 completed,
  * anything else what the last `session.error{errorType, message}` said, else a crash. No token totals but
  * each assistant message's `outputTokens`. It has exited 0 with no output on broken auth: such a run ends
- * `no-progress`.
+ * `no-progress`. fed's MCP server comes in a JSON file of the run's (`--additional-mcp-config @<file>`:
+ * this session only, beside the user's servers).
  */
 const sessionIdOf = (event: JsonEvent): string | null =>
   str(event.sessionId) ?? str(event.session_id) ?? str(obj(event.data).sessionId) ?? str(obj(event.data).session_id);
@@ -22,10 +24,19 @@ export const copilotPreset: AgentPreset = {
   stream: 'json',
   resumable: true,
   nativeLimits: { maxTurns: false, maxCostUsd: false },
+  takesMcp: true,
   cli: {
     versionArgs: ['--version'],
     helpArgs: ['--help'],
-    helpFlags: ['-p', '--output-format', '--allow-all', '--no-ask-user', '--model', '--resume'],
+    helpFlags: [
+      '-p',
+      '--output-format',
+      '--allow-all',
+      '--no-ask-user',
+      '--model',
+      '--resume',
+      '--additional-mcp-config',
+    ],
     install: 'npm install -g @github/copilot',
   },
   command: (run) => ({
@@ -39,11 +50,13 @@ export const copilotPreset: AgentPreset = {
       '--no-ask-user',
       ...flag('--model', run.model),
       ...flag('--resume', run.resumeSessionId),
+      ...(run.mcp ? ['--additional-mcp-config', `@${run.mcp.configFile}`] : []),
       ...run.args,
     ],
     stdin: null,
     env: {},
     sessionId: null,
+    files: run.mcp ? { [run.mcp.configFile]: mcpConfigJson(run.mcp, { tools: ['*'] }) } : {},
   }),
   onEvent(event, stats) {
     stats.sessionId = sessionIdOf(event) ?? stats.sessionId;

@@ -1,3 +1,4 @@
+import { quote } from 'shell-quote';
 import { classifyError } from './classify-error.js';
 import { flag, num, obj, str, type AgentPreset } from './agent-preset.js';
 
@@ -7,7 +8,10 @@ import { flag, num, obj, str, type AgentPreset } from './agent-preset.js';
  * that name is the session id — `GOOSE_DISABLE_SESSION_NAMING=true` keeps Goose from renaming it (and
  * from spending a model call on that); a resume is `--resume -n <name>`. Events: `message` (assistant
  * messages are turns), `error`, `complete` (input and output tokens since goose#8910; before, only
- * `total_tokens`, the last turn's context, kept as the input tokens when nothing else is there).
+ * `total_tokens`, the last turn's context, kept as the input tokens when nothing else is there). fed's
+ * MCP server is a stdio extension of this session (`--with-extension "fed:<fed> mcp"`, always named: an
+ * unnamed one takes its program's name); it gets its environment from the agent's, FED_ROOT and
+ * FED_TEAM included.
  */
 export const goosePreset: AgentPreset = {
   name: 'goose',
@@ -15,10 +19,11 @@ export const goosePreset: AgentPreset = {
   stream: 'json',
   resumable: true,
   nativeLimits: { maxTurns: true, maxCostUsd: false },
+  takesMcp: true,
   cli: {
     versionArgs: ['--version'],
     helpArgs: ['run', '--help'],
-    helpFlags: ['-i', '-n', '--resume', '--output-format', '--max-turns'],
+    helpFlags: ['-i', '-n', '--resume', '--output-format', '--max-turns', '--with-extension'],
     install: 'see https://github.com/aaif-goose/goose (goose-cli installer or release binary)',
   },
   command: (run) => {
@@ -35,6 +40,7 @@ export const goosePreset: AgentPreset = {
         '--output-format',
         'stream-json',
         ...flag('--max-turns', run.limits.maxTurns),
+        ...flag('--with-extension', run.mcp && `${run.mcp.name}:${quote([run.mcp.command, ...run.mcp.args])}`),
         ...run.args,
       ],
       stdin: null,

@@ -1,12 +1,13 @@
 import { classifyError } from './classify-error.js';
-import { add, flag, num, obj, str, type AgentPreset } from './agent-preset.js';
+import { add, flag, num, obj, str, type AgentPreset, type McpServer } from './agent-preset.js';
 
 /**
  * OpenCode: `opencode run --format json <message>` with every permission allowed through
  * `OPENCODE_PERMISSION`, resumed with `-s <id>`. Events carry `sessionID`; each `step_finish` is a turn
  * with its tokens (input, output and reasoning, cache read and write) and cost, summed over the run, and
  * the run completed when the last one ends with `reason: "stop"` (a step that ends in tool calls goes
- * on); provider errors come as `error` events, with exit 0 in releases before opencode#26955.
+ * on); provider errors come as `error` events, with exit 0 in releases before opencode#26955. fed's MCP
+ * server comes in `OPENCODE_CONFIG_CONTENT`, which OpenCode merges over its config files.
  */
 export const opencodePreset: AgentPreset = {
   name: 'opencode',
@@ -14,6 +15,7 @@ export const opencodePreset: AgentPreset = {
   stream: 'json',
   resumable: true,
   nativeLimits: { maxTurns: false, maxCostUsd: false },
+  takesMcp: true,
   cli: {
     versionArgs: ['--version'],
     helpArgs: ['run', '--help'],
@@ -32,7 +34,10 @@ export const opencodePreset: AgentPreset = {
       run.prompt,
     ],
     stdin: null,
-    env: { OPENCODE_PERMISSION: '{"*":"allow"}' },
+    env: {
+      OPENCODE_PERMISSION: '{"*":"allow"}',
+      ...(run.mcp ? { OPENCODE_CONFIG_CONTENT: opencodeMcpConfig(run.mcp) } : {}),
+    },
     sessionId: null,
   }),
   onEvent(event, stats) {
@@ -55,3 +60,17 @@ export const opencodePreset: AgentPreset = {
     }
   },
 };
+
+/** OpenCode's `mcp` entry for the server: a local command, its environment under `environment`. */
+function opencodeMcpConfig(server: McpServer): string {
+  return JSON.stringify({
+    mcp: {
+      [server.name]: {
+        type: 'local',
+        command: [server.command, ...server.args],
+        environment: server.env,
+        enabled: true,
+      },
+    },
+  });
+}

@@ -35,7 +35,11 @@ export const consultantArchetype: Archetype<typeof consultantMachine> = {
    ANSWER_SENT with the report's id and acknowledge the question.
 3. If you cannot answer without the asker clarifying, send them a question signal and report
    CLARIFICATION_REQUESTED; their reply (any signal from them) moves you back to researching.
-4. When no question is waiting, stop: you are launched again when questions arrive.`,
+4. When no question is waiting, stop: you are launched again when questions arrive.${
+    context.mcpServer
+      ? "\n\nWith fed's MCP tools: `fed_inbox` lists the questions, `fed_send` answers (its `replyTo` is the question's id), `fed_event` reports ANSWER_SENT, `fed_ack` acknowledges."
+      : ''
+  }`,
   signalEvent: (message, snapshot) => {
     const at = message.timestamp;
     if (message.type === 'directive' && message.from === META && message.subject.trim().toLowerCase() === 'retire')
