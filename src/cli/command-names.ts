@@ -23,6 +23,7 @@ export const COMMAND_NAMES = [
   'doctor',
   'log',
   'migrate',
+  'mcp',
 ] as const;
 
 export type CommandName = (typeof COMMAND_NAMES)[number];

@@ -40,6 +40,7 @@ const COMMANDS: Record<CommandName, () => Promise<Register>> = {
   doctor: async () => (await import('./commands/doctor.js')).registerDoctor,
   log: async () => (await import('./commands/log.js')).registerLog,
   migrate: async () => (await import('./commands/migrate.js')).registerMigrate,
+  mcp: async () => (await import('./commands/mcp.js')).registerMcp,
 };
 
 /**

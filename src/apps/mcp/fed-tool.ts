@@ -1,0 +1,109 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { CallToolRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import { FedError, InvalidInputError } from '../../core/errors.js';
+import { zodProblemText } from '../../core/schema/problems.js';
+
+/** What a tool is: its description for the agent and the zod object schema its arguments must fit (strict). */
+export interface FedToolSpec<TInput extends z.ZodObject> {
+  description: string;
+  input: TInput;
+}
+
+/** A tool's answer: structured data (sent as JSON text), or text as it is. */
+export type FedToolOutput = Record<string, unknown> | unknown[] | string;
+
+export type FedToolHandler<TInput extends z.ZodObject> = (args: z.infer<TInput>) => Promise<FedToolOutput>;
+
+interface Registered {
+  input: z.ZodObject;
+  handler: (args: unknown) => Promise<FedToolOutput>;
+}
+
+interface ServerTools {
+  tools: Map<string, Registered>;
+  /** Extra text items for the next result (news the agent should see, e.g. new signals). */
+  notes?: () => string[];
+}
+
+const serverTools = new WeakMap<McpServer, ServerTools>();
+
+/**
+ * Register a tool whose arguments are validated by fed (its zod schema, with fed's messages) and whose
+ * failures are tool results, never a crashed server: a FedError becomes `isError` with fed's message and
+ * code, anything else its message. The schema is listed as the tool's input schema, so
+ * the agent sees exactly what fed accepts.
+ */
+export function registerFedTool<TInput extends z.ZodObject>(
+  server: McpServer,
+  name: string,
+  spec: FedToolSpec<TInput>,
+  handler: FedToolHandler<TInput>,
+): void {
+  // The SDK keeps the tool for tools/list; its callback is never called, since fed answers tools/call.
+  const unused = async (): Promise<CallToolResult> => errorResult(new Error(`${name}: not served by fed`));
+  server.registerTool(name, { description: spec.description, inputSchema: spec.input as z.ZodObject }, unused);
+  const state = toolsOf(server);
+  state.tools.set(name, { input: spec.input, handler: handler as Registered['handler'] });
+}
+
+/** Text items to add to every tool result from now on, when `notes` has any (called once per result). */
+export function setResultNotes(server: McpServer, notes: () => string[]): void {
+  toolsOf(server).notes = notes;
+}
+
+function toolsOf(server: McpServer): ServerTools {
+  let state = serverTools.get(server);
+  if (state) return state;
+  state = { tools: new Map() };
+  serverTools.set(server, state);
+  // The SDK's own tools/call handler (installed by the first registerTool, before this line) validates
+  // with the SDK's messages and has no error codes: fed answers tools/call itself, so bad input gets
+  // fed's message naming what is accepted. The SDK still lists the tools with their schemas.
+  const tools = state;
+  server.server.setRequestHandler(CallToolRequestSchema, async (request) =>
+    withNotes(await callTool(tools, request.params.name, request.params.arguments), tools),
+  );
+  return state;
+}
+
+async function callTool(state: ServerTools, name: string, args: unknown): Promise<CallToolResult> {
+  const tool = state.tools.get(name);
+  try {
+    if (!tool) throw new InvalidInputError(`unknown tool "${name}"; tools: ${[...state.tools.keys()].join(', ')}`);
+    const parsed = tool.input.safeParse(args ?? {}, { reportInput: true });
+    if (!parsed.success)
+      throw new InvalidInputError(
+        `invalid arguments for ${name}: ${zodProblemText(parsed.error)}; ${name} accepts ${describeArguments(tool.input)}`,
+      );
+    const output = await tool.handler(parsed.data);
+    return { content: [{ type: 'text', text: typeof output === 'string' ? output : JSON.stringify(output, null, 2) }] };
+  } catch (error) {
+    return errorResult(error);
+  }
+}
+
+/** A failure as a tool result: fed's message and its stable code; an error without one (a bug) its message only. */
+export function errorResult(error: unknown): CallToolResult {
+  const message = error instanceof Error ? error.message : String(error);
+  if (!(error instanceof FedError)) return { isError: true, content: [{ type: 'text', text: message }] };
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `${message} (${error.code})` }],
+    _meta: { code: error.code },
+  };
+}
+
+function withNotes(result: CallToolResult, state: ServerTools): CallToolResult {
+  const notes = state.notes?.() ?? [];
+  if (notes.length === 0) return result;
+  return { ...result, content: [...result.content, ...notes.map((text) => ({ type: 'text' as const, text }))] };
+}
+
+/** The arguments a schema takes, for a refusal: `to, type, subject, body?` (optional ones marked). */
+function describeArguments(input: z.ZodObject): string {
+  const keys = Object.entries(input.shape).map(([key, field]) =>
+    (field as z.ZodType).safeParse(undefined).success ? `${key}?` : key,
+  );
+  return keys.length ? `{${keys.join(', ')}} and nothing else` : 'no arguments';
+}

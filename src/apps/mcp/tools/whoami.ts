@@ -1,0 +1,45 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { acceptedEventTypes } from '../../../../machines/catalog.js';
+import { loadTeamLifecycle } from '../../../engine/actors/team-lifecycle.js';
+import { stateOf } from '../../../engine/actors/state-of.js';
+import { archetypeOf } from '../../../engine/archetypes/catalog.js';
+import { acceptedEvents } from '../event-schemas.js';
+import { registerFedTool } from '../fed-tool.js';
+import type { TeamToolContext } from '../team-tools.js';
+
+/** `fed_whoami`: who the agent is in the federation and what it can report now. */
+export function registerWhoami(server: McpServer, context: TeamToolContext): void {
+  registerFedTool(
+    server,
+    'fed_whoami',
+    {
+      description:
+        'Who you are in the federation: your team, its archetype, its lifecycle state and mission, the events ' +
+        'the state accepts now (each with the JSON Schema of its data, for fed_event), your deliverable path and ' +
+        'your run limits. Call it first, and again when unsure what to report next.',
+      input: z.strictObject({}),
+    },
+    async () => {
+      const { fed } = context;
+      const team = await context.team();
+      const archetype = archetypeOf(team);
+      const lifecycle = await loadTeamLifecycle(team, fed.backend.lifecycles);
+      const { snapshot } = lifecycle;
+      const state = stateOf(snapshot);
+      return {
+        team: team.domainId,
+        archetype: { id: archetype.id, summary: archetype.summary },
+        state,
+        since: snapshot.context.enteredAt?.[state] ?? null,
+        pausedFrom: snapshot.context.pausedFrom ?? null,
+        mission: snapshot.context.mission ?? null,
+        accepts: acceptedEvents(lifecycle.entry, acceptedEventTypes(snapshot)),
+        workspace: fed.workspace(team),
+        deliverablePath: archetype.producesDocument ? join(team.location, fed.config.deliverable) : null,
+        limits: fed.config.agent.limits,
+      };
+    },
+  );
+}

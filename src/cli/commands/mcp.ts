@@ -1,0 +1,33 @@
+import type { Command } from 'commander';
+import { createTeamServer } from '../../apps/mcp/team-server.js';
+import { serveStdio } from '../../apps/mcp/serve-stdio.js';
+import { getTeam } from '../../core/find-team.js';
+import { assertActsAsCaller } from '../../core/resolve-party.js';
+import { federationContext, type CliIo } from '../io.js';
+import { Interrupt } from '../interrupt.js';
+import { requireTeam } from '../team-option.js';
+
+export function registerMcp(program: Command, io: CliIo): void {
+  program
+    .command('mcp')
+    .description(
+      "serve a team's fed tools (whoami, inbox, ack, send, event) to its agent over MCP on stdin/stdout, until stdin closes",
+    )
+    .option('--team <team>', 'team id (default: $FED_TEAM or the workspace you are in)')
+    .action(async (options: { team?: string }, command: Command) => {
+      const ctx = federationContext(command, io);
+      const registry = await ctx.fed.backend.registry.read();
+      const team = getTeam(registry, requireTeam(options.team, ctx, 'fed mcp --team <team>'));
+      // The server acts as its team: an agent gets its own team's tools only.
+      assertActsAsCaller(registry, ctx.team, team.domainId, 'team (--team)');
+      const served = createTeamServer(ctx.fed, team.domainId);
+      // SIGTERM or Ctrl-C ends it between requests, like stdin closing.
+      const interrupt = new Interrupt();
+      try {
+        await serveStdio(served.server, { stdin: process.stdin, stdout: process.stdout }, interrupt.signal);
+      } finally {
+        served.close();
+        interrupt.dispose();
+      }
+    });
+}
