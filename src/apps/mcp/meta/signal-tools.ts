@@ -1,0 +1,116 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { InvalidInputError } from '../../../core/errors.js';
+import { META } from '../../../core/schema/common.js';
+import { signalMessageSchema, signalTypeSchema } from '../../../core/schema/signal.js';
+import type { Federation } from '../../../engine/context.js';
+import { acknowledgeAll, acknowledgeSignal } from '../../../engine/messaging/acknowledge-signals.js';
+import { listSignals } from '../../../engine/messaging/list-signals.js';
+import { sendSignal } from '../../../engine/messaging/send-signal.js';
+import type { AckResult } from '../../../ports/signal-transport.js';
+import { notifyChannels } from '../../needs-you/notify-channels.js';
+import { tellSentSignal } from '../../needs-you/tell-sent-signal.js';
+import { registerFedTool } from '../fed-tool.js';
+
+const SIGNAL_ID = signalMessageSchema.shape.id;
+
+/** `fed_send`, `fed_inbox`, `fed_ack`: meta's signals, as `fed signal send|list|ack` run at the federation root. */
+export function registerSignalTools(server: McpServer, fed: Federation): void {
+  registerFedTool(
+    server,
+    'fed_send',
+    {
+      description:
+        'Send a signal from meta to a team: a directive (a mission, or what to do next: a team whose lifecycle ' +
+        'takes directives acts on it at its next launch), a question, a report or an alert. To answer a ' +
+        "team's question, send a report with replyTo set to the question's id: the question becomes answered.",
+      input: z.strictObject({
+        to: z.string().min(1).describe('recipient: a team id or domain'),
+        type: signalTypeSchema.describe('directive, question, report or alert'),
+        subject: signalMessageSchema.shape.subject.describe('short summary (also names the signal file)'),
+        body: z.string().optional().describe('the full message (default: empty)'),
+        replyTo: SIGNAL_ID.optional().describe('the id of the signal this one answers'),
+        id: SIGNAL_ID.optional().describe('a UUID of your choosing: sending again with the same id delivers once'),
+      }),
+    },
+    async ({ to, type, subject, body, replyTo, id }) => {
+      // Meta is the sender: this server is never a team's (fed mcp --meta refuses to run as one).
+      const result = await sendSignal(fed, { to, type, subject, body, replyTo, id, from: META });
+      const warnings = [...result.warnings];
+      // As `fed signal send`: a signal that waits on a person is told at once, when someone listens.
+      if (result.delivered && notifyChannels(fed.config).length > 0)
+        warnings.push(...(await tellSentSignal(fed, result.message)));
+      return {
+        id: result.message.id,
+        to: result.message.to,
+        delivered: result.delivered,
+        replyTo: replyTo?.toLowerCase() ?? null,
+        ...(result.delivered ? {} : { note: 'already delivered: nothing new was written to the inbox' }),
+        warnings,
+      };
+    },
+  );
+
+  registerFedTool(
+    server,
+    'fed_inbox',
+    {
+      description:
+        "Meta's inbox, oldest first: the signals teams sent meta (reports, questions, alerts) that are not " +
+        'acknowledged yet (all: true for every live one), each with its body, delivery state and the reply that ' +
+        'answered it. Listing them marks them read; fed_ack acknowledges them.',
+      input: z.strictObject({
+        all: z.boolean().optional().describe('acknowledged signals too (default: only unacknowledged ones)'),
+        type: signalTypeSchema.optional().describe('only signals of this type'),
+        from: z.string().min(1).optional().describe('only signals from this team'),
+      }),
+    },
+    async ({ all, type, from }) => {
+      const listing = await listSignals(
+        fed,
+        { team: META, box: 'inbox', unacknowledged: !all, type, from },
+        { reader: META, deadlines: fed.config.signalDeadlines },
+      );
+      return {
+        signals: listing.signals.map(({ message, delivery, answeredBy }) => ({
+          ...message,
+          state: delivery.state,
+          dueAt: delivery.dueAt,
+          answeredBy,
+        })),
+        invalid: listing.invalid,
+      };
+    },
+  );
+
+  registerFedTool(
+    server,
+    'fed_ack',
+    {
+      description:
+        "Acknowledge signals of meta's inbox: one by its id, or all: true for every one not acknowledged yet. " +
+        'An acknowledged signal is taken: it leaves fed_inbox and fed_needs_you (a question stays until answered).',
+      input: z.strictObject({
+        id: SIGNAL_ID.optional().describe('the id of the signal to acknowledge'),
+        all: z.boolean().optional().describe('acknowledge every unacknowledged signal'),
+      }),
+    },
+    async ({ id, all }) => {
+      if (id === undefined && !all)
+        throw new InvalidInputError('which signal? pass its id, or all: true for every unacknowledged one');
+      if (id !== undefined && all) throw new InvalidInputError('pass either id or all: true, not both');
+      if (id !== undefined) return { acknowledged: (await acknowledgeSignal(fed, META, id)).map(ackLine) };
+      const result = await acknowledgeAll(fed, META);
+      return { acknowledged: result.acknowledged.map(ackLine), invalid: result.invalid };
+    },
+  );
+}
+
+function ackLine(ack: AckResult) {
+  return {
+    id: ack.signal.message.id,
+    subject: ack.signal.message.subject,
+    acknowledged_at: ack.signal.message.acknowledged_at ?? null,
+    alreadyAcknowledged: ack.alreadyAcknowledged,
+  };
+}
