@@ -205,6 +205,9 @@ describe('fed mcp --meta', () => {
     const unknownTeam = await call(client, 'fed_team', { team: 'nobody' });
     expect(unknownTeam).toMatchObject({ isError: true });
     expect(unknownTeam.text).toContain('unknown team "nobody" (registered teams: docs, app)');
+    const noChanges = await call(client, 'fed_review', { team: 'app', action: 'request-changes' });
+    expect(noChanges).toMatchObject({ isError: true });
+    expect(noChanges.text).toContain('request-changes needs the changes to make');
     const noTarget = await call(client, 'fed_ack', {});
     expect(noTarget).toMatchObject({ isError: true });
     expect(noTarget.text).toContain('which signal?');
