@@ -1,7 +1,13 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Federation } from '../../engine/context.js';
 import { packageVersion } from '../../infra/package-info.js';
+import type { RegistryEntry } from '../../core/schema/registry.js';
+import { watchInboxNews } from './inbox-news.js';
 import { teamToolContext } from './team-tools.js';
+import { registerAck } from './tools/ack.js';
+import { registerEvent } from './tools/event.js';
+import { registerInbox } from './tools/inbox.js';
+import { registerSend } from './tools/send.js';
 import { registerWhoami } from './tools/whoami.js';
 
 /** A federation's MCP server, named for who it serves (`fed` for a team, `fed-meta` for meta). */
@@ -15,13 +21,22 @@ export interface TeamServer {
   close(): void;
 }
 
-/** `fed mcp`: the server a team's agent gets — its tools act as this team only. */
-export function createTeamServer(fed: Federation, teamId: string): TeamServer {
+/**
+ * `fed mcp`: the server a team's agent gets — its tools act as this team only — watching the team's
+ * inbox for news (see inbox-news.ts) until closed.
+ */
+export async function createTeamServer(fed: Federation, team: RegistryEntry): Promise<TeamServer> {
   const server = createFedServer(
     'fed',
-    `fed's tools for team "${teamId}": fed_whoami says your state, mission and the events you can report now.`,
+    `fed's tools for team "${team.domainId}": fed_whoami says your state, mission and the events you can report ` +
+      'now; fed_inbox reads the signals sent to you (fed://inbox is updated when new ones arrive).',
   );
-  const context = teamToolContext(fed, teamId);
+  const context = teamToolContext(fed, team.domainId);
   registerWhoami(server, context);
-  return { server, close: () => undefined };
+  const news = await watchInboxNews(server, context);
+  registerInbox(server, context, news.seen);
+  registerAck(server, context);
+  registerSend(server, context);
+  registerEvent(server, context, team);
+  return { server, close: news.close };
 }

@@ -26,7 +26,7 @@ export function registerMcp(program: Command, io: CliIo): void {
       const team = getTeam(registry, requireTeam(options.team, ctx, 'fed mcp --team <team>'));
       // The server acts as its team: an agent gets its own team's tools only.
       assertActsAsCaller(registry, ctx.team, team.domainId, 'team (--team)');
-      const served = createTeamServer(ctx.fed, team.domainId);
+      const served = await createTeamServer(ctx.fed, team);
       // SIGTERM or Ctrl-C ends it between requests, like stdin closing.
       const interrupt = new Interrupt();
       try {

@@ -1,0 +1,68 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { InvalidInputError } from '../../../core/errors.js';
+import type { RegistryEntry } from '../../../core/schema/registry.js';
+import { lifecycleEntryFor } from '../../../engine/actors/team-lifecycle.js';
+import { openAgentInspection } from '../../../infra/inspect/agent-inspection.js';
+import { reportAgentEvent } from '../../launch/agent-events.js';
+import { registerFedTool } from '../fed-tool.js';
+import type { TeamToolContext } from '../team-tools.js';
+
+/** The arguments of fed_event for a team: its lifecycle's event types; the data is checked by the machine's schema. */
+export function eventInput(team: RegistryEntry) {
+  const { events } = lifecycleEntryFor(team);
+  return z.strictObject({
+    type: z.enum(events as [string, ...string[]]).describe('the event (fed_whoami lists the ones your state accepts)'),
+    data: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe("the event's fields (fed_whoami gives each event's data schema), without type"),
+  });
+}
+
+/**
+ * `fed_event`: report progress — an event to the team's lifecycle, through the same path as `fed event`
+ * (validated against the machine's schema and state, completions judged, journaled).
+ */
+export function registerEvent(server: McpServer, context: TeamToolContext, team: RegistryEntry): void {
+  registerFedTool(
+    server,
+    'fed_event',
+    {
+      description:
+        "Report progress: send an event to your team's lifecycle, with its data (a coding team's test results go " +
+        "in its events' data). fed validates it against your lifecycle: an event your state does not accept is " +
+        'refused with the events it accepts. fed_whoami lists them with their data schemas.',
+      input: eventInput(team),
+    },
+    async ({ type, data }) => {
+      const { fed } = context;
+      if (data && 'type' in data)
+        throw new InvalidInputError('data must not contain "type": the event type is the `type` argument');
+      const current = await context.team();
+      // Launched with an inspected launch: the transitions go to the launcher's inspection log too.
+      const inspection = openAgentInspection(fed.env);
+      const warnings: string[] = [];
+      let result;
+      try {
+        result = await reportAgentEvent(fed, current, { ...data, type }, fed.config, { inspect: inspection?.observe });
+      } finally {
+        try {
+          inspection?.close();
+        } catch (error) {
+          warnings.push((error as Error).message);
+        }
+      }
+      warnings.push(...result.warnings);
+      const line = result.steps[0]?.line;
+      return {
+        team: current.domainId,
+        event: type,
+        from: line?.from ?? null,
+        to: line?.to ?? null,
+        state: result.state,
+        ...(warnings.length ? { warnings } : {}),
+      };
+    },
+  );
+}
