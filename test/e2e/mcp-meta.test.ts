@@ -150,7 +150,7 @@ describe('fed mcp --meta', () => {
     expect((await callJson<{ items: unknown[] }>(client, 'fed_needs_you')).items).toEqual([]);
 
     // Acknowledged, it leaves meta's inbox.
-    const acked = await callJson<{ acknowledged: { id: string }[] }>(client, 'fed_ack', { id: questionId });
+    const acked = await callJson<{ acknowledged: { id: string }[] }>(client, 'fed_ack', { ids: [questionId] });
     expect(acked.acknowledged.map((ack) => ack.id)).toEqual([questionId]);
     expect((await callJson<{ signals: unknown[] }>(client, 'fed_inbox')).signals).toEqual([]);
   }, 60_000);
@@ -210,7 +210,7 @@ describe('fed mcp --meta', () => {
     expect(noChanges.text).toContain('request-changes needs the changes to make');
     const noTarget = await call(client, 'fed_ack', {});
     expect(noTarget).toMatchObject({ isError: true });
-    expect(noTarget.text).toContain('which signal?');
+    expect(noTarget.text).toContain('which signals?');
     // Nothing was sent by any of them.
     const outbox = await fed('signal', 'list', '--box', 'outbox', '--json');
     expect((JSON.parse(outbox.stdout) as { signals: unknown[] }).signals).toEqual([]);

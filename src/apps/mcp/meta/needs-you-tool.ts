@@ -32,7 +32,7 @@ function toolFor(item: NeedsYouItem): string {
     case 'question':
       return `answer it: fed_send {"to":"${team}","type":"report","replyTo":"${item.signalId}","subject":"<answer>","body":"<details>"}`;
     case 'escalation':
-      return `read it with fed_inbox, then acknowledge it: fed_ack {"id":"${item.signalId}"}`;
+      return `read it with fed_inbox, then acknowledge it: fed_ack {"ids":["${item.signalId}"]}`;
     case 'review':
       return `fed_review {"team":"${team}","action":"show"}, then "approve", "request-changes" (with "changes") or "merge"`;
     case 'paused':

@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { InvalidInputError } from '../../../core/errors.js';
+import { FedError, InvalidInputError } from '../../../core/errors.js';
 import { META } from '../../../core/schema/common.js';
 import { signalMessageSchema, signalTypeSchema } from '../../../core/schema/signal.js';
 import type { Federation } from '../../../engine/context.js';
@@ -11,8 +11,11 @@ import type { AckResult } from '../../../ports/signal-transport.js';
 import { notifyChannels } from '../../needs-you/notify-channels.js';
 import { tellSentSignal } from '../../needs-you/tell-sent-signal.js';
 import { registerFedTool } from '../fed-tool.js';
+import { sendInput } from '../tools/send.js';
 
 const SIGNAL_ID = signalMessageSchema.shape.id;
+const DEFAULT_LIMIT = 20;
+const MAX_LIMIT = 100;
 
 /** `fed_send`, `fed_inbox`, `fed_ack`: meta's signals, as `fed signal send|list|ack` run at the federation root. */
 export function registerSignalTools(server: McpServer, fed: Federation): void {
@@ -24,14 +27,8 @@ export function registerSignalTools(server: McpServer, fed: Federation): void {
         'Send a signal from meta to a team: a directive (a mission, or what to do next: a team whose lifecycle ' +
         'takes directives acts on it at its next launch), a question, a report or an alert. To answer a ' +
         "team's question, send a report with replyTo set to the question's id: the question becomes answered.",
-      input: z.strictObject({
-        to: z.string().min(1).describe('recipient: a team id or domain'),
-        type: signalTypeSchema.describe('directive, question, report or alert'),
-        subject: signalMessageSchema.shape.subject.describe('short summary (also names the signal file)'),
-        body: z.string().optional().describe('the full message (default: empty)'),
-        replyTo: SIGNAL_ID.optional().describe('the id of the signal this one answers'),
-        id: SIGNAL_ID.optional().describe('a UUID of your choosing: sending again with the same id delivers once'),
-      }),
+      // The team server's arguments: a person's client and an agent send signals alike.
+      input: sendInput,
     },
     async ({ to, type, subject, body, replyTo, id }) => {
       // Meta is the sender: this server is never a team's (fed mcp --meta refuses to run as one).
@@ -63,21 +60,31 @@ export function registerSignalTools(server: McpServer, fed: Federation): void {
         all: z.boolean().optional().describe('acknowledged signals too (default: only unacknowledged ones)'),
         type: signalTypeSchema.optional().describe('only signals of this type'),
         from: z.string().min(1).optional().describe('only signals from this team'),
+        limit: z
+          .int()
+          .min(1)
+          .max(MAX_LIMIT)
+          .optional()
+          .describe(
+            `how many signals at most, oldest first (default ${DEFAULT_LIMIT}); \`more\` says how many are left`,
+          ),
       }),
     },
-    async ({ all, type, from }) => {
+    async ({ all, type, from, limit = DEFAULT_LIMIT }) => {
       const listing = await listSignals(
         fed,
         { team: META, box: 'inbox', unacknowledged: !all, type, from },
         { reader: META, deadlines: fed.config.signalDeadlines },
       );
+      const page = listing.signals.slice(0, limit);
       return {
-        signals: listing.signals.map(({ message, delivery, answeredBy }) => ({
+        signals: page.map(({ message, delivery, answeredBy }) => ({
           ...message,
           state: delivery.state,
           dueAt: delivery.dueAt,
           answeredBy,
         })),
+        more: listing.signals.length - page.length,
         invalid: listing.invalid,
       };
     },
@@ -88,20 +95,39 @@ export function registerSignalTools(server: McpServer, fed: Federation): void {
     'fed_ack',
     {
       description:
-        "Acknowledge signals of meta's inbox: one by its id, or all: true for every one not acknowledged yet. " +
-        'An acknowledged signal is taken: it leaves fed_inbox and fed_needs_you (a question stays until answered).',
+        "Acknowledge signals of meta's inbox by id (from fed_inbox), or all: true for every one not acknowledged " +
+        'yet. An acknowledged signal is taken: it leaves fed_inbox and fed_needs_you, an unanswered question too ' +
+        '(answer it with fed_send first). Acknowledging again keeps the first time.',
       input: z.strictObject({
-        id: SIGNAL_ID.optional().describe('the id of the signal to acknowledge'),
-        all: z.boolean().optional().describe('acknowledge every unacknowledged signal'),
+        ids: z
+          .array(SIGNAL_ID)
+          .min(1)
+          .max(MAX_LIMIT)
+          .optional()
+          .describe("ids of signals in meta's inbox (from fed_inbox)"),
+        all: z.boolean().optional().describe('acknowledge every unacknowledged signal instead'),
       }),
     },
-    async ({ id, all }) => {
-      if (id === undefined && !all)
-        throw new InvalidInputError('which signal? pass its id, or all: true for every unacknowledged one');
-      if (id !== undefined && all) throw new InvalidInputError('pass either id or all: true, not both');
-      if (id !== undefined) return { acknowledged: (await acknowledgeSignal(fed, META, id)).map(ackLine) };
-      const result = await acknowledgeAll(fed, META);
-      return { acknowledged: result.acknowledged.map(ackLine), invalid: result.invalid };
+    async ({ ids, all }) => {
+      if (ids === undefined && !all)
+        throw new InvalidInputError('which signals? pass their ids, or all: true for every unacknowledged one');
+      if (ids !== undefined && all) throw new InvalidInputError('pass either ids or all: true, not both');
+      if (all) {
+        const result = await acknowledgeAll(fed, META);
+        return { acknowledged: result.acknowledged.map(ackLine), invalid: result.invalid };
+      }
+      const done: ReturnType<typeof ackLine>[] = [];
+      for (const id of ids!) {
+        try {
+          done.push(...(await acknowledgeSignal(fed, META, id)).map(ackLine));
+        } catch (error) {
+          // Say what was done before the refusal: acknowledgments are not undone.
+          if (error instanceof FedError && done.length > 0)
+            error.message = `${error.message} (acknowledged before it: ${done.map((d) => d.id).join(', ')})`;
+          throw error;
+        }
+      }
+      return { acknowledged: done };
     },
   );
 }
