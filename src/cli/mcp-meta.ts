@@ -14,12 +14,13 @@ import { Interrupt } from './interrupt.js';
 export async function serveMeta(ctx: CommandContext, registry: Registry, team: string | undefined): Promise<void> {
   if (team !== undefined) throw new InvalidInputError('--meta and --team exclude each other: meta acts for every team');
   assertActsAsCaller(registry, ctx.team, META, 'fed mcp --meta');
-  const server = createMetaServer(ctx.fed);
+  const served = await createMetaServer(ctx.fed);
   // SIGTERM or Ctrl-C ends it between requests, like stdin closing.
   const interrupt = new Interrupt();
   try {
-    await serveStdio(server, { stdin: process.stdin, stdout: process.stdout }, interrupt.signal);
+    await serveStdio(served.server, { stdin: process.stdin, stdout: process.stdout }, interrupt.signal);
   } finally {
+    served.close();
     interrupt.dispose();
   }
 }

@@ -2,7 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { writeTree } from '../helpers/fixture-repo.js';
@@ -54,10 +54,11 @@ async function metaClient(root: string): Promise<Client> {
   return client;
 }
 
+/** A tool's answer: whether it is an error, its text, and the notes after it ("new signals: N"). */
 async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
   const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-  const text = result.content.map((item) => (item.type === 'text' ? item.text : '')).join('\n');
-  return { isError: result.isError === true, text };
+  const [text = '', ...notes] = result.content.map((item) => (item.type === 'text' ? item.text : ''));
+  return { isError: result.isError === true, text, notes };
 }
 
 /** A tool's JSON answer (refused answers fail the test with their text). */
@@ -214,6 +215,23 @@ describe('fed mcp --meta', () => {
     // Nothing was sent by any of them.
     const outbox = await fed('signal', 'list', '--box', 'outbox', '--json');
     expect((JSON.parse(outbox.stdout) as { signals: unknown[] }).signals).toEqual([]);
+  }, 60_000);
+
+  it('announces a signal that arrives for meta while it runs', async () => {
+    const { root, fed } = await federation();
+    const client = await metaClient(root);
+    const updated = new Promise<string>((resolve) =>
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (note) => resolve(note.params.uri)),
+    );
+    await client.subscribeResource({ uri: 'fed://inbox' });
+    expect(
+      (await fed('signal', 'send', '--from', 'docs', '--to', 'meta', '--type', 'report', '--subject', 'done')).code,
+    ).toBe(0);
+    expect(await updated).toBe('fed://inbox');
+    expect((await call(client, 'fed_needs_you')).notes).toEqual(['new signals: 1 (fed_inbox reads them)']);
+    const inbox = await call(client, 'fed_inbox');
+    expect(JSON.parse(inbox.text)).toMatchObject({ signals: [{ from: 'docs', subject: 'done' }], more: 0 });
+    expect((await call(client, 'fed_needs_you')).notes).toEqual([]);
   }, 60_000);
 
   it('exits when stdin closes, and refuses to run as a team', async () => {

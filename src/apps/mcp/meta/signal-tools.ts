@@ -18,7 +18,7 @@ const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 100;
 
 /** `fed_send`, `fed_inbox`, `fed_ack`: meta's signals, as `fed signal send|list|ack` run at the federation root. */
-export function registerSignalTools(server: McpServer, fed: Federation): void {
+export function registerSignalTools(server: McpServer, fed: Federation, onRead: () => void): void {
   registerFedTool(
     server,
     'fed_send',
@@ -77,6 +77,8 @@ export function registerSignalTools(server: McpServer, fed: Federation): void {
         { reader: META, deadlines: fed.config.signalDeadlines },
       );
       const page = listing.signals.slice(0, limit);
+      // What arrived so far has been read: no longer news for the next result.
+      onRead();
       return {
         signals: page.map(({ message, delivery, answeredBy }) => ({
           ...message,
