@@ -69,6 +69,7 @@ describe('fast start: what a command initialises', () => {
       'doctor',
       'config',
       'migrate',
+      'mcp',
     ]) {
       const modules = initialisedWith(graph, `src/cli/commands/${command}.ts`);
       for (const sdk of ['sdk-metrics', 'sdk-trace', 'exporter-trace-otlp-http'])

@@ -224,6 +224,38 @@ describe('fed mcp (built CLI, SDK client over stdio)', () => {
     expect(listed.signals.map((s) => s.subject)).toEqual(['pause now']);
   });
 
+  it('answers the requests it read before stdin closed, then exits', async () => {
+    const fed = await signalFederation(['docs']);
+    const requests = [
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'fed_send', arguments: { to: 'meta', type: 'alert', subject: 'last words' } },
+      },
+    ];
+    const result = await runFed(['--root', fed.root, 'mcp'], {
+      env: agentEnv('docs'),
+      input: requests.map((r) => `${JSON.stringify(r)}\n`).join(''),
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const answers = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: number; result: CallToolResult });
+    const sent = answers.find((a) => a.id === 2)!.result;
+    expect(JSON.parse(text(sent))).toMatchObject({ from: 'docs', to: 'meta', delivered: true });
+    const metaInbox = await listSignals(openFederation(fed.root), { team: 'meta' });
+    expect(metaInbox.signals.map((s) => s.message.subject)).toEqual(['last words']);
+  });
+
   it('exits with code 0 when stdin closes, and on SIGTERM', async () => {
     const fed = await signalFederation(['docs']);
     for (const stop of ['eof', 'SIGTERM'] as const) {

@@ -22,6 +22,8 @@ interface Registered {
 
 interface ServerTools {
   tools: Map<string, Registered>;
+  /** Tool calls under way, so that stopping the server can let them finish (and answer) first. */
+  running: Set<Promise<unknown>>;
   /** Extra text items for the next result (news the agent should see, e.g. new signals). */
   notes?: () => string[];
 }
@@ -55,16 +57,28 @@ export function setResultNotes(server: McpServer, notes: () => string[]): void {
 function toolsOf(server: McpServer): ServerTools {
   let state = serverTools.get(server);
   if (state) return state;
-  state = { tools: new Map() };
+  state = { tools: new Map(), running: new Set() };
   serverTools.set(server, state);
   // The SDK's own tools/call handler (installed by the first registerTool, before this line) validates
   // with the SDK's messages and has no error codes: fed answers tools/call itself, so bad input gets
   // fed's message naming what is accepted. The SDK still lists the tools with their schemas.
   const tools = state;
-  server.server.setRequestHandler(CallToolRequestSchema, async (request) =>
-    withNotes(await callTool(tools, request.params.name, request.params.arguments), tools),
-  );
+  server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const call = callTool(tools, request.params.name, request.params.arguments);
+    tools.running.add(call);
+    try {
+      return withNotes(await call, tools);
+    } finally {
+      tools.running.delete(call);
+    }
+  });
   return state;
+}
+
+/** Settles once the tool calls under way have (the ones that start meanwhile included). */
+export async function toolCallsSettled(server: McpServer): Promise<void> {
+  const running = serverTools.get(server)?.running;
+  while (running && running.size > 0) await Promise.allSettled([...running]);
 }
 
 async function callTool(state: ServerTools, name: string, args: unknown): Promise<CallToolResult> {

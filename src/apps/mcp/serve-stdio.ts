@@ -1,11 +1,12 @@
 import type { Readable, Writable } from 'node:stream';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { toolCallsSettled } from './fed-tool.js';
 
 /**
- * Serve `server` over stdin/stdout until stdin ends (the client closed it) or `stop` aborts. A request
- * under way is answered before the transport closes: every write fed makes is its own atomic step, so
- * stopping between requests leaves nothing half-written.
+ * Serve `server` over stdin/stdout until stdin ends (the client closed it) or `stop` aborts. The tool
+ * calls under way finish and are answered before the transport closes, so stopping leaves nothing
+ * half-done (a request that arrived just before the end included).
  */
 export async function serveStdio(
   server: McpServer,
@@ -22,5 +23,8 @@ export async function serveStdio(
   await server.connect(transport);
   if (stop?.aborted) return server.close();
   await ended;
+  // The last requests read are dispatched asynchronously: let them start, then finish.
+  await new Promise((resolve) => setImmediate(resolve));
+  await toolCallsSettled(server);
   await server.close();
 }
