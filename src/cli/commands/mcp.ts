@@ -6,7 +6,6 @@ import { assertActsAsCaller } from '../../core/resolve-party.js';
 import { federationContext, type CliIo } from '../io.js';
 import { Interrupt } from '../interrupt.js';
 import { requireTeam } from '../team-option.js';
-import { serveMeta } from '../mcp-meta.js';
 
 export function registerMcp(program: Command, io: CliIo): void {
   program
@@ -22,7 +21,8 @@ export function registerMcp(program: Command, io: CliIo): void {
     .action(async (options: { team?: string; meta?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
       const registry = await ctx.fed.backend.registry.read();
-      if (options.meta) return serveMeta(ctx, registry, options.team);
+      // Meta's tools are loaded only for --meta: a team's server never needs them.
+      if (options.meta) return (await import('../mcp-meta.js')).serveMeta(ctx, registry, options.team);
       const team = getTeam(registry, requireTeam(options.team, ctx, 'fed mcp --team <team>'));
       // The server acts as its team: an agent gets its own team's tools only.
       assertActsAsCaller(registry, ctx.team, team.domainId, 'team (--team)');
