@@ -1,6 +1,4 @@
 import { spawn } from 'node:child_process';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { openFederation } from '../../src/engine/context.js';
@@ -8,39 +6,15 @@ import { listSignals } from '../../src/engine/messaging/list-signals.js';
 import { sendSignal } from '../../src/engine/messaging/send-signal.js';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { waitFor } from '../helpers/fixture-process.js';
+import { agentEnv, callTool, connectFedMcp, resultText } from '../helpers/mcp-client.js';
 import { signalFederation, type SignalFederation } from '../helpers/signal-federation.js';
 
 const TOOLS = ['fed_whoami', 'fed_inbox', 'fed_ack', 'fed_send', 'fed_event'];
 
-/** The environment of a `fed mcp` run by an agent of `team`: FED_TEAM set, no FED_ROOT of the outer run. */
-function agentEnv(team: string): Record<string, string> {
-  const { FED_ROOT: _root, FED_TEAM: _team, ...env } = process.env as Record<string, string>;
-  return { ...env, FED_TEAM: team, FED_TELEMETRY_ENABLED: 'false' };
-}
-
-/** `fed mcp` for `team`, spawned from the built CLI, with an SDK client connected to it over stdio. */
-async function connect(fed: SignalFederation, team: string) {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [FED_BIN, '--root', fed.root, 'mcp'],
-    env: agentEnv(team),
-    stderr: 'pipe',
-  });
-  const client = new Client({ name: 'mcp-server-test', version: '1.0.0' });
-  await client.connect(transport);
-  onTestFinished(() => client.close());
-  return client;
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
-  return (await client.callTool({ name, arguments: args })) as CallToolResult;
-}
-
-function text(result: CallToolResult, index = 0): string {
-  const item = result.content[index];
-  if (item?.type !== 'text') throw new Error(`content[${index}] is not text: ${JSON.stringify(result.content)}`);
-  return item.text;
-}
+/** `fed mcp` for `team` of `fed`, with an SDK client connected to it. */
+const connect = (fed: SignalFederation, team: string) => connectFedMcp(fed.root, team);
+const call = callTool;
+const text = resultText;
 
 function json<T>(result: CallToolResult): T {
   expect(result.isError, text(result)).toBeFalsy();

@@ -46,6 +46,7 @@ export function registerFedTool<TInput extends z.ZodObject>(
   const unused = async (): Promise<CallToolResult> => errorResult(new Error(`${name}: not served by fed`));
   server.registerTool(name, { description: spec.description, inputSchema: spec.input as z.ZodObject }, unused);
   const state = toolsOf(server);
+  if (state.tools.size === 0) answerToolCalls(server, state);
   state.tools.set(name, { input: spec.input, handler: handler as Registered['handler'] });
 }
 
@@ -56,23 +57,25 @@ export function setResultNotes(server: McpServer, notes: () => string[]): void {
 
 function toolsOf(server: McpServer): ServerTools {
   let state = serverTools.get(server);
-  if (state) return state;
-  state = { tools: new Map(), running: new Set() };
-  serverTools.set(server, state);
-  // The SDK's own tools/call handler (installed by the first registerTool, before this line) validates
-  // with the SDK's messages and has no error codes: fed answers tools/call itself, so bad input gets
-  // fed's message naming what is accepted. The SDK still lists the tools with their schemas.
-  const tools = state;
+  if (!state) serverTools.set(server, (state = { tools: new Map(), running: new Set() }));
+  return state;
+}
+
+/**
+ * The SDK's own tools/call handler (installed by the first registerTool, so this runs after it) validates
+ * with the SDK's messages and has no error codes: fed answers tools/call itself, so bad input gets fed's
+ * message naming what is accepted. The SDK still lists the tools with their schemas.
+ */
+function answerToolCalls(server: McpServer, state: ServerTools): void {
   server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const call = callTool(tools, request.params.name, request.params.arguments);
-    tools.running.add(call);
+    const call = callTool(state, request.params.name, request.params.arguments);
+    state.running.add(call);
     try {
-      return withNotes(await call, tools);
+      return withNotes(await call, state);
     } finally {
-      tools.running.delete(call);
+      state.running.delete(call);
     }
   });
-  return state;
 }
 
 /** Settles once the tool calls under way have (the ones that start meanwhile included). */

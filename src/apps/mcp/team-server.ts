@@ -1,7 +1,7 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Federation } from '../../engine/context.js';
-import { packageVersion } from '../../infra/package-info.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
+import { createFedServer } from './fed-server.js';
 import { watchInboxNews } from './inbox-news.js';
 import { teamToolContext } from './team-tools.js';
 import { registerAck } from './tools/ack.js';
@@ -9,11 +9,6 @@ import { registerEvent } from './tools/event.js';
 import { registerInbox } from './tools/inbox.js';
 import { registerSend } from './tools/send.js';
 import { registerWhoami } from './tools/whoami.js';
-
-/** A federation's MCP server, named for who it serves (`fed` for a team, `fed-meta` for meta). */
-export function createFedServer(name: string, instructions: string): McpServer {
-  return new McpServer({ name, version: packageVersion() }, { instructions });
-}
 
 export interface TeamServer {
   server: McpServer;

@@ -4,7 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { registerFedTool, setResultNotes } from '../../../src/apps/mcp/fed-tool.js';
-import { createFedServer } from '../../../src/apps/mcp/team-server.js';
+import { createFedServer } from '../../../src/apps/mcp/fed-server.js';
 import { RefusedError } from '../../../src/core/errors.js';
 
 /** A server with fed tools, and a client connected to it in memory. */
@@ -64,12 +64,13 @@ describe('registerFedTool', () => {
   it('adds the notes to the next result, errors included', async () => {
     let pending = ['new signals: 2 (fed_inbox reads them)'];
     const { call } = await serve((server) => {
-      registerFedTool(server, 'ok', { description: 'works', input: z.strictObject({}) }, async () => 'fine');
+      // Set before any tool: the order does not matter.
       setResultNotes(server, () => {
         const notes = pending;
         pending = [];
         return notes;
       });
+      registerFedTool(server, 'ok', { description: 'works', input: z.strictObject({}) }, async () => 'fine');
     });
     expect(texts(await call('ok'))).toEqual(['fine', 'new signals: 2 (fed_inbox reads them)']);
     expect(texts(await call('ok'))).toEqual(['fine']);

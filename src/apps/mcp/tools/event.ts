@@ -2,7 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { InvalidInputError } from '../../../core/errors.js';
 import type { RegistryEntry } from '../../../core/schema/registry.js';
-import { lifecycleEntryFor } from '../../../engine/actors/team-lifecycle.js';
+import { lifecycleFor } from '../../../engine/archetypes/catalog.js';
 import { openAgentInspection } from '../../../infra/inspect/agent-inspection.js';
 import { reportAgentEvent } from '../../launch/agent-events.js';
 import { registerFedTool } from '../fed-tool.js';
@@ -10,9 +10,11 @@ import type { TeamToolContext } from '../team-tools.js';
 
 /** The arguments of fed_event for a team: its lifecycle's event types; the data is checked by the machine's schema. */
 export function eventInput(team: RegistryEntry) {
-  const { events } = lifecycleEntryFor(team);
+  // A team of a custom archetype has no lifecycle: its server still starts, and an event is refused by fed.
+  const events = lifecycleFor(team.archetypeId)?.events;
+  const type = events ? z.enum(events as [string, ...string[]]) : z.string();
   return z.strictObject({
-    type: z.enum(events as [string, ...string[]]).describe('the event (fed_whoami lists the ones your state accepts)'),
+    type: type.describe('the event (fed_whoami lists the ones your state accepts)'),
     data: z
       .record(z.string(), z.unknown())
       .optional()
