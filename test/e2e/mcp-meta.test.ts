@@ -2,9 +2,10 @@ import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
+import { callTool } from '../helpers/mcp-client.js';
 import { writeTree } from '../helpers/fixture-repo.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -56,7 +57,7 @@ async function metaClient(root: string): Promise<Client> {
 
 /** A tool's answer: whether it is an error, its text, and the notes after it ("new signals: N"). */
 async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
-  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const result = await callTool(client, name, args);
   const [text = '', ...notes] = result.content.map((item) => (item.type === 'text' ? item.text : ''));
   return { isError: result.isError === true, text, notes };
 }

@@ -6,7 +6,8 @@ import { registerReviewTool } from './meta/review-tool.js';
 import { registerSignalTools } from './meta/signal-tools.js';
 import { registerStatusTools } from './meta/status-tools.js';
 import { registerTeamControlTool } from './meta/team-control-tool.js';
-import { createFedServer, type TeamServer } from './team-server.js';
+import { createFedServer } from './fed-server.js';
+import type { TeamServer } from './team-server.js';
 
 const INSTRUCTIONS =
   "fed's tools for meta, the federation's coordinator, run by a person: fed_status for every team, " +

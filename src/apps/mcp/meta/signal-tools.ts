@@ -5,6 +5,7 @@ import { META } from '../../../core/schema/common.js';
 import { signalMessageSchema, signalTypeSchema } from '../../../core/schema/signal.js';
 import type { Federation } from '../../../engine/context.js';
 import { acknowledgeAll, acknowledgeSignal } from '../../../engine/messaging/acknowledge-signals.js';
+import { markSignalsRead } from '../../../engine/delivery/read-marks.js';
 import { listSignals } from '../../../engine/messaging/list-signals.js';
 import { sendSignal } from '../../../engine/messaging/send-signal.js';
 import type { AckResult } from '../../../ports/signal-transport.js';
@@ -74,10 +75,16 @@ export function registerSignalTools(server: McpServer, fed: Federation, onRead: 
       const listing = await listSignals(
         fed,
         { team: META, box: 'inbox', unacknowledged: !all, type, from },
-        { reader: META, deadlines: fed.config.signalDeadlines },
+        { deadlines: fed.config.signalDeadlines },
       );
       const page = listing.signals.slice(0, limit);
-      // What arrived so far has been read: no longer news for the next result.
+      // Read are the signals shown, not the ones past the limit; what arrived so far is no longer news.
+      await markSignalsRead(
+        fed.backend.delivery,
+        META,
+        page.map((s) => s.message),
+        fed.now(),
+      );
       onRead();
       return {
         signals: page.map(({ message, delivery, answeredBy }) => ({
