@@ -1,19 +1,17 @@
 import { Command, Option } from 'commander';
-import { readLastRun } from '../../apps/launch/run-records.js';
 import { describeRun } from '../describe-run.js';
-import { teamRunTotals } from '../../apps/runs/federation-runs.js';
+import { teamDetail } from '../../apps/monitor/team-detail.js';
 import { describeTotals } from '../../apps/runs/render-runs.js';
 import type { TeamStatusEvent } from '../../../machines/team-status.machine.js';
 import { InvalidInputError } from '../../core/errors.js';
-import { getTeam, statusOf } from '../../core/find-team.js';
+import { statusOf } from '../../core/find-team.js';
 import { onboardTeam } from '../../engine/registry/onboard.js';
 import { removeTeam } from '../../engine/registry/remove-team.js';
 import { retryTeam } from '../../apps/run/team-retry.js';
 import { TEAM_STATUS_COMMANDS } from '../../engine/registry/team-status.js';
-import { lifecycleFor } from '../../engine/archetypes/catalog.js';
 import { reportUndeliverableSignals } from '../../engine/delivery/alert-stuck-signals.js';
 import { setTeamStatus } from '../../engine/actors/team-status-command.js';
-import { viewLifecycle, type LifecycleView } from '../../engine/actors/lifecycle-view.js';
+import type { LifecycleView } from '../../engine/actors/lifecycle-view.js';
 import { PLACEMENT_TYPES, type PlacementType, type RegistryEntry } from '../../core/schema/registry.js';
 import { federationContext, printJson, type CliIo } from '../io.js';
 import { registerTeamReview } from './team-review.js';
@@ -103,11 +101,9 @@ export function registerTeam(program: Command, io: CliIo): void {
       const wanted = name ?? ctx.team;
       if (!wanted)
         throw new InvalidInputError('which team? pass its id (fed team show <team>) or run this inside its workspace');
-      const entry = getTeam(await ctx.fed.backend.registry.read(), wanted);
-      const lifecycle = lifecycleFor(entry.archetypeId) ? await viewLifecycle(ctx.fed, entry) : null;
-      const lastRun = readLastRun(entry.location);
-      const runTotals = teamRunTotals(entry);
-      if (options.json) return printJson(io, { ...entry, lifecycle, lastRun, runTotals });
+      const detail = await teamDetail(ctx.fed, wanted);
+      if (options.json) return printJson(io, detail);
+      const { lifecycle, lastRun, runTotals, ...entry } = detail;
       io.stdout(
         renderFields([
           ...entryFields(entry),
