@@ -1,10 +1,9 @@
 import type { Command } from 'commander';
 import { createTeamServer } from '../../apps/mcp/team-server.js';
-import { serveStdio } from '../../apps/mcp/serve-stdio.js';
 import { getTeam } from '../../core/find-team.js';
 import { assertActsAsCaller } from '../../core/resolve-party.js';
 import { federationContext, type CliIo } from '../io.js';
-import { Interrupt } from '../interrupt.js';
+import { serveUntilClosed } from '../mcp-serve.js';
 import { requireTeam } from '../team-option.js';
 
 export function registerMcp(program: Command, io: CliIo): void {
@@ -26,14 +25,6 @@ export function registerMcp(program: Command, io: CliIo): void {
       const team = getTeam(registry, requireTeam(options.team, ctx, 'fed mcp --team <team>'));
       // The server acts as its team: an agent gets its own team's tools only.
       assertActsAsCaller(registry, ctx.team, team.domainId, 'team (--team)');
-      const served = await createTeamServer(ctx.fed, team);
-      // SIGTERM or Ctrl-C ends it between requests, like stdin closing.
-      const interrupt = new Interrupt();
-      try {
-        await serveStdio(served.server, { stdin: process.stdin, stdout: process.stdout }, interrupt.signal);
-      } finally {
-        served.close();
-        interrupt.dispose();
-      }
+      await serveUntilClosed(await createTeamServer(ctx.fed, team));
     });
 }

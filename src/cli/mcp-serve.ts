@@ -1,0 +1,17 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { serveStdio } from '../apps/mcp/serve-stdio.js';
+import { Interrupt } from './interrupt.js';
+
+/**
+ * Serve an MCP server (a team's or meta's) on this process's stdin/stdout until stdin closes — or SIGTERM
+ * or Ctrl-C, which end it between requests the same way — then close what it watches.
+ */
+export async function serveUntilClosed(served: { server: McpServer; close(): void }): Promise<void> {
+  const interrupt = new Interrupt();
+  try {
+    await serveStdio(served.server, { stdin: process.stdin, stdout: process.stdout }, interrupt.signal);
+  } finally {
+    served.close();
+    interrupt.dispose();
+  }
+}
