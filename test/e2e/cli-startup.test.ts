@@ -81,6 +81,11 @@ describe('fast start: what a command initialises', () => {
         initialises(modules, 'node_modules/micromark'),
         `${command} initialises the Markdown parser up front`,
       ).toBe(false);
+      // The MCP SDK (and what it brings: express, hono, ajv) is for `fed mcp` alone.
+      if (command !== 'mcp')
+        expect(initialises(modules, 'node_modules/@modelcontextprotocol/'), `${command} initialises the MCP SDK`).toBe(
+          false,
+        );
       // The JetStream adapter is in the registry every command reads; its NATS client loads on first use.
       expect(initialises(modules, 'node_modules/@nats-io/'), `${command} initialises the NATS client up front`).toBe(
         false,
