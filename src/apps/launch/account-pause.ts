@@ -1,15 +1,13 @@
-import { existsSync } from 'node:fs';
 import { stateOf } from '../../engine/actors/state-of.js';
 import { setTeamStatus } from '../../engine/actors/team-status-command.js';
-import { journalQuietly } from '../../engine/federation/federation-journal.js';
 import type { LaunchResult } from '../../engine/hooks/federation-hooks.js';
 import { sendSignal } from '../../engine/messaging/send-signal.js';
-import { workspacePaths } from '../../core/layout.js';
 import type { AccountLimit } from '../../core/schema/account-limit.js';
 import { META } from '../../core/schema/common.js';
 import type { LaunchRun } from '../../core/schema/launch-run.js';
 import type { Launch, PreparedRun } from './launch-state.js';
-import { recordRun, UNMEASURED_RUN } from './run-records.js';
+import { recordLaunchEnd } from './launch-record.js';
+import { UNMEASURED_RUN } from './run-records.js';
 
 /**
  * A launch on a CLI account under a rate limit another run met: the agent is not started — it would only
@@ -21,8 +19,8 @@ export async function pauseForAccountLimit(
   prepared: PreparedRun,
   limit: AccountLimit,
 ): Promise<LaunchResult> {
-  const { fed, team, warnings } = launch;
-  const { run, context } = prepared;
+  const { fed, team } = launch;
+  const { run } = prepared;
   const message = `the ${limit.account} account is rate-limited until ${limit.resumeAt} (team ${limit.team} met the limit); the agent was not started`;
   const reason = `rate-limited: ${message}`;
   const startedAt = new Date().toISOString();
@@ -57,34 +55,13 @@ export async function pauseForAccountLimit(
     startedAt,
     endedAt: new Date().toISOString(),
   };
-  const journaled = await journalQuietly(launch.backend, {
-    kind: 'launch-ended',
-    team: team.domainId,
-    runId: run.runId,
-    result: 'paused',
-    outcome: 'rate-limited',
-    stateAfter: state,
-    reason,
-  });
-  if (journaled) warnings.push(journaled);
-  recordRun(fed, team, lastRun);
-  launch.phases.step({ type: 'RECORDED' });
-  const result: LaunchResult = {
-    team: team.domainId,
-    state,
+  const result = await recordLaunchEnd(launch, prepared, lastRun, {
     outcome: 'paused',
-    agentExitCode: null,
-    agentSignal: null,
+    state,
     reason,
     next: null,
-    deliverablePath: context.deliverablePath,
-    deliverableExists: existsSync(context.deliverablePath),
-    logPath: workspacePaths(team.location).agentLog,
-    durationMs: Date.now() - launch.started,
-    lastRun,
-    warnings,
-  };
-  const notified = await launch.options.hooks?.notify('onLaunchComplete', result);
-  if (notified) warnings.push(notified);
+    exit: null,
+  });
+  launch.phases.step({ type: 'RECORDED' });
   return result;
 }

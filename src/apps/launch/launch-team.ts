@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Mission } from '../../../machines/lifecycle-context.js';
@@ -37,7 +37,8 @@ import { playbookSkillFile } from '../../infra/config/referenced-files.js';
 import { launchContext } from './launch-context.js';
 import { refuseOverBudget } from './federation-budget.js';
 import { stopOrphanedRun } from './orphan-agent.js';
-import { readLastRun, recordRun, runFields, writeCurrentRun } from './run-records.js';
+import { pushWarning, recordLaunchEnd } from './launch-record.js';
+import { readLastRun, runFields, writeCurrentRun } from './run-records.js';
 import { clearRefusedCompletion } from './refused-completion.js';
 import { RunningAgent } from './running-agent.js';
 import { startRunTrace } from './run-trace.js';
@@ -322,8 +323,7 @@ async function recordLaunch(
   ended: EndedRun,
   decision: LaunchDecision,
 ): Promise<LaunchResult> {
-  const { backend, team, warnings } = launch;
-  const { run, context } = prepared;
+  const { run } = prepared;
   const { verdict, finalState, outcome } = decision;
   const stats = agent.stream.stats;
   const lastRun: LaunchRun = {
@@ -352,39 +352,13 @@ async function recordLaunch(
     progressed: launch.watch.progressed,
     endedAt: new Date().toISOString(),
   };
-  // Journaled before the run is recorded: recording removes the run in progress, the intent a later
-  // command finishes a killed launch from (finish-orphaned-run.ts), which journals it unless it is there.
-  pushWarning(
-    warnings,
-    await journalQuietly(backend, {
-      kind: 'launch-ended',
-      team: team.domainId,
-      runId: run.runId,
-      result: outcome,
-      outcome: lastRun.outcome,
-      stateAfter: finalState,
-      reason: decision.reason,
-    }),
-  );
-  recordRun(launch.fed, team, lastRun);
-  launch.watch.trace?.end(lastRun);
-  const result: LaunchResult = {
-    team: team.domainId,
-    state: finalState,
+  return recordLaunchEnd(launch, prepared, lastRun, {
     outcome,
-    agentExitCode: ended.exit.code,
-    agentSignal: ended.exit.signal,
+    state: finalState,
     reason: decision.reason,
     next: decision.next,
-    deliverablePath: context.deliverablePath,
-    deliverableExists: existsSync(context.deliverablePath),
-    logPath: workspacePaths(team.location).agentLog,
-    durationMs: Date.now() - launch.started,
-    lastRun,
-    warnings,
-  };
-  pushWarning(warnings, await launch.options.hooks?.notify('onLaunchComplete', result));
-  return result;
+    exit: ended.exit,
+  });
 }
 
 /** A worktree team's own checkout is codebase too, except its deliverable. */
@@ -442,8 +416,4 @@ async function waitForConsumer(backend: FederationBackend, team: RegistryEntry, 
     if (!waiting || lifecycle.snapshot.value === 'paused') return;
     await sleep(100);
   }
-}
-
-function pushWarning(warnings: string[], warning: string | undefined): void {
-  if (warning) warnings.push(warning);
 }
