@@ -1,4 +1,5 @@
 import type { DeliveryFactStore } from './delivery-fact-store.js';
+import type { FederationChanges } from './federation-changes.js';
 import type { FederationJournal } from './federation-journal.js';
 import type { LifecycleStore } from './lifecycle-store.js';
 import type { RegistryStore } from './registry-store.js';
@@ -18,4 +19,9 @@ export interface FederationBackend {
   /** What happened to each signal after it was sent: the id claims, read marks, answers, alerts. */
   readonly delivery: DeliveryFactStore;
   readonly journal: FederationJournal;
+  /**
+   * That something changed, for long-running readers (the dashboard). Optional only while adapters gain
+   * it; every adapter implements it.
+   */
+  readonly changes?: FederationChanges;
 }

@@ -4,3 +4,4 @@ export type * from './lifecycle-store.js';
 export type * from './delivery-fact-store.js';
 export type * from './federation-backend.js';
 export type * from './federation-journal.js';
+export type * from './federation-changes.js';

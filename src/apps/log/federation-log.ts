@@ -113,6 +113,11 @@ function federationEntry(record: FederationRecord): LogEntry {
         ...base,
         text: `removed: workspace ${record.location}${record.branch ? ` and branch ${record.branch}` : ''} deleted${record.forced ? ' (--force)' : ''}`,
       };
+    case 'action':
+      return {
+        ...base,
+        text: `${record.action} from the ${record.source === 'ui' ? 'dashboard' : record.source}${record.signalId ? ` (signal ${record.signalId})` : ''}`,
+      };
   }
 }
 

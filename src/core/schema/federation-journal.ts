@@ -11,6 +11,19 @@ import { RUN_OUTCOMES } from './launch-run.js';
  */
 export const FEDERATION_JOURNAL_FILE = 'journal.jsonl';
 
+/** What a person can decide from the dashboard; each is also a CLI command. */
+export const UI_ACTIONS = [
+  'pause',
+  'resume',
+  'approve',
+  'request-changes',
+  'merge',
+  'retry',
+  'remove',
+  'answer',
+] as const;
+export type UiAction = (typeof UI_ACTIONS)[number];
+
 export const FEDERATION_RECORD_KINDS = [
   'onboarded',
   'status',
@@ -18,6 +31,7 @@ export const FEDERATION_RECORD_KINDS = [
   'launch-ended',
   'retried',
   'removed',
+  'action',
 ] as const;
 export type FederationRecordKind = (typeof FEDERATION_RECORD_KINDS)[number];
 
@@ -60,6 +74,18 @@ export const federationRecordSchema = builtOnFirstUse(() =>
       location: nonEmptyString,
       branch: nonEmptyString.optional(),
       forced: z.boolean(),
+    }),
+    /**
+     * A person's decision taken somewhere other than the CLI (the dashboard, `fed ui`), after the library
+     * operation succeeded: which one, on which signal when it was about one. The operation writes its own
+     * records too (a `status`, a lifecycle journal line); this one says who asked, and from where.
+     */
+    z.strictObject({
+      ...base,
+      kind: z.literal('action'),
+      action: z.enum(UI_ACTIONS),
+      source: z.enum(['ui']),
+      signalId: nonEmptyString.optional(),
     }),
   ]),
 );

@@ -1,0 +1,187 @@
+/**
+ * The dashboard's wire contract (`fed ui`): what the server's JSON routes return and its POST route
+ * takes, shared by the server (src/apps/ui/server/) and the page (src/apps/ui/client/). Type-only: the
+ * page's bundle imports nothing from fed at run time. Fields are only ever added.
+ *
+ * Routes (all but `/?token=` need the session cookie, or `Authorization: Bearer <token>`):
+ *   GET  /?token=<t>              sets the HttpOnly SameSite=Strict cookie, redirects to /
+ *   GET  / /needs-you /team/<id> /signals /federation    the page shell (the page routes itself)
+ *   GET  /assets/<file>           the bundled script, style, fonts and diagram layouts (dist/ui/)
+ *   GET  /api/board               BoardView
+ *   GET  /api/needs-you           NeedsYouView
+ *   GET  /api/teams/<id>          TeamPageView
+ *   GET  /api/teams/<id>/transcript?from=<byte offset>   TranscriptChunk
+ *   GET  /api/signals?before=<cursor>&limit=<n>&team=<id>  SignalsView (newest first, paged)
+ *   GET  /api/signals/<id>        SignalThreadView
+ *   GET  /api/federation          FederationView
+ *   GET  /events                  Server-Sent Events: `change` (LiveEvent), `reset`; honours Last-Event-ID
+ *   POST /api/actions             ActionRequest → ActionResult (200) or ActionRefusal (400/404/409)
+ */
+import type { UiAction } from '../../core/schema/federation-journal.js';
+import type { NeedsYouItem } from '../../core/schema/needs-you.js';
+import type { DeliveryState } from '../../core/schema/delivery.js';
+import type { FederationChange } from '../../ports/federation-changes.js';
+
+export type { UiAction };
+
+/** One team as a card on the board. */
+export interface TeamCard {
+  id: string;
+  domain: string;
+  archetype: string;
+  /** Registry status: active, paused, archived. */
+  status: string;
+  /** Lifecycle state (null: an archetype without a machine). */
+  state: string | null;
+  /** When the state was entered, when known. */
+  since: string | null;
+  mission: string | null;
+  lastRun: { runId: string; outcome: string; endedAt: string; resumeAt: string | null } | null;
+  /** Summed over the team's runs; null when no run reported a cost. */
+  costUsd: number | null;
+  healthy: boolean;
+  /** Why not healthy (empty when healthy). */
+  reasons: string[];
+  inbox: { total: number; unacknowledged: number };
+  /** The actions the card offers now (each also a CLI command). */
+  actions: UiAction[];
+}
+
+export interface BoardView {
+  generatedAt: string;
+  /** Every team, grouped by the page by `state`; sorted by id. */
+  teams: TeamCard[];
+  totals: { teams: number; healthy: number; unhealthy: number; needsYou: number; costUsd: number | null };
+  /** Where the federation keeps its state: `file-signal-v1` or `jetstream`. */
+  backend: string;
+  root: string;
+}
+
+export interface NeedsYouEntry extends NeedsYouItem {
+  /** The actions offered in place, e.g. review → approve, request-changes, merge; question → answer. */
+  actions: UiAction[];
+  /** For `question`: who asked (the report answers them). */
+  from?: string;
+  /** For `question`: the question's subject and body, to answer in place. */
+  subject?: string;
+  body?: string;
+}
+
+export interface NeedsYouView {
+  generatedAt: string;
+  /** Oldest first. */
+  items: NeedsYouEntry[];
+  /** Teams whose files could not be read, and health problems (overdue signals, unhealthy teams). */
+  problems: string[];
+}
+
+export interface SignalRow {
+  id: string;
+  type: 'directive' | 'question' | 'report' | 'alert';
+  from: string;
+  to: string;
+  subject: string;
+  sentAt: string;
+  state: DeliveryState;
+  /** The signal this one answers (`replyTo`), when it does. */
+  replyTo: string | null;
+}
+
+export interface SignalsView {
+  signals: SignalRow[];
+  /** Pass as `before` for the next (older) page; null on the last page. */
+  next: string | null;
+}
+
+export interface SignalThreadView {
+  signal: SignalRow & { body: string };
+  /** Its delivery history, oldest first. */
+  history: { at: string; what: string }[];
+  /** Signals replying to it, oldest first. */
+  replies: SignalRow[];
+}
+
+export interface JournalEntryView {
+  at: string;
+  /** `lifecycle` (the team's own journal) or `federation`. */
+  origin: 'lifecycle' | 'federation';
+  text: string;
+  /** For lifecycle lines: the state entered. */
+  to?: string;
+}
+
+export interface RunView {
+  runId: string;
+  preset: string;
+  model: string | null;
+  outcome: string;
+  startedAt: string;
+  endedAt: string | null;
+  durationMs: number | null;
+  turns: number | null;
+  tokens: { input: number | null; output: number | null; cacheRead: number | null; cacheWrite: number | null };
+  costUsd: number | null;
+  sessionId: string | null;
+  reason: string | null;
+}
+
+export interface TeamPageView {
+  card: TeamCard;
+  /** The machine id whose diagram the page draws (`/assets/diagrams/<machineId>.json`), null without one. */
+  machineId: string | null;
+  journal: JournalEntryView[];
+  runs: RunView[];
+  /** The running (or last) agent's transcript: what exists now; the page tails it with `from`. */
+  transcript: TranscriptChunk | null;
+  deliverable: { path: string; markdown: string | null; sizeBytes: number } | null;
+  inbox: SignalRow[];
+  outbox: SignalRow[];
+}
+
+export interface TranscriptChunk {
+  runId: string;
+  text: string;
+  /** Pass as `from` to get what comes after. */
+  next: number;
+  /** The run has ended: nothing more will come. */
+  ended: boolean;
+}
+
+export interface FederationView {
+  /** `.fed/plan.json` when `fed plan` wrote one. */
+  plan: unknown | null;
+  /** The federation report (Markdown), when written. */
+  report: { path: string; markdown: string } | null;
+  health: { teams: number; healthy: number; unhealthy: number; stuckSignals: number; problems: string[] };
+  telemetry: { enabled: boolean; url: string | null; collector: string; since: string | null; error: string | null };
+  runs: { total: number; costUsd: number | null; unmeasured: number };
+}
+
+/** One SSE `change` event: its `id:` line is `seq` (Last-Event-ID resumes after it). */
+export interface LiveEvent {
+  seq: number;
+  at: string;
+  change: FederationChange;
+}
+
+export interface ActionRequest {
+  action: UiAction;
+  team?: string;
+  /** `answer`: the question being answered. */
+  signalId?: string;
+  /** `answer`: the report's body; `request-changes`: what to change. */
+  text?: string;
+}
+
+export interface ActionResult {
+  ok: true;
+  /** What the CLI would print for the same command. */
+  message: string;
+}
+
+export interface ActionRefusal {
+  ok: false;
+  /** fed's error code (FedErrorCode) and its own message. */
+  code: string;
+  message: string;
+}
