@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ELK from 'elkjs/lib/elk.bundled.js';
 
-/** The page's diagram font is 12px system-ui; a character is about this wide on average. */
+/** State names are drawn at 12px, event names at 10px in capitals: about this wide a character, either way. */
 const CHAR_WIDTH = 7;
 const LINE_HEIGHT = 16;
 const NODE_PADDING = { x: 14, y: 10 };
@@ -20,8 +20,46 @@ const labelSize = (text, size = 1) => ({
   height: Math.ceil(LINE_HEIGHT * size),
 });
 
+/**
+ * The transitions every state has (PAUSE → paused, FAIL → failed, RETIRE → retired), and the way back
+ * from such a state to each state that leads into it (RESUME from paused): drawn as arrows they cross the
+ * whole picture and hide the lifecycle's path, so the diagram says them once, as notes. A transition is
+ * "from every state" when every non-final state but its target has it, and there are at least MIN_COMMON.
+ */
+const MIN_COMMON = 3;
+
+export function commonTransitions(machine) {
+  const nonFinal = machine.states.filter((state) => !state.final).map((state) => state.key);
+  const sourcesOf = new Map();
+  for (const state of machine.states)
+    for (const transition of state.transitions) {
+      if (transition.target === null) continue;
+      const key = `${transition.event}\u0000${transition.target}`;
+      sourcesOf.set(key, new Set([...(sourcesOf.get(key) ?? []), state.key]));
+    }
+  const hidden = new Set();
+  const notes = [];
+  for (const [key, sources] of sourcesOf) {
+    const [event, target] = key.split('\u0000');
+    const everyOther = nonFinal.filter((state) => state !== target);
+    if (everyOther.length < MIN_COMMON || !everyOther.every((state) => sources.has(state))) continue;
+    for (const source of sources) hidden.add(`${source}\u0000${event}\u0000${target}`);
+    notes.push(`${event} from every state → ${target}`);
+    // The way back: one event from the target to each state it is entered from.
+    const back = machine.states.find((state) => state.key === target)?.transitions ?? [];
+    for (const returnEvent of new Set(back.map((transition) => transition.event))) {
+      const returns = back.filter((t) => t.event === returnEvent && t.target !== null && t.target !== target);
+      if (returns.length >= MIN_COMMON && returns.every((t) => sources.has(t.target))) {
+        for (const t of returns) hidden.add(`${target}\u0000${returnEvent}\u0000${t.target}`);
+        notes.push(`${returnEvent}: ${target} → the state it was entered from`);
+      }
+    }
+  }
+  return { hidden, notes };
+}
+
 /** A machine description (describeMachine) as an ELK graph: one node per state, one edge per transition. */
-export function machineGraph(machine) {
+export function machineGraph(machine, hidden = new Set()) {
   const children = machine.states.map((state) => {
     const size = labelSize(state.key);
     return {
@@ -31,29 +69,30 @@ export function machineGraph(machine) {
       labels: [{ text: state.key, ...size }],
     };
   });
-  // Two transitions between the same states (RESUME under different guards never do, but an event and its
-  // guarded twin may) share one edge with both labels: the picture says which events move, not how often.
+  // Transitions between the same two states share one edge with every event as its label: the picture
+  // says which events move, not under which guard.
   const byRoute = new Map();
   for (const state of machine.states)
     for (const transition of state.transitions) {
-      if (transition.target === null) continue;
+      if (transition.target === null || hidden.has(`${state.key}\u0000${transition.event}\u0000${transition.target}`))
+        continue;
       const key = `${state.key}\u0000${transition.target}`;
-      const events = byRoute.get(key) ?? { source: state.key, target: transition.target, events: [] };
-      if (!events.events.includes(transition.event)) events.events.push(transition.event);
-      byRoute.set(key, events);
+      const route = byRoute.get(key) ?? { source: state.key, target: transition.target, events: [] };
+      if (!route.events.includes(transition.event)) route.events.push(transition.event);
+      byRoute.set(key, route);
     }
   const edges = [...byRoute.values()].map(({ source, target, events }, index) => {
     const text = events.join(', ');
-    return { id: `e${index}`, sources: [source], targets: [target], labels: [{ text, ...labelSize(text, 0.85) }] };
+    return { id: `e${index}`, sources: [source], targets: [target], labels: [{ text, ...labelSize(text) }] };
   });
   return {
     id: machine.id,
     layoutOptions: {
       'elk.algorithm': 'layered',
-      'elk.direction': 'RIGHT',
+      'elk.direction': 'DOWN',
       'elk.edgeRouting': 'ORTHOGONAL',
       'elk.edgeLabels.inline': 'false',
-      'elk.layered.spacing.nodeNodeBetweenLayers': '60',
+      'elk.layered.spacing.nodeNodeBetweenLayers': '40',
       'elk.spacing.nodeNode': '28',
       'elk.spacing.edgeLabel': '4',
       'elk.spacing.edgeEdge': '10',
@@ -68,7 +107,7 @@ export function machineGraph(machine) {
 }
 
 /** An ELK layout as the page's diagram JSON (see DiagramLayout in src/apps/ui/client/diagram-types.ts). */
-export function diagramOf(machine, layout) {
+export function diagramOf(machine, layout, notes = []) {
   const states = new Map(machine.states.map((state) => [state.key, state]));
   return {
     machineId: machine.id,
@@ -76,6 +115,7 @@ export function diagramOf(machine, layout) {
     initial: machine.initial,
     width: Math.ceil(layout.width),
     height: Math.ceil(layout.height),
+    notes,
     nodes: layout.children.map((node) => ({
       id: node.id,
       label: node.id,
@@ -87,8 +127,12 @@ export function diagramOf(machine, layout) {
       description: states.get(node.id)?.description ?? null,
     })),
     edges: layout.edges.map((edge) => {
-      const section = edge.sections?.[0];
-      const points = section ? [section.startPoint, ...(section.bendPoints ?? []), section.endPoint] : [];
+      // A wrapped edge comes in several sections, one after the other.
+      const points = (edge.sections ?? []).flatMap((section) => [
+        section.startPoint,
+        ...(section.bendPoints ?? []),
+        section.endPoint,
+      ]);
       const label = edge.labels?.[0];
       return {
         id: edge.id,
@@ -113,9 +157,10 @@ export async function writeDiagrams(distDir, outDir) {
   const written = [];
   for (const entry of machineCatalog) {
     const machine = describeMachine(entry);
-    const layout = await elk.layout(machineGraph(machine));
+    const { hidden, notes } = commonTransitions(machine);
+    const layout = await elk.layout(machineGraph(machine, hidden));
     const file = join(outDir, `${machine.id}.json`);
-    writeFileSync(file, `${JSON.stringify(diagramOf(machine, layout))}\n`);
+    writeFileSync(file, `${JSON.stringify(diagramOf(machine, layout, notes))}\n`);
     written.push(file);
   }
   return written;

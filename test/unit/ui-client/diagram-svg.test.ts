@@ -9,6 +9,7 @@ const layout: DiagramLayout = {
   initial: 'working',
   width: 300,
   height: 100,
+  notes: [],
   nodes: [
     { id: 'working', label: 'working', x: 0, y: 0, width: 80, height: 36, final: false, description: 'Doing it' },
     { id: 'complete', label: 'complete', x: 200, y: 0, width: 80, height: 36, final: true, description: null },
@@ -47,7 +48,7 @@ const layout: DiagramLayout = {
 describe('lifecycle diagrams as SVG', () => {
   it('draws every state and transition, the current state and its way out lit', () => {
     const svg = vnodeHtml(diagramSvg(layout, 'working'));
-    expect(svg).toContain('viewBox="-4 -4 308 108"');
+    expect(svg).toContain('viewBox="-4 -4 308 108" width="308" height="108"');
     expect(svg).toContain('aria-label="demo lifecycle, now in working"');
     expect(svg).toContain('<g class="node initial current" data-state="working">');
     expect(svg).toContain('<title>working: Doing it</title>');

@@ -23,6 +23,9 @@ export function diagramSvg(layout: DiagramLayout, current: string | null) {
     {
       class: 'diagram',
       viewBox: `${-margin} ${-margin} ${layout.width + 2 * margin} ${layout.height + 2 * margin}`,
+      // Its natural size, shrunk (never grown) to the panel by the stylesheet.
+      width: layout.width + 2 * margin,
+      height: layout.height + 2 * margin,
       role: 'img',
       'aria-label': `${layout.machineId} lifecycle${current ? `, now in ${current}` : ''}`,
       'data-machine': layout.machineId,

@@ -30,6 +30,11 @@ export interface DiagramLayout {
   initial: string;
   width: number;
   height: number;
+  /**
+   * Transitions said once instead of drawn from every state (`PAUSE from every state → paused`,
+   * `RESUME: paused → the state it was entered from`).
+   */
+  notes: string[];
   nodes: DiagramNode[];
   edges: DiagramEdge[];
 }

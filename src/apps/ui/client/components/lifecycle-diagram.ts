@@ -32,5 +32,15 @@ export function LifecycleDiagram({ machineId, current }: { machineId: string; cu
   }, [machineId]);
   if (error) return html`<p class="view-error">No diagram for ${machineId}: ${error}</p>`;
   if (!layout) return html`<p class="loading">Loading the ${machineId} diagram…</p>`;
-  return diagramSvg(layout, current);
+  return html`<figure class="diagram-figure">
+    ${diagramSvg(layout, current)}
+    ${
+      layout.notes.length > 0 &&
+      html`<figcaption>
+        <ul class="diagram-notes">
+          ${layout.notes.map((note) => html`<li>${note}</li>`)}
+        </ul>
+      </figcaption>`
+    }
+  </figure>`;
 }

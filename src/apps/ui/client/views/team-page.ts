@@ -25,46 +25,49 @@ export function TeamPage({ team }: { team: string }) {
     </header>
     ${view.error && html`<${ViewStatus} error=${view.error} />`}
     ${card.mission && html`<p class="mission">${card.mission}</p>`}
-    <div class="panel">
-      <dl class="kv">
-        <dt>In state since</dt>
-        <dd title=${card.since ?? ''}>
-          ${card.since ? `${formatTime(card.since)} (${formatRelative(card.since)})` : '—'}
-        </dd>
-        <dt>Cost so far</dt>
-        <dd>${formatCost(card.costUsd)}</dd>
-        <dt>Health</dt>
-        <dd>${card.healthy ? html`<span class="health ok">healthy</span>` : card.reasons.join('; ')}</dd>
-        ${
-          card.lastRun?.resumeAt &&
-          html`<dt>Resumes</dt>
-            <dd>${formatTime(card.lastRun.resumeAt)} (${formatRelative(card.lastRun.resumeAt)})</dd>`
-        }
-      </dl>
-      <${ActionButtons} actions=${card.actions} team=${card.id} />
+    <div class="team-top">
+      ${
+        machineId &&
+        html`<div class="panel diagram-panel">
+          <h2>Lifecycle <span class="muted">${machineId}</span></h2>
+          <${LifecycleDiagram} machineId=${machineId} current=${card.state} />
+        </div>`
+      }
+      <div class="team-side">
+        <div class="panel">
+          <dl class="kv">
+            <dt>In state since</dt>
+            <dd title=${card.since ?? ''}>
+              ${card.since ? `${formatTime(card.since)} (${formatRelative(card.since)})` : '—'}
+            </dd>
+            <dt>Cost so far</dt>
+            <dd>${formatCost(card.costUsd)}</dd>
+            <dt>Inbox</dt>
+            <dd>${card.inbox.total} (${card.inbox.unacknowledged} not acknowledged)</dd>
+            <dt>Health</dt>
+            <dd>${card.healthy ? html`<span class="health ok">healthy</span>` : card.reasons.join('; ')}</dd>
+            ${
+              card.lastRun?.resumeAt &&
+              html`<dt>Resumes</dt>
+                <dd>${formatTime(card.lastRun.resumeAt)} (${formatRelative(card.lastRun.resumeAt)})</dd>`
+            }
+          </dl>
+          <${ActionButtons} actions=${card.actions} team=${card.id} />
+        </div>
+        <div class="panel">
+          <h2>Journal</h2>
+          <${Timeline} entries=${journal} />
+        </div>
+      </div>
     </div>
 
-    ${
-      machineId &&
-      html`<div class="panel">
-        <h2>Lifecycle <span class="muted">${machineId}</span></h2>
-        <${LifecycleDiagram} machineId=${machineId} current=${card.state} />
-      </div>`
-    }
-
-    <div class="team-grid">
-      <div class="panel">
-        <h2>Journal</h2>
-        <${Timeline} entries=${journal} />
-      </div>
-      <div class="panel">
-        <h2>Transcript</h2>
-        ${
-          transcript
-            ? html`<${TranscriptTail} key=${transcript.runId} team=${card.id} initial=${transcript} />`
-            : html`<p class="empty">No agent has run for this team yet.</p>`
-        }
-      </div>
+    <div class="panel">
+      <h2>Transcript</h2>
+      ${
+        transcript
+          ? html`<${TranscriptTail} key=${transcript.runId} team=${card.id} initial=${transcript} />`
+          : html`<p class="empty">No agent has run for this team yet.</p>`
+      }
     </div>
 
     <div class="panel">
