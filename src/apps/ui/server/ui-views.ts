@@ -57,6 +57,14 @@ export class UiViews {
     }
   }
 
+  /** After an action of this server on `team`: what it may have changed is read again, at once. */
+  invalidateAfterAction(team: string): void {
+    this.registryStale = true;
+    this.staleTeams.add(team);
+    this.meta = undefined;
+    this.stuck = undefined;
+  }
+
   async board(): Promise<BoardView> {
     await this.refresh();
     const cards = this.order.map((entry) => this.teams.get(entry.domainId)!.facts.card);
