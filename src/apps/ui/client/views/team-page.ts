@@ -55,7 +55,7 @@ export function TeamPage({ team }: { team: string }) {
           <${ActionButtons} actions=${card.actions} team=${card.id} />
         </div>
         <div class="panel">
-          <h2>Journal</h2>
+          <h2>Journal <span class="muted">newest first</span></h2>
           <${Timeline} entries=${journal} />
         </div>
       </div>
@@ -101,8 +101,8 @@ export function TeamPage({ team }: { team: string }) {
 
 function Timeline({ entries }: { entries: readonly JournalEntryView[] }) {
   if (entries.length === 0) return html`<p class="empty">Nothing recorded yet.</p>`;
-  return html`<ol class="timeline">
-    ${entries.map(
+  return html`<ol class="timeline" reversed>
+    ${[...entries].reverse().map(
       (entry, index) =>
         html`<li key=${index} class=${entry.origin}>
           <time datetime=${entry.at} title=${entry.at}>${formatTime(entry.at)}</time>
