@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FedError } from '../../../core/errors.js';
-import type { Federation } from '../../../engine/context.js';
 import type { ActionRefusal } from '../api-types.js';
 import type { UiAssets } from './assets.js';
 import { reply, replyJson, replyText } from './replies.js';
@@ -9,7 +8,6 @@ import type { UiViews } from './ui-views.js';
 
 /** What the routes serve from: one of each per server. */
 export interface RouteContext {
-  fed: Federation;
   guard: Guard;
   assets: UiAssets;
   views: UiViews;

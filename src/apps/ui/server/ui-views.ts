@@ -25,8 +25,10 @@ export class UiViews {
   private readonly staleTeams = new Set<string>();
   private registryStale = true;
   private order: RegistryEntry[] = [];
-  private meta: { items: NeedsYouEntry[] } | undefined;
-  private stuck: { problems: string[]; count: number } | undefined;
+  private meta: NeedsYouEntry[] = [];
+  private metaStale = true;
+  private stuck = { problems: [] as string[], count: 0 };
+  private stuckStale = true;
   private computing: Promise<void> | undefined;
   private readonly metaInbox: SignalInbox;
 
@@ -42,15 +44,12 @@ export class UiViews {
         break;
       case 'team':
         this.staleTeams.add(change.team);
-        if (change.what === 'inbox' || change.what === 'outbox') this.stuck = undefined;
+        if (change.what === 'inbox' || change.what === 'outbox') this.stuckStale = true;
         break;
       case 'meta':
-        this.meta = undefined;
-        this.stuck = undefined;
-        break;
       case 'delivery':
-        this.meta = undefined;
-        this.stuck = undefined;
+        this.metaStale = true;
+        this.stuckStale = true;
         break;
       case 'journal':
         break;
@@ -61,8 +60,8 @@ export class UiViews {
   invalidateAfterAction(team: string): void {
     this.registryStale = true;
     this.staleTeams.add(team);
-    this.meta = undefined;
-    this.stuck = undefined;
+    this.metaStale = true;
+    this.stuckStale = true;
   }
 
   async board(): Promise<BoardView> {
@@ -92,7 +91,7 @@ export class UiViews {
         const { card } = this.teams.get(entry.domainId)!.facts;
         return card.healthy ? [] : [`team ${card.id}: ${card.reasons.join('; ')}`];
       }),
-      ...this.stuck!.problems,
+      ...this.stuck.problems,
     ];
     return { generatedAt: this.fed.now().toISOString(), items: this.needsYouItems(), problems };
   }
@@ -106,7 +105,7 @@ export class UiViews {
   /** Stuck signals (overdue, undeliverable) as the monitor finds them, counted and said. */
   async stuckSignals(): Promise<{ problems: string[]; count: number }> {
     await this.refresh();
-    return this.stuck!;
+    return this.stuck;
   }
 
   private needsYouItems(): NeedsYouEntry[] {
@@ -114,13 +113,13 @@ export class UiViews {
       const { card, needsYou } = this.teams.get(entry.domainId)!.facts;
       return needsYou.map((item): NeedsYouEntry => ({ ...item, actions: itemActions(item, card.state) }));
     });
-    return [...teamItems, ...this.meta!.items].sort(byWaitingLongest);
+    return [...teamItems, ...this.meta].sort(byWaitingLongest);
   }
 
   /** One refresh at a time: concurrent requests wait for the same one, then recheck. */
   private async refresh(): Promise<void> {
     while (this.computing) await this.computing;
-    if (!this.registryStale && this.staleTeams.size === 0 && this.meta && this.stuck) return;
+    if (!this.registryStale && this.staleTeams.size === 0 && !this.metaStale && !this.stuckStale) return;
     this.computing = this.recompute().finally(() => (this.computing = undefined));
     await this.computing;
   }
@@ -146,8 +145,13 @@ export class UiViews {
         this.teams.set(entry.domainId, { entry: JSON.stringify(entry), facts });
       }
     }
-    if (!this.meta) this.meta = { items: await this.metaItems() };
-    if (!this.stuck) {
+    // Each flag is cleared before its read: a change during the read sets it again for the next request.
+    if (this.metaStale) {
+      this.metaStale = false;
+      this.meta = await this.metaItems();
+    }
+    if (this.stuckStale) {
+      this.stuckStale = false;
       const registry = await backend.registry.read();
       const signals = await stuckSignals(this.fed, registry, this.fed.now());
       this.stuck = {
