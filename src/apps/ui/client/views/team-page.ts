@@ -75,17 +75,6 @@ export function TeamPage({ team }: { team: string }) {
       <${RunsTable} runs=${runs} />
     </div>
 
-    <div class="panel">
-      <h2>Deliverable ${deliverable && html`<span class="muted mono">${deliverable.path}</span>`}</h2>
-      ${
-        !deliverable
-          ? html`<p class="empty">This team has no deliverable.</p>`
-          : deliverable.markdown === null
-            ? html`<p class="empty">Not written yet (${deliverable.sizeBytes} bytes).</p>`
-            : html`<${Markdown} source=${deliverable.markdown} />`
-      }
-    </div>
-
     <div class="team-grid">
       <div class="panel">
         <h2>Inbox</h2>
@@ -95,6 +84,16 @@ export function TeamPage({ team }: { team: string }) {
         <h2>Outbox</h2>
         <${SignalTable} signals=${outbox} empty="Nothing sent." />
       </div>
+    </div>
+    <div class="panel">
+      <h2>Deliverable ${deliverable && html`<span class="muted mono">${deliverable.path}</span>`}</h2>
+      ${
+        !deliverable
+          ? html`<p class="empty">This team has no deliverable.</p>`
+          : deliverable.markdown === null
+            ? html`<p class="empty">Not written yet (${deliverable.sizeBytes} bytes).</p>`
+            : html`<${Markdown} source=${deliverable.markdown} />`
+      }
     </div>
   </section>`;
 }
