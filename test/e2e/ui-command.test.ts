@@ -43,6 +43,28 @@ describe('fed ui', () => {
     expect(Date.now() - started).toBeLessThan(3_000);
   }, 30_000);
 
+  it('--open without a system opener warns and serves all the same', async () => {
+    const root = tempDir();
+    expect((await runFed(['init', '--root', root])).code).toBe(0);
+    const { FED_ROOT: _root, FED_TEAM: _team, ...env } = process.env;
+    const child = spawn(process.execPath, [FED_BIN, '--root', root, 'ui', '--open'], {
+      // No PATH: no xdg-open (nor open) to be found.
+      env: { ...env, PATH: tempDir(), FED_TELEMETRY_ENABLED: 'false' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    onTestFinished(() => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const [line] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+    expect(line).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=/);
+    await expect.poll(() => stderr).toMatch(/warning: cannot open a browser .*open the URL yourself/);
+    expect((await fetch(line, { redirect: 'manual' })).status).toBe(303);
+    child.kill('SIGTERM');
+    expect(((await once(child, 'exit')) as [number | null])[0]).toBe(0);
+  }, 30_000);
+
   it('refuses a port that is not one', async () => {
     const result = await runFed(['ui', '--port', 'eighty']);
     expect(result).toMatchObject({ code: 2, stderr: expect.stringContaining('expected a port number') });
