@@ -35,7 +35,8 @@ export async function signalsView(
   const registry = await backend.registry.read();
   const located = query.team ? await teamBoxes(fed, registry, query.team) : await everyInbox(fed, registry);
   located.sort((a, b) => compareCursor(cursorOf(b.entry), cursorOf(a.entry)));
-  const start = query.before === undefined ? 0 : located.findIndex((s) => compareCursor(cursorOf(s.entry), query.before!) < 0);
+  const start =
+    query.before === undefined ? 0 : located.findIndex((s) => compareCursor(cursorOf(s.entry), query.before!) < 0);
   const page = start < 0 ? [] : located.slice(start, start + limit);
   const signals = await signalRows(fed, registry, page);
   const last = page.at(-1);
@@ -47,7 +48,9 @@ export async function signalsView(
 export async function signalThreadView(fed: Federation, id: string): Promise<SignalThreadView> {
   const report = await showSignal(fed, id, { deadlines: fed.config.signalDeadlines });
   const answeredBy = report.facts.answered?.replyId;
-  const replies = answeredBy ? [reportRow(await showSignal(fed, answeredBy, { deadlines: fed.config.signalDeadlines }))] : [];
+  const replies = answeredBy
+    ? [reportRow(await showSignal(fed, answeredBy, { deadlines: fed.config.signalDeadlines }))]
+    : [];
   return {
     signal: { ...reportRow(report), body: report.message.body },
     history: report.history.map((event) => ({ at: event.at, what: `${event.event}: ${event.detail}` })),
@@ -56,7 +59,11 @@ export async function signalThreadView(fed: Federation, id: string): Promise<Sig
 }
 
 /** The rows of signals already read from their boxes, with their delivery states. */
-export async function signalRows(fed: Federation, registry: Registry, located: readonly Located[]): Promise<SignalRow[]> {
+export async function signalRows(
+  fed: Federation,
+  registry: Registry,
+  located: readonly Located[],
+): Promise<SignalRow[]> {
   const inspector = new DeliveryInspector(fed.backend, registry, deadlineTable(fed.config.signalDeadlines), fed.now());
   await inspector.learn(located.map((s) => s.entry));
   return Promise.all(
@@ -105,8 +112,14 @@ async function everyInbox(fed: Federation, registry: Registry): Promise<Located[
 async function teamBoxes(fed: Federation, registry: Registry, name: string): Promise<Located[]> {
   const entry = name === META ? undefined : await fed.team(name, registry);
   const party = { id: entry?.domainId ?? META, entry };
-  const inbox = (await fed.backend.signals.inbox(party).list()).signals.map((e): Located => ({ entry: e, box: 'inbox' }));
-  const outbox = (await fed.backend.signals.outbox(party).list()).signals.map((e): Located => ({ entry: e, box: 'outbox' }));
+  const inbox = (await fed.backend.signals.inbox(party).list()).signals.map((e): Located => ({
+    entry: e,
+    box: 'inbox',
+  }));
+  const outbox = (await fed.backend.signals.outbox(party).list()).signals.map((e): Located => ({
+    entry: e,
+    box: 'outbox',
+  }));
   return [...inbox, ...outbox];
 }
 
