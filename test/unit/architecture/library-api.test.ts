@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import * as fed from '../../../src/index.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const MAX_PUBLIC_NAMES = 150;
+// 153 since the change feed port (FederationChanges, FederationChange, ChangeWatch): an adapter implements it.
+const MAX_PUBLIC_NAMES = 155;
 
 function source(path: string): string {
   return readFileSync(`${ROOT}${path}`, 'utf8');
