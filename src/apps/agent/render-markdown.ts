@@ -41,7 +41,10 @@ const MAX_UNREADABLE_ROWS = 20;
 const TITLES: Record<DocumentKind, (name: string) => string> = {
   architecture: (name) => `Architecture of ${name}`,
   audit: (name) => `Audit of ${name}`,
-  analysis: (name) => `Getting to know ${name}`,
+  overview: (name) => `Getting to know ${name}`,
+  onboarding: (name) => `Getting started with ${name}`,
+  flow: (name) => `How ${name} works`,
+  reference: (name) => `Reference of ${name}`,
 };
 
 const SECTION_TITLES: Record<SectionId, string> = {
@@ -84,7 +87,7 @@ function summary(input: DeliverableInput): string {
         : entry
           ? `Execution starts in ${code(entry.path)}, and ${survey.tests.files > 0 ? `${plural(survey.tests.files, 'test file')} ${agree(survey.tests.files, 'covers', 'cover')} it` : 'no test files were found'}.`
           : `It has ${plural(survey.manifests.length, 'build manifest')} and ${plural(survey.tests.files, 'test file')}.`;
-  const third = `This ${outline.kind === 'analysis' ? 'guide' : outline.kind === 'audit' ? 'audit' : 'overview'} is for someone new to the repository and ends with where to start.`;
+  const third = `This ${outline.kind === 'overview' || outline.kind === 'onboarding' ? 'guide' : outline.kind === 'audit' ? 'audit' : 'overview'} is for someone new to the repository and ends with where to start.`;
   return `${first} ${second} ${third}`;
 }
 

@@ -11,11 +11,12 @@ describe('planning the document from the mission', () => {
       subject: 'Document this codebase',
       body: 'Write an architecture overview for a newcomer: what it is, how it is laid out, how to build, run and test it.',
     };
-    expect(planMission(demo, 'fed')).toEqual({ topics: [], overview: true });
+    expect(planMission(demo, 'fed')).toEqual({ kind: 'architecture', topics: [], overview: true });
     expect(planMission({ subject: 'Document the architecture', body: 'For newcomers to tiny-ts.' }, 'tiny-ts')).toEqual(
-      { topics: [], overview: true },
+      { kind: 'architecture', topics: [], overview: true },
     );
     expect(planMission({ subject: 'Document the project', body: 'Write deliverable.md' }, 'x')).toEqual({
+      kind: 'overview',
       topics: [],
       overview: true,
     });

@@ -39,7 +39,8 @@ describe('planning the outline from the mission', () => {
     [{ subject: 'Audit error handling', body: 'Look at the architecture too.' }, 'audit'],
     [{ subject: 'Please help', body: 'We need a security review of the module structure.' }, 'audit'],
     [{ subject: 'Explain the module structure', body: 'Also review it.' }, 'architecture'],
-    [{ subject: 'How do signals reach a team?', body: '' }, 'analysis'],
+    [{ subject: 'How do signals reach a team?', body: '' }, 'flow'],
+    [{ subject: 'Survey the codebase', body: 'Read-only study.' }, 'overview'],
   ] as const)('%j → %s', (mission, kind) => {
     const outline = planOutline(mission, ['src'], 'fed');
     expect(outline.kind).toBe(kind);
@@ -53,7 +54,8 @@ describe('the deliverable', () => {
     const markdown = render(typescriptProject(tempDir()));
     const check = checkMarkdownText(markdown);
     expect(check.violations).toEqual([]);
-    expect(check.summary.title).toBe('Getting to know tiny-ts');
+    // "A guide for newcomers" is an onboarding guide.
+    expect(check.summary.title).toBe('Getting started with tiny-ts');
     expect(h2(markdown)).toEqual(
       expect.arrayContaining([
         'Key findings',
