@@ -12,6 +12,7 @@ export type DocumentKind = MissionKind;
 export type SectionId =
   | 'findings'
   | 'how-to-run'
+  | 'start-reading'
   | 'packages'
   | 'layout'
   | 'entry-points'
@@ -61,6 +62,7 @@ const ORDER: Record<Exclude<DocumentKind, 'flow' | 'reference'>, SectionId[]> = 
   overview: [
     'findings',
     'how-to-run',
+    'start-reading',
     'packages',
     'layout',
     'entry-points',
@@ -74,6 +76,7 @@ const ORDER: Record<Exclude<DocumentKind, 'flow' | 'reference'>, SectionId[]> = 
   // A newcomer's guide: how to build, test and run it first, then where to start reading.
   onboarding: [
     'how-to-run',
+    'start-reading',
     'findings',
     'entry-points',
     'layout',

@@ -98,7 +98,8 @@ describe('the deliverable', () => {
     expect(check.summary.title).toBe('Architecture of tiny-py');
     expect(markdown).toContain('The modules do not import each other across folders');
     expect(check.summary.diagrams[0]?.type).toBe('flowchart');
-    expect(markdown).toContain('pip install -e .\ntiny --help\npytest');
+    // Install, build, test, run: the steps in the order a newcomer takes them.
+    expect(markdown).toContain('pip install -e .\npytest\ntiny --help');
   });
 
   it('orders the sections as the template of the mission asks', () => {
