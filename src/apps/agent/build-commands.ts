@@ -36,6 +36,7 @@ const NPM_SCRIPTS: [string, CommandStep][] = [
   ['start', 'run'],
   ['dev', 'run'],
   ['lint', 'check'],
+  ['check', 'check'],
   ['typecheck', 'check'],
 ];
 
@@ -76,8 +77,8 @@ function npmCommands(manifest: Manifest, packageManager: string | null): Project
   const commands: ProjectCommand[] = [{ step: 'install', command: `${cd}${install}`, from: manifest.path }];
   for (const [script, step] of NPM_SCRIPTS) {
     if (!manifest.scripts[script]) continue;
-    // `npm test` and `npm start` need no `run`; the other package managers run any script by name.
-    const run = pm === 'npm' && (script === 'test' || script === 'start') ? `npm ${script}` : `${pm} run ${script}`;
+    // `test` and `start` need no `run` (but `bun test` is bun's own test runner, not the script).
+    const run = pm !== 'bun' && (script === 'test' || script === 'start') ? `${pm} ${script}` : `${pm} run ${script}`;
     commands.push({ step, command: `${cd}${run}`, from: `${manifest.path} script "${script}"` });
   }
   return commands;

@@ -55,6 +55,8 @@ const FLOW =
 const HOW_DOES = /^how\s+(?:does|do|did|is|are|was|were|can|will)\b/i;
 /** "Only", "just"… restrict the document to the topics; "read-only" is how to work, not what to write. */
 const RESTRICTIVE = /(?<![\w-])(only|just|solely|exclusively|nothing else|no overview)\b/i;
+/** A constraint on how to work, to the end of its clause: "do not change anything", "never run it", "without network". */
+const CONSTRAINT = /\b(?:do not|don't|dont|never|without|no need to|avoid)\b[^.,;:!?]*/gi;
 const QUESTION_START = /^(how|what|where|why|which|who|when|does|do|is|are|can)\b/i;
 const PATH_LIKE = /^(?:[\w.-]+\/)+[\w.-]*$|^[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|py|go|rs|java|rb|json|toml|ya?ml|md)$/;
 
@@ -165,7 +167,9 @@ export function planMission(mission: { subject: string; body: string }, projectN
       if (found.terms.length) add({ title: name, source: sentence, ...found, paths: [], flow, exact: true });
     }
     const withoutPaths = paths.reduce((rest, path) => rest.split(path).join(' '), sentence);
-    const found = contentTerms(withoutPaths, projectWords);
+    // "Do not change anything", "without running it": how to work, not what to write about.
+    const asked = question ? withoutPaths : withoutPaths.replace(CONSTRAINT, ' ');
+    const found = contentTerms(asked, projectWords);
     if (found.terms.length === 0) continue;
     add({
       title: title(question ? sentence : names.length === 1 ? names[0]! : sentence),

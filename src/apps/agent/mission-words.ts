@@ -17,7 +17,7 @@ each either else even every few for from further get gets got had has have havin
 itself may me might more most much must my no nor not now of off on once one or other our ours out over own per
 same shall she should so some such than that the their theirs them then there these they this those through to too under until up upon us
 very via was we were what when where whether which while who whom whose why will with within without would you your yours yes etc e.g i.e
-let thing things part parts way ways kind sort well just only also too
+let thing things part parts way ways kind sort well just only also too anything something everything nothing
 flow flows flowing travel travels passes goes reach reaches
 `);
 

@@ -38,6 +38,7 @@ const ORDER: Record<Exclude<DocumentKind, 'flow' | 'reference'>, SectionId[]> = 
     'packages',
     'layout',
     'entry-points',
+    'start-reading',
     'dependencies',
     'declared-dependencies',
     'languages',
