@@ -158,7 +158,9 @@ export function planMission(mission: { subject: string; body: string }, projectN
   const text = `${mission.subject}\n${mission.body}`;
   for (const sentence of sentencesOf(text)) {
     const { names, paths } = namedThings(sentence);
-    const question = sentence.endsWith('?') || QUESTION_START.test(sentence);
+    // "Do not change anything." is an instruction, not a question.
+    const question =
+      sentence.endsWith('?') || (QUESTION_START.test(sentence) && !/^(?:do not|don't)\b/i.test(sentence));
     const flow = question && (FLOW.test(sentence) || HOW_DOES.test(sentence));
     for (const path of paths)
       add({ title: path, source: sentence, terms: [], words: [], paths: [path], flow: false, exact: true });
