@@ -316,8 +316,8 @@ const RENDERERS: Record<SectionId, (input: DeliverableInput) => string> = {
 
 const section = (title: string, body: string) => `## ${title}\n\n${body}`;
 
-function tableOfContents(markdown: string): string {
-  const sections = analyseMarkdown(markdown).headings.filter((h) => h.level === 2);
+function tableOfContents(analysis: ReturnType<typeof analyseMarkdown>): string {
+  const sections = analysis.headings.filter((h) => h.level === 2);
   return section('Contents', bulletList(sections.map((h) => `[${escapeText(h.title)}](#${h.anchor})`)));
 }
 
@@ -393,6 +393,7 @@ export function renderDeliverable(input: DeliverableInput): string {
     section('Next steps', nextSteps(input)),
   ];
   const withoutToc = `${[...head, ...body].join('\n\n')}\n`;
-  if (analyseMarkdown(withoutToc).wordCount <= TOC_WORD_LIMIT) return withoutToc;
-  return `${[...head, tableOfContents(withoutToc), ...body].join('\n\n')}\n`;
+  const analysis = analyseMarkdown(withoutToc);
+  if (analysis.wordCount <= TOC_WORD_LIMIT) return withoutToc;
+  return `${[...head, tableOfContents(analysis), ...body].join('\n\n')}\n`;
 }
