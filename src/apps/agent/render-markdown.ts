@@ -48,6 +48,15 @@ const TITLES: Record<DocumentKind, (name: string) => string> = {
   reference: (name) => `Reference of ${name}`,
 };
 
+const DOCUMENT_NOUNS: Record<DocumentKind, string> = {
+  overview: 'guide',
+  onboarding: 'guide',
+  audit: 'audit',
+  architecture: 'overview',
+  flow: 'overview',
+  reference: 'reference',
+};
+
 const SECTION_TITLES: Record<SectionId, string> = {
   findings: 'Key findings',
   'how-to-run': 'How to build and run it',
@@ -89,7 +98,7 @@ function summary(input: DeliverableInput): string {
         : entry
           ? `Execution starts in ${code(entry.path)}, and ${survey.tests.files > 0 ? `${plural(survey.tests.files, 'test file')} ${agree(survey.tests.files, 'covers', 'cover')} it` : 'no test files were found'}.`
           : `It has ${plural(survey.manifests.length, 'build manifest')} and ${plural(survey.tests.files, 'test file')}.`;
-  const third = `This ${outline.kind === 'overview' || outline.kind === 'onboarding' ? 'guide' : outline.kind === 'audit' ? 'audit' : 'overview'} is for someone new to the repository and ends with where to start.`;
+  const third = `This ${DOCUMENT_NOUNS[outline.kind]} is for someone new to the repository and ends with where to start.`;
   return `${first} ${second} ${third}`;
 }
 
