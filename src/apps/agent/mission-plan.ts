@@ -78,9 +78,19 @@ export function stem(word: string): string {
   return lower;
 }
 
-/** The words of a text, lowercased, as the segmenter sees them (letters, digits, `_`, `-` inside a word). */
+/**
+ * The words of a text, lowercased, as the segmenter sees them (letters, digits, `_`, `-` inside a word),
+ * without their clitics: "project's" is "project", "I'd" is "i", and "don't" is "do".
+ */
 export function words(text: string): string[] {
-  return [...wordSegmenter.segment(text)].filter((s) => s.isWordLike).map((s) => s.segment.toLowerCase());
+  return [...wordSegmenter.segment(text)]
+    .filter((s) => s.isWordLike)
+    .map((s) =>
+      s.segment
+        .toLowerCase()
+        .replace(/n['’]t$/, '')
+        .replace(/['’](?:s|d|m|re|ve|ll)$/, ''),
+    );
 }
 
 function contentTerms(text: string, projectWords: ReadonlySet<string>): { terms: string[]; words: string[] } {

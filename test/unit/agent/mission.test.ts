@@ -36,6 +36,12 @@ describe('planning the document from the mission', () => {
     ['Describe what this code does and how to get started', '', 'onboarding'],
     ['Audit', 'A short review, please.', 'audit'],
     ['API reference', '', 'reference'],
+    ["I'd like an overview of the project's code", '', 'overview'],
+    ['Give an introduction to the code for new hires', 'Explain its purpose and main features.', 'overview'],
+    ["Don't modify anything; just summarise what's here", '', 'overview'],
+    ['How is the code organized?', '', 'architecture'],
+    ['How do I run the tests?', '', 'onboarding'],
+    ['How do I contribute?', '', 'onboarding'],
   ] as const)('%j %j asks for the general %s document, with no topics', (subject, body, kind) => {
     expect(planMission({ subject, body }, 'x')).toEqual({ kind, topics: [], overview: true });
   });
