@@ -77,7 +77,7 @@ const KIND_WORDS: [MissionKind, Set<string>][] = [
   [
     'onboarding',
     set(
-      'onboarding onboard newcomer newcomers beginner beginners contributor contributors contribute contributing started setup install guide handbook run running',
+      'onboarding onboard newcomer newcomers beginner beginners contributor contributors contribute contributing started setup install guide handbook run running build building',
     ),
   ],
   ['reference', set('reference api apis exports')],

@@ -53,6 +53,12 @@ describe('planning the document from the mission', () => {
     expect(kind('Request handling', 'How does a request get routed?')).toBe('flow');
     expect(kind('Request handling', 'Cover the architecture.')).toBe('architecture');
     expect(kind('Document the payment gateway')).toBe('overview');
+    // A how-question inside an instruction asks for a flow explanation too; "how to build it" does not.
+    expect(kind('Explain how the router works')).toBe('flow');
+    expect(planMission({ subject: 'Document how a request gets handled', body: '' }, 'x').topics).toMatchObject([
+      { terms: ['request', 'handl'], flow: true },
+    ]);
+    expect(kind('Describe how to build it')).toBe('onboarding');
   });
 
   it('"read-only" and constraints on how to work neither restrict the document nor become topics', () => {
