@@ -136,7 +136,7 @@ describe('onboarding guides name the commands the project declares', () => {
     return markdown;
   };
   const shell = (markdown: string) =>
-    /To install and check it from a fresh clone:\n\n```sh\n([^`]*)```/.exec(markdown)?.[1];
+    /From a fresh clone, to install, build, test and run it:\n\n```sh\n([^`]*)```/.exec(markdown)?.[1];
 
   it('npm: the scripts, run with the package manager the lock file names', async () => {
     expect(shell(await guide(commander()))).toBe('npm install\nnpm test\nnpm run check\n');
