@@ -169,7 +169,7 @@ function languages({ survey }: DeliverableInput): string {
 }
 
 /** Mermaid node labels are quoted; a quote inside becomes its entity. */
-const label = (text: string) => `"${text.replace(/"/g, '#quot;')}"`;
+export const label = (text: string) => `"${text.replace(/"/g, '#quot;')}"`;
 
 function layoutDiagram(survey: Survey): string {
   const folders = survey.layout.filter((e) => e.folder).slice(0, 14);
@@ -347,9 +347,9 @@ const RENDERERS: Record<SectionId, (input: DeliverableInput) => string> = {
   'largest-files': largestFiles,
 };
 
-const section = (title: string, body: string) => `## ${title}\n\n${body}`;
+export const section = (title: string, body: string) => `## ${title}\n\n${body}`;
 
-function tableOfContents(markdown: string): string {
+export function tableOfContents(markdown: string): string {
   const sections = analyseMarkdown(markdown).headings.filter((h) => h.level === 2);
   return section('Contents', bulletList(sections.map((h) => `[${escapeText(h.title)}](#${h.anchor})`)));
 }
@@ -368,7 +368,7 @@ function excerptBlock(path: string, fence: string, quote: { line: number; text: 
 const MAX_EXCERPT_FILES = 3;
 
 /** A section answering one mission topic: the chain for a flow question, the ranked files, their excerpts. */
-function topicSection(answer: TopicAnswer): string {
+export function topicSection(answer: TopicAnswer): string {
   const { topic, files, chain } = answer;
   const parts = [`From the mission: “${escapeText(topic.source)}”.`];
   if (chain) {
@@ -411,6 +411,13 @@ function topicSection(answer: TopicAnswer): string {
   return parts.join('\n\n');
 }
 
+/** The general overview's sections the outline asks for, each that has something to say. */
+export function overviewSections(input: DeliverableInput): string[] {
+  return input.outline.sections
+    .filter((id) => applies(id, input))
+    .map((id) => section(SECTION_TITLES[id], RENDERERS[id](input)));
+}
+
 export function renderDeliverable(input: DeliverableInput): string {
   const title = input.outline.topics.length
     ? `${input.survey.name}: ${input.mission.subject}`
@@ -418,9 +425,7 @@ export function renderDeliverable(input: DeliverableInput): string {
   const head = [`# ${escapeText(title)}`, summary(input)];
   const body = [
     ...input.search.answers.map((answer) => section(escapeText(answer.topic.title), topicSection(answer))),
-    ...input.outline.sections
-      .filter((id) => applies(id, input))
-      .map((id) => section(SECTION_TITLES[id], RENDERERS[id](input))),
+    ...overviewSections(input),
     ...(input.survey.unreadable.length ? [section('Files that could not be read', unreadable(input))] : []),
     section('About this document', about(input)),
     section('Next steps', nextSteps(input)),
