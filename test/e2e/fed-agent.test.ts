@@ -208,6 +208,19 @@ describe('fed-agent, the built-in deliverable agent (built, with fed on its PATH
     });
   });
 
+  it('a generic mission in the words of the spec ("Survey the codebase", "Read-only study.") completes with the overview', async () => {
+    const fed = await federationWithMission('Survey the codebase');
+    const mission = { signalId: 'sig-survey', subject: 'Survey the codebase', body: 'Read-only study.' };
+    const run = await startAgent(fed, await writeContext(fed, { mission })).done;
+    expect(run, run.stderr).toMatchObject({ code: 0 });
+    expect(run.stdout).toContain('fed-agent: preparing: an overview document for "Survey the codebase"');
+    expect(run.stdout).toContain('docs: aggregating → complete (DOCUMENT_WRITTEN)');
+    expect((await lifecycle(fed)).state).toBe('complete');
+    const markdown = readFileSync(join(fed.workspace, 'deliverable.md'), 'utf8');
+    expect(markdown).toMatch(/^# Getting to know tiny-ts\n/);
+    expect(checkDeliverable(join(fed.workspace, 'deliverable.md')).violations).toEqual([]);
+  });
+
   it('a mission about something the codebase does not have fails the team in scanning, saying what was searched', async () => {
     const fed = await federationWithMission();
     const mission = { signalId: 'sig-payment', subject: 'Document the payment gateway', body: '' };

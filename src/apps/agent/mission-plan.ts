@@ -1,6 +1,13 @@
+import { isMissionWord, kindNamed, OVERVIEW_CONTENT, type MissionKind } from './mission-words.js';
+
+export type { MissionKind } from './mission-words.js';
+
 /**
- * What the mission asks (docs/design/spec.md §3.1 "preparing": the mission is read and the document planned from it).
- * The subject and body are split into sentences (and list items); each question, each quoted name
+ * What the mission asks (docs/design/spec.md §3.1 "preparing": the mission is read and the document planned from it):
+ * a kind of document (overview, architecture, onboarding guide, flow explanation, audit, reference) and
+ * zero or more subjects. Words of instruction ("survey", "read-only study", "please write a short doc for
+ * new contributors") are never subjects: see mission-words.ts for the closed classes of words a mission
+ * is phrased with; what is left is the subject. The subject and body are split into sentences (and list items); each question, each quoted name
  * ("payment gateway", `Router`) and each path (`src/server/`) that says something specific about the
  * codebase becomes a topic the document must answer in a section of its own. What every document covers
  * anyway — layout, architecture, build, run, tests, dependencies — is the general overview: a mission
@@ -29,6 +36,11 @@ export interface MissionTopic {
 }
 
 export interface MissionPlan {
+  /**
+   * The kind of document asked for: named by the mission's words (subject first, then body), else `flow`
+   * for a how-does-X-work question, else the general `overview`.
+   */
+  kind: MissionKind;
   topics: MissionTopic[];
   /** Whether the general overview follows the mission's sections. */
   overview: boolean;
@@ -37,52 +49,14 @@ export interface MissionPlan {
 const MAX_TOPICS = 8;
 const MAX_TERMS = 6;
 
-/** Words that carry no subject: grammar, and how missions are phrased. */
-const STOP_WORDS = new Set(
-  `
-a about above after again all also an and any are as at be been before being below between both but by can could did do does doing done
-each either else even every few for from further get gets got had has have having her here hers him his how however i if in into is it its
-itself just may me might more most much must my need needs no nor not now of off on once one only or other our ours out over own per please
-same shall she should so some such than that the their theirs them then there these they this those through to too under until up upon us
-very via was we were what when where whether which while who whom whose why will with within without would you your yours yes etc e.g i.e
-explain explains explaining describe describes describing document documents documenting documentation write writes writing show shows tell
-list give find cover covers covering focus focusing detail details detailed summarise summarize understand understanding know learn want
-wants like make makes made use used uses using let thing things part parts way ways kind sort exactly especially particular specifically
-new newcomer newcomers beginner beginners reader readers developer developers contributor contributors engineer engineers team teams people
-someone person user-facing deliverable readme flow flows flowing travel travels passes goes reach reaches look looks see check please help also too well
-`
-    .trim()
-    .split(/\s+/),
-);
-
-/** Words that refer to the codebase itself: "how does the framework…" is about all of it. */
-const CODEBASE_WORDS = new Set(
-  `
-codebase code repository repo project projects framework library app application software system program tool tooling source sources
-work works working
-`
-    .trim()
-    .split(/\s+/),
-);
-
-/** Words for what the general overview covers: a mission using them asks for the overview. */
-const OVERVIEW_WORDS = new Set(
-  `
-overview architecture architectural structure structured layout laid organised organized organisation organization design designed
-component components module modules dependency dependencies depend depends entry point points build builds building built run runs running
-test tests testing tested install installs installation setup set start started starting getting language languages stack
-hotspot hotspots todo todos risk risks quality debt audit review summary introduction intro guide onboarding general overall whole
-high level high-level everything main key important
-`
-    .trim()
-    .split(/\s+/),
-);
-
 const FLOW =
   /\b(flows?|flowing|pipeline|lifecycle|travels?|passes|goes|through|handled|processed|dispatched|routed|call chain|sequence)\b/i;
 /** "How does X get parsed?", "How is a request handled?": how something happens, answered by the path it takes through the code. */
 const HOW_DOES = /^how\s+(?:does|do|did|is|are|was|were|can|will)\b/i;
-const RESTRICTIVE = /\b(only|just|solely|exclusively|nothing else|no overview)\b/i;
+/** "Only", "just"… restrict the document to the topics; "read-only" is how to work, not what to write. */
+const RESTRICTIVE = /(?<![\w-])(only|just|solely|exclusively|nothing else|no overview)\b/i;
+/** A constraint on how to work, to the end of its clause: "do not change anything", "never run it", "without network". */
+const CONSTRAINT = /\b(?:do not|don't|dont|never|without|no need to|avoid)\b[^.,;:!?]*/gi;
 const QUESTION_START = /^(how|what|where|why|which|who|when|does|do|is|are|can)\b/i;
 const PATH_LIKE = /^(?:[\w.-]+\/)+[\w.-]*$|^[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|py|go|rs|java|rb|json|toml|ya?ml|md)$/;
 
@@ -111,18 +85,11 @@ export function words(text: string): string[] {
 
 function contentTerms(text: string, projectWords: ReadonlySet<string>): { terms: string[]; words: string[] } {
   const terms = new Map<string, string>();
-  for (const raw of words(text)) {
+  // "code base" is the codebase, not a thing called "base".
+  for (const raw of words(text.replace(/\bcode\s+base\b/gi, 'codebase'))) {
     // `router.ts` is about the router; `deliverable.md` (the document itself) about nothing in the codebase.
     const word = FILE_NAME.test(raw) ? raw.slice(0, raw.lastIndexOf('.')) : raw;
-    if (
-      word.length < 3 ||
-      /^\d+$/.test(word) ||
-      STOP_WORDS.has(word) ||
-      CODEBASE_WORDS.has(word) ||
-      OVERVIEW_WORDS.has(word) ||
-      projectWords.has(word)
-    )
-      continue;
+    if (word.length < 3 || /^\d+$/.test(word) || isMissionWord(word) || projectWords.has(word)) continue;
     if (!terms.has(stem(word))) terms.set(stem(word), word);
   }
   const kept = [...terms].slice(0, MAX_TERMS);
@@ -191,7 +158,9 @@ export function planMission(mission: { subject: string; body: string }, projectN
   const text = `${mission.subject}\n${mission.body}`;
   for (const sentence of sentencesOf(text)) {
     const { names, paths } = namedThings(sentence);
-    const question = sentence.endsWith('?') || QUESTION_START.test(sentence);
+    // "Do not change anything." is an instruction, not a question.
+    const question =
+      sentence.endsWith('?') || (QUESTION_START.test(sentence) && !/^(?:do not|don't)\b/i.test(sentence));
     const flow = question && (FLOW.test(sentence) || HOW_DOES.test(sentence));
     for (const path of paths)
       add({ title: path, source: sentence, terms: [], words: [], paths: [path], flow: false, exact: true });
@@ -200,7 +169,9 @@ export function planMission(mission: { subject: string; body: string }, projectN
       if (found.terms.length) add({ title: name, source: sentence, ...found, paths: [], flow, exact: true });
     }
     const withoutPaths = paths.reduce((rest, path) => rest.split(path).join(' '), sentence);
-    const found = contentTerms(withoutPaths, projectWords);
+    // "Do not change anything", "without running it": how to work, not what to write about.
+    const asked = question ? withoutPaths : withoutPaths.replace(CONSTRAINT, ' ');
+    const found = contentTerms(asked, projectWords);
     if (found.terms.length === 0) continue;
     add({
       title: title(question ? sentence : names.length === 1 ? names[0]! : sentence),
@@ -212,6 +183,11 @@ export function planMission(mission: { subject: string; body: string }, projectN
     });
   }
   const specific = topics.slice(0, MAX_TOPICS);
-  const asksOverview = words(text).some((w) => OVERVIEW_WORDS.has(w));
-  return { topics: specific, overview: specific.length === 0 || asksOverview || !RESTRICTIVE.test(text) };
+  const kind =
+    kindNamed(words(mission.subject)) ??
+    (specific.some((t) => t.flow) ? 'flow' : undefined) ??
+    kindNamed(words(mission.body)) ??
+    'overview';
+  const asksOverview = words(text).some((w) => OVERVIEW_CONTENT.has(w));
+  return { kind, topics: specific, overview: specific.length === 0 || asksOverview || !RESTRICTIVE.test(text) };
 }

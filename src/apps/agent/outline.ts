@@ -1,4 +1,4 @@
-import { planMission, type MissionTopic } from './mission-plan.js';
+import { planMission, type MissionKind, type MissionTopic } from './mission-plan.js';
 
 /**
  * The plan of the document, made from the mission before anything is scanned (docs/design/spec.md §3.1 "preparing"):
@@ -7,11 +7,12 @@ import { planMission, type MissionTopic } from './mission-plan.js';
  * (skills/report-templates.md) that fits the mission's wording. The sources are the top-level files and
  * folders the scan will study.
  */
-export type DocumentKind = 'architecture' | 'analysis' | 'audit';
+export type DocumentKind = MissionKind;
 
 export type SectionId =
   | 'findings'
   | 'how-to-run'
+  | 'start-reading'
   | 'packages'
   | 'layout'
   | 'entry-points'
@@ -31,40 +32,13 @@ export interface Outline {
   sources: string[];
 }
 
-const KEYWORDS: Record<Exclude<DocumentKind, 'analysis'>, readonly string[]> = {
-  audit: [
-    'audit',
-    'review',
-    'risk',
-    'risks',
-    'quality',
-    'debt',
-    'security',
-    'hotspot',
-    'hotspots',
-    'todo',
-    'todos',
-    'problems',
-    'issues',
-  ],
-  architecture: [
-    'architecture',
-    'architectural',
-    'design',
-    'structure',
-    'components',
-    'modules',
-    'dependencies',
-    'dependency',
-  ],
-};
-
-const ORDER: Record<DocumentKind, SectionId[]> = {
+const ORDER: Record<Exclude<DocumentKind, 'flow' | 'reference'>, SectionId[]> = {
   architecture: [
     'findings',
     'packages',
     'layout',
     'entry-points',
+    'start-reading',
     'dependencies',
     'declared-dependencies',
     'languages',
@@ -86,9 +60,10 @@ const ORDER: Record<DocumentKind, SectionId[]> = {
     'entry-points',
     'how-to-run',
   ],
-  analysis: [
+  overview: [
     'findings',
     'how-to-run',
+    'start-reading',
     'packages',
     'layout',
     'entry-points',
@@ -99,21 +74,29 @@ const ORDER: Record<DocumentKind, SectionId[]> = {
     'hotspots',
     'largest-files',
   ],
+  // A newcomer's guide: how to build, test and run it first, then where to start reading.
+  onboarding: [
+    'how-to-run',
+    'start-reading',
+    'findings',
+    'entry-points',
+    'layout',
+    'tests',
+    'packages',
+    'languages',
+    'dependencies',
+    'declared-dependencies',
+    'hotspots',
+    'largest-files',
+  ],
 };
 
-const wordSegmenter = new Intl.Segmenter('en', { granularity: 'word' });
-
-function kindOf(text: string): DocumentKind | undefined {
-  const words = new Set(
-    [...wordSegmenter.segment(text.toLowerCase())].filter((s) => s.isWordLike).map((s) => s.segment),
-  );
-  if (KEYWORDS.audit.some((k) => words.has(k))) return 'audit';
-  if (KEYWORDS.architecture.some((k) => words.has(k))) return 'architecture';
-  return undefined;
-}
+/** A flow explanation is followed by the general overview; a reference by the architecture's sections. */
+const sectionsOf = (kind: DocumentKind): SectionId[] =>
+  ORDER[kind === 'flow' ? 'overview' : kind === 'reference' ? 'architecture' : kind];
 
 /**
- * The subject says what is wanted more reliably than the body, so it decides the template first.
+ * The kind of document is the mission plan's (the subject decides first, see planMission).
  * `projectName` is the codebase's name (a mission naming it is about the whole codebase).
  */
 export function planOutline(
@@ -121,9 +104,9 @@ export function planOutline(
   sources: readonly string[],
   projectName: string,
 ): Outline {
-  const kind = kindOf(mission.subject) ?? kindOf(mission.body) ?? 'analysis';
   const plan = planMission(mission, projectName);
-  return { kind, topics: plan.topics, sections: plan.overview ? ORDER[kind] : [], sources: [...sources] };
+  const kind = plan.kind;
+  return { kind, topics: plan.topics, sections: plan.overview ? sectionsOf(kind) : [], sources: [...sources] };
 }
 
 /**
@@ -131,5 +114,5 @@ export function planOutline(
  * fed refused the narrower document (a deliverableSchema may ask for more sections, a diagram, more words).
  */
 export function withOverview(outline: Outline): Outline {
-  return outline.sections.length ? outline : { ...outline, sections: ORDER[outline.kind] };
+  return outline.sections.length ? outline : { ...outline, sections: sectionsOf(outline.kind) };
 }

@@ -14,6 +14,7 @@ import {
   table,
 } from './markdown-text.js';
 import { OTHER_GROUP } from './import-graph.js';
+import { howToRunSection, whereToStartSection } from './onboarding-sections.js';
 import type { MissionSearch, TopicAnswer } from './mission-search.js';
 import type { DocumentKind, Outline, SectionId } from './outline.js';
 import type { Survey } from './survey.js';
@@ -41,12 +42,16 @@ const MAX_UNREADABLE_ROWS = 20;
 const TITLES: Record<DocumentKind, (name: string) => string> = {
   architecture: (name) => `Architecture of ${name}`,
   audit: (name) => `Audit of ${name}`,
-  analysis: (name) => `Getting to know ${name}`,
+  overview: (name) => `Getting to know ${name}`,
+  onboarding: (name) => `Getting started with ${name}`,
+  flow: (name) => `How ${name} works`,
+  reference: (name) => `Reference of ${name}`,
 };
 
 const SECTION_TITLES: Record<SectionId, string> = {
   findings: 'Key findings',
   'how-to-run': 'How to build and run it',
+  'start-reading': 'Where to start reading',
   packages: 'Packages',
   layout: 'Layout',
   'entry-points': 'Entry points',
@@ -84,47 +89,8 @@ function summary(input: DeliverableInput): string {
         : entry
           ? `Execution starts in ${code(entry.path)}, and ${survey.tests.files > 0 ? `${plural(survey.tests.files, 'test file')} ${agree(survey.tests.files, 'covers', 'cover')} it` : 'no test files were found'}.`
           : `It has ${plural(survey.manifests.length, 'build manifest')} and ${plural(survey.tests.files, 'test file')}.`;
-  const third = `This ${outline.kind === 'analysis' ? 'guide' : outline.kind === 'audit' ? 'audit' : 'overview'} is for someone new to the repository and ends with where to start.`;
+  const third = `This ${outline.kind === 'overview' || outline.kind === 'onboarding' ? 'guide' : outline.kind === 'audit' ? 'audit' : 'overview'} is for someone new to the repository and ends with where to start.`;
   return `${first} ${second} ${third}`;
-}
-
-function howToRun({ survey }: DeliverableInput): string {
-  const parts: string[] = [];
-  const manifest = survey.manifests[0];
-  if (!manifest)
-    return 'No build manifest (package.json, pyproject.toml, go.mod or Cargo.toml) was found, so there is no declared way to build or run the code. Read the README, if there is one, for instructions.';
-  const commands: string[] = [];
-  if (manifest.kind === 'npm') {
-    const pm = survey.packageManager ?? 'npm';
-    // A lock file means reproducible installs: `npm ci` installs exactly what it records.
-    commands.push(pm === 'npm' ? (survey.packageManager ? 'npm ci' : 'npm install') : `${pm} install`);
-    for (const script of ['build', 'test', 'start', 'dev']) {
-      if (manifest.scripts[script])
-        commands.push(
-          pm === 'npm' && (script === 'test' || script === 'start') ? `npm ${script}` : `${pm} run ${script}`,
-        );
-    }
-    const scripts = Object.keys(manifest.scripts);
-    parts.push(`${code(manifest.path)} defines ${plural(scripts.length, 'script')}${scripts.length ? ':' : '.'}`);
-    if (scripts.length) parts.push(fenced('json', JSON.stringify({ scripts: manifest.scripts }, null, 2)));
-  } else if (manifest.kind === 'python') {
-    commands.push('pip install -e .');
-    for (const entry of manifest.entryPoints) if (entry.name) commands.push(`${entry.name} --help`);
-    if (survey.tests.runner === 'pytest') commands.push('pytest');
-    parts.push(
-      `${code(manifest.path)} describes a Python project${manifest.name ? ` named ${code(manifest.name)}` : ''}.`,
-    );
-  } else if (manifest.kind === 'go') {
-    commands.push('go build ./...', 'go test ./...');
-    parts.push(`${code(manifest.path)} declares the Go module ${code(manifest.name ?? '?')}.`);
-  } else {
-    commands.push('cargo build', 'cargo test');
-    parts.push(`${code(manifest.path)} describes a Rust crate${manifest.name ? ` named ${code(manifest.name)}` : ''}.`);
-  }
-  parts.push('To install and check it from a fresh clone:', fenced('sh', commands.join('\n')));
-  const others = survey.manifests.slice(1);
-  if (others.length) parts.push(`Other manifests: ${others.map((m) => code(m.path)).join(', ')}.`);
-  return parts.join('\n\n');
 }
 
 function layout({ survey }: DeliverableInput): string {
@@ -335,7 +301,8 @@ function nextSteps({ survey, search }: DeliverableInput): string {
 
 const RENDERERS: Record<SectionId, (input: DeliverableInput) => string> = {
   findings: ({ insights }) => bulletList(insights),
-  'how-to-run': howToRun,
+  'how-to-run': ({ survey }) => howToRunSection(survey),
+  'start-reading': ({ survey }) => whereToStartSection(survey),
   packages,
   'declared-dependencies': declaredDependencies,
   layout,

@@ -116,7 +116,7 @@ export async function runAgent(context: LaunchContext, domain: string, io: Agent
       ? `, answering ${outline.topics.map((t) => `"${t.title}"`).join(', ')}${outline.sections.length ? ', then the overview' : ''}`
       : '';
     io.log(
-      `preparing: an ${outline.kind} document for "${context.mission.subject}" from ${sources.length} sources${topics}`,
+      `preparing: ${/^[aeiou]/.test(outline.kind) ? 'an' : 'a'} ${outline.kind} document for "${context.mission.subject}" from ${sources.length} sources${topics}`,
     );
     await io.report('PLAN_READY', { sources });
   }

@@ -1,4 +1,5 @@
 import { basename, dirname, posix, resolve } from 'node:path';
+import { projectCommands, type ProjectCommands } from './build-commands.js';
 import { findEntryPoints, type EntryPoint } from './entry-points.js';
 import { folderRole, outsideProduct } from './folder-roles.js';
 import { largestSourceFiles, todoHotspots, type TodoHotspot } from './hotspots.js';
@@ -31,6 +32,10 @@ export interface Survey {
   /** How dependencies are installed, from the lock file present (npm, pnpm, yarn, bun). */
   packageManager: string | null;
   entryPoints: EntryPoint[];
+  /** How to install, build, test and run it, from the manifests, scripts and Makefile. */
+  commands: ProjectCommands;
+  /** The README at the root, if there is one. */
+  readme: string | null;
   tests: TestSummary;
   graph: ModuleGraph;
   todos: TodoHotspot[];
@@ -154,6 +159,7 @@ export function surveyCodebase(codebaseDir: string): Survey {
     }))
     .sort((a, b) => b.files - a.files || a.path.localeCompare(b.path));
   const todos = files.reduce((n, f) => n + f.todos.length, 0);
+  const packageManager = Object.entries(LOCK_FILES).find(([lock]) => files.some((f) => f.path === lock))?.[1] ?? null;
   return {
     codebase,
     name: primary?.name ?? basename(codebase),
@@ -170,8 +176,10 @@ export function surveyCodebase(codebaseDir: string): Survey {
     manifests,
     packages,
     workspaceProblems: workspaces.problems,
-    packageManager: Object.entries(LOCK_FILES).find(([lock]) => files.some((f) => f.path === lock))?.[1] ?? null,
+    packageManager,
     entryPoints,
+    commands: projectCommands(codebase, files, manifests, packageManager),
+    readme: files.find((f) => /^readme(\.[\w]+)?$/i.test(f.path))?.path ?? null,
     tests: summariseTests(files, manifests),
     graph: buildModuleGraph(modules, importContext(manifests, packages)),
     todos: todoHotspots(files),

@@ -11,15 +11,54 @@ describe('planning the document from the mission', () => {
       subject: 'Document this codebase',
       body: 'Write an architecture overview for a newcomer: what it is, how it is laid out, how to build, run and test it.',
     };
-    expect(planMission(demo, 'fed')).toEqual({ topics: [], overview: true });
+    expect(planMission(demo, 'fed')).toEqual({ kind: 'architecture', topics: [], overview: true });
     expect(planMission({ subject: 'Document the architecture', body: 'For newcomers to tiny-ts.' }, 'tiny-ts')).toEqual(
-      { topics: [], overview: true },
+      { kind: 'architecture', topics: [], overview: true },
     );
     expect(planMission({ subject: 'Document the project', body: 'Write deliverable.md' }, 'x')).toEqual({
+      kind: 'overview',
       topics: [],
       overview: true,
     });
     expect(planMission({ subject: 'Explain router.ts', body: '' }, 'x').topics.map((t) => t.terms)).toEqual([['rout']]);
+  });
+
+  it.each([
+    ['Survey the codebase', 'Read-only study.', 'overview'],
+    ['Survey the codebase', '', 'overview'],
+    ['Doc', '', 'overview'],
+    ['Document this codebase', '', 'overview'],
+    ['Please study this repo', '', 'overview'],
+    ['Study the code base', 'Produce documentation. Do not change anything.', 'overview'],
+    ['Architecture', '', 'architecture'],
+    ['Write a short overview for new contributors', '', 'onboarding'],
+    ['Give me an onboarding guide', '', 'onboarding'],
+    ['Describe what this code does and how to get started', '', 'onboarding'],
+    ['Audit', 'A short review, please.', 'audit'],
+    ['API reference', '', 'reference'],
+  ] as const)('%j %j asks for the general %s document, with no topics', (subject, body, kind) => {
+    expect(planMission({ subject, body }, 'x')).toEqual({ kind, topics: [], overview: true });
+  });
+
+  it('the kind comes from the subject first, then a how-does-X-work question, then the body', () => {
+    const kind = (subject: string, body = '') => planMission({ subject, body }, 'x').kind;
+    expect(kind('Audit error handling', 'Look at the architecture too.')).toBe('audit');
+    expect(kind('How does a request get routed?', 'Cover the architecture.')).toBe('flow');
+    expect(kind('Request handling', 'How does a request get routed?')).toBe('flow');
+    expect(kind('Request handling', 'Cover the architecture.')).toBe('architecture');
+    expect(kind('Document the payment gateway')).toBe('overview');
+  });
+
+  it('"read-only" and constraints on how to work neither restrict the document nor become topics', () => {
+    expect(planMission({ subject: 'Explain the router', body: 'Read-only study.' }, 'x')).toMatchObject({
+      topics: [{ terms: ['rout'] }],
+      overview: true,
+    });
+    expect(planMission({ subject: 'Explain the router only', body: '' }, 'x').overview).toBe(false);
+    // A question keeps its words: "without" says what it asks about there.
+    expect(
+      planMission({ subject: 'How does the cache work without redis?', body: '' }, 'x').topics.map((t) => t.terms),
+    ).toEqual([['cach', 'redi']]);
   });
 
   it('questions become topics; "how does X flow" questions are flow topics; the project name is not a topic', () => {

@@ -39,7 +39,8 @@ describe('planning the outline from the mission', () => {
     [{ subject: 'Audit error handling', body: 'Look at the architecture too.' }, 'audit'],
     [{ subject: 'Please help', body: 'We need a security review of the module structure.' }, 'audit'],
     [{ subject: 'Explain the module structure', body: 'Also review it.' }, 'architecture'],
-    [{ subject: 'How do signals reach a team?', body: '' }, 'analysis'],
+    [{ subject: 'How do signals reach a team?', body: '' }, 'flow'],
+    [{ subject: 'Survey the codebase', body: 'Read-only study.' }, 'overview'],
   ] as const)('%j → %s', (mission, kind) => {
     const outline = planOutline(mission, ['src'], 'fed');
     expect(outline.kind).toBe(kind);
@@ -53,7 +54,8 @@ describe('the deliverable', () => {
     const markdown = render(typescriptProject(tempDir()));
     const check = checkMarkdownText(markdown);
     expect(check.violations).toEqual([]);
-    expect(check.summary.title).toBe('Getting to know tiny-ts');
+    // "A guide for newcomers" is an onboarding guide.
+    expect(check.summary.title).toBe('Getting started with tiny-ts');
     expect(h2(markdown)).toEqual(
       expect.arrayContaining([
         'Key findings',
@@ -96,7 +98,8 @@ describe('the deliverable', () => {
     expect(check.summary.title).toBe('Architecture of tiny-py');
     expect(markdown).toContain('The modules do not import each other across folders');
     expect(check.summary.diagrams[0]?.type).toBe('flowchart');
-    expect(markdown).toContain('pip install -e .\ntiny --help\npytest');
+    // Install, build, test, run: the steps in the order a newcomer takes them.
+    expect(markdown).toContain('pip install -e .\npytest\ntiny --help');
   });
 
   it('orders the sections as the template of the mission asks', () => {
