@@ -330,9 +330,11 @@ export function renderAreaDocument(input: AreaDocumentInput): string {
       `Where ${areas.map((a) => code(shortName(a.area))).join(', ')} ${agree(areas.length, 'fits', 'fit')}`,
       whereItFits(input),
     ),
-    ...input.search.answers
-      .filter((answer) => !areas.some((a) => a.area.topic === answer.topic))
-      .map((answer) => section(escapeText(answer.topic.title), topicSection(answer))),
+    ...input.search.answers.flatMap((answer, i) =>
+      areas.some((a) => a.area.topic === answer.topic)
+        ? []
+        : [section(escapeText(answer.topic.title), topicSection(answer, input.flows?.[i]))],
+    ),
     ...(areas.length === 1
       ? areaSections(areas[0]!, survey, 2)
       : areas.map((facts) => section(code(folderOf(facts.area)), areaSections(facts, survey, 3).join('\n\n')))),

@@ -1,6 +1,8 @@
 import { analyseMarkdown } from '../../engine/deliverable/analyse-markdown.js';
 import { TOC_WORD_LIMIT } from '../../engine/deliverable/documentation-rules.js';
 import type { Excerpt } from './excerpt.js';
+import { flowMarkdown } from './flow-render.js';
+import type { FlowStep } from './flow-trace.js';
 import {
   agree,
   bulletList,
@@ -34,6 +36,8 @@ export interface DeliverableInput {
   insights: readonly string[];
   excerpt: Excerpt | null;
   mission: { subject: string; body: string };
+  /** For each answer of the search (same order), its flow traced call by call, when it is a flow traced. */
+  flows?: readonly (FlowStep[] | null)[];
 }
 
 const MAX_TABLE_ROWS = 15;
@@ -335,9 +339,10 @@ function excerptBlock(path: string, fence: string, quote: { line: number; text: 
 const MAX_EXCERPT_FILES = 3;
 
 /** A section answering one mission topic: the chain for a flow question, the ranked files, their excerpts. */
-export function topicSection(answer: TopicAnswer): string {
+export function topicSection(answer: TopicAnswer, flow?: readonly FlowStep[] | null): string {
   const { topic, files, chain } = answer;
   const parts = [`From the mission: “${escapeText(topic.source)}”.`];
+  if (flow) parts.push(flowMarkdown(flow));
   if (chain) {
     const ids = new Map(chain.files.map((f, i) => [f, `c${i}`]));
     const steps = chain.steps.map((step) => {
@@ -391,7 +396,9 @@ export function renderDeliverable(input: DeliverableInput): string {
     : TITLES[input.outline.kind](input.survey.name);
   const head = [`# ${escapeText(title)}`, summary(input)];
   const body = [
-    ...input.search.answers.map((answer) => section(escapeText(answer.topic.title), topicSection(answer))),
+    ...input.search.answers.map((answer, i) =>
+      section(escapeText(answer.topic.title), topicSection(answer, input.flows?.[i])),
+    ),
     ...overviewSections(input),
     ...(input.survey.unreadable.length ? [section('Files that could not be read', unreadable(input))] : []),
     section('About this document', about(input)),

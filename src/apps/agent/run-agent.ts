@@ -14,6 +14,7 @@ import { gatherAreaFacts } from './area-facts.js';
 import { renderAreaDocument } from './area-render.js';
 import { findAreas } from './area-scope.js';
 import { selectExcerpt } from './excerpt.js';
+import { traceFlow } from './flow-trace.js';
 import { distillInsights } from './insights.js';
 import { learningEntries, missionEntries } from './learning-entries.js';
 import { searchMission, type TopicAnswer } from './mission-search.js';
@@ -168,6 +169,7 @@ export async function runAgent(context: LaunchContext, domain: string, io: Agent
     insights,
     excerpt,
     mission: context.mission,
+    flows: search.answers.map((answer) => traceFlow(survey, answer)),
   };
   // A mission naming an area (a package or folder, as `fed plan` gives each team) gets a document about that area.
   const { areas } = findAreas(survey, outline.topics);
