@@ -31,6 +31,7 @@ const MAX_DEPTH = 12;
 const BACKWARD_HOPS = 4;
 const MAX_RANKED = 12;
 const MAX_EXCERPT = 140;
+const STEP_COST = 0.5;
 
 interface Node {
   def: FunctionDef;
@@ -210,7 +211,8 @@ export function traceFlow(survey: Survey, answer: TopicAnswer): FlowStep[] | nul
       .join('\n')
       .toLowerCase();
     const byBody = terms.filter((t) => body.includes(t)).length;
-    const value = byName * 3 + byBody + (fileScore.get(node.file) ?? 0) / best;
+    // Each step costs: a chain grows through a function only when what it leads to is worth the detour.
+    const value = byName * 3 + byBody + (fileScore.get(node.file) ?? 0) / best - STEP_COST;
     relevance.set(node.key, { value, matches: byName + byBody > 0 });
   }
 
