@@ -10,8 +10,10 @@ import type { Survey } from './survey.js';
  * inside its folder, or elsewhere importing its files or its package.
  */
 export interface AreaLink {
-  /** The other area: a package folder, or a folder at the area's depth. */
+  /** The other area: a package folder, a folder at the area's depth, or a file above that depth. */
   area: string;
+  /** The other area is a single file. */
+  file: boolean;
   imports: number;
   /** The files on the other side, most imported first. */
   files: string[];
@@ -28,7 +30,7 @@ export interface AreaLinks {
 
 const SCRIPT = new Set(['TypeScript', 'JavaScript']);
 
-function grouped(pairs: readonly [string, string][]): AreaLink[] {
+function grouped(pairs: readonly [string, string][], paths: ReadonlySet<string>): AreaLink[] {
   const byArea = new Map<string, Map<string, number>>();
   for (const [area, file] of pairs) {
     const files = byArea.get(area) ?? byArea.set(area, new Map()).get(area)!;
@@ -37,6 +39,7 @@ function grouped(pairs: readonly [string, string][]): AreaLink[] {
   return [...byArea]
     .map(([area, files]) => ({
       area,
+      file: paths.has(area),
       imports: [...files.values()].reduce((n, c) => n + c, 0),
       files: [...files].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([f]) => f),
     }))
@@ -76,8 +79,8 @@ export function areaLinks(area: Area, survey: Survey): AreaLinks {
     )
     .map((f) => f.path);
   return {
-    out: grouped(out),
-    in: grouped(into),
+    out: grouped(out, paths),
+    in: grouped(into, paths),
     external: byCount(external).map(([name, files]) => ({ name, files })),
     unresolved: byCount(unresolved).map(([specifier, files]) => ({ specifier, files })),
     tests: { inside: area.files.filter((f) => f.test && f.language?.kind === 'code').map((f) => f.path), outside },

@@ -184,10 +184,10 @@ function dependencies(facts: AreaFacts): string {
   const lines = ['flowchart LR', node(a, folderOf(area))];
   links.in
     .slice(0, MAX_LINKED)
-    .forEach((l, i) => lines.push(node(`${a}_in${i}`, `${l.area}/`), `  ${a}_in${i} --> ${a}`));
+    .forEach((l, i) => lines.push(node(`${a}_in${i}`, l.file ? l.area : `${l.area}/`), `  ${a}_in${i} --> ${a}`));
   links.out
     .slice(0, MAX_LINKED)
-    .forEach((l, i) => lines.push(node(`${a}_out${i}`, `${l.area}/`), `  ${a} --> ${a}_out${i}`));
+    .forEach((l, i) => lines.push(node(`${a}_out${i}`, l.file ? l.area : `${l.area}/`), `  ${a} --> ${a}_out${i}`));
   links.external
     .slice(0, MAX_LINKED)
     .forEach((e, i) => lines.push(node(`${a}_pkg${i}`, e.name), `  ${a} -.-> ${a}_pkg${i}`));
@@ -202,12 +202,13 @@ function dependencies(facts: AreaFacts): string {
   ];
   const linked = (list: AreaFacts['links']['out'], verb: string) =>
     bulletList(
-      list.map(
-        (l) =>
-          `${folderRef(l.area)}: ${plural(l.imports, 'import')} ${verb} ${l.files
-            .slice(0, 3)
-            .map(code)
-            .join(', ')}${l.files.length > 3 ? ', …' : ''}`,
+      list.map((l) =>
+        l.file
+          ? `${code(l.area)}: ${plural(l.imports, 'import')}`
+          : `${folderRef(l.area)}: ${plural(l.imports, 'import')} ${verb} ${l.files
+              .slice(0, 3)
+              .map(code)
+              .join(', ')}${l.files.length > 3 ? ', …' : ''}`,
       ),
     );
   if (links.out.length)

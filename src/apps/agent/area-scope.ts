@@ -68,7 +68,7 @@ export function findAreas(
 
 /**
  * What another file of the codebase belongs to, seen from an area: the repository package holding it,
- * else its folder at the area's depth (`src/core/x.ts` seen from `src/cli` is `src/core`), else its folder.
+ * else its folder at the area's depth (`src/core/x.ts` seen from `src/cli` is `src/core`), else the file itself.
  */
 export function neighbourOf(path: string, area: Area, survey: Survey): string {
   const pkg = ownerFolder(
@@ -78,5 +78,6 @@ export function neighbourOf(path: string, area: Area, survey: Survey): string {
   if (pkg !== undefined && pkg !== '.') return pkg;
   const depth = area.path.split('/').length;
   const parts = path.split('/');
-  return parts.length > depth ? parts.slice(0, depth).join('/') : posix.dirname(path);
+  // A file shallower than the area (`src/index.ts` seen from `src/engine`) stands for itself.
+  return parts.length > depth ? parts.slice(0, depth).join('/') : path;
 }
