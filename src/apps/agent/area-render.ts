@@ -345,6 +345,8 @@ export function renderAreaDocument(input: AreaDocumentInput): string {
   ];
   const head = [`# ${escapeText(title)}`, summary(input)];
   const withoutToc = `${[...head, ...body].join('\n\n')}\n`;
-  if (analyseMarkdown(withoutToc).wordCount <= TOC_WORD_LIMIT) return withoutToc;
-  return `${[...head, tableOfContents(withoutToc), ...body].join('\n\n')}\n`;
+  // Analysed once: the word count decides the table of contents, and the headings make it.
+  const analysis = analyseMarkdown(withoutToc);
+  if (analysis.wordCount <= TOC_WORD_LIMIT) return withoutToc;
+  return `${[...head, tableOfContents(analysis), ...body].join('\n\n')}\n`;
 }

@@ -42,10 +42,13 @@ export function findScriptImports(text: string): string[] {
  */
 export function findPythonImports(text: string): string[] {
   const found = new Set<string>();
+  if (!text.includes('import')) return [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
-    let line = lines[i]!.replace(/#.*$/, '').trim();
-    if (!line.startsWith('import ') && !line.startsWith('from ')) continue;
+    // Most lines are not imports: tell them apart before stripping comments.
+    const start = lines[i]!.trimStart();
+    if (!start.startsWith('import ') && !start.startsWith('from ')) continue;
+    let line = start.replace(/#.*$/, '').trim();
     while ((line.endsWith('\\') || (line.includes('(') && !line.includes(')'))) && i + 1 < lines.length) {
       line = `${line.replace(/\\$/, '')} ${lines[++i]!.replace(/#.*$/, '').trim()}`;
     }

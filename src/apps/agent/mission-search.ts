@@ -111,6 +111,15 @@ const ABBREVIATIONS: Record<string, readonly string[]> = Object.fromEntries(
 );
 
 /** A term where a word (or a camelCase part) starts: `request` in `handleRequest` and `REQUEST_ID`, not in `unrequested`; or one of its abbreviations. */
+/** The lowercase strings a term's pattern can match: the term, its other spelling, its abbreviations. */
+function spellings(term: string): string[] {
+  // British and American spellings: "authorised" finds `authorize`, "serialize" finds `serialise`.
+  const spelling = /i[sz](?=$|a)/.test(term)
+    ? [term.replace(/i([sz])(?=$|a)/, (_, z: string) => (z === 's' ? 'iz' : 'is'))]
+    : [];
+  return [term, ...spelling, ...(ABBREVIATIONS[term] ?? [])];
+}
+
 function termPattern(term: string): RegExp {
   const alternative = (word: string) => {
     const chars = [...word].map((c) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : escapeRegExp(c)));
@@ -121,17 +130,16 @@ function termPattern(term: string): RegExp {
     // An abbreviation must end its word (`db`, `dbPool`), not begin a longer one (`dbus`).
     return `${head}${chars.slice(1).join('')}${ABBREVIATIONS[term]?.includes(word) ? '(?![a-z])' : ''}`;
   };
-  // British and American spellings: "authorised" finds `authorize`, "serialize" finds `serialise`.
-  const spelling = /i[sz](?=$|a)/.test(term)
-    ? [term.replace(/i([sz])(?=$|a)/, (_, z: string) => (z === 's' ? 'iz' : 'is'))]
-    : [];
-  return new RegExp([term, ...spelling, ...(ABBREVIATIONS[term] ?? [])].map(alternative).join('|'), 'g');
+  return new RegExp(spellings(term).map(alternative).join('|'), 'g');
 }
 
 interface Candidate {
   file: FileRecord;
   text: string;
-  lines: string[];
+  /** The text lowercased, where a term's spellings are looked for. */
+  lower: string;
+  /** Split on first use: only the files quoted or chained need their lines. */
+  readonly lines: string[];
   /** The names the file declares, space-separated: a term pattern finds a term where a name (or a camelCase part of one) starts. */
   declaredNames: string;
   /** Lines with a declaration on them. */
@@ -145,7 +153,6 @@ function loadCandidates(survey: Survey): Candidate[] {
     if (!file.analysed || (file.language?.kind !== 'code' && file.language?.kind !== 'docs')) continue;
     const text = readAnalysedText(join(survey.codebase, file.path));
     if (text === undefined) continue; // changed or gone since the scan: the scan's own report covers unreadable files
-    const lines = text.split('\n');
     const names: string[] = [];
     const declarationLines = new Set<number>();
     if (file.language.kind === 'code') {
@@ -161,7 +168,18 @@ function loadCandidates(survey: Survey): Candidate[] {
     }
     // Tests, examples and prose explain the code; the product's own code answers first.
     const weight = file.test || outsideProduct(file.path) ? 0.5 : file.language.kind === 'docs' ? 0.7 : 1;
-    candidates.push({ file, text, lines, declaredNames: names.join(' '), declarationLines, weight });
+    let lines: string[] | undefined;
+    candidates.push({
+      file,
+      text,
+      lower: text.toLowerCase(),
+      get lines() {
+        return (lines ??= text.split('\n'));
+      },
+      declaredNames: names.join(' '),
+      declarationLines,
+      weight,
+    });
   }
   return candidates;
 }
@@ -194,11 +212,50 @@ function bestExcerpts(candidate: Candidate, patterns: RegExp[]): Quote[] {
     });
 }
 
+const MAX_COUNTED_HITS = 20;
+
+const isLetter = (c: string | undefined) => c !== undefined && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'));
+const isLower = (c: string | undefined) => c !== undefined && c >= 'a' && c <= 'z';
+
+/**
+ * How often `term` occurs in `candidate`'s text as its pattern finds it, counted up to MAX_COUNTED_HITS
+ * (more adds nothing to a score). The same rule as termPattern, checked by hand at each place
+ * `indexOf` finds a spelling in the lowercased text: a regular expression that starts with a lookbehind
+ * tries every position of every file, which dominated answering a mission on a large codebase.
+ */
+function hits(term: string, termSpellings: readonly string[], pattern: RegExp, candidate: Candidate): number {
+  const { text, lower } = candidate;
+  if (lower.length !== text.length) {
+    // Lowercasing changed the length (rare Unicode): positions do not line up, so let the pattern count.
+    pattern.lastIndex = 0;
+    let count = 0;
+    while (count < MAX_COUNTED_HITS && pattern.exec(text)) count++;
+    return count;
+  }
+  // Where a match starts: the pattern finds one match per place, whichever spelling (`ERROR`, not also `ERR`).
+  const starts = new Set<number>();
+  for (const spelling of termSpellings) {
+    const abbreviation = ABBREVIATIONS[term]?.includes(spelling) ?? false;
+    for (let at = lower.indexOf(spelling); at !== -1;) {
+      const first = text[at]!;
+      const before = text[at - 1];
+      // A word starts here, or a camelCase part does (`handleRequest`); an abbreviation ends its word.
+      const matches =
+        (!isLetter(before) || (isLower(before) && first >= 'A' && first <= 'Z')) &&
+        !(abbreviation && isLower(text[at + spelling.length]));
+      if (matches && starts.add(at).size === MAX_COUNTED_HITS) return MAX_COUNTED_HITS;
+      at = lower.indexOf(spelling, at + (matches ? spelling.length : 1));
+    }
+  }
+  return starts.size;
+}
+
 function rank(
   candidates: readonly Candidate[],
   topic: MissionTopic,
 ): { ranked: (RankedFile & { candidate: Candidate })[]; missing: string[] } {
   const patterns = topic.terms.map(termPattern);
+  const lowered = topic.terms.map(spellings);
   const found = new Set<string>();
   const ranked: (RankedFile & { candidate: Candidate })[] = [];
   for (const candidate of candidates) {
@@ -208,8 +265,7 @@ function rank(
     const terms: string[] = [];
     topic.terms.forEach((term, t) => {
       const pattern = patterns[t]!;
-      pattern.lastIndex = 0;
-      const textHits = Math.min(20, candidate.text.match(pattern)?.length ?? 0);
+      const textHits = hits(term, lowered[t]!, pattern, candidate);
       pattern.lastIndex = 0;
       const path = pattern.test(candidate.file.path);
       pattern.lastIndex = 0;
@@ -219,7 +275,7 @@ function rank(
       if (path) matchedBy.add('path');
       if (identifier) matchedBy.add('identifier');
       if (textHits) matchedBy.add('text');
-      score += (path ? 3 : 0) + (identifier ? 2 : 0) + (textHits ? 1 + textHits / 20 : 0);
+      score += (path ? 3 : 0) + (identifier ? 2 : 0) + (textHits ? 1 + textHits / MAX_COUNTED_HITS : 0);
     });
     topic.terms.forEach((term, t) => terms.includes(topic.words[t] ?? term) && found.add(term));
     for (const path of inPath) found.add(path);

@@ -52,6 +52,15 @@ const TITLES: Record<DocumentKind, (name: string) => string> = {
   reference: (name) => `Reference of ${name}`,
 };
 
+const DOCUMENT_NOUNS: Record<DocumentKind, string> = {
+  overview: 'guide',
+  onboarding: 'guide',
+  audit: 'audit',
+  architecture: 'overview',
+  flow: 'overview',
+  reference: 'reference',
+};
+
 const SECTION_TITLES: Record<SectionId, string> = {
   findings: 'Key findings',
   'how-to-run': 'How to build and run it',
@@ -93,7 +102,7 @@ function summary(input: DeliverableInput): string {
         : entry
           ? `Execution starts in ${code(entry.path)}, and ${survey.tests.files > 0 ? `${plural(survey.tests.files, 'test file')} ${agree(survey.tests.files, 'covers', 'cover')} it` : 'no test files were found'}.`
           : `It has ${plural(survey.manifests.length, 'build manifest')} and ${plural(survey.tests.files, 'test file')}.`;
-  const third = `This ${outline.kind === 'overview' || outline.kind === 'onboarding' ? 'guide' : outline.kind === 'audit' ? 'audit' : 'overview'} is for someone new to the repository and ends with where to start.`;
+  const third = `This ${DOCUMENT_NOUNS[outline.kind]} is for someone new to the repository and ends with where to start.`;
   return `${first} ${second} ${third}`;
 }
 
@@ -320,8 +329,8 @@ const RENDERERS: Record<SectionId, (input: DeliverableInput) => string> = {
 
 export const section = (title: string, body: string) => `## ${title}\n\n${body}`;
 
-export function tableOfContents(markdown: string): string {
-  const sections = analyseMarkdown(markdown).headings.filter((h) => h.level === 2);
+export function tableOfContents(analysis: ReturnType<typeof analyseMarkdown>): string {
+  const sections = analysis.headings.filter((h) => h.level === 2);
   return section('Contents', bulletList(sections.map((h) => `[${escapeText(h.title)}](#${h.anchor})`)));
 }
 
@@ -405,6 +414,7 @@ export function renderDeliverable(input: DeliverableInput): string {
     section('Next steps', nextSteps(input)),
   ];
   const withoutToc = `${[...head, ...body].join('\n\n')}\n`;
-  if (analyseMarkdown(withoutToc).wordCount <= TOC_WORD_LIMIT) return withoutToc;
-  return `${[...head, tableOfContents(withoutToc), ...body].join('\n\n')}\n`;
+  const analysis = analyseMarkdown(withoutToc);
+  if (analysis.wordCount <= TOC_WORD_LIMIT) return withoutToc;
+  return `${[...head, tableOfContents(analysis), ...body].join('\n\n')}\n`;
 }
