@@ -8,27 +8,16 @@ import { workspacePaths } from '../../../src/core/layout.js';
 import type { LaunchContext } from '../../../src/core/schema/launch-context.js';
 import { openFederation } from '../../../src/engine/context.js';
 import { writeTree } from '../../helpers/fixture-repo.js';
+import { maxSharedLineFraction } from '../../helpers/shared-lines.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
-/** The share of two documents' non-blank lines that also appear in the other one, over both documents' non-blank lines. */
-function sharedLineFraction(a: string, b: string): number {
-  const lines = (text: string) => text.split('\n').filter((l) => l.trim() !== '');
-  const [la, lb] = [lines(a), lines(b)];
-  const [sa, sb] = [new Set(la), new Set(lb)];
-  const shared = la.filter((l) => sb.has(l)).length + lb.filter((l) => sa.has(l)).length;
-  return shared / (la.length + lb.length);
-}
-
-function maxShared(documents: ReadonlyMap<string, string>): number {
-  const texts = [...documents.values()];
-  let max = 0;
-  for (let i = 0; i < texts.length; i++)
-    for (let j = i + 1; j < texts.length; j++) max = Math.max(max, sharedLineFraction(texts[i]!, texts[j]!));
-  return max;
-}
-
 /** Run the built-in agent on `codebase` for one mission; the document must pass fed's checks. */
-async function writeDocument(codebase: string, team: string, mission: { subject: string; body: string }) {
+async function writeDocument(
+  codebase: string,
+  team: string,
+  mission: { subject: string; body: string },
+  fix?: LaunchContext['fix'],
+) {
   const workspace = join(tempDir(), team);
   mkdirSync(workspace);
   const context: LaunchContext = {
@@ -44,6 +33,7 @@ async function writeDocument(codebase: string, team: string, mission: { subject:
     playbookSkillPath: null,
     learningLogPath: workspacePaths(workspace).learningLog,
     launchedAt: '2026-01-31T12:00:00.000Z',
+    ...(fix ? { fix } : {}),
   };
   const outcome = await runAgent(context, team, {
     report: async () => '',
@@ -73,7 +63,7 @@ describe('each planned team writes about its own area', () => {
     const documents = await planAndWrite(root, 3);
     expect([...documents.keys()]).toEqual(['launch-docs', 'registry-docs', 'signals-docs']);
     // Before area documents the same plan gave 0.91 for every pair: one repository overview each.
-    expect(maxShared(documents)).toBeLessThan(0.15);
+    expect(maxSharedLineFraction(documents.values())).toBeLessThan(0.15);
     const signals = documents.get('signals-docs')!;
     expect(signals).toMatch(/^# fed-sample: @fed-sample\/signals \(packages\/signals\/\)\n/);
     expect(signals).toContain(
@@ -124,7 +114,7 @@ describe('each planned team writes about its own area', () => {
     });
     const documents = await planAndWrite(root);
     expect([...documents.keys()]).toEqual(['cli-docs', 'core-docs', 'utils-docs']);
-    expect(maxShared(documents)).toBeLessThan(0.15);
+    expect(maxSharedLineFraction(documents.values())).toBeLessThan(0.15);
     const core = documents.get('core-docs')!;
     for (const expected of [
       '# acme: @acme/core (packages/core/)',
@@ -161,7 +151,7 @@ describe('each planned team writes about its own area', () => {
     });
     const documents = await planAndWrite(root);
     const byArea = (name: string) => [...documents].find(([team]) => team.startsWith(name))?.[1] ?? '';
-    expect(maxShared(documents)).toBeLessThan(0.15);
+    expect(maxSharedLineFraction(documents.values())).toBeLessThan(0.15);
     const orders = byArea('orders');
     expect(orders).toContain(
       '- `PlaceOrder` (line 7): `func PlaceOrder(item string) bool` — PlaceOrder reserves the item.',
@@ -189,5 +179,32 @@ describe('each planned team writes about its own area', () => {
     expect(tokens).not.toContain('`unused`');
     expect(tokens).not.toContain('`_private`');
     expect(tokens).toContain('  tokens_in0["web/"]');
+  });
+
+  it('a team with two areas: a section per area, and a fix attempt adds the repository overview', async () => {
+    const root = writeTree(tempDir(), {
+      'package.json': json({ name: 'acme', private: true, workspaces: ['packages/*'] }),
+      'packages/core/package.json': json({ name: '@acme/core', main: 'src/index.ts' }),
+      'packages/core/src/index.ts':
+        "import { slug } from '@acme/utils';\nexport const core = (s: string) => slug(s);\n",
+      'packages/utils/package.json': json({ name: '@acme/utils', main: 'src/index.ts' }),
+      'packages/utils/src/index.ts': 'export const slug = (s: string) => s.toLowerCase();\n',
+    });
+    const mission = { subject: 'Document packages/core/ and packages/utils/', body: '' };
+    const both = await writeDocument(root, 'both-docs', mission);
+    expect(both).toMatch(/^# acme: @acme\/core \(packages\/core\/\), @acme\/utils \(packages\/utils\/\)\n/);
+    for (const expected of [
+      '## `packages/core/`',
+      '### What `core` is for',
+      '## `packages/utils/`',
+      '### The public API of `utils`',
+      '- `core` (line 2): `const core = (s: string) =>`',
+    ])
+      expect(both).toContain(expected);
+    expect(both).not.toContain('## Layout');
+    const fix = { attempt: 1, of: 2, event: 'DOCUMENT_WRITTEN', reason: 'refused', violations: ['needs more'] };
+    const fuller = await writeDocument(root, 'fix-docs', mission, fix);
+    expect(fuller).toContain('## Layout');
+    expect(fuller).toContain('## `packages/core/`');
   });
 });
