@@ -70,12 +70,19 @@ export function areaLinks(area: Area, survey: Survey): AreaLinks {
   }
   const byCount = (map: Map<string, number>) => [...map].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
   const packageName = area.package?.name;
+  // Python's `tokens.sign` and Go's `example.com/shop/internal/orders` name the area by its folder.
+  const namesArea = (specifier: string, language: string | undefined) =>
+    language === 'Python'
+      ? `${specifier.replace(/\./g, '/')}/`.startsWith(`${area.path}/`)
+      : language === 'Go' && (specifier === area.path || specifier.endsWith(`/${area.path}`));
   const outside = survey.files
     .filter((f) => f.test && !own.has(f.path))
     .filter(
       (f) =>
         (packageName !== undefined && f.imports.some((s) => s === packageName || s.startsWith(`${packageName}/`))) ||
-        f.imports.some((s) => s.startsWith('.') && own.has(resolveRelative(f.path, s, paths) ?? '')),
+        f.imports.some((s) =>
+          s.startsWith('.') ? own.has(resolveRelative(f.path, s, paths) ?? '') : namesArea(s, f.language?.name),
+        ),
     )
     .map((f) => f.path);
   return {

@@ -256,10 +256,15 @@ function tests(facts: AreaFacts, survey: Survey): string {
       ...(files.length > 10 ? [`and ${count(files.length - 10)} more`] : []),
     ]);
   const parts: string[] = [];
-  if (inside.length) parts.push(`${plural(inside.length, 'test file')} inside it:`, list(inside));
-  if (outside.length) parts.push(`${plural(outside.length, 'test file')} elsewhere import it:`, list(outside));
+  const folder = folderRef(facts.area.path);
+  if (inside.length) parts.push(`${plural(inside.length, 'test file')} inside ${folder}:`, list(inside));
+  if (outside.length)
+    parts.push(
+      `${plural(outside.length, 'test file')} elsewhere ${agree(outside.length, 'imports', 'import')} ${folder}:`,
+      list(outside),
+    );
   const command = facts.build.commands.find((c) => /\btest\b/.test(c)) ?? survey.tests.command;
-  if (command) parts.push(`Run them with:`, fenced('sh', command));
+  if (command) parts.push(`Run the tests of ${folder} with:`, fenced('sh', command));
   return parts.join('\n\n');
 }
 
@@ -269,7 +274,7 @@ function build(facts: AreaFacts): string {
   const parts = [
     own
       ? `It has its own manifest, ${code(manifest.path)}${manifest.name ? `, naming it ${code(manifest.name)}` : ''}.`
-      : `It has no manifest of its own: ${code(manifest.path)} builds it with the rest of ${folderRef(manifest.path.includes('/') ? manifest.path.slice(0, manifest.path.lastIndexOf('/')) : '.')}.`,
+      : `${folderRef(facts.area.path)} has no manifest of its own: ${code(manifest.path)} builds it with the rest of ${folderRef(manifest.path.includes('/') ? manifest.path.slice(0, manifest.path.lastIndexOf('/')) : '.')}.`,
   ];
   const scripts = Object.entries(manifest.scripts);
   if (own && scripts.length) parts.push(fenced('json', JSON.stringify({ scripts: manifest.scripts }, null, 2)));
