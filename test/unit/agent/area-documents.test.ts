@@ -1,56 +1,18 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runAgent } from '../../../src/apps/agent/run-agent.js';
 import { writeDemoCodebase } from '../../../src/apps/demo/demo-codebase.js';
-import { checkDeliverable, initFederation, proposePlan } from '../../../src/index.js';
-import { workspacePaths } from '../../../src/core/layout.js';
-import type { LaunchContext } from '../../../src/core/schema/launch-context.js';
+import { initFederation, proposePlan } from '../../../src/index.js';
 import { openFederation } from '../../../src/engine/context.js';
 import { writeTree } from '../../helpers/fixture-repo.js';
+import { writeAgentDocument } from '../../helpers/agent-document.js';
 import { maxSharedLineFraction } from '../../helpers/shared-lines.js';
 import { tempDir } from '../../helpers/temp-dir.js';
-
-/** Run the built-in agent on `codebase` for one mission; the document must pass fed's checks. */
-async function writeDocument(
-  codebase: string,
-  team: string,
-  mission: { subject: string; body: string },
-  fix?: LaunchContext['fix'],
-) {
-  const workspace = join(tempDir(), team);
-  mkdirSync(workspace);
-  const context: LaunchContext = {
-    team,
-    archetype: 'deliverable',
-    root: codebase,
-    workspace,
-    codebase,
-    mission: { signalId: `sig-${team}`, ...mission },
-    state: 'preparing',
-    deliverable: 'deliverable.md',
-    deliverablePath: join(workspace, 'deliverable.md'),
-    playbookSkillPath: null,
-    learningLogPath: workspacePaths(workspace).learningLog,
-    launchedAt: '2026-01-31T12:00:00.000Z',
-    ...(fix ? { fix } : {}),
-  };
-  const outcome = await runAgent(context, team, {
-    report: async () => '',
-    log: () => {},
-    now: () => new Date('2026-01-31T12:00:00.000Z'),
-  });
-  expect(outcome.status).toBe('complete');
-  expect(checkDeliverable(context.deliverablePath).violations).toEqual([]);
-  return readFileSync(context.deliverablePath, 'utf8');
-}
 
 /** `fed plan` on `root`, then every planned team's document, by team. */
 async function planAndWrite(root: string, teams?: number): Promise<Map<string, string>> {
   initFederation(root, {}, {});
   const plan = proposePlan(openFederation(root), teams ? { teams } : {});
   const documents = new Map<string, string>();
-  for (const team of plan.teams) documents.set(team.team, await writeDocument(root, team.team, team.mission));
+  for (const team of plan.teams) documents.set(team.team, await writeAgentDocument(root, team.team, team.mission));
   return documents;
 }
 
@@ -199,7 +161,7 @@ describe('each planned team writes about its own area', () => {
       'packages/utils/src/index.ts': 'export const slug = (s: string) => s.toLowerCase();\n',
     });
     const mission = { subject: 'Document packages/core/ and packages/utils/', body: '' };
-    const both = await writeDocument(root, 'both-docs', mission);
+    const both = await writeAgentDocument(root, 'both-docs', mission);
     expect(both).toMatch(/^# acme: @acme\/core \(packages\/core\/\), @acme\/utils \(packages\/utils\/\)\n/);
     for (const expected of [
       '## `packages/core/`',
@@ -211,7 +173,7 @@ describe('each planned team writes about its own area', () => {
       expect(both).toContain(expected);
     expect(both).not.toContain('## Layout');
     const fix = { attempt: 1, of: 2, event: 'DOCUMENT_WRITTEN', reason: 'refused', violations: ['needs more'] };
-    const fuller = await writeDocument(root, 'fix-docs', mission, fix);
+    const fuller = await writeAgentDocument(root, 'fix-docs', mission, fix);
     expect(fuller).toContain('## Layout');
     expect(fuller).toContain('## `packages/core/`');
   });

@@ -5,7 +5,7 @@ import { traceFlow } from '../../../src/apps/agent/flow-trace.js';
 import { planMission } from '../../../src/apps/agent/mission-plan.js';
 import { searchMission } from '../../../src/apps/agent/mission-search.js';
 import { surveyCodebase } from '../../../src/apps/agent/survey.js';
-import { checkMarkdownText } from '../../../src/engine/deliverable/check-deliverable.js';
+import { writeAgentDocument } from '../../helpers/agent-document.js';
 import { frameworkProject, writeTree } from '../../helpers/fixture-repo.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
@@ -99,7 +99,7 @@ describe('a how-does-X-work question, traced call by call', () => {
     expect(steps![1]!.call).toEqual({ line: 6, text: 'return stock.Reserve(item) && recordOrder(item)' });
   });
 
-  it('a flow mission document and a consultant’s answer give the numbered steps; the document passes fed’s checks', () => {
+  it('a flow mission document and a consultant’s answer give the numbered steps; the document passes fed’s checks', async () => {
     const root = frameworkProject(tempDir());
     const survey = surveyCodebase(root);
     const answer = answerQuestion(survey, survey.name, {
@@ -110,8 +110,14 @@ describe('a how-does-X-work question, traced call by call', () => {
       'How it works, call by call:\n1. createServer at src/server.js:4: export function createServer(routes) {; calls dispatchRequest at line 5\n2. dispatchRequest at src/router.js:5',
     );
     expect(answer).toContain('4. handleRequest at src/handlers/request-handler.js:3');
-    const steps = trace(root, 'How does a request flow through the framework?')!;
-    const document = `# Flow\n\nA flow. It is traced.\n\n## How\n\n${flowMarkdown(steps)}\n\n## Next steps\n\nRead it.\n`;
-    expect(checkMarkdownText(document).violations).toEqual([]);
+    const document = await writeAgentDocument(root, 'flow-docs', {
+      subject: 'Request handling',
+      body: 'How does a request flow through the framework?',
+    });
+    const steps = ['createServer', 'dispatchRequest', 'runMiddleware', 'handleRequest'].map((name) =>
+      document.indexOf(`. \`${name}\` at \``),
+    );
+    expect(steps.every((at, i) => at !== -1 && (i === 0 || at > steps[i - 1]!))).toBe(true);
+    expect(document).toContain('```mermaid\nsequenceDiagram\n');
   });
 });
