@@ -45,11 +45,38 @@ const NOT_CALLS = new Set(
   ),
 );
 
-/** The line with string literals and comments blanked to spaces, so their text is never read as code. */
-function blank(line: string, hash: boolean): string {
-  return line
-    .replace(/(["'`])(?:\\.|(?!\1).)*\1/g, (m) => ' '.repeat(m.length))
-    .replace(hash ? /#.*$/ : /\/\/.*$|\/\*.*?\*\//g, (m) => ' '.repeat(m.length));
+/**
+ * The text with string literals and comments blanked to spaces (line breaks kept, so lines and columns
+ * stay where they were): their words and brackets are never read as code. Scanned once, so comments and
+ * strings over several lines (JSDoc blocks, template literals, Python's triple quotes) are blanked too.
+ */
+function blank(text: string, python: boolean): string {
+  const out = [...text];
+  let i = 0;
+  const blankTo = (end: number) => {
+    for (let k = i; k < end && k < out.length; k++) if (out[k] !== '\n') out[k] = ' ';
+    i = end;
+  };
+  while (i < text.length) {
+    const char = text[i]!;
+    const two = text.slice(i, i + 2);
+    if ((python && char === '#') || (!python && two === '//')) {
+      const end = text.indexOf('\n', i);
+      blankTo(end === -1 ? text.length : end);
+    } else if (!python && two === '/*') {
+      const end = text.indexOf('*/', i + 2);
+      blankTo(end === -1 ? text.length : end + 2);
+    } else if (python && (text.startsWith('"""', i) || text.startsWith("'''", i))) {
+      const end = text.indexOf(text.slice(i, i + 3), i + 3);
+      blankTo(end === -1 ? text.length : end + 3);
+    } else if (char === '"' || char === "'" || char === '`') {
+      // A quote ends at the same quote; only a template literal (or Go's raw string) spans lines.
+      let k = i + 1;
+      while (k < text.length && text[k] !== char && (char === '`' || text[k] !== '\n')) k += text[k] === '\\' ? 2 : 1;
+      blankTo(Math.min(k + 1, text.length));
+    } else i++;
+  }
+  return out.join('');
 }
 
 const CALL = /(?<![\w$])(?:([A-Za-z_$][\w$]*)\s*\.\s*)?([A-Za-z_$][\w$]*)\s*\(/g;
@@ -116,7 +143,7 @@ function scriptFunctions(code: readonly string[]): FunctionDef[] {
       end: end + 1,
       calls: callsIn(code, i, end, { line: i, name }),
     });
-    if (!owner) i = end; // nested functions are part of their parent's body
+    i = end; // nested functions are part of their parent's body
   }
   return defs;
 }
@@ -180,7 +207,7 @@ function goFunctions(code: readonly string[]): FunctionDef[] {
 /** The functions of a file in `language`, with the code outside them as TOP_LEVEL when it calls anything. */
 export function functionsOf(text: string, language: string): FunctionDef[] {
   const python = language === 'Python';
-  const code = text.split('\n').map((line) => blank(line, python));
+  const code = blank(text, python).split('\n');
   const defs = language === 'Go' ? goFunctions(code) : python ? pythonFunctions(code) : scriptFunctions(code);
   if (language === 'Go') return defs;
   const inside = new Set<number>();

@@ -28,6 +28,8 @@ export interface FlowStep {
 
 const MAX_FILES = 60;
 const MAX_DEPTH = 12;
+/** Steps shown: a chain a reader can follow at a glance. */
+const MAX_STEPS = 10;
 const BACKWARD_HOPS = 4;
 const MAX_RANKED = 12;
 const MAX_EXCERPT = 140;
@@ -250,9 +252,10 @@ export function traceFlow(survey: Survey, answer: TopicAnswer): FlowStep[] | nul
     if (!chosen || chain.value > chosen.value) chosen = chain;
   }
   if (!chosen) return null;
-  let last = chosen.keys.length - 1;
-  while (last > 0 && !relevance.get(chosen.keys[last]!)!.matches) last--;
-  const keys = chosen.keys.slice(0, last + 1);
+  const shown = chosen.keys.slice(0, MAX_STEPS);
+  let last = shown.length - 1;
+  while (last > 0 && !relevance.get(shown[last]!)!.matches) last--;
+  const keys = shown.slice(0, last + 1);
   if (keys.length < 2) return null;
   return keys.map((key, i) => {
     const node = nodes.get(key)!;
