@@ -3,11 +3,12 @@ import { isMissionWord, kindNamed, OVERVIEW_CONTENT, type MissionKind } from './
 export type { MissionKind } from './mission-words.js';
 
 /**
- * What the mission asks (docs/design/spec.md §3.1 "preparing": the mission is read and the document planned from it):
- * a kind of document (overview, architecture, onboarding guide, flow explanation, audit, reference) and
- * zero or more subjects. Words of instruction ("survey", "read-only study", "please write a short doc for
- * new contributors") are never subjects: see mission-words.ts for the closed classes of words a mission
- * is phrased with; what is left is the subject. The subject and body are split into sentences (and list items); each question, each quoted name
+ * What the mission asks (docs/design/spec.md §3.1 "preparing": the mission is read and the document
+ * planned from it): a kind of document (overview, architecture, onboarding guide, flow explanation,
+ * audit, reference) and zero or more subjects. Words of instruction ("survey", "read-only study", "please
+ * write a short doc for new contributors") are never subjects: mission-words.ts holds the closed classes
+ * of words a mission is phrased with, and what is left is the subject. The subject and body are split
+ * into sentences (and list items); each question, each quoted name
  * ("payment gateway", `Router`) and each path (`src/server/`) that says something specific about the
  * codebase becomes a topic the document must answer in a section of its own. What every document covers
  * anyway — layout, architecture, build, run, tests, dependencies — is the general overview: a mission
@@ -57,6 +58,8 @@ const HOW_DOES = /^how\s+(?:does|do|did|is|are|was|were|can|will)\b/i;
 const RESTRICTIVE = /(?<![\w-])(only|just|solely|exclusively|nothing else|no overview)\b/i;
 /** A constraint on how to work, to the end of its clause: "do not change anything", "never run it", "without network". */
 const CONSTRAINT = /\b(?:do not|don't|dont|never|without|no need to|avoid)\b[^.,;:!?]*/gi;
+/** A how-question inside an instruction: "Explain how the router works", "Document how a request gets handled". */
+const EMBEDDED_HOW = /\bhow\s+(?!to\b)(?:[\w-]+\s+){1,5}?(?:works?|flows?|happens?|runs?|gets?|is|are|does|do)\b/i;
 const QUESTION_START = /^(how|what|where|why|which|who|when|does|do|is|are|can)\b/i;
 const PATH_LIKE = /^(?:[\w.-]+\/)+[\w.-]*$|^[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|py|go|rs|java|rb|json|toml|ya?ml|md)$/;
 
@@ -78,9 +81,19 @@ export function stem(word: string): string {
   return lower;
 }
 
-/** The words of a text, lowercased, as the segmenter sees them (letters, digits, `_`, `-` inside a word). */
+/**
+ * The words of a text, lowercased, as the segmenter sees them (letters, digits, `_`, `-` inside a word),
+ * without their clitics: "project's" is "project", "I'd" is "i", and "don't" is "do".
+ */
 export function words(text: string): string[] {
-  return [...wordSegmenter.segment(text)].filter((s) => s.isWordLike).map((s) => s.segment.toLowerCase());
+  return [...wordSegmenter.segment(text)]
+    .filter((s) => s.isWordLike)
+    .map((s) =>
+      s.segment
+        .toLowerCase()
+        .replace(/n['’]t$/, '')
+        .replace(/['’](?:s|d|m|re|ve|ll)$/, ''),
+    );
 }
 
 function contentTerms(text: string, projectWords: ReadonlySet<string>): { terms: string[]; words: string[] } {
@@ -161,7 +174,7 @@ export function planMission(mission: { subject: string; body: string }, projectN
     // "Do not change anything." is an instruction, not a question.
     const question =
       sentence.endsWith('?') || (QUESTION_START.test(sentence) && !/^(?:do not|don't)\b/i.test(sentence));
-    const flow = question && (FLOW.test(sentence) || HOW_DOES.test(sentence));
+    const flow = (question && (FLOW.test(sentence) || HOW_DOES.test(sentence))) || EMBEDDED_HOW.test(sentence);
     for (const path of paths)
       add({ title: path, source: sentence, terms: [], words: [], paths: [path], flow: false, exact: true });
     for (const name of names) {

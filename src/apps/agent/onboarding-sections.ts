@@ -44,7 +44,7 @@ export function howToRunSection(survey: Survey): string {
   const about = manifestLine(survey);
   if (about) parts.push(about);
   const unique = [...new Set(commands.map((c) => c.command))];
-  parts.push('To install and check it from a fresh clone:', fenced('sh', unique.join('\n')));
+  parts.push('From a fresh clone, to install, build, test and run it:', fenced('sh', unique.join('\n')));
   parts.push(
     'Where each command comes from:',
     table(

@@ -36,6 +36,12 @@ describe('planning the document from the mission', () => {
     ['Describe what this code does and how to get started', '', 'onboarding'],
     ['Audit', 'A short review, please.', 'audit'],
     ['API reference', '', 'reference'],
+    ["I'd like an overview of the project's code", '', 'overview'],
+    ['Give an introduction to the code for new hires', 'Explain its purpose and main features.', 'overview'],
+    ["Don't modify anything; just summarise what's here", '', 'overview'],
+    ['How is the code organized?', '', 'architecture'],
+    ['How do I run the tests?', '', 'onboarding'],
+    ['How do I contribute?', '', 'onboarding'],
   ] as const)('%j %j asks for the general %s document, with no topics', (subject, body, kind) => {
     expect(planMission({ subject, body }, 'x')).toEqual({ kind, topics: [], overview: true });
   });
@@ -47,6 +53,12 @@ describe('planning the document from the mission', () => {
     expect(kind('Request handling', 'How does a request get routed?')).toBe('flow');
     expect(kind('Request handling', 'Cover the architecture.')).toBe('architecture');
     expect(kind('Document the payment gateway')).toBe('overview');
+    // A how-question inside an instruction asks for a flow explanation too; "how to build it" does not.
+    expect(kind('Explain how the router works')).toBe('flow');
+    expect(planMission({ subject: 'Document how a request gets handled', body: '' }, 'x').topics).toMatchObject([
+      { terms: ['request', 'handl'], flow: true },
+    ]);
+    expect(kind('Describe how to build it')).toBe('onboarding');
   });
 
   it('"read-only" and constraints on how to work neither restrict the document nor become topics', () => {
