@@ -9,7 +9,8 @@ import type { Survey } from './survey.js';
  * The area a team's mission names — a package or a folder of the codebase, what `fed plan` writes into
  * each planned team's mission ("Document packages/api/") — so the document is about that area, not the
  * whole repository. A path the mission names in a statement is an area when it is a folder holding code;
- * a path inside a question ("How does `src/db/` cache?") stays a topic to answer, and a file stays a topic.
+ * a path inside a question or a how-does-X-work instruction ("How does `src/db/` cache?", "Explain how
+ * `src/db/` caches") stays a topic to answer, and a file stays a topic.
  */
 export interface Area {
   /** Its folder, relative to the codebase, without a trailing `/`. */
@@ -43,7 +44,8 @@ export function findAreas(
   const packageFolders = survey.packages.list.map((p) => p.path);
   for (const topic of topics) {
     const path = topic.paths.length === 1 && topic.terms.length === 0 ? topic.paths[0]! : undefined;
-    const statement = !/\?\s*$/.test(topic.source.trim());
+    // "Explain how `src/db/` caches" asks how something works there, as a question would.
+    const statement = !/\?\s*$/.test(topic.source.trim()) && !topics.some((t) => t.source === topic.source && t.flow);
     const inside = path === undefined ? [] : survey.files.filter((f) => isUnder(f.path, path));
     const holdsCode = inside.some((f) => f.language?.kind === 'code');
     if (path === undefined || !statement || !holdsCode || survey.files.some((f) => f.path === path)) {

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { writeDemoCodebase } from '../../../src/apps/demo/demo-codebase.js';
 import { initFederation, proposePlan } from '../../../src/index.js';
 import { openFederation } from '../../../src/engine/context.js';
-import { writeTree } from '../../helpers/fixture-repo.js';
+import { findAreas } from '../../../src/apps/agent/area-scope.js';
+import { planMission } from '../../../src/apps/agent/mission-plan.js';
+import { surveyCodebase } from '../../../src/apps/agent/survey.js';
+import { frameworkProject, writeTree } from '../../helpers/fixture-repo.js';
 import { writeAgentDocument } from '../../helpers/agent-document.js';
 import { maxSharedLineFraction } from '../../helpers/shared-lines.js';
 import { tempDir } from '../../helpers/temp-dir.js';
@@ -176,5 +179,15 @@ describe('each planned team writes about its own area', () => {
     const fuller = await writeAgentDocument(root, 'fix-docs', mission, fix);
     expect(fuller).toContain('## Layout');
     expect(fuller).toContain('## `packages/core/`');
+  });
+
+  it('a path in a question or a how-does-X-work instruction stays a topic; in a statement it is an area', () => {
+    const survey = surveyCodebase(frameworkProject(tempDir()));
+    const areasOf = (subject: string) =>
+      findAreas(survey, planMission({ subject, body: '' }, survey.name).topics).areas.map((a) => a.path);
+    expect(areasOf('Document src/middleware/')).toEqual(['src/middleware']);
+    expect(areasOf('How does `src/middleware/` run a request?')).toEqual([]);
+    expect(areasOf('Explain how a request flows through `src/middleware/`')).toEqual([]);
+    expect(areasOf('Document src/router.js')).toEqual([]);
   });
 });
