@@ -3,6 +3,8 @@ import type { Question } from '../../../machines/consultant.types.js';
 import { answerSubject } from '../../engine/archetypes/consultant/answer-reference.js';
 import { META } from '../../core/schema/common.js';
 import type { LaunchContext } from '../../core/schema/launch-context.js';
+import { flowText } from './flow-render.js';
+import { traceFlow } from './flow-trace.js';
 import { planMission } from './mission-plan.js';
 import { searchMission } from './mission-search.js';
 import { codebaseProblem, FAILURE, type AgentIo } from './run-agent.js';
@@ -97,7 +99,8 @@ export function answerQuestion(
   }
   const search = searchMission(survey, topics);
   const quote = (items: readonly string[]) => items.map((item) => `"${item}"`).join(', ');
-  const sections = search.answers.map(({ topic, files, missing, chain }) => {
+  const sections = search.answers.map((answer) => {
+    const { topic, files, missing, chain } = answer;
     // Unlike a mission, a question is answered with whatever matches; only no match at all is "nothing".
     if (files.length === 0) {
       return `## ${topic.title}\n\nI found nothing in the codebase that answers this: no file's path, declared names or text matches ${quote([...topic.paths, ...topic.words])}.`;
@@ -118,7 +121,9 @@ export function answerQuestion(
     });
     const unmatched = missing.length ? `\n(No file mentions ${quote(missing)}.)` : '';
     const path = chain?.files.length ? `\nThe path it takes: ${chain.files.join(' → ')}` : '';
-    return `## ${topic.title}\n\nThe files that match best:\n${listed.join('\n')}${path}${unmatched}`;
+    const flow = traceFlow(survey, answer);
+    const calls = flow ? `\n\n${flowText(flow)}` : '';
+    return `## ${topic.title}\n\nThe files that match best:\n${listed.join('\n')}${path}${unmatched}${calls}`;
   });
   return `${sections.join('\n\n')}\n\n(Searched the paths, declared names and text of ${search.searched} code and documentation files.)`;
 }

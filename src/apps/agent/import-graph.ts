@@ -67,7 +67,7 @@ export const emptyImportContext = (): ImportContext => ({
 });
 
 /** The file a relative specifier names: exact, `.js` written for a `.ts` source (NodeNext), extensionless, or a folder index. */
-function resolveRelative(from: string, specifier: string, files: ReadonlySet<string>): string | undefined {
+export function resolveRelative(from: string, specifier: string, files: ReadonlySet<string>): string | undefined {
   const target = posix.join(posix.dirname(from), specifier);
   if (files.has(target)) return target;
   const stem = target.replace(/\.(c|m)?jsx?$/, '');

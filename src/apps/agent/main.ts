@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { snapshotOfMachine } from '../../../machines/catalog.js';
 import { loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
 import { archetypeOf } from '../../engine/archetypes/catalog.js';
@@ -28,7 +29,7 @@ import { runAgent } from './run-agent.js';
  */
 async function main(): Promise<number> {
   const context = readLaunchContext(process.env);
-  const { backend } = openFederation(context.root);
+  const { backend, config } = openFederation(context.root);
   const team = getTeam(await backend.registry.read(), context.team);
   const log = (line: string) => process.stdout.write(`fed-agent: ${line}\n`);
   const fedOptions = { root: context.root, team: context.team, cwd: context.workspace, env: process.env };
@@ -41,6 +42,7 @@ async function main(): Promise<number> {
     },
     log,
     now: () => new Date(),
+    federationReport: join(context.root, config.federationReport),
   };
   // Which work the team's archetype asks for; an archetype fed-agent has no work for is refused.
   const archetype = archetypeOf(team);

@@ -1,6 +1,8 @@
 import { analyseMarkdown } from '../../engine/deliverable/analyse-markdown.js';
 import { TOC_WORD_LIMIT } from '../../engine/deliverable/documentation-rules.js';
 import type { Excerpt } from './excerpt.js';
+import { flowMarkdown } from './flow-render.js';
+import type { FlowStep } from './flow-trace.js';
 import {
   agree,
   bulletList,
@@ -34,6 +36,8 @@ export interface DeliverableInput {
   insights: readonly string[];
   excerpt: Excerpt | null;
   mission: { subject: string; body: string };
+  /** For each answer of the search (same order), its flow traced call by call, when it is a flow traced. */
+  flows?: readonly (FlowStep[] | null)[];
 }
 
 const MAX_TABLE_ROWS = 15;
@@ -144,7 +148,7 @@ function languages({ survey }: DeliverableInput): string {
 }
 
 /** Mermaid node labels are quoted; a quote inside becomes its entity. */
-const label = (text: string) => `"${text.replace(/"/g, '#quot;')}"`;
+export const label = (text: string) => `"${text.replace(/"/g, '#quot;')}"`;
 
 function layoutDiagram(survey: Survey): string {
   const folders = survey.layout.filter((e) => e.folder).slice(0, 14);
@@ -323,9 +327,9 @@ const RENDERERS: Record<SectionId, (input: DeliverableInput) => string> = {
   'largest-files': largestFiles,
 };
 
-const section = (title: string, body: string) => `## ${title}\n\n${body}`;
+export const section = (title: string, body: string) => `## ${title}\n\n${body}`;
 
-function tableOfContents(analysis: ReturnType<typeof analyseMarkdown>): string {
+export function tableOfContents(analysis: ReturnType<typeof analyseMarkdown>): string {
   const sections = analysis.headings.filter((h) => h.level === 2);
   return section('Contents', bulletList(sections.map((h) => `[${escapeText(h.title)}](#${h.anchor})`)));
 }
@@ -344,9 +348,10 @@ function excerptBlock(path: string, fence: string, quote: { line: number; text: 
 const MAX_EXCERPT_FILES = 3;
 
 /** A section answering one mission topic: the chain for a flow question, the ranked files, their excerpts. */
-function topicSection(answer: TopicAnswer): string {
+export function topicSection(answer: TopicAnswer, flow?: readonly FlowStep[] | null): string {
   const { topic, files, chain } = answer;
   const parts = [`From the mission: “${escapeText(topic.source)}”.`];
+  if (flow) parts.push(flowMarkdown(flow));
   if (chain) {
     const ids = new Map(chain.files.map((f, i) => [f, `c${i}`]));
     const steps = chain.steps.map((step) => {
@@ -387,16 +392,23 @@ function topicSection(answer: TopicAnswer): string {
   return parts.join('\n\n');
 }
 
+/** The general overview's sections the outline asks for, each that has something to say. */
+export function overviewSections(input: DeliverableInput): string[] {
+  return input.outline.sections
+    .filter((id) => applies(id, input))
+    .map((id) => section(SECTION_TITLES[id], RENDERERS[id](input)));
+}
+
 export function renderDeliverable(input: DeliverableInput): string {
   const title = input.outline.topics.length
     ? `${input.survey.name}: ${input.mission.subject}`
     : TITLES[input.outline.kind](input.survey.name);
   const head = [`# ${escapeText(title)}`, summary(input)];
   const body = [
-    ...input.search.answers.map((answer) => section(escapeText(answer.topic.title), topicSection(answer))),
-    ...input.outline.sections
-      .filter((id) => applies(id, input))
-      .map((id) => section(SECTION_TITLES[id], RENDERERS[id](input))),
+    ...input.search.answers.map((answer, i) =>
+      section(escapeText(answer.topic.title), topicSection(answer, input.flows?.[i])),
+    ),
+    ...overviewSections(input),
     ...(input.survey.unreadable.length ? [section('Files that could not be read', unreadable(input))] : []),
     section('About this document', about(input)),
     section('Next steps', nextSteps(input)),

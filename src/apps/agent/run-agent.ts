@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { checkMarkdownText } from '../../engine/deliverable/check-deliverable.js';
 import { appendLearningEntries } from '../../engine/deliverable/learning-log.js';
 import { RefusedError } from '../../core/errors.js';
@@ -8,8 +8,13 @@ import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
 import { readFileBounded } from '../../infra/fs/read-file-bounded.js';
 import { MAX_DELIVERABLE_BYTES } from '../../engine/deliverable/check-deliverable.js';
 import type { LaunchContext } from '../../core/schema/launch-context.js';
+import { DEFAULT_FEDERATION_REPORT } from '../../core/schema/config.js';
 import type { ReportEvent } from './fed-event.js';
+import { gatherAreaFacts } from './area-facts.js';
+import { renderAreaDocument } from './area-render.js';
+import { findAreas } from './area-scope.js';
 import { selectExcerpt } from './excerpt.js';
+import { traceFlow } from './flow-trace.js';
 import { distillInsights } from './insights.js';
 import { learningEntries, missionEntries } from './learning-entries.js';
 import { searchMission, type TopicAnswer } from './mission-search.js';
@@ -29,6 +34,8 @@ export interface AgentIo {
   /** Progress for the agent log. */
   log: (line: string) => void;
   now: () => Date;
+  /** The federation report's path (config `federationReport`); the root's default name when not given. */
+  federationReport?: string;
 }
 
 export type AgentOutcome =
@@ -155,14 +162,28 @@ export async function runAgent(context: LaunchContext, domain: string, io: Agent
 
   // aggregating: write the document, checked against the documentation standards first. A fix attempt
   // (fed refused the last one, context.fix) writes the fullest document it can: the overview too.
-  const markdown = renderDeliverable({
+  const input = {
     survey,
     outline: context.fix ? withOverview(outline) : outline,
     search,
     insights,
     excerpt,
     mission: context.mission,
-  });
+    flows: search.answers.map((answer) => traceFlow(survey, answer)),
+  };
+  // A mission naming an area (a package or folder, as `fed plan` gives each team) gets a document about that area.
+  const { areas } = findAreas(survey, outline.topics);
+  const markdown = areas.length
+    ? renderAreaDocument({
+        ...input,
+        areas: areas.map((area) => gatherAreaFacts(area, survey)),
+        federationReport: relative(
+          dirname(context.deliverablePath),
+          io.federationReport ?? join(context.root, DEFAULT_FEDERATION_REPORT),
+        ),
+        repositoryOverview: context.fix !== undefined,
+      })
+    : renderDeliverable(input);
   if (context.fix && sameDocument(context.deliverablePath, markdown)) {
     const reason = `${context.fix.reason} (fed-agent has no fuller document to write)`;
     io.log(`cannot fix: ${reason}`);

@@ -183,6 +183,8 @@ function plannedTeam(group: PlanArea[], project: string): PlannedTeam {
   const team = `${base}-docs`;
   const folders = group.map((a) => (a.path === '.' ? 'the root package' : `${a.path}/`));
   const list = folders.length === 1 ? folders[0]! : `${folders.slice(0, -1).join(', ')} and ${folders.at(-1)}`;
+  // A Go module path (`example.com/acme/shop`) would read as a folder to find; the project is its last part.
+  const projectName = project.split('/').pop()!;
   return {
     team,
     areas: group,
@@ -191,7 +193,7 @@ function plannedTeam(group: PlanArea[], project: string): PlannedTeam {
     mission: {
       subject: `Document ${list}`,
       // Words the built-in agent reads as "the general overview", so its document is an overview of the area.
-      body: `Write the deliverable about ${list} of ${project}: its architecture, layout, main modules and dependencies, entry points, and how it is built and tested.`,
+      body: `Write the deliverable about ${list} of ${projectName}: its architecture, layout, main modules and dependencies, entry points, and how it is built and tested.`,
     },
   };
 }

@@ -1,0 +1,278 @@
+import { join, posix } from 'node:path';
+import { bindingsOf, functionsOf, TOP_LEVEL, type Binding, type FunctionDef } from './flow-functions.js';
+import { resolveRelative } from './import-graph.js';
+import { readAnalysedText } from './inventory.js';
+import { stem } from './mission-plan.js';
+import type { TopicAnswer } from './mission-search.js';
+import type { Survey } from './survey.js';
+
+/**
+ * How a "how does X work" question is answered call by call: from the files the mission search ranked
+ * (and the import chain through them), the files that import them and those they import — at most
+ * MAX_FILES, found along the import graph — are read for their functions and calls; each call is
+ * resolved by name (a function of the same file or Go package, an imported name, a method on `this`/
+ * `self`, or a method name only one file defines). From the functions nothing else calls (entry points
+ * first), the chain of calls carrying the most relevance — function names matching the question's words,
+ * then bodies mentioning them — is followed, and ends at the last function that matches. Deterministic
+ * and bounded: no compiler, no network.
+ */
+export interface FlowStep {
+  function: string;
+  file: string;
+  /** 1-based line of its definition, and that line trimmed. */
+  line: number;
+  excerpt: string;
+  /** Where it calls the next step (null for the last). */
+  call: { line: number; text: string } | null;
+}
+
+const MAX_FILES = 60;
+const MAX_DEPTH = 12;
+/** Steps shown: a chain a reader can follow at a glance. */
+const MAX_STEPS = 10;
+const BACKWARD_HOPS = 4;
+const MAX_RANKED = 12;
+const MAX_EXCERPT = 140;
+const STEP_COST = 0.5;
+
+interface Node {
+  def: FunctionDef;
+  file: string;
+  lines: string[];
+  key: string;
+}
+
+const keyOf = (file: string, def: FunctionDef) => `${file}#${def.name}`;
+
+/** The camelCase and snake_case parts of a name, lowercased. */
+function nameParts(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((p) => p.toLowerCase());
+}
+
+/** The files to read: the ranked ones, those leading to them (up to an entry point) and those they import. */
+function filesToRead(survey: Survey, answer: TopicAnswer): string[] {
+  const code = new Set(survey.files.filter((f) => !f.test && f.language?.kind === 'code').map((f) => f.path));
+  const seeds = [...(answer.chain?.files ?? []), ...answer.files.map((f) => f.path)].filter((p) => code.has(p));
+  const chosen = [...new Set(seeds)].slice(0, MAX_RANKED);
+  const backward = new Map<string, string[]>();
+  const forward = new Map<string, string[]>();
+  for (const { from, to } of survey.graph.links) {
+    (backward.get(to) ?? backward.set(to, []).get(to)!).push(from);
+    (forward.get(from) ?? forward.set(from, []).get(from)!).push(to);
+  }
+  let frontier = [...chosen];
+  for (let hop = 0; hop < BACKWARD_HOPS && chosen.length < MAX_FILES; hop++) {
+    const next = frontier.flatMap((f) => backward.get(f) ?? []).filter((f) => !chosen.includes(f));
+    for (const f of [...new Set(next)].sort()) if (chosen.length < MAX_FILES) chosen.push(f);
+    frontier = next;
+  }
+  for (const f of [...chosen])
+    for (const t of forward.get(f) ?? []) if (!chosen.includes(t) && chosen.length < MAX_FILES) chosen.push(t);
+  // A Go package is its folder: a function may live in any of its files.
+  for (const f of [...chosen].filter((p) => p.endsWith('.go'))) {
+    const dir = posix.dirname(f);
+    for (const sibling of [...code].filter((p) => p.endsWith('.go') && posix.dirname(p) === dir).sort())
+      if (!chosen.includes(sibling) && chosen.length < MAX_FILES) chosen.push(sibling);
+  }
+  return chosen;
+}
+
+/** The file an import specifier of `from` names, among the files the import graph links `from` to. */
+function targetOf(
+  from: string,
+  binding: Binding,
+  survey: Survey,
+  linked: readonly string[],
+  paths: ReadonlySet<string>,
+): string[] {
+  const spec = binding.specifier;
+  if (from.endsWith('.go'))
+    return linked.filter((t) => spec.endsWith(`/${posix.dirname(t)}`) || spec === posix.dirname(t));
+  if (from.endsWith('.py')) {
+    const dots = /^\.*/.exec(spec)![0].length;
+    const parts = spec.slice(dots).split('.').filter(Boolean);
+    const base = dots ? posix.join(posix.dirname(from), ...Array<string>(dots - 1).fill('..')) : '';
+    const stems = [parts, [...parts, binding.imported]].map((p) => posix.join(base, ...p));
+    return linked.filter((t) => {
+      const module = t.replace(/(\/__init__)?\.py$/, '');
+      return stems.some((s) => module === s || module.endsWith(`/${s}`));
+    });
+  }
+  if (spec.startsWith('.')) {
+    const file = resolveRelative(from, spec, paths);
+    return file ? [file] : [];
+  }
+  const pkg = survey.packages.list.find((p) => p.name === spec || spec.startsWith(`${p.name}/`));
+  return pkg ? linked.filter((t) => t.startsWith(`${pkg.path}/`)) : [];
+}
+
+export function traceFlow(survey: Survey, answer: TopicAnswer): FlowStep[] | null {
+  if (!answer.topic.flow || !answer.answered) return null;
+  const files = filesToRead(survey, answer);
+  const paths = new Set(survey.files.map((f) => f.path));
+  const languageOf = new Map(survey.files.map((f) => [f.path, f.language?.name ?? '']));
+  const nodes = new Map<string, Node>();
+  const byFile = new Map<string, { defs: FunctionDef[]; bindings: Binding[]; lines: string[] }>();
+  for (const file of files) {
+    const text = readAnalysedText(join(survey.codebase, file));
+    if (text === undefined) continue;
+    const language = languageOf.get(file) ?? '';
+    const defs = functionsOf(text, language);
+    const lines = text.split('\n');
+    byFile.set(file, { defs, bindings: bindingsOf(text, language), lines });
+    for (const def of defs) nodes.set(keyOf(file, def), { def, file, lines, key: keyOf(file, def) });
+  }
+  const linksFrom = new Map<string, string[]>();
+  for (const { from, to } of survey.graph.links) (linksFrom.get(from) ?? linksFrom.set(from, []).get(from)!).push(to);
+  const defsNamed = new Map<string, Node[]>();
+  for (const node of nodes.values())
+    (defsNamed.get(node.def.callName) ?? defsNamed.set(node.def.callName, []).get(node.def.callName)!).push(node);
+
+  /** A function `name` defined in `file`, or exported from it by a re-export. */
+  const definedIn = (file: string, name: string, seen = new Set<string>()): Node | undefined => {
+    if (seen.has(file)) return undefined;
+    seen.add(file);
+    const own = byFile.get(file);
+    if (!own) return undefined;
+    const def = own.defs.find((d) => d.callName === name && d.owner === null);
+    if (def) return nodes.get(keyOf(file, def));
+    const linked = linksFrom.get(file) ?? [];
+    for (const b of own.bindings.filter((b) => b.local === name || b.local === '*'))
+      for (const target of targetOf(file, b, survey, linked, paths)) {
+        const found = definedIn(target, b.local === '*' ? name : b.imported, seen);
+        if (found) return found;
+      }
+    return undefined;
+  };
+  const goPackage = (dir: string, name: string) =>
+    [...nodes.values()].find((n) => posix.dirname(n.file) === dir && n.def.callName === name && n.file.endsWith('.go'));
+
+  const resolve = (node: Node, call: FunctionDef['calls'][number]): Node | undefined => {
+    const file = byFile.get(node.file)!;
+    const linked = linksFrom.get(node.file) ?? [];
+    if (call.receiver === null) {
+      const local = definedIn(node.file, call.name);
+      if (local) return local;
+      if (node.file.endsWith('.go')) return goPackage(posix.dirname(node.file), call.name);
+      const binding = file.bindings.find((b) => b.local === call.name);
+      if (!binding) return undefined;
+      for (const target of targetOf(node.file, binding, survey, linked, paths)) {
+        const found = definedIn(target, binding.imported === 'default' ? call.name : binding.imported);
+        if (found) return found;
+      }
+      return undefined;
+    }
+    if (['this', 'self', 'cls'].includes(call.receiver) && node.def.owner) {
+      const method = file.defs.find((d) => d.owner === node.def.owner && d.callName === call.name);
+      return method && nodes.get(keyOf(node.file, method));
+    }
+    // A namespace or module import: `api.decode(`, Python's `from . import m` then `m.f(`, Go's `pkg.Func(`.
+    const module = file.bindings.find((b) => b.local === call.receiver);
+    if (module) {
+      for (const target of targetOf(node.file, module, survey, linked, paths)) {
+        const found = node.file.endsWith('.go')
+          ? goPackage(posix.dirname(target), call.name)
+          : definedIn(target, call.name);
+        if (found) return found;
+      }
+      return undefined;
+    }
+    // `obj.method(`: a method only one of the files read defines.
+    const methods = (defsNamed.get(call.name) ?? []).filter((n) => n.def.owner !== null);
+    return methods.length === 1 ? methods[0] : undefined;
+  };
+
+  const callees = new Map<string, { node: Node; line: number }[]>();
+  const called = new Set<string>();
+  for (const node of nodes.values()) {
+    const seen = new Set<string>();
+    const list: { node: Node; line: number }[] = [];
+    for (const call of node.def.calls) {
+      const target = resolve(node, call);
+      if (!target || target.key === node.key || seen.has(target.key)) continue;
+      seen.add(target.key);
+      called.add(target.key);
+      list.push({ node: target, line: call.line });
+    }
+    callees.set(node.key, list);
+  }
+
+  const terms = answer.topic.terms;
+  const fileScore = new Map(answer.files.map((f) => [f.path, f.score]));
+  const best = Math.max(1, ...fileScore.values());
+  const relevance = new Map<string, { value: number; matches: boolean }>();
+  for (const node of nodes.values()) {
+    const parts = nameParts(node.def.callName).map(stem);
+    const byName = terms.filter((t) => parts.some((p) => p.startsWith(t) || t.startsWith(p))).length;
+    const body = node.lines
+      .slice(node.def.line - 1, node.def.end)
+      .join('\n')
+      .toLowerCase();
+    const byBody = terms.filter((t) => body.includes(t)).length;
+    // Each step costs: a chain grows through a function only when what it leads to is worth the detour.
+    const value = byName * 3 + byBody + (fileScore.get(node.file) ?? 0) / best - STEP_COST;
+    relevance.set(node.key, { value, matches: byName + byBody > 0 });
+  }
+
+  const memo = new Map<string, { keys: string[]; value: number }>();
+  const visiting = new Set<string>();
+  const heaviest = (key: string, depth: number): { keys: string[]; value: number } => {
+    const known = memo.get(key);
+    if (known) return known;
+    visiting.add(key);
+    let tail = { keys: [] as string[], value: 0 };
+    if (depth < MAX_DEPTH)
+      for (const { node } of callees.get(key) ?? []) {
+        if (visiting.has(node.key)) continue;
+        const rest = heaviest(node.key, depth + 1);
+        if (rest.value > tail.value) tail = rest;
+      }
+    visiting.delete(key);
+    const chain = { keys: [key, ...tail.keys], value: relevance.get(key)!.value + tail.value };
+    memo.set(key, chain);
+    return chain;
+  };
+  const entries = new Set(survey.entryPoints.map((e) => e.path));
+  const roots = [...nodes.values()]
+    .filter((n) => !called.has(n.key) && (callees.get(n.key)?.length ?? 0) > 0)
+    .sort(
+      (a, b) =>
+        Number(entries.has(b.file)) - Number(entries.has(a.file)) ||
+        Number(b.def.callName === 'main') - Number(a.def.callName === 'main') ||
+        a.file.localeCompare(b.file) ||
+        a.def.line - b.def.line,
+    );
+  let chosen: { keys: string[]; value: number } | null = null;
+  for (const root of roots) {
+    const chain = heaviest(root.key, 0);
+    if (!chosen || chain.value > chosen.value) chosen = chain;
+  }
+  if (!chosen) return null;
+  const shown = chosen.keys.slice(0, MAX_STEPS);
+  let last = shown.length - 1;
+  while (last > 0 && !relevance.get(shown[last]!)!.matches) last--;
+  const keys = shown.slice(0, last + 1);
+  if (keys.length < 2) return null;
+  return keys.map((key, i) => {
+    const node = nodes.get(key)!;
+    const next = keys[i + 1];
+    const call = next ? callees.get(key)!.find((c) => c.node.key === next) : undefined;
+    const excerptLine = node.def.name === TOP_LEVEL && call ? call.line : node.def.line;
+    return {
+      function: node.def.name === TOP_LEVEL ? `${posix.basename(node.file)} ${TOP_LEVEL}` : node.def.name,
+      file: node.file,
+      line: excerptLine,
+      excerpt: shorten(node.lines[excerptLine - 1] ?? ''),
+      call: call ? { line: call.line, text: shorten(node.lines[call.line - 1] ?? '') } : null,
+    };
+  });
+}
+
+function shorten(line: string): string {
+  const text = line.trim();
+  return text.length > MAX_EXCERPT ? `${text.slice(0, MAX_EXCERPT - 1).trimEnd()}…` : text;
+}
