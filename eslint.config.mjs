@@ -99,6 +99,31 @@ const PRINTS_OR_EXITS = [
   message: `${name}: the library never prints or exits; return the outcome to src/cli.`,
 }));
 
+/**
+ * The dashboard page (src/apps/ui/client) runs in a browser, bundled on its own: from fed it imports
+ * types only (the wire contract, src/apps/ui/api-types.ts), so the bundle carries nothing of fed's
+ * runtime. An import that leaves the client folder must be `import type`; one block per folder depth,
+ * since the relative path that leaves it has one more `../` at each.
+ */
+const CLIENT = 'src/apps/ui/client';
+const CLIENT_TYPE_ONLY = [0, 1, 2].map((depth) => ({
+  files: [`${CLIENT}/${'*/'.repeat(depth)}*.ts`],
+  rules: {
+    '@typescript-eslint/no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          {
+            regex: `^(\\.\\./){${depth + 1}}`,
+            allowTypeImports: true,
+            message: 'The dashboard page imports only types from fed (import type): its bundle runs in a browser.',
+          },
+        ],
+      },
+    ],
+  },
+}));
+
 const UNSAFE_XSTATE = '__unsafe_getAllOwnEventDescriptors';
 const UNSAFE_XSTATE_WHY =
   'an xstate internal that may change without notice; list the events from the machine definition.';
@@ -153,6 +178,8 @@ export default defineConfig(
     languageOptions: { sourceType: 'commonjs' },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
+  { files: [`${CLIENT}/**`], languageOptions: { globals: globals.browser } },
+  ...CLIENT_TYPE_ONLY,
   {
     files: ['src/**'],
     ignores: ['src/cli/**', ...PROGRAMS],

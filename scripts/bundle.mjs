@@ -1,5 +1,6 @@
 /**
- * Bundles the `fed` and `fed-agent` commands into dist/bin (npm run build runs this after tsc).
+ * Bundles the `fed` and `fed-agent` commands into dist/bin, and the dashboard page into dist/ui
+ * (scripts/ui-bundle.mjs); npm run build runs this after tsc.
  *
  * Start-up is what agents feel — they run `fed event` at every step — and on Node 20 most of it is
  * compiling module source. So:
@@ -15,6 +16,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { build } from 'esbuild';
+import { buildUi } from './ui-bundle.mjs';
 
 /** zod's `z.locales` namespace, reduced to the English messages that are zod's default. */
 const englishOnlyZod = {
@@ -119,3 +121,6 @@ await build({
     js: "import { createRequire as __fedCreateRequire } from 'node:module'; const require = __fedCreateRequire(import.meta.url);",
   },
 });
+
+// The dashboard page, for `fed ui`.
+await buildUi();

@@ -24,6 +24,7 @@ export const COMMAND_NAMES = [
   'log',
   'migrate',
   'mcp',
+  'ui',
 ] as const;
 
 export type CommandName = (typeof COMMAND_NAMES)[number];

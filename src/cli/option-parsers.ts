@@ -45,3 +45,12 @@ export function positiveInteger(unit: string): (value: string) => number {
     return n;
   };
 }
+
+/** A commander option parser for a TCP port: 0 (a free one) to 65535, in decimal digits. */
+export function portNumber(): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n > 65_535) throw new InvalidArgumentError('expected a port number from 0 to 65535');
+    return n;
+  };
+}

@@ -41,6 +41,7 @@ const COMMANDS: Record<CommandName, () => Promise<Register>> = {
   log: async () => (await import('./commands/log.js')).registerLog,
   migrate: async () => (await import('./commands/migrate.js')).registerMigrate,
   mcp: async () => (await import('./commands/mcp.js')).registerMcp,
+  ui: async () => (await import('./commands/ui.js')).registerUi,
 };
 
 /**

@@ -123,4 +123,6 @@ export type FedErrorCode =
   | 'HOOK_INVALID'
   | 'HOOK_MISSING'
   // Telemetry.
-  | 'TELEMETRY_REGISTERED';
+  | 'TELEMETRY_REGISTERED'
+  // The dashboard (`fed ui`).
+  | 'UI_NOT_BUILT';

@@ -19,9 +19,6 @@ export interface FederationBackend {
   /** What happened to each signal after it was sent: the id claims, read marks, answers, alerts. */
   readonly delivery: DeliveryFactStore;
   readonly journal: FederationJournal;
-  /**
-   * That something changed, for long-running readers (the dashboard). Optional only while adapters gain
-   * it; every adapter implements it.
-   */
-  readonly changes?: FederationChanges;
+  /** That something changed, for long-running readers (the dashboard). */
+  readonly changes: FederationChanges;
 }

@@ -18,6 +18,8 @@ export type FederationChange =
   | { scope: 'delivery' };
 
 export interface ChangeWatch {
+  /** Resolves once every change made from then on is heard (a network backend subscribes asynchronously). */
+  readonly ready: Promise<void>;
   /** Stop watching; resolves once every watcher the backend opened for it is closed. */
   close(): Promise<void>;
 }

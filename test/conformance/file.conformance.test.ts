@@ -7,6 +7,7 @@ import { quarantineDirectory } from '../../src/adapters/file/signals/quarantine.
 import { workspacePaths } from '../../src/core/layout.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import type { ConformanceFactory } from './conformance-federation.js';
+import { describeChangeFeed } from './change-feed.suite.js';
 import { describeBoundedApply } from './bounded-apply.suite.js';
 import { describeDeliveryFacts } from './delivery-facts.suite.js';
 import { describeExactlyOnceApply } from './exactly-once.suite.js';
@@ -49,3 +50,4 @@ describeLifecycleStore('file-signal-v1', fileFederation);
 describeExactlyOnceApply('file-signal-v1', fileFederation);
 describeBoundedApply('file-signal-v1', fileFederation);
 describeDeliveryFacts('file-signal-v1', fileFederation);
+describeChangeFeed('file-signal-v1', () => undefined);

@@ -2,6 +2,7 @@ import { describe } from 'vitest';
 import { jetstreamFederations } from '../helpers/jetstream-federation.js';
 import { skipWithoutNatsServer } from '../helpers/nats-server.js';
 import { useNatsServer } from '../helpers/use-nats-server.js';
+import { describeChangeFeed } from './change-feed.suite.js';
 import { describeBoundedApply } from './bounded-apply.suite.js';
 import { describeDeliveryFacts } from './delivery-facts.suite.js';
 import { describeExactlyOnceApply } from './exactly-once.suite.js';
@@ -12,11 +13,17 @@ import { describeSignalTransport } from './signal-transport.suite.js';
 const SUITE = 'the conformance suite against NATS JetStream';
 
 describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
-  const jetstreamFederation = jetstreamFederations(useNatsServer());
+  const server = useNatsServer();
+  const jetstreamFederation = jetstreamFederations(server);
   describeSignalTransport('nats-jetstream', jetstreamFederation);
   describeRegistryStore('nats-jetstream', jetstreamFederation);
   describeLifecycleStore('nats-jetstream', jetstreamFederation);
   describeExactlyOnceApply('nats-jetstream', jetstreamFederation);
   describeBoundedApply('nats-jetstream', jetstreamFederation);
   describeDeliveryFacts('nats-jetstream', jetstreamFederation);
+  let changeFeeds = 0;
+  describeChangeFeed('nats-jetstream', () => ({
+    federationName: `changes-${process.pid}-${++changeFeeds}`,
+    backend: { type: 'jetstream', servers: [server().url] },
+  }));
 });

@@ -8,7 +8,7 @@ export const fileAdapter: BackendAdapter<FilesBackendConfig> = {
   type: 'files',
   title: 'file',
   sharesTeamsAcrossMachines: false,
-  open: ({ root, workspaces }) => openFileBackend(root, workspaces),
+  open: ({ root, workspaces, config }) => openFileBackend(root, workspaces, config.deliverable),
   checkInit: (_config, root) => checkRegistryFile(root),
   initFiles: createRegistryFile,
 };

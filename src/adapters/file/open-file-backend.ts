@@ -1,6 +1,8 @@
+import { DEFAULT_DELIVERABLE } from '../../core/schema/config.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import { CheckedWorkspaces } from '../checked-workspaces.js';
 import { FileDeliveryFactStore } from './file-delivery-fact-store.js';
+import { FileFederationChanges } from './file-federation-changes.js';
 import { FileFederationJournal } from './file-federation-journal.js';
 import { FileLifecycleStore } from './file-lifecycle-store.js';
 import { FileRegistryStore } from './file-registry-store.js';
@@ -11,9 +13,14 @@ export const FILE_BACKEND_NAME = 'file-signal-v1';
 
 /**
  * The file-signal-v1 backend of the federation at `root`: everything in files under it (docs/design/spec.md §4.1).
- * Its workspace checks are the Federation context's when it passes them (one check per team per context).
+ * Its workspace checks are the Federation context's when it passes them (one check per team per context);
+ * `deliverable` is the config's file name of a team's deliverable (its change feed watches it).
  */
-export function openFileBackend(root: string, workspaces = new CheckedWorkspaces(root)): FederationBackend {
+export function openFileBackend(
+  root: string,
+  workspaces = new CheckedWorkspaces(root),
+  deliverable = DEFAULT_DELIVERABLE,
+): FederationBackend {
   return {
     name: FILE_BACKEND_NAME,
     root,
@@ -22,5 +29,6 @@ export function openFileBackend(root: string, workspaces = new CheckedWorkspaces
     lifecycles: new FileLifecycleStore(workspaces),
     journal: new FileFederationJournal(root, workspaces.meta),
     delivery: new FileDeliveryFactStore(root, workspaces.meta),
+    changes: new FileFederationChanges(root, deliverable),
   };
 }

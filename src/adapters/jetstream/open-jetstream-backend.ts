@@ -3,6 +3,7 @@ import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { JetStreamBackendConfig } from '../../core/schema/backends/jetstream.js';
 import type { FederationStreams } from './federation-streams.js';
 import { JetStreamDeliveryFactStore } from './jetstream-delivery-fact-store.js';
+import { JetStreamFederationChanges } from './jetstream-federation-changes.js';
 import { JetStreamFederationJournal } from './jetstream-federation-journal.js';
 import { JetStreamLifecycleStore } from './jetstream-lifecycle-store.js';
 import { JetStreamRegistryStore } from './jetstream-registry-store.js';
@@ -68,6 +69,7 @@ export function createJetStreamBackend(options: JetStreamBackendOptions): JetStr
     lifecycles: new JetStreamLifecycleStore(streams, names, where, options.lease),
     delivery: new JetStreamDeliveryFactStore(streams, names, where),
     journal: new JetStreamFederationJournal(streams, names, where),
+    changes: new JetStreamFederationChanges(streams, names),
     close: async () => {
       const open = await opening?.catch(() => undefined);
       opening = undefined;

@@ -32,6 +32,8 @@ export interface LogQuery {
   team?: string;
   /** Only entries at or after this time. */
   since?: Date;
+  /** Signals sent and acknowledged too (default true): reading them lists every inbox. */
+  signals?: boolean;
 }
 
 /** `--since`: an ISO date-time, or a duration back from now (`30s`, `10m`, `2h`, `1d`). */
@@ -70,7 +72,7 @@ export async function readFederationLog(fed: Federation, query: LogQuery = {}): 
   const entries = [
     ...records.map(federationEntry),
     ...(await Promise.all(teams.map((team) => lifecycleEntries(backend, team)))).flat(),
-    ...(await signalEntries(backend, registry.teams)),
+    ...(query.signals === false ? [] : await signalEntries(backend, registry.teams)),
   ].filter(
     (e) =>
       (wanted === undefined || e.team === wanted || e.peer === wanted) &&

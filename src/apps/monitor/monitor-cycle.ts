@@ -6,7 +6,8 @@ import { otlpMetricsUrl } from '../../infra/telemetry/metrics-export.js';
 import { redactUrl } from '../../core/redact-url.js';
 import { deadlineTable } from '../../core/deadlines.js';
 import { findStuckSignals } from '../../adapters/file/signals/stuck-signals.js';
-import type { MonitorReport, TeamReport, TelemetryReport } from './monitor-report.js';
+import type { Registry } from '../../core/schema/registry.js';
+import type { MonitorReport, StuckSignal, TeamReport, TelemetryReport } from './monitor-report.js';
 import { teamReport } from './team-health.js';
 import { finishOrphanedRun } from '../launch/finish-orphaned-run.js';
 import type { Federation } from '../../engine/context.js';
@@ -24,7 +25,7 @@ export interface MonitorOptions {
  * The collector's state as the federation's commands last found it; a record that cannot be read is `unknown`.
  * The URL is named, and recorded (collector-state.ts), without its credentials.
  */
-function telemetryReport(root: string, config: FederationConfig): TelemetryReport {
+export function telemetryReport(root: string, config: FederationConfig): TelemetryReport {
   if (!config.telemetry.enabled)
     return { enabled: false, url: null, collector: 'unknown', since: null, checkedAt: null, error: null };
   const url = redactUrl(otlpMetricsUrl(config.telemetry.collector.endpoint));
@@ -44,6 +45,20 @@ function telemetryReport(root: string, config: FederationConfig): TelemetryRepor
     checkedAt: state.checkedAt,
     error: state.error ?? null,
   };
+}
+
+/**
+ * Live signals past their deadline or in an archived team's inbox, oldest first: read only (the cycle's
+ * alerts about them are sent elsewhere). The transport's census gives counts, not names, so the scan lists
+ * the inboxes itself.
+ */
+export async function stuckSignals(
+  fed: Federation,
+  registry: Registry,
+  now: Date,
+  config: FederationConfig = fed.config,
+): Promise<StuckSignal[]> {
+  return findStuckSignals(fed.backend, registry, deadlineTable(config.signalDeadlines), now);
 }
 
 /**
@@ -105,8 +120,7 @@ export async function runMonitorCycle(fed: Federation, options: MonitorOptions):
       unhealthy,
       unacknowledged: metaCounts.inbox.unacknowledged + reports.reduce((sum, r) => sum + r.inbox.unacknowledged, 0),
     },
-    // The transport's census gives counts, not names, so the stuck-signal scan lists the inboxes itself.
-    stuckSignals: await findStuckSignals(backend, registry, deadlineTable(options.config.signalDeadlines), now),
+    stuckSignals: await stuckSignals(fed, registry, now, options.config),
     archivedSignals: 0,
     telemetry: telemetryReport(root, options.config),
   };

@@ -29,6 +29,11 @@ export async function needsYou(fed: Federation, options: { metaInbox?: SignalInb
     }
   }
   items.push(...(await metaNeedsYou(fed, options.metaInbox)));
-  items.sort((a, b) => Date.parse(a.since) - Date.parse(b.since) || a.id.localeCompare(b.id));
+  items.sort(byWaitingLongest);
   return { items, problems };
+}
+
+/** The queue's order: what has waited longest first (ties by id, so the order is stable). */
+export function byWaitingLongest(a: NeedsYouItem, b: NeedsYouItem): number {
+  return Date.parse(a.since) - Date.parse(b.since) || a.id.localeCompare(b.id);
 }

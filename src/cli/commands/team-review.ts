@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { decideReview, reviewTeam, type Review } from '../../engine/archetypes/coding/review.js';
 import { mergeTeam } from '../../engine/archetypes/coding/merge.js';
 import { InvalidInputError } from '../../core/errors.js';
+import { mergeMessage, reviewDecisionMessage } from '../../apps/team-control/action-messages.js';
 import { renderFields } from '../../core/table.js';
 import { federationContext, printJson, type CliIo } from '../io.js';
 
@@ -40,11 +41,7 @@ export function registerTeamReview(team: Command, io: CliIo): void {
             : ({ approve: false, changes: options.requestChanges! } as const);
           const decided = await decideReview(ctx.fed, name, verdict);
           if (options.json) return printJson(io, decided);
-          return io.stdout(
-            options.approve
-              ? `${decided.team}: approved (${decided.state}); merge it with: fed team merge ${decided.team}\n`
-              : `${decided.team}: changes requested (${decided.state}); launch it again: fed launch --team ${decided.team}\n`,
-          );
+          return io.stdout(`${reviewDecisionMessage(decided, options.approve === true)}\n`);
         }
         const review = await reviewTeam(ctx.fed, name);
         if (options.json) return printJson(io, review);
@@ -61,9 +58,7 @@ export function registerTeamReview(team: Command, io: CliIo): void {
       const ctx = federationContext(command, io);
       const merged = await mergeTeam(ctx.fed, name);
       if (options.json) return printJson(io, merged);
-      io.stdout(
-        `${merged.team}: merged ${merged.branch} into ${merged.base} as ${merged.commit}; worktree and branch removed, team archived (${merged.state})\n`,
-      );
+      io.stdout(`${mergeMessage(merged)}\n`);
     });
 }
 

@@ -8,6 +8,7 @@ import { statusOf } from '../../core/find-team.js';
 import { onboardTeam } from '../../engine/registry/onboard.js';
 import { removeTeam } from '../../engine/registry/remove-team.js';
 import { retryTeam } from '../../apps/run/team-retry.js';
+import { removalMessage, retryMessage, statusChangeMessage } from '../../apps/team-control/action-messages.js';
 import { TEAM_STATUS_COMMANDS } from '../../engine/registry/team-status.js';
 import { reportUndeliverableSignals } from '../../engine/delivery/alert-stuck-signals.js';
 import { setTeamStatus } from '../../engine/actors/team-status-command.js';
@@ -139,9 +140,7 @@ export function registerTeam(program: Command, io: CliIo): void {
       const ctx = federationContext(command, io);
       const run = await retryTeam(ctx.fed, name, ctx.config.config);
       if (options.json) return printJson(io, run);
-      io.stdout(`${run.team}: run ${run.run} starts from the beginning with the mission "${run.mission.subject}"; kept: ${run.keptAs.join(', ')}
-launch it: fed run --team ${run.team}
-`);
+      io.stdout(`${retryMessage(run)}\n`);
     });
 
   team
@@ -156,8 +155,7 @@ launch it: fed run --team ${run.team}
       const ctx = federationContext(command, io);
       const removed = await removeTeam(ctx.fed, name, { force: options.force });
       if (options.json) return printJson(io, removed);
-      io.stdout(`removed ${removed.team}: ${removed.location}${removed.branch ? ` and branch ${removed.branch}` : ''}
-`);
+      io.stdout(`${removalMessage(removed)}\n`);
     });
 
   for (const [event, verb] of Object.entries(TEAM_STATUS_COMMANDS) as [TeamStatusEvent['type'], string][]) {
@@ -181,7 +179,7 @@ launch it: fed run --team ${run.team}
             to: change.to,
             ...(returned ? { undeliverable } : {}),
           });
-        io.stdout(`${change.team.domainId}: ${change.from} → ${change.to}\n`);
+        io.stdout(`${statusChangeMessage({ team: change.team.domainId, from: change.from, to: change.to })}\n`);
         if (undeliverable.length)
           io.stdout(
             `${undeliverable.length} signal(s) it had not acknowledged returned to their senders as non-delivery alerts\n`,

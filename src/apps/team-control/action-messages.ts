@@ -1,0 +1,29 @@
+import type { MergeResult } from '../../engine/archetypes/coding/merge.js';
+import type { NewRun } from '../run/team-retry.js';
+
+/**
+ * What a person is told after deciding on a team, the same wherever they decided: `fed team …` prints
+ * these lines, and the dashboard (`fed ui`) shows them after its button did the same operation.
+ */
+export function statusChangeMessage(change: { team: string; from: string; to: string }): string {
+  return `${change.team}: ${change.from} → ${change.to}`;
+}
+
+export function reviewDecisionMessage(decided: { team: string; state: string }, approved: boolean): string {
+  return approved
+    ? `${decided.team}: approved (${decided.state}); merge it with: fed team merge ${decided.team}`
+    : `${decided.team}: changes requested (${decided.state}); launch it again: fed launch --team ${decided.team}`;
+}
+
+export function mergeMessage(merged: MergeResult): string {
+  return `${merged.team}: merged ${merged.branch} into ${merged.base} as ${merged.commit}; worktree and branch removed, team archived (${merged.state})`;
+}
+
+export function retryMessage(run: NewRun): string {
+  return `${run.team}: run ${run.run} starts from the beginning with the mission "${run.mission.subject}"; kept: ${run.keptAs.join(', ')}
+launch it: fed run --team ${run.team}`;
+}
+
+export function removalMessage(removed: { team: string; location: string; branch?: string }): string {
+  return `removed ${removed.team}: ${removed.location}${removed.branch ? ` and branch ${removed.branch}` : ''}`;
+}

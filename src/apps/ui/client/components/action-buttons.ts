@@ -1,0 +1,121 @@
+import { html } from 'htm/preact';
+import { useState } from 'preact/hooks';
+import type { ActionRequest, UiAction } from '../../api-types.js';
+import { postAction } from '../api.js';
+import { refreshAll } from '../live.js';
+
+/**
+ * The actions offered in place, as buttons named by their verbs (`Pause`, `Request changes`…). Answer and
+ * Request changes open a textarea first; Remove asks to confirm. fed's refusal is shown next to the
+ * buttons, in its own words; a success refreshes every view.
+ */
+export const ACTION_LABELS: Record<UiAction, string> = {
+  pause: 'Pause',
+  resume: 'Resume',
+  approve: 'Approve',
+  'request-changes': 'Request changes',
+  merge: 'Merge',
+  retry: 'Retry',
+  remove: 'Remove',
+  answer: 'Answer',
+};
+
+/** The actions that need words from the person: what the textarea is called. */
+const TEXT_ACTIONS: Partial<Record<UiAction, string>> = {
+  answer: 'Your answer',
+  'request-changes': 'What to change',
+};
+
+interface Props {
+  actions: readonly UiAction[];
+  team?: string | null;
+  signalId?: string | null;
+}
+
+type Outcome = { ok: boolean; message: string } | null;
+
+export function ActionButtons({ actions, team, signalId }: Props) {
+  const [open, setOpen] = useState<UiAction | null>(null);
+  const [text, setText] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [outcome, setOutcome] = useState<Outcome>(null);
+  if (actions.length === 0) return null;
+
+  const run = async (action: UiAction, words?: string) => {
+    setBusy(true);
+    setOutcome(null);
+    const request: ActionRequest = { action };
+    if (team) request.team = team;
+    if (signalId) request.signalId = signalId;
+    if (words !== undefined) request.text = words;
+    const result = await postAction(request);
+    setBusy(false);
+    setOutcome({ ok: result.ok, message: result.message });
+    if (result.ok) {
+      setOpen(null);
+      setText('');
+      refreshAll();
+    }
+  };
+
+  const press = (action: UiAction) => {
+    setOutcome(null);
+    if (TEXT_ACTIONS[action] || action === 'remove') setOpen(open === action ? null : action);
+    else void run(action);
+  };
+
+  const submit = (event: Event) => {
+    event.preventDefault();
+    if (open && text.trim()) void run(open, text.trim());
+  };
+
+  const prompt = open ? TEXT_ACTIONS[open] : undefined;
+  return html`<div class="actions" onClick=${(event: Event) => event.stopPropagation()}>
+    <div class="action-row">
+      ${actions.map(
+        (action) =>
+          html`<button
+            type="button"
+            class=${`action action-${action}${open === action ? ' pressed' : ''}`}
+            disabled=${busy}
+            aria-expanded=${TEXT_ACTIONS[action] || action === 'remove' ? open === action : undefined}
+            onClick=${() => press(action)}
+          >
+            ${ACTION_LABELS[action]}
+          </button>`,
+      )}
+    </div>
+    ${
+      open === 'remove' &&
+      html`<div class="action-form">
+        <span>Remove ${team ?? 'this team'} from the federation?</span>
+        <button type="button" class="action action-remove" disabled=${busy} onClick=${() => void run('remove')}>
+          Confirm remove
+        </button>
+        <button type="button" disabled=${busy} onClick=${() => setOpen(null)}>Cancel</button>
+      </div>`
+    }
+    ${
+      prompt &&
+      html`<form class="action-form" onSubmit=${submit}>
+        <textarea
+          aria-label=${prompt}
+          placeholder=${prompt}
+          rows="3"
+          value=${text}
+          onInput=${(event: Event) => setText((event.currentTarget as HTMLTextAreaElement).value)}
+        ></textarea>
+        <div class="action-row">
+          <button type="submit" class="primary" disabled=${busy || !text.trim()}>Send</button>
+          <button type="button" disabled=${busy} onClick=${() => setOpen(null)}>Cancel</button>
+        </div>
+      </form>`
+    }
+    ${
+      outcome &&
+      html`<p class=${outcome.ok ? 'action-done' : 'refusal'} role=${outcome.ok ? 'status' : 'alert'}>
+        ${outcome.message}
+      </p>`
+    }
+  </div>`;
+}

@@ -1,0 +1,89 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { LiveEvent } from '../api-types.js';
+
+/**
+ * The page's one EventSource on `/events`. A `change` names where something changed; the views that show
+ * it refetch, once per burst (changes are gathered for DEBOUNCE_MS). `reset` (the server lost track, or
+ * the browser was away too long) and a reconnection refetch every view. Nothing polls.
+ */
+export type FederationChange = LiveEvent['change'];
+export type LiveStatus = 'connecting' | 'connected' | 'reconnecting' | 'closed';
+
+const DEBOUNCE_MS = 100;
+
+interface Subscriber {
+  touches(change: FederationChange): boolean;
+  refresh(): void;
+}
+
+const subscribers = new Set<Subscriber>();
+const statusListeners = new Set<(status: LiveStatus) => void>();
+let status: LiveStatus = 'connecting';
+let pending: FederationChange[] = [];
+let everything = false;
+let timer: ReturnType<typeof setTimeout> | undefined;
+
+function flush(): void {
+  timer = undefined;
+  const changes = pending;
+  const all = everything;
+  pending = [];
+  everything = false;
+  for (const subscriber of subscribers)
+    if (all || changes.some((change) => subscriber.touches(change))) subscriber.refresh();
+}
+
+function schedule(): void {
+  timer ??= setTimeout(flush, DEBOUNCE_MS);
+}
+
+/** Refetch every view now (after an action of this page, before its change arrives). */
+export function refreshAll(): void {
+  everything = true;
+  schedule();
+}
+
+/** Listen for the views a change touches; returns the unsubscribe. */
+export function subscribe(subscriber: Subscriber): () => void {
+  subscribers.add(subscriber);
+  return () => void subscribers.delete(subscriber);
+}
+
+function setStatus(next: LiveStatus): void {
+  status = next;
+  for (const listener of statusListeners) listener(next);
+}
+
+export function connectLive(): void {
+  const source = new EventSource('/events');
+  let opened = false;
+  source.addEventListener('open', () => {
+    // After a reconnection the server resumes from Last-Event-ID, or says `reset`; reading again costs
+    // one fetch per view and covers a server that restarted.
+    if (opened) refreshAll();
+    opened = true;
+    setStatus('connected');
+  });
+  source.addEventListener('error', () => {
+    setStatus(source.readyState === EventSource.CLOSED ? 'closed' : 'reconnecting');
+  });
+  source.addEventListener('change', (event) => {
+    try {
+      pending.push((JSON.parse((event as MessageEvent<string>).data) as LiveEvent).change);
+    } catch {
+      everything = true;
+    }
+    schedule();
+  });
+  source.addEventListener('reset', () => refreshAll());
+}
+
+export function useLiveStatus(): LiveStatus {
+  const [current, setCurrent] = useState(status);
+  useEffect(() => {
+    statusListeners.add(setCurrent);
+    setCurrent(status);
+    return () => void statusListeners.delete(setCurrent);
+  }, []);
+  return current;
+}

@@ -1,0 +1,79 @@
+import { html } from 'htm/preact';
+import type { FederationView } from '../../api-types.js';
+import { api } from '../api.js';
+import { Markdown } from '../components/markdown-view.js';
+import { ViewStatus } from '../components/view-status.js';
+import { formatCost, formatTime } from '../format.js';
+import { touches, useView } from '../use-view.js';
+
+/** The federation as a whole: health, run totals, telemetry, the plan and the report. */
+export function FederationPage() {
+  const view = useView<FederationView>('federation', api.federation, touches.everything);
+  if (!view.data) return html`<${ViewStatus} error=${view.error} />`;
+  const { plan, report, health, telemetry, runs } = view.data;
+  return html`<section class="view federation">
+    <header class="view-head"><h1>Federation</h1></header>
+    ${view.error && html`<${ViewStatus} error=${view.error} />`}
+    <div class="team-grid">
+      <div class="panel">
+        <h2>Health</h2>
+        <dl class="kv">
+          <dt>Teams</dt>
+          <dd>${health.teams}</dd>
+          <dt>Healthy</dt>
+          <dd>${health.healthy}</dd>
+          <dt>Unhealthy</dt>
+          <dd class=${health.unhealthy ? 'bad' : ''}>${health.unhealthy}</dd>
+          <dt>Stuck signals</dt>
+          <dd class=${health.stuckSignals ? 'bad' : ''}>${health.stuckSignals}</dd>
+        </dl>
+        ${
+          health.problems.length > 0 &&
+          html`<h3>Problems</h3>
+            <ul class="problems">
+              ${health.problems.map((problem) => html`<li>${problem}</li>`)}
+            </ul>`
+        }
+      </div>
+      <div class="panel">
+        <h2>Runs</h2>
+        <dl class="kv">
+          <dt>Runs</dt>
+          <dd>${runs.total}</dd>
+          <dt>Cost</dt>
+          <dd>${formatCost(runs.costUsd)}</dd>
+          <dt>Unmeasured</dt>
+          <dd>${runs.unmeasured} ${runs.unmeasured ? html`<span class="muted">(no cost reported)</span>` : ''}</dd>
+        </dl>
+        <h2>Telemetry</h2>
+        <dl class="kv">
+          <dt>Enabled</dt>
+          <dd>${telemetry.enabled ? 'yes' : 'no'}</dd>
+          <dt>Collector</dt>
+          <dd>${telemetry.collector}</dd>
+          <dt>URL</dt>
+          <dd class="mono">${telemetry.url ?? '—'}</dd>
+          <dt>Since</dt>
+          <dd>${formatTime(telemetry.since)}</dd>
+          ${
+            telemetry.error &&
+            html`<dt>Error</dt>
+              <dd class="bad">${telemetry.error}</dd>`
+          }
+        </dl>
+      </div>
+    </div>
+    <div class="panel">
+      <h2>Plan</h2>
+      ${
+        plan === null
+          ? html`<p class="empty">No plan: <code>fed plan</code> writes one.</p>`
+          : html`<pre class="plan">${JSON.stringify(plan, null, 2)}</pre>`
+      }
+    </div>
+    <div class="panel">
+      <h2>Report ${report && html`<span class="muted mono">${report.path}</span>`}</h2>
+      ${report ? html`<${Markdown} source=${report.markdown} />` : html`<p class="empty">No federation report yet.</p>`}
+    </div>
+  </section>`;
+}

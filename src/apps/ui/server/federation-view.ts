@@ -1,0 +1,49 @@
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { FED_DIR } from '../../../core/layout.js';
+import type { Federation } from '../../../engine/context.js';
+import { telemetryReport } from '../../monitor/monitor-cycle.js';
+import { readFederationRuns } from '../../runs/federation-runs.js';
+import type { FederationView } from '../api-types.js';
+import type { UiViews } from './ui-views.js';
+
+/** The federation as a whole: its plan and report, health (from the cached board), telemetry and runs. */
+export async function federationView(fed: Federation, views: UiViews): Promise<FederationView> {
+  const board = await views.board();
+  const stuck = await views.stuckSignals();
+  const needs = await views.needsYou();
+  const runs = await readFederationRuns(fed);
+  const telemetry = telemetryReport(fed.root, fed.config);
+  return {
+    plan: readJson(join(fed.root, FED_DIR, 'plan.json')),
+    report: readReport(join(fed.root, fed.config.federationReport)),
+    health: {
+      teams: board.totals.teams,
+      healthy: board.totals.healthy,
+      unhealthy: board.totals.unhealthy,
+      stuckSignals: stuck.count,
+      problems: needs.problems,
+    },
+    telemetry: {
+      enabled: telemetry.enabled,
+      url: telemetry.url,
+      collector: telemetry.collector,
+      since: telemetry.since,
+      error: telemetry.error,
+    },
+    runs: { total: runs.total.runs, costUsd: runs.total.costUsd, unmeasured: runs.total.runsWithoutCost },
+  };
+}
+
+function readJson(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as unknown;
+  } catch {
+    return null;
+  }
+}
+
+function readReport(path: string): FederationView['report'] {
+  if (!statSync(path, { throwIfNoEntry: false })?.isFile()) return null;
+  return { path, markdown: readFileSync(path, 'utf8') };
+}

@@ -1,0 +1,76 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { FedError } from '../../../core/errors.js';
+import type { ActionRefusal } from '../api-types.js';
+import type { UiAssets } from './assets.js';
+import { reply, replyJson, replyText } from './replies.js';
+import { checkRequest, sessionCookie, tokenMatches, type Guard } from './security.js';
+import type { UiViews } from './ui-views.js';
+
+/** What the routes serve from: one of each per server. */
+export interface RouteContext {
+  guard: Guard;
+  assets: UiAssets;
+  views: UiViews;
+  /** The API routes past the board and needs-you (team pages, signals, federation, actions, events). */
+  api: (request: IncomingMessage, response: ServerResponse, url: URL) => Promise<boolean>;
+}
+
+/** The page routes: each serves the shell, which routes itself (`/team/<id>` shows that team). */
+const PAGE = /^\/(?:|needs-you|signals|federation|team\/[^/]+)$/;
+
+/** Answer one request: the guard first, then the route. */
+export async function route(request: IncomingMessage, response: ServerResponse, ctx: RouteContext): Promise<void> {
+  const url = new URL(request.url ?? '/', 'http://fed-ui.invalid');
+  const isPage = PAGE.test(url.pathname) && request.method !== 'POST';
+  const exchange = isPage && url.searchParams.has('token');
+  const refusal = checkRequest(request, ctx.guard, { exchange });
+  if (refusal) return replyText(response, refusal.status, refusal.text);
+  if (exchange) {
+    if (!tokenMatches(url.searchParams.get('token') ?? undefined, ctx.guard.token))
+      return replyText(response, 401, 'wrong token: open the URL `fed ui` printed (it carries the token)\n');
+    url.searchParams.delete('token');
+    return reply(response, 303, '', {
+      'Set-Cookie': sessionCookie(ctx.guard.token),
+      Location: `${url.pathname}${url.search}`,
+      'Cache-Control': 'no-store',
+    });
+  }
+  try {
+    if (isPage)
+      return reply(response, 200, ctx.assets.shell, {
+        'Content-Type': 'text/html; charset=utf-8',
+        'Cache-Control': 'no-store',
+      });
+    if (url.pathname.startsWith('/assets/') && request.method !== 'POST') {
+      const file = ctx.assets.file(url.pathname.slice('/assets/'.length));
+      if (!file) return replyText(response, 404, `no such file: ${url.pathname}\n`);
+      return reply(response, 200, file.body, { 'Content-Type': file.type, 'Cache-Control': 'no-cache' });
+    }
+    if (url.pathname === '/api/board' && request.method !== 'POST')
+      return replyJson(response, 200, await ctx.views.board());
+    if (url.pathname === '/api/needs-you' && request.method !== 'POST')
+      return replyJson(response, 200, await ctx.views.needsYou());
+    if (await ctx.api(request, response, url)) return;
+    replyText(response, 404, `nothing is served at ${request.method} ${url.pathname}\n`);
+  } catch (error) {
+    replyError(response, error);
+  }
+}
+
+/** The HTTP status of a fed error: an unknown team or signal 404, a conflict 409, other refusals 400. */
+export function statusOf(error: FedError): number {
+  if (error.code === 'UNKNOWN_TEAM' || error.code === 'UNKNOWN_SIGNAL') return 404;
+  if (/CONFLICT|LOCK|BUSY|RUNNING|MOVED|INTERRUPTED/.test(error.code)) return 409;
+  return error.refusal ? 400 : 500;
+}
+
+/** A failure as the page shows it: fed's own code and message (ActionRefusal), never a stack. */
+export function replyError(response: ServerResponse, error: unknown): void {
+  if (response.headersSent) return void response.destroy();
+  if (error instanceof FedError) {
+    const refusal: ActionRefusal = { ok: false, code: error.code, message: error.message };
+    return replyJson(response, statusOf(error), refusal);
+  }
+  const refusal: ActionRefusal = { ok: false, code: 'INTERNAL', message: (error as Error).message ?? String(error) };
+  replyJson(response, 500, refusal);
+}

@@ -1,0 +1,82 @@
+import { statusOf } from '../../../core/find-team.js';
+import type { NeedsYouItem } from '../../../core/schema/needs-you.js';
+import type { RegistryEntry } from '../../../core/schema/registry.js';
+import type { Federation } from '../../../engine/context.js';
+import type { PartyCensus } from '../../../ports/signal-transport.js';
+import { readLastRun } from '../../launch/run-records.js';
+import { teamReport } from '../../monitor/team-health.js';
+import { DEFAULT_STALE_AFTER_MINUTES } from '../../monitor/monitor-cycle.js';
+import { teamNeedsYou } from '../../needs-you/team-items.js';
+import { teamRunTotals } from '../../runs/federation-runs.js';
+import type { TeamCard, UiAction } from '../api-types.js';
+
+/** One team's card and what of it waits on a person: computed together, cached together (ui-views.ts). */
+export interface TeamFacts {
+  card: TeamCard;
+  needsYou: NeedsYouItem[];
+}
+
+/**
+ * A team as the board shows it, from the monitor's read-only health check of one team (team-health.ts —
+ * never a monitoring cycle, which alerts and finishes runs), its runs and its needs-you items.
+ */
+export async function teamFacts(fed: Federation, entry: RegistryEntry, census: PartyCensus): Promise<TeamFacts> {
+  const now = fed.now();
+  const report = await teamReport(entry, {
+    config: fed.config,
+    now,
+    staleAfterMs: DEFAULT_STALE_AFTER_MINUTES * 60_000,
+    inbox: census.inbox,
+    outbox: census.outbox,
+    lifecycles: fed.backend.lifecycles,
+  });
+  const needsYou = await teamNeedsYou(fed, entry).catch(() => []);
+  const lastRun = readLastRun(entry.location);
+  const totals = teamRunTotals(entry);
+  const status = statusOf(entry);
+  const card: TeamCard = {
+    id: entry.domainId,
+    domain: entry.domain,
+    archetype: entry.archetypeId,
+    status,
+    state: report.lifecycle?.state ?? null,
+    since: report.lifecycle?.since ?? null,
+    mission: report.lifecycle?.mission ?? null,
+    lastRun: lastRun
+      ? { runId: lastRun.runId, outcome: lastRun.outcome, endedAt: lastRun.endedAt, resumeAt: lastRun.resumeAt }
+      : null,
+    costUsd: totals.costUsd,
+    healthy: report.healthy,
+    reasons: report.reasons,
+    inbox: { total: census.inbox.total, unacknowledged: census.inbox.unacknowledged },
+    actions: [],
+  };
+  card.actions = unique([
+    ...(status === 'active' ? (['pause'] as const) : status === 'paused' ? (['resume'] as const) : []),
+    ...needsYou.flatMap((item) => itemActions(item, card.state)),
+  ]);
+  return { card, needsYou };
+}
+
+/**
+ * The actions that resolve an item, each a CLI command: a review is approved or sent back (`pr-review`) or
+ * merged (`pr-approved`); a paused team resumed or retried; a failed one retried or removed; a question answered.
+ */
+export function itemActions(item: NeedsYouItem, state: string | null): UiAction[] {
+  switch (item.kind) {
+    case 'review':
+      return state === 'pr-approved' ? ['merge'] : ['approve', 'request-changes'];
+    case 'paused':
+      return ['resume', 'retry'];
+    case 'failed':
+      return ['retry', 'remove'];
+    case 'question':
+      return ['answer'];
+    case 'escalation':
+      return [];
+  }
+}
+
+function unique(actions: UiAction[]): UiAction[] {
+  return [...new Set(actions)];
+}

@@ -1,0 +1,97 @@
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Federation } from '../../../engine/context.js';
+import type { LiveEvent } from '../api-types.js';
+import { createLiveHub } from '../live/live-hub.js';
+import { apiRoute } from './api-routes.js';
+import { loadUiAssets } from './assets.js';
+import { route, type RouteContext } from './routes.js';
+import { allowedHosts, newToken } from './security.js';
+import { serveEvents } from './sse.js';
+import { UiViews } from './ui-views.js';
+
+export interface UiServerOptions {
+  /** 0 or absent: a free port. */
+  port?: number;
+  /** Default 127.0.0.1 (loopback only). */
+  host?: string;
+  /** The page's files (default: dist/ui/ of fed's package). */
+  assetsDir?: string;
+}
+
+export interface UiServer {
+  /** The URL to open, token included: `http://127.0.0.1:<port>/?token=…`. */
+  url: string;
+  token: string;
+  /** Event streams (`/events`) open now. */
+  readonly clients: number;
+  /** Stop serving: ends every open response (event streams included) and the watch on the federation. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serve the dashboard of `fed` (`fed ui`) until closed: one change watch (the live hub) for the server's
+ * whole life, which both streams to the browsers and tells the cached views what to read again. Resolves
+ * once the board and the queue are computed and the watch hears changes, so the first page is quick and
+ * nothing made after the URL is printed is missed. Refused when the page is not built (UI_NOT_BUILT).
+ */
+export async function startUiServer(fed: Federation, options: UiServerOptions = {}): Promise<UiServer> {
+  const assets = loadUiAssets(options.assetsDir);
+  const host = options.host ?? '127.0.0.1';
+  const token = newToken();
+  const views = new UiViews(fed);
+  const hub = createLiveHub(fed.backend.changes, { now: fed.now });
+  const stopViews = hub.subscribe(undefined, (message) => {
+    if (message.event === 'change') views.invalidate((JSON.parse(message.data) as LiveEvent).change);
+  });
+  const streams = new Set<ServerResponse>();
+  const ctx: RouteContext = {
+    guard: { token, hosts: new Set() },
+    assets,
+    views,
+    api: async (request, response, url) => {
+      if (url.pathname === '/events' && request.method !== 'POST') {
+        serveEvents(hub, request, response, streams);
+        return true;
+      }
+      return apiRoute(fed, views, request, response, url);
+    },
+  };
+  const server = createServer((request, response) => void route(request, response, ctx));
+  try {
+    await hub.ready;
+    await Promise.all([views.board(), views.needsYou()]);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    stopViews();
+    await hub.close();
+    throw error;
+  }
+  const { port } = server.address() as AddressInfo;
+  ctx.guard.hosts = allowedHosts(host, port);
+  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `${origin}/?token=${token}`,
+    token,
+    get clients() {
+      return streams.size;
+    },
+    close() {
+      closing ??= (async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        for (const stream of streams) stream.end();
+        server.closeAllConnections();
+        stopViews();
+        await Promise.all([closed, hub.close()]);
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,181 @@
+import { META } from '../../../core/schema/common.js';
+import type { RegistryEntry } from '../../../core/schema/registry.js';
+import type { Federation } from '../../../engine/context.js';
+import type { FederationChange } from '../../../ports/federation-changes.js';
+import type { SignalInbox } from '../../../ports/signal-transport.js';
+import { byWaitingLongest } from '../../needs-you/needs-you.js';
+import { metaNeedsYou } from '../../needs-you/signal-items.js';
+import { stuckSignals } from '../../monitor/monitor-cycle.js';
+import type { BoardView, NeedsYouEntry, NeedsYouView } from '../api-types.js';
+import { itemActions, teamFacts, type TeamFacts } from './team-card.js';
+
+interface CachedTeam {
+  /** The registry entry the facts were computed from: a registry change recomputes only the teams it changed. */
+  entry: string;
+  facts: TeamFacts;
+}
+
+/**
+ * The board and the needs-you queue, kept between requests and recomputed only where a change says
+ * something changed (a team-scoped change recomputes that team's card): with a thousand teams a page load
+ * reads nothing it read before. A change arriving while a view is computed marks it stale again.
+ */
+export class UiViews {
+  private readonly teams = new Map<string, CachedTeam>();
+  private readonly staleTeams = new Set<string>();
+  private registryStale = true;
+  private order: RegistryEntry[] = [];
+  private meta: NeedsYouEntry[] = [];
+  private metaStale = true;
+  private stuck = { problems: [] as string[], count: 0 };
+  private stuckStale = true;
+  private computing: Promise<void> | undefined;
+  private readonly metaInbox: SignalInbox;
+
+  constructor(private readonly fed: Federation) {
+    this.metaInbox = fed.backend.signals.inbox({ id: META, entry: undefined });
+  }
+
+  /** Forget what `change` names; the next request recomputes it. */
+  invalidate(change: FederationChange): void {
+    switch (change.scope) {
+      case 'registry':
+        this.registryStale = true;
+        break;
+      case 'team':
+        this.staleTeams.add(change.team);
+        if (change.what === 'inbox' || change.what === 'outbox') this.stuckStale = true;
+        break;
+      case 'meta':
+      case 'delivery':
+        this.metaStale = true;
+        this.stuckStale = true;
+        break;
+      case 'journal':
+        break;
+    }
+  }
+
+  /** After an action of this server on `team`: what it may have changed is read again, at once. */
+  invalidateAfterAction(team: string): void {
+    this.registryStale = true;
+    this.staleTeams.add(team);
+    this.metaStale = true;
+    this.stuckStale = true;
+  }
+
+  async board(): Promise<BoardView> {
+    await this.refresh();
+    const cards = this.order.map((entry) => this.teams.get(entry.domainId)!.facts.card);
+    const healthy = cards.filter((card) => card.healthy).length;
+    const costs = cards.map((card) => card.costUsd).filter((cost): cost is number => cost !== null);
+    return {
+      generatedAt: this.fed.now().toISOString(),
+      teams: cards,
+      totals: {
+        teams: cards.length,
+        healthy,
+        unhealthy: cards.length - healthy,
+        needsYou: this.needsYouItems().length,
+        costUsd: costs.length ? costs.reduce((sum, cost) => sum + cost, 0) : null,
+      },
+      backend: this.fed.backend.name,
+      root: this.fed.root,
+    };
+  }
+
+  async needsYou(): Promise<NeedsYouView> {
+    await this.refresh();
+    const problems = [
+      ...this.order.flatMap((entry) => {
+        const { card } = this.teams.get(entry.domainId)!.facts;
+        return card.healthy ? [] : [`team ${card.id}: ${card.reasons.join('; ')}`];
+      }),
+      ...this.stuck.problems,
+    ];
+    return { generatedAt: this.fed.now().toISOString(), items: this.needsYouItems(), problems };
+  }
+
+  /** The cached facts of one team (fresh), or undefined when it is not registered. */
+  async team(id: string): Promise<TeamFacts | undefined> {
+    await this.refresh();
+    return this.teams.get(id)?.facts;
+  }
+
+  /** Stuck signals (overdue, undeliverable) as the monitor finds them, counted and said. */
+  async stuckSignals(): Promise<{ problems: string[]; count: number }> {
+    await this.refresh();
+    return this.stuck;
+  }
+
+  private needsYouItems(): NeedsYouEntry[] {
+    const teamItems = this.order.flatMap((entry) => {
+      const { card, needsYou } = this.teams.get(entry.domainId)!.facts;
+      return needsYou.map((item): NeedsYouEntry => ({ ...item, actions: itemActions(item, card.state) }));
+    });
+    return [...teamItems, ...this.meta].sort(byWaitingLongest);
+  }
+
+  /** One refresh at a time: concurrent requests wait for the same one, then recheck. */
+  private async refresh(): Promise<void> {
+    while (this.computing) await this.computing;
+    if (!this.registryStale && this.staleTeams.size === 0 && !this.metaStale && !this.stuckStale) return;
+    this.computing = this.recompute().finally(() => (this.computing = undefined));
+    await this.computing;
+  }
+
+  private async recompute(): Promise<void> {
+    const { backend } = this.fed;
+    const stale = new Set(this.staleTeams);
+    this.staleTeams.clear();
+    if (this.registryStale) {
+      this.registryStale = false;
+      const registry = await backend.registry.read();
+      this.order = [...registry.teams].sort((a, b) => a.domainId.localeCompare(b.domainId));
+      const present = new Set(this.order.map((entry) => entry.domainId));
+      for (const id of this.teams.keys()) if (!present.has(id)) this.teams.delete(id);
+      for (const entry of this.order)
+        if (this.teams.get(entry.domainId)?.entry !== JSON.stringify(entry)) stale.add(entry.domainId);
+    }
+    const entries = this.order.filter((entry) => stale.has(entry.domainId));
+    if (entries.length) {
+      const census = await backend.signals.census(entries.map((entry) => ({ id: entry.domainId, entry })));
+      for (const entry of entries) {
+        const facts = await teamFacts(this.fed, entry, census.get(entry.domainId)!);
+        this.teams.set(entry.domainId, { entry: JSON.stringify(entry), facts });
+      }
+    }
+    // Each flag is cleared before its read: a change during the read sets it again for the next request.
+    if (this.metaStale) {
+      this.metaStale = false;
+      this.meta = await this.metaItems();
+    }
+    if (this.stuckStale) {
+      this.stuckStale = false;
+      const registry = await backend.registry.read();
+      const signals = await stuckSignals(this.fed, registry, this.fed.now());
+      this.stuck = {
+        count: signals.length,
+        problems: signals.map(
+          (signal) =>
+            `${signal.type} ${signal.id} from ${signal.from} to ${signal.to} is ${signal.state}${signal.dueAt ? ` (due ${signal.dueAt})` : ''}${signal.reason ? `: ${signal.reason}` : ''}`,
+        ),
+      };
+    }
+  }
+
+  /** Meta's open questions (with who asked and what, to answer in place) and escalations. */
+  private async metaItems(): Promise<NeedsYouEntry[]> {
+    const items = await metaNeedsYou(this.fed, this.metaInbox);
+    const pending = new Map(
+      (await this.metaInbox.pending()).signals.map(({ message }) => [message.id.toLowerCase(), message]),
+    );
+    return items.map((item): NeedsYouEntry => {
+      const message = item.signalId ? pending.get(item.signalId.toLowerCase()) : undefined;
+      const entry: NeedsYouEntry = { ...item, actions: itemActions(item, null) };
+      if (item.kind === 'question' && message)
+        Object.assign(entry, { from: message.from, subject: message.subject, body: message.body });
+      return entry;
+    });
+  }
+}
