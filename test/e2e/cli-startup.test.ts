@@ -70,6 +70,7 @@ describe('fast start: what a command initialises', () => {
       'config',
       'migrate',
       'mcp',
+      'ui',
     ]) {
       const modules = initialisedWith(graph, `src/cli/commands/${command}.ts`);
       for (const sdk of ['sdk-metrics', 'sdk-trace', 'exporter-trace-otlp-http'])
@@ -86,6 +87,11 @@ describe('fast start: what a command initialises', () => {
         expect(initialises(modules, 'node_modules/@modelcontextprotocol/'), `${command} initialises the MCP SDK`).toBe(
           false,
         );
+      // The dashboard's server (node:http, its views and actions) loads when `fed ui` starts serving.
+      expect(
+        initialises(modules, 'src/apps/ui/server/ui-server.ts'),
+        `${command} initialises the dashboard's server up front`,
+      ).toBe(false);
       // The JetStream adapter is in the registry every command reads; its NATS client loads on first use.
       expect(initialises(modules, 'node_modules/@nats-io/'), `${command} initialises the NATS client up front`).toBe(
         false,

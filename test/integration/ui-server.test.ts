@@ -1,8 +1,27 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { BoardView, NeedsYouView } from '../../src/apps/ui/api-types.js';
+import type {
+  ActionRefusal,
+  ActionResult,
+  BoardView,
+  FederationView,
+  LiveEvent,
+  NeedsYouView,
+  SignalsView,
+  SignalThreadView,
+  TeamPageView,
+  TranscriptChunk,
+} from '../../src/apps/ui/api-types.js';
+import { applyLifecycleInputs, runActors, sendSignal, setTeamStatus } from '../../src/index.js';
+import { getTeam } from '../../src/core/find-team.js';
+import { onboardTeam } from '../../src/engine/registry/onboard.js';
+import { showSignal } from '../../src/engine/delivery/show-signal.js';
+import type { Federation } from '../../src/engine/context.js';
+import { runFed } from '../helpers/fed-cli.js';
+import { gitFederation } from '../helpers/git-federation.js';
 import { startUiServer, type UiServer } from '../../src/apps/ui/server/ui-server.js';
 import { openFederation } from '../../src/engine/context.js';
 import { signalFederation } from '../helpers/signal-federation.js';
@@ -35,9 +54,9 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 
-async function serve(teams: readonly string[] = ['docs', 'api']) {
-  const federation = await signalFederation(teams);
-  const fed = openFederation(federation.root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
+async function serve(teams: readonly string[] = ['docs', 'api'], at?: string) {
+  const root = at ?? (await signalFederation(teams)).root;
+  const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
   const server = await startUiServer(fed, { assetsDir: tinyAssets() });
   servers.push(server);
   const origin = new URL(server.url).origin;
@@ -49,7 +68,31 @@ async function serve(teams: readonly string[] = ['docs', 'api']) {
       ...init,
       headers: { cookie, ...(init.method === 'POST' ? { origin } : {}), ...(init.headers as object) },
     });
-  return { federation, fed, server, origin, page };
+  /** An action as the page's button sends it. */
+  const act = async (request: Record<string, unknown>) => {
+    const response = await page('/api/actions', {
+      method: 'POST',
+      body: JSON.stringify(request),
+      headers: { 'content-type': 'application/json' },
+    });
+    return { status: response.status, body: (await response.json()) as ActionResult | ActionRefusal };
+  };
+  const json = async <T>(path: string) => {
+    const response = await page(path);
+    expect(response.status, path).toBe(200);
+    return (await response.json()) as T;
+  };
+  return { root, fed, server, origin, page, act, json };
+}
+
+async function event(fed: Federation, team: string, type: string, data: Record<string, unknown> = {}) {
+  const entry = getTeam(await fed.backend.registry.read(), team);
+  await applyLifecycleInputs(fed, entry, [{ source: 'event', event: { type, ...data } }], { durable: false });
+}
+
+/** The federation journal's dashboard records. */
+async function actionsJournaled(fed: Federation) {
+  return (await fed.backend.journal.read()).filter((record) => record.kind === 'action');
 }
 
 describe('fed ui: the guard', () => {
@@ -152,5 +195,254 @@ describe('fed ui: the views', () => {
     const { page } = await serve();
     const view = (await (await page('/api/needs-you')).json()) as NeedsYouView;
     expect(view).toMatchObject({ items: [], problems: expect.any(Array) });
+  });
+});
+
+describe('fed ui: the actions', () => {
+  it('pauses and resumes a team as fed team pause|resume do, journaling each from the dashboard', async () => {
+    const { fed, act, json } = await serve();
+    expect(await act({ action: 'pause', team: 'docs' })).toEqual({
+      status: 200,
+      body: { ok: true, message: 'docs: active → paused' },
+    });
+    expect(getTeam(await fed.backend.registry.read(), 'docs').status).toBe('paused');
+    const card = (await json<BoardView>('/api/board')).teams.find((team) => team.id === 'docs')!;
+    expect(card).toMatchObject({ status: 'paused', actions: ['resume'] });
+    expect((await act({ action: 'resume', team: 'docs' })).body).toEqual({
+      ok: true,
+      message: 'docs: paused → active',
+    });
+    expect(await actionsJournaled(fed)).toEqual([
+      expect.objectContaining({ kind: 'action', source: 'ui', action: 'pause', team: 'docs' }),
+      expect.objectContaining({ kind: 'action', source: 'ui', action: 'resume', team: 'docs' }),
+    ]);
+  });
+
+  it("refuses as fed does, with fed's own code and message, and changes nothing", async () => {
+    const { fed, act } = await serve();
+    const cli = await setTeamStatus(fed, 'docs', { type: 'RESUME' }).catch((error: Error & { code: string }) => error);
+    const refused = await act({ action: 'resume', team: 'docs' });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({ ok: false, code: (cli as { code: string }).code, message: (cli as Error).message });
+    const unknown = await act({ action: 'pause', team: 'nobody' });
+    expect(unknown).toMatchObject({ status: 404, body: { ok: false, code: 'UNKNOWN_TEAM' } });
+    expect((await act({ action: 'launch', team: 'docs' })).body).toMatchObject({ ok: false, code: 'INVALID_INPUT' });
+    expect((await act({ action: 'request-changes', team: 'docs' })).body).toMatchObject({ code: 'INVALID_INPUT' });
+    expect(await actionsJournaled(fed)).toEqual([]);
+    expect(getTeam(await fed.backend.registry.read(), 'docs').status ?? 'active').toBe('active');
+  });
+
+  it('answers a question to meta in place: a report that replies to it, and the question is answered', async () => {
+    const { fed, act, json } = await serve();
+    const question = await sendSignal(fed, {
+      from: 'docs',
+      to: 'meta',
+      type: 'question',
+      subject: 'Which format?',
+      body: 'md or html',
+    });
+    // The view changes once the change feed tells the server (within its short coalescing window).
+    await expect.poll(async () => (await json<NeedsYouView>('/api/needs-you')).items.length).toBe(1);
+    const waiting = await json<NeedsYouView>('/api/needs-you');
+    expect(waiting.items).toEqual([
+      expect.objectContaining({
+        kind: 'question',
+        signalId: question.message.id,
+        actions: ['answer'],
+        from: 'docs',
+        subject: 'Which format?',
+        body: 'md or html',
+      }),
+    ]);
+    const answered = await act({ action: 'answer', signalId: question.message.id, text: 'Markdown' });
+    expect(answered.status, JSON.stringify(answered.body)).toBe(200);
+    expect((await showSignal(fed, question.message.id)).delivery.state).toBe('answered');
+    expect((await json<NeedsYouView>('/api/needs-you')).items).toEqual([]);
+    const thread = await json<SignalThreadView>(`/api/signals/${question.message.id}`);
+    expect(thread.signal).toMatchObject({ id: question.message.id, state: 'answered', body: 'md or html' });
+    expect(thread.replies).toEqual([
+      expect.objectContaining({ from: 'meta', to: 'docs', type: 'report', replyTo: question.message.id }),
+    ]);
+    expect(thread.history.map((h) => h.what.split(':')[0])).toContain('answered');
+    expect(await actionsJournaled(fed)).toEqual([
+      expect.objectContaining({ action: 'answer', team: 'docs', signalId: question.message.id, source: 'ui' }),
+    ]);
+    const again = await act({
+      action: 'answer',
+      signalId: question.message.id.replace(/^.{8}/, '00000000'),
+      text: 'x',
+    });
+    expect(again).toMatchObject({ status: 404, body: { code: 'UNKNOWN_SIGNAL' } });
+  });
+
+  it('retries a failed team and removes an archived one', async () => {
+    const { fed, act, json } = await serve();
+    await sendSignal(fed, { to: 'docs', type: 'directive', subject: 'write it' }, { durable: false });
+    await runActors(fed, { once: true });
+    await event(fed, 'docs', 'FAIL', { reason: 'sources inaccessible' });
+    await expect.poll(async () => (await json<NeedsYouView>('/api/needs-you')).items.length).toBe(1);
+    const failed = await json<NeedsYouView>('/api/needs-you');
+    expect(failed.items).toEqual([
+      expect.objectContaining({ kind: 'failed', team: 'docs', actions: ['retry', 'remove'] }),
+    ]);
+    expect(failed.problems.join('\n')).toContain('sources inaccessible');
+    const retried = await act({ action: 'retry', team: 'docs' });
+    expect(retried.body).toMatchObject({
+      ok: true,
+      message: expect.stringContaining('docs: run 2 starts from the beginning'),
+    });
+    expect((await json<TeamPageView>('/api/teams/docs')).card.state).not.toBe('failed');
+
+    await setTeamStatus(fed, 'api', { type: 'ARCHIVE' });
+    const removed = await act({ action: 'remove', team: 'api' });
+    expect(removed.body).toMatchObject({ ok: true, message: expect.stringMatching(/^removed api: /) });
+    expect((await json<BoardView>('/api/board')).teams.map((team) => team.id)).toEqual(['docs']);
+    expect((await actionsJournaled(fed)).map((record) => record.action)).toEqual(['retry', 'remove']);
+  });
+
+  it('approves and merges a coding team in review', async () => {
+    const { root, git } = gitFederation();
+    const setup = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
+    await onboardTeam(setup, { domain: 'app', archetypeId: 'coding', placementType: 'worktree' });
+    const app = await setup.team('app');
+    writeFileSync(join(app.location, 'feature.txt'), 'new\n');
+    execFileSync('git', ['add', 'feature.txt'], { cwd: app.location });
+    execFileSync('git', ['commit', '-qm', 'a feature'], { cwd: app.location });
+    await sendSignal(setup, { to: 'app', type: 'directive', subject: 'build it' }, { durable: false });
+    await runActors(setup, { once: true });
+    await event(setup, 'app', 'PLAN_READY', { tasks: ['x'] });
+    await event(setup, 'app', 'CHANGES_COMMITTED', { commit: 'abc' });
+    await event(setup, 'app', 'TESTS_COMPLETE', { passed: 1, failed: 0 });
+    await event(setup, 'app', 'REVIEW_REQUESTED', { pullRequest: 'fed/app' });
+    const { fed, act, json } = await serve([], root);
+    const review = (await json<NeedsYouView>('/api/needs-you')).items;
+    expect(review).toEqual([
+      expect.objectContaining({ kind: 'review', team: 'app', actions: ['approve', 'request-changes'] }),
+    ]);
+    expect((await json<BoardView>('/api/board')).teams[0]!.actions).toEqual(['pause', 'approve', 'request-changes']);
+    expect((await act({ action: 'merge', team: 'app' })).body).toMatchObject({ ok: false, code: 'NOT_APPROVED' });
+    expect((await act({ action: 'approve', team: 'app' })).body).toEqual({
+      ok: true,
+      message: 'app: approved (pr-approved); merge it with: fed team merge app',
+    });
+    expect((await json<NeedsYouView>('/api/needs-you')).items).toEqual([
+      expect.objectContaining({ kind: 'review', actions: ['merge'] }),
+    ]);
+    const merged = await act({ action: 'merge', team: 'app' });
+    expect(merged.body).toMatchObject({
+      ok: true,
+      message: expect.stringMatching(/^app: merged fed\/app into main as /),
+    });
+    expect(git('log', '-1', '--format=%s').trim()).toBe('Merge fed/app (fed team app) into main');
+    expect((await actionsJournaled(fed)).map((record) => record.action)).toEqual(['approve', 'merge']);
+  }, 60_000);
+});
+
+describe('fed ui: the other views', () => {
+  it('/api/teams/<id>, its transcript, /api/signals (paged) and /api/federation', async () => {
+    const { fed, json, page } = await serve();
+    for (let i = 0; i < 5; i++)
+      await sendSignal(
+        fed,
+        { from: 'docs', to: 'api', type: 'report', subject: `report ${i}` },
+        { now: () => new Date(Date.now() + i * 1000) },
+      );
+    const team = await json<TeamPageView>('/api/teams/api');
+    expect(team).toMatchObject({
+      card: { id: 'api' },
+      machineId: expect.any(String),
+      runs: [],
+      transcript: null,
+      deliverable: null,
+    });
+    expect(team.inbox.map((row) => row.subject)).toEqual(['report 4', 'report 3', 'report 2', 'report 1', 'report 0']);
+    expect(team.inbox[0]).toMatchObject({ from: 'docs', to: 'api', type: 'report', state: 'delivered', replyTo: null });
+    expect(team.journal.some((entry) => entry.origin === 'federation' && /onboarded/.test(entry.text))).toBe(true);
+    expect((await page('/api/teams/nobody')).status).toBe(404);
+    expect(await json<TranscriptChunk | null>('/api/teams/api/transcript?from=0')).toBeNull();
+
+    const first = await json<SignalsView>('/api/signals?limit=2');
+    expect(first.signals.map((row) => row.subject)).toEqual(['report 4', 'report 3']);
+    const second = await json<SignalsView>(`/api/signals?limit=2&before=${encodeURIComponent(first.next!)}`);
+    expect(second.signals.map((row) => row.subject)).toEqual(['report 2', 'report 1']);
+    const last = await json<SignalsView>(`/api/signals?limit=2&before=${encodeURIComponent(second.next!)}`);
+    expect(last).toEqual({ signals: [expect.objectContaining({ subject: 'report 0' })], next: null });
+    expect((await json<SignalsView>('/api/signals?team=docs')).signals).toHaveLength(5);
+    expect((await page('/api/signals?limit=0')).status).toBe(400);
+
+    const federation = await json<FederationView>('/api/federation');
+    expect(federation).toMatchObject({
+      plan: null,
+      report: null,
+      health: { teams: 2, stuckSignals: 0 },
+      telemetry: { enabled: false },
+      runs: { total: 0, costUsd: null, unmeasured: 0 },
+    });
+  });
+});
+
+/** Reads an event stream until `until` says it has what it waits for. */
+async function readEvents(
+  response: Response,
+  until: (events: { id?: string; event: string; data: string }[]) => boolean,
+) {
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  const events: { id?: string; event: string; data: string }[] = [];
+  let text = '';
+  while (!until(events)) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += value;
+    let end: number;
+    while ((end = text.indexOf('\n\n')) >= 0) {
+      const block = text.slice(0, end);
+      text = text.slice(end + 2);
+      const fields = Object.fromEntries(
+        block.split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]),
+      );
+      if (fields.event) events.push({ id: fields.id, event: fields.event, data: fields.data ?? '' });
+    }
+  }
+  await reader.cancel();
+  return events;
+}
+
+describe('fed ui: /events', () => {
+  it('streams a change made by another process, and resumes after Last-Event-ID', async () => {
+    const { root, page, server } = await serve();
+    const stream = await page('/events');
+    expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(stream.headers.get('cache-control')).toBe('no-store');
+    await expect.poll(() => server.clients).toBe(1);
+    const paused = await runFed(['--root', root, 'team', 'pause', 'docs']);
+    expect(paused.code, paused.stderr).toBe(0);
+    const seen = await readEvents(stream, (events) =>
+      events.some((e) => e.event === 'change' && (JSON.parse(e.data) as LiveEvent).change.scope === 'registry'),
+    );
+    const changes = seen.filter((e) => e.event === 'change');
+    expect(changes[0]!.id).toBe(String((JSON.parse(changes[0]!.data) as LiveEvent).seq));
+    await expect.poll(() => server.clients).toBe(0);
+
+    // Reconnecting after the first change: what came after it is replayed, the first is not.
+    const resumed = await page('/events', { headers: { 'last-event-id': changes[0]!.id! } });
+    const replayed = await readEvents(resumed, (events) => events.length >= changes.length - 1);
+    expect(replayed.map((e) => e.id)).toEqual(changes.slice(1).map((e) => e.id));
+    const unknown = await page('/events', { headers: { 'last-event-id': 'nonsense' } });
+    expect((await readEvents(unknown, (events) => events.length >= 1))[0]!.event).toBe('reset');
+
+    // The board shows the change without a reload.
+    expect(((await (await page('/api/board')).json()) as BoardView).teams.find((t) => t.id === 'docs')!.status).toBe(
+      'paused',
+    );
+  }, 30_000);
+
+  it('closing the server ends every event stream', async () => {
+    const { page, server } = await serve();
+    const stream = await page('/events');
+    await expect.poll(() => server.clients).toBe(1);
+    await server.close();
+    const reader = stream.body!.getReader();
+    for (;;) if ((await reader.read()).done) break;
+    expect(server.clients).toBe(0);
   });
 });

@@ -12,13 +12,13 @@ import { deliveryDirectory } from './file-delivery-fact-store.js';
 import { readRegistry } from './registry-file.js';
 
 /** How long a burst of one change is gathered before it is told (an atomic write alone is two events). */
-export const COALESCE_MS = 25;
+const COALESCE_MS = 25;
 
 type TeamWhat = Extract<FederationChange, { scope: 'team' }>['what'];
 
 /**
  * The change feed of file-signal-v1: `fs.watch` on the folders that hold what changes (never on files, which
- * fed replaces by rename), each filtered to the entries that matter. About seven folders per team, shared
+ * fed replaces by rename), each filtered to the entries that matter. Six folders per team, shared
  * where they coincide; no timers but the short coalescing one, so an idle federation costs nothing.
  */
 export class FileFederationChanges implements FederationChanges {

@@ -14,6 +14,7 @@
  *   GET  /api/signals?before=<cursor>&limit=<n>&team=<id>  SignalsView (newest first, paged)
  *   GET  /api/signals/<id>        SignalThreadView
  *   GET  /api/federation          FederationView
+ *   GET  /assets/diagrams/<machineId>.json   DiagramLayout (laid out at build time)
  *   GET  /events                  Server-Sent Events: `change` (LiveEvent), `reset`; honours Last-Event-ID
  *   POST /api/actions             ActionRequest → ActionResult (200) or ActionRefusal (400/404/409)
  */
@@ -184,4 +185,45 @@ export interface ActionRefusal {
   /** fed's error code (FedErrorCode) and its own message. */
   code: string;
   message: string;
+}
+
+/**
+ * A lifecycle diagram as laid out at build time (scripts/ui-diagrams.mjs, `dist/ui/diagrams/<id>.json`,
+ * served as `/assets/diagrams/<id>.json`): boxes and routes in SVG user units, top-left origin.
+ */
+export interface DiagramNode {
+  id: string;
+  label: string;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  final: boolean;
+  description: string | null;
+}
+
+export interface DiagramEdge {
+  id: string;
+  source: string;
+  target: string;
+  points: { x: number; y: number }[];
+  /** The events that take this transition, comma-separated. */
+  label: string;
+  labelX: number | null;
+  labelY: number | null;
+}
+
+export interface DiagramLayout {
+  machineId: string;
+  version: number;
+  initial: string;
+  width: number;
+  height: number;
+  /**
+   * Transitions said once instead of drawn from every state (`PAUSE from every state → paused`,
+   * `RESUME: paused → the state it was entered from`).
+   */
+  notes: string[];
+  nodes: DiagramNode[];
+  edges: DiagramEdge[];
 }

@@ -31,10 +31,10 @@ export class SharedDirectoryWatchers {
         this.drop(directory, watcher);
         for (const each of [...listeners]) each({ kind: 'gone' });
       };
-      const watcher = watch(directory, (_type, name) => {
-        // Linux names the watched directory itself when it is moved or removed (an entry of the same
-        // name costs a needless new watcher, nothing more).
-        if (name !== null && String(name) === own) return gone();
+      const watcher = watch(directory, (type, name) => {
+        // Linux names the watched directory itself, as a rename, when it is moved or removed (an entry of
+        // the same name renamed costs a needless new watcher, nothing more).
+        if (type === 'rename' && name !== null && String(name) === own) return gone();
         for (const each of [...listeners]) each({ kind: 'entry', name: name === null ? null : String(name) });
       });
       watcher.on('error', gone);

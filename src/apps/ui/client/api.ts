@@ -3,6 +3,7 @@ import type {
   ActionRequest,
   ActionResult,
   BoardView,
+  DiagramLayout,
   FederationView,
   NeedsYouView,
   SignalsView,
@@ -10,7 +11,6 @@ import type {
   TeamPageView,
   TranscriptChunk,
 } from '../api-types.js';
-import type { DiagramLayout } from './diagram-types.js';
 
 /**
  * The page's only way to the server: the JSON routes of api-types.ts, same-origin (the session cookie

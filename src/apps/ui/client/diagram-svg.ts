@@ -1,5 +1,5 @@
 import { h } from 'preact';
-import type { DiagramLayout } from './diagram-types.js';
+import type { DiagramLayout } from '../api-types.js';
 
 /**
  * A lifecycle diagram (laid out at build time, see diagram-types.ts) as SVG, the team's current state lit

@@ -107,7 +107,8 @@ function parseRequest(body: unknown): ActionRequest {
     throw new InvalidInputError('expected a JSON object {action, team?, signalId?, text?}');
   const { action, team, signalId, text, ...rest } = body as Record<string, unknown>;
   const unknown = Object.keys(rest);
-  if (unknown.length) throw new InvalidInputError(`unknown field(s) ${unknown.join(', ')}; expected action, team, signalId, text`);
+  if (unknown.length)
+    throw new InvalidInputError(`unknown field(s) ${unknown.join(', ')}; expected action, team, signalId, text`);
   if (!(UI_ACTIONS as readonly unknown[]).includes(action))
     throw new InvalidInputError(`action: expected one of ${UI_ACTIONS.join(', ')}, got ${JSON.stringify(action)}`);
   for (const [name, value] of Object.entries({ team, signalId, text }))

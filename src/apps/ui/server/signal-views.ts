@@ -21,8 +21,9 @@ interface Located {
 /**
  * The federation's signals, newest first, a page at a time (`before`: the cursor of the last row seen).
  * Every inbox holds each signal once (an outbox copy is a record of the same send), so the inboxes are
- * the federation's signals; with `team`, that team's inbox and outbox. Delivery states are computed for
- * the page only: with a hundred thousand signals a page never reads the facts of the others.
+ * the federation's signals; with `team`, that team's inbox and outbox. The boxes are read one at a time
+ * and only the page's candidates kept, and delivery states are computed for the page only: with a hundred
+ * thousand signals a page never holds them all, nor reads the others' facts.
  */
 export async function signalsView(
   fed: Federation,
@@ -33,13 +34,20 @@ export async function signalsView(
     throw new InvalidInputError(`limit: expected a whole number from 1 to ${MAX_PAGE}, got ${query.limit}`);
   const { backend } = fed;
   const registry = await backend.registry.read();
-  const located = query.team ? await teamBoxes(fed, registry, query.team) : await everyInbox(fed, registry);
-  located.sort((a, b) => compareCursor(cursorOf(b.entry), cursorOf(a.entry)));
-  const start = query.before === undefined ? 0 : located.findIndex((s) => compareCursor(cursorOf(s.entry), query.before!) < 0);
-  const page = start < 0 ? [] : located.slice(start, start + limit);
+  const newestFirst = (a: Located, b: Located) => compareCursor(cursorOf(b.entry), cursorOf(a.entry));
+  const older = (s: Located) => query.before === undefined || compareCursor(cursorOf(s.entry), query.before) < 0;
+  // One more than the page tells whether there is a next page.
+  const kept: Located[] = [];
+  const boxes = query.team ? teamBoxes(fed, registry, query.team) : everyInbox(fed, registry);
+  for await (const box of boxes) {
+    kept.push(...box.filter(older));
+    if (kept.length > 4 * (limit + 1)) kept.sort(newestFirst).splice(limit + 1);
+  }
+  kept.sort(newestFirst);
+  const page = kept.slice(0, limit);
   const signals = await signalRows(fed, registry, page);
   const last = page.at(-1);
-  const more = start >= 0 && start + limit < located.length;
+  const more = kept.length > limit;
   return { signals, next: more && last ? cursorOf(last.entry) : null };
 }
 
@@ -47,7 +55,9 @@ export async function signalsView(
 export async function signalThreadView(fed: Federation, id: string): Promise<SignalThreadView> {
   const report = await showSignal(fed, id, { deadlines: fed.config.signalDeadlines });
   const answeredBy = report.facts.answered?.replyId;
-  const replies = answeredBy ? [reportRow(await showSignal(fed, answeredBy, { deadlines: fed.config.signalDeadlines }))] : [];
+  const replies = answeredBy
+    ? [reportRow(await showSignal(fed, answeredBy, { deadlines: fed.config.signalDeadlines }))]
+    : [];
   return {
     signal: { ...reportRow(report), body: report.message.body },
     history: report.history.map((event) => ({ at: event.at, what: `${event.event}: ${event.detail}` })),
@@ -56,7 +66,11 @@ export async function signalThreadView(fed: Federation, id: string): Promise<Sig
 }
 
 /** The rows of signals already read from their boxes, with their delivery states. */
-export async function signalRows(fed: Federation, registry: Registry, located: readonly Located[]): Promise<SignalRow[]> {
+export async function signalRows(
+  fed: Federation,
+  registry: Registry,
+  located: readonly Located[],
+): Promise<SignalRow[]> {
   const inspector = new DeliveryInspector(fed.backend, registry, deadlineTable(fed.config.signalDeadlines), fed.now());
   await inspector.learn(located.map((s) => s.entry));
   return Promise.all(
@@ -92,22 +106,23 @@ function reportRow(report: SignalReport): SignalRow {
   };
 }
 
-async function everyInbox(fed: Federation, registry: Registry): Promise<Located[]> {
+/**
+ * Each inbox in turn, read and let go: the page keeps only its candidates, so a federation of a hundred
+ * thousand signals is never held at once.
+ */
+async function* everyInbox(fed: Federation, registry: Registry): AsyncGenerator<Located[]> {
   const parties = [{ id: META, entry: undefined }, ...registry.teams.map((t) => ({ id: t.domainId, entry: t }))];
-  const located: Located[] = [];
   for (const party of parties) {
     const { signals } = await fed.backend.signals.inbox(party).list();
-    for (const entry of signals) located.push({ entry, box: 'inbox' });
+    yield signals.map((entry): Located => ({ entry, box: 'inbox' }));
   }
-  return located;
 }
 
-async function teamBoxes(fed: Federation, registry: Registry, name: string): Promise<Located[]> {
+async function* teamBoxes(fed: Federation, registry: Registry, name: string): AsyncGenerator<Located[]> {
   const entry = name === META ? undefined : await fed.team(name, registry);
   const party = { id: entry?.domainId ?? META, entry };
-  const inbox = (await fed.backend.signals.inbox(party).list()).signals.map((e): Located => ({ entry: e, box: 'inbox' }));
-  const outbox = (await fed.backend.signals.outbox(party).list()).signals.map((e): Located => ({ entry: e, box: 'outbox' }));
-  return [...inbox, ...outbox];
+  yield (await fed.backend.signals.inbox(party).list()).signals.map((e): Located => ({ entry: e, box: 'inbox' }));
+  yield (await fed.backend.signals.outbox(party).list()).signals.map((e): Located => ({ entry: e, box: 'outbox' }));
 }
 
 /** A row's place in time order: its send time, then its id (two signals of one instant keep an order). */

@@ -22,21 +22,22 @@ export async function teamPageView(fed: Federation, views: UiViews, name: string
   const entry = await fed.team(name, registry);
   const facts = await views.team(entry.domainId);
   const log = await readFederationLog(fed, { team: entry.domainId, signals: false });
-  const journal = log.map(
-    (line): JournalEntryView => ({
-      at: line.at,
-      origin: line.kind === 'transition' || line.kind === 'event' ? 'lifecycle' : 'federation',
-      text: line.text,
-      ...(line.kind === 'transition' ? { to: /→ (\S+)/.exec(line.text)?.[1] } : {}),
-    }),
-  );
+  const journal = log.map((line): JournalEntryView => ({
+    at: line.at,
+    origin: line.kind === 'transition' || line.kind === 'event' ? 'lifecycle' : 'federation',
+    text: line.text,
+    ...(line.kind === 'transition' ? { to: /\u2192 (\S+)/.exec(line.text)?.[1] } : {}),
+  }));
   const party = { id: entry.domainId, entry };
   const [inbox, outbox] = await Promise.all([
     fed.backend.signals.inbox(party).list(),
     fed.backend.signals.outbox(party).list(),
   ]);
   const newest = (signals: typeof inbox.signals, box: 'inbox' | 'outbox') =>
-    signals.slice(-BOX_ROWS).reverse().map((signal) => ({ entry: signal, box }));
+    signals
+      .slice(-BOX_ROWS)
+      .reverse()
+      .map((signal) => ({ entry: signal, box }));
   return {
     card: facts!.card,
     machineId: lifecycleFor(entry.archetypeId)?.id ?? null,

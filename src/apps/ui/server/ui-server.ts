@@ -57,7 +57,10 @@ export async function startUiServer(fed: Federation, options: UiServerOptions = 
       return apiRoute(fed, views, request, response, url);
     },
   };
-  const server = createServer((request, response) => void route(request, response, ctx));
+  // route() answers its own failures; one that escapes it (a broken socket) ends that response alone.
+  const server = createServer(
+    (request, response) => void route(request, response, ctx).catch(() => response.destroy()),
+  );
   try {
     await hub.ready;
     await Promise.all([views.board(), views.needsYou()]);

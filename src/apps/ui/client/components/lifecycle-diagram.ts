@@ -2,7 +2,7 @@ import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { diagramSvg } from '../diagram-svg.js';
-import type { DiagramLayout } from '../diagram-types.js';
+import type { DiagramLayout } from '../../api-types.js';
 
 /** Layouts never change while the page lives: each is fetched once. */
 const layouts = new Map<string, Promise<DiagramLayout>>();

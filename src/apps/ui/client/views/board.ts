@@ -7,8 +7,12 @@ import { ViewStatus } from '../components/view-status.js';
 import { formatCost } from '../format.js';
 import { touches, useView } from '../use-view.js';
 
-/** How many cards a group shows at first, and how many more each "Show more" adds: 1,000 teams stay quick. */
-export const GROUP_PAGE = 48;
+/**
+ * How many cards a group shows at first (two rows or so), and how many more each "Show more" adds: with
+ * 1,000 teams the board stays a page to scan, and renders quickly.
+ */
+export const GROUP_FIRST = 12;
+export const GROUP_MORE = 60;
 
 /** States that wait on a person come first, finished ones last; the rest in between, by name. */
 const FIRST = ['failed', 'paused', 'pr-review', 'pr-approved'];
@@ -75,15 +79,15 @@ export function Board() {
 }
 
 function StateGroup({ state, cards }: { state: string; cards: TeamCardData[] }) {
-  const [limit, setLimit] = useState(GROUP_PAGE);
+  const [limit, setLimit] = useState(GROUP_FIRST);
   const hidden = cards.length - limit;
   return html`<section class="group" data-group=${state}>
     <h2>${state} <span class="count">${cards.length}</span></h2>
     <div class="cards">${cards.slice(0, limit).map((card) => html`<${TeamCard} key=${card.id} card=${card} />`)}</div>
     ${
       hidden > 0 &&
-      html`<button type="button" class="more" onClick=${() => setLimit(limit + GROUP_PAGE * 4)}>
-        Show ${Math.min(hidden, GROUP_PAGE * 4)} more
+      html`<button type="button" class="more" onClick=${() => setLimit(limit + GROUP_MORE)}>
+        Show ${Math.min(hidden, GROUP_MORE)} more
       </button>`
     }
   </section>`;

@@ -55,7 +55,7 @@ export function TeamPage({ team }: { team: string }) {
           <${ActionButtons} actions=${card.actions} team=${card.id} />
         </div>
         <div class="panel">
-          <h2>Journal</h2>
+          <h2>Journal <span class="muted">newest first</span></h2>
           <${Timeline} entries=${journal} />
         </div>
       </div>
@@ -75,17 +75,6 @@ export function TeamPage({ team }: { team: string }) {
       <${RunsTable} runs=${runs} />
     </div>
 
-    <div class="panel">
-      <h2>Deliverable ${deliverable && html`<span class="muted mono">${deliverable.path}</span>`}</h2>
-      ${
-        !deliverable
-          ? html`<p class="empty">This team has no deliverable.</p>`
-          : deliverable.markdown === null
-            ? html`<p class="empty">Not written yet (${deliverable.sizeBytes} bytes).</p>`
-            : html`<${Markdown} source=${deliverable.markdown} />`
-      }
-    </div>
-
     <div class="team-grid">
       <div class="panel">
         <h2>Inbox</h2>
@@ -96,13 +85,23 @@ export function TeamPage({ team }: { team: string }) {
         <${SignalTable} signals=${outbox} empty="Nothing sent." />
       </div>
     </div>
+    <div class="panel">
+      <h2>Deliverable ${deliverable && html`<span class="muted mono">${deliverable.path}</span>`}</h2>
+      ${
+        !deliverable
+          ? html`<p class="empty">This team has no deliverable.</p>`
+          : deliverable.markdown === null
+            ? html`<p class="empty">Not written yet (${deliverable.sizeBytes} bytes).</p>`
+            : html`<${Markdown} source=${deliverable.markdown} />`
+      }
+    </div>
   </section>`;
 }
 
 function Timeline({ entries }: { entries: readonly JournalEntryView[] }) {
   if (entries.length === 0) return html`<p class="empty">Nothing recorded yet.</p>`;
-  return html`<ol class="timeline">
-    ${entries.map(
+  return html`<ol class="timeline" reversed>
+    ${[...entries].reverse().map(
       (entry, index) =>
         html`<li key=${index} class=${entry.origin}>
           <time datetime=${entry.at} title=${entry.at}>${formatTime(entry.at)}</time>
