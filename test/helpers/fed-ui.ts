@@ -5,13 +5,11 @@ import { FED_BIN } from './fed-cli.js';
  * `fed ui` from the built CLI, as a person starts it: `fed --root <root> ui --port 0`, its URL read from the
  * first line of its output, stopped with SIGINT (Ctrl-C). No vitest import: the benchmark uses it too.
  */
-export interface FedUi {
-  /** The first line: `http://127.0.0.1:<port>/?token=…`. */
+export interface Serving {
+  /** The first line it printed: the URL to open. */
   url: string;
   /** `http://127.0.0.1:<port>` */
   origin: string;
-  host: string;
-  token: string;
   child: ChildProcess;
   /** What it printed so far (stdout and stderr), for failure messages. */
   output(): string;
@@ -19,9 +17,16 @@ export interface FedUi {
   stop(): Promise<void>;
 }
 
+export interface FedUi extends Serving {
+  /** `127.0.0.1:<port>` */
+  host: string;
+  /** The token of the first line's `?token=`. */
+  token: string;
+}
+
 const START_TIMEOUT_MS = 20_000;
 
-/** Every `fed ui` this process started, so none outlives it when a test fails mid-way. */
+/** Every server this process started, so none outlives it when a test fails mid-way. */
 const running = new Set<ChildProcess>();
 process.on('exit', () => {
   for (const child of running) child.kill('SIGKILL');
@@ -33,11 +38,24 @@ export async function startFedUi(
 ): Promise<FedUi> {
   // Tests choose the federation explicitly; an inherited FED_ROOT/FED_TEAM must not leak in.
   const { FED_ROOT: _root, FED_TEAM: _team, ...inherited } = process.env;
-  const child = spawn(process.execPath, [FED_BIN, '--root', root, 'ui', '--port', '0', ...(options.args ?? [])], {
+  const served = await startServing([FED_BIN, '--root', root, 'ui', '--port', '0', ...(options.args ?? [])], {
     cwd: root,
     env: { ...inherited, NO_COLOR: '1', FED_TELEMETRY_ENABLED: 'false', ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const token = new URL(served.url).searchParams.get('token');
+  if (!token) {
+    await served.stop();
+    throw new Error(`fed ui's first line has no token: ${served.url}`);
+  }
+  return { ...served, host: new URL(served.url).host, token };
+}
+
+/** `node <args>` that serves HTTP until stopped and prints its URL as its first line (fed ui, the benchmark's bare server). */
+export async function startServing(
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<Serving> {
+  const child = spawn(process.execPath, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   let output = '';
   const exited = new Promise<void>((resolve) =>
@@ -56,7 +74,7 @@ export async function startFedUi(
   };
   const firstLine = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new Error(`fed ui printed no URL within ${START_TIMEOUT_MS} ms:\n${output}`)),
+      () => reject(new Error(`${args.join(' ')} printed no URL within ${START_TIMEOUT_MS} ms:\n${output}`)),
       START_TIMEOUT_MS,
     );
     let stdout = '';
@@ -73,17 +91,15 @@ export async function startFedUi(
     child.on('error', reject);
     void exited.then(() => {
       clearTimeout(timer);
-      reject(new Error(`fed ui exited (code ${child.exitCode}) before printing its URL:\n${output}`));
+      reject(new Error(`${args.join(' ')} exited (code ${child.exitCode}) before printing its URL:\n${output}`));
     });
   }).catch(async (error: unknown) => {
     await stop();
     throw error;
   });
-  const url = URL.canParse(firstLine) ? new URL(firstLine) : undefined;
-  const token = url?.searchParams.get('token');
-  if (!url || !token) {
+  if (!URL.canParse(firstLine)) {
     await stop();
-    throw new Error(`fed ui's first line is not a URL with a token: ${firstLine}`);
+    throw new Error(`${args.join(' ')}: the first line is not a URL: ${firstLine}`);
   }
-  return { url: firstLine, origin: url.origin, host: url.host, token, child, output: () => output, stop };
+  return { url: firstLine, origin: new URL(firstLine).origin, child, output: () => output, stop };
 }
