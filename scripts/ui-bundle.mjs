@@ -32,6 +32,9 @@ export async function buildUi() {
     legalComments: 'none',
     logLevel: 'warning',
     tsconfig: `${CLIENT}/tsconfig.json`,
+    // The Markdown parser decodes `&name;` through innerHTML in its browser build; the table build decodes
+    // without touching the DOM, so no Markdown input ever goes near an HTML parser.
+    alias: { 'decode-named-character-reference': './node_modules/decode-named-character-reference/index.js' },
   });
   await writeDiagrams('dist', `${OUT}/diagrams`);
 }

@@ -426,7 +426,8 @@ describe('fed ui: /events', () => {
     // Reconnecting after the first change: what came after it is replayed, the first is not.
     const resumed = await page('/events', { headers: { 'last-event-id': changes[0]!.id! } });
     const replayed = await readEvents(resumed, (events) => events.length >= changes.length - 1);
-    expect(replayed.map((e) => e.id)).toEqual(changes.slice(1).map((e) => e.id));
+    // (More may follow: the CLI's writes can still be settling.)
+    expect(replayed.slice(0, changes.length - 1).map((e) => e.id)).toEqual(changes.slice(1).map((e) => e.id));
     const unknown = await page('/events', { headers: { 'last-event-id': 'nonsense' } });
     expect((await readEvents(unknown, (events) => events.length >= 1))[0]!.event).toBe('reset');
 

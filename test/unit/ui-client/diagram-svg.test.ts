@@ -55,10 +55,10 @@ describe('lifecycle diagrams as SVG', () => {
     expect(svg).toContain('<g class="node final" data-state="complete">');
     expect(svg).toContain('<g class="node final failed" data-state="failed">');
     expect(svg).toContain(
-      '<g class="edge from-current"><path d="M80,18 L200,18" marker-end="url(#arrow)"></path><text x="120" y="14">DONE</text></g>',
+      '<g class="edge from-current"><path d="M80,18 L200,18" marker-end="url(#fed-diagram-arrow)"></path><text x="120" y="14">DONE</text></g>',
     );
     // A label ELK did not place is left out rather than drawn at the origin.
-    expect(svg).toContain('<path d="M80,30 L140,30 L140,78 L200,78" marker-end="url(#arrow)"></path></g>');
+    expect(svg).toContain('<path d="M80,30 L140,30 L140,78 L200,78" marker-end="url(#fed-diagram-arrow)"></path></g>');
   });
 
   it('lights the failed state as failed and current, and nothing when the state is unknown', () => {

@@ -9,7 +9,7 @@ describe('the dashboard renders Markdown safely', () => {
     const html = render(
       '# Title\n\nSome *em* and **strong** and `code`.\n\n- one\n- two\n\n```ts\nconst x = 1;\n```\n\n| a | b |\n|:--|--:|\n| 1 | 2 |\n\n- [x] done\n- [ ] open\n',
     );
-    expect(html).toContain('<h2>Title</h2>');
+    expect(html).toContain('<h2 id="title">Title</h2>');
     expect(html).toContain('<em>em</em>');
     expect(html).toContain('<strong>strong</strong>');
     expect(html).toContain('<code>code</code>');
@@ -45,6 +45,13 @@ describe('the dashboard renders Markdown safely', () => {
     expect(html).not.toContain('<img');
     expect(html).toContain('[image: a chart]');
     expect(html).toContain('[image: ref]');
+  });
+
+  it("gives headings GitHub's ids, so a document's links to its own headings work", () => {
+    const html = render('- [Team a-docs](#team-a-docs)\n\n## Team `a-docs`\n\n## Team `a-docs`\n');
+    expect(html).toContain('<a href="#team-a-docs">Team a-docs</a>');
+    expect(html).toContain('<h3 id="team-a-docs">Team <code>a-docs</code></h3><h3 id="team-a-docs-1">');
+    expect(safeHref('#x onclick=y')).toBeNull();
   });
 
   it('resolves reference links through their definitions', () => {

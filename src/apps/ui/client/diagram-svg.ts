@@ -6,6 +6,9 @@ import type { DiagramLayout } from '../api-types.js';
  * (class `current`) with the transitions out of it; final states and `failed` get their own classes.
  * Every look is in app.css: no style attribute (the CSP forbids them).
  */
+/** The arrowhead's id: unlike a rendered heading's (`#arrow`), never taken by anything else on the page. */
+const ARROW = 'fed-diagram-arrow';
+
 export function diagramSvg(layout: DiagramLayout, current: string | null) {
   const margin = 4;
   const nodeClass = (id: string, final: boolean) =>
@@ -35,7 +38,7 @@ export function diagramSvg(layout: DiagramLayout, current: string | null) {
       null,
       h(
         'marker',
-        { id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto' },
+        { id: ARROW, viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto' },
         h('path', { class: 'arrow', d: 'M0,0 L10,5 L0,10 z' }),
       ),
     ),
@@ -48,7 +51,7 @@ export function diagramSvg(layout: DiagramLayout, current: string | null) {
           { key: edge.id, class: edge.source === current ? 'edge from-current' : 'edge' },
           h('path', {
             d: edge.points.map((point, index) => `${index ? 'L' : 'M'}${point.x},${point.y}`).join(' '),
-            'marker-end': 'url(#arrow)',
+            'marker-end': `url(#${ARROW})`,
           }),
           edge.label && edge.labelX !== null && edge.labelY !== null
             ? h('text', { x: edge.labelX, y: edge.labelY + 10 }, edge.label)

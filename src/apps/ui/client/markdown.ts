@@ -1,3 +1,4 @@
+import GithubSlugger from 'github-slugger';
 import { h, type ComponentChildren } from 'preact';
 import type { Definition, Nodes, Parents, RootContent, TableCell } from 'mdast';
 import { fromMarkdown } from 'mdast-util-from-markdown';
@@ -8,67 +9,81 @@ import { gfm } from 'micromark-extension-gfm';
  * Markdown (a deliverable, the federation report, a signal's body) as preact elements, built from the
  * Markdown syntax tree node by node: text is always text, never markup. Raw HTML in the source shows as
  * the text it is; images are not loaded (the page requests nothing it did not bring), their alt text is
- * shown; links keep only http(s) and mailto addresses and open in a new tab.
+ * shown; links keep only http(s) and mailto addresses (opened in a new tab) and links to the document's
+ * own headings, which get GitHub's ids (a report's table of contents works).
  */
 export function renderMarkdown(source: string) {
   const tree = fromMarkdown(source, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
   const definitions = new Map<string, Definition>();
   for (const node of tree.children) if (node.type === 'definition') definitions.set(node.identifier, node);
-  return h('div', { class: 'markdown' }, children(tree, definitions));
+  const context: Context = { definitions, slugger: new GithubSlugger() };
+  return h('div', { class: 'markdown' }, children(tree, context));
 }
 
-/** The addresses a link may keep: anything else (javascript:, data:, a path of the team's workspace) is text. */
+/**
+ * The addresses a link may keep: http(s), mailto and a heading of the same document (`#…`); anything else
+ * (javascript:, data:, a path of the team's workspace) is text.
+ */
 export function safeHref(url: string): string | null {
-  return /^(https?:\/\/|mailto:)/i.test(url.trim()) ? url.trim() : null;
+  const trimmed = url.trim();
+  return /^(https?:\/\/|mailto:)/i.test(trimmed) || /^#[^\s]+$/.test(trimmed) ? trimmed : null;
 }
 
-type Definitions = ReadonlyMap<string, Definition>;
+interface Context {
+  definitions: ReadonlyMap<string, Definition>;
+  slugger: GithubSlugger;
+}
 
-function children(parent: Parents, definitions: Definitions): ComponentChildren[] {
-  return parent.children.map((child, index) => renderNode(child as RootContent, definitions, index));
+/** A node's text, as GitHub slugs a heading from it. */
+function textOf(node: Nodes): string {
+  if ('value' in node && typeof node.value === 'string') return node.value;
+  return 'children' in node ? node.children.map((child) => textOf(child as Nodes)).join('') : '';
+}
+
+function children(parent: Parents, context: Context): ComponentChildren[] {
+  return parent.children.map((child, index) => renderNode(child as RootContent, context, index));
 }
 
 function link(url: string | null, title: string | null | undefined, content: ComponentChildren, key: number) {
   const href = url === null ? null : safeHref(url);
   if (!href) return h('span', { key, class: 'link-text', title: url ?? undefined }, content);
+  if (href.startsWith('#')) return h('a', { key, href, title: title ?? undefined }, content);
   return h('a', { key, href, title: title ?? undefined, target: '_blank', rel: 'noopener noreferrer' }, content);
 }
 
-function cell(
-  node: TableCell,
-  header: boolean,
-  align: string | null | undefined,
-  key: number,
-  definitions: Definitions,
-) {
+function cell(node: TableCell, header: boolean, align: string | null | undefined, key: number, context: Context) {
   // The alignment goes through a class: the strict CSP forbids style attributes.
-  return h(header ? 'th' : 'td', { key, class: align ? `align-${align}` : undefined }, children(node, definitions));
+  return h(header ? 'th' : 'td', { key, class: align ? `align-${align}` : undefined }, children(node, context));
 }
 
-function renderNode(node: Nodes, definitions: Definitions, key: number): ComponentChildren {
+function renderNode(node: Nodes, context: Context, key: number): ComponentChildren {
   switch (node.type) {
     case 'text':
       return node.value;
     case 'paragraph':
-      return h('p', { key }, children(node, definitions));
+      return h('p', { key }, children(node, context));
     case 'heading':
-      return h(`h${Math.min(node.depth + 1, 6)}`, { key }, children(node, definitions));
+      return h(
+        `h${Math.min(node.depth + 1, 6)}`,
+        { key, id: context.slugger.slug(textOf(node)) },
+        children(node, context),
+      );
     case 'emphasis':
-      return h('em', { key }, children(node, definitions));
+      return h('em', { key }, children(node, context));
     case 'strong':
-      return h('strong', { key }, children(node, definitions));
+      return h('strong', { key }, children(node, context));
     case 'delete':
-      return h('del', { key }, children(node, definitions));
+      return h('del', { key }, children(node, context));
     case 'inlineCode':
       return h('code', { key }, node.value);
     case 'code':
       return h('pre', { key }, h('code', { class: node.lang ? `language-${node.lang}` : undefined }, node.value));
     case 'blockquote':
-      return h('blockquote', { key }, children(node, definitions));
+      return h('blockquote', { key }, children(node, context));
     case 'list':
       return node.ordered
-        ? h('ol', { key, start: node.start ?? undefined }, children(node, definitions))
-        : h('ul', { key }, children(node, definitions));
+        ? h('ol', { key, start: node.start ?? undefined }, children(node, context))
+        : h('ul', { key }, children(node, context));
     case 'listItem':
       return h(
         'li',
@@ -78,9 +93,9 @@ function renderNode(node: Nodes, definitions: Definitions, key: number): Compone
           : null,
         // A tight list's paragraphs are its lines, not blocks.
         node.spread
-          ? children(node, definitions)
+          ? children(node, context)
           : node.children.map((child, index) =>
-              child.type === 'paragraph' ? children(child, definitions) : renderNode(child, definitions, index),
+              child.type === 'paragraph' ? children(child, context) : renderNode(child, context, index),
             ),
       );
     case 'thematicBreak':
@@ -88,10 +103,10 @@ function renderNode(node: Nodes, definitions: Definitions, key: number): Compone
     case 'break':
       return h('br', { key });
     case 'link':
-      return link(node.url, node.title, children(node, definitions), key);
+      return link(node.url, node.title, children(node, context), key);
     case 'linkReference': {
-      const definition = definitions.get(node.identifier);
-      return link(definition?.url ?? null, definition?.title, children(node, definitions), key);
+      const definition = context.definitions.get(node.identifier);
+      return link(definition?.url ?? null, definition?.title, children(node, context), key);
     }
     case 'image':
     case 'imageReference':
@@ -104,7 +119,7 @@ function renderNode(node: Nodes, definitions: Definitions, key: number): Compone
         h(
           'tr',
           { key: index },
-          r.children.map((c, i) => cell(c, header, align[i], i, definitions)),
+          r.children.map((c, i) => cell(c, header, align[i], i, context)),
         );
       return h(
         'table',
@@ -123,14 +138,11 @@ function renderNode(node: Nodes, definitions: Definitions, key: number): Compone
     case 'footnoteReference':
       return h('sup', { key }, `[${node.label ?? node.identifier}]`);
     case 'footnoteDefinition':
-      return h('div', { key, class: 'footnote' }, [
-        `[${node.label ?? node.identifier}] `,
-        ...children(node, definitions),
-      ]);
+      return h('div', { key, class: 'footnote' }, [`[${node.label ?? node.identifier}] `, ...children(node, context)]);
     case 'definition':
       return null;
     default:
       // Anything else the parser may produce (front matter, …) carries no prose worth showing.
-      return 'children' in node ? h('div', { key }, children(node, definitions)) : null;
+      return 'children' in node ? h('div', { key }, children(node, context)) : null;
   }
 }

@@ -58,6 +58,8 @@ export function onLinkClick(event: MouseEvent): void {
     return;
   const anchor = (event.target as Element | null)?.closest?.('a');
   if (!anchor || anchor.target || anchor.hasAttribute('download') || anchor.origin !== location.origin) return;
+  // A link to a heading of this page (a report's contents) is the browser's to follow.
+  if (anchor.hash && anchor.pathname === location.pathname && anchor.search === location.search) return;
   event.preventDefault();
   navigate(anchor.pathname + anchor.search);
 }

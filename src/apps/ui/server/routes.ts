@@ -58,7 +58,7 @@ export async function route(request: IncomingMessage, response: ServerResponse, 
 }
 
 /** The HTTP status of a fed error: an unknown team or signal 404, a conflict 409, other refusals 400. */
-export function statusOf(error: FedError): number {
+export function httpStatusOf(error: FedError): number {
   if (error.code === 'UNKNOWN_TEAM' || error.code === 'UNKNOWN_SIGNAL') return 404;
   if (/CONFLICT|LOCK|BUSY|RUNNING|MOVED|INTERRUPTED/.test(error.code)) return 409;
   return error.refusal ? 400 : 500;
@@ -69,7 +69,7 @@ export function replyError(response: ServerResponse, error: unknown): void {
   if (response.headersSent) return void response.destroy();
   if (error instanceof FedError) {
     const refusal: ActionRefusal = { ok: false, code: error.code, message: error.message };
-    return replyJson(response, statusOf(error), refusal);
+    return replyJson(response, httpStatusOf(error), refusal);
   }
   const refusal: ActionRefusal = { ok: false, code: 'INTERNAL', message: (error as Error).message ?? String(error) };
   replyJson(response, 500, refusal);

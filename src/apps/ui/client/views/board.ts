@@ -54,7 +54,7 @@ export function Board() {
         <span><strong>${totals.teams}</strong> teams</span>
         <span><strong>${totals.healthy}</strong> healthy</span>
         <span class=${totals.unhealthy ? 'bad' : ''}><strong>${totals.unhealthy}</strong> unhealthy</span>
-        <span><strong>${totals.needsYou}</strong> need you</span>
+        <a href="/needs-you"><strong>${totals.needsYou}</strong> need you</a>
         <span>cost <strong>${formatCost(totals.costUsd)}</strong></span>
         <span class="muted">${view.data.backend}</span>
       </p>
