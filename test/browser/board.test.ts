@@ -54,6 +54,10 @@ describe.skipIf(skipWithoutChromium(SUITE))(SUITE, () => {
       expect.objectContaining({ action: 'resume', source: 'ui', team: 'gamma' }),
     ]);
 
+    // The recorder saw the page's own requests (its script and its event stream), and nothing else.
+    expect(dashboard.requests).toEqual(
+      expect.arrayContaining([`${dashboard.ui.origin}/assets/app.js`, `${dashboard.ui.origin}/events`]),
+    );
     expect(offOrigin(dashboard)).toEqual([]);
     expect(dashboard.errors).toEqual([]);
   });
