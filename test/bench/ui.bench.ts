@@ -38,11 +38,22 @@ export default async function uiBench(): Promise<void> {
   process.stdout.write(
     `  (a federation of ${TEAMS} teams and ${SIGNALS} signals built in ${((performance.now() - setupStart) / 1000).toFixed(0)} s)\n`,
   );
+  try {
+    await measure(root);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+async function measure(root: string): Promise<void> {
   const uiStart = performance.now();
   const ui = await startFedUi(root);
   const uiStartMs = performance.now() - uiStart;
   const bareStart = performance.now();
-  const bare = await startServing([join(FIXTURES_DIR, 'bench-ui-ceiling.mjs'), root]);
+  const bare = await startServing([join(FIXTURES_DIR, 'bench-ui-ceiling.mjs'), root]).catch(async (error: unknown) => {
+    await ui.stop();
+    throw error;
+  });
   const bareStartMs = performance.now() - bareStart;
   try {
     // Once: a server starts once per session. fed ui computes the board and the queue before printing its URL.
@@ -81,7 +92,6 @@ export default async function uiBench(): Promise<void> {
   } finally {
     await ui.stop();
     await bare.stop();
-    rmSync(root, { recursive: true, force: true });
   }
 }
 
