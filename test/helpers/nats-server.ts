@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
+import { skipLoudlyWithout } from './loud-skip.js';
 
 /**
  * Real nats-server processes for the JetStream backend's tests: JetStream on, a free localhost port, a
@@ -35,9 +36,7 @@ export function skipWithoutNatsServer(
   env: NodeJS.ProcessEnv = process.env,
   warn: (line: string) => void = console.warn,
 ): boolean {
-  if (missing === undefined || env.CI) return false;
-  warn(`SKIPPED ${suite} — skipped: nats-server not on PATH (install it: apt-get install nats-server)`);
-  return true;
+  return skipLoudlyWithout(suite, missing, env, warn);
 }
 
 /** The server version line, e.g. `nats-server: v2.9.10`. */
