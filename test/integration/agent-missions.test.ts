@@ -8,6 +8,7 @@ import { workspacePaths } from '../../src/core/layout.js';
 import { type LaunchContext } from '../../src/core/schema/launch-context.js';
 import { packageRoot } from '../../src/infra/package-info.js';
 import { pythonProject, writeTree } from '../helpers/fixture-repo.js';
+import { skipLoudlyWithout } from '../helpers/loud-skip.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /**
@@ -31,7 +32,13 @@ function copyOf(source: string): string {
 
 const commander = () => copyOf(join(packageRoot(), 'node_modules', 'commander'));
 /** PyJWT as Debian ships it; where it is not installed, the small Python project the other tests use. */
+// Debian's python3-jwt: a real Python package with no packaging of its own (.ci/run installs it).
 const PYJWT = '/usr/lib/python3/dist-packages/jwt';
+const skipWithoutPyjwt = (test: string): boolean =>
+  skipLoudlyWithout(
+    `agent-missions: ${test}`,
+    existsSync(PYJWT) ? undefined : `${PYJWT} is missing (install it: apt-get install python3-jwt)`,
+  );
 const pyjwt = () => (existsSync(PYJWT) ? copyOf(PYJWT) : pythonProject(join(copies, 'tiny-py')));
 
 function contextFor(codebase: string, mission: { subject: string; body: string }): LaunchContext {
@@ -111,7 +118,7 @@ describe('a subject the codebase does not have fails, naming what was searched',
     expect(reason).toMatch(/searched the paths, declared names and text of \d+ code and documentation files/);
   });
 
-  it.skipIf(!existsSync(PYJWT))(
+  it.skipIf(skipWithoutPyjwt('a specific subject of PyJWT'))(
     'a specific subject the codebase has is answered, with the overview after it',
     async () => {
       const { outcome, markdown } = await run(pyjwt(), 'How does a token get decoded?', 'Read-only study.');
@@ -187,7 +194,10 @@ describe('onboarding guides name the commands the project declares', () => {
     expect(shell(await guide(root))).toBe('pip install -e .\npip install -r requirements.txt\npytest\ntox\n');
   });
 
-  it.skipIf(!existsSync(PYJWT))('a real Python package with no packaging of its own: the guide says so', async () => {
-    expect(await guide(pyjwt())).toContain('there is no declared way to build or run the code');
-  });
+  it.skipIf(skipWithoutPyjwt("PyJWT's onboarding guide"))(
+    'a real Python package with no packaging of its own: the guide says so',
+    async () => {
+      expect(await guide(pyjwt())).toContain('there is no declared way to build or run the code');
+    },
+  );
 });
