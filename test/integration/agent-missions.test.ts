@@ -86,6 +86,17 @@ const GENERIC: [string, string][] = [
   ['Give me a quick tour of the code', ''],
   ['Explain how this repo works', ''],
   ['README', 'Just the essentials.'],
+  // Open phrasing: no closed word list holds "land", "locally", "moving" or "minutiae"; they are
+  // instruction because no document verb asks about them and the codebase names none of them.
+  ['Give me the lay of the land.', ''],
+  ['Explain how to get up and running locally.', ''],
+  ['What are its moving parts?', ''],
+  ['Stay high level; skip the minutiae.', ''],
+  ['Write docs', 'Keep it under two pages.'],
+  ['Help me find my way around.', 'Bring me up to speed, warts and all.'],
+  ['How do I get my bearings here?', ''],
+  ['Could you sketch the big picture for a curious outsider?', ''],
+  ['Orient a newcomer', 'Tell me what matters first and what can wait.'],
 ];
 
 describe('generic missions, in any phrasing, produce the general document', () => {
@@ -108,6 +119,10 @@ describe('a subject the codebase does not have fails, naming what was searched',
     ['Survey the codebase', 'Focus on the "flux capacitor".', /no file mentions "flux", "capacitor"/],
     ['How does a blockchain ledger get reconciled?', 'Read-only study.', /"blockchain", "ledger", "reconciled"/],
     ['Explain `src/billing/`', '', /no file or folder "src\/billing" exists/],
+    // Open phrasing elsewhere in the mission does not make a subject it asks about generic.
+    ['Document the payment gateway', 'Keep it short and high level.', /"payment", "gateway"/],
+    ['Can you explain the payment gateway?', '', /"payment", "gateway"/],
+    ['Give me the lay of the land', 'Focus on the paymentGateway.', /"paymentgateway"/],
   ] as const)('%j %j', async (subject, body, what) => {
     const codebase = commander();
     const { outcome } = await run(codebase, subject, body);

@@ -97,7 +97,11 @@ export function answerQuestion(
   if (topics.length === 0) {
     return `I found nothing to look up: the question names no file, name or behaviour of the codebase (it only asks about the project in general). Ask about something specific, like a file, a function or "how does X work".`;
   }
-  const search = searchMission(survey, topics);
+  // A question put to the consultant asks about each of its words, found or not: none is tentative.
+  const search = searchMission(
+    survey,
+    topics.map(({ tentative: _, ...topic }) => topic),
+  );
   const quote = (items: readonly string[]) => items.map((item) => `"${item}"`).join(', ');
   const sections = search.answers.map((answer) => {
     const { topic, files, missing, chain } = answer;

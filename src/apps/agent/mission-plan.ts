@@ -34,6 +34,13 @@ export interface MissionTopic {
    * matches most of its words — a question's verbs ("talk", "reach") need not appear in the code.
    */
   exact: boolean;
+  /**
+   * Terms (of `terms`) that are subjects only where the codebase names them — a declared name, a file or
+   * folder name — and otherwise words of instruction: the plain words of a statement that no document
+   * verb asks about ("Give me the lay of the land", "Keep it under two pages") and of a question about the
+   * codebase itself or its reader ("What are its moving parts?"). Absent when every term is asked for.
+   */
+  tentative?: string[];
 }
 
 export interface MissionPlan {
@@ -62,6 +69,17 @@ const CONSTRAINT = /\b(?:do not|don't|dont|never|without|no need to|avoid)\b[^.,
 const EMBEDDED_HOW = /\bhow\s+(?!to\b)(?:[\w-]+\s+){1,5}?(?:works?|flows?|happens?|runs?|gets?|is|are|does|do)\b/i;
 const QUESTION_START = /^(how|what|where|why|which|who|when|does|do|is|are|can)\b/i;
 const PATH_LIKE = /^(?:[\w.-]+\/)+[\w.-]*$|^[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|py|go|rs|java|rb|json|toml|ya?ml|md)$/;
+
+/** A statement asking about what follows its verb: "Document the payment gateway", "Focus on caching". */
+const ASKS_ABOUT =
+  /^(?:please\s+)?(?:document|explain|describe|cover|detail|summari[sz]e|outline|introduce)\s+(?!how\b|what\b|why\b|where\b|me\b|us\b|it\b)|\b(?:focus(?:ing)?|concentrat(?:e|ing))\s+on\b|\bwrite\s+(?:[\w-]+\s+){0,3}?(?:about|on)\s/i;
+/** A request phrased as a question, "Can you explain the router?": a statement once this is taken off. */
+const REQUEST = /^(?:can|could|would|will)\s+you\s+(?:please\s+)?/i;
+/** A question about the reader or the codebase itself: "How do I get started?", "What are its moving parts?". */
+const ABOUT_READER_OR_CODEBASE =
+  /^\w+\s+(?:\w+\s+)?(?:i|we|you|one|it|its|they|their|this|here)\b|\b(?:i|we|you)\s+(?:should|need|must|can|could)\b/i;
+/** Words written as code: camelCase, PascalCase with two humps, snake_case. */
+const CODE_LIKE = /(?<![\w$])(?:[a-z]+[A-Z][\w$]*|[A-Z][a-z\d]+[A-Z][\w$]*|[A-Za-z\d]+_[\w$]+)/g;
 
 const FILE_NAME = /^[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|py|go|rs|java|rb|json|toml|ya?ml|md)$/;
 
@@ -143,6 +161,13 @@ const title = (sentence: string) =>
     .replace(/[.!:;]+$/, '')
     .trim();
 
+/** Merging `other` into `topic`: a term one sentence asks about is asked about. */
+function askedIn(topic: MissionTopic, other: MissionTopic): void {
+  const tentative = topic.tentative?.filter((t) => !other.terms.includes(t) || other.tentative?.includes(t));
+  if (tentative?.length) topic.tentative = tentative;
+  else delete topic.tentative;
+}
+
 /**
  * Plan the document from the mission. `projectName` is the codebase's name: a mission asking "how does
  * tiny-ts work" is about the whole codebase, not about a thing called tiny-ts.
@@ -157,6 +182,7 @@ export function planMission(mission: { subject: string; body: string }, projectN
     if (same) {
       same.flow ||= topic.flow;
       same.exact ||= topic.exact;
+      askedIn(same, topic);
       // The question says more than a heading restating it ("Request flow" → "How does a request flow …?").
       if (topic.title.endsWith('?') && !same.title.endsWith('?'))
         Object.assign(same, { title: topic.title, source: topic.source });
@@ -165,7 +191,7 @@ export function planMission(mission: { subject: string; body: string }, projectN
     const wider = topics.findIndex(
       (t) => t.paths.join() === topic.paths.join() && t.terms.every((term) => topic.terms.includes(term)),
     );
-    if (wider !== -1) topics.splice(wider, 1);
+    if (wider !== -1) askedIn(topic, topics.splice(wider, 1)[0]!);
     topics.push(topic);
   };
   const text = `${mission.subject}\n${mission.body}`;
@@ -186,6 +212,14 @@ export function planMission(mission: { subject: string; body: string }, projectN
     const asked = question ? withoutPaths : withoutPaths.replace(CONSTRAINT, ' ');
     const found = contentTerms(asked, projectWords);
     if (found.terms.length === 0) continue;
+    // Open phrasing ("Give me the lay of the land") is instruction unless the sentence asks about its
+    // words or the codebase names them (see MissionTopic.tentative): only code-like words are always asked.
+    const request = sentence.replace(REQUEST, '');
+    const asksAbout =
+      ((!question || request !== sentence) && ASKS_ABOUT.test(request)) ||
+      (flow && !ABOUT_READER_OR_CODEBASE.test(request));
+    const codeLike = new Set((sentence.match(CODE_LIKE) ?? []).map((w) => w.toLowerCase()));
+    const tentative = asksAbout ? [] : found.terms.filter((_, i) => !codeLike.has(found.words[i]!));
     add({
       title: title(question ? sentence : names.length === 1 ? names[0]! : sentence),
       source: sentence,
@@ -193,14 +227,24 @@ export function planMission(mission: { subject: string; body: string }, projectN
       paths: [],
       flow,
       exact: false,
+      ...(tentative.length ? { tentative } : {}),
     });
   }
   const specific = topics.slice(0, MAX_TOPICS);
-  const kind =
-    kindNamed(words(mission.subject)) ??
-    (specific.some((t) => t.flow) ? 'flow' : undefined) ??
-    kindNamed(words(mission.body)) ??
-    'overview';
+  const kind = kindOf(mission, specific);
   const asksOverview = words(text).some((w) => OVERVIEW_CONTENT.has(w));
   return { kind, topics: specific, overview: specific.length === 0 || asksOverview || !RESTRICTIVE.test(text) };
+}
+
+/**
+ * The kind of document a mission asks for, given the topics it asks about: named by the subject's words,
+ * else `flow` for a how-does-X-work topic, else named by the body's words, else the general overview.
+ */
+export function kindOf(mission: { subject: string; body: string }, topics: readonly MissionTopic[]): MissionKind {
+  return (
+    kindNamed(words(mission.subject)) ??
+    (topics.some((t) => t.flow) ? 'flow' : undefined) ??
+    kindNamed(words(mission.body)) ??
+    'overview'
+  );
 }

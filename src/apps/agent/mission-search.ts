@@ -53,6 +53,10 @@ export interface TopicAnswer {
 }
 
 export interface MissionSearch {
+  /**
+   * One per topic that stands: a topic's tentative terms the codebase does not name were instruction
+   * and are left out, and a topic left with nothing to look for is no topic (see MissionTopic.tentative).
+   */
   answers: TopicAnswer[];
   /** How many files were searched, and which kinds. */
   searched: number;
@@ -436,10 +440,39 @@ function findChain(ranked: readonly RankedFile[], survey: Survey): string[] | nu
   return null;
 }
 
-export function searchMission(survey: Survey, topics: readonly MissionTopic[]): MissionSearch {
-  if (topics.length === 0) return { answers: [], searched: 0 };
+/**
+ * The topic with its tentative terms narrowed to those a file or folder name or a declared name matches;
+ * null when nothing is left to look for.
+ */
+function standing(topic: MissionTopic, candidates: readonly Candidate[]): MissionTopic | null {
+  if (!topic.tentative) return topic;
+  const named = (term: string) => {
+    const pattern = termPattern(term);
+    return candidates.some((c) => {
+      pattern.lastIndex = 0;
+      if (pattern.test(c.file.path)) return true;
+      pattern.lastIndex = 0;
+      return pattern.test(c.declaredNames);
+    });
+  };
+  const keep = topic.terms.map((term) => !topic.tentative!.includes(term) || named(term));
+  const terms = topic.terms.filter((_, i) => keep[i]);
+  if (terms.length === 0 && topic.paths.length === 0) return null;
+  const { tentative, ...rest } = topic;
+  const stillTentative = tentative.filter((t) => terms.includes(t));
+  return {
+    ...rest,
+    terms,
+    words: topic.words.filter((_, i) => keep[i]),
+    ...(stillTentative.length ? { tentative: stillTentative } : {}),
+  };
+}
+
+export function searchMission(survey: Survey, asked: readonly MissionTopic[]): MissionSearch {
+  if (asked.length === 0) return { answers: [], searched: 0 };
   const candidates = loadCandidates(survey);
   const byPath = new Map(candidates.map((c) => [c.file.path, c]));
+  const topics = asked.flatMap((topic) => standing(topic, candidates) ?? []);
   const answers = topics.map((topic): TopicAnswer => {
     const ranked = rank(candidates, topic);
     // A named path may hold only data or binary files, which are not searched for words: it is there all the same.

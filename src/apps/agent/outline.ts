@@ -1,4 +1,4 @@
-import { planMission, type MissionKind, type MissionTopic } from './mission-plan.js';
+import { kindOf, planMission, type MissionKind, type MissionTopic } from './mission-plan.js';
 
 /**
  * The plan of the document, made from the mission before anything is scanned (docs/design/spec.md §3.1 "preparing"):
@@ -115,4 +115,23 @@ export function planOutline(
  */
 export function withOverview(outline: Outline): Outline {
   return outline.sections.length ? outline : { ...outline, sections: sectionsOf(outline.kind) };
+}
+
+/**
+ * The outline once the codebase is searched, with the topics that stand (see MissionSearch.answers): a
+ * mission left with none asks for the general document, and its kind no longer comes from them.
+ */
+export function standingOutline(
+  outline: Outline,
+  mission: { subject: string; body: string },
+  topics: readonly MissionTopic[],
+): Outline {
+  if (topics.length === outline.topics.length && topics.every((t, i) => t === outline.topics[i])) return outline;
+  const kind = kindOf(mission, topics);
+  return {
+    ...outline,
+    kind,
+    topics: [...topics],
+    sections: outline.sections.length || topics.length === 0 ? sectionsOf(kind) : [],
+  };
 }

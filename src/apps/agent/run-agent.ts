@@ -18,7 +18,7 @@ import { traceFlow } from './flow-trace.js';
 import { distillInsights } from './insights.js';
 import { learningEntries, missionEntries } from './learning-entries.js';
 import { searchMission, type TopicAnswer } from './mission-search.js';
-import { planOutline, withOverview } from './outline.js';
+import { planOutline, standingOutline, withOverview } from './outline.js';
 import { renderDeliverable } from './render-markdown.js';
 import { projectNames, surveyCodebase } from './survey.js';
 import { topLevelSources } from './walk-codebase.js';
@@ -111,13 +111,13 @@ export async function runAgent(context: LaunchContext, domain: string, io: Agent
   const sources = topLevelSources(context.codebase);
   if (sources.length === 0)
     return fail(`${FAILURE.nothingFound}: the codebase ${context.codebase} has nothing to study (skipping ${SKIPPED})`);
-  const outline = planOutline(context.mission, sources, projectNames(context.codebase).join(' '));
+  const planned = planOutline(context.mission, sources, projectNames(context.codebase).join(' '));
   if (due('preparing')) {
-    const topics = outline.topics.length
-      ? `, answering ${outline.topics.map((t) => `"${t.title}"`).join(', ')}${outline.sections.length ? ', then the overview' : ''}`
+    const topics = planned.topics.length
+      ? `, answering ${planned.topics.map((t) => `"${t.title}"`).join(', ')}${planned.sections.length ? ', then the overview' : ''}`
       : '';
     io.log(
-      `preparing: ${/^[aeiou]/.test(outline.kind) ? 'an' : 'a'} ${outline.kind} document for "${context.mission.subject}" from ${sources.length} sources${topics}`,
+      `preparing: ${/^[aeiou]/.test(planned.kind) ? 'an' : 'a'} ${planned.kind} document for "${context.mission.subject}" from ${sources.length} sources${topics}`,
     );
     await io.report('PLAN_READY', { sources });
   }
@@ -135,7 +135,12 @@ export async function runAgent(context: LaunchContext, domain: string, io: Agent
     return fail(`${FAILURE.unreadable}: none of the ${survey.unreadable.length} files could be read (${examples})`);
   }
   // The mission's topics are looked up in what was read; one that nothing mentions cannot be answered.
-  const search = searchMission(survey, outline.topics);
+  const search = searchMission(survey, planned.topics);
+  const outline = standingOutline(
+    planned,
+    context.mission,
+    search.answers.map((a) => a.topic),
+  );
   const unanswered = search.answers.filter((a) => !a.answered);
   if (due('scanning')) {
     appendLearningEntries(context.learningLogPath, [

@@ -96,9 +96,35 @@ describe('planning the document from the mission', () => {
         paths: [],
         flow: false,
         exact: false,
+        // A question that no document verb or flow asks: its words stand where the codebase names them.
+        tentative: ['databas', 'quer'],
       },
     ]);
     expect(plan.overview).toBe(true);
+  });
+
+  it('open phrasing is tentative; what a document verb, a flow question or code asks about is not', () => {
+    const tentative = (subject: string) =>
+      planMission({ subject, body: '' }, 'x').topics.map((t) => [t.terms, t.tentative ?? []]);
+    expect(tentative('Give me the lay of the land.')).toEqual([
+      [
+        ['lay', 'land'],
+        ['lay', 'land'],
+      ],
+    ]);
+    expect(tentative('What are its moving parts?')).toEqual([[['moving'], ['moving']]]);
+    expect(tentative('How do I get up and running locally?')).toEqual([[['locally'], ['locally']]]);
+    expect(tentative('Document the payment gateway')).toEqual([[['payment', 'gateway'], []]]);
+    expect(tentative('Can you describe the payment gateway?')).toEqual([[['payment', 'gateway'], []]]);
+    expect(tentative('How does a blockchain ledger get reconciled?')).toEqual([
+      [['blockchain', 'ledg', 'reconcil'], []],
+    ]);
+    expect(tentative('Stay high level around parseArgs')).toEqual([
+      [
+        ['stay', 'around', 'parsearg'],
+        ['stay', 'around'],
+      ],
+    ]);
   });
 
   it('quoted names and paths become topics; "only" leaves the overview out', () => {
