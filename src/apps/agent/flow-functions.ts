@@ -51,7 +51,8 @@ const NOT_CALLS = new Set(
  * strings over several lines (JSDoc blocks, template literals, Python's triple quotes) are blanked too.
  */
 function blank(text: string, python: boolean): string {
-  const out = [...text];
+  // UTF-16 code units, as `text[i]` and indexOf count: an emoji is two of them, not one code point.
+  const out = text.split('');
   let i = 0;
   const blankTo = (end: number) => {
     for (let k = i; k < end && k < out.length; k++) if (out[k] !== '\n') out[k] = ' ';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { answerQuestion } from '../../../src/apps/agent/consult.js';
+import { functionsOf } from '../../../src/apps/agent/flow-functions.js';
 import { flowMarkdown } from '../../../src/apps/agent/flow-render.js';
 import { traceFlow } from '../../../src/apps/agent/flow-trace.js';
 import { planMission } from '../../../src/apps/agent/mission-plan.js';
@@ -119,5 +120,14 @@ describe('a how-does-X-work question, traced call by call', () => {
     );
     expect(steps.every((at, i) => at !== -1 && (i === 0 || at > steps[i - 1]!))).toBe(true);
     expect(document).toContain('```mermaid\nsequenceDiagram\n');
+  });
+
+  it('strings holding characters outside the BMP (an emoji is two UTF-16 units) blank only themselves', () => {
+    const calls = (text: string) => functionsOf(text, 'TypeScript').map((d) => [d.name, d.calls.map((c) => c.name)]);
+    // The reviewer's line: `main` is called at the top level (its head is not at a line start), and `run`.
+    expect(calls('const a = "😀😀😀😀"; function main(){ // helper()\n run(); }\n')).toEqual([
+      ['(top level)', ['main', 'run']],
+    ]);
+    expect(calls('const a = "😀😀😀😀";\nfunction main() { // helper()\n  run();\n}\n')).toEqual([['main', ['run']]]);
   });
 });
