@@ -1,7 +1,8 @@
 import { join, posix } from 'node:path';
 import { exportsOf, type ApiEntry } from './area-api.js';
 import { areaLinks, type AreaLinks } from './area-links.js';
-import type { Area } from './area-scope.js';
+import { isUnder, type Area } from './area-scope.js';
+import { folderCommands } from './build-commands.js';
 import { fileComment } from './doc-comments.js';
 import { folderRole } from './folder-roles.js';
 import { readAnalysedText } from './inventory.js';
@@ -30,8 +31,6 @@ export interface AreaFacts {
 
 const MAX_READ = 300;
 const MAX_STRUCTURE_FILES = 24;
-
-const isUnder = (path: string, folder: string) => folder === '.' || path.startsWith(`${folder}/`);
 
 /** The first paragraph of prose in a README: no heading, badge, HTML or code. */
 function readmeParagraph(text: string): string | null {
@@ -75,36 +74,12 @@ function structureOf(area: Area, comments: ReadonlyMap<string, string | null>): 
   return [...rows.values()].sort((a, b) => Number(b.folder) - Number(a.folder) || a.path.localeCompare(b.path));
 }
 
-function buildCommands(area: Area, survey: Survey, manifest: Manifest | null, own: boolean): string[] {
-  if (!manifest) return [];
-  const dir = posix.dirname(manifest.path);
-  const where = area.path === '.' ? '.' : `./${area.path}`;
-  if (manifest.kind === 'go')
-    return own
-      ? [`cd ${area.path}`, 'go build ./...', 'go test ./...']
-      : [`go build ${where}/...`, `go test ${where}/...`];
-  if (manifest.kind === 'python')
-    return [`pip install -e ${own ? where : dir === '.' ? '.' : `./${dir}`}`, `pytest ${where}`];
-  if (manifest.kind === 'cargo')
-    return own && manifest.name
-      ? [`cargo build -p ${manifest.name}`, `cargo test -p ${manifest.name}`]
-      : ['cargo build', 'cargo test'];
-  const scripts = Object.keys(manifest.scripts).filter((s) => ['build', 'test', 'start', 'dev', 'lint'].includes(s));
-  const pm = survey.packageManager ?? 'npm';
-  const member = own && dir !== '.' && manifest.name !== null;
-  return scripts.map((script) => {
-    if (!member) return `${pm} run ${script}`;
-    if (pm === 'pnpm') return `pnpm --filter ${manifest.name} run ${script}`;
-    if (pm === 'yarn') return `yarn workspace ${manifest.name} run ${script}`;
-    return `${pm} run ${script} --workspace ${manifest.name}`;
-  });
-}
-
 export function gatherAreaFacts(area: Area, survey: Survey): AreaFacts {
   const links = areaLinks(area, survey);
-  const entryPaths = new Set(survey.entryPoints.filter((e) => isUnder(e.path, area.path)).map((e) => e.path));
-  const importedFromOutside = new Map<string, number>();
   const own = new Set(area.files.map((f) => f.path));
+  // Its own entry points: a package nested in its folder has its own area (see Area.files).
+  const entryPaths = new Set(survey.entryPoints.filter((e) => own.has(e.path)).map((e) => e.path));
+  const importedFromOutside = new Map<string, number>();
   for (const { from, to } of survey.graph.links)
     if (!own.has(from) && own.has(to)) importedFromOutside.set(to, (importedFromOutside.get(to) ?? 0) + 1);
   const sources = area.files
@@ -153,7 +128,20 @@ export function gatherAreaFacts(area: Area, survey: Survey): AreaFacts {
     entryPoints: survey.entryPoints
       .filter((e) => entryPaths.has(e.path))
       .map((e) => ({ path: e.path, reason: e.reason })),
-    build: { manifest: nearest, own: ownManifest, commands: buildCommands(area, survey, nearest, ownManifest) },
+    build: {
+      manifest: nearest,
+      own: ownManifest,
+      commands: nearest
+        ? folderCommands(
+            survey.codebase,
+            survey.files,
+            survey.manifests,
+            survey.packageManager,
+            posix.dirname(nearest.path),
+            area.path,
+          ).commands.map((c) => c.command)
+        : [],
+    },
     code: {
       files: codeFiles.length,
       lines: codeFiles.reduce((n, f) => n + f.lines, 0),

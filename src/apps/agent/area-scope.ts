@@ -27,7 +27,8 @@ export interface Area {
   topic: MissionTopic;
 }
 
-const isUnder = (path: string, folder: string) => folder === '.' || path.startsWith(`${folder}/`);
+/** Whether `path` lies in `folder` (`.` holds everything). */
+export const isUnder = (path: string, folder: string): boolean => folder === '.' || path.startsWith(`${folder}/`);
 
 /** The deepest of `folders` holding `path` (a package of a monorepo owns the files no nested package does). */
 export function ownerFolder(path: string, folders: readonly string[]): string | undefined {

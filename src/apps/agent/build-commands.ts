@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { readFileBounded } from '../../infra/fs/read-file-bounded.js';
 import type { FileRecord } from './inventory.js';
 import type { Manifest } from './manifests.js';
 
@@ -60,12 +60,13 @@ const MAKE_STEPS: Record<string, CommandStep> = {
 /** `cd packages/api && ` when the manifest is not at the root. */
 const inDir = (path: string) => (dirname(path) === '.' ? '' : `cd ${dirname(path)} && `);
 
+/** A configuration file's text; '' when it is missing, unreadable or over `maxBytes` (then it declares nothing here). */
 function readSmall(codebase: string, path: string, maxBytes = MAX_MAKEFILE_BYTES): string {
   try {
-    const text = readFileSync(join(codebase, path), 'utf8');
-    return text.length > maxBytes ? text.slice(0, maxBytes) : text;
+    const read = readFileBounded(join(codebase, path), { maxBytes });
+    return read.ok ? read.bytes.toString('utf8') : '';
   } catch {
-    return ''; // unreadable here means the scan reports it; there are just no commands to read from it
+    return ''; // gone since the scan: there are just no commands to read from it
   }
 }
 
@@ -175,4 +176,42 @@ export function projectCommands(
   const order = (c: ProjectCommand) => STEP_ORDER.indexOf(c.step);
   // A stable sort: within a step, the manifests' order (npm, Python, Go, Cargo, then make).
   return { commands: commands.sort((a, b) => order(a) - order(b)), makeTargets: targets };
+}
+
+/**
+ * The commands for `folder` of the codebase (a team's area), built by `home`, the folder of the nearest
+ * manifest holding it: the project's commands as if `home` were the root, run from there (`cd
+ * packages/api && npm test`), with `go build`, `go test` and `pytest` narrowed to `folder` when it lies
+ * below `home` (`go test ./internal/orders/...`).
+ */
+export function folderCommands(
+  codebase: string,
+  files: readonly FileRecord[],
+  manifests: readonly Manifest[],
+  packageManager: string | null,
+  home: string,
+  folder: string,
+): ProjectCommands {
+  const relative = (path: string) => (home === '.' ? path : path.slice(home.length + 1));
+  const inHome = (path: string) => home === '.' || path.startsWith(`${home}/`);
+  const found = projectCommands(
+    join(codebase, home),
+    files.filter((f) => inHome(f.path)).map((f) => ({ ...f, path: relative(f.path) })),
+    manifests.filter((m) => dirname(m.path) === home).map((m) => ({ ...m, path: relative(m.path) })),
+    packageManager,
+  );
+  const scope = folder === home ? '.' : relative(folder);
+  const narrowed = (command: string) =>
+    scope === '.'
+      ? command
+      : command.replace(/^(go (?:build|test)) \.\/\.\.\.$/, `$1 ./${scope}/...`).replace(/^pytest$/, `pytest ${scope}`);
+  const cd = home === '.' ? '' : `cd ${home} && `;
+  return {
+    ...found,
+    commands: found.commands.map((c) => ({
+      ...c,
+      command: `${cd}${narrowed(c.command)}`,
+      from: home === '.' ? c.from : `${home}/${c.from}`,
+    })),
+  };
 }

@@ -97,7 +97,8 @@ describe('each planned team writes about its own area', () => {
       'External packages its files import: `zod` (1 file).',
       '- `packages/core/src/index.ts`: declared in packages/core/package.json main (src/index.ts)',
       '- `packages/core/test/price.test.ts`',
-      'npm run build --workspace @acme/core\nnpm run test --workspace @acme/core',
+      // The project's own commands (build-commands.ts), run from the package's folder.
+      'cd packages/core && npm ci\ncd packages/core && npm run build\ncd packages/core && npm test',
       'The [federation report](',
     ])
       expect(core).toContain(expected);
@@ -152,6 +153,26 @@ describe('each planned team writes about its own area', () => {
     expect(tokens).not.toContain('`_private`');
     expect(tokens).toContain('  tokens_in0["web/"]');
     expect(tokens).toContain('1 test file elsewhere imports `tokens/`:\n\n- `tests/test_sign.py`');
+    // The commands the project declares (build-commands.ts): pyproject.toml names no pytest, so none is guessed.
+    expect(tokens).toContain('To build and test `tokens/`:\n\n```sh\npip install -e .\n```');
+  });
+
+  it("a package nested in an area's folder keeps its entry points to itself", async () => {
+    const root = writeTree(tempDir(), {
+      'package.json': json({ name: 'acme', private: true, workspaces: ['packages/app', 'packages/app/cli'] }),
+      'package-lock.json': '{}\n',
+      'packages/app/package.json': json({ name: '@acme/app', main: 'src/index.js', scripts: { test: 'node --test' } }),
+      'packages/app/src/index.js':
+        "import { load } from './load.js';\nexport function start() {\n  return load();\n}\n",
+      'packages/app/src/load.js': 'export function load() {\n  return 1;\n}\n',
+      'packages/app/cli/package.json': json({ name: '@acme/cli', bin: 'index.js' }),
+      'packages/app/cli/index.js': 'export function shout(text) {\n  return text.toUpperCase();\n}\n',
+    });
+    const app = await writeAgentDocument(root, 'app-docs', { subject: 'Document packages/app/', body: '' });
+    const starts = /## Where `app` starts\n\n([^#]*)/.exec(app)?.[1] ?? '';
+    expect(starts).toContain('`packages/app/src/index.js`');
+    expect(starts).not.toContain('packages/app/cli');
+    expect(app).toContain('cd packages/app && npm test');
   });
 
   it('a team with two areas: a section per area, and a fix attempt adds the repository overview', async () => {
