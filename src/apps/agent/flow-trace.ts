@@ -218,22 +218,22 @@ export function traceFlow(survey: Survey, answer: TopicAnswer): FlowStep[] | nul
     relevance.set(node.key, { value, matches: byName + byBody > 0 });
   }
 
+  // Each function's heaviest chain at each depth, over the calls with recursion taken out (backCalls):
+  // the same whichever root reaches it first, so the chain chosen does not depend on the order of search.
+  const back = backCalls(callees);
   const memo = new Map<string, { keys: string[]; value: number }>();
-  const visiting = new Set<string>();
   const heaviest = (key: string, depth: number): { keys: string[]; value: number } => {
-    const known = memo.get(key);
+    const known = memo.get(`${depth}\n${key}`);
     if (known) return known;
-    visiting.add(key);
     let tail = { keys: [] as string[], value: 0 };
     if (depth < MAX_DEPTH)
       for (const { node } of callees.get(key) ?? []) {
-        if (visiting.has(node.key)) continue;
+        if (back.has(`${key}\n${node.key}`)) continue;
         const rest = heaviest(node.key, depth + 1);
         if (rest.value > tail.value) tail = rest;
       }
-    visiting.delete(key);
     const chain = { keys: [key, ...tail.keys], value: relevance.get(key)!.value + tail.value };
-    memo.set(key, chain);
+    memo.set(`${depth}\n${key}`, chain);
     return chain;
   };
   const entries = new Set(survey.entryPoints.map((e) => e.path));
@@ -270,6 +270,38 @@ export function traceFlow(survey: Survey, answer: TopicAnswer): FlowStep[] | nul
       call: call ? { line: call.line, text: shorten(node.lines[call.line - 1] ?? '') } : null,
     };
   });
+}
+
+/**
+ * The calls that close a cycle (recursion, mutual or direct), as `caller\ncallee`: the back edges of one
+ * depth-first search from every function in sorted order, so the rest of the calls form an acyclic graph
+ * that is the same however the chain is later searched. Iterative: a long call graph does not overflow the stack.
+ */
+function backCalls(callees: ReadonlyMap<string, readonly { node: Node }[]>): Set<string> {
+  const back = new Set<string>();
+  const state = new Map<string, 'open' | 'done'>();
+  for (const start of [...callees.keys()].sort()) {
+    if (state.has(start)) continue;
+    state.set(start, 'open');
+    const stack: { key: string; next: number }[] = [{ key: start, next: 0 }];
+    while (stack.length) {
+      const top = stack[stack.length - 1]!;
+      const calls = callees.get(top.key) ?? [];
+      if (top.next === calls.length) {
+        state.set(top.key, 'done');
+        stack.pop();
+        continue;
+      }
+      const callee = calls[top.next++]!.node.key;
+      const seen = state.get(callee);
+      if (seen === 'open') back.add(`${top.key}\n${callee}`);
+      else if (seen === undefined) {
+        state.set(callee, 'open');
+        stack.push({ key: callee, next: 0 });
+      }
+    }
+  }
+  return back;
 }
 
 function shorten(line: string): string {

@@ -242,9 +242,18 @@ export function planMission(mission: { subject: string; body: string }, projectN
  */
 export function kindOf(mission: { subject: string; body: string }, topics: readonly MissionTopic[]): MissionKind {
   return (
-    kindNamed(words(mission.subject)) ??
+    kindNamed(wordsBesidePaths(mission.subject)) ??
     (topics.some((t) => t.flow) ? 'flow' : undefined) ??
-    kindNamed(words(mission.body)) ??
+    kindNamed(wordsBesidePaths(mission.body)) ??
     'overview'
   );
+}
+
+/** The words of a text but its paths and file names: `src/api.ts` or `packages/audit/` name no kind of document. */
+function wordsBesidePaths(text: string): string[] {
+  const kept = text.split(/\s+/).filter((token) => {
+    const bare = token.replace(/^["'`“(]+|["'`”?!.,;:)]+$/g, '');
+    return !(bare.includes('/') ? PATH_LIKE.test(bare) : FILE_NAME.test(bare));
+  });
+  return words(kept.join(' '));
 }

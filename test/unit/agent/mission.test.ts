@@ -59,6 +59,10 @@ describe('planning the document from the mission', () => {
       { terms: ['request', 'handl'], flow: true },
     ]);
     expect(kind('Describe how to build it')).toBe('onboarding');
+    // Paths name places, not kinds of document.
+    expect(kind('Document src/api.ts')).toBe('overview');
+    expect(kind('Document packages/audit/')).toBe('overview');
+    expect(kind('Document `packages/audit/`', 'An architecture overview.')).toBe('architecture');
   });
 
   it('"read-only" and constraints on how to work neither restrict the document nor become topics', () => {
