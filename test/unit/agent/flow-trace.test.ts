@@ -130,4 +130,27 @@ describe('a how-does-X-work question, traced call by call', () => {
     ]);
     expect(calls('const a = "😀😀😀😀";\nfunction main() { // helper()\n  run();\n}\n')).toEqual([['main', ['run']]]);
   });
+
+  it('a function met deep in one chain still leads on when another chain meets it near its start', () => {
+    // main → step1 → … → step11 → verifyToken reaches verifyToken at the depth limit; handleToken calls it
+    // directly, and its chain goes on to checkTokenSignature, whichever root was searched first.
+    const steps = Array.from(
+      { length: 11 },
+      (_, i) => `export function step${i + 1}(t) {\n  return ${i === 10 ? 'verifyToken' : `step${i + 2}`}(t);\n}\n`,
+    );
+    const root = writeTree(tempDir(), {
+      'package.json': JSON.stringify({ name: 'tokens', main: 'src/index.js' }),
+      'src/index.js': "import { step1 } from './steps.js';\n\nexport function main() {\n  return step1('t');\n}\n",
+      'src/steps.js': `import { verifyToken } from './verify.js';\n\n${steps.join('\n')}`,
+      'src/verify.js':
+        'export function verifyToken(token) {\n  return checkTokenSignature(token);\n}\n\nfunction checkTokenSignature(token) {\n  return token !== "";\n}\n',
+      'src/handler.js':
+        "import { verifyToken } from './verify.js';\n\nexport function handleToken(token) {\n  return verifyToken(token);\n}\n",
+    });
+    expect(names(trace(root, 'How does a token get verified?'))).toEqual([
+      'handleToken',
+      'verifyToken',
+      'checkTokenSignature',
+    ]);
+  });
 });
