@@ -148,6 +148,12 @@ export async function runAgent(context: LaunchContext, domain: string, io: Agent
       ...missionEntries(search, domain, io.now()),
     ]);
     io.log(`scanning: read ${survey.files.length} files (${survey.unreadable.length} unreadable)`);
+    const dropped = planned.topics.filter((t) => !outline.topics.some((kept) => kept.source === t.source));
+    // Open phrasing the codebase names nowhere was how to write, not what about (MissionTopic.tentative).
+    if (dropped.length)
+      io.log(
+        `scanning: read ${dropped.map((t) => `"${t.title}"`).join(', ')} as instruction: the codebase names none of its words`,
+      );
   }
   if (unanswered.length)
     return fail(
