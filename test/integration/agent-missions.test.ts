@@ -97,6 +97,8 @@ const GENERIC: [string, string][] = [
   ['How do I get my bearings here?', ''],
   ['Could you sketch the big picture for a curious outsider?', ''],
   ['Orient a newcomer', 'Tell me what matters first and what can wait.'],
+  ['Explain the big picture', ''],
+  ["Describe the bird's-eye view of it", ''],
 ];
 
 describe('generic missions, in any phrasing, produce the general document', () => {

@@ -57,7 +57,7 @@ component components module modules dependency dependencies depend depends entry
 test tests testing tested install installs installation setup set start started starting getting language languages stack
 hotspot hotspots todo todos risk risks quality debt audit review summary introduction intro guide onboarding general overall whole
 high level high-level everything main key important reference api apis purpose purposes goal goals feature features
-functionality capability capabilities behaviour behavior concept concepts idea ideas
+functionality capability capabilities behaviour behavior concept concepts idea ideas big picture gist bird birds-eye eye view
 `);
 
 /** Words naming a kind of document, strongest first: an audit of the architecture is an audit. */
