@@ -28,9 +28,21 @@ function memoisedPaths<T extends object>(paths: (dir: string) => T): (dir: strin
   const known = new Map<string, Readonly<T>>();
   return (dir) => {
     let found = known.get(dir);
-    if (found === undefined) known.set(dir, (found = Object.freeze(paths(dir))));
+    if (found === undefined) known.set(dir, (found = Object.freeze(flattened(paths(dir)))));
     return found;
   };
+}
+
+/**
+ * The paths as flat strings: `path.join` builds its result piece by piece, and V8 keeps such a string as a
+ * tree of its pieces (every `/.fed`, every copy of the root) — kept for the life of the process, the paths
+ * of a thousand teams would hold ten times the memory of their characters.
+ */
+function flattened<T extends object>(paths: T): T {
+  const flat = (path: string) => Buffer.from(path).toString();
+  return Object.fromEntries(
+    Object.entries(paths).map(([key, value]) => [key, typeof value === 'string' ? flat(value) : value]),
+  ) as T;
 }
 
 export const federationPaths = memoisedPaths((root: string) => ({
