@@ -20,6 +20,9 @@ import { NOTIFY_DIR } from './schema/needs-you.js';
  */
 export const FED_DIR = '.fed';
 
+/** The federation's plan, as meta keeps it (the dashboard shows it). */
+export const PLAN_FILE = 'plan.json';
+
 /**
  * The paths under one folder, computed once per folder and frozen: a command asks for the same team's
  * paths dozens of times, and each set is ~30 path joins (measurable in `fed event`'s start-up).
@@ -60,6 +63,7 @@ export const federationPaths = memoisedPaths((root: string) => ({
   chatBridgeState: join(root, FED_DIR, CHAT_DIR, BRIDGE_STATE_FILE),
   chatBridgeLock: join(root, FED_DIR, CHAT_DIR, BRIDGE_LOCK_FILE),
   collectorState: join(root, FED_DIR, COLLECTOR_STATE_FILE),
+  plan: join(root, FED_DIR, PLAN_FILE),
   /** What was told to people about the items waiting on them (src/core/schema/needs-you.ts). */
   notify: join(root, FED_DIR, NOTIFY_DIR),
   onboarding: join(root, FED_DIR, ONBOARDING_DIR),

@@ -52,6 +52,8 @@ export class UiViews {
         this.stuckStale = true;
         break;
       case 'journal':
+      case 'federation':
+        // Nothing kept here shows them: the federation view reads its files on each request.
         break;
     }
   }
