@@ -7,15 +7,12 @@ import type {
   TransportSendOptions,
   TransportWriteOptions,
   InboxOptions,
-  BoxedSignal,
-  NewestPage,
-  PartyBox,
 } from '../../ports/signal-transport.js';
-import { newestSignals } from './signals/newest-signals.js';
+import { newestSignals, type BoxedSignal, type NewestPage } from './signals/newest-signals.js';
 import type { SignalParty } from '../../core/resolve-party.js';
 import { workspacePaths } from '../../core/layout.js';
 import { toJsonText } from '../../core/json-text.js';
-import { SIGNAL_PROTOCOL, type SignalMessage } from '../../core/schema/signal.js';
+import { SIGNAL_PROTOCOL, type SignalBox, type SignalMessage } from '../../core/schema/signal.js';
 import type { CheckedWorkspaces } from '../checked-workspaces.js';
 import { partyWorkspace } from './signals/resolve-workspace.js';
 import { deliverSignal } from './signals/send-signal.js';
@@ -78,7 +75,7 @@ export class FileSignalTransport implements SignalTransport {
       for (const dir of [workspace.inbox, workspace.outbox]) this.workspaces.meta.folderForWrite(dir, options);
   }
 
-  async newest(boxes: readonly PartyBox[], page: NewestPage): Promise<BoxedSignal[]> {
+  async newest(boxes: ReadonlyArray<{ party: SignalParty; box: SignalBox }>, page: NewestPage): Promise<BoxedSignal[]> {
     return newestSignals(
       boxes.map(({ party, box }) => {
         const workspace = partyWorkspace(this.root, party, (entry) => this.workspaces.workspace(entry));

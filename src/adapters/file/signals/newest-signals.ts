@@ -1,8 +1,12 @@
 import type { BoxExpectation } from '../../../core/schema/judge-signal.js';
 import { listDirectory } from '../../../infra/fs/list-directory.js';
-import type { BoxedSignal, NewestPage } from '../../../ports/signal-transport.js';
+import type { SignalTransport } from '../../../ports/signal-transport.js';
 import { readSignalEntry } from './read-signal-entry.js';
 import { isSignalFileName, nameHint } from './signal-file-name.js';
+
+type Newest = NonNullable<SignalTransport['newest']>;
+export type NewestPage = Parameters<Newest>[1];
+export type BoxedSignal = Awaited<ReturnType<Newest>>[number];
 
 /** A box folder to read, as the transport resolved it. */
 export interface NewestBox {
