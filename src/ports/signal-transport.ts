@@ -1,6 +1,6 @@
 import type { SignalParty } from '../core/resolve-party.js';
 import type { SentFact } from '../core/schema/delivery.js';
-import type { SignalMessage } from '../core/schema/signal.js';
+import type { SignalBox, SignalMessage, SignalType } from '../core/schema/signal.js';
 
 /**
  * The signal transport port: how signals travel between the parties of a federation and how a party
@@ -130,6 +130,11 @@ export interface ReadBoxOptions {
 export interface PendingBatchOptions extends ReadBoxOptions {
   /** About how many signals a batch has (default 256); an adapter may exceed it to keep the signals of one instant together. */
   batchSize?: number;
+  /**
+   * Only signals of these types are wanted: an adapter may leave the others unread (file-signal-v1 knows a
+   * signal's type from its name), so a reader that wants a box's few questions does not parse its reports.
+   */
+  types?: readonly SignalType[];
 }
 
 export interface WatchOptions {
@@ -240,6 +245,17 @@ export interface SignalTransport {
   provision(party: SignalParty, options?: TransportWriteOptions): Promise<void>;
   /** Counts for the monitor from cheap metadata (never every signal body), keyed by party id. */
   census(parties: readonly SignalParty[]): Promise<Map<string, PartyCensus>>;
+  /**
+   * Optional: the page's valid signals across these boxes, newest first (timestamp, then id, both
+   * descending), reading little more than the page's signals however many the boxes hold (file-signal-v1:
+   * a signal's name starts with its second). Without it a reader lists the boxes.
+   */
+  newest?(
+    /** The boxes, each a party's inbox or outbox. */
+    boxes: ReadonlyArray<{ party: SignalParty; box: SignalBox }>,
+    /** `before`: only signals before this place (the last of the previous page). */
+    page: { before?: { timestamp: string; id: string }; limit: number },
+  ): Promise<Array<{ entry: SignalEntry; /** Which of `boxes` holds it (its index). */ box: number }>>;
 }
 
 export interface InboxOptions {
