@@ -20,6 +20,9 @@ import { NOTIFY_DIR } from './schema/needs-you.js';
  */
 export const FED_DIR = '.fed';
 
+/** The federation's plan, as meta keeps it (the dashboard shows it). */
+export const PLAN_FILE = 'plan.json';
+
 /**
  * The paths under one folder, computed once per folder and frozen: a command asks for the same team's
  * paths dozens of times, and each set is ~30 path joins (measurable in `fed event`'s start-up).
@@ -28,9 +31,21 @@ function memoisedPaths<T extends object>(paths: (dir: string) => T): (dir: strin
   const known = new Map<string, Readonly<T>>();
   return (dir) => {
     let found = known.get(dir);
-    if (found === undefined) known.set(dir, (found = Object.freeze(paths(dir))));
+    if (found === undefined) known.set(dir, (found = Object.freeze(flattened(paths(dir)))));
     return found;
   };
+}
+
+/**
+ * The paths as flat strings: `path.join` builds its result piece by piece, and V8 keeps such a string as a
+ * tree of its pieces (every `/.fed`, every copy of the root) — kept for the life of the process, the paths
+ * of a thousand teams would hold ten times the memory of their characters.
+ */
+function flattened<T extends object>(paths: T): T {
+  const flat = (path: string) => Buffer.from(path).toString();
+  return Object.fromEntries(
+    Object.entries(paths).map(([key, value]) => [key, typeof value === 'string' ? flat(value) : value]),
+  ) as T;
 }
 
 export const federationPaths = memoisedPaths((root: string) => ({
@@ -48,6 +63,7 @@ export const federationPaths = memoisedPaths((root: string) => ({
   chatBridgeState: join(root, FED_DIR, CHAT_DIR, BRIDGE_STATE_FILE),
   chatBridgeLock: join(root, FED_DIR, CHAT_DIR, BRIDGE_LOCK_FILE),
   collectorState: join(root, FED_DIR, COLLECTOR_STATE_FILE),
+  plan: join(root, FED_DIR, PLAN_FILE),
   /** What was told to people about the items waiting on them (src/core/schema/needs-you.ts). */
   notify: join(root, FED_DIR, NOTIFY_DIR),
   onboarding: join(root, FED_DIR, ONBOARDING_DIR),

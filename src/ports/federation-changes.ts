@@ -15,7 +15,12 @@ export type FederationChange =
   /** meta's own boxes. */
   | { scope: 'meta'; what: 'inbox' | 'outbox' }
   /** Delivery facts: a signal was read, answered, escalated or found undeliverable. */
-  | { scope: 'delivery' };
+  | { scope: 'delivery' }
+  /**
+   * The federation's own files at its root, whatever the backend: the plan (`.fed/plan.json`), the
+   * federation report (config `federationReport`) and the telemetry collector's state.
+   */
+  | { scope: 'federation' };
 
 export interface ChangeWatch {
   /** Resolves once every change made from then on is heard (a network backend subscribes asynchronously). */

@@ -1,6 +1,6 @@
 import type { SignalParty } from '../core/resolve-party.js';
 import type { SentFact } from '../core/schema/delivery.js';
-import type { SignalMessage } from '../core/schema/signal.js';
+import type { SignalBox, SignalMessage, SignalType } from '../core/schema/signal.js';
 
 /**
  * The signal transport port: how signals travel between the parties of a federation and how a party
@@ -130,6 +130,11 @@ export interface ReadBoxOptions {
 export interface PendingBatchOptions extends ReadBoxOptions {
   /** About how many signals a batch has (default 256); an adapter may exceed it to keep the signals of one instant together. */
   batchSize?: number;
+  /**
+   * Only signals of these types are wanted: an adapter may leave the others unread (file-signal-v1 knows a
+   * signal's type from its name), so a reader that wants a box's few questions does not parse its reports.
+   */
+  types?: readonly SignalType[];
 }
 
 export interface WatchOptions {
@@ -225,6 +230,25 @@ export interface PartyCensus {
   outbox: SignalCounts;
 }
 
+/** One box of a party, for a read across boxes (`SignalTransport.newest`). */
+export interface PartyBox {
+  party: SignalParty;
+  box: SignalBox;
+}
+
+/** A page of signals in time order, newest first: a signal's place is its timestamp, then its id. */
+export interface NewestPage {
+  /** Only signals before this place (the last of the previous page). */
+  before?: { timestamp: string; id: string };
+  limit: number;
+}
+
+/** A signal of `newest`, and which of the boxes asked for holds it (its index). */
+export interface BoxedSignal {
+  entry: SignalEntry;
+  box: number;
+}
+
 export interface SignalTransport {
   /** The transport protocol, e.g. `file-signal-v1`. */
   readonly protocol: string;
@@ -240,6 +264,12 @@ export interface SignalTransport {
   provision(party: SignalParty, options?: TransportWriteOptions): Promise<void>;
   /** Counts for the monitor from cheap metadata (never every signal body), keyed by party id. */
   census(parties: readonly SignalParty[]): Promise<Map<string, PartyCensus>>;
+  /**
+   * Optional: the page's valid signals across these boxes, newest first (timestamp, then id, both
+   * descending), reading little more than the page's signals however many the boxes hold (file-signal-v1:
+   * a signal's name starts with its second). Without it a reader lists the boxes.
+   */
+  newest?(boxes: readonly PartyBox[], page: NewestPage): Promise<BoxedSignal[]>;
 }
 
 export interface InboxOptions {

@@ -2,7 +2,8 @@ import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { openFileBackend } from '../../src/adapters/file/open-file-backend.js';
-import { workspacePaths } from '../../src/core/layout.js';
+import { federationPaths, workspacePaths } from '../../src/core/layout.js';
+import { DEFAULT_FEDERATION_REPORT } from '../../src/core/schema/config.js';
 import { RUNS_JOURNAL_FILE } from '../../src/core/schema/launch-run.js';
 import { type RegistryEntry } from '../../src/core/schema/registry.js';
 import { initFederation } from '../../src/index.js';
@@ -79,6 +80,25 @@ describe("file-signal-v1's change feed", () => {
     changes.length = 0;
     writeFileSync(paths.journal, '{}\n');
     await heard({ scope: 'team', team: 'team-0', what: 'lifecycle' });
+  });
+
+  it("hears the federation's own files: the plan, the report and the collector's state, nothing else at the root", async () => {
+    const { root, changes, heard } = await federation(0);
+    const paths = federationPaths(root);
+    writeFileSync(paths.plan, '{}');
+    await heard({ scope: 'federation' });
+    changes.length = 0;
+    writeFileSync(join(root, DEFAULT_FEDERATION_REPORT), '# Report\n');
+    await heard({ scope: 'federation' });
+    changes.length = 0;
+    writeFileSync(paths.collectorState, '{}');
+    await heard({ scope: 'federation' });
+    changes.length = 0;
+    writeFileSync(join(root, 'notes.md'), 'x');
+    writeFileSync(join(paths.fedDir, 'other.json'), '{}');
+    writeFileSync(paths.plan, '{"again":true}');
+    await heard({ scope: 'federation' });
+    expect(changes).toEqual([{ scope: 'federation' }]);
   });
 
   it("keeps 1,000 teams to a few thousand folders, and closes a removed team's watchers", async () => {

@@ -8,7 +8,8 @@ export const fileAdapter: BackendAdapter<FilesBackendConfig> = {
   type: 'files',
   title: 'file',
   sharesTeamsAcrossMachines: false,
-  open: ({ root, workspaces, config }) => openFileBackend(root, workspaces, config.deliverable),
+  open: ({ root, workspaces, config }) =>
+    openFileBackend(root, workspaces, config.deliverable, config.federationReport),
   checkInit: (_config, root) => checkRegistryFile(root),
   initFiles: createRegistryFile,
 };

@@ -1,11 +1,12 @@
 import { federationPaths, workspacePaths } from '../../core/layout.js';
-import { DEFAULT_DELIVERABLE } from '../../core/schema/config.js';
+import { DEFAULT_DELIVERABLE, DEFAULT_FEDERATION_REPORT } from '../../core/schema/config.js';
 import { FEDERATION_JOURNAL_FILE } from '../../core/schema/federation-journal.js';
 import { ENVELOPE_FILE, JOURNAL_FILE } from '../../core/schema/lifecycle-state.js';
 import { RUNS_JOURNAL_FILE } from '../../core/schema/launch-run.js';
 import { REGISTRY_FILE, type RegistryEntry } from '../../core/schema/registry.js';
 import { CoalesceByKey } from '../../infra/watch/coalesce-by-key.js';
 import { SharedDirectoryWatchers } from '../../infra/watch/shared-directory-watchers.js';
+import { watchFederationFiles } from '../../infra/watch/watch-federation-files.js';
 import { watchFolder } from '../../infra/watch/watch-folder.js';
 import type { ChangeWatch, FederationChange, FederationChanges } from '../../ports/federation-changes.js';
 import { deliveryDirectory } from './file-delivery-fact-store.js';
@@ -22,14 +23,18 @@ type TeamWhat = Extract<FederationChange, { scope: 'team' }>['what'];
  * where they coincide; no timers but the short coalescing one, so an idle federation costs nothing.
  */
 export class FileFederationChanges implements FederationChanges {
-  /** `deliverable`: the file name of a team's deliverable in its workspace (config `deliverable`). */
+  /**
+   * `deliverable`: the file name of a team's deliverable in its workspace (config `deliverable`);
+   * `federationReport`: the federation report's, at the root (config `federationReport`).
+   */
   constructor(
     private readonly root: string,
     private readonly deliverable = DEFAULT_DELIVERABLE,
+    private readonly federationReport = DEFAULT_FEDERATION_REPORT,
   ) {}
 
   watch(listener: (change: FederationChange) => void, onError?: (error: Error) => void): ChangeWatch {
-    return new FileChangeWatch(this.root, this.deliverable, listener, onError);
+    return new FileChangeWatch(this.root, this.deliverable, this.federationReport, listener, onError);
   }
 }
 
@@ -46,6 +51,7 @@ class FileChangeWatch implements ChangeWatch {
   constructor(
     private readonly root: string,
     private readonly deliverable: string,
+    federationReport: string,
     listener: (change: FederationChange) => void,
     private readonly onError: ((error: Error) => void) | undefined,
   ) {
@@ -65,6 +71,10 @@ class FileChangeWatch implements ChangeWatch {
       this.folder(deliveryDirectory(this.root), () => this.tell({ scope: 'delivery' })),
       this.folder(meta.inbox, () => this.tell({ scope: 'meta', what: 'inbox' })),
       this.folder(meta.outbox, () => this.tell({ scope: 'meta', what: 'outbox' })),
+      watchFederationFiles(this.watchers, this.root, federationReport, {
+        onChange: () => !this.closed && this.tell({ scope: 'federation' }),
+        onError: (error) => this.fail(error),
+      }),
     );
     this.watchTeams();
   }

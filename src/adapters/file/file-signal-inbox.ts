@@ -87,6 +87,7 @@ export class FileSignalInbox implements SignalInbox {
       batchSize: options.batchSize ?? 256,
       verify: options.verify ?? false,
       settleMs: this.settleMs,
+      types: options.types,
     });
   }
 

@@ -7,7 +7,11 @@ import type {
   TransportSendOptions,
   TransportWriteOptions,
   InboxOptions,
+  BoxedSignal,
+  NewestPage,
+  PartyBox,
 } from '../../ports/signal-transport.js';
+import { newestSignals } from './signals/newest-signals.js';
 import type { SignalParty } from '../../core/resolve-party.js';
 import { workspacePaths } from '../../core/layout.js';
 import { toJsonText } from '../../core/json-text.js';
@@ -72,6 +76,16 @@ export class FileSignalTransport implements SignalTransport {
     // Meta's boxes (a team's were made above).
     if (workspace.entry === undefined)
       for (const dir of [workspace.inbox, workspace.outbox]) this.workspaces.meta.folderForWrite(dir, options);
+  }
+
+  async newest(boxes: readonly PartyBox[], page: NewestPage): Promise<BoxedSignal[]> {
+    return newestSignals(
+      boxes.map(({ party, box }) => {
+        const workspace = partyWorkspace(this.root, party, (entry) => this.workspaces.workspace(entry));
+        return { dir: workspace[box], expect: { owner: party.id, box } };
+      }),
+      page,
+    );
   }
 
   /**

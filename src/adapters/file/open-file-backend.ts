@@ -1,4 +1,4 @@
-import { DEFAULT_DELIVERABLE } from '../../core/schema/config.js';
+import { DEFAULT_DELIVERABLE, DEFAULT_FEDERATION_REPORT } from '../../core/schema/config.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import { CheckedWorkspaces } from '../checked-workspaces.js';
 import { FileDeliveryFactStore } from './file-delivery-fact-store.js';
@@ -20,6 +20,7 @@ export function openFileBackend(
   root: string,
   workspaces = new CheckedWorkspaces(root),
   deliverable = DEFAULT_DELIVERABLE,
+  federationReport = DEFAULT_FEDERATION_REPORT,
 ): FederationBackend {
   return {
     name: FILE_BACKEND_NAME,
@@ -29,6 +30,6 @@ export function openFileBackend(
     lifecycles: new FileLifecycleStore(workspaces),
     journal: new FileFederationJournal(root, workspaces.meta),
     delivery: new FileDeliveryFactStore(root, workspaces.meta),
-    changes: new FileFederationChanges(root, deliverable),
+    changes: new FileFederationChanges(root, deliverable, federationReport),
   };
 }

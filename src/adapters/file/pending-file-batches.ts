@@ -3,7 +3,8 @@ import type { InvalidSignalFile, SignalEntry, SignalReadResult } from '../../por
 import { judgeAck, judgeSignal, type BoxExpectation, type Judged } from '../../core/schema/judge-signal.js';
 import { leftInPlace, readBoxFile } from './signals/parse-signal-file.js';
 import { withAck } from './signals/read-signals.js';
-import { ackFileName, isAckFileName, isSignalFileName } from './signals/signal-file-name.js';
+import type { SignalType } from '../../core/schema/signal.js';
+import { ackFileName, isAckFileName, isSignalFileName, nameHint } from './signals/signal-file-name.js';
 import { listDirectory } from '../../infra/fs/list-directory.js';
 
 /** `2026-01-31T120405Z-…`: the whole second a signal file is named for (docs/design/spec.md §4.2). */
@@ -32,6 +33,8 @@ export interface PendingFileBatchesOptions {
   verify: boolean;
   /** See InboxOptions.settleMs. */
   settleMs: number;
+  /** See PendingBatchOptions.types: a fed-made name tells the type, so the others are not opened. */
+  types?: readonly SignalType[];
 }
 
 /**
@@ -72,8 +75,19 @@ export async function* pendingFileBatches(
   for (const name of validAcks) if (!listedAcks.has(name)) validAcks.delete(name);
 
   // A signal whose ack file is broken is not pending: it is left to a person (its ack is reported invalid).
+  const { types } = options;
+  const wanted = (name: string): boolean => {
+    const type = types && nameHint(name)?.type;
+    return !type || types.includes(type);
+  };
   const candidates = names
-    .filter((name) => isSignalFileName(name) && !validAcks.has(ackFileName(name)) && !brokenAcks.has(ackFileName(name)))
+    .filter(
+      (name) =>
+        isSignalFileName(name) &&
+        !validAcks.has(ackFileName(name)) &&
+        !brokenAcks.has(ackFileName(name)) &&
+        wanted(name),
+    )
     .sort(byName);
   const irregular: Timed[] = [];
   const groups: string[][] = [];
@@ -84,7 +98,7 @@ export async function* pendingFileBatches(
     if (Number.isNaN(named)) {
       const read = readSignal(dir, name, expect, options.settleMs);
       if (read && 'invalid' in read) invalid.push(read.invalid);
-      else if (read) irregular.push(read);
+      else if (read && isWanted(read, types)) irregular.push(read);
       continue;
     }
     if (group.length >= options.batchSize && named !== second) {
@@ -109,7 +123,7 @@ export async function* pendingFileBatches(
     for (const name of names) {
       const read = readSignal(dir, name, expect, options.settleMs);
       if (read && 'invalid' in read) batchInvalid.push(read.invalid);
-      else if (read) batch.push(read);
+      else if (read && isWanted(read, types)) batch.push(read);
     }
     // Files named by hand whose time falls before the end of this batch's last second go with it.
     const end = last ? Number.POSITIVE_INFINITY : secondOf(names[names.length - 1]!) + 1_000;
@@ -118,6 +132,11 @@ export async function* pendingFileBatches(
     batch.push(...irregular.splice(0, taken));
     yield { signals: batch.sort(inboxOrder).map((t) => t.entry), invalid: batchInvalid };
   }
+}
+
+/** A signal whose name did not tell its type (or told another than it has) is filtered once read. */
+function isWanted(read: Timed, types: readonly SignalType[] | undefined): boolean {
+  return !types || types.includes(read.entry.message.type);
 }
 
 function readSignal(

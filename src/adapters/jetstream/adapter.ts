@@ -21,7 +21,13 @@ export const jetstreamAdapter: BackendAdapter<JetStreamBackendConfig> = {
   // until closeOpenBackends.
   open: ({ root, config, backend, env }) =>
     sharedNetworkBackend(JSON.stringify([root, config.federationName, backend]), () =>
-      createJetStreamBackend({ root, federationName: config.federationName, backend, env }),
+      createJetStreamBackend({
+        root,
+        federationName: config.federationName,
+        backend,
+        env,
+        federationReport: config.federationReport,
+      }),
     ),
   envOverride: natsUrlOverride,
   envNames: ({ backend }) => [

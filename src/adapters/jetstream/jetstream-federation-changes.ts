@@ -1,5 +1,8 @@
 import type { Subscription } from '@nats-io/transport-node';
+import { DEFAULT_FEDERATION_REPORT } from '../../core/schema/config.js';
 import { CoalesceByKey } from '../../infra/watch/coalesce-by-key.js';
+import { SharedDirectoryWatchers } from '../../infra/watch/shared-directory-watchers.js';
+import { watchFederationFiles } from '../../infra/watch/watch-federation-files.js';
 import type { ChangeWatch, FederationChange, FederationChanges } from '../../ports/federation-changes.js';
 import type { FederationStreams } from './federation-streams.js';
 import type { JetStreamNames } from './names.js';
@@ -17,13 +20,18 @@ const META = 'meta';
  * may have lost is told as a change of everything federation-wide, so a reader reads again.
  */
 export class JetStreamFederationChanges implements FederationChanges {
+  /** `root`, `federationReport`: where the federation's own files are (watchFederationFiles). */
   constructor(
     private readonly streams: () => Promise<FederationStreams>,
     private readonly names: JetStreamNames,
+    private readonly root: string,
+    private readonly federationReport = DEFAULT_FEDERATION_REPORT,
   ) {}
 
   watch(listener: (change: FederationChange) => void, onError?: (error: Error) => void): ChangeWatch {
-    return new JetStreamChangeWatch(this.streams, this.names, listener, onError);
+    const watch = new JetStreamChangeWatch(this.streams, this.names, listener, onError);
+    watch.watchFiles(this.root, this.federationReport);
+    return watch;
   }
 }
 
@@ -32,6 +40,7 @@ class JetStreamChangeWatch implements ChangeWatch {
   private readonly coalesce: CoalesceByKey<FederationChange>;
   private readonly subscriptions: Subscription[] = [];
   private stopStatus: (() => void) | undefined;
+  private stopFiles: (() => void) | undefined;
   private closed = false;
 
   constructor(
@@ -46,10 +55,19 @@ class JetStreamChangeWatch implements ChangeWatch {
     this.ready = this.start(streams).catch((error: unknown) => this.fail(error as Error));
   }
 
+  /** The plan, the federation report and the collector's state are files at the root on JetStream too. */
+  watchFiles(root: string, federationReport: string): void {
+    this.stopFiles = watchFederationFiles(new SharedDirectoryWatchers(), root, federationReport, {
+      onChange: () => !this.closed && this.tell({ scope: 'federation' }),
+      onError: (error) => queueMicrotask(() => this.fail(error)),
+    });
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.coalesce.clear();
+    this.stopFiles?.();
     for (const subscription of this.subscriptions.splice(0)) subscription.unsubscribe();
     this.stopStatus?.();
     await this.ready;

@@ -124,7 +124,9 @@ export class JetStreamInbox implements SignalInbox {
    * again costs only what arrived), so this bounds the work per batch, not what the inbox holds.
    */
   async *pendingBatches(options: PendingBatchOptions = {}): AsyncGenerator<SignalReadResult> {
-    const { signals, invalid } = await this.pending();
+    const { signals: pending, invalid } = await this.pending();
+    const types = options.types;
+    const signals = types ? pending.filter((entry) => types.includes(entry.message.type)) : pending;
     const size = Math.max(1, options.batchSize ?? 256);
     if (signals.length === 0 && invalid.length > 0) yield { signals: [], invalid };
     for (let i = 0; i < signals.length; i += size)

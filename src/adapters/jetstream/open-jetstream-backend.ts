@@ -26,6 +26,8 @@ export interface JetStreamBackendOptions {
   root: string;
   federationName: string | undefined;
   backend: JetStreamBackendConfig;
+  /** The federation report's file name at the root (config `federationReport`), for the change feed. */
+  federationReport?: string;
   env?: NodeJS.ProcessEnv;
   lease?: KvLeaseOptions;
 }
@@ -69,7 +71,7 @@ export function createJetStreamBackend(options: JetStreamBackendOptions): JetStr
     lifecycles: new JetStreamLifecycleStore(streams, names, where, options.lease),
     delivery: new JetStreamDeliveryFactStore(streams, names, where),
     journal: new JetStreamFederationJournal(streams, names, where),
-    changes: new JetStreamFederationChanges(streams, names),
+    changes: new JetStreamFederationChanges(streams, names, options.root, options.federationReport),
     close: async () => {
       const open = await opening?.catch(() => undefined);
       opening = undefined;

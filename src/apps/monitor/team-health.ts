@@ -2,6 +2,7 @@ import type { LifecycleStore } from '../../ports/lifecycle-store.js';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
+import type { TeamLifecycle } from '../../engine/actors/lifecycle-types.js';
 import { stateOf } from '../../engine/actors/state-of.js';
 import { archetypeOf, lifecycleFor } from '../../engine/archetypes/catalog.js';
 import { workspacePaths } from '../../core/layout.js';
@@ -21,6 +22,8 @@ export interface HealthInputs {
   outbox: BoxCounts;
   /** Where the team's lifecycle is kept. */
   lifecycles: LifecycleStore;
+  /** The team's lifecycle, when the caller loaded it already (it is then not read again). */
+  lifecycle?: TeamLifecycle;
 }
 
 /**
@@ -71,7 +74,7 @@ export async function teamReport(team: RegistryEntry, inputs: HealthInputs): Pro
 }
 
 async function fillLifecycle(report: TeamReport, team: RegistryEntry, inputs: HealthInputs): Promise<void> {
-  const lifecycle = await loadTeamLifecycle(team, inputs.lifecycles);
+  const lifecycle = inputs.lifecycle ?? (await loadTeamLifecycle(team, inputs.lifecycles));
   const { context } = lifecycle.snapshot;
   const state = stateOf(lifecycle.snapshot);
   const since = context.enteredAt?.[state] ?? null;

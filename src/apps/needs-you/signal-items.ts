@@ -55,16 +55,35 @@ export function signalNeedsYou(message: SignalMessage): NeedsYouItem | undefined
   return undefined;
 }
 
+/** The only types of signal that are items (signalNeedsYou): a box's others are never read for the queue. */
+const ITEM_TYPES = ['question', 'alert'] as const;
+
 /**
  * Meta's open questions and escalations: questions nobody answered and meta did not acknowledge, alerts
- * meta did not acknowledge. `inbox`: meta's inbox, kept by a caller that reads it again (it reads only
- * what changed since).
+ * meta did not acknowledge. `inbox`: meta's inbox, kept by a caller that reads it again.
  */
 export async function metaNeedsYou(fed: Federation, inbox?: SignalInbox): Promise<NeedsYouItem[]> {
+  return (await metaOpenSignals(fed, inbox)).map(({ item }) => item);
+}
+
+/**
+ * metaNeedsYou's items with the signal each is (who asked what, to answer in place). The inbox is read a
+ * batch at a time and only its questions and alerts kept: meta's inbox holds every report of the fleet,
+ * which a long-running reader (the dashboard) must neither parse again and again nor hold.
+ */
+export async function metaOpenSignals(
+  fed: Federation,
+  inbox?: SignalInbox,
+): Promise<Array<{ item: NeedsYouItem; message: SignalMessage }>> {
   const box = inbox ?? fed.backend.signals.inbox({ id: META, entry: undefined });
-  const items = (await box.pending()).signals.flatMap(({ message }) => signalNeedsYou(message) ?? []);
-  const questions = items.filter((item) => item.kind === 'question').map((item) => item.signalId!);
-  if (questions.length === 0) return items;
+  const open: Array<{ item: NeedsYouItem; message: SignalMessage }> = [];
+  for await (const { signals } of box.pendingBatches({ types: ITEM_TYPES }))
+    for (const { message } of signals) {
+      const item = signalNeedsYou(message);
+      if (item) open.push({ item, message });
+    }
+  const questions = open.filter(({ item }) => item.kind === 'question').map(({ item }) => item.signalId!);
+  if (questions.length === 0) return open;
   const answered = await fed.backend.delivery.recorded(questions, ['answered']);
-  return items.filter((item) => item.kind !== 'question' || !answered.has(item.signalId!.toLowerCase()));
+  return open.filter(({ item }) => item.kind !== 'question' || !answered.has(item.signalId!.toLowerCase()));
 }

@@ -1,4 +1,5 @@
 import { loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
+import type { TeamLifecycle } from '../../engine/actors/lifecycle-types.js';
 import { stateOf } from '../../engine/actors/state-of.js';
 import { archetypeOf, lifecycleFor } from '../../engine/archetypes/catalog.js';
 import { statusOf } from '../../core/find-team.js';
@@ -33,13 +34,20 @@ function teamItem(
   };
 }
 
-/** What one team waits on a person for: nothing, its review, its pause, or its failure. */
-export async function teamNeedsYou(fed: Federation, team: RegistryEntry): Promise<NeedsYouItem[]> {
+/**
+ * What one team waits on a person for: nothing, its review, its pause, or its failure. `loaded`: the
+ * team's lifecycle when the caller read it already (it is then not read again).
+ */
+export async function teamNeedsYou(
+  fed: Federation,
+  team: RegistryEntry,
+  loaded?: TeamLifecycle,
+): Promise<NeedsYouItem[]> {
   const id = team.domainId;
   const status = statusOf(team);
   // A team without a lifecycle is never launched, so nothing of it waits on anyone.
   if (status === 'archived' || !lifecycleFor(team.archetypeId)) return [];
-  const lifecycle = await loadTeamLifecycle(team, fed.backend.lifecycles);
+  const lifecycle = loaded ?? (await loadTeamLifecycle(team, fed.backend.lifecycles));
   const { snapshot } = lifecycle;
   const state = stateOf(snapshot);
   const since = snapshot.context.enteredAt?.[state] ?? (await enteredFromJournal(fed, team, state));

@@ -56,9 +56,12 @@ export function useView<T>(
 
 /** Which live changes each view shows. */
 export const touches = {
-  board: (change: FederationChange) => change.scope !== 'meta',
-  everything: () => true,
-  team: (team: string) => (change: FederationChange) => (change.scope === 'team' ? change.team === team : true),
+  board: (change: FederationChange) => change.scope !== 'meta' && change.scope !== 'federation',
+  needsYou: (change: FederationChange) => change.scope !== 'federation',
+  /** The plan, the report and the telemetry state, with health and runs from everything else. */
+  federation: () => true,
+  team: (team: string) => (change: FederationChange) =>
+    change.scope === 'team' ? change.team === team : change.scope !== 'federation',
   signals: (change: FederationChange) =>
     change.scope === 'meta' ||
     change.scope === 'delivery' ||

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { FED_DIR } from '../../../core/layout.js';
+import { federationPaths } from '../../../core/layout.js';
 import type { Federation } from '../../../engine/context.js';
 import { telemetryReport } from '../../monitor/monitor-cycle.js';
 import { readFederationRuns } from '../../runs/federation-runs.js';
@@ -15,7 +15,7 @@ export async function federationView(fed: Federation, views: UiViews): Promise<F
   const runs = await readFederationRuns(fed);
   const telemetry = telemetryReport(fed.root, fed.config);
   return {
-    plan: readJson(join(fed.root, FED_DIR, 'plan.json')),
+    plan: readJson(federationPaths(fed.root).plan),
     report: readReport(join(fed.root, fed.config.federationReport)),
     health: {
       teams: board.totals.teams,

@@ -6,7 +6,7 @@ import type { SignalBox } from '../../../core/schema/signal.js';
 import type { Federation } from '../../../engine/context.js';
 import { DeliveryInspector } from '../../../engine/delivery/delivery-inspector.js';
 import { showSignal, type SignalReport } from '../../../engine/delivery/show-signal.js';
-import type { SignalEntry } from '../../../ports/signal-transport.js';
+import type { PartyBox, SignalEntry } from '../../../ports/signal-transport.js';
 import type { SignalRow, SignalsView, SignalThreadView } from '../api-types.js';
 
 export const DEFAULT_PAGE = 100;
@@ -19,11 +19,10 @@ interface Located {
 }
 
 /**
- * The federation's signals, newest first, a page at a time (`before`: the cursor of the last row seen).
- * Every inbox holds each signal once (an outbox copy is a record of the same send), so the inboxes are
- * the federation's signals; with `team`, that team's inbox and outbox. The boxes are read one at a time
- * and only the page's candidates kept, and delivery states are computed for the page only: with a hundred
- * thousand signals a page never holds them all, nor reads the others' facts.
+ * The federation's signals, newest first, a page at a time (`before`: the cursor of the last row seen):
+ * the inboxes, or with `team` that team's inbox and outbox. The transport reads the page alone where it
+ * can (SignalTransport.newest); delivery states are computed for the page only — with a hundred thousand
+ * signals a page never holds them all, nor reads the others' facts.
  */
 export async function signalsView(
   fed: Federation,
@@ -34,16 +33,13 @@ export async function signalsView(
     throw new InvalidInputError(`limit: expected a whole number from 1 to ${MAX_PAGE}, got ${query.limit}`);
   const { backend } = fed;
   const registry = await backend.registry.read();
-  const newestFirst = (a: Located, b: Located) => compareCursor(cursorOf(b.entry), cursorOf(a.entry));
-  const older = (s: Located) => query.before === undefined || compareCursor(cursorOf(s.entry), query.before) < 0;
+  const boxes = query.team ? await teamBoxes(fed, registry, query.team) : everyInbox(registry);
   // One more than the page tells whether there is a next page.
-  const kept: Located[] = [];
-  const boxes = query.team ? teamBoxes(fed, registry, query.team) : everyInbox(fed, registry);
-  for await (const box of boxes) {
-    kept.push(...box.filter(older));
-    if (kept.length > 4 * (limit + 1)) kept.sort(newestFirst).splice(limit + 1);
-  }
-  kept.sort(newestFirst);
+  const kept = backend.signals.newest
+    ? (await backend.signals.newest(boxes, { before: parseCursor(query.before), limit: limit + 1 })).map(
+        ({ entry, box }): Located => ({ entry, box: boxes[box]!.box }),
+      )
+    : await listedNewest(fed, boxes, query.before, limit + 1);
   const page = kept.slice(0, limit);
   const signals = await signalRows(fed, registry, page);
   const last = page.at(-1);
@@ -106,23 +102,42 @@ function reportRow(report: SignalReport): SignalRow {
   };
 }
 
-/**
- * Each inbox in turn, read and let go: the page keeps only its candidates, so a federation of a hundred
- * thousand signals is never held at once.
- */
-async function* everyInbox(fed: Federation, registry: Registry): AsyncGenerator<Located[]> {
+/** Every inbox holds each signal once (an outbox copy is a record of the same send): the federation's signals. */
+function everyInbox(registry: Registry): PartyBox[] {
   const parties = [{ id: META, entry: undefined }, ...registry.teams.map((t) => ({ id: t.domainId, entry: t }))];
-  for (const party of parties) {
-    const { signals } = await fed.backend.signals.inbox(party).list();
-    yield signals.map((entry): Located => ({ entry, box: 'inbox' }));
-  }
+  return parties.map((party) => ({ party, box: 'inbox' }));
 }
 
-async function* teamBoxes(fed: Federation, registry: Registry, name: string): AsyncGenerator<Located[]> {
+async function teamBoxes(fed: Federation, registry: Registry, name: string): Promise<PartyBox[]> {
   const entry = name === META ? undefined : await fed.team(name, registry);
   const party = { id: entry?.domainId ?? META, entry };
-  yield (await fed.backend.signals.inbox(party).list()).signals.map((e): Located => ({ entry: e, box: 'inbox' }));
-  yield (await fed.backend.signals.outbox(party).list()).signals.map((e): Located => ({ entry: e, box: 'outbox' }));
+  return [
+    { party, box: 'inbox' },
+    { party, box: 'outbox' },
+  ];
+}
+
+/**
+ * The page from a transport that cannot read a page alone: each box in turn, read and let go, only the
+ * page's candidates kept — a federation of a hundred thousand signals is never held at once.
+ */
+async function listedNewest(
+  fed: Federation,
+  boxes: readonly PartyBox[],
+  before: string | undefined,
+  limit: number,
+): Promise<Located[]> {
+  const newestFirst = (a: Located, b: Located) => compareCursor(cursorOf(b.entry), cursorOf(a.entry));
+  const older = (s: Located) => before === undefined || compareCursor(cursorOf(s.entry), before) < 0;
+  const kept: Located[] = [];
+  for (const { party, box } of boxes) {
+    const { signals } = await (
+      box === 'inbox' ? fed.backend.signals.inbox(party) : fed.backend.signals.outbox(party)
+    ).list();
+    kept.push(...signals.map((entry): Located => ({ entry, box })).filter(older));
+    if (kept.length > 4 * limit) kept.sort(newestFirst).splice(limit);
+  }
+  return kept.sort(newestFirst).slice(0, limit);
 }
 
 /** A row's place in time order: its send time, then its id (two signals of one instant keep an order). */
@@ -130,8 +145,15 @@ function cursorOf(entry: SignalEntry): string {
   return `${entry.message.timestamp}|${entry.message.id}`;
 }
 
+function parseCursor(cursor: string | undefined): { timestamp: string; id: string } | undefined {
+  if (cursor === undefined) return undefined;
+  const [timestamp = '', id = ''] = cursor.split('|');
+  return { timestamp, id };
+}
+
+/** Time, then id (compared as the transports compare them: by code unit). */
 function compareCursor(a: string, b: string): number {
   const [atA = '', idA = ''] = a.split('|');
   const [atB = '', idB = ''] = b.split('|');
-  return Date.parse(atA) - Date.parse(atB) || idA.localeCompare(idB);
+  return Date.parse(atA) - Date.parse(atB) || (idA === idB ? 0 : idA < idB ? -1 : 1);
 }

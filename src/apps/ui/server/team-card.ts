@@ -1,4 +1,6 @@
 import { statusOf } from '../../../core/find-team.js';
+import { loadTeamLifecycle } from '../../../engine/actors/team-lifecycle.js';
+import { lifecycleFor } from '../../../engine/archetypes/catalog.js';
 import type { NeedsYouItem } from '../../../core/schema/needs-you.js';
 import type { RegistryEntry } from '../../../core/schema/registry.js';
 import type { Federation } from '../../../engine/context.js';
@@ -22,7 +24,12 @@ export interface TeamFacts {
  */
 export async function teamFacts(fed: Federation, entry: RegistryEntry, census: PartyCensus): Promise<TeamFacts> {
   const now = fed.now();
+  // Read once for both the health check and the queue; one that cannot be read is reported by the check.
+  const lifecycle = lifecycleFor(entry.archetypeId)
+    ? await loadTeamLifecycle(entry, fed.backend.lifecycles).catch(() => undefined)
+    : undefined;
   const report = await teamReport(entry, {
+    lifecycle,
     config: fed.config,
     now,
     staleAfterMs: DEFAULT_STALE_AFTER_MINUTES * 60_000,
@@ -30,7 +37,7 @@ export async function teamFacts(fed: Federation, entry: RegistryEntry, census: P
     outbox: census.outbox,
     lifecycles: fed.backend.lifecycles,
   });
-  const needsYou = await teamNeedsYou(fed, entry).catch(() => []);
+  const needsYou = await teamNeedsYou(fed, entry, lifecycle).catch(() => []);
   const lastRun = readLastRun(entry.location);
   const totals = teamRunTotals(entry);
   const status = statusOf(entry);

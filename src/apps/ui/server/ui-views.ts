@@ -4,7 +4,7 @@ import type { Federation } from '../../../engine/context.js';
 import type { FederationChange } from '../../../ports/federation-changes.js';
 import type { SignalInbox } from '../../../ports/signal-transport.js';
 import { byWaitingLongest } from '../../needs-you/needs-you.js';
-import { metaNeedsYou } from '../../needs-you/signal-items.js';
+import { metaOpenSignals } from '../../needs-you/signal-items.js';
 import { stuckSignals } from '../../monitor/monitor-cycle.js';
 import type { BoardView, NeedsYouEntry, NeedsYouView } from '../api-types.js';
 import { itemActions, teamFacts, type TeamFacts } from './team-card.js';
@@ -52,6 +52,8 @@ export class UiViews {
         this.stuckStale = true;
         break;
       case 'journal':
+      case 'federation':
+        // Nothing kept here shows them: the federation view reads its files on each request.
         break;
     }
   }
@@ -166,14 +168,9 @@ export class UiViews {
 
   /** Meta's open questions (with who asked and what, to answer in place) and escalations. */
   private async metaItems(): Promise<NeedsYouEntry[]> {
-    const items = await metaNeedsYou(this.fed, this.metaInbox);
-    const pending = new Map(
-      (await this.metaInbox.pending()).signals.map(({ message }) => [message.id.toLowerCase(), message]),
-    );
-    return items.map((item): NeedsYouEntry => {
-      const message = item.signalId ? pending.get(item.signalId.toLowerCase()) : undefined;
+    return (await metaOpenSignals(this.fed, this.metaInbox)).map(({ item, message }): NeedsYouEntry => {
       const entry: NeedsYouEntry = { ...item, actions: itemActions(item, null) };
-      if (item.kind === 'question' && message)
+      if (item.kind === 'question')
         Object.assign(entry, { from: message.from, subject: message.subject, body: message.body });
       return entry;
     });

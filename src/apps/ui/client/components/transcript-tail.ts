@@ -2,16 +2,17 @@ import { html } from 'htm/preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { TranscriptChunk } from '../../api-types.js';
 import { api } from '../api.js';
+import { subscribe } from '../live.js';
 
-/** How often a running agent's transcript is asked for more, while its page is open. */
-const TAIL_MS = 1500;
 /** What the page keeps of a long transcript: its end. */
 const KEEP_CHARS = 200_000;
 
 /**
  * The transcript of the team's running (or last) agent, growing as the agent writes: from where the team
- * page's read ended, the page asks `/api/teams/<id>/transcript?from=` for what came after, until the run
- * ends. Scrolled to the end, it stays at the end; scrolled up, it stays put.
+ * page's read ended, the page asks `/api/teams/<id>/transcript?from=` for what came after whenever the live
+ * feed says the team's runs changed (a transcript written is such a change), until the run ends — no timer,
+ * so an open page costs the server nothing while the agent is quiet. Scrolled to the end, it stays at the
+ * end; scrolled up, it stays put.
  */
 export function TranscriptTail({ team, initial }: { team: string; initial: TranscriptChunk }) {
   const [text, setText] = useState(initial.text);
@@ -24,28 +25,45 @@ export function TranscriptTail({ team, initial }: { team: string; initial: Trans
     if (initial.ended) return;
     let next = initial.next;
     let stopped = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const poll = async () => {
+    // One read at a time; a change heard during a read asks for one more after it.
+    let reading = false;
+    let again = false;
+    const read = async () => {
+      if (reading) return void (again = true);
+      reading = true;
       try {
         const chunk = await api.transcript(team, next);
         if (stopped) return;
         // Another run started: its transcript replaces this one (the team page reloads with it).
-        if (chunk.runId !== initial.runId) return;
+        if (chunk.runId !== initial.runId) return stop();
         next = chunk.next;
         if (chunk.text) setText((previous) => (previous + chunk.text).slice(-KEEP_CHARS));
         setError(null);
-        if (chunk.ended) return setEnded(true);
+        if (chunk.ended) {
+          setEnded(true);
+          return stop();
+        }
       } catch (failure) {
-        if (stopped) return;
-        setError(failure instanceof Error ? failure.message : String(failure));
+        if (!stopped) setError(failure instanceof Error ? failure.message : String(failure));
+      } finally {
+        reading = false;
       }
-      timer = setTimeout(poll, TAIL_MS);
+      if (again && !stopped) {
+        again = false;
+        void read();
+      }
     };
-    timer = setTimeout(poll, TAIL_MS);
-    return () => {
+    const unsubscribe = subscribe({
+      touches: (change) => change.scope === 'team' && change.team === team && change.what === 'runs',
+      refresh: () => void read(),
+    });
+    const stop = () => {
       stopped = true;
-      clearTimeout(timer);
+      unsubscribe();
     };
+    // What the agent wrote between the team page's read and this subscription.
+    void read();
+    return stop;
     // Started once per run (the team page keys this component by run): later reads of the team page
     // bring the same transcript, which this tail already has.
   }, [team, initial.runId]);

@@ -8,7 +8,7 @@ import { touches, useView } from '../use-view.js';
 
 /** The federation as a whole: health, run totals, telemetry, the plan and the report. */
 export function FederationPage() {
-  const view = useView<FederationView>('federation', api.federation, touches.everything);
+  const view = useView<FederationView>('federation', api.federation, touches.federation);
   if (!view.data) return html`<${ViewStatus} error=${view.error} />`;
   const { plan, report, health, telemetry, runs } = view.data;
   return html`<section class="view federation">

@@ -18,7 +18,7 @@ const KIND_LABELS: Record<NeedsYouEntry['kind'], string> = {
 
 /** Everything waiting on a person, oldest first, each with what resolves it in place. */
 export function NeedsYou() {
-  const view = useView<NeedsYouView>('needs-you', api.needsYou, touches.everything);
+  const view = useView<NeedsYouView>('needs-you', api.needsYou, touches.needsYou);
   if (!view.data) return html`<${ViewStatus} error=${view.error} />`;
   const { items, problems } = view.data;
   return html`<section class="view needs-you">

@@ -1,0 +1,70 @@
+import type { BoxExpectation } from '../../../core/schema/judge-signal.js';
+import { listDirectory } from '../../../infra/fs/list-directory.js';
+import type { BoxedSignal, NewestPage } from '../../../ports/signal-transport.js';
+import { readSignalEntry } from './read-signal-entry.js';
+import { isSignalFileName, nameHint } from './signal-file-name.js';
+
+/** A box folder to read, as the transport resolved it. */
+export interface NewestBox {
+  dir: string;
+  expect: BoxExpectation;
+}
+
+/** A listed signal file and the span its timestamp lies in, from its name (unbounded for a name fed did not make). */
+interface Candidate {
+  box: number;
+  name: string;
+  /** The first and last millisecond the signal can have been sent at. */
+  from: number;
+  to: number;
+}
+
+/** A signal's place in time order: its timestamp (ms), then its id. */
+interface Place {
+  time: number;
+  id: string;
+}
+
+type Read = BoxedSignal & Place;
+
+/**
+ * SignalTransport.newest for file-signal-v1. A signal file's name starts with the whole second of its
+ * timestamp (signal-file-name.ts), so the boxes are listed, never read, and the names tried newest second
+ * first: once the page is full and the next name's second ends before the page's last signal, no other
+ * name can hold a newer one. A federation of a hundred thousand signals costs a listing of each box and
+ * the parse of about a page of files. Names fed did not make can be of any time: those are all read.
+ */
+export function newestSignals(boxes: readonly NewestBox[], page: NewestPage): BoxedSignal[] {
+  const before = page.before && { time: Date.parse(page.before.timestamp), id: page.before.id };
+  const candidates: Candidate[] = [];
+  boxes.forEach(({ dir }, box) => {
+    for (const name of listDirectory(dir)) {
+      if (!isSignalFileName(name)) continue;
+      const hint = nameHint(name);
+      const from = hint?.time ?? Number.NEGATIVE_INFINITY;
+      // A signal of a later second than the cursor's is newer than it.
+      if (before && from > before.time) continue;
+      candidates.push({ box, name, from, to: hint ? hint.time + 999 : Number.POSITIVE_INFINITY });
+    }
+  });
+  candidates.sort((a, b) => (a.to === b.to ? 0 : a.to > b.to ? -1 : 1));
+  const kept: Read[] = [];
+  for (const candidate of candidates) {
+    const last = kept.length >= page.limit ? kept[page.limit - 1] : undefined;
+    if (last && candidate.to < last.time) break;
+    const { dir, expect } = boxes[candidate.box]!;
+    const entry = readSignalEntry(dir, candidate.name, expect);
+    if (!entry) continue;
+    const read: Read = { entry, box: candidate.box, time: Date.parse(entry.message.timestamp), id: entry.message.id };
+    if (before && newerFirst(read, before) <= 0) continue;
+    const at = kept.findIndex((other) => newerFirst(read, other) < 0);
+    kept.splice(at < 0 ? kept.length : at, 0, read);
+    if (kept.length > page.limit) kept.pop();
+  }
+  return kept.map(({ entry, box }) => ({ entry, box }));
+}
+
+/** Negative when `a` comes first, newest first: the later time, then the greater id. */
+function newerFirst(a: Place, b: Place): number {
+  return b.time - a.time || (a.id === b.id ? 0 : a.id > b.id ? -1 : 1);
+}
