@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -24,6 +24,9 @@ import { runFed } from '../helpers/fed-cli.js';
 import { gitFederation } from '../helpers/git-federation.js';
 import { startUiServer, type UiServer } from '../../src/apps/ui/server/ui-server.js';
 import { openFederation } from '../../src/engine/context.js';
+import { UiViews } from '../../src/apps/ui/server/ui-views.js';
+import { teamPageView } from '../../src/apps/ui/server/team-page.js';
+import { workspacePaths } from '../../src/core/layout.js';
 import { signalFederation } from '../helpers/signal-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -195,6 +198,36 @@ describe('fed ui: the views', () => {
     const { page } = await serve();
     const view = (await (await page('/api/needs-you')).json()) as NeedsYouView;
     expect(view).toMatchObject({ items: [], problems: expect.any(Array) });
+  });
+});
+
+describe('fed ui: the cached views (no change feed: what they read is what the test says changed)', () => {
+  it('a team whose read failed is read again on the next request, not left without a card', async () => {
+    const { root } = await signalFederation(['docs']);
+    const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
+    const views = new UiViews(fed);
+    expect((await views.board()).teams.map((card) => card.id)).toEqual(['docs']);
+    const late = await onboardTeam(fed, { domain: 'late' }, { durable: false });
+    // The runs journal a directory: reading it fails, as a file being replaced or unreadable would.
+    const runs = workspacePaths(late.location).runsJournal;
+    mkdirSync(runs, { recursive: true });
+    views.invalidate({ scope: 'registry' });
+    await expect(views.board()).rejects.toThrow();
+    rmSync(runs, { recursive: true });
+    // No change is told for the repair: the failed read itself left the team to read again.
+    expect((await views.board()).teams.map((card) => card.id)).toEqual(['docs', 'late']);
+    expect((await views.needsYou()).items).toEqual([]);
+  });
+
+  it("a team onboarded before the views heard of it has its page, not a 500; an unknown one 404's", async () => {
+    const { root } = await signalFederation(['docs']);
+    const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
+    const views = new UiViews(fed);
+    await views.board();
+    await onboardTeam(fed, { domain: 'late' }, { durable: false });
+    const page = await teamPageView(fed, views, 'late');
+    expect(page.card.id).toBe('late');
+    await expect(teamPageView(fed, views, 'nobody')).rejects.toMatchObject({ code: 'UNKNOWN_TEAM' });
   });
 });
 

@@ -98,9 +98,16 @@ export class UiViews {
     return { generatedAt: this.fed.now().toISOString(), items: this.needsYouItems(), problems };
   }
 
-  /** The cached facts of one team (fresh), or undefined when it is not registered. */
+  /**
+   * The cached facts of one team (fresh), or undefined when it is not registered. A team the views do not
+   * know yet (onboarded a moment ago, its registry change still on the way) is looked up in the registry.
+   */
   async team(id: string): Promise<TeamFacts | undefined> {
     await this.refresh();
+    if (!this.teams.has(id)) {
+      this.registryStale = true;
+      await this.refresh();
+    }
     return this.teams.get(id)?.facts;
   }
 
@@ -126,10 +133,28 @@ export class UiViews {
     await this.computing;
   }
 
+  /**
+   * Each flag is cleared before its read, so a change during the read sets it again for the next request.
+   * A read that throws puts back every flag it cleared (and the teams it meant to read), so the next
+   * request reads them again instead of showing a card that was never computed.
+   */
   private async recompute(): Promise<void> {
-    const { backend } = this.fed;
+    const flags = { registry: this.registryStale, meta: this.metaStale, stuck: this.stuckStale };
     const stale = new Set(this.staleTeams);
     this.staleTeams.clear();
+    try {
+      await this.recomputeFlagged(stale);
+    } catch (error) {
+      for (const id of stale) this.staleTeams.add(id);
+      this.registryStale ||= flags.registry;
+      this.metaStale ||= flags.meta;
+      this.stuckStale ||= flags.stuck;
+      throw error;
+    }
+  }
+
+  private async recomputeFlagged(stale: Set<string>): Promise<void> {
+    const { backend } = this.fed;
     if (this.registryStale) {
       this.registryStale = false;
       const registry = await backend.registry.read();
@@ -147,7 +172,6 @@ export class UiViews {
         this.teams.set(entry.domainId, { entry: JSON.stringify(entry), facts });
       }
     }
-    // Each flag is cleared before its read: a change during the read sets it again for the next request.
     if (this.metaStale) {
       this.metaStale = false;
       this.meta = await this.metaItems();
