@@ -63,7 +63,7 @@ async function serve(teams: readonly string[] = ['docs', 'api'], at?: string) {
   const server = await startUiServer(fed, { assetsDir: tinyAssets() });
   servers.push(server);
   const origin = new URL(server.url).origin;
-  const cookie = `fed_ui=${server.token}`;
+  const cookie = `fed_ui_${new URL(server.url).port}=${server.token}`;
   /** A request as the page makes it: the session cookie, and the page's Origin on a POST. */
   const page = (path: string, init: RequestInit = {}) =>
     fetch(`${origin}${path}`, {
@@ -112,17 +112,31 @@ describe('fed ui: the guard', () => {
     const response = await fetch(server.url, { redirect: 'manual' });
     expect(response.status).toBe(303);
     expect(response.headers.get('location')).toBe('/');
-    expect(response.headers.get('set-cookie')).toBe(`fed_ui=${server.token}; HttpOnly; SameSite=Strict; Path=/`);
+    expect(response.headers.get('set-cookie')).toBe(
+      `fed_ui_${new URL(server.url).port}=${server.token}; HttpOnly; SameSite=Strict; Path=/`,
+    );
     const wrong = await fetch(`${origin}/team/docs?token=nope`, { redirect: 'manual' });
     expect(wrong.status).toBe(401);
-    const shell = await fetch(`${origin}/team/docs`, { headers: { cookie: `fed_ui=${server.token}` } });
+    const shell = await fetch(`${origin}/team/docs`, {
+      headers: { cookie: `fed_ui_${new URL(server.url).port}=${server.token}` },
+    });
     expect(shell.status).toBe(200);
     expect(await shell.text()).toContain('<title>fed</title>');
   });
 
+  it('names its cookie by its port: a second fed ui on the same host signs nobody out of the first', async () => {
+    const [first, second] = [await serve(), await serve()];
+    const cookies = [first, second]
+      .map(({ server }) => `fed_ui_${new URL(server.url).port}=${server.token}`)
+      .join('; ');
+    // The browser sends both cookies to both (cookies are not port-scoped); each server finds its own.
+    for (const { origin } of [first, second])
+      expect((await fetch(`${origin}/api/board`, { headers: { cookie: cookies } })).status).toBe(200);
+  });
+
   it('answers only to its own Host (421) and Origin (403), and only GET, HEAD and POST (405)', async () => {
     const { page, server, origin } = await serve();
-    const cookie = `fed_ui=${server.token}`;
+    const cookie = `fed_ui_${new URL(server.url).port}=${server.token}`;
     expect(await rawGet(`${origin}/api/board`, { cookie, host: 'evil.example:80' })).toBe(421);
     expect(await rawGet(`${server.url}`, { host: 'rebound.example' })).toBe(421);
     expect((await page('/api/board', { headers: { origin: 'http://evil.example' } })).status).toBe(403);
@@ -137,7 +151,7 @@ describe('fed ui: the guard', () => {
     const withoutOrigin = await fetch(`${origin}/api/actions`, {
       method: 'POST',
       body,
-      headers: { cookie: `fed_ui=${server.token}`, 'content-type': 'application/json' },
+      headers: { cookie: `fed_ui_${new URL(server.url).port}=${server.token}`, 'content-type': 'application/json' },
     });
     expect(withoutOrigin.status).toBe(403);
     const bearer = await fetch(`${origin}/api/board`, { headers: { authorization: `Bearer ${server.token}` } });

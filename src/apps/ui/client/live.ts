@@ -4,7 +4,7 @@ import type { LiveEvent } from '../api-types.js';
 /**
  * The page's one EventSource on `/events`. A `change` names where something changed; the views that show
  * it refetch, once per burst (changes are gathered for DEBOUNCE_MS). `reset` (the server lost track, or
- * the browser was away too long) and a reconnection refetch every view. Nothing polls.
+ * the browser was away too long) and every (re)connection refetch every view. Nothing polls.
  */
 export type FederationChange = LiveEvent['change'];
 export type LiveStatus = 'connecting' | 'connected' | 'reconnecting' | 'closed';
@@ -56,12 +56,11 @@ function setStatus(next: LiveStatus): void {
 
 export function connectLive(): void {
   const source = new EventSource('/events');
-  let opened = false;
   source.addEventListener('open', () => {
-    // After a reconnection the server resumes from Last-Event-ID, or says `reset`; reading again costs
-    // one fetch per view and covers a server that restarted.
-    if (opened) refreshAll();
-    opened = true;
+    // Every open, the first included: a change landing between a view's first fetch and the first
+    // subscription is told to nobody. After a reconnection the server resumes from Last-Event-ID, or says
+    // `reset`; reading again costs one fetch per view and covers a server that restarted.
+    refreshAll();
     setStatus('connected');
   });
   source.addEventListener('error', () => {

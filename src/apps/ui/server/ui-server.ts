@@ -6,7 +6,7 @@ import { createLiveHub } from '../live/live-hub.js';
 import { apiRoute } from './api-routes.js';
 import { loadUiAssets } from './assets.js';
 import { route, type RouteContext } from './routes.js';
-import { allowedHosts, newToken } from './security.js';
+import { allowedHosts, cookieName, newToken } from './security.js';
 import { serveEvents } from './sse.js';
 import { UiViews } from './ui-views.js';
 
@@ -46,7 +46,7 @@ export async function startUiServer(fed: Federation, options: UiServerOptions = 
   });
   const streams = new Set<ServerResponse>();
   const ctx: RouteContext = {
-    guard: { token, hosts: new Set() },
+    guard: { token, hosts: new Set(), cookie: '' },
     assets,
     views,
     api: async (request, response, url) => {
@@ -78,6 +78,7 @@ export async function startUiServer(fed: Federation, options: UiServerOptions = 
   }
   const { port } = server.address() as AddressInfo;
   ctx.guard.hosts = allowedHosts(host, port);
+  ctx.guard.cookie = cookieName(port);
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   let closing: Promise<void> | undefined;
   return {
