@@ -23,7 +23,10 @@ export type FederationChange =
   | { scope: 'federation' };
 
 export interface ChangeWatch {
-  /** Resolves once every change made from then on is heard (a network backend subscribes asynchronously). */
+  /**
+   * Resolves once every change made from then on is heard (a network backend subscribes asynchronously);
+   * rejects when the watch could not start (onError hears it too).
+   */
   readonly ready: Promise<void>;
   /** Stop watching; resolves once every watcher the backend opened for it is closed. */
   close(): Promise<void>;

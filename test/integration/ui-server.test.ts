@@ -29,6 +29,7 @@ import { teamPageView } from '../../src/apps/ui/server/team-page.js';
 import { workspacePaths } from '../../src/core/layout.js';
 import { signalFederation } from '../helpers/signal-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import type { FederationChanges } from '../../src/ports/federation-changes.js';
 
 /** A tiny page in place of the bundle wt-ui-client builds into dist/ui/. */
 function tinyAssets(): string {
@@ -467,7 +468,7 @@ describe('fed ui: /events', () => {
       events.some((e) => e.event === 'change' && (JSON.parse(e.data) as LiveEvent).change.scope === 'registry'),
     );
     const changes = seen.filter((e) => e.event === 'change');
-    expect(changes[0]!.id).toBe(String((JSON.parse(changes[0]!.data) as LiveEvent).seq));
+    expect(changes[0]!.id).toMatch(new RegExp(`^[0-9a-f]+-${(JSON.parse(changes[0]!.data) as LiveEvent).seq}$`));
     await expect.poll(() => server.clients).toBe(0);
 
     // Reconnecting after the first change: what came after it is replayed, the first is not.
@@ -483,6 +484,40 @@ describe('fed ui: /events', () => {
       'paused',
     );
   }, 30_000);
+
+  it('tells the pages and its caller when the change feed breaks for good', async () => {
+    const { root } = await signalFederation(['docs']);
+    const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
+    // The real feed, with a way to break it as the system's watch limit or a closed connection would.
+    let breakFeed: (error: Error) => void = () => undefined;
+    const changes: FederationChanges = {
+      watch(listener, onError) {
+        breakFeed = (error) => onError?.(error);
+        return fed.backend.changes.watch(listener, onError);
+      },
+    };
+    const failures: Error[] = [];
+    const server = await startUiServer(
+      { ...fed, backend: { ...fed.backend, changes } },
+      { assetsDir: tinyAssets(), onFeedError: (error) => void failures.push(error) },
+    );
+    servers.push(server);
+    const origin = new URL(server.url).origin;
+    const cookie = `fed_ui_${new URL(server.url).port}=${server.token}`;
+    const stream = await fetch(`${origin}/events`, { headers: { cookie } });
+    await expect.poll(() => server.clients).toBe(1);
+    breakFeed(new Error('ENOSPC: System limit for number of file watchers reached'));
+    const seen = await readEvents(stream, (events) => events.some((e) => e.event === 'stopped'));
+    expect(JSON.parse(seen.find((e) => e.event === 'stopped')!.data)).toEqual({
+      message: 'ENOSPC: System limit for number of file watchers reached',
+    });
+    expect(failures.map((error) => error.message)).toEqual([
+      'ENOSPC: System limit for number of file watchers reached',
+    ]);
+    // A page opened later is told at once.
+    const later = await fetch(`${origin}/events`, { headers: { cookie } });
+    expect((await readEvents(later, (events) => events.length >= 1))[0]!.event).toBe('stopped');
+  });
 
   it('closing the server ends every event stream', async () => {
     const { page, server } = await serve();

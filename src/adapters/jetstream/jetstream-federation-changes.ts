@@ -52,7 +52,13 @@ class JetStreamChangeWatch implements ChangeWatch {
     this.coalesce = new CoalesceByKey(COALESCE_MS, (change) => {
       if (!this.closed) listener(change);
     });
-    this.ready = this.start(streams).catch((error: unknown) => this.fail(error as Error));
+    // A watch that could not start is not ready: `ready` rejects (and onError hears it), so a server does
+    // not serve a page that never updates. Handled here too, for a caller that never awaits `ready`.
+    this.ready = this.start(streams).catch((error: unknown) => {
+      this.fail(error as Error);
+      throw error;
+    });
+    this.ready.catch(() => undefined);
   }
 
   /** The plan, the federation report and the collector's state are files at the root on JetStream too. */
@@ -70,7 +76,7 @@ class JetStreamChangeWatch implements ChangeWatch {
     this.stopFiles?.();
     for (const subscription of this.subscriptions.splice(0)) subscription.unsubscribe();
     this.stopStatus?.();
-    await this.ready;
+    await this.ready.catch(() => undefined);
   }
 
   private async start(streams: () => Promise<FederationStreams>): Promise<void> {

@@ -15,7 +15,8 @@
  *   GET  /api/signals/<id>        SignalThreadView
  *   GET  /api/federation          FederationView
  *   GET  /assets/diagrams/<machineId>.json   DiagramLayout (laid out at build time)
- *   GET  /events                  Server-Sent Events: `change` (LiveEvent), `reset`; honours Last-Event-ID
+ *   GET  /events                  Server-Sent Events: `change` (LiveEvent), `reset`, `stopped`
+ *                                 (the change feed broke: `{message}`, no change follows); honours Last-Event-ID
  *   POST /api/actions             ActionRequest → ActionResult (200) or ActionRefusal (400/404/409)
  */
 import type { UiAction } from '../../core/schema/federation-journal.js';
@@ -158,7 +159,10 @@ export interface FederationView {
   runs: { total: number; costUsd: number | null; unmeasured: number };
 }
 
-/** One SSE `change` event: its `id:` line is `seq` (Last-Event-ID resumes after it). */
+/**
+ * One SSE `change` event: its `id:` line is `<run>-<seq>`, `run` naming the server's run (Last-Event-ID
+ * resumes after it; an id of another run, e.g. before a restart, gets a `reset`).
+ */
 export interface LiveEvent {
   seq: number;
   at: string;

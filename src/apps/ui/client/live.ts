@@ -4,10 +4,12 @@ import type { LiveEvent } from '../api-types.js';
 /**
  * The page's one EventSource on `/events`. A `change` names where something changed; the views that show
  * it refetch, once per burst (changes are gathered for DEBOUNCE_MS). `reset` (the server lost track, or
- * the browser was away too long) and every (re)connection refetch every view. Nothing polls.
+ * the browser was away too long) and every (re)connection refetch every view; `stopped` (the server's
+ * change feed broke) shows as "live updates stopped". Nothing polls.
  */
 export type FederationChange = LiveEvent['change'];
-export type LiveStatus = 'connecting' | 'connected' | 'reconnecting' | 'closed';
+/** `stopped`: the server's change feed broke (its `stopped` event): the page no longer updates by itself. */
+export type LiveStatus = 'connecting' | 'connected' | 'reconnecting' | 'closed' | 'stopped';
 
 const DEBOUNCE_MS = 100;
 
@@ -75,6 +77,11 @@ export function connectLive(): void {
     schedule();
   });
   source.addEventListener('reset', () => refreshAll());
+  // Nothing more will come: the stream is closed so the browser does not reconnect to be told again.
+  source.addEventListener('stopped', () => {
+    source.close();
+    setStatus('stopped');
+  });
 }
 
 export function useLiveStatus(): LiveStatus {

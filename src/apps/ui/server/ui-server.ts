@@ -17,6 +17,11 @@ export interface UiServerOptions {
   host?: string;
   /** The page's files (default: dist/ui/ of fed's package). */
   assetsDir?: string;
+  /**
+   * The change feed broke for good (the system's watch limit, the JetStream connection closed): the pages
+   * are told `stopped` and nothing updates any more. `fed ui` warns and exits 1.
+   */
+  onFeedError?: (error: Error) => void;
 }
 
 export interface UiServer {
@@ -40,7 +45,7 @@ export async function startUiServer(fed: Federation, options: UiServerOptions = 
   const host = options.host ?? '127.0.0.1';
   const token = newToken();
   const views = new UiViews(fed);
-  const hub = createLiveHub(fed.backend.changes, { now: fed.now });
+  const hub = createLiveHub(fed.backend.changes, { now: fed.now, onError: (error) => options.onFeedError?.(error) });
   const stopViews = hub.subscribe(undefined, (message) => {
     if (message.event === 'change') views.invalidate((JSON.parse(message.data) as LiveEvent).change);
   });
