@@ -20,7 +20,9 @@ export type FederationChange =
    * The federation's own files at its root, whatever the backend: the plan (`.fed/plan.json`), the
    * federation report (config `federationReport`) and the telemetry collector's state.
    */
-  | { scope: 'federation' };
+  | { scope: 'federation' }
+  /** Anything may have changed (a reconnect: what happened while disconnected is not known): read everything again. */
+  | { scope: 'all' };
 
 export interface ChangeWatch {
   /**

@@ -246,6 +246,43 @@ describe('fed ui: the cached views (no change feed: what they read is what the t
   });
 });
 
+describe('fed ui: what changes with the clock, and what a reconnect may have missed', () => {
+  it('a signal that becomes overdue with no file changing is found by the one clock timer and told', async () => {
+    const { root } = await signalFederation(['docs']);
+    let clock = new Date();
+    const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' }, now: () => clock });
+    const directive = await sendSignal(fed, { to: 'docs', type: 'directive', subject: 'write it' }, { durable: false });
+    const server = await startUiServer(fed, { assetsDir: tinyAssets(), clockMs: 50 });
+    servers.push(server);
+    const origin = new URL(server.url).origin;
+    const cookie = `fed_ui_${new URL(server.url).port}=${server.token}`;
+    const needsYou = async () =>
+      (await (await fetch(`${origin}/api/needs-you`, { headers: { cookie } })).json()) as NeedsYouView;
+    expect((await needsYou()).problems.join('\n')).not.toContain(directive.message.id);
+    const stream = await fetch(`${origin}/events`, { headers: { cookie } });
+    await expect.poll(() => server.clients).toBe(1);
+    // Its deadline (10 minutes for a directive) passes: nothing on disk changes, only the time.
+    clock = new Date(clock.getTime() + 11 * 60_000);
+    const seen = await readEvents(stream, (events) =>
+      events.some((e) => e.event === 'change' && (JSON.parse(e.data) as LiveEvent).change.scope === 'delivery'),
+    );
+    expect(seen.length).toBeGreaterThan(0);
+    expect((await needsYou()).problems.join('\n')).toContain(directive.message.id);
+  });
+
+  it("{ scope: 'all' } (a JetStream reconnect) reads every team again, lifecycles included", async () => {
+    const { root } = await signalFederation(['docs']);
+    const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
+    const views = new UiViews(fed);
+    const before = (await views.board()).teams[0]!.state;
+    // A lifecycle change nobody told the views of (it happened while disconnected).
+    await event(fed, 'docs', 'FAIL', { reason: 'sources inaccessible' });
+    expect((await views.board()).teams[0]!.state).toBe(before);
+    views.invalidate({ scope: 'all' });
+    expect((await views.board()).teams[0]!.state).toBe('failed');
+  });
+});
+
 describe('fed ui: the actions', () => {
   it('pauses and resumes a team as fed team pause|resume do, journaling each from the dashboard', async () => {
     const { fed, act, json } = await serve();

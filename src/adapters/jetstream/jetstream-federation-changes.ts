@@ -17,7 +17,7 @@ const META = 'meta';
  * The change feed on JetStream. Every publish to a stream — a KV put included, on `$KV.<bucket>.<key>` —
  * also reaches plain NATS subscriptions on its subject: six wildcard subscriptions hear every change of
  * the federation from now on, with no consumer on the server and no history replayed. What a reconnect
- * may have lost is told as a change of everything federation-wide, so a reader reads again.
+ * may have lost is told as `{ scope: 'all' }`, so a reader reads everything again.
  */
 export class JetStreamFederationChanges implements FederationChanges {
   /** `root`, `federationReport`: where the federation's own files are (watchFederationFiles). */
@@ -122,7 +122,8 @@ class JetStreamChangeWatch implements ChangeWatch {
     void (async () => {
       for await (const event of status) {
         if (event.type !== 'reconnect' || this.closed) continue;
-        for (const scope of ['registry', 'journal', 'delivery'] as const) this.tell({ scope });
+        // Lifecycles and boxes changed while disconnected are not known either: everything is read again.
+        this.tell({ scope: 'all' });
       }
     })();
     void nc.closed().then((error) => {

@@ -70,7 +70,10 @@ export function connectLive(): void {
   });
   source.addEventListener('change', (event) => {
     try {
-      pending.push((JSON.parse((event as MessageEvent<string>).data) as LiveEvent).change);
+      const { change } = JSON.parse((event as MessageEvent<string>).data) as LiveEvent;
+      // `all`: the server lost track of what changed (a reconnect to JetStream): every view reads again.
+      if (change.scope === 'all') everything = true;
+      else pending.push(change);
     } catch {
       everything = true;
     }

@@ -18,6 +18,11 @@ export interface LiveHub {
   subscribe(lastEventId: string | undefined, send: (message: SseMessage) => void): () => void;
   /** Clients subscribed now (the bench and tests read it). */
   readonly clients: number;
+  /**
+   * Tell a change the server found itself (the clock made a team unhealthy, a signal overdue), numbered
+   * and kept like the feed's.
+   */
+  announce(change: FederationChange): void;
   /** This hub's run id: every event id is `<run>-<seq>`, so an id of another run (a restart) is never resumed. */
   readonly run: string;
   /** Resolves once the hub hears every change made from then on. */
@@ -65,20 +70,19 @@ export function createLiveHub(changes: FederationChanges, options: LiveHubOption
     }
   };
 
-  const watch = changes.watch(
-    (change: FederationChange) => {
-      const seq = ring.last + 1;
-      const event: LiveEvent = { seq, at: now().toISOString(), change };
-      const message: SseMessage = { id: `${run}-${seq}`, event: 'change', data: JSON.stringify(event) };
-      ring.push(message);
-      broadcast(message);
-    },
-    (error) => {
-      stopped = { event: 'stopped', data: JSON.stringify({ message: error.message }) };
-      broadcast(stopped);
-      options.onError?.(error);
-    },
-  );
+  const announce = (change: FederationChange) => {
+    const seq = ring.last + 1;
+    const event: LiveEvent = { seq, at: now().toISOString(), change };
+    const message: SseMessage = { id: `${run}-${seq}`, event: 'change', data: JSON.stringify(event) };
+    ring.push(message);
+    broadcast(message);
+  };
+
+  const watch = changes.watch(announce, (error) => {
+    stopped = { event: 'stopped', data: JSON.stringify({ message: error.message }) };
+    broadcast(stopped);
+    options.onError?.(error);
+  });
 
   const heartbeat = setInterval(
     () => broadcast({ event: 'ping', data: '' }),
@@ -104,6 +108,7 @@ export function createLiveHub(changes: FederationChanges, options: LiveHubOption
       return clients.size;
     },
     run,
+    announce,
     ready: watch.ready,
     async close() {
       if (closed) return;

@@ -22,7 +22,14 @@ export interface UiServerOptions {
    * are told `stopped` and nothing updates any more. `fed ui` warns and exits 1.
    */
   onFeedError?: (error: Error) => void;
+  /**
+   * How often what depends on the clock alone (health, overdue signals) is read again (default 30 s):
+   * ONE timer for the server, whatever the number of pages; a change is told only when something changed.
+   */
+  clockMs?: number;
 }
+
+export const DEFAULT_CLOCK_MS = 30_000;
 
 export interface UiServer {
   /** The URL to open, token included: `http://127.0.0.1:<port>/?token=…`. */
@@ -49,6 +56,19 @@ export async function startUiServer(fed: Federation, options: UiServerOptions = 
   const stopViews = hub.subscribe(undefined, (message) => {
     if (message.event === 'change') views.invalidate((JSON.parse(message.data) as LiveEvent).change);
   });
+  let rechecking = false;
+  const clock = setInterval(() => {
+    if (rechecking) return;
+    rechecking = true;
+    views
+      .recheckClock()
+      .then((changes) => changes.forEach((change) => hub.announce(change)))
+      // A read that failed is read again at the next tick or request (UiViews keeps it stale).
+      .catch(() => undefined)
+      .finally(() => (rechecking = false));
+  }, options.clockMs ?? DEFAULT_CLOCK_MS);
+  // The clock alone never keeps the process alive.
+  clock.unref();
   const streams = new Set<ServerResponse>();
   const ctx: RouteContext = {
     guard: { token, hosts: new Set(), cookie: '' },
@@ -77,6 +97,7 @@ export async function startUiServer(fed: Federation, options: UiServerOptions = 
       });
     });
   } catch (error) {
+    clearInterval(clock);
     stopViews();
     await hub.close();
     throw error;
@@ -97,6 +118,7 @@ export async function startUiServer(fed: Federation, options: UiServerOptions = 
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         for (const stream of streams) stream.end();
         server.closeAllConnections();
+        clearInterval(clock);
         stopViews();
         await Promise.all([closed, hub.close()]);
       })();

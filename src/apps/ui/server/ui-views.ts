@@ -51,6 +51,12 @@ export class UiViews {
         this.metaStale = true;
         this.stuckStale = true;
         break;
+      case 'all':
+        this.registryStale = true;
+        for (const id of this.teams.keys()) this.staleTeams.add(id);
+        this.metaStale = true;
+        this.stuckStale = true;
+        break;
       case 'journal':
       case 'federation':
         // Nothing kept here shows them: the federation view reads its files on each request.
@@ -64,6 +70,25 @@ export class UiViews {
     this.staleTeams.add(team);
     this.metaStale = true;
     this.stuckStale = true;
+  }
+
+  /**
+   * Read again what depends on the clock alone — health (a stale state, a dead launcher, an agent log's
+   * errors) and overdue signals — and say what changed, as the changes to tell the pages: each team whose
+   * facts changed, and `delivery` when the stuck signals did. Nothing changed: nothing to tell.
+   */
+  async recheckClock(): Promise<FederationChange[]> {
+    await this.refresh();
+    const before = new Map([...this.teams].map(([id, team]) => [id, JSON.stringify(team.facts)]));
+    const stuckBefore = JSON.stringify(this.stuck);
+    for (const id of this.teams.keys()) this.staleTeams.add(id);
+    this.stuckStale = true;
+    await this.refresh();
+    const changes: FederationChange[] = [...this.teams]
+      .filter(([id, team]) => before.has(id) && before.get(id) !== JSON.stringify(team.facts))
+      .map(([team]) => ({ scope: 'team', team, what: 'lifecycle' }));
+    if (JSON.stringify(this.stuck) !== stuckBefore) changes.push({ scope: 'delivery' });
+    return changes;
   }
 
   async board(): Promise<BoardView> {
