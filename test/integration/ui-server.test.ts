@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
@@ -181,6 +182,10 @@ describe('fed ui: the guard', () => {
     expect((await page('/assets/diagrams/coding.json')).status).toBe(200);
     expect((await page('/assets/..%2f..%2fetc%2fpasswd')).status).toBe(404);
     expect((await page('/assets/missing.js')).status).toBe(404);
+    // A path through a file: 404, and the page's folder is not named.
+    const through = await page('/assets/app.js/x');
+    expect(through.status).toBe(404);
+    expect(await through.text()).not.toMatch(/ENOTDIR|app\.js\/x'/);
   });
 
   it('refuses to start without the built page, saying how to build it', async () => {
@@ -313,6 +318,19 @@ describe('fed ui: the actions', () => {
     expect(unknown).toMatchObject({ status: 404, body: { ok: false, code: 'UNKNOWN_TEAM' } });
     expect((await act({ action: 'launch', team: 'docs' })).body).toMatchObject({ ok: false, code: 'INVALID_INPUT' });
     expect((await act({ action: 'request-changes', team: 'docs' })).body).toMatchObject({ code: 'INVALID_INPUT' });
+    // Each bad request says what is wrong with it, field by field.
+    expect((await act({ action: 'pause', team: 'docs', force: true })).body).toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining('force'),
+    });
+    expect((await act({ action: 'answer', signalId: 'x' })).body).toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining('answer needs text'),
+    });
+    expect((await act({ action: 'answer', signalId: 'x', text: 'y', id: 'not-a-uuid' })).body).toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringMatching(/id: .*UUID/i),
+    });
     expect(await actionsJournaled(fed)).toEqual([]);
     expect(getTeam(await fed.backend.registry.read(), 'docs').status ?? 'active').toBe('active');
   });
@@ -339,8 +357,11 @@ describe('fed ui: the actions', () => {
         body: 'md or html',
       }),
     ]);
-    const answered = await act({ action: 'answer', signalId: question.message.id, text: 'Markdown' });
+    const answer = { action: 'answer', signalId: question.message.id, text: 'Markdown', id: randomUUID() };
+    const answered = await act(answer);
     expect(answered.status, JSON.stringify(answered.body)).toBe(200);
+    // The page sends it again (its response was lost): the same report, not a second one.
+    expect((await act(answer)).status).toBe(200);
     expect((await showSignal(fed, question.message.id)).delivery.state).toBe('answered');
     expect((await json<NeedsYouView>('/api/needs-you')).items).toEqual([]);
     const thread = await json<SignalThreadView>(`/api/signals/${question.message.id}`);

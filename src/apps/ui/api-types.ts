@@ -176,6 +176,11 @@ export interface ActionRequest {
   signalId?: string;
   /** `answer`: the report's body; `request-changes`: what to change. */
   text?: string;
+  /**
+   * `answer`: a UUID the page picks once per answer, the report's signal id: a retried POST (a lost
+   * response) sends the report once. Declared with zod in core/schema/ui-action-request.ts.
+   */
+  id?: string;
 }
 
 export interface ActionResult {
