@@ -188,6 +188,15 @@ describe('fed ui: the guard', () => {
     expect(await through.text()).not.toMatch(/ENOTDIR|app\.js\/x'/);
   });
 
+  it.each(['0.0.0.0', '::', '[::]'])('refuses a wildcard bind (%s), naming what to pass instead', async (host) => {
+    const { root } = await signalFederation(['docs']);
+    const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
+    await expect(startUiServer(fed, { assetsDir: tinyAssets(), host })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringMatching(/listens on every address.*pass one address instead/),
+    });
+  });
+
   it('refuses to start without the built page, saying how to build it', async () => {
     const federation = await signalFederation([]);
     await expect(

@@ -54,6 +54,12 @@ export function allowedHosts(host: string, port: number): Set<string> {
   return hosts;
 }
 
+/** An address that means every address of the machine (0.0.0.0, ::): no single Host names it. */
+export function isWildcard(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  return bare === '0.0.0.0' || /^[0:]*::?[0:]*$/.test(bare);
+}
+
 export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }

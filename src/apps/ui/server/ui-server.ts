@@ -1,12 +1,14 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
+import { InvalidInputError } from '../../../core/errors.js';
 import type { Federation } from '../../../engine/context.js';
 import type { LiveEvent } from '../api-types.js';
 import { createLiveHub } from '../live/live-hub.js';
 import { apiRoute } from './api-routes.js';
 import { loadUiAssets } from './assets.js';
 import { route, type RouteContext } from './routes.js';
-import { allowedHosts, cookieName, newToken } from './security.js';
+import { allowedHosts, cookieName, isWildcard, newToken } from './security.js';
 import { serveEvents } from './sse.js';
 import { UiViews } from './ui-views.js';
 
@@ -50,6 +52,7 @@ export interface UiServer {
 export async function startUiServer(fed: Federation, options: UiServerOptions = {}): Promise<UiServer> {
   const assets = loadUiAssets(options.assetsDir);
   const host = options.host ?? '127.0.0.1';
+  if (isWildcard(host)) throw wildcardRefusal(host);
   const token = newToken();
   const views = new UiViews(fed);
   const hub = createLiveHub(fed.backend.changes, { now: fed.now, onError: (error) => options.onFeedError?.(error) });
@@ -125,4 +128,20 @@ export async function startUiServer(fed: Federation, options: UiServerOptions = 
       return closing;
     },
   };
+}
+
+/**
+ * A wildcard bind would be reachable on every address yet answer none of them (the Host must name the
+ * bound address): refused, naming this machine's addresses to pass instead.
+ */
+function wildcardRefusal(host: string): InvalidInputError {
+  const addresses = Object.values(networkInterfaces())
+    .flat()
+    .filter((address) => address && !address.internal && address.family === 'IPv4')
+    .map((address) => address!.address);
+  const examples = addresses.length ? addresses.join(', ') : 'an address of this machine';
+  return new InvalidInputError(
+    `--host ${host} listens on every address, but the dashboard answers only to the address it is bound to: ` +
+      `pass one address instead (${examples}), or leave --host out for 127.0.0.1`,
+  );
 }
