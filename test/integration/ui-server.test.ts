@@ -16,7 +16,8 @@ import type {
   TeamPageView,
   TranscriptChunk,
 } from '../../src/apps/ui/api-types.js';
-import { applyLifecycleInputs, runActors, sendSignal, setTeamStatus } from '../../src/index.js';
+import { applyLifecycleInputs, applyPlan, runActors, sendSignal, setTeamStatus } from '../../src/index.js';
+import type { FederationPlan } from '../../src/apps/plan/plan.js';
 import { getTeam } from '../../src/core/find-team.js';
 import { onboardTeam } from '../../src/engine/registry/onboard.js';
 import { showSignal } from '../../src/engine/delivery/show-signal.js';
@@ -493,6 +494,26 @@ describe('fed ui: the other views', () => {
       telemetry: { enabled: false },
       runs: { total: 0, costUsd: null, unmeasured: 0 },
     });
+  });
+
+  it('/api/federation shows the plan fed plan --apply applied', async () => {
+    const { fed, json } = await serve(['docs']);
+    const plan: FederationPlan = {
+      codebase: fed.root,
+      project: 'shop',
+      basis: 'folders',
+      teams: [
+        {
+          team: 'docs',
+          areas: [{ path: 'src', name: 'src', files: 2, lines: 40 }],
+          files: 2,
+          lines: 40,
+          mission: { subject: 'Document src/', body: 'Write the deliverable about src/ of shop.' },
+        },
+      ],
+    };
+    await applyPlan(fed, plan);
+    expect((await json<FederationView>('/api/federation')).plan).toEqual({ appliedAt: expect.any(String), ...plan });
   });
 });
 

@@ -150,7 +150,7 @@ export interface TranscriptChunk {
 }
 
 export interface FederationView {
-  /** `.fed/plan.json` when `fed plan` wrote one. */
+  /** The plan `fed plan --apply` last applied (`.fed/plan.json`, core/schema/federation-plan.ts's AppliedPlan), or null. */
   plan: unknown | null;
   /** The federation report (Markdown), when written. */
   report: { path: string; markdown: string } | null;
