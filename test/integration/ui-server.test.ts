@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type {
@@ -31,7 +32,7 @@ import { teamPageView } from '../../src/apps/ui/server/team-page.js';
 import { workspacePaths } from '../../src/core/layout.js';
 import { signalFederation } from '../helpers/signal-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import type { FederationChanges } from '../../src/ports/federation-changes.js';
+import type { FederationChange, FederationChanges } from '../../src/ports/federation-changes.js';
 
 /** A tiny page in place of the bundle wt-ui-client builds into dist/ui/. */
 function tinyAssets(): string {
@@ -605,6 +606,33 @@ describe('fed ui: /events', () => {
     // A page opened later is told at once.
     const later = await fetch(`${origin}/events`, { headers: { cookie } });
     expect((await readEvents(later, (events) => events.length >= 1))[0]!.event).toBe('stopped');
+  });
+
+  it('drops a browser that stopped reading once over 1 MiB waits unsent', async () => {
+    const { root } = await signalFederation(['docs']);
+    const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
+    let tell: (change: FederationChange) => void = () => undefined;
+    const changes: FederationChanges = {
+      watch(listener, onError) {
+        tell = listener;
+        return fed.backend.changes.watch(listener, onError);
+      },
+    };
+    const server = await startUiServer({ ...fed, backend: { ...fed.backend, changes } }, { assetsDir: tinyAssets() });
+    servers.push(server);
+    const { hostname, port } = new URL(server.url);
+    // A browser that never reads: a raw socket, paused, its request sent.
+    const stalled = connect(Number(port), hostname);
+    stalled.pause();
+    stalled.write(
+      `GET /events HTTP/1.1\r\nHost: ${hostname}:${port}\r\nCookie: fed_ui_${port}=${server.token}\r\n\r\n`,
+    );
+    await expect.poll(() => server.clients).toBe(1);
+    // About 40 MB of events, far more than the socket buffers hold.
+    const team = 'x'.repeat(2000);
+    for (let i = 0; i < 20_000; i++) tell({ scope: 'team', team, what: 'inbox' });
+    await expect.poll(() => server.clients).toBe(0);
+    stalled.destroy();
   });
 
   it('closing the server ends every event stream', async () => {
