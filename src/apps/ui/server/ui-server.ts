@@ -31,7 +31,7 @@ export interface UiServerOptions {
   clockMs?: number;
 }
 
-export const DEFAULT_CLOCK_MS = 30_000;
+const DEFAULT_CLOCK_MS = 30_000;
 
 export interface UiServer {
   /** The URL to open, token included: `http://127.0.0.1:<port>/?token=…`. */
