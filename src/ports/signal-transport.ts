@@ -230,25 +230,6 @@ export interface PartyCensus {
   outbox: SignalCounts;
 }
 
-/** One box of a party, for a read across boxes (`SignalTransport.newest`). */
-export interface PartyBox {
-  party: SignalParty;
-  box: SignalBox;
-}
-
-/** A page of signals in time order, newest first: a signal's place is its timestamp, then its id. */
-export interface NewestPage {
-  /** Only signals before this place (the last of the previous page). */
-  before?: { timestamp: string; id: string };
-  limit: number;
-}
-
-/** A signal of `newest`, and which of the boxes asked for holds it (its index). */
-export interface BoxedSignal {
-  entry: SignalEntry;
-  box: number;
-}
-
 export interface SignalTransport {
   /** The transport protocol, e.g. `file-signal-v1`. */
   readonly protocol: string;
@@ -269,7 +250,12 @@ export interface SignalTransport {
    * descending), reading little more than the page's signals however many the boxes hold (file-signal-v1:
    * a signal's name starts with its second). Without it a reader lists the boxes.
    */
-  newest?(boxes: readonly PartyBox[], page: NewestPage): Promise<BoxedSignal[]>;
+  newest?(
+    /** The boxes, each a party's inbox or outbox. */
+    boxes: ReadonlyArray<{ party: SignalParty; box: SignalBox }>,
+    /** `before`: only signals before this place (the last of the previous page). */
+    page: { before?: { timestamp: string; id: string }; limit: number },
+  ): Promise<Array<{ entry: SignalEntry; /** Which of `boxes` holds it (its index). */ box: number }>>;
 }
 
 export interface InboxOptions {

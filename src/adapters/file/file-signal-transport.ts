@@ -7,19 +7,16 @@ import type {
   TransportSendOptions,
   TransportWriteOptions,
   InboxOptions,
-  BoxedSignal,
-  NewestPage,
-  PartyBox,
 } from '../../ports/signal-transport.js';
-import { newestSignals } from './signals/newest-signals.js';
+import { newestSignals, type BoxedSignal, type NewestPage } from './signals/newest-signals.js';
 import type { SignalParty } from '../../core/resolve-party.js';
 import { workspacePaths } from '../../core/layout.js';
 import { toJsonText } from '../../core/json-text.js';
-import { SIGNAL_PROTOCOL, type SignalMessage } from '../../core/schema/signal.js';
+import { SIGNAL_PROTOCOL, type SignalBox, type SignalMessage } from '../../core/schema/signal.js';
 import type { CheckedWorkspaces } from '../checked-workspaces.js';
 import { partyWorkspace } from './signals/resolve-workspace.js';
 import { deliverSignal } from './signals/send-signal.js';
-import { takeCensus, type BoxCensus } from './box-census.js';
+import { takeCensus } from './box-census.js';
 import { FileSignalInbox, FileSignalOutbox } from './file-signal-inbox.js';
 
 /**
@@ -78,7 +75,7 @@ export class FileSignalTransport implements SignalTransport {
       for (const dir of [workspace.inbox, workspace.outbox]) this.workspaces.meta.folderForWrite(dir, options);
   }
 
-  async newest(boxes: readonly PartyBox[], page: NewestPage): Promise<BoxedSignal[]> {
+  async newest(boxes: ReadonlyArray<{ party: SignalParty; box: SignalBox }>, page: NewestPage): Promise<BoxedSignal[]> {
     return newestSignals(
       boxes.map(({ party, box }) => {
         const workspace = partyWorkspace(this.root, party, (entry) => this.workspaces.workspace(entry));
@@ -97,30 +94,21 @@ export class FileSignalTransport implements SignalTransport {
   async census(parties: readonly SignalParty[]): Promise<Map<string, PartyCensus>> {
     // Only names are listed, so the location is taken as registered: a team whose workspace is refused
     // elsewhere (missing, outside the root) is still counted, and its health check says what is wrong.
-    const boxes = parties.map((party) => {
-      const paths = workspacePaths(party.entry?.location ?? this.root);
-      return { id: party.id, inbox: takeCensus(paths.inbox), outbox: takeCensus(paths.outbox) };
-    });
-    const acked = new Map<string, boolean[]>();
-    for (const { inbox } of boxes) {
-      for (const name of inbox.signals) {
-        const list = acked.get(name);
-        if (list) list.push(!inbox.unacknowledged.has(name));
-        else acked.set(name, [!inbox.unacknowledged.has(name)]);
-      }
-    }
-    const outboxCounts = (outbox: BoxCensus): SignalCounts => ({
-      total: outbox.signals.length,
-      unacknowledged: outbox.signals.filter((name) => !(acked.get(name)?.every(Boolean) ?? false)).length,
+    const where = parties.map((party) => workspacePaths(party.entry?.location ?? this.root));
+    // Per signal name, whether every inbox copy of it is acknowledged. Each box is counted and let go:
+    // a thousand teams' listings are never held at once (the dashboard counts them in a long-lived process).
+    const acked = new Map<string, boolean>();
+    const inboxes = where.map((paths): SignalCounts => {
+      const box = takeCensus(paths.inbox);
+      for (const name of box.signals) acked.set(name, (acked.get(name) ?? true) && !box.unacknowledged.has(name));
+      return { total: box.signals.length, unacknowledged: box.unacknowledged.size };
     });
     return new Map(
-      boxes.map((b) => [
-        b.id,
-        {
-          inbox: { total: b.inbox.signals.length, unacknowledged: b.inbox.unacknowledged.size },
-          outbox: outboxCounts(b.outbox),
-        },
-      ]),
+      parties.map((party, i) => {
+        const { signals } = takeCensus(where[i]!.outbox);
+        const unacknowledged = signals.filter((name) => !(acked.get(name) ?? false)).length;
+        return [party.id, { inbox: inboxes[i]!, outbox: { total: signals.length, unacknowledged } }];
+      }),
     );
   }
 }

@@ -1,8 +1,12 @@
 import type { BoxExpectation } from '../../../core/schema/judge-signal.js';
 import { listDirectory } from '../../../infra/fs/list-directory.js';
-import type { BoxedSignal, NewestPage } from '../../../ports/signal-transport.js';
+import type { SignalTransport } from '../../../ports/signal-transport.js';
 import { readSignalEntry } from './read-signal-entry.js';
 import { isSignalFileName, nameHint } from './signal-file-name.js';
+
+type Newest = NonNullable<SignalTransport['newest']>;
+export type NewestPage = Parameters<Newest>[1];
+export type BoxedSignal = Awaited<ReturnType<Newest>>[number];
 
 /** A box folder to read, as the transport resolved it. */
 export interface NewestBox {
@@ -36,16 +40,30 @@ type Read = BoxedSignal & Place;
  */
 export function newestSignals(boxes: readonly NewestBox[], page: NewestPage): BoxedSignal[] {
   const before = page.before && { time: Date.parse(page.before.timestamp), id: page.before.id };
-  const candidates: Candidate[] = [];
+  let candidates: Candidate[] = [];
+  // The `from` of the newest names wholly before the cursor, newest first: a name whose span ends before
+  // the last of them cannot be on the page, so it is not even kept (a listing is let go at once). Twice
+  // the page of them, so that names which turn out not to hold valid signals still leave a full page.
+  const surely: number[] = [];
+  const sure = 2 * page.limit;
+  const floor = () => (surely.length >= sure ? surely[sure - 1]! : Number.NEGATIVE_INFINITY);
   boxes.forEach(({ dir }, box) => {
     for (const name of listDirectory(dir)) {
       if (!isSignalFileName(name)) continue;
       const hint = nameHint(name);
       const from = hint?.time ?? Number.NEGATIVE_INFINITY;
+      const to = hint ? hint.time + 999 : Number.POSITIVE_INFINITY;
       // A signal of a later second than the cursor's is newer than it.
-      if (before && from > before.time) continue;
-      candidates.push({ box, name, from, to: hint ? hint.time + 999 : Number.POSITIVE_INFINITY });
+      if ((before && from > before.time) || to < floor()) continue;
+      candidates.push({ box, name, from, to });
+      if (hint && (!before || to < before.time)) {
+        const at = surely.findIndex((other) => other < from);
+        surely.splice(at < 0 ? surely.length : at, 0, from);
+        if (surely.length > sure) surely.pop();
+      }
     }
+    // Those kept before the floor rose are dropped now and then, so a huge federation never piles them up.
+    if (candidates.length > 8 * page.limit) candidates = candidates.filter((candidate) => candidate.to >= floor());
   });
   candidates.sort((a, b) => (a.to === b.to ? 0 : a.to > b.to ? -1 : 1));
   const kept: Read[] = [];

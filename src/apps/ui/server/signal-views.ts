@@ -6,13 +6,20 @@ import type { SignalBox } from '../../../core/schema/signal.js';
 import type { Federation } from '../../../engine/context.js';
 import { DeliveryInspector } from '../../../engine/delivery/delivery-inspector.js';
 import { showSignal, type SignalReport } from '../../../engine/delivery/show-signal.js';
-import type { PartyBox, SignalEntry } from '../../../ports/signal-transport.js';
+import type { SignalParty } from '../../../core/resolve-party.js';
+import type { SignalEntry } from '../../../ports/signal-transport.js';
 import type { SignalRow, SignalsView, SignalThreadView } from '../api-types.js';
 
 export const DEFAULT_PAGE = 100;
 export const MAX_PAGE = 500;
 
 /** One signal of a box, located: which box holds the copy whose delivery state is asked. */
+/** A party's box. */
+interface PartyBox {
+  party: SignalParty;
+  box: SignalBox;
+}
+
 interface Located {
   entry: SignalEntry;
   box: SignalBox;
