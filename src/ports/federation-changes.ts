@@ -20,10 +20,15 @@ export type FederationChange =
    * The federation's own files at its root, whatever the backend: the plan (`.fed/plan.json`), the
    * federation report (config `federationReport`) and the telemetry collector's state.
    */
-  | { scope: 'federation' };
+  | { scope: 'federation' }
+  /** Anything may have changed (a reconnect: what happened while disconnected is not known): read everything again. */
+  | { scope: 'all' };
 
 export interface ChangeWatch {
-  /** Resolves once every change made from then on is heard (a network backend subscribes asynchronously). */
+  /**
+   * Resolves once every change made from then on is heard (a network backend subscribes asynchronously);
+   * rejects when the watch could not start (onError hears it too).
+   */
   readonly ready: Promise<void>;
   /** Stop watching; resolves once every watcher the backend opened for it is closed. */
   close(): Promise<void>;

@@ -39,7 +39,7 @@ describe('the dashboard turns away what is not its own page', () => {
       expect((await send(board)).status).toBe(401);
       expect((await send(`${ui.origin}/`)).status).toBe(401);
       expect((await send(board, { headers: { Authorization: 'Bearer wrong' } })).status).toBe(401);
-      expect((await send(board, { headers: { Cookie: 'fed_ui=wrong' } })).status).toBe(401);
+      expect((await send(board, { headers: { Cookie: `fed_ui_${new URL(ui.origin).port}=wrong` } })).status).toBe(401);
       const ok = await send(board, { headers: bearer });
       expect(ok.status).toBe(200);
       expect((JSON.parse(ok.body) as { teams: { id: string }[] }).teams.map((t) => t.id)).toEqual(['docs']);

@@ -65,6 +65,13 @@ describe('fed ui', () => {
     expect(((await once(child, 'exit')) as [number | null])[0]).toBe(0);
   }, 30_000);
 
+  it('refuses a wildcard --host (exit 2), naming what to pass instead', async () => {
+    const root = tempDir();
+    expect((await runFed(['init', '--root', root])).code).toBe(0);
+    const result = await runFed(['--root', root, 'ui', '--host', '0.0.0.0']);
+    expect(result).toMatchObject({ code: 2, stdout: '', stderr: expect.stringContaining('pass one address instead') });
+  });
+
   it('refuses a port that is not one', async () => {
     const result = await runFed(['ui', '--port', 'eighty']);
     expect(result).toMatchObject({ code: 2, stderr: expect.stringContaining('expected a port number') });

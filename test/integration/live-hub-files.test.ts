@@ -23,13 +23,13 @@ describe('the live hub on a file federation', () => {
     });
     for (const messages of received) {
       const event = JSON.parse(messages[0]!.data) as LiveEvent;
-      expect(messages[0]).toMatchObject({ id: '1', event: 'change' });
+      expect(messages[0]).toMatchObject({ id: `${hub.run}-1`, event: 'change' });
       expect(event).toMatchObject({ seq: 1, change: { scope: 'registry' } });
     }
     stops.forEach((stop) => stop());
     expect(hub.clients).toBe(0);
     const again: SseMessage[] = [];
-    hub.subscribe('0', (message) => void again.push(message));
-    expect(again[0]).toMatchObject({ id: '1', event: 'change' });
+    hub.subscribe(`${hub.run}-0`, (message) => void again.push(message));
+    expect(again[0]).toMatchObject({ id: `${hub.run}-1`, event: 'change' });
   });
 });

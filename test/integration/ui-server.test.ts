@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type {
@@ -15,7 +17,8 @@ import type {
   TeamPageView,
   TranscriptChunk,
 } from '../../src/apps/ui/api-types.js';
-import { applyLifecycleInputs, runActors, sendSignal, setTeamStatus } from '../../src/index.js';
+import { applyLifecycleInputs, applyPlan, runActors, sendSignal, setTeamStatus } from '../../src/index.js';
+import type { FederationPlan } from '../../src/apps/plan/plan.js';
 import { getTeam } from '../../src/core/find-team.js';
 import { onboardTeam } from '../../src/engine/registry/onboard.js';
 import { showSignal } from '../../src/engine/delivery/show-signal.js';
@@ -24,8 +27,12 @@ import { runFed } from '../helpers/fed-cli.js';
 import { gitFederation } from '../helpers/git-federation.js';
 import { startUiServer, type UiServer } from '../../src/apps/ui/server/ui-server.js';
 import { openFederation } from '../../src/engine/context.js';
+import { UiViews } from '../../src/apps/ui/server/ui-views.js';
+import { teamPageView } from '../../src/apps/ui/server/team-page.js';
+import { workspacePaths } from '../../src/core/layout.js';
 import { signalFederation } from '../helpers/signal-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import type { FederationChange, FederationChanges } from '../../src/ports/federation-changes.js';
 
 /** A tiny page in place of the bundle wt-ui-client builds into dist/ui/. */
 function tinyAssets(): string {
@@ -60,7 +67,7 @@ async function serve(teams: readonly string[] = ['docs', 'api'], at?: string) {
   const server = await startUiServer(fed, { assetsDir: tinyAssets() });
   servers.push(server);
   const origin = new URL(server.url).origin;
-  const cookie = `fed_ui=${server.token}`;
+  const cookie = `fed_ui_${new URL(server.url).port}=${server.token}`;
   /** A request as the page makes it: the session cookie, and the page's Origin on a POST. */
   const page = (path: string, init: RequestInit = {}) =>
     fetch(`${origin}${path}`, {
@@ -109,17 +116,31 @@ describe('fed ui: the guard', () => {
     const response = await fetch(server.url, { redirect: 'manual' });
     expect(response.status).toBe(303);
     expect(response.headers.get('location')).toBe('/');
-    expect(response.headers.get('set-cookie')).toBe(`fed_ui=${server.token}; HttpOnly; SameSite=Strict; Path=/`);
+    expect(response.headers.get('set-cookie')).toBe(
+      `fed_ui_${new URL(server.url).port}=${server.token}; HttpOnly; SameSite=Strict; Path=/`,
+    );
     const wrong = await fetch(`${origin}/team/docs?token=nope`, { redirect: 'manual' });
     expect(wrong.status).toBe(401);
-    const shell = await fetch(`${origin}/team/docs`, { headers: { cookie: `fed_ui=${server.token}` } });
+    const shell = await fetch(`${origin}/team/docs`, {
+      headers: { cookie: `fed_ui_${new URL(server.url).port}=${server.token}` },
+    });
     expect(shell.status).toBe(200);
     expect(await shell.text()).toContain('<title>fed</title>');
   });
 
+  it('names its cookie by its port: a second fed ui on the same host signs nobody out of the first', async () => {
+    const [first, second] = [await serve(), await serve()];
+    const cookies = [first, second]
+      .map(({ server }) => `fed_ui_${new URL(server.url).port}=${server.token}`)
+      .join('; ');
+    // The browser sends both cookies to both (cookies are not port-scoped); each server finds its own.
+    for (const { origin } of [first, second])
+      expect((await fetch(`${origin}/api/board`, { headers: { cookie: cookies } })).status).toBe(200);
+  });
+
   it('answers only to its own Host (421) and Origin (403), and only GET, HEAD and POST (405)', async () => {
     const { page, server, origin } = await serve();
-    const cookie = `fed_ui=${server.token}`;
+    const cookie = `fed_ui_${new URL(server.url).port}=${server.token}`;
     expect(await rawGet(`${origin}/api/board`, { cookie, host: 'evil.example:80' })).toBe(421);
     expect(await rawGet(`${server.url}`, { host: 'rebound.example' })).toBe(421);
     expect((await page('/api/board', { headers: { origin: 'http://evil.example' } })).status).toBe(403);
@@ -134,7 +155,7 @@ describe('fed ui: the guard', () => {
     const withoutOrigin = await fetch(`${origin}/api/actions`, {
       method: 'POST',
       body,
-      headers: { cookie: `fed_ui=${server.token}`, 'content-type': 'application/json' },
+      headers: { cookie: `fed_ui_${new URL(server.url).port}=${server.token}`, 'content-type': 'application/json' },
     });
     expect(withoutOrigin.status).toBe(403);
     const bearer = await fetch(`${origin}/api/board`, { headers: { authorization: `Bearer ${server.token}` } });
@@ -163,6 +184,19 @@ describe('fed ui: the guard', () => {
     expect((await page('/assets/diagrams/coding.json')).status).toBe(200);
     expect((await page('/assets/..%2f..%2fetc%2fpasswd')).status).toBe(404);
     expect((await page('/assets/missing.js')).status).toBe(404);
+    // A path through a file: 404, and the page's folder is not named.
+    const through = await page('/assets/app.js/x');
+    expect(through.status).toBe(404);
+    expect(await through.text()).not.toMatch(/ENOTDIR|app\.js\/x'/);
+  });
+
+  it.each(['0.0.0.0', '::', '[::]'])('refuses a wildcard bind (%s), naming what to pass instead', async (host) => {
+    const { root } = await signalFederation(['docs']);
+    const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
+    await expect(startUiServer(fed, { assetsDir: tinyAssets(), host })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringMatching(/listens on every address.*pass one address instead/),
+    });
   });
 
   it('refuses to start without the built page, saying how to build it', async () => {
@@ -198,6 +232,73 @@ describe('fed ui: the views', () => {
   });
 });
 
+describe('fed ui: the cached views (no change feed: what they read is what the test says changed)', () => {
+  it('a team whose read failed is read again on the next request, not left without a card', async () => {
+    const { root } = await signalFederation(['docs']);
+    const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
+    const views = new UiViews(fed);
+    expect((await views.board()).teams.map((card) => card.id)).toEqual(['docs']);
+    const late = await onboardTeam(fed, { domain: 'late' }, { durable: false });
+    // The runs journal a directory: reading it fails, as a file being replaced or unreadable would.
+    const runs = workspacePaths(late.location).runsJournal;
+    mkdirSync(runs, { recursive: true });
+    views.invalidate({ scope: 'registry' });
+    await expect(views.board()).rejects.toThrow();
+    rmSync(runs, { recursive: true });
+    // No change is told for the repair: the failed read itself left the team to read again.
+    expect((await views.board()).teams.map((card) => card.id)).toEqual(['docs', 'late']);
+    expect((await views.needsYou()).items).toEqual([]);
+  });
+
+  it("a team onboarded before the views heard of it has its page, not a 500; an unknown one 404's", async () => {
+    const { root } = await signalFederation(['docs']);
+    const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
+    const views = new UiViews(fed);
+    await views.board();
+    await onboardTeam(fed, { domain: 'late' }, { durable: false });
+    const page = await teamPageView(fed, views, 'late');
+    expect(page.card.id).toBe('late');
+    await expect(teamPageView(fed, views, 'nobody')).rejects.toMatchObject({ code: 'UNKNOWN_TEAM' });
+  });
+});
+
+describe('fed ui: what changes with the clock, and what a reconnect may have missed', () => {
+  it('a signal that becomes overdue with no file changing is found by the one clock timer and told', async () => {
+    const { root } = await signalFederation(['docs']);
+    let clock = new Date();
+    const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' }, now: () => clock });
+    const directive = await sendSignal(fed, { to: 'docs', type: 'directive', subject: 'write it' }, { durable: false });
+    const server = await startUiServer(fed, { assetsDir: tinyAssets(), clockMs: 50 });
+    servers.push(server);
+    const origin = new URL(server.url).origin;
+    const cookie = `fed_ui_${new URL(server.url).port}=${server.token}`;
+    const needsYou = async () =>
+      (await (await fetch(`${origin}/api/needs-you`, { headers: { cookie } })).json()) as NeedsYouView;
+    expect((await needsYou()).problems.join('\n')).not.toContain(directive.message.id);
+    const stream = await fetch(`${origin}/events`, { headers: { cookie } });
+    await expect.poll(() => server.clients).toBe(1);
+    // Its deadline (10 minutes for a directive) passes: nothing on disk changes, only the time.
+    clock = new Date(clock.getTime() + 11 * 60_000);
+    const seen = await readEvents(stream, (events) =>
+      events.some((e) => e.event === 'change' && (JSON.parse(e.data) as LiveEvent).change.scope === 'delivery'),
+    );
+    expect(seen.length).toBeGreaterThan(0);
+    expect((await needsYou()).problems.join('\n')).toContain(directive.message.id);
+  });
+
+  it("{ scope: 'all' } (a JetStream reconnect) reads every team again, lifecycles included", async () => {
+    const { root } = await signalFederation(['docs']);
+    const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
+    const views = new UiViews(fed);
+    const before = (await views.board()).teams[0]!.state;
+    // A lifecycle change nobody told the views of (it happened while disconnected).
+    await event(fed, 'docs', 'FAIL', { reason: 'sources inaccessible' });
+    expect((await views.board()).teams[0]!.state).toBe(before);
+    views.invalidate({ scope: 'all' });
+    expect((await views.board()).teams[0]!.state).toBe('failed');
+  });
+});
+
 describe('fed ui: the actions', () => {
   it('pauses and resumes a team as fed team pause|resume do, journaling each from the dashboard', async () => {
     const { fed, act, json } = await serve();
@@ -228,6 +329,19 @@ describe('fed ui: the actions', () => {
     expect(unknown).toMatchObject({ status: 404, body: { ok: false, code: 'UNKNOWN_TEAM' } });
     expect((await act({ action: 'launch', team: 'docs' })).body).toMatchObject({ ok: false, code: 'INVALID_INPUT' });
     expect((await act({ action: 'request-changes', team: 'docs' })).body).toMatchObject({ code: 'INVALID_INPUT' });
+    // Each bad request says what is wrong with it, field by field.
+    expect((await act({ action: 'pause', team: 'docs', force: true })).body).toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining('force'),
+    });
+    expect((await act({ action: 'answer', signalId: 'x' })).body).toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining('answer needs text'),
+    });
+    expect((await act({ action: 'answer', signalId: 'x', text: 'y', id: 'not-a-uuid' })).body).toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringMatching(/id: .*UUID/i),
+    });
     expect(await actionsJournaled(fed)).toEqual([]);
     expect(getTeam(await fed.backend.registry.read(), 'docs').status ?? 'active').toBe('active');
   });
@@ -254,8 +368,11 @@ describe('fed ui: the actions', () => {
         body: 'md or html',
       }),
     ]);
-    const answered = await act({ action: 'answer', signalId: question.message.id, text: 'Markdown' });
+    const answer = { action: 'answer', signalId: question.message.id, text: 'Markdown', id: randomUUID() };
+    const answered = await act(answer);
     expect(answered.status, JSON.stringify(answered.body)).toBe(200);
+    // The page sends it again (its response was lost): the same report, not a second one.
+    expect((await act(answer)).status).toBe(200);
     expect((await showSignal(fed, question.message.id)).delivery.state).toBe('answered');
     expect((await json<NeedsYouView>('/api/needs-you')).items).toEqual([]);
     const thread = await json<SignalThreadView>(`/api/signals/${question.message.id}`);
@@ -379,6 +496,26 @@ describe('fed ui: the other views', () => {
       runs: { total: 0, costUsd: null, unmeasured: 0 },
     });
   });
+
+  it('/api/federation shows the plan fed plan --apply applied', async () => {
+    const { fed, json } = await serve(['docs']);
+    const plan: FederationPlan = {
+      codebase: fed.root,
+      project: 'shop',
+      basis: 'folders',
+      teams: [
+        {
+          team: 'docs',
+          areas: [{ path: 'src', name: 'src', files: 2, lines: 40 }],
+          files: 2,
+          lines: 40,
+          mission: { subject: 'Document src/', body: 'Write the deliverable about src/ of shop.' },
+        },
+      ],
+    };
+    await applyPlan(fed, plan);
+    expect((await json<FederationView>('/api/federation')).plan).toEqual({ appliedAt: expect.any(String), ...plan });
+  });
 });
 
 /** Reads an event stream until `until` says it has what it waits for. */
@@ -420,7 +557,7 @@ describe('fed ui: /events', () => {
       events.some((e) => e.event === 'change' && (JSON.parse(e.data) as LiveEvent).change.scope === 'registry'),
     );
     const changes = seen.filter((e) => e.event === 'change');
-    expect(changes[0]!.id).toBe(String((JSON.parse(changes[0]!.data) as LiveEvent).seq));
+    expect(changes[0]!.id).toMatch(new RegExp(`^[0-9a-f]+-${(JSON.parse(changes[0]!.data) as LiveEvent).seq}$`));
     await expect.poll(() => server.clients).toBe(0);
 
     // Reconnecting after the first change: what came after it is replayed, the first is not.
@@ -436,6 +573,67 @@ describe('fed ui: /events', () => {
       'paused',
     );
   }, 30_000);
+
+  it('tells the pages and its caller when the change feed breaks for good', async () => {
+    const { root } = await signalFederation(['docs']);
+    const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
+    // The real feed, with a way to break it as the system's watch limit or a closed connection would.
+    let breakFeed: (error: Error) => void = () => undefined;
+    const changes: FederationChanges = {
+      watch(listener, onError) {
+        breakFeed = (error) => onError?.(error);
+        return fed.backend.changes.watch(listener, onError);
+      },
+    };
+    const failures: Error[] = [];
+    const server = await startUiServer(
+      { ...fed, backend: { ...fed.backend, changes } },
+      { assetsDir: tinyAssets(), onFeedError: (error) => void failures.push(error) },
+    );
+    servers.push(server);
+    const origin = new URL(server.url).origin;
+    const cookie = `fed_ui_${new URL(server.url).port}=${server.token}`;
+    const stream = await fetch(`${origin}/events`, { headers: { cookie } });
+    await expect.poll(() => server.clients).toBe(1);
+    breakFeed(new Error('ENOSPC: System limit for number of file watchers reached'));
+    const seen = await readEvents(stream, (events) => events.some((e) => e.event === 'stopped'));
+    expect(JSON.parse(seen.find((e) => e.event === 'stopped')!.data)).toEqual({
+      message: 'ENOSPC: System limit for number of file watchers reached',
+    });
+    expect(failures.map((error) => error.message)).toEqual([
+      'ENOSPC: System limit for number of file watchers reached',
+    ]);
+    // A page opened later is told at once.
+    const later = await fetch(`${origin}/events`, { headers: { cookie } });
+    expect((await readEvents(later, (events) => events.length >= 1))[0]!.event).toBe('stopped');
+  });
+
+  it('drops a browser that stopped reading once over 1 MiB waits unsent', async () => {
+    const { root } = await signalFederation(['docs']);
+    const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
+    let tell: (change: FederationChange) => void = () => undefined;
+    const changes: FederationChanges = {
+      watch(listener, onError) {
+        tell = listener;
+        return fed.backend.changes.watch(listener, onError);
+      },
+    };
+    const server = await startUiServer({ ...fed, backend: { ...fed.backend, changes } }, { assetsDir: tinyAssets() });
+    servers.push(server);
+    const { hostname, port } = new URL(server.url);
+    // A browser that never reads: a raw socket, paused, its request sent.
+    const stalled = connect(Number(port), hostname);
+    stalled.pause();
+    stalled.write(
+      `GET /events HTTP/1.1\r\nHost: ${hostname}:${port}\r\nCookie: fed_ui_${port}=${server.token}\r\n\r\n`,
+    );
+    await expect.poll(() => server.clients).toBe(1);
+    // About 40 MB of events, far more than the socket buffers hold.
+    const team = 'x'.repeat(2000);
+    for (let i = 0; i < 20_000; i++) tell({ scope: 'team', team, what: 'inbox' });
+    await expect.poll(() => server.clients).toBe(0);
+    stalled.destroy();
+  });
 
   it('closing the server ends every event stream', async () => {
     const { page, server } = await serve();

@@ -17,7 +17,7 @@ const META = 'meta';
  * The change feed on JetStream. Every publish to a stream — a KV put included, on `$KV.<bucket>.<key>` —
  * also reaches plain NATS subscriptions on its subject: six wildcard subscriptions hear every change of
  * the federation from now on, with no consumer on the server and no history replayed. What a reconnect
- * may have lost is told as a change of everything federation-wide, so a reader reads again.
+ * may have lost is told as `{ scope: 'all' }`, so a reader reads everything again.
  */
 export class JetStreamFederationChanges implements FederationChanges {
   /** `root`, `federationReport`: where the federation's own files are (watchFederationFiles). */
@@ -52,7 +52,13 @@ class JetStreamChangeWatch implements ChangeWatch {
     this.coalesce = new CoalesceByKey(COALESCE_MS, (change) => {
       if (!this.closed) listener(change);
     });
-    this.ready = this.start(streams).catch((error: unknown) => this.fail(error as Error));
+    // A watch that could not start is not ready: `ready` rejects (and onError hears it), so a server does
+    // not serve a page that never updates. Handled here too, for a caller that never awaits `ready`.
+    this.ready = this.start(streams).catch((error: unknown) => {
+      this.fail(error as Error);
+      throw error;
+    });
+    this.ready.catch(() => undefined);
   }
 
   /** The plan, the federation report and the collector's state are files at the root on JetStream too. */
@@ -70,7 +76,7 @@ class JetStreamChangeWatch implements ChangeWatch {
     this.stopFiles?.();
     for (const subscription of this.subscriptions.splice(0)) subscription.unsubscribe();
     this.stopStatus?.();
-    await this.ready;
+    await this.ready.catch(() => undefined);
   }
 
   private async start(streams: () => Promise<FederationStreams>): Promise<void> {
@@ -116,7 +122,8 @@ class JetStreamChangeWatch implements ChangeWatch {
     void (async () => {
       for await (const event of status) {
         if (event.type !== 'reconnect' || this.closed) continue;
-        for (const scope of ['registry', 'journal', 'delivery'] as const) this.tell({ scope });
+        // Lifecycles and boxes changed while disconnected are not known either: everything is read again.
+        this.tell({ scope: 'all' });
       }
     })();
     void nc.closed().then((error) => {

@@ -10,6 +10,10 @@ import { META } from '../../core/schema/common.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import { sendSignal } from '../../engine/messaging/send-signal.js';
 import type { Federation } from '../../engine/context.js';
+import { federationPaths } from '../../core/layout.js';
+import { toJsonText } from '../../core/json-text.js';
+import type { AppliedPlan } from '../../core/schema/federation-plan.js';
+import { writeFileAtomic } from '../../infra/fs/atomic-write.js';
 
 /**
  * `fed plan`: split a codebase into areas, one deliverable team per area, each with a mission directive
@@ -209,7 +213,8 @@ export interface AppliedTeam {
 /**
  * `fed plan --apply`: onboard every planned team that is not registered yet and send each its mission
  * directive from meta, unless it already has that mission — so applying the same plan again onboards and
- * sends nothing.
+ * sends nothing. The plan is then recorded as the one the federation applied (`.fed/plan.json`), which
+ * the dashboard's Federation page shows.
  */
 export async function applyPlan(fed: Federation, plan: FederationPlan): Promise<AppliedTeam[]> {
   const applied: AppliedTeam[] = [];
@@ -228,6 +233,8 @@ export async function applyPlan(fed: Federation, plan: FederationPlan): Promise<
       });
     applied.push({ team: entry.domainId, onboarded: !existing, missionSent });
   }
+  const record: AppliedPlan = { appliedAt: fed.now().toISOString(), ...plan };
+  writeFileAtomic(federationPaths(fed.root).plan, toJsonText(record));
   return applied;
 }
 

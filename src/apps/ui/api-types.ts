@@ -15,7 +15,8 @@
  *   GET  /api/signals/<id>        SignalThreadView
  *   GET  /api/federation          FederationView
  *   GET  /assets/diagrams/<machineId>.json   DiagramLayout (laid out at build time)
- *   GET  /events                  Server-Sent Events: `change` (LiveEvent), `reset`; honours Last-Event-ID
+ *   GET  /events                  Server-Sent Events: `change` (LiveEvent), `reset`, `stopped`
+ *                                 (the change feed broke: `{message}`, no change follows); honours Last-Event-ID
  *   POST /api/actions             ActionRequest → ActionResult (200) or ActionRefusal (400/404/409)
  */
 import type { UiAction } from '../../core/schema/federation-journal.js';
@@ -149,7 +150,7 @@ export interface TranscriptChunk {
 }
 
 export interface FederationView {
-  /** `.fed/plan.json` when `fed plan` wrote one. */
+  /** The plan `fed plan --apply` last applied (`.fed/plan.json`, core/schema/federation-plan.ts's AppliedPlan), or null. */
   plan: unknown | null;
   /** The federation report (Markdown), when written. */
   report: { path: string; markdown: string } | null;
@@ -158,7 +159,10 @@ export interface FederationView {
   runs: { total: number; costUsd: number | null; unmeasured: number };
 }
 
-/** One SSE `change` event: its `id:` line is `seq` (Last-Event-ID resumes after it). */
+/**
+ * One SSE `change` event: its `id:` line is `<run>-<seq>`, `run` naming the server's run (Last-Event-ID
+ * resumes after it; an id of another run, e.g. before a restart, gets a `reset`).
+ */
 export interface LiveEvent {
   seq: number;
   at: string;
@@ -172,6 +176,11 @@ export interface ActionRequest {
   signalId?: string;
   /** `answer`: the report's body; `request-changes`: what to change. */
   text?: string;
+  /**
+   * `answer`: a UUID the page picks once per answer, the report's signal id: a retried POST (a lost
+   * response) sends the report once. Declared with zod in core/schema/ui-action-request.ts.
+   */
+  id?: string;
 }
 
 export interface ActionResult {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { isLoopback } from '../../apps/ui/server/security.js';
-import { federationContext, type CliIo } from '../io.js';
+import { CliExit, federationContext, type CliIo } from '../io.js';
 import { Interrupt } from '../interrupt.js';
 import { portNumber } from '../option-parsers.js';
 
@@ -16,8 +16,15 @@ export function registerUi(program: Command, io: CliIo): void {
       const ctx = federationContext(command, io);
       const { startUiServer } = await import('../../apps/ui/server/ui-server.js');
       const interrupt = new Interrupt();
+      // The change feed broke for good: serving a page that never updates would mislead, so fed ui ends (1).
+      let feedFailed: (error: Error) => void = () => undefined;
+      const feedFailure = new Promise<Error>((resolve) => (feedFailed = resolve));
       try {
-        const server = await startUiServer(ctx.fed, { port: options.port, host: options.host });
+        const server = await startUiServer(ctx.fed, {
+          port: options.port,
+          host: options.host,
+          onFeedError: (error) => feedFailed(error),
+        });
         io.stdout(`${server.url}\n`);
         if (!isLoopback(options.host))
           io.stderr(
@@ -28,9 +35,18 @@ export function registerUi(program: Command, io: CliIo): void {
           const warning = await openBrowser(server.url);
           if (warning) io.stderr(`warning: ${warning}\n`);
         }
-        if (!interrupt.signal.aborted)
-          await new Promise((resolve) => interrupt.signal.addEventListener('abort', resolve, { once: true }));
+        const interrupted = new Promise<undefined>((resolve) => {
+          if (interrupt.signal.aborted) resolve(undefined);
+          else interrupt.signal.addEventListener('abort', () => resolve(undefined), { once: true });
+        });
+        const failure = await Promise.race([interrupted, feedFailure]);
         await server.close();
+        if (failure) {
+          io.stderr(
+            `error: live updates stopped: ${failure.message}; the dashboard no longer updates, start fed ui again\n`,
+          );
+          throw new CliExit(1);
+        }
       } finally {
         interrupt.dispose();
       }

@@ -6,12 +6,14 @@ import type { FederationChange, FederationChanges } from '../../../src/ports/fed
 /** A change feed driven by the test: `emit` is what the backend would tell. */
 function fakeChanges() {
   const listeners: Array<(change: FederationChange) => void> = [];
+  const onErrors: Array<((error: Error) => void) | undefined> = [];
   let watches = 0;
   let closed = 0;
   const changes: FederationChanges = {
-    watch(listener) {
+    watch(listener, onError) {
       watches += 1;
       listeners.push(listener);
+      onErrors.push(onError);
       return {
         ready: Promise.resolve(),
         close: async () => {
@@ -23,6 +25,8 @@ function fakeChanges() {
   return {
     changes,
     emit: (change: FederationChange) => listeners.forEach((listener) => listener(change)),
+    /** The backend's watcher broke for good. */
+    fail: (error: Error) => onErrors.forEach((onError) => onError?.(error)),
     get watches() {
       return watches;
     },
@@ -53,7 +57,7 @@ describe('the live hub', () => {
     vi.useRealTimers();
   });
 
-  it('numbers changes from 1 and sends each as a change event whose id is its seq', () => {
+  it('numbers changes from 1 and sends each as a change event whose id is its run and seq', () => {
     const feed = fakeChanges();
     hub = createLiveHub(feed.changes, { now: () => AT });
     const client = recorder();
@@ -61,8 +65,12 @@ describe('the live hub', () => {
     feed.emit(registry);
     feed.emit(inbox('alpha'));
     expect(client.messages).toEqual([
-      { id: '1', event: 'change', data: JSON.stringify({ seq: 1, at: AT.toISOString(), change: registry }) },
-      { id: '2', event: 'change', data: JSON.stringify({ seq: 2, at: AT.toISOString(), change: inbox('alpha') }) },
+      { id: `${hub.run}-1`, event: 'change', data: JSON.stringify({ seq: 1, at: AT.toISOString(), change: registry }) },
+      {
+        id: `${hub.run}-2`,
+        event: 'change',
+        data: JSON.stringify({ seq: 2, at: AT.toISOString(), change: inbox('alpha') }),
+      },
     ]);
   });
 
@@ -87,27 +95,29 @@ describe('the live hub', () => {
     hub = createLiveHub(feed.changes);
     for (let i = 0; i < 5; i++) feed.emit(inbox(`t${i}`));
     const client = recorder();
-    hub.subscribe('3', client.send);
+    hub.subscribe(`${hub.run}-3`, client.send);
     expect(seqs(client.messages)).toEqual([4, 5]);
     feed.emit(registry);
     expect(seqs(client.messages)).toEqual([4, 5, 6]);
     const upToDate = recorder();
-    hub.subscribe('6', upToDate.send);
+    hub.subscribe(`${hub.run}-6`, upToDate.send);
     expect(upToDate.messages).toEqual([]);
   });
 
   it.each([
-    ['unknown (not a number)', 'abc'],
-    ['from the future', '99'],
-    ['negative', '-1'],
-    ['too old', '1'],
+    ['unknown (not a number)', () => 'abc'],
+    ['from the future', (run: string) => `${run}-99`],
+    ['negative', (run: string) => `${run}--1`],
+    ['too old', (run: string) => `${run}-1`],
+    ['of another run (a server before a restart)', (run: string) => `${run === '0' ? '1' : '0'}${run.slice(1)}-3`],
+    ['a bare seq (no run)', () => '3'],
   ])('sends a reset first when the id is %s, carrying the latest seq', (_why, id) => {
     const feed = fakeChanges();
     hub = createLiveHub(feed.changes, { keep: 3 });
     for (let i = 0; i < 6; i++) feed.emit(registry);
     const client = recorder();
-    hub.subscribe(id, client.send);
-    expect(client.messages).toEqual([{ id: '6', event: 'reset', data: JSON.stringify({ seq: 6 }) }]);
+    hub.subscribe(id(hub.run), client.send);
+    expect(client.messages).toEqual([{ id: `${hub.run}-6`, event: 'reset', data: JSON.stringify({ seq: 6 }) }]);
     feed.emit(registry);
     expect(seqs(client.messages)).toEqual([7]);
   });
@@ -117,7 +127,7 @@ describe('the live hub', () => {
     hub = createLiveHub(feed.changes, { keep: 3 });
     for (let i = 0; i < 6; i++) feed.emit(registry);
     const client = recorder();
-    hub.subscribe('3', client.send);
+    hub.subscribe(`${hub.run}-3`, client.send);
     expect(seqs(client.messages)).toEqual([4, 5, 6]);
   });
 
@@ -152,6 +162,22 @@ describe('the live hub', () => {
     feed.emit(registry);
     expect(hub.clients).toBe(1);
     expect(seqs(good.messages)).toEqual([1]);
+  });
+
+  it('tells every client, and every later one, that live updates stopped when the feed breaks', () => {
+    const feed = fakeChanges();
+    const heard: Error[] = [];
+    hub = createLiveHub(feed.changes, { onError: (error) => void heard.push(error) });
+    const early = recorder();
+    hub.subscribe(undefined, early.send);
+    feed.emit(registry);
+    feed.fail(new Error('the JetStream connection closed'));
+    const stopped = { event: 'stopped', data: JSON.stringify({ message: 'the JetStream connection closed' }) };
+    expect(early.messages.at(-1)).toEqual(stopped);
+    expect(heard.map((error) => error.message)).toEqual(['the JetStream connection closed']);
+    const late = recorder();
+    hub.subscribe(`${hub.run}-1`, late.send);
+    expect(late.messages).toEqual([stopped]);
   });
 
   it('ends the watch on close; later subscriptions get nothing', async () => {

@@ -4,10 +4,12 @@ import type { LiveEvent } from '../api-types.js';
 /**
  * The page's one EventSource on `/events`. A `change` names where something changed; the views that show
  * it refetch, once per burst (changes are gathered for DEBOUNCE_MS). `reset` (the server lost track, or
- * the browser was away too long) and a reconnection refetch every view. Nothing polls.
+ * the browser was away too long) and every (re)connection refetch every view; `stopped` (the server's
+ * change feed broke) shows as "live updates stopped". Nothing polls.
  */
 export type FederationChange = LiveEvent['change'];
-export type LiveStatus = 'connecting' | 'connected' | 'reconnecting' | 'closed';
+/** `stopped`: the server's change feed broke (its `stopped` event): the page no longer updates by itself. */
+export type LiveStatus = 'connecting' | 'connected' | 'reconnecting' | 'closed' | 'stopped';
 
 const DEBOUNCE_MS = 100;
 
@@ -56,12 +58,11 @@ function setStatus(next: LiveStatus): void {
 
 export function connectLive(): void {
   const source = new EventSource('/events');
-  let opened = false;
   source.addEventListener('open', () => {
-    // After a reconnection the server resumes from Last-Event-ID, or says `reset`; reading again costs
-    // one fetch per view and covers a server that restarted.
-    if (opened) refreshAll();
-    opened = true;
+    // Every open, the first included: a change landing between a view's first fetch and the first
+    // subscription is told to nobody. After a reconnection the server resumes from Last-Event-ID, or says
+    // `reset`; reading again costs one fetch per view and covers a server that restarted.
+    refreshAll();
     setStatus('connected');
   });
   source.addEventListener('error', () => {
@@ -69,13 +70,21 @@ export function connectLive(): void {
   });
   source.addEventListener('change', (event) => {
     try {
-      pending.push((JSON.parse((event as MessageEvent<string>).data) as LiveEvent).change);
+      const { change } = JSON.parse((event as MessageEvent<string>).data) as LiveEvent;
+      // `all`: the server lost track of what changed (a reconnect to JetStream): every view reads again.
+      if (change.scope === 'all') everything = true;
+      else pending.push(change);
     } catch {
       everything = true;
     }
     schedule();
   });
   source.addEventListener('reset', () => refreshAll());
+  // Nothing more will come: the stream is closed so the browser does not reconnect to be told again.
+  source.addEventListener('stopped', () => {
+    source.close();
+    setStatus('stopped');
+  });
 }
 
 export function useLiveStatus(): LiveStatus {

@@ -56,7 +56,8 @@ export function useView<T>(
 
 /** Which live changes each view shows. */
 export const touches = {
-  board: (change: FederationChange) => change.scope !== 'meta' && change.scope !== 'federation',
+  /** Meta's boxes too: the board's needs-you total counts meta's open questions. */
+  board: (change: FederationChange) => change.scope !== 'federation',
   needsYou: (change: FederationChange) => change.scope !== 'federation',
   /** The plan, the report and the telemetry state, with health and runs from everything else. */
   federation: () => true,

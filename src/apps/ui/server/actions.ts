@@ -1,6 +1,7 @@
 import { InvalidInputError } from '../../../core/errors.js';
 import { META } from '../../../core/schema/common.js';
-import { UI_ACTIONS, type UiAction } from '../../../core/schema/federation-journal.js';
+import { zodProblemText } from '../../../core/schema/problems.js';
+import { uiActionRequestSchema, type UiActionRequest } from '../../../core/schema/ui-action-request.js';
 import { setTeamStatus } from '../../../engine/actors/team-status-command.js';
 import { decideReview } from '../../../engine/archetypes/coding/review.js';
 import { mergeTeam } from '../../../engine/archetypes/coding/merge.js';
@@ -19,7 +20,7 @@ import {
   reviewDecisionMessage,
   statusChangeMessage,
 } from '../../team-control/action-messages.js';
-import type { ActionRequest, ActionResult } from '../api-types.js';
+import type { ActionResult } from '../api-types.js';
 
 /**
  * A dashboard button (`POST /api/actions`): the library operation its CLI command runs, with the same
@@ -29,20 +30,26 @@ import type { ActionRequest, ActionResult } from '../api-types.js';
 export async function runAction(fed: Federation, body: unknown): Promise<{ result: ActionResult; team: string }> {
   const request = parseRequest(body);
   const done = await perform(fed, request);
-  const warning = await journalQuietly(fed.backend, {
-    kind: 'action',
-    source: 'ui',
-    action: request.action,
-    team: done.team,
-    ...(request.signalId ? { signalId: request.signalId } : {}),
-  });
+  // A repeated answer (the same id) did nothing new: it was journaled when it was sent.
+  const warning = done.repeated
+    ? undefined
+    : await journalQuietly(fed.backend, {
+        kind: 'action',
+        source: 'ui',
+        action: request.action,
+        team: done.team,
+        ...(request.signalId ? { signalId: request.signalId } : {}),
+      });
   return {
     result: { ok: true, message: warning ? `${done.message}\nwarning: ${warning}` : done.message },
     team: done.team,
   };
 }
 
-async function perform(fed: Federation, request: ActionRequest): Promise<{ team: string; message: string }> {
+async function perform(
+  fed: Federation,
+  request: UiActionRequest,
+): Promise<{ team: string; message: string; repeated?: boolean }> {
   const team = request.team!;
   switch (request.action) {
     case 'pause':
@@ -70,15 +77,20 @@ async function perform(fed: Federation, request: ActionRequest): Promise<{ team:
       return { team: removed.team, message: removalMessage(removed) };
     }
     case 'answer':
-      return answer(fed, request.signalId!, request.text!);
+      return answer(fed, request.signalId!, request.text!, request.id);
   }
 }
 
 /**
  * Answer a question to meta as `fed signal send --type report --reply-to <question>` does from the root:
- * a report from meta to whoever asked; the question becomes answered.
+ * a report from meta to whoever asked; the question becomes answered. Sent twice with one `id`, once.
  */
-async function answer(fed: Federation, questionId: string, text: string): Promise<{ team: string; message: string }> {
+async function answer(
+  fed: Federation,
+  questionId: string,
+  text: string,
+  id: string | undefined,
+): Promise<{ team: string; message: string; repeated: boolean }> {
   const { message: question } = await showSignal(fed, questionId);
   if (question.type !== 'question' || question.to !== META)
     throw new InvalidInputError(
@@ -91,6 +103,8 @@ async function answer(fed: Federation, questionId: string, text: string): Promis
     subject: `Re: ${question.subject}`,
     body: text,
     replyTo: questionId,
+    // The page's id for this answer: a retried POST finds the report already sent and sends nothing new.
+    ...(id ? { id } : {}),
   });
   const warnings = [...result.warnings];
   if (result.delivered && notifyChannels(fed.config).length > 0)
@@ -98,28 +112,13 @@ async function answer(fed: Federation, questionId: string, text: string): Promis
   return {
     team: question.from,
     message: [result.inboxPath, ...warnings.map((warning) => `warning: ${warning}`)].join('\n'),
+    repeated: !result.delivered,
   };
 }
 
-/** The request as the page sends it (ActionRequest), refused as bad input when it is not one. */
-function parseRequest(body: unknown): ActionRequest {
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw new InvalidInputError('expected a JSON object {action, team?, signalId?, text?}');
-  const { action, team, signalId, text, ...rest } = body as Record<string, unknown>;
-  const unknown = Object.keys(rest);
-  if (unknown.length)
-    throw new InvalidInputError(`unknown field(s) ${unknown.join(', ')}; expected action, team, signalId, text`);
-  if (!(UI_ACTIONS as readonly unknown[]).includes(action))
-    throw new InvalidInputError(`action: expected one of ${UI_ACTIONS.join(', ')}, got ${JSON.stringify(action)}`);
-  for (const [name, value] of Object.entries({ team, signalId, text }))
-    if (value !== undefined && typeof value !== 'string')
-      throw new InvalidInputError(`${name}: expected a string, got ${JSON.stringify(value)}`);
-  const request = { action, team, signalId, text } as ActionRequest;
-  if (request.action === 'answer') {
-    if (!request.signalId) throw new InvalidInputError('answer needs signalId: the question to answer');
-    if (!request.text?.trim()) throw new InvalidInputError('answer needs text: the answer to send');
-  } else if (!request.team) throw new InvalidInputError(`${request.action as UiAction} needs team: the team to act on`);
-  if (request.action === 'request-changes' && !request.text?.trim())
-    throw new InvalidInputError('request-changes needs text: the changes to make, e.g. "rename the handler"');
-  return request;
+/** The request as the page sends it (ActionRequest, declared in core/schema), refused as bad input when it is not one. */
+function parseRequest(body: unknown): UiActionRequest {
+  const parsed = uiActionRequestSchema.safeParse(body, { reportInput: true });
+  if (!parsed.success) throw new InvalidInputError(`the action request is not valid: ${zodProblemText(parsed.error)}`);
+  return parsed.data;
 }

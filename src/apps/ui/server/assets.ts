@@ -8,7 +8,6 @@ import { packageRoot } from '../../../infra/package-info.js';
  * serves, and the rest under `/assets/`. Found beside fed's own package, as fed finds its other files.
  */
 export interface UiAssets {
-  dir: string;
   shell: Buffer;
   /** A file of the folder by its path under `/assets/`; undefined when there is none (or it leads outside). */
   file(path: string): { body: Buffer; type: string } | undefined;
@@ -42,7 +41,6 @@ export function loadUiAssets(dir = defaultAssetsDir()): UiAssets {
     );
   const shell = readFileSync(index);
   return {
-    dir: root,
     shell,
     file(path) {
       let decoded: string;
@@ -53,8 +51,20 @@ export function loadUiAssets(dir = defaultAssetsDir()): UiAssets {
       }
       const full = resolve(root, `.${sep}${decoded}`);
       if (!full.startsWith(`${root}${sep}`) || decoded.includes('\0')) return undefined;
-      if (!statSync(full, { throwIfNoEntry: false })?.isFile()) return undefined;
-      return { body: readFileSync(full), type: TYPES[extname(full).toLowerCase()] ?? 'application/octet-stream' };
+      const body = readAsset(full);
+      return body && { body, type: TYPES[extname(full).toLowerCase()] ?? 'application/octet-stream' };
     },
   };
+}
+
+/**
+ * A regular file's bytes, or undefined for anything that is not one: missing, a folder, or a path through
+ * a file (`app.js/x`: ENOTDIR), answered 404 and never an error that names the folder.
+ */
+function readAsset(full: string): Buffer | undefined {
+  try {
+    return statSync(full, { throwIfNoEntry: false })?.isFile() ? readFileSync(full) : undefined;
+  } catch {
+    return undefined;
+  }
 }

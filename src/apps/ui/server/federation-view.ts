@@ -1,7 +1,9 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { federationPaths } from '../../../core/layout.js';
+import { appliedPlanSchema, type AppliedPlan } from '../../../core/schema/federation-plan.js';
 import type { Federation } from '../../../engine/context.js';
+import { readJsonFile } from '../../../infra/fs/read-json-file.js';
 import { telemetryReport } from '../../monitor/monitor-cycle.js';
 import { readFederationRuns } from '../../runs/federation-runs.js';
 import type { FederationView } from '../api-types.js';
@@ -15,7 +17,7 @@ export async function federationView(fed: Federation, views: UiViews): Promise<F
   const runs = await readFederationRuns(fed);
   const telemetry = telemetryReport(fed.root, fed.config);
   return {
-    plan: readJson(federationPaths(fed.root).plan),
+    plan: appliedPlan(fed.root),
     report: readReport(join(fed.root, fed.config.federationReport)),
     health: {
       teams: board.totals.teams,
@@ -35,9 +37,10 @@ export async function federationView(fed: Federation, views: UiViews): Promise<F
   };
 }
 
-function readJson(path: string): unknown {
+/** The plan `fed plan --apply` recorded; null when none was applied (or the file is not a plan). */
+function appliedPlan(root: string): AppliedPlan | null {
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as unknown;
+    return readJsonFile(federationPaths(root).plan, appliedPlanSchema) ?? null;
   } catch {
     return null;
   }

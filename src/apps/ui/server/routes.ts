@@ -30,7 +30,7 @@ export async function route(request: IncomingMessage, response: ServerResponse, 
       return replyText(response, 401, 'wrong token: open the URL `fed ui` printed (it carries the token)\n');
     url.searchParams.delete('token');
     return reply(response, 303, '', {
-      'Set-Cookie': sessionCookie(ctx.guard.token),
+      'Set-Cookie': sessionCookie(ctx.guard),
       Location: `${url.pathname}${url.search}`,
       'Cache-Control': 'no-store',
     });

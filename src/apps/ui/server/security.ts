@@ -6,7 +6,13 @@ import type { IncomingMessage } from 'node:http';
  * HttpOnly SameSite=Strict cookie; `Host` and `Origin` checked against the bound address so that a page on
  * another site (DNS rebinding, a cross-site form) can neither read nor steer the federation.
  */
-export const COOKIE_NAME = 'fed_ui';
+/**
+ * The session cookie's name, per port: cookies are scoped by host name, not port, so a second `fed ui` on
+ * the same machine would otherwise overwrite the first's cookie and sign its tabs out.
+ */
+export function cookieName(port: number): string {
+  return `fed_ui_${port}`;
+}
 
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
@@ -48,14 +54,20 @@ export function allowedHosts(host: string, port: number): Set<string> {
   return hosts;
 }
 
+/** An address that means every address of the machine (0.0.0.0, ::): no single Host names it. */
+export function isWildcard(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  return bare === '0.0.0.0' || /^[0:]*::?[0:]*$/.test(bare);
+}
+
 export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-function cookieToken(request: IncomingMessage): string | undefined {
+function cookieToken(request: IncomingMessage, cookie: string): string | undefined {
   for (const part of (request.headers.cookie ?? '').split(';')) {
     const [name, ...value] = part.trim().split('=');
-    if (name === COOKIE_NAME) return value.join('=');
+    if (name === cookie) return value.join('=');
   }
   return undefined;
 }
@@ -74,6 +86,8 @@ export interface Refusal {
 export interface Guard {
   token: string;
   hosts: Set<string>;
+  /** The session cookie's name (cookieName of the bound port). */
+  cookie: string;
 }
 
 const OPEN_THE_URL = 'open the URL `fed ui` printed (it carries the token)';
@@ -101,7 +115,7 @@ export function checkRequest(
   if (bearer !== undefined) {
     return tokenMatches(bearer, guard.token) ? undefined : { status: 401, text: `wrong token: ${OPEN_THE_URL}\n` };
   }
-  if (!tokenMatches(cookieToken(request), guard.token))
+  if (!tokenMatches(cookieToken(request, guard.cookie), guard.token))
     return { status: 401, text: `not signed in: ${OPEN_THE_URL}\n` };
   if (method === 'POST' && !originOk)
     return { status: 403, text: 'a POST needs the Origin of this page (or an Authorization: Bearer header)\n' };
@@ -114,6 +128,6 @@ function originHost(origin: string): string | undefined {
   return match?.[1]?.toLowerCase();
 }
 
-export function sessionCookie(token: string): string {
-  return `${COOKIE_NAME}=${token}; HttpOnly; SameSite=Strict; Path=/`;
+export function sessionCookie(guard: Guard): string {
+  return `${guard.cookie}=${guard.token}; HttpOnly; SameSite=Strict; Path=/`;
 }

@@ -3,6 +3,13 @@ import type { LiveHub, SseMessage } from '../live/live-hub.js';
 import { SECURITY_HEADERS } from './security.js';
 
 /**
+ * How much a stream may hold unsent before its browser is dropped: one that stopped reading (a frozen
+ * tab, a stalled network) would otherwise buffer every change without bound. It reconnects with
+ * Last-Event-ID and is sent what it missed, or a reset.
+ */
+export const MAX_UNSENT_BYTES = 1024 * 1024;
+
+/**
  * `GET /events`: the live hub's stream as Server-Sent Events, resumed after the `Last-Event-ID` a
  * reconnecting browser sends. Every open stream is kept in `open`, so closing the server ends them all.
  */
@@ -27,6 +34,10 @@ export function serveEvents(
   const unsubscribe = hub.subscribe(Array.isArray(lastEventId) ? lastEventId[0] : lastEventId, (message) => {
     if (response.writableEnded || response.destroyed) throw new Error('the stream is closed');
     response.write(frame(message));
+    if (response.writableLength > MAX_UNSENT_BYTES) {
+      response.destroy();
+      throw new Error(`the browser stopped reading: over ${MAX_UNSENT_BYTES} bytes unsent`);
+    }
   });
   open.add(response);
   const end = () => {

@@ -2,6 +2,7 @@ import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LaunchRun } from '../../../core/schema/launch-run.js';
 import type { RegistryEntry } from '../../../core/schema/registry.js';
+import { UnknownTeamError } from '../../../core/errors.js';
 import { lifecycleFor } from '../../../engine/archetypes/catalog.js';
 import type { Federation } from '../../../engine/context.js';
 import { readCurrentRun, readRunHistory } from '../../launch/run-records.js';
@@ -21,6 +22,12 @@ export async function teamPageView(fed: Federation, views: UiViews, name: string
   const registry = await fed.backend.registry.read();
   const entry = await fed.team(name, registry);
   const facts = await views.team(entry.domainId);
+  // Removed between the two reads: as unknown as a team that never was.
+  if (!facts)
+    throw new UnknownTeamError(
+      name,
+      (await fed.backend.registry.read()).teams.map((team) => team.domainId),
+    );
   const log = await readFederationLog(fed, { team: entry.domainId, signals: false });
   const journal = log.map((line): JournalEntryView => ({
     at: line.at,
@@ -39,7 +46,7 @@ export async function teamPageView(fed: Federation, views: UiViews, name: string
       .reverse()
       .map((signal) => ({ entry: signal, box }));
   return {
-    card: facts!.card,
+    card: facts.card,
     machineId: lifecycleFor(entry.archetypeId)?.id ?? null,
     journal,
     runs: readRunHistory(entry.location).map(runView).reverse(),

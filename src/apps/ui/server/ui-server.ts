@@ -1,12 +1,14 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
+import { InvalidInputError } from '../../../core/errors.js';
 import type { Federation } from '../../../engine/context.js';
 import type { LiveEvent } from '../api-types.js';
 import { createLiveHub } from '../live/live-hub.js';
 import { apiRoute } from './api-routes.js';
 import { loadUiAssets } from './assets.js';
 import { route, type RouteContext } from './routes.js';
-import { allowedHosts, newToken } from './security.js';
+import { allowedHosts, cookieName, isWildcard, newToken } from './security.js';
 import { serveEvents } from './sse.js';
 import { UiViews } from './ui-views.js';
 
@@ -17,7 +19,19 @@ export interface UiServerOptions {
   host?: string;
   /** The page's files (default: dist/ui/ of fed's package). */
   assetsDir?: string;
+  /**
+   * The change feed broke for good (the system's watch limit, the JetStream connection closed): the pages
+   * are told `stopped` and nothing updates any more. `fed ui` warns and exits 1.
+   */
+  onFeedError?: (error: Error) => void;
+  /**
+   * How often what depends on the clock alone (health, overdue signals) is read again (default 30 s):
+   * ONE timer for the server, whatever the number of pages; a change is told only when something changed.
+   */
+  clockMs?: number;
 }
+
+const DEFAULT_CLOCK_MS = 30_000;
 
 export interface UiServer {
   /** The URL to open, token included: `http://127.0.0.1:<port>/?token=…`. */
@@ -38,15 +52,29 @@ export interface UiServer {
 export async function startUiServer(fed: Federation, options: UiServerOptions = {}): Promise<UiServer> {
   const assets = loadUiAssets(options.assetsDir);
   const host = options.host ?? '127.0.0.1';
+  if (isWildcard(host)) throw wildcardRefusal(host);
   const token = newToken();
   const views = new UiViews(fed);
-  const hub = createLiveHub(fed.backend.changes, { now: fed.now });
+  const hub = createLiveHub(fed.backend.changes, { now: fed.now, onError: (error) => options.onFeedError?.(error) });
   const stopViews = hub.subscribe(undefined, (message) => {
     if (message.event === 'change') views.invalidate((JSON.parse(message.data) as LiveEvent).change);
   });
+  let rechecking = false;
+  const clock = setInterval(() => {
+    if (rechecking) return;
+    rechecking = true;
+    views
+      .recheckClock()
+      .then((changes) => changes.forEach((change) => hub.announce(change)))
+      // A read that failed is read again at the next tick or request (UiViews keeps it stale).
+      .catch(() => undefined)
+      .finally(() => (rechecking = false));
+  }, options.clockMs ?? DEFAULT_CLOCK_MS);
+  // The clock alone never keeps the process alive.
+  clock.unref();
   const streams = new Set<ServerResponse>();
   const ctx: RouteContext = {
-    guard: { token, hosts: new Set() },
+    guard: { token, hosts: new Set(), cookie: '' },
     assets,
     views,
     api: async (request, response, url) => {
@@ -72,12 +100,14 @@ export async function startUiServer(fed: Federation, options: UiServerOptions = 
       });
     });
   } catch (error) {
+    clearInterval(clock);
     stopViews();
     await hub.close();
     throw error;
   }
   const { port } = server.address() as AddressInfo;
   ctx.guard.hosts = allowedHosts(host, port);
+  ctx.guard.cookie = cookieName(port);
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   let closing: Promise<void> | undefined;
   return {
@@ -91,10 +121,27 @@ export async function startUiServer(fed: Federation, options: UiServerOptions = 
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         for (const stream of streams) stream.end();
         server.closeAllConnections();
+        clearInterval(clock);
         stopViews();
         await Promise.all([closed, hub.close()]);
       })();
       return closing;
     },
   };
+}
+
+/**
+ * A wildcard bind would be reachable on every address yet answer none of them (the Host must name the
+ * bound address): refused, naming this machine's addresses to pass instead.
+ */
+function wildcardRefusal(host: string): InvalidInputError {
+  const addresses = Object.values(networkInterfaces())
+    .flat()
+    .filter((address) => address && !address.internal && address.family === 'IPv4')
+    .map((address) => address!.address);
+  const examples = addresses.length ? addresses.join(', ') : 'an address of this machine';
+  return new InvalidInputError(
+    `--host ${host} listens on every address, but the dashboard answers only to the address it is bound to: ` +
+      `pass one address instead (${examples}), or leave --host out for 127.0.0.1`,
+  );
 }

@@ -51,6 +51,12 @@ export class UiViews {
         this.metaStale = true;
         this.stuckStale = true;
         break;
+      case 'all':
+        this.registryStale = true;
+        for (const id of this.teams.keys()) this.staleTeams.add(id);
+        this.metaStale = true;
+        this.stuckStale = true;
+        break;
       case 'journal':
       case 'federation':
         // Nothing kept here shows them: the federation view reads its files on each request.
@@ -64,6 +70,25 @@ export class UiViews {
     this.staleTeams.add(team);
     this.metaStale = true;
     this.stuckStale = true;
+  }
+
+  /**
+   * Read again what depends on the clock alone — health (a stale state, a dead launcher, an agent log's
+   * errors) and overdue signals — and say what changed, as the changes to tell the pages: each team whose
+   * facts changed, and `delivery` when the stuck signals did. Nothing changed: nothing to tell.
+   */
+  async recheckClock(): Promise<FederationChange[]> {
+    await this.refresh();
+    const before = new Map([...this.teams].map(([id, team]) => [id, JSON.stringify(team.facts)]));
+    const stuckBefore = JSON.stringify(this.stuck);
+    for (const id of this.teams.keys()) this.staleTeams.add(id);
+    this.stuckStale = true;
+    await this.refresh();
+    const changes: FederationChange[] = [...this.teams]
+      .filter(([id, team]) => before.has(id) && before.get(id) !== JSON.stringify(team.facts))
+      .map(([team]) => ({ scope: 'team', team, what: 'lifecycle' }));
+    if (JSON.stringify(this.stuck) !== stuckBefore) changes.push({ scope: 'delivery' });
+    return changes;
   }
 
   async board(): Promise<BoardView> {
@@ -98,9 +123,16 @@ export class UiViews {
     return { generatedAt: this.fed.now().toISOString(), items: this.needsYouItems(), problems };
   }
 
-  /** The cached facts of one team (fresh), or undefined when it is not registered. */
+  /**
+   * The cached facts of one team (fresh), or undefined when it is not registered. A team the views do not
+   * know yet (onboarded a moment ago, its registry change still on the way) is looked up in the registry.
+   */
   async team(id: string): Promise<TeamFacts | undefined> {
     await this.refresh();
+    if (!this.teams.has(id)) {
+      this.registryStale = true;
+      await this.refresh();
+    }
     return this.teams.get(id)?.facts;
   }
 
@@ -126,10 +158,28 @@ export class UiViews {
     await this.computing;
   }
 
+  /**
+   * Each flag is cleared before its read, so a change during the read sets it again for the next request.
+   * A read that throws puts back every flag it cleared (and the teams it meant to read), so the next
+   * request reads them again instead of showing a card that was never computed.
+   */
   private async recompute(): Promise<void> {
-    const { backend } = this.fed;
+    const flags = { registry: this.registryStale, meta: this.metaStale, stuck: this.stuckStale };
     const stale = new Set(this.staleTeams);
     this.staleTeams.clear();
+    try {
+      await this.recomputeFlagged(stale);
+    } catch (error) {
+      for (const id of stale) this.staleTeams.add(id);
+      this.registryStale ||= flags.registry;
+      this.metaStale ||= flags.meta;
+      this.stuckStale ||= flags.stuck;
+      throw error;
+    }
+  }
+
+  private async recomputeFlagged(stale: Set<string>): Promise<void> {
+    const { backend } = this.fed;
     if (this.registryStale) {
       this.registryStale = false;
       const registry = await backend.registry.read();
@@ -147,7 +197,6 @@ export class UiViews {
         this.teams.set(entry.domainId, { entry: JSON.stringify(entry), facts });
       }
     }
-    // Each flag is cleared before its read: a change during the read sets it again for the next request.
     if (this.metaStale) {
       this.metaStale = false;
       this.meta = await this.metaItems();

@@ -39,6 +39,8 @@ export function ActionButtons({ actions, team, signalId }: Props) {
   const [text, setText] = useState('');
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<Outcome>(null);
+  // The answer's id, kept until it is sent: pressing Send again after a lost response sends it once.
+  const [answerId, setAnswerId] = useState(newUuid);
   if (actions.length === 0) return null;
 
   const run = async (action: UiAction, words?: string) => {
@@ -48,12 +50,14 @@ export function ActionButtons({ actions, team, signalId }: Props) {
     if (team) request.team = team;
     if (signalId) request.signalId = signalId;
     if (words !== undefined) request.text = words;
+    if (action === 'answer') request.id = answerId;
     const result = await postAction(request);
     setBusy(false);
     setOutcome({ ok: result.ok, message: result.message });
     if (result.ok) {
       setOpen(null);
       setText('');
+      if (action === 'answer') setAnswerId(newUuid());
       refreshAll();
     }
   };
@@ -118,4 +122,13 @@ export function ActionButtons({ actions, team, signalId }: Props) {
       </p>`
     }
   </div>`;
+}
+
+/** A UUID v4: crypto.randomUUID needs a secure context, which `--host <LAN address>` is not. */
+function newUuid(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = [...bytes].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

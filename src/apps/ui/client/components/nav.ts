@@ -14,6 +14,7 @@ const STATUS_TEXT = {
   connected: 'live',
   reconnecting: 'reconnecting…',
   closed: 'disconnected (reload)',
+  stopped: 'live updates stopped (restart fed ui)',
 };
 
 export function Nav({ route }: { route: Route }) {

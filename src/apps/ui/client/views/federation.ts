@@ -67,7 +67,7 @@ export function FederationPage() {
       <h2>Plan</h2>
       ${
         plan === null
-          ? html`<p class="empty">No plan: <code>fed plan</code> writes one.</p>`
+          ? html`<p class="empty">No plan applied: <code>fed plan --apply</code> records the one it applies.</p>`
           : html`<pre class="plan">${JSON.stringify(plan, null, 2)}</pre>`
       }
     </div>
