@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { initFederation, onboardTeam, setTeamStatus } from '../../src/index.js';
 import { deliveryDirectory } from '../../src/adapters/file/file-delivery-fact-store.js';
 import { ackFileName, signalFileName } from '../../src/adapters/file/signals/signal-file-name.js';
-import { signalDigest } from '../../src/engine/delivery/sent-fact.js';
+import { sentFactOf } from '../../src/engine/delivery/sent-fact.js';
 import { openFederation } from '../../src/engine/context.js';
 import { workspacePaths } from '../../src/core/layout.js';
 import { toJsonText } from '../../src/core/json-text.js';
@@ -51,15 +51,7 @@ export async function uiFederation(teams: number, signals: number): Promise<stri
       body: `Signal ${i} of the benchmark.\n`.repeat(4),
       protocol: 'file-signal-v1',
     });
-    const sent = sentFactSchema.parse({
-      id: message.id,
-      timestamp: message.timestamp,
-      from: message.from,
-      to: message.to,
-      type: message.type,
-      subject: message.subject,
-      digest: signalDigest(message),
-    });
+    const sent = sentFactSchema.parse(sentFactOf(message));
     const name = signalFileName(message);
     const text = toJsonText(message);
     writeFileSync(join(facts, `${message.id}.sent.json`), toJsonText(sent));

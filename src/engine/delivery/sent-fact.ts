@@ -19,6 +19,20 @@ export interface IdClaim {
   firstSentAt: string;
 }
 
+/** The `sent` fact of a message: the id claim, made before the message is published. */
+export function sentFactOf(message: SignalMessage, replyTo?: string): SentFact {
+  return {
+    id: message.id,
+    timestamp: message.timestamp,
+    from: message.from,
+    to: message.to,
+    type: message.type,
+    subject: message.subject,
+    digest: signalDigest(message),
+    ...(replyTo === undefined ? {} : { replyTo }),
+  };
+}
+
 /**
  * Claim `message.id` for this signal before any copy is published: the first claim wins (an exclusive
  * create), so two sends that reuse one id with different content cannot both be delivered, whatever their
@@ -32,16 +46,7 @@ export async function claimSignalId(
   describe: (existing: SentFact) => Promise<string>,
   options: TransportWriteOptions = {},
 ): Promise<IdClaim> {
-  const claim: SentFact = {
-    id: message.id,
-    timestamp: message.timestamp,
-    from: message.from,
-    to: message.to,
-    type: message.type,
-    subject: message.subject,
-    digest: signalDigest(message),
-    ...(replyTo === undefined ? {} : { replyTo }),
-  };
+  const claim = sentFactOf(message, replyTo);
   if (await facts.record(message.id, 'sent', claim, options))
     return { outcome: 'claimed', firstSentAt: message.timestamp };
   const existing = await facts.get(message.id, 'sent');

@@ -2,7 +2,8 @@ import { InvalidInputError } from '../../../core/errors.js';
 import { deadlineTable } from '../../../core/deadlines.js';
 import { META } from '../../../core/schema/common.js';
 import type { Registry } from '../../../core/schema/registry.js';
-import type { SignalBox } from '../../../core/schema/signal.js';
+import type { DeliveryState } from '../../../core/schema/delivery.js';
+import type { SignalBox, SignalMessage } from '../../../core/schema/signal.js';
 import type { Federation } from '../../../engine/context.js';
 import { DeliveryInspector } from '../../../engine/delivery/delivery-inspector.js';
 import { showSignal, type SignalReport } from '../../../engine/delivery/show-signal.js';
@@ -81,32 +82,18 @@ export async function signalRows(
       const { message } = entry;
       // The reply link is the send's fact: the message itself does not carry it.
       const sent = await fed.backend.delivery.get(message.id, 'sent');
-      return {
-        id: message.id,
-        type: message.type,
-        from: message.from,
-        to: message.to,
-        subject: message.subject,
-        sentAt: message.timestamp,
-        state: (await inspector.status(entry, box)).state,
-        replyTo: sent?.replyTo ?? null,
-      };
+      return signalRow(message, (await inspector.status(entry, box)).state, sent?.replyTo ?? null);
     }),
   );
 }
 
 function reportRow(report: SignalReport): SignalRow {
-  const { message } = report;
-  return {
-    id: message.id,
-    type: message.type,
-    from: message.from,
-    to: message.to,
-    subject: message.subject,
-    sentAt: message.timestamp,
-    state: report.delivery.state,
-    replyTo: report.replyTo,
-  };
+  return signalRow(report.message, report.delivery.state, report.replyTo);
+}
+
+function signalRow(message: SignalMessage, state: DeliveryState, replyTo: string | null): SignalRow {
+  const { id, type, from, to, subject, timestamp: sentAt } = message;
+  return { id, type, from, to, subject, sentAt, state, replyTo };
 }
 
 /** Every inbox holds each signal once (an outbox copy is a record of the same send): the federation's signals. */
