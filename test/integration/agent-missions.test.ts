@@ -1,13 +1,12 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FAILURE, runAgent } from '../../src/apps/agent/run-agent.js';
+import { FAILURE } from '../../src/apps/agent/run-agent.js';
 import { checkDeliverable } from '../../src/index.js';
-import { workspacePaths } from '../../src/core/layout.js';
-import { type LaunchContext } from '../../src/core/schema/launch-context.js';
 import { packageRoot } from '../../src/infra/package-info.js';
 import { pythonProject, writeTree } from '../helpers/fixture-repo.js';
+import { agentContext, runBuiltInAgent } from '../helpers/agent-document.js';
 import { skipLoudlyWithout } from '../helpers/loud-skip.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -41,32 +40,9 @@ const skipWithoutPyjwt = (test: string): boolean =>
   );
 const pyjwt = () => (existsSync(PYJWT) ? copyOf(PYJWT) : pythonProject(join(copies, 'tiny-py')));
 
-function contextFor(codebase: string, mission: { subject: string; body: string }): LaunchContext {
-  const workspace = join(tempDir(), 'ws');
-  mkdirSync(workspace);
-  return {
-    team: 'docs',
-    archetype: 'deliverable',
-    root: codebase,
-    workspace,
-    codebase,
-    mission: { signalId: 'sig-1', ...mission },
-    state: 'preparing',
-    deliverable: 'deliverable.md',
-    deliverablePath: join(workspace, 'deliverable.md'),
-    playbookSkillPath: null,
-    learningLogPath: workspacePaths(workspace).learningLog,
-    launchedAt: '2026-01-31T12:00:00.000Z',
-  };
-}
-
 async function run(codebase: string, subject: string, body = '') {
-  const context = contextFor(codebase, { subject, body });
-  const outcome = await runAgent(context, 'docs', {
-    report: async () => '',
-    log: () => {},
-    now: () => new Date('2026-01-31T12:00:00.000Z'),
-  });
+  const context = agentContext(codebase, { mission: { subject, body } });
+  const outcome = await runBuiltInAgent(context);
   const markdown = outcome.status === 'complete' ? readFileSync(context.deliverablePath, 'utf8') : '';
   return { outcome, markdown, context };
 }

@@ -3,47 +3,23 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readLaunchContext } from '../../../src/apps/agent/agent-context.js';
-import { FAILURE, runAgent } from '../../../src/apps/agent/run-agent.js';
+import { FAILURE } from '../../../src/apps/agent/run-agent.js';
 import { checkDeliverable, learningEntrySchema, RefusedError } from '../../../src/index.js';
-import { workspacePaths } from '../../../src/core/layout.js';
 import { type LaunchContext } from '../../../src/core/schema/launch-context.js';
 import { frameworkProject, typescriptProject, writeTree } from '../../helpers/fixture-repo.js';
+import { agentContext, runBuiltInAgent } from '../../helpers/agent-document.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /** A launch context for a team workspace in a temp dir, studying `codebase`. */
-function contextFor(
-  codebase: string,
-  state = 'preparing',
-  mission = { subject: 'Document the architecture', body: 'For newcomers.' },
-): LaunchContext {
-  const workspace = join(tempDir(), 'ws');
-  mkdirSync(workspace);
-  return {
-    team: 'docs',
-    archetype: 'deliverable',
-    root: codebase,
-    workspace,
-    codebase,
-    mission: { signalId: 'sig-1', ...mission },
-    state,
-    deliverable: 'deliverable.md',
-    deliverablePath: join(workspace, 'deliverable.md'),
-    playbookSkillPath: null,
-    learningLogPath: workspacePaths(workspace).learningLog,
-    launchedAt: '2026-01-31T12:00:00.000Z',
-  };
-}
+const contextFor = (codebase: string, state = 'preparing', mission?: { subject: string; body: string }) =>
+  agentContext(codebase, { state, ...(mission ? { mission } : {}) });
 
 /** Runs the agent with a reporter that records events instead of running `fed event`. */
 async function run(context: LaunchContext) {
   const events: { type: string; data: Record<string, unknown> }[] = [];
-  const outcome = await runAgent(context, 'docs', {
-    report: async (type, data) => {
-      events.push({ type, data });
-      return '';
-    },
-    log: () => {},
-    now: () => new Date('2026-01-31T12:00:00.000Z'),
+  const outcome = await runBuiltInAgent(context, async (type, data) => {
+    events.push({ type, data });
+    return '';
   });
   return { outcome, events, types: events.map((e) => e.type) };
 }
