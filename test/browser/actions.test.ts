@@ -1,9 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { skipWithoutChromium } from '../helpers/browser.js';
-import { writeTree } from '../helpers/fixture-repo.js';
+import { greeterCodingTeam } from '../helpers/git-federation.js';
 import { fakeAgent } from '../helpers/launch-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { cliFederation, fedIn, offOrigin, openDashboard } from './dashboard.js';
@@ -16,37 +15,11 @@ import { cliFederation, fedIn, offOrigin, openDashboard } from './dashboard.js';
  */
 const SUITE = 'the dashboard in chromium: actions';
 
-const CHECK = `import { greet } from './greet.mjs';
-const failures = [greet('fed') === 'Hello, fed!', greet('') === 'Hello, !'].filter((ok) => !ok).length;
-console.log(\`\${failures} failed\`);
-process.exit(failures ? 1 : 0);
-`;
-
 /** A git repository whose coding team `app` waits in pr-review, as coding-run.test.ts leaves it after one launch. */
 async function codingTeamInReview() {
   const root = tempDir('fed-browser-coding-');
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
-  git('init', '-q', '-b', 'main');
-  git('config', 'user.email', 'fed@test');
-  git('config', 'user.name', 'fed test');
-  writeTree(root, { 'README.md': '# greeter\n', 'check.mjs': CHECK });
   const fed = fedIn(root);
-  await fed('init');
-  git('add', '-A');
-  git('commit', '-qm', 'greeter');
-  await fed('team', 'onboard', 'app', '--archetype', 'coding', '--placement', 'worktree');
-  await fed(
-    'signal',
-    'send',
-    '--to',
-    'app',
-    '--type',
-    'directive',
-    '--subject',
-    'Add greet()',
-    '--body',
-    'check.mjs must pass',
-  );
+  const git = await greeterCodingTeam(root, fed);
   await fed('launch', '--team', 'app', '--agent', fakeAgent('coding-run'));
   return { root, git, fed };
 }

@@ -6,6 +6,7 @@ import { MERGE_KILL_POINTS } from '../../src/engine/archetypes/coding/merge.js';
 import { KILL_POINT_ENV } from '../../src/infra/process/kill-point.js';
 import { runFed } from '../helpers/fed-cli.js';
 import { writeTree } from '../helpers/fixture-repo.js';
+import { greeterCodingTeam } from '../helpers/git-federation.js';
 import { fakeAgent } from '../helpers/launch-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -14,41 +15,10 @@ import { tempDir } from '../helpers/temp-dir.js';
  * (test/fixtures/agents/coding-run.mjs) acting on the coding launch prompt: implement, commit, tests fail
  * once then pass, review asks for a change, the next launch makes it, approval, merge.
  */
-const CHECK = `import { greet } from './greet.mjs';
-const failures = [greet('fed') === 'Hello, fed!', greet('') === 'Hello, !'].filter((ok) => !ok).length;
-console.log(\`\${failures} failed\`);
-process.exit(failures ? 1 : 0);
-`;
-
 async function codingFederation() {
   const root = tempDir();
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
-  git('init', '-q', '-b', 'main');
-  git('config', 'user.email', 'fed@test');
-  git('config', 'user.name', 'fed test');
-  writeTree(root, { 'README.md': '# greeter\n', 'check.mjs': CHECK });
   const fed = (args: string[], timeoutMs?: number) => runFed(['--root', root, ...args], { cwd: root, timeoutMs });
-  expect((await fed(['init'])).code).toBe(0);
-  // A real project commits fed's config and .fed/.gitignore, so team worktrees ignore their own .fed/.
-  git('add', '-A');
-  git('commit', '-qm', 'greeter');
-  expect((await fed(['team', 'onboard', 'app', '--archetype', 'coding', '--placement', 'worktree'])).code).toBe(0);
-  expect(
-    (
-      await fed([
-        'signal',
-        'send',
-        '--to',
-        'app',
-        '--type',
-        'directive',
-        '--subject',
-        'Add greet()',
-        '--body',
-        'check.mjs must pass',
-      ])
-    ).code,
-  ).toBe(0);
+  const git = await greeterCodingTeam(root, async (...args) => expect((await fed(args)).code).toBe(0));
   return { root, git, fed };
 }
 

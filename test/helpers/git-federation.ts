@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { initFederation } from '../../src/index.js';
+import { writeTree } from './fixture-repo.js';
 import { tempDir } from './temp-dir.js';
 
 /** A federation at the root of a git repository with one commit: where worktree teams can be onboarded. */
@@ -16,4 +17,45 @@ export function gitFederation(): { root: string; git: (...args: string[]) => str
   git('add', '-A');
   git('commit', '-qm', 'repo');
   return { root, git };
+}
+
+/** The greeter project's check: the coding team's tests (test/fixtures/agents/coding-run.mjs makes them pass). */
+const GREETER_CHECK = `import { greet } from './greet.mjs';
+const failures = [greet('fed') === 'Hello, fed!', greet('') === 'Hello, !'].filter((ok) => !ok).length;
+console.log(\`\${failures} failed\`);
+process.exit(failures ? 1 : 0);
+`;
+
+/**
+ * A git repository of the greeter project in `root`, with fed initialised and committed, the coding team
+ * `app` onboarded on a worktree and directed to add greet(): where coding-run.mjs is launched. `fed` runs a
+ * command of the built CLI in `root` and fails the test unless it succeeds.
+ */
+export async function greeterCodingTeam(
+  root: string,
+  fed: (...args: string[]) => Promise<unknown>,
+): Promise<(...args: string[]) => string> {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
+  git('init', '-q', '-b', 'main');
+  git('config', 'user.email', 'fed@test');
+  git('config', 'user.name', 'fed test');
+  writeTree(root, { 'README.md': '# greeter\n', 'check.mjs': GREETER_CHECK });
+  await fed('init');
+  // A real project commits fed's config and .fed/.gitignore, so team worktrees ignore their own .fed/.
+  git('add', '-A');
+  git('commit', '-qm', 'greeter');
+  await fed('team', 'onboard', 'app', '--archetype', 'coding', '--placement', 'worktree');
+  await fed(
+    'signal',
+    'send',
+    '--to',
+    'app',
+    '--type',
+    'directive',
+    '--subject',
+    'Add greet()',
+    '--body',
+    'check.mjs must pass',
+  );
+  return git;
 }
