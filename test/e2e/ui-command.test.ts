@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createInterface } from 'node:readline';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { BoardView } from '../../src/apps/ui/api-types.js';
-import { FED_BIN, runFed } from '../helpers/fed-cli.js';
+import { runFed } from '../helpers/fed-cli.js';
+import { startFedUi } from '../helpers/fed-ui.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /** `fed ui` as a person runs it: the built CLI, serving the built page (dist/ui/) until Ctrl-C. */
@@ -12,57 +11,37 @@ describe('fed ui', () => {
     const root = tempDir();
     expect((await runFed(['init', '--root', root])).code).toBe(0);
     expect((await runFed(['--root', root, 'team', 'onboard', 'docs'])).code).toBe(0);
-    const { FED_ROOT: _root, FED_TEAM: _team, ...env } = process.env;
-    const child = spawn(process.execPath, [FED_BIN, '--root', root, 'ui', '--port', '0'], {
-      env: { ...env, FED_TELEMETRY_ENABLED: 'false' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    onTestFinished(() => {
-      if (child.exitCode === null) child.kill('SIGKILL');
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const [line] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
-    expect(line, stderr).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}$/);
-    const url = new URL(line);
+    const ui = await startFedUi(root);
+    onTestFinished(() => ui.stop());
+    expect(ui.url, ui.output()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}$/);
 
-    expect((await fetch(`${url.origin}/api/board`)).status).toBe(401);
-    const exchanged = await fetch(line, { redirect: 'manual' });
+    expect((await fetch(`${ui.origin}/api/board`)).status).toBe(401);
+    const exchanged = await fetch(ui.url, { redirect: 'manual' });
     expect(exchanged.status).toBe(303);
     const cookie = exchanged.headers.get('set-cookie')!.split(';')[0]!;
-    const shell = await fetch(`${url.origin}/`, { headers: { cookie } });
+    const shell = await fetch(`${ui.origin}/`, { headers: { cookie } });
     expect(shell.status).toBe(200);
     expect(shell.headers.get('content-type')).toMatch(/^text\/html/);
-    const board = (await (await fetch(`${url.origin}/api/board`, { headers: { cookie } })).json()) as BoardView;
+    const board = (await (await fetch(`${ui.origin}/api/board`, { headers: { cookie } })).json()) as BoardView;
     expect(board.teams.map((team) => team.id)).toEqual(['docs']);
 
     const started = Date.now();
-    child.kill('SIGINT');
-    const [code] = (await once(child, 'exit')) as [number | null];
-    expect(code, stderr).toBe(0);
+    ui.child.kill('SIGINT');
+    const [code] = (await once(ui.child, 'exit')) as [number | null];
+    expect(code, ui.output()).toBe(0);
     expect(Date.now() - started).toBeLessThan(3_000);
   }, 30_000);
 
   it('--open without a system opener warns and serves all the same', async () => {
     const root = tempDir();
     expect((await runFed(['init', '--root', root])).code).toBe(0);
-    const { FED_ROOT: _root, FED_TEAM: _team, ...env } = process.env;
-    const child = spawn(process.execPath, [FED_BIN, '--root', root, 'ui', '--open'], {
-      // No PATH: no xdg-open (nor open) to be found.
-      env: { ...env, PATH: tempDir(), FED_TELEMETRY_ENABLED: 'false' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    onTestFinished(() => {
-      if (child.exitCode === null) child.kill('SIGKILL');
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const [line] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
-    expect(line).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=/);
-    await expect.poll(() => stderr).toMatch(/warning: cannot open a browser .*open the URL yourself/);
-    expect((await fetch(line, { redirect: 'manual' })).status).toBe(303);
-    child.kill('SIGTERM');
-    expect(((await once(child, 'exit')) as [number | null])[0]).toBe(0);
+    // No PATH: no xdg-open (nor open) to be found.
+    const ui = await startFedUi(root, { args: ['--open'], env: { PATH: tempDir() } });
+    onTestFinished(() => ui.stop());
+    await expect.poll(() => ui.output()).toMatch(/warning: cannot open a browser .*open the URL yourself/);
+    expect((await fetch(ui.url, { redirect: 'manual' })).status).toBe(303);
+    ui.child.kill('SIGTERM');
+    expect(((await once(ui.child, 'exit')) as [number | null])[0]).toBe(0);
   }, 30_000);
 
   it('refuses a wildcard --host (exit 2), naming what to pass instead', async () => {
