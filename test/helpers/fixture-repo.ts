@@ -137,3 +137,19 @@ export function frameworkProject(root: string): string {
     'test/router.test.js': "import { dispatchRequest } from '../src/router.js';\n",
   });
 }
+
+/**
+ * A Python package whose token check runs main → verify.check_token → signature.signature_of, through a
+ * module import (`from . import verify`) and a parenthesised import list: a flow to follow.
+ */
+export function pythonTokensProject(root: string): string {
+  return writeTree(root, {
+    'pyproject.toml': '[project]\nname = "tokens"\n\n[project.scripts]\ntokens = "tokens.cli:main"\n',
+    'tokens/__init__.py': '',
+    'tokens/cli.py': 'import sys\nfrom . import verify\n\n\ndef main():\n    verify.check_token(sys.argv[1])\n',
+    'tokens/verify.py':
+      'from .signature import (\n    signature_of,\n)\n\n\ndef check_token(token):\n    return signature_of(token) == token[-8:]\n',
+    'tokens/signature.py':
+      'import hashlib\n\n\ndef signature_of(token):\n    return hashlib.sha256(token.encode()).hexdigest()[:8]\n',
+  });
+}

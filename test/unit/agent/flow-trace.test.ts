@@ -7,7 +7,7 @@ import { planMission } from '../../../src/apps/agent/mission-plan.js';
 import { searchMission } from '../../../src/apps/agent/mission-search.js';
 import { surveyCodebase } from '../../../src/apps/agent/survey.js';
 import { writeAgentDocument } from '../../helpers/agent-document.js';
-import { frameworkProject, writeTree } from '../../helpers/fixture-repo.js';
+import { frameworkProject, pythonTokensProject, writeTree } from '../../helpers/fixture-repo.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /** The flow traced for `question` on the codebase at `root`. */
@@ -66,15 +66,7 @@ describe('a how-does-X-work question, traced call by call', () => {
   });
 
   it('Python: module imports (`from . import m` then `m.f(`) and parenthesised import lists', () => {
-    const root = writeTree(tempDir(), {
-      'pyproject.toml': '[project]\nname = "tokens"\n\n[project.scripts]\ntokens = "tokens.cli:main"\n',
-      'tokens/__init__.py': '',
-      'tokens/cli.py': 'import sys\nfrom . import verify\n\n\ndef main():\n    verify.check_token(sys.argv[1])\n',
-      'tokens/verify.py':
-        'from .signature import (\n    signature_of,\n)\n\n\ndef check_token(token):\n    return signature_of(token) == token[-8:]\n',
-      'tokens/signature.py':
-        'import hashlib\n\n\ndef signature_of(token):\n    return hashlib.sha256(token.encode()).hexdigest()[:8]\n',
-    });
+    const root = pythonTokensProject(tempDir());
     const steps = trace(root, 'How is a token verified?');
     expect(names(steps)).toEqual(['main', 'check_token', 'signature_of']);
     expect(steps!.map((s) => `${s.file}:${s.line}`)).toEqual([

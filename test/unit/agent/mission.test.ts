@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { planMission, stem } from '../../../src/apps/agent/mission-plan.js';
 import { searchMission } from '../../../src/apps/agent/mission-search.js';
 import { surveyCodebase } from '../../../src/apps/agent/survey.js';
-import { frameworkProject, writeTree } from '../../helpers/fixture-repo.js';
+import { frameworkProject, pythonTokensProject, writeTree } from '../../helpers/fixture-repo.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 describe('planning the document from the mission', () => {
@@ -256,15 +256,7 @@ describe('answering the mission from a framework-like codebase', () => {
 
 describe('answering a flow question in Python and Go', () => {
   it('Python: module imports (`from . import m` then `m.f(`) and parenthesised import lists name the calls', () => {
-    const root = writeTree(tempDir(), {
-      'pyproject.toml': '[project]\nname = "tokens"\n\n[project.scripts]\ntokens = "tokens.cli:main"\n',
-      'tokens/__init__.py': '',
-      'tokens/cli.py': 'import sys\nfrom . import verify\n\n\ndef main():\n    verify.check_token(sys.argv[1])\n',
-      'tokens/verify.py':
-        'from .signature import (\n    signature_of,\n)\n\n\ndef check_token(token):\n    return signature_of(token) == token[-8:]\n',
-      'tokens/signature.py':
-        'import hashlib\n\n\ndef signature_of(token):\n    return hashlib.sha256(token.encode()).hexdigest()[:8]\n',
-    });
+    const root = pythonTokensProject(tempDir());
     const survey = surveyCodebase(root);
     const [answer] = searchMission(
       survey,
