@@ -1,4 +1,5 @@
 import type { FedErrorCode, FileSystemErrno } from './error-codes.js';
+import type { Registry } from './schema/registry.js';
 
 /**
  * Typed errors of the library. Every error carries a stable `code` so callers can branch on it, and
@@ -127,8 +128,10 @@ export class FileSystemError extends FedError {
 export class RegistryConflictError extends FedError {
   readonly expected: number;
   readonly actual: number;
+  /** The registry at `actual`, validated, when the store read it to find the conflict: a retry starts from it. */
+  readonly current: Registry | undefined;
 
-  constructor(location: string, expected: number, actual: number, attempts?: number) {
+  constructor(location: string, expected: number, actual: number, attempts?: number, current?: Registry) {
     super(
       'REGISTRY_CONFLICT',
       attempts === undefined
@@ -137,6 +140,7 @@ export class RegistryConflictError extends FedError {
     );
     this.expected = expected;
     this.actual = actual;
+    this.current = current;
   }
 }
 
