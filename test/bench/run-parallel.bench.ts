@@ -103,12 +103,12 @@ async function measured(
   return { wallMs, cpuMs };
 }
 
-/** A broker that answers every event with success and applies nothing: fed-agent with no fed around it. */
+/** A broker that answers every event (or command) with success and applies nothing: fed-agent with no fed around it. */
 async function nullBroker(socketPath: string): Promise<Server> {
   const server = createServer((socket) => {
     const reader = new FrameReader();
     socket.on('data', (chunk: Buffer) => {
-      if (reader.push(chunk).some((frame) => frame.type === FRAME.EVENT))
+      if (reader.push(chunk).some((frame) => frame.type === FRAME.EVENT || frame.type === FRAME.REQUEST))
         socket.end(encodeFrame(FRAME.EXIT, JSON.stringify({ code: 0 })));
     });
   });
