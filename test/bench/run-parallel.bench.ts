@@ -175,10 +175,14 @@ export default async function runParallelBench(): Promise<void> {
   const ceilingRoot = await federation();
   const socketPath = join(ceilingRoot, 'null-broker.sock');
   const broker = await nullBroker(socketPath);
+  const bin = mkdtempSync(join(tmpdir(), 'fed-bench-bin-'));
   try {
     const contexts = await launchContexts(ceilingRoot);
+    // fed on its PATH, as fed launch gives it (an agent that ran fed would find it; this one asks the broker).
+    writeFileSync(join(bin, 'fed'), `#!/bin/sh\nexec "${process.execPath}" "${FED_BIN}" "$@"\n`, { mode: 0o755 });
     const agentProcess = (context: string) =>
       measured([builtBin('fed-agent')], ceilingRoot, {
+        PATH: `${bin}:${process.env.PATH}`,
         FED_LAUNCH_CONTEXT: context,
         FED_BROKER: socketPath,
         FED_BROKER_TOKEN: 'none',
@@ -237,5 +241,6 @@ export default async function runParallelBench(): Promise<void> {
   } finally {
     broker.close();
     rmSync(ceilingRoot, { recursive: true, force: true });
+    rmSync(bin, { recursive: true, force: true });
   }
 }
