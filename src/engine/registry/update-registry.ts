@@ -67,8 +67,9 @@ export async function updateRegistryIn(
       recordRegistryConflict();
       options.onConflict?.(error);
       await sleep(Math.random() * Math.min(100, 2 * 2 ** Math.min(attempt, 6)));
-      // The registry as the store saw it when it found the conflict, or read again.
-      current = error.current;
+      // The registry as the store saw it when it found the conflict, or read again. Stores attach only a
+      // validated registry (RegistryStore's contract), which errors.ts cannot name.
+      current = (error as RegistryConflictError<Registry>).current;
     }
   }
   throw new RegistryConflictError(
