@@ -14,8 +14,9 @@ import { openFederation } from '../../src/engine/context.js';
 import { FED_BIN } from '../helpers/fed-cli.js';
 import { fmt, report } from './harness.js';
 
-const SIGNALS = 50_000;
-const STEP = 10_000;
+/** Smaller runs for a quick look: FED_BENCH_CONSUMER_SIGNALS (a multiple of 5 000). */
+const SIGNALS = Number(process.env.FED_BENCH_CONSUMER_SIGNALS ?? 50_000);
+const STEP = SIGNALS / 5;
 const BATCH = 1_000;
 const EXIT_GOAL_MS = 2_000;
 
@@ -60,6 +61,7 @@ export default async function consumerMemoryBench(): Promise<void> {
     const fed = openFederation(root);
     const { child, applied } = startActors(root);
     const samples: number[] = [];
+    const began = performance.now();
     try {
       for (let sent = 0; sent < SIGNALS;) {
         for (let i = 0; i < BATCH; i++, sent++) {
@@ -70,7 +72,12 @@ export default async function consumerMemoryBench(): Promise<void> {
           );
         }
         await until(() => applied() >= sent, `${sent} signals applied`);
-        if (sent % STEP === 0) samples.push(rssMiB(child.pid!));
+        if (sent % STEP === 0) {
+          samples.push(rssMiB(child.pid!));
+          process.stdout.write(
+            `    ${sent} applied, RSS ${fmt(samples.at(-1)!)} MiB, ${fmt((performance.now() - began) / 1000)} s\n`,
+          );
+        }
       }
     } catch (error) {
       child.kill('SIGKILL');

@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import { FedError } from '../../core/errors.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { InvalidSignalFile, SignalEntry, SignalInbox, SignalReadResult } from '../../ports/signal-transport.js';
@@ -108,6 +109,10 @@ export class TeamInboxConsumer {
         result.quarantined.push(...quarantined);
         quarantinedAny ||= quarantined.length > 0;
         for (let i = 0; i < read.signals.length; i += batchSize) {
+          // The file adapter's work is synchronous: without a turn of the event loop between batches, a
+          // consume that keeps finding new signals would hold off Ctrl-C (and every other event) until the
+          // senders pause.
+          if (this.options.signal) await setImmediate();
           if (this.stopped) return;
           await this.applyBatch(
             read.signals.slice(i, i + batchSize),
