@@ -216,6 +216,14 @@ export interface SignalInbox {
   reclaim(options?: TransportWriteOptions): Promise<string[]>;
   /** New signals as they arrive (a fast path such as fs.watch, backed by a periodic full re-check). */
   watch(options?: WatchOptions): SignalSubscription;
+  /**
+   * Told (`onArrival`) as soon as a signal may have arrived, by the arrival itself (file-signal-v1: the
+   * directory's change event naming a signal file; JetStream: the stored message) — nothing is read or
+   * kept, for a consumer that reads the inbox itself. Told once when the watch is live as well (a signal
+   * may have arrived before it). Not every arrival is guaranteed to be told (a watch limit, a reconnect):
+   * the consumer backs it up with a periodic read. Returns the stop.
+   */
+  onArrival(onArrival: () => void, onError: (error: Error) => void): () => void;
 }
 
 /** Signal counts of one box. */

@@ -4,6 +4,7 @@ import { skipWithoutNatsServer } from '../helpers/nats-server.js';
 import { useNatsServer } from '../helpers/use-nats-server.js';
 import { describeChangeFeed } from './change-feed.suite.js';
 import { describeBoundedApply } from './bounded-apply.suite.js';
+import { describeRunningActor } from './running-actor.suite.js';
 import { describeDeliveryFacts } from './delivery-facts.suite.js';
 import { describeExactlyOnceApply } from './exactly-once.suite.js';
 import { describeLifecycleStore } from './lifecycle-store.suite.js';
@@ -20,6 +21,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
   describeLifecycleStore('nats-jetstream', jetstreamFederation);
   describeExactlyOnceApply('nats-jetstream', jetstreamFederation);
   describeBoundedApply('nats-jetstream', jetstreamFederation);
+  describeRunningActor('nats-jetstream', jetstreamFederation);
   describeDeliveryFacts('nats-jetstream', jetstreamFederation);
   let changeFeeds = 0;
   describeChangeFeed('nats-jetstream', () => ({

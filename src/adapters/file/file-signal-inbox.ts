@@ -29,7 +29,9 @@ import { SETTLE_MS, SignalBoxReader } from './signals/read-signals.js';
 import type { SignalWorkspace } from './signals/resolve-workspace.js';
 import { findInNameRun } from './signals/name-run.js';
 import { readSignalEntry } from './signals/read-signal-entry.js';
-import { ackFileName, signalFileName } from './signals/signal-file-name.js';
+import { ackFileName, isSignalFileName, signalFileName } from './signals/signal-file-name.js';
+import { SharedDirectoryWatchers } from '../../infra/watch/shared-directory-watchers.js';
+import { watchFolder } from '../../infra/watch/watch-folder.js';
 import { watchSignalBox } from './signals/watch-signals.js';
 import { pendingFileBatches } from './pending-file-batches.js';
 
@@ -154,6 +156,29 @@ export class FileSignalInbox implements SignalInbox {
     // fs.watch needs the directory to exist; it is part of every workspace's layout anyway.
     ensureDirectory(this.location);
     return watchSignalBox(this.location, this.expect, options);
+  }
+
+  /**
+   * The inbox folder's change events, filtered to signal file names (a publish links one in under its
+   * final name): acks and temp files — the consumer's own writes among them — wake nobody. Nothing is
+   * read. Told once when the watch is live too, since a signal may have arrived before it.
+   */
+  onArrival(onArrival: () => void, onError: (error: Error) => void): () => void {
+    let stopped = false;
+    const stop = watchFolder(new SharedDirectoryWatchers(), this.location, {
+      onChange: (name) => {
+        if (name === null || isSignalFileName(name)) onArrival();
+      },
+      onError,
+    });
+    // Told once the watch is live: a signal may have arrived before it.
+    setImmediate(() => {
+      if (!stopped) onArrival();
+    });
+    return () => {
+      stopped = true;
+      stop();
+    };
   }
 
   private fileNamed(name: string): string {

@@ -25,6 +25,7 @@ import { readSubjectSince } from './read-subject.js';
 import { ackKey, compareEntries, judgeRecord, parseAck, signalLocation, withAck } from './signal-records.js';
 import { retryTransient } from './transient.js';
 import { watchInbox } from './watch-inbox.js';
+import { watchInboxArrivals } from './inbox-arrivals.js';
 
 /** Acks in flight at once: enough to overlap a consumer batch's round trips, few enough to bound memory. */
 const ACK_WINDOW = 256;
@@ -315,6 +316,10 @@ export class JetStreamInbox implements SignalInbox {
 
   watch(options: WatchOptions = {}): SignalSubscription {
     return watchInbox(this.streams, this.names, this, options);
+  }
+
+  onArrival(onArrival: () => void, onError: (error: Error) => void): () => void {
+    return watchInboxArrivals(this.streams, this.names, this.party, onArrival, onError);
   }
 
   /** For the watch: what arrived since the last read, and the highest sequence read so far. */

@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import { FedError } from '../../core/errors.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { InvalidSignalFile, SignalEntry, SignalInbox, SignalReadResult } from '../../ports/signal-transport.js';
@@ -31,6 +32,11 @@ export interface ConsumerOptions extends ApplyOptions {
    * memory a consume holds stays bounded however many signals it applies.
    */
   onSteps?: (team: string, steps: LifecycleStep[], state: string) => void | Promise<void>;
+  /**
+   * Stops a consume between two batches (each batch is saved and acknowledged on its own, so stopping there
+   * loses nothing): Ctrl-C during a long backlog ends within a batch, not at its end.
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -103,6 +109,11 @@ export class TeamInboxConsumer {
         result.quarantined.push(...quarantined);
         quarantinedAny ||= quarantined.length > 0;
         for (let i = 0; i < read.signals.length; i += batchSize) {
+          // The file adapter's work is synchronous: without a turn of the event loop between batches, a
+          // consume that keeps finding new signals would hold off Ctrl-C (and every other event) until the
+          // senders pause.
+          if (this.options.signal) await setImmediate();
+          if (this.stopped) return;
           await this.applyBatch(
             read.signals.slice(i, i + batchSize),
             last && i + batchSize >= read.signals.length,
@@ -115,12 +126,17 @@ export class TeamInboxConsumer {
       // with an unchanged listing: the next read then re-checks every file instead of trusting the listing.
       if (start.envelope.dedupe !== undefined) {
         // Streamed: only unacknowledged signals, a batch at a time, so a huge inbox is never held at once.
-        for await (const read of this.inbox.pendingBatches({ batchSize, verify })) await take(read, false);
+        for await (const read of this.inbox.pendingBatches({ batchSize, verify })) {
+          if (this.stopped) break;
+          await take(read, false);
+        }
       } else {
         // An envelope of an earlier release dedupes by its whole history, and its agents could acknowledge
         // before the actor applied: every signal is read until it has adopted dedupe until-ack.
         await take(await this.inbox.list({ verify }), true);
       }
+      // A pass cut short has not seen the whole inbox, so it must not compact the dedupe record.
+      if (this.stopped) return result;
       verify = quarantinedAny;
       await this.compact(pass, result);
       // A signal whose broken ack was just quarantined is pending now: one more pass takes it.
@@ -253,6 +269,15 @@ export class TeamInboxConsumer {
     result.warnings.push(...applied.warnings);
     this.owesEffects = applied.warnings.length > 0;
     result.state = applied.state;
+  }
+
+  /** Told when a signal may have arrived in the inbox (see SignalInbox.onArrival); returns the stop. */
+  onArrival(onArrival: () => void, onError: (error: Error) => void): () => void {
+    return this.inbox.onArrival(onArrival, onError);
+  }
+
+  private get stopped(): boolean {
+    return this.options.signal?.aborted ?? false;
   }
 
   /** The lifecycle this consumer holds, read again only when another process wrote it. */

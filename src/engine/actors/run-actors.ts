@@ -6,7 +6,6 @@ import { getTeam, statusOf } from '../../core/find-team.js';
 import { WORKSPACE_REFUSALS } from '../../adapters/index.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
-import type { SignalSubscription } from '../../ports/signal-transport.js';
 import { TeamInboxConsumer, type ConsumeResult, type ConsumerOptions } from './consume-inbox.js';
 import { acquireTeamLease, type TeamLease } from './team-lease.js';
 import type { LifecycleStep } from './lifecycle-types.js';
@@ -17,10 +16,12 @@ export interface RunActorsOptions extends ConsumerOptions {
   team?: string;
   /** Process what is pending and return, instead of watching until `signal` aborts. */
   once?: boolean;
-  signal?: AbortSignal;
   /** Told after each consume that did something, e.g. to print transitions. */
   onResult?: (result: ConsumeResult) => void | Promise<void>;
-  /** How often the full rescan runs while watching (default 1 000 ms); fs.watch is the fast path. */
+  /**
+   * How often the full rescan runs while watching (default 1 000 ms): it picks up teams onboarded meanwhile
+   * and backs up the inboxes' arrival wake-ups (fs.watch, JetStream's stored messages), which are the fast path.
+   */
   rescanMs?: number;
   /**
    * Told about a team skipped for now (another process runs it — `TEAM_BUSY` —, or its state cannot be
@@ -40,7 +41,8 @@ export interface RunActorsOptions extends ConsumerOptions {
 interface RunningTeam {
   consumer: TeamInboxConsumer;
   lease: TeamLease;
-  watch: SignalSubscription | undefined;
+  /** Stops the inbox's arrival wake-ups. */
+  stopWatch: (() => void) | undefined;
 }
 
 async function teamsToRun(backend: FederationBackend, team: string | undefined): Promise<RegistryEntry[]> {
@@ -98,19 +100,29 @@ export async function runActors(fed: Federation, options: RunActorsOptions = {})
     for (const team of [...running.values()]) await consume(team);
     if (options.once) return [...results.values()];
 
-    // Watch: a wake-up from any inbox (or the rescan timer) consumes what is pending; teams onboarded
-    // while running are picked up at the rescan.
+    // Watch: a wake-up from any inbox's arrivals (or the rescan timer) consumes what is pending; teams
+    // onboarded while running are picked up at the rescan. The wake-up reads nothing itself: the consumer's
+    // read is the only one, so nothing is kept per signal between consumes.
     let wake: (() => void) | undefined;
-    const wakeUp = () => wake?.();
+    // A wake-up heard while consuming is kept, so the next wait ends at once (its signal may have arrived
+    // after the consume's read): it is never left to the rescan.
+    let woken = false;
+    const wakeUp = () => {
+      const resolve = wake;
+      wake = undefined;
+      if (resolve) resolve();
+      else woken = true;
+    };
     const timer = setInterval(wakeUp, options.rescanMs ?? 1_000);
     options.signal?.addEventListener('abort', wakeUp);
     try {
-      for (const team of running.values()) watchTeam(fed, team, options, wakeUp);
+      for (const team of running.values()) watchTeam(team, wakeUp);
       while (!options.signal?.aborted) {
-        await new Promise<void>((resolve) => (wake = resolve));
+        if (!woken) await new Promise<void>((resolve) => (wake = resolve));
+        woken = false;
         if (options.signal?.aborted) break;
         if (!options.team) {
-          for (const added of await join(fed, options, running)) watchTeam(fed, added, options, wakeUp);
+          for (const added of await join(fed, options, running)) watchTeam(added, wakeUp);
         }
         for (const team of [...running.values()]) await consume(team);
       }
@@ -127,7 +139,7 @@ export async function runActors(fed: Federation, options: RunActorsOptions = {})
 const SKIPPABLE = new Set(['TEAM_BUSY', 'TEAM_ELSEWHERE', ...WORKSPACE_REFUSALS]);
 
 function stop(team: RunningTeam): void {
-  team.watch?.close();
+  team.stopWatch?.();
   team.lease.release();
 }
 
@@ -158,7 +170,7 @@ async function join(
     const team: RunningTeam = {
       consumer: new TeamInboxConsumer(fed, entry, { ...options, onSteps }),
       lease,
-      watch: undefined,
+      stopWatch: undefined,
     };
     running.set(entry.domainId, team);
     joined.push(team);
@@ -188,13 +200,7 @@ async function reportSteps(
   await options.onResult?.(result);
 }
 
-function watchTeam(fed: Federation, team: RunningTeam, options: RunActorsOptions, wakeUp: () => void): void {
-  const entry = team.consumer.team;
-  team.watch = fed.backend.signals.inbox({ id: entry.domainId, entry }).watch({
-    signal: options.signal,
-    rescanMs: options.rescanMs,
-  });
-  void (async () => {
-    for await (const _signal of team.watch!) wakeUp();
-  })().catch(wakeUp);
+/** Wake the run when a signal may have arrived in the team's inbox (a failing watch wakes it too: the rescan goes on). */
+function watchTeam(team: RunningTeam, wakeUp: () => void): void {
+  team.stopWatch = team.consumer.onArrival(wakeUp, wakeUp);
 }
