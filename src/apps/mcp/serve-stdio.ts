@@ -26,5 +26,8 @@ export async function serveStdio(
   // The last requests read are dispatched asynchronously: let them start, then finish.
   await new Promise((resolve) => setImmediate(resolve));
   await toolCallsSettled(server);
+  // The SDK writes a call's answer in a promise callback after the call settles: let those run before the
+  // transport closes, or the last answers are dropped.
+  await new Promise((resolve) => setImmediate(resolve));
   await server.close();
 }
