@@ -21,8 +21,8 @@ type Shard = Record<string, string[]>;
 
 /**
  * Where an inbox's signals are, by id, for the signals no sent fact points to (written by another tool):
- * a folder beside the lifecycle state (`<workspace>/.fed/state/inbox-ids/`) with one shard per first two
- * hex digits of the id (`<xx>.json`: id → the file names that carried it) and the list of names indexed.
+ * a folder beside the lifecycle state (`<workspace>/.fed/state/inbox-ids/`) with 256 shards by a hash of
+ * the id (`<xx>.json`: id → the file names that carried it) and the list of names indexed.
  * A lookup reads one small shard, not the inbox.
  *
  * It is only ever a hint, kept without fsync and best effort: a name it gives is read and checked to carry
@@ -128,8 +128,17 @@ export class InboxIdIndex {
   }
 }
 
+/** Shards per index: an inbox of 100 000 signals keeps about 400 ids in each. */
+const SHARDS = 256;
+
+/**
+ * The shard of an id: a hash of the whole id (FNV-1a), not its first digits — ids another tool makes
+ * may share a prefix (sequential, or a fixed one), and would all land in one shard.
+ */
 function shardOf(id: string): string {
-  return /^[0-9a-f]{2}/.test(id) ? id.slice(0, 2) : 'other';
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
+  return ((hash >>> 0) % SHARDS).toString(16).padStart(2, '0');
 }
 
 function isShard(value: unknown): value is Shard {
