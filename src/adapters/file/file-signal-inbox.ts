@@ -117,6 +117,8 @@ export class FileSignalInbox implements SignalInbox {
         HINTED_NAMES,
       );
     if (hinted) return [hinted];
+    // A hint that missed (the copy moved, or was archived): the inbox as read, incrementally, by this reader.
+    if (hint) return this.reader.read().signals.filter((s) => s.message.id === wanted);
     // Without a hint (no sent fact: written by another tool), the id index names the files, each checked.
     const indexed = () =>
       this.idIndex.namesOf(wanted).flatMap((file) => readSignalEntry(this.location, file, this.expect, wanted) ?? []);
@@ -125,10 +127,12 @@ export class FileSignalInbox implements SignalInbox {
     const whole = this.idIndex.refresh();
     const added = indexed();
     if (added.length > 0 || whole) return added;
-    // Indexed before yet not found: the index may be stale or torn, so the whole inbox is read, and indexed.
+    // Indexed before yet not found: the index may be stale or torn, so the whole inbox is read, and
+    // indexed again when it was wrong about this id.
     const { signals } = this.reader.read();
-    this.idIndex.rebuild(signals.map((s) => ({ id: s.message.id, file: s.file })));
-    return signals.filter((s) => s.message.id === wanted);
+    const found = signals.filter((s) => s.message.id === wanted);
+    if (found.length > 0) this.idIndex.rebuild(signals.map((s) => ({ id: s.message.id, file: s.file })));
+    return found;
   }
 
   /** A file name, or an absolute path that lies directly in this inbox (nothing else can be named here). */
