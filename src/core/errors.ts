@@ -123,12 +123,16 @@ export class FileSystemError extends FedError {
 /**
  * Another writer committed the registry since this one read it: re-read and retry (like HTTP 409).
  * Every registry store throws it (src/ports/registry-store.ts); `updateRegistry` retries on it.
+ * `Current` is the registry's type: a type parameter, so that this module (which the dashboard's browser
+ * code also compiles) does not depend on the registry schema and its Node imports.
  */
-export class RegistryConflictError extends FedError {
+export class RegistryConflictError<Current = unknown> extends FedError {
   readonly expected: number;
   readonly actual: number;
+  /** The registry at `actual`, validated, when the store read it to find the conflict: a retry starts from it. */
+  readonly current: Current | undefined;
 
-  constructor(location: string, expected: number, actual: number, attempts?: number) {
+  constructor(location: string, expected: number, actual: number, attempts?: number, current?: Current) {
     super(
       'REGISTRY_CONFLICT',
       attempts === undefined
@@ -137,6 +141,7 @@ export class RegistryConflictError extends FedError {
     );
     this.expected = expected;
     this.actual = actual;
+    this.current = current;
   }
 }
 

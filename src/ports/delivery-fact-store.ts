@@ -12,6 +12,13 @@ import type { TransportWriteOptions } from './signal-transport.js';
 export interface DeliveryFactStore {
   /** Where the facts are, to show to a person. */
   readonly location: string;
+  /**
+   * A send may claim an id it made itself while it publishes the signal, instead of first: a store across the
+   * network saves a round trip per send so. Only a store that refuses a `record` for no reason but a fact
+   * already there (no check of its own that a caller could fix first, as the file store's linked folder) says
+   * so: an id nobody else knows has no fact yet, so such a claim can only fail with the store.
+   */
+  readonly claimsAlongsidePublish?: boolean;
   /** Record `fact` for signal `id` unless one is there (validated first); true when this call recorded it. */
   record<K extends DeliveryFactName>(
     id: string,

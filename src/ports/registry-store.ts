@@ -11,6 +11,15 @@ export interface RegistryCommitOptions {
   now?: () => Date;
 }
 
+/** A read-modify-write: the new registry made from `current` (the caller's to change), or undefined for "nothing to change". */
+export type RegistryMutation = (current: Registry) => Registry | undefined;
+
+export interface RegistryUpdate {
+  /** What was stored, or the registry as it is when the mutation changed nothing. */
+  registry: Registry;
+  changed: boolean;
+}
+
 export interface RegistryStore {
   /** Where the registry is, to show to a person in messages. */
   readonly location: string;
@@ -22,9 +31,20 @@ export interface RegistryStore {
   /**
    * Compare-and-swap: store `next` only if the registry is still at `expectedVersion`, with
    * `lastUpdated` = now and `lockVersion` = `expectedVersion + 1`; returns what was stored. Another
-   * writer in between makes it throw `RegistryConflictError` and change nothing.
+   * writer in between makes it throw `RegistryConflictError` and change nothing; the error carries the
+   * registry as it is now (`current`) when the store read it anyway, so a retry need not read it again.
    */
   commit(expectedVersion: number, next: Registry, options?: RegistryCommitOptions): Promise<Registry>;
+  /**
+   * Optional, for a store that holds other writers off while it commits (the file store's commit lock):
+   * the whole read-modify-write inside that — the registry read, `mutate` run on it, and what it returns
+   * committed on top of the version just read (nothing when it returns undefined). No other writer can
+   * land in between, so writers that contend for the registry take turns instead of conflicting and
+   * going round again; the commit still checks, right before it replaces the registry, that it holds the
+   * lock and the registry is the one it read, and throws `RegistryConflictError` when not (a writer that
+   * stalled and lost its lock). A store without it is updated by read, then `commit`.
+   */
+  update?(mutate: RegistryMutation, options?: RegistryCommitOptions): Promise<RegistryUpdate>;
   /** Store `initial` if there is no registry yet (`fed init`); false when one exists (it is left as it is). */
   create(initial: Registry, options?: RegistryCommitOptions): Promise<boolean>;
 }

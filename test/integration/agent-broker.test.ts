@@ -7,20 +7,26 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { AgentBroker } from '../../src/apps/launch/agent-broker.js';
+import { teamEventApplier } from '../../src/apps/launch/agent-events.js';
 import { openFederation } from '../../src/engine/context.js';
-import { sendSignal } from '../../src/index.js';
+import { listSignals, runActors, sendSignal, viewLifecycle } from '../../src/index.js';
+import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { getTeam } from '../../src/core/find-team.js';
 import { encodeFrame, FRAME, FrameReader } from '../../src/infra/process/broker-protocol.js';
 import { FED_BIN } from '../helpers/fed-cli.js';
 import { waitFor } from '../helpers/fixture-process.js';
 import { signalFederation } from '../helpers/signal-federation.js';
 
-/** The broker of team `docs` in a fresh federation (the built fed runs its commands). */
+/** The broker of team `docs` in a fresh federation (the built fed runs its commands; its events it applies itself). */
 async function docsBroker(): Promise<{ root: string; broker: AgentBroker }> {
   const { root } = await signalFederation(['docs']);
+  const env = { ...process.env, FED_ROOT: root, FED_TEAM: 'docs', FED_TELEMETRY_ENABLED: 'false' };
+  const fed = openFederation(root, { env });
   const broker = await AgentBroker.start({
     socketPath: join(root, '.fed', 'teams', 'docs', '.fed', 'launch', 'broker.sock'),
     root,
-    env: { ...process.env, FED_ROOT: root, FED_TEAM: 'docs', FED_TELEMETRY_ENABLED: 'false' },
+    env,
+    applyEvent: teamEventApplier(fed, 'docs', fed.config, env),
   });
   onTestFinished(() => broker.close());
   return { root, broker };
@@ -52,6 +58,11 @@ function request(
     socket.on('close', () => resolve(got));
   });
 }
+
+/** An EVENT request, as the built-in agent sends it. */
+const event = (token: string, type: string, data: Record<string, unknown>) => [
+  encodeFrame(FRAME.EVENT, JSON.stringify({ token, type, data })),
+];
 
 const ask = (token: string, argv: string[], cwd: string) => [
   encodeFrame(FRAME.REQUEST, JSON.stringify({ token, argv, cwd, stdin: false })),
@@ -153,6 +164,45 @@ describe("the broker of a sandboxed agent (the launcher's side)", () => {
     expect(brokered()).toHaveLength(1);
     await client.close();
     await waitFor(() => brokered().length === 0, 15_000, 'the broker to stop the server');
+  });
+
+  it("applies the agent's event itself, as fed event does for the team, and answers as fed event would", async () => {
+    const { root, broker } = await docsBroker();
+    await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'Document the project' });
+    await runActors(openFederation(root), { once: true, team: 'docs' });
+    const planned = await request(broker, event(broker.token, 'PLAN_READY', { sources: ['README.md'] }));
+    expect(planned).toEqual({ stdout: 'docs: preparing → scanning (PLAN_READY)\n', stderr: '', code: 0 });
+    // No fed process on the launcher's side: the event went through the same path, journal and report included.
+    expect(runningFed('event')).toBe(false);
+    const lifecycle = await viewLifecycle(openFederation(root), getTeam(readRegistry(root), 'docs'));
+    expect(lifecycle.recent.at(-1)).toMatchObject({ event: 'PLAN_READY', from: 'preparing', to: 'scanning' });
+    const reports = (await listSignals(openFederation(root), { team: 'meta' })).signals.map((s) => s.message);
+    expect(reports).toContainEqual(expect.objectContaining({ from: 'docs', type: 'report' }));
+    // What fed event refuses, refused the same way (exit 2, fed's message); the state is as it was.
+    expect(await request(broker, event(broker.token, 'PLAN_READY', { sources: ['README.md'] }))).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: expect.stringMatching(/^fed: .*PLAN_READY is not accepted in scanning/),
+    });
+    expect(await request(broker, event(broker.token, 'SCAN_COMPLETE', { type: 'FAIL' }))).toMatchObject({
+      code: 2,
+      stderr: 'fed: --data must not contain "type": the event type is the <EVENT> argument\n',
+    });
+    // Only this agent's: another token, or a malformed request, is refused before anything is applied.
+    expect(await request(broker, event('0'.repeat(64), 'SCAN_COMPLETE', { filesRead: 1 }))).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('FED_BROKER_TOKEN is not the token of the agent it serves'),
+    });
+    expect(await request(broker, [encodeFrame(FRAME.EVENT, '{"type": 1}')])).toEqual({
+      stdout: '',
+      stderr: 'fed: the broker received a malformed request\n',
+      code: 2,
+    });
+    expect(await request(broker, event(broker.token, 'SCAN_COMPLETE', { filesRead: 1 }))).toEqual({
+      stdout: 'docs: scanning → distilling (SCAN_COMPLETE)\n',
+      stderr: '',
+      code: 0,
+    });
   });
 
   it('refuses fed mcp --meta from an agent: meta is not its to serve', async () => {

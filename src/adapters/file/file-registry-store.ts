@@ -3,13 +3,19 @@ import { createFileExclusive } from '../../infra/fs/atomic-write.js';
 import type { CheckedRootFolders } from '../checked-root-folders.js';
 import { toJsonText } from '../../core/json-text.js';
 import { federationPaths } from '../../core/layout.js';
-import type { RegistryCommitOptions, RegistryStore } from '../../ports/registry-store.js';
-import { commitRegistry, readRegistry } from './registry-file.js';
+import type {
+  RegistryCommitOptions,
+  RegistryMutation,
+  RegistryStore,
+  RegistryUpdate,
+} from '../../ports/registry-store.js';
+import { commitRegistry, readRegistry, updateRegistryFile } from './registry-file.js';
 import type { Registry } from '../../core/schema/registry.js';
 
 /**
  * The registry as `.fed/team-registry.json` (docs/design/spec.md §2.4): replaced atomically, with the compare-and-swap
- * on `lockVersion` made under a short commit lock (`.fed/team-registry.json.lock`).
+ * on `lockVersion` made under a short commit lock (`.fed/team-registry.json.lock`); an update reads, changes and
+ * commits the registry all under that lock.
  */
 export class FileRegistryStore implements RegistryStore {
   readonly location: string;
@@ -31,6 +37,11 @@ export class FileRegistryStore implements RegistryStore {
   async commit(expectedVersion: number, next: Registry, options: RegistryCommitOptions = {}): Promise<Registry> {
     this.folders.beforeWrite(dirname(this.location));
     return commitRegistry(this.root, expectedVersion, next, options);
+  }
+
+  async update(mutate: RegistryMutation, options: RegistryCommitOptions = {}): Promise<RegistryUpdate> {
+    this.folders.beforeWrite(dirname(this.location));
+    return updateRegistryFile(this.root, mutate, options);
   }
 
   async create(initial: Registry, options: RegistryCommitOptions = {}): Promise<boolean> {

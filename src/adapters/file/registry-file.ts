@@ -5,6 +5,7 @@ import { writeFileAtomic, type WriteOptions } from '../../infra/fs/atomic-write.
 import { assertLockHeld, LockLostError, withLock, type LockOptions } from '../../infra/fs/lock.js';
 import { federationPaths } from '../../core/layout.js';
 import { nextLockVersion, registrySchema, type Registry } from '../../core/schema/registry.js';
+import type { RegistryMutation, RegistryUpdate } from '../../ports/registry-store.js';
 
 /** Declared with the registry store port; exported here too, where it always was. */
 export { RegistryConflictError };
@@ -40,9 +41,7 @@ export function readRegistry(root: string): Registry {
  * Only the version, for the check under the commit lock: the caller validated the whole registry when it
  * read it, and keeping the locked section short is what lets concurrent writers through.
  */
-function readLockVersion(file: string): number {
-  const text = readTextFile(file, REGISTRY_FIX);
-  if (text === undefined) throw new NotAFederationError(`${file} disappeared; run: fed init`);
+function lockVersionIn(text: string, file: string): number {
   let version: unknown;
   try {
     version = (JSON.parse(text) as { lockVersion?: unknown }).lockVersion;
@@ -53,18 +52,68 @@ function readLockVersion(file: string): number {
   return version as number;
 }
 
+function readCommitted(file: string): string {
+  const text = readTextFile(file, REGISTRY_FIX);
+  if (text === undefined) throw new NotAFederationError(`${file} disappeared; run: fed init`);
+  return text;
+}
+
 export interface CommitOptions extends WriteOptions {
   lock?: LockOptions;
   now?: () => Date;
 }
 
+/** What a writer holding the commit lock decided from the registry's text: what to write on top of which version, or nothing. */
+type Decision = { write: Registry; base: number } | { unchanged: Registry };
+
+/**
+ * Take the commit lock, read the registry, `decide`, and write what it decided at `base + 1` — with
+ * `lastUpdated` now (docs/design/spec.md §4.3). Right before the rename, once the new content is durable,
+ * the lock and the file are checked again: a writer that stalled inside the lock (slow fsync, SIGSTOP)
+ * and lost it meanwhile gets a conflict and retries on top of the newer registry instead of overwriting
+ * it. The file must still be the very text read under the lock: a stronger check than its version, and
+ * cheaper than parsing it again.
+ */
+async function commitUnderLock(
+  root: string,
+  options: CommitOptions,
+  decide: (text: string, file: string) => Decision,
+): Promise<RegistryUpdate> {
+  const paths = federationPaths(root);
+  const file = paths.registry;
+  return withLock(
+    paths.registryLock,
+    (handle) => {
+      const text = readCommitted(file);
+      const decision = decide(text, file);
+      if ('unchanged' in decision) return { registry: decision.unchanged, changed: false };
+      const { base } = decision;
+      const written: Registry = {
+        ...decision.write,
+        lastUpdated: (options.now?.() ?? new Date()).toISOString(),
+        lockVersion: nextLockVersion(base, file),
+      };
+      const beforeReplace = () => {
+        try {
+          assertLockHeld(handle);
+        } catch (error) {
+          if (!(error instanceof LockLostError)) throw error;
+          throw new RegistryConflictError(file, base, lockVersionIn(readCommitted(file), file));
+        }
+        const now = readCommitted(file);
+        if (now !== text) throw new RegistryConflictError(file, base, lockVersionIn(now, file));
+      };
+      writeFileAtomic(file, toJsonText(written), { ...options, beforeReplace });
+      return { registry: written, changed: true };
+    },
+    options.lock,
+  );
+}
+
 /**
  * Compare-and-swap: write `next` only if the registry is still at `expectedVersion`, setting
  * `lastUpdated` and `lockVersion = expectedVersion + 1` (docs/design/spec.md §4.3). The short commit lock makes the
- * check and the atomic replace one step; the version check is what detects lost updates. Both are made
- * again right before the rename, once the new content is durable: a writer that stalled inside the lock
- * (slow fsync, SIGSTOP) and lost it meanwhile gets a conflict and retries on top of the newer registry
- * instead of overwriting it.
+ * check and the atomic replace one step; the version check is what detects lost updates.
  */
 export async function commitRegistry(
   root: string,
@@ -72,34 +121,29 @@ export async function commitRegistry(
   next: Registry,
   options: CommitOptions = {},
 ): Promise<Registry> {
-  const paths = federationPaths(root);
-  return withLock(
-    paths.registryLock,
-    (handle) => {
-      const checkVersion = () => {
-        const currentVersion = readLockVersion(paths.registry);
-        if (currentVersion !== expectedVersion) {
-          throw new RegistryConflictError(paths.registry, expectedVersion, currentVersion);
-        }
-      };
-      checkVersion();
-      const written: Registry = {
-        ...next,
-        lastUpdated: (options.now?.() ?? new Date()).toISOString(),
-        lockVersion: nextLockVersion(expectedVersion, paths.registry),
-      };
-      const beforeReplace = () => {
-        try {
-          assertLockHeld(handle);
-        } catch (error) {
-          if (!(error instanceof LockLostError)) throw error;
-          throw new RegistryConflictError(paths.registry, expectedVersion, readLockVersion(paths.registry));
-        }
-        checkVersion();
-      };
-      writeFileAtomic(paths.registry, toJsonText(written), { ...options, beforeReplace });
-      return written;
-    },
-    options.lock,
-  );
+  const { registry } = await commitUnderLock(root, options, (text, file) => {
+    const currentVersion = lockVersionIn(text, file);
+    if (currentVersion !== expectedVersion) throw new RegistryConflictError(file, expectedVersion, currentVersion);
+    return { write: next, base: expectedVersion };
+  });
+  return registry;
+}
+
+/**
+ * Read-modify-write under the commit lock: the registry is read and validated there, `mutate` runs on
+ * it, and what it returns is written on top of the version read. No other writer lands in between, so
+ * contending writers take turns instead of each reading outside the lock, losing the race to it, and
+ * going round again (re-read, back off, lock again) to lose it again.
+ */
+export async function updateRegistryFile(
+  root: string,
+  mutate: RegistryMutation,
+  options: CommitOptions = {},
+): Promise<RegistryUpdate> {
+  return commitUnderLock(root, options, (text, file) => {
+    const current = parseRegistry(text, file);
+    const next = mutate(current);
+    // Nothing to write: the registry as it is, in a copy of its own (mutate had the other, and may have changed it).
+    return next === undefined ? { unchanged: parseRegistry(text, file) } : { write: next, base: current.lockVersion };
+  });
 }

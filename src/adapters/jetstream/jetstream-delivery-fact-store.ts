@@ -21,6 +21,8 @@ import { retryTransient } from './transient.js';
  */
 export class JetStreamDeliveryFactStore implements DeliveryFactStore {
   readonly location: string;
+  /** A create refuses only an existing key: a fresh id's claim rides with its publish (one round trip per send). */
+  readonly claimsAlongsidePublish = true;
 
   constructor(
     private readonly streams: () => Promise<FederationStreams>,

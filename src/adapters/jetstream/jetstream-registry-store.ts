@@ -76,7 +76,13 @@ export class JetStreamRegistryStore implements RegistryStore {
           `federation "${this.federation}" has no registry in JetStream (${this.location}); create it with: fed init --name ${this.federation}`,
         );
       if (current.registry.lockVersion !== expectedVersion)
-        throw new RegistryConflictError(this.location, expectedVersion, current.registry.lockVersion);
+        throw new RegistryConflictError(
+          this.location,
+          expectedVersion,
+          current.registry.lockVersion,
+          undefined,
+          current.registry,
+        );
       revision = current.revision;
     }
     const written: Registry = {
@@ -100,7 +106,13 @@ export class JetStreamRegistryStore implements RegistryStore {
       const current = await this.fetch();
       // An attempt that timed out may have landed before its retry was refused: then it is ours.
       if (retried && current && toJsonText(current.registry) === text) return written;
-      throw new RegistryConflictError(this.location, expectedVersion, current?.registry.lockVersion ?? -1);
+      throw new RegistryConflictError(
+        this.location,
+        expectedVersion,
+        current?.registry.lockVersion ?? -1,
+        undefined,
+        current?.registry,
+      );
     }
   }
 

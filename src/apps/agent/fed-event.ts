@@ -1,10 +1,14 @@
 import { FedError } from '../../core/errors.js';
+import { BROKER_ENV, BROKER_TOKEN_ENV } from '../../infra/process/broker-protocol.js';
 import { runCaptured } from '../../infra/process/run-captured.js';
+import { sendBrokerEvent } from './broker-event.js';
 
 /**
- * Reporting a lifecycle event the way any agent does: by running `fed event` (found on PATH, where
- * `fed launch` puts it) as a child process with an argument array — no shell. fed validates the event,
- * stamps its time and applies it; a refusal (say the team was paused meanwhile) ends the agent's run.
+ * Reporting a lifecycle event: launched by `fed launch`, to the launcher's broker (`FED_BROKER`), which
+ * applies it as `fed event` does, as the team — no process is started for it; otherwise the way any agent
+ * does, by running `fed event` (found on PATH) as a child process with an argument array — no shell.
+ * Either way fed validates the event, stamps its time and applies it, and answers what `fed event`
+ * prints; a refusal (say the team was paused meanwhile) ends the agent's run.
  */
 export type ReportEvent = (type: string, data: Record<string, unknown>) => Promise<string>;
 
@@ -25,6 +29,21 @@ export interface FedEventOptions {
 }
 
 export function fedEventReporter(options: FedEventOptions): ReportEvent {
+  const socketPath = options.env[BROKER_ENV];
+  if (socketPath) {
+    const token = options.env[BROKER_TOKEN_ENV] ?? '';
+    return async (type, data) => {
+      const answer = await sendBrokerEvent(socketPath, { token, type, data }).catch((error: Error) => {
+        throw new FedEventError(
+          `fed event ${type}: cannot reach the launcher's broker at ${socketPath} (${BROKER_ENV}): ${error.message}`,
+        );
+      });
+      if (answer.code === 0) return answer.stdout;
+      throw new FedEventError(
+        `fed event ${type} ${answer.code === undefined ? "was cut off: the launcher's broker closed the connection" : `exited ${answer.code}`}: ${answer.stderr.trim() || answer.stdout.trim() || 'no output'}`,
+      );
+    };
+  }
   return (type, data) =>
     runFed(options, ['event', '--team', options.team, type, '--data', JSON.stringify(data)], `fed event ${type}`);
 }

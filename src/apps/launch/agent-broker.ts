@@ -4,8 +4,9 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { constants } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
-import { FedError, RefusedError } from '../../core/errors.js';
+import { FedError, InvalidInputError, RefusedError } from '../../core/errors.js';
 import { unlinkQuietly } from '../../infra/fs/atomic-write.js';
+import { fileSystemErrorFor } from '../../infra/fs/fs-errors.js';
 import { packageBins, packageRoot } from '../../infra/package-info.js';
 import {
   BROKER_ENV,
@@ -14,6 +15,7 @@ import {
   FRAME,
   FrameReader,
   socketAddress,
+  type BrokerEventRequest,
   type BrokerRequest,
 } from '../../infra/process/broker-protocol.js';
 import { checkAgentCommand, isInside } from './agent-commands.js';
@@ -25,6 +27,23 @@ export interface AgentBrokerOptions {
   root: string;
   /** The environment the commands run with: the launcher's, with FED_ROOT and FED_TEAM naming the team. */
   env: NodeJS.ProcessEnv;
+  /**
+   * Applies an event of the team's lifecycle as `fed event` does, in this process (an EVENT request):
+   * what `fed event` prints, and its warnings. A refusal or failure throws, as it makes `fed event` exit.
+   */
+  applyEvent: (event: { type: string; data: Record<string, unknown> }) => Promise<AppliedEvent>;
+}
+
+export interface AppliedEvent {
+  stdout: string;
+  warnings: readonly string[];
+}
+
+/** How a command through the broker ended: what it printed, and its exit code. */
+interface Ended {
+  stdout: string;
+  stderr: string;
+  code: number;
 }
 
 /** More commands at once than any agent needs is an agent trying to exhaust the machine. */
@@ -40,11 +59,14 @@ const REQUEST_TIMEOUT_MS = 10_000;
  * writes cannot change that), in the agent's working directory. Only the commands an agent needs are run
  * (agent-commands.ts); the caller rule (SENDER_NOT_CALLER) keeps them acting as the team. Another team's
  * sandbox can reach the socket (a read-only mount still connects), so every request carries the token
- * only this agent's environment holds. A command whose client goes away is stopped.
+ * only this agent's environment holds. A command whose client goes away is stopped. An event (an EVENT
+ * request: the built-in agent's reports) is applied here, in the launcher, as `fed event` applies it for
+ * the team — no process on either side — and is always seen to its end, as a `fed event` would be.
  */
 export class AgentBroker {
   readonly token = randomBytes(32).toString('hex');
   private readonly running = new Set<ChildProcess>();
+  private readonly applying = new Set<Promise<Ended>>();
   private readonly connections = new Set<Socket>();
   private readonly env: NodeJS.ProcessEnv;
   private readonly server: Server;
@@ -95,6 +117,8 @@ export class AgentBroker {
       for (const child of this.running) child.kill('SIGKILL');
       for (const socket of this.connections) socket.destroy();
       await new Promise<void>((resolve) => this.server.close(() => resolve()));
+      // An event being applied is never cut short: its lifecycle write, journal and report finish.
+      await Promise.all(this.applying);
       unlinkQuietly(this.options.socketPath);
     })();
     return this.closed;
@@ -131,7 +155,15 @@ export class AgentBroker {
         return void socket.destroy();
       }
       for (const { type, payload } of frames) {
-        if (state === 'request') {
+        if (state === 'request' && type === FRAME.EVENT) {
+          state = 'running';
+          socket.setTimeout(0);
+          void this.event(payload).then((ended) => {
+            if (ended.stdout) send(FRAME.STDOUT, ended.stdout);
+            if (ended.stderr) send(FRAME.STDERR, ended.stderr);
+            finish(ended.code);
+          });
+        } else if (state === 'request') {
           try {
             child = this.run(this.accept(type, payload), send, finish);
             state = 'running';
@@ -152,22 +184,62 @@ export class AgentBroker {
   private accept(type: number, payload: Buffer): BrokerRequest {
     const request = type === FRAME.REQUEST ? parseRequest(payload) : undefined;
     if (!request) throw new RefusedError('BROKER_REFUSED', 'the broker received a malformed request');
-    const given = Buffer.from(request.token);
+    this.admit(request.token);
+    // Its working directory, when it is in the federation; fed resolves relative paths there.
+    const cwd = isAbsolute(request.cwd) && isInside(request.cwd, this.options.root) ? request.cwd : this.options.root;
+    checkAgentCommand(request.argv, cwd, this.options.root);
+    return { ...request, cwd };
+  }
+
+  /** The token is this broker's, and there is room for one more command. */
+  private admit(token: string): void {
+    const given = Buffer.from(token);
     const expected = Buffer.from(this.token);
     if (given.length !== expected.length || !timingSafeEqual(given, expected))
       throw new RefusedError(
         'BROKER_REFUSED',
         `the broker at ${this.options.socketPath} refused the request: ${BROKER_TOKEN_ENV} is not the token of the agent it serves`,
       );
-    if (this.running.size >= MAX_RUNNING)
+    if (this.running.size + this.applying.size >= MAX_RUNNING)
       throw new RefusedError(
         'BROKER_REFUSED',
         `the broker already runs ${MAX_RUNNING} commands for this agent; wait for them to end`,
       );
-    // Its working directory, when it is in the federation; fed resolves relative paths there.
-    const cwd = isAbsolute(request.cwd) && isInside(request.cwd, this.options.root) ? request.cwd : this.options.root;
-    checkAgentCommand(request.argv, cwd, this.options.root);
-    return { ...request, cwd };
+  }
+
+  /**
+   * An EVENT request, applied by `applyEvent` once admitted: ends as `fed event` would — its output and
+   * warnings, or `fed: <message>` and exit 2 for a refusal (the agent's), 1 for a failure.
+   */
+  private event(payload: Buffer): Promise<Ended> {
+    let applied: Promise<AppliedEvent>;
+    try {
+      const request = parseEventRequest(payload);
+      if (!request) throw new RefusedError('BROKER_REFUSED', 'the broker received a malformed request');
+      this.admit(request.token);
+      if ('type' in request.data)
+        throw new InvalidInputError('--data must not contain "type": the event type is the <EVENT> argument');
+      applied = this.options.applyEvent({ type: request.type, data: request.data });
+    } catch (error) {
+      applied = Promise.reject(error);
+    }
+    const ended = applied.then(
+      ({ stdout, warnings }): Ended => ({
+        stdout,
+        stderr: warnings.map((warning) => `warning: ${warning}\n`).join(''),
+        code: 0,
+      }),
+      (error: unknown): Ended => {
+        const known = error instanceof FedError ? error : fileSystemErrorFor(error);
+        const message = known
+          ? known.message
+          : `unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+        return { stdout: '', stderr: `fed: ${message}\n`, code: known?.refusal ? 2 : 1 };
+      },
+    );
+    this.applying.add(ended);
+    void ended.then(() => this.applying.delete(ended));
+    return ended;
   }
 
   /** `fed <argv>` outside the sandbox, its output streamed back, its exit code last. */
@@ -210,6 +282,23 @@ function parseRequest(payload: Buffer): BrokerRequest | undefined {
       typeof stdin === 'boolean'
     )
       return { token, argv, cwd, stdin };
+  } catch {
+    // Not JSON: malformed.
+  }
+  return undefined;
+}
+
+function parseEventRequest(payload: Buffer): BrokerEventRequest | undefined {
+  try {
+    const { token, type, data } = JSON.parse(payload.toString('utf8')) as Partial<BrokerEventRequest>;
+    if (
+      typeof token === 'string' &&
+      typeof type === 'string' &&
+      typeof data === 'object' &&
+      data !== null &&
+      !Array.isArray(data)
+    )
+      return { token, type, data };
   } catch {
     // Not JSON: malformed.
   }

@@ -6,8 +6,10 @@ import { applyLifecycleInputs, loadTeamLifecycle } from '../../engine/actors/tea
 import type { ApplyOptions, ApplyResult } from '../../engine/actors/lifecycle-types.js';
 import type { Refusal } from '../../engine/archetypes/archetype.js';
 import { archetypeOf } from '../../engine/archetypes/catalog.js';
+import { getTeam } from '../../core/find-team.js';
 import type { Federation } from '../../engine/context.js';
 import { isLockHeld } from '../../infra/fs/lock.js';
+import { openAgentInspection } from '../../infra/inspect/agent-inspection.js';
 import { recordRefusedCompletion } from './refused-completion.js';
 
 /**
@@ -64,4 +66,59 @@ export async function reportAgentEvent(
     'COMPLETION_REFUSED',
     `${event.type} refused for team "${team.domainId}": ${refusal.reason}; the team has failed`,
   );
+}
+
+/**
+ * `reportAgentEvent` as `fed event` runs it for a launched agent: when the launch is inspected (the relay
+ * file `env` names), the transitions go to the launcher's inspection log too. A relay that cannot be
+ * closed is a warning (`warn`), never the event's failure.
+ */
+export async function reportInspectedEvent(
+  fed: Federation,
+  team: RegistryEntry,
+  event: { type: string; [key: string]: unknown },
+  config: FederationConfig,
+  env: NodeJS.ProcessEnv,
+  warn: (message: string) => void,
+): Promise<ApplyResult> {
+  const inspection = openAgentInspection(env);
+  try {
+    return await reportAgentEvent(fed, team, event, config, { inspect: inspection?.observe });
+  } finally {
+    try {
+      inspection?.close();
+    } catch (error) {
+      warn((error as Error).message);
+    }
+  }
+}
+
+/** What `fed event` prints for an applied event: the transition, or that the state stayed. */
+export function eventLine(team: string, type: string, result: ApplyResult): string {
+  const line = result.steps[0]?.line;
+  return line && line.from !== line.to
+    ? `${team}: ${line.from} → ${line.to} (${type})\n`
+    : `${team}: ${type} recorded, still ${result.state}\n`;
+}
+
+/**
+ * The launcher's side of its agent's event requests (agent-broker.ts): each applied as `fed event` run as
+ * the team (`FED_TEAM` = `team`, with the launch's environment `env`) applies it — the team as the
+ * registry has it now, the same checks, journal lines and reports to meta — and answered with what that
+ * command prints. There is no team to name: an agent reports its own team's progress only.
+ */
+export function teamEventApplier(
+  fed: Federation,
+  team: string,
+  config: FederationConfig,
+  env: NodeJS.ProcessEnv,
+): (event: { type: string; data: Record<string, unknown> }) => Promise<{ stdout: string; warnings: string[] }> {
+  return async ({ type, data }) => {
+    const entry = getTeam(await fed.backend.registry.read(), team);
+    const warnings: string[] = [];
+    const result = await reportInspectedEvent(fed, entry, { ...data, type }, config, env, (warning) =>
+      warnings.push(warning),
+    );
+    return { stdout: eventLine(entry.domainId, type, result), warnings: [...warnings, ...result.warnings] };
+  };
 }

@@ -8,6 +8,7 @@ import { AGENT_INSPECTION_ENV, type InspectionRelay } from '../../infra/inspect/
 import { backendEnvNames } from '../../adapters/index.js';
 import { DEFAULT_AGENT_COMMAND, type FederationConfig } from '../../core/schema/config.js';
 import { AgentBroker } from './agent-broker.js';
+import { teamEventApplier } from './agent-events.js';
 import { AgentProcess } from './agent-process.js';
 import { writeCommandShims } from './command-shims.js';
 import { writeFileAtomic } from '../../infra/fs/atomic-write.js';
@@ -84,9 +85,18 @@ export class RunningAgent {
       ...(relay ? { [AGENT_INSPECTION_ENV]: relay.file } : {}),
     };
     try {
-      agent.broker = sandbox
-        ? await AgentBroker.start({ socketPath: paths.brokerSocket, root, env: { ...baseEnv, ...fedEnv } })
-        : undefined;
+      // The built-in agent reports through the broker even unsandboxed: its launcher applies each event
+      // itself, instead of a `fed event` process per event.
+      const brokerEnv = { ...baseEnv, ...fedEnv };
+      agent.broker =
+        sandbox || isBuiltInAgent(run.command.argv)
+          ? await AgentBroker.start({
+              socketPath: paths.brokerSocket,
+              root,
+              env: brokerEnv,
+              applyEvent: teamEventApplier(fed, team.domainId, options.config, brokerEnv),
+            })
+          : undefined;
       agent.child = await AgentProcess.start({
         command: run.command.argv,
         shownCommand: run.recordedArgv,

@@ -87,9 +87,12 @@ const ISOLATION = ['--unshare-pid', '--die-with-parent', '--new-session', '--cap
  */
 const FRESH_PROC_AND_DEV = ['--dev', '/dev', '--proc', '/proc'];
 
+/** What the probe found, per bwrap program: a `fed run` launching many teams probes once. */
+const probed = new Map<string, { bwrap: string } | { missing: string }>();
+
 /**
  * `bwrap` on PATH if it can actually sandbox here — in some containers it is installed but may not create
- * namespaces — or why not.
+ * namespaces — or why not. Probed once per process for each bwrap found.
  */
 export function findBubblewrap(env: NodeJS.ProcessEnv): { bwrap: string } | { missing: string } {
   for (const dir of (env.PATH ?? '').split(delimiter).filter(Boolean)) {
@@ -99,15 +102,21 @@ export function findBubblewrap(env: NodeJS.ProcessEnv): { bwrap: string } | { mi
     } catch {
       continue;
     }
+    const known = probed.get(candidate);
+    if (known) return known;
     // Built the way the agent's sandbox is: a bwrap that cannot isolate it here counts as missing.
     const probe = spawnSync(candidate, [...ISOLATION, '--ro-bind', '/', '/', ...FRESH_PROC_AND_DEV, '--', 'true'], {
       encoding: 'utf8',
       timeout: 10_000,
     });
-    if (probe.status === 0) return { bwrap: candidate };
-    return {
-      missing: `bubblewrap (${candidate}) cannot create a sandbox here: ${(probe.stderr || probe.error?.message || `exit ${probe.status}`).trim()}`,
-    };
+    const found =
+      probe.status === 0
+        ? { bwrap: candidate }
+        : {
+            missing: `bubblewrap (${candidate}) cannot create a sandbox here: ${(probe.stderr || probe.error?.message || `exit ${probe.status}`).trim()}`,
+          };
+    probed.set(candidate, found);
+    return found;
   }
   return { missing: 'bubblewrap (bwrap) is not installed (apt-get install bubblewrap)' };
 }

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import { reportAgentEvent } from '../../apps/launch/agent-events.js';
+import { eventLine, reportInspectedEvent } from '../../apps/launch/agent-events.js';
 import { InvalidInputError } from '../../core/errors.js';
-import { openAgentInspection } from '../../infra/inspect/agent-inspection.js';
 import { parseJsonText } from '../../core/json-text.js';
 import { getTeam } from '../../core/find-team.js';
 import { assertActsAsCaller } from '../../core/resolve-party.js';
@@ -46,27 +45,18 @@ export function registerEvent(program: Command, io: CliIo): void {
       // A team's agent reports its own progress only (the reports go out as that team).
       assertActsAsCaller(registry, ctx.team, team.domainId, 'team (--team)');
       // Launched with an inspected launch: this process's transitions go to the launcher's inspection log too.
-      const inspection = openAgentInspection(io.env);
-      let result;
-      try {
-        result = await reportAgentEvent(ctx.fed, team, { ...data, type }, ctx.config.config, {
-          inspect: inspection?.observe,
-        });
-      } finally {
-        try {
-          inspection?.close();
-        } catch (error) {
-          io.stderr(`warning: ${(error as Error).message}\n`);
-        }
-      }
+      const result = await reportInspectedEvent(
+        ctx.fed,
+        team,
+        { ...data, type },
+        ctx.config.config,
+        io.env,
+        (warning) => io.stderr(`warning: ${warning}\n`),
+      );
       for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
       const line = result.steps[0]?.line;
       if (options.json)
         return printJson(io, { team: team.domainId, event: type, from: line?.from, to: line?.to, seq: line?.seq });
-      io.stdout(
-        line && line.from !== line.to
-          ? `${team.domainId}: ${line.from} → ${line.to} (${type})\n`
-          : `${team.domainId}: ${type} recorded, still ${result.state}\n`,
-      );
+      io.stdout(eventLine(team.domainId, type, result));
     });
 }

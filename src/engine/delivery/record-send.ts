@@ -1,6 +1,6 @@
 import { InvalidInputError, RefusedError } from '../../core/errors.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
-import type { TransportWriteOptions } from '../../ports/signal-transport.js';
+import type { SentSignal, TransportWriteOptions } from '../../ports/signal-transport.js';
 import type { Registry } from '../../core/schema/registry.js';
 import { signalMessageSchema, type SignalMessage } from '../../core/schema/signal.js';
 import { findInBox, findSignalById } from './find-signal.js';
@@ -15,6 +15,10 @@ export interface SendRecords {
    */
   archived:
     { message: SignalMessage; file: string; inboxPath: string; outboxPath: string; delivered: false } | undefined;
+  /** The signal, when it was published with the claim (`recordSend`'s `fresh`); else the caller publishes it. */
+  published: SentSignal | undefined;
+  /** Non-fatal problems: the signal was published with a claim that failed. */
+  warnings: string[];
   /** Record what the delivered signal means for others (the answer it is); call after its inbox copy is published. */
   delivered(message: SignalMessage): Promise<void>;
 }
@@ -25,6 +29,13 @@ export interface SendRecords {
  * signal it answers is marked answered. A crash in between leaves the claim, which a retry with the same
  * `--id` passes and completes. Facts and signals are the backend's, so a reused id is caught on every
  * machine of a federation that shares one.
+ *
+ * `fresh`: the publish of a message whose id this send made. No other send knows that id, so its claim
+ * cannot refuse it; where the store allows it (`claimsAlongsidePublish`: JetStream, where waiting for the
+ * claim's answer costs a round trip) the publish starts with the claim, once the reply target is checked.
+ * A claim that then fails leaves a delivered signal without its sent fact: a warning, not a failure (the
+ * caller would send it again as new); it is still found by id, by a search of the boxes, like a signal an
+ * older fed sent.
  */
 export async function recordSend(
   backend: FederationBackend,
@@ -32,10 +43,11 @@ export async function recordSend(
   message: SignalMessage,
   replyTo: string | undefined,
   options: TransportWriteOptions,
+  fresh?: () => Promise<SentSignal>,
 ): Promise<SendRecords> {
   const facts = backend.delivery;
   const answers = replyTo === undefined ? undefined : await replyTarget(backend, registry, replyTo, message.id);
-  const claim = await claimSignalId(
+  const claiming = claimSignalId(
     facts,
     message,
     answers,
@@ -45,18 +57,31 @@ export async function recordSend(
     },
     options,
   );
+  const delivered = async (sent: SignalMessage): Promise<void> => {
+    if (answers === undefined) return;
+    await facts.record(answers, 'answered', { answeredAt: sent.timestamp, replyId: sent.id, from: sent.from }, options);
+  };
+  if (fresh && facts.claimsAlongsidePublish) {
+    const [claimed, published] = await Promise.allSettled([claiming, fresh()]);
+    if (published.status === 'rejected') throw published.reason;
+    const failed = claimed.status === 'rejected' ? ((claimed.reason as Error)?.message ?? String(claimed.reason)) : '';
+    return {
+      claim: claimed.status === 'fulfilled' ? claimed.value : { outcome: 'claimed', firstSentAt: message.timestamp },
+      archived: undefined,
+      published: published.value,
+      warnings: failed
+        ? [`signal ${message.id} was delivered, but its id could not be claimed in ${facts.location}: ${failed}`]
+        : [],
+      delivered,
+    };
+  }
+  const claim = await claiming;
   return {
     claim,
     archived: claim.outcome === 'retry' ? await archivedCopy(backend, registry, message) : undefined,
-    async delivered(sent) {
-      if (answers === undefined) return;
-      await facts.record(
-        answers,
-        'answered',
-        { answeredAt: sent.timestamp, replyId: sent.id, from: sent.from },
-        options,
-      );
-    },
+    published: undefined,
+    warnings: [],
+    delivered,
   };
 }
 

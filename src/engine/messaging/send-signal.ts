@@ -14,6 +14,7 @@ import {
   type SignalMessage,
 } from '../../core/schema/signal.js';
 import { recordSend } from '../delivery/record-send.js';
+import type { IdClaim } from '../delivery/sent-fact.js';
 import { CONCURRENT_SEND_MS } from '../../core/schema/delivery.js';
 import { recordSignalSent } from '../../infra/telemetry/fed-metrics.js';
 import { assertActsAsCaller, resolveParty } from '../../core/resolve-party.js';
@@ -72,22 +73,35 @@ export async function sendSignal(
   assertActsAsCaller(registry, options.caller, sender.id, 'sender (--from)');
   const built = buildMessage(request, sender.id, recipient.id, now);
   const durable = options.durable ?? true;
-  // The delivery facts (#16): the id claimed and the reply target checked before anything is published.
-  const records = await recordSend(backend, registry, built, request.replyTo, { durable });
-  if (records.archived) return { ...records.archived, warnings: [] };
-  // A retry concurrent with the first send is stored under its time, where the first send looks.
-  const { outcome, firstSentAt } = records.claim;
-  const concurrent = outcome === 'retry' && now.getTime() - Date.parse(firstSentAt) < CONCURRENT_SEND_MS;
-  const message = concurrent ? { ...built, timestamp: firstSentAt } : built;
-  const sent = await backend.signals.send(
-    message,
-    { from: sender, to: recipient },
-    { durable, idempotent: request.id !== undefined, claimed: outcome === 'claimed' },
+  const publish = (message: SignalMessage, claimed: boolean) =>
+    backend.signals.send(
+      message,
+      { from: sender, to: recipient },
+      { durable, idempotent: request.id !== undefined, claimed },
+    );
+  // The delivery facts (#16): the id claimed and the reply target checked before anything is published —
+  // or, for an id made here, which no other send can hold, while it is published where that saves a round trip.
+  const records = await recordSend(
+    backend,
+    registry,
+    built,
+    request.replyTo,
+    { durable },
+    request.id === undefined ? () => publish(built, true) : undefined,
   );
+  if (records.archived) return { ...records.archived, warnings: [] };
+  const sent =
+    records.published ?? (await publish(retryMessage(built, records.claim, now), records.claim.outcome === 'claimed'));
   await records.delivered(sent.message);
   // A retry that only completed a missing copy sent nothing new.
   if (sent.delivered) recordSignalSent(sender.id, sent.message.type);
-  return { ...sent, warnings: await recordActivity(fed, sender, now, options) };
+  return { ...sent, warnings: [...records.warnings, ...(await recordActivity(fed, sender, now, options))] };
+}
+
+/** A retry concurrent with the first send is stored under its time, where the first send looks. */
+function retryMessage(built: SignalMessage, claim: IdClaim, now: Date): SignalMessage {
+  const concurrent = claim.outcome === 'retry' && now.getTime() - Date.parse(claim.firstSentAt) < CONCURRENT_SEND_MS;
+  return concurrent ? { ...built, timestamp: claim.firstSentAt } : built;
 }
 
 /** The validated message, within the size limit of a signal. */

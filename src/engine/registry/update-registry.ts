@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RegistryConflictError } from '../../core/errors.js';
-import type { RegistryCommitOptions, RegistryStore } from '../../ports/registry-store.js';
+import type { RegistryCommitOptions, RegistryMutation, RegistryStore } from '../../ports/registry-store.js';
 import type { Registry } from '../../core/schema/registry.js';
 import { recordRegistryConflict } from '../../infra/telemetry/fed-metrics.js';
 import type { LockOptions } from '../../infra/fs/lock.js';
@@ -13,7 +13,10 @@ export interface UpdateOptions extends RegistryCommitOptions {
   maxAttempts?: number;
   /** Called once per conflict, e.g. to count conflicts in telemetry. */
   onConflict?: (error: RegistryConflictError) => void;
-  /** The registry as the caller just read it: the first attempt starts from it instead of reading again (a stale one is a conflict, then re-read). */
+  /**
+   * The registry as the caller just read it: the first attempt starts from it instead of reading again (a
+   * stale one is a conflict, then re-read). A store that updates under its own lock reads there instead.
+   */
   current?: Registry;
 }
 
@@ -24,34 +27,39 @@ export interface UpdateResult {
   attempts: number;
 }
 
-/** Optimistic read-modify-write of the federation's registry (see updateRegistryIn). */
+/** Read-modify-write of the federation's registry (see updateRegistryIn). */
 export async function updateRegistry(
   fed: Federation,
-  mutate: (current: Registry) => Registry | undefined,
+  mutate: RegistryMutation,
   options: UpdateOptions = {},
 ): Promise<UpdateResult> {
   return updateRegistryIn(fed.backend.registry, mutate, options);
 }
 
 /**
- * Optimistic read-modify-write on any registry store. `mutate` gets a private copy and returns the new
- * registry, or `undefined` for "nothing to change"; it may throw to refuse (the error propagates and
- * nothing is written). On a version conflict the registry is re-read and `mutate` runs again after a
- * jittered exponential backoff, so concurrent writers all land and none overwrites another.
+ * Read-modify-write on any registry store. `mutate` gets a private copy and returns the new registry, or
+ * `undefined` for "nothing to change"; it may throw to refuse (the error propagates and nothing is
+ * written). A store that holds other writers off while it commits (the file store) runs the whole step
+ * there (RegistryStore.update), so contending writers take turns; any other store is read, `mutate` runs
+ * and the result is committed if the version is still the one read. On a conflict `mutate` runs again,
+ * after a jittered exponential backoff, on the registry the store saw (or read again), so concurrent
+ * writers all land and none overwrites another.
  */
 export async function updateRegistryIn(
   store: RegistryStore,
-  mutate: (current: Registry) => Registry | undefined,
+  mutate: RegistryMutation,
   options: UpdateOptions = {},
 ): Promise<UpdateResult> {
   const maxAttempts = options.maxAttempts ?? 100;
   let lastConflict: RegistryConflictError | undefined;
+  let current = options.current;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    const current = attempt === 1 && options.current ? options.current : await store.read();
-    const next = mutate(structuredClone(current));
-    if (next === undefined) return { registry: current, changed: false, attempts: attempt };
     try {
-      const registry = await store.commit(current.lockVersion, next, options);
+      if (store.update) return { ...(await store.update(mutate, options)), attempts: attempt };
+      const read = current ?? (await store.read());
+      const next = mutate(structuredClone(read));
+      if (next === undefined) return { registry: read, changed: false, attempts: attempt };
+      const registry = await store.commit(read.lockVersion, next, options);
       return { registry, changed: true, attempts: attempt };
     } catch (error) {
       if (!(error instanceof RegistryConflictError)) throw error;
@@ -59,6 +67,9 @@ export async function updateRegistryIn(
       recordRegistryConflict();
       options.onConflict?.(error);
       await sleep(Math.random() * Math.min(100, 2 * 2 ** Math.min(attempt, 6)));
+      // The registry as the store saw it when it found the conflict, or read again. Stores attach only a
+      // validated registry (RegistryStore's contract), which errors.ts cannot name.
+      current = (error as RegistryConflictError<Registry>).current;
     }
   }
   throw new RegistryConflictError(

@@ -1,4 +1,5 @@
 import { closeSync, fsyncSync, linkSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
@@ -60,6 +61,46 @@ function writeTempFile(target: string, data: string | Uint8Array, durable: boole
   }
   closeSync(fd);
   return tmp;
+}
+
+/** writeTempFile, through the thread pool: temp files written at once wait for their fsyncs together. */
+async function writeTempFileAsync(target: string, data: string, durable: boolean): Promise<string> {
+  const tmp = tempPathFor(target);
+  const handle = await open(tmp, 'wx', 0o644);
+  try {
+    await handle.writeFile(data, 'utf8');
+    if (durable) await handle.sync();
+  } catch (error) {
+    await handle.close();
+    unlinkQuietly(tmp);
+    if (error instanceof Error && (error as NodeJS.ErrnoException).path === undefined)
+      (error as NodeJS.ErrnoException).path = target;
+    throw error;
+  }
+  await handle.close();
+  return tmp;
+}
+
+/**
+ * Temp files holding `data`, one beside each of `targets`, for `linkFileNoClobber` to publish (and the
+ * caller to unlink after): durable ones are written and fsynced at once, so a send of several copies waits
+ * for one flush to disk rather than one per copy; without fsync, one after another (nothing to wait for).
+ * Each target's outcome is its own: the caller decides what a failed one means.
+ */
+export async function writeTempFiles(
+  targets: readonly string[],
+  data: string,
+  options: WriteOptions = {},
+): Promise<PromiseSettledResult<string>[]> {
+  const durable = options.durable ?? true;
+  if (durable) return Promise.allSettled(targets.map((target) => writeTempFileAsync(target, data, true)));
+  return targets.map((target): PromiseSettledResult<string> => {
+    try {
+      return { status: 'fulfilled', value: writeTempFile(target, data, false) };
+    } catch (reason) {
+      return { status: 'rejected', reason };
+    }
+  });
 }
 
 export interface ReplaceOptions extends WriteOptions {

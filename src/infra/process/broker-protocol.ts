@@ -6,7 +6,10 @@ import { basename, dirname } from 'node:path';
  * launcher (src/apps/launch/agent-broker.ts), over a Unix socket: frames of one type byte, a 4-byte
  * big-endian length and the payload. The client sends the request (REQUEST, JSON), then its standard
  * input (STDIN… STDIN_END); the broker answers with the command's STDOUT and STDERR as they come, then
- * EXIT (JSON `{code}`). Kept free of fed's other modules: the `fed` bin loads it before anything else.
+ * EXIT (JSON `{code}`). The built-in agent reports a lifecycle event with one EVENT frame instead (JSON
+ * `{token, type, data}`: what `fed event <type> --data <data>` would say), which the launcher applies
+ * itself, with no `fed` process on either side; the answer is the same. Kept free of fed's other modules:
+ * the `fed` bin loads it before anything else.
  */
 export const FRAME = {
   REQUEST: 0x48,
@@ -15,6 +18,7 @@ export const FRAME = {
   STDOUT: 0x4f,
   STDERR: 0x52,
   EXIT: 0x58,
+  EVENT: 0x56,
 } as const;
 
 /** What the client asks: its token, fed's arguments, its working directory, and whether stdin follows. */
@@ -23,6 +27,13 @@ export interface BrokerRequest {
   argv: string[];
   cwd: string;
   stdin: boolean;
+}
+
+/** A lifecycle event of the agent's own team, as `fed event` takes it: its type, and its fields without `type`. */
+export interface BrokerEventRequest {
+  token: string;
+  type: string;
+  data: Record<string, unknown>;
 }
 
 /** A frame larger than this is a broken or hostile peer (output comes in pipe-sized chunks). */

@@ -3,9 +3,10 @@ import { dirname, join } from 'node:path';
 import { FedError, RefusedError } from '../../../core/errors.js';
 import { withLock } from '../../../infra/fs/lock.js';
 import {
-  publishFileNoClobber,
+  linkFileNoClobber,
   suffixedName,
-  type PublishOptions,
+  unlinkQuietly,
+  writeTempFiles,
   type WriteOptions,
 } from '../../../infra/fs/atomic-write.js';
 import { ensureDirectory } from '../../../infra/fs/ensure-directory.js';
@@ -70,14 +71,16 @@ function sendLockPath(recipient: SignalWorkspace, id: string): string {
  * Publish the inbox copy, then the outbox copy. A send with a chosen id first looks for copies already
  * there and completes whatever is missing, with the original message. When the outbox copy fails after the
  * signal reached the inbox, the error says it was delivered and gives the id, so nobody sends it again as new.
+ * The missing copies are written to temp files at once — their fsyncs overlap, and no reader takes a temp
+ * file for a signal — and only then published, each complete, in that order.
  */
-function deliverCopies(
+async function deliverCopies(
   recipient: SignalWorkspace,
   sender: SignalWorkspace,
   fresh: { message: SignalMessage; text: string },
   earlier: EarlierCopies,
   writeOptions: WriteOptions,
-): SentSignal {
+): Promise<SentSignal> {
   const inInbox = findSentCopy(recipient.inbox, { owner: recipient.id, box: 'inbox' }, fresh.message, earlier);
   // An outbox copy is published under its inbox copy's name (below), which a collision may have suffixed.
   const inOutbox = findSentCopy(
@@ -90,14 +93,33 @@ function deliverCopies(
   const stored = inInbox?.message ?? inOutbox?.message;
   const message = stored ?? fresh.message;
   const text = stored ? toJsonText(stored) : fresh.text;
+  const name = inInbox?.file ?? inOutbox?.file ?? signalFileName(message);
+  const missing = [...(inInbox ? [] : [recipient.inbox]), ...(inOutbox ? [] : [sender.outbox])];
+  const temps = new Map(missing.map((dir, i) => [dir, i]));
+  const written = await tempCopies(missing, name, text, writeOptions);
+  const temp = (dir: string): string => {
+    const result = written[temps.get(dir)!]!;
+    if (result.status === 'rejected') throw result.reason;
+    return result.value;
+  };
+  const discard = () => {
+    for (const result of written) if (result.status === 'fulfilled') unlinkQuietly(result.value);
+  };
 
-  const file =
-    inInbox?.file ?? publishSignalFile(recipient.inbox, inOutbox?.file ?? signalFileName(message), text, writeOptions);
+  let file: string;
+  try {
+    file = inInbox?.file ?? linkSignalFile(temp(recipient.inbox), recipient.inbox, name, writeOptions);
+  } catch (error) {
+    discard();
+    throw error;
+  }
   let outboxFile: string;
   try {
-    outboxFile = inOutbox?.file ?? publishSignalFile(sender.outbox, file, text, writeOptions);
+    outboxFile = inOutbox?.file ?? linkSignalFile(temp(sender.outbox), sender.outbox, file, writeOptions);
   } catch (error) {
     throw new SignalOutboxCopyError(message.id, join(recipient.inbox, file), sender.outbox, error);
+  } finally {
+    discard();
   }
   return {
     message,
@@ -106,6 +128,34 @@ function deliverCopies(
     outboxPath: join(sender.outbox, outboxFile),
     delivered: inInbox === undefined,
   };
+}
+
+/**
+ * A temp file of each box in `dirs` holding `text`, by `writeTempFiles`. A box that does not exist is
+ * created then, sparing every send a mkdir (workspaces are created with their boxes).
+ */
+async function tempCopies(
+  dirs: readonly string[],
+  name: string,
+  text: string,
+  options: WriteOptions,
+): Promise<PromiseSettledResult<string>[]> {
+  const written = await writeTempFiles(
+    dirs.map((dir) => join(dir, name)),
+    text,
+    options,
+  );
+  return Promise.all(
+    written.map(async (result, i) => {
+      if (result.status === 'fulfilled' || (result.reason as NodeJS.ErrnoException).code !== 'ENOENT') return result;
+      try {
+        ensureDirectory(dirs[i]!, options);
+      } catch (reason) {
+        return { status: 'rejected', reason } as const;
+      }
+      return (await writeTempFiles([join(dirs[i]!, name)], text, options))[0]!;
+    }),
+  );
 }
 
 /** The signal is in the recipient's inbox, but the sender's record copy could not be written. */
@@ -126,24 +176,16 @@ export class SignalOutboxCopyError extends FedError {
 }
 
 /**
- * Publish one copy of a signal into a box: under `name`, or after a collision past the run of taken names
- * (firstFreeSuffix; one failed link, ~10 µs, per name would make a burst quadratic). A box that does not
- * exist is created then, sparing every send a mkdir (workspaces are created with their boxes).
+ * Publish a complete temp file as a signal of `dir`: under `name`, or after a collision past the run of
+ * taken names (firstFreeSuffix; one failed link, ~10 µs, per name would make a burst quadratic).
  */
-function publishSignalFile(dir: string, name: string, text: string, options: WriteOptions): string {
+function linkSignalFile(temp: string, dir: string, name: string, options: WriteOptions): string {
   let firstFree: number | undefined;
-  const publishOptions: PublishOptions = {
+  return linkFileNoClobber(temp, dir, name, {
     ...options,
     nameForAttempt: (_candidate, attempt) =>
       suffixedName(name, (firstFree ??= firstFreeSuffix(dir, name)) + attempt - 2),
-  };
-  try {
-    return publishFileNoClobber(dir, name, text, publishOptions);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    ensureDirectory(dir, options);
-    return publishFileNoClobber(dir, name, text, publishOptions);
-  }
+  });
 }
 
 /**

@@ -3,8 +3,7 @@ import { z } from 'zod';
 import { InvalidInputError } from '../../../core/errors.js';
 import type { RegistryEntry } from '../../../core/schema/registry.js';
 import { lifecycleFor } from '../../../engine/archetypes/catalog.js';
-import { openAgentInspection } from '../../../infra/inspect/agent-inspection.js';
-import { reportAgentEvent } from '../../launch/agent-events.js';
+import { reportInspectedEvent } from '../../launch/agent-events.js';
 import { registerFedTool } from '../fed-tool.js';
 import type { TeamToolContext } from '../team-tools.js';
 
@@ -43,18 +42,10 @@ export function registerEvent(server: McpServer, context: TeamToolContext, team:
         throw new InvalidInputError('data must not contain "type": the event type is the `type` argument');
       const current = await context.team();
       // Launched with an inspected launch: the transitions go to the launcher's inspection log too.
-      const inspection = openAgentInspection(fed.env);
       const warnings: string[] = [];
-      let result;
-      try {
-        result = await reportAgentEvent(fed, current, { ...data, type }, fed.config, { inspect: inspection?.observe });
-      } finally {
-        try {
-          inspection?.close();
-        } catch (error) {
-          warnings.push((error as Error).message);
-        }
-      }
+      const result = await reportInspectedEvent(fed, current, { ...data, type }, fed.config, fed.env, (warning) =>
+        warnings.push(warning),
+      );
       warnings.push(...result.warnings);
       const line = result.steps[0]?.line;
       return {

@@ -1,0 +1,246 @@
+/**
+ * `fed run --parallel` with the built-in agent (issue 31, row 9): the built `fed run` on 8 fresh teams,
+ * each with its mission waiting, over a 14-file codebase ("Survey the codebase", "Read-only study."),
+ * sandboxed where bubblewrap works, as a user runs it. Needs the build (`npm run bench` builds first).
+ *
+ * - CPU per team of `fed run --parallel 2`: user + system time of every node process of the run (fed run,
+ *   each team's watchdog and fed-agent, anything they start), counted by a preload in each
+ *   (test/fixtures/process-usage.cjs), over the 8 teams. Goal ≤ 300 ms. Ceilings, measured in the same
+ *   rounds the same way: the agent's own work for the 8 teams in one process with no fed around it
+ *   (test/fixtures/bench-agent-work.mjs: the feature's ceiling), and the built fed-agent run once per team
+ *   with its events answered by a broker that applies nothing (the design's: every team's agent is a
+ *   process of its own).
+ * - Wall-clock speed-up of `--parallel 2` over `--parallel 1`, the two interleaved round by round, each
+ *   on fresh teams. Goal ≥ 1.8× on 2 cores.
+ */
+import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:net';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { initFederation, onboardTeam, runActors, sendSignal, viewLifecycle } from '../../src/index.js';
+import { getTeam } from '../../src/core/find-team.js';
+import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { workspacePaths } from '../../src/core/layout.js';
+import type { LaunchContext } from '../../src/core/schema/launch-context.js';
+import { openFederation } from '../../src/engine/context.js';
+import { packageRoot } from '../../src/infra/package-info.js';
+import { encodeFrame, FRAME, FrameReader } from '../../src/infra/process/broker-protocol.js';
+import { builtBin, FED_BIN } from '../helpers/fed-cli.js';
+import { report, reportRoundRatios, summarize } from './harness.js';
+
+const TEAMS = 8;
+const ROUNDS = Number(process.env.FED_BENCH_RUN_ROUNDS ?? 5);
+const MISSION = { subject: 'Survey the codebase', body: 'Read-only study.' };
+const USAGE = join(packageRoot(), 'test/fixtures/process-usage.cjs');
+const AGENT_WORK = join(packageRoot(), 'test/fixtures/bench-agent-work.mjs');
+
+/** A 14-file TypeScript project: manifest, README, ten modules importing each other, a test, a note. */
+function writeCodebase(root: string): void {
+  const write = (path: string, text: string) => {
+    mkdirSync(join(root, path, '..'), { recursive: true });
+    writeFileSync(join(root, path), text);
+  };
+  write('package.json', JSON.stringify({ name: 'small', scripts: { build: 'tsc', test: 'vitest run' } }));
+  write('README.md', '# small\n\nA small project.\n');
+  for (let i = 0; i < 10; i++)
+    write(
+      `src/m${i}.ts`,
+      `import { v as a } from './m${(i + 1) % 10}.js';\nexport const v = ${i};\nexport function f${i}(x: number) { return x + a; }\n`,
+    );
+  write('test/m0.test.ts', "import { f0 } from '../src/m0.js';\n");
+  write('docs/notes.md', '# Notes\n\nSome words.\n');
+}
+
+/** A fresh federation of TEAMS deliverable teams, each with its mission in its inbox. */
+async function federation(): Promise<string> {
+  const root = mkdtempSync(join(tmpdir(), 'fed-bench-run-'));
+  writeCodebase(root);
+  initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
+  for (let i = 0; i < TEAMS; i++) {
+    await onboardTeam(openFederation(root), { domain: `t${i}` }, { durable: false });
+    await sendSignal(openFederation(root), { to: `t${i}`, type: 'directive', ...MISSION }, { durable: false });
+  }
+  return root;
+}
+
+/** The CPU time (ms) of every node process that wrote to `usage`. */
+function cpuOf(usage: string): number {
+  return readFileSync(usage, 'utf8')
+    .trim()
+    .split('\n')
+    .reduce((sum, line) => sum + (JSON.parse(line) as { cpuMs: number }).cpuMs, 0);
+}
+
+/** Runs `args` under node with the usage preload: its wall time (ms) and the CPU of its whole process tree. */
+async function measured(
+  args: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ wallMs: number; cpuMs: number }> {
+  const usage = join(mkdtempSync(join(tmpdir(), 'fed-bench-usage-')), 'usage.jsonl');
+  const started = performance.now();
+  const child = spawn(process.execPath, args, {
+    cwd,
+    env: {
+      ...process.env,
+      NODE_OPTIONS: `--require ${USAGE}`,
+      FED_TEST_PROCESS_USAGE: usage,
+      FED_TELEMETRY_ENABLED: 'false',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  const wallMs = performance.now() - started;
+  if (code !== 0) throw new Error(`${args.join(' ')} exited ${code}: ${output}`);
+  const cpuMs = cpuOf(usage);
+  rmSync(join(usage, '..'), { recursive: true, force: true });
+  return { wallMs, cpuMs };
+}
+
+/** A broker that answers every event (or command) with success and applies nothing: fed-agent with no fed around it. */
+async function nullBroker(socketPath: string): Promise<Server> {
+  const server = createServer((socket) => {
+    const reader = new FrameReader();
+    socket.on('data', (chunk: Buffer) => {
+      if (reader.push(chunk).some((frame) => frame.type === FRAME.EVENT || frame.type === FRAME.REQUEST))
+        socket.end(encodeFrame(FRAME.EXIT, JSON.stringify({ code: 0 })));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+  return server;
+}
+
+/** `fed run --parallel <n>` on fresh teams. */
+async function fedRun(parallel: number): Promise<{ wallMs: number; cpuMs: number }> {
+  const root = await federation();
+  try {
+    const run = await measured([FED_BIN, 'run', '--parallel', String(parallel)], root);
+    if (deliverablesWritten(root) !== TEAMS)
+      throw new Error(`fed run --parallel ${parallel} did not complete every team`);
+    return run;
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/** How many teams wrote their deliverable. */
+function deliverablesWritten(root: string): number {
+  let written = 0;
+  for (const team of readRegistry(root).teams) {
+    try {
+      readFileSync(join(team.location, 'deliverable.md'));
+      written++;
+    } catch {
+      // not written
+    }
+  }
+  return written;
+}
+
+/** Launch contexts for fresh teams with their missions applied, as fed launch writes them. */
+async function launchContexts(root: string): Promise<string[]> {
+  await runActors(openFederation(root), { once: true });
+  const files: string[] = [];
+  for (const team of readRegistry(root).teams) {
+    const view = await viewLifecycle(openFederation(root), getTeam(readRegistry(root), team.domainId));
+    const paths = workspacePaths(team.location);
+    const context: LaunchContext = {
+      team: team.domainId,
+      archetype: 'deliverable',
+      root,
+      workspace: team.location,
+      codebase: root,
+      mission: { signalId: view.mission?.signalId ?? 'none', ...MISSION },
+      state: view.state,
+      deliverable: 'deliverable.md',
+      deliverablePath: join(team.location, 'deliverable.md'),
+      playbookSkillPath: null,
+      learningLogPath: paths.learningLog,
+      launchedAt: new Date().toISOString(),
+    };
+    mkdirSync(paths.launch, { recursive: true });
+    writeFileSync(paths.launchContext, JSON.stringify(context));
+    files.push(paths.launchContext);
+  }
+  return files;
+}
+
+export default async function runParallelBench(): Promise<void> {
+  const ceilingRoot = await federation();
+  const socketPath = join(ceilingRoot, 'null-broker.sock');
+  const broker = await nullBroker(socketPath);
+  const bin = mkdtempSync(join(tmpdir(), 'fed-bench-bin-'));
+  try {
+    const contexts = await launchContexts(ceilingRoot);
+    // fed on its PATH, as fed launch gives it (an agent that ran fed would find it; this one asks the broker).
+    writeFileSync(join(bin, 'fed'), `#!/bin/sh\nexec "${process.execPath}" "${FED_BIN}" "$@"\n`, { mode: 0o755 });
+    const agentProcess = (context: string) =>
+      measured([builtBin('fed-agent')], ceilingRoot, {
+        PATH: `${bin}:${process.env.PATH}`,
+        FED_LAUNCH_CONTEXT: context,
+        FED_BROKER: socketPath,
+        FED_BROKER_TOKEN: 'none',
+      });
+    const cpu = { run: [] as number[], oneProcess: [] as number[], processPerTeam: [] as number[] };
+    const speedups: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const one = await fedRun(1);
+      cpu.oneProcess.push((await measured([AGENT_WORK, ...contexts], ceilingRoot)).cpuMs / TEAMS);
+      const two = await fedRun(2);
+      let perTeam = 0;
+      for (const context of contexts) perTeam += (await agentProcess(context)).cpuMs;
+      cpu.processPerTeam.push(perTeam / TEAMS);
+      cpu.run.push(two.cpuMs / TEAMS);
+      speedups.push(one.wallMs / two.wallMs);
+    }
+    const ceilingOne = summarize(cpu.oneProcess);
+    const ceilingPerTeam = summarize(cpu.processPerTeam);
+    report({
+      name: 'agent work, 8 teams in one process (feature ceiling), CPU per team',
+      value: ceilingOne.median,
+      unit: 'ms',
+      spread: ceilingOne,
+      rounds: ROUNDS,
+    });
+    report({
+      name: 'fed-agent, a process per team, events applied by nothing (design ceiling), CPU per team',
+      value: ceilingPerTeam.median,
+      unit: 'ms',
+      spread: ceilingPerTeam,
+      rounds: ROUNDS,
+    });
+    const run = summarize(cpu.run);
+    report({
+      name: `fed run --parallel 2, ${TEAMS} teams of 14 files, CPU per team (process tree)`,
+      value: run.median,
+      unit: 'ms',
+      spread: run,
+      rounds: ROUNDS,
+      ceiling: { name: 'fed-agent per team with nothing around it', value: ceilingPerTeam.median },
+      goal: '≤ 300 ms',
+      met: run.median <= 300,
+    });
+    reportRoundRatios(
+      `fed run --parallel 2 / agent work in one process, CPU`,
+      cpu.run.map((value, i) => value / cpu.oneProcess[i]!),
+    );
+    reportRoundRatios(
+      `fed run --parallel 2 / fed-agent per team with nothing around it, CPU`,
+      cpu.run.map((value, i) => value / cpu.processPerTeam[i]!),
+    );
+    reportRoundRatios(`fed run --parallel 2 over --parallel 1, wall-clock speed-up (${TEAMS} teams)`, speedups, {
+      text: '≥ 1.8×',
+      met: (median) => median >= 1.8,
+    });
+  } finally {
+    broker.close();
+    rmSync(ceilingRoot, { recursive: true, force: true });
+    rmSync(bin, { recursive: true, force: true });
+  }
+}

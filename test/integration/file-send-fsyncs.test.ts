@@ -1,0 +1,93 @@
+import { basename, dirname } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+
+/**
+ * The durable writes of one file send, in order: every fsync (of a file or a directory, sync or through
+ * the thread pool) and every link that publishes a file, by path.
+ */
+const events: string[] = [];
+let recording = false;
+const openPaths = new Map<number, string>();
+vi.mock('node:fs', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:fs')>();
+  const wrapped = {
+    ...real,
+    openSync: (...args: Parameters<typeof real.openSync>) => {
+      const fd = real.openSync(...args);
+      openPaths.set(fd, String(args[0]));
+      return fd;
+    },
+    fsyncSync: (fd: number) => {
+      if (recording) events.push(`fsync ${openPaths.get(fd)}`);
+      return real.fsyncSync(fd);
+    },
+    linkSync: (from: string, to: string) => {
+      real.linkSync(from, to);
+      if (recording) events.push(`link ${to}`);
+    },
+  };
+  return { ...wrapped, default: wrapped };
+});
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:fs/promises')>();
+  const wrapped = {
+    ...real,
+    open: async (...args: Parameters<typeof real.open>) => {
+      const handle = await real.open(...args);
+      const sync = handle.sync.bind(handle);
+      handle.sync = () => {
+        if (recording) events.push(`fsync ${String(args[0])}`);
+        return sync();
+      };
+      return handle;
+    },
+  };
+  return { ...wrapped, default: wrapped };
+});
+
+const { initFederation, onboardTeam, sendSignal } = await import('../../src/index.js');
+const { openFederation } = await import('../../src/engine/context.js');
+const { tempDir } = await import('../helpers/temp-dir.js');
+
+/** `fsync <temp file of dir>`, `fsync <dir>`, `link <file in dir>`: which folder, and what was done there. */
+function shape(event: string, folders: Record<string, string>): string {
+  const [op, path] = event.split(' ') as [string, string];
+  const folder = (dir: string) => Object.entries(folders).find(([, at]) => at === dir)?.[0] ?? dir;
+  if (op === 'link') return `publish in ${folder(dirname(path))}`;
+  if (basename(path).endsWith('.tmp')) return `fsync temp file in ${folder(dirname(path))}`;
+  return `fsync folder ${folder(path)}`;
+}
+
+describe('a durable file send (issue #31, row 6)', () => {
+  it('claims its id, then publishes the inbox copy, then the outbox copy, each durable first; the copies are flushed together', async () => {
+    const root = tempDir();
+    initFederation(root, {}, {});
+    await onboardTeam(openFederation(root), { domain: 'docs' }, { durable: false });
+    await sendSignal(openFederation(root), { to: 'docs', type: 'report', subject: 'warm up' });
+    const fed = openFederation(root);
+    const folders = {
+      delivery: `${root}/.fed/delivery`,
+      inbox: `${root}/.fed/teams/docs/.fed/signals/inbox`,
+      outbox: `${root}/.fed/signals/outbox`,
+    };
+
+    events.length = 0;
+    recording = true;
+    await sendSignal(fed, { to: 'docs', type: 'directive', subject: 'Write the doc' });
+    recording = false;
+
+    const writes = events.map((event) => shape(event, folders));
+    // Three files, each published once complete and durable: six fsyncs, as many as before.
+    expect(writes.filter((w) => w.startsWith('fsync'))).toHaveLength(6);
+    const copies = writes.slice(3);
+    expect(writes.slice(0, 3)).toEqual(['fsync temp file in delivery', 'publish in delivery', 'fsync folder delivery']);
+    // Both copies' temp files are flushed before either is published: one wait for the disk, not two.
+    expect(copies.slice(0, 2).sort()).toEqual(['fsync temp file in inbox', 'fsync temp file in outbox']);
+    expect(copies.slice(2)).toEqual([
+      'publish in inbox',
+      'fsync folder inbox',
+      'publish in outbox',
+      'fsync folder outbox',
+    ]);
+  });
+});
