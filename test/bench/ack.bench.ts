@@ -4,7 +4,9 @@
  * as a command does. Goal ≤ 3×: the sent fact of the signal names its file, so the lookup reads that file
  * instead of the inbox. Acks are written without fsync on both sides, so the disk does not hide the
  * lookup's cost; rounds alternate the two inboxes (reportInterleavedRatios). The same on JetStream (with
- * nats-server on PATH), where the send leaves the sequence of the copy as the hint.
+ * nats-server on PATH), where the send leaves the sequence of the copy as the hint. And on files, a signal
+ * another tool wrote (no sent fact) in an inbox of 100 000: the first lookup reads the inbox and builds its
+ * id index (timed alone); after it, goal ≤ 2× the 10-signal inbox.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,7 +25,7 @@ import { workspacePaths } from '../../src/core/layout.js';
 import type { RegistryEntry, SignalMessage } from '../../src/index.js';
 import type { SentFact } from '../../src/core/schema/delivery.js';
 import { natsServerMissing, startNatsServer } from '../helpers/nats-server.js';
-import { reportInterleavedRatios } from './harness.js';
+import { report, reportInterleavedRatios } from './harness.js';
 import { openFederation } from '../../src/engine/context.js';
 
 const BIG = 100_000;
@@ -34,7 +36,7 @@ const PER_RUN = 5;
 
 function message(team: string, i: number): SignalMessage {
   return {
-    id: `00000000-0000-4000-8${team === 'big' ? '1' : '2'}00-${String(i).padStart(12, '0')}`,
+    id: `00000000-0000-4000-8${{ big: '1', small: '2' }[team] ?? '3'}00-${String(i).padStart(12, '0')}`,
     timestamp: new Date(Date.UTC(2026, 0, 1) + i * 1_000).toISOString(),
     from: 'meta',
     to: team,
@@ -46,7 +48,13 @@ function message(team: string, i: number): SignalMessage {
 }
 
 /** `count` unacknowledged signals in `team`'s inbox, each with its sent fact, as a send leaves them (written directly: sending 100 000 would dominate the run). */
-async function plant(root: string, team: string, count: number): Promise<{ inbox: string; messages: SignalMessage[] }> {
+async function plant(
+  root: string,
+  team: string,
+  count: number,
+  /** Without them, as another tool leaves signals: no sent fact names their files. */
+  sentFacts = true,
+): Promise<{ inbox: string; messages: SignalMessage[] }> {
   const entry = await onboardTeam(openFederation(root), { domain: team }, { durable: false });
   const inbox = workspacePaths(entry.location).inbox;
   const facts = deliveryDirectory(root);
@@ -55,6 +63,8 @@ async function plant(root: string, team: string, count: number): Promise<{ inbox
   for (let i = 0; i < count; i++) {
     const signal = message(team, i);
     writeFileSync(join(inbox, signalFileName(signal)), JSON.stringify(signal));
+    messages.push(signal);
+    if (!sentFacts) continue;
     const sent: SentFact = {
       id: signal.id,
       timestamp: signal.timestamp,
@@ -65,7 +75,6 @@ async function plant(root: string, team: string, count: number): Promise<{ inbox
       digest: signalDigest(signal),
     };
     writeFileSync(join(facts, `${signal.id}.sent.json`), JSON.stringify(sent));
-    messages.push(signal);
   }
   return { inbox, messages };
 }
@@ -150,6 +159,7 @@ async function fileAckBench(): Promise<void> {
     initFederation(root, {}, {});
     const { messages: big } = await plant(root, 'big', BIG);
     const { inbox: smallInbox, messages: small } = await plant(root, 'small', SMALL);
+    const { messages: foreign } = await plant(root, 'foreign', BIG, false);
     // Newest first in the big inbox, oldest-first in the small one; the small inbox is refilled when used up.
     let nextBig = BIG - 1;
     let nextSmall = 0;
@@ -172,6 +182,22 @@ async function fileAckBench(): Promise<void> {
     };
     await ackRun('small', nextSmallSignal)();
     await ackRun('big', () => big[nextBig--]!)();
+    // The first lookup in an inbox without sent facts reads it whole and builds its id index: timed alone.
+    let nextForeign = BIG - 1;
+    const firstStarted = performance.now();
+    await acknowledgeSignal(
+      openFederation(root, { backend: openFileBackend(root) }),
+      'foreign',
+      foreign[nextForeign--]!.id,
+      {
+        durable: false,
+      },
+    );
+    report({
+      name: `ack by id without a sent fact, ${BIG.toLocaleString('en')}-signal inbox: first lookup (reads the inbox, builds the id index)`,
+      value: performance.now() - firstStarted,
+      unit: 'ms',
+    });
     await reportInterleavedRatios(
       { name: `ack by id, ${SMALL}-signal inbox`, run: ackRun('small', nextSmallSignal) },
       [
@@ -179,6 +205,11 @@ async function fileAckBench(): Promise<void> {
           name: `ack by id, ${BIG.toLocaleString('en')}-signal inbox`,
           run: ackRun('big', () => big[nextBig--]!),
           max: 3,
+        },
+        {
+          name: `ack by id without a sent fact (after the first lookup), ${BIG.toLocaleString('en')}-signal inbox`,
+          run: ackRun('foreign', () => foreign[nextForeign--]!),
+          max: 2,
         },
       ],
       ROUNDS,

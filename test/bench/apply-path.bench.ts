@@ -140,7 +140,7 @@ export default async function applyPathBench(): Promise<void> {
     };
     await reportInterleavedRatios(
       { name: `raw readdir + read + JSON.parse of ${SMALL} signals and acks`, run: rawList },
-      [{ name: `fed signal list of ${SMALL}`, run: ourList, max: 2 }],
+      [{ name: `fed signal list of ${SMALL}`, run: ourList, max: 1.5 }],
       ROUNDS,
     );
   } finally {

@@ -1,5 +1,6 @@
 import { realpathSync } from 'node:fs';
-import { basename, dirname, isAbsolute } from 'node:path';
+import { basename, dirname, isAbsolute, join } from 'node:path';
+import { workspacePaths } from '../../core/layout.js';
 import { FedError, RefusedError } from '../../core/errors.js';
 import { fsyncDirectory } from '../../infra/fs/atomic-write.js';
 import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
@@ -34,6 +35,7 @@ import { SharedDirectoryWatchers } from '../../infra/watch/shared-directory-watc
 import { watchFolder } from '../../infra/watch/watch-folder.js';
 import { watchSignalBox } from './signals/watch-signals.js';
 import { pendingFileBatches } from './pending-file-batches.js';
+import { INBOX_ID_INDEX_DIR, InboxIdIndex } from './signals/inbox-id-index.js';
 
 /** How many names of a run of same-second, same-subject signals a hinted `find` tries before it reads the whole inbox. */
 const HINTED_NAMES = 16;
@@ -54,6 +56,8 @@ export class FileSignalInbox implements SignalInbox {
   private readonly settleMs: number;
   /** Names of ack files known valid and acknowledging (judged, or written here), for pendingBatches. */
   private readonly validAcks = new Set<string>();
+  /** Where the inbox's signals are by id, for finding one no sent fact points to. */
+  readonly idIndex: InboxIdIndex;
 
   /**
    * `beforeWrite`: checks a folder of the party's workspace right before fed writes into it (the backend's
@@ -70,6 +74,12 @@ export class FileSignalInbox implements SignalInbox {
     this.workspace = workspace.workspace;
     this.expect = { owner: workspace.id, box: 'inbox' };
     this.reader = new SignalBoxReader(workspace.inbox, this.expect, { settleMs: options.settleMs });
+    this.idIndex = new InboxIdIndex(
+      join(workspacePaths(workspace.workspace).state, INBOX_ID_INDEX_DIR),
+      workspace.inbox,
+      this.expect,
+      beforeWrite,
+    );
   }
 
   async list(options: ReadBoxOptions = {}): Promise<SignalReadResult> {
@@ -109,7 +119,22 @@ export class FileSignalInbox implements SignalInbox {
         HINTED_NAMES,
       );
     if (hinted) return [hinted];
-    return this.reader.read().signals.filter((s) => s.message.id === wanted);
+    // A hint that missed (the copy moved, or was archived): the inbox as read, incrementally, by this reader.
+    if (hint) return this.reader.read().signals.filter((s) => s.message.id === wanted);
+    // Without a hint (no sent fact: written by another tool), the id index names the files, each checked.
+    const indexed = () =>
+      this.idIndex.namesOf(wanted).flatMap((file) => readSignalEntry(this.location, file, this.expect, wanted) ?? []);
+    const known = indexed();
+    if (known.length > 0) return known;
+    const whole = this.idIndex.refresh();
+    const added = indexed();
+    if (added.length > 0 || whole) return added;
+    // Indexed before yet not found: the index may be stale or torn, so the whole inbox is read, and
+    // indexed again when it was wrong about this id.
+    const { signals } = this.reader.read();
+    const found = signals.filter((s) => s.message.id === wanted);
+    if (found.length > 0) this.idIndex.rebuild(signals.map((s) => ({ id: s.message.id, file: s.file })));
+    return found;
   }
 
   /** A file name, or an absolute path that lies directly in this inbox (nothing else can be named here). */

@@ -2,7 +2,6 @@ import type {
   PartyCensus,
   SendRoute,
   SentSignal,
-  SignalCounts,
   SignalTransport,
   TransportSendOptions,
   TransportWriteOptions,
@@ -10,13 +9,12 @@ import type {
 } from '../../ports/signal-transport.js';
 import { newestSignals, type BoxedSignal, type NewestPage } from './signals/newest-signals.js';
 import type { SignalParty } from '../../core/resolve-party.js';
-import { workspacePaths } from '../../core/layout.js';
 import { toJsonText } from '../../core/json-text.js';
 import { SIGNAL_PROTOCOL, type SignalBox, type SignalMessage } from '../../core/schema/signal.js';
 import type { CheckedWorkspaces } from '../checked-workspaces.js';
 import { partyWorkspace } from './signals/resolve-workspace.js';
 import { deliverSignal } from './signals/send-signal.js';
-import { takeCensus } from './box-census.js';
+import { censusOfBoxes } from './box-census.js';
 import { FileSignalInbox, FileSignalOutbox } from './file-signal-inbox.js';
 
 /**
@@ -85,30 +83,8 @@ export class FileSignalTransport implements SignalTransport {
     );
   }
 
-  /**
-   * From file names alone. A sent signal's inbox copy normally has the same name as the sender's outbox
-   * copy, so an outbox signal's acknowledgment is found without reading its body; a name found in no
-   * inbox (or in several, not all acknowledged) counts as unacknowledged: the monitor would rather
-   * over-report pending work than hide it.
-   */
+  /** From file names alone: see censusOfBoxes. */
   async census(parties: readonly SignalParty[]): Promise<Map<string, PartyCensus>> {
-    // Only names are listed, so the location is taken as registered: a team whose workspace is refused
-    // elsewhere (missing, outside the root) is still counted, and its health check says what is wrong.
-    const where = parties.map((party) => workspacePaths(party.entry?.location ?? this.root));
-    // Per signal name, whether every inbox copy of it is acknowledged. Each box is counted and let go:
-    // a thousand teams' listings are never held at once (the dashboard counts them in a long-lived process).
-    const acked = new Map<string, boolean>();
-    const inboxes = where.map((paths): SignalCounts => {
-      const box = takeCensus(paths.inbox);
-      for (const name of box.signals) acked.set(name, (acked.get(name) ?? true) && !box.unacknowledged.has(name));
-      return { total: box.signals.length, unacknowledged: box.unacknowledged.size };
-    });
-    return new Map(
-      parties.map((party, i) => {
-        const { signals } = takeCensus(where[i]!.outbox);
-        const unacknowledged = signals.filter((name) => !(acked.get(name) ?? false)).length;
-        return [party.id, { inbox: inboxes[i]!, outbox: { total: signals.length, unacknowledged } }];
-      }),
-    );
+    return censusOfBoxes(this.root, parties);
   }
 }

@@ -91,19 +91,25 @@ export async function finishCompletedRun(fed: Federation, team: RegistryEntry, o
 /**
  * For `fed monitor` and `fed run`: finish the completed run a dead launcher left (finishCompletedRun),
  * when no launch runs for the team (its launch lease is free) and the agent is gone (its watchdog stops
- * it when the launcher dies). A run whose work is not done is left to the next `fed launch`.
+ * it when the launcher dies). A run whose work is not done is left to the next `fed launch`. Returns the
+ * run still in progress afterwards (read once here, so the monitor need not read it again).
  */
-export async function finishOrphanedRun(fed: Federation, team: RegistryEntry): Promise<void> {
-  if (statusOf(team) === 'archived') return;
+export async function finishOrphanedRun(fed: Federation, team: RegistryEntry): Promise<CurrentRun | undefined> {
   const orphan = readCurrentRun(team.location);
-  if (!orphan || processIsAlive(orphan.launcherPid) || processIsAlive(orphan.pid, orphan.processStart ?? undefined))
-    return;
+  if (
+    !orphan ||
+    statusOf(team) === 'archived' ||
+    processIsAlive(orphan.launcherPid) ||
+    processIsAlive(orphan.pid, orphan.processStart ?? undefined)
+  )
+    return orphan;
   const lease = await tryAcquireTeamLease(team, 'launch');
-  if (!lease) return;
+  if (!lease) return orphan;
   try {
     // Read again under the lease: a launch may have recorded it (and started another) meanwhile.
     const current = readCurrentRun(team.location);
-    if (current?.runId === orphan.runId) await finishCompletedRun(fed, team, current);
+    if (current?.runId === orphan.runId && (await finishCompletedRun(fed, team, current))) return undefined;
+    return current;
   } finally {
     lease.release();
   }

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { appendJsonLine } from '../../infra/fs/append-line.js';
 import { unlinkQuietly, writeFileAtomic } from '../../infra/fs/atomic-write.js';
 import type { Federation } from '../../engine/context.js';
@@ -22,8 +23,11 @@ export function writeCurrentRun(fed: Federation, team: RegistryEntry, run: Curre
 
 /** The run in progress as recorded, or undefined when there is none (a broken file counts as none: it proves no process). */
 export function readCurrentRun(workspace: string): CurrentRun | undefined {
+  const file = workspacePaths(workspace).currentRun;
+  // Most teams have none: asked without the exception a failed open throws (the monitor asks every team).
+  if (!existsSync(file)) return undefined;
   try {
-    return readJsonFile(workspacePaths(workspace).currentRun, currentRunSchema);
+    return readJsonFile(file, currentRunSchema);
   } catch {
     return undefined;
   }
@@ -62,6 +66,8 @@ function parseRuns(text: string): LaunchRun[] {
 
 /** The last `bytes` of the runs journal as text (empty when there is none yet). */
 function runsJournalTail(file: string, bytes: number): string {
+  // A team never launched has none: asked without the exception a failed open throws.
+  if (!existsSync(file)) return '';
   return readFileTail(file, bytes, 'move it aside; fed starts a new journal')?.tail.toString('utf8') ?? '';
 }
 

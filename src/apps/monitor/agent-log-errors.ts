@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readFileTail } from '../../infra/fs/read-json-file.js';
 import { AGENT_LOG_HEADER_PREFIX } from '../../core/schema/agent-log.js';
 
@@ -11,6 +12,8 @@ const ERROR_LINE =
 const TAIL_BYTES = 256 * 1024;
 
 export function agentLogErrors(file: string, max = 3): string[] {
+  // A team never launched has no log: asked without the exception a failed open throws.
+  if (!existsSync(file)) return [];
   const read = readFileTail(file, TAIL_BYTES, 'fed launch writes the agent log there; move it aside');
   if (!read) return [];
   const text = read.tail.toString('utf8');

@@ -5,8 +5,15 @@ import { recordMonitorCycle } from '../../infra/telemetry/fed-metrics.js';
 import { otlpMetricsUrl } from '../../infra/telemetry/metrics-export.js';
 import { redactUrl } from '../../core/redact-url.js';
 import { deadlineTable } from '../../core/deadlines.js';
-import { findStuckSignals } from '../../adapters/file/signals/stuck-signals.js';
+import {
+  findStuckSignals,
+  stuckCandidatesOfCensus,
+  type InboxName,
+} from '../../adapters/file/signals/stuck-signals.js';
+import { censusOfBoxes } from '../../adapters/file/box-census.js';
+import { FILE_BACKEND_NAME } from '../../adapters/file/open-file-backend.js';
 import type { Registry } from '../../core/schema/registry.js';
+import type { CurrentRun } from '../../core/schema/launch-run.js';
 import type { MonitorReport, StuckSignal, TeamReport, TelemetryReport } from './monitor-report.js';
 import { teamReport } from './team-health.js';
 import { finishOrphanedRun } from '../launch/finish-orphaned-run.js';
@@ -57,8 +64,10 @@ export async function stuckSignals(
   registry: Registry,
   now: Date,
   config: FederationConfig = fed.config,
+  /** The candidates of each inbox, when the caller's census listed them (file-signal-v1). */
+  listed?: (inbox: string) => InboxName[] | undefined,
 ): Promise<StuckSignal[]> {
-  return findStuckSignals(fed.backend, registry, deadlineTable(config.signalDeadlines), now);
+  return findStuckSignals(fed.backend, registry, deadlineTable(config.signalDeadlines), now, listed);
 }
 
 /**
@@ -74,18 +83,28 @@ export async function runMonitorCycle(fed: Federation, options: MonitorOptions):
   // A completed run a dead launcher left is finished first (its report to meta, once), so the teams and
   // meta's inbox are counted as they then are; one that cannot be finished now keeps its team unhealthy.
   const unfinishedRuns = new Map<string, string>();
+  // Each team's run in progress as finishOrphanedRun left it, for its health check.
+  const runs = new Map<string, { current: CurrentRun | undefined }>();
   for (const team of registry.teams) {
-    await finishOrphanedRun(fed, team).catch((error: unknown) =>
-      unfinishedRuns.set(
-        team.domainId,
-        `the run its dead launcher left could not be finished (retried at the next cycle): ${(error as Error).message}`,
-      ),
+    await finishOrphanedRun(fed, team).then(
+      (current) => runs.set(team.domainId, { current }),
+      (error: unknown) =>
+        unfinishedRuns.set(
+          team.domainId,
+          `the run its dead launcher left could not be finished (retried at the next cycle): ${(error as Error).message}`,
+        ),
     );
   }
-  const census = await backend.signals.census([
+  const parties = [
     { id: META, entry: undefined },
     ...registry.teams.map((team) => ({ id: team.domainId, entry: team })),
-  ]);
+  ];
+  // On files the census's listing of each inbox also gives the stuck-signal candidates: one listing per inbox.
+  const candidates =
+    backend.name === FILE_BACKEND_NAME
+      ? stuckCandidatesOfCensus(deadlineTable(options.config.signalDeadlines), now)
+      : undefined;
+  const census = candidates ? censusOfBoxes(root, parties, candidates.onInbox) : await backend.signals.census(parties);
 
   const reports: TeamReport[] = [];
   for (const team of registry.teams) {
@@ -96,6 +115,7 @@ export async function runMonitorCycle(fed: Federation, options: MonitorOptions):
       inbox: census.get(team.domainId)!.inbox,
       outbox: census.get(team.domainId)!.outbox,
       lifecycles: backend.lifecycles,
+      run: runs.get(team.domainId),
     });
     const unfinished = unfinishedRuns.get(team.domainId);
     if (unfinished) {
@@ -120,7 +140,7 @@ export async function runMonitorCycle(fed: Federation, options: MonitorOptions):
       unhealthy,
       unacknowledged: metaCounts.inbox.unacknowledged + reports.reduce((sum, r) => sum + r.inbox.unacknowledged, 0),
     },
-    stuckSignals: await stuckSignals(fed, registry, now, options.config),
+    stuckSignals: await stuckSignals(fed, registry, now, options.config, candidates?.listed),
     archivedSignals: 0,
     telemetry: telemetryReport(root, options.config),
   };

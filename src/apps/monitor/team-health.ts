@@ -11,6 +11,7 @@ import { readCurrentRun, readLastRun } from '../launch/run-records.js';
 import { statusOf } from '../../core/find-team.js';
 import type { FederationConfig } from '../../core/schema/config.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
+import type { CurrentRun } from '../../core/schema/launch-run.js';
 import { agentLogErrors } from './agent-log-errors.js';
 import type { BoxCounts, TeamReport } from './monitor-report.js';
 
@@ -24,6 +25,8 @@ export interface HealthInputs {
   lifecycles: LifecycleStore;
   /** The team's lifecycle, when the caller loaded it already (it is then not read again). */
   lifecycle?: TeamLifecycle;
+  /** The team's run in progress, when the caller read it already (finishOrphanedRun): not read again. */
+  run?: { current: CurrentRun | undefined };
 }
 
 /**
@@ -52,7 +55,7 @@ export async function teamReport(team: RegistryEntry, inputs: HealthInputs): Pro
     if (lifecycleFor(team.archetypeId)) await fillLifecycle(report, team, inputs);
     // A launch that did not complete leaves the team unhealthy until one does (or it is retried and run);
     // while a new launch runs, that one is the last launch and has not ended yet.
-    const current = readCurrentRun(team.location);
+    const current = inputs.run ? inputs.run.current : readCurrentRun(team.location);
     const launching = current !== undefined && processIsAlive(current.launcherPid);
     const lastRun = readLastRun(team.location);
     if (current && !launching)

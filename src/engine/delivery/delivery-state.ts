@@ -32,7 +32,7 @@ export interface DeliveryStatus {
  * `message.acknowledged` comes from the ack file (src/adapters/file/signals/read-signals.ts).
  */
 export function deliveryStatus(
-  message: SignalMessage,
+  message: Pick<SignalMessage, 'type' | 'timestamp' | 'acknowledged'>,
   facts: StateFacts,
   context: DeliveryStateContext,
 ): DeliveryStatus {

@@ -37,7 +37,9 @@ export async function idIntruders(
 
 /** The signals whose id another of them carries too. */
 export function repeatedIds(signals: readonly SignalEntry[]): SignalEntry[] {
-  const count = new Map<string, number>();
-  for (const { message } of signals) count.set(message.id, (count.get(message.id) ?? 0) + 1);
-  return signals.filter((s) => count.get(s.message.id)! > 1);
+  const seen = new Set<string>();
+  const repeated = new Set<string>();
+  for (const { message } of signals) (seen.has(message.id) ? repeated : seen).add(message.id);
+  // Ids almost never repeat: then nothing is filtered.
+  return repeated.size === 0 ? [] : signals.filter((s) => repeated.has(s.message.id));
 }

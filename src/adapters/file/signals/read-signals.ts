@@ -1,5 +1,5 @@
 import { lstatSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { MAX_SIGNAL_BYTES, type SignalAck, type SignalMessage } from '../../../core/schema/signal.js';
 import { ACK_FILE_SUFFIX, isAckFileName, isSignalFileName } from './signal-file-name.js';
 import type { InvalidSignalFile, SignalEntry, SignalReadResult } from '../../../ports/signal-transport.js';
@@ -79,6 +79,7 @@ interface Derived {
  */
 export class SignalBoxReader {
   readonly dir: string;
+  private readonly prefix: string;
   readonly expect: BoxExpectation;
   private readonly maxBytes: number;
   private readonly quietDirectoryMs: number;
@@ -97,10 +98,19 @@ export class SignalBoxReader {
 
   constructor(dir: string, expect: BoxExpectation, options: SignalBoxReaderOptions = {}) {
     this.dir = dir;
+    this.prefix = join(dir, sep);
     this.expect = expect;
     this.maxBytes = options.maxBytes ?? MAX_SIGNAL_BYTES;
     this.quietDirectoryMs = options.quietDirectoryMs ?? QUIET_DIRECTORY_MS;
     this.settleMs = options.settleMs ?? SETTLE_MS;
+  }
+
+  /**
+   * The path of a name of the listing: the folder joined once, the name appended (a directory entry's name
+   * has no separator to normalise; path.join per file was a tenth of a large box's read).
+   */
+  private pathOf(name: string): string {
+    return `${this.prefix}${name}`;
   }
 
   get lastWork(): ReadWork {
@@ -181,7 +191,7 @@ export class SignalBoxReader {
     verify: boolean,
     judge: (bytes: Buffer) => Judged<T>,
   ): boolean {
-    const path = join(this.dir, name);
+    const path = this.pathOf(name);
     const cached = cache.get(name);
     try {
       if (cached && !verify && !this.unreadable.has(name)) return true;
@@ -220,14 +230,14 @@ export class SignalBoxReader {
     if (!cached.derived || cached.derived.ack !== ack) {
       const merged = this.expect.box === 'inbox' ? withAck(message, ack?.judged) : message;
       // Frozen: the same entry is handed out by every read until the file or its ack changes.
-      const entry = Object.freeze({ file, path: join(this.dir, file), message: Object.freeze(merged) });
+      const entry = Object.freeze({ file, path: this.pathOf(file), message: Object.freeze(merged) });
       cached.derived = { entry, time: Date.parse(message.timestamp), ack };
     }
     return cached.derived;
   }
 
   private invalidFile(file: string, reason: string, special: boolean | undefined): InvalidSignalFile {
-    const entry: InvalidSignalFile = { file, path: join(this.dir, file), reason };
+    const entry: InvalidSignalFile = { file, path: this.pathOf(file), reason };
     if (this.unreadable.has(file)) entry.retryable = true;
     if (special) entry.special = true;
     return entry;
@@ -267,9 +277,14 @@ export function readSignalBox(
  * it); whatever the signal file itself says about it is replaced.
  */
 export function withAck(message: SignalMessage, ack: Judged<SignalAck> | undefined): SignalMessage {
+  const acknowledged = ack?.ok === true && ack.value.acknowledged;
+  // A signal as fed writes it says nothing of an ack: one copy (a rest pattern copies by the slow path).
+  if (!('acknowledged' in message) && !('acknowledged_at' in message))
+    return acknowledged
+      ? { ...message, acknowledged: true, acknowledged_at: ack.value.acknowledged_at }
+      : { ...message, acknowledged: false };
   const { acknowledged: _a, acknowledged_at: _at, ...rest } = message;
-  if (ack?.ok && ack.value.acknowledged)
-    return { ...rest, acknowledged: true, acknowledged_at: ack.value.acknowledged_at };
+  if (acknowledged) return { ...rest, acknowledged: true, acknowledged_at: ack.value.acknowledged_at };
   return { ...rest, acknowledged: false };
 }
 

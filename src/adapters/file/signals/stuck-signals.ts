@@ -12,6 +12,7 @@ import type { DeliveryFactStore } from '../../../ports/delivery-fact-store.js';
 import type { FederationBackend } from '../../../ports/federation-backend.js';
 import { readValidFile } from './read-valid-file.js';
 import { listDirectory } from '../../../infra/fs/list-directory.js';
+import type { InboxCensusListener } from '../box-census.js';
 
 /** A live signal that is overdue (`expired`) or sits in the inbox of an archived team (`undeliverable`). */
 export interface StuckSignal {
@@ -100,9 +101,7 @@ async function stuckInFolders(
   ];
   for (const { owner, inbox, archived } of inboxes) {
     for (const { name, acknowledged } of listed?.(inbox) ?? boxNames(inbox)) {
-      const hint = nameHint(name);
-      if (!archived && hint && !overdueByName(hint, acknowledged, deadlines, now)) continue;
-      if (archived && acknowledged) continue;
+      if (!stuckCandidate(name, acknowledged, archived, deadlines, now)) continue;
       // Invalid files are the consumer's and `fed signal list`'s to report.
       const message = readValidFile(join(inbox, name), (bytes) => judgeSignal(bytes, { owner, box: 'inbox' }));
       if (!message) continue;
@@ -111,6 +110,46 @@ async function stuckInFolders(
     }
   }
   return stuck;
+}
+
+/**
+ * Whether a signal may be stuck, judged by its name: every unacknowledged signal of an archived team, and
+ * elsewhere one whose type's deadline passed without what it asks for (a name fed did not make is read).
+ */
+function stuckCandidate(
+  name: string,
+  acknowledged: boolean,
+  archived: boolean,
+  deadlines: DeadlineTable,
+  now: Date,
+): boolean {
+  if (archived) return !acknowledged;
+  const hint = nameHint(name);
+  return hint === undefined || overdueByName(hint, acknowledged, deadlines, now);
+}
+
+/**
+ * The stuck-signal candidates of every inbox, picked from the census's listing as it is taken (only the
+ * candidates are kept, not the listings), so a monitoring cycle lists each inbox once: `onInbox` goes to
+ * censusOfBoxes, `listed` to findStuckSignals.
+ */
+export function stuckCandidatesOfCensus(
+  deadlines: DeadlineTable,
+  now: Date,
+): { onInbox: InboxCensusListener; listed: (inbox: string) => InboxName[] | undefined } {
+  const candidates = new Map<string, InboxName[]>();
+  return {
+    onInbox: (party, inbox, census) => {
+      const archived = party.entry !== undefined && statusOf(party.entry) === 'archived';
+      const names: InboxName[] = [];
+      for (const name of census.signals) {
+        const acknowledged = !census.unacknowledged.has(name);
+        if (stuckCandidate(name, acknowledged, archived, deadlines, now)) names.push({ name, acknowledged });
+      }
+      candidates.set(inbox, names);
+    },
+    listed: (inbox) => candidates.get(inbox),
+  };
 }
 
 function overdueByName(
