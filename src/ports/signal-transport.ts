@@ -71,6 +71,12 @@ export interface TransportSendOptions extends TransportWriteOptions {
    * (which grows with the federation's history) — unless it gets to the copies late.
    */
   claimed?: boolean;
+  /**
+   * With `idempotent`: when the id was first claimed (its `sent` fact's timestamp). A retry's copies were
+   * most likely stored then, so a file transport looks at that instant's names first, and searches every
+   * signal of the type and subject (which grow with the federation's history) only when they are not there.
+   */
+  firstSentAt?: string;
 }
 
 export interface SentSignal {

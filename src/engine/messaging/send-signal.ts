@@ -82,7 +82,12 @@ export async function sendSignal(
   const sent = await backend.signals.send(
     message,
     { from: sender, to: recipient },
-    { durable, idempotent: request.id !== undefined, claimed: outcome === 'claimed' },
+    {
+      durable,
+      idempotent: request.id !== undefined,
+      claimed: outcome === 'claimed',
+      ...(outcome === 'retry' && { firstSentAt }),
+    },
   );
   await records.delivered(sent.message);
   // A retry that only completed a missing copy sent nothing new.
