@@ -141,6 +141,12 @@ export interface PendingBatchOptions extends ReadBoxOptions {
    * signal's type from its name), so a reader that wants a box's few questions does not parse its reports.
    */
   types?: readonly SignalType[];
+  /**
+   * For a reader that only shows what is pending (`fed team show`), never consumes it: an adapter may take
+   * an acknowledgment it lists as valid without reading it, as the monitor's census does — a long-lived
+   * inbox holds one per signal of its history.
+   */
+  trustAcks?: boolean;
 }
 
 export interface WatchOptions {

@@ -28,9 +28,11 @@ export async function viewLifecycle(fed: Federation, team: RegistryEntry, recent
   const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
   const { context } = lifecycle.snapshot;
   const state = stateOf(lifecycle.snapshot);
-  // Only the unacknowledged signals are read: a long-lived team's inbox holds its whole history.
+  // Only the unacknowledged signals are read: a long-lived team's inbox holds its whole history (and an
+  // ack per signal of it, taken as listed, as the monitor does).
   const pending: SignalMessage[] = [];
-  for await (const batch of backend.signals.inbox({ id: team.domainId, entry: team }).pendingBatches())
+  const inbox = backend.signals.inbox({ id: team.domainId, entry: team });
+  for await (const batch of inbox.pendingBatches({ trustAcks: true }))
     pending.push(...batch.signals.map((s) => s.message));
   return {
     machine: lifecycle.entry.id,
