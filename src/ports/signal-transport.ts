@@ -71,6 +71,12 @@ export interface TransportSendOptions extends TransportWriteOptions {
    * (which grows with the federation's history) — unless it gets to the copies late.
    */
   claimed?: boolean;
+  /**
+   * With `idempotent`: when the id was first claimed (its `sent` fact's timestamp). A retry's copies were
+   * most likely stored then, so a file transport looks at that instant's names first, and searches every
+   * signal of the type and subject (which grow with the federation's history) only when they are not there.
+   */
+  firstSentAt?: string;
 }
 
 export interface SentSignal {
@@ -135,6 +141,12 @@ export interface PendingBatchOptions extends ReadBoxOptions {
    * signal's type from its name), so a reader that wants a box's few questions does not parse its reports.
    */
   types?: readonly SignalType[];
+  /**
+   * For a reader that only shows what is pending (`fed team show`), never consumes it: an adapter may take
+   * an acknowledgment it lists as valid without reading it, as the monitor's census does — a long-lived
+   * inbox holds one per signal of its history.
+   */
+  trustAcks?: boolean;
 }
 
 export interface WatchOptions {

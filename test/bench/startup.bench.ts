@@ -6,6 +6,12 @@
  * collector listening — the out-of-the-box configuration — so the figures include whatever that costs.
  * The `fed` bin's code cache starts empty (a folder of this run): each command's first round compiles and
  * leaves its cache, the later rounds use it, as an agent's repeated `fed event` does.
+ *
+ * Issue 31: the same commands, and `fed team show`, must not grow with the federation — ≤ 1.8× in a
+ * federation of 1 000 teams and in one with a long history (test/helpers/big-federations.ts says what each holds).
+ * There every command is a real one too: a `fed event` in the big federation moves a fresh team
+ * preparing → scanning; in the long one, a question arrives (untimed, as the team actor applies it) and
+ * `fed event ANSWER_SENT` moves the consultant researching → ready, each reporting to meta.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,8 +24,14 @@ import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { FED_BIN } from '../helpers/fed-cli.js';
 import { reportInterleavedRatios } from './harness.js';
 import { openFederation } from '../../src/engine/context.js';
+import { askQuestion, longHistoryFederation, manyTeamsFederation } from '../helpers/big-federations.js';
 
 const ROUNDS = 11;
+/** Rounds in the big federations, whose every round needs a fresh team or a new question. */
+const BIG_ROUNDS = 7;
+const TEAMS = 1_000;
+/** Questions the long-lived consultant has answered: 10 000 transitions in its journal, and as many reports. */
+const ANSWERED = 5_000;
 
 function timed(args: readonly string[], env: NodeJS.ProcessEnv = {}): number {
   const started = performance.now();
@@ -74,5 +86,41 @@ export default async function startupBench(): Promise<void> {
     ],
     ROUNDS,
   );
+  await bigFederations(codeCache, root, teams[0]!);
   rmSync(root, { recursive: true, force: true });
+}
+
+/** `fed event` and `fed team show` in a small federation (`small`), one of 1 000 teams, and one with a long history. */
+async function bigFederations(codeCache: string, small: string, smallTeam: string): Promise<void> {
+  const many = await manyTeamsFederation(TEAMS, BIG_ROUNDS + 1);
+  const long = await longHistoryFederation(ANSWERED);
+  const env = (root: string) => ({ FED_ROOT: root, FED_CODE_CACHE: codeCache, FED_TELEMETRY_ENABLED: 'false' });
+  let nextTeam = 0;
+  let question = ANSWERED;
+  const manyEvent = () =>
+    timed(
+      [FED_BIN, 'event', '--team', many.ready[nextTeam++]!, 'PLAN_READY', '--data', '{"sources":["src"]}'],
+      env(many.root),
+    );
+  const longEvent = async () => {
+    await askQuestion(long.root, long.team, question++);
+    return timed([FED_BIN, 'event', '--team', long.team, 'ANSWER_SENT'], env(long.root));
+  };
+  const show = (root: string, team: string) => () => timed([FED_BIN, 'team', 'show', team], env(root));
+  // Once untimed: the code caches of `team show` are made, and the long history's first command settles
+  // what the builder's last batch owed (as the first command after a busy consumer does).
+  show(small, smallTeam)();
+  await longEvent();
+  await reportInterleavedRatios(
+    { name: "node -e ''", run: () => timed(['-e', '']) },
+    [
+      { name: `fed event, ${TEAMS} teams`, run: manyEvent, max: 1.8 },
+      { name: `fed event, ${ANSWERED} questions answered`, run: longEvent, max: 1.8 },
+      { name: 'fed team show, small federation', run: show(small, smallTeam), max: 1.8 },
+      { name: `fed team show, ${TEAMS} teams`, run: show(many.root, many.ready[BIG_ROUNDS]!), max: 1.8 },
+      { name: `fed team show, ${ANSWERED} questions answered`, run: show(long.root, long.team), max: 1.8 },
+    ],
+    BIG_ROUNDS,
+  );
+  for (const root of [many.root, long.root]) rmSync(root, { recursive: true, force: true });
 }

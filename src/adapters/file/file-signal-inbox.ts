@@ -100,6 +100,7 @@ export class FileSignalInbox implements SignalInbox {
       verify: options.verify ?? false,
       settleMs: this.settleMs,
       types: options.types,
+      trustAcks: options.trustAcks,
     });
   }
 

@@ -15,6 +15,7 @@ import type { CheckedWorkspaces } from '../checked-workspaces.js';
 import { partyWorkspace } from './signals/resolve-workspace.js';
 import { deliverSignal } from './signals/send-signal.js';
 import { censusOfBoxes } from './box-census.js';
+import { signalFileName } from './signals/signal-file-name.js';
 import { FileSignalInbox, FileSignalOutbox } from './file-signal-inbox.js';
 
 /**
@@ -42,9 +43,17 @@ export class FileSignalTransport implements SignalTransport {
     );
     if (sender.entry === undefined) this.workspaces.meta.beforeWrite(sender.outbox);
     const earlier = !options.idempotent ? 'none' : options.claimed ? 'same-name' : 'same-subject';
-    return deliverSignal(recipient, sender, { message, text: toJsonText(message) }, earlier, {
-      durable: options.durable ?? true,
-    });
+    const firstName =
+      options.firstSentAt === undefined ? undefined : signalFileName({ ...message, timestamp: options.firstSentAt });
+    return deliverSignal(
+      recipient,
+      sender,
+      { message, text: toJsonText(message) },
+      { earlier, firstName },
+      {
+        durable: options.durable ?? true,
+      },
+    );
   }
 
   inbox(party: SignalParty, options: InboxOptions = {}): FileSignalInbox {

@@ -10,7 +10,7 @@ import {
   type JournalLine,
   type LifecycleEnvelope,
 } from '../../core/schema/lifecycle-state.js';
-import { parseJsonLines } from '../../core/schema/json-lines.js';
+import { lastJsonLines } from '../../core/schema/json-lines.js';
 
 /** The envelope as stored, or undefined when the team has no lifecycle state yet. Broken files are reported, never replaced. */
 export function readEnvelope(workspace: string): LifecycleEnvelope | undefined {
@@ -38,15 +38,10 @@ function readTailText(file: string, bytes: number): string {
   return readTail(file, bytes).tail.toString('utf8');
 }
 
-/** Journal entries in `text`; a line cut short by a crash mid-append, or cut by the tail window, is not one. */
-function parseJournalLines(text: string): JournalLine[] {
-  return parseJsonLines(text, journalLineSchema);
-}
-
 /** The last `count` journal lines, oldest first. */
 export function readJournalTail(workspace: string, count: number): JournalLine[] {
   const text = readTailText(workspacePaths(workspace).journal, TAIL_BYTES * Math.max(1, Math.ceil(count / 100)));
-  return parseJournalLines(text).slice(-count);
+  return lastJsonLines(text, journalLineSchema, count);
 }
 
 /**
@@ -63,7 +58,7 @@ export function appendJournalLines(
   if (lines.length === 0) return 0;
   const file = workspacePaths(workspace).journal;
   const { tail, size } = readTail(file, TAIL_BYTES);
-  const lastSeq = parseJournalLines(tail.toString('utf8')).at(-1)?.seq ?? 0;
+  const lastSeq = lastJsonLines(tail.toString('utf8'), journalLineSchema, 1)[0]?.seq ?? 0;
   const missing = lines.filter((line) => line.seq > lastSeq);
   if (missing.length === 0) return 0;
   // The state folder is there: the lifecycle store makes sure of it when it checks the workspace.

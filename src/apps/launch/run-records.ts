@@ -7,7 +7,7 @@ import { toJsonText } from '../../core/json-text.js';
 import { readFileTail, readJsonFile, readTextFile } from '../../infra/fs/read-json-file.js';
 import { workspacePaths } from '../../core/layout.js';
 import { currentRunSchema, launchRunSchema, type CurrentRun, type LaunchRun } from '../../core/schema/launch-run.js';
-import { parseJsonLines } from '../../core/schema/json-lines.js';
+import { lastJsonLines, parseJsonLines } from '../../core/schema/json-lines.js';
 
 /**
  * A team's agent runs on disk: the run in progress (`.fed/launch/agent.json`, written when the agent
@@ -45,7 +45,8 @@ export function appendRun(fed: Federation, team: RegistryEntry, run: LaunchRun):
 
 /** The last finished run of a team, or null when it never ran (torn or foreign lines are skipped). */
 export function readLastRun(workspace: string): LaunchRun | null {
-  return readRecentRuns(workspace).at(-1) ?? null;
+  const tail = runsJournalTail(workspacePaths(workspace).runsJournal, 256 * 1024);
+  return lastJsonLines(tail, launchRunSchema, 1)[0] ?? null;
 }
 
 /** The team's latest finished runs, oldest first: those in the journal's last 256 KiB. */

@@ -9,6 +9,21 @@ export function parseJsonLines<T>(text: string, schema: z.ZodType<T>): T[] {
   return parseJsonRecords(text.split('\n'), schema);
 }
 
+/**
+ * The last `count` valid records of JSON Lines `text`, oldest first: what `parseJsonLines(text).slice(-count)`
+ * gives, found from the end, so a journal's whole window is not validated for its last lines.
+ */
+export function lastJsonLines<T>(text: string, schema: z.ZodType<T>, count: number): T[] {
+  const records: T[] = [];
+  let end = text.length;
+  while (records.length < count && end > 0) {
+    const start = text.lastIndexOf('\n', end - 1) + 1;
+    records.push(...parseJsonRecords([text.slice(start, end)], schema));
+    end = start - 1;
+  }
+  return records.reverse();
+}
+
 /** The valid records among JSON texts, one record each (a journal's lines, a stream's messages), in order; others are skipped. */
 export function parseJsonRecords<T>(texts: Iterable<string>, schema: z.ZodType<T>): T[] {
   const records: T[] = [];

@@ -1,5 +1,6 @@
 import type { JournalLine } from '../../core/schema/lifecycle-state.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
+import type { SignalMessage } from '../../core/schema/signal.js';
 import { loadTeamLifecycle } from './team-lifecycle.js';
 import { stateOf } from './state-of.js';
 import type { Federation } from '../context.js';
@@ -27,7 +28,12 @@ export async function viewLifecycle(fed: Federation, team: RegistryEntry, recent
   const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
   const { context } = lifecycle.snapshot;
   const state = stateOf(lifecycle.snapshot);
-  const inbox = await backend.signals.inbox({ id: team.domainId, entry: team }).list();
+  // Only the unacknowledged signals are read: a long-lived team's inbox holds its whole history (and an
+  // ack per signal of it, taken as listed, as the monitor does).
+  const pending: SignalMessage[] = [];
+  const inbox = backend.signals.inbox({ id: team.domainId, entry: team });
+  for await (const batch of inbox.pendingBatches({ trustAcks: true }))
+    pending.push(...batch.signals.map((s) => s.message));
   return {
     machine: lifecycle.entry.id,
     machineVersion: lifecycle.entry.version,
@@ -36,9 +42,7 @@ export async function viewLifecycle(fed: Federation, team: RegistryEntry, recent
     pausedFrom: context.pausedFrom ?? null,
     mission: context.mission ? { subject: context.mission.subject, signalId: context.mission.signalId } : null,
     failure: context.failure ?? null,
-    pending: inbox.signals
-      .filter((s) => !s.message.acknowledged)
-      .map(({ message: m }) => ({ id: m.id, type: m.type, from: m.from, subject: m.subject, timestamp: m.timestamp })),
+    pending: pending.map((m) => ({ id: m.id, type: m.type, from: m.from, subject: m.subject, timestamp: m.timestamp })),
     recent: await backend.lifecycles.journalTail(team, recentCount),
   };
 }

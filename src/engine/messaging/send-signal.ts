@@ -73,11 +73,12 @@ export async function sendSignal(
   assertActsAsCaller(registry, options.caller, sender.id, 'sender (--from)');
   const built = buildMessage(request, sender.id, recipient.id, now);
   const durable = options.durable ?? true;
-  const publish = (message: SignalMessage, claimed: boolean) =>
+  // A retry passes when the id was first sent, so the transport looks for that send's copies first.
+  const publish = (message: SignalMessage, claimed: boolean, firstSentAt?: string) =>
     backend.signals.send(
       message,
       { from: sender, to: recipient },
-      { durable, idempotent: request.id !== undefined, claimed },
+      { durable, idempotent: request.id !== undefined, claimed, ...(firstSentAt !== undefined && { firstSentAt }) },
     );
   // The delivery facts (#16): the id claimed and the reply target checked before anything is published —
   // or, for an id made here, which no other send can hold, while it is published where that saves a round trip.
@@ -91,7 +92,12 @@ export async function sendSignal(
   );
   if (records.archived) return { ...records.archived, warnings: [] };
   const sent =
-    records.published ?? (await publish(retryMessage(built, records.claim, now), records.claim.outcome === 'claimed'));
+    records.published ??
+    (await publish(
+      retryMessage(built, records.claim, now),
+      records.claim.outcome === 'claimed',
+      records.claim.outcome === 'retry' ? records.claim.firstSentAt : undefined,
+    ));
   await records.delivered(sent.message);
   // A retry that only completed a missing copy sent nothing new.
   if (sent.delivered) recordSignalSent(sender.id, sent.message.type);

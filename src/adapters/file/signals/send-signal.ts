@@ -32,19 +32,28 @@ interface StoredCopy {
  */
 export type EarlierCopies = 'none' | 'same-name' | 'same-subject';
 
+/** Where to look for earlier copies: `earlier`, and for a retry the name its id's first send stored it under. */
+export interface EarlierLookup {
+  earlier: EarlierCopies;
+  /** The file name of the signal as first sent (TransportSendOptions.firstSentAt), looked at before the others. */
+  firstName?: string;
+}
+
 /**
  * The file-signal-v1 delivery of a validated message (`text` is its file content): the inbox copy, then
- * the outbox copy. Unless `earlier` is `none`, the caller chose the id, so a retry completes what is
- * missing instead of delivering again.
+ * the outbox copy. Unless `lookup.earlier` is `none`, the caller chose the id, so a retry completes what
+ * is missing instead of delivering again.
  */
 export async function deliverSignal(
   recipient: SignalWorkspace,
   sender: SignalWorkspace,
   fresh: { message: SignalMessage; text: string },
-  earlier: EarlierCopies,
+  lookup: EarlierLookup,
   writeOptions: WriteOptions,
 ): Promise<SentSignal> {
-  const deliver = () => deliverCopies(recipient, sender, fresh, inTime(earlier, fresh.message), writeOptions);
+  const { earlier } = lookup;
+  const deliver = () =>
+    deliverCopies(recipient, sender, fresh, { ...lookup, earlier: inTime(earlier, fresh.message) }, writeOptions);
   // Retries with one id may run at once (a caller that timed out and retried while the first still
   // runs): under a lock per recipient and id, each finds the copies the one before it wrote.
   return earlier === 'none'
@@ -78,18 +87,15 @@ async function deliverCopies(
   recipient: SignalWorkspace,
   sender: SignalWorkspace,
   fresh: { message: SignalMessage; text: string },
-  earlier: EarlierCopies,
+  lookup: EarlierLookup,
   writeOptions: WriteOptions,
 ): Promise<SentSignal> {
-  const inInbox = findSentCopy(recipient.inbox, { owner: recipient.id, box: 'inbox' }, fresh.message, earlier);
+  const inInbox = findSentCopy(recipient.inbox, { owner: recipient.id, box: 'inbox' }, fresh.message, lookup);
   // An outbox copy is published under its inbox copy's name (below), which a collision may have suffixed.
-  const inOutbox = findSentCopy(
-    sender.outbox,
-    { owner: sender.id, box: 'outbox' },
-    fresh.message,
-    earlier,
-    inInbox?.file,
-  );
+  const inOutbox = findSentCopy(sender.outbox, { owner: sender.id, box: 'outbox' }, fresh.message, {
+    ...lookup,
+    firstName: inInbox?.file ?? lookup.firstName,
+  });
   const stored = inInbox?.message ?? inOutbox?.message;
   const message = stored ?? fresh.message;
   const text = stored ? toJsonText(stored) : fresh.text;
@@ -190,16 +196,16 @@ function linkSignalFile(temp: string, dir: string, name: string, options: WriteO
 
 /**
  * The copy of signal `wanted.id` already in `dir`, if any, looked for where `earlier` says — for
- * `same-name`, the run of names from `name` (default: the signal's own file name). A retried send repeats
- * the type and subject, so only files named for them are parsed. The same id on different content is
- * refused: it is a new signal reusing an id, not a retry.
+ * `same-name`, the run of names from `firstName` (default: the signal's own file name); for a retry
+ * (`same-subject`), that run first, then every file named for the signal's type and subject (a retried
+ * send repeats them, so only those are parsed). The same id on different content is refused: it is a new
+ * signal reusing an id, not a retry.
  */
 function findSentCopy(
   dir: string,
   expect: BoxExpectation,
   wanted: SignalMessage,
-  earlier: EarlierCopies,
-  name = signalFileName(wanted),
+  { earlier, firstName }: EarlierLookup,
 ): StoredCopy | undefined {
   if (earlier === 'none') return undefined;
   const readCopy = (file: string): StoredCopy | undefined | typeof ABSENT => {
@@ -208,12 +214,15 @@ function findSentCopy(
     return message?.id === wanted.id ? { file, message } : undefined;
   };
   let copy: StoredCopy | undefined;
-  if (earlier === 'same-name') copy = findInNameRun(dir, name, readCopy);
-  else
-    for (const file of sameSubjectFiles(dir, wanted)) {
+  if (earlier === 'same-name') copy = findInNameRun(dir, firstName ?? signalFileName(wanted), readCopy);
+  else {
+    // Where the first send stored it spares reading every same-subject signal of the box's history.
+    if (firstName !== undefined) copy = findInNameRun(dir, firstName, readCopy);
+    for (const file of copy ? [] : sameSubjectFiles(dir, wanted)) {
       const read = readCopy(file);
       if (read !== ABSENT && (copy = read)) break;
     }
+  }
   const differing = copy
     ? (['from', 'to', 'type', 'subject', 'body'] as const).filter((key) => copy.message[key] !== wanted[key])
     : [];
