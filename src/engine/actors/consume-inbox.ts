@@ -169,7 +169,10 @@ export class TeamInboxConsumer {
     pass: Pass,
     result: ConsumeResult,
   ): Promise<void> {
-    const lifecycle = await this.load();
+    // The lifecycle as loaded at the pass's start or written by the batch before: not asked for again. One
+    // changed meanwhile by another writer is found by the apply's own load under the section (which alone
+    // decides what is applied), and the envelope's compare-and-swap refuses a write on an older version.
+    const lifecycle = this.lifecycle ?? (await this.load());
     const { envelope } = lifecycle;
     const done = new Set([...envelope.processed, ...(envelope.held ?? []).map((h) => h.id)]);
     batch = await this.withoutIntruders(batch, done, result);
