@@ -37,6 +37,12 @@ export interface ConsumerOptions extends ApplyOptions {
    * loses nothing): Ctrl-C during a long backlog ends within a batch, not at its end.
    */
   signal?: AbortSignal;
+  /**
+   * The caller consumes again on every arrival, one heard during a consume included (`fed actors run`
+   * watching the inboxes): a pass that applied, held nothing back and owes nothing then ends the consume,
+   * instead of reading the inbox once more only to find what the next arrival will bring anyway.
+   */
+  consumesOnArrival?: boolean;
 }
 
 /**
@@ -99,6 +105,7 @@ export class TeamInboxConsumer {
         progressed: false,
         deferred: false,
         sawInvalid: false,
+        releasedHeld: false,
       };
       const batchSize = this.options.batchSize ?? 256;
       let quarantinedAny = false;
@@ -155,6 +162,7 @@ export class TeamInboxConsumer {
         result.deferred = pass.pendingSeen;
         return result;
       }
+      if (this.options.consumesOnArrival && !pass.deferred && !pass.releasedHeld && !this.owesEffects) return result;
     }
   }
 
@@ -236,6 +244,7 @@ export class TeamInboxConsumer {
     if (heldReady) {
       pass.pendingSeen += applied.processedSignalIds.length;
       pass.progressed ||= applied.processedSignalIds.length > 0;
+      pass.releasedHeld ||= applied.processedSignalIds.length > 0;
     }
     await this.took(applied, result);
   }
@@ -367,4 +376,6 @@ interface Pass {
   deferred: boolean;
   /** The read reported an invalid entry that may be quarantined (it may be the broken ack of a signal in the dedupe record). */
   sawInvalid: boolean;
+  /** The compaction applied held signals: the next pass acknowledges them. */
+  releasedHeld: boolean;
 }
