@@ -33,7 +33,9 @@ const ACK_WINDOW = 256;
 /**
  * One party's inbox in JetStream: the messages on `fed.<federation>.inbox.<party>.*`, each shown with its
  * acknowledgment from the ack bucket. What was read is kept, so reading again costs only what arrived
- * (messages and acknowledgments both are read from the last sequence seen).
+ * (messages and acknowledgments both are read from the last sequence seen) — except what a read of the
+ * pending signals finds acknowledged: a consumer never asks for it again, so it is dropped, and the inbox
+ * holds what is pending however long it runs. A later read of the whole inbox reads it again.
  */
 export class JetStreamInbox implements SignalInbox {
   readonly party: string;
@@ -47,6 +49,8 @@ export class JetStreamInbox implements SignalInbox {
   private lastAckSeq = 0;
   /** Sequences (KV revisions) of the acks this inbox created since its last read of the ack stream. */
   private readonly ownAckSeqs = new Set<number>();
+  /** Whether acknowledged signals were dropped: a read that shows them starts over. */
+  private dropped = false;
 
   constructor(
     private readonly streams: () => Promise<FederationStreams>,
@@ -58,16 +62,24 @@ export class JetStreamInbox implements SignalInbox {
     this.location = `${streamWhere} subject ${names.inboxFilter(party.id)}`;
   }
 
-  /** Read what arrived since the last read: new messages, and acknowledgments recorded since. */
+  /**
+   * Read what arrived since the last read: new messages, and acknowledgments recorded since. The two reads
+   * are independent (an ack read for a message the other read missed waits in `acks` for it), so they
+   * are in flight together.
+   */
   private async refresh(): Promise<void> {
     const names = this.names;
     const { session } = await this.streams();
-    const records = await readSubjectSince(
-      session,
-      names.signalStream,
-      names.inboxFilter(this.party),
-      this.lastSignalSeq,
-    );
+    const [records, ackRecords] = await Promise.all([
+      readSubjectSince(session, names.signalStream, names.inboxFilter(this.party), this.lastSignalSeq),
+      readSubjectSince(
+        session,
+        `KV_${names.ackBucket}`,
+        `$KV.${names.ackBucket}.${this.party}.>`,
+        this.lastAckSeq,
+        (last) => this.onlyOwnAcks(last),
+      ),
+    ]);
     for (const record of records) {
       this.lastSignalSeq = Math.max(this.lastSignalSeq, record.seq);
       this.storedAt.set(String(record.seq), record.storedAt);
@@ -75,13 +87,6 @@ export class JetStreamInbox implements SignalInbox {
       if ('signal' in judged) this.signals.set(judged.signal.file, judged.signal);
       else this.invalid.set(judged.invalid.file, judged.invalid);
     }
-    const ackRecords = await readSubjectSince(
-      session,
-      `KV_${names.ackBucket}`,
-      `$KV.${names.ackBucket}.${this.party}.>`,
-      this.lastAckSeq,
-      (last) => this.onlyOwnAcks(last),
-    );
     for (const record of ackRecords) {
       this.lastAckSeq = Math.max(this.lastAckSeq, record.seq);
       const ack = parseAck(record.data);
@@ -102,6 +107,32 @@ export class JetStreamInbox implements SignalInbox {
     return true;
   }
 
+  /** Read what arrived, after starting over when acknowledged signals were dropped and `whole` wants them. */
+  private async read(whole: boolean): Promise<void> {
+    if (whole && this.dropped) {
+      this.signals.clear();
+      this.invalid.clear();
+      this.acks.clear();
+      this.storedAt.clear();
+      this.ownAckSeqs.clear();
+      this.lastSignalSeq = 0;
+      this.lastAckSeq = 0;
+      this.dropped = false;
+    }
+    await this.refresh();
+  }
+
+  /** Drop the signals read that are acknowledged (and their acks and times): nobody asks for them again. */
+  private dropAcknowledged(): void {
+    for (const [file, entry] of this.signals) {
+      if (!this.acks.get(entry.message.id)?.acknowledged) continue;
+      this.signals.delete(file);
+      this.storedAt.delete(file);
+      this.acks.delete(entry.message.id);
+      this.dropped = true;
+    }
+  }
+
   private result(filter: (entry: SignalEntry) => boolean): SignalReadResult {
     const signals = [...this.signals.values()]
       .map((entry) => withAck(entry, this.acks.get(entry.message.id)))
@@ -111,18 +142,19 @@ export class JetStreamInbox implements SignalInbox {
   }
 
   async list(): Promise<SignalReadResult> {
-    await this.refresh();
+    await this.read(true);
     return this.result(() => true);
   }
 
   async pending(): Promise<SignalReadResult> {
-    await this.refresh();
+    await this.read(false);
+    this.dropAcknowledged();
     return this.result((entry) => !entry.message.acknowledged);
   }
 
   /**
-   * The pending signals of one read, handed out in slices. The inbox keeps what it read anyway (reading
-   * again costs only what arrived), so this bounds the work per batch, not what the inbox holds.
+   * The pending signals of one read, handed out in slices: this bounds the work per batch; the inbox holds
+   * the pending signals only (see the class).
    */
   async *pendingBatches(options: PendingBatchOptions = {}): AsyncGenerator<SignalReadResult> {
     const { signals: pending, invalid } = await this.pending();
@@ -142,7 +174,7 @@ export class JetStreamInbox implements SignalInbox {
     const wanted = id.toLowerCase();
     const hinted = await this.findByHint(wanted);
     if (hinted) return [hinted];
-    await this.refresh();
+    await this.read(true);
     return this.result((entry) => entry.message.id === wanted).signals;
   }
 
@@ -178,7 +210,7 @@ export class JetStreamInbox implements SignalInbox {
       }
       return undefined;
     }
-    await this.refresh();
+    await this.read(true);
     const signal = this.signals.get(handle);
     if (signal) return { signal: withAck(signal, this.acks.get(signal.message.id)) };
     const bad = this.invalid.get(handle);
@@ -324,7 +356,7 @@ export class JetStreamInbox implements SignalInbox {
 
   /** For the watch: what arrived since the last read, and the highest sequence read so far. */
   async readNew(afterSeq: number): Promise<{ signals: SignalEntry[]; invalid: InvalidSignalFile[]; lastSeq: number }> {
-    await this.refresh();
+    await this.read(true);
     const fresh = this.result((entry) => Number(entry.file) > afterSeq);
     return {
       signals: fresh.signals,

@@ -1,4 +1,4 @@
-import type { DeliverPolicy, MsgRequest } from '@nats-io/jetstream';
+import type { DeliverPolicy, MsgRequest, StoredMsg } from '@nats-io/jetstream';
 import type { JetStreamSession } from './connect-jetstream.js';
 import { retryTransient, TransientJetStreamError } from './transient.js';
 
@@ -23,8 +23,10 @@ export interface StreamRecord {
 
 /**
  * Every message of `stream` matching `filter` with a sequence above `afterSeq`, in stream order, up to
- * the last one stored when the call began. One lookup at the stream's leader answers "nothing new" (the common case of
- * a poll); otherwise an ordered consumer streams them in batches — never one request per message.
+ * the last one stored when the call began. Two lookups at the stream's leader, in flight together — the
+ * last message on `filter` and the first after `afterSeq` — answer "nothing new" and "one new message"
+ * (the common cases of a poll and of a running consumer woken by an arrival) in one round trip; only when
+ * more arrived does an ordered consumer stream the rest in batches — never one request per message.
  */
 export async function readSubjectSince(
   session: JetStreamSession,
@@ -37,9 +39,15 @@ export async function readSubjectSince(
   // Asked of the stream's leader, not with a direct get: streams allow direct gets, which any replica
   // answers, and a replica behind the leader named an older last message (a read right after a publish
   // then missed it: seen as 49 of 50 records on a 3-node cluster under load).
-  const last = await retryTransient(() => session.jsm.streams.getMessage(stream, { last_by_subj: filter }));
+  const [last, next] = await Promise.all([
+    retryTransient(() => session.jsm.streams.getMessage(stream, { last_by_subj: filter })),
+    retryTransient(() => nextStored(session, stream, filter, afterSeq)),
+  ]);
   if (!last || last.seq <= afterSeq || known?.(last.seq)) return [];
-  const records: StreamRecord[] = [];
+  // The first message after `afterSeq` is the last one: it is all there is to read.
+  if (next?.seq === last.seq) return [storedRecord(last)];
+  // Read already, by the lookup: the consumer starts after it.
+  const records: StreamRecord[] = next && next.seq < last.seq ? [storedRecord(next)] : [];
   // A retry goes on from the last record read: what was read stays read.
   return retryTransient(async () => {
     const consumer = await session.js.consumers.get(stream, {
@@ -92,10 +100,34 @@ async function storedAfter(
   afterSeq: number,
   lastSeq: number,
 ): Promise<boolean> {
-  // The client's types omit next_by_subj for this (leader-served) request; the server has taken it since 2.9.
-  const next = await session.jsm.streams.getMessage(stream, {
-    seq: afterSeq + 1,
-    next_by_subj: filter,
-  } as unknown as MsgRequest);
+  const next = await nextStored(session, stream, filter, afterSeq);
   return next !== null && next.seq <= lastSeq;
+}
+
+/** The first message on `filter` after `afterSeq`, asked of the stream's leader; null when there is none. */
+function nextStored(session: JetStreamSession, stream: string, filter: string, afterSeq: number) {
+  // The client's types omit next_by_subj for this (leader-served) request; the server has taken it since 2.9.
+  return session.jsm.streams.getMessage(stream, { seq: afterSeq + 1, next_by_subj: filter } as unknown as MsgRequest);
+}
+
+/** A message as a stream lookup returns it, as the adapter keeps it. */
+function storedRecord(message: StoredMsg): StreamRecord {
+  const headers: Record<string, string> = {};
+  for (const [key] of message.header ?? []) headers[key] = message.header.get(key);
+  return {
+    seq: message.seq,
+    subject: message.subject,
+    data: message.data,
+    storedAt: storedAtMs(message.timestamp),
+    headers,
+  };
+}
+
+/**
+ * The server's RFC 3339 time (to the nanosecond) as ms since the epoch with a fraction, as a consumer's
+ * `timestampNanos / 1e6` gives it: Date.parse keeps only milliseconds, so the fraction is added back.
+ */
+function storedAtMs(timestamp: string): number {
+  const fraction = /\.(\d+)Z$/.exec(timestamp)?.[1] ?? '';
+  return Date.parse(timestamp.replace(/\.\d+Z$/, 'Z')) + Number(`0.${fraction || '0'}`) * 1000;
 }

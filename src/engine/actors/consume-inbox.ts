@@ -37,6 +37,12 @@ export interface ConsumerOptions extends ApplyOptions {
    * loses nothing): Ctrl-C during a long backlog ends within a batch, not at its end.
    */
   signal?: AbortSignal;
+  /**
+   * The caller consumes again on every arrival, one heard during a consume included (`fed actors run`
+   * watching the inboxes): a pass that applied, held nothing back and owes nothing then ends the consume,
+   * instead of reading the inbox once more only to find what the next arrival will bring anyway.
+   */
+  consumesOnArrival?: boolean;
 }
 
 /**
@@ -99,6 +105,7 @@ export class TeamInboxConsumer {
         progressed: false,
         deferred: false,
         sawInvalid: false,
+        releasedHeld: false,
       };
       const batchSize = this.options.batchSize ?? 256;
       let quarantinedAny = false;
@@ -155,6 +162,7 @@ export class TeamInboxConsumer {
         result.deferred = pass.pendingSeen;
         return result;
       }
+      if (this.options.consumesOnArrival && !pass.deferred && !pass.releasedHeld && !this.owesEffects) return result;
     }
   }
 
@@ -169,7 +177,10 @@ export class TeamInboxConsumer {
     pass: Pass,
     result: ConsumeResult,
   ): Promise<void> {
-    const lifecycle = await this.load();
+    // The lifecycle as loaded at the pass's start or written by the batch before: not asked for again. One
+    // changed meanwhile by another writer is found by the apply's own load under the section (which alone
+    // decides what is applied), and the envelope's compare-and-swap refuses a write on an older version.
+    const lifecycle = this.lifecycle ?? (await this.load());
     const { envelope } = lifecycle;
     const done = new Set([...envelope.processed, ...(envelope.held ?? []).map((h) => h.id)]);
     batch = await this.withoutIntruders(batch, done, result);
@@ -233,6 +244,7 @@ export class TeamInboxConsumer {
     if (heldReady) {
       pass.pendingSeen += applied.processedSignalIds.length;
       pass.progressed ||= applied.processedSignalIds.length > 0;
+      pass.releasedHeld ||= applied.processedSignalIds.length > 0;
     }
     await this.took(applied, result);
   }
@@ -364,4 +376,6 @@ interface Pass {
   deferred: boolean;
   /** The read reported an invalid entry that may be quarantined (it may be the broken ack of a signal in the dedupe record). */
   sawInvalid: boolean;
+  /** The compaction applied held signals: the next pass acknowledges them. */
+  releasedHeld: boolean;
 }

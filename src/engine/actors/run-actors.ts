@@ -168,7 +168,8 @@ async function join(
       ? (team: string, steps: LifecycleStep[], state: string) => reportSteps(team, steps, state, options)
       : undefined;
     const team: RunningTeam = {
-      consumer: new TeamInboxConsumer(fed, entry, { ...options, onSteps }),
+      // Watching, every arrival wakes a consume (see below): a consume need not read again for what came meanwhile.
+      consumer: new TeamInboxConsumer(fed, entry, { ...options, onSteps, consumesOnArrival: !options.once }),
       lease,
       stopWatch: undefined,
     };

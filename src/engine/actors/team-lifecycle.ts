@@ -110,9 +110,13 @@ async function loadAndSettle(fed: Federation, team: RegistryEntry, options: Appl
   // The caller's entry may be old (a consumer reads it once): archiving takes this section too, so the
   // status read here cannot change before the write below. Read once, and reused by the effects of
   // this apply (reports to meta, the registry status).
-  const shared = { registry: await fed.backend.registry.read() };
-  refuseArchived(findTeam(shared.registry, team.domainId) ?? team);
-  const lifecycle = await loadTeamLifecycle(team, fed.backend.lifecycles, options.known);
+  // The two reads are independent: in flight together.
+  const [registry, lifecycle] = await Promise.all([
+    fed.backend.registry.read(),
+    loadTeamLifecycle(team, fed.backend.lifecycles, options.known),
+  ]);
+  const shared = { registry };
+  refuseArchived(findTeam(registry, team.domainId) ?? team);
   const warnings = await settleEffects(fed, team, lifecycle, options, shared);
   // What the stored envelope owes and could not do now (a full or read-only disk) is carried into the
   // next envelope, so it is retried after this write too instead of being replaced and lost. Journal
@@ -143,7 +147,6 @@ async function saveWalk(
   // Compare-and-swap inside the section: a holder that lost it meanwhile (removed by hand, or fed doctor)
   // or whose envelope changed underneath must not write.
   const version = await fed.backend.lifecycles.write(team, next, lifecycle.version, section, options);
-  await options.afterSave?.(walk.processedNow);
   countSaved(team, lifecycle.entry, walk);
   // What a load of the new envelope would give, without reading it back: the next apply of this holder starts here.
   const saved: TeamLifecycle = {
@@ -153,7 +156,13 @@ async function saveWalk(
     stored: true,
     version,
   };
-  warnings.push(...(await settleEffects(fed, team, saved, options, start.shared)));
+  // The caller's acknowledgments and the new envelope's effects both only follow the write, and neither
+  // waits for the other: their round trips overlap.
+  const [, owed] = await Promise.all([
+    options.afterSave?.(walk.processedNow),
+    settleEffects(fed, team, saved, options, start.shared),
+  ]);
+  warnings.push(...owed);
   return applyResult(walk, warnings, saved);
 }
 

@@ -1,0 +1,44 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { JetStreamBackend } from '../../../src/adapters/jetstream/open-jetstream-backend.js';
+import { openFederation } from '../../../src/engine/context.js';
+import { sendSignal } from '../../../src/engine/messaging/send-signal.js';
+import { jetstreamFederations } from '../../helpers/jetstream-federation.js';
+import { skipWithoutNatsServer } from '../../helpers/nats-server.js';
+import { useNatsServer } from '../../helpers/use-nats-server.js';
+
+const SUITE = 'what a JetStream inbox holds while a consumer runs (issue #31, row 4), against a real nats-server';
+
+/** The inbox's caches, by size: what it holds per signal read. */
+function held(inbox: object): Record<string, number> {
+  const maps = inbox as Record<'signals' | 'acks' | 'storedAt', Map<unknown, unknown>>;
+  return { signals: maps.signals.size, acks: maps.acks.size, storedAt: maps.storedAt.size };
+}
+
+describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
+  const server = useNatsServer();
+
+  it('holds only the pending signals, however many were read and acknowledged; a whole read still shows all', async () => {
+    const made = await jetstreamFederations(server)(['docs']);
+    const backend = made.backend as JetStreamBackend;
+    const fed = openFederation(made.root, { backend });
+    const registry = await backend.registry.read();
+    const inbox = backend.signals.inbox({ id: 'docs', entry: made.teams.docs });
+    const send = () =>
+      sendSignal(fed, { to: 'docs', type: 'question', subject: `Q ${randomUUID()}`, body: 'x' }, { registry });
+    for (let round = 0; round < 5; round++) {
+      for (let i = 0; i < 10; i++) await send();
+      const { signals } = await inbox.pending();
+      expect(signals).toHaveLength(10);
+      expect((await inbox.acknowledge(signals)).acknowledged).toHaveLength(10);
+    }
+    await send();
+    expect((await inbox.pending()).signals).toHaveLength(1);
+    // 51 signals read, 50 acknowledged: the 50 are dropped at the read after their acks.
+    expect(held(inbox)).toEqual({ signals: 1, acks: 0, storedAt: 1 });
+    const all = await inbox.list();
+    expect(all.signals).toHaveLength(51);
+    expect(all.signals.filter((s) => s.message.acknowledged)).toHaveLength(50);
+    expect((await inbox.pending()).signals).toHaveLength(1);
+  });
+});
