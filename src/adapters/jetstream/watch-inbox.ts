@@ -2,6 +2,7 @@ import type { Subscription } from '@nats-io/transport-node';
 import type { InvalidSignalFile, SignalEntry, SignalSubscription, WatchOptions } from '../../ports/signal-transport.js';
 import type { FederationStreams } from './federation-streams.js';
 import type { JetStreamNames } from './names.js';
+import { wakeLatch } from '../../infra/watch/wake-latch.js';
 
 /**
  * Watch an inbox: every publish to the inbox subject also reaches a plain NATS subscription, which wakes
@@ -34,15 +35,9 @@ export function watchInbox(
   const backlog = options.backlog ?? 'none';
   let subscription: Subscription | undefined;
   let closed = false;
-  let wake: (() => void) | undefined;
   // A publish heard while the watch was reading is kept, so the next wait ends at once.
-  let woken = false;
-  const wakeUp = () => {
-    const resolve = wake;
-    wake = undefined;
-    if (resolve) resolve();
-    else woken = true;
-  };
+  const arrivals = wakeLatch();
+  const wakeUp = arrivals.wake;
   const close = () => {
     if (closed) return;
     closed = true;
@@ -89,14 +84,7 @@ export function watchInbox(
       if (closed) return;
       // A wake-up can overtake the store (a core subscriber may hear of a publish before the stream
       // shows it): after one that found nothing, look again shortly rather than a rescan later.
-      let timer: NodeJS.Timeout | undefined;
-      await new Promise<void>((resolve) => {
-        if (woken) return resolve();
-        wake = resolve;
-        timer = setTimeout(wakeUp, followUp ? FOLLOW_UP_MS : rescanMs);
-      });
-      clearTimeout(timer);
-      woken = false;
+      await arrivals.wait(followUp ? FOLLOW_UP_MS : rescanMs);
       if (closed) return;
       const fresh = await inbox.readNew(afterSeq);
       fresh.invalid.forEach(tell);

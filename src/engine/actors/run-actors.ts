@@ -10,6 +10,7 @@ import { TeamInboxConsumer, type ConsumeResult, type ConsumerOptions } from './c
 import { acquireTeamLease, type TeamLease } from './team-lease.js';
 import type { LifecycleStep } from './lifecycle-types.js';
 import type { Federation } from '../context.js';
+import { wakeLatch } from '../../infra/watch/wake-latch.js';
 
 export interface RunActorsOptions extends ConsumerOptions {
   /** Only this team (default: every active team with a lifecycle machine). */
@@ -103,23 +104,16 @@ export async function runActors(fed: Federation, options: RunActorsOptions = {})
     // Watch: a wake-up from any inbox's arrivals (or the rescan timer) consumes what is pending; teams
     // onboarded while running are picked up at the rescan. The wake-up reads nothing itself: the consumer's
     // read is the only one, so nothing is kept per signal between consumes.
-    let wake: (() => void) | undefined;
     // A wake-up heard while consuming is kept, so the next wait ends at once (its signal may have arrived
     // after the consume's read): it is never left to the rescan.
-    let woken = false;
-    const wakeUp = () => {
-      const resolve = wake;
-      wake = undefined;
-      if (resolve) resolve();
-      else woken = true;
-    };
+    const arrivals = wakeLatch();
+    const wakeUp = arrivals.wake;
     const timer = setInterval(wakeUp, options.rescanMs ?? 1_000);
     options.signal?.addEventListener('abort', wakeUp);
     try {
       for (const team of running.values()) watchTeam(team, wakeUp);
       while (!options.signal?.aborted) {
-        if (!woken) await new Promise<void>((resolve) => (wake = resolve));
-        woken = false;
+        await arrivals.wait();
         if (options.signal?.aborted) break;
         if (!options.team) {
           for (const added of await join(fed, options, running)) watchTeam(added, wakeUp);
