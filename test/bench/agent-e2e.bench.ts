@@ -7,17 +7,14 @@
  * (`npm run bench` builds first).
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { initFederation, onboardTeam, runActors, sendSignal, viewLifecycle } from '../../src/index.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { getTeam } from '../../src/core/find-team.js';
-import { workspacePaths } from '../../src/core/layout.js';
-import { type LaunchContext } from '../../src/core/schema/launch-context.js';
+import { initFederation, onboardTeam, runActors, sendSignal } from '../../src/index.js';
 import { openFederation } from '../../src/engine/context.js';
 import { builtBin, FED_BIN } from '../helpers/fed-cli.js';
+import { writeLaunchContext } from '../helpers/launch-context.js';
 import { generateRepository, rawReadAll } from './agent.bench.js';
 import { percentile, report } from './harness.js';
 
@@ -26,28 +23,10 @@ const MISSION = { subject: 'Survey the codebase', body: 'Read-only study.' };
 
 /** A team with the mission assigned, and the launch context the launcher would write for it. */
 async function teamWithMission(root: string, domain: string): Promise<string> {
-  const team = await onboardTeam(openFederation(root), { domain }, { durable: false });
+  await onboardTeam(openFederation(root), { domain }, { durable: false });
   await sendSignal(openFederation(root), { to: domain, type: 'directive', ...MISSION }, { durable: false });
   await runActors(openFederation(root), { once: true, team: domain });
-  const view = await viewLifecycle(openFederation(root), getTeam(readRegistry(root), domain));
-  const paths = workspacePaths(team.location);
-  const context: LaunchContext = {
-    team: domain,
-    archetype: 'deliverable',
-    root,
-    workspace: team.location,
-    codebase: root,
-    mission: { signalId: view.mission?.signalId ?? 'none', ...MISSION },
-    state: view.state,
-    deliverable: 'deliverable.md',
-    deliverablePath: join(team.location, 'deliverable.md'),
-    playbookSkillPath: null,
-    learningLogPath: paths.learningLog,
-    launchedAt: new Date().toISOString(),
-  };
-  mkdirSync(paths.launch, { recursive: true });
-  writeFileSync(paths.launchContext, JSON.stringify(context));
-  return paths.launchContext;
+  return writeLaunchContext(root, domain, MISSION);
 }
 
 export default async function agentEndToEndBench(): Promise<void> {

@@ -19,15 +19,13 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { initFederation, onboardTeam, runActors, sendSignal, viewLifecycle } from '../../src/index.js';
-import { getTeam } from '../../src/core/find-team.js';
+import { initFederation, onboardTeam, runActors, sendSignal } from '../../src/index.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { workspacePaths } from '../../src/core/layout.js';
-import type { LaunchContext } from '../../src/core/schema/launch-context.js';
 import { openFederation } from '../../src/engine/context.js';
 import { packageRoot } from '../../src/infra/package-info.js';
 import { encodeFrame, FRAME, FrameReader } from '../../src/infra/process/broker-protocol.js';
 import { builtBin, FED_BIN } from '../helpers/fed-cli.js';
+import { writeLaunchContext } from '../helpers/launch-context.js';
 import { report, reportRoundRatios, summarize } from './harness.js';
 
 const TEAMS = 8;
@@ -148,25 +146,7 @@ async function launchContexts(root: string): Promise<string[]> {
   await runActors(openFederation(root), { once: true });
   const files: string[] = [];
   for (const team of readRegistry(root).teams) {
-    const view = await viewLifecycle(openFederation(root), getTeam(readRegistry(root), team.domainId));
-    const paths = workspacePaths(team.location);
-    const context: LaunchContext = {
-      team: team.domainId,
-      archetype: 'deliverable',
-      root,
-      workspace: team.location,
-      codebase: root,
-      mission: { signalId: view.mission?.signalId ?? 'none', ...MISSION },
-      state: view.state,
-      deliverable: 'deliverable.md',
-      deliverablePath: join(team.location, 'deliverable.md'),
-      playbookSkillPath: null,
-      learningLogPath: paths.learningLog,
-      launchedAt: new Date().toISOString(),
-    };
-    mkdirSync(paths.launch, { recursive: true });
-    writeFileSync(paths.launchContext, JSON.stringify(context));
-    files.push(paths.launchContext);
+    files.push(await writeLaunchContext(root, team.domainId, MISSION));
   }
   return files;
 }

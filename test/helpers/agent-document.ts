@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { runAgent, type AgentIo } from '../../src/apps/agent/run-agent.js';
 import { checkDeliverable } from '../../src/index.js';
-import { workspacePaths } from '../../src/core/layout.js';
 import type { LaunchContext } from '../../src/core/schema/launch-context.js';
+import { deliverableContext } from './launch-context.js';
 import { tempDir } from './temp-dir.js';
 
 const LAUNCHED_AT = '2026-01-31T12:00:00.000Z';
@@ -27,21 +27,16 @@ export function agentContext(
   } = options;
   const workspace = join(tempDir(), team);
   mkdirSync(workspace);
-  return {
+  return deliverableContext({
     team,
-    archetype: 'deliverable',
     root: codebase,
     workspace,
     codebase,
     mission: { signalId: `sig-${team}`, ...mission },
     state,
-    deliverable: 'deliverable.md',
-    deliverablePath: join(workspace, 'deliverable.md'),
-    playbookSkillPath: null,
-    learningLogPath: workspacePaths(workspace).learningLog,
     launchedAt: LAUNCHED_AT,
     ...(fix ? { fix } : {}),
-  };
+  });
 }
 
 /** Run the built-in agent in-process at a fixed time; `report` stands in for `fed event` (default: ignored). */

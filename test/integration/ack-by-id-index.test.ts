@@ -1,21 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
 
-/** Every node:fs call on a path, by name and path (see actors-run-fs-calls.test.ts). */
-const calls: { op: string; path: string }[] = [];
-let counting = false;
-vi.mock('node:fs', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:fs')>();
-  const wrapped: Record<string, unknown> = { ...real };
-  for (const [name, value] of Object.entries(real)) {
-    if (typeof value !== 'function' || /^[A-Z]/.test(name)) continue;
-    const fn = value as (...args: unknown[]) => unknown;
-    wrapped[name] = Object.assign((...args: unknown[]) => {
-      if (counting) calls.push({ op: name, path: String(args[0]) });
-      return fn(...args);
-    }, fn);
-  }
-  return { ...wrapped, default: wrapped };
-});
+// Every node:fs call, by name and first argument (test/helpers/fs-calls.ts).
+vi.mock('node:fs', async (importOriginal) =>
+  (await import('../helpers/fs-calls.js')).countingFs(await importOriginal()),
+);
 
 const { existsSync, readdirSync, writeFileSync } = await import('node:fs');
 const { basename, dirname, join } = await import('node:path');
@@ -24,6 +12,7 @@ const { openFederation } = await import('../../src/engine/context.js');
 const { isSignalFileName, signalFileName } = await import('../../src/adapters/file/signals/signal-file-name.js');
 const { workspacePaths } = await import('../../src/core/layout.js');
 const { toJsonText } = await import('../../src/core/json-text.js');
+const { counted } = await import('../helpers/fs-calls.js');
 const { tempDir } = await import('../helpers/temp-dir.js');
 type SignalMessage = import('../../src/index.js').SignalMessage;
 
@@ -54,13 +43,7 @@ async function inboxWrittenByAnotherTool(count: number): Promise<{ root: string;
 
 /** Acknowledge `id` by id as `fed signal ack <id>` does; the signal files of the inbox it opened (not acks, not temp files). */
 async function ackCountingReads(root: string, inbox: string, id: string): Promise<string[]> {
-  calls.length = 0;
-  counting = true;
-  try {
-    await acknowledgeSignal(openFederation(root), 'docs', id, { durable: false });
-  } finally {
-    counting = false;
-  }
+  const { calls } = await counted(() => acknowledgeSignal(openFederation(root), 'docs', id, { durable: false }));
   return calls
     .filter((c) => c.op === 'openSync' && dirname(c.path) === inbox && isSignalFileName(basename(c.path)))
     .map((c) => c.path);

@@ -9,23 +9,13 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
  * subject in meta's inbox and the team's outbox (every transition report of the history), and `fed team
  * show` read the whole inbox to find the unacknowledged signals.
  */
-const calls: { op: string; path: string }[] = [];
-let counting = false;
-vi.mock('node:fs', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:fs')>();
-  const wrapped: Record<string, unknown> = { ...real };
-  for (const [name, value] of Object.entries(real)) {
-    if (typeof value !== 'function' || /^[A-Z]/.test(name)) continue;
-    const fn = value as (...args: unknown[]) => unknown;
-    wrapped[name] = Object.assign((...args: unknown[]) => {
-      if (counting) calls.push({ op: name, path: String(args[0]) });
-      return fn(...args);
-    }, fn);
-  }
-  return { ...wrapped, default: wrapped };
-});
+// Every node:fs call, by name and first argument (test/helpers/fs-calls.ts).
+vi.mock('node:fs', async (importOriginal) =>
+  (await import('../helpers/fs-calls.js')).countingFs(await importOriginal()),
+);
 
-const { runCli } = await import('../../src/cli/program.js');
+const { counted, onPaths } = await import('../helpers/fs-calls.js');
+const { fedInProcess } = await import('../helpers/fed-in-process.js');
 
 const roots: string[] = [];
 afterAll(() => roots.forEach((root) => rmSync(root, { recursive: true, force: true })));
@@ -56,20 +46,12 @@ function history(answered: number): string {
 
 /** The calls on a path a command makes (reads and writes of an open descriptor belong to its open). */
 async function pathCalls(args: readonly string[], root: string): Promise<string[]> {
-  const out = { stdout: '', stderr: '' };
-  const io = {
-    stdout: (text: string) => void (out.stdout += text),
-    stderr: (text: string) => void (out.stderr += text),
-    env: { FED_TELEMETRY_ENABLED: 'false' },
-    cwd: root,
-    isTTY: false,
-  };
-  calls.length = 0;
-  counting = true;
-  const code = await runCli([...args, '--root', root], io);
-  counting = false;
-  expect({ code, stderr: out.stderr }).toEqual({ code: 0, stderr: '' });
-  return calls.filter((c) => !/^\d+$/.test(c.path)).map((c) => `${c.op} ${c.path.replace(root, '<root>')}`);
+  const {
+    value: { code, stderr },
+    calls,
+  } = await counted(() => fedInProcess(args, root));
+  expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+  return onPaths(calls).map((c) => `${c.op} ${c.path.replace(root, '<root>')}`);
 }
 
 describe('in a federation with a long history', () => {

@@ -1,28 +1,17 @@
 import { describe, expect, it, vi } from 'vitest';
 
-/** Every node:fs call on a path, by name and path (see actors-run-fs-calls.test.ts). */
-const calls: { op: string; path: string }[] = [];
-let counting = false;
-vi.mock('node:fs', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:fs')>();
-  const wrapped: Record<string, unknown> = { ...real };
-  for (const [name, value] of Object.entries(real)) {
-    if (typeof value !== 'function' || /^[A-Z]/.test(name)) continue;
-    const fn = value as (...args: unknown[]) => unknown;
-    wrapped[name] = Object.assign((...args: unknown[]) => {
-      if (counting) calls.push({ op: name, path: String(args[0]) });
-      return fn(...args);
-    }, fn);
-  }
-  return { ...wrapped, default: wrapped };
-});
+// Every node:fs call, by name and first argument (test/helpers/fs-calls.ts).
+vi.mock('node:fs', async (importOriginal) =>
+  (await import('../helpers/fs-calls.js')).countingFs(await importOriginal()),
+);
 
 const { writeFileSync } = await import('node:fs');
 const { join } = await import('node:path');
 const { initFederation, onboardTeam, runActors, sendSignal } = await import('../../src/index.js');
 const { openFederation } = await import('../../src/engine/context.js');
-const { runCli } = await import('../../src/cli/program.js');
 const { workspacePaths } = await import('../../src/core/layout.js');
+const { counted } = await import('../helpers/fs-calls.js');
+const { fedInProcess } = await import('../helpers/fed-in-process.js');
 const { tempDir } = await import('../helpers/temp-dir.js');
 
 const TEAMS = 6;
@@ -50,22 +39,14 @@ describe('fed monitor --json', () => {
     }
     await runActors(fed, { once: true, durable: false });
     writeFileSync(join(root, 'federate.config.json'), '{}');
-    const out = { stdout: '', stderr: '' };
-    const io = {
-      stdout: (text: string) => void (out.stdout += text),
-      stderr: (text: string) => void (out.stderr += text),
-      env: { FED_TELEMETRY_ENABLED: 'false' },
-      cwd: root,
-      isTTY: false,
-    };
 
-    calls.length = 0;
-    counting = true;
-    const code = await runCli(['monitor', '--json', '--root', root], io);
-    counting = false;
+    const {
+      value: { code, stdout, stderr },
+      calls,
+    } = await counted(() => fedInProcess(['monitor', '--json'], root));
 
-    expect({ code, stderr: out.stderr }).toEqual({ code: 0, stderr: '' });
-    expect((JSON.parse(out.stdout) as { teams: unknown[] }).teams).toHaveLength(TEAMS);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    expect((JSON.parse(stdout) as { teams: unknown[] }).teams).toHaveLength(TEAMS);
     for (const location of locations) {
       const own = calls.filter((c) => c.path.startsWith(`${location}/`) || c.path === location);
       const listed = own.map((c) => `${c.op} ${c.path}`).join('\n');
