@@ -87,12 +87,16 @@ const ISOLATION = ['--unshare-pid', '--die-with-parent', '--new-session', '--cap
  */
 const FRESH_PROC_AND_DEV = ['--dev', '/dev', '--proc', '/proc'];
 
-/** What the probe found, per bwrap program: a `fed run` launching many teams probes once. */
-const probed = new Map<string, { bwrap: string } | { missing: string }>();
+/**
+ * The bwrap programs a probe found able to sandbox: a `fed run` launching many teams probes once. Only a
+ * success is kept — a probe that failed for a passing reason (its timeout on a loaded machine) must not
+ * leave every later team of the process unsandboxed.
+ */
+const probed = new Set<string>();
 
 /**
  * `bwrap` on PATH if it can actually sandbox here — in some containers it is installed but may not create
- * namespaces — or why not. Probed once per process for each bwrap found.
+ * namespaces — or why not. Probed until it succeeds once in this process, for each bwrap found.
  */
 export function findBubblewrap(env: NodeJS.ProcessEnv): { bwrap: string } | { missing: string } {
   for (const dir of (env.PATH ?? '').split(delimiter).filter(Boolean)) {
@@ -102,8 +106,7 @@ export function findBubblewrap(env: NodeJS.ProcessEnv): { bwrap: string } | { mi
     } catch {
       continue;
     }
-    const known = probed.get(candidate);
-    if (known) return known;
+    if (probed.has(candidate)) return { bwrap: candidate };
     // Built the way the agent's sandbox is: a bwrap that cannot isolate it here counts as missing.
     const probe = spawnSync(candidate, [...ISOLATION, '--ro-bind', '/', '/', ...FRESH_PROC_AND_DEV, '--', 'true'], {
       encoding: 'utf8',
@@ -115,7 +118,7 @@ export function findBubblewrap(env: NodeJS.ProcessEnv): { bwrap: string } | { mi
         : {
             missing: `bubblewrap (${candidate}) cannot create a sandbox here: ${(probe.stderr || probe.error?.message || `exit ${probe.status}`).trim()}`,
           };
-    probed.set(candidate, found);
+    if ('bwrap' in found) probed.add(candidate);
     return found;
   }
   return { missing: 'bubblewrap (bwrap) is not installed (apt-get install bubblewrap)' };
