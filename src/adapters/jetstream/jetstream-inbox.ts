@@ -34,8 +34,9 @@ const ACK_WINDOW = 256;
  * One party's inbox in JetStream: the messages on `fed.<federation>.inbox.<party>.*`, each shown with its
  * acknowledgment from the ack bucket. What was read is kept, so reading again costs only what arrived
  * (messages and acknowledgments both are read from the last sequence seen) — except what a read of the
- * pending signals finds acknowledged: a consumer never asks for it again, so it is dropped, and the inbox
- * holds what is pending however long it runs. A later read of the whole inbox reads it again.
+ * pending signals finds acknowledged: a consumer never asks for it again, so it is dropped (its ack stays),
+ * and the inbox holds the pending signals and one ack per id however long it runs. A later read of the
+ * whole inbox reads it again.
  */
 export class JetStreamInbox implements SignalInbox {
   readonly party: string;
@@ -122,13 +123,16 @@ export class JetStreamInbox implements SignalInbox {
     await this.refresh();
   }
 
-  /** Drop the signals read that are acknowledged (and their acks and times): nobody asks for them again. */
+  /**
+   * Drop the signals read that are acknowledged (and their times): nobody asks for them again. Their acks
+   * stay (a small record per id): acks are by id, and a copy of the signal stored later — a retried send
+   * past the server's duplicate window — is acknowledged already and must not be applied again.
+   */
   private dropAcknowledged(): void {
     for (const [file, entry] of this.signals) {
       if (!this.acks.get(entry.message.id)?.acknowledged) continue;
       this.signals.delete(file);
       this.storedAt.delete(file);
-      this.acks.delete(entry.message.id);
       this.dropped = true;
     }
   }
