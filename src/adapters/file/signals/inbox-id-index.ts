@@ -62,10 +62,10 @@ export class InboxIdIndex {
   }
 
   /**
-   * List the inbox and index the signal files not indexed yet, reading only those. Returns whether it read
-   * every signal file of the inbox (there was no usable index: missing, unreadable, oversized, planted as
-   * a link, FIFO or folder): then an id it did not find is in none of them, and the index is rebuilt, never
-   * added to. Names no longer in the inbox are dropped from the known set.
+   * List the inbox and index the signal files not indexed yet, reading only those. With no usable list of
+   * names (missing, unreadable, oversized, a link, FIFO or folder planted there) it reads every signal file
+   * and rebuilds the index, never adds to it; it then returns whether that rebuild was written: if so, an
+   * id the index does not have is in none of them. Names no longer in the inbox are dropped.
    */
   refresh(): boolean {
     const known = this.readNames();
@@ -88,10 +88,9 @@ export class InboxIdIndex {
       // An invalid file is read again next time: it may be a signal still being written.
       if (message) added.push({ id: message.id.toLowerCase(), file });
     }
-    if (known === undefined) {
-      this.store(added, true);
-      return true;
-    }
+    // Every file was read, but an id is only found through the shards: a rebuild that could not be
+    // written (a folder planted at a shard or at names, a read-only workspace) has the caller read the inbox.
+    if (known === undefined) return this.store(added, true);
     const kept = listed.filter((file) => known.has(file));
     if (added.length > 0 || kept.length < known.size) this.store(added, false, kept);
     return false;
@@ -108,7 +107,8 @@ export class InboxIdIndex {
 
   /**
    * Shards first, then the names: a crash in between leaves names read again, never names skipped
-   * unindexed. `kept`: the names already indexed that are still in the inbox (without `replace`).
+   * unindexed. Returns whether all of it was written. `kept`: the names already indexed that are still
+   * in the inbox (without `replace`).
    * Every write is a rename of a new file into place, so a link, FIFO or file an agent planted at a path
    * of the folder is replaced, never written through; anything refused or failing just skips the cache.
    */
@@ -116,7 +116,7 @@ export class InboxIdIndex {
     entries: ReadonlyArray<{ id: string; file: string }>,
     replace: boolean,
     kept: readonly string[] = [],
-  ): void {
+  ): boolean {
     try {
       const shards = new Map<string, Shard>();
       for (const { id, file } of entries) {
@@ -135,9 +135,11 @@ export class InboxIdIndex {
           if (SHARD_FILE.test(stale) && !shards.has(stale.slice(0, -5))) this.write(stale, '{}');
       for (const [key, shard] of shards) this.write(`${key}.json`, JSON.stringify(shard));
       this.write(NAMES_FILE, JSON.stringify([...names]));
+      return true;
     } catch (error) {
       // Only a cache: a workspace fed cannot write to (or whose folder is refused) keeps finding by reading.
       if (!(error instanceof FedError) && !(error as NodeJS.ErrnoException).code) throw error;
+      return false;
     }
   }
 
