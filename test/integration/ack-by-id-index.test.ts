@@ -5,7 +5,9 @@ vi.mock('node:fs', async (importOriginal) =>
   (await import('../helpers/fs-calls.js')).countingFs(await importOriginal()),
 );
 
-const { existsSync, readdirSync, writeFileSync } = await import('node:fs');
+const { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } =
+  await import('node:fs');
+const { execFileSync } = await import('node:child_process');
 const { basename, dirname, join } = await import('node:path');
 const { acknowledgeSignal, initFederation, onboardTeam } = await import('../../src/index.js');
 const { openFederation } = await import('../../src/engine/context.js');
@@ -106,5 +108,114 @@ describe('fed signal ack <id> of a signal no sent fact points to', () => {
       acknowledgeSignal(openFederation(root), 'docs', '00000000-0000-4000-8000-999999999999', { durable: false }),
     ).rejects.toMatchObject({ code: 'UNKNOWN_SIGNAL' });
     expect(readdirSync(inbox).filter((name) => name.endsWith('.ack'))).toHaveLength(4);
+  });
+
+  it('acknowledges a second copy of an id written after the index knew the id', async () => {
+    const { root, inbox } = await inboxWrittenByAnotherTool(20);
+    await acknowledgeSignal(openFederation(root), 'docs', message(3).id, { durable: false });
+    const copy = join(inbox, '2026-02-01T000000Z-report-copy.json');
+    writeFileSync(copy, toJsonText(message(3)));
+
+    await acknowledgeSignal(openFederation(root), 'docs', message(3).id, { durable: false });
+    expect(existsSync(`${copy}.ack`)).toBe(true);
+  });
+
+  it('keeps the known names to the inbox: no growth on each lookup, names gone from the inbox dropped', async () => {
+    const { root, inbox, state } = await inboxWrittenByAnotherTool(30);
+    const names = join(state, 'inbox-ids', 'names');
+    await acknowledgeSignal(openFederation(root), 'docs', message(0).id, { durable: false });
+    const size = lstatSync(names).size;
+    for (const i of [1, 2, 3]) await acknowledgeSignal(openFederation(root), 'docs', message(i).id, { durable: false });
+    expect(lstatSync(names).size).toBe(size);
+
+    unlinkSync(join(inbox, signalFileName(message(29))));
+    await acknowledgeSignal(openFederation(root), 'docs', message(4).id, { durable: false });
+    const known = JSON.parse(readFileSync(names, 'utf8')) as string[];
+    expect(known).toHaveLength(29);
+    expect(known).not.toContain(signalFileName(message(29)));
+  });
+});
+
+/** A file outside the workspace an agent would like fed to write to (its ~/.bashrc, the registry). */
+function outsideFile(): { path: string; bytes: Buffer } {
+  const path = join(tempDir(), 'bashrc');
+  writeFileSync(path, 'export PATH=/usr/bin\n');
+  return { path, bytes: readFileSync(path) };
+}
+
+describe('the inbox id index in a folder a hostile agent writes', () => {
+  it('never writes through a link planted at names; a hostile file name (newline, $(...)) stays one name', async () => {
+    const { root, inbox, state } = await inboxWrittenByAnotherTool(10);
+    const folder = join(state, 'inbox-ids');
+    mkdirSync(folder, { recursive: true });
+    const outside = outsideFile();
+    symlinkSync(outside.path, join(folder, 'names'));
+    const hostile = 'evil\n$(touch pwned)\n2026-01-01T000000Z-report-x.json';
+    writeFileSync(join(inbox, hostile), toJsonText(message(50)));
+
+    await acknowledgeSignal(openFederation(root), 'docs', message(50).id, { durable: false });
+    expect(existsSync(join(inbox, `${hostile}.ack`))).toBe(true);
+    expect(readFileSync(outside.path)).toEqual(outside.bytes);
+    expect(lstatSync(join(folder, 'names')).isFile()).toBe(true);
+    // The name is kept whole: neither it nor a line of it is a name of its own.
+    const known = JSON.parse(readFileSync(join(folder, 'names'), 'utf8')) as string[];
+    expect(known).toContain(hostile);
+    expect(known).not.toContain('2026-01-01T000000Z-report-x.json');
+
+    // Planted again after the index was built: still replaced, not written through.
+    await acknowledgeSignal(openFederation(root), 'docs', message(1).id, { durable: false });
+    rmSync(join(folder, 'names'));
+    symlinkSync(outside.path, join(folder, 'names'));
+    writeFileSync(join(inbox, signalFileName(message(60))), toJsonText(message(60)));
+    await acknowledgeSignal(openFederation(root), 'docs', message(60).id, { durable: false });
+    expect(existsSync(ackOf(inbox, 60))).toBe(true);
+    expect(readFileSync(outside.path)).toEqual(outside.bytes);
+  });
+
+  it('finishes with a FIFO at names (never opened to block), and replaces it', async () => {
+    const { root, inbox, state } = await inboxWrittenByAnotherTool(10);
+    const folder = join(state, 'inbox-ids');
+    mkdirSync(folder, { recursive: true });
+    execFileSync('mkfifo', [join(folder, 'names')]);
+
+    await acknowledgeSignal(openFederation(root), 'docs', message(4).id, { durable: false });
+    expect(existsSync(ackOf(inbox, 4))).toBe(true);
+    expect(lstatSync(join(folder, 'names')).isFile()).toBe(true);
+  });
+
+  it('falls back to reading the inbox with a folder at names or at a shard', async () => {
+    const { root, inbox, state } = await inboxWrittenByAnotherTool(10);
+    const folder = join(state, 'inbox-ids');
+    mkdirSync(join(folder, 'names'), { recursive: true });
+    for (let i = 0; i < 256; i++) mkdirSync(join(folder, `${i.toString(16).padStart(2, '0')}.json`));
+
+    for (const i of [4, 5]) {
+      await acknowledgeSignal(openFederation(root), 'docs', message(i).id, { durable: false });
+      expect(existsSync(ackOf(inbox, i))).toBe(true);
+    }
+    expect(lstatSync(join(folder, 'names')).isDirectory()).toBe(true);
+  });
+
+  it('never reads or writes through a link planted at a shard', async () => {
+    const { root, inbox, state } = await inboxWrittenByAnotherTool(10);
+    const folder = join(state, 'inbox-ids');
+    await acknowledgeSignal(openFederation(root), 'docs', message(0).id, { durable: false });
+    const outside = outsideFile();
+    // The link's target says where messages 5 and 70 are: a name fed would open only through the link.
+    const lure = join(inbox, 'lure.json');
+    writeFileSync(outside.path, JSON.stringify({ [message(5).id]: ['lure.json'], [message(70).id]: ['lure.json'] }));
+    const bytes = readFileSync(outside.path);
+    for (const name of readdirSync(folder))
+      if (name.endsWith('.json')) {
+        rmSync(join(folder, name));
+        symlinkSync(outside.path, join(folder, name));
+      }
+    writeFileSync(join(inbox, signalFileName(message(70))), toJsonText(message(70)));
+
+    for (const i of [70, 5]) {
+      expect(await ackCountingReads(root, inbox, message(i).id)).not.toContain(lure);
+      expect(existsSync(ackOf(inbox, i))).toBe(true);
+    }
+    expect(readFileSync(outside.path)).toEqual(bytes);
   });
 });

@@ -123,13 +123,13 @@ export class FileSignalInbox implements SignalInbox {
     // A hint that missed (the copy moved, or was archived): the inbox as read, incrementally, by this reader.
     if (hint) return this.reader.read().signals.filter((s) => s.message.id === wanted);
     // Without a hint (no sent fact: written by another tool), the id index names the files, each checked.
-    const indexed = () =>
-      this.idIndex.namesOf(wanted).flatMap((file) => readSignalEntry(this.location, file, this.expect, wanted) ?? []);
-    const known = indexed();
-    if (known.length > 0) return known;
+    // It is brought up to date first (the inbox listed, only files it has not indexed read): every stored
+    // copy of the id is acknowledged, one written since the last lookup too.
     const whole = this.idIndex.refresh();
-    const added = indexed();
-    if (added.length > 0 || whole) return added;
+    const indexed = this.idIndex
+      .namesOf(wanted)
+      .flatMap((file) => readSignalEntry(this.location, file, this.expect, wanted) ?? []);
+    if (indexed.length > 0 || whole) return indexed;
     // Indexed before yet not found: the index may be stale or torn, so the whole inbox is read, and
     // indexed again when it was wrong about this id.
     const { signals } = this.reader.read();
