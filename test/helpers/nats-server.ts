@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { jetstreamManager } from '@nats-io/jetstream';
+import { jetstreamManager, StorageType } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { skipLoudlyWithout } from './loud-skip.js';
 
@@ -292,7 +292,49 @@ async function startNatsClusterOnce(size: number): Promise<NatsCluster> {
     await dispose();
     throw failed.reason;
   }
+  try {
+    await waitForPlacement(clientUrls, size);
+  } catch (error) {
+    await dispose();
+    throw new Error(`${String(error)}\n${nodes.map((node) => `--- ${node.name}\n${node.log()}`).join('\n')}`, {
+      cause: error,
+    });
+  }
   return { nodes, urls: clientUrls.join(','), dispose };
+}
+
+/**
+ * A meta leader answers before every peer has joined it, and until they have, a stream with `size`
+ * replicas is refused ("no suitable peers for placement", seen in CI on a loaded machine). So the
+ * cluster is ready when such a stream can be made: a probe one is made, then deleted.
+ */
+async function waitForPlacement(urls: string[], size: number): Promise<void> {
+  const nc = await connect({ servers: urls, timeout: 1_000 });
+  try {
+    const jsm = await jetstreamManager(nc, { timeout: 2_000 });
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    for (;;) {
+      try {
+        await jsm.streams.add({
+          name: 'FED_TEST_READY',
+          subjects: ['fed-test-ready'],
+          num_replicas: size,
+          storage: StorageType.Memory,
+        });
+        await jsm.streams.delete('FED_TEST_READY');
+        return;
+      } catch (error) {
+        if (Date.now() > deadline)
+          throw new Error(
+            `the ${size}-node cluster could not place an R${size} stream within ${START_TIMEOUT_MS} ms: ${String(error)}`,
+            { cause: error },
+          );
+        await sleep(100);
+      }
+    }
+  } finally {
+    await nc.close();
+  }
 }
 
 /**
