@@ -1,3 +1,4 @@
+import { FedError } from '../core/errors.js';
 import { getTeam } from '../core/find-team.js';
 import type { FederationConfig } from '../core/schema/config.js';
 import type { Registry, RegistryEntry } from '../core/schema/registry.js';
@@ -5,6 +6,7 @@ import type { LoadedConfig } from '../infra/config/load-config.js';
 import type { WriteOptions } from '../infra/fs/atomic-write.js';
 import { CheckedWorkspaces, loadFederationConfig, openBackend, sharesTeamsAcrossMachines } from '../adapters/index.js';
 import type { FederationBackend } from '../ports/federation-backend.js';
+import type { RegistryWatch } from '../ports/registry-store.js';
 
 /**
  * One federation, opened once at the edge (a CLI command, a library caller, a long-running server) and
@@ -37,6 +39,18 @@ export interface Federation {
   folderForWrite(folder: string, team?: RegistryEntry, options?: WriteOptions): void;
   /** A registered team (by id or domain) whose workspace passed the check above. */
   team(name: string, registry?: Registry): Promise<RegistryEntry>;
+  /**
+   * Keep a watched copy of the registry for as long as this federation is open — for long-running
+   * processes (fed mcp, fed actors run, fed ui, the launcher): `checkRegistry` then needs no read while the
+   * store vouches for the copy. Nothing on a store without a watch (files); a one-shot command never calls it.
+   */
+  watchRegistry(): void;
+  /**
+   * `check` run on the registry as it is now — the watched copy when the store vouches for it, else a
+   * read — with the registry it ran on. What the copy refuses (`check` throws a FedError: a team unknown,
+   * archived, not the caller) is checked again on a read, so a team onboarded a moment ago is reachable.
+   */
+  checkRegistry<T>(check: (registry: Registry) => T): Promise<{ registry: Registry; checked: T }>;
 }
 
 export interface OpenFederationOptions {
@@ -58,6 +72,7 @@ export function openFederation(root: string, options: OpenFederationOptions = {}
   const workspaces = new CheckedWorkspaces(root, { sharedAcrossMachines: shared });
   const backend = options.backend ?? openBackend({ root, config, env, workspaces });
   const workspace = (entry: RegistryEntry): string => workspaces.workspace(entry);
+  let watch: RegistryWatch | undefined;
   return {
     root,
     config,
@@ -75,6 +90,21 @@ export function openFederation(root: string, options: OpenFederationOptions = {}
       const entry = getTeam(registry ?? (await backend.registry.read()), name);
       workspace(entry);
       return entry;
+    },
+    watchRegistry() {
+      watch ??= backend.registry.watch?.();
+    },
+    async checkRegistry(check) {
+      const copy = watch?.current();
+      if (copy !== undefined) {
+        try {
+          return { registry: copy, checked: check(copy) };
+        } catch (error) {
+          if (!(error instanceof FedError)) throw error;
+        }
+      }
+      const registry = await backend.registry.read();
+      return { registry, checked: check(registry) };
     },
   };
 }

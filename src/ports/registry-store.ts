@@ -20,6 +20,19 @@ export interface RegistryUpdate {
   changed: boolean;
 }
 
+/**
+ * A copy of the registry a long-running process keeps (`Federation.watchRegistry`), which the store vouches
+ * for only while it knows of no registry write the copy may lack (docs/jetstream.md "The watched registry").
+ */
+export interface RegistryWatch {
+  /**
+   * The registry as it is now, without a read: the copy when it is vouched for, else undefined and the
+   * caller reads. A registry write is taken into account as soon as this process hears of it (the same
+   * few milliseconds a read-then-write race has); the copy is never older than that.
+   */
+  current(): Registry | undefined;
+}
+
 export interface RegistryStore {
   /** Where the registry is, to show to a person in messages. */
   readonly location: string;
@@ -45,6 +58,12 @@ export interface RegistryStore {
    * stalled and lost its lock). A store without it is updated by read, then `commit`.
    */
   update?(mutate: RegistryMutation, options?: RegistryCommitOptions): Promise<RegistryUpdate>;
+  /**
+   * Optional, for a store whose reads cost a round trip (JetStream): start keeping a watched copy of the
+   * registry for the rest of the store's life (idempotent; the copy is filled by the next read). A store
+   * without it is read each time.
+   */
+  watch?(): RegistryWatch;
   /** Store `initial` if there is no registry yet (`fed init`); false when one exists (it is left as it is). */
   create(initial: Registry, options?: RegistryCommitOptions): Promise<boolean>;
 }

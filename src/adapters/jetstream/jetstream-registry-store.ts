@@ -1,12 +1,13 @@
 import { CorruptFileError, NotAFederationError, RegistryConflictError } from '../../core/errors.js';
 import { toJsonText } from '../../core/json-text.js';
-import type { RegistryCommitOptions, RegistryStore } from '../../ports/registry-store.js';
+import type { RegistryCommitOptions, RegistryStore, RegistryWatch } from '../../ports/registry-store.js';
 import { nextLockVersion, registrySchema, type Registry } from '../../core/schema/registry.js';
 import { zodProblemText } from '../../core/schema/problems.js';
 import type { FederationStreams } from './federation-streams.js';
 import type { JetStreamNames } from './names.js';
 import { isWrongLastSequence } from './jetstream-errors.js';
 import { retryTransient } from './transient.js';
+import { JetStreamRegistryWatch } from './registry-watch.js';
 
 const KEY = 'registry';
 
@@ -26,6 +27,9 @@ export class JetStreamRegistryStore implements RegistryStore {
   private readonly federation: string;
   /** The revision each recently read lockVersion was stored at, so a commit needs no second read. */
   private readonly revisions = new Map<number, number>();
+  private readonly names: JetStreamNames;
+  /** The watched copy, once a long-running process asked for one (`watch`). */
+  private watching: JetStreamRegistryWatch | undefined;
 
   constructor(
     private readonly streams: () => Promise<FederationStreams>,
@@ -34,21 +38,38 @@ export class JetStreamRegistryStore implements RegistryStore {
   ) {
     this.location = `${where} KV ${names.registryBucket}/${KEY}`;
     this.federation = names.federation;
+    this.names = names;
+  }
+
+  watch(): RegistryWatch {
+    if (!this.watching) {
+      const watching = new JetStreamRegistryWatch();
+      this.watching = watching;
+      // Until the subscription is made the copy is vouched for by nothing, and every caller reads. A
+      // failure to start is a later operation's to report: the connection is the same.
+      void this.streams()
+        .then(({ session }) => watching.start(session.nc, `$KV.${this.names.registryBucket}.${KEY}`))
+        .catch(() => undefined);
+    }
+    return this.watching;
   }
 
   private async fetch(): Promise<Stored | undefined> {
+    const epoch = this.watching?.epoch;
     const { registry } = await this.streams();
     const entry = await retryTransient(() => registry.get(KEY));
     if (!entry || entry.operation !== 'PUT') return undefined;
+    const text = new TextDecoder().decode(entry.value);
     let raw: unknown;
     try {
-      raw = JSON.parse(new TextDecoder().decode(entry.value));
+      raw = JSON.parse(text);
     } catch (error) {
       throw new CorruptFileError(this.location, `not valid JSON (${(error as Error).message})`);
     }
     const parsed = registrySchema.safeParse(raw);
     if (!parsed.success) throw new CorruptFileError(this.location, zodProblemText(parsed.error));
     this.remember(parsed.data.lockVersion, entry.revision);
+    if (epoch !== undefined) this.watching?.observe({ registry: parsed.data, revision: entry.revision, text }, epoch);
     return { registry: parsed.data, revision: entry.revision };
   }
 
@@ -91,6 +112,7 @@ export class JetStreamRegistryStore implements RegistryStore {
       lockVersion: nextLockVersion(expectedVersion, this.location),
     };
     const text = toJsonText(written);
+    const epoch = this.watching?.epoch;
     const { registry } = await this.streams();
     let retried = false;
     try {
@@ -99,6 +121,7 @@ export class JetStreamRegistryStore implements RegistryStore {
         return registry.update(KEY, text, revision);
       });
       this.remember(written.lockVersion, stored);
+      if (epoch !== undefined) this.watching?.observe({ registry: written, revision: stored, text }, epoch);
       return written;
     } catch (error) {
       // Anything but the server's "wrong last sequence" (another writer committed) is a failure.

@@ -77,6 +77,8 @@ function refuseUnlaunchable(team: RegistryEntry): void {
  */
 export async function launchTeam(fed: Federation, teamName: string, options: LaunchOptions): Promise<LaunchResult> {
   const phases = new LaunchPhases(options.onPhase);
+  // The launcher applies its agent's events, and sends their reports, for as long as the agent runs.
+  fed.watchRegistry();
   let result: LaunchResult;
   try {
     result = await runLaunch(fed, teamName, options, phases);

@@ -24,6 +24,8 @@ const INSTRUCTIONS =
  */
 export async function createMetaServer(fed: Federation): Promise<TeamServer> {
   const server = createFedServer('fed-meta', INSTRUCTIONS);
+  // A person's sends, for as long as the server runs, check a watched registry.
+  fed.watchRegistry();
   registerStatusTools(server, fed);
   registerNeedsYouTool(server, fed);
   // Meta has no registry entry; the inbox watch needs only the party whose inbox it watches.

@@ -26,6 +26,8 @@ export async function createTeamServer(fed: Federation, team: RegistryEntry): Pr
     `fed's tools for team "${team.domainId}": fed_whoami says your state, mission and the events you can report ` +
       'now; fed_inbox reads the signals sent to you (fed://inbox is updated when new ones arrive).',
   );
+  // The agent's sends, for as long as it runs, check a watched registry.
+  fed.watchRegistry();
   const context = teamToolContext(fed, team.domainId);
   registerWhoami(server, context);
   const news = await watchInboxNews(server, context);

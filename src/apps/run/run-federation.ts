@@ -173,6 +173,8 @@ async function pausedByLaunch(backend: FederationBackend, team: RegistryEntry): 
 
 export async function runFederation(fed: Federation, options: RunFederationOptions): Promise<RunSummary> {
   const parallel = options.parallel ?? availableParallelism();
+  // A run launches teams and sends for as long as they run: its sends check a watched registry.
+  fed.watchRegistry();
   const { backend } = fed;
   // Rate limits are waited for until this moment at most: a wait, a relaunch and another limit never
   // keep the run going past it.

@@ -69,6 +69,8 @@ async function teamsToRun(backend: FederationBackend, team: string | undefined):
  * transport's watch until `signal` aborts. Returns the per-team results of the last consume.
  */
 export async function runActors(fed: Federation, options: RunActorsOptions = {}): Promise<ConsumeResult[]> {
+  // A watching run sends for as long as it runs (reports to meta): its sends check a watched registry.
+  if (!options.once) fed.watchRegistry();
   const running = new Map<string, RunningTeam>();
   const results = new Map<string, ConsumeResult>();
   const consume = async (team: RunningTeam) => {

@@ -67,10 +67,17 @@ export async function sendSignal(
 ): Promise<SendSignalResult> {
   const now = options.now?.() ?? fed.now();
   const { backend } = fed;
-  const registry = options.registry ?? (await backend.registry.read());
-  const recipient = resolveParty(registry, request.to, { role: 'recipient (--to)' });
-  const sender = resolveParty(registry, request.from ?? options.caller ?? META, { role: 'sender (--from)' });
-  assertActsAsCaller(registry, options.caller, sender.id, 'sender (--from)');
+  const parties = (registry: Registry) => {
+    const recipient = resolveParty(registry, request.to, { role: 'recipient (--to)' });
+    const sender = resolveParty(registry, request.from ?? options.caller ?? META, { role: 'sender (--from)' });
+    assertActsAsCaller(registry, options.caller, sender.id, 'sender (--from)');
+    return { recipient, sender };
+  };
+  // A long-running process checks against its watched copy of the registry, without a read (docs/jetstream.md).
+  const { registry, checked } = options.registry
+    ? { registry: options.registry, checked: parties(options.registry) }
+    : await fed.checkRegistry(parties);
+  const { recipient, sender } = checked;
   const built = buildMessage(request, sender.id, recipient.id, now);
   const durable = options.durable ?? true;
   // A retry passes when the id was first sent, so the transport looks for that send's copies first.

@@ -54,6 +54,8 @@ export async function startUiServer(fed: Federation, options: UiServerOptions = 
   const host = options.host ?? '127.0.0.1';
   if (isWildcard(host)) throw wildcardRefusal(host);
   const token = newToken();
+  // The dashboard's actions send signals for as long as it serves: they check a watched registry.
+  fed.watchRegistry();
   const views = new UiViews(fed);
   const hub = createLiveHub(fed.backend.changes, { now: fed.now, onError: (error) => options.onFeedError?.(error) });
   const stopViews = hub.subscribe(undefined, (message) => {

@@ -1,0 +1,106 @@
+import { PubHeaders } from '@nats-io/jetstream';
+import type { Msg, NatsConnection } from '@nats-io/transport-node';
+import type { Registry } from '../../core/schema/registry.js';
+import type { RegistryWatch } from '../../ports/registry-store.js';
+
+/** A registry as the store read or wrote it: its KV revision and the exact text stored. */
+export interface StoredRegistry {
+  registry: Registry;
+  revision: number;
+  text: string;
+}
+
+/** Connection events that lose nothing: a ping, a change of the cluster's server list. */
+const HARMLESS = new Set(['ping', 'update']);
+
+/** Writes without a compare-and-swap (not fed's) remembered by their text; beyond this many the watch gives up. */
+const MAX_BLIND_WRITES = 16;
+
+/**
+ * The registry copy of a long-running process on JetStream (docs/jetstream.md "The watched registry").
+ * The copy is only ever a registry this process read or committed, with its KV revision; what keeps it
+ * honest is a plain NATS subscription on the registry's KV subject, which hears every write attempt —
+ * stored or refused, made by any process on any server — as the server receives it, without a consumer
+ * on the server that could vanish unnoticed. A heard write stops the copy being vouched for until a read
+ * shows a revision it can no longer land after: a compare-and-swap expecting revision E lands as the
+ * revision right after E or never, so any revision above E settles it. A write without one (no fed
+ * writer makes them) is settled when a read returns its exact text. A disconnect loses what was said
+ * meanwhile: a copy read before the connection came back is not vouched for.
+ */
+export class JetStreamRegistryWatch implements RegistryWatch {
+  private copy: (StoredRegistry & { epoch: number }) | undefined;
+  /** Bumped by the subscription starting and by every connection event that may have lost a message. */
+  private epochCount = 0;
+  private live = false;
+  /** The copy must be above this revision: the highest revision a heard compare-and-swap expected. */
+  private expectedAbove = -1;
+  /** Heard writes without a compare-and-swap, by their text, until a read returns them. */
+  private readonly blindWrites = new Set<string>();
+  private gaveUp = false;
+
+  /** Start listening on `subject` ($KV.<bucket>.registry); resolves when the subscription is made. */
+  async start(nc: NatsConnection, subject: string): Promise<void> {
+    nc.subscribe(subject, { callback: (error, message) => (error ? this.giveUp() : this.heard(message)) });
+    // The subscription is on the wire before any read this process makes from now on: the server hears of
+    // it first, so a write it does not tell of is one the read already shows.
+    this.live = true;
+    this.epochCount++;
+    void this.followConnection(nc);
+    void nc.closed().then(() => this.giveUp());
+  }
+
+  /** Where the watch is: an operation passes it to `observe` when it is done, so a copy from across a reconnect is not trusted. */
+  get epoch(): number {
+    return this.epochCount;
+  }
+
+  current(): Registry | undefined {
+    const copy = this.copy;
+    if (!this.live || this.gaveUp || copy === undefined || copy.epoch !== this.epochCount) return undefined;
+    if (copy.revision <= this.expectedAbove || this.blindWrites.size > 0) return undefined;
+    return copy.registry;
+  }
+
+  /** A registry read or committed by an operation that began at `epoch`. */
+  observe(stored: StoredRegistry, epoch: number): void {
+    this.blindWrites.delete(stored.text);
+    if (!this.live || epoch !== this.epochCount) return;
+    const copy = this.copy;
+    if (copy !== undefined && copy.epoch === epoch && copy.revision >= stored.revision) return;
+    // The caller keeps its own registry to change; the copy is shared by every later caller, so frozen.
+    this.copy = { ...stored, registry: frozen(structuredClone(stored.registry)), epoch };
+  }
+
+  private heard(message: Msg): void {
+    const expected = message.headers?.get(PubHeaders.ExpectedLastSubjectSequenceHdr);
+    if (expected !== undefined && expected !== '' && /^\d+$/.test(expected)) {
+      this.expectedAbove = Math.max(this.expectedAbove, Number(expected));
+      return;
+    }
+    if (this.blindWrites.size >= MAX_BLIND_WRITES) return this.giveUp();
+    this.blindWrites.add(message.string());
+  }
+
+  private async followConnection(nc: NatsConnection): Promise<void> {
+    for await (const status of nc.status()) {
+      if (HARMLESS.has(status.type)) continue;
+      this.epochCount++;
+      if (status.type === 'disconnect') this.live = false;
+      if (status.type === 'reconnect') this.live = true;
+    }
+  }
+
+  /** The subscription failed or the connection closed: from now on every caller reads. */
+  private giveUp(): void {
+    this.gaveUp = true;
+    this.copy = undefined;
+  }
+}
+
+function frozen<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const inner of Object.values(value)) frozen(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
