@@ -6,7 +6,6 @@ import type { LoadedConfig } from '../infra/config/load-config.js';
 import type { WriteOptions } from '../infra/fs/atomic-write.js';
 import { CheckedWorkspaces, loadFederationConfig, openBackend, sharesTeamsAcrossMachines } from '../adapters/index.js';
 import type { FederationBackend } from '../ports/federation-backend.js';
-import type { RegistryWatch } from '../ports/registry-store.js';
 
 /**
  * One federation, opened once at the edge (a CLI command, a library caller, a long-running server) and
@@ -72,7 +71,7 @@ export function openFederation(root: string, options: OpenFederationOptions = {}
   const workspaces = new CheckedWorkspaces(root, { sharedAcrossMachines: shared });
   const backend = options.backend ?? openBackend({ root, config, env, workspaces });
   const workspace = (entry: RegistryEntry): string => workspaces.workspace(entry);
-  let watch: RegistryWatch | undefined;
+  let watch: { current(): Registry | undefined } | undefined;
   return {
     root,
     config,

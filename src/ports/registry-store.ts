@@ -20,19 +20,6 @@ export interface RegistryUpdate {
   changed: boolean;
 }
 
-/**
- * A copy of the registry a long-running process keeps (`Federation.watchRegistry`), which the store vouches
- * for only while it knows of no registry write the copy may lack (docs/jetstream.md "The watched registry").
- */
-export interface RegistryWatch {
-  /**
-   * The registry as it is now, without a read: the copy when it is vouched for, else undefined and the
-   * caller reads. A registry write is taken into account as soon as this process hears of it (the same
-   * few milliseconds a read-then-write race has); the copy is never older than that.
-   */
-  current(): Registry | undefined;
-}
-
 export interface RegistryStore {
   /** Where the registry is, to show to a person in messages. */
   readonly location: string;
@@ -60,10 +47,14 @@ export interface RegistryStore {
   update?(mutate: RegistryMutation, options?: RegistryCommitOptions): Promise<RegistryUpdate>;
   /**
    * Optional, for a store whose reads cost a round trip (JetStream): start keeping a watched copy of the
-   * registry for the rest of the store's life (idempotent; the copy is filled by the next read). A store
-   * without it is read each time.
+   * registry for the rest of the store's life (idempotent; the next read fills the copy), for long-running
+   * processes (`Federation.watchRegistry`, docs/jetstream.md "The watched registry"). `current()` is the
+   * registry as it is now without a read — the copy while the store vouches for it: a registry write is
+   * taken into account as soon as this process hears of it (the milliseconds a read-then-write race has
+   * too), and the copy is never older than that — else undefined, and the caller reads. A store without
+   * it is read each time.
    */
-  watch?(): RegistryWatch;
+  watch?(): { current(): Registry | undefined };
   /** Store `initial` if there is no registry yet (`fed init`); false when one exists (it is left as it is). */
   create(initial: Registry, options?: RegistryCommitOptions): Promise<boolean>;
 }

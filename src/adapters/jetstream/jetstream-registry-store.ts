@@ -1,6 +1,6 @@
 import { CorruptFileError, NotAFederationError, RegistryConflictError } from '../../core/errors.js';
 import { toJsonText } from '../../core/json-text.js';
-import type { RegistryCommitOptions, RegistryStore, RegistryWatch } from '../../ports/registry-store.js';
+import type { RegistryCommitOptions, RegistryStore } from '../../ports/registry-store.js';
 import { nextLockVersion, registrySchema, type Registry } from '../../core/schema/registry.js';
 import { zodProblemText } from '../../core/schema/problems.js';
 import type { FederationStreams } from './federation-streams.js';
@@ -41,7 +41,7 @@ export class JetStreamRegistryStore implements RegistryStore {
     this.names = names;
   }
 
-  watch(): RegistryWatch {
+  watch(): JetStreamRegistryWatch {
     if (!this.watching) {
       const watching = new JetStreamRegistryWatch();
       this.watching = watching;

@@ -1,7 +1,6 @@
 import { PubHeaders } from '@nats-io/jetstream';
 import type { Msg, NatsConnection } from '@nats-io/transport-node';
 import type { Registry } from '../../core/schema/registry.js';
-import type { RegistryWatch } from '../../ports/registry-store.js';
 
 /** A registry as the store read or wrote it: its KV revision and the exact text stored. */
 export interface StoredRegistry {
@@ -27,7 +26,7 @@ const MAX_BLIND_WRITES = 16;
  * writer makes them) is settled when a read returns its exact text. A disconnect loses what was said
  * meanwhile: a copy read before the connection came back is not vouched for.
  */
-export class JetStreamRegistryWatch implements RegistryWatch {
+export class JetStreamRegistryWatch {
   private copy: (StoredRegistry & { epoch: number }) | undefined;
   /** Bumped by the subscription starting and by every connection event that may have lost a message. */
   private epochCount = 0;
