@@ -36,7 +36,10 @@ export interface Federation {
    * created when missing. One realpath per folder and write.
    */
   folderForWrite(folder: string, team?: RegistryEntry, options?: WriteOptions): void;
-  /** A registered team (by id or domain) whose workspace passed the check above. */
+  /**
+   * A registered team (by id or domain) whose workspace passed the check above: from `registry`, else as
+   * `checkRegistry` finds it (a watched copy in a long-running process).
+   */
   team(name: string, registry?: Registry): Promise<RegistryEntry>;
   /**
    * Keep a watched copy of the registry for as long as this federation is open — for long-running
@@ -72,6 +75,18 @@ export function openFederation(root: string, options: OpenFederationOptions = {}
   const backend = options.backend ?? openBackend({ root, config, env, workspaces });
   const workspace = (entry: RegistryEntry): string => workspaces.workspace(entry);
   let watch: { current(): Registry | undefined } | undefined;
+  const checkRegistry: Federation['checkRegistry'] = async (check) => {
+    const copy = watch?.current();
+    if (copy !== undefined) {
+      try {
+        return { registry: copy, checked: check(copy) };
+      } catch (error) {
+        if (!(error instanceof FedError)) throw error;
+      }
+    }
+    const registry = await backend.registry.read();
+    return { registry, checked: check(registry) };
+  };
   return {
     root,
     config,
@@ -86,24 +101,15 @@ export function openFederation(root: string, options: OpenFederationOptions = {}
       else workspaces.folderForWrite(team, folder, options);
     },
     async team(name, registry) {
-      const entry = getTeam(registry ?? (await backend.registry.read()), name);
+      const entry = registry
+        ? getTeam(registry, name)
+        : (await checkRegistry((current) => getTeam(current, name))).checked;
       workspace(entry);
       return entry;
     },
     watchRegistry() {
       watch ??= backend.registry.watch?.();
     },
-    async checkRegistry(check) {
-      const copy = watch?.current();
-      if (copy !== undefined) {
-        try {
-          return { registry: copy, checked: check(copy) };
-        } catch (error) {
-          if (!(error instanceof FedError)) throw error;
-        }
-      }
-      const registry = await backend.registry.read();
-      return { registry, checked: check(registry) };
-    },
+    checkRegistry,
   };
 }

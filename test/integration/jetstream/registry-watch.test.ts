@@ -88,6 +88,11 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     for (let i = 0; i < 3; i++) expect(await measured(() => send())).toEqual({ roundTrips: 1, registryReads: 0 });
   });
 
+  it("a team's entry (what fed mcp's tools look up per call) comes from the copy, with no round trip", async () => {
+    const { fed, measured } = await federation();
+    expect(await measured(() => fed.team('docs'))).toEqual({ roundTrips: 0, registryReads: 0 });
+  });
+
   it('a team another process onboards is reachable by the next send, which reads the registry once', async () => {
     const { other, send, measured } = await federation();
     await onboard(other, 'ops');
