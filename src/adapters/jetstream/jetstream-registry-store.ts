@@ -42,19 +42,12 @@ export class JetStreamRegistryStore implements RegistryStore {
   }
 
   watch(): JetStreamRegistryWatch {
-    if (!this.watching) {
-      const watching = new JetStreamRegistryWatch();
-      this.watching = watching;
-      // Until the subscription is made the copy is vouched for by nothing, and every caller reads. A
-      // failure to start is a later operation's to report: the connection is the same.
-      void this.streams()
-        .then(({ session }) => watching.start(session.nc, `$KV.${this.names.registryBucket}.${KEY}`))
-        .catch(() => undefined);
-    }
+    this.watching ??= new JetStreamRegistryWatch(this.streams, `$KV.${this.names.registryBucket}.${KEY}`);
     return this.watching;
   }
 
   private async fetch(): Promise<Stored | undefined> {
+    this.watching?.listen();
     const epoch = this.watching?.epoch;
     const { registry } = await this.streams();
     const entry = await retryTransient(() => registry.get(KEY));

@@ -1,6 +1,7 @@
 import { PubHeaders } from '@nats-io/jetstream';
 import type { Msg, NatsConnection } from '@nats-io/transport-node';
 import type { Registry } from '../../core/schema/registry.js';
+import type { FederationStreams } from './federation-streams.js';
 
 /** A registry as the store read or wrote it: its KV revision and the exact text stored. */
 export interface StoredRegistry {
@@ -36,16 +37,42 @@ export class JetStreamRegistryWatch {
   /** Heard writes without a compare-and-swap, by their text, until a read returns them. */
   private readonly blindWrites = new Set<string>();
   private gaveUp = false;
+  private listening: Promise<void> | undefined;
 
-  /** Start listening on `subject` ($KV.<bucket>.registry); resolves when the subscription is made. */
-  async start(nc: NatsConnection, subject: string): Promise<void> {
-    nc.subscribe(subject, { callback: (error, message) => (error ? this.giveUp() : this.heard(message)) });
+  /** `subject`: the registry's KV subject, $KV.<bucket>.registry. */
+  constructor(
+    private readonly streams: () => Promise<FederationStreams>,
+    private readonly subject: string,
+  ) {
+    this.listen();
+  }
+
+  /**
+   * Listen, unless it does already. Until the subscription is made the copy is vouched for by nothing and
+   * every caller reads; a connection that failed is the operation's to report, and the next read tries again.
+   */
+  listen(): void {
+    this.listening ??= this.streams().then(
+      ({ session }) => this.subscribe(session.nc),
+      () => {
+        this.listening = undefined;
+      },
+    );
+  }
+
+  private subscribe(nc: NatsConnection): void {
+    nc.subscribe(this.subject, { callback: (error, message) => (error ? this.giveUp() : this.heard(message)) });
     // The subscription is on the wire before any read this process makes from now on: the server hears of
     // it first, so a write it does not tell of is one the read already shows.
     this.live = true;
     this.epochCount++;
     void this.followConnection(nc);
-    void nc.closed().then(() => this.giveUp());
+    // The backend closed its connection: a later operation opens another, and the next read listens on it.
+    void nc.closed().then(() => {
+      this.live = false;
+      this.epochCount++;
+      this.listening = undefined;
+    });
   }
 
   /** Where the watch is: an operation passes it to `observe` when it is done, so a copy from across a reconnect is not trusted. */
@@ -89,7 +116,7 @@ export class JetStreamRegistryWatch {
     }
   }
 
-  /** The subscription failed or the connection closed: from now on every caller reads. */
+  /** The subscription failed (e.g. not permitted): from now on every caller reads. */
   private giveUp(): void {
     this.gaveUp = true;
     this.copy = undefined;
