@@ -33,6 +33,8 @@ export interface RunChatBridgeOptions {
 export async function runChatBridge(fed: Federation, options: RunChatBridgeOptions): Promise<void> {
   const { root } = fed;
   const { config } = options;
+  // A polling bridge sends a person's signals for as long as it runs: they check a watched registry.
+  if (!options.once) fed.watchRegistry();
   const paths = federationPaths(root);
   if (!config.chatConfig && !options.file) {
     throw new RefusedError(

@@ -116,6 +116,22 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     expect(refusal).toMatchObject({ code: 'TEAM_ARCHIVED' });
   });
 
+  it("a write without a compare-and-swap (another tool's plain put) is heard too: the next send reads", async () => {
+    const { other, send, measured } = await federation();
+    const { registry } = await other.streams();
+    const current = await other.registry.read();
+    const archived = {
+      ...current,
+      teams: current.teams.map((team) => ({ ...team, status: 'archived' as const })),
+    };
+    await registry.put('registry', JSON.stringify(archived));
+    let refusal: unknown;
+    const cost = await measured(() => send().catch((error: unknown) => (refusal = error)));
+    expect(refusal).toMatchObject({ code: 'TEAM_ARCHIVED' });
+    expect(cost.registryReads).toBe(1);
+    expect(await measured(() => send('meta'))).toEqual({ roundTrips: 1, registryReads: 0 });
+  });
+
   it('a write made while the watching connection is down (the server restarted) is not missed', async () => {
     const { server, other, send, measured } = await federation();
     await server.kill();
