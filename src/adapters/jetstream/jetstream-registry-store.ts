@@ -105,7 +105,6 @@ export class JetStreamRegistryStore implements RegistryStore {
       lockVersion: nextLockVersion(expectedVersion, this.location),
     };
     const text = toJsonText(written);
-    const epoch = this.watching?.epoch;
     const { registry } = await this.streams();
     let retried = false;
     try {
@@ -114,7 +113,6 @@ export class JetStreamRegistryStore implements RegistryStore {
         return registry.update(KEY, text, revision);
       });
       this.remember(written.lockVersion, stored);
-      if (epoch !== undefined) this.watching?.observe({ registry: written, revision: stored, text }, epoch);
       return written;
     } catch (error) {
       // Anything but the server's "wrong last sequence" (another writer committed) is a failure.

@@ -3,7 +3,7 @@ import type { Msg, NatsConnection } from '@nats-io/transport-node';
 import type { Registry } from '../../core/schema/registry.js';
 import type { FederationStreams } from './federation-streams.js';
 
-/** A registry as the store read or wrote it: its KV revision and the exact text stored. */
+/** A registry as the store read and validated it: its KV revision and the exact text stored. */
 export interface StoredRegistry {
   registry: Registry;
   revision: number;
@@ -18,7 +18,7 @@ const MAX_BLIND_WRITES = 16;
 
 /**
  * The registry copy of a long-running process on JetStream (docs/jetstream.md "The watched registry").
- * The copy is only ever a registry this process read or committed, with its KV revision; what keeps it
+ * The copy is only ever a registry this process read (and validated), with its KV revision; what keeps it
  * honest is a plain NATS subscription on the registry's KV subject, which hears every write attempt —
  * stored or refused, made by any process on any server — as the server receives it, without a consumer
  * on the server that could vanish unnoticed. A heard write stops the copy being vouched for until a read
@@ -87,7 +87,7 @@ export class JetStreamRegistryWatch {
     return copy.registry;
   }
 
-  /** A registry read or committed by an operation that began at `epoch`. */
+  /** A registry read by an operation that began at `epoch` (its own writes too are settled by a read). */
   observe(stored: StoredRegistry, epoch: number): void {
     this.blindWrites.delete(stored.text);
     if (!this.live || epoch !== this.epochCount) return;
