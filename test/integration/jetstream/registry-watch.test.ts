@@ -147,6 +147,29 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     expect(await measured(() => send('meta'))).toEqual({ roundTrips: 1, registryReads: 0 });
   }, 60_000);
 
+  it('a watch asked for while the server was down listens once it is back: sends read until then', async () => {
+    const { server, fed } = await federation();
+    const { config } = loadFederationConfig(fed.root);
+    await server.kill();
+    // A process that starts while the server is down: its watch cannot listen yet.
+    const late = createJetStreamBackend({
+      root: fed.root,
+      federationName: config.federationName,
+      backend: jetstreamBackendSchema.parse(config.backend),
+    });
+    cleanup.push(() => late.close());
+    const lateFed = openFederation(fed.root, { backend: late });
+    lateFed.watchRegistry();
+    await expect(late.streams()).rejects.toMatchObject({ code: 'BACKEND_UNAVAILABLE' });
+    await server.start();
+    const counted = await countedSession(late);
+    const send = () => sendSignal(lateFed, { to: 'docs', type: 'report', subject: 'late', body: 'x' });
+    // The first read listens again; the one after it is vouched for; from then on no read.
+    await send();
+    await send();
+    expect(await counted.measure(send)).toMatchObject({ roundTrips: 1 });
+  }, 60_000);
+
   it('after a reconnect the copy is read again before it is used, even when nothing was written', async () => {
     const { server, send, measured } = await federation();
     await server.kill();
