@@ -62,8 +62,9 @@ export class JetStreamRegistryWatch {
 
   private subscribe(nc: NatsConnection): void {
     nc.subscribe(this.subject, { callback: (error, message) => (error ? this.giveUp() : this.heard(message)) });
-    // The subscription is on the wire before any read this process makes from now on: the server hears of
-    // it first, so a write it does not tell of is one the read already shows.
+    // The subscription goes out before any read this process makes from now on, so the server knows of it
+    // before it serves the read: a write the read does not show is one the subscription tells of (on a
+    // cluster, give or take the milliseconds its routes take to spread the subscription).
     this.live = true;
     this.epochCount++;
     void this.followConnection(nc);
@@ -75,7 +76,7 @@ export class JetStreamRegistryWatch {
     });
   }
 
-  /** Where the watch is: an operation passes it to `observe` when it is done, so a copy from across a reconnect is not trusted. */
+  /** Taken by a read when it begins and handed to `observe` with what it read: a read across a reconnect is not trusted. */
   get epoch(): number {
     return this.epochCount;
   }
