@@ -49,6 +49,7 @@ export class JetStreamRegistryStore implements RegistryStore {
   private async fetch(): Promise<Stored | undefined> {
     this.watching?.listen();
     const epoch = this.watching?.epoch;
+    const readAt = Date.now();
     const { registry } = await this.streams();
     const entry = await retryTransient(() => registry.get(KEY));
     if (!entry || entry.operation !== 'PUT') return undefined;
@@ -62,7 +63,8 @@ export class JetStreamRegistryStore implements RegistryStore {
     const parsed = registrySchema.safeParse(raw);
     if (!parsed.success) throw new CorruptFileError(this.location, zodProblemText(parsed.error));
     this.remember(parsed.data.lockVersion, entry.revision);
-    if (epoch !== undefined) this.watching?.observe({ registry: parsed.data, revision: entry.revision, text }, epoch);
+    if (epoch !== undefined)
+      this.watching?.observe({ registry: parsed.data, revision: entry.revision, text }, epoch, readAt);
     return { registry: parsed.data, revision: entry.revision };
   }
 

@@ -17,6 +17,14 @@ const HARMLESS = new Set(['ping', 'update']);
 const MAX_BLIND_WRITES = 16;
 
 /**
+ * How long a read vouches for the copy at most. The subscription can miss a write in ways no event on
+ * this connection tells of — a replica behind answering the read (the registry bucket allows direct
+ * gets), a route between two servers cut while this connection stays up, a subscription not yet spread
+ * through the cluster — so whatever is missed is read again within this bound.
+ */
+export const REGISTRY_COPY_MAX_AGE_MS = 2_000;
+
+/**
  * The registry copy of a long-running process on JetStream (docs/jetstream.md "The watched registry").
  * The copy is only ever a registry this process read (and validated), with its KV revision; what keeps it
  * honest is a plain NATS subscription on the registry's KV subject, which hears every write attempt —
@@ -28,7 +36,7 @@ const MAX_BLIND_WRITES = 16;
  * meanwhile: a copy read before the connection came back is not vouched for.
  */
 export class JetStreamRegistryWatch {
-  private copy: (StoredRegistry & { epoch: number }) | undefined;
+  private copy: (StoredRegistry & { epoch: number; readAt: number }) | undefined;
   /** Bumped by the subscription starting and by every connection event that may have lost a message. */
   private epochCount = 0;
   private live = false;
@@ -60,14 +68,21 @@ export class JetStreamRegistryWatch {
     );
   }
 
-  private subscribe(nc: NatsConnection): void {
-    nc.subscribe(this.subject, { callback: (error, message) => (error ? this.giveUp() : this.heard(message)) });
-    // The subscription goes out before any read this process makes from now on, so the server knows of it
-    // before it serves the read: a write the read does not show is one the subscription tells of (on a
-    // cluster, give or take the milliseconds its routes take to spread the subscription).
+  private async subscribe(nc: NatsConnection): Promise<void> {
+    try {
+      nc.subscribe(this.subject, { callback: (error, message) => (error ? this.giveUp() : this.heard(message)) });
+      void this.followConnection(nc);
+      // Only a read that begins once the server has the subscription (the flush's answer) is vouched
+      // for: a write that read does not show is one the subscription tells of (on a cluster, give or
+      // take the milliseconds its routes take to spread it — the copy's age bound covers those).
+      await nc.flush();
+    } catch {
+      // A connection the client closed itself (e.g. after repeated auth errors): the next read listens again.
+      this.listening = undefined;
+      return;
+    }
     this.live = true;
     this.epochCount++;
-    void this.followConnection(nc);
     // The backend closed its connection: a later operation opens another, and the next read listens on it.
     void nc.closed().then(() => {
       this.live = false;
@@ -81,21 +96,29 @@ export class JetStreamRegistryWatch {
     return this.epochCount;
   }
 
-  current(): Registry | undefined {
+  current(now = Date.now()): Registry | undefined {
     const copy = this.copy;
     if (!this.live || this.gaveUp || copy === undefined || copy.epoch !== this.epochCount) return undefined;
     if (copy.revision <= this.expectedAbove || this.blindWrites.size > 0) return undefined;
+    if (now - copy.readAt > REGISTRY_COPY_MAX_AGE_MS) return undefined;
     return copy.registry;
   }
 
-  /** A registry read by an operation that began at `epoch` (its own writes too are settled by a read). */
-  observe(stored: StoredRegistry, epoch: number): void {
+  /**
+   * A registry read by an operation that began at `epoch`, at time `readAt` (its own writes too are
+   * settled by a read).
+   */
+  observe(stored: StoredRegistry, epoch: number, readAt: number): void {
     this.blindWrites.delete(stored.text);
     if (!this.live || epoch !== this.epochCount) return;
     const copy = this.copy;
-    if (copy !== undefined && copy.epoch === epoch && copy.revision >= stored.revision) return;
+    if (copy !== undefined && copy.epoch === epoch && copy.revision >= stored.revision) {
+      // The same revision read again vouches for the copy anew; an older one (a replica behind) does not.
+      if (copy.revision === stored.revision) copy.readAt = Math.max(copy.readAt, readAt);
+      return;
+    }
     // The caller keeps its own registry to change; the copy is shared by every later caller, so frozen.
-    this.copy = { ...stored, registry: frozen(structuredClone(stored.registry)), epoch };
+    this.copy = { ...stored, registry: frozen(structuredClone(stored.registry)), epoch, readAt };
   }
 
   private heard(message: Msg): void {

@@ -55,7 +55,9 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
       const count = await counted.measure(op);
       return { roundTrips: count.roundTrips, registryReads: registryReads(count.subjects) };
     };
-    // The first send reads the registry and fills the copy.
+    // The watch vouches only for reads that begin once the server has its subscription (its own flush,
+    // made before this one); the first send then reads the registry and fills the copy.
+    await heardEverything(session.nc);
     await send();
     return { server, fed, other, send, measured };
   };
