@@ -8,10 +8,13 @@
  *   V8 code cache (src/cli/bin.ts): a later run of a command skips compiling what its first run compiled.
  *   Every module reached only by `import()` (each command, the OpenTelemetry SDK, the Markdown parser…)
  *   stays behind a lazy initialiser in the bundle: it runs only when that import() does.
- * - `fed-agent` is ES modules, one file per lazily loaded module group, shared code in chunks.
+ * - `fed-agent` is one CommonJS bundle too, dist/bin/agent/agent.cjs, run by dist/bin/agent/main.js through
+ *   a V8 code cache this build makes (scripts/agent-code-cache.mjs): a sandboxed agent can write no cache
+ *   of its own, so it gets the build's, part of the installation, read-only.
  * - Whitespace is dropped, and zod's 40 translations of its error messages (half of zod's bytes; fed
  *   reports in English and never switches locale) are left out.
  */
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -75,7 +78,7 @@ const common = {
   logLevel: 'warning',
 };
 
-// Chunk names carry a content hash: a rebuild must not leave the last build's chunks behind.
+// Code cache names carry the bundle's content hash: a rebuild must not leave the last build's behind.
 rmSync('dist/bin', { recursive: true, force: true });
 
 // The CLI, as the body of a CommonJS function the bin compiles with its code cache; the bin passes in
@@ -107,20 +110,36 @@ await build({
   define: { FED_CLI_BUNDLE_HASH: JSON.stringify(bundleHash) },
 });
 
+// The agent, likewise as the body of a CommonJS function (src/apps/agent/agent-script.ts): its executable
+// runs it with the code cache made below.
+await build({
+  ...common,
+  entryPoints: ['src/apps/agent/program.ts'],
+  outfile: 'dist/bin/agent/agent.cjs',
+  format: 'cjs',
+  define: { 'import.meta.url': '__fedImportMetaUrl' },
+  supported: { 'dynamic-import': false },
+  plugins: [...common.plugins, lazyChildProcess],
+});
+const agentHash = createHash('sha256').update(readFileSync('dist/bin/agent/agent.cjs')).digest('hex').slice(0, 16);
 await build({
   ...common,
   // The executable is agent/bin.ts, under the name the package's bin gives it.
-  entryPoints: [{ in: 'src/apps/agent/bin.ts', out: 'agent/main' }],
-  outbase: 'src',
-  outdir: 'dist/bin',
-  chunkNames: 'chunks/[name]-[hash]',
-  splitting: true,
+  entryPoints: ['src/apps/agent/bin.ts'],
+  outfile: 'dist/bin/agent/main.js',
   format: 'esm',
-  // Bundled CommonJS packages call require(); in an ES module it has to be made.
-  banner: {
-    js: "import { createRequire as __fedCreateRequire } from 'node:module'; const require = __fedCreateRequire(import.meta.url);",
-  },
+  define: { FED_AGENT_BUNDLE_HASH: JSON.stringify(agentHash) },
 });
+// Its code cache, made by this Node (another Node finds none and compiles): every function compiled,
+// none run. Without NODE_OPTIONS, whose V8 flags would make the cache one fed-agent rejects.
+const { NODE_OPTIONS: _nodeOptions, ...cacheEnv } = process.env;
+const { agentCodeCacheName } = await import('../dist/src/apps/agent/agent-script.js');
+const made = spawnSync(
+  process.execPath,
+  ['scripts/agent-code-cache.mjs', 'dist/bin/agent/agent.cjs', `dist/bin/agent/${agentCodeCacheName(agentHash)}`],
+  { env: cacheEnv, stdio: 'inherit' },
+);
+if (made.status !== 0) throw new Error(`making the code cache of fed-agent failed (exit ${made.status})`);
 
 // The dashboard page, for `fed ui`.
 await buildUi();

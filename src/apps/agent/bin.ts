@@ -1,10 +1,39 @@
 #!/usr/bin/env node
 /**
- * The `fed-agent` executable (bundled as dist/bin/agent/main.js): zod's settings first, then the agent
- * (main.ts). zod reads them as each schema is built, and in the bundle the code main.ts shares with other
- * parts sits in chunks that would run — and build their schemas — before any line of main.ts; what is
- * reached through import() runs only when it is imported.
+ * The `fed-agent` executable (bundled as dist/bin/agent/main.js): V8's tiering first (v8-tiering.ts: also
+ * what the code cache was made under), then the program (program.ts, bundled as agent.cjs beside this
+ * file) run through the V8 code cache the build made for it (agent-script.ts). The cache is part of
+ * fed's installation, made from the bundle by the build without running it, and only ever read: an agent
+ * runs in a sandbox that mounts the installation read-only, so no agent can write compiled code another
+ * team's agent would run. A missing cache (another Node than the build's) or one V8 rejects only means
+ * compiling, as without one.
+ *
+ * Built by scripts/bundle.mjs, which sets the bundle's content hash; never run from dist/src.
  */
-import '../../core/schema/zod-jitless.js';
+import './v8-tiering.js';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { agentCodeCacheName, agentScript } from './agent-script.js';
 
-await import('./main.js');
+declare const FED_AGENT_BUNDLE_HASH: string;
+
+const here = dirname(fileURLToPath(import.meta.url));
+const bundle = join(here, 'agent.cjs');
+let cachedData: Buffer | undefined;
+try {
+  cachedData = readFileSync(join(here, agentCodeCacheName(FED_AGENT_BUNDLE_HASH)));
+} catch {
+  // No cache for this Node: the bundle is compiled as it runs.
+}
+const script = agentScript(bundle, readFileSync(bundle, 'utf8'), cachedData);
+const bundleModule = { exports: {} };
+(script.runInThisContext() as (...args: unknown[]) => void)(
+  bundleModule.exports,
+  createRequire(bundle),
+  bundleModule,
+  bundle,
+  here,
+  pathToFileURL(bundle).href,
+);

@@ -74,14 +74,17 @@ async function main(): Promise<number> {
   return outcome.status === 'failed' || outcome.status === 'unfixed' ? 1 : 0;
 }
 
-try {
-  process.exitCode = await main();
-} catch (error) {
-  const refusal = error instanceof FedError && error.refusal;
-  process.stderr.write(
-    `fed-agent: ${error instanceof FedError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
-  process.exitCode = refusal ? 2 : 1;
-}
-// A JetStream backend's connection would keep the process alive.
-await closeOpenBackends();
+// No top-level await: the program is bundled as the body of a CommonJS function (src/apps/agent/bin.ts).
+void (async () => {
+  try {
+    process.exitCode = await main();
+  } catch (error) {
+    const refusal = error instanceof FedError && error.refusal;
+    process.stderr.write(
+      `fed-agent: ${error instanceof FedError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exitCode = refusal ? 2 : 1;
+  }
+  // A JetStream backend's connection would keep the process alive.
+  await closeOpenBackends();
+})();

@@ -4,8 +4,7 @@ import { loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
 import { stateOf } from '../../engine/actors/state-of.js';
 import { archetypeFor } from '../../engine/archetypes/catalog.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
-import { analyseMarkdown } from '../../engine/deliverable/analyse-markdown.js';
-import { plainText } from '../../engine/deliverable/parse-markdown.js';
+import { markdownFacts } from '../../engine/deliverable/markdown-facts.js';
 import { MAX_DELIVERABLE_BYTES } from '../../engine/deliverable/check-deliverable.js';
 import { readTextFile } from '../../infra/fs/read-json-file.js';
 import { writeFileAtomic } from '../../infra/fs/atomic-write.js';
@@ -177,11 +176,8 @@ async function readTeamSection(
 
 /** The title and the summary paragraph (the paragraph right after the title) of a deliverable. */
 function describeDocument(text: string): { title: string | null; summary: string | null } {
-  const doc = analyseMarkdown(text);
-  const titleIndex = doc.tree.children.findIndex((n) => n.type === 'heading' && n.depth === 1);
-  const next = titleIndex === -1 ? undefined : doc.tree.children[titleIndex + 1];
-  const title = doc.headings.find((h) => h.level === 1)?.title ?? null;
-  return { title, summary: next?.type === 'paragraph' ? plainText(next).replace(/\s+/g, ' ').trim() : null };
+  const { title, lead } = markdownFacts(text);
+  return { title, summary: lead };
 }
 
 function renderSection(root: string, s: TeamSection, heading: string): string[] {

@@ -3,8 +3,8 @@ import { FedError, InvalidInputError } from '../../core/errors.js';
 import { parseJsonText } from '../../core/json-text.js';
 import { readFileBounded } from '../../infra/fs/read-file-bounded.js';
 import type { DeliverableSummary } from '../../core/schema/deliverable-summary.js';
-import { analyseMarkdown, summariseMarkdown } from './analyse-markdown.js';
-import { checkDocumentationRules, type DocumentationRule } from './documentation-rules.js';
+import { type DocumentationRule } from './documentation-rules.js';
+import { markdownFacts } from './markdown-facts.js';
 import { assertMarkdownWithinLimits } from './markdown-limits.js';
 import { loadJsonSchemaValidator, type JsonSchemaValidator } from './json-schema-validator.js';
 
@@ -70,10 +70,9 @@ export function checkMarkdownText(
   file = 'the Markdown',
 ): Omit<DeliverableCheck, 'file'> {
   assertMarkdownWithinLimits(text, file);
-  const doc = analyseMarkdown(text);
-  const summary = summariseMarkdown(doc, Buffer.byteLength(text, 'utf8'));
+  const { ruleViolations, summary } = markdownFacts(text);
   const violations: DeliverableViolation[] = [
-    ...checkDocumentationRules(doc),
+    ...ruleViolations,
     ...schemaViolations(validate, summary, ['summary'], schemaLabel),
   ];
   return { ok: violations.length === 0, violations, summary };
