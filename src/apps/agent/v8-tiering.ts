@@ -8,7 +8,7 @@ import { setFlagsFromString } from 'node:v8';
  * that had finished by the time the optimised version was ready: a third of the process's CPU time, on
  * the cores the other teams of a `fed run --parallel` need. With the larger budget only the truly hot
  * functions are optimised (6 in that run), so a large codebase still gets optimised code where it
- * matters. Measured in `npm run bench run-parallel`; `test/e2e/agent-tiering.test.ts` counts them.
+ * matters. Measured in `npm run bench run-parallel`; `test/e2e/agent-startup.test.ts` counts them.
  */
 const DEFAULT_INTERRUPT_BUDGET = 66 * 1024;
 setFlagsFromString(`--interrupt-budget=${16 * DEFAULT_INTERRUPT_BUDGET}`);
