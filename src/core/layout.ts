@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { CONFIG_FILE } from './schema/config.js';
 import { REGISTRY_FILE } from './schema/registry.js';
 import { TEAM_MARKER_FILE } from './schema/team-marker.js';
@@ -82,40 +82,46 @@ export const onboardingPaths = (root: string, domain: string) => ({
   lock: join(root, FED_DIR, ONBOARDING_DIR, `${domain}.lock`),
 });
 
-export const workspacePaths = memoisedPaths((workspace: string) => ({
-  workspace,
-  fedDir: join(workspace, FED_DIR),
-  marker: join(workspace, FED_DIR, TEAM_MARKER_FILE),
-  signals: join(workspace, FED_DIR, 'signals'),
-  inbox: join(workspace, FED_DIR, 'signals', 'inbox'),
-  outbox: join(workspace, FED_DIR, 'signals', 'outbox'),
-  state: join(workspace, FED_DIR, STATE_DIR),
-  envelope: join(workspace, FED_DIR, STATE_DIR, ENVELOPE_FILE),
-  journal: join(workspace, FED_DIR, STATE_DIR, JOURNAL_FILE),
-  stateLock: join(workspace, FED_DIR, STATE_DIR, STATE_LOCK_FILE),
-  consumerLease: join(workspace, FED_DIR, STATE_DIR, 'consumer.lease'),
-  launchLease: join(workspace, FED_DIR, STATE_DIR, 'launch.lease'),
-  launch: join(workspace, FED_DIR, LAUNCH_DIR),
-  launchContext: join(workspace, FED_DIR, LAUNCH_DIR, LAUNCH_CONTEXT_FILE),
-  launchPrompt: join(workspace, FED_DIR, LAUNCH_DIR, LAUNCH_PROMPT_FILE),
-  launchBaseline: join(workspace, FED_DIR, LAUNCH_DIR, LAUNCH_BASELINE_FILE),
-  launchBin: join(workspace, FED_DIR, LAUNCH_DIR, 'bin'),
-  /** The socket of the broker that runs a sandboxed agent's fed commands, while it runs. */
-  brokerSocket: join(workspace, FED_DIR, LAUNCH_DIR, 'broker.sock'),
-  currentRun: join(workspace, FED_DIR, LAUNCH_DIR, CURRENT_RUN_FILE),
-  continuationPrompt: join(workspace, FED_DIR, LAUNCH_DIR, 'continue.md'),
-  /** The last completion fed's checks refused during the running launch (src/core/schema/completion-refusal.ts). */
-  refusedCompletion: join(workspace, FED_DIR, LAUNCH_DIR, COMPLETION_REFUSAL_FILE),
-  /** The prompt of a fix attempt: the refused completion's violations, handed back to the agent. */
-  fixPrompt: join(workspace, FED_DIR, LAUNCH_DIR, 'fix.md'),
-  logs: join(workspace, FED_DIR, 'logs'),
-  agentLog: join(workspace, FED_DIR, 'logs', 'agent.log'),
-  runsJournal: join(workspace, FED_DIR, 'logs', RUNS_JOURNAL_FILE),
-  runTranscripts: join(workspace, FED_DIR, 'logs', RUN_TRANSCRIPTS_DIR),
-  learningLog: join(workspace, FED_DIR, LEARNING_LOG_FILE),
-  /** Earlier runs of the team's lifecycle (`fed team retry`): `run-<n>/` with its state and journal. */
-  history: join(workspace, FED_DIR, 'history'),
-}));
+export const workspacePaths = memoisedPaths((workspace: string) => {
+  // One join normalises the workspace; every other path is fixed names under its `.fed`, appended as
+  // they are (joining each of them was most of the cost of building a thousand teams' paths).
+  const fedDir = join(workspace, FED_DIR);
+  const under = (...names: string[]) => [fedDir, ...names].join(sep);
+  return {
+    workspace,
+    fedDir,
+    marker: under(TEAM_MARKER_FILE),
+    signals: under('signals'),
+    inbox: under('signals', 'inbox'),
+    outbox: under('signals', 'outbox'),
+    state: under(STATE_DIR),
+    envelope: under(STATE_DIR, ENVELOPE_FILE),
+    journal: under(STATE_DIR, JOURNAL_FILE),
+    stateLock: under(STATE_DIR, STATE_LOCK_FILE),
+    consumerLease: under(STATE_DIR, 'consumer.lease'),
+    launchLease: under(STATE_DIR, 'launch.lease'),
+    launch: under(LAUNCH_DIR),
+    launchContext: under(LAUNCH_DIR, LAUNCH_CONTEXT_FILE),
+    launchPrompt: under(LAUNCH_DIR, LAUNCH_PROMPT_FILE),
+    launchBaseline: under(LAUNCH_DIR, LAUNCH_BASELINE_FILE),
+    launchBin: under(LAUNCH_DIR, 'bin'),
+    /** The socket of the broker that runs a sandboxed agent's fed commands, while it runs. */
+    brokerSocket: under(LAUNCH_DIR, 'broker.sock'),
+    currentRun: under(LAUNCH_DIR, CURRENT_RUN_FILE),
+    continuationPrompt: under(LAUNCH_DIR, 'continue.md'),
+    /** The last completion fed's checks refused during the running launch (src/core/schema/completion-refusal.ts). */
+    refusedCompletion: under(LAUNCH_DIR, COMPLETION_REFUSAL_FILE),
+    /** The prompt of a fix attempt: the refused completion's violations, handed back to the agent. */
+    fixPrompt: under(LAUNCH_DIR, 'fix.md'),
+    logs: under('logs'),
+    agentLog: under('logs', 'agent.log'),
+    runsJournal: under('logs', RUNS_JOURNAL_FILE),
+    runTranscripts: under('logs', RUN_TRANSCRIPTS_DIR),
+    learningLog: under(LEARNING_LOG_FILE),
+    /** Earlier runs of the team's lifecycle (`fed team retry`): `run-<n>/` with its state and journal. */
+    history: under('history'),
+  };
+});
 
 /** Workspace of a team for its placement type (docs/design/spec.md §4.1). */
 export function teamWorkspacePath(root: string, domain: string, placement: 'directory' | 'worktree'): string {

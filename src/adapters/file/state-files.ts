@@ -1,7 +1,7 @@
 import { appendFileSync, closeSync, fsyncSync, ftruncateSync } from 'node:fs';
 import { writeFileAtomic, type ReplaceOptions, type WriteOptions } from '../../infra/fs/atomic-write.js';
 import { toJsonText } from '../../core/json-text.js';
-import { readFileTail, readJsonFile } from '../../infra/fs/read-json-file.js';
+import { readFileTail, readIdentifiedJsonFile, readJsonFile } from '../../infra/fs/read-json-file.js';
 import { openForAppend } from '../../infra/fs/open-for-append.js';
 import { workspacePaths } from '../../core/layout.js';
 import {
@@ -15,6 +15,11 @@ import { lastJsonLines } from '../../core/schema/json-lines.js';
 /** The envelope as stored, or undefined when the team has no lifecycle state yet. Broken files are reported, never replaced. */
 export function readEnvelope(workspace: string): LifecycleEnvelope | undefined {
   return readJsonFile(workspacePaths(workspace).envelope, envelopeSchema);
+}
+
+/** readEnvelope with the identity of the file read (fileIdentity): the envelope's version. */
+export function readIdentifiedEnvelope(workspace: string): { value: LifecycleEnvelope; identity: string } | undefined {
+  return readIdentifiedJsonFile(workspacePaths(workspace).envelope, envelopeSchema);
 }
 
 /**
