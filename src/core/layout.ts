@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { CONFIG_FILE } from './schema/config.js';
 import { REGISTRY_FILE } from './schema/registry.js';
 import { TEAM_MARKER_FILE } from './schema/team-marker.js';
@@ -24,14 +24,14 @@ export const FED_DIR = '.fed';
 export const PLAN_FILE = 'plan.json';
 
 /**
- * The paths under one folder, computed once per folder and frozen: a command asks for the same team's
- * paths dozens of times, and each set is ~30 path joins (measurable in `fed event`'s start-up).
+ * The paths under one folder (as flat strings: see flattened), computed once per folder and frozen: a
+ * command asks for the same team's paths dozens of times, and each set is ~30 paths.
  */
 function memoisedPaths<T extends object>(paths: (dir: string) => T): (dir: string) => Readonly<T> {
   const known = new Map<string, Readonly<T>>();
   return (dir) => {
     let found = known.get(dir);
-    if (found === undefined) known.set(dir, (found = Object.freeze(flattened(paths(dir)))));
+    if (found === undefined) known.set(dir, (found = Object.freeze(paths(dir))));
     return found;
   };
 }
@@ -39,38 +39,41 @@ function memoisedPaths<T extends object>(paths: (dir: string) => T): (dir: strin
 /**
  * The paths as flat strings: `path.join` builds its result piece by piece, and V8 keeps such a string as a
  * tree of its pieces (every `/.fed`, every copy of the root) — kept for the life of the process, the paths
- * of a thousand teams would hold ten times the memory of their characters.
+ * of a thousand teams would hold ten times the memory of their characters. (`Array.prototype.join` of
+ * two or more strings copies them into one flat string.)
  */
 function flattened<T extends object>(paths: T): T {
   // One JSON round trip for the whole set (every value is a path): each string parsed back is flat, at a
-  // third of the cost of re-encoding each path on its own — `fed monitor` builds the set of every team.
+  // third of the cost of re-encoding each path on its own.
   return JSON.parse(JSON.stringify(paths)) as T;
 }
 
-export const federationPaths = memoisedPaths((root: string) => ({
-  root,
-  config: join(root, CONFIG_FILE),
-  fedDir: join(root, FED_DIR),
-  registry: join(root, FED_DIR, REGISTRY_FILE),
-  registryLock: join(root, FED_DIR, `${REGISTRY_FILE}.lock`),
-  skills: join(root, FED_DIR, 'skills'),
-  teams: join(root, FED_DIR, 'teams'),
-  worktrees: join(root, FED_DIR, 'worktrees'),
-  gitignore: join(root, FED_DIR, '.gitignore'),
-  chat: join(root, FED_DIR, CHAT_DIR),
-  chatMessages: join(root, FED_DIR, CHAT_DIR, CHAT_MESSAGES_DIR),
-  chatBridgeState: join(root, FED_DIR, CHAT_DIR, BRIDGE_STATE_FILE),
-  chatBridgeLock: join(root, FED_DIR, CHAT_DIR, BRIDGE_LOCK_FILE),
-  collectorState: join(root, FED_DIR, COLLECTOR_STATE_FILE),
-  plan: join(root, FED_DIR, PLAN_FILE),
-  /** What was told to people about the items waiting on them (src/core/schema/needs-you.ts). */
-  notify: join(root, FED_DIR, NOTIFY_DIR),
-  onboarding: join(root, FED_DIR, ONBOARDING_DIR),
-  /** The federation journal (`fed log`): launches, status changes and retries of every team — not a lifecycle journal. */
-  federationJournal: join(root, FED_DIR, FEDERATION_JOURNAL_FILE),
-  /** The rate limits CLI accounts met, one file per account, until they reset (`src/core/schema/account-limit.ts`). */
-  accountLimits: join(root, FED_DIR, LAUNCH_DIR, ACCOUNT_LIMITS_DIR),
-}));
+export const federationPaths = memoisedPaths((root: string) =>
+  flattened({
+    root,
+    config: join(root, CONFIG_FILE),
+    fedDir: join(root, FED_DIR),
+    registry: join(root, FED_DIR, REGISTRY_FILE),
+    registryLock: join(root, FED_DIR, `${REGISTRY_FILE}.lock`),
+    skills: join(root, FED_DIR, 'skills'),
+    teams: join(root, FED_DIR, 'teams'),
+    worktrees: join(root, FED_DIR, 'worktrees'),
+    gitignore: join(root, FED_DIR, '.gitignore'),
+    chat: join(root, FED_DIR, CHAT_DIR),
+    chatMessages: join(root, FED_DIR, CHAT_DIR, CHAT_MESSAGES_DIR),
+    chatBridgeState: join(root, FED_DIR, CHAT_DIR, BRIDGE_STATE_FILE),
+    chatBridgeLock: join(root, FED_DIR, CHAT_DIR, BRIDGE_LOCK_FILE),
+    collectorState: join(root, FED_DIR, COLLECTOR_STATE_FILE),
+    plan: join(root, FED_DIR, PLAN_FILE),
+    /** What was told to people about the items waiting on them (src/core/schema/needs-you.ts). */
+    notify: join(root, FED_DIR, NOTIFY_DIR),
+    onboarding: join(root, FED_DIR, ONBOARDING_DIR),
+    /** The federation journal (`fed log`): launches, status changes and retries of every team — not a lifecycle journal. */
+    federationJournal: join(root, FED_DIR, FEDERATION_JOURNAL_FILE),
+    /** The rate limits CLI accounts met, one file per account, until they reset (`src/core/schema/account-limit.ts`). */
+    accountLimits: join(root, FED_DIR, LAUNCH_DIR, ACCOUNT_LIMITS_DIR),
+  }),
+);
 
 /** The file of `account`'s rate limit: its name encoded, so any account name is one plain file name. */
 export const accountLimitPath = (root: string, account: string) =>
@@ -82,40 +85,46 @@ export const onboardingPaths = (root: string, domain: string) => ({
   lock: join(root, FED_DIR, ONBOARDING_DIR, `${domain}.lock`),
 });
 
-export const workspacePaths = memoisedPaths((workspace: string) => ({
-  workspace,
-  fedDir: join(workspace, FED_DIR),
-  marker: join(workspace, FED_DIR, TEAM_MARKER_FILE),
-  signals: join(workspace, FED_DIR, 'signals'),
-  inbox: join(workspace, FED_DIR, 'signals', 'inbox'),
-  outbox: join(workspace, FED_DIR, 'signals', 'outbox'),
-  state: join(workspace, FED_DIR, STATE_DIR),
-  envelope: join(workspace, FED_DIR, STATE_DIR, ENVELOPE_FILE),
-  journal: join(workspace, FED_DIR, STATE_DIR, JOURNAL_FILE),
-  stateLock: join(workspace, FED_DIR, STATE_DIR, STATE_LOCK_FILE),
-  consumerLease: join(workspace, FED_DIR, STATE_DIR, 'consumer.lease'),
-  launchLease: join(workspace, FED_DIR, STATE_DIR, 'launch.lease'),
-  launch: join(workspace, FED_DIR, LAUNCH_DIR),
-  launchContext: join(workspace, FED_DIR, LAUNCH_DIR, LAUNCH_CONTEXT_FILE),
-  launchPrompt: join(workspace, FED_DIR, LAUNCH_DIR, LAUNCH_PROMPT_FILE),
-  launchBaseline: join(workspace, FED_DIR, LAUNCH_DIR, LAUNCH_BASELINE_FILE),
-  launchBin: join(workspace, FED_DIR, LAUNCH_DIR, 'bin'),
-  /** The socket of the broker that runs a sandboxed agent's fed commands, while it runs. */
-  brokerSocket: join(workspace, FED_DIR, LAUNCH_DIR, 'broker.sock'),
-  currentRun: join(workspace, FED_DIR, LAUNCH_DIR, CURRENT_RUN_FILE),
-  continuationPrompt: join(workspace, FED_DIR, LAUNCH_DIR, 'continue.md'),
-  /** The last completion fed's checks refused during the running launch (src/core/schema/completion-refusal.ts). */
-  refusedCompletion: join(workspace, FED_DIR, LAUNCH_DIR, COMPLETION_REFUSAL_FILE),
-  /** The prompt of a fix attempt: the refused completion's violations, handed back to the agent. */
-  fixPrompt: join(workspace, FED_DIR, LAUNCH_DIR, 'fix.md'),
-  logs: join(workspace, FED_DIR, 'logs'),
-  agentLog: join(workspace, FED_DIR, 'logs', 'agent.log'),
-  runsJournal: join(workspace, FED_DIR, 'logs', RUNS_JOURNAL_FILE),
-  runTranscripts: join(workspace, FED_DIR, 'logs', RUN_TRANSCRIPTS_DIR),
-  learningLog: join(workspace, FED_DIR, LEARNING_LOG_FILE),
-  /** Earlier runs of the team's lifecycle (`fed team retry`): `run-<n>/` with its state and journal. */
-  history: join(workspace, FED_DIR, 'history'),
-}));
+export const workspacePaths = memoisedPaths((workspace: string) => {
+  // One join normalises the workspace; every other path is fixed names under its `.fed`, appended as
+  // they are (joining and flattening each of them was most of the cost of a thousand teams' paths).
+  const [flatWorkspace, fedDir] = flattened([workspace, join(workspace, FED_DIR)]) as [string, string];
+  const under = (...names: string[]) => [fedDir, ...names].join(sep);
+  return {
+    workspace: flatWorkspace,
+    fedDir,
+    marker: under(TEAM_MARKER_FILE),
+    signals: under('signals'),
+    inbox: under('signals', 'inbox'),
+    outbox: under('signals', 'outbox'),
+    state: under(STATE_DIR),
+    envelope: under(STATE_DIR, ENVELOPE_FILE),
+    journal: under(STATE_DIR, JOURNAL_FILE),
+    stateLock: under(STATE_DIR, STATE_LOCK_FILE),
+    consumerLease: under(STATE_DIR, 'consumer.lease'),
+    launchLease: under(STATE_DIR, 'launch.lease'),
+    launch: under(LAUNCH_DIR),
+    launchContext: under(LAUNCH_DIR, LAUNCH_CONTEXT_FILE),
+    launchPrompt: under(LAUNCH_DIR, LAUNCH_PROMPT_FILE),
+    launchBaseline: under(LAUNCH_DIR, LAUNCH_BASELINE_FILE),
+    launchBin: under(LAUNCH_DIR, 'bin'),
+    /** The socket of the broker that runs a sandboxed agent's fed commands, while it runs. */
+    brokerSocket: under(LAUNCH_DIR, 'broker.sock'),
+    currentRun: under(LAUNCH_DIR, CURRENT_RUN_FILE),
+    continuationPrompt: under(LAUNCH_DIR, 'continue.md'),
+    /** The last completion fed's checks refused during the running launch (src/core/schema/completion-refusal.ts). */
+    refusedCompletion: under(LAUNCH_DIR, COMPLETION_REFUSAL_FILE),
+    /** The prompt of a fix attempt: the refused completion's violations, handed back to the agent. */
+    fixPrompt: under(LAUNCH_DIR, 'fix.md'),
+    logs: under('logs'),
+    agentLog: under('logs', 'agent.log'),
+    runsJournal: under('logs', RUNS_JOURNAL_FILE),
+    runTranscripts: under('logs', RUN_TRANSCRIPTS_DIR),
+    learningLog: under(LEARNING_LOG_FILE),
+    /** Earlier runs of the team's lifecycle (`fed team retry`): `run-<n>/` with its state and journal. */
+    history: under('history'),
+  };
+});
 
 /** Workspace of a team for its placement type (docs/design/spec.md §4.1). */
 export function teamWorkspacePath(root: string, domain: string, placement: 'directory' | 'worktree'): string {

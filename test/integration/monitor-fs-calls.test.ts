@@ -10,6 +10,7 @@ const { join } = await import('node:path');
 const { initFederation, onboardTeam, runActors, sendSignal } = await import('../../src/index.js');
 const { openFederation } = await import('../../src/engine/context.js');
 const { workspacePaths } = await import('../../src/core/layout.js');
+const { envelopeSchema, envelopeViewSchema } = await import('../../src/core/schema/lifecycle-state.js');
 const { counted } = await import('../helpers/fs-calls.js');
 const { fedInProcess } = await import('../helpers/fed-in-process.js');
 const { tempDir } = await import('../helpers/temp-dir.js');
@@ -19,11 +20,12 @@ const TEAMS = 6;
 /**
  * What one team costs a monitoring cycle, measured on this scenario (teams with a lifecycle and signals,
  * never launched): its inbox and outbox listed once each (the stuck-signal scan takes its candidates from
- * the census's listing), one file opened (its lifecycle), and the launch files it does not have
- * (agent.json, runs.jsonl, agent.log) only asked after, never opened. Before: three listings and five
- * opens, four of them failing. At most 11 calls on its paths in all.
+ * the census's listing), one file opened (its lifecycle, with no stat of its path around the read), its
+ * deliverable stat-ed, and the launch files it does not have (agent.json, runs.jsonl, agent.log) only
+ * asked after, never opened: 7 calls on its paths. Before: three listings and five opens, four of them
+ * failing; then 9 calls, two of them an lstat before and after the lifecycle's read.
  */
-const PER_TEAM = { readdirSync: 2, openSync: 1, total: 11 };
+const PER_TEAM = { readdirSync: 2, openSync: 1, lstatSync: 0, total: 7 };
 
 describe('fed monitor --json', () => {
   it(`lists each box once and opens one file per team (${TEAMS} teams)`, async () => {
@@ -57,7 +59,33 @@ describe('fed monitor --json', () => {
         listed,
       ).toEqual(expect.arrayContaining([workspacePaths(location).inbox, workspacePaths(location).outbox]));
       expect(count('openSync'), listed).toBe(PER_TEAM.openSync);
+      expect(count('lstatSync'), listed).toBe(PER_TEAM.lstatSync);
       expect(own.length, listed).toBeLessThanOrEqual(PER_TEAM.total);
+    }
+  });
+
+  it('validates of each lifecycle only what it shows, never the whole envelope', async () => {
+    const root = tempDir();
+    initFederation(root, {}, {});
+    const fed = openFederation(root);
+    for (let t = 0; t < TEAMS; t++) {
+      const entry = await onboardTeam(fed, { domain: `team-${t}` }, { durable: false });
+      await sendSignal(fed, { to: entry.domainId, type: 'directive', subject: 'Mission' }, { durable: false });
+    }
+    await runActors(fed, { once: true, durable: false });
+    // What the last write owes (journal lines, reports) is most of an envelope and of validating it.
+    const whole = vi.spyOn(envelopeSchema, 'safeParse');
+    const view = vi.spyOn(envelopeViewSchema, 'safeParse');
+    try {
+      const { code, stdout } = await fedInProcess(['monitor', '--json'], root);
+      expect(code).toBe(0);
+      expect((JSON.parse(stdout) as { teams: Array<{ lifecycle: unknown }> }).teams.map((t) => t.lifecycle)).toEqual(
+        Array.from({ length: TEAMS }, () => expect.objectContaining({ state: 'preparing', mission: 'Mission' })),
+      );
+      expect({ whole: whole.mock.calls.length, view: view.mock.calls.length }).toEqual({ whole: 0, view: TEAMS });
+    } finally {
+      whole.mockRestore();
+      view.mockRestore();
     }
   });
 });

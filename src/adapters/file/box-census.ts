@@ -24,9 +24,15 @@ export function takeCensus(dir: string): BoxCensus {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { signals: [], unacknowledged: new Set() };
     throw error;
   }
-  const acks = new Set(names.filter(isAckFileName));
-  const signals = names.filter(isSignalFileName);
-  return { signals, unacknowledged: new Set(signals.filter((name) => !acks.has(`${name}${ACK_FILE_SUFFIX}`))) };
+  // One pass over the names. An ack is kept as the name of its signal, cut from its own name: a slice is
+  // looked up as it is, where `<signal>.ack` built per signal would be copied whole to be looked up.
+  const acked = new Set<string>();
+  const signals: string[] = [];
+  for (const name of names) {
+    if (isAckFileName(name)) acked.add(name.slice(0, -ACK_FILE_SUFFIX.length));
+    else if (isSignalFileName(name)) signals.push(name);
+  }
+  return { signals, unacknowledged: new Set(signals.filter((name) => !acked.has(name))) };
 }
 
 /** Told each inbox's census as it is taken (the monitor picks its stuck-signal candidates from it). */
@@ -52,7 +58,10 @@ export function censusOfBoxes(
   const inboxes = where.map((paths, i): SignalCounts => {
     const box = takeCensus(paths.inbox);
     onInbox?.(parties[i]!, paths.inbox, box);
-    for (const name of box.signals) acked.set(name, (acked.get(name) ?? true) && !box.unacknowledged.has(name));
+    for (const name of box.signals) {
+      if (box.unacknowledged.has(name)) acked.set(name, false);
+      else if (!acked.has(name)) acked.set(name, true);
+    }
     return { total: box.signals.length, unacknowledged: box.unacknowledged.size };
   });
   return new Map(

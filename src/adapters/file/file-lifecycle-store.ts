@@ -1,4 +1,5 @@
-import { lstatSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { fileIdentity } from '../../infra/fs/read-file-bounded.js';
 import { LifecycleConflictError } from '../../core/errors.js';
 import { assertLockHeld, withLock } from '../../infra/fs/lock.js';
 import { workspacePaths } from '../../core/layout.js';
@@ -11,8 +12,14 @@ import type {
   LifecycleWriteOptions,
   StoredEnvelope,
 } from '../../ports/lifecycle-store.js';
-import { appendJournalLines, readEnvelope, readJournalTail, writeEnvelope } from './state-files.js';
-import type { JournalLine, LifecycleEnvelope } from '../../core/schema/lifecycle-state.js';
+import {
+  appendJournalLines,
+  readEnvelopeView,
+  readIdentifiedEnvelope,
+  readJournalTail,
+  writeEnvelope,
+} from './state-files.js';
+import type { JournalLine, LifecycleEnvelope, LifecycleEnvelopeView } from '../../core/schema/lifecycle-state.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import { keepCurrentRun, keptRunsOf, runJournal } from './file-run-history.js';
 
@@ -42,14 +49,14 @@ export class FileLifecycleStore implements LifecycleStore {
   }
 
   async read(team: RegistryEntry): Promise<StoredEnvelope | undefined> {
-    // The version is the stat around the read; a replace in between is seen as a changed stat and read again.
-    for (;;) {
-      const before = envelopeVersion(team);
-      const envelope = readEnvelope(team.location);
-      const after = envelopeVersion(team);
-      if (before !== after) continue;
-      return envelope === undefined ? undefined : { envelope, version: after };
-    }
+    // The version is the identity of the very file read (its descriptor's stat): a replace during the
+    // read cannot pair the bytes of one file with the version of another.
+    const read = readIdentifiedEnvelope(team.location);
+    return read && { envelope: read.value, version: read.identity };
+  }
+
+  async readView(team: RegistryEntry): Promise<LifecycleEnvelopeView | undefined> {
+    return readEnvelopeView(team.location);
   }
 
   async write(
@@ -116,11 +123,10 @@ export class FileLifecycleStore implements LifecycleStore {
   }
 }
 
-/** `ino:size:mtime:ctime` of the envelope file, or null when there is none. */
+/** The identity (fileIdentity) of the envelope file, as a read opens it; null when there is none. */
 function envelopeVersion(team: RegistryEntry): EnvelopeVersion {
   try {
-    const stat = lstatSync(workspacePaths(team.location).envelope, { bigint: true });
-    return `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+    return fileIdentity(statSync(workspacePaths(team.location).envelope, { bigint: true }));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;

@@ -1,20 +1,32 @@
 import { appendFileSync, closeSync, fsyncSync, ftruncateSync } from 'node:fs';
 import { writeFileAtomic, type ReplaceOptions, type WriteOptions } from '../../infra/fs/atomic-write.js';
 import { toJsonText } from '../../core/json-text.js';
-import { readFileTail, readJsonFile } from '../../infra/fs/read-json-file.js';
+import { readFileTail, readIdentifiedJsonFile, readJsonFile } from '../../infra/fs/read-json-file.js';
 import { openForAppend } from '../../infra/fs/open-for-append.js';
 import { workspacePaths } from '../../core/layout.js';
 import {
   envelopeSchema,
+  envelopeViewSchema,
   journalLineSchema,
   type JournalLine,
   type LifecycleEnvelope,
+  type LifecycleEnvelopeView,
 } from '../../core/schema/lifecycle-state.js';
 import { lastJsonLines } from '../../core/schema/json-lines.js';
 
 /** The envelope as stored, or undefined when the team has no lifecycle state yet. Broken files are reported, never replaced. */
 export function readEnvelope(workspace: string): LifecycleEnvelope | undefined {
   return readJsonFile(workspacePaths(workspace).envelope, envelopeSchema);
+}
+
+/** Of the envelope only what a reader that shows the lifecycle uses (envelopeViewSchema); undefined when none. */
+export function readEnvelopeView(workspace: string): LifecycleEnvelopeView | undefined {
+  return readJsonFile(workspacePaths(workspace).envelope, envelopeViewSchema);
+}
+
+/** readEnvelope with the identity of the file read (fileIdentity): the envelope's version. */
+export function readIdentifiedEnvelope(workspace: string): { value: LifecycleEnvelope; identity: string } | undefined {
+  return readIdentifiedJsonFile(workspacePaths(workspace).envelope, envelopeSchema);
 }
 
 /**

@@ -124,7 +124,9 @@ export async function runMonitorCycle(fed: Federation, options: MonitorOptions):
     }
     reports.push(report);
   }
-  reports.sort((a, b) => Number(a.healthy) - Number(b.healthy) || a.team.localeCompare(b.team));
+  // Team ids are slugs of ASCII lowercase letters, digits and hyphens, whose code-point order is their
+  // collation order: compared without ICU, whose first use costs a short command ~5 ms.
+  reports.sort((a, b) => Number(a.healthy) - Number(b.healthy) || (a.team < b.team ? -1 : a.team > b.team ? 1 : 0));
   const metaCounts = census.get(META)!;
   const unhealthy = reports.filter((r) => !r.healthy).length;
   recordMonitorCycle({ teams: reports.length, unhealthy });

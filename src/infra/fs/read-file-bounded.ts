@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, type BigIntStats, type Stats } from 'node:fs';
 
 /**
  * The one way fed reads a file it did not write itself or that anyone may have replaced: bounded in size
@@ -14,10 +14,21 @@ export interface BoundedReadOptions {
   maxBytes?: number;
   /** Do not follow a symbolic link at the path itself: it is reported instead (signal boxes). */
   noFollow?: boolean;
+  /** Also give the identity (fileIdentity) of the very file read, from its descriptor. */
+  identify?: boolean;
+}
+
+/**
+ * `ino:size:mtime:ctime` (nanoseconds): a file fed replaces atomically (a new inode per write) and never
+ * changes in place has a new identity after every write, so an unchanged identity means unchanged content.
+ */
+export function fileIdentity(stat: BigIntStats): string {
+  return `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
 }
 
 export type BoundedRead =
-  | { ok: true; bytes: Buffer; stat: Stats }
+  /** `identity` when asked for (`identify`). */
+  | { ok: true; bytes: Buffer; stat: Stats; identity?: string }
   /** `stat` is there when the file could be opened; `code` is the errno when opening or reading failed. */
   | { ok: false; problem: string; stat?: Stats; code?: string };
 
@@ -65,7 +76,9 @@ export function readFileBounded(path: string, options: BoundedReadOptions = {}):
           : `the file is over the ${maxBytes}-byte limit`,
         stat,
       };
-    return { ok: true, bytes: buffer.subarray(0, length), stat };
+    // Of the descriptor read: a file replaced at the path meanwhile cannot lend the bytes another identity.
+    const identity = options.identify ? fileIdentity(fstatSync(fd, { bigint: true })) : undefined;
+    return { ok: true, bytes: buffer.subarray(0, length), stat, ...(identity !== undefined && { identity }) };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return { ok: false, problem: `cannot be read (${code ?? (error as Error).message})`, code };

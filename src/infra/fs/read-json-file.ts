@@ -39,6 +39,14 @@ export function readFileTail(path: string, bytes: number, fix: string): { tail: 
  * unusable is an UnreadableFileError naming the file, what it is, and `fix` (what the user should do).
  */
 export function readTextFile(path: string, fix: string, options: BoundedReadOptions = {}): string | undefined {
+  return readUsableFile(path, fix, options)?.bytes.toString('utf8');
+}
+
+function readUsableFile(
+  path: string,
+  fix: string,
+  options: BoundedReadOptions,
+): Extract<BoundedRead, { ok: true }> | undefined {
   let read: BoundedRead;
   try {
     read = readFileBounded(path, options);
@@ -47,7 +55,7 @@ export function readTextFile(path: string, fix: string, options: BoundedReadOpti
     throw error;
   }
   if (!read.ok) throw new UnreadableFileError(path, read.problem, fix);
-  return read.bytes.toString('utf8');
+  return read;
 }
 
 /**
@@ -63,8 +71,22 @@ export function parseJsonFile<T>(text: string, file: string, schema: z.ZodType<T
   return parsed.data;
 }
 
+const KEEP_IT = 'fed will not overwrite it; move it aside or restore it from a backup';
+
 /** Read (bounded) and parse a file with its schema; undefined when the file does not exist. */
 export function readJsonFile<T>(file: string, schema: z.ZodType<T>, options: BoundedReadOptions = {}): T | undefined {
-  const text = readTextFile(file, 'fed will not overwrite it; move it aside or restore it from a backup', options);
+  const text = readTextFile(file, KEEP_IT, options);
   return text === undefined ? undefined : parseJsonFile(text, file, schema);
+}
+
+/**
+ * readJsonFile with the identity of the file read (fileIdentity, from the descriptor read): what a
+ * compare-and-swap of a file replaced atomically compares, with no stat of the path around the read.
+ */
+export function readIdentifiedJsonFile<T>(
+  file: string,
+  schema: z.ZodType<T>,
+): { value: T; identity: string } | undefined {
+  const read = readUsableFile(file, KEEP_IT, { identify: true });
+  return read && { value: parseJsonFile(read.bytes.toString('utf8'), file, schema), identity: read.identity! };
 }

@@ -52,8 +52,11 @@ export function isSignalFileName(name: string): boolean {
   return name.endsWith(SIGNAL_FILE_EXTENSION) && !name.startsWith('.');
 }
 
+/** How an ack file's name ends (built once: a census tests every name of a box). */
+const ACK_FILE_ENDING = `${SIGNAL_FILE_EXTENSION}${ACK_FILE_SUFFIX}`;
+
 export function isAckFileName(name: string): boolean {
-  return name.endsWith(`${SIGNAL_FILE_EXTENSION}${ACK_FILE_SUFFIX}`) && !name.startsWith('.');
+  return name.endsWith(ACK_FILE_ENDING) && !name.startsWith('.');
 }
 
 /**
