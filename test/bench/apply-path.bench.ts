@@ -1,7 +1,8 @@
 /**
  * The apply path at scale (issue #12): `fed actors run --once` throughput at 100 k pending vs 10 k, its
  * peak RSS vs a raw consumer of the same inbox, and `fed signal list` of 10 k signals vs raw readdir +
- * read + parse. Inboxes are written directly (the setup is not what is measured), one signal per
+ * read + parse (and vs the feature's ceiling, which validates each file too, and the design's, which also
+ * reads each one as fed must: bounded, never through a link). Inboxes are written directly (the setup is not what is measured), one signal per
  * millisecond as a busy sender would. `FED_BENCH_LARGE` sets the large size (default 100 000),
  * `FED_BENCH_ROUNDS` the rounds of the in-process ratios (default 5), `FED_BENCH_APPLY_ROUNDS` the
  * rounds of the consume figures (default 3; a round consumes 2 × (LARGE + SMALL) signals).
@@ -14,7 +15,9 @@ import { performance } from 'node:perf_hooks';
 import { initFederation, listSignals, onboardTeam, type SignalMessage } from '../../src/index.js';
 import { getTeam } from '../../src/core/find-team.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { signalFileName } from '../../src/adapters/file/signals/signal-file-name.js';
+import { ACK_FILE_SUFFIX, signalFileName } from '../../src/adapters/file/signals/signal-file-name.js';
+import { isWellFormedAck, isWellFormedSignal, MAX_SIGNAL_BYTES } from '../../src/core/schema/signal.js';
+import { readFileBounded } from '../../src/infra/fs/read-file-bounded.js';
 import { toJsonText } from '../../src/core/json-text.js';
 import { workspacePaths } from '../../src/core/layout.js';
 import { startFixture } from '../helpers/fixture-process.js';
@@ -85,6 +88,18 @@ async function consumeFresh(size: number, mode: 'fed' | 'raw', keep?: Inbox[]): 
   }
 }
 
+/** What fed checks of a signal or ack file's JSON before using it (the schema only judges what fails this). */
+function valid(name: string, json: unknown): boolean {
+  return name.endsWith(ACK_FILE_SUFFIX) ? isWellFormedAck(json) : isWellFormedSignal(json);
+}
+
+/** A box file's text as fed reads it (see readBoxFile). */
+function boundedText(path: string): string {
+  const read = readFileBounded(path, { maxBytes: MAX_SIGNAL_BYTES, noFollow: true });
+  if (!read.ok) throw new Error(`${path}: ${read.problem}`);
+  return read.bytes.toString('utf8');
+}
+
 export default async function applyPathBench(): Promise<void> {
   const kept: Inbox[] = [];
   try {
@@ -128,9 +143,10 @@ export default async function applyPathBench(): Promise<void> {
 
     // List of SMALL signals (with their acks, written by the consume above) vs the raw read of the same files.
     const small = kept[0]!;
+    const names = () => readdirSync(small.inbox);
     const rawList = () => {
       const started = performance.now();
-      for (const name of readdirSync(small.inbox)) JSON.parse(readFileSync(join(small.inbox, name), 'utf8'));
+      for (const name of names()) JSON.parse(readFileSync(join(small.inbox, name), 'utf8'));
       return performance.now() - started;
     };
     const ourList = async () => {
@@ -141,6 +157,30 @@ export default async function applyPathBench(): Promise<void> {
     await reportInterleavedRatios(
       { name: `raw readdir + read + JSON.parse of ${SMALL} signals and acks`, run: rawList },
       [{ name: `fed signal list of ${SMALL}`, run: ourList, max: 1.5 }],
+      ROUNDS,
+    );
+    // The feature's ceiling: fed must validate what it lists, so the raw read also checks each file with
+    // the quick check fed uses. The design's adds how fed reads a file an agent may have planted: never
+    // through a link, never blocking, a regular file within the size limit (readFileBounded).
+    const validList = (read: (path: string) => string) => () => {
+      const started = performance.now();
+      for (const name of names()) if (!valid(name, JSON.parse(read(join(small.inbox, name))))) throw new Error(name);
+      return performance.now() - started;
+    };
+    await reportInterleavedRatios(
+      {
+        name: `the feature's: readdir + read + JSON.parse + validity check of ${SMALL} signals and acks`,
+        run: validList((path) => readFileSync(path, 'utf8')),
+      },
+      [{ name: `fed signal list of ${SMALL}`, run: ourList }],
+      ROUNDS,
+    );
+    await reportInterleavedRatios(
+      {
+        name: `the design's: readdir + bounded no-follow read + JSON.parse + validity check of ${SMALL} signals and acks`,
+        run: validList(boundedText),
+      },
+      [{ name: `fed signal list of ${SMALL}`, run: ourList }],
       ROUNDS,
     );
   } finally {

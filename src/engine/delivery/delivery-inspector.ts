@@ -1,6 +1,6 @@
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { SignalEntry, SignalInbox } from '../../ports/signal-transport.js';
-import type { SignalBox } from '../../core/schema/signal.js';
+import type { SignalBox, SignalMessage } from '../../core/schema/signal.js';
 import { findTeam, statusOf } from '../../core/find-team.js';
 import { META } from '../../core/schema/common.js';
 import type { DeliveryFactName } from '../../core/schema/delivery.js';
@@ -20,6 +20,9 @@ export function recipientGoneReason(registry: Registry, party: string): string |
 
 /** The facts a delivery state is derived from (besides the ack). */
 const STATE_FACTS: readonly DeliveryFactName[] = ['answered', 'read', 'undeliverable'];
+
+/** What a learned signal without any state fact has: one set for them all, not one each. */
+const NO_FACTS: ReadonlySet<DeliveryFactName> = new Set();
 
 /**
  * Delivery states of many signals at one moment, from the backend's delivery facts (looked up by
@@ -47,20 +50,22 @@ export class DeliveryInspector {
   async learn(entries: readonly SignalEntry[]): Promise<void> {
     const ids = entries.map((entry) => entry.message.id.toLowerCase());
     const recorded = await this.backend.delivery.recorded(ids, STATE_FACTS);
-    for (const id of ids) this.learned.set(id, recorded.get(id) ?? new Set());
+    for (const id of ids) this.learned.set(id, recorded.get(id) ?? NO_FACTS);
   }
 
   async status(entry: SignalEntry, box: SignalBox): Promise<DeliveryStatus> {
+    const known = this.knownStatus(entry, box);
+    if (known) return known;
     const { message } = entry;
     const acknowledged =
       box === 'inbox' ? message.acknowledged === true : await this.acknowledgedInRecipientInbox(entry);
-    const known = this.learned.get(message.id.toLowerCase());
-    const [answered, read, undeliverable] = known
+    const learned = this.learned.get(message.id.toLowerCase());
+    const [answered, read, undeliverable] = learned
       ? // Learned: no lookup left but the reason of an undeliverable signal.
         [
-          known.has('answered'),
-          known.has('read'),
-          known.has('undeliverable') ? await this.undeliverableReason(message.id) : undefined,
+          learned.has('answered'),
+          learned.has('read'),
+          learned.has('undeliverable') ? await this.undeliverableReason(message.id) : undefined,
         ]
       : await Promise.all([
           this.backend.delivery.has(message.id, 'answered'),
@@ -69,6 +74,28 @@ export class DeliveryInspector {
             .has(message.id, 'undeliverable')
             .then((has) => (has ? this.undeliverableReason(message.id) : undefined)),
         ]);
+    return this.derive(message, acknowledged, answered, read, undeliverable);
+  }
+
+  /**
+   * The status `status` gives, when no lookup is left to make: an inbox copy whose facts were learned and
+   * that is not undeliverable. Undefined otherwise. Listing a large box asks this of every signal, so it
+   * is synchronous: a promise per signal cost more than deriving its state.
+   */
+  knownStatus(entry: SignalEntry, box: SignalBox): DeliveryStatus | undefined {
+    const { message } = entry;
+    const known = box === 'inbox' ? this.learned.get(message.id.toLowerCase()) : undefined;
+    if (known === undefined || known.has('undeliverable')) return undefined;
+    return this.derive(message, message.acknowledged === true, known.has('answered'), known.has('read'), undefined);
+  }
+
+  private derive(
+    message: SignalMessage,
+    acknowledged: boolean,
+    answered: boolean,
+    read: boolean,
+    undeliverable: string | undefined,
+  ): DeliveryStatus {
     return deliveryStatus(
       // Only what the state is derived from: a copy of each message was a tenth of listing a large box.
       { type: message.type, timestamp: message.timestamp, acknowledged },

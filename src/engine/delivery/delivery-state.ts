@@ -37,16 +37,16 @@ export function deliveryStatus(
   context: DeliveryStateContext,
 ): DeliveryStatus {
   const due = dueAt(message.type, message.timestamp, context.deadlines);
-  const status = (state: DeliveryState, undeliverable: string | null = null): DeliveryStatus => ({
-    state,
-    dueAt: due === undefined ? null : new Date(due).toISOString(),
-    undeliverable,
-  });
-  if (facts.answered) return status('answered');
+  if (facts.answered) return status('answered', due);
   const overdue = due !== undefined && context.now.getTime() >= due;
-  if (message.acknowledged) return overdue && needsAnswer(message.type) ? status('expired') : status('acknowledged');
+  if (message.acknowledged) return status(overdue && needsAnswer(message.type) ? 'expired' : 'acknowledged', due);
   const gone = context.recipientGone ?? facts.undeliverable;
-  if (gone !== undefined) return status('undeliverable', gone);
-  if (overdue) return status('expired');
-  return status(facts.read ? 'read' : 'delivered');
+  if (gone !== undefined) return status('undeliverable', due, gone);
+  if (overdue) return status('expired', due);
+  return status(facts.read ? 'read' : 'delivered', due);
+}
+
+/** A module function, not a closure per call: listing a large box derives one status per signal. */
+function status(state: DeliveryState, due: number | undefined, undeliverable: string | null = null): DeliveryStatus {
+  return { state, dueAt: due === undefined ? null : new Date(due).toISOString(), undeliverable };
 }

@@ -106,7 +106,7 @@ export async function listSignals(
   ] as const) {
     for (const entry of signals) {
       const { message } = entry;
-      const delivery = await inspector.status(entry, box);
+      const delivery = inspector.knownStatus(entry, box) ?? (await inspector.status(entry, box));
       if (query.state !== undefined && delivery.state !== (query.state as DeliveryState)) continue;
       // Only an answered signal has an answer to name: the others cost no extra read.
       const answeredBy =

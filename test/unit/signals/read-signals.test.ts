@@ -90,6 +90,31 @@ describe('reading a signal box', () => {
     expect(entries(dir)).toEqual(before);
   });
 
+  it('reads a signal saved with a byte-order mark, and calls a file of only one empty', () => {
+    const dir = inbox();
+    put(dir, 'a-bom.json', `\uFEFF${toJsonText(signal({ subject: 'from an editor' }))}`);
+    put(dir, 'b-only-bom.json', '\uFEFF\n');
+    const { signals, invalid } = readSignalBox(dir, { owner: 'docs', box: 'inbox' });
+    expect(signals.map((s) => s.message.subject)).toEqual(['from an editor']);
+    expect(invalid.map((i) => [i.file, i.reason])).toEqual([
+      ['b-only-bom.json', 'the file is empty (only whitespace)'],
+    ]);
+  });
+
+  it('merges an ack written after the first read into a new entry, leaving the one handed out before as it was', () => {
+    const dir = inbox();
+    put(dir, 'a.json', signal({ subject: 'later acknowledged' }));
+    const reader = new SignalBoxReader(dir, { owner: 'docs', box: 'inbox' }, { quietDirectoryMs: 0 });
+    const [before] = reader.read().signals;
+    expect(before!.message).toMatchObject({ subject: 'later acknowledged', acknowledged: false });
+    put(dir, 'a.json.ack', { acknowledged: true, acknowledged_at: '2026-02-01T00:00:00Z' });
+    const [after] = reader.read().signals;
+    expect(after!.message).toMatchObject({ acknowledged: true, acknowledged_at: '2026-02-01T00:00:00Z' });
+    expect(Object.keys(after!.message).slice(-2)).toEqual(['acknowledged', 'acknowledged_at']);
+    expect(before!.message.acknowledged).toBe(false);
+    expect(Object.isFrozen(after!.message)).toBe(true);
+  });
+
   it('sorts by timestamp (not by file name), then by file name', () => {
     const dir = inbox();
     put(dir, '1.json', signal({ timestamp: '2026-01-31T12:00:03Z' }));
