@@ -1,4 +1,4 @@
-import type { JournalLine, LifecycleEnvelope, LifecycleEnvelopeView } from '../core/schema/lifecycle-state.js';
+import type { JournalLine, LifecycleEnvelope } from '../core/schema/lifecycle-state.js';
 import type { RegistryEntry } from '../core/schema/registry.js';
 
 /**
@@ -48,11 +48,6 @@ export interface LifecycleStore {
   version(team: RegistryEntry): Promise<EnvelopeVersion>;
   /** The stored envelope (schema-validated) and its version; undefined when the team has none yet. Broken ones are reported, never replaced. */
   read(team: RegistryEntry): Promise<StoredEnvelope | undefined>;
-  /**
-   * Of the stored envelope, only what a reader that shows the lifecycle uses (envelopeViewSchema: its
-   * machine, snapshot and save time, validated; the rest dropped unread); undefined when there is none.
-   */
-  readView(team: RegistryEntry): Promise<LifecycleEnvelopeView | undefined>;
   /**
    * Replace the envelope as a whole if it is still at `expected` (compare-and-swap), inside `section`;
    * readers see the old or the new envelope, never a mix. A different stored version throws

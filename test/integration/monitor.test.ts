@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -173,6 +173,21 @@ describe('monitoring cycle', () => {
     writeFileSync(workspacePaths(team('docs').location).envelope, '{ broken');
     const report = await runMonitorCycle(openFederation(root), { config });
     expect(report.teams.map((t) => t.team)).toEqual(['docs', 'ok']);
+    expect(report.teams[0]).toMatchObject({
+      healthy: false,
+      error: expect.stringContaining('lifecycle.json is corrupt') as unknown,
+    });
+  });
+
+  it('a lifecycle that is valid JSON but not a valid envelope (what the apply refuses) makes the team unhealthy', async () => {
+    const { root, config, team } = await federation();
+    await onboardTeam(openFederation(root), { domain: 'docs' });
+    await event(root, 'docs', 'FAIL', { reason: 'boom' });
+    const path = workspacePaths(team('docs').location).envelope;
+    const envelope = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    // Only parts the monitor does not show are damaged: the apply would skip this team, so it is unhealthy.
+    writeFileSync(path, JSON.stringify({ ...envelope, pendingReports: 'garbage', seq: -5 }));
+    const report = await runMonitorCycle(openFederation(root), { config });
     expect(report.teams[0]).toMatchObject({
       healthy: false,
       error: expect.stringContaining('lifecycle.json is corrupt') as unknown,

@@ -12,14 +12,8 @@ import type {
   LifecycleWriteOptions,
   StoredEnvelope,
 } from '../../ports/lifecycle-store.js';
-import {
-  appendJournalLines,
-  readEnvelopeView,
-  readIdentifiedEnvelope,
-  readJournalTail,
-  writeEnvelope,
-} from './state-files.js';
-import type { JournalLine, LifecycleEnvelope, LifecycleEnvelopeView } from '../../core/schema/lifecycle-state.js';
+import { appendJournalLines, readIdentifiedEnvelope, readJournalTail, writeEnvelope } from './state-files.js';
+import type { JournalLine, LifecycleEnvelope } from '../../core/schema/lifecycle-state.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import { keepCurrentRun, keptRunsOf, runJournal } from './file-run-history.js';
 
@@ -53,10 +47,6 @@ export class FileLifecycleStore implements LifecycleStore {
     // read cannot pair the bytes of one file with the version of another.
     const read = readIdentifiedEnvelope(team.location);
     return read && { envelope: read.value, version: read.identity };
-  }
-
-  async readView(team: RegistryEntry): Promise<LifecycleEnvelopeView | undefined> {
-    return readEnvelopeView(team.location);
   }
 
   async write(

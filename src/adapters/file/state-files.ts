@@ -6,22 +6,15 @@ import { openForAppend } from '../../infra/fs/open-for-append.js';
 import { workspacePaths } from '../../core/layout.js';
 import {
   envelopeSchema,
-  envelopeViewSchema,
   journalLineSchema,
   type JournalLine,
   type LifecycleEnvelope,
-  type LifecycleEnvelopeView,
 } from '../../core/schema/lifecycle-state.js';
 import { lastJsonLines } from '../../core/schema/json-lines.js';
 
 /** The envelope as stored, or undefined when the team has no lifecycle state yet. Broken files are reported, never replaced. */
 export function readEnvelope(workspace: string): LifecycleEnvelope | undefined {
   return readJsonFile(workspacePaths(workspace).envelope, envelopeSchema);
-}
-
-/** Of the envelope only what a reader that shows the lifecycle uses (envelopeViewSchema); undefined when none. */
-export function readEnvelopeView(workspace: string): LifecycleEnvelopeView | undefined {
-  return readJsonFile(workspacePaths(workspace).envelope, envelopeViewSchema);
 }
 
 /** readEnvelope with the identity of the file read (fileIdentity): the envelope's version. */

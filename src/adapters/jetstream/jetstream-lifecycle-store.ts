@@ -9,13 +9,10 @@ import type {
 } from '../../ports/lifecycle-store.js';
 import {
   envelopeSchema,
-  envelopeViewSchema,
   journalLineSchema,
   type JournalLine,
   type LifecycleEnvelope,
-  type LifecycleEnvelopeView,
 } from '../../core/schema/lifecycle-state.js';
-import type { z } from 'zod';
 import { parseJsonRecords } from '../../core/schema/json-lines.js';
 import { zodProblemText } from '../../core/schema/problems.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
@@ -60,24 +57,17 @@ export class JetStreamLifecycleStore implements LifecycleStore {
     const { lifecycle } = await this.streams();
     const entry = await retryTransient(() => lifecycle.get(team.domainId));
     if (!entry || entry.operation !== 'PUT') return undefined;
-    return { envelope: this.parse(team, entry.value, envelopeSchema), version: String(entry.revision) };
+    return { envelope: this.parse(team, entry.value), version: String(entry.revision) };
   }
 
-  async readView(team: RegistryEntry): Promise<LifecycleEnvelopeView | undefined> {
-    const { lifecycle } = await this.streams();
-    const entry = await retryTransient(() => lifecycle.get(team.domainId));
-    if (!entry || entry.operation !== 'PUT') return undefined;
-    return this.parse(team, entry.value, envelopeViewSchema);
-  }
-
-  private parse<T>(team: RegistryEntry, value: Uint8Array, schema: z.ZodType<T>): T {
+  private parse(team: RegistryEntry, value: Uint8Array): LifecycleEnvelope {
     let raw: unknown;
     try {
       raw = JSON.parse(decoder.decode(value));
     } catch (error) {
       throw new CorruptFileError(this.envelopeLocation(team), `not valid JSON (${(error as Error).message})`);
     }
-    const parsed = schema.safeParse(raw);
+    const parsed = envelopeSchema.safeParse(raw);
     if (!parsed.success) throw new CorruptFileError(this.envelopeLocation(team), zodProblemText(parsed.error));
     return parsed.data;
   }
@@ -261,7 +251,7 @@ export class JetStreamLifecycleStore implements LifecycleStore {
     return {
       run,
       location: `${this.where} KV ${this.names.lifecycleBucket}/${this.runKey(team, String(run))}`,
-      envelope: this.parse(team, value, envelopeSchema),
+      envelope: this.parse(team, value),
     };
   }
 

@@ -1,8 +1,8 @@
 import type { LifecycleStore } from '../../ports/lifecycle-store.js';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadLifecycleView } from '../../engine/actors/team-lifecycle.js';
-import type { LifecycleView } from '../../engine/actors/lifecycle-types.js';
+import { loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
+import type { TeamLifecycle } from '../../engine/actors/lifecycle-types.js';
 import { stateOf } from '../../engine/actors/state-of.js';
 import { archetypeOf, lifecycleFor } from '../../engine/archetypes/catalog.js';
 import { workspacePaths } from '../../core/layout.js';
@@ -24,7 +24,7 @@ export interface HealthInputs {
   /** Where the team's lifecycle is kept. */
   lifecycles: LifecycleStore;
   /** The team's lifecycle, when the caller loaded it already (it is then not read again). */
-  lifecycle?: LifecycleView;
+  lifecycle?: TeamLifecycle;
   /** The team's run in progress, when the caller read it already (finishOrphanedRun): not read again. */
   run?: { current: CurrentRun | undefined };
 }
@@ -77,7 +77,7 @@ export async function teamReport(team: RegistryEntry, inputs: HealthInputs): Pro
 }
 
 async function fillLifecycle(report: TeamReport, team: RegistryEntry, inputs: HealthInputs): Promise<void> {
-  const lifecycle = inputs.lifecycle ?? (await loadLifecycleView(team, inputs.lifecycles));
+  const lifecycle = inputs.lifecycle ?? (await loadTeamLifecycle(team, inputs.lifecycles));
   const { context } = lifecycle.snapshot;
   const state = stateOf(lifecycle.snapshot);
   const since = context.enteredAt?.[state] ?? null;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { builtOnFirstUse, isoTimestamp, nonEmptyString } from './common.js';
+import { isoTimestamp, nonEmptyString } from './common.js';
 
 /**
  * A team's lifecycle state on disk (`<workspace>/.fed/state/`): the snapshot envelope and the journal.
@@ -77,20 +77,3 @@ export const envelopeSchema = z.strictObject({
   savedAt: isoTimestamp,
 });
 export type LifecycleEnvelope = z.infer<typeof envelopeSchema>;
-
-/** What a lifecycle's snapshot is restored from: its machine, the machine's version and the snapshot. */
-export type EnvelopeSnapshot = Pick<LifecycleEnvelope, 'machineId' | 'machineVersion' | 'snapshot'>;
-
-/** The part of an envelope a reader that only shows the lifecycle uses (envelopeViewSchema). */
-export type LifecycleEnvelopeView = EnvelopeSnapshot & Pick<LifecycleEnvelope, 'savedAt'>;
-
-/**
- * The envelope as a reader that only shows the lifecycle reads it (`fed monitor`): its machine, snapshot
- * and save time, each validated as envelopeSchema validates it; every other field (the dedupe record, the
- * journal lines and reports the last write owes — most of an envelope) is dropped unread, so nothing
- * unvalidated is ever used. What a write owes is the concern of the commands that apply it, which
- * validate the whole envelope.
- */
-export const envelopeViewSchema: z.ZodType<LifecycleEnvelopeView> = builtOnFirstUse(() =>
-  z.object(envelopeSchema.pick({ machineId: true, machineVersion: true, snapshot: true, savedAt: true }).shape),
-);

@@ -1,7 +1,7 @@
 import type { InspectionEvent } from 'xstate';
 import type { MachineEntry } from '../../../machines/catalog.js';
 import type { LifecycleSnapshot } from '../../../machines/lifecycle-machine.js';
-import type { JournalLine, LifecycleEnvelope, LifecycleEnvelopeView } from '../../core/schema/lifecycle-state.js';
+import type { JournalLine, LifecycleEnvelope } from '../../core/schema/lifecycle-state.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { SignalMessage } from '../../core/schema/signal.js';
 import type { WriteOptions } from '../../infra/fs/atomic-write.js';
@@ -18,16 +18,6 @@ export interface TeamLifecycle {
   stored: boolean;
   /** The stored envelope's version, for the compare-and-swap of the next write (null: none stored). */
   version: EnvelopeVersion;
-}
-
-/**
- * A lifecycle as a reader that only shows it has it (loadLifecycleView): its machine and restored snapshot,
- * and of the envelope only the view (envelopeViewSchema). A TeamLifecycle is one too.
- */
-export interface LifecycleView {
-  entry: MachineEntry;
-  snapshot: LifecycleSnapshot;
-  envelope: LifecycleEnvelopeView;
 }
 
 /** Something that may change a lifecycle: an inbox signal, an agent's `fed event`, or a registry command. */

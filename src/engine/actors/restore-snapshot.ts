@@ -2,7 +2,7 @@ import type { MachineEntry } from '../../../machines/catalog.js';
 import type { LifecycleSnapshot } from '../../../machines/lifecycle-machine.js';
 import { CorruptFileError, RefusedError } from '../../core/errors.js';
 import { contextSchemaFor } from '../archetypes/catalog.js';
-import type { EnvelopeSnapshot } from '../../core/schema/lifecycle-state.js';
+import type { LifecycleEnvelope } from '../../core/schema/lifecycle-state.js';
 import { zodProblemText } from '../../core/schema/problems.js';
 import { findSnapshotMigration } from './snapshot-migrations.js';
 
@@ -18,7 +18,7 @@ export class SnapshotVersionError extends RefusedError {
 }
 
 /** Bring an envelope to the machine's current version through registered migrations (or refuse). */
-export function migrateEnvelope<E extends EnvelopeSnapshot>(envelope: E, entry: MachineEntry, file: string): E {
+export function migrateEnvelope(envelope: LifecycleEnvelope, entry: MachineEntry, file: string): LifecycleEnvelope {
   if (envelope.machineId !== entry.id) {
     throw new RefusedError(
       'SNAPSHOT_MACHINE',
@@ -42,7 +42,7 @@ export function migrateEnvelope<E extends EnvelopeSnapshot>(envelope: E, entry: 
  * names the file, never an uncaught exception. Its context has passed the archetype's context schema,
  * which every lifecycle's extends: the shared part is read typed (LifecycleSnapshot).
  */
-export function restoreSnapshot(envelope: EnvelopeSnapshot, entry: MachineEntry, file: string): LifecycleSnapshot {
+export function restoreSnapshot(envelope: LifecycleEnvelope, entry: MachineEntry, file: string): LifecycleSnapshot {
   const migrated = migrateEnvelope(envelope, entry, file);
   const persisted = migrated.snapshot as { value?: unknown; context?: unknown; status?: unknown };
   try {

@@ -1,14 +1,12 @@
-import type { EnvelopeSnapshot } from '../../core/schema/lifecycle-state.js';
+import type { LifecycleEnvelope } from '../../core/schema/lifecycle-state.js';
 
 /**
  * Migrations of persisted lifecycle snapshots, keyed by machine id and the version they upgrade *from*.
  * When a machine's definition changes in a way an old snapshot cannot be restored into (a state renamed,
  * context reshaped), its version is bumped and a migration from the previous version is registered here;
- * restoring chains them until the envelope is at the current version. A migration changes the machine's
- * version and snapshot and keeps every other field as it is (a reader that only shows the lifecycle
- * restores from a part of the envelope).
+ * restoring chains them until the envelope is at the current version.
  */
-export type SnapshotMigration = <E extends EnvelopeSnapshot>(envelope: E) => E;
+export type SnapshotMigration = (envelope: LifecycleEnvelope) => LifecycleEnvelope;
 
 const migrations = new Map<string, SnapshotMigration>();
 

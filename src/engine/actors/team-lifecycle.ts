@@ -13,7 +13,7 @@ import { initialPersistedSnapshot } from './lifecycle-transition.js';
 import { LifecycleWalk } from './lifecycle-walk.js';
 import { stateOf } from './state-of.js';
 import type { Federation } from '../context.js';
-import type { ApplyOptions, ApplyResult, LifecycleChange, LifecycleView, TeamLifecycle } from './lifecycle-types.js';
+import type { ApplyOptions, ApplyResult, LifecycleChange, TeamLifecycle } from './lifecycle-types.js';
 
 /** The lifecycle machine of a team's archetype; an archetype without one is refused by name. */
 export function lifecycleEntryFor(team: RegistryEntry): MachineEntry {
@@ -53,17 +53,6 @@ export async function loadTeamLifecycle(
   const envelope = stored?.envelope ?? initialEnvelope(entry, team);
   const snapshot = restoreSnapshot(envelope, entry, lifecycles.envelopeLocation(team));
   return { team, entry, snapshot, envelope, stored: stored !== undefined, version: stored?.version ?? null };
-}
-
-/**
- * A team's lifecycle as a reader that only shows it needs it (fed monitor): restored and validated like
- * loadTeamLifecycle's, from only the part of the envelope it shows (LifecycleStore.readView) — an
- * envelope's validation was most of a monitoring cycle's time, and mostly of what the last write owes.
- */
-export async function loadLifecycleView(team: RegistryEntry, lifecycles: LifecycleStore): Promise<LifecycleView> {
-  const entry = lifecycleEntryFor(team);
-  const envelope = (await lifecycles.readView(team)) ?? initialEnvelope(entry, team);
-  return { entry, snapshot: restoreSnapshot(envelope, entry, lifecycles.envelopeLocation(team)), envelope };
 }
 
 /**
