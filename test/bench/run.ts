@@ -48,3 +48,10 @@ writeFileSync(jsonFile, `${JSON.stringify(result, null, 2)}\n`);
 const missed = rows.filter((r) => r.met === false);
 process.stdout.write(`\n${rows.length} figures, ${missed.length} goal(s) not met; results in ${jsonFile}\n`);
 for (const row of missed) process.stdout.write(`  not met: [${row.bench}] ${row.name} (goal ${row.goal})\n`);
+// A bench that leaves a handle open (a client's reconnect timer, a socket) must not keep the run from
+// ending once its rows are written: name what is left, so the leak is seen, and end.
+const left = (process as unknown as { getActiveResourcesInfo(): string[] })
+  .getActiveResourcesInfo()
+  .filter((kind) => kind !== 'TTYWrap');
+if (left.length > 0) process.stdout.write(`(still open after the benches: ${left.join(', ')}; ending anyway)\n`);
+process.exit(0);
