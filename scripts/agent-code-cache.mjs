@@ -7,10 +7,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import '../dist/src/apps/agent/v8-tiering.js';
-import { agentScript } from '../dist/src/apps/agent/agent-script.js';
+import { agentScript, sealCodeCache } from '../dist/src/apps/agent/agent-script.js';
 
 const [bundle, cacheFile] = process.argv.slice(2);
 setFlagsFromString('--no-lazy');
 const script = agentScript(bundle, readFileSync(bundle, 'utf8'));
 setFlagsFromString('--lazy');
-writeFileSync(cacheFile, script.createCachedData());
+writeFileSync(cacheFile, sealCodeCache(script.createCachedData()));

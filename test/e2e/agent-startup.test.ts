@@ -67,6 +67,8 @@ describe('fed-agent: what its start costs', () => {
     // `--trace-opt` (given to this node, before the agent's own flags) prints each.
     const stdout = await agentRun(['--trace-opt']);
     const optimised = stdout.match(/^\[completed (?:compiling|optimizing) .*TURBOFAN/gm) ?? [];
+    // At least one: a change in V8's trace format would otherwise make this pass on nothing.
+    expect(optimised.length).toBeGreaterThan(0);
     expect(optimised.length).toBeLessThanOrEqual(20);
   }, 90_000);
 });

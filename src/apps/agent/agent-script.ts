@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Script } from 'node:vm';
 
 /**
@@ -16,5 +17,23 @@ export function agentScript(bundle: string, source: string, cachedData?: Buffer)
 
 /** The code cache the build made for the bundle whose content hash is `bundleHash`, under this Node. */
 export function agentCodeCacheName(bundleHash: string): string {
-  return `agent-${bundleHash}-${process.version}-${process.arch}.v8cache`;
+  return `agent-${bundleHash}-${process.version}-${process.platform}-${process.arch}.v8cache`;
+}
+
+const DIGEST_BYTES = 32;
+
+/**
+ * A code cache as the build stores it: its SHA-256, then the cache. V8 in a release build of Node does
+ * not check a cache's own checksum, and a damaged one (a bad disk, a truncated copy of an installation)
+ * crashed the agent rather than being rejected; the digest makes damage mean compiling, as without one.
+ */
+export function sealCodeCache(cache: Buffer): Buffer {
+  return Buffer.concat([createHash('sha256').update(cache).digest(), cache]);
+}
+
+/** The cache inside what `sealCodeCache` stored, or undefined when it does not match its digest. */
+export function openCodeCache(sealed: Buffer): Buffer | undefined {
+  if (sealed.length <= DIGEST_BYTES) return undefined;
+  const cache = sealed.subarray(DIGEST_BYTES);
+  return createHash('sha256').update(cache).digest().equals(sealed.subarray(0, DIGEST_BYTES)) ? cache : undefined;
 }

@@ -6,7 +6,7 @@
  * fed's installation, made from the bundle by the build without running it, and only ever read: an agent
  * runs in a sandbox that mounts the installation read-only, so no agent can write compiled code another
  * team's agent would run. A missing cache (another Node than the build's) or one V8 rejects only means
- * compiling, as without one.
+ * compiling, as without one; so does a damaged one (its digest does not match).
  *
  * Built by scripts/bundle.mjs, which sets the bundle's content hash; never run from dist/src.
  */
@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { agentCodeCacheName, agentScript } from './agent-script.js';
+import { agentCodeCacheName, agentScript, openCodeCache } from './agent-script.js';
 
 declare const FED_AGENT_BUNDLE_HASH: string;
 
@@ -23,7 +23,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const bundle = join(here, 'agent.cjs');
 let cachedData: Buffer | undefined;
 try {
-  cachedData = readFileSync(join(here, agentCodeCacheName(FED_AGENT_BUNDLE_HASH)));
+  cachedData = openCodeCache(readFileSync(join(here, agentCodeCacheName(FED_AGENT_BUNDLE_HASH))));
 } catch {
   // No cache for this Node: the bundle is compiled as it runs.
 }
