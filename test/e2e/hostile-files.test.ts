@@ -185,6 +185,24 @@ describe('hostile files an agent or a user leaves where a whole command reads th
     );
   });
 
+  it("a deliverable beyond the Markdown limits is not parsed for fed run's federation report: no title, no summary", async () => {
+    const { root, fed, workspace } = await federation();
+    expect((await fed('team', 'archive', 'other')).code).toBe(0);
+    expect((await fed('signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'work')).code).toBe(0);
+    expect((await fed('actors', 'run', '--once')).code).toBe(0);
+    expect((await fed('event', '--team', 'docs', 'FAIL', '--data', JSON.stringify({ reason: 'gave up' }))).code).toBe(
+      0,
+    );
+    // Quotes nested this deep overflowed the parser's stack after seconds of work.
+    writeFileSync(join(workspace('docs'), 'deliverable.md'), `# Title\n\n${'>'.repeat(20_000)} deep\n`);
+    const run = await fed('run');
+    expectClean(run, [0, 1]);
+    const report = readFileSync(join(root, 'federation-report.md'), 'utf8');
+    expect(report).toContain('- Deliverable: [');
+    expect(report).not.toContain('Title');
+    expect(report).not.toMatch(/cannot be read/);
+  });
+
   it('a FIFO as the playbook skill does not hang fed launch: refused naming the skill, before any agent starts', async () => {
     const { root, fed } = await federation();
     expect((await fed('signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'work')).code).toBe(0);

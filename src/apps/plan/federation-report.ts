@@ -5,6 +5,7 @@ import { stateOf } from '../../engine/actors/state-of.js';
 import { archetypeFor } from '../../engine/archetypes/catalog.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import { markdownFacts } from '../../engine/deliverable/markdown-facts.js';
+import { markdownLimitProblem } from '../../engine/deliverable/markdown-limits.js';
 import { MAX_DELIVERABLE_BYTES } from '../../engine/deliverable/check-deliverable.js';
 import { readTextFile } from '../../infra/fs/read-json-file.js';
 import { writeFileAtomic } from '../../infra/fs/atomic-write.js';
@@ -174,8 +175,13 @@ async function readTeamSection(
   };
 }
 
-/** The title and the summary paragraph (the paragraph right after the title) of a deliverable. */
+/**
+ * The title and the summary paragraph (the paragraph right after the title) of a deliverable; none for
+ * a document beyond the Markdown limits (one `DOCUMENT_WRITTEN` refuses), whose parse could take seconds
+ * or overflow the stack — an agent wrote it.
+ */
 function describeDocument(text: string): { title: string | null; summary: string | null } {
+  if (markdownLimitProblem(text) !== undefined) return { title: null, summary: null };
   const { title, lead } = markdownFacts(text);
   return { title, summary: lead };
 }
