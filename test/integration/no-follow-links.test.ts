@@ -114,3 +114,24 @@ describe('files fed appends to are never followed through links', () => {
     expect(readFileSync(planted.target, 'utf8')).toBe(planted.content);
   });
 });
+
+describe('the lifecycle envelope is never read through a link', () => {
+  it('a link at lifecycle.json (to a file, or to itself) is refused by the read, naming it; its version is the link', async () => {
+    const { root } = await federationWithMission();
+    const fed = openFederation(root);
+    const team = getTeam(readRegistry(root), 'docs');
+    const envelope = workspacePaths(team.location).envelope;
+    const unreadableLink = (file: string) =>
+      expect.objectContaining({
+        code: 'FILE_UNREADABLE',
+        file,
+        message: expect.stringMatching(/a symbolic link/) as unknown,
+      });
+    plantLink(envelope);
+    await expect(fed.backend.lifecycles.read(team)).rejects.toThrow(unreadableLink(envelope));
+    rmSync(envelope);
+    symlinkSync(envelope, envelope);
+    await expect(fed.backend.lifecycles.version(team)).resolves.toEqual(expect.any(String));
+    await expect(fed.backend.lifecycles.read(team)).rejects.toThrow(unreadableLink(envelope));
+  });
+});

@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { fileIdentity } from '../../infra/fs/read-file-bounded.js';
 import { LifecycleConflictError } from '../../core/errors.js';
 import { assertLockHeld, withLock } from '../../infra/fs/lock.js';
@@ -113,10 +113,13 @@ export class FileLifecycleStore implements LifecycleStore {
   }
 }
 
-/** The identity (fileIdentity) of the envelope file, as a read opens it; null when there is none. */
+/**
+ * The identity (fileIdentity) of the envelope file, as a read opens it (never through a link: a link
+ * there is refused by the read, and here is its own identity); null when there is none.
+ */
 function envelopeVersion(team: RegistryEntry): EnvelopeVersion {
   try {
-    return fileIdentity(statSync(workspacePaths(team.location).envelope, { bigint: true }));
+    return fileIdentity(lstatSync(workspacePaths(team.location).envelope, { bigint: true }));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;

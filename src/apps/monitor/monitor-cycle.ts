@@ -124,8 +124,9 @@ export async function runMonitorCycle(fed: Federation, options: MonitorOptions):
     }
     reports.push(report);
   }
-  // Team ids are slugs of ASCII lowercase letters, digits and hyphens, whose code-point order is their
-  // collation order: compared without ICU, whose first use costs a short command ~5 ms.
+  // Team ids are slugs of ASCII lowercase letters, digits and hyphens, sorted by code point — the order
+  // of the root and English collations, the same in every locale — without ICU, whose first use costs a
+  // short command ~5 ms.
   reports.sort((a, b) => Number(a.healthy) - Number(b.healthy) || (a.team < b.team ? -1 : a.team > b.team ? 1 : 0));
   const metaCounts = census.get(META)!;
   const unhealthy = reports.filter((r) => !r.healthy).length;

@@ -80,13 +80,14 @@ export function readJsonFile<T>(file: string, schema: z.ZodType<T>, options: Bou
 }
 
 /**
- * readJsonFile with the identity of the file read (fileIdentity, from the descriptor read): what a
- * compare-and-swap of a file replaced atomically compares, with no stat of the path around the read.
+ * readJsonFile with the identity of the file read (fileIdentity, from the descriptor read), never through
+ * a link at `file` (an UnreadableFileError names it): what a compare-and-swap of a file replaced
+ * atomically compares, with no stat of the path around the read.
  */
 export function readIdentifiedJsonFile<T>(
   file: string,
   schema: z.ZodType<T>,
 ): { value: T; identity: string } | undefined {
-  const read = readUsableFile(file, KEEP_IT, { identify: true });
+  const read = readUsableFile(file, KEEP_IT, { identify: true, noFollow: true });
   return read && { value: parseJsonFile(read.bytes.toString('utf8'), file, schema), identity: read.identity! };
 }
