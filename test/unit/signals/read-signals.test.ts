@@ -104,7 +104,7 @@ describe('reading a signal box', () => {
   it('merges an ack written after the first read into a new entry, leaving the one handed out before as it was', () => {
     const dir = inbox();
     put(dir, 'a.json', signal({ subject: 'later acknowledged' }));
-    const reader = new SignalBoxReader(dir, { owner: 'docs', box: 'inbox' }, { quietDirectoryMs: 0 });
+    const reader = new SignalBoxReader(dir, { owner: 'docs', box: 'inbox' }, { quietDirectoryMs: 60_000 });
     const [before] = reader.read().signals;
     expect(before!.message).toMatchObject({ subject: 'later acknowledged', acknowledged: false });
     put(dir, 'a.json.ack', { acknowledged: true, acknowledged_at: '2026-02-01T00:00:00Z' });

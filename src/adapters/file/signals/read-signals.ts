@@ -153,6 +153,9 @@ export class SignalBoxReader {
   private refreshListed(names: readonly string[], verify: boolean): void {
     const present = new Set<string>();
     for (const name of names) if (this.refreshName(name, verify)) present.add(name);
+    // A file gone is no longer waited for: else an unreadable one removed would keep every later read
+    // from taking the unchanged-box shortcut.
+    for (const name of this.unreadable) if (!present.has(name)) this.unreadable.delete(name);
     for (const cache of [this.signalCache, this.ackCache]) {
       for (const name of cache.keys()) {
         if (present.has(name)) continue;
