@@ -32,6 +32,11 @@ export function readRegistry(root: string): Registry {
   const text = readTextFile(file, REGISTRY_FIX);
   if (text === undefined)
     throw new NotAFederationError(`${root} is not an initialised federation (no ${file}); run: fed init`);
+  return validatedRegistry(text, file);
+}
+
+/** `text` validated as the registry, in a copy of its own: validated again only when it is not the text last validated. */
+function validatedRegistry(text: string, file: string): Registry {
   if (lastValidated?.file !== file || lastValidated.text !== text)
     lastValidated = { file, text, registry: parseRegistry(text, file) };
   return structuredClone(lastValidated.registry);
@@ -141,9 +146,13 @@ export async function updateRegistryFile(
   options: CommitOptions = {},
 ): Promise<RegistryUpdate> {
   return commitUnderLock(root, options, (text, file) => {
-    const current = parseRegistry(text, file);
+    // Usually the very text the writer read before (`fed event` reads the registry, then refreshes a
+    // team's lastActive): validated once for both.
+    const current = validatedRegistry(text, file);
     const next = mutate(current);
     // Nothing to write: the registry as it is, in a copy of its own (mutate had the other, and may have changed it).
-    return next === undefined ? { unchanged: parseRegistry(text, file) } : { write: next, base: current.lockVersion };
+    return next === undefined
+      ? { unchanged: validatedRegistry(text, file) }
+      : { write: next, base: current.lockVersion };
   });
 }
