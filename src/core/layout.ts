@@ -4,7 +4,7 @@ import { REGISTRY_FILE } from './schema/registry.js';
 import { TEAM_MARKER_FILE } from './schema/team-marker.js';
 import { ENVELOPE_FILE, JOURNAL_FILE, STATE_DIR, STATE_LOCK_FILE } from './schema/lifecycle-state.js';
 import { LAUNCH_BASELINE_FILE, LAUNCH_CONTEXT_FILE, LAUNCH_DIR, LAUNCH_PROMPT_FILE } from './schema/launch-context.js';
-import { CURRENT_RUN_FILE, RUN_TRANSCRIPTS_DIR, RUNS_JOURNAL_FILE } from './schema/launch-run.js';
+import { CURRENT_RUN_FILE, RUN_TRANSCRIPTS_DIR, RUNS_JOURNAL_FILE, RUNS_TOTALS_FILE } from './schema/launch-run.js';
 import { COMPLETION_REFUSAL_FILE } from './schema/completion-refusal.js';
 import { LEARNING_LOG_FILE } from './schema/learning-log.js';
 import { COLLECTOR_STATE_FILE } from './schema/telemetry-state.js';
@@ -111,6 +111,8 @@ export const workspacePaths = memoisedPaths((workspace: string) => ({
   logs: join(workspace, FED_DIR, 'logs'),
   agentLog: join(workspace, FED_DIR, 'logs', 'agent.log'),
   runsJournal: join(workspace, FED_DIR, 'logs', RUNS_JOURNAL_FILE),
+  /** The run journal's runs added up so far: a cache (src/core/schema/launch-run.ts). */
+  runsTotals: join(workspace, FED_DIR, 'logs', RUNS_TOTALS_FILE),
   runTranscripts: join(workspace, FED_DIR, 'logs', RUN_TRANSCRIPTS_DIR),
   learningLog: join(workspace, FED_DIR, LEARNING_LOG_FILE),
   /** Earlier runs of the team's lifecycle (`fed team retry`): `run-<n>/` with its state and journal. */
