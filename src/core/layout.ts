@@ -53,6 +53,8 @@ export const federationPaths = memoisedPaths((root: string) => ({
   fedDir: join(root, FED_DIR),
   registry: join(root, FED_DIR, REGISTRY_FILE),
   registryLock: join(root, FED_DIR, `${REGISTRY_FILE}.lock`),
+  /** The digest of the last large registry text fed validated (src/adapters/file/registry-validation.ts). */
+  registryValidated: join(root, FED_DIR, `${REGISTRY_FILE}.validated`),
   skills: join(root, FED_DIR, 'skills'),
   teams: join(root, FED_DIR, 'teams'),
   worktrees: join(root, FED_DIR, 'worktrees'),

@@ -6,6 +6,7 @@ import { assertLockHeld, LockLostError, withLock, type LockOptions } from '../..
 import { federationPaths } from '../../core/layout.js';
 import { nextLockVersion, registrySchema, type Registry } from '../../core/schema/registry.js';
 import type { RegistryMutation, RegistryUpdate } from '../../ports/registry-store.js';
+import { REMEMBERED_FROM_BYTES, RegistryValidation, validWrite } from './registry-validation.js';
 
 /** Declared with the registry store port; exported here too, where it always was. */
 export { RegistryConflictError };
@@ -27,19 +28,45 @@ export function parseRegistry(text: string, file: string): Registry {
  */
 let lastValidated: { file: string; text: string; registry: Registry } | undefined;
 
-export function readRegistry(root: string): Registry {
+/**
+ * The registry, validated. `validation`: what fed remembers of the registry texts it validated, across
+ * commands (registry-validation.ts); without one, a reader only reads that and never writes it.
+ */
+export function readRegistry(root: string, validation = new RegistryValidation(root)): Registry {
   const file = federationPaths(root).registry;
   const text = readTextFile(file, REGISTRY_FIX);
   if (text === undefined)
     throw new NotAFederationError(`${root} is not an initialised federation (no ${file}); run: fed init`);
-  return validatedRegistry(text, file);
+  return validatedRegistry(text, file, validation);
 }
 
-/** `text` validated as the registry, in a copy of its own: validated again only when it is not the text last validated. */
-function validatedRegistry(text: string, file: string): Registry {
-  if (lastValidated?.file !== file || lastValidated.text !== text)
-    lastValidated = { file, text, registry: parseRegistry(text, file) };
+/**
+ * `text` validated as the registry, in a copy of its own: validated again only when it is neither the text
+ * this process validated last nor the one fed remembers validating.
+ */
+function validatedRegistry(text: string, file: string, validation: RegistryValidation): Registry {
+  if (lastValidated?.file !== file || lastValidated.text !== text) {
+    let registry: Registry;
+    if (validation.validated(text)) registry = JSON.parse(text) as Registry;
+    else {
+      registry = parseRegistry(text, file);
+      validation.remember(text);
+    }
+    lastValidated = { file, text, registry };
+  }
   return structuredClone(lastValidated.registry);
+}
+
+/**
+ * After a write: when what was written is valid — the entries it changed validated, the others those of
+ * the registry validated under the lock — it is remembered as validated, so no reader validates it whole.
+ */
+function rememberWrite(file: string, base: string, written: Registry, validation: RegistryValidation): void {
+  const text = toJsonText(written);
+  if (text.length < REMEMBERED_FROM_BYTES || lastValidated?.file !== file || lastValidated.text !== base) return;
+  if (!validWrite(written, lastValidated.registry)) return;
+  lastValidated = { file, text, registry: structuredClone(written) };
+  validation.remember(text);
 }
 
 /**
@@ -66,6 +93,8 @@ function readCommitted(file: string): string {
 export interface CommitOptions extends WriteOptions {
   lock?: LockOptions;
   now?: () => Date;
+  /** What fed remembers of the registry texts it validated (registry-validation.ts). */
+  validation?: RegistryValidation;
 }
 
 /** What a writer holding the commit lock decided from the registry's text: what to write on top of which version, or nothing. */
@@ -86,6 +115,7 @@ async function commitUnderLock(
 ): Promise<RegistryUpdate> {
   const paths = federationPaths(root);
   const file = paths.registry;
+  const validation = options.validation ?? new RegistryValidation(root);
   return withLock(
     paths.registryLock,
     (handle) => {
@@ -109,6 +139,7 @@ async function commitUnderLock(
         if (now !== text) throw new RegistryConflictError(file, base, lockVersionIn(now, file));
       };
       writeFileAtomic(file, toJsonText(written), { ...options, beforeReplace });
+      rememberWrite(file, text, written, validation);
       return { registry: written, changed: true };
     },
     options.lock,
@@ -148,11 +179,12 @@ export async function updateRegistryFile(
   return commitUnderLock(root, options, (text, file) => {
     // Usually the very text the writer read before (`fed event` reads the registry, then refreshes a
     // team's lastActive): validated once for both.
-    const current = validatedRegistry(text, file);
+    const validation = options.validation ?? new RegistryValidation(root);
+    const current = validatedRegistry(text, file, validation);
     const next = mutate(current);
     // Nothing to write: the registry as it is, in a copy of its own (mutate had the other, and may have changed it).
     return next === undefined
-      ? { unchanged: validatedRegistry(text, file) }
+      ? { unchanged: validatedRegistry(text, file, validation) }
       : { write: next, base: current.lockVersion };
   });
 }
