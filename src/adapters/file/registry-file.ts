@@ -61,11 +61,16 @@ function validatedRegistry(text: string, file: string, validation: RegistryValid
  * After a write: when what was written is valid — the entries it changed validated, the others those of
  * the registry validated under the lock — it is remembered as validated, so no reader validates it whole.
  */
-function rememberWrite(file: string, base: string, written: Registry, validation: RegistryValidation): void {
-  const text = toJsonText(written);
+function rememberWrite(
+  file: string,
+  base: string,
+  written: { text: string; registry: Registry },
+  validation: RegistryValidation,
+): void {
+  const { text, registry } = written;
   if (text.length < REMEMBERED_FROM_BYTES || lastValidated?.file !== file || lastValidated.text !== base) return;
-  if (!validWrite(written, lastValidated.registry)) return;
-  lastValidated = { file, text, registry: structuredClone(written) };
+  if (!validWrite(registry, lastValidated.registry)) return;
+  lastValidated = { file, text, registry: structuredClone(registry) };
   validation.remember(text);
 }
 
@@ -138,8 +143,9 @@ async function commitUnderLock(
         const now = readCommitted(file);
         if (now !== text) throw new RegistryConflictError(file, base, lockVersionIn(now, file));
       };
-      writeFileAtomic(file, toJsonText(written), { ...options, beforeReplace });
-      rememberWrite(file, text, written, validation);
+      const writtenText = toJsonText(written);
+      writeFileAtomic(file, writtenText, { ...options, beforeReplace });
+      rememberWrite(file, text, { text: writtenText, registry: written }, validation);
       return { registry: written, changed: true };
     },
     options.lock,
