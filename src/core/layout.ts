@@ -4,7 +4,7 @@ import { REGISTRY_FILE } from './schema/registry.js';
 import { TEAM_MARKER_FILE } from './schema/team-marker.js';
 import { ENVELOPE_FILE, JOURNAL_FILE, STATE_DIR, STATE_LOCK_FILE } from './schema/lifecycle-state.js';
 import { LAUNCH_BASELINE_FILE, LAUNCH_CONTEXT_FILE, LAUNCH_DIR, LAUNCH_PROMPT_FILE } from './schema/launch-context.js';
-import { CURRENT_RUN_FILE, RUN_TRANSCRIPTS_DIR, RUNS_JOURNAL_FILE } from './schema/launch-run.js';
+import { CURRENT_RUN_FILE, RUN_TRANSCRIPTS_DIR, RUNS_JOURNAL_FILE, RUNS_TOTALS_FILE } from './schema/launch-run.js';
 import { COMPLETION_REFUSAL_FILE } from './schema/completion-refusal.js';
 import { LEARNING_LOG_FILE } from './schema/learning-log.js';
 import { COLLECTOR_STATE_FILE } from './schema/telemetry-state.js';
@@ -55,6 +55,8 @@ export const federationPaths = memoisedPaths((root: string) =>
     fedDir: join(root, FED_DIR),
     registry: join(root, FED_DIR, REGISTRY_FILE),
     registryLock: join(root, FED_DIR, `${REGISTRY_FILE}.lock`),
+    /** The digest of the last large registry text fed validated (src/adapters/file/registry-validation.ts). */
+    registryValidated: join(root, FED_DIR, `${REGISTRY_FILE}.validated`),
     skills: join(root, FED_DIR, 'skills'),
     teams: join(root, FED_DIR, 'teams'),
     worktrees: join(root, FED_DIR, 'worktrees'),
@@ -119,6 +121,8 @@ export const workspacePaths = memoisedPaths((workspace: string) => {
     logs: under('logs'),
     agentLog: under('logs', 'agent.log'),
     runsJournal: under('logs', RUNS_JOURNAL_FILE),
+    /** The run journal's runs added up so far: a cache (src/core/schema/launch-run.ts). */
+    runsTotals: under('logs', RUNS_TOTALS_FILE),
     runTranscripts: under('logs', RUN_TRANSCRIPTS_DIR),
     learningLog: under(LEARNING_LOG_FILE),
     /** Earlier runs of the team's lifecycle (`fed team retry`): `run-<n>/` with its state and journal. */

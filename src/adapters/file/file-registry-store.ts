@@ -11,6 +11,7 @@ import type {
 } from '../../ports/registry-store.js';
 import { commitRegistry, readRegistry, updateRegistryFile } from './registry-file.js';
 import type { Registry } from '../../core/schema/registry.js';
+import { RegistryValidation } from './registry-validation.js';
 
 /**
  * The registry as `.fed/team-registry.json` (docs/design/spec.md §2.4): replaced atomically, with the compare-and-swap
@@ -20,6 +21,7 @@ import type { Registry } from '../../core/schema/registry.js';
 export class FileRegistryStore implements RegistryStore {
   readonly location: string;
   private readonly root: string;
+  private readonly validation: RegistryValidation;
 
   /** `folders`: the root's runtime folders, checked before a write (a link there is refused). */
   constructor(
@@ -28,20 +30,21 @@ export class FileRegistryStore implements RegistryStore {
   ) {
     this.root = root;
     this.location = federationPaths(root).registry;
+    this.validation = new RegistryValidation(root, folders);
   }
 
   async read(): Promise<Registry> {
-    return readRegistry(this.root);
+    return readRegistry(this.root, this.validation);
   }
 
   async commit(expectedVersion: number, next: Registry, options: RegistryCommitOptions = {}): Promise<Registry> {
     this.folders.beforeWrite(dirname(this.location));
-    return commitRegistry(this.root, expectedVersion, next, options);
+    return commitRegistry(this.root, expectedVersion, next, { ...options, validation: this.validation });
   }
 
   async update(mutate: RegistryMutation, options: RegistryCommitOptions = {}): Promise<RegistryUpdate> {
     this.folders.beforeWrite(dirname(this.location));
-    return updateRegistryFile(this.root, mutate, options);
+    return updateRegistryFile(this.root, mutate, { ...options, validation: this.validation });
   }
 
   async create(initial: Registry, options: RegistryCommitOptions = {}): Promise<boolean> {

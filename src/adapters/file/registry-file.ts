@@ -6,6 +6,7 @@ import { assertLockHeld, LockLostError, withLock, type LockOptions } from '../..
 import { federationPaths } from '../../core/layout.js';
 import { nextLockVersion, registrySchema, type Registry } from '../../core/schema/registry.js';
 import type { RegistryMutation, RegistryUpdate } from '../../ports/registry-store.js';
+import { REMEMBERED_FROM_BYTES, RegistryValidation, validWrite } from './registry-validation.js';
 
 /** Declared with the registry store port; exported here too, where it always was. */
 export { RegistryConflictError };
@@ -27,14 +28,50 @@ export function parseRegistry(text: string, file: string): Registry {
  */
 let lastValidated: { file: string; text: string; registry: Registry } | undefined;
 
-export function readRegistry(root: string): Registry {
+/**
+ * The registry, validated. `validation`: what fed remembers of the registry texts it validated, across
+ * commands (registry-validation.ts); without one, a reader only reads that and never writes it.
+ */
+export function readRegistry(root: string, validation = new RegistryValidation(root)): Registry {
   const file = federationPaths(root).registry;
   const text = readTextFile(file, REGISTRY_FIX);
   if (text === undefined)
     throw new NotAFederationError(`${root} is not an initialised federation (no ${file}); run: fed init`);
-  if (lastValidated?.file !== file || lastValidated.text !== text)
-    lastValidated = { file, text, registry: parseRegistry(text, file) };
+  return validatedRegistry(text, file, validation);
+}
+
+/**
+ * `text` validated as the registry, in a copy of its own: validated again only when it is neither the text
+ * this process validated last nor the one fed remembers validating.
+ */
+function validatedRegistry(text: string, file: string, validation: RegistryValidation): Registry {
+  if (lastValidated?.file !== file || lastValidated.text !== text) {
+    let registry: Registry;
+    if (validation.validated(text)) registry = JSON.parse(text) as Registry;
+    else {
+      registry = parseRegistry(text, file);
+      validation.remember(text);
+    }
+    lastValidated = { file, text, registry };
+  }
   return structuredClone(lastValidated.registry);
+}
+
+/**
+ * After a write: when what was written is valid — the entries it changed validated, the others those of
+ * the registry validated under the lock — it is remembered as validated, so no reader validates it whole.
+ */
+function rememberWrite(
+  file: string,
+  base: string,
+  written: { text: string; registry: Registry },
+  validation: RegistryValidation,
+): void {
+  const { text, registry } = written;
+  if (text.length < REMEMBERED_FROM_BYTES || lastValidated?.file !== file || lastValidated.text !== base) return;
+  if (!validWrite(registry, lastValidated.registry)) return;
+  lastValidated = { file, text, registry: structuredClone(registry) };
+  validation.remember(text);
 }
 
 /**
@@ -61,6 +98,8 @@ function readCommitted(file: string): string {
 export interface CommitOptions extends WriteOptions {
   lock?: LockOptions;
   now?: () => Date;
+  /** What fed remembers of the registry texts it validated (registry-validation.ts). */
+  validation?: RegistryValidation;
 }
 
 /** What a writer holding the commit lock decided from the registry's text: what to write on top of which version, or nothing. */
@@ -81,6 +120,7 @@ async function commitUnderLock(
 ): Promise<RegistryUpdate> {
   const paths = federationPaths(root);
   const file = paths.registry;
+  const validation = options.validation ?? new RegistryValidation(root);
   return withLock(
     paths.registryLock,
     (handle) => {
@@ -103,7 +143,9 @@ async function commitUnderLock(
         const now = readCommitted(file);
         if (now !== text) throw new RegistryConflictError(file, base, lockVersionIn(now, file));
       };
-      writeFileAtomic(file, toJsonText(written), { ...options, beforeReplace });
+      const writtenText = toJsonText(written);
+      writeFileAtomic(file, writtenText, { ...options, beforeReplace });
+      rememberWrite(file, text, { text: writtenText, registry: written }, validation);
       return { registry: written, changed: true };
     },
     options.lock,
@@ -141,9 +183,14 @@ export async function updateRegistryFile(
   options: CommitOptions = {},
 ): Promise<RegistryUpdate> {
   return commitUnderLock(root, options, (text, file) => {
-    const current = parseRegistry(text, file);
+    // Usually the very text the writer read before (`fed event` reads the registry, then refreshes a
+    // team's lastActive): validated once for both.
+    const validation = options.validation ?? new RegistryValidation(root);
+    const current = validatedRegistry(text, file, validation);
     const next = mutate(current);
     // Nothing to write: the registry as it is, in a copy of its own (mutate had the other, and may have changed it).
-    return next === undefined ? { unchanged: parseRegistry(text, file) } : { write: next, base: current.lockVersion };
+    return next === undefined
+      ? { unchanged: validatedRegistry(text, file, validation) }
+      : { write: next, base: current.lockVersion };
   });
 }

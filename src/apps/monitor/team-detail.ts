@@ -5,7 +5,7 @@ import { viewLifecycle, type LifecycleView } from '../../engine/actors/lifecycle
 import { lifecycleFor } from '../../engine/archetypes/catalog.js';
 import type { Federation } from '../../engine/context.js';
 import { readLastRun } from '../launch/run-records.js';
-import { teamRunTotals } from '../runs/federation-runs.js';
+import { teamRunTotals } from '../runs/journal-totals.js';
 import type { RunTotals } from '../runs/run-totals.js';
 
 /**
@@ -21,5 +21,5 @@ export interface TeamDetail extends RegistryEntry {
 export async function teamDetail(fed: Federation, name: string): Promise<TeamDetail> {
   const entry = getTeam(await fed.backend.registry.read(), name);
   const lifecycle = lifecycleFor(entry.archetypeId) ? await viewLifecycle(fed, entry) : null;
-  return { ...entry, lifecycle, lastRun: readLastRun(entry.location), runTotals: teamRunTotals(entry) };
+  return { ...entry, lifecycle, lastRun: readLastRun(entry.location), runTotals: teamRunTotals(fed, entry) };
 }

@@ -54,11 +54,6 @@ export async function readFederationRuns(fed: Federation, options: { team?: stri
   };
 }
 
-/** A team's runs, added up (`fed team show`). */
-export function teamRunTotals(team: RegistryEntry): RunTotals {
-  return totalRuns(readRunHistory(team.location));
-}
-
 function runRow(team: RegistryEntry, run: LaunchRun): RunRow {
   return {
     team: team.domainId,

@@ -20,18 +20,24 @@ export interface RunTotals {
 
 const SUMMED = ['turns', 'inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'costUsd'] as const;
 
-export function totalRuns(runs: readonly LaunchRun[]): RunTotals {
-  const totals: RunTotals = {
-    runs: runs.length,
-    turns: null,
-    inputTokens: null,
-    outputTokens: null,
-    cacheReadTokens: null,
-    cacheWriteTokens: null,
-    costUsd: null,
-    runsWithoutCost: 0,
-    durationMs: 0,
-  };
+/**
+ * `runs` added up — onto `before` when given: the totals of the runs that came before them, so a journal's
+ * runs added up in parts come to exactly what they come to in one go (costs are added in the same order).
+ */
+export function totalRuns(runs: readonly LaunchRun[], before?: RunTotals): RunTotals {
+  const totals: RunTotals = before
+    ? { ...before, runs: before.runs + runs.length }
+    : {
+        runs: runs.length,
+        turns: null,
+        inputTokens: null,
+        outputTokens: null,
+        cacheReadTokens: null,
+        cacheWriteTokens: null,
+        costUsd: null,
+        runsWithoutCost: 0,
+        durationMs: 0,
+      };
   for (const run of runs) {
     for (const field of SUMMED) {
       const value = run[field];

@@ -95,6 +95,35 @@ export const launchRunSchema = builtOnFirstUse(() =>
 );
 export type LaunchRun = z.infer<typeof launchRunSchema>;
 
+/**
+ * `<workspace>/.fed/logs/runs.totals.json`: what the run journal's first `bytes` add up to (see
+ * src/apps/runs/journal-totals.ts), with the SHA-256 of the journal's bytes just before that offset
+ * (its last 1 KiB or fewer), so a journal moved aside or rewritten is told from the one added up. A cache:
+ * deleting it is safe.
+ */
+export const RUNS_TOTALS_FILE = 'runs.totals.json';
+
+const sum = z.number().nonnegative();
+
+export const runsTotalsSchema = builtOnFirstUse(() =>
+  z.strictObject({
+    bytes: count,
+    edge: z.string().regex(/^[0-9a-f]{64}$/),
+    totals: z.strictObject({
+      runs: count,
+      turns: sum.nullable(),
+      inputTokens: sum.nullable(),
+      outputTokens: sum.nullable(),
+      cacheReadTokens: sum.nullable(),
+      cacheWriteTokens: sum.nullable(),
+      costUsd: sum.nullable(),
+      runsWithoutCost: count,
+      durationMs: sum,
+    }),
+  }),
+);
+export type RunsTotals = z.infer<typeof runsTotalsSchema>;
+
 /** The run in progress: its process (the agent's supervisor, leader of its process group) and session. */
 export const currentRunSchema = builtOnFirstUse(() =>
   z.strictObject({

@@ -1,5 +1,11 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { kindOf, readFileBounded, type BoundedRead, type BoundedReadOptions } from './read-file-bounded.js';
+import {
+  DEFAULT_MAX_FILE_BYTES,
+  kindOf,
+  readFileBounded,
+  type BoundedRead,
+  type BoundedReadOptions,
+} from './read-file-bounded.js';
 import type { z } from 'zod';
 import { CorruptFileError, UnreadableFileError } from '../../core/errors.js';
 import { zodProblemText } from '../../core/schema/problems.js';
@@ -10,6 +16,29 @@ import { parseJsonText } from '../../core/json-text.js';
  * like readFileBounded — never blocking, never a FIFO or directory (an UnreadableFileError naming it).
  */
 export function readFileTail(path: string, bytes: number, fix: string): { tail: Buffer; size: number } | undefined {
+  const read = readFileRange(path, fix, (size) => size - Math.min(size, bytes));
+  return read && { tail: read.bytes, size: read.size };
+}
+
+/**
+ * A file from byte `start` (or its end, when shorter) to its end, and its size; undefined when it does not
+ * exist. Opened like readFileTail; more than `maxBytes` to read is an UnreadableFileError, as readTextFile's.
+ */
+export function readFileFrom(
+  path: string,
+  start: number,
+  fix: string,
+  maxBytes = DEFAULT_MAX_FILE_BYTES,
+): { bytes: Buffer; size: number } | undefined {
+  return readFileRange(path, fix, (size) => Math.min(start, size), maxBytes);
+}
+
+function readFileRange(
+  path: string,
+  fix: string,
+  startOf: (size: number) => number,
+  maxBytes = Infinity,
+): { bytes: Buffer; size: number } | undefined {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -20,15 +49,18 @@ export function readFileTail(path: string, bytes: number, fix: string): { tail: 
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw new UnreadableFileError(path, `${kindOf(stat)}, not a regular file`, fix);
-    const length = Math.min(stat.size, bytes);
-    const tail = Buffer.alloc(length);
+    const start = startOf(stat.size);
+    const length = stat.size - start;
+    if (length > maxBytes)
+      throw new UnreadableFileError(path, `${length} bytes to read, over the ${maxBytes}-byte limit`, fix);
+    const bytes = Buffer.alloc(length);
     let read = 0;
     while (read < length) {
-      const n = readSync(fd, tail, read, length - read, stat.size - length + read);
+      const n = readSync(fd, bytes, read, length - read, start + read);
       if (n === 0) break;
       read += n;
     }
-    return { tail: tail.subarray(0, read), size: stat.size };
+    return { bytes: bytes.subarray(0, read), size: stat.size };
   } finally {
     closeSync(fd);
   }

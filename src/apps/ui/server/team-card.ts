@@ -9,7 +9,7 @@ import { readLastRun } from '../../launch/run-records.js';
 import { teamReport } from '../../monitor/team-health.js';
 import { DEFAULT_STALE_AFTER_MINUTES } from '../../monitor/monitor-cycle.js';
 import { teamNeedsYou } from '../../needs-you/team-items.js';
-import { teamRunTotals } from '../../runs/federation-runs.js';
+import { teamRunTotals } from '../../runs/journal-totals.js';
 import type { TeamCard, UiAction } from '../api-types.js';
 
 /** One team's card and what of it waits on a person: computed together, cached together (ui-views.ts). */
@@ -39,7 +39,7 @@ export async function teamFacts(fed: Federation, entry: RegistryEntry, census: P
   });
   const needsYou = await teamNeedsYou(fed, entry, lifecycle).catch(() => []);
   const lastRun = readLastRun(entry.location);
-  const totals = teamRunTotals(entry);
+  const totals = teamRunTotals(fed, entry);
   const status = statusOf(entry);
   const card: TeamCard = {
     id: entry.domainId,

@@ -1,0 +1,75 @@
+import { createHash } from 'node:crypto';
+import { dirname } from 'node:path';
+import { FedError } from '../../core/errors.js';
+import { federationPaths } from '../../core/layout.js';
+import { registryEntrySchema, registrySchema, type Registry } from '../../core/schema/registry.js';
+import { writeFileAtomic } from '../../infra/fs/atomic-write.js';
+import { readFileBounded } from '../../infra/fs/read-file-bounded.js';
+import type { CheckedRootFolders } from '../checked-root-folders.js';
+
+/**
+ * Below this, a registry (about 180 teams) is validated by every command that reads it, as it always was:
+ * remembering costs a file read, about what validating it costs.
+ */
+export const REMEMBERED_FROM_BYTES = 64 * 1024;
+
+/**
+ * Which registry text fed validated last, across commands: validating a large registry is what grows
+ * with the federation (zod on each entry, ~40 µs per entry before the code is warm: a command reading a
+ * registry of 1 000 teams spent more on it than on everything else it did). fed keeps the SHA-256 of the
+ * last text it validated whole — read and validated, or written with every entry it changed validated —
+ * in `.fed/team-registry.json.validated`; a command reading byte for byte that text again parses it and
+ * uses it without validating it again: it is the very data validated. Any other text (a change by an older
+ * fed, a hand edit, a torn write) has another digest and is validated whole. Only ever a hint: missing,
+ * unreadable or stale means validating, and it is written best effort, without fsync.
+ */
+export class RegistryValidation {
+  private readonly file: string;
+
+  constructor(
+    root: string,
+    /** The root's runtime folders, checked before the digest is written; none: it is never written. */
+    private readonly folders?: CheckedRootFolders,
+  ) {
+    this.file = federationPaths(root).registryValidated;
+  }
+
+  /** Whether `text` is the registry text fed last validated whole (always false for a small one). */
+  validated(text: string): boolean {
+    if (text.length < REMEMBERED_FROM_BYTES) return false;
+    try {
+      const read = readFileBounded(this.file, { maxBytes: 1024, noFollow: true });
+      return read.ok && read.bytes.toString('utf8') === digest(text);
+    } catch {
+      return false;
+    }
+  }
+
+  /** Remember that `text` was validated whole. */
+  remember(text: string): void {
+    if (text.length < REMEMBERED_FROM_BYTES || this.folders === undefined) return;
+    try {
+      this.folders.beforeWrite(dirname(this.file));
+      writeFileAtomic(this.file, digest(text), { durable: false });
+    } catch (error) {
+      // Only a hint: a federation fed cannot write to validates each time.
+      if (!(error instanceof FedError) && !(error as NodeJS.ErrnoException).code) throw error;
+    }
+  }
+}
+
+/**
+ * Whether `written` is a valid registry, validating only its envelope and the entries that are not, to the
+ * byte, entries of `before` (a registry validated whole): together, what validating it whole checks.
+ */
+export function validWrite(written: Registry, before: Registry): boolean {
+  if (!registrySchema.safeParse({ ...written, teams: [] }).success) return false;
+  const known = new Set(before.teams.map((entry) => JSON.stringify(entry)));
+  return written.teams.every(
+    (entry) => known.has(JSON.stringify(entry)) || registryEntrySchema.safeParse(entry).success,
+  );
+}
+
+function digest(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
