@@ -6,7 +6,12 @@ import { assertLockHeld, LockLostError, withLock, type LockOptions } from '../..
 import { federationPaths } from '../../core/layout.js';
 import { nextLockVersion, registrySchema, type Registry } from '../../core/schema/registry.js';
 import type { RegistryMutation, RegistryUpdate } from '../../ports/registry-store.js';
-import { REMEMBERED_FROM_BYTES, RegistryValidation, validWrite } from './registry-validation.js';
+import {
+  parseValidatedRegistry,
+  REMEMBERED_FROM_BYTES,
+  RegistryValidation,
+  validWrite,
+} from './registry-validation.js';
 
 /** Declared with the registry store port; exported here too, where it always was. */
 export { RegistryConflictError };
@@ -47,7 +52,7 @@ export function readRegistry(root: string, validation = new RegistryValidation(r
 function validatedRegistry(text: string, file: string, validation: RegistryValidation): Registry {
   if (lastValidated?.file !== file || lastValidated.text !== text) {
     let registry: Registry;
-    if (validation.validated(text)) registry = JSON.parse(text) as Registry;
+    if (validation.validated(text)) registry = parseValidatedRegistry(text);
     else {
       registry = parseRegistry(text, file);
       validation.remember(text);

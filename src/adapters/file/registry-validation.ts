@@ -2,7 +2,12 @@ import { createHash } from 'node:crypto';
 import { dirname } from 'node:path';
 import { FedError } from '../../core/errors.js';
 import { federationPaths } from '../../core/layout.js';
-import { registryEntrySchema, registrySchema, type Registry } from '../../core/schema/registry.js';
+import {
+  REGISTRY_SCHEMA_REVISION,
+  registryEntrySchema,
+  registrySchema,
+  type Registry,
+} from '../../core/schema/registry.js';
 import { writeFileAtomic } from '../../infra/fs/atomic-write.js';
 import { readFileBounded } from '../../infra/fs/read-file-bounded.js';
 import type { CheckedRootFolders } from '../checked-root-folders.js';
@@ -70,6 +75,16 @@ export function validWrite(written: Registry, before: Registry): boolean {
   );
 }
 
+/** Of the text and the schema revision it was validated against. */
 function digest(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return createHash('sha256').update(`${REGISTRY_SCHEMA_REVISION}\0`).update(text).digest('hex');
+}
+
+/**
+ * A registry text fed validated, parsed as zod's parse returned it: zod drops an own `__proto__` key,
+ * which JSON.parse keeps.
+ */
+export function parseValidatedRegistry(text: string): Registry {
+  if (!text.includes('"__proto__"')) return JSON.parse(text) as Registry;
+  return JSON.parse(text, (key, value: unknown) => (key === '__proto__' ? undefined : value)) as Registry;
 }

@@ -14,6 +14,14 @@ export const PLACEMENT_TYPES = ['directory', 'worktree'] as const;
 export const placementTypeSchema = z.enum(PLACEMENT_TYPES);
 export type PlacementType = z.infer<typeof placementTypeSchema>;
 
+/**
+ * The revision of what registrySchema accepts, part of the digest fed keeps of the last large registry
+ * text it validated (src/adapters/file/registry-validation.ts): a fed whose schema accepts less must not
+ * trust a text an older one validated. Bump it with any change to the schemas below;
+ * test/unit/registry/registry-schema-revision.test.ts fails on a change of their shape until it is bumped.
+ */
+export const REGISTRY_SCHEMA_REVISION = 1;
+
 export const registryEntrySchema = z.looseObject({
   domain: teamIdSchema,
   domainId: teamIdSchema,

@@ -1,0 +1,25 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { REGISTRY_SCHEMA_REVISION, registrySchema } from '../../../src/core/schema/registry.js';
+import { parseValidatedRegistry } from '../../../src/adapters/file/registry-validation.js';
+
+describe('the registry schema revision', () => {
+  it('changes with the shape of the registry schema (bump REGISTRY_SCHEMA_REVISION, then record the new shape here)', () => {
+    // A digest of a large registry text fed validated is trusted only under the same revision; this pins
+    // the revision to the schema's shape (its JSON Schema; refinements are not in it: bump for those too).
+    const shape = createHash('sha256')
+      .update(JSON.stringify(z.toJSONSchema(registrySchema, { unrepresentable: 'any' })))
+      .digest('hex')
+      .slice(0, 16);
+    expect({ revision: REGISTRY_SCHEMA_REVISION, shape }).toEqual({ revision: 1, shape: '85045cbb62aae2d1' });
+  });
+
+  it('a text trusted by its digest is parsed as zod parses it: an own __proto__ key is dropped', () => {
+    const text = JSON.stringify({ lockVersion: 1, teams: [] }).replace('{', '{"__proto__":{"polluted":true},');
+    const parsed = parseValidatedRegistry(text);
+    expect(Object.hasOwn(parsed, '__proto__')).toBe(false);
+    expect(parsed).toEqual({ lockVersion: 1, teams: [] });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
