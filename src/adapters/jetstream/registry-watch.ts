@@ -1,4 +1,4 @@
-import { PubHeaders } from '@nats-io/jetstream';
+import type { PubHeaders } from '@nats-io/jetstream';
 import type { Msg, NatsConnection } from '@nats-io/transport-node';
 import type { Registry } from '../../core/schema/registry.js';
 import type { FederationStreams } from './federation-streams.js';
@@ -9,6 +9,13 @@ export interface StoredRegistry {
   revision: number;
   text: string;
 }
+
+/**
+ * The header a compare-and-swap write carries (the client's PubHeaders, spelt out: every command reads
+ * this module through the registry store, and the NATS client must load only when it is used).
+ */
+const EXPECTED_LAST_SUBJECT_SEQUENCE: (typeof PubHeaders)['ExpectedLastSubjectSequenceHdr'] =
+  'Nats-Expected-Last-Subject-Sequence';
 
 /** Connection events that lose nothing: a ping, a change of the cluster's server list. */
 const HARMLESS = new Set(['ping', 'update']);
@@ -122,7 +129,7 @@ export class JetStreamRegistryWatch {
   }
 
   private heard(message: Msg): void {
-    const expected = message.headers?.get(PubHeaders.ExpectedLastSubjectSequenceHdr);
+    const expected = message.headers?.get(EXPECTED_LAST_SUBJECT_SEQUENCE);
     if (expected !== undefined && expected !== '' && /^\d+$/.test(expected)) {
       this.expectedAbove = Math.max(this.expectedAbove, Number(expected));
       return;
