@@ -81,17 +81,26 @@ const common = {
 // Code cache names carry the bundle's content hash: a rebuild must not leave the last build's behind.
 rmSync('dist/bin', { recursive: true, force: true });
 
-// The CLI, as the body of a CommonJS function the bin compiles with its code cache; the bin passes in
-// import.meta.url, which CommonJS has not.
-await build({
-  ...common,
-  entryPoints: ['src/cli/main.ts'],
-  outfile: 'dist/bin/cli/main.cjs',
-  format: 'cjs',
-  define: { 'import.meta.url': '__fedImportMetaUrl' },
-  supported: { 'dynamic-import': false },
-  plugins: [...common.plugins, lazyChildProcess],
-});
+/**
+ * A program bundled as the body of a CommonJS function, which its executable compiles with a code cache
+ * (Node 20 keeps none for ES modules); the executable passes in import.meta.url, which CommonJS has not.
+ */
+const functionBodyBundle = (entryPoint, outfile) =>
+  build({
+    ...common,
+    entryPoints: [entryPoint],
+    outfile,
+    format: 'cjs',
+    define: { 'import.meta.url': '__fedImportMetaUrl' },
+    supported: { 'dynamic-import': false },
+    plugins: [...common.plugins, lazyChildProcess],
+  });
+
+/** A bundle's content hash, told to its executable: a code cache made from another build is never offered to V8. */
+const contentHash = (bytes) => createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+
+// The CLI, compiled by its bin with the code cache each command leaves.
+await functionBodyBundle('src/cli/main.ts', 'dist/bin/cli/main.cjs');
 
 // The bin reads the bundle as Latin-1 (a one-byte string, the fastest to make), right only for ASCII:
 // esbuild escapes every other character in code, and nothing may slip through in a comment.
@@ -100,8 +109,8 @@ const nonAscii = bundleText.findIndex((byte) => byte > 0x7f);
 if (nonAscii !== -1)
   throw new Error(`dist/bin/cli/main.cjs has a non-ASCII byte at offset ${nonAscii}: the fed bin reads it as Latin-1`);
 
-// The bin, told the bundle's content hash: a code cache made from another build is never offered to V8.
-const bundleHash = createHash('sha256').update(bundleText).digest('hex').slice(0, 16);
+// The bin, told the bundle's content hash.
+const bundleHash = contentHash(bundleText);
 await build({
   ...common,
   entryPoints: ['src/cli/bin.ts'],
@@ -110,18 +119,9 @@ await build({
   define: { FED_CLI_BUNDLE_HASH: JSON.stringify(bundleHash) },
 });
 
-// The agent, likewise as the body of a CommonJS function (src/apps/agent/agent-script.ts): its executable
-// runs it with the code cache made below.
-await build({
-  ...common,
-  entryPoints: ['src/apps/agent/program.ts'],
-  outfile: 'dist/bin/agent/agent.cjs',
-  format: 'cjs',
-  define: { 'import.meta.url': '__fedImportMetaUrl' },
-  supported: { 'dynamic-import': false },
-  plugins: [...common.plugins, lazyChildProcess],
-});
-const agentHash = createHash('sha256').update(readFileSync('dist/bin/agent/agent.cjs')).digest('hex').slice(0, 16);
+// The agent likewise (src/apps/agent/agent-script.ts): its executable runs it with the code cache made below.
+await functionBodyBundle('src/apps/agent/program.ts', 'dist/bin/agent/agent.cjs');
+const agentHash = contentHash(readFileSync('dist/bin/agent/agent.cjs'));
 await build({
   ...common,
   // The executable is agent/bin.ts, under the name the package's bin gives it.
