@@ -167,15 +167,18 @@ describe('hostile state files', () => {
   });
 });
 
+/** Team docs given a mission and failed, the only team left for fed run's federation report to describe. */
+async function finishedDocsTeam(fed: (...args: string[]) => Promise<{ code: number | null }>): Promise<void> {
+  expect((await fed('team', 'archive', 'other')).code).toBe(0);
+  expect((await fed('signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'work')).code).toBe(0);
+  expect((await fed('actors', 'run', '--once')).code).toBe(0);
+  expect((await fed('event', '--team', 'docs', 'FAIL', '--data', JSON.stringify({ reason: 'gave up' }))).code).toBe(0);
+}
+
 describe('hostile files an agent or a user leaves where a whole command reads them', () => {
   it("a FIFO as a finished team's deliverable does not hang fed run's federation report: the section says why", async () => {
     const { root, fed, workspace } = await federation();
-    expect((await fed('team', 'archive', 'other')).code).toBe(0);
-    expect((await fed('signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'work')).code).toBe(0);
-    expect((await fed('actors', 'run', '--once')).code).toBe(0);
-    expect((await fed('event', '--team', 'docs', 'FAIL', '--data', JSON.stringify({ reason: 'gave up' }))).code).toBe(
-      0,
-    );
+    await finishedDocsTeam(fed);
     execFileSync('mkfifo', [join(workspace('docs'), 'deliverable.md')]);
     const run = await fed('run');
     expectClean(run, [0, 1]);
@@ -187,12 +190,7 @@ describe('hostile files an agent or a user leaves where a whole command reads th
 
   it("a deliverable beyond the Markdown limits is not parsed for fed run's federation report: no title, no summary", async () => {
     const { root, fed, workspace } = await federation();
-    expect((await fed('team', 'archive', 'other')).code).toBe(0);
-    expect((await fed('signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'work')).code).toBe(0);
-    expect((await fed('actors', 'run', '--once')).code).toBe(0);
-    expect((await fed('event', '--team', 'docs', 'FAIL', '--data', JSON.stringify({ reason: 'gave up' }))).code).toBe(
-      0,
-    );
+    await finishedDocsTeam(fed);
     // Quotes nested this deep overflowed the parser's stack after seconds of work.
     writeFileSync(join(workspace('docs'), 'deliverable.md'), `# Title\n\n${'>'.repeat(20_000)} deep\n`);
     const run = await fed('run');
