@@ -43,7 +43,10 @@ function readFileRange(
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    // As readTextFile says it (e.g. a folder on the path replaced by a file: ENOTDIR), naming the file.
+    if (code !== undefined) throw new UnreadableFileError(path, `cannot be read (${code})`, fix);
     throw error;
   }
   try {
