@@ -19,6 +19,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { build } from 'esbuild';
+import { buildChunks, CHUNKS, chunkImports } from './bundle-chunks.mjs';
 import { buildUi } from './ui-bundle.mjs';
 
 /** zod's `z.locales` namespace, reduced to the English messages that are zod's default. */
@@ -36,25 +37,45 @@ const englishOnlyZod = {
 };
 
 /**
- * `node:child_process` loaded on first use: commander and a few fed modules require it as they load, and
- * loading it (with net, dgram and streams behind it) is a measurable part of a `fed event` that spawns
- * nothing. Every use in the bundle reads a property at call time (`childProcess.spawn(…)`), so the module
+ * Node's modules that most commands never use, each loaded on first use: `child_process` (commander and
+ * a few fed modules require it as they load; it brings net, dgram and streams), `crypto` (ids, digests),
+ * `net`, `fs/promises` (which loads readline and fs watchers), `timers/promises`, and the network stack
+ * only telemetry and chat use. Loading them is a measurable part of a `fed event` that touches none of
+ * them. Every use in the bundles reads a property at call time (`childProcess.spawn(…)`), so each module
  * is replaced by one whose properties load the real one when first read.
  */
-const lazyChildProcess = {
-  name: 'lazy-child-process',
+const LAZY_BUILTINS = [
+  'child_process',
+  'crypto',
+  'net',
+  'fs/promises',
+  'timers/promises',
+  'http',
+  'https',
+  'zlib',
+  'tls',
+  'dns',
+  'worker_threads',
+];
+const lazyBuiltins = {
+  name: 'lazy-builtins',
   setup(pluginBuild) {
-    const keys = Object.keys(createRequire(import.meta.url)('node:child_process'));
-    pluginBuild.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
-      args.namespace === 'lazy-child-process'
-        ? { path: 'node:child_process', external: true }
-        : { path: 'child_process', namespace: 'lazy-child-process' },
-    );
-    pluginBuild.onLoad({ filter: /.*/, namespace: 'lazy-child-process' }, () => ({
-      contents: `let real;
-for (const key of ${JSON.stringify(keys)}) Object.defineProperty(module.exports, key, { enumerable: true, get: () => (real ??= require('node:child_process'))[key] });`,
-      loader: 'js',
-    }));
+    const lazyName = new RegExp(`^(node:)?(${LAZY_BUILTINS.join('|')})$`);
+    pluginBuild.onResolve({ filter: lazyName }, (args) => {
+      const name = args.path.replace(/^node:/, '');
+      return args.namespace === 'lazy-builtins'
+        ? { path: `node:${name}`, external: true }
+        : { path: name, namespace: 'lazy-builtins' };
+    });
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'lazy-builtins' }, (args) => {
+      const real = `node:${args.path}`;
+      const keys = Object.keys(createRequire(import.meta.url)(real));
+      return {
+        contents: `let real;
+for (const key of ${JSON.stringify(keys)}) Object.defineProperty(module.exports, key, { enumerable: true, get: () => (real ??= require(${JSON.stringify(real)}))[key] });`,
+        loader: 'js',
+      };
+    });
   },
 };
 
@@ -85,38 +106,61 @@ rmSync('dist/bin', { recursive: true, force: true });
  * A program bundled as the body of a CommonJS function, which its executable compiles with a code cache
  * (Node 20 keeps none for ES modules); the executable passes in import.meta.url, which CommonJS has not.
  */
-const functionBodyBundle = (entryPoint, outfile) =>
-  build({
-    ...common,
-    entryPoints: [entryPoint],
-    outfile,
-    format: 'cjs',
-    define: { 'import.meta.url': '__fedImportMetaUrl' },
-    supported: { 'dynamic-import': false },
-    plugins: [...common.plugins, lazyChildProcess],
-  });
+const functionBody = {
+  ...common,
+  format: 'cjs',
+  define: { 'import.meta.url': '__fedImportMetaUrl' },
+  supported: { 'dynamic-import': false },
+  metafile: true,
+  plugins: [...common.plugins, lazyBuiltins],
+};
+const functionBodyBundle = (entryPoint, outfile, plugins = []) =>
+  build({ ...functionBody, entryPoints: [entryPoint], outfile, plugins: [...functionBody.plugins, ...plugins] });
 
 /** A bundle's content hash, told to its executable: a code cache made from another build is never offered to V8. */
 const contentHash = (bytes) => createHash('sha256').update(bytes).digest('hex').slice(0, 16);
 
-// The CLI, compiled by its bin with the code cache each command leaves.
-await functionBodyBundle('src/cli/main.ts', 'dist/bin/cli/main.cjs');
+// The CLI, compiled by its bin with the code cache each command leaves, and its chunks
+// (scripts/bundle-chunks.mjs): first the files the CLI bundle holds, then the chunks, which take those
+// from it, then the bundle, which hands them over.
+const cliGraph = await build({
+  ...functionBody,
+  entryPoints: ['src/cli/main.ts'],
+  write: false,
+  metafile: true,
+  plugins: [...functionBody.plugins, chunkImports({})],
+});
+const { shared, inChunks } = await buildChunks(
+  functionBody,
+  'dist/bin/cli',
+  new Set(Object.keys(cliGraph.metafile.inputs)),
+);
+const cli = await functionBodyBundle('src/cli/main.ts', 'dist/bin/cli/main.cjs', [chunkImports(shared)]);
+const twice = Object.keys(cli.metafile.inputs).find((file) => inChunks.has(file));
+if (twice) throw new Error(`${twice} is bundled into both the CLI bundle and a chunk`);
 
 // The bin reads the bundle as Latin-1 (a one-byte string, the fastest to make), right only for ASCII:
 // esbuild escapes every other character in code, and nothing may slip through in a comment.
-const bundleText = readFileSync('dist/bin/cli/main.cjs');
-const nonAscii = bundleText.findIndex((byte) => byte > 0x7f);
-if (nonAscii !== -1)
-  throw new Error(`dist/bin/cli/main.cjs has a non-ASCII byte at offset ${nonAscii}: the fed bin reads it as Latin-1`);
+const cliFiles = ['main', ...Object.keys(CHUNKS).map((chunk) => `chunk-${chunk}`)].map(
+  (name) => `dist/bin/cli/${name}.cjs`,
+);
+const cliTexts = cliFiles.map((file) => readFileSync(file));
+cliTexts.forEach((text, i) => {
+  const nonAscii = text.findIndex((byte) => byte > 0x7f);
+  if (nonAscii !== -1)
+    throw new Error(`${cliFiles[i]} has a non-ASCII byte at offset ${nonAscii}: the fed bin reads it as Latin-1`);
+});
 
-// The bin, told the bundle's content hash.
-const bundleHash = contentHash(bundleText);
+// The bin, told the content hash of the bundle and its chunks together (a code cache is of one build).
+const bundleHash = contentHash(Buffer.concat(cliTexts));
 await build({
   ...common,
   entryPoints: ['src/cli/bin.ts'],
   outfile: 'dist/bin/cli/fed.cjs',
   format: 'cjs',
   define: { FED_CLI_BUNDLE_HASH: JSON.stringify(bundleHash) },
+  // `net` only for a command run through the broker.
+  plugins: [...common.plugins, lazyBuiltins],
 });
 
 // The agent likewise (src/apps/agent/agent-script.ts): its executable runs it with the code cache made below.

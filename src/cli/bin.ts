@@ -13,51 +13,79 @@ import { requestedCommand } from './command-names.js';
  * `fed`: runs the CLI (src/cli/main.ts, bundled as CommonJS into main.cjs beside this file) through a V8
  * code cache (code-cache.ts). Node 20 caches compiled code only for its own modules; a script compiled
  * with `vm.Script` can be handed the code of an earlier run. Agents run `fed event` at every step, and
- * without the cache most of its start-up is compiling the bundle.
+ * without the cache most of its start-up is compiling the bundle. The packages most commands never load
+ * are in chunks beside it (scripts/bundle-chunks.mjs), each loaded the same way when first needed.
  *
  * Inside a launch's sandbox (`$FED_BROKER`), the command runs in the launcher's broker instead
  * (broker-client.ts): the bundle is not loaded at all.
  *
- * Built by scripts/bundle.mjs, which sets the bundle's content hash; never run from dist/src.
+ * Built by scripts/bundle.mjs, which sets the content hash of the bundle and its chunks; never run from dist/src.
  */
 declare const FED_CLI_BUNDLE_HASH: string;
+
+/** A script compiled through the code cache: its cache is written after the command when it had none usable. */
+interface Compiled {
+  script: Script;
+  cacheFile: string | undefined;
+  cached: boolean;
+}
 
 if (process.env[BROKER_ENV]) runThroughBroker(process.env, process.argv.slice(2), process.cwd());
 else runBundle();
 
 function runBundle(): void {
-  // The bundle sits beside this file (both are CommonJS: __dirname is this file's folder).
-  const bundle = join(__dirname, 'main.cjs');
   const command = requestedCommand(process.argv.slice(2));
-  const cacheFile = codeCacheFile(
-    process.env,
-    FED_CLI_BUNDLE_HASH,
-    command === '--version' ? 'version' : (command ?? 'help'),
-  );
-  const cachedData = cacheFile === undefined ? undefined : readCodeCache(cacheFile);
-
-  // Node's CommonJS wrapper, with import.meta.url (which the bundle reads as __fedImportMetaUrl) added. The
-  // bundle is ASCII (scripts/bundle.mjs checks), so Latin-1 reads it right, into a one-byte string at once.
-  const script = new Script(
-    `(function (exports, require, module, __filename, __dirname, __fedImportMetaUrl) {${readFileSync(bundle, 'latin1')}\n})`,
-    {
-      filename: bundle,
-      cachedData,
-    },
-  );
-  const bundleModule = { exports: {} as { finished: Promise<void> } };
-  (script.runInThisContext() as (...args: unknown[]) => void)(
-    bundleModule.exports,
-    createRequire(bundle),
-    bundleModule,
-    bundle,
-    __dirname,
-    pathToFileURL(bundle).href,
-  );
+  const cacheName = command === '--version' ? 'version' : (command ?? 'help');
+  const compiled: Compiled[] = [];
+  const chunks = new Map<string, Record<string, unknown>>();
+  // A chunk's module for the bundle; `shared`: the bundle's modules the chunk takes, by file.
+  const loadChunk = (name: string, shared: () => Record<string, () => unknown>) => {
+    let modules = chunks.get(name);
+    if (modules === undefined) {
+      const table = shared();
+      const chunk = run(`chunk-${name}.cjs`, `${cacheName}.${name}`, compiled, (file: string) => table[file]!());
+      modules = (chunk.exports as { default: Record<string, unknown> }).default;
+      chunks.set(name, modules);
+    }
+    return modules;
+  };
+  const bundle = run('main.cjs', cacheName, compiled, loadChunk);
 
   // The first run of a command (or the first after fed or Node changed) leaves its compiled code for the
   // next; made after the command, so it holds the functions that ran, not only the top level.
-  if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
-    void bundleModule.exports.finished.then(() => writeCodeCache(cacheFile, script.createCachedData()));
-  }
+  void (bundle.exports as { finished: Promise<void> }).finished.then(async () => {
+    for (const { script, cacheFile, cached } of compiled)
+      if (cacheFile !== undefined && (!cached || script.cachedDataRejected))
+        await writeCodeCache(cacheFile, script.createCachedData());
+  });
+}
+
+/**
+ * Runs `name` (beside this file) as a CommonJS module through the code cache `cacheName`, with the
+ * bundle's last parameter, `__fedLink` (for the CLI bundle: the chunk loader; for a chunk: the bundle's shared modules), set to `linked`.
+ */
+function run(name: string, cacheName: string, compiled: Compiled[], linked: unknown): { exports: unknown } {
+  // The bundle sits beside this file (both are CommonJS: __dirname is this file's folder).
+  const file = join(__dirname, name);
+  const cacheFile = codeCacheFile(process.env, FED_CLI_BUNDLE_HASH, cacheName);
+  const cachedData = cacheFile === undefined ? undefined : readCodeCache(cacheFile);
+  // Node's CommonJS wrapper, with import.meta.url (which the bundle reads as __fedImportMetaUrl) and the
+  // link added. The bundle is ASCII (scripts/bundle.mjs checks), so Latin-1 reads it right, into a
+  // one-byte string at once.
+  const script = new Script(
+    `(function (exports, require, module, __filename, __dirname, __fedImportMetaUrl, __fedLink) {${readFileSync(file, 'latin1')}\n})`,
+    { filename: file, cachedData },
+  );
+  compiled.push({ script, cacheFile, cached: cachedData !== undefined });
+  const module = { exports: {} };
+  (script.runInThisContext() as (...args: unknown[]) => void)(
+    module.exports,
+    createRequire(file),
+    module,
+    file,
+    __dirname,
+    pathToFileURL(file).href,
+    linked,
+  );
+  return module;
 }

@@ -154,13 +154,42 @@ describe('fast start: the code cache', () => {
     // Accepted by V8: the file was not replaced (a rejected cache is written again, as a new file).
     expect(statSync(join(cache, file!)).ino).toBe(made.ino);
 
-    // Each command has its own, made by its own first run.
+    // Each command has its own, made by its own first run (help loads every command, and the chunks they
+    // load as they initialise, each with a cache of its own).
     expect((await runFed(['--help'], { env })).code).toBe(0);
     expect(
       cacheFiles(cache)
         .map((name) => name.replace(/^.*-/, ''))
+        .filter((name) => !/^help\.\w+\.v8cache$/.test(name))
         .sort(),
     ).toEqual(['help.v8cache', 'version.v8cache']);
+  });
+
+  it('a chunk (the packages most commands never load) loads on first use, through a code cache of its own', async () => {
+    const dir = tempDir();
+    const cache = join(dir, 'cache');
+    const env = { FED_CODE_CACHE: cache };
+    expect((await runFed(['--version'], { env })).code).toBe(0);
+    expect(cacheFiles(cache).map((name) => name.replace(/^.*-/, ''))).toEqual(['version.v8cache']);
+    // Checking a deliverable parses its Markdown: the parser is a chunk.
+    const deliverable = join(dir, 'report.md');
+    writeFileSync(deliverable, '# Report\n');
+    const check = async () => {
+      const result = await runFed(['deliverable', 'check', deliverable], { env });
+      expect(result).toMatchObject({ code: 2, stdout: expect.stringContaining('no "Next steps" section') });
+    };
+    await check();
+    const chunkCache = cacheFiles(cache).find((name) => name.endsWith('-deliverable.markdown.v8cache'));
+    expect(chunkCache).toBeDefined();
+    const made = statSync(join(cache, chunkCache!));
+    expect(made.size).toBeGreaterThan(0);
+    // Accepted by V8 on the next run: not written again.
+    await check();
+    expect(statSync(join(cache, chunkCache!)).ino).toBe(made.ino);
+    // A damaged one is rejected quietly and replaced.
+    writeFileSync(join(cache, chunkCache!), 'not V8 code'.repeat(100));
+    await check();
+    expect(readFileSync(join(cache, chunkCache!)).toString('latin1')).not.toContain('not V8 code');
   });
 
   it('a corrupt cache is rejected quietly and replaced; the command runs as without one', async () => {
