@@ -6,7 +6,12 @@ import {
   type SnapshotFrom,
 } from 'xstate';
 import type { z } from 'zod';
-import { TEAM_STATUS_MACHINE_VERSION, teamStatusEventSchema, teamStatusMachine } from './team-status.machine.js';
+import {
+  getTeamStatusMachine,
+  TEAM_STATUS_MACHINE_ID,
+  TEAM_STATUS_MACHINE_VERSION,
+  teamStatusEventSchema,
+} from './team-status.machine.js';
 
 /**
  * What a runtime needs beside a machine: the id and version stored next to persisted snapshots, the zod
@@ -27,14 +32,27 @@ interface EventUnionSchema<TEvent> extends z.ZodType<TEvent> {
   options: readonly { shape: { type: { value: unknown } } }[];
 }
 
+/**
+ * The entry of the machine `machine` builds (once, on first use: on-first-use.ts), whose id is `id`. The
+ * entry is made as its module loads; the machine only when a command reads `machine`.
+ */
 export function machineEntry<TMachine extends AnyStateMachine>(
-  machine: TMachine,
+  machine: () => TMachine,
+  id: string,
   version: number,
   eventSchema: EventUnionSchema<EventFromLogic<TMachine>>,
 ): MachineEntry<TMachine> {
   // The event list is read off the schema so the two can never disagree.
   const events = eventSchema.options.map((option) => option.shape.type.value as EventFromLogic<TMachine>['type']);
-  return { id: machine.id, version, machine, eventSchema, events };
+  return {
+    id,
+    version,
+    get machine() {
+      return machine();
+    },
+    eventSchema,
+    events,
+  };
 }
 
 /**
@@ -51,7 +69,12 @@ export function snapshotOfMachine<TMachine extends AnyStateMachine>(
   return snapshot as SnapshotFrom<TMachine>;
 }
 
-export const teamStatusEntry = machineEntry(teamStatusMachine, TEAM_STATUS_MACHINE_VERSION, teamStatusEventSchema);
+export const teamStatusEntry = machineEntry(
+  getTeamStatusMachine,
+  TEAM_STATUS_MACHINE_ID,
+  TEAM_STATUS_MACHINE_VERSION,
+  teamStatusEventSchema,
+);
 
 /**
  * The event types the current state has transitions for — what to list when an event is refused. A type

@@ -2,14 +2,16 @@ export {
   TEAM_STATUS_MACHINE_ID,
   TEAM_STATUS_MACHINE_VERSION,
   teamStatusEventSchema,
-  teamStatusMachine,
+  getTeamStatusMachine,
   type TeamStatusEvent,
+  type TeamStatusMachine,
 } from './team-status.machine.js';
 export {
   DELIVERABLE_MACHINE_ID,
   DELIVERABLE_MACHINE_VERSION,
   NOTHING_FOUND_REASON,
-  deliverableMachine,
+  getDeliverableMachine,
+  type DeliverableMachine,
 } from './deliverable.machine.js';
 export {
   DELIVERABLE_WORK_STATES,
@@ -19,7 +21,7 @@ export {
   type DeliverableState,
   type DeliverableWorkState,
 } from './deliverable.types.js';
-export { CODING_MACHINE_ID, CODING_MACHINE_VERSION, codingMachine } from './coding.machine.js';
+export { CODING_MACHINE_ID, CODING_MACHINE_VERSION, getCodingMachine, type CodingMachine } from './coding.machine.js';
 export {
   CODING_WORK_STATES,
   codingEventSchema,
@@ -28,7 +30,12 @@ export {
   type CodingState,
   type CodingWorkState,
 } from './coding.types.js';
-export { CONSULTANT_MACHINE_ID, CONSULTANT_MACHINE_VERSION, consultantMachine } from './consultant.machine.js';
+export {
+  CONSULTANT_MACHINE_ID,
+  CONSULTANT_MACHINE_VERSION,
+  getConsultantMachine,
+  type ConsultantMachine,
+} from './consultant.machine.js';
 export {
   CONSULTANT_WORK_STATES,
   consultantEventSchema,
@@ -60,3 +67,15 @@ export {
   type EventCheck,
   type MachineEntry,
 } from './catalog.js';
+
+// Each machine, built as the library loads: its users import the machines themselves. fed's own commands
+// build only the ones they use (on-first-use.ts).
+import { getCodingMachine } from './coding.machine.js';
+import { getConsultantMachine } from './consultant.machine.js';
+import { getDeliverableMachine } from './deliverable.machine.js';
+import { getTeamStatusMachine } from './team-status.machine.js';
+
+export const teamStatusMachine = getTeamStatusMachine();
+export const deliverableMachine = getDeliverableMachine();
+export const codingMachine = getCodingMachine();
+export const consultantMachine = getConsultantMachine();

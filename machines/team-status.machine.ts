@@ -1,5 +1,6 @@
 import { setup } from 'xstate';
 import { z } from 'zod';
+import { onFirstUse } from './on-first-use.js';
 
 /**
  * A team's registry status (docs/design/spec.md §2.4, §3.2): `active` ⇄ `paused`, and `archived` once its work is done.
@@ -15,25 +16,30 @@ export const teamStatusEventSchema = z.discriminatedUnion('type', [
 ]);
 export type TeamStatusEvent = z.infer<typeof teamStatusEventSchema>;
 
-export const teamStatusMachine = setup({
-  types: {
-    events: {} as TeamStatusEvent,
-  },
-}).createMachine({
-  id: TEAM_STATUS_MACHINE_ID,
-  initial: 'active',
-  states: {
-    active: {
-      description: 'Currently working',
-      on: { PAUSE: 'paused', ARCHIVE: 'archived' },
+/** The machine, built on first use (on-first-use.ts). */
+export const getTeamStatusMachine = onFirstUse(() =>
+  setup({
+    types: {
+      events: {} as TeamStatusEvent,
     },
-    paused: {
-      description: 'Manually paused',
-      on: { RESUME: 'active', ARCHIVE: 'archived' },
+  }).createMachine({
+    id: TEAM_STATUS_MACHINE_ID,
+    initial: 'active',
+    states: {
+      active: {
+        description: 'Currently working',
+        on: { PAUSE: 'paused', ARCHIVE: 'archived' },
+      },
+      paused: {
+        description: 'Manually paused',
+        on: { RESUME: 'active', ARCHIVE: 'archived' },
+      },
+      archived: {
+        description: 'Work complete, no longer active',
+        type: 'final',
+      },
     },
-    archived: {
-      description: 'Work complete, no longer active',
-      type: 'final',
-    },
-  },
-});
+  }),
+);
+
+export type TeamStatusMachine = ReturnType<typeof getTeamStatusMachine>;

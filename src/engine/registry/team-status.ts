@@ -1,5 +1,5 @@
 import { transition } from 'xstate';
-import { teamStatusMachine, type TeamStatusEvent } from '../../../machines/team-status.machine.js';
+import { getTeamStatusMachine, type TeamStatusEvent } from '../../../machines/team-status.machine.js';
 import { RefusedError } from '../../core/errors.js';
 import type { RegistryEntry, TeamStatus } from '../../core/schema/registry.js';
 import { getTeam, statusOf } from '../../core/find-team.js';
@@ -16,13 +16,13 @@ export const TEAM_STATUS_COMMANDS: Record<TeamStatusEvent['type'], string> = {
 const ALL_EVENTS = Object.keys(TEAM_STATUS_COMMANDS) as TeamStatusEvent['type'][];
 
 export function allowedStatusEvents(status: TeamStatus): TeamStatusEvent['type'][] {
-  const snapshot = teamStatusMachine.resolveState({ value: status, context: undefined });
+  const snapshot = getTeamStatusMachine().resolveState({ value: status, context: undefined });
   return ALL_EVENTS.filter((type) => snapshot.can({ type }));
 }
 
 /** Apply one event of the team-status machine to a status; an event the status does not accept is refused. */
 export function nextTeamStatus(team: string, status: TeamStatus, event: TeamStatusEvent): TeamStatus {
-  const snapshot = teamStatusMachine.resolveState({ value: status, context: undefined });
+  const snapshot = getTeamStatusMachine().resolveState({ value: status, context: undefined });
   if (!snapshot.can(event)) {
     const allowed = allowedStatusEvents(status).map((type) => `fed team ${TEAM_STATUS_COMMANDS[type]} ${team}`);
     throw new RefusedError(
@@ -31,7 +31,7 @@ export function nextTeamStatus(team: string, status: TeamStatus, event: TeamStat
         (allowed.length ? `allowed: ${allowed.join(', ')}` : `${status} is final, no command changes it`),
     );
   }
-  const [next] = transition(teamStatusMachine, snapshot, event);
+  const [next] = transition(getTeamStatusMachine(), snapshot, event);
   return next.value as TeamStatus;
 }
 

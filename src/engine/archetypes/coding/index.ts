@@ -1,6 +1,11 @@
 import type { SnapshotFrom } from 'xstate';
 import { machineEntry } from '../../../../machines/catalog.js';
-import { CODING_MACHINE_VERSION, codingMachine } from '../../../../machines/coding.machine.js';
+import {
+  CODING_MACHINE_ID,
+  CODING_MACHINE_VERSION,
+  getCodingMachine,
+  type CodingMachine,
+} from '../../../../machines/coding.machine.js';
 import { CODING_WORK_STATES, codingEventSchema } from '../../../../machines/coding.types.js';
 import { gitSucceeds } from '../../registry/git.js';
 import { worktreeBranch } from '../../registry/placement.js';
@@ -12,7 +17,7 @@ import { codingModelTest } from './model-samples.js';
 // Old snapshots load: the migrations of the coding lifecycle register with the archetype.
 import './snapshot-migration.js';
 
-export const codingEntry = machineEntry(codingMachine, CODING_MACHINE_VERSION, codingEventSchema);
+export const codingEntry = machineEntry(getCodingMachine, CODING_MACHINE_ID, CODING_MACHINE_VERSION, codingEventSchema);
 
 /**
  * A team that changes the codebase on its own branch (`fed/<domain>`, worktree placement) until meta
@@ -20,7 +25,7 @@ export const codingEntry = machineEntry(codingMachine, CODING_MACHINE_VERSION, c
  * reviews (`fed team review`), requests changes (back to implementing) or approves, and merges
  * (`fed team merge`). Complete once merged and cleaned up.
  */
-export const codingArchetype: Archetype<typeof codingMachine> = {
+export const codingArchetype: Archetype<CodingMachine> = {
   id: 'coding',
   summary: 'changes the codebase on its branch fed/<domain> until meta reviews and merges it',
   lifecycle: codingEntry,
@@ -70,11 +75,7 @@ function metaNext(state: string, team: string): string | undefined {
   }
 }
 
-function codingBrief(
-  context: LaunchContext,
-  snapshot: SnapshotFrom<typeof codingMachine>,
-  team: RegistryEntry,
-): string {
+function codingBrief(context: LaunchContext, snapshot: SnapshotFrom<CodingMachine>, team: RegistryEntry): string {
   const branch = worktreeBranch(team.domain);
   const review = snapshot.context.lastReview;
   const requested =

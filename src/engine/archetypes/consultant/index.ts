@@ -1,5 +1,10 @@
 import { machineEntry } from '../../../../machines/catalog.js';
-import { CONSULTANT_MACHINE_VERSION, consultantMachine } from '../../../../machines/consultant.machine.js';
+import {
+  CONSULTANT_MACHINE_ID,
+  CONSULTANT_MACHINE_VERSION,
+  getConsultantMachine,
+  type ConsultantMachine,
+} from '../../../../machines/consultant.machine.js';
 import { CONSULTANT_WORK_STATES, consultantEventSchema } from '../../../../machines/consultant.types.js';
 import { META } from '../../../core/schema/common.js';
 import type { Archetype } from '../archetype.js';
@@ -7,14 +12,19 @@ import { answerSubject } from './answer-reference.js';
 import { consultantContextSchema } from './context-schema.js';
 import { consultantModelTest } from './model-samples.js';
 
-export const consultantEntry = machineEntry(consultantMachine, CONSULTANT_MACHINE_VERSION, consultantEventSchema);
+export const consultantEntry = machineEntry(
+  getConsultantMachine,
+  CONSULTANT_MACHINE_ID,
+  CONSULTANT_MACHINE_VERSION,
+  consultantEventSchema,
+);
 
 /**
  * A long-lived team that answers questions about a codebase: it indexes the codebase once, then takes
  * question signals one at a time (the others queue in order) and answers each with a report signal to
  * the asker. It never completes; meta retires it (a `retire` directive).
  */
-export const consultantArchetype: Archetype<typeof consultantMachine> = {
+export const consultantArchetype: Archetype<ConsultantMachine> = {
   id: 'consultant',
   summary: 'indexes the codebase once, then answers question signals with report signals until meta retires it',
   lifecycle: consultantEntry,

@@ -4,7 +4,7 @@ import { codebaseChanges, describeCodebaseChanges, recaptureCodebase } from '../
 import { readBaseline } from '../../deliverable/codebase-baseline.js';
 import { federationPaths, workspacePaths } from '../../../core/layout.js';
 import type { LaunchContext } from '../../../core/schema/launch-context.js';
-import type { deliverableMachine } from '../../../../machines/deliverable.machine.js';
+import type { DeliverableMachine } from '../../../../machines/deliverable.machine.js';
 import type { CompletionPolicy, JudgeInput, Refusal } from '../archetype.js';
 
 /** The spec's failure reason (§3.1) for a deliverable that does not follow the standards. */
@@ -17,7 +17,7 @@ export const STRUCTURE_FAILURE = 'document structure cannot be determined';
  *   at launch (read-only study);
  * - the document must pass `fed deliverable check` (and `deliverableSchema`, when configured).
  */
-export const deliverableCompletion: CompletionPolicy<typeof deliverableMachine> = {
+export const deliverableCompletion: CompletionPolicy<DeliverableMachine> = {
   settled: (snapshot) => (snapshot.value === 'complete' ? { outcome: 'complete' } : undefined),
   judge: { events: ['DOCUMENT_WRITTEN'], check: judgeDocument },
   completionReport: async (context) => ({

@@ -1,17 +1,27 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { machineEntry } from '../../../../machines/catalog.js';
-import { DELIVERABLE_MACHINE_VERSION, deliverableMachine } from '../../../../machines/deliverable.machine.js';
+import {
+  DELIVERABLE_MACHINE_ID,
+  DELIVERABLE_MACHINE_VERSION,
+  getDeliverableMachine,
+  type DeliverableMachine,
+} from '../../../../machines/deliverable.machine.js';
 import { DELIVERABLE_WORK_STATES, deliverableEventSchema } from '../../../../machines/deliverable.types.js';
 import type { Archetype } from '../archetype.js';
 import { deliverableCompletion } from './completion.js';
 import { deliverableContextSchema } from './context-schema.js';
 import { deliverableModelTest } from './model-samples.js';
 
-export const deliverableEntry = machineEntry(deliverableMachine, DELIVERABLE_MACHINE_VERSION, deliverableEventSchema);
+export const deliverableEntry = machineEntry(
+  getDeliverableMachine,
+  DELIVERABLE_MACHINE_ID,
+  DELIVERABLE_MACHINE_VERSION,
+  deliverableEventSchema,
+);
 
 /** A team that studies the codebase read-only and writes one Markdown deliverable (docs/design/spec.md §3.1). */
-export const deliverableArchetype: Archetype<typeof deliverableMachine> = {
+export const deliverableArchetype: Archetype<DeliverableMachine> = {
   id: 'deliverable',
   summary: 'studies the codebase read-only and writes a Markdown deliverable that passes fed deliverable check',
   lifecycle: deliverableEntry,
