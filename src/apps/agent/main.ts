@@ -84,6 +84,8 @@ async function main(): Promise<number> {
 function endWithLauncher(env: NodeJS.ProcessEnv): void {
   const fd = env[LIFELINE_ENV];
   if (fd === undefined) return;
+  // The descriptor is this process's: a program it runs is not told it holds one.
+  delete env[LIFELINE_ENV];
   watchLifeline(Number(fd), () => {
     process.stderr.write('fed-agent: the launcher is gone; stopping\n');
     try {
