@@ -4,7 +4,7 @@
  * sandboxed where bubblewrap works, as a user runs it. Needs the build (`npm run bench` builds first).
  *
  * - CPU per team of `fed run --parallel 2`: user + system time of every node process of the run (fed run,
- *   each team's watchdog and fed-agent, anything they start), counted by a preload in each
+ *   each team's fed-agent, anything they start), counted by a preload in each
  *   (test/fixtures/process-usage.cjs), over the 8 teams. Goal ≤ 300 ms. Ceilings, measured in the same
  *   rounds the same way: the agent's own work for the 8 teams in one process with no fed around it
  *   (test/fixtures/bench-agent-work.mjs: the feature's ceiling), and the built fed-agent run once per team

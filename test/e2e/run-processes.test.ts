@@ -10,12 +10,12 @@ import { tempDir } from '../helpers/temp-dir.js';
 
 /**
  * The processes a `fed run` of the built-in agent starts, counted by a preload in every node process
- * (test/fixtures/process-usage.cjs): per team its agent and the watchdog over it, and nothing per event —
- * fed-agent reports each event to its launcher, which applies it itself. A `fed event` process per event
- * (four per team) would show here.
+ * (test/fixtures/process-usage.cjs): per team its agent, and nothing per event — fed-agent reports each
+ * event to its launcher, which applies it itself. A `fed event` process per event (four per team) would
+ * show here, and so would a watchdog per team: fed-agent ends itself with its launcher
+ * (test/integration/builtin-agent-lifeline.test.ts), so none is started over it.
  */
 const USAGE = join(packageRoot(), 'test/fixtures/process-usage.cjs');
-const WATCHDOG = join(packageRoot(), 'dist/src/apps/launch/agent-watchdog.js');
 const TEAMS = ['api', 'docs'];
 
 async function federation(config: object): Promise<string> {
@@ -52,9 +52,9 @@ async function processesOfRun(config: object): Promise<string[]> {
 }
 
 describe('fed run with the built-in agent: the processes it starts', () => {
-  const expected = [FED_BIN, ...TEAMS.map(() => builtBin('fed-agent')), ...TEAMS.map(() => WATCHDOG)].sort();
+  const expected = [FED_BIN, ...TEAMS.map(() => builtBin('fed-agent'))].sort();
 
-  it('per team, the agent and its watchdog — no fed process per event (sandboxed where bwrap works)', async () => {
+  it('per team, the agent alone — no watchdog, no fed process per event (sandboxed where bwrap works)', async () => {
     expect(await processesOfRun({})).toEqual(expected);
   }, 180_000);
 

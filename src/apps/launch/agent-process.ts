@@ -8,13 +8,17 @@ import { packageRoot } from '../../infra/package-info.js';
 import { processStartTime } from '../../infra/fs/process-identity.js';
 import { openForAppend } from '../../infra/fs/open-for-append.js';
 import { agentLogHeader } from '../../core/schema/agent-log.js';
+import { LIFELINE_ENV, LIFELINE_FD } from '../../infra/process/lifeline.js';
+import { endLeftovers, groupMembers, signalSandbox } from './agent-stop.js';
 
 /**
  * One agent process: started from an argument array (never a shell) under the watchdog
  * (`agent-watchdog.js`, leader of the agent's own process group, which stops the agent if the launcher
- * dies), optionally inside a sandbox (`wrapper`). Its stdin is fed the given text or closed, its stdout
- * is handed to the launcher as it arrives, its stderr is appended to the team's agent log under a header
- * naming the launch. It is stopped gracefully when asked (SIGTERM to the group, then SIGKILL).
+ * dies) — or, for an agent that ends itself with its launcher (`endsWithLauncher`), as that group's leader
+ * itself, supervised by the launcher alone — optionally inside a sandbox (`wrapper`). Its stdin is fed the
+ * given text or closed, its stdout is handed to the launcher as it arrives, its stderr is appended to the
+ * team's agent log under a header naming the launch. It is stopped gracefully when asked (SIGTERM to the
+ * group, then SIGKILL).
  */
 export interface AgentProcessOptions {
   command: readonly string[];
@@ -32,6 +36,14 @@ export interface AgentProcessOptions {
   onStdout?: (chunk: Buffer) => void;
   /** How long a stop waits for a graceful exit before SIGKILL (default 5 s). */
   graceMs?: number;
+  /**
+   * The agent ends itself and whatever it started when the launcher is gone — it watches the lifeline
+   * (`LIFELINE_ENV` names its descriptor) — as fed's built-in agent does. It then runs without the
+   * watchdog (a node process per launch), and what the watchdog would do is done here: a stop signals it
+   * (in the sandbox, every process inside), and what it left in its group ends before its exit is passed
+   * on. In the sandbox bwrap's --die-with-parent ends everything inside with the launcher, too.
+   */
+  endsWithLauncher?: boolean;
 }
 
 export interface AgentExit {
@@ -70,11 +82,21 @@ export class AgentProcess {
   /** Start time of the group leader (/proc/<pid>/stat field 22), recorded so a later launch can recognise an orphan. */
   readonly processStart: string | null;
   private readonly graceMs: number;
+  /** How the launcher stops the agent: through the watchdog, or itself (`endsWithLauncher`), sandboxed or not. */
+  private readonly supervision: 'watchdog' | 'direct' | 'direct-sandboxed';
+  /** A stop was asked for. */
+  private stopping = false;
 
-  private constructor(child: ChildProcess, exited: Promise<AgentExit>, graceMs: number) {
+  private constructor(
+    child: ChildProcess,
+    exited: Promise<AgentExit>,
+    graceMs: number,
+    supervision: AgentProcess['supervision'],
+  ) {
     this.child = child;
     this.exited = exited;
     this.graceMs = graceMs;
+    this.supervision = supervision;
     this.processStart = processStartTime(child.pid!) ?? null;
   }
 
@@ -101,25 +123,27 @@ export class AgentProcess {
         '',
       ].join('\n');
       writeSync(log, header);
+      const supervision = options.endsWithLauncher ? (options.wrapper ? 'direct-sandboxed' : 'direct') : 'watchdog';
+      const [command, ...commandArgs] =
+        supervision === 'watchdog'
+          ? [
+              process.execPath,
+              join(packageRoot(), WATCHDOG),
+              String(graceMs),
+              ...(options.wrapper ? ['--sandboxed', ...options.wrapper] : []),
+              program,
+              ...args,
+            ]
+          : [...(options.wrapper ?? []), program, ...args];
       // Its own process group: a Ctrl-C at the terminal reaches fed (which pauses the team and stops the
       // agent in order), not the agent directly; and a stop reaches everything the agent started. Fd 3 is
-      // the lifeline the watchdog watches.
-      const child = spawn(
-        process.execPath,
-        [
-          join(packageRoot(), WATCHDOG),
-          String(graceMs),
-          ...(options.wrapper ? ['--sandboxed', ...options.wrapper] : []),
-          program,
-          ...args,
-        ],
-        {
-          cwd: options.cwd,
-          env: options.env,
-          stdio: [options.stdin == null ? 'ignore' : 'pipe', 'pipe', log, 'pipe'],
-          detached: true,
-        },
-      );
+      // the lifeline the watchdog — or the agent itself — watches.
+      const child = spawn(command!, commandArgs, {
+        cwd: options.cwd,
+        env: supervision === 'watchdog' ? options.env : { ...options.env, [LIFELINE_ENV]: String(LIFELINE_FD) },
+        stdio: [options.stdin == null ? 'ignore' : 'pipe', 'pipe', log, 'pipe'],
+        detached: true,
+      });
       await new Promise<void>((resolve, reject) => {
         child.once('spawn', resolve);
         child.once('error', (error) =>
@@ -136,17 +160,22 @@ export class AgentProcess {
       stdout.on('data', (chunk: Buffer) => options.onStdout?.(chunk));
       // Wait for the output to be read to its end too, so the last event of the stream is never missed.
       const drained = new Promise<void>((resolve) => stdout.once('close', resolve));
+      let agent: AgentProcess | undefined = undefined;
       const exited = new Promise<AgentExit>((resolve) =>
         child.once('exit', (code, signal) => {
-          // …but not forever: a background process the agent left may hold its stdout open.
-          void Promise.race([drained, sleep(2_000, undefined, { ref: false })]).then(() => {
-            stdout.destroy();
-            (child.stdio[3] as Readable | null)?.destroy();
-            resolve({ code, signal });
-          });
+          // What it left in its group ends first (the watchdog's part, when there is none); then its output
+          // is read to the end — but not forever: a background process it left may hold its stdout open.
+          void (supervision === 'direct' ? agent!.endLeftovers() : Promise.resolve())
+            .then(() => Promise.race([drained, sleep(2_000, undefined, { ref: false })]))
+            .then(() => {
+              stdout.destroy();
+              (child.stdio[3] as Readable | null)?.destroy();
+              resolve({ code, signal });
+            });
         }),
       );
-      return new AgentProcess(child, exited, graceMs);
+      agent = new AgentProcess(child, exited, graceMs, supervision);
+      return agent;
     } finally {
       // The child holds its own copy of the descriptor.
       closeSync(log);
@@ -156,12 +185,23 @@ export class AgentProcess {
   /**
    * Ask the agent (and its process group) to stop (SIGTERM); the watchdog kills what has not exited after the
    * grace period — the sandbox included — and exits last. Should the watchdog itself not, the group is
-   * killed a moment later.
+   * killed a moment later. Without a watchdog the same is done here: in the sandbox, every process inside
+   * is asked to stop, and its init is killed after the grace period.
    */
   async stop(): Promise<AgentExit> {
-    if (this.child.exitCode === null && this.child.signalCode === null) {
-      this.signalGroup('SIGTERM');
-      const timer = setTimeout(() => this.signalGroup('SIGKILL'), this.graceMs + 1_000);
+    if (this.running()) {
+      this.stopping = true;
+      const sandboxed = this.supervision === 'direct-sandboxed';
+      if (sandboxed) signalSandbox(this.pid, 'SIGTERM');
+      else this.signalGroup('SIGTERM');
+      const timer = setTimeout(
+        () => {
+          if (sandboxed) {
+            if (this.running()) signalSandbox(this.pid, 'SIGKILL');
+          } else this.signalGroup('SIGKILL');
+        },
+        this.supervision === 'watchdog' ? this.graceMs + 1_000 : this.graceMs,
+      );
       try {
         return await this.exited;
       } finally {
@@ -169,6 +209,29 @@ export class AgentProcess {
       }
     }
     return this.exited;
+  }
+
+  /** Whether the agent's process (the watchdog, bwrap or the agent) still runs: once it exited its pid may be reused. */
+  private running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /**
+   * Outside the sandbox, what the agent left in its process group once it exited (a group whose leader is
+   * gone keeps its id while a member lives, so no other group can take it meanwhile). In the sandbox
+   * nothing is left: its PID namespace ended with it.
+   */
+  private endLeftovers(): Promise<void> {
+    const members = () => {
+      try {
+        process.kill(-this.pid, 0);
+      } catch (error) {
+        // No member left (the usual case): the process table need not be read.
+        if ((error as NodeJS.ErrnoException).code === 'ESRCH') return [];
+      }
+      return groupMembers(this.pid);
+    };
+    return endLeftovers(members, this.graceMs, this.stopping);
   }
 
   private signalGroup(signal: NodeJS.Signals): void {

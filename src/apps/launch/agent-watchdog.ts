@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { Socket } from 'node:net';
-import { descendantsOf, processTable } from '../../infra/process/process-tree.js';
+import { LIFELINE_FD, watchLifeline } from '../../infra/process/lifeline.js';
+import { endLeftovers, groupMembers, signalEach, signalSandbox } from './agent-stop.js';
 
 /**
  * The agent's supervisor: `node agent-watchdog.js <graceMs> [--sandboxed] <program> [args…]`. `fed launch`
@@ -27,21 +27,7 @@ if (!file || !Number.isFinite(graceMs)) {
 }
 
 /** The other processes of this process group: what the agent (outside the sandbox) started and left. */
-function othersInGroup(): number[] {
-  return processTable()
-    .filter((entry) => entry.group === process.pid && entry.pid !== process.pid)
-    .map((entry) => entry.pid);
-}
-
-const signalEach = (pids: readonly number[], name: NodeJS.Signals) => {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, name);
-    } catch {
-      // gone meanwhile
-    }
-  }
-};
+const othersInGroup = () => groupMembers(process.pid, process.pid);
 
 const signalGroup = (name: NodeJS.Signals) => {
   try {
@@ -61,16 +47,6 @@ child.on('error', (error) => {
 /** Whether bwrap still runs: once it has exited its pid is not ours to signal (it may be reused). */
 const sandboxRunning = () => sandboxed && child.exitCode === null && child.signalCode === null;
 
-/**
- * The sandbox's init — bwrap's own child, pid 1 of its namespace, which passes the agent's exit on — and
- * every other process in the sandbox: all descend from that init, whatever group or session they moved to.
- */
-function sandboxProcesses(): { inits: number[]; inside: number[] } {
-  const table = processTable();
-  const inits = table.filter((entry) => entry.ppid === child.pid).map((entry) => entry.pid);
-  return { inits, inside: inits.flatMap((init) => descendantsOf(init, table)) };
-}
-
 let stopping = false;
 /**
  * A stop began (fed's SIGTERM, SIGINT or SIGHUP to the group, or the launcher gone): the agent is asked to
@@ -81,36 +57,18 @@ let stopping = false;
 function beginStop(): void {
   if (stopping) return;
   stopping = true;
-  if (sandboxRunning()) {
-    const { inside } = sandboxProcesses();
-    // No process inside yet: bwrap is still building the sandbox, and ending it ends the run.
-    signalEach(inside.length ? inside : [child.pid!], 'SIGTERM');
-  } // else the signal reached the agent's group already
+  if (sandboxRunning()) signalSandbox(child.pid!, 'SIGTERM');
+  // else the signal reached the agent's group already
   setTimeout(() => {
-    if (sandboxRunning()) {
-      const { inits } = sandboxProcesses();
-      signalEach(inits.length ? inits : [child.pid!], 'SIGKILL');
-    }
+    if (sandboxRunning()) signalSandbox(child.pid!, 'SIGKILL');
     signalEach(othersInGroup(), 'SIGKILL');
   }, graceMs).unref();
 }
 for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(name, beginStop);
 
-/** What the agent left in this process group is stopped: SIGTERM (unless fed's stop sent it), SIGKILL after the grace period. */
-async function endLeftovers(): Promise<void> {
-  let left = othersInGroup();
-  if (left.length && !stopping) signalEach(left, 'SIGTERM');
-  const deadline = Date.now() + graceMs;
-  while (left.length) {
-    if (Date.now() > deadline) signalEach(left, 'SIGKILL');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    left = othersInGroup();
-  }
-}
-
 child.on('exit', (code, signal) => {
   // Whatever the agent left behind ends before its exit is passed on, so before fed checks the deliverable.
-  void endLeftovers().then(() => {
+  void endLeftovers(othersInGroup, graceMs, stopping).then(() => {
     if (signal) {
       process.removeAllListeners(signal);
       process.kill(process.pid, signal);
@@ -118,17 +76,8 @@ child.on('exit', (code, signal) => {
   });
 });
 
-// A socket, not an fs stream: a blocking fs read would hold a thread-pool thread that process.exit waits for.
-const lifeline = new Socket({ fd: 3, readable: true, writable: false });
-let launcherGone = false;
-const onLauncherGone = () => {
-  if (launcherGone) return;
-  launcherGone = true;
+watchLifeline(LIFELINE_FD, () => {
   process.stderr.write(`fed: the launcher is gone; stopping the agent (pid ${child.pid})\n`);
   beginStop();
   if (!sandboxed) signalGroup('SIGTERM');
-};
-lifeline.on('data', () => undefined);
-lifeline.resume();
-lifeline.on('end', onLauncherGone);
-lifeline.on('error', onLauncherGone);
+});

@@ -121,6 +121,8 @@ export class RunningAgent {
           `sandbox: ${sandbox ? "bubblewrap, the federation read-only but the team's workspace; fed commands through the launcher's broker" : 'none'}`,
         ],
         graceMs: options.graceMs,
+        // fed-agent ends itself (and what it started) when its launcher is gone: no watchdog process is needed.
+        endsWithLauncher: isBuiltInAgent(run.command.argv),
       });
     } catch (error) {
       await agent.broker?.close();

@@ -75,8 +75,8 @@ export function machineMounts(
  * How the sandbox is built, whatever it mounts — what keeps an agent running as root in (Docker's default)
  * from undoing the mounts: no capabilities at all (no remount, unmount or mknod; bwrap also sets
  * no_new_privs, so no exec gives them back), a PID namespace of its own (it sees and signals only its own
- * processes, and everything in it is killed when the agent exits), killed if the supervising watchdog dies,
- * and a session of its own (no terminal to push input into).
+ * processes, and everything in it is killed when the agent exits), killed if its parent — the watchdog, or
+ * the launcher itself for an agent that ends with it — dies, and a session of its own (no terminal to push input into).
  */
 const ISOLATION = ['--unshare-pid', '--die-with-parent', '--new-session', '--cap-drop', 'ALL'];
 
