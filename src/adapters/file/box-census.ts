@@ -12,27 +12,34 @@ import { ACK_FILE_SUFFIX, isAckFileName, isSignalFileName } from './signals/sign
 export interface BoxCensus {
   /** Signal file names in the box. */
   signals: string[];
-  /** The subset without an ack file. */
-  unacknowledged: Set<string>;
+  /** Whether each signal (at the same index) has its ack file beside it. */
+  acknowledged: boolean[];
+  /** How many of them have none. */
+  unacknowledged: number;
+}
+
+/** The names in a box; none when it does not exist yet. */
+function boxNames(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
 }
 
 export function takeCensus(dir: string): BoxCensus {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { signals: [], unacknowledged: new Set() };
-    throw error;
-  }
-  // One pass over the names. An ack is kept as the name of its signal, cut from its own name: a slice is
-  // looked up as it is, where `<signal>.ack` built per signal would be copied whole to be looked up.
+  // An ack is kept as the name of its signal, cut from its own name: a slice is looked up as it is, where
+  // `<signal>.ack` built per signal would be copied whole to be looked up. Each signal is then looked up
+  // once, into a flag beside it: no second list or set of the unacknowledged is built.
   const acked = new Set<string>();
   const signals: string[] = [];
-  for (const name of names) {
+  for (const name of boxNames(dir)) {
     if (isAckFileName(name)) acked.add(name.slice(0, -ACK_FILE_SUFFIX.length));
     else if (isSignalFileName(name)) signals.push(name);
   }
-  return { signals, unacknowledged: new Set(signals.filter((name) => !acked.has(name))) };
+  const acknowledged = signals.map((name) => acked.has(name));
+  return { signals, acknowledged, unacknowledged: acknowledged.filter((ack) => !ack).length };
 }
 
 /** Told each inbox's census as it is taken (the monitor picks its stuck-signal candidates from it). */
@@ -58,15 +65,16 @@ export function censusOfBoxes(
   const inboxes = where.map((paths, i): SignalCounts => {
     const box = takeCensus(paths.inbox);
     onInbox?.(parties[i]!, paths.inbox, box);
-    for (const name of box.signals) {
-      if (box.unacknowledged.has(name)) acked.set(name, false);
+    box.signals.forEach((name, j) => {
+      if (!box.acknowledged[j]) acked.set(name, false);
       else if (!acked.has(name)) acked.set(name, true);
-    }
-    return { total: box.signals.length, unacknowledged: box.unacknowledged.size };
+    });
+    return { total: box.signals.length, unacknowledged: box.unacknowledged };
   });
   return new Map(
     parties.map((party, i) => {
-      const { signals } = takeCensus(where[i]!.outbox);
+      // An outbox's own acks mean nothing: its signals are acknowledged in their recipients' inboxes.
+      const signals = boxNames(where[i]!.outbox).filter(isSignalFileName);
       const unacknowledged = signals.filter((name) => !(acked.get(name) ?? false)).length;
       return [party.id, { inbox: inboxes[i]!, outbox: { total: signals.length, unacknowledged } }];
     }),

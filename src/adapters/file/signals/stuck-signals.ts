@@ -5,7 +5,7 @@ import { META } from '../../../core/schema/common.js';
 import type { Registry } from '../../../core/schema/registry.js';
 import type { SignalMessage, SignalType } from '../../../core/schema/signal.js';
 import { judgeSignal } from '../../../core/schema/judge-signal.js';
-import { ACK_FILE_SUFFIX, isAckFileName, isSignalFileName, nameHint } from './signal-file-name.js';
+import { ACK_FILE_SUFFIX, isAckFileName, isSignalFileName, nameHint, signalTypeOfName } from './signal-file-name.js';
 import { dueAt, needsAnswer, type DeadlineTable } from '../../../core/deadlines.js';
 import { FILE_BACKEND_NAME } from '../open-file-backend.js';
 import type { DeliveryFactStore } from '../../../ports/delivery-fact-store.js';
@@ -115,6 +115,8 @@ async function stuckInFolders(
 /**
  * Whether a signal may be stuck, judged by its name: every unacknowledged signal of an archived team, and
  * elsewhere one whose type's deadline passed without what it asks for (a name fed did not make is read).
+ * The type is looked at first: most names of a census are acknowledged, or of a type without a deadline,
+ * and are let go without the time in their name being parsed.
  */
 function stuckCandidate(
   name: string,
@@ -124,8 +126,11 @@ function stuckCandidate(
   now: Date,
 ): boolean {
   if (archived) return !acknowledged;
-  const hint = nameHint(name);
-  return hint === undefined || overdueByName(hint, acknowledged, deadlines, now);
+  const type = signalTypeOfName(name);
+  if (type === undefined) return true;
+  if ((acknowledged && !needsAnswer(type)) || deadlines[type] === undefined) return false;
+  // Names keep whole seconds: a signal sent late in its second is due up to a second after this.
+  return dueAt(type, nameHint(name)!.time, deadlines)! <= now.getTime();
 }
 
 /**
@@ -142,26 +147,14 @@ export function stuckCandidatesOfCensus(
     onInbox: (party, inbox, census) => {
       const archived = party.entry !== undefined && statusOf(party.entry) === 'archived';
       const names: InboxName[] = [];
-      for (const name of census.signals) {
-        const acknowledged = !census.unacknowledged.has(name);
+      census.signals.forEach((name, j) => {
+        const acknowledged = census.acknowledged[j]!;
         if (stuckCandidate(name, acknowledged, archived, deadlines, now)) names.push({ name, acknowledged });
-      }
+      });
       candidates.set(inbox, names);
     },
     listed: (inbox) => candidates.get(inbox),
   };
-}
-
-function overdueByName(
-  hint: { time: number; type: SignalType },
-  acknowledged: boolean,
-  deadlines: DeadlineTable,
-  now: Date,
-): boolean {
-  if (acknowledged && !needsAnswer(hint.type)) return false;
-  const due = dueAt(hint.type, hint.time, deadlines);
-  // Names keep whole seconds: a signal sent late in its second is due up to a second after this.
-  return due !== undefined && due <= now.getTime();
 }
 
 async function stuckEntry(
