@@ -22,7 +22,7 @@ import {
 export interface MachineEntry<TMachine extends AnyStateMachine = AnyStateMachine> {
   id: string;
   version: number;
-  machine: TMachine;
+  readonly machine: TMachine;
   eventSchema: z.ZodType<EventFromLogic<TMachine>>;
   /** Every event type the machine knows, in schema order. */
   events: readonly EventFromLogic<TMachine>['type'][];

@@ -51,9 +51,19 @@ export function chunkImports(shared) {
       );
       pluginBuild.onLoad({ filter: /.*/, namespace: 'fed-chunk' }, (args) => {
         const chunk = chunkOf.get(args.path);
+        // A chunk the bin cannot use (src/cli/bin.ts) is reported as fed reports a file it cannot use.
         return {
-          contents: `module.exports = __fedLink(${JSON.stringify(chunk)}, () => require(${JSON.stringify(`fed-shared:${chunk}`)}))[${JSON.stringify(args.path)}];`,
+          contents: `let modules;
+try {
+  modules = __fedLink(${JSON.stringify(chunk)}, () => require(${JSON.stringify(`fed-shared:${chunk}`)}));
+} catch (error) {
+  if (!error?.unusableChunk) throw error;
+  const { UnreadableFileError } = require('./src/core/errors.ts');
+  throw new UnreadableFileError(error.file, error.problem, error.fix);
+}
+module.exports = modules[${JSON.stringify(args.path)}];`,
           loader: 'js',
+          resolveDir: process.cwd(),
         };
       });
       pluginBuild.onResolve({ filter: /^fed-shared:/ }, (args) => ({
@@ -101,12 +111,26 @@ function sharedFromBundle(inBundle, taken) {
   };
 }
 
+/** The package folder a bundled file is in (the last `node_modules/<name>` or `node_modules/@scope/<name>`). */
+const packageOf = (file) => file.match(/^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//)?.[1];
+
+/**
+ * Files of a package the CLI bundle also holds that a chunk may hold itself: modules of their own that
+ * keep no state and define no classes the bundle's copy defines — zod's v3 and mini APIs (separate
+ * implementations over the shared core) and the index files that only re-export the shared modules.
+ */
+const OWN_FILES_OF_SHARED_PACKAGES =
+  /node_modules\/zod\/(v3\/|v4\/mini\/|v4-mini\/|mini\/|v4\/index\.js$|v4\/classic\/index\.js$)/;
+
 /**
  * Builds every chunk into `dir` with `options` (the CLI bundle's); `inBundle`: the files the CLI bundle
- * holds. Returns, per chunk, the files it takes from the CLI bundle (`shared`), and every file a chunk
- * holds (`inChunks`). Throws when a file lands in two chunks.
+ * holds. Returns, per chunk, the files it takes from the CLI bundle. Throws when a file lands in two
+ * chunks, or when a chunk holds a file of a package the CLI bundle holds that is not one of its own files
+ * (OWN_FILES_OF_SHARED_PACKAGES): a second copy of zod's core or of the OpenTelemetry API, reached through
+ * another file (a CommonJS build, a nested install), would be a second set of classes and of global state.
  */
 export async function buildChunks(options, dir, inBundle) {
+  const bundlePackages = new Set([...inBundle].map(packageOf).filter(Boolean));
   const shared = {};
   const owner = new Map();
   for (const [chunk, imports] of Object.entries(CHUNKS)) {
@@ -127,11 +151,16 @@ export default { ${imports.map((path, i) => `${JSON.stringify(path)}: m${i}`).jo
       plugins: [...options.plugins, sharedFromBundle(inBundle, taken)],
     });
     for (const file of Object.keys(result.metafile.inputs)) {
-      if (!file.startsWith('node_modules/')) continue;
+      const pkg = packageOf(file);
+      if (pkg === undefined) continue;
       if (owner.has(file)) throw new Error(`${file} is bundled into both chunk ${owner.get(file)} and chunk ${chunk}`);
+      if (bundlePackages.has(pkg) && !OWN_FILES_OF_SHARED_PACKAGES.test(file))
+        throw new Error(
+          `chunk ${chunk} holds ${file}, a second copy of a module of ${pkg}, which the CLI bundle holds`,
+        );
       owner.set(file, chunk);
     }
     shared[chunk] = [...taken].sort();
   }
-  return { shared, inChunks: new Set(owner.keys()) };
+  return shared;
 }

@@ -6,8 +6,9 @@
  * compiling module source. So:
  * - `fed` is one CommonJS bundle, dist/bin/cli/main.cjs, run by a small bin, dist/bin/cli/fed.cjs, through a
  *   V8 code cache (src/cli/bin.ts): a later run of a command skips compiling what its first run compiled.
- *   Every module reached only by `import()` (each command, the OpenTelemetry SDK, the Markdown parser…)
- *   stays behind a lazy initialiser in the bundle: it runs only when that import() does.
+ *   Every module reached only by `import()` (each command…) stays behind a lazy initialiser in the bundle:
+ *   it runs only when that import() does. The packages most commands never load (the OpenTelemetry SDK,
+ *   the Markdown parser…) are chunks beside the bundle (scripts/bundle-chunks.mjs).
  * - `fed-agent` is one CommonJS bundle too, dist/bin/agent/agent.cjs, run by dist/bin/agent/main.js through
  *   a V8 code cache this build makes (scripts/agent-code-cache.mjs): a sandboxed agent can write no cache
  *   of its own, so it gets the build's, part of the installation, read-only.
@@ -69,7 +70,8 @@ const lazyBuiltins = {
     });
     pluginBuild.onLoad({ filter: /.*/, namespace: 'lazy-builtins' }, (args) => {
       const real = `node:${args.path}`;
-      const keys = Object.keys(createRequire(import.meta.url)(real));
+      // Every own name, enumerable or not (zlib's constants are not). Writing to such a module is not supported.
+      const keys = Object.getOwnPropertyNames(createRequire(import.meta.url)(real));
       return {
         contents: `let real;
 for (const key of ${JSON.stringify(keys)}) Object.defineProperty(module.exports, key, { enumerable: true, get: () => (real ??= require(${JSON.stringify(real)}))[key] });`,
@@ -130,14 +132,8 @@ const cliGraph = await build({
   metafile: true,
   plugins: [...functionBody.plugins, chunkImports({})],
 });
-const { shared, inChunks } = await buildChunks(
-  functionBody,
-  'dist/bin/cli',
-  new Set(Object.keys(cliGraph.metafile.inputs)),
-);
-const cli = await functionBodyBundle('src/cli/main.ts', 'dist/bin/cli/main.cjs', [chunkImports(shared)]);
-const twice = Object.keys(cli.metafile.inputs).find((file) => inChunks.has(file));
-if (twice) throw new Error(`${twice} is bundled into both the CLI bundle and a chunk`);
+const shared = await buildChunks(functionBody, 'dist/bin/cli', new Set(Object.keys(cliGraph.metafile.inputs)));
+await functionBodyBundle('src/cli/main.ts', 'dist/bin/cli/main.cjs', [chunkImports(shared)]);
 
 // The bin reads the bundle as Latin-1 (a one-byte string, the fastest to make), right only for ASCII:
 // esbuild escapes every other character in code, and nothing may slip through in a comment.
@@ -158,7 +154,13 @@ await build({
   entryPoints: ['src/cli/bin.ts'],
   outfile: 'dist/bin/cli/fed.cjs',
   format: 'cjs',
-  define: { FED_CLI_BUNDLE_HASH: JSON.stringify(bundleHash) },
+  define: {
+    FED_CLI_BUNDLE_HASH: JSON.stringify(bundleHash),
+    // Each chunk's length: the bin opens every chunk as it starts and refuses one of another build.
+    FED_CLI_CHUNKS: JSON.stringify(
+      Object.fromEntries(Object.keys(CHUNKS).map((chunk, i) => [chunk, cliTexts[i + 1].length])),
+    ),
+  },
   // `net` only for a command run through the broker.
   plugins: [...common.plugins, lazyBuiltins],
 });

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs';
+import { fstatSync, openSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -22,6 +22,8 @@ import { requestedCommand } from './command-names.js';
  * Built by scripts/bundle.mjs, which sets the content hash of the bundle and its chunks; never run from dist/src.
  */
 declare const FED_CLI_BUNDLE_HASH: string;
+/** Each chunk's name and length in bytes, as built. */
+declare const FED_CLI_CHUNKS: Record<string, number>;
 
 /** A script compiled through the code cache: its cache is written after the command when it had none usable. */
 interface Compiled {
@@ -37,19 +39,25 @@ function runBundle(): void {
   const command = requestedCommand(process.argv.slice(2));
   const cacheName = command === '--version' ? 'version' : (command ?? 'help');
   const compiled: Compiled[] = [];
+  // Every chunk is opened now, though most commands read none: a process that loads one hours later (a
+  // launcher judging a document) reads the build it started with, even if fed was rebuilt or reinstalled
+  // meanwhile — an open file keeps its content when it is deleted or replaced.
+  const chunkFiles = new Map(Object.keys(FED_CLI_CHUNKS).map((name) => [name, openChunk(name)]));
   const chunks = new Map<string, Record<string, unknown>>();
   // A chunk's module for the bundle; `shared`: the bundle's modules the chunk takes, by file.
   const loadChunk = (name: string, shared: () => Record<string, () => unknown>) => {
     let modules = chunks.get(name);
     if (modules === undefined) {
       const table = shared();
-      const chunk = run(`chunk-${name}.cjs`, `${cacheName}.${name}`, compiled, (file: string) => table[file]!());
+      const chunk = run(chunkText(name, chunkFiles.get(name)), `${cacheName}.${name}`, compiled, (file: string) =>
+        table[file]!(),
+      );
       modules = (chunk.exports as { default: Record<string, unknown> }).default;
       chunks.set(name, modules);
     }
     return modules;
   };
-  const bundle = run('main.cjs', cacheName, compiled, loadChunk);
+  const bundle = run({ file: join(__dirname, 'main.cjs') }, cacheName, compiled, loadChunk);
 
   // The first run of a command (or the first after fed or Node changed) leaves its compiled code for the
   // next; made after the command, so it holds the functions that ran, not only the top level.
@@ -60,20 +68,53 @@ function runBundle(): void {
   });
 }
 
+/** The chunk `name` opened, or the error opening it (thrown if the chunk is ever loaded). */
+function openChunk(name: string): number | Error {
+  try {
+    return openSync(join(__dirname, `chunk-${name}.cjs`), 'r');
+  } catch (error) {
+    return error as Error;
+  }
+}
+
 /**
- * Runs `name` (beside this file) as a CommonJS module through the code cache `cacheName`, with the
- * bundle's last parameter, `__fedLink` (for the CLI bundle: the chunk loader; for a chunk: the bundle's shared modules), set to `linked`.
+ * The text of chunk `name` from its open file, checked to be the one this bin was built with. A chunk it
+ * cannot use is thrown as a description the bundle reports as fed's UnreadableFileError
+ * (scripts/bundle-chunks.mjs): this bin has none of the bundle's classes.
  */
-function run(name: string, cacheName: string, compiled: Compiled[], linked: unknown): { exports: unknown } {
-  // The bundle sits beside this file (both are CommonJS: __dirname is this file's folder).
-  const file = join(__dirname, name);
+function chunkText(name: string, opened: number | Error | undefined): { file: string; text: string } {
+  const file = join(__dirname, `chunk-${name}.cjs`);
+  const unusable = (problem: string, fix: string) =>
+    Object.assign(new Error(`${file}: ${problem}`), { unusableChunk: true, file, problem, fix });
+  if (opened === undefined || opened instanceof Error)
+    throw unusable(`a part of fed that cannot be opened (${opened?.message})`, 'reinstall fed');
+  if (fstatSync(opened).size !== FED_CLI_CHUNKS[name])
+    throw unusable(
+      'a part of fed from another build than the one this command started with (fed was rebuilt or reinstalled while it ran)',
+      'run the command again',
+    );
+  return { file, text: readFileSync(opened, 'latin1') };
+}
+
+/**
+ * Runs `source` (a file beside this one, its text read from it unless given) as a CommonJS module
+ * through the code cache `cacheName`, with the bundle's last parameter, `__fedLink` (for the CLI bundle:
+ * the chunk loader; for a chunk: the bundle's shared modules), set to `linked`.
+ */
+function run(
+  source: { file: string; text?: string },
+  cacheName: string,
+  compiled: Compiled[],
+  linked: unknown,
+): { exports: unknown } {
+  const { file } = source;
   const cacheFile = codeCacheFile(process.env, FED_CLI_BUNDLE_HASH, cacheName);
   const cachedData = cacheFile === undefined ? undefined : readCodeCache(cacheFile);
   // Node's CommonJS wrapper, with import.meta.url (which the bundle reads as __fedImportMetaUrl) and the
   // link added. The bundle is ASCII (scripts/bundle.mjs checks), so Latin-1 reads it right, into a
   // one-byte string at once.
   const script = new Script(
-    `(function (exports, require, module, __filename, __dirname, __fedImportMetaUrl, __fedLink) {${readFileSync(file, 'latin1')}\n})`,
+    `(function (exports, require, module, __filename, __dirname, __fedImportMetaUrl, __fedLink) {${source.text ?? readFileSync(file, 'latin1')}\n})`,
     { filename: file, cachedData },
   );
   compiled.push({ script, cacheFile, cached: cachedData !== undefined });

@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
@@ -190,6 +191,35 @@ describe('fast start: the code cache', () => {
     writeFileSync(join(cache, chunkCache!), 'not V8 code'.repeat(100));
     await check();
     expect(readFileSync(join(cache, chunkCache!)).toString('latin1')).not.toContain('not V8 code');
+  });
+
+  it('a chunk missing or from another build is refused by name, as a file fed cannot use (exit 2)', () => {
+    // A copy of the built CLI beside the package's manifest and dependencies, whose chunks can be damaged.
+    const dir = tempDir();
+    const cli = join(dir, 'dist', 'bin', 'cli');
+    cpSync(join(packageRoot(), 'dist', 'bin', 'cli'), cli, { recursive: true });
+    for (const name of ['package.json', 'node_modules']) symlinkSync(join(packageRoot(), name), join(dir, name));
+    const deliverable = join(dir, 'report.md');
+    writeFileSync(deliverable, '# Report\n');
+    const check = () =>
+      spawnSync(process.execPath, [join(cli, 'fed.cjs'), 'deliverable', 'check', deliverable], {
+        env: { ...process.env, FED_CODE_CACHE: join(dir, 'cache') },
+        encoding: 'utf8',
+      });
+    const chunk = join(cli, 'chunk-markdown.cjs');
+    const text = readFileSync(chunk);
+    rmSync(chunk);
+    expect(check()).toMatchObject({
+      status: 2,
+      stderr: expect.stringContaining(`${chunk} cannot be used: a part of fed that cannot be opened`),
+    });
+    writeFileSync(chunk, Buffer.concat([text, Buffer.from('// another build\n')]));
+    expect(check()).toMatchObject({
+      status: 2,
+      stderr: expect.stringContaining(`${chunk} cannot be used: a part of fed from another build`),
+    });
+    writeFileSync(chunk, text);
+    expect(check()).toMatchObject({ status: 2, stdout: expect.stringContaining('no "Next steps" section') });
   });
 
   it('a corrupt cache is rejected quietly and replaced; the command runs as without one', async () => {

@@ -10,7 +10,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   applyLifecycleInputs,
   initFederation,
@@ -167,19 +167,21 @@ describe('snapshots that do not fit the machine', () => {
     const envelope = readEnvelope(team().location)!;
     const original = deliverableEntry.machine;
     // An action that throws (a bug in a machine) leaves xstate's error snapshot.
-    deliverableEntry.machine = original.provide({
-      actions: {
-        recordPlan: () => {
-          throw new Error('action bug');
+    const buggy = vi.spyOn(deliverableEntry, 'machine', 'get').mockReturnValue(
+      original.provide({
+        actions: {
+          recordPlan: () => {
+            throw new Error('action bug');
+          },
         },
-      },
-    }) as typeof original;
+      }) as typeof original,
+    );
     try {
       await expect(agent(root, team(), 'PLAN_READY', { sources: ['src'] })).rejects.toThrow(
         /lifecycle failed while applying its inputs \(action bug\); nothing was saved/,
       );
     } finally {
-      deliverableEntry.machine = original;
+      buggy.mockRestore();
     }
     expect(readEnvelope(team().location)).toEqual(envelope);
     writeEnvelope(
