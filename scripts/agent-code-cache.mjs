@@ -1,16 +1,58 @@
 /**
- * `node scripts/agent-code-cache.mjs <bundle> <cache file>`: the V8 code cache of the fed-agent bundle
- * (src/apps/agent/agent-script.ts), made by compiling every function of it — without running any — under
- * the V8 flags fed-agent runs with (src/apps/agent/v8-tiering.ts); `--lazy` is back on before the cache is
- * written, so V8 accepts it in a fed-agent process. Run by scripts/bundle.mjs after tsc, from dist/src.
+ * `node scripts/agent-code-cache.mjs <cache file>`: the V8 code cache of the fed-agent bundle
+ * (src/apps/agent/agent-script.ts), made from a training run: in a small federation whose codebase is a
+ * copy of fed's own machines/ folder, the built `fed launch` runs fed-agent for a deliverable team as it
+ * runs any team's agent, and fed-agent leaves the code it compiled (CODE_CACHE_OUT_ENV, read by
+ * src/apps/agent/bin.ts). A cache of what a mission runs is a third the size of one of every function of
+ * the bundle, and every fed-agent start reads it whole. Run by scripts/bundle.mjs after the bundles, from
+ * dist; without NODE_OPTIONS, whose V8 flags would make the cache one fed-agent rejects.
+ *
+ * The cache is only an optimisation: when the training run fails, the build says so and makes none
+ * (fed-agent then compiles as it runs).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { setFlagsFromString } from 'node:v8';
-import '../dist/src/apps/agent/v8-tiering.js';
-import { agentScript, sealCodeCache } from '../dist/src/apps/agent/agent-script.js';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { CODE_CACHE_OUT_ENV } from '../dist/src/apps/agent/agent-script.js';
 
-const [bundle, cacheFile] = process.argv.slice(2);
-setFlagsFromString('--no-lazy');
-const script = agentScript(bundle, readFileSync(bundle, 'utf8'));
-setFlagsFromString('--lazy');
-writeFileSync(cacheFile, sealCodeCache(script.createCachedData()));
+const [cacheFile] = process.argv.slice(2);
+const fedBin = resolve('dist/bin/cli/fed.cjs');
+const root = mkdtempSync(join(tmpdir(), 'fed-agent-training-'));
+const env = {
+  ...process.env,
+  FED_ROOT: root,
+  FED_TELEMETRY_ENABLED: 'false',
+  // The CLI's own code cache for these commands stays in the training folder.
+  FED_CODE_CACHE: join(root, '.code-cache'),
+};
+
+/** `fed <args>` in the training federation; its stdout. */
+function fed(args, extraEnv = {}) {
+  const run = spawnSync(process.execPath, [fedBin, ...args], {
+    cwd: root,
+    env: { ...env, ...extraEnv },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  if (run.status !== 0) throw new Error(`fed ${args.join(' ')} exited ${run.status}: ${run.stderr}${run.stdout}`);
+  return run.stdout;
+}
+
+try {
+  cpSync('machines', join(root, 'machines'), { recursive: true });
+  fed(['init']);
+  fed(['team', 'onboard', 'machines']);
+  fed(['signal', 'send', '--to', 'machines', '--type', 'directive', '--subject', 'Document the lifecycles']);
+  const { location } = JSON.parse(fed(['team', 'show', 'machines', '--json']));
+  // Written in the team's workspace: a sandboxed agent can write nowhere else.
+  const trained = join(location, 'agent.v8cache');
+  fed(['launch', '--team', 'machines'], { [CODE_CACHE_OUT_ENV]: trained });
+  copyFileSync(trained, cacheFile);
+} catch (error) {
+  console.warn(
+    `warning: fed-agent's code cache was not made (the training run failed: ${error.message.trim()}); fed-agent will compile its bundle as it runs`,
+  );
+} finally {
+  rmSync(root, { recursive: true, force: true });
+}

@@ -10,7 +10,7 @@
  *   it runs only when that import() does. The packages most commands never load (the OpenTelemetry SDK,
  *   the Markdown parser…) are chunks beside the bundle (scripts/bundle-chunks.mjs).
  * - `fed-agent` is one CommonJS bundle too, dist/bin/agent/agent.cjs, run by dist/bin/agent/main.js through
- *   a V8 code cache this build makes (scripts/agent-code-cache.mjs): a sandboxed agent can write no cache
+ *   a V8 code cache this build makes from a training run (scripts/agent-code-cache.mjs): a sandboxed agent can write no cache
  *   of its own, so it gets the build's, part of the installation, read-only.
  * - Whitespace is dropped, and zod's 40 translations of its error messages (half of zod's bytes; fed
  *   reports in English and never switches locale) are left out.
@@ -176,13 +176,13 @@ await build({
   format: 'esm',
   define: { FED_AGENT_BUNDLE_HASH: JSON.stringify(agentHash) },
 });
-// Its code cache, made by this Node (another Node finds none and compiles): every function compiled,
-// none run. Without NODE_OPTIONS, whose V8 flags would make the cache one fed-agent rejects.
+// Its code cache, made by this Node from a training run (another Node finds none and compiles). Without
+// NODE_OPTIONS, whose V8 flags would make the cache one fed-agent rejects.
 const { NODE_OPTIONS: _nodeOptions, ...cacheEnv } = process.env;
 const { agentCodeCacheName } = await import('../dist/src/apps/agent/agent-script.js');
 const made = spawnSync(
   process.execPath,
-  ['scripts/agent-code-cache.mjs', 'dist/bin/agent/agent.cjs', `dist/bin/agent/${agentCodeCacheName(agentHash)}`],
+  ['scripts/agent-code-cache.mjs', `dist/bin/agent/${agentCodeCacheName(agentHash)}`],
   { env: cacheEnv, stdio: 'inherit' },
 );
 if (made.status !== 0) throw new Error(`making the code cache of fed-agent failed (exit ${made.status})`);

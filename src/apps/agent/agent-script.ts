@@ -5,8 +5,8 @@ import { Script } from 'node:vm';
  * The fed-agent program (bundled as CommonJS into dist/bin/agent/agent.cjs) as a script V8 can be handed
  * compiled code for: Node 20 keeps no compiled code for ES modules, and compiling the bundle was a fifth of
  * a small run's CPU. Node's CommonJS wrapper, with import.meta.url (which the bundle reads as
- * `__fedImportMetaUrl`) added. The executable (bin.ts) runs it; the build (scripts/agent-code-cache.mjs)
- * compiles it once to make the code cache beside it — both through here, so the cache fits the script.
+ * `__fedImportMetaUrl`) added. The executable (bin.ts) runs it, and leaves the code cache beside it in the
+ * build's training run (scripts/agent-code-cache.mjs).
  */
 export function agentScript(bundle: string, source: string, cachedData?: Buffer): Script {
   return new Script(`(function (exports, require, module, __filename, __dirname, __fedImportMetaUrl) {${source}\n})`, {
@@ -14,6 +14,12 @@ export function agentScript(bundle: string, source: string, cachedData?: Buffer)
     cachedData,
   });
 }
+
+/**
+ * Set by the build (scripts/agent-code-cache.mjs) for one training run of fed-agent: the file where it
+ * leaves, once done, the code it compiled — what a mission runs, a third of the bundle's functions.
+ */
+export const CODE_CACHE_OUT_ENV = 'FED_AGENT_CODE_CACHE_OUT';
 
 /** The code cache the build made for the bundle whose content hash is `bundleHash`, under this Node. */
 export function agentCodeCacheName(bundleHash: string): string {

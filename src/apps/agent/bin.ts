@@ -3,19 +3,19 @@
  * The `fed-agent` executable (bundled as dist/bin/agent/main.js): V8's tiering first (v8-tiering.ts: also
  * what the code cache was made under), then the program (program.ts, bundled as agent.cjs beside this
  * file) run through the V8 code cache the build made for it (agent-script.ts). The cache is part of
- * fed's installation, made from the bundle by the build without running it, and only ever read: an agent
- * runs in a sandbox that mounts the installation read-only, so no agent can write compiled code another
- * team's agent would run. A missing cache (another Node than the build's) or one V8 rejects only means
+ * fed's installation, made by the build from a training run (scripts/agent-code-cache.mjs, which sets
+ * CODE_CACHE_OUT_ENV for it), and only ever read: an agent runs in a sandbox that mounts the installation
+ * read-only, so no agent can write compiled code another team's agent would run. A missing cache (another Node than the build's) or one V8 rejects only means
  * compiling, as without one; so does a damaged one (its digest does not match).
  *
  * Built by scripts/bundle.mjs, which sets the bundle's content hash; never run from dist/src.
  */
 import './v8-tiering.js';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { agentCodeCacheName, agentScript, openCodeCache } from './agent-script.js';
+import { agentCodeCacheName, agentScript, CODE_CACHE_OUT_ENV, openCodeCache, sealCodeCache } from './agent-script.js';
 
 declare const FED_AGENT_BUNDLE_HASH: string;
 
@@ -27,8 +27,12 @@ try {
 } catch {
   // No cache for this Node: the bundle is compiled as it runs.
 }
-const script = agentScript(bundle, readFileSync(bundle, 'utf8'), cachedData);
-const bundleModule = { exports: {} };
+// The build's training run: where to leave the code this run compiles (read before the program runs,
+// and not passed on to what it runs).
+const cacheOut = process.env[CODE_CACHE_OUT_ENV];
+delete process.env[CODE_CACHE_OUT_ENV];
+const script = agentScript(bundle, readFileSync(bundle, 'utf8'), cacheOut === undefined ? cachedData : undefined);
+const bundleModule = { exports: {} as { finished: Promise<void> } };
 (script.runInThisContext() as (...args: unknown[]) => void)(
   bundleModule.exports,
   createRequire(bundle),
@@ -37,3 +41,5 @@ const bundleModule = { exports: {} };
   here,
   pathToFileURL(bundle).href,
 );
+if (cacheOut !== undefined)
+  void bundleModule.exports.finished.then(() => writeFileSync(cacheOut, sealCodeCache(script.createCachedData())));

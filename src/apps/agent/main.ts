@@ -98,7 +98,8 @@ function endWithLauncher(env: NodeJS.ProcessEnv): void {
 
 // No top-level await: the program is bundled as the body of a CommonJS function (src/apps/agent/bin.ts).
 endWithLauncher(process.env);
-void (async () => {
+/** Settles when the agent is done (the build's training run then keeps the code it compiled: bin.ts). */
+export const finished: Promise<void> = (async () => {
   try {
     process.exitCode = await main();
   } catch (error) {

@@ -3,4 +3,4 @@
  * settings first — zod reads them as each schema is built — then the agent (main.ts).
  */
 import '../../core/schema/zod-jitless.js';
-import './main.js';
+export { finished } from './main.js';
