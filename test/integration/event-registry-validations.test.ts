@@ -93,6 +93,25 @@ describe('fed event in a federation of many teams', () => {
     expect(wholeValidations(wholes)).toBe(0);
   });
 
+  it('with 1 000 teams neither clones the registry nor makes the text of its entries to find what it changed', async () => {
+    const { root, team } = await federation(1_000);
+    forget();
+    const clones = vi.spyOn(globalThis, 'structuredClone');
+    const texts = vi.spyOn(JSON, 'stringify');
+    const registries = (spy: { mock: { calls: unknown[][] } }) =>
+      spy.mock.calls.filter(([value]) => Array.isArray((value as { teams?: unknown } | null)?.teams)).length;
+    const entries = (spy: { mock: { calls: unknown[][] } }) =>
+      spy.mock.calls.filter(([value]) => typeof (value as { domainId?: unknown } | null)?.domainId === 'string').length;
+    expect(await event(root)).toMatchObject({ code: 0, stderr: '' });
+    expect(getTeam(readRegistry(root), 'team-7').lastActive).not.toBe(team.lastActive);
+    // Before: the registry cloned at each read (the event's four, the one above: 5), and all 2 000 entries
+    // stringified by the write to find the one it changed.
+    expect(registries(clones) + entries(clones)).toBe(0);
+    expect(entries(texts)).toBe(0);
+    // The written registry's one text: the file's.
+    expect(registries(texts)).toBe(1);
+  });
+
   it('validates whole a registry changed by anything else, and refuses a broken one', async () => {
     const { root } = await federation(1_000);
     const file = federationPaths(root).registry;
