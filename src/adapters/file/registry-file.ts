@@ -6,6 +6,7 @@ import { assertLockHeld, LockLostError, withLock, type LockOptions } from '../..
 import { federationPaths } from '../../core/layout.js';
 import { nextLockVersion, registrySchema, type Registry } from '../../core/schema/registry.js';
 import type { RegistryMutation, RegistryUpdate } from '../../ports/registry-store.js';
+import { copyFlatRegistry, isFlatRegistry } from './registry-copy.js';
 import {
   parseValidatedRegistry,
   REMEMBERED_FROM_BYTES,
@@ -24,15 +25,39 @@ export function parseRegistry(text: string, file: string): Registry {
 }
 
 /**
- * The exact text of the last registry this process validated. One command reads the registry several
- * times (`fed event`: to find the team, under the state lock, to send the transition report, to refresh
- * lastActive, to sync the status), and validating it is what costs — milliseconds per read in a
- * federation of a few hundred teams, against microseconds to read the file. The file is still read every
- * time, so a change by any process is seen at once: only a byte-identical text is not validated again.
- * Callers may change what they get (updateRegistry does), so each gets its own copy, parsed from that
- * text: what zod's parse returns (parseValidatedRegistry), in half the time a clone of it takes.
+ * The last registry this process validated: its exact text, and that text parsed (when first needed),
+ * never handed out. One command reads the registry several times (`fed event`: to find the team, under
+ * the state lock, to send the transition report, to refresh lastActive, to sync the status), and
+ * validating it is what costs — milliseconds per read in a federation of a few hundred teams, against
+ * microseconds to read the file. The file is still read every time, so a change by any process is seen
+ * at once: only a byte-identical text is not validated again. Callers may change what they get
+ * (updateRegistry does), so each gets its own copy (ownCopy).
  */
-let lastValidated: { file: string; text: string } | undefined;
+interface Validated {
+  file: string;
+  text: string;
+  /** The text parsed: what zod's parse returned for it (parseValidatedRegistry). */
+  registry?: Registry;
+  /** Whether copyFlatRegistry copies `registry` whole. */
+  flat?: boolean;
+}
+let lastValidated: Validated | undefined;
+
+/** What `validated` parsed to, parsed once. */
+function parsed(validated: Validated): Registry {
+  validated.registry ??= parseValidatedRegistry(validated.text);
+  return validated.registry;
+}
+
+/**
+ * A copy of the validated registry of the caller's own: the entries copied (a tenth of parsing the text
+ * again), or, when a field holds an object a copy would share, the text parsed again.
+ */
+function ownCopy(validated: Validated): Registry {
+  const registry = parsed(validated);
+  validated.flat ??= isFlatRegistry(registry);
+  return validated.flat ? copyFlatRegistry(registry) : parseValidatedRegistry(validated.text);
+}
 
 /**
  * The registry, validated. `validation`: what fed remembers of the registry texts it validated, across
@@ -58,8 +83,8 @@ function validatedRegistry(text: string, file: string, validation: RegistryValid
     }
     lastValidated = { file, text };
   }
-  // Every copy parsed from the text, the first too: its keys in the text's order, as a later write compares them.
-  return parseValidatedRegistry(text);
+  // Every copy made from the text, the first too: its keys in the text's order, as a later write compares them.
+  return ownCopy(lastValidated);
 }
 
 /**
@@ -74,8 +99,8 @@ function rememberWrite(
 ): void {
   const { text, registry } = written;
   if (text.length < REMEMBERED_FROM_BYTES || lastValidated?.file !== file || lastValidated.text !== base) return;
-  // The registry validated under the lock as it was read: the caller's copy of it was handed to a mutation.
-  if (!validWrite(registry, parseValidatedRegistry(base))) return;
+  // The registry validated under the lock as it was read (the caller's copy of it went to a mutation).
+  if (!validWrite(registry, parsed(lastValidated))) return;
   lastValidated = { file, text };
   validation.remember(text);
 }
