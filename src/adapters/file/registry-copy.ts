@@ -18,7 +18,7 @@ export function isFlatRegistry(registry: Registry): boolean {
 
 /**
  * A copy of a flat registry (isFlatRegistry) its holder may change at will: a new envelope, teams array and
- * entry objects, in the same key order; only the immutable values are shared. A tenth of what parsing the
+ * entry objects, in the same key order; only the immutable values are shared. A sixth of what parsing the
  * text again costs, and no new strings.
  */
 export function copyFlatRegistry(registry: Registry): Registry {

@@ -50,7 +50,7 @@ function parsed(validated: Validated): Registry {
 }
 
 /**
- * A copy of the validated registry of the caller's own: the entries copied (a tenth of parsing the text
+ * A copy of the validated registry of the caller's own: the entries copied (a sixth of parsing the text
  * again), or, when a field holds an object a copy would share, the text parsed again.
  */
 function ownCopy(validated: Validated): Registry {
