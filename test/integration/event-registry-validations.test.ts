@@ -6,6 +6,7 @@ import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { updateRegistry } from '../../src/engine/registry/update-registry.js';
 import { getTeam } from '../../src/core/find-team.js';
 import { federationPaths } from '../../src/core/layout.js';
+import { REMEMBERED_FROM_BYTES } from '../../src/adapters/file/registry-validation.js';
 import { registryEntrySchema, registrySchema, type RegistryEntry } from '../../src/core/schema/registry.js';
 import { fedInProcess } from '../helpers/fed-in-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -91,6 +92,29 @@ describe('fed event in a federation of many teams', () => {
     wholes.mockClear();
     expect(await fedInProcess(['team', 'show', 'team-20'], root)).toMatchObject({ code: 0, stderr: '' });
     expect(wholeValidations(wholes)).toBe(0);
+  });
+
+  it('with 1 000 teams parses the registry once, and neither clones it nor makes the text of its entries', async () => {
+    const { root, team } = await federation(1_000);
+    forget();
+    const clones = vi.spyOn(globalThis, 'structuredClone');
+    const texts = vi.spyOn(JSON, 'stringify');
+    const parses = vi.spyOn(JSON, 'parse');
+    const registries = (spy: { mock: { calls: unknown[][] } }) =>
+      spy.mock.calls.filter(([value]) => Array.isArray((value as { teams?: unknown } | null)?.teams)).length;
+    const entries = (spy: { mock: { calls: unknown[][] } }) =>
+      spy.mock.calls.filter(([value]) => typeof (value as { domainId?: unknown } | null)?.domainId === 'string').length;
+    expect(await event(root)).toMatchObject({ code: 0, stderr: '' });
+    expect(getTeam(readRegistry(root), 'team-7').lastActive).not.toBe(team.lastActive);
+    // Before: the registry cloned at each read (the event's four, the one above: 5), and all 2 000 entries
+    // stringified by the write to find the one it changed.
+    expect(registries(clones) + entries(clones)).toBe(0);
+    expect(entries(texts)).toBe(0);
+    // The written registry's one text: the file's.
+    expect(registries(texts)).toBe(1);
+    // Parsed once for the event's four reads (its later copies copy the entries), and once for the one above.
+    // Before: once for each of the five, and once more to check the write.
+    expect(parses.mock.calls.filter(([text]) => (text as string).length >= REMEMBERED_FROM_BYTES)).toHaveLength(2);
   });
 
   it('validates whole a registry changed by anything else, and refuses a broken one', async () => {

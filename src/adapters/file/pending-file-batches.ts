@@ -65,12 +65,13 @@ export async function* pendingFileBatches(
   const brokenAcks = new Set<string>();
   for (const name of names) {
     if (!isAckFileName(name)) continue;
-    listedAcks.add(name);
-    if (validAcks.has(name)) continue;
+    // Trusted: every listed ack is valid, and the set is this pass's own (nothing to forget from it).
     if (options.trustAcks) {
       validAcks.add(name);
       continue;
     }
+    listedAcks.add(name);
+    if (validAcks.has(name)) continue;
     const judged = judgeFile(dir, name, judgeAck, options.settleMs);
     if (judged === undefined) continue;
     if ('invalid' in judged) {
@@ -80,7 +81,7 @@ export async function* pendingFileBatches(
       validAcks.add(name);
     }
   }
-  for (const name of validAcks) if (!listedAcks.has(name)) validAcks.delete(name);
+  if (!options.trustAcks) for (const name of validAcks) if (!listedAcks.has(name)) validAcks.delete(name);
 
   // A signal whose ack file is broken is not pending: it is left to a person (its ack is reported invalid).
   const { types } = options;
@@ -88,15 +89,12 @@ export async function* pendingFileBatches(
     const type = types && nameHint(name)?.type;
     return !type || types.includes(type);
   };
-  const candidates = names
-    .filter(
-      (name) =>
-        isSignalFileName(name) &&
-        !validAcks.has(ackFileName(name)) &&
-        !brokenAcks.has(ackFileName(name)) &&
-        wanted(name),
-    )
-    .sort(byName);
+  const pending = (name: string): boolean => {
+    if (!isSignalFileName(name)) return false;
+    const ack = ackFileName(name);
+    return !validAcks.has(ack) && !brokenAcks.has(ack);
+  };
+  const candidates = names.filter((name) => pending(name) && wanted(name)).sort(byName);
   const irregular: Timed[] = [];
   const groups: string[][] = [];
   let group: string[] = [];

@@ -6,6 +6,7 @@ import { assertLockHeld, LockLostError, withLock, type LockOptions } from '../..
 import { federationPaths } from '../../core/layout.js';
 import { nextLockVersion, registrySchema, type Registry } from '../../core/schema/registry.js';
 import type { RegistryMutation, RegistryUpdate } from '../../ports/registry-store.js';
+import { copyFlatRegistry, isFlatRegistry } from './registry-copy.js';
 import {
   parseValidatedRegistry,
   REMEMBERED_FROM_BYTES,
@@ -24,14 +25,39 @@ export function parseRegistry(text: string, file: string): Registry {
 }
 
 /**
- * The last registry this process validated, with the exact text it came from. One command reads the
- * registry several times (`fed event`: to find the team, under the state lock, to send the transition
- * report, to refresh lastActive, to sync the status), and validating it is what costs — milliseconds per
- * read in a federation of a few hundred teams, against microseconds to read the file. The file is still
- * read every time, so a change by any process is seen at once: only a byte-identical text is not
- * validated again. Callers may change what they get (updateRegistry does), so each gets its own copy.
+ * The last registry this process validated: its exact text, and that text parsed (when first needed),
+ * never handed out. One command reads the registry several times (`fed event`: to find the team, under
+ * the state lock, to send the transition report, to refresh lastActive, to sync the status), and
+ * validating it is what costs — milliseconds per read in a federation of a few hundred teams, against
+ * microseconds to read the file. The file is still read every time, so a change by any process is seen
+ * at once: only a byte-identical text is not validated again. Callers may change what they get
+ * (updateRegistry does), so each gets its own copy (ownCopy).
  */
-let lastValidated: { file: string; text: string; registry: Registry } | undefined;
+interface Validated {
+  file: string;
+  text: string;
+  /** The text parsed: what zod's parse returned for it (parseValidatedRegistry). */
+  registry?: Registry;
+  /** Whether copyFlatRegistry copies `registry` whole. */
+  flat?: boolean;
+}
+let lastValidated: Validated | undefined;
+
+/** What `validated` parsed to, parsed once. */
+function parsed(validated: Validated): Registry {
+  validated.registry ??= parseValidatedRegistry(validated.text);
+  return validated.registry;
+}
+
+/**
+ * A copy of the validated registry of the caller's own: the entries copied (a sixth of parsing the text
+ * again), or, when a field holds an object a copy would share, the text parsed again.
+ */
+function ownCopy(validated: Validated): Registry {
+  const registry = parsed(validated);
+  validated.flat ??= isFlatRegistry(registry);
+  return validated.flat ? copyFlatRegistry(registry) : parseValidatedRegistry(validated.text);
+}
 
 /**
  * The registry, validated. `validation`: what fed remembers of the registry texts it validated, across
@@ -51,15 +77,14 @@ export function readRegistry(root: string, validation = new RegistryValidation(r
  */
 function validatedRegistry(text: string, file: string, validation: RegistryValidation): Registry {
   if (lastValidated?.file !== file || lastValidated.text !== text) {
-    let registry: Registry;
-    if (validation.validated(text)) registry = parseValidatedRegistry(text);
-    else {
-      registry = parseRegistry(text, file);
+    if (!validation.validated(text)) {
+      parseRegistry(text, file);
       validation.remember(text);
     }
-    lastValidated = { file, text, registry };
+    lastValidated = { file, text };
   }
-  return structuredClone(lastValidated.registry);
+  // Every copy made from the text, the first too: its keys in the text's order, as a later write compares them.
+  return ownCopy(lastValidated);
 }
 
 /**
@@ -74,8 +99,9 @@ function rememberWrite(
 ): void {
   const { text, registry } = written;
   if (text.length < REMEMBERED_FROM_BYTES || lastValidated?.file !== file || lastValidated.text !== base) return;
-  if (!validWrite(registry, lastValidated.registry)) return;
-  lastValidated = { file, text, registry: structuredClone(registry) };
+  // The registry validated under the lock as it was read (the caller's copy of it went to a mutation).
+  if (!validWrite(registry, parsed(lastValidated))) return;
+  lastValidated = { file, text };
   validation.remember(text);
 }
 

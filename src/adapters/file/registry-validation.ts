@@ -65,13 +65,43 @@ export class RegistryValidation {
 
 /**
  * Whether `written` is a valid registry, validating only its envelope and the entries that are not, to the
- * byte, entries of `before` (a registry validated whole): together, what validating it whole checks.
+ * byte, entries of `before` (a registry validated whole): together, what validating it whole checks. A
+ * write that keeps the teams where they were (a lastActive refresh, a status change) is compared entry by
+ * entry with the one at its index, without making their text; one that adds, removes or reorders teams
+ * looks each entry up among the texts of all of `before`'s.
  */
 export function validWrite(written: Registry, before: Registry): boolean {
   if (!registrySchema.safeParse({ ...written, teams: [] }).success) return false;
+  const validEntry = (entry: unknown) => registryEntrySchema.safeParse(entry).success;
+  if (written.teams.length === before.teams.length)
+    return written.teams.every((entry, i) => sameJson(entry, before.teams[i]) || validEntry(entry));
   const known = new Set(before.teams.map((entry) => JSON.stringify(entry)));
-  return written.teams.every(
-    (entry) => known.has(JSON.stringify(entry)) || registryEntrySchema.safeParse(entry).success,
+  return written.teams.every((entry) => known.has(JSON.stringify(entry)) || validEntry(entry));
+}
+
+/**
+ * Whether `value` has the JSON text of `validated` (parsed JSON): the same keys in the same order, with
+ * the same values. Anything JSON would write otherwise (another prototype, a toJSON method, NaN) is not.
+ */
+function sameJson(value: unknown, validated: unknown): boolean {
+  if (typeof validated !== 'object' || validated === null) return value === validated;
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(validated))
+    return (
+      Array.isArray(value) &&
+      value.length === validated.length &&
+      validated.every((item, i) => sameJson(value[i], item))
+    );
+  if (Array.isArray(value) || Object.getPrototypeOf(value) !== Object.getPrototypeOf(validated)) return false;
+  const keys = Object.keys(validated);
+  const valueKeys = Object.keys(value);
+  return (
+    keys.length === valueKeys.length &&
+    keys.every(
+      (key, i) =>
+        valueKeys[i] === key &&
+        sameJson((value as Record<string, unknown>)[key], (validated as Record<string, unknown>)[key]),
+    )
   );
 }
 

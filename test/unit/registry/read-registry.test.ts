@@ -33,6 +33,20 @@ describe('readRegistry: an unchanged registry is validated once per process', ()
     }
   });
 
+  it('gives each read a copy of its own, a newer fed field holding an object included', async () => {
+    const root = await federation();
+    const file = federationPaths(root).registry;
+    const newer = JSON.parse(readFileSync(file, 'utf8')) as { teams: Array<Record<string, unknown>> };
+    newer.teams[1]!.placement = { zone: 'eu', tags: ['a'] };
+    writeFileSync(file, JSON.stringify(newer, null, 2));
+    const first = readRegistry(root);
+    ((first.teams[1] as Record<string, unknown>).placement as { tags: string[] }).tags.push('changed');
+    first.teams[0]!.domain = 'changed';
+    const second = readRegistry(root);
+    expect(second.teams[1]).toMatchObject({ placement: { zone: 'eu', tags: ['a'] } });
+    expect(second.teams[0]!.domain).toBe('alpha');
+  });
+
   it('sees a change made by another writer at once, and validates it', async () => {
     const root = await federation();
     const file = federationPaths(root).registry;

