@@ -81,7 +81,8 @@ export function zones(allow = []) {
 
 /** Standalone programs, started as processes: printing and exit codes are their job. */
 export const PROGRAMS = [
-  'src/apps/agent/main.ts', // the fed-agent program (its executable, apps/agent/bin.ts, only imports it)
+  'src/apps/agent/main.ts', // the fed-agent program
+  'src/apps/agent/bin.ts', // its executable: runs it through the code cache, and leaves one in the build's training run
   'src/apps/launch/agent-watchdog.ts', // the watchdog process fed launch starts around an agent
 ];
 

@@ -19,8 +19,10 @@ import { CODE_CACHE_OUT_ENV } from '../dist/src/apps/agent/agent-script.js';
 const [cacheFile] = process.argv.slice(2);
 const fedBin = resolve('dist/bin/cli/fed.cjs');
 const root = mkdtempSync(join(tmpdir(), 'fed-agent-training-'));
+// The builder's own fed settings stay out (a build run by an agent has FED_BROKER, FED_TEAM…; a NATS
+// URL would send the training to another backend): the training federation is one of its own.
 const env = {
-  ...process.env,
+  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(FED|OTEL)_/.test(name))),
   FED_ROOT: root,
   FED_TELEMETRY_ENABLED: 'false',
   // The CLI's own code cache for these commands stays in the training folder.

@@ -72,11 +72,21 @@ export class RegistryValidation {
  */
 export function validWrite(written: Registry, before: Registry): boolean {
   if (!registrySchema.safeParse({ ...written, teams: [] }).success) return false;
-  const validEntry = (entry: unknown) => registryEntrySchema.safeParse(entry).success;
-  if (written.teams.length === before.teams.length)
-    return written.teams.every((entry, i) => sameJson(entry, before.teams[i]) || validEntry(entry));
+  // An entry is validated as it is written: what JSON makes of it (a hole is null; a toJSON, another
+  // prototype or a key JSON drops are written as JSON writes them).
+  const validEntry = (entry: unknown) =>
+    registryEntrySchema.safeParse(JSON.parse(JSON.stringify(entry) ?? 'null') as unknown).success;
+  const { teams } = written;
+  // By index, not every(): a hole in the array is an entry too (JSON writes it as null).
+  if (teams.length === before.teams.length) {
+    for (let i = 0; i < teams.length; i++)
+      if (!sameJson(teams[i], before.teams[i]) && !validEntry(teams[i])) return false;
+    return true;
+  }
   const known = new Set(before.teams.map((entry) => JSON.stringify(entry)));
-  return written.teams.every((entry) => known.has(JSON.stringify(entry)) || validEntry(entry));
+  for (let i = 0; i < teams.length; i++)
+    if (!known.has(JSON.stringify(teams[i]) ?? 'null') && !validEntry(teams[i])) return false;
+  return true;
 }
 
 /**
@@ -111,10 +121,17 @@ function digest(text: string): string {
 }
 
 /**
- * A registry text fed validated, parsed as zod's parse returned it: zod drops an own `__proto__` key,
- * which JSON.parse keeps.
+ * A registry text fed validated, parsed as zod's parse returned it but for the order of keys: zod drops
+ * an own `__proto__` key of the objects its schemas describe — the envelope and each entry — which
+ * JSON.parse keeps; one inside a value it does not know (a newer fed's field) it keeps, and so does this.
  */
 export function parseValidatedRegistry(text: string): Registry {
-  if (!text.includes('"__proto__"')) return JSON.parse(text) as Registry;
-  return JSON.parse(text, (key, value: unknown) => (key === '__proto__' ? undefined : value)) as Registry;
+  const registry = JSON.parse(text) as Registry;
+  if (!text.includes('"__proto__"')) return registry;
+  const dropProto = (record: object) => {
+    if (Object.hasOwn(record, '__proto__')) delete (record as Record<string, unknown>)['__proto__'];
+  };
+  dropProto(registry);
+  registry.teams.forEach(dropProto);
+  return registry;
 }

@@ -11,7 +11,7 @@
  * Built by scripts/bundle.mjs, which sets the bundle's content hash; never run from dist/src.
  */
 import './v8-tiering.js';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -41,5 +41,19 @@ const bundleModule = { exports: {} as { finished: Promise<void> } };
   here,
   pathToFileURL(bundle).href,
 );
-if (cacheOut !== undefined)
-  void bundleModule.exports.finished.then(() => writeFileSync(cacheOut, sealCodeCache(script.createCachedData())));
+if (cacheOut !== undefined) void bundleModule.exports.finished.then(() => leaveCodeCache(cacheOut));
+
+/**
+ * The training run's cache, written whole or not at all (a temp file renamed over it); a failure is said
+ * and leaves the agent's outcome as it was: the cache is only an optimisation.
+ */
+function leaveCodeCache(file: string): void {
+  const temp = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temp, sealCodeCache(script.createCachedData()));
+    renameSync(temp, file);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    process.stderr.write(`fed-agent: the code cache was not written to ${file}: ${(error as Error).message}\n`);
+  }
+}

@@ -22,4 +22,18 @@ describe('the registry schema revision', () => {
     expect(parsed).toEqual({ lockVersion: 1, teams: [] });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
+
+  it("drops __proto__ where zod does, on the envelope and on each entry, and keeps one in a newer fed's field", () => {
+    const entry =
+      '{"__proto__":{},"domain":"a","domainId":"a","archetypeId":"deliverable","placementType":"directory","onboardedAt":"2026-01-01T00:00:00.000Z","location":"/fed/a","extra":{"__proto__":{"x":1},"k":2}}';
+    const text = `{"__proto__":{},"lastUpdated":"2026-01-01T00:00:00.000Z","lockVersion":1,"teams":[${entry}]}`;
+    const byZod = registrySchema.parse(JSON.parse(text)) as unknown as { teams: Array<Record<string, object>> };
+    const parsed = parseValidatedRegistry(text) as unknown as { teams: Array<Record<string, object>> };
+    for (const registry of [byZod, parsed]) {
+      expect(Object.hasOwn(registry, '__proto__')).toBe(false);
+      expect(Object.hasOwn(registry.teams[0]!, '__proto__')).toBe(false);
+      expect(Object.hasOwn(registry.teams[0]!.extra!, '__proto__')).toBe(true);
+    }
+    expect(parsed).toEqual(byZod);
+  });
 });

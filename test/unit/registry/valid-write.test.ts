@@ -35,13 +35,16 @@ function validatedEntries(written: Registry): { valid: boolean; validated: unkno
 }
 
 describe('validWrite', () => {
-  it('validates only the entry a write changed in place, without making any entry’s text', () => {
+  it('validates only the entry a write changed in place, making the text of no other entry', () => {
     const changed = structuredClone(before);
     changed.teams[1]!.lastActive = '2026-02-01T00:00:00.000Z';
     const stringify = vi.spyOn(JSON, 'stringify');
     try {
       expect(validatedEntries(changed)).toEqual({ valid: true, validated: [changed.teams[1]] });
-      expect(stringify.mock.calls.filter(([value]) => (value as Partial<RegistryEntry>)?.domainId)).toEqual([]);
+      // The changed one is validated as JSON writes it.
+      expect(stringify.mock.calls.filter(([value]) => (value as Partial<RegistryEntry>)?.domainId)).toEqual([
+        [changed.teams[1]],
+      ]);
     } finally {
       stringify.mockRestore();
     }
@@ -53,19 +56,25 @@ describe('validWrite', () => {
     expect(validatedEntries(changed).valid).toBe(false);
   });
 
-  it('validates an entry that would be written otherwise than the one at its index', () => {
+  it('validates an entry that would be written otherwise than the one at its index, as JSON writes it', () => {
     const reordered = structuredClone(before);
     const { status, ...rest } = reordered.teams[0]!;
-    const cases: unknown[] = [
-      { ...rest, status }, // its keys in another order
-      { ...reordered.teams[0], lastActive: undefined }, // a key JSON drops
-      { ...reordered.teams[0], toJSON: () => ({}) }, // what JSON writes instead
-      Object.assign(Object.create({ inherited: true }) as object, reordered.teams[0]), // another prototype
-    ];
-    for (const changed of cases) {
-      const written = registry([changed as RegistryEntry, ...reordered.teams.slice(1)]);
-      expect(validatedEntries(written).validated).toEqual([changed]);
-    }
+    const others = reordered.teams.slice(1);
+    const check = (changed: unknown) => validatedEntries(registry([changed as RegistryEntry, ...others]));
+    // Its keys in another order, or a key JSON drops: validated, and valid.
+    for (const changed of [
+      { ...rest, status },
+      { ...reordered.teams[0], lastActive: undefined },
+    ])
+      expect(check(changed)).toEqual({ valid: true, validated: [JSON.parse(JSON.stringify(changed))] });
+    // What JSON writes instead of the object: a toJSON's value, or only its own fields — refused when
+    // that is no entry.
+    expect(check({ ...reordered.teams[0], toJSON: () => ({}) })).toEqual({ valid: false, validated: [{}] });
+    expect(check(Object.create(reordered.teams[0]!) as object)).toEqual({ valid: false, validated: [{}] });
+    // A hole in the teams array is written as null.
+    const holed = registry([...reordered.teams]);
+    delete holed.teams[1];
+    expect(validatedEntries(holed)).toEqual({ valid: false, validated: [null] });
   });
 
   it('finds the entries that moved when teams were added, removed or reordered', () => {
