@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * The `fed-agent` executable (bundled as dist/bin/agent/main.js): V8's tiering first (v8-tiering.ts: also
+ * The `fed-agent` executable (bundled as dist/bin/agent/main.js): the launcher's lifeline watched first
+ * (lifeline.ts), V8's tiering next (v8-tiering.ts: also
  * what the code cache was made under), then the program (program.ts, bundled as agent.cjs beside this
  * file) run through the V8 code cache the build made for it (agent-script.ts). The cache is part of
  * fed's installation, made from the bundle by the build without running it, and only ever read: an agent
@@ -10,6 +11,7 @@
  *
  * Built by scripts/bundle.mjs, which sets the bundle's content hash; never run from dist/src.
  */
+import './lifeline.js';
 import './v8-tiering.js';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

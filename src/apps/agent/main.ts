@@ -7,8 +7,6 @@ import { deliverableArchetype } from '../../engine/archetypes/deliverable/index.
 import { FedError, RefusedError } from '../../core/errors.js';
 import { getTeam } from '../../core/find-team.js';
 import { closeOpenBackends } from '../../adapters/index.js';
-import { LIFELINE_ENV, LIFELINE_GRACE_ENV } from '../../infra/process/lifeline.js';
-import { endGroupWithLauncher } from '../../infra/process/lifeline-worker.js';
 import { openFederation } from '../../engine/context.js';
 import { readLaunchContext } from './agent-context.js';
 import { runConsultant } from './consult.js';
@@ -76,27 +74,7 @@ async function main(): Promise<number> {
   return outcome.status === 'failed' || outcome.status === 'unfixed' ? 1 : 0;
 }
 
-/**
- * Launched by `fed launch`, the agent holds its launcher's lifeline (LIFELINE_ENV), and there is no
- * watchdog around it: when the launcher is gone — even killed by SIGKILL — the agent ends at once, even in
- * the middle of its synchronous scan (the lifeline is watched from a worker thread). Outside the sandbox
- * the launcher made it its process group's leader, and the group ends with it: SIGTERM, then SIGKILL after
- * the grace period to what is left (a `fed` it runs). In the sandbox bwrap's init leads the group, and the
- * agent ends itself alone: bwrap, started with --die-with-parent, is killed with the launcher, and with it
- * everything in the sandbox's PID namespace.
- */
-function endWithLauncher(env: NodeJS.ProcessEnv): void {
-  const fd = env[LIFELINE_ENV];
-  if (fd === undefined) return;
-  const graceMs = Number(env[LIFELINE_GRACE_ENV] ?? 5_000);
-  // The descriptor is this process's: a program it runs is not told it holds one.
-  delete env[LIFELINE_ENV];
-  delete env[LIFELINE_GRACE_ENV];
-  endGroupWithLauncher(Number(fd), graceMs, 'fed-agent: the launcher is gone; stopping\n');
-}
-
 // No top-level await: the program is bundled as the body of a CommonJS function (src/apps/agent/bin.ts).
-endWithLauncher(process.env);
 void (async () => {
   try {
     process.exitCode = await main();

@@ -15,7 +15,6 @@ import { Worker } from 'node:worker_threads';
  */
 const WORKER_SOURCE = `
 const { Socket } = require('node:net');
-const { spawn } = require('node:child_process');
 const { writeSync } = require('node:fs');
 const { workerData: { fd, graceMs, message, watching } } = require('node:worker_threads');
 const REAPER = ${JSON.stringify(reaperSource())};
@@ -32,7 +31,7 @@ function end() {
     return;
   }
   try {
-    spawn(process.execPath, ['-e', REAPER, String(group), String(graceMs)], { detached: true, stdio: 'ignore' }).unref();
+    require('node:child_process').spawn(process.execPath, ['-e', REAPER, String(group), String(graceMs)], { detached: true, stdio: 'ignore' }).unref();
   } catch {}
   process.kill(-group, 'SIGTERM');
 }
@@ -61,17 +60,19 @@ tick();
 `;
 }
 
-/** Ends this process's group when the launcher's end of the lifeline on `fd` closes (see above). */
+/**
+ * Ends this process's group when the launcher's end of the lifeline on `fd` closes (see above). Returns
+ * once the worker watches (a few milliseconds of its Node starting; the CPU is the worker's).
+ */
 export function endGroupWithLauncher(fd: number, graceMs: number, message: string): void {
   const watching = new SharedArrayBuffer(4);
+  const flag = new Int32Array(watching);
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { fd, graceMs, message, watching } });
   worker.unref();
+  Atomics.wait(flag, 0, 0, 2_000);
   // The main thread may end first for the same cause (the launcher's broker connection closed with it):
   // exiting would stop the worker before it ends the group, so the exit waits for the worker to end it.
-  // A worker still starting (it takes a few milliseconds, on its own thread) is waited for first.
   process.once('exit', () => {
-    const flag = new Int32Array(watching);
-    Atomics.wait(flag, 0, 0, 2_000);
     if (Atomics.load(flag, 0) === 1 && lifelineClosed(fd)) Atomics.wait(flag, 0, 1, 2_000);
   });
 }
