@@ -195,13 +195,13 @@ export class AgentProcess {
     if (this.running()) {
       this.stopping = true;
       const sandboxed = this.supervision === 'direct-sandboxed';
-      if (sandboxed) signalSandbox(this.pid, 'SIGTERM');
+      const running = () => this.running();
+      if (sandboxed) void signalSandbox(this.pid, 'SIGTERM', running);
       else this.signalGroup('SIGTERM');
       const timer = setTimeout(
         () => {
-          if (sandboxed) {
-            if (this.running()) signalSandbox(this.pid, 'SIGKILL');
-          } else this.signalGroup('SIGKILL');
+          if (sandboxed) void signalSandbox(this.pid, 'SIGKILL', running);
+          else this.signalGroup('SIGKILL');
         },
         this.supervision === 'watchdog' ? this.graceMs + 1_000 : this.graceMs,
       );
