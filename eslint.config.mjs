@@ -82,6 +82,7 @@ export function zones(allow = []) {
 /** Standalone programs, started as processes: printing and exit codes are their job. */
 export const PROGRAMS = [
   'src/apps/agent/main.ts', // the fed-agent program (its executable, apps/agent/bin.ts, only imports it)
+  'src/apps/agent/lifeline.ts', // fed-agent's end with its launcher, loaded first by apps/agent/bin.ts
   'src/apps/launch/agent-watchdog.ts', // the watchdog process fed launch starts around an agent
 ];
 
