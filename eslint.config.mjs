@@ -83,6 +83,7 @@ export function zones(allow = []) {
 export const PROGRAMS = [
   'src/apps/agent/main.ts', // the fed-agent program
   'src/apps/agent/bin.ts', // its executable: runs it through the code cache, and leaves one in the build's training run
+  'src/apps/agent/lifeline.ts', // fed-agent's end with its launcher, loaded first by apps/agent/bin.ts
   'src/apps/launch/agent-watchdog.ts', // the watchdog process fed launch starts around an agent
 ];
 

@@ -1,15 +1,17 @@
 #!/usr/bin/env node
 /**
- * The `fed-agent` executable (bundled as dist/bin/agent/main.js): V8's tiering first (v8-tiering.ts: also
- * what the code cache was made under), then the program (program.ts, bundled as agent.cjs beside this
- * file) run through the V8 code cache the build made for it (agent-script.ts). The cache is part of
- * fed's installation, made by the build from a training run (scripts/agent-code-cache.mjs, which sets
- * CODE_CACHE_OUT_ENV for it), and only ever read: an agent runs in a sandbox that mounts the installation
- * read-only, so no agent can write compiled code another team's agent would run. A missing cache (another Node than the build's) or one V8 rejects only means
- * compiling, as without one; so does a damaged one (its digest does not match).
+ * The `fed-agent` executable (bundled as dist/bin/agent/main.js): the launcher's lifeline watched first
+ * (lifeline.ts), V8's tiering next (v8-tiering.ts: also what the code cache was made under), then the
+ * program (program.ts, bundled as agent.cjs beside this file) run through the V8 code cache the build
+ * made for it (agent-script.ts). The cache is part of fed's installation, made by the build from a
+ * training run (scripts/agent-code-cache.mjs, which sets CODE_CACHE_OUT_ENV for it), and only ever read:
+ * an agent runs in a sandbox that mounts the installation read-only, so no agent can write compiled code
+ * another team's agent would run. A missing cache (another Node than the build's) or one V8 rejects only
+ * means compiling, as without one; so does a damaged one (its digest does not match).
  *
  * Built by scripts/bundle.mjs, which sets the bundle's content hash; never run from dist/src.
  */
+import './lifeline.js';
 import './v8-tiering.js';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -7,7 +7,6 @@ import { deliverableArchetype } from '../../engine/archetypes/deliverable/index.
 import { FedError, RefusedError } from '../../core/errors.js';
 import { getTeam } from '../../core/find-team.js';
 import { closeOpenBackends } from '../../adapters/index.js';
-import { LIFELINE_ENV, watchLifeline } from '../../infra/process/lifeline.js';
 import { openFederation } from '../../engine/context.js';
 import { readLaunchContext } from './agent-context.js';
 import { runConsultant } from './consult.js';
@@ -75,29 +74,7 @@ async function main(): Promise<number> {
   return outcome.status === 'failed' || outcome.status === 'unfixed' ? 1 : 0;
 }
 
-/**
- * Launched by `fed launch`, the agent holds its launcher's lifeline (LIFELINE_ENV), and there is no
- * watchdog around it: when the launcher is gone — even killed by SIGKILL — it ends its process group
- * (itself, and a `fed` it runs), as the watchdog would. The launcher made it the group's leader; run some
- * other way, it ends itself.
- */
-function endWithLauncher(env: NodeJS.ProcessEnv): void {
-  const fd = env[LIFELINE_ENV];
-  if (fd === undefined) return;
-  // The descriptor is this process's: a program it runs is not told it holds one.
-  delete env[LIFELINE_ENV];
-  watchLifeline(Number(fd), () => {
-    process.stderr.write('fed-agent: the launcher is gone; stopping\n');
-    try {
-      process.kill(-process.pid, 'SIGTERM');
-    } catch {
-      process.kill(process.pid, 'SIGTERM');
-    }
-  });
-}
-
 // No top-level await: the program is bundled as the body of a CommonJS function (src/apps/agent/bin.ts).
-endWithLauncher(process.env);
 /** Settles when the agent is done (the build's training run then keeps the code it compiled: bin.ts). */
 export const finished: Promise<void> = (async () => {
   try {

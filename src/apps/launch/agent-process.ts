@@ -8,7 +8,7 @@ import { packageRoot } from '../../infra/package-info.js';
 import { processStartTime } from '../../infra/fs/process-identity.js';
 import { openForAppend } from '../../infra/fs/open-for-append.js';
 import { agentLogHeader } from '../../core/schema/agent-log.js';
-import { LIFELINE_ENV, LIFELINE_FD } from '../../infra/process/lifeline.js';
+import { LIFELINE_ENV, LIFELINE_FD, LIFELINE_GRACE_ENV } from '../../infra/process/lifeline.js';
 import { endLeftovers, groupMembers, signalSandbox } from './agent-stop.js';
 
 /**
@@ -140,7 +140,10 @@ export class AgentProcess {
       // the lifeline the watchdog — or the agent itself — watches.
       const child = spawn(command!, commandArgs, {
         cwd: options.cwd,
-        env: supervision === 'watchdog' ? options.env : { ...options.env, [LIFELINE_ENV]: String(LIFELINE_FD) },
+        env:
+          supervision === 'watchdog'
+            ? options.env
+            : { ...options.env, [LIFELINE_ENV]: String(LIFELINE_FD), [LIFELINE_GRACE_ENV]: String(graceMs) },
         stdio: [options.stdin == null ? 'ignore' : 'pipe', 'pipe', log, 'pipe'],
         detached: true,
       });
@@ -192,13 +195,13 @@ export class AgentProcess {
     if (this.running()) {
       this.stopping = true;
       const sandboxed = this.supervision === 'direct-sandboxed';
-      if (sandboxed) signalSandbox(this.pid, 'SIGTERM');
+      const running = () => this.running();
+      if (sandboxed) void signalSandbox(this.pid, 'SIGTERM', running);
       else this.signalGroup('SIGTERM');
       const timer = setTimeout(
         () => {
-          if (sandboxed) {
-            if (this.running()) signalSandbox(this.pid, 'SIGKILL');
-          } else this.signalGroup('SIGKILL');
+          if (sandboxed) void signalSandbox(this.pid, 'SIGKILL', running);
+          else this.signalGroup('SIGKILL');
         },
         this.supervision === 'watchdog' ? this.graceMs + 1_000 : this.graceMs,
       );

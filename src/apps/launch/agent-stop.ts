@@ -24,20 +24,37 @@ export function groupMembers(group: number, except?: number): number[] {
     .map((entry) => entry.pid);
 }
 
+/** How long a stop waits for bwrap to start the sandbox's init, when it arrives before. */
+const INIT_WAIT_MS = 2_000;
+
 /**
- * Signals a running sandbox (bwrap, pid `bwrap`) as a stop does. SIGTERM goes to every process inside it —
- * bwrap itself, signalled, would die and take them with it by SIGKILL, without a chance to save their
- * session — or to bwrap while it is still building the sandbox (no process inside yet: ending it ends the
- * run). SIGKILL goes to the sandbox's init — bwrap's own child, pid 1 of its namespace, which passes the
- * agent's exit on: the kernel then kills everything in the namespace before bwrap sees the init exit, so
- * the exit passed on comes after everything is gone.
+ * Signals a running sandbox (bwrap, pid `bwrap`, while `running()`) as a stop does. bwrap itself is never
+ * signalled once its child — the sandbox's init, pid 1 of its namespace, which passes the agent's exit on
+ * — exists: bwrap would die, and an init that had not yet tied itself to bwrap would carry on and run the
+ * command as an orphan, its exit reported first. SIGTERM goes to every process inside (a chance to save
+ * their session); with nothing inside yet, or for SIGKILL, the init is killed: the kernel then kills
+ * everything in the namespace before bwrap sees the init exit, so the exit passed on comes after
+ * everything is gone. A stop that arrives while bwrap has no child yet waits for it (a bounded wait; a
+ * bwrap that starts none by then is stuck before the sandbox exists, and is itself signalled).
  */
-export function signalSandbox(bwrap: number, name: 'SIGTERM' | 'SIGKILL'): void {
-  const table = processTable();
-  // Everything inside descends from the init, whatever group or session it moved to.
-  const inits = table.filter((entry) => entry.ppid === bwrap).map((entry) => entry.pid);
-  const targets = name === 'SIGTERM' ? inits.flatMap((init) => descendantsOf(init, table)) : inits;
-  signalEach(targets.length ? targets : [bwrap], name);
+export async function signalSandbox(bwrap: number, name: 'SIGTERM' | 'SIGKILL', running: () => boolean): Promise<void> {
+  const deadline = Date.now() + INIT_WAIT_MS;
+  while (running()) {
+    const table = processTable();
+    // Everything inside descends from the init, whatever group or session it moved to.
+    const inits = table.filter((entry) => entry.ppid === bwrap).map((entry) => entry.pid);
+    if (inits.length) {
+      const inside = name === 'SIGTERM' ? inits.flatMap((init) => descendantsOf(init, table)) : [];
+      if (inside.length) signalEach(inside, 'SIGTERM');
+      else signalEach(inits, 'SIGKILL');
+      return;
+    }
+    if (Date.now() > deadline) {
+      signalEach([bwrap], name);
+      return;
+    }
+    await sleep(10);
+  }
 }
 
 /**

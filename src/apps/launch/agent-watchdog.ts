@@ -57,10 +57,10 @@ let stopping = false;
 function beginStop(): void {
   if (stopping) return;
   stopping = true;
-  if (sandboxRunning()) signalSandbox(child.pid!, 'SIGTERM');
+  if (sandboxed) void signalSandbox(child.pid!, 'SIGTERM', sandboxRunning);
   // else the signal reached the agent's group already
   setTimeout(() => {
-    if (sandboxRunning()) signalSandbox(child.pid!, 'SIGKILL');
+    if (sandboxed) void signalSandbox(child.pid!, 'SIGKILL', sandboxRunning);
     signalEach(othersInGroup(), 'SIGKILL');
   }, graceMs).unref();
 }

@@ -1,4 +1,4 @@
-import { basename, delimiter } from 'node:path';
+import { delimiter } from 'node:path';
 import type { AgentLimits } from '../../core/schema/config.js';
 import type { CurrentRun } from '../../core/schema/launch-run.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
@@ -6,7 +6,8 @@ import type { Federation } from '../../engine/context.js';
 import { workspacePaths } from '../../core/layout.js';
 import { AGENT_INSPECTION_ENV, type InspectionRelay } from '../../infra/inspect/agent-inspection.js';
 import { backendEnvNames } from '../../adapters/index.js';
-import { DEFAULT_AGENT_COMMAND, type FederationConfig } from '../../core/schema/config.js';
+import type { FederationConfig } from '../../core/schema/config.js';
+import { isBuiltInAgent } from './builtin-agent.js';
 import { AgentBroker } from './agent-broker.js';
 import { teamEventApplier } from './agent-events.js';
 import { AgentProcess } from './agent-process.js';
@@ -84,12 +85,19 @@ export class RunningAgent {
       FED_TEAM: team.domainId,
       ...(relay ? { [AGENT_INSPECTION_ENV]: relay.file } : {}),
     };
+    // The built-in agent is fed's own code, and reads the registry, its lifecycle and its inbox through the
+    // backend itself (on JetStream it needs the backend's environment); any other agent acts only through fed.
+    const builtIn = isBuiltInAgent(run.command.argv, {
+      cwd: team.location,
+      launchBin: paths.launchBin,
+      commandEnv: run.command.env,
+    });
     try {
       // The built-in agent reports through the broker even unsandboxed: its launcher applies each event
       // itself, instead of a `fed event` process per event.
       const brokerEnv = { ...baseEnv, ...fedEnv };
       agent.broker =
-        sandbox || isBuiltInAgent(run.command.argv)
+        sandbox || builtIn
           ? await AgentBroker.start({
               socketPath: paths.brokerSocket,
               root,
@@ -103,7 +111,7 @@ export class RunningAgent {
         wrapper: sandbox,
         cwd: team.location,
         env: {
-          ...(agent.broker && !isBuiltInAgent(run.command.argv) ? withoutBackendEnv(baseEnv, options.config) : baseEnv),
+          ...(agent.broker && !builtIn ? withoutBackendEnv(baseEnv, options.config) : baseEnv),
           ...fedEnv,
           ...trace?.agentEnv(baseEnv),
           FED_LAUNCH_PROMPT: files.promptPath,
@@ -122,7 +130,7 @@ export class RunningAgent {
         ],
         graceMs: options.graceMs,
         // fed-agent ends itself (and what it started) when its launcher is gone: no watchdog process is needed.
-        endsWithLauncher: isBuiltInAgent(run.command.argv),
+        endsWithLauncher: builtIn,
       });
     } catch (error) {
       await agent.broker?.close();
@@ -165,14 +173,6 @@ export class RunningAgent {
     await this.broker?.close();
     this.stream.close();
   }
-}
-
-/**
- * The built-in agent is fed's own code, and reads the registry, its lifecycle and its inbox through the
- * backend itself (on JetStream it needs the backend's environment); any other agent acts only through fed.
- */
-function isBuiltInAgent(argv: readonly string[]): boolean {
-  return basename(argv[0] ?? '') === DEFAULT_AGENT_COMMAND;
 }
 
 /** The environment without what the backends read (NATS URLs, credentials): a brokered agent has no use for them. */

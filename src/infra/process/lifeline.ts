@@ -14,6 +14,12 @@ export const LIFELINE_FD = 3;
 export const LIFELINE_ENV = 'FED_LIFELINE_FD';
 
 /**
+ * Set beside LIFELINE_ENV: how long (ms) what such an agent started has, once the launcher is gone, between
+ * SIGTERM and SIGKILL — the grace period a stop gives it.
+ */
+export const LIFELINE_GRACE_ENV = 'FED_LIFELINE_GRACE_MS';
+
+/**
  * Calls `onGone` once, when the launcher's end of the lifeline on `fd` closes. The lifeline never keeps the
  * process alive by itself.
  */

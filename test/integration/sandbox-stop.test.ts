@@ -1,0 +1,48 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { AgentProcess } from '../../src/apps/launch/agent-process.js';
+import { processIsAlive } from '../../src/infra/fs/process-identity.js';
+import { FIXTURES_DIR, waitFor } from '../helpers/fixture-process.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/**
+ * A stop that arrives while bwrap is still building the sandbox: its child, the sandbox's init, exists
+ * and nothing runs inside yet. Signalled, bwrap would die and leave the init running the command as an
+ * orphan, its exit reported first; the init is killed instead. With fed-agent (no watchdog) and under the
+ * watchdog (the built one: `npm run build` first). bwrap is test/fixtures/fake-bwrap.mjs, whose init
+ * never runs the command.
+ */
+describe.each([
+  ['with no watchdog', true],
+  ['under the watchdog', false],
+])('a stop while the sandbox is being built, %s', (_, endsWithLauncher) => {
+  it('kills the sandbox init, and reports the exit once it is gone', async () => {
+    const dir = tempDir();
+    const agent = await AgentProcess.start({
+      command: [process.execPath, '-e', ''],
+      wrapper: [process.execPath, join(FIXTURES_DIR, 'fake-bwrap.mjs'), dir],
+      cwd: dir,
+      env: process.env,
+      logFile: join(dir, 'agent.log'),
+      stdin: null,
+      graceMs: 2_000,
+      endsWithLauncher,
+    });
+    const initFile = join(dir, 'init.pid');
+    onTestFinished(() => {
+      const pids = [-agent.pid, ...(existsSync(initFile) ? [Number(readFileSync(initFile, 'utf8'))] : [])];
+      for (const pid of pids) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
+    });
+    await waitFor(() => existsSync(initFile), 15_000, 'the sandbox init to start');
+    const init = Number(readFileSync(initFile, 'utf8'));
+    await agent.stop();
+    expect(processIsAlive(init)).toBe(false);
+  }, 60_000);
+});
