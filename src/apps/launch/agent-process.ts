@@ -9,7 +9,7 @@ import { processStartTime } from '../../infra/fs/process-identity.js';
 import { openForAppend } from '../../infra/fs/open-for-append.js';
 import { agentLogHeader } from '../../core/schema/agent-log.js';
 import { LIFELINE_ENV, LIFELINE_FD, LIFELINE_GRACE_ENV } from '../../infra/process/lifeline.js';
-import { endLeftovers, groupMembers, signalSandbox } from './agent-stop.js';
+import { endLeftovers, endSandbox, groupMembers, sandboxInit, signalSandbox, type SandboxInit } from './agent-stop.js';
 
 /**
  * One agent process: started from an argument array (never a shell) under the watchdog
@@ -86,6 +86,8 @@ export class AgentProcess {
   private readonly supervision: 'watchdog' | 'direct' | 'direct-sandboxed';
   /** A stop was asked for. */
   private stopping = false;
+  /** In the sandbox without a watchdog: its init, found once bwrap started it. */
+  private readonly init: Promise<SandboxInit | undefined> | undefined;
 
   private constructor(
     child: ChildProcess,
@@ -98,6 +100,7 @@ export class AgentProcess {
     this.graceMs = graceMs;
     this.supervision = supervision;
     this.processStart = processStartTime(child.pid!) ?? null;
+    if (supervision === 'direct-sandboxed') this.init = sandboxInit(child.pid!, () => this.running());
   }
 
   get pid(): number {
@@ -168,7 +171,13 @@ export class AgentProcess {
         child.once('exit', (code, signal) => {
           // What it left in its group ends first (the watchdog's part, when there is none); then its output
           // is read to the end — but not forever: a background process it left may hold its stdout open.
-          void (supervision === 'direct' ? agent!.endLeftovers() : Promise.resolve())
+          void (
+            supervision === 'direct'
+              ? agent!.endLeftovers()
+              : supervision === 'direct-sandboxed'
+                ? agent!.endSandbox()
+                : Promise.resolve()
+          )
             .then(() => Promise.race([drained, sleep(2_000, undefined, { ref: false })]))
             .then(() => {
               stdout.destroy();
@@ -221,8 +230,8 @@ export class AgentProcess {
 
   /**
    * Outside the sandbox, what the agent left in its process group once it exited (a group whose leader is
-   * gone keeps its id while a member lives, so no other group can take it meanwhile). In the sandbox
-   * nothing is left: its PID namespace ended with it.
+   * gone keeps its id while a member lives, so no other group can take it meanwhile). In the sandbox its
+   * PID namespace ends with its init (endSandbox).
    */
   private endLeftovers(): Promise<void> {
     const members = () => {
@@ -235,6 +244,12 @@ export class AgentProcess {
       return groupMembers(this.pid);
     };
     return endLeftovers(members, this.graceMs, this.stopping);
+  }
+
+  /** In the sandbox, once bwrap exited: its init gone too, and with it everything inside. */
+  private async endSandbox(): Promise<void> {
+    const init = await this.init;
+    if (init) await endSandbox(init, this.graceMs);
   }
 
   private signalGroup(signal: NodeJS.Signals): void {

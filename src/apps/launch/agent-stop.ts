@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { processIsAlive, processStartTime } from '../../infra/fs/process-identity.js';
 import { descendantsOf, processTable } from '../../infra/process/process-tree.js';
 
 /**
@@ -70,5 +71,37 @@ export async function endLeftovers(members: () => number[], graceMs: number, sto
     if (Date.now() > deadline) signalEach(left, 'SIGKILL');
     await sleep(50);
     left = members();
+  }
+}
+
+/** The sandbox's init (pid 1 of its namespace, bwrap's child) as this host names it: its pid and start time. */
+export interface SandboxInit {
+  pid: number;
+  start: string;
+}
+
+/** The init of the sandbox bwrap (pid `bwrap`) runs, once bwrap has started it (a bounded wait). */
+export async function sandboxInit(bwrap: number, running: () => boolean): Promise<SandboxInit | undefined> {
+  const deadline = Date.now() + INIT_WAIT_MS;
+  while (running() && Date.now() <= deadline) {
+    const init = processTable().find((entry) => entry.ppid === bwrap);
+    const start = init && processStartTime(init.pid);
+    if (init && start) return { pid: init.pid, start };
+    await sleep(5);
+  }
+  return undefined;
+}
+
+/**
+ * Once bwrap exited: resolves when the sandbox's init is gone, and with it every process of the namespace.
+ * bwrap passes its command's exit on as that command exits, while the init ends a moment later (bwrap's
+ * --die-with-parent kills it as bwrap exits): the agent's exit is passed on after that. An init still
+ * there after `graceMs` is killed (its start time checked, so a reused pid is never signalled).
+ */
+export async function endSandbox(init: SandboxInit, graceMs: number): Promise<void> {
+  const deadline = Date.now() + graceMs;
+  while (processIsAlive(init.pid, init.start)) {
+    if (Date.now() > deadline) signalEach([init.pid], 'SIGKILL');
+    await sleep(5);
   }
 }
