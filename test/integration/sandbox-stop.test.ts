@@ -46,3 +46,37 @@ describe.each([
     expect(processIsAlive(init)).toBe(false);
   }, 60_000);
 });
+
+/**
+ * bwrap passes its command's exit on as the command exits; the sandbox's init ends a moment later (real
+ * bwrap's die-with-parent signal): the agent's exit is passed on once the init is gone too.
+ */
+describe.each([
+  ['with no watchdog', true],
+  ['under the watchdog', false],
+])('a sandbox whose init outlives its command, %s', (_, endsWithLauncher) => {
+  it('reports the exit once the init is gone', async () => {
+    const dir = tempDir();
+    const agent = await AgentProcess.start({
+      command: [process.execPath, '-e', ''],
+      wrapper: [process.execPath, join(FIXTURES_DIR, 'fake-bwrap.mjs'), dir, '--run'],
+      cwd: dir,
+      env: process.env,
+      logFile: join(dir, 'agent.log'),
+      stdin: null,
+      graceMs: 2_000,
+      endsWithLauncher,
+    });
+    const initFile = join(dir, 'init.pid');
+    onTestFinished(() => {
+      if (existsSync(initFile))
+        try {
+          process.kill(Number(readFileSync(initFile, 'utf8')), 'SIGKILL');
+        } catch {
+          // gone
+        }
+    });
+    expect(await agent.exited).toEqual({ code: 0, signal: null });
+    expect(processIsAlive(Number(readFileSync(initFile, 'utf8')))).toBe(false);
+  }, 60_000);
+});

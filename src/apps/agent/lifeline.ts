@@ -22,7 +22,10 @@ if (fd !== undefined) {
   delete process.env[LIFELINE_ENV];
   delete process.env[LIFELINE_GRACE_ENV];
   const message = 'fed-agent: the launcher is gone; stopping\n';
-  if (leadsItsGroup()) endGroupWithLauncher(Number(fd), graceMs, message);
+  if (leadsItsGroup())
+    endGroupWithLauncher(Number(fd), graceMs, message, (error) =>
+      process.stderr.write(`fed-agent: the launcher's lifeline cannot be watched: ${error.message}\n`),
+    );
   else
     watchLifeline(Number(fd), () => {
       process.stderr.write(message);

@@ -94,6 +94,7 @@ export class AgentProcess {
     exited: Promise<AgentExit>,
     graceMs: number,
     supervision: AgentProcess['supervision'],
+    private readonly logFile: string,
   ) {
     this.child = child;
     this.exited = exited;
@@ -186,7 +187,7 @@ export class AgentProcess {
             });
         }),
       );
-      agent = new AgentProcess(child, exited, graceMs, supervision);
+      agent = new AgentProcess(child, exited, graceMs, supervision, options.logFile);
       return agent;
     } finally {
       // The child holds its own copy of the descriptor.
@@ -249,7 +250,16 @@ export class AgentProcess {
   /** In the sandbox, once bwrap exited: its init gone too, and with it everything inside. */
   private async endSandbox(): Promise<void> {
     const init = await this.init;
-    if (init) await endSandbox(init, this.graceMs);
+    if (init)
+      await endSandbox(init, this.graceMs, (pid) => {
+        // Said in the agent's log; its exit is passed on all the same.
+        const log = openForAppend(this.logFile);
+        try {
+          writeSync(log, `fed: the sandbox's init (pid ${pid}) outlived SIGKILL; its exit is passed on without it\n`);
+        } finally {
+          closeSync(log);
+        }
+      });
   }
 
   private signalGroup(signal: NodeJS.Signals): void {

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { processIsAlive, processStartTime } from '../../infra/fs/process-identity.js';
-import { descendantsOf, processTable } from '../../infra/process/process-tree.js';
+import { childrenOf, descendantsOf, processTable } from '../../infra/process/process-tree.js';
 
 /**
  * How an agent is stopped, by whichever supervises it: the watchdog process (agent-watchdog.ts) or the
@@ -84,9 +84,9 @@ export interface SandboxInit {
 export async function sandboxInit(bwrap: number, running: () => boolean): Promise<SandboxInit | undefined> {
   const deadline = Date.now() + INIT_WAIT_MS;
   while (running() && Date.now() <= deadline) {
-    const init = processTable().find((entry) => entry.ppid === bwrap);
-    const start = init && processStartTime(init.pid);
-    if (init && start) return { pid: init.pid, start };
+    const [init] = childrenOf(bwrap);
+    const start = init === undefined ? undefined : processStartTime(init);
+    if (init !== undefined && start !== undefined) return { pid: init, start };
     await sleep(5);
   }
   return undefined;
@@ -96,12 +96,20 @@ export async function sandboxInit(bwrap: number, running: () => boolean): Promis
  * Once bwrap exited: resolves when the sandbox's init is gone, and with it every process of the namespace.
  * bwrap passes its command's exit on as that command exits, while the init ends a moment later (bwrap's
  * --die-with-parent kills it as bwrap exits): the agent's exit is passed on after that. An init still
- * there after `graceMs` is killed (its start time checked, so a reused pid is never signalled).
+ * there after `graceMs` is killed (its start time checked, so a reused pid is never signalled); one that
+ * outlives even that (stuck in the kernel) is said in `onStuck`, and no longer waited for.
  */
-export async function endSandbox(init: SandboxInit, graceMs: number): Promise<void> {
-  const deadline = Date.now() + graceMs;
+export async function endSandbox(init: SandboxInit, graceMs: number, onStuck: (pid: number) => void): Promise<void> {
+  const killAt = Date.now() + graceMs;
+  let killed = false;
   while (processIsAlive(init.pid, init.start)) {
-    if (Date.now() > deadline) signalEach([init.pid], 'SIGKILL');
+    if (!killed && Date.now() > killAt) {
+      signalEach([init.pid], 'SIGKILL');
+      killed = true;
+    } else if (killed && Date.now() > killAt + graceMs) {
+      onStuck(init.pid);
+      return;
+    }
     await sleep(5);
   }
 }

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { LIFELINE_FD, watchLifeline } from '../../infra/process/lifeline.js';
-import { endLeftovers, groupMembers, signalEach, signalSandbox } from './agent-stop.js';
+import { endLeftovers, endSandbox, groupMembers, sandboxInit, signalEach, signalSandbox } from './agent-stop.js';
 
 /**
  * The agent's supervisor: `node agent-watchdog.js <graceMs> [--sandboxed] <program> [args…]`. `fed launch`
@@ -66,9 +66,22 @@ function beginStop(): void {
 }
 for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(name, beginStop);
 
+// In the sandbox: its init, once bwrap started it (bwrap passes the command's exit on before it is gone).
+const init = sandboxed ? sandboxInit(child.pid!, sandboxRunning) : Promise.resolve(undefined);
+
 child.on('exit', (code, signal) => {
-  // Whatever the agent left behind ends before its exit is passed on, so before fed checks the deliverable.
-  void endLeftovers(othersInGroup, graceMs, stopping).then(() => {
+  // Whatever the agent left behind ends before its exit is passed on, so before fed checks the deliverable;
+  // in the sandbox, the namespace with its init.
+  const ended = endLeftovers(othersInGroup, graceMs, stopping)
+    .then(() => init)
+    .then(
+      (sandbox) =>
+        sandbox &&
+        endSandbox(sandbox, graceMs, (pid) =>
+          process.stderr.write(`fed: the sandbox's init (pid ${pid}) outlived SIGKILL; passing the exit on\n`),
+        ),
+    );
+  void ended.then(() => {
     if (signal) {
       process.removeAllListeners(signal);
       process.kill(process.pid, signal);

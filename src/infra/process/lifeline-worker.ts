@@ -64,14 +64,22 @@ tick();
  * Ends this process's group when the launcher's end of the lifeline on `fd` closes (see above). Returns
  * once the worker watches (a few milliseconds of its Node starting; the CPU is the worker's).
  */
-export function endGroupWithLauncher(fd: number, graceMs: number, message: string): void {
+export function endGroupWithLauncher(
+  fd: number,
+  graceMs: number,
+  message: string,
+  onError: (error: Error) => void,
+): void {
   const watching = new SharedArrayBuffer(4);
   const flag = new Int32Array(watching);
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { fd, graceMs, message, watching } });
   worker.unref();
+  // A lifeline it cannot watch (a bad descriptor): told to the caller, and the process goes on without one.
+  worker.on('error', onError);
   Atomics.wait(flag, 0, 0, 2_000);
   // The main thread may end first for the same cause (the launcher's broker connection closed with it):
-  // exiting would stop the worker before it ends the group, so the exit waits for the worker to end it.
+  // exiting would stop the worker before it ends the group, so the exit gives the worker up to 2 s to end
+  // it (its SIGTERM ends this process).
   process.once('exit', () => {
     if (Atomics.load(flag, 0) === 1 && lifelineClosed(fd)) Atomics.wait(flag, 0, 1, 2_000);
   });

@@ -47,3 +47,17 @@ export function descendantsOf(pid: number, table: readonly ProcessEntry[] = proc
   }
   return found;
 }
+
+/**
+ * The live children of `pid`: from `/proc/<pid>/task/<pid>/children` (one small file), else from the whole
+ * process table (a kernel without that file).
+ */
+export function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+  } catch {
+    return processTable()
+      .filter((entry) => entry.ppid === pid)
+      .map((entry) => entry.pid);
+  }
+}
