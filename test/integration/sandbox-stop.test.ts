@@ -6,6 +6,20 @@ import { processIsAlive } from '../../src/infra/fs/process-identity.js';
 import { FIXTURES_DIR, waitFor } from '../helpers/fixture-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
+/** An agent (`node -e ''`) in test/fixtures/fake-bwrap.mjs, given `options`, run by the launcher as fed-agent or under the watchdog. */
+function inFakeSandbox(dir: string, endsWithLauncher: boolean, options: string[] = []): Promise<AgentProcess> {
+  return AgentProcess.start({
+    command: [process.execPath, '-e', ''],
+    wrapper: [process.execPath, join(FIXTURES_DIR, 'fake-bwrap.mjs'), dir, ...options],
+    cwd: dir,
+    env: process.env,
+    logFile: join(dir, 'agent.log'),
+    stdin: null,
+    graceMs: 2_000,
+    endsWithLauncher,
+  });
+}
+
 /**
  * A stop that arrives while bwrap is still building the sandbox: its child, the sandbox's init, exists
  * and nothing runs inside yet. Signalled, bwrap would die and leave the init running the command as an
@@ -19,16 +33,7 @@ describe.each([
 ])('a stop while the sandbox is being built, %s', (_, endsWithLauncher) => {
   it('kills the sandbox init, and reports the exit once it is gone', async () => {
     const dir = tempDir();
-    const agent = await AgentProcess.start({
-      command: [process.execPath, '-e', ''],
-      wrapper: [process.execPath, join(FIXTURES_DIR, 'fake-bwrap.mjs'), dir],
-      cwd: dir,
-      env: process.env,
-      logFile: join(dir, 'agent.log'),
-      stdin: null,
-      graceMs: 2_000,
-      endsWithLauncher,
-    });
+    const agent = await inFakeSandbox(dir, endsWithLauncher);
     const initFile = join(dir, 'init.pid');
     onTestFinished(() => {
       const pids = [-agent.pid, ...(existsSync(initFile) ? [Number(readFileSync(initFile, 'utf8'))] : [])];
@@ -57,16 +62,7 @@ describe.each([
 ])('a sandbox whose init outlives its command, %s', (_, endsWithLauncher) => {
   it('reports the exit once the init is gone', async () => {
     const dir = tempDir();
-    const agent = await AgentProcess.start({
-      command: [process.execPath, '-e', ''],
-      wrapper: [process.execPath, join(FIXTURES_DIR, 'fake-bwrap.mjs'), dir, '--run'],
-      cwd: dir,
-      env: process.env,
-      logFile: join(dir, 'agent.log'),
-      stdin: null,
-      graceMs: 2_000,
-      endsWithLauncher,
-    });
+    const agent = await inFakeSandbox(dir, endsWithLauncher, ['--run']);
     const initFile = join(dir, 'init.pid');
     onTestFinished(() => {
       if (existsSync(initFile))
