@@ -9,7 +9,7 @@
  * A chunk must not carry a second copy of a module the CLI bundle has: two copies of zod or of the
  * OpenTelemetry API would be two sets of classes and two global states. So a chunk's import that resolves
  * to a file the CLI bundle holds is answered by the CLI bundle's own module (`__fedLink`), and the build
- * fails if a file still lands in two bundles.
+ * fails if a chunk still holds a copy of its own of a package the CLI bundle holds (buildChunks).
  */
 import { relative } from 'node:path';
 import { build } from 'esbuild';
