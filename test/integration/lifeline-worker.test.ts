@@ -24,7 +24,11 @@ describe('a process that ends with its launcher', () => {
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = once(child, 'exit');
-    const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+    // Its first line, or its early end said (a fixture that fails to start must not wait out the timeout).
+    const [line] = (await Promise.race([
+      once(createInterface({ input: child.stdout! }), 'line'),
+      exited.then(([code]) => Promise.reject(new Error(`lifeline-busy exited ${code} before starting: ${stderr}`))),
+    ])) as [string];
     const { left } = JSON.parse(line) as { left: number };
     onTestFinished(() => {
       for (const pid of [-child.pid!, left]) {
