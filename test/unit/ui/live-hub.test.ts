@@ -109,7 +109,7 @@ describe('the live hub', () => {
     ['from the future', (run: string) => `${run}-99`],
     ['negative', (run: string) => `${run}--1`],
     ['too old', (run: string) => `${run}-1`],
-    ['of another run (a server before a restart)', (run: string) => `${run === '0' ? '1' : '0'}${run.slice(1)}-3`],
+    ['of another run (a server before a restart)', (run: string) => `${run[0] === '0' ? '1' : '0'}${run.slice(1)}-3`],
     ['a bare seq (no run)', () => '3'],
   ])('sends a reset first when the id is %s, carrying the latest seq', (_why, id) => {
     const feed = fakeChanges();
