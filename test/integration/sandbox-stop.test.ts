@@ -2,9 +2,24 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { AgentProcess } from '../../src/apps/launch/agent-process.js';
-import { processIsAlive } from '../../src/infra/fs/process-identity.js';
+
 import { FIXTURES_DIR, waitFor } from '../helpers/fixture-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
+
+/**
+ * How the process `pid` stands, read from /proc: `gone`, `exited` (a zombie its parent has not collected)
+ * or its state letter — read in one go, so a process collected as it is looked at reads as gone.
+ */
+function standing(pid: number): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]!;
+    return state === 'Z' ? 'exited' : `running (${state}, ${stat.slice(stat.indexOf('('), stat.lastIndexOf(')') + 1)})`;
+  } catch {
+    return 'gone';
+  }
+}
+const ended = (pid: number) => ['gone', 'exited'].includes(standing(pid));
 
 /** An agent (`node -e ''`) in test/fixtures/fake-bwrap.mjs, given `options`, run by the launcher as fed-agent or under the watchdog. */
 function inFakeSandbox(dir: string, endsWithLauncher: boolean, options: string[] = []): Promise<AgentProcess> {
@@ -48,7 +63,7 @@ describe.each([
     await waitFor(() => existsSync(initFile), 15_000, 'the sandbox init to start');
     const init = Number(readFileSync(initFile, 'utf8'));
     await agent.stop();
-    expect(processIsAlive(init)).toBe(false);
+    expect(ended(init), standing(init)).toBe(true);
   }, 60_000);
 });
 
@@ -73,6 +88,7 @@ describe.each([
         }
     });
     expect(await agent.exited).toEqual({ code: 0, signal: null });
-    expect(processIsAlive(Number(readFileSync(initFile, 'utf8')))).toBe(false);
+    const init = Number(readFileSync(initFile, 'utf8'));
+    expect(ended(init), standing(init)).toBe(true);
   }, 60_000);
 });
