@@ -17,3 +17,16 @@ export async function repeatEvery(
     if (signal?.aborted) return;
   }
 }
+
+/**
+ * Waits for `settled`, `ms` at most. The timer is cleared as soon as either ends: one left pending would
+ * hold the process open (the last launch of `fed run` would wait out its poll before the command ends).
+ */
+export async function waitAtMost(settled: Promise<unknown>, ms: number): Promise<void> {
+  const timer = new AbortController();
+  try {
+    await Promise.race([settled, sleep(ms, undefined, { signal: timer.signal })]);
+  } finally {
+    timer.abort();
+  }
+}

@@ -61,6 +61,20 @@ describe('fed launch (library)', () => {
     expect(prompt).toContain('fed event SCAN_COMPLETE');
   });
 
+  it('leaves no timer behind once the agent has exited: the last launch of a run never waits out a poll', async () => {
+    const { root, config } = await federationWithMission();
+    const timers = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
+    const before = timers();
+    // A poll an hour long: were its timer to hold the process, `fed launch` and `fed run` would linger that long.
+    const result = await launchTeam(openFederation(root), 'docs', {
+      config,
+      agent: fakeAgent('complete'),
+      pollMs: 3_600_000,
+    });
+    expect(result.outcome).toBe('complete');
+    expect(timers()).toBeLessThanOrEqual(before);
+  });
+
   it('a missing playbook skill is a warning naming the file, not silently dropped from the prompt (#18 item 6)', async () => {
     const { root, config } = await federationWithMission();
     const skill = join(federationPaths(root).skills, `${config.playbookSkill}.md`);

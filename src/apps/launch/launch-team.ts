@@ -38,6 +38,7 @@ import { launchContext } from './launch-context.js';
 import { refuseOverBudget } from './federation-budget.js';
 import { stopOrphanedRun } from './orphan-agent.js';
 import { pushWarning, recordLaunchEnd } from './launch-record.js';
+import { waitAtMost } from '../../infra/repeat.js';
 import { readLastRun, runFields, writeCurrentRun } from './run-records.js';
 import { clearRefusedCompletion } from './refused-completion.js';
 import { RunningAgent } from './running-agent.js';
@@ -284,7 +285,7 @@ async function superviseAgent(launch: Launch, agent: RunningAgent): Promise<void
   const deadline = options.timeoutSeconds ? started + options.timeoutSeconds * 1000 : Number.POSITIVE_INFINITY;
   const wallLimit = limits.maxMinutes ? started + limits.maxMinutes * 60_000 : Number.POSITIVE_INFINITY;
   while (!exited) {
-    await Promise.race([supervised.exited, sleep(options.pollMs ?? 200)]);
+    await waitAtMost(supervised.exited, options.pollMs ?? 200);
     const lifecycle = await launch.watch.catchUp();
     if (exited) break;
     if (lifecycle.snapshot.value === 'paused') agent.stop ??= { kind: 'paused' };
