@@ -13,6 +13,7 @@ import { FEDERATION_JOURNAL_FILE } from './schema/federation-journal.js';
 import { ACCOUNT_LIMITS_DIR } from './schema/account-limit.js';
 import { BRIDGE_LOCK_FILE, BRIDGE_STATE_FILE, CHAT_DIR, CHAT_MESSAGES_DIR } from './schema/chat.js';
 import { NOTIFY_DIR } from './schema/needs-you.js';
+import { TEAM_ACTIVITY_FILE } from './schema/team-activity.js';
 
 /**
  * Where things live (docs/design/spec.md §4.1). A workspace is meta's (the federation root) or a team's (its registry
@@ -57,6 +58,10 @@ export const federationPaths = memoisedPaths((root: string) =>
     registryLock: join(root, FED_DIR, `${REGISTRY_FILE}.lock`),
     /** The digest of the last large registry text fed validated (src/adapters/file/registry-validation.ts). */
     registryValidated: join(root, FED_DIR, `${REGISTRY_FILE}.validated`),
+    /** The teams' activity since the registry last took it in (src/adapters/file/team-activity-file.ts). */
+    teamActivity: join(root, FED_DIR, TEAM_ACTIVITY_FILE),
+    /** The activity a registry write is folding in (or a crashed one left): read too, until it is folded. */
+    teamActivityFolding: join(root, FED_DIR, `${TEAM_ACTIVITY_FILE}.folding`),
     skills: join(root, FED_DIR, 'skills'),
     teams: join(root, FED_DIR, 'teams'),
     worktrees: join(root, FED_DIR, 'worktrees'),

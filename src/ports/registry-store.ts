@@ -55,6 +55,13 @@ export interface RegistryStore {
    * it is read each time.
    */
   watch?(): { current(): Registry | undefined };
+  /**
+   * Optional, for a store that keeps the teams' activity beside the registry instead of rewriting it (the
+   * file store: src/adapters/file/team-activity-file.ts): record that `team` was active at `at` (ISO).
+   * Reads give it as the team's `lastActive` when it is later. A store without it has `lastActive`
+   * refreshed by an update.
+   */
+  touchActivity?(team: string, at: string, options?: RegistryCommitOptions): Promise<void>;
   /** Store `initial` if there is no registry yet (`fed init`); false when one exists (it is left as it is). */
   create(initial: Registry, options?: RegistryCommitOptions): Promise<boolean>;
 }

@@ -247,6 +247,18 @@ describe('team status and activity', () => {
       true,
     );
     expect(await touchLastActive(openFederation(root), 'meta')).toBe(false);
-    expect(readRegistry(root)).toMatchObject({ lockVersion: 2, teams: [{ lastActive: '2026-01-01T00:01:00.000Z' }] });
+    // Kept beside the registry, which reads give with it; the registry file takes it in at its next write.
+    expect(readRegistry(root)).toMatchObject({ lockVersion: 1, teams: [{ lastActive: '2026-01-01T00:01:00.000Z' }] });
+    await writeRegistryStatus(
+      openFederation(root),
+      'docs',
+      { type: 'PAUSE' },
+      { now: () => new Date('2026-01-01T00:00:45Z') },
+    );
+    expect(JSON.parse(readFileSync(federationPaths(root).registry, 'utf8'))).toMatchObject({
+      lockVersion: 2,
+      teams: [{ status: 'paused', lastActive: '2026-01-01T00:01:00.000Z' }],
+    });
+    expect(existsSync(federationPaths(root).teamActivity)).toBe(false);
   });
 });

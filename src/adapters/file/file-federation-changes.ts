@@ -4,6 +4,7 @@ import { FEDERATION_JOURNAL_FILE } from '../../core/schema/federation-journal.js
 import { ENVELOPE_FILE, JOURNAL_FILE } from '../../core/schema/lifecycle-state.js';
 import { RUNS_JOURNAL_FILE } from '../../core/schema/launch-run.js';
 import { REGISTRY_FILE, type RegistryEntry } from '../../core/schema/registry.js';
+import { TEAM_ACTIVITY_FILE } from '../../core/schema/team-activity.js';
 import { CoalesceByKey } from '../../infra/watch/coalesce-by-key.js';
 import { SharedDirectoryWatchers } from '../../infra/watch/shared-directory-watchers.js';
 import { watchFederationFiles } from '../../infra/watch/watch-federation-files.js';
@@ -65,7 +66,8 @@ class FileChangeWatch implements ChangeWatch {
     const meta = workspacePaths(this.root);
     this.stops.push(
       this.folder(federationPaths(this.root).fedDir, (name) => {
-        if (name === null || name === REGISTRY_FILE) this.tell({ scope: 'registry' });
+        // A team's activity is its lastActive as registry reads give it.
+        if (name === null || name === REGISTRY_FILE || name === TEAM_ACTIVITY_FILE) this.tell({ scope: 'registry' });
         if (name === null || name === FEDERATION_JOURNAL_FILE) this.tell({ scope: 'journal' });
       }),
       this.folder(deliveryDirectory(this.root), () => this.tell({ scope: 'delivery' })),

@@ -12,6 +12,7 @@ import type {
 import { commitRegistry, readRegistry, updateRegistryFile } from './registry-file.js';
 import type { Registry } from '../../core/schema/registry.js';
 import { RegistryValidation } from './registry-validation.js';
+import { appendTeamActivity, FOLD_FROM_BYTES } from './team-activity-file.js';
 
 /**
  * The registry as `.fed/team-registry.json` (docs/design/spec.md §2.4): replaced atomically, with the compare-and-swap
@@ -45,6 +46,16 @@ export class FileRegistryStore implements RegistryStore {
   async update(mutate: RegistryMutation, options: RegistryCommitOptions = {}): Promise<RegistryUpdate> {
     this.folders.beforeWrite(dirname(this.location));
     return updateRegistryFile(this.root, mutate, { ...options, validation: this.validation });
+  }
+
+  /**
+   * A line appended to `.fed/team-activity.jsonl`, not a registry write; once that file has grown past a
+   * few KB the registry takes it in (a write of the registry as it is, which folds it).
+   */
+  async touchActivity(team: string, at: string, options: RegistryCommitOptions = {}): Promise<void> {
+    this.folders.beforeWrite(dirname(this.location));
+    if (appendTeamActivity(this.root, { team, at }, options) >= FOLD_FROM_BYTES)
+      await this.update((registry) => registry, options);
   }
 
   async create(initial: Registry, options: RegistryCommitOptions = {}): Promise<boolean> {

@@ -7,6 +7,7 @@ import { federationPaths } from '../../core/layout.js';
 import { nextLockVersion, registrySchema, type Registry } from '../../core/schema/registry.js';
 import type { RegistryMutation, RegistryUpdate } from '../../ports/registry-store.js';
 import { copyFlatRegistry, isFlatRegistry } from './registry-copy.js';
+import { activityFolded, foldTeamActivity, holdActivityForFold, readTeamActivity } from './team-activity-file.js';
 import {
   parseValidatedRegistry,
   REMEMBERED_FROM_BYTES,
@@ -60,15 +61,18 @@ function ownCopy(validated: Validated): Registry {
 }
 
 /**
- * The registry, validated. `validation`: what fed remembers of the registry texts it validated, across
- * commands (registry-validation.ts); without one, a reader only reads that and never writes it.
+ * The registry, validated, each team's `lastActive` its latest activity (team-activity-file.ts).
+ * `validation`: what fed remembers of the registry texts it validated, across commands
+ * (registry-validation.ts); without one, a reader only reads that and never writes it.
  */
 export function readRegistry(root: string, validation = new RegistryValidation(root)): Registry {
   const file = federationPaths(root).registry;
   const text = readTextFile(file, REGISTRY_FIX);
   if (text === undefined)
     throw new NotAFederationError(`${root} is not an initialised federation (no ${file}); run: fed init`);
-  return validatedRegistry(text, file, validation);
+  const registry = validatedRegistry(text, file, validation);
+  foldTeamActivity(registry, readTeamActivity(root));
+  return registry;
 }
 
 /**
@@ -155,15 +159,22 @@ async function commitUnderLock(
   return withLock(
     paths.registryLock,
     (handle) => {
+      // The teams' activity is folded into what is written, and the file it was in then goes (below).
+      holdActivityForFold(root);
+      const activity = readTeamActivity(root);
       const text = readCommitted(file);
       const decision = decide(text, file);
-      if ('unchanged' in decision) return { registry: decision.unchanged, changed: false };
+      if ('unchanged' in decision) {
+        foldTeamActivity(decision.unchanged, activity);
+        return { registry: decision.unchanged, changed: false };
+      }
       const { base } = decision;
       const written: Registry = {
         ...decision.write,
         lastUpdated: (options.now?.() ?? new Date()).toISOString(),
         lockVersion: nextLockVersion(base, file),
       };
+      foldTeamActivity(written, activity);
       const beforeReplace = () => {
         try {
           assertLockHeld(handle);
@@ -176,6 +187,7 @@ async function commitUnderLock(
       };
       const writtenText = toJsonText(written);
       writeFileAtomic(file, writtenText, { ...options, beforeReplace });
+      activityFolded(root);
       try {
         rememberWrite(file, text, { text: writtenText, registry: written }, validation);
       } catch {

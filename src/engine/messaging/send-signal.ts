@@ -159,7 +159,12 @@ async function recordActivity(
   const resolutionMs = options.activityResolutionMs ?? ACTIVITY_RESOLUTION_MS;
   if (!sender.entry || !activityIsStale(sender.entry, now, resolutionMs)) return [];
   try {
-    await touchLastActive(fed, sender.id, { durable: options.durable ?? true, now: () => now, resolutionMs });
+    await touchLastActive(fed, sender.id, {
+      durable: options.durable ?? true,
+      now: () => now,
+      resolutionMs,
+      entry: sender.entry,
+    });
     return [];
   } catch (error) {
     return [

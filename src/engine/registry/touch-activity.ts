@@ -13,15 +13,28 @@ export function activityIsStale(entry: RegistryEntry, now: Date, resolutionMs = 
 
 /**
  * Record activity of a team (docs/design/spec.md §2.4 `lastActive`: signal sent, status update, …). Refreshed only when
- * older than `resolutionMs`, so a busy team does not turn every signal into a registry write; returns
- * whether a write happened. Unknown teams (and `meta`) are ignored.
+ * older than `resolutionMs`, so a busy team does not turn every signal into a write; returns whether one
+ * happened — of its activity, where the store keeps it beside the registry (RegistryStore.touchActivity),
+ * else of the registry. Unknown teams (and `meta`) are ignored.
  */
 export async function touchLastActive(
   fed: Federation,
   team: string,
-  options: UpdateOptions & { resolutionMs?: number } = {},
+  options: UpdateOptions & {
+    resolutionMs?: number;
+    /** The team's entry as the caller just read it (activity included): not read again to judge. */
+    entry?: RegistryEntry;
+  } = {},
 ): Promise<boolean> {
   const now = options.now?.() ?? fed.now();
+  const store = fed.backend.registry;
+  if (store.touchActivity) {
+    // The registry as reads give it (activity included) says whether this one is worth recording.
+    const entry = options.entry ?? findTeam(await store.read(), team);
+    if (!entry || !activityIsStale(entry, now, options.resolutionMs)) return false;
+    await store.touchActivity(team, now.toISOString(), options);
+    return true;
+  }
   const result = await updateRegistry(
     fed,
     (registry) => {

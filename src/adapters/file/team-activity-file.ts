@@ -1,0 +1,93 @@
+import { existsSync, renameSync, unlinkSync } from 'node:fs';
+import { federationPaths } from '../../core/layout.js';
+import { parseJsonLines } from '../../core/schema/json-lines.js';
+import type { Registry } from '../../core/schema/registry.js';
+import { teamActivityLineSchema, type TeamActivityLine } from '../../core/schema/team-activity.js';
+import { appendJsonLine } from '../../infra/fs/append-line.js';
+import type { WriteOptions } from '../../infra/fs/atomic-write.js';
+import { readFileTail } from '../../infra/fs/read-json-file.js';
+
+/**
+ * A team's `lastActive` refresh (a send, at most once a minute per team) is a line appended to
+ * `.fed/team-activity.jsonl`, not a rewrite of the registry: in a federation of a thousand teams the
+ * registry is ~360 KB, and rewriting it for every refresh made each `fed event` of a team idle for a
+ * minute pay a durable replace of it, and busy teams contend for its lock. Every registry read takes each
+ * team's latest line as its `lastActive` when that is later (foldTeamActivity); every registry write folds
+ * the lines in and lets them go (holdActivityForFold, then activityFolded), and an append that finds the
+ * file past FOLD_FROM_BYTES makes such a write, so the file stays a few KB and the registry file itself is
+ * never far behind.
+ *
+ * One race is accepted: an append whose open precedes a write's taking of the file and whose write follows
+ * the write's read of it is lost — one refresh of one team, made again by its next send a minute later.
+ */
+
+/** Past this size an append has the registry take the activity in (about 130 refreshes). */
+export const FOLD_FROM_BYTES = 8 * 1024;
+
+/** At most this much of each activity file is read (its end: the latest lines); a longer one is folded soon. */
+const READ_BYTES = 256 * 1024;
+
+const FIX = 'move it aside; fed starts it again (only lastActive refreshes since the last registry write are in it)';
+
+/** Appends a team's activity; returns the file's size after it (the caller folds past FOLD_FROM_BYTES). */
+export function appendTeamActivity(root: string, line: TeamActivityLine, options: WriteOptions = {}): number {
+  return appendJsonLine(federationPaths(root).teamActivity, line, options);
+}
+
+/** Each team's latest activity in the activity files (the one being folded, then the current one). */
+export function readTeamActivity(root: string): Map<string, string> {
+  const paths = federationPaths(root);
+  const latest = new Map<string, { at: string; ms: number }>();
+  for (const file of [paths.teamActivityFolding, paths.teamActivity]) {
+    const read = readFileTail(file, READ_BYTES, FIX);
+    if (!read) continue;
+    // A window that starts mid-line makes its first line a fragment, skipped like a torn last line.
+    for (const { team, at } of parseJsonLines(read.tail.toString('utf8'), teamActivityLineSchema)) {
+      const ms = Date.parse(at);
+      const known = latest.get(team);
+      if (!known || ms > known.ms) latest.set(team, { at, ms });
+    }
+  }
+  return new Map([...latest].map(([team, { at }]) => [team, at]));
+}
+
+/**
+ * `registry` with each team's `lastActive` the later of its own and its latest activity. Entries that
+ * change are replaced, not changed in place (the caller's registry may share them); true when any did.
+ */
+export function foldTeamActivity(registry: Registry, activity: ReadonlyMap<string, string>): boolean {
+  if (activity.size === 0) return false;
+  let changed = false;
+  registry.teams = registry.teams.map((entry) => {
+    const at = activity.get(entry.domainId);
+    if (at === undefined || (entry.lastActive !== undefined && Date.parse(entry.lastActive) >= Date.parse(at)))
+      return entry;
+    changed = true;
+    return { ...entry, lastActive: at };
+  });
+  return changed;
+}
+
+/**
+ * Under the registry's commit lock, before a write reads the activity: the current file becomes the one
+ * being folded, so appends from now on start a new one. One left by a write that crashed, or that had
+ * nothing to write, is folded first (the current file is taken by a later write).
+ */
+export function holdActivityForFold(root: string): void {
+  const paths = federationPaths(root);
+  if (existsSync(paths.teamActivityFolding)) return;
+  try {
+    renameSync(paths.teamActivity, paths.teamActivityFolding);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
+/** After a registry write that folded the activity in (still under its lock): the folded file goes. */
+export function activityFolded(root: string): void {
+  try {
+    unlinkSync(federationPaths(root).teamActivityFolding);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
