@@ -58,6 +58,17 @@ describe("a team's activity beside the registry (lastActive)", () => {
     expect(existsSync(federationPaths(root).teamActivityFolding)).toBe(false);
   });
 
+  it('is left where it is by a write that is refused or changes nothing', async () => {
+    const root = await federation(['docs']);
+    await store(root).touchActivity!('docs', '2026-01-01T00:05:00.000Z');
+    await expect(writeRegistryStatus(openFederation(root), 'nobody', { type: 'PAUSE' })).rejects.toThrow(/nobody/);
+    await store(root).update!(() => undefined);
+    expect(existsSync(federationPaths(root).teamActivity)).toBe(true);
+    expect(existsSync(federationPaths(root).teamActivityFolding)).toBe(false);
+    expect(fileRegistry(root).lockVersion).toBe(1);
+    expect(lastActive(root, 'docs')).toBe('2026-01-01T00:05:00.000Z');
+  });
+
   it('past a few KB, an append has the registry take the activity in, so the file stays small', async () => {
     const root = await federation(['docs']);
     const file = federationPaths(root).teamActivity;

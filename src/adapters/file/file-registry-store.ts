@@ -1,4 +1,5 @@
 import { dirname } from 'node:path';
+import { FedError } from '../../core/errors.js';
 import { createFileExclusive } from '../../infra/fs/atomic-write.js';
 import type { CheckedRootFolders } from '../checked-root-folders.js';
 import { toJsonText } from '../../core/json-text.js';
@@ -12,7 +13,7 @@ import type {
 import { commitRegistry, readRegistry, updateRegistryFile } from './registry-file.js';
 import type { Registry } from '../../core/schema/registry.js';
 import { RegistryValidation } from './registry-validation.js';
-import { appendTeamActivity, FOLD_FROM_BYTES } from './team-activity-file.js';
+import { activityToFold, appendTeamActivity, FOLD_FROM_BYTES } from './team-activity-file.js';
 
 /**
  * The registry as `.fed/team-registry.json` (docs/design/spec.md §2.4): replaced atomically, with the compare-and-swap
@@ -50,12 +51,19 @@ export class FileRegistryStore implements RegistryStore {
 
   /**
    * A line appended to `.fed/team-activity.jsonl`, not a registry write; once that file has grown past a
-   * few KB the registry takes it in (a write of the registry as it is, which folds it).
+   * few KB the registry takes it in (a write of the registry as it is, which folds it) — unless another
+   * process did meanwhile. That fold is housekeeping: the refresh is recorded already, so its failure (the
+   * commit lock held too long) is left to the next append or registry write.
    */
   async touchActivity(team: string, at: string, options: RegistryCommitOptions = {}): Promise<void> {
     this.folders.beforeWrite(dirname(this.location));
-    if (appendTeamActivity(this.root, { team, at }, options) >= FOLD_FROM_BYTES)
-      await this.update((registry) => registry, options);
+    if (appendTeamActivity(this.root, { team, at }, options) < FOLD_FROM_BYTES) return;
+    try {
+      await this.update((registry) => (activityToFold(this.root) ? registry : undefined), options);
+    } catch (error) {
+      // A lock held too long, a conflict, a file fed cannot write: the next append or registry write folds.
+      if (!(error instanceof FedError) && !(error as NodeJS.ErrnoException).code) throw error;
+    }
   }
 
   async create(initial: Registry, options: RegistryCommitOptions = {}): Promise<boolean> {

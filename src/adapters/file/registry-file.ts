@@ -67,11 +67,13 @@ function ownCopy(validated: Validated): Registry {
  */
 export function readRegistry(root: string, validation = new RegistryValidation(root)): Registry {
   const file = federationPaths(root).registry;
+  // The activity before the registry: a fold between the two reads is then never missed (readTeamActivity).
+  const activity = readTeamActivity(root);
   const text = readTextFile(file, REGISTRY_FIX);
   if (text === undefined)
     throw new NotAFederationError(`${root} is not an initialised federation (no ${file}); run: fed init`);
   const registry = validatedRegistry(text, file, validation);
-  foldTeamActivity(registry, readTeamActivity(root));
+  foldTeamActivity(registry, activity);
   return registry;
 }
 
@@ -159,22 +161,21 @@ async function commitUnderLock(
   return withLock(
     paths.registryLock,
     (handle) => {
-      // The teams' activity is folded into what is written, and the file it was in then goes (below).
-      holdActivityForFold(root);
-      const activity = readTeamActivity(root);
       const text = readCommitted(file);
       const decision = decide(text, file);
+      // Appends take no lock: under it, only what a write folds in is taken from them (and goes after it).
       if ('unchanged' in decision) {
-        foldTeamActivity(decision.unchanged, activity);
+        foldTeamActivity(decision.unchanged, readTeamActivity(root));
         return { registry: decision.unchanged, changed: false };
       }
+      holdActivityForFold(root);
       const { base } = decision;
       const written: Registry = {
         ...decision.write,
         lastUpdated: (options.now?.() ?? new Date()).toISOString(),
         lockVersion: nextLockVersion(base, file),
       };
-      foldTeamActivity(written, activity);
+      foldTeamActivity(written, readTeamActivity(root, { forFold: true }));
       const beforeReplace = () => {
         try {
           assertLockHeld(handle);

@@ -1,4 +1,4 @@
-import { existsSync, renameSync, unlinkSync } from 'node:fs';
+import { existsSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { federationPaths } from '../../core/layout.js';
 import { parseJsonLines } from '../../core/schema/json-lines.js';
 import type { Registry } from '../../core/schema/registry.js';
@@ -24,8 +24,22 @@ import { readFileTail } from '../../infra/fs/read-json-file.js';
 /** Past this size an append has the registry take the activity in (about 130 refreshes). */
 export const FOLD_FROM_BYTES = 8 * 1024;
 
-/** At most this much of each activity file is read (its end: the latest lines); a longer one is folded soon. */
+/** Whether there is activity the registry should take in now (under its commit lock: no fold can run meanwhile). */
+export function activityToFold(root: string): boolean {
+  const paths = federationPaths(root);
+  if (existsSync(paths.teamActivityFolding)) return true;
+  return (statSync(paths.teamActivity, { throwIfNoEntry: false })?.size ?? 0) >= FOLD_FROM_BYTES;
+}
+
+/** At most this much of each activity file is read for a read (its end: the latest lines); a longer one is folded soon. */
 const READ_BYTES = 256 * 1024;
+
+/**
+ * What a fold reads of the file it then removes: all of it in any federation that folds at all (about a
+ * million refreshes). One whose folds kept failing meanwhile (the commit lock held by a stopped process)
+ * loses only refreshes older than that.
+ */
+const FOLD_READ_BYTES = 64 * 1024 * 1024;
 
 const FIX = 'move it aside; fed starts it again (only lastActive refreshes since the last registry write are in it)';
 
@@ -34,12 +48,16 @@ export function appendTeamActivity(root: string, line: TeamActivityLine, options
   return appendJsonLine(federationPaths(root).teamActivity, line, options);
 }
 
-/** Each team's latest activity in the activity files (the one being folded, then the current one). */
-export function readTeamActivity(root: string): Map<string, string> {
+/**
+ * Each team's latest activity in the activity files. The current file is read before the one being folded,
+ * and a reader reads both before the registry: a refresh a fold moves meanwhile is then in what was read,
+ * or in the registry text read after the fold wrote it — never missed by a read that overlaps a fold.
+ */
+export function readTeamActivity(root: string, options: { forFold?: boolean } = {}): Map<string, string> {
   const paths = federationPaths(root);
   const latest = new Map<string, { at: string; ms: number }>();
-  for (const file of [paths.teamActivityFolding, paths.teamActivity]) {
-    const read = readFileTail(file, READ_BYTES, FIX);
+  for (const file of [paths.teamActivity, paths.teamActivityFolding]) {
+    const read = readFileTail(file, options.forFold ? FOLD_READ_BYTES : READ_BYTES, FIX);
     if (!read) continue;
     // A window that starts mid-line makes its first line a fragment, skipped like a torn last line.
     for (const { team, at } of parseJsonLines(read.tail.toString('utf8'), teamActivityLineSchema)) {
@@ -69,9 +87,9 @@ export function foldTeamActivity(registry: Registry, activity: ReadonlyMap<strin
 }
 
 /**
- * Under the registry's commit lock, before a write reads the activity: the current file becomes the one
- * being folded, so appends from now on start a new one. One left by a write that crashed, or that had
- * nothing to write, is folded first (the current file is taken by a later write).
+ * Under the registry's commit lock, once a write is decided and before it reads the activity: the current
+ * file becomes the one being folded, so appends from now on start a new one. One left by a write that
+ * crashed is folded first (the current file is taken by a later write).
  */
 export function holdActivityForFold(root: string): void {
   const paths = federationPaths(root);

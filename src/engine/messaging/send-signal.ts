@@ -146,9 +146,9 @@ function buildMessage(request: SendSignalRequest, from: string, to: string, now:
 }
 
 /**
- * Sending counts as activity (docs/design/spec.md §2.4 `lastActive`), but at most one registry write per minute per
- * team. The signal is already delivered here, so a failure is a warning: reporting the send as failed
- * would make callers retry and deliver it twice.
+ * Sending counts as activity (docs/design/spec.md §2.4 `lastActive`), recorded at most once a minute per team
+ * (touchLastActive). The signal is already delivered here, so a failure is a warning: reporting the send as
+ * failed would make callers retry and deliver it twice.
  */
 async function recordActivity(
   fed: Federation,

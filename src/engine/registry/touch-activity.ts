@@ -3,7 +3,7 @@ import { findTeam } from '../../core/find-team.js';
 import { updateRegistry, type UpdateOptions } from './update-registry.js';
 import type { Federation } from '../context.js';
 
-/** Activity younger than this is not worth a registry write (every write bumps `lockVersion`). */
+/** Activity younger than this is not worth recording again (a line beside the registry, or a registry write). */
 export const ACTIVITY_RESOLUTION_MS = 60_000;
 
 export function activityIsStale(entry: RegistryEntry, now: Date, resolutionMs = ACTIVITY_RESOLUTION_MS): boolean {
