@@ -15,9 +15,9 @@ import type { RegistryEntry } from '../../core/schema/registry.js';
 
 /**
  * A lifecycle moves by xstate's pure `transition(machine, snapshot, event)` (on a scope kept for a walk):
- * no actor is created, started and stopped per apply. What an actor did besides computing the next snapshot is done here: the actions
- * `transition` returns are executed in order, as an actor executes them, and inspection is told about the
- * apply as it would be about an actor's.
+ * no actor is created, started and stopped per apply. What an actor did besides computing the next
+ * snapshot is done here: the actions `transition` returns are executed in order, as an actor executes
+ * them, and inspection is told about the apply as it would be about an actor's.
  */
 
 /**
