@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import {
+  createActor,
   initialTransition,
-  transition,
   type ActorRefLike,
+  type AnyActorScope,
   type AnyMachineSnapshot,
+  type AnyStateMachine,
   type ExecutableActionObject,
   type InspectionEvent,
 } from 'xstate';
@@ -12,10 +14,10 @@ import { FedError } from '../../core/errors.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 
 /**
- * A lifecycle moves by xstate's pure `transition(machine, snapshot, event)`: no actor is created, started
- * and stopped per apply. What an actor did besides computing the next snapshot is done here: the actions
- * `transition` returns are executed in order, as an actor executes them, and inspection is told about the
- * apply as it would be about an actor's.
+ * A lifecycle moves by xstate's pure `transition(machine, snapshot, event)` (on a scope kept for a walk):
+ * no actor is created, started and stopped per apply. What an actor did besides computing the next
+ * snapshot is done here: the actions `transition` returns are executed in order, as an actor executes
+ * them, and inspection is told about the apply as it would be about an actor's.
  */
 
 /**
@@ -30,10 +32,49 @@ export function initialPersistedSnapshot(entry: MachineEntry, at: string): Recor
 }
 
 /**
+ * xstate's pure `transition(machine, snapshot, event)` on one actor scope kept for many transitions. xstate
+ * builds a scope per call, constructing an actor for it, which computes the machine's initial snapshot: two
+ * thirds of a signal's transition when profiled (10 of 15 µs; 10 ms of an apply of 1 000 signals). A walk
+ * moves one lifecycle through its inputs in order, as one actor would through its events, so one scope
+ * serves them all. Like xstate's, the scope executes nothing (the actions are returned, see below) and
+ * lets nothing out; the actor it names is never started. The lifecycle machines are pure definitions
+ * (assigns, guards; no invoke, no spawn), so no child is ever registered in its system between two
+ * transitions.
+ */
+export class TransitionScope {
+  private readonly scope: AnyActorScope;
+  /** The actions of the transition being computed. */
+  private actions: ExecutableActionObject[] = [];
+
+  constructor(private readonly machine: AnyStateMachine) {
+    const self = createActor(machine);
+    this.scope = {
+      self,
+      id: '',
+      sessionId: '',
+      logger: () => {},
+      defer: () => {},
+      emit: () => {},
+      stopChild: () => {},
+      system: self.system,
+      actionExecutor: (action) => void this.actions.push(action),
+    };
+  }
+
+  /** The snapshot `event` leads `snapshot` to, and the actions to execute: what xstate's `transition` returns. */
+  transition(snapshot: AnyMachineSnapshot, event: { type: string }): [AnyMachineSnapshot, ExecutableActionObject[]] {
+    this.actions = [];
+    const next = this.machine.transition(snapshot, event, this.scope) as AnyMachineSnapshot;
+    return [next, this.actions];
+  }
+}
+
+/**
  * The snapshot `event` leads `snapshot` to; the event is known to be accepted. The lifecycle machines'
  * actions are `assign`s (applied inside `transition`, so it returns none to execute); any other action —
  * a machine given one with `provide` — is executed right away, as an actor would. An action that throws is
  * a bug in the machine: the apply fails and nothing is saved (an actor would be left in its error state).
+ * `scope`: the walk's (see TransitionScope); without it, one is made for this transition.
  */
 export function takeTransition(
   entry: MachineEntry,
@@ -41,9 +82,10 @@ export function takeTransition(
   snapshot: AnyMachineSnapshot,
   event: { type: string },
   inspection?: ApplyInspection,
+  scope?: TransitionScope,
 ): AnyMachineSnapshot {
   inspection?.received(event);
-  const next = computeTransition(entry, team, snapshot, event, inspection);
+  const next = computeTransition(entry, team, snapshot, event, inspection, scope);
   inspection?.reached(next, event);
   return next;
 }
@@ -54,9 +96,10 @@ function computeTransition(
   snapshot: AnyMachineSnapshot,
   event: { type: string },
   inspection: ApplyInspection | undefined,
+  scope: TransitionScope | undefined,
 ): AnyMachineSnapshot {
   try {
-    const [next, actions] = transition(entry.machine, snapshot, event as never);
+    const [next, actions] = (scope ?? new TransitionScope(entry.machine)).transition(snapshot, event);
     for (const action of actions) executeAction(action, inspection);
     return next;
   } catch (error) {

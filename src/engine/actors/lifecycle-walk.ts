@@ -7,7 +7,7 @@ import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import { refusalOf, validateAgentEvent } from './event-checks.js';
 import { inInboxOrder, readHeldSignals, type SignalInput } from './held-signals.js';
-import { ApplyInspection, takeTransition } from './lifecycle-transition.js';
+import { ApplyInspection, takeTransition, TransitionScope } from './lifecycle-transition.js';
 import { reportSignalId } from './report-signal-id.js';
 import { eventForSignal, signalCommand } from './signal-events.js';
 import { stateOf } from './state-of.js';
@@ -55,6 +55,8 @@ export class LifecycleWalk {
   private readonly expanded = new Set<string>();
   private readonly entry: MachineEntry;
   private readonly inspection: ApplyInspection | undefined;
+  /** Made at the walk's first move (a walk of ignored signals or held ones needs none). */
+  private scope: TransitionScope | undefined;
 
   constructor(private readonly setup: WalkSetup) {
     const { lifecycle, team, inspect } = setup;
@@ -164,7 +166,8 @@ export class LifecycleWalk {
   }
 
   private move(event: { type: string }): void {
-    this.snapshot = takeTransition(this.entry, this.setup.team, this.snapshot, event, this.inspection);
+    this.scope ??= new TransitionScope(this.entry.machine);
+    this.snapshot = takeTransition(this.entry, this.setup.team, this.snapshot, event, this.inspection, this.scope);
   }
 
   /** The journal line of a step (and the report a state change owes meta). */

@@ -47,4 +47,43 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     // actor. Before issue #31: 18 requests in 18 round trips, plus an ordered consumer's pulls per read.
     expect(cost).toMatchObject({ requests: 14, roundTrips: 9 });
   });
+
+  it('a backlog is applied in batches: one ack create and one journal line per signal, a few requests per batch', async () => {
+    const made = await jetstreamFederations(server)(['docs']);
+    const backend = made.backend as JetStreamBackend;
+    const fed = openFederation(made.root, { backend });
+    const registry = await backend.registry.read();
+    // As `fed actors run --once` builds it (the bench's apply row: 1 000 signals in batches of 256).
+    const consumer = new TeamInboxConsumer(fed, made.teams.docs!, { durable: false, batchSize: 10 });
+    const send = () =>
+      sendSignal(fed, { to: 'docs', type: 'question', subject: `Q ${randomUUID()}`, body: 'x' }, { registry });
+    await send();
+    await consumer.consume();
+    for (let i = 0; i < 30; i++) await send();
+    const counted = await countedSession(backend);
+    const cost = await counted.measure(async () => {
+      const result = await consumer.consume();
+      expect(result.acknowledged).toBe(30);
+    });
+    const { names } = (await backend.streams()).session;
+    const count = (prefix: string) => cost.subjects.filter((subject) => subject.startsWith(prefix)).length;
+    expect({
+      ackCreates: count(`$KV.${names.ackBucket}.docs.`),
+      journalLines: count(`fed.${names.federation}.journal.docs.`),
+      rest: cost.requests - count(`$KV.${names.ackBucket}.docs.`) - count(`fed.${names.federation}.journal.docs.`),
+    }).toEqual({
+      ackCreates: 30,
+      journalLines: 30,
+      // Per batch of 10 (7): the lease (get, create, release), the registry and the lifecycle's version, the
+      // envelope write, the journal's last line. Per pass (2 passes: the second finds nothing left): the
+      // lifecycle's version, the inbox's "last" and "next" lookups of messages and of acks (5); the first
+      // reads the rest of the backlog on a consumer (2: the stream's info, the consumer's creation).
+      rest: 3 * 7 + 2 * 5 + 2,
+    });
+    // Whatever a batch's size, its acks are in flight together, and so are its journal lines: a round trip
+    // per signal would show here as 30 more. Per batch at most 7 (the lease's get, create and release, the
+    // reads, the write, the acks with the journal's last-line lookup, the lines — which still overlap the
+    // acks when that lookup answers first, hence a bound); per pass 2, and 2 for the first's consumer.
+    expect(cost.roundTrips).toBeLessThanOrEqual(3 * 7 + 2 * 2 + 2);
+  });
 });

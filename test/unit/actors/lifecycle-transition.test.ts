@@ -1,5 +1,5 @@
 import { createActor, type InspectionEvent } from 'xstate';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { RegistryEntry } from '../../../src/core/schema/registry.js';
 import {
   ApplyInspection,
@@ -8,6 +8,10 @@ import {
 } from '../../../src/engine/actors/lifecycle-transition.js';
 import { archetypes } from '../../../src/engine/archetypes/catalog.js';
 import { deliverableEntry } from '../../../src/engine/archetypes/deliverable/index.js';
+import { LifecycleWalk } from '../../../src/engine/actors/lifecycle-walk.js';
+import type { LifecycleChange } from '../../../src/engine/actors/lifecycle-types.js';
+import { DEDUPE_UNTIL_ACK } from '../../../src/core/schema/lifecycle-state.js';
+import { SIGNAL_PROTOCOL } from '../../../src/core/schema/signal.js';
 
 /** Lifecycles move by xstate's pure transition(); what an actor did besides is done by lifecycle-transition.ts. */
 const team = { domainId: 'docs' } as RegistryEntry;
@@ -93,5 +97,57 @@ describe('a lifecycle moved without an actor', () => {
         message: expect.stringContaining('(action bug); nothing was saved'),
       }),
     );
+  });
+
+  it('a walk moves through all its inputs on one actor scope: a batch of 256 questions constructs one actor, not one each', async () => {
+    const machine = deliverableEntry.machine;
+    const start = createActor(machine, { input: { at } }).getSnapshot();
+    const questions: LifecycleChange[] = Array.from({ length: 256 }, (_, i) => ({
+      source: 'signal',
+      signal: {
+        id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+        timestamp: at,
+        from: 'meta',
+        to: 'docs',
+        type: 'question',
+        subject: `question ${i}`,
+        body: '',
+        protocol: SIGNAL_PROTOCOL,
+      },
+    }));
+    const walk = new LifecycleWalk({
+      team,
+      lifecycle: {
+        team,
+        entry: deliverableEntry,
+        snapshot: start,
+        envelope: {
+          machineId: deliverableEntry.id,
+          machineVersion: deliverableEntry.version,
+          snapshot: machine.getPersistedSnapshot(start) as Record<string, unknown>,
+          seq: 0,
+          processed: [],
+          dedupe: DEDUPE_UNTIL_ACK,
+          journalTail: [],
+          pendingReports: [],
+          savedAt: at,
+        },
+        stored: false,
+        version: null,
+      },
+      backend: undefined as never,
+      now: () => at,
+      warnings: [],
+    });
+    // An actor computes its machine's initial snapshot when it is constructed: xstate's transition() builds
+    // one per call, which was two thirds of a signal's transition.
+    const constructed = vi.spyOn(machine, 'getInitialSnapshot');
+    try {
+      await walk.run(questions);
+      expect(walk.steps.filter((step) => step.outcome === 'applied')).toHaveLength(256);
+      expect(constructed).toHaveBeenCalledTimes(1);
+    } finally {
+      constructed.mockRestore();
+    }
   });
 });
