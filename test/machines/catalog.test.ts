@@ -64,6 +64,26 @@ describe('machine catalog', () => {
   );
 
   test.each(machineCatalog.map((entry) => [entry.id, entry] as const))(
+    '%s: runs only assign actions (a walk moves it on one actor scope, where no child may register)',
+    (_id, entry) => {
+      const provided = (entry.machine.implementations.actions ?? {}) as Record<string, unknown>;
+      const kindOf = (action: unknown): unknown => {
+        const named = typeof action === 'string' ? action : (action as { type?: unknown }).type;
+        const found = typeof action === 'function' ? action : (provided[named as string] ?? action);
+        return (found as { type?: unknown }).type;
+      };
+      for (const node of allNodes(entry.machine.root)) {
+        const actions = [
+          ...node.entry,
+          ...node.exit,
+          ...[...node.transitions.values()].flat().flatMap((transition) => transition.actions),
+        ];
+        for (const action of actions) expect(kindOf(action), node.id).toBe('xstate.assign');
+      }
+    },
+  );
+
+  test.each(machineCatalog.map((entry) => [entry.id, entry] as const))(
     '%s: is a pure definition (no invoke, no delayed transitions)',
     (_id, entry) => {
       for (const node of allNodes(entry.machine.root)) {

@@ -162,8 +162,9 @@ export class JetStreamLifecycleStore implements LifecycleStore {
     const { session } = await this.streams();
     const last = await this.lastSeq(team);
     const missing = lines.filter((line) => line.seq > last);
-    // The lines are an envelope's, validated when it was read or made by the walk that wrote it: written as
-    // they are (as the file adapter writes them), not parsed again — a zod parse per applied signal.
+    // The lines are an envelope's (validated when it was read, or made by the walk that wrote it) or a
+    // journal read back through its schema (a migration): written as they are, as the file adapter writes
+    // them, not parsed again — a zod parse per applied signal.
     const publish = (line: JournalLine) =>
       session.js.publish(this.names.journalSubject(team.domainId, line.seq), toJsonText(line), {
         msgID: `${team.domainId}.${line.seq}`,

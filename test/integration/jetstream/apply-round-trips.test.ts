@@ -53,7 +53,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     const backend = made.backend as JetStreamBackend;
     const fed = openFederation(made.root, { backend });
     const registry = await backend.registry.read();
-    // As `fed actors run --once` builds it (the bench's apply row: 1 000 signals in batches of 256).
+    // The consumer `fed actors run --once` uses, in batches of 10 (the bench applies 1 000 signals in batches of 256).
     const consumer = new TeamInboxConsumer(fed, made.teams.docs!, { durable: false, batchSize: 10 });
     const send = () =>
       sendSignal(fed, { to: 'docs', type: 'question', subject: `Q ${randomUUID()}`, body: 'x' }, { registry });
