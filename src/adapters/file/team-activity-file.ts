@@ -1,10 +1,10 @@
-import { existsSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import { existsSync, renameSync, statSync } from 'node:fs';
 import { federationPaths } from '../../core/layout.js';
 import { parseJsonLines } from '../../core/schema/json-lines.js';
 import type { Registry } from '../../core/schema/registry.js';
 import { teamActivityLineSchema, type TeamActivityLine } from '../../core/schema/team-activity.js';
 import { appendJsonLine } from '../../infra/fs/append-line.js';
-import type { WriteOptions } from '../../infra/fs/atomic-write.js';
+import { unlinkQuietly, type WriteOptions } from '../../infra/fs/atomic-write.js';
 import { readFileTail } from '../../infra/fs/read-json-file.js';
 
 /**
@@ -103,9 +103,5 @@ export function holdActivityForFold(root: string): void {
 
 /** After a registry write that folded the activity in (still under its lock): the folded file goes. */
 export function activityFolded(root: string): void {
-  try {
-    unlinkSync(federationPaths(root).teamActivityFolding);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
+  unlinkQuietly(federationPaths(root).teamActivityFolding);
 }
