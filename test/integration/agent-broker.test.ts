@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -14,7 +14,7 @@ import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { getTeam } from '../../src/core/find-team.js';
 import { encodeFrame, FRAME, FrameReader } from '../../src/infra/process/broker-protocol.js';
 import { FED_BIN } from '../helpers/fed-cli.js';
-import { waitFor } from '../helpers/fixture-process.js';
+import { startFixture, waitFor } from '../helpers/fixture-process.js';
 import { signalFederation } from '../helpers/signal-federation.js';
 
 /** The broker of team `docs` in a fresh federation (the built fed runs its commands; its events it applies itself). */
@@ -203,6 +203,34 @@ describe("the broker of a sandboxed agent (the launcher's side)", () => {
       stderr: '',
       code: 0,
     });
+  });
+
+  it('tells the built-in agent its event is on its way only once the request has left it', async () => {
+    const { root } = await signalFederation(['docs']);
+    const arrived = join(root, 'arrived');
+    const verdict = join(root, 'verdict');
+    const broker = await AgentBroker.start({
+      socketPath: join(root, '.fed', 'teams', 'docs', '.fed', 'launch', 'broker.sock'),
+      root,
+      env: process.env,
+      applyEvent: async ({ type }) => {
+        writeFileSync(arrived, type);
+        return { stdout: `docs: ${type} applied\n`, warnings: [] };
+      },
+    });
+    onTestFinished(() => broker.close());
+    // The sender, told its event is on its way, blocks its own event loop until the launcher has it: a
+    // request still waiting for that loop would arrive only after the 10 s it gives up.
+    const sender = startFixture('broker-event-sender.mjs', [
+      broker.agentEnv().FED_BROKER!,
+      broker.token,
+      arrived,
+      verdict,
+    ]);
+    const { code, stdout, stderr } = await sender.done;
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    expect(readFileSync(verdict, 'utf8')).toBe('arrived while busy');
+    expect(JSON.parse(stdout)).toEqual({ stdout: 'docs: PLAN_READY applied\n', stderr: '', code: 0 });
   });
 
   it('refuses fed mcp --meta from an agent: meta is not its to serve', async () => {

@@ -18,9 +18,14 @@ export interface BrokerEventAnswer {
 /**
  * One lifecycle event sent to the launcher's broker at `socketPath` (an EVENT request,
  * src/infra/process/broker-protocol.ts), which applies it as `fed event` would and answers as it would.
- * The socket cannot be reached: rejects with the connection's error.
+ * `onSent` is called once the request is handed to the socket: from then on the launcher has it, whatever
+ * the agent does. The socket cannot be reached: rejects with the connection's error.
  */
-export function sendBrokerEvent(socketPath: string, request: BrokerEventRequest): Promise<BrokerEventAnswer> {
+export function sendBrokerEvent(
+  socketPath: string,
+  request: BrokerEventRequest,
+  onSent?: () => void,
+): Promise<BrokerEventAnswer> {
   return new Promise((resolve, reject) => {
     const target = socketAddress(socketPath);
     const socket = connect(target.address);
@@ -30,7 +35,10 @@ export function sendBrokerEvent(socketPath: string, request: BrokerEventRequest)
     socket.on('connect', () => {
       connected = true;
       target.release();
-      socket.write(encodeFrame(FRAME.EVENT, JSON.stringify(request)));
+      socket.write(encodeFrame(FRAME.EVENT, JSON.stringify(request)), (error) => {
+        // Not written (the broker went away): no answer comes, and the close says so.
+        if (!error) onSent?.();
+      });
     });
     socket.on('data', (chunk: Buffer) => {
       let frames;

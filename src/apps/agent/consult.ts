@@ -7,6 +7,7 @@ import { flowText } from './flow-render.js';
 import { traceFlow } from './flow-trace.js';
 import { planMission } from './mission-plan.js';
 import { searchMission } from './mission-search.js';
+import { afterReports, reportsInOrder, type ReportsInOrder } from './reports-in-order.js';
 import { codebaseProblem, FAILURE, type AgentIo } from './run-agent.js';
 import { projectNames, surveyCodebase, type Survey } from './survey.js';
 
@@ -32,17 +33,25 @@ const ANSWER_NAMESPACE = '5b0f3d4e-8a43-4f0e-9c61-3e2d7a9b1c20';
 
 const INDEXING = ['onboarding', 'indexing'];
 
-export async function runConsultant(context: LaunchContext, io: ConsultIo): Promise<ConsultOutcome> {
+export function runConsultant(context: LaunchContext, io: ConsultIo): Promise<ConsultOutcome> {
+  // INDEXING_STARTED is applied while the codebase is indexed (reports-in-order.ts); the rest wait their turn.
+  const reports = reportsInOrder(io.report);
+  return afterReports(reports, consult(context, io, reports));
+}
+
+async function consult(context: LaunchContext, io: ConsultIo, reports: ReportsInOrder): Promise<ConsultOutcome> {
   const fail = async (reason: string): Promise<ConsultOutcome> => {
+    await reports.applied();
     io.log(`failing: ${reason}`);
-    await io.report('FAIL', { reason });
+    await reports.send('FAIL', { reason });
     return { status: 'failed', reason };
   };
-  if (context.state === 'onboarding') await io.report('INDEXING_STARTED', {});
+  if (context.state === 'onboarding') await reports.send('INDEXING_STARTED', {});
   const problem = codebaseProblem(context.codebase);
   if (problem) return fail(`${FAILURE.unreadable}: ${problem}`);
   const survey = surveyCodebase(context.codebase);
   if (survey.files.length === 0) return fail(`${FAILURE.nothingFound}: no files to index in ${context.codebase}`);
+  await reports.applied();
   io.log(`indexed ${survey.files.length} files`);
   if (INDEXING.includes(context.state)) await io.report('INDEX_READY', { filesIndexed: survey.files.length });
 

@@ -8,9 +8,11 @@ import { sendBrokerEvent } from './broker-event.js';
  * applies it as `fed event` does, as the team — no process is started for it; otherwise the way any agent
  * does, by running `fed event` (found on PATH) as a child process with an argument array — no shell.
  * Either way fed validates the event, stamps its time and applies it, and answers what `fed event`
- * prints; a refusal (say the team was paused meanwhile) ends the agent's run.
+ * prints; a refusal (say the team was paused meanwhile) ends the agent's run. `onSent` is called once the
+ * event is on its way (handed to the launcher's socket, or its `fed event` started): an agent may go on
+ * working while it is applied.
  */
-export type ReportEvent = (type: string, data: Record<string, unknown>) => Promise<string>;
+export type ReportEvent = (type: string, data: Record<string, unknown>, onSent?: () => void) => Promise<string>;
 
 export class FedEventError extends FedError {
   constructor(message: string) {
@@ -32,8 +34,8 @@ export function fedEventReporter(options: FedEventOptions): ReportEvent {
   const socketPath = options.env[BROKER_ENV];
   if (socketPath) {
     const token = options.env[BROKER_TOKEN_ENV] ?? '';
-    return async (type, data) => {
-      const answer = await sendBrokerEvent(socketPath, { token, type, data }).catch((error: Error) => {
+    return async (type, data, onSent) => {
+      const answer = await sendBrokerEvent(socketPath, { token, type, data }, onSent).catch((error: Error) => {
         throw new FedEventError(
           `fed event ${type}: cannot reach the launcher's broker at ${socketPath} (${BROKER_ENV}): ${error.message}`,
         );
@@ -44,8 +46,16 @@ export function fedEventReporter(options: FedEventOptions): ReportEvent {
       );
     };
   }
-  return (type, data) =>
-    runFed(options, ['event', '--team', options.team, type, '--data', JSON.stringify(data)], `fed event ${type}`);
+  return (type, data, onSent) => {
+    // The child is started before runFed first waits.
+    const applied = runFed(
+      options,
+      ['event', '--team', options.team, type, '--data', JSON.stringify(data)],
+      `fed event ${type}`,
+    );
+    onSent?.();
+    return applied;
+  };
 }
 
 /** Run one `fed` command for the team (`--root` given), returning its stdout; a failure throws with its stderr. */

@@ -35,8 +35,8 @@ async function main(): Promise<number> {
   const fedOptions = { root: context.root, team: context.team, cwd: context.workspace, env: process.env };
   const report = fedEventReporter(fedOptions);
   const io = {
-    report: async (type: string, data: Record<string, unknown>) => {
-      const output = await report(type, data);
+    report: async (type: string, data: Record<string, unknown>, onSent?: () => void) => {
+      const output = await report(type, data, onSent);
       process.stdout.write(output);
       return output;
     },

@@ -10,6 +10,7 @@ import { MAX_DELIVERABLE_BYTES } from '../../engine/deliverable/check-deliverabl
 import type { LaunchContext } from '../../core/schema/launch-context.js';
 import { DEFAULT_FEDERATION_REPORT } from '../../core/schema/config.js';
 import type { ReportEvent } from './fed-event.js';
+import { afterReports, reportsInOrder, type ReportsInOrder } from './reports-in-order.js';
 import { gatherAreaFacts } from './area-facts.js';
 import { renderAreaDocument } from './area-render.js';
 import { findAreas } from './area-scope.js';
@@ -27,7 +28,9 @@ import { topLevelSources } from './walk-codebase.js';
  * The built-in agent's work (docs/design/spec.md §2.7: gather, analyse, write), one lifecycle state at a time, starting
  * from the state the launch context says: a relaunch after a pause re-derives what the earlier states
  * produced (the survey is read-only and deterministic) and reports only the events still due. Each state's
- * event is sent before the next state's work starts, so the lifecycle always says where the agent is.
+ * event is sent before the next state's work starts, and applied before that work leaves a trace (a log
+ * line, a file, the next event, the outcome), so the lifecycle always says where the agent is
+ * (`reportsInOrder`).
  */
 export interface AgentIo {
   report: ReportEvent;
@@ -90,6 +93,17 @@ function notFound(answer: TopicAnswer): string {
 }
 
 export async function runAgent(context: LaunchContext, domain: string, io: AgentIo): Promise<AgentOutcome> {
+  const reports = reportsInOrder(io.report);
+  // Whatever the outcome, the last report was applied (or refused) before the agent says it is done.
+  return afterReports(reports, work(context, domain, io, reports));
+}
+
+async function work(
+  context: LaunchContext,
+  domain: string,
+  io: AgentIo,
+  reports: ReportsInOrder,
+): Promise<AgentOutcome> {
   if (context.state === 'complete') return { status: 'already-complete' };
   const start = WORK_STATES.indexOf(context.state as (typeof WORK_STATES)[number]);
   if (start === -1) {
@@ -100,8 +114,9 @@ export async function runAgent(context: LaunchContext, domain: string, io: Agent
   }
   const due = (state: (typeof WORK_STATES)[number]) => start <= WORK_STATES.indexOf(state);
   const fail = async (reason: string): Promise<AgentOutcome> => {
+    await reports.applied();
     io.log(`failing: ${reason}`);
-    await io.report('FAIL', { reason });
+    await reports.send('FAIL', { reason });
     return { status: 'failed', reason };
   };
 
@@ -119,7 +134,7 @@ export async function runAgent(context: LaunchContext, domain: string, io: Agent
     io.log(
       `preparing: ${/^[aeiou]/.test(planned.kind) ? 'an' : 'a'} ${planned.kind} document for "${context.mission.subject}" from ${sources.length} sources${topics}`,
     );
-    await io.report('PLAN_READY', { sources });
+    await reports.send('PLAN_READY', { sources });
   }
 
   // scanning: read every file once; what was learned goes to the learning log.
@@ -143,6 +158,7 @@ export async function runAgent(context: LaunchContext, domain: string, io: Agent
   );
   const unanswered = search.answers.filter((a) => !a.answered);
   if (due('scanning')) {
+    await reports.applied();
     appendLearningEntries(context.learningLogPath, [
       ...learningEntries(survey, domain, io.now()),
       ...missionEntries(search, domain, io.now()),
@@ -159,16 +175,15 @@ export async function runAgent(context: LaunchContext, domain: string, io: Agent
     return fail(
       `${FAILURE.nothingFound}: ${unanswered.map(notFound).join('; ')} (searched the paths, declared names and text of ${search.searched} code and documentation files, skipping ${SKIPPED})`,
     );
-  if (due('scanning')) {
-    await io.report('SCAN_COMPLETE', { filesRead: survey.files.length });
-  }
+  if (due('scanning')) await reports.send('SCAN_COMPLETE', { filesRead: survey.files.length });
 
   // distilling: the key findings, and the code excerpt the document shows.
   const insights = distillInsights(survey, search);
   const excerpt = selectExcerpt(survey);
   if (due('distilling')) {
+    await reports.applied();
     io.log(`distilling: ${insights.length} key findings`);
-    await io.report('INSIGHTS_READY', { insights });
+    await reports.send('INSIGHTS_READY', { insights });
   }
 
   // aggregating: write the document, checked against the documentation standards first. A fix attempt
@@ -195,12 +210,14 @@ export async function runAgent(context: LaunchContext, domain: string, io: Agent
         repositoryOverview: context.fix !== undefined,
       })
     : renderDeliverable(input);
-  if (context.fix && sameDocument(context.deliverablePath, markdown)) {
+  const unchanged = context.fix !== undefined && sameDocument(context.deliverablePath, markdown);
+  const check = checkMarkdownText(markdown);
+  await reports.applied();
+  if (context.fix && unchanged) {
     const reason = `${context.fix.reason} (fed-agent has no fuller document to write)`;
     io.log(`cannot fix: ${reason}`);
     return { status: 'unfixed', reason };
   }
-  const check = checkMarkdownText(markdown);
   if (!check.ok) {
     return fail(
       `${FAILURE.noStructure}: ${check.violations.map((v) => `line ${v.line}: ${v.rule}: ${v.message}`).join('; ')}`,
@@ -212,6 +229,6 @@ export async function runAgent(context: LaunchContext, domain: string, io: Agent
   io.log(
     `aggregating: ${context.fix ? `fix attempt ${context.fix.attempt} of ${context.fix.of}: rewrote ${context.deliverablePath} with the overview, for ${context.fix.violations.length} violation(s)` : `wrote ${context.deliverablePath}`} (${bytes} bytes)`,
   );
-  await io.report('DOCUMENT_WRITTEN', { path: context.deliverable, bytes });
+  await reports.send('DOCUMENT_WRITTEN', { path: context.deliverable, bytes });
   return { status: 'complete', path: context.deliverablePath, bytes };
 }

@@ -4,10 +4,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readLaunchContext } from '../../../src/apps/agent/agent-context.js';
 import { FAILURE } from '../../../src/apps/agent/run-agent.js';
+import { FedEventError } from '../../../src/apps/agent/fed-event.js';
 import { checkDeliverable, learningEntrySchema, RefusedError } from '../../../src/index.js';
 import { type LaunchContext } from '../../../src/core/schema/launch-context.js';
 import { frameworkProject, typescriptProject, writeTree } from '../../helpers/fixture-repo.js';
 import { agentContext, runBuiltInAgent } from '../../helpers/agent-document.js';
+import type { AgentIo } from '../../../src/apps/agent/run-agent.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /** A launch context for a team workspace in a temp dir, studying `codebase`. */
@@ -126,6 +128,92 @@ describe('fed-agent lifecycle walk', () => {
     await expect(run(contextFor(codebase, 'failed'))).rejects.toThrow(
       /team "docs" is failed; fed-agent works in preparing, scanning, distilling, aggregating/,
     );
+  });
+});
+
+describe('fed-agent reports while it works', () => {
+  /**
+   * A reporter whose answers the test gives: each report is on its way at once (as a request written to
+   * the launcher's socket is) and waits until `answer` settles it; `onSend` runs as each is sent.
+   */
+  function heldReporter(onSend: (type: string) => void = () => {}) {
+    const sent: string[] = [];
+    const waiting: { type: string; settle: (error?: Error) => void }[] = [];
+    const data: Record<string, unknown>[] = [];
+    const report: AgentIo['report'] = (type, fields, onSent) =>
+      new Promise<string>((resolve, reject) => {
+        sent.push(type);
+        data.push(fields);
+        onSend(type);
+        waiting.push({ type, settle: (error) => (error ? reject(error) : resolve('')) });
+        onSent?.();
+      });
+    /** Settles the one report in flight (there is never more than one), once the agent has sent it. */
+    const answer = async (type: string, error?: Error) => {
+      await expect.poll(() => waiting.map((w) => w.type)).toEqual([type]);
+      waiting.shift()!.settle(error);
+    };
+    return { report, sent, data, answer };
+  }
+
+  /** Until the agent has done all it can before its next wait: its work is synchronous, a timer comes after it. */
+  const agentWaits = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+  it('sends the next report, writes a file or ends only after the last report was applied, one at a time and in order', async () => {
+    const context = contextFor(typescriptProject(tempDir()));
+    const add = (name: string) => writeFileSync(join(context.codebase, name), 'export const late = 1;\n');
+    // The codebase is read once PLAN_READY is on its way and while it is applied: a file added as it is sent
+    // is counted, one added while it waits for its answer is not.
+    const { report, sent, data, answer } = heldReporter((type) => type === 'PLAN_READY' && add('as-sent.ts'));
+    const outcome = runBuiltInAgent(context, report);
+    await expect.poll(() => sent.length).toBe(1);
+    await agentWaits();
+    add('while-applied.ts');
+    // The learning log follows PLAN_READY.
+    expect(existsSync(context.learningLogPath)).toBe(false);
+    await answer('PLAN_READY');
+    await answer('SCAN_COMPLETE');
+    expect(data[1]).toEqual({ filesRead: 11 });
+    expect(existsSync(context.learningLogPath)).toBe(true);
+    // The document is rendered while INSIGHTS_READY is applied, and written after it.
+    await expect.poll(() => sent.length).toBe(3);
+    await agentWaits();
+    expect(existsSync(context.deliverablePath)).toBe(false);
+    await answer('INSIGHTS_READY');
+    await expect.poll(() => sent.length).toBe(4);
+    expect(existsSync(context.deliverablePath)).toBe(true);
+    let ended = false;
+    void outcome.then(() => (ended = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(ended).toBe(false);
+    await answer('DOCUMENT_WRITTEN');
+    expect((await outcome).status).toBe('complete');
+    expect(sent).toEqual(['PLAN_READY', 'SCAN_COMPLETE', 'INSIGHTS_READY', 'DOCUMENT_WRITTEN']);
+  });
+
+  it('a refused report ends the run where the next trace would be: nothing written, nothing more sent', async () => {
+    const context = contextFor(typescriptProject(tempDir()));
+    const { report, sent, answer } = heldReporter();
+    const outcome = runBuiltInAgent(context, report);
+    const refusal = new FedEventError('fed event PLAN_READY exited 2: team "docs" is paused');
+    await answer('PLAN_READY', refusal);
+    await expect(outcome).rejects.toBe(refusal);
+    expect(sent).toEqual(['PLAN_READY']);
+    expect(existsSync(context.learningLogPath)).toBe(false);
+    expect(existsSync(context.deliverablePath)).toBe(false);
+  });
+
+  it('refused while the document is rendered, the document is never written', async () => {
+    const context = contextFor(typescriptProject(tempDir()));
+    const { report, sent, answer } = heldReporter();
+    const outcome = runBuiltInAgent(context, report);
+    await answer('PLAN_READY');
+    await answer('SCAN_COMPLETE');
+    const refusal = new FedEventError('fed event INSIGHTS_READY exited 2: team "docs" is paused');
+    await answer('INSIGHTS_READY', refusal);
+    await expect(outcome).rejects.toBe(refusal);
+    expect(sent).toEqual(['PLAN_READY', 'SCAN_COMPLETE', 'INSIGHTS_READY']);
+    expect(existsSync(context.deliverablePath)).toBe(false);
   });
 });
 
