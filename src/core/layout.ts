@@ -25,8 +25,8 @@ export const FED_DIR = '.fed';
 export const PLAN_FILE = 'plan.json';
 
 /**
- * The paths under one folder (as flat strings: see flattened), computed once per folder and frozen: a
- * command asks for the same team's paths dozens of times, and each set is ~30 paths.
+ * The paths under one folder (kept compact: see flattened and workspacePaths), computed once per folder
+ * and frozen: a command asks for the same team's paths dozens of times, and each set is ~30 paths.
  */
 function memoisedPaths<T extends object>(paths: (dir: string) => T): (dir: string) => Readonly<T> {
   const known = new Map<string, Readonly<T>>();
@@ -92,14 +92,13 @@ export const onboardingPaths = (root: string, domain: string) => ({
   lock: join(root, FED_DIR, ONBOARDING_DIR, `${domain}.lock`),
 });
 
-export const workspacePaths = memoisedPaths((workspace: string) => {
-  // One join normalises the workspace; every other path is fixed names under its `.fed`, appended as
-  // they are (joining and flattening each of them was most of the cost of a thousand teams' paths).
-  const [flatWorkspace, fedDir] = flattened([workspace, join(workspace, FED_DIR)]) as [string, string];
-  const under = (...names: string[]) => [fedDir, ...names].join(sep);
+/**
+ * Where each runtime path of a workspace is under its `.fed`, from the separator on: joined once for
+ * every workspace (see workspacePaths).
+ */
+const UNDER_FED_DIR = (() => {
+  const under = (...names: string[]) => ['', ...names].join(sep);
   return {
-    workspace: flatWorkspace,
-    fedDir,
     marker: under(TEAM_MARKER_FILE),
     signals: under('signals'),
     inbox: under('signals', 'inbox'),
@@ -133,6 +132,22 @@ export const workspacePaths = memoisedPaths((workspace: string) => {
     /** Earlier runs of the team's lifecycle (`fed team retry`): `run-<n>/` with its state and journal. */
     history: under('history'),
   };
+})();
+const UNDER_FED_DIR_KEYS = Object.keys(UNDER_FED_DIR) as (keyof typeof UNDER_FED_DIR)[];
+
+type WorkspacePaths = { workspace: string; fedDir: string } & { [K in keyof typeof UNDER_FED_DIR]: string };
+
+/** Every key of a workspace's paths in place: each set is a copy of it (one shape, its keys stored by name). */
+const WORKSPACE_PATHS_SHAPE: WorkspacePaths = { workspace: '', fedDir: '', ...UNDER_FED_DIR };
+
+export const workspacePaths = memoisedPaths((workspace: string): WorkspacePaths => {
+  // One join normalises the workspace; every other path is its `.fed` and a fixed ending, each a string of
+  // those two pieces that every team shares (V8 copies it into a flat string only when it is used): a
+  // monitoring cycle makes the paths of a thousand teams and uses a few of each.
+  const [flatWorkspace, fedDir] = flattened([workspace, join(workspace, FED_DIR)]) as [string, string];
+  const paths = { ...WORKSPACE_PATHS_SHAPE, workspace: flatWorkspace, fedDir };
+  for (const key of UNDER_FED_DIR_KEYS) paths[key] = fedDir + UNDER_FED_DIR[key];
+  return paths;
 });
 
 /** Workspace of a team for its placement type (docs/design/spec.md §4.1). */

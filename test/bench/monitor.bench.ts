@@ -3,7 +3,10 @@
  * and 1 000 teams, beside a raw reader doing the same essential reads in a process of its own
  * (test/fixtures/bench-monitor-ceiling.mjs: the registry, each team's inbox and outbox listed, its
  * lifecycle read and parsed, its deliverable stat-ed), interleaved round by round. Goal: ≤ 1.5× the raw
- * reader at 1 000 teams, and flat in team count (the ratio at 1 000 not above the one at 100). Each team
+ * reader at 1 000 teams, and flat in team count (the ratio at 1 000 not above the one at 100). Beside it,
+ * with no goal, the ratio to the design's ceiling (test/fixtures/bench-monitor-design-ceiling.mjs: the
+ * same reads as fed's design must make them — an outbox signal acknowledged by its recipient's copy, a
+ * lifecycle read as a file an agent may have planted), measured in the same rounds. Each team
  * has its mission applied (a lifecycle) and `SIGNALS` signals in its inbox, every other one acknowledged,
  * with their outbox copies in meta's outbox. `FED_BENCH_ROUNDS` sets the rounds (default 7).
  */
@@ -91,37 +94,46 @@ export default async function monitorBench(): Promise<void> {
     for (const size of SIZES) roots.push(await federation(size));
     const monitor = (root: string) => () => timed([FED_BIN, 'monitor', '--json'], root);
     const raw = (root: string) => () => timed([join(FIXTURES_DIR, 'bench-monitor-ceiling.mjs'), root], root);
+    const design = (root: string) => () => timed([join(FIXTURES_DIR, 'bench-monitor-design-ceiling.mjs'), root], root);
     // The first run of each leaves fed's code cache and warms the page cache: not measured.
     for (const root of roots) {
       monitor(root)();
       raw(root)();
+      design(root)();
     }
-    // Round by round, at each size: raw reader, fed monitor, raw reader (as reportInterleavedRatios does),
-    // so the ratio at 1 000 teams can be set against the one at 100 of the same round.
+    // Round by round, at each size: raw reader, design's reader, fed monitor, design's reader, raw reader
+    // (each ceiling around the measured run, as reportInterleavedRatios does), so the ratio at 1 000 teams
+    // can be set against the one at 100 of the same round.
     const ratios = SIZES.map(() => [] as number[]);
+    const designRatios = SIZES.map(() => [] as number[]);
     const ceilings = SIZES.map(() => [] as number[]);
+    const designCeilings = SIZES.map(() => [] as number[]);
     for (let round = 0; round < ROUNDS; round++) {
       roots.forEach((root, i) => {
         const before = raw(root)();
+        const designBefore = design(root)();
         const measured = monitor(root)();
+        const designAfter = design(root)();
         const after = raw(root)();
         ceilings[i]!.push(before, after);
+        designCeilings[i]!.push(designBefore, designAfter);
         ratios[i]!.push(measured / ((before + after) / 2));
+        designRatios[i]!.push(measured / ((designBefore + designAfter) / 2));
       });
     }
     SIZES.forEach((size, i) => {
-      const ceiling = summarize(ceilings[i]!);
-      report({
-        name: `raw reader, ${size} teams (ceiling)`,
-        value: ceiling.median,
-        unit: 'ms',
-        spread: ceiling,
-        rounds: ROUNDS,
-      });
+      for (const [name, values] of [
+        [`raw reader, ${size} teams (ceiling)`, ceilings[i]!],
+        [`design's reader, ${size} teams (the design's ceiling)`, designCeilings[i]!],
+      ] as const) {
+        const ceiling = summarize(values);
+        report({ name, value: ceiling.median, unit: 'ms', spread: ceiling, rounds: ROUNDS });
+      }
       reportRoundRatios(`fed monitor --json / raw reader, ${size} teams, time`, ratios[i]!, {
         text: '≤ 1.5×',
         met: (median) => median <= 1.5,
       });
+      reportRoundRatios(`fed monitor --json / design's reader, ${size} teams, time`, designRatios[i]!);
     });
     reportRoundRatios(
       `fed monitor --json: ratio at ${SIZES[1]} teams / ratio at ${SIZES[0]}, same round`,

@@ -31,15 +31,25 @@ function boxNames(dir: string): string[] {
 export function takeCensus(dir: string): BoxCensus {
   // An ack is kept as the name of its signal, cut from its own name: a slice is looked up as it is, where
   // `<signal>.ack` built per signal would be copied whole to be looked up. Each signal is then looked up
-  // once, into a flag beside it: no second list or set of the unacknowledged is built.
+  // once, into a flag beside it, and counted in the same pass: no second list or set of the
+  // unacknowledged is built. (Plain loops: a monitoring cycle runs these a thousand times each, mostly
+  // before V8 has optimised them, and a callback per name or an iterator per box cost twice the time.)
+  const names = boxNames(dir);
   const acked = new Set<string>();
   const signals: string[] = [];
-  for (const name of boxNames(dir)) {
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
     if (isAckFileName(name)) acked.add(name.slice(0, -ACK_FILE_SUFFIX.length));
     else if (isSignalFileName(name)) signals.push(name);
   }
-  const acknowledged = signals.map((name) => acked.has(name));
-  return { signals, acknowledged, unacknowledged: acknowledged.filter((ack) => !ack).length };
+  const acknowledged: boolean[] = new Array<boolean>(signals.length);
+  let unacknowledged = 0;
+  for (let i = 0; i < signals.length; i++) {
+    const ack = acked.has(signals[i]!);
+    acknowledged[i] = ack;
+    if (!ack) unacknowledged++;
+  }
+  return { signals, acknowledged, unacknowledged };
 }
 
 /** Told each inbox's census as it is taken (the monitor picks its stuck-signal candidates from it). */
@@ -65,18 +75,27 @@ export function censusOfBoxes(
   const inboxes = where.map((paths, i): SignalCounts => {
     const box = takeCensus(paths.inbox);
     onInbox?.(parties[i]!, paths.inbox, box);
-    box.signals.forEach((name, j) => {
-      if (!box.acknowledged[j]) acked.set(name, false);
+    const { signals, acknowledged } = box;
+    for (let j = 0; j < signals.length; j++) {
+      const name = signals[j]!;
+      if (!acknowledged[j]) acked.set(name, false);
       else if (!acked.has(name)) acked.set(name, true);
-    });
-    return { total: box.signals.length, unacknowledged: box.unacknowledged };
+    }
+    return { total: signals.length, unacknowledged: box.unacknowledged };
   });
   return new Map(
     parties.map((party, i) => {
       // An outbox's own acks mean nothing: its signals are acknowledged in their recipients' inboxes.
-      const signals = boxNames(where[i]!.outbox).filter(isSignalFileName);
-      const unacknowledged = signals.filter((name) => !(acked.get(name) ?? false)).length;
-      return [party.id, { inbox: inboxes[i]!, outbox: { total: signals.length, unacknowledged } }];
+      const names = boxNames(where[i]!.outbox);
+      let total = 0;
+      let unacknowledged = 0;
+      for (let j = 0; j < names.length; j++) {
+        const name = names[j]!;
+        if (!isSignalFileName(name)) continue;
+        total++;
+        if (!(acked.get(name) ?? false)) unacknowledged++;
+      }
+      return [party.id, { inbox: inboxes[i]!, outbox: { total, unacknowledged } }];
     }),
   );
 }

@@ -6,6 +6,7 @@ import { openForAppend } from '../../infra/fs/open-for-append.js';
 import { workspacePaths } from '../../core/layout.js';
 import {
   envelopeSchema,
+  isWellFormedEnvelope,
   journalLineSchema,
   type JournalLine,
   type LifecycleEnvelope,
@@ -14,12 +15,12 @@ import { lastJsonLines } from '../../core/schema/json-lines.js';
 
 /** The envelope as stored, or undefined when the team has no lifecycle state yet. Broken files are reported, never replaced. */
 export function readEnvelope(workspace: string): LifecycleEnvelope | undefined {
-  return readJsonFile(workspacePaths(workspace).envelope, envelopeSchema);
+  return readJsonFile(workspacePaths(workspace).envelope, envelopeSchema, {}, isWellFormedEnvelope);
 }
 
 /** readEnvelope with the identity of the file read (fileIdentity): the envelope's version. */
 export function readIdentifiedEnvelope(workspace: string): { value: LifecycleEnvelope; identity: string } | undefined {
-  return readIdentifiedJsonFile(workspacePaths(workspace).envelope, envelopeSchema);
+  return readIdentifiedJsonFile(workspacePaths(workspace).envelope, envelopeSchema, isWellFormedEnvelope);
 }
 
 /**

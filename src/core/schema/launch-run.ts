@@ -97,9 +97,9 @@ export type LaunchRun = z.infer<typeof launchRunSchema>;
 
 /**
  * `<workspace>/.fed/logs/runs.totals.json`: what the run journal's first `bytes` add up to (see
- * src/apps/runs/journal-totals.ts), with the SHA-256 of the journal's bytes just before that offset
- * (its last 1 KiB or fewer), so a journal moved aside or rewritten is told from the one added up. A cache:
- * deleting it is safe.
+ * src/apps/runs/journal-totals.ts), with the journal's bytes just before that offset (its last 1 KiB or
+ * fewer, in base64), so a journal moved aside or rewritten is told from the one added up. A cache:
+ * deleting it is safe; one of an older fed (a SHA-256 of those bytes) matches none and is made again.
  */
 export const RUNS_TOTALS_FILE = 'runs.totals.json';
 
@@ -108,7 +108,10 @@ const sum = z.number().nonnegative();
 export const runsTotalsSchema = builtOnFirstUse(() =>
   z.strictObject({
     bytes: count,
-    edge: z.string().regex(/^[0-9a-f]{64}$/),
+    edge: z
+      .string()
+      .max(1368)
+      .regex(/^[A-Za-z0-9+/]*={0,2}$/),
     totals: z.strictObject({
       runs: count,
       turns: sum.nullable(),

@@ -1,7 +1,7 @@
 import type { MachineEntry } from '../../../machines/catalog.js';
 import type { LifecycleSnapshot } from '../../../machines/lifecycle-machine.js';
 import { CorruptFileError, RefusedError } from '../../core/errors.js';
-import { contextSchemaFor } from '../archetypes/catalog.js';
+import { archetypeOfMachine } from '../archetypes/catalog.js';
 import type { LifecycleEnvelope } from '../../core/schema/lifecycle-state.js';
 import { zodProblemText } from '../../core/schema/problems.js';
 import { findSnapshotMigration } from './snapshot-migrations.js';
@@ -49,8 +49,11 @@ export function restoreSnapshot(envelope: LifecycleEnvelope, entry: MachineEntry
     if (persisted.value === undefined) throw new Error('it has no state value');
     // xstate errors and persisted error snapshots (an action that threw) are never resumed from.
     if (persisted.status === 'error') throw new Error('it is an error snapshot (an action failed when it was taken)');
-    const contextSchema = contextSchemaFor(entry.id);
-    const context = contextSchema?.safeParse(persisted.context, { reportInput: true });
+    // The archetype's quick check passes a well-formed context; the schema judges the rest and says what is wrong.
+    const archetype = archetypeOfMachine(entry.id);
+    const context = archetype?.isWellFormedContext(persisted.context)
+      ? undefined
+      : archetype?.contextSchema.safeParse(persisted.context, { reportInput: true });
     if (context && !context.success) {
       throw new Error(`its context does not fit: ${zodProblemText(context.error, { prefix: 'context' })}`);
     }

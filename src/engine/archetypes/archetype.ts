@@ -24,6 +24,11 @@ export interface Archetype<TMachine extends AnyStateMachine = AnyStateMachine> {
   lifecycle: MachineEntry<TMachine>;
   /** The schema of its persisted lifecycle context (refused before restore when it does not fit). */
   contextSchema: z.ZodType;
+  /**
+   * The quick check of contextSchema, in front of it where many lifecycles are restored (`fed monitor`):
+   * it accepts only what the schema accepts, and leaves the rest to the schema (a test compares them).
+   */
+  isWellFormedContext(value: unknown): boolean;
   /** The states it does work in: the ones it can be paused in and resumed to. */
   workStates: readonly string[];
   /** The team studies the codebase read-only: sandboxed where bubblewrap is there, checked before and after otherwise. */

@@ -44,8 +44,3 @@ export const machineCatalog: readonly MachineEntry[] = [
 export function archetypeOfMachine(machineId: string): Archetype | undefined {
   return archetypes.find((archetype) => archetype.lifecycle.id === machineId);
 }
-
-/** The persisted-context schema of a lifecycle, by machine id. */
-export function contextSchemaFor(machineId: string) {
-  return archetypeOfMachine(machineId)?.contextSchema;
-}

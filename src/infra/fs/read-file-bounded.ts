@@ -16,6 +16,11 @@ export interface BoundedReadOptions {
   noFollow?: boolean;
   /** Also give the identity (fileIdentity) of the very file read, from its descriptor. */
   identify?: boolean;
+  /**
+   * With `identify`: `changedMs` from a second look at the descriptor after the read, so a file written in
+   * place while it was read shows as just changed (the identity is of the first look, before the read).
+   */
+  changedAfterRead?: boolean;
 }
 
 /**
@@ -26,14 +31,21 @@ export function fileIdentity(stat: BigIntStats): string {
   return `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
 }
 
-export type BoundedRead =
-  /** `identity` when asked for (`identify`). */
-  | { ok: true; bytes: Buffer; stat: Stats; identity?: string }
+/** The stat of the descriptor read: with bigint fields when the identity is asked for (`identify`). */
+export type BoundedRead<S extends Stats | BigIntStats = Stats> =
+  /** `identity` and `changedMs` (its ctime, in ms) when asked for (`identify`). */
+  | { ok: true; bytes: Buffer; stat: S; identity?: string; changedMs?: number }
   /** `stat` is there when the file could be opened; `code` is the errno when opening or reading failed. */
-  | { ok: false; problem: string; stat?: Stats; code?: string };
+  | { ok: false; problem: string; stat?: S; code?: string };
 
 /** Read `path` within the bounds; every unusable file is a result with a reason. Throws only ENOENT. */
-export function readFileBounded(path: string, options: BoundedReadOptions = {}): BoundedRead {
+export function readFileBounded(
+  path: string,
+  options: BoundedReadOptions & { identify: true },
+): BoundedRead<BigIntStats>;
+export function readFileBounded(path: string, options?: BoundedReadOptions & { identify?: false }): BoundedRead;
+export function readFileBounded(path: string, options?: BoundedReadOptions): BoundedRead<Stats | BigIntStats>;
+export function readFileBounded(path: string, options: BoundedReadOptions = {}): BoundedRead<Stats | BigIntStats> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_FILE_BYTES;
   let fd: number;
   try {
@@ -45,14 +57,20 @@ export function readFileBounded(path: string, options: BoundedReadOptions = {}):
     return { ok: false, problem: `cannot be read (${code ?? (error as Error).message})`, code };
   }
   try {
-    const stat = fstatSync(fd);
+    // One fstat, which also gives the identity when it is asked for: of the descriptor read, so a file
+    // replaced at the path meanwhile cannot lend the bytes another identity. Taken before the read: a file
+    // changed in place while it is read (never by fed, which replaces) has another identity by the next
+    // look — unless a write of the same length was already under way, whose times the filesystem may have
+    // set before its bytes: that bytes and identity match is only sure of files replaced, as fed's are.
+    const stat = options.identify ? fstatSync(fd, { bigint: true }) : fstatSync(fd);
+    const size = Number(stat.size);
     if (!stat.isFile()) return { ok: false, problem: `${kindOf(stat)}, not a regular file`, stat };
-    if (stat.size > maxBytes)
-      return { ok: false, problem: `the file is ${stat.size} bytes, over the ${maxBytes}-byte limit`, stat };
+    if (size > maxBytes)
+      return { ok: false, problem: `the file is ${size} bytes, over the ${maxBytes}-byte limit`, stat };
     // Read at most one byte past the limit: a file growing while it is read cannot make this unbounded.
     // A size of 0 may be unknown rather than empty (procfs: /proc/version): then it is read to its end.
-    const sizeKnown = stat.size > 0;
-    let buffer = Buffer.allocUnsafe(Math.min(sizeKnown ? stat.size : 4096, maxBytes) + 1);
+    const sizeKnown = size > 0;
+    let buffer = Buffer.allocUnsafe(Math.min(sizeKnown ? size : 4096, maxBytes) + 1);
     let length = 0;
     for (;;) {
       const asked = buffer.length - length;
@@ -76,9 +94,14 @@ export function readFileBounded(path: string, options: BoundedReadOptions = {}):
           : `the file is over the ${maxBytes}-byte limit`,
         stat,
       };
-    // Of the descriptor read: a file replaced at the path meanwhile cannot lend the bytes another identity.
-    const identity = options.identify ? fileIdentity(fstatSync(fd, { bigint: true })) : undefined;
-    return { ok: true, bytes: buffer.subarray(0, length), stat, ...(identity !== undefined && { identity }) };
+    const changed = options.changedAfterRead ? fstatSync(fd, { bigint: true }) : stat;
+    const identified = options.identify
+      ? {
+          identity: fileIdentity(stat as BigIntStats),
+          changedMs: Number((changed as BigIntStats).ctimeNs / 1_000_000n),
+        }
+      : {};
+    return { ok: true, bytes: buffer.subarray(0, length), stat, ...identified };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return { ok: false, problem: `cannot be read (${code ?? (error as Error).message})`, code };
@@ -88,7 +111,7 @@ export function readFileBounded(path: string, options: BoundedReadOptions = {}):
 }
 
 /** What a file that is not a regular file is, for messages ("a named pipe (FIFO)"). */
-export function kindOf(stat: Stats): string {
+export function kindOf(stat: Stats | BigIntStats): string {
   if (stat.isDirectory()) return 'a directory';
   if (stat.isFIFO()) return 'a named pipe (FIFO)';
   if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';

@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, type BigIntStats, type Stats } from 'node:fs';
 import {
   DEFAULT_MAX_FILE_BYTES,
   kindOf,
@@ -77,12 +77,28 @@ export function readTextFile(path: string, fix: string, options: BoundedReadOpti
   return readUsableFile(path, fix, options)?.bytes.toString('utf8');
 }
 
+/**
+ * readTextFile with the identity of the file read (fileIdentity, of the descriptor read, as it was opened)
+ * and when it last changed (its ctime, in ms, looked at after the read: a write in place while it was read
+ * shows as a change just made), and when it was read (`readAtMs`, this clock just after that look): what a
+ * cache of what was found in that file is keyed by.
+ */
+export function readIdentifiedTextFile(
+  path: string,
+  fix: string,
+  options: BoundedReadOptions = {},
+): { text: string; identity: string; changedMs: number; readAtMs: number } | undefined {
+  const read = readUsableFile(path, fix, { ...options, identify: true, changedAfterRead: true });
+  const readAtMs = Date.now();
+  return read && { text: read.bytes.toString('utf8'), identity: read.identity!, changedMs: read.changedMs!, readAtMs };
+}
+
 function readUsableFile(
   path: string,
   fix: string,
   options: BoundedReadOptions,
-): Extract<BoundedRead, { ok: true }> | undefined {
-  let read: BoundedRead;
+): Extract<BoundedRead<Stats | BigIntStats>, { ok: true }> | undefined {
+  let read: BoundedRead<Stats | BigIntStats>;
   try {
     read = readFileBounded(path, options);
   } catch (error) {
@@ -94,13 +110,21 @@ function readUsableFile(
 }
 
 /**
- * Parse the text of a file fed manages with its schema. A file that is not JSON, or not the format, is a
- * CorruptFileError naming the file and every problem (line and column for bad JSON) — never reset.
+ * A quick check of parsed JSON against a schema (e.g. isWellFormedEnvelope): it accepts only what the
+ * schema accepts, as the schema would give it, and leaves everything else to the schema.
  */
-export function parseJsonFile<T>(text: string, file: string, schema: z.ZodType<T>): T {
+export type QuickCheck<T> = (value: unknown) => value is T;
+
+/**
+ * Parse the text of a file fed manages with its schema. A file that is not JSON, or not the format, is a
+ * CorruptFileError naming the file and every problem (line and column for bad JSON) — never reset. What
+ * `quick` accepts is not parsed again by the schema.
+ */
+export function parseJsonFile<T>(text: string, file: string, schema: z.ZodType<T>, quick?: QuickCheck<T>): T {
   const json = parseJsonText(text);
   if (!json.ok)
     throw new CorruptFileError(file, `not valid JSON at line ${json.line}, column ${json.column} (${json.message})`);
+  if (quick?.(json.value)) return json.value;
   const parsed = schema.safeParse(json.value, { reportInput: true });
   if (!parsed.success) throw new CorruptFileError(file, zodProblemText(parsed.error));
   return parsed.data;
@@ -109,9 +133,14 @@ export function parseJsonFile<T>(text: string, file: string, schema: z.ZodType<T
 const KEEP_IT = 'fed will not overwrite it; move it aside or restore it from a backup';
 
 /** Read (bounded) and parse a file with its schema; undefined when the file does not exist. */
-export function readJsonFile<T>(file: string, schema: z.ZodType<T>, options: BoundedReadOptions = {}): T | undefined {
+export function readJsonFile<T>(
+  file: string,
+  schema: z.ZodType<T>,
+  options: BoundedReadOptions = {},
+  quick?: QuickCheck<T>,
+): T | undefined {
   const text = readTextFile(file, KEEP_IT, options);
-  return text === undefined ? undefined : parseJsonFile(text, file, schema);
+  return text === undefined ? undefined : parseJsonFile(text, file, schema, quick);
 }
 
 /**
@@ -122,7 +151,8 @@ export function readJsonFile<T>(file: string, schema: z.ZodType<T>, options: Bou
 export function readIdentifiedJsonFile<T>(
   file: string,
   schema: z.ZodType<T>,
+  quick?: QuickCheck<T>,
 ): { value: T; identity: string } | undefined {
   const read = readUsableFile(file, KEEP_IT, { identify: true, noFollow: true });
-  return read && { value: parseJsonFile(read.bytes.toString('utf8'), file, schema), identity: read.identity! };
+  return read && { value: parseJsonFile(read.bytes.toString('utf8'), file, schema, quick), identity: read.identity! };
 }

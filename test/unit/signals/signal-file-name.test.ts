@@ -10,6 +10,7 @@ import {
   MAX_SUBJECT_SLUG_LENGTH,
   sameSubjectPattern,
   signalFileName,
+  signalTypeOfName,
   subjectSlug,
 } from '../../../src/adapters/file/signals/signal-file-name.js';
 
@@ -93,5 +94,33 @@ describe('signal file names (docs/design/spec.md §4.2)', () => {
     expect(nameHint(suffixedName(name, 3))).toEqual({ time: Date.parse('2026-01-31T12:04:05Z'), type: 'question' });
     expect(nameHint('2026-01-31T120405Z-memo-x.json')).toBeUndefined();
     expect(nameHint('from-another-tool.json')).toBeUndefined();
+  });
+
+  it('reads the type alone exactly as nameHint reads it, from every kind of name', () => {
+    const times = [
+      '2026-01-31T120405Z',
+      '2026-1-31T120405Z',
+      '2026-01-31T12045Z',
+      '2026-01-31t120405Z',
+      '２026-01-31T120405Z',
+    ];
+    const rests = [
+      'question-x.json',
+      'report-',
+      'alert-a-b.json.ack',
+      'directive',
+      'reports-x.json',
+      'repor-x.json',
+      'Report-x.json',
+      'memo-x.json',
+      '-report-x.json',
+      'report_x.json',
+      '',
+    ];
+    const names = times.flatMap((time) =>
+      rests.flatMap((rest) => [`${time}-${rest}`, `${time}${rest}`, `.${time}-${rest}`]),
+    );
+    expect(names.filter((name) => signalTypeOfName(name) !== undefined).length).toBeGreaterThan(3);
+    for (const name of names) expect(signalTypeOfName(name), name).toBe(nameHint(name)?.type);
   });
 });

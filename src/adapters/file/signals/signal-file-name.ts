@@ -84,10 +84,21 @@ export function nameHint(name: string): { time: number; type: SignalType } | und
   return { time: Date.parse(`${match[1]}T${match[2]}:${match[3]}:${match[4]}Z`), type: match[5] };
 }
 
-/** nameHint's type alone, without parsing the time: a census asks it of every name of every inbox. */
+/** The time NAMED matches, without capturing: what a name is tested with before its type is looked at. */
+const NAMED_TIME = /^\d{4}-\d{2}-\d{2}T\d{6}Z-/;
+/** Where NAMED's type starts (after the time and its `-`). */
+const TYPE_AT = '2026-01-31T120405Z-'.length;
+/** Each type with the `-` NAMED wants after it. */
+const NAMED_TYPES = SIGNAL_TYPES.map((type) => ({ type, named: `${type}-` }));
+
+/**
+ * nameHint's type alone, without parsing the time: a census asks it of every name of every inbox, so
+ * it is found in place, with no match or string made (NAMED's run of letters is a type only when the
+ * `-` after it is where the type's own name ends).
+ */
 export function signalTypeOfName(name: string): SignalType | undefined {
-  const type = NAMED.exec(name)?.[5];
-  return type !== undefined && isSignalType(type) ? type : undefined;
+  const found = NAMED_TYPES.find(({ named }) => name.startsWith(named, TYPE_AT));
+  return found && NAMED_TIME.test(name) ? found.type : undefined;
 }
 
 function isSignalType(type: string): type is SignalType {

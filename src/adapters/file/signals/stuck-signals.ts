@@ -147,10 +147,12 @@ export function stuckCandidatesOfCensus(
     onInbox: (party, inbox, census) => {
       const archived = party.entry !== undefined && statusOf(party.entry) === 'archived';
       const names: InboxName[] = [];
-      census.signals.forEach((name, j) => {
+      // A plain loop, as the census's (box-census.ts): it runs for every name of every inbox.
+      for (let j = 0; j < census.signals.length; j++) {
+        const name = census.signals[j]!;
         const acknowledged = census.acknowledged[j]!;
         if (stuckCandidate(name, acknowledged, archived, deadlines, now)) names.push({ name, acknowledged });
-      });
+      }
       candidates.set(inbox, names);
     },
     listed: (inbox) => candidates.get(inbox),

@@ -12,7 +12,7 @@ import { worktreeBranch } from '../../registry/placement.js';
 import type { LaunchContext } from '../../../core/schema/launch-context.js';
 import type { RegistryEntry } from '../../../core/schema/registry.js';
 import type { Archetype } from '../archetype.js';
-import { codingContextSchema } from './context-schema.js';
+import { codingContextSchema, isWellFormedCodingContext } from './context-schema.js';
 import { codingModelTest } from './model-samples.js';
 // Old snapshots load: the migrations of the coding lifecycle register with the archetype.
 import './snapshot-migration.js';
@@ -30,6 +30,7 @@ export const codingArchetype: Archetype<CodingMachine> = {
   summary: 'changes the codebase on its branch fed/<domain> until meta reviews and merges it',
   lifecycle: codingEntry,
   contextSchema: codingContextSchema,
+  isWellFormedContext: isWellFormedCodingContext,
   workStates: CODING_WORK_STATES,
   readOnlyCodebase: false,
   producesDocument: false,

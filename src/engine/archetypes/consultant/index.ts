@@ -9,7 +9,7 @@ import { CONSULTANT_WORK_STATES, consultantEventSchema } from '../../../../machi
 import { META } from '../../../core/schema/common.js';
 import type { Archetype } from '../archetype.js';
 import { answerSubject } from './answer-reference.js';
-import { consultantContextSchema } from './context-schema.js';
+import { consultantContextSchema, isWellFormedConsultantContext } from './context-schema.js';
 import { consultantModelTest } from './model-samples.js';
 
 export const consultantEntry = machineEntry(
@@ -29,6 +29,7 @@ export const consultantArchetype: Archetype<ConsultantMachine> = {
   summary: 'indexes the codebase once, then answers question signals with report signals until meta retires it',
   lifecycle: consultantEntry,
   contextSchema: consultantContextSchema,
+  isWellFormedContext: isWellFormedConsultantContext,
   workStates: CONSULTANT_WORK_STATES,
   // It reads the codebase to answer; it has no reason to change it.
   readOnlyCodebase: true,

@@ -10,7 +10,7 @@ import {
 import { DELIVERABLE_WORK_STATES, deliverableEventSchema } from '../../../../machines/deliverable.types.js';
 import type { Archetype } from '../archetype.js';
 import { deliverableCompletion } from './completion.js';
-import { deliverableContextSchema } from './context-schema.js';
+import { deliverableContextSchema, isWellFormedDeliverableContext } from './context-schema.js';
 import { deliverableModelTest } from './model-samples.js';
 
 export const deliverableEntry = machineEntry(
@@ -26,6 +26,7 @@ export const deliverableArchetype: Archetype<DeliverableMachine> = {
   summary: 'studies the codebase read-only and writes a Markdown deliverable that passes fed deliverable check',
   lifecycle: deliverableEntry,
   contextSchema: deliverableContextSchema,
+  isWellFormedContext: isWellFormedDeliverableContext,
   workStates: DELIVERABLE_WORK_STATES,
   readOnlyCodebase: true,
   producesDocument: true,
