@@ -11,7 +11,9 @@
  * federation of 1 000 teams and in one with a long history (test/helpers/big-federations.ts says what each holds).
  * There every command is a real one too: a `fed event` in the big federation moves a fresh team
  * preparing → scanning; in the long one, a question arrives (untimed, as the team actor applies it) and
- * `fed event ANSWER_SENT` moves the consultant researching → ready, each reporting to meta.
+ * `fed event ANSWER_SENT` moves the consultant researching → ready, each reporting to meta. With the long
+ * history, `fed team show` is also set beside the feature's own ceiling: a node start that lists the
+ * consultant's inbox, what showing its pending signals cannot do without.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -24,6 +26,7 @@ import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { FED_BIN } from '../helpers/fed-cli.js';
 import { reportInterleavedRatios } from './harness.js';
 import { openFederation } from '../../src/engine/context.js';
+import { workspacePaths } from '../../src/core/layout.js';
 import { askQuestion, longHistoryFederation, manyTeamsFederation } from '../helpers/big-federations.js';
 
 const ROUNDS = 11;
@@ -120,6 +123,17 @@ async function bigFederations(codeCache: string, small: string, smallTeam: strin
       { name: `fed team show, ${TEAMS} teams`, run: show(many.root, many.ready[BIG_ROUNDS]!), max: 1.8 },
       { name: `fed team show, ${ANSWERED} questions answered`, run: show(long.root, long.team), max: 1.8 },
     ],
+    BIG_ROUNDS,
+  );
+  // The feature's own ceiling with a long history: showing the pending signals means listing the inbox,
+  // 10 000 files (a question and its ack each) never archived — a node start that only lists it.
+  const inbox = workspacePaths(getTeam(readRegistry(long.root), long.team).location).inbox;
+  await reportInterleavedRatios(
+    {
+      name: "node listing the consultant's inbox",
+      run: () => timed(['-e', `require('node:fs').readdirSync(${JSON.stringify(inbox)})`]),
+    },
+    [{ name: `fed team show, ${ANSWERED} questions answered`, run: show(long.root, long.team) }],
     BIG_ROUNDS,
   );
   for (const root of [many.root, long.root]) rmSync(root, { recursive: true, force: true });

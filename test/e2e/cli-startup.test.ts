@@ -100,6 +100,18 @@ describe('fast start: what a command initialises', () => {
     }
   });
 
+  it('`fed team show` initialises what only other team subcommands use: none of it', async () => {
+    const modules = initialisedWith(await cliModuleGraph(), 'src/cli/commands/team.ts');
+    for (const module of [
+      'src/engine/registry/onboard.ts',
+      'src/engine/registry/remove-team.ts',
+      'src/apps/run/team-retry.ts',
+      'src/engine/actors/team-status-command.ts',
+      'src/engine/delivery/alert-stuck-signals.ts',
+    ])
+      expect(initialises(modules, module), `fed team initialises ${module} up front`).toBe(false);
+  });
+
   it('`fed` sets zod to jitless as it loads a command, not for `--version` (test/e2e/fed-agent.test.ts: no parser is generated)', async () => {
     const io = { stdout: () => {}, stderr: () => {}, env: {}, cwd: process.cwd(), isTTY: false };
     expect(z.config().jitless).toBeUndefined();

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { applyLifecycleInputs, initFederation, onboardTeam, sendSignal } from '../../src/index.js';
 import { openFederation } from '../../src/engine/context.js';
@@ -6,7 +6,7 @@ import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { updateRegistry } from '../../src/engine/registry/update-registry.js';
 import { getTeam } from '../../src/core/find-team.js';
 import { federationPaths } from '../../src/core/layout.js';
-import { REMEMBERED_FROM_BYTES } from '../../src/adapters/file/registry-validation.js';
+import { REMEMBERED_FROM_BYTES, RegistryValidation } from '../../src/adapters/file/registry-validation.js';
 import { registryEntrySchema, registrySchema, type RegistryEntry } from '../../src/core/schema/registry.js';
 import { fedInProcess } from '../helpers/fed-in-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -158,5 +158,83 @@ describe('fed event in a federation of many teams', () => {
     const { root } = await federation(TEAMS);
     expect(await event(root)).toMatchObject({ code: 0, stderr: '' });
     expect(existsSync(federationPaths(root).registryValidated)).toBe(false);
+  });
+});
+
+describe('the identity of a settled registry', () => {
+  /** The lines of `.fed/team-registry.json.validated`: the digest, then the identity once kept. */
+  const kept = (root: string) => readFileSync(federationPaths(root).registryValidated, 'utf8').split('\n');
+  /** This process's clock, `ms` after the registry file last changed. */
+  const sinceChange = (root: string, ms: number) =>
+    vi.spyOn(Date, 'now').mockReturnValue(statSync(federationPaths(root).registry).ctimeMs + ms);
+  const show = (root: string) => fedInProcess(['team', 'show', 'team-20'], root);
+
+  it('keeps it once the file has not changed for 2 s, and then spares hashing the text', async () => {
+    const { root } = await federation(1_000);
+    // Changed half a second ago: a change within the same tick of the filesystem's clock could keep the
+    // identity it has, so only the digest is kept.
+    sinceChange(root, 500);
+    forget();
+    expect(await show(root)).toMatchObject({ code: 0, stderr: '' });
+    expect(kept(root)).toHaveLength(1);
+    sinceChange(root, 3_000);
+    forget();
+    expect(await show(root)).toMatchObject({ code: 0, stderr: '' });
+    expect(kept(root)).toHaveLength(2);
+    // The identity alone vouches for the text: with the digest beside it wrong, nothing is validated again.
+    writeFileSync(federationPaths(root).registryValidated, ['0'.repeat(64), kept(root)[1]].join('\n'));
+    forget();
+    const wholes = vi.spyOn(registrySchema, 'safeParse');
+    expect(await show(root)).toMatchObject({ code: 0, stderr: '' });
+    expect(await event(root)).toMatchObject({ code: 0, stderr: '' });
+    expect(wholeValidations(wholes)).toBe(0);
+  });
+
+  it('never believes the identity of a file that changed as it was read: its bytes may be of a write in place', async () => {
+    const { root } = await federation(1_000);
+    sinceChange(root, 3_000);
+    forget();
+    expect(await show(root)).toMatchObject({ code: 0, stderr: '' });
+    const line = kept(root)[1]!;
+    // The identity as the descriptor had it when opened; the bytes of a write in place made as it was read.
+    const identity = line.slice(line.indexOf(' ') + 1);
+    const torn = readFileSync(federationPaths(root).registry, 'utf8').replace('"team-999"', '"Team-99x"');
+    const validation = new RegistryValidation(root);
+    const now = Date.now();
+    // Changed as it was read (its ctime, looked at after the read, is the read's time): the digest decides,
+    // and refuses — however long after the read it is asked (a long validation, a stopped process).
+    expect(validation.validated(torn, { identity, changedMs: now, readAtMs: now })).toBe(false);
+    sinceChange(root, 60_000);
+    expect(validation.validated(torn, { identity, changedMs: now, readAtMs: now })).toBe(false);
+    // What the identity alone would have vouched for.
+    expect(validation.validated(torn, { identity, changedMs: now - 3_000, readAtMs: now })).toBe(true);
+  });
+
+  it('never believes an identity the file no longer has: a same-size edit in place that keeps the mtime', async () => {
+    const { root } = await federation(1_000);
+    const file = federationPaths(root).registry;
+    sinceChange(root, 3_000);
+    forget();
+    expect(await show(root)).toMatchObject({ code: 0, stderr: '' });
+    expect(kept(root)).toHaveLength(2);
+    // Written in place (the same inode), as long as it was, its mtime set back: its ctime cannot be.
+    const editInPlace = (from: string, to: string) => {
+      const { atime, mtime } = statSync(file);
+      writeFileSync(file, readFileSync(file, 'utf8').replace(from, to));
+      utimesSync(file, atime, mtime);
+    };
+    const wholes = vi.spyOn(registrySchema, 'safeParse');
+    editInPlace('"team-999"', '"team-99x"');
+    // Settled again by the next read, so that the identity is compared (not passed over as just changed).
+    sinceChange(root, 3_000);
+    forget();
+    expect(await show(root)).toMatchObject({ code: 0, stderr: '' });
+    expect(wholeValidations(wholes)).toBe(1);
+    editInPlace('"team-99x"', '"Team-99x"');
+    sinceChange(root, 3_000);
+    forget();
+    const refused = await show(root);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/team-registry\.json/);
   });
 });

@@ -1,9 +1,10 @@
 import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
-import { initFederation, onboardTeam } from '../../src/index.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { initFederation, onboardTeam, sendSignal } from '../../src/index.js';
 import { openFederation } from '../../src/engine/context.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { FOLD_FROM_BYTES } from '../../src/adapters/file/team-activity-file.js';
+import { FOLD_FROM_BYTES, readTeamActivity } from '../../src/adapters/file/team-activity-file.js';
+import { teamActivityLineSchema } from '../../src/core/schema/team-activity.js';
 import { getTeam } from '../../src/core/find-team.js';
 import { federationPaths } from '../../src/core/layout.js';
 import { registrySchema } from '../../src/core/schema/registry.js';
@@ -12,6 +13,8 @@ import { startFixture } from '../helpers/fixture-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const ONBOARDED = new Date('2026-01-01T00:00:00Z');
+
+afterEach(() => vi.restoreAllMocks());
 
 /** A federation of `teams` teams onboarded at ONBOARDED. */
 async function federation(teams: readonly string[]): Promise<string> {
@@ -120,6 +123,34 @@ describe("a team's activity beside the registry (lastActive)", () => {
     appendFileSync(paths.teamActivity, '{"team":"docs"');
     await store(root).touchActivity!('docs', '2026-01-01T00:30:00.000Z');
     expect(lastActive(root, 'docs')).toBe('2026-01-01T00:30:00.000Z');
+  });
+
+  it("validates only the lines that could be a team's latest: a busy team's file, read from its end", async () => {
+    const root = await federation(['docs', 'api']);
+    const at = (minute: number) => new Date(ONBOARDED.getTime() + minute * 60_000).toISOString();
+    const lines = [`{"team":"api","at":"${at(1)}"}`];
+    for (let minute = 1; minute <= 150; minute++) lines.push(`{"team":"docs","at":"${at(minute)}"}`);
+    // The latest of docs, and the same time again: not a line the schema takes, then the first of equal ones.
+    lines.push(`{"team":"docs","at":"${at(151)}","by":"another tool"}`, `{"team":"docs","at":"${at(150)}"}`);
+    writeFileSync(federationPaths(root).teamActivity, `${lines.join('\n')}\n`);
+    const validations = vi.spyOn(teamActivityLineSchema, 'safeParse');
+    expect(readTeamActivity(root)).toEqual(
+      new Map([
+        ['docs', at(150)],
+        ['api', at(1)],
+      ]),
+    );
+    // docs: the foreign line, the last one and its equal (before: all 152), api: its one line.
+    expect(validations).toHaveBeenCalledTimes(4);
+  });
+
+  it('is appended once by a command whose sends share one read of the registry (a report owed, then a new one)', async () => {
+    const root = await federation(['docs', 'api']);
+    const fed = openFederation(root);
+    const registry = await fed.backend.registry.read();
+    for (const subject of ['Owed report', 'New report'])
+      await sendSignal(fed, { from: 'docs', to: 'meta', type: 'report', subject }, { registry, durable: false });
+    expect(readFileSync(federationPaths(root).teamActivity, 'utf8').trim().split('\n')).toHaveLength(1);
   });
 
   it('processes refreshing activity while others write the registry: no write lost, no activity but the last kept back', async () => {

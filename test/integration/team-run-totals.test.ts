@@ -10,34 +10,21 @@ import { readRunHistory } from '../../src/apps/launch/run-records.js';
 import { teamRunTotals } from '../../src/apps/runs/journal-totals.js';
 import { totalRuns } from '../../src/apps/runs/run-totals.js';
 import { fedInProcess } from '../helpers/fed-in-process.js';
+import { launchRunRecord } from '../helpers/launch-runs.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 afterEach(() => vi.restoreAllMocks());
 
 /** Run `i`: costs with fractions (added in order, they must come to the same float), some unreported. */
 function run(i: number): LaunchRun {
-  const at = new Date(Date.UTC(2026, 0, 1) + i * 60_000);
-  return launchRunSchema.parse({
-    runId: `run-${i}`,
+  const at = Date.UTC(2026, 0, 1) + i * 60_000;
+  return launchRunRecord(i, {
     preset: i % 3 === 0 ? 'gemini' : 'claude',
-    command: ['claude', '-p', '<prompt>'],
-    sessionId: null,
-    resumedSessionId: null,
-    outcome: 'no-progress',
-    reason: null,
-    exitCode: 0,
-    signal: null,
     turns: i % 5 === 0 ? null : 3 + (i % 7),
     inputTokens: 1_000 + i,
     outputTokens: 100 + i,
     costUsd: i % 3 === 0 ? null : 0.01 * ((i % 11) + 0.1),
-    stateBefore: 'researching',
-    stateAfter: 'ready',
-    progressed: true,
-    sandboxed: false,
-    transcriptPath: `.fed/logs/runs/run-${i}.jsonl`,
-    startedAt: at.toISOString(),
-    endedAt: new Date(at.getTime() + 1_000 + i).toISOString(),
+    endedAt: new Date(at + 1_000 + i).toISOString(),
   });
 }
 

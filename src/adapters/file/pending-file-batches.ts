@@ -4,7 +4,7 @@ import { judgeAck, judgeSignal, type BoxExpectation, type Judged } from '../../c
 import { leftInPlace, readBoxFile } from './signals/parse-signal-file.js';
 import { withAck } from './signals/read-signals.js';
 import type { SignalType } from '../../core/schema/signal.js';
-import { ackFileName, isAckFileName, isSignalFileName, nameHint } from './signals/signal-file-name.js';
+import { ACK_FILE_SUFFIX, ackFileName, isAckFileName, isSignalFileName, nameHint } from './signals/signal-file-name.js';
 import { listDirectory } from '../../infra/fs/list-directory.js';
 
 /** `2026-01-31T120405Z-…`: the whole second a signal file is named for (docs/design/spec.md §4.2). */
@@ -56,32 +56,15 @@ export async function* pendingFileBatches(
   knownAcks: Set<string>,
   options: PendingFileBatchesOptions,
 ): AsyncGenerator<SignalReadResult> {
-  const names = listDirectory(dir);
-  // Trusted acks are not judged, so they never join the inbox's set of acks known valid.
-  const validAcks = options.trustAcks ? new Set<string>() : knownAcks;
-  if (options.verify) validAcks.clear();
+  // In name order (byName's: the default sort's, without a call per comparison), as a batch wants them:
+  // readdir's own order already (libuv sorts its listing), so sorting it is one pass.
+  const names = listDirectory(dir).sort();
   const invalid: InvalidSignalFile[] = [];
-  const listedAcks = new Set<string>();
   const brokenAcks = new Set<string>();
-  for (const name of names) {
-    if (!isAckFileName(name)) continue;
-    // Trusted: every listed ack is valid, and the set is this pass's own (nothing to forget from it).
-    if (options.trustAcks) {
-      validAcks.add(name);
-      continue;
-    }
-    listedAcks.add(name);
-    if (validAcks.has(name)) continue;
-    const judged = judgeFile(dir, name, judgeAck, options.settleMs);
-    if (judged === undefined) continue;
-    if ('invalid' in judged) {
-      invalid.push(judged.invalid);
-      brokenAcks.add(name);
-    } else if (judged.value.acknowledged) {
-      validAcks.add(name);
-    }
-  }
-  if (!options.trustAcks) for (const name of validAcks) if (!listedAcks.has(name)) validAcks.delete(name);
+  // Trusted: every listed ack is valid, none is judged (nor joins the inbox's set of acks known valid).
+  const validAcks = options.trustAcks
+    ? undefined
+    : judgeListedAcks(dir, names, knownAcks, options, invalid, brokenAcks);
 
   // A signal whose ack file is broken is not pending: it is left to a person (its ack is reported invalid).
   const { types } = options;
@@ -89,12 +72,16 @@ export async function* pendingFileBatches(
     const type = types && nameHint(name)?.type;
     return !type || types.includes(type);
   };
-  const pending = (name: string): boolean => {
-    if (!isSignalFileName(name)) return false;
+  const pending = (name: string, ackListed: boolean): boolean => {
+    if (!ackListed) return true;
+    if (validAcks === undefined) return false;
     const ack = ackFileName(name);
     return !validAcks.has(ack) && !brokenAcks.has(ack);
   };
-  const candidates = names.filter((name) => pending(name) && wanted(name)).sort(byName);
+  const candidates: string[] = [];
+  forEachSignalFile(names, (name, ackListed) => {
+    if (pending(name, ackListed) && wanted(name)) candidates.push(name);
+  });
   const irregular: Timed[] = [];
   const groups: string[][] = [];
   let group: string[] = [];
@@ -137,6 +124,58 @@ export async function* pendingFileBatches(
     while (taken < irregular.length && irregular[taken]!.time < end) taken++;
     batch.push(...irregular.splice(0, taken));
     yield { signals: batch.sort(inboxOrder).map((t) => t.entry), invalid: batchInvalid };
+  }
+}
+
+/**
+ * The acks of a listing judged (those not known valid yet, or all when `verify`): `knownAcks` keeps the
+ * listed ones found valid and acknowledging, and forgets those no longer listed; broken ones are reported.
+ */
+function judgeListedAcks(
+  dir: string,
+  names: readonly string[],
+  knownAcks: Set<string>,
+  options: PendingFileBatchesOptions,
+  invalid: InvalidSignalFile[],
+  brokenAcks: Set<string>,
+): Set<string> {
+  if (options.verify) knownAcks.clear();
+  const listedAcks = new Set<string>();
+  for (const name of names) {
+    if (!isAckFileName(name)) continue;
+    listedAcks.add(name);
+    if (knownAcks.has(name)) continue;
+    const judged = judgeFile(dir, name, judgeAck, options.settleMs);
+    if (judged === undefined) continue;
+    if ('invalid' in judged) {
+      invalid.push(judged.invalid);
+      brokenAcks.add(name);
+    } else if (judged.value.acknowledged) {
+      knownAcks.add(name);
+    }
+  }
+  for (const name of knownAcks) if (!listedAcks.has(name)) knownAcks.delete(name);
+  return knownAcks;
+}
+
+/**
+ * Each signal file of a listing in name order, and whether its ack file is listed: the names a name
+ * begins follow it in that order, so its ack is the next name but for a file named like neither — no
+ * set of acks, no ack name made for a signal that has one.
+ */
+function forEachSignalFile(sorted: readonly string[], visit: (name: string, ackListed: boolean) => void): void {
+  for (let i = 0; i < sorted.length; i++) {
+    const name = sorted[i]!;
+    if (!isSignalFileName(name)) continue;
+    let ackListed = false;
+    for (let j = i + 1; j < sorted.length && sorted[j]!.startsWith(name); j++) {
+      const next = sorted[j]!;
+      if (next.length === name.length + ACK_FILE_SUFFIX.length && next.endsWith(ACK_FILE_SUFFIX)) {
+        ackListed = true;
+        break;
+      }
+    }
+    visit(name, ackListed);
   }
 }
 

@@ -1,6 +1,6 @@
 import { CorruptFileError, NotAFederationError, RegistryConflictError } from '../../core/errors.js';
 import { toJsonText } from '../../core/json-text.js';
-import { parseJsonFile, readTextFile } from '../../infra/fs/read-json-file.js';
+import { parseJsonFile, readIdentifiedTextFile, readTextFile } from '../../infra/fs/read-json-file.js';
 import { writeFileAtomic, type WriteOptions } from '../../infra/fs/atomic-write.js';
 import { assertLockHeld, LockLostError, withLock, type LockOptions } from '../../infra/fs/lock.js';
 import { federationPaths } from '../../core/layout.js';
@@ -13,6 +13,7 @@ import {
   REMEMBERED_FROM_BYTES,
   RegistryValidation,
   validWrite,
+  type ReadStamp,
 } from './registry-validation.js';
 
 /** Declared with the registry store port; exported here too, where it always was. */
@@ -69,23 +70,23 @@ export function readRegistry(root: string, validation = new RegistryValidation(r
   const file = federationPaths(root).registry;
   // The activity before the registry: a fold between the two reads is then never missed (readTeamActivity).
   const activity = readTeamActivity(root);
-  const text = readTextFile(file, REGISTRY_FIX);
-  if (text === undefined)
+  const read = readIdentifiedTextFile(file, REGISTRY_FIX);
+  if (read === undefined)
     throw new NotAFederationError(`${root} is not an initialised federation (no ${file}); run: fed init`);
-  const registry = validatedRegistry(text, file, validation);
+  const registry = validatedRegistry(read.text, file, validation, read);
   foldTeamActivity(registry, activity);
   return registry;
 }
 
 /**
  * `text` validated as the registry, in a copy of its own: validated again only when it is neither the text
- * this process validated last nor the one fed remembers validating.
+ * this process validated last nor the one fed remembers validating (`stamp`: of the file it was read from).
  */
-function validatedRegistry(text: string, file: string, validation: RegistryValidation): Registry {
+function validatedRegistry(text: string, file: string, validation: RegistryValidation, stamp?: ReadStamp): Registry {
   if (lastValidated?.file !== file || lastValidated.text !== text) {
-    if (!validation.validated(text)) {
+    if (!validation.validated(text, stamp)) {
       parseRegistry(text, file);
-      validation.remember(text);
+      validation.remember(text, stamp);
     }
     lastValidated = { file, text };
   }

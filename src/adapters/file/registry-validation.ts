@@ -19,6 +19,26 @@ import type { CheckedRootFolders } from '../checked-root-folders.js';
 export const REMEMBERED_FROM_BYTES = 64 * 1024;
 
 /**
+ * Of the registry file a text was read from: its identity (fileIdentity), when it last changed (its ctime,
+ * ms, looked at after the read) and when it was read (this clock, ms, just after that look).
+ */
+export interface ReadStamp {
+  identity: string;
+  changedMs: number;
+  readAtMs: number;
+}
+
+/**
+ * How long a file must have been unchanged when it was read for its identity to be kept or believed: a
+ * change within the same tick of the filesystem's clock as the one before it can leave size, mtime and
+ * ctime as they were (git's "racily clean" entries), and no change can be made to a file in the past.
+ * Judged at the read, not later (a long validation or a stopped process between would make a file just
+ * changed look settled), and against this machine's clock: on a network filesystem whose server's clock
+ * is behind by more than this, a change of the same size in the same tick could go unseen.
+ */
+const SETTLED_MS = 2_000;
+
+/**
  * Which registry text fed validated last, across commands: validating a large registry is what grows
  * with the federation (zod on each entry, ~40 µs per entry before the code is warm: a command reading a
  * registry of 1 000 teams spent more on it than on everything else it did). fed keeps the SHA-256 of the
@@ -27,6 +47,14 @@ export const REMEMBERED_FROM_BYTES = 64 * 1024;
  * uses it without validating it again: it is the very data validated. Any other text (a change by an older
  * fed, a hand edit, a torn write) has another digest and is validated whole. Only ever a hint: missing,
  * unreadable or stale means validating, and it is written best effort, without fsync.
+ *
+ * Beside the digest, once the file has not changed for SETTLED_MS, fed keeps the identity of the file it
+ * was read from (inode, size, mtime and ctime in ns, of the descriptor read, taken as it was opened): a
+ * reader finding that very identity is reading that very text, and spares hashing it (and `fed team show`
+ * loading node:crypto, a tenth of a bare node start). Any change to the file — a rename over it, a write
+ * in place — gives it a ctime no one can set back, so another identity, and the digest decides again; and
+ * a file changed within SETTLED_MS before it was read (a write in place under way as it was read, say)
+ * is never kept or believed by identity.
  */
 export class RegistryValidation {
   private readonly file: string;
@@ -39,28 +67,55 @@ export class RegistryValidation {
     this.file = federationPaths(root).registryValidated;
   }
 
-  /** Whether `text` is the registry text fed last validated whole (always false for a small one). */
-  validated(text: string): boolean {
+  /**
+   * Whether `text` is the registry text fed last validated whole (always false for a small one); `stamp`:
+   * of the file it was read from.
+   */
+  validated(text: string, stamp?: ReadStamp): boolean {
     if (text.length < REMEMBERED_FROM_BYTES) return false;
+    let kept: string[];
     try {
       const read = readFileBounded(this.file, { maxBytes: 1024, noFollow: true });
-      return read.ok && read.bytes.toString('utf8') === digest(text);
+      if (!read.ok) return false;
+      kept = read.bytes.toString('utf8').split('\n');
     } catch {
       return false;
     }
+    // Believed only of a file settled when it was read: one written in place while it was read has the
+    // identity it had before, and bytes of the write.
+    if (stamp !== undefined && settled(stamp) && kept[1] === identityLine(stamp)) return true;
+    if (kept[0] !== digest(text)) return false;
+    // The very text under an identity not kept (settled since it was validated, or copied): kept now.
+    if (stamp !== undefined && settled(stamp)) this.write(text, stamp);
+    return true;
   }
 
-  /** Remember that `text` was validated whole. */
-  remember(text: string): void {
-    if (text.length < REMEMBERED_FROM_BYTES || this.folders === undefined) return;
+  /** Remember that `text` was validated whole (`stamp`: of the file it was read from, if it was read). */
+  remember(text: string, stamp?: ReadStamp): void {
+    if (text.length >= REMEMBERED_FROM_BYTES) this.write(text, stamp);
+  }
+
+  private write(text: string, stamp: ReadStamp | undefined): void {
+    if (this.folders === undefined) return;
     try {
       this.folders.beforeWrite(dirname(this.file));
-      writeFileAtomic(this.file, digest(text), { durable: false });
+      const identity = stamp !== undefined && settled(stamp) ? `\n${identityLine(stamp)}` : '';
+      writeFileAtomic(this.file, `${digest(text)}${identity}`, { durable: false });
     } catch (error) {
       // Only a hint: a federation fed cannot write to validates each time.
       if (!(error instanceof FedError) && !(error as NodeJS.ErrnoException).code) throw error;
     }
   }
+}
+
+/** Whether the file had not changed for SETTLED_MS when it was read (a ctime ahead of the clock had not). */
+function settled(stamp: ReadStamp): boolean {
+  return stamp.readAtMs - stamp.changedMs >= SETTLED_MS;
+}
+
+/** The identity as kept: with the schema revision, as the digest is (a newer fed validates again). */
+function identityLine(stamp: ReadStamp): string {
+  return `${REGISTRY_SCHEMA_REVISION} ${stamp.identity}`;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { existsSync, renameSync, statSync } from 'node:fs';
+import { parseJsonText } from '../../core/json-text.js';
 import { federationPaths } from '../../core/layout.js';
-import { parseJsonLines } from '../../core/schema/json-lines.js';
 import type { Registry } from '../../core/schema/registry.js';
 import { teamActivityLineSchema, type TeamActivityLine } from '../../core/schema/team-activity.js';
 import { appendJsonLine } from '../../infra/fs/append-line.js';
@@ -55,16 +55,33 @@ export function appendTeamActivity(root: string, line: TeamActivityLine, options
  */
 export function readTeamActivity(root: string, options: { forFold?: boolean } = {}): Map<string, string> {
   const paths = federationPaths(root);
-  const latest = new Map<string, { at: string; ms: number }>();
+  const lines: string[] = [];
   for (const file of [paths.teamActivity, paths.teamActivityFolding]) {
     const read = readFileTail(file, options.forFold ? FOLD_READ_BYTES : READ_BYTES, FIX);
-    if (!read) continue;
     // A window that starts mid-line makes its first line a fragment, skipped like a torn last line.
-    for (const { team, at } of parseJsonLines(read.tail.toString('utf8'), teamActivityLineSchema)) {
-      const ms = Date.parse(at);
-      const known = latest.get(team);
-      if (!known || ms > known.ms) latest.set(team, { at, ms });
-    }
+    if (read) for (const line of read.tail.toString('utf8').split('\n')) lines.push(line);
+  }
+  return latestActivity(lines);
+}
+
+/**
+ * Each team's latest time among activity lines: of the lines valid by their schema (others are skipped),
+ * each team's latest, the first of equal ones. Found from the last line back, validating a line only when
+ * it could be that — not earlier than the latest valid one found for its team: a busy team's file holds a
+ * line per refresh, and validating each cost a fed command more than reading the file.
+ */
+function latestActivity(lines: readonly string[]): Map<string, string> {
+  const latest = new Map<string, { at: string; ms: number }>();
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (!lines[i]!.trim()) continue;
+    const json = parseJsonText(lines[i]!);
+    const value = json.ok && typeof json.value === 'object' && json.value !== null ? json.value : {};
+    const { team, at } = value as Record<string, unknown>;
+    if (typeof team !== 'string' || typeof at !== 'string') continue;
+    const ms = Date.parse(at);
+    const known = latest.get(team);
+    if (known !== undefined && !(ms >= known.ms)) continue;
+    if (teamActivityLineSchema.safeParse(value).success) latest.set(team, { at, ms });
   }
   return new Map([...latest].map(([team, { at }]) => [team, at]));
 }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { FedError } from '../../core/errors.js';
 import { parseJsonText, toJsonText } from '../../core/json-text.js';
 import { workspacePaths } from '../../core/layout.js';
@@ -22,7 +21,8 @@ const JOURNAL_FIX = 'move it aside; fed starts a new run journal';
  * journal each time: what the journal's first bytes add up to is kept beside it (`runs.totals.json`,
  * src/core/schema/launch-run.ts), and a reader validates and adds only the runs appended since, then keeps
  * the new totals. The journal is append-only; one moved aside, shortened or rewritten no longer matches the
- * digest of the bytes before the kept offset, and is added up from its start again. A missing, unreadable
+ * bytes before the kept offset (kept as they are, in base64: no hash to compute, so `fed team show` does not
+ * load node:crypto, a tenth of a bare node start), and is added up from its start again. A missing, unreadable
  * or foreign totals file means the same: it is only a cache, written best effort and without fsync.
  */
 export function teamRunTotals(fed: Federation, team: RegistryEntry): RunTotals {
@@ -33,7 +33,7 @@ export function teamRunTotals(fed: Federation, team: RegistryEntry): RunTotals {
     const read = readFileFrom(paths.runsJournal, from, JOURNAL_FIX);
     if (read === undefined) return totalRuns([]);
     const edge = read.bytes.subarray(0, kept.bytes - from);
-    if (read.size >= kept.bytes && digest(edge) === kept.edge)
+    if (read.size >= kept.bytes && edgeText(edge) === kept.edge)
       return addUp(fed, team, { bytes: read.bytes, from, added: kept.bytes - from, before: kept });
   }
   const read = readFileFrom(paths.runsJournal, 0, JOURNAL_FIX);
@@ -56,7 +56,7 @@ function addUp(
   const complete = totalRuns(runsIn(bytes.subarray(added, end)), before?.totals);
   if (end > added) {
     const edge = bytes.subarray(Math.max(0, end - EDGE_BYTES), end);
-    keep(fed, team, { bytes: from + end, edge: digest(edge), totals: complete });
+    keep(fed, team, { bytes: from + end, edge: edgeText(edge), totals: complete });
   }
   return totalRuns(runsIn(bytes.subarray(end)), complete);
 }
@@ -65,8 +65,8 @@ function runsIn(bytes: Buffer) {
   return bytes.length === 0 ? [] : parseJsonLines(bytes.toString('utf8'), launchRunSchema);
 }
 
-function digest(bytes: Buffer): string {
-  return createHash('sha256').update(bytes).digest('hex');
+function edgeText(bytes: Buffer): string {
+  return bytes.toString('base64');
 }
 
 /** The kept totals, or undefined when there are none usable (missing, a link, a FIFO, oversized, not the format). */

@@ -1,12 +1,14 @@
 import type { Command } from 'commander';
-import { decideReview, reviewTeam, type Review } from '../../engine/archetypes/coding/review.js';
-import { mergeTeam } from '../../engine/archetypes/coding/merge.js';
+import type { Review } from '../../engine/archetypes/coding/review.js';
 import { InvalidInputError } from '../../core/errors.js';
 import { mergeMessage, reviewDecisionMessage } from '../../apps/team-control/action-messages.js';
 import { renderFields } from '../../core/table.js';
 import { federationContext, printJson, type CliIo } from '../io.js';
 
-/** `fed team review|merge`: meta's side of a coding team's change, without a forge. */
+/**
+ * `fed team review|merge`: meta's side of a coding team's change, without a forge. Each loads what it uses
+ * when run: every other `fed team` command starts without it.
+ */
 export function registerTeamReview(team: Command, io: CliIo): void {
   team
     .command('review')
@@ -39,10 +41,12 @@ export function registerTeamReview(team: Command, io: CliIo): void {
           const verdict = options.approve
             ? ({ approve: true } as const)
             : ({ approve: false, changes: options.requestChanges! } as const);
+          const { decideReview } = await import('../../engine/archetypes/coding/review.js');
           const decided = await decideReview(ctx.fed, name, verdict);
           if (options.json) return printJson(io, decided);
           return io.stdout(`${reviewDecisionMessage(decided, options.approve === true)}\n`);
         }
+        const { reviewTeam } = await import('../../engine/archetypes/coding/review.js');
         const review = await reviewTeam(ctx.fed, name);
         if (options.json) return printJson(io, review);
         io.stdout(renderReview(review));
@@ -56,6 +60,7 @@ export function registerTeamReview(team: Command, io: CliIo): void {
     .option('--json', 'print the merge as JSON')
     .action(async (name: string, options: { json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
+      const { mergeTeam } = await import('../../engine/archetypes/coding/merge.js');
       const merged = await mergeTeam(ctx.fed, name);
       if (options.json) return printJson(io, merged);
       io.stdout(`${mergeMessage(merged)}\n`);

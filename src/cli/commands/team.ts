@@ -5,13 +5,8 @@ import { describeTotals } from '../../apps/runs/render-runs.js';
 import type { TeamStatusEvent } from '../../../machines/team-status.machine.js';
 import { InvalidInputError } from '../../core/errors.js';
 import { statusOf } from '../../core/find-team.js';
-import { onboardTeam } from '../../engine/registry/onboard.js';
-import { removeTeam } from '../../engine/registry/remove-team.js';
-import { retryTeam } from '../../apps/run/team-retry.js';
 import { removalMessage, retryMessage, statusChangeMessage } from '../../apps/team-control/action-messages.js';
 import { TEAM_STATUS_COMMANDS } from '../../engine/registry/team-status.js';
-import { reportUndeliverableSignals } from '../../engine/delivery/alert-stuck-signals.js';
-import { setTeamStatus } from '../../engine/actors/team-status-command.js';
 import type { LifecycleView } from '../../engine/actors/lifecycle-view.js';
 import { PLACEMENT_TYPES, type PlacementType, type RegistryEntry } from '../../core/schema/registry.js';
 import { federationContext, printJson, type CliIo } from '../io.js';
@@ -32,6 +27,10 @@ function entryFields(entry: RegistryEntry): [string, string][] {
   ];
 }
 
+/**
+ * What only one subcommand uses (onboarding, retrying, removing, a status change and what archiving
+ * returns) is loaded by it: `fed team show`, which agents and people run often, initialises none of it.
+ */
 export function registerTeam(program: Command, io: CliIo): void {
   const team = program
     .command('team')
@@ -52,6 +51,7 @@ export function registerTeam(program: Command, io: CliIo): void {
         command: Command,
       ) => {
         const ctx = federationContext(command, io);
+        const { onboardTeam } = await import('../../engine/registry/onboard.js');
         const entry = await onboardTeam(
           ctx.fed,
           {
@@ -138,6 +138,7 @@ export function registerTeam(program: Command, io: CliIo): void {
     .option('--json', 'print the new run as JSON')
     .action(async (name: string, options: { json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
+      const { retryTeam } = await import('../../apps/run/team-retry.js');
       const run = await retryTeam(ctx.fed, name, ctx.config.config);
       if (options.json) return printJson(io, run);
       io.stdout(`${retryMessage(run)}\n`);
@@ -153,6 +154,7 @@ export function registerTeam(program: Command, io: CliIo): void {
     .option('--json', 'print the removal record as JSON')
     .action(async (name: string, options: { force?: boolean; json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
+      const { removeTeam } = await import('../../engine/registry/remove-team.js');
       const removed = await removeTeam(ctx.fed, name, { force: options.force });
       if (options.json) return printJson(io, removed);
       io.stdout(`${removalMessage(removed)}\n`);
@@ -166,10 +168,15 @@ export function registerTeam(program: Command, io: CliIo): void {
       .option('--json', 'print the status change as JSON')
       .action(async (name: string, options: { json?: boolean }, command: Command) => {
         const ctx = federationContext(command, io);
+        const { setTeamStatus } = await import('../../engine/actors/team-status-command.js');
         const change = await setTeamStatus(ctx.fed, name, { type: event });
         // Archived: what the team never took goes back to its senders now (the monitor would do it later).
         const returned =
-          change.to === 'archived' ? await reportUndeliverableSignals(ctx.fed, change.team.domainId) : undefined;
+          change.to === 'archived'
+            ? await (
+                await import('../../engine/delivery/alert-stuck-signals.js')
+              ).reportUndeliverableSignals(ctx.fed, change.team.domainId)
+            : undefined;
         for (const warning of returned?.warnings ?? []) io.stderr(`warning: ${warning}\n`);
         const undeliverable = returned?.signals.filter((s) => s.alertId !== null).map((s) => s.id) ?? [];
         if (options.json)

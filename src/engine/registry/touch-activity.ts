@@ -22,7 +22,11 @@ export async function touchLastActive(
   team: string,
   options: UpdateOptions & {
     resolutionMs?: number;
-    /** The team's entry as the caller just read it (activity included): not read again to judge. */
+    /**
+     * The team's entry as the caller just read it (activity included): not read again to judge, and given
+     * the activity recorded, so a later send of the caller's (a report owed, then a new one) judges it
+     * recorded instead of appending it again.
+     */
     entry?: RegistryEntry;
   } = {},
 ): Promise<boolean> {
@@ -33,6 +37,7 @@ export async function touchLastActive(
     const entry = options.entry ?? findTeam(await store.read(), team);
     if (!entry || !activityIsStale(entry, now, options.resolutionMs)) return false;
     await store.touchActivity(team, now.toISOString(), options);
+    if (options.entry) options.entry.lastActive = now.toISOString();
     return true;
   }
   const result = await updateRegistry(
