@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import {
   isJetStreamNotEnabled,
   isStreamNameInUse,
+  isStreamSubjectOverlap,
   isStreamNotFound,
   isWrongLastSequence,
   jetStreamApiCode,
@@ -83,6 +84,9 @@ describe('JetStream error classification', () => {
     );
     expect(isStreamNameInUse(apiError(10059, 404, 'stream not found'))).toBe(false);
     expect(isStreamNameInUse(new Error('stream name already in use'))).toBe(false);
+    expect(isStreamSubjectOverlap(apiError(10065, 400, 'subjects overlap with an existing stream'))).toBe(true);
+    expect(isStreamSubjectOverlap(apiError(10058, 400, 'stream name already in use'))).toBe(false);
+    expect(isStreamSubjectOverlap(new Error('subjects overlap with an existing stream'))).toBe(false);
   });
 
   it('JetStreamNotEnabled is the client class, as the client throws it for no responders and for 10039', () => {

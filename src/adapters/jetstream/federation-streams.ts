@@ -1,8 +1,10 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DiscardPolicy, RetentionPolicy, StorageType, type StreamConfig } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { nanos } from '@nats-io/transport-node';
+import { BackendUnavailableError } from '../../core/errors.js';
 import type { JetStreamSession } from './connect-jetstream.js';
-import { isStreamNameInUse, isStreamNotFound } from './jetstream-errors.js';
+import { isStreamNameInUse, isStreamNotFound, isStreamSubjectOverlap } from './jetstream-errors.js';
 import { retryTransient } from './transient.js';
 
 /**
@@ -25,7 +27,7 @@ function streamConfig(
   name: string,
   subjects: string[],
   duplicateWindowMs?: number,
-): Partial<StreamConfig> & { name: string } {
+): Partial<StreamConfig> & { name: string; subjects: string[] } {
   return {
     name,
     subjects,
@@ -39,12 +41,43 @@ function streamConfig(
   };
 }
 
+/** How long a find-or-create refused as overlapping is tried again: a racing identical add is done well within it. */
+const CREATE_RACE_MS = 2_000;
+
+/**
+ * Run an idempotent find-or-create of one stream or bucket. Two processes that open a new federation at
+ * once (two `fed init`s on one server) race, and the server may refuse the later add as overlapping the
+ * subjects of the very stream being created; looking again then finds it. A refusal that outlasts the
+ * race is another stream on the server holding these subjects: a clear error that says so.
+ */
+async function findOrCreate<T>(
+  session: JetStreamSession,
+  stream: { name: string; subjects: string },
+  op: () => Promise<T>,
+): Promise<T> {
+  const deadline = Date.now() + CREATE_RACE_MS;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await retryTransient(op);
+    } catch (error) {
+      if (!isStreamSubjectOverlap(error)) throw error;
+      if (Date.now() > deadline)
+        throw new BackendUnavailableError(
+          session.servers,
+          `the NATS server at ${session.servers.join(', ')} has another stream on ${stream.subjects}, which federation ${session.names.federation}'s stream ${stream.name} needs; remove that stream (nats stream ls) or give this federation another federationName in federate.config.json`,
+          error,
+        );
+      await sleep(20 * attempt);
+    }
+  }
+}
+
 /** Add the stream, or leave it be when it exists (a federation joined by another machine). */
 async function ensureStream(
   session: JetStreamSession,
-  config: Partial<StreamConfig> & { name: string },
+  config: Partial<StreamConfig> & { name: string; subjects: string[] },
 ): Promise<void> {
-  await retryTransient(async () => {
+  await findOrCreate(session, { name: config.name, subjects: config.subjects.join(', ') }, async () => {
     try {
       await session.jsm.streams.info(config.name);
     } catch (error) {
@@ -70,8 +103,11 @@ export async function ensureFederationStreams(session: JetStreamSession): Promis
   await ensureStream(session, streamConfig(session, names.journalStream, [`fed.${names.federation}.journal.>`]));
   await ensureStream(session, streamConfig(session, names.quarantineStream, [`fed.${names.federation}.quarantine.>`]));
   const kvm = new Kvm(session.js);
+  // A bucket is the stream KV_<name> on the subjects $KV.<name>.> (the client's naming).
   const bucket = (name: string) =>
-    retryTransient(() => kvm.create(name, { history: 1, replicas: session.replicas, storage: StorageType.File }));
+    findOrCreate(session, { name: `KV_${name}`, subjects: `$KV.${name}.>` }, () =>
+      kvm.create(name, { history: 1, replicas: session.replicas, storage: StorageType.File }),
+    );
   return {
     session,
     acks: await bucket(names.ackBucket),

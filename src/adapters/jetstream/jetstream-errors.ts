@@ -21,6 +21,8 @@ export const JetStreamApiCode = {
   StreamNameInUse: 10058,
   /** JSStreamNotFoundErr "stream not found"; the client throws it as StreamNotFoundError. */
   StreamNotFound: 10059,
+  /** JSStreamSubjectOverlapErr "subjects overlap with an existing stream". Not in the client's list. */
+  StreamSubjectOverlap: 10065,
   /** JSStreamWrongLastSequenceErrF "wrong last sequence: {seq}". */
   StreamWrongLastSequence: 10071,
   /** JSStreamWrongLastSequenceConstantErr "wrong last sequence", the same refusal without the sequence. */
@@ -85,6 +87,15 @@ export function isStreamNotFound(error: unknown): boolean {
 /** A stream add refused because a stream of that name exists with another configuration. */
 export function isStreamNameInUse(error: unknown): boolean {
   return jetStreamApiCode(error) === JetStreamApiCode.StreamNameInUse;
+}
+
+/**
+ * A stream add refused because another stream holds its subjects. The server also answers this to one of
+ * two identical adds made at the same moment (nats-server 2.9: the second sees the first's subjects before
+ * its name), so it means "someone else's stream" only once the name is still not found a moment later.
+ */
+export function isStreamSubjectOverlap(error: unknown): boolean {
+  return jetStreamApiCode(error) === JetStreamApiCode.StreamSubjectOverlap;
 }
 
 /** The client's JetStreamNotEnabled: the server (or the account) does not serve the JetStream API. */
