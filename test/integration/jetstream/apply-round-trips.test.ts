@@ -45,7 +45,9 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     // lifecycle's version together (1); the envelope write (1); the ack create beside the journal's last
     // line (1); the journal line (1); the lease's release (1). No second pass: the next arrival wakes the
     // actor. Before issue #31: 18 requests in 18 round trips, plus an ordered consumer's pulls per read.
-    expect(cost).toMatchObject({ requests: 14, roundTrips: 9 });
+    // Nine at most: when the journal's last line answers before the ack create, the line overlaps the ack.
+    expect(cost.requests).toBe(14);
+    expect(cost.roundTrips).toBeLessThanOrEqual(9);
   });
 
   it('a backlog is applied in batches: one ack create and one journal line per signal, a few requests per batch', async () => {
