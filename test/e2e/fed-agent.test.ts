@@ -19,7 +19,7 @@ import { type LaunchContext } from '../../src/core/schema/launch-context.js';
 import { type LaunchRun } from '../../src/core/schema/launch-run.js';
 import { packageRoot } from '../../src/infra/package-info.js';
 import { builtBin, FED_BIN, runFed } from '../helpers/fed-cli.js';
-import { waitFor } from '../helpers/fixture-process.js';
+import { isAlive, waitFor } from '../helpers/fixture-process.js';
 import { typescriptProject } from '../helpers/fixture-repo.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { openFederation } from '../../src/engine/context.js';
@@ -115,15 +115,6 @@ const lifecycle = (fed: Federation) => viewLifecycle(openFederation(fed.root), g
 function pidsOf(fed: Federation): number[] {
   const file = join(fed.bin, 'fed.pids');
   return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map(Number) : [];
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('fed-agent, the built-in deliverable agent (built, with fed on its PATH)', () => {
@@ -307,7 +298,7 @@ describe('fed-agent, the built-in deliverable agent (built, with fed on its PATH
     expect(run.signal).toBe('SIGTERM');
     expect(Date.now() - sent).toBeLessThan(1_000);
     // A `fed event` it had already started (if any) finishes on its own; wait for it before the temp dir goes away.
-    await waitFor(() => pidsOf(fed).every((pid) => !isRunning(pid)), 15_000, 'the fed events the agent started');
+    await waitFor(() => pidsOf(fed).every((pid) => !isAlive(pid)), 15_000, 'the fed events the agent started');
     expect(['preparing', 'scanning']).toContain((await lifecycle(fed)).state);
   });
 });

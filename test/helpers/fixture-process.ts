@@ -50,3 +50,13 @@ export async function waitFor(
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+/** Whether a process of that id exists (signal 0 checks without sending anything). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

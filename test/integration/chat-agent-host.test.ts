@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { AgentHostChatChannel } from '../../src/apps/chat/agent-host-channel.js';
 import { validateConfig } from '../../src/infra/config/load-config.js';
 import { type FederationConfigInput } from '../../src/core/schema/config.js';
-import { FIXTURES_DIR, waitFor } from '../helpers/fixture-process.js';
+import { FIXTURES_DIR, isAlive, waitFor } from '../helpers/fixture-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const HOST = `'${process.execPath}' '${join(FIXTURES_DIR, 'chat-host.mjs')}'`;
@@ -43,15 +43,6 @@ function channel(chat: Partial<NonNullable<FederationConfigInput['chatConfig']>>
       env: { ...process.env, FAKE_CHAT_STORE: store, FAKE_CHAT_LOG: log, ...env },
     }),
   };
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('the agent-host chat channel', () => {

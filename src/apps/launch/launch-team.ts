@@ -308,9 +308,9 @@ async function superviseAgent(launch: Launch, agent: RunningAgent): Promise<void
   if (!agent.stop && options.signal?.aborted) agent.stop = { kind: 'interrupted' };
 }
 
-/** The agent has exited: its stream is closed, and the lifecycle read as the run left it. */
+/** The agent has exited and its events are applied: its stream is closed, and the lifecycle read as the run left it. */
 async function endRun(launch: Launch, agent: RunningAgent): Promise<EndedRun> {
-  const exit = await agent.process.exited;
+  const exit = await agent.ended();
   agent.stream.close();
   launch.warnings.push(...agent.stream.problems);
   const lifecycle = await launch.watch.catchUp();

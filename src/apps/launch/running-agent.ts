@@ -10,7 +10,7 @@ import type { FederationConfig } from '../../core/schema/config.js';
 import { isBuiltInAgent } from './builtin-agent.js';
 import { AgentBroker } from './agent-broker.js';
 import { teamEventApplier } from './agent-events.js';
-import { AgentProcess } from './agent-process.js';
+import { AgentProcess, type AgentExit } from './agent-process.js';
 import { writeCommandShims } from './command-shims.js';
 import { writeFileAtomic } from '../../infra/fs/atomic-write.js';
 import type { LaunchOptions } from './launch-options.js';
@@ -145,6 +145,17 @@ export class RunningAgent {
 
   get process(): AgentProcess {
     return this.child!;
+  }
+
+  /**
+   * The agent has exited and its broker is closed. The broker finishes every event it was applying (the
+   * agent's last, say, when a timeout stopped it mid-report), so the lifecycle read next is the one the
+   * run left.
+   */
+  async ended(): Promise<AgentExit> {
+    const exit = await this.process.exited;
+    await this.broker?.close();
+    return exit;
   }
 
   /** The run in progress, as `.fed/launch/agent.json` records it. */
