@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { stdoutStream, writeStdout } from './stdout.js';
 
 /**
  * The CLI's surroundings and plain output helpers — what every command and the program itself need. Kept
@@ -16,11 +17,14 @@ export interface CliIo {
 
 export function processIo(): CliIo {
   return {
-    stdout: (text) => process.stdout.write(text),
+    stdout: writeStdout,
     stderr: (text) => process.stderr.write(text),
     env: process.env,
     cwd: process.cwd(),
-    isTTY: Boolean(process.stdout.isTTY),
+    // Asked only by the commands that draw for a terminal: the question makes the stream (see writeStdout).
+    get isTTY() {
+      return Boolean(stdoutStream().isTTY);
+    },
   };
 }
 

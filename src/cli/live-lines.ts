@@ -1,4 +1,5 @@
 import type { CliIo } from './cli-io.js';
+import { stdoutStream } from './stdout.js';
 
 /**
  * Lines redrawn in place on a terminal, one per key (`fed run`: one per team): redrawn on every update
@@ -13,7 +14,7 @@ export class LiveLines<T> {
   constructor(
     private readonly io: CliIo,
     private readonly describe: (item: T, now: number) => string,
-    private readonly width: number = process.stdout.columns || 120,
+    private readonly width: number = stdoutStream().columns || 120,
     refreshMs = 1000,
   ) {
     this.timer = setInterval(() => this.draw(), refreshMs);

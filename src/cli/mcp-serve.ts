@@ -1,6 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { serveStdio } from '../apps/mcp/serve-stdio.js';
 import { Interrupt } from './interrupt.js';
+import { stdoutStream } from './stdout.js';
 
 /**
  * Serve an MCP server (a team's or meta's) on this process's stdin/stdout until stdin closes — or SIGTERM
@@ -9,7 +10,7 @@ import { Interrupt } from './interrupt.js';
 export async function serveUntilClosed(served: { server: McpServer; close(): void }): Promise<void> {
   const interrupt = new Interrupt();
   try {
-    await serveStdio(served.server, { stdin: process.stdin, stdout: process.stdout }, interrupt.signal);
+    await serveStdio(served.server, { stdin: process.stdin, stdout: stdoutStream() }, interrupt.signal);
   } finally {
     served.close();
     interrupt.dispose();

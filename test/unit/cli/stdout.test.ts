@@ -1,0 +1,72 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+/** writeSync(1, …) as the test scripts it: how many bytes each call takes, or the error it throws. */
+const script: Array<number | NodeJS.ErrnoException> = [];
+const written: Buffer[] = [];
+vi.mock('node:fs', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:fs')>();
+  const wrapped = {
+    ...real,
+    writeSync: (fd: number, buffer: Buffer, offset = 0) => {
+      if (fd !== 1) throw new Error(`unexpected write to ${fd}`);
+      const next = script.shift() ?? buffer.length - offset;
+      if (typeof next !== 'number') throw next;
+      written.push(Buffer.from(buffer.subarray(offset, offset + next)));
+      return next;
+    },
+  };
+  return { ...wrapped, default: wrapped };
+});
+
+const errno = (code: string) => Object.assign(new Error(code), { code });
+
+afterEach(() => {
+  vi.restoreAllMocks();
+  script.length = 0;
+  written.length = 0;
+});
+
+describe('the CLI writes stdout to the descriptor, and to the stream when the descriptor would block', () => {
+  it('writes everything to the descriptor, a short write continued where it stopped', async () => {
+    vi.resetModules();
+    const { writeStdout } = await import('../../../src/cli/stdout.js');
+    const stream = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    script.push(3);
+    writeStdout('team-0001: ready\n');
+    expect(Buffer.concat(written).toString()).toBe('team-0001: ready\n');
+    expect(stream).not.toHaveBeenCalled();
+  });
+
+  it('hands the stream the bytes left when the descriptor would block (EAGAIN), and every later write', async () => {
+    vi.resetModules();
+    const { writeStdout } = await import('../../../src/cli/stdout.js');
+    const stream = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    // "é" is two bytes: the first write stops between them.
+    script.push(4, errno('EAGAIN'));
+    writeStdout('abcé and more\n');
+    writeStdout('next\n');
+    expect(Buffer.concat(written).toString('latin1')).toBe(Buffer.from('abcé').subarray(0, 4).toString('latin1'));
+    const handed = stream.mock.calls.map(([chunk]) => Buffer.from(chunk as Uint8Array | string));
+    expect(Buffer.concat([...written, ...handed]).toString()).toBe('abcé and more\nnext\n');
+  });
+
+  it('ends the process quietly, with the exit code set so far, when the reader has gone (EPIPE)', async () => {
+    vi.resetModules();
+    const { writeStdout } = await import('../../../src/cli/stdout.js');
+    const exit = vi.spyOn(process, 'exit').mockImplementation((() => {
+      throw new Error('exited');
+    }) as never);
+    script.push(errno('EPIPE'));
+    expect(() => writeStdout('x\n')).toThrow('exited');
+    expect(exit).toHaveBeenCalledWith(process.exitCode ?? 0);
+  });
+
+  it('throws any other error (a full disk behind a redirect) for the command to report', async () => {
+    vi.resetModules();
+    const { writeStdout } = await import('../../../src/cli/stdout.js');
+    const stream = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    script.push(errno('ENOSPC'));
+    expect(() => writeStdout('x\n')).toThrow('ENOSPC');
+    expect(stream).not.toHaveBeenCalled();
+  });
+});
