@@ -21,25 +21,13 @@ vi.mock('node:fs', async (importOriginal) => {
       if (recording) events.push(`fsync ${openPaths.get(fd)}`);
       return real.fsyncSync(fd);
     },
+    fsync: (fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
+      if (recording) events.push(`fsync ${openPaths.get(fd)}`);
+      return real.fsync(fd, callback);
+    },
     linkSync: (from: string, to: string) => {
       real.linkSync(from, to);
       if (recording) events.push(`link ${to}`);
-    },
-  };
-  return { ...wrapped, default: wrapped };
-});
-vi.mock('node:fs/promises', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:fs/promises')>();
-  const wrapped = {
-    ...real,
-    open: async (...args: Parameters<typeof real.open>) => {
-      const handle = await real.open(...args);
-      const sync = handle.sync.bind(handle);
-      handle.sync = () => {
-        if (recording) events.push(`fsync ${String(args[0])}`);
-        return sync();
-      };
-      return handle;
     },
   };
   return { ...wrapped, default: wrapped };
