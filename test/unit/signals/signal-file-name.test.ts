@@ -36,6 +36,16 @@ describe('signal file names (docs/design/spec.md §4.2)', () => {
     expect(subjectSlug('Café crème für Ärzte')).toBe('cafe-creme-fur-arzte');
   });
 
+  it('slugs an ASCII subject as the Unicode folding would: every ASCII character, alone and among letters', () => {
+    // The folding path, on a subject that is not ASCII only: a trailing "é" folds to "e" and is cut off again.
+    const folded = (subject: string) => subjectSlug(`${subject} é`).replace(/-?e$/, '');
+    for (let code = 0; code < 128; code++) {
+      const character = String.fromCharCode(code);
+      for (const subject of [character, `Ab${character}9z`, `${character}${character}Q`])
+        expect(subjectSlug(subject), JSON.stringify(subject)).toBe(folded(subject) || EMPTY_SUBJECT_SLUG);
+    }
+  });
+
   it.each([
     ['path traversal', '../../../etc/passwd', 'etc-passwd'],
     ['absolute path', '/root/.ssh/id_rsa', 'root-ssh-id-rsa'],
