@@ -1,5 +1,5 @@
 import { redactUrlList } from '../../core/redact-url.js';
-import { jetstreamBackendSchema } from '../../core/schema/backends/jetstream.js';
+import { JETSTREAM_BACKEND_TYPE, jetstreamBackendSchema } from '../../core/schema/backends/jetstream.js';
 import { describeValue } from '../../core/schema/problems.js';
 import type { EnvOverride } from '../../infra/config/env-overrides.js';
 
@@ -28,6 +28,8 @@ export const natsUrlOverride: EnvOverride = (config, env) => {
       ],
     };
   const jetstream =
-    config.backend?.type === 'jetstream' ? config.backend : jetstreamBackendSchema.parse({ type: 'jetstream' });
+    config.backend?.type === JETSTREAM_BACKEND_TYPE
+      ? config.backend
+      : jetstreamBackendSchema.parse({ type: JETSTREAM_BACKEND_TYPE });
   return { config: { ...config, backend: { ...jetstream, servers } } };
 };

@@ -4,8 +4,8 @@ import { describeUrlValue, describeValue } from './problems.js';
 import { DURATION_EXAMPLES, durationSchema, parseDuration } from './duration.js';
 import { SIGNAL_TYPES, type SignalType } from './signal.js';
 import type { BackendDocs } from './backends/backend-docs.js';
-import { filesBackendDocs, filesBackendSchema } from './backends/files.js';
-import { jetstreamBackendDocs, jetstreamBackendSchema } from './backends/jetstream.js';
+import { FILES_BACKEND_TYPE, filesBackendDocs, filesBackendSchema } from './backends/files.js';
+import { JETSTREAM_BACKEND_TYPE, jetstreamBackendDocs, jetstreamBackendSchema } from './backends/jetstream.js';
 
 /** `federate.config.json` (docs/design/spec.md §2.3): every field optional, defaults applied on load. */
 export const CONFIG_FILE = 'federate.config.json';
@@ -170,7 +170,8 @@ export const signalArchiveConfigSchema = z.object({ olderThan: durationSchema })
 const BACKEND_SCHEMAS = [filesBackendSchema, jetstreamBackendSchema] as const;
 /** Their lines of docs/reference/config.md, in the same order. */
 export const BACKEND_DOCS: readonly BackendDocs[] = [filesBackendDocs, jetstreamBackendDocs];
-export const BACKEND_TYPES = BACKEND_SCHEMAS.map((schema) => schema.shape.type.value);
+/** Their `type`s, in the same order (named, not read from the schemas: those build on first use). */
+export const BACKEND_TYPES = [FILES_BACKEND_TYPE, JETSTREAM_BACKEND_TYPE] as const;
 export const backendConfigSchema = z.discriminatedUnion('type', BACKEND_SCHEMAS, {
   error: (issue) => {
     const type =
