@@ -65,6 +65,7 @@ function runBundle(): void {
     for (const { script, cacheFile, cached } of compiled)
       if (cacheFile !== undefined && (!cached || script.cachedDataRejected))
         await writeCodeCache(cacheFile, script.createCachedData());
+    (bundle.exports as { exitWhenDone: () => void }).exitWhenDone();
   });
 }
 

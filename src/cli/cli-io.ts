@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { stdoutStream, writeStdout } from './stdout.js';
+import { stdoutStream, writeStderr, writeStdout } from './stdout.js';
 
 /**
  * The CLI's surroundings and plain output helpers — what every command and the program itself need. Kept
@@ -18,7 +18,7 @@ export interface CliIo {
 export function processIo(): CliIo {
   return {
     stdout: writeStdout,
-    stderr: (text) => process.stderr.write(text),
+    stderr: writeStderr,
     env: process.env,
     cwd: process.cwd(),
     // Asked only by the commands that draw for a terminal: the question makes the stream (see writeStdout).

@@ -1,5 +1,6 @@
 import { runCli } from './program.js';
 import { runCliExitTasks } from './exit-tasks.js';
+import { outputPending } from './stdout.js';
 import { closeOpenBackends } from '../adapters/network-backends.js';
 
 /**
@@ -18,3 +19,12 @@ async function main(): Promise<void> {
 
 /** Settles when the command is done (the bin writes the code cache then); a failure is the process's. */
 export const finished: Promise<void> = main();
+
+/**
+ * Called by the bin once the command is done and its code cache written: the process exits now rather
+ * than let node tear its heap down page by page (2–5 ms of a one-shot command, measured) — unless output
+ * is still queued in a stream, which a natural exit lets drain.
+ */
+export function exitWhenDone(): void {
+  if (!outputPending()) process.exit();
+}

@@ -3,11 +3,14 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 /** writeSync(1, …) as the test scripts it: how many bytes each call takes, or the error it throws. */
 const script: Array<number | NodeJS.ErrnoException> = [];
 const written: Buffer[] = [];
+/** What reached descriptor 2. */
+const toStderr: Buffer[] = [];
 vi.mock('node:fs', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:fs')>();
   const wrapped = {
     ...real,
     writeSync: (fd: number, buffer: Buffer, offset = 0) => {
+      if (fd === 2) return toStderr.push(Buffer.from(buffer.subarray(offset))) && buffer.length - offset;
       if (fd !== 1) throw new Error(`unexpected write to ${fd}`);
       const next = script.shift() ?? buffer.length - offset;
       if (typeof next !== 'number') throw next;
@@ -24,6 +27,7 @@ afterEach(() => {
   vi.restoreAllMocks();
   script.length = 0;
   written.length = 0;
+  toStderr.length = 0;
 });
 
 describe('the CLI writes stdout to the descriptor, and to the stream when the descriptor would block', () => {
@@ -68,5 +72,19 @@ describe('the CLI writes stdout to the descriptor, and to the stream when the de
     script.push(errno('ENOSPC'));
     expect(() => writeStdout('x\n')).toThrow('ENOSPC');
     expect(stream).not.toHaveBeenCalled();
+  });
+
+  it('writes stderr to its descriptor too; nothing is pending unless a stream holds unwritten bytes', async () => {
+    vi.resetModules();
+    const { outputPending, writeStderr, writeStdout } = await import('../../../src/cli/stdout.js');
+    writeStderr('fed: refused\n');
+    expect(Buffer.concat(toStderr).toString()).toBe('fed: refused\n');
+    expect(outputPending()).toBe(false);
+    // The descriptor would block: the rest goes to the stream, which has not written it yet.
+    vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    vi.spyOn(process.stdout, 'writableLength', 'get').mockReturnValue(3);
+    script.push(errno('EAGAIN'));
+    writeStdout('abc');
+    expect(outputPending()).toBe(true);
   });
 });
