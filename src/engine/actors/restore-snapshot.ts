@@ -57,7 +57,7 @@ export function restoreSnapshot(envelope: LifecycleEnvelope, entry: MachineEntry
     if (context && !context.success) {
       throw new Error(`its context does not fit: ${zodProblemText(context.error, { prefix: 'context' })}`);
     }
-    const snapshot = entry.machine.resolveState({ value: persisted.value as string, context: persisted.context });
+    const snapshot = resolvedState(entry.machine, persisted.value, persisted.context);
     if (typeof persisted.status === 'string' && persisted.status !== snapshot.status) {
       throw new Error(`status "${persisted.status}" does not match state ${JSON.stringify(persisted.value)}`);
     }
@@ -68,4 +68,37 @@ export function restoreSnapshot(envelope: LifecycleEnvelope, entry: MachineEntry
       `its snapshot does not fit the ${entry.id} machine v${entry.version}: ${(error as Error).message}`,
     );
   }
+}
+
+/** Per machine, the snapshot of each state value restored so far, without its context (see resolvedState). */
+const resolvedValues = new WeakMap<MachineEntry['machine'], Map<string, LifecycleSnapshot>>();
+
+/**
+ * `machine.resolveState` of a persisted value and context, the value resolved once per machine and value:
+ * resolving walks the machine's state nodes (most of a monitoring cycle's restores over a thousand teams,
+ * measured), and depends on the value alone. Each restore is a copy with its own context, children and
+ * history, as resolveState makes them; what it shares with the others — the list of state nodes, the
+ * value and the tags — xstate replaces on a transition and never changes in place (the list and the value
+ * are frozen here, so that a change would throw rather than reach another team's snapshot).
+ */
+function resolvedState(machine: MachineEntry['machine'], value: unknown, context: unknown): LifecycleSnapshot {
+  let byValue = resolvedValues.get(machine);
+  if (!byValue) resolvedValues.set(machine, (byValue = new Map()));
+  const key = typeof value === 'string' ? value : JSON.stringify(value);
+  let resolved = byValue.get(key);
+  if (!resolved) {
+    resolved = machine.resolveState({ value: value as string, context: {} }) as LifecycleSnapshot;
+    // The array only: its state nodes are the machine's own, which xstate memoises into.
+    Object.freeze(resolved._nodes);
+    freezeValue(resolved.value);
+    byValue.set(key, resolved);
+  }
+  return { ...resolved, context: context as LifecycleSnapshot['context'], children: {}, historyValue: {} };
+}
+
+/** A state value (a state's name, or an object of them for nested states) frozen all the way down. */
+function freezeValue(value: unknown): void {
+  if (typeof value !== 'object' || value === null) return;
+  for (const inner of Object.values(value)) freezeValue(inner);
+  Object.freeze(value);
 }
