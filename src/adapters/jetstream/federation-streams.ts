@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { DiscardPolicy, RetentionPolicy, StorageType, type StreamConfig } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { nanos } from '@nats-io/transport-node';
@@ -55,20 +54,16 @@ async function findOrCreate<T>(
   stream: { name: string; subjects: string },
   op: () => Promise<T>,
 ): Promise<T> {
-  const deadline = Date.now() + CREATE_RACE_MS;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await retryTransient(op);
-    } catch (error) {
-      if (!isStreamSubjectOverlap(error)) throw error;
-      if (Date.now() > deadline)
-        throw new BackendUnavailableError(
-          session.servers,
-          `the NATS server at ${session.servers.join(', ')} has another stream on ${stream.subjects}, which federation ${session.names.federation}'s stream ${stream.name} needs; remove that stream (nats stream ls) or give this federation another federationName in federate.config.json`,
-          error,
-        );
-      await sleep(20 * attempt);
-    }
+  const raceEnds = Date.now() + CREATE_RACE_MS;
+  try {
+    return await retryTransient(op, undefined, (error) => isStreamSubjectOverlap(error) && Date.now() < raceEnds);
+  } catch (error) {
+    if (!isStreamSubjectOverlap(error)) throw error;
+    throw new BackendUnavailableError(
+      session.servers,
+      `the NATS server at ${session.servers.join(', ')} has another stream on ${stream.subjects}, which federation ${session.names.federation}'s stream ${stream.name} needs; remove that stream (nats stream ls) or give this federation another federationName in federate.config.json`,
+      error,
+    );
   }
 }
 

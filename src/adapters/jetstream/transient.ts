@@ -48,13 +48,15 @@ export const TRANSIENT_DEADLINE_MS = 60_000;
 export async function retryTransient<T>(
   op: (attempt: number) => Promise<T>,
   deadlineMs = TRANSIENT_DEADLINE_MS,
+  /** A refusal the caller knows to be "not now" too, for as long as it says so. */
+  alsoRetry?: (error: unknown) => boolean,
 ): Promise<T> {
   const deadline = Date.now() + deadlineMs;
   for (let attempt = 1; ; attempt++) {
     try {
       return await op(attempt);
     } catch (error) {
-      if (!isTransientJetStreamError(error) || Date.now() > deadline) throw error;
+      if (!(isTransientJetStreamError(error) || alsoRetry?.(error)) || Date.now() > deadline) throw error;
       await sleep(Math.min(1_000, 50 * attempt));
     }
   }
