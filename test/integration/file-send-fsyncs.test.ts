@@ -1,4 +1,5 @@
-import { basename, dirname } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 
 /**
@@ -77,5 +78,22 @@ describe('a durable file send (issue #31, row 6)', () => {
       'publish in outbox',
       'fsync folder outbox',
     ]);
+  });
+
+  it("a team's send refreshes its lastActive with no fsync: a refresh is best effort", async () => {
+    const root = tempDir();
+    initFederation(root, {}, {});
+    await onboardTeam(openFederation(root), { domain: 'docs' }, { durable: false });
+    // Two minutes on: the refresh is due (at most one a minute).
+    const fed = openFederation(root, { now: () => new Date(Date.now() + 120_000) });
+    events.length = 0;
+    recording = true;
+    await sendSignal(fed, { from: 'docs', to: 'meta', type: 'report', subject: 'Done' });
+    recording = false;
+    expect(readFileSync(join(root, '.fed', 'team-activity.jsonl'), 'utf8')).toContain('"team":"docs"');
+    expect(events.filter((event) => event.includes('team-activity'))).toEqual([]);
+    // The signal itself is as durable as ever: its copies flushed, each with its folder.
+    expect(events).toContain(`fsync ${root}/.fed/signals/inbox`);
+    expect(events).toContain(`fsync ${root}/.fed/teams/docs/.fed/signals/outbox`);
   });
 });

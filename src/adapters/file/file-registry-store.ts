@@ -57,7 +57,9 @@ export class FileRegistryStore implements RegistryStore {
    */
   async touchActivity(team: string, at: string, options: RegistryCommitOptions = {}): Promise<void> {
     this.folders.beforeWrite(dirname(this.location));
-    if (appendTeamActivity(this.root, { team, at }, options) < FOLD_FROM_BYTES) return;
+    // Not fsynced: a refresh is best effort (docs/guarantees.md), and a power loss that takes the last ones
+    // (or leaves a torn line, which reads skip) costs no more than the race a fold already accepts.
+    if (appendTeamActivity(this.root, { team, at }, { durable: false }) < FOLD_FROM_BYTES) return;
     try {
       await this.update((registry) => (activityToFold(this.root) ? registry : undefined), options);
     } catch (error) {
