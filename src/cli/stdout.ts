@@ -11,13 +11,18 @@ import { writeSync } from 'node:fs';
 class DescriptorOutput {
   private streamed = false;
   private made: NodeJS.WriteStream | undefined;
+  /** The reader went away: what is written now goes nowhere. */
+  private gone = false;
 
   constructor(
     private readonly fd: 1 | 2,
     private readonly makeStream: () => NodeJS.WriteStream,
+    /** What a reader that went away means (EPIPE). */
+    private readonly readerGone: () => void,
   ) {}
 
   write(text: string): void {
+    if (this.gone) return;
     if (this.streamed) return void this.stream().write(text);
     const bytes = Buffer.from(text);
     let at = 0;
@@ -25,7 +30,7 @@ class DescriptorOutput {
       while (at < bytes.length) at += writeSync(this.fd, bytes, at);
     } catch (error) {
       const { code } = error as NodeJS.ErrnoException;
-      if (code === 'EPIPE') readerGone();
+      if (code === 'EPIPE') return this.lost();
       // Anything else (a full disk behind a redirect, say) is the command's error, told as such.
       if (code !== 'EAGAIN') throw error;
       this.streamed = true;
@@ -40,31 +45,60 @@ class DescriptorOutput {
       this.made = this.makeStream();
       this.made.on('error', (error: NodeJS.ErrnoException) => {
         if (error.code !== 'EPIPE') throw error;
-        readerGone();
+        this.lost();
       });
     }
     return this.made;
   }
 
-  /** Whether the stream, if it was made, still holds bytes it has not written. */
-  get pending(): boolean {
-    return (this.made?.writableLength ?? 0) > 0;
+  private lost(): void {
+    this.gone = true;
+    this.readerGone();
   }
 }
 
-const stdout = new DescriptorOutput(1, () => process.stdout);
-const stderr = new DescriptorOutput(2, () => process.stderr);
+/** A reader of stdout that went away (`fed team list | head -1`) ends the command quietly, as before. */
+const stdout = new DescriptorOutput(
+  1,
+  () => process.stdout,
+  () => process.exit(process.exitCode ?? 0),
+);
+/**
+ * One of stderr that went away only silences it: the command goes on, and exits with its own code (a
+ * refusal written there must not become a success).
+ */
+const stderr = new DescriptorOutput(
+  2,
+  () => process.stderr,
+  () => undefined,
+);
 
 export const writeStdout = (text: string): void => stdout.write(text);
 export const writeStderr = (text: string): void => stderr.write(text);
 export const stdoutStream = (): NodeJS.WriteStream => stdout.stream();
 
-/** Whether output is still queued in a stream: exiting now would lose it. */
-export function outputPending(): boolean {
-  return stdout.pending || stderr.pending;
+/**
+ * The standard streams made so far — by fed, or by anything else that writes to them (Node's warnings, a
+ * dependency's console): Node makes each on first use, and tells no one, so its getter is wrapped to note
+ * it. What exiting at once must wait for (outputPending).
+ */
+const madeStreams = new Set<NodeJS.WriteStream>();
+for (const name of ['stdout', 'stderr'] as const) {
+  const property = Object.getOwnPropertyDescriptor(process, name);
+  const made = property?.get;
+  if (!made || !property.configurable) continue;
+  Object.defineProperty(process, name, {
+    ...property,
+    get() {
+      const stream = made.call(process) as NodeJS.WriteStream;
+      madeStreams.add(stream);
+      return stream;
+    },
+  });
 }
 
-/** A reader that went away (`fed team list | head -1`) ends the output, not the command with a stack trace. */
-function readerGone(): never {
-  process.exit(process.exitCode ?? 0);
+/** Whether output is still queued in a standard stream: exiting now would lose it. */
+export function outputPending(): boolean {
+  for (const stream of madeStreams) if (stream.writableLength > 0) return true;
+  return false;
 }

@@ -3,14 +3,20 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 /** writeSync(1, …) as the test scripts it: how many bytes each call takes, or the error it throws. */
 const script: Array<number | NodeJS.ErrnoException> = [];
 const written: Buffer[] = [];
-/** What reached descriptor 2. */
+/** What reached descriptor 2, and the errors its writes throw, in order. */
 const toStderr: Buffer[] = [];
+const stderrScript: NodeJS.ErrnoException[] = [];
 vi.mock('node:fs', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:fs')>();
   const wrapped = {
     ...real,
     writeSync: (fd: number, buffer: Buffer, offset = 0) => {
-      if (fd === 2) return toStderr.push(Buffer.from(buffer.subarray(offset))) && buffer.length - offset;
+      if (fd === 2) {
+        const error = stderrScript.shift();
+        if (error) throw error;
+        toStderr.push(Buffer.from(buffer.subarray(offset)));
+        return buffer.length - offset;
+      }
       if (fd !== 1) throw new Error(`unexpected write to ${fd}`);
       const next = script.shift() ?? buffer.length - offset;
       if (typeof next !== 'number') throw next;
@@ -28,6 +34,7 @@ afterEach(() => {
   script.length = 0;
   written.length = 0;
   toStderr.length = 0;
+  stderrScript.length = 0;
 });
 
 describe('the CLI writes stdout to the descriptor, and to the stream when the descriptor would block', () => {
@@ -74,17 +81,37 @@ describe('the CLI writes stdout to the descriptor, and to the stream when the de
     expect(stream).not.toHaveBeenCalled();
   });
 
-  it('writes stderr to its descriptor too; nothing is pending unless a stream holds unwritten bytes', async () => {
+  it('writes stderr to its descriptor too; nothing is pending unless a standard stream holds unwritten bytes', async () => {
     vi.resetModules();
     const { outputPending, writeStderr, writeStdout } = await import('../../../src/cli/stdout.js');
     writeStderr('fed: refused\n');
     expect(Buffer.concat(toStderr).toString()).toBe('fed: refused\n');
+    const queued = { stdout: 0, stderr: 0 };
+    vi.spyOn(process.stdout, 'writableLength', 'get').mockImplementation(() => queued.stdout);
+    vi.spyOn(process.stderr, 'writableLength', 'get').mockImplementation(() => queued.stderr);
     expect(outputPending()).toBe(false);
     // The descriptor would block: the rest goes to the stream, which has not written it yet.
     vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-    vi.spyOn(process.stdout, 'writableLength', 'get').mockReturnValue(3);
     script.push(errno('EAGAIN'));
     writeStdout('abc');
+    queued.stdout = 3;
     expect(outputPending()).toBe(true);
+    // A stream made by something else (Node's warnings write to stderr) counts too.
+    queued.stdout = 0;
+    queued.stderr = 5;
+    expect(outputPending()).toBe(true);
+  });
+
+  it('a stderr whose reader went away (EPIPE) is silenced: the command goes on, with its own exit code', async () => {
+    vi.resetModules();
+    const { writeStderr } = await import('../../../src/cli/stdout.js');
+    const exit = vi.spyOn(process, 'exit').mockImplementation((() => {
+      throw new Error('exited');
+    }) as never);
+    stderrScript.push(errno('EPIPE'));
+    expect(() => writeStderr('fed: refused\n')).not.toThrow();
+    writeStderr('fed: later\n');
+    expect(exit).not.toHaveBeenCalled();
+    expect(toStderr).toEqual([]);
   });
 });
