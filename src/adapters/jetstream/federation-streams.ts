@@ -47,21 +47,26 @@ const CREATE_RACE_MS = 2_000;
  * Run an idempotent find-or-create of one stream or bucket. Two processes that open a new federation at
  * once (two `fed init`s on one server) race, and the server may refuse the later add as overlapping the
  * subjects of the very stream being created; looking again then finds it. A refusal that outlasts the
- * race is another stream on the server holding these subjects: a clear error that says so.
+ * race (2 s from the first) is another stream on the server holding these subjects — unless the server
+ * says the holder is this very stream, created slowly (a busy cluster): a clear error naming the holder.
  */
 async function findOrCreate<T>(
   session: JetStreamSession,
-  stream: { name: string; subjects: string },
+  stream: { name: string; subject: string },
   op: () => Promise<T>,
 ): Promise<T> {
-  const raceEnds = Date.now() + CREATE_RACE_MS;
+  let raceEnds: number | undefined;
+  const racing = (error: unknown) =>
+    isStreamSubjectOverlap(error) && Date.now() < (raceEnds ??= Date.now() + CREATE_RACE_MS);
   try {
-    return await retryTransient(op, undefined, (error) => isStreamSubjectOverlap(error) && Date.now() < raceEnds);
+    return await retryTransient(op, undefined, racing);
   } catch (error) {
     if (!isStreamSubjectOverlap(error)) throw error;
+    const holder = await retryTransient(() => session.jsm.streams.find(stream.subject)).catch(() => undefined);
+    if (holder === stream.name) return retryTransient(op);
     throw new BackendUnavailableError(
       session.servers,
-      `the NATS server at ${session.servers.join(', ')} has another stream on ${stream.subjects}, which federation ${session.names.federation}'s stream ${stream.name} needs; remove that stream (nats stream ls) or give this federation another federationName in federate.config.json`,
+      `the NATS server at ${session.servers.join(', ')} has ${holder ? `stream ${holder}` : 'another stream'} on ${stream.subject}, which federation ${session.names.federation}'s stream ${stream.name} needs; remove that stream (nats stream rm) or give this federation another federationName in federate.config.json`,
       error,
     );
   }
@@ -72,7 +77,7 @@ async function ensureStream(
   session: JetStreamSession,
   config: Partial<StreamConfig> & { name: string; subjects: string[] },
 ): Promise<void> {
-  await findOrCreate(session, { name: config.name, subjects: config.subjects.join(', ') }, async () => {
+  await findOrCreate(session, { name: config.name, subject: config.subjects[0]! }, async () => {
     try {
       await session.jsm.streams.info(config.name);
     } catch (error) {
@@ -100,7 +105,7 @@ export async function ensureFederationStreams(session: JetStreamSession): Promis
   const kvm = new Kvm(session.js);
   // A bucket is the stream KV_<name> on the subjects $KV.<name>.> (the client's naming).
   const bucket = (name: string) =>
-    findOrCreate(session, { name: `KV_${name}`, subjects: `$KV.${name}.>` }, () =>
+    findOrCreate(session, { name: `KV_${name}`, subject: `$KV.${name}.>` }, () =>
       kvm.create(name, { history: 1, replicas: session.replicas, storage: StorageType.File }),
     );
   return {

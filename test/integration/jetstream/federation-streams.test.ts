@@ -38,7 +38,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
       await backend.close();
       expect(error).toBeInstanceOf(BackendUnavailableError);
       expect((error as Error).message).toBe(
-        `the NATS server at ${server().url} has another stream on fed.taken.inbox.>, which federation taken's stream FED_taken_SIGNALS needs; remove that stream (nats stream ls) or give this federation another federationName in federate.config.json`,
+        `the NATS server at ${server().url} has stream SQUATTER on fed.taken.inbox.>, which federation taken's stream FED_taken_SIGNALS needs; remove that stream (nats stream rm) or give this federation another federationName in federate.config.json`,
       );
     } finally {
       await squatter.close();
