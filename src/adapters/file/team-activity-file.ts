@@ -17,8 +17,9 @@ import { readFileTail } from '../../infra/fs/read-json-file.js';
  * file past FOLD_FROM_BYTES makes such a write, so the file stays a few KB and the registry file itself is
  * never far behind.
  *
- * One race is accepted: an append whose open precedes a write's taking of the file and whose write follows
- * the write's read of it is lost — one refresh of one team, made again by its next send a minute later.
+ * Two losses are accepted, each of a refresh made again by the team's next send a minute later: an append
+ * whose open precedes a write's taking of the file and whose write follows the write's read of it; and the
+ * last appends before a power failure (they are not fsynced: a torn or zero-filled line is skipped).
  */
 
 /** Past this size an append has the registry take the activity in (about 130 refreshes). */

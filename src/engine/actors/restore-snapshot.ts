@@ -79,7 +79,8 @@ const resolvedValues = new WeakMap<MachineEntry['machine'], Map<string, Lifecycl
  * measured), and depends on the value alone. Each restore is a copy with its own context, children and
  * history, as resolveState makes them; what it shares with the others — the list of state nodes, the
  * value and the tags — xstate replaces on a transition and never changes in place (the list and the value
- * are frozen here, so that a change would throw rather than reach another team's snapshot).
+ * are frozen here, so that a change would throw rather than reach another team's snapshot; a Set, the
+ * tags cannot be).
  */
 function resolvedState(machine: MachineEntry['machine'], value: unknown, context: unknown): LifecycleSnapshot {
   let byValue = resolvedValues.get(machine);
@@ -93,7 +94,8 @@ function resolvedState(machine: MachineEntry['machine'], value: unknown, context
     freezeValue(resolved.value);
     byValue.set(key, resolved);
   }
-  return { ...resolved, context: context as LifecycleSnapshot['context'], children: {}, historyValue: {} };
+  // As resolveState: no context is an empty one.
+  return { ...resolved, context: (context ?? {}) as LifecycleSnapshot['context'], children: {}, historyValue: {} };
 }
 
 /** A state value (a state's name, or an object of them for nested states) frozen all the way down. */
