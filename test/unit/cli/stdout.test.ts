@@ -29,6 +29,18 @@ vi.mock('node:fs', async (importOriginal) => {
 
 const errno = (code: string) => Object.assign(new Error(code), { code });
 
+/** The module as a command starts with it: nothing written, no stream made. */
+async function freshOutput(): Promise<typeof import('../../../src/cli/stdout.js')> {
+  vi.resetModules();
+  return import('../../../src/cli/stdout.js');
+}
+
+/** process.exit, made to throw instead (the test goes on to check what it was called with). */
+const exitThrows = () =>
+  vi.spyOn(process, 'exit').mockImplementation((() => {
+    throw new Error('exited');
+  }) as never);
+
 afterEach(() => {
   vi.restoreAllMocks();
   script.length = 0;
@@ -39,8 +51,7 @@ afterEach(() => {
 
 describe('the CLI writes stdout to the descriptor, and to the stream when the descriptor would block', () => {
   it('writes everything to the descriptor, a short write continued where it stopped', async () => {
-    vi.resetModules();
-    const { writeStdout } = await import('../../../src/cli/stdout.js');
+    const { writeStdout } = await freshOutput();
     const stream = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     script.push(3);
     writeStdout('team-0001: ready\n');
@@ -49,8 +60,7 @@ describe('the CLI writes stdout to the descriptor, and to the stream when the de
   });
 
   it('hands the stream the bytes left when the descriptor would block (EAGAIN), and every later write', async () => {
-    vi.resetModules();
-    const { writeStdout } = await import('../../../src/cli/stdout.js');
+    const { writeStdout } = await freshOutput();
     const stream = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     // "é" is two bytes: the first write stops between them.
     script.push(4, errno('EAGAIN'));
@@ -62,19 +72,15 @@ describe('the CLI writes stdout to the descriptor, and to the stream when the de
   });
 
   it('ends the process quietly, with the exit code set so far, when the reader has gone (EPIPE)', async () => {
-    vi.resetModules();
-    const { writeStdout } = await import('../../../src/cli/stdout.js');
-    const exit = vi.spyOn(process, 'exit').mockImplementation((() => {
-      throw new Error('exited');
-    }) as never);
+    const { writeStdout } = await freshOutput();
+    const exit = exitThrows();
     script.push(errno('EPIPE'));
     expect(() => writeStdout('x\n')).toThrow('exited');
     expect(exit).toHaveBeenCalledWith(process.exitCode ?? 0);
   });
 
   it('throws any other error (a full disk behind a redirect) for the command to report', async () => {
-    vi.resetModules();
-    const { writeStdout } = await import('../../../src/cli/stdout.js');
+    const { writeStdout } = await freshOutput();
     const stream = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     script.push(errno('ENOSPC'));
     expect(() => writeStdout('x\n')).toThrow('ENOSPC');
@@ -82,8 +88,7 @@ describe('the CLI writes stdout to the descriptor, and to the stream when the de
   });
 
   it('writes stderr to its descriptor too; nothing is pending unless a standard stream holds unwritten bytes', async () => {
-    vi.resetModules();
-    const { outputPending, writeStderr, writeStdout } = await import('../../../src/cli/stdout.js');
+    const { outputPending, writeStderr, writeStdout } = await freshOutput();
     writeStderr('fed: refused\n');
     expect(Buffer.concat(toStderr).toString()).toBe('fed: refused\n');
     const queued = { stdout: 0, stderr: 0 };
@@ -103,11 +108,8 @@ describe('the CLI writes stdout to the descriptor, and to the stream when the de
   });
 
   it('a stderr whose reader went away (EPIPE) is silenced: the command goes on, with its own exit code', async () => {
-    vi.resetModules();
-    const { writeStderr } = await import('../../../src/cli/stdout.js');
-    const exit = vi.spyOn(process, 'exit').mockImplementation((() => {
-      throw new Error('exited');
-    }) as never);
+    const { writeStderr } = await freshOutput();
+    const exit = exitThrows();
     stderrScript.push(errno('EPIPE'));
     expect(() => writeStderr('fed: refused\n')).not.toThrow();
     writeStderr('fed: later\n');
