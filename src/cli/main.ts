@@ -1,6 +1,6 @@
 import { runCli } from './program.js';
 import { runCliExitTasks } from './exit-tasks.js';
-import { outputPending } from './stdout.js';
+import { onStdoutReaderGone, outputPending } from './stdout.js';
 import { closeOpenBackends } from '../adapters/network-backends.js';
 
 /**
@@ -9,6 +9,8 @@ import { closeOpenBackends } from '../adapters/network-backends.js';
  * can run it through a V8 code cache.
  */
 async function main(): Promise<void> {
+  // A reader that went away (`fed team list | head -1`) ends the output, not the command with a stack trace.
+  onStdoutReaderGone(() => process.exit(process.exitCode ?? 0));
   // The only place that sets the process exit code; the library and commands return or throw.
   process.exitCode = await runCli(process.argv.slice(2));
   // After the command (and any nested runCli, as in `fed demo`): send the metrics left, in bounded time.

@@ -57,11 +57,18 @@ class DescriptorOutput {
   }
 }
 
-/** A reader of stdout that went away (`fed team list | head -1`) ends the command quietly, as before. */
+/** What a reader of stdout that went away means (see onStdoutReaderGone); until told, stdout goes quiet. */
+let stdoutReaderGone = (): void => undefined;
+
+/** Set what a reader of stdout that went away means: the CLI's entry (main.ts) ends the command there. */
+export function onStdoutReaderGone(handler: () => void): void {
+  stdoutReaderGone = handler;
+}
+
 const stdout = new DescriptorOutput(
   1,
   () => process.stdout,
-  () => process.exit(process.exitCode ?? 0),
+  () => stdoutReaderGone(),
 );
 /**
  * One of stderr that went away only silences it: the command goes on, and exits with its own code (a

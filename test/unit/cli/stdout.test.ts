@@ -71,12 +71,15 @@ describe('the CLI writes stdout to the descriptor, and to the stream when the de
     expect(Buffer.concat([...written, ...handed]).toString()).toBe('abcé and more\nnext\n');
   });
 
-  it('ends the process quietly, with the exit code set so far, when the reader has gone (EPIPE)', async () => {
-    const { writeStdout } = await freshOutput();
-    const exit = exitThrows();
+  it('tells the CLI entry when the reader has gone (EPIPE), and writes nothing more (the entry ends the command)', async () => {
+    const { onStdoutReaderGone, writeStdout } = await freshOutput();
+    const gone = vi.fn();
+    onStdoutReaderGone(gone);
     script.push(errno('EPIPE'));
-    expect(() => writeStdout('x\n')).toThrow('exited');
-    expect(exit).toHaveBeenCalledWith(process.exitCode ?? 0);
+    expect(() => writeStdout('x\n')).not.toThrow();
+    writeStdout('more\n');
+    expect(gone).toHaveBeenCalledTimes(1);
+    expect(written).toEqual([]);
   });
 
   it('throws any other error (a full disk behind a redirect) for the command to report', async () => {
