@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
 import { BROKER_ENV } from '../infra/process/broker-protocol.js';
 import { runThroughBroker } from './broker-client.js';
-import { codeCacheFile, readCodeCache, writeCodeCache } from './code-cache.js';
+import { cacheToWrite, codeCacheFiles, readCodeCache, writeCodeCache, type CacheFound } from './code-cache.js';
 import { requestedCommand } from './command-names.js';
 
 /**
@@ -25,11 +25,11 @@ declare const FED_CLI_BUNDLE_HASH: string;
 /** Each chunk's name and length in bytes, as built. */
 declare const FED_CLI_CHUNKS: Record<string, number>;
 
-/** A script compiled through the code cache: its cache is written after the command when it had none usable. */
+/** A script compiled through the code cache, and the cache it was handed (cacheToWrite says what it leaves). */
 interface Compiled {
   script: Script;
-  cacheFile: string | undefined;
-  cached: boolean;
+  cacheFiles: { complete: string; provisional: string } | undefined;
+  found: CacheFound;
 }
 
 if (process.env[BROKER_ENV]) runThroughBroker(process.env, process.argv.slice(2), process.cwd());
@@ -61,10 +61,18 @@ function runBundle(): void {
 
   // The first run of a command (or the first after fed or Node changed) leaves its compiled code for the
   // next; made after the command, so it holds the functions that ran, not only the top level.
+  // A run that failed (a usage error, say, before most of the command ran) leaves a provisional one only.
   void (bundle.exports as { finished: Promise<void> }).finished.then(async () => {
-    for (const { script, cacheFile, cached } of compiled)
-      if (cacheFile !== undefined && (!cached || script.cachedDataRejected))
-        await writeCodeCache(cacheFile, script.createCachedData());
+    const succeeded = (process.exitCode ?? 0) === 0;
+    for (const { script, cacheFiles, found } of compiled) {
+      const kind = cacheFiles && cacheToWrite(found, script.cachedDataRejected === true, succeeded);
+      if (cacheFiles === undefined || kind === undefined) continue;
+      await writeCodeCache(
+        cacheFiles[kind],
+        script.createCachedData(),
+        kind === 'complete' && found === 'provisional' ? cacheFiles.provisional : undefined,
+      );
+    }
     (bundle.exports as { exitWhenDone: () => void }).exitWhenDone();
   });
 }
@@ -109,8 +117,16 @@ function run(
   linked: unknown,
 ): { exports: unknown } {
   const { file } = source;
-  const cacheFile = codeCacheFile(process.env, FED_CLI_BUNDLE_HASH, cacheName);
-  const cachedData = cacheFile === undefined ? undefined : readCodeCache(cacheFile);
+  const cacheFiles = codeCacheFiles(process.env, FED_CLI_BUNDLE_HASH, cacheName);
+  let found: CacheFound;
+  let cachedData: Buffer | undefined;
+  for (const kind of ['complete', 'provisional'] as const) {
+    cachedData = cacheFiles && readCodeCache(cacheFiles[kind]);
+    if (cachedData !== undefined) {
+      found = kind;
+      break;
+    }
+  }
   // Node's CommonJS wrapper, with import.meta.url (which the bundle reads as __fedImportMetaUrl) and the
   // link added. The bundle is ASCII (scripts/bundle.mjs checks), so Latin-1 reads it right, into a
   // one-byte string at once.
@@ -118,7 +134,7 @@ function run(
     `(function (exports, require, module, __filename, __dirname, __fedImportMetaUrl, __fedLink) {${source.text ?? readFileSync(file, 'latin1')}\n})`,
     { filename: file, cachedData },
   );
-  compiled.push({ script, cacheFile, cached: cachedData !== undefined });
+  compiled.push({ script, cacheFiles, found });
   const module = { exports: {} };
   (script.runInThisContext() as (...args: unknown[]) => void)(
     module.exports,

@@ -1,5 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
@@ -178,6 +188,49 @@ describe('fast start: the code cache', () => {
     ).toEqual(['help.v8cache', 'version.v8cache']);
   });
 
+  it('a run that failed leaves a provisional cache, which the next run that succeeds replaces', async () => {
+    const dir = tempDir();
+    const cache = join(dir, 'cache');
+    const env = { FED_CODE_CACHE: cache };
+    const listed = () => cacheFiles(cache).map((name) => name.replace(/^.*-/, ''));
+    // Outside any federation `fed team list` stops at once: its cache holds little of the command.
+    const outside = join(dir, 'elsewhere');
+    mkdirSync(outside);
+    expect(await runFed(['team', 'list'], { env, cwd: outside })).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('no federation found'),
+    });
+    expect(listed()).toEqual(['team.provisional.v8cache']);
+    const provisional = statSync(join(cache, cacheFiles(cache)[0]!));
+    // Used, and kept, by another run that fails.
+    expect((await runFed(['team', 'list'], { env, cwd: outside })).code).toBe(2);
+    expect(statSync(join(cache, cacheFiles(cache)[0]!)).ino).toBe(provisional.ino);
+    // A run that does the command's work leaves the complete cache in its place.
+    const federation = join(dir, 'federation');
+    mkdirSync(federation);
+    expect((await runFed(['init'], { env, cwd: federation })).code).toBe(0);
+    expect((await runFed(['team', 'list'], { env, cwd: federation })).code).toBe(0);
+    expect(listed().filter((name) => name.startsWith('team.'))).toEqual(['team.v8cache']);
+    const complete = statSync(
+      join(
+        cache,
+        cacheFiles(cache).find((name) => name.endsWith('-team.v8cache'))!,
+      ),
+    );
+    expect(complete.size).toBeGreaterThan(provisional.size);
+    // Which a later failure uses and leaves as it is.
+    expect((await runFed(['team', 'list'], { env, cwd: outside })).code).toBe(2);
+    expect(
+      statSync(
+        join(
+          cache,
+          cacheFiles(cache).find((name) => name.endsWith('-team.v8cache'))!,
+        ),
+      ).ino,
+    ).toBe(complete.ino);
+    expect(listed().filter((name) => name.startsWith('team.'))).toEqual(['team.v8cache']);
+  });
+
   it('a chunk (the packages most commands never load) loads on first use, through a code cache of its own', async () => {
     const dir = tempDir();
     const cache = join(dir, 'cache');
@@ -192,7 +245,8 @@ describe('fast start: the code cache', () => {
       expect(result).toMatchObject({ code: 2, stdout: expect.stringContaining('no "Next steps" section') });
     };
     await check();
-    const chunkCache = cacheFiles(cache).find((name) => name.endsWith('-deliverable.markdown.v8cache'));
+    // The check refuses the document (exit 2): its caches are provisional, used until a check passes.
+    const chunkCache = cacheFiles(cache).find((name) => name.endsWith('-deliverable.markdown.provisional.v8cache'));
     expect(chunkCache).toBeDefined();
     const made = statSync(join(cache, chunkCache!));
     expect(made.size).toBeGreaterThan(0);

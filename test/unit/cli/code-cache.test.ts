@@ -3,20 +3,41 @@ import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { codeCacheFile, readCodeCache, writeCodeCache } from '../../../src/cli/code-cache.js';
+import { cacheToWrite, codeCacheFiles, readCodeCache, writeCodeCache } from '../../../src/cli/code-cache.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 describe('code cache location', () => {
-  const name = `abc-${process.version}-${process.arch}-event.v8cache`;
+  const stem = `abc-${process.version}-${process.arch}-event`;
+  const files = (dir: string) => ({
+    complete: join(dir, `${stem}.v8cache`),
+    provisional: join(dir, `${stem}.provisional.v8cache`),
+  });
 
   it('is $FED_CODE_CACHE, else $XDG_CACHE_HOME/fed, else a folder of this user in the temp directory', () => {
-    expect(codeCacheFile({ FED_CODE_CACHE: '/c', XDG_CACHE_HOME: '/x' }, 'abc', 'event')).toBe(join('/c', name));
-    expect(codeCacheFile({ XDG_CACHE_HOME: '/x' }, 'abc', 'event')).toBe(join('/x', 'fed', name));
-    expect(codeCacheFile({}, 'abc', 'event')).toBe(join(tmpdir(), `fed-code-cache-${process.getuid!()}`, name));
+    expect(codeCacheFiles({ FED_CODE_CACHE: '/c', XDG_CACHE_HOME: '/x' }, 'abc', 'event')).toEqual(files('/c'));
+    expect(codeCacheFiles({ XDG_CACHE_HOME: '/x' }, 'abc', 'event')).toEqual(files(join('/x', 'fed')));
+    expect(codeCacheFiles({}, 'abc', 'event')).toEqual(files(join(tmpdir(), `fed-code-cache-${process.getuid!()}`)));
   });
 
   it('is none with FED_CODE_CACHE=off', () => {
-    expect(codeCacheFile({ FED_CODE_CACHE: 'off', XDG_CACHE_HOME: '/x' }, 'abc', 'event')).toBeUndefined();
+    expect(codeCacheFiles({ FED_CODE_CACHE: 'off', XDG_CACHE_HOME: '/x' }, 'abc', 'event')).toBeUndefined();
+  });
+});
+
+describe('which cache a run leaves', () => {
+  it('a success: a complete one, unless it ran from one V8 accepted', () => {
+    expect(cacheToWrite(undefined, false, true)).toBe('complete');
+    expect(cacheToWrite('provisional', false, true)).toBe('complete');
+    expect(cacheToWrite('complete', true, true)).toBe('complete');
+    expect(cacheToWrite('complete', false, true)).toBeUndefined();
+  });
+
+  it('a failure: a provisional one, only when it ran from none it could use', () => {
+    expect(cacheToWrite(undefined, false, false)).toBe('provisional');
+    expect(cacheToWrite('complete', true, false)).toBe('provisional');
+    expect(cacheToWrite('provisional', true, false)).toBe('provisional');
+    expect(cacheToWrite('provisional', false, false)).toBeUndefined();
+    expect(cacheToWrite('complete', false, false)).toBeUndefined();
   });
 });
 
@@ -35,6 +56,15 @@ describe('reading and writing the cache', () => {
     expect(readCodeCache(join(dir, 'folder'))).toBeUndefined();
     expect(spawnSync('mkfifo', [join(dir, 'fifo')]).status).toBe(0);
     expect(readCodeCache(join(dir, 'fifo'))).toBeUndefined();
+  });
+
+  it('a complete cache written over a provisional one removes it', async () => {
+    const dir = tempDir();
+    const provisional = join(dir, 'x.provisional.v8cache');
+    writeFileSync(provisional, 'early');
+    await writeCodeCache(join(dir, 'x.v8cache'), Buffer.from('compiled'), provisional);
+    expect(readCodeCache(join(dir, 'x.v8cache'))?.toString()).toBe('compiled');
+    expect(readCodeCache(provisional)).toBeUndefined();
   });
 
   it('a cache that cannot be written is skipped without an error', async () => {
