@@ -70,7 +70,7 @@ function runBundle(): void {
       await writeCodeCache(
         cacheFiles[kind],
         script.createCachedData(),
-        kind === 'complete' && found === 'provisional' ? cacheFiles.provisional : undefined,
+        kind === 'complete' ? cacheFiles.provisional : undefined,
       );
     }
     (bundle.exports as { exitWhenDone: () => void }).exitWhenDone();

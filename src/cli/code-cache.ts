@@ -76,9 +76,10 @@ export function readCodeCache(file: string): Buffer | undefined {
 }
 
 /**
- * Replace `file` with `data` (and remove `supersedes`, the provisional cache it replaces), atomically (a concurrent run reads the old cache or the new one, never half
- * of one) and without fsync (a cache lost in a crash is only made again). The folder is private to the
- * user. Any failure (read-only disk, no permission) leaves things as they were.
+ * Replace `file` with `data`, atomically (a concurrent run reads the old cache or the new one, never half
+ * of one) and without fsync (a cache lost in a crash is only made again), then remove `supersedes` (the
+ * provisional cache a complete one replaces). The folder is private to the user. Any failure (read-only
+ * disk, no permission) leaves things as they were.
  */
 export async function writeCodeCache(file: string, data: Uint8Array, supersedes?: string): Promise<void> {
   try {
