@@ -61,16 +61,15 @@ function runBundle(): void {
 
   // The first run of a command (or the first after fed or Node changed) leaves its compiled code for the
   // next; made after the command, so it holds the functions that ran, not only the top level.
-  // A run that failed (a usage error, say, before most of the command ran) leaves a provisional one only.
-  void (bundle.exports as { finished: Promise<void> }).finished.then(async () => {
-    const succeeded = (process.exitCode ?? 0) === 0;
+  // A run an error stopped (bad input, say, before most of the command ran) leaves a provisional one only.
+  void (bundle.exports as { finished: Promise<{ ranToEnd: boolean }> }).finished.then(async ({ ranToEnd }) => {
     for (const { script, cacheFiles, found } of compiled) {
-      const kind = cacheFiles && cacheToWrite(found, script.cachedDataRejected === true, succeeded);
-      if (cacheFiles === undefined || kind === undefined) continue;
+      const write = cacheFiles && cacheToWrite(found, script.cachedDataRejected === true, ranToEnd);
+      if (cacheFiles === undefined || write === undefined) continue;
       await writeCodeCache(
-        cacheFiles[kind],
+        cacheFiles[write.kind],
         script.createCachedData(),
-        kind === 'complete' ? cacheFiles.provisional : undefined,
+        write.removes && cacheFiles[write.removes],
       );
     }
     (bundle.exports as { exitWhenDone: () => void }).exitWhenDone();

@@ -21,10 +21,10 @@ const MAX_CACHE_BYTES = 64 * 1024 * 1024;
  * cache is off. Keyed by Node version and architecture too: V8 rejects a cache made by another V8, and
  * two Node versions sharing a folder must not keep replacing each other's files.
  *
- * `complete` is made by a run that succeeded; `provisional` by one that failed (a usage error, no
+ * `complete` is made by a run that ran to its end; `provisional` by one an error stopped (bad input, no
  * federation here, a refusal), which may have run a small part of the command: an early failure's cache
  * held half the code of a `fed monitor`, and every later run compiled the rest (8 % slower, measured).
- * A provisional cache is used until a run succeeds, which replaces it with a complete one.
+ * A provisional cache is used until a run goes to its end and replaces it with a complete one.
  */
 export function codeCacheFiles(
   env: NodeJS.ProcessEnv,
@@ -40,15 +40,24 @@ export function codeCacheFiles(
 /** Which cache a run read: none, or the kind of the one V8 was handed. */
 export type CacheFound = 'complete' | 'provisional' | undefined;
 
+/** A cache a run leaves, and the other one it makes useless (removed once it is written). */
+export interface CacheWrite {
+  kind: 'complete' | 'provisional';
+  removes?: 'complete' | 'provisional';
+}
+
 /**
  * Which cache a run leaves, if any, from the one it read (`found`, unless V8 `rejected` it) and whether
- * the command succeeded: a success leaves a complete cache unless it ran from one, a failure a
- * provisional one only when it ran from none — it never replaces a cache it could use.
+ * the command ran to its end (CliOutcome): such a run leaves a complete cache unless it ran from one;
+ * any other a provisional one, only when it ran from none it could use — it never replaces a cache it
+ * could use. A complete cache replaces the provisional one; a provisional one, a complete one V8
+ * refused (made under other V8 flags, or damaged), which would be read first and refused again.
  */
-export function cacheToWrite(found: CacheFound, rejected: boolean, succeeded: boolean): CacheFound {
+export function cacheToWrite(found: CacheFound, rejected: boolean, ranToEnd: boolean): CacheWrite | undefined {
   const usable = rejected ? undefined : found;
-  if (succeeded) return usable === 'complete' ? undefined : 'complete';
-  return usable === undefined ? 'provisional' : undefined;
+  if (ranToEnd) return usable === 'complete' ? undefined : { kind: 'complete', removes: 'provisional' };
+  if (usable !== undefined) return undefined;
+  return found === 'complete' ? { kind: 'provisional', removes: 'complete' } : { kind: 'provisional' };
 }
 
 /**
@@ -78,7 +87,7 @@ export function readCodeCache(file: string): Buffer | undefined {
 /**
  * Replace `file` with `data`, atomically (a concurrent run reads the old cache or the new one, never half
  * of one) and without fsync (a cache lost in a crash is only made again), then remove `supersedes` (the
- * provisional cache a complete one replaces). The folder is private to the user. Any failure (read-only
+ * cache this one makes useless: cacheToWrite). The folder is private to the user. Any failure (read-only
  * disk, no permission) leaves things as they were.
  */
 export async function writeCodeCache(file: string, data: Uint8Array, supersedes?: string): Promise<void> {

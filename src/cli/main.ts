@@ -1,4 +1,4 @@
-import { runCli } from './program.js';
+import { runCommand, type CliOutcome } from './program.js';
 import { runCliExitTasks } from './exit-tasks.js';
 import { onStdoutReaderGone, outputPending } from './stdout.js';
 import { closeOpenBackends } from '../adapters/network-backends.js';
@@ -8,19 +8,24 @@ import { closeOpenBackends } from '../adapters/network-backends.js';
  * tsx in development (`npm run diagrams`). No top-level await: the bundle is CommonJS, so that the bin
  * can run it through a V8 code cache.
  */
-async function main(): Promise<void> {
+async function main(): Promise<CliOutcome> {
   // A reader that went away (`fed team list | head -1`) ends the output, not the command with a stack trace.
   onStdoutReaderGone(() => process.exit(process.exitCode ?? 0));
+  const outcome = await runCommand(process.argv.slice(2));
   // The only place that sets the process exit code; the library and commands return or throw.
-  process.exitCode = await runCli(process.argv.slice(2));
+  process.exitCode = outcome.exitCode;
   // After the command (and any nested runCli, as in `fed demo`): send the metrics left, in bounded time.
   await runCliExitTasks();
   // A JetStream backend's connection would keep the process alive.
   await closeOpenBackends();
+  return outcome;
 }
 
-/** Settles when the command is done (the bin writes the code cache then); a failure is the process's. */
-export const finished: Promise<void> = main();
+/**
+ * Settles with how the command ended when it is done (the bin writes the code cache then: a complete one
+ * only from a command that ran to its end); a failure is the process's.
+ */
+export const finished: Promise<CliOutcome> = main();
 
 /**
  * Called by the bin once the command is done and its code cache written: the process exits now rather

@@ -78,15 +78,31 @@ function allCommands(command: Command): Command[] {
   return command.commands.flatMap((child) => [child, ...allCommands(child)]);
 }
 
-/** Run the CLI with `argv` (without node and script) and return the exit code; never exits the process. */
-export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+/**
+ * How a command ended: its exit code, and whether it ran to its own end — returned, or chose its exit
+ * code once its work was done (CliExit: an unhealthy monitor, a refused document), or printed help or the
+ * version — rather than being stopped by an error (bad input, no federation here, a refusal).
+ */
+export interface CliOutcome {
+  exitCode: number;
+  ranToEnd: boolean;
+}
+
+/** Run the CLI with `argv` (without node and script) and say how it ended; never exits the process. */
+export async function runCommand(argv: readonly string[], io: CliIo = processIo()): Promise<CliOutcome> {
   try {
     const program = await buildProgram(io, argv);
     await program.parseAsync([...argv], { from: 'user' });
-    return EXIT_OK;
+    return { exitCode: EXIT_OK, ranToEnd: true };
   } catch (error) {
-    return exitCodeFor(error, io);
+    const ranToEnd = error instanceof CliExit || (error instanceof CommanderError && error.exitCode === 0);
+    return { exitCode: exitCodeFor(error, io), ranToEnd };
   }
+}
+
+/** Run the CLI with `argv` (without node and script) and return the exit code; never exits the process. */
+export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  return (await runCommand(argv, io)).exitCode;
 }
 
 function exitCodeFor(error: unknown, io: CliIo): number {

@@ -188,11 +188,19 @@ describe('fast start: the code cache', () => {
     ).toEqual(['help.v8cache', 'version.v8cache']);
   });
 
-  it('a run that failed leaves a provisional cache, which the next run that succeeds replaces', async () => {
+  it('a run an error stopped leaves a provisional cache, which the next run to its end replaces', async () => {
     const dir = tempDir();
     const cache = join(dir, 'cache');
     const env = { FED_CODE_CACHE: cache };
-    const listed = () => cacheFiles(cache).map((name) => name.replace(/^.*-/, ''));
+    const listed = (command: string) =>
+      cacheFiles(cache)
+        .map((name) => name.replace(/^.*-/, ''))
+        .filter((name) => name.startsWith(`${command}.`));
+    const file = (command: string, kind = '') =>
+      join(
+        cache,
+        cacheFiles(cache).find((name) => name.endsWith(`-${command}${kind}.v8cache`))!,
+      );
     // Outside any federation `fed team list` stops at once: its cache holds little of the command.
     const outside = join(dir, 'elsewhere');
     mkdirSync(outside);
@@ -200,35 +208,40 @@ describe('fast start: the code cache', () => {
       code: 2,
       stderr: expect.stringContaining('no federation found'),
     });
-    expect(listed()).toEqual(['team.provisional.v8cache']);
-    const provisional = statSync(join(cache, cacheFiles(cache)[0]!));
-    // Used, and kept, by another run that fails.
+    expect(listed('team')).toEqual(['team.provisional.v8cache']);
+    const provisional = statSync(file('team', '.provisional'));
+    // Used, and kept, by another run an error stops.
     expect((await runFed(['team', 'list'], { env, cwd: outside })).code).toBe(2);
-    expect(statSync(join(cache, cacheFiles(cache)[0]!)).ino).toBe(provisional.ino);
+    expect(statSync(file('team', '.provisional')).ino).toBe(provisional.ino);
     // A run that does the command's work leaves the complete cache in its place.
     const federation = join(dir, 'federation');
     mkdirSync(federation);
     expect((await runFed(['init'], { env, cwd: federation })).code).toBe(0);
     expect((await runFed(['team', 'list'], { env, cwd: federation })).code).toBe(0);
-    expect(listed().filter((name) => name.startsWith('team.'))).toEqual(['team.v8cache']);
-    const complete = statSync(
-      join(
-        cache,
-        cacheFiles(cache).find((name) => name.endsWith('-team.v8cache'))!,
-      ),
-    );
+    expect(listed('team')).toEqual(['team.v8cache']);
+    const complete = statSync(file('team'));
     expect(complete.size).toBeGreaterThan(provisional.size);
-    // Which a later failure uses and leaves as it is.
+    // Which a later stopped run uses and leaves as it is.
     expect((await runFed(['team', 'list'], { env, cwd: outside })).code).toBe(2);
-    expect(
-      statSync(
-        join(
-          cache,
-          cacheFiles(cache).find((name) => name.endsWith('-team.v8cache'))!,
-        ),
-      ).ino,
-    ).toBe(complete.ino);
-    expect(listed().filter((name) => name.startsWith('team.'))).toEqual(['team.v8cache']);
+    expect(statSync(file('team')).ino).toBe(complete.ino);
+    expect(listed('team')).toEqual(['team.v8cache']);
+
+    // A complete cache V8 refuses goes with the provisional one a stopped run leaves (read first, it would
+    // be refused again), and a run to its end makes a complete one again.
+    writeFileSync(file('team'), 'not V8 code'.repeat(100));
+    expect((await runFed(['team', 'list'], { env, cwd: outside })).code).toBe(2);
+    expect(listed('team')).toEqual(['team.provisional.v8cache']);
+    expect((await runFed(['team', 'list'], { env, cwd: federation })).code).toBe(0);
+    expect(listed('team')).toEqual(['team.v8cache']);
+
+    // A command that ends with a code of its own after its work (a config naming a missing file) ran to
+    // its end: its cache is complete.
+    rmSync(join(federation, '.fed', 'skills', 'domain-playbook.md'));
+    expect(await runFed(['config', 'show'], { env, cwd: federation })).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('playbookSkill'),
+    });
+    expect(listed('config')).toEqual(['config.v8cache']);
   });
 
   it('a chunk (the packages most commands never load) loads on first use, through a code cache of its own', async () => {

@@ -25,17 +25,20 @@ describe('code cache location', () => {
 });
 
 describe('which cache a run leaves', () => {
-  it('a success: a complete one, unless it ran from one V8 accepted', () => {
-    expect(cacheToWrite(undefined, false, true)).toBe('complete');
-    expect(cacheToWrite('provisional', false, true)).toBe('complete');
-    expect(cacheToWrite('complete', true, true)).toBe('complete');
+  it('a run to its end: a complete one in place of any provisional one, unless it ran from a complete one V8 accepted', () => {
+    const complete = { kind: 'complete', removes: 'provisional' };
+    expect(cacheToWrite(undefined, false, true)).toEqual(complete);
+    expect(cacheToWrite('provisional', false, true)).toEqual(complete);
+    expect(cacheToWrite('provisional', true, true)).toEqual(complete);
+    expect(cacheToWrite('complete', true, true)).toEqual(complete);
     expect(cacheToWrite('complete', false, true)).toBeUndefined();
   });
 
-  it('a failure: a provisional one, only when it ran from none it could use', () => {
-    expect(cacheToWrite(undefined, false, false)).toBe('provisional');
-    expect(cacheToWrite('complete', true, false)).toBe('provisional');
-    expect(cacheToWrite('provisional', true, false)).toBe('provisional');
+  it('a run an error stopped: a provisional one, only when it ran from none it could use', () => {
+    expect(cacheToWrite(undefined, false, false)).toEqual({ kind: 'provisional' });
+    expect(cacheToWrite('provisional', true, false)).toEqual({ kind: 'provisional' });
+    // A complete one V8 refused would be read first, and refused, again: it goes.
+    expect(cacheToWrite('complete', true, false)).toEqual({ kind: 'provisional', removes: 'complete' });
     expect(cacheToWrite('provisional', false, false)).toBeUndefined();
     expect(cacheToWrite('complete', false, false)).toBeUndefined();
   });
