@@ -178,8 +178,9 @@ function pathsUnder(workspace: string, fedDir: string): WorkspacePaths {
 }
 
 /**
- * A POSIX path that `path.join` would change: empty, with a `.` or `..` segment, a doubled separator or a
- * trailing one. Any other path joined with a name is the two with a separator between.
+ * A POSIX path that `path.join` may change: empty, with a `.` or `..` segment (a leading `..` it would
+ * keep), a doubled separator or a trailing one. Any other path joined with a name is the two with a
+ * separator between.
  */
 const NOT_NORMALISED = /(?:^|\/)\.\.?(?:\/|$)|\/\/|\/$|^$/;
 

@@ -10,7 +10,7 @@ import { ACK_FILE_SUFFIX, isSignalFileName } from './signals/signal-file-name.js
  * `<name>.ack` exists beside it (the ack's content is trusted; `fed signal list` validates it).
  */
 export interface BoxCensus {
-  /** Signal file names in the box, in code-unit order (oldest first: a name begins with its time). */
+  /** Signal file names in the box, in code-unit order (by time to the second, for the names fed gives). */
   signals: string[];
   /** Whether each signal (at the same index) has its ack file beside it. */
   acknowledged: boolean[];

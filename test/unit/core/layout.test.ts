@@ -33,6 +33,12 @@ describe('workspacePaths', () => {
       '/srv/federation/',
       '/srv/./federation',
       '/srv/federation/..',
+      '//srv',
+      '/srv/.',
+      '/srv/./',
+      'a/../b',
+      '..x',
+      '.x/y',
       '/srv/a..b/.hidden/...',
       '/srv/team-0001.d/x.',
     ]) {
