@@ -67,8 +67,8 @@ export function report(figure: ReportedFigure): void {
 /** One printed line: figure, spread and rounds, the ceiling and ratio, the goal's verdict, the load. */
 export function formatRow(row: BenchRow): string {
   const unit = row.unit ? ` ${row.unit}` : '';
-  // Ratios are judged against goals like 1.8×, so they keep two decimals.
-  const num = row.unit === '×' ? (n: number) => n.toFixed(2) : fmt;
+  // Ratios are judged against goals like 1.8×, so they keep two decimals, as do the cores a run keeps busy.
+  const num = row.unit === '×' || row.unit === 'cores' ? (n: number) => n.toFixed(2) : fmt;
   const spread = row.rounds > 1 ? ` (spread ${num(row.min)}–${num(row.max)}, ${row.rounds} rounds)` : ' (1 round)';
   const ratio = row.ceiling
     ? `  vs ${row.ceiling.name} = ${fmt(row.ceiling.value)}${unit} (${(row.value / row.ceiling.value).toFixed(2)}×)`
