@@ -46,6 +46,31 @@ describe('signal file names (docs/design/spec.md §4.2)', () => {
     }
   });
 
+  it('drops marks only where that may change the slug, and slugs every character as if it always did', () => {
+    expect(subjectSlug('Re\u0301sume\u0301 ready')).toBe('resume-ready');
+    expect(subjectSlug('preparing → scanning')).toBe('preparing-scanning');
+    // The slug with every mark dropped, as it was before marks were tested for.
+    const dropped = (subject: string) => {
+      const slug = subject
+        .normalize('NFKD')
+        .replace(/\p{M}+/gu, '')
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .slice(0, MAX_SUBJECT_SLUG_LENGTH)
+        .replace(/^-+|-+$/g, '');
+      return slug === '' ? EMPTY_SUBJECT_SLUG : slug;
+    };
+    const capped = 'a'.repeat(MAX_SUBJECT_SLUG_LENGTH - 1);
+    for (let code = 0x80; code <= 0xffff; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const c = String.fromCharCode(code);
+      // Between letters, first, last, after a space, before a mark, and where a mark ahead would take a place of the cap.
+      for (const subject of [`x${c}y`, `${c}y`, `x ${c}`, `x${c}\u0301y`, `\u0301${c}z`, `${c}${capped}bb`])
+        if (subjectSlug(subject) !== dropped(subject))
+          expect(subjectSlug(subject), JSON.stringify(subject)).toBe(dropped(subject));
+    }
+  });
+
   it.each([
     ['path traversal', '../../../etc/passwd', 'etc-passwd'],
     ['absolute path', '/root/.ssh/id_rsa', 'root-ssh-id-rsa'],
