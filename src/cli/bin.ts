@@ -7,14 +7,15 @@ import { Script } from 'node:vm';
 import { BROKER_ENV } from '../infra/process/broker-protocol.js';
 import { runThroughBroker } from './broker-client.js';
 import { cacheToWrite, codeCacheFiles, readCodeCache, writeCodeCache, type CacheFound } from './code-cache.js';
-import { requestedCommand } from './command-names.js';
+import { bundleFileFor, requestedCommand } from './command-names.js';
 
 /**
  * `fed`: runs the CLI (src/cli/main.ts, bundled as CommonJS into main.cjs beside this file) through a V8
  * code cache (code-cache.ts). Node 20 caches compiled code only for its own modules; a script compiled
  * with `vm.Script` can be handed the code of an earlier run. Agents run `fed event` at every step, and
- * without the cache most of its start-up is compiling the bundle. The packages most commands never load
- * are in chunks beside it (scripts/bundle-chunks.mjs), each loaded the same way when first needed.
+ * without the cache most of its start-up is compiling the bundle; it runs from a bundle of its own, the
+ * CLI with only what it reaches (command-names.ts, OWN_BUNDLE_COMMANDS). The packages most commands never
+ * load are in chunks beside them (scripts/bundle-chunks.mjs), each loaded the same way when first needed.
  *
  * Inside a launch's sandbox (`$FED_BROKER`), the command runs in the launcher's broker instead
  * (broker-client.ts): the bundle is not loaded at all.
@@ -57,7 +58,7 @@ function runBundle(): void {
     }
     return modules;
   };
-  const bundle = run({ file: join(__dirname, 'main.cjs') }, cacheName, compiled, loadChunk);
+  const bundle = run({ file: join(__dirname, bundleFileFor(command)) }, cacheName, compiled, loadChunk);
 
   // The first run of a command (or the first after fed or Node changed) leaves its compiled code for the
   // next; made after the command, so it holds the functions that ran, not only the top level.

@@ -30,6 +30,18 @@ export const COMMAND_NAMES = [
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
 /**
+ * The commands with a bundle of their own, dist/bin/cli/<command>.cjs (scripts/bundle.mjs): the CLI with
+ * only what that command reaches, about half of it, so its start-up reads and deserialises half as much.
+ * `fed event` is what every agent runs at every step; the others share dist/bin/cli/main.cjs.
+ */
+export const OWN_BUNDLE_COMMANDS: readonly CommandName[] = ['event'];
+
+/** The bundle, a file beside the `fed` bin, that runs what `argv` asks for (requestedCommand). */
+export function bundleFileFor(requested: ReturnType<typeof requestedCommand>): string {
+  return OWN_BUNDLE_COMMANDS.some((command) => command === requested) ? `${requested}.cjs` : 'main.cjs';
+}
+
+/**
  * What `argv` (without node and script) asks for: the command it names, `--version` for a bare version
  * request, or undefined when it names none (help, an unknown command).
  */

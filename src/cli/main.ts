@@ -4,7 +4,8 @@ import { onStdoutReaderGone, outputPending } from './stdout.js';
 import { closeOpenBackends } from '../adapters/network-backends.js';
 
 /**
- * The CLI: run by the `fed` bin (src/cli/bin.ts) from the bundle dist/bin/cli/main.cjs, or directly by
+ * The CLI: run by the `fed` bin (src/cli/bin.ts) from the bundle dist/bin/cli/main.cjs (or a command's
+ * own, such as dist/bin/cli/event.cjs: src/cli/command-names.ts), or directly by
  * tsx in development (`npm run diagrams`). No top-level await: the bundle is CommonJS, so that the bin
  * can run it through a V8 code cache.
  */

@@ -301,6 +301,34 @@ describe('fast start: the code cache', () => {
     expect(check()).toMatchObject({ status: 2, stdout: expect.stringContaining('no "Next steps" section') });
   });
 
+  it('`fed event` runs from a bundle of its own, which holds no other command; the others from the CLI bundle', () => {
+    const built = join(packageRoot(), 'dist', 'bin', 'cli');
+    const own = readFileSync(join(built, 'event.cjs'), 'latin1');
+    const main = readFileSync(join(built, 'main.cjs'), 'latin1');
+    expect(own).toContain('function registerEvent(');
+    for (const other of ['registerRun', 'registerMonitor', 'registerTeam', 'registerUi'])
+      expect([main.includes(`function ${other}(`), own.includes(`function ${other}(`)], other).toEqual([true, false]);
+    expect(own.length).toBeLessThan(main.length * 0.7);
+
+    // Which bundle runs: a copy of the CLI whose event bundle says so as it starts.
+    const dir = tempDir();
+    const cli = join(dir, 'dist', 'bin', 'cli');
+    cpSync(built, cli, { recursive: true });
+    for (const name of ['package.json', 'node_modules']) symlinkSync(join(packageRoot(), name), join(dir, name));
+    writeFileSync(join(cli, 'event.cjs'), `process.stderr.write('event.cjs\\n');\n${own}`);
+    const help = (command: string) =>
+      spawnSync(process.execPath, [join(cli, 'fed.cjs'), command, '--help'], {
+        env: { ...process.env, FED_CODE_CACHE: 'off' },
+        encoding: 'utf8',
+      });
+    expect(help('event')).toMatchObject({
+      status: 0,
+      stdout: expect.stringContaining('fed event'),
+      stderr: 'event.cjs\n',
+    });
+    expect(help('team')).toMatchObject({ status: 0, stdout: expect.stringContaining('fed team'), stderr: '' });
+  });
+
   it('a corrupt cache is rejected quietly and replaced; the command runs as without one', async () => {
     const cache = join(tempDir(), 'cache');
     const env = { FED_CODE_CACHE: cache };
