@@ -6,7 +6,7 @@ import { assertLockHeld, LockLostError, withLock, type LockOptions } from '../..
 import { federationPaths } from '../../core/layout.js';
 import { nextLockVersion, registrySchema, type Registry } from '../../core/schema/registry.js';
 import type { RegistryMutation, RegistryUpdate } from '../../ports/registry-store.js';
-import { copyFlatRegistry, isFlatRegistry } from './registry-copy.js';
+import { copyFlatRegistry, isFlatRegistryText } from './registry-copy.js';
 import { activityFolded, foldTeamActivity, holdActivityForFold, readTeamActivity } from './team-activity-file.js';
 import {
   parseValidatedRegistry,
@@ -57,7 +57,7 @@ function parsed(validated: Validated): Registry {
  */
 function ownCopy(validated: Validated): Registry {
   const registry = parsed(validated);
-  validated.flat ??= isFlatRegistry(registry);
+  validated.flat ??= isFlatRegistryText(validated.text, registry);
   return validated.flat ? copyFlatRegistry(registry) : parseValidatedRegistry(validated.text);
 }
 
