@@ -16,12 +16,14 @@
  *   a V8 code cache this build makes from a training run (scripts/agent-code-cache.mjs): a sandboxed agent can write no cache
  *   of its own, so it gets the build's, part of the installation, read-only.
  * - Whitespace is dropped, and zod's 40 translations of its error messages (half of zod's bytes; fed
- *   reports in English and never switches locale) are left out.
+ *   reports in English and never switches locale) are left out, as are its code generator and its
+ *   converter from JSON Schema (another sixth; fed parses jitless and only writes JSON Schema).
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { build } from 'esbuild';
 import { buildChunks, CHUNKS, chunkImports } from './bundle-chunks.mjs';
@@ -38,6 +40,27 @@ const englishOnlyZod = {
       contents: "export { default as en } from 'zod/v4/locales/en.js';",
       resolveDir: process.cwd(),
     }));
+  },
+};
+
+/**
+ * zod's modules fed never runs: its code generator (`z.compile`; fed parses jitless) and the converter
+ * from JSON Schema to zod (`z.fromJSONSchema`), a sixth of zod's bytes, in every bundle only because the
+ * `z` namespace re-exports them. Each becomes a module of the same exports, each of which throws if used.
+ */
+const ZOD_UNUSED = ['v4/core/compile.js', 'v4/classic/from-json-schema.js'];
+const zodUnused = {
+  name: 'zod-unused',
+  setup(pluginBuild) {
+    const unused = new RegExp(
+      `/node_modules/zod/(${ZOD_UNUSED.map((file) => file.replaceAll('.', '\\.')).join('|')})$`,
+    );
+    pluginBuild.onLoad({ filter: unused }, async (args) => {
+      const names = Object.keys(await import(pathToFileURL(args.path).href));
+      const stub = (name) =>
+        `export const ${name} = function () { throw new Error(${JSON.stringify(`zod's ${name} is left out of fed's bundles (scripts/bundle.mjs)`)}); };`;
+      return { contents: names.map(stub).join('\n'), loader: 'js' };
+    });
   },
 };
 
@@ -101,7 +124,7 @@ const common = {
   // tsx registers module hooks for importHook files, and the Stately inspector is optional: both load
   // from node_modules when used.
   external: ['tsx', '@statelyai/inspect'],
-  plugins: [englishOnlyZod],
+  plugins: [englishOnlyZod, zodUnused],
   logLevel: 'warning',
 };
 

@@ -329,6 +329,17 @@ describe('fast start: the code cache', () => {
     expect(help('team')).toMatchObject({ status: 0, stdout: expect.stringContaining('fed team'), stderr: '' });
   });
 
+  it("zod's code generator and JSON Schema importer are left out of every bundle; its JSON Schema writer stays", async () => {
+    for (const bundle of ['cli/main.cjs', 'cli/event.cjs', 'agent/agent.cjs']) {
+      const text = readFileSync(join(packageRoot(), 'dist', 'bin', bundle), 'latin1');
+      expect(text, bundle).not.toContain('z.compile does not support');
+      expect(text, bundle).toContain("zod's fromJSONSchema is left out of fed's bundles");
+    }
+    const schema = await runFed(['schema', 'signal']);
+    expect(schema.code).toBe(0);
+    expect(JSON.parse(schema.stdout)).toMatchObject({ type: 'object', properties: { id: { format: 'uuid' } } });
+  });
+
   it('a corrupt cache is rejected quietly and replaced; the command runs as without one', async () => {
     const cache = join(tempDir(), 'cache');
     const env = { FED_CODE_CACHE: cache };
