@@ -31,7 +31,7 @@ import { askQuestion, longHistoryFederation, manyTeamsFederation } from '../help
 
 const ROUNDS = 11;
 /** Rounds in the big federations, whose every round needs a fresh team or a new question. */
-const BIG_ROUNDS = 7;
+const BIG_ROUNDS = 11;
 const TEAMS = 1_000;
 /** Questions the long-lived consultant has answered: 10 000 transitions in its journal, and as many reports. */
 const ANSWERED = 5_000;
