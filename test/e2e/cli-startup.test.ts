@@ -15,6 +15,7 @@ import { build, type Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { buildProgram } from '../../src/cli/program.js';
+import { COMMAND_NAMES, OWN_BUNDLE_COMMANDS } from '../../src/cli/command-names.js';
 import { runFed } from '../helpers/fed-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { packageRoot, packageVersion } from '../../src/infra/package-info.js';
@@ -301,21 +302,28 @@ describe('fast start: the code cache', () => {
     expect(check()).toMatchObject({ status: 2, stdout: expect.stringContaining('no "Next steps" section') });
   });
 
-  it('`fed event` runs from a bundle of its own, which holds no other command; the others from the CLI bundle', () => {
+  it('`fed event`, `fed signal` and `fed team` run from bundles of their own, each holding no other command', () => {
+    expect(OWN_BUNDLE_COMMANDS).toEqual(['event', 'signal', 'team']);
     const built = join(packageRoot(), 'dist', 'bin', 'cli');
-    const own = readFileSync(join(built, 'event.cjs'), 'latin1');
     const main = readFileSync(join(built, 'main.cjs'), 'latin1');
-    expect(own).toContain('function registerEvent(');
-    for (const other of ['registerRun', 'registerMonitor', 'registerTeam', 'registerUi'])
-      expect([main.includes(`function ${other}(`), own.includes(`function ${other}(`)], other).toEqual([true, false]);
-    expect(own.length).toBeLessThan(main.length * 0.7);
+    const registers = (name: string) => `function register${name[0]!.toUpperCase()}${name.slice(1)}(`;
+    for (const command of OWN_BUNDLE_COMMANDS) {
+      const own = readFileSync(join(built, `${command}.cjs`), 'latin1');
+      for (const other of COMMAND_NAMES)
+        expect([main.includes(registers(other)), own.includes(registers(other))], `${command}.cjs: ${other}`).toEqual([
+          true,
+          other === command,
+        ]);
+      expect(own.length).toBeLessThan(main.length * 0.7);
+    }
 
     // Which bundle runs: a copy of the CLI whose event bundle says so as it starts.
     const dir = tempDir();
     const cli = join(dir, 'dist', 'bin', 'cli');
     cpSync(built, cli, { recursive: true });
     for (const name of ['package.json', 'node_modules']) symlinkSync(join(packageRoot(), name), join(dir, name));
-    writeFileSync(join(cli, 'event.cjs'), `process.stderr.write('event.cjs\\n');\n${own}`);
+    const event = readFileSync(join(built, 'event.cjs'), 'latin1');
+    writeFileSync(join(cli, 'event.cjs'), `process.stderr.write('event.cjs\\n');\n${event}`);
     const help = (command: string) =>
       spawnSync(process.execPath, [join(cli, 'fed.cjs'), command, '--help'], {
         env: { ...process.env, FED_CODE_CACHE: 'off' },
@@ -327,10 +335,12 @@ describe('fast start: the code cache', () => {
       stderr: 'event.cjs\n',
     });
     expect(help('team')).toMatchObject({ status: 0, stdout: expect.stringContaining('fed team'), stderr: '' });
+    expect(help('monitor')).toMatchObject({ status: 0, stdout: expect.stringContaining('fed monitor'), stderr: '' });
   });
 
   it("zod's code generator and JSON Schema importer are left out of every bundle; its JSON Schema writer stays", async () => {
-    for (const bundle of ['cli/main.cjs', 'cli/event.cjs', 'agent/agent.cjs']) {
+    const cliBundles = ['main', ...OWN_BUNDLE_COMMANDS].map((name) => `cli/${name}.cjs`);
+    for (const bundle of [...cliBundles, 'agent/agent.cjs']) {
       const text = readFileSync(join(packageRoot(), 'dist', 'bin', bundle), 'latin1');
       expect(text, bundle).not.toContain('z.compile does not support');
       expect(text, bundle).toContain("zod's fromJSONSchema is left out of fed's bundles");
