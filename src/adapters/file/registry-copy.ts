@@ -32,8 +32,9 @@ function occurrences(text: string, character: string): number {
 /**
  * isFlatRegistry of `registry`, parsed from `text` and accepted by registrySchema (its teams an array of
  * objects), told by the text when it can: in a flat registry's text every `{` opens the envelope or an
- * entry and the one `[` the teams, and a string holding either only adds to the count. So as many as that is flat, at once (0.1 ms over 1 000 teams against 0.5 ms
- * for the walk, which runs once per command, its code not yet warm); more is walked.
+ * entry and the one `[` the teams, and a string holding either only adds to the count. So as many as that
+ * is flat, at once (0.1 ms over 1 000 teams against 0.5 ms for the walk, which runs once per command, its
+ * code not yet warm); more is walked.
  */
 export function isFlatRegistryText(text: string, registry: Registry): boolean {
   return (
