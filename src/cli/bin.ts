@@ -66,8 +66,9 @@ function runBundle(): void {
   // A run an error stopped (bad input, say, before most of the command ran) leaves a provisional one only.
   void (bundle.exports as { finished: Promise<{ ranToEnd: boolean }> }).finished.then(async ({ ranToEnd }) => {
     for (const { script, cacheFiles, found } of compiled) {
-      const write = cacheFiles && cacheToWrite(found, script.cachedDataRejected === true, ranToEnd);
-      if (cacheFiles === undefined || write === undefined) continue;
+      if (cacheFiles === undefined) continue;
+      const write = cacheToWrite(found, script.cachedDataRejected === true, ranToEnd);
+      if (write === undefined) continue;
       await writeCodeCache(
         cacheFiles[write.kind],
         script.createCachedData(),

@@ -185,7 +185,7 @@ export default async function runParallelBench(): Promise<void> {
     const speedups: number[] = [];
     // Cores kept busy on average by each run, and the most two cores could give: --parallel 1's wall time
     // over half the machine's busy time during --parallel 2.
-    const busyCores = { one: [] as number[], two: [] as number[] };
+    const busyCores = { 1: [] as number[], 2: [] as number[] };
     const busyPerTeam: number[] = [];
     const bounds: number[] = [];
     let machineBusy = true;
@@ -200,8 +200,8 @@ export default async function runParallelBench(): Promise<void> {
       speedups.push(one.wallMs / two.wallMs);
       if (one.busyMs === undefined || two.busyMs === undefined) machineBusy = false;
       else {
-        busyCores.one.push(one.busyMs / one.wallMs);
-        busyCores.two.push(two.busyMs / two.wallMs);
+        busyCores[1].push(one.busyMs / one.wallMs);
+        busyCores[2].push(two.busyMs / two.wallMs);
         bounds.push(one.wallMs / (two.busyMs / 2));
         busyPerTeam.push(two.busyMs / TEAMS);
       }
@@ -254,7 +254,7 @@ export default async function runParallelBench(): Promise<void> {
       for (const [parallel, cores] of Object.entries(busyCores)) {
         const s = summarize(cores);
         report({
-          name: `fed run --parallel ${parallel === 'one' ? 1 : 2}, cores busy on average (machine's busy time / wall time)`,
+          name: `fed run --parallel ${parallel}, cores busy on average (machine's busy time / wall time)`,
           value: s.median,
           unit: 'cores',
           spread: s,
