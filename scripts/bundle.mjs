@@ -22,7 +22,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { build } from 'esbuild';
@@ -61,6 +61,20 @@ const zodUnused = {
         `export const ${name} = function () { throw new Error(${JSON.stringify(`zod's ${name} is left out of fed's bundles (scripts/bundle.mjs)`)}); };`;
       return { contents: names.map(stub).join('\n'), loader: 'js' };
     });
+  },
+};
+
+/**
+ * uuid's portable build for `uuid`, in place of its build for Node: the two make the same ids, but the
+ * one for Node hashes a name-based id (v5: every report's) with node:crypto, which a command that needs
+ * nothing else of it loads for ~3 ms (src/infra/crypto/random.ts); the portable one hashes in JavaScript.
+ */
+const uuidPackage = createRequire(import.meta.url).resolve('uuid/package.json');
+const portableUuid = join(dirname(uuidPackage), JSON.parse(readFileSync(uuidPackage, 'utf8')).exports['.'].default);
+const uuidPortable = {
+  name: 'uuid-portable',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^uuid$/ }, () => ({ path: portableUuid }));
   },
 };
 
@@ -124,7 +138,7 @@ const common = {
   // tsx registers module hooks for importHook files, and the Stately inspector is optional: both load
   // from node_modules when used.
   external: ['tsx', '@statelyai/inspect'],
-  plugins: [englishOnlyZod, zodUnused],
+  plugins: [englishOnlyZod, zodUnused, uuidPortable],
   logLevel: 'warning',
 };
 

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   cpSync,
   existsSync,
@@ -17,8 +18,14 @@ import { z } from 'zod';
 import { buildProgram } from '../../src/cli/program.js';
 import { COMMAND_NAMES, OWN_BUNDLE_COMMANDS } from '../../src/cli/command-names.js';
 import { runFed } from '../helpers/fed-cli.js';
+import { manyTeamsFederation } from '../helpers/big-federations.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { packageRoot, packageVersion } from '../../src/infra/package-info.js';
+import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { readJournalTail } from '../../src/adapters/file/state-files.js';
+import { reportSignalId } from '../../src/engine/actors/report-signal-id.js';
+import { openFederation } from '../../src/engine/context.js';
+import { listSignals } from '../../src/engine/messaging/list-signals.js';
 
 /**
  * Start-up (issue 18): what each command initialises as it starts, and the V8 code cache the `fed` bin
@@ -336,6 +343,54 @@ describe('fast start: the code cache', () => {
     });
     expect(help('team')).toMatchObject({ status: 0, stdout: expect.stringContaining('fed team'), stderr: '' });
     expect(help('monitor')).toMatchObject({ status: 0, stdout: expect.stringContaining('fed monitor'), stderr: '' });
+  });
+
+  it('`fed event` and `fed signal send` load no node:crypto; their ids and digests are what node:crypto makes', async () => {
+    const { root, ready } = await manyTeamsFederation(2, 1);
+    const team = ready[0]!;
+    // Tells, as the command exits, whether Node loaded node:crypto.
+    const dir = tempDir();
+    const preload = join(dir, 'crypto-loaded.cjs');
+    writeFileSync(
+      preload,
+      "process.on('exit', () => require('node:fs').writeFileSync(process.env.CRYPTO_LOADED_TO, String(process.moduleLoadList.includes('NativeModule crypto'))));\n",
+    );
+    const loadedCrypto = async (args: string[]) => {
+      const to = join(dir, 'loaded');
+      const env = { FED_ROOT: root, NODE_OPTIONS: `--require ${preload}`, CRYPTO_LOADED_TO: to };
+      expect((await runFed(args, { env })).code, args.join(' ')).toBe(0);
+      return readFileSync(to, 'utf8');
+    };
+
+    expect(await loadedCrypto(['event', '--team', team, 'PLAN_READY', '--data', '{"sources":["src"]}'])).toBe('false');
+    expect(
+      await loadedCrypto([
+        'signal',
+        'send',
+        '--to',
+        'team-0001',
+        '--type',
+        'directive',
+        '--subject',
+        'go',
+        '--body',
+        'now',
+      ]),
+    ).toBe('false');
+
+    // The report's id is the name-based UUID node:crypto's SHA-1 makes, its digest node:crypto's SHA-256.
+    const fed = openFederation(root);
+    const entry = readRegistry(root).teams.find((each) => each.domainId === team)!;
+    const { seq } = readJournalTail(entry.location, 1)[0]!;
+    const sent = (await listSignals(fed, { team: 'meta', type: 'report' })).signals.map((each) => each.message);
+    expect(sent.map((message) => message.id)).toEqual([reportSignalId(entry, 'deliverable', seq)]);
+    const directive = (await listSignals(fed, { team: 'team-0001' })).signals[0]!.message;
+    expect(directive.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    for (const message of [...sent, directive]) {
+      const fact = await fed.backend.delivery.get(message.id, 'sent');
+      const content = JSON.stringify([message.from, message.to, message.type, message.subject, message.body]);
+      expect(fact?.digest).toBe(createHash('sha256').update(content).digest('hex'));
+    }
   });
 
   it("zod's code generator and JSON Schema importer are left out of every bundle; its JSON Schema writer stays", async () => {

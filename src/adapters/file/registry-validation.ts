@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { dirname } from 'node:path';
 import { FedError } from '../../core/errors.js';
 import { federationPaths } from '../../core/layout.js';
@@ -8,6 +7,7 @@ import {
   registrySchema,
   type Registry,
 } from '../../core/schema/registry.js';
+import { sha256 } from '../../infra/crypto/sha256.js';
 import { writeFileAtomic } from '../../infra/fs/atomic-write.js';
 import { readFileBounded } from '../../infra/fs/read-file-bounded.js';
 import type { CheckedRootFolders } from '../checked-root-folders.js';
@@ -172,7 +172,7 @@ function sameJson(value: unknown, validated: unknown): boolean {
 
 /** Of the text and the schema revision it was validated against. */
 function digest(text: string): string {
-  return createHash('sha256').update(`${REGISTRY_SCHEMA_REVISION}\0`).update(text).digest('hex');
+  return sha256(`${REGISTRY_SCHEMA_REVISION}\0${text}`).toString('hex');
 }
 
 /**

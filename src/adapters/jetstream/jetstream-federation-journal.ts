@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { toJsonText } from '../../core/json-text.js';
 import type { FederationJournal } from '../../ports/federation-journal.js';
 import { federationRecordSchema, type FederationRecord } from '../../core/schema/federation-journal.js';
 import { parseJsonRecords } from '../../core/schema/json-lines.js';
+import { sha256 } from '../../infra/crypto/sha256.js';
 import type { FederationStreams } from './federation-streams.js';
 import type { JetStreamNames } from './names.js';
 import { readSubjectSince } from './read-subject.js';
@@ -30,7 +30,7 @@ export class JetStreamFederationJournal implements FederationJournal {
     const text = toJsonText(federationRecordSchema.parse(record));
     // A message id makes a publish repeated after a lost reply land once; records carry their own time, so
     // two records with the same content are the same record.
-    const msgID = createHash('sha256').update(text).digest('hex');
+    const msgID = sha256(text).toString('hex');
     await retryTransient(() => session.js.publish(this.names.federationJournalSubject, text, { msgID }));
   }
 

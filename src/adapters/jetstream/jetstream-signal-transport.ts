@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { RefusedError } from '../../core/errors.js';
 import { toJsonText } from '../../core/json-text.js';
 import type {
@@ -15,6 +14,7 @@ import type {
 import type { SignalParty } from '../../core/resolve-party.js';
 import { SIGNAL_PROTOCOL, type SignalMessage } from '../../core/schema/signal.js';
 import { judgeSignal } from '../../core/schema/judge-signal.js';
+import { randomUuid } from '../../infra/crypto/random.js';
 import type { FederationStreams } from './federation-streams.js';
 import { JetStreamInbox } from './jetstream-inbox.js';
 import type { JetStreamNames } from './names.js';
@@ -58,7 +58,7 @@ export class JetStreamSignalTransport implements SignalTransport {
     // Marks this call's publishes: a duplicate carrying it is our own earlier attempt, whose reply was lost.
     natsHeaders ??= (await import('@nats-io/transport-node')).headers;
     const sendMark = natsHeaders();
-    sendMark.set(SEND_HEADER, randomUUID());
+    sendMark.set(SEND_HEADER, randomUuid());
     const ack = await retryTransient(() =>
       js.publish(names.inboxSubject(route.to.id, route.from.id), text, { msgID: message.id, headers: sendMark }),
     );

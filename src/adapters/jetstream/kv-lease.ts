@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KV } from '@nats-io/kv';
@@ -6,6 +5,7 @@ import { z } from 'zod';
 import { toJsonText } from '../../core/json-text.js';
 import { LockLostError, LockTimeoutError } from '../../infra/fs/lock.js';
 import { currentProcessStartTime, processIsAlive } from '../../infra/fs/process-identity.js';
+import { randomUuid } from '../../infra/crypto/random.js';
 import { isoTimestamp } from '../../core/schema/common.js';
 import { lockOwnerSchema, type LockOwner } from '../../core/schema/lock-owner.js';
 import { isWrongLastSequence } from './jetstream-errors.js';
@@ -57,7 +57,7 @@ export async function acquireKvLease(
   const owner: LockOwner = {
     pid: process.pid,
     host: hostname(),
-    token: randomUUID(),
+    token: randomUuid(),
     acquiredAt: new Date().toISOString(),
     ...(currentProcessStartTime() !== undefined && { startTime: currentProcessStartTime() }),
   };

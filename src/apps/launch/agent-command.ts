@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { RefusedError } from '../../core/errors.js';
+import { randomBytes } from '../../infra/crypto/random.js';
 import { writeFileAtomic } from '../../infra/fs/atomic-write.js';
 import { workspacePaths } from '../../core/layout.js';
 import type { AgentPresetName, FederationConfig } from '../../core/schema/config.js';

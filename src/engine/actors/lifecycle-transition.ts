@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   createActor,
   initialTransition,
@@ -11,6 +10,7 @@ import {
 } from 'xstate';
 import type { MachineEntry } from '../../../machines/catalog.js';
 import { FedError } from '../../core/errors.js';
+import { randomUuid } from '../../infra/crypto/random.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 
 /**
@@ -133,7 +133,7 @@ export class ApplyInspection {
     snapshot: AnyMachineSnapshot,
   ) {
     this.current = snapshot;
-    const sessionId = randomUUID();
+    const sessionId = randomUuid();
     const ref = {
       id: team.domainId,
       sessionId,

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { DeliverableSummary } from '../../core/schema/deliverable-summary.js';
+import { sha256 } from '../../infra/crypto/sha256.js';
 import { analyseMarkdown, summariseMarkdown } from './analyse-markdown.js';
 import { checkDocumentationRules, type RuleViolation } from './documentation-rules.js';
 import { plainText } from './parse-markdown.js';
@@ -38,7 +38,7 @@ function readFacts(text: string): MarkdownFacts {
 
 /** The facts of Markdown `text`, parsed once per content; each caller gets its own copy. */
 export function markdownFacts(text: string): MarkdownFacts {
-  const key = createHash('sha256').update(text).digest('base64');
+  const key = sha256(text).toString('base64');
   let facts = remembered.get(key);
   if (facts) remembered.delete(key);
   else facts = readFacts(text);

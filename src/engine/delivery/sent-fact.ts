@@ -1,15 +1,15 @@
-import { createHash } from 'node:crypto';
 import { RefusedError } from '../../core/errors.js';
 import type { SentFact } from '../../core/schema/delivery.js';
 import type { SignalMessage } from '../../core/schema/signal.js';
 import type { DeliveryFactStore } from '../../ports/delivery-fact-store.js';
 import type { TransportWriteOptions } from '../../ports/signal-transport.js';
+import { sha256 } from '../../infra/crypto/sha256.js';
 
 /** What makes two sends the same signal: everything the sender chose, not the time it was sent at. */
 export function signalDigest(message: Pick<SignalMessage, 'from' | 'to' | 'type' | 'subject' | 'body'>): string {
-  return createHash('sha256')
-    .update(JSON.stringify([message.from, message.to, message.type, message.subject, message.body]))
-    .digest('hex');
+  return sha256(JSON.stringify([message.from, message.to, message.type, message.subject, message.body])).toString(
+    'hex',
+  );
 }
 
 /** Who claimed a signal id: this send, or an earlier one with the same content (a retry). */

@@ -1,4 +1,3 @@
-import { v4 as uuidv4 } from 'uuid';
 import { InvalidInputError } from '../../core/errors.js';
 import { toJsonText } from '../../core/json-text.js';
 import type { SentSignal, TransportWriteOptions } from '../../ports/signal-transport.js';
@@ -16,6 +15,7 @@ import {
 import { recordSend } from '../delivery/record-send.js';
 import type { IdClaim } from '../delivery/sent-fact.js';
 import { CONCURRENT_SEND_MS } from '../../core/schema/delivery.js';
+import { randomUuid } from '../../infra/crypto/random.js';
 import { recordSignalSent } from '../../infra/telemetry/fed-metrics.js';
 import { assertActsAsCaller, resolveParty } from '../../core/resolve-party.js';
 import type { Federation } from '../context.js';
@@ -121,7 +121,7 @@ function retryMessage(built: SignalMessage, claim: IdClaim, now: Date): SignalMe
 function buildMessage(request: SendSignalRequest, from: string, to: string, now: Date): SignalMessage {
   const candidate = {
     // Lower case, so a retry that spells the same UUID in capitals is still the same signal.
-    id: request.id?.toLowerCase() ?? uuidv4(),
+    id: request.id?.toLowerCase() ?? randomUuid(),
     timestamp: now.toISOString(),
     from,
     to,

@@ -1,6 +1,6 @@
 import { closeSync, fsync, fsyncSync, linkSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../crypto/random.js';
 
 /**
  * Durable, complete-on-delivery file writes (docs/design/invariants.md #1–3). Every shared file fed writes

@@ -1,10 +1,10 @@
 import { readFileSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FedError } from '../../core/errors.js';
 import { lockOwnerSchema, type LockOwner } from '../../core/schema/lock-owner.js';
+import { randomUuid } from '../crypto/random.js';
 import { createFileExclusive, unlinkQuietly } from './atomic-write.js';
 import { ensureDirectory } from './ensure-directory.js';
 import { currentProcessStartTime, processIsAlive } from './process-identity.js';
@@ -150,7 +150,7 @@ function newOwner(): LockOwner {
   const owner: LockOwner = {
     pid: process.pid,
     host: hostname(),
-    token: randomUUID(),
+    token: randomUuid(),
     acquiredAt: new Date().toISOString(),
   };
   const startTime = currentProcessStartTime();

@@ -1,5 +1,5 @@
-import { v4 as uuidv4 } from 'uuid';
 import type { RunOutcome } from '../../../core/schema/launch-run.js';
+import { randomUuid } from '../../../infra/crypto/random.js';
 import { classifyError } from './classify-error.js';
 import { mcpConfigJson } from './mcp-config.js';
 import { flag, num, obj, str, type AgentPreset, type JsonEvent, type StreamStats } from './agent-preset.js';
@@ -39,7 +39,7 @@ export const claudePreset: AgentPreset = {
     install: 'npm install -g @anthropic-ai/claude-code',
   },
   command: (run) => {
-    const sessionId = run.resumeSessionId ? null : uuidv4();
+    const sessionId = run.resumeSessionId ? null : randomUuid();
     return {
       argv: [
         ...run.program,

@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { FederationChange, FederationChanges } from '../../../ports/federation-changes.js';
+import { randomBytes } from '../../../infra/crypto/random.js';
 import type { LiveEvent } from '../api-types.js';
 import { EventRing } from './event-ring.js';
 
