@@ -50,7 +50,7 @@ export class CheckedRootFolders {
   }
 
   private realRootPath(): string {
-    return (this.realRoot ??= realpathSync(this.root));
+    return (this.realRoot ??= realpathSync.native(this.root));
   }
 }
 
@@ -81,7 +81,7 @@ function firstLinkBelow(root: string, folder: string): string | undefined {
 
 function realTarget(path: string): string | undefined {
   try {
-    return realpathSync(path);
+    return realpathSync.native(path);
   } catch {
     return undefined;
   }

@@ -48,7 +48,8 @@ export function relocatedWorkspace(root: string, entry: RegistryEntry): string |
  */
 export function locatedHere(root: string, entry: RegistryEntry): RegistryEntry {
   let resolvedRoot: string | undefined;
-  if (relativeLocation(root, () => (resolvedRoot ??= realpathSync(root)), entry.location) !== undefined) return entry;
+  if (relativeLocation(root, () => (resolvedRoot ??= realpathSync.native(root)), entry.location) !== undefined)
+    return entry;
   const here = relocatedWorkspace(root, entry);
   return here === undefined ? entry : { ...entry, location: here };
 }
@@ -147,14 +148,14 @@ export function checkWorkspace(
   options: WorkspaceCheckOptions = {},
 ): CheckedWorkspace {
   let resolvedRoot: string | undefined;
-  const realRoot = (): string => (resolvedRoot ??= realpathSync(root));
+  const realRoot = (): string => (resolvedRoot ??= realpathSync.native(root));
   const rel = relativeLocation(root, realRoot, entry.location);
   if (rel === undefined) throw outside(root, entry, `the registry places it at ${entry.location}`, options);
   const own = teamWorkspacePath(root, entry.domain, entry.placementType);
   if (rel !== relative(root, own)) throw notItsOwn(entry, own);
   let real: string;
   try {
-    real = realpathSync(entry.location);
+    real = realpathSync.native(entry.location);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     // The path exists but does not resolve: a link to nowhere.
@@ -225,7 +226,7 @@ function lstatOf(path: string): Stats | undefined {
 
 function realTarget(path: string): string {
   try {
-    return realpathSync(path);
+    return realpathSync.native(path);
   } catch {
     return 'a missing target';
   }

@@ -22,20 +22,26 @@ const calls: FsCall[] = [];
 let counting = false;
 
 /**
- * node:fs with every function wrapped to record its calls while `counted` runs. Properties of a function
- * (realpathSync.native and the like) stay reachable, and uncounted; classes (Dirent, Stats...) are left as
- * they are.
+ * node:fs with every function wrapped to record its calls while `counted` runs; `realpathSync.native`
+ * counts as the `realpathSync` it stands for. Other properties of a function stay reachable, and
+ * uncounted; classes (Dirent, Stats...) are left as they are.
  */
 export function countingFs(real: typeof NodeFs): Record<string, unknown> {
   const wrapped: Record<string, unknown> = { ...real };
+  const counted =
+    (op: string, fn: (...args: unknown[]) => unknown) =>
+    (...args: unknown[]) => {
+      if (counting) calls.push({ op, path: String(args[0]) });
+      return fn(...args);
+    };
   for (const [name, value] of Object.entries(real)) {
     if (typeof value !== 'function' || /^[A-Z]/.test(name)) continue;
     const fn = value as (...args: unknown[]) => unknown;
-    wrapped[name] = Object.assign((...args: unknown[]) => {
-      if (counting) calls.push({ op: name, path: String(args[0]) });
-      return fn(...args);
-    }, fn);
+    wrapped[name] = Object.assign(counted(name, fn), fn);
   }
+  wrapped.realpathSync = Object.assign(wrapped.realpathSync as object, {
+    native: counted('realpathSync', real.realpathSync.native as (...args: unknown[]) => unknown),
+  });
   return { ...wrapped, default: wrapped };
 }
 

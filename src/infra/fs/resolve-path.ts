@@ -18,7 +18,7 @@ export function resolvePath(path: string): ResolvedPath {
   for (let dir = path; ; dir = dirname(dir)) {
     let real: string;
     try {
-      real = realpathSync(dir);
+      real = realpathSync.native(dir);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
