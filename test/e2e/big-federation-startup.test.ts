@@ -1,6 +1,5 @@
-import { spawnSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { appendFileSync, mkdirSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { initFederation, onboardTeam } from '../../src/index.js';
@@ -8,7 +7,7 @@ import { openFederation } from '../../src/engine/context.js';
 import { federationPaths, workspacePaths } from '../../src/core/layout.js';
 import { REMEMBERED_FROM_BYTES } from '../../src/adapters/file/registry-validation.js';
 import { updateRegistry } from '../../src/engine/registry/update-registry.js';
-import { FED_BIN } from '../helpers/fed-cli.js';
+import { fedLoadedModules } from '../helpers/loaded-modules.js';
 import { launchRunRecord } from '../helpers/launch-runs.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -41,21 +40,15 @@ async function federation(runs: number): Promise<string> {
   return root;
 }
 
-/** The built-in modules `fed team show` loaded (process.moduleLoadList, written as it exits). */
-function teamShowModules(root: string): string[] {
-  const preload = join(root, 'loaded.cjs');
-  const loaded = join(root, 'loaded.txt');
-  writeFileSync(
-    preload,
-    `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(loaded)}, process.moduleLoadList.join('\\n')));\n`,
-  );
-  const shown = spawnSync(process.execPath, ['--require', preload, FED_BIN, 'team', 'show', 'team-0'], {
-    env: { ...process.env, FED_ROOT: root, FED_TEAM: '', FED_TELEMETRY_ENABLED: 'false', FED_CODE_CACHE: 'off' },
-    encoding: 'utf8',
+/** The built-in modules `fed team show` loaded. */
+async function teamShowModules(root: string): Promise<string[]> {
+  const { result, modules } = await fedLoadedModules(['team', 'show', 'team-0'], {
+    FED_ROOT: root,
+    FED_CODE_CACHE: 'off',
   });
-  expect({ status: shown.status, stderr: shown.stderr }).toEqual({ status: 0, stderr: '' });
-  expect(shown.stdout).toContain('runs:        5 runs');
-  return readFileSync(loaded, 'utf8').split('\n');
+  expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+  expect(result.stdout).toContain('runs:        5 runs');
+  return modules;
 }
 
 describe('fed team show in a large federation', () => {
@@ -64,7 +57,7 @@ describe('fed team show in a large federation', () => {
     // Kept only for a registry that has not changed for 2 s (registry-validation.ts, SETTLED_MS).
     const changed = statSync(federationPaths(root).registry).ctimeMs;
     await sleep(Math.max(0, changed + 2_100 - Date.now()));
-    teamShowModules(root);
-    expect(teamShowModules(root)).not.toContain('NativeModule crypto');
+    await teamShowModules(root);
+    expect(await teamShowModules(root)).not.toContain('NativeModule crypto');
   });
 });
