@@ -22,7 +22,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { build } from 'esbuild';
@@ -65,16 +65,19 @@ const zodUnused = {
 };
 
 /**
- * uuid's portable build for `uuid`, in place of its build for Node: the two make the same ids, but the
- * one for Node hashes a name-based id (v5: every report's) with node:crypto, which a command that needs
- * nothing else of it loads for ~3 ms (src/infra/crypto/random.ts); the portable one hashes in JavaScript.
+ * uuid's portable build for fed's own `uuid` imports, in place of its build for Node: the two make the
+ * same ids, but the one for Node hashes a name-based id (v5: every report's) with node:crypto, which a
+ * command that needs nothing else of it loads for ~3 ms (src/infra/crypto/random.ts); the portable one
+ * hashes in JavaScript. A package's own `uuid` import (another version, maybe) resolves as usual.
  */
 const uuidPackage = createRequire(import.meta.url).resolve('uuid/package.json');
 const portableUuid = join(dirname(uuidPackage), JSON.parse(readFileSync(uuidPackage, 'utf8')).exports['.'].default);
 const uuidPortable = {
   name: 'uuid-portable',
   setup(pluginBuild) {
-    pluginBuild.onResolve({ filter: /^uuid$/ }, () => ({ path: portableUuid }));
+    pluginBuild.onResolve({ filter: /^uuid$/ }, (args) =>
+      args.importer.includes(`${sep}node_modules${sep}`) ? undefined : { path: portableUuid },
+    );
   },
 };
 

@@ -93,7 +93,7 @@ export function readCodeCache(file: string): Buffer | undefined {
 export async function writeCodeCache(file: string, data: Uint8Array, supersedes?: string): Promise<void> {
   try {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-    // Loaded only here: a run that found its cache never pays for the writer (it loads node:crypto).
+    // Loaded only here: a run that found its cache never pays for the writer.
     const { writeFileAtomic } = await import('../infra/fs/atomic-write.js');
     writeFileAtomic(file, data, { durable: false });
     // After the write: a crash between leaves both, and the complete one is read first.

@@ -1,5 +1,5 @@
+import { createHash } from 'node:crypto';
 import { Script } from 'node:vm';
-import { sha256 } from '../../infra/crypto/sha256.js';
 
 /**
  * The fed-agent program (bundled as CommonJS into dist/bin/agent/agent.cjs) as a script V8 can be handed
@@ -34,12 +34,12 @@ const DIGEST_BYTES = 32;
  * crashed the agent rather than being rejected; the digest makes damage mean compiling, as without one.
  */
 export function sealCodeCache(cache: Buffer): Buffer {
-  return Buffer.concat([sha256(cache), cache]);
+  return Buffer.concat([createHash('sha256').update(cache).digest(), cache]);
 }
 
 /** The cache inside what `sealCodeCache` stored, or undefined when it does not match its digest. */
 export function openCodeCache(sealed: Buffer): Buffer | undefined {
   if (sealed.length <= DIGEST_BYTES) return undefined;
   const cache = sealed.subarray(DIGEST_BYTES);
-  return sha256(cache).equals(sealed.subarray(0, DIGEST_BYTES)) ? cache : undefined;
+  return createHash('sha256').update(cache).digest().equals(sealed.subarray(0, DIGEST_BYTES)) ? cache : undefined;
 }

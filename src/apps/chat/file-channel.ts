@@ -39,7 +39,8 @@ export class FileChatChannel implements ChatChannel {
   async post(text: string): Promise<void> {
     const message: ChatMessage = {
       // Time-ordered (and in order within a millisecond): messages posted in one millisecond are read, and
-      // so answered, in the order they were posted.
+      // so answered, in the order they were posted. uuid keeps that order with state of its own, which it
+      // skips for random bytes handed in: its random bits are its own, not src/infra/crypto/random.ts's.
       id: uuidv7(),
       at: (this.options.now?.() ?? new Date()).toISOString(),
       author: this.options.author ?? 'fed',

@@ -1,14 +1,15 @@
 import { randomFillSync } from 'node:crypto';
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { v4 as uuidv4 } from 'uuid';
 
 /**
  * Random bytes and ids (lock tokens, temp file names, signal ids) without loading node:crypto: loading it
  * brings its ciphers, key handling and streams, ~3 ms of a command that needs a few random bytes (`fed
  * event` over 1 000 teams went from 1.79× a bare node start to 1.73× without it). The bytes come from the
- * kernel's generator, /dev/urandom (which node:crypto's own generator draws on), read a pool at a time;
- * where it cannot be read (Windows, a sandbox without /dev), from node:crypto. Secrets compared in constant
- * time (the dashboard's and the broker's tokens) are made with node:crypto, which those servers load anyway.
+ * kernel's generator, the one node:crypto's own is seeded from, read from /dev/urandom a pool at a time;
+ * where that is not the kernel's device (Windows, a sandbox without /dev, a file put in its place), from
+ * node:crypto. Secrets compared in constant time (the dashboard's and the broker's tokens) are made with
+ * node:crypto, which those servers load anyway.
  */
 const POOL_BYTES = 256;
 
@@ -35,7 +36,7 @@ function refill(size: number): void {
   taken = 0;
 }
 
-/** Fills `into` from /dev/urandom; false where it cannot be opened or read whole. */
+/** Fills `into` from /dev/urandom; false where it is no device, or cannot be opened or read whole. */
 function readKernelRandom(into: Buffer): boolean {
   let fd: number;
   try {
@@ -44,6 +45,7 @@ function readKernelRandom(into: Buffer): boolean {
     return false;
   }
   try {
+    if (!fstatSync(fd).isCharacterDevice()) return false;
     for (let filled = 0; filled < into.length;) {
       const read = readSync(fd, into, filled, into.length - filled, null);
       if (read === 0) return false;
