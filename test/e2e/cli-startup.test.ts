@@ -19,7 +19,8 @@ import { buildProgram } from '../../src/cli/program.js';
 import { COMMAND_NAMES, OWN_BUNDLE_COMMANDS } from '../../src/cli/command-names.js';
 import { runFed } from '../helpers/fed-cli.js';
 import { manyTeamsFederation } from '../helpers/big-federations.js';
-import { fedLoadedModules } from '../helpers/loaded-modules.js';
+import { fedLoadedModules, loadsCrypto } from '../helpers/loaded-modules.js';
+import { isUuidV4 } from '../helpers/uuid-v4.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { packageRoot, packageVersion } from '../../src/infra/package-info.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
@@ -353,7 +354,7 @@ describe('fast start: the code cache', () => {
     const loadedCrypto = async (args: string[]) => {
       const { result, modules } = await fedLoadedModules(args, { FED_ROOT: root });
       expect(result.code, args.join(' ')).toBe(0);
-      return modules.includes('NativeModule crypto');
+      return loadsCrypto(modules);
     };
     expect(await loadedCrypto(['event', '--team', team, 'PLAN_READY', '--data', '{"sources":["src"]}'])).toBe(false);
     const send = 'signal send --to team-0001 --type directive --subject go --body now';
@@ -366,7 +367,7 @@ describe('fast start: the code cache', () => {
     const sent = (await listSignals(fed, { team: 'meta', type: 'report' })).signals.map((each) => each.message);
     expect(sent.map((message) => message.id)).toEqual([reportSignalId(entry, 'deliverable', seq)]);
     const directive = (await listSignals(fed, { team: 'team-0001' })).signals[0]!.message;
-    expect(directive.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(isUuidV4(directive.id), directive.id).toBe(true);
     for (const message of [...sent, directive]) {
       const fact = await fed.backend.delivery.get(message.id, 'sent');
       const content = JSON.stringify([message.from, message.to, message.type, message.subject, message.body]);

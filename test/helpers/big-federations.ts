@@ -98,7 +98,7 @@ export async function askQuestion(root: string, team: string, i: number): Promis
   });
 }
 
-async function assignMission(fed: Federation, team: RegistryEntry): Promise<void> {
+export async function assignMission(fed: Federation, team: RegistryEntry): Promise<void> {
   const sent = await sendSignal(
     fed,
     { to: team.domainId, type: 'directive', subject: 'Mission', body: 'Describe it' },
