@@ -7,9 +7,8 @@ import { sha256 } from '../../infra/crypto/sha256.js';
 
 /** What makes two sends the same signal: everything the sender chose, not the time it was sent at. */
 export function signalDigest(message: Pick<SignalMessage, 'from' | 'to' | 'type' | 'subject' | 'body'>): string {
-  return sha256(JSON.stringify([message.from, message.to, message.type, message.subject, message.body])).toString(
-    'hex',
-  );
+  const chosen = JSON.stringify([message.from, message.to, message.type, message.subject, message.body]);
+  return sha256(chosen).toString('hex');
 }
 
 /** Who claimed a signal id: this send, or an earlier one with the same content (a retry). */
