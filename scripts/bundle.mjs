@@ -10,11 +10,12 @@
  *   it runs only when that import() does. Yet every command reads the whole bundle's text and
  *   deserialises a code cache that holds every function declared at its top level, so `fed event`, which
  *   agents run at every step, has a bundle of its own without the other commands (about half the size:
- *   3.6 ms of its ~95), and so do `fed signal` and `fed team` (~2 %). The packages most commands never load (the OpenTelemetry SDK, the Markdown
- *   parser…) are chunks beside the bundles (scripts/bundle-chunks.mjs).
+ *   3.6 ms of its ~95), and so do `fed signal` and `fed team` (~2 %). The packages most commands never
+ *   load (the OpenTelemetry SDK, the Markdown parser…) are chunks beside the bundles
+ *   (scripts/bundle-chunks.mjs).
  * - `fed-agent` is one CommonJS bundle too, dist/bin/agent/agent.cjs, run by dist/bin/agent/main.js through
- *   a V8 code cache this build makes from a training run (scripts/agent-code-cache.mjs): a sandboxed agent can write no cache
- *   of its own, so it gets the build's, part of the installation, read-only.
+ *   a V8 code cache this build makes from a training run (scripts/agent-code-cache.mjs): a sandboxed agent
+ *   can write no cache of its own, so it gets the build's, part of the installation, read-only.
  * - Whitespace is dropped, and zod's 40 translations of its error messages (half of zod's bytes; fed
  *   reports in English and never switches locale) are left out, as are its code generator and its
  *   converter from JSON Schema (another sixth; fed parses jitless and only writes JSON Schema).
