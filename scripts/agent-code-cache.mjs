@@ -1,23 +1,30 @@
 /**
- * `node scripts/agent-code-cache.mjs <cache file>`: the V8 code cache of the fed-agent bundle
+ * `node scripts/agent-code-cache.mjs [--tiering off]`: the V8 code cache of the fed-agent bundle
  * (src/apps/agent/agent-script.ts), made from a training run: in a small federation whose codebase is a
  * copy of fed's own machines/ folder, the built `fed launch` runs fed-agent for a deliverable team as it
  * runs any team's agent, and fed-agent leaves the code it compiled (CODE_CACHE_OUT_ENV, read by
- * src/apps/agent/bin.ts). A cache of what a mission runs is a third the size of one of every function of
- * the bundle, and every fed-agent start reads it whole. Run by scripts/bundle.mjs after the bundles, from
- * dist; without NODE_OPTIONS, whose V8 flags would make the cache one fed-agent rejects.
+ * src/apps/agent/bin.ts) under the name it reads it by — for this Node, and for the V8 tiering it runs
+ * with (src/apps/agent/v8-tiering.ts; `--tiering off` makes the cache of V8's own tiering, which the
+ * benchmark compares with fed's). The cache goes to dist/bin/agent/. A cache of what a mission runs is a
+ * third the size of one of every function of the bundle, and every fed-agent start reads it whole. Run by
+ * scripts/bundle.mjs after the bundles, from dist; without NODE_OPTIONS, whose V8 flags would make the
+ * cache one fed-agent rejects.
  *
  * The cache is only an optimisation: when the training run fails, the build says so and makes none
  * (fed-agent then compiles as it runs).
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { CODE_CACHE_OUT_ENV } from '../dist/src/apps/agent/agent-script.js';
+import { AGENT_TIERING_ENV } from '../dist/src/apps/agent/v8-tiering.js';
 
-const [cacheFile] = process.argv.slice(2);
-const fedBin = resolve('dist/bin/cli/fed.cjs');
+const { values } = parseArgs({ options: { tiering: { type: 'string' } } });
+const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+const fedBin = join(packageDir, 'dist/bin/cli/fed.cjs');
 const root = mkdtempSync(join(tmpdir(), 'fed-agent-training-'));
 // The builder's own fed settings stay out (a build run by an agent has FED_BROKER, FED_TEAM…; a NATS
 // URL would send the training to another backend): the training federation is one of its own.
@@ -27,6 +34,7 @@ const env = {
   FED_TELEMETRY_ENABLED: 'false',
   // The CLI's own code cache for these commands stays in the training folder.
   FED_CODE_CACHE: join(root, '.code-cache'),
+  ...(values.tiering !== undefined && { [AGENT_TIERING_ENV]: values.tiering }),
 };
 
 /** `fed <args>` in the training federation; its stdout. */
@@ -42,15 +50,18 @@ function fed(args, extraEnv = {}) {
 }
 
 try {
-  cpSync('machines', join(root, 'machines'), { recursive: true });
+  cpSync(join(packageDir, 'machines'), join(root, 'machines'), { recursive: true });
   fed(['init']);
   fed(['team', 'onboard', 'machines']);
   fed(['signal', 'send', '--to', 'machines', '--type', 'directive', '--subject', 'Document the lifecycles']);
   const { location } = JSON.parse(fed(['team', 'show', 'machines', '--json']));
   // Written in the team's workspace: a sandboxed agent can write nowhere else.
-  const trained = join(location, 'agent.v8cache');
+  const trained = join(location, 'code-cache');
+  mkdirSync(trained);
   fed(['launch', '--team', 'machines'], { [CODE_CACHE_OUT_ENV]: trained });
-  copyFileSync(trained, cacheFile);
+  const made = readdirSync(trained);
+  if (made.length !== 1) throw new Error(`fed-agent left ${made.length} code caches, not one: ${made.join(', ')}`);
+  copyFileSync(join(trained, made[0]), join(packageDir, 'dist/bin/agent', made[0]));
 } catch (error) {
   console.warn(
     `warning: fed-agent's code cache was not made (the training run failed: ${error.message.trim()}); fed-agent will compile its bundle as it runs`,

@@ -256,12 +256,7 @@ await build({
 // Its code cache, made by this Node from a training run (another Node finds none and compiles). Without
 // NODE_OPTIONS, whose V8 flags would make the cache one fed-agent rejects.
 const { NODE_OPTIONS: _nodeOptions, ...cacheEnv } = process.env;
-const { agentCodeCacheName } = await import('../dist/src/apps/agent/agent-script.js');
-const made = spawnSync(
-  process.execPath,
-  ['scripts/agent-code-cache.mjs', `dist/bin/agent/${agentCodeCacheName(agentHash)}`],
-  { env: cacheEnv, stdio: 'inherit' },
-);
+const made = spawnSync(process.execPath, ['scripts/agent-code-cache.mjs'], { env: cacheEnv, stdio: 'inherit' });
 if (made.status !== 0) throw new Error(`making the code cache of fed-agent failed (exit ${made.status})`);
 
 // The dashboard page, for `fed ui`.

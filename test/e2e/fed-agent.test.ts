@@ -122,6 +122,8 @@ describe('fed-agent, the built-in deliverable agent (built, with fed on its PATH
     const fed = await federationWithMission();
     const run = await startAgent(fed, await writeContext(fed)).done;
     expect(run, run.stderr).toMatchObject({ code: 0 });
+    // Nothing on stderr on this Node: no V8 complaint about a flag its line lacks (src/apps/agent/v8-tiering.ts).
+    expect(run.stderr).toBe('');
     expect(run.stdout).toContain('docs: preparing → scanning (PLAN_READY)');
     expect(run.stdout).toContain('docs: aggregating → complete (DOCUMENT_WRITTEN)');
 
@@ -284,6 +286,16 @@ describe('fed-agent, the built-in deliverable agent (built, with fed on its PATH
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(
       /^fed-agent: cannot read the launch context .*no-such-context\.json \(FED_LAUNCH_CONTEXT\): ENOENT; fed-agent is started by `fed launch --team <team>`/,
+    );
+    expect((await lifecycle(fed)).state).toBe('preparing');
+  });
+
+  it('a V8 tiering it cannot run with is refused with exit 2, before any work', async () => {
+    const fed = await federationWithMission();
+    const run = await startAgent(fed, await writeContext(fed), { FED_AGENT_V8_TIERING: 'fast' }).done;
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      'fed-agent: FED_AGENT_V8_TIERING=fast: expected "off" (V8\'s own tiering) or nothing (fed\'s); unset it or set it to off\n',
     );
     expect((await lifecycle(fed)).state).toBe('preparing');
   });

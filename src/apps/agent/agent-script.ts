@@ -16,14 +16,18 @@ export function agentScript(bundle: string, source: string, cachedData?: Buffer)
 }
 
 /**
- * Set by the build (scripts/agent-code-cache.mjs) for one training run of fed-agent: the file where it
- * leaves, once done, the code it compiled — what a mission runs, a third of the bundle's functions.
+ * Set by the build (scripts/agent-code-cache.mjs) for one training run of fed-agent: the folder where it
+ * leaves, once done, the code it compiled — what a mission runs, a third of the bundle's functions —
+ * under the name `agentCodeCacheName` gives it.
  */
 export const CODE_CACHE_OUT_ENV = 'FED_AGENT_CODE_CACHE_OUT';
 
-/** The code cache the build made for the bundle whose content hash is `bundleHash`, under this Node. */
-export function agentCodeCacheName(bundleHash: string): string {
-  return `agent-${bundleHash}-${process.version}-${process.platform}-${process.arch}.v8cache`;
+/**
+ * The code cache the build made for the bundle whose content hash is `bundleHash`, under this Node and
+ * the V8 tiering named `tiering` (v8-tiering.ts): V8 rejects a cache made under other flags.
+ */
+export function agentCodeCacheName(bundleHash: string, tiering: string): string {
+  return `agent-${bundleHash}-${process.version}-${process.platform}-${process.arch}-${tiering}.v8cache`;
 }
 
 const DIGEST_BYTES = 32;

@@ -18,7 +18,9 @@ describe("fed-agent's code cache as the build stores it", () => {
     expect(openCodeCache(Buffer.alloc(0))).toBeUndefined();
   });
 
-  it('is named for the bundle, the Node version, the platform and the architecture', () => {
-    expect(agentCodeCacheName('abc')).toBe(`agent-abc-${process.version}-${process.platform}-${process.arch}.v8cache`);
+  it("is named for the bundle, the Node version, the platform, the architecture and V8's tiering", () => {
+    expect(agentCodeCacheName('abc', 'tuned')).toBe(
+      `agent-abc-${process.version}-${process.platform}-${process.arch}-tuned.v8cache`,
+    );
   });
 });
