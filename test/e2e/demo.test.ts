@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { workspacePaths } from '../../src/core/layout.js';
 import { runFed } from '../helpers/fed-cli.js';
 import { maxSharedLineFraction } from '../helpers/shared-lines.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -48,6 +49,8 @@ describe('fed demo (npm run demo)', () => {
           .trim()
           .split('\n').length,
       ).toBeGreaterThan(3);
+      // Nothing from Node or V8 in the agent's log on this Node line: no flag it lacks, no warning.
+      expect(readFileSync(workspacePaths(workspace).agentLog, 'utf8')).not.toMatch(/unrecognized flag|^\(node:\d+\) /m);
     }
     // Each team writes about its own package: the three documents share almost no lines (about 4 %).
     expect(maxSharedLineFraction(documents)).toBeLessThan(0.15);

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -162,6 +163,29 @@ describe('monitoring cycle', () => {
     });
     expect((await runMonitorCycle(openFederation(root), { config })).teams[0]?.reasons).toEqual([
       'errors in agent log since the last launch: Error: ENOENT: no such file',
+    ]);
+  });
+
+  it("what Node itself writes to the agent's stderr (its warnings, V8's complaint about a flag) is not an error", async () => {
+    const { root, config, team } = await federation();
+    await onboardTeam(openFederation(root), { domain: 'docs' });
+    const log = workspacePaths(team('docs').location).agentLog;
+    mkdirSync(join(log, '..'), { recursive: true });
+    // What this very Node writes, not a copy of one version's wording.
+    const node = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        "require('v8').setFlagsFromString('--no-such-flag-for-fed'); process.emitWarning('TypeError: in a warning', 'DeprecationWarning', 'DEP0999'); process.emitWarning('Error: plain');",
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(node.stderr).toContain('--no-such-flag-for-fed');
+    writeFileSync(log, `=== fed launch 2026-01-02T00:00:00Z ===\n${node.stderr}fed-agent: wrote deliverable.md\n`);
+    expect((await runMonitorCycle(openFederation(root), { config })).teams[0]).toMatchObject({ healthy: true });
+    writeFileSync(log, 'Error: the agent itself failed\n', { flag: 'a' });
+    expect((await runMonitorCycle(openFederation(root), { config })).teams[0]?.reasons).toEqual([
+      'errors in agent log since the last launch: Error: the agent itself failed',
     ]);
   });
 

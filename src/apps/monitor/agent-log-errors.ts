@@ -9,6 +9,14 @@ import { AGENT_LOG_HEADER_PREFIX } from '../../core/schema/agent-log.js';
  */
 const ERROR_LINE =
   /(?:\b[A-Z]\w*(?:Error|Exception)\b:)|^\s*(?:error|fatal|panic)\b|^Traceback \(most recent call last\)/i;
+/**
+ * What Node itself writes to an agent's stderr, which is not the agent failing: its process warnings
+ * (`(node:1234) Warning: …`, `(node:1234) [DEP0040] DeprecationWarning: …`, whose text may name an error
+ * type) and V8's complaint about a flag its line lacks (`Error: unrecognized flag --x`, then `Try --help
+ * for options`), which a Node script's `v8.setFlagsFromString` gets on another Node than the one it was
+ * written for.
+ */
+const NODE_OWN_LINE = /^\(node:\d+\) |^Error: unrecognized flag --|^Try --help for options$/;
 const TAIL_BYTES = 256 * 1024;
 
 export function agentLogErrors(file: string, max = 3): string[] {
@@ -21,7 +29,7 @@ export function agentLogErrors(file: string, max = 3): string[] {
   const since = lastLaunch === -1 ? text : text.slice(lastLaunch);
   return since
     .split('\n')
-    .filter((line) => ERROR_LINE.test(line))
+    .filter((line) => ERROR_LINE.test(line) && !NODE_OWN_LINE.test(line))
     .slice(0, max)
     .map((line) => line.trim().slice(0, 200));
 }
