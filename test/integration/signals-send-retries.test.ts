@@ -96,10 +96,14 @@ describe('retries of one send (same --id)', () => {
       while (!done && attempts.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       expect(done, 'the retry finished while another retry of the same id held its lock').toBe(false);
       expect(signalFiles(inbox)).toEqual([]);
-      // The first retry delivers (as sendSignal does under the lock), then lets go.
+      // The first retry delivers (as sendSignal does under the lock), then lets go. Concurrent with the
+      // send that claimed the id, it stores the signal under that send's time, where that send looks
+      // (retryMessage): under the time it gets to the lock, a loaded machine's second later, it would not be found.
+      const claimed = await openFederation(root).backend.delivery.get(ID, 'sent');
+      expect(claimed, 'the waiting retry claimed the id before taking the lock').toBeDefined();
       const message = {
         id: ID,
-        timestamp: new Date().toISOString(),
+        timestamp: claimed!.timestamp,
         from: 'meta',
         to: 'docs',
         type: 'directive' as const,
