@@ -6,6 +6,7 @@ import { initFederation } from '../../src/index.js';
 import { runDoctor } from '../../src/apps/doctor/doctor.js';
 import { openFederation } from '../../src/engine/context.js';
 import { runFed } from '../helpers/fed-cli.js';
+import { NODE_SUPPORT_OUTPUT, NODE_SUPPORT_WARNINGS } from '../helpers/node-support.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /** The fake agent CLIs (named claude, codex, …) and node, which they run on. */
@@ -36,7 +37,7 @@ describe('fed doctor checks the configured agent CLI', () => {
     '%s: on PATH, its version noted, every flag its preset passes listed by its help',
     async (cli) => {
       const report = await doctor({ command: cli }, { PATH: [FAKE_BIN, NODE_BIN].join(delimiter) });
-      expect(report).toMatchObject({ findings: [], warnings: [], healthy: true });
+      expect(report).toMatchObject({ findings: [], warnings: NODE_SUPPORT_WARNINGS, healthy: true });
       expect(report.notes).toEqual([
         expect.stringMatching(new RegExp(`^agent CLI ${cli} \\(preset ${cli}\\): .*\\d+\\.\\d+`)),
       ]);
@@ -49,6 +50,7 @@ describe('fed doctor checks the configured agent CLI', () => {
       { PATH: [FAKE_BIN, NODE_BIN].join(delimiter), FAKE_HELP_OMIT: '--sandbox' },
     );
     expect(report.warnings).toEqual([
+      ...NODE_SUPPORT_WARNINGS,
       'codex exec --help does not list --sandbox: the preset may be out of date for codex 0.147.0',
     ]);
     // A warning, not a broken federation.
@@ -64,6 +66,7 @@ describe('fed doctor checks the configured agent CLI', () => {
       code: 0,
       stdout:
         'note: agent CLI codex (preset codex): codex-cli 0.147.0\n' +
+        NODE_SUPPORT_OUTPUT +
         'warning: codex exec --help does not list --skip-git-repo-check: the preset may be out of date for codex 0.147.0\n' +
         `no problems found in ${root}\n`,
     });
@@ -91,6 +94,7 @@ describe('fed doctor checks the configured agent CLI', () => {
     const report = await doctor({ command: gemini }, { PATH: ['/usr/bin', '/bin'].join(delimiter) }, 300);
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(report.warnings).toEqual([
+      ...NODE_SUPPORT_WARNINGS,
       'gemini --version did not answer within 0.3 s; it was stopped',
       'gemini --help did not answer within 0.3 s; it was stopped',
     ]);
@@ -99,7 +103,7 @@ describe('fed doctor checks the configured agent CLI', () => {
   it('the built-in agent and custom commands are not probed', async () => {
     for (const command of ['fed-agent', 'my-own-agent --task {prompt}']) {
       const report = await doctor({ command }, { PATH: NODE_BIN });
-      expect(report).toMatchObject({ findings: [], notes: [], warnings: [], healthy: true });
+      expect(report).toMatchObject({ findings: [], notes: [], warnings: NODE_SUPPORT_WARNINGS, healthy: true });
     }
   });
 });

@@ -12,6 +12,7 @@ import { META } from '../../core/schema/common.js';
 import type { SignalParty } from '../../core/resolve-party.js';
 import { checkSignalIds } from './signal-checks.js';
 import { checkAgentCli } from './agent-cli-checks.js';
+import { nodeSupportWarnings } from './node-support-check.js';
 
 export type { DoctorCheck, DoctorFinding } from '../../ports/doctor-finding.js';
 
@@ -20,6 +21,8 @@ export interface DoctorOptions {
   fix?: boolean;
   /** How long the agent CLI may take to print its version or help (default 10 s). */
   agentCliTimeoutMs?: number;
+  /** The Node fed runs on (default `process.version`): one past its end of life is warned about. */
+  nodeVersion?: string;
 }
 
 export interface DoctorReport {
@@ -27,7 +30,10 @@ export interface DoctorReport {
   findings: DoctorFinding[];
   /** What is worth knowing but not a problem: teams checked on their own machine, the durability risk. */
   notes: string[];
-  /** Worth acting on, yet nothing is broken: the agent CLI's help no longer lists a flag its preset passes. */
+  /**
+   * Worth acting on, yet nothing is broken: the agent CLI's help no longer lists a flag its preset
+   * passes; the Node fed runs on is past its end of life.
+   */
   warnings: string[];
   /** True when nothing is left to fix (no findings, or all of them fixed). */
   healthy: boolean;
@@ -40,9 +46,10 @@ export interface DoctorReport {
  * lifecycle state file is usable; no inbox file reuses the id of a signal fed delivered there; runtime
  * paths (meta's and the teams') that are symbolic links, below which nothing is read or removed;
  * the federation's folders (delivery facts, chat, onboardings, notify) are folders; onboardings a kill interrupted (finished or removed); folders in the
- * team areas no team owns; locks and leases whose holder is gone; temp files killed writers left; and the
- * backend's own checks (its adapter's `doctor`: for JetStream the server and the streams' replicas); and
- * the configured agent CLI (agent-cli-checks.ts: on PATH, its version, the flags its preset passes). On a
+ * team areas no team owns; locks and leases whose holder is gone; temp files killed writers left; the
+ * backend's own checks (its adapter's `doctor`: for JetStream the server and the streams' replicas);
+ * the configured agent CLI (agent-cli-checks.ts: on PATH, its version, the flags its preset passes); and
+ * the Node running fed (node-support-check.ts: past its end of life, a warning). On a
  * backend shared across machines only the teams whose workspaces are below this root are checked on disk:
  * the others are their own machines' business (their lifecycle state, shared in the backend, is still checked). Never prints; the CLI renders the report.
  */
@@ -128,7 +135,8 @@ export async function runDoctor(fed: Federation, options: DoctorOptions = {}): P
     }
     findings.push(result);
   }
-  return { root, findings, notes, warnings: agentCli.warnings, healthy: findings.every((f) => f.fixed) };
+  const warnings = [...nodeSupportWarnings(options.nodeVersion ?? process.version, fed.now()), ...agentCli.warnings];
+  return { root, findings, notes, warnings, healthy: findings.every((f) => f.fixed) };
 }
 
 function optional<T>(value: T | undefined): T[] {
