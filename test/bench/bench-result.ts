@@ -13,6 +13,8 @@ export const benchRowSchema = z.object({
   goal: z.string().optional(),
   met: z.boolean().optional(),
   load: z.number(),
+  /** The Node the figure was measured on (absent in files from before it was recorded). */
+  node: z.string().optional(),
 });
 
 export const benchResultSchema = z.object({

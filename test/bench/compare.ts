@@ -32,6 +32,9 @@ for (const row of after.rows) {
   const change = was
     ? `${fmt(was.value)} → ${fmt(row.value)} (${((row.value / was.value - 1) * 100).toFixed(0)} %)`
     : `new: ${fmt(row.value)}`;
-  process.stdout.write(`  [${row.bench}] ${row.name}: ${change} ${row.unit}${verdict}\n`);
+  // Old files have no Node per row: the run's own.
+  const nodes = [was?.node ?? before.node, row.node ?? after.node];
+  const node = was && nodes[0] !== nodes[1] ? `  (node ${nodes[0]} → ${nodes[1]})` : '';
+  process.stdout.write(`  [${row.bench}] ${row.name}: ${change} ${row.unit}${verdict}${node}\n`);
 }
 for (const row of old.values()) process.stdout.write(`  [${row.bench}] ${row.name}: only in ${oldFile}\n`);

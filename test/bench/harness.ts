@@ -25,6 +25,8 @@ export interface BenchRow {
   met?: boolean;
   /** The 1-minute load average when the row was reported. */
   load: number;
+  /** The Node the figure was measured on: the bench's own unless the row says otherwise. */
+  node: string;
 }
 
 /** What a bench reports: a single figure, or a median with its spread over `rounds`. */
@@ -37,6 +39,8 @@ export interface ReportedFigure {
   met?: boolean;
   spread?: { min: number; max: number };
   rounds?: number;
+  /** The Node it was measured on, when not the bench's own (`process.version`). */
+  node?: string;
 }
 
 const rows: BenchRow[] = [];
@@ -59,12 +63,13 @@ export function report(figure: ReportedFigure): void {
     ...(figure.ceiling && { ceiling: figure.ceiling }),
     ...(figure.goal !== undefined && { goal: figure.goal, met: figure.met ?? false }),
     load: loadavg()[0] ?? 0,
+    node: figure.node ?? process.version,
   };
   rows.push(row);
   process.stdout.write(`${formatRow(row)}\n`);
 }
 
-/** One printed line: figure, spread and rounds, the ceiling and ratio, the goal's verdict, the load. */
+/** One printed line: figure, spread and rounds, the ceiling and ratio, the goal's verdict, the Node and the load. */
 export function formatRow(row: BenchRow): string {
   const unit = row.unit ? ` ${row.unit}` : '';
   // Ratios are judged against goals like 1.8×, so they keep two decimals, as do the cores a run keeps busy.
@@ -74,7 +79,7 @@ export function formatRow(row: BenchRow): string {
     ? `  vs ${row.ceiling.name} = ${fmt(row.ceiling.value)}${unit} (${(row.value / row.ceiling.value).toFixed(2)}×)`
     : '';
   const goal = row.goal ? `  goal ${row.goal}: ${row.met ? 'met' : 'NOT MET'}` : '';
-  return `  ${row.name}: ${row.rounds > 1 ? 'median ' : ''}${num(row.value)}${unit}${spread}${ratio}${goal}  [load ${row.load.toFixed(2)}]`;
+  return `  ${row.name}: ${row.rounds > 1 ? 'median ' : ''}${num(row.value)}${unit}${spread}${ratio}${goal}  [node ${row.node}, load ${row.load.toFixed(2)}]`;
 }
 
 export function reportedRows(): readonly BenchRow[] {
@@ -163,6 +168,7 @@ export function reportRoundRatios(
   name: string,
   ratios: readonly number[],
   goal?: { text: string; met: (median: number) => boolean },
+  node?: string,
 ): void {
   const s = summarize(ratios);
   report({
@@ -172,5 +178,6 @@ export function reportRoundRatios(
     spread: s,
     rounds: ratios.length,
     ...(goal && { goal: goal.text, met: goal.met(s.median) }),
+    ...(node !== undefined && { node }),
   });
 }

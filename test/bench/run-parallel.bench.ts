@@ -18,8 +18,10 @@
  *   is the ratio of the two runs' busy cores times the ratio of their work, so a `--parallel 1` that
  *   already keeps more than one core busy (the agent and the launcher overlap; V8 compiles and collects
  *   on threads of its own) lowers the bound below 2.
+ * - CPU per team of `fed run --parallel 2` on this bench's Node and on the newest pinned line (Node 26,
+ *   test/node-lines), with fed-agent's V8 tiering and with V8's own, interleaved (tieringByNode).
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,6 +34,8 @@ import { packageRoot } from '../../src/infra/package-info.js';
 import { encodeFrame, FRAME, FrameReader } from '../../src/infra/process/broker-protocol.js';
 import { builtBin, FED_BIN } from '../helpers/fed-cli.js';
 import { writeLaunchContext } from '../helpers/launch-context.js';
+import { nodeLine, pinnedNodeLines } from '../helpers/node-lines.js';
+import { AGENT_TIERING_ENV } from '../../src/apps/agent/v8-tiering.js';
 import { report, reportRoundRatios, summarize } from './harness.js';
 import { machineBusyMs } from './machine-busy.js';
 
@@ -86,12 +90,17 @@ interface Measured {
   busyMs: number | undefined;
 }
 
-/** Runs `args` under node with the usage preload: its wall time, and the CPU of its processes. */
-async function measured(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Measured> {
+/** Runs `args` under `node` with the usage preload: its wall time, and the CPU of its processes. */
+async function measured(
+  args: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+  node = process.execPath,
+): Promise<Measured> {
   const usage = join(mkdtempSync(join(tmpdir(), 'fed-bench-usage-')), 'usage.jsonl');
   const busyBefore = machineBusyMs();
   const started = performance.now();
-  const child = spawn(process.execPath, args, {
+  const child = spawn(node, args, {
     cwd,
     env: {
       ...process.env,
@@ -128,11 +137,11 @@ async function nullBroker(socketPath: string): Promise<Server> {
   return server;
 }
 
-/** `fed run --parallel <n>` on fresh teams. */
-async function fedRun(parallel: number): Promise<Measured> {
+/** `fed run --parallel <n>` on fresh teams, on `node` (its agents too) with `env`. */
+async function fedRun(parallel: number, node = process.execPath, env: NodeJS.ProcessEnv = {}): Promise<Measured> {
   const root = await federation();
   try {
-    const run = await measured([FED_BIN, 'run', '--parallel', String(parallel)], root);
+    const run = await measured([FED_BIN, 'run', '--parallel', String(parallel)], root, env, node);
     if (deliverablesWritten(root) !== TEAMS)
       throw new Error(`fed run --parallel ${parallel} did not complete every team`);
     return run;
@@ -163,6 +172,78 @@ async function launchContexts(root: string): Promise<string[]> {
     files.push(await writeLaunchContext(root, team.domainId, MISSION));
   }
   return files;
+}
+
+/** A Node to measure fed-agent's tiering on: its version and executable. */
+interface NodeUnderTest {
+  version: string;
+  binary: string;
+}
+
+/** The Nodes the tiering is measured on: this bench's own, and the newest pinned line (installed if need be). */
+function nodesUnderTest(): NodeUnderTest[] {
+  const own = { version: process.version, binary: process.execPath };
+  const newest = Math.max(...pinnedNodeLines().keys());
+  try {
+    const line = nodeLine(newest);
+    return line.version === process.version.slice(1)
+      ? [own]
+      : [own, { version: `v${line.version}`, binary: line.binary }];
+  } catch (error) {
+    process.stdout.write(
+      `  (Node ${newest} cannot be had here, so the tiering is measured on ${process.version} only: ${(error as Error).message})\n`,
+    );
+    return [own];
+  }
+}
+
+/**
+ * fed-agent's CPU per team in `fed run --parallel 2` on each Node, with fed's V8 tiering and with V8's
+ * own (FED_AGENT_V8_TIERING=off; src/apps/agent/v8-tiering.ts), the four interleaved round by round. Each
+ * runs with its own code cache, made first by the build's training run (V8 rejects a cache made under
+ * other flags). fed keeps its tiering on a line only where it wins: the ratio's goal.
+ */
+async function tieringByNode(): Promise<void> {
+  const nodes = nodesUnderTest();
+  const tierings = [
+    { name: "fed's V8 tiering", env: {} },
+    { name: "V8's own tiering", env: { [AGENT_TIERING_ENV]: 'off' } },
+  ];
+  const { NODE_OPTIONS: _nodeOptions, ...trainingEnv } = process.env;
+  for (const node of nodes)
+    for (const tiering of tierings) {
+      const args = tiering.env[AGENT_TIERING_ENV] ? ['--tiering', 'off'] : [];
+      const made = spawnSync(node.binary, [join(packageRoot(), 'scripts/agent-code-cache.mjs'), ...args], {
+        env: trainingEnv,
+        stdio: 'inherit',
+      });
+      if (made.status !== 0) throw new Error(`the training run on Node ${node.version} failed (exit ${made.status})`);
+    }
+  const cpu = nodes.map(() => tierings.map(() => [] as number[]));
+  for (let round = 0; round < ROUNDS; round++)
+    for (const [n, node] of nodes.entries())
+      for (const [t, tiering] of tierings.entries())
+        cpu[n]![t]!.push((await fedRun(2, node.binary, tiering.env)).cpuMs / TEAMS);
+  for (const [n, node] of nodes.entries()) {
+    for (const [t, tiering] of tierings.entries()) {
+      const s = summarize(cpu[n]![t]!);
+      report({
+        name: `fed run --parallel 2, CPU per team (process tree), ${tiering.name}`,
+        value: s.median,
+        unit: 'ms',
+        spread: s,
+        rounds: ROUNDS,
+        node: node.version,
+      });
+    }
+    const [tuned, own] = cpu[n]!;
+    reportRoundRatios(
+      `fed run --parallel 2, CPU per team: fed's V8 tiering / V8's own`,
+      tuned!.map((value, i) => value / own![i]!),
+      { text: '< 1× (kept where it wins)', met: (median) => median < 1 },
+      node.version,
+    );
+  }
 }
 
 export default async function runParallelBench(): Promise<void> {
@@ -276,4 +357,5 @@ export default async function runParallelBench(): Promise<void> {
     rmSync(ceilingRoot, { recursive: true, force: true });
     rmSync(bin, { recursive: true, force: true });
   }
+  await tieringByNode();
 }
