@@ -155,6 +155,34 @@ const RANDOM_IDS = {
   },
 };
 
+/**
+ * A test skips only through skipWithout (test/helpers/loud-skip.ts) or a helper built on it
+ * (skipWithoutBubblewrap, skipWithoutNatsServer…): it names what is missing, and under CI it fails
+ * instead, so CI never passes by skipping. A bare condition, `it.skip`, `describe.skip` or `ctx.skip()`
+ * would skip silently.
+ */
+const LOUD_SKIPS_ONLY = {
+  files: ['test/**'],
+  rules: {
+    'no-restricted-syntax': [
+      'error',
+      {
+        selector:
+          'CallExpression[callee.property.name=/^(skipIf|runIf)$/]:not(:has(CallExpression[callee.name=/^skipWithout/]))',
+        message: 'Skip through skipWithout… (test/helpers/loud-skip.ts): it names what is missing, and fails under CI.',
+      },
+      {
+        selector: 'CallExpression[callee.property.name=/^(skip|todo)$/]',
+        message: 'A test never skips silently: skipWithout… (test/helpers/loud-skip.ts) names what is missing.',
+      },
+      {
+        selector: 'MemberExpression[object.name=/^(it|test|describe)$/][property.name=/^(skip|todo)$/]',
+        message: 'A test never skips silently: skipWithout… (test/helpers/loud-skip.ts) names what is missing.',
+      },
+    ],
+  },
+};
+
 const UNSAFE_XSTATE = '__unsafe_getAllOwnEventDescriptors';
 const UNSAFE_XSTATE_WHY =
   'an xstate internal that may change without notice; list the events from the machine definition.';
@@ -212,6 +240,7 @@ export default defineConfig(
   { files: [`${CLIENT}/**`], languageOptions: { globals: globals.browser } },
   ...CLIENT_TYPE_ONLY,
   RANDOM_IDS,
+  LOUD_SKIPS_ONLY,
   {
     files: ['src/**'],
     ignores: ['src/cli/**', ...PROGRAMS],

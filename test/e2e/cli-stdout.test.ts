@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { FED_BIN } from '../helpers/fed-cli.js';
+import { skipWithout } from '../helpers/loud-skip.js';
 import { manyTeamsFederation } from '../helpers/big-federations.js';
 
 /** `fed team list --json` of a federation with enough teams to fill a pipe (64 KiB) several times over. */
@@ -44,15 +45,19 @@ describe("fed's standard output, written to the descriptor", () => {
     expect(teams).toHaveLength(400);
   });
 
-  it.skipIf(!existsSync('/dev/full'))('a full disk behind a redirect is an error saying so, exit 1', async () => {
-    const { args, env } = await bigList();
-    const full = openSync('/dev/full', 'w');
-    const child = spawn(process.execPath, args, { env, stdio: ['ignore', full, 'pipe'] });
-    closeSync(full);
-    let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    expect(code).toBe(1);
-    expect(stderr).toContain('the disk is full (write) [ENOSPC]');
-  });
+  const FULL_DISK = 'a full disk behind a redirect is an error saying so, exit 1';
+  it.skipIf(skipWithout(FULL_DISK, existsSync('/dev/full') ? undefined : '/dev/full is missing'))(
+    FULL_DISK,
+    async () => {
+      const { args, env } = await bigList();
+      const full = openSync('/dev/full', 'w');
+      const child = spawn(process.execPath, args, { env, stdio: ['ignore', full, 'pipe'] });
+      closeSync(full);
+      let stderr = '';
+      child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(code).toBe(1);
+      expect(stderr).toContain('the disk is full (write) [ENOSPC]');
+    },
+  );
 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fileSystemErrorFor } from '../../src/infra/fs/fs-errors.js';
 import { runFed, type FedResult } from '../helpers/fed-cli.js';
+import { skipWithout } from '../helpers/loud-skip.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /** Mounting needs root (tests run as root here); elsewhere these cases are skipped, saying why. */
@@ -23,7 +24,7 @@ function mountUnavailable(): string | undefined {
 }
 
 const noMount = mountUnavailable();
-if (noMount) console.warn(`SKIPPED full-disk and read-only filesystem tests: ${noMount}`);
+const MOUNT_SUITE = 'full-disk and read-only filesystem tests (need mount)';
 
 function withMount<T>(args: readonly string[], dir: string, body: () => Promise<T>): Promise<T> {
   execFileSync('mount', [...args, dir], { stdio: 'ignore' });
@@ -50,7 +51,7 @@ function fillDisk(dir: string): void {
 }
 
 describe('filesystem errors are fed errors, never stack traces', () => {
-  it.skipIf(noMount !== undefined)(
+  it.skipIf(skipWithout(MOUNT_SUITE, noMount))(
     'a full disk: the send fails with exit 1, naming the path and what to do',
     async () => {
       const mountPoint = tempDir('fed-full-');
@@ -69,7 +70,7 @@ describe('filesystem errors are fed errors, never stack traces', () => {
     },
   );
 
-  it.skipIf(noMount !== undefined)(
+  it.skipIf(skipWithout(MOUNT_SUITE, noMount))(
     'a read-only federation: writes fail with exit 1 (EROFS) and a message; reads still work',
     async () => {
       const root = tempDir('fed-ro-');

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { skipLoudlyWithout } from './loud-skip.js';
+import { skipWithout } from './loud-skip.js';
 
 /**
  * A real browser for the dashboard's tests: Debian's chromium (apt package `chromium`) driven by
@@ -38,7 +38,7 @@ export const chromiumMissing: string | undefined = (() => {
 
 /** `describe.skipIf(skipWithoutChromium(SUITE))`: skipped loudly without chromium; under CI never. */
 export function skipWithoutChromium(suite: string): boolean {
-  return skipLoudlyWithout(suite, chromiumMissing);
+  return skipWithout(suite, chromiumMissing);
 }
 
 export interface BrowserSession {

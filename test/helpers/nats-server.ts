@@ -6,15 +6,15 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstreamManager, StorageType } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { skipLoudlyWithout } from './loud-skip.js';
+import { skipWithout } from './loud-skip.js';
 
 /**
  * Real nats-server processes for the JetStream backend's tests: JetStream on, a free localhost port, a
  * temp store dir, started and awaited until JetStream answers, stopped after. No mocks: the point of
  * these suites is what the server actually does (dedupe, revision CAS, redelivery, restarts).
  *
- * Without nats-server on PATH the suites are skipped, and say so loudly; with `CI` set they fail instead
- * (.ci/run installs it), so CI never passes by skipping them.
+ * Without nats-server on PATH the suites are skipped, and say so loudly; with `CI` set they fail instead,
+ * naming it (.ci/run installs it), so CI never passes by skipping them (loud-skip.ts).
  */
 
 const BINARY = 'nats-server';
@@ -28,7 +28,7 @@ export const natsServerMissing: string | undefined = (() => {
 
 /**
  * Whether to skip a NATS suite: true only outside CI when the server is missing, after a warning that
- * names the suite. Under CI a missing server is not a reason to skip — the suite runs and fails.
+ * names the suite. Under CI a missing server fails the suite's file, naming it (loud-skip.ts).
  */
 export function skipWithoutNatsServer(
   suite: string,
@@ -36,7 +36,7 @@ export function skipWithoutNatsServer(
   env: NodeJS.ProcessEnv = process.env,
   warn: (line: string) => void = console.warn,
 ): boolean {
-  return skipLoudlyWithout(suite, missing, env, warn);
+  return skipWithout(suite, missing, env, warn);
 }
 
 /** The server version line, e.g. `nats-server: v2.9.10`. */

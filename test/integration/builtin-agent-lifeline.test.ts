@@ -8,13 +8,13 @@ import { getTeam } from '../../src/core/find-team.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { openFederation } from '../../src/engine/context.js';
 import { AgentProcess } from '../../src/apps/launch/agent-process.js';
-import { findBubblewrap } from '../../src/apps/launch/sandbox.js';
 import { processIsAlive } from '../../src/infra/fs/process-identity.js';
 import { descendantsOf } from '../../src/infra/process/process-tree.js';
 import { FIXTURES_DIR, waitFor } from '../helpers/fixture-process.js';
 import { federationWithMission } from '../helpers/launch-federation.js';
 import { writeLaunchContext } from '../helpers/launch-context.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { skipWithoutBubblewrap } from '../helpers/bubblewrap.js';
 
 /**
  * fed's built-in agent runs with no watchdog process over it (test/e2e/run-processes.test.ts counts the
@@ -23,9 +23,7 @@ import { tempDir } from '../helpers/temp-dir.js';
  * fed-agent: `npm run build` first), whose broker never answers the agent's first event, so the agent is
  * still running when the launcher is killed or stops it.
  */
-const found = findBubblewrap(process.env);
-const bwrapMissing = 'missing' in found ? found.missing : undefined;
-if (bwrapMissing) console.warn(`SKIPPING the sandboxed cases: ${bwrapMissing}`);
+const SANDBOX_SUITE = "the built-in agent's sandboxed lifeline cases (need bwrap)";
 
 const alive = (pid: number) => processIsAlive(pid);
 
@@ -71,7 +69,7 @@ describe.each([
   ['outside the sandbox', false],
   ['in the sandbox', true],
 ])('the built-in agent, %s, with no watchdog', (_, sandboxed) => {
-  it.skipIf(sandboxed && bwrapMissing !== undefined)(
+  it.skipIf(sandboxed && skipWithoutBubblewrap(SANDBOX_SUITE))(
     'ends itself when its launcher is killed with SIGKILL',
     async () => {
       const { launcher, pid, agentPid, workspace } = await launched(sandboxed);
@@ -86,7 +84,7 @@ describe.each([
     60_000,
   );
 
-  it.skipIf(sandboxed && bwrapMissing !== undefined)(
+  it.skipIf(sandboxed && skipWithoutBubblewrap(SANDBOX_SUITE))(
     'is stopped by its launcher, every process of it gone before the stop returns',
     async () => {
       const { launcher, pid, agentPid, next } = await launched(sandboxed);

@@ -5,13 +5,11 @@ import { launchTeam, onboardTeam, sendSignal } from '../../src/index.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { statusOf } from '../../src/core/find-team.js';
 import { federationPaths, workspacePaths } from '../../src/core/layout.js';
-import { findBubblewrap } from '../../src/apps/launch/sandbox.js';
 import { openFederation } from '../../src/engine/context.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
+import { skipWithoutBubblewrap } from '../helpers/bubblewrap.js';
 
-const found = findBubblewrap(process.env);
-const bwrapMissing = 'missing' in found ? found.missing : undefined;
-if (bwrapMissing) console.warn(`SKIPPING the hostile federation tests: ${bwrapMissing}`);
+const SANDBOX_SUITE = 'the hostile federation tests (need bwrap)';
 
 /** The signals in a box folder, parsed (the files the file backend keeps there). */
 function signalsIn(box: string): Array<{ from: string; subject: string; body?: string }> {
@@ -35,7 +33,7 @@ function guardedFiles(root: string, deliverable: string): Map<string, string> {
 }
 
 describe("a sandboxed agent writes only its own workspace; its fed commands go through the launcher's broker", () => {
-  it.skipIf(bwrapMissing !== undefined)(
+  it.skipIf(skipWithoutBubblewrap(SANDBOX_SUITE))(
     'a well-behaved agent reports its lifecycle and sends meta a report (stdin included) through the broker (needs bwrap)',
     async () => {
       const { root, config } = await federationWithMission();
@@ -57,7 +55,7 @@ describe("a sandboxed agent writes only its own workspace; its fed commands go t
     },
   );
 
-  it.skipIf(bwrapMissing !== undefined)(
+  it.skipIf(skipWithoutBubblewrap(SANDBOX_SUITE))(
     'a workspace too deep for a socket address still gets its broker, in the workspace (needs bwrap)',
     async () => {
       const { root, config } = await federationWithMission({ mission: false });
@@ -78,7 +76,7 @@ describe("a sandboxed agent writes only its own workspace; its fed commands go t
     },
   );
 
-  it.skipIf(bwrapMissing !== undefined)(
+  it.skipIf(skipWithoutBubblewrap(SANDBOX_SUITE))(
     "a brokered agent gets the broker's socket and token, not the backend's URL and credentials (needs bwrap)",
     async () => {
       const { root, config } = await federationWithMission();
@@ -99,7 +97,7 @@ describe("a sandboxed agent writes only its own workspace; its fed commands go t
     },
   );
 
-  it.skipIf(bwrapMissing !== undefined)(
+  it.skipIf(skipWithoutBubblewrap(SANDBOX_SUITE))(
     "a hostile agent cannot write the registry, another team's files, the skills, .gitignore or meta's inbox, nor make fed do it (needs bwrap)",
     async () => {
       const { root, config } = await federationWithMission();

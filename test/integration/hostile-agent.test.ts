@@ -5,13 +5,13 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import type { LaunchResult } from '../../src/engine/hooks/federation-hooks.js';
-import { findBubblewrap } from '../../src/apps/launch/sandbox.js';
 import { FED_BIN } from '../helpers/fed-cli.js';
 import { packageRoot } from '../../src/infra/package-info.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { treeDigest } from '../helpers/tree-digest.js';
-import { asUser, handOver, unprivilegedUser, type UnprivilegedUser } from '../helpers/unprivileged-user.js';
+import { asUser, handOver, unprivilegedRound, type UnprivilegedUser } from '../helpers/unprivileged-user.js';
+import { skipWithoutBubblewrap } from '../helpers/bubblewrap.js';
 
 /**
  * The hostile agent suite (issue 26): fake agents that try every way out of their confinement, launched
@@ -22,16 +22,13 @@ import { asUser, handOver, unprivilegedUser, type UnprivilegedUser } from '../he
  * as "escape <what>: ESCAPED" or "…: refused (…)" and then does its job), and a row in ESCAPES.
  */
 
-const found = findBubblewrap(process.env);
-const bwrapMissing = 'missing' in found ? found.missing : undefined;
-if (bwrapMissing) console.warn(`SKIPPING the sandboxed hostile-agent tests: ${bwrapMissing}`);
-const user = unprivilegedUser();
-if ('missing' in user) console.warn(`the hostile agents run as this user only: ${user.missing}`);
+const SANDBOX_SUITE = 'the sandboxed hostile-agent tests (need bwrap)';
+const user = unprivilegedRound('the hostile agents launched by an unprivileged user');
 
 /** Who runs `fed launch`: this process's user (root in Docker) and, when that is root, an unprivileged one. */
 const LAUNCHERS: { label: string; user?: UnprivilegedUser }[] = [
   { label: `uid ${process.getuid?.()}` },
-  ...('missing' in user ? [] : [{ label: `${user.name} (uid ${user.uid})`, user }]),
+  ...(user ? [{ label: `${user.name} (uid ${user.uid})`, user }] : []),
 ];
 
 /** What a launch of the docs team writes itself: its own workspace, its reports to meta, the journal, git's index. */
@@ -191,7 +188,7 @@ const ESCAPES: HostileCase[] = [
 ];
 
 describe.each(LAUNCHERS)('a hostile agent launched by $label', (launcher) => {
-  describe.skipIf(bwrapMissing !== undefined)('in the bubblewrap sandbox (needs bwrap)', () => {
+  describe.skipIf(skipWithoutBubblewrap(SANDBOX_SUITE))('in the bubblewrap sandbox (needs bwrap)', () => {
     it.each(ESCAPES)('$escape', async ({ agent, env, setup, outcome, tried }) => {
       const run = await launchHostile(agent, launcher, { env: { ...env, ...setup?.(launcher.user) } });
       const attempts = escapes(run);
@@ -226,12 +223,12 @@ describe.each(LAUNCHERS)('a hostile agent launched by $label', (launcher) => {
     expect(run.changedNow()).toEqual([]);
   }
 
-  it.skipIf(bwrapMissing !== undefined)(
+  it.skipIf(skipWithoutBubblewrap(SANDBOX_SUITE))(
     'in the sandbox, a background writer it leaves in its process group ends with it (needs bwrap)',
     () => leaveBackgroundWriter('sandbox', 'group'),
   );
 
-  it.skipIf(bwrapMissing !== undefined)(
+  it.skipIf(skipWithoutBubblewrap(SANDBOX_SUITE))(
     'in the sandbox, a background writer in a session of its own ends with it too: the PID namespace ends (needs bwrap)',
     () => leaveBackgroundWriter('sandbox', 'new'),
   );

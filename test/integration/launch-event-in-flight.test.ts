@@ -4,18 +4,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { launchTeam } from '../../src/index.js';
 import { workspacePaths } from '../../src/core/layout.js';
-import { findBubblewrap } from '../../src/apps/launch/sandbox.js';
 import { openFederation } from '../../src/engine/context.js';
 import { acquireLock, releaseLock } from '../../src/infra/fs/lock.js';
 import { isAlive, waitFor } from '../helpers/fixture-process.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
+import { skipWithoutBubblewrap } from '../helpers/bubblewrap.js';
 
-const found = findBubblewrap(process.env);
-const bwrapMissing = 'missing' in found ? found.missing : undefined;
-if (bwrapMissing) console.warn(`SKIPPING the event-in-flight launch test: ${bwrapMissing}`);
+const SANDBOX_SUITE = 'the event-in-flight launch test (need bwrap)';
 
 describe('a launch stopped while its agent has an event in flight', () => {
-  it.skipIf(bwrapMissing !== undefined)(
+  it.skipIf(skipWithoutBubblewrap(SANDBOX_SUITE))(
     'judges and records the run on the lifecycle with that event applied (needs bwrap: the broker of a sandboxed agent)',
     async () => {
       const { root, config } = await federationWithMission();

@@ -6,15 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { launchTeam, onboardTeam, sendSignal, viewLifecycle, type FederationConfig } from '../../src/index.js';
 import { getTeam } from '../../src/core/find-team.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { findBubblewrap } from '../../src/apps/launch/sandbox.js';
 import { waitFor } from '../helpers/fixture-process.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { openFederation } from '../../src/engine/context.js';
+import { skipWithoutBubblewrap } from '../helpers/bubblewrap.js';
 
-const found = findBubblewrap(process.env);
-const bwrapMissing = 'missing' in found ? found.missing : undefined;
-if (bwrapMissing) console.warn(`SKIPPING the sandbox tests: ${bwrapMissing}`);
+const SANDBOX_SUITE = 'the sandbox tests (need bwrap)';
 const withoutSandbox = (config: FederationConfig): FederationConfig => ({
   ...config,
   agent: { ...config.agent, sandbox: false },
@@ -28,7 +26,7 @@ async function worktreeTeam(): Promise<{ root: string; config: FederationConfig 
 }
 
 describe('the read-only sandbox of deliverable teams (bubblewrap)', () => {
-  it.skipIf(bwrapMissing !== undefined)(
+  it.skipIf(skipWithoutBubblewrap(SANDBOX_SUITE))(
     'a sandboxed agent cannot write the codebase: EROFS inside, the codebase unchanged (needs bwrap)',
     async () => {
       const { root, config } = await federationWithMission();
@@ -48,7 +46,7 @@ describe('the read-only sandbox of deliverable teams (bubblewrap)', () => {
     },
   );
 
-  it.skipIf(bwrapMissing !== undefined)(
+  it.skipIf(skipWithoutBubblewrap(SANDBOX_SUITE))(
     'files others write in the repository during a sandboxed run do not fail the team (needs bwrap)',
     async () => {
       const { root, config } = await federationWithMission();
@@ -70,7 +68,7 @@ describe('the read-only sandbox of deliverable teams (bubblewrap)', () => {
     },
   );
 
-  it.skipIf(bwrapMissing !== undefined)(
+  it.skipIf(skipWithoutBubblewrap(SANDBOX_SUITE))(
     "a sandboxed worktree team cannot edit its own checkout's tracked files (needs bwrap)",
     async () => {
       const { root, config } = await worktreeTeam();
@@ -84,7 +82,7 @@ describe('the read-only sandbox of deliverable teams (bubblewrap)', () => {
     },
   );
 
-  it.skipIf(bwrapMissing !== undefined)(
+  it.skipIf(skipWithoutBubblewrap(SANDBOX_SUITE))(
     'a sandboxed agent that ignores SIGTERM is killed after the grace period, with everything in its sandbox, before the launch returns (needs bwrap)',
     async () => {
       const { root, config } = await federationWithMission();

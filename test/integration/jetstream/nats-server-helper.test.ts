@@ -3,9 +3,7 @@ import { connect } from '@nats-io/transport-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { skipWithoutNatsServer, startNatsCluster, startNatsServer } from '../../helpers/nats-server.js';
 
-const skip = skipWithoutNatsServer('the nats-server test helper');
-
-describe.skipIf(skip)('the nats-server test helper', () => {
+describe.skipIf(skipWithoutNatsServer('the nats-server test helper'))('the nats-server test helper', () => {
   const cleanup: Array<() => Promise<void>> = [];
   afterAll(async () => {
     for (const dispose of cleanup.reverse()) await dispose();
@@ -64,12 +62,14 @@ describe.skipIf(skip)('the nats-server test helper', () => {
 });
 
 describe('skipping the NATS suites', () => {
-  it('without nats-server a suite is skipped, saying so loudly; under CI it is never skipped', () => {
+  it('without nats-server a suite is skipped, saying so loudly; under CI it fails, naming what is missing', () => {
     const warnings: string[] = [];
     const missing = 'nats-server not on PATH (install it: apt-get install nats-server)';
     expect(skipWithoutNatsServer('the X suite', missing, {}, (line) => warnings.push(line))).toBe(true);
     expect(warnings).toEqual([expect.stringContaining('the X suite — skipped: nats-server not on PATH')]);
-    expect(skipWithoutNatsServer('the X suite', missing, { CI: 'true' }, (line) => warnings.push(line))).toBe(false);
+    expect(() => skipWithoutNatsServer('the X suite', missing, { CI: 'true' }, (line) => warnings.push(line))).toThrow(
+      'the X suite cannot run: nats-server not on PATH (install it: apt-get install nats-server); CI never skips it',
+    );
     expect(skipWithoutNatsServer('the X suite', undefined, {}, (line) => warnings.push(line))).toBe(false);
     expect(warnings).toHaveLength(1);
   });

@@ -95,6 +95,36 @@ describe('eslint.config.mjs', () => {
     ]);
   });
 
+  it('lets a test skip only through skipWithout…, which names what is missing and fails under CI', async () => {
+    const skips = [
+      "it.skipIf(!existsSync('/dev/full'))('x', () => {});",
+      "describe.skipIf(bwrapMissing !== undefined)('x', () => {});",
+      "it.runIf(hasMount)('x', () => {});",
+      "it.skip('x', () => {});",
+      "describe.skip('x', () => {});",
+      "it.todo('x');",
+      "it('x', (ctx) => { ctx.skip(); });",
+      'const later = it.skip;',
+      "it.skipIf(skipWithout('x', missing))('x', () => {});",
+      "it.skipIf(sandboxed && skipWithoutBubblewrap(SUITE))('x', () => {});",
+      'describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {});',
+    ].join('\n');
+    expect(await problems('test/unit/x.test.ts', skips)).toEqual([
+      "no-restricted-syntax: it.skipIf(!existsSync('/dev/full'))('x', () => {});",
+      "no-restricted-syntax: describe.skipIf(bwrapMissing !== undefined)('x', () => {});",
+      "no-restricted-syntax: it.runIf(hasMount)('x', () => {});",
+      // it.skip(…) is both a call of .skip and a use of it.skip.
+      "no-restricted-syntax: it.skip('x', () => {});",
+      "no-restricted-syntax: it.skip('x', () => {});",
+      "no-restricted-syntax: describe.skip('x', () => {});",
+      "no-restricted-syntax: describe.skip('x', () => {});",
+      "no-restricted-syntax: it.todo('x');",
+      "no-restricted-syntax: it.todo('x');",
+      "no-restricted-syntax: it('x', (ctx) => { ctx.skip(); });",
+      'no-restricted-syntax: const later = it.skip;',
+    ]);
+  });
+
   it('every exception is still needed: each file imports what it is allowed, against the zones of all others', async () => {
     const files = [...new Set(config.EXCEPTIONS.map(({ file }) => file))];
     const strict = new ESLint({
