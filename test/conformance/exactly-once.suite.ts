@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { sendSignal, type RegistryEntry } from '../../src/index.js';
+import { applyLifecycleInputs, sendSignal, type RegistryEntry } from '../../src/index.js';
+import type { ApplyFaultPoint } from '../../src/engine/actors/lifecycle-types.js';
+import { loadTeamLifecycle } from '../../src/engine/actors/team-lifecycle.js';
 import {
   eventually,
   party,
@@ -10,28 +12,79 @@ import {
 import { openFederation } from '../../src/engine/context.js';
 
 const SIGNALS = 80;
-const KILLS = 5;
+/**
+ * Where the consumer is killed, one process each: every crash point of a write (ApplyFaultPoint), at the
+ * first write of a consume and at its second. Each kill applies at most two batches of 4, so the 80
+ * signals outlast them.
+ */
+const KILLS: readonly [ApplyFaultPoint, number][] = [
+  ['before-persist', 1],
+  ['after-persist', 1],
+  ['after-ack', 1],
+  ['before-persist', 2],
+  ['after-persist', 2],
+  ['after-ack', 2],
+];
 
 /**
  * Exactly-once effect over at-least-once delivery (docs/design/invariants.md #6), through the ports: the team
- * actor is SIGKILLed at random moments while it applies its inbox; in the end every signal's effect is in
+ * actor is SIGKILLed at each crash point of its envelope writes — before the write, between the write and
+ * the acks, after the acks — and each kill is seen to land there; in the end every signal's effect is in
  * the journal exactly once, every signal is acknowledged, and the journal's seq runs 1..n without gaps.
+ * Each layer of the defence is reached alone: the consumer skips what its envelope holds; the walk skips
+ * what an envelope saved after the consumer read it holds (a redelivery the consumer could not know of).
  */
 export function describeExactlyOnceApply(name: string, makeFederation: ConformanceFactory): void {
   describe(`${name}: exactly-once apply under SIGKILL`, () => {
-    it(`${SIGNALS} signals, the consumer killed ${KILLS} times: every effect once, every signal acknowledged`, async () => {
+    it(`${SIGNALS} signals, the consumer killed at each crash point of its writes: every effect once, every signal acknowledged`, async () => {
       const fed = await makeFederation(['alpha']);
       const team = fed.teams.alpha!;
       const ids = await sendDirectives(fed, SIGNALS, { durable: false });
-      for (let round = 0; round < KILLS; round++) {
-        const consumer = runWorker(fed, 'consume', ['alpha']);
-        await eventually(() => consumer.output().includes('ready'), 20_000, 'the consumer to start');
-        await new Promise((r) => setTimeout(r, Math.random() * 150));
-        consumer.kill('SIGKILL');
-        await consumer.done.catch(() => undefined);
+      const inbox = fed.backend.signals.inbox(party(team));
+      let redelivered = 0;
+      for (const [point, nth] of KILLS) {
+        const consumer = runWorker(fed, 'consume', ['alpha', point, nth]);
+        await expect(consumer.done).rejects.toThrow(/ended with SIGKILL/);
+        // The kill landed where it was armed, not anywhere it happened to.
+        expect(consumer.output()).toContain(`fault ${point}\n`);
+        if (point === 'after-persist') {
+          // Saved, not acknowledged: the next consumer is given again what this one applied.
+          const processed = new Set((await fed.backend.lifecycles.read(team))!.envelope.processed);
+          const owed = (await inbox.pending()).signals.filter((s) => processed.has(s.message.id));
+          expect(
+            owed.length,
+            `signals saved by the consumer killed at ${point} #${nth}, not acknowledged`,
+          ).toBeGreaterThan(0);
+          redelivered += owed.length;
+        }
       }
+      expect(redelivered).toBeGreaterThan(0);
       await expectEachAppliedOnce(fed, team, ids, 60_000);
     }, 180_000);
+
+    it('the walk skips a signal saved after its caller read the envelope: a redelivery the caller could not know of', async () => {
+      const fed = await makeFederation(['alpha']);
+      const team = fed.teams.alpha!;
+      const federation = openFederation(fed.root, { backend: fed.backend });
+      const { message: signal } = await sendSignal(
+        federation,
+        { to: 'alpha', type: 'directive', subject: 'directive 1' },
+        { durable: false },
+      );
+      // A consumer's read: the envelope before the signal was applied, so its own filter lets it through.
+      const read = await loadTeamLifecycle(team, fed.backend.lifecycles);
+      // Another consumer applies the signal and is killed before it acknowledges it.
+      const first = await applyLifecycleInputs(federation, team, [{ source: 'signal', signal }], { durable: false });
+      expect(first.steps.map((step) => step.outcome)).toEqual(['applied']);
+      // The first consumer goes on with what it read: only the walk, under the team's section, can tell.
+      const again = await applyLifecycleInputs(federation, team, [{ source: 'signal', signal }], {
+        known: read,
+        durable: false,
+      });
+      expect(again.steps).toEqual([{ outcome: 'duplicate', signalId: signal.id }]);
+      const journal = await fed.backend.lifecycles.journalTail(team, 10);
+      expect(journal.filter((line) => line.signalId === signal.id)).toHaveLength(1);
+    });
   });
 }
 

@@ -90,4 +90,13 @@ export interface ApplyOptions extends WriteOptions {
    * and a slow report to meta or registry write never delays it.
    */
   afterSave?: (processedSignalIds: readonly string[]) => Promise<void>;
+  /**
+   * Told at each crash point of a write, in order: before the envelope write, after it (before the
+   * caller's `afterSave` acknowledgments), and after those. The exactly-once conformance suite arms it to
+   * SIGKILL its process at one of them (test/conformance/exactly-once.suite.ts); nothing else sets it.
+   */
+  faultPoint?: (point: ApplyFaultPoint) => void;
 }
+
+/** Where an apply's write can be cut short: what a crash there leaves is what the next apply heals. */
+export type ApplyFaultPoint = 'before-persist' | 'after-persist' | 'after-ack';

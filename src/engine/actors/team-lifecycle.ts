@@ -146,7 +146,9 @@ async function saveWalk(
   }
   // Compare-and-swap inside the section: a holder that lost it meanwhile (removed by hand, or fed doctor)
   // or whose envelope changed underneath must not write.
+  options.faultPoint?.('before-persist');
   const version = await fed.backend.lifecycles.write(team, next, lifecycle.version, section, options);
+  options.faultPoint?.('after-persist');
   countSaved(team, lifecycle.entry, walk);
   // What a load of the new envelope would give, without reading it back: the next apply of this holder starts here.
   const saved: TeamLifecycle = {
@@ -158,10 +160,11 @@ async function saveWalk(
   };
   // The caller's acknowledgments and the new envelope's effects both only follow the write, and neither
   // waits for the other: their round trips overlap.
-  const [, owed] = await Promise.all([
-    options.afterSave?.(walk.processedNow),
-    settleEffects(fed, team, saved, options, start.shared),
-  ]);
+  const acknowledge = async () => {
+    await options.afterSave?.(walk.processedNow);
+    options.faultPoint?.('after-ack');
+  };
+  const [, owed] = await Promise.all([acknowledge(), settleEffects(fed, team, saved, options, start.shared)]);
   warnings.push(...owed);
   return applyResult(walk, warnings, saved);
 }
