@@ -43,15 +43,15 @@ async function take(subscription: SignalSubscription, n: number, timeoutMs = 5_0
 }
 
 describe('watching an inbox', () => {
-  it('yields a signal moments after it arrives through fs.watch, without waiting for the rescan', async () => {
+  it('yields a signal through fs.watch, without waiting for the rescan', async () => {
     const fed = await signalFederation(['docs']);
-    const subscription = await watch(fed.root, 'docs', { rescanMs: 60_000 });
-    const started = Date.now();
+    // The rescan is an hour away and the wait gives up after 30 s: only fs.watch can bring the signal in
+    // time. How soon it does is the bench's to say (npm run bench signals), not a unit test's.
+    const subscription = await watch(fed.root, 'docs', { rescanMs: 3_600_000 });
     const sent = await sendSignal(openFederation(fed.root), { to: 'docs', type: 'directive', subject: 'Now' }, fast);
-    const [got] = await take(subscription, 1);
+    const [got] = await take(subscription, 1, 30_000);
     expect(got?.file).toBe(sent.file);
     expect(got?.message).toEqual({ ...sent.message, acknowledged: false });
-    expect(Date.now() - started).toBeLessThan(1_000);
   });
 
   it('finds every signal through the periodic rescan alone when there are no fs.watch events', async () => {
