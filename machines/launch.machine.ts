@@ -28,7 +28,10 @@ export const launchEventSchema = z.discriminatedUnion('type', [
   /** Nothing refuses it: the team has work to do. */
   z.strictObject({ type: z.literal('CHECKED') }),
   z.strictObject({ type: z.literal('AGENT_STARTED') }),
-  z.strictObject({ type: z.literal('STOP'), reason: z.enum(['paused', 'interrupted', 'timeout', 'limit']) }),
+  z.strictObject({
+    type: z.literal('STOP'),
+    reason: z.enum(['paused', 'interrupted', 'timeout', 'limit', 'hopeless']),
+  }),
   z.strictObject({ type: z.literal('AGENT_EXITED') }),
   z.strictObject({ type: z.literal('JUDGED'), outcome: z.enum(LAUNCH_OUTCOMES) }),
   z.strictObject({ type: z.literal('RECORDED') }),

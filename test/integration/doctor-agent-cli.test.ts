@@ -40,6 +40,10 @@ describe('fed doctor checks the configured agent CLI', () => {
       expect(report).toMatchObject({ findings: [], warnings: NODE_SUPPORT_WARNINGS, healthy: true });
       expect(report.notes).toEqual([
         expect.stringMatching(new RegExp(`^agent CLI ${cli} \\(preset ${cli}\\): .*\\d+\\.\\d+`)),
+        // As root (the tests here, a container) the CLI's root rule, and how fed runs it there.
+        ...(cli === 'claude' && process.getuid?.() === 0
+          ? [expect.stringMatching(/^agent CLI claude as root: Claude Code refuses to bypass .*IS_SANDBOX=1.*dontAsk/)]
+          : []),
       ]);
     },
   );

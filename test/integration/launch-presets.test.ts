@@ -160,19 +160,26 @@ describe('fed launch with agent CLI presets', () => {
     if (cli === 'claude') expect(calls[0]!.args).toEqual(expect.arrayContaining(['--max-budget-usd', '1']));
   });
 
-  it.each(['claude', 'codex', 'copilot'] as const)(
-    '%s: an auth error before any progress fails the team with that reason',
+  it.each(['claude', 'codex'] as const)(
+    '%s: an auth error before any progress pauses the team with that reason: its login needs fixing, not its work',
     async (cli) => {
       const { root, result } = await launchFake(cli, 'auth');
-      // Copilot has exited 0 with no output on broken auth: that is a run that made no progress.
-      expect(result.lastRun.outcome).toBe(cli === 'copilot' ? 'no-progress' : 'auth');
-      expect(result).toMatchObject({ outcome: 'failed', state: 'failed' });
-      expect((await viewLifecycle(openFederation(root), team(root))).failure?.reason).toMatch(
-        cli === 'copilot' ? /^no-progress: / : /^auth: /,
-      );
-      expect(await metaSignals(root)).toContain('alert: team docs failed');
+      expect(result.lastRun.outcome).toBe('auth');
+      // Its lifecycle paused where it was, to go on from there once the login is fixed.
+      expect(result).toMatchObject({ outcome: 'paused', state: 'paused' });
+      expect(result.reason).toMatch(/^auth: /);
+      expect(team(root).status).toBe('paused');
+      expect(await metaSignals(root)).toContain('alert: team docs paused: auth');
     },
   );
+
+  it('copilot: exit 0 with no output on broken auth (as its docs had it) is a run that made no progress: failed', async () => {
+    const { root, result } = await launchFake('copilot', 'auth');
+    expect(result.lastRun.outcome).toBe('no-progress');
+    expect(result).toMatchObject({ outcome: 'failed', state: 'failed' });
+    expect((await viewLifecycle(openFederation(root), team(root))).failure?.reason).toMatch(/^no-progress: /);
+    expect(await metaSignals(root)).toContain('alert: team docs failed');
+  });
 
   it.each(['claude', 'codex', 'gemini', 'copilot', 'opencode', 'goose'] as const)(
     '%s: a crash after progress pauses; the relaunch resumes the same session by id with a continuation prompt',
@@ -216,8 +223,14 @@ describe('fed launch with agent CLI presets', () => {
     const { result, calls } = await launchFake('codex', 'completed', { agent: { args: ['--full-auto'] } });
     // Refused by its argument parser, before it logs the call or says anything on stdout.
     expect(calls).toEqual([]);
-    expect(result.lastRun).toMatchObject({ outcome: 'crashed', exitCode: 2, progressed: false });
-    expect(result).toMatchObject({ outcome: 'failed', state: 'failed' });
+    // It refused to start, saying why: the team is paused with its words, for the operator to fix agent.args.
+    expect(result.lastRun).toMatchObject({
+      outcome: 'refused',
+      reason: "error: unexpected argument '--full-auto' found (exit 2)",
+      exitCode: 2,
+      progressed: false,
+    });
+    expect(result).toMatchObject({ outcome: 'paused' });
     expect(readFileSync(result.logPath, 'utf8')).toContain("error: unexpected argument '--full-auto' found");
   });
 
@@ -264,7 +277,8 @@ describe('fed launch with agent CLI presets', () => {
   });
 
   it('a team whose lifecycle is final is never relaunched', async () => {
-    const { root, config } = await launchFake('claude', 'auth');
+    // A run without progress that exited 0 fails the lifecycle.
+    const { root, config } = await launchFake('copilot', 'auth');
     await expect(launchTeam(openFederation(root), 'docs', { config, agent: fakeCli('claude') })).rejects.toThrow(
       'its lifecycle is over',
     );

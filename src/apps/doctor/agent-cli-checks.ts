@@ -65,6 +65,8 @@ export async function checkAgentCli(fed: Federation, timeoutMs = AGENT_CLI_TIMEO
   const versionText = answered(version, ask(preset.cli.versionArgs), timeoutMs, checks.warnings);
   const versionNumber = versionText?.match(/\d+(\.\d+)+[\w.+-]*/)?.[0] ?? versionText;
   if (versionText) checks.notes.push(`agent CLI ${name} (preset ${preset.name}): ${versionText}`);
+  if (preset.cli.asRoot && process.getuid?.() === 0)
+    checks.notes.push(`agent CLI ${name} as root: ${preset.cli.asRoot}`);
   if (answered(help, ask(preset.cli.helpArgs), timeoutMs, checks.warnings) === undefined) return checks;
   const helpText = `${help.stdout}\n${help.stderr}`;
   for (const flag of unlistedFlags(preset.cli, helpText)) {

@@ -7,6 +7,7 @@ import type { AgentPresetName, FederationConfig } from '../../core/schema/config
 import type { LaunchContext } from '../../core/schema/launch-context.js';
 import type { LaunchRun } from '../../core/schema/launch-run.js';
 import type { AgentPreset, PresetCommand } from './presets/agent-preset.js';
+import { archetypeFor } from '../../engine/archetypes/catalog.js';
 import { choosePreset } from './presets/catalog.js';
 import { fedMcpServer } from './mcp-server.js';
 import { splitCommand } from './split-command.js';
@@ -118,6 +119,8 @@ export function agentCommand(
     limits: options.config.agent.limits,
     args: options.config.agent.args,
     sandboxed,
+    asRoot: process.getuid?.() === 0,
+    readOnlyCodebase: archetypeFor(context.archetype)?.readOnlyCodebase ?? false,
     mcp: fedMcpServer(context, options.config, preset, sandboxed),
   });
   // Linux refuses a single argument over 128 KiB (E2BIG): say what to do instead of failing obscurely.

@@ -14,10 +14,12 @@ import { sendSignal } from '../../engine/messaging/send-signal.js';
 import { unlinkQuietly } from '../../infra/fs/atomic-write.js';
 import { workspacePaths } from '../../core/layout.js';
 import { META } from '../../core/schema/common.js';
+import type { RunOutcome } from '../../core/schema/launch-run.js';
 import type { AgentExit } from './agent-process.js';
 import type { Launch, PreparedRun } from './launch-state.js';
 import type { StreamVerdict } from './presets/agent-preset.js';
 import { scheduleResume } from './rate-limit-resume.js';
+import { lastLaunchStderr } from './agent-log-tail.js';
 import { pausesTeam, runOutcome } from './run-outcome.js';
 import type { RunningAgent } from './running-agent.js';
 import { readRefusedCompletion } from './refused-completion.js';
@@ -70,6 +72,8 @@ export async function decideOutcome(
     progressed: watch.progressed,
     failure: lifecycleFailure(lifecycle, watch, refusal?.reason),
     refused: lifecycle.snapshot.status === 'active' ? refusal?.reason : undefined,
+    stderr: lastLaunchStderr(workspacePaths(team.location).agentLog),
+    spoke: agent.stream.spoke,
   });
   const changes = baseline ? codebaseChanges(baseline, recaptureCodebase(baseline)) : [];
   if (
@@ -106,6 +110,9 @@ export async function decideOutcome(
   return { ...decided, ...(await failTeam(launch, lifecycle, verdict, changes)) };
 }
 
+/** Outcomes the team's work is not at fault for, but the agent's setup is: fixed by the operator, not by relaunching. */
+const SETUP_OUTCOMES: readonly RunOutcome[] = ['auth', 'refused'];
+
 /** Who failed the lifecycle while the agent ran: fed, refusing its completion (`rejected`), or the agent itself (`failed`). */
 function lifecycleFailure(
   lifecycle: TeamLifecycle,
@@ -137,7 +144,7 @@ async function pauseForRelaunch(
           {
             team,
             config: launch.options.config,
-            preset: prepared.run.preset.name,
+            preset: prepared.run.preset,
             runId: prepared.run.runId,
             stats: agent.stream.stats,
             verdict,
@@ -153,7 +160,7 @@ async function pauseForRelaunch(
       to: META,
       type: 'alert',
       subject: `team ${team.domainId} paused: ${verdict.outcome}`,
-      body: `${reason}\n${resumeAt ? `Resumes at ${resumeAt}: fed run waits for it, or resumes it once it has passed\n` : ''}Relaunch (resumes the agent's session): fed team resume ${team.domainId} && fed launch --team ${team.domainId}\nAgent log: ${workspacePaths(team.location).agentLog}\nTranscript: ${prepared.run.transcriptPath}`,
+      body: `${reason}\n${resumeAt ? `Resumes at ${resumeAt}: fed run waits for it, or resumes it once it has passed\n` : ''}${SETUP_OUTCOMES.includes(verdict.outcome) ? `The agent's setup needs fixing first (its login, its command or its mode: the message above says which)\n` : ''}Relaunch (resumes the agent's session): fed team resume ${team.domainId} && fed launch --team ${team.domainId}\nAgent log: ${workspacePaths(team.location).agentLog}\nTranscript: ${prepared.run.transcriptPath}`,
     });
   }
   return { outcome: 'paused', reason, finalState, resumeAt };

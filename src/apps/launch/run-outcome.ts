@@ -7,7 +7,9 @@ export type StopReason =
   | { kind: 'paused' }
   | { kind: 'interrupted' }
   | { kind: 'timeout'; message: string }
-  | { kind: 'limit'; outcome: 'max-turns' | 'budget' | 'timeout'; message: string };
+  | { kind: 'limit'; outcome: 'max-turns' | 'budget' | 'timeout'; message: string }
+  /** The stream said something no retry of the CLI's will mend (a rejected key): StreamStats.hopeless. */
+  | { kind: 'hopeless'; verdict: StreamVerdict };
 
 export interface OutcomeInput {
   preset: AgentPreset;
@@ -22,6 +24,10 @@ export interface OutcomeInput {
   failure?: StreamVerdict;
   /** A completion fed's checks refused and never accepted, while the lifecycle goes on: the refusal's reason. */
   refused?: string;
+  /** What the agent wrote to stderr (its log's lines of this launch, Node's own left out). */
+  stderr?: readonly string[];
+  /** Whether the agent wrote anything to stdout: a CLI that refuses to start says nothing there. */
+  spoke?: boolean;
 }
 
 /**
@@ -43,6 +49,7 @@ export function runOutcome(input: OutcomeInput): StreamVerdict {
     };
   if (stop?.kind === 'timeout') return { outcome: 'timeout', message: stop.message };
   if (stop?.kind === 'limit') return { outcome: stop.outcome, message: stop.message };
+  if (stop?.kind === 'hopeless') return stop.verdict;
   // What the CLI said about its own end wins over its exit code, unless it claims success.
   const said = [stats.final, stats.error].find((verdict) => verdict && verdict.outcome !== 'completed');
   if (said) return said;
@@ -50,6 +57,11 @@ export function runOutcome(input: OutcomeInput): StreamVerdict {
   if (input.refused !== undefined) return { outcome: 'rejected', message: input.refused };
   const byCode = exit.code !== null && exit.code !== 0 ? input.preset.exitVerdict?.(exit.code) : undefined;
   if (byCode) return byCode;
+  // A CLI that refuses to start (a mode it refuses as root, a flag it lacks) exits at once, silent on
+  // stdout, and says why on stderr: its words are the reason, not a crash.
+  const why = input.stderr?.find((line) => line.trim() !== '');
+  if (exit.code !== null && exit.code !== 0 && !input.spoke && !input.progressed && why !== undefined)
+    return { outcome: 'refused', message: `${why.trim().slice(0, 300)} (exit ${exit.code})` };
   if (exit.signal) return { outcome: 'crashed', message: `the agent was killed by ${exit.signal}` };
   if (exit.code !== 0) return { outcome: 'crashed', message: `the agent exited with code ${exit.code}` };
   return {
@@ -62,10 +74,11 @@ export function runOutcome(input: OutcomeInput): StreamVerdict {
 
 /**
  * Whether an outcome pauses the team (to be relaunched, resuming the session) rather than failing it:
- * transient outcomes always; a crash or an auth error once the agent has made progress, since its work
- * so far is worth resuming.
+ * transient outcomes always; a CLI that could not authenticate or refused to start always too — the
+ * team's work is not at fault, the agent's setup is, and once it is fixed the team goes on; a crash once
+ * the agent has made progress, since its work so far is worth resuming.
  */
 export function pausesTeam(outcome: RunOutcome, progressed: boolean): boolean {
-  if (TRANSIENT_OUTCOMES.includes(outcome)) return true;
-  return progressed && (outcome === 'crashed' || outcome === 'auth');
+  if (TRANSIENT_OUTCOMES.includes(outcome) || outcome === 'auth' || outcome === 'refused') return true;
+  return progressed && outcome === 'crashed';
 }

@@ -22,6 +22,8 @@ export class RunStream {
   private readonly textLog: number | undefined;
   private pending = '';
   private closed = false;
+  /** Whether the agent wrote anything but whitespace to stdout (a CLI refusing to start writes nothing there). */
+  spoke = false;
 
   constructor(
     private readonly preset: AgentPreset,
@@ -51,7 +53,9 @@ export class RunStream {
         );
       }
     }
-    const lines = (this.pending + chunk.toString('utf8')).split('\n');
+    const text = chunk.toString('utf8');
+    this.spoke ||= text.trim() !== '';
+    const lines = (this.pending + text).split('\n');
     this.pending = lines.pop() ?? '';
     for (const line of lines) this.readLine(line);
   }

@@ -193,8 +193,9 @@ function withoutBackendEnv(env: NodeJS.ProcessEnv, config: FederationConfig): No
   return kept;
 }
 
-/** A limit the CLI does not enforce itself, reached according to its stream. */
+/** A limit the CLI does not enforce itself, reached according to its stream, or an error it would retry in vain. */
 function limitReached(preset: AgentPreset, stats: StreamStats, limits: AgentLimits): StopReason | undefined {
+  if (stats.hopeless) return { kind: 'hopeless', verdict: stats.hopeless };
   if (limits.maxTurns && !preset.nativeLimits.maxTurns && stats.turns !== null && stats.turns >= limits.maxTurns) {
     return {
       kind: 'limit',

@@ -13,6 +13,8 @@ import { AGENT_PRESETS } from './config.js';
  * - `interrupted`: stopped by Ctrl-C, a pause, or a launcher that died;
  * - `failed`: the agent itself reported that the work cannot be done (a lifecycle `FAIL` with its reason);
  * - `rejected`: the agent said it was done, and fed's checks refused the result (the violations are the reason);
+ * - `refused`: the CLI refused to start — it exited non-zero at once, with no event, saying why on
+ *   stderr (a mode it refuses as root, a flag it does not know); that message is the reason;
  * - `crashed`: exited non-zero (or reported an error) before the lifecycle was over;
  * - `no-progress`: exited 0 without moving the lifecycle.
  */
@@ -24,6 +26,7 @@ export const RUN_OUTCOMES = [
   'auth',
   'failed',
   'rejected',
+  'refused',
   'crashed',
   'timeout',
   'interrupted',

@@ -101,14 +101,21 @@ describe("fed's MCP server for a run (agent.mcp)", () => {
       sandboxed,
     }).command;
 
-  it('claude: --mcp-config names a JSON file of the run with `<the team fed> mcp` as the team; strict on request', () => {
+  it('claude: --mcp-config names a JSON file of the run with `<the team fed> mcp` as the team, loaded up front; strict on request', () => {
     const command = commandOf('claude');
     const file = command.argv[command.argv.indexOf('--mcp-config') + 1]!;
     expect(file).toBe(`${context.workspace}/.fed/launch/mcp-claude.json`);
     expect(command.argv).not.toContain('--strict-mcp-config');
     expect(JSON.parse(command.files![file]!)).toEqual({
       mcpServers: {
-        fed: { type: 'stdio', command: launchBin, args: ['mcp'], env: { FED_ROOT: '/fed', FED_TEAM: 'docs' } },
+        fed: {
+          type: 'stdio',
+          command: launchBin,
+          args: ['mcp'],
+          env: { FED_ROOT: '/fed', FED_TEAM: 'docs' },
+          // Its tools in the prompt from the first turn, not behind ToolSearch.
+          alwaysLoad: true,
+        },
       },
     });
     expect(commandOf('claude', 'strict').argv).toContain('--strict-mcp-config');

@@ -28,6 +28,8 @@ const invocation = (over: Partial<PresetInvocation> = {}): PresetInvocation => (
   limits: { maxTurns: 3, maxCostUsd: 1 },
   args: [],
   sandboxed: false,
+  asRoot: false,
+  readOnlyCodebase: true,
   mcp: null,
   ...over,
 });
@@ -95,6 +97,70 @@ describe('agent CLI presets read their event streams', () => {
     expect(resumed).toMatchObject({ sessionId: null });
     expect(resumed.argv).toEqual(expect.arrayContaining(['--resume', fresh.sessionId]));
     expect(resumed.argv).not.toContain('--session-id');
+  });
+
+  it('claude: a retry of a rejected key is hopeless at once (auth); a retry of a limit says when it lifts', () => {
+    // As the real 2.1.328 prints them (test/real-cli/claude.test.ts).
+    const rejected = read('claude', {
+      type: 'system',
+      subtype: 'api_retry',
+      attempt: 1,
+      max_retries: 10,
+      retry_delay_ms: 600,
+      error_status: 401,
+      error: 'authentication_failed',
+    });
+    expect(rejected.hopeless).toEqual({
+      outcome: 'auth',
+      message:
+        'the API refused the credentials (HTTP 401, authentication_failed); Claude Code would retry 10 times over minutes',
+    });
+    expect(rejected.error).toEqual(rejected.hopeless);
+    const before = Date.now();
+    const limited = read('claude', {
+      type: 'system',
+      subtype: 'api_retry',
+      attempt: 1,
+      max_retries: 10,
+      retry_delay_ms: 41_801,
+      error_status: 429,
+      error: 'rate_limit',
+    });
+    expect(limited.hopeless).toBeNull();
+    const lifts = Date.parse(limited.resetsAt!);
+    expect(lifts).toBeGreaterThanOrEqual(before + 41_801);
+    expect(lifts).toBeLessThanOrEqual(Date.now() + 41_801);
+    // A server error is only retried: nothing known, nothing hopeless.
+    expect(
+      read('claude', { type: 'system', subtype: 'api_retry', error_status: 529, retry_delay_ms: 500 }),
+    ).toMatchObject({
+      hopeless: null,
+      resetsAt: null,
+    });
+  });
+
+  it("claude: every tool in fed's sandbox (which it is told of) or as a user; as root with no sandbox, the team's tools by name", () => {
+    const mode = (argv: string[]) => argv[argv.indexOf('--permission-mode') + 1];
+    const allowed = (argv: string[]) => argv[argv.indexOf('--allowedTools') + 1]?.split(',');
+    const asUser = AGENT_PRESET_CATALOG.claude.command(invocation());
+    expect(mode(asUser.argv)).toBe('bypassPermissions');
+    expect(asUser.env).toEqual({});
+    expect(asUser.argv).not.toContain('--allowedTools');
+    // Root in fed's sandbox: Claude Code's own root rule lets a deliberate sandbox through (IS_SANDBOX=1).
+    for (const asRoot of [false, true]) {
+      const sandboxed = AGENT_PRESET_CATALOG.claude.command(invocation({ sandboxed: true, asRoot }));
+      expect(mode(sandboxed.argv)).toBe('bypassPermissions');
+      expect(sandboxed.env).toEqual({ IS_SANDBOX: '1' });
+    }
+    // Root with no sandbox: never bypassPermissions, which Claude Code refuses there.
+    const study = AGENT_PRESET_CATALOG.claude.command(invocation({ asRoot: true, mcp: mcpServer }));
+    expect(mode(study.argv)).toBe('dontAsk');
+    expect(study.env).toEqual({});
+    expect(allowed(study.argv)).toEqual(expect.arrayContaining(['Read', 'Bash', 'Write', 'ToolSearch', 'mcp__fed']));
+    expect(allowed(study.argv)).not.toContain('Edit');
+    const coding = AGENT_PRESET_CATALOG.claude.command(invocation({ asRoot: true, readOnlyCodebase: false }));
+    expect(allowed(coding.argv)).toEqual(expect.arrayContaining(['Read', 'Bash', 'Write', 'Edit', 'NotebookEdit']));
+    expect(allowed(coding.argv)).not.toContain('mcp__fed');
   });
 
   it('codex: its own sandbox, or none inside fed’s, on a new run and a resume alike; cached input tokens', () => {

@@ -45,6 +45,12 @@ describe('resumeTimeFor', () => {
     expect(backoff(runs('rate-limited', 'completed', 'rate-limited', 'rate-limited'))).toBe(4);
     expect(backoff(runs(...Array<LaunchRun['outcome']>(12).fill('rate-limited')))).toBe(60);
   });
+
+  it('beyond the longest limit the CLI waits out itself: one it gave up on lasts longer', () => {
+    // Claude Code retries a 429 whose retry-after is up to 60 s; it gave up at once on the server's 90 s.
+    const waited = resumeTimeFor(emptyStats(), limited, [], now, 60_000);
+    expect(waited).toEqual({ at: new Date(now.getTime() + 120_000), from: 'backoff' });
+  });
 });
 
 describe('the account limit file', () => {

@@ -70,8 +70,26 @@ describe('run outcomes', () => {
     expect(runOutcome(input({ refused, finished: true })).outcome).toBe('completed');
   });
 
-  it('pauses on transient outcomes, and on a crash or auth error only after progress', () => {
-    for (const outcome of ['rate-limited', 'budget', 'max-turns', 'interrupted', 'timeout'] as const)
+  it('a CLI that exits at once, silent on stdout, with a message on stderr refused to start: its message is the reason', () => {
+    const rootRule = '--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons';
+    const refusing = { exit: { code: 1, signal: null }, stderr: ['', rootRule] };
+    expect(runOutcome(input(refusing))).toEqual({ outcome: 'refused', message: `${rootRule} (exit 1)` });
+    // Not a refusal: it spoke on stdout, made progress, said nothing, exited 0, or was killed.
+    expect(runOutcome(input({ ...refusing, spoke: true })).outcome).toBe('crashed');
+    expect(runOutcome(input({ ...refusing, progressed: true })).outcome).toBe('crashed');
+    expect(runOutcome(input({ ...refusing, stderr: [] })).outcome).toBe('crashed');
+    expect(runOutcome(input({ ...refusing, exit: { code: 0, signal: null } })).outcome).toBe('no-progress');
+    expect(runOutcome(input({ ...refusing, exit: { code: null, signal: 'SIGKILL' } })).outcome).toBe('crashed');
+    // What the CLI's stream or a documented exit code says comes first.
+    const stats = { ...emptyStats(), error: { outcome: 'auth' as const, message: 'authentication_failed' } };
+    expect(runOutcome(input({ ...refusing, stats })).outcome).toBe('auth');
+    expect(
+      runOutcome(input({ ...refusing, preset: AGENT_PRESET_CATALOG.gemini, exit: { code: 53, signal: null } })).outcome,
+    ).toBe('max-turns');
+  });
+
+  it('pauses on transient outcomes, on a login or start the operator must fix, and on a crash only after progress', () => {
+    for (const outcome of ['rate-limited', 'budget', 'max-turns', 'interrupted', 'timeout', 'auth', 'refused'] as const)
       expect(pausesTeam(outcome, false)).toBe(true);
     expect(pausesTeam('crashed', false)).toBe(false);
     expect(pausesTeam('crashed', true)).toBe(true);

@@ -27,6 +27,13 @@ export interface PresetInvocation {
    * it off, since it cannot nest one inside fed's and fed's already confines it.
    */
   sandboxed: boolean;
+  /** The agent runs as root (uid 0), as in most containers: some CLIs refuse some modes then (claude). */
+  asRoot: boolean;
+  /**
+   * The team's work leaves the codebase as it is (a deliverable or consultant team: read-only study, the
+   * document in its own workspace); a coding team's edits it. What a CLI that allows tools by name allows.
+   */
+  readOnlyCodebase: boolean;
   /** fed's MCP server for this run, when the preset takes one (`mcp`) and `agent.mcp` is not false. */
   mcp: McpServer | null;
 }
@@ -76,6 +83,11 @@ export interface PresetCli {
   helpArgs: readonly string[];
   helpFlags: readonly string[];
   install: string;
+  /**
+   * What the CLI does when run as root (uid 0, as in most containers) and how fed runs it then: `fed
+   * doctor`, run as root, notes it before a launch meets it.
+   */
+  asRoot?: string;
 }
 
 /** What the event stream said so far; updated event by event as the stream arrives. */
@@ -95,6 +107,11 @@ export interface StreamStats {
   final: StreamVerdict | null;
   /** The last error the stream reported. */
   error: StreamVerdict | null;
+  /**
+   * An error no retry of the CLI will mend, which it would still retry (Claude Code retries a rejected key
+   * ten times over minutes): the launcher ends the run at once with it.
+   */
+  hopeless: StreamVerdict | null;
 }
 
 export interface StreamVerdict {
@@ -123,6 +140,11 @@ export interface AgentPreset {
   onText?(line: string, stats: StreamStats): void;
   /** What an exit code means by itself for this CLI, where it documents one (gemini: 53 = turn limit). */
   exitVerdict?(code: number): StreamVerdict | undefined;
+  /**
+   * The longest rate limit the CLI waits out itself before it gives up (Claude Code retries a limit that
+   * lifts within 60 s): one it gave up on lasts longer, so fed's guess of when it lifts starts beyond it.
+   */
+  waitsOutRateLimitsMs?: number;
 }
 
 export function emptyStats(): StreamStats {
@@ -138,6 +160,7 @@ export function emptyStats(): StreamStats {
     resetsAt: null,
     final: null,
     error: null,
+    hopeless: null,
   };
 }
 
