@@ -12,6 +12,8 @@ export const REAL_CLIS_DIR = join(packageRoot(), 'test/real-clis');
 
 /** The installed real CLI's executable. */
 export function realCli(name: 'claude' | 'codex' | 'gemini' | 'copilot' | 'opencode'): string {
+  // opencode is pinned as its platform binary package (see the manifest's description), which has no bin link.
+  if (name === 'opencode') return join(REAL_CLIS_DIR, 'node_modules', 'opencode-linux-x64', 'bin', 'opencode');
   return join(REAL_CLIS_DIR, 'node_modules', '.bin', name);
 }
 
