@@ -69,12 +69,13 @@ export function launchAgent(
   env: Record<string, string>,
   team = 'docs',
 ): Promise<LaunchResult> {
+  return fedAs<LaunchResult>(fed, ['launch', '--team', team, '--agent', program, '--json'], env);
+}
+
+/** The built `fed` with `args` (a `--json` command) in the federation, as its launcher, with `env`: its JSON. */
+export function fedAs<T>(fed: TestFederation, args: readonly string[], env: Record<string, string>): Promise<T> {
   const { FED_ROOT: _root, FED_TEAM: _team, ...inherited } = process.env;
-  const argv = asUser(
-    fed.launcher,
-    [process.execPath, FED_BIN, 'launch', '--team', team, '--agent', program, '--json'],
-    fed.home,
-  );
+  const argv = asUser(fed.launcher, [process.execPath, FED_BIN, ...args], fed.home);
   const child = spawn(argv[0]!, argv.slice(1), {
     cwd: fed.root,
     env: { ...inherited, HOME: fed.home, FED_TELEMETRY_ENABLED: 'false', ...env },
@@ -84,11 +85,11 @@ export function launchAgent(
   let err = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  return new Promise<LaunchResult>((resolve, reject) =>
+  return new Promise<T>((resolve, reject) =>
     child.on('close', (code, signal) =>
       out.trim().startsWith('{')
-        ? resolve(JSON.parse(out) as LaunchResult)
-        : reject(new Error(`fed launch ended ${code ?? signal}: ${err}${out}`)),
+        ? resolve(JSON.parse(out) as T)
+        : reject(new Error(`fed ${args[0]} ended ${code ?? signal}: ${err}${out}`)),
     ),
   );
 }

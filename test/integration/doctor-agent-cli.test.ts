@@ -48,14 +48,16 @@ describe('fed doctor checks the configured agent CLI', () => {
     },
   );
 
-  it('warns, naming the flag and the version, when the help no longer lists a flag the preset passes', async () => {
+  it('warns, naming the flag, the help and the version, when a help no longer lists a flag the preset passes', async () => {
     const report = await doctor(
       { command: 'codex' },
-      { PATH: [FAKE_BIN, NODE_BIN].join(delimiter), FAKE_HELP_OMIT: '--sandbox' },
+      { PATH: [FAKE_BIN, NODE_BIN].join(delimiter), FAKE_HELP_OMIT: '--skip-git-repo-check' },
     );
+    // Both commands the preset runs: a new session's and a resume's.
     expect(report.warnings).toEqual([
       ...NODE_SUPPORT_WARNINGS,
-      'codex exec --help does not list --sandbox: the preset may be out of date for codex 0.147.0',
+      'codex exec --help does not list --skip-git-repo-check: the preset may be out of date for codex 0.169.0',
+      'codex exec resume --help does not list --skip-git-repo-check: the preset may be out of date for codex 0.169.0',
     ]);
     // A warning, not a broken federation.
     expect(report).toMatchObject({ findings: [], healthy: true });
@@ -69,9 +71,10 @@ describe('fed doctor checks the configured agent CLI', () => {
     expect(result, result.stderr).toMatchObject({
       code: 0,
       stdout:
-        'note: agent CLI codex (preset codex): codex-cli 0.147.0\n' +
+        'note: agent CLI codex (preset codex): codex-cli 0.169.0\n' +
         NODE_SUPPORT_OUTPUT +
-        'warning: codex exec --help does not list --skip-git-repo-check: the preset may be out of date for codex 0.147.0\n' +
+        'warning: codex exec --help does not list --skip-git-repo-check: the preset may be out of date for codex 0.169.0\n' +
+        'warning: codex exec resume --help does not list --skip-git-repo-check: the preset may be out of date for codex 0.169.0\n' +
         `no problems found in ${root}\n`,
     });
   });

@@ -37,7 +37,8 @@ const USAGE: Record<Cli, Partial<Record<string, unknown>>> = {
   codex: {
     model: null,
     costUsd: null,
-    inputTokens: 500,
+    // Codex's 500 input tokens count its 300 cached ones too: fed counts those apart.
+    inputTokens: 200,
     outputTokens: 50,
     cacheReadTokens: 300,
     cacheWriteTokens: null,
@@ -214,8 +215,10 @@ describe('fed launch with agent CLI presets', () => {
       if (!sandbox) expect(result.lastRun.sandboxed).toBe(false);
       if (result.lastRun.sandboxed) {
         expect(args).toContain('--dangerously-bypass-approvals-and-sandbox');
-        expect(args).not.toContain('--sandbox');
-      } else expect(args).toEqual(expect.arrayContaining(['--sandbox', 'workspace-write']));
+        expect(args.join(' ')).not.toContain('sandbox_mode');
+      } else expect(args).toEqual(expect.arrayContaining(['-c', 'sandbox_mode="workspace-write"']));
+      // Never --sandbox, which `codex exec resume` refuses.
+      expect(args).not.toContain('--sandbox');
     },
   );
 

@@ -1,14 +1,17 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CLOCK_TIME_MARGIN_MS } from '../../src/apps/launch/reset-time.js';
 import { checkDeliverable } from '../../src/index.js';
 import { skipWithoutBubblewrap } from '../helpers/bubblewrap.js';
 import { scriptedResponses, type ScriptedResponses } from '../helpers/model-server/openai-responses.js';
+import type { ModelStep } from '../helpers/model-server/script.js';
 import {
   DELIVERABLE,
   deliverableScript,
   fakeCli,
   fakeDrift,
+  fedAs,
   launchAgent,
   launchers,
   launchRealCli,
@@ -16,7 +19,10 @@ import {
   type CliTools,
   type TestFederation,
 } from '../helpers/real-cli-launch.js';
-import { skipWithoutRealCli } from '../helpers/real-clis.js';
+import { realCli, skipWithoutRealCli } from '../helpers/real-clis.js';
+import { readRecentRuns } from '../../src/apps/launch/run-records.js';
+import type { RunSummary } from '../../src/apps/run/run-federation.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { handOver } from '../helpers/unprivileged-user.js';
 
 /**
@@ -41,15 +47,19 @@ afterEach(async () => {
   server = undefined;
 });
 
-/** A CODEX_HOME of the launcher's whose model provider is the scripted server. */
+/**
+ * A CODEX_HOME of the launcher's whose model provider is the scripted server. Not under /tmp: Codex's
+ * own sandbox runs its helper from a link it makes in CODEX_HOME, and it refuses to make one under the
+ * temporary directory ("Refusing to create helper binaries under temporary dir"), so every command
+ * outside fed's sandbox would fail ("bwrap: execvp codex-linux-sandbox").
+ */
 function codexHome(fed: TestFederation, url: string): string {
-  const home = join(fed.home, '.codex');
-  mkdirSync(home, { recursive: true });
+  const home = tempDir('fed-codex-home-', '/var/tmp');
   writeFileSync(
     join(home, 'config.toml'),
     `model = "gpt-test"\nmodel_provider = "scripted"\n\n[model_providers.scripted]\nname = "scripted"\nbase_url = "${url}"\nwire_api = "responses"\nenv_key = "OPENAI_API_KEY"\n`,
   );
-  if (fed.launcher) handOver(fed.home, fed.launcher);
+  if (fed.launcher) handOver(home, fed.launcher);
   return home;
 }
 
@@ -81,6 +91,48 @@ describe.skipIf(skipWithoutRealCli(SUITE, 'codex') || skipWithoutBubblewrap(`${S
       expect(result.lastRun).toMatchObject({ inputTokens: 7 * 100, outputTokens: 7 * 20 });
     }, 180_000);
   });
+
+  it('a usage limit outside the sandbox: paused to the end of the minute Codex names, then the same thread resumed and completed', async () => {
+    const fed = await realCliFederation(undefined, { agent: { sandbox: false } });
+    const [whoami, plan, ...rest] = deliverableScript(CODEX, fed.deliverable);
+    // A limit that lifts a second before a minute ends, with at least 10 s to go: Codex prints the
+    // minute, rounded down, so a resume at the time printed would meet the limit again.
+    const minuteEnd = (Math.floor(Date.now() / 60_000) + (60_000 - (Date.now() % 60_000) < 10_000 ? 2 : 1)) * 60_000;
+    const resetsAt = minuteEnd - 1_000;
+    const limited: ModelStep = {
+      fail: {
+        status: 429,
+        body: {
+          error: {
+            type: 'usage_limit_reached',
+            message: 'The usage limit has been reached',
+            plan_type: 'plus',
+            resets_at: Math.floor(resetsAt / 1_000),
+          },
+        },
+      },
+    };
+    server = await scriptedResponses({ steps: [whoami!, plan!, limited, ...rest], usage: { input: 100, output: 20 } });
+    const env = { CODEX_HOME: codexHome(fed, server.url), OPENAI_API_KEY: 'sk-test-key' };
+    // fed run: the launch meets the limit, the run waits for the reset, then resumes the session.
+    const summary = await fedAs<RunSummary>(fed, ['run', '--team', 'docs', '--agent', realCli('codex'), '--json'], env);
+    const [limitedRun, resumedRun] = readRecentRuns(join(fed.root, '.fed', 'teams', 'docs'));
+    expect(summary, JSON.stringify(summary)).toMatchObject({ completed: 1, failed: 0, paused: 0 });
+    expect(limitedRun, JSON.stringify(limitedRun)).toMatchObject({ outcome: 'rate-limited', sandboxed: false });
+    expect(limitedRun!.reason).toMatch(/usage limit/i);
+    // After the real reset, by the end of the minute Codex printed and a margin: never tomorrow.
+    const resumeAt = Date.parse(limitedRun!.resumeAt!);
+    expect(resumeAt).toBeGreaterThan(resetsAt);
+    expect(resumeAt).toBeLessThanOrEqual(minuteEnd + CLOCK_TIME_MARGIN_MS);
+    expect(Date.parse(resumedRun!.startedAt)).toBeGreaterThanOrEqual(resumeAt);
+    // The same thread, resumed with Codex's sandbox chosen the way `exec resume` accepts.
+    const thread = limitedRun!.sessionId;
+    expect(thread).toBeTruthy();
+    expect(resumedRun).toMatchObject({ outcome: 'completed', resumedSessionId: thread, sandboxed: false });
+    expect(resumedRun!.command).toEqual(expect.arrayContaining(['resume', thread, 'sandbox_mode="workspace-write"']));
+    // fed's tools answered outside Codex's own sandbox too (no approval asked): the deliverable was accepted.
+    expect(readFileSync(fed.deliverable, 'utf8')).toBe(DELIVERABLE);
+  }, 240_000);
 
   it('the fake codex of the preset tests says nothing the real one does not, for the same work', async () => {
     const real = await realCliFederation(undefined);

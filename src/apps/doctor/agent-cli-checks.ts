@@ -3,7 +3,7 @@ import { FedError } from '../../core/errors.js';
 import type { PendingFinding } from '../../ports/doctor-finding.js';
 import { runCaptured, type CapturedRun } from '../../infra/process/run-captured.js';
 import type { Federation } from '../../engine/context.js';
-import type { AgentPreset, PresetCli } from '../launch/presets/agent-preset.js';
+import type { AgentPreset } from '../launch/presets/agent-preset.js';
 import { choosePreset } from '../launch/presets/catalog.js';
 import { splitCommand } from '../launch/split-command.js';
 
@@ -19,8 +19,8 @@ export interface AgentCliChecks {
 
 /**
  * The agent CLI the config names (`agentCommand`, its preset from `agent.preset` or the program's name):
- * that it can be run at all (a finding, with how to install it, when not), its version, and whether its
- * help still lists each flag the preset passes — a flag gone from it means the preset may no longer fit
+ * that it can be run at all (a finding, with how to install it, when not), its version, and whether each
+ * of its helps the preset relies on still lists each flag the preset passes — a flag gone from it means the preset may no longer fit
  * the installed release (a warning naming the flag). Skipped for the built-in agent and custom commands,
  * whose flags fed does not choose. Each probe is an argument array in the root, with bounded time and
  * output, in a process group of its own (stopped whole when it times out): doctor never hangs on a CLI.
@@ -54,8 +54,11 @@ export async function checkAgentCli(fed: Federation, timeoutMs = AGENT_CLI_TIMEO
       maxStdoutBytes: 256 * 1024,
       stderrTailBytes: 16 * 1024,
     });
-  const [version, help] = await Promise.all([run(preset.cli.versionArgs), run(preset.cli.helpArgs)]);
-  const unrunnable = version.error ?? help.error;
+  const [version, ...helps] = await Promise.all([
+    run(preset.cli.versionArgs),
+    ...preset.cli.helps.map((help) => run(help.args)),
+  ]);
+  const unrunnable = [version, ...helps].find((probe) => probe.error)?.error;
   if (unrunnable) {
     checks.findings.push(notRunnable(fed, preset, executable, unrunnable));
     return checks;
@@ -67,12 +70,14 @@ export async function checkAgentCli(fed: Federation, timeoutMs = AGENT_CLI_TIMEO
   if (versionText) checks.notes.push(`agent CLI ${name} (preset ${preset.name}): ${versionText}`);
   if (preset.cli.asRoot && process.getuid?.() === 0)
     checks.notes.push(`agent CLI ${name} as root: ${preset.cli.asRoot}`);
-  if (answered(help, ask(preset.cli.helpArgs), timeoutMs, checks.warnings) === undefined) return checks;
-  const helpText = `${help.stdout}\n${help.stderr}`;
-  for (const flag of unlistedFlags(preset.cli, helpText)) {
-    checks.warnings.push(
-      `${ask(preset.cli.helpArgs)} does not list ${flag}: the preset may be out of date for ${name}${versionNumber ? ` ${versionNumber}` : ''}`,
-    );
+  for (const [i, { args, flags }] of preset.cli.helps.entries()) {
+    const help = helps[i]!;
+    if (answered(help, ask(args), timeoutMs, checks.warnings) === undefined) continue;
+    for (const flag of unlistedFlags(flags, `${help.stdout}\n${help.stderr}`)) {
+      checks.warnings.push(
+        `${ask(args)} does not list ${flag}: the preset may be out of date for ${name}${versionNumber ? ` ${versionNumber}` : ''}`,
+      );
+    }
   }
   return checks;
 }
@@ -99,8 +104,8 @@ function answered(probe: CapturedRun, asked: string, timeoutMs: number, warnings
 }
 
 /** The flags the help does not list — as a word of their own, so `-m` is not found inside `--max-turns`. */
-function unlistedFlags(cli: PresetCli, help: string): string[] {
-  return cli.helpFlags.filter((flag) => {
+function unlistedFlags(flags: readonly string[], help: string): string[] {
+  return flags.filter((flag) => {
     const escaped = flag.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     return !new RegExp(`(^|[^\\w-])${escaped}(?![\\w-])`, 'm').test(help);
   });

@@ -163,21 +163,33 @@ describe('agent CLI presets read their event streams', () => {
     expect(allowed(coding.argv)).not.toContain('mcp__fed');
   });
 
-  it('codex: its own sandbox, or none inside fed’s, on a new run and a resume alike; cached input tokens', () => {
+  it('codex: its own sandbox by the config key both exec and exec resume take, or none inside fed’s; fed’s tools need no approval', () => {
     for (const resumeSessionId of [null, 't1']) {
-      expect(AGENT_PRESET_CATALOG.codex.command(invocation({ resumeSessionId })).argv).toEqual(
-        expect.arrayContaining(['--sandbox', 'workspace-write']),
-      );
+      const outside = AGENT_PRESET_CATALOG.codex.command(invocation({ resumeSessionId, mcp: mcpServer })).argv;
+      expect(outside).toEqual(expect.arrayContaining(['-c', 'sandbox_mode="workspace-write"']));
+      // The real 0.169.0's `exec resume` exits 2 on --sandbox.
+      expect(outside).not.toContain('--sandbox');
+      expect(outside).toEqual(expect.arrayContaining(['-c', 'mcp_servers.fed.default_tools_approval_mode="approve"']));
       const inside = AGENT_PRESET_CATALOG.codex.command(invocation({ resumeSessionId, sandboxed: true })).argv;
       expect(inside).toContain('--dangerously-bypass-approvals-and-sandbox');
-      expect(inside).not.toContain('--sandbox');
+      expect(inside.join(' ')).not.toContain('sandbox_mode');
     }
+  });
+
+  it('codex: input tokens without the cached ones (counted apart, as Claude counts them); its warnings are no turns', () => {
     const usage = { input_tokens: 100, cached_input_tokens: 60, output_tokens: 5 };
     expect(read('codex', { type: 'turn.completed', usage }, { type: 'turn.completed', usage })).toMatchObject({
-      inputTokens: 200,
+      inputTokens: 80,
       cacheReadTokens: 120,
       outputTokens: 10,
     });
+    // As the real 0.169.0 writes them: a warning about the model's metadata, then the agent's steps.
+    const warning = {
+      type: 'item.completed',
+      item: { id: 'item_0', type: 'error', message: 'Model metadata for `gpt-test` not found.' },
+    };
+    const step = { type: 'item.completed', item: { id: 'item_1', type: 'agent_message', text: 'hi' } };
+    expect(read('codex', warning, step, step).turns).toBe(2);
   });
 
   it('gemini: --skip-trust, the model from init, cached tokens from the result', () => {
@@ -249,17 +261,19 @@ describe('agent CLI presets read their event streams', () => {
       if (!preset.cli) continue;
       const passed = new Set(
         [false, true].flatMap((sandboxed) =>
-          [null, 'id-1'].flatMap((resumeSessionId) =>
-            [null, mcpServer].flatMap((mcp) =>
-              preset
-                .command(invocation({ sandboxed, resumeSessionId, mcp }))
-                .argv.filter((word) => word.startsWith('-')),
+          [false, true].flatMap((asRoot) =>
+            [null, 'id-1'].flatMap((resumeSessionId) =>
+              [null, mcpServer].flatMap((mcp) =>
+                preset
+                  .command(invocation({ sandboxed, asRoot, resumeSessionId, mcp }))
+                  .argv.filter((word) => word.startsWith('-')),
+              ),
             ),
           ),
         ),
       );
       expect(
-        preset.cli.helpFlags.filter((flag) => !passed.has(flag)),
+        preset.cli.helps.flatMap((help) => help.flags).filter((flag) => !passed.has(flag)),
         preset.name,
       ).toEqual([]);
     }

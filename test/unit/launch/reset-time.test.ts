@@ -25,15 +25,41 @@ describe('resetTimeFromText', () => {
   });
 
   it.each([
-    ['rate limited until reset at 15:00 UTC', '2026-11-23T15:00:00.000Z'],
-    ['try again at 14:05 UTC', '2026-11-24T14:05:00.000Z'],
-    ["You've hit your limit · resets 3pm (UTC)", '2026-11-23T15:00:00.000Z'],
-    ["You've hit your limit · resets 3pm (Europe/Paris)", '2026-11-24T14:00:00.000Z'],
-    ['Usage limit reached, resets at 9:30 am (America/New_York)', '2026-11-23T14:30:00.000Z'],
-    ['Usage limit reached, resets at 9:05 am (America/New_York)', '2026-11-24T14:05:00.000Z'],
-    ['resets at 12am UTC', '2026-11-24T00:00:00.000Z'],
-    ['resets at 12pm UTC', '2026-11-24T12:00:00.000Z'],
-  ])('a time of day, the next one to come, in the zone it names: %j', (text, expected) => {
+    ['rate limited until reset at 15:00 UTC', '2026-11-23T15:01:05.000Z'],
+    ["You've hit your limit · resets 3pm (UTC)", '2026-11-23T15:01:05.000Z'],
+    ["You've hit your limit · resets 4pm (Europe/Paris)", '2026-11-23T15:01:05.000Z'],
+    ['Usage limit reached, resets at 9:30 am (America/New_York)', '2026-11-23T14:31:05.000Z'],
+    ['resets at 12am UTC', '2026-11-24T00:01:05.000Z'],
+    ['try again tomorrow at 2:05 PM UTC', '2026-11-24T14:06:05.000Z'],
+  ])('a time of day, its occurrence nearest to now in the zone it names, to the end of its minute: %j', (text, expected) => {
+    expect(at(text)).toBe(expected);
+  });
+
+  it.each([
+    'try again at 14:05 UTC',
+    "You've hit your limit · resets 3pm (Europe/Paris)",
+    'Usage limit reached, resets at 9:05 am (America/New_York)',
+    'resets at 12pm UTC',
+  ])('a time of day already past is a reset that came, never the same time tomorrow: %j', (text) => {
+    expect(at(text)).toBeUndefined();
+  });
+
+  it('Codex names the minute, rounded down: a reset 50 s away is waited for to that minute’s end, not a day', () => {
+    // A limit hit at 01:21:10 that lifts at 01:22:00; Codex prints "1:21 AM".
+    const hit = new Date('2026-11-23T01:21:10Z');
+    const text = "You've hit your usage limit. Try again at 1:21 AM UTC.";
+    expect(resetTimeFromText(text, hit)?.toISOString()).toBe('2026-11-23T01:22:05.000Z');
+    // Resumed a second before the real reset, the limit is met again and the same minute printed.
+    expect(resetTimeFromText(text, new Date('2026-11-23T01:21:59Z'))?.toISOString()).toBe('2026-11-23T01:22:05.000Z');
+    // Read again once it is past: nothing left to wait for, not tomorrow.
+    expect(resetTimeFromText(text, new Date('2026-11-23T01:22:06Z'))).toBeUndefined();
+  });
+
+  it.each([
+    ["You've hit your usage limit. Try again at Nov 27th, 2026 3:00 PM UTC.", '2026-11-27T15:01:05.000Z'],
+    ['Weekly limit reached · resets Nov 30, 9am (UTC)', '2026-11-30T09:01:05.000Z'],
+    ['Weekly limit reached · resets Jan 2, 9am (UTC)', '2027-01-02T09:01:05.000Z'],
+  ])('a date and a time of day: %j', (text, expected) => {
     expect(at(text)).toBe(expected);
   });
 
@@ -42,7 +68,7 @@ describe('resetTimeFromText', () => {
     expect(found.getTime()).toBeGreaterThan(now.getTime());
     expect(found.getTime() - now.getTime()).toBeLessThanOrEqual(24 * 3_600_000);
     expect(found.getHours()).toBe(23);
-    expect(found.getMinutes()).toBe(0);
+    expect(found.getMinutes()).toBe(1);
   });
 
   it.each([

@@ -74,14 +74,14 @@ export interface PresetCommand {
 }
 
 /**
- * How `fed doctor` checks the installed CLI: the arguments that print its version and its help, the
- * flags the preset passes that the help must list (a flag gone from it means the preset may be out of
+ * How `fed doctor` checks the installed CLI: the arguments that print its version and its helps, the
+ * flags the preset passes that each help must list (a flag gone from it means the preset may be out of
  * date), and how to install it.
  */
 export interface PresetCli {
   versionArgs: readonly string[];
-  helpArgs: readonly string[];
-  helpFlags: readonly string[];
+  /** Each help the preset's command lines rely on (codex: `exec`'s and `exec resume`'s), and the flags it must list. */
+  helps: readonly { args: readonly string[]; flags: readonly string[] }[];
   install: string;
   /**
    * What the CLI does when run as root (uid 0, as in most containers) and how fed runs it then: `fed

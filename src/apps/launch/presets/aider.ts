@@ -16,8 +16,7 @@ export const aiderPreset: AgentPreset = {
   nativeLimits: { maxTurns: false, maxCostUsd: false },
   cli: {
     versionArgs: ['--version'],
-    helpArgs: ['--help'],
-    helpFlags: ['--message-file', '--yes-always', '--no-auto-commits', '--model'],
+    helps: [{ args: ['--help'], flags: ['--message-file', '--yes-always', '--no-auto-commits', '--model'] }],
     install: 'python -m pip install aider-install && aider-install',
   },
   command: (run) => ({

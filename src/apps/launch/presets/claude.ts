@@ -32,18 +32,22 @@ export const claudePreset: AgentPreset = {
   takesMcp: true,
   cli: {
     versionArgs: ['--version'],
-    helpArgs: ['--help'],
-    // `--max-turns` is left out: it works, but `claude --help` has never listed it (anthropics/claude-code#16963).
-    helpFlags: [
-      '-p',
-      '--output-format',
-      '--verbose',
-      '--permission-mode',
-      '--max-budget-usd',
-      '--model',
-      '--resume',
-      '--session-id',
-      '--mcp-config',
+    helps: [
+      // `--max-turns` is left out: it works, but `claude --help` has never listed it (anthropics/claude-code#16963).
+      {
+        args: ['--help'],
+        flags: [
+          '-p',
+          '--output-format',
+          '--verbose',
+          '--permission-mode',
+          '--max-budget-usd',
+          '--model',
+          '--resume',
+          '--session-id',
+          '--mcp-config',
+        ],
+      },
     ],
     install: 'npm install -g @anthropic-ai/claude-code',
     asRoot:

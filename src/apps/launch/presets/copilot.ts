@@ -27,15 +27,19 @@ export const copilotPreset: AgentPreset = {
   takesMcp: true,
   cli: {
     versionArgs: ['--version'],
-    helpArgs: ['--help'],
-    helpFlags: [
-      '-p',
-      '--output-format',
-      '--allow-all',
-      '--no-ask-user',
-      '--model',
-      '--resume',
-      '--additional-mcp-config',
+    helps: [
+      {
+        args: ['--help'],
+        flags: [
+          '-p',
+          '--output-format',
+          '--allow-all',
+          '--no-ask-user',
+          '--model',
+          '--resume',
+          '--additional-mcp-config',
+        ],
+      },
     ],
     install: 'npm install -g @github/copilot',
   },

@@ -16,8 +16,7 @@ export const geminiPreset: AgentPreset = {
   nativeLimits: { maxTurns: false, maxCostUsd: false },
   cli: {
     versionArgs: ['--version'],
-    helpArgs: ['--help'],
-    helpFlags: ['-p', '--output-format', '--approval-mode', '--skip-trust', '-m', '-r'],
+    helps: [{ args: ['--help'], flags: ['-p', '--output-format', '--approval-mode', '--skip-trust', '-m', '-r'] }],
     install: 'npm install -g @google/gemini-cli',
   },
   command: (run) => ({

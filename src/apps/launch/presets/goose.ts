@@ -22,8 +22,12 @@ export const goosePreset: AgentPreset = {
   takesMcp: true,
   cli: {
     versionArgs: ['--version'],
-    helpArgs: ['run', '--help'],
-    helpFlags: ['-i', '-n', '--resume', '--output-format', '--max-turns', '--with-extension'],
+    helps: [
+      {
+        args: ['run', '--help'],
+        flags: ['-i', '-n', '--resume', '--output-format', '--max-turns', '--with-extension'],
+      },
+    ],
     install: 'see https://github.com/aaif-goose/goose (goose-cli installer or release binary)',
   },
   command: (run) => {

@@ -18,8 +18,7 @@ export const opencodePreset: AgentPreset = {
   takesMcp: true,
   cli: {
     versionArgs: ['--version'],
-    helpArgs: ['run', '--help'],
-    helpFlags: ['--format', '-m', '-s'],
+    helps: [{ args: ['run', '--help'], flags: ['--format', '-m', '-s'] }],
     install: 'npm install -g opencode-ai',
   },
   command: (run) => ({
