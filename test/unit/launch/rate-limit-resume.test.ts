@@ -28,8 +28,9 @@ describe('resumeTimeFor', () => {
       at: new Date('2026-11-23T14:15:00Z'),
       from: 'text',
     });
+    // A clock time lifts by the end of the minute it names.
     const stats = { ...emptyStats(), error: { outcome: 'rate-limited' as const, message: 'resets at 16:00 UTC' } };
-    expect(resumeTimeFor(stats, limited, [], now)).toEqual({ at: new Date('2026-11-23T16:00:00Z'), from: 'text' });
+    expect(resumeTimeFor(stats, limited, [], now)).toEqual({ at: new Date('2026-11-23T16:01:05Z'), from: 'text' });
   });
 
   it('a reported reset that is not ahead says nothing', () => {
