@@ -38,6 +38,8 @@ async function claudeFederation(teams: readonly string[], resetSeconds: number) 
     FAKE_CLI_LOG: files.log,
     FAKE_LIMIT_FILE: files.limit,
     FAKE_RESET_SECONDS: String(resetSeconds),
+    // A resumed session reports its whole cost, as the real claude does.
+    FAKE_SESSIONS_DIR: dir,
   };
   return { root, env, ...files };
 }
@@ -49,6 +51,15 @@ const calls = (log: string) =>
         .split('\n')
         .map((line) => JSON.parse(line) as { args: string[]; resume: string | null })
     : [];
+/** The `total_cost_usd` of a claude run's last result (its transcript also holds a line that is not JSON). */
+const finalCost = (transcript: string) =>
+  (
+    JSON.parse(
+      readFileSync(transcript, 'utf8')
+        .split('\n')
+        .findLast((line) => line.startsWith('{"type":"result"'))!,
+    ) as { total_cost_usd: number }
+  ).total_cost_usd;
 /** The account's reset, as the fake CLI reported it in `resetsAt`. */
 const resetOf = (limit: string) => new Date(Number(readFileSync(limit, 'utf8')) * 1000).toISOString();
 const runsOf = (root: string, team: string) => readRunHistory(getTeam(readRegistry(root), team).location);
@@ -72,6 +83,11 @@ describe('fed run and a rate limit with its reset time', () => {
     // The CLI was asked to resume that session by its id.
     expect(calls(log).map((c) => c.resume)).toEqual([null, first!.sessionId]);
     expect(calls(log)[1]!.args).toEqual(expect.arrayContaining(['--resume', first!.sessionId!]));
+    // The resumed run reported the session's whole cost (0.01 before the limit, 0.05 a turn after):
+    // each run counts what it added, so the session is counted once.
+    expect(first!.costUsd).toBe(0.01);
+    expect(second!.costUsd! + first!.costUsd!).toBeCloseTo(finalCost(second!.transcriptPath), 10);
+    expect(second!.costUsd!).toBeLessThan(finalCost(second!.transcriptPath));
   }, 180_000);
 
   it('beyond --max-wait the team stays paused (exit 3); another team on the account pauses until the same reset without starting; a later run resumes both', async () => {

@@ -28,7 +28,8 @@ async function launchFixing(fixAttempts: number | undefined) {
   const result = await launchTeam(openFederation(root), 'docs', {
     config: fixAttempts === undefined ? config : withFixAttempts(config, fixAttempts),
     agent: fakeClaude,
-    env: { ...process.env, FAKE_SCENARIO: 'fix-document', FAKE_CLI_LOG: log },
+    // Its sessions kept: a resumed session reports its whole cost, as the real claude does.
+    env: { ...process.env, FAKE_SCENARIO: 'fix-document', FAKE_CLI_LOG: log, FAKE_SESSIONS_DIR: tempDir() },
     pollMs: 50,
   });
   const calls = existsSync(log)
@@ -57,7 +58,8 @@ describe('fed launch: a refused completion, and the chance to fix it', () => {
       sessionId: session,
       stateBefore: 'preparing',
       stateAfter: 'complete',
-      // Both attempts count: 4 turns, then the one fixing the document.
+      // Both attempts count: 4 turns, then the one fixing the document; the cost is the session's once
+      // (0.20, then 0.25 reported by the resumed session: 0.05 more).
       turns: 5,
       costUsd: 0.25,
     });

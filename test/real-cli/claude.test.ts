@@ -126,6 +126,32 @@ describe.skipIf(skipWithoutRealCli(SUITE, 'claude') || skipWithoutBubblewrap(`${
     }, 240_000);
   });
 
+  it('a refused document, fixed by resuming the session: the run costs what the session did, counted once', async () => {
+    const fed = await realCliFederation(undefined);
+    const script = deliverableScript(CLAUDE, fed.deliverable);
+    // A summary of one sentence, which fed refuses; resumed with the violations, the model writes it whole.
+    const refused = '# Report\n\nA short report.\n\n## Next steps\n\n- Read it.\n';
+    const event = (type: string, data: Record<string, unknown>) => CLAUDE.fed('fed_event', { type, data });
+    const written = (content: string) => [
+      CLAUDE.write(fed.deliverable, content),
+      event('DOCUMENT_WRITTEN', { path: fed.deliverable, bytes: Buffer.byteLength(content) }),
+      { say: 'The document is written and reported.' },
+    ];
+    server = await scriptedAnthropic({
+      steps: [...script.slice(0, 4), ...written(refused), ...written(DELIVERABLE)],
+      usage: { input: 100, output: 20 },
+    });
+    const result = await launch(fed, server.url);
+    expect(result, JSON.stringify(result.lastRun)).toMatchObject({ outcome: 'complete' });
+    expect(result.lastRun).toMatchObject({ outcome: 'completed', fixAttempts: 1 });
+    // Claude Code's resumed session reports its whole cost: the run's is that, not the attempts' sum.
+    const session = finalEvent(result.lastRun.transcriptPath);
+    expect(session.total_cost_usd).toBeGreaterThan(0);
+    expect(result.lastRun.costUsd).toBeCloseTo(session.total_cost_usd as number, 10);
+    // Tokens are the process's own: both attempts add up.
+    expect(result.lastRun).toMatchObject({ inputTokens: 10 * 100, outputTokens: 10 * 20 });
+  }, 240_000);
+
   it('the fake claude of the preset tests says nothing the real one does not, for the same work', async () => {
     const real = await realCliFederation(undefined);
     server = await scriptedAnthropic({

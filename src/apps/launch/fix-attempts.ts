@@ -121,6 +121,8 @@ async function startFixAttempt(
     options,
     watch.relay,
     watch.trace,
+    // The session it resumes has cost what it had when the last attempt began, and that attempt.
+    last.stream.sessionCostBeforeUsd + (last.stream.stats.costUsd ?? 0),
   );
   // The attempts are one run: it started when the first did.
   agent.startedAt = last.startedAt;

@@ -61,6 +61,13 @@ export function readRunHistory(workspace: string): LaunchRun[] {
   );
 }
 
+/** What fed counted for a session over the team's runs that used it: what a resume of it adds is the rest. */
+export function recordedSessionCostUsd(workspace: string, sessionId: string): number {
+  return readRunHistory(workspace)
+    .filter((run) => run.sessionId === sessionId)
+    .reduce((total, run) => total + (run.costUsd ?? 0), 0);
+}
+
 function parseRuns(text: string): LaunchRun[] {
   return parseJsonLines(text, launchRunSchema);
 }

@@ -24,6 +24,11 @@ export class RunStream {
   private closed = false;
   /** Whether the agent wrote anything but whitespace to stdout (a CLI refusing to start writes nothing there). */
   spoke = false;
+  /**
+   * What the session this run resumes had cost before it, as fed counted it (its earlier runs, earlier
+   * fix attempts): taken from a session total the CLI reports, so each run counts only what it added.
+   */
+  sessionCostBeforeUsd = 0;
 
   constructor(
     private readonly preset: AgentPreset,
@@ -76,6 +81,9 @@ export class RunStream {
       const event = parseEvent(line);
       if (event) this.preset.onEvent?.(event, this.stats);
     } else this.preset.onText?.(line, this.stats);
+    const { sessionCostUsd } = this.stats;
+    if (sessionCostUsd !== null)
+      this.stats.costUsd = Math.max(0, Number((sessionCostUsd - this.sessionCostBeforeUsd).toFixed(12)));
     if (JSON.stringify(this.stats) === before) return;
     try {
       this.onUpdate(this.stats);

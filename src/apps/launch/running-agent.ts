@@ -17,7 +17,7 @@ import type { LaunchOptions } from './launch-options.js';
 import type { PreparedRun } from './launch-state.js';
 import type { AgentPreset, StreamStats } from './presets/agent-preset.js';
 import type { StopReason } from './run-outcome.js';
-import { writeCurrentRun } from './run-records.js';
+import { recordedSessionCostUsd, writeCurrentRun } from './run-records.js';
 import { RunStream } from './run-stream.js';
 import type { RunTrace } from './run-trace.js';
 
@@ -40,6 +40,7 @@ export class RunningAgent {
     team: RegistryEntry,
     private readonly prepared: PreparedRun,
     limits: AgentLimits,
+    sessionCostBeforeUsd: number | undefined,
   ) {
     const { run } = prepared;
     this.recordedSession = run.command.sessionId;
@@ -51,6 +52,8 @@ export class RunningAgent {
       }
       this.stop ??= limitReached(run.preset, stats, limits);
     });
+    this.stream.sessionCostBeforeUsd =
+      sessionCostBeforeUsd ?? (run.resumedSessionId ? recordedSessionCostUsd(team.location, run.resumedSessionId) : 0);
   }
 
   /**
@@ -58,6 +61,8 @@ export class RunningAgent {
    * FED_TEAM / FED_LAUNCH_PROMPT / FED_LAUNCH_CONTEXT in its environment, in the sandbox when there is one
    * — with its broker then, which runs its fed commands outside (FED_BROKER / FED_BROKER_TOKEN). With
    * telemetry on, the run's span context too (TRACEPARENT, OTEL_RESOURCE_ATTRIBUTES: run-trace.ts).
+   * `sessionCostBeforeUsd`: what the session it resumes had cost (a fix attempt's); by default what the
+   * team's recorded runs of that session cost.
    */
   static async start(
     fed: Federation,
@@ -66,6 +71,7 @@ export class RunningAgent {
     options: LaunchOptions,
     relay: InspectionRelay | undefined,
     trace?: RunTrace,
+    sessionCostBeforeUsd?: number,
   ): Promise<RunningAgent> {
     const paths = workspacePaths(team.location);
     // The folders fed writes into while the agent runs: an earlier agent may have left a link there.
@@ -75,7 +81,7 @@ export class RunningAgent {
     writeFileAtomic(prepared.run.promptPath, prepared.run.prompt);
     // What the CLI reads besides (its MCP configuration): the agent may rewrite it, but only for itself.
     for (const [path, content] of Object.entries(prepared.run.command.files ?? {})) writeFileAtomic(path, content);
-    const agent = new RunningAgent(fed, team, prepared, options.config.agent.limits);
+    const agent = new RunningAgent(fed, team, prepared, options.config.agent.limits, sessionCostBeforeUsd);
     const { run, files, sandbox } = prepared;
     const root = fed.root;
     const baseEnv = options.env ?? process.env;

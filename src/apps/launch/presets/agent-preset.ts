@@ -101,6 +101,12 @@ export interface StreamStats {
   cacheReadTokens: number | null;
   cacheWriteTokens: number | null;
   costUsd: number | null;
+  /**
+   * The session's whole cost so far, where the CLI reports that instead of this process's (Claude Code's
+   * `total_cost_usd` on a resumed session counts its earlier runs too): the stream then sets `costUsd` to
+   * what the session cost beyond what fed already counted for it (run-stream.ts).
+   */
+  sessionCostUsd: number | null;
   /** When the provider's limit resets (ISO), when the CLI reported it (Claude's `rate_limit_event.resetsAt`). */
   resetsAt: string | null;
   /** The CLI's final verdict, when its stream has one (a result event). */
@@ -157,6 +163,7 @@ export function emptyStats(): StreamStats {
     cacheReadTokens: null,
     cacheWriteTokens: null,
     costUsd: null,
+    sessionCostUsd: null,
     resetsAt: null,
     final: null,
     error: null,

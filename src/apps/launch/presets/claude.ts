@@ -124,7 +124,8 @@ const CODING_TOOLS = ['Edit', 'NotebookEdit', 'MultiEdit'];
 function readResult(event: JsonEvent, stats: StreamStats): void {
   const usage = obj(event.usage);
   stats.turns = num(event.num_turns) ?? stats.turns;
-  stats.costUsd = num(event.total_cost_usd) ?? stats.costUsd;
+  // The session's total: a resumed session's counts its earlier runs (and fix attempts) too.
+  stats.sessionCostUsd = num(event.total_cost_usd) ?? stats.sessionCostUsd;
   stats.inputTokens = num(usage.input_tokens) ?? stats.inputTokens;
   stats.outputTokens = num(usage.output_tokens) ?? stats.outputTokens;
   stats.cacheReadTokens = num(usage.cache_read_input_tokens) ?? stats.cacheReadTokens;
@@ -138,7 +139,7 @@ function readResult(event: JsonEvent, stats: StreamStats): void {
   if (subtype === 'error_max_turns')
     stats.final = { outcome: 'max-turns', message: `reached the turn limit (${stats.turns ?? '?'} turns)` };
   else if (subtype === 'error_max_budget_usd')
-    stats.final = { outcome: 'budget', message: `reached the cost limit ($${stats.costUsd ?? '?'})` };
+    stats.final = { outcome: 'budget', message: `reached the cost limit ($${stats.sessionCostUsd ?? '?'})` };
   else if (subtype === 'success' && event.is_error !== true) stats.final = { outcome: 'completed', message: null };
   // An error result after the assistant named its error says no more than that error did.
   else stats.final = stats.error ?? classifyError(message);
