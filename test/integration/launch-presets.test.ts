@@ -161,7 +161,7 @@ describe('fed launch with agent CLI presets', () => {
     if (cli === 'claude') expect(calls[0]!.args).toEqual(expect.arrayContaining(['--max-budget-usd', '1']));
   });
 
-  it.each(['claude', 'codex'] as const)(
+  it.each(['claude', 'codex', 'gemini', 'copilot'] as const)(
     '%s: an auth error before any progress pauses the team with that reason: its login needs fixing, not its work',
     async (cli) => {
       const { root, result } = await launchFake(cli, 'auth');
@@ -174,8 +174,16 @@ describe('fed launch with agent CLI presets', () => {
     },
   );
 
-  it('copilot: exit 0 with no output on broken auth (as its docs had it) is a run that made no progress: failed', async () => {
-    const { root, result } = await launchFake('copilot', 'auth');
+  it.each([
+    ['gemini', /^Please set an Auth method in your .* \(exit 41\)$/],
+    ['copilot', /^Error: No authentication information found\. \(exit 1\)$/],
+  ] as const)('%s without a login says why on stderr alone: auth, in its words', async (cli, reason) => {
+    const { result } = await launchFake(cli, 'auth');
+    expect(result.lastRun).toMatchObject({ outcome: 'auth', reason: expect.stringMatching(reason) });
+  });
+
+  it('copilot: exit 0 with no output on broken auth (as older releases did) is a run that made no progress: failed', async () => {
+    const { root, result } = await launchFake('copilot', 'silent');
     expect(result.lastRun.outcome).toBe('no-progress');
     expect(result).toMatchObject({ outcome: 'failed', state: 'failed' });
     expect((await viewLifecycle(openFederation(root), team(root))).failure?.reason).toMatch(/^no-progress: /);
@@ -281,7 +289,7 @@ describe('fed launch with agent CLI presets', () => {
 
   it('a team whose lifecycle is final is never relaunched', async () => {
     // A run without progress that exited 0 fails the lifecycle.
-    const { root, config } = await launchFake('copilot', 'auth');
+    const { root, config } = await launchFake('copilot', 'silent');
     await expect(launchTeam(openFederation(root), 'docs', { config, agent: fakeCli('claude') })).rejects.toThrow(
       'its lifecycle is over',
     );

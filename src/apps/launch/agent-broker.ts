@@ -4,7 +4,9 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { constants } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
+import type { z } from 'zod';
 import { FedError, InvalidInputError, RefusedError } from '../../core/errors.js';
+import { brokerEventRequestSchema, brokerRequestSchema } from '../../core/schema/broker-request.js';
 import { unlinkQuietly } from '../../infra/fs/atomic-write.js';
 import { fileSystemErrorFor } from '../../infra/fs/fs-errors.js';
 import { packageBins, packageRoot } from '../../infra/package-info.js';
@@ -15,7 +17,6 @@ import {
   FRAME,
   FrameReader,
   socketAddress,
-  type BrokerEventRequest,
   type BrokerRequest,
 } from '../../infra/process/broker-protocol.js';
 import { checkAgentCommand, isInside } from './agent-commands.js';
@@ -32,6 +33,8 @@ export interface AgentBrokerOptions {
    * what `fed event` prints, and its warnings. A refusal or failure throws, as it makes `fed event` exit.
    */
   applyEvent: (event: { type: string; data: Record<string, unknown> }) => Promise<AppliedEvent>;
+  /** How long a connection may take to send its request, and to go once answered: 10 s (tests shorten it). */
+  requestTimeoutMs?: number;
 }
 
 export interface AppliedEvent {
@@ -48,7 +51,10 @@ interface Ended {
 
 /** More commands at once than any agent needs is an agent trying to exhaust the machine. */
 const MAX_RUNNING = 32;
-/** Connections at once, and how long one may take to send its request: anyone who reaches the socket can connect. */
+/**
+ * Connections at once, and how long one may take to send its request or to go once answered: anyone who
+ * reaches the socket can connect.
+ */
 const MAX_CONNECTIONS = 64;
 const REQUEST_TIMEOUT_MS = 10_000;
 
@@ -129,19 +135,32 @@ export class AgentBroker {
     const reader = new FrameReader();
     let state: 'request' | 'running' | 'done' = 'request';
     let child: ChildProcess | undefined;
+    // The connections are few and anyone who reaches the socket can connect: one that runs no command — its
+    // request yet to come, or its answer given and the peer still there — is closed when its time is up,
+    // however the peer trickles bytes, so that no one holds the connections the agent needs. (Unref'd: an
+    // open connection keeps the launcher alive, never its deadline.)
+    let deadline: NodeJS.Timeout | undefined;
+    const closeIn = (ms: number | undefined) => {
+      clearTimeout(deadline);
+      if (ms !== undefined) deadline = setTimeout(() => socket.destroy(), ms).unref();
+    };
+    const timeout = this.options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
     const send = (type: number, payload: Buffer | string) => {
       if (!socket.destroyed) socket.write(encodeFrame(type, payload));
+    };
+    const running = () => {
+      state = 'running';
+      closeIn(undefined);
     };
     const finish = (code: number) => {
       if (state === 'done') return;
       state = 'done';
       send(FRAME.EXIT, JSON.stringify({ code }));
       socket.end();
+      closeIn(timeout);
     };
     socket.on('error', () => undefined);
-    socket.setTimeout(REQUEST_TIMEOUT_MS, () => {
-      if (state === 'request') socket.destroy();
-    });
+    closeIn(timeout);
     socket.on('close', () => {
       this.connections.delete(socket);
       // The agent's fed went away (killed, or the agent stopped): its command goes too.
@@ -156,8 +175,7 @@ export class AgentBroker {
       }
       for (const { type, payload } of frames) {
         if (state === 'request' && type === FRAME.EVENT) {
-          state = 'running';
-          socket.setTimeout(0);
+          running();
           void this.event(payload).then((ended) => {
             if (ended.stdout) send(FRAME.STDOUT, ended.stdout);
             if (ended.stderr) send(FRAME.STDERR, ended.stderr);
@@ -166,8 +184,7 @@ export class AgentBroker {
         } else if (state === 'request') {
           try {
             child = this.run(this.accept(type, payload), send, finish);
-            state = 'running';
-            socket.setTimeout(0);
+            running();
           } catch (error) {
             // A refusal is the agent's (exit 2); anything else (spawn failing) the broker's (exit 1).
             const refused = error instanceof FedError && error.refusal;
@@ -182,7 +199,7 @@ export class AgentBroker {
 
   /** The request, if it is well formed, carries this broker's token and asks for a command an agent may run. */
   private accept(type: number, payload: Buffer): BrokerRequest {
-    const request = type === FRAME.REQUEST ? parseRequest(payload) : undefined;
+    const request = type === FRAME.REQUEST ? parseRequest(brokerRequestSchema, payload) : undefined;
     if (!request) throw new RefusedError('BROKER_REFUSED', 'the broker received a malformed request');
     this.admit(request.token);
     // Its working directory, when it is in the federation; fed resolves relative paths there.
@@ -214,7 +231,7 @@ export class AgentBroker {
   private event(payload: Buffer): Promise<Ended> {
     let applied: Promise<AppliedEvent>;
     try {
-      const request = parseEventRequest(payload);
+      const request = parseRequest(brokerEventRequestSchema, payload);
       if (!request) throw new RefusedError('BROKER_REFUSED', 'the broker received a malformed request');
       this.admit(request.token);
       if ('type' in request.data)
@@ -270,37 +287,13 @@ export class AgentBroker {
   }
 }
 
-function parseRequest(payload: Buffer): BrokerRequest | undefined {
+/** The request in `payload`: JSON of the schema's shape, else undefined (malformed). */
+function parseRequest<T>(schema: z.ZodType<T>, payload: Buffer): T | undefined {
+  let value: unknown;
   try {
-    const value = JSON.parse(payload.toString('utf8')) as Partial<BrokerRequest>;
-    const { token, argv, cwd, stdin } = value;
-    if (
-      typeof token === 'string' &&
-      Array.isArray(argv) &&
-      argv.every((arg) => typeof arg === 'string') &&
-      typeof cwd === 'string' &&
-      typeof stdin === 'boolean'
-    )
-      return { token, argv, cwd, stdin };
+    value = JSON.parse(payload.toString('utf8'));
   } catch {
-    // Not JSON: malformed.
+    // Not JSON: left undefined, which no request schema takes.
   }
-  return undefined;
-}
-
-function parseEventRequest(payload: Buffer): BrokerEventRequest | undefined {
-  try {
-    const { token, type, data } = JSON.parse(payload.toString('utf8')) as Partial<BrokerEventRequest>;
-    if (
-      typeof token === 'string' &&
-      typeof type === 'string' &&
-      typeof data === 'object' &&
-      data !== null &&
-      !Array.isArray(data)
-    )
-      return { token, type, data };
-  } catch {
-    // Not JSON: malformed.
-  }
-  return undefined;
+  return schema.safeParse(value).data;
 }

@@ -1,6 +1,7 @@
 import { TRANSIENT_OUTCOMES, type RunOutcome } from '../../core/schema/launch-run.js';
 import type { AgentExit } from './agent-process.js';
 import type { AgentPreset, StreamStats, StreamVerdict } from './presets/agent-preset.js';
+import { classifyError } from './presets/classify-error.js';
 
 /** Why the launcher stopped the agent itself, when it did. */
 export type StopReason =
@@ -55,13 +56,18 @@ export function runOutcome(input: OutcomeInput): StreamVerdict {
   if (said) return said;
   // An agent that exits (even non-zero) after its completion was refused ended because of the refusal.
   if (input.refused !== undefined) return { outcome: 'rejected', message: input.refused };
-  const byCode = exit.code !== null && exit.code !== 0 ? input.preset.exitVerdict?.(exit.code) : undefined;
+  const byCode =
+    exit.code !== null && exit.code !== 0 ? input.preset.exitVerdict?.(exit.code, input.stderr ?? []) : undefined;
   if (byCode) return byCode;
-  // A CLI that refuses to start (a mode it refuses as root, a flag it lacks) exits at once, silent on
-  // stdout, and says why on stderr: its words are the reason, not a crash.
-  const why = input.stderr?.find((line) => line.trim() !== '');
-  if (exit.code !== null && exit.code !== 0 && !input.spoke && !input.progressed && why !== undefined)
-    return { outcome: 'refused', message: `${why.trim().slice(0, 300)} (exit ${exit.code})` };
+  // A CLI that refuses to start (a mode it refuses as root, a flag it lacks, no login) exits at once,
+  // silent on stdout, and says why on stderr: its words are the reason, not a crash — and a login it
+  // lacks (Copilot: "Error: No authentication information found.", exit 1) is `auth`.
+  const why = input.stderr?.find((line) => line.trim() !== '')?.trim().slice(0, 300);
+  if (exit.code !== null && exit.code !== 0 && !input.spoke && !input.progressed && why !== undefined) {
+    const message = `${why} (exit ${exit.code})`;
+    const words = classifyError(input.stderr!.join('\n'));
+    return { outcome: words.outcome === 'auth' ? 'auth' : 'refused', message };
+  }
   if (exit.signal) return { outcome: 'crashed', message: `the agent was killed by ${exit.signal}` };
   if (exit.code !== 0) return { outcome: 'crashed', message: `the agent exited with code ${exit.code}` };
   return {

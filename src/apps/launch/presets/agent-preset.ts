@@ -144,8 +144,11 @@ export interface AgentPreset {
   command(invocation: PresetInvocation): PresetCommand;
   onEvent?(event: JsonEvent, stats: StreamStats): void;
   onText?(line: string, stats: StreamStats): void;
-  /** What an exit code means by itself for this CLI, where it documents one (gemini: 53 = turn limit). */
-  exitVerdict?(code: number): StreamVerdict | undefined;
+  /**
+   * What an exit code means by itself for this CLI, where it documents one (gemini: 53 = turn limit, 41 =
+   * no credentials); `stderr`: the lines it wrote there, its own words for the reason.
+   */
+  exitVerdict?(code: number, stderr: readonly string[]): StreamVerdict | undefined;
   /**
    * The longest rate limit the CLI waits out itself before it gives up (Claude Code retries a limit that
    * lifts within 60 s): one it gave up on lasts longer, so fed's guess of when it lifts starts beyond it.

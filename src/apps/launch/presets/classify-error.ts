@@ -11,7 +11,7 @@ const PATTERNS: [RunOutcome, RegExp][] = [
   ['rate-limited', /rate[ _-]?limit|too many requests|\b429\b|quota|overloaded|resource[ _]exhausted|usage limit/i],
   [
     'auth',
-    /auth(entication|orization)?[ _]?(error|failed|required)|unauthori[sz]ed|\b401\b|\b403\b|invalid[ _]api[ _]key|api[ _]key|not logged in|log ?in required|credentials?/i,
+    /auth(entication|orization)?[ _]?(error|failed|required)|unauthori[sz]ed|\b401\b|\b403\b|invalid[ _]api[ _]key|api[ _]key|not logged in|log ?in required|credentials?|no authentication|set an auth method/i,
   ],
   ['budget', /budget|spending limit|cost limit|insufficient (credit|balance|funds)/i],
   ['max-turns', /max(imum)?[ _-]?turns|turn limit/i],

@@ -8,8 +8,9 @@ import { add, flag, num, obj, str, type AgentPreset, type JsonEvent } from './ag
  * has no turn cap outside autopilot mode, so the launcher counts `assistant.message` events. The stream
  * ends with `result{sessionId, exitCode, usage}`: the session id, and a verdict — exit code 0 completed,
  * anything else what the last `session.error{errorType, message}` said, else a crash. No token totals but
- * each assistant message's `outputTokens`. It has exited 0 with no output on broken auth: such a run ends
- * `no-progress`. fed's MCP server comes in a JSON file of the run's (`--additional-mcp-config @<file>`:
+ * each assistant message's `outputTokens`. Without a login 1.0.102 exits 1, silent on stdout, with "Error:
+ * No authentication information found." on stderr: `auth` (run-outcome.ts; older releases exited 0 with
+ * no output at all, which ends `no-progress`). fed's MCP server comes in a JSON file of the run's (`--additional-mcp-config @<file>`:
  * this session only, beside the user's servers).
  */
 const sessionIdOf = (event: JsonEvent): string | null =>

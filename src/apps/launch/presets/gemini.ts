@@ -6,7 +6,7 @@ import { flag, num, obj, str, type AgentPreset } from './agent-preset.js';
  * `--skip-trust` a workspace it does not trust yet ends the run with `FatalUntrustedWorkspaceError`),
  * resumed with `-r <id>`. Events: `init` (session id, model), `message`, `tool_use` (counted as turns),
  * `tool_result`, `error`, `result` (status and token stats, cached tokens included). Exit 53 is its turn
- * limit. No turn or cost flag: the launcher enforces those.
+ * limit, 41 a login it does not have (stdout silent, the reason on stderr: "Please set an Auth method …"). No turn or cost flag: the launcher enforces those.
  */
 export const geminiPreset: AgentPreset = {
   name: 'gemini',
@@ -62,10 +62,18 @@ export const geminiPreset: AgentPreset = {
       }
     }
   },
-  exitVerdict: (code) =>
+  exitVerdict: (code, stderr) =>
     code === 53
       ? { outcome: 'max-turns', message: 'reached the session turn limit (exit 53)' }
       : code === 42
         ? { outcome: 'crashed', message: 'input error (exit 42)' }
-        : undefined,
+        : code === 41
+          ? { outcome: 'auth', message: `${loginProblem(stderr) ?? 'no credentials it can use'} (exit 41)` }
+          : undefined,
 };
+
+/** The line of its stderr that says what is wrong with the login (it prints "YOLO mode is enabled…" first). */
+function loginProblem(stderr: readonly string[]): string | undefined {
+  const lines = stderr.map((line) => line.trim()).filter(Boolean);
+  return (lines.find((line) => classifyError(line).outcome === 'auth') ?? lines.at(-1))?.slice(0, 300);
+}
