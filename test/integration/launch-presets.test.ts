@@ -43,7 +43,7 @@ const USAGE: Record<Cli, Partial<Record<string, unknown>>> = {
     cacheReadTokens: 300,
     cacheWriteTokens: null,
   },
-  gemini: { model: 'gemini-2.5-pro', inputTokens: 600, outputTokens: 60, cacheReadTokens: 120, costUsd: null },
+  gemini: { model: 'gemini-2.5-pro', inputTokens: 480, outputTokens: 60, cacheReadTokens: 120, costUsd: null },
   copilot: { model: null, inputTokens: null, outputTokens: 100, costUsd: null },
   // Four tool-call steps and the answer: output includes reasoning, cache and cost summed.
   opencode: {

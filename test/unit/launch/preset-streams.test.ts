@@ -192,14 +192,17 @@ describe('agent CLI presets read their event streams', () => {
     expect(read('codex', warning, step, step).turns).toBe(2);
   });
 
-  it('gemini: --skip-trust, the model from init, cached tokens from the result', () => {
+  it('gemini: --skip-trust, the model from init, input tokens without the cached ones (counted apart)', () => {
     expect(AGENT_PRESET_CATALOG.gemini.command(invocation()).argv).toContain('--skip-trust');
     const stats = read(
       'gemini',
       { type: 'init', session_id: 'g1', model: 'gemini-2.5-flash' },
-      { type: 'result', status: 'success', stats: { input_tokens: 50, output_tokens: 5, cached: 30 } },
+      { type: 'result', status: 'success', stats: { input_tokens: 50, output_tokens: 5, cached: 30, input: 20 } },
     );
-    expect(stats).toMatchObject({ sessionId: 'g1', model: 'gemini-2.5-flash', cacheReadTokens: 30 });
+    expect(stats).toMatchObject({ sessionId: 'g1', model: 'gemini-2.5-flash', inputTokens: 20, cacheReadTokens: 30 });
+    // A release whose stats have no `input`: the prompt less the cached tokens.
+    const older = read('gemini', { type: 'result', status: 'success', stats: { input_tokens: 50, cached: 30 } });
+    expect(older).toMatchObject({ inputTokens: 20, cacheReadTokens: 30 });
   });
 
   it('copilot: the result names the session; exit code 0 completes, another is the last session error', () => {

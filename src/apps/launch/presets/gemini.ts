@@ -5,7 +5,7 @@ import { flag, num, obj, str, type AgentPreset } from './agent-preset.js';
  * Gemini CLI: `gemini -p <prompt> --output-format stream-json --approval-mode yolo --skip-trust` (without
  * `--skip-trust` a workspace it does not trust yet ends the run with `FatalUntrustedWorkspaceError`),
  * resumed with `-r <id>`. Events: `init` (session id, model), `message`, `tool_use` (counted as turns),
- * `tool_result`, `error`, `result` (status and token stats, cached tokens included). Exit 53 is its turn
+ * `tool_result`, `error`, `result` (status and token stats: the input less the cached tokens, which are counted apart). Exit 53 is its turn
  * limit, 41 a login it does not have (stdout silent, the reason on stderr: "Please set an Auth method …"). No turn or cost flag: the launcher enforces those.
  */
 export const geminiPreset: AgentPreset = {
@@ -51,9 +51,14 @@ export const geminiPreset: AgentPreset = {
         break;
       case 'result': {
         const totals = obj(event.stats);
-        stats.inputTokens = num(totals.input_tokens) ?? stats.inputTokens;
+        // Its `input_tokens` is the whole prompt, cached tokens included; `input` (0.61.0) is the rest, which
+        // is what fed's input column counts (the cached ones are a column of their own, as for Claude).
+        const cached = num(totals.cached);
+        const prompt = num(totals.input_tokens);
+        const uncached = num(totals.input) ?? (prompt === null ? null : prompt - Math.min(cached ?? 0, prompt));
+        stats.inputTokens = uncached ?? stats.inputTokens;
         stats.outputTokens = num(totals.output_tokens) ?? stats.outputTokens;
-        stats.cacheReadTokens = num(totals.cached) ?? stats.cacheReadTokens;
+        stats.cacheReadTokens = cached ?? stats.cacheReadTokens;
         stats.final =
           event.status === 'success'
             ? { outcome: 'completed', message: null }
