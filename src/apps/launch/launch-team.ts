@@ -288,6 +288,7 @@ async function superviseAgent(launch: Launch, agent: RunningAgent): Promise<void
     await waitAtMost(supervised.exited, options.pollMs ?? 200);
     const lifecycle = await launch.watch.catchUp();
     if (exited) break;
+    agent.noticeSilentWait();
     if (lifecycle.snapshot.value === 'paused') agent.stop ??= { kind: 'paused' };
     else if (Date.now() > deadline)
       agent.stop ??= { kind: 'timeout', message: `the agent timed out after ${options.timeoutSeconds} s (--timeout)` };

@@ -24,6 +24,8 @@ export class RunStream {
   private closed = false;
   /** Whether the agent wrote anything but whitespace to stdout (a CLI refusing to start writes nothing there). */
   spoke = false;
+  /** When the agent last wrote to stdout (epoch ms; its start until it does): a CLI waiting in silence is read from it. */
+  lastOutputAt = Date.now();
   /**
    * What the session this run resumes had cost before it, as fed counted it (its earlier runs, earlier
    * fix attempts): taken from a session total the CLI reports, so each run counts only what it added.
@@ -59,6 +61,7 @@ export class RunStream {
       }
     }
     const text = chunk.toString('utf8');
+    this.lastOutputAt = Date.now();
     this.spoke ||= text.trim() !== '';
     const lines = (this.pending + text).split('\n');
     this.pending = lines.pop() ?? '';

@@ -34,6 +34,10 @@ export class RunningAgent {
   private child: AgentProcess | undefined;
   private broker: AgentBroker | undefined;
   private recordedSession: string | null;
+  /** The environment the agent runs with (its HOME: where a CLI keeps its log), for `noticeSilentWait`. */
+  private agentEnv: NodeJS.ProcessEnv = {};
+  /** When the silence may next be looked into: the CLI's log is read every few seconds at most. */
+  private nextSilenceCheck = 0;
 
   private constructor(
     fed: Federation,
@@ -85,6 +89,7 @@ export class RunningAgent {
     const { run, files, sandbox } = prepared;
     const root = fed.root;
     const baseEnv = options.env ?? process.env;
+    agent.agentEnv = baseEnv;
     // What fed needs to act as the team, whether the agent runs fed itself or its broker does.
     const fedEnv = {
       FED_ROOT: root,
@@ -164,6 +169,18 @@ export class RunningAgent {
     return exit;
   }
 
+  /**
+   * A CLI silent on stdout for its preset's while (`silentWait`) is asked what it waits on; a wait it
+   * should not keep (a rate limit's hour) stops the run with that verdict, as an error no retry mends does.
+   */
+  noticeSilentWait(now = Date.now()): void {
+    const wait = this.prepared.run.preset.silentWait;
+    if (!wait || this.stop || now - this.stream.lastOutputAt < wait.afterMs || now < this.nextSilenceCheck) return;
+    this.nextSilenceCheck = now + SILENCE_CHECK_EVERY_MS;
+    const verdict = wait.verdict(this.agentEnv, new Date(this.stream.lastOutputAt), this.stream.stats.sessionId);
+    if (verdict) this.stop = { kind: 'hopeless', verdict };
+  }
+
   /** The run in progress, as `.fed/launch/agent.json` records it. */
   current(): CurrentRun {
     const { run, sandbox, stateBefore } = this.prepared;
@@ -191,6 +208,8 @@ export class RunningAgent {
     this.stream.close();
   }
 }
+
+const SILENCE_CHECK_EVERY_MS = 5_000;
 
 /** The environment without what the backends read (NATS URLs, credentials): a brokered agent has no use for them. */
 function withoutBackendEnv(env: NodeJS.ProcessEnv, config: FederationConfig): NodeJS.ProcessEnv {

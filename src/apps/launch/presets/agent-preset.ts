@@ -150,6 +150,17 @@ export interface AgentPreset {
    */
   exitVerdict?(code: number, stderr: readonly string[]): StreamVerdict | undefined;
   /**
+   * A wait the CLI keeps in silence, and where it says what it waits on (OpenCode waits out a rate
+   * limit's `retry-after` — an hour, if the provider says so — with nothing on stdout, saying so only in
+   * its own log): once stdout has been silent for `afterMs`, the launcher asks `verdict` — with the
+   * agent's environment, the time of its last output and its session — and ends the run with the verdict
+   * it gives.
+   */
+  silentWait?: {
+    afterMs: number;
+    verdict(env: NodeJS.ProcessEnv, since: Date, sessionId: string | null): StreamVerdict | undefined;
+  };
+  /**
    * The longest rate limit the CLI waits out itself before it gives up (Claude Code retries a limit that
    * lifts within 60 s): one it gave up on lasts longer, so fed's guess of when it lifts starts beyond it.
    */

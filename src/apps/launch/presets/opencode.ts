@@ -1,13 +1,15 @@
 import { classifyError } from './classify-error.js';
 import { add, flag, num, obj, str, type AgentPreset, type McpServer } from './agent-preset.js';
+import { opencodeRateLimitWait } from './opencode-log.js';
 
 /**
  * OpenCode: `opencode run --format json <message>` with every permission allowed through
  * `OPENCODE_PERMISSION`, resumed with `-s <id>`. Events carry `sessionID`; each `step_finish` is a turn
  * with its tokens (input, output and reasoning, cache read and write) and cost, summed over the run, and
  * the run completed when the last one ends with `reason: "stop"` (a step that ends in tool calls goes
- * on); provider errors come as `error` events, with exit 0 in releases before opencode#26955. fed's MCP
- * server comes in `OPENCODE_CONFIG_CONTENT`, which OpenCode merges over its config files.
+ * on); provider errors come as `error` events, with exit 0 in releases before opencode#26955. A rate
+ * limit it waits out says nothing on stdout: its own log does (opencode-log.ts). fed's MCP server comes
+ * in `OPENCODE_CONFIG_CONTENT`, which OpenCode merges over its config files.
  */
 export const opencodePreset: AgentPreset = {
   name: 'opencode',
@@ -39,6 +41,10 @@ export const opencodePreset: AgentPreset = {
     },
     sessionId: null,
   }),
+  // A rate limit it waits out in silence (an hour, if the provider's retry-after says so): after a
+  // minute fed ends the run as rate-limited, resumed later, and holds the account's other teams.
+  silentWait: { afterMs: 60_000, verdict: opencodeRateLimitWait },
+  waitsOutRateLimitsMs: 60_000,
   onEvent(event, stats) {
     stats.sessionId = str(event.sessionID) ?? stats.sessionId;
     if (event.type === 'step_finish') {
