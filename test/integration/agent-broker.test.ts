@@ -2,61 +2,180 @@ import { execFileSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
-import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { AgentBroker } from '../../src/apps/launch/agent-broker.js';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import { AgentBroker, type AgentBrokerOptions } from '../../src/apps/launch/agent-broker.js';
 import { teamEventApplier } from '../../src/apps/launch/agent-events.js';
 import { openFederation } from '../../src/engine/context.js';
 import { listSignals, runActors, sendSignal, viewLifecycle } from '../../src/index.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { getTeam } from '../../src/core/find-team.js';
-import { encodeFrame, FRAME, FrameReader } from '../../src/infra/process/broker-protocol.js';
+import { FedError, RefusedError } from '../../src/core/errors.js';
+import {
+  encodeFrame,
+  FRAME,
+  FrameReader,
+  MAX_FRAME_BYTES,
+  socketAddress,
+} from '../../src/infra/process/broker-protocol.js';
 import { FED_BIN } from '../helpers/fed-cli.js';
 import { startFixture, waitFor } from '../helpers/fixture-process.js';
 import { signalFederation } from '../helpers/signal-federation.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+// The broker runs in the launcher: an error thrown from one of its socket or child handlers would bring the
+// launcher down. Here vitest would catch it beside the test, so each test fails on one.
+const uncaught: unknown[] = [];
+const recordUncaught = (error: unknown) => void uncaught.push(error);
+beforeEach(() => {
+  uncaught.length = 0;
+  process.on('uncaughtException', recordUncaught);
+  process.on('unhandledRejection', recordUncaught);
+});
+afterEach(() => {
+  process.off('uncaughtException', recordUncaught);
+  process.off('unhandledRejection', recordUncaught);
+  expect(uncaught).toEqual([]);
+});
+
+interface BrokerSetup {
+  applyEvent?: AgentBrokerOptions['applyEvent'];
+  env?: NodeJS.ProcessEnv;
+  socketPath?: string;
+  requestTimeoutMs?: number;
+  /** Lets go whatever would keep close() waiting (events the test holds). */
+  beforeClose?: () => void;
+}
+
+/** A broker for `root`, closed when the test ends; its events answered `<TYPE> applied` unless `applyEvent` is given. */
+async function startBroker(root: string, setup: BrokerSetup = {}): Promise<AgentBroker> {
+  const broker = await AgentBroker.start({
+    socketPath: setup.socketPath ?? join(root, '.fed', 'teams', 'docs', '.fed', 'launch', 'broker.sock'),
+    root,
+    env: setup.env ?? process.env,
+    applyEvent: setup.applyEvent ?? (async ({ type }) => ({ stdout: `${type} applied\n`, warnings: [] })),
+    requestTimeoutMs: setup.requestTimeoutMs,
+  });
+  onTestFinished(() => {
+    setup.beforeClose?.();
+    return broker.close();
+  });
+  return broker;
+}
 
 /** The broker of team `docs` in a fresh federation (the built fed runs its commands; its events it applies itself). */
-async function docsBroker(): Promise<{ root: string; broker: AgentBroker }> {
+async function docsBroker(setup: BrokerSetup = {}): Promise<{ root: string; broker: AgentBroker }> {
   const { root } = await signalFederation(['docs']);
-  const env = { ...process.env, FED_ROOT: root, FED_TEAM: 'docs', FED_TELEMETRY_ENABLED: 'false' };
+  const env = { ...process.env, FED_ROOT: root, FED_TEAM: 'docs', FED_TELEMETRY_ENABLED: 'false', ...setup.env };
   const fed = openFederation(root, { env });
-  const broker = await AgentBroker.start({
-    socketPath: join(root, '.fed', 'teams', 'docs', '.fed', 'launch', 'broker.sock'),
-    root,
-    env,
+  const broker = await startBroker(root, {
     applyEvent: teamEventApplier(fed, 'docs', fed.config, env),
+    ...setup,
+    env,
   });
-  onTestFinished(() => broker.close());
   return { root, broker };
 }
 
+/** An applyEvent that holds each event until the test lets it go (`<TYPE> applied`): `held` are those waiting. */
+function heldEvents(): {
+  held: { type: string; release: () => void }[];
+  applyEvent: AgentBrokerOptions['applyEvent'];
+  releaseAll: () => void;
+} {
+  const held: { type: string; release: () => void }[] = [];
+  return {
+    held,
+    applyEvent: ({ type }) =>
+      new Promise((resolve) =>
+        held.push({ type, release: () => resolve({ stdout: `${type} applied\n`, warnings: [] }) }),
+      ),
+    releaseAll: () => {
+      for (const event of held.splice(0)) event.release();
+    },
+  };
+}
+
+interface Frame {
+  type: number;
+  text: string;
+}
+
+/**
+ * A connection to the broker, as any process that reaches the socket may make one (through socketAddress,
+ * as the agent's fed does): `frames` are sent once connected; `answer` is every frame that came back, once
+ * the connection closed.
+ */
+function connectTo(
+  broker: AgentBroker,
+  frames: Buffer[],
+  options: { allowHalfOpen?: boolean; onFrame?: (got: Frame[], socket: Socket) => void } = {},
+): { socket: Socket; answer: Promise<Frame[]> } {
+  const target = socketAddress(broker.agentEnv().FED_BROKER!);
+  const socket = connect({ path: target.address, allowHalfOpen: options.allowHalfOpen ?? false });
+  onTestFinished(() => void socket.destroy());
+  const answer = new Promise<Frame[]>((resolve, reject) => {
+    const reader = new FrameReader();
+    const got: Frame[] = [];
+    socket.on('connect', () => {
+      target.release();
+      for (const frame of frames) socket.write(frame);
+    });
+    socket.on('data', (chunk: Buffer) => {
+      for (const { type, payload } of reader.push(chunk)) got.push({ type, text: payload.toString() });
+      options.onFrame?.(got, socket);
+    });
+    socket.on('error', (error) => {
+      target.release();
+      reject(error);
+    });
+    socket.on('close', () => resolve(got));
+  });
+  return { socket, answer };
+}
+
+/** What the frames of an answer say, as the agent's fed prints them and exits. */
+function outcome(frames: Frame[]): { stdout: string; stderr: string; code: number | undefined } {
+  const got = { stdout: '', stderr: '', code: undefined as number | undefined };
+  for (const { type, text } of frames) {
+    if (type === FRAME.STDOUT) got.stdout += text;
+    if (type === FRAME.STDERR) got.stderr += text;
+    if (type === FRAME.EXIT) got.code = (JSON.parse(text) as { code: number }).code;
+  }
+  return got;
+}
+
 /** One raw request, as any process that reaches the socket may send it; what came back. */
-function request(
+async function request(
   broker: AgentBroker,
   frames: Buffer[],
   /** The client goes away (its process killed, say) once this holds of what came back. */
   goAwayWhen?: (got: { stderr: string }) => boolean,
 ): Promise<{ stdout: string; stderr: string; code: number | undefined }> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(broker.agentEnv().FED_BROKER!);
-    const reader = new FrameReader();
-    const got = { stdout: '', stderr: '', code: undefined as number | undefined };
-    socket.on('connect', () => {
-      for (const frame of frames) socket.write(frame);
-    });
-    socket.on('data', (chunk: Buffer) => {
-      for (const { type, payload } of reader.push(chunk)) {
-        if (type === FRAME.STDOUT) got.stdout += payload.toString();
-        if (type === FRAME.STDERR) got.stderr += payload.toString();
-        if (type === FRAME.EXIT) got.code = (JSON.parse(payload.toString()) as { code: number }).code;
-      }
-      if (goAwayWhen?.(got)) socket.destroy();
-    });
-    socket.on('error', reject);
-    socket.on('close', () => resolve(got));
+  const { answer } = connectTo(broker, frames, {
+    onFrame: (got, socket) => {
+      if (goAwayWhen?.(outcome(got))) socket.destroy();
+    },
   });
+  return outcome(await answer);
+}
+
+/** `fed signal watch` through the broker, once it watches (it runs until stopped); `ended` once it answered. */
+async function startWatch(
+  broker: AgentBroker,
+  root: string,
+): Promise<{ answer: Promise<{ stdout: string; stderr: string; code: number | undefined }>; ended: () => boolean }> {
+  let watching = false;
+  let ended = false;
+  const answer = request(broker, ask(broker.token, ['signal', 'watch'], root), (got) => {
+    watching ||= got.stderr.includes('watching');
+    return false;
+  });
+  void answer.then(() => (ended = true));
+  await waitFor(() => watching || ended, 20_000, 'the watch to start');
+  expect(ended).toBe(false);
+  return { answer, ended: () => ended };
 }
 
 /** An EVENT request, as the built-in agent sends it. */
@@ -244,5 +363,374 @@ describe("the broker of a sandboxed agent (the launcher's side)", () => {
         stdout: '',
         stderr: expect.stringContaining("fed mcp --meta serves meta's side"),
       });
+  });
+
+  it('runs the command where the agent is when that is in the federation, else at the root', async () => {
+    const { root, broker } = await docsBroker();
+    mkdirSync(join(root, 'sub'));
+    const outside = tempDir();
+    // A relative --root is resolved where the command runs, by the check and by fed alike: `..` from
+    // sub/, and `.` from the root, are the federation.
+    const show = (rootOption: string, cwd: string) =>
+      request(broker, ask(broker.token, ['--root', rootOption, 'team', 'show', '--json'], cwd));
+    const answers = [await show('..', join(root, 'sub')), await show('.', 'sub'), await show('.', outside)];
+    for (const answer of answers) {
+      expect(answer).toMatchObject({ code: 0, stderr: '' });
+      expect(JSON.parse(answer.stdout)).toMatchObject({ domainId: 'docs' });
+    }
+  });
+
+  it('refuses a malformed request of every shape, and any first frame but a request, running nothing', async () => {
+    const { root, broker } = await docsBroker();
+    const { token } = broker;
+    const malformed = { stdout: '', stderr: 'fed: the broker received a malformed request\n', code: 2 };
+    const argv = ['team', 'show', '--json'];
+    const requests: unknown[] = [
+      null,
+      [],
+      { token: 1, argv, cwd: root, stdin: false },
+      { token, argv: 'team show', cwd: root, stdin: false },
+      { token, argv: ['team', 1], cwd: root, stdin: false },
+      { token, argv, cwd: 1, stdin: false },
+      { token, argv, cwd: root, stdin: 'no' },
+      { token, argv, cwd: root },
+    ];
+    const events: unknown[] = [
+      null,
+      { token: 1, type: 'PLAN_READY', data: {} },
+      { token, type: 1, data: {} },
+      { token, type: 'PLAN_READY', data: null },
+      { token, type: 'PLAN_READY', data: [] },
+      { token, type: 'PLAN_READY', data: 'sources' },
+      { token, type: 'PLAN_READY' },
+    ];
+    const frames = [
+      encodeFrame(FRAME.REQUEST, 'team show'),
+      encodeFrame(FRAME.EVENT, 'PLAN_READY'),
+      ...requests.map((value) => encodeFrame(FRAME.REQUEST, JSON.stringify(value))),
+      ...events.map((value) => encodeFrame(FRAME.EVENT, JSON.stringify(value))),
+      // A well-formed request, but not in a request's frame.
+      encodeFrame(FRAME.STDIN, JSON.stringify({ token, argv, cwd: root, stdin: false })),
+      encodeFrame(FRAME.STDIN_END, ''),
+    ];
+    for (const frame of frames) expect(await request(broker, [frame]), String(frame.subarray(5))).toEqual(malformed);
+    expect(runningFed('team show')).toBe(false);
+  });
+
+  it('refuses a token of another length as it refuses a wrong one', async () => {
+    const { root, broker } = await docsBroker();
+    for (const token of ['', 'x', `${broker.token}0`, broker.token.slice(1)])
+      for (const frames of [ask(token, ['team', 'show'], root), event(token, 'PLAN_READY', {})])
+        expect(await request(broker, frames)).toEqual({
+          stdout: '',
+          stderr: `fed: the broker at ${broker.agentEnv().FED_BROKER} refused the request: FED_BROKER_TOKEN is not the token of the agent it serves\n`,
+          code: 2,
+        });
+  });
+
+  it('exits 1, not 2, for a command the system cannot start: the failure is the broker’s, not the agent’s', async () => {
+    const { root, broker } = await docsBroker();
+    // An argument longer than the kernel takes (128 KiB): the process cannot be made.
+    expect(await request(broker, ask(broker.token, ['team', 'show', 'x'.repeat(200_000)], root))).toEqual({
+      stdout: '',
+      stderr: 'fed: spawn E2BIG\n',
+      code: 1,
+    });
+  });
+
+  it('answers 128 + its number for a command a signal ended', async () => {
+    const { root, broker } = await docsBroker();
+    const watch = await startWatch(broker, root);
+    const [pid] = fedPids('signal watch');
+    process.kill(pid!, 'SIGKILL');
+    expect(await watch.answer).toMatchObject({ code: 128 + 9 });
+  });
+
+  it('streams standard input to a command while it runs, ignoring any other frame, until STDIN_END', async () => {
+    const { root, broker } = await docsBroker();
+    const send = ['signal', 'send', '--to', 'meta', '--type', 'report', '--subject', 'piped', '--body-file', '-'];
+    const answer = await request(broker, [
+      encodeFrame(FRAME.REQUEST, JSON.stringify({ token: broker.token, argv: send, cwd: root, stdin: true })),
+      encodeFrame(FRAME.STDIN, 'hello '),
+      // Only the first request of a connection counts: another, or an event, changes nothing.
+      ...ask(broker.token, ['team', 'show'], root).slice(0, 1),
+      ...event(broker.token, 'PLAN_READY', { sources: ['README.md'] }),
+      encodeFrame(FRAME.STDIN, 'world'),
+      encodeFrame(FRAME.STDIN_END, ''),
+    ]);
+    expect(answer).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(readFileSync(answer.stdout.trim(), 'utf8'))).toMatchObject({
+      subject: 'piped',
+      body: 'hello world',
+    });
+  });
+
+  it('gives a command that asked for no standard input an empty one, whatever comes after', async () => {
+    const { root, broker } = await docsBroker();
+    const send = ['signal', 'send', '--to', 'meta', '--type', 'report', '--subject', 'empty', '--body-file', '-'];
+    // No STDIN_END: the command must not wait for one.
+    const answer = await request(broker, [
+      encodeFrame(FRAME.REQUEST, JSON.stringify({ token: broker.token, argv: send, cwd: root, stdin: false })),
+      encodeFrame(FRAME.STDIN, 'not asked for'),
+    ]);
+    expect(answer).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(readFileSync(answer.stdout.trim(), 'utf8'))).toMatchObject({ subject: 'empty', body: '' });
+  });
+
+  it('takes in its stride standard input the command never reads (its pipe broken once it ends)', async () => {
+    const { root, broker } = await docsBroker();
+    // More than a pipe holds: what is still to write when the command exits fails (EPIPE), in the broker.
+    const input = Array.from({ length: 4 }, () => encodeFrame(FRAME.STDIN, Buffer.alloc(64 * 1024, 'x')));
+    const answer = await request(broker, [
+      encodeFrame(
+        FRAME.REQUEST,
+        JSON.stringify({ token: broker.token, argv: ['team', 'show', '--json'], cwd: root, stdin: true }),
+      ),
+      ...input,
+    ]);
+    expect(answer).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(answer.stdout)).toMatchObject({ domainId: 'docs' });
+  });
+
+  it('runs its commands with no code cache, which the agent could plant compiled code in', async () => {
+    const cache = tempDir();
+    const planted = join(cache, 'planted');
+    const { root, broker } = await docsBroker({ env: { FED_CODE_CACHE: planted, XDG_CACHE_HOME: cache } });
+    expect(await request(broker, ask(broker.token, ['team', 'show', '--json'], root))).toMatchObject({ code: 0 });
+    // Neither the cache the launcher was given nor the default one (under XDG_CACHE_HOME) was made.
+    expect(readdirSync(cache)).toEqual([]);
+  });
+
+  it('drops a connection that sends a frame over the size limit, answering nothing', async () => {
+    const broker = await startBroker(tempDir());
+    const head = Buffer.alloc(5);
+    head.writeUInt8(FRAME.REQUEST, 0);
+    head.writeUInt32BE(MAX_FRAME_BYTES + 1, 1);
+    expect(await connectTo(broker, [head]).answer).toEqual([]);
+  });
+
+  it('takes in its stride a peer that goes away without reading its answer', async () => {
+    const { root, broker } = await docsBroker();
+    const target = socketAddress(broker.agentEnv().FED_BROKER!);
+    // Never reading: the answer stays unread, and going away then resets the connection on the broker's side.
+    const peer = connect(target.address).pause();
+    onTestFinished(() => void peer.destroy());
+    await new Promise<void>((resolve) =>
+      peer.on('connect', () => {
+        target.release();
+        peer.write(ask('0'.repeat(64), ['team', 'list'], root)[0]!, () => resolve());
+      }),
+    );
+    const refused = { code: 2, stderr: expect.stringContaining('is not the token of the agent it serves') };
+    // A request answered after the peer's went out is answered after it: the peer's answer is waiting.
+    expect(await request(broker, ask('0'.repeat(64), ['team', 'list'], root))).toMatchObject(refused);
+    peer.destroy();
+    // And one answered after the reset, after the broker saw it: the broker is there, and nothing was thrown.
+    expect(await request(broker, ask('0'.repeat(64), ['team', 'list'], root))).toMatchObject(refused);
+  });
+
+  it('runs at most 32 commands and events at once, refusing more until one ends', async () => {
+    const events = heldEvents();
+    const { root, broker } = await docsBroker({ applyEvent: events.applyEvent, beforeClose: events.releaseAll });
+    const full = {
+      stdout: '',
+      stderr: 'fed: the broker already runs 32 commands for this agent; wait for them to end\n',
+      code: 2,
+    };
+    const show = () => request(broker, ask(broker.token, ['team', 'show', '--json'], root));
+    const answers = Array.from({ length: 31 }, (_, i) => request(broker, event(broker.token, `E${i}`, {})));
+    await waitFor(() => events.held.length === 31, 15_000, '31 events being applied');
+    // The 32nd: a command.
+    await startWatch(broker, root);
+    expect(await request(broker, event(broker.token, 'ONE_MORE', {}))).toEqual(full);
+    expect(await show()).toEqual(full);
+    expect(events.held.map(({ type }) => type)).not.toContain('ONE_MORE');
+    // One ends: there is room for one more, counted until it ends too.
+    events.held.shift()!.release();
+    expect(await answers[0]).toEqual({ stdout: 'E0 applied\n', stderr: '', code: 0 });
+    expect(await show()).toMatchObject({ code: 0, stderr: '' });
+    let refused = false;
+    void request(broker, event(broker.token, 'LAST', {})).then(({ code }) => (refused = code === 2));
+    await waitFor(() => refused || events.held.some(({ type }) => type === 'LAST'), 15_000, 'the last event');
+    expect(refused).toBe(false);
+    expect(await show()).toEqual(full);
+  });
+
+  it('closes a connection that sends no request, or trickles it, when its time is up, answering nothing', async () => {
+    const broker = await startBroker(tempDir(), { requestTimeoutMs: 1_500 });
+    const idle = connectTo(broker, []);
+    const trickling = connectTo(broker, []);
+    // A byte at a time, each well within the time: the time bounds the whole request.
+    const bytes = event(broker.token, 'PLAN_READY', { sources: ['README.md'] })[0]!;
+    let sent = 0;
+    const trickle = setInterval(() => {
+      if (trickling.socket.writable) trickling.socket.write(bytes.subarray(sent, ++sent));
+    }, 50);
+    onTestFinished(() => clearInterval(trickle));
+    expect(await idle.answer).toEqual([]);
+    expect(await trickling.answer).toEqual([]);
+    expect(sent).toBeLessThan(bytes.length);
+  });
+
+  it('frees the connections of peers that keep them once answered, when their time is up', async () => {
+    const broker = await startBroker(tempDir(), { requestTimeoutMs: 3_000 });
+    // Every connection the broker takes, each kept after its answer: a refusal, or an event applied.
+    let answered = 0;
+    for (let i = 0; i < 64; i++)
+      connectTo(broker, event(i % 2 ? broker.token : '0'.repeat(64), 'PLAN_READY', {}), {
+        allowHalfOpen: true,
+        onFrame: (got) => void (answered += got.at(-1)?.type === FRAME.EXIT ? 1 : 0),
+      });
+    await waitFor(() => answered === 64, 15_000, 'every request answered');
+    const served = async () =>
+      outcome(await connectTo(broker, event(broker.token, 'LATE', {})).answer.catch(() => [])).code === 0;
+    // Held, they would keep the agent out for good.
+    expect(await served()).toBe(false);
+    await waitFor(served, 20_000, 'a connection to be free again');
+  });
+
+  it('never cuts a command or an event short, however long past the time for a request they run', async () => {
+    const events = heldEvents();
+    const { root, broker } = await docsBroker({
+      applyEvent: events.applyEvent,
+      beforeClose: events.releaseAll,
+      requestTimeoutMs: 1_500,
+    });
+    const watch = await startWatch(broker, root);
+    const slow = request(broker, event(broker.token, 'SLOW', {}));
+    await waitFor(() => events.held.length === 1, 15_000, 'the event to be applied');
+    // A connection made after both has had its time once it is closed: theirs, had they one, ran out first.
+    expect(await connectTo(broker, []).answer).toEqual([]);
+    expect(watch.ended()).toBe(false);
+    expect(runningFed('signal watch')).toBe(true);
+    events.held.shift()!.release();
+    expect(await slow).toEqual({ stdout: 'SLOW applied\n', stderr: '', code: 0 });
+  });
+
+  it('answers an event with what it printed and its warnings, sending no empty frame', async () => {
+    const broker = await startBroker(tempDir(), {
+      applyEvent: async ({ type }) =>
+        type === 'WARNED' ? { stdout: 'done\n', warnings: ['slow disk', 'old config'] } : { stdout: '', warnings: [] },
+    });
+    const frames = async (type: string) =>
+      (await connectTo(broker, event(broker.token, type, {})).answer).map((frame) => [frame.type, frame.text]);
+    expect(await frames('WARNED')).toEqual([
+      [FRAME.STDOUT, 'done\n'],
+      [FRAME.STDERR, 'warning: slow disk\nwarning: old config\n'],
+      [FRAME.EXIT, '{"code":0}'],
+    ]);
+    expect(await frames('QUIET')).toEqual([[FRAME.EXIT, '{"code":0}']]);
+  });
+
+  it('answers an event that failed with exit 1 and what failed, one refused with exit 2', async () => {
+    const failures: Record<string, unknown> = {
+      CRASH: new Error('the disk is gone'),
+      THROWN_TEXT: 'not an error',
+      FAILED: new FedError('FED_EVENT_FAILED', 'the report could not be written', { refusal: false }),
+      REFUSED: new RefusedError('AGENT_COMMAND_REFUSED', 'not in this state'),
+    };
+    const broker = await startBroker(tempDir(), {
+      applyEvent: ({ type }) => Promise.reject(failures[type]),
+    });
+    const answer = (type: string) => request(broker, event(broker.token, type, {}));
+    // An error fed does not know is a bug: its stack says where.
+    expect(await answer('CRASH')).toEqual({
+      stdout: '',
+      stderr: expect.stringMatching(/^fed: unexpected error: Error: the disk is gone\n\s+at /),
+      code: 1,
+    });
+    expect(await answer('THROWN_TEXT')).toEqual({
+      stdout: '',
+      stderr: 'fed: unexpected error: not an error\n',
+      code: 1,
+    });
+    expect(await answer('FAILED')).toEqual({ stdout: '', stderr: 'fed: the report could not be written\n', code: 1 });
+    expect(await answer('REFUSED')).toEqual({ stdout: '', stderr: 'fed: not in this state\n', code: 2 });
+  });
+
+  it('ignores standard input sent with an event', async () => {
+    const events = heldEvents();
+    const broker = await startBroker(tempDir(), { applyEvent: events.applyEvent, beforeClose: events.releaseAll });
+    const answer = request(broker, [
+      ...event(broker.token, 'PLAN_READY', {}),
+      encodeFrame(FRAME.STDIN, 'nothing reads this'),
+      encodeFrame(FRAME.STDIN_END, ''),
+    ]);
+    await waitFor(() => events.held.length === 1, 15_000, 'the event to be applied');
+    events.releaseAll();
+    expect(await answer).toEqual({ stdout: 'PLAN_READY applied\n', stderr: '', code: 0 });
+  });
+
+  it('stops the commands still running when closed, drops every connection unanswered, and removes its socket', async () => {
+    const { root, broker } = await docsBroker();
+    const watch = await startWatch(broker, root);
+    const idle = connectTo(broker, []);
+    await new Promise((resolve) => idle.socket.once('connect', resolve));
+    await broker.close();
+    // Dropped, not answered: the watch's exit (killed) never reaches its client.
+    expect(await watch.answer).toEqual({ stdout: '', stderr: expect.stringContaining('watching'), code: undefined });
+    expect(await idle.answer).toEqual([]);
+    await waitFor(() => !runningFed('signal watch'), 15_000, 'the watch to be stopped');
+    expect(existsSync(broker.agentEnv().FED_BROKER!)).toBe(false);
+  });
+
+  it('listens on a socket only its user can use, making its folders, replacing one a dead launch left', async () => {
+    const root = tempDir();
+    const made = join(root, 'team', 'launch', 'broker.sock');
+    const stale = join(root, 'stale.sock');
+    writeFileSync(stale, 'what a launch that died left');
+    for (const socketPath of [made, stale]) {
+      const broker = await startBroker(root, { socketPath });
+      expect(statSync(socketPath).isSocket()).toBe(true);
+      expect(statSync(socketPath).mode & 0o777).toBe(0o600);
+      expect(await request(broker, event(broker.token, 'PLAN_READY', {}))).toMatchObject({ code: 0 });
+    }
+  });
+
+  it('refuses to start, saying where, when its socket cannot be made', async () => {
+    // A folder no one can make a socket in, root included.
+    const started = AgentBroker.start({
+      socketPath: '/proc/self/broker.sock',
+      root: tempDir(),
+      env: process.env,
+      applyEvent: async () => ({ stdout: '', warnings: [] }),
+    });
+    await expect(started).rejects.toBeInstanceOf(RefusedError);
+    await expect(started).rejects.toMatchObject({
+      code: 'AGENT_COMMAND',
+      message: expect.stringMatching(
+        /^cannot start the broker of the sandboxed agent at \/proc\/self\/broker\.sock: listen E[A-Z]+: /,
+      ),
+    });
+  });
+
+  it('listens at a path longer than a socket address holds, keeping no descriptor open, and removes it when closed', async () => {
+    const root = tempDir();
+    const socketPath = join(root, 'w'.repeat(120), 'broker.sock');
+    const folderDescriptors = () =>
+      readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`) === dirname(socketPath);
+        } catch {
+          return false;
+        }
+      });
+    const broker = await startBroker(root, { socketPath });
+    expect(folderDescriptors()).toEqual([]);
+    expect(statSync(socketPath).mode & 0o777).toBe(0o600);
+    expect(await request(broker, event(broker.token, 'PLAN_READY', {}))).toEqual({
+      stdout: 'PLAN_READY applied\n',
+      stderr: '',
+      code: 0,
+    });
+    expect(folderDescriptors()).toEqual([]);
+    await broker.close();
+    expect(existsSync(socketPath)).toBe(false);
+  });
+
+  // Last: it waits for the default time.
+  it('closes a connection that sends no request when the default time is up (10 s)', async () => {
+    const broker = await startBroker(tempDir());
+    expect(await connectTo(broker, []).answer).toEqual([]);
   });
 });
