@@ -73,14 +73,12 @@ export function readFileBounded(path: string, options: BoundedReadOptions = {}):
     let buffer = Buffer.allocUnsafe(Math.min(sizeKnown ? size : 4096, maxBytes) + 1);
     let length = 0;
     for (;;) {
-      const asked = buffer.length - length;
-      const n = readSync(fd, buffer, length, asked, null);
+      const n = readSync(fd, buffer, length, buffer.length - length, null);
       length += n;
-      if (n === 0 || length > maxBytes) break;
-      // A regular file of known size gives fewer bytes than asked only at its end: no read just to be told 0.
-      if (sizeKnown && n < asked) break;
+      // A regular file of known size takes one read: it gives fewer bytes than asked only at its end (no read
+      // just to be told 0), and the byte past its size only when it grew meanwhile.
+      if (n === 0 || length > maxBytes || sizeKnown) break;
       if (length === buffer.length) {
-        if (sizeKnown) break;
         const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes + 1));
         buffer.copy(grown, 0, 0, length);
         buffer = grown;
