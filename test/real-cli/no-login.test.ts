@@ -27,14 +27,18 @@ describe.skipIf(skipWithoutRealCli(SUITE, 'gemini') || skipWithoutRealCli(SUITE,
   it.each([
     ['gemini', /^Please set an Auth method in your .*settings\.json .*GEMINI_API_KEY.* \(exit 41\)$/],
     ['copilot', /^Error: No authentication information found\. \(exit 1\)$/],
-  ] as const)('%s: auth, in its words; the team paused for its login, not failed', async (cli, reason) => {
-    const fed = await realCliFederation(undefined, { agent: { sandbox: false } });
-    const result = await launchRealCli(fed, cli, NO_LOGIN);
-    expect(result.lastRun, JSON.stringify(result.lastRun)).toMatchObject({
-      outcome: 'auth',
-      reason: expect.stringMatching(reason),
-      progressed: false,
-    });
-    expect(result).toMatchObject({ outcome: 'paused', state: 'paused' });
-  }, 120_000);
+  ] as const)(
+    '%s: auth, in its words; the team paused for its login, not failed',
+    async (cli, reason) => {
+      const fed = await realCliFederation(undefined, { agent: { sandbox: false } });
+      const result = await launchRealCli(fed, cli, NO_LOGIN);
+      expect(result.lastRun, JSON.stringify(result.lastRun)).toMatchObject({
+        outcome: 'auth',
+        reason: expect.stringMatching(reason),
+        progressed: false,
+      });
+      expect(result).toMatchObject({ outcome: 'paused', state: 'paused' });
+    },
+    120_000,
+  );
 });

@@ -97,7 +97,9 @@ function nextTimeOfDay(clock: ClockTime, tomorrow: boolean, now: Date): Date | u
   if (tomorrow) return on(1);
   const nearest = [-1, 0, 1]
     .map(on)
-    .reduce((best, at) => (Math.abs(at.getTime() - now.getTime()) < Math.abs(best.getTime() - now.getTime()) ? at : best));
+    .reduce((best, at) =>
+      Math.abs(at.getTime() - now.getTime()) < Math.abs(best.getTime() - now.getTime()) ? at : best,
+    );
   return nearest.getTime() > now.getTime() ? nearest : undefined;
 }
 

@@ -62,7 +62,10 @@ export function runOutcome(input: OutcomeInput): StreamVerdict {
   // A CLI that refuses to start (a mode it refuses as root, a flag it lacks, no login) exits at once,
   // silent on stdout, and says why on stderr: its words are the reason, not a crash — and a login it
   // lacks (Copilot: "Error: No authentication information found.", exit 1) is `auth`.
-  const why = input.stderr?.find((line) => line.trim() !== '')?.trim().slice(0, 300);
+  const why = input.stderr
+    ?.find((line) => line.trim() !== '')
+    ?.trim()
+    .slice(0, 300);
   if (exit.code !== null && exit.code !== 0 && !input.spoke && !input.progressed && why !== undefined) {
     const message = `${why} (exit ${exit.code})`;
     const words = classifyError(input.stderr!.join('\n'));

@@ -31,9 +31,12 @@ describe('resetTimeFromText', () => {
     ['Usage limit reached, resets at 9:30 am (America/New_York)', '2026-11-23T14:31:05.000Z'],
     ['resets at 12am UTC', '2026-11-24T00:01:05.000Z'],
     ['try again tomorrow at 2:05 PM UTC', '2026-11-24T14:06:05.000Z'],
-  ])('a time of day, its occurrence nearest to now in the zone it names, to the end of its minute: %j', (text, expected) => {
-    expect(at(text)).toBe(expected);
-  });
+  ])(
+    'a time of day, its occurrence nearest to now in the zone it names, to the end of its minute: %j',
+    (text, expected) => {
+      expect(at(text)).toBe(expected);
+    },
+  );
 
   it.each([
     'try again at 14:05 UTC',
