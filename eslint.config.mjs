@@ -188,7 +188,7 @@ const UNSAFE_XSTATE_WHY =
   'an xstate internal that may change without notice; list the events from the machine definition.';
 
 export default defineConfig(
-  { ignores: ['dist/', 'coverage/', '.bench/', 'test/fixtures/federation-0.1.0/'] },
+  { ignores: ['dist/', 'coverage/', '.bench/', '.stryker-tmp/', '.mutation/', 'test/fixtures/federation-0.1.0/'] },
   js.configs.recommended,
   // Not type-aware: the type-checked rules would double the time of `npm run lint`, and tsc checks the types.
   tseslint.configs.recommended,
