@@ -58,6 +58,8 @@ describe('a launched agent with fed mcp (built CLI)', () => {
           FED_TEAM: 'docs',
           ...(sandbox ? { FED_BROKER: join(workspace, '.fed', 'launch', 'broker.sock') } : {}),
         },
+        // Its tools offered up front, not behind Claude Code's ToolSearch.
+        alwaysLoad: true,
       });
       // Tools only, in the lifecycle's order, none refused.
       expect(tools.map((call) => [call.tool, (call.input as { type?: string }).type ?? null, call.isError])).toEqual([

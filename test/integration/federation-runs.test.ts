@@ -76,7 +76,8 @@ describe('costs and budgets over real runs', () => {
       ['docs', 'claude', 'completed', 0.2],
       ['api', 'gemini', 'completed', null],
     ]);
-    expect(report.runs[1]).toMatchObject({ turns: 4, inputTokens: 600, outputTokens: 60, costUsd: null });
+    // Gemini's input without its 120 cached tokens, as every CLI's input column counts.
+    expect(report.runs[1]).toMatchObject({ turns: 4, inputTokens: 480, outputTokens: 60, costUsd: null });
     expect(report.teams.map((t) => [t.team, t.runs, t.costUsd, t.runsWithoutCost])).toEqual([
       ['docs', 1, 0.2, 0],
       ['api', 1, null, 1],
@@ -84,14 +85,14 @@ describe('costs and budgets over real runs', () => {
     ]);
     expect(report.total).toMatchObject({
       runs: 2,
-      inputTokens: 1000,
+      inputTokens: 880,
       outputTokens: 100,
       costUsd: 0.2,
       runsWithoutCost: 1,
     });
     const text = renderRuns(report);
     expect(text).toMatch(/^docs +\S+ +claude +\S+ +completed /m);
-    expect(text).toMatch(/^api +\S+ +gemini +\S+ +completed +4 +600 +60 +\S+ +\S+ +\S+ +-$/m);
+    expect(text).toMatch(/^api +\S+ +gemini +\S+ +completed +4 +480 +60 +\S+ +\S+ +\S+ +-$/m);
     expect(text).toMatch(/^\(federation\) +2 .*\$0\.2000 \(\+1 run without a reported cost\)$/m);
 
     // The spend reached the budget: the next launch is refused before anything starts, naming the spend.

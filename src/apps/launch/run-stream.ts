@@ -85,8 +85,12 @@ export class RunStream {
       if (event) this.preset.onEvent?.(event, this.stats);
     } else this.preset.onText?.(line, this.stats);
     const { sessionCostUsd } = this.stats;
+    // (Rounded only when something is taken off: a difference of floats carries their error, a total does not.)
     if (sessionCostUsd !== null)
-      this.stats.costUsd = Math.max(0, Number((sessionCostUsd - this.sessionCostBeforeUsd).toFixed(12)));
+      this.stats.costUsd =
+        this.sessionCostBeforeUsd === 0
+          ? sessionCostUsd
+          : Math.max(0, Number((sessionCostUsd - this.sessionCostBeforeUsd).toFixed(12)));
     if (JSON.stringify(this.stats) === before) return;
     try {
       this.onUpdate(this.stats);
