@@ -5,8 +5,9 @@
  * run on it. The steps leave dist/ built by that Node.
  *
  * - without --core: `npm test`, the whole suite (typecheck, lint, build, every test);
- * - with --core: the build, `npm run demo`, and the e2e and integration suites — what a user's Node
- *   changes most: processes, the sandbox, the bundles and their code caches, the built-in agent.
+ * - with --core: the build and the tests where a Node line changes what fed does
+ *   (test/helpers/node-sensitive-tests.ts: V8 and its flags, the bundles and their code caches, processes,
+ *   the sandbox, filesystem errors), the demo among them.
  *
  * Exits with the first failing step's code, 2 for bad arguments.
  */
@@ -14,6 +15,7 @@ import { spawnSync } from 'node:child_process';
 import { delimiter, dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { nodeLine, pinnedNodeLines } from '../test/helpers/node-lines.js';
+import { NODE_SENSITIVE_TESTS } from '../test/helpers/node-sensitive-tests.js';
 
 const USAGE = 'usage: npm run test:node -- <major> [--core]';
 
@@ -42,8 +44,7 @@ try {
 const steps: string[][] = parsed.values.core
   ? [
       ['npm', 'run', 'build'],
-      ['npm', 'run', 'demo'],
-      ['npx', 'vitest', 'run', 'test/e2e', 'test/integration'],
+      ['npx', 'vitest', 'run', ...Object.keys(NODE_SENSITIVE_TESTS)],
     ]
   : [['npm', 'test']];
 const env = { ...process.env, PATH: [dirname(line.binary), process.env.PATH].filter(Boolean).join(delimiter) };
@@ -58,5 +59,5 @@ for (const [command, ...args] of steps) {
   }
 }
 process.stdout.write(
-  `\n# Node ${line.version}: ${parsed.values.core ? 'build, demo, e2e and integration suites' : 'npm test'} passed\n`,
+  `\n# Node ${line.version}: ${parsed.values.core ? 'the build and the Node-sensitive tests' : 'npm test'} passed\n`,
 );
