@@ -57,3 +57,99 @@ describe('Markdown limits: list nesting and list items', () => {
     );
   });
 });
+
+/** A line one over a limit is refused with this message; the same at the limit passes. */
+describe('Markdown limits: each bound, at it and one past it', () => {
+  const { bytes, indentColumns, quoteDepth, bracketDepth, delimiterRun, lineLists } = MARKDOWN_LIMITS;
+
+  it('size in bytes, not characters', () => {
+    expect(markdownLimitProblem('a'.repeat(bytes))).toBeUndefined();
+    expect(markdownLimitProblem('a'.repeat(bytes + 1))).toBe(
+      `it is ${bytes + 1} bytes, over the ${bytes}-byte limit of a Markdown deliverable; split it or link to the detail`,
+    );
+    // Fewer characters than the limit, more bytes.
+    expect(markdownLimitProblem('é'.repeat(bytes / 2 + 1))).toMatch(/^it is 262146 bytes, over/);
+  });
+
+  it('indentation in columns, a tab four of them, on the line it is', () => {
+    expect(markdownLimitProblem(`${' '.repeat(indentColumns)}x`)).toBeUndefined();
+    expect(markdownLimitProblem(`${'\t'.repeat(indentColumns / 4)}x`)).toBeUndefined();
+    expect(markdownLimitProblem(`# T\n\n${'\t'.repeat(indentColumns / 4)} x`)).toBe(
+      `line 3 is indented ${indentColumns + 1} columns, over the ${indentColumns}-column limit (nesting that deep is not a readable document)`,
+    );
+    expect(markdownLimitProblem(`${' '.repeat(indentColumns + 1)}x`)).toMatch(/^line 1 is indented 97 columns/);
+  });
+
+  it('blockquote depth, with or without spaces between the markers', () => {
+    expect(markdownLimitProblem(`${'>'.repeat(quoteDepth)} x`)).toBeUndefined();
+    expect(markdownLimitProblem(`${'> '.repeat(quoteDepth)}x`)).toBeUndefined();
+    expect(markdownLimitProblem(`ok\n${'>'.repeat(quoteDepth + 1)} x`)).toBe(
+      `line 2 nests ${quoteDepth + 1} blockquotes, over the limit of ${quoteDepth}`,
+    );
+    expect(markdownLimitProblem(`${'> \t'.repeat(quoteDepth + 1)}x`)).toMatch(/^line 1 nests 33 blockquotes/);
+  });
+
+  it('lists and blockquotes opened by one line, together', () => {
+    const line = (quotes: number) => `${'> '.repeat(quotes)}${'- '.repeat(lineLists)}x`;
+    expect(markdownLimitProblem(line(quoteDepth - lineLists))).toBeUndefined();
+    expect(markdownLimitProblem(line(quoteDepth - lineLists + 1))).toBe(
+      `line 1 opens ${quoteDepth + 1} nested lists and blockquotes, over the limit of ${quoteDepth}`,
+    );
+    expect(markdownLimitProblem(`${'1) '.repeat(lineLists + 1)}x`)).toBe(
+      `line 1 opens ${lineLists + 1} nested lists, over the limit of ${lineLists} on one line`,
+    );
+    // A marker needs a space or the line's end after it: `-x` and `1.5` open nothing.
+    expect(markdownLimitProblem(`${'- '.repeat(lineLists)}-x 1.5 -`)).toBeUndefined();
+    expect(markdownLimitProblem(`${'- '.repeat(lineLists)}1.`)).toMatch(/^line 1 opens 9 nested lists/);
+  });
+
+  it('open "[" across the lines of a paragraph; a blank line, a "]" or a backslash ends or skips one', () => {
+    expect(markdownLimitProblem(`${'['.repeat(bracketDepth)}x`)).toBeUndefined();
+    expect(markdownLimitProblem(`${'['.repeat(bracketDepth + 1)}x`)).toBe(
+      `line 1 opens ${bracketDepth + 1} nested "[", over the limit of ${bracketDepth}`,
+    );
+    expect(markdownLimitProblem(`${'['.repeat(20)}\n${'['.repeat(13)}`)).toMatch(/^line 2 opens 33 nested "\["/);
+    expect(markdownLimitProblem(`${'['.repeat(20)}\n \t\n${'['.repeat(13)}`)).toBeUndefined();
+    expect(markdownLimitProblem(`${'['.repeat(20)}]${'['.repeat(13)}`)).toBeUndefined();
+    expect(markdownLimitProblem(`${'['.repeat(20)}]${'['.repeat(14)}`)).toMatch(/^line 1 opens 33 nested/);
+    // Below none is none: closing more than was opened leaves no credit.
+    expect(markdownLimitProblem(`${']'.repeat(5)}${'['.repeat(bracketDepth + 1)}`)).toMatch(/opens 33 nested/);
+    expect(markdownLimitProblem('\\['.repeat(bracketDepth + 10))).toBeUndefined();
+    expect(markdownLimitProblem(`${'[a]'.repeat(100)}`)).toBeUndefined();
+  });
+
+  it('a run of one emphasis marker; alternating markers, an escape and a thematic break are not one', () => {
+    expect(markdownLimitProblem(`a${'*'.repeat(delimiterRun)}`)).toBeUndefined();
+    expect(markdownLimitProblem(`a${'*'.repeat(delimiterRun + 1)}`)).toBe(
+      `line 1 has a run of over ${delimiterRun} "*", over the limit for emphasis markers`,
+    );
+    expect(markdownLimitProblem(`a${'_'.repeat(delimiterRun + 1)}`)).toMatch(/run of over 64 "_"/);
+    expect(markdownLimitProblem(`a${'*_'.repeat(delimiterRun)}`)).toBeUndefined();
+    expect(markdownLimitProblem(`a${'*'.repeat(40)}_${'*'.repeat(40)}`)).toBeUndefined();
+    expect(markdownLimitProblem(`a${'*'.repeat(40)}\\*${'*'.repeat(40)}`)).toBeUndefined();
+    expect(markdownLimitProblem(`a${'*'.repeat(40)}b${'*'.repeat(40)}`)).toBeUndefined();
+    expect(markdownLimitProblem('*'.repeat(delimiterRun * 2))).toBeUndefined();
+    expect(markdownLimitProblem(` ${'_ '.repeat(delimiterRun * 2)}`)).toBeUndefined();
+  });
+
+  it('horizontal rules open no list; list markers do', () => {
+    for (const rule of ['- - - - - - - - - -', '   * * * * * * * * * *', '___', '-\t-\t-'])
+      expect(markdownLimitProblem(`${rule}`)).toBeUndefined();
+    expect(markdownLimitProblem(`${'- '.repeat(lineLists + 1)}x`)).toMatch(/^line 1 opens 9 nested lists/);
+    // Indented four columns, it is not a rule: its markers are lists.
+    expect(markdownLimitProblem(`    ${'- '.repeat(lineLists + 1)}`)).toMatch(/^line 1 opens 9 nested lists/);
+  });
+
+  it('a fenced block is not structure until the fence that closes it: the same marker, at least as long, alone', () => {
+    const deep = `${'- '.repeat(lineLists + 1)}x`;
+    expect(markdownLimitProblem(`\`\`\`\n${deep}\n\`\`\``)).toBeUndefined();
+    expect(markdownLimitProblem(`~~~~\n${deep}\n~~~~~`)).toBeUndefined();
+    expect(markdownLimitProblem(`\`\`\`\n\`\`\`\n${deep}`)).toMatch(/^line 3 opens 9 nested lists/);
+    // Not closed: a tilde fence by backticks, a long fence by a shorter one, a fence by one with text after it.
+    expect(markdownLimitProblem(`~~~\n\`\`\`\n${deep}\n~~~`)).toBeUndefined();
+    expect(markdownLimitProblem(`\`\`\`\`\n\`\`\`\n${deep}\n\`\`\`\``)).toBeUndefined();
+    expect(markdownLimitProblem(`\`\`\`\n\`\`\` js\n${deep}\n\`\`\``)).toBeUndefined();
+    // An opening line with a backtick in its info string is no fence.
+    expect(markdownLimitProblem(`\`\`\`a\`b\n${deep}`)).toMatch(/^line 2 opens 9 nested lists/);
+  });
+});
