@@ -18,7 +18,6 @@ export const MUTATION_MODULES: Record<string, MutationModule> = {
       'test/unit/fs/**/*.test.ts',
       'test/integration/lock.test.ts',
       'test/integration/no-follow-links.test.ts',
-      'test/integration/registry-stall.test.ts',
     ],
   },
   registry: {

@@ -87,6 +87,24 @@ describe('commitRegistry', () => {
     expect(error).toMatchObject({ expected: 0, actual: 7 });
     expect(readFileSync(file, 'utf8')).toBe(meddled);
   });
+
+  it('a writer that lost its lock before the rename gets a conflict at the version now there, and writes nothing', async () => {
+    const { root, file } = federation();
+    const before = readRegistry(root);
+    const taken = JSON.stringify({ ...before, lockVersion: 9 });
+    const error = await commitRegistry(root, 0, withNote(before, 'mine'), {
+      durable: false,
+      now: () => {
+        // The lock taken over (its file gone) and the registry written by the new holder.
+        rmSync(federationPaths(root).registryLock);
+        writeFileSync(file, taken);
+        return AT;
+      },
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RegistryConflictError);
+    expect(error).toMatchObject({ expected: 0, actual: 9 });
+    expect(readFileSync(file, 'utf8')).toBe(taken);
+  });
 });
 
 describe('updateRegistryFile', () => {

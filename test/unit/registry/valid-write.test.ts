@@ -24,10 +24,10 @@ const registry = (teams: RegistryEntry[]): Registry => ({
 });
 const before = registry(['a', 'b', 'c'].map(entry));
 /** The entries validated (and so not shown to be validated entries) while checking `written`. */
-function validatedEntries(written: Registry): { valid: boolean; validated: unknown[] } {
+function validatedEntries(written: Registry, base = before): { valid: boolean; validated: unknown[] } {
   const parse = vi.spyOn(registryEntrySchema, 'safeParse');
   try {
-    const valid = validWrite(written, before);
+    const valid = validWrite(written, base);
     return { valid, validated: parse.mock.calls.map(([value]) => value) };
   } finally {
     parse.mockRestore();
@@ -83,5 +83,27 @@ describe('validWrite', () => {
     expect(validatedEntries(registry([c!, a!, b!, entry('d')])).validated).toEqual([entry('d')]);
     // The same number of teams, swapped: each compared with the one at its index, so validated.
     expect(validatedEntries(registry([b!, a!, c!])).validated).toEqual([b, a]);
+  });
+
+  it("compares a newer fed's nested fields value by value: arrays by length and item, objects by prototype", () => {
+    const nested = registry(
+      ['a', 'b'].map((name) => ({ ...entry(name), extra: { tags: ['x', 'y'], at: { n: 1 } } }) as RegistryEntry),
+    );
+    const changedBy = (change: (extra: Record<string, unknown>) => void) => {
+      const written = structuredClone(nested);
+      change((written.teams[1] as unknown as { extra: Record<string, unknown> }).extra);
+      return validatedEntries(written, nested).validated.length;
+    };
+    expect(changedBy(() => {})).toBe(0);
+    expect(changedBy((extra) => (extra['tags'] = ['x', 'z']))).toBe(1);
+    expect(changedBy((extra) => (extra['tags'] = ['x']))).toBe(1);
+    expect(changedBy((extra) => (extra['tags'] = ['x', 'y', 'z']))).toBe(1);
+    expect(changedBy((extra) => (extra['tags'] = { 0: 'x', 1: 'y', length: 2 }))).toBe(1);
+    expect(changedBy((extra) => (extra['at'] = ['n']))).toBe(1);
+    expect(
+      changedBy((extra) => (extra['at'] = Object.assign(Object.create({ inherited: true }) as object, { n: 1 }))),
+    ).toBe(1);
+    expect(changedBy((extra) => (extra['at'] = null))).toBe(1);
+    expect(changedBy((extra) => (extra['at'] = { n: 1, m: 2 }))).toBe(1);
   });
 });
