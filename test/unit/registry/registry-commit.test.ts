@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { initFederation } from '../../../src/index.js';
 import { commitRegistry, readRegistry, updateRegistryFile } from '../../../src/adapters/file/registry-file.js';
@@ -59,6 +59,15 @@ describe('commitRegistry', () => {
       );
       expect(readFileSync(file, 'utf8')).toBe(`{"lockVersion": ${version}}`);
     }
+  });
+
+  it('a registry that is no regular file is refused by name, saying how to get it back', async () => {
+    const { root, file } = federation();
+    rmSync(file);
+    mkdirSync(file);
+    expect(() => readRegistry(root)).toThrow(
+      `${file} cannot be used: a directory, not a regular file; fed will not overwrite it; restore .fed/team-registry.json from a backup`,
+    );
   });
 
   it('a registry removed is no federation, and says to run fed init', async () => {
