@@ -114,6 +114,22 @@ describe('commitRegistry', () => {
     expect(error).toMatchObject({ expected: 0, actual: 9 });
     expect(readFileSync(file, 'utf8')).toBe(taken);
   });
+
+  it('a lost lock alone, the registry as it was read, is a conflict too: the new holder may be about to write', async () => {
+    const { root, file } = federation();
+    const before = readRegistry(root);
+    const text = readFileSync(file, 'utf8');
+    const error = await commitRegistry(root, 0, withNote(before, 'mine'), {
+      durable: false,
+      now: () => {
+        rmSync(federationPaths(root).registryLock);
+        return AT;
+      },
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RegistryConflictError);
+    expect(error).toMatchObject({ expected: 0, actual: 0 });
+    expect(readFileSync(file, 'utf8')).toBe(text);
+  });
 });
 
 describe('updateRegistryFile', () => {
