@@ -14,11 +14,7 @@ export const MUTATION_MODULES: Record<string, MutationModule> = {
   fs: {
     title: 'the filesystem layer (src/infra/fs): atomic writes, locks, bounded reads',
     mutate: ['src/infra/fs/**/*.ts'],
-    tests: [
-      'test/unit/fs/**/*.test.ts',
-      'test/integration/lock.test.ts',
-      'test/integration/no-follow-links.test.ts',
-    ],
+    tests: ['test/unit/fs/**/*.test.ts', 'test/integration/lock.test.ts', 'test/integration/no-follow-links.test.ts'],
   },
   registry: {
     title: 'the registry store (the file adapter and the optimistic update)',
