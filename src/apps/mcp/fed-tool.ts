@@ -1,5 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CallToolRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import { FedError, InvalidInputError } from '../../core/errors.js';
 import { zodProblemText } from '../../core/schema/problems.js';
@@ -68,7 +68,14 @@ function toolsOf(server: McpServer): ServerTools {
  */
 function answerToolCalls(server: McpServer, state: ServerTools): void {
   server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const call = callTool(state, request.params.name, request.params.arguments);
+    const { name } = request.params;
+    // A tool that does not exist is a wrong request, not a tool's failure: the MCP revisions answer it -32602.
+    if (!state.tools.has(name))
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `unknown tool ${JSON.stringify(name)}; tools: ${[...state.tools.keys()].join(', ')} (tools/list describes them)`,
+      );
+    const call = callTool(state, name, request.params.arguments);
     state.running.add(call);
     try {
       return withNotes(await call, state);
@@ -85,9 +92,8 @@ export async function toolCallsSettled(server: McpServer): Promise<void> {
 }
 
 async function callTool(state: ServerTools, name: string, args: unknown): Promise<CallToolResult> {
-  const tool = state.tools.get(name);
+  const tool = state.tools.get(name)!;
   try {
-    if (!tool) throw new InvalidInputError(`unknown tool "${name}"; tools: ${[...state.tools.keys()].join(', ')}`);
     const parsed = tool.input.safeParse(args ?? {}, { reportInput: true });
     if (!parsed.success)
       throw new InvalidInputError(

@@ -1,10 +1,10 @@
 import type { Readable, Writable } from 'node:stream';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { toolCallsSettled } from './fed-tool.js';
+import { StdioWire } from './wire/stdio-wire.js';
 
 /**
- * Serve `server` over stdin/stdout until stdin ends (the client closed it) or `stop` aborts. The tool
+ * Serve `server` over stdin/stdout (fed's own JSON-RPC layer, wire/stdio-wire.ts) until stdin ends (the client closed it) or `stop` aborts. The tool
  * calls under way finish and are answered before the transport closes, so stopping leaves nothing
  * half-done (a request that arrived just before the end included).
  */
@@ -13,7 +13,7 @@ export async function serveStdio(
   streams: { stdin: Readable; stdout: Writable },
   stop?: AbortSignal,
 ): Promise<void> {
-  const transport = new StdioServerTransport(streams.stdin, streams.stdout);
+  const transport = new StdioWire(streams.stdin, streams.stdout);
   const ended = new Promise<void>((resolve) => {
     streams.stdin.once('end', resolve);
     streams.stdin.once('close', resolve);
