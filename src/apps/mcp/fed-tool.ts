@@ -42,6 +42,7 @@ export function registerFedTool<TInput extends z.ZodObject>(
   spec: FedToolSpec<TInput>,
   handler: FedToolHandler<TInput>,
 ): void {
+  assertSchemaSaysAll(name, spec.input);
   // The SDK keeps the tool for tools/list; its callback is never called, since fed answers tools/call.
   const unused = async (): Promise<CallToolResult> => errorResult(new Error(`${name}: not served by fed`));
   server.registerTool(name, { description: spec.description, inputSchema: spec.input as z.ZodObject }, unused);
@@ -129,4 +130,38 @@ function describeArguments(input: z.ZodObject): string {
     (field as z.ZodType).safeParse(undefined).success ? `${key}?` : key,
   );
   return keys.length ? `{${keys.join(', ')}} and nothing else` : 'no arguments';
+}
+
+/**
+ * A tool's arguments are listed as the JSON Schema of its zod schema, which drops what JSON Schema cannot
+ * say (a refine, a transform): a client would then send what the listed schema accepts and fed refuses. So
+ * a schema with such a check is refused when the tool is registered, and every rule is written as one
+ * JSON Schema has (a pattern, a length, an enum).
+ */
+function assertSchemaSaysAll(tool: string, input: z.ZodType): void {
+  const unsaid = (schema: z.ZodType, path: string): string | undefined => {
+    const def = schema._zod.def as unknown as Record<string, unknown> & {
+      type: string;
+      checks?: { _zod: { def: { check: string } } }[];
+    };
+    if (def.type === 'transform' || def.type === 'custom') return `${path} (a ${def.type})`;
+    if (def.checks?.some((check) => check._zod.def.check === 'custom')) return `${path} (a refine)`;
+    const inner = ['innerType', 'element', 'keyType', 'valueType', 'in', 'out'].flatMap((key) =>
+      def[key] ? [[def[key], path] as const] : [],
+    );
+    const shape = Object.entries((def.shape ?? {}) as Record<string, z.ZodType>).map(
+      ([key, field]) => [field, path ? `${path}.${key}` : key] as const,
+    );
+    const options = ((def.options ?? []) as z.ZodType[]).map((option) => [option, path] as const);
+    for (const [child, at] of [...inner, ...shape, ...options]) {
+      const found = unsaid(child as z.ZodType, at);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  const found = unsaid(input, '');
+  if (found)
+    throw new Error(
+      `tool ${tool}: the argument ${found} has a check its listed JSON Schema cannot say; write it as a pattern, length or enum`,
+    );
 }

@@ -1,6 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { InvalidInputError } from '../../../core/errors.js';
+import { MAX_EVENT_DATA_BYTES } from '../../../core/schema/event-data.js';
 import type { RegistryEntry } from '../../../core/schema/registry.js';
 import { lifecycleFor } from '../../../engine/archetypes/catalog.js';
 import { reportInspectedEvent } from '../../launch/agent-events.js';
@@ -17,7 +18,9 @@ export function eventInput(team: RegistryEntry) {
     data: z
       .record(z.string(), z.unknown())
       .optional()
-      .describe("the event's fields (fed_whoami gives each event's data schema), without type"),
+      .describe(
+        `the event's fields (fed_whoami gives each event's data schema), without type; at most ${MAX_EVENT_DATA_BYTES} bytes as JSON`,
+      ),
   });
 }
 

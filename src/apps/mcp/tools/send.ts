@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { META } from '../../../core/schema/common.js';
-import { signalMessageSchema } from '../../../core/schema/signal.js';
+import { oneLineSubjectSchema, signalMessageSchema } from '../../../core/schema/signal.js';
 import { sendSignal } from '../../../engine/messaging/send-signal.js';
 import { notifyChannels } from '../../needs-you/notify-channels.js';
 import { registerFedTool } from '../fed-tool.js';
@@ -15,7 +15,7 @@ export const sendInput = z.strictObject({
   type: fields.type.describe(
     'report (results, answers: with replyTo), question (to ask), alert (a problem), directive (meta to teams)',
   ),
-  subject: fields.subject.describe('one line: what it is about'),
+  subject: oneLineSubjectSchema.describe('one line: what it is about'),
   body: fields.body.optional().describe('the whole message (default: empty)'),
   replyTo: fields.id.optional().describe('the id of the signal this one answers (a question from fed_inbox)'),
   id: fields.id
