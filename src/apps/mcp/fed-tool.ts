@@ -4,10 +4,15 @@ import type { z } from 'zod';
 import { FedError, InvalidInputError } from '../../core/errors.js';
 import { zodProblemText } from '../../core/schema/problems.js';
 
-/** What a tool is: its description for the agent and the zod object schema its arguments must fit (strict). */
+/**
+ * What a tool is: its description for the agent, the zod object schema its arguments must fit (strict)
+ * and, for a tool that answers JSON, the schema of that answer (listed as its outputSchema, the answer
+ * sent as structuredContent beside its text).
+ */
 export interface FedToolSpec<TInput extends z.ZodObject> {
   description: string;
   input: TInput;
+  output?: z.ZodObject;
 }
 
 /** A tool's answer: structured data (sent as JSON text), or text as it is. */
@@ -17,6 +22,8 @@ export type FedToolHandler<TInput extends z.ZodObject> = (args: z.infer<TInput>)
 
 interface Registered {
   input: z.ZodObject;
+  /** Whether its answer has an outputSchema, and so is sent as structuredContent too. */
+  typed: boolean;
   handler: (args: unknown) => Promise<FedToolOutput>;
 }
 
@@ -45,10 +52,18 @@ export function registerFedTool<TInput extends z.ZodObject>(
   assertSchemaSaysAll(name, spec.input);
   // The SDK keeps the tool for tools/list; its callback is never called, since fed answers tools/call.
   const unused = async (): Promise<CallToolResult> => errorResult(new Error(`${name}: not served by fed`));
-  server.registerTool(name, { description: spec.description, inputSchema: spec.input as z.ZodObject }, unused);
+  server.registerTool(
+    name,
+    { description: spec.description, inputSchema: spec.input as z.ZodObject, outputSchema: spec.output },
+    unused,
+  );
   const state = toolsOf(server);
   if (state.tools.size === 0) answerToolCalls(server, state);
-  state.tools.set(name, { input: spec.input, handler: handler as Registered['handler'] });
+  state.tools.set(name, {
+    input: spec.input,
+    typed: spec.output !== undefined,
+    handler: handler as Registered['handler'],
+  });
 }
 
 /** Text items to add to every tool result from now on, when `notes` has any (called once per result). */
@@ -101,7 +116,11 @@ async function callTool(state: ServerTools, name: string, args: unknown): Promis
         `invalid arguments for ${name}: ${zodProblemText(parsed.error)}; ${name} accepts ${describeArguments(tool.input)}`,
       );
     const output = await tool.handler(parsed.data);
-    return { content: [{ type: 'text', text: typeof output === 'string' ? output : JSON.stringify(output, null, 2) }] };
+    if (typeof output === 'string') return { content: [{ type: 'text', text: output }] };
+    // Typed for a client that reads it (its outputSchema), and as text for one that does not.
+    const text = JSON.stringify(output, null, 2);
+    if (!tool.typed || Array.isArray(output)) return { content: [{ type: 'text', text }] };
+    return { content: [{ type: 'text', text }], structuredContent: output };
   } catch (error) {
     return errorResult(error);
   }

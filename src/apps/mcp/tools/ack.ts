@@ -10,6 +10,12 @@ export const ackInput = z.strictObject({
   ids: z.array(signalMessageSchema.shape.id).min(1).max(100).describe('ids of signals in your inbox (from fed_inbox)'),
 });
 
+const ackOutput = z.looseObject({
+  acknowledged: z.array(
+    z.looseObject({ id: z.string(), acknowledged_at: z.string().nullable(), alreadyAcknowledged: z.boolean() }),
+  ),
+});
+
 /** `fed_ack`: acknowledge signals of the team's inbox, as `fed signal ack` does (applied first, then the ack). */
 export function registerAck(server: McpServer, context: TeamToolContext): void {
   registerFedTool(
@@ -20,6 +26,7 @@ export function registerAck(server: McpServer, context: TeamToolContext): void {
         'Acknowledge signals of your inbox by id, once you have acted on them: fed applies each to your lifecycle ' +
         '(as it would anyway) and records the acknowledgment. Acknowledging again keeps the first time.',
       input: ackInput,
+      output: ackOutput,
     },
     async ({ ids }) => {
       const done: { id: string; acknowledged_at: string | null; alreadyAcknowledged: boolean }[] = [];

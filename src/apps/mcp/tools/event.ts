@@ -24,6 +24,15 @@ export function eventInput(team: RegistryEntry) {
   });
 }
 
+const eventOutput = z.looseObject({
+  team: z.string(),
+  event: z.string(),
+  from: z.string().nullable().describe('the state before the event'),
+  to: z.string().nullable().describe('the state after it'),
+  state: z.string(),
+  warnings: z.array(z.string()).optional(),
+});
+
 /**
  * `fed_event`: report progress — an event to the team's lifecycle, through the same path as `fed event`
  * (validated against the machine's schema and state, completions judged, journaled).
@@ -38,6 +47,7 @@ export function registerEvent(server: McpServer, context: TeamToolContext, team:
         "in its events' data). fed validates it against your lifecycle: an event your state does not accept is " +
         'refused with the events it accepts. fed_whoami lists them with their data schemas.',
       input: eventInput(team),
+      output: eventOutput,
     },
     async ({ type, data }) => {
       const { fed } = context;

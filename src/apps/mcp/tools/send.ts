@@ -23,6 +23,16 @@ export const sendInput = z.strictObject({
     .describe('a UUID you choose, so that repeating the same send after an error delivers it once'),
 });
 
+const sendOutput = z.looseObject({
+  id: z.string(),
+  from: z.string(),
+  to: z.string(),
+  type: z.string(),
+  delivered: z.boolean().describe('false: a retry of a signal already delivered, nothing new written'),
+  replyTo: z.string().nullable(),
+  warnings: z.array(z.string()).optional(),
+});
+
 /** `fed_send`: a signal from this team, through the same send as `fed signal send` (its checks and facts). */
 export function registerSend(server: McpServer, context: TeamToolContext): void {
   registerFedTool(
@@ -34,6 +44,7 @@ export function registerSend(server: McpServer, context: TeamToolContext): void 
         'a report on a directive), send type report with replyTo set to the id of the signal you answer. ' +
         'It is always sent as your team.',
       input: sendInput,
+      output: sendOutput,
     },
     async (args) => {
       const { fed, teamId } = context;
