@@ -1,18 +1,19 @@
 import { PassThrough } from 'node:stream';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { onTestFinished } from 'vitest';
+import type { ProtocolEra } from '../../src/apps/mcp/fed-server.js';
 import { serveStdio } from '../../src/apps/mcp/serve-stdio.js';
+import type { TeamServer } from '../../src/apps/mcp/team-server.js';
 import { waitFor } from './fixture-process.js';
 
 /** What a raw client reads: each line the server wrote, parsed (a line that is no JSON fails the test). */
 export type Answer = Record<string, unknown> | Record<string, unknown>[];
 
 /**
- * `server` served over a pair of streams exactly as on stdin/stdout, driven with raw lines as a client
+ * The servers `create` makes (one per protocol era the client opens with) served over a pair of streams exactly as on stdin/stdout, driven with raw lines as a client
  * writes them: `send` writes text as it is (a newline added), `answer` waits for the server's line that
  * `match` picks, `lines` is everything it wrote so far.
  */
-export function rawMcp(server: McpServer) {
+export function rawMcp(create: (era: ProtocolEra) => Promise<TeamServer>) {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
   const lines: Answer[] = [];
@@ -24,7 +25,7 @@ export function rawMcp(server: McpServer) {
     for (const part of parts) lines.push(JSON.parse(part) as Answer);
   });
   const stop = new AbortController();
-  const served = serveStdio(server, { stdin, stdout }, stop.signal);
+  const served = serveStdio(create, { stdin, stdout }, stop.signal);
   onTestFinished(async () => {
     stop.abort();
     await served;

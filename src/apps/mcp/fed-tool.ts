@@ -1,5 +1,5 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CallToolRequestSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, type CallToolResult } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { FedError, InvalidInputError } from '../../core/errors.js';
 import { zodProblemText } from '../../core/schema/problems.js';
@@ -83,18 +83,19 @@ function toolsOf(server: McpServer): ServerTools {
  * message naming what is accepted. The SDK still lists the tools with their schemas.
  */
 function answerToolCalls(server: McpServer, state: ServerTools): void {
-  server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.server.setRequestHandler('tools/call', async (request) => {
     const { name } = request.params;
     // A tool that does not exist is a wrong request, not a tool's failure: the MCP revisions answer it -32602.
     if (!state.tools.has(name))
-      throw new McpError(
-        ErrorCode.InvalidParams,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
         `unknown tool ${JSON.stringify(name)}; tools: ${[...state.tools.keys()].join(', ')} (tools/list describes them)`,
       );
     const call = callTool(state, name, request.params.arguments);
     state.running.add(call);
     try {
-      return withNotes(await call, state);
+      // Through the SDK's projection of a result for the revision the request is served under.
+      return server.server.projectCallToolResult(withNotes(await call, state), undefined);
     } finally {
       state.running.delete(call);
     }

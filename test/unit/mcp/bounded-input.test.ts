@@ -1,4 +1,4 @@
-import { Ajv } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createFedServer } from '../../../src/apps/mcp/fed-server.js';
@@ -19,8 +19,8 @@ type ToolResult = { isError?: boolean; content: { text: string }[] };
 async function docsServer() {
   const fed = await signalFederation(['docs']);
   const federation = openFederation(fed.root);
-  const served = await createTeamServer(federation, await federation.team('docs'));
-  const mcp = rawMcp(served.server);
+  const team = await federation.team('docs');
+  const mcp = rawMcp((era) => createTeamServer(federation, team, era));
   await mcp.initialize();
   let next = 0;
   const call = async (name: string, args: Record<string, unknown>) => {
@@ -28,7 +28,7 @@ async function docsServer() {
     mcp.request(id, 'tools/call', { name, arguments: args });
     return (await mcp.response(id)).result as ToolResult;
   };
-  return { root: fed.root, federation, mcp, call, close: served.close };
+  return { root: fed.root, federation, mcp, call };
 }
 
 const stateOfDocs = async (federation: Federation) =>
@@ -60,7 +60,6 @@ describe("bad input to a team's tools is refused as their schemas say", () => {
     });
     expect(fits.isError, fits.content[0]!.text).toBeFalsy();
     expect(await stateOfDocs(docs.federation)).toBe('failed');
-    docs.close();
   });
 
   it("lists fed_send's subject rule as fed enforces it: one line with a non-space character", async () => {
@@ -69,7 +68,7 @@ describe("bad input to a team's tools is refused as their schemas say", () => {
     const { tools } = (await docs.mcp.response('list')).result as {
       tools: { name: string; inputSchema: Record<string, unknown> }[];
     };
-    const listed = new Ajv({ strict: false }).compile(tools.find((t) => t.name === 'fed_send')!.inputSchema);
+    const listed = new Ajv2020({ strict: false }).compile(tools.find((t) => t.name === 'fed_send')!.inputSchema);
     const send = (subject: string) => ({ to: 'meta', type: 'report', subject });
     for (const subject of [' ', 'two\nlines', '\t', 'a\r\nb']) {
       expect(listed(send(subject)), JSON.stringify(subject)).toBe(false);
@@ -80,7 +79,6 @@ describe("bad input to a team's tools is refused as their schemas say", () => {
     expect(listed(send(' fine '))).toBe(true);
     expect((await docs.call('fed_send', send(' fine '))).isError).toBeFalsy();
     expect((await listSignals(docs.federation, { team: 'meta', box: 'inbox' })).signals).toHaveLength(1);
-    docs.close();
   });
 
   it('refuses to register a tool whose schema has a rule its listed JSON Schema cannot say', () => {

@@ -11,14 +11,16 @@ import { signalFederation } from '../../helpers/signal-federation.js';
 
 /** A server with one tool, `echo`, served over a stream pair as on stdio. */
 function echoServer() {
-  const server = createFedServer('fed-test', 'test tools');
-  registerFedTool(
-    server,
-    'echo',
-    { description: 'echo a word', input: z.strictObject({ word: z.string() }) },
-    async ({ word }) => ({ word }),
-  );
-  return rawMcp(server);
+  return rawMcp(async () => {
+    const server = createFedServer('fed-test', 'test tools');
+    registerFedTool(
+      server,
+      'echo',
+      { description: 'echo a word', input: z.strictObject({ word: z.string() }) },
+      async ({ word }) => ({ word }),
+    );
+    return { server, close: () => undefined };
+  });
 }
 
 const errorOf = (line: Answer) => (line as { error: { code: number; message: string } }).error;
@@ -132,8 +134,7 @@ describe("fed mcp's JSON-RPC layer (raw lines over a stream pair)", () => {
     const fed = await signalFederation(['docs']);
     const federation = openFederation(fed.root);
     const team = await federation.team('docs');
-    const served = await createTeamServer(federation, team);
-    const mcp = rawMcp(served.server);
+    const mcp = rawMcp((era) => createTeamServer(federation, team, era));
     mcp.request(1, 'tools/call', { name: 'fed_send', arguments: { to: 'meta', type: 'report', subject: 'early' } });
     const early = errorOf(await mcp.response(1));
     expect(early).toMatchObject({ code: -32600, message: expect.stringMatching(/"tools\/call" before initialize/) });
@@ -145,6 +146,28 @@ describe("fed mcp's JSON-RPC layer (raw lines over a stream pair)", () => {
     mcp.request(3, 'tools/call', { name: 'fed_send', arguments: { to: 'meta', type: 'report', subject: 'after' } });
     expect(await mcp.response(3)).toHaveProperty('result');
     expect((await listSignals(federation, { team: 'meta', box: 'inbox' })).signals).toHaveLength(1);
-    served.close();
+  });
+
+  it('serves a request that names 2026-07-28 in its _meta without a handshake, and refuses a revision it does not serve', async () => {
+    const mcp = echoServer();
+    const envelope = (revision: string) => ({
+      'io.modelcontextprotocol/protocolVersion': revision,
+      'io.modelcontextprotocol/clientInfo': { name: 'raw-probe', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    });
+    mcp.request('discover', 'server/discover', { _meta: envelope('2026-07-28') });
+    expect(await mcp.response('discover')).toMatchObject({
+      result: { supportedVersions: expect.arrayContaining(['2026-07-28']) },
+    });
+    mcp.request(1, 'tools/call', { name: 'echo', arguments: { word: 'modern' }, _meta: envelope('2026-07-28') });
+    expect(await mcp.response(1)).toMatchObject({ result: { content: [{ text: expect.stringContaining('modern') }] } });
+    mcp.request(2, 'tools/call', { name: 'echo', arguments: { word: 'x' }, _meta: envelope('2099-01-01') });
+    expect(errorOf(await mcp.response(2)).message).toMatch(/2099-01-01/);
+    mcp.request(3, 'tools/call', { name: 'nope', arguments: {}, _meta: envelope('2026-07-28') });
+    expect(errorOf(await mcp.response(3)).code).toBe(-32602);
+    mcp.send(
+      JSON.stringify([{ jsonrpc: '2.0', id: 4, method: 'tools/list', params: { _meta: envelope('2026-07-28') } }]),
+    );
+    await mcp.answer((l) => isError(-32600)(l) && /speaks 2026-07-28/.test(errorOf(l).message));
   });
 });

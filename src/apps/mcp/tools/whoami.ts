@@ -1,4 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { acceptedEventTypes } from '../../../../machines/catalog.js';

@@ -1,11 +1,5 @@
-import {
-  ClientNotificationSchema,
-  ClientRequestSchema,
-  JSONRPCMessageSchema,
-  type JSONRPCErrorResponse,
-  type JSONRPCMessage,
-  type RequestId,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ClientNotificationSchema, ClientRequestSchema, JSONRPCMessageSchema } from '@modelcontextprotocol/core';
+import type { JSONRPCErrorResponse, JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { describeValue, zodProblemText } from '../../../core/schema/problems.js';
 

@@ -1,5 +1,4 @@
 import type { Readable, Writable } from 'node:stream';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   isJSONRPCErrorResponse,
   isJSONRPCRequest,
@@ -7,7 +6,10 @@ import {
   type JSONRPCErrorResponse,
   type JSONRPCMessage,
   type RequestId,
-} from '@modelcontextprotocol/sdk/types.js';
+  type Transport,
+  PROTOCOL_VERSION_META_KEY,
+  UnsupportedProtocolVersionError,
+} from '@modelcontextprotocol/server';
 import { checkMessage, errorResponse, INVALID_REQUEST, PARSE_ERROR } from './json-rpc-check.js';
 import { lineSplitter } from './line-splitter.js';
 
@@ -19,6 +21,9 @@ export const MAX_LINE_BYTES = 8 * 1024 * 1024;
 
 /** The one MCP revision with JSON-RPC batches (2025-06-18 removed them again). */
 export const BATCH_REVISION = '2025-03-26';
+
+/** The revision without the handshake: each request names it (and its client) in its `_meta`. */
+export const SESSIONLESS_REVISION = '2026-07-28';
 
 /** Requests a client may send before the handshake is done (the revisions with `initialize` require it first). */
 const BEFORE_INITIALIZE = new Set(['initialize', 'ping']);
@@ -44,10 +49,15 @@ export class StdioWire implements Transport {
 
   /** The revision `initialize` agreed, once the server answered it. */
   private revision: string | undefined;
+  /** Whether the client names its revision per request (2026-07-28): no handshake then. */
+  private sessionless = false;
   /** The ids of `initialize` requests under way: their result agrees the revision. */
   private readonly initializing = new Set<RequestId>();
   private readonly batches = new Map<RequestId, Batch>();
-  private closed = false;
+  private isClosed = false;
+  private markClosed!: () => void;
+  /** Settles when the wire closed (the client went away, or the server closed it). */
+  readonly closed: Promise<void> = new Promise((resolve) => (this.markClosed = resolve));
   private readonly read = lineSplitter(MAX_LINE_BYTES, {
     line: (text) => this.receive(text),
     oversize: (max) =>
@@ -79,8 +89,9 @@ export class StdioWire implements Transport {
   }
 
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+    if (this.isClosed) return;
+    this.isClosed = true;
+    this.markClosed();
     this.stdin.off('data', this.onData);
     this.stdin.off('error', this.onError);
     this.stdout.off('error', this.onStdoutError);
@@ -142,11 +153,36 @@ export class StdioWire implements Transport {
         if (inBatch)
           return errorResponse(message.id, INVALID_REQUEST, 'invalid request: initialize must not be part of a batch');
         this.initializing.add(message.id);
+      } else if (namesRevision(message.params)) {
+        // Served by the rules of the revision it names (the SDK's entry checks the rest of the envelope); a
+        // connection pinned to one revision would otherwise answer a request naming another by its own.
+        const named = revisionNamed(message.params);
+        if (this.revision !== undefined)
+          return errorResponse(
+            message.id,
+            INVALID_REQUEST,
+            `invalid request: it names revision ${named}, but this connection agreed ${this.revision} by initialize; ` +
+              `a ${SESSIONLESS_REVISION} client names it from its first request on, without initialize`,
+          );
+        if (named !== SESSIONLESS_REVISION) {
+          const unsupported = new UnsupportedProtocolVersionError({
+            supported: [SESSIONLESS_REVISION],
+            requested: named,
+          });
+          return {
+            jsonrpc: '2.0',
+            id: message.id,
+            error: { code: unsupported.code, message: unsupported.message, data: unsupported.data },
+          };
+        }
+        this.sessionless = true;
       } else if (this.revision === undefined && !BEFORE_INITIALIZE.has(message.method)) {
         return errorResponse(
           message.id,
           INVALID_REQUEST,
-          `invalid request: "${message.method}" before initialize; send initialize first (then notifications/initialized)`,
+          `invalid request: "${message.method}" before initialize; send initialize first (then ` +
+            `notifications/initialized), or name the revision in each request's _meta["${PROTOCOL_VERSION_META_KEY}"] ` +
+            `(${SESSIONLESS_REVISION})`,
         );
       }
     }
@@ -161,7 +197,11 @@ export class StdioWire implements Transport {
       return;
     }
     if (this.revision !== BATCH_REVISION) {
-      const agreed = this.revision ? `this connection agreed ${this.revision}` : 'no revision is agreed yet';
+      const agreed = this.revision
+        ? `this connection agreed ${this.revision}`
+        : this.sessionless
+          ? `this client speaks ${SESSIONLESS_REVISION}`
+          : 'no revision is agreed yet';
       void this.write(
         errorResponse(
           null,
@@ -204,7 +244,7 @@ export class StdioWire implements Transport {
   }
 
   private write(message: JSONRPCMessage | JSONRPCMessage[]): Promise<void> {
-    if (this.closed) return Promise.resolve();
+    if (this.isClosed) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const line = `${JSON.stringify(message)}\n`;
       if (this.stdout.write(line)) return resolve();
@@ -218,4 +258,14 @@ export class StdioWire implements Transport {
       this.stdout.once('error', done);
     });
   }
+}
+
+/** Whether a request's params name its revision in `_meta` (2026-07-28's per-request envelope). */
+function namesRevision(params: unknown): boolean {
+  const meta = (params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+  return typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
+}
+
+function revisionNamed(params: unknown): string {
+  return String((params as { _meta: Record<string, unknown> })._meta[PROTOCOL_VERSION_META_KEY]);
 }
