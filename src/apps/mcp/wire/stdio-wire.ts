@@ -49,6 +49,11 @@ export class StdioWire implements Transport {
 
   /** The revision `initialize` agreed, once the server answered it. */
   private revision: string | undefined;
+  /**
+   * Whether `initialize` was read: what follows it is served (a client may send its next requests without
+   * waiting for the answer, which is written in order before theirs).
+   */
+  private initializeRead = false;
   /** Whether the client names its revision per request (2026-07-28): no handshake then. */
   private sessionless = false;
   /** The ids of `initialize` requests under way: their result agrees the revision. */
@@ -153,15 +158,16 @@ export class StdioWire implements Transport {
         if (inBatch)
           return errorResponse(message.id, INVALID_REQUEST, 'invalid request: initialize must not be part of a batch');
         this.initializing.add(message.id);
+        this.initializeRead = true;
       } else if (namesRevision(message.params)) {
         // Served by the rules of the revision it names (the SDK's entry checks the rest of the envelope); a
         // connection pinned to one revision would otherwise answer a request naming another by its own.
         const named = revisionNamed(message.params);
-        if (this.revision !== undefined)
+        if (this.initializeRead)
           return errorResponse(
             message.id,
             INVALID_REQUEST,
-            `invalid request: it names revision ${named}, but this connection agreed ${this.revision} by initialize; ` +
+            `invalid request: it names revision ${named}, but this connection opened with initialize; ` +
               `a ${SESSIONLESS_REVISION} client names it from its first request on, without initialize`,
           );
         if (named !== SESSIONLESS_REVISION) {
@@ -176,7 +182,7 @@ export class StdioWire implements Transport {
           };
         }
         this.sessionless = true;
-      } else if (this.revision === undefined && !BEFORE_INITIALIZE.has(message.method)) {
+      } else if (!this.initializeRead && !BEFORE_INITIALIZE.has(message.method)) {
         return errorResponse(
           message.id,
           INVALID_REQUEST,
