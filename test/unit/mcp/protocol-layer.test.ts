@@ -115,6 +115,12 @@ describe("fed mcp's JSON-RPC layer (raw lines over a stream pair)", () => {
     await current.initialize('2025-11-25');
     current.send(batch);
     await current.answer((l) => isError(-32600)(l) && /agreed 2025-11-25/.test(errorOf(l).message));
+    // A connection speaks one revision: a request naming 2026-07-28 after initialize is refused.
+    current.request('modern', 'tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } });
+    expect(errorOf(await current.response('modern'))).toMatchObject({
+      code: -32600,
+      message: expect.stringMatching(/names revision 2026-07-28, but this connection opened with initialize/),
+    });
 
     const old = echoServer();
     expect(await old.initialize('2025-03-26')).toMatchObject({ result: { protocolVersion: '2025-03-26' } });
