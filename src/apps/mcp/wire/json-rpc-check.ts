@@ -14,7 +14,7 @@ export const INVALID_PARAMS = -32602;
  */
 export const MAX_MESSAGE_DEPTH = 64;
 
-/** A message as fed dispatches it, or the error that answers it (`notify` false: a notification, never answered). */
+/** A message as fed passes it on, the error that answers it, or why it is dropped (a notification is never answered). */
 export type Checked = { message: JSONRPCMessage } | { answer: JSONRPCErrorResponse } | { drop: string };
 
 export function errorResponse(id: RequestId | null, code: number, message: string): JSONRPCErrorResponse {

@@ -80,11 +80,6 @@ export class StdioWire implements Transport {
     private readonly stdout: Writable,
   ) {}
 
-  /** The revision agreed by `initialize`, if it was. */
-  get agreedRevision(): string | undefined {
-    return this.revision;
-  }
-
   /** Reads until closed: the end of stdin is the caller's to handle (serve-stdio.ts lets the calls under way answer first). */
   async start(): Promise<void> {
     this.stdin.on('data', this.onData);
@@ -249,16 +244,16 @@ export class StdioWire implements Transport {
     return batch.waiting.size === 0 ? this.write(batch.answers) : Promise.resolve();
   }
 
+  /** Write one line; settles when written or when stdout failed (which closes the wire: onStdoutError). */
   private write(message: JSONRPCMessage | JSONRPCMessage[]): Promise<void> {
     if (this.isClosed) return Promise.resolve();
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve) => {
       const line = `${JSON.stringify(message)}\n`;
       if (this.stdout.write(line)) return resolve();
-      const done = (error?: Error) => {
+      const done = () => {
         this.stdout.off('drain', done);
         this.stdout.off('error', done);
-        if (error) reject(error);
-        else resolve();
+        resolve();
       };
       this.stdout.once('drain', done);
       this.stdout.once('error', done);
