@@ -1,6 +1,5 @@
 import { PassThrough } from 'node:stream';
 import { onTestFinished } from 'vitest';
-import type { ProtocolEra } from '../../src/apps/mcp/fed-server.js';
 import { serveStdio } from '../../src/apps/mcp/serve-stdio.js';
 import type { TeamServer } from '../../src/apps/mcp/team-server.js';
 import { waitFor } from './fixture-process.js';
@@ -9,11 +8,12 @@ import { waitFor } from './fixture-process.js';
 export type Answer = Record<string, unknown> | Record<string, unknown>[];
 
 /**
- * The servers `create` makes (one per protocol era the client opens with) served over a pair of streams exactly as on stdin/stdout, driven with raw lines as a client
- * writes them: `send` writes text as it is (a newline added), `answer` waits for the server's line that
- * `match` picks, `lines` is everything it wrote so far.
+ * The server `create` makes (and any more the SDK's entry asks for: a 2026-07-28 discovery probe) served
+ * over a pair of streams exactly as on stdin/stdout, driven with raw lines as a client writes them: `send`
+ * writes text as it is (a newline added), `answer` waits for the server's line that `match` picks, `lines`
+ * is everything it wrote so far.
  */
-export function rawMcp(create: (era: ProtocolEra) => Promise<TeamServer>) {
+export function rawMcp(create: () => Promise<TeamServer>) {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
   const lines: Answer[] = [];

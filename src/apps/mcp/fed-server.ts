@@ -1,8 +1,8 @@
 import { McpServer } from '@modelcontextprotocol/server';
 import { packageVersion } from '../../infra/package-info.js';
 
-/** The MCP era a server is made for: `legacy` (initialize, 2025-11-25 and before) or `modern` (2026-07-28). */
-export type ProtocolEra = 'legacy' | 'modern';
+/** The MCP revision without the handshake: each request names it (and its client) in its `_meta`. */
+export const SESSIONLESS_REVISION = '2026-07-28';
 
 /**
  * A federation's MCP server, named for who it serves (`fed` for a team, `fed-meta` for meta); its tools

@@ -2,7 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import { listSignals } from '../../engine/messaging/list-signals.js';
 import { watchSignals } from '../../engine/messaging/watch-signals.js';
 import { setResultNotes } from './fed-tool.js';
-import type { ProtocolEra } from './fed-server.js';
+import { SESSIONLESS_REVISION } from './fed-server.js';
 import type { TeamToolContext } from './team-tools.js';
 
 /** The team's inbox as an MCP resource: clients subscribe to it to be told when a signal arrives. */
@@ -21,11 +21,7 @@ export interface InboxNews {
  * "new signals: N" note. The inbox is watched through the backend's own watch (`fed signal watch`'s), so
  * it works for files and JetStream alike. Call before the server connects (it declares subscriptions).
  */
-export async function watchInboxNews(
-  server: McpServer,
-  context: TeamToolContext,
-  era: ProtocolEra,
-): Promise<InboxNews> {
+export async function watchInboxNews(server: McpServer, context: TeamToolContext): Promise<InboxNews> {
   const { fed, teamId } = context;
   server.registerResource(
     'inbox',
@@ -84,7 +80,8 @@ export async function watchInboxNews(
         arrived++;
         // 2026-07-28 has no resources/subscribe: the SDK's entry sends the update to the client's
         // subscriptions/listen streams that asked for the resource, and to no one else.
-        if ((era === 'modern' || subscribed.has(INBOX_URI)) && server.isConnected())
+        const sessionless = server.server.getNegotiatedProtocolVersion() === SESSIONLESS_REVISION;
+        if ((sessionless || subscribed.has(INBOX_URI)) && server.isConnected())
           await server.server.sendResourceUpdated({ uri: INBOX_URI }).catch(() => undefined);
       }
     } catch (error) {

@@ -6,7 +6,7 @@ import { registerReviewTool } from './meta/review-tool.js';
 import { registerSignalTools } from './meta/signal-tools.js';
 import { registerStatusTools } from './meta/status-tools.js';
 import { registerTeamControlTool } from './meta/team-control-tool.js';
-import { createFedServer, type ProtocolEra } from './fed-server.js';
+import { createFedServer } from './fed-server.js';
 import type { TeamServer } from './team-server.js';
 
 const INSTRUCTIONS =
@@ -22,14 +22,14 @@ const INSTRUCTIONS =
  * like). Each tool calls the operation its `fed` command calls, as meta: the same refusals, journal and
  * delivery facts as the CLI at the federation root. Meta's inbox is watched for news as a team's is.
  */
-export async function createMetaServer(fed: Federation, era: ProtocolEra = 'legacy'): Promise<TeamServer> {
+export async function createMetaServer(fed: Federation): Promise<TeamServer> {
   const server = createFedServer('fed-meta', INSTRUCTIONS);
   // A person's sends, for as long as the server runs, check a watched registry.
   fed.watchRegistry();
   registerStatusTools(server, fed);
   registerNeedsYouTool(server, fed);
   // Meta has no registry entry; the inbox watch needs only the party whose inbox it watches.
-  const news = await watchInboxNews(server, { fed, teamId: META, team: () => fed.team(META) }, era);
+  const news = await watchInboxNews(server, { fed, teamId: META, team: () => fed.team(META) });
   registerSignalTools(server, fed, news.seen);
   registerReviewTool(server, fed);
   registerTeamControlTool(server, fed);

@@ -1,26 +1,27 @@
 import type { Readable, Writable } from 'node:stream';
 import { serveStdio as serveEras } from '@modelcontextprotocol/server/stdio';
 import { toolCallsSettled } from './fed-tool.js';
-import type { ProtocolEra } from './fed-server.js';
 import type { TeamServer } from './team-server.js';
 import { StdioWire } from './wire/stdio-wire.js';
 
 /**
  * Serve MCP over stdin/stdout until stdin ends (the client closed it) or `stop` aborts, in either
  * protocol era: the SDK's entry picks it from the client's first message (`initialize`: 2025-11-25 and
- * the revisions before it; a request naming 2026-07-28 in its `_meta`: that revision) and asks `create`
- * for a server of that era, over fed's own JSON-RPC layer (wire/stdio-wire.ts). The tool calls under way
- * finish and are answered before it closes, so stopping leaves nothing half-done (a request that arrived
- * just before the end included).
+ * the revisions before it; a request naming 2026-07-28 in its `_meta`: that revision) and takes a server
+ * `create` makes for it, over fed's own JSON-RPC layer (wire/stdio-wire.ts). The first is made before
+ * anything is read, so what keeps it from starting (an inbox fed may not watch) fails the command at
+ * once. The tool calls under way finish and are answered before it closes, so stopping leaves nothing
+ * half-done (a request that arrived just before the end included).
  */
 export async function serveStdio(
-  create: (era: ProtocolEra) => Promise<TeamServer>,
+  create: () => Promise<TeamServer>,
   streams: { stdin: Readable; stdout: Writable },
   stop?: AbortSignal,
 ): Promise<void> {
   const wire = new StdioWire(streams.stdin, streams.stdout);
   // Every server made (a probe the client's discovery asked for and the era's own): each is closed at the end.
-  const made: TeamServer[] = [];
+  let first: TeamServer | undefined = await create();
+  const made: TeamServer[] = [first];
   const ended = new Promise<void>((resolve) => {
     streams.stdin.once('end', resolve);
     streams.stdin.once('close', resolve);
@@ -28,8 +29,13 @@ export async function serveStdio(
     void wire.closed.then(resolve);
   });
   const served = serveEras(
-    async ({ era }) => {
-      const server = await create(era);
+    async () => {
+      if (first) {
+        const server = first.server;
+        first = undefined;
+        return server;
+      }
+      const server = await create();
       made.push(server);
       return server.server;
     },

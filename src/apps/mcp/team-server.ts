@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { Federation } from '../../engine/context.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
-import { createFedServer, type ProtocolEra } from './fed-server.js';
+import { createFedServer } from './fed-server.js';
 import { watchInboxNews } from './inbox-news.js';
 import { teamToolContext } from './team-tools.js';
 import { registerAck } from './tools/ack.js';
@@ -20,11 +20,7 @@ export interface TeamServer {
  * `fed mcp`: the server a team's agent gets — its tools act as this team only — watching the team's
  * inbox for news (see inbox-news.ts) until closed.
  */
-export async function createTeamServer(
-  fed: Federation,
-  team: RegistryEntry,
-  era: ProtocolEra = 'legacy',
-): Promise<TeamServer> {
+export async function createTeamServer(fed: Federation, team: RegistryEntry): Promise<TeamServer> {
   const server = createFedServer(
     'fed',
     `fed's tools for team "${team.domainId}": fed_whoami says your state, mission and the events you can report ` +
@@ -34,7 +30,7 @@ export async function createTeamServer(
   fed.watchRegistry();
   const context = teamToolContext(fed, team.domainId);
   registerWhoami(server, context);
-  const news = await watchInboxNews(server, context, era);
+  const news = await watchInboxNews(server, context);
   registerInbox(server, context, news.seen);
   registerAck(server, context);
   registerSend(server, context);

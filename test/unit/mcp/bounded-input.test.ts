@@ -20,7 +20,7 @@ async function docsServer() {
   const fed = await signalFederation(['docs']);
   const federation = openFederation(fed.root);
   const team = await federation.team('docs');
-  const mcp = rawMcp((era) => createTeamServer(federation, team, era));
+  const mcp = rawMcp(() => createTeamServer(federation, team));
   await mcp.initialize();
   let next = 0;
   const call = async (name: string, args: Record<string, unknown>) => {

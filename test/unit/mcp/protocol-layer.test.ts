@@ -140,7 +140,7 @@ describe("fed mcp's JSON-RPC layer (raw lines over a stream pair)", () => {
     const fed = await signalFederation(['docs']);
     const federation = openFederation(fed.root);
     const team = await federation.team('docs');
-    const mcp = rawMcp((era) => createTeamServer(federation, team, era));
+    const mcp = rawMcp(() => createTeamServer(federation, team));
     mcp.request(1, 'tools/call', { name: 'fed_send', arguments: { to: 'meta', type: 'report', subject: 'early' } });
     const early = errorOf(await mcp.response(1));
     expect(early).toMatchObject({ code: -32600, message: expect.stringMatching(/"tools\/call" before initialize/) });

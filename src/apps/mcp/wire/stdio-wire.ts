@@ -10,6 +10,7 @@ import {
   PROTOCOL_VERSION_META_KEY,
   UnsupportedProtocolVersionError,
 } from '@modelcontextprotocol/server';
+import { SESSIONLESS_REVISION } from '../fed-server.js';
 import { checkMessage, errorResponse, INVALID_REQUEST, PARSE_ERROR } from './json-rpc-check.js';
 import { lineSplitter } from './line-splitter.js';
 
@@ -21,9 +22,6 @@ export const MAX_LINE_BYTES = 8 * 1024 * 1024;
 
 /** The one MCP revision with JSON-RPC batches (2025-06-18 removed them again). */
 export const BATCH_REVISION = '2025-03-26';
-
-/** The revision without the handshake: each request names it (and its client) in its `_meta`. */
-export const SESSIONLESS_REVISION = '2026-07-28';
 
 /** Requests a client may send before the handshake is done (the revisions with `initialize` require it first). */
 const BEFORE_INITIALIZE = new Set(['initialize', 'ping']);
