@@ -24,11 +24,7 @@ export const CHUNKS = {
     '@opentelemetry/sdk-trace',
   ],
   nats: ['@nats-io/jetstream', '@nats-io/jetstream/internal', '@nats-io/kv', '@nats-io/transport-node'],
-  mcp: [
-    '@modelcontextprotocol/sdk/server/mcp.js',
-    '@modelcontextprotocol/sdk/server/stdio.js',
-    '@modelcontextprotocol/sdk/types.js',
-  ],
+  mcp: ['@modelcontextprotocol/server', '@modelcontextprotocol/server/stdio', '@modelcontextprotocol/core'],
   markdown: ['mdast-util-from-markdown', 'mdast-util-gfm', 'micromark-extension-gfm'],
   manifests: ['smol-toml', 'yaml'],
 };

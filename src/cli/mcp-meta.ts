@@ -13,5 +13,5 @@ import { serveUntilClosed } from './mcp-serve.js';
 export async function serveMeta(ctx: CommandContext, registry: Registry, team: string | undefined): Promise<void> {
   if (team !== undefined) throw new InvalidInputError('--meta and --team exclude each other: meta acts for every team');
   assertActsAsCaller(registry, ctx.team, META, 'fed mcp --meta');
-  await serveUntilClosed(await createMetaServer(ctx.fed));
+  await serveUntilClosed(() => createMetaServer(ctx.fed));
 }

@@ -21,6 +21,8 @@ export async function connectFedMcp(root: string, team: string, extraEnv: Record
   const client = new Client({ name: 'fed-mcp-test', version: '1.0.0' });
   await client.connect(transport);
   onTestFinished(() => client.close());
+  // Listed once, so the client checks each result's structuredContent against the tool's outputSchema.
+  await client.listTools();
   return client;
 }
 

@@ -1,6 +1,7 @@
 import { RefusedError } from '../../core/errors.js';
 import { workspacePaths } from '../../core/layout.js';
 import type { FederationConfig } from '../../core/schema/config.js';
+import { assertEventDataWithinLimit } from '../../core/schema/event-data.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import { applyLifecycleInputs, loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
 import type { ApplyOptions, ApplyResult } from '../../engine/actors/lifecycle-types.js';
@@ -45,6 +46,7 @@ export async function reportAgentEvent(
   config: FederationConfig,
   options: ApplyOptions = {},
 ): Promise<ApplyResult> {
+  assertEventDataWithinLimit(event);
   const refusal = await completionProblem(fed, team, event, config);
   if (!refusal) return applyLifecycleInputs(fed, team, [{ source: 'event', event }], options);
   const launched = isLockHeld(workspacePaths(team.location).launchLease, { staleMs: Number.POSITIVE_INFINITY });

@@ -1,5 +1,8 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer } from '@modelcontextprotocol/server';
 import { packageVersion } from '../../infra/package-info.js';
+
+/** The MCP revision without the handshake: each request names it (and its client) in its `_meta`. */
+export const SESSIONLESS_REVISION = '2026-07-28';
 
 /**
  * A federation's MCP server, named for who it serves (`fed` for a team, `fed-meta` for meta); its tools

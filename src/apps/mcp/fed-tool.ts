@@ -1,13 +1,18 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CallToolRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, type CallToolResult } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { FedError, InvalidInputError } from '../../core/errors.js';
 import { zodProblemText } from '../../core/schema/problems.js';
 
-/** What a tool is: its description for the agent and the zod object schema its arguments must fit (strict). */
+/**
+ * What a tool is: its description for the agent, the zod object schema its arguments must fit (strict)
+ * and, for a tool that answers JSON, the schema of that answer (listed as its outputSchema, the answer
+ * sent as structuredContent beside its text).
+ */
 export interface FedToolSpec<TInput extends z.ZodObject> {
   description: string;
   input: TInput;
+  output?: z.ZodObject;
 }
 
 /** A tool's answer: structured data (sent as JSON text), or text as it is. */
@@ -17,6 +22,8 @@ export type FedToolHandler<TInput extends z.ZodObject> = (args: z.infer<TInput>)
 
 interface Registered {
   input: z.ZodObject;
+  /** Whether its answer has an outputSchema, and so is sent as structuredContent too. */
+  typed: boolean;
   handler: (args: unknown) => Promise<FedToolOutput>;
 }
 
@@ -42,12 +49,21 @@ export function registerFedTool<TInput extends z.ZodObject>(
   spec: FedToolSpec<TInput>,
   handler: FedToolHandler<TInput>,
 ): void {
+  assertSchemaSaysAll(name, spec.input);
   // The SDK keeps the tool for tools/list; its callback is never called, since fed answers tools/call.
   const unused = async (): Promise<CallToolResult> => errorResult(new Error(`${name}: not served by fed`));
-  server.registerTool(name, { description: spec.description, inputSchema: spec.input as z.ZodObject }, unused);
+  server.registerTool(
+    name,
+    { description: spec.description, inputSchema: spec.input as z.ZodObject, outputSchema: spec.output },
+    unused,
+  );
   const state = toolsOf(server);
   if (state.tools.size === 0) answerToolCalls(server, state);
-  state.tools.set(name, { input: spec.input, handler: handler as Registered['handler'] });
+  state.tools.set(name, {
+    input: spec.input,
+    typed: spec.output !== undefined,
+    handler: handler as Registered['handler'],
+  });
 }
 
 /** Text items to add to every tool result from now on, when `notes` has any (called once per result). */
@@ -67,11 +83,19 @@ function toolsOf(server: McpServer): ServerTools {
  * message naming what is accepted. The SDK still lists the tools with their schemas.
  */
 function answerToolCalls(server: McpServer, state: ServerTools): void {
-  server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const call = callTool(state, request.params.name, request.params.arguments);
+  server.server.setRequestHandler('tools/call', async (request) => {
+    const { name } = request.params;
+    // A tool that does not exist is a wrong request, not a tool's failure: the MCP revisions answer it -32602.
+    if (!state.tools.has(name))
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `unknown tool ${JSON.stringify(name)}; tools: ${[...state.tools.keys()].join(', ')} (tools/list describes them)`,
+      );
+    const call = callTool(state, name, request.params.arguments);
     state.running.add(call);
     try {
-      return withNotes(await call, state);
+      // Through the SDK's projection of a result for the revision the request is served under.
+      return server.server.projectCallToolResult(withNotes(await call, state), undefined);
     } finally {
       state.running.delete(call);
     }
@@ -85,16 +109,19 @@ export async function toolCallsSettled(server: McpServer): Promise<void> {
 }
 
 async function callTool(state: ServerTools, name: string, args: unknown): Promise<CallToolResult> {
-  const tool = state.tools.get(name);
+  const tool = state.tools.get(name)!;
   try {
-    if (!tool) throw new InvalidInputError(`unknown tool "${name}"; tools: ${[...state.tools.keys()].join(', ')}`);
     const parsed = tool.input.safeParse(args ?? {}, { reportInput: true });
     if (!parsed.success)
       throw new InvalidInputError(
         `invalid arguments for ${name}: ${zodProblemText(parsed.error)}; ${name} accepts ${describeArguments(tool.input)}`,
       );
     const output = await tool.handler(parsed.data);
-    return { content: [{ type: 'text', text: typeof output === 'string' ? output : JSON.stringify(output, null, 2) }] };
+    if (typeof output === 'string') return { content: [{ type: 'text', text: output }] };
+    // Typed for a client that reads it (its outputSchema), and as text for one that does not.
+    const text = JSON.stringify(output, null, 2);
+    if (!tool.typed || Array.isArray(output)) return { content: [{ type: 'text', text }] };
+    return { content: [{ type: 'text', text }], structuredContent: output };
   } catch (error) {
     return errorResult(error);
   }
@@ -123,4 +150,38 @@ function describeArguments(input: z.ZodObject): string {
     (field as z.ZodType).safeParse(undefined).success ? `${key}?` : key,
   );
   return keys.length ? `{${keys.join(', ')}} and nothing else` : 'no arguments';
+}
+
+/**
+ * A tool's arguments are listed as the JSON Schema of its zod schema, which drops what JSON Schema cannot
+ * say (a refine, a transform): a client would then send what the listed schema accepts and fed refuses. So
+ * a schema with such a check is refused when the tool is registered, and every rule is written as one
+ * JSON Schema has (a pattern, a length, an enum).
+ */
+function assertSchemaSaysAll(tool: string, input: z.ZodType): void {
+  const unsaid = (schema: z.ZodType, path: string): string | undefined => {
+    const def = schema._zod.def as unknown as Record<string, unknown> & {
+      type: string;
+      checks?: { _zod: { def: { check: string } } }[];
+    };
+    if (def.type === 'transform' || def.type === 'custom') return `${path} (a ${def.type})`;
+    if (def.checks?.some((check) => check._zod.def.check === 'custom')) return `${path} (a refine)`;
+    const inner = ['innerType', 'element', 'keyType', 'valueType', 'in', 'out'].flatMap((key) =>
+      def[key] ? [[def[key], path] as const] : [],
+    );
+    const shape = Object.entries((def.shape ?? {}) as Record<string, z.ZodType>).map(
+      ([key, field]) => [field, path ? `${path}.${key}` : key] as const,
+    );
+    const options = ((def.options ?? []) as z.ZodType[]).map((option) => [option, path] as const);
+    for (const [child, at] of [...inner, ...shape, ...options]) {
+      const found = unsaid(child as z.ZodType, at);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  const found = unsaid(input, '');
+  if (found)
+    throw new Error(
+      `tool ${tool}: the argument ${found} has a check its listed JSON Schema cannot say; write it as a pattern, length or enum`,
+    );
 }

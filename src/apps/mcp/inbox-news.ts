@@ -1,8 +1,8 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { listSignals } from '../../engine/messaging/list-signals.js';
 import { watchSignals } from '../../engine/messaging/watch-signals.js';
 import { setResultNotes } from './fed-tool.js';
+import { SESSIONLESS_REVISION } from './fed-server.js';
 import type { TeamToolContext } from './team-tools.js';
 
 /** The team's inbox as an MCP resource: clients subscribe to it to be told when a signal arrives. */
@@ -52,11 +52,11 @@ export async function watchInboxNews(server: McpServer, context: TeamToolContext
   );
   const subscribed = new Set<string>();
   server.server.registerCapabilities({ resources: { subscribe: true } });
-  server.server.setRequestHandler(SubscribeRequestSchema, (request) => {
+  server.server.setRequestHandler('resources/subscribe', (request) => {
     subscribed.add(request.params.uri);
     return {};
   });
-  server.server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+  server.server.setRequestHandler('resources/unsubscribe', (request) => {
     subscribed.delete(request.params.uri);
     return {};
   });
@@ -78,7 +78,10 @@ export async function watchInboxNews(server: McpServer, context: TeamToolContext
       for await (const entry of subscription) {
         if (entry.message.to !== teamId) continue;
         arrived++;
-        if (subscribed.has(INBOX_URI) && server.isConnected())
+        // 2026-07-28 has no resources/subscribe: the SDK's entry sends the update to the client's
+        // subscriptions/listen streams that asked for the resource, and to no one else.
+        const sessionless = server.server.getNegotiatedProtocolVersion() === SESSIONLESS_REVISION;
+        if ((sessionless || subscribed.has(INBOX_URI)) && server.isConnected())
           await server.server.sendResourceUpdated({ uri: INBOX_URI }).catch(() => undefined);
       }
     } catch (error) {

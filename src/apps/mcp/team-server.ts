@@ -1,4 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import type { Federation } from '../../engine/context.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import { createFedServer } from './fed-server.js';

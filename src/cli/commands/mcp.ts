@@ -25,6 +25,6 @@ export function registerMcp(program: Command, io: CliIo): void {
       const team = getTeam(registry, requireTeam(options.team, ctx, 'fed mcp --team <team>'));
       // The server acts as its team: an agent gets its own team's tools only.
       assertActsAsCaller(registry, ctx.team, team.domainId, 'team (--team)');
-      await serveUntilClosed(await createTeamServer(ctx.fed, team));
+      await serveUntilClosed(() => createTeamServer(ctx.fed, team));
     });
 }

@@ -34,6 +34,17 @@ const subjectSchema = nonEmptyString.refine((subject) => subject.trim() !== '', 
 });
 
 /**
+ * A subject as a sender writes it through a schema a client also checks (fed_send's arguments): one line
+ * with a non-space character, said as a JSON Schema pattern rather than a refine, which the listed schema
+ * would drop. Files keep subjectSchema: a signal written before is still read.
+ */
+export const oneLineSubjectSchema = z
+  .string({ error: (issue) => `expected a subject, got ${describeValue(issue.input)}` })
+  .regex(/^[^\r\n\u2028\u2029]*\S[^\r\n\u2028\u2029]*$/, {
+    error: (issue) => `expected one line with at least one non-space character, got ${describeValue(issue.input)}`,
+  });
+
+/**
  * SignalMessage (docs/design/spec.md §2.1): exactly these keys, nothing else. `acknowledged`/`acknowledged_at` are
  * optional in the file; fed never writes them there — the ack file beside the signal is the record.
  */

@@ -1,10 +1,21 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { META } from '../../../core/schema/common.js';
 import type { NeedsYouItem } from '../../../core/schema/needs-you.js';
 import type { Federation } from '../../../engine/context.js';
 import { needsYou } from '../../needs-you/needs-you.js';
 import { registerFedTool } from '../fed-tool.js';
+
+const needsYouOutput = z.looseObject({
+  items: z.array(
+    z.looseObject({
+      kind: z.string(),
+      action: z.string().describe('the CLI command that resolves it'),
+      tool: z.string().describe('the tool call that resolves it'),
+    }),
+  ),
+  problems: z.array(z.string()),
+});
 
 /** `fed_needs_you`: what waits on a person, each item with the command that resolves it and the tool that does. */
 export function registerNeedsYouTool(server: McpServer, fed: Federation): void {
@@ -17,6 +28,7 @@ export function registerNeedsYouTool(server: McpServer, fed: Federation): void {
         'questions to meta nobody answered, escalations (alerts to meta). Each item says what it is about, since ' +
         'when, the CLI command that resolves it (`action`) and the tool call that does (`tool`).',
       input: z.strictObject({}),
+      output: needsYouOutput,
     },
     async () => {
       const { items, problems } = await needsYou(fed);

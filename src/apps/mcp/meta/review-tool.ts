@@ -1,4 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { InvalidInputError } from '../../../core/errors.js';
 import { decideReview, reviewTeam } from '../../../engine/archetypes/coding/review.js';
@@ -29,6 +29,8 @@ export function registerReviewTool(server: McpServer, fed: Federation): void {
           .describe('show (the default), approve, request-changes or merge'),
         changes: z.string().optional().describe('with request-changes: what the team is to change'),
       }),
+      // Each action answers its own shape (show: the change; approve, request-changes: the new state; merge: the commit).
+      output: z.looseObject({ team: z.string() }),
     },
     async ({ team, action, changes }) => {
       if (changes !== undefined && action !== 'request-changes')

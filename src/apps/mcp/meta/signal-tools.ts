@@ -1,4 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { FedError, InvalidInputError } from '../../../core/errors.js';
 import { META } from '../../../core/schema/common.js';
@@ -18,6 +18,43 @@ const SIGNAL_ID = signalMessageSchema.shape.id;
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 100;
 
+const sendOutput = z.looseObject({
+  id: z.string(),
+  to: z.string(),
+  delivered: z.boolean(),
+  replyTo: z.string().nullable(),
+  note: z.string().optional(),
+  warnings: z.array(z.string()),
+});
+
+const inboxOutput = z.looseObject({
+  signals: z.array(
+    z.looseObject({
+      id: z.string(),
+      type: z.string(),
+      from: z.string(),
+      subject: z.string(),
+      body: z.string(),
+      timestamp: z.string(),
+      state: z.string(),
+    }),
+  ),
+  more: z.int().describe('how many signals are left past the limit'),
+  invalid: z.array(z.looseObject({ file: z.string(), reason: z.string() })),
+});
+
+const ackOutput = z.looseObject({
+  acknowledged: z.array(
+    z.looseObject({
+      id: z.string(),
+      subject: z.string(),
+      acknowledged_at: z.string().nullable(),
+      alreadyAcknowledged: z.boolean(),
+    }),
+  ),
+  invalid: z.array(z.unknown()).optional(),
+});
+
 /** `fed_send`, `fed_inbox`, `fed_ack`: meta's signals, as `fed signal send|list|ack` run at the federation root. */
 export function registerSignalTools(server: McpServer, fed: Federation, onRead: () => void): void {
   registerFedTool(
@@ -30,6 +67,7 @@ export function registerSignalTools(server: McpServer, fed: Federation, onRead: 
         "team's question, send a report with replyTo set to the question's id: the question becomes answered.",
       // The team server's arguments: a person's client and an agent send signals alike.
       input: sendInput,
+      output: sendOutput,
     },
     async ({ to, type, subject, body, replyTo, id }) => {
       // Meta is the sender: this server is never a team's (fed mcp --meta refuses to run as one).
@@ -70,6 +108,7 @@ export function registerSignalTools(server: McpServer, fed: Federation, onRead: 
             `how many signals at most, oldest first (default ${DEFAULT_LIMIT}); \`more\` says how many are left`,
           ),
       }),
+      output: inboxOutput,
     },
     async ({ all, type, from, limit = DEFAULT_LIMIT }) => {
       const listing = await listSignals(
@@ -116,6 +155,7 @@ export function registerSignalTools(server: McpServer, fed: Federation, onRead: 
           .describe("ids of signals in meta's inbox (from fed_inbox)"),
         all: z.boolean().optional().describe('acknowledge every unacknowledged signal instead'),
       }),
+      output: ackOutput,
     },
     async ({ ids, all }) => {
       if (ids === undefined && !all)

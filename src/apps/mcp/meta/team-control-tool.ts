@@ -1,4 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { setTeamStatus } from '../../../engine/actors/team-status-command.js';
 import type { Federation } from '../../../engine/context.js';
@@ -22,6 +22,8 @@ export function registerTeamControlTool(server: McpServer, fed: Federation): voi
         team: TEAM_ARGUMENT,
         action: z.enum(CONTROL_ACTIONS).describe('pause, resume or retry'),
       }),
+      // pause and resume: the status change (from, to); retry: the new run (run, mission, keptAs).
+      output: z.looseObject({ team: z.string() }),
     },
     async ({ team, action }) => {
       if (action === 'retry') return { ...(await retryTeam(fed, team, fed.config)) };

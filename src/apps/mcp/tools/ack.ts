@@ -1,4 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { FedError } from '../../../core/errors.js';
 import { signalMessageSchema } from '../../../core/schema/signal.js';
@@ -8,6 +8,12 @@ import type { TeamToolContext } from '../team-tools.js';
 
 export const ackInput = z.strictObject({
   ids: z.array(signalMessageSchema.shape.id).min(1).max(100).describe('ids of signals in your inbox (from fed_inbox)'),
+});
+
+const ackOutput = z.looseObject({
+  acknowledged: z.array(
+    z.looseObject({ id: z.string(), acknowledged_at: z.string().nullable(), alreadyAcknowledged: z.boolean() }),
+  ),
 });
 
 /** `fed_ack`: acknowledge signals of the team's inbox, as `fed signal ack` does (applied first, then the ack). */
@@ -20,6 +26,7 @@ export function registerAck(server: McpServer, context: TeamToolContext): void {
         'Acknowledge signals of your inbox by id, once you have acted on them: fed applies each to your lifecycle ' +
         '(as it would anyway) and records the acknowledgment. Acknowledging again keeps the first time.',
       input: ackInput,
+      output: ackOutput,
     },
     async ({ ids }) => {
       const done: { id: string; acknowledged_at: string | null; alreadyAcknowledged: boolean }[] = [];

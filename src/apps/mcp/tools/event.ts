@@ -1,6 +1,7 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { InvalidInputError } from '../../../core/errors.js';
+import { MAX_EVENT_DATA_BYTES } from '../../../core/schema/event-data.js';
 import type { RegistryEntry } from '../../../core/schema/registry.js';
 import { lifecycleFor } from '../../../engine/archetypes/catalog.js';
 import { reportInspectedEvent } from '../../launch/agent-events.js';
@@ -17,9 +18,20 @@ export function eventInput(team: RegistryEntry) {
     data: z
       .record(z.string(), z.unknown())
       .optional()
-      .describe("the event's fields (fed_whoami gives each event's data schema), without type"),
+      .describe(
+        `the event's fields (fed_whoami gives each event's data schema), without type; at most ${MAX_EVENT_DATA_BYTES} bytes as JSON`,
+      ),
   });
 }
+
+const eventOutput = z.looseObject({
+  team: z.string(),
+  event: z.string(),
+  from: z.string().nullable().describe('the state before the event'),
+  to: z.string().nullable().describe('the state after it'),
+  state: z.string(),
+  warnings: z.array(z.string()).optional(),
+});
 
 /**
  * `fed_event`: report progress — an event to the team's lifecycle, through the same path as `fed event`
@@ -35,6 +47,7 @@ export function registerEvent(server: McpServer, context: TeamToolContext, team:
         "in its events' data). fed validates it against your lifecycle: an event your state does not accept is " +
         'refused with the events it accepts. fed_whoami lists them with their data schemas.',
       input: eventInput(team),
+      output: eventOutput,
     },
     async ({ type, data }) => {
       const { fed } = context;

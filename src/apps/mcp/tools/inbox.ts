@@ -1,4 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { InvalidInputError } from '../../../core/errors.js';
 import type { Federation } from '../../../engine/context.js';
@@ -25,6 +25,22 @@ export const inboxInput = z.strictObject({
     .describe('unread (default): signals not read yet; unacknowledged: every signal not acknowledged yet'),
 });
 
+const inboxOutput = z.looseObject({
+  signals: z.array(
+    z.looseObject({
+      id: z.string(),
+      type: z.string(),
+      from: z.string(),
+      subject: z.string(),
+      body: z.string(),
+      timestamp: z.string(),
+      state: z.string(),
+    }),
+  ),
+  next: z.string().nullable().describe('pass it as `cursor` for the signals after these; null: no more'),
+  invalid: z.array(z.looseObject({ file: z.string(), reason: z.string() })),
+});
+
 /**
  * `fed_inbox`: the team's inbox, oldest first, a page at a time, through the same listing as `fed signal
  * list`; the signals it returns are marked read (the `read` delivery state), as `fed signal watch` does.
@@ -40,6 +56,7 @@ export function registerInbox(server: McpServer, context: TeamToolContext, onRea
         'as `cursor`. Acknowledge a signal with fed_ack once you have acted on it; answer a question with ' +
         'fed_send (type report, replyTo its id).',
       input: inboxInput,
+      output: inboxOutput,
     },
     async (args) => {
       const { fed, teamId } = context;

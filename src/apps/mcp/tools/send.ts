@@ -1,7 +1,7 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { META } from '../../../core/schema/common.js';
-import { signalMessageSchema } from '../../../core/schema/signal.js';
+import { oneLineSubjectSchema, signalMessageSchema } from '../../../core/schema/signal.js';
 import { sendSignal } from '../../../engine/messaging/send-signal.js';
 import { notifyChannels } from '../../needs-you/notify-channels.js';
 import { registerFedTool } from '../fed-tool.js';
@@ -15,12 +15,22 @@ export const sendInput = z.strictObject({
   type: fields.type.describe(
     'report (results, answers: with replyTo), question (to ask), alert (a problem), directive (meta to teams)',
   ),
-  subject: fields.subject.describe('one line: what it is about'),
+  subject: oneLineSubjectSchema.describe('one line: what it is about'),
   body: fields.body.optional().describe('the whole message (default: empty)'),
   replyTo: fields.id.optional().describe('the id of the signal this one answers (a question from fed_inbox)'),
   id: fields.id
     .optional()
     .describe('a UUID you choose, so that repeating the same send after an error delivers it once'),
+});
+
+const sendOutput = z.looseObject({
+  id: z.string(),
+  from: z.string(),
+  to: z.string(),
+  type: z.string(),
+  delivered: z.boolean().describe('false: a retry of a signal already delivered, nothing new written'),
+  replyTo: z.string().nullable(),
+  warnings: z.array(z.string()).optional(),
 });
 
 /** `fed_send`: a signal from this team, through the same send as `fed signal send` (its checks and facts). */
@@ -34,6 +44,7 @@ export function registerSend(server: McpServer, context: TeamToolContext): void 
         'a report on a directive), send type report with replyTo set to the id of the signal you answer. ' +
         'It is always sent as your team.',
       input: sendInput,
+      output: sendOutput,
     },
     async (args) => {
       const { fed, teamId } = context;

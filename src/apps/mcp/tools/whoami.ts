@@ -1,4 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { acceptedEventTypes } from '../../../../machines/catalog.js';
@@ -8,6 +8,26 @@ import { archetypeOf } from '../../../engine/archetypes/catalog.js';
 import { acceptedEvents } from '../event-schemas.js';
 import { registerFedTool } from '../fed-tool.js';
 import type { TeamToolContext } from '../team-tools.js';
+
+const whoamiOutput = z.looseObject({
+  team: z.string(),
+  archetype: z.looseObject({ id: z.string(), summary: z.string() }),
+  state: z.string(),
+  since: z.string().nullable(),
+  pausedFrom: z.string().nullable(),
+  mission: z.unknown().describe('the mission directive the team works on, or null'),
+  accepts: z.array(
+    z.looseObject({
+      type: z.string(),
+      summary: z.string().optional(),
+      sentBy: z.string().optional(),
+      data: z.record(z.string(), z.unknown()).describe("the JSON Schema of the event's data"),
+    }),
+  ),
+  workspace: z.string(),
+  deliverablePath: z.string().nullable(),
+  limits: z.record(z.string(), z.unknown()),
+});
 
 /** `fed_whoami`: who the agent is in the federation and what it can report now. */
 export function registerWhoami(server: McpServer, context: TeamToolContext): void {
@@ -20,6 +40,7 @@ export function registerWhoami(server: McpServer, context: TeamToolContext): voi
         'the state accepts now (each with the JSON Schema of its data, for fed_event), your deliverable path and ' +
         'your run limits. Call it first, and again when unsure what to report next.',
       input: z.strictObject({}),
+      output: whoamiOutput,
     },
     async () => {
       const { fed } = context;
