@@ -52,6 +52,13 @@ export interface MissionPlan {
   topics: MissionTopic[];
   /** Whether the general overview follows the mission's sections. */
   overview: boolean;
+  /**
+   * The mission asks for the repository's packages and how they depend on each other ("list every
+   * package … and draw how they depend on each other", "the crates of this workspace and their
+   * dependencies"): answered from the manifests, whatever the word for a package — package, module,
+   * crate, workspace member. Such a sentence is that question, so none of its words becomes a topic.
+   */
+  packageGraph: boolean;
 }
 
 const MAX_TOPICS = 8;
@@ -80,6 +87,15 @@ const ABOUT_READER_OR_CODEBASE =
   /^\w+\s+(?:\w+\s+)?(?:i|we|you|one|it|its|they|their|this|here)\b|\b(?:i|we|you)\s+(?:should|need|must|can|could)\b/i;
 /** Words written as code: camelCase, PascalCase with two humps, snake_case. */
 const CODE_LIKE = /(?<![\w$])(?:[a-z]+[A-Z][\w$]*|[A-Z][a-z\d]+[A-Z][\w$]*|[A-Za-z\d]+_[\w$]+)/g;
+
+/** What a repository's units are called: an npm package, a Go module, a Cargo crate, a workspace member. */
+const PACKAGE_UNIT = /\b(?:packages?|modules?|crates?|workspaces?|monorepo|sub-?projects?|libraries)\b/i;
+/** Asking for all of them, or for how they relate: "every package", "depend on each other", "the dependency graph". */
+const PACKAGE_RELATION =
+  /\b(?:each other|one another|between (?:them|the (?:packages|modules|crates|members))|(?:dependency|package|module|crate) graph|inter-?dependenc\w*|internal dependenc\w*|(?:which|what) (?:\w+ ){0,2}depends?|(?:which|what) (?:workspace )?(?:packages|modules|crates|members|sub-?projects)\b|depends? on which|(?:every|all|each)(?: of the)? (?:workspace )?(?:packages?|modules?|crates?|members?|sub-?projects?)|(?:list|enumerate|name) (?:the |its |their )?(?:workspace )?(?:packages|modules|crates|members|sub-?projects))\b/i;
+
+/** A sentence asking for the package graph (MissionPlan.packageGraph). */
+const asksPackageGraph = (sentence: string) => PACKAGE_UNIT.test(sentence) && PACKAGE_RELATION.test(sentence);
 
 const FILE_NAME = /^[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|py|go|rs|java|rb|json|toml|ya?ml|md)$/;
 
@@ -195,7 +211,12 @@ export function planMission(mission: { subject: string; body: string }, projectN
     topics.push(topic);
   };
   const text = `${mission.subject}\n${mission.body}`;
+  let packageGraph = false;
   for (const sentence of sentencesOf(text)) {
+    if (asksPackageGraph(sentence)) {
+      packageGraph = true;
+      continue;
+    }
     const { names, paths } = namedThings(sentence);
     // "Do not change anything." is an instruction, not a question.
     const question =
@@ -233,7 +254,12 @@ export function planMission(mission: { subject: string; body: string }, projectN
   const specific = topics.slice(0, MAX_TOPICS);
   const kind = kindOf(mission, specific);
   const asksOverview = words(text).some((w) => OVERVIEW_CONTENT.has(w));
-  return { kind, topics: specific, overview: specific.length === 0 || asksOverview || !RESTRICTIVE.test(text) };
+  return {
+    kind,
+    topics: specific,
+    overview: specific.length === 0 || asksOverview || !RESTRICTIVE.test(text),
+    packageGraph,
+  };
 }
 
 /**
