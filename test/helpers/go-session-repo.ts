@@ -27,7 +27,7 @@ export function goSessionRepo(root: string): string {
     'session/git/worktree_test.go':
       'package git\n\nimport "testing"\n\nfunc TestNewGitWorktree(t *testing.T) {\n\tif _, _, err := NewGitWorktree(t.TempDir(), "s"); err != nil {\n\t\tt.Fatal(err)\n\t}\n}\n',
     'log/log.go':
-      'package log\n\nimport "fmt"\n\n// Name the log file after the session; files and functions log here.\nfunc Printf(format string, args ...any) {\n\tfmt.Printf(format, args...)\n}\n',
+      'package log\n\nimport "fmt"\n\n// logFileName is where the log goes.\nfunc logFileName() string {\n\treturn "squad.log"\n}\n\nfunc Printf(format string, args ...any) {\n\tfmt.Printf(format, args...)\n}\n',
     'assets/logo.txt': 'squad\n',
     'web/package.json': JSON.stringify(
       {

@@ -1,8 +1,8 @@
 import { analyseMarkdown } from '../../engine/deliverable/analyse-markdown.js';
 import { TOC_WORD_LIMIT } from '../../engine/deliverable/documentation-rules.js';
 import type { Excerpt } from './excerpt.js';
-import { flowMarkdown } from './flow-render.js';
-import type { FlowStep } from './flow-trace.js';
+import { flowPathsMarkdown } from './flow-render.js';
+import type { FlowPath } from './flow-trace.js';
 import {
   agree,
   bulletList,
@@ -38,8 +38,8 @@ export interface DeliverableInput {
   insights: readonly string[];
   excerpt: Excerpt | null;
   mission: { subject: string; body: string };
-  /** For each answer of the search (same order), its flow traced call by call, when it is a flow traced. */
-  flows?: readonly (FlowStep[] | null)[];
+  /** For each answer of the search (same order), its flow traced call by call — every path — when it is a flow traced. */
+  flows?: readonly (FlowPath[] | null)[];
 }
 
 const MAX_TABLE_ROWS = 15;
@@ -353,10 +353,10 @@ function excerptBlock(path: string, fence: string, quote: { line: number; text: 
 const MAX_EXCERPT_FILES = 3;
 
 /** A section answering one mission topic: the chain for a flow question, the ranked files, their excerpts. */
-export function topicSection(answer: TopicAnswer, flow?: readonly FlowStep[] | null): string {
+export function topicSection(answer: TopicAnswer, flow?: readonly FlowPath[] | null): string {
   const { topic, files, chain } = answer;
   const parts = [`From the mission: “${escapeText(topic.source)}”.`];
-  if (flow) parts.push(flowMarkdown(flow));
+  if (flow) parts.push(flowPathsMarkdown(flow));
   if (chain) {
     const ids = new Map(chain.files.map((f, i) => [f, `c${i}`]));
     const steps = chain.steps.map((step) => {

@@ -15,7 +15,7 @@ import { gatherAreaFacts } from './area-facts.js';
 import { renderAreaDocument } from './area-render.js';
 import { findAreas } from './area-scope.js';
 import { selectExcerpt } from './excerpt.js';
-import { traceFlow } from './flow-trace.js';
+import { traceFlowPaths } from './flow-trace.js';
 import { distillInsights } from './insights.js';
 import { learningEntries, missionEntries } from './learning-entries.js';
 import { searchMission, type TopicAnswer } from './mission-search.js';
@@ -203,7 +203,7 @@ async function work(
     insights,
     excerpt,
     mission: context.mission,
-    flows: search.answers.map((answer) => traceFlow(survey, answer)),
+    flows: search.answers.map((answer) => traceFlowPaths(survey, answer)),
   };
   // A mission naming an area (a package or folder, as `fed plan` gives each team) gets a document about that area.
   const { areas } = findAreas(survey, outline.topics);
