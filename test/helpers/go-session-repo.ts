@@ -40,6 +40,8 @@ export function goSessionRepo(root: string): string {
       2,
     ),
     'web/package-lock.json': '{}\n',
+    'web/README.md':
+      'The landing page of squad, built with \\[Next.js\\](https://nextjs.org) and [Tailwind](https://tailwindcss.com).\n',
     'web/app/page.tsx': 'export default function Page() {\n  return <h1>squad</h1>;\n}\n',
   });
 }
