@@ -28,6 +28,10 @@ describe('fed plan (CLI)', () => {
       { team: 'two-docs', onboarded: false, missionSent: false },
     ]);
 
+    // The hint applies the plan just shown, options included.
+    const one = await runFed(['--root', root, 'plan', '--teams', '1']);
+    expect(one.stdout).toMatch(/\napply it: fed plan --teams 1 --apply\n$/);
+
     const bad = await runFed(['--root', root, 'plan', '--teams', '0']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('expected a whole number of teams > 0');

@@ -133,6 +133,28 @@ describe('a subject the codebase does not have fails, naming what was searched',
   );
 });
 
+describe('a mission whose main subject is absent fails, whatever side word matches', () => {
+  it('Stripe on commander: nothing about payments, so nothing answers', async () => {
+    const { outcome } = await run(
+      commander(),
+      'Document how this codebase integrates with the Stripe payment gateway: the checkout flow and webhook handling',
+    );
+    expect(outcome.status).toBe('failed');
+    expect(outcome.status === 'failed' ? outcome.reason : '').toContain('its main subject is absent');
+  });
+
+  it.skipIf(skipWithoutPyjwt('an absent subject beside words PyJWT has'))(
+    'OAuth login with Okta on PyJWT: tokens and a key refresh are there, the subject is not',
+    async () => {
+      const { outcome } = await run(pyjwt(), 'OAuth login with Okta — the redirect and token refresh');
+      expect(outcome.status).toBe('failed');
+      const reason = outcome.status === 'failed' ? outcome.reason : '';
+      expect(reason).toContain('its main subject is absent: no file mentions most of "oauth", "login", "okta"');
+      expect(reason).toMatch(/found instead: .*"token" appears/);
+    },
+  );
+});
+
 describe('onboarding guides name the commands the project declares', () => {
   const guide = async (codebase: string) => {
     const { outcome, markdown } = await run(codebase, 'Write an onboarding guide', 'For new contributors.');

@@ -37,7 +37,12 @@ function readmeParagraph(text: string): string | null {
   const paragraphs = text.split(/\n\s*\n/).map((p) => p.trim());
   const prose = paragraphs.find((p) => p !== '' && !/^(#|!\[|<|```|\[!\[|---|={3,}|-{3,}|\|)/.test(p));
   if (!prose) return null;
-  const flat = prose.replace(/\s+/g, ' ');
+  // Quoted as the reader sees it: a link's text (`[git worktree](https://…)` is "git worktree"), and
+  // Markdown's escapes taken off (`\[Next.js\]` is "[Next.js]"), so the quote's own escaping is the only one.
+  const flat = prose
+    .replace(/(?<!\\)\[((?:\\.|[^\]\\])*)\]\([^)]*\)/g, '$1')
+    .replace(/\\([\\`*_{}[\]()#+\-.!|<>~])/g, '$1')
+    .replace(/\s+/g, ' ');
   return flat.length > 400 ? `${flat.slice(0, 399).trimEnd()}…` : flat;
 }
 

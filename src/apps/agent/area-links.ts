@@ -1,3 +1,4 @@
+import { code, folderRef } from './markdown-text.js';
 import { neighbourOf, type Area } from './area-scope.js';
 import { resolveRelative } from './import-graph.js';
 import type { Survey } from './survey.js';
@@ -93,3 +94,6 @@ export function areaLinks(area: Area, survey: Survey): AreaLinks {
     tests: { inside: area.files.filter((f) => f.test && f.language?.kind === 'code').map((f) => f.path), outside },
   };
 }
+
+/** The other area as Markdown: a file as itself (`main.go`), a folder with its slash (`src/core/`). */
+export const linkRef = (link: AreaLink): string => (link.file ? code(link.area) : folderRef(link.area));

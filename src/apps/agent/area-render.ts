@@ -3,6 +3,7 @@ import { TOC_WORD_LIMIT } from '../../engine/deliverable/documentation-rules.js'
 import type { AreaFacts } from './area-facts.js';
 import { outsideProduct } from './folder-roles.js';
 import { areaSections, folderOf, shortName } from './area-sections.js';
+import { linkRef } from './area-links.js';
 import { agree, code, count, escapeText, folderRef, numberedList, plural } from './markdown-text.js';
 import { overviewSections, section, tableOfContents, topicSection, type DeliverableInput } from './render-markdown.js';
 import type { Survey } from './survey.js';
@@ -89,12 +90,11 @@ function nextSteps(input: AreaDocumentInput): string {
     const test = facts.build.commands.find((c) => /\btest\b/.test(c));
     if (test) steps.push(`Run its tests with ${code(test)} before changing it.`);
     const out = facts.links.out.slice(0, 3);
-    if (out.length)
-      steps.push(`Read the documents on what it builds on: ${out.map((l) => folderRef(l.area)).join(', ')}.`);
+    if (out.length) steps.push(`Read the documents on what it builds on: ${out.map(linkRef).join(', ')}.`);
     const into = facts.links.in.slice(0, 3);
     if (into.length)
       steps.push(
-        `Check ${into.map((l) => folderRef(l.area)).join(', ')} when changing its exports: ${agree(into.length, 'it imports', 'they import')} them.`,
+        `Check ${into.map(linkRef).join(', ')} when changing its exports: ${agree(into.length, 'it imports', 'they import')} them.`,
       );
   }
   steps.push(

@@ -8,7 +8,8 @@ import type { Survey } from './survey.js';
 /**
  * The area a team's mission names — a package or a folder of the codebase, what `fed plan` writes into
  * each planned team's mission ("Document packages/api/") — so the document is about that area, not the
- * whole repository. A path the mission names in a statement is an area when it is a folder holding code;
+ * whole repository. A path the mission names in a statement is an area when it is a folder holding files
+ * (code, or only assets or data);
  * a path inside a question or a how-does-X-work instruction ("How does `src/db/` cache?", "Explain how
  * `src/db/` caches") stays a topic to answer, and a file stays a topic.
  */
@@ -48,8 +49,8 @@ export function findAreas(
     // "Explain how `src/db/` caches" asks how something works there, as a question would.
     const statement = !/\?\s*$/.test(topic.source.trim()) && !topics.some((t) => t.source === topic.source && t.flow);
     const inside = path === undefined ? [] : survey.files.filter((f) => isUnder(f.path, path));
-    const holdsCode = inside.some((f) => f.language?.kind === 'code');
-    if (path === undefined || !statement || !holdsCode || survey.files.some((f) => f.path === path)) {
+    // A folder of assets or data is an area all the same: its name is no word to search for.
+    if (path === undefined || !statement || inside.length === 0 || survey.files.some((f) => f.path === path)) {
       otherTopics.push(topic);
       continue;
     }

@@ -1,7 +1,6 @@
 import type { AreaFacts } from './area-facts.js';
 import type { Area } from './area-scope.js';
-import { agree, bulletList, code, count, escapeText, fenced, folderRef, plural } from './markdown-text.js';
-import { label } from './render-markdown.js';
+import { agree, bulletList, code, count, escapeText, fenced, folderRef, label, plural } from './markdown-text.js';
 import type { Survey } from './survey.js';
 
 /**

@@ -156,7 +156,11 @@ export function projectCommands(
   packageManager: string | null,
 ): ProjectCommands {
   const root = new Set(files.filter((f) => !f.path.includes('/')).map((f) => f.path));
-  const first = (kind: Manifest['kind']) => manifests.find((m) => m.kind === kind && !m.problem);
+  // The project's commands are its root manifests' when it has one: a sub-project's (`web/package.json`
+  // beside a root `go.mod`) builds only that sub-project.
+  const atRoot = manifests.filter((m) => dirname(m.path) === '.' && !m.problem);
+  const own = atRoot.length ? atRoot : manifests;
+  const first = (kind: Manifest['kind']) => own.find((m) => m.kind === kind && !m.problem);
   const commands: ProjectCommand[] = [];
   const npm = first('npm');
   if (npm) commands.push(...npmCommands(npm, packageManager));

@@ -110,7 +110,24 @@ function targetOf(
   return pkg ? linked.filter((t) => t.startsWith(`${pkg.path}/`)) : [];
 }
 
+/**
+ * One way through the code. Where a function on the way calls several functions that lead to what the
+ * question asks about (`if branch != "" { fromBranch() } else { fresh() }; setup()`), each is a path of
+ * its own: the default one (taken when no option is given) first, then those taken on every path, then
+ * the optional ones.
+ */
+export interface FlowPath {
+  steps: FlowStep[];
+  /** How the first function that branches reaches this path's next step; null when nothing branches. */
+  when: { kind: 'default' | 'always' | 'optional'; condition: string | null } | null;
+}
+
+/** The first path only: the steps of the way the question is answered first. */
 export function traceFlow(survey: Survey, answer: TopicAnswer): FlowStep[] | null {
+  return traceFlowPaths(survey, answer)?.[0]?.steps ?? null;
+}
+
+export function traceFlowPaths(survey: Survey, answer: TopicAnswer): FlowPath[] | null {
   if (!answer.topic.flow || !answer.answered) return null;
   const files = filesToRead(survey, answer);
   const paths = new Set(survey.files.map((f) => f.path));
@@ -252,24 +269,114 @@ export function traceFlow(survey: Survey, answer: TopicAnswer): FlowStep[] | nul
     if (!chosen || chain.value > chosen.value) chosen = chain;
   }
   if (!chosen) return null;
-  const shown = chosen.keys.slice(0, MAX_STEPS);
-  let last = shown.length - 1;
-  while (last > 0 && !relevance.get(shown[last]!)!.matches) last--;
-  const keys = shown.slice(0, last + 1);
-  if (keys.length < 2) return null;
-  return keys.map((key, i) => {
-    const node = nodes.get(key)!;
-    const next = keys[i + 1];
-    const call = next ? callees.get(key)!.find((c) => c.node.key === next) : undefined;
-    const excerptLine = node.def.name === TOP_LEVEL && call ? call.line : node.def.line;
-    return {
-      function: node.def.name === TOP_LEVEL ? `${posix.basename(node.file)} ${TOP_LEVEL}` : node.def.name,
-      file: node.file,
-      line: excerptLine,
-      excerpt: shorten(node.lines[excerptLine - 1] ?? ''),
-      call: call ? { line: call.line, text: shorten(node.lines[call.line - 1] ?? '') } : null,
-    };
-  });
+  /** A chain cut after its last function that matches the question; null when less than two are left. */
+  const trimmed = (chain: readonly string[]): string[] | null => {
+    const shown = chain.slice(0, MAX_STEPS);
+    let last = shown.length - 1;
+    while (last > 0 && !relevance.get(shown[last]!)!.matches) last--;
+    return last >= 1 ? shown.slice(0, last + 1) : null;
+  };
+  const stepsOf = (keys: readonly string[]): FlowStep[] =>
+    keys.map((key, i) => {
+      const node = nodes.get(key)!;
+      const next = keys[i + 1];
+      const call = next ? callees.get(key)!.find((c) => c.node.key === next) : undefined;
+      const excerptLine = node.def.name === TOP_LEVEL && call ? call.line : node.def.line;
+      return {
+        function: node.def.name === TOP_LEVEL ? `${posix.basename(node.file)} ${TOP_LEVEL}` : node.def.name,
+        file: node.file,
+        line: excerptLine,
+        excerpt: shorten(node.lines[excerptLine - 1] ?? ''),
+        call: call ? { line: call.line, text: shorten(node.lines[call.line - 1] ?? '') } : null,
+      };
+    });
+  const main = trimmed(chosen.keys);
+  if (!main) return null;
+  // The first function on the way that calls more than one function leading to what is asked: every
+  // one of those calls is a path of its own.
+  const leadsOn = (key: string) =>
+    heaviest(key, 0).keys.some((k) => relevance.get(k)!.matches) ? heaviest(key, 0) : null;
+  for (let i = 0; i < main.length - 1; i++) {
+    const node = nodes.get(main[i]!)!;
+    const ways = (callees.get(main[i]!) ?? []).filter(
+      ({ node: callee }) => !back.has(`${main[i]}\n${callee.key}`) && leadsOn(callee.key) !== null,
+    );
+    if (ways.length < 2) continue;
+    const paths = ways.flatMap(({ node: callee, line }): FlowPath[] => {
+      const keys = trimmed([...main.slice(0, i + 1), ...heaviest(callee.key, i + 1).keys]);
+      return keys ? [{ steps: stepsOf(keys), when: branchOf(node.lines, node.def.line, line) }] : [];
+    });
+    const order = { default: 0, always: 1, optional: 2 } as const;
+    return paths.sort((a, b) => order[a.when!.kind] - order[b.when!.kind]);
+  }
+  return [{ steps: stepsOf(main), when: null }];
+}
+
+/** A condition that holds when an option is given: `x != ""`, `x != nil`, `x !== undefined`, `len(x) > 0`, `x is not None`, a bare `x`. */
+const PRESENCE =
+  /!==?\s*(?:""|''|nil|null|undefined|None)|len\([^)]*\)\s*(?:>|!=)\s*0|\bis not None\b|^\s*!?!?[\w.]+\s*$/;
+/** A condition that holds when it is not: `x == ""`, `x == nil`, `!x`, `x is None`, `len(x) == 0`. */
+const ABSENCE = /[^!=]==?=?\s*(?:""|''|nil|null|undefined|None)|len\([^)]*\)\s*==\s*0|\bis None\b|^\s*!\s*[\w.]+\s*$/;
+
+/**
+ * Whether the call at `callLine` of a function starting at `defLine` runs on every path, on the default
+ * one (no option given: the `else` of `if option != ""`) or only when an option is given — read from the
+ * `if`/`else` blocks around it: by their braces (Go, TypeScript, JavaScript) or indentation (Python).
+ */
+function branchOf(lines: readonly string[], defLine: number, callLine: number): FlowPath['when'] {
+  interface Block {
+    condition: string | null;
+    inElse: boolean;
+    /** Python: the indentation of its head. */
+    indent: number;
+  }
+  const blocks: Block[] = [];
+  const indentOf = (line: string) => /^\s*/.exec(line)![0].length;
+  const python = /:\s*$/.test((lines[defLine - 1] ?? '').trim());
+  for (let n = defLine + 1; n <= callLine; n++) {
+    const line = lines[n - 1] ?? '';
+    const trimmed = line.trim();
+    if (trimmed === '') continue;
+    if (python) {
+      const continues = /^(?:else|elif)\b/.test(trimmed);
+      while (
+        blocks.length &&
+        indentOf(line) <= blocks[blocks.length - 1]!.indent &&
+        !(continues && indentOf(line) === blocks[blocks.length - 1]!.indent)
+      )
+        blocks.pop();
+    }
+    if (n === callLine) break;
+    const elseIf = /^(?:\}\s*else\s+if|elif)\b\s*\(?(.*?)\)?\s*[{:]\s*$/.exec(trimmed);
+    const ifHead = /^if\b\s*\(?(.*?)\)?\s*[{:]\s*$/.exec(trimmed);
+    const elseHead = /^(?:\}\s*)?else\s*[{:]\s*$/.test(trimmed);
+    if (elseIf || elseHead) {
+      const previous = blocks.pop();
+      blocks.push({
+        condition: elseIf ? elseIf[1]!.trim() : (previous?.condition ?? null),
+        inElse: elseHead,
+        indent: indentOf(line),
+      });
+      continue;
+    }
+    if (ifHead) {
+      blocks.push({ condition: ifHead[1]!.trim(), inElse: false, indent: indentOf(line) });
+      continue;
+    }
+    if (!python) {
+      for (const brace of trimmed.match(/[{}]/g) ?? [])
+        if (brace === '{') blocks.push({ condition: null, inElse: false, indent: indentOf(line) });
+        else blocks.pop();
+    }
+  }
+  const branch = [...blocks].reverse().find((b) => b.condition !== null);
+  if (!branch) return { kind: 'always', condition: null };
+  const condition = branch.condition!;
+  const optionGiven = PRESENCE.test(condition) && !ABSENCE.test(condition);
+  return {
+    kind: branch.inElse === optionGiven ? 'default' : 'optional',
+    condition: branch.inElse ? `not (${condition})` : condition,
+  };
 }
 
 /**

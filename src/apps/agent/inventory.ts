@@ -2,6 +2,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { extname } from 'node:path';
 import { readFileBounded } from '../../infra/fs/read-file-bounded.js';
 import { findGoImports, findPythonImports, findScriptImports } from './import-scan.js';
+import { isMachineWritten } from './machine-written.js';
 import { BINARY_EXTENSIONS, languageOf, type Language } from './languages.js';
 import { findTodoMarkers, type TodoMarker } from './source-scan.js';
 import { isTestFile } from './test-file-names.js';
@@ -24,6 +25,8 @@ export interface FileRecord {
   runsAsProgram: boolean;
   /** Test code, by folder or name (decided once here: every later step asks). */
   test: boolean;
+  /** A lock file, generated or vendored code: counted, but it sizes nothing (see machine-written.ts). */
+  machineWritten: boolean;
 }
 
 export interface Inventory {
@@ -87,6 +90,7 @@ function measure(path: string, buffer: Buffer, bytes: number, whole: boolean): F
     imports: [],
     runsAsProgram: false,
     test: isTestFile(path),
+    machineWritten: isMachineWritten(path, binary ? '' : buffer.subarray(0, 1024).toString('utf8')),
   };
   if (!record.analysed) return record;
   record.lines = countLines(buffer);

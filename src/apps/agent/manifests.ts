@@ -15,13 +15,17 @@ export interface Manifest {
   path: string;
   kind: ManifestKind;
   name: string | null;
+  /** The version it publishes (npm `version`, Cargo `[package] version`, Python `[project] version`). */
+  version: string | null;
   description: string | null;
   /** npm `scripts`; empty for the others. */
   scripts: Record<string, string>;
   /** Declared entry points: the manifest field (npm `bin`/`main`/`exports`, Python `[project.scripts]`, Cargo `[[bin]]`), the command name it gives, and the file or module it names. */
   entryPoints: { field: string; name: string | null; target: string }[];
-  /** Needed at run time. */
+  /** Needed at run time (npm peerDependencies included: see `peerDependencies`). */
   dependencies: string[];
+  /** Of `dependencies`, those the user installs beside it (npm `peerDependencies`). */
+  peerDependencies: string[];
   /** Needed only to develop, build or test (npm devDependencies, Python optional/dev groups, Cargo dev-dependencies). */
   devDependencies: string[];
   /** Python `[tool.*]` tables (pytest, ruff, poetry…): the tools the project configures. */
@@ -30,6 +34,10 @@ export interface Manifest {
   workspaces: string[];
   /** Folders excluded from the workspace (Cargo `[workspace] exclude`). */
   workspaceExcludes: string[];
+  /** The version members inherit with `version.workspace = true` (Cargo `[workspace.package] version`). */
+  workspaceVersion: string | null;
+  /** Its version is the workspace's (Cargo `version.workspace = true`). */
+  inheritsVersion: boolean;
   /** Why the file could not be understood, when it could not. */
   problem: string | null;
 }
@@ -42,20 +50,49 @@ export const MANIFEST_FILES: Record<string, ManifestKind> = {
 };
 
 /** Files that only declare a workspace; read into the manifest beside them. */
-const WORKSPACE_FILES: Record<string, ManifestKind> = { 'pnpm-workspace.yaml': 'npm', 'go.work': 'go' };
+export const WORKSPACE_FILES: Record<string, ManifestKind> = {
+  'pnpm-workspace.yaml': 'npm',
+  'lerna.json': 'npm',
+  'nx.json': 'npm',
+  'go.work': 'go',
+};
+
+/** Where Lerna looks for packages when `lerna.json` names none. */
+const LERNA_DEFAULT = ['packages/*'];
+
+/** Nx's project folders (`workspaceLayout`, by default `apps/` and `libs/`), nested projects included. */
+function nxMembers(json: unknown): string[] {
+  const layout = table(json, 'workspaceLayout');
+  const folders = [stringOr(layout.appsDir) ?? 'apps', stringOr(layout.libsDir) ?? 'libs'];
+  return [...new Set(folders)].map((folder) => `${folder.replace(/\/$/, '')}/**`);
+}
+
+/** The members a workspace-only file declares, by its name. */
+function workspaceMembers(name: string, text: string): string[] {
+  if (name === 'go.work') return goWorkMembers(text);
+  if (name === 'pnpm-workspace.yaml') return strings(table(parseYaml(text) as unknown).packages);
+  const json = JSON.parse(text) as unknown;
+  if (name === 'nx.json') return nxMembers(json);
+  const packages = strings(table(json).packages);
+  return packages.length ? packages : LERNA_DEFAULT;
+}
 
 const emptyManifest = (path: string, kind: ManifestKind): Manifest => ({
   path,
   kind,
   name: null,
+  version: null,
   description: null,
   scripts: {},
   entryPoints: [],
   dependencies: [],
+  peerDependencies: [],
   devDependencies: [],
   tools: [],
   workspaces: [],
   workspaceExcludes: [],
+  workspaceVersion: null,
+  inheritsVersion: false,
   problem: null,
 });
 
@@ -84,6 +121,7 @@ function readNpm(manifest: Manifest, text: string): void {
   const json = JSON.parse(text) as unknown;
   if (!isRecord(json)) throw new Error('not a JSON object');
   manifest.name = stringOr(json.name);
+  manifest.version = stringOr(json.version);
   manifest.description = stringOr(json.description);
   manifest.scripts = stringEntries(json.scripts);
   const bin = json.bin;
@@ -101,7 +139,8 @@ function readNpm(manifest: Manifest, text: string): void {
         : null;
   if (exportTarget && exportTarget !== main)
     manifest.entryPoints.push({ field: 'exports', name: null, target: exportTarget });
-  manifest.dependencies = [...keysOf(json.dependencies), ...keysOf(json.peerDependencies)];
+  manifest.peerDependencies = keysOf(json.peerDependencies);
+  manifest.dependencies = [...new Set([...keysOf(json.dependencies), ...manifest.peerDependencies])];
   manifest.devDependencies = keysOf(json.devDependencies);
   manifest.workspaces = Array.isArray(json.workspaces)
     ? strings(json.workspaces)
@@ -120,6 +159,7 @@ function readPython(manifest: Manifest, text: string): void {
   const project = table(doc, 'project');
   const poetry = table(doc, 'tool', 'poetry');
   manifest.name = stringOr(project.name) ?? stringOr(poetry.name);
+  manifest.version = stringOr(project.version) ?? stringOr(poetry.version);
   manifest.description = stringOr(project.description) ?? stringOr(poetry.description);
   for (const [field, scripts] of [
     ['[project.scripts]', table(project, 'scripts')],
@@ -153,21 +193,31 @@ function readGo(manifest: Manifest, text: string): void {
   }
 }
 
+/** A Cargo dependency table's crate names: a key renamed with `package = "…"` depends on that package. */
+function crateNames(value: unknown): string[] {
+  return Object.entries(isRecord(value) ? value : {}).map(([key, spec]) =>
+    isRecord(spec) ? (stringOr(spec.package) ?? key) : key,
+  );
+}
+
 function readCargo(manifest: Manifest, text: string): void {
   const doc = parseToml(text);
   const pkg = table(doc, 'package');
   manifest.name = stringOr(pkg.name);
+  manifest.version = stringOr(pkg.version);
+  manifest.inheritsVersion = table(pkg, 'version').workspace === true;
   manifest.description = stringOr(pkg.description);
   const bins: unknown[] = Array.isArray(doc.bin) ? doc.bin : [];
   for (const bin of bins.filter(isRecord)) {
     const path = stringOr(bin.path) ?? (stringOr(bin.name) ? `src/bin/${String(bin.name)}.rs` : null);
     if (path) manifest.entryPoints.push({ field: '[[bin]]', name: stringOr(bin.name), target: path });
   }
-  manifest.dependencies = keysOf(doc.dependencies);
-  manifest.devDependencies = [...keysOf(doc['dev-dependencies']), ...keysOf(doc['build-dependencies'])];
+  manifest.dependencies = crateNames(doc.dependencies);
+  manifest.devDependencies = [...crateNames(doc['dev-dependencies']), ...crateNames(doc['build-dependencies'])];
   const workspace = table(doc, 'workspace');
   manifest.workspaces = strings(workspace.members);
   manifest.workspaceExcludes = strings(workspace.exclude);
+  manifest.workspaceVersion = stringOr(table(workspace, 'package').version);
 }
 
 const READERS: Record<ManifestKind, (manifest: Manifest, text: string) => void> = {
@@ -205,8 +255,9 @@ function goWorkMembers(text: string): string[] {
 }
 
 /**
- * The workspace members a workspace-only file at the root declares (`pnpm-workspace.yaml` `packages`,
- * `go.work` `use`), or a problem when it cannot be read; undefined for other files.
+ * The workspace members a workspace-only file at the root declares (`pnpm-workspace.yaml` and
+ * `lerna.json` `packages`, `nx.json`'s project folders, `go.work` `use`), or a problem when it cannot be
+ * read; undefined for other files.
  */
 export function readWorkspaceFile(
   codebase: string,
@@ -215,8 +266,7 @@ export function readWorkspaceFile(
   const kind = WORKSPACE_FILES[basename(path)];
   if (!kind) return undefined;
   try {
-    const text = readFileSync(join(codebase, path), 'utf8');
-    const members = kind === 'go' ? goWorkMembers(text) : strings(table(parseYaml(text) as unknown).packages);
+    const members = workspaceMembers(basename(path), readFileSync(join(codebase, path), 'utf8'));
     return { kind, members, problem: null };
   } catch (error) {
     return { kind, members: [], problem: (error as Error).message.split('\n')[0]! };

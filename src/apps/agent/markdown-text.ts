@@ -63,3 +63,6 @@ export function agree(n: number, one: string, many: string): string {
 export function folderRef(path: string): string {
   return path === '.' ? 'the root folder' : code(`${path}/`);
 }
+
+/** Mermaid node labels are quoted; a quote inside becomes its entity. */
+export const label = (text: string) => `"${text.replace(/"/g, '#quot;')}"`;

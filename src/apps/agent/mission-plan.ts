@@ -41,6 +41,13 @@ export interface MissionTopic {
    * codebase itself or its reader ("What are its moving parts?"). Absent when every term is asked for.
    */
   tentative?: string[];
+  /**
+   * Terms (of `terms`) of the sentence's main subject, when the sentence names one and then its parts:
+   * "the Stripe payment gateway: the checkout flow and webhook handling", "OAuth login with Okta — the
+   * redirect and token refresh". The topic is answered only where the main subject is found: a part
+   * that matches (`checkout`, `refresh`) never answers for a subject the codebase does not have.
+   */
+  main?: string[];
 }
 
 export interface MissionPlan {
@@ -52,6 +59,13 @@ export interface MissionPlan {
   topics: MissionTopic[];
   /** Whether the general overview follows the mission's sections. */
   overview: boolean;
+  /**
+   * The mission asks for the repository's packages and how they depend on each other ("list every
+   * package … and draw how they depend on each other", "the crates of this workspace and their
+   * dependencies"): answered from the manifests, whatever the word for a package — package, module,
+   * crate, workspace member. Such a sentence is that question, so none of its words becomes a topic.
+   */
+  packageGraph: boolean;
 }
 
 const MAX_TOPICS = 8;
@@ -72,7 +86,7 @@ const PATH_LIKE = /^(?:[\w.-]+\/)+[\w.-]*$|^[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|py|
 
 /** A statement asking about what follows its verb: "Document the payment gateway", "Focus on caching". */
 const ASKS_ABOUT =
-  /^(?:please\s+)?(?:document|explain|describe|cover|detail|summari[sz]e|outline|introduce)\s+(?!how\b|what\b|why\b|where\b|me\b|us\b|it\b)|\b(?:focus(?:ing)?|concentrat(?:e|ing))\s+on\b|\bwrite\s+(?:[\w-]+\s+){0,3}?(?:about|on)\s/i;
+  /^(?:please\s+)?(?:document|explain|describe|cover|detail|summari[sz]e|outline|introduce)\s+(?!how\s+to\b|what\b|why\b|where\b|me\b|us\b|it\b)|\b(?:focus(?:ing)?|concentrat(?:e|ing))\s+on\b|\bwrite\s+(?:[\w-]+\s+){0,3}?(?:about|on)\s/i;
 /** A request phrased as a question, "Can you explain the router?": a statement once this is taken off. */
 const REQUEST = /^(?:can|could|would|will)\s+you\s+(?:please\s+)?/i;
 /** A question about the reader or the codebase itself: "How do I get started?", "What are its moving parts?". */
@@ -80,6 +94,33 @@ const ABOUT_READER_OR_CODEBASE =
   /^\w+\s+(?:\w+\s+)?(?:i|we|you|one|it|its|they|their|this|here)\b|\b(?:i|we|you)\s+(?:should|need|must|can|could)\b/i;
 /** Words written as code: camelCase, PascalCase with two humps, snake_case. */
 const CODE_LIKE = /(?<![\w$])(?:[a-z]+[A-Z][\w$]*|[A-Z][a-z\d]+[A-Z][\w$]*|[A-Za-z\d]+_[\w$]+)/g;
+
+/** What a repository's units are called: an npm package, a Go module, a Cargo crate, a workspace member. */
+const PACKAGE_UNIT = /\b(?:packages?|modules?|crates?|workspaces?|monorepo|sub-?projects?|libraries)\b/i;
+/** Asking for all of them, or for how they relate: "every package", "depend on each other", "the dependency graph". */
+const PACKAGE_RELATION =
+  /\b(?:each other|one another|between (?:them|the (?:packages|modules|crates|members))|(?:dependency|package|module|crate) graph|inter-?dependenc\w*|internal dependenc\w*|(?:which|what) (?:\w+ ){0,2}depends?|(?:which|what) (?:workspace )?(?:packages|modules|crates|members|sub-?projects)\b|depends? on which|(?:every|all|each)(?: of the)? (?:workspace )?(?:packages?|modules?|crates?|members?|sub-?projects?)|(?:list|enumerate|name) (?:the |its |their )?(?:workspace )?(?:packages|modules|crates|members|sub-?projects))\b/i;
+
+/** A sentence asking for the package graph (MissionPlan.packageGraph). */
+const asksPackageGraph = (sentence: string) => PACKAGE_UNIT.test(sentence) && PACKAGE_RELATION.test(sentence);
+
+/** Where a sentence names its main subject before its parts: "X: the parts", "X — the parts", "X - the parts". */
+const MAIN_SUBJECT_END = /:\s|\s[—–-]\s|\s\(/;
+
+/**
+ * Names written as names: a word capitalised inside a sentence (Stripe, Okta) or with capitals inside it
+ * (OAuth, JWT, GraphQL). Always asked about, and looked for as written: "Stripe" is not the stem "strip".
+ */
+function properNouns(sentence: string): Set<string> {
+  const found = new Set<string>();
+  const tokens = sentence.split(/\s+/).map((t) => t.replace(/^[^\w]+|[^\w]+$/g, ''));
+  tokens.forEach((token, i) => {
+    const startsClause = i === 0 || /[.!?:;—–]$/.test(sentence.split(/\s+/)[i - 1]!);
+    const named = /^[A-Z][a-z\d]/.test(token) ? !startsClause : /^\w*[A-Z]\w*[A-Z]/.test(token);
+    if (named && !isMissionWord(token.toLowerCase())) found.add(token.toLowerCase());
+  });
+  return found;
+}
 
 const FILE_NAME = /^[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|py|go|rs|java|rb|json|toml|ya?ml|md)$/;
 
@@ -114,14 +155,19 @@ export function words(text: string): string[] {
     );
 }
 
-function contentTerms(text: string, projectWords: ReadonlySet<string>): { terms: string[]; words: string[] } {
+function contentTerms(
+  text: string,
+  projectWords: ReadonlySet<string>,
+  proper: ReadonlySet<string> = new Set(),
+): { terms: string[]; words: string[] } {
   const terms = new Map<string, string>();
+  const stemOf = (word: string) => (proper.has(word) ? word : stem(word));
   // "code base" is the codebase, not a thing called "base".
   for (const raw of words(text.replace(/\bcode\s+base\b/gi, 'codebase'))) {
     // `router.ts` is about the router; `deliverable.md` (the document itself) about nothing in the codebase.
     const word = FILE_NAME.test(raw) ? raw.slice(0, raw.lastIndexOf('.')) : raw;
     if (word.length < 3 || /^\d+$/.test(word) || isMissionWord(word) || projectWords.has(word)) continue;
-    if (!terms.has(stem(word))) terms.set(stem(word), word);
+    if (!terms.has(stemOf(word))) terms.set(stemOf(word), word);
   }
   const kept = [...terms].slice(0, MAX_TERMS);
   return { terms: kept.map(([term]) => term), words: kept.map(([, word]) => word) };
@@ -195,7 +241,12 @@ export function planMission(mission: { subject: string; body: string }, projectN
     topics.push(topic);
   };
   const text = `${mission.subject}\n${mission.body}`;
+  let packageGraph = false;
   for (const sentence of sentencesOf(text)) {
+    if (asksPackageGraph(sentence)) {
+      packageGraph = true;
+      continue;
+    }
     const { names, paths } = namedThings(sentence);
     // "Do not change anything." is an instruction, not a question.
     const question =
@@ -210,8 +261,12 @@ export function planMission(mission: { subject: string; body: string }, projectN
     const withoutPaths = paths.reduce((rest, path) => rest.split(path).join(' '), sentence);
     // "Do not change anything", "without running it": how to work, not what to write about.
     const asked = question ? withoutPaths : withoutPaths.replace(CONSTRAINT, ' ');
-    const found = contentTerms(asked, projectWords);
+    const proper = properNouns(sentence);
+    const found = contentTerms(asked, projectWords, proper);
     if (found.terms.length === 0) continue;
+    const head = MAIN_SUBJECT_END.exec(asked);
+    const mainTerms = head ? contentTerms(asked.slice(0, head.index), projectWords, proper).terms : [];
+    const main = found.terms.filter((t) => mainTerms.includes(t));
     // Open phrasing ("Give me the lay of the land") is instruction unless the sentence asks about its
     // words or the codebase names them (see MissionTopic.tentative): only code-like words are always asked.
     const request = sentence.replace(REQUEST, '');
@@ -219,7 +274,9 @@ export function planMission(mission: { subject: string; body: string }, projectN
       ((!question || request !== sentence) && ASKS_ABOUT.test(request)) ||
       (flow && !ABOUT_READER_OR_CODEBASE.test(request));
     const codeLike = new Set((sentence.match(CODE_LIKE) ?? []).map((w) => w.toLowerCase()));
-    const tentative = asksAbout ? [] : found.terms.filter((_, i) => !codeLike.has(found.words[i]!));
+    const tentative = asksAbout
+      ? []
+      : found.terms.filter((_, i) => !codeLike.has(found.words[i]!) && !proper.has(found.words[i]!));
     add({
       title: title(question ? sentence : names.length === 1 ? names[0]! : sentence),
       source: sentence,
@@ -228,12 +285,18 @@ export function planMission(mission: { subject: string; body: string }, projectN
       flow,
       exact: false,
       ...(tentative.length ? { tentative } : {}),
+      ...(main.length && main.length < found.terms.length ? { main } : {}),
     });
   }
   const specific = topics.slice(0, MAX_TOPICS);
   const kind = kindOf(mission, specific);
   const asksOverview = words(text).some((w) => OVERVIEW_CONTENT.has(w));
-  return { kind, topics: specific, overview: specific.length === 0 || asksOverview || !RESTRICTIVE.test(text) };
+  return {
+    kind,
+    topics: specific,
+    overview: specific.length === 0 || asksOverview || !RESTRICTIVE.test(text),
+    packageGraph,
+  };
 }
 
 /**

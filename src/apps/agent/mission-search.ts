@@ -2,6 +2,7 @@ import { basename, dirname, join } from 'node:path';
 import { outsideProduct } from './folder-roles.js';
 import { readAnalysedText, type FileRecord } from './inventory.js';
 import { stem, type MissionTopic } from './mission-plan.js';
+import { isMissionWord } from './mission-words.js';
 import type { Survey } from './survey.js';
 
 /**
@@ -50,6 +51,19 @@ export interface TopicAnswer {
   answered: boolean;
   /** For a flow topic: the files the chain passes through, in order, and how each hop is made. */
   chain: { files: string[]; steps: ChainStep[] } | null;
+  /**
+   * For an unanswered topic: the words of it that the codebase does mention, where, and — when every
+   * occurrence follows the same word — in what sense (`checkout` only as `git checkout`).
+   */
+  foundInstead: WordUse[];
+}
+
+/** Where a word of the mission occurs, and the one word that always comes before it, if one does. */
+export interface WordUse {
+  word: string;
+  files: string[];
+  /** "git checkout": every occurrence reads so. */
+  only: string | null;
 }
 
 export interface MissionSearch {
@@ -455,16 +469,77 @@ function standing(topic: MissionTopic, candidates: readonly Candidate[]): Missio
       return pattern.test(c.declaredNames);
     });
   };
-  const keep = topic.terms.map((term) => !topic.tentative!.includes(term) || named(term));
+  const kept = topic.terms.map((term) => !topic.tentative!.includes(term) || named(term));
+  // A part that the codebase names keeps the main subject asked about: it cannot stand in for it.
+  const keep = kept.some(Boolean)
+    ? topic.terms.map((term, i) => kept[i]! || topic.main?.includes(term) === true)
+    : kept;
   const terms = topic.terms.filter((_, i) => keep[i]);
   if (terms.length === 0 && topic.paths.length === 0) return null;
-  const { tentative, ...rest } = topic;
-  const stillTentative = tentative.filter((t) => terms.includes(t));
+  const { tentative, main, ...rest } = topic;
+  const stillTentative = tentative.filter((t) => terms.includes(t) && !main?.includes(t));
+  const mainLeft = main?.filter((t) => terms.includes(t)) ?? [];
   return {
     ...rest,
+    ...(mainLeft.length && mainLeft.length < terms.length ? { main: mainLeft } : {}),
     terms,
     words: topic.words.filter((_, i) => keep[i]),
     ...(stillTentative.length ? { tentative: stillTentative } : {}),
+  };
+}
+
+/**
+ * A sentence is answered where one file matches most of its words — and, when it names a main subject
+ * (MissionTopic.main), most of the main subject's words: its parts alone answer nothing.
+ */
+function answersMost(topic: MissionTopic, ranked: readonly RankedFile[]): boolean {
+  const most = (n: number) => Math.floor(n / 2) + 1;
+  const wordOf = (term: string) => topic.words[topic.terms.indexOf(term)] ?? term;
+  const mainWords = (topic.main ?? []).map(wordOf);
+  return (
+    topic.terms.length === 0 ||
+    ranked.some(
+      (r) =>
+        r.terms.length >= most(topic.terms.length) &&
+        (mainWords.length === 0 || r.terms.filter((t) => mainWords.includes(t)).length >= most(mainWords.length)),
+    )
+  );
+}
+
+const MAX_USE_FILES = 3;
+/** Declaration and statement keywords of the languages the survey reads. */
+const KEYWORDS = new Set(
+  'function func def fn class struct interface type enum const let var return new export import from package pub async await static public private protected self this'.split(
+    ' ',
+  ),
+);
+
+/**
+ * Where `term` occurs, and the word before it when every occurrence has the same one ("git checkout",
+ * also as `exec.Command("git", "checkout")`): a word of the mission used in another sense.
+ */
+function wordUse(term: string, word: string, ranked: readonly (RankedFile & { candidate: Candidate })[]): WordUse {
+  const holding = ranked.filter((r) => r.terms.includes(word));
+  const pattern = termPattern(term);
+  const before = new Set<string>();
+  for (const { candidate } of holding) {
+    pattern.lastIndex = 0;
+    for (const match of candidate.text.matchAll(pattern)) {
+      const previous = /([A-Za-z][\w-]*)(?:["'`,]|[^\S\n])+$/.exec(
+        candidate.text.slice(Math.max(0, match.index - 40), match.index),
+      );
+      const word = previous?.[1]!.toLowerCase() ?? '';
+      // A keyword or a word of grammar before it says nothing about the sense it is used in.
+      before.add(KEYWORDS.has(word) || isMissionWord(word) ? '' : word);
+      if (before.size > 1) break;
+    }
+    if (before.size > 1) break;
+  }
+  const [only] = before;
+  return {
+    word,
+    files: holding.slice(0, MAX_USE_FILES).map((r) => r.path),
+    only: before.size === 1 && only ? `${only} ${word}` : null,
   };
 }
 
@@ -481,12 +556,9 @@ export function searchMission(survey: Survey, asked: readonly MissionTopic[]): M
       (m) => !topic.paths.includes(m) || !survey.files.some((f) => f.path === m || f.path.startsWith(`${m}/`)),
     );
     const unsearched = topic.paths.length ? survey.files.filter((f) => under(f.path) && !byPath.has(f.path)) : [];
-    const most = Math.floor(topic.terms.length / 2) + 1;
     const answered =
       !missing.some((m) => topic.paths.includes(m)) &&
-      (topic.exact
-        ? missing.length === 0
-        : topic.terms.length === 0 || ranked.ranked.some((r) => r.terms.length >= most));
+      (topic.exact ? missing.length === 0 : answersMost(topic, ranked.ranked));
     const patterns = topic.terms.map(termPattern);
     const files = [
       ...ranked.ranked
@@ -512,7 +584,13 @@ export function searchMission(survey: Survey, asked: readonly MissionTopic[]): M
         return { from: chainFiles[i]!, to, importLine: imported, callLine: from ? callLine(from, to, imported) : null };
       }),
     };
-    return { topic, files, missing, answered, chain };
+    const foundInstead = answered
+      ? []
+      : topic.terms.flatMap((term, i) => {
+          const word = topic.words[i] ?? term;
+          return missing.includes(word) ? [] : [wordUse(term, word, ranked.ranked)];
+        });
+    return { topic, files, missing, answered, chain, foundInstead };
   });
   return { answers, searched: candidates.length };
 }

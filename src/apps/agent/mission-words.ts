@@ -42,12 +42,14 @@ new newcomer newcomers beginner beginners reader readers developer developers co
 maintainers team teams people someone person anyone everyone joining user-facing human humans hire hires joiner joiners
 colleague colleagues staff intern interns student students junior juniors
 use used uses using
+name names naming
 `);
 
 /** Words for the codebase itself: "how does the framework work" is about all of it. */
 export const CODEBASE = set(`
 codebase code repository repo repos project projects framework library app application software system program tool tooling source sources
 work works working package packages
+file files function functions method methods class classes symbol symbols
 `);
 
 /** What the general overview covers: a mission asking for these asks for the overview. */

@@ -29,6 +29,8 @@ export interface Outline {
   topics: MissionTopic[];
   /** The overview's sections; empty when the mission restricts itself to its topics. */
   sections: SectionId[];
+  /** The mission asks for the packages and how they depend on each other (MissionPlan.packageGraph). */
+  packageGraph: boolean;
   sources: string[];
 }
 
@@ -106,7 +108,13 @@ export function planOutline(
 ): Outline {
   const plan = planMission(mission, projectName);
   const kind = plan.kind;
-  return { kind, topics: plan.topics, sections: plan.overview ? sectionsOf(kind) : [], sources: [...sources] };
+  return {
+    kind,
+    topics: plan.topics,
+    sections: plan.overview ? sectionsOf(kind) : [],
+    sources: [...sources],
+    packageGraph: plan.packageGraph,
+  };
 }
 
 /**
@@ -132,6 +140,6 @@ export function standingOutline(
     ...outline,
     kind,
     topics: [...topics],
-    sections: outline.sections.length || topics.length === 0 ? sectionsOf(kind) : [],
+    sections: outline.sections.length || (topics.length === 0 && !outline.packageGraph) ? sectionsOf(kind) : [],
   };
 }

@@ -11,6 +11,8 @@ import type { Manifest, ManifestKind } from './manifests.js';
  */
 export interface CodePackage {
   name: string;
+  /** The version it publishes, when its manifest (or its Cargo workspace) gives one. */
+  version: string | null;
   /** Its folder, `.` for the root. */
   path: string;
   kind: ManifestKind;
@@ -22,11 +24,16 @@ export interface CodePackage {
   devDependencies: number;
 }
 
+/** How a manifest declares a dependency: needed at run time, installed beside it (npm peer), or to develop. */
+export type DependencyKind = 'runtime' | 'peer' | 'dev';
+
 export interface PackageEdge {
   from: string;
   to: string;
   /** Only a development dependency. */
   dev: boolean;
+  /** Every way `from` declares `to`, in this order: runtime, peer, dev. */
+  kinds: DependencyKind[];
 }
 
 export interface Packages {
@@ -74,8 +81,11 @@ export function findPackages(
   const folders = chosen.map((m) => dirname(m.path));
   const owner = (path: string) =>
     folders.filter((dir) => dir === '.' || path.startsWith(`${dir}/`)).sort((a, b) => b.length - a.length)[0];
+  // `version.workspace = true`: the version of the Cargo workspace the crate is a member of.
+  const workspaceVersion = manifests.find((m) => m.kind === 'cargo' && m.workspaceVersion)?.workspaceVersion ?? null;
   const list: CodePackage[] = chosen.map((m) => ({
     name: m.name!,
+    version: m.version ?? (m.inheritsVersion ? workspaceVersion : null),
     path: dirname(m.path),
     kind: m.kind,
     manifest: m.path,
@@ -86,11 +96,17 @@ export function findPackages(
   }));
   const edges: PackageEdge[] = [];
   chosen.forEach((m, i) => {
-    const runtime = new Set(m.dependencies);
+    const peer = new Set(m.peerDependencies);
+    const declared: [DependencyKind, string[]][] = [
+      ['runtime', m.dependencies.filter((d) => !peer.has(d))],
+      ['peer', m.peerDependencies],
+      ['dev', m.devDependencies],
+    ];
     for (const target of list) {
       if (target === list[i]) continue;
-      const uses = [...m.dependencies, ...m.devDependencies].filter((d) => dependsOn(m.kind, d, target));
-      if (uses.length) edges.push({ from: list[i]!.name, to: target.name, dev: !uses.some((d) => runtime.has(d)) });
+      const kinds = declared.filter(([, names]) => names.some((d) => dependsOn(m.kind, d, target))).map(([k]) => k);
+      if (kinds.length)
+        edges.push({ from: list[i]!.name, to: target.name, dev: kinds.every((k) => k === 'dev'), kinds });
     }
   });
   const declaredBy = [...declarations.map((d) => d.file)];

@@ -1,8 +1,8 @@
 import { analyseMarkdown } from '../../engine/deliverable/analyse-markdown.js';
 import { TOC_WORD_LIMIT } from '../../engine/deliverable/documentation-rules.js';
 import type { Excerpt } from './excerpt.js';
-import { flowMarkdown } from './flow-render.js';
-import type { FlowStep } from './flow-trace.js';
+import { flowPathsMarkdown } from './flow-render.js';
+import type { FlowPath } from './flow-trace.js';
 import {
   agree,
   bulletList,
@@ -11,11 +11,13 @@ import {
   escapeText,
   fenced,
   folderRef,
+  label,
   numberedList,
   plural,
   table,
 } from './markdown-text.js';
 import { OTHER_GROUP } from './import-graph.js';
+import { PACKAGE_GRAPH_TITLE, packageGraphSection } from './package-graph.js';
 import { howToRunSection, whereToStartSection } from './onboarding-sections.js';
 import type { MissionSearch, TopicAnswer } from './mission-search.js';
 import type { DocumentKind, Outline, SectionId } from './outline.js';
@@ -36,8 +38,8 @@ export interface DeliverableInput {
   insights: readonly string[];
   excerpt: Excerpt | null;
   mission: { subject: string; body: string };
-  /** For each answer of the search (same order), its flow traced call by call, when it is a flow traced. */
-  flows?: readonly (FlowStep[] | null)[];
+  /** For each answer of the search (same order), its flow traced call by call — every path — when it is a flow traced. */
+  flows?: readonly (FlowPath[] | null)[];
 }
 
 const MAX_TABLE_ROWS = 15;
@@ -81,7 +83,12 @@ const percent = (part: number, whole: number) => `${whole === 0 ? 0 : Math.round
 function missionSummary(input: DeliverableInput, first: string): string {
   const { outline, search } = input;
   const flows = search.answers.filter((a) => a.chain).length;
-  const answers = `It answers the mission with ${plural(outline.topics.length, 'section')} built from the files whose paths, declared names and text match it best${flows ? `, and traces the chain of imports for ${plural(flows, 'flow question')}` : ''}.`;
+  const packages = outline.packageGraph
+    ? `It lists the repository's ${plural(input.survey.packages.list.length, 'package')} and how they depend on each other, from their manifests${outline.topics.length ? ', then' : '.'}`
+    : '';
+  const answers = !outline.topics.length
+    ? packages
+    : `${packages ? `${packages} answers` : 'It answers'} the mission with ${plural(outline.topics.length, 'section')} built from the files whose paths, declared names and text match it best${flows ? `, and traces the chain of imports for ${plural(flows, 'flow question')}` : ''}.`;
   const rest = outline.sections.length
     ? 'The general overview for someone new to the repository follows, and it ends with where to start.'
     : 'It ends with where to read next.';
@@ -92,7 +99,7 @@ function summary(input: DeliverableInput): string {
   const { survey, outline } = input;
   const primary = survey.languages.find((l) => l.kind === 'code');
   const first = `${code(survey.name)} is a codebase of ${plural(survey.totals.files, 'file')} and ${count(survey.totals.lines)} lines${primary ? `, mostly ${primary.name}` : ''}.`;
-  if (outline.topics.length) return missionSummary(input, first);
+  if (outline.topics.length || outline.packageGraph) return missionSummary(input, first);
   const entry = survey.entryPoints[0];
   const second =
     outline.kind === 'audit'
@@ -146,9 +153,6 @@ function languages({ survey }: DeliverableInput): string {
     .map((l) => [l.name, count(l.files), count(l.lines), percent(l.lines, survey.totals.lines)]);
   return `Files by language, as told by their extensions; lines include comments and blank lines.\n\n${table(['Language', 'Files', 'Lines', 'Share of lines'], rows)}`;
 }
-
-/** Mermaid node labels are quoted; a quote inside becomes its entity. */
-export const label = (text: string) => `"${text.replace(/"/g, '#quot;')}"`;
 
 function layoutDiagram(survey: Survey): string {
   const folders = survey.layout.filter((e) => e.folder).slice(0, 14);
@@ -337,7 +341,8 @@ export function tableOfContents(analysis: ReturnType<typeof analyseMarkdown>): s
 /** Does the section have something to say for this codebase? */
 function applies(id: SectionId, input: DeliverableInput): boolean {
   if (id === 'findings') return input.insights.length > 0;
-  if (id === 'packages') return input.survey.packages.list.length > 1;
+  // The mission's own package graph says all the overview's section would, and more.
+  if (id === 'packages') return input.survey.packages.list.length > 1 && !input.outline.packageGraph;
   return true;
 }
 
@@ -348,10 +353,10 @@ function excerptBlock(path: string, fence: string, quote: { line: number; text: 
 const MAX_EXCERPT_FILES = 3;
 
 /** A section answering one mission topic: the chain for a flow question, the ranked files, their excerpts. */
-export function topicSection(answer: TopicAnswer, flow?: readonly FlowStep[] | null): string {
+export function topicSection(answer: TopicAnswer, flow?: readonly FlowPath[] | null): string {
   const { topic, files, chain } = answer;
   const parts = [`From the mission: “${escapeText(topic.source)}”.`];
-  if (flow) parts.push(flowMarkdown(flow));
+  if (flow) parts.push(flowPathsMarkdown(flow));
   if (chain) {
     const ids = new Map(chain.files.map((f, i) => [f, `c${i}`]));
     const steps = chain.steps.map((step) => {
@@ -400,11 +405,13 @@ export function overviewSections(input: DeliverableInput): string[] {
 }
 
 export function renderDeliverable(input: DeliverableInput): string {
-  const title = input.outline.topics.length
-    ? `${input.survey.name}: ${input.mission.subject}`
-    : TITLES[input.outline.kind](input.survey.name);
+  const title =
+    input.outline.topics.length || input.outline.packageGraph
+      ? `${input.survey.name}: ${input.mission.subject}`
+      : TITLES[input.outline.kind](input.survey.name);
   const head = [`# ${escapeText(title)}`, summary(input)];
   const body = [
+    ...(input.outline.packageGraph ? [section(PACKAGE_GRAPH_TITLE, packageGraphSection(input.survey))] : []),
     ...input.search.answers.map((answer, i) =>
       section(escapeText(answer.topic.title), topicSection(answer, input.flows?.[i])),
     ),

@@ -15,7 +15,7 @@ import { gatherAreaFacts } from './area-facts.js';
 import { renderAreaDocument } from './area-render.js';
 import { findAreas } from './area-scope.js';
 import { selectExcerpt } from './excerpt.js';
-import { traceFlow } from './flow-trace.js';
+import { traceFlowPaths } from './flow-trace.js';
 import { distillInsights } from './insights.js';
 import { learningEntries, missionEntries } from './learning-entries.js';
 import { searchMission, type TopicAnswer } from './mission-search.js';
@@ -76,20 +76,28 @@ function sameDocument(path: string, markdown: string): boolean {
   }
 }
 
-/** What the mission asked that the codebase does not say, for the FAIL reason. */
+/** What the mission asked that the codebase does not say, and what it says instead, for the FAIL reason. */
 function notFound(answer: TopicAnswer): string {
   const { topic } = answer;
   const quote = (items: readonly string[]) => items.map((item) => `"${item}"`).join(', ');
   const paths = answer.missing.filter((m) => topic.paths.includes(m));
   const words = answer.missing.filter((m) => !topic.paths.includes(m));
-  const nowhere = words.length ? ` (${quote(words)} ${words.length === 1 ? 'appears' : 'appear'} nowhere)` : '';
+  const nowhere = (of: readonly string[]) =>
+    of.length ? ` (${quote(of)} ${of.length === 1 ? 'appears' : 'appear'} nowhere)` : '';
+  const mainWords = (topic.main ?? []).map((t) => topic.words[topic.terms.indexOf(t)] ?? t);
   const what = paths.length
     ? `no file or folder ${quote(paths)} exists`
     : topic.exact
       ? `no file mentions ${quote(words)}`
-      : `no file mentions most of ${quote(topic.words)}${nowhere}`;
+      : mainWords.length
+        ? `its main subject is absent: no file mentions most of ${quote(mainWords)}${nowhere(words.filter((w) => mainWords.includes(w)))}`
+        : `no file mentions most of ${quote(topic.words)}${nowhere(words)}`;
   const looked = topic.terms.length ? ` (looked for words starting ${topic.terms.map((t) => `${t}…`).join(', ')})` : '';
-  return `the mission asks about "${topic.title}" (in "${topic.source}"), but ${what}${looked}`;
+  const instead = answer.foundInstead.map(
+    (use) => `"${use.word}" ${use.only ? `appears only as "${use.only}"` : 'appears'} in ${use.files.join(', ')}`,
+  );
+  const found = instead.length ? `; found instead: ${instead.join('; ')}` : '';
+  return `the mission asks about "${topic.title}" (in "${topic.source}"), but ${what}${looked}${found}`;
 }
 
 export async function runAgent(context: LaunchContext, domain: string, io: AgentIo): Promise<AgentOutcome> {
@@ -195,7 +203,7 @@ async function work(
     insights,
     excerpt,
     mission: context.mission,
-    flows: search.answers.map((answer) => traceFlow(survey, answer)),
+    flows: search.answers.map((answer) => traceFlowPaths(survey, answer)),
   };
   // A mission naming an area (a package or folder, as `fed plan` gives each team) gets a document about that area.
   const { areas } = findAreas(survey, outline.topics);

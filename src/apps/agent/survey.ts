@@ -5,7 +5,7 @@ import { folderRole, outsideProduct } from './folder-roles.js';
 import { largestSourceFiles, todoHotspots, type TodoHotspot } from './hotspots.js';
 import { buildModuleGraph, type ImportContext, type ModuleGraph } from './import-graph.js';
 import { IMPORT_READERS, takeInventory, type FileRecord } from './inventory.js';
-import { MANIFEST_FILES, readManifest, readWorkspaceFile, type Manifest } from './manifests.js';
+import { MANIFEST_FILES, readManifest, readWorkspaceFile, WORKSPACE_FILES, type Manifest } from './manifests.js';
 import { findPackages, type Packages, type WorkspaceDeclaration } from './packages.js';
 import { summariseTests, type TestSummary } from './test-files.js';
 import { walkCodebase, type Unreadable } from './walk-codebase.js';
@@ -81,7 +81,7 @@ function findManifests(codebase: string, files: readonly FileRecord[]): Manifest
     .filter((m): m is Manifest => m !== undefined);
 }
 
-/** Workspace members: from manifests (npm `workspaces`, Cargo `[workspace]`) and the root's pnpm-workspace.yaml and go.work. */
+/** Workspace members: from manifests (npm `workspaces`, Cargo `[workspace]`) and the root's pnpm-workspace.yaml, lerna.json, nx.json and go.work. */
 function workspaceDeclarations(codebase: string, files: readonly FileRecord[], manifests: readonly Manifest[]) {
   const declarations: WorkspaceDeclaration[] = [];
   const problems: { path: string; problem: string }[] = [];
@@ -96,7 +96,7 @@ function workspaceDeclarations(codebase: string, files: readonly FileRecord[], m
         excluded: inDir(manifest.workspaceExcludes),
       });
   }
-  for (const file of ['pnpm-workspace.yaml', 'go.work']) {
+  for (const file of Object.keys(WORKSPACE_FILES)) {
     if (!files.some((f) => f.path === file)) continue;
     const read = readWorkspaceFile(codebase, file)!;
     if (read.problem) problems.push({ path: file, problem: read.problem });

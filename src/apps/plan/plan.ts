@@ -75,8 +75,14 @@ export function proposePlan(fed: Federation, options: PlanOptions = {}): Federat
   if (!Number.isInteger(wanted) || wanted < 1)
     throw new InvalidInputError(`--teams: expected a whole number of teams ≥ 1, got ${String(options.teams)}`);
   const survey = surveyCodebase(root);
+  // Lock files, generated and vendored code are no one's work to document: they size no area.
   const product = survey.files.filter(
-    (f) => !f.test && !outsideProduct(f.path) && f.path.includes('/') && !NOT_AN_AREA.has(f.path.split('/')[0]!),
+    (f) =>
+      !f.test &&
+      !f.machineWritten &&
+      !outsideProduct(f.path) &&
+      f.path.includes('/') &&
+      !NOT_AN_AREA.has(f.path.split('/')[0]!),
   );
   const fromPackages = survey.packages.list.length >= 2;
   const areas = fromPackages ? packageAreas(survey, product) : folderAreas(product, wanted);

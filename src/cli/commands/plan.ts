@@ -24,11 +24,11 @@ export function registerPlan(program: Command, io: CliIo): void {
       const plan = proposePlan(ctx.fed, { teams: options.teams });
       const applied = options.apply ? await applyPlan(ctx.fed, plan) : undefined;
       if (options.json) return printJson(io, { ...plan, ...(applied ? { applied } : {}) });
-      io.stdout(renderPlan(plan, applied));
+      io.stdout(renderPlan(plan, applied, options.teams));
     });
 }
 
-function renderPlan(plan: FederationPlan, applied: AppliedTeam[] | undefined): string {
+function renderPlan(plan: FederationPlan, applied: AppliedTeam[] | undefined, teams: number | undefined): string {
   const basis = plan.basis === 'packages' ? 'its packages' : 'its top-level source folders';
   const done = new Map(applied?.map((a) => [a.team, a]));
   const table = renderTable(
@@ -42,7 +42,10 @@ function renderPlan(plan: FederationPlan, applied: AppliedTeam[] | undefined): s
       ...(applied ? [describeApplied(done.get(t.team)!)] : []),
     ]),
   );
-  const next = applied ? 'run them: fed run' : 'apply it: fed plan --apply';
+  // The hint applies the plan just shown: the same options give the same plan.
+  const next = applied
+    ? 'run them: fed run'
+    : `apply it: fed plan${teams === undefined ? '' : ` --teams ${teams}`} --apply`;
   return `plan for ${plan.project} (${plan.teams.length} team${plan.teams.length === 1 ? '' : 's'}, split by ${basis}):\n${table}\n${next}\n`;
 }
 

@@ -15,6 +15,7 @@ const file = (path: string, imports: string[] = []): FileRecord => ({
   imports,
   runsAsProgram: false,
   test: isTestFile(path),
+  machineWritten: false,
 });
 
 describe('module graph', () => {

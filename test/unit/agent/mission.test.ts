@@ -11,14 +11,15 @@ describe('planning the document from the mission', () => {
       subject: 'Document this codebase',
       body: 'Write an architecture overview for a newcomer: what it is, how it is laid out, how to build, run and test it.',
     };
-    expect(planMission(demo, 'fed')).toEqual({ kind: 'architecture', topics: [], overview: true });
+    expect(planMission(demo, 'fed')).toEqual({ kind: 'architecture', topics: [], overview: true, packageGraph: false });
     expect(planMission({ subject: 'Document the architecture', body: 'For newcomers to tiny-ts.' }, 'tiny-ts')).toEqual(
-      { kind: 'architecture', topics: [], overview: true },
+      { kind: 'architecture', topics: [], overview: true, packageGraph: false },
     );
     expect(planMission({ subject: 'Document the project', body: 'Write deliverable.md' }, 'x')).toEqual({
       kind: 'overview',
       topics: [],
       overview: true,
+      packageGraph: false,
     });
     expect(planMission({ subject: 'Explain router.ts', body: '' }, 'x').topics.map((t) => t.terms)).toEqual([['rout']]);
   });
@@ -43,7 +44,7 @@ describe('planning the document from the mission', () => {
     ['How do I run the tests?', '', 'onboarding'],
     ['How do I contribute?', '', 'onboarding'],
   ] as const)('%j %j asks for the general %s document, with no topics', (subject, body, kind) => {
-    expect(planMission({ subject, body }, 'x')).toEqual({ kind, topics: [], overview: true });
+    expect(planMission({ subject, body }, 'x')).toEqual({ kind, topics: [], overview: true, packageGraph: false });
   });
 
   it('the kind comes from the subject first, then a how-does-X-work question, then the body', () => {
