@@ -456,6 +456,18 @@ describe('fed ui: the actions', () => {
 });
 
 describe('fed ui: the other views', () => {
+  it("a deliverable the checker refuses before parsing is sent as text with the reason, never to the page's parser", async () => {
+    const { fed, json } = await serve();
+    const location = getTeam(await fed.backend.registry.read(), 'docs').location;
+    const path = join(location, fed.config.deliverable);
+    writeFileSync(path, `# Doc\n\n${'[a]'.repeat(80_000)}\n`);
+    const refused = (await json<TeamPageView>('/api/teams/docs')).deliverable;
+    expect(refused?.markdown).toContain('[a][a]');
+    expect(refused?.notRendered).toMatch(/"\[" outside code blocks to 80000, over the limit of 2000/);
+    writeFileSync(path, '# Doc\n\nA summary. Two sentences.\n');
+    expect((await json<TeamPageView>('/api/teams/docs')).deliverable?.notRendered).toBeNull();
+  });
+
   it('/api/teams/<id>, its transcript, /api/signals (paged) and /api/federation', async () => {
     const { fed, json, page } = await serve();
     for (let i = 0; i < 5; i++)
