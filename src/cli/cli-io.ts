@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { stdoutStream, writeStderr, writeStdout } from './stdout.js';
+import { escapeControls } from '../core/terminal-text.js';
 
 /**
  * The CLI's surroundings and plain output helpers — what every command and the program itself need. Kept
@@ -7,8 +8,14 @@ import { stdoutStream, writeStderr, writeStdout } from './stdout.js';
  */
 /** Where the CLI writes and what it reads from its surroundings; tests pass their own. */
 export interface CliIo {
+  /** A command's output. Through runCommand, control characters are escaped (escapeControls). */
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /**
+   * Standard output as it is, for fed's own terminal sequences (a redraw in place, colours) around text
+   * already escaped: never for text fed did not write.
+   */
+  terminal: (text: string) => void;
   env: NodeJS.ProcessEnv;
   cwd: string;
   /** True when stdout is an interactive terminal (colours, redraws). */
@@ -19,11 +26,30 @@ export function processIo(): CliIo {
   return {
     stdout: writeStdout,
     stderr: writeStderr,
+    terminal: writeStdout,
     env: process.env,
     cwd: process.cwd(),
     // Asked only by the commands that draw for a terminal: the question makes the stream (see writeStdout).
     get isTTY() {
       return Boolean(stdoutStream().isTTY);
+    },
+  };
+}
+
+/**
+ * `io` with what a command prints escaped (escapeControls): whatever field of a signal, registry entry,
+ * file or agent output it shows, no control character of it reaches the reader's terminal. Only
+ * `terminal` writes as it is. `isTTY` is asked of `io` only when a command asks (see processIo).
+ */
+export function escapedIo(io: CliIo): CliIo {
+  return {
+    stdout: (text) => io.stdout(escapeControls(text)),
+    stderr: (text) => io.stderr(escapeControls(text)),
+    terminal: io.terminal,
+    env: io.env,
+    cwd: io.cwd,
+    get isTTY() {
+      return io.isTTY;
     },
   };
 }

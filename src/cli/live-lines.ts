@@ -1,5 +1,6 @@
 import type { CliIo } from './cli-io.js';
 import { stdoutStream } from './stdout.js';
+import { escapeControls } from '../core/terminal-text.js';
 
 /**
  * Lines redrawn in place on a terminal, one per key (`fed run`: one per team): redrawn on every update
@@ -34,11 +35,12 @@ export class LiveLines<T> {
 
   private draw(): void {
     const now = Date.now();
+    // Escaped, then cut: the lines are written with fed's cursor moves as they are (CliIo.terminal).
     const lines = [...this.items.values()].map((item) =>
-      this.describe(item, now).slice(0, Math.max(1, this.width - 1)),
+      escapeControls(this.describe(item, now).replace(/\n/g, ' ')).slice(0, Math.max(1, this.width - 1)),
     );
     const up = this.drawn > 0 ? `\x1b[${this.drawn}A` : '';
-    this.io.stdout(up + lines.map((line) => `\r\x1b[2K${line}\n`).join(''));
+    this.io.terminal(up + lines.map((line) => `\r\x1b[2K${line}\n`).join(''));
     this.drawn = lines.length;
   }
 }

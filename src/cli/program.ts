@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { FedError } from '../core/errors.js';
 import { fileSystemErrorFor } from '../infra/fs/fs-errors.js';
 import { packageVersion } from '../infra/package-info.js';
-import { CliExit, processIo, type CliIo } from './cli-io.js';
+import { CliExit, escapedIo, processIo, type CliIo } from './cli-io.js';
 import { COMMAND_NAMES, requestedCommand, type CommandName } from './command-names.js';
 
 /** Exit codes (docs/operations.md#exit-codes): 0 ok, 2 bad input or refused operation, 1 anything else. */
@@ -89,7 +89,8 @@ export interface CliOutcome {
 }
 
 /** Run the CLI with `argv` (without node and script) and say how it ended; never exits the process. */
-export async function runCommand(argv: readonly string[], io: CliIo = processIo()): Promise<CliOutcome> {
+export async function runCommand(argv: readonly string[], given: CliIo = processIo()): Promise<CliOutcome> {
+  const io = escapedIo(given);
   try {
     const program = await buildProgram(io, argv);
     await program.parseAsync([...argv], { from: 'user' });

@@ -7,7 +7,7 @@ import { buildProgram } from './program.js';
 export const REFERENCE_DOCS_DIR = 'docs/reference';
 
 /** Nothing is printed: the program is only built (every command registered) to be read. */
-const SILENT_IO: CliIo = { stdout: () => {}, stderr: () => {}, env: {}, cwd: '/', isTTY: false };
+const SILENT_IO: CliIo = { stdout: () => {}, stderr: () => {}, terminal: () => {}, env: {}, cwd: '/', isTTY: false };
 
 /** Each generated page's path (relative to the package root) and content, in memory; `npm run docs` writes them. */
 export async function renderReferenceDocs(): Promise<Map<string, string>> {

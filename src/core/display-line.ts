@@ -1,8 +1,10 @@
+import { escapeControls } from './terminal-text.js';
+
 /**
  * Text fed did not write (a signal's subject, an agent's failure reason) shown on one line of a table,
- * a status line or a chat message: control characters (newlines, terminal escapes) and bidirectional
- * overrides would break or spoof the layout, so they are blanked; text longer than `max` characters is
- * cut, ending in `…`.
+ * a status line or a chat message: line breaks and tabs would break the layout, so they are blanked;
+ * other control characters (terminal escapes) and bidirectional overrides are escaped (escapeControls);
+ * text longer than `max` characters is cut, ending in `…`.
  */
 export function displayLine(text: string, max: number): string {
   return cutLine(text, max).line;
@@ -15,7 +17,7 @@ export function displayLineWithPointer(text: string, max: number, fullTextAt: st
 }
 
 function cutLine(text: string, max: number): { line: string; cut: boolean } {
-  const clean = text.replace(/[\p{Cc}\u202A-\u202E\u2066-\u2069]+/gu, ' ').trim();
+  const clean = escapeControls(text.replace(/[\t\n\v\f\r]+/g, ' ')).trim();
   // By code points, so a cut never splits a surrogate pair.
   const chars = [...clean];
   return chars.length > max ? { line: `${chars.slice(0, max - 1).join('')}…`, cut: true } : { line: clean, cut: false };

@@ -22,7 +22,7 @@ const backdate = (path: string) => {
   utimesSync(path, past, past);
 };
 
-async function federationWithBadAck(kind: string) {
+async function federationWithBadAck(kind: string, stamp: (path: string) => void = backdate) {
   const root = tempDir();
   const fed = (...args: string[]) => runFed(['--root', root, ...args], { timeoutMs: 30_000 });
   expect((await fed('init')).code).toBe(0);
@@ -32,7 +32,7 @@ async function federationWithBadAck(kind: string) {
   ) as { id: string; inbox: string };
   const ack = `${sent.inbox}.ack`;
   BAD_ACKS[kind]!(ack);
-  backdate(ack);
+  stamp(ack);
   const quarantine = join(root, '.fed', 'teams', 'docs', '.fed', 'signals', 'quarantine');
   return { fed, sent, ack, quarantine };
 }
@@ -71,6 +71,32 @@ describe('a bad ack file never strands its signal', () => {
       const second = await fed('actors', 'run', '--once');
       expectClean(second, 0);
       expect(second.stdout).not.toMatch(/MISSION_ASSIGNED/);
+    },
+  );
+
+  // Planted a moment before the run, or stamped in the future: the file may look like an ack still being
+  // written, yet the run must neither exit with the signal unapplied nor wait for ever.
+  const FRESH: Record<string, (path: string) => void> = {
+    'just now': () => undefined,
+    'a year ahead': (path) => {
+      const ahead = new Date(Date.now() + 365 * 86_400_000);
+      utimesSync(path, ahead, ahead);
+    },
+  };
+  it.each([
+    ['garbage', 'just now'],
+    ['an empty file', 'a year ahead'],
+  ])(
+    '%s written %s as the ack: fed actors run --once waits it out, quarantines it and applies the signal once',
+    async (kind, when) => {
+      const { fed, ack, quarantine } = await federationWithBadAck(kind, FRESH[when]);
+      const first = await fed('actors', 'run', '--once');
+      expectClean(first, 0);
+      expect(first.stdout).toMatch(/docs: MISSION_ASSIGNED/);
+      expect(first.stdout).toMatch(/docs: quarantined .*\.json\.ack: /);
+      expect(JSON.parse(readFileSync(ack, 'utf8'))).toMatchObject({ acknowledged: true });
+      expect(readdirSync(quarantine).filter((name) => name.endsWith('.reason.json'))).toHaveLength(1);
+      expect((await fed('actors', 'run', '--once')).stdout).not.toMatch(/MISSION_ASSIGNED/);
     },
   );
 

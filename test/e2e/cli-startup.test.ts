@@ -133,7 +133,7 @@ describe('fast start: what a command initialises', () => {
   });
 
   it('`fed` sets zod to jitless as it loads a command, not for `--version` (test/e2e/fed-agent.test.ts: no parser is generated)', async () => {
-    const io = { stdout: () => {}, stderr: () => {}, env: {}, cwd: process.cwd(), isTTY: false };
+    const io = { stdout: () => {}, stderr: () => {}, terminal: () => {}, env: {}, cwd: process.cwd(), isTTY: false };
     expect(z.config().jitless).toBeUndefined();
     await buildProgram(io, ['--version']);
     expect(z.config().jitless).toBeUndefined();

@@ -11,6 +11,7 @@ export async function fedInProcess(args: readonly string[], root: string): Promi
   const code = await runCli([...args, '--root', root], {
     stdout: (text) => void (out.stdout += text),
     stderr: (text) => void (out.stderr += text),
+    terminal: (text) => void (out.stdout += text),
     env: { FED_TELEMETRY_ENABLED: 'false' },
     cwd: root,
     isTTY: false,

@@ -22,6 +22,7 @@ async function fed(root: string, args: string[]) {
   const code = await runCli([...args, '--root', root], {
     stdout: (text) => void (out.stdout += text),
     stderr: (text) => void (out.stderr += text),
+    terminal: (text) => void (out.stdout += text),
     env: { PATH: process.env.PATH, FED_TELEMETRY_ENABLED: 'false' },
     cwd: root,
     isTTY: false,

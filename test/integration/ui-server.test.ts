@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type {
@@ -25,7 +25,7 @@ import { showSignal } from '../../src/engine/delivery/show-signal.js';
 import type { Federation } from '../../src/engine/context.js';
 import { runFed } from '../helpers/fed-cli.js';
 import { gitFederation } from '../helpers/git-federation.js';
-import { startUiServer, type UiServer } from '../../src/apps/ui/server/ui-server.js';
+import { startUiServer, UI_MAX_CONNECTIONS, type UiServer } from '../../src/apps/ui/server/ui-server.js';
 import { openFederation } from '../../src/engine/context.js';
 import { UiViews } from '../../src/apps/ui/server/ui-views.js';
 import { teamPageView } from '../../src/apps/ui/server/team-page.js';
@@ -456,6 +456,18 @@ describe('fed ui: the actions', () => {
 });
 
 describe('fed ui: the other views', () => {
+  it("a deliverable the checker refuses before parsing is sent as text with the reason, never to the page's parser", async () => {
+    const { fed, json } = await serve();
+    const location = getTeam(await fed.backend.registry.read(), 'docs').location;
+    const path = join(location, fed.config.deliverable);
+    writeFileSync(path, `# Doc\n\n${'[a]'.repeat(80_000)}\n`);
+    const refused = (await json<TeamPageView>('/api/teams/docs')).deliverable;
+    expect(refused?.markdown).toContain('[a][a]');
+    expect(refused?.notRendered).toMatch(/"\[" outside code blocks to 80000, over the limit of 2000/);
+    writeFileSync(path, '# Doc\n\nA summary. Two sentences.\n');
+    expect((await json<TeamPageView>('/api/teams/docs')).deliverable?.notRendered).toBeNull();
+  });
+
   it('/api/teams/<id>, its transcript, /api/signals (paged) and /api/federation', async () => {
     const { fed, json, page } = await serve();
     for (let i = 0; i < 5; i++)
@@ -633,6 +645,39 @@ describe('fed ui: /events', () => {
     for (let i = 0; i < 20_000; i++) tell({ scope: 'team', team, what: 'inbox' });
     await expect.poll(() => server.clients).toBe(0);
     stalled.destroy();
+  });
+
+  it('a local process without the token cannot hold more connections than the cap; the page is served again once it lets go', async () => {
+    const { server, page } = await serve();
+    const { hostname, port } = new URL(server.url);
+    const closedByServer = new Set<Socket>();
+    const sockets = await Promise.all(
+      Array.from(
+        { length: UI_MAX_CONNECTIONS + 20 },
+        () =>
+          new Promise<Socket>((resolve) => {
+            const socket = connect(Number(port), hostname, () => resolve(socket));
+            socket.on('close', () => {
+              closedByServer.add(socket);
+              resolve(socket);
+            });
+            socket.on('error', () => undefined);
+          }),
+      ),
+    );
+    // Those past the cap are closed as they are accepted; the rest stay open (until the head timeout).
+    await expect.poll(() => closedByServer.size).toBeGreaterThanOrEqual(20);
+    expect(closedByServer.size).toBeLessThan(sockets.length);
+    for (const socket of sockets) socket.destroy();
+    const board = async () => {
+      try {
+        return (await page('/api/board', { signal: AbortSignal.timeout(2_000) })).status;
+      } catch {
+        // Accepted while the server was still letting the others go: asked again.
+        return 0;
+      }
+    };
+    await expect.poll(board, { timeout: 20_000 }).toBe(200);
   });
 
   it('closing the server ends every event stream', async () => {

@@ -21,6 +21,7 @@ function capture(cwd = process.cwd()) {
   const io = {
     stdout: (t: string) => void (out.stdout += t),
     stderr: (t: string) => void (out.stderr += t),
+    terminal: (t: string) => void (out.stdout += t),
     env: {},
     cwd,
     isTTY: false,

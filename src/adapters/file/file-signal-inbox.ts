@@ -26,7 +26,8 @@ import type {
 import { writeAck } from './signals/ack-signal.js';
 import type { BoxExpectation } from '../../core/schema/judge-signal.js';
 import { quarantineDirectory, quarantineSignalFile, restoreSettledQuarantine } from './signals/quarantine.js';
-import { SETTLE_MS, SignalBoxReader } from './signals/read-signals.js';
+import { SignalBoxReader } from './signals/read-signals.js';
+import { SETTLE_MS } from '../../core/schema/signal.js';
 import type { SignalWorkspace } from './signals/resolve-workspace.js';
 import { findInNameRun } from './signals/name-run.js';
 import { readSignalEntry } from './signals/read-signal-entry.js';

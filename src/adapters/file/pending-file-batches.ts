@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { InvalidSignalFile, SignalEntry, SignalReadResult } from '../../ports/signal-transport.js';
 import { judgeAck, judgeSignal, type BoxExpectation, type Judged } from '../../core/schema/judge-signal.js';
 import { leftInPlace, readBoxFile } from './signals/parse-signal-file.js';
-import { withAck } from './signals/read-signals.js';
+import { mayStillBeWritten, withAck } from './signals/read-signals.js';
 import type { SignalType } from '../../core/schema/signal.js';
 import { ACK_FILE_SUFFIX, ackFileName, isAckFileName, isSignalFileName, nameHint } from './signals/signal-file-name.js';
 import { listDirectory } from '../../infra/fs/list-directory.js';
@@ -220,8 +220,7 @@ function judgeFile<T>(
     : { ok: false, reason: file.problem ?? 'unreadable', incomplete: file.problem === 'the file is empty' };
   if (judged.ok) return { value: judged.value };
   const invalid: InvalidSignalFile = { file: name, path, reason: judged.reason };
-  const unsettled = judged.incomplete === true && file.mtimeMs !== undefined && Date.now() - file.mtimeMs < settleMs;
-  if (file.key.startsWith('error:') || unsettled) invalid.retryable = true;
+  if (file.key.startsWith('error:') || mayStillBeWritten(judged, file.mtimeMs, settleMs)) invalid.retryable = true;
   if (leftInPlace(name, file)) invalid.special = true;
   return { invalid };
 }

@@ -1,5 +1,6 @@
-import { displayLineWithPointer } from '../../core/display-line.js';
+import { displayLine, displayLineWithPointer } from '../../core/display-line.js';
 import { renderTable } from '../../core/table.js';
+import { escapeControls } from '../../core/terminal-text.js';
 import type { MonitorReport, TeamReport, TelemetryReport } from './monitor-report.js';
 
 /** `12s`, `5m`, `3h 20m`, `2d 4h`: how long something has lasted, for a table cell. */
@@ -53,7 +54,8 @@ function telemetryLine(telemetry: TelemetryReport, now: number): string {
 /**
  * The cycle as an aligned table, unhealthy teams first (the report is sorted so), then meta and totals.
  * Colour marks health only when asked (a TTY without NO_COLOR); padding is computed on the plain text so
- * columns stay aligned either way.
+ * columns stay aligned either way. The text is escaped (escapeControls) with only fed's colours left as
+ * they are, so it is written to the terminal unchanged.
  */
 export function renderMonitorReport(report: MonitorReport, options: { color?: boolean } = {}): string {
   const now = Date.parse(report.generatedAt);
@@ -69,12 +71,15 @@ export function renderMonitorReport(report: MonitorReport, options: { color?: bo
     'DELIVERABLE',
     'HEALTH',
   ];
-  let table = report.teams.length
-    ? renderTable(
-        header,
-        report.teams.map((t) => row(t, now)),
-      )
-    : 'no teams registered\n';
+  // Escaped before it is painted: a report coloured for a terminal is written there as it is.
+  let table = escapeControls(
+    report.teams.length
+      ? renderTable(
+          header,
+          report.teams.map((t) => row(t, now)),
+        )
+      : 'no teams registered\n',
+  );
   if (options.color) {
     table = table
       .split('\n')
@@ -88,7 +93,7 @@ export function renderMonitorReport(report: MonitorReport, options: { color?: bo
   const summary =
     `meta: inbox ${meta.inbox.total} (${meta.inbox.unacknowledged} unacknowledged), outbox ${meta.outbox.total} (${meta.outbox.unacknowledged} unacknowledged)\n` +
     `teams: ${totals.teams}, healthy ${totals.healthy}, unhealthy ${totals.unhealthy}; unacknowledged signals: ${totals.unacknowledged}\n`;
-  return `${table}\n${summary}${stuckLines(report)}${telemetryLine(report.telemetry, now)}`;
+  return `${table}\n${escapeControls(`${summary}${stuckLines(report)}${telemetryLine(report.telemetry, now)}`)}`;
 }
 
 /** One line per overdue or undeliverable signal, with the alert sent about it. */
@@ -97,7 +102,7 @@ function stuckLines(report: MonitorReport): string {
   const lines = report.stuckSignals.map((s) => {
     const why = s.state === 'expired' ? `due ${s.dueAt}` : s.reason;
     const told = s.alertId ? `alert ${s.alertId} to ${s.state === 'expired' ? 'meta' : s.from}` : 'no alert sent';
-    return `  ${s.state}  ${s.type} ${s.from} → ${s.to} "${s.subject.replace(/[\p{Cc}]+/gu, ' ')}" (${s.id}), ${why}; ${told}\n`;
+    return `  ${s.state}  ${s.type} ${s.from} → ${s.to} "${displayLine(s.subject, Number.POSITIVE_INFINITY)}" (${s.id}), ${why}; ${told}\n`;
   });
   return `stuck signals: ${report.stuckSignals.length}\n${lines.join('')}`;
 }

@@ -135,7 +135,13 @@ export interface TeamPageView {
   runs: RunView[];
   /** The running (or last) agent's transcript: what exists now; the page tails it with `from`. */
   transcript: TranscriptChunk | null;
-  deliverable: { path: string; markdown: string | null; sizeBytes: number } | null;
+  deliverable: {
+    path: string;
+    markdown: string | null;
+    sizeBytes: number;
+    /** Why the Markdown is shown as plain text, not rendered: what `fed deliverable check` refuses it for. */
+    notRendered: string | null;
+  } | null;
   inbox: SignalRow[];
   outbox: SignalRow[];
 }

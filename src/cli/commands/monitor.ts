@@ -45,10 +45,11 @@ export function registerMonitor(program: Command, io: CliIo): void {
             onReport: (report, cycle) => {
               if (options.json) return printJson(io, report);
               // On a terminal the table is redrawn in place; in a log each cycle is appended.
-              if (intervalMs !== undefined && io.isTTY) io.stdout('\x1b[2J\x1b[H');
+              if (intervalMs !== undefined && io.isTTY) io.terminal('\x1b[2J\x1b[H');
               else if (cycle > 0) io.stdout('\n');
               if (intervalMs !== undefined) io.stdout(`# ${report.generatedAt}\n`);
-              io.stdout(renderMonitorReport(report, { color }));
+              // Coloured, it is escaped already but for fed's colours (renderMonitorReport).
+              (color ? io.terminal : io.stdout)(renderMonitorReport(report, { color }));
             },
           });
           if (options.failOnUnhealthy && last.totals.unhealthy > 0) throw new CliExit(1);

@@ -86,8 +86,7 @@ export function registerRun(program: Command, io: CliIo): void {
           await inspection.stop();
           interrupt.dispose();
         }
-        for (const run of summary.teams)
-          for (const warning of run.warnings) io.stderr(`warning: ${run.team}: ${warning}\n`);
+        for (const line of teamWarningLines(summary.teams)) io.stderr(line);
         for (const warning of summary.warnings) io.stderr(`warning: ${warning}\n`);
         if (options.json) printJson(io, summary);
         else io.stdout(renderSummary(summary));
@@ -149,4 +148,15 @@ function endedAs(summary: RunSummary): LaunchResult['outcome'][] {
     ),
     ...summary.skipped.filter((skipped) => skipped.resumeAt).map(() => 'paused' as const),
   ];
+}
+
+/**
+ * The teams' warnings, one line per distinct warning naming every team that had it: a machine without
+ * bubblewrap gave each launch the same warning, and a run of three teams said it three times.
+ */
+export function teamWarningLines(teams: readonly { team: string; warnings: readonly string[] }[]): string[] {
+  const teamsOf = new Map<string, string[]>();
+  for (const { team, warnings } of teams)
+    for (const warning of new Set(warnings)) teamsOf.set(warning, [...(teamsOf.get(warning) ?? []), team]);
+  return [...teamsOf].map(([warning, named]) => `warning: ${named.join(', ')}: ${warning}\n`);
 }

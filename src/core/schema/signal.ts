@@ -20,6 +20,12 @@ export type SignalType = z.infer<typeof signalTypeSchema>;
  */
 export const MAX_SIGNAL_BYTES = 1024 * 1024;
 
+/**
+ * How long a box file that is empty or cut-off JSON is given to be finished by a writer that writes in
+ * place (another tool's): until it has been still this long it is read again, not judged.
+ */
+export const SETTLE_MS = 2_000;
+
 /** A team id or `meta` (`meta` is itself a valid slug, reserved so no team can take it). */
 export const signalPartySchema = z
   .string({ error: (issue) => `expected a team id or "${META}", got ${describeValue(issue.input)}` })

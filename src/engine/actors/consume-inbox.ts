@@ -18,6 +18,11 @@ export interface ConsumeResult {
   restored: string[];
   /** Signals held back while the team is paused. */
   deferred: number;
+  /**
+   * Invalid inbox files left where they are for now, as the last pass read them: empty or cut-off JSON
+   * that changed within the settle time (it may still be being written), or a file that could not be read.
+   */
+  waiting: { file: string; path: string; reason: string }[];
   state: string;
   warnings: string[];
 }
@@ -88,6 +93,7 @@ export class TeamInboxConsumer {
       quarantined: [],
       restored: [],
       deferred: 0,
+      waiting: [],
       state: '',
       warnings: [],
     };
@@ -109,9 +115,12 @@ export class TeamInboxConsumer {
       };
       const batchSize = this.options.batchSize ?? 256;
       let quarantinedAny = false;
+      result.waiting = [];
       const take = async (read: SignalReadResult, last: boolean) => {
         // Special entries (a FIFO, a directory) are never moved, so they cannot turn into a pending signal.
         pass.sawInvalid ||= read.invalid.some((file) => !file.special);
+        for (const { file, path, reason, retryable, special } of read.invalid)
+          if (retryable && !special) result.waiting.push({ file, path, reason });
         const quarantined = await this.quarantine(read.invalid, result.warnings);
         result.quarantined.push(...quarantined);
         quarantinedAny ||= quarantined.length > 0;

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { lifecycleFor } from '../archetypes/catalog.js';
 import { FedError, RefusedError } from '../../core/errors.js';
 import type { LoadedHooks } from '../hooks/load-hooks.js';
@@ -11,6 +12,7 @@ import { acquireTeamLease, type TeamLease } from './team-lease.js';
 import type { LifecycleStep } from './lifecycle-types.js';
 import type { Federation } from '../context.js';
 import { wakeLatch } from '../../infra/watch/wake-latch.js';
+import { SETTLE_MS } from '../../core/schema/signal.js';
 
 export interface RunActorsOptions extends ConsumerOptions {
   /** Only this team (default: every active team with a lifecycle machine). */
@@ -101,7 +103,10 @@ export async function runActors(fed: Federation, options: RunActorsOptions = {})
   try {
     await join(fed, options, running);
     for (const team of [...running.values()]) await consume(team);
-    if (options.once) return [...results.values()];
+    if (options.once) {
+      await consumeUntilSettled(running, results, consume, options);
+      return [...results.values()];
+    }
 
     // Watch: a wake-up from any inbox's arrivals (or the rescan timer) consumes what is pending; teams
     // onboarded while running are picked up at the rescan. The wake-up reads nothing itself: the consumer's
@@ -129,6 +134,45 @@ export async function runActors(fed: Federation, options: RunActorsOptions = {})
     return [...results.values()];
   } finally {
     for (const team of running.values()) stop(team);
+  }
+}
+
+/** How often a `once` run reads again an inbox file that may still be being written. */
+const SETTLE_POLL_MS = 100;
+
+/**
+ * A `once` run does not end while an inbox file it left alone may still be being written (empty or
+ * cut-off JSON that changed a moment ago: a writer in place, or an empty ack planted beside a signal):
+ * that file keeps its signal from being applied, and a run that exited now would leave it so without a
+ * word. It is read again until it has been still for the settle time — then it is judged like any file
+ * (a bad ack quarantined and its signal applied once) — and what is still left after that (a file that
+ * keeps changing, or cannot be read) is a warning naming it.
+ */
+async function consumeUntilSettled(
+  running: ReadonlyMap<string, RunningTeam>,
+  results: Map<string, ConsumeResult>,
+  consume: (team: RunningTeam) => Promise<void>,
+  options: RunActorsOptions,
+): Promise<void> {
+  const deadline = Date.now() + (options.settleMs ?? SETTLE_MS) + 1_000;
+  const waitingTeams = () =>
+    [...running.values()].filter((team) => (results.get(team.consumer.team.domainId)?.waiting.length ?? 0) > 0);
+  for (let waiting = waitingTeams(); waiting.length > 0; waiting = waitingTeams()) {
+    if (Date.now() >= deadline || options.signal?.aborted) {
+      for (const team of waiting) {
+        const result = results.get(team.consumer.team.domainId)!;
+        const warnings = result.waiting.map(
+          (file) =>
+            `left ${file.path} in the inbox: ${file.reason}, and it may still be being written (it changed ` +
+            `within the last ${(options.settleMs ?? SETTLE_MS) / 1000} s, or could not be read); its signal ` +
+            'waits — run again once its writer is done, or remove it',
+        );
+        await options.onResult?.({ ...result, steps: [], quarantined: [], restored: [], deferred: 0, warnings });
+      }
+      return;
+    }
+    await delay(SETTLE_POLL_MS);
+    for (const team of waiting) await consume(team);
   }
 }
 
@@ -190,6 +234,7 @@ async function reportSteps(
     quarantined: [],
     restored: [],
     deferred: 0,
+    waiting: [],
     state,
     warnings: [],
   };

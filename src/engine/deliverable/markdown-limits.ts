@@ -25,7 +25,21 @@ export const MARKDOWN_LIMITS = {
   listItems: 1000,
   /** List items times lines: what the parser's cost grows with (a long document has room for fewer items). */
   listItemLines: 2_000_000,
+  /** Lines: each costs the parser events however short it is (`x` lines filling the byte limit took seconds). */
+  lines: 8_000,
+  /**
+   * Characters that may start inline markup (`<`, `&`, `|`, `[`, `]`, `!`, `` ` ``, `\`, `~`, `*`, `_`)
+   * outside fenced code: the parser tries a construct at each (a file of `<` or `|` took seconds).
+   */
+  markupChars: 20_000,
+  /** `[` outside fenced code: each is a link the parser resolves against all before it (`[a]` repeated took minutes). */
+  linkOpeners: 2_000,
+  /** `|` outside fenced code: table cells, the costliest construct per character (a 13 000-row table took seconds). */
+  pipes: 6_000,
 } as const;
+
+/** See MARKDOWN_LIMITS.markupChars. */
+const MARKUP_CHARS = new Set(['<', '&', '|', '[', ']', '!', '`', '\\', '~', '*', '_']);
 
 /** One container marker: a `>` (spaces optional) or a list marker (a space or the line end after it). */
 const CONTAINER_MARKER = />[ \t]*|([-*+]|\d{1,9}[.)])(?:[ \t]+|$)/y;
@@ -62,8 +76,13 @@ export function markdownLimitProblem(text: string): string | undefined {
     return `it is ${bytes} bytes, over the ${MARKDOWN_LIMITS.bytes}-byte limit of a Markdown deliverable; split it or link to the detail`;
   let brackets = 0;
   let listItems = 0;
+  let markup = 0;
+  let linkOpeners = 0;
+  let pipes = 0;
   let fence: string | undefined;
   const lines = text.split('\n');
+  if (lines.length > MARKDOWN_LIMITS.lines)
+    return `it has ${lines.length} lines, over the limit of ${MARKDOWN_LIMITS.lines} for a Markdown deliverable (checking time grows with them); join short lines or split the document`;
   const maxListItems = Math.min(MARKDOWN_LIMITS.listItems, Math.floor(MARKDOWN_LIMITS.listItemLines / lines.length));
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? '';
@@ -95,6 +114,21 @@ export function markdownLimitProblem(text: string): string | undefined {
     listItems += nesting?.lists ?? 0;
     if (listItems > maxListItems)
       return `${at} brings the list items to ${listItems}, over the limit of ${maxListItems} for a document of ${lines.length} lines (checking slows down with items times lines); merge items or split the document`;
+    if (!inFence && opening === undefined) {
+      for (let j = 0; j < line.length; j++) {
+        const c = line[j]!;
+        if (!MARKUP_CHARS.has(c)) continue;
+        markup++;
+        if (c === '[') linkOpeners++;
+        else if (c === '|') pipes++;
+      }
+      if (pipes > MARKDOWN_LIMITS.pipes)
+        return `${at} brings the "|" outside code blocks to ${pipes}, over the limit of ${MARKDOWN_LIMITS.pipes} (table cells are what the checker parses slowest); split long tables, or put the text in a code block`;
+      if (linkOpeners > MARKDOWN_LIMITS.linkOpeners)
+        return `${at} brings the "[" outside code blocks to ${linkOpeners}, over the limit of ${MARKDOWN_LIMITS.linkOpeners} (each is a link the checker resolves); put long lists of links or brackets in a code block, or split the document`;
+      if (markup > MARKDOWN_LIMITS.markupChars)
+        return `${at} brings the markup characters outside code blocks (${[...MARKUP_CHARS].join(' ')}) to ${markup}, over the limit of ${MARKDOWN_LIMITS.markupChars} (the checker tries a construct at each); put such text in a code block, or split the document`;
+    }
     const thematicBreak = /^[ \t]*([*_])(?:[ \t]*\1)+[ \t]*$/.test(line);
     let run = 0;
     let runChar = '';

@@ -4,7 +4,17 @@ import type { CliIo } from '../../../src/cli/cli-io.js';
 
 function capture(): { io: CliIo; writes: string[] } {
   const writes: string[] = [];
-  return { io: { stdout: (t) => writes.push(t), stderr: () => undefined, env: {}, cwd: '/', isTTY: true }, writes };
+  return {
+    io: {
+      stdout: () => undefined,
+      terminal: (t) => writes.push(t),
+      stderr: () => undefined,
+      env: {},
+      cwd: '/',
+      isTTY: true,
+    },
+    writes,
+  };
 }
 
 describe('LiveLines (fed run on a terminal)', () => {

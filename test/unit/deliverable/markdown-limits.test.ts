@@ -49,11 +49,11 @@ describe('Markdown limits: list nesting and list items', () => {
   });
 
   it('a long document has room for fewer list items: items times lines is bounded', () => {
-    const lines = MARKDOWN_LIMITS.listItemLines / 100;
-    const text = `# Title\n\n${'- item\n'.repeat(101)}${'prose\n'.repeat(lines - 104)}`;
+    const lines = MARKDOWN_LIMITS.listItemLines / 250;
+    const text = `# Title\n\n${'- item\n'.repeat(251)}${'prose\n'.repeat(lines - 254)}`;
     expect(text.split('\n')).toHaveLength(lines);
     expect(markdownLimitProblem(text)).toMatch(
-      /^line 103 brings the list items to 101, over the limit of 100 for a document of 20000 lines/,
+      /^line 253 brings the list items to 251, over the limit of 250 for a document of 8000 lines/,
     );
   });
 });
@@ -151,5 +151,60 @@ describe('Markdown limits: each bound, at it and one past it', () => {
     expect(markdownLimitProblem(`\`\`\`\n\`\`\` js\n${deep}\n\`\`\``)).toBeUndefined();
     // An opening line with a backtick in its info string is no fence.
     expect(markdownLimitProblem(`\`\`\`a\`b\n${deep}`)).toMatch(/^line 2 opens 9 nested lists/);
+  });
+});
+
+describe('Markdown limits: what the parser spends most on, counted before it runs', () => {
+  const { lines, markupChars, linkOpeners, pipes } = MARKDOWN_LIMITS;
+  /** Long lines of prose, so only the counted characters come near a bound. */
+  const withProse = (text: string) => `# T\n\n${text}\n\n${'Plain words here. '.repeat(50)}\n`;
+
+  // Each took 49–91 s to check (and froze the dashboard's page) under the byte limit.
+  it.each([
+    ['`x` lines', `# T\n\n${'x\n'.repeat(125_000)}`, /^it has 125003 lines, over the limit of 8000/],
+    [
+      '`<`',
+      `# T\n\n${'<'.repeat(250_000)}`,
+      /^line 3 brings the markup characters .* to 250000, over the limit of 20000/,
+    ],
+    ['`&#`', `# T\n\n${'&#'.repeat(120_000)}`, /^line 3 brings the markup characters .* to 120000, over the limit/],
+    [
+      '`|`',
+      `# T\n\n${'|'.repeat(250_000)}`,
+      /^line 3 brings the "\|" outside code blocks to 250000, over the limit of 6000/,
+    ],
+    [
+      '`[a]`',
+      `# T\n\n${'[a]'.repeat(80_000)}`,
+      /^line 3 brings the "\[" outside code blocks to 80000, over the limit of 2000/,
+    ],
+  ])('%s filling the byte limit: refused before parsing, naming the bound', (_, text, reason) => {
+    expect(markdownLimitProblem(text)).toMatch(reason);
+  });
+
+  it('lines: at the limit passes, one more is refused', () => {
+    expect(markdownLimitProblem('x\n'.repeat(lines - 1))).toBeUndefined();
+    expect(markdownLimitProblem('x\n'.repeat(lines))).toMatch(/^it has 8001 lines, over the limit of 8000/);
+  });
+
+  it('markup characters, "[" and "|": at each limit passes, one more is refused; fenced code is not counted', () => {
+    expect(markdownLimitProblem(withProse('<'.repeat(markupChars)))).toBeUndefined();
+    expect(markdownLimitProblem(withProse('<'.repeat(markupChars + 1)))).toMatch(/to 20001, over the limit of 20000/);
+    expect(markdownLimitProblem(withProse('[a](b)'.repeat(linkOpeners)))).toBeUndefined();
+    expect(markdownLimitProblem(withProse('[a](b)'.repeat(linkOpeners + 1)))).toMatch(/"\[" .* to 2001, over/);
+    expect(markdownLimitProblem(withProse('| a |\n'.repeat(pipes / 2)))).toBeUndefined();
+    expect(markdownLimitProblem(withProse(`${'| a |\n'.repeat(pipes / 2)}|`))).toMatch(/"\|" .* to 6001, over/);
+    expect(markdownLimitProblem(withProse(`\`\`\`text\n${'<|'.repeat(markupChars)}\n\`\`\``))).toBeUndefined();
+  });
+});
+
+describe('word count of long text', () => {
+  it('is the same when a paragraph is longer than what is segmented at once', () => {
+    const paragraph = `${'word, another word; 東京 and more.\n'.repeat(2_000)}`;
+    const words = new Intl.Segmenter('en', { granularity: 'word' });
+    // Counted line by line (a line break always ends a word): segmented whole, the text takes minutes.
+    const line = 'word, another word; 東京 and more.';
+    const expected = 2_000 * [...words.segment(line)].filter((s) => s.isWordLike).length;
+    expect(checkMarkdownText(`# T\n\n${paragraph}`).summary.word_count).toBe(expected + 1);
   });
 });

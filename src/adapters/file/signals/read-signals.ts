@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
-import { MAX_SIGNAL_BYTES, type SignalAck, type SignalMessage } from '../../../core/schema/signal.js';
+import { MAX_SIGNAL_BYTES, SETTLE_MS, type SignalAck, type SignalMessage } from '../../../core/schema/signal.js';
 import { ACK_FILE_SUFFIX, isAckFileName, isSignalFileName } from './signal-file-name.js';
 import type { InvalidSignalFile, SignalEntry, SignalReadResult } from '../../../ports/signal-transport.js';
 import { leftInPlace, readBoxFile, statKey } from './parse-signal-file.js';
@@ -47,8 +47,20 @@ export interface SignalBoxReaderOptions {
   settleMs?: number;
 }
 
-/** See SignalBoxReaderOptions.settleMs. */
-export const SETTLE_MS = 2_000;
+/**
+ * Whether a file that does not parse may still be being written in place: empty or cut-off JSON that
+ * changed within `settleMs`. A modification time in the future (a skewed or forged clock) counts only as
+ * far as the settle time reaches: else a file stamped next year would keep its signal waiting until then.
+ */
+export function mayStillBeWritten(
+  judged: { ok: boolean; incomplete?: boolean },
+  mtimeMs: number | undefined,
+  settleMs: number,
+): boolean {
+  if (judged.ok || judged.incomplete !== true || mtimeMs === undefined) return false;
+  const age = Date.now() - mtimeMs;
+  return age < settleMs && age > -settleMs;
+}
 
 interface Cached<T> {
   key: string;
@@ -218,11 +230,7 @@ export class SignalBoxReader {
         : { ok: false, reason: file.problem ?? 'unreadable', incomplete: file.problem === 'the file is empty' };
       cache.set(name, leftInPlace(name, file) ? { key: file.key, judged, special: true } : { key: file.key, judged });
       // Empty or cut-off JSON that changed a moment ago may be a signal a slow writer is still writing.
-      const unsettled =
-        !judged.ok &&
-        judged.incomplete === true &&
-        file.mtimeMs !== undefined &&
-        Date.now() - file.mtimeMs < this.settleMs;
+      const unsettled = mayStillBeWritten(judged, file.mtimeMs, this.settleMs);
       if (isIoError(file.key) || unsettled) this.unreadable.add(name);
       else this.unreadable.delete(name);
       this.result = undefined;

@@ -4,6 +4,7 @@ import type { LaunchRun } from '../../../core/schema/launch-run.js';
 import type { RegistryEntry } from '../../../core/schema/registry.js';
 import { UnknownTeamError } from '../../../core/errors.js';
 import { lifecycleFor } from '../../../engine/archetypes/catalog.js';
+import { markdownLimitProblem } from '../../../engine/deliverable/markdown-limits.js';
 import type { Federation } from '../../../engine/context.js';
 import { readCurrentRun, readRunHistory } from '../../launch/run-records.js';
 import { readFederationLog } from '../../log/federation-log.js';
@@ -94,10 +95,13 @@ function deliverable(fed: Federation, entry: RegistryEntry): TeamPageView['deliv
   const path = join(entry.location, fed.config.deliverable);
   const size = statSync(path, { throwIfNoEntry: false });
   if (!size?.isFile()) return null;
+  const markdown = size.size <= CHUNK_BYTES ? readFileSync(path, 'utf8') : null;
   return {
     path,
-    markdown: size.size <= CHUNK_BYTES ? readFileSync(path, 'utf8') : null,
+    markdown,
     sizeBytes: size.size,
+    // The page parses the Markdown in the browser: one the checker refuses before parsing would freeze it.
+    notRendered: markdown === null ? null : (markdownLimitProblem(markdown) ?? null),
   };
 }
 

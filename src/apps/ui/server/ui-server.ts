@@ -33,6 +33,15 @@ export interface UiServerOptions {
 
 const DEFAULT_CLOCK_MS = 30_000;
 
+/**
+ * Connections served at once: every page of every browser holds one event stream and makes a few
+ * requests, far below this. Past it a new connection is closed as it is accepted, so a local process
+ * without the token cannot take every file descriptor of `fed ui` by opening sockets.
+ */
+export const UI_MAX_CONNECTIONS = 128;
+/** A connection that has not sent its whole request head by then is closed: idle sockets do not hold the cap. */
+const HEADERS_TIMEOUT_MS = 10_000;
+
 export interface UiServer {
   /** The URL to open, token included: `http://127.0.0.1:<port>/?token=…`. */
   url: string;
@@ -89,8 +98,10 @@ export async function startUiServer(fed: Federation, options: UiServerOptions = 
   };
   // route() answers its own failures; one that escapes it (a broken socket) ends that response alone.
   const server = createServer(
+    { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: HEADERS_TIMEOUT_MS },
     (request, response) => void route(request, response, ctx).catch(() => response.destroy()),
   );
+  server.maxConnections = UI_MAX_CONNECTIONS;
   try {
     await hub.ready;
     await Promise.all([views.board(), views.needsYou()]);

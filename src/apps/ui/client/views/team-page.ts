@@ -92,7 +92,10 @@ export function TeamPage({ team }: { team: string }) {
           ? html`<p class="empty">This team has no deliverable.</p>`
           : deliverable.markdown === null
             ? html`<p class="empty">Not written yet (${deliverable.sizeBytes} bytes).</p>`
-            : html`<${Markdown} source=${deliverable.markdown} />`
+            : deliverable.notRendered
+              ? html`<p class="empty">Shown as text, not rendered: ${deliverable.notRendered}.</p>
+                  <pre class="deliverable-text">${deliverable.markdown}</pre>`
+              : html`<${Markdown} source=${deliverable.markdown} />`
       }
     </div>
   </section>`;
