@@ -2,6 +2,7 @@ import { delimiter, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
 import { FED_DIR } from '../../core/layout.js';
+import { listenerCommand, NETWORK_NAMESPACE } from './network/sandbox-network.js';
 
 /**
  * The read-only sandbox of a deliverable team (docs/design/spec.md §2.7: the lead agent's tools are read-only): with
@@ -23,6 +24,8 @@ export interface SandboxPlan {
   writableFiles?: readonly string[];
   /** Outside the root: what stays writable, and what is read-only again inside it (machineMounts). */
   machine: MachineMounts;
+  /** A network policy applies: a network namespace of its own, the proxy's listener before the command (network/). */
+  network?: boolean;
 }
 
 export interface MachineMounts {
@@ -142,6 +145,8 @@ export function bubblewrapArgs(bwrap: string, plan: SandboxPlan): string[] {
       ? [...readOnly(plan.worktree), ...writable(join(plan.worktree, FED_DIR))]
       : writable(plan.workspace)),
     ...(plan.writableFiles ?? []).flatMap(writable),
+    ...(plan.network ? NETWORK_NAMESPACE : []),
     '--',
+    ...(plan.network ? listenerCommand() : []),
   ];
 }
