@@ -47,7 +47,7 @@ export interface AgentProcessOptions {
    */
   endsWithLauncher?: boolean;
   /** In a sandbox with a network policy: where the listener its proxy serves goes (network/listener-channel.ts). */
-  onNetworkListener?: (listener: Server) => void;
+  onNetworkListener?: (listener: Server, port: number) => void;
 }
 
 export interface AgentExit {

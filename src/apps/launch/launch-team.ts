@@ -45,7 +45,7 @@ import { RunningAgent } from './running-agent.js';
 import { startRunTrace } from './run-trace.js';
 import { bubblewrapArgs, findBubblewrap, machineMounts } from './sandbox.js';
 import { hostPolicy, teamNetworkPolicy, type HostPolicy } from './network/host-policy.js';
-import { networkNamespaceMissing } from './network/sandbox-network.js';
+import { filterFile, networkNamespaceMissing } from './network/sandbox-network.js';
 import { networkUnavailable } from './network/network-refusal.js';
 import { codeCacheDir } from '../../infra/code-cache-dir.js';
 import { packageRoot } from '../../infra/package-info.js';
@@ -419,7 +419,7 @@ function readOnlySandbox(
     worktree,
     writableFiles: worktree ? [context.deliverablePath] : [],
     machine: machineMounts(env, { codeCache, installation: packageRoot() }),
-    network: networked,
+    network: networked ? { filterFile: filterFile(team.location) } : undefined,
   });
   return { sandbox, network: networked ? policy : undefined };
 }

@@ -90,7 +90,6 @@ export class RunningAgent {
     // What the CLI reads besides (its MCP configuration): the agent may rewrite it, but only for itself.
     for (const [path, content] of Object.entries(prepared.run.command.files ?? {})) writeFileAtomic(path, content);
     const agent = new RunningAgent(fed, team, prepared, options.config.agent.limits, sessionCostBeforeUsd);
-    agent.network = prepared.network && new RunNetwork(prepared.network);
     const { run, files, sandbox } = prepared;
     const root = fed.root;
     const baseEnv = options.env ?? process.env;
@@ -121,6 +120,7 @@ export class RunningAgent {
               applyEvent: teamEventApplier(fed, team.domainId, options.config, brokerEnv),
             })
           : undefined;
+      agent.network = prepared.network && new RunNetwork(prepared.network, team.location, agent.broker);
       agent.child = await AgentProcess.start({
         command: run.command.argv,
         shownCommand: run.recordedArgv,

@@ -2,7 +2,7 @@ import { delimiter, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
 import { FED_DIR } from '../../core/layout.js';
-import { listenerCommand, NETWORK_NAMESPACE } from './network/sandbox-network.js';
+import { filterLoader, listenerCommand, NETWORK_NAMESPACE } from './network/sandbox-network.js';
 
 /**
  * The read-only sandbox of a deliverable team (docs/design/spec.md §2.7: the lead agent's tools are read-only): with
@@ -24,8 +24,8 @@ export interface SandboxPlan {
   writableFiles?: readonly string[];
   /** Outside the root: what stays writable, and what is read-only again inside it (machineMounts). */
   machine: MachineMounts;
-  /** A network policy applies: a network namespace of its own, the proxy's listener before the command (network/). */
-  network?: boolean;
+  /** A network policy applies: a network namespace and a seccomp filter, the listener before the command (network/). */
+  network?: { filterFile: string };
 }
 
 export interface MachineMounts {
@@ -132,6 +132,7 @@ export function bubblewrapArgs(bwrap: string, plan: SandboxPlan): string[] {
   const readOnly = (path: string) => ['--ro-bind', path, path];
   const writable = (path: string) => ['--bind', path, path];
   return [
+    ...(plan.network ? filterLoader(plan.network.filterFile) : []),
     bwrap,
     ...ISOLATION,
     ...readOnly('/'),

@@ -10,11 +10,11 @@ export const LISTENER_READY = 'fed-network-ready';
 /** The descriptor the channel has inside the sandbox (after stdin, stdout, stderr and the lifeline). */
 export const LISTENER_CHANNEL_FD = 4;
 
-/** The launcher's side: the listener goes to `serve`, then the sandbox goes on. */
-export function receiveListener(child: ChildProcess, serve: (listener: Server) => void): void {
-  child.on('message', (message, handle) => {
-    if (!(handle instanceof Server)) return;
-    serve(handle);
+/** The launcher's side: each listener goes to `serve` with its port, then the sandbox goes on. */
+export function receiveListener(child: ChildProcess, serve: (listener: Server, port: number) => void): void {
+  child.on('message', (message: { listener?: unknown }, handle) => {
+    if (!(handle instanceof Server) || typeof message?.listener !== 'number') return;
+    serve(handle, message.listener);
     child.send(LISTENER_READY);
   });
 }

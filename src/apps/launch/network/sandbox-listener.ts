@@ -1,21 +1,26 @@
-import { createServer } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { LISTENER_READY } from './listener-channel.js';
 
 /**
- * Run first inside a sandbox with a network policy (`node sandbox-listener.js <port>`, by the shell that
- * then becomes the agent): listens on 127.0.0.1:<port> in the sandbox's own network namespace and hands
- * the listening socket to the launcher over the IPC channel it inherited (fd 4, through the watchdog), so
- * the proxy serves it from outside — no socket of the host is reachable from inside for it. Exits once the
- * launcher has it: the agent starts only then, with nothing of fed's left running in the sandbox.
+ * Run first inside a sandbox with a network policy (`node sandbox-listener.js <port>…`, by the shell that
+ * then becomes the agent): listens on 127.0.0.1 at each port in the sandbox's own network namespace — the
+ * proxy's, the broker's — and hands each listening socket to the launcher over the IPC channel it
+ * inherited (fd 4, through the watchdog), so fed serves them from outside: no Unix socket is needed
+ * inside, where none can be made. Exits once the launcher has them all: the agent starts only then, with
+ * nothing of fed's left running in the sandbox.
  */
-const port = Number(process.argv[2]);
-const server = createServer();
-server.on('error', (error) => {
-  process.stderr.write(`fed: the sandbox cannot listen for its proxy on 127.0.0.1:${port}: ${error.message}\n`);
-  process.exit(1);
+const ports = process.argv.slice(2).map(Number);
+let waiting = ports.length;
+process.on('message', (message) => {
+  if (message !== LISTENER_READY) process.exit(1);
+  if (--waiting === 0) process.exit(0);
 });
-server.listen(port, '127.0.0.1', () => {
-  process.once('message', (message) => process.exit(message === LISTENER_READY ? 0 : 1));
-  process.once('disconnect', () => process.exit(1));
-  process.send!({ listener: port }, server, () => server.close());
-});
+process.once('disconnect', () => process.exit(1));
+for (const port of ports) {
+  const server: Server = createServer();
+  server.on('error', (error) => {
+    process.stderr.write(`fed: the sandbox cannot listen on 127.0.0.1:${port}: ${error.message}\n`);
+    process.exit(1);
+  });
+  server.listen(port, '127.0.0.1', () => process.send!({ listener: port }, server, () => server.close()));
+}
