@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { nonEmptyString, teamIdSchema } from './common.js';
+import { nonEmptyString, TEAM_ID_PATTERN } from './common.js';
 import { DEFAULT_NETWORK_POLICY, networkPolicySchema } from './network-policy.js';
 import { describeUrlValue, describeValue } from './problems.js';
 import { DURATION_EXAMPLES, durationSchema, parseDuration } from './duration.js';
@@ -138,7 +138,17 @@ export const agentConfigSchema = z.object({
   /** What a sandboxed agent may reach on the network (network-policy.ts); a team's entry in `teams` overrides it. */
   network: networkPolicySchema.default(DEFAULT_NETWORK_POLICY),
   /** Per team (by id), what differs from the federation's agent settings: its network policy. */
-  teams: z.record(teamIdSchema, z.strictObject({ network: networkPolicySchema.optional() })).default({}),
+  teams: z
+    .record(z.string(), z.strictObject({ network: networkPolicySchema.optional() }))
+    .superRefine((teams, ctx) => {
+      for (const id of Object.keys(teams).filter((key) => !TEAM_ID_PATTERN.test(key)))
+        ctx.addIssue({
+          code: 'custom',
+          path: [id],
+          message: `"${id}" is not a team id: expected a slug of lowercase letters, digits and single hyphens (like "docs-team")`,
+        });
+    })
+    .default({}),
 });
 export type AgentConfig = z.output<typeof agentConfigSchema>;
 

@@ -29,11 +29,12 @@ export function hostPolicy(policy: NetworkPolicy, providerHosts: readonly string
   };
   const provider = policy === 'provider' || (typeof policy === 'object' && policy.provider === true);
   const added = typeof policy === 'object' ? policy.allow : [];
+  const listed = [...(provider ? providerHosts : []), ...added];
   const entries = [
     ...(provider ? providerHosts.map((host) => parse(host, false)) : []),
     ...added.map((host) => parse(host, true)),
   ];
-  const hosts = entries.length ? [...providerHosts, ...added].slice(0, 4).join(', ') : '';
+  const hosts = listed.slice(0, 4).join(', ');
   const more = entries.length > 4 ? `, … (${entries.length} in all)` : '';
   const label =
     policy === 'none' || entries.length === 0
