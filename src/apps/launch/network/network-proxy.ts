@@ -120,6 +120,9 @@ export class NetworkProxy {
       return;
     }
     const upstream = connect({ host: destination.address, port: target.port });
+    // Cut with the rest when the proxy closes (the agent has exited), whatever the server does.
+    this.sockets.add(upstream);
+    upstream.once('close', () => this.sockets.delete(upstream));
     let reason: string | undefined;
     let allowed = true;
     let established = false;
@@ -252,5 +255,7 @@ function firstBytes(client: Socket, head: Buffer): Promise<Buffer> {
     if (readClientHello(bytes).kind !== 'incomplete') return finish();
     client.on('data', onData);
     client.once('end', finish);
+    // The HTTP server paused the socket as it handed it over: a listener alone does not resume it.
+    client.resume();
   });
 }
