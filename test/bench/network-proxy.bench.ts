@@ -7,7 +7,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer as createHttpServer } from 'node:http';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { hostPolicy, type HostPolicy } from '../../src/apps/launch/network/host-policy.js';
@@ -17,11 +16,17 @@ import { report, reportInterleavedRatios } from './harness.js';
 const ROUNDS = 11;
 /** Downloads per measured run: one 1 MiB download takes about a millisecond on loopback. */
 const PER_RUN = 20;
-const BODY = Buffer.alloc(1024 * 1024, 'x');
+const BODY_BYTES = 1024 * 1024;
 
-/** The agent: downloads `n` times, directly, through the proxy (absolute form) or through a CONNECT tunnel. */
+/**
+ * The agent, and the server it downloads from, in a process of their own (the proxy runs alone in this
+ * one, as in the launcher): downloads `n` times, directly, through the proxy (absolute form) or through a
+ * CONNECT tunnel.
+ */
 const CLIENT = `
 const http = require('node:http');
+const body = Buffer.alloc(${BODY_BYTES}, 'x');
+const server = http.createServer((req, res) => res.end(body)).listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
 const get = (options, socket) => new Promise((resolve, reject) => {
   const req = http.request({ ...options, headers: { connection: 'close' }, ...(socket ? { createConnection: () => socket } : {}), agent: false });
   req.on('response', (res) => { let n = 0; res.on('data', (c) => (n += c.length)); res.on('end', () => resolve(n)); });
@@ -34,7 +39,8 @@ const tunnel = (proxy, target) => new Promise((resolve, reject) => {
   req.on('error', reject);
   req.end();
 });
-process.on('message', async ({ mode, port, proxy, n }) => {
+process.on('message', async ({ mode, proxy, n }) => {
+  const port = server.address().port;
   const started = performance.now();
   for (let i = 0; i < n; i++) {
     if (mode === 'direct') await get({ host: '127.0.0.1', port, path: '/file' });
@@ -51,17 +57,14 @@ function timed(client: ChildProcess, message: Record<string, unknown>): Promise<
 }
 
 export default async function networkProxyBench(): Promise<void> {
-  const server = createHttpServer((_req, res) => res.end(BODY));
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const port = (server.address() as AddressInfo).port;
+  const client = spawn(process.execPath, ['-e', CLIENT], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const [{ port }] = (await once(client, 'message')) as [{ port: number }];
   const proxy = new NetworkProxy(hostPolicy({ allow: [`localhost:${port}`] }, []) as HostPolicy, () => undefined);
   const listener = createServer();
   listener.listen(0, '127.0.0.1');
   await once(listener, 'listening');
   proxy.serve(listener);
   const proxyPort = (listener.address() as AddressInfo).port;
-  const client = spawn(process.execPath, ['-e', CLIENT], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   try {
     await reportInterleavedRatios(
       { name: `${PER_RUN} × 1 MiB downloads, direct`, run: () => timed(client, { mode: 'direct', port, n: PER_RUN }) },
@@ -83,6 +86,7 @@ export default async function networkProxyBench(): Promise<void> {
     const idleClient = connect(proxyPort, '127.0.0.1');
     idleClient.write(`CONNECT localhost:${port} HTTP/1.1\r\nHost: localhost:${port}\r\n\r\n`);
     await once(idleClient, 'data');
+    await sleep(500);
     const before = process.cpuUsage();
     await sleep(2_000);
     const used = process.cpuUsage(before);
@@ -98,6 +102,5 @@ export default async function networkProxyBench(): Promise<void> {
   } finally {
     client.kill();
     proxy.close();
-    server.close();
   }
 }
