@@ -149,6 +149,9 @@ describe('the read-only sandbox of deliverable teams (bubblewrap)', () => {
       'bubblewrap (bwrap) is not installed (apt-get install bubblewrap): the codebase is not mounted read-only for the agent; fed checks it before and after the run instead',
     ]);
     expect(result.lastRun.network).toBeUndefined();
+    expect(result.warnings).toContain(
+      'team "docs" has the network policy "open": its agent can reach any host (agent.network)',
+    );
   });
 
   it('without bwrap on PATH a team with a network policy is not launched: never an open network instead', async () => {

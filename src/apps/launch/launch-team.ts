@@ -393,6 +393,10 @@ function readOnlySandbox(
   network: { policy: 'open' | HostPolicy; builtIn: boolean },
 ): { sandbox: string[] | undefined; network: HostPolicy | undefined } {
   if (!config.agent.sandbox) return { sandbox: undefined, network: undefined };
+  if (network.policy === 'open')
+    warnings.push(
+      `team "${team.domainId}" has the network policy "open": its agent can reach any host (agent.network)`,
+    );
   const found = findBubblewrap(env);
   const policy = network.policy === 'open' ? undefined : network.policy;
   // Never a silent fall-back to an open network (the built-in agent is fed's own code and opens no connection).
