@@ -1,4 +1,3 @@
-import { isIP } from 'node:net';
 import { z } from 'zod';
 import { describeValue } from './problems.js';
 
@@ -22,6 +21,20 @@ export interface HostEntry {
   kind: 'name' | 'wildcard' | 'ip';
   /** Absent: any port. */
   port?: number;
+}
+
+const IPV4 = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+/** 4 or 6 for an IP address literal, else 0 (as node:net's isIP; this module is the dashboard's too, which has no node:net). */
+function isIP(text: string): 0 | 4 | 6 {
+  if (IPV4.test(text)) return 4;
+  if (!text.includes(':')) return 0;
+  try {
+    new URL(`http://[${text}]/`);
+    return 6;
+  } catch {
+    return 0;
+  }
 }
 
 const LABEL = /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/;
