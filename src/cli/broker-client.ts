@@ -6,7 +6,7 @@ import {
   encodeFrame,
   FRAME,
   FrameReader,
-  socketAddress,
+  brokerAddress,
   type BrokerRequest,
 } from '../infra/process/broker-protocol.js';
 import { readFileBounded, type BoundedRead } from '../infra/fs/read-file-bounded.js';
@@ -47,13 +47,13 @@ export function runThroughBroker(env: NodeJS.ProcessEnv, argv: readonly string[]
     cwd,
     stdin: readsStdin || body !== undefined,
   };
-  let target: ReturnType<typeof socketAddress>;
+  let target: ReturnType<typeof brokerAddress>;
   try {
-    target = socketAddress(socketPath);
+    target = brokerAddress(socketPath);
   } catch (error) {
     return fail(unreachable(socketPath, error as Error));
   }
-  const socket = connect(target.address);
+  const socket = connect(target.options);
   let exited = false;
   const stopReading = () => {
     if (readsStdin) process.stdin.destroy();

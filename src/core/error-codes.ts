@@ -91,6 +91,7 @@ export type FedErrorCode =
   | 'NOT_FAILED'
   | 'RUN_UNSETTLED'
   | 'FEDERATION_BUDGET_SPENT'
+  | 'NETWORK_POLICY_UNAVAILABLE'
   // A sandboxed agent's fed commands, run by its launcher's broker.
   | 'AGENT_COMMAND_REFUSED'
   | 'BROKER_REFUSED'

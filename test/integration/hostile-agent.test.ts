@@ -69,6 +69,9 @@ async function launchHostile(
   const { root } = await federationWithMission();
   if (options.confinement === 'off')
     writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ agent: { sandbox: false } }, null, 2));
+  // Where the sandbox cannot be built, only a team whose network is open is launched (network-policy.test.ts).
+  if (options.confinement === 'broken-bwrap')
+    writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ agent: { network: 'open' } }, null, 2));
   if (launcher.user) handOver(root, launcher.user);
   const before = treeDigest(root, launchWrites);
   const { FED_ROOT: _root, FED_TEAM: _team, ...inherited } = process.env;

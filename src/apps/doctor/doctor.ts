@@ -7,6 +7,7 @@ import { belowLink, findRootLinks, findWorkspaceLinks } from './runtime-links.js
 import { checkFolders, checkLock, findLeftoverTempFiles, lockFilesIn } from './file-checks.js';
 import type { DoctorFinding, PendingFinding } from '../../ports/doctor-finding.js';
 import { checkOnboardings, checkOrphanWorkspaces, checkTeam } from './team-checks.js';
+import { teamNetworkPolicy } from '../launch/network/host-policy.js';
 import type { Federation } from '../../engine/context.js';
 import { META } from '../../core/schema/common.js';
 import type { SignalParty } from '../../core/resolve-party.js';
@@ -99,6 +100,10 @@ export async function runDoctor(fed: Federation, options: DoctorOptions = {}): P
     pending.push(...onboardings.findings);
     const signalParties: SignalParty[] = [];
     for (const entry of registry.teams) {
+      if (teamNetworkPolicy(fed.config.agent, entry.domainId) === 'open')
+        notes.push(
+          `team "${entry.domainId}": network "open" — a sandboxed agent of it can reach any host (agent.network)`,
+        );
       const team = await checkTeam(fed, entry);
       pending.push(...team.findings);
       if (team.elsewhere) notes.push(team.elsewhere);

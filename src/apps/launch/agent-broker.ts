@@ -113,6 +113,12 @@ export class AgentBroker {
   }
 
   /** What the agent's environment gets: where its fed commands go, and the token that lets them in. */
+  /** Also serve what `listener` accepts: a sandbox's loopback, where its agent cannot make a Unix socket (network/). */
+  serveFrom(listener: Server): void {
+    listener.maxConnections = MAX_CONNECTIONS;
+    listener.on('connection', (socket: Socket) => this.server.emit('connection', socket));
+  }
+
   agentEnv(): Record<string, string> {
     return { [BROKER_ENV]: this.options.socketPath, [BROKER_TOKEN_ENV]: this.token };
   }

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, closeSync, constants, mkdirSync, writeSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
+import type { Server } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RefusedError } from '../../core/errors.js';
@@ -9,6 +10,7 @@ import { processStartTime } from '../../infra/fs/process-identity.js';
 import { openForAppend } from '../../infra/fs/open-for-append.js';
 import { agentLogHeader } from '../../core/schema/agent-log.js';
 import { LIFELINE_ENV, LIFELINE_FD, LIFELINE_GRACE_ENV } from '../../infra/process/lifeline.js';
+import { receiveListener } from './network/listener-channel.js';
 import { endLeftovers, endSandbox, groupMembers, sandboxInit, signalSandbox, type SandboxInit } from './agent-stop.js';
 
 /**
@@ -44,6 +46,8 @@ export interface AgentProcessOptions {
    * on. In the sandbox bwrap's --die-with-parent ends everything inside with the launcher, too.
    */
   endsWithLauncher?: boolean;
+  /** In a sandbox with a network policy: where the listener its proxy serves goes (network/listener-channel.ts). */
+  onNetworkListener?: (listener: Server, port: number) => void;
 }
 
 export interface AgentExit {
@@ -148,9 +152,16 @@ export class AgentProcess {
           supervision === 'watchdog'
             ? options.env
             : { ...options.env, [LIFELINE_ENV]: String(LIFELINE_FD), [LIFELINE_GRACE_ENV]: String(graceMs) },
-        stdio: [options.stdin == null ? 'ignore' : 'pipe', 'pipe', log, 'pipe'],
+        stdio: [
+          options.stdin == null ? 'ignore' : 'pipe',
+          'pipe',
+          log,
+          'pipe',
+          ...(options.onNetworkListener ? ['ipc' as const] : []),
+        ],
         detached: true,
       });
+      if (options.onNetworkListener) receiveListener(child, options.onNetworkListener);
       await new Promise<void>((resolve, reject) => {
         child.once('spawn', resolve);
         child.once('error', (error) =>

@@ -2,6 +2,7 @@ import { delimiter, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
 import { FED_DIR } from '../../core/layout.js';
+import { filterLoader, listenerCommand, NETWORK_NAMESPACE } from './network/sandbox-network.js';
 
 /**
  * The read-only sandbox of a deliverable team (docs/design/spec.md §2.7: the lead agent's tools are read-only): with
@@ -23,6 +24,8 @@ export interface SandboxPlan {
   writableFiles?: readonly string[];
   /** Outside the root: what stays writable, and what is read-only again inside it (machineMounts). */
   machine: MachineMounts;
+  /** A network policy applies: a network namespace and a seccomp filter, the listener before the command (network/). */
+  network?: { filterFile: string };
 }
 
 export interface MachineMounts {
@@ -129,6 +132,7 @@ export function bubblewrapArgs(bwrap: string, plan: SandboxPlan): string[] {
   const readOnly = (path: string) => ['--ro-bind', path, path];
   const writable = (path: string) => ['--bind', path, path];
   return [
+    ...(plan.network ? filterLoader(plan.network.filterFile) : []),
     bwrap,
     ...ISOLATION,
     ...readOnly('/'),
@@ -142,6 +146,8 @@ export function bubblewrapArgs(bwrap: string, plan: SandboxPlan): string[] {
       ? [...readOnly(plan.worktree), ...writable(join(plan.worktree, FED_DIR))]
       : writable(plan.workspace)),
     ...(plan.writableFiles ?? []).flatMap(writable),
+    ...(plan.network ? NETWORK_NAMESPACE : []),
     '--',
+    ...(plan.network ? listenerCommand() : []),
   ];
 }

@@ -8,6 +8,7 @@ import { oneOf, positiveNumber } from '../option-parsers.js';
 import { AGENT_PRESETS, type AgentPresetName } from '../../core/schema/config.js';
 import { requireTeam } from '../team-option.js';
 import { describeRun } from '../describe-run.js';
+import { networkSummary } from '../../apps/launch/network/network-log.js';
 import { LAUNCH_EXIT_CODES_HELP, launchExitCode } from '../launch-exit-code.js';
 
 export function registerLaunch(program: Command, io: CliIo): void {
@@ -72,6 +73,7 @@ export function registerLaunch(program: Command, io: CliIo): void {
           });
           for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
           if (!options.json) io.stdout(`run: ${describeRun(result.lastRun)}\n`);
+          if (!options.json && result.lastRun.network) io.stdout(`${networkSummary(result.lastRun.network)}\n`);
           if (options.json) printJson(io, result);
           else if (result.outcome === 'complete')
             io.stdout(

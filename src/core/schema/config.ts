@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { nonEmptyString } from './common.js';
+import { nonEmptyString, TEAM_ID_PATTERN } from './common.js';
+import { DEFAULT_NETWORK_POLICY, networkPolicySchema } from './network-policy.js';
 import { describeUrlValue, describeValue } from './problems.js';
 import { DURATION_EXAMPLES, durationSchema, parseDuration } from './duration.js';
 import { SIGNAL_TYPES, type SignalType } from './signal.js';
@@ -134,6 +135,20 @@ export const agentConfigSchema = z.object({
       error: (issue) => `expected true, false or "strict", got ${describeValue(issue.input)}`,
     })
     .default(true),
+  /** What a sandboxed agent may reach on the network (network-policy.ts); a team's entry in `teams` overrides it. */
+  network: networkPolicySchema.default(DEFAULT_NETWORK_POLICY),
+  /** Per team (by id), what differs from the federation's agent settings: its network policy. */
+  teams: z
+    .record(z.string(), z.strictObject({ network: networkPolicySchema.optional() }))
+    .superRefine((teams, ctx) => {
+      for (const id of Object.keys(teams).filter((key) => !TEAM_ID_PATTERN.test(key)))
+        ctx.addIssue({
+          code: 'custom',
+          path: [id],
+          message: `"${id}" is not a team id: expected a slug of lowercase letters, digits and single hyphens (like "docs-team")`,
+        });
+    })
+    .default({}),
 });
 export type AgentConfig = z.output<typeof agentConfigSchema>;
 
@@ -185,7 +200,15 @@ export const configSchema = z.object({
   description: z.string().optional(),
   federationName: nonEmptyString.optional(),
   agentCommand: nonEmptyString.default(DEFAULT_AGENT_COMMAND),
-  agent: agentConfigSchema.default({ args: [], limits: {}, sandbox: true, fixAttempts: 2, mcp: true }),
+  agent: agentConfigSchema.default({
+    args: [],
+    limits: {},
+    sandbox: true,
+    fixAttempts: 2,
+    mcp: true,
+    network: DEFAULT_NETWORK_POLICY,
+    teams: {},
+  }),
   telemetry: telemetryConfigSchema.default({
     enabled: true,
     collector: { endpoint: DEFAULT_COLLECTOR_ENDPOINT },

@@ -131,6 +131,11 @@ export interface AgentPreset {
   name: AgentPresetName;
   /** Program names (basenames) that select this preset when `agent.preset` is not set. */
   programs: readonly string[];
+  /**
+   * The hosts the CLI needs to reach its model provider: all a sandboxed run of it may reach under the
+   * network policy `"provider"` (docs/agents.md#the-network-policy).
+   */
+  providerHosts: readonly string[];
   /** `json`: stdout is JSON lines read by `onEvent`; `text`: plain lines read by `onText` (if any). */
   stream: 'json' | 'text';
   /** Whether the CLI resumes a session by id. */

@@ -9,6 +9,8 @@ import type { AgentPreset } from './agent-preset.js';
 export const customPreset: AgentPreset = {
   name: 'custom',
   programs: [],
+  // Unknown until configured: the config's allow list names its hosts.
+  providerHosts: [],
   stream: 'text',
   resumable: false,
   nativeLimits: { maxTurns: false, maxCostUsd: false },

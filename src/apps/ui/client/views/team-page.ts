@@ -51,6 +51,11 @@ export function TeamPage({ team }: { team: string }) {
               html`<dt>Resumes</dt>
                 <dd>${formatTime(card.lastRun.resumeAt)} (${formatRelative(card.lastRun.resumeAt)})</dd>`
             }
+            ${
+              card.lastRun?.network &&
+              html`<dt>Last run's network</dt>
+                <dd>${card.lastRun.network}</dd>`
+            }
           </dl>
           <${ActionButtons} actions=${card.actions} team=${card.id} />
         </div>
