@@ -81,6 +81,7 @@ export type FedErrorCode =
   | 'SNAPSHOT_VERSION'
   // Launching a team's agent, its runs and their retries.
   | 'AGENT_COMMAND'
+  | 'AGENT_HOME'
   | 'PROMPT_TOO_LONG'
   | 'PROMPT_NUL_BYTE'
   | 'NO_BUILT_IN_AGENT'

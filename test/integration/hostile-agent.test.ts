@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import type { LaunchResult } from '../../src/engine/hooks/federation-hooks.js';
@@ -48,6 +48,8 @@ interface HostileRun {
   changedNow(): string[];
   /** The deliverable as the launch left it (empty when there is none). */
   deliverableAtReturn: string;
+  /** The user's home (FED_HOSTILE_USER_HOME) before the launch, digested. */
+  userHomeBefore: Record<string, string>;
 }
 
 /** A PATH whose bwrap is a stub that fails the way bwrap does where it may not create namespaces. */
@@ -64,11 +66,13 @@ function brokenBwrapPath(): string {
 async function launchHostile(
   agent: string,
   launcher: { user?: UnprivilegedUser },
-  options: { confinement?: Confinement; env?: NodeJS.ProcessEnv } = {},
+  options: { confinement?: Confinement; env?: NodeJS.ProcessEnv; config?: unknown } = {},
 ): Promise<HostileRun> {
   const { root } = await federationWithMission();
-  if (options.confinement === 'off')
-    writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ agent: { sandbox: false } }, null, 2));
+  const config = options.confinement === 'off' ? { agent: { sandbox: false } } : options.config;
+  if (config) writeFileSync(join(root, 'federate.config.json'), JSON.stringify(config, null, 2));
+  const userHome = options.env?.FED_HOSTILE_USER_HOME;
+  const userHomeBefore = userHome ? treeDigest(userHome, () => false) : {};
   if (launcher.user) handOver(root, launcher.user);
   const before = treeDigest(root, launchWrites);
   const { FED_ROOT: _root, FED_TEAM: _team, ...inherited } = process.env;
@@ -102,7 +106,7 @@ async function launchHostile(
     return [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((p) => before[p] !== after[p]);
   };
   const transcript = readFileSync(result.lastRun.transcriptPath, 'utf8');
-  return { root, result, transcript, changed: changedNow(), changedNow, deliverableAtReturn };
+  return { root, result, transcript, changed: changedNow(), changedNow, deliverableAtReturn, userHomeBefore };
 }
 
 /** The escapes the agent's transcript reports, e.g. ["remount /tmp/x read-write: refused (EPERM)"]. */
@@ -127,19 +131,39 @@ function processesMarked(mark: string): number[] {
 }
 
 /**
- * A home (with git and shell start-up files) and a cache folder of the launching user's own, outside the
- * root, and where fed is installed: what hostile-machine aims at.
+ * A home of the launching user's own (git's config, the shell's start-up files, ~/.local/bin first on
+ * PATH, a CLI's settings and credentials, ~/.npmrc), a cache folder, and where fed is installed: what
+ * hostile-machine aims at. The agent's own home gets the credentials (agent.homeFiles), read-only.
  */
 function homeWithStartupFiles(user: UnprivilegedUser | undefined): NodeJS.ProcessEnv {
   const home = tempDir('fed-hostile-home-');
-  writeFileSync(join(home, '.gitconfig'), '[user]\n\tname = someone\n');
-  writeFileSync(join(home, '.bashrc'), "# the user's own\n");
+  const files: Record<string, string> = {
+    '.gitconfig': '[user]\n\tname = someone\n',
+    '.bashrc': "# the user's own\n",
+    '.bash_logout': "# the user's own\n",
+    '.npmrc': 'fund=false\n',
+    '.config/git/config': '[user]\n\tname = someone\n',
+    '.claude/settings.json': '{}\n',
+    '.claude/.credentials.json': 'the-users-token\n',
+    '.local/bin/.keep': '',
+  };
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(home, file)), { recursive: true });
+    writeFileSync(join(home, file), text);
+  }
   const cache = tempDir('fed-hostile-cache-');
   for (const dir of [home, cache]) {
     chmodSync(dir, 0o755);
     if (user) handOver(dir, user);
   }
-  return { HOME: home, XDG_CACHE_HOME: cache, FED_HOSTILE_INSTALL: packageRoot() };
+  return {
+    HOME: home,
+    XDG_CACHE_HOME: cache,
+    PATH: `${join(home, '.local', 'bin')}:${process.env.PATH}`,
+    FED_HOSTILE_USER_HOME: home,
+    FED_HOSTILE_CACHE: cache,
+    FED_HOSTILE_INSTALL: packageRoot(),
+  };
 }
 
 interface HostileCase {
@@ -153,6 +177,10 @@ interface HostileCase {
   outcome?: LaunchResult['outcome'];
   /** What the transcript must show was tried (so a fixture that tried nothing does not pass). */
   tried: RegExp;
+  /** federate.config.json for the run. */
+  config?: unknown;
+  /** More to check once the run ended, with the environment it ran with. */
+  then?: (run: HostileRun, env: NodeJS.ProcessEnv) => void;
 }
 
 const ESCAPES: HostileCase[] = [
@@ -173,10 +201,20 @@ const ESCAPES: HostileCase[] = [
   },
   {
     escape:
-      "write what runs outside the sandbox later: fed's installation and code cache, git's and the shell's start-up files, the system",
+      "write what runs outside the sandbox later: fed's installation and code cache, the system, anything of the user's home (a renamed ~/.config, ~/.local/bin, ~/.claude/settings.json, ~/.npmrc, ~/.bash_logout, start-up files)",
     agent: 'hostile-machine',
     setup: homeWithStartupFiles,
-    tried: /^append to ~\/\.gitconfig: refused/m,
+    config: { agent: { homeFiles: ['.claude/.credentials.json'] } },
+    tried: /^rename the user's ~\/\.config and plant git's config in its place: refused/m,
+    then: (run, env) => {
+      // Its home was its own, kept for the next run; the user's credentials readable there, nothing of the
+      // user's home changed.
+      expect(run.transcript).toContain("its home is the user's: false\n");
+      expect(run.transcript).toContain('credentials in its home: the-users-token\n');
+      expect(run.transcript).toContain('its own files in its home: written\n');
+      expect(existsSync(join(run.root, '.fed/teams/docs/.fed/home/agent-session.json'))).toBe(true);
+      expect(treeDigest(env.FED_HOSTILE_USER_HOME!, () => false)).toEqual(run.userHomeBefore);
+    },
   },
   {
     escape: 'remount the codebase, then fail: a refused escape does not make the run complete',
@@ -189,8 +227,9 @@ const ESCAPES: HostileCase[] = [
 
 describe.each(LAUNCHERS)('a hostile agent launched by $label', (launcher) => {
   describe.skipIf(skipWithoutBubblewrap(SANDBOX_SUITE))('in the bubblewrap sandbox (needs bwrap)', () => {
-    it.each(ESCAPES)('$escape', async ({ agent, env, setup, outcome, tried }) => {
-      const run = await launchHostile(agent, launcher, { env: { ...env, ...setup?.(launcher.user) } });
+    it.each(ESCAPES)('$escape', async ({ agent, env, setup, outcome, tried, config, then }) => {
+      const runEnv = { ...env, ...setup?.(launcher.user) };
+      const run = await launchHostile(agent, launcher, { env: runEnv, config });
       const attempts = escapes(run);
       expect(attempts.join('\n')).toMatch(tried);
       expect(attempts.filter((line) => line.endsWith('ESCAPED'))).toEqual([]);
@@ -198,6 +237,7 @@ describe.each(LAUNCHERS)('a hostile agent launched by $label', (launcher) => {
       expect(run.result.lastRun.sandboxed).toBe(true);
       expect(run.result.warnings.filter((w) => w.includes('bubblewrap'))).toEqual([]);
       expect(run.result.outcome).toBe(outcome ?? 'complete');
+      then?.(run, runEnv);
     });
   });
 

@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Mission } from '../../../machines/lifecycle-context.js';
 import { TeamInboxConsumer } from '../../engine/actors/consume-inbox.js';
@@ -16,7 +16,6 @@ import { createFileExclusive, unlinkQuietly } from '../../infra/fs/atomic-write.
 import type { LaunchResult } from '../../engine/hooks/federation-hooks.js';
 import { workspacePaths } from '../../core/layout.js';
 import { statusOf } from '../../core/find-team.js';
-import type { FederationConfig } from '../../core/schema/config.js';
 import type { LaunchContext } from '../../core/schema/launch-context.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
@@ -44,6 +43,7 @@ import { clearRefusedCompletion } from './refused-completion.js';
 import { RunningAgent } from './running-agent.js';
 import { startRunTrace } from './run-trace.js';
 import { bubblewrapArgs, findBubblewrap, machineMounts } from './sandbox.js';
+import { agentHomePath, prepareAgentHome } from './agent-home.js';
 import { codeCacheDir } from '../../infra/code-cache-dir.js';
 import { packageRoot } from '../../infra/package-info.js';
 import type { Federation } from '../../engine/context.js';
@@ -245,9 +245,7 @@ function prepareRun(launch: Launch, ready: LaunchReady): PreparedRun {
   });
   if (options.inspectRecord) launch.watch.relay = new InspectionRelay(inspectionRelayPath(team.location));
   // Before the command: a CLI with a sandbox of its own is told to leave it off inside fed's.
-  const sandbox = archetype.readOnlyCodebase
-    ? readOnlySandbox(root, team, context, options.config, options.env ?? process.env, warnings)
-    : undefined;
+  const sandbox = archetype.readOnlyCodebase ? readOnlySandbox(root, team, context, options, warnings) : undefined;
   const run = agentCommand(context, options, readLastRun(team.location), files.promptPath, files.prompt, {
     sandboxed: sandbox !== undefined,
   });
@@ -378,12 +376,14 @@ function readOnlySandbox(
   root: string,
   team: RegistryEntry,
   context: LaunchContext,
-  config: FederationConfig,
-  env: NodeJS.ProcessEnv,
+  options: LaunchOptions,
   warnings: string[],
 ): string[] | undefined {
+  const { config } = options;
+  const env = options.env ?? process.env;
   if (!config.agent.sandbox) return undefined;
-  const found = findBubblewrap(env);
+  const home = agentHomePath(root, team, config.agent);
+  const found = findBubblewrap(env, config.agent.home === undefined ? [] : [dirname(home)]);
   if ('missing' in found) {
     warnings.push(
       `${found.missing}: the codebase is not mounted read-only for the agent; fed checks it before and after the run instead`,
@@ -404,6 +404,7 @@ function readOnlySandbox(
     worktree,
     writableFiles: worktree ? [context.deliverablePath] : [],
     machine: machineMounts(env, { codeCache, installation: packageRoot() }),
+    home: prepareAgentHome(home, env.HOME, config.agent.homeFiles ?? runPreset(root, options).preset.homeFiles),
   });
 }
 

@@ -142,6 +142,7 @@ export class RunningAgent {
         graceMs: options.graceMs,
         // fed-agent ends itself (and what it started) when its launcher is gone: no watchdog process is needed.
         endsWithLauncher: builtIn,
+        commandsBin: paths.launchBin,
       });
     } catch (error) {
       await agent.broker?.close();

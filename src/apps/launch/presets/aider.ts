@@ -11,6 +11,7 @@ const ERROR_LINE = /(RateLimitError|AuthenticationError|PermissionDeniedError|AP
 export const aiderPreset: AgentPreset = {
   name: 'aider',
   programs: ['aider'],
+  homeFiles: ['.aider.conf.yml'],
   stream: 'text',
   resumable: false,
   nativeLimits: { maxTurns: false, maxCostUsd: false },

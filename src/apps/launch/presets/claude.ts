@@ -26,6 +26,7 @@ import {
 export const claudePreset: AgentPreset = {
   name: 'claude',
   programs: ['claude'],
+  homeFiles: ['.claude/.credentials.json'],
   stream: 'json',
   resumable: true,
   nativeLimits: { maxTurns: true, maxCostUsd: true },

@@ -19,6 +19,7 @@ import { add, flag, num, obj, str, type AgentPreset, type McpServer } from './ag
 export const codexPreset: AgentPreset = {
   name: 'codex',
   programs: ['codex'],
+  homeFiles: ['.codex/auth.json'],
   stream: 'json',
   resumable: true,
   nativeLimits: { maxTurns: false, maxCostUsd: false },

@@ -22,6 +22,7 @@ const field = (event: JsonEvent, name: string): unknown => event[name] ?? obj(ev
 export const copilotPreset: AgentPreset = {
   name: 'copilot',
   programs: ['copilot'],
+  homeFiles: ['.copilot/config.json'],
   stream: 'json',
   resumable: true,
   nativeLimits: { maxTurns: false, maxCostUsd: false },

@@ -9,6 +9,7 @@ import type { AgentPreset } from './agent-preset.js';
 export const customPreset: AgentPreset = {
   name: 'custom',
   programs: [],
+  homeFiles: [],
   stream: 'text',
   resumable: false,
   nativeLimits: { maxTurns: false, maxCostUsd: false },

@@ -10,4 +10,5 @@ export const fedAgentPreset: AgentPreset = {
   ...customPreset,
   name: 'fed-agent',
   programs: [DEFAULT_AGENT_COMMAND],
+  homeFiles: [],
 };

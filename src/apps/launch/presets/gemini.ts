@@ -11,6 +11,7 @@ import { flag, num, obj, str, type AgentPreset } from './agent-preset.js';
 export const geminiPreset: AgentPreset = {
   name: 'gemini',
   programs: ['gemini'],
+  homeFiles: ['.gemini/oauth_creds.json', '.gemini/google_accounts.json', '.gemini/settings.json'],
   stream: 'json',
   resumable: true,
   nativeLimits: { maxTurns: false, maxCostUsd: false },

@@ -16,6 +16,7 @@ import { flag, num, obj, str, type AgentPreset } from './agent-preset.js';
 export const goosePreset: AgentPreset = {
   name: 'goose',
   programs: ['goose'],
+  homeFiles: ['.config/goose/config.yaml', '.config/goose/secrets.yaml'],
   stream: 'json',
   resumable: true,
   nativeLimits: { maxTurns: true, maxCostUsd: false },

@@ -14,6 +14,7 @@ import { opencodeRateLimitWait } from './opencode-log.js';
 export const opencodePreset: AgentPreset = {
   name: 'opencode',
   programs: ['opencode'],
+  homeFiles: ['.local/share/opencode/auth.json'],
   stream: 'json',
   resumable: true,
   nativeLimits: { maxTurns: false, maxCostUsd: false },
