@@ -8,6 +8,8 @@ import type { LaunchResult } from '../../src/engine/hooks/federation-hooks.js';
 import { FED_BIN } from '../helpers/fed-cli.js';
 import { packageRoot } from '../../src/infra/package-info.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
+import { onboardTeam, sendSignal } from '../../src/index.js';
+import { openFederation } from '../../src/engine/context.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { treeDigest } from '../helpers/tree-digest.js';
 import { asUser, handOver, unprivilegedRound, type UnprivilegedUser } from '../helpers/unprivileged-user.js';
@@ -66,9 +68,15 @@ function brokenBwrapPath(): string {
 async function launchHostile(
   agent: string,
   launcher: { user?: UnprivilegedUser },
-  options: { confinement?: Confinement; env?: NodeJS.ProcessEnv; config?: unknown } = {},
+  options: {
+    confinement?: Confinement;
+    env?: NodeJS.ProcessEnv;
+    config?: unknown;
+    prepare?: (root: string) => Promise<NodeJS.ProcessEnv>;
+  } = {},
 ): Promise<HostileRun> {
   const { root } = await federationWithMission();
+  const prepared = await options.prepare?.(root);
   const config = options.confinement === 'off' ? { agent: { sandbox: false } } : options.config;
   if (config) writeFileSync(join(root, 'federate.config.json'), JSON.stringify(config, null, 2));
   const userHome = options.env?.FED_HOSTILE_USER_HOME;
@@ -82,6 +90,7 @@ async function launchHostile(
     FED_TELEMETRY_ENABLED: 'false',
     ...(options.confinement === 'broken-bwrap' ? { PATH: brokenBwrapPath() } : {}),
     ...options.env,
+    ...prepared,
   };
   const argv = asUser(
     launcher.user,
@@ -166,6 +175,28 @@ function homeWithStartupFiles(user: UnprivilegedUser | undefined): NodeJS.Proces
   };
 }
 
+/** Another team, and a question from it waiting in meta's inbox: what hostile-other-boxes aims at. */
+async function questionToMeta(root: string): Promise<NodeJS.ProcessEnv> {
+  await onboardTeam(openFederation(root), { domain: 'other' });
+  const sent = await sendSignal(openFederation(root), {
+    from: 'other',
+    to: 'meta',
+    type: 'question',
+    subject: 'canary question',
+  });
+  return { FED_HOSTILE_META_SIGNAL: sent.message.id };
+}
+
+/** The signals of a box folder, as stored (`acknowledged` read from the ack file beside each). */
+function signalsInBox(box: string): { from: string; subject: string; acknowledged: boolean }[] {
+  return readdirSync(box)
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => ({
+      ...(JSON.parse(readFileSync(join(box, name), 'utf8')) as { from: string; subject: string }),
+      acknowledged: existsSync(join(box, `${name}.ack`)),
+    }));
+}
+
 interface HostileCase {
   escape: string;
   /** The fixture under test/fixtures/agents/. */
@@ -179,6 +210,8 @@ interface HostileCase {
   tried: RegExp;
   /** federate.config.json for the run. */
   config?: unknown;
+  /** Made in the federation before the launch; returns more environment for the agent. */
+  prepare?: (root: string) => Promise<NodeJS.ProcessEnv>;
   /** More to check once the run ended, with the environment it ran with. */
   then?: (run: HostileRun, env: NodeJS.ProcessEnv) => void;
 }
@@ -217,6 +250,19 @@ const ESCAPES: HostileCase[] = [
     },
   },
   {
+    escape:
+      "through the broker, act on other parties' boxes: acknowledge, list, watch meta's inbox, show others' signals, serve another team's MCP tools",
+    agent: 'hostile-other-boxes',
+    prepare: questionToMeta,
+    tried: /^acknowledge meta's inbox: refused \(exit 2: fed: team \(--team\): this command runs as team "docs"/m,
+    then: (run) => {
+      expect(escapes(run).filter((line) => line.includes('exit 2: fed:'))).toHaveLength(7);
+      // Meta's question is still waiting on meta, unacknowledged.
+      const question = signalsInBox(join(run.root, '.fed/signals/inbox')).find((s) => s.subject === 'canary question');
+      expect(question).toMatchObject({ from: 'other', acknowledged: false });
+    },
+  },
+  {
     escape: 'remount the codebase, then fail: a refused escape does not make the run complete',
     agent: 'hostile-remount',
     env: { FED_HOSTILE_THEN: 'fail' },
@@ -227,9 +273,9 @@ const ESCAPES: HostileCase[] = [
 
 describe.each(LAUNCHERS)('a hostile agent launched by $label', (launcher) => {
   describe.skipIf(skipWithoutBubblewrap(SANDBOX_SUITE))('in the bubblewrap sandbox (needs bwrap)', () => {
-    it.each(ESCAPES)('$escape', async ({ agent, env, setup, outcome, tried, config, then }) => {
+    it.each(ESCAPES)('$escape', async ({ agent, env, setup, outcome, tried, config, prepare, then }) => {
       const runEnv = { ...env, ...setup?.(launcher.user) };
-      const run = await launchHostile(agent, launcher, { env: runEnv, config });
+      const run = await launchHostile(agent, launcher, { env: runEnv, config, prepare });
       const attempts = escapes(run);
       expect(attempts.join('\n')).toMatch(tried);
       expect(attempts.filter((line) => line.endsWith('ESCAPED'))).toEqual([]);
