@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vit
 import { AgentBroker, type AgentBrokerOptions } from '../../src/apps/launch/agent-broker.js';
 import { teamEventApplier } from '../../src/apps/launch/agent-events.js';
 import { openFederation } from '../../src/engine/context.js';
+import { runCli } from '../../src/cli/program.js';
 import { listSignals, runActors, sendSignal, viewLifecycle } from '../../src/index.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { getTeam } from '../../src/core/find-team.js';
@@ -42,6 +43,7 @@ afterEach(() => {
 
 interface BrokerSetup {
   applyEvent?: AgentBrokerOptions['applyEvent'];
+  runInProcess?: AgentBrokerOptions['runInProcess'];
   env?: NodeJS.ProcessEnv;
   socketPath?: string;
   requestTimeoutMs?: number;
@@ -59,6 +61,7 @@ async function startBroker(root: string, setup: BrokerSetup = {}): Promise<Agent
     applyEvent: setup.applyEvent ?? (async ({ type }) => ({ stdout: `${type} applied\n`, warnings: [] })),
     requestTimeoutMs: setup.requestTimeoutMs,
     tokenTimeoutMs: setup.tokenTimeoutMs,
+    runInProcess: setup.runInProcess,
   });
   onTestFinished(() => {
     setup.beforeClose?.();
@@ -210,6 +213,30 @@ describe("the broker of a sandboxed agent (the launcher's side)", () => {
     const answer = await request(broker, ask(broker.token, ['team', 'show', '--json'], root));
     expect(answer).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(answer.stdout)).toMatchObject({ domainId: 'docs' });
+  });
+
+  it("runs a one-shot command in the launcher's own process when handed runCli, as the team, where the agent is (issue 48)", async () => {
+    const ran: { argv: readonly string[]; cwd: string; team: string | undefined }[] = [];
+    const { root, broker } = await docsBroker({
+      runInProcess: (argv, io) => {
+        ran.push({ argv, cwd: io.cwd, team: io.env.FED_TEAM });
+        return runCli(argv, io);
+      },
+    });
+    const workspace = join(root, '.fed', 'teams', 'docs');
+    const direct = await request(broker, ask(broker.token, ['team', 'list', '--json'], workspace));
+    expect(direct.code).toBe(0);
+    expect(JSON.parse(direct.stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ domainId: 'docs' })]));
+    expect(ran).toEqual([{ argv: ['team', 'list', '--json'], cwd: workspace, team: 'docs' }]);
+    // As a team, still: the caller rules hold in-process too.
+    expect(await request(broker, ask(broker.token, ['signal', 'ack', '--all', '--team', 'meta'], root))).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('this command runs as team "docs"'),
+    });
+    // What runs until stopped, or reads standard input, still gets a process of its own.
+    const watch = await startWatch(broker, root);
+    expect(watch.ended()).toBe(false);
+    expect(ran.map((r) => r.argv[1])).toEqual(['list', 'ack']);
   });
 
   it('refuses a malformed request, a wrong token, and a --body-file it would read outside the sandbox', async () => {

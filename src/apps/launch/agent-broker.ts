@@ -37,7 +37,25 @@ export interface AgentBrokerOptions {
   requestTimeoutMs?: number;
   /** How long a new connection may take to send its first frame, the one with the token: 2 s (tests shorten it). */
   tokenTimeoutMs?: number;
+  /**
+   * Runs a fed command in this process (the CLI's runCli, handed down by the command that launches): the
+   * agent's one-shot commands run here. Without it, or for a command that reads standard input or runs
+   * until stopped (`fed mcp`, `fed signal watch`), a child `fed` runs it.
+   */
+  runInProcess?: InProcessCommand;
 }
+
+/** What the CLI's runCli is: fed's arguments and where it prints and runs, to its exit code. */
+export type InProcessCommand = (
+  argv: readonly string[],
+  io: {
+    stdout: (text: string) => void;
+    stderr: (text: string) => void;
+    env: NodeJS.ProcessEnv;
+    cwd: string;
+    isTTY: boolean;
+  },
+) => Promise<number>;
 
 export interface AppliedEvent {
   stdout: string;
@@ -209,8 +227,15 @@ export class AgentBroker {
           });
         } else if (state === 'request') {
           try {
-            child = this.run(this.accept(type, payload), send, finish);
-            running();
+            const request = this.accept(type, payload);
+            const inProcess = this.options.runInProcess;
+            if (inProcess && !request.stdin && !longLived(request.argv)) {
+              running();
+              void this.runHere(inProcess, request, send).then(finish);
+            } else {
+              child = this.run(request, send, finish);
+              running();
+            }
           } catch (error) {
             // A refusal is the agent's (exit 2); anything else (spawn failing) the broker's (exit 1).
             const refused = error instanceof FedError && error.refusal;
@@ -312,6 +337,33 @@ export class AgentBroker {
     return ended;
   }
 
+  /**
+   * `fed <argv>` in this very process (`runInProcess`), as the team: no second fed to start, which cost
+   * an agent's `fed event` twice the command itself. Its output goes back as it is printed; like an event
+   * it is seen to its end (close waits for it), and an error it throws is its exit code, never the launcher's.
+   */
+  private runHere(
+    runInProcess: InProcessCommand,
+    request: BrokerRequest,
+    send: (type: number, payload: Buffer | string) => void,
+  ): Promise<number> {
+    const ended = runInProcess(request.argv, {
+      stdout: (text) => send(FRAME.STDOUT, text),
+      stderr: (text) => send(FRAME.STDERR, text),
+      env: this.env,
+      cwd: request.cwd,
+      isTTY: false,
+    })
+      .catch((error: unknown) => {
+        send(FRAME.STDERR, `fed: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`);
+        return 1;
+      })
+      .then((code) => ({ stdout: '', stderr: '', code }));
+    this.applying.add(ended);
+    void ended.then(() => this.applying.delete(ended));
+    return ended.then(({ code }) => code);
+  }
+
   /** `fed <argv>` outside the sandbox, its output streamed back, its exit code last. */
   private run(
     request: BrokerRequest,
@@ -338,6 +390,13 @@ export class AgentBroker {
     });
     return child;
   }
+}
+
+/** `fed [--root …] mcp …` or `fed … signal watch`: runs until stopped, so in a process of its own that can be. */
+function longLived(argv: readonly string[]): boolean {
+  let i = 0;
+  while (i < argv.length && (argv[i] === '--root' || argv[i]!.startsWith('--root='))) i += argv[i] === '--root' ? 2 : 1;
+  return argv[i] === 'mcp' || (argv[i] === 'signal' && argv[i + 1] === 'watch');
 }
 
 function isFolder(path: string): boolean {

@@ -114,6 +114,7 @@ export class RunningAgent {
               root,
               env: brokerEnv,
               applyEvent: teamEventApplier(fed, team.domainId, options.config, brokerEnv),
+              runInProcess: options.runInProcess,
             })
           : undefined;
       agent.child = await AgentProcess.start({
