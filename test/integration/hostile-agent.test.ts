@@ -206,8 +206,8 @@ interface HostileCase {
   setup?: (user: UnprivilegedUser | undefined) => NodeJS.ProcessEnv;
   /** How the run must be labelled once every escape was refused (default complete). */
   outcome?: LaunchResult['outcome'];
-  /** What the transcript must show was tried (so a fixture that tried nothing does not pass). */
-  tried: RegExp;
+  /** What the transcript must show was tried (so a fixture that tried nothing does not pass); or `then` checks it. */
+  tried?: RegExp;
   /** federate.config.json for the run. */
   config?: unknown;
   /** Made in the federation before the launch; returns more environment for the agent. */
@@ -263,6 +263,15 @@ const ESCAPES: HostileCase[] = [
     },
   },
   {
+    escape:
+      'lock its team out of the broker: 1,000 connections held without the token while the agent runs 25 commands',
+    agent: 'hostile-hog',
+    then: (run) => {
+      expect(run.transcript).toMatch(/^hog: \d+ of 1000 connections open$/m);
+      expect(run.transcript).toContain('agent commands: 25 of 25 succeeded\n');
+    },
+  },
+  {
     escape: 'remount the codebase, then fail: a refused escape does not make the run complete',
     agent: 'hostile-remount',
     env: { FED_HOSTILE_THEN: 'fail' },
@@ -277,7 +286,7 @@ describe.each(LAUNCHERS)('a hostile agent launched by $label', (launcher) => {
       const runEnv = { ...env, ...setup?.(launcher.user) };
       const run = await launchHostile(agent, launcher, { env: runEnv, config, prepare });
       const attempts = escapes(run);
-      expect(attempts.join('\n')).toMatch(tried);
+      if (tried) expect(attempts.join('\n')).toMatch(tried);
       expect(attempts.filter((line) => line.endsWith('ESCAPED'))).toEqual([]);
       expect(run.changed).toEqual([]);
       expect(run.result.lastRun.sandboxed).toBe(true);
