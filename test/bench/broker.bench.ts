@@ -8,7 +8,7 @@
  * The broker lives in this process, as it lives in the launcher; the sandbox itself is left out (bwrap
  * only wraps the agent, not its commands' path).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,16 +43,19 @@ export default async function bench(): Promise<void> {
     });
     const agentEnv = { ...env, ...broker.agentEnv() };
     let n = 0;
-    const timed = (args: () => string[], through: NodeJS.ProcessEnv) => () => {
+    // Spawned without blocking: the broker answers in this very process, as it does in the launcher.
+    const timed = (args: () => string[], through: NodeJS.ProcessEnv) => async () => {
       const argv = args();
       const started = performance.now();
-      const run = spawnSync(process.execPath, [FED_BIN, ...argv], {
-        cwd: docs.location,
-        env: through,
-        encoding: 'utf8',
+      const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [FED_BIN, ...argv], { cwd: docs.location, env: through });
+        let err = '';
+        child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+        child.stdout.resume();
+        child.on('close', (exit) => resolve({ code: exit, stderr: err }));
       });
       const took = performance.now() - started;
-      if (run.status !== 0) throw new Error(`fed ${argv.join(' ')} exited ${run.status}: ${run.stderr}`);
+      if (code !== 0) throw new Error(`fed ${argv.join(' ')} exited ${code}: ${stderr}`);
       return took;
     };
     const event = () => [
@@ -63,7 +66,7 @@ export default async function bench(): Promise<void> {
     ];
     const send = () => ['signal', 'send', '--to', 'meta', '--type', 'report', '--subject', `report ${++n}`];
     // Each command's code cache made once, before any timing.
-    for (const args of [event, send]) for (const through of [env, agentEnv]) timed(args, through)();
+    for (const args of [event, send]) for (const through of [env, agentEnv]) await timed(args, through)();
     for (const [name, args] of [
       ['fed event', event],
       ['fed signal send', send],

@@ -39,8 +39,8 @@ export interface AgentBrokerOptions {
   tokenTimeoutMs?: number;
   /**
    * Runs a fed command in this process (the CLI's runCli, handed down by the command that launches): the
-   * agent's one-shot commands run here. Without it, or for a command that reads standard input or runs
-   * until stopped (`fed mcp`, `fed signal watch`), a child `fed` runs it.
+   * agent's short one-shot commands run here. Without it, or for a command that reads standard input, runs
+   * until stopped or may read for long (ownProcess), a child `fed` runs it.
    */
   runInProcess?: InProcessCommand;
 }
@@ -229,7 +229,7 @@ export class AgentBroker {
           try {
             const request = this.accept(type, payload);
             const inProcess = this.options.runInProcess;
-            if (inProcess && !request.stdin && !longLived(request.argv)) {
+            if (inProcess && !request.stdin && !ownProcess(request.argv)) {
               running();
               void this.runHere(inProcess, request, send).then(finish);
             } else {
@@ -392,11 +392,15 @@ export class AgentBroker {
   }
 }
 
-/** `fed [--root …] mcp …` or `fed … signal watch`: runs until stopped, so in a process of its own that can be. */
-function longLived(argv: readonly string[]): boolean {
+/**
+ * A command that gets a `fed` process of its own: `fed mcp` and `fed signal watch` run until stopped (a
+ * process can be); `fed deliverable check` and `fed log` may read a large file for long, which in this
+ * process would hold up the launcher's supervision of the agent.
+ */
+function ownProcess(argv: readonly string[]): boolean {
   let i = 0;
   while (i < argv.length && (argv[i] === '--root' || argv[i]!.startsWith('--root='))) i += argv[i] === '--root' ? 2 : 1;
-  return argv[i] === 'mcp' || (argv[i] === 'signal' && argv[i + 1] === 'watch');
+  return ['mcp', 'deliverable', 'log'].includes(argv[i] ?? '') || (argv[i] === 'signal' && argv[i + 1] === 'watch');
 }
 
 function isFolder(path: string): boolean {
