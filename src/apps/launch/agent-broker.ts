@@ -83,6 +83,8 @@ const MAX_CONNECTIONS = 64;
 const MAX_UNAUTHENTICATED = 128;
 const REQUEST_TIMEOUT_MS = 10_000;
 const TOKEN_TIMEOUT_MS = 2_000;
+/** How long a refused connection may stay to read its refusal. */
+const REFUSED_LINGER_MS = 1_000;
 
 /**
  * The broker of a sandboxed launch: inside the sandbox the federation is read-only, so the agent's `fed`
@@ -213,7 +215,10 @@ export class AgentBroker {
             send(FRAME.STDERR, `fed: ${refusal.message}\n`);
             state = 'done';
             send(FRAME.EXIT, JSON.stringify({ code: 2 }));
-            return void socket.end(() => socket.destroy());
+            // Ended, not destroyed: the peer may still be writing what follows its request (a write to a
+            // closed socket fails there before the refusal is read); the short deadline closes it.
+            socket.end();
+            return void closeIn(REFUSED_LINGER_MS);
           }
           state = 'request';
           closeIn(timeout);
