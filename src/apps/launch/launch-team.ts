@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Mission } from '../../../machines/lifecycle-context.js';
 import { TeamInboxConsumer } from '../../engine/actors/consume-inbox.js';
@@ -16,7 +16,6 @@ import { createFileExclusive, unlinkQuietly } from '../../infra/fs/atomic-write.
 import type { LaunchResult } from '../../engine/hooks/federation-hooks.js';
 import { workspacePaths } from '../../core/layout.js';
 import { statusOf } from '../../core/find-team.js';
-import type { FederationConfig } from '../../core/schema/config.js';
 import type { LaunchContext } from '../../core/schema/launch-context.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
@@ -47,6 +46,7 @@ import { bubblewrapArgs, findBubblewrap, machineMounts } from './sandbox.js';
 import { hostPolicy, teamNetworkPolicy, type HostPolicy } from './network/host-policy.js';
 import { filterFile, networkNamespaceMissing } from './network/sandbox-network.js';
 import { networkUnavailable } from './network/network-refusal.js';
+import { agentHomePath, prepareAgentHome } from './agent-home.js';
 import { codeCacheDir } from '../../infra/code-cache-dir.js';
 import { packageRoot } from '../../infra/package-info.js';
 import type { Federation } from '../../engine/context.js';
@@ -251,9 +251,10 @@ function prepareRun(launch: Launch, ready: LaunchReady): PreparedRun {
   const preset = runPreset(root, options).preset;
   const policy = hostPolicy(teamNetworkPolicy(options.config.agent, team.domainId), preset.providerHosts);
   const { sandbox, network } = archetype.readOnlyCodebase
-    ? readOnlySandbox(root, team, context, options.config, options.env ?? process.env, warnings, {
+    ? readOnlySandbox(root, team, context, options, warnings, {
         policy,
         builtIn: preset.name === 'fed-agent',
+        homeFiles: options.config.agent.homeFiles ?? preset.homeFiles,
       })
     : { sandbox: undefined, network: undefined };
   const run = agentCommand(context, options, readLastRun(team.location), files.promptPath, files.prompt, {
@@ -387,21 +388,23 @@ function readOnlySandbox(
   root: string,
   team: RegistryEntry,
   context: LaunchContext,
-  config: FederationConfig,
-  env: NodeJS.ProcessEnv,
+  options: LaunchOptions,
   warnings: string[],
-  network: { policy: 'open' | HostPolicy; builtIn: boolean },
+  agent: { policy: 'open' | HostPolicy; builtIn: boolean; homeFiles: readonly string[] },
 ): { sandbox: string[] | undefined; network: HostPolicy | undefined } {
+  const { config } = options;
+  const env = options.env ?? process.env;
   if (!config.agent.sandbox) return { sandbox: undefined, network: undefined };
-  if (network.policy === 'open')
+  if (agent.policy === 'open')
     warnings.push(
       `team "${team.domainId}" has the network policy "open": its agent can reach any host (agent.network)`,
     );
-  const found = findBubblewrap(env);
-  const policy = network.policy === 'open' ? undefined : network.policy;
+  const home = agentHomePath(root, team, config.agent);
+  const found = findBubblewrap(env, config.agent.home === undefined ? [] : [dirname(home)]);
+  const policy = agent.policy === 'open' ? undefined : agent.policy;
   // Never a silent fall-back to an open network (the built-in agent is fed's own code and opens no connection).
   const missing = 'missing' in found ? found.missing : policy && networkNamespaceMissing(found.bwrap);
-  if (missing && policy && !network.builtIn) throw networkUnavailable(team.domainId, policy, missing);
+  if (missing && policy && !agent.builtIn) throw networkUnavailable(team.domainId, policy, missing);
   if ('missing' in found) {
     warnings.push(
       `${found.missing}: the codebase is not mounted read-only for the agent; fed checks it before and after the run instead`,
@@ -424,6 +427,7 @@ function readOnlySandbox(
     writableFiles: worktree ? [context.deliverablePath] : [],
     machine: machineMounts(env, { codeCache, installation: packageRoot() }),
     network: networked ? { filterFile: filterFile(team.location) } : undefined,
+    home: prepareAgentHome(home, env.HOME, agent.homeFiles),
   });
   return { sandbox, network: networked ? policy : undefined };
 }

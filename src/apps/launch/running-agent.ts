@@ -118,6 +118,7 @@ export class RunningAgent {
               root,
               env: brokerEnv,
               applyEvent: teamEventApplier(fed, team.domainId, options.config, brokerEnv),
+              runInProcess: options.runInProcess,
             })
           : undefined;
       agent.network = prepared.network && new RunNetwork(prepared.network, team.location, agent.broker);
@@ -149,6 +150,7 @@ export class RunningAgent {
         // fed-agent ends itself (and what it started) when its launcher is gone: no watchdog process is needed.
         endsWithLauncher: builtIn,
         onNetworkListener: agent.network?.serve,
+        commandsBin: paths.launchBin,
       });
     } catch (error) {
       agent.network?.close();

@@ -122,6 +122,8 @@ export interface JournalEntryView {
 export interface RunView {
   runId: string;
   preset: string;
+  /** Run in fed's sandbox; otherwise the agent ran as the user, with the user's home. */
+  sandboxed: boolean;
   model: string | null;
   outcome: string;
   startedAt: string;

@@ -21,6 +21,15 @@ const fileName = nonEmptyString.refine((name) => !/[\\/]/.test(name) && name !==
   error: (issue) => `expected a file name without directories, got ${describeValue(issue.input)}`,
 });
 
+/** A file of the user's home, named relative to it and inside it. */
+const homeFile = nonEmptyString.refine(
+  (path) => !path.startsWith('/') && !path.split('/').some((part) => part === '..' || part === '.' || part === ''),
+  {
+    error: (issue) =>
+      `expected a path relative to the home, inside it (such as ".claude/.credentials.json"), got ${describeValue(issue.input)}`,
+  },
+);
+
 const collectorEndpoint = z.url({
   error: (issue) => `expected a URL such as ${DEFAULT_COLLECTOR_ENDPOINT}, got ${describeUrlValue(issue.input)}`,
 });
@@ -130,6 +139,18 @@ export const agentConfigSchema = z.object({
    * (default) beside the CLI's own servers, `"strict"` instead of them (claude's `--strict-mcp-config`),
    * `false` not at all.
    */
+  /**
+   * Where each sandboxed team's agent keeps its home (`$HOME` inside the sandbox): `<home>/<team>`, an
+   * absolute path or one relative to the federation root; default: the team's own `.fed/home`. Never the
+   * user's home: nothing of that is writable from the sandbox (docs/threat-model.md).
+   */
+  home: nonEmptyString.optional(),
+  /**
+   * The files of the user's home brought read-only into the agent's home, relative to it (what the CLI
+   * needs to authenticate); default: the preset's (claude: `.claude/.credentials.json`, codex:
+   * `.codex/auth.json`, …).
+   */
+  homeFiles: z.array(homeFile).optional(),
   mcp: z
     .union([z.boolean(), z.literal('strict')], {
       error: (issue) => `expected true, false or "strict", got ${describeValue(issue.input)}`,

@@ -136,6 +136,12 @@ export interface AgentPreset {
    * network policy `"provider"` (docs/agents.md#the-network-policy).
    */
   providerHosts: readonly string[];
+  /**
+   * What the CLI needs from the user's home to authenticate, relative to it: brought read-only into the
+   * agent's own home in the sandbox (agent-home.ts; `agent.homeFiles` replaces the list). A key in the
+   * environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, …) reaches the agent as it is.
+   */
+  homeFiles: readonly string[];
   /** `json`: stdout is JSON lines read by `onEvent`; `text`: plain lines read by `onText` (if any). */
   stream: 'json' | 'text';
   /** Whether the CLI resumes a session by id. */

@@ -13,6 +13,7 @@ export const aiderPreset: AgentPreset = {
   programs: ['aider'],
   // Its provider is whichever model it is given (litellm): none until the config's allow list names it.
   providerHosts: [],
+  homeFiles: ['.aider.conf.yml'],
   stream: 'text',
   resumable: false,
   nativeLimits: { maxTurns: false, maxCostUsd: false },

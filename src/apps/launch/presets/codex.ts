@@ -21,6 +21,7 @@ export const codexPreset: AgentPreset = {
   programs: ['codex'],
   // The OpenAI API, and ChatGPT's backend and login for a ChatGPT sign-in (reads HTTPS_PROXY).
   providerHosts: ['api.openai.com', 'chatgpt.com', 'auth.openai.com'],
+  homeFiles: ['.codex/auth.json'],
   stream: 'json',
   resumable: true,
   nativeLimits: { maxTurns: false, maxCostUsd: false },

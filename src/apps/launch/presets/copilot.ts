@@ -24,6 +24,7 @@ export const copilotPreset: AgentPreset = {
   programs: ['copilot'],
   // GitHub's Copilot API and the GitHub API it signs in with (reads HTTPS_PROXY).
   providerHosts: ['api.githubcopilot.com', '*.githubcopilot.com', 'api.github.com'],
+  homeFiles: ['.copilot/config.json'],
   stream: 'json',
   resumable: true,
   nativeLimits: { maxTurns: false, maxCostUsd: false },

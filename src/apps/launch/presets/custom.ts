@@ -11,6 +11,7 @@ export const customPreset: AgentPreset = {
   programs: [],
   // Unknown until configured: the config's allow list names its hosts.
   providerHosts: [],
+  homeFiles: [],
   stream: 'text',
   resumable: false,
   nativeLimits: { maxTurns: false, maxCostUsd: false },

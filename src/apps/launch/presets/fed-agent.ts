@@ -12,4 +12,5 @@ export const fedAgentPreset: AgentPreset = {
   programs: [DEFAULT_AGENT_COMMAND],
   // fed's own code, no model: it reaches no host.
   providerHosts: [],
+  homeFiles: [],
 };

@@ -18,6 +18,7 @@ export const goosePreset: AgentPreset = {
   programs: ['goose'],
   // Its provider is whichever it is configured with: none until the config's allow list names it.
   providerHosts: [],
+  homeFiles: ['.config/goose/config.yaml', '.config/goose/secrets.yaml'],
   stream: 'json',
   resumable: true,
   nativeLimits: { maxTurns: true, maxCostUsd: false },

@@ -16,6 +16,7 @@ export const opencodePreset: AgentPreset = {
   programs: ['opencode'],
   // Its provider is whichever it is configured with: none until the config's allow list names it.
   providerHosts: [],
+  homeFiles: ['.local/share/opencode/auth.json'],
   stream: 'json',
   resumable: true,
   nativeLimits: { maxTurns: false, maxCostUsd: false },

@@ -148,7 +148,16 @@ function RunsTable({ runs }: { runs: readonly RunView[] }) {
             <td class="num">${tokens(run)}</td>
             <td class="num">${formatCost(run.costUsd)}</td>
             <td class="num">${formatDuration(run.durationMs)}</td>
-            <td>${run.preset}${run.model ? html` · <span class="muted">${run.model}</span>` : ''}</td>
+            <td>
+              ${run.preset}${run.model ? html` · <span class="muted">${run.model}</span>` : ''}
+              ${
+                run.sandboxed
+                  ? ''
+                  : html`<div class="unsandboxed" title="Nothing stood between this agent and your files">
+                      not sandboxed: ran as you, with your home
+                    </div>`
+              }
+            </td>
             <td class="mono">${run.sessionId ?? '—'}</td>
           </tr>`,
       )}
