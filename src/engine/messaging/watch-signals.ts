@@ -1,5 +1,5 @@
 import type { SignalSubscription, WatchOptions } from '../../ports/signal-transport.js';
-import { assertOwnParty, resolveParty, type CallerOption } from '../../core/resolve-party.js';
+import { resolveParty } from '../../core/resolve-party.js';
 import type { Federation } from '../context.js';
 
 /**
@@ -9,11 +9,9 @@ import type { Federation } from '../context.js';
 export async function watchSignals(
   fed: Federation,
   team: string,
-  options: WatchOptions & CallerOption = {},
+  options: WatchOptions = {},
 ): Promise<SignalSubscription> {
   const { backend } = fed;
-  const registry = await backend.registry.read();
-  const party = resolveParty(registry, team, { role: 'team (--team)', allowArchived: true });
-  assertOwnParty(registry, options.caller, party.id, 'team (--team)');
+  const party = resolveParty(await backend.registry.read(), team, { role: 'team (--team)', allowArchived: true });
   return backend.signals.inbox(party).watch(options);
 }

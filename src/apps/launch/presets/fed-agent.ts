@@ -10,7 +10,4 @@ export const fedAgentPreset: AgentPreset = {
   ...customPreset,
   name: 'fed-agent',
   programs: [DEFAULT_AGENT_COMMAND],
-  // fed's own code, no model: it reaches no host.
-  providerHosts: [],
-  homeFiles: [],
 };
