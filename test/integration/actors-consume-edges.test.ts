@@ -1,34 +1,19 @@
 import { readdirSync, readFileSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  applyLifecycleInputs,
-  initFederation,
-  onboardTeam,
-  sendSignal,
-  setTeamStatus,
-  viewLifecycle,
-  type RegistryEntry,
-} from '../../src/index.js';
-import { getTeam } from '../../src/core/find-team.js';
+import { applyLifecycleInputs, sendSignal, setTeamStatus, viewLifecycle, type RegistryEntry } from '../../src/index.js';
 import { workspacePaths } from '../../src/core/layout.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { TeamInboxConsumer } from '../../src/engine/actors/consume-inbox.js';
 import { openFederation, type Federation } from '../../src/engine/context.js';
 import type { SignalInbox } from '../../src/ports/signal-transport.js';
-import { tempDir } from '../helpers/temp-dir.js';
+import { docsFederation } from '../helpers/docs-federation.js';
 
 /**
  * The consumer's own last defences, reached in process (the e2e suites reach them through the built CLI,
  * where no change to the source under test is seen): a hand-dropped file reusing a delivered id, and a
  * quarantine that fails — because another consumer took the file first, or because the disk refuses.
  */
-async function federation(): Promise<{ root: string; team: () => RegistryEntry }> {
-  const root = tempDir();
-  initFederation(root, {}, {});
-  await onboardTeam(openFederation(root), { domain: 'docs', archetypeId: 'deliverable' });
-  return { root, team: () => getTeam(readRegistry(root), 'docs') };
-}
+const federation = docsFederation;
 
 const send = (root: string, subject: string) =>
   sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject }, { durable: false });

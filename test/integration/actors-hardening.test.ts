@@ -13,8 +13,6 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import {
   applyLifecycleInputs,
-  initFederation,
-  onboardTeam,
   runActors,
   sendSignal,
   setTeamStatus,
@@ -23,22 +21,15 @@ import {
 } from '../../src/index.js';
 import { writeRegistryStatus } from '../../src/engine/registry/team-status.js';
 import { deliverableEntry } from '../../src/engine/archetypes/deliverable/index.js';
-import { getTeam } from '../../src/core/find-team.js';
 import { loadTeamLifecycle } from '../../src/engine/actors/team-lifecycle.js';
 import { quarantineSignalFile } from '../../src/adapters/file/signals/quarantine.js';
 import { readEnvelope, writeEnvelope } from '../../src/adapters/file/state-files.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { TeamInboxConsumer } from '../../src/engine/actors/consume-inbox.js';
 import { workspacePaths } from '../../src/core/layout.js';
-import { tempDir } from '../helpers/temp-dir.js';
+import { docsFederation } from '../helpers/docs-federation.js';
 import { openFederation } from '../../src/engine/context.js';
 
-async function federation(): Promise<{ root: string; team: () => RegistryEntry }> {
-  const root = tempDir();
-  initFederation(root, {}, {});
-  await onboardTeam(openFederation(root), { domain: 'docs', archetypeId: 'deliverable' });
-  return { root, team: () => getTeam(readRegistry(root), 'docs') };
-}
+const federation = docsFederation;
 
 const send = (root: string, subject: string, to = 'docs') =>
   sendSignal(openFederation(root), { to, type: 'directive', subject }, { durable: false });

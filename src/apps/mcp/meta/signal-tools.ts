@@ -12,6 +12,7 @@ import type { AckResult } from '../../../ports/signal-transport.js';
 import { notifyChannels } from '../../needs-you/notify-channels.js';
 import { tellSentSignal } from '../../needs-you/tell-sent-signal.js';
 import { registerFedTool } from '../fed-tool.js';
+import { inboxOutputFields } from '../inbox-output.js';
 import { sendInput } from '../tools/send.js';
 
 const SIGNAL_ID = signalMessageSchema.shape.id;
@@ -28,19 +29,8 @@ const sendOutput = z.looseObject({
 });
 
 const inboxOutput = z.looseObject({
-  signals: z.array(
-    z.looseObject({
-      id: z.string(),
-      type: z.string(),
-      from: z.string(),
-      subject: z.string(),
-      body: z.string(),
-      timestamp: z.string(),
-      state: z.string(),
-    }),
-  ),
+  ...inboxOutputFields,
   more: z.int().describe('how many signals are left past the limit'),
-  invalid: z.array(z.looseObject({ file: z.string(), reason: z.string() })),
 });
 
 const ackOutput = z.looseObject({

@@ -5,6 +5,7 @@ import type { Federation } from '../../../engine/context.js';
 import { markSignalsRead } from '../../../engine/delivery/read-marks.js';
 import { listSignals, type ListedSignal } from '../../../engine/messaging/list-signals.js';
 import { registerFedTool } from '../fed-tool.js';
+import { inboxOutputFields } from '../inbox-output.js';
 import type { TeamToolContext } from '../team-tools.js';
 
 const DEFAULT_LIMIT = 20;
@@ -26,19 +27,8 @@ export const inboxInput = z.strictObject({
 });
 
 const inboxOutput = z.looseObject({
-  signals: z.array(
-    z.looseObject({
-      id: z.string(),
-      type: z.string(),
-      from: z.string(),
-      subject: z.string(),
-      body: z.string(),
-      timestamp: z.string(),
-      state: z.string(),
-    }),
-  ),
+  ...inboxOutputFields,
   next: z.string().nullable().describe('pass it as `cursor` for the signals after these; null: no more'),
-  invalid: z.array(z.looseObject({ file: z.string(), reason: z.string() })),
 });
 
 /**
