@@ -6,7 +6,7 @@ import {
   encodeFrame,
   FRAME,
   FrameReader,
-  socketAddress,
+  brokerAddress,
   type BrokerRequest,
 } from '../infra/process/broker-protocol.js';
 import { readFileBounded, type BoundedRead } from '../infra/fs/read-file-bounded.js';
@@ -47,19 +47,19 @@ export function runThroughBroker(env: NodeJS.ProcessEnv, argv: readonly string[]
     cwd,
     stdin: readsStdin || body !== undefined,
   };
-  let target: ReturnType<typeof socketAddress>;
+  let target: ReturnType<typeof brokerAddress>;
   try {
-    target = socketAddress(socketPath);
+    target = brokerAddress(socketPath);
   } catch (error) {
     return fail(unreachable(socketPath, error as Error));
   }
-  const socket = connect(target.address);
+  let socket = connect(target.options);
   let exited = false;
   const stopReading = () => {
     if (readsStdin) process.stdin.destroy();
   };
   const reader = new FrameReader();
-  socket.on('connect', () => {
+  const onConnect = () => {
     target.release();
     socket.write(encodeFrame(FRAME.REQUEST, JSON.stringify(request)));
     for (let at = 0; body && at < body.length; at += STDIN_FRAME_BYTES)
@@ -71,8 +71,8 @@ export function runThroughBroker(env: NodeJS.ProcessEnv, argv: readonly string[]
         socket.write(encodeFrame(FRAME.STDIN, chunk.subarray(at, at + STDIN_FRAME_BYTES)));
     });
     process.stdin.on('end', () => socket.write(encodeFrame(FRAME.STDIN_END, '')));
-  });
-  socket.on('data', (chunk: Buffer) => {
+  };
+  const onData = (chunk: Buffer) => {
     for (const { type, payload } of reader.push(chunk)) {
       if (type === FRAME.STDOUT) process.stdout.write(payload);
       else if (type === FRAME.STDERR) process.stderr.write(payload);
@@ -83,17 +83,40 @@ export function runThroughBroker(env: NodeJS.ProcessEnv, argv: readonly string[]
         socket.end();
       }
     }
-  });
-  socket.on('error', (error) => {
+  };
+  // A full backlog (another process flooding the socket) refuses a connect with EAGAIN: the broker takes
+  // connections as fast as they come, and drops those without the token, so a moment later there is room.
+  const retryUntil = Date.now() + CONNECT_RETRY_MS;
+  let connected = false;
+  const onError = (error: NodeJS.ErrnoException) => {
+    if (!connected && error.code === 'EAGAIN' && Date.now() < retryUntil) {
+      socket.removeAllListeners('close');
+      return void setTimeout(() => {
+        socket = connect(target.options);
+        listen();
+      }, 10);
+    }
     target.release();
     if (!exited) fail(unreachable(socketPath, error));
-  });
-  socket.on('close', () => {
-    if (!exited && process.exitCode === undefined)
-      fail(`the launcher's broker at ${socketPath} closed the connection before the command ended`);
-    stopReading();
-  });
+  };
+  const listen = () => {
+    socket.on('connect', () => {
+      connected = true;
+      onConnect();
+    });
+    socket.on('data', onData);
+    socket.on('error', onError);
+    socket.on('close', () => {
+      if (!exited && process.exitCode === undefined)
+        fail(`the launcher's broker at ${socketPath} closed the connection before the command ended`);
+      stopReading();
+    });
+  };
+  listen();
 }
+
+/** How long a connect refused by a full backlog (EAGAIN) is tried again. */
+const CONNECT_RETRY_MS = 5_000;
 
 /** `fed [--root …] mcp …`: the long-lived server, whose stdin is its requests. */
 function isMcpServer(argv: readonly string[]): boolean {

@@ -1,6 +1,6 @@
 import type { LaunchRun } from '../core/schema/launch-run.js';
 
-/** One line about an agent run: `claude completed, 12 turns, $0.4210, session 5f3…, 2026-…`. */
+/** One line about an agent run: `claude completed, 12 turns, $0.4210, session 5f3…, sandboxed, transcript …`. */
 export function describeRun(run: LaunchRun): string {
   return [
     `${run.preset} ${run.outcome}${run.reason ? ` (${run.reason})` : ''}`,
@@ -8,7 +8,8 @@ export function describeRun(run: LaunchRun): string {
     run.costUsd !== null ? `$${run.costUsd.toFixed(4)}` : undefined,
     run.fixAttempts ? `${run.fixAttempts} fix attempt${run.fixAttempts === 1 ? '' : 's'}` : undefined,
     run.sessionId ? `session ${run.sessionId}` : undefined,
-    run.sandboxed ? 'sandboxed' : undefined,
+    // Said plainly each time: nothing stood between such an agent and the user's files.
+    run.sandboxed ? 'sandboxed' : 'not sandboxed: the agent ran as you, with your home',
     `transcript ${run.transcriptPath}`,
   ]
     .filter(Boolean)

@@ -24,8 +24,15 @@ const COMMANDS: Record<CommandName, () => Promise<Register>> = {
   event: async () => (await import('./commands/event.js')).registerEvent,
   actors: async () => (await import('./commands/actors.js')).registerActors,
   plan: async () => (await import('./commands/plan.js')).registerPlan,
-  run: async () => (await import('./commands/run.js')).registerRun,
-  launch: async () => (await import('./commands/launch.js')).registerLaunch,
+  // A launch's broker runs its agent's fed commands through runCli, handed in as the demo's is (below).
+  run: async () => {
+    const { registerRun } = await import('./commands/run.js');
+    return (program, io) => registerRun(program, io, runCli);
+  },
+  launch: async () => {
+    const { registerLaunch } = await import('./commands/launch.js');
+    return (program, io) => registerLaunch(program, io, runCli);
+  },
   runs: async () => (await import('./commands/runs.js')).registerRuns,
   monitor: async () => (await import('./commands/monitor.js')).registerMonitor,
   chat: async () => (await import('./commands/chat.js')).registerChat,

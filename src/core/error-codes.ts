@@ -69,6 +69,7 @@ export type FedErrorCode =
   | 'INVALID_SIGNAL'
   | 'SIGNAL_ID_REUSED'
   | 'SENDER_NOT_CALLER'
+  | 'TEAM_NOT_CALLER'
   | 'SIGNAL_FILE_MISSING'
   | 'SIGNAL_OUTBOX_FAILED'
   | 'NOT_A_SIGNAL_BOX'
@@ -81,6 +82,7 @@ export type FedErrorCode =
   | 'SNAPSHOT_VERSION'
   // Launching a team's agent, its runs and their retries.
   | 'AGENT_COMMAND'
+  | 'AGENT_HOME'
   | 'PROMPT_TOO_LONG'
   | 'PROMPT_NUL_BYTE'
   | 'NO_BUILT_IN_AGENT'
@@ -91,6 +93,7 @@ export type FedErrorCode =
   | 'NOT_FAILED'
   | 'RUN_UNSETTLED'
   | 'FEDERATION_BUDGET_SPENT'
+  | 'NETWORK_POLICY_UNAVAILABLE'
   // A sandboxed agent's fed commands, run by its launcher's broker.
   | 'AGENT_COMMAND_REFUSED'
   | 'BROKER_REFUSED'

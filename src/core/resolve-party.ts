@@ -40,6 +40,32 @@ export function resolveParty(registry: Registry, name: string, options: ResolveP
   return { id: entry.domainId, entry };
 }
 
+/** Who runs a command that reads or acknowledges a party's boxes: see assertOwnParty. */
+export interface CallerOption {
+  /** The team the command runs as (its workspace, or `$FED_TEAM`); undefined: meta at the root, for any party. */
+  caller?: string;
+}
+
+/** The caller's id as the registry names it (a domain given for a team is its id). */
+export function callerIdOf(registry: Registry, caller: string): string {
+  return caller === META ? META : (findTeam(registry, caller)?.domainId ?? caller);
+}
+
+/**
+ * A team reads, acknowledges and watches only its own boxes: `party` (whose boxes) must be `caller`, as
+ * for assertActsAsCaller — else another team's agent could empty meta's "Needs you" by acknowledging its
+ * inbox, or read what other teams were told.
+ */
+export function assertOwnParty(registry: Registry, caller: string | undefined, party: string, role: string): void {
+  if (caller === undefined) return;
+  const callerId = callerIdOf(registry, caller);
+  if (party === callerId) return;
+  throw new RefusedError(
+    'TEAM_NOT_CALLER',
+    `${role}: this command runs as team "${callerId}" (its workspace, or $FED_TEAM), which reads, acknowledges and watches only its own boxes and signals, not those of "${party}"; leave the option out, or run the command as meta from the federation root without FED_TEAM`,
+  );
+}
+
 /**
  * A team acts only as itself: `caller` is who runs the command — the team whose workspace it runs in, or
  * `$FED_TEAM` (a launched agent) — and `party` the one it would act as (a signal's sender, the team whose
@@ -48,7 +74,7 @@ export function resolveParty(registry: Registry, name: string, options: ResolveP
  */
 export function assertActsAsCaller(registry: Registry, caller: string | undefined, party: string, role: string): void {
   if (caller === undefined) return;
-  const callerId = caller === META ? META : (findTeam(registry, caller)?.domainId ?? caller);
+  const callerId = callerIdOf(registry, caller);
   if (party === callerId) return;
   throw new RefusedError(
     'SENDER_NOT_CALLER',

@@ -53,11 +53,8 @@ describe('a launched agent with fed mcp (built CLI)', () => {
         type: 'stdio',
         command: join(workspace, '.fed', 'launch', 'bin', 'fed'),
         args: ['mcp'],
-        env: {
-          FED_ROOT: root,
-          FED_TEAM: 'docs',
-          ...(sandbox ? { FED_BROKER: join(workspace, '.fed', 'launch', 'broker.sock') } : {}),
-        },
+        // The broker (sandboxed) is inherited with its token: on the sandbox's loopback, never written down.
+        env: { FED_ROOT: root, FED_TEAM: 'docs' },
         // Its tools offered up front, not behind Claude Code's ToolSearch.
         alwaysLoad: true,
       });

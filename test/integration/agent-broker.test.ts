@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vit
 import { AgentBroker, type AgentBrokerOptions } from '../../src/apps/launch/agent-broker.js';
 import { teamEventApplier } from '../../src/apps/launch/agent-events.js';
 import { openFederation } from '../../src/engine/context.js';
+import { runCli } from '../../src/cli/program.js';
 import { listSignals, runActors, sendSignal, viewLifecycle } from '../../src/index.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { getTeam } from '../../src/core/find-team.js';
@@ -42,9 +43,11 @@ afterEach(() => {
 
 interface BrokerSetup {
   applyEvent?: AgentBrokerOptions['applyEvent'];
+  runInProcess?: AgentBrokerOptions['runInProcess'];
   env?: NodeJS.ProcessEnv;
   socketPath?: string;
   requestTimeoutMs?: number;
+  tokenTimeoutMs?: number;
   /** Lets go whatever would keep close() waiting (events the test holds). */
   beforeClose?: () => void;
 }
@@ -57,6 +60,8 @@ async function startBroker(root: string, setup: BrokerSetup = {}): Promise<Agent
     env: setup.env ?? process.env,
     applyEvent: setup.applyEvent ?? (async ({ type }) => ({ stdout: `${type} applied\n`, warnings: [] })),
     requestTimeoutMs: setup.requestTimeoutMs,
+    tokenTimeoutMs: setup.tokenTimeoutMs,
+    runInProcess: setup.runInProcess,
   });
   onTestFinished(() => {
     setup.beforeClose?.();
@@ -208,6 +213,30 @@ describe("the broker of a sandboxed agent (the launcher's side)", () => {
     const answer = await request(broker, ask(broker.token, ['team', 'show', '--json'], root));
     expect(answer).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(answer.stdout)).toMatchObject({ domainId: 'docs' });
+  });
+
+  it("runs a one-shot command in the launcher's own process when handed runCli, as the team, where the agent is (issue 48)", async () => {
+    const ran: { argv: readonly string[]; cwd: string; team: string | undefined }[] = [];
+    const { root, broker } = await docsBroker({
+      runInProcess: (argv, io) => {
+        ran.push({ argv, cwd: io.cwd, team: io.env.FED_TEAM });
+        return runCli(argv, io);
+      },
+    });
+    const workspace = join(root, '.fed', 'teams', 'docs');
+    const direct = await request(broker, ask(broker.token, ['team', 'list', '--json'], workspace));
+    expect(direct.code).toBe(0);
+    expect(JSON.parse(direct.stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ domainId: 'docs' })]));
+    expect(ran).toEqual([{ argv: ['team', 'list', '--json'], cwd: workspace, team: 'docs' }]);
+    // As a team, still: the caller rules hold in-process too.
+    expect(await request(broker, ask(broker.token, ['signal', 'ack', '--all', '--team', 'meta'], root))).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('this command runs as team "docs"'),
+    });
+    // What runs until stopped, or reads standard input, still gets a process of its own.
+    const watch = await startWatch(broker, root);
+    expect(watch.ended()).toBe(false);
+    expect(ran.map((r) => r.argv[1])).toEqual(['list', 'ack']);
   });
 
   it('refuses a malformed request, a wrong token, and a --body-file it would read outside the sandbox', async () => {
@@ -572,21 +601,88 @@ describe("the broker of a sandboxed agent (the launcher's side)", () => {
     expect(sent).toBeLessThan(bytes.length);
   });
 
-  it('frees the connections of peers that keep them once answered, when their time is up', async () => {
+  it("holds at most 64 of the agent's connections, refusing the 65th by name, and frees those kept past their answer when their time is up", async () => {
     const broker = await startBroker(tempDir(), { requestTimeoutMs: 3_000 });
-    // Every connection the broker takes, each kept after its answer: a refusal, or an event applied.
+    // The agent's own connections, each kept after its answer.
     let answered = 0;
     for (let i = 0; i < 64; i++)
-      connectTo(broker, event(i % 2 ? broker.token : '0'.repeat(64), 'PLAN_READY', {}), {
+      connectTo(broker, event(broker.token, 'PLAN_READY', {}), {
         allowHalfOpen: true,
         onFrame: (got) => void (answered += got.at(-1)?.type === FRAME.EXIT ? 1 : 0),
       });
     await waitFor(() => answered === 64, 15_000, 'every request answered');
-    const served = async () =>
-      outcome(await connectTo(broker, event(broker.token, 'LATE', {})).answer.catch(() => [])).code === 0;
-    // Held, they would keep the agent out for good.
-    expect(await served()).toBe(false);
-    await waitFor(served, 20_000, 'a connection to be free again');
+    const late = async () => outcome(await connectTo(broker, event(broker.token, 'LATE', {})).answer.catch(() => []));
+    expect(await late()).toEqual({
+      stdout: '',
+      stderr: `fed: the broker already holds 64 connections of this agent; let its finished commands go (they are closed 10 s after their answer)\n`,
+      code: 2,
+    });
+    await waitFor(async () => (await late()).code === 0, 20_000, 'a connection to be free again');
+  });
+
+  it('authenticates first: a hog of 1,000 connections without the token never keeps the agent out (issue 48)', async () => {
+    const { root, broker } = await docsBroker({
+      tokenTimeoutMs: 60_000,
+      applyEvent: async ({ type }) => ({ stdout: `${type} applied\n`, warnings: [] }),
+    });
+    const hog: Socket[] = [];
+    // Each connected, or refused by a full backlog: as many as the hog could get.
+    let hogTried = 0;
+    for (let i = 0; i < 1_000; i++) {
+      const socket = connect(broker.agentEnv().FED_BROKER!);
+      socket.once('connect', () => void hogTried++);
+      socket.once('error', () => void hogTried++);
+      hog.push(socket);
+    }
+    onTestFinished(() => hog.forEach((socket) => socket.destroy()));
+    await waitFor(() => hogTried === 1_000, 20_000, 'the hog to open its connections');
+    // Some of them still wrong, a stranger's token: refused at once, counted nowhere.
+    for (const socket of hog.slice(-10)) socket.write(event('0'.repeat(64), 'PLAN_READY', {})[0]!);
+    // As the agent's fed connects: a connect a full backlog refused (EAGAIN) is tried again a moment later.
+    const asAgent = async (frames: Buffer[]): Promise<{ code: number | undefined }> => {
+      for (;;) {
+        try {
+          return await request(broker, frames);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      }
+    };
+    const answers = await Promise.all([
+      ...Array.from({ length: 20 }, (_, i) => asAgent(event(broker.token, `E${i}`, {}))),
+      ...Array.from({ length: 5 }, () => asAgent(ask(broker.token, ['team', 'list', '--json'], root))),
+    ]);
+    expect(answers.map((answer) => answer.code)).toEqual(Array(25).fill(0));
+  });
+
+  it("closes a connection that shows no token in its first frame within its time, and one that shows a stranger's at once", async () => {
+    const broker = await startBroker(tempDir(), { tokenTimeoutMs: 300, requestTimeoutMs: 60_000 });
+    const started = Date.now();
+    expect(await connectTo(broker, []).answer).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(30_000);
+    // Answered, then closed by the broker: the connection ends though the peer keeps its side.
+    expect(outcome(await connectTo(broker, event('0'.repeat(64), 'PLAN_READY', {})).answer)).toMatchObject({
+      code: 2,
+    });
+  });
+
+  it('answers bad input with exit 2, as fed does: a NUL byte in an argument or the working directory, a working directory that is no folder', async () => {
+    const { root, broker } = await docsBroker();
+    const fifo = join(root, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    expect(await request(broker, ask(broker.token, ['team', 'show', 'do\0cs'], root))).toEqual({
+      stdout: '',
+      stderr:
+        'fed: "do\\\\0cs": an argument or working directory holds a NUL byte, which no command line can carry; remove it\n',
+      code: 2,
+    });
+    expect((await request(broker, ask(broker.token, ['team', 'list'], `${root}\0`))).code).toBe(2);
+    expect(await request(broker, ask(broker.token, ['team', 'list'], fifo))).toEqual({
+      stdout: '',
+      stderr: `fed: ${fifo}: the working directory is not a folder (a FIFO, a file or a socket); run fed from a folder of the federation\n`,
+      code: 2,
+    });
   });
 
   it('never cuts a command or an event short, however long past the time for a request they run', async () => {

@@ -2,7 +2,7 @@ import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { initFederation } from '../../src/index.js';
+import { initFederation, onboardTeam } from '../../src/index.js';
 import { runDoctor } from '../../src/apps/doctor/doctor.js';
 import { openFederation } from '../../src/engine/context.js';
 import { runFed } from '../helpers/fed-cli.js';
@@ -112,5 +112,18 @@ describe('fed doctor checks the configured agent CLI', () => {
       const report = await doctor({ command }, { PATH: NODE_BIN });
       expect(report).toMatchObject({ findings: [], notes: [], warnings: NODE_SUPPORT_WARNINGS, healthy: true });
     }
+  });
+
+  it('notes each team whose network is open: its sandboxed agent can reach any host', async () => {
+    const root = federationWithAgent({ command: 'fed-agent' });
+    const file = join(root, 'federate.config.json');
+    const config = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    writeFileSync(file, JSON.stringify({ ...config, agent: { teams: { docs: { network: 'open' } } } }));
+    await onboardTeam(openFederation(root), { domain: 'docs' });
+    await onboardTeam(openFederation(root), { domain: 'api' });
+    const report = await runDoctor(openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } }));
+    expect(report.notes.filter((note) => note.includes('network'))).toEqual([
+      'team "docs": network "open" — a sandboxed agent of it can reach any host (agent.network)',
+    ]);
   });
 });

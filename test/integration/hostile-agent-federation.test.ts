@@ -92,7 +92,8 @@ describe("a sandboxed agent writes only its own workspace; its fed commands go t
       });
       const transcript = readFileSync(result.lastRun.transcriptPath, 'utf8');
       expect(transcript).toContain('FED_NATS_URL=(unset)\n');
-      expect(transcript).toContain(`FED_BROKER=${workspacePaths(join(root, '.fed', 'teams', 'docs')).brokerSocket}\n`);
+      // On the sandbox's loopback: no Unix socket can be made in a sandbox with a network policy.
+      expect(transcript).toContain('FED_BROKER=tcp://127.0.0.1:3129\n');
       expect(transcript).toContain('FED_TEAM=docs\n');
     },
   );
@@ -151,8 +152,9 @@ describe("a sandboxed agent writes only its own workspace; its fed commands go t
       expect(lines).toMatch(
         /fed with a wrong token: exit 2: fed: the broker at .* refused the request: FED_BROKER_TOKEN/,
       );
+      // Another team's broker is a Unix socket, and none can be made in a sandbox with a network policy.
       expect(lines).toMatch(
-        /fed through another team's broker: exit 2: fed: the broker at .*\/teams\/other\/.* refused the request: FED_BROKER_TOKEN/,
+        /fed through another team's broker: exit 1: fed: cannot reach the federation through the launcher's broker at .*\/teams\/other\/.*EPERM/,
       );
 
       // A team marker naming another team does not change who the broker runs fed as.

@@ -1,13 +1,15 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import type { LaunchResult } from '../../src/engine/hooks/federation-hooks.js';
 import { FED_BIN } from '../helpers/fed-cli.js';
 import { packageRoot } from '../../src/infra/package-info.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
+import { onboardTeam, sendSignal } from '../../src/index.js';
+import { openFederation } from '../../src/engine/context.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { treeDigest } from '../helpers/tree-digest.js';
 import { asUser, handOver, unprivilegedRound, type UnprivilegedUser } from '../helpers/unprivileged-user.js';
@@ -48,6 +50,8 @@ interface HostileRun {
   changedNow(): string[];
   /** The deliverable as the launch left it (empty when there is none). */
   deliverableAtReturn: string;
+  /** The user's home (FED_HOSTILE_USER_HOME) before the launch, digested. */
+  userHomeBefore: Record<string, string>;
 }
 
 /** A PATH whose bwrap is a stub that fails the way bwrap does where it may not create namespaces. */
@@ -64,11 +68,25 @@ function brokenBwrapPath(): string {
 async function launchHostile(
   agent: string,
   launcher: { user?: UnprivilegedUser },
-  options: { confinement?: Confinement; env?: NodeJS.ProcessEnv } = {},
+  options: {
+    confinement?: Confinement;
+    env?: NodeJS.ProcessEnv;
+    config?: unknown;
+    prepare?: (root: string) => Promise<NodeJS.ProcessEnv>;
+  } = {},
 ): Promise<HostileRun> {
   const { root } = await federationWithMission();
-  if (options.confinement === 'off')
-    writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ agent: { sandbox: false } }, null, 2));
+  const prepared = await options.prepare?.(root);
+  // Where the sandbox cannot be built, only a team whose network is open is launched (network-policy.test.ts).
+  const config =
+    options.confinement === 'off'
+      ? { agent: { sandbox: false } }
+      : options.confinement === 'broken-bwrap'
+        ? { agent: { network: 'open' } }
+        : options.config;
+  if (config) writeFileSync(join(root, 'federate.config.json'), JSON.stringify(config, null, 2));
+  const userHome = options.env?.FED_HOSTILE_USER_HOME;
+  const userHomeBefore = userHome ? treeDigest(userHome, () => false) : {};
   if (launcher.user) handOver(root, launcher.user);
   const before = treeDigest(root, launchWrites);
   const { FED_ROOT: _root, FED_TEAM: _team, ...inherited } = process.env;
@@ -78,6 +96,7 @@ async function launchHostile(
     FED_TELEMETRY_ENABLED: 'false',
     ...(options.confinement === 'broken-bwrap' ? { PATH: brokenBwrapPath() } : {}),
     ...options.env,
+    ...prepared,
   };
   const argv = asUser(
     launcher.user,
@@ -102,7 +121,7 @@ async function launchHostile(
     return [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((p) => before[p] !== after[p]);
   };
   const transcript = readFileSync(result.lastRun.transcriptPath, 'utf8');
-  return { root, result, transcript, changed: changedNow(), changedNow, deliverableAtReturn };
+  return { root, result, transcript, changed: changedNow(), changedNow, deliverableAtReturn, userHomeBefore };
 }
 
 /** The escapes the agent's transcript reports, e.g. ["remount /tmp/x read-write: refused (EPERM)"]. */
@@ -127,19 +146,61 @@ function processesMarked(mark: string): number[] {
 }
 
 /**
- * A home (with git and shell start-up files) and a cache folder of the launching user's own, outside the
- * root, and where fed is installed: what hostile-machine aims at.
+ * A home of the launching user's own (git's config, the shell's start-up files, ~/.local/bin first on
+ * PATH, a CLI's settings and credentials, ~/.npmrc), a cache folder, and where fed is installed: what
+ * hostile-machine aims at. The agent's own home gets the credentials (agent.homeFiles), read-only.
  */
 function homeWithStartupFiles(user: UnprivilegedUser | undefined): NodeJS.ProcessEnv {
   const home = tempDir('fed-hostile-home-');
-  writeFileSync(join(home, '.gitconfig'), '[user]\n\tname = someone\n');
-  writeFileSync(join(home, '.bashrc'), "# the user's own\n");
+  const files: Record<string, string> = {
+    '.gitconfig': '[user]\n\tname = someone\n',
+    '.bashrc': "# the user's own\n",
+    '.bash_logout': "# the user's own\n",
+    '.npmrc': 'fund=false\n',
+    '.config/git/config': '[user]\n\tname = someone\n',
+    '.claude/settings.json': '{}\n',
+    '.claude/.credentials.json': 'the-users-token\n',
+    '.local/bin/.keep': '',
+  };
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(home, file)), { recursive: true });
+    writeFileSync(join(home, file), text);
+  }
   const cache = tempDir('fed-hostile-cache-');
   for (const dir of [home, cache]) {
     chmodSync(dir, 0o755);
     if (user) handOver(dir, user);
   }
-  return { HOME: home, XDG_CACHE_HOME: cache, FED_HOSTILE_INSTALL: packageRoot() };
+  return {
+    HOME: home,
+    XDG_CACHE_HOME: cache,
+    PATH: `${join(home, '.local', 'bin')}:${process.env.PATH}`,
+    FED_HOSTILE_USER_HOME: home,
+    FED_HOSTILE_CACHE: cache,
+    FED_HOSTILE_INSTALL: packageRoot(),
+  };
+}
+
+/** Another team, and a question from it waiting in meta's inbox: what hostile-other-boxes aims at. */
+async function questionToMeta(root: string): Promise<NodeJS.ProcessEnv> {
+  await onboardTeam(openFederation(root), { domain: 'other' });
+  const sent = await sendSignal(openFederation(root), {
+    from: 'other',
+    to: 'meta',
+    type: 'question',
+    subject: 'canary question',
+  });
+  return { FED_HOSTILE_META_SIGNAL: sent.message.id };
+}
+
+/** The signals of a box folder, as stored (`acknowledged` read from the ack file beside each). */
+function signalsInBox(box: string): { from: string; subject: string; acknowledged: boolean }[] {
+  return readdirSync(box)
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => ({
+      ...(JSON.parse(readFileSync(join(box, name), 'utf8')) as { from: string; subject: string }),
+      acknowledged: existsSync(join(box, `${name}.ack`)),
+    }));
 }
 
 interface HostileCase {
@@ -151,8 +212,14 @@ interface HostileCase {
   setup?: (user: UnprivilegedUser | undefined) => NodeJS.ProcessEnv;
   /** How the run must be labelled once every escape was refused (default complete). */
   outcome?: LaunchResult['outcome'];
-  /** What the transcript must show was tried (so a fixture that tried nothing does not pass). */
-  tried: RegExp;
+  /** What the transcript must show was tried (so a fixture that tried nothing does not pass); or `then` checks it. */
+  tried?: RegExp;
+  /** federate.config.json for the run. */
+  config?: unknown;
+  /** Made in the federation before the launch; returns more environment for the agent. */
+  prepare?: (root: string) => Promise<NodeJS.ProcessEnv>;
+  /** More to check once the run ended, with the environment it ran with. */
+  then?: (run: HostileRun, env: NodeJS.ProcessEnv) => void;
 }
 
 const ESCAPES: HostileCase[] = [
@@ -173,10 +240,42 @@ const ESCAPES: HostileCase[] = [
   },
   {
     escape:
-      "write what runs outside the sandbox later: fed's installation and code cache, git's and the shell's start-up files, the system",
+      "write what runs outside the sandbox later: fed's installation and code cache, the system, anything of the user's home (a renamed ~/.config, ~/.local/bin, ~/.claude/settings.json, ~/.npmrc, ~/.bash_logout, start-up files)",
     agent: 'hostile-machine',
     setup: homeWithStartupFiles,
-    tried: /^append to ~\/\.gitconfig: refused/m,
+    config: { agent: { homeFiles: ['.claude/.credentials.json'] } },
+    tried: /^rename the user's ~\/\.config and plant git's config in its place: refused/m,
+    then: (run, env) => {
+      // Its home was its own, kept for the next run; the user's credentials readable there, nothing of the
+      // user's home changed.
+      expect(run.transcript).toContain("its home is the user's: false\n");
+      expect(run.transcript).toContain('credentials in its home: the-users-token\n');
+      expect(run.transcript).toContain('its own files in its home: written\n');
+      expect(existsSync(join(run.root, '.fed/teams/docs/.fed/home/agent-session.json'))).toBe(true);
+      expect(treeDigest(env.FED_HOSTILE_USER_HOME!, () => false)).toEqual(run.userHomeBefore);
+    },
+  },
+  {
+    escape:
+      "through the broker, act on other parties' boxes: acknowledge, list, watch meta's inbox, show others' signals, serve another team's MCP tools",
+    agent: 'hostile-other-boxes',
+    prepare: questionToMeta,
+    tried: /^acknowledge meta's inbox: refused \(exit 2: fed: team \(--team\): this command runs as team "docs"/m,
+    then: (run) => {
+      expect(escapes(run).filter((line) => line.includes('exit 2: fed:'))).toHaveLength(7);
+      // Meta's question is still waiting on meta, unacknowledged.
+      const question = signalsInBox(join(run.root, '.fed/signals/inbox')).find((s) => s.subject === 'canary question');
+      expect(question).toMatchObject({ from: 'other', acknowledged: false });
+    },
+  },
+  {
+    escape:
+      'lock its team out of the broker: 1,000 connections held without the token while the agent runs 25 commands',
+    agent: 'hostile-hog',
+    then: (run) => {
+      expect(run.transcript).toMatch(/^hog: \d+ of 1000 connections open$/m);
+      expect(run.transcript).toContain('agent commands: 25 of 25 succeeded\n');
+    },
   },
   {
     escape: 'remount the codebase, then fail: a refused escape does not make the run complete',
@@ -189,15 +288,17 @@ const ESCAPES: HostileCase[] = [
 
 describe.each(LAUNCHERS)('a hostile agent launched by $label', (launcher) => {
   describe.skipIf(skipWithoutBubblewrap(SANDBOX_SUITE))('in the bubblewrap sandbox (needs bwrap)', () => {
-    it.each(ESCAPES)('$escape', async ({ agent, env, setup, outcome, tried }) => {
-      const run = await launchHostile(agent, launcher, { env: { ...env, ...setup?.(launcher.user) } });
+    it.each(ESCAPES)('$escape', async ({ agent, env, setup, outcome, tried, config, prepare, then }) => {
+      const runEnv = { ...env, ...setup?.(launcher.user) };
+      const run = await launchHostile(agent, launcher, { env: runEnv, config, prepare });
       const attempts = escapes(run);
-      expect(attempts.join('\n')).toMatch(tried);
+      if (tried) expect(attempts.join('\n')).toMatch(tried);
       expect(attempts.filter((line) => line.endsWith('ESCAPED'))).toEqual([]);
       expect(run.changed).toEqual([]);
       expect(run.result.lastRun.sandboxed).toBe(true);
       expect(run.result.warnings.filter((w) => w.includes('bubblewrap'))).toEqual([]);
       expect(run.result.outcome).toBe(outcome ?? 'complete');
+      then?.(run, runEnv);
     });
   });
 

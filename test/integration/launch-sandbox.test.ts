@@ -129,20 +129,43 @@ describe('the read-only sandbox of deliverable teams (bubblewrap)', () => {
     expect(result.lastRun.sandboxed).toBe(false);
   });
 
-  it('without bwrap on PATH the launch falls back to the before/after check and says so once', async () => {
-    const { root, config } = await federationWithMission();
-    // A PATH with git (the before/after check needs it) and no bwrap.
+  /** A PATH with git (the before/after check needs it) and no bwrap. */
+  function pathWithoutBwrap(): string {
     const bin = tempDir();
     symlinkSync(execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim(), join(bin, 'git'));
+    return bin;
+  }
+
+  it('without bwrap on PATH the launch of a team whose network is open falls back to the before/after check and says so once', async () => {
+    const { root, config } = await federationWithMission();
     const result = await launchTeam(openFederation(root), 'docs', {
-      config,
+      config: { ...config, agent: { ...config.agent, teams: { docs: { network: 'open' } } } },
       agent: fakeAgent('complete'),
       pollMs: 50,
-      env: { ...process.env, PATH: bin },
+      env: { ...process.env, PATH: pathWithoutBwrap() },
     });
     expect(result).toMatchObject({ outcome: 'complete', state: 'complete' });
     expect(result.warnings.filter((w) => w.includes('bubblewrap'))).toEqual([
       'bubblewrap (bwrap) is not installed (apt-get install bubblewrap): the codebase is not mounted read-only for the agent; fed checks it before and after the run instead',
     ]);
+    expect(result.lastRun.network).toBeUndefined();
+    expect(result.warnings).toContain(
+      'team "docs" has the network policy "open": its agent can reach any host (agent.network)',
+    );
+  });
+
+  it('without bwrap on PATH a team with a network policy is not launched: never an open network instead', async () => {
+    const { root, config } = await federationWithMission();
+    const launched = launchTeam(openFederation(root), 'docs', {
+      config,
+      agent: fakeAgent('complete'),
+      pollMs: 50,
+      env: { ...process.env, PATH: pathWithoutBwrap() },
+    });
+    await expect(launched).rejects.toMatchObject({
+      code: 'NETWORK_POLICY_UNAVAILABLE',
+      message:
+        'team "docs" has the network policy none (no host), which needs a sandbox with a network of its own, and bubblewrap (bwrap) is not installed (apt-get install bubblewrap); install bubblewrap where user namespaces are allowed (apt-get install bubblewrap), or let this team\'s agent reach any host: "agent": { "teams": { "docs": { "network": "open" } } } in federate.config.json',
+    });
   });
 });

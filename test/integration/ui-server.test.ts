@@ -250,6 +250,48 @@ describe('fed ui: the cached views (no change feed: what they read is what the t
     expect((await views.needsYou()).items).toEqual([]);
   });
 
+  it("a team's page says what its last run's network policy let through and refused", async () => {
+    const { root } = await signalFederation(['docs']);
+    const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
+    const entry = getTeam(await fed.backend.registry.read(), 'docs');
+    const run = {
+      runId: 'run-1',
+      preset: 'claude',
+      command: ['claude'],
+      sessionId: null,
+      resumedSessionId: null,
+      outcome: 'completed',
+      reason: null,
+      exitCode: 0,
+      signal: null,
+      turns: 1,
+      inputTokens: null,
+      outputTokens: null,
+      costUsd: null,
+      stateBefore: 'preparing',
+      stateAfter: 'complete',
+      progressed: true,
+      sandboxed: true,
+      network: {
+        policy: 'provider: api.anthropic.com',
+        hosts: [
+          { host: 'api.anthropic.com', port: 443, allowed: true, connections: 2, bytesUp: 10, bytesDown: 20 },
+          { host: 'paste.example', port: 443, allowed: false, connections: 1, bytesUp: 0, bytesDown: 0 },
+        ],
+      },
+      transcriptPath: join(root, 't.jsonl'),
+      startedAt: '2026-11-25T10:00:00.000Z',
+      endedAt: '2026-11-25T10:01:00.000Z',
+    };
+    const journal = workspacePaths(entry.location).runsJournal;
+    mkdirSync(join(journal, '..'), { recursive: true });
+    writeFileSync(journal, `${JSON.stringify(run)}\n`);
+    const page = await teamPageView(fed, new UiViews(fed), 'docs');
+    expect(page.card.lastRun?.network).toBe(
+      'network provider: api.anthropic.com — 2 hosts, 1 refused: paste.example:443',
+    );
+  });
+
   it("a team onboarded before the views heard of it has its page, not a 500; an unknown one 404's", async () => {
     const { root } = await signalFederation(['docs']);
     const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });

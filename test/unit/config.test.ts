@@ -23,7 +23,7 @@ describe('federate.config.json', () => {
   it('applies every default of docs/design/spec.md §2.3 to an empty object', () => {
     expect(validate({}).config).toEqual({
       agentCommand: 'fed-agent',
-      agent: { args: [], limits: {}, sandbox: true, fixAttempts: 2, mcp: true },
+      agent: { args: [], limits: {}, sandbox: true, fixAttempts: 2, mcp: true, network: 'provider', teams: {} },
       telemetry: { enabled: true, collector: { endpoint: 'http://localhost:18888' } },
       playbookSkill: 'domain-playbook',
       deliverable: 'deliverable.md',
@@ -45,6 +45,8 @@ describe('federate.config.json', () => {
         fixAttempts: 1,
         sandbox: false,
         mcp: 'strict',
+        network: { provider: true, allow: ['*.example.com', 'paste.example:443', '[::1]:8080', '10.0.0.5'] },
+        teams: { docs: { network: 'none' }, api: { network: 'open' }, web: {} },
       },
       telemetry: { enabled: false, collector: { endpoint: 'http://collector:4318' } },
       chatConfig: { teamId: '5f2b1c3e-0000-4000-8000-000000000000', channelId: '19:abc123@thread.tacv2' },
@@ -55,6 +57,35 @@ describe('federate.config.json', () => {
       importHook: 'hooks/init.ts',
     };
     expect(validate(raw).config).toEqual(raw);
+  });
+
+  it('checks the network policy of the federation and of each team, naming the entry and how to write it', () => {
+    expect(
+      problemsOf(() =>
+        validate({
+          agent: {
+            network: { allow: ['*', 'evil-*.example.com', '*.com', '127.1', 'host:99999', 'a..b'] },
+            teams: {
+              docs: { network: 'closed' },
+              'Bad Team': {},
+              api: { network: { allow: ['x.example'], extra: 1 } },
+            },
+          },
+        }),
+      ),
+    ).toEqual([
+      'agent.network.allow[0]: "*": a wildcard is "*." before whole labels (like "*.example.com"); for any host use "open"',
+      'agent.network.allow[1]: "evil-*.example.com": a wildcard is "*." before whole labels (like "*.example.com"); for any host use "open"',
+      'agent.network.allow[2]: "*.com": "*.com" would match a whole top-level domain; name one below it',
+      'agent.network.allow[3]: "127.1": a number in place of a name is an IP address in another form; write it as an IP address (like 127.0.0.1)',
+      'agent.network.allow[4]: "host:99999": "99999" is not a port (1-65535)',
+      'agent.network.allow[5]: "a..b": expected a host name (labels of letters, digits and hyphens), "*.<name>", or an IP address',
+      'agent.teams.docs.network: expected "provider", "none", "open" or { "allow": ["host", "*.example.com", "host:port"] }, got "closed"',
+      'agent.teams.api.network: unknown key(s) "extra"',
+    ]);
+    expect(problemsOf(() => validate({ agent: { teams: { 'Bad Team': { network: 'none' } } } }))).toEqual([
+      'agent.teams.Bad Team: "Bad Team" is not a team id: expected a slug of lowercase letters, digits and single hyphens (like "docs-team")',
+    ]);
   });
 
   it('checks the agent preset, its arguments and its limits', () => {

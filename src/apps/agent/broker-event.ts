@@ -3,7 +3,7 @@ import {
   encodeFrame,
   FRAME,
   FrameReader,
-  socketAddress,
+  brokerAddress,
   type BrokerEventRequest,
 } from '../../infra/process/broker-protocol.js';
 
@@ -27,8 +27,8 @@ export function sendBrokerEvent(
   onSent?: () => void,
 ): Promise<BrokerEventAnswer> {
   return new Promise((resolve, reject) => {
-    const target = socketAddress(socketPath);
-    const socket = connect(target.address);
+    const target = brokerAddress(socketPath);
+    const socket = connect(target.options);
     const reader = new FrameReader();
     const answer: BrokerEventAnswer = { stdout: '', stderr: '', code: undefined };
     let connected = false;

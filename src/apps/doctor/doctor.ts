@@ -2,11 +2,13 @@ import { isAbsolute } from 'node:path';
 import { adapterFor } from '../../adapters/index.js';
 import { FedError, NotAFederationError } from '../../core/errors.js';
 import { federationPaths, workspacePaths } from '../../core/layout.js';
+import { unsandboxedNote } from './sandbox-note.js';
 import type { Registry } from '../../core/schema/registry.js';
 import { belowLink, findRootLinks, findWorkspaceLinks } from './runtime-links.js';
 import { checkFolders, checkLock, findLeftoverTempFiles, lockFilesIn } from './file-checks.js';
 import type { DoctorFinding, PendingFinding } from '../../ports/doctor-finding.js';
 import { checkOnboardings, checkOrphanWorkspaces, checkTeam } from './team-checks.js';
+import { teamNetworkPolicy } from '../launch/network/host-policy.js';
 import type { Federation } from '../../engine/context.js';
 import { META } from '../../core/schema/common.js';
 import type { SignalParty } from '../../core/resolve-party.js';
@@ -48,7 +50,8 @@ export interface DoctorReport {
  * the federation's folders (delivery facts, chat, onboardings, notify) are folders; onboardings a kill interrupted (finished or removed); folders in the
  * team areas no team owns; locks and leases whose holder is gone; temp files killed writers left; the
  * backend's own checks (its adapter's `doctor`: for JetStream the server and the streams' replicas);
- * the configured agent CLI (agent-cli-checks.ts: on PATH, its version, the flags its preset passes); and
+ * the configured agent CLI (agent-cli-checks.ts: on PATH, its version, the flags its preset passes); which
+ * teams' agents run unsandboxed, as the user (sandbox-note.ts); and
  * the Node running fed (node-support-check.ts: past its end of life, a warning). On a
  * backend shared across machines only the teams whose workspaces are below this root are checked on disk:
  * the others are their own machines' business (their lifecycle state, shared in the backend, is still checked). Never prints; the CLI renders the report.
@@ -99,6 +102,10 @@ export async function runDoctor(fed: Federation, options: DoctorOptions = {}): P
     pending.push(...onboardings.findings);
     const signalParties: SignalParty[] = [];
     for (const entry of registry.teams) {
+      if (teamNetworkPolicy(fed.config.agent, entry.domainId) === 'open')
+        notes.push(
+          `team "${entry.domainId}": network "open" — a sandboxed agent of it can reach any host (agent.network)`,
+        );
       const team = await checkTeam(fed, entry);
       pending.push(...team.findings);
       if (team.elsewhere) notes.push(team.elsewhere);
@@ -113,6 +120,7 @@ export async function runDoctor(fed: Federation, options: DoctorOptions = {}): P
       pending.push(...findLeftoverTempFiles(workspace.fedDir, { team: entry.domainId }));
     }
     pending.push(...checkOrphanWorkspaces(root, registry, onboardings.accounted));
+    notes.push(...optional(unsandboxedNote(fed, registry)));
     // Meta's inbox is not read either while a runtime folder of the root is a link (reported above).
     const meta: SignalParty[] = rootLinks.length === 0 ? [{ id: META, entry: undefined }] : [];
     pending.push(...(await checkSignalIds(fed, [...meta, ...signalParties])));

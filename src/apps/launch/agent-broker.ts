@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { constants } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
@@ -35,7 +35,29 @@ export interface AgentBrokerOptions {
   applyEvent: (event: { type: string; data: Record<string, unknown> }) => Promise<AppliedEvent>;
   /** How long a connection may take to send its request, and to go once answered: 10 s (tests shorten it). */
   requestTimeoutMs?: number;
+  /** How long a new connection may take to send its first frame, the one with the token: 2 s (tests shorten it). */
+  tokenTimeoutMs?: number;
+  /**
+   * Runs a fed command in this process (the CLI's runCli, handed down by the command that launches): the
+   * agent's short one-shot commands run here. Without it, or for a command that reads standard input, runs
+   * until stopped or may read for long (ownProcess), a child `fed` runs it.
+   */
+  runInProcess?: InProcessCommand;
 }
+
+/** What the CLI's runCli is: fed's arguments and where it prints and runs, to its exit code. */
+export type InProcessCommand = (
+  argv: readonly string[],
+  io: {
+    stdout: (text: string) => void;
+    stderr: (text: string) => void;
+    /** fed's own terminal sequences: the agent's output is never a terminal (isTTY), so they are plain output. */
+    terminal: (text: string) => void;
+    env: NodeJS.ProcessEnv;
+    cwd: string;
+    isTTY: boolean;
+  },
+) => Promise<number>;
 
 export interface AppliedEvent {
   stdout: string;
@@ -52,11 +74,19 @@ interface Ended {
 /** More commands at once than any agent needs is an agent trying to exhaust the machine. */
 const MAX_RUNNING = 32;
 /**
- * Connections at once, and how long one may take to send its request or to go once answered: anyone who
- * reaches the socket can connect.
+ * Anyone who reaches the socket can connect (another team's agent can), so a connection counts only once
+ * it has shown the token, in its first frame: the agent's own connections at once (MAX_CONNECTIONS), and
+ * how long one may take to send its request or to go once answered (REQUEST_TIMEOUT_MS). Connections yet
+ * to show it get TOKEN_TIMEOUT_MS for that first frame, and are at most MAX_UNAUTHENTICATED: a newcomer
+ * past that closes the oldest of them, so however many a hog opens, the agent's — which sends its
+ * request the moment it connects — gets in.
  */
 const MAX_CONNECTIONS = 64;
+const MAX_UNAUTHENTICATED = 128;
 const REQUEST_TIMEOUT_MS = 10_000;
+const TOKEN_TIMEOUT_MS = 2_000;
+/** How long a refused connection may stay to read its refusal. */
+const REFUSED_LINGER_MS = 1_000;
 
 /**
  * The broker of a sandboxed launch: inside the sandbox the federation is read-only, so the agent's `fed`
@@ -74,6 +104,9 @@ export class AgentBroker {
   private readonly running = new Set<ChildProcess>();
   private readonly applying = new Set<Promise<Ended>>();
   private readonly connections = new Set<Socket>();
+  /** Connections that showed the token; the others, oldest first (a Set keeps the order they came in). */
+  private readonly authenticated = new Set<Socket>();
+  private readonly unauthenticated = new Set<Socket>();
   private readonly env: NodeJS.ProcessEnv;
   private readonly server: Server;
   private closed: Promise<void> | undefined;
@@ -86,7 +119,6 @@ export class AgentBroker {
     delete env[BROKER_TOKEN_ENV];
     this.env = { ...env, FED_CODE_CACHE: 'off' };
     this.server = createServer((socket) => this.serve(socket));
-    this.server.maxConnections = MAX_CONNECTIONS;
   }
 
   /** Listening on `options.socketPath` (a socket a launch that died left there is replaced). */
@@ -113,6 +145,12 @@ export class AgentBroker {
   }
 
   /** What the agent's environment gets: where its fed commands go, and the token that lets them in. */
+  /** Also serve what `listener` accepts: a sandbox's loopback, where its agent cannot make a Unix socket (network/). */
+  serveFrom(listener: Server): void {
+    listener.maxConnections = MAX_CONNECTIONS;
+    listener.on('connection', (socket: Socket) => this.server.emit('connection', socket));
+  }
+
   agentEnv(): Record<string, string> {
     return { [BROKER_ENV]: this.options.socketPath, [BROKER_TOKEN_ENV]: this.token };
   }
@@ -132,8 +170,10 @@ export class AgentBroker {
 
   private serve(socket: Socket): void {
     this.connections.add(socket);
+    if (this.unauthenticated.size >= MAX_UNAUTHENTICATED) this.unauthenticated.values().next().value?.destroy();
+    this.unauthenticated.add(socket);
     const reader = new FrameReader();
-    let state: 'request' | 'running' | 'done' = 'request';
+    let state: 'token' | 'request' | 'running' | 'done' = 'token';
     let child: ChildProcess | undefined;
     // The connections are few and anyone who reaches the socket can connect: one that runs no command — its
     // request yet to come, or its answer given and the peer still there — is closed when its time is up,
@@ -160,9 +200,11 @@ export class AgentBroker {
       closeIn(timeout);
     };
     socket.on('error', () => undefined);
-    closeIn(timeout);
+    closeIn(this.options.tokenTimeoutMs ?? TOKEN_TIMEOUT_MS);
     socket.on('close', () => {
       this.connections.delete(socket);
+      this.unauthenticated.delete(socket);
+      this.authenticated.delete(socket);
       // The agent's fed went away (killed, or the agent stopped): its command goes too.
       if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     });
@@ -174,6 +216,21 @@ export class AgentBroker {
         return void socket.destroy();
       }
       for (const { type, payload } of frames) {
+        // The first frame shows the token before anything of it is looked at; without it the connection goes.
+        if (state === 'token') {
+          const refusal = this.authenticate(socket, type, payload);
+          if (refusal) {
+            send(FRAME.STDERR, `fed: ${refusal.message}\n`);
+            state = 'done';
+            send(FRAME.EXIT, JSON.stringify({ code: 2 }));
+            // Ended, not destroyed: the peer may still be writing what follows its request (a write to a
+            // closed socket fails there before the refusal is read); the short deadline closes it.
+            socket.end();
+            return void closeIn(REFUSED_LINGER_MS);
+          }
+          state = 'request';
+          closeIn(timeout);
+        }
         if (state === 'request' && type === FRAME.EVENT) {
           running();
           void this.event(payload).then((ended) => {
@@ -183,8 +240,15 @@ export class AgentBroker {
           });
         } else if (state === 'request') {
           try {
-            child = this.run(this.accept(type, payload), send, finish);
-            running();
+            const request = this.accept(type, payload);
+            const inProcess = this.options.runInProcess;
+            if (inProcess && !request.stdin && !ownProcess(request.argv)) {
+              running();
+              void this.runHere(inProcess, request, send).then(finish);
+            } else {
+              child = this.run(request, send, finish);
+              running();
+            }
           } catch (error) {
             // A refusal is the agent's (exit 2); anything else (spawn failing) the broker's (exit 1).
             const refused = error instanceof FedError && error.refusal;
@@ -201,22 +265,49 @@ export class AgentBroker {
   private accept(type: number, payload: Buffer): BrokerRequest {
     const request = type === FRAME.REQUEST ? parseRequest(brokerRequestSchema, payload) : undefined;
     if (!request) throw new RefusedError('BROKER_REFUSED', 'the broker received a malformed request');
-    this.admit(request.token);
-    // Its working directory, when it is in the federation; fed resolves relative paths there.
+    this.admit();
+    // Bad input, said as fed says it (exit 2), never a spawn that fails on it (exit 1).
+    const nul = [...request.argv, request.cwd].find((arg) => arg.includes('\0'));
+    if (nul !== undefined)
+      throw new InvalidInputError(
+        `${JSON.stringify(nul.replaceAll('\0', '\\0'))}: an argument or working directory holds a NUL byte, which no command line can carry; remove it`,
+      );
+    // Its working directory, when it is a folder in the federation; fed resolves relative paths there.
     const cwd = isAbsolute(request.cwd) && isInside(request.cwd, this.options.root) ? request.cwd : this.options.root;
+    if (!isFolder(cwd))
+      throw new InvalidInputError(
+        `${cwd}: the working directory is not a folder (a FIFO, a file or a socket); run fed from a folder of the federation`,
+      );
     checkAgentCommand(request.argv, cwd, this.options.root);
     return { ...request, cwd };
   }
 
-  /** The token is this broker's, and there is room for one more command. */
-  private admit(token: string): void {
+  /**
+   * The first frame of a connection carries this broker's token, and there is room for one more of the
+   * agent's connections — or why not. Only the token is read here: nothing else of a stranger's frame is.
+   */
+  private authenticate(socket: Socket, type: number, payload: Buffer): RefusedError | undefined {
+    const token = type === FRAME.REQUEST || type === FRAME.EVENT ? tokenOf(payload) : undefined;
+    if (token === undefined) return new RefusedError('BROKER_REFUSED', 'the broker received a malformed request');
     const given = Buffer.from(token);
     const expected = Buffer.from(this.token);
     if (given.length !== expected.length || !timingSafeEqual(given, expected))
-      throw new RefusedError(
+      return new RefusedError(
         'BROKER_REFUSED',
         `the broker at ${this.options.socketPath} refused the request: ${BROKER_TOKEN_ENV} is not the token of the agent it serves`,
       );
+    if (this.authenticated.size >= MAX_CONNECTIONS)
+      return new RefusedError(
+        'BROKER_REFUSED',
+        `the broker already holds ${MAX_CONNECTIONS} connections of this agent; let its finished commands go (they are closed ${REQUEST_TIMEOUT_MS / 1000} s after their answer)`,
+      );
+    this.unauthenticated.delete(socket);
+    this.authenticated.add(socket);
+    return undefined;
+  }
+
+  /** There is room for one more command. */
+  private admit(): void {
     if (this.running.size + this.applying.size >= MAX_RUNNING)
       throw new RefusedError(
         'BROKER_REFUSED',
@@ -233,7 +324,7 @@ export class AgentBroker {
     try {
       const request = parseRequest(brokerEventRequestSchema, payload);
       if (!request) throw new RefusedError('BROKER_REFUSED', 'the broker received a malformed request');
-      this.admit(request.token);
+      this.admit();
       if ('type' in request.data)
         throw new InvalidInputError('--data must not contain "type": the event type is the <EVENT> argument');
       applied = this.options.applyEvent({ type: request.type, data: request.data });
@@ -257,6 +348,34 @@ export class AgentBroker {
     this.applying.add(ended);
     void ended.then(() => this.applying.delete(ended));
     return ended;
+  }
+
+  /**
+   * `fed <argv>` in this very process (`runInProcess`), as the team: no second fed to start, which cost
+   * an agent's `fed event` twice the command itself. Its output goes back as it is printed; like an event
+   * it is seen to its end (close waits for it), and an error it throws is its exit code, never the launcher's.
+   */
+  private runHere(
+    runInProcess: InProcessCommand,
+    request: BrokerRequest,
+    send: (type: number, payload: Buffer | string) => void,
+  ): Promise<number> {
+    const ended = runInProcess(request.argv, {
+      stdout: (text) => send(FRAME.STDOUT, text),
+      stderr: (text) => send(FRAME.STDERR, text),
+      terminal: (text) => send(FRAME.STDOUT, text),
+      env: this.env,
+      cwd: request.cwd,
+      isTTY: false,
+    })
+      .catch((error: unknown) => {
+        send(FRAME.STDERR, `fed: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`);
+        return 1;
+      })
+      .then((code) => ({ stdout: '', stderr: '', code }));
+    this.applying.add(ended);
+    void ended.then(() => this.applying.delete(ended));
+    return ended.then(({ code }) => code);
   }
 
   /** `fed <argv>` outside the sandbox, its output streamed back, its exit code last. */
@@ -284,6 +403,36 @@ export class AgentBroker {
       finish(code ?? 128 + (signal ? constants.signals[signal] : 0));
     });
     return child;
+  }
+}
+
+/**
+ * A command that gets a `fed` process of its own: `fed mcp` and `fed signal watch` run until stopped (a
+ * process can be); `fed deliverable check` and `fed log` may read a large file for long, which in this
+ * process would hold up the launcher's supervision of the agent.
+ */
+function ownProcess(argv: readonly string[]): boolean {
+  let i = 0;
+  while (i < argv.length && (argv[i] === '--root' || argv[i]!.startsWith('--root='))) i += argv[i] === '--root' ? 2 : 1;
+  return ['mcp', 'deliverable', 'log'].includes(argv[i] ?? '') || (argv[i] === 'signal' && argv[i + 1] === 'watch');
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The `token` of a request's JSON, else undefined: read before the request is, which only the agent may send. */
+function tokenOf(payload: Buffer): string | undefined {
+  try {
+    const value = JSON.parse(payload.toString('utf8')) as unknown;
+    const token = value && typeof value === 'object' ? (value as { token?: unknown }).token : undefined;
+    return typeof token === 'string' ? token : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -1,14 +1,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, closeSync, constants, mkdirSync, writeSync } from 'node:fs';
-import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
+import { closeSync, mkdirSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Server } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RefusedError } from '../../core/errors.js';
+import { findExecutable, leftOutReason } from '../../infra/process/find-executable.js';
 import { packageRoot } from '../../infra/package-info.js';
 import { processStartTime } from '../../infra/fs/process-identity.js';
 import { openForAppend } from '../../infra/fs/open-for-append.js';
 import { agentLogHeader } from '../../core/schema/agent-log.js';
 import { LIFELINE_ENV, LIFELINE_FD, LIFELINE_GRACE_ENV } from '../../infra/process/lifeline.js';
+import { receiveListener } from './network/listener-channel.js';
 import { endLeftovers, endSandbox, groupMembers, sandboxInit, signalSandbox, type SandboxInit } from './agent-stop.js';
 
 /**
@@ -44,6 +47,10 @@ export interface AgentProcessOptions {
    * on. In the sandbox bwrap's --die-with-parent ends everything inside with the launcher, too.
    */
   endsWithLauncher?: boolean;
+  /** In a sandbox with a network policy: where the listener its proxy serves goes (network/listener-channel.ts). */
+  onNetworkListener?: (listener: Server, port: number) => void;
+  /** The folder of fed's own commands on the agent's PATH, written by this launch: trusted though in `.fed/`. */
+  commandsBin?: string;
 }
 
 export interface AgentExit {
@@ -53,26 +60,18 @@ export interface AgentExit {
 
 const WATCHDOG = 'dist/src/apps/launch/agent-watchdog.js';
 
-/** The program as it will be executed, or a clear refusal when it cannot be found or run. */
-function findProgram(file: string, cwd: string, env: NodeJS.ProcessEnv): string {
-  const candidates = file.includes('/')
-    ? [isAbsolute(file) ? file : resolve(cwd, file)]
-    : (env.PATH ?? '')
-        .split(delimiter)
-        .filter(Boolean)
-        .map((dir) => join(dir, file));
-  for (const candidate of candidates) {
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // next
-    }
-  }
+/**
+ * The program as it will be executed, or a clear refusal when it cannot be found or run — or is only
+ * where a sandboxed agent could have planted it (find-executable.ts): it would run as the user, unsandboxed
+ * for a coding team.
+ */
+function findProgram(file: string, cwd: string, env: NodeJS.ProcessEnv, trusted?: string): string {
+  const found = findExecutable(file, env, { cwd, trusted });
+  if (found.path) return found.path;
   const hint = file.includes('/') ? 'no such executable' : 'not found on PATH';
   throw new RefusedError(
     'AGENT_COMMAND',
-    `cannot start the agent "${file}": ${hint}; set agentCommand in federate.config.json or pass --agent <command>`,
+    `cannot start the agent "${file}": ${hint}${leftOutReason(found)}; set agentCommand in federate.config.json or pass --agent <command>`,
   );
 }
 
@@ -111,7 +110,7 @@ export class AgentProcess {
   static async start(options: AgentProcessOptions): Promise<AgentProcess> {
     const [file, ...args] = options.command;
     if (!file) throw new RefusedError('AGENT_COMMAND', 'the agent command is empty');
-    const program = findProgram(file, options.cwd, options.env);
+    const program = findProgram(file, options.cwd, options.env, options.commandsBin);
     const graceMs = options.graceMs ?? 5_000;
     mkdirSync(dirname(options.logFile), { recursive: true });
     // The agent's stderr: never a link the agent planted (it would write the file it points at) nor a
@@ -148,9 +147,16 @@ export class AgentProcess {
           supervision === 'watchdog'
             ? options.env
             : { ...options.env, [LIFELINE_ENV]: String(LIFELINE_FD), [LIFELINE_GRACE_ENV]: String(graceMs) },
-        stdio: [options.stdin == null ? 'ignore' : 'pipe', 'pipe', log, 'pipe'],
+        stdio: [
+          options.stdin == null ? 'ignore' : 'pipe',
+          'pipe',
+          log,
+          'pipe',
+          ...(options.onNetworkListener ? ['ipc' as const] : []),
+        ],
         detached: true,
       });
+      if (options.onNetworkListener) receiveListener(child, options.onNetworkListener);
       await new Promise<void>((resolve, reject) => {
         child.once('spawn', resolve);
         child.once('error', (error) =>

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { LIFELINE_FD, watchLifeline } from '../../infra/process/lifeline.js';
+import { relayListener } from './network/listener-channel.js';
 import { endLeftovers, endSandbox, groupMembers, sandboxInit, signalEach, signalSandbox } from './agent-stop.js';
 
 /**
@@ -38,7 +39,13 @@ const signalGroup = (name: NodeJS.Signals) => {
 };
 
 // In the sandbox, bwrap leads a session of its own: fed's SIGTERM to this group does not reach it.
-const child = spawn(file, args, { stdio: 'inherit', detached: sandboxed });
+// A sandbox with a network policy hands its proxy's listener up through here (launched with an IPC channel).
+const relay = sandboxed && process.send !== undefined;
+const child = spawn(file, args, {
+  stdio: relay ? ['inherit', 'inherit', 'inherit', 'ignore', 'ipc'] : 'inherit',
+  detached: sandboxed,
+});
+if (relay) relayListener(child);
 child.on('error', (error) => {
   process.stderr.write(`fed: cannot start the agent "${file}": ${error.message}\n`);
   process.exit(127);

@@ -3,6 +3,7 @@ import type { LaunchEvent, LaunchPhase } from '../../../machines/launch.machine.
 import type { FederationConfig } from '../../core/schema/config.js';
 import type { JournalLine } from '../../core/schema/lifecycle-state.js';
 import type { LoadedHooks } from '../../engine/hooks/load-hooks.js';
+import type { InProcessCommand } from './agent-broker.js';
 import type { InspectionRecord } from '../../infra/inspect/inspection-log.js';
 import type { AgentCommandOptions } from './agent-command.js';
 import type { WorkflowTrace } from './run-trace.js';
@@ -22,6 +23,8 @@ export interface LaunchOptions extends AgentCommandOptions {
   inspectRecord?: (record: InspectionRecord) => void;
   /** Told each step of the launch sequence (machines/launch.machine.ts): where the launch is now, and the event that moved it. */
   onPhase?: (phase: LaunchPhase, event: LaunchEvent) => void;
+  /** Runs a sandboxed agent's fed commands in this process (the CLI's runCli; agent-broker.ts). */
+  runInProcess?: InProcessCommand;
   /** Base environment of the agent (default: this process's). */
   env?: NodeJS.ProcessEnv;
   /** How often the inbox and lifecycle are checked while the agent runs (default 200 ms). */

@@ -5,6 +5,7 @@ import type { Federation } from '../../engine/context.js';
 import type { Archetype } from '../../engine/archetypes/archetype.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { AgentCommand } from './agent-command.js';
+import type { HostPolicy } from './network/host-policy.js';
 import type { LaunchOptions } from './launch-options.js';
 import type { LaunchPhases } from './launch-phases.js';
 import type { LaunchWatch } from './launch-watch.js';
@@ -33,6 +34,8 @@ export interface PreparedRun {
   stateBefore: string;
   /** The bubblewrap wrapper of a read-only team, when there is one. */
   sandbox: string[] | undefined;
+  /** The hosts the sandboxed agent may reach through fed's proxy; undefined when no policy applies (open, no sandbox). */
+  network?: HostPolicy;
   /** The codebase as it was before the run, when the read-only rule is checked before and after instead. */
   baseline: CodebaseBaseline | undefined;
   /** The rate limit the run's CLI account is under, when another run met one that has not reset yet. */

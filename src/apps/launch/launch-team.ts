@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Mission } from '../../../machines/lifecycle-context.js';
 import { TeamInboxConsumer } from '../../engine/actors/consume-inbox.js';
@@ -16,7 +16,6 @@ import { createFileExclusive, unlinkQuietly } from '../../infra/fs/atomic-write.
 import type { LaunchResult } from '../../engine/hooks/federation-hooks.js';
 import { workspacePaths } from '../../core/layout.js';
 import { statusOf } from '../../core/find-team.js';
-import type { FederationConfig } from '../../core/schema/config.js';
 import type { LaunchContext } from '../../core/schema/launch-context.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
@@ -44,6 +43,10 @@ import { clearRefusedCompletion } from './refused-completion.js';
 import { RunningAgent } from './running-agent.js';
 import { startRunTrace } from './run-trace.js';
 import { bubblewrapArgs, findBubblewrap, machineMounts } from './sandbox.js';
+import { hostPolicy, teamNetworkPolicy, type HostPolicy } from './network/host-policy.js';
+import { filterFile, networkNamespaceMissing } from './network/sandbox-network.js';
+import { networkUnavailable } from './network/network-refusal.js';
+import { agentHomePath, prepareAgentHome } from './agent-home.js';
 import { codeCacheDir } from '../../infra/code-cache-dir.js';
 import { packageRoot } from '../../infra/package-info.js';
 import type { Federation } from '../../engine/context.js';
@@ -245,9 +248,15 @@ function prepareRun(launch: Launch, ready: LaunchReady): PreparedRun {
   });
   if (options.inspectRecord) launch.watch.relay = new InspectionRelay(inspectionRelayPath(team.location));
   // Before the command: a CLI with a sandbox of its own is told to leave it off inside fed's.
-  const sandbox = archetype.readOnlyCodebase
-    ? readOnlySandbox(root, team, context, options.config, options.env ?? process.env, warnings)
-    : undefined;
+  const preset = runPreset(root, options).preset;
+  const policy = hostPolicy(teamNetworkPolicy(options.config.agent, team.domainId), preset.providerHosts);
+  const { sandbox, network } = archetype.readOnlyCodebase
+    ? readOnlySandbox(root, team, context, options, warnings, {
+        policy,
+        builtIn: preset.name === 'fed-agent',
+        homeFiles: options.config.agent.homeFiles ?? preset.homeFiles,
+      })
+    : { sandbox: undefined, network: undefined };
   const run = agentCommand(context, options, readLastRun(team.location), files.promptPath, files.prompt, {
     sandboxed: sandbox !== undefined,
   });
@@ -264,7 +273,7 @@ function prepareRun(launch: Launch, ready: LaunchReady): PreparedRun {
     launch.fed.now(),
     warnings,
   );
-  if (accountLimit) return { context, files, run, stateBefore, sandbox, baseline: undefined, accountLimit };
+  if (accountLimit) return { context, files, run, stateBefore, sandbox, network, baseline: undefined, accountLimit };
   // Without the sandbox, the read-only rule is checked before and after: the codebase as seen from the
   // federation root (`.fed/` left out, so the team's own workspace is never a modification) and, for a
   // worktree team, its own checkout.
@@ -272,7 +281,7 @@ function prepareRun(launch: Launch, ready: LaunchReady): PreparedRun {
     archetype.readOnlyCodebase && !sandbox ? captureCodebase(root, worktreeScope(team, context)) : undefined;
   if (baseline) writeBaseline(launch.fed, team, baseline);
   clearRefusedCompletion(launch.fed, team);
-  return { context, files, run, stateBefore, sandbox, baseline };
+  return { context, files, run, stateBefore, sandbox, network, baseline };
 }
 
 /** Supervise: keep consuming the inbox while the agent runs; stop it on pause, timeout, a limit or interruption. */
@@ -354,6 +363,7 @@ async function recordLaunch(
     traceId: launch.watch.trace?.traceId ?? null,
     stateAfter: finalState,
     progressed: launch.watch.progressed,
+    ...(agent.networkRecord() ? { network: agent.networkRecord() } : {}),
     endedAt: new Date().toISOString(),
   };
   return recordLaunchEnd(launch, prepared, lastRun, {
@@ -378,17 +388,28 @@ function readOnlySandbox(
   root: string,
   team: RegistryEntry,
   context: LaunchContext,
-  config: FederationConfig,
-  env: NodeJS.ProcessEnv,
+  options: LaunchOptions,
   warnings: string[],
-): string[] | undefined {
-  if (!config.agent.sandbox) return undefined;
-  const found = findBubblewrap(env);
+  agent: { policy: 'open' | HostPolicy; builtIn: boolean; homeFiles: readonly string[] },
+): { sandbox: string[] | undefined; network: HostPolicy | undefined } {
+  const { config } = options;
+  const env = options.env ?? process.env;
+  if (!config.agent.sandbox) return { sandbox: undefined, network: undefined };
+  if (agent.policy === 'open')
+    warnings.push(
+      `team "${team.domainId}" has the network policy "open": its agent can reach any host (agent.network)`,
+    );
+  const home = agentHomePath(root, team, config.agent);
+  const found = findBubblewrap(env, config.agent.home === undefined ? [] : [dirname(home)]);
+  const policy = agent.policy === 'open' ? undefined : agent.policy;
+  // Never a silent fall-back to an open network (the built-in agent is fed's own code and opens no connection).
+  const missing = 'missing' in found ? found.missing : policy && networkNamespaceMissing(found.bwrap);
+  if (missing && policy && !agent.builtIn) throw networkUnavailable(team.domainId, policy, missing);
   if ('missing' in found) {
     warnings.push(
       `${found.missing}: the codebase is not mounted read-only for the agent; fed checks it before and after the run instead`,
     );
-    return undefined;
+    return { sandbox: undefined, network: undefined };
   }
   const bwrap = found.bwrap;
   const worktree = team.placementType === 'worktree' ? team.location : undefined;
@@ -398,13 +419,17 @@ function readOnlySandbox(
   // Made now if missing, so that the agent cannot make it (with a cache of its own) before it is protected.
   const codeCache = codeCacheDir(env);
   if (codeCache) mkdirSync(codeCache, { recursive: true, mode: 0o700 });
-  return bubblewrapArgs(bwrap, {
+  const networked = policy !== undefined && !missing;
+  const sandbox = bubblewrapArgs(bwrap, {
     root,
     workspace: team.location,
     worktree,
     writableFiles: worktree ? [context.deliverablePath] : [],
     machine: machineMounts(env, { codeCache, installation: packageRoot() }),
+    network: networked ? { filterFile: filterFile(team.location) } : undefined,
+    home: prepareAgentHome(home, env.HOME, agent.homeFiles),
   });
+  return { sandbox, network: networked ? policy : undefined };
 }
 
 /**

@@ -18,7 +18,7 @@ export function mcpWired(preset: AgentPreset, config: FederationConfig): boolean
  * `fed mcp` as the team's agent runs it: the `fed` shim on its PATH (src/apps/launch/command-shims.ts,
  * written when the agent starts), so inside the sandbox it goes through the launcher's broker like the
  * agent's other fed commands; FED_ROOT and FED_TEAM make it the team's whatever directory the CLI starts
- * it in. The broker's token (sandboxed) or the backend's variables (not) are inherited, never written down.
+ * it in. The broker and its token (sandboxed) or the backend's variables (not) are inherited, never written down.
  */
 export function fedMcpServer(
   context: LaunchContext,
@@ -35,9 +35,9 @@ export function fedMcpServer(
     env: {
       FED_ROOT: context.root,
       FED_TEAM: context.team,
-      ...(sandboxed ? { [BROKER_ENV]: paths.brokerSocket } : {}),
     },
-    inherit: sandboxed ? [BROKER_TOKEN_ENV] : backendEnvNames(config),
+    // The broker inherited too: a sandbox with a network policy reaches it on its loopback, not at its socket.
+    inherit: sandboxed ? [BROKER_ENV, BROKER_TOKEN_ENV] : backendEnvNames(config),
     strict: config.agent.mcp === 'strict',
     configFile: join(paths.launch, `mcp-${preset.name}.json`),
   };

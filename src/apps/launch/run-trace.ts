@@ -133,6 +133,14 @@ export class RunTrace {
 
   /** The run is recorded: its usage and outcome go on the span, which ends, and into the agent metrics. */
   end(run: LaunchRun): void {
+    // Each host the network policy refused, as an event a person can find in the run's trace.
+    for (const host of run.network?.hosts.filter((h) => !h.allowed) ?? [])
+      this.span.addEvent('network connection refused', {
+        'server.address': host.host,
+        'server.port': host.port,
+        'fed.network.reason': host.reason ?? '',
+        'fed.network.connections': host.connections,
+      });
     const failed = run.outcome !== 'completed';
     const model = run.model ?? this.start.model;
     this.span.setAttributes(

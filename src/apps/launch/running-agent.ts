@@ -9,6 +9,8 @@ import { backendEnvNames } from '../../adapters/index.js';
 import type { FederationConfig } from '../../core/schema/config.js';
 import { isBuiltInAgent } from './builtin-agent.js';
 import { AgentBroker } from './agent-broker.js';
+import { RunNetwork } from './network/run-network.js';
+import type { NetworkRunRecord } from '../../core/schema/network-policy.js';
 import { teamEventApplier } from './agent-events.js';
 import { AgentProcess, type AgentExit } from './agent-process.js';
 import { writeCommandShims } from './command-shims.js';
@@ -33,6 +35,8 @@ export class RunningAgent {
   readonly stream: RunStream;
   private child: AgentProcess | undefined;
   private broker: AgentBroker | undefined;
+  /** The sandbox's network policy at work: its proxy and what it saw (network/). */
+  private network: RunNetwork | undefined;
   private recordedSession: string | null;
   /** The environment the agent runs with (its HOME: where a CLI keeps its log), for `noticeSilentWait`. */
   private agentEnv: NodeJS.ProcessEnv = {};
@@ -114,8 +118,10 @@ export class RunningAgent {
               root,
               env: brokerEnv,
               applyEvent: teamEventApplier(fed, team.domainId, options.config, brokerEnv),
+              runInProcess: options.runInProcess,
             })
           : undefined;
+      agent.network = prepared.network && new RunNetwork(prepared.network, team.location, agent.broker);
       agent.child = await AgentProcess.start({
         command: run.command.argv,
         shownCommand: run.recordedArgv,
@@ -130,6 +136,7 @@ export class RunningAgent {
           PATH: [writeCommandShims(paths.launchBin), baseEnv.PATH].filter(Boolean).join(delimiter),
           ...run.command.env,
           ...agent.broker?.agentEnv(),
+          ...agent.network?.env(),
         },
         stdin: run.command.stdin,
         onStdout: (chunk) => agent.stream.write(chunk),
@@ -142,8 +149,11 @@ export class RunningAgent {
         graceMs: options.graceMs,
         // fed-agent ends itself (and what it started) when its launcher is gone: no watchdog process is needed.
         endsWithLauncher: builtIn,
+        onNetworkListener: agent.network?.serve,
+        commandsBin: paths.launchBin,
       });
     } catch (error) {
+      agent.network?.close();
       await agent.broker?.close();
       agent.stream.close();
       throw error;
@@ -151,6 +161,7 @@ export class RunningAgent {
     // The broker serves the agent while it runs: a command still running when it exits is stopped.
     const broker = agent.broker;
     if (broker) void agent.child.exited.then(() => broker.close());
+    void agent.child.exited.then(() => agent.network?.close());
     return agent;
   }
 
@@ -199,6 +210,11 @@ export class RunningAgent {
       promptPath: run.promptPath,
       startedAt: this.startedAt.toISOString(),
     };
+  }
+
+  /** What the sandbox's proxy saw of the run, when a network policy applied. */
+  networkRecord(): NetworkRunRecord | undefined {
+    return this.network?.record();
   }
 
   /** Whatever went wrong, no agent is left running unsupervised: stopped, and its stream closed. */

@@ -1,15 +1,18 @@
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { FED_DIR } from '../../core/layout.js';
+import { filterLoader, listenerCommand, NETWORK_NAMESPACE } from './network/sandbox-network.js';
+import { findExecutable, leftOutReason } from '../../infra/process/find-executable.js';
+import { agentHomeArgs, type AgentHome } from './agent-home.js';
 
 /**
  * The read-only sandbox of a deliverable team (docs/design/spec.md §2.7: the lead agent's tools are read-only): with
  * bubblewrap the agent sees the whole machine as it is, but read-only — the federation root (the codebase
  * and the federation's `.fed/` alike: registry, other teams' workspaces, meta's inbox, the skills,
  * `.gitignore`) and the system and fed's own installation: a write there fails inside the agent with
- * EROFS. Writable are the team's own workspace and, outside the root, the places an agent CLI keeps its
- * own state and scratch files (`machineMounts`). A worktree team's checkout is its codebase: it is
+ * EROFS. Writable are the team's own workspace, the agent's own home (agent-home.ts: the user's home is
+ * read-only) and temp dirs of the sandbox's own (`machineMounts`). A worktree team's checkout is its codebase: it is
  * read-only too, except its own `.fed/` and its deliverable file. The agent's fed commands reach the
  * federation through the launcher's broker (agent-broker.ts).
  */
@@ -21,53 +24,40 @@ export interface SandboxPlan {
   worktree?: string;
   /** A file in the worktree the agent must be able to write (the deliverable). */
   writableFiles?: readonly string[];
-  /** Outside the root: what stays writable, and what is read-only again inside it (machineMounts). */
+  /** Outside the root: the private temp dirs, and what is shown read-only again inside them (machineMounts). */
   machine: MachineMounts;
+  /** A network policy applies: a network namespace and a seccomp filter, the listener before the command (network/). */
+  network?: { filterFile: string };
+  /** The agent's own home (agent-home.ts): its `$HOME`, writable, with the user's credential files read-only. */
+  home?: AgentHome;
 }
 
 export interface MachineMounts {
-  /** Existing folders an agent CLI writes: its home (sessions, credentials refreshes) and the temp dirs. */
-  writable: readonly string[];
   /**
-   * Inside those, what processes outside the sandbox later run or read as configuration — fed's code cache
-   * and installation, git's and the shells' start-up files — read-only again (when they exist).
+   * The temp dirs, each a fresh empty one of the sandbox's own: what the agent leaves there goes with it,
+   * and nothing outside ever finds (or runs) it.
+   */
+  privateTemp: readonly string[];
+  /**
+   * What those would hide and the agent needs to run — fed's installation and code cache, node — shown
+   * again read-only (when they exist).
    */
   protectedPaths: readonly string[];
 }
 
-/** Start-up files in a home that a later shell or git outside the sandbox would obey. */
-const HOME_STARTUP_FILES = [
-  '.gitconfig',
-  '.config/git',
-  '.bashrc',
-  '.bash_profile',
-  '.bash_login',
-  '.profile',
-  '.zshrc',
-  '.zshenv',
-  '.zprofile',
-  '.ssh',
-];
-
 /**
- * The writable places outside the root and what is protected in them, for an agent run with `env`.
- * `codeCache` (created before the run, so the agent cannot create it with files of its own) and
- * `installation` (fed's package root) are protected wherever they are.
+ * The temp dirs made private in the sandbox for an agent run with `env`, and what is shown in them again.
+ * Nothing of the user's home is writable: the agent's `$HOME` is its own (agent-home.ts).
+ * `codeCache` (created before the run) and `installation` (fed's package root) are shown wherever they are.
  */
 export function machineMounts(
   env: NodeJS.ProcessEnv,
   protect: { codeCache?: string; installation: string },
 ): MachineMounts {
-  const home = env.HOME && env.HOME !== '/' ? env.HOME : undefined;
   const temp = [env.TMPDIR, '/tmp', '/var/tmp'].filter((dir): dir is string => Boolean(dir));
-  const writable = [...new Set([...(home ? [home] : []), ...temp])].filter(existsSync);
   return {
-    writable,
-    protectedPaths: [
-      ...(protect.codeCache ? [protect.codeCache] : []),
-      protect.installation,
-      ...(home ? HOME_STARTUP_FILES.map((file) => join(home, file)) : []),
-    ],
+    privateTemp: [...new Set(temp)].filter(existsSync),
+    protectedPaths: [...(protect.codeCache ? [protect.codeCache] : []), protect.installation, process.execPath],
   };
 }
 
@@ -96,32 +86,30 @@ const probed = new Set<string>();
 
 /**
  * `bwrap` on PATH if it can actually sandbox here — in some containers it is installed but may not create
- * namespaces — or why not. Probed until it succeeds once in this process, for each bwrap found.
+ * namespaces — or why not. Never one a sandboxed agent could have planted (find-executable.ts: a planted
+ * bwrap would run every later agent with no isolation at all). Probed until it succeeds once in this
+ * process, for each bwrap found.
  */
-export function findBubblewrap(env: NodeJS.ProcessEnv): { bwrap: string } | { missing: string } {
-  for (const dir of (env.PATH ?? '').split(delimiter).filter(Boolean)) {
-    const candidate = join(dir, 'bwrap');
-    try {
-      accessSync(candidate, constants.X_OK);
-    } catch {
-      continue;
-    }
-    if (probed.has(candidate)) return { bwrap: candidate };
-    // Built the way the agent's sandbox is: a bwrap that cannot isolate it here counts as missing.
-    const probe = spawnSync(candidate, [...ISOLATION, '--ro-bind', '/', '/', ...FRESH_PROC_AND_DEV, '--', 'true'], {
-      encoding: 'utf8',
-      timeout: 10_000,
-    });
-    const found =
-      probe.status === 0
-        ? { bwrap: candidate }
-        : {
-            missing: `bubblewrap (${candidate}) cannot create a sandbox here: ${(probe.stderr || probe.error?.message || `exit ${probe.status}`).trim()}`,
-          };
-    if ('bwrap' in found) probed.add(candidate);
-    return found;
-  }
-  return { missing: 'bubblewrap (bwrap) is not installed (apt-get install bubblewrap)' };
+export function findBubblewrap(
+  env: NodeJS.ProcessEnv,
+  writable?: readonly string[],
+): { bwrap: string } | { missing: string } {
+  const found = findExecutable('bwrap', env, { writable });
+  const candidate = found.path;
+  if (candidate === undefined)
+    return { missing: `bubblewrap (bwrap) is not installed (apt-get install bubblewrap)${leftOutReason(found)}` };
+  if (probed.has(candidate)) return { bwrap: candidate };
+  // Built the way the agent's sandbox is: a bwrap that cannot isolate it here counts as missing.
+  const probe = spawnSync(candidate, [...ISOLATION, '--ro-bind', '/', '/', ...FRESH_PROC_AND_DEV, '--', 'true'], {
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
+  if (probe.status !== 0)
+    return {
+      missing: `bubblewrap (${candidate}) cannot create a sandbox here: ${(probe.stderr || probe.error?.message || `exit ${probe.status}`).trim()}`,
+    };
+  probed.add(candidate);
+  return { bwrap: candidate };
 }
 
 /** The bwrap arguments that run a command in the sandbox (the command follows them). */
@@ -129,19 +117,23 @@ export function bubblewrapArgs(bwrap: string, plan: SandboxPlan): string[] {
   const readOnly = (path: string) => ['--ro-bind', path, path];
   const writable = (path: string) => ['--bind', path, path];
   return [
+    ...(plan.network ? filterLoader(plan.network.filterFile) : []),
     bwrap,
     ...ISOLATION,
     ...readOnly('/'),
     ...FRESH_PROC_AND_DEV,
-    ...plan.machine.writable.flatMap(writable),
+    ...plan.machine.privateTemp.flatMap((path) => ['--tmpfs', path]),
     // Skipped when missing: a path that is not there cannot be a mount point.
     ...plan.machine.protectedPaths.flatMap((path) => ['--ro-bind-try', path, path]),
-    // The root may lie in a writable place (a project in the home, a temp dir): mounted after them.
+    // The root may lie in a temp dir, which its private one would hide: mounted after them.
     ...readOnly(plan.root),
     ...(plan.worktree
       ? [...readOnly(plan.worktree), ...writable(join(plan.worktree, FED_DIR))]
       : writable(plan.workspace)),
     ...(plan.writableFiles ?? []).flatMap(writable),
+    ...(plan.network ? NETWORK_NAMESPACE : []),
+    ...(plan.home ? agentHomeArgs(plan.home) : []),
     '--',
+    ...(plan.network ? listenerCommand() : []),
   ];
 }

@@ -1,5 +1,6 @@
 import { getTeam } from '../../core/find-team.js';
 import type { LaunchRun } from '../../core/schema/launch-run.js';
+import type { NetworkRunRecord } from '../../core/schema/network-policy.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { Federation } from '../../engine/context.js';
 import { readRunHistory } from '../launch/run-records.js';
@@ -21,6 +22,8 @@ export interface RunRow {
   durationMs: number;
   startedAt: string;
   endedAt: string;
+  /** What the sandbox's proxy saw, when a network policy applied. */
+  network?: NetworkRunRecord;
 }
 
 export interface TeamRunTotals extends RunTotals {
@@ -70,5 +73,6 @@ function runRow(team: RegistryEntry, run: LaunchRun): RunRow {
     durationMs: runDurationMs(run),
     startedAt: run.startedAt,
     endedAt: run.endedAt,
+    ...(run.network ? { network: run.network } : {}),
   };
 }

@@ -1,4 +1,5 @@
 import { renderTable } from '../../core/table.js';
+import { networkSummary } from '../launch/network/network-log.js';
 import { formatDuration } from '../monitor/render-monitor.js';
 import type { RunsReport } from './federation-runs.js';
 import type { RunTotals } from './run-totals.js';
@@ -66,5 +67,11 @@ export function renderRuns(report: RunsReport): string {
       ...(report.teams.length > 1 ? [totalRow('(federation)', report.total)] : []),
     ],
   );
-  return `${runs}\n${totals}`;
+  return `${runs}\n${totals}${renderNetwork(report)}`;
+}
+
+/** The network of each run a policy applied to, one line each, every refused host named in it. */
+function renderNetwork(report: RunsReport): string {
+  const lines = report.runs.flatMap((r) => (r.network ? [`  ${r.team} ${r.runId}: ${networkSummary(r.network)}`] : []));
+  return lines.length ? `\nnetwork (sandboxed runs):\n${lines.join('\n')}\n` : '';
 }

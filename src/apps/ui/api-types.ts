@@ -38,7 +38,14 @@ export interface TeamCard {
   /** When the state was entered, when known. */
   since: string | null;
   mission: string | null;
-  lastRun: { runId: string; outcome: string; endedAt: string; resumeAt: string | null } | null;
+  lastRun: {
+    runId: string;
+    outcome: string;
+    endedAt: string;
+    resumeAt: string | null;
+    /** What its sandbox's proxy saw, in a line ("network provider: … — 3 hosts, 1 refused: …"), when a policy applied. */
+    network: string | null;
+  } | null;
   /** Summed over the team's runs; null when no run reported a cost. */
   costUsd: number | null;
   healthy: boolean;
@@ -115,6 +122,8 @@ export interface JournalEntryView {
 export interface RunView {
   runId: string;
   preset: string;
+  /** Run in fed's sandbox; otherwise the agent ran as the user, with the user's home. */
+  sandboxed: boolean;
   model: string | null;
   outcome: string;
   startedAt: string;

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { InProcessCommand } from '../../apps/launch/agent-broker.js';
 import { loadHooks } from '../../engine/hooks/load-hooks.js';
 import { launchTeam } from '../../apps/launch/launch-team.js';
 import { CliExit, federationContext, printJson, type CliIo } from '../io.js';
@@ -8,9 +9,10 @@ import { oneOf, positiveNumber } from '../option-parsers.js';
 import { AGENT_PRESETS, type AgentPresetName } from '../../core/schema/config.js';
 import { requireTeam } from '../team-option.js';
 import { describeRun } from '../describe-run.js';
+import { networkSummary } from '../../apps/launch/network/network-log.js';
 import { LAUNCH_EXIT_CODES_HELP, launchExitCode } from '../launch-exit-code.js';
 
-export function registerLaunch(program: Command, io: CliIo): void {
+export function registerLaunch(program: Command, io: CliIo, runCli?: InProcessCommand): void {
   program
     .command('launch')
     .description("run a team's agent in its workspace, supervised by its lifecycle (the launch script)")
@@ -63,6 +65,7 @@ export function registerLaunch(program: Command, io: CliIo): void {
             inspectRecord: inspection.record,
             env: io.env,
             cwd: io.cwd,
+            runInProcess: runCli,
             onProgress: options.json
               ? undefined
               : (line) =>
@@ -72,6 +75,7 @@ export function registerLaunch(program: Command, io: CliIo): void {
           });
           for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
           if (!options.json) io.stdout(`run: ${describeRun(result.lastRun)}\n`);
+          if (!options.json && result.lastRun.network) io.stdout(`${networkSummary(result.lastRun.network)}\n`);
           if (options.json) printJson(io, result);
           else if (result.outcome === 'complete')
             io.stdout(

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { InProcessCommand } from '../../apps/launch/agent-broker.js';
 import { loadHooks } from '../../engine/hooks/load-hooks.js';
 import { runFederation, type RunSummary, type TeamRun } from '../../apps/run/run-federation.js';
 import { CliExit, federationContext, printJson, type CliIo } from '../io.js';
@@ -10,7 +11,7 @@ import { LAUNCH_EXIT_CODES_HELP, launchExitCode } from '../launch-exit-code.js';
 import type { LaunchResult } from '../../engine/hooks/federation-hooks.js';
 import { LiveLines } from '../live-lines.js';
 
-export function registerRun(program: Command, io: CliIo): void {
+export function registerRun(program: Command, io: CliIo, runCli?: InProcessCommand): void {
   program
     .command('run')
     .description(
@@ -79,6 +80,7 @@ export function registerRun(program: Command, io: CliIo): void {
             inspectRecord: inspection.record,
             env: io.env,
             cwd: io.cwd,
+            runInProcess: runCli,
             onUpdate: options.json ? undefined : (run) => (view ? view.update(run.team, run) : plain(run)),
           });
         } finally {

@@ -134,7 +134,7 @@ export function registerSignal(program: Command, io: CliIo): void {
           state: options.state,
           all: options.all,
         },
-        { reader: partyOr(undefined, ctx), deadlines: ctx.config.config.signalDeadlines },
+        { reader: partyOr(undefined, ctx), deadlines: ctx.config.config.signalDeadlines, caller: ctx.team },
       );
       if (options.json) return printJson(io, listing);
       reportInvalid(io, listing.invalid, listing.dir);
@@ -166,7 +166,7 @@ export function registerSignal(program: Command, io: CliIo): void {
     .option('--json', 'print the signal, its state and history as JSON')
     .action(async (id: string, options: { json?: boolean }, command: Command) => {
       const ctx = federationContext(command, io);
-      const report = await showSignal(ctx.fed, id, { deadlines: ctx.config.config.signalDeadlines });
+      const report = await showSignal(ctx.fed, id, { deadlines: ctx.config.config.signalDeadlines, caller: ctx.team });
       if (options.json) return printJson(io, report);
       io.stdout(renderSignalReport(report));
     });
@@ -211,7 +211,8 @@ export function registerSignal(program: Command, io: CliIo): void {
         const ctx = federationContext(command, io);
         const team = partyOr(options.team, ctx);
         if (target === undefined) {
-          const result = await acknowledgeAll(ctx.fed, team);
+          // A team acknowledges only its own inbox (TEAM_NOT_CALLER): never meta's "Needs you".
+          const result = await acknowledgeAll(ctx.fed, team, { caller: ctx.team });
           if (options.json)
             return printJson(io, { acknowledged: result.acknowledged.map(ackJson), invalid: result.invalid });
           reportInvalid(io, result.invalid);
@@ -221,7 +222,12 @@ export function registerSignal(program: Command, io: CliIo): void {
           return;
         }
         // A relative path is relative to where the user is, not to the inbox.
-        const results = await acknowledgeSignal(ctx.fed, team, /[\\/]/.test(target) ? resolve(io.cwd, target) : target);
+        const results = await acknowledgeSignal(
+          ctx.fed,
+          team,
+          /[\\/]/.test(target) ? resolve(io.cwd, target) : target,
+          { caller: ctx.team },
+        );
         reportQuarantinedAcks(io, results);
         if (options.json) return printJson(io, results.map(ackJson));
         for (const ack of results) io.stdout(ackLine(ack));
@@ -243,6 +249,7 @@ export function registerSignal(program: Command, io: CliIo): void {
         signal: controller.signal,
         backlog: options.backlog ? 'unacknowledged' : 'none',
         onInvalid: (file) => reportInvalid(io, [file]),
+        caller: ctx.team,
       });
       // On stderr, so stdout stays one line per signal; scripts can wait for it before sending.
       io.stderr(`watching ${subscription.location} (interrupt to stop)\n`);

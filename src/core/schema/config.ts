@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { nonEmptyString } from './common.js';
+import { nonEmptyString, TEAM_ID_PATTERN } from './common.js';
+import { DEFAULT_NETWORK_POLICY, networkPolicySchema } from './network-policy.js';
 import { describeUrlValue, describeValue } from './problems.js';
 import { DURATION_EXAMPLES, durationSchema, parseDuration } from './duration.js';
 import { SIGNAL_TYPES, type SignalType } from './signal.js';
@@ -19,6 +20,15 @@ export const DEFAULT_FEDERATION_REPORT = 'federation-report.md';
 const fileName = nonEmptyString.refine((name) => !/[\\/]/.test(name) && name !== '.' && name !== '..', {
   error: (issue) => `expected a file name without directories, got ${describeValue(issue.input)}`,
 });
+
+/** A file of the user's home, named relative to it and inside it. */
+const homeFile = nonEmptyString.refine(
+  (path) => !path.startsWith('/') && !path.split('/').some((part) => part === '..' || part === '.' || part === ''),
+  {
+    error: (issue) =>
+      `expected a path relative to the home, inside it (such as ".claude/.credentials.json"), got ${describeValue(issue.input)}`,
+  },
+);
 
 const collectorEndpoint = z.url({
   error: (issue) => `expected a URL such as ${DEFAULT_COLLECTOR_ENDPOINT}, got ${describeUrlValue(issue.input)}`,
@@ -129,11 +139,37 @@ export const agentConfigSchema = z.object({
    * (default) beside the CLI's own servers, `"strict"` instead of them (claude's `--strict-mcp-config`),
    * `false` not at all.
    */
+  /**
+   * Where each sandboxed team's agent keeps its home (`$HOME` inside the sandbox): `<home>/<team>`, an
+   * absolute path or one relative to the federation root; default: the team's own `.fed/home`. Never the
+   * user's home: nothing of that is writable from the sandbox (docs/threat-model.md).
+   */
+  home: nonEmptyString.optional(),
+  /**
+   * The files of the user's home brought read-only into the agent's home, relative to it (what the CLI
+   * needs to authenticate); default: the preset's (claude: `.claude/.credentials.json`, codex:
+   * `.codex/auth.json`, …).
+   */
+  homeFiles: z.array(homeFile).optional(),
   mcp: z
     .union([z.boolean(), z.literal('strict')], {
       error: (issue) => `expected true, false or "strict", got ${describeValue(issue.input)}`,
     })
     .default(true),
+  /** What a sandboxed agent may reach on the network (network-policy.ts); a team's entry in `teams` overrides it. */
+  network: networkPolicySchema.default(DEFAULT_NETWORK_POLICY),
+  /** Per team (by id), what differs from the federation's agent settings: its network policy. */
+  teams: z
+    .record(z.string(), z.strictObject({ network: networkPolicySchema.optional() }))
+    .superRefine((teams, ctx) => {
+      for (const id of Object.keys(teams).filter((key) => !TEAM_ID_PATTERN.test(key)))
+        ctx.addIssue({
+          code: 'custom',
+          path: [id],
+          message: `"${id}" is not a team id: expected a slug of lowercase letters, digits and single hyphens (like "docs-team")`,
+        });
+    })
+    .default({}),
 });
 export type AgentConfig = z.output<typeof agentConfigSchema>;
 
@@ -185,7 +221,15 @@ export const configSchema = z.object({
   description: z.string().optional(),
   federationName: nonEmptyString.optional(),
   agentCommand: nonEmptyString.default(DEFAULT_AGENT_COMMAND),
-  agent: agentConfigSchema.default({ args: [], limits: {}, sandbox: true, fixAttempts: 2, mcp: true }),
+  agent: agentConfigSchema.default({
+    args: [],
+    limits: {},
+    sandbox: true,
+    fixAttempts: 2,
+    mcp: true,
+    network: DEFAULT_NETWORK_POLICY,
+    teams: {},
+  }),
   telemetry: telemetryConfigSchema.default({
     enabled: true,
     collector: { endpoint: DEFAULT_COLLECTOR_ENDPOINT },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { builtOnFirstUse, isoTimestamp, nonEmptyString } from './common.js';
 import { AGENT_PRESETS } from './config.js';
+import { networkRunRecordSchema } from './network-policy.js';
 
 /**
  * One run of a team's agent by `fed launch`, as `lastRun` in `fed team show --json` and `fed launch
@@ -91,6 +92,8 @@ export const launchRunSchema = builtOnFirstUse(() =>
     progressed: z.boolean(),
     /** Whether the codebase was mounted read-only (bubblewrap) for this run. */
     sandboxed: z.boolean(),
+    /** The sandbox's network policy and every host its agent tried; absent when no policy applied (open, unsandboxed). */
+    network: networkRunRecordSchema.optional(),
     transcriptPath: nonEmptyString,
     startedAt: isoTimestamp,
     endedAt: isoTimestamp,

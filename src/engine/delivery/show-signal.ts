@@ -8,6 +8,7 @@ import { DeliveryInspector } from './delivery-inspector.js';
 import type { DeliveryStatus } from './delivery-state.js';
 import { findSignalById } from './find-signal.js';
 import type { Federation } from '../context.js';
+import { assertOwnParty, callerIdOf, type CallerOption } from '../../core/resolve-party.js';
 
 export interface SignalHistoryEvent {
   at: string;
@@ -32,7 +33,7 @@ export interface SignalReport {
   facts: DeliveryFacts;
 }
 
-export interface ShowSignalOptions {
+export interface ShowSignalOptions extends CallerOption {
   deadlines?: SignalDeadlines;
   now?: Date;
 }
@@ -51,6 +52,10 @@ export async function showSignal(fed: Federation, id: string, options: ShowSigna
       `no signal with id ${id} in any box of this federation (live or archived); find it with: fed signal list --all`,
     );
   }
+  // A team sees the signals it sent or was sent, and no one else's.
+  const { from, to } = found.entry.message;
+  if (options.caller !== undefined && ![from, to].includes(callerIdOf(registry, options.caller)))
+    assertOwnParty(registry, options.caller, found.owner, 'signal');
   const now = options.now ?? fed.now();
   const delivery = await new DeliveryInspector(backend, registry, deadlineTable(options.deadlines), now).status(
     found.entry,

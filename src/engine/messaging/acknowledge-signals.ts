@@ -11,7 +11,7 @@ import type {
 } from '../../ports/signal-transport.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import { signalMessageSchema } from '../../core/schema/signal.js';
-import { resolveParty } from '../../core/resolve-party.js';
+import { assertOwnParty, resolveParty, type CallerOption } from '../../core/resolve-party.js';
 import type { Federation } from '../context.js';
 
 export interface AckAllResult {
@@ -31,10 +31,12 @@ const ACK_BATCH = 256;
 async function openInbox(
   fed: Federation,
   team: string,
-  options: AcknowledgeOptions,
+  options: AcknowledgeOptions & CallerOption,
 ): Promise<{ inbox: SignalInbox; entry: RegistryEntry | undefined }> {
   const { backend } = fed;
-  const party = resolveParty(await backend.registry.read(), team, { role: 'team (--team)' });
+  const registry = await backend.registry.read();
+  const party = resolveParty(registry, team, { role: 'team (--team)' });
+  assertOwnParty(registry, options.caller, party.id, 'team (--team)');
   if (party.entry && lifecycleFor(party.entry.archetypeId))
     await settleTeamLifecycle(fed, party.entry, { durable: options.durable });
   return { inbox: backend.signals.inbox(party), entry: party.entry };
@@ -54,7 +56,7 @@ export async function acknowledgeSignal(
   fed: Federation,
   team: string,
   target: string,
-  options: AcknowledgeOptions = {},
+  options: AcknowledgeOptions & CallerOption = {},
 ): Promise<AckResult[]> {
   const { backend } = fed;
   const { inbox, entry } = await openInbox(fed, team, options);
@@ -93,7 +95,7 @@ export async function acknowledgeSignal(
 export async function acknowledgeAll(
   fed: Federation,
   team: string,
-  options: AcknowledgeOptions = {},
+  options: AcknowledgeOptions & CallerOption = {},
 ): Promise<AckAllResult> {
   const { inbox, entry } = await openInbox(fed, team, options);
   const { signals, invalid } = await inbox.pending();

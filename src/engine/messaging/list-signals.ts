@@ -11,7 +11,7 @@ import { deadlineTable } from '../../core/deadlines.js';
 import { DeliveryInspector } from '../delivery/delivery-inspector.js';
 import type { DeliveryStatus } from '../delivery/delivery-state.js';
 import { markSignalsRead } from '../delivery/read-marks.js';
-import { resolveParty } from '../../core/resolve-party.js';
+import { assertOwnParty, resolveParty, type CallerOption } from '../../core/resolve-party.js';
 import type { Federation } from '../context.js';
 import type { DeliveryFactStore } from '../../ports/delivery-fact-store.js';
 import { idIntruders, repeatedIds } from '../delivery/id-intruders.js';
@@ -32,7 +32,7 @@ export interface ListSignalsQuery {
   all?: boolean;
 }
 
-export interface ListSignalsOptions {
+export interface ListSignalsOptions extends CallerOption {
   /**
    * Who is listing (a team id or domain, or `meta`). Listing one's own inbox is reading it: the live
    * signals shown that are not acknowledged yet are marked `read`.
@@ -85,6 +85,7 @@ export async function listSignals(
   const { backend } = fed;
   const registry = await backend.registry.read();
   const party = resolveParty(registry, query.team ?? META, { role: 'team (--team)', allowArchived: true });
+  assertOwnParty(registry, options.caller, party.id, 'team (--team)');
   const from = query.from === undefined ? undefined : (findTeam(registry, query.from)?.domainId ?? query.from);
   const opened = box === 'inbox' ? backend.signals.inbox(party) : backend.signals.outbox(party);
   const live = await withIntrudersInvalid(backend.delivery, party.id, box, await opened.list());

@@ -1,5 +1,5 @@
 import type { SignalSubscription, WatchOptions } from '../../ports/signal-transport.js';
-import { resolveParty } from '../../core/resolve-party.js';
+import { assertOwnParty, resolveParty, type CallerOption } from '../../core/resolve-party.js';
 import type { Federation } from '../context.js';
 
 /**
@@ -9,9 +9,11 @@ import type { Federation } from '../context.js';
 export async function watchSignals(
   fed: Federation,
   team: string,
-  options: WatchOptions = {},
+  options: WatchOptions & CallerOption = {},
 ): Promise<SignalSubscription> {
   const { backend } = fed;
-  const party = resolveParty(await backend.registry.read(), team, { role: 'team (--team)', allowArchived: true });
+  const registry = await backend.registry.read();
+  const party = resolveParty(registry, team, { role: 'team (--team)', allowArchived: true });
+  assertOwnParty(registry, options.caller, party.id, 'team (--team)');
   return backend.signals.inbox(party).watch(options);
 }

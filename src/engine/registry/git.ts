@@ -1,4 +1,19 @@
 import { execFileSync } from 'node:child_process';
+import { findExecutable, leftOutReason } from '../../infra/process/find-executable.js';
+
+/** git as found on PATH, once per PATH: never one a sandboxed agent could have planted (find-executable.ts). */
+let found: { path: string | undefined; for: string | undefined; why: string } | undefined;
+
+function gitProgram(): string {
+  const path = process.env.PATH;
+  let git = found;
+  if (git?.for !== path) {
+    const lookup = findExecutable('git', process.env);
+    git = found = { path: lookup.path, for: path, why: leftOutReason(lookup) };
+  }
+  if (git?.path === undefined) throw new Error(`git is not installed or not on PATH${git?.why ?? ''}`);
+  return git.path;
+}
 
 /**
  * Run git with an argument array (never a shell string) and return its stdout, trimmed unless `raw`
@@ -6,7 +21,7 @@ import { execFileSync } from 'node:child_process';
  */
 export function git(cwd: string, args: readonly string[], options: { raw?: boolean } = {}): string {
   try {
-    const out = execFileSync('git', args, {
+    const out = execFileSync(gitProgram(), args, {
       cwd,
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],

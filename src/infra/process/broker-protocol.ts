@@ -1,4 +1,5 @@
 import { closeSync, openSync } from 'node:fs';
+import type { NetConnectOpts } from 'node:net';
 import { basename, dirname } from 'node:path';
 
 /**
@@ -88,4 +89,15 @@ export function socketAddress(socketPath: string): { address: string; release():
     open = false;
   };
   return { address: `/proc/self/fd/${folder}/${basename(socketPath)}`, release };
+}
+
+/** How a sandbox with a network policy names its broker: on its own loopback (no Unix socket can be made there). */
+const TCP_BROKER = /^tcp:\/\/127\.0\.0\.1:(\d+)$/;
+
+/** Where a client connects for the broker `FED_BROKER` names: its Unix socket (socketAddress), or a loopback port. */
+export function brokerAddress(value: string): { options: NetConnectOpts; release(): void } {
+  const tcp = TCP_BROKER.exec(value);
+  if (tcp) return { options: { host: '127.0.0.1', port: Number(tcp[1]) }, release: () => undefined };
+  const { address, release } = socketAddress(value);
+  return { options: { path: address }, release };
 }

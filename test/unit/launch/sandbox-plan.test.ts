@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bubblewrapArgs, findBubblewrap, machineMounts } from '../../../src/apps/launch/sandbox.js';
@@ -11,11 +11,20 @@ import { tempDir } from '../../helpers/temp-dir.js';
  * ones at the same place, so the order is part of the rule.
  */
 describe('the bubblewrap arguments of a sandboxed run', () => {
-  const machine = { writable: ['/home/ann', '/tmp'], protectedPaths: ['/home/ann/.gitconfig', '/opt/fed'] };
+  const machine = { privateTemp: ['/tmp', '/var/tmp'], protectedPaths: ['/tmp/fed-code-cache-0', '/opt/fed'] };
+  const home = {
+    home: '/tmp/shop/.fed/teams/docs/.fed/home',
+    files: [
+      {
+        source: '/home/ann/.claude/.credentials.json',
+        target: '/tmp/shop/.fed/teams/docs/.fed/home/.claude/.credentials.json',
+      },
+    ],
+  };
 
-  it('isolate first, then the machine read-only, fresh /proc and /dev, its writable places, what is protected in them, the root read-only, the workspace writable', () => {
+  it("isolate first, then the machine read-only, fresh /proc and /dev, private temp dirs, what they would hide, the root read-only, the workspace writable, the agent's own home last", () => {
     expect(
-      bubblewrapArgs('/usr/bin/bwrap', { root: '/tmp/shop', workspace: '/tmp/shop/.fed/teams/docs', machine }),
+      bubblewrapArgs('/usr/bin/bwrap', { root: '/tmp/shop', workspace: '/tmp/shop/.fed/teams/docs', machine, home }),
     ).toEqual([
       '/usr/bin/bwrap',
       // No capabilities, its own PIDs, killed with its parent, no terminal: what keeps root from undoing the mounts.
@@ -24,6 +33,7 @@ describe('the bubblewrap arguments of a sandboxed run', () => {
       '--new-session',
       '--cap-drop',
       'ALL',
+      // The user's home among the rest: read-only.
       '--ro-bind',
       '/',
       '/',
@@ -31,26 +41,47 @@ describe('the bubblewrap arguments of a sandboxed run', () => {
       '/dev',
       '--proc',
       '/proc',
-      '--bind',
-      '/home/ann',
-      '/home/ann',
-      '--bind',
+      // Temp dirs of its own: what it leaves there is never found outside.
+      '--tmpfs',
       '/tmp',
-      '/tmp',
-      // After the writable places they lie in: read-only again.
+      '--tmpfs',
+      '/var/tmp',
+      // What they would hide, shown again read-only.
       '--ro-bind-try',
-      '/home/ann/.gitconfig',
-      '/home/ann/.gitconfig',
+      '/tmp/fed-code-cache-0',
+      '/tmp/fed-code-cache-0',
       '--ro-bind-try',
       '/opt/fed',
       '/opt/fed',
-      // A root inside a writable place (here /tmp) is read-only again after it; the workspace writable last.
+      // A root inside a temp dir is shown again, read-only; the workspace writable after it.
       '--ro-bind',
       '/tmp/shop',
       '/tmp/shop',
       '--bind',
       '/tmp/shop/.fed/teams/docs',
       '/tmp/shop/.fed/teams/docs',
+      // Its home, writable, with the credentials of the user's home in it read-only.
+      '--bind',
+      home.home,
+      home.home,
+      '--ro-bind',
+      '/home/ann/.claude/.credentials.json',
+      '/tmp/shop/.fed/teams/docs/.fed/home/.claude/.credentials.json',
+      '--setenv',
+      'HOME',
+      home.home,
+      '--setenv',
+      'XDG_CONFIG_HOME',
+      `${home.home}/.config`,
+      '--setenv',
+      'XDG_DATA_HOME',
+      `${home.home}/.local/share`,
+      '--setenv',
+      'XDG_STATE_HOME',
+      `${home.home}/.local/state`,
+      '--setenv',
+      'XDG_CACHE_HOME',
+      `${home.home}/.cache`,
       '--',
     ]);
   });
@@ -61,7 +92,7 @@ describe('the bubblewrap arguments of a sandboxed run', () => {
       workspace: '/r/.fed/worktrees/docs',
       worktree: '/r/.fed/worktrees/docs',
       writableFiles: ['/r/.fed/worktrees/docs/deliverable.md'],
-      machine: { writable: [], protectedPaths: [] },
+      machine: { privateTemp: [], protectedPaths: [] },
     });
     expect(args.slice(args.indexOf('/proc') + 1)).toEqual([
       '--ro-bind',
@@ -81,46 +112,16 @@ describe('the bubblewrap arguments of a sandboxed run', () => {
   });
 });
 
-describe('what stays writable outside the root, and what is protected in it', () => {
-  it("the home and the temp dirs that exist, once each; fed's code cache, its installation and the home's start-up files protected", () => {
+describe('what is private and what is shown again outside the root', () => {
+  it("the temp dirs that exist, once each, are private; fed's code cache, its installation and node shown again; nothing of the home", () => {
     const home = tempDir();
     const temp = tempDir();
     const mounts = machineMounts({ HOME: home, TMPDIR: temp }, { codeCache: '/c/cache', installation: '/opt/fed' });
-    expect(mounts.writable).toEqual([home, temp, '/tmp', '/var/tmp']);
-    expect(mounts.protectedPaths).toEqual([
-      '/c/cache',
-      '/opt/fed',
-      ...[
-        '.gitconfig',
-        '.config/git',
-        '.bashrc',
-        '.bash_profile',
-        '.bash_login',
-        '.profile',
-        '.zshrc',
-        '.zshenv',
-        '.zprofile',
-        '.ssh',
-      ].map((file) => join(home, file)),
-    ]);
-    // A TMPDIR that is /tmp is one place, not two.
-    expect(machineMounts({ HOME: home, TMPDIR: '/tmp' }, { installation: '/opt/fed' }).writable).toEqual([
-      home,
-      '/tmp',
-      '/var/tmp',
-    ]);
-  });
-
-  it('no home (unset, or /: the whole machine) is no writable home and nothing of one to protect; a missing place is left out', () => {
-    for (const env of [{}, { HOME: '/' }, { HOME: '' }]) {
-      const mounts = machineMounts(env, { installation: '/opt/fed' });
-      expect(mounts.writable).toEqual(['/tmp', '/var/tmp']);
-      expect(mounts.protectedPaths).toEqual(['/opt/fed']);
-    }
-    expect(machineMounts({ HOME: '/no/such/home', TMPDIR: '/no/such/tmp' }, { installation: '/i' }).writable).toEqual([
-      '/tmp',
-      '/var/tmp',
-    ]);
+    expect(mounts.privateTemp).toEqual([temp, '/tmp', '/var/tmp']);
+    expect(mounts.protectedPaths).toEqual(['/c/cache', '/opt/fed', process.execPath]);
+    // A TMPDIR that is /tmp is one place, not two; a missing one is left out.
+    expect(machineMounts({ TMPDIR: '/tmp' }, { installation: '/opt/fed' }).privateTemp).toEqual(['/tmp', '/var/tmp']);
+    expect(machineMounts({ TMPDIR: '/no/such/tmp' }, { installation: '/i' }).privateTemp).toEqual(['/tmp', '/var/tmp']);
   });
 });
 
@@ -161,5 +162,25 @@ describe('finding a bwrap that can sandbox here', () => {
       missing: 'bubblewrap (bwrap) is not installed (apt-get install bubblewrap)',
     });
     expect(findBubblewrap({})).toEqual({ missing: 'bubblewrap (bwrap) is not installed (apt-get install bubblewrap)' });
+  });
+
+  it('one a sandboxed agent could have planted — in a .fed folder, in agent.home, or a link to one there — is never run (issue 48)', () => {
+    const planted = join(tempDir(), 'root', '.fed', 'teams', 'docs', '.fed', 'home', '.local', 'bin');
+    mkdirSync(planted, { recursive: true });
+    writeFileSync(join(planted, 'bwrap'), `#!/bin/sh\ntouch '${planted}/ran'\n`);
+    chmodSync(join(planted, 'bwrap'), 0o755);
+    expect(findBubblewrap({ PATH: planted })).toEqual({
+      missing: `bubblewrap (bwrap) is not installed (apt-get install bubblewrap) (left out: ${join(planted, 'bwrap')} — a sandboxed agent can write there, so fed never runs it)`,
+    });
+    const homes = stubBwrap('exit 0');
+    expect(findBubblewrap({ PATH: homes.bin }, [homes.bin])).toMatchObject({
+      missing: expect.stringContaining('left out'),
+    });
+    // A link elsewhere that leads into such a place is left out too; a real one after it is found.
+    const linked = tempDir();
+    symlinkSync(join(planted, 'bwrap'), join(linked, 'bwrap'));
+    const real = stubBwrap('exit 0');
+    expect(findBubblewrap({ PATH: [linked, real.bin].join(':') })).toEqual({ bwrap: join(real.bin, 'bwrap') });
+    expect(existsSync(join(planted, 'ran'))).toBe(false);
   });
 });

@@ -150,6 +150,36 @@ describe('agent run traces (GenAI conventions)', () => {
     expect(span!.status).toEqual({ code: SpanStatusCode.ERROR, message: 'no sources' });
   });
 
+  it('each host the network policy refused is an event of the run, the allowed ones not', async () => {
+    const spans = inMemoryTracing();
+    const traced = await RunTrace.start({ ...start, preset: 'claude' });
+    const host = { port: 443, bytesUp: 0, bytesDown: 0 };
+    traced.end(
+      run({
+        sandboxed: true,
+        network: {
+          policy: 'provider: api.anthropic.com',
+          hosts: [
+            { ...host, host: 'api.anthropic.com', allowed: true, connections: 3, bytesDown: 900 },
+            { ...host, host: 'paste.example', allowed: false, connections: 2, reason: 'not in the policy' },
+          ],
+        },
+      }),
+    );
+    const [span] = spans.getFinishedSpans();
+    expect(span!.events.map((e) => [e.name, e.attributes])).toEqual([
+      [
+        'network connection refused',
+        {
+          'server.address': 'paste.example',
+          'server.port': 443,
+          'fed.network.reason': 'not in the policy',
+          'fed.network.connections': 2,
+        },
+      ],
+    ]);
+  });
+
   it('a launch that throws ends its span with the error code; a second end changes nothing', async () => {
     const spans = inMemoryTracing();
     const traced = await RunTrace.start({ ...start, preset: 'codex' });

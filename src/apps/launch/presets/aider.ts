@@ -11,6 +11,9 @@ const ERROR_LINE = /(RateLimitError|AuthenticationError|PermissionDeniedError|AP
 export const aiderPreset: AgentPreset = {
   name: 'aider',
   programs: ['aider'],
+  // Its provider is whichever model it is given (litellm): none until the config's allow list names it.
+  providerHosts: [],
+  homeFiles: ['.aider.conf.yml'],
   stream: 'text',
   resumable: false,
   nativeLimits: { maxTurns: false, maxCostUsd: false },

@@ -26,6 +26,9 @@ import {
 export const claudePreset: AgentPreset = {
   name: 'claude',
   programs: ['claude'],
+  // The Anthropic API; token refreshes of a Claude subscription login (reads HTTPS_PROXY).
+  providerHosts: ['api.anthropic.com', 'console.anthropic.com'],
+  homeFiles: ['.claude/.credentials.json'],
   stream: 'json',
   resumable: true,
   nativeLimits: { maxTurns: true, maxCostUsd: true },

@@ -19,6 +19,9 @@ import { add, flag, num, obj, str, type AgentPreset, type McpServer } from './ag
 export const codexPreset: AgentPreset = {
   name: 'codex',
   programs: ['codex'],
+  // The OpenAI API, and ChatGPT's backend and login for a ChatGPT sign-in (reads HTTPS_PROXY).
+  providerHosts: ['api.openai.com', 'chatgpt.com', 'auth.openai.com'],
+  homeFiles: ['.codex/auth.json'],
   stream: 'json',
   resumable: true,
   nativeLimits: { maxTurns: false, maxCostUsd: false },

@@ -22,6 +22,9 @@ const field = (event: JsonEvent, name: string): unknown => event[name] ?? obj(ev
 export const copilotPreset: AgentPreset = {
   name: 'copilot',
   programs: ['copilot'],
+  // GitHub's Copilot API and the GitHub API it signs in with (reads HTTPS_PROXY).
+  providerHosts: ['api.githubcopilot.com', '*.githubcopilot.com', 'api.github.com'],
+  homeFiles: ['.copilot/config.json'],
   stream: 'json',
   resumable: true,
   nativeLimits: { maxTurns: false, maxCostUsd: false },

@@ -9,6 +9,9 @@ import type { AgentPreset } from './agent-preset.js';
 export const customPreset: AgentPreset = {
   name: 'custom',
   programs: [],
+  // Unknown until configured: the config's allow list names its hosts.
+  providerHosts: [],
+  homeFiles: [],
   stream: 'text',
   resumable: false,
   nativeLimits: { maxTurns: false, maxCostUsd: false },

@@ -10,4 +10,7 @@ export const fedAgentPreset: AgentPreset = {
   ...customPreset,
   name: 'fed-agent',
   programs: [DEFAULT_AGENT_COMMAND],
+  // fed's own code, no model: it reaches no host.
+  providerHosts: [],
+  homeFiles: [],
 };

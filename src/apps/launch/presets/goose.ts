@@ -16,6 +16,9 @@ import { flag, num, obj, str, type AgentPreset } from './agent-preset.js';
 export const goosePreset: AgentPreset = {
   name: 'goose',
   programs: ['goose'],
+  // Its provider is whichever it is configured with: none until the config's allow list names it.
+  providerHosts: [],
+  homeFiles: ['.config/goose/config.yaml', '.config/goose/secrets.yaml'],
   stream: 'json',
   resumable: true,
   nativeLimits: { maxTurns: true, maxCostUsd: false },

@@ -14,6 +14,9 @@ import { opencodeRateLimitWait } from './opencode-log.js';
 export const opencodePreset: AgentPreset = {
   name: 'opencode',
   programs: ['opencode'],
+  // Its provider is whichever it is configured with: none until the config's allow list names it.
+  providerHosts: [],
+  homeFiles: ['.local/share/opencode/auth.json'],
   stream: 'json',
   resumable: true,
   nativeLimits: { maxTurns: false, maxCostUsd: false },

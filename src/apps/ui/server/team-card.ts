@@ -5,6 +5,7 @@ import type { NeedsYouItem } from '../../../core/schema/needs-you.js';
 import type { RegistryEntry } from '../../../core/schema/registry.js';
 import type { Federation } from '../../../engine/context.js';
 import type { PartyCensus } from '../../../ports/signal-transport.js';
+import { networkSummary } from '../../launch/network/network-log.js';
 import { readLastRun } from '../../launch/run-records.js';
 import { teamReport } from '../../monitor/team-health.js';
 import { DEFAULT_STALE_AFTER_MINUTES } from '../../monitor/monitor-cycle.js';
@@ -50,7 +51,13 @@ export async function teamFacts(fed: Federation, entry: RegistryEntry, census: P
     since: report.lifecycle?.since ?? null,
     mission: report.lifecycle?.mission ?? null,
     lastRun: lastRun
-      ? { runId: lastRun.runId, outcome: lastRun.outcome, endedAt: lastRun.endedAt, resumeAt: lastRun.resumeAt }
+      ? {
+          runId: lastRun.runId,
+          outcome: lastRun.outcome,
+          endedAt: lastRun.endedAt,
+          resumeAt: lastRun.resumeAt,
+          network: lastRun.network ? networkSummary(lastRun.network) : null,
+        }
       : null,
     costUsd: totals.costUsd,
     healthy: report.healthy,

@@ -109,6 +109,7 @@ function runView(run: LaunchRun): RunView {
   return {
     runId: run.runId,
     preset: run.preset,
+    sandboxed: run.sandboxed,
     model: run.model,
     outcome: run.outcome,
     startedAt: run.startedAt,

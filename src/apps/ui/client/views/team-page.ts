@@ -51,6 +51,11 @@ export function TeamPage({ team }: { team: string }) {
               html`<dt>Resumes</dt>
                 <dd>${formatTime(card.lastRun.resumeAt)} (${formatRelative(card.lastRun.resumeAt)})</dd>`
             }
+            ${
+              card.lastRun?.network &&
+              html`<dt>Last run's network</dt>
+                <dd>${card.lastRun.network}</dd>`
+            }
           </dl>
           <${ActionButtons} actions=${card.actions} team=${card.id} />
         </div>
@@ -143,7 +148,16 @@ function RunsTable({ runs }: { runs: readonly RunView[] }) {
             <td class="num">${tokens(run)}</td>
             <td class="num">${formatCost(run.costUsd)}</td>
             <td class="num">${formatDuration(run.durationMs)}</td>
-            <td>${run.preset}${run.model ? html` · <span class="muted">${run.model}</span>` : ''}</td>
+            <td>
+              ${run.preset}${run.model ? html` · <span class="muted">${run.model}</span>` : ''}
+              ${
+                run.sandboxed
+                  ? ''
+                  : html`<div class="unsandboxed" title="Nothing stood between this agent and your files">
+                      not sandboxed: ran as you, with your home
+                    </div>`
+              }
+            </td>
             <td class="mono">${run.sessionId ?? '—'}</td>
           </tr>`,
       )}

@@ -1,0 +1,66 @@
+import { lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { agentHomePath, prepareAgentHome } from '../../../src/apps/launch/agent-home.js';
+import type { RegistryEntry } from '../../../src/core/schema/registry.js';
+import { tempDir } from '../../helpers/temp-dir.js';
+
+/** A user's home with a CLI's credentials in it. */
+function userHome(): string {
+  const home = tempDir();
+  mkdirSync(join(home, '.claude'));
+  writeFileSync(join(home, '.claude', '.credentials.json'), 'token\n');
+  return home;
+}
+
+describe("a sandboxed agent's own home (issue 48)", () => {
+  const team = { domainId: 'docs', location: '/r/.fed/teams/docs' } as RegistryEntry;
+
+  it("is the team's .fed/home, or <agent.home>/<team> (relative to the root)", () => {
+    expect(agentHomePath('/r', team, { home: undefined } as never)).toBe('/r/.fed/teams/docs/.fed/home');
+    expect(agentHomePath('/r', team, { home: 'homes' } as never)).toBe('/r/homes/docs');
+    expect(agentHomePath('/r', team, { home: '/var/lib/agents' } as never)).toBe('/var/lib/agents/docs');
+  });
+
+  it('gets a mount point for each file the user has, and none for one the user lacks', () => {
+    const user = userHome();
+    const home = join(tempDir(), 'home');
+    const prepared = prepareAgentHome(home, user, ['.claude/.credentials.json', '.codex/auth.json']);
+    expect(prepared.files).toEqual([
+      { source: join(user, '.claude', '.credentials.json'), target: join(home, '.claude', '.credentials.json') },
+    ]);
+    expect(readFileSync(join(home, '.claude', '.credentials.json'), 'utf8')).toBe('');
+    // No user home (unset, or /): nothing is brought in.
+    expect(prepareAgentHome(home, '/', ['.claude/.credentials.json']).files).toEqual([]);
+  });
+
+  it('replaces the links an agent left on the way to a mount point, so bwrap never makes one outside the home', () => {
+    const user = userHome();
+    const home = join(tempDir(), 'home');
+    mkdirSync(home);
+    const elsewhere = tempDir();
+    symlinkSync(elsewhere, join(home, '.claude'));
+    prepareAgentHome(home, user, ['.claude/.credentials.json']);
+    expect(lstatSync(join(home, '.claude')).isDirectory()).toBe(true);
+    mkdirSync(join(home, '.codex'));
+    symlinkSync(join(user, '.claude', '.credentials.json'), join(home, '.codex', 'auth.json'));
+    mkdirSync(join(user, '.codex'));
+    writeFileSync(join(user, '.codex', 'auth.json'), 'key\n');
+    prepareAgentHome(home, user, ['.codex/auth.json']);
+    expect(lstatSync(join(home, '.codex', 'auth.json')).isFile()).toBe(true);
+    expect(readFileSync(join(user, '.claude', '.credentials.json'), 'utf8')).toBe('token\n');
+  });
+
+  it("is never the user's home, nor a folder holding it, nor a link", () => {
+    const user = userHome();
+    for (const home of [user, join(user, '..')])
+      expect(() => prepareAgentHome(home, user, [])).toThrow(
+        expect.objectContaining({ code: 'AGENT_HOME', message: expect.stringContaining("which is the user's home") }),
+      );
+    const link = join(tempDir(), 'home');
+    symlinkSync(tempDir(), link);
+    expect(() => prepareAgentHome(link, user, [])).toThrow(
+      expect.objectContaining({ code: 'AGENT_HOME', message: expect.stringContaining('is not a folder') }),
+    );
+  });
+});
