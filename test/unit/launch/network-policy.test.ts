@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { createServer as createHttpServer, request, type IncomingHttpHeaders } from 'node:http';
-import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AGENT_PRESET_CATALOG } from '../../../src/apps/launch/presets/catalog.js';
@@ -12,11 +12,10 @@ import {
   type HostPolicy,
 } from '../../../src/apps/launch/network/host-policy.js';
 import { NetworkLog, networkSummary } from '../../../src/apps/launch/network/network-log.js';
-import { NetworkProxy, type ProxiedConnection } from '../../../src/apps/launch/network/network-proxy.js';
+import { policyOf, startProxy as startProxyFor } from '../../helpers/network-proxy.js';
 import { parseHostEntry } from '../../../src/core/schema/network-policy.js';
 
 const PRESETS = Object.values(AGENT_PRESET_CATALOG);
-const policyOf = (allow: string[], provider: string[] = []) => hostPolicy({ allow }, provider) as HostPolicy;
 
 describe('host matching', () => {
   it('matches a wildcard on whole labels only, a name exactly, case and trailing dot aside', () => {
@@ -168,24 +167,8 @@ describe('the proxy', () => {
   const closers: (() => void)[] = [];
   afterEach(() => closers.splice(0).forEach((close) => close()));
 
-  /** A proxy for `policy` on a local listener, names resolved by `names`; what it records, and its port. */
-  async function startProxy(policy: HostPolicy, names: Record<string, string[]> = {}) {
-    const seen: ProxiedConnection[] = [];
-    const proxy = new NetworkProxy(
-      policy,
-      (connection) => seen.push(connection),
-      async (host) => {
-        if (!names[host]) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
-        return names[host];
-      },
-    );
-    const listener: Server = createServer();
-    listener.listen(0, '127.0.0.1');
-    await once(listener, 'listening');
-    proxy.serve(listener);
-    closers.push(() => proxy.close());
-    return { seen, port: (listener.address() as AddressInfo).port };
-  }
+  const startProxy = (policy: HostPolicy, names: Record<string, string[]> = {}) =>
+    startProxyFor(closers, policy, names);
 
   /** A local server that answers with the Host header it got. */
   async function upstream() {
