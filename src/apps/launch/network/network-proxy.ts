@@ -210,7 +210,7 @@ export class NetworkProxy {
     // it by closing, and the client is ended with it.
     let pending = Buffer.alloc(0);
     const onAnswer = (chunk: Buffer) => {
-      pending = Buffer.concat([pending, chunk]);
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
       const start = closingAnswer(pending);
       if (start === 'incomplete') return;
       upstream.off('data', onAnswer);
@@ -221,7 +221,8 @@ export class NetworkProxy {
         return void client.end(answer(502, `fed: ${reason}\n`));
       }
       answering = true;
-      client.write(start);
+      client.write(start.head);
+      if (start.rest.length > 0) client.write(start.rest);
       upstream.pipe(client);
     };
     const onEarlyEnd = () => {

@@ -1,6 +1,7 @@
 import { MAX_HEAD_BYTES } from './request-head.js';
 
-export type AnswerReading = 'incomplete' | 'malformed' | Buffer;
+/** `head`: the heads up to the final one, rewritten; `rest`: what follows, untouched (not copied). */
+export type AnswerReading = 'incomplete' | 'malformed' | { head: Buffer; rest: Buffer };
 
 /**
  * The start of a server's answer as the client gets it through the proxy: the same bytes, save that the
@@ -23,10 +24,12 @@ export function closingAnswer(bytes: Buffer): AnswerReading {
       continue;
     }
     const kept = lines.filter((line, i) => i === 0 || !/^(connection|keep-alive)[ \t]*:/i.test(line));
-    return Buffer.concat([
-      bytes.subarray(0, at),
-      Buffer.from(`${[...kept, 'Connection: close'].join('\r\n')}\r\n\r\n`, 'latin1'),
-      bytes.subarray(end + 4),
-    ]);
+    return {
+      head: Buffer.concat([
+        bytes.subarray(0, at),
+        Buffer.from(`${[...kept, 'Connection: close'].join('\r\n')}\r\n\r\n`, 'latin1'),
+      ]),
+      rest: bytes.subarray(end + 4),
+    };
   }
 }
