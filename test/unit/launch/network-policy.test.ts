@@ -263,6 +263,32 @@ describe('the proxy', () => {
     expect(seen.find((c) => !c.allowed)!.bytesUp).toBe(0);
   });
 
+  it("passes a server's first words on at once: a tunnel to a server that speaks first does not wait", async () => {
+    const server = createServer((socket) => {
+      socket.write('SSH-2.0-server\r\n');
+      socket.on('data', (chunk: Buffer) => socket.end(`echo ${chunk}`));
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    closers.push(() => server.close());
+    const port = (server.address() as AddressInfo).port;
+    const { seen, port: proxyPort } = await startProxy(policyOf([`api.example:${port}`]), {
+      'api.example': ['127.0.0.1'],
+    });
+    const socket = connect(proxyPort, '127.0.0.1');
+    let answer = '';
+    socket.on('data', (chunk) => {
+      answer += chunk;
+      // Answered only once the server has spoken, as an SSH client does.
+      if (answer.endsWith('SSH-2.0-server\r\n')) socket.write('SSH-2.0-client\r\n');
+    });
+    socket.write(`CONNECT api.example:${port} HTTP/1.1\r\nHost: api.example:${port}\r\n\r\n`);
+    await once(socket, 'close');
+    expect(answer).toBe('HTTP/1.1 200 Connection Established\r\n\r\nSSH-2.0-server\r\necho SSH-2.0-client\r\n');
+    await expect.poll(() => seen.length).toBe(1);
+    expect(seen[0]).toMatchObject({ allowed: true, bytesUp: 'SSH-2.0-client\r\n'.length });
+  }, 5_000);
+
   it('answers a request that is no proxy request with 400', async () => {
     const { port: proxyPort } = await startProxy(policyOf([]));
     const socket = connect(proxyPort, '127.0.0.1');

@@ -148,6 +148,9 @@ export class NetworkProxy {
     upstream.once('connect', () => {
       established = true;
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      // The server's side goes on at once — a server that speaks first (SSH) is answered without waiting
+      // out the ClientHello's time — while the client's is held until its first bytes are read.
+      upstream.pipe(client);
       void firstBytes(client, head, (bytes) => readClientHello(bytes).kind !== 'incomplete').then((first) => {
         const hello = readClientHello(first);
         const serverName = hello.kind === 'hello' ? hello.serverName : null;
@@ -161,7 +164,6 @@ export class NetworkProxy {
         if (!allowed || client.destroyed) return done();
         upstream.write(first);
         client.pipe(upstream);
-        upstream.pipe(client);
       });
     });
   }
