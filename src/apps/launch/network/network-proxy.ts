@@ -210,7 +210,7 @@ export class NetworkProxy {
     client.once('close', () => upstream.destroy());
     // The answer goes back as it comes, its head saying the connection closes after it; the server ends
     // it by closing, and the client is ended with it.
-    let pending = Buffer.alloc(0);
+    let pending: Buffer = Buffer.alloc(0);
     const onAnswer = (chunk: Buffer) => {
       pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
       const start = closingAnswer(pending);
