@@ -28,7 +28,7 @@ const http = require('node:http');
 const body = Buffer.alloc(${BODY_BYTES}, 'x');
 const server = http.createServer((req, res) => res.end(body)).listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
 const get = (options, socket) => new Promise((resolve, reject) => {
-  const req = http.request({ ...options, headers: { connection: 'close' }, ...(socket ? { createConnection: () => socket } : {}), agent: false });
+  const req = http.request({ ...options, headers: { connection: 'close' }, ...(socket ? { createConnection: () => socket } : { agent: false }) });
   req.on('response', (res) => { let n = 0; res.on('data', (c) => (n += c.length)); res.on('end', () => resolve(n)); });
   req.on('error', reject);
   req.end();

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { createServer as createHttpServer, request, type IncomingHttpHeaders } from 'node:http';
-import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AGENT_PRESET_CATALOG } from '../../../src/apps/launch/presets/catalog.js';
@@ -12,11 +12,10 @@ import {
   type HostPolicy,
 } from '../../../src/apps/launch/network/host-policy.js';
 import { NetworkLog, networkSummary } from '../../../src/apps/launch/network/network-log.js';
-import { NetworkProxy, type ProxiedConnection } from '../../../src/apps/launch/network/network-proxy.js';
+import { policyOf, startProxy as startProxyFor } from '../../helpers/network-proxy.js';
 import { parseHostEntry } from '../../../src/core/schema/network-policy.js';
 
 const PRESETS = Object.values(AGENT_PRESET_CATALOG);
-const policyOf = (allow: string[], provider: string[] = []) => hostPolicy({ allow }, provider) as HostPolicy;
 
 describe('host matching', () => {
   it('matches a wildcard on whole labels only, a name exactly, case and trailing dot aside', () => {
@@ -168,24 +167,8 @@ describe('the proxy', () => {
   const closers: (() => void)[] = [];
   afterEach(() => closers.splice(0).forEach((close) => close()));
 
-  /** A proxy for `policy` on a local listener, names resolved by `names`; what it records, and its port. */
-  async function startProxy(policy: HostPolicy, names: Record<string, string[]> = {}) {
-    const seen: ProxiedConnection[] = [];
-    const proxy = new NetworkProxy(
-      policy,
-      (connection) => seen.push(connection),
-      async (host) => {
-        if (!names[host]) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
-        return names[host];
-      },
-    );
-    const listener: Server = createServer();
-    listener.listen(0, '127.0.0.1');
-    await once(listener, 'listening');
-    proxy.serve(listener);
-    closers.push(() => proxy.close());
-    return { seen, port: (listener.address() as AddressInfo).port };
-  }
+  const startProxy = (policy: HostPolicy, names: Record<string, string[]> = {}) =>
+    startProxyFor(closers, policy, names);
 
   /** A local server that answers with the Host header it got. */
   async function upstream() {
@@ -279,6 +262,32 @@ describe('the proxy', () => {
     // Nothing of the cut ClientHello went on.
     expect(seen.find((c) => !c.allowed)!.bytesUp).toBe(0);
   });
+
+  it("passes a server's first words on at once: a tunnel to a server that speaks first does not wait", async () => {
+    const server = createServer((socket) => {
+      socket.write('SSH-2.0-server\r\n');
+      socket.on('data', (chunk: Buffer) => socket.end(`echo ${chunk}`));
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    closers.push(() => server.close());
+    const port = (server.address() as AddressInfo).port;
+    const { seen, port: proxyPort } = await startProxy(policyOf([`api.example:${port}`]), {
+      'api.example': ['127.0.0.1'],
+    });
+    const socket = connect(proxyPort, '127.0.0.1');
+    let answer = '';
+    socket.on('data', (chunk) => {
+      answer += chunk;
+      // Answered only once the server has spoken, as an SSH client does.
+      if (answer.endsWith('SSH-2.0-server\r\n')) socket.write('SSH-2.0-client\r\n');
+    });
+    socket.write(`CONNECT api.example:${port} HTTP/1.1\r\nHost: api.example:${port}\r\n\r\n`);
+    await once(socket, 'close');
+    expect(answer).toBe('HTTP/1.1 200 Connection Established\r\n\r\nSSH-2.0-server\r\necho SSH-2.0-client\r\n');
+    await expect.poll(() => seen.length).toBe(1);
+    expect(seen[0]).toMatchObject({ allowed: true, bytesUp: 'SSH-2.0-client\r\n'.length });
+  }, 5_000);
 
   it('answers a request that is no proxy request with 400', async () => {
     const { port: proxyPort } = await startProxy(policyOf([]));

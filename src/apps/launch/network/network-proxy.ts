@@ -1,14 +1,11 @@
 import { lookup } from 'node:dns/promises';
-import {
-  createServer as createHttpServer,
-  request as httpRequest,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-  type ServerResponse,
-} from 'node:http';
+import { STATUS_CODES } from 'node:http';
 import { connect, isIP, type Server, type Socket } from 'node:net';
 import { readClientHello } from './client-hello.js';
 import { checkHost, isPrivateAddress, normalHost, type HostPolicy } from './host-policy.js';
+import { bodyEnd } from './request-body.js';
+import { readRequestHead, type RequestHead } from './request-head.js';
+import { closingAnswer } from './response-head.js';
 
 /** One connection the proxy was asked for, as the run records it. */
 export interface ProxiedConnection {
@@ -26,32 +23,29 @@ export type Resolve = (host: string) => Promise<string[]>;
 const systemResolve: Resolve = async (host) => (await lookup(host, { all: true })).map((found) => found.address);
 
 /** How long a client may take to send its request head or its ClientHello. */
-const CLIENT_HELLO_TIMEOUT_MS = 10_000;
+const CLIENT_TIMEOUT_MS = 10_000;
 
-/** Request headers that concern the hop to the proxy, not the server: never passed on. */
-const HOP_HEADERS = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authorization',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-]);
+/**
+ * Request headers that concern the hop to the proxy, not the server: never passed on (the framing headers,
+ * Content-Length and Transfer-Encoding, are, since the body goes on as it came).
+ */
+const HOP_HEADERS = new Set(['connection', 'keep-alive', 'proxy-authorization', 'proxy-connection', 'te', 'upgrade']);
+
+/** Headers a client's `Connection` may not strip: the proxy sets Host, and the framing must reach the server. */
+const KEPT_HEADERS = new Set(['host', 'content-length', 'transfer-encoding']);
 
 /**
  * The proxy a sandboxed agent's only way out goes through (docs/threat-model.md#the-network-policy). It
  * serves the listeners it is handed — sockets in the sandbox's own network namespace, so nothing else can
  * reach it — and speaks HTTP proxy: `CONNECT host:port` opens a tunnel (for TLS), an absolute-form
- * request (`GET http://host/…`) is forwarded. Each is let through only when the team's policy allows its
+ * request (`GET http://host/…`) is forwarded: its head rewritten, its body and the answer's passed on
+ * raw, and the connection closed after that one answer, so that each request is checked on its own. Each is let through only when the team's policy allows its
  * host and port (host-policy.ts); a name is resolved here, outside, and only to a public address unless
  * the config lists it explicitly. In a tunnel, a TLS ClientHello naming another server than the one the
  * tunnel was allowed for is cut before a byte of it goes on. Every connection is told to `onConnection`
  * once it ends: host, port, verdict and the bytes each way.
  */
 export class NetworkProxy {
-  private readonly http = createHttpServer();
   private readonly listeners = new Set<Server>();
   private readonly sockets = new Set<Socket>();
 
@@ -59,14 +53,7 @@ export class NetworkProxy {
     private readonly policy: HostPolicy,
     private readonly onConnection: (connection: ProxiedConnection) => void,
     private readonly resolve: Resolve = systemResolve,
-  ) {
-    this.http.on('connect', (request: IncomingMessage, client: Socket, head: Buffer) => {
-      void this.tunnel(request, client, head);
-    });
-    this.http.on('request', (request: IncomingMessage, response: ServerResponse) => {
-      void this.forward(request, response);
-    });
-  }
+  ) {}
 
   /** Serve the connections `listener` accepts. */
   serve(listener: Server): void {
@@ -74,7 +61,9 @@ export class NetworkProxy {
     listener.on('connection', (socket: Socket) => {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
-      this.http.emit('connection', socket);
+      // A client that resets is no fault of the proxy's: whatever it was part of ends with it.
+      socket.on('error', () => socket.destroy());
+      void this.accept(socket);
     });
   }
 
@@ -106,17 +95,26 @@ export class NetworkProxy {
     return { address: reachable[0]! };
   }
 
-  private async tunnel(request: IncomingMessage, client: Socket, head: Buffer): Promise<void> {
-    const target = authority(request.url ?? '');
-    if (!target) {
-      client.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-      return;
-    }
+  /** Read the request head, then open the tunnel or forward the request it asks for. */
+  private async accept(client: Socket): Promise<void> {
+    const reading = readRequestHead(
+      await firstBytes(client, Buffer.alloc(0), (bytes) => readRequestHead(bytes).kind !== 'incomplete'),
+    );
+    // Silent for too long, or gone: nothing was asked.
+    if (reading.kind === 'incomplete') return void client.destroy();
+    if (reading.kind === 'malformed') return void client.end(answer(reading.status, `fed: ${reading.reason}\n`));
+    if (reading.head.method === 'CONNECT') return this.tunnel(reading.head.target, client, reading.rest);
+    return this.forward(reading.head, client, reading.rest);
+  }
+
+  private async tunnel(requestTarget: string, client: Socket, head: Buffer): Promise<void> {
+    const target = authority(requestTarget);
+    if (!target) return void client.end(answer(400, 'fed: CONNECT names host:port\n'));
     const record = { host: normalHost(target.host), port: target.port, bytesUp: 0, bytesDown: 0 };
     const destination = await this.destination(target.host, target.port);
     if ('reason' in destination) {
       this.onConnection({ ...record, allowed: false, reason: destination.reason });
-      client.end(refusal(record.host, record.port, destination.reason));
+      client.end(answer(403, refusalText(record.host, record.port, destination.reason)));
       return;
     }
     const upstream = connect({ host: destination.address, port: target.port });
@@ -134,7 +132,7 @@ export class NetworkProxy {
       reason ??= `unreachable: ${error.code ?? error.message}`;
       // Before the tunnel is up the client is told; after, it is cut.
       if (established) done();
-      else client.end('HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\n\r\n');
+      else client.end(answer(502, `fed: ${reason}\n`));
     });
     client.once('error', done);
     upstream.once('close', () => {
@@ -150,7 +148,10 @@ export class NetworkProxy {
     upstream.once('connect', () => {
       established = true;
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      void firstBytes(client, head).then((first) => {
+      // The server's side goes on at once — a server that speaks first (SSH) is answered without waiting
+      // out the ClientHello's time — while the client's is held until its first bytes are read.
+      upstream.pipe(client);
+      void firstBytes(client, head, (bytes) => readClientHello(bytes).kind !== 'incomplete').then((first) => {
         const hello = readClientHello(first);
         const serverName = hello.kind === 'hello' ? hello.serverName : null;
         if (hello.kind === 'malformed' || (hello.kind === 'incomplete' && first.length > 0)) {
@@ -163,55 +164,96 @@ export class NetworkProxy {
         if (!allowed || client.destroyed) return done();
         upstream.write(first);
         client.pipe(upstream);
-        upstream.pipe(client);
       });
     });
   }
 
-  private async forward(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    let url: URL;
-    try {
-      url = new URL(request.url ?? '');
-      if (url.protocol !== 'http:') throw new Error('not http');
-    } catch {
-      response.writeHead(400, { connection: 'close' }).end('fed: a proxy request names an absolute http:// URL\n');
-      return;
-    }
+  /**
+   * Forward one absolute-form request: its head rewritten for the server (origin form, the URL's Host,
+   * `Connection: close`, the hop's own headers dropped), its body passed on raw up to where it ends, the
+   * answer passed back raw. The server closes after that answer and so does the proxy: a second request
+   * the client sends on the connection is never passed on — it asks again, on a new connection, checked
+   * like the first.
+   */
+  private async forward(head: RequestHead, client: Socket, rest: Buffer): Promise<void> {
+    const url = absoluteUrl(head.target);
+    if (!url) return void client.end(answer(400, 'fed: a proxy request names an absolute http:// URL\n'));
+    const body = bodyEnd(head);
+    if (!('feed' in body)) return void client.end(answer(body.status, `fed: ${body.reason}\n`));
     const port = Number(url.port || 80);
     const record = { host: normalHost(url.hostname), port, bytesUp: 0, bytesDown: 0 };
     const destination = await this.destination(url.hostname, port);
     if ('reason' in destination) {
       this.onConnection({ ...record, allowed: false, reason: destination.reason });
-      response.writeHead(403, { connection: 'close', 'content-type': 'text/plain' });
-      response.end(refusalText(record.host, port, destination.reason));
-      return;
+      return void client.end(answer(403, refusalText(record.host, port, destination.reason)));
     }
+    const upstream = connect({ host: destination.address, port });
+    this.sockets.add(upstream);
     let reason: string | undefined;
-    // The Host the server sees is the URL's, which the policy allowed, never another the client wrote.
-    const upstream = httpRequest({
-      host: destination.address,
-      port,
-      method: request.method,
-      path: `${url.pathname}${url.search}`,
-      headers: { ...passedOn(request.headers), host: url.host },
-      agent: false,
-    });
-    request.on('data', (chunk: Buffer) => (record.bytesUp += chunk.length));
-    request.pipe(upstream);
-    upstream.once('response', (answer) => {
-      response.writeHead(answer.statusCode ?? 502, answer.statusMessage, passedOn(answer.headers));
-      answer.on('data', (chunk: Buffer) => (record.bytesDown += chunk.length));
-      answer.pipe(response);
-    });
+    let answering = false;
     upstream.once('error', (error: NodeJS.ErrnoException) => {
-      reason = `unreachable: ${error.code ?? error.message}`;
-      if (!response.headersSent) response.writeHead(502, { connection: 'close' });
-      response.end();
+      reason ??= `unreachable: ${error.code ?? error.message}`;
+      // Nothing of an answer yet: the client is told; part of one: it is cut.
+      if (answering) client.destroy();
+      else client.end(answer(502, `fed: ${reason}\n`));
     });
-    response.once('close', () => {
-      upstream.destroy();
-      this.onConnection({ ...record, allowed: true, ...(reason ? { reason } : {}) });
+    upstream.once('close', () => {
+      this.sockets.delete(upstream);
+      this.onConnection({
+        ...record,
+        allowed: true,
+        ...(reason ? { reason } : {}),
+        bytesUp: upstream.bytesWritten,
+        bytesDown: upstream.bytesRead,
+      });
     });
+    client.once('close', () => upstream.destroy());
+    // The answer goes back as it comes, its head saying the connection closes after it; the server ends
+    // it by closing, and the client is ended with it.
+    let pending: Buffer = Buffer.alloc(0);
+    const onAnswer = (chunk: Buffer) => {
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      const start = closingAnswer(pending);
+      if (start === 'incomplete') return;
+      upstream.off('data', onAnswer);
+      upstream.off('end', onEarlyEnd);
+      if (start === 'malformed') {
+        reason = 'an answer that is not HTTP/1';
+        upstream.destroy();
+        return void client.end(answer(502, `fed: ${reason}\n`));
+      }
+      answering = true;
+      client.write(start.head);
+      if (start.rest.length > 0) client.write(start.rest);
+      upstream.pipe(client);
+    };
+    const onEarlyEnd = () => {
+      reason = 'the server closed before it answered';
+      client.end(answer(502, `fed: ${reason}\n`));
+    };
+    upstream.on('data', onAnswer);
+    upstream.once('end', onEarlyEnd);
+    upstream.write(forwardedHead(head, url));
+    const send = (chunk: Buffer) => {
+      const taken = body.feed(chunk);
+      if (taken === 'malformed') {
+        reason = 'a chunked request body that cannot be read';
+        client.destroy();
+        return;
+      }
+      // Past the body's end: not passed on, but still read so that the client's end is seen.
+      if (taken > 0 && !upstream.write(taken === chunk.length ? chunk : chunk.subarray(0, taken))) {
+        client.pause();
+        upstream.once('drain', () => client.resume());
+      }
+    };
+    send(rest);
+    client.on('data', send);
+    // A client that stops sending before its body is whole has given up on the request.
+    client.once('end', () => {
+      if (!body.done) client.destroy();
+    });
+    client.resume();
   }
 }
 
@@ -223,21 +265,49 @@ function authority(text: string): { host: string; port: number } | undefined {
   return { host: match[1]!, port };
 }
 
-function passedOn(headers: IncomingHttpHeaders): IncomingHttpHeaders {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_HEADERS.has(name)));
+/** An absolute-form `http://` request-target, or undefined (the proxy forwards plain HTTP only). */
+function absoluteUrl(target: string): URL | undefined {
+  if (!/^http:\/\//i.test(target)) return undefined;
+  try {
+    const url = new URL(target);
+    return url.hostname ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The head the server gets: origin form, the URL's host as Host, `Connection: close`, no hop headers. */
+function forwardedHead(head: RequestHead, url: URL): Buffer {
+  const named = new Set(
+    head.headers
+      .filter(([name]) => name === 'connection')
+      .flatMap(([, value]) => value.split(',').map((token) => token.trim().toLowerCase()))
+      .filter((name) => !KEPT_HEADERS.has(name)),
+  );
+  const lines = [
+    `${head.method} ${url.pathname}${url.search} ${head.version}`,
+    `host: ${url.host}`,
+    'connection: close',
+  ];
+  for (const [name, value] of head.headers)
+    if (name !== 'host' && !HOP_HEADERS.has(name) && !named.has(name)) lines.push(`${name}: ${value}`);
+  return Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
 }
 
 function refusalText(host: string, port: number, reason: string): string {
   return `fed: ${host}:${port} is refused by the team's network policy (${reason})\n`;
 }
 
-function refusal(host: string, port: number, reason: string): string {
-  const body = refusalText(host, port, reason);
-  return `HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+/** A whole answer from the proxy itself, after which the connection closes. */
+function answer(status: number, text: string): string {
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`;
 }
 
-/** What the client sends first in a tunnel: enough for its ClientHello, or whatever it sent when it is not TLS. */
-function firstBytes(client: Socket, head: Buffer): Promise<Buffer> {
+/**
+ * What the client sends first, from `head` on: until `complete` says it is enough (a request head, a
+ * ClientHello — or what shows it is none), or whatever it sent when it ends or falls silent.
+ */
+function firstBytes(client: Socket, head: Buffer, complete: (bytes: Buffer) => boolean): Promise<Buffer> {
   return new Promise((resolve) => {
     let bytes = head;
     const finish = () => {
@@ -249,13 +319,13 @@ function firstBytes(client: Socket, head: Buffer): Promise<Buffer> {
     };
     const onData = (chunk: Buffer) => {
       bytes = Buffer.concat([bytes, chunk]);
-      if (readClientHello(bytes).kind !== 'incomplete') finish();
+      if (complete(bytes)) finish();
     };
-    const timer = setTimeout(finish, CLIENT_HELLO_TIMEOUT_MS);
-    if (readClientHello(bytes).kind !== 'incomplete') return finish();
+    const timer = setTimeout(finish, CLIENT_TIMEOUT_MS);
+    if (complete(bytes)) return finish();
     client.on('data', onData);
     client.once('end', finish);
-    // The HTTP server paused the socket as it handed it over: a listener alone does not resume it.
+    // Paused after the request head was read: a listener alone does not resume it.
     client.resume();
   });
 }
