@@ -37,6 +37,11 @@ export interface BackendAdapter<C extends BackendConfig = BackendConfig> {
    * and a config naming this backend marks a federation root (there is no registry file to find).
    */
   readonly sharesTeamsAcrossMachines: boolean;
+  /**
+   * Reached over the network (a server): the built-in agent, which reads the backend itself, keeps the
+   * machine's network in its sandbox to reach it.
+   */
+  readonly overTheNetwork?: boolean;
   /** The backend's operations on the federation at `root`. Never waits for the network (connect on first use). */
   open(options: OpenBackendOptions<C>): FederationBackend;
   /** Variables of the environment that override the config (they may select this backend). */

@@ -47,6 +47,11 @@ export function adapterFor(config: FederationConfig): BackendAdapter {
   return adapter;
 }
 
+/** The config's backend is reached over the network (a server), not in files under the root. */
+export function backendOverTheNetwork(config: FederationConfig): boolean {
+  return adapterFor(config).overTheNetwork === true;
+}
+
 /** The environment overrides of every backend (a variable such as FED_NATS_URL may select one). */
 export const BACKEND_ENV_OVERRIDES: readonly EnvOverride[] = ADAPTERS.flatMap(({ envOverride }) =>
   envOverride ? [envOverride] : [],

@@ -34,6 +34,7 @@ import { packageRoot } from '../../src/infra/package-info.js';
 import { encodeFrame, FRAME, FrameReader } from '../../src/infra/process/broker-protocol.js';
 import { builtBin, FED_BIN } from '../helpers/fed-cli.js';
 import { writeLaunchContext } from '../helpers/launch-context.js';
+import { processUsageEnv, takeProcessUsage } from '../helpers/process-usage.js';
 import { nodeLine, pinnedNodeLines } from '../helpers/node-lines.js';
 import { AGENT_TIERING_ENV } from '../../src/apps/agent/v8-tiering.js';
 import { report, reportRoundRatios, summarize } from './harness.js';
@@ -42,7 +43,6 @@ import { machineBusyMs } from './machine-busy.js';
 const TEAMS = 8;
 const ROUNDS = Number(process.env.FED_BENCH_RUN_ROUNDS ?? 5);
 const MISSION = { subject: 'Survey the codebase', body: 'Read-only study.' };
-const USAGE = join(packageRoot(), 'test/fixtures/process-usage.cjs');
 const AGENT_WORK = join(packageRoot(), 'test/fixtures/bench-agent-work.mjs');
 
 /** A 14-file TypeScript project: manifest, README, ten modules importing each other, a test, a note. */
@@ -74,12 +74,10 @@ async function federation(): Promise<string> {
   return root;
 }
 
-/** The CPU time (ms) of every node process that wrote to `usage`. */
-function cpuOf(usage: string): number {
-  return readFileSync(usage, 'utf8')
-    .trim()
-    .split('\n')
-    .reduce((sum, line) => sum + (JSON.parse(line) as { cpuMs: number }).cpuMs, 0);
+/** The CPU time (ms) of every node process started in the federation `root`: there, or in a team's workspace. */
+function cpuOf(root: string): number {
+  const workspaces = readRegistry(root).teams.map((team) => team.location);
+  return takeProcessUsage([root, ...workspaces]).reduce((sum, usage) => sum + usage.cpuMs, 0);
 }
 
 interface Measured {
@@ -90,22 +88,20 @@ interface Measured {
   busyMs: number | undefined;
 }
 
-/** Runs `args` under `node` with the usage preload: its wall time, and the CPU of its processes. */
+/** Runs `args` under `node` in the federation `cwd` with the usage preload: its wall time, and the CPU of its processes. */
 async function measured(
   args: readonly string[],
   cwd: string,
   env: NodeJS.ProcessEnv = {},
   node = process.execPath,
 ): Promise<Measured> {
-  const usage = join(mkdtempSync(join(tmpdir(), 'fed-bench-usage-')), 'usage.jsonl');
   const busyBefore = machineBusyMs();
   const started = performance.now();
   const child = spawn(node, args, {
     cwd,
     env: {
       ...process.env,
-      NODE_OPTIONS: `--require ${USAGE}`,
-      FED_TEST_PROCESS_USAGE: usage,
+      ...processUsageEnv,
       FED_TELEMETRY_ENABLED: 'false',
       ...env,
     },
@@ -118,8 +114,7 @@ async function measured(
   const wallMs = performance.now() - started;
   const busyAfter = machineBusyMs();
   if (code !== 0) throw new Error(`${args.join(' ')} exited ${code}: ${output}`);
-  const cpuMs = cpuOf(usage);
-  rmSync(join(usage, '..'), { recursive: true, force: true });
+  const cpuMs = cpuOf(cwd);
   const busyMs = busyBefore === undefined || busyAfter === undefined ? undefined : busyAfter - busyBefore;
   return { wallMs, cpuMs, busyMs };
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runFed } from '../helpers/fed-cli.js';
-import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
+import { fakeAgent, federationWithMission, inDocsWorkspace } from '../helpers/launch-federation.js';
 import { closedPort, otlpReceiver, type OtlpExportRequest } from '../helpers/otlp-receiver.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { typescriptProject } from '../helpers/fixture-repo.js';
@@ -70,7 +70,7 @@ function metricNames(requests: readonly OtlpExportRequest[]): string[] {
 async function tracedFederation() {
   const { root } = await federationWithMission();
   writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ agent: { model: 'claude-sonnet-4-5' } }));
-  const envFile = join(tempDir(), 'agent-env.json');
+  const envFile = inDocsWorkspace(root, 'agent-env.json');
   const agentEnv = () =>
     JSON.parse(readFileSync(envFile, 'utf8')) as Record<
       'TRACEPARENT' | 'TRACESTATE' | 'OTEL_RESOURCE_ATTRIBUTES',

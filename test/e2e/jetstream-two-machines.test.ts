@@ -72,7 +72,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     expect(mission, mission.stderr).toMatchObject({ code: 0 });
 
     const launch = await onTeam(['launch', '--team', 'docs']);
-    expect(launch, launch.stderr).toMatchObject({ code: 0 });
+    expect(launch, launch.stdout + launch.stderr).toMatchObject({ code: 0 });
     expect(launch.stdout).toContain('aggregating → complete  (DOCUMENT_WRITTEN)');
     expect(existsSync(join(teamMachine, '.fed', 'teams', 'docs', 'deliverable.md'))).toBe(true);
 

@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { getTeam } from '../../src/core/find-team.js';
 import { processIsAlive, processStartTime } from '../../src/infra/fs/process-identity.js';
@@ -10,8 +9,7 @@ import { workspacePaths } from '../../src/core/layout.js';
 import { type LaunchRun } from '../../src/core/schema/launch-run.js';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { waitFor } from '../helpers/fixture-process.js';
-import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
-import { tempDir } from '../helpers/temp-dir.js';
+import { fakeAgent, federationWithMission, inDocsWorkspace } from '../helpers/launch-federation.js';
 
 /**
  * At most one agent per team (issue 19): `kill -9` of the built `fed launch` must not leave its agent
@@ -20,7 +18,7 @@ import { tempDir } from '../helpers/temp-dir.js';
 const alive = (pid: number) => processIsAlive(pid);
 
 async function launchAndKill(root: string, options: { stopWatchdog: boolean }) {
-  const pidFile = join(tempDir(), 'agent.pid');
+  const pidFile = inDocsWorkspace(root, 'agent.pid');
   const { FED_ROOT: _r, FED_TEAM: _t, ...env } = process.env;
   const launcher = spawn(
     process.execPath,

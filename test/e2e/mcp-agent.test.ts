@@ -3,8 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runFed } from '../helpers/fed-cli.js';
-import { federationWithMission } from '../helpers/launch-federation.js';
-import { tempDir } from '../helpers/temp-dir.js';
+import { federationWithMission, inDocsWorkspace } from '../helpers/launch-federation.js';
 
 /**
  * A launched agent with fed's MCP server (issue 28), against the built CLI: a fake Claude that talks MCP
@@ -19,7 +18,7 @@ async function launch(agentCommand: string, agent: Record<string, unknown>) {
   const configFile = join(root, 'federate.config.json');
   const config = JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>;
   writeFileSync(configFile, JSON.stringify({ ...config, agentCommand, agent }));
-  const log = join(tempDir(), 'calls.jsonl');
+  const log = inDocsWorkspace(root, 'calls.jsonl');
   const result = await runFed(['--root', root, 'launch', '--team', 'docs', '--json'], {
     env: { FAKE_CLI_LOG: log },
     timeoutMs: 120_000,

@@ -26,7 +26,13 @@ const CLAUDE = fileURLToPath(new URL('../fixtures/agents/bin/claude', import.met
 async function claudeFederation(teams: readonly string[], resetSeconds: number) {
   const { root } = await federationWithMission();
   const config = join(root, 'federate.config.json');
-  writeFileSync(config, JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), agentCommand: CLAUDE }));
+  // Unsandboxed: the fake account (its limit file and sessions) is one folder every team's CLI writes, as a
+  // real provider's account is one place outside every sandbox; a sandboxed agent's /tmp is its own.
+  const written = JSON.parse(readFileSync(config, 'utf8')) as { agent?: object };
+  writeFileSync(
+    config,
+    JSON.stringify({ ...written, agentCommand: CLAUDE, agent: { ...written.agent, sandbox: false } }),
+  );
   for (const team of teams.filter((t) => t !== 'docs')) {
     await onboardTeam(openFederation(root), { domain: team });
     await sendSignal(openFederation(root), { to: team, type: 'directive', subject: `Document ${team}`, body: 'Go.' });

@@ -1,10 +1,12 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { initFederation, onboardTeam, sendSignal } from '../../src/index.js';
 import { openFederation } from '../../src/engine/context.js';
 import { packageRoot } from '../../src/infra/package-info.js';
+import { bubblewrapMissing } from '../helpers/bubblewrap.js';
 import { builtBin, FED_BIN, runFed } from '../helpers/fed-cli.js';
+import { processUsageEnv, takeProcessUsage } from '../helpers/process-usage.js';
 import { typescriptProject } from '../helpers/fixture-repo.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -13,9 +15,9 @@ import { tempDir } from '../helpers/temp-dir.js';
  * (test/fixtures/process-usage.cjs): per team its agent, and nothing per event — fed-agent reports each
  * event to its launcher, which applies it itself. A `fed event` process per event (four per team) would
  * show here, and so would a watchdog per team: fed-agent ends itself with its launcher
- * (test/integration/builtin-agent-lifeline.test.ts), so none is started over it.
+ * (test/integration/builtin-agent-lifeline.test.ts), so none is started over it. Sandboxed, its network
+ * namespace has one listener beside it.
  */
-const USAGE = join(packageRoot(), 'test/fixtures/process-usage.cjs');
 const TEAMS = ['api', 'docs'];
 
 async function federation(config: object): Promise<string> {
@@ -36,29 +38,27 @@ async function federation(config: object): Promise<string> {
 /** The node processes of one `fed run`, by the script each ran. */
 async function processesOfRun(config: object): Promise<string[]> {
   const root = await federation(config);
-  const usage = join(tempDir(), 'processes.jsonl');
-  const run = await runFed(['run', '--parallel', '2'], {
-    cwd: root,
-    env: { NODE_OPTIONS: `--require ${USAGE}`, FED_TEST_PROCESS_USAGE: usage },
-    timeoutMs: 120_000,
-  });
+  const run = await runFed(['run', '--parallel', '2'], { cwd: root, env: processUsageEnv, timeoutMs: 120_000 });
   expect(run.code, run.stdout + run.stderr).toBe(0);
   expect(run.stdout).toContain(`ran ${TEAMS.length} teams`);
-  return readFileSync(usage, 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => (JSON.parse(line) as { argv: string[] }).argv[0]!)
+  const workspaces = TEAMS.map((team) => join(root, '.fed', 'teams', team));
+  return takeProcessUsage([root, ...workspaces])
+    .map((usage) => usage.argv[0]!)
     .sort();
 }
 
 describe('fed run with the built-in agent: the processes it starts', () => {
-  const expected = [FED_BIN, ...TEAMS.map(() => builtBin('fed-agent'))].sort();
+  const expected = (perTeam: readonly string[]) => [FED_BIN, ...TEAMS.flatMap(() => perTeam)].sort();
+  const agent = builtBin('fed-agent');
+  // In the sandbox's network namespace, the listener that carries its loopback to the launcher's broker
+  // (src/apps/launch/network/sandbox-listener.ts).
+  const listener = join(packageRoot(), 'dist/src/apps/launch/network/sandbox-listener.js');
 
   it('per team, the agent alone — no watchdog, no fed process per event (sandboxed where bwrap works)', async () => {
-    expect(await processesOfRun({})).toEqual(expected);
+    expect(await processesOfRun({})).toEqual(expected(bubblewrapMissing ? [agent] : [agent, listener]));
   }, 180_000);
 
-  it('the same without the sandbox (agent.sandbox: false)', async () => {
-    expect(await processesOfRun({ agent: { sandbox: false } })).toEqual(expected);
+  it('the same without the sandbox (agent.sandbox: false), nor its listener', async () => {
+    expect(await processesOfRun({ agent: { sandbox: false } })).toEqual(expected([agent]));
   }, 180_000);
 });

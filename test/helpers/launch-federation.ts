@@ -40,3 +40,11 @@ export async function federationWithMission(
   }
   return { root, config: loadConfig(root, {}).config };
 }
+
+/**
+ * A file the test and the `docs` team's agent share (a fake CLI's call log, its pid): in the team's
+ * workspace, which a sandboxed agent may write — its /tmp is its own, the test's temp dirs hidden from it.
+ */
+export function inDocsWorkspace(root: string, name: string): string {
+  return join(root, '.fed', 'teams', 'docs', name);
+}

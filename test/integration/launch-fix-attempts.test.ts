@@ -1,5 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { launchTeam, listSignals, viewLifecycle, type FederationConfig } from '../../src/index.js';
@@ -7,8 +6,7 @@ import { getTeam } from '../../src/core/find-team.js';
 import { workspacePaths } from '../../src/core/layout.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { readRefusedCompletion } from '../../src/apps/launch/refused-completion.js';
-import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
-import { tempDir } from '../helpers/temp-dir.js';
+import { fakeAgent, federationWithMission, inDocsWorkspace } from '../helpers/launch-federation.js';
 import { openFederation } from '../../src/engine/context.js';
 
 /**
@@ -24,12 +22,14 @@ const withFixAttempts = (config: FederationConfig, fixAttempts: number): Federat
 
 async function launchFixing(fixAttempts: number | undefined) {
   const { root, config } = await federationWithMission();
-  const log = join(tempDir(), 'calls.jsonl');
+  const log = inDocsWorkspace(root, 'calls.jsonl');
+  const sessions = inDocsWorkspace(root, 'sessions');
+  mkdirSync(sessions);
   const result = await launchTeam(openFederation(root), 'docs', {
     config: fixAttempts === undefined ? config : withFixAttempts(config, fixAttempts),
     agent: fakeClaude,
     // Its sessions kept: a resumed session reports its whole cost, as the real claude does.
-    env: { ...process.env, FAKE_SCENARIO: 'fix-document', FAKE_CLI_LOG: log, FAKE_SESSIONS_DIR: tempDir() },
+    env: { ...process.env, FAKE_SCENARIO: 'fix-document', FAKE_CLI_LOG: log, FAKE_SESSIONS_DIR: sessions },
     pollMs: 50,
   });
   const calls = existsSync(log)

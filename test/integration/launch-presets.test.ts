@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { launchTeam, listSignals, setTeamStatus, viewLifecycle, type FederationConfig } from '../../src/index.js';
@@ -11,8 +10,7 @@ import { FED_BIN } from '../helpers/fed-cli.js';
 import { waitFor } from '../helpers/fixture-process.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { type AgentLimits } from '../../src/core/schema/config.js';
-import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
-import { tempDir } from '../helpers/temp-dir.js';
+import { fakeAgent, federationWithMission, inDocsWorkspace } from '../helpers/launch-federation.js';
 import { openFederation } from '../../src/engine/context.js';
 
 /**
@@ -64,6 +62,9 @@ const metaSignals = async (root: string) =>
     (s) => `${s.message.type}: ${s.message.subject}`,
   );
 
+/** Each launch's own log of the CLI's calls. */
+let launches = 0;
+
 async function launchFake(
   cli: Cli,
   scenario: string,
@@ -76,7 +77,7 @@ async function launchFake(
 ) {
   const federation =
     options.root && options.config ? { root: options.root, config: options.config } : await federationWithMission();
-  const log = join(tempDir(), 'calls.jsonl');
+  const log = inDocsWorkspace(federation.root, `calls-${++launches}.jsonl`);
   const config = {
     ...federation.config,
     agent: { ...federation.config.agent, limits: options.limits ?? {}, ...options.agent },
@@ -248,7 +249,7 @@ describe('fed launch with agent CLI presets', () => {
   it('a claude run killed before its init event is resumed by the session id fed assigned it', async () => {
     const { root, config } = await federationWithMission();
     const location = team(root).location;
-    const log = join(tempDir(), 'calls.jsonl');
+    const log = inDocsWorkspace(root, 'calls.jsonl');
     const { FED_ROOT: _root, FED_TEAM: _team, ...env } = process.env;
     const launcher = spawn(process.execPath, [FED_BIN, 'launch', '--team', 'docs', '--agent', fakeCli('claude')], {
       cwd: root,

@@ -25,7 +25,7 @@ const ended = (pid: number) => ['gone', 'exited'].includes(standing(pid));
 function inFakeSandbox(dir: string, endsWithLauncher: boolean, options: string[] = []): Promise<AgentProcess> {
   return AgentProcess.start({
     command: [process.execPath, '-e', ''],
-    wrapper: [process.execPath, join(FIXTURES_DIR, 'fake-bwrap.mjs'), dir, ...options],
+    wrapper: () => [process.execPath, join(FIXTURES_DIR, 'fake-bwrap.mjs'), dir, ...options],
     cwd: dir,
     env: process.env,
     logFile: join(dir, 'agent.log'),

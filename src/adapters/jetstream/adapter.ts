@@ -17,6 +17,7 @@ export const jetstreamAdapter: BackendAdapter<JetStreamBackendConfig> = {
   title: 'JetStream',
   selectHint: `set ${ENV_NATS_URL}=nats://… or "backend": {"type": "jetstream", …} in federate.config.json`,
   sharesTeamsAcrossMachines: true,
+  overTheNetwork: true,
   // One backend (one connection) per federation and server list, shared by every caller in this process
   // until closeOpenBackends.
   open: ({ root, config, backend, env }) =>

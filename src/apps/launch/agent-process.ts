@@ -27,8 +27,11 @@ export interface AgentProcessOptions {
   command: readonly string[];
   /** The command as the agent log's header shows it (the run record's, its prompt replaced by the prompt's file); default `command`. */
   shownCommand?: readonly string[];
-  /** The sandbox (bwrap and its arguments), put before the command after the agent's program was found. */
-  wrapper?: readonly string[];
+  /**
+   * The sandbox (bwrap and its arguments) for the agent's program once found, put before the command: the
+   * program is shown in it wherever it is.
+   */
+  wrapper?: (program: string) => readonly string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
   logFile: string;
@@ -111,6 +114,7 @@ export class AgentProcess {
     const [file, ...args] = options.command;
     if (!file) throw new RefusedError('AGENT_COMMAND', 'the agent command is empty');
     const program = findProgram(file, options.cwd, options.env, options.commandsBin);
+    const wrapper = options.wrapper?.(program);
     const graceMs = options.graceMs ?? 5_000;
     mkdirSync(dirname(options.logFile), { recursive: true });
     // The agent's stderr: never a link the agent planted (it would write the file it points at) nor a
@@ -126,18 +130,18 @@ export class AgentProcess {
         '',
       ].join('\n');
       writeSync(log, header);
-      const supervision = options.endsWithLauncher ? (options.wrapper ? 'direct-sandboxed' : 'direct') : 'watchdog';
+      const supervision = options.endsWithLauncher ? (wrapper ? 'direct-sandboxed' : 'direct') : 'watchdog';
       const [command, ...commandArgs] =
         supervision === 'watchdog'
           ? [
               process.execPath,
               join(packageRoot(), WATCHDOG),
               String(graceMs),
-              ...(options.wrapper ? ['--sandboxed', ...options.wrapper] : []),
+              ...(wrapper ? ['--sandboxed', ...wrapper] : []),
               program,
               ...args,
             ]
-          : [...(options.wrapper ?? []), program, ...args];
+          : [...(wrapper ?? []), program, ...args];
       // Its own process group: a Ctrl-C at the terminal reaches fed (which pauses the team and stops the
       // agent in order), not the agent directly; and a stop reaches everything the agent started. Fd 3 is
       // the lifeline the watchdog — or the agent itself — watches.

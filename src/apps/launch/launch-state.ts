@@ -32,8 +32,8 @@ export interface PreparedRun {
   files: { contextPath: string; promptPath: string };
   run: AgentCommand;
   stateBefore: string;
-  /** The bubblewrap wrapper of a read-only team, when there is one. */
-  sandbox: string[] | undefined;
+  /** The bubblewrap wrapper of a read-only team for the agent's program, when there is one. */
+  sandbox: ((program: string) => string[]) | undefined;
   /** The hosts the sandboxed agent may reach through fed's proxy; undefined when no policy applies (open, no sandbox). */
   network?: HostPolicy;
   /** The codebase as it was before the run, when the read-only rule is checked before and after instead. */

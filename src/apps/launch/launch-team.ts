@@ -43,6 +43,7 @@ import { clearRefusedCompletion } from './refused-completion.js';
 import { RunningAgent } from './running-agent.js';
 import { startRunTrace } from './run-trace.js';
 import { bubblewrapArgs, findBubblewrap, machineMounts } from './sandbox.js';
+import { backendOverTheNetwork } from '../../adapters/index.js';
 import { hostPolicy, teamNetworkPolicy, type HostPolicy } from './network/host-policy.js';
 import { filterFile, networkNamespaceMissing } from './network/sandbox-network.js';
 import { networkUnavailable } from './network/network-refusal.js';
@@ -391,7 +392,7 @@ function readOnlySandbox(
   options: LaunchOptions,
   warnings: string[],
   agent: { policy: 'open' | HostPolicy; builtIn: boolean; homeFiles: readonly string[] },
-): { sandbox: string[] | undefined; network: HostPolicy | undefined } {
+): { sandbox: ((program: string) => string[]) | undefined; network: HostPolicy | undefined } {
   const { config } = options;
   const env = options.env ?? process.env;
   if (!config.agent.sandbox) return { sandbox: undefined, network: undefined };
@@ -401,8 +402,11 @@ function readOnlySandbox(
     );
   const home = agentHomePath(root, team, config.agent);
   const found = findBubblewrap(env, config.agent.home === undefined ? [] : [dirname(home)]);
-  const policy = agent.policy === 'open' ? undefined : agent.policy;
-  // Never a silent fall-back to an open network (the built-in agent is fed's own code and opens no connection).
+  // The built-in agent reads a backend on a server itself (running-agent.ts): fed's own code, it keeps the
+  // machine's network for that one connection.
+  const ownConnection = agent.builtIn && backendOverTheNetwork(config);
+  const policy = agent.policy === 'open' || ownConnection ? undefined : agent.policy;
+  // Never a silent fall-back to an open network (the built-in agent is fed's own code and opens no other connection).
   const missing = 'missing' in found ? found.missing : policy && networkNamespaceMissing(found.bwrap);
   if (missing && policy && !agent.builtIn) throw networkUnavailable(team.domainId, policy, missing);
   if ('missing' in found) {
@@ -420,7 +424,7 @@ function readOnlySandbox(
   const codeCache = codeCacheDir(env);
   if (codeCache) mkdirSync(codeCache, { recursive: true, mode: 0o700 });
   const networked = policy !== undefined && !missing;
-  const sandbox = bubblewrapArgs(bwrap, {
+  const plan = {
     root,
     workspace: team.location,
     worktree,
@@ -428,8 +432,11 @@ function readOnlySandbox(
     machine: machineMounts(env, { codeCache, installation: packageRoot() }),
     network: networked ? { filterFile: filterFile(team.location) } : undefined,
     home: prepareAgentHome(home, env.HOME, agent.homeFiles),
-  });
-  return { sandbox, network: networked ? policy : undefined };
+  };
+  return {
+    sandbox: (program) => bubblewrapArgs(bwrap, { ...plan, program }),
+    network: networked ? policy : undefined,
+  };
 }
 
 /**

@@ -30,6 +30,11 @@ export interface SandboxPlan {
   network?: { filterFile: string };
   /** The agent's own home (agent-home.ts): its `$HOME`, writable, with the user's credential files read-only. */
   home?: AgentHome;
+  /**
+   * The agent's program, shown read-only wherever it is: one the user keeps in a temp dir (`--agent
+   * ./run-agent.sh` from /tmp/x) would be hidden by the sandbox's own.
+   */
+  program?: string;
 }
 
 export interface MachineMounts {
@@ -124,7 +129,11 @@ export function bubblewrapArgs(bwrap: string, plan: SandboxPlan): string[] {
     ...FRESH_PROC_AND_DEV,
     ...plan.machine.privateTemp.flatMap((path) => ['--tmpfs', path]),
     // Skipped when missing: a path that is not there cannot be a mount point.
-    ...plan.machine.protectedPaths.flatMap((path) => ['--ro-bind-try', path, path]),
+    ...[...plan.machine.protectedPaths, ...(plan.program ? [plan.program] : [])].flatMap((path) => [
+      '--ro-bind-try',
+      path,
+      path,
+    ]),
     // The root may lie in a temp dir, which its private one would hide: mounted after them.
     ...readOnly(plan.root),
     ...(plan.worktree

@@ -24,7 +24,13 @@ describe('the bubblewrap arguments of a sandboxed run', () => {
 
   it("isolate first, then the machine read-only, fresh /proc and /dev, private temp dirs, what they would hide, the root read-only, the workspace writable, the agent's own home last", () => {
     expect(
-      bubblewrapArgs('/usr/bin/bwrap', { root: '/tmp/shop', workspace: '/tmp/shop/.fed/teams/docs', machine, home }),
+      bubblewrapArgs('/usr/bin/bwrap', {
+        root: '/tmp/shop',
+        workspace: '/tmp/shop/.fed/teams/docs',
+        machine,
+        home,
+        program: '/tmp/ann/agents/run-agent.sh',
+      }),
     ).toEqual([
       '/usr/bin/bwrap',
       // No capabilities, its own PIDs, killed with its parent, no terminal: what keeps root from undoing the mounts.
@@ -53,6 +59,10 @@ describe('the bubblewrap arguments of a sandboxed run', () => {
       '--ro-bind-try',
       '/opt/fed',
       '/opt/fed',
+      // The agent's program, wherever it is: `--agent ./run-agent.sh` run from a temp dir.
+      '--ro-bind-try',
+      '/tmp/ann/agents/run-agent.sh',
+      '/tmp/ann/agents/run-agent.sh',
       // A root inside a temp dir is shown again, read-only; the workspace writable after it.
       '--ro-bind',
       '/tmp/shop',
