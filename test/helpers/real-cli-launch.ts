@@ -46,6 +46,18 @@ export async function realCliFederation(
 }
 
 /**
+ * The team's network policy lets its agent reach the scripted model server at `url` (on this machine's
+ * loopback, forwarded into the sandbox's own) beside its provider's hosts, as a user lets a local model
+ * gateway in; `agent` is merged into federate.config.json's `agent` too.
+ */
+export function allowModelServer(fed: TestFederation, url: string, agent: Record<string, unknown> = {}): void {
+  const file = join(fed.root, 'federate.config.json');
+  const config = JSON.parse(readFileSync(file, 'utf8')) as { agent?: Record<string, unknown> };
+  const network = { provider: true, allow: [new URL(url).host] };
+  writeFileSync(file, JSON.stringify({ ...config, agent: { ...config.agent, ...agent, network } }, null, 2));
+}
+
+/**
  * `fed launch --team <team> --agent <real cli> --json` in the federation, as its launcher, with the
  * federation's home as HOME and `env` (the model server's address, a key).
  */

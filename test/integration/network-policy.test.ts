@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { networkInterfaces } from 'node:os';
@@ -15,9 +15,11 @@ import { skipWithoutBubblewrap } from '../helpers/bubblewrap.js';
 
 /**
  * A team's network policy, from inside a real sandboxed launch (the built CLI), as root and as an
- * unprivileged user: the host its policy lists answers through fed's proxy; every other way out — a
- * direct connection, a raw IP, the federation's own port, DNS, UDP, a host Unix socket, a TLS server name
- * other than the tunnel's — is refused, and the run's record names each host it tried. Local servers only.
+ * unprivileged user: the host its policy lists answers through fed's proxy, and a port of this machine's
+ * loopback it lists answers directly (forwarded); every other way out — a direct connection to another
+ * port, a raw IP, the federation's own port, DNS, UDP, a host Unix socket, a datagram socket pair, a TLS
+ * server name other than the tunnel's — is refused, and the run's record names each host it tried. Local
+ * servers only.
  */
 
 const SUITE = 'the network policy tests (need bwrap)';
@@ -153,9 +155,16 @@ async function checkLaunch(servers: HostServers, launcher: { user?: Unprivileged
   const allowed = portOf(servers.allowed);
   const tls = portOf(servers.tls);
   expect(transcript).toContain(`reached localhost:${allowed} through the proxy: hello from the allowed server`);
+  // A port of this machine's loopback the policy lists is forwarded into the sandbox's own (a local model server).
+  expect(transcript).toContain(`reached 127.0.0.1:${allowed} directly, forwarded: hello from the allowed server`);
   const escapes = [...transcript.matchAll(/^escape (.*)$/gm)].map((match) => match[1]!);
   expect(escapes.length, transcript).toBeGreaterThanOrEqual(9);
   expect(escapes.filter((line) => line.endsWith('ESCAPED'))).toEqual([]);
+  // Unix socket pairs (with the system's Python): a datagram one refused, a seqpacket one reaching only its peer.
+  if (existsSync('/usr/bin/python3')) {
+    expect(transcript).toContain('escape a datagram Unix socket pair: refused (Operation not permitted)');
+    expect(transcript).toContain(`a seqpacket Unix socket pair, sent to ${servers.unixPath}: its peer got exfiltrated`);
+  }
   // What only the host can tell: nothing arrived but the one ClientHello that named the tunnel's host.
   expect(servers.seen).toMatchObject({ other: 0, own: 0, udp: 0, dns: 0, unix: 0 });
   expect(servers.seen.hellos).toHaveLength(1);
@@ -170,6 +179,7 @@ async function checkLaunch(servers: HostServers, launcher: { user?: Unprivileged
     expect.objectContaining({ host: 'localhost', port: portOf(servers.other), allowed: false }),
   );
   expect(hosts).toContainEqual(expect.objectContaining({ host: '127.0.0.1', port: allowed, allowed: false }));
+  expect(hosts).toContainEqual(expect.objectContaining({ host: '127.0.0.1', port: allowed, allowed: true }));
   expect(hosts).toContainEqual(
     expect.objectContaining({
       host: 'localhost',

@@ -9,6 +9,7 @@ import { waitFor } from '../helpers/fixture-process.js';
 import { scriptedAnthropic, type ScriptedAnthropic } from '../helpers/model-server/anthropic.js';
 import type { ModelStep } from '../helpers/model-server/script.js';
 import {
+  allowModelServer,
   DELIVERABLE,
   deliverableScript,
   fakeCli,
@@ -44,6 +45,7 @@ afterEach(async () => {
 });
 
 function launch(fed: TestFederation, url: string, team = 'docs') {
+  allowModelServer(fed, url);
   return launchRealCli(
     fed,
     'claude',

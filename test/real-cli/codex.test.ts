@@ -7,6 +7,7 @@ import { skipWithoutBubblewrap } from '../helpers/bubblewrap.js';
 import { scriptedResponses, type ScriptedResponses } from '../helpers/model-server/openai-responses.js';
 import type { ModelStep } from '../helpers/model-server/script.js';
 import {
+  allowModelServer,
   DELIVERABLE,
   deliverableScript,
   fakeCli,
@@ -51,9 +52,12 @@ afterEach(async () => {
  * A CODEX_HOME of the launcher's whose model provider is the scripted server. Not under /tmp: Codex's
  * own sandbox runs its helper from a link it makes in CODEX_HOME, and it refuses to make one under the
  * temporary directory ("Refusing to create helper binaries under temporary dir"), so every command
- * outside fed's sandbox would fail ("bwrap: execvp codex-linux-sandbox").
+ * outside fed's sandbox would fail ("bwrap: execvp codex-linux-sandbox"). In fed's sandbox the agent's
+ * CODEX_HOME is in its own home, where its config.toml comes read-only from this one (agent.homeFiles),
+ * and the team's network policy lets it reach the server.
  */
 function codexHome(fed: TestFederation, url: string): string {
+  allowModelServer(fed, url, { homeFiles: ['.codex/auth.json', '.codex/config.toml'] });
   const home = tempDir('fed-codex-home-', '/var/tmp');
   writeFileSync(
     join(home, 'config.toml'),

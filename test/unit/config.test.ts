@@ -45,7 +45,7 @@ describe('federate.config.json', () => {
         fixAttempts: 1,
         sandbox: false,
         mcp: 'strict',
-        network: { provider: true, allow: ['*.example.com', 'paste.example:443', '[::1]:8080', '10.0.0.5'] },
+        network: { provider: true, allow: ['*.example.com', 'paste.example:443', '127.0.0.1:8080', '10.0.0.5'] },
         teams: { docs: { network: 'none' }, api: { network: 'open' }, web: {} },
       },
       telemetry: { enabled: false, collector: { endpoint: 'http://collector:4318' } },

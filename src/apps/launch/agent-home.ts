@@ -19,7 +19,23 @@ export interface AgentHome {
   home: string;
   /** The files of the user's home it sees, read-only, at the same place under `home`. */
   files: readonly { source: string; target: string }[];
+  /** `$HOME` and each variable that moves a CLI's folder out of it (XDG_CONFIG_HOME, CODEX_HOME…), all inside `home`. */
+  env: Readonly<Record<string, string>>;
 }
+
+/**
+ * Variables that move a folder of the home elsewhere, by the folder they stand for: the XDG ones, and a
+ * preset's own (`homeVariables`: CODEX_HOME for `.codex`). The user's value says where that folder's
+ * files come from; the agent's points into its own home.
+ */
+export type HomeVariables = Readonly<Record<string, string>>;
+
+const XDG_FOLDERS: HomeVariables = {
+  XDG_CONFIG_HOME: '.config',
+  XDG_DATA_HOME: '.local/share',
+  XDG_STATE_HOME: '.local/state',
+  XDG_CACHE_HOME: '.cache',
+};
 
 /** The team's agent home: `<agent.home>/<team>` when configured (relative to the root), else the workspace's `.fed/home`. */
 export function agentHomePath(root: string, team: RegistryEntry, agent: AgentConfig): string {
@@ -27,24 +43,29 @@ export function agentHomePath(root: string, team: RegistryEntry, agent: AgentCon
   return join(isAbsolute(agent.home) ? agent.home : resolve(root, agent.home), team.domainId);
 }
 
-/** The environment that puts a CLI's files in `home`: `$HOME` and the XDG folders, which would name the user's. */
-export function agentHomeEnv(home: string): Record<string, string> {
-  return {
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, '.config'),
-    XDG_DATA_HOME: join(home, '.local', 'share'),
-    XDG_STATE_HOME: join(home, '.local', 'state'),
-    XDG_CACHE_HOME: join(home, '.cache'),
-  };
+/** Where the user keeps the home file `file`: under the folder a variable of `userEnv` moved it to, else under `userHome`. */
+function userSource(file: string, userHome: string, userEnv: NodeJS.ProcessEnv, variables: HomeVariables): string {
+  for (const [name, folder] of Object.entries(variables)) {
+    const moved = userEnv[name];
+    if (moved && isAbsolute(moved) && file.startsWith(`${folder}/`)) return join(moved, file.slice(folder.length + 1));
+  }
+  return join(userHome, file);
 }
 
 /**
  * The team's agent home made ready for a run: the folder (never through a link: `--bind` would follow it
- * to whatever it names, the user's home say) and, for each of `homeFiles` the user has, the empty file it
- * is mounted on — links or folders the agent left on their way replaced, so that bwrap never creates a
- * mount point outside the home. `userHome` undefined or `/`: nothing is brought in.
+ * to whatever it names, the user's home say), the folders its variables name, and, for each of
+ * `homeFiles` the user has (in `userEnv`'s HOME, or where a variable of it moved the file's folder), the
+ * empty file it is mounted on — links or folders the agent left on their way replaced, so that bwrap never
+ * creates a mount point outside the home. No user home (or `/`): nothing is brought in.
  */
-export function prepareAgentHome(home: string, userHome: string | undefined, homeFiles: readonly string[]): AgentHome {
+export function prepareAgentHome(
+  home: string,
+  userEnv: NodeJS.ProcessEnv,
+  homeFiles: readonly string[],
+  presetVariables: HomeVariables = {},
+): AgentHome {
+  const userHome = userEnv.HOME;
   if (userHome !== undefined && userHome !== '/' && (isWithin(home, userHome) || isWithin(userHome, home)))
     throw new RefusedError(
       'AGENT_HOME',
@@ -56,10 +77,16 @@ export function prepareAgentHome(home: string, userHome: string | undefined, hom
       'AGENT_HOME',
       `the agent's home ${home} is not a folder (a link, or a file, was left there); remove it and launch again`,
     );
+  const variables = { ...XDG_FOLDERS, ...presetVariables };
+  const env: Record<string, string> = { HOME: home };
+  for (const [name, folder] of Object.entries(variables)) {
+    env[name] = join(home, folder);
+    realFolders(home, env[name]);
+  }
   const files: { source: string; target: string }[] = [];
-  if (userHome === undefined || userHome === '/') return { home, files };
+  if (userHome === undefined || userHome === '/') return { home, files, env };
   for (const file of homeFiles) {
-    const source = join(userHome, file);
+    const source = userSource(file, userHome, userEnv, variables);
     if (!isRegularFile(source)) continue;
     const target = join(home, file);
     realFolders(home, dirname(target));
@@ -69,7 +96,7 @@ export function prepareAgentHome(home: string, userHome: string | undefined, hom
     }
     files.push({ source, target });
   }
-  return { home, files };
+  return { home, files, env };
 }
 
 /** The bwrap arguments that mount the home writable and the user's files in it read-only (after the workspace's). */
@@ -79,7 +106,7 @@ export function agentHomeArgs(home: AgentHome): string[] {
     home.home,
     home.home,
     ...home.files.flatMap(({ source, target }) => ['--ro-bind', source, target]),
-    ...Object.entries(agentHomeEnv(home.home)).flatMap(([name, value]) => ['--setenv', name, value]),
+    ...Object.entries(home.env).flatMap(([name, value]) => ['--setenv', name, value]),
   ];
 }
 

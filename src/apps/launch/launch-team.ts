@@ -47,7 +47,7 @@ import { backendOverTheNetwork } from '../../adapters/index.js';
 import { hostPolicy, teamNetworkPolicy, type HostPolicy } from './network/host-policy.js';
 import { filterFile, networkNamespaceMissing } from './network/sandbox-network.js';
 import { networkUnavailable } from './network/network-refusal.js';
-import { agentHomePath, prepareAgentHome } from './agent-home.js';
+import { agentHomePath, prepareAgentHome, type HomeVariables } from './agent-home.js';
 import { codeCacheDir } from '../../infra/code-cache-dir.js';
 import { packageRoot } from '../../infra/package-info.js';
 import type { Federation } from '../../engine/context.js';
@@ -256,6 +256,7 @@ function prepareRun(launch: Launch, ready: LaunchReady): PreparedRun {
         policy,
         builtIn: preset.name === 'fed-agent',
         homeFiles: options.config.agent.homeFiles ?? preset.homeFiles,
+        homeVariables: preset.homeVariables,
       })
     : { sandbox: undefined, network: undefined };
   const run = agentCommand(context, options, readLastRun(team.location), files.promptPath, files.prompt, {
@@ -391,7 +392,12 @@ function readOnlySandbox(
   context: LaunchContext,
   options: LaunchOptions,
   warnings: string[],
-  agent: { policy: 'open' | HostPolicy; builtIn: boolean; homeFiles: readonly string[] },
+  agent: {
+    policy: 'open' | HostPolicy;
+    builtIn: boolean;
+    homeFiles: readonly string[];
+    homeVariables: HomeVariables | undefined;
+  },
 ): { sandbox: ((program: string) => string[]) | undefined; network: HostPolicy | undefined } {
   const { config } = options;
   const env = options.env ?? process.env;
@@ -430,8 +436,8 @@ function readOnlySandbox(
     worktree,
     writableFiles: worktree ? [context.deliverablePath] : [],
     machine: machineMounts(env, { codeCache, installation: packageRoot() }),
-    network: networked ? { filterFile: filterFile(team.location) } : undefined,
-    home: prepareAgentHome(home, env.HOME, agent.homeFiles),
+    network: networked ? { filterFile: filterFile(team.location), forwardedPorts: policy.forwarded } : undefined,
+    home: prepareAgentHome(home, env, agent.homeFiles, agent.homeVariables),
   };
   return {
     sandbox: (program) => bubblewrapArgs(bwrap, { ...plan, program }),

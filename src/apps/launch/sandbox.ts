@@ -26,13 +26,16 @@ export interface SandboxPlan {
   writableFiles?: readonly string[];
   /** Outside the root: the private temp dirs, and what is shown read-only again inside them (machineMounts). */
   machine: MachineMounts;
-  /** A network policy applies: a network namespace and a seccomp filter, the listener before the command (network/). */
-  network?: { filterFile: string };
+  /**
+   * A network policy applies: a network namespace and a seccomp filter, the listener before the command,
+   * which also listens on the loopback ports forwarded to the machine's (network/).
+   */
+  network?: { filterFile: string; forwardedPorts: readonly number[] };
   /** The agent's own home (agent-home.ts): its `$HOME`, writable, with the user's credential files read-only. */
   home?: AgentHome;
   /**
-   * The agent's program, shown read-only wherever it is: one the user keeps in a temp dir (`--agent
-   * ./run-agent.sh` from /tmp/x) would be hidden by the sandbox's own.
+   * The agent's program: shown again read-only when a private temp dir would hide it (`--agent
+   * ./run-agent.sh` from /tmp/x); anywhere else the machine's read-only view has it already.
    */
   program?: string;
 }
@@ -117,6 +120,13 @@ export function findBubblewrap(
   return { bwrap: candidate };
 }
 
+/** The agent's program, when it lies in a temp dir the sandbox makes private. */
+function hiddenProgram(plan: SandboxPlan): string[] {
+  const { program } = plan;
+  if (!program) return [];
+  return plan.machine.privateTemp.some((temp) => program.startsWith(`${temp}/`)) ? [program] : [];
+}
+
 /** The bwrap arguments that run a command in the sandbox (the command follows them). */
 export function bubblewrapArgs(bwrap: string, plan: SandboxPlan): string[] {
   const readOnly = (path: string) => ['--ro-bind', path, path];
@@ -129,11 +139,7 @@ export function bubblewrapArgs(bwrap: string, plan: SandboxPlan): string[] {
     ...FRESH_PROC_AND_DEV,
     ...plan.machine.privateTemp.flatMap((path) => ['--tmpfs', path]),
     // Skipped when missing: a path that is not there cannot be a mount point.
-    ...[...plan.machine.protectedPaths, ...(plan.program ? [plan.program] : [])].flatMap((path) => [
-      '--ro-bind-try',
-      path,
-      path,
-    ]),
+    ...[...plan.machine.protectedPaths, ...hiddenProgram(plan)].flatMap((path) => ['--ro-bind-try', path, path]),
     // The root may lie in a temp dir, which its private one would hide: mounted after them.
     ...readOnly(plan.root),
     ...(plan.worktree
@@ -143,6 +149,6 @@ export function bubblewrapArgs(bwrap: string, plan: SandboxPlan): string[] {
     ...(plan.network ? NETWORK_NAMESPACE : []),
     ...(plan.home ? agentHomeArgs(plan.home) : []),
     '--',
-    ...(plan.network ? listenerCommand() : []),
+    ...(plan.network ? listenerCommand(plan.network.forwardedPorts) : []),
   ];
 }

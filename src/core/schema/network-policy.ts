@@ -37,6 +37,37 @@ function isIP(text: string): 0 | 4 | 6 {
   }
 }
 
+/**
+ * The sandbox's own ports on its loopback: fed's proxy and the broker (src/apps/launch/network/). Its
+ * network namespace is its own, with nothing else listening, so fixed ports collide with nothing and the
+ * agent's environment can name them before it starts.
+ */
+export const SANDBOX_PROXY_PORT = 3128;
+/** The broker's port there: a Unix socket cannot be made in the sandbox. */
+export const SANDBOX_BROKER_PORT = 3129;
+
+/**
+ * A port of this machine's loopback the policy lists (`127.0.0.1:4000`, `localhost:11434`: a local model
+ * server or gateway), or why such an entry cannot be one. Inside the sandbox the loopback is its own, so
+ * fed forwards exactly the ports listed, one by one, to the machine's.
+ */
+function loopbackEntry(host: string, kind: 'name' | 'ip', port: number | undefined): string | undefined {
+  const loopback = host === 'localhost' || (kind === 'ip' && (host === '::1' || host.startsWith('127.')));
+  if (!loopback) return undefined;
+  if (host !== 'localhost' && host !== '127.0.0.1')
+    return `a host on this machine is written 127.0.0.1:<port> or localhost:<port> (the sandbox forwards its own 127.0.0.1)`;
+  if (port === undefined)
+    return `a host on this machine needs its port (like ${host}:4000): the sandbox's loopback is its own, and fed forwards only the ports listed`;
+  if (port === SANDBOX_PROXY_PORT || port === SANDBOX_BROKER_PORT)
+    return `port ${port} is the sandbox's own (fed's proxy ${SANDBOX_PROXY_PORT}, its broker ${SANDBOX_BROKER_PORT}); run the local server on another port`;
+  return undefined;
+}
+
+/** The loopback port an allowed entry forwards into the sandbox, if it is one (`127.0.0.1:4000`, `localhost:4000`). */
+export function loopbackPort(entry: HostEntry): number | undefined {
+  return entry.host === 'localhost' || entry.host === '127.0.0.1' ? entry.port : undefined;
+}
+
 const LABEL = /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/;
 
 /** `text` split into host and port (`host:port`, `[v6]:port`, a bare IPv6 literal), or why it cannot be. */
@@ -57,7 +88,7 @@ export function parseHostEntry(text: string): HostEntry | string {
   if (typeof split === 'string') return split;
   const { port } = split;
   const host = split.host.replace(/\.$/, '');
-  if (isIP(host)) return { host, kind: 'ip', ...(port ? { port } : {}) };
+  if (isIP(host)) return loopbackEntry(host, 'ip', port) ?? { host, kind: 'ip', ...(port ? { port } : {}) };
   const wildcard = host.startsWith('*.');
   const name = wildcard ? host.slice(2) : host;
   if (host === '*' || host.includes('*', wildcard ? 2 : 0))
@@ -69,6 +100,10 @@ export function parseHostEntry(text: string): HostEntry | string {
   // All-numeric labels are an IP in another spelling (127.1, 0x7f.1 resolve to loopback): written as one.
   if (labels.every((label) => /^(?:0x[0-9a-f]*|\d+)$/.test(label)))
     return 'a number in place of a name is an IP address in another form; write it as an IP address (like 127.0.0.1)';
+  if (!wildcard) {
+    const refused = loopbackEntry(name, 'name', port);
+    if (refused) return refused;
+  }
   return { host: name, kind: wildcard ? 'wildcard' : 'name', ...(port ? { port } : {}) };
 }
 

@@ -25,13 +25,34 @@ describe("a sandboxed agent's own home (issue 48)", () => {
   it('gets a mount point for each file the user has, and none for one the user lacks', () => {
     const user = userHome();
     const home = join(tempDir(), 'home');
-    const prepared = prepareAgentHome(home, user, ['.claude/.credentials.json', '.codex/auth.json']);
+    const prepared = prepareAgentHome(home, { HOME: user }, ['.claude/.credentials.json', '.codex/auth.json']);
     expect(prepared.files).toEqual([
       { source: join(user, '.claude', '.credentials.json'), target: join(home, '.claude', '.credentials.json') },
     ]);
     expect(readFileSync(join(home, '.claude', '.credentials.json'), 'utf8')).toBe('');
     // No user home (unset, or /): nothing is brought in.
-    expect(prepareAgentHome(home, '/', ['.claude/.credentials.json']).files).toEqual([]);
+    expect(prepareAgentHome(home, { HOME: '/' }, ['.claude/.credentials.json']).files).toEqual([]);
+  });
+
+  it("takes a file from where the user's variable moved its folder (CODEX_HOME), and points the variable into its own home", () => {
+    const user = userHome();
+    const codexHome = tempDir();
+    writeFileSync(join(codexHome, 'auth.json'), 'key\n');
+    const home = join(tempDir(), 'home');
+    const prepared = prepareAgentHome(home, { HOME: user, CODEX_HOME: codexHome }, ['.codex/auth.json'], {
+      CODEX_HOME: '.codex',
+    });
+    expect(prepared.files).toEqual([
+      { source: join(codexHome, 'auth.json'), target: join(home, '.codex', 'auth.json') },
+    ]);
+    expect(prepared.env).toMatchObject({
+      HOME: home,
+      CODEX_HOME: join(home, '.codex'),
+      XDG_CONFIG_HOME: join(home, '.config'),
+    });
+    // The folders the variables name exist: a CLI may refuse a CODEX_HOME that does not.
+    for (const folder of ['.codex', '.config', '.local/share', '.local/state', '.cache'])
+      expect(lstatSync(join(home, folder)).isDirectory()).toBe(true);
   });
 
   it('replaces the links an agent left on the way to a mount point, so bwrap never makes one outside the home', () => {
@@ -40,13 +61,13 @@ describe("a sandboxed agent's own home (issue 48)", () => {
     mkdirSync(home);
     const elsewhere = tempDir();
     symlinkSync(elsewhere, join(home, '.claude'));
-    prepareAgentHome(home, user, ['.claude/.credentials.json']);
+    prepareAgentHome(home, { HOME: user }, ['.claude/.credentials.json']);
     expect(lstatSync(join(home, '.claude')).isDirectory()).toBe(true);
     mkdirSync(join(home, '.codex'));
     symlinkSync(join(user, '.claude', '.credentials.json'), join(home, '.codex', 'auth.json'));
     mkdirSync(join(user, '.codex'));
     writeFileSync(join(user, '.codex', 'auth.json'), 'key\n');
-    prepareAgentHome(home, user, ['.codex/auth.json']);
+    prepareAgentHome(home, { HOME: user }, ['.codex/auth.json']);
     expect(lstatSync(join(home, '.codex', 'auth.json')).isFile()).toBe(true);
     expect(readFileSync(join(user, '.claude', '.credentials.json'), 'utf8')).toBe('token\n');
   });
@@ -54,12 +75,12 @@ describe("a sandboxed agent's own home (issue 48)", () => {
   it("is never the user's home, nor a folder holding it, nor a link", () => {
     const user = userHome();
     for (const home of [user, join(user, '..')])
-      expect(() => prepareAgentHome(home, user, [])).toThrow(
+      expect(() => prepareAgentHome(home, { HOME: user }, [])).toThrow(
         expect.objectContaining({ code: 'AGENT_HOME', message: expect.stringContaining("which is the user's home") }),
       );
     const link = join(tempDir(), 'home');
     symlinkSync(tempDir(), link);
-    expect(() => prepareAgentHome(link, user, [])).toThrow(
+    expect(() => prepareAgentHome(link, { HOME: user }, [])).toThrow(
       expect.objectContaining({ code: 'AGENT_HOME', message: expect.stringContaining('is not a folder') }),
     );
   });

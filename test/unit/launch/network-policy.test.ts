@@ -36,10 +36,10 @@ describe('host matching', () => {
   });
 
   it('lets an IP address through only when listed as one; a number for a name never', () => {
-    const policy = policyOf(['example.com', '10.0.0.5', '[::1]:8080']);
+    const policy = policyOf(['example.com', '10.0.0.5', '[fd00::5]:8080']);
     expect(checkHost(policy, '10.0.0.5', 22)).toEqual({ allowed: true, explicit: true });
-    expect(checkHost(policy, '[::1]', 8080)).toMatchObject({ allowed: true });
-    expect(checkHost(policy, '0:0:0:0:0:0:0:1', 8080)).toMatchObject({ allowed: true });
+    expect(checkHost(policy, '[fd00::5]', 8080)).toMatchObject({ allowed: true });
+    expect(checkHost(policy, 'fd00:0:0:0:0:0:0:5', 8080)).toMatchObject({ allowed: true });
     expect(checkHost(policy, '93.184.216.34', 443)).toEqual({
       allowed: false,
       reason: 'an IP address the policy does not list',
@@ -71,7 +71,7 @@ describe('host matching', () => {
 
   it('builds each policy: the preset hosts for "provider", nothing for "none", both when asked', () => {
     expect(hostPolicy('open', ['api.anthropic.com'])).toBe('open');
-    expect(hostPolicy('none', ['api.anthropic.com'])).toEqual({ label: 'none (no host)', entries: [] });
+    expect(hostPolicy('none', ['api.anthropic.com'])).toEqual({ label: 'none (no host)', entries: [], forwarded: [] });
     const provider = hostPolicy('provider', ['api.anthropic.com']) as HostPolicy;
     expect(provider.label).toBe('provider: api.anthropic.com');
     expect(checkHost(provider, 'api.anthropic.com', 443)).toEqual({ allowed: true, explicit: false });
@@ -79,6 +79,18 @@ describe('host matching', () => {
     expect(both.label).toBe('provider: api.anthropic.com, pypi.org');
     expect(checkHost(both, 'pypi.org', 443)).toEqual({ allowed: true, explicit: true });
     expect(hostPolicy({ allow: ['pypi.org'] }, ['api.anthropic.com'])).toMatchObject({ label: 'allow: pypi.org' });
+  });
+
+  it("forwards the machine's loopback ports listed with their port, and refuses a loopback entry it could not forward", () => {
+    const policy = hostPolicy({ provider: true, allow: ['127.0.0.1:4000', 'localhost:11434', 'pypi.org'] }, [
+      'api.anthropic.com',
+    ]) as HostPolicy;
+    expect(policy.forwarded).toEqual([4000, 11434]);
+    expect(parseHostEntry('localhost')).toMatch(/needs its port \(like localhost:4000\)/);
+    expect(parseHostEntry('127.0.0.1')).toMatch(/needs its port/);
+    expect(parseHostEntry('[::1]:4000')).toMatch(/written 127\.0\.0\.1:<port> or localhost:<port>/);
+    expect(parseHostEntry('127.0.0.2:4000')).toMatch(/written 127\.0\.0\.1:<port>/);
+    expect(parseHostEntry('127.0.0.1:3128')).toMatch(/port 3128 is the sandbox's own/);
   });
 
   it("lists each preset's provider hosts as valid entries, and none for a command whose provider fed cannot know", () => {

@@ -20,6 +20,11 @@ describe('the bubblewrap arguments of a sandboxed run', () => {
         target: '/tmp/shop/.fed/teams/docs/.fed/home/.claude/.credentials.json',
       },
     ],
+    env: {
+      HOME: '/tmp/shop/.fed/teams/docs/.fed/home',
+      XDG_CONFIG_HOME: '/tmp/shop/.fed/teams/docs/.fed/home/.config',
+      CLAUDE_CONFIG_DIR: '/tmp/shop/.fed/teams/docs/.fed/home/.claude',
+    },
   };
 
   it("isolate first, then the machine read-only, fresh /proc and /dev, private temp dirs, what they would hide, the root read-only, the workspace writable, the agent's own home last", () => {
@@ -84,14 +89,8 @@ describe('the bubblewrap arguments of a sandboxed run', () => {
       'XDG_CONFIG_HOME',
       `${home.home}/.config`,
       '--setenv',
-      'XDG_DATA_HOME',
-      `${home.home}/.local/share`,
-      '--setenv',
-      'XDG_STATE_HOME',
-      `${home.home}/.local/state`,
-      '--setenv',
-      'XDG_CACHE_HOME',
-      `${home.home}/.cache`,
+      'CLAUDE_CONFIG_DIR',
+      `${home.home}/.claude`,
       '--',
     ]);
   });

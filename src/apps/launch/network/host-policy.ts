@@ -1,6 +1,11 @@
 import { BlockList, isIP } from 'node:net';
 import type { AgentConfig } from '../../../core/schema/config.js';
-import { parseHostEntry, type HostEntry, type NetworkPolicy } from '../../../core/schema/network-policy.js';
+import {
+  loopbackPort,
+  parseHostEntry,
+  type HostEntry,
+  type NetworkPolicy,
+} from '../../../core/schema/network-policy.js';
 
 /**
  * A team's network policy made concrete for one run: the hosts its proxy lets through. `explicit`
@@ -11,6 +16,8 @@ export interface HostPolicy {
   /** The policy in words, as the run record and `fed launch` say it. */
   label: string;
   entries: readonly (HostEntry & { explicit: boolean })[];
+  /** The machine's loopback ports the config lists (`127.0.0.1:4000`): forwarded into the sandbox's own loopback. */
+  forwarded: readonly number[];
 }
 
 /** The team's policy: its own entry in `agent.teams`, else the federation's `agent.network`. */
@@ -40,7 +47,11 @@ export function hostPolicy(policy: NetworkPolicy, providerHosts: readonly string
     policy === 'none' || entries.length === 0
       ? 'none (no host)'
       : `${provider ? 'provider' : 'allow'}: ${hosts}${more}`;
-  return { label, entries };
+  const forwarded = entries.flatMap((entry) => {
+    const port = entry.explicit ? loopbackPort(entry) : undefined;
+    return port === undefined ? [] : [port];
+  });
+  return { label, entries, forwarded: [...new Set(forwarded)] };
 }
 
 export type HostVerdict = { allowed: true; explicit: boolean } | { allowed: false; reason: string };

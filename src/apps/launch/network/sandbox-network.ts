@@ -6,14 +6,8 @@ import { writeFileAtomic } from '../../../infra/fs/atomic-write.js';
 import { BROKER_ENV } from '../../../infra/process/broker-protocol.js';
 import { LISTENER_CHANNEL_FD } from './listener-channel.js';
 import { unixSocketFilter } from './unix-socket-filter.js';
+import { SANDBOX_BROKER_PORT, SANDBOX_PROXY_PORT } from '../../../core/schema/network-policy.js';
 
-/**
- * The proxy's port inside the sandbox: its network namespace is its own, with nothing else listening,
- * so a fixed port collides with nothing and the agent's environment can name it before it starts.
- */
-export const SANDBOX_PROXY_PORT = 3128;
-/** The broker's port there: a Unix socket cannot be made in the sandbox (unix-socket-filter.ts). */
-export const SANDBOX_BROKER_PORT = 3129;
 /** The descriptor bwrap reads the seccomp filter from. */
 const FILTER_FD = 9;
 
@@ -45,9 +39,10 @@ export function writeFilter(workspace: string): void {
  * proxy's socket to the launcher), then forgets the channel and becomes the agent — so the agent is the
  * sandbox's command as before, with no fed process beside it. A listener that fails ends the sandbox (125).
  */
-export function listenerCommand(): string[] {
+export function listenerCommand(forwardedPorts: readonly number[]): string[] {
   const fd = LISTENER_CHANNEL_FD;
-  const script = `"$1" "$2" ${SANDBOX_PROXY_PORT} ${SANDBOX_BROKER_PORT} || exit 125; shift 2; unset NODE_CHANNEL_FD NODE_CHANNEL_SERIALIZATION_MODE; exec ${fd}>&-; exec "$@"`;
+  const ports = [SANDBOX_PROXY_PORT, SANDBOX_BROKER_PORT, ...forwardedPorts].join(' ');
+  const script = `"$1" "$2" ${ports} || exit 125; shift 2; unset NODE_CHANNEL_FD NODE_CHANNEL_SERIALIZATION_MODE; exec ${fd}>&-; exec "$@"`;
   return ['/bin/sh', '-c', script, 'fed-sandbox', process.execPath, join(packageRoot(), LISTENER)];
 }
 

@@ -5,8 +5,11 @@
  * and the network namespace does not cover (it cuts only the abstract ones). The sandbox reaches fed's
  * proxy and broker over its own loopback instead. Refused with EPERM:
  * - `socket(AF_UNIX, …)`;
- * - `socketpair` of any type but a stream (a datagram pair can `sendto` a host socket by its path; a
- *   connected stream pair reaches nothing but itself, and runtimes make them for their child processes);
+ * - `socketpair` of any type but a stream or a sequenced-packet one (a datagram pair can `sendto` a host
+ *   socket by its path, or be connected to one; a stream or seqpacket pair reaches nothing but itself —
+ *   the kernel drops the address a seqpacket `sendto` names, and it cannot be connected again — and
+ *   runtimes make them for their child processes: Rust's sends a child's pidfd over a seqpacket pair,
+ *   and Codex starts its MCP servers so);
  * - `io_uring_setup` (its operations make sockets without the system calls above);
  * - on x86-64, every x32 call (another table of the same calls). A process of another architecture
  *   (32-bit, whose `socketcall` the filter cannot read) is killed.
@@ -34,6 +37,7 @@ const ARG1 = 24;
 
 const AF_UNIX = 1;
 const SOCK_STREAM = 1;
+const SOCK_SEQPACKET = 5;
 /** The low bits of socketpair's type (the rest are SOCK_NONBLOCK and SOCK_CLOEXEC). */
 const SOCK_TYPE_MASK = 0xf;
 const X32_SYSCALL_BIT = 0x40000000;
@@ -69,6 +73,7 @@ export function unixSocketFilter(arch: string = process.arch): Buffer | undefine
     [LD_W_ABS, 0, 0, ARG1],
     [AND_K, 0, 0, SOCK_TYPE_MASK],
     { jeq: SOCK_STREAM, to: 'allow' },
+    { jeq: SOCK_SEQPACKET, to: 'allow' },
     { label: 'deny' },
     [RET_K, 0, 0, RET_EPERM],
     { label: 'allow' },

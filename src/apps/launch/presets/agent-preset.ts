@@ -142,6 +142,12 @@ export interface AgentPreset {
    * environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, …) reaches the agent as it is.
    */
   homeFiles: readonly string[];
+  /**
+   * Variables through which the user moves a folder of the CLI's out of the home, by that folder
+   * (`{ CODEX_HOME: '.codex' }`): its home files come from there, and in the sandbox the variable names
+   * the folder in the agent's own home (agent-home.ts).
+   */
+  homeVariables?: Readonly<Record<string, string>>;
   /** `json`: stdout is JSON lines read by `onEvent`; `text`: plain lines read by `onText` (if any). */
   stream: 'json' | 'text';
   /** Whether the CLI resumes a session by id. */

@@ -29,6 +29,7 @@ export const claudePreset: AgentPreset = {
   // The Anthropic API; token refreshes of a Claude subscription login (reads HTTPS_PROXY).
   providerHosts: ['api.anthropic.com', 'console.anthropic.com'],
   homeFiles: ['.claude/.credentials.json'],
+  homeVariables: { CLAUDE_CONFIG_DIR: '.claude' },
   stream: 'json',
   resumable: true,
   nativeLimits: { maxTurns: true, maxCostUsd: true },

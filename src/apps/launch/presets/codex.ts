@@ -22,6 +22,7 @@ export const codexPreset: AgentPreset = {
   // The OpenAI API, and ChatGPT's backend and login for a ChatGPT sign-in (reads HTTPS_PROXY).
   providerHosts: ['api.openai.com', 'chatgpt.com', 'auth.openai.com'],
   homeFiles: ['.codex/auth.json'],
+  homeVariables: { CODEX_HOME: '.codex' },
   stream: 'json',
   resumable: true,
   nativeLimits: { maxTurns: false, maxCostUsd: false },
@@ -98,5 +99,8 @@ function codexMcpOverrides(server: McpServer): string[] {
     ['env', `{${env.join(',')}}`],
     ...(server.inherit.length ? [['env_vars', JSON.stringify(server.inherit)]] : []),
     ['default_tools_approval_mode', JSON.stringify('approve')],
+    // Started before the first turn, or the run fails: without it Codex goes on while the server starts
+    // and a quick model calls fed's tools before they exist ("unsupported call: mcp__fedfed_whoami").
+    ['required', 'true'],
   ].flatMap(([field, value]) => ['-c', `${key}.${field}=${value}`]);
 }
