@@ -34,14 +34,14 @@ export const CONFIG_FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'agent.home':
     "Where each sandboxed team's agent keeps its own home (`$HOME` in the sandbox): `<agent.home>/<team>`, absolute or relative to the root; default: the team's `.fed/home`. Never the user's home, which the sandbox keeps read-only (see [threat model](../threat-model.md#the-agents-home)).",
   'agent.homeFiles':
-    "The files of the user's home brought read-only into the agent's home, relative to the home (what its CLI needs to authenticate); default: the preset's, such as claude's `.claude/.credentials.json` and codex's `.codex/auth.json` (see [threat model](../threat-model.md#the-agents-home)).",
+    "The files of the user's home brought read-only into the agent's home, relative to the home (what its CLI needs to authenticate); default: the preset's, such as claude's `.claude/.credentials.json` and codex's `.codex/auth.json`. A folder the user moved with `CODEX_HOME`, `CLAUDE_CONFIG_DIR` or an `XDG_*` variable is read there (see [threat model](../threat-model.md#the-agents-home)).",
   'agent.mcp':
     "Give the agent fed's MCP server (`fed mcp`: the `fed_*` tools) for each run, where its CLI takes one per run (see [agents](../agents.md#the-server-for-each-run)): `true` (default) beside the CLI's own servers, `\"strict\"` instead of them (claude's `--strict-mcp-config`; the other CLIs as `true`), `false` not at all.",
   'agent.network':
     'What a sandboxed agent may reach (see [agents](../agents.md#the-network-policy)): `"provider"` (default) the hosts its CLI\'s preset lists for its model provider, `"none"` no host, `{ "allow": ["host", "*.example.com", "host:port"] }` exactly these (with `"provider": true` the provider\'s too), `"open"` any host, unfiltered. A policy that cannot be enforced (no bubblewrap, no network namespace) refuses the launch.',
   'agent.network.provider': 'With `allow`: the provider\'s hosts too, as under `"provider"`.',
   'agent.network.allow':
-    'The hosts allowed: a name, `*.<name>` (whole labels), an IP address (`[v6]` with a port), each with `:port` or any port.',
+    "The hosts allowed: a name, `*.<name>` (whole labels), an IP address (`[v6]` with a port), each with `:port` or any port; `127.0.0.1:<port>` or `localhost:<port>`, a port of this machine's loopback (a local model server), forwarded into the sandbox's own.",
   'agent.teams':
     'Per team, by its id, what differs from the federation\'s agent settings: `{ "<team>": { "network": <policy> } }`, the team\'s network policy over `agent.network` (same values).',
   telemetry:
