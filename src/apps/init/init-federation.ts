@@ -1,4 +1,6 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { FileSystemError } from '../../core/errors.js';
 import { createFileExclusive } from '../../infra/fs/atomic-write.js';
 import { toJsonText } from '../../core/json-text.js';
 import { federationPaths, workspacePaths } from '../../core/layout.js';
@@ -66,6 +68,7 @@ export function initFederation(
   // registry itself (initSharedRegistry).
   const adapter = adapterFor(planned);
   adapter.checkInit?.(planned, root);
+  refuseUnwritable(root, existsSync(paths.config));
 
   for (const dir of [meta.inbox, meta.outbox, paths.skills]) {
     if (!existsSync(dir)) {
@@ -87,6 +90,31 @@ export function initFederation(
     config,
     warnings: [...warnings, ...config.warnings],
   };
+}
+
+/**
+ * `fed init` writes into the root (its config, `.fed/`) even when re-run on a federation made already: a
+ * root it cannot write to — a read-only mount, a folder of another user — is refused before anything is
+ * tried, naming the folder and why (exit 2), rather than failing on the first temp file it would create.
+ */
+function refuseUnwritable(root: string, initialised: boolean): void {
+  let folder = root;
+  while (!existsSync(folder) && dirname(folder) !== folder) folder = dirname(folder);
+  try {
+    accessSync(folder, constants.W_OK);
+  } catch (error) {
+    const errno = (error as NodeJS.ErrnoException).code;
+    if (errno !== 'EROFS' && errno !== 'EACCES' && errno !== 'EPERM') throw error;
+    const why = errno === 'EROFS' ? 'is on a read-only filesystem' : 'is not writable by this user';
+    const state = initialised ? 'the federation there is initialised already (commands that only read it work); ' : '';
+    throw new FileSystemError(
+      errno,
+      folder,
+      `fed init cannot write to ${folder}: it ${why} [${errno}]; ${state}to initialise it, remount it read-write (or give this user write access), or run fed init in a folder fed can write to`,
+      true,
+      error,
+    );
+  }
 }
 
 export interface SharedRegistryResult {
