@@ -221,9 +221,14 @@ describe('fed doctor', () => {
       'Go',
     ]);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain(
-      `its own workspace for the team is ${join(copy, '.fed', 'teams', 'docs')}; point the registry there with: fed doctor --fix`,
-    );
+    const advice = `its own workspace for the team is ${join(copy, '.fed', 'teams', 'docs')}; point the registry there with: fed doctor --fix`;
+    expect(refused.stderr).toContain(advice);
+    // Reading the teams' workspaces would read the original's: refused the same way, before anything is read.
+    for (const args of [['monitor'], ['runs'], ['team', 'show', 'docs']]) {
+      const read = await runFed(['--root', copy, ...args]);
+      expect(read.code, `${args.join(' ')}: ${read.stdout}`).toBe(2);
+      expect(read.stderr).toContain(advice);
+    }
 
     const fixed = await runFed(['--root', copy, 'doctor', '--fix']);
     expect(fixed.code, fixed.stdout).toBe(0);
@@ -237,6 +242,7 @@ describe('fed doctor', () => {
       (await runFed(['--root', copy, 'signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'Go'])).code,
     ).toBe(0);
     expect((await runFed(['--root', copy, 'doctor'])).code).toBe(0);
+    expect((await runFed(['--root', copy, 'monitor'])).code).toBe(0);
     expect(readRegistry(original).teams[0]?.location).toBe(join(original, '.fed', 'teams', 'docs'));
   }, 60_000);
 });

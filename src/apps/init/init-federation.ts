@@ -5,9 +5,10 @@ import { createFileExclusive } from '../../infra/fs/atomic-write.js';
 import { toJsonText } from '../../core/json-text.js';
 import { federationPaths, workspacePaths } from '../../core/layout.js';
 import { adapterFor, BACKEND_ENV_OVERRIDES, loadFederationConfig } from '../../adapters/index.js';
-import { applyEnvOverrides } from '../../infra/config/env-overrides.js';
+import { applyEnvOverrides, ENV_OTLP_ENDPOINT, ENV_TELEMETRY_ENABLED } from '../../infra/config/env-overrides.js';
+import { probeCollector, type CollectorProbe } from '../../infra/telemetry/collector-probe.js';
 import { validateConfig, type LoadedConfig } from '../../infra/config/load-config.js';
-import type { FederationConfigInput } from '../../core/schema/config.js';
+import { DEFAULT_COLLECTOR_ENDPOINT, type FederationConfigInput } from '../../core/schema/config.js';
 import { emptyRegistry } from '../../core/schema/registry.js';
 import { seedSkills } from '../../engine/skills/seed-skills.js';
 import type { Federation } from '../../engine/context.js';
@@ -15,6 +16,8 @@ import type { Federation } from '../../engine/context.js';
 export interface InitRequest {
   federationName?: string;
   description?: string;
+  /** `telemetry.enabled` for a new config (chooseTelemetry); an existing config is never changed. */
+  telemetry?: boolean;
 }
 
 export interface InitResult {
@@ -57,6 +60,7 @@ export function initFederation(
   const requested: FederationConfigInput = {};
   if (request.federationName !== undefined) requested.federationName = request.federationName;
   if (request.description !== undefined) requested.description = request.description;
+  if (request.telemetry !== undefined) requested.telemetry = { enabled: request.telemetry };
   // Validate before anything is written, so a bad --name leaves nothing half-initialised; an existing
   // config that is broken is reported now, before anything is created.
   const requestedConfig = validateConfig(requested, paths.config).config;
@@ -115,6 +119,26 @@ function refuseUnwritable(root: string, initialised: boolean): void {
       error,
     );
   }
+}
+
+export interface TelemetryChoice extends CollectorProbe {
+  enabled: boolean;
+}
+
+/**
+ * What `fed init` records as `telemetry.enabled` in the config it creates: on when a collector answers at
+ * the endpoint telemetry would use (`OTEL_EXPORTER_OTLP_ENDPOINT`, else the default), off otherwise — so
+ * a federation made where no collector runs never warns that metrics cannot be sent, until its user turns
+ * telemetry on. Undefined, nothing recorded, when the config exists already or `FED_TELEMETRY_ENABLED`
+ * decides.
+ */
+export async function chooseTelemetry(
+  root: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<TelemetryChoice | undefined> {
+  if (existsSync(federationPaths(root).config) || env[ENV_TELEMETRY_ENABLED] !== undefined) return undefined;
+  const probe = await probeCollector(env[ENV_OTLP_ENDPOINT] || DEFAULT_COLLECTOR_ENDPOINT);
+  return { ...probe, enabled: probe.answers };
 }
 
 export interface SharedRegistryResult {
