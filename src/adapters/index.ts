@@ -20,6 +20,7 @@ export {
   linked,
   locatedHere,
   relocatedWorkspace,
+  refuseCopiedFederation,
   teamWorkspace,
   WORKSPACE_REFUSALS,
 } from './team-workspace.js';

@@ -43,6 +43,28 @@ export function relocatedWorkspace(root: string, entry: RegistryEntry): string |
 }
 
 /**
+ * A federation copied or moved from another folder still registers its teams at the original's
+ * workspaces (`<original>/.fed/teams/<domain>`), and a command that read them there — `fed monitor`,
+ * the dashboard, `fed runs` — would show or act on the other federation's files. When any team that is
+ * not archived lies outside the root where this root has its own workspace for it (`relocatedWorkspace`,
+ * what `fed doctor` finds), that team's workspace refusal is thrown: it says the federation looks copied
+ * and to run `fed doctor --fix`. A federation shared across machines has teams elsewhere by design.
+ */
+export function refuseCopiedFederation(
+  root: string,
+  teams: readonly RegistryEntry[],
+  options: WorkspaceCheckOptions = {},
+): void {
+  if (options.sharedAcrossMachines) return;
+  const below = root.endsWith(sep) ? root : root + sep;
+  for (const entry of teams) {
+    // Most entries lie below the root as written: nothing to resolve.
+    if (entry.location.startsWith(below) || entry.status === 'archived') continue;
+    if (relocatedWorkspace(root, entry) !== undefined) checkWorkspace(root, entry, options);
+  }
+}
+
+/**
  * The entry as this federation has it: a team whose location lies outside the root but whose workspace
  * this copied or moved federation has (`relocatedWorkspace`) at that workspace; any other as registered.
  */

@@ -4,8 +4,15 @@ import type { FederationConfig } from '../core/schema/config.js';
 import type { Registry, RegistryEntry } from '../core/schema/registry.js';
 import type { LoadedConfig } from '../infra/config/load-config.js';
 import type { WriteOptions } from '../infra/fs/atomic-write.js';
-import { CheckedWorkspaces, loadFederationConfig, openBackend, sharesTeamsAcrossMachines } from '../adapters/index.js';
+import {
+  CheckedWorkspaces,
+  loadFederationConfig,
+  openBackend,
+  refuseCopiedFederation,
+  sharesTeamsAcrossMachines,
+} from '../adapters/index.js';
 import type { FederationBackend } from '../ports/federation-backend.js';
+import type { RegistryStore } from '../ports/registry-store.js';
 
 /**
  * One federation, opened once at the edge (a CLI command, a library caller, a long-running server) and
@@ -63,6 +70,11 @@ export interface OpenFederationOptions {
   backend?: FederationBackend;
   /** The clock (default: the system's). */
   now?: () => Date;
+  /**
+   * Read a registry whose teams lie in the federation this one was copied from, as it is (`fed doctor`,
+   * which relocates them). Otherwise every registry read refuses it (refuseCopiedFederation).
+   */
+  readCopied?: boolean;
 }
 
 /** Open the federation at `root`: load its config once and open the backend it selects. */
@@ -72,7 +84,14 @@ export function openFederation(root: string, options: OpenFederationOptions = {}
   const { config } = loaded;
   const shared = sharesTeamsAcrossMachines(config);
   const workspaces = new CheckedWorkspaces(root, { sharedAcrossMachines: shared });
-  const backend = options.backend ?? openBackend({ root, config, env, workspaces });
+  const opened = options.backend ?? openBackend({ root, config, env, workspaces });
+  const backend =
+    options.readCopied || shared
+      ? opened
+      : withRegistry(
+          opened,
+          refusingCopies(opened.registry, (teams) => refuseCopiedFederation(root, teams)),
+        );
   const workspace = (entry: RegistryEntry): string => workspaces.workspace(entry);
   let watch: { current(): Registry | undefined } | undefined;
   const checkRegistry: Federation['checkRegistry'] = async (check) => {
@@ -112,4 +131,18 @@ export function openFederation(root: string, options: OpenFederationOptions = {}
     },
     checkRegistry,
   };
+}
+
+/** `registry` whose reads are checked by `check` first (it throws to refuse one); everything else as it is. */
+function refusingCopies(registry: RegistryStore, check: (teams: Registry['teams']) => void): RegistryStore {
+  const read = async (): Promise<Registry> => {
+    const current = await registry.read();
+    check(current.teams);
+    return current;
+  };
+  return new Proxy(registry, { get: (target, key) => (key === 'read' ? read : Reflect.get(target, key)) });
+}
+
+function withRegistry(backend: FederationBackend, registry: RegistryStore): FederationBackend {
+  return new Proxy(backend, { get: (target, key) => (key === 'registry' ? registry : Reflect.get(target, key)) });
 }

@@ -12,6 +12,7 @@ export type DoctorCheck =
   | 'onboarding'
   | 'orphan-workspace'
   | 'stale-lock'
+  | 'git-lock'
   | 'temp-file'
   | 'signal-id'
   | 'folder'

@@ -6,6 +6,7 @@ import { onboardTeam } from '../../src/index.js';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { openFederation } from '../../src/engine/context.js';
+import { skipWithoutBubblewrap } from '../helpers/bubblewrap.js';
 
 async function initialised(): Promise<string> {
   const root = tempDir();
@@ -93,6 +94,31 @@ describe('fed init', () => {
     expect(result.stderr).toContain('telemetry.enabled: expected true or false, got "yes"');
     expect(readdirSync(root)).toEqual(['federate.config.json']);
   });
+
+  it.skipIf(skipWithoutBubblewrap('fed init on a read-only mount'))(
+    're-run on a read-only mount exits 2 naming the folder and what to do, and writes nothing',
+    async () => {
+      const root = await initialised();
+      const before = readdirSync(root).sort();
+      const result = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+        // The root bound read-only, as a read-only mount (EROFS, for root too): everything else as it is.
+        const env = { ...process.env, FED_TELEMETRY_ENABLED: 'false', NO_COLOR: '1' };
+        const child = spawn(
+          'bwrap',
+          ['--dev-bind', '/', '/', '--ro-bind', root, root, process.execPath, FED_BIN, '--root', root, 'init'],
+          { env, stdio: ['ignore', 'ignore', 'pipe'] },
+        );
+        let stderr = '';
+        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code, stderr }));
+      });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain(`fed init cannot write to ${root}: it is on a read-only filesystem [EROFS]`);
+      expect(result.stderr).toContain('remount it read-write');
+      expect(readdirSync(root).sort()).toEqual(before);
+    },
+  );
 
   it('--root creates the folder it names', async () => {
     const base = tempDir();

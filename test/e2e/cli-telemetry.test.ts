@@ -2,6 +2,7 @@ import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runFed } from '../helpers/fed-cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { FIXTURES_DIR } from '../helpers/fixture-process.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { signalFederation } from '../helpers/signal-federation.js';
@@ -97,6 +98,35 @@ describe('telemetry export (OTLP/HTTP)', () => {
     );
     expect((await send({ FED_TELEMETRY_ENABLED: undefined, OTEL_EXPORTER_OTLP_ENDPOINT: undefined })).code).toBe(0);
     expect(points(collector.requests)).toEqual(['fed.signals.sent {team=meta,type=question}']);
+  });
+
+  it('fed init records telemetry on where a collector answers, off with how to turn it on where none does: then nothing warns', async () => {
+    const collector = await otlpReceiver();
+    const withCollector = tempDir();
+    const asUser = (url: string) => ({ FED_TELEMETRY_ENABLED: undefined, OTEL_EXPORTER_OTLP_ENDPOINT: url });
+    const on = await runFed(['--root', withCollector, 'init'], { env: asUser(collector.url) });
+    expect(on.code, on.stderr).toBe(0);
+    expect(on.stdout).toContain(`telemetry: on (a collector answers at ${collector.url}/v1/metrics)`);
+    expect(JSON.parse(readFileSync(join(withCollector, 'federate.config.json'), 'utf8'))).toEqual({
+      telemetry: { enabled: true },
+    });
+
+    const nowhere = `http://127.0.0.1:${await closedPort()}`;
+    const without = tempDir();
+    const off = await runFed(['--root', without, 'init'], { env: asUser(nowhere) });
+    expect(off.code, off.stderr).toBe(0);
+    expect(off.stdout).toContain(
+      `telemetry: off (no collector answers at ${nowhere}/v1/metrics); to turn it on, run one there and set "telemetry": { "enabled": true } in federate.config.json`,
+    );
+    expect(JSON.parse(readFileSync(join(without, 'federate.config.json'), 'utf8'))).toEqual({
+      telemetry: { enabled: false },
+    });
+    const later = await runFed(['--root', without, 'team', 'list'], { env: asUser(nowhere) });
+    expect(later).toMatchObject({ code: 0, stderr: '' });
+    // Re-run, the config is kept as it is and nothing is probed.
+    const again = await runFed(['--root', without, 'init'], { env: asUser(collector.url) });
+    expect(again.stdout).not.toContain('telemetry:');
+    expect(collector.requests.filter((r) => r.path === '/v1/metrics')).toHaveLength(1);
   });
 
   it('OTEL_EXPORTER_OTLP_ENDPOINT wins over telemetry.collector.endpoint', async () => {

@@ -1,13 +1,14 @@
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { initFederation, onboardTeam, sendSignal } from '../../src/index.js';
 import { federationPaths, onboardingPaths, workspacePaths } from '../../src/core/layout.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { toJsonText } from '../../src/core/json-text.js';
-import { type DoctorReport } from '../../src/apps/doctor/doctor.js';
+import { runDoctor, type DoctorReport } from '../../src/apps/doctor/doctor.js';
+import { runningProcessesNamed } from '../../src/infra/process/running-processes.js';
 import { runFed } from '../helpers/fed-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { NODE_SUPPORT_OUTPUT } from '../helpers/node-support.js';
@@ -28,6 +29,8 @@ async function federation(teams: string[]): Promise<string> {
   for (const domain of teams) await onboardTeam(openFederation(root), { domain }, { durable: false });
   return root;
 }
+
+const runningGitIn = (root: string) => runningProcessesNamed('git')?.some((p) => p.cwd === root) ?? false;
 
 const report = (text: string) => JSON.parse(text) as DoctorReport;
 
@@ -177,6 +180,30 @@ describe('fed doctor', () => {
     ]);
   });
 
+  it("reports git's index.lock that no git holds, with how to remove it; one a running git holds is left alone", async () => {
+    const root = await federation([]);
+    execFileSync('git', ['init', '-q'], { cwd: root });
+    const lock = join(root, '.git', 'index.lock');
+    writeFileSync(lock, '');
+    const stale = await runDoctor(openFederation(root));
+    expect(stale.findings).toEqual([
+      expect.objectContaining({
+        check: 'git-lock',
+        path: lock,
+        fixable: false,
+        fix: `check that no git runs in ${root}, then remove it: rm ${lock}`,
+      }),
+    ]);
+    // A git working in the repository right now (one waiting on its stdin) may be the lock's holder.
+    const running = spawn('git', ['hash-object', '--stdin'], { cwd: root, stdio: ['pipe', 'ignore', 'ignore'] });
+    try {
+      await vi.waitFor(() => expect(runningGitIn(root)).toBe(true));
+      expect((await runDoctor(openFederation(root))).findings).toEqual([]);
+    } finally {
+      running.stdin.end();
+    }
+  });
+
   it('relocates the teams of a federation copied to another folder (registry location and marker)', async () => {
     const original = await federation(['docs']);
     const copy = join(tempDir(), 'copy');
@@ -194,9 +221,14 @@ describe('fed doctor', () => {
       'Go',
     ]);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain(
-      `its own workspace for the team is ${join(copy, '.fed', 'teams', 'docs')}; point the registry there with: fed doctor --fix`,
-    );
+    const advice = `its own workspace for the team is ${join(copy, '.fed', 'teams', 'docs')}; point the registry there with: fed doctor --fix`;
+    expect(refused.stderr).toContain(advice);
+    // Reading the teams' workspaces would read the original's: refused the same way, before anything is read.
+    for (const args of [['monitor'], ['runs'], ['team', 'show', 'docs']]) {
+      const read = await runFed(['--root', copy, ...args]);
+      expect(read.code, `${args.join(' ')}: ${read.stdout}`).toBe(2);
+      expect(read.stderr).toContain(advice);
+    }
 
     const fixed = await runFed(['--root', copy, 'doctor', '--fix']);
     expect(fixed.code, fixed.stdout).toBe(0);
@@ -210,6 +242,7 @@ describe('fed doctor', () => {
       (await runFed(['--root', copy, 'signal', 'send', '--to', 'docs', '--type', 'directive', '--subject', 'Go'])).code,
     ).toBe(0);
     expect((await runFed(['--root', copy, 'doctor'])).code).toBe(0);
+    expect((await runFed(['--root', copy, 'monitor'])).code).toBe(0);
     expect(readRegistry(original).teams[0]?.location).toBe(join(original, '.fed', 'teams', 'docs'));
   }, 60_000);
 });

@@ -97,6 +97,23 @@ describe('a retry of a killed onboarding (issue 19 item 3)', () => {
     expect((await runFed(['--root', root, 'team', 'onboard', 'docs'])).code).toBe(2);
   });
 
+  it('an onboarding stopped after it registered the team (journalling it) leaves its record: the retry completes, nothing undone', async () => {
+    const root = tempDir();
+    initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
+    const fed = openFederation(root);
+    // The process dies between the registry commit and the journal line, as a kill there would stop it.
+    const append = fed.backend.journal.append.bind(fed.backend.journal);
+    fed.backend.journal.append = () => Promise.reject(new Error('killed'));
+    await expect(onboardTeam(fed, { domain: 'docs' }, { durable: false })).rejects.toThrow('killed');
+    fed.backend.journal.append = append;
+    expect(existsSync(onboardingPaths(root, 'docs').intent)).toBe(true);
+    expect(existsSync(join(root, '.fed', 'teams', 'docs', '.fed', 'team.json'))).toBe(true);
+    const entry = await onboardTeam(openFederation(root), { domain: 'docs' }, { durable: false });
+    expect(readRegistry(root).teams).toEqual([entry]);
+    expect(existsSync(onboardingPaths(root, 'docs').intent)).toBe(false);
+    expect(existsSync(join(entry.location, '.fed', 'team.json'))).toBe(true);
+  });
+
   it('never touches an onboarding another live process is running', async () => {
     const root = tempDir();
     initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });

@@ -179,6 +179,21 @@ describe('onboarding', () => {
     expect(readRegistry(root).lockVersion).toBe(1);
   });
 
+  it('reports a registry with a team entered twice (a hand edit, a merge) as corrupt, naming both, and keeps it', async () => {
+    const root = federation();
+    await onboardTeam(openFederation(root), { domain: 'docs' }, { durable: false });
+    await onboardTeam(openFederation(root), { domain: 'api' }, { durable: false });
+    const file = federationPaths(root).registry;
+    const registry = JSON.parse(readFileSync(file, 'utf8')) as { teams: unknown[] };
+    registry.teams.push(registry.teams[0]);
+    const text = JSON.stringify(registry);
+    writeFileSync(file, text);
+    const read = openFederation(root).backend.registry.read();
+    await expect(read).rejects.toBeInstanceOf(CorruptFileError);
+    await expect(read).rejects.toThrow(/teams\[2\]: team "docs" is registered twice \(teams\[0\] and teams\[2\]\)/);
+    expect(readFileSync(file, 'utf8')).toBe(text);
+  });
+
   it.each(['../x', 'Docs', 'has space', '', 'a--b', '-a', 'meta', 'x'.repeat(65), 'ü'])(
     'refuses the unsafe name %j and creates nothing',
     async (name) => {

@@ -4,6 +4,9 @@ import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { runFed } from '../helpers/fed-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { openFederation } from '../../src/engine/context.js';
+import { setTeamStatus } from '../../src/engine/actors/team-status-command.js';
+import { runDoctor } from '../../src/apps/doctor/doctor.js';
+import { loadTeamLifecycle } from '../../src/engine/actors/team-lifecycle.js';
 
 const RACERS = 4;
 
@@ -28,4 +31,41 @@ describe('concurrent identical status changes (issue 19 item 7)', () => {
       expect(readRegistry(root).teams[0]?.status).toBe('paused');
     }, 60_000);
   }
+
+  it('a pause stopped between the lifecycle write and the registry write: doctor names it, the retry completes it (exit 0)', async () => {
+    const root = tempDir();
+    initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
+    await onboardTeam(openFederation(root), { domain: 'docs' }, { durable: false });
+    const killed = setTeamStatus(
+      openFederation(root),
+      'docs',
+      { type: 'PAUSE' },
+      {
+        durable: false,
+        faultPoint: (point) => {
+          if (point === 'after-persist') throw new Error('killed');
+        },
+      },
+    );
+    await expect(killed).rejects.toThrow('killed');
+    const fed = openFederation(root);
+    expect(readRegistry(root).teams[0]?.status).toBe('active');
+    expect((await loadTeamLifecycle(readRegistry(root).teams[0]!, fed.backend.lifecycles)).snapshot.value).toBe(
+      'paused',
+    );
+    expect((await runDoctor(fed)).findings).toEqual([
+      expect.objectContaining({
+        check: 'state',
+        team: 'docs',
+        problem: expect.stringContaining('the registry status "paused" (the registry says "active")'),
+        fixable: true,
+      }),
+    ]);
+    const retry = await setTeamStatus(openFederation(root), 'docs', { type: 'PAUSE' }, { durable: false });
+    expect(retry).toMatchObject({ from: 'active', to: 'paused' });
+    expect(readRegistry(root).teams[0]?.status).toBe('paused');
+    await expect(setTeamStatus(openFederation(root), 'docs', { type: 'PAUSE' })).rejects.toThrow(
+      'cannot pause team "docs": it is paused',
+    );
+  });
 });

@@ -13,6 +13,7 @@ import type { Federation } from '../../engine/context.js';
 import { META } from '../../core/schema/common.js';
 import type { SignalParty } from '../../core/resolve-party.js';
 import { checkSignalIds } from './signal-checks.js';
+import { checkGitIndexLocks } from './git-checks.js';
 import { checkAgentCli } from './agent-cli-checks.js';
 import { nodeSupportWarnings } from './node-support-check.js';
 
@@ -48,7 +49,7 @@ export interface DoctorReport {
  * lifecycle state file is usable; no inbox file reuses the id of a signal fed delivered there; runtime
  * paths (meta's and the teams') that are symbolic links, below which nothing is read or removed;
  * the federation's folders (delivery facts, chat, onboardings, notify) are folders; onboardings a kill interrupted (finished or removed); folders in the
- * team areas no team owns; locks and leases whose holder is gone; temp files killed writers left; the
+ * team areas no team owns; locks and leases whose holder is gone; git's index lock no git holds (git-checks.ts); temp files killed writers left; the
  * backend's own checks (its adapter's `doctor`: for JetStream the server and the streams' replicas);
  * the configured agent CLI (agent-cli-checks.ts: on PATH, its version, the flags its preset passes); which
  * teams' agents run unsandboxed, as the user (sandbox-note.ts); and
@@ -126,6 +127,7 @@ export async function runDoctor(fed: Federation, options: DoctorOptions = {}): P
     pending.push(...(await checkSignalIds(fed, [...meta, ...signalParties])));
   }
   for (const dir of lockDirs) for (const lock of lockFilesIn(dir)) pending.push(...optional(checkLock(lock)));
+  pending.push(...checkGitIndexLocks(root));
   // Meta's signal boxes, the registry and the chat state are below the root's `.fed/`; the config is in the root itself.
   if (!belowLink(paths.fedDir, rootLinks)) pending.push(...findLeftoverTempFiles(paths.fedDir, { skip: skipForTemp }));
   pending.push(...findLeftoverTempFiles(root, { recursive: false }));

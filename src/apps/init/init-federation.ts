@@ -1,11 +1,14 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { FileSystemError } from '../../core/errors.js';
 import { createFileExclusive } from '../../infra/fs/atomic-write.js';
 import { toJsonText } from '../../core/json-text.js';
 import { federationPaths, workspacePaths } from '../../core/layout.js';
 import { adapterFor, BACKEND_ENV_OVERRIDES, loadFederationConfig } from '../../adapters/index.js';
-import { applyEnvOverrides } from '../../infra/config/env-overrides.js';
+import { applyEnvOverrides, ENV_OTLP_ENDPOINT, ENV_TELEMETRY_ENABLED } from '../../infra/config/env-overrides.js';
+import { probeCollector, type CollectorProbe } from '../../infra/telemetry/collector-probe.js';
 import { validateConfig, type LoadedConfig } from '../../infra/config/load-config.js';
-import type { FederationConfigInput } from '../../core/schema/config.js';
+import { DEFAULT_COLLECTOR_ENDPOINT, type FederationConfigInput } from '../../core/schema/config.js';
 import { emptyRegistry } from '../../core/schema/registry.js';
 import { seedSkills } from '../../engine/skills/seed-skills.js';
 import type { Federation } from '../../engine/context.js';
@@ -13,6 +16,8 @@ import type { Federation } from '../../engine/context.js';
 export interface InitRequest {
   federationName?: string;
   description?: string;
+  /** `telemetry.enabled` for a new config (chooseTelemetry); an existing config is never changed. */
+  telemetry?: boolean;
 }
 
 export interface InitResult {
@@ -55,6 +60,7 @@ export function initFederation(
   const requested: FederationConfigInput = {};
   if (request.federationName !== undefined) requested.federationName = request.federationName;
   if (request.description !== undefined) requested.description = request.description;
+  if (request.telemetry !== undefined) requested.telemetry = { enabled: request.telemetry };
   // Validate before anything is written, so a bad --name leaves nothing half-initialised; an existing
   // config that is broken is reported now, before anything is created.
   const requestedConfig = validateConfig(requested, paths.config).config;
@@ -66,6 +72,7 @@ export function initFederation(
   // registry itself (initSharedRegistry).
   const adapter = adapterFor(planned);
   adapter.checkInit?.(planned, root);
+  refuseUnwritable(root, existsSync(paths.config));
 
   for (const dir of [meta.inbox, meta.outbox, paths.skills]) {
     if (!existsSync(dir)) {
@@ -87,6 +94,51 @@ export function initFederation(
     config,
     warnings: [...warnings, ...config.warnings],
   };
+}
+
+/**
+ * `fed init` writes into the root (its config, `.fed/`) even when re-run on a federation made already: a
+ * root it cannot write to — a read-only mount, a folder of another user — is refused before anything is
+ * tried, naming the folder and why (exit 2), rather than failing on the first temp file it would create.
+ */
+function refuseUnwritable(root: string, initialised: boolean): void {
+  let folder = root;
+  while (!existsSync(folder) && dirname(folder) !== folder) folder = dirname(folder);
+  try {
+    accessSync(folder, constants.W_OK);
+  } catch (error) {
+    const errno = (error as NodeJS.ErrnoException).code;
+    if (errno !== 'EROFS' && errno !== 'EACCES' && errno !== 'EPERM') throw error;
+    const why = errno === 'EROFS' ? 'is on a read-only filesystem' : 'is not writable by this user';
+    const state = initialised ? 'the federation there is initialised already (commands that only read it work); ' : '';
+    throw new FileSystemError(
+      errno,
+      folder,
+      `fed init cannot write to ${folder}: it ${why} [${errno}]; ${state}to initialise it, remount it read-write (or give this user write access), or run fed init in a folder fed can write to`,
+      true,
+      error,
+    );
+  }
+}
+
+export interface TelemetryChoice extends CollectorProbe {
+  enabled: boolean;
+}
+
+/**
+ * What `fed init` records as `telemetry.enabled` in the config it creates: on when a collector answers at
+ * the endpoint telemetry would use (`OTEL_EXPORTER_OTLP_ENDPOINT`, else the default), off otherwise — so
+ * a federation made where no collector runs never warns that metrics cannot be sent, until its user turns
+ * telemetry on. Undefined, nothing recorded, when the config exists already or `FED_TELEMETRY_ENABLED`
+ * decides.
+ */
+export async function chooseTelemetry(
+  root: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<TelemetryChoice | undefined> {
+  if (existsSync(federationPaths(root).config) || env[ENV_TELEMETRY_ENABLED] !== undefined) return undefined;
+  const probe = await probeCollector(env[ENV_OTLP_ENDPOINT] || DEFAULT_COLLECTOR_ENDPOINT);
+  return { ...probe, enabled: probe.answers };
 }
 
 export interface SharedRegistryResult {

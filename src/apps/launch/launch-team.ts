@@ -25,7 +25,7 @@ import { agentCommand, runPreset } from './agent-command.js';
 import { mcpWired } from './mcp-server.js';
 import { accountOf, activeAccountLimit } from './account-limit.js';
 import { pauseForAccountLimit } from './account-pause.js';
-import { captureCodebase } from '../../engine/deliverable/codebase-guard.js';
+import { captureCodebase, launcherOutputFiles } from '../../engine/deliverable/codebase-guard.js';
 import { writeBaseline } from '../../engine/deliverable/codebase-baseline.js';
 import { writeLaunchFiles } from './launch-files.js';
 import { decideOutcome, type EndedRun, type LaunchDecision } from './launch-outcome.js';
@@ -278,9 +278,11 @@ function prepareRun(launch: Launch, ready: LaunchReady): PreparedRun {
   if (accountLimit) return { context, files, run, stateBefore, sandbox, network, baseline: undefined, accountLimit };
   // Without the sandbox, the read-only rule is checked before and after: the codebase as seen from the
   // federation root (`.fed/` left out, so the team's own workspace is never a modification) and, for a
-  // worktree team, its own checkout.
+  // worktree team, its own checkout — but not a file this launcher's own output goes to (`fed launch > l.out`).
   const baseline =
-    archetype.readOnlyCodebase && !sandbox ? captureCodebase(root, worktreeScope(team, context)) : undefined;
+    archetype.readOnlyCodebase && !sandbox
+      ? captureCodebase(root, { ...worktreeScope(team, context), launcherOutput: launcherOutputFiles() })
+      : undefined;
   if (baseline) writeBaseline(launch.fed, team, baseline);
   clearRefusedCompletion(launch.fed, team);
   return { context, files, run, stateBefore, sandbox, network, baseline };

@@ -27,7 +27,7 @@ export function registerDoctor(program: Command, io: CliIo): void {
     .action(async (options: { fix?: boolean; json?: boolean }, command: Command) => {
       // No config is loaded: a federation whose config is broken needs its doctor too.
       const { root } = locateFederation({ root: globalOptions(command).root, env: io.env, cwd: io.cwd });
-      const report = await runDoctor(openFederation(root, { env: io.env }), { fix: options.fix });
+      const report = await runDoctor(openFederation(root, { env: io.env, readCopied: true }), { fix: options.fix });
       if (options.json) printJson(io, report);
       else
         io.stdout(

@@ -1,5 +1,10 @@
 import type { Command } from 'commander';
-import { initFederation, initSharedRegistry } from '../../apps/init/init-federation.js';
+import {
+  chooseTelemetry,
+  initFederation,
+  initSharedRegistry,
+  type TelemetryChoice,
+} from '../../apps/init/init-federation.js';
 import { initTarget } from '../../apps/init/locate.js';
 import { openFederation } from '../../engine/context.js';
 import { globalOptions, printJson, type CliIo } from '../io.js';
@@ -13,7 +18,12 @@ export function registerInit(program: Command, io: CliIo): void {
     .option('--json', 'print the result as JSON')
     .action(async (options: { name?: string; description?: string; json?: boolean }, command: Command) => {
       const root = initTarget({ root: globalOptions(command).root, env: io.env, cwd: io.cwd });
-      const result = initFederation(root, { federationName: options.name, description: options.description }, io.env);
+      const telemetry = await chooseTelemetry(root, io.env);
+      const result = initFederation(
+        root,
+        { federationName: options.name, description: options.description, telemetry: telemetry?.enabled },
+        io.env,
+      );
       const shared = result.sharedRegistry
         ? await initSharedRegistry(openFederation(root, { env: io.env, config: result.config }))
         : undefined;
@@ -22,6 +32,7 @@ export function registerInit(program: Command, io: CliIo): void {
         return printJson(io, {
           root: result.root,
           created: result.created,
+          ...(telemetry && { telemetry: { enabled: telemetry.enabled, collector: telemetry.url } }),
           ...(shared && { registry: { location: shared.location, joined: shared.joined, teams: shared.teams } }),
         });
       const name = result.config.config.federationName;
@@ -34,7 +45,13 @@ export function registerInit(program: Command, io: CliIo): void {
         io.stdout(`${registryLine}federation at ${root} is already initialised; nothing to do\n`);
       else
         io.stdout(
-          `initialised federation at ${root}\n${result.created.map((p) => `  created ${p}\n`).join('')}${registryLine}`,
+          `initialised federation at ${root}\n${result.created.map((p) => `  created ${p}\n`).join('')}${registryLine}${telemetry ? telemetryLine(telemetry) : ''}`,
         );
     });
+}
+
+function telemetryLine(choice: TelemetryChoice): string {
+  return choice.enabled
+    ? `telemetry: on (a collector answers at ${choice.url})\n`
+    : `telemetry: off (no collector answers at ${choice.url}); to turn it on, run one there and set "telemetry": { "enabled": true } in federate.config.json\n`;
 }

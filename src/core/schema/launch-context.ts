@@ -70,6 +70,11 @@ export const codebaseBaselineSchema = builtOnFirstUse(() =>
      */
     worktree: absolutePath.optional(),
     ignored: z.array(z.string()).optional(),
+    /**
+     * The files the launcher's own stdout and stderr were open on (`<device>:<inode>`), such as
+     * `fed launch > l.out` in the codebase: fed's output, not the agent's change, so never part of it.
+     */
+    launcherOutput: z.array(z.string()).optional(),
     kind: z.enum(['git', 'files']),
     head: z.string().nullable(),
     entries: z.record(z.string(), z.string()),

@@ -20,7 +20,7 @@ export type PlacementType = z.infer<typeof placementTypeSchema>;
  * trust a text an older one validated. Bump it with any change to the schemas below;
  * test/unit/registry/registry-schema-revision.test.ts fails on a change of their shape until it is bumped.
  */
-export const REGISTRY_SCHEMA_REVISION = 1;
+export const REGISTRY_SCHEMA_REVISION = 2;
 
 export const registryEntrySchema = z.looseObject({
   domain: teamIdSchema,
@@ -39,11 +39,38 @@ export const registryEntrySchema = z.looseObject({
 });
 export type RegistryEntry = z.infer<typeof registryEntrySchema>;
 
+/**
+ * A team is found by its id or its domain, and its workspace is named after its domain, so no name is
+ * another entry's id or domain (onboarding refuses it: DUPLICATE_TEAM). A registry with an entry twice —
+ * edited by hand, merged by git — would list the team twice and act on whichever comes first: it is
+ * reported as corrupt, naming both entries, and never rewritten.
+ */
+function refuseNamedTwice(
+  teams: ReadonlyArray<Pick<RegistryEntry, 'domain' | 'domainId'>>,
+  ctx: z.RefinementCtx,
+): void {
+  const firstWith = new Map<string, number>();
+  teams.forEach((team, index) => {
+    for (const name of new Set([team.domainId, team.domain])) {
+      const first = firstWith.get(name);
+      if (first === undefined) firstWith.set(name, index);
+      else if (first !== index) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [index],
+          message: `team "${name}" is registered twice (teams[${first}] and teams[${index}]); with no fed command running, remove the entry that is not the team's`,
+        });
+        return;
+      }
+    }
+  });
+}
+
 /** Unknown keys are kept (loose objects) so a newer fed's additions survive a write by an older one. */
 export const registrySchema = z.looseObject({
   lastUpdated: isoTimestamp,
   lockVersion: z.number().int().nonnegative(),
-  teams: z.array(registryEntrySchema),
+  teams: z.array(registryEntrySchema).superRefine(refuseNamedTwice),
 });
 export type Registry = z.infer<typeof registrySchema>;
 

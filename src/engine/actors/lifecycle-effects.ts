@@ -16,6 +16,8 @@ const settled = new Map<string, string>();
 /** One registry read shared by the effects of an apply; emptied when an effect writes the registry. */
 export interface SharedRegistry {
   registry?: Registry;
+  /** The status the registry was brought to, when the status sync wrote it (a command stopped before it had). */
+  synced?: TeamStatus;
 }
 
 /**
@@ -89,7 +91,21 @@ export async function owedEffects(fed: Federation, team: RegistryEntry, lifecycl
     if ((await metaInbox.find(report.signalId, sent?.to === META ? sent : undefined)).length === 0)
       owed.push(`the report "${report.subject}" to meta`);
   }
+  // A pause or resume killed between the lifecycle write and the registry's: the registry follows the lifecycle.
+  const current = findTeam(await backend.registry.read(), team.domainId);
+  const status = current && statusOwed(current, lifecycle);
+  if (status) owed.push(`the registry status "${status}" (the registry says "${statusOf(current)}")`);
   return owed;
+}
+
+/** The registry status the lifecycle asks for when the registry says otherwise (paused ⇄ active); undefined when they agree. */
+function statusOwed(entry: RegistryEntry, lifecycle: TeamLifecycle): TeamStatus | undefined {
+  const status = statusOf(entry);
+  const paused = lifecycle.snapshot.value === 'paused';
+  const running = lifecycle.snapshot.status === 'active' && !paused;
+  if (paused && status === 'active') return 'paused';
+  if (running && status === 'paused') return 'active';
+  return undefined;
 }
 
 /**
@@ -106,13 +122,9 @@ async function syncRegistryStatus(
   const read = shared.registry ?? (await fed.backend.registry.read());
   const current = findTeam(read, team.domainId);
   if (!current) return;
-  const status = statusOf(current);
-  const paused = lifecycle.snapshot.value === 'paused';
-  const running = lifecycle.snapshot.status === 'active' && !paused;
-  let wanted: TeamStatus | undefined;
-  if (paused && status === 'active') wanted = 'paused';
-  if (running && status === 'paused') wanted = 'active';
+  const wanted = statusOwed(current, lifecycle);
   if (!wanted) return;
   shared.registry = undefined;
   await writeRegistryStatus(fed, team.domainId, { type: wanted === 'paused' ? 'PAUSE' : 'RESUME' }, { current: read });
+  shared.synced = wanted;
 }

@@ -2,7 +2,7 @@ import type { InspectionEvent } from 'xstate';
 import type { MachineEntry } from '../../../machines/catalog.js';
 import type { LifecycleSnapshot } from '../../../machines/lifecycle-machine.js';
 import type { JournalLine, LifecycleEnvelope } from '../../core/schema/lifecycle-state.js';
-import type { RegistryEntry } from '../../core/schema/registry.js';
+import type { RegistryEntry, TeamStatus } from '../../core/schema/registry.js';
 import type { SignalMessage } from '../../core/schema/signal.js';
 import type { WriteOptions } from '../../infra/fs/atomic-write.js';
 import type { EnvelopeVersion } from '../../ports/lifecycle-store.js';
@@ -56,6 +56,11 @@ export interface ApplyResult {
   warnings: string[];
   /** The lifecycle as it is now (as written, or as loaded when nothing was written): pass it back as `known`. */
   lifecycle: TeamLifecycle;
+  /**
+   * The registry status this apply brought in line with the lifecycle, when it found them apart — left
+   * so by a `fed team pause|resume` stopped between its two writes (the lifecycle's, then the registry's).
+   */
+  registryStatusSynced?: TeamStatus;
 }
 
 export interface ApplyOptions extends WriteOptions {

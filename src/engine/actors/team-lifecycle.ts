@@ -142,7 +142,7 @@ async function saveWalk(
   const next = envelopeToSave(start, walk, options, now);
   if (next === undefined) {
     await options.afterSave?.(walk.processedNow);
-    return applyResult(walk, warnings, lifecycle);
+    return applyResult(walk, warnings, lifecycle, start.shared);
   }
   // Compare-and-swap inside the section: a holder that lost it meanwhile (removed by hand, or fed doctor)
   // or whose envelope changed underneath must not write.
@@ -166,7 +166,7 @@ async function saveWalk(
   };
   const [, owed] = await Promise.all([acknowledge(), settleEffects(fed, team, saved, options, start.shared)]);
   warnings.push(...owed);
-  return applyResult(walk, warnings, saved);
+  return applyResult(walk, warnings, saved, start.shared);
 }
 
 /**
@@ -216,13 +216,19 @@ function countSaved(team: RegistryEntry, entry: MachineEntry, walk: LifecycleWal
     if (line.from !== line.to) recordTransition(team.domainId, entry.id, line.from, line.to);
 }
 
-function applyResult(walk: LifecycleWalk, warnings: string[], lifecycle: TeamLifecycle): ApplyResult {
+function applyResult(
+  walk: LifecycleWalk,
+  warnings: string[],
+  lifecycle: TeamLifecycle,
+  shared: SharedRegistry,
+): ApplyResult {
   return {
     steps: walk.steps,
     state: stateOf(walk.snapshot),
     processedSignalIds: walk.processedNow,
     warnings,
     lifecycle,
+    ...(shared.synced && { registryStatusSynced: shared.synced }),
   };
 }
 

@@ -61,6 +61,11 @@ async function changeTeamStatus(
       const reached = result.state === 'paused' ? 'paused' : to;
       const now = getTeam(await backend.registry.read(), entry.domainId);
       if (statusOf(now) === reached) return { team: now, from, to: reached };
+    } else if (result.registryStatusSynced === to) {
+      // The lifecycle was there already and the registry was not: a command like this one was stopped
+      // between its lifecycle write and the registry's, and this apply brought the registry along — so
+      // this run is the one that completes that change.
+      return { team: getTeam(await backend.registry.read(), entry.domainId), from, to };
     }
   }
   // Archiving under the state lock: a consumer applying a signal right now finishes first, and any later

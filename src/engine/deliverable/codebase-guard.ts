@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { fstatSync, readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { join, relative } from 'node:path';
 import { git, gitSucceeds } from '../registry/git.js';
 import { FED_DIR } from '../../core/layout.js';
@@ -26,7 +26,29 @@ function insideFedDir(path: string): boolean {
   return path.split('/').includes(FED_DIR);
 }
 
-function gitEntries(codebase: string): Record<string, string> {
+/**
+ * The files this process's stdout and stderr are open on, by identity (`<device>:<inode>`): a launch
+ * whose output is redirected into the codebase (`fed launch > l.out`) writes that file itself — a name
+ * could be any file, the identity is the one the shell opened for fed.
+ */
+export function launcherOutputFiles(): string[] {
+  const files = new Set<string>();
+  for (const fd of [1, 2]) {
+    try {
+      const stat = fstatSync(fd);
+      if (stat.isFile()) files.add(identityOf(stat));
+    } catch {
+      // Closed: nothing of fed's is written there.
+    }
+  }
+  return [...files];
+}
+
+function identityOf(stat: Pick<Stats, 'dev' | 'ino'>): string {
+  return `${stat.dev}:${stat.ino}`;
+}
+
+function gitEntries(codebase: string, skip: ReadonlySet<string>): Record<string, string> {
   const top = git(codebase, ['rev-parse', '--show-toplevel']);
   const out = git(codebase, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', '.'], { raw: true });
   const entries: Record<string, string> = {};
@@ -39,12 +61,18 @@ function gitEntries(codebase: string): Record<string, string> {
     // A rename's record is followed by its source path.
     if (status.startsWith('R') || status.startsWith('C')) i++;
     if (insideFedDir(path)) continue;
+    if (skip.size > 0 && isSkipped(join(top, path), skip)) continue;
     entries[path] = `${status}:${hashFile(join(top, path))}`;
   }
   return entries;
 }
 
-function fileEntries(codebase: string): Record<string, string> {
+function isSkipped(path: string, skip: ReadonlySet<string>): boolean {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  return stat !== undefined && skip.has(identityOf(stat));
+}
+
+function fileEntries(codebase: string, skip: ReadonlySet<string>): Record<string, string> {
   const entries: Record<string, string> = {};
   const walk = (dir: string) => {
     for (const item of readdirSync(dir, { withFileTypes: true })) {
@@ -53,6 +81,7 @@ function fileEntries(codebase: string): Record<string, string> {
       if (item.isDirectory()) walk(path);
       else {
         const stat = statSync(path, { throwIfNoEntry: false });
+        if (stat && skip.has(identityOf(stat))) continue;
         entries[relative(codebase, path)] = stat ? `${stat.size}:${stat.mtimeMs}` : 'missing';
       }
     }
@@ -61,11 +90,14 @@ function fileEntries(codebase: string): Record<string, string> {
   return entries;
 }
 
-function entriesOf(dir: string): { isGit: boolean; head: string | null; entries: Record<string, string> } {
+function entriesOf(
+  dir: string,
+  skip: ReadonlySet<string>,
+): { isGit: boolean; head: string | null; entries: Record<string, string> } {
   const isGit = gitSucceeds(dir, ['rev-parse', '--is-inside-work-tree']);
   const head =
     isGit && gitSucceeds(dir, ['rev-parse', '--verify', '--quiet', 'HEAD']) ? git(dir, ['rev-parse', 'HEAD']) : null;
-  return { isGit, head, entries: isGit ? gitEntries(dir) : fileEntries(dir) };
+  return { isGit, head, entries: isGit ? gitEntries(dir, skip) : fileEntries(dir, skip) };
 }
 
 export interface CaptureScope {
@@ -73,14 +105,18 @@ export interface CaptureScope {
   worktree?: string;
   /** Paths inside the worktree that are the team's own (its deliverable). */
   ignored?: readonly string[];
+  /** Files that are the launcher's own output (launcherOutputFiles), left out. */
+  launcherOutput?: readonly string[];
 }
 
 export function captureCodebase(codebase: string, scope: CaptureScope = {}, now = new Date()): CodebaseBaseline {
-  const main = entriesOf(codebase);
+  const launcherOutput = scope.launcherOutput ?? [];
+  const skip = new Set(launcherOutput);
+  const main = entriesOf(codebase, skip);
   const entries = { ...main.entries };
   let head = main.head;
   if (scope.worktree) {
-    const tree = entriesOf(scope.worktree);
+    const tree = entriesOf(scope.worktree, skip);
     const prefix = relative(codebase, scope.worktree);
     const ignored = new Set(scope.ignored ?? []);
     for (const [path, fingerprint] of Object.entries(tree.entries))
@@ -90,6 +126,7 @@ export function captureCodebase(codebase: string, scope: CaptureScope = {}, now 
   return {
     codebase,
     ...(scope.worktree ? { worktree: scope.worktree, ignored: [...(scope.ignored ?? [])] } : {}),
+    ...(launcherOutput.length > 0 ? { launcherOutput: [...launcherOutput] } : {}),
     kind: main.isGit ? 'git' : 'files',
     head,
     entries,
@@ -99,7 +136,11 @@ export function captureCodebase(codebase: string, scope: CaptureScope = {}, now 
 
 /** The codebase now, in the same scope as the baseline. */
 export function recaptureCodebase(baseline: CodebaseBaseline): CodebaseBaseline {
-  return captureCodebase(baseline.codebase, { worktree: baseline.worktree, ignored: baseline.ignored });
+  return captureCodebase(baseline.codebase, {
+    worktree: baseline.worktree,
+    ignored: baseline.ignored,
+    launcherOutput: baseline.launcherOutput,
+  });
 }
 
 /** What changed between two captures (sorted paths; a moved HEAD is listed as `HEAD`). */

@@ -184,6 +184,7 @@ export async function onboardTeam(
     fed.folderForWrite(dirname(location), undefined, options);
     writeFileAtomic(paths.intent, toJsonText(intent), options);
     let workspace: CreatedWorkspace | undefined;
+    let registered = false;
     try {
       workspace = createWorkspace(root, domain, placementType);
       const now = (options.now?.() ?? fed.now()).toISOString();
@@ -209,7 +210,7 @@ export async function onboardTeam(
         },
         options,
       );
-      unlinkQuietly(paths.intent);
+      registered = true;
       await recordFederationEvent(backend, {
         kind: 'onboarded',
         team: domainId,
@@ -217,8 +218,14 @@ export async function onboardTeam(
         placement: placementType,
         location: entry.location,
       });
+      // Last: until the record is gone a retry finds it and completes (exit 0); a kill after this point
+      // leaves nothing but a team that is registered, its workspace made and its onboarding journalled.
+      unlinkQuietly(paths.intent);
       return entry;
     } catch (error) {
+      // Registered, the team is complete and usable: nothing is undone, and the record left makes a retry
+      // (or fed doctor --fix) finish.
+      if (registered) throw error;
       try {
         workspace?.remove();
         unlinkQuietly(paths.intent);

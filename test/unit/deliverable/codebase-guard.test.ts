@@ -1,7 +1,18 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
+import { packageRoot } from '../../../src/infra/package-info.js';
 import { describe, expect, it } from 'vitest';
 import {
   captureCodebase,
@@ -209,5 +220,41 @@ describe('what changed, told', () => {
     expect(describeCodebaseChanges(paths.slice(0, 2))).toBe('codebase modified: f00, f01');
     expect(describeCodebaseChanges(paths.slice(0, 20))).toBe(`codebase modified: ${paths.slice(0, 20).join(', ')}`);
     expect(describeCodebaseChanges(paths)).toBe(`codebase modified: ${paths.slice(0, 20).join(', ')} and 3 more`);
+  });
+});
+
+describe("the launcher's own output in the codebase (`fed launch > l.out`)", () => {
+  for (const kind of ['git', 'files'] as const) {
+    it(`is never a change (${kind}): the file stdout is open on, by device and inode — any other file still is`, () => {
+      const dir = kind === 'git' ? repoWith({ 'README.md': 'hi' }) : tempDir();
+      if (kind === 'files') write(dir, { 'README.md': 'hi' });
+      // What the shell does for `fed launch > l.out`: the file exists, empty, before fed starts.
+      const fd = openSync(join(dir, 'l.out'), 'w');
+      try {
+        const { dev, ino } = fstatSync(fd);
+        const before = captureCodebase(dir, { launcherOutput: [`${dev}:${ino}`] });
+        expect(Object.keys(before.entries)).not.toContain('l.out');
+        writeSync(fd, 'launched docs\n'.repeat(100));
+        expect(codebaseChanges(before, recaptureCodebase(before))).toEqual([]);
+        write(dir, { 'README.md': 'changed by the agent' });
+        expect(codebaseChanges(before, recaptureCodebase(before))).toEqual(['README.md']);
+      } finally {
+        closeSync(fd);
+      }
+    });
+  }
+
+  it('launcherOutputFiles names the files fd 1 and 2 are open on, and nothing for a pipe', () => {
+    const dir = tempDir();
+    const module = join(packageRoot(), 'dist', 'src', 'engine', 'deliverable', 'codebase-guard.js');
+    const script = `import(${JSON.stringify(module)}).then((m) => console.error(JSON.stringify(m.launcherOutputFiles())))`;
+    const out = openSync(join(dir, 'l.out'), 'w');
+    try {
+      const child = spawnSync(process.execPath, ['-e', script], { stdio: ['ignore', out, 'pipe'], encoding: 'utf8' });
+      const { dev, ino } = fstatSync(out);
+      expect(JSON.parse(child.stderr)).toEqual([`${dev}:${ino}`]);
+    } finally {
+      closeSync(out);
+    }
   });
 });
