@@ -146,7 +146,7 @@ describe('fed event in a federation of many teams', () => {
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/team-registry\.json/);
     // What fed remembers, replaced by anything else, is only a miss.
-    writeFileSync(file, readFileSync(file, 'utf8').replace('"Team 998"', '"team-998"'));
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"Team 998"', '"team-999"'));
     writeFileSync(federationPaths(root).registryValidated, 'not a digest');
     forget();
     wholes.mockClear();

@@ -96,11 +96,13 @@ export async function runDoctor(fed: Federation, options: DoctorOptions = {}): P
   const lockDirs = [paths.fedDir, paths.chat, paths.onboarding, paths.notify].filter(
     (dir) => !belowLink(dir, rootLinks),
   );
+  let onboarded: ReadonlySet<string> = new Set();
   if (registry) {
     const onboardings = belowLink(paths.onboarding, rootLinks)
       ? { findings: [], accounted: new Set<string>() }
       : checkOnboardings(root, registry);
     pending.push(...onboardings.findings);
+    onboarded = onboardings.accounted;
     const signalParties: SignalParty[] = [];
     for (const entry of registry.teams) {
       if (teamNetworkPolicy(fed.config.agent, entry.domainId) === 'open')
@@ -127,7 +129,7 @@ export async function runDoctor(fed: Federation, options: DoctorOptions = {}): P
     pending.push(...(await checkSignalIds(fed, [...meta, ...signalParties])));
   }
   for (const dir of lockDirs) for (const lock of lockFilesIn(dir)) pending.push(...optional(checkLock(lock)));
-  pending.push(...checkGitIndexLocks(root));
+  pending.push(...checkGitIndexLocks(root, onboarded));
   // Meta's signal boxes, the registry and the chat state are below the root's `.fed/`; the config is in the root itself.
   if (!belowLink(paths.fedDir, rootLinks)) pending.push(...findLeftoverTempFiles(paths.fedDir, { skip: skipForTemp }));
   pending.push(...findLeftoverTempFiles(root, { recursive: false }));

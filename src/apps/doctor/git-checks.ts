@@ -1,5 +1,5 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { isAbsolute, join, relative, sep } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { git, GitCommandError } from '../../engine/registry/git.js';
 import { runningProcessesNamed } from '../../infra/process/running-processes.js';
 import type { PendingFinding } from '../../ports/doctor-finding.js';
@@ -14,10 +14,12 @@ const UNCHECKED_LOCK_MAX_AGE_MS = 10 * 60_000;
  * own — fails with "Unable to create '…/index.lock': File exists". Reported with how to remove it; left
  * to the person, as git's own advice does, because a git started a moment later would hold it legitimately.
  */
-export function checkGitIndexLocks(root: string): PendingFinding[] {
+export function checkGitIndexLocks(root: string, onboarded: ReadonlySet<string> = new Set()): PendingFinding[] {
   const dirs = gitDirs(root);
   if (dirs === undefined) return [];
-  const locks = [dirs.gitDir, ...worktreeAdminDirs(dirs.commonDir)]
+  // A worktree an interrupted onboarding made is that finding's: its locks are named and fixed there.
+  const admins = worktreeAdminDirs(dirs.commonDir).filter((admin) => !onboarded.has(worktreeOf(admin) ?? ''));
+  const locks = [dirs.gitDir, ...admins]
     .filter((dir, i, all) => all.indexOf(dir) === i)
     .map((dir) => join(dir, 'index.lock'))
     .filter((lock) => existsSync(lock));
@@ -54,6 +56,15 @@ function gitDirs(root: string): { gitDir: string; commonDir: string } | undefine
   } catch (error) {
     if (error instanceof GitCommandError) return undefined;
     throw error;
+  }
+}
+
+/** The checkout a worktree's administrative folder belongs to (its `gitdir` names the checkout's `.git`). */
+function worktreeOf(admin: string): string | undefined {
+  try {
+    return dirname(readFileSync(join(admin, 'gitdir'), 'utf8').trim());
+  } catch {
+    return undefined;
   }
 }
 
