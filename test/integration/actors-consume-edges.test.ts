@@ -1,9 +1,17 @@
 import { readdirSync, readFileSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { applyLifecycleInputs, sendSignal, setTeamStatus, viewLifecycle, type RegistryEntry } from '../../src/index.js';
+import {
+  acknowledgeSignal,
+  applyLifecycleInputs,
+  sendSignal,
+  setTeamStatus,
+  viewLifecycle,
+  type RegistryEntry,
+} from '../../src/index.js';
 import { workspacePaths } from '../../src/core/layout.js';
 import { TeamInboxConsumer } from '../../src/engine/actors/consume-inbox.js';
+import { readEnvelope, readIdentifiedEnvelope, writeEnvelope } from '../../src/adapters/file/state-files.js';
 import { openFederation, type Federation } from '../../src/engine/context.js';
 import type { SignalInbox } from '../../src/ports/signal-transport.js';
 import { docsFederation } from '../helpers/docs-federation.js';
@@ -107,6 +115,34 @@ describe('the consumer', () => {
     const moved = await consumer(openFederation(root), team()).consume();
     expect(moved.quarantined.map((q) => q.file)).toEqual(['2026-01-01T000000Z-directive-garbage.json']);
     expect(moved.warnings).toEqual([]);
+  });
+
+  it('applies the signals held during a pause once a write that did not read them back left the pause', async () => {
+    const { root, team } = await federation();
+    await send(root, 'pause');
+    await consumer(openFederation(root), team()).consume();
+    // Acknowledged while paused (fed signal ack): kept in the envelope's held list, out of the inbox's unread.
+    const held = await send(root, 'document the API');
+    await acknowledgeSignal(openFederation(root), 'docs', held.message.id, { durable: false });
+    // A pass while still paused: the acknowledged id leaves the dedupe record, the signal stays held.
+    await consumer(openFederation(root), team()).consume();
+    const workspace = team().location;
+    // Nothing to release while paused: a further pass writes nothing.
+    const before = readIdentifiedEnvelope(workspace)!.identity;
+    await consumer(openFederation(root), team()).consume();
+    expect(readIdentifiedEnvelope(workspace)!.identity).toBe(before);
+    const paused = readEnvelope(workspace)!;
+    expect(paused.held?.map((h) => h.id)).toEqual([held.message.id]);
+    // Left the pause by a write of its own (an earlier release's resume, a hand edit): the held list kept.
+    writeEnvelope(workspace, { ...paused, snapshot: { ...paused.snapshot, value: 'preparing' } }, { durable: false });
+
+    const result = await consumer(openFederation(root), team()).consume();
+    expect(result.steps).toEqual([expect.objectContaining({ outcome: 'applied', signalId: held.message.id })]);
+    expect(result.state).toBe('preparing');
+    expect(readEnvelope(workspace)!.held ?? []).toEqual([]);
+    expect((await viewLifecycle(openFederation(root), team())).mission?.subject).toBe('document the API');
+    // Released once: the next pass finds nothing to do.
+    expect((await consumer(openFederation(root), team()).consume()).steps).toEqual([]);
   });
 
   it("lets an error that is not the filesystem's through: a bug is not a full disk", async () => {
