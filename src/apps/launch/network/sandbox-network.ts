@@ -8,6 +8,9 @@ import { LISTENER_CHANNEL_FD } from './listener-channel.js';
 import { unixSocketFilter } from './unix-socket-filter.js';
 import { SANDBOX_BROKER_PORT, SANDBOX_PROXY_PORT } from '../../../core/schema/network-policy.js';
 
+/** The Node line fed runs on, which the agent's fed commands and the built-in agent run on too. */
+const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
+
 /** The descriptor bwrap reads the seccomp filter from. */
 const FILTER_FD = 9;
 
@@ -62,8 +65,10 @@ export function proxyEnv(): Record<string, string> {
     all_proxy: proxy,
     NO_PROXY: local,
     no_proxy: local,
-    // Node 24 and later: its fetch and http follow the variables above too.
-    NODE_USE_ENV_PROXY: '1',
+    // Node 24 and later: its fetch and http follow the variables above too. Node 22 has the variable only
+    // as an experiment that warns on every start of every node process ("EnvHttpProxyAgent is
+    // experimental"), fed's own commands in the sandbox included: left out when fed runs on Node 22.
+    ...(NODE_MAJOR >= 24 ? { NODE_USE_ENV_PROXY: '1' } : {}),
     [BROKER_ENV]: `tcp://127.0.0.1:${SANDBOX_BROKER_PORT}`,
   };
 }
