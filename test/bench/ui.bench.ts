@@ -2,6 +2,7 @@
  * `fed ui` (issue 29) on a federation of 1 000 teams and 100 000 signals, each figure beside a bare
  * node:http server measured in the same run (test/fixtures/bench-ui-ceiling.mjs: it reads the registry
  * and returns it, and one fs.watch tells its event streams):
+ * - start: from `fed ui`'s start until its URL is printed, beside the bare server's. Goal ≤ 300 ms.
  * - first page ready: the token exchanged for the cookie, the shell, its assets, /api/board and
  *   /api/needs-you — against the bare server's three registry reads; interleaved rounds. Goal ≤ 1 s.
  *   With chromium installed, also the page itself until its first team card shows.
@@ -9,7 +10,8 @@
  *   clients: from the registry's write (its mtime) to each client's event; the bare server's 20 streams
  *   see the same change at the same time. Goal p99 ≤ 500 ms.
  * - the server's peak RSS (VmHWM). Goal ≤ 150 MiB.
- * - its CPU over 10 s of idleness with the 20 clients connected (/proc/<pid>/stat). Goal: near zero.
+ * - its CPU over 65 s of idleness (two ticks of its clock) with the 20 clients connected
+ *   (/proc/<pid>/stat). Goal ≤ 0.5 % of a core.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, statSync } from 'node:fs';
@@ -29,7 +31,8 @@ const SIGNALS = 100_000;
 const ROUNDS = 7;
 const CLIENTS = 20;
 const CHANGES = 30;
-const IDLE_MS = 10_000;
+/** Idle long enough for two ticks of the dashboard's 30 s clock, which is what costs an idle server anything. */
+const IDLE_MS = 65_000;
 const MIB = 1024 * 1024;
 
 export default async function uiBench(): Promise<void> {
@@ -56,12 +59,15 @@ async function measure(root: string): Promise<void> {
   });
   const bareStartMs = performance.now() - bareStart;
   try {
-    // Once: a server starts once per session. fed ui computes the board and the queue before printing its URL.
+    // Once: a server starts once per session. fed ui watches every team's folders and computes the board and
+    // the queue before printing its URL.
     report({
-      name: 'fed ui, from its start until its URL is printed (board and queue computed)',
+      name: 'fed ui, from its start until its URL is printed',
       value: uiStartMs,
       unit: 'ms',
       ceiling: { name: 'the bare server', value: bareStartMs },
+      goal: '≤ 300 ms',
+      met: uiStartMs <= 300,
     });
     const startedRss = memory(ui.child.pid!, 'VmRSS');
     await firstPage(ui, bare);
@@ -322,7 +328,7 @@ async function idle(ui: Serving, bare: Serving): Promise<void> {
     name: `fed ui idle CPU over ${IDLE_MS / 1000} s, ${CLIENTS} streams connected (bare server: ${theirs.toFixed(1)} %)`,
     value: mine,
     unit: '% of a core',
-    goal: '≤ 1 %',
-    met: mine <= 1,
+    goal: '≤ 0.5 %',
+    met: mine <= 0.5,
   });
 }

@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type {
   ActionRefusal,
   ActionResult,
@@ -30,6 +30,8 @@ import { openFederation } from '../../src/engine/context.js';
 import { UiViews } from '../../src/apps/ui/server/ui-views.js';
 import { teamPageView } from '../../src/apps/ui/server/team-page.js';
 import { workspacePaths } from '../../src/core/layout.js';
+import { writeCurrentRun } from '../../src/apps/launch/run-records.js';
+import type { CurrentRun } from '../../src/core/schema/launch-run.js';
 import { signalFederation } from '../helpers/signal-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import type { FederationChange, FederationChanges } from '../../src/ports/federation-changes.js';
@@ -326,6 +328,61 @@ describe('fed ui: what changes with the clock, and what a reconnect may have mis
     );
     expect(seen.length).toBeGreaterThan(0);
     expect((await needsYou()).problems.join('\n')).toContain(directive.message.id);
+  });
+
+  it('an idle dashboard reads no team on its clock; a lifecycle that turns stale, or a launch whose launcher died, is read and told', async () => {
+    const { root } = await signalFederation(['docs', 'api']);
+    let clock = new Date();
+    const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' }, now: () => clock });
+    await sendSignal(fed, { to: 'docs', type: 'directive', subject: 'write it' }, { durable: false });
+    await runActors(fed, { once: true });
+    const views = new UiViews(fed);
+    const census = vi.spyOn(fed.backend.signals, 'census');
+    expect((await views.board()).teams.map((team) => team.healthy)).toEqual([true, true]);
+    census.mockClear();
+    // Nothing came due and no launch runs: the tick reads no team.
+    clock = new Date(clock.getTime() + 60_000);
+    expect(await views.recheckClock()).toEqual([]);
+    expect(census).not.toHaveBeenCalled();
+
+    // docs works on its mission; ten minutes without a lifecycle update make it stale, with no file changing.
+    clock = new Date(clock.getTime() + 10 * 60_000);
+    expect(await views.recheckClock()).toEqual([{ scope: 'team', team: 'docs', what: 'lifecycle' }]);
+    // api was read once too (the moment it would be stale, had it work), and not told: its card is unchanged.
+    expect(census.mock.calls.flatMap(([parties]) => parties.map((party) => party.id))).toEqual(['api', 'docs']);
+    census.mockClear();
+    expect(await views.recheckClock()).toEqual([]);
+    expect(census).not.toHaveBeenCalled();
+    const docs = (await views.board()).teams.find((team) => team.id === 'docs')!;
+    expect(docs.reasons.join('\n')).toMatch(/^stale: no lifecycle update for 11 min/m);
+
+    // api's launch runs (its launcher alive): read on every tick, and told once its launcher is gone.
+    const api = getTeam(await fed.backend.registry.read(), 'api');
+    const run: CurrentRun = {
+      runId: 'run-1',
+      preset: 'custom',
+      command: ['agent'],
+      pid: process.pid,
+      processStart: null,
+      launcherPid: process.pid,
+      sessionId: null,
+      resumedSessionId: null,
+      stateBefore: 'preparing',
+      sandboxed: false,
+      transcriptPath: join(root, 't.jsonl'),
+      promptPath: null,
+      startedAt: clock.toISOString(),
+    };
+    writeCurrentRun(fed, api, run);
+    views.invalidate({ scope: 'team', team: 'api', what: 'lifecycle' });
+    expect((await views.board()).teams.find((team) => team.id === 'api')!.healthy).toBe(true);
+    expect(await views.recheckClock()).toEqual([]);
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    writeCurrentRun(fed, api, { ...run, launcherPid: gone });
+    expect(await views.recheckClock()).toEqual([{ scope: 'team', team: 'api', what: 'lifecycle' }]);
+    expect((await views.board()).teams.find((team) => team.id === 'api')!.reasons.join('\n')).toContain(
+      `its launcher (pid ${gone}) died`,
+    );
   });
 
   it("{ scope: 'all' } (a JetStream reconnect) reads every team again, lifecycles included", async () => {

@@ -9,6 +9,7 @@ import {
   findStuckSignals,
   stuckCandidatesOfCensus,
   type InboxName,
+  type NextDue,
 } from '../../adapters/file/signals/stuck-signals.js';
 import { censusOfBoxes } from '../../adapters/file/box-census.js';
 import { FILE_BACKEND_NAME } from '../../adapters/file/open-file-backend.js';
@@ -18,6 +19,9 @@ import type { MonitorReport, StuckSignal, TeamReport, TelemetryReport } from './
 import { teamReport } from './team-health.js';
 import { finishOrphanedRun } from '../launch/finish-orphaned-run.js';
 import type { Federation } from '../../engine/context.js';
+
+/** The earliest deadline ahead a stuck search saw (the dashboard's clock reads no sooner). */
+export type { NextDue };
 
 export const DEFAULT_STALE_AFTER_MINUTES = 10;
 
@@ -66,8 +70,10 @@ export async function stuckSignals(
   config: FederationConfig = fed.config,
   /** The candidates of each inbox, when the caller's census listed them (file-signal-v1). */
   listed?: (inbox: string) => InboxName[] | undefined,
+  /** Given: set to the earliest deadline still ahead (the dashboard reads again no sooner). */
+  next?: NextDue,
 ): Promise<StuckSignal[]> {
-  return findStuckSignals(fed.backend, registry, deadlineTable(config.signalDeadlines), now, listed);
+  return findStuckSignals(fed.backend, registry, deadlineTable(config.signalDeadlines), now, listed, next);
 }
 
 /**

@@ -34,6 +34,18 @@ export interface StuckSignal {
 }
 
 /**
+ * The earliest deadline still ahead among the signals a search looked at: a caller that reads again on a
+ * clock (the dashboard) need not read before then, as no signal it saw becomes stuck sooner.
+ */
+export interface NextDue {
+  at: number | null;
+}
+
+function noteDue(next: NextDue | undefined, due: number): void {
+  if (next && (next.at === null || due < next.at)) next.at = due;
+}
+
+/**
  * The stuck signals of every live inbox (never an `archive/` folder). On files, candidates are chosen
  * from file names — a signal not acknowledged (or a question not answered) whose type's deadline has
  * passed, and every unacknowledged signal of an archived team — so a cycle reads only those bodies, for
@@ -47,11 +59,13 @@ export async function findStuckSignals(
   now: Date,
   /** The names of an inbox and whether each is acknowledged, when the caller listed it already (the monitor's census). */
   listed?: (inbox: string) => InboxName[] | undefined,
+  /** Given: set to the earliest deadline still ahead (NextDue). */
+  next?: NextDue,
 ): Promise<StuckSignal[]> {
   const stuck =
     backend.name === FILE_BACKEND_NAME
-      ? await stuckInFolders(backend.root, registry, backend.delivery, deadlines, now, listed)
-      : await stuckInTransport(backend, registry, deadlines, now);
+      ? await stuckInFolders(backend.root, registry, backend.delivery, deadlines, now, listed, next)
+      : await stuckInTransport(backend, registry, deadlines, now, next);
   return stuck.sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp));
 }
 
@@ -61,6 +75,7 @@ async function stuckInTransport(
   registry: Registry,
   deadlines: DeadlineTable,
   now: Date,
+  next: NextDue | undefined,
 ): Promise<StuckSignal[]> {
   const stuck: StuckSignal[] = [];
   const parties = [{ id: META, entry: undefined }, ...registry.teams.map((entry) => ({ id: entry.domainId, entry }))];
@@ -75,6 +90,7 @@ async function stuckInTransport(
         backend.delivery,
         deadlines,
         now,
+        next,
       );
       if (found) stuck.push(found);
     }
@@ -89,6 +105,7 @@ async function stuckInFolders(
   deadlines: DeadlineTable,
   now: Date,
   listed: ((inbox: string) => InboxName[] | undefined) | undefined,
+  next: NextDue | undefined,
 ): Promise<StuckSignal[]> {
   const stuck: StuckSignal[] = [];
   const inboxes = [
@@ -101,11 +118,11 @@ async function stuckInFolders(
   ];
   for (const { owner, inbox, archived } of inboxes) {
     for (const { name, acknowledged } of listed?.(inbox) ?? boxNames(inbox)) {
-      if (!stuckCandidate(name, acknowledged, archived, deadlines, now)) continue;
+      if (!stuckCandidate(name, acknowledged, archived, deadlines, now, next)) continue;
       // Invalid files are the consumer's and `fed signal list`'s to report.
       const message = readValidFile(join(inbox, name), (bytes) => judgeSignal(bytes, { owner, box: 'inbox' }));
       if (!message) continue;
-      const entry = await stuckEntry(message, acknowledged, archived, join(inbox, name), facts, deadlines, now);
+      const entry = await stuckEntry(message, acknowledged, archived, join(inbox, name), facts, deadlines, now, next);
       if (entry) stuck.push(entry);
     }
   }
@@ -124,13 +141,17 @@ function stuckCandidate(
   archived: boolean,
   deadlines: DeadlineTable,
   now: Date,
+  next?: NextDue,
 ): boolean {
   if (archived) return !acknowledged;
   const type = signalTypeOfName(name);
   if (type === undefined) return true;
   if ((acknowledged && !needsAnswer(type)) || deadlines[type] === undefined) return false;
   // Names keep whole seconds: a signal sent late in its second is due up to a second after this.
-  return dueAt(type, nameHint(name)!.time, deadlines)! <= now.getTime();
+  const due = dueAt(type, nameHint(name)!.time, deadlines)!;
+  if (due <= now.getTime()) return true;
+  noteDue(next, due);
+  return false;
 }
 
 /**
@@ -167,6 +188,7 @@ async function stuckEntry(
   facts: DeliveryFactStore,
   deadlines: DeadlineTable,
   now: Date,
+  next?: NextDue,
 ): Promise<StuckSignal | undefined> {
   if (await facts.has(message.id, 'answered')) return undefined;
   const base = {
@@ -195,7 +217,11 @@ async function stuckEntry(
   if (message.from === META && message.to === META && message.type === 'alert') return undefined;
   if (acknowledged && !needsAnswer(message.type)) return undefined;
   const due = dueAt(message.type, message.timestamp, deadlines);
-  if (due === undefined || due > now.getTime()) return undefined;
+  if (due === undefined) return undefined;
+  if (due > now.getTime()) {
+    noteDue(next, due);
+    return undefined;
+  }
   const recorded = await facts.get(message.id, 'escalated');
   return {
     ...base,

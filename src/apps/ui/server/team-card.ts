@@ -6,17 +6,26 @@ import type { RegistryEntry } from '../../../core/schema/registry.js';
 import type { Federation } from '../../../engine/context.js';
 import type { PartyCensus } from '../../../ports/signal-transport.js';
 import { networkSummary } from '../../launch/network/network-log.js';
-import { readLastRun } from '../../launch/run-records.js';
+import { readCurrentRun, readLastRun } from '../../launch/run-records.js';
 import { teamReport } from '../../monitor/team-health.js';
 import { DEFAULT_STALE_AFTER_MINUTES } from '../../monitor/monitor-cycle.js';
 import { teamNeedsYou } from '../../needs-you/team-items.js';
 import { teamRunTotals } from '../../runs/journal-totals.js';
 import type { TeamCard, UiAction } from '../api-types.js';
 
+const STALE_AFTER_MS = DEFAULT_STALE_AFTER_MINUTES * 60_000;
+
 /** One team's card and what of it waits on a person: computed together, cached together (ui-views.ts). */
 export interface TeamFacts {
   card: TeamCard;
   needsYou: NeedsYouItem[];
+  /**
+   * What the clock alone may change of them, with no change to tell (ui-views.ts reads the team again on
+   * its clock only then): `watch` while a launch runs — its launcher may die, its agent log gain errors —
+   * and `at`, the moment its lifecycle, not updated since, would count as stale, or a paused run's resume
+   * comes due. Neither: the facts stand until a change says otherwise.
+   */
+  clock: { watch: boolean; at: number | null };
 }
 
 /**
@@ -33,13 +42,21 @@ export async function teamFacts(fed: Federation, entry: RegistryEntry, census: P
     lifecycle,
     config: fed.config,
     now,
-    staleAfterMs: DEFAULT_STALE_AFTER_MINUTES * 60_000,
+    staleAfterMs: STALE_AFTER_MS,
     inbox: census.inbox,
     outbox: census.outbox,
     lifecycles: fed.backend.lifecycles,
   });
   const needsYou = await teamNeedsYou(fed, entry, lifecycle).catch(() => []);
   const lastRun = readLastRun(entry.location);
+  const ahead = [
+    report.lifecycle ? Date.parse(report.lifecycle.updatedAt) + STALE_AFTER_MS : NaN,
+    lastRun?.resumeAt ? Date.parse(lastRun.resumeAt) : NaN,
+  ].filter((at) => at > now.getTime());
+  const clock = {
+    watch: readCurrentRun(entry.location) !== undefined,
+    at: ahead.length ? Math.min(...ahead) : null,
+  };
   const totals = teamRunTotals(fed, entry);
   const status = statusOf(entry);
   const card: TeamCard = {
@@ -69,7 +86,7 @@ export async function teamFacts(fed: Federation, entry: RegistryEntry, census: P
     ...(status === 'active' ? (['pause'] as const) : status === 'paused' ? (['resume'] as const) : []),
     ...needsYou.flatMap((item) => itemActions(item, card.state)),
   ]);
-  return { card, needsYou };
+  return { card, needsYou, clock };
 }
 
 /**

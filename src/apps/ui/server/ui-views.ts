@@ -5,7 +5,7 @@ import type { FederationChange } from '../../../ports/federation-changes.js';
 import type { SignalInbox } from '../../../ports/signal-transport.js';
 import { byWaitingLongest } from '../../needs-you/needs-you.js';
 import { metaOpenSignals } from '../../needs-you/signal-items.js';
-import { stuckSignals } from '../../monitor/monitor-cycle.js';
+import { stuckSignals, type NextDue } from '../../monitor/monitor-cycle.js';
 import type { BoardView, NeedsYouEntry, NeedsYouView } from '../api-types.js';
 import { itemActions, teamFacts, type TeamFacts } from './team-card.js';
 
@@ -29,6 +29,8 @@ export class UiViews {
   private metaStale = true;
   private stuck = { problems: [] as string[], count: 0 };
   private stuckStale = true;
+  /** The earliest deadline ahead among the signals the last stuck search saw: none becomes stuck sooner. */
+  private stuckDue: NextDue = { at: null };
   private computing: Promise<void> | undefined;
   private readonly metaInbox: SignalInbox;
 
@@ -75,17 +77,23 @@ export class UiViews {
   /**
    * Read again what depends on the clock alone — health (a stale state, a dead launcher, an agent log's
    * errors) and overdue signals — and say what changed, as the changes to tell the pages: each team whose
-   * facts changed, and `delivery` when the stuck signals did. Nothing changed: nothing to tell.
+   * facts changed, and `delivery` when the stuck signals did. Nothing changed: nothing to tell. Only what
+   * the clock can have changed is read: a team while its launch runs or once its `clock.at` has come, the
+   * stuck signals once a deadline the last search saw ahead has passed — an idle dashboard of a thousand
+   * teams reads nothing.
    */
   async recheckClock(): Promise<FederationChange[]> {
     await this.refresh();
-    const before = new Map([...this.teams].map(([id, team]) => [id, JSON.stringify(team.facts)]));
+    const now = this.fed.now().getTime();
+    const due = [...this.teams].filter(([, { facts }]) => facts.clock.watch || (facts.clock.at ?? Infinity) <= now);
+    const shown = (facts: TeamFacts) => JSON.stringify([facts.card, facts.needsYou]);
+    const before = new Map(due.map(([id, team]) => [id, shown(team.facts)]));
     const stuckBefore = JSON.stringify(this.stuck);
-    for (const id of this.teams.keys()) this.staleTeams.add(id);
-    this.stuckStale = true;
+    for (const [id] of due) this.staleTeams.add(id);
+    if ((this.stuckDue.at ?? Infinity) <= now) this.stuckStale = true;
     await this.refresh();
     const changes: FederationChange[] = [...this.teams]
-      .filter(([id, team]) => before.has(id) && before.get(id) !== JSON.stringify(team.facts))
+      .filter(([id, team]) => before.has(id) && before.get(id) !== shown(team.facts))
       .map(([team]) => ({ scope: 'team', team, what: 'lifecycle' }));
     if (JSON.stringify(this.stuck) !== stuckBefore) changes.push({ scope: 'delivery' });
     return changes;
@@ -204,7 +212,9 @@ export class UiViews {
     if (this.stuckStale) {
       this.stuckStale = false;
       const registry = await backend.registry.read();
-      const signals = await stuckSignals(this.fed, registry, this.fed.now());
+      const next: NextDue = { at: null };
+      const signals = await stuckSignals(this.fed, registry, this.fed.now(), undefined, undefined, next);
+      this.stuckDue = next;
       this.stuck = {
         count: signals.length,
         problems: signals.map(
