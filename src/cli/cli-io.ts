@@ -1,26 +1,14 @@
 import type { Command } from 'commander';
 import { stdoutStream, writeStderr, writeStdout } from './stdout.js';
 import { escapeControls } from '../core/terminal-text.js';
+import type { CommandIo } from '../core/command-io.js';
 
 /**
  * The CLI's surroundings and plain output helpers — what every command and the program itself need. Kept
  * apart from federationContext (io.ts), which loads the config machinery a bare `fed --version` must not.
  */
 /** Where the CLI writes and what it reads from its surroundings; tests pass their own. */
-export interface CliIo {
-  /** A command's output. Through runCommand, control characters are escaped (escapeControls). */
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  /**
-   * Standard output as it is, for fed's own terminal sequences (a redraw in place, colours) around text
-   * already escaped: never for text fed did not write.
-   */
-  terminal: (text: string) => void;
-  env: NodeJS.ProcessEnv;
-  cwd: string;
-  /** True when stdout is an interactive terminal (colours, redraws). */
-  isTTY: boolean;
-}
+export type CliIo = CommandIo;
 
 export function processIo(): CliIo {
   return {

@@ -16,7 +16,7 @@ import { tempDir } from '../helpers/temp-dir.js';
  * event to its launcher, which applies it itself. A `fed event` process per event (four per team) would
  * show here, and so would a watchdog per team: fed-agent ends itself with its launcher
  * (test/integration/builtin-agent-lifeline.test.ts), so none is started over it. Sandboxed, its network
- * namespace has one listener beside it.
+ * namespace starts a listener first, which hands its ports to the launcher and exits.
  */
 const TEAMS = ['api', 'docs'];
 

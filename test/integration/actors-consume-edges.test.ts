@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest';
 import {
   acknowledgeSignal,
   applyLifecycleInputs,
-  sendSignal,
   setTeamStatus,
   viewLifecycle,
   type RegistryEntry,
@@ -14,7 +13,7 @@ import { TeamInboxConsumer } from '../../src/engine/actors/consume-inbox.js';
 import { readEnvelope, readIdentifiedEnvelope, writeEnvelope } from '../../src/adapters/file/state-files.js';
 import { openFederation, type Federation } from '../../src/engine/context.js';
 import type { SignalInbox } from '../../src/ports/signal-transport.js';
-import { docsFederation } from '../helpers/docs-federation.js';
+import { docsFederation, sendDirective } from '../helpers/docs-federation.js';
 
 /**
  * The consumer's own last defences, reached in process (the e2e suites reach them through the built CLI,
@@ -22,9 +21,6 @@ import { docsFederation } from '../helpers/docs-federation.js';
  * quarantine that fails — because another consumer took the file first, or because the disk refuses.
  */
 const federation = docsFederation;
-
-const send = (root: string, subject: string) =>
-  sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject }, { durable: false });
 
 /** A federation whose team inbox runs `beforeQuarantine` (on the real filesystem) before each quarantine. */
 function withQuarantineHook(fed: Federation, beforeQuarantine: (path: string) => void): Federation {
@@ -59,7 +55,7 @@ function garbage(inbox: string): string {
 describe('the consumer', () => {
   it('quarantines a hand-dropped file reusing a delivered id, and applies the delivered signal once', async () => {
     const { root, team } = await federation();
-    const sent = await send(root, 'the real work');
+    const sent = await sendDirective(root, 'the real work');
     const real = JSON.parse(readFileSync(sent.inboxPath, 'utf8')) as Record<string, unknown>;
     const inbox = workspacePaths(team().location).inbox;
     // Earlier than the real one, so it comes first in inbox order: the one that would be applied.
@@ -81,7 +77,7 @@ describe('the consumer', () => {
   it('passes over a bad file another consumer quarantined first, and keeps flowing', async () => {
     const { root, team } = await federation();
     const bad = garbage(workspacePaths(team().location).inbox);
-    const sent = await send(root, 'mission');
+    const sent = await sendDirective(root, 'mission');
     // The other consumer wins the race: the file is gone when this one moves it.
     const fed = withQuarantineHook(openFederation(root), (path) => unlinkSync(path));
 
@@ -95,7 +91,7 @@ describe('the consumer', () => {
   it('leaves a bad file in place with a warning when the disk refuses its quarantine, and moves it once it can', async () => {
     const { root, team } = await federation();
     const bad = garbage(workspacePaths(team().location).inbox);
-    const sent = await send(root, 'mission');
+    const sent = await sendDirective(root, 'mission');
     // The disk is full when the move is made: the error the filesystem would give.
     const full = withQuarantineHook(openFederation(root), () => {
       throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
@@ -119,10 +115,10 @@ describe('the consumer', () => {
 
   it('applies the signals held during a pause once a write that did not read them back left the pause', async () => {
     const { root, team } = await federation();
-    await send(root, 'pause');
+    await sendDirective(root, 'pause');
     await consumer(openFederation(root), team()).consume();
     // Acknowledged while paused (fed signal ack): kept in the envelope's held list, out of the inbox's unread.
-    const held = await send(root, 'document the API');
+    const held = await sendDirective(root, 'document the API');
     await acknowledgeSignal(openFederation(root), 'docs', held.message.id, { durable: false });
     // A pass while still paused: the acknowledged id leaves the dedupe record, the signal stays held.
     await consumer(openFederation(root), team()).consume();
@@ -164,7 +160,7 @@ describe('the report a state change owes meta', () => {
 
   it('says what moved the team: a signal by its id, a fed team command, or the agent (no more, but why it failed)', async () => {
     const { root, team } = await federation();
-    const pause = await send(root, 'pause');
+    const pause = await sendDirective(root, 'pause');
     await consumer(openFederation(root), team()).consume();
     await setTeamStatus(openFederation(root), 'docs', { type: 'RESUME' }, { durable: false });
     await applyLifecycleInputs(

@@ -11,14 +11,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import {
-  applyLifecycleInputs,
-  runActors,
-  sendSignal,
-  setTeamStatus,
-  viewLifecycle,
-  type RegistryEntry,
-} from '../../src/index.js';
+import { applyLifecycleInputs, runActors, setTeamStatus, viewLifecycle, type RegistryEntry } from '../../src/index.js';
 import { writeRegistryStatus } from '../../src/engine/registry/team-status.js';
 import { deliverableEntry } from '../../src/engine/archetypes/deliverable/index.js';
 import { loadTeamLifecycle } from '../../src/engine/actors/team-lifecycle.js';
@@ -26,13 +19,11 @@ import { quarantineSignalFile } from '../../src/adapters/file/signals/quarantine
 import { readEnvelope, writeEnvelope } from '../../src/adapters/file/state-files.js';
 import { TeamInboxConsumer } from '../../src/engine/actors/consume-inbox.js';
 import { workspacePaths } from '../../src/core/layout.js';
-import { docsFederation } from '../helpers/docs-federation.js';
+import { docsFederation, sendDirective } from '../helpers/docs-federation.js';
 import { openFederation } from '../../src/engine/context.js';
 
 const federation = docsFederation;
 
-const send = (root: string, subject: string, to = 'docs') =>
-  sendSignal(openFederation(root), { to, type: 'directive', subject }, { durable: false });
 const consume = (root: string) => runActors(openFederation(root), { team: 'docs', once: true, durable: false });
 const agent = (root: string, team: RegistryEntry, type: string, data: Record<string, unknown> = {}) =>
   applyLifecycleInputs(openFederation(root), team, [{ source: 'event', event: { type, ...data } }], { durable: false });
@@ -46,7 +37,7 @@ const longAgo = (path: string) => utimesSync(path, new Date(Date.now() - 60_000)
 describe('owed effects are redone, never lost', () => {
   it('a report to meta that could not be written is carried through later writes and sent once meta can receive', async () => {
     const { root, team } = await federation();
-    await send(root, 'mission');
+    await sendDirective(root, 'mission');
     await consume(root);
     // meta's inbox cannot be written (a file where the folder should be: ENOTDIR, like a read-only disk).
     const inbox = workspacePaths(root).inbox;
@@ -71,7 +62,7 @@ describe('owed effects are redone, never lost', () => {
 
   it('a torn last journal line is cut off and the line is written again whole', async () => {
     const { root, team } = await federation();
-    await send(root, 'mission');
+    await sendDirective(root, 'mission');
     await consume(root);
     const journal = workspacePaths(team().location).journal;
     // A crash mid-append of seq 2 left a fragment; the envelope still owes that line.
@@ -117,7 +108,7 @@ describe('archived means archived', () => {
     const { root, team } = await federation();
     const consumer = new TeamInboxConsumer(openFederation(root), team(), { durable: false });
     await setTeamStatus(openFederation(root), 'docs', { type: 'ARCHIVE' }, { durable: false });
-    await send(root, 'mission').catch(() => undefined);
+    await sendDirective(root, 'mission').catch(() => undefined);
     // The send is refused for an archived team; a signal already in the inbox is what a running consumer meets.
     writeFileSync(
       join(workspacePaths(team().location).inbox, '2026-01-01T000000Z-directive-late.json'),
@@ -141,7 +132,7 @@ describe('archived means archived', () => {
 describe('snapshots that do not fit the machine', () => {
   it('a snapshot missing a context field is refused before use, naming the field', async () => {
     const { root, team } = await federation();
-    await send(root, 'mission');
+    await sendDirective(root, 'mission');
     await consume(root);
     const envelope = readEnvelope(team().location)!;
     const { sources: _dropped, ...context } = (envelope.snapshot as { context: Record<string, unknown> }).context;
@@ -153,7 +144,7 @@ describe('snapshots that do not fit the machine', () => {
 
   it('an error snapshot on disk is refused, and one is never written', async () => {
     const { root, team } = await federation();
-    await send(root, 'mission');
+    await sendDirective(root, 'mission');
     await consume(root);
     const envelope = readEnvelope(team().location)!;
     const original = deliverableEntry.machine;
@@ -266,7 +257,7 @@ describe('slow foreign writers and bad entries', () => {
     const inbox = workspacePaths(team().location).inbox;
     mkdirSync(join(inbox, '2026-01-01T000000Z-directive-dir.json'));
     execFileSync('mkfifo', [join(inbox, '2026-01-01T000000Z-directive-fifo.json')]);
-    const sent = await send(root, 'mission');
+    const sent = await sendDirective(root, 'mission');
     writeFileSync(`${sent.inboxPath}.ack`, 'garbage');
     longAgo(`${sent.inboxPath}.ack`);
     const [result] = await consume(root);

@@ -20,6 +20,7 @@ import {
   type BrokerRequest,
 } from '../../infra/process/broker-protocol.js';
 import { checkAgentCommand, isInside } from './agent-commands.js';
+import type { CommandIo } from '../../core/command-io.js';
 
 export interface AgentBrokerOptions {
   /** Where the socket goes: in the team's own workspace, which only its agent and fed can write. */
@@ -46,18 +47,7 @@ export interface AgentBrokerOptions {
 }
 
 /** What the CLI's runCli is: fed's arguments and where it prints and runs, to its exit code. */
-export type InProcessCommand = (
-  argv: readonly string[],
-  io: {
-    stdout: (text: string) => void;
-    stderr: (text: string) => void;
-    /** fed's own terminal sequences: the agent's output is never a terminal (isTTY), so they are plain output. */
-    terminal: (text: string) => void;
-    env: NodeJS.ProcessEnv;
-    cwd: string;
-    isTTY: boolean;
-  },
-) => Promise<number>;
+export type InProcessCommand = (argv: readonly string[], io: CommandIo) => Promise<number>;
 
 export interface AppliedEvent {
   stdout: string;
@@ -363,6 +353,7 @@ export class AgentBroker {
     const ended = runInProcess(request.argv, {
       stdout: (text) => send(FRAME.STDOUT, text),
       stderr: (text) => send(FRAME.STDERR, text),
+      // fed's own terminal sequences: the agent's output is never a terminal (isTTY), so they are plain output.
       terminal: (text) => send(FRAME.STDOUT, text),
       env: this.env,
       cwd: request.cwd,

@@ -38,8 +38,11 @@ export async function teamFacts(fed: Federation, entry: RegistryEntry, census: P
   const lifecycle = lifecycleFor(entry.archetypeId)
     ? await loadTeamLifecycle(entry, fed.backend.lifecycles).catch(() => undefined)
     : undefined;
+  // Read once for the health check and the clock (a launch running is watched).
+  const current = readCurrentRun(entry.location);
   const report = await teamReport(entry, {
     lifecycle,
+    run: { current },
     config: fed.config,
     now,
     staleAfterMs: STALE_AFTER_MS,
@@ -54,7 +57,7 @@ export async function teamFacts(fed: Federation, entry: RegistryEntry, census: P
     lastRun?.resumeAt ? Date.parse(lastRun.resumeAt) : NaN,
   ].filter((at) => at > now.getTime());
   const clock = {
-    watch: readCurrentRun(entry.location) !== undefined,
+    watch: current !== undefined,
     at: ahead.length ? Math.min(...ahead) : null,
   };
   const totals = teamRunTotals(fed, entry);
