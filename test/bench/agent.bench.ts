@@ -14,8 +14,8 @@ import { distillInsights } from '../../src/apps/agent/insights.js';
 import { searchMission } from '../../src/apps/agent/mission-search.js';
 import { planOutline } from '../../src/apps/agent/outline.js';
 import { renderDeliverable } from '../../src/apps/agent/render-markdown.js';
-import { surveyCodebase } from '../../src/apps/agent/survey.js';
-import { topLevelSources } from '../../src/apps/agent/walk-codebase.js';
+import { surveyCodebase } from '../../src/engine/survey/survey.js';
+import { topLevelSources } from '../../src/engine/survey/walk-codebase.js';
 import { checkMarkdownText } from '../../src/engine/deliverable/check-deliverable.js';
 import { percentile, report } from './harness.js';
 

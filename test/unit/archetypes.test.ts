@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { findScriptImports } from '../../src/apps/agent/import-scan.js';
+import { findScriptImports } from '../../src/engine/survey/import-scan.js';
 import { documentedEvents } from '../../src/index.js';
 import { archetypes } from '../../src/engine/archetypes/catalog.js';
 import { progressLines } from '../../src/engine/archetypes/archetype.js';

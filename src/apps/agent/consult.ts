@@ -9,7 +9,7 @@ import { planMission } from './mission-plan.js';
 import { searchMission } from './mission-search.js';
 import { afterReports, reportsInOrder, type ReportsInOrder } from './reports-in-order.js';
 import { codebaseProblem, FAILURE, type AgentIo } from './run-agent.js';
-import { projectNames, surveyCodebase, type Survey } from './survey.js';
+import { projectNames, surveyCodebase, type Survey } from '../../engine/survey/survey.js';
 
 /**
  * The built-in agent serving a consultant team: it indexes the codebase once per run (the read-only

@@ -1,9 +1,9 @@
 import { basename, dirname, join } from 'node:path';
-import { outsideProduct } from './folder-roles.js';
-import { readAnalysedText, type FileRecord } from './inventory.js';
+import { outsideProduct } from '../../engine/survey/folder-roles.js';
+import { readAnalysedText, type FileRecord } from '../../engine/survey/inventory.js';
 import { stem, type MissionTopic } from './mission-plan.js';
 import { isMissionWord } from './mission-words.js';
-import type { Survey } from './survey.js';
+import type { Survey } from '../../engine/survey/survey.js';
 
 /**
  * Answering a mission topic from the codebase: every code and documentation file is ranked by how well

@@ -16,12 +16,12 @@ import {
   plural,
   table,
 } from './markdown-text.js';
-import { OTHER_GROUP } from './import-graph.js';
+import { OTHER_GROUP } from '../../engine/survey/import-graph.js';
 import { PACKAGE_GRAPH_TITLE, packageGraphSection } from './package-graph.js';
 import { howToRunSection, whereToStartSection } from './onboarding-sections.js';
 import type { MissionSearch, TopicAnswer } from './mission-search.js';
 import type { DocumentKind, Outline, SectionId } from './outline.js';
-import type { Survey } from './survey.js';
+import type { Survey } from '../../engine/survey/survey.js';
 
 /**
  * The deliverable (docs/design/spec.md §2.6) written from a survey: title, a 2–3 sentence summary, a table of contents

@@ -21,8 +21,8 @@ import { learningEntries, missionEntries } from './learning-entries.js';
 import { searchMission, type TopicAnswer } from './mission-search.js';
 import { planOutline, standingOutline, withOverview } from './outline.js';
 import { renderDeliverable } from './render-markdown.js';
-import { projectNames, surveyCodebase } from './survey.js';
-import { topLevelSources } from './walk-codebase.js';
+import { projectNames, surveyCodebase } from '../../engine/survey/survey.js';
+import { topLevelSources } from '../../engine/survey/walk-codebase.js';
 
 /**
  * The built-in agent's work (docs/design/spec.md §2.7: gather, analyse, write), one lifecycle state at a time, starting

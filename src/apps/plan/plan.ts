@@ -1,5 +1,5 @@
-import { outsideProduct } from '../agent/folder-roles.js';
-import { surveyCodebase, type Survey } from '../agent/survey.js';
+import { outsideProduct } from '../../engine/survey/folder-roles.js';
+import { surveyCodebase, type Survey } from '../../engine/survey/survey.js';
 import { loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
 import { lifecycleFor } from '../../engine/archetypes/catalog.js';
 import { InvalidInputError } from '../../core/errors.js';

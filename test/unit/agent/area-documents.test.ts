@@ -4,7 +4,7 @@ import { initFederation, proposePlan } from '../../../src/index.js';
 import { openFederation } from '../../../src/engine/context.js';
 import { findAreas } from '../../../src/apps/agent/area-scope.js';
 import { planMission } from '../../../src/apps/agent/mission-plan.js';
-import { surveyCodebase } from '../../../src/apps/agent/survey.js';
+import { surveyCodebase } from '../../../src/engine/survey/survey.js';
 import { frameworkProject, writeTree } from '../../helpers/fixture-repo.js';
 import { writeAgentDocument } from '../../helpers/agent-document.js';
 import { maxSharedLineFraction } from '../../helpers/shared-lines.js';

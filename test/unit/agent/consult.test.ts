@@ -4,7 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { answerQuestion, runConsultant, type ConsultIo } from '../../../src/apps/agent/consult.js';
 import { FedEventError } from '../../../src/apps/agent/fed-event.js';
 import { agentContext } from '../../helpers/agent-document.js';
-import { surveyCodebase } from '../../../src/apps/agent/survey.js';
+import { surveyCodebase } from '../../../src/engine/survey/survey.js';
 import { typescriptProject } from '../../helpers/fixture-repo.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 

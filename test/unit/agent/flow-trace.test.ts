@@ -5,7 +5,7 @@ import { flowMarkdown } from '../../../src/apps/agent/flow-render.js';
 import { traceFlow } from '../../../src/apps/agent/flow-trace.js';
 import { planMission } from '../../../src/apps/agent/mission-plan.js';
 import { searchMission } from '../../../src/apps/agent/mission-search.js';
-import { surveyCodebase } from '../../../src/apps/agent/survey.js';
+import { surveyCodebase } from '../../../src/engine/survey/survey.js';
 import { writeAgentDocument } from '../../helpers/agent-document.js';
 import { frameworkProject, pythonTokensProject, writeTree } from '../../helpers/fixture-repo.js';
 import { tempDir } from '../../helpers/temp-dir.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { learningEntries } from '../../../src/apps/agent/learning-entries.js';
-import { surveyCodebase } from '../../../src/apps/agent/survey.js';
+import { surveyCodebase } from '../../../src/engine/survey/survey.js';
 import { writeTree } from '../../helpers/fixture-repo.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { planMission, stem } from '../../../src/apps/agent/mission-plan.js';
 import { searchMission } from '../../../src/apps/agent/mission-search.js';
-import { surveyCodebase } from '../../../src/apps/agent/survey.js';
+import { surveyCodebase } from '../../../src/engine/survey/survey.js';
 import { frameworkProject, pythonTokensProject, writeTree } from '../../helpers/fixture-repo.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planMission } from '../../../src/apps/agent/mission-plan.js';
-import { surveyCodebase } from '../../../src/apps/agent/survey.js';
+import { surveyCodebase } from '../../../src/engine/survey/survey.js';
 import { writeAgentDocument } from '../../helpers/agent-document.js';
 import { writeTree } from '../../helpers/fixture-repo.js';
 import { tempDir } from '../../helpers/temp-dir.js';

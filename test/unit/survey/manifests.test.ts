@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readManifest } from '../../../src/apps/agent/manifests.js';
+import { readManifest } from '../../../src/engine/survey/manifests.js';
 import { writeTree } from '../../helpers/fixture-repo.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 

@@ -10,7 +10,10 @@ import { findPackages, type Packages, type WorkspaceDeclaration } from './packag
 import { summariseTests, type TestSummary } from './test-files.js';
 import { walkCodebase, type Unreadable } from './walk-codebase.js';
 
-/** Everything the built-in agent learns about a codebase in one read-only pass. */
+/**
+ * Everything fed learns about a codebase in one read-only pass: what `fed plan` splits the teams by, and
+ * what the built-in agent writes its documents from.
+ */
 export interface Survey {
   codebase: string;
   /** From the primary manifest, else the folder name. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { buildModuleGraph, MAX_EDGES, MAX_GROUPS } from '../../../src/apps/agent/import-graph.js';
-import type { FileRecord } from '../../../src/apps/agent/inventory.js';
-import { languageOf } from '../../../src/apps/agent/languages.js';
-import { isTestFile } from '../../../src/apps/agent/test-file-names.js';
+import { buildModuleGraph, MAX_EDGES, MAX_GROUPS } from '../../../src/engine/survey/import-graph.js';
+import type { FileRecord } from '../../../src/engine/survey/inventory.js';
+import { languageOf } from '../../../src/engine/survey/languages.js';
+import { isTestFile } from '../../../src/engine/survey/test-file-names.js';
 
 const file = (path: string, imports: string[] = []): FileRecord => ({
   path,

@@ -3,8 +3,8 @@ import {
   findGoImports,
   findPythonImports,
   findScriptImports as findImports,
-} from '../../../src/apps/agent/import-scan.js';
-import { findTodoMarkers } from '../../../src/apps/agent/source-scan.js';
+} from '../../../src/engine/survey/import-scan.js';
+import { findTodoMarkers } from '../../../src/engine/survey/source-scan.js';
 
 describe('TODO markers', () => {
   it('count only as the first word of a comment', () => {
