@@ -1,11 +1,5 @@
 import { connect } from 'node:net';
-import {
-  encodeFrame,
-  FRAME,
-  FrameReader,
-  brokerAddress,
-  type BrokerEventRequest,
-} from '../../infra/process/broker-protocol.js';
+import { encodeFrame, FRAME, FrameReader, brokerAddress, type BrokerEventRequest } from './broker-protocol.js';
 
 /** How an event sent to the launcher ended: what `fed event` would have printed, and its exit code. */
 export interface BrokerEventAnswer {
@@ -16,8 +10,9 @@ export interface BrokerEventAnswer {
 }
 
 /**
- * One lifecycle event sent to the launcher's broker at `socketPath` (an EVENT request,
- * src/infra/process/broker-protocol.ts), which applies it as `fed event` would and answers as it would.
+ * One lifecycle event sent to the launcher's broker at `socketPath` (an EVENT request of broker-protocol.ts),
+ * which applies it as `fed event` would and answers as it would: how a launched agent program reports
+ * without starting a process (the built-in agent does).
  * `onSent` is called once the request is handed to the socket: from then on the launcher has it, whatever
  * the agent does. The socket cannot be reached: rejects with the connection's error.
  */
