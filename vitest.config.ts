@@ -1,6 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // fed's entries by name (`fed/agent`…), from source as tsconfig.json maps them: never the last build's.
+  resolve: { tsconfigPaths: true },
   test: {
     include: ['test/**/*.test.ts'],
     // Integration tests spawn real processes; two cores are shared, so keep workers bounded.

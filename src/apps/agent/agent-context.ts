@@ -1,9 +1,13 @@
 import { isAbsolute, relative } from 'node:path';
-import { readFileBounded, type BoundedRead } from '../../infra/fs/read-file-bounded.js';
-import { InvalidInputError } from '../../core/errors.js';
-import { parseJsonText } from '../../core/json-text.js';
-import { launchContextSchema, type LaunchContext } from '../../core/schema/launch-context.js';
-import { zodProblemText } from '../../core/schema/problems.js';
+import {
+  type BoundedRead,
+  InvalidInputError,
+  type LaunchContext,
+  launchContextSchema,
+  parseJsonText,
+  readFileBounded,
+  zodProblemText,
+} from 'fed/agent';
 
 /**
  * What `fed launch` hands the built-in agent: `FED_LAUNCH_CONTEXT` names the launch context file (the

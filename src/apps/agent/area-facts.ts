@@ -2,12 +2,8 @@ import { join, posix } from 'node:path';
 import { exportsOf, type ApiEntry } from './area-api.js';
 import { areaLinks, type AreaLinks } from './area-links.js';
 import { isUnder, type Area } from './area-scope.js';
-import { folderCommands } from '../../engine/survey/build-commands.js';
+import { folderCommands, folderRole, type Manifest, readAnalysedText, type Survey } from 'fed/survey';
 import { fileComment } from './doc-comments.js';
-import { folderRole } from '../../engine/survey/folder-roles.js';
-import { readAnalysedText } from '../../engine/survey/inventory.js';
-import type { Manifest } from '../../engine/survey/manifests.js';
-import type { Survey } from '../../engine/survey/survey.js';
 
 /**
  * What a document about one area says, gathered from its files: its purpose (manifest description,

@@ -1,7 +1,6 @@
 import { code, folderRef } from './markdown-text.js';
 import { neighbourOf, type Area } from './area-scope.js';
-import { resolveRelative } from '../../engine/survey/import-graph.js';
-import type { Survey } from '../../engine/survey/survey.js';
+import { resolveRelative, type Survey } from 'fed/survey';
 
 /**
  * How an area depends on the rest of the codebase, from the survey's import graph: the other areas its

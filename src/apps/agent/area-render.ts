@@ -1,12 +1,10 @@
-import { analyseMarkdown } from '../../engine/deliverable/analyse-markdown.js';
-import { TOC_WORD_LIMIT } from '../../engine/deliverable/documentation-rules.js';
+import { analyseMarkdown, TOC_WORD_LIMIT } from 'fed/agent';
+import { outsideProduct, type Survey } from 'fed/survey';
 import type { AreaFacts } from './area-facts.js';
-import { outsideProduct } from '../../engine/survey/folder-roles.js';
 import { areaSections, folderOf, shortName } from './area-sections.js';
 import { linkRef } from './area-links.js';
 import { agree, code, count, escapeText, folderRef, numberedList, plural } from './markdown-text.js';
 import { overviewSections, section, tableOfContents, topicSection, type DeliverableInput } from './render-markdown.js';
-import type { Survey } from '../../engine/survey/survey.js';
 
 /**
  * The document of a team whose mission names an area (a package or a folder, as `fed plan` gives each

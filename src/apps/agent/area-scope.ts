@@ -1,9 +1,6 @@
 import { posix } from 'node:path';
-import type { FileRecord } from '../../engine/survey/inventory.js';
-import type { Manifest } from '../../engine/survey/manifests.js';
+import type { CodePackage, FileRecord, Manifest, Survey } from 'fed/survey';
 import type { MissionTopic } from './mission-plan.js';
-import type { CodePackage } from '../../engine/survey/packages.js';
-import type { Survey } from '../../engine/survey/survey.js';
 
 /**
  * The area a team's mission names — a package or a folder of the codebase, what `fed plan` writes into

@@ -1,7 +1,7 @@
 import type { AreaFacts } from './area-facts.js';
 import type { Area } from './area-scope.js';
 import { agree, bulletList, code, count, escapeText, fenced, folderRef, label, plural } from './markdown-text.js';
-import type { Survey } from '../../engine/survey/survey.js';
+import type { Survey } from 'fed/survey';
 
 /**
  * The sections of a document about one area (area-render.ts assembles them): what it is for, its public

@@ -1,15 +1,12 @@
 import { v5 as uuidv5 } from 'uuid';
-import type { Question } from '../../../machines/consultant.types.js';
-import { answerSubject } from '../../engine/archetypes/consultant/answer-reference.js';
-import { META } from '../../core/schema/common.js';
-import type { LaunchContext } from '../../core/schema/launch-context.js';
+import { answerSubject, type LaunchContext, META, type Question } from 'fed/agent';
+import { projectNames, type Survey, surveyCodebase } from 'fed/survey';
 import { flowText } from './flow-render.js';
 import { traceFlow } from './flow-trace.js';
 import { planMission } from './mission-plan.js';
 import { searchMission } from './mission-search.js';
 import { afterReports, reportsInOrder, type ReportsInOrder } from './reports-in-order.js';
 import { codebaseProblem, FAILURE, type AgentIo } from './run-agent.js';
-import { projectNames, surveyCodebase, type Survey } from '../../engine/survey/survey.js';
 
 /**
  * The built-in agent serving a consultant team: it indexes the codebase once per run (the read-only

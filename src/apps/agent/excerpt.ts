@@ -1,6 +1,5 @@
-import { readAnalysedText } from '../../engine/survey/inventory.js';
+import { readAnalysedText, type Survey } from 'fed/survey';
 import { join } from 'node:path';
-import type { Survey } from '../../engine/survey/survey.js';
 
 /** The code example of the document: the opening lines of the first readable entry point (docs/design/spec.md §3.1 "distilling"). */
 export interface Excerpt {

@@ -1,7 +1,4 @@
-import { FedError } from '../../core/errors.js';
-import { BROKER_ENV, BROKER_TOKEN_ENV } from '../../infra/process/broker-protocol.js';
-import { runCaptured } from '../../infra/process/run-captured.js';
-import { sendBrokerEvent } from '../../infra/process/broker-event.js';
+import { BROKER_ENV, BROKER_TOKEN_ENV, FedError, runCaptured, sendBrokerEvent } from 'fed/agent';
 
 /**
  * Reporting a lifecycle event: launched by `fed launch`, to the launcher's broker (`FED_BROKER`), which

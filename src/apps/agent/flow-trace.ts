@@ -1,10 +1,8 @@
 import { join, posix } from 'node:path';
 import { bindingsOf, functionsOf, TOP_LEVEL, type Binding, type FunctionDef } from './flow-functions.js';
-import { resolveRelative } from '../../engine/survey/import-graph.js';
-import { readAnalysedText } from '../../engine/survey/inventory.js';
+import { readAnalysedText, resolveRelative, type Survey } from 'fed/survey';
 import { stem } from './mission-plan.js';
 import type { TopicAnswer } from './mission-search.js';
-import type { Survey } from '../../engine/survey/survey.js';
 
 /**
  * How a "how does X work" question is answered call by call: from the files the mission search ranked

@@ -1,6 +1,6 @@
 import { agree, code, count, escapeText, folderRef, plural } from './markdown-text.js';
 import type { MissionSearch, TopicAnswer } from './mission-search.js';
-import type { Survey } from '../../engine/survey/survey.js';
+import type { Survey } from 'fed/survey';
 
 /**
  * The key findings (docs/design/spec.md §3.1 "distilling"): the few facts a newcomer should know first, one Markdown

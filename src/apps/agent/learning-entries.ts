@@ -1,6 +1,6 @@
-import type { LearningCategory, LearningConfidence, LearningEntry } from '../../core/schema/learning-log.js';
+import type { LearningCategory, LearningConfidence, LearningEntry } from 'fed/agent';
+import type { Survey } from 'fed/survey';
 import type { MissionSearch } from './mission-search.js';
-import type { Survey } from '../../engine/survey/survey.js';
 
 /**
  * What the scan learned, as learning-log entries (docs/design/spec.md §2.5), each with a confidence that says how it was

@@ -1,5 +1,4 @@
-import { LIFELINE_ENV, LIFELINE_GRACE_ENV, watchLifeline } from '../../infra/process/lifeline.js';
-import { endGroupWithLauncher } from '../../infra/process/lifeline-worker.js';
+import { endGroupWithLauncher, LIFELINE_ENV, LIFELINE_GRACE_ENV, watchLifeline } from 'fed/lifeline';
 
 /**
  * Loaded by `fed-agent` first (src/apps/agent/bin.ts), before V8's flags change (v8-tiering.ts): a worker

@@ -1,13 +1,17 @@
 import { join } from 'node:path';
-import { snapshotOfMachine } from '../../../machines/catalog.js';
-import { loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
-import { archetypeOf } from '../../engine/archetypes/catalog.js';
-import { consultantArchetype, consultantEntry } from '../../engine/archetypes/consultant/index.js';
-import { deliverableArchetype } from '../../engine/archetypes/deliverable/index.js';
-import { FedError, RefusedError } from '../../core/errors.js';
-import { getTeam } from '../../core/find-team.js';
-import { closeOpenBackends } from '../../adapters/index.js';
-import { openFederation } from '../../engine/context.js';
+import {
+  archetypeOf,
+  closeOpenBackends,
+  consultantArchetype,
+  consultantEntry,
+  deliverableArchetype,
+  FedError,
+  getTeam,
+  loadTeamLifecycle,
+  openFederation,
+  RefusedError,
+  snapshotOfMachine,
+} from 'fed/agent';
 import { readLaunchContext } from './agent-context.js';
 import { runConsultant } from './consult.js';
 import { fedEventReporter, runFed } from './fed-event.js';

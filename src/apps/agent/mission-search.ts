@@ -1,9 +1,7 @@
 import { basename, dirname, join } from 'node:path';
-import { outsideProduct } from '../../engine/survey/folder-roles.js';
-import { readAnalysedText, type FileRecord } from '../../engine/survey/inventory.js';
+import { type FileRecord, outsideProduct, readAnalysedText, type Survey } from 'fed/survey';
 import { stem, type MissionTopic } from './mission-plan.js';
 import { isMissionWord } from './mission-words.js';
-import type { Survey } from '../../engine/survey/survey.js';
 
 /**
  * Answering a mission topic from the codebase: every code and documentation file is ranked by how well

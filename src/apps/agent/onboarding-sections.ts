@@ -1,6 +1,5 @@
-import type { ProjectCommand } from '../../engine/survey/build-commands.js';
+import type { ProjectCommand, Survey } from 'fed/survey';
 import { code, count, escapeText, fenced, numberedList, plural, table } from './markdown-text.js';
-import type { Survey } from '../../engine/survey/survey.js';
 
 /**
  * The two sections a newcomer starts with: how to build, test and run the project (the commands its

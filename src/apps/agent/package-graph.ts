@@ -1,6 +1,5 @@
 import { agree, code, count, fenced, label, plural, table } from './markdown-text.js';
-import type { CodePackage, DependencyKind, PackageEdge } from '../../engine/survey/packages.js';
-import type { Survey } from '../../engine/survey/survey.js';
+import type { CodePackage, DependencyKind, PackageEdge, Survey } from 'fed/survey';
 
 /**
  * The answer to "which packages does this repository have, and how do they depend on each other"

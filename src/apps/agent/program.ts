@@ -1,6 +1,7 @@
 /**
- * The fed-agent program, bundled as dist/bin/agent/agent.cjs and run by the executable (bin.ts): zod's
- * settings first — zod reads them as each schema is built — then the agent (main.ts).
+ * The fed-agent program, bundled as dist/bin/agent/agent.cjs and run by the executable (bin.ts): fed's
+ * agent entry first — it sets zod as fed's programs have it, and zod reads the setting as each schema is
+ * built — then the agent (main.ts).
  */
-import '../../core/schema/zod-jitless.js';
+import 'fed/agent';
 export { finished } from './main.js';

@@ -1,5 +1,5 @@
-import { analyseMarkdown } from '../../engine/deliverable/analyse-markdown.js';
-import { TOC_WORD_LIMIT } from '../../engine/deliverable/documentation-rules.js';
+import { analyseMarkdown, TOC_WORD_LIMIT } from 'fed/agent';
+import { OTHER_GROUP, type Survey } from 'fed/survey';
 import type { Excerpt } from './excerpt.js';
 import { flowPathsMarkdown } from './flow-render.js';
 import type { FlowPath } from './flow-trace.js';
@@ -16,12 +16,10 @@ import {
   plural,
   table,
 } from './markdown-text.js';
-import { OTHER_GROUP } from '../../engine/survey/import-graph.js';
 import { PACKAGE_GRAPH_TITLE, packageGraphSection } from './package-graph.js';
 import { howToRunSection, whereToStartSection } from './onboarding-sections.js';
 import type { MissionSearch, TopicAnswer } from './mission-search.js';
 import type { DocumentKind, Outline, SectionId } from './outline.js';
-import type { Survey } from '../../engine/survey/survey.js';
 
 /**
  * The deliverable (docs/design/spec.md §2.6) written from a survey: title, a 2–3 sentence summary, a table of contents

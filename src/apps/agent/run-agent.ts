@@ -1,14 +1,17 @@
 import { statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { checkMarkdownText } from '../../engine/deliverable/check-deliverable.js';
-import { appendLearningEntries } from '../../engine/deliverable/learning-log.js';
-import { RefusedError } from '../../core/errors.js';
-import { writeFileAtomic } from '../../infra/fs/atomic-write.js';
-import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
-import { readFileBounded } from '../../infra/fs/read-file-bounded.js';
-import { MAX_DELIVERABLE_BYTES } from '../../engine/deliverable/check-deliverable.js';
-import type { LaunchContext } from '../../core/schema/launch-context.js';
-import { DEFAULT_FEDERATION_REPORT } from '../../core/schema/config.js';
+import {
+  appendLearningEntries,
+  checkMarkdownText,
+  DEFAULT_FEDERATION_REPORT,
+  ensureDirectory,
+  type LaunchContext,
+  MAX_DELIVERABLE_BYTES,
+  readFileBounded,
+  RefusedError,
+  writeFileAtomic,
+} from 'fed/agent';
+import { projectNames, surveyCodebase, topLevelSources } from 'fed/survey';
 import type { ReportEvent } from './fed-event.js';
 import { afterReports, reportsInOrder, type ReportsInOrder } from './reports-in-order.js';
 import { gatherAreaFacts } from './area-facts.js';
@@ -21,8 +24,6 @@ import { learningEntries, missionEntries } from './learning-entries.js';
 import { searchMission, type TopicAnswer } from './mission-search.js';
 import { planOutline, standingOutline, withOverview } from './outline.js';
 import { renderDeliverable } from './render-markdown.js';
-import { projectNames, surveyCodebase } from '../../engine/survey/survey.js';
-import { topLevelSources } from '../../engine/survey/walk-codebase.js';
 
 /**
  * The built-in agent's work (docs/design/spec.md §2.7: gather, analyse, write), one lifecycle state at a time, starting

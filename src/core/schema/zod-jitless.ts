@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Loaded by `fed` before any command module and by `fed-agent` before the agent (src/apps/agent/program.ts), so
+ * Loaded by `fed` before any command module and by `fed-agent` before the agent (first in src/agent.ts, its entry), so
  * before any schema is built (zod reads the setting when a schema is made): parse without generating code. zod compiles each object schema into a fast
  * parser with `new Function` on its first parse, about 1 ms per schema, and a V8 code cache cannot keep
  * that code. A `fed event` parses each of its schemas once or twice, so the compiling was a tenth of its
