@@ -1,5 +1,6 @@
 // The linter states the rules of the code once, for every file: the layers (arrows point down only, no
 // cycles), the library that never prints or exits, the file adapter's internals kept behind the ports.
+import { readFileSync } from 'node:fs';
 import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
@@ -24,6 +25,19 @@ const LAYERS = [
   { dir: 'src/apps', forbidden: ['src/cli'] },
   { dir: 'src/*.ts', forbidden: ['src/cli'] },
 ];
+
+/**
+ * The workspace's packages (packages/*: the built-in agent, fed-agent) are programs of their own: their code
+ * imports fed only through the entries fed's package.json `exports` declares (`fed` is src/index.ts,
+ * `fed/<entry>` src/<entry>.ts; tsconfig.json maps the names), never fed's layers or machines, and fed
+ * imports nothing of theirs.
+ */
+const PACKAGES = 'packages/*/src';
+const ENTRIES = Object.entries(JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')).exports)
+  .map(([name, target]) => [name === '.' ? 'fed' : `fed/${name.slice(2)}`, target.default ?? target])
+  .filter(([, target]) => target.startsWith('./dist/src/'))
+  .map(([name, target]) => ({ name, file: `./${target.slice('./dist/src/'.length).replace(/\.js$/, '.ts')}` }));
+const THROUGH_ENTRIES = `A package imports fed only through its entries: ${ENTRIES.map(({ name }) => name).join(', ')}.`;
 
 /** Outside src/adapters, the adapters are reached through the ports (src/ports) and the adapter registry (src/adapters/index.ts). */
 const ADAPTER_INTERNALS = ['src/adapters/file', 'src/adapters/jetstream'];
@@ -77,14 +91,17 @@ export function zones(allow = []) {
         'Reach an adapter through src/ports and the adapter registry, src/adapters/index.ts.',
       ),
     ),
+    { target: `${PACKAGES}/**`, from: 'src', except: ENTRIES.map(({ file }) => file), message: THROUGH_ENTRIES },
+    { target: `${PACKAGES}/**`, from: 'machines', message: THROUGH_ENTRIES },
+    { target: ['src', 'machines'], from: 'packages', message: "fed imports nothing of a package's: it runs its bin." },
   ];
 }
 
 /** Standalone programs, started as processes: printing and exit codes are their job. */
 export const PROGRAMS = [
-  'src/apps/agent/main.ts', // the fed-agent program
-  'src/apps/agent/bin.ts', // its executable: runs it through the code cache, and leaves one in the build's training run
-  'src/apps/agent/lifeline.ts', // fed-agent's end with its launcher, loaded first by apps/agent/bin.ts
+  'packages/fed-agent/src/main.ts', // the fed-agent program
+  'packages/fed-agent/src/bin.ts', // its executable: runs it through the code cache, and leaves one in the build's training run
+  'packages/fed-agent/src/lifeline.ts', // fed-agent's end with its launcher, loaded first by its bin.ts
   'src/apps/launch/agent-watchdog.ts', // the watchdog process fed launch starts around an agent
   'src/apps/launch/network/sandbox-listener.ts', // run first in a sandbox with a network policy: hands its proxy's socket up
 ];
@@ -190,7 +207,7 @@ const UNSAFE_XSTATE_WHY =
   'an xstate internal that may change without notice; list the events from the machine definition.';
 
 export default defineConfig(
-  { ignores: ['dist/', 'coverage/', '.bench/', '.stryker-tmp/', '.mutation/', 'test/fixtures/federation-0.1.0/'] },
+  { ignores: ['**/dist/', 'coverage/', '.bench/', '.stryker-tmp/', '.mutation/', 'test/fixtures/federation-0.1.0/'] },
   js.configs.recommended,
   // Not type-aware: the type-checked rules would double the time of `npm run lint`, and tsc checks the types.
   tseslint.configs.recommended,
@@ -219,7 +236,7 @@ export default defineConfig(
     },
   },
   {
-    files: ['src/**', 'machines/**'],
+    files: ['src/**', 'machines/**', `${PACKAGES}/**`],
     rules: { 'import-x/no-restricted-paths': ['error', { basePath: ROOT, zones: zones() }] },
   },
   ...[...new Set(EXCEPTIONS.map(({ file }) => file))].map((file) => ({
@@ -244,7 +261,7 @@ export default defineConfig(
   RANDOM_IDS,
   LOUD_SKIPS_ONLY,
   {
-    files: ['src/**'],
+    files: ['src/**', `${PACKAGES}/**`],
     ignores: ['src/cli/**', ...PROGRAMS],
     rules: {
       'no-console': 'error',

@@ -4,7 +4,8 @@ export default defineConfig({
   // fed's entries by name (`fed/agent`…), from source as tsconfig.json maps them: never the last build's.
   resolve: { tsconfigPaths: true },
   test: {
-    include: ['test/**/*.test.ts'],
+    // fed's tests, and each workspace package's beside it (packages/fed-agent).
+    include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     // Integration tests spawn real processes; two cores are shared, so keep workers bounded.
     maxWorkers: 2,
     // Agents launched in-process inherit this; telemetry is tested where a test turns it on explicitly.

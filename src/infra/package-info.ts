@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -43,7 +44,38 @@ export function packageVersion(): string {
   return manifest().version;
 }
 
-/** fed's commands (`fed`, `fed-agent`) and their scripts, relative to the package root: package.json says where. */
+/** fed's commands (`fed`) and their scripts, relative to the package root: package.json says where. */
 export function packageBins(): Record<string, string> {
   return manifest().bin;
+}
+
+const dependencyBinsCache = new Map<string, Record<string, string>>();
+
+/**
+ * The commands of a package fed depends on (the built-in agent, fed-agent: packages/fed-agent) and their
+ * scripts' absolute paths, from its package.json's `bin` — found as Node finds fed's dependencies, from
+ * fed's package root; none when it is not installed. Read once per process.
+ */
+export function dependencyBins(name: string): Record<string, string> {
+  let bins = dependencyBinsCache.get(name);
+  if (bins === undefined) {
+    bins = {};
+    const file = installedManifest(name);
+    if (file !== undefined) {
+      const { bin = {} } = JSON.parse(readFileSync(file, 'utf8')) as Partial<Manifest>;
+      for (const [command, script] of Object.entries(bin)) bins[command] = join(dirname(file), script);
+    }
+    dependencyBinsCache.set(name, bins);
+  }
+  return bins;
+}
+
+/** The package.json of the package `name` as fed's own code would import it, or undefined when it is not installed. */
+function installedManifest(name: string): string | undefined {
+  try {
+    return createRequire(join(packageRoot(), 'package.json')).resolve(`${name}/package.json`);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') return undefined;
+    throw error;
+  }
 }

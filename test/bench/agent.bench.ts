@@ -9,11 +9,11 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { selectExcerpt } from '../../src/apps/agent/excerpt.js';
-import { distillInsights } from '../../src/apps/agent/insights.js';
-import { searchMission } from '../../src/apps/agent/mission-search.js';
-import { planOutline } from '../../src/apps/agent/outline.js';
-import { renderDeliverable } from '../../src/apps/agent/render-markdown.js';
+import { selectExcerpt } from '../../packages/fed-agent/src/excerpt.js';
+import { distillInsights } from '../../packages/fed-agent/src/insights.js';
+import { searchMission } from '../../packages/fed-agent/src/mission-search.js';
+import { planOutline } from '../../packages/fed-agent/src/outline.js';
+import { renderDeliverable } from '../../packages/fed-agent/src/render-markdown.js';
 import { surveyCodebase } from '../../src/engine/survey/survey.js';
 import { topLevelSources } from '../../src/engine/survey/walk-codebase.js';
 import { checkMarkdownText } from '../../src/engine/deliverable/check-deliverable.js';

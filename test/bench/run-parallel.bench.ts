@@ -7,7 +7,7 @@
  *   each team's fed-agent, anything they start), counted by a preload in each
  *   (test/fixtures/process-usage.cjs), over the 8 teams. Goal ≤ 300 ms. Ceilings, measured in the same
  *   rounds the same way: the agent's own work for the 8 teams in one process with no fed around it
- *   (test/fixtures/bench-agent-work.mjs: the feature's ceiling), and the built fed-agent run once per team
+ *   (packages/fed-agent/test/fixtures/bench-agent-work.ts, bundled: the feature's ceiling), and the built fed-agent run once per team
  *   with its events answered by a broker that applies nothing (the design's: every team's agent is a
  *   process of its own).
  * - Wall-clock speed-up of `--parallel 2` over `--parallel 1`, the two interleaved round by round, each
@@ -27,6 +27,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { buildSync } from 'esbuild';
 import { initFederation, onboardTeam, runActors, sendSignal } from '../../src/index.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { openFederation } from '../../src/engine/context.js';
@@ -36,14 +37,35 @@ import { builtBin, FED_BIN } from '../helpers/fed-cli.js';
 import { writeLaunchContext } from '../helpers/launch-context.js';
 import { processUsageEnv, takeProcessUsage } from '../helpers/process-usage.js';
 import { nodeLine, pinnedNodeLines } from '../helpers/node-lines.js';
-import { AGENT_TIERING_ENV } from '../../src/apps/agent/v8-tiering.js';
+import { AGENT_TIERING_ENV } from '../../packages/fed-agent/src/v8-tiering.js';
 import { report, reportRoundRatios, summarize } from './harness.js';
 import { machineBusyMs } from './machine-busy.js';
 
 const TEAMS = 8;
 const ROUNDS = Number(process.env.FED_BENCH_RUN_ROUNDS ?? 5);
 const MISSION = { subject: 'Survey the codebase', body: 'Read-only study.' };
-const AGENT_WORK = join(packageRoot(), 'test/fixtures/bench-agent-work.mjs');
+const AGENT_WORK = join(packageRoot(), 'packages/fed-agent/test/fixtures/bench-agent-work.ts');
+
+/**
+ * The ceiling's program as one bundle in `dir`, as the agent's own build bundles the agent: compiled, with
+ * the code of fed it runs, so that no compiling of TypeScript is counted as the agent's work.
+ */
+function bundledAgentWork(dir: string): string {
+  const outfile = join(dir, 'bench-agent-work.mjs');
+  buildSync({
+    entryPoints: [AGENT_WORK],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    // The packages it bundles that are CommonJS require Node's modules: an ES module has no require of its own.
+    banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+    external: ['tsx', '@statelyai/inspect'],
+    logLevel: 'warning',
+  });
+  return outfile;
+}
 
 /** A 14-file TypeScript project: manifest, README, ten modules importing each other, a test, a note. */
 function writeCodebase(root: string): void {
@@ -194,7 +216,7 @@ function nodesUnderTest(): NodeUnderTest[] {
 
 /**
  * fed-agent's CPU per team in `fed run --parallel 2` on each Node, with fed's V8 tiering and with V8's
- * own (FED_AGENT_V8_TIERING=off; src/apps/agent/v8-tiering.ts), the four interleaved round by round. Each
+ * own (FED_AGENT_V8_TIERING=off; packages/fed-agent/src/v8-tiering.ts), the four interleaved round by round. Each
  * runs with its own code cache, made first by the build's training run (V8 rejects a cache made under
  * other flags). fed keeps its tiering on a line only where it wins: the ratio's goal.
  */
@@ -208,10 +230,14 @@ async function tieringByNode(): Promise<void> {
   for (const node of nodes)
     for (const tiering of tierings) {
       const args = tiering.env[AGENT_TIERING_ENV] ? ['--tiering', 'off'] : [];
-      const made = spawnSync(node.binary, [join(packageRoot(), 'scripts/agent-code-cache.mjs'), ...args], {
-        env: trainingEnv,
-        stdio: 'inherit',
-      });
+      const made = spawnSync(
+        node.binary,
+        ['--import', 'tsx', join(packageRoot(), 'packages/fed-agent/scripts/code-cache.ts'), ...args],
+        {
+          env: trainingEnv,
+          stdio: 'inherit',
+        },
+      );
       if (made.status !== 0) throw new Error(`the training run on Node ${node.version} failed (exit ${made.status})`);
     }
   const cpu = nodes.map(() => tierings.map(() => [] as number[]));
@@ -248,6 +274,7 @@ export default async function runParallelBench(): Promise<void> {
   const bin = mkdtempSync(join(tmpdir(), 'fed-bench-bin-'));
   try {
     const contexts = await launchContexts(ceilingRoot);
+    const agentWork = bundledAgentWork(bin);
     // fed on its PATH, as fed launch gives it (an agent that ran fed would find it; this one asks the broker).
     writeFileSync(join(bin, 'fed'), `#!/bin/sh\nexec "${process.execPath}" "${FED_BIN}" "$@"\n`, { mode: 0o755 });
     const agentProcess = (context: string) =>
@@ -267,7 +294,7 @@ export default async function runParallelBench(): Promise<void> {
     let machineBusy = true;
     for (let round = 0; round < ROUNDS; round++) {
       const one = await fedRun(1);
-      cpu.oneProcess.push((await measured([AGENT_WORK, ...contexts], ceilingRoot)).cpuMs / TEAMS);
+      cpu.oneProcess.push((await measured([agentWork, ...contexts], ceilingRoot)).cpuMs / TEAMS);
       const two = await fedRun(2);
       let perTeam = 0;
       for (const context of contexts) perTeam += (await agentProcess(context)).cpuMs;

@@ -132,7 +132,7 @@ describe('fast start: what a command initialises', () => {
       expect(initialises(modules, module), `fed team initialises ${module} up front`).toBe(false);
   });
 
-  it('`fed` sets zod to jitless as it loads a command, not for `--version` (test/e2e/fed-agent.test.ts: no parser is generated)', async () => {
+  it('`fed` sets zod to jitless as it loads a command, not for `--version` (packages/fed-agent/test/e2e/fed-agent.test.ts: no parser is generated)', async () => {
     const io = { stdout: () => {}, stderr: () => {}, terminal: () => {}, env: {}, cwd: process.cwd(), isTTY: false };
     expect(z.config().jitless).toBeUndefined();
     await buildProgram(io, ['--version']);

@@ -1,9 +1,14 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { builtInAgentBin } from '../../src/apps/launch/builtin-agent.js';
 import { packageBins, packageRoot } from '../../src/infra/package-info.js';
 
-/** A built command of fed (`npm test` builds before running vitest) — the script package.json's `bin` names. */
-export const builtBin = (name: 'fed' | 'fed-agent'): string => join(packageRoot(), packageBins()[name]!);
+/**
+ * A built command (`npm test` builds before running vitest): fed's, the script its package.json's `bin`
+ * names, or the built-in agent's, its own package's (packages/fed-agent).
+ */
+export const builtBin = (name: 'fed' | 'fed-agent'): string =>
+  name === 'fed' ? join(packageRoot(), packageBins().fed!) : builtInAgentBin()!;
 
 /** The built CLI, run as a user would run `fed`. */
 export const FED_BIN = builtBin('fed');

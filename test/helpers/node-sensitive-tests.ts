@@ -8,8 +8,8 @@
  */
 export const NODE_SENSITIVE_TESTS: Record<string, string> = {
   'test/e2e/demo.test.ts': 'the demo end to end, the built-in agent healthy in the report',
-  'test/e2e/agent-v8-flags.test.ts': "the V8 flags fed-agent's tiering passes exist in this V8",
-  'test/e2e/fed-agent.test.ts': 'the built-in agent: its start, its usage errors, its output',
+  'packages/fed-agent/test/e2e/agent-v8-flags.test.ts': "the V8 flags fed-agent's tiering passes exist in this V8",
+  'packages/fed-agent/test/e2e/fed-agent.test.ts': 'the built-in agent: its start, its usage errors, its output',
   'test/integration/builtin-agent-lifeline.test.ts': "fed-agent's lifeline worker, started before V8's flags change",
   'test/integration/monitor-last-launch.test.ts': "an agent log Node writes to is read as the agent's",
   'test/e2e/cli-startup.test.ts': 'the CLI bundle through its V8 code cache',

@@ -10,6 +10,7 @@ import { openFederation } from '../../src/engine/context.js';
 import { AgentProcess } from '../../src/apps/launch/agent-process.js';
 import { processIsAlive } from '../../src/infra/fs/process-identity.js';
 import { descendantsOf } from '../../src/infra/process/process-tree.js';
+import { builtBin } from '../helpers/fed-cli.js';
 import { FIXTURES_DIR, waitFor } from '../helpers/fixture-process.js';
 import { federationWithMission } from '../helpers/launch-federation.js';
 import { writeLaunchContext } from '../helpers/launch-context.js';
@@ -46,7 +47,7 @@ async function launched(sandboxed: boolean) {
   const agentPid = sandboxed
     ? descendantsOf(started.pid).find((pid) => {
         try {
-          return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('agent/main.js');
+          return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(builtBin('fed-agent'));
         } catch {
           return false;
         }

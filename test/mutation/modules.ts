@@ -90,8 +90,8 @@ export const MUTATION_MODULES: Record<string, MutationModule> = {
       'test/unit/telemetry/deliverable-metrics.test.ts',
       // The built-in agent's documents and the skills' examples, checked in process: a check that refuses
       // a good document fails them.
-      'test/unit/agent/run-agent.test.ts',
-      'test/unit/agent/render-markdown.test.ts',
+      'packages/fed-agent/test/unit/run-agent.test.ts',
+      'packages/fed-agent/test/unit/render-markdown.test.ts',
       'test/unit/skills.test.ts',
     ],
   },

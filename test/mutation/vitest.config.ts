@@ -9,6 +9,8 @@ const include = JSON.parse(process.env.FED_MUTATE_TESTS ?? '[]') as string[];
 if (include.length === 0) throw new Error('FED_MUTATE_TESTS names no test: run npm run mutate');
 
 export default defineConfig({
+  // fed's entries by name (`fed/agent`…) from source, as the suite resolves them: the mutant, not the build.
+  resolve: { tsconfigPaths: true },
   test: {
     include,
     maxWorkers: 1,

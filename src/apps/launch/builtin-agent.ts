@@ -1,14 +1,22 @@
 import { realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DEFAULT_AGENT_COMMAND } from '../../core/schema/config.js';
-import { packageBins, packageRoot } from '../../infra/package-info.js';
+import { dependencyBins } from '../../infra/package-info.js';
 
 /**
- * Whether the agent command runs this package's `fed-agent` — fed's own code, which ends itself with its
- * launcher and reads the federation through the backend itself: the bare name, which the launch-bin shim
- * (first on the agent's PATH, `launchBin`) resolves to this very fed — unless the command sets a PATH of
- * its own — or a path (from `cwd`) to that shim or to this package's executable. Another install's
- * fed-agent, or a user's wrapper of that name, is any other agent: it runs under the watchdog.
+ * The built-in agent's executable: the bin of the package fed-agent (packages/fed-agent), a program of its
+ * own that fed depends on and launches like any agent program; undefined when it is not installed.
+ */
+export function builtInAgentBin(): string | undefined {
+  return dependencyBins(DEFAULT_AGENT_COMMAND)[DEFAULT_AGENT_COMMAND];
+}
+
+/**
+ * Whether the agent command runs the `fed-agent` this fed depends on — which ends itself with its launcher
+ * and reads the federation through the backend itself: the bare name, which the launch-bin shim (first on
+ * the agent's PATH, `launchBin`) resolves to that very fed-agent — unless the command sets a PATH of its
+ * own — or a path (from `cwd`) to that shim or to its executable. Another install's fed-agent, or a
+ * user's wrapper of that name, is any other agent: it runs under the watchdog.
  */
 export function isBuiltInAgent(
   argv: readonly string[],
@@ -18,11 +26,8 @@ export function isBuiltInAgent(
   if (program === DEFAULT_AGENT_COMMAND) return where.commandEnv?.PATH === undefined;
   if (!program.includes('/')) return false;
   const target = real(resolve(where.cwd, program));
-  const bin = packageBins()[DEFAULT_AGENT_COMMAND];
-  return (
-    target === real(join(where.launchBin, DEFAULT_AGENT_COMMAND)) ||
-    (bin !== undefined && target === real(join(packageRoot(), bin)))
-  );
+  const bin = builtInAgentBin();
+  return target === real(join(where.launchBin, DEFAULT_AGENT_COMMAND)) || (bin !== undefined && target === real(bin));
 }
 
 /** The path with its links resolved, or as given when it does not exist. */

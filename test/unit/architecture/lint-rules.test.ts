@@ -50,6 +50,23 @@ describe('eslint.config.mjs', () => {
     ]);
   });
 
+  it('holds a package to the entries fed declares, and fed to nothing of a package', async () => {
+    const imports = [
+      "import { a } from 'fed/agent';",
+      "import { b } from 'fed';",
+      "import { c } from '../../../src/core/errors.js';",
+      "import { d } from 'fed/engine/context';",
+      "import { e } from '../../../machines/index.js';",
+    ].join('\n');
+    expect(await problems('packages/fed-agent/src/x.ts', imports)).toEqual([
+      "import-x/no-restricted-paths: import { c } from '../../../src/core/errors.js';",
+      "import-x/no-restricted-paths: import { d } from 'fed/engine/context';",
+      "import-x/no-restricted-paths: import { e } from '../../../machines/index.js';",
+    ]);
+    const agent = "import { f } from '../../../packages/fed-agent/src/main.js';\n";
+    expect(await problems('src/apps/plan/x.ts', agent)).toEqual([`import-x/no-restricted-paths: ${agent.trim()}`]);
+  });
+
   it('refuses a library module that imports the CLI, prints or exits, and lets src/cli and the programs do so', async () => {
     const leaks = [
       "import { runCli } from '../../cli/program.js';",

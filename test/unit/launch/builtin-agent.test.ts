@@ -1,9 +1,8 @@
 import { chmodSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isBuiltInAgent } from '../../../src/apps/launch/builtin-agent.js';
+import { builtInAgentBin, isBuiltInAgent } from '../../../src/apps/launch/builtin-agent.js';
 import { writeCommandShims } from '../../../src/apps/launch/command-shims.js';
-import { packageBins, packageRoot } from '../../../src/infra/package-info.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /**
@@ -11,7 +10,7 @@ import { tempDir } from '../../helpers/temp-dir.js';
  * itself): another program of that name is any other agent.
  */
 describe('the built-in agent, told from its command', () => {
-  const ownBin = join(packageRoot(), packageBins()['fed-agent']!);
+  const ownBin = builtInAgentBin()!;
   const workspace = () => {
     const cwd = tempDir();
     return { cwd, launchBin: writeCommandShims(join(cwd, 'bin')) };
