@@ -6,8 +6,8 @@ import { writeCommandShims } from '../../../src/apps/launch/command-shims.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /**
- * Only this package's fed-agent runs with no watchdog (and reads the federation through the backend
- * itself): another program of that name is any other agent.
+ * Only the fed-agent fed depends on (packages/fed-agent) runs with no watchdog (and reads the federation
+ * through the backend itself): another program of that name is any other agent.
  */
 describe('the built-in agent, told from its command', () => {
   const ownBin = builtInAgentBin()!;
