@@ -84,8 +84,8 @@ export const PROGRAMS = [
   'src/apps/agent/main.ts', // the fed-agent program
   'src/apps/agent/bin.ts', // its executable: runs it through the code cache, and leaves one in the build's training run
   'src/apps/agent/lifeline.ts', // fed-agent's end with its launcher, loaded first by apps/agent/bin.ts
-  'src/apps/launch/agent-watchdog.ts', // the watchdog process fed launch starts around an agent
-  'src/apps/launch/network/sandbox-listener.ts', // run first in a sandbox with a network policy: hands its proxy's socket up
+  'src/apps/launch/supervise/agent-watchdog.ts', // the watchdog process fed launch starts around an agent
+  'src/apps/launch/supervise/network/sandbox-listener.ts', // run first in a sandbox with a network policy: hands its proxy's socket up
 ];
 
 const PRINTS_OR_EXITS = [

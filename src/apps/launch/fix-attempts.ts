@@ -2,17 +2,17 @@ import type { CompletionRefusal } from '../../core/schema/completion-refusal.js'
 import { writeFileAtomic } from '../../infra/fs/atomic-write.js';
 import { workspacePaths } from '../../core/layout.js';
 import { stateOf } from '../../engine/actors/state-of.js';
-import { agentCommand } from './agent-command.js';
-import { renderFixPrompt } from './fix-prompt.js';
-import { launchContext } from './launch-context.js';
-import { writeLaunchFiles } from './launch-files.js';
-import type { EndedRun } from './launch-outcome.js';
+import { agentCommand } from './prepare/agent-command.js';
+import { renderFixPrompt } from './prepare/fix-prompt.js';
+import { launchContext } from './prepare/launch-context.js';
+import { writeLaunchFiles } from './prepare/launch-files.js';
+import type { EndedRun } from './judge/launch-outcome.js';
 import type { Launch, PreparedRun } from './launch-state.js';
 import { add, type StreamStats } from './presets/agent-preset.js';
-import { readRefusedCompletion } from './refused-completion.js';
-import { runOutcome } from './run-outcome.js';
+import { readRefusedCompletion } from './supervise/refused-completion.js';
+import { runOutcome } from './judge/run-outcome.js';
 import { writeCurrentRun } from './run-records.js';
-import { RunningAgent } from './running-agent.js';
+import { RunningAgent } from './supervise/running-agent.js';
 
 /** The agent of a run once it is over for good: the last attempt, and how it ended (with the number of fix attempts). */
 export interface SupervisedRun {

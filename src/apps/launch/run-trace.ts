@@ -4,7 +4,7 @@ import type { LaunchRun } from '../../core/schema/launch-run.js';
 import type { JournalLine } from '../../core/schema/lifecycle-state.js';
 import { recordAgentRun } from '../../infra/telemetry/fed-metrics.js';
 import { startSpan, type FedSpan } from '../../infra/telemetry/spans.js';
-import type { AgentCommand } from './agent-command.js';
+import type { AgentCommand } from './prepare/agent-command.js';
 import type { LaunchOptions } from './launch-options.js';
 
 /**
