@@ -4,8 +4,6 @@ import type { LaunchRun } from '../../core/schema/launch-run.js';
 import type { JournalLine } from '../../core/schema/lifecycle-state.js';
 import { recordAgentRun } from '../../infra/telemetry/fed-metrics.js';
 import { startSpan, type FedSpan } from '../../infra/telemetry/spans.js';
-import type { AgentCommand } from './prepare/agent-command.js';
-import type { LaunchOptions } from './launch-options.js';
 
 /**
  * The traces of agent runs, by the OpenTelemetry GenAI semantic conventions (development status): one
@@ -178,19 +176,6 @@ export class RunTrace {
       message: error instanceof Error ? error.message : String(error),
     });
   }
-}
-
-/** The span of a launch about to start its agent (`run`), a child of the `fed run` workflow when there is one. */
-export function startRunTrace(team: string, run: AgentCommand, options: LaunchOptions): Promise<RunTrace> {
-  return RunTrace.start({
-    team,
-    runId: run.runId,
-    preset: run.preset.name,
-    model: options.config.agent.model ?? null,
-    sessionId: run.command.sessionId ?? run.resumedSessionId,
-    env: options.env ?? process.env,
-    workflow: options.workflow,
-  });
 }
 
 /** The attributes a run's span and metrics share (the conventions' invoke_agent set). */

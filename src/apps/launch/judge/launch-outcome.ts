@@ -15,23 +15,14 @@ import { unlinkQuietly } from '../../../infra/fs/atomic-write.js';
 import { workspacePaths } from '../../../core/layout.js';
 import { META } from '../../../core/schema/common.js';
 import type { RunOutcome } from '../../../core/schema/launch-run.js';
-import type { AgentExit } from '../supervise/agent-process.js';
-import type { Launch, PreparedRun } from '../launch-state.js';
+import type { Launch } from '../launch.js';
+import type { PreparedRun } from '../prepare/prepare-run.js';
 import type { StreamVerdict } from '../presets/agent-preset.js';
 import { scheduleResume } from './rate-limit-resume.js';
 import { lastLaunchStderr } from './agent-log-tail.js';
 import { pausesTeam, runOutcome } from './run-outcome.js';
-import type { RunningAgent } from '../supervise/running-agent.js';
-import { readRefusedCompletion } from '../supervise/refused-completion.js';
 import type { LaunchWatch } from '../launch-watch.js';
-
-/** How the run ended for the lifecycle: the agent's exit, and the lifecycle as the run left it. */
-export interface EndedRun {
-  exit: AgentExit;
-  lifecycle: TeamLifecycle;
-  /** How many times a refused completion's violations were handed back to the agent (fix-attempts.ts). */
-  fixAttempts?: number;
-}
+import type { EndedRun } from '../supervise/supervise-agent.js';
 
 export interface LaunchDecision {
   outcome: LaunchResult['outcome'];
@@ -51,29 +42,23 @@ export interface LaunchDecision {
  * failed (the lifecycle fails with the reason, and meta is alerted). A codebase a read-only team modified
  * is never complete.
  */
-export async function decideOutcome(
-  launch: Launch,
-  prepared: PreparedRun,
-  agent: RunningAgent,
-  ended: EndedRun,
-): Promise<LaunchDecision> {
+export async function decideOutcome(launch: Launch, prepared: PreparedRun, ended: EndedRun): Promise<LaunchDecision> {
   const { team, archetype, watch } = launch;
   const { context, baseline, sandbox } = prepared;
-  const { lifecycle } = ended;
+  const { lifecycle, refusal } = ended;
   // Whether the run ended well is the archetype's call: its work complete, or waiting for meta or questions.
   const settled = archetype.completion.settled(lifecycle.snapshot, team);
-  const refusal = readRefusedCompletion(team.location);
   const verdict = runOutcome({
     preset: prepared.run.preset,
-    stats: agent.stream.stats,
+    stats: ended.stats,
     exit: ended.exit,
-    stop: agent.stop,
+    stop: ended.stop,
     finished: settled !== undefined,
     progressed: watch.progressed,
     failure: lifecycleFailure(lifecycle, watch, refusal?.reason),
     refused: lifecycle.snapshot.status === 'active' ? refusal?.reason : undefined,
     stderr: lastLaunchStderr(workspacePaths(team.location).agentLog),
-    spoke: agent.stream.spoke,
+    spoke: ended.spoke,
   });
   const changes = baseline ? codebaseChanges(baseline, recaptureCodebase(baseline)) : [];
   if (
@@ -99,13 +84,13 @@ export async function decideOutcome(
     // The agent's part is done for now: meta's turn (a review, a merge), or the next question's.
     return { ...decided, outcome: 'waiting', next: settled.next };
   }
-  if (decided.finalState === 'paused' || (agent.stop?.kind === 'paused' && lifecycle.snapshot.status === 'active')) {
+  if (decided.finalState === 'paused' || (ended.stop?.kind === 'paused' && lifecycle.snapshot.status === 'active')) {
     // Stopped because the team was paused: if it was resumed while the agent was stopping, it is simply
     // ready to be launched again — never failed for an exit fed asked for.
     return { ...decided, outcome: 'paused' };
   }
   if (lifecycle.snapshot.status === 'active' && changes.length === 0 && pausesTeam(verdict.outcome, watch.progressed)) {
-    return { ...decided, ...(await pauseForRelaunch(launch, prepared, agent, verdict)) };
+    return { ...decided, ...(await pauseForRelaunch(launch, prepared, ended, verdict)) };
   }
   return { ...decided, ...(await failTeam(launch, lifecycle, verdict, changes)) };
 }
@@ -132,29 +117,23 @@ function lifecycleFailure(
 async function pauseForRelaunch(
   launch: Launch,
   prepared: PreparedRun,
-  agent: RunningAgent,
+  ended: EndedRun,
   verdict: StreamVerdict,
 ): Promise<Pick<LaunchDecision, 'outcome' | 'reason' | 'finalState' | 'resumeAt'>> {
   const { fed, team } = launch;
   const reason = `${verdict.outcome}: ${verdict.message ?? verdict.outcome}`;
   const resumeAt =
     verdict.outcome === 'rate-limited'
-      ? scheduleResume(
-          fed,
-          {
-            team,
-            config: launch.options.config,
-            preset: prepared.run.preset,
-            runId: prepared.run.runId,
-            stats: agent.stream.stats,
-            verdict,
-          },
-          launch.warnings,
-        )
+      ? scheduleResume(launch, {
+          preset: prepared.run.preset,
+          runId: prepared.run.runId,
+          stats: ended.stats,
+          verdict,
+        })
       : null;
   await setTeamStatus(fed, team.domainId, { type: 'PAUSE' });
   const finalState = stateOf((await launch.watch.catchUp()).snapshot);
-  if (agent.stop?.kind !== 'interrupted') {
+  if (ended.stop?.kind !== 'interrupted') {
     await sendSignal(fed, {
       from: team.domainId,
       to: META,

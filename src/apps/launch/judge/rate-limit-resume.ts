@@ -1,7 +1,5 @@
-import type { Federation } from '../../../engine/context.js';
 import type { LaunchRun } from '../../../core/schema/launch-run.js';
-import type { RegistryEntry } from '../../../core/schema/registry.js';
-import type { FederationConfig } from '../../../core/schema/config.js';
+import type { Launch } from '../launch.js';
 import { accountOf, recordAccountLimit } from '../account-limit.js';
 import type { AgentPreset, StreamStats, StreamVerdict } from '../presets/agent-preset.js';
 import { rateLimitBackoffMs, resetTimeFromText } from './reset-time.js';
@@ -47,32 +45,25 @@ export function resumeTimeFor(
  * file that cannot be written is one of `warnings`.
  */
 export function scheduleResume(
-  fed: Federation,
-  run: {
-    team: RegistryEntry;
-    config: FederationConfig;
-    preset: AgentPreset;
-    runId: string;
-    stats: StreamStats;
-    verdict: StreamVerdict;
-  },
-  warnings: string[],
+  launch: Pick<Launch, 'fed' | 'team' | 'options' | 'warnings'>,
+  run: { preset: AgentPreset; runId: string; stats: StreamStats; verdict: StreamVerdict },
 ): string {
+  const { fed, team, warnings } = launch;
   const now = fed.now();
   const time = resumeTimeFor(
     run.stats,
     run.verdict,
-    readRecentRuns(run.team.location),
+    readRecentRuns(team.location),
     now,
     run.preset.waitsOutRateLimitsMs,
   );
   const resumeAt = time.at.toISOString();
-  const account = accountOf(run.config, run.preset.name);
+  const account = accountOf(launch.options.config, run.preset.name);
   try {
     recordAccountLimit(fed, {
       account,
       resumeAt,
-      team: run.team.domainId,
+      team: team.domainId,
       runId: run.runId,
       reason: run.verdict.message,
       recordedAt: now.toISOString(),

@@ -1,16 +1,8 @@
 import { TRANSIENT_OUTCOMES, type RunOutcome } from '../../../core/schema/launch-run.js';
 import type { AgentExit } from '../supervise/agent-process.js';
+import type { StopReason } from '../supervise/running-agent.js';
 import type { AgentPreset, StreamStats, StreamVerdict } from '../presets/agent-preset.js';
 import { classifyError } from '../presets/classify-error.js';
-
-/** Why the launcher stopped the agent itself, when it did. */
-export type StopReason =
-  | { kind: 'paused' }
-  | { kind: 'interrupted' }
-  | { kind: 'timeout'; message: string }
-  | { kind: 'limit'; outcome: 'max-turns' | 'budget' | 'timeout'; message: string }
-  /** The stream said something no retry of the CLI's will mend (a rejected key): StreamStats.hopeless. */
-  | { kind: 'hopeless'; verdict: StreamVerdict };
 
 export interface OutcomeInput {
   preset: AgentPreset;

@@ -3,8 +3,7 @@ import { processIsAlive, processStartTime } from '../../../infra/fs/process-iden
 import { descendantsOf } from '../../../infra/process/process-tree.js';
 import { stateOf } from '../../../engine/actors/state-of.js';
 import { loadTeamLifecycle } from '../../../engine/actors/team-lifecycle.js';
-import type { RegistryEntry } from '../../../core/schema/registry.js';
-import type { Federation } from '../../../engine/context.js';
+import type { Launch } from '../launch.js';
 import { finishCompletedRun, orphanRunRecord } from './finish-orphaned-run.js';
 import { readCurrentRun, recordRun } from '../run-records.js';
 
@@ -41,15 +40,11 @@ export async function stopOrphanGroup(pid: number, start: string | null, graceMs
  * is finished as the launcher would have (finishCompletedRun: the report to meta, once); any other is
  * recorded as interrupted — with its session id, so this launch resumes it.
  */
-export async function stopOrphanedRun(
-  fed: Federation,
-  team: RegistryEntry,
-  graceMs: number,
-  warnings: string[],
-): Promise<void> {
+export async function stopOrphanedRun(launch: Launch): Promise<void> {
+  const { fed, team, warnings } = launch;
   const orphan = readCurrentRun(team.location);
   if (!orphan) return;
-  const stopped = await stopOrphanGroup(orphan.pid, orphan.processStart, graceMs);
+  const stopped = await stopOrphanGroup(orphan.pid, orphan.processStart, launch.options.graceMs ?? 5_000);
   if (stopped)
     warnings.push(
       `stopped the agent of an earlier launch (pid ${orphan.pid}) whose launcher (pid ${orphan.launcherPid}) died`,

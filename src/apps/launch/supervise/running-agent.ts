@@ -1,27 +1,33 @@
 import { delimiter } from 'node:path';
-import type { AgentLimits } from '../../../core/schema/config.js';
+import type { AgentLimits, FederationConfig } from '../../../core/schema/config.js';
 import type { CurrentRun } from '../../../core/schema/launch-run.js';
+import type { NetworkRunRecord } from '../../../core/schema/network-policy.js';
 import type { RegistryEntry } from '../../../core/schema/registry.js';
 import type { Federation } from '../../../engine/context.js';
 import { workspacePaths } from '../../../core/layout.js';
-import { AGENT_INSPECTION_ENV, type InspectionRelay } from '../../../infra/inspect/agent-inspection.js';
+import { AGENT_INSPECTION_ENV } from '../../../infra/inspect/agent-inspection.js';
 import { backendEnvNames } from '../../../adapters/index.js';
-import type { FederationConfig } from '../../../core/schema/config.js';
+import { writeFileAtomic } from '../../../infra/fs/atomic-write.js';
+import type { Launch } from '../launch.js';
+import type { PreparedRun } from '../prepare/prepare-run.js';
+import type { AgentPreset, StreamStats, StreamVerdict } from '../presets/agent-preset.js';
+import { recordedSessionCostUsd, writeCurrentRun } from '../run-records.js';
 import { isBuiltInAgent } from './builtin-agent.js';
 import { AgentBroker } from './agent-broker.js';
 import { RunNetwork } from './network/run-network.js';
-import type { NetworkRunRecord } from '../../../core/schema/network-policy.js';
 import { teamEventApplier } from './agent-events.js';
 import { AgentProcess, type AgentExit } from './agent-process.js';
 import { writeCommandShims } from './command-shims.js';
-import { writeFileAtomic } from '../../../infra/fs/atomic-write.js';
-import type { LaunchOptions } from '../launch-options.js';
-import type { PreparedRun } from '../launch-state.js';
-import type { AgentPreset, StreamStats } from '../presets/agent-preset.js';
-import type { StopReason } from '../judge/run-outcome.js';
-import { recordedSessionCostUsd, writeCurrentRun } from '../run-records.js';
 import { RunStream } from './run-stream.js';
-import type { RunTrace } from '../run-trace.js';
+
+/** Why the launcher stopped the agent itself, when it did. */
+export type StopReason =
+  | { kind: 'paused' }
+  | { kind: 'interrupted' }
+  | { kind: 'timeout'; message: string }
+  | { kind: 'limit'; outcome: 'max-turns' | 'budget' | 'timeout'; message: string }
+  /** The stream said something no retry of the CLI's will mend (a rejected key): StreamStats.hopeless. */
+  | { kind: 'hopeless'; verdict: StreamVerdict };
 
 /**
  * The agent of a launch, once started: its process, the stream of its output, the run in progress as
@@ -72,15 +78,9 @@ export class RunningAgent {
    * `sessionCostBeforeUsd`: what the session it resumes had cost (a fix attempt's); by default what the
    * team's recorded runs of that session cost.
    */
-  static async start(
-    fed: Federation,
-    team: RegistryEntry,
-    prepared: PreparedRun,
-    options: LaunchOptions,
-    relay: InspectionRelay | undefined,
-    trace?: RunTrace,
-    sessionCostBeforeUsd?: number,
-  ): Promise<RunningAgent> {
+  static async start(launch: Launch, prepared: PreparedRun, sessionCostBeforeUsd?: number): Promise<RunningAgent> {
+    const { fed, team, options } = launch;
+    const { relay, trace } = launch.watch;
     const paths = workspacePaths(team.location);
     // The folders fed writes into while the agent runs: an earlier agent may have left a link there.
     for (const folder of [paths.launch, paths.logs, paths.runTranscripts, paths.launchBin])
@@ -121,7 +121,7 @@ export class RunningAgent {
               runInProcess: options.runInProcess,
             })
           : undefined;
-      agent.network = prepared.network && new RunNetwork(prepared.network, team.location, agent.broker);
+      agent.network = prepared.network && new RunNetwork(prepared.network, agent.broker);
       agent.child = await AgentProcess.start({
         command: run.command.argv,
         shownCommand: run.recordedArgv,

@@ -3,13 +3,9 @@ import { join } from 'node:path';
 import { packageRoot } from '../../../../infra/package-info.js';
 import { workspacePaths } from '../../../../core/layout.js';
 import { writeFileAtomic } from '../../../../infra/fs/atomic-write.js';
-import { BROKER_ENV } from '../../../../infra/process/broker-protocol.js';
 import { LISTENER_CHANNEL_FD } from '../../../../infra/process/listener-channel.js';
 import { unixSocketFilter } from './unix-socket-filter.js';
 import { SANDBOX_BROKER_PORT, SANDBOX_PROXY_PORT } from '../../../../core/schema/network-policy.js';
-
-/** The Node line fed runs on, which the agent's fed commands and the built-in agent run on too. */
-const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 
 /** The descriptor bwrap reads the seccomp filter from. */
 const FILTER_FD = 9;
@@ -47,30 +43,6 @@ export function listenerCommand(forwardedPorts: readonly number[]): string[] {
   const ports = [SANDBOX_PROXY_PORT, SANDBOX_BROKER_PORT, ...forwardedPorts].join(' ');
   const script = `"$1" "$2" ${ports} || exit 125; shift 2; unset NODE_CHANNEL_FD NODE_CHANNEL_SERIALIZATION_MODE; exec ${fd}>&-; exec "$@"`;
   return ['/bin/sh', '-c', script, 'fed-sandbox', process.execPath, join(packageRoot(), LISTENER)];
-}
-
-/**
- * The agent's environment: every variable through which a CLI, curl, git or a runtime finds its proxy, and
- * the broker where its fed finds it.
- */
-export function proxyEnv(): Record<string, string> {
-  const proxy = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
-  const local = 'localhost,127.0.0.1,::1';
-  return {
-    HTTPS_PROXY: proxy,
-    https_proxy: proxy,
-    HTTP_PROXY: proxy,
-    http_proxy: proxy,
-    ALL_PROXY: proxy,
-    all_proxy: proxy,
-    NO_PROXY: local,
-    no_proxy: local,
-    // Node 24 and later: its fetch and http follow the variables above too. Node 22 has the variable only
-    // as an experiment that warns on every start of every node process ("EnvHttpProxyAgent is
-    // experimental"), fed's own commands in the sandbox included: left out when fed runs on Node 22.
-    ...(NODE_MAJOR >= 24 ? { NODE_USE_ENV_PROXY: '1' } : {}),
-    [BROKER_ENV]: `tcp://127.0.0.1:${SANDBOX_BROKER_PORT}`,
-  };
 }
 
 /** The bwrap programs found able to give a sandbox its own network namespace (probed once each). */
