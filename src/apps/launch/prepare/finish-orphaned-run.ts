@@ -60,7 +60,7 @@ export async function finishCompletedRun(fed: Federation, team: RegistryEntry, o
 
   const stateAfter = stateOf(lifecycle.snapshot);
   if (settled.outcome === 'complete') {
-    const context = launchContext(fed.root, team, fed.config, orphan.stateBefore, mission);
+    const context = launchContext(team, { root: fed.root, config: fed.config, state: orphan.stateBefore, mission });
     await sendSignal(fed, {
       from: team.domainId,
       to: META,

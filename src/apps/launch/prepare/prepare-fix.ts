@@ -39,14 +39,13 @@ export function prepareFixAttempt(launch: Launch, prepared: PreparedRun, fixing:
     violations: refusal.violations,
   };
   const context = {
-    ...launchContext(
+    ...launchContext(team, {
       root,
-      team,
-      options.config,
-      stateOf(snapshot),
-      prepared.context.mission,
-      prepared.context.mcpServer,
-    ),
+      config: options.config,
+      state: stateOf(snapshot),
+      mission: prepared.context.mission,
+      mcpServer: prepared.context.mcpServer,
+    }),
     fix,
   };
   const files = writeLaunchFiles(fed, team, context, {

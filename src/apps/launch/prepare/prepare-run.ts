@@ -43,14 +43,13 @@ export interface PreparedRun {
 export function prepareRun(launch: Launch, ready: LaunchReady): PreparedRun {
   const { root, team, archetype, options, warnings } = launch;
   const { stateBefore } = ready;
-  const context = launchContext(
+  const context = launchContext(team, {
     root,
-    team,
-    options.config,
-    stateBefore,
-    ready.mission,
-    mcpWired(runPreset(root, options).preset, options.config),
-  );
+    config: options.config,
+    state: stateBefore,
+    mission: ready.mission,
+    mcpServer: mcpWired(runPreset(root, options).preset, options.config),
+  });
   if (!context.playbookSkillPath) {
     warnings.push(
       `the playbook skill ${playbookSkillFile(root, options.config)} does not exist, so the launch prompt has none; create it or fix playbookSkill (fed config show checks it)`,

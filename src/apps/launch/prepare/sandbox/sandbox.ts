@@ -28,7 +28,7 @@ export interface SandboxPlan {
   machine: MachineMounts;
   /**
    * A network policy applies: a network namespace and a seccomp filter, the listener before the command,
-   * which also listens on the loopback ports forwarded to the machine's (network/).
+   * which also listens on the loopback ports forwarded to the machine's (supervise/network/).
    */
   network?: { filterFile: string; forwardedPorts: readonly number[] };
   /** The agent's own home (agent-home.ts): its `$HOME`, writable, with the user's credential files read-only. */
