@@ -102,8 +102,8 @@ export const PROGRAMS = [
   'packages/fed-agent/src/main.ts', // the fed-agent program
   'packages/fed-agent/src/bin.ts', // its executable: runs it through the code cache, and leaves one in the build's training run
   'packages/fed-agent/src/lifeline.ts', // fed-agent's end with its launcher, loaded first by its bin.ts
-  'src/apps/launch/agent-watchdog.ts', // the watchdog process fed launch starts around an agent
-  'src/apps/launch/network/sandbox-listener.ts', // run first in a sandbox with a network policy: hands its proxy's socket up
+  'src/apps/launch/supervise/agent-watchdog.ts', // the watchdog process fed launch starts around an agent
+  'src/apps/launch/supervise/network/sandbox-listener.ts', // run first in a sandbox with a network policy: hands its proxy's socket up
 ];
 
 const PRINTS_OR_EXITS = [
@@ -150,29 +150,68 @@ const CLIENT_TYPE_ONLY = [0, 1, 2].map((depth) => ({
  * short command), and uuid's v4 without bytes handed in loads the global webcrypto. Secrets compared in
  * constant time may still use node:crypto's randomBytes, in processes that load it anyway.
  */
+const RANDOM_ID_IMPORTS = [
+  {
+    name: 'node:crypto',
+    importNames: ['randomUUID'],
+    message: 'Use randomUuid from src/infra/crypto/random.ts (see why there).',
+  },
+  {
+    name: 'uuid',
+    importNames: ['v4'],
+    message: 'Use randomUuid from src/infra/crypto/random.ts (see why there).',
+  },
+];
 const RANDOM_IDS = {
   files: ['src/**'],
   ignores: ['src/infra/crypto/**', `${CLIENT}/**`],
+  rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths: RANDOM_ID_IMPORTS }] },
+};
+
+/**
+ * src/apps/launch is laid out by the phases of machines/launch.machine.ts, and a launch followed through
+ * the code stays in one phase's folder at a time: no phase calls another's code. launch-team.ts, which
+ * moves the phases, and fix-attempts.ts, whose attempts take a step of three, are where they meet; what a
+ * phase makes for the next is handed on as data, so a phase may import another's types (`import type`).
+ * presets/ and the launch-wide modules beside launch-team.ts (the Launch, its watch, trace and records)
+ * sit under the phases: they import none of them either. One block per folder depth, as for the client.
+ * (The same rule as RANDOM_IDS: a file's last block replaces its options, so they carry those paths too.)
+ */
+const LAUNCH = 'src/apps/launch';
+const LAUNCH_PHASES = ['prepare', 'supervise', 'judge', 'record'];
+const LAUNCH_MEETS = [`${LAUNCH}/launch-team.ts`, `${LAUNCH}/fix-attempts.ts`];
+const launchImports = (files, ignores, regex) => ({
+  files,
+  ignores,
   rules: {
     '@typescript-eslint/no-restricted-imports': [
       'error',
       {
-        paths: [
+        paths: RANDOM_ID_IMPORTS,
+        patterns: [
           {
-            name: 'node:crypto',
-            importNames: ['randomUUID'],
-            message: 'Use randomUuid from src/infra/crypto/random.ts (see why there).',
-          },
-          {
-            name: 'uuid',
-            importNames: ['v4'],
-            message: 'Use randomUuid from src/infra/crypto/random.ts (see why there).',
+            regex,
+            allowTypeImports: true,
+            message:
+              'A launch phase calls no other phase (launch-team.ts and fix-attempts.ts join them): hand on what a phase made as data (import type), or move the code to the phase that runs it.',
           },
         ],
       },
     ],
   },
-};
+});
+const LAUNCH_PHASE_IMPORTS = [
+  launchImports([`${LAUNCH}/*.ts`], LAUNCH_MEETS, `^\\./(${LAUNCH_PHASES.join('|')})/`),
+  ...[...LAUNCH_PHASES, 'presets'].flatMap((folder) =>
+    [0, 1].map((depth) =>
+      launchImports(
+        [`${LAUNCH}/${folder}/${'*/'.repeat(depth)}*.ts`],
+        [],
+        `^(\\.\\./){${depth + 1}}(${LAUNCH_PHASES.filter((phase) => phase !== folder).join('|')})/`,
+      ),
+    ),
+  ),
+];
 
 /**
  * A test skips only through skipWithout (test/helpers/loud-skip.ts) or a helper built on it
@@ -259,6 +298,7 @@ export default defineConfig(
   { files: [`${CLIENT}/**`], languageOptions: { globals: globals.browser } },
   ...CLIENT_TYPE_ONLY,
   RANDOM_IDS,
+  ...LAUNCH_PHASE_IMPORTS,
   LOUD_SKIPS_ONLY,
   {
     files: ['src/**', `${PACKAGES}/**`],

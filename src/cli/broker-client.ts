@@ -16,7 +16,7 @@ const STDIN_FRAME_BYTES = 64 * 1024;
 
 /**
  * `fed` inside a sandbox (`$FED_BROKER` set by `fed launch`): the agent cannot write the federation, so
- * its command runs in the launcher's broker, outside the sandbox (src/apps/launch/agent-broker.ts). This
+ * its command runs in the launcher's broker, outside the sandbox (src/apps/launch/supervise/agent-broker.ts). This
  * forwards the arguments, the working directory and — when an argument reads it (`--body-file -`) —
  * standard input, prints what the command prints as it comes, and exits with its exit code. A
  * `--body-file <path>` is read here, as the agent sees it, and sent as standard input: the broker reads

@@ -1,6 +1,6 @@
 /**
  * Where a fed command writes and what it reads from its surroundings: the CLI's process (cli/cli-io.ts),
- * a test's own, or the launcher's broker running an agent's command in process (apps/launch/agent-broker.ts).
+ * a test's own, or the launcher's broker running an agent's command in process (apps/launch/supervise/agent-broker.ts).
  */
 export interface CommandIo {
   /** A command's output. Through runCommand, control characters are escaped (escapeControls). */

@@ -51,8 +51,8 @@ describe('fed run with the built-in agent: the processes it starts', () => {
   const expected = (perTeam: readonly string[]) => [FED_BIN, ...TEAMS.flatMap(() => perTeam)].sort();
   const agent = builtBin('fed-agent');
   // In the sandbox's network namespace, the listener that carries its loopback to the launcher's broker
-  // (src/apps/launch/network/sandbox-listener.ts).
-  const listener = join(packageRoot(), 'dist/src/apps/launch/network/sandbox-listener.js');
+  // (src/apps/launch/supervise/network/sandbox-listener.ts).
+  const listener = join(packageRoot(), 'dist/src/apps/launch/supervise/network/sandbox-listener.js');
 
   it('per team, the agent alone — no watchdog, no fed process per event (sandboxed where bwrap works)', async () => {
     expect(await processesOfRun({})).toEqual(expected(bubblewrapMissing ? [agent] : [agent, listener]));

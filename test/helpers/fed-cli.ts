@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { builtInAgentBin } from '../../src/apps/launch/builtin-agent.js';
+import { builtInAgentBin } from '../../src/apps/launch/supervise/builtin-agent.js';
 import { packageBins, packageRoot } from '../../src/infra/package-info.js';
 
 /**

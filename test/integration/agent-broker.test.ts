@@ -6,8 +6,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSyn
 import { connect, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
-import { AgentBroker, type AgentBrokerOptions } from '../../src/apps/launch/agent-broker.js';
-import { teamEventApplier } from '../../src/apps/launch/agent-events.js';
+import { AgentBroker, type AgentBrokerOptions } from '../../src/apps/launch/supervise/agent-broker.js';
+import { teamEventApplier } from '../../src/apps/launch/supervise/agent-events.js';
 import { openFederation } from '../../src/engine/context.js';
 import { runCli } from '../../src/cli/program.js';
 import { listSignals, runActors, sendSignal, viewLifecycle } from '../../src/index.js';

@@ -7,7 +7,7 @@ import { runActors } from '../../src/index.js';
 import { getTeam } from '../../src/core/find-team.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { openFederation } from '../../src/engine/context.js';
-import { AgentProcess } from '../../src/apps/launch/agent-process.js';
+import { AgentProcess } from '../../src/apps/launch/supervise/agent-process.js';
 import { processIsAlive } from '../../src/infra/fs/process-identity.js';
 import { descendantsOf } from '../../src/infra/process/process-tree.js';
 import { builtBin } from '../helpers/fed-cli.js';

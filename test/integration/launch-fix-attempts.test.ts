@@ -5,7 +5,7 @@ import { launchTeam, listSignals, viewLifecycle, type FederationConfig } from '.
 import { getTeam } from '../../src/core/find-team.js';
 import { workspacePaths } from '../../src/core/layout.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { readRefusedCompletion } from '../../src/apps/launch/refused-completion.js';
+import { readRefusedCompletion } from '../../src/apps/launch/supervise/refused-completion.js';
 import { fakeAgent, federationWithMission, inDocsWorkspace } from '../helpers/launch-federation.js';
 import { openFederation } from '../../src/engine/context.js';
 

@@ -14,7 +14,7 @@ import { federationPaths, workspacePaths } from '../../src/core/layout.js';
 import { getTeam } from '../../src/core/find-team.js';
 import { loadHooks } from '../../src/engine/hooks/load-hooks.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { splitCommand } from '../../src/apps/launch/split-command.js';
+import { splitCommand } from '../../src/core/split-command.js';
 import { type JournalLine } from '../../src/core/schema/lifecycle-state.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { waitFor } from '../helpers/fixture-process.js';

@@ -53,7 +53,7 @@ export const MUTATION_MODULES: Record<string, MutationModule> = {
   broker: {
     title: "the launcher's broker and its wire protocol",
     mutate: [
-      'src/apps/launch/agent-broker.ts',
+      'src/apps/launch/supervise/agent-broker.ts',
       'src/infra/process/broker-protocol.ts',
       'src/core/schema/broker-request.ts',
     ],
@@ -65,7 +65,7 @@ export const MUTATION_MODULES: Record<string, MutationModule> = {
   },
   sandbox: {
     title: "the sandbox plan (bubblewrap's arguments)",
-    mutate: ['src/apps/launch/sandbox.ts'],
+    mutate: ['src/apps/launch/prepare/sandbox/sandbox.ts'],
     tests: [
       'test/unit/launch/find-bubblewrap.test.ts',
       'test/unit/launch/sandbox-plan.test.ts',

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLOCK_TIME_MARGIN_MS } from '../../src/apps/launch/reset-time.js';
+import { CLOCK_TIME_MARGIN_MS } from '../../src/apps/launch/judge/reset-time.js';
 import { checkDeliverable } from '../../src/index.js';
 import { skipWithoutBubblewrap } from '../helpers/bubblewrap.js';
 import { scriptedResponses, type ScriptedResponses } from '../helpers/model-server/openai-responses.js';

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { FedError, RefusedError } from '../../core/errors.js';
-import { splitCommand } from '../launch/split-command.js';
+import { splitCommand } from '../../core/split-command.js';
 import { agentPollResultSchema, agentPostResultSchema, chatMessageSchema } from '../../core/schema/chat.js';
 import { DEFAULT_CHAT_TIMEOUT_SECONDS, type FederationConfig } from '../../core/schema/config.js';
 import { zodProblemText } from '../../core/schema/problems.js';

@@ -5,7 +5,7 @@ import { runCaptured, type CapturedRun } from '../../infra/process/run-captured.
 import type { Federation } from '../../engine/context.js';
 import type { AgentPreset } from '../launch/presets/agent-preset.js';
 import { choosePreset } from '../launch/presets/catalog.js';
-import { splitCommand } from '../launch/split-command.js';
+import { splitCommand } from '../../core/split-command.js';
 
 /** How long the CLI may take to print its version or its help before doctor gives up on it. */
 export const AGENT_CLI_TIMEOUT_MS = 10_000;

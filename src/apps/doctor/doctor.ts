@@ -8,7 +8,7 @@ import { belowLink, findRootLinks, findWorkspaceLinks } from './runtime-links.js
 import { checkFolders, checkLock, findLeftoverTempFiles, lockFilesIn } from './file-checks.js';
 import type { DoctorFinding, PendingFinding } from '../../ports/doctor-finding.js';
 import { checkOnboardings, checkOrphanWorkspaces, checkTeam } from './team-checks.js';
-import { teamNetworkPolicy } from '../launch/network/host-policy.js';
+import { teamNetworkPolicy } from '../launch/prepare/sandbox/host-policy.js';
 import type { Federation } from '../../engine/context.js';
 import { META } from '../../core/schema/common.js';
 import type { SignalParty } from '../../core/resolve-party.js';

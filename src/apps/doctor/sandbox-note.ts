@@ -2,7 +2,7 @@ import { statusOf } from '../../core/find-team.js';
 import type { Registry } from '../../core/schema/registry.js';
 import { archetypeOf } from '../../engine/archetypes/catalog.js';
 import type { Federation } from '../../engine/context.js';
-import { findBubblewrap } from '../launch/sandbox.js';
+import { findBubblewrap } from '../launch/prepare/sandbox/sandbox.js';
 
 /**
  * Which teams' agents run without fed's sandbox, said plainly (docs/threat-model.md): as the user, with

@@ -1,24 +1,11 @@
-import type { CompletionRefusal } from '../../core/schema/completion-refusal.js';
-import { writeFileAtomic } from '../../infra/fs/atomic-write.js';
-import { workspacePaths } from '../../core/layout.js';
-import { stateOf } from '../../engine/actors/state-of.js';
-import { agentCommand } from './agent-command.js';
-import { renderFixPrompt } from './fix-prompt.js';
-import { launchContext } from './launch-context.js';
-import { writeLaunchFiles } from './launch-files.js';
-import type { EndedRun } from './launch-outcome.js';
-import type { Launch, PreparedRun } from './launch-state.js';
+import type { Launch } from './launch.js';
+import { refusalToFix } from './judge/fixable-refusal.js';
+import { prepareFixAttempt } from './prepare/prepare-fix.js';
+import type { PreparedRun } from './prepare/prepare-run.js';
 import { add, type StreamStats } from './presets/agent-preset.js';
-import { readRefusedCompletion } from './refused-completion.js';
-import { runOutcome } from './run-outcome.js';
-import { writeCurrentRun } from './run-records.js';
-import { RunningAgent } from './running-agent.js';
-
-/** The agent of a run once it is over for good: the last attempt, and how it ended (with the number of fix attempts). */
-export interface SupervisedRun {
-  agent: RunningAgent;
-  ended: EndedRun;
-}
+import type { RunningAgent } from './supervise/running-agent.js';
+import { restartAgent } from './supervise/start-agent.js';
+import { superviseAgent, type EndedRun } from './supervise/supervise-agent.js';
 
 /**
  * A run with its chance to fix (issue 27): supervise the agent until it exits; when fed's checks refused
@@ -27,107 +14,37 @@ export interface SupervisedRun {
  * lifecycle is in, told the violations in the launch context's `fix`) — up to `agent.fixAttempts` times.
  * One run, one run id and transcript: the attempts' turns, tokens and cost add up in the last one's stats.
  * `onStarted` is told each new attempt's agent, so the launch stops whichever runs when it fails.
+ *
+ * The launch machine keeps the whole of it `running` (machines/launch.machine.ts), while an attempt takes
+ * a step of three phases: the refusal is judged fixable (judge/), the run prepared again (prepare/) and
+ * its agent started and supervised (supervise/) — which is why it is here, beside launch-team.ts, and no
+ * phase calls another's code.
  */
 export async function superviseWithFixes(
   launch: Launch,
   prepared: PreparedRun,
   first: RunningAgent,
-  supervise: (agent: RunningAgent) => Promise<EndedRun>,
   onStarted: (agent: RunningAgent) => void,
-): Promise<SupervisedRun> {
+): Promise<EndedRun> {
   const earlier: StreamStats[] = [];
   let agent = first;
   for (;;) {
-    const ended = await supervise(agent);
-    const refusal = refusalToFix(launch, prepared, agent, ended);
+    const ended = await superviseAgent(launch, agent);
+    const refusal = refusalToFix(launch, prepared, ended);
     if (!refusal || earlier.length >= launch.options.config.agent.fixAttempts) {
-      for (const stats of earlier) addStats(agent.stream.stats, stats);
-      return { agent, ended: { ...ended, fixAttempts: earlier.length } };
+      for (const stats of earlier) addStats(ended.stats, stats);
+      return { ...ended, fixAttempts: earlier.length };
     }
-    earlier.push(agent.stream.stats);
-    await agent.stopAndClose();
-    agent = await startFixAttempt(launch, prepared, agent, ended, refusal, earlier.length);
+    earlier.push(ended.stats);
+    const fix = prepareFixAttempt(launch, prepared, {
+      refusal,
+      attempt: earlier.length,
+      lifecycle: ended.lifecycle,
+      sessionId: ended.current.sessionId ?? ended.current.resumedSessionId,
+    });
+    agent = await restartAgent(launch, fix, agent);
     onStarted(agent);
   }
-}
-
-/**
- * The refused completion to hand back, if the run would end `rejected` for it: the agent exited on its
- * own (no pause, timeout, limit or interruption), the lifecycle goes on, and the CLI reported nothing
- * else (a rate limit or an auth error is dealt with as such).
- */
-function refusalToFix(
-  launch: Launch,
-  prepared: PreparedRun,
-  agent: RunningAgent,
-  ended: EndedRun,
-): CompletionRefusal | undefined {
-  const { team, archetype, watch, options } = launch;
-  const { snapshot } = ended.lifecycle;
-  const refusal = readRefusedCompletion(team.location);
-  if (!refusal?.fixable || snapshot.status !== 'active' || options.signal?.aborted) return undefined;
-  const verdict = runOutcome({
-    preset: prepared.run.preset,
-    stats: agent.stream.stats,
-    exit: ended.exit,
-    stop: agent.stop,
-    finished: archetype.completion.settled(snapshot, team) !== undefined,
-    progressed: watch.progressed,
-    refused: refusal.reason,
-  });
-  return verdict.outcome === 'rejected' ? refusal : undefined;
-}
-
-/** The next attempt: the launch files rewritten for the lifecycle as it is now, with the fix; the session resumed. */
-async function startFixAttempt(
-  launch: Launch,
-  prepared: PreparedRun,
-  last: RunningAgent,
-  ended: EndedRun,
-  refusal: CompletionRefusal,
-  attempt: number,
-): Promise<RunningAgent> {
-  const { fed, root, team, archetype, options, watch } = launch;
-  const { snapshot } = ended.lifecycle;
-  const state = stateOf(snapshot);
-  const fix = {
-    attempt,
-    of: options.config.agent.fixAttempts,
-    event: refusal.event,
-    reason: refusal.reason,
-    violations: refusal.violations,
-  };
-  const context = {
-    ...launchContext(root, team, options.config, state, prepared.context.mission, prepared.context.mcpServer),
-    fix,
-  };
-  const files = writeLaunchFiles(fed, team, context, {
-    archetype,
-    brief: archetype.agentBrief(context, snapshot, team),
-  });
-  const fixPromptPath = workspacePaths(team.location).fixPrompt;
-  const prompt = renderFixPrompt(context, archetype);
-  writeFileAtomic(fixPromptPath, prompt);
-  const { sessionId, resumedSessionId } = last.current();
-  const run = agentCommand(context, options, null, fixPromptPath, prompt, {
-    sandboxed: prepared.sandbox !== undefined,
-    fix: { runId: prepared.run.runId, sessionId: sessionId ?? resumedSessionId, attempt },
-  });
-  watch.running = true;
-  const agent = await RunningAgent.start(
-    fed,
-    team,
-    { ...prepared, context, files, run },
-    options,
-    watch.relay,
-    watch.trace,
-    // The session it resumes has cost what it had when the last attempt began, and that attempt.
-    last.stream.sessionCostBeforeUsd + (last.stream.stats.costUsd ?? 0),
-  );
-  // The attempts are one run: it started when the first did.
-  agent.startedAt = last.startedAt;
-  writeCurrentRun(fed, team, agent.current());
-  return agent;
 }
 
 /** An earlier attempt's counters added to the last one's; the session and model carry over when it did not repeat them. */

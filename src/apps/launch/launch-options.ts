@@ -3,9 +3,9 @@ import type { LaunchEvent, LaunchPhase } from '../../../machines/launch.machine.
 import type { FederationConfig } from '../../core/schema/config.js';
 import type { JournalLine } from '../../core/schema/lifecycle-state.js';
 import type { LoadedHooks } from '../../engine/hooks/load-hooks.js';
-import type { InProcessCommand } from './agent-broker.js';
+import type { InProcessCommand } from './supervise/agent-broker.js';
 import type { InspectionRecord } from '../../infra/inspect/inspection-log.js';
-import type { AgentCommandOptions } from './agent-command.js';
+import type { AgentCommandOptions } from './prepare/agent-command.js';
 import type { WorkflowTrace } from './run-trace.js';
 
 /** What a caller of `launchTeam` chooses: the agent, its limits, and what it is told while the launch runs. */

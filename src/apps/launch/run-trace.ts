@@ -4,8 +4,7 @@ import type { LaunchRun } from '../../core/schema/launch-run.js';
 import type { JournalLine } from '../../core/schema/lifecycle-state.js';
 import { recordAgentRun } from '../../infra/telemetry/fed-metrics.js';
 import { startSpan, type FedSpan } from '../../infra/telemetry/spans.js';
-import type { AgentCommand } from './agent-command.js';
-import type { LaunchOptions } from './launch-options.js';
+import { AGENT_PRESET_CATALOG } from './presets/catalog.js';
 
 /**
  * The traces of agent runs, by the OpenTelemetry GenAI semantic conventions (development status): one
@@ -31,15 +30,9 @@ export function latestGenAiOnly(env: NodeJS.ProcessEnv): boolean {
     .includes('gen_ai_latest_experimental');
 }
 
-/** The conventions' well-known `gen_ai.provider.name` of each preset's CLI; other presets go by their name. */
-const PROVIDERS: Partial<Record<AgentPresetName, string>> = {
-  claude: 'anthropic',
-  codex: 'openai',
-  gemini: 'gcp.gemini',
-};
-
+/** The conventions' `gen_ai.provider.name` of a preset's CLI: its provider's well-known name, else the preset's. */
 export function providerName(preset: AgentPresetName): string {
-  return PROVIDERS[preset] ?? preset;
+  return AGENT_PRESET_CATALOG[preset].provider ?? preset;
 }
 
 type Attributes = Record<string, string | number>;
@@ -178,19 +171,6 @@ export class RunTrace {
       message: error instanceof Error ? error.message : String(error),
     });
   }
-}
-
-/** The span of a launch about to start its agent (`run`), a child of the `fed run` workflow when there is one. */
-export function startRunTrace(team: string, run: AgentCommand, options: LaunchOptions): Promise<RunTrace> {
-  return RunTrace.start({
-    team,
-    runId: run.runId,
-    preset: run.preset.name,
-    model: options.config.agent.model ?? null,
-    sessionId: run.command.sessionId ?? run.resumedSessionId,
-    env: options.env ?? process.env,
-    workflow: options.workflow,
-  });
 }
 
 /** The attributes a run's span and metrics share (the conventions' invoke_agent set). */

@@ -1,4 +1,4 @@
-import { lastLaunchStderr } from '../launch/agent-log-tail.js';
+import { lastLaunchStderr } from '../launch/judge/agent-log-tail.js';
 
 /**
  * Errors an agent logged during its last launch (docs/design/spec.md §6 "no errors in logs"): the lines it

@@ -17,7 +17,7 @@ import type { Registry } from '../../core/schema/registry.js';
 import type { CurrentRun } from '../../core/schema/launch-run.js';
 import type { MonitorReport, StuckSignal, TeamReport, TelemetryReport } from './monitor-report.js';
 import { teamReport } from './team-health.js';
-import { finishOrphanedRun } from '../launch/finish-orphaned-run.js';
+import { finishOrphanedRun } from '../launch/prepare/finish-orphaned-run.js';
 import type { Federation } from '../../engine/context.js';
 
 /** The earliest deadline ahead a stuck search saw (the dashboard's clock reads no sooner). */

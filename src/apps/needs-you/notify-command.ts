@@ -1,4 +1,4 @@
-import { splitCommand } from '../launch/split-command.js';
+import { splitCommand } from '../../core/split-command.js';
 import { runCaptured } from '../../infra/process/run-captured.js';
 import { DEFAULT_NOTIFY_TIMEOUT_SECONDS, type FederationConfig } from '../../core/schema/config.js';
 import type { NeedsYouItem } from '../../core/schema/needs-you.js';

@@ -16,7 +16,7 @@ export function oneLine(text: string): string {
 }
 
 /**
- * The alerts a launch sends meta when it pauses or fails a team (src/apps/launch/launch-outcome.ts): the
+ * The alerts a launch sends meta when it pauses or fails a team (src/apps/launch/judge/launch-outcome.ts): the
  * team's paused or failed item tells that already, so they are not escalations of their own.
  */
 function isLaunchStateAlert(message: SignalMessage): boolean {

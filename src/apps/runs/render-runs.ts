@@ -1,5 +1,5 @@
 import { renderTable } from '../../core/table.js';
-import { networkSummary } from '../launch/network/network-log.js';
+import { networkSummary } from '../launch/supervise/network/network-log.js';
 import { formatDuration } from '../monitor/render-monitor.js';
 import type { RunsReport } from './federation-runs.js';
 import type { RunTotals } from './run-totals.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { eventLine, reportInspectedEvent } from '../../apps/launch/agent-events.js';
+import { eventLine, reportInspectedEvent } from '../../apps/launch/supervise/agent-events.js';
 import { InvalidInputError } from '../../core/errors.js';
 import { parseJsonText } from '../../core/json-text.js';
 import { getTeam } from '../../core/find-team.js';

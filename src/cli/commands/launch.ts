@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { InProcessCommand } from '../../apps/launch/agent-broker.js';
+import type { InProcessCommand } from '../../apps/launch/supervise/agent-broker.js';
 import { loadHooks } from '../../engine/hooks/load-hooks.js';
 import { launchTeam } from '../../apps/launch/launch-team.js';
 import { CliExit, federationContext, printJson, type CliIo } from '../io.js';
@@ -9,7 +9,7 @@ import { oneOf, positiveNumber } from '../option-parsers.js';
 import { AGENT_PRESETS, type AgentPresetName } from '../../core/schema/config.js';
 import { requireTeam } from '../team-option.js';
 import { describeRun } from '../describe-run.js';
-import { networkSummary } from '../../apps/launch/network/network-log.js';
+import { networkSummary } from '../../apps/launch/supervise/network/network-log.js';
 import { LAUNCH_EXIT_CODES_HELP, launchExitCode } from '../launch-exit-code.js';
 
 export function registerLaunch(program: Command, io: CliIo, runCli?: InProcessCommand): void {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { InProcessCommand } from '../../apps/launch/agent-broker.js';
+import type { InProcessCommand } from '../../apps/launch/supervise/agent-broker.js';
 import { loadHooks } from '../../engine/hooks/load-hooks.js';
 import { runFederation, type RunSummary, type TeamRun } from '../../apps/run/run-federation.js';
 import { CliExit, federationContext, printJson, type CliIo } from '../io.js';

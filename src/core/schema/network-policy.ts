@@ -38,7 +38,7 @@ function isIP(text: string): 0 | 4 | 6 {
 }
 
 /**
- * The sandbox's own ports on its loopback: fed's proxy and the broker (src/apps/launch/network/). Its
+ * The sandbox's own ports on its loopback: fed's proxy and the broker (src/apps/launch/supervise/network/). Its
  * network namespace is its own, with nothing else listening, so fixed ports collide with nothing and the
  * agent's environment can name them before it starts.
  */

@@ -4,7 +4,7 @@ import { basename, dirname } from 'node:path';
 
 /**
  * The wire format between a sandboxed agent's `fed` (src/cli/broker-client.ts) and the broker of its
- * launcher (src/apps/launch/agent-broker.ts), over a Unix socket: frames of one type byte, a 4-byte
+ * launcher (src/apps/launch/supervise/agent-broker.ts), over a Unix socket: frames of one type byte, a 4-byte
  * big-endian length and the payload. The client sends the request (REQUEST, JSON), then its standard
  * input (STDIN… STDIN_END); the broker answers with the command's STDOUT and STDERR as they come, then
  * EXIT (JSON `{code}`). The built-in agent reports a lifecycle event with one EVENT frame instead (JSON

@@ -6,7 +6,7 @@ import { FED_DIR } from '../../core/layout.js';
  * Where fed finds the programs it runs itself, outside any sandbox — bwrap, git, an agent CLI: never in a
  * place a sandboxed agent can write. Such an agent writes only a federation's `.fed/` folders (its team's
  * workspace, its own home there) and, when `agent.home` puts the homes elsewhere, that folder (`writable`);
- * its temp dirs and the rest of the machine are its own or read-only (src/apps/launch/sandbox.ts). A
+ * its temp dirs and the rest of the machine are its own or read-only (src/apps/launch/prepare/sandbox/sandbox.ts). A
  * program there — or a link to one — planted as `bwrap` or `git` on the launcher's PATH would run with the
  * user's rights, and with no sandbox: it is left out, and named when nothing else is found.
  */
@@ -35,7 +35,7 @@ export function writableByAgents(path: string, writable: readonly string[] = [])
 /**
  * `name` as fed would execute it: a path (absolute, or relative to `cwd`) when it has a `/`, else the first
  * executable of that name on `env.PATH` that no sandboxed agent can write — or in `trusted`, the folder of
- * fed's own commands that the launch has just written (src/apps/launch/command-shims.ts).
+ * fed's own commands that the launch has just written (src/apps/launch/supervise/command-shims.ts).
  */
 export function findExecutable(
   name: string,

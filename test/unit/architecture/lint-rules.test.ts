@@ -93,6 +93,40 @@ describe('eslint.config.mjs', () => {
     }
   });
 
+  it('keeps each phase of a launch out of the others: what a phase made passes as types, never as calls', async () => {
+    const refused = async (file: string, code: string) => {
+      const [result] = await eslint.lintText(code, { filePath: join(ROOT, file) });
+      return result!.messages
+        .filter((message) => message.ruleId === '@typescript-eslint/no-restricted-imports')
+        .map((message) => code.split('\n')[message.line - 1]!.trim());
+    };
+    const judge = [
+      "import { readRefusedCompletion } from '../supervise/refused-completion.js';",
+      "import type { EndedRun } from '../supervise/supervise-agent.js';",
+      "import { readRecentRuns } from '../run-records.js';",
+      "import { choosePreset } from '../presets/catalog.js';",
+    ].join('\n');
+    expect(await refused('src/apps/launch/judge/x.ts', judge)).toEqual([
+      "import { readRefusedCompletion } from '../supervise/refused-completion.js';",
+    ]);
+    expect(
+      await refused(
+        'src/apps/launch/prepare/sandbox/x.ts',
+        "import { RunNetwork } from '../../supervise/network/run-network.js';\nimport { hostPolicy } from './host-policy.js';\n",
+      ),
+    ).toEqual(["import { RunNetwork } from '../../supervise/network/run-network.js';"]);
+    expect(
+      await refused('src/apps/launch/presets/x.ts', "import { runOutcome } from '../judge/run-outcome.js';\n"),
+    ).toEqual(["import { runOutcome } from '../judge/run-outcome.js';"]);
+    // The launch-wide modules sit under the phases; launch-team.ts and fix-attempts.ts join them.
+    const prepare = "import { prepareRun } from './prepare/prepare-run.js';\n";
+    expect(await refused('src/apps/launch/run-records.ts', prepare)).toEqual([prepare.trim()]);
+    expect(await refused('src/apps/launch/launch-team.ts', prepare)).toEqual([]);
+    expect(await refused('src/apps/launch/fix-attempts.ts', prepare)).toEqual([]);
+    // Random ids are still held there: the phases' block carries that rule's paths.
+    expect(await refused('src/apps/launch/judge/x.ts', "import { randomUUID } from 'node:crypto';\n")).toHaveLength(1);
+  });
+
   it('every standalone program is still there', () => {
     expect(config.PROGRAMS.filter((program) => !existsSync(join(ROOT, program)))).toEqual([]);
   });

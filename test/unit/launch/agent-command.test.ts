@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { validateConfig } from '../../../src/infra/config/load-config.js';
 import { type LaunchContext } from '../../../src/core/schema/launch-context.js';
-import { agentCommand } from '../../../src/apps/launch/agent-command.js';
+import { agentCommand } from '../../../src/apps/launch/prepare/agent-command.js';
 
 const config = validateConfig({}, 'federate.config.json').config;
 const context = { team: 'docs', workspace: '/tmp/fed-nowhere/.fed/teams/docs', state: 'preparing' } as LaunchContext;

@@ -2,7 +2,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { backendEnvNames } from '../../../src/adapters/index.js';
-import { checkAgentCommand } from '../../../src/apps/launch/agent-commands.js';
+import { checkAgentCommand } from '../../../src/apps/launch/supervise/agent-commands.js';
 import { configSchema } from '../../../src/core/schema/config.js';
 import { encodeFrame, FRAME, FrameReader, MAX_FRAME_BYTES } from '../../../src/infra/process/broker-protocol.js';
 import { tempDir } from '../../helpers/temp-dir.js';

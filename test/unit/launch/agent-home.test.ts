@@ -1,7 +1,7 @@
 import { lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentHomePath, prepareAgentHome } from '../../../src/apps/launch/agent-home.js';
+import { agentHomePath, prepareAgentHome } from '../../../src/apps/launch/prepare/sandbox/agent-home.js';
 import type { RegistryEntry } from '../../../src/core/schema/registry.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { lastLaunchStderr } from '../../../src/apps/launch/agent-log-tail.js';
+import { lastLaunchStderr } from '../../../src/apps/launch/judge/agent-log-tail.js';
 import { agentLogHeader } from '../../../src/core/schema/agent-log.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 

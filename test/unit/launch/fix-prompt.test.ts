@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderFixPrompt } from '../../../src/apps/launch/fix-prompt.js';
+import { renderFixPrompt } from '../../../src/apps/launch/prepare/fix-prompt.js';
 import { deliverableArchetype } from '../../../src/engine/archetypes/deliverable/index.js';
 import type { LaunchContext } from '../../../src/core/schema/launch-context.js';
 

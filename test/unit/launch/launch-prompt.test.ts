@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { renderFixPrompt } from '../../../src/apps/launch/fix-prompt.js';
-import { renderLaunchPrompt } from '../../../src/apps/launch/launch-prompt.js';
+import { renderFixPrompt } from '../../../src/apps/launch/prepare/fix-prompt.js';
+import { renderLaunchPrompt } from '../../../src/apps/launch/prepare/launch-prompt.js';
 import { consultantArchetype } from '../../../src/engine/archetypes/consultant/index.js';
 import { deliverableArchetype } from '../../../src/engine/archetypes/deliverable/index.js';
 import type { Archetype } from '../../../src/engine/archetypes/archetype.js';

@@ -7,7 +7,7 @@ import {
   type PresetInvocation,
   type StreamStats,
 } from '../../../src/apps/launch/presets/agent-preset.js';
-import { RunStream } from '../../../src/apps/launch/run-stream.js';
+import { RunStream } from '../../../src/apps/launch/supervise/run-stream.js';
 import type { AgentPresetName } from '../../../src/core/schema/config.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 

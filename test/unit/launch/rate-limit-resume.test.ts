@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { activeAccountLimit, accountOf, recordAccountLimit } from '../../../src/apps/launch/account-limit.js';
 import { emptyStats } from '../../../src/apps/launch/presets/agent-preset.js';
-import { resumeTimeFor } from '../../../src/apps/launch/rate-limit-resume.js';
+import { resumeTimeFor } from '../../../src/apps/launch/judge/rate-limit-resume.js';
 import { accountLimitPath } from '../../../src/core/layout.js';
 import { initFederation } from '../../../src/index.js';
 import type { LaunchRun } from '../../../src/core/schema/launch-run.js';

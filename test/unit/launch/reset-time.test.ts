@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rateLimitBackoffMs, resetTimeFromText } from '../../../src/apps/launch/reset-time.js';
+import { rateLimitBackoffMs, resetTimeFromText } from '../../../src/apps/launch/judge/reset-time.js';
 
 const now = new Date('2026-11-23T14:10:00Z');
 const at = (text: string) => resetTimeFromText(text, now)?.toISOString();

@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bubblewrapArgs, findBubblewrap, machineMounts } from '../../../src/apps/launch/sandbox.js';
+import { bubblewrapArgs, findBubblewrap, machineMounts } from '../../../src/apps/launch/prepare/sandbox/sandbox.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /**

@@ -132,6 +132,11 @@ export interface AgentPreset {
   /** Program names (basenames) that select this preset when `agent.preset` is not set. */
   programs: readonly string[];
   /**
+   * Its model provider's name in the OpenTelemetry GenAI conventions (`gen_ai.provider.name`: claude's is
+   * `anthropic`), where they have one; the run's span and metrics name the preset otherwise (run-trace.ts).
+   */
+  provider?: string;
+  /**
    * The hosts the CLI needs to reach its model provider: all a sandboxed run of it may reach under the
    * network policy `"provider"` (docs/agents.md#the-network-policy).
    */

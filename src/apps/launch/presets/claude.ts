@@ -26,6 +26,7 @@ import {
 export const claudePreset: AgentPreset = {
   name: 'claude',
   programs: ['claude'],
+  provider: 'anthropic',
   // The Anthropic API; token refreshes of a Claude subscription login (reads HTTPS_PROXY).
   providerHosts: ['api.anthropic.com', 'console.anthropic.com'],
   homeFiles: ['.claude/.credentials.json'],

@@ -19,6 +19,7 @@ import { add, flag, num, obj, str, type AgentPreset, type McpServer } from './ag
 export const codexPreset: AgentPreset = {
   name: 'codex',
   programs: ['codex'],
+  provider: 'openai',
   // The OpenAI API, and ChatGPT's backend and login for a ChatGPT sign-in (reads HTTPS_PROXY).
   providerHosts: ['api.openai.com', 'chatgpt.com', 'auth.openai.com'],
   homeFiles: ['.codex/auth.json'],

@@ -11,6 +11,7 @@ import { flag, num, obj, str, type AgentPreset } from './agent-preset.js';
 export const geminiPreset: AgentPreset = {
   name: 'gemini',
   programs: ['gemini'],
+  provider: 'gcp.gemini',
   // The Gemini API, Code Assist for a Google login, and Google's token endpoint (reads HTTPS_PROXY).
   providerHosts: ['generativelanguage.googleapis.com', 'cloudcode-pa.googleapis.com', 'oauth2.googleapis.com'],
   homeFiles: ['.gemini/oauth_creds.json', '.gemini/google_accounts.json', '.gemini/settings.json'],

@@ -4,7 +4,7 @@ import { InvalidInputError } from '../../../core/errors.js';
 import { MAX_EVENT_DATA_BYTES } from '../../../core/schema/event-data.js';
 import type { RegistryEntry } from '../../../core/schema/registry.js';
 import { lifecycleFor } from '../../../engine/archetypes/catalog.js';
-import { reportInspectedEvent } from '../../launch/agent-events.js';
+import { reportInspectedEvent } from '../../launch/supervise/agent-events.js';
 import { registerFedTool } from '../fed-tool.js';
 import type { TeamToolContext } from '../team-tools.js';
 

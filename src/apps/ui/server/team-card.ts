@@ -5,7 +5,7 @@ import type { NeedsYouItem } from '../../../core/schema/needs-you.js';
 import type { RegistryEntry } from '../../../core/schema/registry.js';
 import type { Federation } from '../../../engine/context.js';
 import type { PartyCensus } from '../../../ports/signal-transport.js';
-import { networkSummary } from '../../launch/network/network-log.js';
+import { networkSummary } from '../../launch/supervise/network/network-log.js';
 import { readCurrentRun, readLastRun } from '../../launch/run-records.js';
 import { teamReport } from '../../monitor/team-health.js';
 import { DEFAULT_STALE_AFTER_MINUTES } from '../../monitor/monitor-cycle.js';

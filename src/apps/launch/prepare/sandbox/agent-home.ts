@@ -1,0 +1,138 @@
+import { lstatSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { RefusedError } from '../../../../core/errors.js';
+import { workspacePaths } from '../../../../core/layout.js';
+import type { AgentConfig } from '../../../../core/schema/config.js';
+import type { RegistryEntry } from '../../../../core/schema/registry.js';
+
+/**
+ * A sandboxed agent's home: never the user's (issue 48). Anything an agent can write in the user's home is
+ * something the user, git, a shell or fed itself later obeys outside the sandbox — `~/.config/git` after
+ * renaming `~/.config`, a program in `~/.local/bin` on the launcher's PATH, `~/.npmrc`, a CLI's hooks in
+ * `~/.claude/settings.json` — and no deny-list of such files is ever complete. So inside the sandbox the
+ * user's home is read-only like the rest of the machine, and `$HOME` is a folder of the team's own, kept
+ * between runs (a CLI's sessions survive for `--resume`), where only what the CLI needs to authenticate
+ * comes from the user's home, each file mounted read-only: the preset's list, or `agent.homeFiles`.
+ */
+export interface AgentHome {
+  /** The agent's `$HOME`: writable in the sandbox, its own. */
+  home: string;
+  /** The files of the user's home it sees, read-only, at the same place under `home`. */
+  files: readonly { source: string; target: string }[];
+  /** `$HOME` and each variable that moves a CLI's folder out of it (XDG_CONFIG_HOME, CODEX_HOME…), all inside `home`. */
+  env: Readonly<Record<string, string>>;
+}
+
+/**
+ * Variables that move a folder of the home elsewhere, by the folder they stand for: the XDG ones, and a
+ * preset's own (`homeVariables`: CODEX_HOME for `.codex`). The user's value says where that folder's
+ * files come from; the agent's points into its own home.
+ */
+export type HomeVariables = Readonly<Record<string, string>>;
+
+const XDG_FOLDERS: HomeVariables = {
+  XDG_CONFIG_HOME: '.config',
+  XDG_DATA_HOME: '.local/share',
+  XDG_STATE_HOME: '.local/state',
+  XDG_CACHE_HOME: '.cache',
+};
+
+/** The team's agent home: `<agent.home>/<team>` when configured (relative to the root), else the workspace's `.fed/home`. */
+export function agentHomePath(root: string, team: RegistryEntry, agent: AgentConfig): string {
+  if (agent.home === undefined) return join(workspacePaths(team.location).fedDir, 'home');
+  return join(isAbsolute(agent.home) ? agent.home : resolve(root, agent.home), team.domainId);
+}
+
+/** Where the user keeps the home file `file`: under the folder a variable of `userEnv` moved it to, else under `userHome`. */
+function userSource(file: string, userHome: string, userEnv: NodeJS.ProcessEnv, variables: HomeVariables): string {
+  for (const [name, folder] of Object.entries(variables)) {
+    const moved = userEnv[name];
+    if (moved && isAbsolute(moved) && file.startsWith(`${folder}/`)) return join(moved, file.slice(folder.length + 1));
+  }
+  return join(userHome, file);
+}
+
+/**
+ * The team's agent home made ready for a run: the folder (never through a link: `--bind` would follow it
+ * to whatever it names, the user's home say), the folders its variables name, and, for each of
+ * `homeFiles` the user has (in `userEnv`'s HOME, or where a variable of it moved the file's folder), the
+ * empty file it is mounted on — links or folders the agent left on their way replaced, so that bwrap never
+ * creates a mount point outside the home. No user home (or `/`): nothing is brought in.
+ */
+export function prepareAgentHome(
+  home: string,
+  userEnv: NodeJS.ProcessEnv,
+  homeFiles: readonly string[],
+  presetVariables: HomeVariables = {},
+): AgentHome {
+  const userHome = userEnv.HOME;
+  if (userHome !== undefined && userHome !== '/' && (isWithin(home, userHome) || isWithin(userHome, home)))
+    throw new RefusedError(
+      'AGENT_HOME',
+      `agent.home puts the agent's home at ${home}, which is the user's home (${userHome}) or holds it: the sandbox keeps the user's home read-only; choose a folder of its own (or leave agent.home out)`,
+    );
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  if (!lstatSync(home).isDirectory())
+    throw new RefusedError(
+      'AGENT_HOME',
+      `the agent's home ${home} is not a folder (a link, or a file, was left there); remove it and launch again`,
+    );
+  const variables = { ...XDG_FOLDERS, ...presetVariables };
+  const env: Record<string, string> = { HOME: home };
+  for (const [name, folder] of Object.entries(variables)) {
+    env[name] = join(home, folder);
+    realFolders(home, env[name]);
+  }
+  const files: { source: string; target: string }[] = [];
+  if (userHome === undefined || userHome === '/') return { home, files, env };
+  for (const file of homeFiles) {
+    const source = userSource(file, userHome, userEnv, variables);
+    if (!isRegularFile(source)) continue;
+    const target = join(home, file);
+    realFolders(home, dirname(target));
+    if (!isRegularFile(target, false)) {
+      rmSync(target, { recursive: true, force: true });
+      writeFileSync(target, '', { mode: 0o600, flag: 'wx' });
+    }
+    files.push({ source, target });
+  }
+  return { home, files, env };
+}
+
+/** The bwrap arguments that mount the home writable and the user's files in it read-only (after the workspace's). */
+export function agentHomeArgs(home: AgentHome): string[] {
+  return [
+    '--bind',
+    home.home,
+    home.home,
+    ...home.files.flatMap(({ source, target }) => ['--ro-bind', source, target]),
+    ...Object.entries(home.env).flatMap(([name, value]) => ['--setenv', name, value]),
+  ];
+}
+
+/** Every folder from `top` (a real folder) down to `folder` made a real folder: a link or file in the way is removed. */
+function realFolders(top: string, folder: string): void {
+  if (folder === top) return;
+  realFolders(top, dirname(folder));
+  try {
+    if (lstatSync(folder).isDirectory()) return;
+    rmSync(folder, { force: true });
+  } catch {
+    // Not there: made below.
+  }
+  mkdirSync(folder, { mode: 0o700 });
+}
+
+function isRegularFile(path: string, followLinks = true): boolean {
+  try {
+    return (followLinks ? statSync(path) : lstatSync(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function isWithin(path: string, folder: string): boolean {
+  const inner = resolve(path);
+  const outer = resolve(folder);
+  return inner === outer || inner.startsWith(`${outer}/`);
+}

@@ -1,0 +1,282 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdirSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Server } from 'node:net';
+import type { Readable, Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { RefusedError } from '../../../core/errors.js';
+import { findExecutable, leftOutReason } from '../../../infra/process/find-executable.js';
+import { packageRoot } from '../../../infra/package-info.js';
+import { processStartTime } from '../../../infra/fs/process-identity.js';
+import { openForAppend } from '../../../infra/fs/open-for-append.js';
+import { agentLogHeader } from '../../../core/schema/agent-log.js';
+import { LIFELINE_ENV, LIFELINE_FD, LIFELINE_GRACE_ENV } from '../../../infra/process/lifeline.js';
+import { receiveListener } from '../../../infra/process/listener-channel.js';
+import { endLeftovers, endSandbox, groupMembers, sandboxInit, signalSandbox, type SandboxInit } from './agent-stop.js';
+
+/**
+ * One agent process: started from an argument array (never a shell) under the watchdog
+ * (`agent-watchdog.js`, leader of the agent's own process group, which stops the agent if the launcher
+ * dies) — or, for an agent that ends itself with its launcher (`endsWithLauncher`), as that group's leader
+ * itself, supervised by the launcher alone — optionally inside a sandbox (`wrapper`). Its stdin is fed the
+ * given text or closed, its stdout is handed to the launcher as it arrives, its stderr is appended to the
+ * team's agent log under a header naming the launch. It is stopped gracefully when asked (SIGTERM to the
+ * group, then SIGKILL).
+ */
+export interface AgentProcessOptions {
+  command: readonly string[];
+  /** The command as the agent log's header shows it (the run record's, its prompt replaced by the prompt's file); default `command`. */
+  shownCommand?: readonly string[];
+  /**
+   * The sandbox (bwrap and its arguments) for the agent's program once found, put before the command: the
+   * program is shown in it wherever it is.
+   */
+  wrapper?: (program: string) => readonly string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  logFile: string;
+  /** Extra header lines for the agent log (the preset, the transcript path, the sandbox). */
+  header?: readonly string[];
+  /** Written to stdin, then stdin is closed; null closes it at once. */
+  stdin?: string | null;
+  onStdout?: (chunk: Buffer) => void;
+  /** How long a stop waits for a graceful exit before SIGKILL (default 5 s). */
+  graceMs?: number;
+  /**
+   * The agent ends itself and whatever it started when the launcher is gone — it watches the lifeline
+   * (`LIFELINE_ENV` names its descriptor) — as fed's built-in agent does. It then runs without the
+   * watchdog (a node process per launch), and what the watchdog would do is done here: a stop signals it
+   * (in the sandbox, every process inside), and what it left in its group ends before its exit is passed
+   * on. In the sandbox bwrap's --die-with-parent ends everything inside with the launcher, too.
+   */
+  endsWithLauncher?: boolean;
+  /** In a sandbox with a network policy: where the listener its proxy serves goes (src/infra/process/listener-channel.ts). */
+  onNetworkListener?: (listener: Server, port: number) => void;
+  /** The folder of fed's own commands on the agent's PATH, written by this launch: trusted though in `.fed/`. */
+  commandsBin?: string;
+}
+
+export interface AgentExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+const WATCHDOG = 'dist/src/apps/launch/supervise/agent-watchdog.js';
+
+/**
+ * The program as it will be executed, or a clear refusal when it cannot be found or run — or is only
+ * where a sandboxed agent could have planted it (find-executable.ts): it would run as the user, unsandboxed
+ * for a coding team.
+ */
+function findProgram(file: string, cwd: string, env: NodeJS.ProcessEnv, trusted?: string): string {
+  const found = findExecutable(file, env, { cwd, trusted });
+  if (found.path) return found.path;
+  const hint = file.includes('/') ? 'no such executable' : 'not found on PATH';
+  throw new RefusedError(
+    'AGENT_COMMAND',
+    `cannot start the agent "${file}": ${hint}${leftOutReason(found)}; set agentCommand in federate.config.json or pass --agent <command>`,
+  );
+}
+
+export class AgentProcess {
+  readonly child: ChildProcess;
+  readonly exited: Promise<AgentExit>;
+  /** Start time of the group leader (/proc/<pid>/stat field 22), recorded so a later launch can recognise an orphan. */
+  readonly processStart: string | null;
+  private readonly graceMs: number;
+  /** How the launcher stops the agent: through the watchdog, or itself (`endsWithLauncher`), sandboxed or not. */
+  private readonly supervision: 'watchdog' | 'direct' | 'direct-sandboxed';
+  /** A stop was asked for. */
+  private stopping = false;
+  /** In the sandbox without a watchdog: its init, found once bwrap started it. */
+  private readonly init: Promise<SandboxInit | undefined> | undefined;
+
+  private constructor(
+    child: ChildProcess,
+    exited: Promise<AgentExit>,
+    graceMs: number,
+    supervision: AgentProcess['supervision'],
+    private readonly logFile: string,
+  ) {
+    this.child = child;
+    this.exited = exited;
+    this.graceMs = graceMs;
+    this.supervision = supervision;
+    this.processStart = processStartTime(child.pid!) ?? null;
+    if (supervision === 'direct-sandboxed') this.init = sandboxInit(child.pid!, () => this.running());
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  static async start(options: AgentProcessOptions): Promise<AgentProcess> {
+    const [file, ...args] = options.command;
+    if (!file) throw new RefusedError('AGENT_COMMAND', 'the agent command is empty');
+    const program = findProgram(file, options.cwd, options.env, options.commandsBin);
+    const wrapper = options.wrapper?.(program);
+    const graceMs = options.graceMs ?? 5_000;
+    mkdirSync(dirname(options.logFile), { recursive: true });
+    // The agent's stderr: never a link the agent planted (it would write the file it points at) nor a
+    // FIFO (the open would hang) — openForAppend refuses both.
+    const log = openForAppend(options.logFile);
+    try {
+      const header = [
+        `\n${agentLogHeader(new Date())}`,
+        `command: ${JSON.stringify(options.shownCommand ?? options.command)}`,
+        `cwd: ${options.cwd}`,
+        ...(options.header ?? []),
+        '',
+        '',
+      ].join('\n');
+      writeSync(log, header);
+      const supervision = options.endsWithLauncher ? (wrapper ? 'direct-sandboxed' : 'direct') : 'watchdog';
+      const [command, ...commandArgs] =
+        supervision === 'watchdog'
+          ? [
+              process.execPath,
+              join(packageRoot(), WATCHDOG),
+              String(graceMs),
+              ...(wrapper ? ['--sandboxed', ...wrapper] : []),
+              program,
+              ...args,
+            ]
+          : [...(wrapper ?? []), program, ...args];
+      // Its own process group: a Ctrl-C at the terminal reaches fed (which pauses the team and stops the
+      // agent in order), not the agent directly; and a stop reaches everything the agent started. Fd 3 is
+      // the lifeline the watchdog — or the agent itself — watches.
+      const child = spawn(command!, commandArgs, {
+        cwd: options.cwd,
+        env:
+          supervision === 'watchdog'
+            ? options.env
+            : { ...options.env, [LIFELINE_ENV]: String(LIFELINE_FD), [LIFELINE_GRACE_ENV]: String(graceMs) },
+        stdio: [
+          options.stdin == null ? 'ignore' : 'pipe',
+          'pipe',
+          log,
+          'pipe',
+          ...(options.onNetworkListener ? ['ipc' as const] : []),
+        ],
+        detached: true,
+      });
+      if (options.onNetworkListener) receiveListener(child, options.onNetworkListener);
+      await new Promise<void>((resolve, reject) => {
+        child.once('spawn', resolve);
+        child.once('error', (error) =>
+          reject(new RefusedError('AGENT_COMMAND', `cannot start the agent "${file}": ${error.message}`)),
+        );
+      });
+      if (options.stdin != null) {
+        const stdin = child.stdin as Writable;
+        // An agent that exits without reading its prompt must not crash the launcher with EPIPE.
+        stdin.on('error', () => undefined);
+        stdin.end(options.stdin);
+      }
+      const stdout = child.stdout as Readable;
+      stdout.on('data', (chunk: Buffer) => options.onStdout?.(chunk));
+      // Wait for the output to be read to its end too, so the last event of the stream is never missed.
+      const drained = new Promise<void>((resolve) => stdout.once('close', resolve));
+      let agent: AgentProcess | undefined = undefined;
+      const exited = new Promise<AgentExit>((resolve) =>
+        child.once('exit', (code, signal) => {
+          // What it left in its group ends first (the watchdog's part, when there is none); then its output
+          // is read to the end — but not forever: a background process it left may hold its stdout open.
+          void (
+            supervision === 'direct'
+              ? agent!.endLeftovers()
+              : supervision === 'direct-sandboxed'
+                ? agent!.endSandbox()
+                : Promise.resolve()
+          )
+            .then(() => Promise.race([drained, sleep(2_000, undefined, { ref: false })]))
+            .then(() => {
+              stdout.destroy();
+              (child.stdio[3] as Readable | null)?.destroy();
+              resolve({ code, signal });
+            });
+        }),
+      );
+      agent = new AgentProcess(child, exited, graceMs, supervision, options.logFile);
+      return agent;
+    } finally {
+      // The child holds its own copy of the descriptor.
+      closeSync(log);
+    }
+  }
+
+  /**
+   * Ask the agent (and its process group) to stop (SIGTERM); the watchdog kills what has not exited after the
+   * grace period — the sandbox included — and exits last. Should the watchdog itself not, the group is
+   * killed a moment later. Without a watchdog the same is done here: in the sandbox, every process inside
+   * is asked to stop, and its init is killed after the grace period.
+   */
+  async stop(): Promise<AgentExit> {
+    if (this.running()) {
+      this.stopping = true;
+      const sandboxed = this.supervision === 'direct-sandboxed';
+      const running = () => this.running();
+      if (sandboxed) void signalSandbox(this.pid, 'SIGTERM', running);
+      else this.signalGroup('SIGTERM');
+      const timer = setTimeout(
+        () => {
+          if (sandboxed) void signalSandbox(this.pid, 'SIGKILL', running);
+          else this.signalGroup('SIGKILL');
+        },
+        this.supervision === 'watchdog' ? this.graceMs + 1_000 : this.graceMs,
+      );
+      try {
+        return await this.exited;
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+    return this.exited;
+  }
+
+  /** Whether the agent's process (the watchdog, bwrap or the agent) still runs: once it exited its pid may be reused. */
+  private running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /**
+   * Outside the sandbox, what the agent left in its process group once it exited (a group whose leader is
+   * gone keeps its id while a member lives, so no other group can take it meanwhile). In the sandbox its
+   * PID namespace ends with its init (endSandbox).
+   */
+  private endLeftovers(): Promise<void> {
+    const members = () => {
+      try {
+        process.kill(-this.pid, 0);
+      } catch (error) {
+        // No member left (the usual case): the process table need not be read.
+        if ((error as NodeJS.ErrnoException).code === 'ESRCH') return [];
+      }
+      return groupMembers(this.pid);
+    };
+    return endLeftovers(members, this.graceMs, this.stopping);
+  }
+
+  /** In the sandbox, once bwrap exited: its init gone too, and with it everything inside. */
+  private async endSandbox(): Promise<void> {
+    const init = await this.init;
+    if (init)
+      await endSandbox(init, this.graceMs, (pid) => {
+        // Said in the agent's log; its exit is passed on all the same.
+        const log = openForAppend(this.logFile);
+        try {
+          writeSync(log, `fed: the sandbox's init (pid ${pid}) outlived SIGKILL; its exit is passed on without it\n`);
+        } finally {
+          closeSync(log);
+        }
+      });
+  }
+
+  private signalGroup(signal: NodeJS.Signals): void {
+    try {
+      process.kill(-this.child.pid!, signal);
+    } catch {
+      // The group is gone already (ESRCH): nothing left to stop.
+    }
+  }
+}

@@ -1,0 +1,103 @@
+import { spawn } from 'node:child_process';
+import { LIFELINE_FD, watchLifeline } from '../../../infra/process/lifeline.js';
+import { relayListener } from '../../../infra/process/listener-channel.js';
+import { endLeftovers, endSandbox, groupMembers, sandboxInit, signalEach, signalSandbox } from './agent-stop.js';
+
+/**
+ * The agent's supervisor: `node agent-watchdog.js <graceMs> [--sandboxed] <program> [args…]`. `fed launch`
+ * starts it as the leader of the agent's own process group, with a pipe on fd 3 that only the launcher
+ * holds. Otherwise it is transparent: the agent inherits stdin/stdout/stderr, and its exit code or signal
+ * is passed on — but only once nothing the agent started is left:
+ * - When the agent exits, what it left behind in its process group is stopped (SIGTERM, SIGKILL after the
+ *   grace period) before the exit is passed on, so nothing rewrites the deliverable after fed checked it.
+ *   In the sandbox (`--sandboxed`: the program is bwrap, in a session of its own) the agent's PID namespace
+ *   ends with it, every process in it whatever its group.
+ * - A stop from fed is SIGTERM to this process group. Outside the sandbox it reaches the agent directly;
+ *   in the sandbox the watchdog passes it on to the sandbox's processes (bwrap itself, signalled, would die
+ *   and take them with it by SIGKILL, without a chance to save their session).
+ * - When the launcher dies — even by SIGKILL — the kernel closes the pipe; the watchdog then stops it all
+ *   itself, so no agent ever runs unsupervised.
+ */
+const [graceText, ...command] = process.argv.slice(2);
+const graceMs = Number(graceText);
+const sandboxed = command[0] === '--sandboxed';
+const [file, ...args] = sandboxed ? command.slice(1) : command;
+if (!file || !Number.isFinite(graceMs)) {
+  process.stderr.write('usage: agent-watchdog <graceMs> [--sandboxed] <program> [args…] (started by fed launch)\n');
+  process.exit(2);
+}
+
+/** The other processes of this process group: what the agent (outside the sandbox) started and left. */
+const othersInGroup = () => groupMembers(process.pid, process.pid);
+
+const signalGroup = (name: NodeJS.Signals) => {
+  try {
+    process.kill(-process.pid, name);
+  } catch {
+    // the group is gone
+  }
+};
+
+// In the sandbox, bwrap leads a session of its own: fed's SIGTERM to this group does not reach it.
+// A sandbox with a network policy hands its proxy's listener up through here (launched with an IPC channel).
+const relay = sandboxed && process.send !== undefined;
+const child = spawn(file, args, {
+  stdio: relay ? ['inherit', 'inherit', 'inherit', 'ignore', 'ipc'] : 'inherit',
+  detached: sandboxed,
+});
+if (relay) relayListener(child);
+child.on('error', (error) => {
+  process.stderr.write(`fed: cannot start the agent "${file}": ${error.message}\n`);
+  process.exit(127);
+});
+
+/** Whether bwrap still runs: once it has exited its pid is not ours to signal (it may be reused). */
+const sandboxRunning = () => sandboxed && child.exitCode === null && child.signalCode === null;
+
+let stopping = false;
+/**
+ * A stop began (fed's SIGTERM, SIGINT or SIGHUP to the group, or the launcher gone): the agent is asked to
+ * end, and whatever still runs after the grace period is killed. In the sandbox that is its init: the
+ * kernel then kills everything in the namespace before bwrap sees the init exit, so the exit passed on
+ * comes after everything is gone.
+ */
+function beginStop(): void {
+  if (stopping) return;
+  stopping = true;
+  if (sandboxed) void signalSandbox(child.pid!, 'SIGTERM', sandboxRunning);
+  // else the signal reached the agent's group already
+  setTimeout(() => {
+    if (sandboxed) void signalSandbox(child.pid!, 'SIGKILL', sandboxRunning);
+    signalEach(othersInGroup(), 'SIGKILL');
+  }, graceMs).unref();
+}
+for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(name, beginStop);
+
+// In the sandbox: its init, once bwrap started it (bwrap passes the command's exit on before it is gone).
+const init = sandboxed ? sandboxInit(child.pid!, sandboxRunning) : Promise.resolve(undefined);
+
+child.on('exit', (code, signal) => {
+  // Whatever the agent left behind ends before its exit is passed on, so before fed checks the deliverable;
+  // in the sandbox, the namespace with its init.
+  const ended = endLeftovers(othersInGroup, graceMs, stopping)
+    .then(() => init)
+    .then(
+      (sandbox) =>
+        sandbox &&
+        endSandbox(sandbox, graceMs, (pid) =>
+          process.stderr.write(`fed: the sandbox's init (pid ${pid}) outlived SIGKILL; passing the exit on\n`),
+        ),
+    );
+  void ended.then(() => {
+    if (signal) {
+      process.removeAllListeners(signal);
+      process.kill(process.pid, signal);
+    } else process.exit(code ?? 1);
+  });
+});
+
+watchLifeline(LIFELINE_FD, () => {
+  process.stderr.write(`fed: the launcher is gone; stopping the agent (pid ${child.pid})\n`);
+  beginStop();
+  if (!sandboxed) signalGroup('SIGTERM');
+});
