@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { censusOfBoxes } from '../../../src/adapters/file/box-census.js';
-import { stuckCandidatesOfCensus } from '../../../src/adapters/file/signals/stuck-signals.js';
+import { stuckCandidatesOfCensus } from '../../../src/adapters/file/signals/stuck-candidates.js';
 import { ackFileName, signalFileName } from '../../../src/adapters/file/signals/signal-file-name.js';
 import { workspacePaths } from '../../../src/core/layout.js';
 import { deadlineTable } from '../../../src/core/deadlines.js';
