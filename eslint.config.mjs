@@ -24,7 +24,11 @@ const LAYERS = [
   { dir: 'src/index.ts', forbidden: ['src/cli'] },
 ];
 
-/** Outside src/adapters, the adapters are reached through the ports (src/ports) and the adapter registry (src/adapters/index.ts). */
+/**
+ * Outside src/adapters, the adapters are reached through the ports (src/ports) and the adapter registry
+ * (src/adapters/index.ts). So a backend's own files and paths (file-signal-v1's:
+ * src/adapters/file/file-layout.ts) are named only in src/adapters.
+ */
 const ADAPTER_INTERNALS = ['src/adapters/file', 'src/adapters/jetstream'];
 const OUTSIDE_ADAPTERS = ['src/*.ts', 'src/!(adapters)/**'];
 

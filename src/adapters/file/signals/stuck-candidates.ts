@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { workspacePaths } from '../../../core/layout.js';
+import { workspacePaths } from '../file-layout.js';
 import { statusOf } from '../../../core/find-team.js';
 import type { SignalParty } from '../../../core/resolve-party.js';
 import { judgeSignal } from '../../../core/schema/judge-signal.js';
