@@ -13,6 +13,7 @@ import { federationContext, printJson, type CliIo } from '../io.js';
 import { registerTeamReview } from './team-review.js';
 import { registerTeamLearnings } from './team-learnings.js';
 import { renderFields, renderTable } from '../../core/table.js';
+import { archetypes, DEFAULT_ARCHETYPE } from '../../engine/archetypes/catalog.js';
 
 function entryFields(entry: RegistryEntry): [string, string][] {
   return [
@@ -41,7 +42,11 @@ export function registerTeam(program: Command, io: CliIo): void {
     .description('register a new team and create its workspace')
     .argument('<domain>', 'team name: lowercase letters, digits and hyphens')
     .option('--id <domainId>', 'unique team id (default: the domain)')
-    .option('--archetype <id>', 'archetype: deliverable, coding, consultant or a custom one', 'deliverable')
+    .option(
+      '--archetype <id>',
+      `archetype: ${archetypes.map((archetype) => archetype.id).join(', ')} or a custom one`,
+      DEFAULT_ARCHETYPE,
+    )
     .addOption(new Option('--placement <type>', 'workspace placement').choices(PLACEMENT_TYPES).default('directory'))
     .option('--json', 'print the registry entry as JSON')
     .action(
