@@ -36,7 +36,17 @@ export function registerTeam(program: Command, io: CliIo): void {
   const team = program
     .command('team')
     .description('onboard teams, manage their registry status, retry and remove them, review and merge coding teams');
+  registerOnboard(team, io);
+  registerList(team, io);
+  registerShow(team, io);
+  registerTeamReview(team, io);
+  registerTeamLearnings(team, io);
+  registerRetry(team, io);
+  registerRemove(team, io);
+  registerStatusChanges(team, io);
+}
 
+function registerOnboard(team: Command, io: CliIo): void {
   team
     .command('onboard')
     .description('register a new team and create its workspace')
@@ -71,7 +81,9 @@ export function registerTeam(program: Command, io: CliIo): void {
         io.stdout(`onboarded ${entry.domainId} (${entry.archetypeId}, ${entry.placementType}) at ${entry.location}\n`);
       },
     );
+}
 
+function registerList(team: Command, io: CliIo): void {
   team
     .command('list')
     .description('list registered teams')
@@ -96,7 +108,9 @@ export function registerTeam(program: Command, io: CliIo): void {
         ),
       );
     });
+}
 
+function registerShow(team: Command, io: CliIo): void {
   team
     .command('show')
     .description('show one team and its lifecycle (default: the team whose workspace you are in)')
@@ -130,10 +144,9 @@ export function registerTeam(program: Command, io: CliIo): void {
         );
       }
     });
+}
 
-  registerTeamReview(team, io);
-  registerTeamLearnings(team, io);
-
+function registerRetry(team: Command, io: CliIo): void {
   team
     .command('retry')
     .description(
@@ -148,7 +161,9 @@ export function registerTeam(program: Command, io: CliIo): void {
       if (options.json) return printJson(io, run);
       io.stdout(`${retryMessage(run)}\n`);
     });
+}
 
+function registerRemove(team: Command, io: CliIo): void {
   team
     .command('remove')
     .description(
@@ -164,7 +179,10 @@ export function registerTeam(program: Command, io: CliIo): void {
       if (options.json) return printJson(io, removed);
       io.stdout(`${removalMessage(removed)}\n`);
     });
+}
 
+/** One subcommand per registry status change (`fed team pause`, `resume`, `archive`, …). */
+function registerStatusChanges(team: Command, io: CliIo): void {
   for (const [event, verb] of Object.entries(TEAM_STATUS_COMMANDS) as [TeamStatusEvent['type'], string][]) {
     team
       .command(verb)
