@@ -27,6 +27,7 @@ const LAYERS = [
 ];
 
 /**
+/**
  * The workspace's packages (packages/*: the built-in agent, fed-agent) are programs of their own: their code
  * imports fed only through the entries fed's package.json `exports` declares (`fed` is src/index.ts,
  * `fed/<entry>` src/<entry>.ts; tsconfig.json maps the names), never fed's layers or machines, and fed
@@ -39,38 +40,20 @@ const ENTRIES = Object.entries(JSON.parse(readFileSync(`${ROOT}/package.json`, '
   .map(([name, target]) => ({ name, file: `./${target.slice('./dist/src/'.length).replace(/\.js$/, '.ts')}` }));
 const THROUGH_ENTRIES = `A package imports fed only through its entries: ${ENTRIES.map(({ name }) => name).join(', ')}.`;
 
-/** Outside src/adapters, the adapters are reached through the ports (src/ports) and the adapter registry (src/adapters/index.ts). */
+/**
+ * Outside src/adapters, the adapters are reached through the ports (src/ports) and the adapter registry
+ * (src/adapters/index.ts). So a backend's own files and paths (file-signal-v1's:
+ * src/adapters/file/file-layout.ts) are named only in src/adapters.
+ */
 const ADAPTER_INTERNALS = ['src/adapters/file', 'src/adapters/jetstream'];
 const OUTSIDE_ADAPTERS = ['src/*.ts', 'src/!(adapters)/**'];
 
 /**
- * Modules outside src/adapters that import the file adapter's internals, each with why (work left for the
- * next adapter to face; test/unit/architecture/ports-boundary.test.ts keeps its check of layout fields).
+ * The imports that break the rules above: none today. An entry `{ file, allow, why }` would let `file`
+ * import `allow` (a file or a folder) past the zones — work left, to shrink, never to grow
+ * (lint-rules.test.ts fails when one is no longer needed). Never add one to get past the linter: move the code.
  */
-const FILE_ADAPTER_USERS = {
-  'src/engine/delivery/archive-signals.ts':
-    "`fed signal archive` moves signal files into each box's archive/ folder: a file-signal-v1 operation no port offers",
-  // Stuck and archived signals have a file fast path (a listing of the boxes and their archive/ folders)
-  // that no port offers yet; on other backends they go through the ports.
-  'src/apps/monitor/monitor-cycle.ts': 'finds stuck signals (file fast path)',
-  'src/apps/monitor/monitor-report.ts': 'names the stuck-signal type of the file fast path',
-  'src/engine/delivery/alert-stuck-signals.ts': 'finds stuck signals (file fast path)',
-  'src/engine/delivery/delivery-inspector.ts': 'reads archived signals of file boxes',
-  'src/engine/delivery/find-signal.ts': 'finds archived signals of file boxes',
-  'src/engine/messaging/list-signals.ts': 'lists archived signals of file boxes',
-};
-
-/** The same for the JetStream adapter. */
-const JETSTREAM_ADAPTER_USERS = {};
-
-/**
- * The imports that break the rules above today: work left, to shrink, never to grow (lint-rules.test.ts
- * fails when one is no longer needed). `allow` is what `file` may import (a file or a folder) past the zones.
- */
-export const EXCEPTIONS = [
-  ...Object.entries(FILE_ADAPTER_USERS).map(([file, why]) => ({ file, allow: ['src/adapters/file'], why })),
-  ...Object.entries(JETSTREAM_ADAPTER_USERS).map(([file, why]) => ({ file, allow: ['src/adapters/jetstream'], why })),
-];
+export const EXCEPTIONS = [];
 
 /** The no-restricted-paths zones, with the imports `allow` lets through. */
 export function zones(allow = []) {

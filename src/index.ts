@@ -3,8 +3,8 @@
  * Public are the ports' types, `openFederation` (every operation takes the `Federation` it returns), the
  * engine operations and the apps a user runs, the lifecycle machines, the errors, and the schemas of the
  * files fed keeps on disk. Everything else (the file-signal-v1 adapter, infra, the CLI) is internal: it
- * may change in any release. test/unit/architecture/library-api.test.ts keeps the count of names at 150
- * or fewer.
+ * may change in any release. test/unit/architecture/library-api.test.ts caps the count of names: a name
+ * made public is a promise kept across releases.
  */
 
 // Ports: the storage interfaces every backend implements.

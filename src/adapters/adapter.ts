@@ -60,8 +60,20 @@ export interface BackendAdapter<C extends BackendConfig = BackendConfig> {
    * broken under `root` (throws a FedError).
    */
   checkInit?(config: FederationConfig, root: string): void;
+  /**
+   * `fed init`, first: the folders the backend keeps under `root` (the file backend: meta's signal boxes),
+   * made when missing.
+   */
+  initFolders?(root: string): string[];
   /** `fed init`: create what the backend keeps under `root` (the file backend: an empty registry); the paths created. */
   initFiles?(root: string): string[];
+  /** Whether `dir` holds what marks a federation root of this backend (the file backend: its registry file). */
+  marksRoot?(dir: string): boolean;
+  /**
+   * The paths the backend writes under a workspace (meta's, `root`: the root's files too), besides those
+   * every backend has (core/layout.ts): `fed doctor` reports any that is a symbolic link.
+   */
+  runtimePaths?(workspace: string, root: boolean): string[];
   /** `fed init`, once the shared registry is created or joined: warnings worth printing (e.g. durability). */
   initNotes?(backend: FederationBackend): Promise<string[]>;
   /** `fed doctor`: the checks of the backend itself (its server, its streams), before the registry is read. */

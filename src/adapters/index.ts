@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import type { FilesBackendConfig } from '../core/schema/backends/files.js';
+import { federationPaths } from '../core/layout.js';
 import { redactUrl } from '../core/redact-url.js';
 import type { BackendConfig, FederationConfig } from '../core/schema/config.js';
 import { loadConfig, type LoadedConfig } from '../infra/config/load-config.js';
@@ -11,8 +13,6 @@ import { CheckedWorkspaces } from './checked-workspaces.js';
 
 export type { BackendAdapter, OpenBackendOptions } from './adapter.js';
 export { closeOpenBackends } from './network-backends.js';
-export { FILE_BACKEND_NAME, openFileBackend } from './file/open-file-backend.js';
-export { boxSideFolders } from './file/box-folders.js';
 export { CheckedWorkspaces } from './checked-workspaces.js';
 export { CheckedRootFolders } from './checked-root-folders.js';
 export {
@@ -46,6 +46,24 @@ export function adapterFor(config: FederationConfig): BackendAdapter {
   // The config schema accepts only the types of core/schema/backends; each has its entry (adapters.test.ts).
   if (!adapter) throw new Error(`no adapter for backend type ${JSON.stringify(type)} in src/adapters/index.ts`);
   return adapter;
+}
+
+/**
+ * Whether `dir` is a federation root: what a backend keeps there marks it (files: the registry), or its
+ * config names a backend that keeps the registry itself, shared across machines (JetStream).
+ */
+export function isFederationRoot(dir: string, env: NodeJS.ProcessEnv): boolean {
+  if (ADAPTERS.some((adapter) => adapter.marksRoot?.(dir))) return true;
+  const { config } = federationPaths(dir);
+  return existsSync(config) && sharesTeamsAcrossMachines(loadFederationConfig(dir, env).config);
+}
+
+/**
+ * The paths any backend writes under a workspace (meta's, `root`: the root's files too), besides those
+ * every backend has: whichever is configured, as `fed migrate` writes another's (`fed doctor` reports links).
+ */
+export function backendRuntimePaths(workspace: string, root: boolean): string[] {
+  return ADAPTERS.flatMap((adapter) => adapter.runtimePaths?.(workspace, root) ?? []);
 }
 
 /** The config's backend is reached over the network (a server), not in files under the root. */

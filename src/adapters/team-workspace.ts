@@ -1,7 +1,8 @@
 import { existsSync, lstatSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { RefusedError } from '../core/errors.js';
-import { FED_DIR, teamWorkspacePath, workspacePaths } from '../core/layout.js';
+import { FED_DIR, teamWorkspacePath } from '../core/layout.js';
+import { workspacePaths } from './file/file-layout.js';
 import type { RegistryEntry } from '../core/schema/registry.js';
 
 /**
@@ -203,7 +204,8 @@ export function checkWorkspace(
   }
   if (fedDir?.isSymbolicLink()) throw linked(entry, paths.fedDir, realTarget(paths.fedDir));
   if (!fedDir?.isDirectory()) return { location: entry.location, real };
-  // The other runtime folders, from a listing of the folder each is in (one call for several lstats).
+  // The other runtime folders, from a listing of the folder each is in (one call for several lstats): the
+  // file backend's among them whichever backend keeps the signals, as `fed migrate to-files` writes there.
   const link =
     linkAmong(paths.fedDir, [paths.signals, paths.state, paths.launch, paths.logs, paths.history]) ??
     linkAmong(paths.signals, [paths.inbox, paths.outbox]);

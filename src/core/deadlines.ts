@@ -25,3 +25,16 @@ export function dueAt(type: SignalType, timestamp: string | number, deadlines: D
   if (ms === undefined) return undefined;
   return (typeof timestamp === 'number' ? timestamp : Date.parse(timestamp)) + ms;
 }
+
+/**
+ * The earliest deadline still ahead among the signals a search looked at: a caller that reads again on a
+ * clock (the dashboard) need not read before then, as no signal it saw becomes stuck sooner.
+ */
+export interface NextDue {
+  at: number | null;
+}
+
+/** Keep `due` in `next` when it is the earliest yet. */
+export function noteDue(next: NextDue | undefined, due: number): void {
+  if (next && (next.at === null || due < next.at)) next.at = due;
+}

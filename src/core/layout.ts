@@ -1,23 +1,22 @@
 import { join, sep } from 'node:path';
 import { CONFIG_FILE } from './schema/config.js';
-import { REGISTRY_FILE } from './schema/registry.js';
 import { TEAM_MARKER_FILE } from './schema/team-marker.js';
-import { ENVELOPE_FILE, JOURNAL_FILE, STATE_DIR, STATE_LOCK_FILE } from './schema/lifecycle-state.js';
+import { STATE_DIR } from './schema/lifecycle-state.js';
 import { LAUNCH_BASELINE_FILE, LAUNCH_CONTEXT_FILE, LAUNCH_DIR, LAUNCH_PROMPT_FILE } from './schema/launch-context.js';
 import { CURRENT_RUN_FILE, RUN_TRANSCRIPTS_DIR, RUNS_JOURNAL_FILE, RUNS_TOTALS_FILE } from './schema/launch-run.js';
 import { COMPLETION_REFUSAL_FILE } from './schema/completion-refusal.js';
 import { LEARNING_LOG_FILE } from './schema/learning-log.js';
 import { COLLECTOR_STATE_FILE } from './schema/telemetry-state.js';
 import { ONBOARDING_DIR } from './schema/onboarding-intent.js';
-import { FEDERATION_JOURNAL_FILE } from './schema/federation-journal.js';
 import { ACCOUNT_LIMITS_DIR } from './schema/account-limit.js';
 import { BRIDGE_LOCK_FILE, BRIDGE_STATE_FILE, CHAT_DIR, CHAT_MESSAGES_DIR } from './schema/chat.js';
 import { NOTIFY_DIR } from './schema/needs-you.js';
-import { TEAM_ACTIVITY_FILE } from './schema/team-activity.js';
 
 /**
  * Where things live (docs/design/spec.md §4.1). A workspace is meta's (the federation root) or a team's (its registry
- * `location`); both have the same `.fed/` runtime layout for signals, state and logs.
+ * `location`); both have the same `.fed/` runtime layout for launches, leases and logs. These are the paths every
+ * backend has: what a backend keeps in files of its own — file-signal-v1's signal boxes, lifecycle state, registry
+ * and federation journal — is its adapter's (src/adapters/file/file-layout.ts).
  */
 export const FED_DIR = '.fed';
 
@@ -28,7 +27,7 @@ export const PLAN_FILE = 'plan.json';
  * The paths under one folder (kept compact: see flattened and workspacePaths), computed once per folder
  * and frozen: a command asks for the same team's paths dozens of times, and each set is ~30 paths.
  */
-function memoisedPaths<T extends object>(paths: (dir: string) => T): (dir: string) => Readonly<T> {
+export function memoisedPaths<T extends object>(paths: (dir: string) => T): (dir: string) => Readonly<T> {
   const known = new Map<string, Readonly<T>>();
   return (dir) => {
     let found = known.get(dir);
@@ -43,7 +42,7 @@ function memoisedPaths<T extends object>(paths: (dir: string) => T): (dir: strin
  * of a thousand teams would hold ten times the memory of their characters. (`Array.prototype.join` of
  * two or more strings copies them into one flat string.)
  */
-function flattened<T extends object>(paths: T): T {
+export function flattened<T extends object>(paths: T): T {
   // One JSON round trip for the whole set (every value is a path): each string parsed back is flat, at a
   // third of the cost of re-encoding each path on its own.
   return JSON.parse(JSON.stringify(paths)) as T;
@@ -54,14 +53,6 @@ export const federationPaths = memoisedPaths((root: string) =>
     root,
     config: join(root, CONFIG_FILE),
     fedDir: join(root, FED_DIR),
-    registry: join(root, FED_DIR, REGISTRY_FILE),
-    registryLock: join(root, FED_DIR, `${REGISTRY_FILE}.lock`),
-    /** The digest of the last large registry text fed validated (src/adapters/file/registry-validation.ts). */
-    registryValidated: join(root, FED_DIR, `${REGISTRY_FILE}.validated`),
-    /** The teams' activity since the registry last took it in (src/adapters/file/team-activity-file.ts). */
-    teamActivity: join(root, FED_DIR, TEAM_ACTIVITY_FILE),
-    /** The activity a registry write is folding in (or a crashed one left): read too, until it is folded. */
-    teamActivityFolding: join(root, FED_DIR, `${TEAM_ACTIVITY_FILE}.folding`),
     skills: join(root, FED_DIR, 'skills'),
     teams: join(root, FED_DIR, 'teams'),
     worktrees: join(root, FED_DIR, 'worktrees'),
@@ -75,8 +66,6 @@ export const federationPaths = memoisedPaths((root: string) =>
     /** What was told to people about the items waiting on them (src/core/schema/needs-you.ts). */
     notify: join(root, FED_DIR, NOTIFY_DIR),
     onboarding: join(root, FED_DIR, ONBOARDING_DIR),
-    /** The federation journal (`fed log`): launches, status changes and retries of every team — not a lifecycle journal. */
-    federationJournal: join(root, FED_DIR, FEDERATION_JOURNAL_FILE),
     /** The rate limits CLI accounts met, one file per account, until they reset (`src/core/schema/account-limit.ts`). */
     accountLimits: join(root, FED_DIR, LAUNCH_DIR, ACCOUNT_LIMITS_DIR),
   }),
@@ -100,13 +89,8 @@ const UNDER_FED_DIR = (() => {
   const under = (...names: string[]) => ['', ...names].join(sep);
   return {
     marker: under(TEAM_MARKER_FILE),
-    signals: under('signals'),
-    inbox: under('signals', 'inbox'),
-    outbox: under('signals', 'outbox'),
+    /** The leases of the processes that act for the team here (and, on files, its lifecycle state). */
     state: under(STATE_DIR),
-    envelope: under(STATE_DIR, ENVELOPE_FILE),
-    journal: under(STATE_DIR, JOURNAL_FILE),
-    stateLock: under(STATE_DIR, STATE_LOCK_FILE),
     consumerLease: under(STATE_DIR, 'consumer.lease'),
     launchLease: under(STATE_DIR, 'launch.lease'),
     launch: under(LAUNCH_DIR),
@@ -129,8 +113,6 @@ const UNDER_FED_DIR = (() => {
     runsTotals: under('logs', RUNS_TOTALS_FILE),
     runTranscripts: under('logs', RUN_TRANSCRIPTS_DIR),
     learningLog: under(LEARNING_LOG_FILE),
-    /** Earlier runs of the team's lifecycle (`fed team retry`): `run-<n>/` with its state and journal. */
-    history: under('history'),
   };
 })();
 
@@ -148,13 +130,7 @@ function pathsUnder(workspace: string, fedDir: string): WorkspacePaths {
     workspace,
     fedDir,
     marker: fedDir + u.marker,
-    signals: fedDir + u.signals,
-    inbox: fedDir + u.inbox,
-    outbox: fedDir + u.outbox,
     state: fedDir + u.state,
-    envelope: fedDir + u.envelope,
-    journal: fedDir + u.journal,
-    stateLock: fedDir + u.stateLock,
     consumerLease: fedDir + u.consumerLease,
     launchLease: fedDir + u.launchLease,
     launch: fedDir + u.launch,
@@ -173,7 +149,6 @@ function pathsUnder(workspace: string, fedDir: string): WorkspacePaths {
     runsTotals: fedDir + u.runsTotals,
     runTranscripts: fedDir + u.runTranscripts,
     learningLog: fedDir + u.learningLog,
-    history: fedDir + u.history,
   };
 }
 

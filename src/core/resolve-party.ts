@@ -10,6 +10,12 @@ export interface SignalParty {
   /** The team's registry entry; undefined for `meta`. An adapter may use it to find where the party's boxes are. */
   entry: RegistryEntry | undefined;
 }
+
+/** Meta and the teams, as parties: whose boxes a look at the whole federation goes through, meta's first. */
+export function everyParty(teams: readonly RegistryEntry[]): SignalParty[] {
+  return [{ id: META, entry: undefined }, ...teams.map((entry) => ({ id: entry.domainId, entry }))];
+}
+
 export interface ResolvePartyOptions {
   /** Names the party in error messages, e.g. `recipient (--to)`. */
   role?: string;

@@ -1,6 +1,9 @@
 import type { SignalParty } from '../core/resolve-party.js';
 import type { SentFact } from '../core/schema/delivery.js';
 import type { SignalBox, SignalMessage, SignalType } from '../core/schema/signal.js';
+import type { Capability } from './capability.js';
+import type { SignalArchive } from './signal-archive.js';
+import type { StuckSignalCensus } from './stuck-signal-census.js';
 
 /**
  * The signal transport port: how signals travel between the parties of a federation and how a party
@@ -265,6 +268,10 @@ export interface SignalTransport {
   provision(party: SignalParty, options?: TransportWriteOptions): Promise<void>;
   /** Counts for the monitor from cheap metadata (never every signal body), keyed by party id. */
   census(parties: readonly SignalParty[]): Promise<Map<string, PartyCensus>>;
+  /** Done signals moved out of the live boxes, and found there again (src/ports/signal-archive.ts). */
+  readonly archive: Capability<SignalArchive>;
+  /** The signals that may be stuck, chosen without reading every one (src/ports/stuck-signal-census.ts). */
+  readonly stuckCensus: Capability<StuckSignalCensus>;
   /**
    * Optional: the page's valid signals across these boxes, newest first (timestamp, then id, both
    * descending), reading little more than the page's signals however many the boxes hold (file-signal-v1:

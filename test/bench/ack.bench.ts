@@ -21,7 +21,7 @@ import { signalDigest } from '../../src/engine/delivery/sent-fact.js';
 import { signalFileName } from '../../src/adapters/file/signals/signal-file-name.js';
 import { jetstreamBackendSchema } from '../../src/core/schema/backends/jetstream.js';
 import { updateRegistryIn } from '../../src/engine/registry/update-registry.js';
-import { workspacePaths } from '../../src/core/layout.js';
+import { workspacePaths } from '../../src/adapters/file/file-layout.js';
 import type { RegistryEntry, SignalMessage } from '../../src/index.js';
 import type { SentFact } from '../../src/core/schema/delivery.js';
 import { natsServerMissing, startNatsServer } from '../helpers/nats-server.js';

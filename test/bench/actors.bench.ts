@@ -11,7 +11,7 @@ import { initFederation, onboardTeam, runActors, sendSignal } from '../../src/in
 import { fsyncDirectory, tempPathFor, unlinkQuietly, writeFileAtomic } from '../../src/infra/fs/atomic-write.js';
 import { getTeam } from '../../src/core/find-team.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { workspacePaths } from '../../src/core/layout.js';
+import { workspacePaths } from '../../src/adapters/file/file-layout.js';
 import { report } from './harness.js';
 import { openFederation } from '../../src/engine/context.js';
 

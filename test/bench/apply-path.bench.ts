@@ -19,7 +19,7 @@ import { ACK_FILE_SUFFIX, signalFileName } from '../../src/adapters/file/signals
 import { isWellFormedAck, isWellFormedSignal, MAX_SIGNAL_BYTES } from '../../src/core/schema/signal.js';
 import { readFileBounded } from '../../src/infra/fs/read-file-bounded.js';
 import { toJsonText } from '../../src/core/json-text.js';
-import { workspacePaths } from '../../src/core/layout.js';
+import { workspacePaths } from '../../src/adapters/file/file-layout.js';
 import { startFixture } from '../helpers/fixture-process.js';
 import { fmt, reportInterleavedRatios, reportRoundRatios, summarize } from './harness.js';
 import { openFederation } from '../../src/engine/context.js';

@@ -14,7 +14,7 @@ import { archiveDirectoryOf } from '../../src/adapters/file/archive/box-archive.
 import { deliveryDirectory } from '../../src/adapters/file/file-delivery-fact-store.js';
 import { signalDigest } from '../../src/engine/delivery/sent-fact.js';
 import { signalFileName } from '../../src/adapters/file/signals/signal-file-name.js';
-import { workspacePaths } from '../../src/core/layout.js';
+import { workspacePaths } from '../../src/adapters/file/file-layout.js';
 import type { SignalMessage } from '../../src/index.js';
 import type { SentFact } from '../../src/core/schema/delivery.js';
 import { FED_BIN } from '../helpers/fed-cli.js';

@@ -18,7 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { initFederation, onboardTeam, runActors } from '../../src/index.js';
 import { openFederation } from '../../src/engine/context.js';
 import { ackFileName, signalFileName } from '../../src/adapters/file/signals/signal-file-name.js';
-import { workspacePaths } from '../../src/core/layout.js';
+import { workspacePaths } from '../../src/adapters/file/file-layout.js';
 import { toJsonText } from '../../src/core/json-text.js';
 import { META } from '../../src/core/schema/common.js';
 import type { SignalMessage } from '../../src/index.js';

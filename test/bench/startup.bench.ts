@@ -26,7 +26,7 @@ import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { FED_BIN } from '../helpers/fed-cli.js';
 import { reportInterleavedRatios } from './harness.js';
 import { openFederation } from '../../src/engine/context.js';
-import { workspacePaths } from '../../src/core/layout.js';
+import { workspacePaths } from '../../src/adapters/file/file-layout.js';
 import { askQuestion, longHistoryFederation, manyTeamsFederation } from '../helpers/big-federations.js';
 
 const ROUNDS = 11;

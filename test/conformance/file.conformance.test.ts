@@ -4,7 +4,7 @@ import { initFederation, onboardTeam, type RegistryEntry } from '../../src/index
 import { openFileBackend } from '../../src/adapters/file/open-file-backend.js';
 import { publishFileNoClobber } from '../../src/infra/fs/atomic-write.js';
 import { quarantineDirectory } from '../../src/adapters/file/signals/quarantine.js';
-import { workspacePaths } from '../../src/core/layout.js';
+import { workspacePaths } from '../../src/adapters/file/file-layout.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import type { ConformanceFactory } from './conformance-federation.js';
 import { describeChangeFeed } from './change-feed.suite.js';

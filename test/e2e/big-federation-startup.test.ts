@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { initFederation, onboardTeam } from '../../src/index.js';
 import { openFederation } from '../../src/engine/context.js';
-import { federationPaths, workspacePaths } from '../../src/core/layout.js';
+import { federationPaths, workspacePaths } from '../../src/adapters/file/file-layout.js';
 import { REMEMBERED_FROM_BYTES } from '../../src/adapters/file/registry-validation.js';
 import { updateRegistry } from '../../src/engine/registry/update-registry.js';
 import { assignMission } from '../helpers/big-federations.js';

@@ -22,7 +22,7 @@ import { deliveryDirectory } from '../../src/adapters/file/file-delivery-fact-st
 import { ackFileName, signalFileName } from '../../src/adapters/file/signals/signal-file-name.js';
 import { sentFactOf } from '../../src/engine/delivery/sent-fact.js';
 import { openFederation, type Federation } from '../../src/engine/context.js';
-import { federationPaths, workspacePaths } from '../../src/core/layout.js';
+import { federationPaths, workspacePaths } from '../../src/adapters/file/file-layout.js';
 import { toJsonText } from '../../src/core/json-text.js';
 import { META } from '../../src/core/schema/common.js';
 import { sentFactSchema } from '../../src/core/schema/delivery.js';

@@ -16,7 +16,7 @@ import {
 import { getTeam } from '../../src/core/find-team.js';
 import { readEnvelope } from '../../src/adapters/file/state-files.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { workspacePaths } from '../../src/core/layout.js';
+import { workspacePaths } from '../../src/adapters/file/file-layout.js';
 import { writeAck } from '../../src/adapters/file/signals/ack-signal.js';
 import { expectExactlyOnce, readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { tempDir } from '../helpers/temp-dir.js';

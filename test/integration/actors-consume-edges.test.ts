@@ -8,7 +8,7 @@ import {
   viewLifecycle,
   type RegistryEntry,
 } from '../../src/index.js';
-import { workspacePaths } from '../../src/core/layout.js';
+import { workspacePaths } from '../../src/adapters/file/file-layout.js';
 import { TeamInboxConsumer } from '../../src/engine/actors/consume-inbox.js';
 import { readEnvelope, readIdentifiedEnvelope, writeEnvelope } from '../../src/adapters/file/state-files.js';
 import { openFederation, type Federation } from '../../src/engine/context.js';

@@ -18,7 +18,7 @@ import { loadTeamLifecycle } from '../../src/engine/actors/team-lifecycle.js';
 import { quarantineSignalFile } from '../../src/adapters/file/signals/quarantine.js';
 import { readEnvelope, writeEnvelope } from '../../src/adapters/file/state-files.js';
 import { TeamInboxConsumer } from '../../src/engine/actors/consume-inbox.js';
-import { workspacePaths } from '../../src/core/layout.js';
+import { workspacePaths } from '../../src/adapters/file/file-layout.js';
 import { docsFederation, sendDirective } from '../helpers/docs-federation.js';
 import { openFederation } from '../../src/engine/context.js';
 

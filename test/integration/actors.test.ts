@@ -22,7 +22,7 @@ import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { registerSnapshotMigration } from '../../src/engine/actors/snapshot-migrations.js';
 import { restoreSnapshot, SnapshotVersionError } from '../../src/engine/actors/restore-snapshot.js';
 import { TeamInboxConsumer } from '../../src/engine/actors/consume-inbox.js';
-import { workspacePaths } from '../../src/core/layout.js';
+import { workspacePaths } from '../../src/adapters/file/file-layout.js';
 import { readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { openFederation } from '../../src/engine/context.js';

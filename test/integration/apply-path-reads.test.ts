@@ -28,7 +28,7 @@ const { applyLifecycleInputs, initFederation, onboardTeam, runActors, sendSignal
 const { getTeam } = await import('../../src/core/find-team.js');
 const { readRegistry } = await import('../../src/adapters/file/registry-file.js');
 const { TeamInboxConsumer } = await import('../../src/engine/actors/consume-inbox.js');
-const { workspacePaths, federationPaths } = await import('../../src/core/layout.js');
+const { workspacePaths, federationPaths } = await import('../../src/adapters/file/file-layout.js');
 const { tempDir } = await import('../helpers/temp-dir.js');
 
 beforeEach(() => {

@@ -4,7 +4,7 @@ import { ConfigValidationError, RefusedError } from '../../src/index.js';
 import { CHAT_POLL_LIMIT, type ChatChannel } from '../../src/apps/chat/chat-channel.js';
 import { ChatBridge, type BridgeActivity } from '../../src/apps/chat/chat-bridge.js';
 import { FileChatChannel } from '../../src/apps/chat/file-channel.js';
-import { federationPaths, workspacePaths } from '../../src/core/layout.js';
+import { federationPaths, workspacePaths } from '../../src/adapters/file/file-layout.js';
 import { getTeam, statusOf } from '../../src/core/find-team.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { validateConfig } from '../../src/infra/config/load-config.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { initFederation, onboardTeam, sendSignal } from '../../src/index.js';
 import { getTeam } from '../../src/core/find-team.js';
-import { workspacePaths } from '../../src/core/layout.js';
+import { workspacePaths } from '../../src/adapters/file/file-layout.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { openFederation, type Federation } from '../../src/engine/context.js';
 import { tempDir } from '../helpers/temp-dir.js';

@@ -5,7 +5,7 @@ import { openFederation } from '../../src/engine/context.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { updateRegistry } from '../../src/engine/registry/update-registry.js';
 import { getTeam } from '../../src/core/find-team.js';
-import { federationPaths } from '../../src/core/layout.js';
+import { federationPaths } from '../../src/adapters/file/file-layout.js';
 import { REMEMBERED_FROM_BYTES, RegistryValidation } from '../../src/adapters/file/registry-validation.js';
 import { registryEntrySchema, registrySchema, type RegistryEntry } from '../../src/core/schema/registry.js';
 import { fedInProcess } from '../helpers/fed-in-process.js';

@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { openFileBackend } from '../../src/adapters/file/open-file-backend.js';
-import { federationPaths, workspacePaths } from '../../src/core/layout.js';
+import { federationPaths, workspacePaths } from '../../src/adapters/file/file-layout.js';
 import { DEFAULT_FEDERATION_REPORT } from '../../src/core/schema/config.js';
 import { RUNS_JOURNAL_FILE } from '../../src/core/schema/launch-run.js';
 import { type RegistryEntry } from '../../src/core/schema/registry.js';

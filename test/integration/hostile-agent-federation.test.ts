@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { launchTeam, onboardTeam, sendSignal } from '../../src/index.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { statusOf } from '../../src/core/find-team.js';
-import { federationPaths, workspacePaths } from '../../src/core/layout.js';
+import { federationPaths, workspacePaths } from '../../src/adapters/file/file-layout.js';
 import { openFederation } from '../../src/engine/context.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { skipWithoutBubblewrap } from '../helpers/bubblewrap.js';

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getTeam } from '../../src/core/find-team.js';
-import { workspacePaths } from '../../src/core/layout.js';
+import { workspacePaths } from '../../src/adapters/file/file-layout.js';
 import type { FederationConfig } from '../../src/core/schema/config.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { readCurrentRun, readRunHistory } from '../../src/apps/launch/run-records.js';

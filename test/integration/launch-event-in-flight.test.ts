@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { launchTeam } from '../../src/index.js';
-import { workspacePaths } from '../../src/core/layout.js';
+import { workspacePaths } from '../../src/adapters/file/file-layout.js';
 import { openFederation } from '../../src/engine/context.js';
 import { acquireLock, releaseLock } from '../../src/infra/fs/lock.js';
 import { isAlive, waitFor } from '../helpers/fixture-process.js';

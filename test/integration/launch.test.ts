@@ -10,7 +10,7 @@ import {
   setTeamStatus,
   viewLifecycle,
 } from '../../src/index.js';
-import { federationPaths, workspacePaths } from '../../src/core/layout.js';
+import { federationPaths, workspacePaths } from '../../src/adapters/file/file-layout.js';
 import { getTeam } from '../../src/core/find-team.js';
 import { loadHooks } from '../../src/engine/hooks/load-hooks.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';

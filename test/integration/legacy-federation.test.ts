@@ -7,7 +7,7 @@ import { launchTeam, listSignals, runActors, sendSignal, viewLifecycle } from '.
 import { getTeam } from '../../src/core/find-team.js';
 import { loadConfig } from '../../src/infra/config/load-config.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { workspacePaths } from '../../src/core/layout.js';
+import { workspacePaths } from '../../src/adapters/file/file-layout.js';
 import { fakeAgent } from '../helpers/launch-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { openFederation } from '../../src/engine/context.js';

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { applyLifecycleInputs, initFederation, onboardTeam, RegistryConflictError } from '../../src/index.js';
 import { acquireLock, LockLostError, LockTimeoutError, releaseLock, withLock } from '../../src/infra/fs/lock.js';
 import { commitRegistry, readRegistry } from '../../src/adapters/file/registry-file.js';
-import { federationPaths, workspacePaths } from '../../src/core/layout.js';
+import { federationPaths, workspacePaths } from '../../src/adapters/file/file-layout.js';
 import { lockOwnerSchema } from '../../src/core/schema/lock-owner.js';
 import { processStartTime } from '../../src/infra/fs/process-identity.js';
 import { startFixture, waitFor } from '../helpers/fixture-process.js';

@@ -16,7 +16,7 @@ import { formatDuration, renderMonitorReport } from '../../src/apps/monitor/rend
 import { getTeam } from '../../src/core/find-team.js';
 import { loadConfig } from '../../src/infra/config/load-config.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { workspacePaths } from '../../src/core/layout.js';
+import { workspacePaths } from '../../src/adapters/file/file-layout.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { openFederation } from '../../src/engine/context.js';
 

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { launchTeam } from '../../src/index.js';
-import { workspacePaths } from '../../src/core/layout.js';
+import { workspacePaths } from '../../src/adapters/file/file-layout.js';
 import { getTeam } from '../../src/core/find-team.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { FileFederationJournal } from '../../src/adapters/file/file-federation-journal.js';

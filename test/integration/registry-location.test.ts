@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { initFederation, onboardTeam, sendSignal } from '../../src/index.js';
-import { federationPaths, workspacePaths } from '../../src/core/layout.js';
+import { federationPaths, workspacePaths } from '../../src/adapters/file/file-layout.js';
 import { toJsonText } from '../../src/core/json-text.js';
 import { runCli } from '../../src/cli/program.js';
 import type { DoctorReport } from '../../src/apps/doctor/doctor.js';

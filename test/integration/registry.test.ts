@@ -10,7 +10,7 @@ import {
   updateRegistry,
 } from '../../src/index.js';
 import { commitRegistry, readRegistry } from '../../src/adapters/file/registry-file.js';
-import { federationPaths } from '../../src/core/layout.js';
+import { federationPaths } from '../../src/adapters/file/file-layout.js';
 import { writeRegistryStatus } from '../../src/engine/registry/team-status.js';
 import { touchLastActive } from '../../src/engine/registry/touch-activity.js';
 import { tempDir } from '../helpers/temp-dir.js';

@@ -12,7 +12,7 @@ import {
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { federationPaths, workspacePaths } from '../../src/core/layout.js';
+import { federationPaths, workspacePaths } from '../../src/adapters/file/file-layout.js';
 import { runCli } from '../../src/cli/program.js';
 import type { DoctorReport } from '../../src/apps/doctor/doctor.js';
 import { archiveSignals } from '../../src/index.js';

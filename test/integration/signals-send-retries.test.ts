@@ -10,7 +10,7 @@ import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { signalFileName } from '../../src/adapters/file/signals/signal-file-name.js';
 import { SignalOutboxCopyError } from '../../src/adapters/file/signals/send-signal.js';
 import { toJsonText } from '../../src/core/json-text.js';
-import { workspacePaths } from '../../src/core/layout.js';
+import { workspacePaths } from '../../src/adapters/file/file-layout.js';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { openFederation } from '../../src/engine/context.js';

@@ -6,7 +6,7 @@ import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { FOLD_FROM_BYTES, readTeamActivity } from '../../src/adapters/file/team-activity-file.js';
 import { teamActivityLineSchema } from '../../src/core/schema/team-activity.js';
 import { getTeam } from '../../src/core/find-team.js';
-import { federationPaths } from '../../src/core/layout.js';
+import { federationPaths } from '../../src/adapters/file/file-layout.js';
 import { registrySchema } from '../../src/core/schema/registry.js';
 import { writeRegistryStatus } from '../../src/engine/registry/team-status.js';
 import { startFixture } from '../helpers/fixture-process.js';

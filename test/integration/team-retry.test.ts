@@ -5,7 +5,7 @@ import { launchTeam, listSignals, sendSignal, viewLifecycle } from '../../src/in
 import { getTeam } from '../../src/core/find-team.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { retryTeam } from '../../src/apps/run/team-retry.js';
-import { workspacePaths } from '../../src/core/layout.js';
+import { workspacePaths } from '../../src/adapters/file/file-layout.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { openFederation } from '../../src/engine/context.js';
 

@@ -11,7 +11,7 @@ import {
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { initFederation, onboardTeam, sendSignal } from '../../src/index.js';
-import { federationPaths } from '../../src/core/layout.js';
+import { federationPaths } from '../../src/adapters/file/file-layout.js';
 import { readRegistry } from '../../src/adapters/file/registry-file.js';
 import { runFed } from '../helpers/fed-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import type { SignalParty } from '../../core/resolve-party.js';
-import { workspacePaths } from '../../core/layout.js';
+import { workspacePaths } from './file-layout.js';
 import type { PartyCensus, SignalCounts } from '../../ports/signal-transport.js';
 import { ACK_FILE_SUFFIX, isSignalFileName } from './signals/signal-file-name.js';
 

@@ -1,4 +1,4 @@
-import { workspacePaths } from '../../core/layout.js';
+import { workspacePaths } from './file-layout.js';
 import { archiveDirectoryOf } from './archive/box-archive.js';
 import { quarantineDirectory } from './signals/quarantine.js';
 

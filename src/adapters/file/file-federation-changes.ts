@@ -1,4 +1,4 @@
-import { federationPaths, workspacePaths } from '../../core/layout.js';
+import { federationPaths, workspacePaths } from './file-layout.js';
 import { DEFAULT_DELIVERABLE, DEFAULT_FEDERATION_REPORT } from '../../core/schema/config.js';
 import { FEDERATION_JOURNAL_FILE } from '../../core/schema/federation-journal.js';
 import { ENVELOPE_FILE, JOURNAL_FILE } from '../../core/schema/lifecycle-state.js';

@@ -2,7 +2,7 @@ import { dirname } from 'node:path';
 import type { CheckedRootFolders } from '../checked-root-folders.js';
 import { appendJsonLine } from '../../infra/fs/append-line.js';
 import { readTextFile } from '../../infra/fs/read-json-file.js';
-import { federationPaths } from '../../core/layout.js';
+import { federationPaths } from './file-layout.js';
 import type { FederationJournal } from '../../ports/federation-journal.js';
 import { federationRecordSchema, type FederationRecord } from '../../core/schema/federation-journal.js';
 import { parseJsonLines } from '../../core/schema/json-lines.js';

@@ -2,7 +2,7 @@ import { lstatSync } from 'node:fs';
 import { fileIdentity } from '../../infra/fs/read-file-bounded.js';
 import { LifecycleConflictError } from '../../core/errors.js';
 import { assertLockHeld, withLock } from '../../infra/fs/lock.js';
-import { workspacePaths } from '../../core/layout.js';
+import { workspacePaths } from './file-layout.js';
 import type { CheckedWorkspaces } from '../checked-workspaces.js';
 import type {
   EnvelopeVersion,

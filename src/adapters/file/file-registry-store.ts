@@ -3,7 +3,7 @@ import { FedError } from '../../core/errors.js';
 import { createFileExclusive } from '../../infra/fs/atomic-write.js';
 import type { CheckedRootFolders } from '../checked-root-folders.js';
 import { toJsonText } from '../../core/json-text.js';
-import { federationPaths } from '../../core/layout.js';
+import { federationPaths } from './file-layout.js';
 import type {
   RegistryCommitOptions,
   RegistryMutation,

@@ -3,7 +3,7 @@ import { basename, join } from 'node:path';
 import { fsyncDirectory, unlinkQuietly, writeFileAtomic, type WriteOptions } from '../../infra/fs/atomic-write.js';
 import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
 import { readJsonFile, readTextFile } from '../../infra/fs/read-json-file.js';
-import { workspacePaths } from '../../core/layout.js';
+import { workspacePaths } from './file-layout.js';
 import type { KeptRun } from '../../ports/lifecycle-store.js';
 import { envelopeSchema, journalLineSchema, type JournalLine } from '../../core/schema/lifecycle-state.js';
 import { parseJsonLines } from '../../core/schema/json-lines.js';

@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
-import { workspacePaths } from '../../core/layout.js';
+import { workspacePaths } from './file-layout.js';
 import { FedError, RefusedError } from '../../core/errors.js';
 import { fsyncDirectory } from '../../infra/fs/atomic-write.js';
 import { ensureDirectory } from '../../infra/fs/ensure-directory.js';

@@ -17,6 +17,8 @@ import { deliverSignal } from './signals/send-signal.js';
 import { censusOfBoxes } from './box-census.js';
 import { signalFileName } from './signals/signal-file-name.js';
 import { FileSignalInbox, FileSignalOutbox } from './file-signal-inbox.js';
+import { FileSignalArchive } from './archive/file-signal-archive.js';
+import { FileStuckSignalCensus } from './signals/stuck-candidates.js';
 
 /**
  * file-signal-v1 (docs/design/spec.md §4): a party's boxes are folders of its workspace — meta's in the federation root,
@@ -27,10 +29,14 @@ export class FileSignalTransport implements SignalTransport {
   readonly protocol = SIGNAL_PROTOCOL;
   private readonly root: string;
   private readonly workspaces: CheckedWorkspaces;
+  readonly archive: FileSignalArchive;
+  readonly stuckCensus: FileStuckSignalCensus;
 
   constructor(root: string, workspaces: CheckedWorkspaces) {
     this.root = root;
     this.workspaces = workspaces;
+    this.archive = new FileSignalArchive(root, workspaces);
+    this.stuckCensus = new FileStuckSignalCensus(root);
   }
 
   async send(message: SignalMessage, route: SendRoute, options: TransportSendOptions = {}): Promise<SentSignal> {

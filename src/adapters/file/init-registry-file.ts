@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { toJsonText } from '../../core/json-text.js';
-import { federationPaths } from '../../core/layout.js';
+import { federationPaths } from './file-layout.js';
 import { emptyRegistry } from '../../core/schema/registry.js';
 import { createFileExclusive } from '../../infra/fs/atomic-write.js';
 import { readRegistry } from './registry-file.js';

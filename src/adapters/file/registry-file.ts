@@ -3,7 +3,7 @@ import { toJsonText } from '../../core/json-text.js';
 import { parseJsonFile, readIdentifiedTextFile, readTextFile } from '../../infra/fs/read-json-file.js';
 import { writeFileAtomic, type WriteOptions } from '../../infra/fs/atomic-write.js';
 import { assertLockHeld, LockLostError, withLock, type LockOptions } from '../../infra/fs/lock.js';
-import { federationPaths } from '../../core/layout.js';
+import { federationPaths } from './file-layout.js';
 import { nextLockVersion, registrySchema, type Registry } from '../../core/schema/registry.js';
 import type { RegistryMutation, RegistryUpdate } from '../../ports/registry-store.js';
 import { copyFlatRegistry, isFlatRegistryText } from './registry-copy.js';

@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import { FedError } from '../../core/errors.js';
-import { federationPaths } from '../../core/layout.js';
+import { federationPaths } from './file-layout.js';
 import {
   REGISTRY_SCHEMA_REVISION,
   registryEntrySchema,

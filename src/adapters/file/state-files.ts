@@ -3,7 +3,7 @@ import { writeFileAtomic, type ReplaceOptions, type WriteOptions } from '../../i
 import { toJsonText } from '../../core/json-text.js';
 import { readFileTail, readIdentifiedJsonFile, readJsonFile } from '../../infra/fs/read-json-file.js';
 import { openForAppend } from '../../infra/fs/open-for-append.js';
-import { workspacePaths } from '../../core/layout.js';
+import { workspacePaths } from './file-layout.js';
 import {
   envelopeSchema,
   isWellFormedEnvelope,

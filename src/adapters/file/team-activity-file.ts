@@ -1,6 +1,6 @@
 import { existsSync, renameSync, statSync } from 'node:fs';
 import { parseJsonText } from '../../core/json-text.js';
-import { federationPaths } from '../../core/layout.js';
+import { federationPaths } from './file-layout.js';
 import type { Registry } from '../../core/schema/registry.js';
 import { teamActivityLineSchema, type TeamActivityLine } from '../../core/schema/team-activity.js';
 import { appendJsonLine } from '../../infra/fs/append-line.js';

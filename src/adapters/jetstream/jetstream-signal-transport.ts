@@ -1,5 +1,6 @@
 import { RefusedError } from '../../core/errors.js';
 import { toJsonText } from '../../core/json-text.js';
+import type { NotSupported } from '../../ports/capability.js';
 import type {
   InboxOptions,
   PartyCensus,
@@ -41,6 +42,16 @@ let natsHeaders: (typeof import('@nats-io/transport-node'))['headers'] | undefin
  */
 export class JetStreamSignalTransport implements SignalTransport {
   readonly protocol = SIGNAL_PROTOCOL;
+  /** A signal stays in its stream, with its delivery state, for as long as the stream keeps it. */
+  readonly archive: NotSupported = {
+    supported: false,
+    why: 'where nothing is archived: a signal stays in its box and keeps its delivery state (fed signal list --state filters by it)',
+  };
+  /** A stored message tells its type and time only in its body: a stuck-signal search reads every inbox. */
+  readonly stuckCensus: NotSupported = {
+    supported: false,
+    why: 'where a signal tells its type and time only in its body: every signal of every inbox is read to find the stuck ones',
+  };
   private readonly where: string;
 
   constructor(

@@ -1,4 +1,11 @@
 import { BACKEND_DOCS } from '../../core/schema/config.js';
+import { archetypes } from '../../engine/archetypes/catalog.js';
+
+/** The archetypes whose teams study the codebase read-only, as the reference names them. */
+const readOnlyArchetypes = archetypes
+  .filter((archetype) => archetype.readOnlyCodebase)
+  .map((archetype) => archetype.id)
+  .join(', ');
 
 /**
  * What each field of `federate.config.json` is for, by its path, for docs/reference/config.md. Kept here
@@ -29,8 +36,7 @@ export const CONFIG_FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
     "The CLI account the teams' agents share (default: the preset's name): a rate limit one team meets pauses the others on it until the reset.",
   'agent.fixAttempts':
     'How often a deliverable refused by the checks is handed back to the same session to fix, before the team fails.',
-  'agent.sandbox':
-    'Run the agents of teams that study the codebase read-only (deliverable, consultant) under bubblewrap with the codebase mounted read-only; without bubblewrap, or `false`, a before/after check of the codebase runs instead.',
+  'agent.sandbox': `Run the agents of teams that study the codebase read-only (${readOnlyArchetypes}) under bubblewrap with the codebase mounted read-only; without bubblewrap, or \`false\`, a before/after check of the codebase runs instead.`,
   'agent.home':
     "Where each sandboxed team's agent keeps its own home (`$HOME` in the sandbox): `<agent.home>/<team>`, absolute or relative to the root; default: the team's `.fed/home`. Never the user's home, which the sandbox keeps read-only (see [threat model](../threat-model.md#the-agents-home)).",
   'agent.homeFiles':

@@ -1,10 +1,9 @@
 import { lstatSync } from 'node:fs';
 import { sep } from 'node:path';
 import { federationPaths, workspacePaths } from '../../core/layout.js';
-import { DELIVERY_DIR } from '../../core/schema/delivery.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { PendingFinding } from '../../ports/doctor-finding.js';
-import { boxSideFolders } from '../../adapters/index.js';
+import { backendRuntimePaths } from '../../adapters/index.js';
 
 /**
  * The runtime paths fed writes (docs/design/spec.md §4.1) that are symbolic links: fed refuses to write
@@ -16,17 +15,16 @@ export function findRootLinks(root: string): PendingFinding[] {
   const meta = federationPaths(root);
   // `.fed/teams` and `.fed/worktrees` are reported by the orphan-workspace check.
   const rootPaths = [
-    ...Object.values(meta).filter((path) => path !== root && path !== meta.teams && path !== meta.worktrees),
-    `${meta.fedDir}${sep}${DELIVERY_DIR}`,
-    ...Object.values(workspacePaths(root)).filter((path) => path !== root),
-    ...boxSideFolders(root),
-  ];
+    ...Object.values(meta),
+    ...Object.values(workspacePaths(root)),
+    ...backendRuntimePaths(root, true),
+  ].filter((path) => path !== root && path !== meta.teams && path !== meta.worktrees);
   return linksAmong(rootPaths).map((path) => linkFinding(path));
 }
 
 /** The same in a team's workspace inside the root — the workspace itself included. */
 export function findWorkspaceLinks(team: RegistryEntry): PendingFinding[] {
-  const paths = [...Object.values(workspacePaths(team.location)), ...boxSideFolders(team.location)];
+  const paths = [...Object.values(workspacePaths(team.location)), ...backendRuntimePaths(team.location, false)];
   return linksAmong(paths).map((path) => linkFinding(path, team.domainId));
 }
 

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { FileSystemError } from '../../core/errors.js';
 import { createFileExclusive } from '../../infra/fs/atomic-write.js';
 import { toJsonText } from '../../core/json-text.js';
-import { federationPaths, workspacePaths } from '../../core/layout.js';
+import { federationPaths } from '../../core/layout.js';
 import { adapterFor, BACKEND_ENV_OVERRIDES, loadFederationConfig } from '../../adapters/index.js';
 import { applyEnvOverrides, ENV_OTLP_ENDPOINT, ENV_TELEMETRY_ENABLED } from '../../infra/config/env-overrides.js';
 import { probeCollector, type CollectorProbe } from '../../infra/telemetry/collector-probe.js';
@@ -42,10 +42,10 @@ const FED_GITIGNORE = `# Written by fed init. Runtime state of the federation is
 `;
 
 /**
- * `fed init`: create `federate.config.json` (validated first, never overwritten), meta's signal boxes,
- * `.fed/skills/` seeded with the bundled skills (existing files kept), the git-ignore for runtime folders
- * and what the backend keeps under the root (its adapter's `initFiles`; files: an empty registry,
- * `lockVersion` 0).
+ * `fed init`: create what the backend keeps under the root (its adapter's `initFolders` and `initFiles`;
+ * files: meta's signal boxes and an empty registry, `lockVersion` 0), `federate.config.json` (validated
+ * first, never overwritten), `.fed/skills/` seeded with the bundled skills (existing files kept) and the
+ * git-ignore for runtime folders.
  */
 export function initFederation(
   root: string,
@@ -53,7 +53,6 @@ export function initFederation(
   env: NodeJS.ProcessEnv = process.env,
 ): InitResult {
   const paths = federationPaths(root);
-  const meta = workspacePaths(root);
   const created: string[] = [];
   const warnings: string[] = [];
 
@@ -74,7 +73,7 @@ export function initFederation(
   adapter.checkInit?.(planned, root);
   refuseUnwritable(root, existsSync(paths.config));
 
-  for (const dir of [meta.inbox, meta.outbox, paths.skills]) {
+  for (const dir of [...(adapter.initFolders?.(root) ?? []), paths.skills]) {
     if (!existsSync(dir)) {
       mkdirSync(dir, { recursive: true });
       created.push(dir);

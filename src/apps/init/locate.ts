@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { NotAFederationError } from '../../core/errors.js';
-import { loadFederationConfig, sharesTeamsAcrossMachines } from '../../adapters/index.js';
+import { isFederationRoot } from '../../adapters/index.js';
 import { readJsonFile } from '../../infra/fs/read-json-file.js';
-import { federationPaths, workspacePaths } from '../../core/layout.js';
+import { workspacePaths } from '../../core/layout.js';
 import { teamMarkerSchema, type TeamMarker } from '../../core/schema/team-marker.js';
 
 /** Where a command acts: the federation root, and the team whose workspace it runs in (if any). */
@@ -36,11 +36,7 @@ function classify(dir: string, env: NodeJS.ProcessEnv): FederationLocation | und
     const { federationRoot, domainId } = readMarker(marker);
     return { root: federationRoot, team: domainId };
   }
-  const paths = federationPaths(dir);
-  if (existsSync(paths.registry)) return { root: dir, team: undefined };
-  if (existsSync(paths.config) && sharesTeamsAcrossMachines(loadFederationConfig(dir, env).config))
-    return { root: dir, team: undefined };
-  return undefined;
+  return isFederationRoot(dir, env) ? { root: dir, team: undefined } : undefined;
 }
 
 /**

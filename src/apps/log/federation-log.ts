@@ -2,6 +2,7 @@ import { InvalidInputError, UnknownTeamError } from '../../core/errors.js';
 import { findTeam } from '../../core/find-team.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import { META } from '../../core/schema/common.js';
+import { everyParty } from '../../core/resolve-party.js';
 import type { FederationRecord } from '../../core/schema/federation-journal.js';
 import type { JournalLine } from '../../core/schema/lifecycle-state.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
@@ -154,9 +155,8 @@ async function lifecycleEntries(backend: FederationBackend, team: RegistryEntry)
 
 /** Every signal in an inbox (meta's and the teams'): sent at its timestamp, acknowledged at its ack's time. */
 async function signalEntries(backend: FederationBackend, teams: readonly RegistryEntry[]): Promise<LogEntry[]> {
-  const parties = [{ id: META, entry: undefined }, ...teams.map((t) => ({ id: t.domainId, entry: t }))];
   const entries: LogEntry[] = [];
-  for (const party of parties) {
+  for (const party of everyParty(teams)) {
     let signals;
     try {
       signals = (await backend.signals.inbox(party).list()).signals;

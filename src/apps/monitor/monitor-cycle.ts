@@ -4,15 +4,10 @@ import { readCollectorState } from '../../infra/telemetry/collector-state.js';
 import { recordMonitorCycle } from '../../infra/telemetry/fed-metrics.js';
 import { otlpMetricsUrl } from '../../infra/telemetry/metrics-export.js';
 import { redactUrl } from '../../core/redact-url.js';
-import { deadlineTable } from '../../core/deadlines.js';
-import {
-  findStuckSignals,
-  stuckCandidatesOfCensus,
-  type InboxName,
-  type NextDue,
-} from '../../adapters/file/signals/stuck-signals.js';
-import { censusOfBoxes } from '../../adapters/file/box-census.js';
-import { FILE_BACKEND_NAME } from '../../adapters/file/open-file-backend.js';
+import { deadlineTable, type NextDue } from '../../core/deadlines.js';
+import { everyParty } from '../../core/resolve-party.js';
+import { findStuckSignals } from '../../engine/delivery/stuck-signals.js';
+import type { StuckCandidate } from '../../ports/stuck-signal-census.js';
 import type { Registry } from '../../core/schema/registry.js';
 import type { CurrentRun } from '../../core/schema/launch-run.js';
 import type { MonitorReport, StuckSignal, TeamReport, TelemetryReport } from './monitor-report.js';
@@ -60,20 +55,19 @@ export function telemetryReport(root: string, config: FederationConfig): Telemet
 
 /**
  * Live signals past their deadline or in an archived team's inbox, oldest first: read only (the cycle's
- * alerts about them are sent elsewhere). The transport's census gives counts, not names, so the scan lists
- * the inboxes itself.
+ * alerts about them are sent elsewhere).
  */
 export async function stuckSignals(
   fed: Federation,
   registry: Registry,
   now: Date,
   config: FederationConfig = fed.config,
-  /** The candidates of each inbox, when the caller's census listed them (file-signal-v1). */
-  listed?: (inbox: string) => InboxName[] | undefined,
+  /** The candidates the cycle's census chose (a transport with a stuck-signal census). */
+  chosen?: () => Promise<StuckCandidate[]>,
   /** Given: set to the earliest deadline still ahead (the dashboard reads again no sooner). */
   next?: NextDue,
 ): Promise<StuckSignal[]> {
-  return findStuckSignals(fed.backend, registry, deadlineTable(config.signalDeadlines), now, listed, next);
+  return findStuckSignals(fed.backend, registry, deadlineTable(config.signalDeadlines), now, chosen, next);
 }
 
 /**
@@ -101,16 +95,12 @@ export async function runMonitorCycle(fed: Federation, options: MonitorOptions):
         ),
     );
   }
-  const parties = [
-    { id: META, entry: undefined },
-    ...registry.teams.map((team) => ({ id: team.domainId, entry: team })),
-  ];
-  // On files the census's listing of each inbox also gives the stuck-signal candidates: one listing per inbox.
-  const candidates =
-    backend.name === FILE_BACKEND_NAME
-      ? stuckCandidatesOfCensus(deadlineTable(options.config.signalDeadlines), now)
-      : undefined;
-  const census = candidates ? censusOfBoxes(root, parties, candidates.onInbox) : await backend.signals.census(parties);
+  const parties = everyParty(registry.teams);
+  // A transport with a stuck-signal census chooses the candidates as it counts: one look at each inbox.
+  const { stuckCensus } = backend.signals;
+  const { census, candidates } = stuckCensus.supported
+    ? await stuckCensus.censusWithCandidates(parties, { deadlines: deadlineTable(options.config.signalDeadlines), now })
+    : { census: await backend.signals.census(parties), candidates: undefined };
 
   const reports: TeamReport[] = [];
   for (const team of registry.teams) {
@@ -149,7 +139,7 @@ export async function runMonitorCycle(fed: Federation, options: MonitorOptions):
       unhealthy,
       unacknowledged: metaCounts.inbox.unacknowledged + reports.reduce((sum, r) => sum + r.inbox.unacknowledged, 0),
     },
-    stuckSignals: await stuckSignals(fed, registry, now, options.config, candidates?.listed),
+    stuckSignals: await stuckSignals(fed, registry, now, options.config, candidates),
     archivedSignals: 0,
     telemetry: telemetryReport(root, options.config),
   };

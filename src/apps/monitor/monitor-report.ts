@@ -1,4 +1,4 @@
-import type { StuckSignal } from '../../adapters/file/signals/stuck-signals.js';
+import type { StuckSignal } from '../../engine/delivery/stuck-signals.js';
 
 export type { StuckSignal };
 

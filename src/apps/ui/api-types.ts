@@ -5,7 +5,7 @@
  *
  * Routes (all but `/?token=` need the session cookie, or `Authorization: Bearer <token>`):
  *   GET  /?token=<t>              sets the HttpOnly SameSite=Strict cookie, redirects to /
- *   GET  / /needs-you /team/<id> /signals /federation    the page shell (the page routes itself)
+ *   GET  / /needs-you /team/<id> /signals /federation    the page shell (client/pages.ts; the page routes itself)
  *   GET  /assets/<file>           the bundled script, style, fonts and diagram layouts (dist/ui/)
  *   GET  /api/board               BoardView
  *   GET  /api/needs-you           NeedsYouView

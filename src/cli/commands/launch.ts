@@ -73,25 +73,7 @@ export function registerLaunch(program: Command, io: CliIo, runCli?: InProcessCo
                     line.from === line.to ? `  ${line.event}\n` : `${line.from} → ${line.to}  (${line.event})\n`,
                   ),
           });
-          for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
-          if (!options.json) io.stdout(`run: ${describeRun(result.lastRun)}\n`);
-          if (!options.json && result.lastRun.network) io.stdout(`${networkSummary(result.lastRun.network)}\n`);
-          if (options.json) printJson(io, result);
-          else if (result.outcome === 'complete')
-            io.stdout(
-              `complete${result.deliverableExists ? `: ${result.deliverablePath}` : ` (${result.state})`}\nagent log: ${result.logPath}\n`,
-            );
-          else if (result.outcome === 'waiting')
-            io.stdout(`waiting in ${result.state}: ${result.next}\nagent log: ${result.logPath}\n`);
-          else if (result.outcome === 'paused' && result.state === 'paused') {
-            io.stdout(
-              `paused${result.reason ? ` (${result.reason})` : ''}; ${result.lastRun.resumeAt ? `resumes at ${result.lastRun.resumeAt} (fed run waits for it); ` : ''}resume with: fed team resume ${result.team} && fed launch --team ${result.team}\n`,
-            );
-          } else if (result.outcome === 'paused')
-            io.stdout(
-              `stopped for a pause, and the team was resumed meanwhile (${result.state}); launch it again: fed launch --team ${result.team}\n`,
-            );
-          else io.stderr(`fed: team ${result.team} failed: ${result.reason}\nagent log: ${result.logPath}\n`);
+          renderLaunch(io, result, options.json);
           const code = launchExitCode([result.outcome]);
           if (code !== 0) throw new CliExit(code);
         } finally {
@@ -100,4 +82,27 @@ export function registerLaunch(program: Command, io: CliIo, runCli?: InProcessCo
         }
       },
     );
+}
+
+/** The warnings, the run and how the launch ended; `--json`: the result. */
+function renderLaunch(io: CliIo, result: Awaited<ReturnType<typeof launchTeam>>, json: boolean | undefined): void {
+  for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
+  if (json) return printJson(io, result);
+  io.stdout(`run: ${describeRun(result.lastRun)}\n`);
+  if (result.lastRun.network) io.stdout(`${networkSummary(result.lastRun.network)}\n`);
+  if (result.outcome === 'complete')
+    io.stdout(
+      `complete${result.deliverableExists ? `: ${result.deliverablePath}` : ` (${result.state})`}\nagent log: ${result.logPath}\n`,
+    );
+  else if (result.outcome === 'waiting')
+    io.stdout(`waiting in ${result.state}: ${result.next}\nagent log: ${result.logPath}\n`);
+  else if (result.outcome === 'paused' && result.state === 'paused') {
+    io.stdout(
+      `paused${result.reason ? ` (${result.reason})` : ''}; ${result.lastRun.resumeAt ? `resumes at ${result.lastRun.resumeAt} (fed run waits for it); ` : ''}resume with: fed team resume ${result.team} && fed launch --team ${result.team}\n`,
+    );
+  } else if (result.outcome === 'paused')
+    io.stdout(
+      `stopped for a pause, and the team was resumed meanwhile (${result.state}); launch it again: fed launch --team ${result.team}\n`,
+    );
+  else io.stderr(`fed: team ${result.team} failed: ${result.reason}\nagent log: ${result.logPath}\n`);
 }

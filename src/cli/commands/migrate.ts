@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
-import { ADAPTERS, adapterFor, DEFAULT_ADAPTER, openFileBackend, type BackendAdapter } from '../../adapters/index.js';
+import { ADAPTERS, adapterFor, DEFAULT_ADAPTER, openBackend, type BackendAdapter } from '../../adapters/index.js';
 import { InvalidInputError } from '../../core/errors.js';
 import { copyFederation, type CopyFederationResult } from '../../engine/migration/copy-federation.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import { fromFileFederation, intoFileFederation } from '../../engine/migration/file-workspaces.js';
+import type { Federation } from '../../engine/context.js';
 import { federationContext, printJson, type CliIo } from '../io.js';
 
 /** Why `fed migrate` refuses: none of `adapters` is the configured backend, and how to configure one. */
@@ -11,6 +12,11 @@ function notConfigured(adapters: readonly BackendAdapter[]): string {
   const titles = adapters.map((adapter) => adapter.title).join(' or ');
   const hints = adapters.flatMap((adapter) => (adapter.selectHint ? [adapter.selectHint] : [])).join('; or ');
   return `no ${titles} backend is configured: ${hints} (see fed config show)`;
+}
+
+/** The file federation here, the other side of a copy: the default backend, whichever the config selects. */
+function fileSide({ root, config, env }: Federation): FederationBackend {
+  return openBackend({ root, config: { ...config, backend: { type: DEFAULT_ADAPTER.type } }, env });
 }
 
 function render(
@@ -47,7 +53,7 @@ export function registerMigrate(program: Command, io: CliIo): void {
         const ctx = federationContext(command, io);
         if (adapterFor(ctx.fed.config) !== adapter) throw new InvalidInputError(notConfigured([adapter]));
         const target = ctx.fed.backend;
-        const source = openFileBackend(ctx.root);
+        const source = fileSide(ctx.fed);
         render(io, await copyFederation(source, target, fromFileFederation(ctx.root)), source, target, options.json);
       });
   }
@@ -61,7 +67,7 @@ export function registerMigrate(program: Command, io: CliIo): void {
       const ctx = federationContext(command, io);
       if (adapterFor(ctx.fed.config) === DEFAULT_ADAPTER) throw new InvalidInputError(notConfigured(others));
       const source = ctx.fed.backend;
-      const target = openFileBackend(ctx.root);
+      const target = fileSide(ctx.fed);
       render(io, await copyFederation(source, target, intoFileFederation(ctx.root)), source, target, options.json);
     });
 }

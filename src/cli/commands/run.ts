@@ -57,14 +57,7 @@ export function registerRun(program: Command, io: CliIo, runCli?: InProcessComma
         const hooks = await loadHooks(ctx.root, ctx.config.config, 'run');
         const inspection = await openInspection(options, io);
         const interrupt = new Interrupt();
-        const view = options.json ? undefined : io.isTTY ? new LiveLines(io, describeTeam) : undefined;
-        const printed = new Map<string, string>();
-        const plain = (run: TeamRun) => {
-          // Plain output: one line each time a team's state, phase or outcome changes.
-          const line = plainLine(run);
-          if (line && printed.get(run.team) !== line) io.stdout(`${line}\n`);
-          printed.set(run.team, line ?? printed.get(run.team) ?? '');
-        };
+        const shown = progress(io, options.json);
         let summary: RunSummary;
         try {
           summary = await runFederation(ctx.fed, {
@@ -81,10 +74,10 @@ export function registerRun(program: Command, io: CliIo, runCli?: InProcessComma
             env: io.env,
             cwd: io.cwd,
             runInProcess: runCli,
-            onUpdate: options.json ? undefined : (run) => (view ? view.update(run.team, run) : plain(run)),
+            onUpdate: shown.onUpdate,
           });
         } finally {
-          view?.stop();
+          shown.stop();
           await inspection.stop();
           interrupt.dispose();
         }
@@ -96,6 +89,25 @@ export function registerRun(program: Command, io: CliIo, runCli?: InProcessComma
         if (code !== 0) throw new CliExit(code);
       },
     );
+}
+
+/** How the teams' progress is shown: live lines on a terminal, else a line per change; nothing with --json. */
+function progress(io: CliIo, json: boolean | undefined): { onUpdate?: (run: TeamRun) => void; stop(): void } {
+  if (json) return { stop: () => {} };
+  if (io.isTTY) {
+    const view = new LiveLines(io, describeTeam);
+    return { onUpdate: (run) => view.update(run.team, run), stop: () => view.stop() };
+  }
+  const printed = new Map<string, string>();
+  return {
+    onUpdate: (run) => {
+      // Plain output: one line each time a team's state, phase or outcome changes.
+      const line = plainLine(run);
+      if (line && printed.get(run.team) !== line) io.stdout(`${line}\n`);
+      printed.set(run.team, line ?? printed.get(run.team) ?? '');
+    },
+    stop: () => {},
+  };
 }
 
 const seconds = (ms: number) => `${Math.max(0, Math.round(ms / 1000))} s`;

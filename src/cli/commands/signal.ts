@@ -19,10 +19,10 @@ import { Interrupt } from '../interrupt.js';
 import { duration, positiveInteger } from '../option-parsers.js';
 import { renderTable } from '../../core/table.js';
 import { displayLine } from '../../core/display-line.js';
+import { notifyChannels } from '../../apps/needs-you/notify-channels.js';
 
 /** How much of a subject a list line shows (control characters blanked, the rest cut with `…`). */
 const SUBJECT_CHARS = 72;
-import { notifyChannels } from '../../apps/needs-you/notify-channels.js';
 
 interface SendOptions {
   to: string;
@@ -58,7 +58,15 @@ export function registerSignal(program: Command, io: CliIo): void {
   const signal = program
     .command('signal')
     .description('send, list, acknowledge and watch file-signal-v1 signals (JSON files in team inboxes and outboxes)');
+  registerSend(signal, io);
+  registerList(signal, io);
+  registerShow(signal, io);
+  registerArchive(signal, io);
+  registerAck(signal, io);
+  registerWatch(signal, io);
+}
 
+function registerSend(signal: Command, io: CliIo): void {
   signal
     .command('send')
     .description("write a signal into the recipient's inbox and a copy into the sender's outbox")
@@ -109,7 +117,9 @@ export function registerSignal(program: Command, io: CliIo): void {
       }
       io.stdout(`${result.inboxPath}\n`);
     });
+}
 
+function registerList(signal: Command, io: CliIo): void {
   signal
     .command('list')
     .description('list the signals of an inbox (or outbox), oldest first, with their delivery state and acknowledgment')
@@ -156,7 +166,9 @@ export function registerSignal(program: Command, io: CliIo): void {
         ),
       );
     });
+}
 
+function registerShow(signal: Command, io: CliIo): void {
   signal
     .command('show')
     .description(
@@ -170,7 +182,9 @@ export function registerSignal(program: Command, io: CliIo): void {
       if (options.json) return printJson(io, report);
       io.stdout(renderSignalReport(report));
     });
+}
 
+function registerArchive(signal: Command, io: CliIo): void {
   signal
     .command('archive')
     .description(
@@ -191,7 +205,9 @@ export function registerSignal(program: Command, io: CliIo): void {
       const total = results.reduce((sum, box) => sum + box.archived, 0);
       io.stdout(`${total} signal(s) archived\n`);
     });
+}
 
+function registerAck(signal: Command, io: CliIo): void {
   signal
     .command('ack')
     .description('acknowledge a signal of an inbox: writes <signal-file>.json.ack beside it (the first time is kept)')
@@ -233,7 +249,9 @@ export function registerSignal(program: Command, io: CliIo): void {
         for (const ack of results) io.stdout(ackLine(ack));
       },
     );
+}
 
+function registerWatch(signal: Command, io: CliIo): void {
   signal
     .command('watch')
     .description('print signals as they arrive in an inbox, until interrupted (fs.watch plus a periodic rescan)')

@@ -13,6 +13,7 @@ import { federationContext, printJson, type CliIo } from '../io.js';
 import { registerTeamReview } from './team-review.js';
 import { registerTeamLearnings } from './team-learnings.js';
 import { renderFields, renderTable } from '../../core/table.js';
+import { archetypes, DEFAULT_ARCHETYPE } from '../../engine/archetypes/catalog.js';
 
 function entryFields(entry: RegistryEntry): [string, string][] {
   return [
@@ -35,13 +36,27 @@ export function registerTeam(program: Command, io: CliIo): void {
   const team = program
     .command('team')
     .description('onboard teams, manage their registry status, retry and remove them, review and merge coding teams');
+  registerOnboard(team, io);
+  registerList(team, io);
+  registerShow(team, io);
+  registerTeamReview(team, io);
+  registerTeamLearnings(team, io);
+  registerRetry(team, io);
+  registerRemove(team, io);
+  registerStatusChanges(team, io);
+}
 
+function registerOnboard(team: Command, io: CliIo): void {
   team
     .command('onboard')
     .description('register a new team and create its workspace')
     .argument('<domain>', 'team name: lowercase letters, digits and hyphens')
     .option('--id <domainId>', 'unique team id (default: the domain)')
-    .option('--archetype <id>', 'archetype: deliverable, coding, consultant or a custom one', 'deliverable')
+    .option(
+      '--archetype <id>',
+      `archetype: ${archetypes.map((archetype) => archetype.id).join(', ')} or a custom one`,
+      DEFAULT_ARCHETYPE,
+    )
     .addOption(new Option('--placement <type>', 'workspace placement').choices(PLACEMENT_TYPES).default('directory'))
     .option('--json', 'print the registry entry as JSON')
     .action(
@@ -66,7 +81,9 @@ export function registerTeam(program: Command, io: CliIo): void {
         io.stdout(`onboarded ${entry.domainId} (${entry.archetypeId}, ${entry.placementType}) at ${entry.location}\n`);
       },
     );
+}
 
+function registerList(team: Command, io: CliIo): void {
   team
     .command('list')
     .description('list registered teams')
@@ -91,7 +108,9 @@ export function registerTeam(program: Command, io: CliIo): void {
         ),
       );
     });
+}
 
+function registerShow(team: Command, io: CliIo): void {
   team
     .command('show')
     .description('show one team and its lifecycle (default: the team whose workspace you are in)')
@@ -125,10 +144,9 @@ export function registerTeam(program: Command, io: CliIo): void {
         );
       }
     });
+}
 
-  registerTeamReview(team, io);
-  registerTeamLearnings(team, io);
-
+function registerRetry(team: Command, io: CliIo): void {
   team
     .command('retry')
     .description(
@@ -143,7 +161,9 @@ export function registerTeam(program: Command, io: CliIo): void {
       if (options.json) return printJson(io, run);
       io.stdout(`${retryMessage(run)}\n`);
     });
+}
 
+function registerRemove(team: Command, io: CliIo): void {
   team
     .command('remove')
     .description(
@@ -159,7 +179,10 @@ export function registerTeam(program: Command, io: CliIo): void {
       if (options.json) return printJson(io, removed);
       io.stdout(`${removalMessage(removed)}\n`);
     });
+}
 
+/** One subcommand per registry status change (`fed team pause`, `resume`, `archive`, …). */
+function registerStatusChanges(team: Command, io: CliIo): void {
   for (const [event, verb] of Object.entries(TEAM_STATUS_COMMANDS) as [TeamStatusEvent['type'], string][]) {
     team
       .command(verb)

@@ -5,8 +5,8 @@ import { describeUrlValue, describeValue } from './problems.js';
 import { DURATION_EXAMPLES, durationSchema, parseDuration } from './duration.js';
 import { SIGNAL_TYPES, type SignalType } from './signal.js';
 import type { BackendDocs } from './backends/backend-docs.js';
-import { FILES_BACKEND_TYPE, filesBackendDocs, filesBackendSchema } from './backends/files.js';
-import { JETSTREAM_BACKEND_TYPE, jetstreamBackendDocs, jetstreamBackendSchema } from './backends/jetstream.js';
+import { filesBackend } from './backends/files.js';
+import { jetstreamBackend } from './backends/jetstream.js';
 
 /** `federate.config.json` (docs/design/spec.md §2.3): every field optional, defaults applied on load. */
 export const CONFIG_FILE = 'federate.config.json';
@@ -200,21 +200,30 @@ export type SignalDeadlines = z.output<typeof signalDeadlinesSchema>;
 /** `signalArchive`: when present, every `fed monitor` cycle archives acknowledged or answered signals older than `olderThan`. */
 export const signalArchiveConfigSchema = z.object({ olderThan: durationSchema });
 /**
- * The backends' config schemas, one branch each (src/adapters/<type>/adapter.ts is the rest of the backend):
- * adding a backend adds its schema in core/schema/backends/ and its branch here.
+ * The backends' side of the config, one entry each (src/adapters/<type>/adapter.ts is the rest of the
+ * backend): adding a backend adds its module in core/schema/backends/ and its entry here. What follows
+ * reads this list.
  */
-const BACKEND_SCHEMAS = [filesBackendSchema, jetstreamBackendSchema] as const;
-/** Their lines of docs/reference/config.md, in the same order. */
-export const BACKEND_DOCS: readonly BackendDocs[] = [filesBackendDocs, jetstreamBackendDocs];
-/** Their `type`s, in the same order (named, not read from the schemas: those build on first use). */
-export const BACKEND_TYPES = [FILES_BACKEND_TYPE, JETSTREAM_BACKEND_TYPE] as const;
-export const backendConfigSchema = z.discriminatedUnion('type', BACKEND_SCHEMAS, {
-  error: (issue) => {
-    const type =
-      typeof issue.input === 'object' && issue.input !== null ? (issue.input as { type?: unknown }).type : issue.input;
-    return `expected "type": ${BACKEND_TYPES.map((name) => `"${name}"`).join(' or ')}, got ${describeValue(type)}`;
+const BACKENDS = [filesBackend, jetstreamBackend] as const;
+/** Their lines of docs/reference/config.md. */
+export const BACKEND_DOCS: readonly BackendDocs[] = BACKENDS.map((backend) => backend.docs);
+/** Their `type`s. */
+export const BACKEND_TYPES = BACKENDS.map((backend) => backend.type);
+/** The schemas of a list of entries, in its order (the `backend` union's branches). */
+type SchemasOf<L> = { -readonly [K in keyof L]: L[K] extends { schema: infer S } ? S : never };
+export const backendConfigSchema = z.discriminatedUnion(
+  'type',
+  BACKENDS.map((backend) => backend.schema) as SchemasOf<typeof BACKENDS>,
+  {
+    error: (issue) => {
+      const type =
+        typeof issue.input === 'object' && issue.input !== null
+          ? (issue.input as { type?: unknown }).type
+          : issue.input;
+      return `expected "type": ${BACKEND_TYPES.map((name) => `"${name}"`).join(' or ')}, got ${describeValue(type)}`;
+    },
   },
-});
+);
 export type BackendConfig = z.output<typeof backendConfigSchema>;
 
 export const configSchema = z.object({

@@ -39,7 +39,8 @@ export function initialPersistedSnapshot(entry: MachineEntry, at: string): Recor
  * serves them all. Like xstate's, the scope executes nothing (the actions are returned, see below); the
  * actor it names is never started. Unlike xstate's, its system is kept from one transition to the next:
  * that is safe because the lifecycle machines run only assigns and invoke nothing
- * (test/machines/catalog.test.ts holds it), so no child ever registers there.
+ * (test/machines/catalog.test.ts holds it), so no child ever registers there. The scope copies the one
+ * xstate builds, an internal of xstate: test/unit/actors/lifecycle-transition.test.ts fails when that changes.
  */
 export class TransitionScope {
   private readonly scope: AnyActorScope;

@@ -12,6 +12,9 @@ import { deliverableArchetype } from './deliverable/index.js';
  */
 export const archetypes: readonly Archetype[] = [deliverableArchetype, codingArchetype, consultantArchetype];
 
+/** The archetype of a team onboarded without one named. */
+export const DEFAULT_ARCHETYPE = deliverableArchetype.id;
+
 /** The archetype of this id, or undefined for a custom one fed has no lifecycle for. */
 export function archetypeFor(id: string): Archetype | undefined {
   return archetypes.find((archetype) => archetype.id === id);

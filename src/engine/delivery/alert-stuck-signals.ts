@@ -4,7 +4,7 @@ import type { WriteOptions } from '../../infra/fs/atomic-write.js';
 import { META } from '../../core/schema/common.js';
 import { sendSignal } from '../messaging/send-signal.js';
 import { recipientGoneReason } from './delivery-inspector.js';
-import { findStuckSignals, type StuckSignal } from '../../adapters/file/signals/stuck-signals.js';
+import { findStuckSignals, type StuckSignal } from './stuck-signals.js';
 import type { Federation } from '../context.js';
 
 /** Namespace of the ids of alerts about stuck signals (a fixed, random UUID). */

@@ -1,12 +1,11 @@
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { SignalEntry, SignalInbox } from '../../ports/signal-transport.js';
 import type { SignalBox, SignalMessage } from '../../core/schema/signal.js';
+import type { SignalParty } from '../../core/resolve-party.js';
 import { findTeam, statusOf } from '../../core/find-team.js';
 import { META } from '../../core/schema/common.js';
 import type { DeliveryFactName } from '../../core/schema/delivery.js';
 import type { Registry } from '../../core/schema/registry.js';
-import { archiveDirectoryOf } from '../../adapters/file/archive/box-archive.js';
-import { readSignalEntry } from '../../adapters/file/signals/read-signal-entry.js';
 import type { DeadlineTable } from '../../core/deadlines.js';
 import { deliveryStatus, type DeliveryStatus } from './delivery-state.js';
 
@@ -31,7 +30,7 @@ const NO_FACTS: ReadonlySet<DeliveryFactName> = new Set();
  * copy carries what the inbox copy was named for).
  */
 export class DeliveryInspector {
-  private readonly inboxes = new Map<string, SignalInbox | undefined>();
+  private readonly inboxes = new Map<string, { inbox: SignalInbox; party: SignalParty } | undefined>();
   /** Which state facts the signals `learn` was given have (lower-case ids; a learned id missing here has none). */
   private readonly learned = new Map<string, ReadonlySet<DeliveryFactName>>();
   private readonly gone = new Map<string, string | undefined>();
@@ -116,26 +115,24 @@ export class DeliveryInspector {
 
   /** A sent signal's inbox copy is acknowledged (or was, before it was archived with its ack). */
   private async acknowledgedInRecipientInbox(sent: SignalEntry): Promise<boolean> {
-    const inbox = this.inboxOf(sent.message.to);
-    if (inbox === undefined) return false;
-    const [live] = await inbox.find(sent.message.id, sent.message);
+    const recipient = this.inboxOf(sent.message.to);
+    if (recipient === undefined) return false;
+    const [live] = await recipient.inbox.find(sent.message.id, sent.message);
     if (live) return live.message.acknowledged === true;
-    // A file box keeps its archive beside it, the inbox copy under the outbox copy's name.
-    const archived = readSignalEntry(
-      archiveDirectoryOf(inbox.location),
-      sent.file,
-      { owner: inbox.party, box: 'inbox' },
-      sent.message.id,
-    );
+    // An archived inbox copy is under the outbox copy's handle (the name it was sent as).
+    const { archive } = this.backend.signals;
+    if (!archive.supported) return false;
+    const archived = await archive.of(recipient.party).lookup('inbox', sent.file, sent.message.id);
     return archived?.message.acknowledged === true;
   }
 
   /** One inbox per recipient, kept: an adapter reads again only what changed. */
-  private inboxOf(party: string): SignalInbox | undefined {
-    if (!this.inboxes.has(party)) {
-      const entry = party === META ? undefined : findTeam(this.registry, party);
-      this.inboxes.set(party, party === META || entry ? this.backend.signals.inbox({ id: party, entry }) : undefined);
+  private inboxOf(id: string): { inbox: SignalInbox; party: SignalParty } | undefined {
+    if (!this.inboxes.has(id)) {
+      const entry = id === META ? undefined : findTeam(this.registry, id);
+      const party = { id, entry };
+      this.inboxes.set(id, id === META || entry ? { inbox: this.backend.signals.inbox(party), party } : undefined);
     }
-    return this.inboxes.get(party);
+    return this.inboxes.get(id);
   }
 }

@@ -6,7 +6,6 @@ import { findTeam } from '../../core/find-team.js';
 import { META } from '../../core/schema/common.js';
 import type { SentFact } from '../../core/schema/delivery.js';
 import type { Registry } from '../../core/schema/registry.js';
-import { findArchivedSignal } from '../../adapters/file/archive/box-archive.js';
 
 /** A signal found by id: its copy in the recipient's inbox when there is one, else the sender's outbox copy. */
 export interface LocatedSignal {
@@ -22,7 +21,7 @@ export interface LocatedSignal {
  * Find signal `id` through the federation's transport. With its sent fact, only the recipient's inbox
  * (which goes straight to the copy the fact names) and the sender's outbox are searched; a signal without
  * one (sent by an older fed or another tool) is searched in every box of the federation. Each live box is
- * searched before its archive (`fed signal archive`, kept beside a file box).
+ * searched before its archive (`fed signal archive`), on a transport that archives.
  */
 export async function findSignalById(
   backend: FederationBackend,
@@ -56,19 +55,13 @@ export async function findInBox(
   const party = partyOf(registry, owner);
   // A removed team's boxes are gone from the registry, so there is nowhere to look.
   if (!party) return undefined;
-  let live: SignalEntry | undefined;
-  let location: string;
-  if (box === 'inbox') {
-    const inbox = backend.signals.inbox(party);
-    live = (await inbox.find(id, sent))[0];
-    location = inbox.location;
-  } else {
-    const outbox = backend.signals.outbox(party);
-    live = (await outbox.list()).signals.find((s) => s.message.id === id);
-    location = outbox.location;
-  }
+  const live =
+    box === 'inbox'
+      ? (await backend.signals.inbox(party).find(id, sent))[0]
+      : (await backend.signals.outbox(party).list()).signals.find((s) => s.message.id === id);
   if (live) return { entry: live, box, owner, archived: false };
-  const archived = findArchivedSignal(location, { owner, box }, id, sent);
+  const { archive } = backend.signals;
+  const archived = archive.supported ? await archive.of(party).find(box, id, sent) : undefined;
   return archived && { entry: archived, box, owner, archived: true };
 }
 

@@ -6,7 +6,6 @@ import { META } from '../../core/schema/common.js';
 import type { SignalDeadlines } from '../../core/schema/config.js';
 import { DELIVERY_STATES, type DeliveryState } from '../../core/schema/delivery.js';
 import { SIGNAL_TYPES } from '../../core/schema/signal.js';
-import { readArchivedSignals } from '../../adapters/file/archive/box-archive.js';
 import { deadlineTable } from '../../core/deadlines.js';
 import { DeliveryInspector } from '../delivery/delivery-inspector.js';
 import type { DeliveryStatus } from '../delivery/delivery-state.js';
@@ -28,7 +27,7 @@ export interface ListSignalsQuery {
   from?: string;
   /** Only signals in this delivery state. */
   state?: string;
-  /** Archived signals too (the box's `archive/` folder). */
+  /** Archived signals too (`fed signal archive`; none on a transport that does not archive). */
   all?: boolean;
 }
 
@@ -44,7 +43,7 @@ export interface ListSignalsOptions extends CallerOption {
 }
 
 export interface ListedSignal extends SignalEntry {
-  /** In the box's `archive/` folder. */
+  /** In the box's archive (`fed signal archive`). */
   archived: boolean;
   delivery: DeliveryStatus;
   /** The id of the signal that answered this one (its first `--reply-to` reply), as `fed signal show` names it; null while unanswered. */
@@ -89,9 +88,8 @@ export async function listSignals(
   const from = query.from === undefined ? undefined : (findTeam(registry, query.from)?.domainId ?? query.from);
   const opened = box === 'inbox' ? backend.signals.inbox(party) : backend.signals.outbox(party);
   const live = await withIntrudersInvalid(backend.delivery, party.id, box, await opened.list());
-  const archived = query.all
-    ? readArchivedSignals(opened.location, { owner: party.id, box })
-    : { signals: [], invalid: [] };
+  const { archive } = backend.signals;
+  const archived = query.all && archive.supported ? await archive.of(party).list(box) : { signals: [], invalid: [] };
   const now = options.now ?? fed.now();
   const inspector = new DeliveryInspector(backend, registry, deadlineTable(options.deadlines), now);
   const matching = (entry: SignalEntry) =>

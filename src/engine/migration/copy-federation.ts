@@ -3,8 +3,7 @@ import { FedError, RefusedError } from '../../core/errors.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { KeptRun } from '../../ports/lifecycle-store.js';
 import type { InvalidSignalFile, SignalEntry } from '../../ports/signal-transport.js';
-import type { SignalParty } from '../../core/resolve-party.js';
-import { META } from '../../core/schema/common.js';
+import { everyParty } from '../../core/resolve-party.js';
 import type { DeliveryFactName, DeliveryFacts } from '../../core/schema/delivery.js';
 import type { Registry, RegistryEntry } from '../../core/schema/registry.js';
 
@@ -84,12 +83,8 @@ export async function copyFederation(
     federationRecords: 0,
     invalid: [],
   };
-  const partiesOf = (teams: readonly RegistryEntry[]): SignalParty[] => [
-    { id: META, entry: undefined },
-    ...teams.map((entry) => ({ id: entry.domainId, entry })),
-  ];
-  const sourceParties = partiesOf(located);
-  const parties = partiesOf(registry.teams);
+  const sourceParties = everyParty(located);
+  const parties = everyParty(registry.teams);
   const byId = new Map(parties.map((party) => [party.id, party]));
 
   for (const [index, party] of parties.entries()) {

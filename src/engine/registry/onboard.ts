@@ -17,18 +17,17 @@ import { updateRegistry, type UpdateOptions } from './update-registry.js';
 import { settleWorktreeGit, type SettleGitOptions } from './worktree-git.js';
 import { writeTeamMarker } from './team-marker.js';
 import type { Federation } from '../context.js';
+import { DEFAULT_ARCHETYPE } from '../archetypes/catalog.js';
 
 export interface OnboardRequest {
   domain: string;
   /** Defaults to `domain`. */
   domainId?: string;
-  /** Defaults to `deliverable`. */
+  /** Defaults to DEFAULT_ARCHETYPE (`deliverable`). */
   archetypeId?: string;
   /** Defaults to `directory`. */
   placementType?: PlacementType;
 }
-
-export const DEFAULT_ARCHETYPE = 'deliverable';
 
 function checkSlug(what: string, value: string): string {
   const parsed = teamIdSchema.safeParse(value, { reportInput: true });

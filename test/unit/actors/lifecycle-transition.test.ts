@@ -1,10 +1,11 @@
-import { createActor, type InspectionEvent } from 'xstate';
+import { createActor, transition, type AnyActorScope, type AnyStateMachine, type InspectionEvent } from 'xstate';
 import { describe, expect, it, vi } from 'vitest';
 import type { RegistryEntry } from '../../../src/core/schema/registry.js';
 import {
   ApplyInspection,
   initialPersistedSnapshot,
   takeTransition,
+  TransitionScope,
 } from '../../../src/engine/actors/lifecycle-transition.js';
 import { archetypes } from '../../../src/engine/archetypes/catalog.js';
 import { deliverableEntry } from '../../../src/engine/archetypes/deliverable/index.js';
@@ -149,5 +150,58 @@ describe('a lifecycle moved without an actor', () => {
     } finally {
       constructed.mockRestore();
     }
+  });
+});
+
+/** The scope `machine.transition` is given while `run` runs. */
+function scopeGiven(machine: AnyStateMachine, run: () => void): AnyActorScope {
+  const spy = vi.spyOn(machine, 'transition');
+  try {
+    run();
+    return spy.mock.calls[0]![2] as AnyActorScope;
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+/** Each member of a scope and what kind of value it is. */
+function shapeOf(scope: AnyActorScope): Record<string, string> {
+  return Object.fromEntries(Object.entries(scope).map(([key, value]) => [key, typeof value]));
+}
+
+/**
+ * TransitionScope builds the actor scope that xstate's pure `transition(machine, snapshot, event)` builds
+ * for each call (xstate's internal createInertActorScope), and hands it to `machine.transition` itself.
+ * What it copies is xstate's internal: these tests pin it, so an xstate release that changes the scope —
+ * a member added or dropped, actions no longer handed to `actionExecutor` — fails here, not in a
+ * lifecycle at run time.
+ */
+describe("TransitionScope, against xstate's own scope for transition()", () => {
+  it('has the members, and the kinds of members, of the scope xstate builds', () => {
+    const { machine } = deliverableEntry;
+    const start = createActor(machine, { input: { at } }).getSnapshot();
+    const xstates = scopeGiven(machine, () => transition(machine, start, mission as never));
+    const ours = scopeGiven(machine, () => new TransitionScope(machine).transition(start, mission));
+    expect(shapeOf(ours)).toEqual(shapeOf(xstates));
+    // `self` is an actor of the machine that is never started; the system is an actor system.
+    expect(ours.self.getSnapshot().status).toBe('active');
+    expect(typeof ours.system.get).toBe('function');
+  });
+
+  it('is handed the actions through actionExecutor, as xstate hands them to transition() to return', () => {
+    const executed: string[] = [];
+    const machine = deliverableEntry.machine.provide({
+      actions: { recordMission: ({ event }) => void executed.push(event.type) },
+    });
+    const start = machine.resolveState({
+      value: 'preparing',
+      context: createActor(machine, { input: { at } }).getSnapshot().context,
+    });
+    const [xstateNext, xstateActions] = transition(machine, start, mission as never);
+    const [next, actions] = new TransitionScope(machine).transition(start, mission);
+    expect(executed).toEqual([]);
+    expect(actions.map((action) => action.type)).toEqual(xstateActions.map((action) => action.type));
+    expect(actions.map((action) => action.type)).toContain('recordMission');
+    expect(machine.getPersistedSnapshot(next)).toEqual(machine.getPersistedSnapshot(xstateNext));
   });
 });

@@ -178,6 +178,8 @@ describe('eslint.config.mjs', () => {
 
   it('every exception is still needed: each file imports what it is allowed, against the zones of all others', async () => {
     const files = [...new Set(config.EXCEPTIONS.map(({ file }) => file))];
+    // None left: there is nothing to check (and ESLint, given no files, would lint the whole tree).
+    if (files.length === 0) return;
     const strict = new ESLint({
       cwd: ROOT,
       overrideConfig: [

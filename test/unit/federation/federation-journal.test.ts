@@ -1,7 +1,7 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { initFederation, readFederationJournal } from '../../../src/index.js';
-import { federationPaths } from '../../../src/core/layout.js';
+import { federationPaths } from '../../../src/adapters/file/file-layout.js';
 import { recordFederationEvent } from '../../../src/engine/federation/federation-journal.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { openFederation } from '../../../src/engine/context.js';

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { initFederation, onboardTeam } from '../../../src/index.js';
 import { readRegistry } from '../../../src/adapters/file/registry-file.js';
-import { federationPaths } from '../../../src/core/layout.js';
+import { federationPaths } from '../../../src/adapters/file/file-layout.js';
 import { registrySchema } from '../../../src/core/schema/registry.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { openFederation } from '../../../src/engine/context.js';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { initFederation } from '../../../src/index.js';
 import { commitRegistry, readRegistry, updateRegistryFile } from '../../../src/adapters/file/registry-file.js';
 import { CorruptFileError, NotAFederationError, RegistryConflictError } from '../../../src/core/errors.js';
-import { federationPaths } from '../../../src/core/layout.js';
+import { federationPaths } from '../../../src/adapters/file/file-layout.js';
 import type { Registry } from '../../../src/core/schema/registry.js';
 import { updateRegistryIn } from '../../../src/engine/registry/update-registry.js';
 import { openFederation } from '../../../src/engine/context.js';

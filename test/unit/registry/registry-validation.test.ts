@@ -8,7 +8,7 @@ import {
   RegistryValidation,
   type ReadStamp,
 } from '../../../src/adapters/file/registry-validation.js';
-import { federationPaths } from '../../../src/core/layout.js';
+import { federationPaths } from '../../../src/adapters/file/file-layout.js';
 import { REGISTRY_SCHEMA_REVISION } from '../../../src/core/schema/registry.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 

@@ -12,7 +12,7 @@ import { sendSignal } from '../../../src/engine/messaging/send-signal.js';
 import { entries, signalFederation } from '../../helpers/signal-federation.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { openFederation } from '../../../src/engine/context.js';
-import { federationPaths } from '../../../src/core/layout.js';
+import { federationPaths } from '../../../src/adapters/file/file-layout.js';
 
 const fast = { durable: false };
 

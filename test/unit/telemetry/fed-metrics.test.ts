@@ -9,7 +9,7 @@ import {
 } from '@opentelemetry/sdk-metrics';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyLifecycleInputs, runMonitorCycle, sendSignal, updateRegistry } from '../../../src/index.js';
-import { federationPaths } from '../../../src/core/layout.js';
+import { federationPaths } from '../../../src/adapters/file/file-layout.js';
 import { getTeam } from '../../../src/core/find-team.js';
 import { otlpMetricsUrl } from '../../../src/infra/telemetry/metrics-export.js';
 import { readRegistry } from '../../../src/adapters/file/registry-file.js';

@@ -32,7 +32,7 @@ export function findArchivedSignal(
   box: string,
   expect: BoxExpectation,
   id: string,
-  sent: SentFact | undefined,
+  sent: Pick<SentFact, 'type' | 'subject'> | undefined,
 ): SignalEntry | undefined {
   const dir = archiveDirectoryOf(box);
   const pattern = sent ? sameSubjectPattern(sent.type, sent.subject) : undefined;

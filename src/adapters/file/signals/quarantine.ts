@@ -12,7 +12,7 @@ import {
 import { ensureDirectory } from '../../../infra/fs/ensure-directory.js';
 import { parseJsonText, toJsonText } from '../../../core/json-text.js';
 import { readFileBounded } from '../../../infra/fs/read-file-bounded.js';
-import { workspacePaths } from '../../../core/layout.js';
+import { workspacePaths } from '../file-layout.js';
 import { quarantineReasonSchema, type QuarantineReason } from '../../../core/schema/signal.js';
 import { readBoxFile, statKey } from './parse-signal-file.js';
 import { judgeSignal, type BoxExpectation } from '../../../core/schema/judge-signal.js';

@@ -1,4 +1,4 @@
-import { workspacePaths } from '../../../core/layout.js';
+import { workspacePaths } from '../file-layout.js';
 import { resolveParty, type ResolvePartyOptions } from '../../../core/resolve-party.js';
 import { readRegistry } from '../registry-file.js';
 import { teamWorkspace } from '../../team-workspace.js';

@@ -1,30 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
+import { parseRoute, type Route } from './pages.js';
 
 /**
- * History-API routing over the page routes the server answers with the shell (`/`, `/needs-you`,
- * `/team/<id>`, `/signals`, `/federation`): links push a URL, back and forward pop one, and the app
- * re-renders the route's view. No hash, no reload.
+ * History-API routing over the pages the server answers with the shell (pages.ts): links push a URL,
+ * back and forward pop one, and the app re-renders the route's view. No hash, no reload.
  */
-export type Route =
-  | { view: 'board' }
-  | { view: 'needs-you' }
-  | { view: 'team'; team: string }
-  | { view: 'signals'; signal: string | null }
-  | { view: 'federation' }
-  | { view: 'not-found'; path: string };
-
-export function parseRoute(pathname: string, search: string): Route {
-  if (pathname === '/' || pathname === '') return { view: 'board' };
-  if (pathname === '/needs-you') return { view: 'needs-you' };
-  if (pathname === '/signals') return { view: 'signals', signal: new URLSearchParams(search).get('signal') };
-  if (pathname === '/federation') return { view: 'federation' };
-  const team = /^\/team\/([^/]+)$/.exec(pathname);
-  if (team?.[1]) return { view: 'team', team: decodeURIComponent(team[1]) };
-  return { view: 'not-found', path: pathname };
-}
-
-export const teamHref = (id: string) => `/team/${encodeURIComponent(id)}`;
-export const signalHref = (id: string) => `/signals?signal=${encodeURIComponent(id)}`;
+export type { Route };
 
 const listeners = new Set<() => void>();
 

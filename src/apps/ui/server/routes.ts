@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FedError } from '../../../core/errors.js';
 import type { ActionRefusal } from '../api-types.js';
+import { pageAt } from '../client/pages.js';
 import type { UiAssets } from './assets.js';
 import { reply, replyJson, replyText } from './replies.js';
 import { checkRequest, sessionCookie, tokenMatches, type Guard } from './security.js';
@@ -15,13 +16,11 @@ export interface RouteContext {
   api: (request: IncomingMessage, response: ServerResponse, url: URL) => Promise<boolean>;
 }
 
-/** The page routes: each serves the shell, which routes itself (`/team/<id>` shows that team). */
-const PAGE = /^\/(?:|needs-you|signals|federation|team\/[^/]+)$/;
-
 /** Answer one request: the guard first, then the route. */
 export async function route(request: IncomingMessage, response: ServerResponse, ctx: RouteContext): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://fed-ui.invalid');
-  const isPage = PAGE.test(url.pathname) && request.method !== 'POST';
+  // A page's path serves the shell, which routes itself (`/team/<id>` shows that team).
+  const isPage = pageAt(url.pathname) !== undefined && request.method !== 'POST';
   const exchange = isPage && url.searchParams.has('token');
   const refusal = checkRequest(request, ctx.guard, { exchange });
   if (refusal) return replyText(response, refusal.status, refusal.text);

@@ -7,7 +7,7 @@ import type { SignalBox, SignalMessage } from '../../../core/schema/signal.js';
 import type { Federation } from '../../../engine/context.js';
 import { DeliveryInspector } from '../../../engine/delivery/delivery-inspector.js';
 import { showSignal, type SignalReport } from '../../../engine/delivery/show-signal.js';
-import type { SignalParty } from '../../../core/resolve-party.js';
+import { everyParty, type SignalParty } from '../../../core/resolve-party.js';
 import type { SignalEntry } from '../../../ports/signal-transport.js';
 import type { SignalRow, SignalsView, SignalThreadView } from '../api-types.js';
 
@@ -98,8 +98,7 @@ function signalRow(message: SignalMessage, state: DeliveryState, replyTo: string
 
 /** Every inbox holds each signal once (an outbox copy is a record of the same send): the federation's signals. */
 function everyInbox(registry: Registry): PartyBox[] {
-  const parties = [{ id: META, entry: undefined }, ...registry.teams.map((t) => ({ id: t.domainId, entry: t }))];
-  return parties.map((party) => ({ party, box: 'inbox' }));
+  return everyParty(registry.teams).map((party) => ({ party, box: 'inbox' }));
 }
 
 async function teamBoxes(fed: Federation, registry: Registry, name: string): Promise<PartyBox[]> {

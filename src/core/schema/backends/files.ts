@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { BackendDocs } from './backend-docs.js';
+import type { BackendConfigEntry, BackendDocs } from './backend-docs.js';
 
 /** How `backend.type` names this backend. */
 export const FILES_BACKEND_TYPE = 'files';
@@ -9,3 +9,10 @@ export const filesBackendSchema = z.strictObject({ type: z.literal(FILES_BACKEND
 export type FilesBackendConfig = z.output<typeof filesBackendSchema>;
 
 export const filesBackendDocs: BackendDocs = { type: '`files` (the default)', fields: {} };
+
+/** Its entry in BACKENDS (core/schema/config.ts). */
+export const filesBackend = {
+  type: FILES_BACKEND_TYPE,
+  schema: filesBackendSchema,
+  docs: filesBackendDocs,
+} as const satisfies BackendConfigEntry;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { builtOnFirstUse, nonEmptyString } from '../common.js';
 import { describeUrlValue, describeValue } from '../problems.js';
-import type { BackendDocs } from './backend-docs.js';
+import type { BackendConfigEntry, BackendDocs } from './backend-docs.js';
 
 /** NATS client URLs as the Node transport takes them: `nats://host[:port]` or `tls://host[:port]`. */
 const NATS_URL_PATTERN = /^(nats|tls):\/\/[^\s/]+$/;
@@ -102,3 +102,10 @@ export const jetstreamBackendDocs: BackendDocs = {
     'backend.replicas': 'Copies of every stream and KV bucket; 3 on a 3-node cluster survives losing a node.',
   },
 };
+
+/** Its entry in BACKENDS (core/schema/config.ts). */
+export const jetstreamBackend = {
+  type: JETSTREAM_BACKEND_TYPE,
+  schema: jetstreamBackendSchema,
+  docs: jetstreamBackendDocs,
+} as const satisfies BackendConfigEntry;

@@ -1,13 +1,9 @@
 import { html } from 'htm/preact';
 import { useLiveStatus } from '../live.js';
-import type { Route } from '../router.js';
+import { PAGES, parseRoute, type Route } from '../pages.js';
 
-const LINKS: { href: string; label: string; view: Route['view'] }[] = [
-  { href: '/', label: 'Board', view: 'board' },
-  { href: '/needs-you', label: 'Needs you', view: 'needs-you' },
-  { href: '/signals', label: 'Signals', view: 'signals' },
-  { href: '/federation', label: 'Federation', view: 'federation' },
-];
+/** The pages with a link, each marked current while its view is shown. */
+const LINKS = PAGES.flatMap(({ nav }) => (nav ? [{ ...nav, view: parseRoute(nav.href, '').view }] : []));
 
 const STATUS_TEXT = {
   connecting: 'connecting…',

@@ -1,7 +1,8 @@
 import { html } from 'htm/preact';
 import type { SignalRow } from '../../api-types.js';
 import { formatRelative } from '../format.js';
-import { navigate, signalHref, teamHref } from '../router.js';
+import { signalHref, teamHref } from '../pages.js';
+import { navigate } from '../router.js';
 import { StateBadge } from './state-badge.js';
 
 /** Signals as rows, each with its delivery state; a row opens the signal's thread. */

@@ -1,7 +1,8 @@
 import { html } from 'htm/preact';
 import type { TeamCard as TeamCardData } from '../../api-types.js';
 import { formatCost, formatRelative } from '../format.js';
-import { navigate, teamHref } from '../router.js';
+import { teamHref } from '../pages.js';
+import { navigate } from '../router.js';
 import { ActionButtons } from './action-buttons.js';
 import { StateBadge } from './state-badge.js';
 

@@ -5,7 +5,7 @@ import { ActionButtons } from '../components/action-buttons.js';
 import { Markdown } from '../components/markdown-view.js';
 import { ViewStatus } from '../components/view-status.js';
 import { formatRelative, formatTime } from '../format.js';
-import { signalHref, teamHref } from '../router.js';
+import { signalHref, teamHref } from '../pages.js';
 import { touches, useView } from '../use-view.js';
 
 const KIND_LABELS: Record<NeedsYouEntry['kind'], string> = {

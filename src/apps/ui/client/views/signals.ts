@@ -7,7 +7,7 @@ import { SignalTable } from '../components/signal-table.js';
 import { StateBadge } from '../components/state-badge.js';
 import { ViewStatus } from '../components/view-status.js';
 import { formatTime } from '../format.js';
-import { signalHref, teamHref } from '../router.js';
+import { signalHref, teamHref } from '../pages.js';
 import { touches, useView } from '../use-view.js';
 
 export const SIGNALS_PAGE = 100;
