@@ -12,38 +12,42 @@ describe('an importHook that never settles', () => {
   it('onInit is timed out with a message naming the hook file', async () => {
     const root = tempDir();
     writeFileSync(join(root, 'hang.mjs'), 'export function onInit() { return new Promise(() => {}); }\n');
-    await expect(loadHooks(root, { ...config, importHook: 'hang.mjs' }, 'launch', { timeoutMs: 200 })).rejects.toThrow(
-      `importHook ${join(root, 'hang.mjs')}: onInit timed out: it did not settle within 200 ms; fix the hook or remove importHook`,
+    await expect(
+      loadHooks(root, { ...config, importHook: 'hang.mjs' }, 'launch', { timeoutMs: 2_000 }),
+    ).rejects.toThrow(
+      `importHook ${join(root, 'hang.mjs')}: onInit timed out: it did not settle within 2000 ms; fix the hook or remove importHook`,
     );
   });
 
   it('a notification hook is timed out and becomes a warning', async () => {
     const root = tempDir();
     writeFileSync(join(root, 'hang.mjs'), 'export function onSignal() { return new Promise(() => {}); }\n');
-    const hooks = await loadHooks(root, { ...config, importHook: 'hang.mjs' }, 'actors', { timeoutMs: 200 });
+    const hooks = await loadHooks(root, { ...config, importHook: 'hang.mjs' }, 'actors', { timeoutMs: 2_000 });
     expect(await hooks.notify('onSignal', {} as never)).toBe(
-      `importHook ${join(root, 'hang.mjs')}: onSignal timed out: it did not settle within 200 ms; fix the hook or remove importHook`,
+      `importHook ${join(root, 'hang.mjs')}: onSignal timed out: it did not settle within 2000 ms; fix the hook or remove importHook`,
     );
   });
 
   it('a module that loops forever as it is imported is timed out, naming the hook file', async () => {
     const root = tempDir();
     writeFileSync(join(root, 'spin.mjs'), 'for (;;) {}\nexport function onInit() {}\n');
-    await expect(loadHooks(root, { ...config, importHook: 'spin.mjs' }, 'launch', { timeoutMs: 500 })).rejects.toThrow(
-      `importHook ${join(root, 'spin.mjs')}: loading the module timed out: it did not settle within 500 ms; fix the hook or remove importHook`,
+    await expect(
+      loadHooks(root, { ...config, importHook: 'spin.mjs' }, 'launch', { timeoutMs: 2_000 }),
+    ).rejects.toThrow(
+      `importHook ${join(root, 'spin.mjs')}: loading the module timed out: it did not settle within 2000 ms; fix the hook or remove importHook`,
     );
   });
 
   it('a hook that loops forever (synchronously) is timed out: onInit an error, a notification a warning', async () => {
     const root = tempDir();
     writeFileSync(join(root, 'spin.mjs'), 'export function onInit() { for (;;) {} }\n');
-    await expect(loadHooks(root, { ...config, importHook: 'spin.mjs' }, 'launch', { timeoutMs: 500 })).rejects.toThrow(
-      `importHook ${join(root, 'spin.mjs')}: onInit timed out: it did not settle within 500 ms`,
-    );
+    await expect(
+      loadHooks(root, { ...config, importHook: 'spin.mjs' }, 'launch', { timeoutMs: 2_000 }),
+    ).rejects.toThrow(`importHook ${join(root, 'spin.mjs')}: onInit timed out: it did not settle within 2000 ms`);
     writeFileSync(join(root, 'spin-signal.mjs'), 'export function onSignal() { while (true) {} }\n');
-    const hooks = await loadHooks(root, { ...config, importHook: 'spin-signal.mjs' }, 'actors', { timeoutMs: 500 });
+    const hooks = await loadHooks(root, { ...config, importHook: 'spin-signal.mjs' }, 'actors', { timeoutMs: 2_000 });
     expect(await hooks.notify('onSignal', {} as never)).toBe(
-      `importHook ${join(root, 'spin-signal.mjs')}: onSignal timed out: it did not settle within 500 ms; fix the hook or remove importHook`,
+      `importHook ${join(root, 'spin-signal.mjs')}: onSignal timed out: it did not settle within 2000 ms; fix the hook or remove importHook`,
     );
   });
 

@@ -8,8 +8,12 @@ import { tempDir } from '../helpers/temp-dir.js';
 
 const WRITERS = 8;
 const WRITES_EACH = 25;
-/** Writers give up if one lock acquisition waits longer: a dead holder must not block them for long. */
-const LOCK_WAIT_MS = 8_000;
+/**
+ * Writers give up if one lock acquisition waits longer. The SIGKILLed holder below is taken over at once (its
+ * process is gone: test/integration/lock.test.ts shows it); this bound only says no live writer starves,
+ * and it is wide because 8 writers on a loaded 2-core machine each wait behind the other 7 many times.
+ */
+const LOCK_WAIT_MS = 30_000;
 
 describe('registry under concurrent writer processes', () => {
   it(`${WRITERS} processes × ${WRITES_EACH} writes: nothing lost, lockVersion = writes, readers never see torn JSON or a version going back`, async () => {
