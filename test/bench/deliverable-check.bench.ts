@@ -24,6 +24,13 @@ function shape(unit: string, times = Number.POSITIVE_INFINITY): string {
   return text;
 }
 
+/** `line` up to the line limit, in paragraphs of as many lines as one may have. */
+function paragraphs(line: string): string {
+  const paragraph = `${`${line}\n`.repeat(MARKDOWN_LIMITS.paragraphLines - 1)}\n`;
+  const count = Math.floor((MARKDOWN_LIMITS.lines - 10) / MARKDOWN_LIMITS.paragraphLines);
+  return `${HEAD}${paragraph.repeat(count)}${`${line}\n`.repeat(MARKDOWN_LIMITS.lines - 10 - count * MARKDOWN_LIMITS.paragraphLines)}`;
+}
+
 const SHAPES: Record<string, string> = {
   // Refused before parsing (each took 49–91 s before the limits).
   '`x` lines ×125 000': `${HEAD}${'x\n'.repeat(125_000)}`,
@@ -33,7 +40,13 @@ const SHAPES: Record<string, string> = {
   '`[a]` ×80 000': `${HEAD}${'[a]'.repeat(80_000)}`,
   // The worst inside the limits.
   prose: shape(''),
-  'short lines at the line limit': `${HEAD}${'a word.\n'.repeat(MARKDOWN_LIMITS.lines - 10)}`,
+  // 8 000 short lines in one paragraph took 2.1 s to check: now refused by the paragraph's lines.
+  'short lines at the line limit, one paragraph': `${HEAD}${'a word.\n'.repeat(MARKDOWN_LIMITS.lines - 10)}`,
+  'short lines at the line limit, paragraphs at their limit': paragraphs('a word.'),
+  'the byte and line limits filled, paragraphs at their limit': paragraphs(
+    'abcd '.repeat(Math.floor((BYTES - HEAD.length) / MARKDOWN_LIMITS.lines / 5) - 1).trim(),
+  ),
+  'the byte limit filled, one paragraph at its limit': `${HEAD}${`${'abcd '.repeat(Math.floor((BYTES - HEAD.length) / MARKDOWN_LIMITS.paragraphLines / 5) - 1).trim()}\n`.repeat(MARKDOWN_LIMITS.paragraphLines - 1)}`,
   '`<` at the markup limit': shape('<', MARKDOWN_LIMITS.markupChars - 10),
   '`|` at the "|" limit': shape('|', MARKDOWN_LIMITS.pipes - 10),
   '`&#` at the markup limit': shape('&#', MARKDOWN_LIMITS.markupChars - 10),

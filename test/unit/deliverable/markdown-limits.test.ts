@@ -183,8 +183,30 @@ describe('Markdown limits: what the parser spends most on, counted before it run
   });
 
   it('lines: at the limit passes, one more is refused', () => {
-    expect(markdownLimitProblem('x\n'.repeat(lines - 1))).toBeUndefined();
-    expect(markdownLimitProblem('x\n'.repeat(lines))).toMatch(/^it has 8001 lines, over the limit of 8000/);
+    // Paragraphs of two lines, so only the document's lines come near a bound.
+    const paragraphs = `${'x\nx\n\n'.repeat((lines - 2) / 3)}x\n`;
+    expect(paragraphs.split('\n')).toHaveLength(lines);
+    expect(markdownLimitProblem(paragraphs)).toBeUndefined();
+    expect(markdownLimitProblem(`${paragraphs}\n`)).toMatch(/^it has 8001 lines, over the limit of 8000/);
+  });
+
+  it("a paragraph's lines: at the limit passes, one more is refused; blank lines, fences and table rows end or skip none", () => {
+    const { paragraphLines } = MARKDOWN_LIMITS;
+    // 8 000 short lines in one paragraph took 2.5 s to parse (GFM's autolinks), 256 KiB of prose 0.3 s.
+    const paragraph = (n: number) => 'a word.\n'.repeat(n);
+    expect(markdownLimitProblem(`# T\n\n${paragraph(paragraphLines)}\n${paragraph(paragraphLines)}`)).toBeUndefined();
+    expect(markdownLimitProblem(`# T\n\n${paragraph(paragraphLines + 1)}`)).toMatch(
+      /^line 1003 makes a paragraph of 1001 lines without a blank line, over the limit of 1000/,
+    );
+    expect(
+      markdownLimitProblem(`# T\n\n${paragraph(paragraphLines)}\`\`\`\n${paragraph(10)}\`\`\`\n${paragraph(10)}`),
+    ).toBeUndefined();
+    expect(markdownLimitProblem(`# T\n\n${paragraph(paragraphLines)}| a | b |\n${paragraph(1)}`)).toMatch(
+      /^line 1004 makes a paragraph of 1001 lines/,
+    );
+    expect(() => checkMarkdownText(`# T\n\n${paragraph(8_000 - 4)}`, undefined, undefined, 'long.md')).toThrow(
+      /long\.md is refused before it is checked: line 1003 makes a paragraph of 1001 lines/,
+    );
   });
 
   it('markup characters, "[" and "|": at each limit passes, one more is refused; fenced code is not counted', () => {
@@ -200,11 +222,11 @@ describe('Markdown limits: what the parser spends most on, counted before it run
 
 describe('word count of long text', () => {
   it('is the same when a paragraph is longer than what is segmented at once', () => {
-    const paragraph = `${'word, another word; 東京 and more.\n'.repeat(2_000)}`;
+    const paragraph = `${'word, another word; 東京 and more.\n'.repeat(MARKDOWN_LIMITS.paragraphLines)}`;
     const words = new Intl.Segmenter('en', { granularity: 'word' });
     // Counted line by line (a line break always ends a word): segmented whole, the text takes minutes.
     const line = 'word, another word; 東京 and more.';
-    const expected = 2_000 * [...words.segment(line)].filter((s) => s.isWordLike).length;
+    const expected = MARKDOWN_LIMITS.paragraphLines * [...words.segment(line)].filter((s) => s.isWordLike).length;
     expect(checkMarkdownText(`# T\n\n${paragraph}`).summary.word_count).toBe(expected + 1);
   });
 });
