@@ -52,6 +52,8 @@ const CONTAINER_MARKER = />[ \t]*|([-*+]|\d{1,9}[.)])(?:[ \t]+|$)/y;
 /** `- - -`, `* * *`, `___`: a horizontal rule, not three list markers. */
 const THEMATIC_BREAK = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
 /** The opening (and closing) line of a fenced code block, whose lines are not Markdown structure. */
+/** An ATX heading's line. */
+const HEADING = /^[ \t]{0,3}#{1,6}(?:[ \t]|$)/;
 const FENCE = /^ {0,3}(`{3,}(?=[^`]*$)|~{3,})/;
 
 interface LineNesting {
@@ -158,6 +160,8 @@ export function markdownLimitProblem(text: string): string | undefined {
     // Link text does not span a blank line: unclosed brackets of a paragraph end with it.
     if (line.trim() === '') brackets = 0;
     if (line.trim() === '' || inFence || opening !== undefined) paragraphLines = 0;
+    // A list item or a heading starts a block of its own: a tight list of many items is not one paragraph.
+    else if ((nesting?.lists ?? 0) > 0 || HEADING.test(line)) paragraphLines = 1;
     else if (!line.includes('|')) paragraphLines++;
     if (paragraphLines > MARKDOWN_LIMITS.paragraphLines)
       return `${at} makes a paragraph of ${paragraphLines} lines without a blank line, over the limit of ${MARKDOWN_LIMITS.paragraphLines} (checking time grows faster than a paragraph's lines); separate paragraphs with blank lines, or put the text in a code block`;

@@ -204,6 +204,10 @@ describe('Markdown limits: what the parser spends most on, counted before it run
     expect(markdownLimitProblem(`# T\n\n${paragraph(paragraphLines)}| a | b |\n${paragraph(1)}`)).toMatch(
       /^line 1004 makes a paragraph of 1001 lines/,
     );
+    // Each item of a tight list, and each heading, is a block of its own.
+    expect(markdownLimitProblem(`# T\n\n${'- an item\n'.repeat(900)}${paragraph(900)}`)).toBeUndefined();
+    expect(markdownLimitProblem(`# T\n\n${'1. an item\n'.repeat(900)}${paragraph(900)}`)).toBeUndefined();
+    expect(markdownLimitProblem(`# T\n${'## H\nline\n'.repeat(700)}`)).toBeUndefined();
     expect(() => checkMarkdownText(`# T\n\n${paragraph(8_000 - 4)}`, undefined, undefined, 'long.md')).toThrow(
       /long\.md is refused before it is checked: line 1003 makes a paragraph of 1001 lines/,
     );
