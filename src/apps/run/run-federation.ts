@@ -1,24 +1,18 @@
 import { availableParallelism } from 'node:os';
+import { loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
 import { viewLifecycle } from '../../engine/actors/lifecycle-view.js';
 import { setTeamStatus } from '../../engine/actors/team-status-command.js';
-import { lifecycleFor } from '../../engine/archetypes/catalog.js';
 import { RefusedError } from '../../core/errors.js';
 import { reportedTeams, writeFederationReport } from '../plan/federation-report.js';
 import type { LaunchResult } from '../../engine/hooks/federation-hooks.js';
 import { launchTeam } from '../launch/launch-team.js';
-import { finishOrphanedRun } from '../launch/prepare/finish-orphaned-run.js';
 import { refuseOverBudget } from '../launch/prepare/federation-budget.js';
 import type { LaunchOptions } from '../launch/launch-options.js';
 import { WorkflowTrace } from '../launch/run-trace.js';
-import { readLastRun } from '../launch/run-records.js';
-import { pausesTeam, STOPPED_FOR_PAUSE } from '../launch/judge/run-outcome.js';
-import { readFederationJournal } from '../../engine/federation/federation-journal.js';
-import { getTeam, statusOf } from '../../core/find-team.js';
+import { getTeam } from '../../core/find-team.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
-import type { RegistryEntry } from '../../core/schema/registry.js';
-import { awaitsApply, loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
-import { stateOf } from '../../engine/actors/state-of.js';
-import { newMissionFor, startRunForNewMission } from './team-retry.js';
+import { startRunForNewMission } from './team-retry.js';
+import { judgeTeam, type Candidate } from './team-judgement.js';
 import {
   DEFAULT_MAX_WAIT_MS,
   deferredPastDeadline,
@@ -95,82 +89,6 @@ export interface RunSummary {
   warnings: string[];
 }
 
-interface Candidate {
-  team: RegistryEntry;
-  /** Why it is not run; undefined when it is. */
-  skip?: string;
-  resume: boolean;
-  /** A complete team that was sent a new mission: a new run of its lifecycle starts first. */
-  newRun?: boolean;
-  /** Paused by a rate limit: resumed once this time (ISO) has passed. */
-  resumeAt?: string;
-}
-
-/** Whether a team is run; a team whose files cannot be read is skipped with why, never stops the others. */
-async function judge(fed: Federation, backend: FederationBackend, team: RegistryEntry): Promise<Candidate> {
-  try {
-    // A completed run a dead launcher left is finished first (its report to meta, once).
-    await finishOrphanedRun(fed, team);
-    return await judgeReadable(fed, backend, team);
-  } catch (error) {
-    return { team, skip: `its files cannot be read: ${(error as Error).message}`, resume: false };
-  }
-}
-
-/** Whether a team is run, from its registry status, lifecycle, mission and last run. */
-async function judgeReadable(fed: Federation, backend: FederationBackend, team: RegistryEntry): Promise<Candidate> {
-  const status = statusOf(team);
-  if (status === 'archived') return { team, skip: 'archived', resume: false };
-  if (!lifecycleFor(team.archetypeId))
-    return { team, skip: `archetype ${team.archetypeId} has no lifecycle`, resume: false };
-  const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
-  const state = stateOf(lifecycle.snapshot);
-  if (state === 'complete' && (await newMissionFor(backend, team))) return { team, resume: false, newRun: true };
-  if (lifecycle.snapshot.status !== 'active')
-    return {
-      team,
-      skip: `already ${state}${state === 'failed' ? ` (retry it: fed team retry ${team.domainId})` : ''}`,
-      resume: false,
-    };
-  // A mission applied, or a directive waiting to be applied (the launch's consumer applies it first).
-  const waiting = (await backend.signals.inbox({ id: team.domainId, entry: team }).list()).signals.some(
-    (s) => s.message.type === 'directive' && awaitsApply(lifecycle.envelope, s.message),
-  );
-  if (!lifecycle.snapshot.context.mission && !waiting) {
-    return {
-      team,
-      skip: `no mission (send one: fed signal send --to ${team.domainId} --type directive --subject "<mission>")`,
-      resume: false,
-    };
-  }
-  if (status === 'paused') {
-    if (state === 'paused' && (await pausedByLaunch(backend, team)))
-      return { team, resume: true, resumeAt: readLastRun(team.location)?.resumeAt ?? undefined };
-    return { team, skip: `paused by hand (resume it first: fed team resume ${team.domainId})`, resume: false };
-  }
-  return { team, resume: false };
-}
-
-/**
- * Whether the team is paused because its last launch paused it (Ctrl-C, a limit, a rate limit — its own
- * or its CLI account's, met before the agent started — a crash after progress) — the run picks such a
- * team up again, a rate-limited one once its `resumeAt` has passed — rather than by hand: a pause that
- * stopped the run, or a status change since it ended, is someone's decision, and is left alone.
- */
-async function pausedByLaunch(backend: FederationBackend, team: RegistryEntry): Promise<boolean> {
-  const last = readLastRun(team.location);
-  if (
-    !last ||
-    last.stateAfter !== 'paused' ||
-    !pausesTeam(last.outcome, last.progressed) ||
-    last.reason === STOPPED_FOR_PAUSE
-  )
-    return false;
-  return !(await readFederationJournal(backend)).some(
-    (r) => r.team === team.domainId && r.kind === 'status' && Date.parse(r.at) > Date.parse(last.endedAt),
-  );
-}
-
 export async function runFederation(fed: Federation, options: RunFederationOptions): Promise<RunSummary> {
   const parallel = options.parallel ?? availableParallelism();
   // A run launches teams and sends for as long as they run: its sends check a watched registry.
@@ -183,7 +101,7 @@ export async function runFederation(fed: Federation, options: RunFederationOptio
   const named = options.teams?.length ? options.teams.map((name) => getTeam(registry, name)) : undefined;
   const candidates: Candidate[] = [];
   for (const team of named ?? registry.teams)
-    candidates.push(deferredPastDeadline(await judge(fed, backend, team), waitDeadline));
+    candidates.push(deferredPastDeadline(await judgeTeam(fed, team), waitDeadline));
   if (named) {
     // A team waiting for a rate limit to reset after the deadline is not refused: it is paused, not wrong.
     const refused = candidates.filter((c) => c.skip && !c.resumeAt);
@@ -352,7 +270,7 @@ interface Queued extends Waiting {
 async function rejudged(fed: Federation, backend: FederationBackend, queued: Queued): Promise<Candidate> {
   if (queued.notBefore === 0) return queued.candidate;
   // Its registry entry as it is now (its status changed since the run read it: its launch paused it).
-  return judge(fed, backend, getTeam(await backend.registry.read(), queued.candidate.team.domainId));
+  return judgeTeam(fed, getTeam(await backend.registry.read(), queued.candidate.team.domainId));
 }
 
 /** Ctrl-C while teams wait for a reset: they stay paused with their resumeAt; those never started say so. */
