@@ -12,6 +12,7 @@ export const COMMAND_NAMES = [
   'actors',
   'plan',
   'run',
+  'serve',
   'launch',
   'runs',
   'monitor',

@@ -29,6 +29,10 @@ const COMMANDS: Record<CommandName, () => Promise<Register>> = {
     const { registerRun } = await import('./commands/run.js');
     return (program, io) => registerRun(program, io, runCli);
   },
+  serve: async () => {
+    const { registerServe } = await import('./commands/serve.js');
+    return (program, io) => registerServe(program, io, runCli);
+  },
   launch: async () => {
     const { registerLaunch } = await import('./commands/launch.js');
     return (program, io) => registerLaunch(program, io, runCli);

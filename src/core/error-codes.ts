@@ -37,6 +37,7 @@ export type FedErrorCode =
   | 'GIT_BUSY'
   | 'ONBOARDING_BUSY'
   | 'TEAM_BUSY'
+  | 'SERVE_RUNNING'
   // Backends: reaching one, what one supports, moving a federation between them.
   | 'BACKEND_UNAVAILABLE'
   | 'ARCHIVE_UNSUPPORTED'

@@ -23,6 +23,9 @@ export const FED_DIR = '.fed';
 /** The federation's plan, as meta keeps it (the dashboard shows it). */
 export const PLAN_FILE = 'plan.json';
 
+/** `fed serve`'s leases, one per machine serving the federation. */
+export const SERVE_DIR = 'serve';
+
 /**
  * The paths under one folder (kept compact: see flattened and workspacePaths), computed once per folder
  * and frozen: a command asks for the same team's paths dozens of times, and each set is ~30 paths.
@@ -68,8 +71,14 @@ export const federationPaths = memoisedPaths((root: string) =>
     onboarding: join(root, FED_DIR, ONBOARDING_DIR),
     /** The rate limits CLI accounts met, one file per account, until they reset (`src/core/schema/account-limit.ts`). */
     accountLimits: join(root, FED_DIR, LAUNCH_DIR, ACCOUNT_LIMITS_DIR),
+    /** `fed serve`'s lease on this machine, one per host name: a second server for the same federation is refused. */
+    serve: join(root, FED_DIR, SERVE_DIR),
   }),
 );
+
+/** The lease of the `fed serve` that runs the federation on `host`: its name encoded, so any host name is one file name. */
+export const serveLeasePath = (root: string, host: string) =>
+  join(federationPaths(root).serve, `${encodeURIComponent(host)}.lock`);
 
 /** The file of `account`'s rate limit: its name encoded, so any account name is one plain file name. */
 export const accountLimitPath = (root: string, account: string) =>

@@ -39,6 +39,12 @@ export interface RunActorsOptions extends ConsumerOptions {
    * The results returned then carry no steps.
    */
   streamSteps?: boolean;
+  /**
+   * While watching, a `wake` event on it makes every team's actor consume now: what a process that holds
+   * the actors and changes a lifecycle itself uses (`fed serve` starting a new run, whose mission waits in
+   * the envelope's held list, not in an inbox arrival that would wake the actor).
+   */
+  wakeOn?: EventTarget;
 }
 
 interface RunningTeam {
@@ -117,6 +123,7 @@ export async function runActors(fed: Federation, options: RunActorsOptions = {})
     const wakeUp = arrivals.wake;
     const timer = setInterval(wakeUp, options.rescanMs ?? 1_000);
     options.signal?.addEventListener('abort', wakeUp);
+    options.wakeOn?.addEventListener('wake', wakeUp);
     try {
       for (const team of running.values()) watchTeam(team, wakeUp);
       while (!options.signal?.aborted) {
@@ -130,6 +137,7 @@ export async function runActors(fed: Federation, options: RunActorsOptions = {})
     } finally {
       clearInterval(timer);
       options.signal?.removeEventListener('abort', wakeUp);
+      options.wakeOn?.removeEventListener('wake', wakeUp);
     }
     return [...results.values()];
   } finally {

@@ -25,15 +25,17 @@ export async function acquireLeases(team: RegistryEntry): Promise<{ consumes: bo
 
 /**
  * Give the running actor consumer a moment to apply the signals waiting in the inbox (the mission may be
- * among them); after a few seconds the launch goes on with what is applied.
+ * among them) or held in the envelope (a new run's mission); after a few seconds the launch goes on with
+ * what is applied.
  */
 export async function waitForConsumer(backend: FederationBackend, team: RegistryEntry, limitMs = 5_000): Promise<void> {
   const inbox = backend.signals.inbox({ id: team.domainId, entry: team });
   const deadline = Date.now() + limitMs;
   while (Date.now() < deadline) {
     const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
-    const waiting = (await inbox.list()).signals.some((s) => awaitsApply(lifecycle.envelope, s.message));
-    if (!waiting || lifecycle.snapshot.value === 'paused') return;
+    if (lifecycle.snapshot.value === 'paused') return;
+    const held = (lifecycle.envelope.held?.length ?? 0) > 0;
+    if (!held && !(await inbox.list()).signals.some((s) => awaitsApply(lifecycle.envelope, s.message))) return;
     await sleep(100);
   }
 }

@@ -1,0 +1,303 @@
+import { RefusedError } from '../../core/errors.js';
+import type { RegistryEntry } from '../../core/schema/registry.js';
+import type { Federation } from '../../engine/context.js';
+import type { LaunchResult } from '../../engine/hooks/federation-hooks.js';
+import { wakeLatch } from '../../infra/watch/wake-latch.js';
+import { accountOf } from '../launch/account-limit.js';
+import { refuseOverBudget } from '../launch/prepare/federation-budget.js';
+import { readLastRun } from '../launch/run-records.js';
+import type { Candidate } from '../run/team-judgement.js';
+import { AccountRamp } from './account-ramp.js';
+import type { ServeEvent } from './serve-events.js';
+import { workFor, type TeamWork } from './team-work.js';
+
+/** How one dispatched launch ended, as the dispatcher needs it. */
+export type LaunchEnd =
+  | { ok: true; result: Pick<LaunchResult, 'outcome' | 'state' | 'reason'> & { resumeAt: string | null } }
+  | { ok: false; reason: string };
+
+/** Run one team's launch until it ends; `signal` aborting stops its agent and pauses the team. */
+export type LaunchOne = (candidate: Candidate, signal: AbortSignal) => Promise<LaunchEnd>;
+
+export interface DispatcherOptions {
+  /** At most this many agents at once. */
+  capacity: number;
+  launch: LaunchOne;
+  onEvent: (event: ServeEvent) => void;
+  /** The first retry of a team whose launch did not finish its work waits this long, doubling each time. */
+  backoffMs?: number;
+  ramp?: AccountRamp;
+}
+
+interface Running {
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+/** The longest a team whose launches keep ending unfinished waits before it is tried again. */
+const MAX_BACKOFF_MS = 30 * 60_000;
+/** How often a federation whose budget is spent is checked again (a person may have raised it). */
+const BUDGET_RECHECK_MS = 60_000;
+
+/**
+ * `fed serve`'s dispatcher: which teams have work (judged again only when something about them changed),
+ * and a launch for each, oldest work first, at most `capacity` at once, one per team. A team whose launch
+ * ended without finishing or pausing for a known reset (a crash, an agent that exits early, a launch
+ * refused) is tried again after a backoff that doubles, so a broken agent never spins.
+ */
+export class Dispatcher {
+  private readonly running = new Map<string, Running>();
+  private readonly queue = new Map<string, TeamWork>();
+  private readonly backoff = new Map<string, { failures: number; until: number }>();
+  /** The last waiting or skipped line told per team: said again only when it changes. */
+  private readonly told = new Map<string, string>();
+  private readonly ramp: AccountRamp;
+  private readonly latch = wakeLatch();
+  private dirtyAll = true;
+  private readonly dirty = new Set<string>();
+  private dispatching = true;
+  private budgetRefusal: { message: string; until: number } | undefined;
+
+  constructor(
+    private readonly fed: Federation,
+    private readonly options: DispatcherOptions,
+  ) {
+    this.ramp = options.ramp ?? new AccountRamp();
+  }
+
+  /** Something about `team` (or, without one, about any team or the registry) changed: judge it again. */
+  changed(team?: string): void {
+    if (team === undefined) this.dirtyAll = true;
+    else this.dirty.add(team);
+    this.latch.wake();
+  }
+
+  /** The teams whose agents run now. */
+  runningTeams(): string[] {
+    return [...this.running.keys()];
+  }
+
+  queuedCount(): number {
+    return this.queue.size;
+  }
+
+  /** Judge and dispatch until `signal` aborts; then start nothing more (running launches go on: see `stop`). */
+  async run(signal: AbortSignal): Promise<void> {
+    const wake = () => this.latch.wake();
+    signal.addEventListener('abort', wake);
+    try {
+      while (!signal.aborted) {
+        await this.judgeChanged();
+        if (signal.aborted) break;
+        await this.startReady();
+        await this.latch.wait(this.nextTimerMs());
+      }
+    } finally {
+      this.dispatching = false;
+      signal.removeEventListener('abort', wake);
+    }
+  }
+
+  /**
+   * Stop: wait up to `graceMs` for the running agents to finish, then stop the rest (each launch pauses
+   * its team, to resume its session later). `now` cuts the wait short. Returns the teams stopped.
+   */
+  async stop(graceMs: number, now: AbortSignal): Promise<string[]> {
+    this.dispatching = false;
+    const settled = Promise.all([...this.running.values()].map((r) => r.done));
+    await waitUntil(settled, graceMs, now);
+    const stopped = [...this.running.keys()];
+    for (const running of this.running.values()) running.controller.abort();
+    await settled;
+    return stopped;
+  }
+
+  private async judgeChanged(): Promise<void> {
+    const registry = await this.fed.backend.registry.read();
+    const judged = this.dirtyAll ? registry.teams : registry.teams.filter((t) => this.dirty.has(t.domainId));
+    if (this.dirtyAll) {
+      // Teams removed from the registry leave the queue.
+      const known = new Set(registry.teams.map((t) => t.domainId));
+      for (const team of this.queue.keys()) if (!known.has(team)) this.queue.delete(team);
+    }
+    this.dirtyAll = false;
+    this.dirty.clear();
+    for (const team of judged) {
+      if (this.running.has(team.domainId)) continue;
+      await this.judge(team);
+    }
+  }
+
+  private async judge(team: RegistryEntry): Promise<void> {
+    const judged = await workFor(this.fed, team);
+    if (judged.work) {
+      this.queue.set(team.domainId, judged.work);
+      return;
+    }
+    this.queue.delete(team.domainId);
+    this.told.delete(team.domainId);
+    // Only what a person should look at is said: a team whose files cannot be read. Teams without work
+    // (no mission, finished, paused by hand, waiting on a review) are the normal quiet case.
+    if (judged.skip.startsWith('its files cannot be read')) this.tell(team.domainId, 'skipped', judged.skip, null);
+  }
+
+  /** Start every queued team whose time has come, oldest work first, while there is capacity. */
+  private async startReady(): Promise<void> {
+    const now = Date.now();
+    const waiting = [...this.queue.values()].sort((a, b) => a.since - b.since);
+    if (waiting.length > 0 && !(await this.budgetAllows(now))) return;
+    for (const work of waiting) {
+      if (!this.dispatching) return;
+      const team = work.candidate.team.domainId;
+      const at = this.startAt(work);
+      if (at > now) {
+        this.tell(team, 'waiting', this.whyLater(work, at), new Date(at).toISOString());
+        continue;
+      }
+      if (this.running.size >= this.options.capacity) {
+        this.tell(team, 'waiting', `for capacity (${this.running.size} of ${this.options.capacity} running)`, null);
+        continue;
+      }
+      // Judged again right before it starts: a person may have paused or finished it since.
+      const fresh = await workFor(this.fed, await this.fed.team(team));
+      if (!fresh.work) {
+        this.queue.delete(team);
+        continue;
+      }
+      this.start(fresh.work);
+    }
+  }
+
+  /** When a team with work may start (ms): its reset, its backoff, its account's ramp. */
+  private startAt(work: TeamWork): number {
+    const backoff = this.backoff.get(work.candidate.team.domainId)?.until ?? 0;
+    const account = this.rampAccount(work);
+    const ramp = account ? this.ramp.slot(account, work.notBefore) : work.notBefore;
+    return Math.max(backoff, ramp);
+  }
+
+  private whyLater(work: TeamWork, at: number): string {
+    const team = work.candidate.team.domainId;
+    const backoff = this.backoff.get(team);
+    if (backoff && backoff.until >= at)
+      return `its last ${backoff.failures === 1 ? 'launch' : `${backoff.failures} launches`} ended with the work unfinished; tried again`;
+    const account = this.rampAccount(work);
+    if (account && at > work.notBefore)
+      return `account ${account}'s rate limit has reset; its teams resume ${Math.round(this.ramp.gapOf(account) / 1000)} s apart`;
+    return 'a rate limit; resumed at its reset';
+  }
+
+  /** The CLI account of a team resuming from a rate limit: the teams of its ramp. */
+  private rampAccount(work: TeamWork): string | undefined {
+    if (work.kind !== 'resume' || !work.notBefore) return undefined;
+    const preset = readLastRun(work.candidate.team.location)?.preset;
+    return preset ? accountOf(this.fed.config, preset) : undefined;
+  }
+
+  private start(work: TeamWork): void {
+    const team = work.candidate.team.domainId;
+    this.queue.delete(team);
+    this.told.delete(team);
+    const account = this.rampAccount(work);
+    if (account) this.ramp.started(account, Date.now());
+    const controller = new AbortController();
+    const started = Date.now();
+    const done = this.options
+      .launch(work.candidate, controller.signal)
+      .catch((error: unknown): LaunchEnd => ({ ok: false, reason: (error as Error).message }))
+      .then((end) => this.ended(team, end, started, account));
+    this.running.set(team, { controller, done });
+    this.options.onEvent({
+      kind: 'dispatched',
+      at: new Date(started).toISOString(),
+      team,
+      work: work.kind,
+      subject: work.subject,
+      running: this.running.size,
+      queued: this.queue.size,
+    });
+  }
+
+  private ended(team: string, end: LaunchEnd, started: number, account: string | undefined): void {
+    this.running.delete(team);
+    const at = new Date().toISOString();
+    const durationMs = Date.now() - started;
+    if (!end.ok) {
+      this.options.onEvent({
+        kind: 'ended',
+        at,
+        team,
+        outcome: 'error',
+        state: null,
+        reason: end.reason,
+        resumeAt: null,
+        durationMs,
+      });
+    } else {
+      const { outcome, state, reason, resumeAt } = end.result;
+      this.options.onEvent({ kind: 'ended', at, team, outcome, state, reason, resumeAt, durationMs });
+    }
+    const resumeAt = end.ok ? end.result.resumeAt : null;
+    if (account) this.ramp.ended(account, resumeAt !== null && Date.parse(resumeAt) > Date.now());
+    const finished = end.ok && (end.result.outcome === 'complete' || end.result.outcome === 'waiting');
+    // Paused until a known reset, or failed (a person retries it): nothing to back off from.
+    const waitsForReset = end.ok && resumeAt !== null;
+    if (finished || waitsForReset || (end.ok && end.result.outcome === 'failed')) this.backoff.delete(team);
+    else if (this.dispatching) {
+      const failures = (this.backoff.get(team)?.failures ?? 0) + 1;
+      const base = this.options.backoffMs ?? 30_000;
+      this.backoff.set(team, { failures, until: Date.now() + Math.min(MAX_BACKOFF_MS, base * 2 ** (failures - 1)) });
+    }
+    this.changed(team);
+  }
+
+  /** Whether the federation's budget lets an agent start; said once while it does not. */
+  private async budgetAllows(now: number): Promise<boolean> {
+    if (this.budgetRefusal && this.budgetRefusal.until > now) return false;
+    try {
+      await refuseOverBudget(this.fed, this.fed.config);
+      this.budgetRefusal = undefined;
+      return true;
+    } catch (error) {
+      if (!(error instanceof RefusedError)) throw error;
+      if (this.budgetRefusal?.message !== error.message)
+        this.options.onEvent({ kind: 'warning', at: new Date(now).toISOString(), text: error.message });
+      this.budgetRefusal = { message: error.message, until: now + BUDGET_RECHECK_MS };
+      return false;
+    }
+  }
+
+  /** How long until a queued team's time comes (a reset, a backoff, the budget's next check), if any. */
+  private nextTimerMs(): number | undefined {
+    const now = Date.now();
+    const times = [...this.queue.values()].map((work) => this.startAt(work)).filter((at) => at > now);
+    if (this.budgetRefusal) times.push(this.budgetRefusal.until);
+    // Timers are capped (a far reset would overflow one); waking early only judges the queue again.
+    return times.length ? Math.min(Math.max(0, Math.min(...times) - now), 60_000) : undefined;
+  }
+
+  private tell(team: string, kind: 'waiting' | 'skipped', why: string, until: string | null): void {
+    const line = `${kind}:${why}:${until}`;
+    if (this.told.get(team) === line) return;
+    this.told.set(team, line);
+    const at = new Date().toISOString();
+    this.options.onEvent(kind === 'waiting' ? { kind, at, team, why, until } : { kind, at, team, reason: why });
+  }
+}
+
+/** Until `settled`, `ms` at most, or `cut` aborts. */
+async function waitUntil(settled: Promise<unknown>, ms: number, cut: AbortSignal): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  let onCut: (() => void) | undefined;
+  await Promise.race([
+    settled,
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+      onCut = resolve;
+      if (cut.aborted) resolve();
+      else cut.addEventListener('abort', onCut, { once: true });
+    }),
+  ]);
+  clearTimeout(timer);
+  if (onCut) cut.removeEventListener('abort', onCut);
+}

@@ -1,0 +1,171 @@
+import { availableParallelism, hostname } from 'node:os';
+import type { Federation } from '../../engine/context.js';
+import { runActors } from '../../engine/actors/run-actors.js';
+import type { FederationChange } from '../../ports/federation-changes.js';
+import type { LaunchOptions } from '../launch/launch-options.js';
+import { launchTeam } from '../launch/launch-team.js';
+import { setTeamStatus } from '../../engine/actors/team-status-command.js';
+import { runMonitor } from '../monitor/run-monitor.js';
+import { startRunForNewMission } from '../run/team-retry.js';
+import type { Candidate } from '../run/team-judgement.js';
+import { Dispatcher, type LaunchEnd } from './dispatcher.js';
+import type { ServeEvent } from './serve-events.js';
+import { acquireServeLease } from './serve-lease.js';
+
+export interface ServeOptions extends Omit<LaunchOptions, 'onProgress' | 'signal' | 'workflow'> {
+  /** At most this many agents at once (default: the machine's cores). */
+  capacity?: number;
+  /** This machine's name among the hosts serving the federation (default: the system's host name). */
+  host?: string;
+  /** Aborting it stops the server: nothing more is dispatched, running agents get `stopGraceMs` to finish. */
+  signal: AbortSignal;
+  /** Aborting it (a second Ctrl-C or SIGTERM) cuts the grace short: the running agents are stopped now. */
+  stopNow?: AbortSignal;
+  /** How long running agents may go on once the server is stopping (default 60 s); then they are paused. */
+  stopGraceMs?: number;
+  /** How often the monitoring cycle runs: health, overdue signals' alerts, notifications (default 60 s). */
+  monitorIntervalMs?: number;
+  /** The first retry of a team whose launch ended with its work unfinished waits this long, doubling (default 30 s). */
+  backoffMs?: number;
+  /** Told everything the server does, as it does it. */
+  onEvent: (event: ServeEvent) => void;
+  /** Called once the server runs (its lease held, its actors and watch started), before any dispatch. */
+  onStarted?: () => Promise<void> | void;
+}
+
+export interface ServeSummary {
+  /** Teams whose agents were stopped when the server stopped (each paused, to resume its session later). */
+  paused: string[];
+}
+
+export const DEFAULT_STOP_GRACE_MS = 60_000;
+export const DEFAULT_MONITOR_INTERVAL_MS = 60_000;
+/** The actors' full rescan while serving: a safety net behind each inbox's arrival watch, not the fast path. */
+const ACTORS_RESCAN_MS = 30_000;
+
+/**
+ * `fed serve`: run the federation by itself until stopped — apply every team's signals as they arrive
+ * (the actors), launch a team's agent whenever it has work (the dispatcher), and run the monitoring
+ * cycle — in one process, driven by one change feed. One server per federation and machine (its lease).
+ *
+ * Stopping (`signal`): nothing more is dispatched; running agents get `stopGraceMs` to finish, then are
+ * stopped and their teams paused, each resumed — its session too — by the next start. A server killed
+ * outright leaves its teams as a killed `fed launch` does: the next start finishes what was owed (the
+ * orphaned run's record and report) and stops an agent left running before it launches another.
+ */
+export async function serveFederation(fed: Federation, options: ServeOptions): Promise<ServeSummary> {
+  const host = options.host ?? hostname();
+  const capacity = options.capacity ?? availableParallelism();
+  const lease = await acquireServeLease(fed.root, host);
+  // The server sends (actors' reports, launches' alerts) for as long as it runs: a watched registry.
+  fed.watchRegistry();
+  const emit = options.onEvent;
+  const now = () => new Date().toISOString();
+  const dispatcher = new Dispatcher(fed, {
+    capacity,
+    backoffMs: options.backoffMs,
+    onEvent: emit,
+    launch: (candidate, signal) => launchOne(fed, candidate, signal, options, actorsWake),
+  });
+  // The actors, the monitor and the feed stop after the agents: a stopping agent's last events and signals
+  // are still applied.
+  const background = new AbortController();
+  // Wakes the actors when the server itself changed a lifecycle (a new run, a resume): what it left to
+  // apply is in the envelope, not an inbox arrival.
+  const actorsWake = new EventTarget();
+  let feedError: Error | undefined;
+  const feed = fed.backend.changes.watch(
+    (change) => routeChange(change, dispatcher),
+    (error) => {
+      feedError = error;
+      background.abort();
+    },
+  );
+  const actors = runActors(fed, {
+    signal: background.signal,
+    hooks: options.hooks,
+    inspect: options.inspect,
+    streamSteps: true,
+    rescanMs: ACTORS_RESCAN_MS,
+    wakeOn: actorsWake,
+    onResult: (result) => {
+      for (const step of result.steps) {
+        const line = step.line;
+        if (line && line.from !== line.to)
+          emit({ kind: 'applied', at: line.at, team: result.team, from: line.from, to: line.to, event: line.event });
+      }
+      for (const warning of result.warnings) emit({ kind: 'warning', at: now(), text: `${result.team}: ${warning}` });
+    },
+    onSkip: (team, reason, error) => {
+      // Another launcher runs it (TEAM_BUSY), or it works on another machine: its actor runs there.
+      if (error.code === 'TEAM_BUSY' || error.code === 'TEAM_ELSEWHERE') return;
+      emit({ kind: 'skipped', at: now(), team, reason });
+    },
+  });
+  const monitor = runMonitor(fed, {
+    config: options.config,
+    intervalMs: options.monitorIntervalMs ?? DEFAULT_MONITOR_INTERVAL_MS,
+    signal: background.signal,
+    env: options.env,
+    hooks: options.hooks,
+    onReport: () => undefined,
+    onWarning: (text) => emit({ kind: 'warning', at: now(), text }),
+  });
+  const stopDispatching = AbortSignal.any([options.signal, background.signal]);
+  let paused: string[];
+  try {
+    await feed.ready;
+    emit({ kind: 'started', at: now(), root: fed.root, host, pid: process.pid, capacity });
+    await options.onStarted?.();
+    await dispatcher.run(stopDispatching);
+    const running = dispatcher.runningTeams();
+    const graceMs = options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS;
+    if (running.length) emit({ kind: 'stopping', at: now(), running, graceMs });
+    paused = await dispatcher.stop(graceMs, options.stopNow ?? new AbortController().signal);
+    emit({ kind: 'stopped', at: now(), paused });
+  } finally {
+    background.abort();
+    await Promise.allSettled([actors, monitor]);
+    await feed.close();
+    lease.release();
+  }
+  // What stopped the server besides a person: the change feed broke, or the actors could not go on.
+  if (feedError) throw feedError;
+  const actorsEnded = await actors.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  if (actorsEnded && !options.signal.aborted) throw actorsEnded;
+  return { paused };
+}
+
+/** What a change means to the dispatcher: a team judged again, or every team. */
+function routeChange(change: FederationChange, dispatcher: Dispatcher): void {
+  if (change.scope === 'registry' || change.scope === 'all') dispatcher.changed();
+  else if (change.scope === 'team' && change.what !== 'outbox' && change.what !== 'deliverable')
+    dispatcher.changed(change.team);
+}
+
+/**
+ * One team's launch, as `fed run` makes it: a new run for a new mission, a resume, then `fed launch`. A
+ * launch that cannot run (a person's `fed launch` of the team holds it, its state is broken) throws: the
+ * dispatcher says so and tries the team again after a backoff.
+ */
+async function launchOne(
+  fed: Federation,
+  candidate: Candidate,
+  signal: AbortSignal,
+  options: ServeOptions,
+  actorsWake: EventTarget,
+): Promise<LaunchEnd> {
+  if (candidate.newRun) await startRunForNewMission(fed, candidate.team, options.config);
+  if (candidate.resume) await setTeamStatus(fed, candidate.team.domainId, { type: 'RESUME' });
+  if (candidate.newRun || candidate.resume) actorsWake.dispatchEvent(new Event('wake'));
+  const result = await launchTeam(fed, candidate.team.domainId, { ...options, signal });
+  for (const warning of result.warnings)
+    options.onEvent({ kind: 'warning', at: new Date().toISOString(), text: `${result.team}: ${warning}` });
+  return {
+    ok: true,
+    result: { outcome: result.outcome, state: result.state, reason: result.reason, resumeAt: result.lastRun.resumeAt },
+  };
+}
