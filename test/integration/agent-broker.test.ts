@@ -598,7 +598,10 @@ describe("the broker of a sandboxed agent (the launcher's side)", () => {
     }, 50);
     onTestFinished(() => clearInterval(trickle));
     expect(await idle.answer).toEqual([]);
-    expect(await trickling.answer).toEqual([]);
+    // A byte written just as the broker closed the connection fails (EPIPE, ECONNRESET): that is the close.
+    const closedUnder = (error: NodeJS.ErrnoException) =>
+      ['EPIPE', 'ECONNRESET'].includes(error.code ?? '') ? [] : Promise.reject(error);
+    expect(await trickling.answer.catch(closedUnder)).toEqual([]);
     expect(sent).toBeLessThan(bytes.length);
   });
 
