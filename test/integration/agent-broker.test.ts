@@ -3,7 +3,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
-import { connect, type Socket } from 'node:net';
+import { once } from 'node:events';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { AgentBroker, type AgentBrokerOptions } from '../../src/apps/launch/supervise/agent-broker.js';
@@ -597,7 +598,10 @@ describe("the broker of a sandboxed agent (the launcher's side)", () => {
     }, 50);
     onTestFinished(() => clearInterval(trickle));
     expect(await idle.answer).toEqual([]);
-    expect(await trickling.answer).toEqual([]);
+    // A byte written just as the broker closed the connection fails (EPIPE, ECONNRESET): that is the close.
+    const closedUnder = (error: NodeJS.ErrnoException) =>
+      ['EPIPE', 'ECONNRESET'].includes(error.code ?? '') ? [] : Promise.reject(error);
+    expect(await trickling.answer.catch(closedUnder)).toEqual([]);
     expect(sent).toBeLessThan(bytes.length);
   });
 
@@ -654,6 +658,50 @@ describe("the broker of a sandboxed agent (the launcher's side)", () => {
       ...Array.from({ length: 5 }, () => asAgent(ask(broker.token, ['team', 'list', '--json'], root))),
     ]);
     expect(answers.map((answer) => answer.code)).toEqual(Array(25).fill(0));
+  });
+
+  it("authenticates first on the sandbox's loopback too: a hog of 1,000 connections there never keeps the agent out (issues 48, 49)", async () => {
+    const { root, broker } = await docsBroker({
+      tokenTimeoutMs: 60_000,
+      applyEvent: async ({ type }) => ({ stdout: `${type} applied\n`, warnings: [] }),
+    });
+    // As the launcher serves a sandbox with a network policy: the listener the sandbox handed up (network/).
+    const listener = createServer();
+    listener.listen(0, '127.0.0.1');
+    await once(listener, 'listening');
+    onTestFinished(() => void listener.close());
+    broker.serveFrom(listener);
+    const port = (listener.address() as AddressInfo).port;
+    const hog: Socket[] = [];
+    let hogMade = 0;
+    let hogTried = 0;
+    for (let i = 0; i < 1_000; i++) {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => void (hogMade++, hogTried++));
+      socket.once('error', () => void hogTried++);
+      hog.push(socket);
+    }
+    onTestFinished(() => hog.forEach((socket) => socket.destroy()));
+    await waitFor(() => hogTried === 1_000, 20_000, 'the hog to open its connections');
+    expect(hogMade).toBe(1_000);
+    // The agent's fed, as it connects to tcp://127.0.0.1:<port>.
+    const asAgent = (frames: Buffer[]) =>
+      new Promise<number | undefined>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => frames.forEach((frame) => socket.write(frame)));
+        onTestFinished(() => void socket.destroy());
+        const reader = new FrameReader();
+        const got: Frame[] = [];
+        socket.on('data', (chunk: Buffer) => {
+          for (const { type, payload } of reader.push(chunk)) got.push({ type, text: payload.toString() });
+        });
+        socket.on('error', reject);
+        socket.on('close', () => resolve(outcome(got).code));
+      });
+    const codes = await Promise.all([
+      ...Array.from({ length: 20 }, (_, i) => asAgent(event(broker.token, `E${i}`, {}))),
+      ...Array.from({ length: 5 }, () => asAgent(ask(broker.token, ['team', 'list', '--json'], root))),
+    ]);
+    expect(codes).toEqual(Array(25).fill(0));
   });
 
   it("closes a connection that shows no token in its first frame within its time, and one that shows a stranger's at once", async () => {

@@ -273,7 +273,8 @@ const ESCAPES: HostileCase[] = [
       'lock its team out of the broker: 1,000 connections held without the token while the agent runs 25 commands',
     agent: 'hostile-hog',
     then: (run) => {
-      expect(run.transcript).toMatch(/^hog: \d+ of 1000 connections open$/m);
+      // It reached the broker with every connection (a hog that reached nothing would prove nothing).
+      expect(run.transcript).toMatch(/^hog: 1000 of 1000 connections made, \d+ open$/m);
       expect(run.transcript).toContain('agent commands: 25 of 25 succeeded\n');
     },
   },

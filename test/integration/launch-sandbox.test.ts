@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { launchTeam, onboardTeam, sendSignal, viewLifecycle, type FederationConfig } from '../../src/index.js';
@@ -152,6 +152,30 @@ describe('the read-only sandbox of deliverable teams (bubblewrap)', () => {
     expect(result.warnings).toContain(
       'team "docs" has the network policy "open": its agent can reach any host (agent.network)',
     );
+  });
+
+  it('with a bwrap that builds the sandbox but no network namespace, a team with a network policy is not launched either, the reason named', async () => {
+    const { root, config } = await federationWithMission();
+    // As where user namespaces work but a network namespace may not be made (a container without CAP_NET_ADMIN).
+    const bin = pathWithoutBwrap();
+    writeFileSync(
+      join(bin, 'bwrap'),
+      '#!/bin/sh\ncase "$*" in *--unshare-net*) echo "bwrap: loopback: Failed RTM_NEWADDR: Operation not permitted" >&2; exit 1;; esac\nexit 0\n',
+    );
+    chmodSync(join(bin, 'bwrap'), 0o755);
+    const launched = launchTeam(openFederation(root), 'docs', {
+      config,
+      agent: fakeAgent('complete'),
+      pollMs: 50,
+      env: { ...process.env, PATH: bin },
+    });
+    await expect(launched).rejects.toMatchObject({
+      code: 'NETWORK_POLICY_UNAVAILABLE',
+      message: expect.stringContaining(
+        `bubblewrap (${join(bin, 'bwrap')}) cannot give the sandbox a network of its own (--unshare-net, --seccomp): bwrap: loopback: Failed RTM_NEWADDR: Operation not permitted`,
+      ),
+    });
+    expect((await viewLifecycle(openFederation(root), getTeam(readRegistry(root), 'docs'))).state).toBe('preparing');
   });
 
   it('without bwrap on PATH a team with a network policy is not launched: never an open network instead', async () => {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -270,6 +270,26 @@ describe('fed launch (library)', () => {
       'cannot start the agent "no-such-agent-xyz": not found on PATH; set agentCommand in federate.config.json or pass --agent <command>',
     );
     expect((await viewLifecycle(openFederation(root), team(root))).state).toBe('preparing');
+  });
+
+  it("an agent command found only where a sandboxed agent can write (a team's own home) is refused, naming it, and never runs (issue 48)", async () => {
+    const { root, config } = await federationWithMission();
+    // What an agent could leave in its own home, were that home's bin on the launcher's PATH.
+    const bin = join(root, '.fed', 'teams', 'docs', '.fed', 'home', '.local', 'bin');
+    mkdirSync(bin, { recursive: true });
+    const planted = join(bin, 'planted-agent');
+    writeFileSync(planted, `#!/bin/sh\ntouch '${bin}/ran'\n`);
+    chmodSync(planted, 0o755);
+    await expect(
+      launchTeam(openFederation(root), 'docs', {
+        config,
+        agent: 'planted-agent',
+        env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+      }),
+    ).rejects.toThrow(
+      `cannot start the agent "planted-agent": not found on PATH (left out: ${planted} — a sandboxed agent can write there, so fed never runs it)`,
+    );
+    expect(existsSync(join(bin, 'ran'))).toBe(false);
   });
 });
 

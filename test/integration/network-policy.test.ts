@@ -7,7 +7,7 @@ import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LaunchResult } from '../../src/engine/hooks/federation-hooks.js';
-import { FED_BIN } from '../helpers/fed-cli.js';
+import { FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { asUser, handOver, unprivilegedRound, type UnprivilegedUser } from '../helpers/unprivileged-user.js';
@@ -131,7 +131,7 @@ async function launchNetwork(servers: HostServers, launcher: { user?: Unprivileg
     );
   });
   const result = JSON.parse(stdout) as LaunchResult;
-  return { result, transcript: readFileSync(result.lastRun.transcriptPath, 'utf8') };
+  return { root, result, transcript: readFileSync(result.lastRun.transcriptPath, 'utf8') };
 }
 
 describe.each(LAUNCHERS)('a sandboxed agent launched by $label, its network a policy', (launcher) => {
@@ -151,7 +151,7 @@ describe.each(LAUNCHERS)('a sandboxed agent launched by $label, its network a po
 });
 
 async function checkLaunch(servers: HostServers, launcher: { user?: UnprivilegedUser }): Promise<void> {
-  const { result, transcript } = await launchNetwork(servers, launcher);
+  const { root, result, transcript } = await launchNetwork(servers, launcher);
   const allowed = portOf(servers.allowed);
   const tls = portOf(servers.tls);
   expect(transcript).toContain(`reached localhost:${allowed} through the proxy: hello from the allowed server`);
@@ -189,4 +189,25 @@ async function checkLaunch(servers: HostServers, launcher: { user?: Unprivileged
     }),
   );
   expect(result.lastRun.network!.policy).toBe(`allow: localhost:${allowed}, localhost:${tls}`);
+  // fed runs --team lists what the run reached, the refused hosts named.
+  const runs = await runFed(['runs', '--team', 'docs', '--root', root]);
+  expect(runs.code, runs.stderr).toBe(0);
+  expect(runs.stdout).toContain(
+    `network (sandboxed runs):\n  docs ${result.lastRun.runId}: network allow: localhost:${allowed}, localhost:${tls} — `,
+  );
+  expect(runs.stdout).toMatch(/ — \d+ hosts, \d+ refused: .*localhost:\d+/);
 }
+
+describe('fed launch of a sandboxed agent whose network is a policy', () => {
+  it.skipIf(skipWithoutBubblewrap(SUITE))('says in a line what the run reached (needs bwrap)', async () => {
+    const { root } = await federationWithMission();
+    writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ agent: { network: 'none' } }));
+    const launched = await runFed(['launch', '--team', 'docs', '--agent', fakeAgent('complete'), '--root', root], {
+      cwd: root,
+      timeoutMs: 120_000,
+    });
+    expect(launched.code, launched.stderr).toBe(0);
+    expect(launched.stdout).toMatch(/^run: .*sandboxed/m);
+    expect(launched.stdout).toContain('\nnetwork none (no host) — no connection\n');
+  });
+});

@@ -1,6 +1,6 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -292,6 +292,17 @@ describe('fed ui: the cached views (no change feed: what they read is what the t
     expect(page.card.lastRun?.network).toBe(
       'network provider: api.anthropic.com — 2 hosts, 1 refused: paste.example:443',
     );
+  });
+
+  it('a team whose network policy is "open" says so on its card, whether or not it has run; the others do not', async () => {
+    const { root } = await signalFederation(['docs', 'api']);
+    const file = join(root, 'federate.config.json');
+    const config = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    writeFileSync(file, JSON.stringify({ ...config, agent: { teams: { docs: { network: 'open' } } } }));
+    const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
+    const views = new UiViews(fed);
+    expect((await teamPageView(fed, views, 'docs')).card.networkOpen).toBe(true);
+    expect((await teamPageView(fed, views, 'api')).card.networkOpen).toBe(false);
   });
 
   it("a team onboarded before the views heard of it has its page, not a 500; an unknown one 404's", async () => {

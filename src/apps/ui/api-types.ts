@@ -46,6 +46,8 @@ export interface TeamCard {
     /** What its sandbox's proxy saw, in a line ("network provider: … — 3 hosts, 1 refused: …"), when a policy applied. */
     network: string | null;
   } | null;
+  /** Its network policy is "open" (agent.network): a sandboxed agent of it reaches any host, as fed doctor notes. */
+  networkOpen: boolean;
   /** Summed over the team's runs; null when no run reported a cost. */
   costUsd: number | null;
   healthy: boolean;

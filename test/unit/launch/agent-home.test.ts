@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentHomePath, prepareAgentHome } from '../../../src/apps/launch/prepare/sandbox/agent-home.js';
 import type { RegistryEntry } from '../../../src/core/schema/registry.js';
+import { AGENT_PRESET_CATALOG } from '../../../src/apps/launch/presets/catalog.js';
+import { agentConfigSchema } from '../../../src/core/schema/config.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /** A user's home with a CLI's credentials in it. */
@@ -15,6 +17,23 @@ function userHome(): string {
 
 describe("a sandboxed agent's own home (issue 48)", () => {
   const team = { domainId: 'docs', location: '/r/.fed/teams/docs' } as RegistryEntry;
+
+  it("brings in, by default, what each preset's CLI authenticates with — the files the threat model names, each a valid homeFiles entry", () => {
+    const files = Object.fromEntries(
+      Object.values(AGENT_PRESET_CATALOG).map((preset) => [preset.name, [...preset.homeFiles]]),
+    );
+    expect(files).toMatchObject({
+      claude: ['.claude/.credentials.json'],
+      codex: ['.codex/auth.json'],
+      gemini: ['.gemini/oauth_creds.json', '.gemini/google_accounts.json', '.gemini/settings.json'],
+      copilot: ['.copilot/config.json'],
+      opencode: ['.local/share/opencode/auth.json'],
+      'fed-agent': [],
+      custom: [],
+    });
+    for (const [name, list] of Object.entries(files))
+      expect(agentConfigSchema.shape.homeFiles.safeParse(list).success, name).toBe(true);
+  });
 
   it("is the team's .fed/home, or <agent.home>/<team> (relative to the root)", () => {
     expect(agentHomePath('/r', team, { home: undefined } as never)).toBe('/r/.fed/teams/docs/.fed/home');

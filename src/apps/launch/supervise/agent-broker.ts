@@ -134,13 +134,16 @@ export class AgentBroker {
     return broker;
   }
 
-  /** What the agent's environment gets: where its fed commands go, and the token that lets them in. */
-  /** Also serve what `listener` accepts: a sandbox's loopback, where its agent cannot make a Unix socket (network/). */
+  /**
+   * Also serve what `listener` accepts: a sandbox's loopback, where its agent cannot make a Unix socket
+   * (network/). No cap of the listener's own (`maxConnections`): it would count connections before their
+   * token, and a hog holding them would keep the agent's commands out — the caps are serve()'s, token first.
+   */
   serveFrom(listener: Server): void {
-    listener.maxConnections = MAX_CONNECTIONS;
     listener.on('connection', (socket: Socket) => this.server.emit('connection', socket));
   }
 
+  /** What the agent's environment gets: where its fed commands go, and the token that lets them in. */
   agentEnv(): Record<string, string> {
     return { [BROKER_ENV]: this.options.socketPath, [BROKER_TOKEN_ENV]: this.token };
   }

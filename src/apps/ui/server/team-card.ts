@@ -5,6 +5,7 @@ import type { NeedsYouItem } from '../../../core/schema/needs-you.js';
 import type { RegistryEntry } from '../../../core/schema/registry.js';
 import type { Federation } from '../../../engine/context.js';
 import type { PartyCensus } from '../../../ports/signal-transport.js';
+import { teamNetworkPolicy } from '../../launch/prepare/sandbox/host-policy.js';
 import { networkSummary } from '../../launch/supervise/network/network-log.js';
 import { readCurrentRun, readLastRun } from '../../launch/run-records.js';
 import { teamReport } from '../../monitor/team-health.js';
@@ -79,6 +80,7 @@ export async function teamFacts(fed: Federation, entry: RegistryEntry, census: P
           network: lastRun.network ? networkSummary(lastRun.network) : null,
         }
       : null,
+    networkOpen: teamNetworkPolicy(fed.config.agent, entry.domainId) === 'open',
     costUsd: totals.costUsd,
     healthy: report.healthy,
     reasons: report.reasons,

@@ -52,6 +52,13 @@ export function TeamPage({ team }: { team: string }) {
                 <dd>${formatTime(card.lastRun.resumeAt)} (${formatRelative(card.lastRun.resumeAt)})</dd>`
             }
             ${
+              card.networkOpen &&
+              html`<dt>Network</dt>
+                <dd class="unsandboxed" title="agent.network is open for this team">
+                  open: its agent can reach any host
+                </dd>`
+            }
+            ${
               card.lastRun?.network &&
               html`<dt>Last run's network</dt>
                 <dd>${card.lastRun.network}</dd>`
