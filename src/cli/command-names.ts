@@ -13,6 +13,7 @@ export const COMMAND_NAMES = [
   'plan',
   'run',
   'serve',
+  'schedule',
   'launch',
   'runs',
   'monitor',

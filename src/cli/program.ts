@@ -33,6 +33,7 @@ const COMMANDS: Record<CommandName, () => Promise<Register>> = {
     const { registerServe } = await import('./commands/serve.js');
     return (program, io) => registerServe(program, io, runCli);
   },
+  schedule: async () => (await import('./commands/schedule.js')).registerSchedule,
   launch: async () => {
     const { registerLaunch } = await import('./commands/launch.js');
     return (program, io) => registerLaunch(program, io, runCli);

@@ -44,6 +44,8 @@ export type FedErrorCode =
   | 'MIGRATION_TARGET_NOT_EMPTY'
   // Teams in the registry and their branches.
   | 'UNKNOWN_TEAM'
+  | 'UNKNOWN_SCHEDULE'
+  | 'SCHEDULE_EXISTS'
   | 'DUPLICATE_TEAM'
   | 'TEAM_ARCHIVED'
   | 'TEAM_NOT_ARCHIVED'

@@ -116,6 +116,12 @@ function federationEntry(record: FederationRecord): LogEntry {
         ...base,
         text: `removed: workspace ${record.location}${record.branch ? ` and branch ${record.branch}` : ''} deleted${record.forced ? ' (--force)' : ''}`,
       };
+    case 'scheduled':
+      return {
+        ...base,
+        key: `${key}|${record.signalId}`,
+        text: `schedule ${record.schedule} sent the directive "${record.subject}" (${record.commit ? `its ref moved to ${record.commit.slice(0, 12)}` : `due ${record.due}`})`,
+      };
     case 'action':
       return {
         ...base,

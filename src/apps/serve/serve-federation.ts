@@ -10,6 +10,8 @@ import { startRunForNewMission } from '../run/team-retry.js';
 import type { Candidate } from '../run/team-judgement.js';
 import { Dispatcher, type LaunchEnd } from './dispatcher.js';
 import type { ServeEvent } from './serve-events.js';
+import { watchConfig } from './config-watch.js';
+import { ScheduleRunner } from './schedule-runner.js';
 import { acquireServeLease } from './serve-lease.js';
 
 export interface ServeOptions extends Omit<LaunchOptions, 'onProgress' | 'signal' | 'workflow'> {
@@ -111,10 +113,18 @@ export async function serveFederation(fed: Federation, options: ServeOptions): P
     onReport: () => undefined,
     onWarning: (text) => emit({ kind: 'warning', at: now(), text }),
   });
+  const schedules = new ScheduleRunner(fed, emit);
+  const stopWatchingConfig = watchConfig(
+    fed.root,
+    options.env,
+    (config) => schedules.update(config.schedules ?? []),
+    emit,
+  );
   const stopDispatching = AbortSignal.any([options.signal, background.signal]);
   let paused: string[];
   try {
     await feed.ready;
+    await schedules.start(options.config.schedules ?? []);
     emit({ kind: 'started', at: now(), root: fed.root, host, pid: process.pid, capacity });
     await options.onStarted?.();
     await dispatcher.run(stopDispatching);
@@ -124,6 +134,8 @@ export async function serveFederation(fed: Federation, options: ServeOptions): P
     paused = await dispatcher.stop(graceMs, options.stopNow ?? new AbortController().signal);
     emit({ kind: 'stopped', at: now(), paused });
   } finally {
+    stopWatchingConfig();
+    await schedules.stop();
     background.abort();
     await Promise.allSettled([actors, monitor]);
     await feed.close();

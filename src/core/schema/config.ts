@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { schedulesSchema } from './schedule.js';
 import { nonEmptyString, TEAM_ID_PATTERN } from './common.js';
 import { DEFAULT_NETWORK_POLICY, networkPolicySchema } from './network-policy.js';
 import { describeUrlValue, describeValue } from './problems.js';
@@ -253,6 +254,8 @@ export const configSchema = z.object({
   importHook: nonEmptyString.optional(),
   signalDeadlines: signalDeadlinesSchema.optional(),
   signalArchive: signalArchiveConfigSchema.optional(),
+  /** Directives `fed serve` sends on a cron expression or when a git ref moves (`fed schedule add`). */
+  schedules: schedulesSchema.optional(),
   /** Where signals, the registry and lifecycle state live; absent means files (the default backend). */
   backend: backendConfigSchema.optional(),
 });

@@ -32,6 +32,7 @@ export const FEDERATION_RECORD_KINDS = [
   'retried',
   'removed',
   'action',
+  'scheduled',
 ] as const;
 export type FederationRecordKind = (typeof FEDERATION_RECORD_KINDS)[number];
 
@@ -86,6 +87,22 @@ export const federationRecordSchema = builtOnFirstUse(() =>
       action: z.enum(UI_ACTIONS),
       source: z.enum(['ui']),
       signalId: nonEmptyString.optional(),
+    }),
+    /**
+     * A schedule fired (config `schedules`, `fed serve`): the directive it sent the team, and the tick it
+     * stands for — a cron time, or the commit a git ref moved to. A restarted server reads these to fire
+     * what fell due while nothing served, once.
+     */
+    z.strictObject({
+      ...base,
+      kind: z.literal('scheduled'),
+      schedule: nonEmptyString,
+      signalId: nonEmptyString,
+      subject: nonEmptyString,
+      /** The cron tick it stands for (ISO), or the time the ref was seen moved. */
+      due: isoTimestamp,
+      /** For a schedule on a git ref: the commit the ref had moved to. */
+      commit: nonEmptyString.optional(),
     }),
   ]),
 );

@@ -64,7 +64,8 @@ export function loadConfig(
   };
 }
 
-function parseConfigText(text: string | undefined, file: string): unknown {
+/** The config file's JSON (`{}` when it is absent); invalid JSON is a ConfigValidationError naming the line and column. */
+export function parseConfigText(text: string | undefined, file: string): unknown {
   let raw: unknown = {};
   if (text !== undefined) {
     const json = parseJsonText(text);

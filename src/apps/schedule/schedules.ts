@@ -1,0 +1,102 @@
+import GithubSlugger from 'github-slugger';
+import { RefusedError } from '../../core/errors.js';
+import { federationPaths } from '../../core/layout.js';
+import type { FederationRecord } from '../../core/schema/federation-journal.js';
+import type { Schedule } from '../../core/schema/schedule.js';
+import { getTeam } from '../../core/find-team.js';
+import type { Federation } from '../../engine/context.js';
+import { readFederationJournal } from '../../engine/federation/federation-journal.js';
+import { editConfigFile } from '../../infra/config/edit-config.js';
+import { commitOf, cronOf, nextTick } from './schedule-triggers.js';
+
+/** `fed schedule add`: what a person gives; the id defaults to a slug of the subject. */
+export type NewSchedule = Omit<Schedule, 'id' | 'since'> & { id?: string };
+
+/**
+ * `fed schedule add`: a schedule appended to `federate.config.json` (which a running `fed serve` follows),
+ * checked whole first — its team, its cron expression read by the cron library — so a refused one
+ * changes nothing. Its `since` is now: a tick between now and the next server's start fires then, once.
+ */
+export async function addSchedule(fed: Federation, input: NewSchedule): Promise<Schedule> {
+  const team = getTeam(await fed.backend.registry.read(), input.to);
+  const configFile = federationPaths(fed.root).config;
+  let id = '';
+  const config = await editConfigFile(
+    fed.root,
+    (raw) => {
+      const schedules = Array.isArray(raw.schedules) ? (raw.schedules as { id?: unknown }[]) : [];
+      id = input.id ?? freeId(input.subject, new Set(schedules.map((s) => String(s.id))));
+      if (schedules.some((s) => s.id === id))
+        throw new RefusedError(
+          'SCHEDULE_EXISTS',
+          `a schedule "${id}" exists already; choose another --id, or remove it first: fed schedule remove ${id}`,
+        );
+      const added = { ...input, id, to: team.domainId, since: fed.now().toISOString() };
+      raw.schedules = [...schedules, JSON.parse(JSON.stringify(added)) as object];
+    },
+    // The cron library reads the expression whole (the schema checks only its shape).
+    (checked) => checked.schedules?.filter((s) => s.id === id && s.cron).forEach((s) => cronOf(s, configFile)),
+  );
+  return config.schedules!.find((s) => s.id === id)!;
+}
+
+/** `fed schedule remove`: the schedule taken out of the config; its firings stay in the journal. */
+export async function removeSchedule(fed: Federation, id: string): Promise<Schedule> {
+  let removed: Schedule | undefined;
+  await editConfigFile(fed.root, (raw) => {
+    const schedules = Array.isArray(raw.schedules) ? (raw.schedules as Schedule[]) : [];
+    removed = schedules.find((s) => s.id === id);
+    if (!removed)
+      throw new RefusedError(
+        'UNKNOWN_SCHEDULE',
+        `no schedule "${id}" in federate.config.json (${schedules.length ? `its schedules: ${schedules.map((s) => s.id).join(', ')}` : 'it has none'}); list them with: fed schedule list`,
+      );
+    raw.schedules = schedules.filter((s) => s.id !== id);
+    if ((raw.schedules as Schedule[]).length === 0) delete raw.schedules;
+  });
+  return removed!;
+}
+
+export interface ScheduleView {
+  schedule: Schedule;
+  /** A cron schedule's next tick (ISO); a ref schedule's commit now. */
+  next: string | null;
+  commit: string | null;
+  /** Its last firing, from the federation journal. */
+  lastFired: { at: string; signalId: string; due: string; commit?: string } | null;
+}
+
+/** `fed schedule list`: every schedule, when it fires next and when it last fired. */
+export async function listSchedules(fed: Federation): Promise<ScheduleView[]> {
+  const schedules = fed.config.schedules ?? [];
+  const last = new Map<string, Extract<FederationRecord, { kind: 'scheduled' }>>();
+  if (schedules.length)
+    for (const record of await readFederationJournal(fed.backend))
+      if (record.kind === 'scheduled') last.set(record.schedule, record);
+  const configFile = federationPaths(fed.root).config;
+  return schedules.map((schedule) => {
+    const fired = last.get(schedule.id);
+    return {
+      schedule,
+      next: schedule.cron ? (nextTick(cronOf(schedule, configFile), fed.now())?.toISOString() ?? null) : null,
+      commit: schedule.onRef ? (commitOf(fed.root, schedule.onRef) ?? null) : null,
+      lastFired: fired
+        ? { at: fired.at, signalId: fired.signalId, due: fired.due, ...(fired.commit ? { commit: fired.commit } : {}) }
+        : null,
+    };
+  });
+}
+
+/** A slug of the subject no other schedule has (`refresh-docs`, `refresh-docs-1`, …), at most 64 characters. */
+function freeId(subject: string, taken: ReadonlySet<string>): string {
+  const base =
+    new GithubSlugger()
+      .slug(subject)
+      .replace(/[^a-z0-9-]/g, '')
+      .replace(/-+/g, '-')
+      .replace(/^-|-$/g, '')
+      .slice(0, 56) || 'schedule';
+  let id = base;
+  for (let n = 1; taken.has(id); n++) id = `${base}-${n}`;
+  return id;
+}

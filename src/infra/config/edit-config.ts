@@ -1,0 +1,35 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { ConfigValidationError } from '../../core/errors.js';
+import { toJsonText } from '../../core/json-text.js';
+import { federationPaths } from '../../core/layout.js';
+import type { FederationConfig } from '../../core/schema/config.js';
+import { writeFileAtomic } from '../fs/atomic-write.js';
+import { withLock } from '../fs/lock.js';
+import { parseConfigText, validateConfig } from './load-config.js';
+
+/**
+ * Change `federate.config.json` as a person would by hand, for the commands that edit it (`fed schedule
+ * add|remove`): under a lock (two edits at once both land), `edit` changes the file's own JSON — what a
+ * person wrote, without the defaults — and the result must validate whole before it replaces the file in
+ * one step, so a refused edit leaves the file as it was.
+ */
+export async function editConfigFile(
+  root: string,
+  edit: (raw: Record<string, unknown>) => void,
+  /** Checks of the validated result beyond the schema's (a cron expression read whole); throwing refuses the edit. */
+  check?: (config: FederationConfig) => void,
+): Promise<FederationConfig> {
+  const file = federationPaths(root).config;
+  return withLock(`${file}.lock`, () => {
+    const text = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+    const raw = parseConfigText(text, file);
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+      throw new ConfigValidationError(file, [{ path: '(root)', message: 'expected a JSON object' }]);
+    const edited = structuredClone(raw) as Record<string, unknown>;
+    edit(edited);
+    const { config } = validateConfig(edited, file);
+    check?.(config);
+    writeFileAtomic(file, toJsonText(edited));
+    return config;
+  });
+}

@@ -1,0 +1,215 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { ServeEvent } from '../../src/apps/serve/serve-events.js';
+import { runFed } from '../helpers/fed-cli.js';
+import { startServe } from '../helpers/fed-serve.js';
+import { waitFor } from '../helpers/fixture-process.js';
+import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
+
+/**
+ * Schedules (config `schedules`, `fed schedule add|list|remove`) fired by the built `fed serve`: a cron
+ * expression every 2 s fires on its ticks, a restart after missed ticks fires once, a git ref that moves
+ * fires with its commit, and every firing is in `fed log`. Bad input is refused and leaves the config as it was.
+ */
+async function federation(): Promise<string> {
+  const { root } = await federationWithMission({ mission: false });
+  const file = join(root, 'federate.config.json');
+  const written = JSON.parse(readFileSync(file, 'utf8')) as { agent?: object };
+  // The directives are work for docs: its agent is a quick fake, unsandboxed (the schedules are the point).
+  writeFileSync(
+    file,
+    JSON.stringify({ ...written, agentCommand: fakeAgent('complete'), agent: { ...written.agent, sandbox: false } }),
+  );
+  return root;
+}
+
+const fed = (root: string, ...args: string[]) => runFed(['--root', root, ...args]);
+const fired = (events: ServeEvent[]) =>
+  events.filter((e): e is Extract<ServeEvent, { kind: 'fired' }> => e.kind === 'fired');
+
+describe('fed serve: schedules', () => {
+  it('a cron schedule every 2 s fires on its ticks; after a restart that missed ticks it fires once', async () => {
+    const root = await federation();
+    const added = await fed(
+      root,
+      'schedule',
+      'add',
+      '--to',
+      'docs',
+      '--subject',
+      'Refresh the docs',
+      '--cron',
+      '*/2 * * * * *',
+      '--id',
+      'refresh',
+    );
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toContain('added schedule refresh: a directive to docs on "*/2 * * * * *"');
+
+    const first = startServe(root);
+    await waitFor(() => fired(first.events).length >= 2 || first.child.exitCode !== null, 30_000, 'two firings');
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    const ticks = fired(first.events).map((e) => Date.parse(e.due));
+    // On the even seconds, 2 s apart, each fired at or after its tick.
+    for (const tick of ticks) expect(new Date(tick).getUTCSeconds() % 2).toBe(0);
+    expect(ticks[1]! - ticks[0]!).toBe(2_000);
+    for (const event of fired(first.events)) expect(Date.parse(event.at)).toBeGreaterThanOrEqual(Date.parse(event.due));
+
+    // Stopped for three ticks: the next start fires once for them, with the first it missed.
+    const stoppedAt = Date.now();
+    await waitFor(() => Date.now() > stoppedAt + 6_500, 10_000, 'three ticks to pass');
+    const second = startServe(root);
+    await second.waitForEvent('started');
+    const caughtUp = await second.waitForEvent('fired');
+    expect(Date.parse(caughtUp.due)).toBeLessThan(Date.parse(caughtUp.at) - 1_000);
+    expect(Date.parse(caughtUp.due)).toBeGreaterThan(ticks.at(-1)!);
+    // Its next firing is a tick after the start, not another missed one.
+    const next = await second.waitForEvent('fired', (e) => e.signalId !== caughtUp.signalId);
+    expect(Date.parse(next.due)).toBeGreaterThan(Date.parse(caughtUp.at));
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+
+    // Every firing is in fed log, and each directive reached docs' inbox once.
+    const all = [...fired(first.events), ...fired(second.events)];
+    const log = await fed(root, 'log', '--team', 'docs');
+    for (const event of all)
+      expect(log.stdout).toContain(`schedule refresh sent the directive "Refresh the docs" (due ${event.due})`);
+    const { signals } = JSON.parse((await fed(root, 'signal', 'list', '--team', 'docs', '--all', '--json')).stdout) as {
+      signals: { message: { id: string } }[];
+    };
+    for (const event of all) expect(signals.filter((s) => s.message.id === event.signalId)).toHaveLength(1);
+    const listed = JSON.parse((await fed(root, 'schedule', 'list', '--json')).stdout) as {
+      lastFired: { signalId: string };
+    }[];
+    expect(listed[0]!.lastFired.signalId).toBe(fired(second.events).at(-1)!.signalId);
+  }, 120_000);
+
+  it('a schedule on a git ref fires when the ref moves, and once on start for a move made while nothing served', async () => {
+    const root = await federation();
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: root, stdio: 'pipe' }).toString().trim();
+    const commit = (name: string) => {
+      writeFileSync(join(root, name), `${name}\n`);
+      git('add', name);
+      git('commit', '-qm', name);
+      return git('rev-parse', 'HEAD');
+    };
+    expect(
+      (await fed(root, 'schedule', 'add', '--to', 'docs', '--subject', 'Docs after main moves', '--on-ref', 'main'))
+        .code,
+    ).toBe(0);
+
+    const first = startServe(root);
+    await first.waitForEvent('started');
+    expect(fired(first.events)).toEqual([]);
+    const moved = commit('one.txt');
+    expect(await first.waitForEvent('fired')).toMatchObject({ schedule: 'docs-after-main-moves', team: 'docs' });
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    expect((await fed(root, 'log')).stdout).toContain(`its ref moved to ${moved.slice(0, 12)}`);
+
+    const movedWhileStopped = commit('two.txt');
+    const second = startServe(root);
+    await second.waitForEvent('fired');
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+    expect(fired(second.events)).toHaveLength(1);
+    expect((await fed(root, 'log')).stdout).toContain(`its ref moved to ${movedWhileStopped.slice(0, 12)}`);
+  }, 120_000);
+
+  it('a running server follows the config: a schedule added fires, one removed stops, a broken config is said', async () => {
+    const root = await federation();
+    const server = startServe(root);
+    await server.waitForEvent('started');
+    expect(
+      (await fed(root, 'schedule', 'add', '--to', 'docs', '--subject', 'Tick', '--cron', '* * * * * *', '--id', 'tick'))
+        .code,
+    ).toBe(0);
+    await server.waitForEvent('fired', (e) => e.schedule === 'tick');
+    expect((await fed(root, 'schedule', 'remove', 'tick')).code).toBe(0);
+    const removedAt = Date.now();
+    // A firing already under way as it was removed may still land; none is due after that.
+    await waitFor(() => Date.now() > removedAt + 3_500, 10_000, 'three ticks to pass');
+    expect(fired(server.events).filter((e) => Date.parse(e.due) > removedAt + 1_000)).toEqual([]);
+
+    writeFileSync(join(root, 'federate.config.json'), '{ "schedules": [');
+    const warning = await server.waitForEvent('warning');
+    expect(warning.text).toContain('federate.config.json is invalid');
+    expect(warning.text).toContain('the server goes on with the schedules it had');
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  }, 120_000);
+
+  it('bad schedules are refused naming what to fix, and the config is left as it was; remove takes one out', async () => {
+    const root = await federation();
+    const config = join(root, 'federate.config.json');
+    const before = readFileSync(config, 'utf8');
+    const refusals: [string[], RegExp][] = [
+      [
+        ['--to', 'docs', '--subject', 'x', '--cron', '99 * * * *'],
+        /schedules\["x"\]\.cron: .*minute: 99.*fed schedule remove x/,
+      ],
+      [
+        ['--to', 'docs', '--subject', 'x', '--cron', 'every day'],
+        /schedules\[0\]\.cron: expected a cron expression of 5 fields/,
+      ],
+      [['--to', 'nobody', '--subject', 'x', '--cron', '@daily'], /nobody/],
+      [
+        ['--to', 'docs', '--subject', 'x', '--cron', '@daily', '--tz', 'Mars/Olympus'],
+        /timezone: expected an IANA time zone/,
+      ],
+      [['--to', 'docs', '--subject', 'x', '--cron', '@daily', '--on-ref', 'main'], /exactly one trigger/],
+      [['--to', 'docs', '--subject', 'x', '--on-ref', '--upload-pack=evil'], /expected a git ref/],
+      [['--to', 'docs', '--subject', 'two\nlines', '--cron', '@daily'], /subject/],
+    ];
+    for (const [args, message] of refusals) {
+      const refused = await fed(root, 'schedule', 'add', ...args);
+      expect(refused.code, `${args.join(' ')}: ${refused.stdout}${refused.stderr}`).toBe(2);
+      expect(refused.stderr).toMatch(message);
+      expect(readFileSync(config, 'utf8')).toBe(before);
+    }
+    expect(
+      (
+        await fed(
+          root,
+          'schedule',
+          'add',
+          '--to',
+          'docs',
+          '--subject',
+          'Nightly docs',
+          '--cron',
+          '0 3 * * *',
+          '--tz',
+          'Europe/Paris',
+        )
+      ).code,
+    ).toBe(0);
+    const twice = await fed(
+      root,
+      'schedule',
+      'add',
+      '--to',
+      'docs',
+      '--subject',
+      'Other',
+      '--cron',
+      '@daily',
+      '--id',
+      'nightly-docs',
+    );
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain('a schedule "nightly-docs" exists already');
+    const listed = await fed(root, 'schedule', 'list');
+    expect(listed.stdout).toMatch(
+      /nightly-docs\s+docs\s+on "0 3 \* \* \*" \(Europe\/Paris\)\s+\d{4}-\d\d-\d\dT0[12]:00:00\.000Z\s+never\s+Nightly docs/,
+    );
+    const unknown = await fed(root, 'schedule', 'remove', 'nope');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('no schedule "nope" in federate.config.json (its schedules: nightly-docs)');
+    expect((await fed(root, 'schedule', 'remove', 'nightly-docs')).code).toBe(0);
+    expect(JSON.parse(readFileSync(config, 'utf8'))).toEqual(JSON.parse(before));
+  }, 120_000);
+});
