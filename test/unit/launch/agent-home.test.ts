@@ -2,7 +2,7 @@ import { lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from '
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentHomePath, prepareAgentHome } from '../../../src/apps/launch/prepare/sandbox/agent-home.js';
-import type { RegistryEntry } from '../../../src/core/schema/registry.js';
+import type { RegistryEntry } from 'fed';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /** A user's home with a CLI's credentials in it. */
