@@ -104,11 +104,18 @@ const UNDER_TEST = UNIT_TESTS.map((file) => ({
 })).filter(({ allow }) => allow.length > 0);
 
 /**
- * The imports that break the rules above: none today. An entry `{ file, allow, why }` would let `file`
- * import `allow` (a file or a folder) past the zones — work left, to shrink, never to grow
- * (lint-rules.test.ts fails when one is no longer needed). Never add one to get past the linter: move the code.
+ * The imports that break the rules above. An entry `{ file, allow, why }` lets `file` import `allow` (a file
+ * or a folder) past the zones — work left, to shrink, never to grow (lint-rules.test.ts fails when one is
+ * no longer needed). Never add one to get past the linter: move the code, or export what a test needs
+ * from src/testing.ts.
  */
-export const EXCEPTIONS = [];
+export const EXCEPTIONS = [
+  {
+    file: 'test/machines/machines-on-first-use.test.ts',
+    allow: ['src/engine/archetypes/catalog.ts'],
+    why: 'It checks what loading the archetype catalog alone builds: an entry loads more (fed/testing, the launch machine).',
+  },
+];
 
 /** The no-restricted-paths zones, with the imports `allow` lets through. */
 export function zones(allow = []) {

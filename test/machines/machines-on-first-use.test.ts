@@ -22,7 +22,7 @@ vi.mock('xstate', async (importOriginal) => {
 
 describe('machines are built on first use', () => {
   test("loading the archetypes builds no machine; a lifecycle's is built when read, once", async () => {
-    const { archetypeFor, machineCatalog } = await import('fed/testing');
+    const { archetypeFor, machineCatalog } = await import('../../src/engine/archetypes/catalog.js');
     expect(built).toEqual([]);
 
     // `fed team show` of a deliverable team builds the deliverable lifecycle, not the coding one.
