@@ -1,6 +1,7 @@
 // The linter states the rules of the code once, for every file: the layers (arrows point down only, no
-// cycles), the library that never prints or exits, the file adapter's internals kept behind the ports.
-import { readFileSync } from 'node:fs';
+// cycles), the library that never prints or exits, the file adapter's internals kept behind the ports,
+// the tests held to fed's entries.
+import { readdirSync, readFileSync } from 'node:fs';
 import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
@@ -15,6 +16,9 @@ const ROOT = import.meta.dirname;
  * side and import neither each other). The entries beside them (`src/*.ts`: src/index.ts, the library, and
  * the others package.json `exports` declares) may import every layer but the CLI.
  */
+const TESTING_ENTRY = 'src/testing.ts';
+// The entries but the testing one, which reaches every layer (even the CLI, which tests run in-process).
+const TESTABLE_ENTRIES = 'src/!(testing).ts';
 const LAYERS = [
   { dir: 'machines', forbidden: ['src'] },
   { dir: 'src/core', forbidden: ['src/infra', 'src/ports', 'src/adapters', 'src/engine', 'src/apps', 'src/cli'] },
@@ -23,7 +27,7 @@ const LAYERS = [
   { dir: 'src/adapters', forbidden: ['src/engine', 'src/apps', 'src/cli'] },
   { dir: 'src/engine', forbidden: ['src/apps', 'src/cli'] },
   { dir: 'src/apps', forbidden: ['src/cli'] },
-  { dir: 'src/*.ts', forbidden: ['src/cli'] },
+  { dir: TESTABLE_ENTRIES, forbidden: ['src/cli'] },
 ];
 
 /**
@@ -38,7 +42,9 @@ const ENTRIES = Object.entries(JSON.parse(readFileSync(`${ROOT}/package.json`, '
   .map(([name, target]) => [name === '.' ? 'fed' : `fed/${name.slice(2)}`, target.default ?? target])
   .filter(([, target]) => target.startsWith('./dist/src/'))
   .map(([name, target]) => ({ name, file: `./${target.slice('./dist/src/'.length).replace(/\.js$/, '.ts')}` }));
-const THROUGH_ENTRIES = `A package imports fed only through its entries: ${ENTRIES.map(({ name }) => name).join(', ')}.`;
+// A program needs nothing of fed's testing entry: only tests import it.
+const PROGRAM_ENTRIES = ENTRIES.filter(({ file }) => `src/${file.slice(2)}` !== TESTING_ENTRY);
+const THROUGH_ENTRIES = `A package imports fed only through its entries: ${PROGRAM_ENTRIES.map(({ name }) => name).join(', ')}.`;
 
 /**
  * Outside src/adapters, the adapters are reached through the ports (src/ports) and the adapter registry
@@ -46,21 +52,82 @@ const THROUGH_ENTRIES = `A package imports fed only through its entries: ${ENTRI
  * src/adapters/file/file-layout.ts) are named only in src/adapters.
  */
 const ADAPTER_INTERNALS = ['src/adapters/file', 'src/adapters/jetstream'];
-const OUTSIDE_ADAPTERS = ['src/*.ts', 'src/!(adapters)/**'];
+const OUTSIDE_ADAPTERS = [TESTABLE_ENTRIES, 'src/!(adapters)/**'];
 
 /**
- * The imports that break the rules above: none today. An entry `{ file, allow, why }` would let `file`
- * import `allow` (a file or a folder) past the zones — work left, to shrink, never to grow
- * (lint-rules.test.ts fails when one is no longer needed). Never add one to get past the linter: move the code.
+ * Tests (test/**, and each package's test/) import fed only through its entries — `fed` (src/index.ts),
+ * `fed/testing` (src/testing.ts: what tests need beyond the library), the others package.json `exports`
+ * declares — and their own files under test/, so a source file moves without editing tests. They name the
+ * entries by package name, never by path: tsconfig.json maps `fed` and `fed/*` to source for tsc, vitest
+ * (`resolve.tsconfigPaths`) and this linter, so a test runs the source as before; the import reads as a
+ * user's program does and does not change when a test moves; and a script node runs on the build
+ * (test/fixtures/*.mjs) names the same entry, which package.json `exports` resolves to dist/.
+ *
+ * A unit test may also import the modules it is named after, and no others: test/unit/**\/<words>.test.ts
+ * may import src/**\/<name>.ts or machines/<name>.ts when <name> is a run of whole words of <words>
+ * (atomic-write-outcomes.test.ts: src/infra/fs/atomic-write.ts), an index.ts never. A module tested through
+ * its own seams needs no export for it; every other internal a test needs goes into src/testing.ts.
  */
-export const EXCEPTIONS = [];
+const TESTS = ['test/**', 'packages/*/test/**'];
+const THROUGH_TEST_ENTRIES =
+  'A test imports fed through its entries (fed, fed/testing…, by package name) and, in test/unit, the modules its name names (CONTRIBUTING.md, "How tests import fed").';
+const UNIT_TEST = /^(?:test|packages\/[^/]+\/test)\/unit\/(?:.*\/)?([^/]+)\.test\.ts$/;
+
+/** Is `module` (a path from the root) one the unit test `testFile` is named after? */
+export function isModuleUnderTest(testFile, module) {
+  const test = UNIT_TEST.exec(testFile);
+  const name = /^(?:src|machines)\/(?:.*\/)?([^/]+)\.ts$/.exec(module)?.[1];
+  return test !== null && name !== undefined && name !== 'index' && `-${test[1]}-`.includes(`-${name}-`);
+}
+
+function filesUnder(dir, suffix) {
+  return readdirSync(`${ROOT}/${dir}`, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith(suffix) && !file.split('/').includes('node_modules'))
+    .map((file) => `${dir}/${file}`);
+}
+
+/** Each unit test's modules under test, by the rule above: `{ file, allow }`. */
+const SOURCE_MODULES = [...filesUnder('src', '.ts'), ...filesUnder('machines', '.ts')];
+const UNIT_TESTS = [
+  ...filesUnder('test/unit', '.test.ts'),
+  ...readdirSync(`${ROOT}/packages`).flatMap((pkg) => {
+    try {
+      return filesUnder(`packages/${pkg}/test/unit`, '.test.ts');
+    } catch {
+      return [];
+    }
+  }),
+];
+const UNDER_TEST = UNIT_TESTS.map((file) => ({
+  file,
+  allow: SOURCE_MODULES.filter((module) => isModuleUnderTest(file, module)),
+})).filter(({ allow }) => allow.length > 0);
+
+/**
+ * The imports that break the rules above. An entry `{ file, allow, why }` lets `file` import `allow` (a file
+ * or a folder) past the zones — work left, to shrink, never to grow (lint-rules.test.ts fails when one is
+ * no longer needed). Never add one to get past the linter: move the code, or export what a test needs
+ * from src/testing.ts.
+ */
+export const EXCEPTIONS = [
+  {
+    file: 'test/machines/machines-on-first-use.test.ts',
+    allow: ['src/engine/archetypes/catalog.ts'],
+    why: 'It checks what loading the archetype catalog alone builds: an entry loads more (fed/testing, the launch machine).',
+  },
+];
 
 /** The no-restricted-paths zones, with the imports `allow` lets through. */
 export function zones(allow = []) {
-  const zone = (target, from, message) => {
-    const except = allow
-      .filter((path) => path === from || path.startsWith(`${from}/`))
-      .map((path) => `./${path.slice(from.length + 1)}`);
+  const zone = (target, from, message, always = []) => {
+    const except = [
+      ...new Set([
+        ...always,
+        ...allow
+          .filter((path) => path === from || path.startsWith(`${from}/`))
+          .map((path) => `./${path.slice(from.length + 1)}`),
+      ]),
+    ];
     return { target, from, message, ...(except.length ? { except } : {}) };
   };
   return [
@@ -74,9 +141,22 @@ export function zones(allow = []) {
         'Reach an adapter through src/ports and the adapter registry, src/adapters/index.ts.',
       ),
     ),
-    { target: `${PACKAGES}/**`, from: 'src', except: ENTRIES.map(({ file }) => file), message: THROUGH_ENTRIES },
+    {
+      target: `${PACKAGES}/**`,
+      from: 'src',
+      except: PROGRAM_ENTRIES.map(({ file }) => file),
+      message: THROUGH_ENTRIES,
+    },
     { target: `${PACKAGES}/**`, from: 'machines', message: THROUGH_ENTRIES },
     { target: ['src', 'machines'], from: 'packages', message: "fed imports nothing of a package's: it runs its bin." },
+    { target: ['src', 'machines'], from: TESTING_ENTRY, message: 'Only tests import the testing entry.' },
+    zone(
+      TESTS,
+      'src',
+      THROUGH_TEST_ENTRIES,
+      ENTRIES.map(({ file }) => file),
+    ),
+    zone(TESTS, 'machines', THROUGH_TEST_ENTRIES),
   ];
 }
 
@@ -258,17 +338,21 @@ export default defineConfig(
     },
   },
   {
-    files: ['src/**', 'machines/**', `${PACKAGES}/**`],
+    files: ['src/**', 'machines/**', `${PACKAGES}/**`, ...TESTS],
     rules: { 'import-x/no-restricted-paths': ['error', { basePath: ROOT, zones: zones() }] },
   },
-  ...[...new Set(EXCEPTIONS.map(({ file }) => file))].map((file) => ({
+  // A file's exceptions and, for a unit test, its modules under test: one block each, which replaces the
+  // rule's options for that file.
+  ...[...new Set([...EXCEPTIONS, ...UNDER_TEST].map(({ file }) => file))].map((file) => ({
     files: [file],
     rules: {
       'import-x/no-restricted-paths': [
         'error',
         {
           basePath: ROOT,
-          zones: zones(EXCEPTIONS.filter((entry) => entry.file === file).flatMap(({ allow }) => allow)),
+          zones: zones(
+            [...EXCEPTIONS, ...UNDER_TEST].filter((entry) => entry.file === file).flatMap(({ allow }) => allow),
+          ),
         },
       ],
     },

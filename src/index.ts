@@ -4,7 +4,8 @@
  * engine operations and the apps a user runs, the lifecycle machines, the errors, and the schemas of the
  * files fed keeps on disk. Everything else (the file-signal-v1 adapter, infra, the CLI) is internal: it
  * may change in any release. test/unit/architecture/library-api.test.ts caps the count of names: a name
- * made public is a promise kept across releases.
+ * made public is a promise kept across releases. What fed's own tests need beyond it is in the testing
+ * entry (src/testing.ts, `fed/testing`), which promises nothing.
  */
 
 // Ports: the storage interfaces every backend implements.

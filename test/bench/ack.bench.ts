@@ -12,21 +12,22 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { acknowledgeSignal, initFederation, onboardTeam } from '../../src/index.js';
-import { createJetStreamBackend } from '../../src/adapters/jetstream/open-jetstream-backend.js';
-import { deliveryDirectory } from '../../src/adapters/file/file-delivery-fact-store.js';
-import { emptyRegistry } from '../../src/core/schema/registry.js';
-import { openFileBackend } from '../../src/adapters/file/open-file-backend.js';
-import { signalDigest } from '../../src/engine/delivery/sent-fact.js';
-import { signalFileName } from '../../src/adapters/file/signals/signal-file-name.js';
-import { jetstreamBackendSchema } from '../../src/core/schema/backends/jetstream.js';
-import { updateRegistryIn } from '../../src/engine/registry/update-registry.js';
-import { workspacePaths } from '../../src/adapters/file/file-layout.js';
-import type { RegistryEntry, SignalMessage } from '../../src/index.js';
-import type { SentFact } from '../../src/core/schema/delivery.js';
+import { acknowledgeSignal, initFederation, onboardTeam, openFederation } from 'fed';
+import {
+  createJetStreamBackend,
+  deliveryDirectory,
+  emptyRegistry,
+  jetstreamBackendSchema,
+  openFileBackend,
+  type SentFact,
+  signalDigest,
+  signalFileName,
+  updateRegistryIn,
+  workspacePaths,
+} from 'fed/testing';
+import type { RegistryEntry, SignalMessage } from 'fed';
 import { natsServerMissing, startNatsServer } from '../helpers/nats-server.js';
 import { report, reportInterleavedRatios } from './harness.js';
-import { openFederation } from '../../src/engine/context.js';
 
 const BIG = 100_000;
 const SMALL = 10;

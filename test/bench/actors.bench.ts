@@ -7,13 +7,17 @@ import { linkSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { initFederation, onboardTeam, runActors, sendSignal } from '../../src/index.js';
-import { fsyncDirectory, tempPathFor, unlinkQuietly, writeFileAtomic } from '../../src/infra/fs/atomic-write.js';
-import { getTeam } from '../../src/core/find-team.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { workspacePaths } from '../../src/adapters/file/file-layout.js';
+import { initFederation, onboardTeam, openFederation, runActors, sendSignal } from 'fed';
+import {
+  fsyncDirectory,
+  getTeam,
+  readRegistry,
+  tempPathFor,
+  unlinkQuietly,
+  workspacePaths,
+  writeFileAtomic,
+} from 'fed/testing';
 import { report } from './harness.js';
-import { openFederation } from '../../src/engine/context.js';
 
 const SIGNALS = 2_000;
 const BATCH = 256;

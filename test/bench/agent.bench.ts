@@ -14,9 +14,7 @@ import { distillInsights } from '../../packages/fed-agent/src/insights.js';
 import { searchMission } from '../../packages/fed-agent/src/mission-search.js';
 import { planOutline } from '../../packages/fed-agent/src/outline.js';
 import { renderDeliverable } from '../../packages/fed-agent/src/render-markdown.js';
-import { surveyCodebase } from '../../src/engine/survey/survey.js';
-import { topLevelSources } from '../../src/engine/survey/walk-codebase.js';
-import { checkMarkdownText } from '../../src/engine/deliverable/check-deliverable.js';
+import { checkMarkdownText, surveyCodebase, topLevelSources } from 'fed/testing';
 import { percentile, report } from './harness.js';
 
 const FILES = 5_000;

@@ -12,17 +12,21 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { initFederation, listSignals, onboardTeam, type SignalMessage } from '../../src/index.js';
-import { getTeam } from '../../src/core/find-team.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { ACK_FILE_SUFFIX, signalFileName } from '../../src/adapters/file/signals/signal-file-name.js';
-import { isWellFormedAck, isWellFormedSignal, MAX_SIGNAL_BYTES } from '../../src/core/schema/signal.js';
-import { readFileBounded } from '../../src/infra/fs/read-file-bounded.js';
-import { toJsonText } from '../../src/core/json-text.js';
-import { workspacePaths } from '../../src/adapters/file/file-layout.js';
+import { initFederation, listSignals, onboardTeam, openFederation, type SignalMessage } from 'fed';
+import {
+  ACK_FILE_SUFFIX,
+  getTeam,
+  isWellFormedAck,
+  isWellFormedSignal,
+  MAX_SIGNAL_BYTES,
+  readFileBounded,
+  readRegistry,
+  signalFileName,
+  toJsonText,
+  workspacePaths,
+} from 'fed/testing';
 import { startFixture } from '../helpers/fixture-process.js';
 import { fmt, reportInterleavedRatios, reportRoundRatios, summarize } from './harness.js';
-import { openFederation } from '../../src/engine/context.js';
 
 const LARGE = Number(process.env.FED_BENCH_LARGE ?? 100_000);
 const SMALL = Math.round(LARGE / 10);

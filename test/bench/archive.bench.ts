@@ -9,17 +9,18 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { initFederation, onboardTeam } from '../../src/index.js';
-import { archiveDirectoryOf } from '../../src/adapters/file/archive/box-archive.js';
-import { deliveryDirectory } from '../../src/adapters/file/file-delivery-fact-store.js';
-import { signalDigest } from '../../src/engine/delivery/sent-fact.js';
-import { signalFileName } from '../../src/adapters/file/signals/signal-file-name.js';
-import { workspacePaths } from '../../src/adapters/file/file-layout.js';
-import type { SignalMessage } from '../../src/index.js';
-import type { SentFact } from '../../src/core/schema/delivery.js';
+import { initFederation, onboardTeam, openFederation } from 'fed';
+import {
+  archiveDirectoryOf,
+  deliveryDirectory,
+  type SentFact,
+  signalDigest,
+  signalFileName,
+  workspacePaths,
+} from 'fed/testing';
+import type { SignalMessage } from 'fed';
 import { FED_BIN } from '../helpers/fed-cli.js';
 import { reportInterleavedRatios } from './harness.js';
-import { openFederation } from '../../src/engine/context.js';
 
 const LIVE = 100;
 const ARCHIVED = 100_000;

@@ -13,12 +13,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { AgentBroker } from '../../src/apps/launch/supervise/agent-broker.js';
-import { teamEventApplier } from '../../src/apps/launch/supervise/agent-events.js';
-import { runCli } from '../../src/cli/program.js';
-import { workspacePaths } from '../../src/core/layout.js';
-import { openFederation } from '../../src/engine/context.js';
-import { initFederation, onboardTeam, sendSignal } from '../../src/index.js';
+import { AgentBroker, runCli, teamEventApplier, workspacePaths } from 'fed/testing';
+import { initFederation, onboardTeam, openFederation, sendSignal } from 'fed';
 import { FED_BIN } from '../helpers/fed-cli.js';
 import { reportInterleavedRatios } from './harness.js';
 

@@ -9,8 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { initFederation, onboardTeam, sendSignal } from '../../src/index.js';
-import { openFederation } from '../../src/engine/context.js';
+import { initFederation, onboardTeam, openFederation, sendSignal } from 'fed';
 import { FED_BIN } from '../helpers/fed-cli.js';
 import { fmt, report } from './harness.js';
 

@@ -5,9 +5,7 @@
  * checked — or refused before parsing, naming why — in ≤ 2 s, and every shape the dashboard renders
  * (the ones not refused: its team page parses the same Markdown in the browser) parses in ≤ 1 s.
  */
-import { checkMarkdownText } from '../../src/engine/deliverable/check-deliverable.js';
-import { MARKDOWN_LIMITS, markdownLimitProblem } from '../../src/engine/deliverable/markdown-limits.js';
-import { parseMarkdown } from '../../src/engine/deliverable/parse-markdown.js';
+import { checkMarkdownText, MARKDOWN_LIMITS, markdownLimitProblem, parseMarkdown } from 'fed/testing';
 import { report, summarize } from './harness.js';
 
 const BYTES = MARKDOWN_LIMITS.bytes - 64;

@@ -12,12 +12,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DeliverPolicy } from '@nats-io/jetstream';
-import { runActors, sendSignal, type FederationBackend, type SignalMessage } from '../../src/index.js';
-import { createJetStreamBackend, type JetStreamBackend } from '../../src/adapters/jetstream/open-jetstream-backend.js';
-import { jetstreamBackendSchema } from '../../src/core/schema/backends/jetstream.js';
+import { type FederationBackend, openFederation, runActors, sendSignal, type SignalMessage } from 'fed';
+import { createJetStreamBackend, type JetStreamBackend, jetstreamBackendSchema } from 'fed/testing';
 import { natsServerMissing, startNatsServer, type NatsServer } from '../helpers/nats-server.js';
 import { percentile, report, reportInterleavedRatios, summarize } from './harness.js';
-import { openFederation } from '../../src/engine/context.js';
 import { fileFederation, jetstreamFederation, message, removeBenchFederations } from './jetstream-federations.js';
 
 export default async function jetstreamApplyBench(): Promise<void> {

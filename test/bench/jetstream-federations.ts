@@ -2,11 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { initFederation, onboardTeam, type FederationBackend, type SignalMessage } from '../../src/index.js';
-import { emptyRegistry } from '../../src/core/schema/registry.js';
-import { openFileBackend } from '../../src/adapters/file/open-file-backend.js';
-import { SIGNAL_PROTOCOL } from '../../src/core/schema/signal.js';
-import { openFederation } from '../../src/engine/context.js';
+import { type FederationBackend, initFederation, onboardTeam, openFederation, type SignalMessage } from 'fed';
+import { emptyRegistry, openFileBackend, SIGNAL_PROTOCOL } from 'fed/testing';
 import type { NatsServer } from '../helpers/nats-server.js';
 
 export const message = (to: string): SignalMessage => ({

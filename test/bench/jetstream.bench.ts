@@ -11,11 +11,8 @@
  * The apply path is in jetstream-apply.bench.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { closeOpenBackends } from '../../src/index.js';
-import type { JetStreamBackend } from '../../src/adapters/jetstream/open-jetstream-backend.js';
-import { sendSignal } from '../../src/engine/messaging/send-signal.js';
-import { openFederation } from '../../src/engine/context.js';
-import { type SignalParty } from '../../src/core/resolve-party.js';
+import { closeOpenBackends, openFederation, sendSignal } from 'fed';
+import type { JetStreamBackend, SignalParty } from 'fed/testing';
 import { natsServerMissing, startNatsServer } from '../helpers/nats-server.js';
 import { fmt, report, reportInterleavedRatios, summarize } from './harness.js';
 import { jetstreamFederation, message, removeBenchFederations } from './jetstream-federations.js';

@@ -15,8 +15,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { connect, createServer, type AddressInfo, type Server } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { hostPolicy, type HostPolicy } from '../../src/apps/launch/prepare/sandbox/host-policy.js';
-import { NetworkProxy } from '../../src/apps/launch/supervise/network/network-proxy.js';
+import { hostPolicy, type HostPolicy, NetworkProxy } from 'fed/testing';
 import { report, reportInterleavedRatios } from './harness.js';
 
 const ROUNDS = 11;

@@ -10,8 +10,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { initFederation } from '../../src/index.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { initFederation } from 'fed';
+import { readRegistry } from 'fed/testing';
 import { startFixture } from '../helpers/fixture-process.js';
 import { report, reportRoundRatios, summarize } from './harness.js';
 

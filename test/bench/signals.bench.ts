@@ -23,18 +23,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { initFederation } from '../../src/apps/init/init-federation.js';
-import { fsyncDirectory } from '../../src/infra/fs/atomic-write.js';
-import { toJsonText } from '../../src/core/json-text.js';
-import { onboardTeam } from '../../src/engine/registry/onboard.js';
-import type { SignalMessage } from '../../src/core/schema/signal.js';
-import { QUIET_DIRECTORY_MS, SignalBoxReader } from '../../src/adapters/file/signals/read-signals.js';
-import { resolveSignalWorkspace } from '../../src/adapters/file/signals/resolve-workspace.js';
-import { sendSignal } from '../../src/engine/messaging/send-signal.js';
-import { signalFileName } from '../../src/adapters/file/signals/signal-file-name.js';
-import { watchSignalBox } from '../../src/adapters/file/signals/watch-signals.js';
+import { initFederation, onboardTeam, openFederation, sendSignal, type SignalMessage } from 'fed';
+import {
+  fsyncDirectory,
+  QUIET_DIRECTORY_MS,
+  resolveSignalWorkspace,
+  SignalBoxReader,
+  signalFileName,
+  toJsonText,
+  watchSignalBox,
+} from 'fed/testing';
 import { percentile, report, reportInterleavedRatios } from './harness.js';
-import { openFederation } from '../../src/engine/context.js';
 
 const SENDS = 300;
 const DURABLE_SENDS_PER_RUN = 20;

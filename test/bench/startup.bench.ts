@@ -20,13 +20,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { applyLifecycleInputs, initFederation, onboardTeam, sendSignal } from '../../src/index.js';
-import { getTeam } from '../../src/core/find-team.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { applyLifecycleInputs, initFederation, onboardTeam, openFederation, sendSignal } from 'fed';
+import { getTeam, readRegistry, workspacePaths } from 'fed/testing';
 import { FED_BIN } from '../helpers/fed-cli.js';
 import { reportInterleavedRatios } from './harness.js';
-import { openFederation } from '../../src/engine/context.js';
-import { workspacePaths } from '../../src/adapters/file/file-layout.js';
 import { askQuestion, longHistoryFederation, manyTeamsFederation } from '../helpers/big-federations.js';
 
 const ROUNDS = 11;

@@ -9,16 +9,18 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { initFederation, onboardTeam, setTeamStatus } from '../../src/index.js';
-import { deliveryDirectory } from '../../src/adapters/file/file-delivery-fact-store.js';
-import { ackFileName, signalFileName } from '../../src/adapters/file/signals/signal-file-name.js';
-import { sentFactOf } from '../../src/engine/delivery/sent-fact.js';
-import { openFederation } from '../../src/engine/context.js';
-import { workspacePaths } from '../../src/adapters/file/file-layout.js';
-import { toJsonText } from '../../src/core/json-text.js';
-import { META } from '../../src/core/schema/common.js';
-import { sentFactSchema } from '../../src/core/schema/delivery.js';
-import { signalAckSchema, signalMessageSchema, type SignalType } from '../../src/core/schema/signal.js';
+import { initFederation, onboardTeam, openFederation, setTeamStatus, signalAckSchema, signalMessageSchema } from 'fed';
+import {
+  ackFileName,
+  deliveryDirectory,
+  META,
+  sentFactOf,
+  sentFactSchema,
+  signalFileName,
+  type SignalType,
+  toJsonText,
+  workspacePaths,
+} from 'fed/testing';
 
 const ENV = { ...process.env, FED_TELEMETRY_ENABLED: 'false' };
 

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { acknowledgeAll, acknowledgeSignal, runActors, sendSignal, setTeamStatus } from '../../src/index.js';
+import { acknowledgeAll, acknowledgeSignal, openFederation, runActors, sendSignal, setTeamStatus } from 'fed';
 import { party, type ConformanceFactory } from './conformance-federation.js';
-import { openFederation } from '../../src/engine/context.js';
 
 const SIGNALS = 60;
 const BATCH = 16;

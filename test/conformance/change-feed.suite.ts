@@ -3,9 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { openFederation } from '../../src/engine/context.js';
-import type { FederationBackend } from '../../src/ports/federation-backend.js';
-import type { ChangeWatch, FederationChange } from '../../src/ports/federation-changes.js';
+import { type ChangeWatch, type FederationBackend, type FederationChange, openFederation } from 'fed';
 import { runFed, type FedResult } from '../helpers/fed-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { type FederationBackend, type RegistryEntry, type SignalMessage } from '../../src/index.js';
-import { SIGNAL_PROTOCOL, type SignalType } from '../../src/core/schema/signal.js';
-import { type SignalParty } from '../../src/core/resolve-party.js';
+import { type FederationBackend, type RegistryEntry, type SignalMessage } from 'fed';
+import { SIGNAL_PROTOCOL, type SignalParty, type SignalType } from 'fed/testing';
 
 /**
  * What a conformance suite needs from an adapter: a fresh federation with the given teams registered,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { SentFact } from '../../src/core/schema/delivery.js';
+import type { SentFact } from 'fed/testing';
 import { message, party, runWorker, type ConformanceFactory } from './conformance-federation.js';
 
 const sentFact = (id: string, subject: string): SentFact => ({

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { applyLifecycleInputs, sendSignal, type RegistryEntry } from '../../src/index.js';
-import type { ApplyFaultPoint } from '../../src/engine/actors/lifecycle-types.js';
-import { loadTeamLifecycle } from '../../src/engine/actors/team-lifecycle.js';
+import { applyLifecycleInputs, openFederation, type RegistryEntry, sendSignal } from 'fed';
+import { type ApplyFaultPoint, loadTeamLifecycle } from 'fed/testing';
 import {
   eventually,
   party,
@@ -9,7 +8,6 @@ import {
   type ConformanceFactory,
   type ConformanceFederation,
 } from './conformance-federation.js';
-import { openFederation } from '../../src/engine/context.js';
 
 const SIGNALS = 80;
 /**

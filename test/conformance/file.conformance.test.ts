@@ -1,10 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { initFederation, onboardTeam, type RegistryEntry } from '../../src/index.js';
-import { openFileBackend } from '../../src/adapters/file/open-file-backend.js';
-import { publishFileNoClobber } from '../../src/infra/fs/atomic-write.js';
-import { quarantineDirectory } from '../../src/adapters/file/signals/quarantine.js';
-import { workspacePaths } from '../../src/adapters/file/file-layout.js';
+import { initFederation, onboardTeam, openFederation, type RegistryEntry } from 'fed';
+import { openFileBackend, publishFileNoClobber, quarantineDirectory, workspacePaths } from 'fed/testing';
 import { tempDir } from '../helpers/temp-dir.js';
 import type { ConformanceFactory } from './conformance-federation.js';
 import { describeChangeFeed } from './change-feed.suite.js';
@@ -15,7 +12,6 @@ import { describeExactlyOnceApply } from './exactly-once.suite.js';
 import { describeLifecycleStore } from './lifecycle-store.suite.js';
 import { describeRegistryStore } from './registry-store.suite.js';
 import { describeSignalTransport } from './signal-transport.suite.js';
-import { openFederation } from '../../src/engine/context.js';
 
 /** file-signal-v1 in a temp dir: a federation made by fed init and fed team onboard. */
 const fileFederation: ConformanceFactory = async (domains) => {

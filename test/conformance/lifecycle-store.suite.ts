@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { LifecycleEnvelope } from '../../src/index.js';
-import type { JournalLine } from '../../src/core/schema/lifecycle-state.js';
+import type { LifecycleEnvelope } from 'fed';
+import type { JournalLine } from 'fed/testing';
 import { runWorker, yieldToEvents, type ConformanceFactory } from './conformance-federation.js';
 
 const envelope = (seq: number): LifecycleEnvelope => ({

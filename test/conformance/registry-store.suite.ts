@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RegistryConflictError } from '../../src/index.js';
-import { updateRegistryIn } from '../../src/engine/registry/update-registry.js';
+import { RegistryConflictError } from 'fed';
+import { updateRegistryIn } from 'fed/testing';
 import { runWorker, yieldToEvents, type ConformanceFactory } from './conformance-federation.js';
 
 /** The registry store's contract (src/ports/registry-store.ts), for any adapter. */

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { runActors, sendSignal } from '../../src/index.js';
+import { openFederation, runActors, sendSignal } from 'fed';
 import { party, type ConformanceFactory } from './conformance-federation.js';
-import { openFederation } from '../../src/engine/context.js';
 
 /** Longer than any test here: a signal applied at all was applied by its arrival's wake-up, not a rescan. */
 const NO_RESCAN_MS = 3_600_000;

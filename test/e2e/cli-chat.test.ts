@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FileChatChannel } from '../../src/apps/chat/file-channel.js';
+import { FileChatChannel } from 'fed/testing';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { FIXTURES_DIR, waitFor } from '../helpers/fixture-process.js';
 import { signalFederation } from '../helpers/signal-federation.js';

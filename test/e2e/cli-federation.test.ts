@@ -2,10 +2,9 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { onboardTeam } from '../../src/index.js';
+import { onboardTeam, openFederation } from 'fed';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { openFederation } from '../../src/engine/context.js';
 import { skipWithoutBubblewrap } from '../helpers/bubblewrap.js';
 
 async function initialised(): Promise<string> {

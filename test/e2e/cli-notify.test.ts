@@ -2,10 +2,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { sendSignal } from '../../src/index.js';
-import { federationPaths } from '../../src/core/layout.js';
-import type { NeedsYouItem } from '../../src/core/schema/needs-you.js';
-import { openFederation } from '../../src/engine/context.js';
+import { openFederation, sendSignal } from 'fed';
+import { federationPaths, type NeedsYouItem } from 'fed/testing';
 import { runFed } from '../helpers/fed-cli.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 

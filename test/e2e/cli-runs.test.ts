@@ -1,14 +1,16 @@
 import { readFileSync, writeFileSync, appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { onboardTeam } from '../../src/index.js';
-import { getTeam } from '../../src/core/find-team.js';
-import { workspacePaths } from '../../src/core/layout.js';
-import { launchRunSchema, type LaunchRun } from '../../src/core/schema/launch-run.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { appendRun } from '../../src/apps/launch/run-records.js';
-import { appendLearningEntries } from '../../src/engine/deliverable/learning-log.js';
-import { openFederation } from '../../src/engine/context.js';
+import { onboardTeam, openFederation } from 'fed';
+import {
+  appendLearningEntries,
+  appendRun,
+  getTeam,
+  type LaunchRun,
+  launchRunSchema,
+  readRegistry,
+  workspacePaths,
+} from 'fed/testing';
 import { runFed } from '../helpers/fed-cli.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 

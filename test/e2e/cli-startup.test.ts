@@ -15,19 +15,22 @@ import { dirname, join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { z } from 'zod';
-import { buildProgram } from '../../src/cli/program.js';
-import { COMMAND_NAMES, OWN_BUNDLE_COMMANDS } from '../../src/cli/command-names.js';
+import {
+  buildProgram,
+  COMMAND_NAMES,
+  OWN_BUNDLE_COMMANDS,
+  packageRoot,
+  packageVersion,
+  readJournalTail,
+  readRegistry,
+  reportSignalId,
+} from 'fed/testing';
+import { listSignals, openFederation } from 'fed';
 import { builtBin, runFed } from '../helpers/fed-cli.js';
 import { manyTeamsFederation } from '../helpers/big-federations.js';
 import { fedLoadedModules, loadsCrypto } from '../helpers/loaded-modules.js';
 import { isUuidV4 } from '../helpers/uuid-v4.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { packageRoot, packageVersion } from '../../src/infra/package-info.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { readJournalTail } from '../../src/adapters/file/state-files.js';
-import { reportSignalId } from '../../src/engine/actors/report-signal-id.js';
-import { openFederation } from '../../src/engine/context.js';
-import { listSignals } from '../../src/engine/messaging/list-signals.js';
 
 /**
  * Start-up (issue 18): what each command initialises as it starts, and the V8 code cache the `fed` bin

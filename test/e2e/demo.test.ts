@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { workspacePaths } from '../../src/core/layout.js';
+import { workspacePaths } from 'fed/testing';
 import { runFed } from '../helpers/fed-cli.js';
 import { maxSharedLineFraction } from '../helpers/shared-lines.js';
 import { tempDir } from '../helpers/temp-dir.js';

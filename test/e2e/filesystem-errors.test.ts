@@ -3,7 +3,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fileSystemErrorFor } from '../../src/infra/fs/fs-errors.js';
+import { fileSystemErrorFor } from 'fed/testing';
 import { runFed, type FedResult } from '../helpers/fed-cli.js';
 import { skipWithout } from '../helpers/loud-skip.js';
 import { tempDir } from '../helpers/temp-dir.js';

@@ -5,8 +5,8 @@ import { runFed } from '../helpers/fed-cli.js';
 import { skipWithoutNatsServer } from '../helpers/nats-server.js';
 import { useNatsServer } from '../helpers/use-nats-server.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { openFederation } from '../../src/engine/context.js';
-import { openFileBackend } from '../../src/adapters/file/open-file-backend.js';
+import { openFederation } from 'fed';
+import { openFileBackend } from 'fed/testing';
 
 const SUITE = 'fed migrate: a file federation into JetStream and back';
 

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { FileChatChannel } from '../../src/apps/chat/file-channel.js';
+import { FileChatChannel } from 'fed/testing';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { waitFor } from '../helpers/fixture-process.js';
 import { freePort, skipWithoutNatsServer } from '../helpers/nats-server.js';

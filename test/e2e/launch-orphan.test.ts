@@ -1,12 +1,15 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { getTeam } from '../../src/core/find-team.js';
-import { processIsAlive, processStartTime } from '../../src/infra/fs/process-identity.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { descendantsOf } from '../../src/infra/process/process-tree.js';
-import { workspacePaths } from '../../src/core/layout.js';
-import { type LaunchRun } from '../../src/core/schema/launch-run.js';
+import {
+  descendantsOf,
+  getTeam,
+  type LaunchRun,
+  processIsAlive,
+  processStartTime,
+  readRegistry,
+  workspacePaths,
+} from 'fed/testing';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { waitFor } from '../helpers/fixture-process.js';
 import { fakeAgent, federationWithMission, inDocsWorkspace } from '../helpers/launch-federation.js';

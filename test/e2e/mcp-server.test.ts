@@ -1,9 +1,7 @@
 import { spawn } from 'node:child_process';
 import { ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { openFederation } from '../../src/engine/context.js';
-import { listSignals } from '../../src/engine/messaging/list-signals.js';
-import { sendSignal } from '../../src/engine/messaging/send-signal.js';
+import { listSignals, openFederation, sendSignal } from 'fed';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { waitFor } from '../helpers/fixture-process.js';
 import { agentEnv, callTool, connectFedMcp, resultText } from '../helpers/mcp-client.js';

@@ -1,9 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { initFederation, onboardTeam, sendSignal } from '../../src/index.js';
-import { openFederation } from '../../src/engine/context.js';
-import { packageRoot } from '../../src/infra/package-info.js';
+import { initFederation, onboardTeam, openFederation, sendSignal } from 'fed';
+import { packageRoot } from 'fed/testing';
 import { bubblewrapMissing } from '../helpers/bubblewrap.js';
 import { builtBin, FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { processUsageEnv, takeProcessUsage } from '../helpers/process-usage.js';

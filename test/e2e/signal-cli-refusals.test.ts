@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { writeRegistryStatus } from '../../src/engine/registry/team-status.js';
+import { writeRegistryStatus } from 'fed/testing';
+import { openFederation } from 'fed';
 import { runFed, type FedOptions } from '../helpers/fed-cli.js';
 import { entries, signalFederation, type SignalFederation } from '../helpers/signal-federation.js';
-import { openFederation } from '../../src/engine/context.js';
 
 async function fedIn(fed: SignalFederation, args: readonly string[], options: FedOptions = {}) {
   return runFed(['--root', fed.root, ...args], options);

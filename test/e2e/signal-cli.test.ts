@@ -2,12 +2,10 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { signalMessageSchema, type SignalMessage } from '../../src/core/schema/signal.js';
-import { sendSignal } from '../../src/engine/messaging/send-signal.js';
+import { openFederation, sendSignal, type SignalMessage, signalMessageSchema } from 'fed';
 import { FED_BIN, runFed, type FedOptions } from '../helpers/fed-cli.js';
 import { waitFor } from '../helpers/fixture-process.js';
 import { entries, signalFederation, type SignalFederation } from '../helpers/signal-federation.js';
-import { openFederation } from '../../src/engine/context.js';
 
 interface Listed {
   team: string;

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import type { BoardView } from '../../src/apps/ui/api-types.js';
+import type { BoardView } from 'fed/testing';
 import { runFed } from '../helpers/fed-cli.js';
 import { startFedUi } from '../helpers/fed-ui.js';
 import { tempDir } from '../helpers/temp-dir.js';

@@ -17,19 +17,31 @@
 import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { applyLifecycleInputs, initFederation, onboardTeam, sendSignal } from '../../src/index.js';
-import { deliveryDirectory } from '../../src/adapters/file/file-delivery-fact-store.js';
-import { ackFileName, signalFileName } from '../../src/adapters/file/signals/signal-file-name.js';
-import { sentFactOf } from '../../src/engine/delivery/sent-fact.js';
-import { openFederation, type Federation } from '../../src/engine/context.js';
-import { federationPaths, workspacePaths } from '../../src/adapters/file/file-layout.js';
-import { toJsonText } from '../../src/core/json-text.js';
-import { META } from '../../src/core/schema/common.js';
-import { sentFactSchema } from '../../src/core/schema/delivery.js';
-import { federationRecordSchema } from '../../src/core/schema/federation-journal.js';
-import { launchRunSchema } from '../../src/core/schema/launch-run.js';
-import type { RegistryEntry } from '../../src/core/schema/registry.js';
-import { signalAckSchema, signalMessageSchema, type SignalMessage } from '../../src/core/schema/signal.js';
+import {
+  applyLifecycleInputs,
+  type Federation,
+  federationRecordSchema,
+  initFederation,
+  onboardTeam,
+  openFederation,
+  type RegistryEntry,
+  sendSignal,
+  signalAckSchema,
+  type SignalMessage,
+  signalMessageSchema,
+} from 'fed';
+import {
+  ackFileName,
+  deliveryDirectory,
+  federationPaths,
+  launchRunSchema,
+  META,
+  sentFactOf,
+  sentFactSchema,
+  signalFileName,
+  toJsonText,
+  workspacePaths,
+} from 'fed/testing';
 
 const ENV = { ...process.env, FED_TELEMETRY_ENABLED: 'false' };
 const NOT_DURABLE = { durable: false } as const;

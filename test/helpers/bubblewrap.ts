@@ -1,4 +1,4 @@
-import { findBubblewrap } from '../../src/apps/launch/prepare/sandbox/sandbox.js';
+import { findBubblewrap } from 'fed/testing';
 import { skipWithout } from './loud-skip.js';
 
 /**

@@ -1,7 +1,5 @@
-import { initFederation, onboardTeam, sendSignal, type RegistryEntry } from '../../src/index.js';
-import { getTeam } from '../../src/core/find-team.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { openFederation } from '../../src/engine/context.js';
+import { initFederation, onboardTeam, openFederation, type RegistryEntry, sendSignal } from 'fed';
+import { getTeam, readRegistry } from 'fed/testing';
 import { tempDir } from './temp-dir.js';
 
 /** A new file federation with one deliverable team, docs; `team()` reads its registry entry as it is now. */

@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { builtInAgentBin } from '../../src/apps/launch/supervise/builtin-agent.js';
-import { packageBins, packageRoot } from '../../src/infra/package-info.js';
+import { builtInAgentBin, packageBins, packageRoot } from 'fed/testing';
 
 /**
  * A built command (`npm test` builds before running vitest): fed's, the script its package.json's `bin`

@@ -1,4 +1,4 @@
-import { runCli } from '../../src/cli/program.js';
+import { runCli } from 'fed/testing';
 import type { FedResult } from './fed-cli.js';
 
 /**

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { initFederation } from '../../src/index.js';
+import { initFederation } from 'fed';
 import { writeTree } from './fixture-repo.js';
 import { tempDir } from './temp-dir.js';
 

@@ -1,14 +1,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { type RegistryEntry } from '../../src/index.js';
-import { emptyRegistry } from '../../src/core/schema/registry.js';
-import { updateRegistryIn } from '../../src/engine/registry/update-registry.js';
-import { type JetStreamBackend } from '../../src/adapters/jetstream/open-jetstream-backend.js';
+import { openFederation, type RegistryEntry } from 'fed';
+import { emptyRegistry, type JetStreamBackend, updateRegistryIn } from 'fed/testing';
 import type { ConformanceFactory } from '../conformance/conformance-federation.js';
 import type { NatsServer } from './nats-server.js';
 import { tempDir } from './temp-dir.js';
-import { openFederation } from '../../src/engine/context.js';
 
 let federations = 0;
 

@@ -1,4 +1,4 @@
-import type { JetStreamBackend } from '../../src/adapters/jetstream/open-jetstream-backend.js';
+import type { JetStreamBackend } from 'fed/testing';
 
 /** What an operation cost on the wire: request–replies, the round trips they took, and their subjects. */
 export interface RequestCount {

@@ -1,5 +1,5 @@
 import type { Consumer } from '@nats-io/jetstream';
-import type { JetStreamSession } from '../../src/adapters/jetstream/connect-jetstream.js';
+import type { JetStreamSession } from 'fed/testing';
 
 /**
  * `session` as the adapter sees it, except that the first consumer it makes is handed to `meanwhile`

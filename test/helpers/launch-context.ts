@@ -5,12 +5,8 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { getTeam } from '../../src/core/find-team.js';
-import { workspacePaths } from '../../src/core/layout.js';
-import type { LaunchContext } from '../../src/core/schema/launch-context.js';
-import { openFederation } from '../../src/engine/context.js';
-import { viewLifecycle } from '../../src/index.js';
+import { getTeam, type LaunchContext, readRegistry, workspacePaths } from 'fed/testing';
+import { openFederation, viewLifecycle } from 'fed';
 
 /** A deliverable team's launch context: its deliverable and learning log in `workspace`, no playbook. */
 export function deliverableContext(fields: {

@@ -2,10 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { initFederation, onboardTeam, sendSignal, type FederationConfig } from '../../src/index.js';
-import { loadConfig } from '../../src/infra/config/load-config.js';
+import { type FederationConfig, initFederation, onboardTeam, openFederation, sendSignal } from 'fed';
+import { loadConfig } from 'fed/testing';
 import { tempDir } from './temp-dir.js';
-import { openFederation } from '../../src/engine/context.js';
 
 /** `node <fixture agent>` as an agent command (quoted for splitCommand). */
 export function fakeAgent(name: string): string {

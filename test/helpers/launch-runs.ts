@@ -1,4 +1,4 @@
-import { launchRunSchema, type LaunchRun } from '../../src/core/schema/launch-run.js';
+import { type LaunchRun, launchRunSchema } from 'fed/testing';
 
 /**
  * Run `i` of a consultant's run journal as fed records one (checked against fed's schema), a minute after

@@ -1,8 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { workspacePaths } from '../../src/adapters/file/file-layout.js';
-import { type JournalLine } from '../../src/core/schema/lifecycle-state.js';
+import { type JournalLine, workspacePaths } from 'fed/testing';
 
 /** Every journal line of a team, oldest first (the whole file, not just its tail). */
 export function readWholeJournal(workspace: string): JournalLine[] {

@@ -1,7 +1,6 @@
 import { once } from 'node:events';
 import { createServer, type AddressInfo, type Server } from 'node:net';
-import { hostPolicy, type HostPolicy } from '../../src/apps/launch/prepare/sandbox/host-policy.js';
-import { NetworkProxy, type ProxiedConnection } from '../../src/apps/launch/supervise/network/network-proxy.js';
+import { hostPolicy, type HostPolicy, NetworkProxy, type ProxiedConnection } from 'fed/testing';
 
 export const policyOf = (allow: string[], provider: string[] = []) => hostPolicy({ allow }, provider) as HostPolicy;
 

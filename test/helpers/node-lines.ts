@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../../src/infra/package-info.js';
+import { packageRoot } from 'fed/testing';
 import { ensurePinnedInstall } from './pinned-install.js';
 
 /**

@@ -1,4 +1,4 @@
-import { nodeSupportWarnings } from '../../src/apps/doctor/node-support-check.js';
+import { nodeSupportWarnings } from 'fed/testing';
 
 /**
  * What `fed doctor` warns about the Node running the tests (past its end of life: Node 20 today), which

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../../src/infra/package-info.js';
+import { packageRoot } from 'fed/testing';
 
 /**
  * The node processes a command starts, counted by a preload in each (test/fixtures/process-usage.cjs).

@@ -1,7 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { onTestFinished } from 'vitest';
-import { serveStdio } from '../../src/apps/mcp/serve-stdio.js';
-import type { TeamServer } from '../../src/apps/mcp/team-server.js';
+import { serveStdio, type TeamServer } from 'fed/testing';
 import { waitFor } from './fixture-process.js';
 
 /** What a raw client reads: each line the server wrote, parsed (a line that is no JSON fails the test). */

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { LaunchResult } from '../../src/engine/hooks/federation-hooks.js';
+import type { LaunchResult } from 'fed/testing';
 import { FED_BIN } from './fed-cli.js';
 import { federationWithMission } from './launch-federation.js';
 import type { ModelStep } from './model-server/script.js';

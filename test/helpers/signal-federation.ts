@@ -1,10 +1,7 @@
 import { readdirSync } from 'node:fs';
-import { signalMessageSchema } from '../../src/core/schema/signal.js';
-import { initFederation } from '../../src/apps/init/init-federation.js';
-import { onboardTeam } from '../../src/engine/registry/onboard.js';
-import { resolveSignalWorkspace, type SignalWorkspace } from '../../src/adapters/file/signals/resolve-workspace.js';
+import { initFederation, onboardTeam, openFederation, signalMessageSchema } from 'fed';
+import { resolveSignalWorkspace, type SignalWorkspace } from 'fed/testing';
 import { tempDir } from './temp-dir.js';
-import { openFederation } from '../../src/engine/context.js';
 
 /** A real federation in a temp dir with the given teams onboarded (directory placement). */
 export interface SignalFederation {

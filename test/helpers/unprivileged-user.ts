@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { constants, lchownSync, lstatSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { packageRoot } from '../../src/infra/package-info.js';
+import { packageRoot } from 'fed/testing';
 import { skipWithout } from './loud-skip.js';
 
 /** A user without privileges, to run fed as when the tests run as root (as in Docker). */

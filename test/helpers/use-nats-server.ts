@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
-import { closeOpenBackends } from '../../src/index.js';
+import { closeOpenBackends } from 'fed';
 import { startNatsServer, type NatsServer, type NatsServerOptions } from './nats-server.js';
 
 /**

@@ -9,14 +9,14 @@ const { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, sym
   await import('node:fs');
 const { execFileSync } = await import('node:child_process');
 const { basename, dirname, join } = await import('node:path');
-const { acknowledgeSignal, initFederation, onboardTeam } = await import('../../src/index.js');
-const { openFederation } = await import('../../src/engine/context.js');
-const { isSignalFileName, signalFileName } = await import('../../src/adapters/file/signals/signal-file-name.js');
-const { workspacePaths } = await import('../../src/adapters/file/file-layout.js');
-const { toJsonText } = await import('../../src/core/json-text.js');
+const { acknowledgeSignal, initFederation, onboardTeam } = await import('fed');
+const { openFederation } = await import('fed');
+const { isSignalFileName, signalFileName } = await import('fed/testing');
+const { workspacePaths } = await import('fed/testing');
+const { toJsonText } = await import('fed/testing');
 const { counted } = await import('../helpers/fs-calls.js');
 const { tempDir } = await import('../helpers/temp-dir.js');
-type SignalMessage = import('../../src/index.js').SignalMessage;
+type SignalMessage = import('fed').SignalMessage;
 
 const SIGNALS = 2_000;
 

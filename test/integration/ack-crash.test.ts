@@ -1,12 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { initFederation, onboardTeam, runActors, sendSignal, viewLifecycle } from '../../src/index.js';
-import { getTeam } from '../../src/core/find-team.js';
-import { readEnvelope } from '../../src/adapters/file/state-files.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { initFederation, onboardTeam, openFederation, runActors, sendSignal, viewLifecycle } from 'fed';
+import { getTeam, readEnvelope, readRegistry } from 'fed/testing';
 import { startFixture, waitFor } from '../helpers/fixture-process.js';
 import { expectExactlyOnce, readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { openFederation } from '../../src/engine/context.js';
 
 const SIGNALS = 120;
 const ROUNDS = 12;

@@ -1,13 +1,8 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { initFederation, onboardTeam, runActors, sendSignal } from '../../src/index.js';
-import { getTeam } from '../../src/core/find-team.js';
-import { readEnvelope } from '../../src/adapters/file/state-files.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { FED_DIR } from '../../src/core/layout.js';
-import { JOURNAL_FILE, STATE_DIR } from '../../src/core/schema/lifecycle-state.js';
-import { openFederation } from '../../src/engine/context.js';
+import { initFederation, onboardTeam, openFederation, runActors, sendSignal } from 'fed';
+import { FED_DIR, getTeam, JOURNAL_FILE, readEnvelope, readRegistry, STATE_DIR } from 'fed/testing';
 import { runFed } from '../helpers/fed-cli.js';
 import { expectExactlyOnce, readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { tempDir } from '../helpers/temp-dir.js';

@@ -5,22 +5,18 @@ import {
   acknowledgeAll,
   acknowledgeSignal,
   initFederation,
+  type LifecycleEnvelope,
   listSignals,
   onboardTeam,
+  openFederation,
+  type RegistryEntry,
   runActors,
   sendSignal,
   setTeamStatus,
-  type LifecycleEnvelope,
-  type RegistryEntry,
-} from '../../src/index.js';
-import { getTeam } from '../../src/core/find-team.js';
-import { readEnvelope } from '../../src/adapters/file/state-files.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { workspacePaths } from '../../src/adapters/file/file-layout.js';
-import { writeAck } from '../../src/adapters/file/signals/ack-signal.js';
+} from 'fed';
+import { getTeam, readEnvelope, readRegistry, workspacePaths, writeAck } from 'fed/testing';
 import { expectExactlyOnce, readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { openFederation } from '../../src/engine/context.js';
 
 const fast = { durable: false };
 

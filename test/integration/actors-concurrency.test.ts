@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { initFederation, onboardTeam, runActors } from '../../src/index.js';
-import { readEnvelope } from '../../src/adapters/file/state-files.js';
+import { initFederation, onboardTeam, openFederation, runActors } from 'fed';
+import { readEnvelope } from 'fed/testing';
 import { startFixture, waitFor } from '../helpers/fixture-process.js';
 import { expectExactlyOnce, readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { openFederation } from '../../src/engine/context.js';
 
 describe('team actor with concurrent writers', () => {
   it('a running consumer and 4 processes sending signals and events: nothing lost, nothing applied twice, envelope intact', async () => {

@@ -4,15 +4,14 @@ import { describe, expect, it } from 'vitest';
 import {
   acknowledgeSignal,
   applyLifecycleInputs,
-  setTeamStatus,
-  viewLifecycle,
+  type Federation,
+  openFederation,
   type RegistryEntry,
-} from '../../src/index.js';
-import { workspacePaths } from '../../src/adapters/file/file-layout.js';
-import { TeamInboxConsumer } from '../../src/engine/actors/consume-inbox.js';
-import { readEnvelope, readIdentifiedEnvelope, writeEnvelope } from '../../src/adapters/file/state-files.js';
-import { openFederation, type Federation } from '../../src/engine/context.js';
-import type { SignalInbox } from '../../src/ports/signal-transport.js';
+  setTeamStatus,
+  type SignalInbox,
+  viewLifecycle,
+} from 'fed';
+import { readEnvelope, readIdentifiedEnvelope, TeamInboxConsumer, workspacePaths, writeEnvelope } from 'fed/testing';
 import { docsFederation, sendDirective } from '../helpers/docs-federation.js';
 
 /**

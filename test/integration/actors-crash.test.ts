@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { initFederation, onboardTeam, runActors, sendSignal, viewLifecycle } from '../../src/index.js';
-import { getTeam } from '../../src/core/find-team.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { initFederation, onboardTeam, openFederation, runActors, sendSignal, viewLifecycle } from 'fed';
+import { getTeam, readRegistry } from 'fed/testing';
 import { startFixture, waitFor } from '../helpers/fixture-process.js';
 import { expectExactlyOnce, readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { openFederation } from '../../src/engine/context.js';
 
 const SIGNALS = 300;
 const KILLS = 16;

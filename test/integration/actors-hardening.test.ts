@@ -11,16 +11,18 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { applyLifecycleInputs, runActors, setTeamStatus, viewLifecycle, type RegistryEntry } from '../../src/index.js';
-import { writeRegistryStatus } from '../../src/engine/registry/team-status.js';
-import { deliverableEntry } from '../../src/engine/archetypes/deliverable/index.js';
-import { loadTeamLifecycle } from '../../src/engine/actors/team-lifecycle.js';
-import { quarantineSignalFile } from '../../src/adapters/file/signals/quarantine.js';
-import { readEnvelope, writeEnvelope } from '../../src/adapters/file/state-files.js';
-import { TeamInboxConsumer } from '../../src/engine/actors/consume-inbox.js';
-import { workspacePaths } from '../../src/adapters/file/file-layout.js';
+import { applyLifecycleInputs, openFederation, type RegistryEntry, runActors, setTeamStatus, viewLifecycle } from 'fed';
+import {
+  deliverableEntry,
+  loadTeamLifecycle,
+  quarantineSignalFile,
+  readEnvelope,
+  TeamInboxConsumer,
+  workspacePaths,
+  writeEnvelope,
+  writeRegistryStatus,
+} from 'fed/testing';
 import { docsFederation, sendDirective } from '../helpers/docs-federation.js';
-import { openFederation } from '../../src/engine/context.js';
 
 const federation = docsFederation;
 

@@ -1,10 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import type { EventObject } from 'xstate';
-import { archetypes } from '../../src/engine/archetypes/catalog.js';
-import { readEnvelope } from '../../src/adapters/file/state-files.js';
-import { statusOf } from '../../src/core/find-team.js';
-import { workspacePaths } from '../../src/adapters/file/file-layout.js';
+import { archetypes, readEnvelope, statusOf, workspacePaths } from 'fed/testing';
 import { readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { fileBackedSystemUnderTest, ONBOARDED_AT } from '../model/file-backed-system.js';
 import { lifecycleTestModel, pathName, serializeLifecycleState } from '../model/lifecycle-model.js';

@@ -5,8 +5,8 @@ vi.mock('node:fs', async (importOriginal) =>
   (await import('../helpers/fs-calls.js')).countingFs(await importOriginal()),
 );
 
-const { initFederation, onboardTeam, sendSignal } = await import('../../src/index.js');
-const { openFederation } = await import('../../src/engine/context.js');
+const { initFederation, onboardTeam, sendSignal } = await import('fed');
+const { openFederation } = await import('fed');
 const { counted, onPaths } = await import('../helpers/fs-calls.js');
 const { fedInProcess } = await import('../helpers/fed-in-process.js');
 const { tempDir } = await import('../helpers/temp-dir.js');

@@ -14,9 +14,9 @@ vi.mock('node:fs', async (importOriginal) => {
   return { ...wrapped, default: wrapped };
 });
 
-const { initFederation, onboardTeam, runActors, sendSignal } = await import('../../src/index.js');
-const { openFederation } = await import('../../src/engine/context.js');
-const { isSignalFileName } = await import('../../src/adapters/file/signals/signal-file-name.js');
+const { initFederation, onboardTeam, runActors, sendSignal } = await import('fed');
+const { openFederation } = await import('fed');
+const { isSignalFileName } = await import('fed/testing');
 const { tempDir } = await import('../helpers/temp-dir.js');
 
 const SIGNALS = 200;

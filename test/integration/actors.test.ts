@@ -5,27 +5,30 @@ import {
   applyLifecycleInputs,
   CorruptFileError,
   initFederation,
+  type LifecycleEnvelope,
   onboardTeam,
+  openFederation,
+  type RegistryEntry,
   runActors,
   sendSignal,
   setTeamStatus,
   viewLifecycle,
-  type LifecycleEnvelope,
-  type RegistryEntry,
-} from '../../src/index.js';
-import { acquireTeamLease } from '../../src/engine/actors/team-lease.js';
-import { deliverableEntry } from '../../src/engine/archetypes/deliverable/index.js';
-import { getTeam } from '../../src/core/find-team.js';
-import { loadTeamLifecycle } from '../../src/engine/actors/team-lifecycle.js';
-import { readEnvelope } from '../../src/adapters/file/state-files.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { registerSnapshotMigration } from '../../src/engine/actors/snapshot-migrations.js';
-import { restoreSnapshot, SnapshotVersionError } from '../../src/engine/actors/restore-snapshot.js';
-import { TeamInboxConsumer } from '../../src/engine/actors/consume-inbox.js';
-import { workspacePaths } from '../../src/adapters/file/file-layout.js';
+} from 'fed';
+import {
+  acquireTeamLease,
+  deliverableEntry,
+  getTeam,
+  loadTeamLifecycle,
+  readEnvelope,
+  readRegistry,
+  registerSnapshotMigration,
+  restoreSnapshot,
+  SnapshotVersionError,
+  TeamInboxConsumer,
+  workspacePaths,
+} from 'fed/testing';
 import { readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { openFederation } from '../../src/engine/context.js';
 
 const ENVELOPE_FIXTURE = new URL('../fixtures/envelopes/deliverable-v1-scanning.json', import.meta.url);
 

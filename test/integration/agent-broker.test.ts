@@ -7,21 +7,20 @@ import { once } from 'node:events';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
-import { AgentBroker, type AgentBrokerOptions } from '../../src/apps/launch/supervise/agent-broker.js';
-import { teamEventApplier } from '../../src/apps/launch/supervise/agent-events.js';
-import { openFederation } from '../../src/engine/context.js';
-import { runCli } from '../../src/cli/program.js';
-import { listSignals, runActors, sendSignal, viewLifecycle } from '../../src/index.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { getTeam } from '../../src/core/find-team.js';
-import { FedError, RefusedError } from '../../src/core/errors.js';
 import {
+  AgentBroker,
+  type AgentBrokerOptions,
   encodeFrame,
   FRAME,
   FrameReader,
+  getTeam,
   MAX_FRAME_BYTES,
+  readRegistry,
+  runCli,
   socketAddress,
-} from '../../src/infra/process/broker-protocol.js';
+  teamEventApplier,
+} from 'fed/testing';
+import { FedError, listSignals, openFederation, RefusedError, runActors, sendSignal, viewLifecycle } from 'fed';
 import { FED_BIN } from '../helpers/fed-cli.js';
 import { startFixture, waitFor } from '../helpers/fixture-process.js';
 import { signalFederation } from '../helpers/signal-federation.js';

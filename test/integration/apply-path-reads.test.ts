@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { openFederation } from '../../src/engine/context.js';
+import { openFederation } from 'fed';
 
 /** Every open, listing and stat of a real file, by path: the test counts what the apply path touches. */
 const calls: { op: string; path: string }[] = [];
@@ -24,11 +24,11 @@ vi.mock('node:fs', async (importOriginal) => {
   return { ...wrapped, default: wrapped };
 });
 
-const { applyLifecycleInputs, initFederation, onboardTeam, runActors, sendSignal } = await import('../../src/index.js');
-const { getTeam } = await import('../../src/core/find-team.js');
-const { readRegistry } = await import('../../src/adapters/file/registry-file.js');
-const { TeamInboxConsumer } = await import('../../src/engine/actors/consume-inbox.js');
-const { workspacePaths, federationPaths } = await import('../../src/adapters/file/file-layout.js');
+const { applyLifecycleInputs, initFederation, onboardTeam, runActors, sendSignal } = await import('fed');
+const { getTeam } = await import('fed/testing');
+const { readRegistry } = await import('fed/testing');
+const { TeamInboxConsumer } = await import('fed/testing');
+const { workspacePaths, federationPaths } = await import('fed/testing');
 const { tempDir } = await import('../helpers/temp-dir.js');
 
 beforeEach(() => {
@@ -146,7 +146,7 @@ describe('a report to meta costs the same however many meta has', () => {
 
 describe('the shared registry read is never used stale', () => {
   it('an apply that repairs an owed status (pause) and then applies a resume leaves the registry active', async () => {
-    const { writeRegistryStatus } = await import('../../src/engine/registry/team-status.js');
+    const { writeRegistryStatus } = await import('fed/testing');
     const { runFed } = await import('../helpers/fed-cli.js');
     const root = tempDir();
     initFederation(root, {}, {});

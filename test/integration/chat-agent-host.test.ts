@@ -1,9 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AgentHostChatChannel } from '../../src/apps/chat/agent-host-channel.js';
-import { validateConfig } from '../../src/infra/config/load-config.js';
-import { type FederationConfigInput } from '../../src/core/schema/config.js';
+import { AgentHostChatChannel, type FederationConfigInput, validateConfig } from 'fed/testing';
 import { FIXTURES_DIR, isAlive, waitFor } from '../helpers/fixture-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

@@ -1,17 +1,22 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigValidationError, RefusedError } from '../../src/index.js';
-import { CHAT_POLL_LIMIT, type ChatChannel } from '../../src/apps/chat/chat-channel.js';
-import { ChatBridge, type BridgeActivity } from '../../src/apps/chat/chat-bridge.js';
-import { FileChatChannel } from '../../src/apps/chat/file-channel.js';
-import { federationPaths, workspacePaths } from '../../src/adapters/file/file-layout.js';
-import { getTeam, statusOf } from '../../src/core/find-team.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { validateConfig } from '../../src/infra/config/load-config.js';
-import { type ChatMessage } from '../../src/core/schema/chat.js';
-import { type FederationConfigInput } from '../../src/core/schema/config.js';
+import { ConfigValidationError, openFederation, RefusedError } from 'fed';
+import {
+  type BridgeActivity,
+  CHAT_POLL_LIMIT,
+  ChatBridge,
+  type ChatChannel,
+  type ChatMessage,
+  type FederationConfigInput,
+  federationPaths,
+  FileChatChannel,
+  getTeam,
+  readRegistry,
+  statusOf,
+  validateConfig,
+  workspacePaths,
+} from 'fed/testing';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
-import { openFederation } from '../../src/engine/context.js';
 import { signalFederation } from '../helpers/signal-federation.js';
 
 /** A clock that moves a second per reading, so message times are distinct and ordered. */

@@ -1,11 +1,8 @@
 import { cpSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { initFederation, onboardTeam, sendSignal } from '../../src/index.js';
-import { getTeam } from '../../src/core/find-team.js';
-import { workspacePaths } from '../../src/adapters/file/file-layout.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { openFederation, type Federation } from '../../src/engine/context.js';
+import { type Federation, initFederation, onboardTeam, openFederation, sendSignal } from 'fed';
+import { getTeam, readRegistry, workspacePaths } from 'fed/testing';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /**

@@ -4,18 +4,19 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { initFederation, onboardTeam, runActors, runDoctor, sendSignal } from '../../src/index.js';
-import { getTeam } from '../../src/core/find-team.js';
-import { loadTeamLifecycle } from '../../src/engine/actors/team-lifecycle.js';
-import { onboardingPaths } from '../../src/core/layout.js';
-import { workspacePaths } from '../../src/adapters/file/file-layout.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { readSignalBox } from '../../src/adapters/file/signals/read-signals.js';
-import { type PlacementType } from '../../src/core/schema/registry.js';
+import { initFederation, onboardTeam, openFederation, runActors, runDoctor, sendSignal } from 'fed';
+import {
+  getTeam,
+  loadTeamLifecycle,
+  onboardingPaths,
+  type PlacementType,
+  readRegistry,
+  readSignalBox,
+  workspacePaths,
+} from 'fed/testing';
 import { FED_BIN } from '../helpers/fed-cli.js';
 import { readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { openFederation } from '../../src/engine/context.js';
 
 /**
  * The crash campaign of issue 19: the built CLI SIGKILLed at random moments in send, onboard, event,

@@ -1,9 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { onboardTeam } from '../../src/index.js';
-import { runDoctor } from '../../src/apps/doctor/doctor.js';
-import { openFederation } from '../../src/engine/context.js';
+import { onboardTeam, openFederation, runDoctor } from 'fed';
 import { federationWithMission } from '../helpers/launch-federation.js';
 
 /** `fed doctor`'s notes about the agents that run without the sandbox, with `env` (issue 48). */

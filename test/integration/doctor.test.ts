@@ -3,17 +3,19 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symli
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { initFederation, onboardTeam, sendSignal } from '../../src/index.js';
-import { onboardingPaths } from '../../src/core/layout.js';
-import { federationPaths, workspacePaths } from '../../src/adapters/file/file-layout.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { toJsonText } from '../../src/core/json-text.js';
-import { runDoctor, type DoctorReport } from '../../src/apps/doctor/doctor.js';
-import { runningProcessesNamed } from '../../src/infra/process/running-processes.js';
+import { initFederation, onboardTeam, openFederation, runDoctor, sendSignal } from 'fed';
+import {
+  type DoctorReport,
+  federationPaths,
+  onboardingPaths,
+  readRegistry,
+  runningProcessesNamed,
+  toJsonText,
+  workspacePaths,
+} from 'fed/testing';
 import { runFed } from '../helpers/fed-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { NODE_SUPPORT_OUTPUT } from '../helpers/node-support.js';
-import { openFederation } from '../../src/engine/context.js';
 
 /** A pid whose process has exited. */
 function deadPid(): number {

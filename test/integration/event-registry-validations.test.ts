@@ -1,13 +1,17 @@
 import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { applyLifecycleInputs, initFederation, onboardTeam, sendSignal } from '../../src/index.js';
-import { openFederation } from '../../src/engine/context.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { updateRegistry } from '../../src/engine/registry/update-registry.js';
-import { getTeam } from '../../src/core/find-team.js';
-import { federationPaths } from '../../src/adapters/file/file-layout.js';
-import { REMEMBERED_FROM_BYTES, RegistryValidation } from '../../src/adapters/file/registry-validation.js';
-import { registryEntrySchema, registrySchema, type RegistryEntry } from '../../src/core/schema/registry.js';
+import {
+  applyLifecycleInputs,
+  initFederation,
+  onboardTeam,
+  openFederation,
+  type RegistryEntry,
+  registryEntrySchema,
+  registrySchema,
+  sendSignal,
+  updateRegistry,
+} from 'fed';
+import { federationPaths, getTeam, readRegistry, RegistryValidation, REMEMBERED_FROM_BYTES } from 'fed/testing';
 import { fedInProcess } from '../helpers/fed-in-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

@@ -2,16 +2,24 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { launchTeam, onboardTeam, sendSignal, type FederationConfig } from '../../src/index.js';
-import { getTeam } from '../../src/core/find-team.js';
-import { workspacePaths } from '../../src/core/layout.js';
-import { RefusedError } from '../../src/core/errors.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { readCurrentRun, readRunHistory } from '../../src/apps/launch/run-records.js';
-import { readFederationRuns } from '../../src/apps/runs/federation-runs.js';
-import { renderRuns } from '../../src/apps/runs/render-runs.js';
-import { runFederation } from '../../src/apps/run/run-federation.js';
-import { openFederation } from '../../src/engine/context.js';
+import {
+  type FederationConfig,
+  launchTeam,
+  onboardTeam,
+  openFederation,
+  RefusedError,
+  runFederation,
+  sendSignal,
+} from 'fed';
+import {
+  getTeam,
+  readCurrentRun,
+  readFederationRuns,
+  readRegistry,
+  readRunHistory,
+  renderRuns,
+  workspacePaths,
+} from 'fed/testing';
 import { federationWithMission } from '../helpers/launch-federation.js';
 
 /**

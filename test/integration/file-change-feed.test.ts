@@ -1,14 +1,15 @@
 import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { openFileBackend } from '../../src/adapters/file/open-file-backend.js';
-import { federationPaths, workspacePaths } from '../../src/adapters/file/file-layout.js';
-import { DEFAULT_FEDERATION_REPORT } from '../../src/core/schema/config.js';
-import { RUNS_JOURNAL_FILE } from '../../src/core/schema/launch-run.js';
-import { type RegistryEntry } from '../../src/core/schema/registry.js';
-import { initFederation } from '../../src/index.js';
-import { updateRegistryIn } from '../../src/engine/registry/update-registry.js';
-import type { FederationChange } from '../../src/ports/federation-changes.js';
+import {
+  DEFAULT_FEDERATION_REPORT,
+  federationPaths,
+  openFileBackend,
+  RUNS_JOURNAL_FILE,
+  updateRegistryIn,
+  workspacePaths,
+} from 'fed/testing';
+import { type FederationChange, initFederation, type RegistryEntry } from 'fed';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /** file-signal-v1's change feed on real folders, in one process: what the CLI-driven suite cannot reach cheaply. */

@@ -34,8 +34,8 @@ vi.mock('node:fs', async (importOriginal) => {
   return { ...wrapped, default: wrapped };
 });
 
-const { initFederation, onboardTeam, sendSignal } = await import('../../src/index.js');
-const { openFederation } = await import('../../src/engine/context.js');
+const { initFederation, onboardTeam, sendSignal } = await import('fed');
+const { openFederation } = await import('fed');
 const { tempDir } = await import('../helpers/temp-dir.js');
 
 /** `fsync <temp file of dir>`, `fsync <dir>`, `link <file in dir>`: which folder, and what was done there. */

@@ -1,8 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadHooks } from '../../src/engine/hooks/load-hooks.js';
-import { validateConfig } from '../../src/infra/config/load-config.js';
+import { loadHooks, validateConfig } from 'fed/testing';
 import { runFed } from '../helpers/fed-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

@@ -1,11 +1,8 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { launchTeam, onboardTeam, sendSignal } from '../../src/index.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { statusOf } from '../../src/core/find-team.js';
-import { federationPaths, workspacePaths } from '../../src/adapters/file/file-layout.js';
-import { openFederation } from '../../src/engine/context.js';
+import { launchTeam, onboardTeam, openFederation, sendSignal } from 'fed';
+import { federationPaths, readRegistry, statusOf, workspacePaths } from 'fed/testing';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { skipWithoutBubblewrap } from '../helpers/bubblewrap.js';
 

@@ -4,12 +4,10 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileS
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import type { LaunchResult } from '../../src/engine/hooks/federation-hooks.js';
+import { type LaunchResult, packageRoot } from 'fed/testing';
 import { FED_BIN } from '../helpers/fed-cli.js';
-import { packageRoot } from '../../src/infra/package-info.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
-import { onboardTeam, sendSignal } from '../../src/index.js';
-import { openFederation } from '../../src/engine/context.js';
+import { onboardTeam, openFederation, sendSignal } from 'fed';
 import { tempDir } from '../helpers/temp-dir.js';
 import { treeDigest } from '../helpers/tree-digest.js';
 import { asUser, handOver, unprivilegedRound, type UnprivilegedUser } from '../helpers/unprivileged-user.js';

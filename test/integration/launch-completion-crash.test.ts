@@ -2,16 +2,17 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { getTeam } from '../../src/core/find-team.js';
-import { workspacePaths } from '../../src/adapters/file/file-layout.js';
-import type { FederationConfig } from '../../src/core/schema/config.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { readCurrentRun, readRunHistory } from '../../src/apps/launch/run-records.js';
-import { teamReport } from '../../src/apps/monitor/team-health.js';
-import { loadTeamLifecycle } from '../../src/engine/actors/team-lifecycle.js';
-import { readFederationJournal } from '../../src/engine/federation/federation-journal.js';
-import { openFederation } from '../../src/engine/context.js';
-import { processIsAlive } from '../../src/infra/fs/process-identity.js';
+import {
+  getTeam,
+  loadTeamLifecycle,
+  processIsAlive,
+  readCurrentRun,
+  readRegistry,
+  readRunHistory,
+  teamReport,
+  workspacePaths,
+} from 'fed/testing';
+import { type FederationConfig, openFederation, readFederationJournal } from 'fed';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { waitFor } from '../helpers/fixture-process.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';

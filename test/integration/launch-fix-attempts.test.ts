@@ -1,13 +1,9 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { launchTeam, listSignals, viewLifecycle, type FederationConfig } from '../../src/index.js';
-import { getTeam } from '../../src/core/find-team.js';
-import { workspacePaths } from '../../src/core/layout.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { readRefusedCompletion } from '../../src/apps/launch/supervise/refused-completion.js';
+import { type FederationConfig, launchTeam, listSignals, openFederation, viewLifecycle } from 'fed';
+import { getTeam, readRefusedCompletion, readRegistry, workspacePaths } from 'fed/testing';
 import { fakeAgent, federationWithMission, inDocsWorkspace } from '../helpers/launch-federation.js';
-import { openFederation } from '../../src/engine/context.js';
 
 /**
  * Issue 27 item 5: a completion fed's checks refuse is the run's outcome `rejected`, and the violations go

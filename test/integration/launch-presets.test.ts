@@ -2,16 +2,19 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { launchTeam, listSignals, setTeamStatus, viewLifecycle, type FederationConfig } from '../../src/index.js';
-import { getTeam } from '../../src/core/find-team.js';
-import { readCurrentRun, readLastRun, readRunHistory } from '../../src/apps/launch/run-records.js';
-import { processIsAlive } from '../../src/infra/fs/process-identity.js';
+import { type FederationConfig, launchTeam, listSignals, openFederation, setTeamStatus, viewLifecycle } from 'fed';
+import {
+  type AgentLimits,
+  getTeam,
+  processIsAlive,
+  readCurrentRun,
+  readLastRun,
+  readRegistry,
+  readRunHistory,
+} from 'fed/testing';
 import { FED_BIN } from '../helpers/fed-cli.js';
 import { waitFor } from '../helpers/fixture-process.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { type AgentLimits } from '../../src/core/schema/config.js';
 import { fakeAgent, federationWithMission, inDocsWorkspace } from '../helpers/launch-federation.js';
-import { openFederation } from '../../src/engine/context.js';
 
 /**
  * The agent CLI presets against fake CLIs (test/fixtures/agents/bin/<cli>) that check the flags they get,

@@ -3,13 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { launchTeam, onboardTeam, sendSignal, viewLifecycle, type FederationConfig } from '../../src/index.js';
-import { getTeam } from '../../src/core/find-team.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { type FederationConfig, launchTeam, onboardTeam, openFederation, sendSignal, viewLifecycle } from 'fed';
+import { getTeam, readRegistry } from 'fed/testing';
 import { waitFor } from '../helpers/fixture-process.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { openFederation } from '../../src/engine/context.js';
 import { skipWithoutBubblewrap } from '../helpers/bubblewrap.js';
 
 const SANDBOX_SUITE = 'the sandbox tests (need bwrap)';

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { launchTeam } from '../../src/index.js';
+import { launchTeam, openFederation } from 'fed';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { launchEdges, walkOf, type PhaseStep } from '../model/launch-sequence.js';
-import { openFederation } from '../../src/engine/context.js';
-import { recordAccountLimit } from '../../src/apps/launch/account-limit.js';
+import { recordAccountLimit } from 'fed/testing';
 
 /**
  * Real launches walk the launch machine (machines/launch.machine.ts): each scenario's reported steps are

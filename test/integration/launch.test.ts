@@ -5,20 +5,23 @@ import {
   launchTeam,
   listSignals,
   onboardTeam,
+  openFederation,
   runActors,
   sendSignal,
   setTeamStatus,
   viewLifecycle,
-} from '../../src/index.js';
-import { federationPaths, workspacePaths } from '../../src/adapters/file/file-layout.js';
-import { getTeam } from '../../src/core/find-team.js';
-import { loadHooks } from '../../src/engine/hooks/load-hooks.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { splitCommand } from '../../src/core/split-command.js';
-import { type JournalLine } from '../../src/core/schema/lifecycle-state.js';
+} from 'fed';
+import {
+  federationPaths,
+  getTeam,
+  type JournalLine,
+  loadHooks,
+  readRegistry,
+  splitCommand,
+  workspacePaths,
+} from 'fed/testing';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { waitFor } from '../helpers/fixture-process.js';
-import { openFederation } from '../../src/engine/context.js';
 
 const team = (root: string) => getTeam(readRegistry(root), 'docs');
 const metaSignals = async (root: string) =>

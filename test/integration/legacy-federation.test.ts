@@ -3,14 +3,10 @@ import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { launchTeam, listSignals, runActors, sendSignal, viewLifecycle } from '../../src/index.js';
-import { getTeam } from '../../src/core/find-team.js';
-import { loadConfig } from '../../src/infra/config/load-config.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { workspacePaths } from '../../src/adapters/file/file-layout.js';
+import { launchTeam, listSignals, openFederation, runActors, sendSignal, viewLifecycle } from 'fed';
+import { getTeam, loadConfig, readRegistry, workspacePaths } from 'fed/testing';
 import { fakeAgent } from '../helpers/launch-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { openFederation } from '../../src/engine/context.js';
 
 /** Where the previous release made the fixture (test/fixtures/federation-0.1.0.md). */
 const MADE_AT = '/tmp/ports-legacy/federation';

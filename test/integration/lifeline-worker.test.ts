@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { once } from 'node:events';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { processIsAlive } from '../../src/infra/fs/process-identity.js';
+import { processIsAlive } from 'fed/testing';
 import { FIXTURES_DIR, waitFor } from '../helpers/fixture-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

@@ -16,12 +16,12 @@ vi.mock('node:fs', async (importOriginal) =>
 
 const { writeFileSync } = await import('node:fs');
 const { join } = await import('node:path');
-const { initFederation, listSignals, onboardTeam } = await import('../../src/index.js');
-const { openFederation } = await import('../../src/engine/context.js');
-const { workspacePaths } = await import('../../src/adapters/file/file-layout.js');
-const { toJsonText } = await import('../../src/core/json-text.js');
-const { signalAckSchema, signalMessageSchema } = await import('../../src/core/schema/signal.js');
-const { ackFileName, signalFileName } = await import('../../src/adapters/file/signals/signal-file-name.js');
+const { initFederation, listSignals, onboardTeam } = await import('fed');
+const { openFederation } = await import('fed');
+const { workspacePaths } = await import('fed/testing');
+const { toJsonText } = await import('fed/testing');
+const { signalAckSchema, signalMessageSchema } = await import('fed');
+const { ackFileName, signalFileName } = await import('fed/testing');
 const { counted, onPaths } = await import('../helpers/fs-calls.js');
 const { tempDir } = await import('../helpers/temp-dir.js');
 

@@ -1,9 +1,6 @@
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { openFileBackend } from '../../src/adapters/file/open-file-backend.js';
-import type { LiveEvent } from '../../src/apps/ui/api-types.js';
-import { createLiveHub, type SseMessage } from '../../src/apps/ui/live/live-hub.js';
-import { updateRegistryIn } from '../../src/engine/registry/update-registry.js';
-import { initFederation } from '../../src/index.js';
+import { createLiveHub, type LiveEvent, openFileBackend, type SseMessage, updateRegistryIn } from 'fed/testing';
+import { initFederation } from 'fed';
 import { tempDir } from '../helpers/temp-dir.js';
 
 describe('the live hub on a file federation', () => {

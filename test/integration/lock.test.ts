@@ -2,15 +2,22 @@ import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { applyLifecycleInputs, initFederation, onboardTeam, RegistryConflictError } from '../../src/index.js';
-import { acquireLock, LockLostError, LockTimeoutError, releaseLock, withLock } from '../../src/infra/fs/lock.js';
-import { commitRegistry, readRegistry } from '../../src/adapters/file/registry-file.js';
-import { federationPaths, workspacePaths } from '../../src/adapters/file/file-layout.js';
-import { lockOwnerSchema } from '../../src/core/schema/lock-owner.js';
-import { processStartTime } from '../../src/infra/fs/process-identity.js';
+import { applyLifecycleInputs, initFederation, onboardTeam, openFederation, RegistryConflictError } from 'fed';
+import {
+  acquireLock,
+  commitRegistry,
+  federationPaths,
+  LockLostError,
+  lockOwnerSchema,
+  LockTimeoutError,
+  processStartTime,
+  readRegistry,
+  releaseLock,
+  withLock,
+  workspacePaths,
+} from 'fed/testing';
 import { startFixture, waitFor } from '../helpers/fixture-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { openFederation } from '../../src/engine/context.js';
 
 /** A pid that belonged to a process that has exited. */
 async function deadPid(): Promise<number> {

@@ -7,9 +7,9 @@ vi.mock('node:fs', async (importOriginal) =>
 
 const { writeFileSync } = await import('node:fs');
 const { join } = await import('node:path');
-const { initFederation, onboardTeam, runActors, sendSignal } = await import('../../src/index.js');
-const { openFederation } = await import('../../src/engine/context.js');
-const { workspacePaths } = await import('../../src/adapters/file/file-layout.js');
+const { initFederation, onboardTeam, runActors, sendSignal } = await import('fed');
+const { openFederation } = await import('fed');
+const { workspacePaths } = await import('fed/testing');
 const { counted } = await import('../helpers/fs-calls.js');
 const { fedInProcess } = await import('../helpers/fed-in-process.js');
 const { tempDir } = await import('../helpers/temp-dir.js');

@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { launchTeam, runMonitorCycle, setTeamStatus } from '../../src/index.js';
-import { clearCurrentRun, writeCurrentRun } from '../../src/apps/launch/run-records.js';
-import { getTeam } from '../../src/core/find-team.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { launchTeam, openFederation, runMonitorCycle, setTeamStatus } from 'fed';
+import { clearCurrentRun, getTeam, readRegistry, writeCurrentRun } from 'fed/testing';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
-import { openFederation } from '../../src/engine/context.js';
 
 const docsHealth = async (root: string, config: Parameters<typeof runMonitorCycle>[1]['config']) =>
   (await runMonitorCycle(openFederation(root), { config })).teams.find((t) => t.team === 'docs')!;

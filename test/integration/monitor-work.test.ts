@@ -12,10 +12,10 @@ vi.mock('node:fs', async (importOriginal) =>
   (await import('../helpers/fs-calls.js')).countingFs(await importOriginal()),
 );
 
-const { initFederation, onboardTeam, runActors, sendSignal } = await import('../../src/index.js');
-const { openFederation } = await import('../../src/engine/context.js');
-const { envelopeSchema } = await import('../../src/core/schema/lifecycle-state.js');
-const { archetypes } = await import('../../src/engine/archetypes/catalog.js');
+const { initFederation, onboardTeam, runActors, sendSignal } = await import('fed');
+const { openFederation } = await import('fed');
+const { envelopeSchema } = await import('fed');
+const { archetypes } = await import('fed/testing');
 const { counted, onPaths } = await import('../helpers/fs-calls.js');
 const { fedInProcess } = await import('../helpers/fed-in-process.js');
 const { tempDir } = await import('../helpers/temp-dir.js');

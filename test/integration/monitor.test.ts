@@ -7,18 +7,14 @@ import {
   applyLifecycleInputs,
   initFederation,
   onboardTeam,
+  openFederation,
   runActors,
   runMonitorCycle,
   sendSignal,
   setTeamStatus,
-} from '../../src/index.js';
-import { formatDuration, renderMonitorReport } from '../../src/apps/monitor/render-monitor.js';
-import { getTeam } from '../../src/core/find-team.js';
-import { loadConfig } from '../../src/infra/config/load-config.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { workspacePaths } from '../../src/adapters/file/file-layout.js';
+} from 'fed';
+import { formatDuration, getTeam, loadConfig, readRegistry, renderMonitorReport, workspacePaths } from 'fed/testing';
 import { tempDir } from '../helpers/temp-dir.js';
-import { openFederation } from '../../src/engine/context.js';
 
 async function federation() {
   const root = tempDir();

@@ -2,18 +2,19 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { launchTeam } from '../../src/index.js';
-import { workspacePaths } from '../../src/adapters/file/file-layout.js';
-import { getTeam } from '../../src/core/find-team.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { FileFederationJournal } from '../../src/adapters/file/file-federation-journal.js';
-import { CheckedRootFolders } from '../../src/adapters/checked-root-folders.js';
-import { appendJournalLines } from '../../src/adapters/file/state-files.js';
-import { appendJsonLine } from '../../src/infra/fs/append-line.js';
-import { openForAppend } from '../../src/infra/fs/open-for-append.js';
-import { appendLearningEntries } from '../../src/engine/deliverable/learning-log.js';
-import { openInspectionLog } from '../../src/infra/inspect/inspection-log.js';
-import { openFederation } from '../../src/engine/context.js';
+import { launchTeam, openFederation } from 'fed';
+import {
+  appendJournalLines,
+  appendJsonLine,
+  appendLearningEntries,
+  CheckedRootFolders,
+  FileFederationJournal,
+  getTeam,
+  openForAppend,
+  openInspectionLog,
+  readRegistry,
+  workspacePaths,
+} from 'fed/testing';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

@@ -6,23 +6,28 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   applyLifecycleInputs,
+  type Federation,
   initFederation,
   onboardTeam,
+  openFederation,
   runActors,
   sendSignal,
   setTeamStatus,
-} from '../../src/index.js';
-import { needsYou } from '../../src/apps/needs-you/needs-you.js';
-import { notifyNeedsYou } from '../../src/apps/needs-you/notify-needs-you.js';
-import { appendRun } from '../../src/apps/launch/run-records.js';
-import { getTeam } from '../../src/core/find-team.js';
-import { acquireLock, releaseLock } from '../../src/infra/fs/lock.js';
-import { loadHooks } from '../../src/engine/hooks/load-hooks.js';
-import { federationPaths } from '../../src/core/layout.js';
-import { launchRunSchema } from '../../src/core/schema/launch-run.js';
-import { needsYouItemSchema, type NeedsYouItem } from '../../src/core/schema/needs-you.js';
-import type { FederationConfigInput } from '../../src/core/schema/config.js';
-import { openFederation, type Federation } from '../../src/engine/context.js';
+} from 'fed';
+import {
+  acquireLock,
+  appendRun,
+  type FederationConfigInput,
+  federationPaths,
+  getTeam,
+  launchRunSchema,
+  loadHooks,
+  needsYou,
+  type NeedsYouItem,
+  needsYouItemSchema,
+  notifyNeedsYou,
+  releaseLock,
+} from 'fed/testing';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const NOTIFY = fileURLToPath(new URL('../fixtures/notify-append.mjs', import.meta.url));

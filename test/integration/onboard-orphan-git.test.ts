@@ -2,12 +2,15 @@ import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { federationPaths, onboardingPaths } from '../../src/core/layout.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { toJsonText } from '../../src/core/json-text.js';
-import { type OnboardingIntent } from '../../src/core/schema/onboarding-intent.js';
-import { settleWorktreeGit } from '../../src/engine/registry/worktree-git.js';
-import { processIsAlive } from '../../src/infra/fs/process-identity.js';
+import {
+  federationPaths,
+  type OnboardingIntent,
+  onboardingPaths,
+  processIsAlive,
+  readRegistry,
+  settleWorktreeGit,
+  toJsonText,
+} from 'fed/testing';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { waitFor } from '../helpers/fixture-process.js';
 import { gitFederation } from '../helpers/git-federation.js';

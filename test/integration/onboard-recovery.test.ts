@@ -1,16 +1,12 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { initFederation, onboardTeam } from '../../src/index.js';
-import { federationPaths, onboardingPaths } from '../../src/core/layout.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { toJsonText } from '../../src/core/json-text.js';
-import { type OnboardingIntent } from '../../src/core/schema/onboarding-intent.js';
+import { initFederation, onboardTeam, openFederation } from 'fed';
+import { federationPaths, type OnboardingIntent, onboardingPaths, readRegistry, toJsonText } from 'fed/testing';
 import { runFed } from '../helpers/fed-cli.js';
 import { startFixture, waitFor } from '../helpers/fixture-process.js';
 import { gitFederation } from '../helpers/git-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { openFederation } from '../../src/engine/context.js';
 
 /** What a `fed team onboard` killed after writing its intent record leaves: the record, and whatever it had made. */
 function interruptedOnboarding(

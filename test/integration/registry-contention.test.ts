@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { initFederation } from '../../src/index.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { initFederation } from 'fed';
+import { readRegistry } from 'fed/testing';
 import { startFixture, waitFor } from '../helpers/fixture-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

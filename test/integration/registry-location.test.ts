@@ -1,12 +1,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { initFederation, onboardTeam, sendSignal } from '../../src/index.js';
-import { federationPaths, workspacePaths } from '../../src/adapters/file/file-layout.js';
-import { toJsonText } from '../../src/core/json-text.js';
-import { runCli } from '../../src/cli/program.js';
-import type { DoctorReport } from '../../src/apps/doctor/doctor.js';
-import { openFederation } from '../../src/engine/context.js';
+import { initFederation, onboardTeam, openFederation, sendSignal } from 'fed';
+import { type DoctorReport, federationPaths, runCli, toJsonText, workspacePaths } from 'fed/testing';
 import { treeDigest } from '../helpers/tree-digest.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

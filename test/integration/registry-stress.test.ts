@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { initFederation, registrySchema } from '../../src/index.js';
-import { federationPaths } from '../../src/adapters/file/file-layout.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { initFederation, registrySchema } from 'fed';
+import { federationPaths, readRegistry } from 'fed/testing';
 import { startFixture, waitFor } from '../helpers/fixture-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

@@ -6,15 +6,12 @@ import {
   CorruptFileError,
   initFederation,
   onboardTeam,
+  openFederation,
   RegistryConflictError,
   updateRegistry,
-} from '../../src/index.js';
-import { commitRegistry, readRegistry } from '../../src/adapters/file/registry-file.js';
-import { federationPaths } from '../../src/adapters/file/file-layout.js';
-import { writeRegistryStatus } from '../../src/engine/registry/team-status.js';
-import { touchLastActive } from '../../src/engine/registry/touch-activity.js';
+} from 'fed';
+import { commitRegistry, federationPaths, readRegistry, touchLastActive, writeRegistryStatus } from 'fed/testing';
 import { tempDir } from '../helpers/temp-dir.js';
-import { openFederation } from '../../src/engine/context.js';
 
 function federation(): string {
   const root = tempDir();

@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { setTeamStatus } from '../../src/engine/actors/team-status-command.js';
-import { reportSignalId } from '../../src/engine/actors/report-signal-id.js';
-import { listSignals } from '../../src/engine/messaging/list-signals.js';
+import { listSignals, openFederation, setTeamStatus } from 'fed';
+import { reportSignalId } from 'fed/testing';
 import { signalFederation } from '../helpers/signal-federation.js';
-import { openFederation } from '../../src/engine/context.js';
 
 const fast = { durable: false };
 

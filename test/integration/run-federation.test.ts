@@ -2,15 +2,12 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { viewLifecycle } from '../../src/index.js';
-import { getTeam } from '../../src/core/find-team.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { type RunSummary } from '../../src/apps/run/run-federation.js';
+import { openFederation, viewLifecycle } from 'fed';
+import { getTeam, readRegistry, type RunSummary } from 'fed/testing';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { waitFor } from '../helpers/fixture-process.js';
 import { fakeAgent } from '../helpers/launch-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { openFederation } from '../../src/engine/context.js';
 
 /**
  * `fed run` end to end on the built CLI, with fake agents (test/fixtures/agents/federation-team.mjs)

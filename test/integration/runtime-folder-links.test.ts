@@ -12,11 +12,8 @@ import {
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { federationPaths, workspacePaths } from '../../src/adapters/file/file-layout.js';
-import { runCli } from '../../src/cli/program.js';
-import type { DoctorReport } from '../../src/apps/doctor/doctor.js';
-import { archiveSignals } from '../../src/index.js';
-import { openFederation } from '../../src/engine/context.js';
+import { type DoctorReport, federationPaths, runCli, workspacePaths } from 'fed/testing';
+import { archiveSignals, openFederation } from 'fed';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { treeDigest } from '../helpers/tree-digest.js';
 import { tempDir } from '../helpers/temp-dir.js';

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { AgentProcess } from '../../src/apps/launch/supervise/agent-process.js';
+import { AgentProcess } from 'fed/testing';
 
 import { FIXTURES_DIR, waitFor } from '../helpers/fixture-process.js';
 import { tempDir } from '../helpers/temp-dir.js';

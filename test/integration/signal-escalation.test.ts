@@ -1,19 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { initFederation } from '../../src/apps/init/init-federation.js';
-import { loadConfig } from '../../src/infra/config/load-config.js';
-import { onboardTeam } from '../../src/engine/registry/onboard.js';
-import { setTeamStatus } from '../../src/engine/actors/team-status-command.js';
-import { runMonitor } from '../../src/apps/monitor/run-monitor.js';
-import type { MonitorReport } from '../../src/apps/monitor/monitor-report.js';
-import { renderMonitorReport } from '../../src/apps/monitor/render-monitor.js';
-import type { FederationConfig } from '../../src/core/schema/config.js';
-import { acknowledgeSignal } from '../../src/engine/messaging/acknowledge-signals.js';
-import { archiveSignals } from '../../src/engine/delivery/archive-signals.js';
-import { showSignal } from '../../src/engine/delivery/show-signal.js';
-import { listSignals } from '../../src/engine/messaging/list-signals.js';
-import { sendSignal } from '../../src/engine/messaging/send-signal.js';
+import {
+  acknowledgeSignal,
+  archiveSignals,
+  type FederationConfig,
+  initFederation,
+  listSignals,
+  onboardTeam,
+  openFederation,
+  sendSignal,
+  setTeamStatus,
+  showSignal,
+} from 'fed';
+import { loadConfig, type MonitorReport, renderMonitorReport, runMonitor } from 'fed/testing';
 import { tempDir } from '../helpers/temp-dir.js';
-import { openFederation } from '../../src/engine/context.js';
 
 const fast = { durable: false };
 const T0 = new Date('2026-03-01T09:00:00.000Z');

@@ -1,7 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { readSignalBox } from '../../src/adapters/file/signals/read-signals.js';
-import { signalFileName } from '../../src/adapters/file/signals/signal-file-name.js';
+import { readSignalBox, signalFileName } from 'fed/testing';
 import { startFixture } from '../helpers/fixture-process.js';
 import { signalFederation } from '../helpers/signal-federation.js';
 

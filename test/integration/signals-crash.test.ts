@@ -3,14 +3,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { acknowledgeAll } from '../../src/engine/messaging/acknowledge-signals.js';
-import { readSignalBox } from '../../src/adapters/file/signals/read-signals.js';
-import { sendSignal } from '../../src/engine/messaging/send-signal.js';
-import { isSignalFileName } from '../../src/adapters/file/signals/signal-file-name.js';
+import { isSignalFileName, readRegistry, readSignalBox } from 'fed/testing';
+import { acknowledgeAll, openFederation, sendSignal } from 'fed';
 import { startFixture } from '../helpers/fixture-process.js';
 import { isCompleteSignal, signalFederation } from '../helpers/signal-federation.js';
-import { openFederation } from '../../src/engine/context.js';
 
 const KILLS = 30;
 const AT_ONCE = 2;

@@ -2,18 +2,20 @@ import { spawn } from 'node:child_process';
 import { readdirSync, renameSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { initFederation, onboardTeam, sendSignal } from '../../src/index.js';
-import { acquireLock, releaseLock } from '../../src/infra/fs/lock.js';
-import { getTeam } from '../../src/core/find-team.js';
-import { publishFileNoClobber } from '../../src/infra/fs/atomic-write.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { signalFileName } from '../../src/adapters/file/signals/signal-file-name.js';
-import { SignalOutboxCopyError } from '../../src/adapters/file/signals/send-signal.js';
-import { toJsonText } from '../../src/core/json-text.js';
-import { workspacePaths } from '../../src/adapters/file/file-layout.js';
+import { initFederation, onboardTeam, openFederation, sendSignal } from 'fed';
+import {
+  acquireLock,
+  getTeam,
+  publishFileNoClobber,
+  readRegistry,
+  releaseLock,
+  signalFileName,
+  SignalOutboxCopyError,
+  toJsonText,
+  workspacePaths,
+} from 'fed/testing';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { openFederation } from '../../src/engine/context.js';
 
 const ID = '7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
 

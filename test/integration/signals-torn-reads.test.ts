@@ -2,8 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { SignalBoxReader } from '../../src/adapters/file/signals/read-signals.js';
-import { isSignalFileName } from '../../src/adapters/file/signals/signal-file-name.js';
+import { isSignalFileName, SignalBoxReader } from 'fed/testing';
 import { startFixture } from '../helpers/fixture-process.js';
 import { isCompleteSignal, signalFederation } from '../helpers/signal-federation.js';
 

@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { initFederation, onboardTeam } from '../../src/index.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { initFederation, onboardTeam, openFederation, runDoctor, setTeamStatus } from 'fed';
+import { loadTeamLifecycle, readRegistry } from 'fed/testing';
 import { runFed } from '../helpers/fed-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { openFederation } from '../../src/engine/context.js';
-import { setTeamStatus } from '../../src/engine/actors/team-status-command.js';
-import { runDoctor } from '../../src/apps/doctor/doctor.js';
-import { loadTeamLifecycle } from '../../src/engine/actors/team-lifecycle.js';
 
 const RACERS = 4;
 

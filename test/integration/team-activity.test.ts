@@ -1,14 +1,15 @@
 import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { initFederation, onboardTeam, sendSignal } from '../../src/index.js';
-import { openFederation } from '../../src/engine/context.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { FOLD_FROM_BYTES, readTeamActivity } from '../../src/adapters/file/team-activity-file.js';
-import { teamActivityLineSchema } from '../../src/core/schema/team-activity.js';
-import { getTeam } from '../../src/core/find-team.js';
-import { federationPaths } from '../../src/adapters/file/file-layout.js';
-import { registrySchema } from '../../src/core/schema/registry.js';
-import { writeRegistryStatus } from '../../src/engine/registry/team-status.js';
+import { initFederation, onboardTeam, openFederation, registrySchema, sendSignal } from 'fed';
+import {
+  federationPaths,
+  FOLD_FROM_BYTES,
+  getTeam,
+  readRegistry,
+  readTeamActivity,
+  teamActivityLineSchema,
+  writeRegistryStatus,
+} from 'fed/testing';
 import { startFixture } from '../helpers/fixture-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

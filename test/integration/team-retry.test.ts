@@ -1,13 +1,9 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { launchTeam, listSignals, sendSignal, viewLifecycle } from '../../src/index.js';
-import { getTeam } from '../../src/core/find-team.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { retryTeam } from '../../src/apps/run/team-retry.js';
-import { workspacePaths } from '../../src/adapters/file/file-layout.js';
+import { launchTeam, listSignals, openFederation, sendSignal, viewLifecycle } from 'fed';
+import { getTeam, readRegistry, retryTeam, workspacePaths } from 'fed/testing';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
-import { openFederation } from '../../src/engine/context.js';
 
 const team = (root: string) => getTeam(readRegistry(root), 'docs');
 const failingAgent = `'${process.execPath}' -e "process.exit(4)"`;

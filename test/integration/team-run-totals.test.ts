@@ -1,14 +1,8 @@
 import { appendFileSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { initFederation, onboardTeam } from '../../src/index.js';
-import { openFederation } from '../../src/engine/context.js';
-import { workspacePaths } from '../../src/core/layout.js';
-import { launchRunSchema, type LaunchRun } from '../../src/core/schema/launch-run.js';
-import type { RegistryEntry } from '../../src/core/schema/registry.js';
-import { readRunHistory } from '../../src/apps/launch/run-records.js';
-import { teamRunTotals } from '../../src/apps/runs/journal-totals.js';
-import { totalRuns } from '../../src/apps/runs/run-totals.js';
+import { initFederation, onboardTeam, openFederation, type RegistryEntry } from 'fed';
+import { type LaunchRun, launchRunSchema, readRunHistory, teamRunTotals, totalRuns, workspacePaths } from 'fed/testing';
 import { fedInProcess } from '../helpers/fed-in-process.js';
 import { launchRunRecord } from '../helpers/launch-runs.js';
 import { tempDir } from '../helpers/temp-dir.js';

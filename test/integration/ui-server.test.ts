@@ -5,36 +5,45 @@ import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type {
-  ActionRefusal,
-  ActionResult,
-  BoardView,
-  FederationView,
-  LiveEvent,
-  NeedsYouView,
-  SignalsView,
-  SignalThreadView,
-  TeamPageView,
-  TranscriptChunk,
-} from '../../src/apps/ui/api-types.js';
-import { applyLifecycleInputs, applyPlan, runActors, sendSignal, setTeamStatus } from '../../src/index.js';
-import type { FederationPlan } from '../../src/apps/plan/plan.js';
-import { getTeam } from '../../src/core/find-team.js';
-import { onboardTeam } from '../../src/engine/registry/onboard.js';
-import { showSignal } from '../../src/engine/delivery/show-signal.js';
-import type { Federation } from '../../src/engine/context.js';
+import {
+  type ActionRefusal,
+  type ActionResult,
+  type BoardView,
+  type CurrentRun,
+  type FederationPlan,
+  type FederationView,
+  getTeam,
+  type LiveEvent,
+  type NeedsYouView,
+  type SignalsView,
+  type SignalThreadView,
+  startUiServer,
+  teamPageView,
+  type TeamPageView,
+  type TranscriptChunk,
+  UI_MAX_CONNECTIONS,
+  type UiServer,
+  UiViews,
+  workspacePaths,
+  writeCurrentRun,
+} from 'fed/testing';
+import {
+  applyLifecycleInputs,
+  applyPlan,
+  type Federation,
+  type FederationChange,
+  type FederationChanges,
+  onboardTeam,
+  openFederation,
+  runActors,
+  sendSignal,
+  setTeamStatus,
+  showSignal,
+} from 'fed';
 import { runFed } from '../helpers/fed-cli.js';
 import { gitFederation } from '../helpers/git-federation.js';
-import { startUiServer, UI_MAX_CONNECTIONS, type UiServer } from '../../src/apps/ui/server/ui-server.js';
-import { openFederation } from '../../src/engine/context.js';
-import { UiViews } from '../../src/apps/ui/server/ui-views.js';
-import { teamPageView } from '../../src/apps/ui/server/team-page.js';
-import { workspacePaths } from '../../src/core/layout.js';
-import { writeCurrentRun } from '../../src/apps/launch/run-records.js';
-import type { CurrentRun } from '../../src/core/schema/launch-run.js';
 import { signalFederation } from '../helpers/signal-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import type { FederationChange, FederationChanges } from '../../src/ports/federation-changes.js';
 
 /** A tiny page in place of the bundle wt-ui-client builds into dist/ui/. */
 function tinyAssets(): string {

@@ -10,12 +10,10 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { initFederation, onboardTeam, sendSignal } from '../../src/index.js';
-import { federationPaths } from '../../src/adapters/file/file-layout.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
+import { initFederation, onboardTeam, openFederation, sendSignal } from 'fed';
+import { federationPaths, readRegistry } from 'fed/testing';
 import { runFed } from '../helpers/fed-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { openFederation } from '../../src/engine/context.js';
 
 /** Every file below `dir`, relative, sorted. */
 function tree(dir: string): string[] {

@@ -1,8 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { AnyStateNode } from 'xstate';
-import * as fed from '../../src/index.js';
-import { archetypeFor, archetypes, lifecycleFor, machineCatalog } from '../../src/engine/archetypes/catalog.js';
-import { deliverableEntry } from '../../src/engine/archetypes/deliverable/index.js';
+import * as fed from 'fed';
+import { archetypeFor, archetypes, deliverableEntry, lifecycleFor, machineCatalog } from 'fed/testing';
 
 function allNodes(node: AnyStateNode): AnyStateNode[] {
   return [node, ...Object.values(node.states).flatMap(allNodes)];

@@ -8,7 +8,7 @@ import {
   codingEventSchema,
   codingMachine,
   type CodingEvent,
-} from '../../src/index.js';
+} from 'fed';
 
 /** The coding lifecycle as docs/lifecycles.md documents it. */
 const mission: CodingEvent = {

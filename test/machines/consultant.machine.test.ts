@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { createActor } from 'xstate';
-import { consultantMachine, type ConsultantContext, type ConsultantEvent } from '../../src/index.js';
+import { consultantMachine, type ConsultantContext, type ConsultantEvent } from 'fed';
 
 /** The consultant lifecycle beyond what the model paths check: questions taken in arrival order. */
 function run(events: ConsultantEvent[]) {
@@ -83,7 +83,7 @@ describe('consultant machine', () => {
   });
 
   test('an index of no files is refused by the event schema', async () => {
-    const { consultantEventSchema } = await import('../../src/index.js');
+    const { consultantEventSchema } = await import('fed');
     expect(consultantEventSchema.safeParse({ type: 'INDEX_READY', filesIndexed: 0 }).success).toBe(false);
   });
 });

@@ -9,7 +9,7 @@ import {
   deliverableEventSchema,
   deliverableMachine,
   type DeliverableEvent,
-} from '../../src/index.js';
+} from 'fed';
 
 /** The deliverable lifecycle as docs/lifecycles.md documents it (docs/design/spec.md §3.1 plus our RESUME decision). */
 const T0 = '2025-03-01T09:00:00.000Z';

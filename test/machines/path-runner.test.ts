@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { deliverableEntry } from '../../src/engine/archetypes/deliverable/index.js';
+import { deliverableEntry } from 'fed/testing';
 import { lifecycleTestModel, serializeLifecycleState } from '../model/lifecycle-model.js';
 import { samplesFor } from '../model/lifecycle-samples.js';
 

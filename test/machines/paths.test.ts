@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { AnyStateMachine, EventObject } from 'xstate';
-import { NOTHING_FOUND_REASON, type LifecycleContext } from '../../src/index.js';
-import { machineCatalog } from '../../src/engine/archetypes/catalog.js';
+import { NOTHING_FOUND_REASON, type LifecycleContext } from 'fed';
+import { machineCatalog } from 'fed/testing';
 import { lifecycleTestModel, pathName, serializeLifecycleState } from '../model/lifecycle-model.js';
 import { FAIL_REASON, samplesFor, scenariosFor } from '../model/lifecycle-samples.js';
 import { actorSystemUnderTest, runPath, type ObservedState } from '../model/path-runner.js';

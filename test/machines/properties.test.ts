@@ -6,8 +6,8 @@ import {
   type AnyStateNode,
   type AnyTransitionDefinition,
 } from 'xstate';
-import { acceptedEventTypes, checkEvent, type LifecycleContext } from '../../src/index.js';
-import { machineCatalog } from '../../src/engine/archetypes/catalog.js';
+import { acceptedEventTypes, checkEvent, type LifecycleContext } from 'fed';
+import { machineCatalog } from 'fed/testing';
 import { lifecycleTestModel, reachableSnapshots, vertexLabel } from '../model/lifecycle-model.js';
 import { FAIL_REASON, samplesFor, workStatesFor } from '../model/lifecycle-samples.js';
 

@@ -3,13 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { v4 as uuidv4 } from 'uuid';
 import type { EventObject } from 'xstate';
-import { applyLifecycleInputs, initFederation, onboardTeam, sendSignal, type RegistryEntry } from '../../src/index.js';
-import { getTeam } from '../../src/core/find-team.js';
-import { loadTeamLifecycle } from '../../src/engine/actors/team-lifecycle.js';
-import { readRegistry } from '../../src/adapters/file/registry-file.js';
-import { TeamInboxConsumer } from '../../src/engine/actors/consume-inbox.js';
+import { applyLifecycleInputs, initFederation, onboardTeam, openFederation, type RegistryEntry, sendSignal } from 'fed';
+import { getTeam, loadTeamLifecycle, readRegistry, TeamInboxConsumer } from 'fed/testing';
 import type { ObservedState, SystemUnderTest } from './path-runner.js';
-import { openFederation } from '../../src/engine/context.js';
 
 /** When the team is onboarded; the lifecycle's initial state is entered then, so the model starts with it too. */
 export const ONBOARDED_AT = '2025-01-01T09:00:00.000Z';

@@ -1,5 +1,5 @@
 import { initialTransition, transition } from 'xstate';
-import { launchMachine, type LaunchEvent, type LaunchPhase } from '../../machines/launch.machine.js';
+import { type LaunchEvent, launchMachine, type LaunchPhase } from 'fed/testing';
 
 /**
  * The model side of the launch sequence (machines/launch.machine.ts): the edges it has, and a check that

@@ -1,6 +1,6 @@
 import { createTestModel, type TestModel, type TestPath } from '@xstate/graph';
 import type { AnyMachineSnapshot, EventObject } from 'xstate';
-import type { LifecycleContext, MachineEntry } from '../../src/index.js';
+import type { LifecycleContext, MachineEntry } from 'fed';
 
 /**
  * The @xstate/graph test model of a machine, explored with sample events.

@@ -1,6 +1,5 @@
-import { type TeamStatusEvent } from '../../src/index.js';
-import { archetypes } from '../../src/engine/archetypes/catalog.js';
-import { SAMPLE_FAIL_REASON } from '../../src/engine/archetypes/archetype.js';
+import { type TeamStatusEvent } from 'fed';
+import { archetypes, SAMPLE_FAIL_REASON } from 'fed/testing';
 
 /**
  * Sample events the model-based tests explore every machine with: each archetype's come from its

@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkDeliverable, onboardTeam, sendSignal } from '../../src/index.js';
-import { readCurrentRun } from '../../src/apps/launch/run-records.js';
-import { openFederation } from '../../src/engine/context.js';
+import { checkDeliverable, onboardTeam, openFederation, sendSignal } from 'fed';
+import { readCurrentRun } from 'fed/testing';
 import { skipWithoutBubblewrap } from '../helpers/bubblewrap.js';
 import { waitFor } from '../helpers/fixture-process.js';
 import { scriptedAnthropic, type ScriptedAnthropic } from '../helpers/model-server/anthropic.js';

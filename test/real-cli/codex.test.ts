@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLOCK_TIME_MARGIN_MS } from '../../src/apps/launch/judge/reset-time.js';
-import { checkDeliverable } from '../../src/index.js';
+import { CLOCK_TIME_MARGIN_MS, readRecentRuns, type RunSummary } from 'fed/testing';
+import { checkDeliverable } from 'fed';
 import { skipWithoutBubblewrap } from '../helpers/bubblewrap.js';
 import { scriptedResponses, type ScriptedResponses } from '../helpers/model-server/openai-responses.js';
 import type { ModelStep } from '../helpers/model-server/script.js';
@@ -21,8 +21,6 @@ import {
   type TestFederation,
 } from '../helpers/real-cli-launch.js';
 import { realCli, skipWithoutRealCli } from '../helpers/real-clis.js';
-import { readRecentRuns } from '../../src/apps/launch/run-records.js';
-import type { RunSummary } from '../../src/apps/run/run-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { handOver } from '../helpers/unprivileged-user.js';
 

@@ -1,10 +1,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { findScriptImports } from '../../src/engine/survey/import-scan.js';
-import { documentedEvents } from '../../src/index.js';
-import { archetypes } from '../../src/engine/archetypes/catalog.js';
-import { progressLines } from '../../src/engine/archetypes/archetype.js';
+import { archetypes, findScriptImports, progressLines } from 'fed/testing';
+import { documentedEvents } from 'fed';
 
 const repo = join(import.meta.dirname, '..', '..');
 

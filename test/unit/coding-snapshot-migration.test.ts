@@ -1,9 +1,7 @@
 import { createActor } from 'xstate';
 import { describe, expect, test } from 'vitest';
-import { codingEntry } from '../../src/engine/archetypes/coding/index.js';
-import { restoreSnapshot } from '../../src/engine/actors/restore-snapshot.js';
-import type { CodingEvent } from '../../machines/coding.types.js';
-import type { LifecycleEnvelope } from '../../src/core/schema/lifecycle-state.js';
+import { codingEntry, restoreSnapshot } from 'fed/testing';
+import type { CodingEvent, LifecycleEnvelope } from 'fed';
 
 describe('coding snapshots of version 1 (before approvals pinned a commit)', () => {
   test('load, with no approved commit, and keep their state', () => {

@@ -1,11 +1,16 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { backendConfigFiles, loadFederationConfig as loadConfig, redactedConfig } from '../../src/adapters/index.js';
-import { redactUrl, redactUrlsIn } from '../../src/core/redact-url.js';
-import { missingConfigFiles } from '../../src/infra/config/referenced-files.js';
-import { ConfigValidationError } from '../../src/index.js';
-import { validateConfig } from '../../src/infra/config/load-config.js';
+import {
+  backendConfigFiles,
+  loadFederationConfig as loadConfig,
+  missingConfigFiles,
+  redactedConfig,
+  redactUrl,
+  redactUrlsIn,
+  validateConfig,
+} from 'fed/testing';
+import { ConfigValidationError } from 'fed';
 import { tempDir } from '../helpers/temp-dir.js';
 
 function problemsOf(fn: () => unknown): string[] {

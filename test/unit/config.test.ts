@@ -1,9 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigValidationError } from '../../src/index.js';
-import { deadlineTable } from '../../src/core/deadlines.js';
-import { loadConfig, validateConfig } from '../../src/infra/config/load-config.js';
+import { ConfigValidationError } from 'fed';
+import { deadlineTable, loadConfig, validateConfig } from 'fed/testing';
 import { tempDir } from '../helpers/temp-dir.js';
 
 function problemsOf(fn: () => unknown): string[] {

@@ -1,11 +1,9 @@
 // CommonJS whose exports are the class, also as `default` (which is what its typings describe).
 import elkjs from 'elkjs/lib/elk.bundled.js';
 import { describe, expect, test } from 'vitest';
-import { describeMachine } from '../../src/apps/machines-export/describe-machine.js';
+import { codingEntry, describeMachine, machineCatalog } from 'fed/testing';
 import { commonTransitions, diagramLayout, layoutGraph } from '../../src/apps/machines-export/diagram-layout.js';
-import { machineCatalog } from '../../src/engine/archetypes/catalog.js';
-import { codingEntry } from '../../src/engine/archetypes/coding/index.js';
-import { teamStatusEntry } from '../../src/index.js';
+import { teamStatusEntry } from 'fed';
 
 describe("the dashboard's lifecycle diagrams (laid out at build time)", () => {
   test('PAUSE, FAIL and the way back from paused are said once, not drawn from every state', () => {

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import GithubSlugger from 'github-slugger';
 import { describe, expect, test } from 'vitest';
-import { packageRoot } from '../../src/infra/package-info.js';
+import { packageRoot } from 'fed/testing';
 
 /**
  * Every relative link of the front door (README.md, CONTRIBUTING.md) and the pages under docs/ points

@@ -1,10 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { CONFIG_FIELD_DESCRIPTIONS } from '../../src/apps/docs/config-fields.js';
-import { configFields, renderConfigReference } from '../../src/apps/docs/config-reference.js';
-import { packageRoot } from '../../src/infra/package-info.js';
-import { renderReferenceDocs } from '../../src/cli/reference-docs.js';
+import {
+  CONFIG_FIELD_DESCRIPTIONS,
+  configFields,
+  packageRoot,
+  renderConfigReference,
+  renderReferenceDocs,
+} from 'fed/testing';
 
 const STALE = 'is stale: run npm run docs (and commit docs/reference/)';
 

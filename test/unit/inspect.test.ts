@@ -3,10 +3,8 @@ import { get, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { createActor } from 'xstate';
-import { codingMachine, deliverableMachine } from '../../machines/index.js';
-import type { DeliverableEvent } from '../../machines/deliverable.types.js';
-import { createInspection } from '../../src/infra/inspect/create-inspection.js';
-import { openInspectionLog } from '../../src/infra/inspect/inspection-log.js';
+import { codingMachine, type DeliverableEvent, deliverableMachine } from 'fed';
+import { createInspection, openInspectionLog } from 'fed/testing';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const mission: DeliverableEvent = {

@@ -13,11 +13,7 @@ import {
   JetStreamApiCode,
   NatsErrorName,
 } from '../../src/adapters/jetstream/jetstream-errors.js';
-import {
-  isTransientJetStreamError,
-  retryTransient,
-  TransientJetStreamError,
-} from '../../src/adapters/jetstream/transient.js';
+import { isTransientJetStreamError, retryTransient, TransientJetStreamError } from 'fed/testing';
 
 // Every error below is built from the installed client's classes, the way the client builds it from a
 // server reply (jsbaseclient_api.ts parseJsResponse, nats.ts request, jsclient.ts _publish).

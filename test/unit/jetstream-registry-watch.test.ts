@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { JetStreamRegistryWatch, REGISTRY_COPY_MAX_AGE_MS } from '../../src/adapters/jetstream/registry-watch.js';
-import type { FederationStreams } from '../../src/adapters/jetstream/federation-streams.js';
+import type { FederationStreams } from 'fed/testing';
 import type { Registry } from '../../src/core/schema/registry.js';
 
 /** A connection that answers the watch's calls and never reports a status or closes, unless told to. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { urlCredentials } from '../../src/adapters/jetstream/url-credentials.js';
-import { InvalidInputError } from '../../src/core/errors.js';
+import { InvalidInputError } from 'fed';
 
 describe('credentials in FED_NATS_URL', () => {
   it('are moved out of the URLs into the client options the NATS client reads (it ignores them in a URL)', () => {

@@ -3,15 +3,19 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { createMachine } from 'xstate';
 import { z } from 'zod';
-import { packageRoot } from '../../src/infra/package-info.js';
-import { runCli } from '../../src/cli/program.js';
-import { teamStatusEntry, type MachineEntry } from '../../src/index.js';
-import { codingEntry } from '../../src/engine/archetypes/coding/index.js';
-import { consultantEntry } from '../../src/engine/archetypes/consultant/index.js';
-import { deliverableEntry } from '../../src/engine/archetypes/deliverable/index.js';
-import { describeMachine } from '../../src/apps/machines-export/describe-machine.js';
-import { exportFiles, exportText, writeExportFiles } from '../../src/apps/machines-export/export-machines.js';
-import { machineCatalog } from '../../src/engine/archetypes/catalog.js';
+import {
+  codingEntry,
+  consultantEntry,
+  deliverableEntry,
+  describeMachine,
+  exportFiles,
+  exportText,
+  machineCatalog,
+  packageRoot,
+  runCli,
+  writeExportFiles,
+} from 'fed/testing';
+import { teamStatusEntry, type MachineEntry } from 'fed';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const DIAGRAMS_DIR = join(packageRoot(), 'diagrams');

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { packageRoot } from '../../src/infra/package-info.js';
+import { packageRoot } from 'fed/testing';
 import { NODE_SENSITIVE_TESTS } from '../helpers/node-sensitive-tests.js';
 
 // vitest runs what matches and says nothing of a filter that matches no file: a renamed test would leave

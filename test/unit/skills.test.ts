@@ -1,12 +1,15 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { initFederation } from '../../src/index.js';
-import { bundledSkillsDir, seedSkills } from '../../src/engine/skills/seed-skills.js';
-import { checkMarkdownText } from '../../src/engine/deliverable/check-deliverable.js';
-import { DEFAULT_PLAYBOOK_SKILL } from '../../src/core/schema/config.js';
-import { federationPaths } from '../../src/core/layout.js';
-import { lifecycleFor } from '../../src/engine/archetypes/catalog.js';
+import { initFederation } from 'fed';
+import {
+  bundledSkillsDir,
+  checkMarkdownText,
+  DEFAULT_PLAYBOOK_SKILL,
+  federationPaths,
+  lifecycleFor,
+  seedSkills,
+} from 'fed/testing';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const SKILLS = ['diagram-tools.md', 'documentation-standards.md', 'domain-playbook.md', 'report-templates.md'];

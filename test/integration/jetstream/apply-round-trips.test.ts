@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { JetStreamBackend } from '../../../src/adapters/jetstream/open-jetstream-backend.js';
-import { openFederation } from '../../../src/engine/context.js';
-import { TeamInboxConsumer } from '../../../src/engine/actors/consume-inbox.js';
-import { sendSignal } from '../../../src/engine/messaging/send-signal.js';
+import { type JetStreamBackend, TeamInboxConsumer } from 'fed/testing';
+import { openFederation, sendSignal } from 'fed';
 import { jetstreamFederations } from '../../helpers/jetstream-federation.js';
 import { countedSession } from '../../helpers/jetstream-requests.js';
 import { skipWithoutNatsServer } from '../../helpers/nats-server.js';

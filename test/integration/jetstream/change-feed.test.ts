@@ -1,11 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import {
-  createJetStreamBackend,
-  type JetStreamBackend,
-} from '../../../src/adapters/jetstream/open-jetstream-backend.js';
-import { jetstreamBackendSchema } from '../../../src/core/schema/backends/jetstream.js';
-import type { FederationChange } from '../../../src/ports/federation-changes.js';
+import { createJetStreamBackend, type JetStreamBackend, jetstreamBackendSchema } from 'fed/testing';
+import type { FederationChange } from 'fed';
 import { skipWithoutNatsServer } from '../../helpers/nats-server.js';
 import { useNatsServer } from '../../helpers/use-nats-server.js';
 

@@ -1,9 +1,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { openJetStream } from '../../../src/adapters/jetstream/connect-jetstream.js';
-import { createJetStreamBackend } from '../../../src/adapters/jetstream/open-jetstream-backend.js';
-import { BackendUnavailableError, InvalidInputError } from '../../../src/core/errors.js';
-import { jetstreamBackendSchema } from '../../../src/core/schema/backends/jetstream.js';
+import { createJetStreamBackend, jetstreamBackendSchema, openJetStream } from 'fed/testing';
+import { BackendUnavailableError, InvalidInputError } from 'fed';
 import { freePort, skipWithoutNatsServer, startNatsServer } from '../../helpers/nats-server.js';
 
 const jetstreamConfig = (servers: string[], extra: object = {}) =>

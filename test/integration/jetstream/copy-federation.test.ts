@@ -3,22 +3,19 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  copyFederation,
   createJetStreamBackend,
   type JetStreamBackend,
-} from '../../../src/adapters/jetstream/open-jetstream-backend.js';
-import { copyFederation } from '../../../src/engine/migration/copy-federation.js';
-import { initFederation, onboardTeam } from '../../../src/index.js';
-import { openFileBackend } from '../../../src/adapters/file/open-file-backend.js';
-import { teamWorkspacePath } from '../../../src/core/layout.js';
+  jetstreamBackendSchema,
+  openFileBackend,
+  SIGNAL_PROTOCOL,
+  type SignalParty,
+  teamWorkspacePath,
+} from 'fed/testing';
+import { type FederationBackend, initFederation, onboardTeam, openFederation, type RegistryEntry } from 'fed';
 import { tempDir } from '../../helpers/temp-dir.js';
-import type { FederationBackend } from '../../../src/ports/federation-backend.js';
-import type { SignalParty } from '../../../src/core/resolve-party.js';
-import { jetstreamBackendSchema } from '../../../src/core/schema/backends/jetstream.js';
-import type { RegistryEntry } from '../../../src/core/schema/registry.js';
-import { SIGNAL_PROTOCOL } from '../../../src/core/schema/signal.js';
 import { skipWithoutNatsServer } from '../../helpers/nats-server.js';
 import { useNatsServer } from '../../helpers/use-nats-server.js';
-import { openFederation } from '../../../src/engine/context.js';
 
 const SUITE = 'copying a federation between backends (files and JetStream)';
 

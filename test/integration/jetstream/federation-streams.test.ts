@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { openJetStream } from '../../../src/adapters/jetstream/connect-jetstream.js';
-import { createJetStreamBackend } from '../../../src/adapters/jetstream/open-jetstream-backend.js';
-import { BackendUnavailableError } from '../../../src/core/errors.js';
-import { jetstreamBackendSchema } from '../../../src/core/schema/backends/jetstream.js';
+import { createJetStreamBackend, jetstreamBackendSchema, openJetStream } from 'fed/testing';
+import { BackendUnavailableError } from 'fed';
 import { skipWithoutNatsServer } from '../../helpers/nats-server.js';
 import { useNatsServer } from '../../helpers/use-nats-server.js';
 

@@ -5,13 +5,18 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   createJetStreamBackend,
   type JetStreamBackend,
-} from '../../../src/adapters/jetstream/open-jetstream-backend.js';
-import { LifecycleConflictError, RegistryConflictError } from '../../../src/core/errors.js';
-import type { SignalParty } from '../../../src/core/resolve-party.js';
-import { jetstreamBackendSchema } from '../../../src/core/schema/backends/jetstream.js';
-import type { LifecycleEnvelope } from '../../../src/core/schema/lifecycle-state.js';
-import type { Registry, RegistryEntry } from '../../../src/core/schema/registry.js';
-import { SIGNAL_PROTOCOL, type SignalMessage } from '../../../src/core/schema/signal.js';
+  jetstreamBackendSchema,
+  SIGNAL_PROTOCOL,
+  type SignalParty,
+} from 'fed/testing';
+import {
+  LifecycleConflictError,
+  type LifecycleEnvelope,
+  type Registry,
+  RegistryConflictError,
+  type RegistryEntry,
+  type SignalMessage,
+} from 'fed';
 import { skipWithoutNatsServer } from '../../helpers/nats-server.js';
 import { useNatsServer } from '../../helpers/use-nats-server.js';
 

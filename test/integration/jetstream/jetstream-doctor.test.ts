@@ -1,13 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { JetStreamBackend } from '../../../src/adapters/jetstream/open-jetstream-backend.js';
-import { runDoctor } from '../../../src/apps/doctor/doctor.js';
-import { closeOpenBackends } from '../../../src/index.js';
-import { emptyRegistry } from '../../../src/core/schema/registry.js';
+import { emptyRegistry, type JetStreamBackend } from 'fed/testing';
+import { closeOpenBackends, openFederation, runDoctor } from 'fed';
 import { skipWithoutNatsServer, startNatsCluster, type NatsCluster } from '../../helpers/nats-server.js';
 import { tempDir } from '../../helpers/temp-dir.js';
-import { openFederation } from '../../../src/engine/context.js';
 
 const SUITE = 'fed doctor on a JetStream cluster: streams that keep fewer copies than backend.replicas asks';
 

@@ -1,17 +1,15 @@
 import { Kvm } from '@nats-io/kv';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  createJetStreamBackend,
   isStreamNameInUse,
   isStreamNotFound,
+  isTransientJetStreamError,
   isWrongLastSequence,
   jetStreamApiCode,
-} from '../../../src/adapters/jetstream/jetstream-errors.js';
-import {
-  createJetStreamBackend,
   type JetStreamBackend,
-} from '../../../src/adapters/jetstream/open-jetstream-backend.js';
-import { isTransientJetStreamError } from '../../../src/adapters/jetstream/transient.js';
-import { jetstreamBackendSchema } from '../../../src/core/schema/backends/jetstream.js';
+  jetstreamBackendSchema,
+} from 'fed/testing';
 import { skipWithoutNatsServer } from '../../helpers/nats-server.js';
 import { useNatsServer } from '../../helpers/use-nats-server.js';
 

@@ -2,10 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   createJetStreamBackend,
   type JetStreamBackend,
-} from '../../../src/adapters/jetstream/open-jetstream-backend.js';
-import { readSubjectSince } from '../../../src/adapters/jetstream/read-subject.js';
-import type { SignalParty } from '../../../src/core/resolve-party.js';
-import { jetstreamBackendSchema } from '../../../src/core/schema/backends/jetstream.js';
+  jetstreamBackendSchema,
+  readSubjectSince,
+  type SignalParty,
+} from 'fed/testing';
 import { startFixture, waitFor, type FixtureProcess } from '../../helpers/fixture-process.js';
 import { onFirstConsumer } from '../../helpers/jetstream-session.js';
 import { skipWithoutNatsServer, startNatsCluster, startNatsServer } from '../../helpers/nats-server.js';

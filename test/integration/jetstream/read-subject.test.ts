@@ -1,10 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  createJetStreamBackend,
-  type JetStreamBackend,
-} from '../../../src/adapters/jetstream/open-jetstream-backend.js';
-import { readSubjectSince } from '../../../src/adapters/jetstream/read-subject.js';
-import { jetstreamBackendSchema } from '../../../src/core/schema/backends/jetstream.js';
+import { createJetStreamBackend, type JetStreamBackend, jetstreamBackendSchema, readSubjectSince } from 'fed/testing';
 import { onFirstConsumer } from '../../helpers/jetstream-session.js';
 import { skipWithoutNatsServer } from '../../helpers/nats-server.js';
 import { useNatsServer } from '../../helpers/use-nats-server.js';

@@ -5,12 +5,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   createJetStreamBackend,
   type JetStreamBackend,
-} from '../../../src/adapters/jetstream/open-jetstream-backend.js';
-import { jetstreamBackendSchema } from '../../../src/core/schema/backends/jetstream.js';
-import { openFederation } from '../../../src/engine/context.js';
-import { sendSignal } from '../../../src/engine/messaging/send-signal.js';
-import { updateRegistryIn } from '../../../src/engine/registry/update-registry.js';
-import { loadFederationConfig } from '../../../src/adapters/index.js';
+  jetstreamBackendSchema,
+  loadFederationConfig,
+  updateRegistryIn,
+} from 'fed/testing';
+import { openFederation, sendSignal } from 'fed';
 import { jetstreamFederations } from '../../helpers/jetstream-federation.js';
 import { skipWithoutNatsServer, startNatsServer } from '../../helpers/nats-server.js';
 import { countedSession } from '../../helpers/jetstream-requests.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { envelopeSchema, isWellFormedEnvelope } from '../../../src/core/schema/lifecycle-state.js';
+import { envelopeSchema } from 'fed';
+import { isWellFormedEnvelope } from 'fed/testing';
 import {
   REPLACEMENTS as CORPUS,
   uncoveredKeys,

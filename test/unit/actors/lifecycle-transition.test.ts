@@ -1,18 +1,20 @@
 import { createActor, transition, type AnyActorScope, type AnyStateMachine, type InspectionEvent } from 'xstate';
 import { describe, expect, it, vi } from 'vitest';
-import type { RegistryEntry } from '../../../src/core/schema/registry.js';
+import type { RegistryEntry } from 'fed';
+import {
+  archetypes,
+  DEDUPE_UNTIL_ACK,
+  deliverableEntry,
+  type LifecycleChange,
+  LifecycleWalk,
+  SIGNAL_PROTOCOL,
+} from 'fed/testing';
 import {
   ApplyInspection,
   initialPersistedSnapshot,
   takeTransition,
   TransitionScope,
 } from '../../../src/engine/actors/lifecycle-transition.js';
-import { archetypes } from '../../../src/engine/archetypes/catalog.js';
-import { deliverableEntry } from '../../../src/engine/archetypes/deliverable/index.js';
-import { LifecycleWalk } from '../../../src/engine/actors/lifecycle-walk.js';
-import type { LifecycleChange } from '../../../src/engine/actors/lifecycle-types.js';
-import { DEDUPE_UNTIL_ACK } from '../../../src/core/schema/lifecycle-state.js';
-import { SIGNAL_PROTOCOL } from '../../../src/core/schema/signal.js';
 
 /** Lifecycles move by xstate's pure transition(); what an actor did besides is done by lifecycle-transition.ts. */
 const team = { domainId: 'docs' } as RegistryEntry;

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { restoreSnapshot } from '../../../src/engine/actors/restore-snapshot.js';
-import { initialPersistedSnapshot } from '../../../src/engine/actors/lifecycle-transition.js';
-import { archetypes } from '../../../src/engine/archetypes/catalog.js';
-import { DEDUPE_UNTIL_ACK, type LifecycleEnvelope } from '../../../src/core/schema/lifecycle-state.js';
+import { archetypes, DEDUPE_UNTIL_ACK, initialPersistedSnapshot } from 'fed/testing';
+import type { LifecycleEnvelope } from 'fed';
 
 /** An envelope of `entry`'s machine in `state`, with the initial context (restore checks the context, not its fit to the state). */
 function envelopeIn(entry: (typeof archetypes)[number]['lifecycle'], state: string): LifecycleEnvelope {

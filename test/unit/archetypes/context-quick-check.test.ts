@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { archetypes } from '../../../src/engine/archetypes/catalog.js';
-import { initialPersistedSnapshot } from '../../../src/engine/actors/lifecycle-transition.js';
-import { COMMON_CONTEXT_KEYS, commonContext } from '../../../src/core/schema/lifecycle-context.js';
+import { archetypes, COMMON_CONTEXT_KEYS, commonContext, initialPersistedSnapshot } from 'fed/testing';
 import { uncoveredKeys, variantsOf } from '../../helpers/quick-check-corpus.js';
 
 const AT = '2026-01-01T00:00:00.000Z';

@@ -2,8 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ADAPTERS, DEFAULT_ADAPTER } from '../../../src/adapters/index.js';
-import { BACKEND_TYPES } from '../../../src/core/schema/config.js';
+import { ADAPTERS, BACKEND_TYPES, DEFAULT_ADAPTER } from 'fed/testing';
 
 /**
  * A storage backend is one folder plus one entry (CONTRIBUTING.md, "Add a storage backend"): its adapter in

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import * as fed from '../../../src/index.js';
+import * as fed from 'fed';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 // 153 since the change feed port (FederationChanges, FederationChange, ChangeWatch): an adapter implements it.

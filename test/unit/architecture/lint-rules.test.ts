@@ -67,6 +67,44 @@ describe('eslint.config.mjs', () => {
     expect(await problems('src/apps/plan/x.ts', agent)).toEqual([`import-x/no-restricted-paths: ${agent.trim()}`]);
   });
 
+  it('holds a test to the entries, a unit test also to the modules it is named after, and the testing entry to tests', async () => {
+    const imports = [
+      "import { a } from 'fed';",
+      "import { b } from 'fed/testing';",
+      "import { c } from '../../../src/infra/fs/lock.js';",
+      "import { d } from 'fed/engine/context';",
+      "import { e } from '../../../machines/index.js';",
+      "import { f } from '../../helpers/temp-dir.js';",
+      "const g = await import('../../../src/core/errors.js');",
+    ].join('\n');
+    const refused = [
+      "import-x/no-restricted-paths: import { d } from 'fed/engine/context';",
+      "import-x/no-restricted-paths: import { e } from '../../../machines/index.js';",
+      "import-x/no-restricted-paths: const g = await import('../../../src/core/errors.js');",
+    ];
+    // lock.test.ts is named after src/infra/fs/lock.ts; atomic-write-outcomes.test.ts after atomic-write.ts (a
+    // run of whole words of its name). The config reads which tests exist when it loads.
+    expect(await problems('test/unit/fs/lock.test.ts', imports)).toEqual(refused);
+    const outcomes = imports.replace('fs/lock.js', 'fs/atomic-write.js');
+    expect(await problems('test/unit/fs/atomic-write-outcomes.test.ts', outcomes)).toEqual(refused);
+    const other = ["import-x/no-restricted-paths: import { c } from '../../../src/infra/fs/lock.js';", ...refused];
+    expect(await problems('test/unit/fs/locksmith.test.ts', imports)).toEqual(other);
+    expect(await problems('test/integration/x.test.ts', imports.replaceAll('../../../', '../../'))).toEqual(
+      other.map((line) => line.replaceAll('../../../', '../../')),
+    );
+    const testing = "import { b } from 'fed/testing';\n";
+    expect(await problems('packages/fed-agent/src/x.ts', testing)).toEqual([
+      `import-x/no-restricted-paths: ${testing.trim()}`,
+    ]);
+    expect(await problems('src/apps/x.ts', "import { b } from '../testing.js';\n")).toEqual([
+      "import-x/no-restricted-paths: import { b } from '../testing.js';",
+    ]);
+    // The testing entry reaches every layer, the CLI and the adapters' internals included.
+    const deep =
+      "import { runCli } from './cli/program.js';\nimport { readRegistry } from './adapters/file/registry-file.js';\n";
+    expect(await problems('src/testing.ts', deep)).toEqual([]);
+  });
+
   it('refuses a library module that imports the CLI, prints or exits, and lets src/cli and the programs do so', async () => {
     const leaks = [
       "import { runCli } from '../../cli/program.js';",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigValidationError } from '../../../src/index.js';
-import { validateConfig } from '../../../src/infra/config/load-config.js';
+import { ConfigValidationError } from 'fed';
+import { validateConfig } from 'fed/testing';
 
 const CHAT = { teamId: 't', channelId: '19:abc@thread.tacv2' };
 

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { addressedCommand, plainText } from '../../../src/apps/chat/chat-text.js';
-import { renderStatusSummary } from '../../../src/apps/chat/status-summary.js';
-import { renderMonitorReport } from '../../../src/apps/monitor/render-monitor.js';
-import { type MonitorReport, type TeamReport } from '../../../src/apps/monitor/monitor-report.js';
+import { type MonitorReport, renderMonitorReport, renderStatusSummary, type TeamReport } from 'fed/testing';
 
 describe('chat text', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeRun } from '../../../src/cli/describe-run.js';
-import type { LaunchRun } from '../../../src/core/schema/launch-run.js';
+import type { LaunchRun } from 'fed/testing';
 
 describe("a run's line in fed launch and fed team show", () => {
   const run = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LiveLines } from '../../../src/cli/live-lines.js';
-import type { CliIo } from '../../../src/cli/cli-io.js';
+import type { CliIo } from 'fed/testing';
 
 function capture(): { io: CliIo; writes: string[] } {
   const writes: string[] = [];

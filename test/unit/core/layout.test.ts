@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FED_DIR } from '../../../src/core/layout.js';
-import { workspacePaths } from '../../../src/adapters/file/file-layout.js';
+import { workspacePaths } from 'fed/testing';
 
 describe('workspacePaths', () => {
   // What every path is under `.fed`, from a plain workspace.

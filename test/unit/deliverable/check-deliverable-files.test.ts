@@ -1,14 +1,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../../src/core/errors.js';
+import { InvalidInputError } from 'fed';
+import { loadJsonSchemaValidator } from 'fed/testing';
 import {
   checkDeliverable,
   checkMarkdownText,
   DeliverableRejectedError,
   MAX_DELIVERABLE_BYTES,
 } from '../../../src/engine/deliverable/check-deliverable.js';
-import { loadJsonSchemaValidator } from '../../../src/engine/deliverable/json-schema-validator.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /**

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkDeliverable } from '../../../src/index.js';
+import { checkDeliverable } from 'fed';
 import { checkMarkdownText } from '../../../src/engine/deliverable/check-deliverable.js';
-import { DOCUMENTATION_RULES } from '../../../src/engine/deliverable/documentation-rules.js';
+import { DOCUMENTATION_RULES } from 'fed/testing';
 import { FIXTURES_DIR } from '../../helpers/fixture-process.js';
 
 const fixture = (name: string) => join(FIXTURES_DIR, 'deliverables', name);

@@ -12,7 +12,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../../../src/infra/package-info.js';
+import { type CodebaseBaseline, packageRoot } from 'fed/testing';
 import { describe, expect, it } from 'vitest';
 import {
   captureCodebase,
@@ -20,7 +20,6 @@ import {
   describeCodebaseChanges,
   recaptureCodebase,
 } from '../../../src/engine/deliverable/codebase-guard.js';
-import type { CodebaseBaseline } from '../../../src/core/schema/launch-context.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /**

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkDeliverable } from '../../../src/index.js';
-import { checkMarkdownText } from '../../../src/engine/deliverable/check-deliverable.js';
+import { checkDeliverable } from 'fed';
+import { checkMarkdownText } from 'fed/testing';
 import { FIXTURES_DIR } from '../../helpers/fixture-process.js';
 
 /**

@@ -1,9 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError, learningEntrySchema, type LearningEntry } from '../../../src/index.js';
+import { InvalidInputError, learningEntrySchema, type LearningEntry } from 'fed';
 import { appendLearningEntries } from '../../../src/engine/deliverable/learning-log.js';
-import { jsonSchemaFor } from '../../../src/core/schema/json-schema.js';
+import { jsonSchemaFor } from 'fed/testing';
 import { LEARNING_CATEGORIES, LEARNING_CONFIDENCE_LEVELS } from '../../../src/core/schema/learning-log.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 

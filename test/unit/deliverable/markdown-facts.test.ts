@@ -1,9 +1,9 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { checkDeliverable } from '../../../src/engine/deliverable/check-deliverable.js';
+import { checkDeliverable } from 'fed';
+import { parseMarkdown } from 'fed/testing';
 import { markdownFacts } from '../../../src/engine/deliverable/markdown-facts.js';
-import { parseMarkdown } from '../../../src/engine/deliverable/parse-markdown.js';
 import { FIXTURES_DIR } from '../../helpers/fixture-process.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkMarkdownText } from '../../../src/engine/deliverable/check-deliverable.js';
+import { checkMarkdownText } from 'fed/testing';
 import { MARKDOWN_LIMITS, markdownLimitProblem } from '../../../src/engine/deliverable/markdown-limits.js';
 
 /** About 40 KB of `line`, after a title: the size of the hostile deliverables issue 26 found. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FedErrorCode } from '../../../src/core/error-codes.js';
-import { FedError, FileSystemError, RefusedError } from '../../../src/core/errors.js';
+import { FedError, FileSystemError, RefusedError } from 'fed';
 
 // The `@ts-expect-error` lines are the test: `npm run typecheck` (tsc over test/) fails if one of them
 // compiles, i.e. if an unknown code stopped being an error.

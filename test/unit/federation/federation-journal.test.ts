@@ -1,10 +1,9 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { initFederation, readFederationJournal } from '../../../src/index.js';
-import { federationPaths } from '../../../src/adapters/file/file-layout.js';
+import { initFederation, openFederation, readFederationJournal } from 'fed';
+import { federationPaths } from 'fed/testing';
 import { recordFederationEvent } from '../../../src/engine/federation/federation-journal.js';
 import { tempDir } from '../../helpers/temp-dir.js';
-import { openFederation } from '../../../src/engine/context.js';
 
 describe('federation journal (.fed/journal.jsonl)', () => {
   it('appends validated, time-stamped records and reads them back in order', async () => {

@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { applyPlan, initFederation, listSignals, proposePlan, viewLifecycle } from '../../../src/index.js';
-import { readRegistry } from '../../../src/adapters/file/registry-file.js';
-import { getTeam } from '../../../src/core/find-team.js';
+import { applyPlan, initFederation, listSignals, openFederation, proposePlan, viewLifecycle } from 'fed';
+import { getTeam, readRegistry } from 'fed/testing';
 import { typescriptProject, writeTree } from '../../helpers/fixture-repo.js';
 import { tempDir } from '../../helpers/temp-dir.js';
-import { openFederation } from '../../../src/engine/context.js';
 
 const lines = (n: number) => Array.from({ length: n }, (_, i) => `export const v${i} = ${i};`).join('\n') + '\n';
 

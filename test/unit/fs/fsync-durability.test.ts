@@ -17,10 +17,10 @@ const {
   publishFileNoClobber,
   writeFileAtomic,
   writeTempFiles,
-} = await import('../../../src/infra/fs/atomic-write.js');
-const { ensureDirectory } = await import('../../../src/infra/fs/ensure-directory.js');
-const { appendJsonLine } = await import('../../../src/infra/fs/append-line.js');
-const { acquireLock, releaseLock } = await import('../../../src/infra/fs/lock.js');
+} = await import('fed/testing');
+const { ensureDirectory } = await import('fed/testing');
+const { appendJsonLine } = await import('fed/testing');
+const { acquireLock, releaseLock } = await import('fed/testing');
 const { tempDir } = await import('../../helpers/temp-dir.js');
 const { openDescriptorsUnder } = await import('./open-descriptors.js');
 

@@ -10,10 +10,10 @@ vi.mock('node:fs', async (importOriginal) => (await import('./fs-faults.js')).fa
 const { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } = await import('node:fs');
 const { join } = await import('node:path');
 const { errnoError, hooks, pathOf, resetFaults } = await import('./fs-faults.js');
-const { createFileExclusive, writeFileAtomic } = await import('../../../src/infra/fs/atomic-write.js');
-const { ensureDirectory } = await import('../../../src/infra/fs/ensure-directory.js');
-const { readFileBounded } = await import('../../../src/infra/fs/read-file-bounded.js');
-const { readFileFrom, readFileTail, readTextFile } = await import('../../../src/infra/fs/read-json-file.js');
+const { createFileExclusive, writeFileAtomic } = await import('fed/testing');
+const { ensureDirectory } = await import('fed/testing');
+const { readFileBounded } = await import('fed/testing');
+const { readFileFrom, readFileTail, readTextFile } = await import('fed/testing');
 const { tempDir } = await import('../../helpers/temp-dir.js');
 const { openDescriptorsUnder } = await import('./open-descriptors.js');
 

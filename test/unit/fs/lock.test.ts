@@ -39,7 +39,7 @@ const {
   removeInspectedLock,
   withLock,
 } = await import('../../../src/infra/fs/lock.js');
-const { currentProcessStartTime } = await import('../../../src/infra/fs/process-identity.js');
+const { currentProcessStartTime } = await import('fed/testing');
 const { tempDir } = await import('../../helpers/temp-dir.js');
 
 afterEach(() => {

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readFileFrom, readFileTail } from '../../../src/infra/fs/read-json-file.js';
+import { readFileFrom, readFileTail } from 'fed/testing';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 describe('reading part of a file (a journal read from an offset, a log from its end)', () => {

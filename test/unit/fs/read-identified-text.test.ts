@@ -25,7 +25,7 @@ vi.mock('node:fs', async (importOriginal) => {
 
 const { writeFileSync, statSync } = await import('node:fs');
 const { join } = await import('node:path');
-const { readIdentifiedTextFile } = await import('../../../src/infra/fs/read-json-file.js');
+const { readIdentifiedTextFile } = await import('fed/testing');
 const { tempDir } = await import('../../helpers/temp-dir.js');
 
 describe('reading a file for a cache keyed by its identity', () => {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateConfig } from '../../../src/infra/config/load-config.js';
-import { type LaunchContext } from '../../../src/core/schema/launch-context.js';
+import { type LaunchContext, validateConfig } from 'fed/testing';
 import { agentCommand } from '../../../src/apps/launch/prepare/agent-command.js';
 
 const config = validateConfig({}, 'federate.config.json').config;

@@ -1,10 +1,9 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { backendEnvNames } from '../../../src/adapters/index.js';
+import { backendEnvNames, encodeFrame, FRAME, FrameReader, MAX_FRAME_BYTES } from 'fed/testing';
+import { configSchema } from 'fed';
 import { checkAgentCommand } from '../../../src/apps/launch/supervise/agent-commands.js';
-import { configSchema } from '../../../src/core/schema/config.js';
-import { encodeFrame, FRAME, FrameReader, MAX_FRAME_BYTES } from '../../../src/infra/process/broker-protocol.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 describe('the fed commands a sandboxed agent may run through its broker', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { claudePreset } from '../../../src/apps/launch/presets/claude.js';
-import { emptyStats } from '../../../src/apps/launch/presets/agent-preset.js';
+import { emptyStats } from 'fed/testing';
 
 describe('claude: a rejected rate_limit_event', () => {
   it('keeps its reset, and the error result that follows is that limit whatever its words', () => {

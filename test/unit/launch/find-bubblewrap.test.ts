@@ -1,7 +1,7 @@
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findBubblewrap } from '../../../src/apps/launch/prepare/sandbox/sandbox.js';
+import { findBubblewrap } from 'fed/testing';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 describe('findBubblewrap', () => {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderFixPrompt } from '../../../src/apps/launch/prepare/fix-prompt.js';
-import { deliverableArchetype } from '../../../src/engine/archetypes/deliverable/index.js';
-import type { LaunchContext } from '../../../src/core/schema/launch-context.js';
+import { deliverableArchetype, type LaunchContext } from 'fed/testing';
 
 const context = (violations: string[]): LaunchContext & Required<Pick<LaunchContext, 'fix'>> => ({
   team: 'docs',

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { renderFixPrompt } from '../../../src/apps/launch/prepare/fix-prompt.js';
+import {
+  type Archetype,
+  consultantArchetype,
+  deliverableArchetype,
+  type LaunchContext,
+  renderFixPrompt,
+} from 'fed/testing';
 import { renderLaunchPrompt } from '../../../src/apps/launch/prepare/launch-prompt.js';
-import { consultantArchetype } from '../../../src/engine/archetypes/consultant/index.js';
-import { deliverableArchetype } from '../../../src/engine/archetypes/deliverable/index.js';
-import type { Archetype } from '../../../src/engine/archetypes/archetype.js';
-import type { LaunchContext } from '../../../src/core/schema/launch-context.js';
 
 const context = (mcpServer?: boolean): LaunchContext => ({
   team: 'docs',

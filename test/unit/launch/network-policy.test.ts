@@ -3,11 +3,16 @@ import { createServer as createHttpServer, request, type IncomingHttpHeaders } f
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AGENT_PRESET_CATALOG } from '../../../src/apps/launch/presets/catalog.js';
-import { readClientHello } from '../../../src/apps/launch/supervise/network/client-hello.js';
-import { hostPolicy, type HostPolicy } from '../../../src/apps/launch/prepare/sandbox/host-policy.js';
-import { checkHost, isPrivateAddress } from '../../../src/apps/launch/supervise/network/host-check.js';
-import { NetworkLog, networkSummary } from '../../../src/apps/launch/supervise/network/network-log.js';
+import {
+  AGENT_PRESET_CATALOG,
+  checkHost,
+  hostPolicy,
+  type HostPolicy,
+  isPrivateAddress,
+  NetworkLog,
+  networkSummary,
+  readClientHello,
+} from 'fed/testing';
 import { policyOf, startProxy as startProxyFor } from '../../helpers/network-proxy.js';
 import { parseHostEntry } from '../../../src/core/schema/network-policy.js';
 

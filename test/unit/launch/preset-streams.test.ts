@@ -1,14 +1,14 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AGENT_PRESET_CATALOG } from '../../../src/apps/launch/presets/catalog.js';
 import {
+  AGENT_PRESET_CATALOG,
+  type AgentPresetName,
   emptyStats,
   type McpServer,
   type PresetInvocation,
+  RunStream,
   type StreamStats,
-} from '../../../src/apps/launch/presets/agent-preset.js';
-import { RunStream } from '../../../src/apps/launch/supervise/run-stream.js';
-import type { AgentPresetName } from '../../../src/core/schema/config.js';
+} from 'fed/testing';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /** What a preset reads from these events, one after the other. */

@@ -1,13 +1,16 @@
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { activeAccountLimit, accountOf, recordAccountLimit } from '../../../src/apps/launch/account-limit.js';
-import { emptyStats } from '../../../src/apps/launch/presets/agent-preset.js';
+import {
+  accountLimitPath,
+  accountOf,
+  activeAccountLimit,
+  emptyStats,
+  type LaunchRun,
+  loadConfig,
+  recordAccountLimit,
+} from 'fed/testing';
 import { resumeTimeFor } from '../../../src/apps/launch/judge/rate-limit-resume.js';
-import { accountLimitPath } from '../../../src/core/layout.js';
-import { initFederation } from '../../../src/index.js';
-import type { LaunchRun } from '../../../src/core/schema/launch-run.js';
-import { loadConfig } from '../../../src/infra/config/load-config.js';
-import { openFederation } from '../../../src/engine/context.js';
+import { initFederation, openFederation } from 'fed';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 const now = new Date('2026-11-23T14:10:00Z');

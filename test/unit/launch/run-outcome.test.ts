@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AGENT_PRESET_CATALOG } from '../../../src/apps/launch/presets/catalog.js';
-import { emptyStats } from '../../../src/apps/launch/presets/agent-preset.js';
-import { classifyError } from '../../../src/apps/launch/presets/classify-error.js';
+import { AGENT_PRESET_CATALOG, classifyError, emptyStats } from 'fed/testing';
 import { pausesTeam, runOutcome, type OutcomeInput } from '../../../src/apps/launch/judge/run-outcome.js';
 
 const input = (over: Partial<OutcomeInput>): OutcomeInput => ({

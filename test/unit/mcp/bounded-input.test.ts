@@ -1,14 +1,15 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createFedServer } from '../../../src/apps/mcp/fed-server.js';
-import { registerFedTool } from '../../../src/apps/mcp/fed-tool.js';
-import { createTeamServer } from '../../../src/apps/mcp/team-server.js';
-import { MAX_EVENT_DATA_BYTES } from '../../../src/core/schema/event-data.js';
-import { loadTeamLifecycle } from '../../../src/engine/actors/team-lifecycle.js';
-import { stateOf } from '../../../src/engine/actors/state-of.js';
-import { openFederation, type Federation } from '../../../src/engine/context.js';
-import { listSignals } from '../../../src/engine/messaging/list-signals.js';
+import {
+  createFedServer,
+  createTeamServer,
+  loadTeamLifecycle,
+  MAX_EVENT_DATA_BYTES,
+  registerFedTool,
+  stateOf,
+} from 'fed/testing';
+import { type Federation, listSignals, openFederation } from 'fed';
 import { fedInProcess } from '../../helpers/fed-in-process.js';
 import { rawMcp } from '../../helpers/raw-mcp.js';
 import { signalFederation } from '../../helpers/signal-federation.js';

@@ -4,8 +4,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { registerFedTool, setResultNotes } from '../../../src/apps/mcp/fed-tool.js';
-import { createFedServer } from '../../../src/apps/mcp/fed-server.js';
-import { RefusedError } from '../../../src/core/errors.js';
+import { createFedServer } from 'fed/testing';
+import { RefusedError } from 'fed';
 
 /** A server with fed tools, and a client connected to it in memory. */
 async function serve(setup: (server: ReturnType<typeof createFedServer>) => void) {

@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createFedServer } from '../../../src/apps/mcp/fed-server.js';
-import { registerFedTool } from '../../../src/apps/mcp/fed-tool.js';
-import { createTeamServer } from '../../../src/apps/mcp/team-server.js';
-import { MAX_LINE_BYTES } from '../../../src/apps/mcp/wire/stdio-wire.js';
-import { openFederation } from '../../../src/engine/context.js';
-import { listSignals } from '../../../src/engine/messaging/list-signals.js';
+import { createFedServer, createTeamServer, MAX_LINE_BYTES, registerFedTool } from 'fed/testing';
+import { listSignals, openFederation } from 'fed';
 import { rawMcp, type Answer } from '../../helpers/raw-mcp.js';
 import { signalFederation } from '../../helpers/signal-federation.js';
 

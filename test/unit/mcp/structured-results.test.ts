@@ -3,10 +3,8 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createMetaServer } from '../../../src/apps/mcp/meta-server.js';
-import { createTeamServer } from '../../../src/apps/mcp/team-server.js';
-import { openFederation } from '../../../src/engine/context.js';
-import { sendSignal } from '../../../src/engine/messaging/send-signal.js';
+import { createMetaServer, createTeamServer } from 'fed/testing';
+import { openFederation, sendSignal } from 'fed';
 import { signalFederation } from '../../helpers/signal-federation.js';
 
 /** An SDK client connected to `server`, its tools listed (so the client checks each result against its outputSchema). */

@@ -1,11 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
-import { initFederation, onboardTeam } from '../../../src/index.js';
-import { readRegistry } from '../../../src/adapters/file/registry-file.js';
-import { federationPaths } from '../../../src/adapters/file/file-layout.js';
+import { initFederation, onboardTeam, openFederation } from 'fed';
+import { federationPaths, readRegistry } from 'fed/testing';
 import { registrySchema } from '../../../src/core/schema/registry.js';
 import { tempDir } from '../../helpers/temp-dir.js';
-import { openFederation } from '../../../src/engine/context.js';
 
 /** A federation with two teams; returns its root. */
 async function federation(): Promise<string> {

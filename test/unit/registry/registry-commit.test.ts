@@ -1,12 +1,8 @@
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { initFederation } from '../../../src/index.js';
-import { commitRegistry, readRegistry, updateRegistryFile } from '../../../src/adapters/file/registry-file.js';
-import { CorruptFileError, NotAFederationError, RegistryConflictError } from '../../../src/core/errors.js';
-import { federationPaths } from '../../../src/adapters/file/file-layout.js';
+import { CorruptFileError, initFederation, NotAFederationError, openFederation, RegistryConflictError } from 'fed';
+import { commitRegistry, federationPaths, readRegistry, updateRegistryFile, updateRegistryIn } from 'fed/testing';
 import type { Registry } from '../../../src/core/schema/registry.js';
-import { updateRegistryIn } from '../../../src/engine/registry/update-registry.js';
-import { openFederation } from '../../../src/engine/context.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /**

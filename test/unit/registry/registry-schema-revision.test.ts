@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { REGISTRY_SCHEMA_REVISION, registrySchema } from '../../../src/core/schema/registry.js';
-import { parseValidatedRegistry } from '../../../src/adapters/file/registry-validation.js';
+import { parseValidatedRegistry } from 'fed/testing';
 
 describe('the registry schema revision', () => {
   it('changes with the shape of the registry schema (bump REGISTRY_SCHEMA_REVISION, then record the new shape here)', () => {

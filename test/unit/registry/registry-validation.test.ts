@@ -2,13 +2,12 @@ import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CheckedRootFolders } from '../../../src/adapters/checked-root-folders.js';
+import { CheckedRootFolders, federationPaths } from 'fed/testing';
 import {
   REMEMBERED_FROM_BYTES,
   RegistryValidation,
   type ReadStamp,
 } from '../../../src/adapters/file/registry-validation.js';
-import { federationPaths } from '../../../src/adapters/file/file-layout.js';
 import { REGISTRY_SCHEMA_REVISION } from '../../../src/core/schema/registry.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 

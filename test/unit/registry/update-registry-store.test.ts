@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RegistryConflictError } from '../../../src/core/errors.js';
+import { RegistryConflictError } from 'fed';
 import type { Registry } from '../../../src/core/schema/registry.js';
 import { updateRegistryIn } from '../../../src/engine/registry/update-registry.js';
 import type { RegistryStore } from '../../../src/ports/registry-store.js';

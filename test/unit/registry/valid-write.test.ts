@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { validWrite } from '../../../src/adapters/file/registry-validation.js';
-import { registryEntrySchema, type Registry, type RegistryEntry } from '../../../src/core/schema/registry.js';
+import { validWrite } from 'fed/testing';
+import { type Registry, type RegistryEntry, registryEntrySchema } from 'fed';
 
 /**
  * validWrite finds the entries a write changed: those it cannot show to be, to the byte, entries of the

@@ -1,14 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FedError } from '../../../src/core/errors.js';
-import { writeRegistryStatus } from '../../../src/engine/registry/team-status.js';
+import { acknowledgeAll, acknowledgeSignal, FedError, listSignals, openFederation, sendSignal } from 'fed';
+import { writeRegistryStatus } from 'fed/testing';
 import { signalAckSchema } from '../../../src/core/schema/signal.js';
-import { acknowledgeAll, acknowledgeSignal } from '../../../src/engine/messaging/acknowledge-signals.js';
-import { listSignals } from '../../../src/engine/messaging/list-signals.js';
-import { sendSignal } from '../../../src/engine/messaging/send-signal.js';
 import { entries, signalFederation } from '../../helpers/signal-federation.js';
-import { openFederation } from '../../../src/engine/context.js';
 
 const fast = { durable: false };
 const at = (iso: string) => ({ ...fast, now: () => new Date(iso) });

@@ -10,16 +10,10 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { acknowledgeSignal } from '../../../src/engine/messaging/acknowledge-signals.js';
+import { acknowledgeSignal, listSignals, openFederation, sendSignal, showSignal } from 'fed';
+import { ackFileName, archiveDirectoryOf, readSignalBox } from 'fed/testing';
 import { archiveSignals } from '../../../src/engine/delivery/archive-signals.js';
-import { archiveDirectoryOf } from '../../../src/adapters/file/archive/box-archive.js';
-import { showSignal } from '../../../src/engine/delivery/show-signal.js';
-import { listSignals } from '../../../src/engine/messaging/list-signals.js';
-import { readSignalBox } from '../../../src/adapters/file/signals/read-signals.js';
-import { sendSignal } from '../../../src/engine/messaging/send-signal.js';
-import { ackFileName } from '../../../src/adapters/file/signals/signal-file-name.js';
 import { entries, signalFederation } from '../../helpers/signal-federation.js';
-import { openFederation } from '../../../src/engine/context.js';
 
 const fast = { durable: false };
 const T0 = new Date('2026-03-01T09:00:00.000Z');

@@ -1,17 +1,9 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FileDeliveryFactStore } from '../../../src/adapters/file/file-delivery-fact-store.js';
-import { CheckedRootFolders } from '../../../src/adapters/checked-root-folders.js';
-import { FedError } from '../../../src/core/errors.js';
-import { resolveParty } from '../../../src/core/resolve-party.js';
-import { writeRegistryStatus } from '../../../src/engine/registry/team-status.js';
-import { acknowledgeSignal } from '../../../src/engine/messaging/acknowledge-signals.js';
-import { showSignal } from '../../../src/engine/delivery/show-signal.js';
-import { listSignals } from '../../../src/engine/messaging/list-signals.js';
-import { sendSignal } from '../../../src/engine/messaging/send-signal.js';
+import { CheckedRootFolders, FileDeliveryFactStore, resolveParty, writeRegistryStatus } from 'fed/testing';
+import { acknowledgeSignal, FedError, listSignals, openFederation, sendSignal, showSignal } from 'fed';
 import { entries, signalFederation } from '../../helpers/signal-federation.js';
-import { openFederation } from '../../../src/engine/context.js';
 
 const fast = { durable: false };
 const T0 = new Date('2026-03-01T09:00:00.000Z');

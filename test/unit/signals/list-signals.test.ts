@@ -1,12 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../../src/core/errors.js';
-import { acknowledgeSignal } from '../../../src/engine/messaging/acknowledge-signals.js';
+import { acknowledgeSignal, InvalidInputError, openFederation, sendSignal } from 'fed';
 import { listSignals } from '../../../src/engine/messaging/list-signals.js';
-import { sendSignal } from '../../../src/engine/messaging/send-signal.js';
 import { signalFederation } from '../../helpers/signal-federation.js';
-import { openFederation } from '../../../src/engine/context.js';
 
 const fast = { durable: false };
 

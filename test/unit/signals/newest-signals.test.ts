@@ -1,11 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { pendingFileBatches } from '../../../src/adapters/file/pending-file-batches.js';
+import { pendingFileBatches, signalFileName, type SignalType, toJsonText } from 'fed/testing';
+import { signalMessageSchema } from 'fed';
 import { newestSignals, type NewestBox } from '../../../src/adapters/file/signals/newest-signals.js';
-import { signalFileName } from '../../../src/adapters/file/signals/signal-file-name.js';
-import { toJsonText } from '../../../src/core/json-text.js';
-import { signalMessageSchema, type SignalType } from '../../../src/core/schema/signal.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /** Signals written in file-signal-v1's layout, to `owner`'s inbox folder; returns the box. */

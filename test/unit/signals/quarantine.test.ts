@@ -1,13 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RefusedError } from '../../../src/core/errors.js';
-import { quarantineReasonSchema } from '../../../src/core/schema/signal.js';
+import { openFederation, RefusedError, sendSignal } from 'fed';
+import { quarantineReasonSchema, readSignalBox } from 'fed/testing';
 import { quarantineDirectory, quarantineSignalFile } from '../../../src/adapters/file/signals/quarantine.js';
-import { readSignalBox } from '../../../src/adapters/file/signals/read-signals.js';
-import { sendSignal } from '../../../src/engine/messaging/send-signal.js';
 import { entries, signalFederation } from '../../helpers/signal-federation.js';
-import { openFederation } from '../../../src/engine/context.js';
 
 describe('quarantining an invalid signal file', () => {
   it('moves it with its exact bytes to .fed/signals/quarantine/ with a reason file, and the box reads clean', async () => {

@@ -1,8 +1,7 @@
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { toJsonText } from '../../../src/core/json-text.js';
-import { MAX_SIGNAL_BYTES } from '../../../src/core/schema/signal.js';
+import { MAX_SIGNAL_BYTES, toJsonText } from 'fed/testing';
 import { readSignalBox, SignalBoxReader } from '../../../src/adapters/file/signals/read-signals.js';
 import { entries } from '../../helpers/signal-federation.js';
 import { tempDir } from '../../helpers/temp-dir.js';

@@ -1,10 +1,9 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RefusedError, UnknownTeamError } from '../../../src/core/errors.js';
-import { writeRegistryStatus } from '../../../src/engine/registry/team-status.js';
+import { openFederation, RefusedError, UnknownTeamError } from 'fed';
+import { writeRegistryStatus } from 'fed/testing';
 import { resolveSignalWorkspace } from '../../../src/adapters/file/signals/resolve-workspace.js';
 import { signalFederation } from '../../helpers/signal-federation.js';
-import { openFederation } from '../../../src/engine/context.js';
 
 describe('resolving where a party keeps its signals', () => {
   it("puts meta's boxes in the federation root and a team's in its registry location", async () => {

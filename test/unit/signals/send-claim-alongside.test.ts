@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DeliveryFactStore } from '../../../src/ports/delivery-fact-store.js';
-import { sendSignal } from '../../../src/engine/messaging/send-signal.js';
-import { openFederation } from '../../../src/engine/context.js';
+import { type DeliveryFactStore, openFederation, sendSignal } from 'fed';
 import { entries, signalFederation } from '../../helpers/signal-federation.js';
 
 const fast = { durable: false };

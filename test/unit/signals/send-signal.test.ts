@@ -2,17 +2,12 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } fr
 import { join, relative } from 'node:path';
 import { validate as isUuid, version as uuidVersion } from 'uuid';
 import { describe, expect, it } from 'vitest';
-import { FedError } from '../../../src/core/errors.js';
-import { onboardTeam } from '../../../src/engine/registry/onboard.js';
-import { readRegistry } from '../../../src/adapters/file/registry-file.js';
-import { writeRegistryStatus } from '../../../src/engine/registry/team-status.js';
-import { updateRegistry } from '../../../src/engine/registry/update-registry.js';
+import { FedError, onboardTeam, openFederation, updateRegistry } from 'fed';
+import { federationPaths, readRegistry, writeRegistryStatus } from 'fed/testing';
 import { MAX_SIGNAL_BYTES, signalMessageSchema } from '../../../src/core/schema/signal.js';
 import { sendSignal } from '../../../src/engine/messaging/send-signal.js';
 import { entries, signalFederation } from '../../helpers/signal-federation.js';
 import { tempDir } from '../../helpers/temp-dir.js';
-import { openFederation } from '../../../src/engine/context.js';
-import { federationPaths } from '../../../src/adapters/file/file-layout.js';
 
 const fast = { durable: false };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { suffixedName, tempPathFor } from '../../../src/infra/fs/atomic-write.js';
+import { suffixedName, tempPathFor } from 'fed/testing';
 import {
   nameHint,
   ackFileName,

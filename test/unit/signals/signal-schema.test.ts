@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../../src/core/errors.js';
-import { JSON_SCHEMA_NAMES, jsonSchemaFor } from '../../../src/core/schema/json-schema.js';
+import { InvalidInputError } from 'fed';
+import { JSON_SCHEMA_NAMES, jsonSchemaFor } from 'fed/testing';
 import {
   isWellFormedAck,
   isWellFormedSignal,

@@ -1,13 +1,16 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { censusOfBoxes } from '../../../src/adapters/file/box-census.js';
+import {
+  ackFileName,
+  censusOfBoxes,
+  deadlineTable,
+  META,
+  signalFileName,
+  type SignalType,
+  workspacePaths,
+} from 'fed/testing';
 import { stuckCandidatesOfCensus } from '../../../src/adapters/file/signals/stuck-candidates.js';
-import { ackFileName, signalFileName } from '../../../src/adapters/file/signals/signal-file-name.js';
-import { workspacePaths } from '../../../src/adapters/file/file-layout.js';
-import { deadlineTable } from '../../../src/core/deadlines.js';
-import { META } from '../../../src/core/schema/common.js';
-import type { SignalType } from '../../../src/core/schema/signal.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 afterEach(() => vi.restoreAllMocks());

@@ -1,10 +1,8 @@
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { pendingFileBatches } from '../../../src/adapters/file/pending-file-batches.js';
-import { ackFileName, signalFileName } from '../../../src/adapters/file/signals/signal-file-name.js';
-import { toJsonText } from '../../../src/core/json-text.js';
-import { signalMessageSchema } from '../../../src/core/schema/signal.js';
+import { ackFileName, pendingFileBatches, signalFileName, toJsonText } from 'fed/testing';
+import { signalMessageSchema } from 'fed';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /**

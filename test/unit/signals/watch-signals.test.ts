@@ -1,15 +1,18 @@
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { writeRegistryStatus } from '../../../src/engine/registry/team-status.js';
-import { acknowledgeSignal } from '../../../src/engine/messaging/acknowledge-signals.js';
-import type { InvalidSignalFile, SignalEntry } from '../../../src/ports/signal-transport.js';
-import { sendSignal } from '../../../src/engine/messaging/send-signal.js';
+import { writeRegistryStatus } from 'fed/testing';
+import {
+  acknowledgeSignal,
+  type InvalidSignalFile,
+  openFederation,
+  sendSignal,
+  type SignalEntry,
+  type SignalSubscription,
+} from 'fed';
 import { type WatchSignalsOptions } from '../../../src/adapters/file/signals/watch-signals.js';
 import { watchSignals } from '../../../src/engine/messaging/watch-signals.js';
-import { type SignalSubscription } from '../../../src/ports/signal-transport.js';
 import { signalFederation } from '../../helpers/signal-federation.js';
-import { openFederation } from '../../../src/engine/context.js';
 
 const fast = { durable: false };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeTargets } from '../../../src/engine/survey/build-commands.js';
-import { surveyCodebase } from '../../../src/engine/survey/survey.js';
+import { surveyCodebase } from 'fed/testing';
 import { writeTree } from '../../helpers/fixture-repo.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 

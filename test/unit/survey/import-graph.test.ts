@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildModuleGraph, MAX_EDGES, MAX_GROUPS } from '../../../src/engine/survey/import-graph.js';
-import type { FileRecord } from '../../../src/engine/survey/inventory.js';
-import { languageOf } from '../../../src/engine/survey/languages.js';
-import { isTestFile } from '../../../src/engine/survey/test-file-names.js';
+import { type FileRecord, isTestFile, languageOf } from 'fed/testing';
 
 const file = (path: string, imports: string[] = []): FileRecord => ({
   path,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { surveyCodebase } from '../../../src/engine/survey/survey.js';
+import { surveyCodebase } from 'fed/testing';
 import { writeTree } from '../../helpers/fixture-repo.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 

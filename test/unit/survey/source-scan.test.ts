@@ -1,9 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  findGoImports,
-  findPythonImports,
-  findScriptImports as findImports,
-} from '../../../src/engine/survey/import-scan.js';
+import { findGoImports, findPythonImports, findScriptImports as findImports } from 'fed/testing';
 import { findTodoMarkers } from '../../../src/engine/survey/source-scan.js';
 
 describe('TODO markers', () => {

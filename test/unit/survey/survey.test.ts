@@ -1,9 +1,8 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MAX_ANALYSED_BYTES, takeInventory } from '../../../src/engine/survey/inventory.js';
+import { MAX_ANALYSED_BYTES, takeInventory, topLevelSources, walkCodebase } from 'fed/testing';
 import { surveyCodebase } from '../../../src/engine/survey/survey.js';
-import { topLevelSources, walkCodebase } from '../../../src/engine/survey/walk-codebase.js';
 import { pythonProject, typescriptProject, writeTree } from '../../helpers/fixture-repo.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { federationPaths } from '../../../src/core/layout.js';
-import { initFederation } from '../../../src/index.js';
+import { federationPaths } from 'fed/testing';
+import { initFederation } from 'fed';
 import {
   COLLECTOR_RECHECK_MS,
   collectorRecheckDue,

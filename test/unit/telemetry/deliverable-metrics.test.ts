@@ -6,7 +6,7 @@ import {
   PeriodicExportingMetricReader,
 } from '@opentelemetry/sdk-metrics';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkMarkdownText } from '../../../src/engine/deliverable/check-deliverable.js';
+import { checkMarkdownText } from 'fed/testing';
 import { recordDeliverableMetrics } from '../../../src/infra/telemetry/deliverable-metrics.js';
 
 let provider: MeterProvider | undefined;

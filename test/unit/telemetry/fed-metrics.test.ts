@@ -8,16 +8,10 @@ import {
   type MetricData,
 } from '@opentelemetry/sdk-metrics';
 import { afterEach, describe, expect, it } from 'vitest';
-import { applyLifecycleInputs, runMonitorCycle, sendSignal, updateRegistry } from '../../../src/index.js';
-import { federationPaths } from '../../../src/adapters/file/file-layout.js';
-import { getTeam } from '../../../src/core/find-team.js';
-import { otlpMetricsUrl } from '../../../src/infra/telemetry/metrics-export.js';
-import { readRegistry } from '../../../src/adapters/file/registry-file.js';
+import { applyLifecycleInputs, openFederation, runMonitorCycle, sendSignal, updateRegistry } from 'fed';
+import { federationPaths, getTeam, otlpMetricsUrl, readRegistry, TeamInboxConsumer, validateConfig } from 'fed/testing';
 import { recordSignalSent } from '../../../src/infra/telemetry/fed-metrics.js';
-import { TeamInboxConsumer } from '../../../src/engine/actors/consume-inbox.js';
-import { validateConfig } from '../../../src/infra/config/load-config.js';
 import { signalFederation } from '../../helpers/signal-federation.js';
-import { openFederation } from '../../../src/engine/context.js';
 
 interface Exported {
   provider: MeterProvider;

@@ -14,9 +14,8 @@ import {
   RunTrace,
   WorkflowTrace,
 } from '../../../src/apps/launch/run-trace.js';
-import type { LaunchRun } from '../../../src/core/schema/launch-run.js';
-import { RefusedError } from '../../../src/core/errors.js';
-import { otlpTracesUrl } from '../../../src/infra/telemetry/trace-export.js';
+import { type LaunchRun, otlpTracesUrl } from 'fed/testing';
+import { RefusedError } from 'fed';
 
 /** An SDK TracerProvider registered globally, whose ended spans stay in memory. */
 function inMemoryTracing() {

@@ -2,8 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { escapeControls } from '../../../src/core/terminal-text.js';
-import { sendSignal } from '../../../src/engine/messaging/send-signal.js';
-import { openFederation } from '../../../src/engine/context.js';
+import { openFederation, sendSignal } from 'fed';
 import { fedInProcess } from '../../helpers/fed-in-process.js';
 import { signalFederation } from '../../helpers/signal-federation.js';
 

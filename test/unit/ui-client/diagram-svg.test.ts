@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { diagramSvg } from '../../../src/apps/ui/client/diagram-svg.js';
-import type { DiagramLayout } from '../../../src/apps/ui/api-types.js';
+import type { DiagramLayout } from 'fed/testing';
 import { vnodeHtml } from './vnode-html.js';
 
 const layout: DiagramLayout = {

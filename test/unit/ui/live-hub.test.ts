@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLiveHub, type LiveHub, type SseMessage } from '../../../src/apps/ui/live/live-hub.js';
-import type { LiveEvent } from '../../../src/apps/ui/api-types.js';
-import type { FederationChange, FederationChanges } from '../../../src/ports/federation-changes.js';
+import type { LiveEvent } from 'fed/testing';
+import type { FederationChange, FederationChanges } from 'fed';
 
 /** A change feed driven by the test: `emit` is what the backend would tell. */
 function fakeChanges() {

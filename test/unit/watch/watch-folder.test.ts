@@ -1,9 +1,8 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { SharedDirectoryWatchers } from '../../../src/infra/watch/shared-directory-watchers.js';
+import { CoalesceByKey, SharedDirectoryWatchers } from 'fed/testing';
 import { watchFolder } from '../../../src/infra/watch/watch-folder.js';
-import { CoalesceByKey } from '../../../src/infra/watch/coalesce-by-key.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /** Wait for `condition` (fs events arrive asynchronously); generous, never a fixed sleep. */

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { initFederation, onboardTeam, openFederation, runActors, sendSignal } from 'fed';
-import { packageRoot } from '../../../../src/infra/package-info.js';
+import { packageRoot } from 'fed/testing';
 import { builtBin, FED_BIN } from '../../../../test/helpers/fed-cli.js';
 import { typescriptProject } from '../../../../test/helpers/fixture-repo.js';
 import { writeLaunchContext } from '../../../../test/helpers/launch-context.js';

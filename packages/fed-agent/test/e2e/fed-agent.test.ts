@@ -14,10 +14,7 @@ import {
   viewLifecycle,
 } from 'fed';
 import { getTeam, type LaunchContext } from 'fed/agent';
-import { readRegistry } from '../../../../src/adapters/file/registry-file.js';
-import { workspacePaths } from '../../../../src/core/layout.js';
-import { type LaunchRun } from '../../../../src/core/schema/launch-run.js';
-import { packageRoot } from '../../../../src/infra/package-info.js';
+import { type LaunchRun, packageRoot, readRegistry, workspacePaths } from 'fed/testing';
 import { builtBin, FED_BIN, runFed } from '../../../../test/helpers/fed-cli.js';
 import { isAlive, waitFor } from '../../../../test/helpers/fixture-process.js';
 import { typescriptProject } from '../../../../test/helpers/fixture-repo.js';

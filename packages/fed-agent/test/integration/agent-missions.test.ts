@@ -4,7 +4,7 @@ import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FAILURE } from '../../src/run-agent.js';
 import { checkDeliverable } from 'fed';
-import { packageRoot } from '../../../../src/infra/package-info.js';
+import { packageRoot } from 'fed/testing';
 import { writeTree } from '../../../../test/helpers/fixture-repo.js';
 import { agentContext, runBuiltInAgent } from '../helpers/agent-document.js';
 import { skipWithout } from '../../../../test/helpers/loud-skip.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { writeDemoCodebase } from '../../../../src/apps/demo/demo-codebase.js';
+import { writeDemoCodebase } from 'fed/testing';
 import { initFederation, openFederation, proposePlan } from 'fed';
 import { findAreas } from '../../src/area-scope.js';
 import { planMission } from '../../src/mission-plan.js';
