@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acknowledgeSignal, listSignals, type LifecycleEnvelope, type RegistryEntry } from '../../src/index.js';
@@ -242,12 +242,12 @@ describe('an envelope of an earlier release (no dedupe field) adopts dedupe unti
   /** The envelope as the earlier release wrote it: no `dedupe`, every id it ever applied. */
   async function earlierRelease() {
     const { root, team } = await docsFederation();
-    await sendDirective(root, 'first');
+    const first = await sendDirective(root, 'first');
     await consumer(openFederation(root), team()).consume();
     const file = workspacePaths(team().location).envelope;
     const { dedupe: _dedupe, ...earlier } = JSON.parse(readFileSync(file, 'utf8')) as LifecycleEnvelope;
-    writeFileSync(file, JSON.stringify(earlier));
-    return { root, team };
+    writeFileSync(file, JSON.stringify({ ...earlier, processed: [first.message.id] }));
+    return { root, team, first };
   }
   /** The agent acknowledged the signal before the actor applied it, as the earlier release let it. */
   async function acknowledgedEarly(root: string, id: string) {
@@ -280,13 +280,26 @@ describe('an envelope of an earlier release (no dedupe field) adopts dedupe unti
     const early = await sendDirective(root, 'the real mission');
     await sendDirective(root, 'resume');
     await acknowledgedEarly(root, early.message.id);
-    const { fed } = observed(openFederation(root));
+    const { fed, seen } = observed(openFederation(root));
 
-    // Batches: [pause, the mission] (held), then [resume]: a batch that holds nothing back, in a pass that did.
-    const result = await consumer(fed, team(), { batchSize: 2 }).consume();
+    // Listed whole (the first directive, applied by the earlier release, too), in batches [first, pause,
+    // the mission] (held) and [resume]: a last batch that holds nothing back, in a pass that did.
+    const result = await consumer(fed, team(), { batchSize: 3 }).consume();
     expect(applied(result.steps)).toContain(early.message.id);
     expect(events(team())).toEqual(['MISSION_ASSIGNED', 'PAUSE', 'RESUME', 'DIRECTIVE_RECEIVED']);
     expect(readEnvelope(team().location)!.dedupe).toBe('until-ack');
+    expect(seen).toEqual({ reads: Array(3).fill({ how: 'listed', verify: false }), writes: 4, sections: 5 });
+  });
+
+  it('when idle, with no acknowledged id to drop: the next consume adopts it in a write of its own', async () => {
+    const { root, team, first } = await earlierRelease();
+    // Saved as processed, its ack never written (a crash came between): acknowledged now, not dropped.
+    rmSync(`${first.inboxPath}.ack`);
+    const { fed, seen } = observed(openFederation(root));
+
+    expect(await consumer(fed, team()).consume()).toMatchObject({ steps: [], acknowledged: 1 });
+    expect(readEnvelope(team().location)).toMatchObject({ dedupe: 'until-ack', processed: [] });
+    expect(seen).toEqual({ reads: [{ how: 'listed', verify: false }], writes: 1, sections: 1 });
   });
 });
 
@@ -311,5 +324,68 @@ describe('the reads of a pass', () => {
       { how: 'streamed', verify: true },
       { how: 'streamed', verify: false },
     ]);
+  });
+});
+
+describe('a consume stopped by its signal', () => {
+  /** A mission and three directives, applied and acknowledged; the last one's ack lost (a crash came before it). */
+  async function appliedOnce() {
+    const { root, team } = await docsFederation();
+    const sent = [];
+    for (const subject of ['the mission', 'one', 'two', 'three']) sent.push(await sendDirective(root, subject));
+    await consumer(openFederation(root), team()).consume();
+    rmSync(`${sent[3]!.inboxPath}.ack`);
+    return { root, team, sent };
+  }
+
+  it('writes nothing when stopped before its first batch: a pass cut short does not compact the dedupe record', async () => {
+    const { root, team, sent } = await appliedOnce();
+    const before = readFileSync(workspacePaths(team().location).envelope, 'utf8');
+    let drained = false;
+    const { fed, seen } = observed(openFederation(root), () => {
+      drained = true;
+    });
+    const stop = new AbortController();
+    stop.abort();
+
+    expect(await consumer(fed, team(), { signal: stop.signal }).consume()).toMatchObject({ steps: [], acknowledged: 0 });
+    // The read is left at its first batch, not drained to its end.
+    expect(drained).toBe(false);
+    expect(seen).toEqual({ reads: streamed(1), writes: 0, sections: 0 });
+    expect(readFileSync(workspacePaths(team().location).envelope, 'utf8')).toBe(before);
+    // Its id still in the record, the signal whose ack was lost is acknowledged, not applied again.
+    expect(await consumer(openFederation(root), team()).consume()).toMatchObject({ steps: [], acknowledged: 1 });
+    expect(readWholeJournal(team().location).map((l) => l.signalId)).toEqual(sent.map((s) => s.message.id));
+  });
+
+  it('ends between two batches when stopped during one, and the next consume applies the rest, once each', async () => {
+    const { root, team } = await docsFederation();
+    const sent = [];
+    for (const subject of ['the mission', 'one', 'two', 'three']) sent.push(await sendDirective(root, subject));
+    const stop = new AbortController();
+    const actor = consumer(openFederation(root), team(), { batchSize: 1, signal: stop.signal });
+
+    // The file adapter's work is synchronous: the abort is heard only at the turn of the event loop a
+    // consume takes between two batches.
+    const consuming = actor.consume();
+    setImmediate(() => stop.abort());
+    const stopped = applied((await consuming).steps);
+    expect(stopped.length).toBeLessThan(sent.length);
+    const rest = applied((await consumer(openFederation(root), team()).consume()).steps);
+    expect([...stopped, ...rest]).toEqual(sent.map((s) => s.message.id));
+  });
+});
+
+describe('an entry fed never moves (a directory or FIFO named like a signal)', () => {
+  it('does not keep acknowledged ids in the dedupe record, as a broken ack would', async () => {
+    const { root, team } = await docsFederation();
+    mkdirSync(join(workspacePaths(team().location).inbox, '2026-01-01T000000Z-directive-dir.json'));
+    await sendDirective(root, 'the mission');
+    await consumer(openFederation(root), team()).consume();
+    expect(readEnvelope(team().location)!.processed).toHaveLength(1);
+
+    const result = await consumer(openFederation(root), team()).consume();
+    expect(result.warnings).toEqual([expect.stringMatching(/skipped .*directive-dir\.json: a directory/)]);
+    expect(readEnvelope(team().location)!.processed).toEqual([]);
   });
 });
