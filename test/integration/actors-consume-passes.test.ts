@@ -192,7 +192,13 @@ describe('a pass that held signals back', () => {
     // Acknowledged while paused (fed signal ack): kept in the envelope's held list.
     const held = await sendDirective(root, 'document the API');
     await acknowledgeSignal(openFederation(root), 'docs', held.message.id, { durable: false });
-    await consumer(openFederation(root), team()).consume();
+    const watching = observed(openFederation(root));
+    const still = consumer(watching.fed, team());
+    await still.consume();
+    // Nothing to release while paused: a consume more takes not even the section.
+    reset(watching.seen);
+    await still.consume();
+    expect(watching.seen).toEqual({ reads: streamed(1), writes: 0, sections: 0 });
     const workspace = team().location;
     const paused = readEnvelope(workspace)!;
     expect(paused.held?.map((h) => h.id)).toEqual([held.message.id]);
