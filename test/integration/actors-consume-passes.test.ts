@@ -354,7 +354,10 @@ describe('a consume stopped by its signal', () => {
     const stop = new AbortController();
     stop.abort();
 
-    expect(await consumer(fed, team(), { signal: stop.signal }).consume()).toMatchObject({ steps: [], acknowledged: 0 });
+    expect(await consumer(fed, team(), { signal: stop.signal }).consume()).toMatchObject({
+      steps: [],
+      acknowledged: 0,
+    });
     // The read is left at its first batch, not drained to its end.
     expect(drained).toBe(false);
     expect(seen).toEqual({ reads: streamed(1), writes: 0, sections: 0 });
