@@ -47,6 +47,7 @@ export const MUTATION_MODULES: Record<string, MutationModule> = {
       'test/integration/actors-bounded-state.test.ts',
       'test/integration/ack-owed-effects.test.ts',
       'test/integration/actors-consume-edges.test.ts',
+      'test/integration/actors-consume-passes.test.ts',
       'test/conformance/file.conformance.test.ts',
     ],
   },

@@ -17,7 +17,9 @@ export default {
   // Stryker would otherwise put `// @ts-nocheck` atop every script it copies, the built bundles too, whose
   // lengths fed checks; vitest type-checks nothing anyway.
   disableTypeChecks: false,
-  concurrency: 2,
+  // Two by default; FED_MUTATE_CONCURRENCY=1 on a machine shared with other work, where two would make
+  // slow mutants count as killed by timeout.
+  concurrency: Number(process.env.FED_MUTATE_CONCURRENCY ?? 2),
   // A mutant that hangs (a loop that never ends, a promise never settled) counts as killed once its tests
   // take this much longer than they did unmutated.
   timeoutMS: 10_000,

@@ -189,7 +189,7 @@ export class TeamInboxConsumer {
     // The lifecycle as loaded at the pass's start or written by the batch before: not asked for again. One
     // changed meanwhile by another writer is found by the apply's own load under the section (which alone
     // decides what is applied), and the envelope's compare-and-swap refuses a write on an older version.
-    const lifecycle = this.lifecycle ?? (await this.load());
+    const lifecycle = this.lifecycle!;
     const { envelope } = lifecycle;
     const done = new Set([...envelope.processed, ...(envelope.held ?? []).map((h) => h.id)]);
     batch = await this.withoutIntruders(batch, done, result);
@@ -235,11 +235,14 @@ export class TeamInboxConsumer {
    * is no longer paused (e.g. the mission of a retried run).
    */
   private async compact(pass: Pass, result: ConsumeResult): Promise<void> {
-    const lifecycle = this.lifecycle;
-    if (!lifecycle?.stored) return;
+    // Loaded at the pass's start, or written since. One never stored is the initial envelope: nothing in
+    // its record, no held list, dedupe until-ack — nothing below to do.
+    const lifecycle = this.lifecycle!;
     // A signal whose ack is broken is not pending, yet not acknowledged either: while the pass saw anything
     // invalid, no id leaves the record (once the broken ack is quarantined, its signal is a duplicate).
-    const noted = pass.sawInvalid ? 0 : this.noteAcknowledged(pass.startProcessed, pass.seenUnacknowledged);
+    const noted = pass.sawInvalid
+      ? 0
+      : this.noteAcknowledged(pass.startProcessed, pass.seenUnacknowledged, lifecycle.envelope.processed);
     const adopt = !lifecycle.envelope.dedupe && pass.pendingSeen === 0;
     const heldReady = (lifecycle.envelope.held?.length ?? 0) > 0 && stateOf(lifecycle.snapshot) !== 'paused';
     if (noted === 0 && !adopt && !heldReady) return;
@@ -250,11 +253,10 @@ export class TeamInboxConsumer {
       compact: true,
       known: lifecycle,
     });
-    if (heldReady) {
-      pass.pendingSeen += applied.processedSignalIds.length;
-      pass.progressed ||= applied.processedSignalIds.length > 0;
-      pass.releasedHeld ||= applied.processedSignalIds.length > 0;
-    }
+    // What it processed are held signals it released (an apply of no input processes nothing else).
+    pass.pendingSeen += applied.processedSignalIds.length;
+    pass.progressed ||= applied.processedSignalIds.length > 0;
+    pass.releasedHeld ||= applied.processedSignalIds.length > 0;
     await this.took(applied, result);
   }
 
@@ -307,8 +309,12 @@ export class TeamInboxConsumer {
     return this.lifecycle;
   }
 
-  private noteAcknowledged(processed: ReadonlySet<string>, unacknowledged: ReadonlySet<string>): number {
-    const current = new Set(this.lifecycle?.envelope.processed ?? []);
+  private noteAcknowledged(
+    processed: ReadonlySet<string>,
+    unacknowledged: ReadonlySet<string>,
+    record: readonly string[],
+  ): number {
+    const current = new Set(record);
     let noted = 0;
     for (const id of processed) {
       if (unacknowledged.has(id) || !current.has(id) || this.acknowledged.has(id)) continue;
@@ -324,12 +330,9 @@ export class TeamInboxConsumer {
    * and skipped as a duplicate later.
    */
   private async acknowledge(signals: readonly SignalEntry[], warnings: string[]): Promise<number> {
-    if (signals.length === 0) return 0;
-    // Durable: an id leaves the dedupe record once its ack is, so the ack must survive what the record does.
-    const batch = await this.inbox.acknowledge(signals, {
-      durable: this.options.durable ?? true,
-      now: this.options.now,
-    });
+    // Durable unless told otherwise (the transport's default): an id leaves the dedupe record once its ack
+    // is, so the ack must survive what the record does.
+    const batch = await this.inbox.acknowledge(signals, { durable: this.options.durable, now: this.options.now });
     for (const { signal, error } of batch.failed)
       warnings.push(`could not acknowledge ${signal.path}: ${error.message}`);
     for (const { signal } of batch.acknowledged) this.acknowledged.add(signal.message.id);
