@@ -96,6 +96,7 @@ export {
 } from './core/schema/signal.js';
 export { emptyRegistry, type PlacementType } from './core/schema/registry.js';
 export {
+  agentConfigSchema,
   type AgentLimits,
   type AgentPresetName,
   BACKEND_TYPES,
@@ -135,7 +136,7 @@ export { writeRegistryStatus } from './engine/registry/team-status.js';
 export { touchLastActive } from './engine/registry/touch-activity.js';
 export { settleWorktreeGit } from './engine/registry/worktree-git.js';
 export { loadTeamLifecycle } from './engine/actors/team-lifecycle.js';
-export { TeamInboxConsumer } from './engine/actors/consume-inbox.js';
+export { type ConsumerOptions, TeamInboxConsumer } from './engine/actors/consume-inbox.js';
 export { initialPersistedSnapshot } from './engine/actors/lifecycle-transition.js';
 export type { ApplyFaultPoint, LifecycleChange } from './engine/actors/lifecycle-types.js';
 export { LifecycleWalk } from './engine/actors/lifecycle-walk.js';
@@ -221,6 +222,7 @@ export { teamRunTotals } from './apps/runs/journal-totals.js';
 export { totalRuns } from './apps/runs/run-totals.js';
 export { renderRuns } from './apps/runs/render-runs.js';
 export type { RunSummary } from './apps/run/run-federation.js';
+export type { ServeEvent } from './apps/serve/serve-events.js';
 export { retryTeam } from './apps/run/team-retry.js';
 export { needsYou } from './apps/needs-you/needs-you.js';
 export { notifyNeedsYou } from './apps/needs-you/notify-needs-you.js';

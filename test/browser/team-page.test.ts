@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { workspacePaths } from '../../src/core/layout.js';
+import { workspacePaths } from 'fed/testing';
 import { skipWithoutChromium } from '../helpers/browser.js';
 import { cliFederation, openDashboard } from './dashboard.js';
 

@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { openFederation } from '../../src/engine/context.js';
-import { listSignals } from '../../src/engine/messaging/list-signals.js';
+import { listSignals, openFederation } from 'fed';
 import { FED_BIN } from '../helpers/fed-cli.js';
 import { waitFor } from '../helpers/fixture-process.js';
 import { agentEnv } from '../helpers/mcp-client.js';

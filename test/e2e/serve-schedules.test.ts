@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ServeEvent } from '../../src/apps/serve/serve-events.js';
+import type { ServeEvent } from 'fed/testing';
 import { runFed } from '../helpers/fed-cli.js';
 import { startServe } from '../helpers/fed-serve.js';
 import { waitFor } from '../helpers/fixture-process.js';

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { onTestFinished } from 'vitest';
-import type { ServeEvent } from '../../src/apps/serve/serve-events.js';
+import type { ServeEvent } from 'fed/testing';
 import { FED_BIN } from './fed-cli.js';
 import { waitFor } from './fixture-process.js';
 

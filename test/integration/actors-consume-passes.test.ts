@@ -1,14 +1,26 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { acknowledgeSignal, listSignals, type LifecycleEnvelope, type RegistryEntry } from '../../src/index.js';
-import { workspacePaths } from '../../src/adapters/file/file-layout.js';
-import { writeAck } from '../../src/adapters/file/signals/ack-signal.js';
-import { readEnvelope, writeEnvelope } from '../../src/adapters/file/state-files.js';
-import { TeamInboxConsumer, type ConsumerOptions } from '../../src/engine/actors/consume-inbox.js';
-import { openFederation, type Federation } from '../../src/engine/context.js';
-import type { LifecycleStore } from '../../src/ports/lifecycle-store.js';
-import type { PendingBatchOptions, ReadBoxOptions, SignalInbox } from '../../src/ports/signal-transport.js';
+import {
+  acknowledgeSignal,
+  type Federation,
+  type LifecycleEnvelope,
+  type LifecycleStore,
+  listSignals,
+  openFederation,
+  type PendingBatchOptions,
+  type ReadBoxOptions,
+  type RegistryEntry,
+  type SignalInbox,
+} from 'fed';
+import {
+  type ConsumerOptions,
+  readEnvelope,
+  TeamInboxConsumer,
+  workspacePaths,
+  writeAck,
+  writeEnvelope,
+} from 'fed/testing';
 import { readWholeJournal } from '../helpers/lifecycle-checks.js';
 import { docsFederation, sendDirective } from '../helpers/docs-federation.js';
 

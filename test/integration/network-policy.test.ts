@@ -6,7 +6,7 @@ import { createServer, type AddressInfo, type Server } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { LaunchResult } from '../../src/engine/hooks/federation-hooks.js';
+import type { LaunchResult } from 'fed/testing';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';

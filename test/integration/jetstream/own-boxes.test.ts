@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { JetStreamBackend } from '../../../src/adapters/jetstream/open-jetstream-backend.js';
-import { openFederation } from '../../../src/engine/context.js';
-import { showSignal } from '../../../src/engine/delivery/show-signal.js';
-import { acknowledgeAll, acknowledgeSignal } from '../../../src/engine/messaging/acknowledge-signals.js';
-import { listSignals } from '../../../src/engine/messaging/list-signals.js';
-import { sendSignal } from '../../../src/engine/messaging/send-signal.js';
-import { watchSignals } from '../../../src/engine/messaging/watch-signals.js';
+import type { JetStreamBackend } from 'fed/testing';
+import {
+  acknowledgeAll,
+  acknowledgeSignal,
+  listSignals,
+  openFederation,
+  sendSignal,
+  showSignal,
+  watchSignals,
+} from 'fed';
 import { jetstreamFederations } from '../../helpers/jetstream-federation.js';
 import { skipWithoutNatsServer } from '../../helpers/nats-server.js';
 import { useNatsServer } from '../../helpers/use-nats-server.js';

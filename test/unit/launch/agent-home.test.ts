@@ -2,9 +2,8 @@ import { lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from '
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentHomePath, prepareAgentHome } from '../../../src/apps/launch/prepare/sandbox/agent-home.js';
-import type { RegistryEntry } from '../../../src/core/schema/registry.js';
-import { AGENT_PRESET_CATALOG } from '../../../src/apps/launch/presets/catalog.js';
-import { agentConfigSchema } from '../../../src/core/schema/config.js';
+import type { RegistryEntry } from 'fed';
+import { AGENT_PRESET_CATALOG, agentConfigSchema } from 'fed/testing';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /** A user's home with a CLI's credentials in it. */
