@@ -184,8 +184,21 @@ describe('fed serve', () => {
     const again = await runFed(['--root', root, 'serve']);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain(`fed serve already runs this federation on ${started.host} (pid ${started.pid}`);
+    // fed doctor says who serves it, and its dashboard port answers a liveness probe with --ui.
+    const doctor = JSON.parse((await runFed(['--root', root, 'doctor', '--json'])).stdout) as { servers: object[] };
+    expect(doctor.servers).toEqual([
+      { host: started.host, pid: started.pid, since: expect.any(String), checked: true },
+    ]);
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
+    expect((await runFed(['--root', root, 'doctor'])).stdout).toContain('fed serve: not running');
+
+    const withUi = startServe(root, ['--ui']);
+    const ui = await withUi.waitForEvent('ui');
+    const probe = await fetch(new URL('/healthz', ui.url));
+    expect([probe.status, await probe.text()]).toEqual([200, 'ok\n']);
+    withUi.child.kill('SIGTERM');
+    expect(await withUi.exited).toBe(0);
   }, 60_000);
 });
 

@@ -122,6 +122,14 @@ describe('fed ui: the guard', () => {
     expect((await fetch(`${origin}/`)).status).toBe(401);
   });
 
+  it('answers a liveness probe at /healthz without the token, and says nothing else there', async () => {
+    const { origin } = await serve();
+    const response = await fetch(`${origin}/healthz`);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe('ok\n');
+    expect((await fetch(`${origin}/healthz`, { method: 'POST' })).status).toBe(401);
+  });
+
   it('exchanges the token for an HttpOnly SameSite=Strict cookie and redirects without it', async () => {
     const { server, origin } = await serve();
     const response = await fetch(server.url, { redirect: 'manual' });

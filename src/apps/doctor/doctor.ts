@@ -16,6 +16,7 @@ import { checkSignalIds } from './signal-checks.js';
 import { checkGitIndexLocks } from './git-checks.js';
 import { checkAgentCli } from './agent-cli-checks.js';
 import { nodeSupportWarnings } from './node-support-check.js';
+import { serveLeases } from '../serve/serve-lease.js';
 
 export type { DoctorCheck, DoctorFinding } from '../../ports/doctor-finding.js';
 
@@ -40,6 +41,26 @@ export interface DoctorReport {
   warnings: string[];
   /** True when nothing is left to fix (no findings, or all of them fixed). */
   healthy: boolean;
+  /**
+   * The `fed serve` processes running the federation, one per host (none: teams are launched only by
+   * `fed launch` and `fed run`). `checked`: its process was seen alive (false: on another host, per its lease).
+   */
+  servers: { host: string; pid: number; since: string; checked: boolean }[];
+}
+
+/**
+ * The `fed serve` processes that run the federation (their leases, one per host name): teams are launched
+ * by themselves only while one does. A lease left by a server that is gone is a stale lock, found with the others.
+ */
+function runningServers(root: string): DoctorReport['servers'] {
+  return serveLeases(root)
+    .filter((lease) => lease.holder !== 'gone' && lease.owner)
+    .map((lease) => ({
+      host: lease.owner!.host,
+      pid: lease.owner!.pid,
+      since: lease.owner!.acquiredAt,
+      checked: lease.holder === 'alive',
+    }));
 }
 
 /**
@@ -51,6 +72,7 @@ export interface DoctorReport {
  * the federation's folders (delivery facts, chat, onboardings, notify) are folders; onboardings a kill interrupted (finished or removed); folders in the
  * team areas no team owns; locks and leases whose holder is gone; git's index lock no git holds (git-checks.ts); temp files killed writers left; the
  * backend's own checks (its adapter's `doctor`: for JetStream the server and the streams' replicas);
+ * whether a `fed serve` runs it (its lease);
  * the configured agent CLI (agent-cli-checks.ts: on PATH, its version, the flags its preset passes); which
  * teams' agents run unsandboxed, as the user (sandbox-note.ts); and
  * the Node running fed (node-support-check.ts: past its end of life, a warning). On a
@@ -93,7 +115,7 @@ export async function runDoctor(fed: Federation, options: DoctorOptions = {}): P
   // Runtime paths that are links: reported, and nothing below them is looked at (or removed by --fix).
   const rootLinks = findRootLinks(root);
   pending.push(...rootLinks);
-  const lockDirs = [paths.fedDir, paths.chat, paths.onboarding, paths.notify].filter(
+  const lockDirs = [paths.fedDir, paths.chat, paths.onboarding, paths.notify, paths.serve].filter(
     (dir) => !belowLink(dir, rootLinks),
   );
   let onboarded: ReadonlySet<string> = new Set();
@@ -148,7 +170,7 @@ export async function runDoctor(fed: Federation, options: DoctorOptions = {}): P
     findings.push(result);
   }
   const warnings = [...nodeSupportWarnings(options.nodeVersion ?? process.version, fed.now()), ...agentCli.warnings];
-  return { root, findings, notes, warnings, healthy: findings.every((f) => f.fixed) };
+  return { root, findings, notes, warnings, healthy: findings.every((f) => f.fixed), servers: runningServers(root) };
 }
 
 function optional<T>(value: T | undefined): T[] {

@@ -18,6 +18,18 @@ function renderSummary(report: DoctorReport, fix: boolean): string {
   return `${total} problem${total === 1 ? '' : 's'}${fix ? `, ${fixed} fixed` : ''}${hint}\n`;
 }
 
+/** Whether the federation runs by itself: the `fed serve` processes that hold it, or none. */
+function renderServers(report: DoctorReport): string {
+  if (report.servers.length === 0)
+    return 'fed serve: not running — teams are launched only by fed launch and fed run (start it: fed serve)\n';
+  return report.servers
+    .map(
+      (s) =>
+        `fed serve: running on ${s.host} (pid ${s.pid} since ${s.since}${s.checked ? '' : '; another host: its lease says so'})\n`,
+    )
+    .join('');
+}
+
 export function registerDoctor(program: Command, io: CliIo): void {
   program
     .command('doctor')
@@ -34,6 +46,7 @@ export function registerDoctor(program: Command, io: CliIo): void {
           report.findings.map(renderFinding).join('') +
             report.notes.map((note) => `note: ${note}\n`).join('') +
             report.warnings.map((warning) => `warning: ${warning}\n`).join('') +
+            renderServers(report) +
             renderSummary(report, Boolean(options.fix)),
         );
       if (!report.healthy) throw new CliExit(1);

@@ -19,6 +19,9 @@ export interface RouteContext {
 /** Answer one request: the guard first, then the route. */
 export async function route(request: IncomingMessage, response: ServerResponse, ctx: RouteContext): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://fed-ui.invalid');
+  // A service manager's liveness probe holds no token; the answer says nothing but that the server answers.
+  if (url.pathname === '/healthz' && (request.method === 'GET' || request.method === 'HEAD'))
+    return replyText(response, 200, 'ok\n');
   // A page's path serves the shell, which routes itself (`/team/<id>` shows that team).
   const isPage = pageAt(url.pathname) !== undefined && request.method !== 'POST';
   const exchange = isPage && url.searchParams.has('token');
