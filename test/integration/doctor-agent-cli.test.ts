@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { initFederation, onboardTeam, openFederation, runDoctor } from 'fed';
 import { runFed } from '../helpers/fed-cli.js';
 import { NODE_SUPPORT_OUTPUT, NODE_SUPPORT_WARNINGS } from '../helpers/node-support.js';
+import { NO_SERVER_LINE } from '../helpers/doctor-output.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /** The fake agent CLIs (named claude, codex, …) and node, which they run on. */
@@ -73,6 +74,7 @@ describe('fed doctor checks the configured agent CLI', () => {
         NODE_SUPPORT_OUTPUT +
         'warning: codex exec --help does not list --skip-git-repo-check: the preset may be out of date for codex 0.169.0\n' +
         'warning: codex exec resume --help does not list --skip-git-repo-check: the preset may be out of date for codex 0.169.0\n' +
+        NO_SERVER_LINE +
         `no problems found in ${root}\n`,
     });
   });

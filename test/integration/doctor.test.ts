@@ -16,6 +16,7 @@ import {
 import { runFed } from '../helpers/fed-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { NODE_SUPPORT_OUTPUT } from '../helpers/node-support.js';
+import { NO_SERVER_LINE } from '../helpers/doctor-output.js';
 
 /** A pid whose process has exited. */
 function deadPid(): number {
@@ -46,7 +47,7 @@ describe('fed doctor', () => {
     const result = await runFed(['--root', root, 'doctor']);
     expect(result, result.stderr).toMatchObject({
       code: 0,
-      stdout: `${NODE_SUPPORT_OUTPUT}no problems found in ${root}\n`,
+      stdout: `${NODE_SUPPORT_OUTPUT}${NO_SERVER_LINE}no problems found in ${root}\n`,
     });
   });
 

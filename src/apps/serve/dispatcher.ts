@@ -36,6 +36,8 @@ interface Running {
 
 /** The longest a team whose launches keep ending unfinished waits before it is tried again. */
 const MAX_BACKOFF_MS = 30 * 60_000;
+/** How soon a dispatch pass that failed (the registry unreadable) is tried again. */
+const RETRY_MS = 5_000;
 /** How often a federation whose budget is spent is checked again (a person may have raised it). */
 const BUDGET_RECHECK_MS = 60_000;
 
@@ -57,6 +59,8 @@ export class Dispatcher {
   private readonly dirty = new Set<string>();
   private dispatching = true;
   private budgetRefusal: { message: string; until: number } | undefined;
+  /** The last failure said, so one that repeats is said once. */
+  private lastWarning: string | undefined;
 
   constructor(
     private readonly fed: Federation,
@@ -87,9 +91,18 @@ export class Dispatcher {
     signal.addEventListener('abort', wake);
     try {
       while (!signal.aborted) {
-        await this.judgeChanged();
-        if (signal.aborted) break;
-        await this.startReady();
+        try {
+          await this.judgeChanged();
+          if (signal.aborted) break;
+          await this.startReady();
+        } catch (error) {
+          // The registry unreadable for a moment (a person editing it, a full disk): said, tried again soon.
+          this.dirtyAll = true;
+          this.warnOnce(`teams are not dispatched for now: ${(error as Error).message}`);
+          await this.latch.wait(RETRY_MS);
+          continue;
+        }
+        this.lastWarning = undefined;
         await this.latch.wait(this.nextTimerMs());
       }
     } finally {
@@ -274,6 +287,12 @@ export class Dispatcher {
     if (this.budgetRefusal) times.push(this.budgetRefusal.until);
     // Timers are capped (a far reset would overflow one); waking early only judges the queue again.
     return times.length ? Math.min(Math.max(0, Math.min(...times) - now), 60_000) : undefined;
+  }
+
+  private warnOnce(text: string): void {
+    if (this.lastWarning === text) return;
+    this.lastWarning = text;
+    this.options.onEvent({ kind: 'warning', at: new Date().toISOString(), text });
   }
 
   private tell(team: string, kind: 'waiting' | 'skipped', why: string, until: string | null): void {

@@ -120,6 +120,14 @@ export async function serveFederation(fed: Federation, options: ServeOptions): P
     (config) => schedules.update(config.schedules ?? []),
     emit,
   );
+  // The actors or the monitor ending on their own (an error they could not go on from) stops the server.
+  let broken: unknown;
+  const stopOnFailure = (error: unknown) => {
+    broken ??= error;
+    background.abort();
+  };
+  actors.catch(stopOnFailure);
+  monitor.catch(stopOnFailure);
   const stopDispatching = AbortSignal.any([options.signal, background.signal]);
   let paused: string[];
   try {
@@ -141,13 +149,9 @@ export async function serveFederation(fed: Federation, options: ServeOptions): P
     await feed.close();
     lease.release();
   }
-  // What stopped the server besides a person: the change feed broke, or the actors could not go on.
+  // What stopped the server besides a person: the change feed broke, or the actors or the monitor could not go on.
   if (feedError) throw feedError;
-  const actorsEnded = await actors.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  if (actorsEnded && !options.signal.aborted) throw actorsEnded;
+  if (broken !== undefined && !options.signal.aborted) throw broken;
   return { paused };
 }
 

@@ -132,7 +132,11 @@ export async function runActors(fed: Federation, options: RunActorsOptions = {})
         if (!options.team) {
           for (const added of await join(fed, options, running)) watchTeam(added, wakeUp);
         }
-        for (const team of [...running.values()]) await consume(team);
+        // A stop is heard between two teams: a pass over a thousand teams takes seconds.
+        for (const team of [...running.values()]) {
+          if (options.signal?.aborted) break;
+          await consume(team);
+        }
       }
     } finally {
       clearInterval(timer);
