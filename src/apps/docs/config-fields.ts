@@ -86,6 +86,8 @@ export const CONFIG_FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
   signalArchive:
     'When present, every `fed monitor` cycle archives the signals that are done (acknowledged or answered) and older than `olderThan`.',
   'signalArchive.olderThan': 'A duration with a unit (`7d`).',
+  schedules:
+    'Directives `fed serve` sends by itself, each `{id, to, subject, body?, cron, timezone?}` or `{id, to, subject, body?, onRef}`: on a cron expression (five fields, or six with seconds; a time zone like `Europe/Paris`) or whenever a git ref of the codebase moves; `since` is when it was added. Edited with `fed schedule add|remove` (see [operations](../operations.md#schedules)).',
   backend:
     'Where signals, the registry and lifecycle state live; absent means files (see [JetStream](../jetstream.md)).',
   'backend.type': `${BACKEND_DOCS.map((backend) => backend.type).join(' or ')}.`,
