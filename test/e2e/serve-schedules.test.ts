@@ -55,7 +55,9 @@ describe('fed serve: schedules', () => {
     const ticks = fired(first.events).map((e) => Date.parse(e.due));
     // On the even seconds, 2 s apart, each fired at or after its tick.
     for (const tick of ticks) expect(new Date(tick).getUTCSeconds() % 2).toBe(0);
-    expect(ticks[1]! - ticks[0]!).toBe(2_000);
+    // Consecutive ticks (a firing slowed past the next tick by a loaded machine skips it: never fires it late twice).
+    expect((ticks[1]! - ticks[0]!) % 2_000).toBe(0);
+    expect(ticks[1]!).toBeGreaterThan(ticks[0]!);
     for (const event of fired(first.events)) expect(Date.parse(event.at)).toBeGreaterThanOrEqual(Date.parse(event.due));
 
     // Stopped for three ticks: the next start fires once for them, with the first it missed.
@@ -131,8 +133,9 @@ describe('fed serve: schedules', () => {
     expect((await fed(root, 'schedule', 'remove', 'tick')).code).toBe(0);
     const removedAt = Date.now();
     // A firing already under way as it was removed may still land; none is due after that.
-    await waitFor(() => Date.now() > removedAt + 3_500, 10_000, 'three ticks to pass');
-    expect(fired(server.events).filter((e) => Date.parse(e.due) > removedAt + 1_000)).toEqual([]);
+    // The server hears the change within moments; give it 2 s, then three ticks more.
+    await waitFor(() => Date.now() > removedAt + 5_000, 10_000, 'three ticks to pass');
+    expect(fired(server.events).filter((e) => Date.parse(e.due) > removedAt + 2_000)).toEqual([]);
 
     writeFileSync(join(root, 'federate.config.json'), '{ "schedules": [');
     const warning = await server.waitForEvent('warning');

@@ -112,7 +112,9 @@ describe('fed serve', () => {
     expect(
       Math.max(...server.events.filter((e) => e.kind === 'dispatched').map((e) => (e as { running: number }).running)),
     ).toBe(2);
-    expect(mostAtOnce(times)).toBe(2);
+    // The agents' own times may overlap less on a loaded machine (a launch prepares while the other's agent
+    // finishes), never more.
+    expect(mostAtOnce(times)).toBeLessThanOrEqual(2);
     expect(server.events.some((e) => e.kind === 'waiting' && e.why.startsWith('for capacity'))).toBe(true);
   }, 180_000);
 
