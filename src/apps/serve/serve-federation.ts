@@ -1,7 +1,8 @@
 import { availableParallelism, hostname } from 'node:os';
 import type { Federation } from '../../engine/context.js';
 import { runActors } from '../../engine/actors/run-actors.js';
-import type { FederationChange } from '../../ports/federation-changes.js';
+import type { FederationChange, FederationChanges } from '../../ports/federation-changes.js';
+import { sharedChanges } from '../../engine/federation/shared-changes.js';
 import type { LaunchOptions } from '../launch/launch-options.js';
 import { launchTeam } from '../launch/launch-team.js';
 import { setTeamStatus } from '../../engine/actors/team-status-command.js';
@@ -31,8 +32,11 @@ export interface ServeOptions extends Omit<LaunchOptions, 'onProgress' | 'signal
   backoffMs?: number;
   /** Told everything the server does, as it does it. */
   onEvent: (event: ServeEvent) => void;
-  /** Called once the server runs (its lease held, its actors and watch started), before any dispatch. */
-  onStarted?: () => Promise<void> | void;
+  /**
+   * Called once the server runs (its lease held, its actors and watch started), before any dispatch, with
+   * the change feed it watches, for what else the process serves from it (the dashboard).
+   */
+  onStarted?: (shared: { changes: FederationChanges }) => Promise<void> | void;
 }
 
 export interface ServeSummary {
@@ -76,7 +80,9 @@ export async function serveFederation(fed: Federation, options: ServeOptions): P
   // apply is in the envelope, not an inbox arrival.
   const actorsWake = new EventTarget();
   let feedError: Error | undefined;
-  const feed = fed.backend.changes.watch(
+  // One watch of the change feed for the dispatcher and, with --ui, the dashboard.
+  const changes = sharedChanges(fed.backend.changes);
+  const feed = changes.watch(
     (change) => routeChange(change, dispatcher),
     (error) => {
       feedError = error;
@@ -134,7 +140,7 @@ export async function serveFederation(fed: Federation, options: ServeOptions): P
     await feed.ready;
     await schedules.start(options.config.schedules ?? []);
     emit({ kind: 'started', at: now(), root: fed.root, host, pid: process.pid, capacity });
-    await options.onStarted?.();
+    await options.onStarted?.({ changes });
     await dispatcher.run(stopDispatching);
     const running = dispatcher.runningTeams();
     const graceMs = options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS;
@@ -147,6 +153,7 @@ export async function serveFederation(fed: Federation, options: ServeOptions): P
     background.abort();
     await Promise.allSettled([actors, monitor]);
     await feed.close();
+    await changes.close();
     lease.release();
   }
   // What stopped the server besides a person: the change feed broke, or the actors or the monitor could not go on.

@@ -86,10 +86,10 @@ export function registerServe(program: Command, io: CliIo, runCli?: InProcessCom
           cwd: io.cwd,
           runInProcess: runCli,
           onEvent: print,
-          onStarted: async () => {
+          onStarted: async ({ changes }) => {
             if (!options.ui) return;
             const { startUiServer } = await import('../../apps/ui/server/ui-server.js');
-            ui = await startUiServer(ctx.fed, { port: options.port, host: options.host });
+            ui = await startUiServer(ctx.fed, { port: options.port, host: options.host, changes });
             print({ kind: 'ui', at: new Date().toISOString(), url: ui.url });
           },
         });

@@ -1,3 +1,4 @@
+import type { FederationChanges } from '../../../ports/federation-changes.js';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
@@ -17,6 +18,11 @@ export interface UiServerOptions {
   port?: number;
   /** Default 127.0.0.1 (loopback only). */
   host?: string;
+  /**
+   * The change feed to serve from (default: the backend's own); a process that serves more than the
+   * dashboard (`fed serve --ui`) hands in the one it shares.
+   */
+  changes?: FederationChanges;
   /** The page's files (default: dist/ui/ of fed's package). */
   assetsDir?: string;
   /**
@@ -66,7 +72,10 @@ export async function startUiServer(fed: Federation, options: UiServerOptions = 
   // The dashboard's actions send signals for as long as it serves: they check a watched registry.
   fed.watchRegistry();
   const views = new UiViews(fed);
-  const hub = createLiveHub(fed.backend.changes, { now: fed.now, onError: (error) => options.onFeedError?.(error) });
+  const hub = createLiveHub(options.changes ?? fed.backend.changes, {
+    now: fed.now,
+    onError: (error) => options.onFeedError?.(error),
+  });
   const stopViews = hub.subscribe(undefined, (message) => {
     if (message.event === 'change') views.invalidate((JSON.parse(message.data) as LiveEvent).change);
   });
