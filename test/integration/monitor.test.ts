@@ -199,6 +199,20 @@ describe('monitoring cycle', () => {
     });
   });
 
+  it('cycle after cycle (known lifecycles kept), a lifecycle that changed — or broke — is read again', async () => {
+    const { root, config, team } = await federation();
+    await onboardTeam(openFederation(root), { domain: 'docs' });
+    const fed = openFederation(root);
+    const known = new Map();
+    const state = async () => (await runMonitorCycle(fed, { config, known })).teams[0]!;
+    expect((await state()).lifecycle?.state).toBe('preparing');
+    expect(known.has('docs')).toBe(true);
+    await event(root, 'docs', 'FAIL', { reason: 'boom' });
+    expect(await state()).toMatchObject({ lifecycle: { state: 'failed', failure: 'boom' }, healthy: false });
+    writeFileSync(workspacePaths(team('docs').location).envelope, '{ broken');
+    expect((await state()).error).toContain('lifecycle.json is corrupt');
+  });
+
   it('a lifecycle that is valid JSON but not a valid envelope (what the apply refuses) makes the team unhealthy', async () => {
     const { root, config, team } = await federation();
     await onboardTeam(openFederation(root), { domain: 'docs' });

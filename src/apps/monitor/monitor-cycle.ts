@@ -14,6 +14,7 @@ import type { MonitorReport, StuckSignal, TeamReport, TelemetryReport } from './
 import { teamReport } from './team-health.js';
 import { finishOrphanedRun } from '../launch/prepare/finish-orphaned-run.js';
 import type { Federation } from '../../engine/context.js';
+import type { TeamLifecycle } from '../../engine/actors/lifecycle-types.js';
 
 /** The earliest deadline ahead a stuck search saw (the dashboard's clock reads no sooner). */
 export type { NextDue };
@@ -25,6 +26,12 @@ export interface MonitorOptions {
   /** Health check: a working lifecycle must have changed within this many minutes (default 10, docs/design/spec.md §8). */
   staleAfterMinutes?: number;
   now?: Date;
+  /**
+   * Kept by a process that runs cycle after cycle (`fed serve`, `fed monitor --watch`): the lifecycles the
+   * last cycle loaded, so an unchanged one is not read, validated and restored again (with a thousand idle
+   * teams, most of a cycle's work).
+   */
+  known?: Map<string, TeamLifecycle>;
 }
 
 /**
@@ -111,6 +118,7 @@ export async function runMonitorCycle(fed: Federation, options: MonitorOptions):
       inbox: census.get(team.domainId)!.inbox,
       outbox: census.get(team.domainId)!.outbox,
       lifecycles: backend.lifecycles,
+      known: options.known,
       run: runs.get(team.domainId),
     });
     const unfinished = unfinishedRuns.get(team.domainId);

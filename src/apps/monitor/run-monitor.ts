@@ -11,6 +11,7 @@ import { runMonitorCycle, type MonitorOptions } from './monitor-cycle.js';
 import type { MonitorReport } from './monitor-report.js';
 import type { Federation } from '../../engine/context.js';
 import type { LoadedHooks } from '../../engine/hooks/load-hooks.js';
+import type { TeamLifecycle } from '../../engine/actors/lifecycle-types.js';
 import { META } from '../../core/schema/common.js';
 import { needsYou } from '../needs-you/needs-you.js';
 import { notifyNeedsYou } from '../needs-you/notify-needs-you.js';
@@ -40,10 +41,12 @@ export async function runMonitor(fed: Federation, options: RunMonitorOptions): P
   const post = options.config.chatConfig ? summaryPoster(root, options) : undefined;
   // Kept across cycles: a second read of meta's inbox reads only what changed.
   const metaInbox = fed.backend.signals.inbox({ id: META, entry: undefined });
+  // Kept across cycles too: a team's lifecycle is read again only once it changed.
+  const known = options.known ?? new Map<string, TeamLifecycle>();
   let last: MonitorReport | undefined;
   await repeatEvery(options.intervalMs, options.signal, async (cycle) => {
     const now = options.now ?? fed.now();
-    const report = await runMonitorCycle(fed, { ...options, now });
+    const report = await runMonitorCycle(fed, { ...options, now, known });
     last = report;
     await actOnSignals(fed, report, now, options);
     options.onReport(report, cycle);

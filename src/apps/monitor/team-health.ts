@@ -25,6 +25,8 @@ export interface HealthInputs {
   lifecycles: LifecycleStore;
   /** The team's lifecycle, when the caller loaded it already (it is then not read again). */
   lifecycle?: TeamLifecycle;
+  /** Lifecycles an earlier cycle of this process loaded, by team: one is read again only when its stored version changed. */
+  known?: Map<string, TeamLifecycle>;
   /** The team's run in progress, when the caller read it already (finishOrphanedRun): not read again. */
   run?: { current: CurrentRun | undefined };
 }
@@ -77,7 +79,9 @@ export async function teamReport(team: RegistryEntry, inputs: HealthInputs): Pro
 }
 
 async function fillLifecycle(report: TeamReport, team: RegistryEntry, inputs: HealthInputs): Promise<void> {
-  const lifecycle = inputs.lifecycle ?? (await loadTeamLifecycle(team, inputs.lifecycles));
+  const lifecycle =
+    inputs.lifecycle ?? (await loadTeamLifecycle(team, inputs.lifecycles, inputs.known?.get(team.domainId)));
+  inputs.known?.set(team.domainId, lifecycle);
   const { context } = lifecycle.snapshot;
   const state = stateOf(lifecycle.snapshot);
   const since = context.enteredAt?.[state] ?? null;

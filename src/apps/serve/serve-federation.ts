@@ -1,6 +1,6 @@
 import { availableParallelism, hostname } from 'node:os';
 import type { Federation } from '../../engine/context.js';
-import { runActors } from '../../engine/actors/run-actors.js';
+import { runActors, TeamWakeEvent } from '../../engine/actors/run-actors.js';
 import type { FederationChange, FederationChanges } from '../../ports/federation-changes.js';
 import { sharedChanges } from '../../engine/federation/shared-changes.js';
 import type { LaunchOptions } from '../launch/launch-options.js';
@@ -183,7 +183,7 @@ async function launchOne(
 ): Promise<LaunchEnd> {
   if (candidate.newRun) await startRunForNewMission(fed, candidate.team, options.config);
   if (candidate.resume) await setTeamStatus(fed, candidate.team.domainId, { type: 'RESUME' });
-  if (candidate.newRun || candidate.resume) actorsWake.dispatchEvent(new Event('wake'));
+  if (candidate.newRun || candidate.resume) actorsWake.dispatchEvent(new TeamWakeEvent(candidate.team.domainId));
   const result = await launchTeam(fed, candidate.team.domainId, { ...options, signal });
   for (const warning of result.warnings)
     options.onEvent({ kind: 'warning', at: new Date().toISOString(), text: `${result.team}: ${warning}` });

@@ -40,11 +40,19 @@ export interface RunActorsOptions extends ConsumerOptions {
    */
   streamSteps?: boolean;
   /**
-   * While watching, a `wake` event on it makes every team's actor consume now: what a process that holds
-   * the actors and changes a lifecycle itself uses (`fed serve` starting a new run, whose mission waits in
-   * the envelope's held list, not in an inbox arrival that would wake the actor).
+   * While watching, a `wake` event on it makes an actor consume now — the team's of a `TeamWakeEvent`,
+   * every team's for any other event: what a process that holds the actors and changes a lifecycle itself
+   * uses (`fed serve` starting a new run, whose mission waits in the envelope's held list, not in an inbox
+   * arrival that would wake the actor).
    */
   wakeOn?: EventTarget;
+}
+
+/** Wakes one team's actor through `RunActorsOptions.wakeOn`. */
+export class TeamWakeEvent extends Event {
+  constructor(readonly team: string) {
+    super('wake');
+  }
 }
 
 interface RunningTeam {
@@ -101,7 +109,8 @@ export async function runActors(fed: Federation, options: RunActorsOptions = {})
       return;
     }
     // Hooks run after the state is saved; a throwing one is reported and changes nothing.
-    if (options.hooks) result.warnings.push(...(await notifyConsumed(options.hooks, result)));
+    if (options.hooks && result.steps.length > 0)
+      result.warnings.push(...(await notifyConsumed(options.hooks, result)));
     results.set(result.team, result);
     if (result.steps.length || result.quarantined.length || result.restored.length || result.warnings.length)
       await options.onResult?.(result);
@@ -114,34 +123,51 @@ export async function runActors(fed: Federation, options: RunActorsOptions = {})
       return [...results.values()];
     }
 
-    // Watch: a wake-up from any inbox's arrivals (or the rescan timer) consumes what is pending; teams
-    // onboarded while running are picked up at the rescan. The wake-up reads nothing itself: the consumer's
-    // read is the only one, so nothing is kept per signal between consumes.
-    // A wake-up heard while consuming is kept, so the next wait ends at once (its signal may have arrived
-    // after the consume's read): it is never left to the rescan.
+    // Watch: an inbox's arrival wakes its own team's actor; the rescan timer (and a wake-up that names no
+    // team) wakes every team's, and picks up teams onboarded meanwhile. A wake-up reads nothing itself: the
+    // consumer's read is the only one, so nothing is kept per signal between consumes. A wake-up heard
+    // while consuming is kept, so the next wait ends at once (its signal may have arrived after the
+    // consume's read): it is never left to the rescan. Waking only the team that heard something keeps an
+    // idle federation idle: a thousand watches told at once (each is told once when live) cost a thousand
+    // consumes, not a thousand passes over every team.
     const arrivals = wakeLatch();
-    const wakeUp = arrivals.wake;
-    const timer = setInterval(wakeUp, options.rescanMs ?? 1_000);
-    options.signal?.addEventListener('abort', wakeUp);
-    options.wakeOn?.addEventListener('wake', wakeUp);
+    const woken = new Set<string>();
+    let everyone = false;
+    const wakeTeam = (team: string) => {
+      woken.add(team);
+      arrivals.wake();
+    };
+    const wakeEveryone = () => {
+      everyone = true;
+      arrivals.wake();
+    };
+    const onWake = (event: Event) => (event instanceof TeamWakeEvent ? wakeTeam(event.team) : wakeEveryone());
+    const timer = setInterval(wakeEveryone, options.rescanMs ?? 1_000);
+    options.signal?.addEventListener('abort', arrivals.wake);
+    options.wakeOn?.addEventListener('wake', onWake);
     try {
-      for (const team of running.values()) watchTeam(team, wakeUp);
+      for (const team of running.values()) watchTeam(team, wakeTeam);
       while (!options.signal?.aborted) {
         await arrivals.wait();
         if (options.signal?.aborted) break;
-        if (!options.team) {
-          for (const added of await join(fed, options, running)) watchTeam(added, wakeUp);
+        const rescan = everyone;
+        everyone = false;
+        if (rescan && !options.team) {
+          for (const added of await join(fed, options, running)) watchTeam(added, wakeTeam);
         }
+        const due = rescan ? [...running.values()] : [...woken].flatMap((id) => running.get(id) ?? []);
+        // Cleared before consuming: a team that hears something during its consume is consumed again.
+        woken.clear();
         // A stop is heard between two teams: a pass over a thousand teams takes seconds.
-        for (const team of [...running.values()]) {
+        for (const team of due) {
           if (options.signal?.aborted) break;
           await consume(team);
         }
       }
     } finally {
       clearInterval(timer);
-      options.signal?.removeEventListener('abort', wakeUp);
-      options.wakeOn?.removeEventListener('wake', wakeUp);
+      options.signal?.removeEventListener('abort', arrivals.wake);
+      options.wakeOn?.removeEventListener('wake', onWake);
     }
     return [...results.values()];
   } finally {
@@ -254,7 +280,8 @@ async function reportSteps(
   await options.onResult?.(result);
 }
 
-/** Wake the run when a signal may have arrived in the team's inbox (a failing watch wakes it too: the rescan goes on). */
-function watchTeam(team: RunningTeam, wakeUp: () => void): void {
-  team.stopWatch = team.consumer.onArrival(wakeUp, wakeUp);
+/** Wake the team's actor when a signal may have arrived in its inbox (a failing watch wakes it too: the rescan goes on). */
+function watchTeam(team: RunningTeam, wakeTeam: (team: string) => void): void {
+  const wake = () => wakeTeam(team.consumer.team.domainId);
+  team.stopWatch = team.consumer.onArrival(wake, wake);
 }
