@@ -63,6 +63,9 @@ export async function serveFederation(fed: Federation, options: ServeOptions): P
   const host = options.host ?? hostname();
   const capacity = options.capacity ?? availableParallelism();
   const lease = await acquireServeLease(fed.root, host);
+  // What is started is stopped in the reverse order, however far the start got: a start that fails half way
+  // (a config watch that cannot be set up) leaves no actors running and no lease held.
+  const stops: (() => unknown)[] = [() => lease.release()];
   // The server sends (actors' reports, launches' alerts) for as long as it runs: a watched registry.
   fed.watchRegistry();
   const emit = options.onEvent;
@@ -80,63 +83,65 @@ export async function serveFederation(fed: Federation, options: ServeOptions): P
   // apply is in the envelope, not an inbox arrival.
   const actorsWake = new EventTarget();
   let feedError: Error | undefined;
-  // One watch of the change feed for the dispatcher and, with --ui, the dashboard.
-  const changes = sharedChanges(fed.backend.changes);
-  const feed = changes.watch(
-    (change) => routeChange(change, dispatcher),
-    (error) => {
-      feedError = error;
-      background.abort();
-    },
-  );
-  const actors = runActors(fed, {
-    signal: background.signal,
-    hooks: options.hooks,
-    inspect: options.inspect,
-    streamSteps: true,
-    rescanMs: ACTORS_RESCAN_MS,
-    wakeOn: actorsWake,
-    onResult: (result) => {
-      for (const step of result.steps) {
-        const line = step.line;
-        if (line && line.from !== line.to)
-          emit({ kind: 'applied', at: line.at, team: result.team, from: line.from, to: line.to, event: line.event });
-      }
-      for (const warning of result.warnings) emit({ kind: 'warning', at: now(), text: `${result.team}: ${warning}` });
-    },
-    onSkip: (team, reason, error) => {
-      // Another launcher runs it (TEAM_BUSY), or it works on another machine: its actor runs there.
-      if (error.code === 'TEAM_BUSY' || error.code === 'TEAM_ELSEWHERE') return;
-      emit({ kind: 'skipped', at: now(), team, reason });
-    },
-  });
-  const monitor = runMonitor(fed, {
-    config: options.config,
-    intervalMs: options.monitorIntervalMs ?? DEFAULT_MONITOR_INTERVAL_MS,
-    signal: background.signal,
-    env: options.env,
-    hooks: options.hooks,
-    onReport: () => undefined,
-    onWarning: (text) => emit({ kind: 'warning', at: now(), text }),
-  });
-  const schedules = new ScheduleRunner(fed, emit);
-  const stopWatchingConfig = watchConfig(
-    fed.root,
-    options.env,
-    (config) => schedules.update(config.schedules ?? []),
-    emit,
-  );
   // The actors or the monitor ending on their own (an error they could not go on from) stops the server.
   let broken: unknown;
   const stopOnFailure = (error: unknown) => {
     broken ??= error;
     background.abort();
   };
-  actors.catch(stopOnFailure);
-  monitor.catch(stopOnFailure);
-  const stopDispatching = AbortSignal.any([options.signal, background.signal]);
   let paused: string[];
   try {
+    // One watch of the change feed for the dispatcher and, with --ui, the dashboard.
+    const changes = sharedChanges(fed.backend.changes);
+    stops.push(() => changes.close());
+    const feed = changes.watch(
+      (change) => routeChange(change, dispatcher),
+      (error) => {
+        feedError = error;
+        background.abort();
+      },
+    );
+    stops.push(() => feed.close());
+    const actors = runActors(fed, {
+      signal: background.signal,
+      hooks: options.hooks,
+      inspect: options.inspect,
+      streamSteps: true,
+      rescanMs: ACTORS_RESCAN_MS,
+      wakeOn: actorsWake,
+      onResult: (result) => {
+        for (const step of result.steps) {
+          const line = step.line;
+          if (line && line.from !== line.to)
+            emit({ kind: 'applied', at: line.at, team: result.team, from: line.from, to: line.to, event: line.event });
+        }
+        for (const warning of result.warnings) emit({ kind: 'warning', at: now(), text: `${result.team}: ${warning}` });
+      },
+      onSkip: (team, reason, error) => {
+        // Another launcher runs it (TEAM_BUSY), or it works on another machine: its actor runs there.
+        if (error.code === 'TEAM_BUSY' || error.code === 'TEAM_ELSEWHERE') return;
+        emit({ kind: 'skipped', at: now(), team, reason });
+      },
+    });
+    const monitor = runMonitor(fed, {
+      config: options.config,
+      intervalMs: options.monitorIntervalMs ?? DEFAULT_MONITOR_INTERVAL_MS,
+      signal: background.signal,
+      env: options.env,
+      hooks: options.hooks,
+      onReport: () => undefined,
+      onWarning: (text) => emit({ kind: 'warning', at: now(), text }),
+    });
+    actors.catch(stopOnFailure);
+    monitor.catch(stopOnFailure);
+    stops.push(() => {
+      background.abort();
+      return Promise.allSettled([actors, monitor]);
+    });
+    const schedules = new ScheduleRunner(fed, emit);
+    stops.push(() => schedules.stop());
+    stops.push(watchConfig(fed.root, options.env, (config) => schedules.update(config.schedules ?? []), emit));
+    const stopDispatching = AbortSignal.any([options.signal, background.signal]);
     await feed.ready;
     await schedules.start(options.config.schedules ?? []);
     emit({ kind: 'started', at: now(), root: fed.root, host, pid: process.pid, capacity });
@@ -148,18 +153,22 @@ export async function serveFederation(fed: Federation, options: ServeOptions): P
     paused = await dispatcher.stop(graceMs, options.stopNow ?? new AbortController().signal);
     emit({ kind: 'stopped', at: now(), paused });
   } finally {
-    stopWatchingConfig();
-    await schedules.stop();
-    background.abort();
-    await Promise.allSettled([actors, monitor]);
-    await feed.close();
-    await changes.close();
-    lease.release();
+    await stopAll(stops.reverse());
   }
   // What stopped the server besides a person: the change feed broke, or the actors or the monitor could not go on.
   if (feedError) throw feedError;
   if (broken !== undefined && !options.signal.aborted) throw broken;
   return { paused };
+}
+
+/** Run every stop in turn, each even when one before it failed; then throw the first failure. */
+async function stopAll(stops: readonly (() => unknown)[]): Promise<void> {
+  const failures: unknown[] = [];
+  for (const stop of stops)
+    await Promise.resolve()
+      .then(stop)
+      .catch((error: unknown) => failures.push(error));
+  if (failures.length > 0) throw failures[0];
 }
 
 /** What a change means to the dispatcher: a team judged again, or every team. */
