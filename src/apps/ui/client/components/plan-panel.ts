@@ -23,12 +23,14 @@ export function PlanPanel({ applied }: { applied: AppliedPlan | null }) {
   };
   return html`<div class="panel plan">
     <h2>Plan</h2>
-    ${
-      applied === null
-        ? html`<p class="empty">No plan applied yet: propose one below, then apply it.</p>`
-        : html`<p class="muted">Applied ${formatTime(applied.appliedAt)} to ${applied.project}</p>
-            <${PlanTable} plan=${applied} label="The applied plan" />`
-    }
+    <div class="applied-plan">
+      ${
+        applied === null
+          ? html`<p class="empty">No plan applied yet: propose one below, then apply it.</p>`
+          : html`<p class="muted">Applied ${formatTime(applied.appliedAt)} to ${applied.project}</p>
+              <${PlanTable} plan=${applied} label="The applied plan" />`
+      }
+    </div>
     <h3>Propose a plan</h3>
     <form class="steer-form inline" aria-label="Propose a plan" onSubmit=${propose}>
       <${Field} label="Teams (at most)">

@@ -69,10 +69,10 @@ function fieldsOf(form: HTMLFormElement): Record<string, unknown> {
   return fields;
 }
 
-/** A labelled field of a steering form. */
+/** A labelled field of a steering form; its hint is beside the label, not in the field's name. */
 export function Field({ label, hint, children }: { label: string; hint?: string; children: ComponentChildren }) {
-  return html`<label class="field">
-    <span class="field-label">${label}</span>
-    ${children} ${hint && html`<span class="field-hint">${hint}</span>`}
-  </label>`;
+  return html`<div class="field">
+    <label><span class="field-label">${label}</span>${children}</label>
+    ${hint && html`<span class="field-hint">${hint}</span>`}
+  </div>`;
 }
