@@ -58,7 +58,7 @@ export async function openDashboard(root: string): Promise<Dashboard> {
 }
 
 /** The page requests that went anywhere but the server's own origin (none may). */
-export function offOrigin(dashboard: Pick<Dashboard, 'requests' | 'ui'>): string[] {
+export function offOrigin(dashboard: { requests: string[]; ui: { origin: string } }): string[] {
   return dashboard.requests.filter((url) => new URL(url).origin !== dashboard.ui.origin);
 }
 

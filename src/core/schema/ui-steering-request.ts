@@ -43,9 +43,12 @@ export const uiDirectiveRequestSchema = z.strictObject({
 });
 export type UiDirectiveRequest = z.output<typeof uiDirectiveRequestSchema>;
 
+/** The most teams a plan asked for from the page may have (`?teams=`, `teams`): a bound, not a goal. */
+export const MAX_PLAN_TEAMS = 1000;
+
 /** POST /api/plan/apply: `fed plan [--teams n] --apply`. */
 export const uiApplyPlanRequestSchema = z.strictObject({
-  teams: z.number().int({ error: 'expected a whole number of teams' }).min(1).max(1000).optional(),
+  teams: z.number().int({ error: 'expected a whole number of teams' }).min(1).max(MAX_PLAN_TEAMS).optional(),
 });
 export type UiApplyPlanRequest = z.output<typeof uiApplyPlanRequestSchema>;
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { InvalidInputError } from '../../../core/errors.js';
+import { MAX_PLAN_TEAMS } from '../../../core/schema/ui-steering-request.js';
 import type { Federation } from '../../../engine/context.js';
 import { runAction } from './actions.js';
 import { federationView } from './federation-view.js';
@@ -68,8 +69,8 @@ function planTeams(url: URL): number | undefined {
   const text = url.searchParams.get('teams');
   if (text === null || text === '') return undefined;
   const n = Number(text);
-  if (!/^\d+$/.test(text) || n < 1 || n > 1000)
-    throw new InvalidInputError(`teams: expected a whole number of teams from 1 to 1000, got "${text}"`);
+  if (!/^\d+$/.test(text) || n < 1 || n > MAX_PLAN_TEAMS)
+    throw new InvalidInputError(`teams: expected a whole number of teams from 1 to ${MAX_PLAN_TEAMS}, got "${text}"`);
   return n;
 }
 
