@@ -8,7 +8,7 @@ import { formatRelative, formatTime } from '../format.js';
 import { refreshAll } from '../live.js';
 import { teamHref } from '../pages.js';
 import { newUuid } from '../uuid.js';
-import { useView } from '../use-view.js';
+import { touches, useView } from '../use-view.js';
 
 /**
  * Steering the fleet from one page: what `fed serve` dispatches and queues here, a team onboarded with its
@@ -16,7 +16,7 @@ import { useView } from '../use-view.js';
  * steering.ts). Read again on every change: a dispatch or an ending changes a team's files.
  */
 export function Steer() {
-  const view = useView<SteeringView>('steering', api.steering, () => true);
+  const view = useView<SteeringView>('steering', api.steering, touches.steering);
   if (!view.data) return html`<${ViewStatus} error=${view.error} />`;
   const { dispatch, schedules, schedulesError, teams, archetypes, defaultArchetype, placements } = view.data;
   return html`<section class="view steer">
