@@ -70,6 +70,7 @@ async function onboardWithMission(fed: Federation, body: unknown): Promise<Steer
     request.area === undefined
       ? undefined
       : areaMission([checkArea(fed.root, request.area)], projectNames(fed.root)[0]!);
+  // The schema holds a subject or an area.
   const subject = request.subject ?? planned!.subject;
   const entry = await onboardTeam(fed, {
     domain: request.team,
