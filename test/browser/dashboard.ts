@@ -1,6 +1,7 @@
 import { onTestFinished } from 'vitest';
 import { openBrowser, type BrowserSession } from '../helpers/browser.js';
 import { runFed, type FedResult } from '../helpers/fed-cli.js';
+import { startServe, type ServeProcess } from '../helpers/fed-serve.js';
 import { startFedUi, type FedUi } from '../helpers/fed-ui.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -57,6 +58,36 @@ export async function openDashboard(root: string): Promise<Dashboard> {
 }
 
 /** The page requests that went anywhere but the server's own origin (none may). */
-export function offOrigin(dashboard: Dashboard): string[] {
+export function offOrigin(dashboard: { requests: string[]; ui: { origin: string } }): string[] {
   return dashboard.requests.filter((url) => new URL(url).origin !== dashboard.ui.origin);
+}
+
+export interface ServedDashboard extends BrowserSession {
+  server: ServeProcess;
+  ui: { origin: string };
+  go(path: string): Promise<void>;
+}
+
+/**
+ * `fed serve --json --ui <args>` on `root` (the built CLI) and chromium signed in through the URL its `ui`
+ * event gives. The browser is closed when the test finishes; the server is SIGKILLed then if the test did
+ * not stop it.
+ */
+export async function openServedDashboard(
+  root: string,
+  args: readonly string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<ServedDashboard> {
+  const server = startServe(root, ['--ui', ...args], env);
+  const { url } = await server.waitForEvent('ui');
+  const browser = await openBrowser();
+  onTestFinished(() => browser.close());
+  await browser.page.goto(url);
+  const origin = new URL(url).origin;
+  return {
+    ...browser,
+    server,
+    ui: { origin },
+    go: (path) => browser.page.goto(`${origin}${path}`).then(() => undefined),
+  };
 }

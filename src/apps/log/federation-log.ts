@@ -125,7 +125,7 @@ function federationEntry(record: FederationRecord): LogEntry {
     case 'action':
       return {
         ...base,
-        text: `${record.action} from the ${record.source === 'ui' ? 'dashboard' : record.source}${record.signalId ? ` (signal ${record.signalId})` : ''}`,
+        text: `${record.action} from the ${record.source === 'ui' ? 'dashboard' : record.source}${record.schedule ? ` (schedule ${record.schedule})` : ''}${record.signalId ? ` (signal ${record.signalId})` : ''}`,
       };
   }
 }

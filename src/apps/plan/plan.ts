@@ -191,20 +191,31 @@ function plannedTeam(group: PlanArea[], project: string): PlannedTeam {
   const lead = group[0]!;
   const base = slug(lead.path === '.' ? project : lead.name) || 'area';
   const team = `${base}-docs`;
-  const folders = group.map((a) => (a.path === '.' ? 'the root package' : `${a.path}/`));
-  const list = folders.length === 1 ? folders[0]! : `${folders.slice(0, -1).join(', ')} and ${folders.at(-1)}`;
-  // A Go module path (`example.com/acme/shop`) would read as a folder to find; the project is its last part.
-  const projectName = project.split('/').pop()!;
   return {
     team,
     areas: group,
     files: group.reduce((n, a) => n + a.files, 0),
     lines: size(group),
-    mission: {
-      subject: `Document ${list}`,
-      // Words the built-in agent reads as "the general overview", so its document is an overview of the area.
-      body: `Write the deliverable about ${list} of ${projectName}: its architecture, layout, main modules and dependencies, entry points, and how it is built and tested.`,
-    },
+    mission: areaMission(
+      group.map((a) => a.path),
+      project,
+    ),
+  };
+}
+
+/**
+ * The mission to document some areas of the codebase (folders relative to it, `.` for a root package):
+ * a plan's, and the dashboard's for a team onboarded with an area.
+ */
+export function areaMission(paths: readonly string[], project: string): { subject: string; body: string } {
+  const folders = paths.map((path) => (path === '.' ? 'the root package' : `${path.replace(/\/+$/, '')}/`));
+  const list = folders.length === 1 ? folders[0]! : `${folders.slice(0, -1).join(', ')} and ${folders.at(-1)}`;
+  // A Go module path (`example.com/acme/shop`) would read as a folder to find; the project is its last part.
+  const projectName = project.split('/').pop()!;
+  return {
+    subject: `Document ${list}`,
+    // Words the built-in agent reads as "the general overview", so its document is an overview of the area.
+    body: `Write the deliverable about ${list} of ${projectName}: its architecture, layout, main modules and dependencies, entry points, and how it is built and tested.`,
   };
 }
 
@@ -214,6 +225,15 @@ export interface AppliedTeam {
   onboarded: boolean;
   /** False when the team already has this mission (applied, or waiting in its inbox). */
   missionSent: boolean;
+}
+
+/** What applying did for one team, in words (`onboarded, mission sent`): `fed plan --apply` and the dashboard say it. */
+export function describeApplied(applied: AppliedTeam): string {
+  const parts = [
+    applied.onboarded ? 'onboarded' : 'already registered',
+    applied.missionSent ? 'mission sent' : 'has the mission',
+  ];
+  return parts.join(', ');
 }
 
 /**

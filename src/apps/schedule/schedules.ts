@@ -66,9 +66,14 @@ export interface ScheduleView {
   lastFired: { at: string; signalId: string; due: string; commit?: string } | null;
 }
 
-/** `fed schedule list`: every schedule, when it fires next and when it last fired. */
-export async function listSchedules(fed: Federation): Promise<ScheduleView[]> {
-  const schedules = fed.config.schedules ?? [];
+/**
+ * `fed schedule list`: every schedule, when it fires next and when it last fired. `schedules`: those of
+ * the config as it is now, for a process that outlives an edit of it (the dashboard); default the loaded one's.
+ */
+export async function listSchedules(
+  fed: Federation,
+  schedules: readonly Schedule[] = fed.config.schedules ?? [],
+): Promise<ScheduleView[]> {
   const last = new Map<string, Extract<FederationRecord, { kind: 'scheduled' }>>();
   if (schedules.length)
     for (const record of await readFederationJournal(fed.backend))
@@ -85,6 +90,29 @@ export async function listSchedules(fed: Federation): Promise<ScheduleView[]> {
         : null,
     };
   });
+}
+
+/** How a schedule fires, in words: `on "0 3 * * *" (Europe/Paris)`, `when main moves`. */
+export function describeTrigger(schedule: Schedule): string {
+  return schedule.cron
+    ? `on "${schedule.cron}"${schedule.timezone ? ` (${schedule.timezone})` : ''}`
+    : `when ${schedule.onRef} moves`;
+}
+
+/** When a schedule fires next, in words: a cron one's next tick, a ref one's commit it moves on from. */
+export function describeNext(view: ScheduleView): string {
+  if (view.schedule.cron) return view.next ?? 'never';
+  return view.commit ? `after ${view.commit.slice(0, 12)}` : `${view.schedule.onRef} not found`;
+}
+
+/** What `fed schedule add` (and the dashboard) says of a schedule it added. */
+export function addedMessage(added: Schedule): string {
+  return `added schedule ${added.id}: a directive to ${added.to} ${describeTrigger(added)}; fed serve sends it`;
+}
+
+/** What `fed schedule remove` (and the dashboard) says of a schedule it removed. */
+export function removedMessage(removed: Schedule): string {
+  return `removed schedule ${removed.id} (a directive to ${removed.to} ${describeTrigger(removed)})`;
 }
 
 /** A slug of the subject no other schedule has (`refresh-docs`, `refresh-docs-1`, …), at most 64 characters. */

@@ -32,6 +32,29 @@ export interface DispatcherOptions {
 interface Running {
   controller: AbortController;
   done: Promise<void>;
+  work: TeamWork;
+  started: number;
+}
+
+/**
+ * What the dispatcher holds now (the dashboard's Dispatch panel under `fed serve --ui`): the agents
+ * running, and the teams with work waiting — for capacity, or until a time (a reset, a backoff, a ramp).
+ */
+export interface DispatchState {
+  capacity: number;
+  running: { team: string; work: TeamWork['kind']; subject: string | null; since: string }[];
+  /** Oldest work first. */
+  queued: {
+    team: string;
+    work: TeamWork['kind'];
+    subject: string | null;
+    /** When its work arrived. */
+    since: string;
+    /** `capacity`: it starts when an agent ends; `time`: not before `until`, for `why`. */
+    waitsFor: 'capacity' | 'time';
+    until: string | null;
+    why: string;
+  }[];
 }
 
 /** The longest a team whose launches keep ending unfinished waits before it is tried again. */
@@ -83,6 +106,38 @@ export class Dispatcher {
 
   queuedCount(): number {
     return this.queue.size;
+  }
+
+  /** A read-only copy of what it holds now. */
+  state(): DispatchState {
+    const now = Date.now();
+    const iso = (ms: number) => new Date(ms).toISOString();
+    return {
+      capacity: this.options.capacity,
+      running: [...this.running].map(([team, { work, started }]) => ({
+        team,
+        work: work.kind,
+        subject: work.subject,
+        since: iso(started),
+      })),
+      queued: [...this.queue.values()]
+        .sort((a, b) => a.since - b.since)
+        .map((work) => {
+          const at = this.startAt(work);
+          const later = at > now;
+          return {
+            team: work.candidate.team.domainId,
+            work: work.kind,
+            subject: work.subject,
+            since: iso(work.since),
+            waitsFor: later ? 'time' : 'capacity',
+            until: later ? iso(at) : null,
+            why: later
+              ? this.whyLater(work, at)
+              : `for capacity (${this.running.size} of ${this.options.capacity} running)`,
+          };
+        }),
+    };
   }
 
   /** Judge and dispatch until `signal` aborts; then start nothing more (running launches go on: see `stop`). */
@@ -219,7 +274,7 @@ export class Dispatcher {
       .launch(work.candidate, controller.signal)
       .catch((error: unknown): LaunchEnd => ({ ok: false, reason: (error as Error).message }))
       .then((end) => this.ended(team, end, started, account));
-    this.running.set(team, { controller, done });
+    this.running.set(team, { controller, done, work, started });
     this.options.onEvent({
       kind: 'dispatched',
       at: new Date(started).toISOString(),

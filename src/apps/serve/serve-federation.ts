@@ -9,7 +9,7 @@ import { setTeamStatus } from '../../engine/actors/team-status-command.js';
 import { runMonitor } from '../monitor/run-monitor.js';
 import { startRunForNewMission } from '../run/team-retry.js';
 import type { Candidate } from '../run/team-judgement.js';
-import { Dispatcher, type LaunchEnd } from './dispatcher.js';
+import { Dispatcher, type DispatchState, type LaunchEnd } from './dispatcher.js';
 import type { ServeEvent } from './serve-events.js';
 import { watchConfig } from './config-watch.js';
 import { ScheduleRunner } from './schedule-runner.js';
@@ -34,9 +34,15 @@ export interface ServeOptions extends Omit<LaunchOptions, 'onProgress' | 'signal
   onEvent: (event: ServeEvent) => void;
   /**
    * Called once the server runs (its lease held, its actors and watch started), before any dispatch, with
-   * the change feed it watches, for what else the process serves from it (the dashboard).
+   * the change feed it watches and a read-only view of its dispatcher, for what else the process serves
+   * from them (the dashboard).
    */
-  onStarted?: (shared: { changes: FederationChanges }) => Promise<void> | void;
+  onStarted?: (shared: { changes: FederationChanges; dispatch: DispatchView }) => Promise<void> | void;
+}
+
+/** The dispatcher as others may see it: what it holds now, nothing to change it with. */
+export interface DispatchView {
+  state(): DispatchState;
 }
 
 export interface ServeSummary {
@@ -145,7 +151,7 @@ export async function serveFederation(fed: Federation, options: ServeOptions): P
     await feed.ready;
     await schedules.start(options.config.schedules ?? []);
     emit({ kind: 'started', at: now(), root: fed.root, host, pid: process.pid, capacity });
-    await options.onStarted?.({ changes });
+    await options.onStarted?.({ changes, dispatch: { state: () => dispatcher.state() } });
     await dispatcher.run(stopDispatching);
     const running = dispatcher.runningTeams();
     const graceMs = options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS;

@@ -5,7 +5,7 @@
  *
  * Routes (all but `/?token=` need the session cookie, or `Authorization: Bearer <token>`):
  *   GET  /?token=<t>              sets the HttpOnly SameSite=Strict cookie, redirects to /
- *   GET  / /needs-you /team/<id> /signals /federation    the page shell (client/pages.ts; the page routes itself)
+ *   GET  / /needs-you /team/<id> /signals /federation /steer    the page shell (client/pages.ts; the page routes itself)
  *   GET  /assets/<file>           the bundled script, style, fonts and diagram layouts (dist/ui/)
  *   GET  /api/board               BoardView
  *   GET  /api/needs-you           NeedsYouView
@@ -18,13 +18,33 @@
  *   GET  /events                  Server-Sent Events: `change` (LiveEvent), `reset`, `stopped`
  *                                 (the change feed broke: `{message}`, no change follows); honours Last-Event-ID
  *   POST /api/actions             ActionRequest → ActionResult (200) or ActionRefusal (400/404/409)
+ *
+ * Steering (issue 52: giving the fleet work from the page; each POST answers ActionResult or ActionRefusal):
+ *   GET  /api/steering            SteeringView (the dispatcher's state under `fed serve --ui`, schedules, form choices)
+ *   GET  /api/plan?teams=<n>      PlanProposalView (`fed plan`: the plan proposed now)
+ *   POST /api/teams               OnboardRequest: onboard a team and send its mission
+ *   POST /api/directives          DirectiveRequest: a directive from meta to a team
+ *   POST /api/plan/apply          ApplyPlanRequest: `fed plan --apply`
+ *   POST /api/schedules           AddScheduleRequest: `fed schedule add`
+ *   POST /api/schedules/remove    RemoveScheduleRequest: `fed schedule remove`
  */
 import type { UiAction } from '../../core/schema/federation-journal.js';
 import type { NeedsYouItem } from '../../core/schema/needs-you.js';
 import type { DeliveryState } from '../../core/schema/delivery.js';
 import type { FederationChange } from '../../ports/federation-changes.js';
+import type { AppliedPlan } from '../../core/schema/federation-plan.js';
+import type { FederationPlan } from '../plan/plan.js';
+import type { DispatchState } from '../serve/dispatcher.js';
 
 export type { UiAction };
+export type {
+  UiAddScheduleRequest as AddScheduleRequest,
+  UiApplyPlanRequest as ApplyPlanRequest,
+  UiDirectiveRequest as DirectiveRequest,
+  UiOnboardRequest as OnboardRequest,
+  UiRemoveScheduleRequest as RemoveScheduleRequest,
+} from '../../core/schema/ui-steering-request.js';
+export type { AppliedPlan, DispatchState, FederationPlan };
 
 /** One team as a card on the board. */
 export interface TeamCard {
@@ -168,7 +188,7 @@ export interface TranscriptChunk {
 
 export interface FederationView {
   /** The plan `fed plan --apply` last applied (`.fed/plan.json`, core/schema/federation-plan.ts's AppliedPlan), or null. */
-  plan: unknown | null;
+  plan: AppliedPlan | null;
   /** The federation report (Markdown), when written. */
   report: { path: string; markdown: string } | null;
   health: { teams: number; healthy: number; unhealthy: number; stuckSignals: number; problems: string[] };
@@ -198,6 +218,35 @@ export interface ActionRequest {
    * response) sends the report once. Declared with zod in core/schema/ui-action-request.ts.
    */
   id?: string;
+}
+
+export interface ScheduleRow {
+  id: string;
+  to: string;
+  subject: string;
+  /** `on "0 3 * * *" (Europe/Paris)`, `when main moves`. */
+  trigger: string;
+  /** A cron schedule's next tick (ISO), a ref one's `after <commit>`, as `fed schedule list` says it. */
+  next: string;
+  lastFired: string | null;
+}
+
+export interface SteeringView {
+  /** What `fed serve` dispatches in this process now; null under plain `fed ui` (nothing dispatches here). */
+  dispatch: DispatchState | null;
+  /** federate.config.json's schedules as the file is now. */
+  schedules: ScheduleRow[];
+  /** Why they could not be read (a config that does not load), else null. */
+  schedulesError: string | null;
+  /** The teams' ids, for the forms' choices. */
+  teams: string[];
+  archetypes: string[];
+  defaultArchetype: string;
+  placements: string[];
+}
+
+export interface PlanProposalView {
+  plan: FederationPlan;
 }
 
 export interface ActionResult {

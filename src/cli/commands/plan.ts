@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import {
   applyPlan,
   DEFAULT_PLAN_TEAMS,
+  describeApplied,
   proposePlan,
   type AppliedTeam,
   type FederationPlan,
@@ -47,12 +48,4 @@ function renderPlan(plan: FederationPlan, applied: AppliedTeam[] | undefined, te
     ? 'run them: fed run'
     : `apply it: fed plan${teams === undefined ? '' : ` --teams ${teams}`} --apply`;
   return `plan for ${plan.project} (${plan.teams.length} team${plan.teams.length === 1 ? '' : 's'}, split by ${basis}):\n${table}\n${next}\n`;
-}
-
-function describeApplied(applied: AppliedTeam): string {
-  const parts = [
-    applied.onboarded ? 'onboarded' : 'already registered',
-    applied.missionSent ? 'mission sent' : 'has the mission',
-  ];
-  return parts.join(', ');
 }

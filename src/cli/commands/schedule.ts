@@ -1,6 +1,13 @@
 import type { Command } from 'commander';
-import { addSchedule, listSchedules, removeSchedule, type ScheduleView } from '../../apps/schedule/schedules.js';
-import type { Schedule } from '../../core/schema/schedule.js';
+import {
+  addedMessage,
+  addSchedule,
+  describeNext,
+  describeTrigger,
+  removedMessage,
+  listSchedules,
+  removeSchedule,
+} from '../../apps/schedule/schedules.js';
 import { renderTable } from '../../core/table.js';
 import { InvalidInputError } from '../../core/errors.js';
 import { federationContext, printJson, type CliIo } from '../io.js';
@@ -53,9 +60,7 @@ function registerAdd(schedule: Command, io: CliIo): void {
         ...(options.id !== undefined ? { id: options.id } : {}),
       });
       if (options.json) return printJson(io, added);
-      io.stdout(
-        `added schedule ${added.id}: a directive to ${added.to} ${describeTrigger(added)}; fed serve sends it\n`,
-      );
+      io.stdout(`${addedMessage(added)}\n`);
     });
 }
 
@@ -79,7 +84,7 @@ function registerList(schedule: Command, io: CliIo): void {
             view.schedule.id,
             view.schedule.to,
             describeTrigger(view.schedule),
-            nextOf(view),
+            describeNext(view),
             view.lastFired?.at ?? 'never',
             view.schedule.subject,
           ]),
@@ -96,17 +101,6 @@ function registerRemove(schedule: Command, io: CliIo): void {
     .action(async (id: string, _options: object, command: Command) => {
       const ctx = federationContext(command, io);
       const removed = await removeSchedule(ctx.fed, id);
-      io.stdout(`removed schedule ${removed.id} (a directive to ${removed.to} ${describeTrigger(removed)})\n`);
+      io.stdout(`${removedMessage(removed)}\n`);
     });
-}
-
-function describeTrigger(schedule: Schedule): string {
-  return schedule.cron
-    ? `on "${schedule.cron}"${schedule.timezone ? ` (${schedule.timezone})` : ''}`
-    : `when ${schedule.onRef} moves`;
-}
-
-function nextOf(view: ScheduleView): string {
-  if (view.schedule.cron) return view.next ?? 'never';
-  return view.commit ? `after ${view.commit.slice(0, 12)}` : `${view.schedule.onRef} not found`;
 }

@@ -86,10 +86,10 @@ export function registerServe(program: Command, io: CliIo, runCli?: InProcessCom
           cwd: io.cwd,
           runInProcess: runCli,
           onEvent: print,
-          onStarted: async ({ changes }) => {
+          onStarted: async ({ changes, dispatch }) => {
             if (!options.ui) return;
             const { startUiServer } = await import('../../apps/ui/server/ui-server.js');
-            ui = await startUiServer(ctx.fed, { port: options.port, host: options.host, changes });
+            ui = await startUiServer(ctx.fed, { port: options.port, host: options.host, changes, dispatch });
             print({ kind: 'ui', at: new Date().toISOString(), url: ui.url });
           },
         });

@@ -24,6 +24,10 @@ export const UI_ACTIONS = [
 ] as const;
 export type UiAction = (typeof UI_ACTIONS)[number];
 
+/** The dashboard's forms that give the fleet work (its steering, each a route of its own): journaled as actions too. */
+export const UI_STEERING_ACTIONS = ['onboard', 'directive', 'apply-plan', 'add-schedule', 'remove-schedule'] as const;
+export type UiSteeringAction = (typeof UI_STEERING_ACTIONS)[number];
+
 export const FEDERATION_RECORD_KINDS = [
   'onboarded',
   'status',
@@ -84,9 +88,11 @@ export const federationRecordSchema = builtOnFirstUse(() =>
     z.strictObject({
       ...base,
       kind: z.literal('action'),
-      action: z.enum(UI_ACTIONS),
+      action: z.enum([...UI_ACTIONS, ...UI_STEERING_ACTIONS]),
       source: z.enum(['ui']),
       signalId: nonEmptyString.optional(),
+      /** For add-schedule and remove-schedule: the schedule's id (`team` is the team it sends to). */
+      schedule: nonEmptyString.optional(),
     }),
     /**
      * A schedule fired (config `schedules`, `fed serve`): the directive it sent the team, and the tick it

@@ -6,7 +6,9 @@ import type {
   DiagramLayout,
   FederationView,
   NeedsYouView,
+  PlanProposalView,
   SignalsView,
+  SteeringView,
   SignalThreadView,
   TeamPageView,
   TranscriptChunk,
@@ -60,17 +62,29 @@ export const api = {
   },
   signal: (id: string) => getJson<SignalThreadView>(`/api/signals/${segment(id)}`),
   federation: () => getJson<FederationView>('/api/federation'),
+  steering: () => getJson<SteeringView>('/api/steering'),
+  plan: (teams?: number) => getJson<PlanProposalView>(`/api/plan${teams ? `?teams=${teams}` : ''}`),
   diagram: (machineId: string) => getJson<DiagramLayout>(`/assets/diagrams/${segment(machineId)}.json`),
 };
 
+/** POST /api/actions: a button's action. */
+export function postAction(request: ActionRequest): Promise<ActionResult | ActionRefusal> {
+  return postJson('/api/actions', request);
+}
+
+/** The POST routes of api-types.ts: the buttons' actions and the steering forms. */
+export type PostRoute =
+  '/api/actions' | '/api/teams' | '/api/directives' | '/api/plan/apply' | '/api/schedules' | '/api/schedules/remove';
+
 /**
- * POST /api/actions. A refusal (fed's code and message) is returned, not thrown: the page shows it next
- * to the button. Anything else that fails (a lost session, a server error) becomes a refusal too.
+ * POST a request to one of the routes. A refusal (fed's code and message) is returned, not thrown: the
+ * page shows it next to the button or form. Anything else that fails (a lost session, a server error)
+ * becomes a refusal too.
  */
-export async function postAction(request: ActionRequest): Promise<ActionResult | ActionRefusal> {
+export async function postJson(path: PostRoute, request: object): Promise<ActionResult | ActionRefusal> {
   let response: Response;
   try {
-    response = await fetch('/api/actions', {
+    response = await fetch(path, {
       method: 'POST',
       credentials: 'same-origin',
       headers: { 'content-type': 'application/json', accept: 'application/json' },

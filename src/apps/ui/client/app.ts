@@ -5,6 +5,7 @@ import { Board } from './views/board.js';
 import { FederationPage } from './views/federation.js';
 import { NeedsYou } from './views/needs-you.js';
 import { Signals } from './views/signals.js';
+import { Steer } from './views/steer.js';
 import { TeamPage } from './views/team-page.js';
 
 function View({ route }: { route: Route }) {
@@ -19,6 +20,8 @@ function View({ route }: { route: Route }) {
       return html`<${Signals} signal=${route.signal} />`;
     case 'federation':
       return html`<${FederationPage} />`;
+    case 'steer':
+      return html`<${Steer} />`;
     case 'not-found':
       return html`<section class="view">
         <h1>Not found</h1>

@@ -12,6 +12,7 @@ export type Route =
   | { view: 'team'; team: string }
   | { view: 'signals'; signal: string | null }
   | { view: 'federation' }
+  | { view: 'steer' }
   | { view: 'not-found'; path: string };
 
 export interface Page {
@@ -33,6 +34,7 @@ export const PAGES: readonly Page[] = [
     nav: { href: '/signals', label: 'Signals' },
   },
   { path: /^\/federation$/, route: () => ({ view: 'federation' }), nav: { href: '/federation', label: 'Federation' } },
+  { path: /^\/steer$/, route: () => ({ view: 'steer' }), nav: { href: '/steer', label: 'Steer' } },
 ];
 
 /** The links to the pages that take an argument. */

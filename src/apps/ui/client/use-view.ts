@@ -63,6 +63,8 @@ export const touches = {
   federation: () => true,
   team: (team: string) => (change: FederationChange) =>
     change.scope === 'team' ? change.team === team : change.scope !== 'federation',
+  /** Everything: the dispatcher's state changes with any team's (a dispatch, an ending), schedules with the journal. */
+  steering: () => true,
   signals: (change: FederationChange) =>
     change.scope === 'meta' ||
     change.scope === 'delivery' ||

@@ -7,7 +7,7 @@ import { decideReview } from '../../../engine/archetypes/coding/review.js';
 import { mergeTeam } from '../../../engine/archetypes/coding/merge.js';
 import type { Federation } from '../../../engine/context.js';
 import { showSignal } from '../../../engine/delivery/show-signal.js';
-import { journalQuietly } from '../../../engine/federation/federation-journal.js';
+import { journalQuietly, type FederationEvent } from '../../../engine/federation/federation-journal.js';
 import { sendSignal } from '../../../engine/messaging/send-signal.js';
 import { removeTeam } from '../../../engine/registry/remove-team.js';
 import { notifyChannels } from '../../needs-you/notify-channels.js';
@@ -33,9 +33,7 @@ export async function runAction(fed: Federation, body: unknown): Promise<{ resul
   // A repeated answer (the same id) did nothing new: it was journaled when it was sent.
   const warning = done.repeated
     ? undefined
-    : await journalQuietly(fed.backend, {
-        kind: 'action',
-        source: 'ui',
+    : await journalFromUi(fed, {
         action: request.action,
         team: done.team,
         ...(request.signalId ? { signalId: request.signalId } : {}),
@@ -44,6 +42,14 @@ export async function runAction(fed: Federation, body: unknown): Promise<{ resul
     result: { ok: true, message: warning ? `${done.message}\nwarning: ${warning}` : done.message },
     team: done.team,
   };
+}
+
+/** What an `action` record of the federation journal says of a decision taken on the dashboard. */
+export type UiJournalEntry = Omit<Extract<FederationEvent, { kind: 'action' }>, 'kind' | 'source'>;
+
+/** Journal a dashboard decision after its operation succeeded; a journal that cannot be appended is a warning. */
+export function journalFromUi(fed: Federation, entry: UiJournalEntry): Promise<string | undefined> {
+  return journalQuietly(fed.backend, { kind: 'action', source: 'ui', ...entry });
 }
 
 async function perform(

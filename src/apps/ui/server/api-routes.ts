@@ -1,14 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { InvalidInputError } from '../../../core/errors.js';
+import { MAX_PLAN_TEAMS } from '../../../core/schema/ui-steering-request.js';
 import type { Federation } from '../../../engine/context.js';
 import { runAction } from './actions.js';
 import { federationView } from './federation-view.js';
 import { replyJson } from './replies.js';
+import { STEERING_ROUTES, runSteering } from './steering.js';
+import { planProposalView, steeringView } from './steering-views.js';
+import type { DispatchView } from '../../serve/serve-federation.js';
 import { signalsView, signalThreadView } from './signal-views.js';
 import { teamPageView, transcriptView } from './team-page.js';
 import type { UiViews } from './ui-views.js';
 
-/** The most a POST body may hold: an answer or the changes requested, never a file. */
+/** The most a POST body may hold: an answer, the changes requested, a mission, never a file. */
 const MAX_BODY_BYTES = 256 * 1024;
 
 /**
@@ -18,16 +22,21 @@ const MAX_BODY_BYTES = 256 * 1024;
 export async function apiRoute(
   fed: Federation,
   views: UiViews,
+  dispatch: DispatchView | undefined,
   request: IncomingMessage,
   response: ServerResponse,
   url: URL,
 ): Promise<boolean> {
   const path = url.pathname;
   if (request.method === 'POST') {
-    if (path !== '/api/actions') return false;
-    const { result, team } = await runAction(fed, await readJsonBody(request));
+    const steer = Object.hasOwn(STEERING_ROUTES, path) ? STEERING_ROUTES[path] : undefined;
+    if (path !== '/api/actions' && !steer) return false;
+    const body = await readJsonBody(request);
+    const { result, teams } = steer
+      ? await runSteering(fed, steer, body)
+      : await runAction(fed, body).then(({ result, team }) => ({ result, teams: [team] }));
     // What the action changed is read again at once; the change feed tells the same to every page.
-    views.invalidateAfterAction(team);
+    for (const team of teams) views.invalidateAfterAction(team);
     replyJson(response, 200, result);
     return true;
   }
@@ -49,8 +58,20 @@ export async function apiRoute(
   else if ((match = /^\/api\/signals\/([^/]+)$/.exec(path)))
     replyJson(response, 200, await signalThreadView(fed, decodeURIComponent(match[1]!)));
   else if (path === '/api/federation') replyJson(response, 200, await federationView(fed, views));
+  else if (path === '/api/steering') replyJson(response, 200, await steeringView(fed, dispatch));
+  else if (path === '/api/plan') replyJson(response, 200, planProposalView(fed, planTeams(url)));
   else return false;
   return true;
+}
+
+/** `?teams=<n>`: at most this many teams in the plan (absent: the default). */
+function planTeams(url: URL): number | undefined {
+  const text = url.searchParams.get('teams');
+  if (text === null || text === '') return undefined;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < 1 || n > MAX_PLAN_TEAMS)
+    throw new InvalidInputError(`teams: expected a whole number of teams from 1 to ${MAX_PLAN_TEAMS}, got "${text}"`);
+  return n;
 }
 
 function offset(url: URL, name: string): number {
@@ -72,6 +93,6 @@ async function readJsonBody(request: IncomingMessage): Promise<unknown> {
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
   } catch {
-    throw new InvalidInputError('the request body is not JSON: expected {action, team?, signalId?, text?}');
+    throw new InvalidInputError('the request body is not JSON: expected an object of the fields its form sends');
   }
 }

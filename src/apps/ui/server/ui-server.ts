@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { InvalidInputError } from '../../../core/errors.js';
 import type { Federation } from '../../../engine/context.js';
+import type { DispatchView } from '../../serve/serve-federation.js';
 import type { LiveEvent } from '../api-types.js';
 import { createLiveHub } from '../live/live-hub.js';
 import { apiRoute } from './api-routes.js';
@@ -23,6 +24,11 @@ export interface UiServerOptions {
    * dashboard (`fed serve --ui`) hands in the one it shares.
    */
   changes?: FederationChanges;
+  /**
+   * The dispatcher of the `fed serve` this dashboard runs in (`fed serve --ui`), read-only: the steering
+   * page shows what it runs and queues. Absent under plain `fed ui`, where nothing dispatches.
+   */
+  dispatch?: DispatchView;
   /** The page's files (default: dist/ui/ of fed's package). */
   assetsDir?: string;
   /**
@@ -102,7 +108,7 @@ export async function startUiServer(fed: Federation, options: UiServerOptions = 
         serveEvents(hub, request, response, streams);
         return true;
       }
-      return apiRoute(fed, views, request, response, url);
+      return apiRoute(fed, views, options.dispatch, request, response, url);
     },
   };
   // route() answers its own failures; one that escapes it (a broken socket) ends that response alone.

@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import type { ActionRequest, UiAction } from '../../api-types.js';
 import { postAction } from '../api.js';
 import { refreshAll } from '../live.js';
+import { newUuid } from '../uuid.js';
 
 /**
  * The actions offered in place, as buttons named by their verbs (`Pause`, `Request changes`…). Answer and
@@ -122,13 +123,4 @@ export function ActionButtons({ actions, team, signalId }: Props) {
       </p>`
     }
   </div>`;
-}
-
-/** A UUID v4: crypto.randomUUID needs a secure context, which `--host <LAN address>` is not. */
-function newUuid(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = [...bytes].map((byte) => byte.toString(16).padStart(2, '0')).join('');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

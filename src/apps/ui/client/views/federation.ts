@@ -2,11 +2,12 @@ import { html } from 'htm/preact';
 import type { FederationView } from '../../api-types.js';
 import { api } from '../api.js';
 import { Markdown } from '../components/markdown-view.js';
+import { PlanPanel } from '../components/plan-panel.js';
 import { ViewStatus } from '../components/view-status.js';
 import { formatCost, formatTime } from '../format.js';
 import { touches, useView } from '../use-view.js';
 
-/** The federation as a whole: health, run totals, telemetry, the plan and the report. */
+/** The federation as a whole: health, run totals, telemetry, the plan (applied, or proposed to apply) and the report. */
 export function FederationPage() {
   const view = useView<FederationView>('federation', api.federation, touches.federation);
   if (!view.data) return html`<${ViewStatus} error=${view.error} />`;
@@ -63,14 +64,7 @@ export function FederationPage() {
         </dl>
       </div>
     </div>
-    <div class="panel">
-      <h2>Plan</h2>
-      ${
-        plan === null
-          ? html`<p class="empty">No plan applied: <code>fed plan --apply</code> records the one it applies.</p>`
-          : html`<pre class="plan">${JSON.stringify(plan, null, 2)}</pre>`
-      }
-    </div>
+    <${PlanPanel} applied=${plan} />
     <div class="panel">
       <h2>Report ${report && html`<span class="muted mono">${report.path}</span>`}</h2>
       ${report ? html`<${Markdown} source=${report.markdown} />` : html`<p class="empty">No federation report yet.</p>`}

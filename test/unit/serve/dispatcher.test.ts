@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { openFederation, sendSignal } from 'fed';
+import { Dispatcher, type LaunchEnd } from '../../../src/apps/serve/dispatcher.js';
+import { waitFor } from '../../helpers/fixture-process.js';
+import { signalFederation } from '../../helpers/signal-federation.js';
+
+/**
+ * The dispatcher's read-only state (what the dashboard shows under `fed serve --ui`): the teams it runs,
+ * and the teams with work queued — for capacity, or until a time with the reason. The launches here are
+ * held by the test, so what is running is what the test says.
+ */
+async function federationWithWork(teams: readonly string[]) {
+  const { root } = await signalFederation(teams);
+  const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
+  for (const team of teams)
+    await sendSignal(fed, { to: team, type: 'directive', subject: `Document ${team}`, body: 'Go.' });
+  return fed;
+}
+
+describe('Dispatcher.state', () => {
+  it('names the team running, and the one waiting for capacity, oldest work first', async () => {
+    const fed = await federationWithWork(['api', 'web']);
+    const releases: ((end: LaunchEnd) => void)[] = [];
+    const dispatcher = new Dispatcher(fed, {
+      capacity: 1,
+      onEvent: () => undefined,
+      launch: () => new Promise<LaunchEnd>((resolve) => releases.push(resolve)),
+    });
+    const stop = new AbortController();
+    const running = dispatcher.run(stop.signal);
+    await waitFor(
+      () => dispatcher.state().running.length === 1 && dispatcher.state().queued.length === 1,
+      10_000,
+      'one running, one queued',
+    );
+    const state = dispatcher.state();
+    expect(state).toEqual({
+      capacity: 1,
+      running: [{ team: 'api', work: 'mission', subject: 'Document api', since: expect.any(String) }],
+      queued: [
+        {
+          team: 'web',
+          work: 'mission',
+          subject: 'Document web',
+          since: expect.any(String),
+          waitsFor: 'capacity',
+          until: null,
+          why: 'for capacity (1 of 1 running)',
+        },
+      ],
+    });
+    // A copy: changing it changes nothing of the dispatcher's.
+    state.running.length = 0;
+    expect(dispatcher.state().running).toHaveLength(1);
+    stop.abort();
+    await running;
+    releases.forEach((release) => release({ ok: false, reason: 'stopped by the test' }));
+    await dispatcher.stop(0, new AbortController().signal);
+  });
+
+  it('names a team whose launch ended unfinished as waiting until its backoff, with why', async () => {
+    const fed = await federationWithWork(['api']);
+    const dispatcher = new Dispatcher(fed, {
+      capacity: 1,
+      backoffMs: 60_000,
+      onEvent: () => undefined,
+      launch: async () => ({ ok: false, reason: 'the agent crashed' }),
+    });
+    const stop = new AbortController();
+    const running = dispatcher.run(stop.signal);
+    await waitFor(() => dispatcher.state().queued[0]?.waitsFor === 'time', 10_000, 'api to wait for its backoff');
+    expect(dispatcher.state()).toMatchObject({
+      running: [],
+      queued: [
+        {
+          team: 'api',
+          waitsFor: 'time',
+          until: expect.any(String),
+          why: expect.stringContaining('its last launch ended with the work unfinished'),
+        },
+      ],
+    });
+    expect(Date.parse(dispatcher.state().queued[0]!.until!)).toBeGreaterThan(Date.now() + 30_000);
+    stop.abort();
+    await running;
+    await dispatcher.stop(0, new AbortController().signal);
+  });
+});
