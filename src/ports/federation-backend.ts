@@ -1,6 +1,7 @@
 import type { DeliveryFactStore } from './delivery-fact-store.js';
 import type { FederationChanges } from './federation-changes.js';
 import type { FederationJournal } from './federation-journal.js';
+import type { HostDirectory } from './host-directory.js';
 import type { LifecycleStore } from './lifecycle-store.js';
 import type { RegistryStore } from './registry-store.js';
 import type { SignalTransport } from './signal-transport.js';
@@ -21,4 +22,6 @@ export interface FederationBackend {
   readonly journal: FederationJournal;
   /** That something changed, for long-running readers (the dashboard). */
   readonly changes: FederationChanges;
+  /** The machines serving the federation, on a backend shared across machines; absent when there is one (files). */
+  readonly hosts?: HostDirectory;
 }

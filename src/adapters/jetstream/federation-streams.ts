@@ -19,6 +19,7 @@ export interface FederationStreams {
   delivery: KV;
   registry: KV;
   lifecycle: KV;
+  hosts: KV;
 }
 
 function streamConfig(
@@ -114,5 +115,6 @@ export async function ensureFederationStreams(session: JetStreamSession): Promis
     delivery: await bucket(names.deliveryBucket),
     registry: await bucket(names.registryBucket),
     lifecycle: await bucket(names.lifecycleBucket),
+    hosts: await bucket(names.hostBucket),
   };
 }

@@ -1,4 +1,5 @@
-import { availableParallelism, hostname } from 'node:os';
+import { availableParallelism } from 'node:os';
+import { thisHostName } from '../../core/host-name.js';
 import type { Federation } from '../../engine/context.js';
 import { runActors } from '../../engine/actors/run-actors.js';
 import type { FederationChange, FederationChanges } from '../../ports/federation-changes.js';
@@ -14,11 +15,14 @@ import type { ServeEvent } from './serve-events.js';
 import { watchConfig } from './config-watch.js';
 import { ScheduleRunner } from './schedule-runner.js';
 import { acquireServeLease } from './serve-lease.js';
+import { startHeartbeat, type HostHeartbeat } from './host-heartbeat.js';
+import { hostWatch } from './host-watch.js';
+import { Placement } from './placement.js';
 
 export interface ServeOptions extends Omit<LaunchOptions, 'onProgress' | 'signal' | 'workflow'> {
   /** At most this many agents at once (default: the machine's cores). */
   capacity?: number;
-  /** This machine's name among the hosts serving the federation (default: the system's host name). */
+  /** This machine's name among the hosts serving the federation (default: config `serve.hostName`, else the system's host name). */
   host?: string;
   /** Aborting it stops the server: nothing more is dispatched, running agents get `stopGraceMs` to finish. */
   signal: AbortSignal;
@@ -60,18 +64,21 @@ const ACTORS_RESCAN_MS = 30_000;
  * orphaned run's record and report) and stops an agent left running before it launches another.
  */
 export async function serveFederation(fed: Federation, options: ServeOptions): Promise<ServeSummary> {
-  const host = options.host ?? hostname();
+  const host = options.host ?? thisHostName(fed.config);
   const capacity = options.capacity ?? availableParallelism();
   const lease = await acquireServeLease(fed.root, host);
   // The server sends (actors' reports, launches' alerts) for as long as it runs: a watched registry.
   fed.watchRegistry();
   const emit = options.onEvent;
   const now = () => new Date().toISOString();
+  // A team moved here gets its workspace made when first served: its actor joins at once.
+  const placement = new Placement(fed, host, () => actorsWake.dispatchEvent(new Event('wake')));
   const dispatcher = new Dispatcher(fed, {
     capacity,
     backoffMs: options.backoffMs,
     onEvent: emit,
     launch: (candidate, signal) => launchOne(fed, candidate, signal, options, actorsWake),
+    serves: (team) => placement.serves(team),
   });
   // The actors, the monitor and the feed stop after the agents: a stopping agent's last events and signals
   // are still applied.
@@ -136,8 +143,17 @@ export async function serveFederation(fed: Federation, options: ServeOptions): P
   monitor.catch(stopOnFailure);
   const stopDispatching = AbortSignal.any([options.signal, background.signal]);
   let paused: string[];
+  let heartbeat: HostHeartbeat | undefined;
   try {
     await feed.ready;
+    // On a federation shared across machines: this host announced, renewed, and the other hosts watched.
+    heartbeat = await startHeartbeat(fed, {
+      host,
+      capacity,
+      running: () => dispatcher.runningTeams(),
+      onBeat: hostWatch(fed, host, emit),
+      onWarning: (text) => emit({ kind: 'warning', at: now(), text }),
+    });
     await schedules.start(options.config.schedules ?? []);
     emit({ kind: 'started', at: now(), root: fed.root, host, pid: process.pid, capacity });
     await options.onStarted?.({ changes });
@@ -148,6 +164,15 @@ export async function serveFederation(fed: Federation, options: ServeOptions): P
     paused = await dispatcher.stop(graceMs, options.stopNow ?? new AbortController().signal);
     emit({ kind: 'stopped', at: now(), paused });
   } finally {
+    await heartbeat
+      ?.stop(!feedError && broken === undefined)
+      .catch((error: unknown) =>
+        emit({
+          kind: 'warning',
+          at: now(),
+          text: `host ${host} could not be marked stopped: ${(error as Error).message}`,
+        }),
+      );
     stopWatchingConfig();
     await schedules.stop();
     background.abort();
