@@ -118,6 +118,26 @@ async function killMachine(server: ServeProcess, killAgents: () => void): Promis
   return Date.now();
 }
 
+/** SIGTERM, and its exit code once it has exited — within a minute, or the test fails saying what it told. */
+async function stopInOrder(server: ServeProcess): Promise<number | null> {
+  server.child.kill('SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(`fed serve did not exit on SIGTERM: ${JSON.stringify(server.events.slice(-5))} ${server.stderr()}`),
+        ),
+      60_000,
+    );
+  });
+  try {
+    return await Promise.race([server.exited, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** The journal of docs-a's lifecycle: every transition applied exactly once across both hosts. */
 async function expectEachStepOnce(fed: ReturnType<typeof fedOn>, root: string): Promise<void> {
   const show = JSON.parse(await fed(root, ['team', 'show', 'docs-a', '--json'])) as {
@@ -202,10 +222,17 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
       (e) => e.team === 'docs-a' && betaServer.events.filter(isDispatchOf('docs-a')).length === 2,
     );
     expect(back.events.filter(isDispatchOf('docs-a'))).toEqual([]);
-    back.child.kill('SIGTERM');
-    betaServer.child.kill('SIGTERM');
-    expect(await back.exited).toBe(0);
-    expect(await betaServer.exited).toBe(0);
+
+    // beta stops in order; its complete team docs-b moves to alpha with its own files, kept in JetStream.
+    expect(await stopInOrder(betaServer)).toBe(0);
+    await fed(beta, ['team', 'move', 'docs-b', '--to', 'alpha']);
+    const deliverable = (root: string) => join(root, '.fed', 'teams', 'docs-b', 'deliverable.md');
+    await waitFor(() => existsSync(deliverable(alpha)), 30_000, "docs-b's deliverable on alpha");
+    expect(readFileSync(deliverable(alpha), 'utf8')).toBe(readFileSync(deliverable(beta), 'utf8'));
+    expect(JSON.parse(await fed(alpha, ['runs', '--team', 'docs-b', '--json']))).toMatchObject({
+      runs: [expect.objectContaining({ outcome: 'completed' })],
+    });
+    expect(await stopInOrder(back)).toBe(0);
     // Stopped in order, a host is stopped, not lost.
     expect((await hosts(beta)).hosts.map((h) => h.state)).toEqual(['stopped', 'stopped']);
   }, 300_000);

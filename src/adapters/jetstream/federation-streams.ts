@@ -20,6 +20,7 @@ export interface FederationStreams {
   registry: KV;
   lifecycle: KV;
   hosts: KV;
+  teamFiles: KV;
 }
 
 function streamConfig(
@@ -116,5 +117,6 @@ export async function ensureFederationStreams(session: JetStreamSession): Promis
     registry: await bucket(names.registryBucket),
     lifecycle: await bucket(names.lifecycleBucket),
     hosts: await bucket(names.hostBucket),
+    teamFiles: await bucket(names.teamFileBucket),
   };
 }

@@ -15,7 +15,9 @@ export function heartbeatMs(serve: ServeConfig | undefined): number {
  * three of that host's own heartbeats (each server says how often it renews).
  */
 export function lostAfterMs(serve: ServeConfig | undefined, host: HeardHost): number {
-  return (serve?.hostLostAfter && parseDuration(serve.hostLostAfter)) || LOST_AFTER_HEARTBEATS * host.record.heartbeatMs;
+  return (
+    (serve?.hostLostAfter && parseDuration(serve.hostLostAfter)) || LOST_AFTER_HEARTBEATS * host.record.heartbeatMs
+  );
 }
 
 /** The host's state and how long ago it was last heard from (ms), by this machine's clock. */

@@ -47,7 +47,13 @@ export async function listHosts(fed: Federation): Promise<HostsView> {
   }
   const hosts = heard.map((host): HostView => {
     const { state, ageMs } = hostState(fed.config.serve, host, now);
-    return { ...recordView(host.record), state, ageMs, heardAt: host.heardAt.toISOString(), teams: placed.get(host.record.name) ?? [] };
+    return {
+      ...recordView(host.record),
+      state,
+      ageMs,
+      heardAt: host.heardAt.toISOString(),
+      teams: placed.get(host.record.name) ?? [],
+    };
   });
   const known = new Set(hosts.map((host) => host.name));
   const unserved = [...placed]

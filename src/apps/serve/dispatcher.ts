@@ -28,7 +28,7 @@ export interface DispatcherOptions {
   backoffMs?: number;
   ramp?: AccountRamp;
   /** Whether this server dispatches the team (its placement); default every team. Checked before every start. */
-  serves?: (team: RegistryEntry) => boolean;
+  serves?: (team: RegistryEntry) => Promise<boolean>;
 }
 
 interface Running {
@@ -139,7 +139,7 @@ export class Dispatcher {
     this.dirty.clear();
     for (const team of judged) {
       if (this.running.has(team.domainId)) continue;
-      if (!this.serves(team)) {
+      if (!(await this.serves(team))) {
         // Placed on another host: its server dispatches it.
         this.queue.delete(team.domainId);
         continue;
@@ -161,8 +161,8 @@ export class Dispatcher {
     if (judged.skip.startsWith('its files cannot be read')) this.tell(team.domainId, 'skipped', judged.skip, null);
   }
 
-  private serves(team: RegistryEntry): boolean {
-    return this.options.serves?.(team) ?? true;
+  private async serves(team: RegistryEntry): Promise<boolean> {
+    return (await this.options.serves?.(team)) ?? true;
   }
 
   /** Start every queued team whose time has come, oldest work first, while there is capacity. */
@@ -184,7 +184,7 @@ export class Dispatcher {
       }
       // Judged again right before it starts: a person may have paused, finished or moved it since.
       const entry = await this.fed.team(team);
-      const fresh = this.serves(entry) ? await workFor(this.fed, entry) : undefined;
+      const fresh = (await this.serves(entry)) ? await workFor(this.fed, entry) : undefined;
       if (!fresh?.work) {
         this.queue.delete(team);
         continue;

@@ -4,6 +4,7 @@ import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { Federation } from '../../engine/context.js';
 import { createWorkspace } from '../../engine/registry/placement.js';
 import { writeTeamMarker } from '../../engine/registry/team-marker.js';
+import { restoreTeamFiles } from '../hosts/team-files.js';
 
 /**
  * Which teams a server serves. On a federation shared across machines, a team is dispatched only by the
@@ -11,7 +12,8 @@ import { writeTeamMarker } from '../../engine/registry/team-marker.js';
  * of the working directory its workspace is in, as before hosts existed). On files, every team.
  *
  * A team moved here (`fed team move`, failover) has no workspace here yet: it is made, as onboarding
- * makes one, the first time this server serves the team; everything else of the team (its lifecycle,
+ * makes one, the first time this server serves the team, with the team's own files as its last host's
+ * server kept them after each launch (team-files.ts); everything else of the team (its lifecycle,
  * signals, journal) is in JetStream already.
  */
 export class Placement {
@@ -22,19 +24,26 @@ export class Placement {
     private readonly onArrived: (team: string) => void,
   ) {}
 
-  serves(team: RegistryEntry): boolean {
+  async serves(team: RegistryEntry): Promise<boolean> {
     if (!this.fed.backend.hosts || team.host === undefined) return true;
     if (team.host !== this.host) return false;
-    this.makeWorkspace(team);
+    await this.makeWorkspace(team);
     return true;
   }
 
-  private makeWorkspace(team: RegistryEntry): void {
+  private async makeWorkspace(team: RegistryEntry): Promise<void> {
     // Only the workspace fed would make for the team here, and only a directory: a worktree is not moved.
     if (team.placementType !== 'directory' || existsSync(team.location)) return;
     if (team.location !== teamWorkspacePath(this.fed.root, team.domain, 'directory')) return;
-    createWorkspace(this.fed.root, team.domain, 'directory');
-    writeTeamMarker(this.fed.root, team.location, team.domainId);
+    const made = createWorkspace(this.fed.root, team.domain, 'directory');
+    try {
+      writeTeamMarker(this.fed.root, team.location, team.domainId);
+      await restoreTeamFiles(this.fed, team);
+    } catch (error) {
+      // Made whole or not at all: the next pass makes it again.
+      made.remove();
+      throw error;
+    }
     this.onArrived(team.domainId);
   }
 }

@@ -18,6 +18,7 @@ import { acquireServeLease } from './serve-lease.js';
 import { startHeartbeat, type HostHeartbeat } from './host-heartbeat.js';
 import { hostWatch } from './host-watch.js';
 import { Placement } from './placement.js';
+import { keepTeamFiles } from '../hosts/team-files.js';
 
 export interface ServeOptions extends Omit<LaunchOptions, 'onProgress' | 'signal' | 'workflow'> {
   /** At most this many agents at once (default: the machine's cores). */
@@ -164,15 +165,13 @@ export async function serveFederation(fed: Federation, options: ServeOptions): P
     paused = await dispatcher.stop(graceMs, options.stopNow ?? new AbortController().signal);
     emit({ kind: 'stopped', at: now(), paused });
   } finally {
-    await heartbeat
-      ?.stop(!feedError && broken === undefined)
-      .catch((error: unknown) =>
-        emit({
-          kind: 'warning',
-          at: now(),
-          text: `host ${host} could not be marked stopped: ${(error as Error).message}`,
-        }),
-      );
+    await heartbeat?.stop(!feedError && broken === undefined).catch((error: unknown) =>
+      emit({
+        kind: 'warning',
+        at: now(),
+        text: `host ${host} could not be marked stopped: ${(error as Error).message}`,
+      }),
+    );
     stopWatchingConfig();
     await schedules.stop();
     background.abort();
@@ -212,6 +211,15 @@ async function launchOne(
   const result = await launchTeam(fed, candidate.team.domainId, { ...options, signal });
   for (const warning of result.warnings)
     options.onEvent({ kind: 'warning', at: new Date().toISOString(), text: `${result.team}: ${warning}` });
+  // On a federation shared across machines the team's own files are copied to JetStream after each launch,
+  // so a move off this host, should it be lost, finds them.
+  await keepTeamFiles(fed, candidate.team).catch((error: unknown) =>
+    options.onEvent({
+      kind: 'warning',
+      at: new Date().toISOString(),
+      text: `${result.team}: its files were not copied to ${fed.backend.teamFiles?.location}: ${(error as Error).message}`,
+    }),
+  );
   return {
     ok: true,
     result: { outcome: result.outcome, state: result.state, reason: result.reason, resumeAt: result.lastRun.resumeAt },
