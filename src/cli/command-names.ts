@@ -14,6 +14,7 @@ export const COMMAND_NAMES = [
   'run',
   'serve',
   'schedule',
+  'hosts',
   'launch',
   'runs',
   'monitor',

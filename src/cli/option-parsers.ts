@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { DURATION_EXAMPLES, parseDuration } from '../core/schema/duration.js';
+import { hostNameSchema } from '../core/schema/host.js';
 
 /**
  * A commander option parser for a number > 0; `unit` names what it counts in the message
@@ -52,5 +53,14 @@ export function portNumber(): (value: string) => number {
     const n = Number(value);
     if (!/^\d+$/.test(value) || n > 65_535) throw new InvalidArgumentError('expected a port number from 0 to 65535');
     return n;
+  };
+}
+
+/** A commander option parser for a host name as the hosts of a federation are named (core/schema/host.ts). */
+export function hostName(): (value: string) => string {
+  return (value) => {
+    const parsed = hostNameSchema.safeParse(value);
+    if (!parsed.success) throw new InvalidArgumentError(parsed.error.issues[0]!.message);
+    return value;
   };
 }

@@ -34,6 +34,7 @@ const COMMANDS: Record<CommandName, () => Promise<Register>> = {
     return (program, io) => registerServe(program, io, runCli);
   },
   schedule: async () => (await import('./commands/schedule.js')).registerSchedule,
+  hosts: async () => (await import('./commands/hosts.js')).registerHosts,
   launch: async () => {
     const { registerLaunch } = await import('./commands/launch.js');
     return (program, io) => registerLaunch(program, io, runCli);

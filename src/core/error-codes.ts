@@ -38,6 +38,7 @@ export type FedErrorCode =
   | 'ONBOARDING_BUSY'
   | 'TEAM_BUSY'
   | 'SERVE_RUNNING'
+  | 'HOST_NAME_TAKEN'
   // Backends: reaching one, what one supports, moving a federation between them.
   | 'BACKEND_UNAVAILABLE'
   | 'ARCHIVE_UNSUPPORTED'
@@ -50,6 +51,10 @@ export type FedErrorCode =
   | 'TEAM_ARCHIVED'
   | 'TEAM_NOT_ARCHIVED'
   | 'TEAM_ELSEWHERE'
+  | 'UNKNOWN_HOST'
+  | 'HOST_NOT_ALIVE'
+  | 'HOST_STILL_ALIVE'
+  | 'MOVE_UNSUPPORTED'
   | 'TEAM_NOT_ACTIVE'
   | 'TEAM_NOT_RUNNABLE'
   | 'TEAM_PAUSED'

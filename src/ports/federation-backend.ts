@@ -1,6 +1,8 @@
 import type { DeliveryFactStore } from './delivery-fact-store.js';
 import type { FederationChanges } from './federation-changes.js';
 import type { FederationJournal } from './federation-journal.js';
+import type { HostDirectory } from './host-directory.js';
+import type { TeamFileStore } from './team-file-store.js';
 import type { LifecycleStore } from './lifecycle-store.js';
 import type { RegistryStore } from './registry-store.js';
 import type { SignalTransport } from './signal-transport.js';
@@ -21,4 +23,8 @@ export interface FederationBackend {
   readonly journal: FederationJournal;
   /** That something changed, for long-running readers (the dashboard). */
   readonly changes: FederationChanges;
+  /** The machines serving the federation, on a backend shared across machines; absent when there is one (files). */
+  readonly hosts?: HostDirectory;
+  /** A copy of each team's own files, so a team can move to another machine; absent on one machine (files). */
+  readonly teamFiles?: TeamFileStore;
 }

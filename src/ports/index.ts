@@ -5,3 +5,5 @@ export type * from './delivery-fact-store.js';
 export type * from './federation-backend.js';
 export type * from './federation-journal.js';
 export type * from './federation-changes.js';
+export type * from './host-directory.js';
+export type * from './team-file-store.js';

@@ -14,8 +14,10 @@
  *   judging the team, and the launch (its run files, its broker, `fed` on the agent's PATH). Taken
  *   interleaved, a ceiling sample before and after each mission. p50 and p99 (with 30 samples, p99 is the
  *   largest); the p99 goal is the bound the issue's test sets on a dispatch, 1 s. Beside them, with no goal, where fed's time goes:
- *   send → the `dispatched` event, and `dispatched` → the agent's start. JetStream is not measured here
- *   (needs its own federation on a nats-server and its consumers' wake-up; left for a later row).
+ *   send → the `dispatched` event, and `dispatched` → the agent's start.
+ * - Dispatch latency on JetStream (with nats-server on PATH): the same, both federations on one local
+ *   nats-server; the ceiling is an ordered consumer of the bare team's inbox subject that spawns the agent
+ *   for each message.
  * - Idle CPU with IDLE_TEAMS teams onboarded without missions: the serve process's user + system time
  *   (/proc/<pid>/stat, its reaped children included) over IDLE_S-second windows once it has started and
  *   SETTLE_S seconds have passed, as a share of one core. Goal ≤ 1 %. Windows of 60 s hold one monitor
@@ -39,11 +41,12 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Federation, initFederation, onboardTeam, openFederation, sendSignal } from 'fed';
+import { closeOpenBackends, type Federation, initFederation, onboardTeam, openFederation, sendSignal } from 'fed';
 import { readRegistry, type ServeEvent, workspacePaths } from 'fed/testing';
 import { manyTeamsFederation } from '../helpers/big-federations.js';
 import { FED_BIN } from '../helpers/fed-cli.js';
 import { FIXTURES_DIR, waitFor } from '../helpers/fixture-process.js';
+import { natsServerMissing, startNatsServer } from '../helpers/nats-server.js';
 import { percentile, report, summarize } from './harness.js';
 
 const MISSIONS = Number(process.env.FED_BENCH_SERVE_MISSIONS ?? 30);
@@ -135,18 +138,27 @@ async function startCeiling(args: readonly string[], env: NodeJS.ProcessEnv = {}
   return { child, lines, stop };
 }
 
-/** A federation in a git repository (as the serve tests make it) with `teams` and the timed agent, unsandboxed. */
-async function servedFederation(teams: readonly string[]): Promise<string> {
+/**
+ * A federation in a git repository (as the serve tests make it) with `teams` and the timed agent,
+ * unsandboxed; with `name` and FED_NATS_URL in `env`, on JetStream (made by the built `fed init`).
+ */
+async function servedFederation(
+  teams: readonly string[],
+  jetstream?: { name: string; env: NodeJS.ProcessEnv },
+): Promise<string> {
   const root = mkdtempSync(join(tmpdir(), 'fed-bench-serve-'));
   const git = (...args: string[]) => execFileSync('git', args, { cwd: root, stdio: 'pipe' });
   git('init', '-q', '-b', 'main');
   git('config', 'user.email', 'fed@bench');
   git('config', 'user.name', 'fed bench');
   writeFileSync(join(root, 'README.md'), '# project\n');
-  initFederation(root, {}, ENV);
+  const env = { ...ENV, ...jetstream?.env };
+  if (jetstream)
+    execFileSync(process.execPath, [FED_BIN, '--root', root, 'init', '--name', jetstream.name], { env, stdio: 'pipe' });
+  else initFederation(root, {}, ENV);
   git('add', '-A');
   git('commit', '-qm', 'project');
-  const fed = openFederation(root, { env: ENV });
+  const fed = openFederation(root, { env });
   for (const team of teams) await onboardTeam(fed, { domain: team });
   const file = join(root, 'federate.config.json');
   const written = JSON.parse(readFileSync(file, 'utf8')) as { agent?: object };
@@ -170,19 +182,88 @@ function agentStarts(file: string): AgentStart[] {
 
 const mission = (i: number) => ({ type: 'directive' as const, subject: `Mission ${i}`, body: 'Write deliverable.md' });
 
+/** Where a dispatch latency is measured: the served federation, the ceiling's, and how the ceiling hears a send. */
+interface DispatchSetup {
+  /** `files` or `JetStream`, as the rows name it. */
+  backend: string;
+  root: string;
+  ceilingRoot: string;
+  /** The environment of fed serve, the ceiling and the sends (FED_NATS_URL on JetStream). */
+  env: NodeJS.ProcessEnv;
+  /** The ceiling script's arguments: its mode and what it watches. */
+  ceilingArgs: string[];
+  ceilingName: string;
+  /** The ceiling in a few words, beside fed's figure. */
+  ceilingShort: string;
+  dispose(): Promise<void>;
+}
+
 async function dispatchLatency(): Promise<void> {
+  await measureDispatch(await filesDispatch());
+  if (natsServerMissing) {
+    process.stdout.write(`  JetStream dispatch latency: skipped: ${natsServerMissing}\n`);
+    return;
+  }
+  await measureDispatch(await jetstreamDispatch());
+}
+
+async function filesDispatch(): Promise<DispatchSetup> {
   const root = await servedFederation(TEAMS);
   const ceilingRoot = await servedFederation(['bare']);
+  const ceilingInbox = workspacePaths(readRegistry(ceilingRoot).teams[0]!.location).inbox;
+  mkdirSync(ceilingInbox, { recursive: true });
+  return {
+    backend: 'files',
+    root,
+    ceilingRoot,
+    env: {},
+    ceilingArgs: ['dispatch', ceilingInbox, AGENT],
+    ceilingName: 'fs.watch on the inbox + spawn of the agent, bare node (ceiling)',
+    ceilingShort: 'bare watch + spawn',
+    async dispose() {
+      rmSync(root, { recursive: true, force: true });
+      rmSync(ceilingRoot, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * The same on JetStream: both federations on one local nats-server (each its own federation name), the
+ * ceiling an ordered consumer of the bare team's inbox subject in a bare node process, spawning the agent
+ * for each message — the stream's delivery and a node start, what any server on JetStream must pay.
+ */
+async function jetstreamDispatch(): Promise<DispatchSetup> {
+  const server = await startNatsServer();
+  const env = { FED_NATS_URL: server.url };
+  const root = await servedFederation(TEAMS, { name: 'servebench', env });
+  const ceilingRoot = await servedFederation(['bare'], { name: 'servebare', env });
+  return {
+    backend: 'JetStream',
+    root,
+    ceilingRoot,
+    env,
+    ceilingArgs: ['jetstream-dispatch', server.url, 'FED_servebare_SIGNALS', 'fed.servebare.inbox.bare.*', AGENT],
+    ceilingName: 'a JetStream consumer of the inbox + spawn of the agent, bare node (ceiling)',
+    ceilingShort: 'bare consumer + spawn',
+    async dispose() {
+      await closeOpenBackends();
+      await server.dispose();
+      rmSync(root, { recursive: true, force: true });
+      rmSync(ceilingRoot, { recursive: true, force: true });
+    },
+  };
+}
+
+async function measureDispatch(setup: DispatchSetup): Promise<void> {
+  const { root, ceilingRoot, env } = setup;
   // Outside the federations: a file the agent writes in the codebase fails its read-only check.
   const scratch = mkdtempSync(join(tmpdir(), 'fed-bench-serve-times-'));
   const times = join(scratch, 'agent-starts.jsonl');
   const ceilingTimes = join(scratch, 'bare-agent-starts.jsonl');
-  const ceilingInbox = workspacePaths(readRegistry(ceilingRoot).teams[0]!.location).inbox;
-  mkdirSync(ceilingInbox, { recursive: true });
-  const served = await startServe(root, [], { AGENT_TIMES_FILE: times });
-  const ceiling = await startCeiling(['dispatch', ceilingInbox, AGENT], { AGENT_TIMES_FILE: ceilingTimes });
-  const fed = openFederation(root, { env: ENV });
-  const ceilingFed = openFederation(ceilingRoot, { env: ENV });
+  const served = await startServe(root, [], { ...env, AGENT_TIMES_FILE: times });
+  const ceiling = await startCeiling(setup.ceilingArgs, { ...env, AGENT_TIMES_FILE: ceilingTimes });
+  const fed = openFederation(root, { env: { ...ENV, ...env } });
+  const ceilingFed = openFederation(ceilingRoot, { env: { ...ENV, ...env } });
   let ceilingSent = 0;
   const ceilingSample = async (): Promise<number> => {
     const before = agentStarts(ceilingTimes).length;
@@ -236,7 +317,7 @@ async function dispatchLatency(): Promise<void> {
     const fedSorted = sorted(fedTimes);
     const spread = (values: number[]) => ({ min: values[0]!, max: values.at(-1)! });
     // Percentiles of all the samples, each a single figure (the spread, min–max, is kept in the JSON).
-    const ceilingName = 'fs.watch on the inbox + spawn of the agent, bare node (ceiling)';
+    const { ceilingName } = setup;
     const percentiles = [50, 99].map((p) => ({
       p,
       ceiling: percentile(ceilingSorted, p),
@@ -251,16 +332,16 @@ async function dispatchLatency(): Promise<void> {
       });
     for (const { p, ceiling: base, fed: value } of percentiles)
       report({
-        name: `fed serve on files: mission sent → agent started, p${p} of ${MISSIONS} missions to ${TEAMS.length} teams`,
+        name: `fed serve on ${setup.backend}: mission sent → agent started, p${p} of ${MISSIONS} missions to ${TEAMS.length} teams`,
         value,
         unit: 'ms',
         spread: spread(fedSorted),
-        ceiling: { name: `bare watch + spawn, p${p}`, value: base },
+        ceiling: { name: `${setup.ceilingShort}, p${p}`, value: base },
         ...(p === 99 && { goal: "≤ 1000 ms (the tests' bound on every dispatch)", met: value <= 1000 }),
       });
     for (const [name, values] of [
-      ['fed serve: mission sent → dispatched event (applied, judged)', toDispatch],
-      ['fed serve: dispatched event → agent started (the launch)', toAgent],
+      [`fed serve on ${setup.backend}: mission sent → dispatched event (applied, judged)`, toDispatch],
+      [`fed serve on ${setup.backend}: dispatched event → agent started (the launch)`, toAgent],
     ] as const) {
       const s = summarize(values);
       report({ name: `${name}, median`, value: s.median, unit: 'ms', spread: s, rounds: values.length });
@@ -268,8 +349,7 @@ async function dispatchLatency(): Promise<void> {
   } finally {
     await ceiling.stop();
     await served.stop();
-    rmSync(root, { recursive: true, force: true });
-    rmSync(ceilingRoot, { recursive: true, force: true });
+    await setup.dispose();
     rmSync(scratch, { recursive: true, force: true });
   }
 }

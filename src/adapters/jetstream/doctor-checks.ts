@@ -56,7 +56,10 @@ export async function checkJetStream(backend: JetStreamBackend): Promise<Backend
     names.signalStream,
     names.journalStream,
     names.quarantineStream,
-    ...[names.ackBucket, names.registryBucket, names.lifecycleBucket].map(kvStream),
+    // The hosts' and the teams' files too: a moved team's deliverable must outlive a node as its lifecycle does.
+    ...[names.ackBucket, names.registryBucket, names.lifecycleBucket, names.hostBucket, names.teamFileBucket].map(
+      kvStream,
+    ),
   ];
   for (const name of stores) {
     const info = await retryTransient(() => session.jsm.streams.info(name));

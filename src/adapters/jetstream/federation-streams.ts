@@ -19,6 +19,8 @@ export interface FederationStreams {
   delivery: KV;
   registry: KV;
   lifecycle: KV;
+  hosts: KV;
+  teamFiles: KV;
 }
 
 function streamConfig(
@@ -114,5 +116,7 @@ export async function ensureFederationStreams(session: JetStreamSession): Promis
     delivery: await bucket(names.deliveryBucket),
     registry: await bucket(names.registryBucket),
     lifecycle: await bucket(names.lifecycleBucket),
+    hosts: await bucket(names.hostBucket),
+    teamFiles: await bucket(names.teamFileBucket),
   };
 }

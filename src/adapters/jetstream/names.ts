@@ -14,7 +14,10 @@ import { InvalidInputError } from '../../core/errors.js';
  * - journals: stream `FED_<name>_JOURNAL`, one subject per line, `fed.<name>.journal.<team>.<seq>` (a line
  *   is found by its seq in one lookup, the last one by the wildcard); the federation journal in the same
  *   stream as `fed.<name>.journal.federation` (one token shorter than any team's line, so never matched by one);
- * - quarantine: stream `FED_<name>_QUARANTINE`, subject `fed.<name>.quarantine.<team>`.
+ * - quarantine: stream `FED_<name>_QUARANTINE`, subject `fed.<name>.quarantine.<team>`;
+ * - hosts: KV bucket `fed_<name>_hosts`, key `<host name>` (the machines `fed serve` runs on);
+ * - team files: KV bucket `fed_<name>_files`, key `<team>.<file>` (a copy of a team's deliverable, learning
+ *   log and run records, for a team moved to another host).
  */
 export interface JetStreamNames {
   federation: string;
@@ -25,6 +28,8 @@ export interface JetStreamNames {
   deliveryBucket: string;
   registryBucket: string;
   lifecycleBucket: string;
+  hostBucket: string;
+  teamFileBucket: string;
   inboxSubject(to: string, from: string): string;
   /** The subject that stores, in the delivery bucket, where signal `id`'s inbox copy is. */
   seqHintSubject(id: string): string;
@@ -63,6 +68,8 @@ export function jetstreamNames(federation: string | undefined): JetStreamNames {
     deliveryBucket,
     registryBucket: `fed_${federation}_registry`,
     lifecycleBucket: `fed_${federation}_lifecycle`,
+    hostBucket: `fed_${federation}_hosts`,
+    teamFileBucket: `fed_${federation}_files`,
     inboxSubject: (to, from) => `${prefix}.inbox.${to}.${from}`,
     seqHintSubject: (id) => `$KV.${deliveryBucket}.${id.toLowerCase()}.seq`,
     seqHintKey: (id) => `${id.toLowerCase()}.seq`,

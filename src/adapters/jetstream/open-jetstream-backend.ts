@@ -5,6 +5,8 @@ import type { FederationStreams } from './federation-streams.js';
 import { JetStreamDeliveryFactStore } from './jetstream-delivery-fact-store.js';
 import { JetStreamFederationChanges } from './jetstream-federation-changes.js';
 import { JetStreamFederationJournal } from './jetstream-federation-journal.js';
+import { JetStreamHostDirectory } from './jetstream-host-directory.js';
+import { JetStreamTeamFileStore } from './jetstream-team-file-store.js';
 import { JetStreamLifecycleStore } from './jetstream-lifecycle-store.js';
 import { JetStreamRegistryStore } from './jetstream-registry-store.js';
 import { JetStreamSignalTransport } from './jetstream-signal-transport.js';
@@ -72,6 +74,8 @@ export function createJetStreamBackend(options: JetStreamBackendOptions): JetStr
     delivery: new JetStreamDeliveryFactStore(streams, names, where),
     journal: new JetStreamFederationJournal(streams, names, where),
     changes: new JetStreamFederationChanges(streams, names, options.root, options.federationReport),
+    hosts: new JetStreamHostDirectory(streams, names, where),
+    teamFiles: new JetStreamTeamFileStore(streams, names, where),
     close: async () => {
       const open = await opening?.catch(() => undefined);
       opening = undefined;

@@ -88,6 +88,15 @@ export const CONFIG_FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'signalArchive.olderThan': 'A duration with a unit (`7d`).',
   schedules:
     'Directives `fed serve` sends by itself, each `{id, to, subject, body?, cron, timezone?}` or `{id, to, subject, body?, onRef}`: on a cron expression (five fields, or six with seconds; a time zone like `Europe/Paris`) or whenever a git ref of the codebase moves; `since` is when it was added. Edited with `fed schedule add|remove` (see [operations](../operations.md#schedules)).',
+  serve:
+    "How this machine's `fed serve` serves a federation shared across machines (JetStream; see [operations](../operations.md#many-machines)). Optional.",
+  'serve.hostName':
+    "This machine's name among the hosts (default: the system's host name): `fed serve` announces itself under it, and the teams onboarded in this working directory are placed on it. `fed serve --host-name` overrides it for one server.",
+  'serve.heartbeat': 'How often `fed serve` renews its host record, a duration with a unit (default `5s`).',
+  'serve.hostLostAfter':
+    'A host not heard from for this long is lost: its teams show under "Needs you" (default: three of its heartbeats).',
+  'serve.failover':
+    '`"manual"` (default): a person moves a lost host\'s teams with `fed team move`; `"auto"`: a server moves them to its own host once the host is lost.',
   backend:
     'Where signals, the registry and lifecycle state live; absent means files (see [JetStream](../jetstream.md)).',
   'backend.type': `${BACKEND_DOCS.map((backend) => backend.type).join(' or ')}.`,

@@ -122,6 +122,11 @@ function federationEntry(record: FederationRecord): LogEntry {
         key: `${key}|${record.signalId}`,
         text: `schedule ${record.schedule} sent the directive "${record.subject}" (${record.commit ? `its ref moved to ${record.commit.slice(0, 12)}` : `due ${record.due}`})`,
       };
+    case 'moved':
+      return {
+        ...base,
+        text: `moved from host ${record.from ?? '(none recorded)'} to ${record.to}${record.by === 'failover' ? ' by failover' : ''}: workspace ${record.location}`,
+      };
     case 'action':
       return {
         ...base,

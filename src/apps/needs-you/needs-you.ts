@@ -1,5 +1,6 @@
 import type { NeedsYouItem } from '../../core/schema/needs-you.js';
 import type { SignalInbox } from '../../ports/signal-transport.js';
+import { lostHostNeedsYou } from './host-items.js';
 import { metaNeedsYou } from './signal-items.js';
 import { teamNeedsYou } from './team-items.js';
 import type { Federation } from '../../engine/context.js';
@@ -7,7 +8,7 @@ import type { Federation } from '../../engine/context.js';
 /**
  * What waits on a person right now (the "needs you" queue), read through the Federation's ports: coding
  * teams waiting for meta's review or merge, paused and failed teams, questions to meta not answered yet,
- * and escalations (alerts to meta). The notifier tells each once (notify-needs-you.ts); a dashboard lists them.
+ * escalations (alerts to meta), and teams whose host was lost. The notifier tells each once (notify-needs-you.ts); a dashboard lists them.
  */
 export interface NeedsYou {
   /** Oldest first. */
@@ -29,6 +30,11 @@ export async function needsYou(fed: Federation, options: { metaInbox?: SignalInb
     }
   }
   items.push(...(await metaNeedsYou(fed, options.metaInbox)));
+  try {
+    items.push(...(await lostHostNeedsYou(fed)));
+  } catch (error) {
+    problems.push(`the hosts cannot be read: ${(error as Error).message}`);
+  }
   items.sort(byWaitingLongest);
   return { items, problems };
 }

@@ -27,6 +27,8 @@ export interface DispatcherOptions {
   /** The first retry of a team whose launch did not finish its work waits this long, doubling each time. */
   backoffMs?: number;
   ramp?: AccountRamp;
+  /** Whether this server dispatches the team (its placement); default every team. Checked before every start. */
+  serves?: (team: RegistryEntry) => Promise<boolean>;
 }
 
 interface Running {
@@ -192,6 +194,11 @@ export class Dispatcher {
     this.dirty.clear();
     for (const team of judged) {
       if (this.running.has(team.domainId)) continue;
+      if (!(await this.serves(team))) {
+        // Placed on another host: its server dispatches it.
+        this.queue.delete(team.domainId);
+        continue;
+      }
       await this.judge(team);
     }
   }
@@ -207,6 +214,10 @@ export class Dispatcher {
     // Only what a person should look at is said: a team whose files cannot be read. Teams without work
     // (no mission, finished, paused by hand, waiting on a review) are the normal quiet case.
     if (judged.skip.startsWith('its files cannot be read')) this.tell(team.domainId, 'skipped', judged.skip, null);
+  }
+
+  private async serves(team: RegistryEntry): Promise<boolean> {
+    return (await this.options.serves?.(team)) ?? true;
   }
 
   /** Start every queued team whose time has come, oldest work first, while there is capacity. */
@@ -226,9 +237,10 @@ export class Dispatcher {
         this.tell(team, 'waiting', `for capacity (${this.running.size} of ${this.options.capacity} running)`, null);
         continue;
       }
-      // Judged again right before it starts: a person may have paused or finished it since.
-      const fresh = await workFor(this.fed, await this.fed.team(team));
-      if (!fresh.work) {
+      // Judged again right before it starts: a person may have paused, finished or moved it since.
+      const entry = await this.fed.team(team);
+      const fresh = (await this.serves(entry)) ? await workFor(this.fed, entry) : undefined;
+      if (!fresh?.work) {
         this.queue.delete(team);
         continue;
       }

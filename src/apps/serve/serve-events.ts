@@ -47,6 +47,10 @@ export type ServeEvent =
   | { kind: 'skipped'; at: string; team: string; reason: string }
   /** A lifecycle transition the actors applied (a signal that arrived). */
   | { kind: 'applied'; at: string; team: string; from: string; to: string; event: string }
+  /** A host with teams placed on it has not been heard from for `serve.hostLostAfter`: said once per loss. */
+  | { kind: 'host-lost'; at: string; host: string; lastHeard: string; teams: string[] }
+  /** A team placed on another host; this server's failover moved it here (`by: 'failover'`). */
+  | { kind: 'moved'; at: string; team: string; from: string | null; to: string; by: 'person' | 'failover' }
   | { kind: 'fired'; at: string; schedule: string; team: string; signalId: string; subject: string; due: string }
   | { kind: 'warning'; at: string; text: string }
   | { kind: 'stopping'; at: string; running: string[]; graceMs: number }

@@ -1,4 +1,5 @@
-import { availableParallelism, hostname } from 'node:os';
+import { availableParallelism } from 'node:os';
+import { thisHostName } from '../../core/host-name.js';
 import type { Federation } from '../../engine/context.js';
 import { runActors, TeamWakeEvent } from '../../engine/actors/run-actors.js';
 import type { FederationChange, FederationChanges } from '../../ports/federation-changes.js';
@@ -14,11 +15,15 @@ import type { ServeEvent } from './serve-events.js';
 import { watchConfig } from './config-watch.js';
 import { ScheduleRunner } from './schedule-runner.js';
 import { acquireServeLease } from './serve-lease.js';
+import { startHeartbeat } from './host-heartbeat.js';
+import { hostWatch } from './host-watch.js';
+import { Placement } from './placement.js';
+import { keepTeamFiles } from '../hosts/team-files.js';
 
 export interface ServeOptions extends Omit<LaunchOptions, 'onProgress' | 'signal' | 'workflow'> {
   /** At most this many agents at once (default: the machine's cores). */
   capacity?: number;
-  /** This machine's name among the hosts serving the federation (default: the system's host name). */
+  /** This machine's name among the hosts serving the federation (default: config `serve.hostName`, else the system's host name). */
   host?: string;
   /** Aborting it stops the server: nothing more is dispatched, running agents get `stopGraceMs` to finish. */
   signal: AbortSignal;
@@ -66,7 +71,7 @@ const ACTORS_RESCAN_MS = 30_000;
  * orphaned run's record and report) and stops an agent left running before it launches another.
  */
 export async function serveFederation(fed: Federation, options: ServeOptions): Promise<ServeSummary> {
-  const host = options.host ?? hostname();
+  const host = options.host ?? thisHostName(fed.config);
   const capacity = options.capacity ?? availableParallelism();
   const lease = await acquireServeLease(fed.root, host);
   // What is started is stopped in the reverse order, however far the start got: a start that fails half way
@@ -76,11 +81,14 @@ export async function serveFederation(fed: Federation, options: ServeOptions): P
   fed.watchRegistry();
   const emit = options.onEvent;
   const now = () => new Date().toISOString();
+  // A team moved here gets its workspace made when first served: its actor joins at once.
+  const placement = new Placement(fed, host, () => actorsWake.dispatchEvent(new Event('wake')));
   const dispatcher = new Dispatcher(fed, {
     capacity,
     backoffMs: options.backoffMs,
     onEvent: emit,
     launch: (candidate, signal) => launchOne(fed, candidate, signal, options, actorsWake),
+    serves: (team) => placement.serves(team),
   });
   // The actors, the monitor and the feed stop after the agents: a stopping agent's last events and signals
   // are still applied.
@@ -149,6 +157,26 @@ export async function serveFederation(fed: Federation, options: ServeOptions): P
     stops.push(watchConfig(fed.root, options.env, (config) => schedules.update(config.schedules ?? []), emit));
     const stopDispatching = AbortSignal.any([options.signal, background.signal]);
     await feed.ready;
+    // On a federation shared across machines: this host announced, renewed, and the other hosts watched.
+    const heartbeat = await startHeartbeat(fed, {
+      host,
+      capacity,
+      running: () => dispatcher.runningTeams(),
+      onBeat: hostWatch(fed, host, emit),
+      onWarning: (text) => emit({ kind: 'warning', at: now(), text }),
+    });
+    // Stopped first: the host is marked stopped (not lost) only when the server stops as asked.
+    stops.push(() =>
+      heartbeat
+        ?.stop(!feedError && broken === undefined)
+        .catch((error: unknown) =>
+          emit({
+            kind: 'warning',
+            at: now(),
+            text: `host ${host} could not be marked stopped: ${(error as Error).message}`,
+          }),
+        ),
+    );
     await schedules.start(options.config.schedules ?? []);
     emit({ kind: 'started', at: now(), root: fed.root, host, pid: process.pid, capacity });
     await options.onStarted?.({ changes, dispatch: { state: () => dispatcher.state() } });
@@ -202,6 +230,15 @@ async function launchOne(
   const result = await launchTeam(fed, candidate.team.domainId, { ...options, signal });
   for (const warning of result.warnings)
     options.onEvent({ kind: 'warning', at: new Date().toISOString(), text: `${result.team}: ${warning}` });
+  // On a federation shared across machines the team's own files are copied to JetStream after each launch,
+  // so a move off this host, should it be lost, finds them.
+  await keepTeamFiles(fed, candidate.team).catch((error: unknown) =>
+    options.onEvent({
+      kind: 'warning',
+      at: new Date().toISOString(),
+      text: `${result.team}: its files were not copied to ${fed.backend.teamFiles?.location}: ${(error as Error).message}`,
+    }),
+  );
   return {
     ok: true,
     result: { outcome: result.outcome, state: result.state, reason: result.reason, resumeAt: result.lastRun.resumeAt },

@@ -194,6 +194,24 @@ export interface FederationView {
   health: { teams: number; healthy: number; unhealthy: number; stuckSignals: number; problems: string[] };
   telemetry: { enabled: boolean; url: string | null; collector: string; since: string | null; error: string | null };
   runs: { total: number; costUsd: number | null; unmeasured: number };
+  /**
+   * The machines serving the federation (JetStream; `fed hosts`): alive, stopped or lost (no heartbeat for
+   * `serve.hostLostAfter`). On files, `shared` is false and the list holds none: every team works here.
+   */
+  hosts: { shared: boolean; list: HostSummary[] };
+}
+
+/** One host as the Federation view lists it. */
+export interface HostSummary {
+  name: string;
+  state: 'alive' | 'stopped' | 'lost';
+  /** When it was last heard from. */
+  heardAt: string;
+  capacity: number;
+  running: string[];
+  /** The teams placed on it. */
+  teams: string[];
+  version: string;
 }
 
 /**

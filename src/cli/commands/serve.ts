@@ -6,7 +6,7 @@ import { DURATION_EXAMPLES } from '../../core/schema/duration.js';
 import { loadHooks } from '../../engine/hooks/load-hooks.js';
 import { federationContext, type CliIo } from '../io.js';
 import { Interrupt } from '../interrupt.js';
-import { duration, portNumber, positiveInteger, positiveNumber } from '../option-parsers.js';
+import { duration, hostName, portNumber, positiveInteger, positiveNumber } from '../option-parsers.js';
 
 interface ServeCliOptions {
   capacity?: number;
@@ -18,6 +18,7 @@ interface ServeCliOptions {
   ui?: boolean;
   port: number;
   host: string;
+  hostName?: string;
 }
 
 export function registerServe(program: Command, io: CliIo, runCli?: InProcessCommand): void {
@@ -53,6 +54,11 @@ export function registerServe(program: Command, io: CliIo, runCli?: InProcessCom
     .option('--ui', 'serve the dashboard too, from this process (prints its URL)')
     .option('--port <port>', "the dashboard's port with --ui (0: a free one)", portNumber(), 0)
     .option('--host <address>', "the dashboard's address with --ui", '127.0.0.1')
+    .option(
+      '--host-name <name>',
+      "this machine's name among the hosts of a federation shared across machines (default: serve.hostName in federate.config.json, else the system's host name)",
+      hostName(),
+    )
     .option('--json', 'print one JSON object per line for everything the server does')
     .action(async (options: ServeCliOptions, command: Command) => {
       const ctx = federationContext(command, io);
@@ -75,6 +81,7 @@ export function registerServe(program: Command, io: CliIo, runCli?: InProcessCom
         await serveFederation(ctx.fed, {
           config: ctx.config.config,
           capacity: options.capacity,
+          host: options.hostName,
           agent: options.agent,
           timeoutSeconds: options.timeout,
           stopGraceMs: options.grace,
@@ -128,6 +135,10 @@ function describeEvent(event: ServeEvent): string {
       return `${event.team}: not served for now: ${event.reason}`;
     case 'applied':
       return `${event.team}: ${event.from} → ${event.to} (${event.event})`;
+    case 'host-lost':
+      return `host ${event.host} lost: not heard from since ${event.lastHeard}; its teams ${event.teams.join(', ')} wait (move them: fed team move <team> --to <host>)`;
+    case 'moved':
+      return `${event.team}: moved from host ${event.from ?? '(none recorded)'} to ${event.to}${event.by === 'failover' ? ' (failover)' : ''}`;
     case 'fired':
       return `schedule ${event.schedule}: directive to ${event.team} "${event.subject}" (due ${event.due})`;
     case 'warning':

@@ -43,6 +43,7 @@ export function registerTeam(program: Command, io: CliIo): void {
   registerTeamLearnings(team, io);
   registerRetry(team, io);
   registerRemove(team, io);
+  registerMove(team, io);
   registerStatusChanges(team, io);
 }
 
@@ -178,6 +179,28 @@ function registerRemove(team: Command, io: CliIo): void {
       const removed = await removeTeam(ctx.fed, name, { force: options.force });
       if (options.json) return printJson(io, removed);
       io.stdout(`${removalMessage(removed)}\n`);
+    });
+}
+
+function registerMove(team: Command, io: CliIo): void {
+  team
+    .command('move')
+    .description(
+      "place a team on another host (JetStream): that host's fed serve makes its workspace and resumes it from its lifecycle state",
+    )
+    .argument('<team>', 'team id or domain')
+    .requiredOption('--to <host>', 'the host to place it on, an alive one (fed hosts lists them)')
+    .option('--json', 'print the move as JSON')
+    .action(async (name: string, options: { to: string; json?: boolean }, command: Command) => {
+      const ctx = federationContext(command, io);
+      const { moveTeam } = await import('../../apps/hosts/move-team.js');
+      const moved = await moveTeam(ctx.fed, name, options.to);
+      if (options.json) return printJson(io, moved);
+      io.stdout(
+        moved.moved
+          ? `moved ${moved.team} from host ${moved.from ?? '(none recorded)'} to ${moved.to}: its server there resumes it in ${moved.location}\n`
+          : `${moved.team} is placed on ${moved.to} already\n`,
+      );
     });
 }
 

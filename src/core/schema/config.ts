@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { schedulesSchema } from './schedule.js';
+import { serveConfigSchema } from './host.js';
 import { nonEmptyString, TEAM_ID_PATTERN } from './common.js';
 import { DEFAULT_NETWORK_POLICY, networkPolicySchema } from './network-policy.js';
 import { describeUrlValue, describeValue } from './problems.js';
@@ -256,6 +257,8 @@ export const configSchema = z.object({
   signalArchive: signalArchiveConfigSchema.optional(),
   /** Directives `fed serve` sends on a cron expression or when a git ref moves (`fed schedule add`). */
   schedules: schedulesSchema.optional(),
+  /** How this machine's `fed serve` serves the federation among others (host name, heartbeat, failover). */
+  serve: serveConfigSchema.optional(),
   /** Where signals, the registry and lifecycle state live; absent means files (the default backend). */
   backend: backendConfigSchema.optional(),
 });

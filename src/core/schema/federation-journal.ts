@@ -37,6 +37,7 @@ export const FEDERATION_RECORD_KINDS = [
   'removed',
   'action',
   'scheduled',
+  'moved',
 ] as const;
 export type FederationRecordKind = (typeof FEDERATION_RECORD_KINDS)[number];
 
@@ -109,6 +110,20 @@ export const federationRecordSchema = builtOnFirstUse(() =>
       due: isoTimestamp,
       /** For a schedule on a git ref: the commit the ref had moved to. */
       commit: nonEmptyString.optional(),
+    }),
+    /**
+     * The team was placed on another host (`fed team move`, or `fed serve`'s failover from a lost host):
+     * its workspace is `location` there from now on, and only that host's server runs it.
+     */
+    z.strictObject({
+      ...base,
+      kind: z.literal('moved'),
+      /** The host it was placed on (null: none was recorded). */
+      from: nonEmptyString.nullable(),
+      to: nonEmptyString,
+      location: nonEmptyString,
+      /** Who moved it: a person (`fed team move`) or a server's automatic failover. */
+      by: z.enum(['person', 'failover']),
     }),
   ]),
 );

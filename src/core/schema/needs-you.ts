@@ -3,12 +3,12 @@ import { builtOnFirstUse, isoTimestamp, nonEmptyString, teamIdSchema } from './c
 
 /**
  * What waits on a person (the "needs you" items): a coding team in review, a paused or failed team, a
- * question to meta not answered yet, an escalation. Each is told once (`notify`, the `onNeedsYou` hook,
+ * question to meta not answered yet, an escalation, a team whose host was lost (JetStream). Each is told once (`notify`, the `onNeedsYou` hook,
  * the chat channel); what was told is kept in `<root>/.fed/notify/`, one small file per item and channel.
  */
 export const NOTIFY_DIR = 'notify';
 
-export const NEEDS_YOU_KINDS = ['review', 'paused', 'failed', 'question', 'escalation'] as const;
+export const NEEDS_YOU_KINDS = ['review', 'paused', 'failed', 'question', 'escalation', 'host-lost'] as const;
 export type NeedsYouKind = (typeof NEEDS_YOU_KINDS)[number];
 
 /** The channels an item is told through, each at most once. */

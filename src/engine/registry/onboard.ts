@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { hostname } from 'node:os';
+import { thisHostName } from '../../core/host-name.js';
 import { CorruptFileError, InvalidInputError, RefusedError } from '../../core/errors.js';
 import { createFileExclusive, unlinkQuietly, writeFileAtomic } from '../../infra/fs/atomic-write.js';
 import { toJsonText } from '../../core/json-text.js';
@@ -194,7 +194,7 @@ export async function onboardTeam(
         placementType,
         onboardedAt: now,
         location: workspace.location,
-        host: hostname(),
+        host: thisHostName(fed.config),
         status: 'active',
         lastActive: now,
       };

@@ -40,6 +40,8 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
         'KV_fed_raised_acks',
         'KV_fed_raised_registry',
         'KV_fed_raised_lifecycle',
+        'KV_fed_raised_hosts',
+        'KV_fed_raised_files',
       ].map((name) => ['backend', name, true]),
     );
     expect(before.findings[0]!.problem).toBe(
@@ -47,7 +49,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     );
 
     const fixed = await runDoctor(openFederation(root), { fix: true });
-    expect(fixed.findings.map((f) => f.fixError ?? f.fixed)).toEqual(Array(6).fill(true));
+    expect(fixed.findings.map((f) => f.fixError ?? f.fixed)).toEqual(Array(8).fill(true));
     expect(fixed.healthy).toBe(true);
     expect(await runDoctor(openFederation(root))).toMatchObject({ findings: [], notes: [], healthy: true });
     const { session } = await (openFederation(root).backend as JetStreamBackend).streams();

@@ -51,5 +51,7 @@ function toolFor(item: NeedsYouItem): string {
       return `fed_team_control {"team":"${team}","action":"resume"}, then launch it: fed launch --team ${team}`;
     case 'failed':
       return `see why: fed_team {"team":"${team}"}; start it again: fed_team_control {"team":"${team}","action":"retry"}`;
+    case 'host-lost':
+      return item.action;
   }
 }

@@ -6,16 +6,18 @@ import type { Federation } from '../../../engine/context.js';
 import { readJsonFile } from '../../../infra/fs/read-json-file.js';
 import { telemetryReport } from '../../monitor/monitor-cycle.js';
 import { readFederationRuns } from '../../runs/federation-runs.js';
+import { listHosts } from '../../hosts/list-hosts.js';
 import type { FederationView } from '../api-types.js';
 import type { UiViews } from './ui-views.js';
 
-/** The federation as a whole: its plan and report, health (from the cached board), telemetry and runs. */
+/** The federation as a whole: its plan and report, health (from the cached board), telemetry, runs and hosts. */
 export async function federationView(fed: Federation, views: UiViews): Promise<FederationView> {
   const board = await views.board();
   const stuck = await views.stuckSignals();
   const needs = await views.needsYou();
   const runs = await readFederationRuns(fed);
   const telemetry = telemetryReport(fed.root, fed.config);
+  const hosts = await listHosts(fed);
   return {
     plan: appliedPlan(fed.root),
     report: readReport(join(fed.root, fed.config.federationReport)),
@@ -34,6 +36,20 @@ export async function federationView(fed: Federation, views: UiViews): Promise<F
       error: telemetry.error,
     },
     runs: { total: runs.total.runs, costUsd: runs.total.costUsd, unmeasured: runs.total.runsWithoutCost },
+    hosts: {
+      shared: hosts.shared,
+      list: hosts.shared
+        ? hosts.hosts.map(({ name, state, heardAt, capacity, running, teams, version }) => ({
+            name,
+            state,
+            heardAt,
+            capacity,
+            running,
+            teams,
+            version,
+          }))
+        : [],
+    },
   };
 }
 

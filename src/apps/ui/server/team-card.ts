@@ -109,6 +109,7 @@ export function itemActions(item: NeedsYouItem, state: string | null): UiAction[
     case 'question':
       return ['answer'];
     case 'escalation':
+    case 'host-lost':
       return [];
   }
 }

@@ -5,6 +5,7 @@ import type { FederationChange } from '../../../ports/federation-changes.js';
 import type { SignalInbox } from '../../../ports/signal-transport.js';
 import { byWaitingLongest } from '../../needs-you/needs-you.js';
 import { metaOpenSignals } from '../../needs-you/signal-items.js';
+import { lostHostNeedsYou } from '../../needs-you/host-items.js';
 import { stuckSignals, type NextDue } from '../../monitor/monitor-cycle.js';
 import type { BoardView, NeedsYouEntry, NeedsYouView } from '../api-types.js';
 import { itemActions, teamFacts, type TeamFacts } from './team-card.js';
@@ -128,7 +129,10 @@ export class UiViews {
       }),
       ...this.stuck.problems,
     ];
-    return { generatedAt: this.fed.now().toISOString(), items: this.needsYouItems(), problems };
+    // A lost host is a matter of time, not of a change: its teams' items are read at each request.
+    const lostHosts = (await lostHostNeedsYou(this.fed)).map((item) => ({ ...item, actions: [] }));
+    const items = [...this.needsYouItems(), ...lostHosts].sort(byWaitingLongest);
+    return { generatedAt: this.fed.now().toISOString(), items, problems };
   }
 
   /**

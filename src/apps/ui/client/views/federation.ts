@@ -7,11 +7,11 @@ import { ViewStatus } from '../components/view-status.js';
 import { formatCost, formatTime } from '../format.js';
 import { touches, useView } from '../use-view.js';
 
-/** The federation as a whole: health, run totals, telemetry, the plan (applied, or proposed to apply) and the report. */
+/** The federation as a whole: health, run totals, telemetry, hosts (JetStream), the plan (applied, or proposed to apply) and the report. */
 export function FederationPage() {
   const view = useView<FederationView>('federation', api.federation, touches.federation);
   if (!view.data) return html`<${ViewStatus} error=${view.error} />`;
-  const { plan, report, health, telemetry, runs } = view.data;
+  const { plan, report, health, telemetry, runs, hosts } = view.data;
   return html`<section class="view federation">
     <header class="view-head"><h1>Federation</h1></header>
     ${view.error && html`<${ViewStatus} error=${view.error} />`}
@@ -64,6 +64,30 @@ export function FederationPage() {
         </dl>
       </div>
     </div>
+    ${
+      hosts.shared &&
+      html`<div class="panel">
+        <h2>Hosts</h2>
+        ${
+          hosts.list.length === 0
+            ? html`<p class="empty">No host has served the federation yet: <code>fed serve</code> announces one.</p>`
+            : html`<ul class="hosts">
+                ${hosts.list.map(
+                  (host) =>
+                    html`<li>
+                      <strong>${host.name}</strong>
+                      <span class=${host.state === 'lost' ? 'bad' : host.state === 'alive' ? '' : 'muted'}>
+                        ${host.state === 'lost' ? 'host lost' : host.state}</span
+                      >
+                      — heard ${formatTime(host.heardAt)}, ${host.running.length}/${host.capacity} running, teams:
+                      ${host.teams.join(', ') || 'none'}
+                      <span class="muted">(fed ${host.version})</span>
+                    </li>`,
+                )}
+              </ul>`
+        }
+      </div>`
+    }
     <${PlanPanel} applied=${plan} />
     <div class="panel">
       <h2>Report ${report && html`<span class="muted mono">${report.path}</span>`}</h2>

@@ -14,6 +14,7 @@ const KIND_LABELS: Record<NeedsYouEntry['kind'], string> = {
   failed: 'Failed',
   question: 'Question',
   escalation: 'Escalation',
+  'host-lost': 'Host lost',
 };
 
 /** Everything waiting on a person, oldest first, each with what resolves it in place. */

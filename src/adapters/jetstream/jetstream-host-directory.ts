@@ -1,0 +1,58 @@
+import type { KV, KvEntry } from '@nats-io/kv';
+import { CorruptFileError } from '../../core/errors.js';
+import { toJsonText } from '../../core/json-text.js';
+import { hostRecordSchema, type HostRecord } from '../../core/schema/host.js';
+import { zodProblemText } from '../../core/schema/problems.js';
+import type { HeardHost, HostDirectory } from '../../ports/host-directory.js';
+import type { FederationStreams } from './federation-streams.js';
+import type { JetStreamNames } from './names.js';
+import { retryTransient } from './transient.js';
+
+/**
+ * The hosts as KV bucket `fed_<name>_hosts`, one entry per host name. A renewal is a put, so the entry's
+ * `created` — the NATS server's time of the last write — is when the host was last heard from.
+ */
+export class JetStreamHostDirectory implements HostDirectory {
+  readonly location: string;
+
+  constructor(
+    private readonly streams: () => Promise<FederationStreams>,
+    names: JetStreamNames,
+    where: string,
+  ) {
+    this.location = `${where} KV ${names.hostBucket}`;
+  }
+
+  async put(record: HostRecord): Promise<void> {
+    const { hosts } = await this.streams();
+    await retryTransient(() => hosts.put(record.name, toJsonText(record)));
+  }
+
+  async get(name: string): Promise<HeardHost | undefined> {
+    const { hosts } = await this.streams();
+    return this.heard(await retryTransient(() => hosts.get(name)));
+  }
+
+  async list(): Promise<HeardHost[]> {
+    const { hosts } = await this.streams();
+    const names: string[] = [];
+    for await (const key of await retryTransient(() => hosts.keys())) names.push(key);
+    const heard = await Promise.all(names.sort().map(async (name) => this.heard(await readEntry(hosts, name))));
+    return heard.filter((host): host is HeardHost => host !== undefined);
+  }
+
+  private heard(entry: KvEntry | null): HeardHost | undefined {
+    if (!entry || entry.operation !== 'PUT') return undefined;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(new TextDecoder().decode(entry.value));
+    } catch (error) {
+      throw new CorruptFileError(`${this.location}/${entry.key}`, `not valid JSON (${(error as Error).message})`);
+    }
+    const parsed = hostRecordSchema.safeParse(raw);
+    if (!parsed.success) throw new CorruptFileError(`${this.location}/${entry.key}`, zodProblemText(parsed.error));
+    return { record: parsed.data, heardAt: entry.created };
+  }
+}
+
+const readEntry = (hosts: KV, name: string) => retryTransient(() => hosts.get(name));

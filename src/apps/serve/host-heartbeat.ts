@@ -1,0 +1,81 @@
+import { RefusedError } from '../../core/errors.js';
+import type { HostRecord } from '../../core/schema/host.js';
+import type { Federation } from '../../engine/context.js';
+import { packageVersion } from '../../infra/package-info.js';
+import type { HostDirectory } from '../../ports/host-directory.js';
+import { heartbeatMs, hostState } from '../hosts/host-liveness.js';
+
+export interface HeartbeatOptions {
+  host: string;
+  capacity: number;
+  /** The teams whose agents run now, told in every renewal. */
+  running: () => string[];
+  /** After each renewal (or failed one): what else the server does on the heartbeat (lost hosts, failover). */
+  onBeat: () => Promise<void>;
+  onWarning: (text: string) => void;
+}
+
+export interface HostHeartbeat {
+  /** Stop renewing; `stopped` (a stop on purpose) leaves the record saying so, so the host is not taken as lost. */
+  stop(stopped: boolean): Promise<void>;
+}
+
+/**
+ * A server's host record on a federation shared across machines: announced when it starts — refused
+ * when another working directory serves under the same name and is alive —, renewed every heartbeat with
+ * its running agents, and marked stopped when it stops. Undefined on files (one machine, no record).
+ */
+export async function startHeartbeat(fed: Federation, options: HeartbeatOptions): Promise<HostHeartbeat | undefined> {
+  const directory = fed.backend.hosts;
+  if (!directory) return undefined;
+  await refuseNameTaken(fed, directory, options.host);
+  const everyMs = heartbeatMs(fed.config.serve);
+  const startedAt = fed.now().toISOString();
+  const record = (stoppedAt: string | null): HostRecord => ({
+    name: options.host,
+    root: fed.root,
+    pid: process.pid,
+    version: packageVersion(),
+    capacity: options.capacity,
+    running: options.running(),
+    startedAt,
+    heartbeatMs: everyMs,
+    stoppedAt,
+  });
+  await directory.put(record(null));
+  let failing: string | undefined;
+  const beat = async () => {
+    try {
+      await directory.put(record(null));
+      failing = undefined;
+    } catch (error) {
+      // The server goes on (its agents do not need the record); the others will see this host as lost.
+      const text = `host ${options.host}'s heartbeat was not written to ${directory.location}: ${(error as Error).message}`;
+      if (failing !== text) options.onWarning(text);
+      failing = text;
+    }
+    await options.onBeat().catch((error: unknown) => options.onWarning((error as Error).message));
+  };
+  let beating: Promise<void> = Promise.resolve();
+  // One beat at a time: a slow write is never overtaken by the next.
+  const timer = setInterval(() => (beating = beating.then(beat)), everyMs);
+  return {
+    async stop(stopped) {
+      clearInterval(timer);
+      await beating;
+      if (stopped) await directory.put(record(fed.now().toISOString()));
+    },
+  };
+}
+
+/** Two servers under one name would each take the other's teams as theirs: the second is refused by name. */
+async function refuseNameTaken(fed: Federation, directory: HostDirectory, host: string): Promise<void> {
+  const heard = await directory.get(host);
+  if (!heard || heard.record.root === fed.root) return;
+  const { state } = hostState(fed.config.serve, heard, fed.now());
+  if (state !== 'alive') return;
+  throw new RefusedError(
+    'HOST_NAME_TAKEN',
+    `host name ${host} is served already, from ${heard.record.root} (pid ${heard.record.pid}); each working directory that serves the federation needs a name of its own — set "serve": { "hostName": "<name>" } in federate.config.json, or give fed serve --host-name <name>`,
+  );
+}

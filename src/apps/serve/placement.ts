@@ -1,0 +1,49 @@
+import { existsSync } from 'node:fs';
+import { teamWorkspacePath } from '../../core/layout.js';
+import type { RegistryEntry } from '../../core/schema/registry.js';
+import type { Federation } from '../../engine/context.js';
+import { createWorkspace } from '../../engine/registry/placement.js';
+import { writeTeamMarker } from '../../engine/registry/team-marker.js';
+import { restoreTeamFiles } from '../hosts/team-files.js';
+
+/**
+ * Which teams a server serves. On a federation shared across machines, a team is dispatched only by the
+ * server of the host it is placed on (its registry `host`; a team registered without one, by the server
+ * of the working directory its workspace is in, as before hosts existed). On files, every team.
+ *
+ * A team moved here (`fed team move`, failover) has no workspace here yet: it is made, as onboarding
+ * makes one, the first time this server serves the team, with the team's own files as its last host's
+ * server kept them after each launch (team-files.ts); everything else of the team (its lifecycle,
+ * signals, journal) is in JetStream already.
+ */
+export class Placement {
+  constructor(
+    private readonly fed: Federation,
+    private readonly host: string,
+    /** Told when a moved team's workspace was made here (its actor can join now). */
+    private readonly onArrived: (team: string) => void,
+  ) {}
+
+  async serves(team: RegistryEntry): Promise<boolean> {
+    if (!this.fed.backend.hosts || team.host === undefined) return true;
+    if (team.host !== this.host) return false;
+    await this.makeWorkspace(team);
+    return true;
+  }
+
+  private async makeWorkspace(team: RegistryEntry): Promise<void> {
+    // Only the workspace fed would make for the team here, and only a directory: a worktree is not moved.
+    if (team.placementType !== 'directory' || existsSync(team.location)) return;
+    if (team.location !== teamWorkspacePath(this.fed.root, team.domain, 'directory')) return;
+    const made = createWorkspace(this.fed.root, team.domain, 'directory');
+    try {
+      writeTeamMarker(this.fed.root, team.location, team.domainId);
+      await restoreTeamFiles(this.fed, team);
+    } catch (error) {
+      // Made whole or not at all: the next pass makes it again.
+      made.remove();
+      throw error;
+    }
+    this.onArrived(team.domainId);
+  }
+}
