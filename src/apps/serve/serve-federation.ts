@@ -167,15 +167,13 @@ export async function serveFederation(fed: Federation, options: ServeOptions): P
     });
     // Stopped first: the host is marked stopped (not lost) only when the server stops as asked.
     stops.push(() =>
-      heartbeat
-        ?.stop(!feedError && broken === undefined)
-        .catch((error: unknown) =>
-          emit({
-            kind: 'warning',
-            at: now(),
-            text: `host ${host} could not be marked stopped: ${(error as Error).message}`,
-          }),
-        ),
+      heartbeat?.stop(!feedError && broken === undefined).catch((error: unknown) =>
+        emit({
+          kind: 'warning',
+          at: now(),
+          text: `host ${host} could not be marked stopped: ${(error as Error).message}`,
+        }),
+      ),
     );
     await schedules.start(options.config.schedules ?? []);
     emit({ kind: 'started', at: now(), root: fed.root, host, pid: process.pid, capacity });
