@@ -96,8 +96,7 @@ describe.skipIf(skipWithoutChromium(SUITE))(SUITE, () => {
     expect(docs.lifecycle.mission.subject).toBe('Document the shop');
     await page.getByText('0 of 1 running, 0 queued').waitFor();
 
-    // A schedule added from the page is in the config, listed, and removed again. (Not while a deliverable
-    // team runs: the config is a file of the codebase its read-only rule watches.)
+    // A schedule added from the page is in the config, listed, and removed again.
     const schedules = page.getByRole('form', { name: 'Add a schedule' });
     await schedules.locator('select[name="to"]').selectOption('docs');
     await schedules.getByLabel('Subject', { exact: true }).fill('Nightly refresh');

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { fstatSync, readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
+import { fstatSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { join, relative } from 'node:path';
 import { git, gitSucceeds } from '../registry/git.js';
 import { FED_DIR } from '../../core/layout.js';
+import { CONFIG_FILE } from '../../core/schema/config.js';
 import type { CodebaseBaseline } from '../../core/schema/launch-context.js';
 
 /**
@@ -10,7 +11,10 @@ import type { CodebaseBaseline } from '../../core/schema/launch-context.js';
  * what the codebase looks like, and what changed since. In a git repository that is HEAD plus every path
  * `git status` reports (tracked changes and untracked files) with a hash of its content, so a file that
  * was already dirty and is edited again still shows; elsewhere, every file's size and mtime. `.fed/` —
- * where team workspaces live — is not part of the codebase. Files git ignores are not watched.
+ * where team workspaces live — is not part of the codebase, nor is the federation's own config file at its
+ * root: both are fed's control files, which a person (or fed: `fed schedule add`, the dashboard) changes
+ * while teams run. What keeps an agent from writing either is its sandbox (the root is read-only in it),
+ * not this rule. Files git ignores are not watched.
  */
 const SKIPPED_DIRS = new Set([FED_DIR, '.git', 'node_modules']);
 
@@ -48,7 +52,7 @@ function identityOf(stat: Pick<Stats, 'dev' | 'ino'>): string {
   return `${stat.dev}:${stat.ino}`;
 }
 
-function gitEntries(codebase: string, skip: ReadonlySet<string>): Record<string, string> {
+function gitEntries(codebase: string, skip: ReadonlySet<string>, control: string | undefined): Record<string, string> {
   const top = git(codebase, ['rev-parse', '--show-toplevel']);
   const out = git(codebase, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', '.'], { raw: true });
   const entries: Record<string, string> = {};
@@ -60,7 +64,7 @@ function gitEntries(codebase: string, skip: ReadonlySet<string>): Record<string,
     const path = record.slice(3);
     // A rename's record is followed by its source path.
     if (status.startsWith('R') || status.startsWith('C')) i++;
-    if (insideFedDir(path)) continue;
+    if (insideFedDir(path) || join(top, path) === control) continue;
     if (skip.size > 0 && isSkipped(join(top, path), skip)) continue;
     entries[path] = `${status}:${hashFile(join(top, path))}`;
   }
@@ -72,12 +76,13 @@ function isSkipped(path: string, skip: ReadonlySet<string>): boolean {
   return stat !== undefined && skip.has(identityOf(stat));
 }
 
-function fileEntries(codebase: string, skip: ReadonlySet<string>): Record<string, string> {
+function fileEntries(codebase: string, skip: ReadonlySet<string>, control: string | undefined): Record<string, string> {
   const entries: Record<string, string> = {};
   const walk = (dir: string) => {
     for (const item of readdirSync(dir, { withFileTypes: true })) {
       if (item.isDirectory() && SKIPPED_DIRS.has(item.name)) continue;
       const path = join(dir, item.name);
+      if (path === control) continue;
       if (item.isDirectory()) walk(path);
       else {
         const stat = statSync(path, { throwIfNoEntry: false });
@@ -90,14 +95,18 @@ function fileEntries(codebase: string, skip: ReadonlySet<string>): Record<string
   return entries;
 }
 
+/** `root`: `dir` is the federation's root, whose config file is left out (see above). */
 function entriesOf(
   dir: string,
   skip: ReadonlySet<string>,
+  root = false,
 ): { isGit: boolean; head: string | null; entries: Record<string, string> } {
   const isGit = gitSucceeds(dir, ['rev-parse', '--is-inside-work-tree']);
   const head =
     isGit && gitSucceeds(dir, ['rev-parse', '--verify', '--quiet', 'HEAD']) ? git(dir, ['rev-parse', 'HEAD']) : null;
-  return { isGit, head, entries: isGit ? gitEntries(dir, skip) : fileEntries(dir, skip) };
+  // git names paths from its top level, which is a real path: so is the config's, to be compared.
+  const control = root ? join(isGit ? realpathSync(dir) : dir, CONFIG_FILE) : undefined;
+  return { isGit, head, entries: isGit ? gitEntries(dir, skip, control) : fileEntries(dir, skip, control) };
 }
 
 export interface CaptureScope {
@@ -112,7 +121,7 @@ export interface CaptureScope {
 export function captureCodebase(codebase: string, scope: CaptureScope = {}, now = new Date()): CodebaseBaseline {
   const launcherOutput = scope.launcherOutput ?? [];
   const skip = new Set(launcherOutput);
-  const main = entriesOf(codebase, skip);
+  const main = entriesOf(codebase, skip, true);
   const entries = { ...main.entries };
   let head = main.head;
   if (scope.worktree) {

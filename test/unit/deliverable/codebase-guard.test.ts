@@ -157,6 +157,30 @@ describe('a codebase in git: HEAD and every path git status reports, by content'
   });
 });
 
+describe("the federation's own config file is not part of the codebase", () => {
+  // `fed schedule add` and the dashboard rewrite it while teams run; the agent's sandbox keeps it read-only.
+  it('in git, committed or not, at the root; a config file deeper down is still watched', () => {
+    const dir = repoWith({ 'federate.config.json': '{}', 'a.txt': 'a', 'sub/federate.config.json': '{}' });
+    const before = captureCodebase(dir);
+    write(dir, { 'federate.config.json': '{"schedules":[]}', 'sub/federate.config.json': '{"x":1}' });
+    expect(codebaseChanges(before, captureCodebase(dir))).toEqual(['sub/federate.config.json']);
+    // A root below the top of its repository: its own config, by the path from the top.
+    const nested = repoWith({ 'pkg/federate.config.json': '{}', 'pkg/b.txt': 'b' });
+    const inner = captureCodebase(join(nested, 'pkg'));
+    write(nested, { 'pkg/federate.config.json': '{"schedules":[]}', 'pkg/b.txt': 'B' });
+    expect(codebaseChanges(inner, captureCodebase(join(nested, 'pkg')))).toEqual(['pkg/b.txt']);
+  });
+
+  it('outside git', () => {
+    const dir = tempDir();
+    write(dir, { 'federate.config.json': '{}', 'a.txt': 'a' });
+    const before = captureCodebase(dir);
+    expect(Object.keys(before.entries)).toEqual(['a.txt']);
+    write(dir, { 'federate.config.json': '{"schedules":[]}' });
+    expect(codebaseChanges(before, captureCodebase(dir))).toEqual([]);
+  });
+});
+
 describe('a worktree team: its checkout watched too, but for its own files', () => {
   it('prefixes the worktree’s paths, leaves out the ignored ones, and names both HEADs once they differ', () => {
     const dir = repoWith({ 'a.txt': 'a' });
