@@ -713,6 +713,37 @@ describe('fed ui: /events', () => {
     );
   }, 30_000);
 
+  it('listens before it watches: the URL comes first, and no page is read before the watch hears changes', async () => {
+    const { root } = await signalFederation(['docs']);
+    const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
+    // The real feed, whose readiness the test holds back, as a slow start would.
+    let watches = 0;
+    let hear: () => void = () => undefined;
+    const heard = new Promise<void>((resolve) => (hear = resolve));
+    const changes: FederationChanges = {
+      watch(listener, onError) {
+        watches++;
+        const watch = fed.backend.changes.watch(listener, onError);
+        return { ready: heard.then(() => watch.ready), close: () => watch.close() };
+      },
+    };
+    const census = vi.spyOn(fed.backend.signals, 'census');
+    const server = await startUiServer({ ...fed, backend: { ...fed.backend, changes } }, { assetsDir: tinyAssets() });
+    servers.push(server);
+    // Listening, the URL known: nothing watched or read yet.
+    expect(watches).toBe(0);
+    const origin = new URL(server.url).origin;
+    const cookie = `fed_ui_${new URL(server.url).port}=${server.token}`;
+    expect((await fetch(`${origin}/`, { headers: { cookie } })).status).toBe(200);
+    const board = fetch(`${origin}/api/board`, { headers: { cookie } });
+    await expect.poll(() => watches).toBe(1);
+    // A change made while the watch is not hearing yet is on the first board all the same.
+    await setTeamStatus(fed, 'docs', { type: 'PAUSE' });
+    expect(census).not.toHaveBeenCalled();
+    hear();
+    expect(((await (await board).json()) as BoardView).teams.map((team) => team.status)).toEqual(['paused']);
+  });
+
   it('tells the pages and its caller when the change feed breaks for good', async () => {
     const { root } = await signalFederation(['docs']);
     const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
