@@ -413,6 +413,34 @@ describe('fed ui: what changes with the clock, and what a reconnect may have mis
     );
   });
 
+  it('a change looks again at the inbox it names alone for stuck signals, and the clock at the inbox whose deadline came', async () => {
+    const { root } = await signalFederation(['docs', 'api']);
+    let clock = new Date();
+    const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' }, now: () => clock });
+    const views = new UiViews(fed);
+    expect((await views.needsYou()).problems).toEqual([]);
+    const looked = vi.spyOn(fed.backend.signals.stuckCensus, 'candidates');
+    const inboxes = () => looked.mock.calls.flatMap(([parties]) => parties.map((party) => party.id));
+    // A report to meta, as every transition of every team sends one: meta's inbox alone is listed.
+    await sendSignal(fed, { from: 'docs', to: 'meta', type: 'report', subject: 'planned' }, { durable: false });
+    views.invalidate({ scope: 'meta', what: 'inbox' });
+    await views.needsYou();
+    expect(inboxes()).toEqual(['meta']);
+    const directive = await sendSignal(fed, { to: 'api', type: 'directive', subject: 'write it' }, { durable: false });
+    views.invalidate({ scope: 'team', team: 'api', what: 'inbox' });
+    expect((await views.needsYou()).problems.join('\n')).not.toContain(directive.message.id);
+    looked.mockClear();
+    // A minute on, nothing has come due: the clock lists nothing.
+    clock = new Date(clock.getTime() + 60_000);
+    expect(await views.recheckClock()).toEqual([]);
+    expect(looked).not.toHaveBeenCalled();
+    // Its deadline (10 minutes for a directive) passes: api's inbox alone is looked at again, and it is told.
+    clock = new Date(clock.getTime() + 10 * 60_000);
+    expect(await views.recheckClock()).toContainEqual({ scope: 'delivery' });
+    expect(inboxes()).toEqual(['api']);
+    expect((await views.needsYou()).problems.join('\n')).toContain(directive.message.id);
+  });
+
   it("{ scope: 'all' } (a JetStream reconnect) reads every team again, lifecycles included", async () => {
     const { root } = await signalFederation(['docs']);
     const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
