@@ -102,7 +102,7 @@ export async function startUiServer(fed: Federation, options: UiServerOptions = 
     server.once('listening', () =>
       setImmediate(() => {
         try {
-          resolve(watchLive(fed, views, options, () => streams.size));
+          resolve(watchLive(fed, views, options));
         } catch (error) {
           reject(error as Error);
         }
@@ -156,28 +156,13 @@ interface Live {
  * the board and the queue are computed, so the first page finds them ready (a request meanwhile waits
  * for the same computation).
  */
-function watchLive(fed: Federation, views: UiViews, options: UiServerOptions, pages: () => number): Live {
+function watchLive(fed: Federation, views: UiViews, options: UiServerOptions): Live {
   const hub = createLiveHub(options.changes ?? fed.backend.changes, {
     now: fed.now,
     onError: (error) => options.onFeedError?.(error),
   });
-  // An open page refetches what a change touches as soon as it hears of it: with pages open, the views
-  // catch up with each change as it is heard, so the refetch finds them ready and the clock finds nothing
-  // left to read. With none open, a change costs nothing until a page asks.
-  let catchingUp = false;
-  const catchUp = () => {
-    if (catchingUp || pages() === 0) return;
-    catchingUp = true;
-    views
-      .catchUp()
-      // A read that failed is read again by the next request or tick (UiViews keeps it stale).
-      .catch(() => undefined)
-      .finally(() => (catchingUp = false));
-  };
   const stopViews = hub.subscribe(undefined, (message) => {
-    if (message.event !== 'change') return;
-    views.invalidate((JSON.parse(message.data) as LiveEvent).change);
-    catchUp();
+    if (message.event === 'change') views.invalidate((JSON.parse(message.data) as LiveEvent).change);
   });
   let rechecking = false;
   const clock = setInterval(() => {

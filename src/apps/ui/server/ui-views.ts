@@ -102,11 +102,6 @@ export class UiViews {
     return changes;
   }
 
-  /** Recompute what changes marked, until nothing is marked (changes heard meanwhile included). */
-  async catchUp(): Promise<void> {
-    while (this.stale) await this.refresh();
-  }
-
   async board(): Promise<BoardView> {
     await this.refresh();
     const cards = this.order.map((entry) => this.teams.get(entry.domainId)!.facts.card);
@@ -166,14 +161,10 @@ export class UiViews {
     return [...teamItems, ...this.meta].sort(byWaitingLongest);
   }
 
-  private get stale(): boolean {
-    return this.registryStale || this.staleTeams.size > 0 || this.metaStale || this.stuckViews.stale;
-  }
-
   /** One refresh at a time: concurrent requests wait for the same one, then recheck. */
   private async refresh(): Promise<void> {
     while (this.computing) await this.computing;
-    if (!this.stale) return;
+    if (!this.registryStale && this.staleTeams.size === 0 && !this.metaStale && !this.stuckViews.stale) return;
     this.computing = this.recompute().finally(() => (this.computing = undefined));
     await this.computing;
   }
