@@ -419,7 +419,9 @@ describe('fed ui: what changes with the clock, and what a reconnect may have mis
     const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' }, now: () => clock });
     const views = new UiViews(fed);
     expect((await views.needsYou()).problems).toEqual([]);
-    const looked = vi.spyOn(fed.backend.signals.stuckCensus, 'candidates');
+    const { stuckCensus } = fed.backend.signals;
+    if (!stuckCensus.supported) throw new Error('file-signal-v1 has a stuck-signal census');
+    const looked = vi.spyOn(stuckCensus, 'candidates');
     const inboxes = () => looked.mock.calls.flatMap(([parties]) => parties.map((party) => party.id));
     // A report to meta, as every transition of every team sends one: meta's inbox alone is listed.
     await sendSignal(fed, { from: 'docs', to: 'meta', type: 'report', subject: 'planned' }, { durable: false });
