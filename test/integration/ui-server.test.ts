@@ -413,6 +413,36 @@ describe('fed ui: what changes with the clock, and what a reconnect may have mis
     );
   });
 
+  it('a change looks again at the inbox it names alone for stuck signals, and the clock at the inbox whose deadline came', async () => {
+    const { root } = await signalFederation(['docs', 'api']);
+    let clock = new Date();
+    const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' }, now: () => clock });
+    const views = new UiViews(fed);
+    expect((await views.needsYou()).problems).toEqual([]);
+    const { stuckCensus } = fed.backend.signals;
+    if (!stuckCensus.supported) throw new Error('file-signal-v1 has a stuck-signal census');
+    const looked = vi.spyOn(stuckCensus, 'candidates');
+    const inboxes = () => looked.mock.calls.flatMap(([parties]) => parties.map((party) => party.id));
+    // A report to meta, as every transition of every team sends one: meta's inbox alone is listed.
+    await sendSignal(fed, { from: 'docs', to: 'meta', type: 'report', subject: 'planned' }, { durable: false });
+    views.invalidate({ scope: 'meta', what: 'inbox' });
+    await views.needsYou();
+    expect(inboxes()).toEqual(['meta']);
+    const directive = await sendSignal(fed, { to: 'api', type: 'directive', subject: 'write it' }, { durable: false });
+    views.invalidate({ scope: 'team', team: 'api', what: 'inbox' });
+    expect((await views.needsYou()).problems.join('\n')).not.toContain(directive.message.id);
+    looked.mockClear();
+    // A minute on, nothing has come due: the clock lists nothing.
+    clock = new Date(clock.getTime() + 60_000);
+    expect(await views.recheckClock()).toEqual([]);
+    expect(looked).not.toHaveBeenCalled();
+    // Its deadline (10 minutes for a directive) passes: api's inbox alone is looked at again, and it is told.
+    clock = new Date(clock.getTime() + 10 * 60_000);
+    expect(await views.recheckClock()).toContainEqual({ scope: 'delivery' });
+    expect(inboxes()).toEqual(['api']);
+    expect((await views.needsYou()).problems.join('\n')).toContain(directive.message.id);
+  });
+
   it("{ scope: 'all' } (a JetStream reconnect) reads every team again, lifecycles included", async () => {
     const { root } = await signalFederation(['docs']);
     const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
@@ -712,6 +742,37 @@ describe('fed ui: /events', () => {
       'paused',
     );
   }, 30_000);
+
+  it('listens before it watches: the URL comes first, and no page is read before the watch hears changes', async () => {
+    const { root } = await signalFederation(['docs']);
+    const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
+    // The real feed, whose readiness the test holds back, as a slow start would.
+    let watches = 0;
+    let hear: () => void = () => undefined;
+    const heard = new Promise<void>((resolve) => (hear = resolve));
+    const changes: FederationChanges = {
+      watch(listener, onError) {
+        watches++;
+        const watch = fed.backend.changes.watch(listener, onError);
+        return { ready: heard.then(() => watch.ready), close: () => watch.close() };
+      },
+    };
+    const census = vi.spyOn(fed.backend.signals, 'census');
+    const server = await startUiServer({ ...fed, backend: { ...fed.backend, changes } }, { assetsDir: tinyAssets() });
+    servers.push(server);
+    // Listening, the URL known: nothing watched or read yet.
+    expect(watches).toBe(0);
+    const origin = new URL(server.url).origin;
+    const cookie = `fed_ui_${new URL(server.url).port}=${server.token}`;
+    expect((await fetch(`${origin}/`, { headers: { cookie } })).status).toBe(200);
+    const board = fetch(`${origin}/api/board`, { headers: { cookie } });
+    await expect.poll(() => watches).toBe(1);
+    // A change made while the watch is not hearing yet is on the first board all the same.
+    await setTeamStatus(fed, 'docs', { type: 'PAUSE' });
+    expect(census).not.toHaveBeenCalled();
+    hear();
+    expect(((await (await board).json()) as BoardView).teams.map((team) => team.status)).toEqual(['paused']);
+  });
 
   it('tells the pages and its caller when the change feed breaks for good', async () => {
     const { root } = await signalFederation(['docs']);

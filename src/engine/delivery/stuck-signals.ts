@@ -2,7 +2,7 @@ import { statusOf } from '../../core/find-team.js';
 import { META } from '../../core/schema/common.js';
 import type { Registry } from '../../core/schema/registry.js';
 import type { SignalMessage, SignalType } from '../../core/schema/signal.js';
-import { everyParty } from '../../core/resolve-party.js';
+import { everyParty, type SignalParty } from '../../core/resolve-party.js';
 import { dueAt, needsAnswer, noteDue, type DeadlineTable, type NextDue } from '../../core/deadlines.js';
 import type { DeliveryFactStore } from '../../ports/delivery-fact-store.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
@@ -43,25 +43,47 @@ export async function findStuckSignals(
   /** Given: set to the earliest deadline still ahead (NextDue). */
   next?: NextDue,
 ): Promise<StuckSignal[]> {
-  const candidates = chosen ? await chosen() : await stuckCandidates(backend, registry, { deadlines, now, next });
-  const stuck: StuckSignal[] = [];
-  for (const { entry, acknowledged, recipientArchived } of candidates) {
-    const found = await stuckEntry(entry.message, acknowledged, recipientArchived, entry.path, backend.delivery, {
-      deadlines,
-      now,
-      next,
-    });
-    if (found) stuck.push(found);
-  }
-  return stuck.sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp));
+  const candidates = chosen
+    ? await chosen()
+    : await stuckCandidates(backend, everyParty(registry.teams), { deadlines, now, next });
+  return judgeStuckCandidates(backend, candidates, { deadlines, now, next });
 }
 
-async function stuckCandidates(
+/** Of `candidates`, the signals stuck by their delivery facts, oldest first. */
+export async function judgeStuckCandidates(
   backend: FederationBackend,
-  registry: Registry,
+  candidates: readonly StuckCandidate[],
+  search: StuckSignalSearch,
+): Promise<StuckSignal[]> {
+  const stuck: StuckSignal[] = [];
+  for (const { entry, acknowledged, recipientArchived } of candidates) {
+    const found = await stuckEntry(
+      entry.message,
+      acknowledged,
+      recipientArchived,
+      entry.path,
+      backend.delivery,
+      search,
+    );
+    if (found) stuck.push(found);
+  }
+  return stuck.sort(byTimestamp);
+}
+
+/** Oldest first. */
+export function byTimestamp(a: StuckSignal, b: StuckSignal): number {
+  return Date.parse(a.timestamp) - Date.parse(b.timestamp);
+}
+
+/**
+ * The signals of the parties' inboxes that may be stuck (StuckSignalCensus.candidates), chosen by the
+ * transport's census when it has one; the dashboard looks again at only the inboxes that changed.
+ */
+export async function stuckCandidates(
+  backend: FederationBackend,
+  parties: readonly SignalParty[],
   search: StuckSignalSearch,
 ): Promise<StuckCandidate[]> {
-  const parties = everyParty(registry.teams);
   const census = backend.signals.stuckCensus;
   if (census.supported) return census.candidates(parties, search);
   // Without a census every signal of every inbox is looked at, read through the transport.

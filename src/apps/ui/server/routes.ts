@@ -12,6 +12,11 @@ export interface RouteContext {
   guard: Guard;
   assets: UiAssets;
   views: UiViews;
+  /**
+   * Resolves once the server's change watch hears changes: what a page reads is read after it, so the
+   * page's next change is never missed (the page's own files need not wait).
+   */
+  live: () => Promise<void>;
   /** The API routes past the board and needs-you (team pages, signals, federation, actions, events). */
   api: (request: IncomingMessage, response: ServerResponse, url: URL) => Promise<boolean>;
 }
@@ -48,6 +53,7 @@ export async function route(request: IncomingMessage, response: ServerResponse, 
       if (!file) return replyText(response, 404, `no such file: ${url.pathname}\n`);
       return reply(response, 200, file.body, { 'Content-Type': file.type, 'Cache-Control': 'no-cache' });
     }
+    await ctx.live();
     if (url.pathname === '/api/board' && request.method !== 'POST')
       return replyJson(response, 200, await ctx.views.board());
     if (url.pathname === '/api/needs-you' && request.method !== 'POST')

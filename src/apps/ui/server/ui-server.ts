@@ -6,7 +6,7 @@ import { InvalidInputError } from '../../../core/errors.js';
 import type { Federation } from '../../../engine/context.js';
 import type { DispatchView } from '../../serve/serve-federation.js';
 import type { LiveEvent } from '../api-types.js';
-import { createLiveHub } from '../live/live-hub.js';
+import { createLiveHub, type LiveHub } from '../live/live-hub.js';
 import { apiRoute } from './api-routes.js';
 import { loadUiAssets } from './assets.js';
 import { route, type RouteContext } from './routes.js';
@@ -67,8 +67,11 @@ export interface UiServer {
 /**
  * Serve the dashboard of `fed` (`fed ui`) until closed: one change watch (the live hub) for the server's
  * whole life, which both streams to the browsers and tells the cached views what to read again. Resolves
- * once the board and the queue are computed and the watch hears changes, so the first page is quick and
- * nothing made after the URL is printed is missed. Refused when the page is not built (UI_NOT_BUILT).
+ * as soon as the server listens, so the URL is printed at once; the watch starts right after (with a
+ * thousand teams, thousands of folders) and the board and the queue are computed once it hears changes.
+ * Every request past the page's own files waits for the watch, so nothing a page reads was read before
+ * the watch could hear its next change, and nothing made after the URL is printed is missed. Refused
+ * when the page is not built (UI_NOT_BUILT).
  */
 export async function startUiServer(fed: Federation, options: UiServerOptions = {}): Promise<UiServer> {
   const assets = loadUiAssets(options.assetsDir);
@@ -78,6 +81,88 @@ export async function startUiServer(fed: Federation, options: UiServerOptions = 
   // The dashboard's actions send signals for as long as it serves: they check a watched registry.
   fed.watchRegistry();
   const views = new UiViews(fed);
+  const streams = new Set<ServerResponse>();
+  const ctx: RouteContext = {
+    guard: { token, hosts: new Set(), cookie: '' },
+    assets,
+    views,
+    live: () => live.then(() => undefined),
+    api: async (request, response, url) => {
+      if (url.pathname === '/events' && request.method !== 'POST') {
+        serveEvents((await live).hub, request, response, streams);
+        return true;
+      }
+      return apiRoute(fed, views, options.dispatch, request, response, url);
+    },
+  };
+  // route() answers its own failures; one that escapes it (a broken socket) ends that response alone.
+  const server = createServer(
+    { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: HEADERS_TIMEOUT_MS },
+    (request, response) => void route(request, response, ctx).catch(() => response.destroy()),
+  );
+  server.maxConnections = UI_MAX_CONNECTIONS;
+  // The watch starts once the server listens and the caller has printed the URL (its continuation runs
+  // before any immediate): setting it up is synchronous, a few hundred ms with a thousand teams. A watch
+  // that cannot start fails the requests, and onFeedError says why.
+  const created = new Promise<Live>((resolve, reject) =>
+    server.once('listening', () =>
+      setImmediate(() => {
+        try {
+          resolve(watchLive(fed, views, options));
+        } catch (error) {
+          reject(error as Error);
+        }
+      }),
+    ),
+  );
+  const live = created.then(async (started) => {
+    await started.hub.ready;
+    return started;
+  });
+  live.catch(() => undefined);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  ctx.guard.hosts = allowedHosts(host, port);
+  ctx.guard.cookie = cookieName(port);
+  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `${origin}/?token=${token}`,
+    token,
+    get clients() {
+      return streams.size;
+    },
+    close() {
+      closing ??= (async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        for (const stream of streams) stream.end();
+        server.closeAllConnections();
+        const started = await created.catch(() => undefined);
+        await Promise.all([closed, started?.close()]);
+      })();
+      return closing;
+    },
+  };
+}
+
+/** The live side of a server: its change watch, the views it keeps current and the clock. */
+interface Live {
+  hub: LiveHub;
+  close(): Promise<void>;
+}
+
+/**
+ * Watch the federation for the views and the pages, and start the clock; once the watch hears changes,
+ * the board and the queue are computed, so the first page finds them ready (a request meanwhile waits
+ * for the same computation).
+ */
+function watchLive(fed: Federation, views: UiViews, options: UiServerOptions): Live {
   const hub = createLiveHub(options.changes ?? fed.backend.changes, {
     now: fed.now,
     onError: (error) => options.onFeedError?.(error),
@@ -98,62 +183,14 @@ export async function startUiServer(fed: Federation, options: UiServerOptions = 
   }, options.clockMs ?? DEFAULT_CLOCK_MS);
   // The clock alone never keeps the process alive.
   clock.unref();
-  const streams = new Set<ServerResponse>();
-  const ctx: RouteContext = {
-    guard: { token, hosts: new Set(), cookie: '' },
-    assets,
-    views,
-    api: async (request, response, url) => {
-      if (url.pathname === '/events' && request.method !== 'POST') {
-        serveEvents(hub, request, response, streams);
-        return true;
-      }
-      return apiRoute(fed, views, options.dispatch, request, response, url);
-    },
-  };
-  // route() answers its own failures; one that escapes it (a broken socket) ends that response alone.
-  const server = createServer(
-    { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: HEADERS_TIMEOUT_MS },
-    (request, response) => void route(request, response, ctx).catch(() => response.destroy()),
-  );
-  server.maxConnections = UI_MAX_CONNECTIONS;
-  try {
-    await hub.ready;
-    await Promise.all([views.board(), views.needsYou()]);
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port ?? 0, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-  } catch (error) {
-    clearInterval(clock);
-    stopViews();
-    await hub.close();
-    throw error;
-  }
-  const { port } = server.address() as AddressInfo;
-  ctx.guard.hosts = allowedHosts(host, port);
-  ctx.guard.cookie = cookieName(port);
-  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  let closing: Promise<void> | undefined;
+  // A read that fails here is read again by the first request (UiViews keeps it stale), which reports it.
+  hub.ready.then(() => Promise.all([views.board(), views.needsYou()])).catch(() => undefined);
   return {
-    url: `${origin}/?token=${token}`,
-    token,
-    get clients() {
-      return streams.size;
-    },
-    close() {
-      closing ??= (async () => {
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        for (const stream of streams) stream.end();
-        server.closeAllConnections();
-        clearInterval(clock);
-        stopViews();
-        await Promise.all([closed, hub.close()]);
-      })();
-      return closing;
+    hub,
+    async close() {
+      clearInterval(clock);
+      stopViews();
+      await hub.close();
     },
   };
 }

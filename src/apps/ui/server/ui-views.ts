@@ -6,8 +6,8 @@ import type { SignalInbox } from '../../../ports/signal-transport.js';
 import { byWaitingLongest } from '../../needs-you/needs-you.js';
 import { metaOpenSignals } from '../../needs-you/signal-items.js';
 import { lostHostNeedsYou } from '../../needs-you/host-items.js';
-import { stuckSignals, type NextDue } from '../../monitor/monitor-cycle.js';
 import type { BoardView, NeedsYouEntry, NeedsYouView } from '../api-types.js';
+import { StuckSignalViews } from './stuck-views.js';
 import { itemActions, teamFacts, type TeamFacts } from './team-card.js';
 
 interface CachedTeam {
@@ -29,36 +29,33 @@ export class UiViews {
   private meta: NeedsYouEntry[] = [];
   private metaStale = true;
   private stuck = { problems: [] as string[], count: 0 };
-  private stuckStale = true;
-  /** The earliest deadline ahead among the signals the last stuck search saw: none becomes stuck sooner. */
-  private stuckDue: NextDue = { at: null };
+  private readonly stuckViews: StuckSignalViews;
   private computing: Promise<void> | undefined;
   private readonly metaInbox: SignalInbox;
 
   constructor(private readonly fed: Federation) {
     this.metaInbox = fed.backend.signals.inbox({ id: META, entry: undefined });
+    this.stuckViews = new StuckSignalViews(fed);
   }
 
   /** Forget what `change` names; the next request recomputes it. */
   invalidate(change: FederationChange): void {
+    this.stuckViews.invalidate(change);
     switch (change.scope) {
       case 'registry':
         this.registryStale = true;
         break;
       case 'team':
         this.staleTeams.add(change.team);
-        if (change.what === 'inbox' || change.what === 'outbox') this.stuckStale = true;
         break;
       case 'meta':
       case 'delivery':
         this.metaStale = true;
-        this.stuckStale = true;
         break;
       case 'all':
         this.registryStale = true;
         for (const id of this.teams.keys()) this.staleTeams.add(id);
         this.metaStale = true;
-        this.stuckStale = true;
         break;
       case 'journal':
       case 'federation':
@@ -72,7 +69,13 @@ export class UiViews {
     this.registryStale = true;
     this.staleTeams.add(team);
     this.metaStale = true;
-    this.stuckStale = true;
+    // What it sent or answered: the team's inbox and meta's, and the delivery facts.
+    for (const change of [
+      { scope: 'team', team, what: 'inbox' },
+      { scope: 'meta', what: 'inbox' },
+      { scope: 'delivery' },
+    ] as const)
+      this.stuckViews.invalidate(change);
   }
 
   /**
@@ -80,7 +83,7 @@ export class UiViews {
    * errors) and overdue signals — and say what changed, as the changes to tell the pages: each team whose
    * facts changed, and `delivery` when the stuck signals did. Nothing changed: nothing to tell. Only what
    * the clock can have changed is read: a team while its launch runs or once its `clock.at` has come, the
-   * stuck signals once a deadline the last search saw ahead has passed — an idle dashboard of a thousand
+   * stuck signals of an inbox once a deadline seen ahead in it has passed — an idle dashboard of a thousand
    * teams reads nothing.
    */
   async recheckClock(): Promise<FederationChange[]> {
@@ -91,7 +94,7 @@ export class UiViews {
     const before = new Map(due.map(([id, team]) => [id, shown(team.facts)]));
     const stuckBefore = JSON.stringify(this.stuck);
     for (const [id] of due) this.staleTeams.add(id);
-    if ((this.stuckDue.at ?? Infinity) <= now) this.stuckStale = true;
+    this.stuckViews.comeDue(now);
     await this.refresh();
     const changes: FederationChange[] = [...this.teams]
       .filter(([id, team]) => before.has(id) && before.get(id) !== shown(team.facts))
@@ -165,7 +168,7 @@ export class UiViews {
   /** One refresh at a time: concurrent requests wait for the same one, then recheck. */
   private async refresh(): Promise<void> {
     while (this.computing) await this.computing;
-    if (!this.registryStale && this.staleTeams.size === 0 && !this.metaStale && !this.stuckStale) return;
+    if (!this.registryStale && this.staleTeams.size === 0 && !this.metaStale && !this.stuckViews.stale) return;
     this.computing = this.recompute().finally(() => (this.computing = undefined));
     await this.computing;
   }
@@ -176,7 +179,7 @@ export class UiViews {
    * request reads them again instead of showing a card that was never computed.
    */
   private async recompute(): Promise<void> {
-    const flags = { registry: this.registryStale, meta: this.metaStale, stuck: this.stuckStale };
+    const flags = { registry: this.registryStale, meta: this.metaStale };
     const stale = new Set(this.staleTeams);
     this.staleTeams.clear();
     try {
@@ -185,13 +188,13 @@ export class UiViews {
       for (const id of stale) this.staleTeams.add(id);
       this.registryStale ||= flags.registry;
       this.metaStale ||= flags.meta;
-      this.stuckStale ||= flags.stuck;
       throw error;
     }
   }
 
   private async recomputeFlagged(stale: Set<string>): Promise<void> {
     const { backend } = this.fed;
+    const registryRead = this.registryStale;
     if (this.registryStale) {
       this.registryStale = false;
       const registry = await backend.registry.read();
@@ -213,12 +216,10 @@ export class UiViews {
       this.metaStale = false;
       this.meta = await this.metaItems();
     }
-    if (this.stuckStale) {
-      this.stuckStale = false;
-      const registry = await backend.registry.read();
-      const next: NextDue = { at: null };
-      const signals = await stuckSignals(this.fed, registry, this.fed.now(), undefined, undefined, next);
-      this.stuckDue = next;
+    // A registry read may have archived, moved, added or removed a party: the stuck views compare.
+    if (registryRead || this.stuckViews.stale) {
+      await this.stuckViews.refresh(this.order, this.fed.now());
+      const signals = this.stuckViews.signals();
       this.stuck = {
         count: signals.length,
         problems: signals.map(
