@@ -52,6 +52,8 @@ export interface Federation {
    * Keep a watched copy of the registry for as long as this federation is open — for long-running
    * processes (fed mcp, fed actors run, fed ui, the launcher): `checkRegistry` then needs no read while the
    * store vouches for the copy. Nothing on a store without a watch (files); a one-shot command never calls it.
+   * A context whose `checkRegistry` reads a second time starts it by itself: it is in a process that sends
+   * (or checks) many times.
    */
   watchRegistry(): void;
   /**
@@ -77,6 +79,9 @@ export interface OpenFederationOptions {
   readCopied?: boolean;
 }
 
+/** The registry reads through `checkRegistry` after which a context watches the registry by itself. */
+const AUTO_WATCH_AFTER_READS = 2;
+
 /** Open the federation at `root`: load its config once and open the backend it selects. */
 export function openFederation(root: string, options: OpenFederationOptions = {}): Federation {
   const env = options.env ?? process.env;
@@ -94,6 +99,10 @@ export function openFederation(root: string, options: OpenFederationOptions = {}
         );
   const workspace = (entry: RegistryEntry): string => workspaces.workspace(entry);
   let watch: { current(): Registry | undefined } | undefined;
+  const watchRegistry = (): void => {
+    watch ??= backend.registry.watch?.();
+  };
+  let reads = 0;
   const checkRegistry: Federation['checkRegistry'] = async (check) => {
     const copy = watch?.current();
     if (copy !== undefined) {
@@ -103,6 +112,9 @@ export function openFederation(root: string, options: OpenFederationOptions = {}
         if (!(error instanceof FedError)) throw error;
       }
     }
+    // A one-shot command checks the registry once; a context checked again is a long-lived one (a library
+    // caller sending many signals through one context), which keeps a watched copy from then on.
+    if (++reads === AUTO_WATCH_AFTER_READS) watchRegistry();
     const registry = await backend.registry.read();
     return { registry, checked: check(registry) };
   };
@@ -126,9 +138,7 @@ export function openFederation(root: string, options: OpenFederationOptions = {}
       workspace(entry);
       return entry;
     },
-    watchRegistry() {
-      watch ??= backend.registry.watch?.();
-    },
+    watchRegistry,
     checkRegistry,
   };
 }

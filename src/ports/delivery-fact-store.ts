@@ -14,11 +14,17 @@ export interface DeliveryFactStore {
   readonly location: string;
   /**
    * A send may claim an id it made itself while it publishes the signal, instead of first: a store across the
-   * network saves a round trip per send so. Only a store that refuses a `record` for no reason but a fact
-   * already there (no check of its own that a caller could fix first, as the file store's linked folder) says
-   * so: an id nobody else knows has no fact yet, so such a claim can only fail with the store.
+   * network saves a round trip per send so, a store on disk a wait for its flushes. Only a store that refuses
+   * a `record` for no reason but a fact already there — or for one `checkRecord` finds first (the file store's
+   * linked folder) — says so: an id nobody else knows has no fact yet, so such a claim can only fail with the
+   * store.
    */
   readonly claimsAlongsidePublish?: boolean;
+  /**
+   * What a `record` would refuse for a reason the caller can fix, checked before a claim made alongside a
+   * publish, so that a refused send publishes nothing (throws the refusal).
+   */
+  checkRecord?(options?: TransportWriteOptions): void;
   /** Record `fact` for signal `id` unless one is there (validated first); true when this call recorded it. */
   record<K extends DeliveryFactName>(
     id: string,

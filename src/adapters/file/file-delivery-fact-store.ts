@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { z } from 'zod';
-import { createFileExclusive } from '../../infra/fs/atomic-write.js';
+import { createFileExclusiveAsync } from '../../infra/fs/atomic-write.js';
 import type { CheckedRootFolders } from '../checked-root-folders.js';
 import { listDirectory } from '../../infra/fs/list-directory.js';
 import { toJsonText } from '../../core/json-text.js';
@@ -37,6 +37,12 @@ export function deliveryDirectory(root: string): string {
  */
 export class FileDeliveryFactStore implements DeliveryFactStore {
   readonly location: string;
+  /**
+   * A claim is a file of its own: written while the signal's copies are, its two flushes overlap theirs
+   * instead of coming first (docs/operations.md, the send path). Its one refusal a caller can fix, a linked
+   * folder, is `checkRecord`'s, made before anything is published.
+   */
+  readonly claimsAlongsidePublish = true;
 
   /** `folders`: the root's runtime folders, checked before each write (a link there is refused). */
   constructor(
@@ -53,10 +59,14 @@ export class FileDeliveryFactStore implements DeliveryFactStore {
     options: TransportWriteOptions = {},
   ): Promise<boolean> {
     const text = toJsonText(deliveryFactSchemas[fact].parse(value));
-    const writeOptions = { durable: options.durable ?? true };
     // Each time: a long-running command must not write through a link planted since its last fact.
-    this.folders.folderForWrite(this.location, writeOptions);
-    return createFileExclusive(this.path(id, fact), text, writeOptions);
+    this.checkRecord(options);
+    return createFileExclusiveAsync(this.path(id, fact), text, { durable: options.durable ?? true });
+  }
+
+  /** The folder is resolved (made when missing): one that is or goes through a link is refused. */
+  checkRecord(options: TransportWriteOptions = {}): void {
+    this.folders.folderForWrite(this.location, { durable: options.durable ?? true });
   }
 
   async get<K extends DeliveryFactName>(id: string, fact: K): Promise<DeliveryFacts[K] | undefined> {

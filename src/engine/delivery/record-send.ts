@@ -32,10 +32,11 @@ export interface SendRecords {
  *
  * `fresh`: the publish of a message whose id this send made. No other send knows that id, so its claim
  * cannot refuse it; where the store allows it (`claimsAlongsidePublish`: JetStream, where waiting for the
- * claim's answer costs a round trip) the publish starts with the claim, once the reply target is checked.
- * A claim that then fails leaves a delivered signal without its sent fact: a warning, not a failure (the
+ * claim's answer costs a round trip, and files, where it costs two flushes to disk) the publish starts with
+ * the claim, once the reply target is checked. A claim that then fails — or that a crash leaves unwritten
+ * while a copy is on disk — leaves a delivered signal without its sent fact: a warning, not a failure (the
  * caller would send it again as new); it is still found by id, by a search of the boxes, like a signal an
- * older fed sent.
+ * older fed sent. The send returns once both are durable.
  */
 export async function recordSend(
   backend: FederationBackend,
@@ -47,6 +48,8 @@ export async function recordSend(
 ): Promise<SendRecords> {
   const facts = backend.delivery;
   const answers = replyTo === undefined ? undefined : await replyTarget(backend, registry, replyTo, message.id);
+  // A refusal the caller can fix comes before anything is published, alongside or not.
+  if (fresh && facts.claimsAlongsidePublish) facts.checkRecord?.(options);
   const claiming = claimSignalId(
     facts,
     message,

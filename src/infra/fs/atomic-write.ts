@@ -40,6 +40,16 @@ export function fsyncDirectory(dir: string): void {
   }
 }
 
+/** fsyncDirectory on the thread pool: a write made beside others waits for the disk with them, not after them. */
+export async function fsyncDirectoryAsync(dir: string): Promise<void> {
+  const fd = openSync(dir, 'r');
+  try {
+    await new Promise<void>((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function writeTempFile(target: string, data: string | Uint8Array, durable: boolean): string {
   const { tmp, fd } = openWrittenTemp(target, data);
   try {
@@ -197,17 +207,37 @@ export function linkFileNoClobber(source: string, dir: string, name: string, opt
  */
 export function createFileExclusive(target: string, data: string | Uint8Array, options: CreateOptions = {}): boolean {
   const durable = options.durable ?? true;
-  const tmp = writeTempFile(target, data, durable);
+  if (!linkExclusive(writeTempFile(target, data, durable), target)) return false;
+  if (durable && (options.syncDirectory ?? true)) fsyncDirectory(dirname(target));
+  return true;
+}
+
+/**
+ * createFileExclusive with its flushes on the thread pool, for a file written beside others: a send's id
+ * claim, made while its copies are written, waits for the disk together with them instead of before them.
+ */
+export async function createFileExclusiveAsync(
+  target: string,
+  data: string,
+  options: CreateOptions = {},
+): Promise<boolean> {
+  if (!(options.durable ?? true)) return createFileExclusive(target, data, options);
+  if (!linkExclusive(await writeTempFileAsync(target, data), target)) return false;
+  if (options.syncDirectory ?? true) await fsyncDirectoryAsync(dirname(target));
+  return true;
+}
+
+/** Link the complete temp file `tmp` to `target` unless something is there (false then); `tmp` is removed either way. */
+function linkExclusive(tmp: string, target: string): boolean {
   try {
     linkSync(tmp, target);
+    return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
   } finally {
     unlinkQuietly(tmp);
   }
-  if (durable && (options.syncDirectory ?? true)) fsyncDirectory(dirname(target));
-  return true;
 }
 
 export function unlinkQuietly(path: string): void {

@@ -7,6 +7,7 @@ import { lockOwnerSchema, type LockOwner } from '../../core/schema/lock-owner.js
 import { randomUuid } from '../crypto/random.js';
 import { createFileExclusive, unlinkQuietly } from './atomic-write.js';
 import { ensureDirectory } from './ensure-directory.js';
+import { LockRelease } from './lock-release.js';
 import { currentProcessStartTime, processIsAlive } from './process-identity.js';
 
 export type { LockOwner } from '../../core/schema/lock-owner.js';
@@ -191,19 +192,32 @@ export async function acquireLock(path: string, options: LockOptions = {}): Prom
   const timeoutMs = options.timeoutMs ?? 15_000;
   const retryMs = options.retryMs ?? 2;
   const started = Date.now();
-  for (let attempt = 0; ; attempt++) {
-    const owner = newOwner();
-    if (createIn(path, owner, options.makeFolder ?? false)) return { path, owner };
-    const seen = observe(path);
-    if (seen === undefined) continue;
-    // Retry at once only after removing an abandoned lock; a takeover another waiter is running (its
-    // guard holder may itself be stalled) is waited for like any holder, with backoff and the timeout.
-    if (isAbandoned(seen, staleMs) && takeOver(path, seen, staleMs)) continue;
-    const waited = Date.now() - started;
-    if (waited > timeoutMs) throw new LockTimeoutError(path, seen.owner, waited);
-    // Exponential backoff capped at 50 ms, with full jitter so waiters do not stampede in step.
-    const cap = Math.min(50, retryMs * 2 ** Math.min(attempt, 5));
-    await sleep(Math.random() * cap);
+  // Made at the first wait (null: the folder cannot be watched); the attempt right after it closes the gap
+  // in which a release went unheard.
+  let release: LockRelease | null | undefined;
+  try {
+    for (let attempt = 0; ; attempt++) {
+      const owner = newOwner();
+      if (createIn(path, owner, options.makeFolder ?? false)) return { path, owner };
+      const seen = observe(path);
+      if (seen === undefined) continue;
+      // Retry at once only after removing an abandoned lock; a takeover another waiter is running (its
+      // guard holder may itself be stalled) is waited for like any holder, with backoff and the timeout.
+      if (isAbandoned(seen, staleMs) && takeOver(path, seen, staleMs)) continue;
+      const waited = Date.now() - started;
+      if (waited > timeoutMs) throw new LockTimeoutError(path, seen.owner, waited);
+      if (release === undefined && timeoutMs > 0) {
+        release = LockRelease.listen(path) ?? null;
+        if (release) continue;
+      }
+      // Until the holder releases it — polling meanwhile would take the CPU the holder needs — or, unheard,
+      // 25–50 ms (a holder that died releases nothing). Without a watcher, an exponential backoff capped at
+      // 50 ms, with full jitter so waiters do not stampede in step.
+      if (release) await release.next(25 + Math.random() * 25);
+      else await sleep(Math.random() * Math.min(50, retryMs * 2 ** Math.min(attempt, 5)));
+    }
+  } finally {
+    release?.close();
   }
 }
 

@@ -23,15 +23,18 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     for (const step of cleanup.splice(0).reverse()) await step();
   });
 
-  /** A federation with team docs opened as a long-running process opens it, and another process's connection to it. */
-  const federation = async () => {
+  /**
+   * A federation with team docs opened as a long-running process opens it (or, `watch: false`, as a
+   * library caller opens one without asking for a watch), and another process's connection to it.
+   */
+  const federation = async ({ watch = true } = {}) => {
     const server = await startNatsServer();
     cleanup.push(server.dispose);
     const made = await jetstreamFederations(() => server)(['docs']);
     const backend = made.backend as JetStreamBackend;
     cleanup.push(() => backend.close());
     const fed = openFederation(made.root, { backend });
-    fed.watchRegistry();
+    if (watch) fed.watchRegistry();
     const { config } = loadFederationConfig(made.root);
     const other = createJetStreamBackend({
       root: made.root,
@@ -87,6 +90,18 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
   it('a send in a watched context reads no registry: one round trip, the claim and the publish together', async () => {
     const { send, measured } = await federation();
     for (let i = 0; i < 3; i++) expect(await measured(() => send())).toEqual({ roundTrips: 1, registryReads: 0 });
+  });
+
+  it('a context that sends again watches the registry by itself: from its fourth send on, no registry read; an archived team is still refused', async () => {
+    const { other, send, measured } = await federation({ watch: false });
+    // The first send (in federation()) read the registry; the second reads it too, and starts the watch,
+    // which vouches only for a read begun once the server has its subscription: the third send's.
+    for (let i = 0; i < 2; i++) expect((await measured(() => send())).registryReads).toBe(1);
+    for (let i = 0; i < 3; i++) expect(await measured(() => send())).toEqual({ roundTrips: 1, registryReads: 0 });
+    await archive(other, 'docs');
+    let refusal: unknown;
+    await measured(() => send().catch((error: unknown) => (refusal = error)));
+    expect(refusal).toMatchObject({ code: 'TEAM_ARCHIVED' });
   });
 
   it("a team's entry (what fed mcp's tools look up per call) comes from the copy, with no round trip", async () => {

@@ -26,6 +26,7 @@ const HOOKED = [
   'linkSync',
   'mkdirSync',
   'readFileSync',
+  'watch',
 ] as const;
 
 export const hooks: Partial<Record<(typeof HOOKED)[number], Hook>> = {};

@@ -9,13 +9,16 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
  */
 vi.mock('node:fs', async (importOriginal) => (await import('./fs-faults.js')).faultyFs(await importOriginal()));
 
-/** When set, the lock's backoff sleeps call this with their length instead of sleeping. */
-const sleeps = vi.hoisted(() => ({ hook: undefined as ((ms: number) => void) | undefined }));
+/**
+ * When set, the lock's pauses call this with their length instead of sleeping: over at once, or never
+ * when it returns `'never'` (only a release heard can end such a wait).
+ */
+const sleeps = vi.hoisted(() => ({ hook: undefined as ((ms: number) => void | 'never') | undefined }));
 vi.mock('node:timers/promises', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:timers/promises')>();
   const setTimeout = <T>(ms?: number, value?: T): Promise<T | undefined> => {
     if (!sleeps.hook) return real.setTimeout(ms, value);
-    sleeps.hook(ms ?? 0);
+    if (sleeps.hook(ms ?? 0) === 'never') return new Promise(() => undefined);
     return Promise.resolve(value);
   };
   return { ...real, setTimeout, default: { ...real, setTimeout } };
@@ -132,9 +135,30 @@ describe('taking a lock', () => {
     releaseLock(await waiting);
   });
 
-  it('backs off exponentially from retryMs, capped at 50 ms, with full jitter', async () => {
+  it('waits for the holder to let go, woken by the release itself, not by the end of a pause', async () => {
     const lock = join(tempDir(), 'x.lock');
     const holder = await acquireLock(lock);
+    const slept: number[] = [];
+    sleeps.hook = (ms) => {
+      slept.push(ms);
+      return 'never';
+    };
+    const waiting = acquireLock(lock, { timeoutMs: 30_000 });
+    await vi.waitFor(() => expect(slept.length).toBeGreaterThan(0));
+    releaseLock(holder);
+    releaseLock(await waiting);
+    // One pause, 25–50 ms should the release go unheard (a holder that died releases nothing).
+    expect(slept).toHaveLength(1);
+    expect(slept[0]).toBeGreaterThanOrEqual(25);
+    expect(slept[0]).toBeLessThanOrEqual(50);
+  });
+
+  it('where the folder cannot be watched, backs off exponentially from retryMs, capped at 50 ms, with full jitter', async () => {
+    const lock = join(tempDir(), 'x.lock');
+    const holder = await acquireLock(lock);
+    hooks.watch = () => {
+      throw Object.assign(new Error('ENOSPC: System limit for number of file watchers reached'), { code: 'ENOSPC' });
+    };
     vi.spyOn(Math, 'random').mockReturnValue(0.5);
     const slept: number[] = [];
     sleeps.hook = (ms) => {
@@ -185,7 +209,7 @@ describe('taking a lock', () => {
       }
     };
     const slept: number[] = [];
-    sleeps.hook = (ms) => slept.push(ms);
+    sleeps.hook = (ms) => void slept.push(ms);
     releaseLock(await acquireLock(lock));
     expect(letGo).toBe(true);
     expect(slept).toEqual([]);

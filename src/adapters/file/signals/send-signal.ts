@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { FedError, RefusedError } from '../../../core/errors.js';
 import { withLock } from '../../../infra/fs/lock.js';
 import {
+  fsyncDirectoryAsync,
   linkFileNoClobber,
   suffixedName,
   unlinkQuietly,
@@ -114,14 +115,14 @@ async function deliverCopies(
 
   let file: string;
   try {
-    file = inInbox?.file ?? linkSignalFile(temp(recipient.inbox), recipient.inbox, name, writeOptions);
+    file = inInbox?.file ?? (await linkSignalFile(temp(recipient.inbox), recipient.inbox, name, writeOptions));
   } catch (error) {
     discard();
     throw error;
   }
   let outboxFile: string;
   try {
-    outboxFile = inOutbox?.file ?? linkSignalFile(temp(sender.outbox), sender.outbox, file, writeOptions);
+    outboxFile = inOutbox?.file ?? (await linkSignalFile(temp(sender.outbox), sender.outbox, file, writeOptions));
   } catch (error) {
     throw new SignalOutboxCopyError(message.id, join(recipient.inbox, file), sender.outbox, error);
   } finally {
@@ -183,15 +184,18 @@ export class SignalOutboxCopyError extends FedError {
 
 /**
  * Publish a complete temp file as a signal of `dir`: under `name`, or after a collision past the run of
- * taken names (firstFreeSuffix; one failed link, ~10 µs, per name would make a burst quadratic).
+ * taken names (firstFreeSuffix; one failed link, ~10 µs, per name would make a burst quadratic). The
+ * folder is flushed on the thread pool, so the send's id claim, written meanwhile, goes on as it waits.
  */
-function linkSignalFile(temp: string, dir: string, name: string, options: WriteOptions): string {
+async function linkSignalFile(temp: string, dir: string, name: string, options: WriteOptions): Promise<string> {
   let firstFree: number | undefined;
-  return linkFileNoClobber(temp, dir, name, {
-    ...options,
+  const file = linkFileNoClobber(temp, dir, name, {
+    durable: false,
     nameForAttempt: (_candidate, attempt) =>
       suffixedName(name, (firstFree ??= firstFreeSuffix(dir, name)) + attempt - 2),
   });
+  if (options.durable ?? true) await fsyncDirectoryAsync(dir);
+  return file;
 }
 
 /**
