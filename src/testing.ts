@@ -223,6 +223,8 @@ export { totalRuns } from './apps/runs/run-totals.js';
 export { renderRuns } from './apps/runs/render-runs.js';
 export type { RunSummary } from './apps/run/run-federation.js';
 export type { ServeEvent } from './apps/serve/serve-events.js';
+/** Taken work of an unplaced team, as the dispatcher's tests hand it one without a NATS server. */
+export type { TakenWork } from './ports/dispatch-queue.js';
 export { serveFederation } from './apps/serve/serve-federation.js';
 export { serveLeases } from './apps/serve/serve-lease.js';
 export { retryTeam } from './apps/run/team-retry.js';

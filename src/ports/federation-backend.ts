@@ -1,3 +1,4 @@
+import type { DispatchQueue } from './dispatch-queue.js';
 import type { DeliveryFactStore } from './delivery-fact-store.js';
 import type { FederationChanges } from './federation-changes.js';
 import type { FederationJournal } from './federation-journal.js';
@@ -27,4 +28,6 @@ export interface FederationBackend {
   readonly hosts?: HostDirectory;
   /** A copy of each team's own files, so a team can move to another machine; absent on one machine (files). */
   readonly teamFiles?: TeamFileStore;
+  /** The pending work of unplaced teams, which any host's server takes; absent on one machine (files). */
+  readonly work?: DispatchQueue;
 }

@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { ServeEvent } from 'fed/testing';
@@ -10,6 +9,7 @@ import { fakeAgent } from '../helpers/launch-federation.js';
 import { skipWithoutNatsServer } from '../helpers/nats-server.js';
 import { useNatsServer } from '../helpers/use-nats-server.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { expectEachStepOnce, fedOn, serveHost } from '../helpers/serve-host.js';
 
 const SUITE = 'fed serve on many machines: two hosts sharing one nats-server, one lost, its team moved';
 
@@ -21,46 +21,9 @@ interface Hosts {
   hosts: { name: string; state: string; teams: string[]; running: string[] }[];
 }
 
-/**
- * A machine: its own git checkout and working directory, joined to `federation` on the shared
- * server, serving as host `name` with the given agent (unsandboxed: the test reads the agents' pids).
- */
-async function machine(
-  env: NodeJS.ProcessEnv,
-  federation: string,
-  name: string,
-  agent: string,
-  serve: object = {},
-): Promise<string> {
-  const dir = tempDir(`fed-host-${name}-`);
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'pipe' });
-  git('init', '-q', '-b', 'main');
-  git('config', 'user.email', 'fed@test');
-  git('config', 'user.name', 'fed test');
-  writeFileSync(join(dir, 'README.md'), '# project\n');
-  git('add', '-A');
-  git('commit', '-qm', 'project');
-  const init = await runFed(['--root', dir, 'init', '--name', federation], { env });
-  expect(init.code, init.stderr).toBe(0);
-  const file = join(dir, 'federate.config.json');
-  const written = JSON.parse(readFileSync(file, 'utf8')) as { agent?: object };
-  writeFileSync(
-    file,
-    JSON.stringify({
-      ...written,
-      agentCommand: agent,
-      agent: { ...written.agent, sandbox: false },
-      serve: { hostName: name, ...SERVE, ...serve },
-    }),
-  );
-  return dir;
-}
-
-const fedOn = (env: NodeJS.ProcessEnv) => async (root: string, args: string[]) => {
-  const result = await runFed(['--root', root, ...args], { env, timeoutMs: 60_000 });
-  expect(result.code, `fed ${args.join(' ')}: ${result.stderr}`).toBe(0);
-  return result.stdout;
-};
+/** A machine serving as host `name`, with this test's heartbeat. */
+const machine = (env: NodeJS.ProcessEnv, federation: string, name: string, agent: string, serve: object = {}) =>
+  serveHost(env, federation, name, agent, { ...SERVE, ...serve });
 
 /** Two hosts, alpha and beta, a team on each; alpha's agent takes a first step and hangs, beta's completes. */
 async function twoHosts(env: NodeJS.ProcessEnv, federation: string, betaServe: object = {}) {
@@ -138,17 +101,6 @@ async function stopInOrder(server: ServeProcess): Promise<number | null> {
   }
 }
 
-/** The journal of docs-a's lifecycle: every transition applied exactly once across both hosts. */
-async function expectEachStepOnce(fed: ReturnType<typeof fedOn>, root: string): Promise<void> {
-  const show = JSON.parse(await fed(root, ['team', 'show', 'docs-a', '--json'])) as {
-    lifecycle: { state: string; recent: { from: string; to: string; event: string }[] };
-  };
-  expect(show.lifecycle.state).toBe('complete');
-  const steps = show.lifecycle.recent.map((line) => `${line.from}→${line.to}:${line.event}`);
-  expect(steps.length).toBeGreaterThan(3);
-  expect(new Set(steps).size, steps.join('\n')).toBe(steps.length);
-}
-
 describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
   const server = useNatsServer();
 
@@ -194,7 +146,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
       state: 'complete',
     });
     expect(existsSync(join(beta, '.fed', 'teams', 'docs-a', 'deliverable.md'))).toBe(true);
-    await expectEachStepOnce(fed, beta);
+    await expectEachStepOnce(fed, beta, 'docs-a');
     expect(await fed(beta, ['log', '--team', 'docs-a'])).toContain('moved from host alpha to beta');
 
     // alpha comes back: it serves again, but docs-a is beta's now — a new mission is dispatched there only.
@@ -248,7 +200,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     });
     expect(await betaServer.waitForEvent('ended', (e) => e.team === 'docs-a')).toMatchObject({ outcome: 'complete' });
     expect(existsSync(join(beta, '.fed', 'teams', 'docs-a', 'deliverable.md'))).toBe(true);
-    await expectEachStepOnce(fed, beta);
+    await expectEachStepOnce(fed, beta, 'docs-a');
   }, 300_000);
 });
 

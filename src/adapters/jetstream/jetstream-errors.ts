@@ -27,6 +27,8 @@ export const JetStreamApiCode = {
   StreamWrongLastSequence: 10071,
   /** JSStreamWrongLastSequenceConstantErr "wrong last sequence", the same refusal without the sequence. */
   StreamWrongLastSequenceUnknown: 10164,
+  /** JSStreamStoreFailedF "{err}": a message refused by the stream's limits, e.g. "maximum messages per subject exceeded". Not in the client's list. */
+  StreamStoreFailed: 10077,
 } as const;
 
 /**
@@ -77,6 +79,13 @@ export function jetStreamStatus(error: unknown): number | undefined {
 export function isWrongLastSequence(error: unknown): boolean {
   const code = jetStreamApiCode(error);
   return code === JetStreamApiCode.StreamWrongLastSequence || code === JetStreamApiCode.StreamWrongLastSequenceUnknown;
+}
+
+/** A publish refused because its subject holds a message already (a stream of one message per subject, discard new). */
+export function isSubjectFull(error: unknown): boolean {
+  return (
+    jetStreamApiCode(error) === JetStreamApiCode.StreamStoreFailed && /per subject/i.test((error as Error).message)
+  );
 }
 
 /** A stream lookup (info, get, consumer) answered "stream not found". */

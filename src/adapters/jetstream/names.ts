@@ -17,7 +17,9 @@ import { InvalidInputError } from '../../core/errors.js';
  * - quarantine: stream `FED_<name>_QUARANTINE`, subject `fed.<name>.quarantine.<team>`;
  * - hosts: KV bucket `fed_<name>_hosts`, key `<host name>` (the machines `fed serve` runs on);
  * - team files: KV bucket `fed_<name>_files`, key `<team>.<file>` (a copy of a team's deliverable, learning
- *   log and run records, for a team moved to another host).
+ *   log and run records, for a team moved to another host);
+ * - unplaced teams' pending work: stream `FED_<name>_WORK` (work-queue retention), subject
+ *   `fed.<name>.work.<team>`, message id `<team>:<work key>`, taken through the durable consumer `serve`.
  */
 export interface JetStreamNames {
   federation: string;
@@ -30,6 +32,7 @@ export interface JetStreamNames {
   lifecycleBucket: string;
   hostBucket: string;
   teamFileBucket: string;
+  workStream: string;
   inboxSubject(to: string, from: string): string;
   /** The subject that stores, in the delivery bucket, where signal `id`'s inbox copy is. */
   seqHintSubject(id: string): string;
@@ -70,6 +73,7 @@ export function jetstreamNames(federation: string | undefined): JetStreamNames {
     lifecycleBucket: `fed_${federation}_lifecycle`,
     hostBucket: `fed_${federation}_hosts`,
     teamFileBucket: `fed_${federation}_files`,
+    workStream: `FED_${federation}_WORK`,
     inboxSubject: (to, from) => `${prefix}.inbox.${to}.${from}`,
     seqHintSubject: (id) => `$KV.${deliveryBucket}.${id.toLowerCase()}.seq`,
     seqHintKey: (id) => `${id.toLowerCase()}.seq`,

@@ -5,6 +5,7 @@ import type { FederationStreams } from './federation-streams.js';
 import { JetStreamDeliveryFactStore } from './jetstream-delivery-fact-store.js';
 import { JetStreamFederationChanges } from './jetstream-federation-changes.js';
 import { JetStreamFederationJournal } from './jetstream-federation-journal.js';
+import { JetStreamDispatchQueue } from './jetstream-dispatch-queue.js';
 import { JetStreamHostDirectory } from './jetstream-host-directory.js';
 import { JetStreamTeamFileStore } from './jetstream-team-file-store.js';
 import { JetStreamLifecycleStore } from './jetstream-lifecycle-store.js';
@@ -76,6 +77,7 @@ export function createJetStreamBackend(options: JetStreamBackendOptions): JetStr
     changes: new JetStreamFederationChanges(streams, names, options.root, options.federationReport),
     hosts: new JetStreamHostDirectory(streams, names, where),
     teamFiles: new JetStreamTeamFileStore(streams, names, where),
+    work: new JetStreamDispatchQueue(streams, names, where),
     close: async () => {
       const open = await opening?.catch(() => undefined);
       opening = undefined;

@@ -1,5 +1,10 @@
 import { parseDuration } from '../../core/schema/duration.js';
-import { DEFAULT_HEARTBEAT_MS, LOST_AFTER_HEARTBEATS, type ServeConfig } from '../../core/schema/host.js';
+import {
+  DEFAULT_HEARTBEAT_MS,
+  DEFAULT_WORK_ACK_WAIT_MS,
+  LOST_AFTER_HEARTBEATS,
+  type ServeConfig,
+} from '../../core/schema/host.js';
 import type { HeardHost } from '../../ports/host-directory.js';
 
 /** A host as the others see it: its server renews its record (alive), stopped on purpose, or went silent (lost). */
@@ -8,6 +13,11 @@ export type HostState = 'alive' | 'stopped' | 'lost';
 /** How often this machine's server renews its host record (`serve.heartbeat`, default 5 s). */
 export function heartbeatMs(serve: ServeConfig | undefined): number {
   return (serve?.heartbeat && parseDuration(serve.heartbeat)) || DEFAULT_HEARTBEAT_MS;
+}
+
+/** How long a server that took an unplaced team's work may go silent before another host takes it (`serve.workAckWait`). */
+export function workAckWaitMs(serve: ServeConfig | undefined): number {
+  return (serve?.workAckWait && parseDuration(serve.workAckWait)) || DEFAULT_WORK_ACK_WAIT_MS;
 }
 
 /**

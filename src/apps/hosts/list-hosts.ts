@@ -1,6 +1,7 @@
 import { statusOf } from '../../core/find-team.js';
 import { thisHostName } from '../../core/host-name.js';
 import type { HostRecord } from '../../core/schema/host.js';
+import { ANY_HOST } from '../../core/schema/registry.js';
 import type { Federation } from '../../engine/context.js';
 import { hostState, type HostState } from './host-liveness.js';
 
@@ -56,8 +57,9 @@ export async function listHosts(fed: Federation): Promise<HostsView> {
     };
   });
   const known = new Set(hosts.map((host) => host.name));
+  // Unplaced teams are any alive host's: served while one is.
   const unserved = [...placed]
-    .filter(([host]) => host === null || !known.has(host))
+    .filter(([host]) => host !== ANY_HOST && (host === null || !known.has(host)))
     .flatMap(([host, teams]) => teams.map((team) => ({ team, host })));
   return { shared: true, hosts, unserved };
 }

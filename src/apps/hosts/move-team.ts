@@ -1,7 +1,7 @@
 import { RefusedError } from '../../core/errors.js';
 import { getTeam, statusOf } from '../../core/find-team.js';
 import { teamWorkspacePath } from '../../core/layout.js';
-import type { RegistryEntry } from '../../core/schema/registry.js';
+import { ANY_HOST, type RegistryEntry } from '../../core/schema/registry.js';
 import type { Federation } from '../../engine/context.js';
 import { recordFederationEvent } from '../../engine/federation/federation-journal.js';
 import { updateRegistry } from '../../engine/registry/update-registry.js';
@@ -47,7 +47,6 @@ export async function moveTeam(
     );
   const hosts = new Map((await directory.list()).map((host) => [host.record.name, host]));
   const target = aliveHost(fed, directory, hosts, to);
-  const location = (entry: RegistryEntry) => teamWorkspacePath(target.record.root, entry.domain, entry.placementType);
   let result: MovedTeam | undefined;
   await updateRegistry(fed, (registry) => {
     const entry = getTeam(registry, name);
@@ -55,7 +54,7 @@ export async function moveTeam(
     result = { team: entry.domainId, from, to, location: entry.location, moved: false };
     if (entry.host === to || (options.from !== undefined && entry.host !== options.from)) return undefined;
     refuseMove(fed, entry, hosts);
-    result = { ...result, location: location(entry), moved: true };
+    result = { ...result, location: workspaceUnder(target.record.root, entry), moved: true };
     Object.assign(entry, { host: to, location: result.location });
     return registry;
   });
@@ -70,6 +69,29 @@ export async function moveTeam(
       by: options.from === undefined ? 'person' : 'failover',
     });
   return result!;
+}
+
+/** Where a team's workspace is in the working directory `root` of a host: where onboarding there makes it. */
+const workspaceUnder = (root: string, entry: RegistryEntry) =>
+  teamWorkspacePath(root, entry.domain, entry.placementType);
+
+/**
+ * An unplaced team's work taken by this host's server (`root` its working directory): the registry's
+ * `location` becomes the workspace here, in one compare-and-swap as a move makes it, so this host's
+ * actors and launches own the team from now on (the others find it elsewhere). Returns the entry as it
+ * is now; unchanged when the team ran here last, or is no longer unplaced (a person placed it meanwhile).
+ */
+export async function claimUnplacedTeam(fed: Federation, name: string, root: string): Promise<RegistryEntry> {
+  let claimed: RegistryEntry | undefined;
+  await updateRegistry(fed, (registry) => {
+    const entry = getTeam(registry, name);
+    claimed = entry;
+    const location = workspaceUnder(root, entry);
+    if (entry.host !== ANY_HOST || entry.location === location) return undefined;
+    entry.location = location;
+    return registry;
+  });
+  return { ...claimed! };
 }
 
 function aliveHost(fed: Federation, directory: HostDirectory, hosts: Map<string, HeardHost>, to: string): HeardHost {

@@ -9,7 +9,8 @@ import { readLastRun } from '../launch/run-records.js';
 import type { Candidate } from '../run/team-judgement.js';
 import { AccountRamp } from './account-ramp.js';
 import type { ServeEvent } from './serve-events.js';
-import { workFor, type TeamWork } from './team-work.js';
+import type { TakenWork } from '../../ports/dispatch-queue.js';
+import { workFor, workKey, type TeamWork } from './team-work.js';
 
 /** How one dispatched launch ended, as the dispatcher needs it. */
 export type LaunchEnd =
@@ -29,10 +30,25 @@ export interface DispatcherOptions {
   ramp?: AccountRamp;
   /** Whether this server dispatches the team (its placement); default every team. Checked before every start. */
   serves?: (team: RegistryEntry) => Promise<boolean>;
+  /** Unplaced teams, whose work goes through a queue every host's server takes from (JetStream). */
+  unplaced?: UnplacedTeams;
+}
+
+/** How the dispatcher hands unplaced teams' work to the shared queue and runs what it takes from it. */
+export interface UnplacedTeams {
+  /** Whether the team's work goes through the queue. */
+  handles(team: RegistryEntry): boolean;
+  offer(team: string, key: string): Promise<void>;
+  /** The team's work was taken here: it works here from now on (its workspace made here). */
+  claim(team: RegistryEntry): Promise<RegistryEntry>;
+  /** Taken work not said to be going on for this long goes to another host. */
+  ackWaitMs: number;
 }
 
 interface Running {
   controller: AbortController;
+  /** Work of an unplaced team taken from the shared queue: settled when its launch ends. */
+  taken?: TakenWork;
   done: Promise<void>;
   work: TeamWork;
   started: number;
@@ -80,6 +96,8 @@ export class Dispatcher {
   private readonly told = new Map<string, string>();
   private readonly ramp: AccountRamp;
   private readonly latch = wakeLatch();
+  /** Woken when an agent ends: capacity for unplaced teams' work. */
+  private readonly freed = wakeLatch();
   private dirtyAll = true;
   private readonly dirty = new Set<string>();
   private dispatching = true;
@@ -194,6 +212,12 @@ export class Dispatcher {
     this.dirty.clear();
     for (const team of judged) {
       if (this.running.has(team.domainId)) continue;
+      if (this.options.unplaced?.handles(team)) {
+        // Any host's: its work is queued for whichever server has capacity (perhaps this one).
+        this.queue.delete(team.domainId);
+        await this.offer(team, this.options.unplaced);
+        continue;
+      }
       if (!(await this.serves(team))) {
         // Placed on another host: its server dispatches it.
         this.queue.delete(team.domainId);
@@ -214,6 +238,41 @@ export class Dispatcher {
     // Only what a person should look at is said: a team whose files cannot be read. Teams without work
     // (no mission, finished, paused by hand, waiting on a review) are the normal quiet case.
     if (judged.skip.startsWith('its files cannot be read')) this.tell(team.domainId, 'skipped', judged.skip, null);
+  }
+
+  private async offer(team: RegistryEntry, unplaced: UnplacedTeams): Promise<void> {
+    const { work } = await workFor(this.fed, team);
+    if (work) await unplaced.offer(team.domainId, workKey(work));
+  }
+
+  /** Whether an agent more may start now. */
+  hasCapacity(): boolean {
+    return this.dispatching && this.running.size < this.options.capacity;
+  }
+
+  /** Resolves once an agent ended (or after `ms`). */
+  async capacityFreed(ms: number): Promise<void> {
+    await this.freed.wait(ms);
+  }
+
+  /**
+   * Run an unplaced team's work taken from the shared queue: judged again here (another host may have
+   * done it meanwhile), the team claimed, started; the work is acknowledged when the launch ends, or
+   * given back to be taken again after a backoff (by any host) when it ended unfinished.
+   */
+  async startTaken(taken: TakenWork): Promise<void> {
+    const unplaced = this.options.unplaced;
+    if (!unplaced || !this.hasCapacity() || this.running.has(taken.team)) return taken.retry(1_000);
+    const known = (await this.fed.backend.registry.read()).teams.find((t) => t.domainId === taken.team);
+    // Removed, or placed on a host by a person since: its queued work is no one's to run from the queue.
+    if (!known || !unplaced.handles(known)) return taken.done();
+    const { work } = await workFor(this.fed, known);
+    if (!work) return taken.done();
+    if (work.notBefore > Date.now()) return taken.retry(work.notBefore - Date.now());
+    const here = await unplaced.claim(known);
+    const fresh = await workFor(this.fed, here);
+    if (!fresh.work) return taken.done();
+    this.start(fresh.work, taken);
   }
 
   private async serves(team: RegistryEntry): Promise<boolean> {
@@ -274,7 +333,7 @@ export class Dispatcher {
     return preset ? accountOf(this.fed.config, preset) : undefined;
   }
 
-  private start(work: TeamWork): void {
+  private start(work: TeamWork, taken?: TakenWork): void {
     const team = work.candidate.team.domainId;
     this.queue.delete(team);
     this.told.delete(team);
@@ -282,11 +341,20 @@ export class Dispatcher {
     if (account) this.ramp.started(account, Date.now());
     const controller = new AbortController();
     const started = Date.now();
+    // Taken work is said to be going on while the agent runs: a server that dies goes silent, and another takes it.
+    const working = taken && setInterval(() => taken.working(), Math.max(200, this.options.unplaced!.ackWaitMs / 3));
     const done = this.options
       .launch(work.candidate, controller.signal)
       .catch((error: unknown): LaunchEnd => ({ ok: false, reason: (error as Error).message }))
-      .then((end) => this.ended(team, end, started, account));
-    this.running.set(team, { controller, done, work, started });
+      .then(async (end) => {
+        clearInterval(working);
+        const retryInMs = this.ended(team, end, started, account);
+        // Settled before the team is judged again: what is left of its work is then offered anew.
+        if (taken) await this.settle(taken, retryInMs);
+        this.changed(team);
+        this.freed.wake();
+      });
+    this.running.set(team, { controller, done, work, started, taken });
     this.options.onEvent({
       kind: 'dispatched',
       at: new Date(started).toISOString(),
@@ -298,7 +366,20 @@ export class Dispatcher {
     });
   }
 
-  private ended(team: string, end: LaunchEnd, started: number, account: string | undefined): void {
+  /** Taken work: acknowledged, or given back to be taken again after its backoff (by any host). */
+  private async settle(taken: TakenWork, retryInMs: number | undefined): Promise<void> {
+    try {
+      if (retryInMs === undefined || !this.dispatching) await taken.done();
+      else taken.retry(retryInMs);
+    } catch (error) {
+      this.warnOnce(
+        `${taken.team}: its work could not be acknowledged (another host may run it again): ${(error as Error).message}`,
+      );
+    }
+  }
+
+  /** Bookkeeping of a launch's end; returns the backoff (ms) before its team is tried again, if it is. */
+  private ended(team: string, end: LaunchEnd, started: number, account: string | undefined): number | undefined {
     this.running.delete(team);
     const at = new Date().toISOString();
     const durationMs = Date.now() - started;
@@ -326,9 +407,11 @@ export class Dispatcher {
     else if (this.dispatching) {
       const failures = (this.backoff.get(team)?.failures ?? 0) + 1;
       const base = this.options.backoffMs ?? 30_000;
-      this.backoff.set(team, { failures, until: Date.now() + Math.min(MAX_BACKOFF_MS, base * 2 ** (failures - 1)) });
+      const waitMs = Math.min(MAX_BACKOFF_MS, base * 2 ** (failures - 1));
+      this.backoff.set(team, { failures, until: Date.now() + waitMs });
+      return waitMs;
     }
-    this.changed(team);
+    return undefined;
   }
 
   /** Whether the federation's budget lets an agent start; said once while it does not. */

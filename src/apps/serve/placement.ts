@@ -1,15 +1,18 @@
 import { existsSync } from 'node:fs';
 import { teamWorkspacePath } from '../../core/layout.js';
-import type { RegistryEntry } from '../../core/schema/registry.js';
+import { ANY_HOST, type RegistryEntry } from '../../core/schema/registry.js';
 import type { Federation } from '../../engine/context.js';
 import { createWorkspace } from '../../engine/registry/placement.js';
 import { writeTeamMarker } from '../../engine/registry/team-marker.js';
+import { claimUnplacedTeam } from '../hosts/move-team.js';
 import { restoreTeamFiles } from '../hosts/team-files.js';
 
 /**
  * Which teams a server serves. On a federation shared across machines, a team is dispatched only by the
  * server of the host it is placed on (its registry `host`; a team registered without one, by the server
- * of the working directory its workspace is in, as before hosts existed). On files, every team.
+ * of the working directory its workspace is in, as before hosts existed). On files, every team. An
+ * unplaced team (registry `host` "*") is any host's: its work goes through the shared queue, and the
+ * server that takes a piece of it makes the team's workspace here (`claim`) and runs it.
  *
  * A team moved here (`fed team move`, failover) has no workspace here yet: it is made, as onboarding
  * makes one, the first time this server serves the team, with the team's own files as its last host's
@@ -29,6 +32,21 @@ export class Placement {
     if (team.host !== this.host) return false;
     await this.makeWorkspace(team);
     return true;
+  }
+
+  /**
+   * Whether the team is unplaced and this server takes its work through the shared queue (JetStream). On
+   * files there is one host: an unplaced team is simply this host's.
+   */
+  unplaced(team: RegistryEntry): boolean {
+    return this.fed.backend.work !== undefined && team.host === ANY_HOST;
+  }
+
+  /** An unplaced team whose work this server took: its workspace here, made as for a team moved here. */
+  async claim(team: RegistryEntry): Promise<RegistryEntry> {
+    const here = await claimUnplacedTeam(this.fed, team.domainId, this.fed.root);
+    await this.makeWorkspace(here);
+    return here;
   }
 
   private async makeWorkspace(team: RegistryEntry): Promise<void> {

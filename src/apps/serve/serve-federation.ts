@@ -19,6 +19,8 @@ import { startHeartbeat } from './host-heartbeat.js';
 import { hostWatch } from './host-watch.js';
 import { Placement } from './placement.js';
 import { keepTeamFiles } from '../hosts/team-files.js';
+import { workAckWaitMs } from '../hosts/host-liveness.js';
+import { takeUnplacedWork } from './take-unplaced-work.js';
 
 export interface ServeOptions extends Omit<LaunchOptions, 'onProgress' | 'signal' | 'workflow'> {
   /** At most this many agents at once (default: the machine's cores). */
@@ -82,6 +84,7 @@ export async function serveFederation(fed: Federation, options: ServeOptions): P
   const emit = options.onEvent;
   const now = () => new Date().toISOString();
   // A team moved here gets its workspace made when first served: its actor joins at once.
+  const ackWaitMs = workAckWaitMs(fed.config.serve);
   const placement = new Placement(fed, host, () => actorsWake.dispatchEvent(new Event('wake')));
   const dispatcher = new Dispatcher(fed, {
     capacity,
@@ -89,6 +92,12 @@ export async function serveFederation(fed: Federation, options: ServeOptions): P
     onEvent: emit,
     launch: (candidate, signal) => launchOne(fed, candidate, signal, options, actorsWake),
     serves: (team) => placement.serves(team),
+    unplaced: fed.backend.work && {
+      handles: (team) => placement.unplaced(team),
+      offer: (team, key) => fed.backend.work!.offer(team, key),
+      claim: (team) => placement.claim(team),
+      ackWaitMs,
+    },
   });
   // The actors, the monitor and the feed stop after the agents: a stopping agent's last events and signals
   // are still applied.
@@ -178,7 +187,14 @@ export async function serveFederation(fed: Federation, options: ServeOptions): P
     await schedules.start(options.config.schedules ?? []);
     emit({ kind: 'started', at: now(), root: fed.root, host, pid: process.pid, capacity });
     await options.onStarted?.({ changes, dispatch: { state: () => dispatcher.state() } });
+    // On a federation shared across machines: this server's share of the unplaced teams' work.
+    const taking = fed.backend.work
+      ? takeUnplacedWork(fed.backend.work, dispatcher, ackWaitMs, stopDispatching, (text) =>
+          emit({ kind: 'warning', at: now(), text }),
+        )
+      : Promise.resolve();
     await dispatcher.run(stopDispatching);
+    await taking;
     const running = dispatcher.runningTeams();
     const graceMs = options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS;
     if (running.length) emit({ kind: 'stopping', at: now(), running, graceMs });

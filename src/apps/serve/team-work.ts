@@ -58,3 +58,11 @@ export async function workFor(
     },
   };
 }
+
+/**
+ * The name of a piece of a team's work in the shared queue of unplaced teams: its kind and when it
+ * arrived, the same on every host that judges it, and new once a launch has changed the team.
+ */
+export function workKey(work: TeamWork): string {
+  return `${work.kind}-${work.since}`;
+}

@@ -59,11 +59,12 @@ function registerOnboard(team: Command, io: CliIo): void {
       DEFAULT_ARCHETYPE,
     )
     .addOption(new Option('--placement <type>', 'workspace placement').choices(PLACEMENT_TYPES).default('directory'))
+    .option('--any-host', 'unplaced: any host serving the federation runs it, whichever has free capacity (JetStream)')
     .option('--json', 'print the registry entry as JSON')
     .action(
       async (
         domain: string,
-        options: { id?: string; archetype: string; placement: PlacementType; json?: boolean },
+        options: { id?: string; archetype: string; placement: PlacementType; anyHost?: boolean; json?: boolean },
         command: Command,
       ) => {
         const ctx = federationContext(command, io);
@@ -75,6 +76,7 @@ function registerOnboard(team: Command, io: CliIo): void {
             domainId: options.id,
             archetypeId: options.archetype,
             placementType: options.placement,
+            anyHost: options.anyHost,
           },
           { onWarning: (text) => io.stderr(`warning: ${text}\n`) },
         );

@@ -23,6 +23,8 @@ export const hostNameSchema = z.string().refine((name) => HOST_NAME_PATTERN.test
 
 /** How often a server renews its host record unless `serve.heartbeat` says otherwise. */
 export const DEFAULT_HEARTBEAT_MS = 5_000;
+/** How long taken work of an unplaced team may go unacknowledged unless `serve.workAckWait` says otherwise. */
+export const DEFAULT_WORK_ACK_WAIT_MS = 30_000;
 /** A host unheard for this many heartbeats is lost, unless `serve.hostLostAfter` says otherwise. */
 export const LOST_AFTER_HEARTBEATS = 3;
 
@@ -38,6 +40,11 @@ export const serveConfigSchema = z.object({
   hostLostAfter: durationSchema.optional(),
   /** `"auto"`: a server moves the teams of a lost host to itself; `"manual"` (default): a person runs `fed team move`. */
   failover: z.enum(FAILOVER_MODES).optional(),
+  /**
+   * How long a server that took an unplaced team's work may go silent before the work is given to another
+   * host (default 30s); while its agent runs it says so every third of it.
+   */
+  workAckWait: durationSchema.optional(),
 });
 export type ServeConfig = z.infer<typeof serveConfigSchema>;
 

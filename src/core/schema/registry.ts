@@ -22,6 +22,12 @@ export type PlacementType = z.infer<typeof placementTypeSchema>;
  */
 export const REGISTRY_SCHEMA_REVISION = 2;
 
+/**
+ * The registry `host` of an unplaced team (`fed team onboard --any-host`): whichever host has free capacity
+ * runs it. No host is named so (host names start with a letter, digit or `_`).
+ */
+export const ANY_HOST = '*';
+
 export const registryEntrySchema = z.looseObject({
   domain: teamIdSchema,
   domainId: teamIdSchema,
@@ -32,6 +38,7 @@ export const registryEntrySchema = z.looseObject({
   /**
    * The machine the workspace is on (its host name), for federations whose teams work on several machines
    * (the JetStream backend): `location` is a path on that machine. Absent in registries written before it.
+   * `"*"` (ANY_HOST): unplaced — any host's server may run it; `location` is where it last ran.
    */
   host: nonEmptyString.optional(),
   status: teamStatusSchema.optional(),

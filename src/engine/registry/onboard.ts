@@ -10,7 +10,13 @@ import { federationPaths, onboardingPaths, teamWorkspacePath, workspacePaths } f
 import { onboardingIntentSchema, type OnboardingIntent } from '../../core/schema/onboarding-intent.js';
 import { META, teamIdSchema } from '../../core/schema/common.js';
 import { zodProblems } from '../../core/schema/problems.js';
-import { PLACEMENT_TYPES, type PlacementType, type Registry, type RegistryEntry } from '../../core/schema/registry.js';
+import {
+  ANY_HOST,
+  PLACEMENT_TYPES,
+  type PlacementType,
+  type Registry,
+  type RegistryEntry,
+} from '../../core/schema/registry.js';
 import { recordFederationEvent } from '../federation/federation-journal.js';
 import { createWorkspace, removeWorkspace, worktreeBranch, type CreatedWorkspace } from './placement.js';
 import { updateRegistry, type UpdateOptions } from './update-registry.js';
@@ -27,6 +33,11 @@ export interface OnboardRequest {
   archetypeId?: string;
   /** Defaults to `directory`. */
   placementType?: PlacementType;
+  /**
+   * Unplaced: any host's server may run it (registry `host` "*"), whichever has free capacity; else it is
+   * placed on this host. A directory team only: a worktree's branch lives in one machine's clone.
+   */
+  anyHost?: boolean;
 }
 
 function checkSlug(what: string, value: string): string {
@@ -136,6 +147,10 @@ export async function onboardTeam(
       `--placement: expected one of ${PLACEMENT_TYPES.join(', ')}, got "${String(placementType)}"`,
     );
   }
+  if (request.anyHost && placementType === 'worktree')
+    throw new InvalidInputError(
+      "--any-host: a worktree team cannot be unplaced — its branch lives in one machine's clone, so it runs where it is onboarded; drop --any-host or use --placement directory",
+    );
 
   // The registry of the configured backend: on JetStream it is shared with teams on other machines.
   const { root, backend } = fed;
@@ -194,7 +209,7 @@ export async function onboardTeam(
         placementType,
         onboardedAt: now,
         location: workspace.location,
-        host: thisHostName(fed.config),
+        host: request.anyHost ? ANY_HOST : thisHostName(fed.config),
         status: 'active',
         lastActive: now,
       };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { openFederation, sendSignal } from 'fed';
 import { Dispatcher, type LaunchEnd } from '../../../src/apps/serve/dispatcher.js';
+import type { TakenWork } from 'fed/testing';
 import { waitFor } from '../../helpers/fixture-process.js';
 import { signalFederation } from '../../helpers/signal-federation.js';
 
@@ -83,6 +84,75 @@ describe('Dispatcher.state', () => {
     expect(Date.parse(dispatcher.state().queued[0]!.until!)).toBeGreaterThan(Date.now() + 30_000);
     stop.abort();
     await running;
+    await dispatcher.stop(0, new AbortController().signal);
+  });
+});
+
+describe('Dispatcher with unplaced teams', () => {
+  /** The shared queue as the dispatcher sees it: what was offered, and each taken work's fate. */
+  function fakeQueue() {
+    const offered: string[] = [];
+    const settled: string[] = [];
+    const taken = (team: string, key: string): TakenWork => ({
+      team,
+      key,
+      working: () => undefined,
+      done: async () => void settled.push(`${team}: done`),
+      retry: (delayMs) => void settled.push(`${team}: retry in ${delayMs} ms`),
+    });
+    return { offered, settled, taken };
+  }
+
+  it("offers an unplaced team's work to the queue instead of running it; runs work taken, acknowledged once its launch ends", async () => {
+    const fed = await federationWithWork(['api']);
+    const queue = fakeQueue();
+    const launched: string[] = [];
+    const dispatcher = new Dispatcher(fed, {
+      capacity: 1,
+      onEvent: () => undefined,
+      launch: async (candidate) => {
+        launched.push(candidate.team.domainId);
+        return { ok: true, result: { outcome: 'complete', state: 'complete', reason: null, resumeAt: null } };
+      },
+      unplaced: {
+        handles: () => true,
+        offer: async (team, key) => void queue.offered.push(`${team}:${key}`),
+        claim: async (team) => team,
+        ackWaitMs: 30_000,
+      },
+    });
+    const stop = new AbortController();
+    const running = dispatcher.run(stop.signal);
+    await waitFor(() => queue.offered.length > 0, 10_000, 'api offered');
+    expect(queue.offered[0]).toMatch(/^api:mission-\d+$/);
+    expect(launched).toEqual([]);
+    await dispatcher.startTaken(queue.taken('api', queue.offered[0]!.slice('api:'.length)));
+    await waitFor(() => queue.settled.length > 0, 10_000, 'the taken work settled');
+    expect(launched).toEqual(['api']);
+    expect(queue.settled).toEqual(['api: done']);
+    stop.abort();
+    await running;
+    await dispatcher.stop(0, new AbortController().signal);
+  });
+
+  it('gives taken work back with its backoff when the launch ended unfinished', async () => {
+    const fed = await federationWithWork(['api']);
+    const queue = fakeQueue();
+    const dispatcher = new Dispatcher(fed, {
+      capacity: 1,
+      backoffMs: 60_000,
+      onEvent: () => undefined,
+      launch: async () => ({ ok: false, reason: 'the agent crashed' }),
+      unplaced: {
+        handles: () => true,
+        offer: async () => undefined,
+        claim: async (team) => team,
+        ackWaitMs: 30_000,
+      },
+    });
+    await dispatcher.startTaken(queue.taken('api', 'mission-1'));
+    await waitFor(() => queue.settled.length > 0, 10_000, 'the taken work settled');
+    expect(queue.settled).toEqual(['api: retry in 60000 ms']);
     await dispatcher.stop(0, new AbortController().signal);
   });
 });
