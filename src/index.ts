@@ -31,7 +31,7 @@ export { updateRegistry } from './engine/registry/update-registry.js';
 
 // Lifecycles: apply events, run the actors, view a team's lifecycle.
 export { applyLifecycleInputs } from './engine/actors/team-lifecycle.js';
-export { runActors, TeamWakeEvent } from './engine/actors/run-actors.js';
+export { runActors } from './engine/actors/run-actors.js';
 export { viewLifecycle } from './engine/actors/lifecycle-view.js';
 
 // Coding teams: review and merge.

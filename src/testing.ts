@@ -145,6 +145,7 @@ export { restoreSnapshot, SnapshotVersionError } from './engine/actors/restore-s
 export { registerSnapshotMigration } from './engine/actors/snapshot-migrations.js';
 export { stateOf } from './engine/actors/state-of.js';
 export { acquireTeamLease } from './engine/actors/team-lease.js';
+export { TeamWakeEvent } from './engine/actors/run-actors.js';
 export { sentFactOf, signalDigest } from './engine/delivery/sent-fact.js';
 export type { LaunchResult } from './engine/hooks/federation-hooks.js';
 export { loadHooks } from './engine/hooks/load-hooks.js';

@@ -7,8 +7,8 @@ import {
   runActors,
   sendSignal,
   type SignalInbox,
-  TeamWakeEvent,
 } from 'fed';
+import { TeamWakeEvent } from 'fed/testing';
 import { tempDir } from '../helpers/temp-dir.js';
 import { waitFor } from '../helpers/fixture-process.js';
 
