@@ -1,10 +1,14 @@
-import { AckPolicy, DiscardPolicy, RetentionPolicy, StorageType, type Consumer, type JsMsg } from '@nats-io/jetstream';
-import { nanos } from '@nats-io/transport-node';
+// Types only: the NATS client initialises when a JetStream federation is opened (import()), never with `fed`'s
+// commands; its policies are the string values the types name.
+import type { Consumer, JsMsg } from '@nats-io/jetstream';
 import type { DispatchQueue, TakenWork } from '../../ports/dispatch-queue.js';
 import type { FederationStreams } from './federation-streams.js';
 import { isStreamNameInUse, isStreamNotFound, isSubjectFull } from './jetstream-errors.js';
 import type { JetStreamNames } from './names.js';
 import { retryTransient } from './transient.js';
+
+/** JetStream's durations are nanoseconds (what the client's `nanos` computes, without loading the client). */
+const NANOS_PER_MS = 1_000_000;
 
 /** The one consumer every host's server takes work through: each message goes to one of them at a time. */
 const CONSUMER = 'serve';
@@ -63,13 +67,13 @@ export class JetStreamDispatchQueue implements DispatchQueue {
         session.jsm.streams.add({
           name,
           subjects: [`fed.${this.names.federation}.work.*`],
-          storage: StorageType.File,
-          retention: RetentionPolicy.Workqueue,
+          storage: 'file',
+          retention: 'workqueue',
           max_msgs_per_subject: 1,
-          discard: DiscardPolicy.New,
+          discard: 'new',
           discard_new_per_subject: true,
           num_replicas: session.replicas,
-          duplicate_window: nanos(DEDUPE_WINDOW_MS),
+          duplicate_window: DEDUPE_WINDOW_MS * NANOS_PER_MS,
         }),
       ).catch((addError: unknown) => {
         // Another server made it meanwhile.
@@ -85,7 +89,7 @@ export class JetStreamDispatchQueue implements DispatchQueue {
       const { session } = await this.streams();
       await this.ensureStream();
       // Adding a durable consumer again with the same settings is a no-op; with another ack wait, an update.
-      const config = { durable_name: CONSUMER, ack_policy: AckPolicy.Explicit, ack_wait: nanos(ackWaitMs) };
+      const config = { durable_name: CONSUMER, ack_policy: 'explicit' as const, ack_wait: ackWaitMs * NANOS_PER_MS };
       await retryTransient(() => session.jsm.consumers.add(this.names.workStream, config)).catch(() =>
         retryTransient(() => session.jsm.consumers.update(this.names.workStream, CONSUMER, config)),
       );
