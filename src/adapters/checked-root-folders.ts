@@ -1,4 +1,4 @@
-import { lstatSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, realpathSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { RefusedError } from '../core/errors.js';
 import { federationPaths } from '../core/layout.js';
@@ -33,9 +33,9 @@ export class CheckedRootFolders {
 
   /** `beforeWrite`, then `folder` created (durably) when it is not there yet. */
   folderForWrite(folder: string, options: WriteOptions = {}): void {
-    // A file where the folder belongs is refused here, by ensureDirectory's ENOTDIR, not by the first write
-    // into it: a claim written beside a send's copies must fail before they are published.
-    if (!this.check(folder) || !statSync(folder).isDirectory()) ensureDirectory(folder, options);
+    // A file where the folder belongs is not there to the check, so ensureDirectory refuses it (ENOTDIR) here,
+    // not the first write into it: a claim written beside a send's copies must fail before they are published.
+    if (!this.check(folder)) ensureDirectory(folder, options);
   }
 
   /** True when `folder` exists (and resolved where it lies); false when it is missing (and what is above it did). */

@@ -1,5 +1,5 @@
 import { lstatSync, realpathSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 
 export interface ResolvedPath {
   /**
@@ -13,12 +13,16 @@ export interface ResolvedPath {
   danglingLink?: string;
 }
 
-/** Where `path` really is: one realpath when it exists, one more per missing level above it otherwise. */
+/**
+ * Where the folder `path` really is: one realpath when it exists, one more per missing level above it
+ * otherwise. Each level is resolved with a trailing slash, so a file where a folder belongs counts as not
+ * there (its ENOTDIR): the mkdir that follows names it, and no separate stat is needed to tell.
+ */
 export function resolvePath(path: string): ResolvedPath {
   for (let dir = path; ; dir = dirname(dir)) {
     let real: string;
     try {
-      real = realpathSync.native(dir);
+      real = realpathSync.native(dir.endsWith(sep) ? dir : `${dir}${sep}`);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;

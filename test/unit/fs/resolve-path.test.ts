@@ -30,6 +30,12 @@ describe('where a path really is', () => {
     expect(resolvePath(join(linked, 'file', 'x'))).toEqual({ real: join(real, 'file', 'x'), exists: false });
   });
 
+  it('a file where the folder belongs is not there (the mkdir that follows names it)', () => {
+    const { real, linked } = linkedFolder();
+    writeFileSync(join(real, 'file'), 'x');
+    expect(resolvePath(join(linked, 'file'))).toEqual({ real: join(real, 'file'), exists: false });
+  });
+
   it('a link to nowhere on the way up is reported (a mkdir there would follow it)', () => {
     const dir = tempDir();
     symlinkSync(join(dir, 'nowhere'), join(dir, 'dangling'));
