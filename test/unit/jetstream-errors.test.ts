@@ -27,6 +27,7 @@ const noResponders = new errors.RequestError("no responders: '$JS.API.STREAM.INF
 describe('JetStream error classification', () => {
   it('uses the API codes the client names with the same numbers', () => {
     expect(JetStreamApiCode.StreamNotFound).toBe(JetStreamApiCodes.StreamNotFound);
+    expect(JetStreamApiCode.ConsumerNotFound).toBe(JetStreamApiCodes.ConsumerNotFound);
     expect(JetStreamApiCode.StreamWrongLastSequence).toBe(JetStreamApiCodes.StreamWrongLastSequence);
     expect(JetStreamApiCode.StreamWrongLastSequenceUnknown).toBe(JetStreamApiCodes.StreamWrongLastSequenceUnknown);
   });

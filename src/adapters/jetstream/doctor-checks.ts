@@ -1,6 +1,7 @@
 import { durabilityNote } from './durability-note.js';
 import type { JetStreamBackend } from './open-jetstream-backend.js';
 import { retryTransient } from './transient.js';
+import { checkWorkStream } from './work-stream-check.js';
 import { FedError } from '../../core/errors.js';
 import type { BackendChecks, PendingFinding } from '../../ports/doctor-finding.js';
 
@@ -11,7 +12,8 @@ const kvStream = (bucket: string): string => `KV_${bucket}`;
  * What `fed doctor` checks of a JetStream federation in place of files: the server answers with JetStream
  * (connecting also creates any stream or bucket that is missing, as every command does), every stream and
  * bucket keeps as many copies as `backend.replicas` asks — a lone server cannot keep more than one; on a
- * cluster, one created before the setting was raised keeps its old count, and `--fix` raises it — and, as a
+ * cluster, one created before the setting was raised keeps its old count, and `--fix` raises it —, the
+ * unplaced teams' work queue (work-stream-check.ts), how many team files are kept for moves, and, as a
  * note, what a power loss could cost with this server and replica count.
  */
 export async function checkJetStream(backend: JetStreamBackend): Promise<BackendChecks> {
@@ -51,7 +53,9 @@ export async function checkJetStream(backend: JetStreamBackend): Promise<Backend
       reachable: true,
     };
   }
-  const findings: PendingFinding[] = [];
+  const work = await checkWorkStream(session, where);
+  const findings: PendingFinding[] = [...work.findings];
+  const notes = [...work.notes];
   const stores = [
     names.signalStream,
     names.journalStream,
@@ -61,8 +65,10 @@ export async function checkJetStream(backend: JetStreamBackend): Promise<Backend
       kvStream,
     ),
   ];
-  for (const name of stores) {
-    const info = await retryTransient(() => session.jsm.streams.info(name));
+  for (const name of [...stores, ...(work.info ? [names.workStream] : [])]) {
+    const info = name === names.workStream ? work.info! : await retryTransient(() => session.jsm.streams.info(name));
+    if (name === kvStream(names.teamFileBucket))
+      notes.push(`team files ${names.teamFileBucket}: ${info.state.messages} kept for moves to another host`);
     const kept = info.config.num_replicas;
     if (kept === replicas) continue;
     findings.push({
@@ -73,7 +79,8 @@ export async function checkJetStream(backend: JetStreamBackend): Promise<Backend
       repair: async () => void (await session.jsm.streams.update(name, { ...info.config, num_replicas: replicas })),
     });
   }
-  return { findings, notes: optional(durabilityNote(session.serverVersion, replicas)), reachable: true };
+  notes.push(...optional(durabilityNote(session.serverVersion, replicas)));
+  return { findings, notes, reachable: true };
 }
 
 function optional(note: string | undefined): string[] {

@@ -11,7 +11,7 @@ import { retryTransient } from './transient.js';
 const NANOS_PER_MS = 1_000_000;
 
 /** The one consumer every host's server takes work through: each message goes to one of them at a time. */
-const CONSUMER = 'serve';
+export const WORK_CONSUMER = 'serve';
 /** How long the server remembers a message id: an offer of the same work within it is queued once. */
 const DEDUPE_WINDOW_MS = 10 * 60_000;
 
@@ -89,11 +89,15 @@ export class JetStreamDispatchQueue implements DispatchQueue {
       const { session } = await this.streams();
       await this.ensureStream();
       // Adding a durable consumer again with the same settings is a no-op; with another ack wait, an update.
-      const config = { durable_name: CONSUMER, ack_policy: 'explicit' as const, ack_wait: ackWaitMs * NANOS_PER_MS };
+      const config = {
+        durable_name: WORK_CONSUMER,
+        ack_policy: 'explicit' as const,
+        ack_wait: ackWaitMs * NANOS_PER_MS,
+      };
       await retryTransient(() => session.jsm.consumers.add(this.names.workStream, config)).catch(() =>
-        retryTransient(() => session.jsm.consumers.update(this.names.workStream, CONSUMER, config)),
+        retryTransient(() => session.jsm.consumers.update(this.names.workStream, WORK_CONSUMER, config)),
       );
-      return session.js.consumers.get(this.names.workStream, CONSUMER);
+      return session.js.consumers.get(this.names.workStream, WORK_CONSUMER);
     })();
     this.consumer.catch(() => (this.consumer = undefined));
     return this.consumer;

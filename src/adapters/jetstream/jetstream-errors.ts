@@ -17,6 +17,8 @@ import type { JetStreamStatusError } from '@nats-io/jetstream/internal';
 export const JetStreamApiCode = {
   /** JSClusterNotAvailErr "JetStream system temporarily unavailable" (status 503). Not in the client's list. */
   ClusterNotAvailable: 10008,
+  /** JSConsumerNotFoundErr "consumer not found"; the client throws it as ConsumerNotFoundError. */
+  ConsumerNotFound: 10014,
   /** JSStreamNameExistErr "stream name already in use with a different configuration". Not in the client's list. */
   StreamNameInUse: 10058,
   /** JSStreamNotFoundErr "stream not found"; the client throws it as StreamNotFoundError. */
@@ -91,6 +93,11 @@ export function isSubjectFull(error: unknown): boolean {
 /** A stream lookup (info, get, consumer) answered "stream not found". */
 export function isStreamNotFound(error: unknown): boolean {
   return jetStreamApiCode(error) === JetStreamApiCode.StreamNotFound;
+}
+
+/** A consumer lookup answered "consumer not found". */
+export function isConsumerNotFound(error: unknown): boolean {
+  return jetStreamApiCode(error) === JetStreamApiCode.ConsumerNotFound;
 }
 
 /** A stream add refused because a stream of that name exists with another configuration. */

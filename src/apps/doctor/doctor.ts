@@ -17,6 +17,7 @@ import { checkGitIndexLocks } from './git-checks.js';
 import { checkAgentCli } from './agent-cli-checks.js';
 import { nodeSupportWarnings } from './node-support-check.js';
 import { serveLeases } from '../serve/serve-lease.js';
+import { listHosts } from '../hosts/list-hosts.js';
 
 export type { DoctorCheck, DoctorFinding } from '../../ports/doctor-finding.js';
 
@@ -43,9 +44,11 @@ export interface DoctorReport {
   healthy: boolean;
   /**
    * The `fed serve` processes running the federation, one per host (none: teams are launched only by
-   * `fed launch` and `fed run`). `checked`: its process was seen alive (false: on another host, per its lease).
+   * `fed launch` and `fed run`). `checked`: its process was seen alive (false: on another host, per its
+   * lease). `heardAt`: a host of a federation shared across machines (JetStream), alive by its heartbeat,
+   * last heard from then.
    */
-  servers: { host: string; pid: number; since: string; checked: boolean }[];
+  servers: { host: string; pid: number; since: string; checked: boolean; heardAt?: string }[];
 }
 
 /**
@@ -64,6 +67,37 @@ function runningServers(root: string): DoctorReport['servers'] {
 }
 
 /**
+ * On a federation shared across machines, the servers of the other hosts, alive by their heartbeat (this
+ * root's leases name only the servers started here), and a note for each lost host that still has teams:
+ * nothing runs them until they move.
+ */
+async function sharedHosts(
+  fed: Federation,
+  local: DoctorReport['servers'],
+): Promise<{ servers: DoctorReport['servers']; notes: string[] }> {
+  const view = await listHosts(fed);
+  if (!view.shared) return { servers: [], notes: [] };
+  const here = new Set(local.map((server) => server.host));
+  return {
+    servers: view.hosts
+      .filter((host) => host.state === 'alive' && !here.has(host.name))
+      .map((host) => ({
+        host: host.name,
+        pid: host.pid,
+        since: host.startedAt,
+        checked: false,
+        heardAt: host.heardAt,
+      })),
+    notes: view.hosts
+      .filter((host) => host.state === 'lost' && host.teams.length > 0)
+      .map(
+        (host) =>
+          `host ${host.name} is lost (not heard from since ${host.heardAt}): nothing runs its teams ${host.teams.join(', ')} until it comes back or they move (fed team move <team> --to <host>, or serve.failover "auto")`,
+      ),
+  };
+}
+
+/**
  * `fed doctor`: check a federation for what crashes, copies and hands can leave behind, and with `fix`
  * repair what fed can repair on its own. Checks: the registry parses; every team's workspace is a real
  * directory inside the root (a federation copied elsewhere is relocated), its marker names it, its
@@ -72,7 +106,7 @@ function runningServers(root: string): DoctorReport['servers'] {
  * the federation's folders (delivery facts, chat, onboardings, notify) are folders; onboardings a kill interrupted (finished or removed); folders in the
  * team areas no team owns; locks and leases whose holder is gone; git's index lock no git holds (git-checks.ts); temp files killed writers left; the
  * backend's own checks (its adapter's `doctor`: for JetStream the server and the streams' replicas);
- * whether a `fed serve` runs it (its lease);
+ * whether a `fed serve` runs it (its lease; on JetStream also the other hosts' heartbeats, and the lost hosts);
  * the configured agent CLI (agent-cli-checks.ts: on PATH, its version, the flags its preset passes); which
  * teams' agents run unsandboxed, as the user (sandbox-note.ts); and
  * the Node running fed (node-support-check.ts: past its end of life, a warning). On a
@@ -170,7 +204,14 @@ export async function runDoctor(fed: Federation, options: DoctorOptions = {}): P
     findings.push(result);
   }
   const warnings = [...nodeSupportWarnings(options.nodeVersion ?? process.version, fed.now()), ...agentCli.warnings];
-  return { root, findings, notes, warnings, healthy: findings.every((f) => f.fixed), servers: runningServers(root) };
+  const servers = runningServers(root);
+  // The hosts' teams are read from the registry: without one (reported above) there is nothing to say.
+  if (registry) {
+    const shared = await sharedHosts(fed, servers);
+    servers.push(...shared.servers);
+    notes.push(...shared.notes);
+  }
+  return { root, findings, notes, warnings, healthy: findings.every((f) => f.fixed), servers };
 }
 
 function optional<T>(value: T | undefined): T[] {

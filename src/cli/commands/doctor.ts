@@ -25,7 +25,7 @@ function renderServers(report: DoctorReport): string {
   return report.servers
     .map(
       (s) =>
-        `fed serve: running on ${s.host} (pid ${s.pid} since ${s.since}${s.checked ? '' : '; another host: its lease says so'})\n`,
+        `fed serve: running on ${s.host} (pid ${s.pid} since ${s.since}${s.checked ? '' : s.heardAt ? `; another host: heard from at ${s.heardAt}` : '; another host: its lease says so'})\n`,
     )
     .join('');
 }
