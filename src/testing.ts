@@ -229,6 +229,8 @@ export type { TakenWork } from './ports/dispatch-queue.js';
 export { serveFederation } from './apps/serve/serve-federation.js';
 export { serveLeases } from './apps/serve/serve-lease.js';
 export { retryTeam } from './apps/run/team-retry.js';
+/** `fed migrate` as the CLI runs it, with what only a shared backend keeps (team files, hosts, the work queue). */
+export { migrateIntoBackend, migrateIntoFiles } from './apps/migrate/migrate-federation.js';
 export { needsYou } from './apps/needs-you/needs-you.js';
 export { notifyNeedsYou } from './apps/needs-you/notify-needs-you.js';
 export { CHAT_POLL_LIMIT, type ChatChannel } from './apps/chat/chat-channel.js';

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { workspacePaths } from '../../core/layout.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
@@ -42,15 +42,23 @@ export async function keepTeamFiles(fed: Federation, team: RegistryEntry): Promi
   return kept;
 }
 
-/** Write the team's kept files into its workspace, new on this host (a team moved here). Returns the names written. */
-export async function restoreTeamFiles(fed: Federation, team: RegistryEntry): Promise<string[]> {
+/**
+ * Write the team's kept files into its workspace, new on this host (a team moved here). `missingOnly`: a
+ * file the workspace has is left as it is (`fed migrate to-files` into a workspace that may be the team's
+ * own, newer than the copy). Returns the names written.
+ */
+export async function restoreTeamFiles(
+  fed: Federation,
+  team: RegistryEntry,
+  { missingOnly = false }: { missingOnly?: boolean } = {},
+): Promise<string[]> {
   const store = fed.backend.teamFiles;
   if (!store) return [];
   const kept = await store.read(team.domainId);
   const written: string[] = [];
   for (const [name, path] of Object.entries(teamFiles(fed, team))) {
     const content = kept.get(name);
-    if (content === undefined) continue;
+    if (content === undefined || (missingOnly && existsSync(path))) continue;
     fed.folderForWrite(dirname(path), team);
     writeFileAtomic(path, content);
     written.push(name);
