@@ -21,6 +21,12 @@ export type FederationChange =
    * federation report (config `federationReport`) and the telemetry collector's state.
    */
   | { scope: 'federation' }
+  /**
+   * The hosts serving a federation shared across machines: one started, stopped, was lost or came back, or
+   * changed its capacity, agents or version. Told by the dashboard's server from the hosts' directory
+   * (src/apps/ui/live/host-changes.ts), not by a backend's feed: a heartbeat alone is no change.
+   */
+  | { scope: 'hosts' }
   /** Anything may have changed (a reconnect: what happened while disconnected is not known): read everything again. */
   | { scope: 'all' };
 

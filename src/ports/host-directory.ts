@@ -1,4 +1,5 @@
 import type { HostRecord } from '../core/schema/host.js';
+import type { ChangeWatch } from './federation-changes.js';
 
 /** A host's record as the directory holds it, and when the directory last heard from it. */
 export interface HeardHost {
@@ -24,4 +25,10 @@ export interface HostDirectory {
   get(name: string): Promise<HeardHost | undefined>;
   /** Every host that ever announced itself, by name. */
   list(): Promise<HeardHost[]>;
+  /**
+   * Call `listener` with each host record written from now on (a start, a heartbeat, a stop), for a
+   * long-running reader (the dashboard) that tells when a host changes; a record that is not valid is
+   * skipped (`list` reports it). `onError` hears a watch that broke; it then ends.
+   */
+  watch(listener: (host: HeardHost) => void, onError?: (error: Error) => void): ChangeWatch;
 }

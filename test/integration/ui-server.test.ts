@@ -44,16 +44,7 @@ import { runFed } from '../helpers/fed-cli.js';
 import { gitFederation } from '../helpers/git-federation.js';
 import { signalFederation } from '../helpers/signal-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
-
-/** A tiny page in place of the bundle wt-ui-client builds into dist/ui/. */
-function tinyAssets(): string {
-  const dir = tempDir('fed-ui-assets-');
-  writeFileSync(join(dir, 'index.html'), '<!doctype html><title>fed</title><script src="/assets/app.js"></script>');
-  mkdirSync(join(dir, 'diagrams'));
-  writeFileSync(join(dir, 'app.js'), 'console.log("fed")');
-  writeFileSync(join(dir, 'diagrams', 'coding.json'), '{}');
-  return dir;
-}
+import { readEvents, tinyAssets } from '../helpers/ui-server-fixtures.js';
 
 /** A GET through node:http: fetch will not send a Host of the caller's choosing. */
 function rawGet(url: string, headers: Record<string, string>): Promise<number> {
@@ -686,32 +677,6 @@ describe('fed ui: the other views', () => {
     expect((await json<FederationView>('/api/federation')).plan).toEqual({ appliedAt: expect.any(String), ...plan });
   });
 });
-
-/** Reads an event stream until `until` says it has what it waits for. */
-async function readEvents(
-  response: Response,
-  until: (events: { id?: string; event: string; data: string }[]) => boolean,
-) {
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  const events: { id?: string; event: string; data: string }[] = [];
-  let text = '';
-  while (!until(events)) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += value;
-    let end: number;
-    while ((end = text.indexOf('\n\n')) >= 0) {
-      const block = text.slice(0, end);
-      text = text.slice(end + 2);
-      const fields = Object.fromEntries(
-        block.split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]),
-      );
-      if (fields.event) events.push({ id: fields.id, event: fields.event, data: fields.data ?? '' });
-    }
-  }
-  await reader.cancel();
-  return events;
-}
 
 describe('fed ui: /events', () => {
   it('streams a change made by another process, and resumes after Last-Event-ID', async () => {

@@ -1,8 +1,9 @@
-import type { KV, KvEntry } from '@nats-io/kv';
+import type { KV, KvEntry, KvWatchInclude } from '@nats-io/kv';
 import { CorruptFileError } from '../../core/errors.js';
 import { toJsonText } from '../../core/json-text.js';
 import { hostRecordSchema, type HostRecord } from '../../core/schema/host.js';
 import { zodProblemText } from '../../core/schema/problems.js';
+import type { ChangeWatch } from '../../ports/federation-changes.js';
 import type { HeardHost, HostDirectory } from '../../ports/host-directory.js';
 import type { FederationStreams } from './federation-streams.js';
 import type { JetStreamNames } from './names.js';
@@ -39,6 +40,40 @@ export class JetStreamHostDirectory implements HostDirectory {
     for await (const key of await retryTransient(() => hosts.keys())) names.push(key);
     const heard = await Promise.all(names.sort().map(async (name) => this.heard(await readEntry(hosts, name))));
     return heard.filter((host): host is HeardHost => host !== undefined);
+  }
+
+  /** A watch of the bucket's updates only (an ordered consumer the client re-creates after a reconnect). */
+  watch(listener: (host: HeardHost) => void, onError?: (error: Error) => void): ChangeWatch {
+    let stop: (() => void) | undefined;
+    let closed = false;
+    const ready = (async () => {
+      const { hosts } = await this.streams();
+      if (closed) return;
+      // KvWatchInclude.UpdatesOnly, without loading the client with this module.
+      const updates = await retryTransient(() => hosts.watch({ include: 'updates' as KvWatchInclude }));
+      stop = () => updates.stop();
+      if (closed) return stop();
+      void (async () => {
+        for await (const entry of updates) {
+          let host: HeardHost | undefined;
+          try {
+            host = this.heard(entry);
+          } catch {
+            continue;
+          }
+          if (host && !closed) listener(host);
+        }
+      })().catch((error: unknown) => !closed && onError?.(error as Error));
+    })();
+    ready.catch((error: unknown) => onError?.(error as Error));
+    return {
+      ready,
+      close: async () => {
+        closed = true;
+        stop?.();
+        await ready.catch(() => undefined);
+      },
+    };
   }
 
   private heard(entry: KvEntry | null): HeardHost | undefined {

@@ -57,12 +57,13 @@ export function useView<T>(
 /** Which live changes each view shows. */
 export const touches = {
   /** Meta's boxes too: the board's needs-you total counts meta's open questions. */
-  board: (change: FederationChange) => change.scope !== 'federation',
+  board: (change: FederationChange) => change.scope !== 'federation' && change.scope !== 'hosts',
+  /** A lost host's teams are items. */
   needsYou: (change: FederationChange) => change.scope !== 'federation',
-  /** The plan, the report and the telemetry state, with health and runs from everything else. */
+  /** The plan, the report and the telemetry state, the hosts, with health and runs from everything else. */
   federation: () => true,
   team: (team: string) => (change: FederationChange) =>
-    change.scope === 'team' ? change.team === team : change.scope !== 'federation',
+    change.scope === 'team' ? change.team === team : change.scope !== 'federation' && change.scope !== 'hosts',
   /** Everything: the dispatcher's state changes with any team's (a dispatch, an ending), schedules with the journal. */
   steering: () => true,
   signals: (change: FederationChange) =>

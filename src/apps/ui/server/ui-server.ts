@@ -6,6 +6,7 @@ import { InvalidInputError } from '../../../core/errors.js';
 import type { Federation } from '../../../engine/context.js';
 import type { DispatchView } from '../../serve/serve-federation.js';
 import type { LiveEvent } from '../api-types.js';
+import { watchHostChanges } from '../live/host-changes.js';
 import { createLiveHub, type LiveHub } from '../live/live-hub.js';
 import { apiRoute } from './api-routes.js';
 import { loadUiAssets } from './assets.js';
@@ -185,12 +186,18 @@ function watchLive(fed: Federation, views: UiViews, options: UiServerOptions): L
   clock.unref();
   // A read that fails here is read again by the first request (UiViews keeps it stale), which reports it.
   hub.ready.then(() => Promise.all([views.board(), views.needsYou()])).catch(() => undefined);
+  // The hosts as they start, stop, are lost or come back (JetStream): told as changes like the feed's.
+  const hosts = watchHostChanges(
+    fed,
+    (change) => hub.announce(change),
+    (error) => options.onFeedError?.(error),
+  );
   return {
     hub,
     async close() {
       clearInterval(clock);
       stopViews();
-      await hub.close();
+      await Promise.all([hosts.close(), hub.close()]);
     },
   };
 }

@@ -59,7 +59,8 @@ export class UiViews {
         break;
       case 'journal':
       case 'federation':
-        // Nothing kept here shows them: the federation view reads its files on each request.
+      case 'hosts':
+        // Nothing kept here shows them: the federation view reads its files (and the hosts) on each request.
         break;
     }
   }

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { initFederation, onboardTeam, openFederation } from 'fed';
+import {
+  emptyRegistry,
+  type FederationView,
+  type LiveEvent,
+  type NeedsYouView,
+  startUiServer,
+  updateRegistryIn,
+} from 'fed/testing';
+import { skipWithoutNatsServer } from '../../helpers/nats-server.js';
+import { tempDir } from '../../helpers/temp-dir.js';
+import { readEvents, type SseEvent, tinyAssets } from '../../helpers/ui-server-fixtures.js';
+import { useNatsServer } from '../../helpers/use-nats-server.js';
+
+const SUITE = "the dashboard's feed on JetStream: hosts that start, are lost and come back";
+
+describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
+  const server = useNatsServer();
+
+  it('tells the pages when a host starts, when it is lost with no write at all, and when it comes back — not at each heartbeat', async () => {
+    const env = { FED_NATS_URL: server().url, FED_TELEMETRY_ENABLED: 'false' };
+    const root = tempDir();
+    initFederation(root, { federationName: 'ui-hosts' }, env);
+    const fed = openFederation(root, { env });
+    await fed.backend.registry.create(emptyRegistry());
+    await onboardTeam(fed, { domain: 'docs' });
+    await updateRegistryIn(fed.backend.registry, (registry) => ({
+      ...registry,
+      teams: registry.teams.map((team) => ({ ...team, host: 'build-2' })),
+    }));
+    const ui = await startUiServer(fed, { assetsDir: tinyAssets() });
+    try {
+      const origin = new URL(ui.url).origin;
+      const cookie = `fed_ui_${new URL(ui.url).port}=${ui.token}`;
+      const get = async <T>(path: string) =>
+        (await (await fetch(`${origin}${path}`, { headers: { cookie } })).json()) as T;
+      const hostsOf = async () => (await get<FederationView>('/api/federation')).hosts.list;
+      const hostChanges = (events: SseEvent[]) =>
+        events.filter((e) => e.event === 'change' && (JSON.parse(e.data) as LiveEvent).change.scope === 'hosts').length;
+      // Lost after three heartbeats: 1.2 s unheard.
+      const record = {
+        name: 'build-2',
+        root: '/srv/build-2',
+        pid: 4242,
+        version: '1.0.0',
+        capacity: 2,
+        running: [],
+        startedAt: new Date().toISOString(),
+        heartbeatMs: 400,
+        stoppedAt: null,
+      };
+      expect(await hostsOf()).toEqual([]);
+      const stream = await fetch(`${origin}/events`, { headers: { cookie } });
+
+      await fed.backend.hosts!.put(record);
+      // Two renewals that change nothing shown, then silence: the next change told is the loss.
+      const told = readEvents(stream, (events) => hostChanges(events) >= 2);
+      await fed.backend.hosts!.put(record);
+      await fed.backend.hosts!.put(record);
+      const started = Date.now();
+      const events = await told;
+      expect(Date.now() - started).toBeGreaterThan(800);
+      expect(await hostsOf()).toMatchObject([{ name: 'build-2', state: 'lost', teams: ['docs'] }]);
+      expect((await get<NeedsYouView>('/api/needs-you')).items).toEqual([
+        expect.objectContaining({ kind: 'host-lost', team: 'docs' }),
+      ]);
+      expect(hostChanges(events)).toBe(2);
+
+      const again = await fetch(`${origin}/events`, { headers: { cookie } });
+      const back = readEvents(again, (more) => hostChanges(more) >= 1);
+      await fed.backend.hosts!.put({ ...record, running: ['docs'] });
+      await back;
+      expect(await hostsOf()).toMatchObject([{ name: 'build-2', state: 'alive', running: ['docs'] }]);
+    } finally {
+      await ui.close();
+    }
+  });
+});
