@@ -42,13 +42,8 @@ export async function keepTeamFile(fed: Federation, team: RegistryEntry, name: s
   const store = fed.backend.teamFiles;
   const path = teamFiles(fed, team)[name];
   if (!store || path === undefined) return false;
-  let content: Buffer;
-  try {
-    content = readFileSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw error;
-  }
+  const content = readIfThere(path);
+  if (content === undefined) return false;
   const digest = sha256(content).toString('hex');
   const record = readKeptFiles(team);
   if (record.files[name]?.sha256 === digest) return false;
@@ -72,15 +67,20 @@ export async function restoreTeamFiles(fed: Federation, team: RegistryEntry): Pr
   const stored = await store.read(team.domainId);
   const record = readKeptFiles(team);
   const written: string[] = [];
+  let changed = false;
   for (const [name, path] of Object.entries(teamFiles(fed, team))) {
     const copy = stored.get(name);
     if (copy === undefined || copy.revision <= (record.files[name]?.revision ?? 0)) continue;
+    const digest = sha256(copy.content).toString('hex');
+    record.files[name] = { revision: copy.revision, sha256: digest };
+    changed = true;
+    // This workspace's own copy, put just before its host stopped short of recording it: nothing to write.
+    if (digestOf(path) === digest) continue;
     fed.folderForWrite(dirname(path), team);
     writeFileAtomic(path, copy.content);
-    record.files[name] = { revision: copy.revision, sha256: sha256(copy.content).toString('hex') };
     written.push(name);
   }
-  if (written.length > 0) writeKeptFiles(fed, team, record);
+  if (changed) writeKeptFiles(fed, team, record);
   return written;
 }
 
@@ -96,6 +96,21 @@ export async function lastRunOf(fed: Federation, team: RegistryEntry): Promise<L
   if (copy && copy.revision > (readKeptFiles(team).files['runs-journal']?.revision ?? 0))
     return lastRunInJournal(Buffer.from(copy.content).toString('utf8'));
   return readLastRun(team.location);
+}
+
+/** The file's content, or undefined when there is none. */
+function readIfThere(path: string): Buffer | undefined {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+function digestOf(path: string): string | undefined {
+  const content = readIfThere(path);
+  return content && sha256(content).toString('hex');
 }
 
 function readKeptFiles(team: RegistryEntry): KeptTeamFiles {

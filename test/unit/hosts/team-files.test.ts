@@ -34,8 +34,11 @@ describe("a team's own files kept in the backend's store", () => {
     expect(readFileSync(deliverable, 'utf8')).toBe('from beta\n');
     expect(await restoreTeamFiles(fed, team)).toEqual([]);
     expect(await keepTeamFiles(fed, team)).toEqual([]);
+    // A later copy of what the workspace holds (put, its host stopped before recording it): only recorded.
+    await store.put('docs', 'deliverable', Buffer.from('from beta\n'));
+    expect(await restoreTeamFiles(fed, team)).toEqual([]);
     expect(JSON.parse(readFileSync(workspacePaths(team.location).keptFiles, 'utf8'))).toEqual({
-      files: { deliverable: { revision: 3, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) } },
+      files: { deliverable: { revision: 4, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) } },
     });
   });
 
