@@ -2,6 +2,7 @@ import { join, sep } from 'node:path';
 import { CONFIG_FILE } from './schema/config.js';
 import { TEAM_MARKER_FILE } from './schema/team-marker.js';
 import { STATE_DIR } from './schema/lifecycle-state.js';
+import { KEPT_TEAM_FILES_FILE } from './schema/kept-team-files.js';
 import { LAUNCH_BASELINE_FILE, LAUNCH_CONTEXT_FILE, LAUNCH_DIR, LAUNCH_PROMPT_FILE } from './schema/launch-context.js';
 import { CURRENT_RUN_FILE, RUN_TRANSCRIPTS_DIR, RUNS_JOURNAL_FILE, RUNS_TOTALS_FILE } from './schema/launch-run.js';
 import { COMPLETION_REFUSAL_FILE } from './schema/completion-refusal.js';
@@ -102,6 +103,8 @@ const UNDER_FED_DIR = (() => {
     state: under(STATE_DIR),
     consumerLease: under(STATE_DIR, 'consumer.lease'),
     launchLease: under(STATE_DIR, 'launch.lease'),
+    /** Which stored copy of each of the team's own files the workspace holds (src/core/schema/kept-team-files.ts). */
+    keptFiles: under(STATE_DIR, KEPT_TEAM_FILES_FILE),
     launch: under(LAUNCH_DIR),
     launchContext: under(LAUNCH_DIR, LAUNCH_CONTEXT_FILE),
     launchPrompt: under(LAUNCH_DIR, LAUNCH_PROMPT_FILE),
@@ -142,6 +145,7 @@ function pathsUnder(workspace: string, fedDir: string): WorkspacePaths {
     state: fedDir + u.state,
     consumerLease: fedDir + u.consumerLease,
     launchLease: fedDir + u.launchLease,
+    keptFiles: fedDir + u.keptFiles,
     launch: fedDir + u.launch,
     launchContext: fedDir + u.launchContext,
     launchPrompt: fedDir + u.launchPrompt,

@@ -9,7 +9,7 @@ import { fakeAgent } from '../helpers/launch-federation.js';
 import { skipWithoutNatsServer } from '../helpers/nats-server.js';
 import { useNatsServer } from '../helpers/use-nats-server.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { expectEachStepOnce, fedOn, serveHost } from '../helpers/serve-host.js';
+import { expectEachStepOnce, fedOn, sendMission, serveHost } from '../helpers/serve-host.js';
 
 const SUITE = 'fed serve on many machines: two hosts sharing one nats-server, one lost, its team moved';
 
@@ -49,19 +49,7 @@ async function twoHosts(env: NodeJS.ProcessEnv, federation: string, betaServe: o
   const alphaServer = startServe(alpha, [], { ...env, AGENT_PID_FILE: pids });
   const betaServer = startServe(beta, ['--ui'], env);
   await Promise.all([alphaServer.waitForEvent('started'), betaServer.waitForEvent('started')]);
-  for (const team of ['docs-a', 'docs-b'])
-    await fed(beta, [
-      'signal',
-      'send',
-      '--to',
-      team,
-      '--type',
-      'directive',
-      '--subject',
-      `Document ${team}`,
-      '--body',
-      'Write deliverable.md',
-    ]);
+  for (const team of ['docs-a', 'docs-b']) await sendMission(fed, beta, team);
   expect(await betaServer.waitForEvent('ended', (e) => e.team === 'docs-b')).toMatchObject({ outcome: 'complete' });
   await waitFor(() => agentPids().length === 1, 60_000, "alpha's agent to start on docs-a");
   const hosts = async (root: string) => JSON.parse(await fed(root, ['hosts', '--json'])) as Hosts;
@@ -157,18 +145,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
       20_000,
       'alpha alive again',
     );
-    await fed(alpha, [
-      'signal',
-      'send',
-      '--to',
-      'docs-a',
-      '--type',
-      'directive',
-      '--subject',
-      'Again',
-      '--body',
-      'Once more',
-    ]);
+    await sendMission(fed, alpha, 'docs-a', 'Again');
     await betaServer.waitForEvent(
       'ended',
       (e) => e.team === 'docs-a' && betaServer.events.filter(isDispatchOf('docs-a')).length === 2,

@@ -8,7 +8,7 @@ import { fakeAgent } from '../helpers/launch-federation.js';
 import { skipWithoutNatsServer } from '../helpers/nats-server.js';
 import { useNatsServer } from '../helpers/use-nats-server.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { expectEachStepOnce, fedOn, serveHost } from '../helpers/serve-host.js';
+import { expectEachStepOnce, fedOn, sendMission, serveHost } from '../helpers/serve-host.js';
 
 const SUITE =
   'fed serve on many machines: unplaced teams taken from a JetStream work queue by whichever host has capacity';
@@ -61,19 +61,7 @@ async function unplacedTeams(env: NodeJS.ProcessEnv, federation: string, hang = 
     [servers.beta, beta],
   ]);
   await Promise.all([servers.alpha.waitForEvent('started'), servers.beta.waitForEvent('started')]);
-  for (const team of TEAMS)
-    await fed(beta, [
-      'signal',
-      'send',
-      '--to',
-      team,
-      '--type',
-      'directive',
-      '--subject',
-      `Document ${team}`,
-      '--body',
-      'Write deliverable.md',
-    ]);
+  for (const team of TEAMS) await sendMission(fed, beta, team);
   return { fed, alpha, beta, servers, roots, readStarts, killAgent };
 }
 

@@ -48,6 +48,27 @@ export const fedOn = (env: NodeJS.ProcessEnv) => async (root: string, args: stri
   return result.stdout;
 };
 
+/** `fed signal send` from `root`: a directive giving `team` a mission (subject `subject`) to write its deliverable. */
+export async function sendMission(
+  fed: ReturnType<typeof fedOn>,
+  root: string,
+  team: string,
+  subject = `Document ${team}`,
+): Promise<void> {
+  await fed(root, [
+    'signal',
+    'send',
+    '--to',
+    team,
+    '--type',
+    'directive',
+    '--subject',
+    subject,
+    '--body',
+    'Write deliverable.md',
+  ]);
+}
+
 /** A team's lifecycle journal, checked complete with every transition applied exactly once across the hosts. */
 export async function expectEachStepOnce(fed: ReturnType<typeof fedOn>, root: string, team: string): Promise<void> {
   const show = JSON.parse(await fed(root, ['team', 'show', team, '--json'])) as {

@@ -3,7 +3,10 @@ import type { FederationStreams } from './federation-streams.js';
 import type { JetStreamNames } from './names.js';
 import { retryTransient } from './transient.js';
 
-/** The teams' files as KV bucket `fed_<name>_files`, one entry per team and file: `<team>.<file>`. */
+/**
+ * The teams' files as KV bucket `fed_<name>_files`, one entry per team and file: `<team>.<file>`. A copy's
+ * revision is its entry's (the bucket stream's sequence): later copies always number higher.
+ */
 export class JetStreamTeamFileStore implements TeamFileStore {
   readonly location: string;
 
@@ -15,19 +18,26 @@ export class JetStreamTeamFileStore implements TeamFileStore {
     this.location = `${where} KV ${names.teamFileBucket}`;
   }
 
-  async put(team: string, name: string, content: Uint8Array): Promise<void> {
+  async put(team: string, name: string, content: Uint8Array): Promise<number> {
     const { teamFiles } = await this.streams();
-    await retryTransient(() => teamFiles.put(`${team}.${name}`, content));
+    return retryTransient(() => teamFiles.put(`${team}.${name}`, content));
   }
 
-  async read(team: string): Promise<Map<string, Uint8Array>> {
+  async get(team: string, name: string): Promise<{ content: Uint8Array; revision: number } | undefined> {
+    const { teamFiles } = await this.streams();
+    const entry = await retryTransient(() => teamFiles.get(`${team}.${name}`));
+    return entry?.operation === 'PUT' ? { content: entry.value, revision: entry.revision } : undefined;
+  }
+
+  async read(team: string): Promise<Map<string, { content: Uint8Array; revision: number }>> {
     const { teamFiles } = await this.streams();
     const keys: string[] = [];
     for await (const key of await retryTransient(() => teamFiles.keys(`${team}.*`))) keys.push(key);
-    const files = new Map<string, Uint8Array>();
+    const files = new Map<string, { content: Uint8Array; revision: number }>();
     for (const key of keys) {
-      const entry = await retryTransient(() => teamFiles.get(key));
-      if (entry?.operation === 'PUT') files.set(key.slice(team.length + 1), entry.value);
+      const name = key.slice(team.length + 1);
+      const file = await this.get(team, name);
+      if (file) files.set(name, file);
     }
     return files;
   }

@@ -45,8 +45,12 @@ export function appendRun(fed: Federation, team: RegistryEntry, run: LaunchRun):
 
 /** The last finished run of a team, or null when it never ran (torn or foreign lines are skipped). */
 export function readLastRun(workspace: string): LaunchRun | null {
-  const tail = runsJournalTail(workspacePaths(workspace).runsJournal, 256 * 1024);
-  return lastJsonLines(tail, launchRunSchema, 1)[0] ?? null;
+  return lastRunInJournal(runsJournalTail(workspacePaths(workspace).runsJournal, 256 * 1024));
+}
+
+/** The last finished run in a run journal's text (or its tail), or null when it holds none. */
+export function lastRunInJournal(text: string): LaunchRun | null {
+  return lastJsonLines(text, launchRunSchema, 1)[0] ?? null;
 }
 
 /** The team's latest finished runs, oldest first: those in the journal's last 256 KiB. */

@@ -6,10 +6,11 @@ import { stateOf } from '../../engine/actors/state-of.js';
 import { statusOf } from '../../core/find-team.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { SignalMessage } from '../../core/schema/signal.js';
+import type { LaunchRun } from '../../core/schema/launch-run.js';
 import type { Federation } from '../../engine/context.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import { finishOrphanedRun } from '../launch/prepare/finish-orphaned-run.js';
-import { readLastRun } from '../launch/run-records.js';
+import { lastRunOf } from '../hosts/team-files.js';
 import { pausesTeam, STOPPED_FOR_PAUSE } from '../launch/judge/run-outcome.js';
 import { newMissionFor } from './team-retry.js';
 
@@ -39,14 +40,15 @@ export async function judgeTeam(fed: Federation, team: RegistryEntry): Promise<C
   try {
     // A completed run a dead launcher left is finished first (its report to meta, once).
     await finishOrphanedRun(fed, team);
-    return await judgeReadable(fed.backend, team);
+    return await judgeReadable(fed, team);
   } catch (error) {
     return { team, skip: `its files cannot be read: ${(error as Error).message}`, resume: false };
   }
 }
 
 /** Whether a team is run, from its registry status, lifecycle, mission and last run. */
-async function judgeReadable(backend: FederationBackend, team: RegistryEntry): Promise<Candidate> {
+async function judgeReadable(fed: Federation, team: RegistryEntry): Promise<Candidate> {
+  const { backend } = fed;
   const status = statusOf(team);
   if (status === 'archived') return { team, skip: 'archived', resume: false };
   if (!lifecycleFor(team.archetypeId))
@@ -76,11 +78,13 @@ async function judgeReadable(backend: FederationBackend, team: RegistryEntry): P
     };
   }
   if (status === 'paused') {
-    if (state === 'paused' && (await pausedByLaunch(backend, team)))
+    // An unplaced team's last run may be another host's: read where it was kept last (team-files.ts).
+    const last = state === 'paused' ? await lastRunOf(fed, team) : null;
+    if (last && (await pausedByLaunch(backend, team, last)))
       return {
         team,
         resume: true,
-        resumeAt: readLastRun(team.location)?.resumeAt ?? undefined,
+        resumeAt: last.resumeAt ?? undefined,
         lifecycle,
         waitingDirective,
       };
@@ -100,14 +104,8 @@ async function judgeReadable(backend: FederationBackend, team: RegistryEntry): P
  * team up again, a rate-limited one once its `resumeAt` has passed — rather than by hand: a pause that
  * stopped the run, or a status change since it ended, is someone's decision, and is left alone.
  */
-async function pausedByLaunch(backend: FederationBackend, team: RegistryEntry): Promise<boolean> {
-  const last = readLastRun(team.location);
-  if (
-    !last ||
-    last.stateAfter !== 'paused' ||
-    !pausesTeam(last.outcome, last.progressed) ||
-    last.reason === STOPPED_FOR_PAUSE
-  )
+async function pausedByLaunch(backend: FederationBackend, team: RegistryEntry, last: LaunchRun): Promise<boolean> {
+  if (last.stateAfter !== 'paused' || !pausesTeam(last.outcome, last.progressed) || last.reason === STOPPED_FOR_PAUSE)
     return false;
   return !(await readFederationJournal(backend)).some(
     (r) => r.team === team.domainId && r.kind === 'status' && Date.parse(r.at) > Date.parse(last.endedAt),

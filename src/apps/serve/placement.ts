@@ -6,6 +6,11 @@ import { createWorkspace } from '../../engine/registry/placement.js';
 import { writeTeamMarker } from '../../engine/registry/team-marker.js';
 import { claimUnplacedTeam } from '../hosts/move-team.js';
 import { restoreTeamFiles } from '../hosts/team-files.js';
+import { orphanRunRecord } from '../launch/prepare/finish-orphaned-run.js';
+import { appendRun, clearCurrentRun, readCurrentRun } from '../launch/run-records.js';
+import { processIsAlive } from '../../infra/fs/process-identity.js';
+
+const LEFT_BEHIND = 'cut short on this host, which the team left; it went on elsewhere';
 
 /**
  * Which teams a server serves. On a federation shared across machines, a team is dispatched only by the
@@ -16,8 +21,9 @@ import { restoreTeamFiles } from '../hosts/team-files.js';
  *
  * A team moved here (`fed team move`, failover) has no workspace here yet: it is made, as onboarding
  * makes one, the first time this server serves the team, with the team's own files as its last host's
- * server kept them after each launch (team-files.ts); everything else of the team (its lifecycle,
- * signals, journal) is in JetStream already.
+ * server kept them while and after each launch (team-files.ts); everything else of the team (its
+ * lifecycle, signals, journal) is in JetStream already. A team that comes back to a workspace it had here
+ * before gets the files its launches elsewhere changed since.
  */
 export class Placement {
   constructor(
@@ -27,10 +33,18 @@ export class Placement {
     private readonly onArrived: (team: string) => void,
   ) {}
 
+  /** The teams placed here whose workspace this server made or brought up to date: served as they are. */
+  private readonly arrived = new Set<string>();
+
   async serves(team: RegistryEntry): Promise<boolean> {
     if (!this.fed.backend.hosts || team.host === undefined) return true;
-    if (team.host !== this.host) return false;
-    await this.makeWorkspace(team);
+    if (team.host !== this.host) {
+      // Placed elsewhere now: should it come back, its files are brought up to date again.
+      this.arrived.delete(team.domainId);
+      return false;
+    }
+    if (!this.arrived.has(team.domainId)) await this.arrive(team);
+    this.arrived.add(team.domainId);
     return true;
   }
 
@@ -45,13 +59,33 @@ export class Placement {
   /** An unplaced team whose work this server took: its workspace here, made as for a team moved here. */
   async claim(team: RegistryEntry): Promise<RegistryEntry> {
     const here = await claimUnplacedTeam(this.fed, team.domainId, this.fed.root);
-    await this.makeWorkspace(here);
+    // Another host may have run it since it last ran here: every take brings its files up to date.
+    await this.arrive(here);
     return here;
+  }
+
+  /** The team's workspace here: made when missing, else given the files its launches elsewhere kept since. */
+  private async arrive(team: RegistryEntry): Promise<void> {
+    if (!existsSync(team.location)) return this.makeWorkspace(team);
+    const restored = await restoreTeamFiles(this.fed, team);
+    if (restored.includes('runs-journal')) this.closeLeftRun(team);
+  }
+
+  /**
+   * A run in progress left in the workspace by a launch cut short here (its host lost) before the team went
+   * on elsewhere: recorded as interrupted, after the runs since, never finished as its own — the lifecycle
+   * it would be judged by is the later launches'.
+   */
+  private closeLeftRun(team: RegistryEntry): void {
+    const left = readCurrentRun(team.location);
+    if (!left || processIsAlive(left.launcherPid) || processIsAlive(left.pid, left.processStart ?? undefined)) return;
+    appendRun(this.fed, team, orphanRunRecord(left, 'interrupted', LEFT_BEHIND, left.stateBefore));
+    clearCurrentRun(this.fed, team);
   }
 
   private async makeWorkspace(team: RegistryEntry): Promise<void> {
     // Only the workspace fed would make for the team here, and only a directory: a worktree is not moved.
-    if (team.placementType !== 'directory' || existsSync(team.location)) return;
+    if (team.placementType !== 'directory') return;
     if (team.location !== teamWorkspacePath(this.fed.root, team.domain, 'directory')) return;
     const made = createWorkspace(this.fed.root, team.domain, 'directory');
     try {

@@ -18,7 +18,7 @@ import { acquireServeLease } from './serve-lease.js';
 import { startHeartbeat } from './host-heartbeat.js';
 import { hostWatch } from './host-watch.js';
 import { Placement } from './placement.js';
-import { keepTeamFiles } from '../hosts/team-files.js';
+import { watchTeamFiles } from '../hosts/watch-team-files.js';
 import { workAckWaitMs } from '../hosts/host-liveness.js';
 import { takeUnplacedWork } from './take-unplaced-work.js';
 
@@ -241,18 +241,23 @@ async function launchOne(
   if (candidate.newRun) await startRunForNewMission(fed, candidate.team, options.config);
   if (candidate.resume) await setTeamStatus(fed, candidate.team.domainId, { type: 'RESUME' });
   if (candidate.newRun || candidate.resume) actorsWake.dispatchEvent(new TeamWakeEvent(candidate.team.domainId));
-  const result = await launchTeam(fed, candidate.team.domainId, { ...options, signal });
-  for (const warning of result.warnings)
-    options.onEvent({ kind: 'warning', at: new Date().toISOString(), text: `${result.team}: ${warning}` });
-  // On a federation shared across machines the team's own files are copied to JetStream after each launch,
-  // so a move off this host, should it be lost, finds them.
-  await keepTeamFiles(fed, candidate.team).catch((error: unknown) =>
+  // On a federation shared across machines the team's own files are copied to JetStream as they change and
+  // when the launch ends, so a move off this host, should it be lost even mid-launch, finds them.
+  const notKept = (error: unknown) =>
     options.onEvent({
       kind: 'warning',
       at: new Date().toISOString(),
-      text: `${result.team}: its files were not copied to ${fed.backend.teamFiles?.location}: ${(error as Error).message}`,
-    }),
-  );
+      text: `${candidate.team.domainId}: its files were not copied to ${fed.backend.teamFiles?.location}: ${(error as Error).message}`,
+    });
+  const keeping = watchTeamFiles(fed, candidate.team, notKept);
+  let result: Awaited<ReturnType<typeof launchTeam>>;
+  try {
+    result = await launchTeam(fed, candidate.team.domainId, { ...options, signal });
+  } finally {
+    await keeping.stop().catch(notKept);
+  }
+  for (const warning of result.warnings)
+    options.onEvent({ kind: 'warning', at: new Date().toISOString(), text: `${result.team}: ${warning}` });
   return {
     ok: true,
     result: { outcome: result.outcome, state: result.state, reason: result.reason, resumeAt: result.lastRun.resumeAt },

@@ -40,7 +40,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     const into = await migrateIntoBackend(shared);
     expect(into).toMatchObject({ teams: 1, teamFiles: 1 });
     const kept = await shared.backend.teamFiles!.read('docs');
-    expect(new TextDecoder().decode(kept.get('deliverable'))).toBe('# the deliverable\n');
+    expect(new TextDecoder().decode(kept.get('deliverable')?.content)).toBe('# the deliverable\n');
 
     const elsewhere = joining('mig-files');
     const back = await migrateIntoFiles(elsewhere);
