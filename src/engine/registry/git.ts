@@ -15,17 +15,29 @@ function gitProgram(): string {
   return git.path;
 }
 
+export interface GitOptions {
+  /** Return stdout as git wrote it: porcelain formats start with significant spaces. */
+  raw?: boolean;
+  /**
+   * A git that talks to a remote: killed after this long (ms), and never waiting for a password nobody
+   * types (no terminal prompt), so an unreachable remote is an answer, not a hang.
+   */
+  remoteTimeoutMs?: number;
+}
+
 /**
- * Run git with an argument array (never a shell string) and return its stdout, trimmed unless `raw`
- * (porcelain formats start with significant spaces); throws with stderr.
+ * Run git with an argument array (never a shell string) and return its stdout, trimmed unless `raw`;
+ * throws with stderr.
  */
-export function git(cwd: string, args: readonly string[], options: { raw?: boolean } = {}): string {
+export function git(cwd: string, args: readonly string[], options: GitOptions = {}): string {
+  const remote = options.remoteTimeoutMs !== undefined;
   try {
     const out = execFileSync(gitProgram(), args, {
       cwd,
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
       maxBuffer: 256 * 1024 * 1024,
+      ...(remote ? { timeout: options.remoteTimeoutMs, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } } : {}),
     });
     return options.raw ? out : out.trim();
   } catch (error) {
