@@ -58,7 +58,7 @@ export async function moveTeam(
   if (leaves(before)) {
     refuseMove(fed, before, hosts);
     // Asked of the remote before the registry changes, outside its compare-and-swap: it may take a while.
-    refuseUnfetchableCommit(fed, before);
+    await refuseUnfetchableCommit(fed.root, before);
   }
   let result: MovedTeam | undefined;
   await updateRegistry(fed, (registry) => {
@@ -146,9 +146,10 @@ function refuseMove(fed: Federation, entry: RegistryEntry, hosts: Map<string, He
  * A worktree team's workspace is made on the new host from that host's clone of the codebase, at the commit
  * the team worked on (registry `codebase`), fetched from the codebase's remote when the clone lacks it. So
  * the commit must be on the remote — a branch or tag of it pointing at it — or the move would lose the
- * commits only the old host's clone holds: refused by name, never a move that silently drops them.
+ * commits only the old host's clone holds: refused by name, never a move that silently drops them. The
+ * remote is asked from `root` (this machine's working directory).
  */
-function refuseUnfetchableCommit(fed: Federation, entry: RegistryEntry): void {
+export async function refuseUnfetchableCommit(root: string, entry: RegistryEntry): Promise<void> {
   if (entry.placementType !== 'worktree') return;
   const name = `team "${entry.domainId}"`;
   const branch = worktreeBranch(entry.domain);
@@ -167,7 +168,7 @@ function refuseUnfetchableCommit(fed: Federation, entry: RegistryEntry): void {
     );
   let pushed: boolean;
   try {
-    pushed = remoteHeadsInclude(fed.root, codebase.remote, codebase.commit);
+    pushed = await remoteHeadsInclude(root, codebase.remote, codebase.commit);
   } catch (error) {
     if (!(error instanceof GitCommandError)) throw error;
     throw new RefusedError(

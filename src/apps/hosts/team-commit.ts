@@ -2,7 +2,7 @@ import { getTeam } from '../../core/find-team.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { Federation } from '../../engine/context.js';
 import { readCodebase, REMOTE_TIMEOUT_MS } from '../../engine/registry/codebase.js';
-import { git, GitCommandError } from '../../engine/registry/git.js';
+import { GitCommandError, gitRemote } from '../../engine/registry/git.js';
 import { worktreeBranch } from '../../engine/registry/placement.js';
 import { updateRegistry } from '../../engine/registry/update-registry.js';
 
@@ -28,9 +28,11 @@ export async function keepTeamCommit(fed: Federation, team: RegistryEntry): Prom
       warnings.push(`its branch ${branch} was not pushed: its codebase has no remote (serve.pushTeamBranches)`);
     else
       try {
-        git(team.location, ['push', '--quiet', '--', remote, `refs/heads/${branch}:refs/heads/${branch}`], {
-          remoteTimeoutMs: REMOTE_TIMEOUT_MS,
-        });
+        await gitRemote(
+          team.location,
+          ['push', '--quiet', '--', remote, `refs/heads/${branch}:refs/heads/${branch}`],
+          REMOTE_TIMEOUT_MS,
+        );
       } catch (error) {
         if (!(error instanceof GitCommandError)) throw error;
         warnings.push(`its branch ${branch} was not pushed to ${remote}: ${error.stderr || error.message}`);

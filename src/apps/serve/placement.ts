@@ -74,7 +74,7 @@ export class Placement {
     if (team.location !== teamWorkspacePath(this.fed.root, team.domain, team.placementType)) return;
     const worktree = team.placementType === 'worktree';
     const made: CreatedWorkspace = worktree
-      ? createWorktreeFromCodebase(this.fed.root, team)
+      ? await createWorktreeFromCodebase(this.fed.root, team)
       : createWorkspace(this.fed.root, team.domain, 'directory');
     try {
       prepareTeamWorkspace(this.fed.root, team.location, team.domainId, worktree);

@@ -1,5 +1,5 @@
 import type { TeamCodebase } from '../../core/schema/registry.js';
-import { git, GitCommandError, gitSucceeds } from './git.js';
+import { git, GitCommandError, gitRemote, gitSucceeds } from './git.js';
 
 /**
  * The codebase a team works on, as the registry records it (registry `codebase`): the commit and the git
@@ -61,14 +61,16 @@ export function hasCommit(dir: string, commit: string): boolean {
  * Whether the remote has `commit` at the head of one of its branches or tags, asked of the remote itself
  * (`git ls-remote`): what another clone can fetch by its id. Throws when the remote cannot be reached.
  */
-export function remoteHeadsInclude(cwd: string, remote: string, commit: string): boolean {
-  const heads = git(cwd, ['ls-remote', '--', remote], { remoteTimeoutMs: REMOTE_TIMEOUT_MS });
+export async function remoteHeadsInclude(cwd: string, remote: string, commit: string): Promise<boolean> {
+  const heads = await gitRemote(cwd, ['ls-remote', '--', remote], REMOTE_TIMEOUT_MS);
   return heads.split('\n').some((line) => line.split('\t')[0] === commit);
 }
 
 /** Fetch `commit` from `remote` into the repository at `dir` (objects only: no branch of its own is touched). */
-export function fetchCommit(dir: string, remote: string, commit: string): void {
-  git(dir, ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--', remote, commit], {
-    remoteTimeoutMs: REMOTE_TIMEOUT_MS,
-  });
+export async function fetchCommit(dir: string, remote: string, commit: string): Promise<void> {
+  await gitRemote(
+    dir,
+    ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--', remote, commit],
+    REMOTE_TIMEOUT_MS,
+  );
 }

@@ -13,10 +13,10 @@ import { branchExists, removeWorkspace, worktreeBranch, worktreeOfBranch, type C
  * all: refused, with nothing left behind, when the commit cannot be had or this clone's branch of the
  * team holds commits the team's record does not know.
  */
-export function createWorktreeFromCodebase(
+export async function createWorktreeFromCodebase(
   root: string,
   team: Pick<RegistryEntry, 'domain' | 'domainId' | 'codebase'>,
-): CreatedWorkspace {
+): Promise<CreatedWorkspace> {
   const { codebase } = team;
   const name = `team "${team.domainId}"`;
   if (!codebase)
@@ -30,7 +30,7 @@ export function createWorktreeFromCodebase(
       `${name} works in a git worktree, and ${root} is not a git repository to make it in; clone the codebase there (git clone ${codebase.remote ?? '<its remote>'}) and start fed serve in the clone`,
     );
   const branch = worktreeBranch(team.domain);
-  haveCommit(root, name, branch, codebase.commit, codebase.remote);
+  await haveCommit(root, name, branch, codebase.commit, codebase.remote);
   const created = !branchExists(root, branch);
   if (!created) bringBranchTo(root, name, branch, codebase.commit);
   const location = teamWorkspacePath(root, team.domain, 'worktree');
@@ -52,7 +52,13 @@ export function createWorktreeFromCodebase(
 }
 
 /** The team's commit in this clone, fetched from its remote if need be; refused by name when it cannot be had. */
-function haveCommit(root: string, name: string, branch: string, commit: string, remote: string | undefined): void {
+async function haveCommit(
+  root: string,
+  name: string,
+  branch: string,
+  commit: string,
+  remote: string | undefined,
+): Promise<void> {
   if (hasCommit(root, commit)) return;
   const push = `push it from a clone that has it (git push <remote> ${commit}:refs/heads/${branch})`;
   if (remote === undefined)
@@ -61,7 +67,7 @@ function haveCommit(root: string, name: string, branch: string, commit: string, 
       `${name} worked on commit ${commit} (branch ${branch}), which this clone (${root}) does not have, and its codebase has no remote recorded to fetch it from; ${push}, or fetch it into this clone`,
     );
   try {
-    fetchCommit(root, remote, commit);
+    await fetchCommit(root, remote, commit);
   } catch (error) {
     if (!(error instanceof GitCommandError)) throw error;
     throw new RefusedError(

@@ -34,16 +34,16 @@ describe('the codebase a team works on, as the registry records it', () => {
     expect(readCodebase(dir)).toEqual({ commit: git('rev-parse', 'HEAD') });
   });
 
-  it('asks the remote itself whether a branch or tag points at a commit; an unreachable remote throws', () => {
+  it('asks the remote itself whether a branch or tag points at a commit; an unreachable remote throws', async () => {
     const remote = codebaseRemote();
     const { root, git } = codebaseClone(remote);
     const pushed = git('rev-parse', 'HEAD');
     git('commit', '-q', '--allow-empty', '-m', 'local only');
     const local = git('rev-parse', 'HEAD');
-    expect(remoteHeadsInclude(root, remote, pushed)).toBe(true);
-    expect(remoteHeadsInclude(root, remote, local)).toBe(false);
+    expect(await remoteHeadsInclude(root, remote, pushed)).toBe(true);
+    expect(await remoteHeadsInclude(root, remote, local)).toBe(false);
     expect(hasCommit(root, local)).toBe(true);
     expect(hasCommit(codebaseClone(remote).root, local)).toBe(false);
-    expect(() => remoteHeadsInclude(root, join(tempDir(), 'gone.git'), pushed)).toThrow(/ls-remote/);
+    await expect(remoteHeadsInclude(root, join(tempDir(), 'gone.git'), pushed)).rejects.toThrow(/ls-remote/);
   });
 });

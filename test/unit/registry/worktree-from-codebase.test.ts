@@ -21,22 +21,22 @@ const team = (commit: string, remote?: string) => ({
 });
 
 describe("a moved worktree team's workspace, made from this host's clone of the codebase", () => {
-  it("fetches the commit from the recorded remote and checks it out on the team's branch", () => {
+  it("fetches the commit from the recorded remote and checks it out on the team's branch", async () => {
     const remote = codebaseRemote();
     const commit = teamWorkedOnA(remote, { push: true });
     const b = codebaseClone(remote);
-    const made = createWorktreeFromCodebase(b.root, team(commit, remote));
+    const made = await createWorktreeFromCodebase(b.root, team(commit, remote));
     expect(made.location).toBe(teamWorkspacePath(b.root, 'docs', 'worktree'));
     expect(b.git('-C', made.location, 'rev-parse', 'HEAD')).toBe(commit);
     expect(b.git('-C', made.location, 'symbolic-ref', '--short', 'HEAD')).toBe('fed/docs');
   });
 
-  it('moves a branch of the team this clone has forward to the commit, and refuses one that holds other commits', () => {
+  it('moves a branch of the team this clone has forward to the commit, and refuses one that holds other commits', async () => {
     const remote = codebaseRemote();
     const b = codebaseClone(remote);
     b.git('branch', 'fed/docs');
     const commit = teamWorkedOnA(remote, { push: true });
-    const made = createWorktreeFromCodebase(b.root, team(commit, remote));
+    const made = await createWorktreeFromCodebase(b.root, team(commit, remote));
     expect(b.git('rev-parse', 'fed/docs')).toBe(commit);
     made.remove();
     // The branch, made before, is kept when the workspace is removed.
@@ -46,23 +46,20 @@ describe("a moved worktree team's workspace, made from this host's clone of the 
     b.git('commit', '-q', '--allow-empty', '-m', 'only here');
     const own = b.git('rev-parse', 'HEAD');
     b.git('checkout', '-q', 'main');
-    expect(() => createWorktreeFromCodebase(b.root, team(commit, remote))).toThrow(
+    await expect(createWorktreeFromCodebase(b.root, team(commit, remote))).rejects.toThrow(
       expect.objectContaining({ code: 'BRANCH_EXISTS', message: expect.stringContaining(`is at ${own}`) }),
     );
     expect(b.git('rev-parse', 'fed/docs')).toBe(own);
     expect(existsSync(teamWorkspacePath(b.root, 'docs', 'worktree'))).toBe(false);
   });
 
-  it('refuses a commit never pushed, naming it and the remote, and leaves nothing made', () => {
+  it('refuses a commit never pushed, naming it and the remote, and leaves nothing made', async () => {
     const remote = codebaseRemote();
     const commit = teamWorkedOnA(remote, { push: false });
     const b = codebaseClone(remote);
-    let refusal: unknown;
-    try {
-      createWorktreeFromCodebase(b.root, team(commit, remote));
-    } catch (error) {
-      refusal = error;
-    }
+    const refusal: unknown = await createWorktreeFromCodebase(b.root, team(commit, remote)).catch(
+      (error: unknown) => error,
+    );
     expect(refusal).toMatchObject({ code: 'TEAM_COMMIT_UNAVAILABLE' });
     expect((refusal as Error).message).toContain(commit);
     expect((refusal as Error).message).toContain(remote);
@@ -70,13 +67,13 @@ describe("a moved worktree team's workspace, made from this host's clone of the 
     expect(existsSync(teamWorkspacePath(b.root, 'docs', 'worktree'))).toBe(false);
     expect(b.git('branch', '--list', 'fed/docs')).toBe('');
 
-    expect(() => createWorktreeFromCodebase(b.root, team(commit))).toThrow(
+    await expect(createWorktreeFromCodebase(b.root, team(commit))).rejects.toThrow(
       expect.objectContaining({ code: 'TEAM_COMMIT_UNAVAILABLE' }),
     );
-    expect(() => createWorktreeFromCodebase(b.root, { domain: 'docs', domainId: 'docs' })).toThrow(
+    await expect(createWorktreeFromCodebase(b.root, { domain: 'docs', domainId: 'docs' })).rejects.toThrow(
       expect.objectContaining({ code: 'MOVE_UNSUPPORTED' }),
     );
-    expect(() => createWorktreeFromCodebase(tempDir(), team(commit, remote))).toThrow(
+    await expect(createWorktreeFromCodebase(tempDir(), team(commit, remote))).rejects.toThrow(
       expect.objectContaining({ code: 'NO_CODEBASE_CLONE', message: expect.stringContaining(`git clone ${remote}`) }),
     );
   });
