@@ -228,6 +228,8 @@ export type { ServeEvent } from './apps/serve/serve-events.js';
 export type { TakenWork } from './ports/dispatch-queue.js';
 export { serveFederation } from './apps/serve/serve-federation.js';
 export { serveLeases } from './apps/serve/serve-lease.js';
+/** What a server does after a worktree team's launch for a move to another host: its commit recorded, its branch pushed. */
+export { keepTeamCommit } from './apps/hosts/team-commit.js';
 export { retryTeam } from './apps/run/team-retry.js';
 /** `fed migrate` as the CLI runs it, with what only a shared backend keeps (team files, hosts, the work queue). */
 export { migrateIntoBackend, migrateIntoFiles } from './apps/migrate/migrate-federation.js';

@@ -55,6 +55,11 @@ export type FedErrorCode =
   | 'HOST_NOT_ALIVE'
   | 'HOST_STILL_ALIVE'
   | 'MOVE_UNSUPPORTED'
+  // A worktree team moved: its commit not on the codebase's remote, the remote not reached, the commit not had here.
+  | 'TEAM_COMMIT_UNPUSHED'
+  | 'REMOTE_UNREACHABLE'
+  | 'TEAM_COMMIT_UNAVAILABLE'
+  | 'NO_CODEBASE_CLONE'
   | 'TEAM_NOT_ACTIVE'
   | 'TEAM_NOT_RUNNABLE'
   | 'TEAM_PAUSED'

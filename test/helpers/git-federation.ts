@@ -59,3 +59,34 @@ export async function greeterCodingTeam(
   );
   return git;
 }
+
+/** `git` run in `dir`, its output trimmed; fails the test with git's words. */
+export const gitIn =
+  (dir: string) =>
+  (...args: string[]): string =>
+    execFileSync('git', args, { cwd: dir, stdio: 'pipe', encoding: 'utf8' }).trim();
+
+/**
+ * A codebase shared by several machines: a bare repository as its remote, holding `main` with one commit.
+ * Each machine's codebase is a clone of it (codebaseClone).
+ */
+export function codebaseRemote(): string {
+  const remote = join(tempDir('fed-remote-'), 'codebase.git');
+  execFileSync('git', ['init', '-q', '--bare', '-b', 'main', remote]);
+  const seed = codebaseClone(remote);
+  writeFileSync(join(seed.root, 'README.md'), '# codebase\n');
+  seed.git('add', '-A');
+  seed.git('commit', '-qm', 'codebase');
+  seed.git('push', '-q', 'origin', 'HEAD:main');
+  return remote;
+}
+
+/** One machine's clone of `remote` (its `origin`), with a git identity to commit as. */
+export function codebaseClone(remote: string): { root: string; git: (...args: string[]) => string } {
+  const root = tempDir('fed-clone-');
+  execFileSync('git', ['clone', '-q', remote, root], { stdio: 'pipe' });
+  const git = gitIn(root);
+  git('config', 'user.email', 'fed@test');
+  git('config', 'user.name', 'fed test');
+  return { root, git };
+}

@@ -6,9 +6,10 @@ import { runFed } from './fed-cli.js';
 import { tempDir } from './temp-dir.js';
 
 /**
- * A machine serving a JetStream federation: its own git checkout and working directory, joined to
- * `federation` on the shared server, serving as host `name` with the given agent (unsandboxed: the tests
- * read the agents' pids) and `serve` settings.
+ * A machine serving a JetStream federation: its own git checkout and working directory — a clone of
+ * `codebase` (a shared remote) when given, else a repository of its own — joined to `federation` on the
+ * shared server, serving as host `name` with the given agent (unsandboxed: the tests read the agents'
+ * pids) and `serve` settings.
  */
 export async function serveHost(
   env: NodeJS.ProcessEnv,
@@ -16,15 +17,19 @@ export async function serveHost(
   name: string,
   agent: string,
   serve: object,
+  { codebase }: { codebase?: string } = {},
 ): Promise<string> {
   const dir = tempDir(`fed-host-${name}-`);
   const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'pipe' });
-  git('init', '-q', '-b', 'main');
+  if (codebase) git('clone', '-q', codebase, '.');
+  else git('init', '-q', '-b', 'main');
   git('config', 'user.email', 'fed@test');
   git('config', 'user.name', 'fed test');
-  writeFileSync(join(dir, 'README.md'), '# project\n');
-  git('add', '-A');
-  git('commit', '-qm', 'project');
+  if (!codebase) {
+    writeFileSync(join(dir, 'README.md'), '# project\n');
+    git('add', '-A');
+    git('commit', '-qm', 'project');
+  }
   const init = await runFed(['--root', dir, 'init', '--name', federation], { env });
   expect(init.code, init.stderr).toBe(0);
   const file = join(dir, 'federate.config.json');

@@ -6,6 +6,9 @@ import type { Federation } from '../../engine/context.js';
 import { recordFederationEvent } from '../../engine/federation/federation-journal.js';
 import { updateRegistry } from '../../engine/registry/update-registry.js';
 import type { HeardHost, HostDirectory } from '../../ports/host-directory.js';
+import { remoteHeadsInclude } from '../../engine/registry/codebase.js';
+import { GitCommandError } from '../../engine/registry/git.js';
+import { worktreeBranch } from '../../engine/registry/placement.js';
 import { hostState } from './host-liveness.js';
 
 export interface MoveOptions {
@@ -31,7 +34,8 @@ export interface MovedTeam {
  * JetStream holds. The old host's server, should it come back, finds the team placed elsewhere.
  *
  * Refused: on files (one host), to a host that is not alive, away from a host that still is (its server
- * may run the team's agent right now), and for a worktree team (its branch is in that machine's clone).
+ * may run the team's agent right now), and for a worktree team whose commit the codebase's remote does not
+ * have (the new host makes its worktree from its own clone at that commit: refuseUnfetchableCommit).
  */
 export async function moveTeam(
   fed: Federation,
@@ -47,13 +51,27 @@ export async function moveTeam(
     );
   const hosts = new Map((await directory.list()).map((host) => [host.record.name, host]));
   const target = aliveHost(fed, directory, hosts, to);
+  // A move there would make (not a team placed there already, nor one a failover finds moved meanwhile).
+  const leaves = (entry: RegistryEntry) =>
+    entry.host !== to && (options.from === undefined || entry.host === options.from);
+  const before = getTeam(await fed.backend.registry.read(), name);
+  if (leaves(before)) {
+    refuseMove(fed, before, hosts);
+    // Asked of the remote before the registry changes, outside its compare-and-swap: it may take a while.
+    await refuseUnfetchableCommit(fed.root, before);
+  }
   let result: MovedTeam | undefined;
   await updateRegistry(fed, (registry) => {
     const entry = getTeam(registry, name);
     const from = entry.host ?? null;
     result = { team: entry.domainId, from, to, location: entry.location, moved: false };
-    if (entry.host === to || (options.from !== undefined && entry.host !== options.from)) return undefined;
+    if (!leaves(entry)) return undefined;
     refuseMove(fed, entry, hosts);
+    if (entry.codebase?.commit !== before.codebase?.commit)
+      throw new RefusedError(
+        'REGISTRY_CONFLICT',
+        `team "${entry.domainId}" recorded a new commit while it was being moved; move it again`,
+      );
     result = { ...result, location: workspaceUnder(target.record.root, entry), moved: true };
     Object.assign(entry, { host: to, location: result.location });
     return registry;
@@ -112,19 +130,55 @@ function aliveHost(fed: Federation, directory: HostDirectory, hosts: Map<string,
   return target;
 }
 
-/** What stops a team from leaving its host: archived, a worktree, or a host still alive. */
+/** What stops a team from leaving its host: archived, or a host still alive. */
 function refuseMove(fed: Federation, entry: RegistryEntry, hosts: Map<string, HeardHost>): void {
   if (statusOf(entry) === 'archived')
     throw new RefusedError('TEAM_ARCHIVED', `team "${entry.domainId}" is archived; it runs nowhere`);
-  if (entry.placementType === 'worktree')
-    throw new RefusedError(
-      'MOVE_UNSUPPORTED',
-      `team "${entry.domainId}" works in a git worktree, whose branch lives in its host's clone; moving worktree teams is not supported yet — archive it and onboard a new team on the other host`,
-    );
   const current = entry.host === undefined ? undefined : hosts.get(entry.host);
   if (current && hostState(fed.config.serve, current, fed.now()).state === 'alive')
     throw new RefusedError(
       'HOST_STILL_ALIVE',
       `team "${entry.domainId}" is placed on host ${entry.host}, which is alive: its server may be running the team's agent right now; stop fed serve there (SIGTERM pauses the team) and move it then`,
+    );
+}
+
+/**
+ * A worktree team's workspace is made on the new host from that host's clone of the codebase, at the commit
+ * the team worked on (registry `codebase`), fetched from the codebase's remote when the clone lacks it. So
+ * the commit must be on the remote — a branch or tag of it pointing at it — or the move would lose the
+ * commits only the old host's clone holds: refused by name, never a move that silently drops them. The
+ * remote is asked from `root` (this machine's working directory).
+ */
+export async function refuseUnfetchableCommit(root: string, entry: RegistryEntry): Promise<void> {
+  if (entry.placementType !== 'worktree') return;
+  const name = `team "${entry.domainId}"`;
+  const branch = worktreeBranch(entry.domain);
+  const { codebase } = entry;
+  if (!codebase)
+    throw new RefusedError(
+      'MOVE_UNSUPPORTED',
+      `${name} works in a git worktree, and the commit it worked on is not recorded (it was onboarded by an older fed, or its codebase is no git repository): its workspace cannot be made on another host. fed serve records it after the team's next launch on host ${entry.host}; or archive the team and onboard a new one on the other host`,
+    );
+  const push = (remote: string) =>
+    `push it from a clone that has it (git push ${remote} ${codebase.commit}:refs/heads/${branch}) and move the team then; with serve.pushTeamBranches, fed serve pushes the branch after each launch`;
+  if (codebase.remote === undefined)
+    throw new RefusedError(
+      'TEAM_COMMIT_UNPUSHED',
+      `${name} worked on commit ${codebase.commit} (branch ${branch}), and its codebase had no git remote at onboarding: the commit is only in host ${entry.host}'s clone, and moving the team would lose it; add a remote and ${push('<remote>')}`,
+    );
+  let pushed: boolean;
+  try {
+    pushed = await remoteHeadsInclude(root, codebase.remote, codebase.commit);
+  } catch (error) {
+    if (!(error instanceof GitCommandError)) throw error;
+    throw new RefusedError(
+      'REMOTE_UNREACHABLE',
+      `${name} worked on commit ${codebase.commit} (branch ${branch}), and its codebase's remote ${codebase.remote} could not be asked whether it has it (${error.stderr || error.message}); check that this machine reaches it, and move the team again`,
+    );
+  }
+  if (!pushed)
+    throw new RefusedError(
+      'TEAM_COMMIT_UNPUSHED',
+      `${name} worked on commit ${codebase.commit} (branch ${branch}), at which no branch or tag of its remote ${codebase.remote} points: moving the team would lose the commits only host ${entry.host}'s clone has; ${push(codebase.remote)}`,
     );
 }

@@ -11,6 +11,8 @@ import type { ServeEvent } from './serve-events.js';
  */
 export function hostWatch(fed: Federation, host: string, emit: (event: ServeEvent) => void): () => Promise<void> {
   const told = new Set<string>();
+  // A move refused again on every heartbeat (a worktree team's commit not pushed yet) is said once per reason.
+  const refused = new Map<string, string>();
   return async () => {
     const view = await listHosts(fed);
     if (!view.shared) return;
@@ -31,13 +33,17 @@ export function hostWatch(fed: Federation, host: string, emit: (event: ServeEven
       for (const team of lost.teams) {
         try {
           const moved = await moveTeam(fed, team, host, { from: lost.name });
+          refused.delete(team);
           if (moved.moved)
             emit({ kind: 'moved', at: new Date().toISOString(), team, from: moved.from, to: host, by: 'failover' });
         } catch (error) {
+          const why = (error as Error).message;
+          if (refused.get(team) === why) continue;
+          refused.set(team, why);
           emit({
             kind: 'warning',
             at: new Date().toISOString(),
-            text: `${team}: not moved from lost host ${lost.name}: ${(error as Error).message}`,
+            text: `${team}: not moved from lost host ${lost.name}: ${why}`,
           });
         }
       }

@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
+import { RefusedError } from '../../core/errors.js';
 import { teamWorkspacePath } from '../../core/layout.js';
 import { ANY_HOST, type RegistryEntry } from '../../core/schema/registry.js';
 import type { Federation } from '../../engine/context.js';
-import { createWorkspace } from '../../engine/registry/placement.js';
-import { writeTeamMarker } from '../../engine/registry/team-marker.js';
+import { createWorkspace, type CreatedWorkspace } from '../../engine/registry/placement.js';
+import { prepareTeamWorkspace } from '../../engine/registry/team-marker.js';
+import { createWorktreeFromCodebase } from '../../engine/registry/worktree-from-codebase.js';
 import { claimUnplacedTeam } from '../hosts/move-team.js';
 import { restoreTeamFiles } from '../hosts/team-files.js';
 import { orphanRunRecord } from '../launch/prepare/finish-orphaned-run.js';
@@ -23,7 +25,10 @@ const LEFT_BEHIND = 'cut short on this host, which the team left; it went on els
  * makes one, the first time this server serves the team, with the team's own files as its last host's
  * server kept them while and after each launch (team-files.ts); everything else of the team (its
  * lifecycle, signals, journal) is in JetStream already. A team that comes back to a workspace it had here
- * before gets the files its launches elsewhere changed since.
+ * before gets the files its launches elsewhere changed since. A worktree team's workspace is a worktree of
+ * this host's clone of the codebase at the commit the team worked on (worktree-from-codebase.ts); when that
+ * cannot be made (the commit not to be had, the team's branch here in the way) the team is not served,
+ * said once, and tried again later.
  */
 export class Placement {
   constructor(
@@ -31,10 +36,14 @@ export class Placement {
     private readonly host: string,
     /** Told when a moved team's workspace was made here (its actor can join now). */
     private readonly onArrived: (team: string) => void,
+    /** Told when a moved team's workspace cannot be made here (once per reason); the team is judged again later. */
+    private readonly onRefused: (team: string, refusal: RefusedError) => void,
   ) {}
 
   /** The teams placed here whose workspace this server made or brought up to date: served as they are. */
   private readonly arrived = new Set<string>();
+  /** The last refusal told per team, so one that repeats is told once. */
+  private readonly refused = new Map<string, string>();
 
   async serves(team: RegistryEntry): Promise<boolean> {
     if (!this.fed.backend.hosts || team.host === undefined) return true;
@@ -43,7 +52,17 @@ export class Placement {
       this.arrived.delete(team.domainId);
       return false;
     }
-    if (!this.arrived.has(team.domainId)) await this.arrive(team);
+    if (this.arrived.has(team.domainId)) return true;
+    try {
+      await this.arrive(team);
+    } catch (error) {
+      // One team's workspace that cannot be made (yet) stops that team only, not the dispatch of the others.
+      if (!(error instanceof RefusedError)) throw error;
+      if (this.refused.get(team.domainId) !== error.message) this.onRefused(team.domainId, error);
+      this.refused.set(team.domainId, error.message);
+      return false;
+    }
+    this.refused.delete(team.domainId);
     this.arrived.add(team.domainId);
     return true;
   }
@@ -84,12 +103,14 @@ export class Placement {
   }
 
   private async makeWorkspace(team: RegistryEntry): Promise<void> {
-    // Only the workspace fed would make for the team here, and only a directory: a worktree is not moved.
-    if (team.placementType !== 'directory') return;
-    if (team.location !== teamWorkspacePath(this.fed.root, team.domain, 'directory')) return;
-    const made = createWorkspace(this.fed.root, team.domain, 'directory');
+    // Only the workspace fed would make for the team here.
+    if (team.location !== teamWorkspacePath(this.fed.root, team.domain, team.placementType)) return;
+    const worktree = team.placementType === 'worktree';
+    const made: CreatedWorkspace = worktree
+      ? await createWorktreeFromCodebase(this.fed.root, team)
+      : createWorkspace(this.fed.root, team.domain, 'directory');
     try {
-      writeTeamMarker(this.fed.root, team.location, team.domainId);
+      prepareTeamWorkspace(this.fed.root, team.location, team.domainId, worktree);
       await restoreTeamFiles(this.fed, team);
     } catch (error) {
       // Made whole or not at all: the next pass makes it again.

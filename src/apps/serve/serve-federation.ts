@@ -19,6 +19,7 @@ import { startHeartbeat } from './host-heartbeat.js';
 import { hostWatch } from './host-watch.js';
 import { Placement } from './placement.js';
 import { watchTeamFiles } from '../hosts/watch-team-files.js';
+import { keepTeamCommit } from '../hosts/team-commit.js';
 import { workAckWaitMs } from '../hosts/host-liveness.js';
 import { takeUnplacedWork } from './take-unplaced-work.js';
 
@@ -61,6 +62,8 @@ export const DEFAULT_STOP_GRACE_MS = 60_000;
 export const DEFAULT_MONITOR_INTERVAL_MS = 60_000;
 /** The actors' full rescan while serving: a safety net behind each inbox's arrival watch, not the fast path. */
 const ACTORS_RESCAN_MS = 30_000;
+/** How soon a team moved here whose workspace could not be made is tried again. */
+const WORKSPACE_RETRY_MS = 30_000;
 
 /**
  * `fed serve`: run the federation by itself until stopped — apply every team's signals as they arrive
@@ -85,7 +88,16 @@ export async function serveFederation(fed: Federation, options: ServeOptions): P
   const now = () => new Date().toISOString();
   // A team moved here gets its workspace made when first served: its actor joins at once.
   const ackWaitMs = workAckWaitMs(fed.config.serve);
-  const placement = new Placement(fed, host, () => actorsWake.dispatchEvent(new Event('wake')));
+  const placement = new Placement(
+    fed,
+    host,
+    () => actorsWake.dispatchEvent(new Event('wake')),
+    (team, refusal) => {
+      emit({ kind: 'warning', at: now(), text: `${team}: its workspace cannot be made here: ${refusal.message}` });
+      // Tried again in a while: what was missing (a pushed commit, a branch out of the way) may be there by then.
+      setTimeout(() => dispatcher.changed(team), WORKSPACE_RETRY_MS).unref();
+    },
+  );
   const dispatcher = new Dispatcher(fed, {
     capacity,
     backoffMs: options.backoffMs,
@@ -256,7 +268,12 @@ async function launchOne(
   } finally {
     await keeping.stop().catch(notKept);
   }
-  for (const warning of result.warnings)
+  // A worktree team's branch head, the commit a move makes its workspace from on another host (pushed first
+  // with serve.pushTeamBranches).
+  const kept = await keepTeamCommit(fed, candidate.team).catch((error: unknown) => [
+    `the commit it worked on was not recorded: ${(error as Error).message}`,
+  ]);
+  for (const warning of [...result.warnings, ...kept])
     options.onEvent({ kind: 'warning', at: new Date().toISOString(), text: `${result.team}: ${warning}` });
   return {
     ok: true,

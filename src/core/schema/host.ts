@@ -45,6 +45,12 @@ export const serveConfigSchema = z.object({
    * host (default 30s); while its agent runs it says so every third of it.
    */
   workAckWait: durationSchema.optional(),
+  /**
+   * `true`: after each launch of a worktree team, the server pushes the team's branch to the codebase's
+   * remote (the one recorded at onboarding), so another host can make the team's workspace from it. Off by
+   * default: fed never pushes unless asked.
+   */
+  pushTeamBranches: z.boolean().optional(),
 });
 export type ServeConfig = z.infer<typeof serveConfigSchema>;
 

@@ -20,13 +20,25 @@ export type PlacementType = z.infer<typeof placementTypeSchema>;
  * trust a text an older one validated. Bump it with any change to the schemas below;
  * test/unit/registry/registry-schema-revision.test.ts fails on a change of their shape until it is bumped.
  */
-export const REGISTRY_SCHEMA_REVISION = 2;
+export const REGISTRY_SCHEMA_REVISION = 3;
 
 /**
  * The registry `host` of an unplaced team (`fed team onboard --any-host`): whichever host has free capacity
  * runs it. No host is named so (host names start with a letter, digit or `_`).
  */
 export const ANY_HOST = '*';
+
+/**
+ * The codebase a team works on, recorded at onboarding when it is a git repository, so another host can make
+ * the team's workspace from its own clone: `commit` is the commit the team worked on (a worktree team's
+ * branch head after its last launch; a directory team's codebase head at onboarding), `remote` the URL of
+ * the codebase's remote then (its branch's upstream, else `origin`, else its only remote), absent when it had none.
+ */
+export const teamCodebaseSchema = z.looseObject({
+  commit: z.string().regex(/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/, { error: 'expected a full git commit id' }),
+  remote: nonEmptyString.optional(),
+});
+export type TeamCodebase = z.infer<typeof teamCodebaseSchema>;
 
 export const registryEntrySchema = z.looseObject({
   domain: teamIdSchema,
@@ -41,6 +53,8 @@ export const registryEntrySchema = z.looseObject({
    * `"*"` (ANY_HOST): unplaced — any host's server may run it; `location` is where it last ran.
    */
   host: nonEmptyString.optional(),
+  /** Absent for a codebase that is no git repository, and in registries written before it. */
+  codebase: teamCodebaseSchema.optional(),
   status: teamStatusSchema.optional(),
   lastActive: isoTimestamp.optional(),
 });

@@ -1,5 +1,8 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { findExecutable, leftOutReason } from '../../infra/process/find-executable.js';
+
+const execFileAsync = promisify(execFile);
 
 /** git as found on PATH, once per PATH: never one a sandboxed agent could have planted (find-executable.ts). */
 let found: { path: string | undefined; for: string | undefined; why: string } | undefined;
@@ -29,9 +32,33 @@ export function git(cwd: string, args: readonly string[], options: { raw?: boole
     });
     return options.raw ? out : out.trim();
   } catch (error) {
-    const { stderr, signal } = error as { stderr?: unknown; signal?: NodeJS.Signals | null };
-    throw new GitCommandError(args, String(stderr ?? '').trim() || (error as Error).message, signal ?? undefined);
+    throw gitFailure(args, error);
   }
+}
+
+/**
+ * A git that talks to a remote (ls-remote, fetch, push), run without blocking: a server's heartbeat goes
+ * on while it waits on the network. Killed after `timeoutMs`, and never waiting for a password nobody
+ * types (no terminal prompt), so an unreachable remote is an answer, not a hang. Its stdout, trimmed.
+ */
+export async function gitRemote(cwd: string, args: readonly string[], timeoutMs: number): Promise<string> {
+  try {
+    const { stdout } = await execFileAsync(gitProgram(), args, {
+      cwd,
+      encoding: 'utf8',
+      timeout: timeoutMs,
+      maxBuffer: 256 * 1024 * 1024,
+      env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
+    });
+    return stdout.trim();
+  } catch (error) {
+    throw gitFailure(args, error);
+  }
+}
+
+function gitFailure(args: readonly string[], error: unknown): GitCommandError {
+  const { stderr, signal } = error as { stderr?: unknown; signal?: NodeJS.Signals | null };
+  return new GitCommandError(args, String(stderr ?? '').trim() || (error as Error).message, signal ?? undefined);
 }
 
 export class GitCommandError extends Error {

@@ -1,12 +1,11 @@
-import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { thisHostName } from '../../core/host-name.js';
 import { CorruptFileError, InvalidInputError, RefusedError } from '../../core/errors.js';
-import { createFileExclusive, unlinkQuietly, writeFileAtomic } from '../../infra/fs/atomic-write.js';
+import { unlinkQuietly, writeFileAtomic } from '../../infra/fs/atomic-write.js';
 import { toJsonText } from '../../core/json-text.js';
 import { acquireLock, describeLockOwner, LockTimeoutError, releaseLock } from '../../infra/fs/lock.js';
 import { readJsonFile } from '../../infra/fs/read-json-file.js';
-import { federationPaths, onboardingPaths, teamWorkspacePath, workspacePaths } from '../../core/layout.js';
+import { federationPaths, onboardingPaths, teamWorkspacePath } from '../../core/layout.js';
 import { onboardingIntentSchema, type OnboardingIntent } from '../../core/schema/onboarding-intent.js';
 import { META, teamIdSchema } from '../../core/schema/common.js';
 import { zodProblems } from '../../core/schema/problems.js';
@@ -21,7 +20,8 @@ import { recordFederationEvent } from '../federation/federation-journal.js';
 import { createWorkspace, removeWorkspace, worktreeBranch, type CreatedWorkspace } from './placement.js';
 import { updateRegistry, type UpdateOptions } from './update-registry.js';
 import { settleWorktreeGit, type SettleGitOptions } from './worktree-git.js';
-import { writeTeamMarker } from './team-marker.js';
+import { prepareTeamWorkspace } from './team-marker.js';
+import { readCodebase } from './codebase.js';
 import type { Federation } from '../context.js';
 import { DEFAULT_ARCHETYPE } from '../archetypes/catalog.js';
 
@@ -55,16 +55,6 @@ function refuseDuplicate(registry: Registry, domain: string, domainId: string): 
       'DUPLICATE_TEAM',
       `a team named "${clash.domain}" (id "${clash.domainId}") is already registered at ${clash.location}; choose another domain or --id`,
     );
-  }
-}
-
-/** The marker that tells commands run inside the workspace which team and federation it is. */
-function prepareWorkspace(root: string, location: string, domainId: string, worktree: boolean): void {
-  const paths = workspacePaths(location);
-  writeTeamMarker(root, location, domainId);
-  // A worktree is its own checkout: keep the team's runtime files out of its git status too.
-  if (worktree && !existsSync(`${paths.fedDir}/.gitignore`)) {
-    createFileExclusive(`${paths.fedDir}/.gitignore`, '# Runtime files of this fed team workspace.\n*\n');
   }
 }
 
@@ -202,6 +192,9 @@ export async function onboardTeam(
     try {
       workspace = createWorkspace(root, domain, placementType);
       const now = (options.now?.() ?? fed.now()).toISOString();
+      // The codebase as it is now (a worktree's branch starts at its head): another host makes the
+      // workspace from its own clone at this commit, fetched from this remote when it lacks it.
+      const codebase = readCodebase(root);
       const entry: RegistryEntry = {
         domain,
         domainId,
@@ -210,10 +203,11 @@ export async function onboardTeam(
         onboardedAt: now,
         location: workspace.location,
         host: request.anyHost ? ANY_HOST : thisHostName(fed.config),
+        ...(codebase ? { codebase } : {}),
         status: 'active',
         lastActive: now,
       };
-      prepareWorkspace(root, workspace.location, domainId, placementType === 'worktree');
+      prepareTeamWorkspace(root, workspace.location, domainId, placementType === 'worktree');
       await backend.signals.provision({ id: domainId, entry }, options);
       await updateRegistry(
         fed,

@@ -72,12 +72,12 @@ function createWorktree(root: string, domain: string, location: string): Created
   return { location, remove: () => removeWorkspace(root, { location, placementType: 'worktree', branch }) };
 }
 
-function branchExists(root: string, branch: string): boolean {
+export function branchExists(root: string, branch: string): boolean {
   return gitSucceeds(root, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]);
 }
 
 /** The worktree that has `branch` checked out, if any. */
-function worktreeOfBranch(root: string, branch: string): string | undefined {
+export function worktreeOfBranch(root: string, branch: string): string | undefined {
   if (!gitSucceeds(root, ['rev-parse', '--is-inside-work-tree'])) return undefined;
   let current: string | undefined;
   for (const line of git(root, ['worktree', 'list', '--porcelain']).split('\n')) {

@@ -1,7 +1,8 @@
 import { workspacePaths } from '../../core/layout.js';
 import { toJsonText } from '../../core/json-text.js';
 import type { TeamMarker } from '../../core/schema/team-marker.js';
-import { writeFileAtomic } from '../../infra/fs/atomic-write.js';
+import { existsSync } from 'node:fs';
+import { createFileExclusive, writeFileAtomic } from '../../infra/fs/atomic-write.js';
 import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
 
 /**
@@ -14,4 +15,17 @@ export function writeTeamMarker(root: string, location: string, domainId: string
   ensureDirectory(paths.fedDir);
   const marker: TeamMarker = { federationRoot: root, domainId };
   writeFileAtomic(paths.marker, toJsonText(marker));
+}
+
+/**
+ * What makes a folder a team's workspace besides what the team writes: its marker, and in a worktree (its own
+ * checkout) a `.fed/.gitignore` that keeps the team's runtime files out of its git status. Onboarding does
+ * it, and a server making the workspace of a team moved to its host.
+ */
+export function prepareTeamWorkspace(root: string, location: string, domainId: string, worktree: boolean): void {
+  const paths = workspacePaths(location);
+  writeTeamMarker(root, location, domainId);
+  if (worktree && !existsSync(`${paths.fedDir}/.gitignore`)) {
+    createFileExclusive(`${paths.fedDir}/.gitignore`, '# Runtime files of this fed team workspace.\n*\n');
+  }
 }

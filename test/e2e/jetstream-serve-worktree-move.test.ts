@@ -1,0 +1,130 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runFed } from '../helpers/fed-cli.js';
+import { startServe, type ServeProcess } from '../helpers/fed-serve.js';
+import { waitFor } from '../helpers/fixture-process.js';
+import { codebaseRemote, gitIn } from '../helpers/git-federation.js';
+import { fakeAgent } from '../helpers/launch-federation.js';
+import { skipWithoutNatsServer } from '../helpers/nats-server.js';
+import { useNatsServer } from '../helpers/use-nats-server.js';
+import { expectEachStepOnce, fedOn, serveHost } from '../helpers/serve-host.js';
+
+const SUITE = "fed serve on many machines: a worktree team moved, its workspace made from the other host's clone";
+
+/** How often the hosts renew their records here, and when one unheard is lost: short, for the test. */
+const SERVE = { heartbeat: '500ms', hostLostAfter: '2s' };
+
+/**
+ * Two machines, alpha and beta, each with its clone of one codebase (a bare repository as their remote),
+ * and the worktree team `web` on alpha, which committed work on its branch there and completed a launch:
+ * alpha's server recorded that commit as the one the team worked on.
+ */
+async function worktreeTeamOnAlpha(env: NodeJS.ProcessEnv, federation: string, alphaServe: object, betaServe: object) {
+  const fed = fedOn(env);
+  const codebase = codebaseRemote();
+  const agent = fakeAgent('complete');
+  const alpha = await serveHost(env, federation, 'alpha', agent, { ...SERVE, ...alphaServe }, { codebase });
+  const beta = await serveHost(env, federation, 'beta', agent, { ...SERVE, ...betaServe }, { codebase });
+  await fed(alpha, ['team', 'onboard', 'web', '--placement', 'worktree']);
+  const worktree = join(alpha, '.fed', 'worktrees', 'web');
+  // The team's work on its branch, committed before the launch (a deliverable team may not edit code itself).
+  writeFileSync(join(worktree, 'work.txt'), 'the team worked here\n');
+  const git = gitIn(worktree);
+  git('add', 'work.txt');
+  git('commit', '-qm', 'the team worked');
+  const commit = git('rev-parse', 'HEAD');
+  const alphaServer = startServe(alpha, [], env);
+  const betaServer = startServe(beta, [], env);
+  await Promise.all([alphaServer.waitForEvent('started'), betaServer.waitForEvent('started')]);
+  await direct(fed, alpha, 'Document the web app');
+  expect(await alphaServer.waitForEvent('ended', (e) => e.team === 'web')).toMatchObject({ outcome: 'complete' });
+  await waitFor(
+    async () => (await teamShow(fed, beta)).codebase?.commit === commit,
+    30_000,
+    "alpha's server to record web's commit",
+  );
+  return { fed, codebase, alpha, beta, alphaServer, betaServer, commit, worktree };
+}
+
+const direct = (fed: ReturnType<typeof fedOn>, root: string, subject: string) =>
+  fed(root, ['signal', 'send', '--to', 'web', '--type', 'directive', '--subject', subject, '--body', 'Write it']);
+
+async function teamShow(fed: ReturnType<typeof fedOn>, root: string) {
+  const teams = JSON.parse(await fed(root, ['team', 'list', '--json'])) as {
+    domainId: string;
+    host?: string;
+    codebase?: { commit: string; remote?: string };
+  }[];
+  return teams.find((t) => t.domainId === 'web')!;
+}
+
+/** On beta: web's worktree made at the team's commit on its branch, its deliverable kept from alpha, and a new directive completed there. */
+async function completesOnBeta(
+  fed: ReturnType<typeof fedOn>,
+  beta: string,
+  betaServer: ServeProcess,
+  commit: string,
+): Promise<void> {
+  const made = join(beta, '.fed', 'worktrees', 'web');
+  await waitFor(() => existsSync(join(made, 'deliverable.md')), 30_000, "web's worktree on beta");
+  const git = gitIn(made);
+  expect(git('rev-parse', 'HEAD')).toBe(commit);
+  expect(git('symbolic-ref', '--short', 'HEAD')).toBe('fed/web');
+  expect(existsSync(join(made, 'work.txt'))).toBe(true);
+  await direct(fed, beta, 'Again, on beta');
+  expect(await betaServer.waitForEvent('ended', (e) => e.team === 'web')).toMatchObject({
+    outcome: 'complete',
+    state: 'complete',
+  });
+  await expectEachStepOnce(fed, beta, 'web');
+}
+
+describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
+  const server = useNatsServer();
+
+  it('fed team move refuses a commit never pushed, naming it and the remote; pushed, the team moves and completes on the other host', async () => {
+    const env = { FED_NATS_URL: server().url };
+    const { fed, codebase, beta, alphaServer, betaServer, commit, worktree } = await worktreeTeamOnAlpha(
+      env,
+      'worktree-moved',
+      {},
+      {},
+    );
+    alphaServer.child.kill('SIGKILL');
+    await alphaServer.exited;
+    await betaServer.waitForEvent('host-lost', (e) => e.host === 'alpha', 20_000);
+
+    const refused = await runFed(['--root', beta, 'team', 'move', 'web', '--to', 'beta'], { env });
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(`worked on commit ${commit} (branch fed/web)`);
+    expect(refused.stderr).toContain(`no branch or tag of its remote ${codebase} points`);
+    expect(refused.stderr).toContain(`git push ${codebase} ${commit}:refs/heads/fed/web`);
+    expect((await teamShow(fed, beta)).host).toBe('alpha');
+    expect(existsSync(join(beta, '.fed', 'worktrees', 'web'))).toBe(false);
+
+    // Pushed from the clone that has it (alpha's disk is still there), the move goes through.
+    gitIn(worktree)('push', '-q', 'origin', 'fed/web');
+    expect(await fed(beta, ['team', 'move', 'web', '--to', 'beta'])).toContain('moved web from host alpha to beta');
+    await completesOnBeta(fed, beta, betaServer, commit);
+  }, 300_000);
+
+  it('with serve.pushTeamBranches on alpha and failover "auto" on beta, the lost host\'s worktree team moves by itself', async () => {
+    const env = { FED_NATS_URL: server().url };
+    const { fed, codebase, beta, alphaServer, betaServer, commit } = await worktreeTeamOnAlpha(
+      env,
+      'worktree-failover',
+      { pushTeamBranches: true },
+      { failover: 'auto' },
+    );
+    expect(gitIn(beta)('ls-remote', codebase, 'refs/heads/fed/web')).toBe(`${commit}\trefs/heads/fed/web`);
+    alphaServer.child.kill('SIGKILL');
+    await alphaServer.exited;
+    expect(await betaServer.waitForEvent('moved', (e) => e.team === 'web', 20_000)).toMatchObject({
+      from: 'alpha',
+      to: 'beta',
+      by: 'failover',
+    });
+    await completesOnBeta(fed, beta, betaServer, commit);
+  }, 300_000);
+});

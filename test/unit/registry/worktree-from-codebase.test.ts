@@ -1,0 +1,80 @@
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { createWorktreeFromCodebase } from '../../../src/engine/registry/worktree-from-codebase.js';
+import { codebaseClone, codebaseRemote } from '../../helpers/git-federation.js';
+import { tempDir } from '../../helpers/temp-dir.js';
+import { teamWorkspacePath } from 'fed/testing';
+
+/** Host A's clone where team docs worked on its branch fed/docs: its commit, pushed or not. */
+function teamWorkedOnA(remote: string, { push }: { push: boolean }) {
+  const a = codebaseClone(remote);
+  a.git('checkout', '-q', '-b', 'fed/docs');
+  a.git('commit', '-q', '--allow-empty', '-m', 'the team worked');
+  if (push) a.git('push', '-q', 'origin', 'fed/docs');
+  return a.git('rev-parse', 'HEAD');
+}
+
+const team = (commit: string, remote?: string) => ({
+  domain: 'docs',
+  domainId: 'docs',
+  codebase: remote === undefined ? { commit } : { commit, remote },
+});
+
+describe("a moved worktree team's workspace, made from this host's clone of the codebase", () => {
+  it("fetches the commit from the recorded remote and checks it out on the team's branch", async () => {
+    const remote = codebaseRemote();
+    const commit = teamWorkedOnA(remote, { push: true });
+    const b = codebaseClone(remote);
+    const made = await createWorktreeFromCodebase(b.root, team(commit, remote));
+    expect(made.location).toBe(teamWorkspacePath(b.root, 'docs', 'worktree'));
+    expect(b.git('-C', made.location, 'rev-parse', 'HEAD')).toBe(commit);
+    expect(b.git('-C', made.location, 'symbolic-ref', '--short', 'HEAD')).toBe('fed/docs');
+  });
+
+  it('moves a branch of the team this clone has forward to the commit, and refuses one that holds other commits', async () => {
+    const remote = codebaseRemote();
+    const b = codebaseClone(remote);
+    b.git('branch', 'fed/docs');
+    const commit = teamWorkedOnA(remote, { push: true });
+    const made = await createWorktreeFromCodebase(b.root, team(commit, remote));
+    expect(b.git('rev-parse', 'fed/docs')).toBe(commit);
+    made.remove();
+    // The branch, made before, is kept when the workspace is removed.
+    expect(b.git('rev-parse', 'fed/docs')).toBe(commit);
+
+    b.git('checkout', '-q', 'fed/docs');
+    b.git('commit', '-q', '--allow-empty', '-m', 'only here');
+    const own = b.git('rev-parse', 'HEAD');
+    b.git('checkout', '-q', 'main');
+    await expect(createWorktreeFromCodebase(b.root, team(commit, remote))).rejects.toThrow(
+      expect.objectContaining({ code: 'BRANCH_EXISTS', message: expect.stringContaining(`is at ${own}`) }),
+    );
+    expect(b.git('rev-parse', 'fed/docs')).toBe(own);
+    expect(existsSync(teamWorkspacePath(b.root, 'docs', 'worktree'))).toBe(false);
+  });
+
+  it('refuses a commit never pushed, naming it and the remote, and leaves nothing made', async () => {
+    const remote = codebaseRemote();
+    const commit = teamWorkedOnA(remote, { push: false });
+    const b = codebaseClone(remote);
+    const refusal: unknown = await createWorktreeFromCodebase(b.root, team(commit, remote)).catch(
+      (error: unknown) => error,
+    );
+    expect(refusal).toMatchObject({ code: 'TEAM_COMMIT_UNAVAILABLE' });
+    expect((refusal as Error).message).toContain(commit);
+    expect((refusal as Error).message).toContain(remote);
+    expect((refusal as Error).message).toContain(`git push ${remote} ${commit}:refs/heads/fed/docs`);
+    expect(existsSync(teamWorkspacePath(b.root, 'docs', 'worktree'))).toBe(false);
+    expect(b.git('branch', '--list', 'fed/docs')).toBe('');
+
+    await expect(createWorktreeFromCodebase(b.root, team(commit))).rejects.toThrow(
+      expect.objectContaining({ code: 'TEAM_COMMIT_UNAVAILABLE' }),
+    );
+    await expect(createWorktreeFromCodebase(b.root, { domain: 'docs', domainId: 'docs' })).rejects.toThrow(
+      expect.objectContaining({ code: 'MOVE_UNSUPPORTED' }),
+    );
+    await expect(createWorktreeFromCodebase(tempDir(), team(commit, remote))).rejects.toThrow(
+      expect.objectContaining({ code: 'NO_CODEBASE_CLONE', message: expect.stringContaining(`git clone ${remote}`) }),
+    );
+  });
+});
