@@ -45,7 +45,7 @@ export function teamAgent(config: FederationConfig, teamId: string): TeamAgent {
   const sameCli = preset.value === federationPreset;
   const inherited = <T>(field: 'model' | 'args' | 'account', value: T | undefined, fallback: Setting<T>) =>
     sameCli && value !== undefined ? { value, from: `agent.${field}` } : fallback;
-  const notInherited = sameCli ? 'not set' : `not set (the federation's is for ${federationPreset})`;
+  const notInherited = sameCli ? 'not set' : `not set; the federation's is for ${federationPreset}`;
   return {
     command,
     preset,
