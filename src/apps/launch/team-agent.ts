@@ -58,18 +58,33 @@ export function teamAgent(config: FederationConfig, teamId: string): TeamAgent {
     account: own.account
       ? { value: own.account, from: `${at}.account` }
       : inherited('account', config.agent.account, { value: preset.value, from: "the preset's name" }),
-    limits: Object.fromEntries(
-      TEAM_LIMITS.map((limit) => {
-        const mine = own.limits?.[limit];
-        const federation = config.agent.limits[limit];
-        const setting: Setting<number | undefined> =
-          mine !== undefined
-            ? { value: mine, from: `${at}.limits.${limit}` }
-            : { value: federation, from: federation === undefined ? 'not set' : `agent.limits.${limit}` };
-        return [limit, setting];
-      }),
-    ) as TeamAgent['limits'],
+    limits: teamLimits(config, teamId),
   };
+}
+
+/** The team's per-run limits, each its own where its entry sets it, else the federation's. */
+export function teamLimits(config: FederationConfig, teamId: string): TeamAgent['limits'] {
+  const own = config.agent.teams[teamId]?.limits;
+  return Object.fromEntries(
+    TEAM_LIMITS.map((limit) => {
+      const mine = own?.[limit];
+      const federation = config.agent.limits[limit];
+      const setting: Setting<number | undefined> =
+        mine !== undefined
+          ? { value: mine, from: `agent.teams.${teamId}.limits.${limit}` }
+          : { value: federation, from: federation === undefined ? 'not set' : `agent.limits.${limit}` };
+      return [limit, setting];
+    }),
+  ) as TeamAgent['limits'];
+}
+
+/** The limits a run of the team is held to, as `agent.limits` holds them: its own, and the federation's budget. */
+export function teamLimitValues(config: FederationConfig, teamId: string): AgentLimits {
+  const limits: AgentLimits = {};
+  const own = teamLimits(config, teamId);
+  for (const limit of TEAM_LIMITS) if (own[limit].value !== undefined) limits[limit] = own[limit].value;
+  if (config.agent.limits.federationUsd !== undefined) limits.federationUsd = config.agent.limits.federationUsd;
+  return limits;
 }
 
 /**
@@ -80,11 +95,6 @@ export function teamAgent(config: FederationConfig, teamId: string): TeamAgent {
  */
 export function teamLaunchConfig(config: FederationConfig, teamId: string): FederationConfig {
   const agent = teamAgent(config, teamId);
-  const limits: AgentLimits = {};
-  for (const limit of [...TEAM_LIMITS, 'federationUsd'] as const) {
-    const value = limit === 'federationUsd' ? config.agent.limits.federationUsd : agent.limits[limit].value;
-    if (value !== undefined) limits[limit] = value;
-  }
   return {
     ...config,
     agentCommand: agent.command.value,
@@ -94,7 +104,7 @@ export function teamLaunchConfig(config: FederationConfig, teamId: string): Fede
       model: agent.model.value,
       args: [...agent.args.value],
       account: agent.account.value,
-      limits,
+      limits: teamLimitValues(config, teamId),
     },
   };
 }

@@ -7,7 +7,7 @@ import { stateOf } from '../../../engine/actors/state-of.js';
 import { archetypeOf } from '../../../engine/archetypes/catalog.js';
 import { acceptedEvents } from '../event-schemas.js';
 import { registerFedTool } from '../fed-tool.js';
-import { teamLaunchConfig } from '../../launch/team-agent.js';
+import { teamLimitValues } from '../../launch/team-agent.js';
 import type { TeamToolContext } from '../team-tools.js';
 
 const whoamiOutput = z.looseObject({
@@ -61,7 +61,7 @@ export function registerWhoami(server: McpServer, context: TeamToolContext): voi
         workspace: fed.workspace(team),
         deliverablePath: archetype.producesDocument ? join(team.location, fed.config.deliverable) : null,
         // The team's own limits where its entry in agent.teams sets them.
-        limits: teamLaunchConfig(fed.config, team.domainId).agent.limits,
+        limits: teamLimitValues(fed.config, team.domainId),
       };
     },
   );
