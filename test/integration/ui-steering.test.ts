@@ -115,6 +115,11 @@ describe('fed ui: the steering routes are guarded as the buttons are', () => {
       ['/api/teams', { team: 'meta', subject: 'x' }, 400, /reserved/],
       ['/api/teams', { team: 'docs', subject: 'x' }, 400, /already registered/],
       ['/api/teams', { team: 'web', subject: 'x', launch: true }, 400, /launch/],
+      // The team's own agent and limits: checked before the team is made.
+      ['/api/teams', { team: 'web', subject: 'x', maxTurns: 2.5 }, 400, /maxTurns: expected a whole number/],
+      ['/api/teams', { team: 'web', subject: 'x', preset: 'hal' }, 400, /preset: expected one of claude/],
+      ['/api/teams', { team: 'web', subject: 'x', maxCostUsd: -1 }, 400, /maxCostUsd: expected a cost in USD > 0/],
+      ['/api/teams', { team: 'docs', subject: 'x', model: 'opus' }, 400, /already registered/],
       ['/api/directives', { to: 'docs' }, 400, /subject/],
       ['/api/directives', { to: 'nobody', subject: 'x' }, 404, /nobody/],
       ['/api/directives', { to: 'docs', subject: 'two\nlines' }, 400, /one line/],

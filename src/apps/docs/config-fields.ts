@@ -49,7 +49,7 @@ export const CONFIG_FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'agent.network.allow':
     "The hosts allowed: a name, `*.<name>` (whole labels), an IP address (`[v6]` with a port), each with `:port` or any port; `127.0.0.1:<port>` or `localhost:<port>`, a port of this machine's loopback (a local model server), forwarded into the sandbox's own.",
   'agent.teams':
-    'Per team, by its id, what differs from the federation\'s agent settings: `{ "<team>": { "network": <policy> } }`, the team\'s network policy over `agent.network` (same values).',
+    'Per team, by its id, what differs from the federation\'s agent settings (see [agents](../agents.md#a-teams-own-agent)): `{ "<team>": { "command": "codex", "model": "…", "limits": { "maxTurns": 20 }, "network": <policy> } }`. Written by `fed team onboard --agent --preset --model --max-turns --max-cost-usd --max-minutes` and the dashboard\'s onboarding form; `fed team show` says where each setting of a team comes from.',
   telemetry:
     'Metrics and traces through OpenTelemetry, sent over OTLP/HTTP (see [operations](../operations.md#telemetry)).',
   'telemetry.enabled': 'Export metrics and traces; `FED_TELEMETRY_ENABLED=true|false` overrides it.',

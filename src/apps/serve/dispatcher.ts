@@ -1,9 +1,11 @@
 import { RefusedError } from '../../core/errors.js';
+import type { FederationConfig } from '../../core/schema/config.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { Federation } from '../../engine/context.js';
 import type { LaunchResult } from '../../engine/hooks/federation-hooks.js';
 import { wakeLatch } from '../../infra/watch/wake-latch.js';
 import { accountOf } from '../launch/account-limit.js';
+import { teamLaunchConfig } from '../launch/team-agent.js';
 import { refuseOverBudget } from '../launch/prepare/federation-budget.js';
 import { readLastRun } from '../launch/run-records.js';
 import type { Candidate } from '../run/team-judgement.js';
@@ -32,6 +34,8 @@ export interface DispatcherOptions {
   serves?: (team: RegistryEntry) => Promise<boolean>;
   /** Unplaced teams, whose work goes through a queue every host's server takes from (JetStream). */
   unplaced?: UnplacedTeams;
+  /** The config as it is now (its budget, each team's agent); default the federation's as loaded. */
+  config?: () => FederationConfig;
 }
 
 /** How the dispatcher hands unplaced teams' work to the shared queue and runs what it takes from it. */
@@ -110,6 +114,10 @@ export class Dispatcher {
     private readonly options: DispatcherOptions,
   ) {
     this.ramp = options.ramp ?? new AccountRamp();
+  }
+
+  private config(): FederationConfig {
+    return this.options.config?.() ?? this.fed.config;
   }
 
   /** Something about `team` (or, without one, about any team or the registry) changed: judge it again. */
@@ -329,8 +337,9 @@ export class Dispatcher {
   /** The CLI account of a team resuming from a rate limit: the teams of its ramp. */
   private rampAccount(work: TeamWork): string | undefined {
     if (work.kind !== 'resume' || !work.notBefore) return undefined;
-    const preset = readLastRun(work.candidate.team.location)?.preset;
-    return preset ? accountOf(this.fed.config, preset) : undefined;
+    const team = work.candidate.team;
+    const preset = readLastRun(team.location)?.preset;
+    return preset ? accountOf(teamLaunchConfig(this.config(), team.domainId), preset) : undefined;
   }
 
   private start(work: TeamWork, taken?: TakenWork): void {
@@ -418,7 +427,7 @@ export class Dispatcher {
   private async budgetAllows(now: number): Promise<boolean> {
     if (this.budgetRefusal && this.budgetRefusal.until > now) return false;
     try {
-      await refuseOverBudget(this.fed, this.fed.config);
+      await refuseOverBudget(this.fed, this.config());
       this.budgetRefusal = undefined;
       return true;
     } catch (error) {

@@ -98,11 +98,15 @@ export async function serveFederation(fed: Federation, options: ServeOptions): P
       setTimeout(() => dispatcher.changed(team), WORKSPACE_RETRY_MS).unref();
     },
   );
+  // The config as the file is now (set once the watch runs): a team's own agent, added while serving, is used.
+  let currentConfig = () => options.config;
   const dispatcher = new Dispatcher(fed, {
     capacity,
     backoffMs: options.backoffMs,
     onEvent: emit,
-    launch: (candidate, signal) => launchOne(fed, candidate, signal, options, actorsWake),
+    config: () => currentConfig(),
+    launch: (candidate, signal) =>
+      launchOne(fed, candidate, signal, { ...options, config: currentConfig() }, actorsWake),
     serves: (team) => placement.serves(team),
     unplaced: fed.backend.work && {
       handles: (team) => placement.unplaced(team),
@@ -175,7 +179,15 @@ export async function serveFederation(fed: Federation, options: ServeOptions): P
     });
     const schedules = new ScheduleRunner(fed, emit);
     stops.push(() => schedules.stop());
-    stops.push(watchConfig(fed.root, options.env, (config) => schedules.update(config.schedules ?? []), emit));
+    const config = watchConfig(
+      fed.root,
+      options.env,
+      options.config,
+      (changed) => schedules.update(changed.schedules ?? []),
+      emit,
+    );
+    stops.push(() => config.stop());
+    currentConfig = () => config.current();
     const stopDispatching = AbortSignal.any([options.signal, background.signal]);
     await feed.ready;
     // On a federation shared across machines: this host announced, renewed, and the other hosts watched.

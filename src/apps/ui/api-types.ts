@@ -261,6 +261,8 @@ export interface SteeringView {
   archetypes: string[];
   defaultArchetype: string;
   placements: string[];
+  /** The agent presets a team's own agent may be driven by (the onboarding form's select). */
+  presets: string[];
 }
 
 export interface PlanProposalView {

@@ -14,6 +14,9 @@ import { registerTeamReview } from './team-review.js';
 import { registerTeamLearnings } from './team-learnings.js';
 import { renderFields, renderTable } from '../../core/table.js';
 import { archetypes, DEFAULT_ARCHETYPE } from '../../engine/archetypes/catalog.js';
+import { AGENT_PRESETS, type AgentPresetName } from '../../core/schema/config.js';
+import type { Setting, TeamAgent } from '../../apps/launch/team-agent.js';
+import { oneOf, positiveInteger, positiveNumber } from '../option-parsers.js';
 
 function entryFields(entry: RegistryEntry): [string, string][] {
   return [
@@ -25,6 +28,24 @@ function entryFields(entry: RegistryEntry): [string, string][] {
     ['location', entry.location],
     ['onboarded', entry.onboardedAt],
     ['last active', entry.lastActive ?? '-'],
+  ];
+}
+
+/** The team's agent as its launches run it, each setting with where it comes from. */
+function agentFields(agent: TeamAgent): [string, string][] {
+  const field = (label: string, { value, from }: Setting<unknown>, shown = (v: NonNullable<unknown>) => String(v)) => {
+    const set = value !== undefined && !(Array.isArray(value) && value.length === 0);
+    return [label, set ? `${shown(value!)} (${from})` : `- (${from})`] as [string, string];
+  };
+  return [
+    field('agent', agent.command),
+    field('preset', agent.preset),
+    field('model', agent.model),
+    field('args', agent.args, (args) => (args as string[]).join(' ')),
+    field('account', agent.account),
+    field('max turns', agent.limits.maxTurns),
+    field('max cost', agent.limits.maxCostUsd, (usd) => `$${String(usd)}`),
+    field('max minutes', agent.limits.maxMinutes),
   ];
 }
 
@@ -50,7 +71,7 @@ export function registerTeam(program: Command, io: CliIo): void {
 function registerOnboard(team: Command, io: CliIo): void {
   team
     .command('onboard')
-    .description('register a new team and create its workspace')
+    .description('register a new team and create its workspace, with its own agent and limits if given')
     .argument('<domain>', 'team name: lowercase letters, digits and hyphens')
     .option('--id <domainId>', 'unique team id (default: the domain)')
     .option(
@@ -60,30 +81,57 @@ function registerOnboard(team: Command, io: CliIo): void {
     )
     .addOption(new Option('--placement <type>', 'workspace placement').choices(PLACEMENT_TYPES).default('directory'))
     .option('--any-host', 'unplaced: any host serving the federation runs it, whichever has free capacity (JetStream)')
+    .option(
+      '--agent <command>',
+      "the team's own agent command instead of agentCommand (kept in federate.config.json, agent.teams.<id>.command)",
+    )
+    .option(
+      '--preset <name>',
+      `how to drive the team's agent CLI: ${AGENT_PRESETS.join(', ')} (default: from its program name)`,
+      oneOf(AGENT_PRESETS),
+    )
+    .option('--model <model>', "the team's model, passed with its CLI's model flag")
+    .option('--max-turns <n>', 'at most this many agent turns per run of the team', positiveInteger('turns'))
+    .option('--max-cost-usd <usd>', 'at most this cost per run of the team, in USD', positiveNumber('USD'))
+    .option('--max-minutes <n>', 'at most this wall time per run of the team, in minutes', positiveNumber('minutes'))
     .option('--json', 'print the registry entry as JSON')
-    .action(
-      async (
-        domain: string,
-        options: { id?: string; archetype: string; placement: PlacementType; anyHost?: boolean; json?: boolean },
-        command: Command,
-      ) => {
-        const ctx = federationContext(command, io);
-        const { onboardTeam } = await import('../../engine/registry/onboard.js');
-        const entry = await onboardTeam(
-          ctx.fed,
-          {
-            domain,
-            domainId: options.id,
-            archetypeId: options.archetype,
-            placementType: options.placement,
-            anyHost: options.anyHost,
-          },
-          { onWarning: (text) => io.stderr(`warning: ${text}\n`) },
-        );
-        if (options.json) return printJson(io, entry);
-        io.stdout(`onboarded ${entry.domainId} (${entry.archetypeId}, ${entry.placementType}) at ${entry.location}\n`);
-      },
-    );
+    .action(async (domain: string, options: OnboardFlags, command: Command) => {
+      const ctx = federationContext(command, io);
+      const { onboardTeamWithAgent } = await import('../../apps/team-control/onboard-with-agent.js');
+      const entry = await onboardTeamWithAgent(
+        ctx.fed,
+        {
+          domain,
+          domainId: options.id,
+          archetypeId: options.archetype,
+          placementType: options.placement,
+          anyHost: options.anyHost,
+        },
+        {
+          command: options.agent,
+          preset: options.preset,
+          model: options.model,
+          limits: { maxTurns: options.maxTurns, maxCostUsd: options.maxCostUsd, maxMinutes: options.maxMinutes },
+        },
+        { onWarning: (text) => io.stderr(`warning: ${text}\n`) },
+      );
+      if (options.json) return printJson(io, entry);
+      io.stdout(`onboarded ${entry.domainId} (${entry.archetypeId}, ${entry.placementType}) at ${entry.location}\n`);
+    });
+}
+
+interface OnboardFlags {
+  id?: string;
+  archetype: string;
+  placement: PlacementType;
+  anyHost?: boolean;
+  agent?: string;
+  preset?: AgentPresetName;
+  model?: string;
+  maxTurns?: number;
+  maxCostUsd?: number;
+  maxMinutes?: number;
+  json?: boolean;
 }
 
 function registerList(team: Command, io: CliIo): void {
@@ -125,11 +173,15 @@ function registerShow(team: Command, io: CliIo): void {
       if (!wanted)
         throw new InvalidInputError('which team? pass its id (fed team show <team>) or run this inside its workspace');
       const detail = await teamDetail(ctx.fed, wanted);
-      if (options.json) return printJson(io, detail);
+      // Loaded here: the agent presets are not needed by the other subcommands.
+      const { teamAgent } = await import('../../apps/launch/team-agent.js');
+      const agent = teamAgent(ctx.fed.config, detail.domainId);
+      if (options.json) return printJson(io, { ...detail, agent });
       const { lifecycle, lastRun, runTotals, ...entry } = detail;
       io.stdout(
         renderFields([
           ...entryFields(entry),
+          ...agentFields(agent),
           ...(lifecycle
             ? lifecycleFields(lifecycle)
             : [['lifecycle', `none (archetype ${entry.archetypeId} has no lifecycle machine)`] as [string, string]]),

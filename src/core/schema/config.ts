@@ -107,20 +107,43 @@ export const agentLimitsSchema = z.object({
 });
 export type AgentLimits = z.infer<typeof agentLimitsSchema>;
 
+const presetSchema = z.enum(AGENT_PRESETS, {
+  error: (issue) => `expected one of ${AGENT_PRESETS.join(', ')}, got ${describeValue(issue.input)}`,
+});
+const argsSchema = z.array(
+  z.string({ error: (issue) => `expected a string argument, got ${describeValue(issue.input)}` }),
+);
+
+/** A team's own per-run limits: the federation's budget is the whole federation's, not one team's. */
+const teamLimitsSchema = agentLimitsSchema.strict().refine((limits) => limits.federationUsd === undefined, {
+  error: "federationUsd is the whole federation's budget: set it in agent.limits, not for one team",
+  path: ['federationUsd'],
+});
+
+/**
+ * `agent.teams.<id>`: what differs for one team from the federation's agent settings — its agent (`command`
+ * replaces `agentCommand`, `preset`, `model`, `args`, `account`), its per-run limits, its network policy.
+ * The team's agent is resolved by src/apps/launch/team-agent.ts.
+ */
+export const teamAgentConfigSchema = z.strictObject({
+  command: nonEmptyString.optional(),
+  preset: presetSchema.optional(),
+  model: nonEmptyString.optional(),
+  args: argsSchema.optional(),
+  account: nonEmptyString.optional(),
+  limits: teamLimitsSchema.optional(),
+  network: networkPolicySchema.optional(),
+});
+export type TeamAgentConfig = z.output<typeof teamAgentConfigSchema>;
+
 /**
  * `agent`: how `fed launch` drives the agent CLI named by `agentCommand`. The preset is chosen from the
  * command's program name (`claude`, `/opt/bin/codex`, …) unless set here; `args` are appended to the
  * preset's own arguments; `model` is passed with the CLI's model flag.
  */
 export const agentConfigSchema = z.object({
-  preset: z
-    .enum(AGENT_PRESETS, {
-      error: (issue) => `expected one of ${AGENT_PRESETS.join(', ')}, got ${describeValue(issue.input)}`,
-    })
-    .optional(),
-  args: z
-    .array(z.string({ error: (issue) => `expected a string argument, got ${describeValue(issue.input)}` }))
-    .default([]),
+  preset: presetSchema.optional(),
+  args: argsSchema.default([]),
   model: nonEmptyString.optional(),
   limits: agentLimitsSchema.default({}),
   /**
@@ -160,9 +183,9 @@ export const agentConfigSchema = z.object({
     .default(true),
   /** What a sandboxed agent may reach on the network (network-policy.ts); a team's entry in `teams` overrides it. */
   network: networkPolicySchema.default(DEFAULT_NETWORK_POLICY),
-  /** Per team (by id), what differs from the federation's agent settings: its network policy. */
+  /** Per team (by id), what differs from the federation's agent settings: its agent, its limits, its network policy. */
   teams: z
-    .record(z.string(), z.strictObject({ network: networkPolicySchema.optional() }))
+    .record(z.string(), teamAgentConfigSchema)
     .superRefine((teams, ctx) => {
       for (const id of Object.keys(teams).filter((key) => !TEAM_ID_PATTERN.test(key)))
         ctx.addIssue({

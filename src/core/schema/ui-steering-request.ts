@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { nonEmptyString, teamIdSchema } from './common.js';
+import { agentLimitsSchema, teamAgentConfigSchema } from './config.js';
 import { PLACEMENT_TYPES } from './registry.js';
 import { scheduleIdSchema } from './schedule.js';
 import { oneLineSubjectSchema } from './signal.js';
@@ -26,6 +27,13 @@ export const uiOnboardRequestSchema = z
     area: areaSchema.optional(),
     subject: oneLineSubjectSchema.optional(),
     body: z.string().optional(),
+    /** The team's own agent and limits (`fed team onboard --agent --preset --model --max-*`), as its config entry takes them. */
+    agent: teamAgentConfigSchema.shape.command,
+    preset: teamAgentConfigSchema.shape.preset,
+    model: teamAgentConfigSchema.shape.model,
+    maxTurns: agentLimitsSchema.shape.maxTurns,
+    maxCostUsd: agentLimitsSchema.shape.maxCostUsd,
+    maxMinutes: agentLimitsSchema.shape.maxMinutes,
   })
   .refine((request) => request.area !== undefined || request.subject !== undefined, {
     error: 'a mission needs a subject (what to do, one line), or an area of the codebase to document',

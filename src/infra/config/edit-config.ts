@@ -7,29 +7,46 @@ import { writeFileAtomic } from '../fs/atomic-write.js';
 import { withLock } from '../fs/lock.js';
 import { parseConfigText, validateConfig } from './load-config.js';
 
+/** Changes the file's own JSON: what a person wrote, without the defaults. */
+export type ConfigEdit = (raw: Record<string, unknown>) => void;
+/** Checks of the validated result beyond the schema's (a cron expression read whole); throwing refuses the edit. */
+export type ConfigCheck = (config: FederationConfig) => void;
+
 /**
  * Change `federate.config.json` as a person would by hand, for the commands that edit it (`fed schedule
- * add|remove`): under a lock (two edits at once both land), `edit` changes the file's own JSON — what a
- * person wrote, without the defaults — and the result must validate whole before it replaces the file in
- * one step, so a refused edit leaves the file as it was.
+ * add|remove`, `fed team onboard --agent …`): under a lock (two edits at once both land), `edit` changes
+ * the file's own JSON and the result must validate whole before it replaces the file in one step, so a
+ * refused edit leaves the file as it was.
  */
-export async function editConfigFile(
-  root: string,
-  edit: (raw: Record<string, unknown>) => void,
-  /** Checks of the validated result beyond the schema's (a cron expression read whole); throwing refuses the edit. */
-  check?: (config: FederationConfig) => void,
-): Promise<FederationConfig> {
+export async function editConfigFile(root: string, edit: ConfigEdit, check?: ConfigCheck): Promise<FederationConfig> {
   const file = federationPaths(root).config;
   return withLock(`${file}.lock`, () => {
-    const text = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
-    const raw = parseConfigText(text, file);
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
-      throw new ConfigValidationError(file, [{ path: '(root)', message: 'expected a JSON object' }]);
-    const edited = structuredClone(raw) as Record<string, unknown>;
-    edit(edited);
-    const { config } = validateConfig(edited, file);
-    check?.(config);
+    const { edited, config } = editedConfig(file, edit, check);
     writeFileAtomic(file, toJsonText(edited));
     return config;
   });
+}
+
+/**
+ * Whether `edit` would be accepted now, writing nothing: for an operation that edits the config after a
+ * step that may be refused (onboarding a team, then its entry), so a bad edit is refused before that step.
+ */
+export function checkConfigEdit(root: string, edit: ConfigEdit, check?: ConfigCheck): FederationConfig {
+  return editedConfig(federationPaths(root).config, edit, check).config;
+}
+
+function editedConfig(
+  file: string,
+  edit: ConfigEdit,
+  check: ConfigCheck | undefined,
+): { edited: Record<string, unknown>; config: FederationConfig } {
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+  const raw = parseConfigText(text, file);
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    throw new ConfigValidationError(file, [{ path: '(root)', message: 'expected a JSON object' }]);
+  const edited = structuredClone(raw) as Record<string, unknown>;
+  edit(edited);
+  const { config } = validateConfig(edited, file);
+  check?.(config);
+  return { edited, config };
 }

@@ -7,6 +7,7 @@ import { stateOf } from '../../../engine/actors/state-of.js';
 import { archetypeOf } from '../../../engine/archetypes/catalog.js';
 import { acceptedEvents } from '../event-schemas.js';
 import { registerFedTool } from '../fed-tool.js';
+import { teamLimitValues } from '../../launch/team-agent.js';
 import type { TeamToolContext } from '../team-tools.js';
 
 const whoamiOutput = z.looseObject({
@@ -59,7 +60,8 @@ export function registerWhoami(server: McpServer, context: TeamToolContext): voi
         accepts: acceptedEvents(lifecycle.entry, acceptedEventTypes(snapshot)),
         workspace: fed.workspace(team),
         deliverablePath: archetype.producesDocument ? join(team.location, fed.config.deliverable) : null,
-        limits: fed.config.agent.limits,
+        // The team's own limits where its entry in agent.teams sets them.
+        limits: teamLimitValues(fed.config, team.domainId),
       };
     },
   );

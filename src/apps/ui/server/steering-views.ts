@@ -1,6 +1,7 @@
 import { PLACEMENT_TYPES } from '../../../core/schema/registry.js';
 import type { Federation } from '../../../engine/context.js';
 import { archetypes, DEFAULT_ARCHETYPE } from '../../../engine/archetypes/catalog.js';
+import { AGENT_PRESETS } from '../../../core/schema/config.js';
 import { loadConfig } from '../../../infra/config/load-config.js';
 import { proposePlan } from '../../plan/plan.js';
 import { describeNext, describeTrigger, listSchedules } from '../../schedule/schedules.js';
@@ -38,6 +39,7 @@ export async function steeringView(fed: Federation, dispatch: DispatchView | und
     archetypes: archetypes.map((archetype) => archetype.id),
     defaultArchetype: DEFAULT_ARCHETYPE,
     placements: [...PLACEMENT_TYPES],
+    presets: [...AGENT_PRESETS],
   };
 }
 

@@ -14,9 +14,9 @@ import {
 } from '../../../core/schema/ui-steering-request.js';
 import type { Federation } from '../../../engine/context.js';
 import { sendSignal } from '../../../engine/messaging/send-signal.js';
-import { onboardTeam } from '../../../engine/registry/onboard.js';
 import { projectNames } from '../../../engine/survey/survey.js';
 import { applyPlan, areaMission, describeApplied, proposePlan } from '../../plan/plan.js';
+import { onboardTeamWithAgent } from '../../team-control/onboard-with-agent.js';
 import { addedMessage, addSchedule, removedMessage, removeSchedule } from '../../schedule/schedules.js';
 import type { ActionResult } from '../api-types.js';
 import { journalFromUi, type UiJournalEntry } from './actions.js';
@@ -61,8 +61,9 @@ export async function runSteering(
 }
 
 /**
- * `fed team onboard` then its mission, a directive from meta (the subject and body given, or a plan's
- * mission for the area). The area is checked before the team is made, so a wrong one onboards nothing.
+ * `fed team onboard` (with the team's agent and limits, when given) then its mission, a directive from meta
+ * (the subject and body given, or a plan's mission for the area). The area is checked before the team is
+ * made, so a wrong one onboards nothing.
  */
 async function onboardWithMission(fed: Federation, body: unknown): Promise<Steered> {
   const request = parse(uiOnboardRequestSchema, body, 'onboarding');
@@ -72,11 +73,16 @@ async function onboardWithMission(fed: Federation, body: unknown): Promise<Steer
       : areaMission([checkArea(fed.root, request.area)], projectNames(fed.root)[0]!);
   // The schema holds a subject or an area.
   const subject = request.subject ?? planned!.subject;
-  const entry = await onboardTeam(fed, {
-    domain: request.team,
-    archetypeId: request.archetype,
-    placementType: request.placement,
-  });
+  const entry = await onboardTeamWithAgent(
+    fed,
+    { domain: request.team, archetypeId: request.archetype, placementType: request.placement },
+    {
+      command: request.agent,
+      preset: request.preset,
+      model: request.model,
+      limits: { maxTurns: request.maxTurns, maxCostUsd: request.maxCostUsd, maxMinutes: request.maxMinutes },
+    },
+  );
   const sent = await sendSignal(fed, {
     from: META,
     to: entry.domainId,

@@ -18,7 +18,7 @@ import { touches, useView } from '../use-view.js';
 export function Steer() {
   const view = useView<SteeringView>('steering', api.steering, touches.steering);
   if (!view.data) return html`<${ViewStatus} error=${view.error} />`;
-  const { dispatch, schedules, schedulesError, teams, archetypes, defaultArchetype, placements } = view.data;
+  const { dispatch, schedules, schedulesError, teams, archetypes, defaultArchetype, placements, presets } = view.data;
   return html`<section class="view steer">
     <header class="view-head"><h1>Steer</h1></header>
     ${view.error && html`<${ViewStatus} error=${view.error} />`}
@@ -43,6 +43,7 @@ export function Steer() {
           <//>
           <${Field} label="Mission"><input name="subject" placeholder="Document the public API" /><//>
           <${Field} label="Details"><textarea name="body" rows="3" placeholder="What the team should do"></textarea><//>
+          <${AgentFields} presets=${presets} />
         <//>
       </div>
       <div class="panel">
@@ -52,6 +53,29 @@ export function Steer() {
     </div>
     <${SchedulesPanel} schedules=${schedules} error=${schedulesError} teams=${teams} />
   </section>`;
+}
+
+/**
+ * The team's own agent and limits (`fed team onboard --agent --preset --model --max-*`): each left empty is
+ * the federation's, as `fed team show` then says.
+ */
+function AgentFields({ presets }: { presets: string[] }) {
+  return html`<fieldset class="agent-fields">
+    <legend>Its agent and limits <span class="muted">(empty: the federation's)</span></legend>
+    <${Field} label="Agent preset">
+      <select name="preset">
+        <option value="">from the command</option>
+        ${presets.map((id) => html`<option value=${id}>${id}</option>`)}
+      </select>
+    <//>
+    <${Field} label="Agent command" hint="instead of agentCommand, like claude or /opt/bin/codex">
+      <input name="agent" placeholder="claude" autocomplete="off" />
+    <//>
+    <${Field} label="Model"><input name="model" autocomplete="off" /><//>
+    <${Field} label="Max turns"><input name="maxTurns" type="number" min="1" step="1" /><//>
+    <${Field} label="Max cost (USD)"><input name="maxCostUsd" type="number" min="0" step="any" /><//>
+    <${Field} label="Max minutes"><input name="maxMinutes" type="number" min="0" step="any" /><//>
+  </fieldset>`;
 }
 
 const WORK_WORDS: Record<DispatchState['running'][number]['work'], string> = {

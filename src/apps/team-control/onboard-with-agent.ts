@@ -1,0 +1,56 @@
+import type { TeamAgentConfig } from '../../core/schema/config.js';
+import type { RegistryEntry } from '../../core/schema/registry.js';
+import type { Federation } from '../../engine/context.js';
+import { onboardTeam, type OnboardOptions, type OnboardRequest } from '../../engine/registry/onboard.js';
+import { checkConfigEdit, editConfigFile, type ConfigEdit } from '../../infra/config/edit-config.js';
+
+/** What a team's agent may be given at onboarding: its entry in `agent.teams` but the network policy. */
+export type TeamAgentSettings = Omit<TeamAgentConfig, 'network'>;
+
+/**
+ * `fed team onboard … --agent --model --max-turns …` (and the dashboard's onboarding form): the team
+ * onboarded with its own agent and limits, kept in federate.config.json under `agent.teams.<id>`. The
+ * entry is checked against the config first and written only once the team is onboarded, so a refused
+ * onboarding (a duplicate, a bad name) or a refused entry leaves both the registry and the config as they
+ * were. Without settings it is the plain onboarding.
+ */
+export async function onboardTeamWithAgent(
+  fed: Federation,
+  request: OnboardRequest,
+  settings: TeamAgentSettings = {},
+  options: OnboardOptions = {},
+): Promise<RegistryEntry> {
+  const given = Object.keys(defined(settings)).length > 0;
+  const teamId = request.domainId ?? request.domain;
+  if (given) checkConfigEdit(fed.root, setTeamEntry(teamId, settings));
+  const entry = await onboardTeam(fed, request, options);
+  if (given) await editConfigFile(fed.root, setTeamEntry(entry.domainId, settings));
+  return entry;
+}
+
+/** The edit: the team's entry in `agent.teams` with these settings over what it had (its network policy kept). */
+function setTeamEntry(teamId: string, settings: TeamAgentSettings): ConfigEdit {
+  return (raw) => {
+    const agent = objectAt(raw, 'agent');
+    const teams = objectAt(agent, 'teams');
+    const entry = objectAt(teams, teamId);
+    const { limits, ...agentSettings } = settings;
+    const given = defined(limits ?? {});
+    teams[teamId] = {
+      ...entry,
+      ...defined(agentSettings),
+      ...(Object.keys(given).length ? { limits: { ...objectAt(entry, 'limits'), ...given } } : {}),
+    };
+  };
+}
+
+/** The settings given: a field left out (undefined) keeps what the entry had. */
+function defined<T extends object>(settings: T): Partial<T> {
+  return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined)) as Partial<T>;
+}
+
+/** The object at `key`, made when absent; what is not an object is left for the schema to refuse. */
+function objectAt(parent: Record<string, unknown>, key: string): Record<string, unknown> {
+  parent[key] ??= {};
+  return parent[key] as Record<string, unknown>;
+}
