@@ -65,8 +65,11 @@ function bundledAgentWork(dir: string): string {
     platform: 'node',
     target: 'node20',
     format: 'esm',
-    // The packages it bundles that are CommonJS require Node's modules: an ES module has no require of its own.
-    banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+    // The packages it bundles that are CommonJS require Node's modules: an ES module has no require of its
+    // own. Under a name of its own: the bundle imports createRequire itself (fed's code does).
+    banner: {
+      js: "import { createRequire as bannerCreateRequire } from 'node:module'; const require = bannerCreateRequire(import.meta.url);",
+    },
     external: ['tsx', '@statelyai/inspect'],
     logLevel: 'warning',
   });
