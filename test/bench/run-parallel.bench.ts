@@ -46,8 +46,11 @@ import { machineBusyMs } from './machine-busy.js';
 const TEAMS = 8;
 /** The --parallel figures the coordinator's CPU per team event is measured at. */
 const PARALLELS = [1, 2, 4, 8] as const;
-/** A bare CPU loop's iterations: about 0.2 s of one core, a node process of its own like an agent. */
-const LOOP = 'let x = 0; for (let i = 0; i < 3e7; i++) x = (x + i) | 0; if (x === 1) console.log(x);';
+/**
+ * A bare CPU loop's iterations: about 0.7 s of a free core, a run's order (shorter ones drown in the
+ * scheduler's noise), in a node process of its own.
+ */
+const LOOP = 'let x = 0; for (let i = 0; i < 4e8; i++) x = (x + i) | 0; if (x === 1) console.log(x);';
 const ROUNDS = Number(process.env.FED_BENCH_RUN_ROUNDS ?? 5);
 const MISSION = { subject: 'Survey the codebase', body: 'Read-only study.' };
 const AGENT_WORK = join(packageRoot(), 'packages/fed-agent/test/fixtures/bench-agent-work.ts');
