@@ -286,6 +286,7 @@ export {
   tempPathFor,
   unlinkQuietly,
   writeFileAtomic,
+  writeFileAtomicAsync,
   writeTempFiles,
 } from './infra/fs/atomic-write.js';
 export {

@@ -129,7 +129,11 @@ describe('the consumer', () => {
     const paused = readEnvelope(workspace)!;
     expect(paused.held?.map((h) => h.id)).toEqual([held.message.id]);
     // Left the pause by a write of its own (an earlier release's resume, a hand edit): the held list kept.
-    writeEnvelope(workspace, { ...paused, snapshot: { ...paused.snapshot, value: 'preparing' } }, { durable: false });
+    await writeEnvelope(
+      workspace,
+      { ...paused, snapshot: { ...paused.snapshot, value: 'preparing' } },
+      { durable: false },
+    );
 
     const result = await consumer(openFederation(root), team()).consume();
     expect(result.steps).toEqual([expect.objectContaining({ outcome: 'applied', signalId: held.message.id })]);

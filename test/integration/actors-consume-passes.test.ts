@@ -215,7 +215,11 @@ describe('a pass that held signals back', () => {
     const paused = readEnvelope(workspace)!;
     expect(paused.held?.map((h) => h.id)).toEqual([held.message.id]);
     // Left the pause by a write of its own (an earlier release's resume, a hand edit): the held list kept.
-    writeEnvelope(workspace, { ...paused, snapshot: { ...paused.snapshot, value: 'preparing' } }, { durable: false });
+    await writeEnvelope(
+      workspace,
+      { ...paused, snapshot: { ...paused.snapshot, value: 'preparing' } },
+      { durable: false },
+    );
     const { fed, seen } = observed(openFederation(root));
 
     const result = await consumer(fed, team(), { consumesOnArrival: true }).consume();

@@ -73,7 +73,7 @@ describe('owed effects are redone, never lost', () => {
     const lines = whole.trimEnd().split('\n');
     writeFileSync(journal, `${lines[0]}\n${lines[1]!.slice(0, 20)}`);
     const envelope = readEnvelope(team().location)!;
-    writeEnvelope(
+    await writeEnvelope(
       team().location,
       { ...envelope, savedAt: new Date(Date.parse(envelope.savedAt) + 1).toISOString() },
       { durable: false },
@@ -94,7 +94,7 @@ describe('owed effects are redone, never lost', () => {
     // As if the process died right after writing the paused lifecycle: the registry still says active.
     await writeRegistryStatus(openFederation(root), 'docs', { type: 'RESUME' }, { durable: false });
     const envelope = readEnvelope(team().location)!;
-    writeEnvelope(
+    await writeEnvelope(
       team().location,
       { ...envelope, savedAt: new Date(Date.parse(envelope.savedAt) + 1).toISOString() },
       { durable: false },
@@ -138,7 +138,11 @@ describe('snapshots that do not fit the machine', () => {
     await consume(root);
     const envelope = readEnvelope(team().location)!;
     const { sources: _dropped, ...context } = (envelope.snapshot as { context: Record<string, unknown> }).context;
-    writeEnvelope(team().location, { ...envelope, snapshot: { ...envelope.snapshot, context } }, { durable: false });
+    await writeEnvelope(
+      team().location,
+      { ...envelope, snapshot: { ...envelope.snapshot, context } },
+      { durable: false },
+    );
     await expect(loadTeamLifecycle(team(), openFederation(root).backend.lifecycles)).rejects.toThrow(
       /lifecycle\.json is corrupt: .*context\.sources/,
     );
@@ -168,7 +172,7 @@ describe('snapshots that do not fit the machine', () => {
       buggy.mockRestore();
     }
     expect(readEnvelope(team().location)).toEqual(envelope);
-    writeEnvelope(
+    await writeEnvelope(
       team().location,
       { ...envelope, snapshot: { ...envelope.snapshot, status: 'error' } },
       { durable: false },

@@ -76,7 +76,7 @@ describe('files fed appends to are never followed through links', () => {
     ).rejects.toThrow(/agent\.log is a named pipe \(FIFO\)/);
   }, 15_000);
 
-  it('the run journal, the federation journal, a lifecycle journal, the learning log and an inspection log refuse links', () => {
+  it('the run journal, the federation journal, a lifecycle journal, the learning log and an inspection log refuse links', async () => {
     const workspace = tempDir();
     const paths = workspacePaths(workspace);
     const runs = plantLink(paths.runsJournal);
@@ -91,7 +91,7 @@ describe('files fed appends to are never followed through links', () => {
 
     const lifecycle = plantLink(paths.journal);
     const line = { seq: 1, at: new Date().toISOString(), from: 'a', to: 'b', event: 'E' };
-    expect(() => appendJournalLines(workspace, [line as never])).toThrow(/is a symbolic link/);
+    await expect(appendJournalLines(workspace, [line as never])).rejects.toThrow(/is a symbolic link/);
     expect(readFileSync(lifecycle.target, 'utf8')).toBe(lifecycle.content);
 
     const learning = plantLink(paths.learningLog);

@@ -56,7 +56,7 @@ export class FileLifecycleStore implements LifecycleStore {
     section: LifecycleSection,
     options: LifecycleWriteOptions = {},
   ): Promise<EnvelopeVersion> {
-    writeEnvelope(team.location, envelope, {
+    await writeEnvelope(team.location, envelope, {
       durable: options.durable ?? true,
       // Checked once the new content is durable, right before the rename: a writer that lost its section
       // meanwhile (removed by hand, or fed doctor) or read an older envelope must not write.

@@ -1,5 +1,5 @@
-import { appendFileSync, closeSync, fsyncSync, ftruncateSync } from 'node:fs';
-import { writeFileAtomic, type ReplaceOptions, type WriteOptions } from '../../infra/fs/atomic-write.js';
+import { appendFileSync, closeSync, fsync, ftruncateSync } from 'node:fs';
+import { writeFileAtomicAsync, type ReplaceOptions, type WriteOptions } from '../../infra/fs/atomic-write.js';
 import { toJsonText } from '../../core/json-text.js';
 import { readFileTail, readIdentifiedJsonFile, readJsonFile } from '../../infra/fs/read-json-file.js';
 import { openForAppend } from '../../infra/fs/open-for-append.js';
@@ -25,11 +25,17 @@ export function readIdentifiedEnvelope(workspace: string): { value: LifecycleEnv
 
 /**
  * Replace the envelope. Only a holder of the lifecycle section writes it, and the section's lock file lives
- * in the state folder, so the folder is there: no mkdir here.
+ * in the state folder, so the folder is there: no mkdir here. Its fsyncs wait on the thread pool
+ * (writeFileAtomicAsync): a launcher applying several teams' events waits for one team's disk without
+ * holding up the others.
  */
-export function writeEnvelope(workspace: string, envelope: LifecycleEnvelope, options: ReplaceOptions = {}): void {
+export async function writeEnvelope(
+  workspace: string,
+  envelope: LifecycleEnvelope,
+  options: ReplaceOptions = {},
+): Promise<void> {
   const paths = workspacePaths(workspace);
-  writeFileAtomic(paths.envelope, toJsonText(envelope), options);
+  await writeFileAtomicAsync(paths.envelope, toJsonText(envelope), options);
 }
 
 /** How much of the journal's end is read to find its last line (lines are small; one is enough). */
@@ -56,11 +62,11 @@ export function readJournalTail(workspace: string, count: number): JournalLine[]
  * repeat never duplicates one. A torn last line (a crash mid-append) is cut off first: the envelope still
  * owes that line, so it is written again whole, and the journal never keeps a fragment.
  */
-export function appendJournalLines(
+export async function appendJournalLines(
   workspace: string,
   lines: readonly JournalLine[],
   options: WriteOptions = {},
-): number {
+): Promise<number> {
   if (lines.length === 0) return 0;
   const file = workspacePaths(workspace).journal;
   const { tail, size } = readTail(file, TAIL_BYTES);
@@ -75,7 +81,9 @@ export function appendJournalLines(
     // Lines are a few hundred bytes, so a torn one always ends inside the 64 KiB window.
     if (torn > 0) ftruncateSync(fd, size - Math.min(torn, tail.length));
     appendFileSync(fd, missing.map((line) => JSON.stringify(line)).join('\n') + '\n');
-    if (options.durable ?? true) fsyncSync(fd);
+    // On the thread pool, as the envelope's (writeEnvelope): the process goes on while the disk catches up.
+    if (options.durable ?? true)
+      await new Promise<void>((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
   } finally {
     closeSync(fd);
   }

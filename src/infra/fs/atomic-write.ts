@@ -148,6 +148,26 @@ export function writeFileAtomic(target: string, data: string | Uint8Array, optio
   if (durable) fsyncDirectory(dirname(target));
 }
 
+/**
+ * writeFileAtomic with its two fsyncs (the file's, then its folder's) on the thread pool: the same steps in
+ * the same order — a crash leaves the old file or the whole new one — but the process goes on meanwhile. A
+ * launcher applies the events of several agents at once (`fed run`), and one event's wait for the disk must
+ * not hold up the others' (docs/operations.md, P12). Without `durable` there is nothing to wait for: the
+ * write is done before this returns, as writeFileAtomic does it.
+ */
+export async function writeFileAtomicAsync(target: string, data: string, options: ReplaceOptions = {}): Promise<void> {
+  if (!(options.durable ?? true)) return writeFileAtomic(target, data, options);
+  const tmp = await writeTempFileAsync(target, data);
+  try {
+    options.beforeReplace?.();
+    renameSync(tmp, target);
+  } catch (error) {
+    unlinkQuietly(tmp);
+    throw error;
+  }
+  await fsyncDirectoryAsync(dirname(target));
+}
+
 export interface PublishOptions extends WriteOptions {
   /** Name to try for the n-th collision (n ≥ 2). Default: `name-<n>.ext`. */
   nameForAttempt?: (name: string, attempt: number) => string;

@@ -16,10 +16,11 @@ const {
   linkFileNoClobber,
   publishFileNoClobber,
   writeFileAtomic,
+  writeFileAtomicAsync,
   writeTempFiles,
 } = await import('fed/testing');
 const { ensureDirectory } = await import('fed/testing');
-const { appendJsonLine } = await import('fed/testing');
+const { appendJsonLine, appendJournalLines, workspacePaths } = await import('fed/testing');
 const { acquireLock, releaseLock } = await import('fed/testing');
 const { tempDir } = await import('../../helpers/temp-dir.js');
 const { openDescriptorsUnder } = await import('./open-descriptors.js');
@@ -39,6 +40,16 @@ describe('what a durable write fsyncs', () => {
     expect(kinds(synced, dir)).toEqual(['temp', 'dir']);
     synced.length = 0;
     writeFileAtomic(join(dir, 'state.json'), 'y', { durable: false });
+    expect(synced).toEqual([]);
+  });
+
+  it('an atomic replace waiting on the thread pool (a lifecycle write): the same fsyncs in the same order', async () => {
+    const dir = tempDir();
+    const synced = recordFsyncs();
+    await writeFileAtomicAsync(join(dir, 'state.json'), 'x');
+    expect(kinds(synced, dir)).toEqual(['temp', 'dir']);
+    synced.length = 0;
+    await writeFileAtomicAsync(join(dir, 'state.json'), 'y', { durable: false });
     expect(synced).toEqual([]);
   });
 
@@ -129,6 +140,19 @@ describe('what an append to a journal fsyncs', () => {
     expect(synced).toEqual([journal]);
     synced.length = 0;
     appendJsonLine(journal, { n: 2 }, { durable: false });
+    expect(synced).toEqual([]);
+  });
+
+  it("a team's lifecycle journal, on the thread pool: the journal after the lines; nothing without durability", async () => {
+    const workspace = tempDir();
+    const { journal } = workspacePaths(workspace);
+    mkdirSync(join(journal, '..'), { recursive: true });
+    const line = (seq: number) => ({ seq, at: new Date().toISOString(), from: 'a', to: 'b', event: 'E' });
+    const synced = recordFsyncs();
+    expect(await appendJournalLines(workspace, [line(1)] as never)).toBe(1);
+    expect(synced).toEqual([journal]);
+    synced.length = 0;
+    expect(await appendJournalLines(workspace, [line(2)] as never, { durable: false })).toBe(1);
     expect(synced).toEqual([]);
   });
 
