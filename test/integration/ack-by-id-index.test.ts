@@ -5,8 +5,18 @@ vi.mock('node:fs', async (importOriginal) =>
   (await import('../helpers/fs-calls.js')).countingFs(await importOriginal()),
 );
 
-const { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } =
-  await import('node:fs');
+const {
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} = await import('node:fs');
 const { execFileSync } = await import('node:child_process');
 const { basename, dirname, join } = await import('node:path');
 const { acknowledgeSignal, initFederation, onboardTeam } = await import('fed');
@@ -103,8 +113,8 @@ describe('fed signal ack <id> of a signal no sent fact points to', () => {
       )
       // A temp file removed after its rename (already gone) is no write.
       .filter((write) => !write.startsWith('-.'));
-    // The claim made after the names, then moved past the ack's own file.
-    expect(written).toEqual(['-covers.json', `+${shardFileOf(written)}`, '+names', '+covers.json', '+covers.json']);
+    // The claim made after the names (then moved past the ack's own file in place: no rename).
+    expect(written).toEqual(['-covers.json', `+${shardFileOf(written)}`, '+names', '+covers.json']);
 
     // A shard that cannot be written (a folder planted there) leaves no claim: the next ack lists the inbox.
     for (const name of readdirSync(folder)) if (/^[0-9a-f]{2}\.json$/.test(name)) rmSync(join(folder, name));
@@ -216,6 +226,22 @@ describe('the inbox id index in a folder a hostile agent writes', () => {
     await acknowledgeSignal(openFederation(root), 'docs', message(60).id, { durable: false });
     expect(existsSync(ackOf(inbox, 60))).toBe(true);
     expect(readFileSync(outside.path)).toEqual(outside.bytes);
+  });
+
+  it('never writes through a hard link planted at the claim: it is replaced instead', async () => {
+    const { root, inbox, state } = await inboxWrittenByAnotherTool(10);
+    const claim = join(state, 'inbox-ids', 'covers.json');
+    await acknowledgeSignal(openFederation(root), 'docs', message(0).id, { durable: false });
+    const outside = join(dirname(inbox), 'outside.txt');
+    writeFileSync(outside, readFileSync(claim));
+    const bytes = readFileSync(outside);
+    rmSync(claim);
+    linkSync(outside, claim);
+
+    for (const i of [1, 2]) await acknowledgeSignal(openFederation(root), 'docs', message(i).id, { durable: false });
+    expect(existsSync(ackOf(inbox, 2))).toBe(true);
+    expect(readFileSync(outside)).toEqual(bytes);
+    expect(lstatSync(claim).nlink).toBe(1);
   });
 
   it('finishes with a FIFO at names (never opened to block), and replaces it', async () => {

@@ -24,7 +24,7 @@ export const INBOX_ID_NAMES_FILE = 'names';
 export const inboxIdNamesSchema = z.array(z.string());
 
 /**
- * `covers.json`: the inbox folder the shards and names hold every signal file of, by the folder's identity
+ * `covers.json` (padded with spaces to a fixed length, so it can be overwritten in place): the inbox folder the shards and names hold every signal file of, by the folder's identity
  * (`ino:size:mtime:ctime` in nanoseconds, fileIdentity): any name added to or removed from the folder
  * changes its mtime and ctime. While the folder's identity is still this one, a lookup trusts the index to
  * know every copy of an id and does not list the inbox. Removed before the shards or names are rewritten

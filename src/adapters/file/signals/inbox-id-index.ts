@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, statSync, writeSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { z } from 'zod';
 import { FedError } from '../../../core/errors.js';
@@ -139,7 +139,10 @@ export class InboxIdIndex {
     this.covered = undefined;
     try {
       const now = this.inboxIdentity();
-      if (this.readJson(INBOX_ID_COVERS_FILE, inboxIdCoversSchema)?.inbox === was) this.claim(now);
+      if (this.readJson(INBOX_ID_COVERS_FILE, inboxIdCoversSchema)?.inbox !== was) return;
+      // In place: a rename per ack costs more than the ack itself on a busy disk.
+      if (rewriteInPlace(join(this.dir, INBOX_ID_COVERS_FILE), claimText(now))) this.covered = now;
+      else this.claim(now);
     } catch {
       // The inbox is gone or unreadable: no claim, the next lookup lists it.
     }
@@ -154,7 +157,7 @@ export class InboxIdIndex {
   private claim(inbox: string): boolean {
     try {
       this.beforeWrite(this.dir);
-      this.write(INBOX_ID_COVERS_FILE, JSON.stringify({ inbox }));
+      this.write(INBOX_ID_COVERS_FILE, claimText(inbox));
       this.covered = inbox;
       return true;
     } catch (error) {
@@ -200,7 +203,7 @@ export class InboxIdIndex {
     }
   }
 
-  private write(name: string, text: string): void {
+  private write(name: string, text: string | Buffer): void {
     writeFileAtomic(join(this.dir, name), text, { durable: false });
   }
 
@@ -231,6 +234,42 @@ export class InboxIdIndex {
     if (!parsed.ok) return undefined;
     const valid = schema.safeParse(parsed.value);
     return valid.success ? valid.data : undefined;
+  }
+}
+
+/**
+ * The claim's text, padded to a fixed length (JSON allows the trailing spaces): one write of that length
+ * over an old claim replaces all of it, and a torn one names no folder identity (it is the old, the new
+ * or invalid), so it is never trusted wrongly.
+ */
+function claimText(inbox: string): Buffer {
+  const text = Buffer.alloc(CLAIM_BYTES, ' ');
+  text.write(JSON.stringify({ inbox }));
+  return text;
+}
+
+/** Long enough for four 20-digit numbers. */
+const CLAIM_BYTES = 128;
+
+/**
+ * Overwrite the claim in place when it is a file fed wrote: a regular file of exactly the claim's length
+ * with no other name (a hard link an agent planted to a file outside would be written through). A link,
+ * FIFO or anything else is never opened for writing (`O_NOFOLLOW`, `O_NONBLOCK`); false then, and the
+ * caller replaces it by rename.
+ */
+function rewriteInPlace(path: string, text: Buffer): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.nlink !== 1 || stat.size !== text.length) return false;
+    return writeSync(fd, text, 0, text.length, 0) === text.length;
+  } finally {
+    closeSync(fd);
   }
 }
 
