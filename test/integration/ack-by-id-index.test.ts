@@ -5,8 +5,18 @@ vi.mock('node:fs', async (importOriginal) =>
   (await import('../helpers/fs-calls.js')).countingFs(await importOriginal()),
 );
 
-const { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } =
-  await import('node:fs');
+const {
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} = await import('node:fs');
 const { execFileSync } = await import('node:child_process');
 const { basename, dirname, join } = await import('node:path');
 const { acknowledgeSignal, initFederation, onboardTeam } = await import('fed');
@@ -51,6 +61,9 @@ async function ackCountingReads(root: string, inbox: string, id: string): Promis
     .map((c) => c.path);
 }
 
+/** The one shard a write list names. */
+const shardFileOf = (written: readonly string[]) => written.find((w) => /^\+[0-9a-f]{2}\.json$/.test(w))?.slice(1);
+
 const ackOf = (inbox: string, i: number) => join(inbox, `${signalFileName(message(i))}.ack`);
 
 describe('fed signal ack <id> of a signal no sent fact points to', () => {
@@ -67,6 +80,49 @@ describe('fed signal ack <id> of a signal no sent fact points to', () => {
       expect(read).toEqual([join(inbox, signalFileName(message(i)))]);
       expect(existsSync(ackOf(inbox, i))).toBe(true);
     }
+  });
+
+  it('lists the inbox no more while the index covers it: its own acks move the claim', async () => {
+    const { root, inbox, state } = await inboxWrittenByAnotherTool(500);
+    await acknowledgeSignal(openFederation(root), 'docs', message(0).id, { durable: false });
+    for (const i of [499, 7, 250]) {
+      const { calls } = await counted(() =>
+        acknowledgeSignal(openFederation(root), 'docs', message(i).id, { durable: false }),
+      );
+      expect(calls.filter((c) => c.op === 'readdirSync' && c.path === inbox)).toEqual([]);
+      // One shard and the claim, never the list of names.
+      expect(calls.filter((c) => c.path === join(state, 'inbox-ids', 'names'))).toEqual([]);
+      expect(existsSync(ackOf(inbox, i))).toBe(true);
+    }
+  });
+
+  it('drops the claim before it rewrites a shard or the names, and writes it last', async () => {
+    const { root, inbox, state } = await inboxWrittenByAnotherTool(100);
+    const folder = join(state, 'inbox-ids');
+    await acknowledgeSignal(openFederation(root), 'docs', message(0).id, { durable: false });
+    writeFileSync(join(inbox, signalFileName(message(100))), toJsonText(message(100)));
+    const { calls } = await counted(() =>
+      acknowledgeSignal(openFederation(root), 'docs', message(100).id, { durable: false }),
+    );
+    // What each write of the folder put in place (a temp file renamed to its name), in order.
+    const written = calls
+      .filter((c) => (c.op === 'renameSync' || c.op === 'unlinkSync') && dirname(c.path) === folder)
+      .map(
+        (c) =>
+          `${c.op === 'unlinkSync' ? '-' : '+'}${basename(c.path).replace(/^\.(.+)\.\d+\.[0-9a-f]{12}\.tmp$/, '$1')}`,
+      )
+      // A temp file removed after its rename (already gone) is no write.
+      .filter((write) => !write.startsWith('-.'));
+    // The claim made after the names (then moved past the ack's own file in place: no rename).
+    expect(written).toEqual(['-covers.json', `+${shardFileOf(written)}`, '+names', '+covers.json']);
+
+    // A shard that cannot be written (a folder planted there) leaves no claim: the next ack lists the inbox.
+    for (const name of readdirSync(folder)) if (/^[0-9a-f]{2}\.json$/.test(name)) rmSync(join(folder, name));
+    for (let i = 0; i < 256; i++) mkdirSync(join(folder, `${i.toString(16).padStart(2, '0')}.json`));
+    writeFileSync(join(inbox, signalFileName(message(101))), toJsonText(message(101)));
+    await acknowledgeSignal(openFederation(root), 'docs', message(101).id, { durable: false });
+    expect(existsSync(ackOf(inbox, 101))).toBe(true);
+    expect(existsSync(join(folder, 'covers.json'))).toBe(false);
   });
 
   it('finds a signal written after the index, reading only the files the index does not have', async () => {
@@ -170,6 +226,22 @@ describe('the inbox id index in a folder a hostile agent writes', () => {
     await acknowledgeSignal(openFederation(root), 'docs', message(60).id, { durable: false });
     expect(existsSync(ackOf(inbox, 60))).toBe(true);
     expect(readFileSync(outside.path)).toEqual(outside.bytes);
+  });
+
+  it('never writes through a hard link planted at the claim: it is replaced instead', async () => {
+    const { root, inbox, state } = await inboxWrittenByAnotherTool(10);
+    const claim = join(state, 'inbox-ids', 'covers.json');
+    await acknowledgeSignal(openFederation(root), 'docs', message(0).id, { durable: false });
+    const outside = join(dirname(inbox), 'outside.txt');
+    writeFileSync(outside, readFileSync(claim));
+    const bytes = readFileSync(outside);
+    rmSync(claim);
+    linkSync(outside, claim);
+
+    for (const i of [1, 2]) await acknowledgeSignal(openFederation(root), 'docs', message(i).id, { durable: false });
+    expect(existsSync(ackOf(inbox, 2))).toBe(true);
+    expect(readFileSync(outside)).toEqual(bytes);
+    expect(lstatSync(claim).nlink).toBe(1);
   });
 
   it('finishes with a FIFO at names (never opened to block), and replaces it', async () => {

@@ -36,7 +36,8 @@ import { SharedDirectoryWatchers } from '../../infra/watch/shared-directory-watc
 import { watchFolder } from '../../infra/watch/watch-folder.js';
 import { watchSignalBox } from './signals/watch-signals.js';
 import { pendingFileBatches } from './pending-file-batches.js';
-import { INBOX_ID_INDEX_DIR, InboxIdIndex } from './signals/inbox-id-index.js';
+import { InboxIdIndex } from './signals/inbox-id-index.js';
+import { INBOX_ID_INDEX_DIR } from '../../core/schema/inbox-id-index.js';
 
 /** How many names of a run of same-second, same-subject signals a hinted `find` tries before it reads the whole inbox. */
 const HINTED_NAMES = 16;
@@ -124,12 +125,16 @@ export class FileSignalInbox implements SignalInbox {
     // A hint that missed (the copy moved, or was archived): the inbox as read, incrementally, by this reader.
     if (hint) return this.reader.read().signals.filter((s) => s.message.id === wanted);
     // Without a hint (no sent fact: written by another tool), the id index names the files, each checked.
-    // It is brought up to date first (the inbox listed, only files it has not indexed read): every stored
-    // copy of the id is acknowledged, one written since the last lookup too.
+    // While it covers the inbox as it is, its shard knows every stored copy of the id. Else, or when every
+    // copy it names is acknowledged already (a copy may have come while an ack moved the claim), it is
+    // brought up to date first (the inbox listed, only files it has not indexed read): every stored copy
+    // of the id is acknowledged, one written since the last lookup too.
+    if (this.idIndex.covers()) {
+      const covered = this.indexedCopies(wanted);
+      if (covered.some((s) => !s.message.acknowledged)) return covered;
+    }
     const whole = this.idIndex.refresh();
-    const indexed = this.idIndex
-      .namesOf(wanted)
-      .flatMap((file) => readSignalEntry(this.location, file, this.expect, wanted) ?? []);
+    const indexed = this.indexedCopies(wanted);
     if (indexed.length > 0 || whole) return indexed;
     // Indexed before yet not found: the index may be stale or torn, so the whole inbox is read, and
     // indexed again when it was wrong about this id.
@@ -137,6 +142,11 @@ export class FileSignalInbox implements SignalInbox {
     const found = signals.filter((s) => s.message.id === wanted);
     if (found.length > 0) this.idIndex.rebuild(signals.map((s) => ({ id: s.message.id, file: s.file })));
     return found;
+  }
+
+  /** The copies of `id` the index names, each read and checked to carry it. */
+  private indexedCopies(id: string): SignalEntry[] {
+    return this.idIndex.namesOf(id).flatMap((file) => readSignalEntry(this.location, file, this.expect, id) ?? []);
   }
 
   /** A file name, or an absolute path that lies directly in this inbox (nothing else can be named here). */
@@ -155,6 +165,8 @@ export class FileSignalInbox implements SignalInbox {
    */
   async acknowledge(signals: readonly SignalEntry[], options: AcknowledgeOptions = {}): Promise<AcknowledgeBatch> {
     const batch: AcknowledgeBatch = { acknowledged: [], failed: [] };
+    // Acks are no signals: an id index that covered the inbox right before covers it after them too.
+    const indexCovered = this.idIndex.stillCovers();
     for (const signal of signals) {
       try {
         const ack = writeAck(signal, { ...options, syncDirectory: false });
@@ -166,6 +178,7 @@ export class FileSignalInbox implements SignalInbox {
         batch.failed.push({ signal, error });
       }
     }
+    if (indexCovered) this.idIndex.coverOwnWrites();
     if (batch.acknowledged.length > 0 && (options.durable ?? true)) fsyncDirectory(this.location);
     return batch;
   }

@@ -1,46 +1,53 @@
+import { closeSync, constants, fstatSync, openSync, statSync, writeSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import type { z } from 'zod';
 import { FedError } from '../../../core/errors.js';
 import { judgeSignal, type BoxExpectation } from '../../../core/schema/judge-signal.js';
+import {
+  INBOX_ID_COVERS_FILE,
+  INBOX_ID_NAMES_FILE,
+  INBOX_ID_SHARD_FILE,
+  inboxIdCoversSchema,
+  inboxIdNamesSchema,
+  inboxIdShardSchema,
+  type InboxIdShard,
+} from '../../../core/schema/inbox-id-index.js';
 import { parseJsonText } from '../../../core/json-text.js';
-import { writeFileAtomic } from '../../../infra/fs/atomic-write.js';
+import { unlinkQuietly, writeFileAtomic } from '../../../infra/fs/atomic-write.js';
 import { ensureDirectory } from '../../../infra/fs/ensure-directory.js';
 import { listDirectory } from '../../../infra/fs/list-directory.js';
-import { readFileBounded } from '../../../infra/fs/read-file-bounded.js';
+import { fileIdentity, readFileBounded } from '../../../infra/fs/read-file-bounded.js';
 import { isSignalFileName } from './signal-file-name.js';
 import { readValidFile } from './read-valid-file.js';
 
-/** The index's folder in the workspace's state folder. */
-export const INBOX_ID_INDEX_DIR = 'inbox-ids';
-/**
- * The names already indexed: one JSON array of strings (a name may hold any character but `/`, a newline
- * included), replaced by rename like the shards, never appended — an agent can plant a link or a FIFO at
- * the path, and a rename replaces it where an append would write through it.
- */
-const NAMES_FILE = 'names';
-/** A shard's file name: the only `.json` files of the folder a rebuild empties. */
-const SHARD_FILE = /^[0-9a-f]{2}\.json$/;
 /** An index file is fed's own cache, never a signal: far bigger than this is not one fed wrote. */
 const MAX_INDEX_BYTES = 64 * 1024 * 1024;
 
-type Shard = Record<string, string[]>;
-
 /**
  * Where an inbox's signals are, by id, for the signals no sent fact points to (written by another tool):
- * a folder beside the lifecycle state (`<workspace>/.fed/state/inbox-ids/`) with 256 shards by a hash of
- * the id (`<xx>.json`: id → the file names that carried it) and the list of names indexed (`names`).
+ * a folder beside the lifecycle state (`<workspace>/.fed/state/inbox-ids/`, formats in
+ * src/core/schema/inbox-id-index.ts) with 256 shards by a hash of the id (id → the file names that
+ * carried it), the list of names indexed, and the inbox folder's identity the two cover.
  * The folder is the agent's to write: every file is replaced by rename (never appended, so nothing it
  * plants is written through) and read without following links, bounded and never blocking.
- * A lookup reads one small shard, not the inbox.
+ *
+ * A lookup while the inbox folder is still the one covered reads the small claim and one shard, not the
+ * inbox: no name was added or removed since, so the shard knows every copy of the id. Otherwise the
+ * inbox is listed and only the names not indexed yet are read. fed's own acks change the folder too, so
+ * an ack by id that found the index covering the inbox moves the claim past its own ack file
+ * (coverOwnWrites) — without that, every later ack would list 100 000 names.
  *
  * It is only ever a hint, kept without fsync and best effort: a name it gives is read and checked to carry
- * the id; an id it does not know makes it list the inbox and read just the names it has not indexed yet.
- * A lost, stale or torn index (a crash, two writers at once, a name reused since) can only make a lookup
- * miss, and the caller then reads the whole inbox and rebuilds it; a write that fails (a read-only
- * workspace) is skipped.
+ * the id. A lost, stale or torn index (a crash, two writers at once, a name reused since) can only make a
+ * lookup miss, and the caller then reads the whole inbox and rebuilds it; a write that fails (a read-only
+ * workspace) is skipped. The claim is removed before shards or names are rewritten and written after, so
+ * a crash in between leaves the inbox listed next time, never a partial index trusted.
  */
 export class InboxIdIndex {
   /** How many signal files the last refresh or rebuild read (tests count them). */
   lastFilesRead = 0;
+  /** The inbox folder's identity this process found or made the index cover (what coverOwnWrites extends). */
+  private covered: string | undefined;
 
   constructor(
     private readonly dir: string,
@@ -50,22 +57,27 @@ export class InboxIdIndex {
     private readonly beforeWrite: (folder: string) => void,
   ) {}
 
+  /** Whether the index holds every signal file of the inbox as it is now (its claim names the folder as it is). */
+  covers(): boolean {
+    const claim = this.readJson(INBOX_ID_COVERS_FILE, inboxIdCoversSchema);
+    const now = this.inboxIdentity();
+    this.covered = claim !== undefined && claim.inbox === now ? now : undefined;
+    return this.covered !== undefined;
+  }
+
   /** The names the index has for `id` (lowercase). */
   namesOf(id: string): string[] {
-    const names: unknown = this.readShard(shardOf(id))[id];
+    const names = this.readShard(shardOf(id))[id] ?? [];
     // A name from the index is a file of this inbox or nothing: never a path that could lead out of it.
-    return Array.isArray(names)
-      ? names.filter(
-          (name): name is string => typeof name === 'string' && isSignalFileName(name) && basename(name) === name,
-        )
-      : [];
+    return names.filter((name) => isSignalFileName(name) && basename(name) === name);
   }
 
   /**
    * List the inbox and index the signal files not indexed yet, reading only those. With no usable list of
    * names (missing, unreadable, oversized, a link, FIFO or folder planted there) it reads every signal file
    * and rebuilds the index, never adds to it; it then returns whether that rebuild was written: if so, an
-   * id the index does not have is in none of them. Names no longer in the inbox are dropped.
+   * id the index does not have is in none of them. Names no longer in the inbox are dropped. The index
+   * then covers the inbox as it was before the listing (a name added meanwhile changes the folder again).
    */
   refresh(): boolean {
     const known = this.readNames();
@@ -73,7 +85,9 @@ export class InboxIdIndex {
     const listed: string[] = [];
     this.lastFilesRead = 0;
     let listing: string[];
+    let before: string;
     try {
+      before = this.inboxIdentity();
       listing = listDirectory(this.inbox);
     } catch {
       // The inbox cannot be listed: the caller's read of it reports why.
@@ -90,13 +104,14 @@ export class InboxIdIndex {
     }
     // Every file was read, but an id is only found through the shards: a rebuild that could not be
     // written (a folder planted at a shard or at names, a read-only workspace) has the caller read the inbox.
-    if (known === undefined) return this.store(added, true);
+    if (known === undefined) return this.store(added, true) && this.claim(before);
     const kept = listed.filter((file) => known.has(file));
-    if (added.length > 0 || kept.length < known.size) this.store(added, false, kept);
+    const changed = added.length > 0 || kept.length < known.size;
+    if (!changed || this.store(added, false, kept)) this.claim(before);
     return false;
   }
 
-  /** Replace the index with these signals: what a read of the whole inbox found. */
+  /** Replace the index with these signals: what a read of the whole inbox found (claiming nothing). */
   rebuild(signals: ReadonlyArray<{ id: string; file: string }>): void {
     this.lastFilesRead = signals.length;
     this.store(
@@ -105,10 +120,55 @@ export class InboxIdIndex {
     );
   }
 
+  /** Whether the inbox is still the one this process found the index to cover: checked right before fed writes acks into it. */
+  stillCovers(): boolean {
+    return this.covered !== undefined && this.inboxIdentity() === this.covered;
+  }
+
   /**
-   * Shards first, then the names: a crash in between leaves names read again, never names skipped
-   * unindexed. Returns whether all of it was written. `kept`: the names already indexed that are still
-   * in the inbox (without `replace`).
+   * After fed wrote only ack files into an inbox the index covered (stillCovers right before): the claim
+   * moves to the folder as it is now, unless someone rewrote the claim meanwhile. An ack is no signal, so
+   * the index still holds every signal file. A name another tool adds between that check and this look
+   * (the few syscalls of an ack) is taken as covered: a new id is still found (an id the index does not
+   * have lists the inbox), a second copy of an indexed id waits for the next change of the inbox, or for
+   * an ack by id that finds every copy the index names acknowledged (that lists it too).
+   */
+  coverOwnWrites(): void {
+    const was = this.covered;
+    if (was === undefined) return;
+    this.covered = undefined;
+    try {
+      const now = this.inboxIdentity();
+      if (this.readJson(INBOX_ID_COVERS_FILE, inboxIdCoversSchema)?.inbox !== was) return;
+      // In place: a rename per ack costs more than the ack itself on a busy disk.
+      if (rewriteInPlace(join(this.dir, INBOX_ID_COVERS_FILE), claimText(now))) this.covered = now;
+      else this.claim(now);
+    } catch {
+      // The inbox is gone or unreadable: no claim, the next lookup lists it.
+    }
+  }
+
+  /** The inbox folder's identity (fileIdentity): changes with every name added or removed. */
+  private inboxIdentity(): string {
+    return fileIdentity(statSync(this.inbox, { bigint: true }));
+  }
+
+  /** Claim the index covers the inbox with this identity; whether it was written. */
+  private claim(inbox: string): boolean {
+    try {
+      this.beforeWrite(this.dir);
+      this.write(INBOX_ID_COVERS_FILE, claimText(inbox));
+      this.covered = inbox;
+      return true;
+    } catch (error) {
+      return skipped(error);
+    }
+  }
+
+  /**
+   * The claim first, then the shards, then the names: a crash in between leaves no claim, and names read
+   * again, never names skipped unindexed. Returns whether all of it was written. `kept`: the names
+   * already indexed that are still in the inbox (without `replace`).
    * Every write is a rename of a new file into place, so a link, FIFO or file an agent planted at a path
    * of the folder is replaced, never written through; anything refused or failing just skips the cache.
    */
@@ -117,8 +177,9 @@ export class InboxIdIndex {
     replace: boolean,
     kept: readonly string[] = [],
   ): boolean {
+    this.covered = undefined;
     try {
-      const shards = new Map<string, Shard>();
+      const shards = new Map<string, InboxIdShard>();
       for (const { id, file } of entries) {
         const key = shardOf(id);
         let shard = shards.get(key);
@@ -130,46 +191,92 @@ export class InboxIdIndex {
       for (const { file } of entries) names.add(file);
       this.beforeWrite(this.dir);
       ensureDirectory(this.dir, { durable: false });
+      unlinkQuietly(join(this.dir, INBOX_ID_COVERS_FILE));
       if (replace)
         for (const stale of listDirectory(this.dir))
-          if (SHARD_FILE.test(stale) && !shards.has(stale.slice(0, -5))) this.write(stale, '{}');
+          if (INBOX_ID_SHARD_FILE.test(stale) && !shards.has(stale.slice(0, -5))) this.write(stale, '{}');
       for (const [key, shard] of shards) this.write(`${key}.json`, JSON.stringify(shard));
-      this.write(NAMES_FILE, JSON.stringify([...names]));
+      this.write(INBOX_ID_NAMES_FILE, JSON.stringify([...names]));
       return true;
     } catch (error) {
-      // Only a cache: a workspace fed cannot write to (or whose folder is refused) keeps finding by reading.
-      if (!(error instanceof FedError) && !(error as NodeJS.ErrnoException).code) throw error;
-      return false;
+      return skipped(error);
     }
   }
 
-  private write(name: string, text: string): void {
+  private write(name: string, text: string | Buffer): void {
     writeFileAtomic(join(this.dir, name), text, { durable: false });
   }
 
-  private readShard(key: string): Shard {
-    const text = this.readText(`${key}.json`);
-    const parsed = text === undefined ? undefined : parseJsonText(text);
-    return parsed?.ok && isShard(parsed.value) ? parsed.value : {};
+  private readShard(key: string): InboxIdShard {
+    return this.readJson(`${key}.json`, inboxIdShardSchema) ?? {};
   }
 
   /** The names indexed, or undefined when there is no usable list (missing, refused, oversized, not JSON). */
   private readNames(): Set<string> | undefined {
-    const text = this.readText(NAMES_FILE);
-    const parsed = text === undefined ? undefined : parseJsonText(text);
-    if (!parsed?.ok || !Array.isArray(parsed.value)) return undefined;
-    return new Set(parsed.value.filter((name): name is string => typeof name === 'string'));
+    const names = this.readJson(INBOX_ID_NAMES_FILE, inboxIdNamesSchema);
+    return names && new Set(names);
   }
 
-  /** Never follows a link, never blocks on a FIFO, refuses a folder or an oversized file: undefined then. */
-  private readText(name: string): string | undefined {
+  /**
+   * A file of the index, valid, or undefined: never follows a link, never blocks on a FIFO, refuses a
+   * folder, an oversized file or anything its schema does not accept.
+   */
+  private readJson<T>(name: string, schema: z.ZodType<T>): T | undefined {
+    let text: string;
     try {
       const read = readFileBounded(join(this.dir, name), { maxBytes: MAX_INDEX_BYTES, noFollow: true });
-      return read.ok ? read.bytes.toString('utf8') : undefined;
+      if (!read.ok) return undefined;
+      text = read.bytes.toString('utf8');
     } catch {
       return undefined;
     }
+    const parsed = parseJsonText(text);
+    if (!parsed.ok) return undefined;
+    const valid = schema.safeParse(parsed.value);
+    return valid.success ? valid.data : undefined;
   }
+}
+
+/**
+ * The claim's text, padded to a fixed length (JSON allows the trailing spaces): one write of that length
+ * over an old claim replaces all of it, and a torn one names no folder identity (it is the old, the new
+ * or invalid), so it is never trusted wrongly.
+ */
+function claimText(inbox: string): Buffer {
+  const text = Buffer.alloc(CLAIM_BYTES, ' ');
+  text.write(JSON.stringify({ inbox }));
+  return text;
+}
+
+/** Long enough for four 20-digit numbers. */
+const CLAIM_BYTES = 128;
+
+/**
+ * Overwrite the claim in place when it is a file fed wrote: a regular file of exactly the claim's length
+ * with no other name (a hard link an agent planted to a file outside would be written through). A link,
+ * FIFO or anything else is never opened for writing (`O_NOFOLLOW`, `O_NONBLOCK`); false then, and the
+ * caller replaces it by rename.
+ */
+function rewriteInPlace(path: string, text: Buffer): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.nlink !== 1 || stat.size !== text.length) return false;
+    return writeSync(fd, text, 0, text.length, 0) === text.length;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Only a cache: a workspace fed cannot write to (or whose folder is refused) keeps finding by reading. */
+function skipped(error: unknown): false {
+  if (!(error instanceof FedError) && !(error as NodeJS.ErrnoException).code) throw error;
+  return false;
 }
 
 /** Shards per index: an inbox of 100 000 signals keeps about 400 ids in each. */
@@ -183,8 +290,4 @@ function shardOf(id: string): string {
   let hash = 0x811c9dc5;
   for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
   return ((hash >>> 0) % SHARDS).toString(16).padStart(2, '0');
-}
-
-function isShard(value: unknown): value is Shard {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
