@@ -92,6 +92,37 @@ describe('fed doctor checks the configured agent CLI', () => {
     ]);
   });
 
+  it("each team's own agent is checked too, once per CLI, its findings naming the team's field", async () => {
+    const root = federationWithAgent({ command: 'claude' });
+    const file = join(root, 'federate.config.json');
+    const config = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    const teams = {
+      docs: { command: 'codex' },
+      api: { command: 'codex', limits: { maxTurns: 5 } },
+      web: { command: 'gemini-not-installed-here', preset: 'gemini' },
+      ops: { limits: { maxTurns: 3 } },
+    };
+    writeFileSync(file, JSON.stringify({ ...config, agent: { teams } }));
+    const fed = openFederation(root, {
+      env: { FED_TELEMETRY_ENABLED: 'false', PATH: [FAKE_BIN, NODE_BIN].join(delimiter) },
+    });
+    const report = await runDoctor(fed);
+    expect(report.notes.filter((note) => /^agent CLI \w+ \(/.test(note))).toEqual([
+      expect.stringMatching(/^agent CLI claude \(preset claude\): /),
+      // docs and api share one CLI: checked once, under the first team that names it.
+      expect.stringMatching(/^agent CLI codex \(preset codex, agent\.teams\.docs\.command\): codex-cli/),
+    ]);
+    expect(report.findings).toEqual([
+      expect.objectContaining({
+        check: 'agent-cli',
+        problem: expect.stringContaining(
+          'gemini-not-installed-here (agent.teams.web.command, preset gemini) is not on PATH',
+        ),
+        fix: expect.stringContaining('or set agent.teams.web.command in federate.config.json'),
+      }),
+    ]);
+  });
+
   it('a CLI that never answers is stopped after the timeout, with a warning, and doctor goes on', async () => {
     const bin = tempDir();
     const gemini = join(bin, 'gemini');

@@ -107,7 +107,7 @@ async function sharedHosts(
  * team areas no team owns; locks and leases whose holder is gone; git's index lock no git holds (git-checks.ts); temp files killed writers left; the
  * backend's own checks (its adapter's `doctor`: for JetStream the server and the streams' replicas);
  * whether a `fed serve` runs it (its lease; on JetStream also the other hosts' heartbeats, and the lost hosts);
- * the configured agent CLI (agent-cli-checks.ts: on PATH, its version, the flags its preset passes); which
+ * the agent CLIs the config names, the teams' own included (agent-cli-checks.ts: on PATH, its version, the flags its preset passes); which
  * teams' agents run unsandboxed, as the user (sandbox-note.ts); and
  * the Node running fed (node-support-check.ts: past its end of life, a warning). On a
  * backend shared across machines only the teams whose workspaces are below this root are checked on disk:
