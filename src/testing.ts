@@ -226,6 +226,8 @@ export type { RunSummary } from './apps/run/run-federation.js';
 export type { ServeEvent } from './apps/serve/serve-events.js';
 /** Taken work of an unplaced team, as the dispatcher's tests hand it one without a NATS server. */
 export type { TakenWork } from './ports/dispatch-queue.js';
+/** The hosts a server hears, as the failover's tests hand it some without a NATS server. */
+export type { HeardHost, HostDirectory } from './ports/host-directory.js';
 export { serveFederation } from './apps/serve/serve-federation.js';
 export { serveLeases } from './apps/serve/serve-lease.js';
 /** What a server does after a worktree team's launch for a move to another host: its commit recorded, its branch pushed. */

@@ -4,6 +4,12 @@ import { moveTeam } from '../hosts/move-team.js';
 import type { ServeEvent } from './serve-events.js';
 
 /**
+ * How long a refused failover waits before it is tried again: each try of a worktree team asks the
+ * codebase's remote (`git ls-remote`), which on every heartbeat would be a remote call every few seconds.
+ */
+const REFUSED_RETRY_MS = 30_000;
+
+/**
  * What a server looks at on each heartbeat: the hosts that were lost (no heartbeat for
  * `serve.hostLostAfter`) with teams placed on them — told once per loss — and, with `serve.failover:
  * "auto"`, those teams moved to this host. Every alive server tries; the registry's compare-and-swap
@@ -11,8 +17,8 @@ import type { ServeEvent } from './serve-events.js';
  */
 export function hostWatch(fed: Federation, host: string, emit: (event: ServeEvent) => void): () => Promise<void> {
   const told = new Set<string>();
-  // A move refused again on every heartbeat (a worktree team's commit not pushed yet) is said once per reason.
-  const refused = new Map<string, string>();
+  // A refused move (a worktree team's commit not pushed yet) is tried again after a while, and said once per reason.
+  const refused = new Map<string, { why: string; at: number }>();
   return async () => {
     const view = await listHosts(fed);
     if (!view.shared) return;
@@ -31,6 +37,8 @@ export function hostWatch(fed: Federation, host: string, emit: (event: ServeEven
       }
       if (fed.config.serve?.failover !== 'auto') continue;
       for (const team of lost.teams) {
+        const last = refused.get(team);
+        if (last && fed.now().getTime() - last.at < REFUSED_RETRY_MS) continue;
         try {
           const moved = await moveTeam(fed, team, host, { from: lost.name });
           refused.delete(team);
@@ -38,8 +46,8 @@ export function hostWatch(fed: Federation, host: string, emit: (event: ServeEven
             emit({ kind: 'moved', at: new Date().toISOString(), team, from: moved.from, to: host, by: 'failover' });
         } catch (error) {
           const why = (error as Error).message;
-          if (refused.get(team) === why) continue;
-          refused.set(team, why);
+          refused.set(team, { why, at: fed.now().getTime() });
+          if (last?.why === why) continue;
           emit({
             kind: 'warning',
             at: new Date().toISOString(),
