@@ -76,6 +76,9 @@ describe('fed team onboard with its own agent and limits', () => {
     expect(empty.stderr).toContain('agent.teams.blog.command');
     expect(readFileSync(file, 'utf8')).toBe(before);
     expect((await fed('team', 'list')).stdout).not.toContain('blog');
+    // Without agent or limits, onboarding leaves the config as it is (a worktree team's merge refuses a dirty checkout).
+    expect((await fed('team', 'onboard', 'docs')).code).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe(before);
 
     const shown = (await fed('team', 'show', 'site')).stdout;
     expect(shown).toMatch(/preset: +claude \(the program name of agent\.teams\.site\.command\)/);

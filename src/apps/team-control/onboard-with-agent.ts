@@ -20,7 +20,10 @@ export async function onboardTeamWithAgent(
   settings: TeamAgentSettings = {},
   options: OnboardOptions = {},
 ): Promise<RegistryEntry> {
-  const given = Object.keys(defined(settings)).length > 0;
+  // Limits come as an object of what was given (the CLI passes every flag, most undefined): it counts only
+  // for what it holds, so a plain onboarding leaves the config as it is.
+  const { limits, ...agent } = settings;
+  const given = Object.keys(defined(agent)).length > 0 || Object.keys(defined(limits ?? {})).length > 0;
   const teamId = request.domainId ?? request.domain;
   if (given) checkConfigEdit(fed.root, setTeamEntry(teamId, settings));
   const entry = await onboardTeam(fed, request, options);
