@@ -100,13 +100,20 @@ export function teamLaunchConfig(config: FederationConfig, teamId: string): Fede
     agentCommand: agent.command.value,
     agent: {
       ...config.agent,
-      preset: agent.preset.value,
+      // Where the config sets none, the preset and the account are left to be chosen from the command the
+      // launch runs — a `--agent` given to it included — as they are for the federation's agent.
+      preset: configured(agent.preset),
       model: agent.model.value,
       args: [...agent.args.value],
-      account: agent.account.value,
+      account: configured(agent.account),
       limits: teamLimitValues(config, teamId),
     },
   };
+}
+
+/** The setting's value when a config field sets it (`agent.…`), undefined when fed chose it. */
+function configured<T>(setting: Setting<T>): T | undefined {
+  return setting.from.startsWith('agent.') ? setting.value : undefined;
 }
 
 function presetOf(command: string, what: string, configured: AgentPresetName | undefined): AgentPresetName {

@@ -60,7 +60,9 @@ describe("a team's own agent over the federation's", () => {
       'docs',
     );
     expect(launch.agentCommand).toBe('codex');
-    expect(launch.agent).toMatchObject({ preset: 'codex', model: 'o9', args: [], account: 'codex' });
+    // Its preset and account are chosen from the command the launch runs (a `--agent` given to it included):
+    // codex's, not the federation's claude.
+    expect(launch.agent).toMatchObject({ preset: undefined, model: 'o9', args: [], account: undefined });
     expect(launch.agent.limits).toEqual({ maxTurns: 40, maxCostUsd: 5, maxMinutes: 3, federationUsd: 100 });
   });
 
