@@ -1,10 +1,9 @@
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { initFederation, onboardTeam, openFederation, type SignalMessage } from 'fed';
-import { signalFileName, toJsonText, workspacePaths } from 'fed/testing';
+import { signalFileName, toJsonText } from 'fed/testing';
+import { foreignMessage as message, inboxWrittenByAnotherTool } from '../helpers/foreign-inbox.js';
 import { runFed } from '../helpers/fed-cli.js';
-import { tempDir } from '../helpers/temp-dir.js';
 
 /**
  * `fed signal ack <id>` of signals another tool wrote (no sent fact names their files), two built commands
@@ -14,34 +13,12 @@ import { tempDir } from '../helpers/temp-dir.js';
 
 const SIGNALS = 300;
 
-function message(i: number): SignalMessage {
-  return {
-    id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-    timestamp: new Date(Date.UTC(2026, 0, 1) + i * 1_000).toISOString(),
-    from: 'meta',
-    to: 'docs',
-    type: 'report',
-    subject: `Status ${i}`,
-    body: 'x',
-    protocol: 'file-signal-v1',
-  };
-}
-
-async function inboxWrittenByAnotherTool(): Promise<{ root: string; inbox: string; state: string }> {
-  const root = tempDir();
-  initFederation(root, {}, {});
-  const entry = await onboardTeam(openFederation(root), { domain: 'docs' }, { durable: false });
-  const { inbox, state } = workspacePaths(entry.location);
-  for (let i = 0; i < SIGNALS; i++) writeFileSync(join(inbox, signalFileName(message(i))), toJsonText(message(i)));
-  return { root, inbox, state };
-}
-
 const ack = (root: string, i: number) => runFed(['--root', root, 'signal', 'ack', message(i).id, '--team', 'docs']);
 const ackedNames = (inbox: string) => readdirSync(inbox).filter((name) => name.endsWith('.json.ack'));
 
 describe('two fed signal ack <id> at once in an inbox another tool writes', () => {
   it('each acknowledges its signal; a copy and a new signal dropped meanwhile are found after', async () => {
-    const { root, inbox, state } = await inboxWrittenByAnotherTool();
+    const { root, inbox, state } = await inboxWrittenByAnotherTool(SIGNALS);
     // Built by the first ack: the index then claims to cover the inbox.
     expect((await ack(root, 0)).code).toBe(0);
     expect(existsSync(join(state, 'inbox-ids', 'covers.json'))).toBe(true);

@@ -19,39 +19,15 @@ const {
 } = await import('node:fs');
 const { execFileSync } = await import('node:child_process');
 const { basename, dirname, join } = await import('node:path');
-const { acknowledgeSignal, initFederation, onboardTeam } = await import('fed');
+const { acknowledgeSignal } = await import('fed');
 const { openFederation } = await import('fed');
 const { isSignalFileName, signalFileName } = await import('fed/testing');
-const { workspacePaths } = await import('fed/testing');
 const { toJsonText } = await import('fed/testing');
 const { counted } = await import('../helpers/fs-calls.js');
 const { tempDir } = await import('../helpers/temp-dir.js');
-type SignalMessage = import('fed').SignalMessage;
+const { foreignMessage: message, inboxWrittenByAnotherTool } = await import('../helpers/foreign-inbox.js');
 
 const SIGNALS = 2_000;
-
-function message(i: number): SignalMessage {
-  return {
-    id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-    timestamp: new Date(Date.UTC(2026, 0, 1) + i * 1_000).toISOString(),
-    from: 'meta',
-    to: 'docs',
-    type: 'report',
-    subject: `Status ${i}`,
-    body: 'x',
-    protocol: 'file-signal-v1',
-  };
-}
-
-/** A team whose inbox holds signals another tool wrote: no sent fact points to any of them. */
-async function inboxWrittenByAnotherTool(count: number): Promise<{ root: string; inbox: string; state: string }> {
-  const root = tempDir();
-  initFederation(root, {}, {});
-  const entry = await onboardTeam(openFederation(root), { domain: 'docs' }, { durable: false });
-  const { inbox, state } = workspacePaths(entry.location);
-  for (let i = 0; i < count; i++) writeFileSync(join(inbox, signalFileName(message(i))), toJsonText(message(i)));
-  return { root, inbox, state };
-}
 
 /** Acknowledge `id` by id as `fed signal ack <id>` does; the signal files of the inbox it opened (not acks, not temp files). */
 async function ackCountingReads(root: string, inbox: string, id: string): Promise<string[]> {

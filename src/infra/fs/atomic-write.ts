@@ -137,14 +137,7 @@ export interface ReplaceOptions extends WriteOptions {
 /** Replace `target` atomically with `data` (last writer wins; use for files with a single owner or a lock). */
 export function writeFileAtomic(target: string, data: string | Uint8Array, options: ReplaceOptions = {}): void {
   const durable = options.durable ?? true;
-  const tmp = writeTempFile(target, data, durable);
-  try {
-    options.beforeReplace?.();
-    renameSync(tmp, target);
-  } catch (error) {
-    unlinkQuietly(tmp);
-    throw error;
-  }
+  replaceWith(writeTempFile(target, data, durable), target, options);
   if (durable) fsyncDirectory(dirname(target));
 }
 
@@ -157,7 +150,12 @@ export function writeFileAtomic(target: string, data: string | Uint8Array, optio
  */
 export async function writeFileAtomicAsync(target: string, data: string, options: ReplaceOptions = {}): Promise<void> {
   if (!(options.durable ?? true)) return writeFileAtomic(target, data, options);
-  const tmp = await writeTempFileAsync(target, data);
+  replaceWith(await writeTempFileAsync(target, data), target, options);
+  await fsyncDirectoryAsync(dirname(target));
+}
+
+/** The complete temp file `tmp` renamed over `target` once `beforeReplace` allows it; removed when it does not. */
+function replaceWith(tmp: string, target: string, options: ReplaceOptions): void {
   try {
     options.beforeReplace?.();
     renameSync(tmp, target);
@@ -165,7 +163,6 @@ export async function writeFileAtomicAsync(target: string, data: string, options
     unlinkQuietly(tmp);
     throw error;
   }
-  await fsyncDirectoryAsync(dirname(target));
 }
 
 export interface PublishOptions extends WriteOptions {

@@ -6,6 +6,7 @@ import { migrateIntoBackend, migrateIntoFiles } from 'fed/testing';
 import { skipWithoutNatsServer } from '../../helpers/nats-server.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { useNatsServer } from '../../helpers/use-nats-server.js';
+import { hostRecord } from '../../helpers/host-record.js';
 
 const SUITE = "fed migrate and what only JetStream keeps: the teams' files, the hosts, the work queue";
 
@@ -61,17 +62,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     const shared = openFederation(root, { env: nats() });
     await migrateIntoBackend(shared);
     await shared.backend.work!.offer('docs', 'mission:1');
-    const record = {
-      name: 'build-2',
-      root: '/srv/build-2',
-      pid: 4242,
-      version: '1.0.0',
-      capacity: 2,
-      running: [],
-      startedAt: '2026-01-01T00:00:00.000Z',
-      heartbeatMs: 60_000,
-      stoppedAt: null,
-    };
+    const record = hostRecord({ startedAt: '2026-01-01T00:00:00.000Z' });
     await shared.backend.hosts!.put(record);
 
     const elsewhere = joining('mig-served');

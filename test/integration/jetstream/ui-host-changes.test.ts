@@ -12,6 +12,7 @@ import { skipWithoutNatsServer } from '../../helpers/nats-server.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { readEvents, type SseEvent, tinyAssets } from '../../helpers/ui-server-fixtures.js';
 import { useNatsServer } from '../../helpers/use-nats-server.js';
+import { hostRecord } from '../../helpers/host-record.js';
 
 const SUITE = "the dashboard's feed on JetStream: hosts that start, are lost and come back";
 
@@ -39,17 +40,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
       const hostChanges = (events: SseEvent[]) =>
         events.filter((e) => e.event === 'change' && (JSON.parse(e.data) as LiveEvent).change.scope === 'hosts').length;
       // Lost after three heartbeats: 1.2 s unheard.
-      const record = {
-        name: 'build-2',
-        root: '/srv/build-2',
-        pid: 4242,
-        version: '1.0.0',
-        capacity: 2,
-        running: [],
-        startedAt: new Date().toISOString(),
-        heartbeatMs: 400,
-        stoppedAt: null,
-      };
+      const record = hostRecord({ heartbeatMs: 400 });
       expect(await hostsOf()).toEqual([]);
       const stream = await fetch(`${origin}/events`, { headers: { cookie } });
 

@@ -5,6 +5,7 @@ import { initFederation, onboardTeam, openFederation, updateRegistry } from 'fed
 import { hostWatch } from '../../../src/apps/serve/host-watch.js';
 import type { HeardHost, HostDirectory, ServeEvent } from 'fed/testing';
 import { tempDir } from '../../helpers/temp-dir.js';
+import { hostRecord } from '../../helpers/host-record.js';
 
 const T0 = Date.parse('2026-11-26T06:00:00.000Z');
 
@@ -27,17 +28,7 @@ class FixedHosts implements HostDirectory {
 }
 
 const host = (name: string, root: string, heardAt: number): HeardHost => ({
-  record: {
-    name,
-    root,
-    pid: 1,
-    version: '0.1.0',
-    capacity: 1,
-    running: [],
-    startedAt: new Date(T0 - 600_000).toISOString(),
-    heartbeatMs: 5_000,
-    stoppedAt: null,
-  },
+  record: hostRecord({ name, root, startedAt: new Date(T0 - 600_000).toISOString(), heartbeatMs: 5_000 }),
   heardAt: new Date(heardAt),
 });
 
