@@ -66,6 +66,8 @@ export async function sendSignal(
   options: SendSignalOptions = {},
 ): Promise<SendSignalResult> {
   const now = options.now?.() ?? fed.now();
+  // Stamped when asked, so sends started in one order are applied in it (see stampTime).
+  const timestamp = stampTime(now);
   const { backend } = fed;
   const parties = (registry: Registry) => {
     const recipient = resolveParty(registry, request.to, { role: 'recipient (--to)' });
@@ -78,7 +80,7 @@ export async function sendSignal(
     ? { registry: options.registry, checked: parties(options.registry) }
     : await fed.checkRegistry(parties);
   const { recipient, sender } = checked;
-  const built = buildMessage(request, sender.id, recipient.id, now);
+  const built = buildMessage(request, sender.id, recipient.id, timestamp);
   const durable = options.durable ?? true;
   // A retry passes when the id was first sent, so the transport looks for that send's copies first.
   const publish = (message: SignalMessage, claimed: boolean, firstSentAt?: string) =>
@@ -117,12 +119,28 @@ function retryMessage(built: SignalMessage, claim: IdClaim, now: Date): SignalMe
   return concurrent ? { ...built, timestamp: claim.firstSentAt } : built;
 }
 
+/** The clock reading and the stamp of this process's last send (see stampTime). */
+let lastSend = { read: Number.NEGATIVE_INFINITY, stamped: Number.NEGATIVE_INFINITY };
+
+/**
+ * The time a send is stamped with: now, or a millisecond after this process's previous stamp while the
+ * clock has not moved past it. An inbox is applied in timestamp order, then by file name (the subject):
+ * two sends within one millisecond would otherwise be applied in the order of their subjects. A clock
+ * set back (a test's, or the system's) starts over from its reading.
+ */
+function stampTime(now: Date): string {
+  const read = now.getTime();
+  const stamped = read >= lastSend.read && read <= lastSend.stamped ? lastSend.stamped + 1 : read;
+  lastSend = { read, stamped };
+  return new Date(stamped).toISOString();
+}
+
 /** The validated message, within the size limit of a signal. */
-function buildMessage(request: SendSignalRequest, from: string, to: string, now: Date): SignalMessage {
+function buildMessage(request: SendSignalRequest, from: string, to: string, timestamp: string): SignalMessage {
   const candidate = {
     // Lower case, so a retry that spells the same UUID in capitals is still the same signal.
     id: request.id?.toLowerCase() ?? randomUuid(),
-    timestamp: now.toISOString(),
+    timestamp,
     from,
     to,
     type: request.type,

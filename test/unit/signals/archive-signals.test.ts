@@ -88,10 +88,10 @@ describe('archiveSignals', () => {
     expect(
       all.signals.filter((s) => s.archived).map((s) => [s.message.subject, s.delivery.state, s.message.acknowledged]),
     ).toEqual([
-      // Same time: by file name.
+      // Sent at one clock reading: stamped a millisecond apart, so listed in the order sent.
       ['One', 'acknowledged', true],
-      ['Three', 'acknowledged', true],
       ['Two', 'acknowledged', true],
+      ['Three', 'acknowledged', true],
       ['Which?', 'answered', false],
     ]);
     const shown = await showSignal(openFederation(fed.root), acked[0]!.message.id);

@@ -67,7 +67,7 @@ describe('delivery state', () => {
     const fed = await signalFederation(['docs']);
     const question = await send(fed.root, { to: 'docs', type: 'question', subject: 'When?' });
     const directive = await send(fed.root, { to: 'docs', type: 'directive', subject: 'Do it' });
-    const late = await send(fed.root, { to: 'docs', type: 'directive', subject: 'Do that too' });
+    const late = await send(fed.root, { to: 'docs', type: 'directive', subject: 'Do that too' }, 1);
     await acknowledgeSignal(openFederation(fed.root), 'docs', question.message.id, { ...fast, now: () => at(1) });
     await acknowledgeSignal(openFederation(fed.root), 'docs', directive.message.id, { ...fast, now: () => at(1) });
 
@@ -76,19 +76,19 @@ describe('delivery state', () => {
       'expired',
     ]);
     expect(await stateOf(fed.root, directive.message.id, 600)).toBe('acknowledged');
-    expect(await Promise.all([9, 10].map((m) => stateOf(fed.root, late.message.id, m)))).toEqual([
+    expect(await Promise.all([10, 11].map((m) => stateOf(fed.root, late.message.id, m)))).toEqual([
       'delivered',
       'expired',
     ]);
     // Reports have no deadline by default.
     const report = await send(fed.root, { to: 'docs', type: 'report', subject: 'fyi' });
     expect(await stateOf(fed.root, report.message.id, 100_000)).toBe('delivered');
-    expect((await showSignal(openFederation(fed.root), late.message.id, { now: at(10) })).delivery.dueAt).toBe(
-      at(10).toISOString(),
+    expect((await showSignal(openFederation(fed.root), late.message.id, { now: at(11) })).delivery.dueAt).toBe(
+      at(11).toISOString(),
     );
     // The config's deadlines replace the defaults per type.
     expect(
-      (await showSignal(openFederation(fed.root), late.message.id, { now: at(10), deadlines: { directive: '1h' } }))
+      (await showSignal(openFederation(fed.root), late.message.id, { now: at(11), deadlines: { directive: '1h' } }))
         .delivery.state,
     ).toBe('delivered');
     expect(

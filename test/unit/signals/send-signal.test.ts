@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } fr
 import { join, relative } from 'node:path';
 import { validate as isUuid, version as uuidVersion } from 'uuid';
 import { describe, expect, it } from 'vitest';
-import { FedError, onboardTeam, openFederation, updateRegistry } from 'fed';
+import { FedError, listSignals, onboardTeam, openFederation, updateRegistry } from 'fed';
 import { federationPaths, readRegistry, writeRegistryStatus } from 'fed/testing';
 import { MAX_SIGNAL_BYTES, signalMessageSchema } from '../../../src/core/schema/signal.js';
 import { sendSignal } from '../../../src/engine/messaging/send-signal.js';
@@ -209,6 +209,31 @@ describe('sendSignal', () => {
     );
     expect(bodies.sort()).toEqual(['#0', '#1', '#2', '#3', '#4']);
     expect(entries(fed.meta.outbox)).toHaveLength(5);
+  });
+
+  it('stamps sends made at one clock reading a millisecond apart, so the inbox applies them in the order sent', async () => {
+    const fed = await signalFederation(['docs']);
+    const now = () => new Date('2026-02-01T12:00:00.000Z');
+    // Subjects whose file names sort against the order sent: the name alone would apply them backwards.
+    const sent = await Promise.all(
+      ['zulu', 'yankee', 'xray'].map((subject) =>
+        sendSignal(openFederation(fed.root), { to: 'docs', type: 'directive', subject }, { ...fast, now }),
+      ),
+    );
+    expect(sent.map((s) => s.message.timestamp)).toEqual([
+      '2026-02-01T12:00:00.000Z',
+      '2026-02-01T12:00:00.001Z',
+      '2026-02-01T12:00:00.002Z',
+    ]);
+    const listed = await listSignals(openFederation(fed.root), { team: 'docs' });
+    expect(listed.signals.map((s) => s.message.subject)).toEqual(['zulu', 'yankee', 'xray']);
+    // A clock set back is taken as it reads.
+    const earlier = await sendSignal(
+      openFederation(fed.root),
+      { to: 'docs', type: 'directive', subject: 'earlier' },
+      { ...fast, now: () => new Date('2026-01-31T11:00:00.000Z') },
+    );
+    expect(earlier.message.timestamp).toBe('2026-01-31T11:00:00.000Z');
   });
 
   it('delivers a retried send with the same --id once, keeping the original message', async () => {
