@@ -1,12 +1,13 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { runFed } from '../helpers/fed-cli.js';
 import { startServe, type ServeProcess } from '../helpers/fed-serve.js';
-import { waitFor } from '../helpers/fixture-process.js';
+import { isAlive, waitFor } from '../helpers/fixture-process.js';
 import { codebaseRemote, gitIn } from '../helpers/git-federation.js';
 import { fakeAgent } from '../helpers/launch-federation.js';
 import { skipWithoutNatsServer } from '../helpers/nats-server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { useNatsServer } from '../helpers/use-nats-server.js';
 import { expectEachStepOnce, fedOn, serveHost } from '../helpers/serve-host.js';
 
@@ -126,5 +127,71 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
       by: 'failover',
     });
     await completesOnBeta(fed, beta, betaServer, commit);
+  }, 300_000);
+
+  it('a host SIGKILLed mid-launch after its agent committed: the move takes that commit; moved back, the old worktree goes on from the commits made elsewhere', async () => {
+    const env = { FED_NATS_URL: server().url };
+    const fed = fedOn(env);
+    const codebase = codebaseRemote();
+    // alpha's agent commits a file of its own on the team's branch, then hangs.
+    const pidFile = join(tempDir('fed-agent-pids-'), 'pids');
+    const agentPid = () => Number(readFileSync(pidFile, 'utf8').trim());
+    onTestFinished(() => {
+      if (existsSync(pidFile) && isAlive(agentPid())) process.kill(agentPid(), 'SIGKILL');
+    });
+    const serve = { ...SERVE, pushTeamBranches: true };
+    const alpha = await serveHost(env, 'worktree-back', 'alpha', fakeAgent('commit-then-hang'), serve, { codebase });
+    const beta = await serveHost(env, 'worktree-back', 'beta', fakeAgent('complete'), serve, { codebase });
+    await fed(alpha, ['team', 'onboard', 'web', '--placement', 'worktree']);
+    const onAlpha = gitIn(join(alpha, '.fed', 'worktrees', 'web'));
+    const onboarded = onAlpha('rev-parse', 'HEAD');
+    const alphaServer = startServe(alpha, [], { ...env, AGENT_PID_FILE: pidFile });
+    const betaServer = startServe(beta, [], env);
+    await Promise.all([alphaServer.waitForEvent('started'), betaServer.waitForEvent('started')]);
+    await direct(fed, alpha, 'Document the web app');
+
+    // The agent committed and works on: its commit is recorded and pushed while the launch runs.
+    let midLaunch = onboarded;
+    await waitFor(
+      async () => {
+        midLaunch = onAlpha('rev-parse', 'HEAD');
+        return midLaunch !== onboarded && (await teamShow(fed, beta)).codebase?.commit === midLaunch;
+      },
+      60_000,
+      "the commit of alpha's agent recorded mid-launch",
+    );
+    expect(gitIn(beta)('ls-remote', codebase, 'refs/heads/fed/web')).toBe(`${midLaunch}\trefs/heads/fed/web`);
+    alphaServer.child.kill('SIGKILL');
+    process.kill(agentPid(), 'SIGKILL');
+    await alphaServer.exited;
+    await waitFor(() => !isAlive(agentPid()), 10_000, "alpha's agent gone");
+    await betaServer.waitForEvent('host-lost', (e) => e.host === 'alpha', 20_000);
+
+    await fed(beta, ['team', 'move', 'web', '--to', 'beta']);
+    expect(await betaServer.waitForEvent('ended', (e) => e.team === 'web', 120_000)).toMatchObject({
+      outcome: 'complete',
+    });
+    const worktreeOnBeta = join(beta, '.fed', 'worktrees', 'web');
+    const onBeta = gitIn(worktreeOnBeta);
+    expect(onBeta('rev-parse', 'HEAD')).toBe(midLaunch);
+    // More work on beta's branch, recorded (and pushed) by beta's next launch.
+    writeFileSync(join(worktreeOnBeta, 'beta.txt'), 'worked on beta\n');
+    onBeta('add', 'beta.txt');
+    onBeta('commit', '-qm', 'worked on beta');
+    const later = onBeta('rev-parse', 'HEAD');
+    await direct(fed, beta, 'Again, on beta');
+    await waitFor(async () => (await teamShow(fed, beta)).codebase?.commit === later, 60_000, "beta's commit recorded");
+
+    // Back to alpha, whose worktree is at the commit its agent made: brought forward to beta's.
+    betaServer.child.kill('SIGTERM');
+    expect(await betaServer.exited).toBe(0);
+    const back = startServe(alpha, [], env);
+    await back.waitForEvent('started');
+    await fed(beta, ['team', 'move', 'web', '--to', 'alpha']);
+    await waitFor(() => onAlpha('rev-parse', 'HEAD') === later, 30_000, "alpha's worktree at beta's commit");
+    expect(onAlpha('symbolic-ref', '--short', 'HEAD')).toBe('fed/web');
+    expect(existsSync(join(alpha, '.fed', 'worktrees', 'web', 'beta.txt'))).toBe(true);
+    back.child.kill('SIGTERM');
+    expect(await back.exited).toBe(0);
   }, 300_000);
 });

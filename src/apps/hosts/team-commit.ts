@@ -43,6 +43,8 @@ export async function keepTeamCommit(fed: Federation, team: RegistryEntry): Prom
     const entry = getTeam(registry, team.domainId);
     // Moved meanwhile (or made anew): its commit is the new workspace's to record.
     if (entry.location !== team.location || entry.host !== team.host) return undefined;
+    // Recorded already (by a recording while the launch ran).
+    if (entry.codebase?.commit === here.commit && entry.codebase.remote === remote) return undefined;
     entry.codebase = { ...entry.codebase, commit: here.commit, ...(remote === undefined ? {} : { remote }) };
     return registry;
   });

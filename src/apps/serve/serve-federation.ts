@@ -20,6 +20,7 @@ import { hostWatch } from './host-watch.js';
 import { Placement } from './placement.js';
 import { watchTeamFiles } from '../hosts/watch-team-files.js';
 import { keepTeamCommit } from '../hosts/team-commit.js';
+import { watchTeamCommit } from '../hosts/watch-team-commit.js';
 import { workAckWaitMs } from '../hosts/host-liveness.js';
 import { takeUnplacedWork } from './take-unplaced-work.js';
 
@@ -274,11 +275,16 @@ async function launchOne(
       text: `${candidate.team.domainId}: its files were not copied to ${fed.backend.teamFiles?.location}: ${(error as Error).message}`,
     });
   const keeping = watchTeamFiles(fed, candidate.team, notKept);
+  // And a worktree team's commits recorded as they are made (pushed with serve.pushTeamBranches).
+  const committing = watchTeamCommit(fed, candidate.team, (text) =>
+    options.onEvent({ kind: 'warning', at: new Date().toISOString(), text: `${candidate.team.domainId}: ${text}` }),
+  );
   let result: Awaited<ReturnType<typeof launchTeam>>;
   try {
     result = await launchTeam(fed, candidate.team.domainId, { ...options, signal });
   } finally {
     await keeping.stop().catch(notKept);
+    await committing.stop();
   }
   // A worktree team's branch head, the commit a move makes its workspace from on another host (pushed first
   // with serve.pushTeamBranches).
