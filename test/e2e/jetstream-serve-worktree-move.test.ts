@@ -99,7 +99,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     const refused = await runFed(['--root', beta, 'team', 'move', 'web', '--to', 'beta'], { env });
     expect(refused.code, refused.stderr).toBe(2);
     expect(refused.stderr).toContain(`worked on commit ${commit} (branch fed/web)`);
-    expect(refused.stderr).toContain(`no branch or tag of its remote ${codebase} points`);
+    expect(refused.stderr).toContain(`which no branch or tag of its remote ${codebase} holds`);
     expect(refused.stderr).toContain(`git push ${codebase} ${commit}:refs/heads/fed/web`);
     expect((await teamShow(fed, beta)).host).toBe('alpha');
     expect(existsSync(join(beta, '.fed', 'worktrees', 'web'))).toBe(false);
