@@ -194,4 +194,49 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     back.child.kill('SIGTERM');
     expect(await back.exited).toBe(0);
   }, 300_000);
+
+  it('an unplaced worktree team (serve.pushTeamBranches) is run by whichever host takes its work, from the commit the last one pushed', async () => {
+    const env = { FED_NATS_URL: server().url };
+    const fed = fedOn(env);
+    const codebase = codebaseRemote();
+    const serve = { ...SERVE, workAckWait: '2s', pushTeamBranches: true };
+    const alpha = await serveHost(env, 'worktree-unplaced', 'alpha', fakeAgent('complete'), serve, { codebase });
+    const beta = await serveHost(env, 'worktree-unplaced', 'beta', fakeAgent('complete'), serve, { codebase });
+    await fed(alpha, ['team', 'onboard', 'web', '--placement', 'worktree', '--any-host']);
+    const worktree = join(alpha, '.fed', 'worktrees', 'web');
+    writeFileSync(join(worktree, 'work.txt'), 'the team worked here\n');
+    const git = gitIn(worktree);
+    git('add', 'work.txt');
+    git('commit', '-qm', 'the team worked');
+    const commit = git('rev-parse', 'HEAD');
+
+    // alpha alone serves: it takes the work, and its launch records and pushes the commit.
+    const alphaServer = startServe(alpha, [], env);
+    await alphaServer.waitForEvent('started');
+    await direct(fed, alpha, 'Document the web app');
+    expect(await alphaServer.waitForEvent('ended', (e) => e.team === 'web', 120_000)).toMatchObject({
+      outcome: 'complete',
+    });
+    expect((await teamShow(fed, alpha)).codebase?.commit).toBe(commit);
+    expect(gitIn(alpha)('ls-remote', codebase, 'refs/heads/fed/web')).toBe(`${commit}\trefs/heads/fed/web`);
+    alphaServer.child.kill('SIGTERM');
+    expect(await alphaServer.exited).toBe(0);
+
+    // Then beta alone: it takes the next work, its worktree made from its own clone at that commit.
+    const betaServer = startServe(beta, [], env);
+    await betaServer.waitForEvent('started');
+    await direct(fed, beta, 'Again, on beta');
+    expect(await betaServer.waitForEvent('ended', (e) => e.team === 'web', 120_000)).toMatchObject({
+      outcome: 'complete',
+      state: 'complete',
+    });
+    const made = gitIn(join(beta, '.fed', 'worktrees', 'web'));
+    expect(made('rev-parse', 'HEAD')).toBe(commit);
+    expect(made('symbolic-ref', '--short', 'HEAD')).toBe('fed/web');
+    expect(made('show', 'HEAD:work.txt')).toBe('the team worked here');
+    expect((await teamShow(fed, beta)).host).toBe('*');
+    await expectEachStepOnce(fed, beta, 'web');
+    betaServer.child.kill('SIGTERM');
+    expect(await betaServer.exited).toBe(0);
+  }, 300_000);
 });

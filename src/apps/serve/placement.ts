@@ -54,6 +54,13 @@ export class Placement {
       return false;
     }
     if (this.arrived.has(team.domainId)) return true;
+    if (!(await this.arrives(team))) return false;
+    this.arrived.add(team.domainId);
+    return true;
+  }
+
+  /** Whether the team's workspace here is made or brought up to date; a refusal is told (once per reason). */
+  private async arrives(team: RegistryEntry): Promise<boolean> {
     try {
       await this.arrive(team);
     } catch (error) {
@@ -64,7 +71,6 @@ export class Placement {
       return false;
     }
     this.refused.delete(team.domainId);
-    this.arrived.add(team.domainId);
     return true;
   }
 
@@ -76,12 +82,14 @@ export class Placement {
     return this.fed.backend.work !== undefined && team.host === ANY_HOST;
   }
 
-  /** An unplaced team whose work this server took: its workspace here, made as for a team moved here. */
-  async claim(team: RegistryEntry): Promise<RegistryEntry> {
+  /**
+   * An unplaced team whose work this server took: its workspace here, made as for a team moved here.
+   * Undefined when it cannot be made here now (told as for a moved team).
+   */
+  async claim(team: RegistryEntry): Promise<RegistryEntry | undefined> {
     const here = await claimUnplacedTeam(this.fed, team.domainId, this.fed.root);
-    // Another host may have run it since it last ran here: every take brings its files up to date.
-    await this.arrive(here);
-    return here;
+    // Another host may have run it since it last ran here: every take brings its files (and commits) up to date.
+    return (await this.arrives(here)) ? here : undefined;
   }
 
   /**
