@@ -239,4 +239,39 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     betaServer.child.kill('SIGTERM');
     expect(await betaServer.exited).toBe(0);
   }, 300_000);
+
+  it('a worktree team launched by hand (fed launch) keeps its commit and its files as fed serve does: it moves whole', async () => {
+    const env = { FED_NATS_URL: server().url };
+    const fed = fedOn(env);
+    const codebase = codebaseRemote();
+    const alpha = await serveHost(
+      env,
+      'worktree-by-hand',
+      'alpha',
+      fakeAgent('complete'),
+      { ...SERVE, pushTeamBranches: true },
+      { codebase },
+    );
+    const beta = await serveHost(env, 'worktree-by-hand', 'beta', fakeAgent('complete'), SERVE, { codebase });
+    await fed(alpha, ['team', 'onboard', 'web', '--placement', 'worktree']);
+    const worktree = join(alpha, '.fed', 'worktrees', 'web');
+    writeFileSync(join(worktree, 'work.txt'), 'the team worked here\n');
+    const git = gitIn(worktree);
+    git('add', 'work.txt');
+    git('commit', '-qm', 'the team worked');
+    const commit = git('rev-parse', 'HEAD');
+    await direct(fed, alpha, 'Document the web app');
+    // No server on alpha: a person launches the team there.
+    await fed(alpha, ['launch', '--team', 'web']);
+    expect((await teamShow(fed, alpha)).codebase?.commit).toBe(commit);
+    expect(gitIn(alpha)('ls-remote', codebase, 'refs/heads/fed/web')).toBe(`${commit}\trefs/heads/fed/web`);
+
+    const betaServer = startServe(beta, [], env);
+    await betaServer.waitForEvent('started');
+    expect(await fed(beta, ['team', 'move', 'web', '--to', 'beta'])).toContain('moved web from host alpha to beta');
+    // Its deliverable, written by the launch on alpha, taken from JetStream.
+    await completesOnBeta(fed, beta, betaServer, commit);
+    betaServer.child.kill('SIGTERM');
+    expect(await betaServer.exited).toBe(0);
+  }, 300_000);
 });

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { Federation } from '../../engine/context.js';
@@ -23,7 +24,9 @@ export function watchTeamCommit(
   team: RegistryEntry,
   onWarning: (text: string) => void,
 ): { stop(): Promise<void> } {
-  if (!fed.backend.hosts || team.placementType !== 'worktree') return { stop: async () => undefined };
+  // Nor for a worktree that is not on this host (a team placed elsewhere, whose launch here is refused).
+  if (!fed.backend.hosts || team.placementType !== 'worktree' || !existsSync(team.location))
+    return { stop: async () => undefined };
   const branch = worktreeBranch(team.domain);
   // In the clone's common folder: every worktree's branches are there.
   let ref: string;
