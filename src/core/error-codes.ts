@@ -60,6 +60,8 @@ export type FedErrorCode =
   | 'REMOTE_UNREACHABLE'
   | 'TEAM_COMMIT_UNAVAILABLE'
   | 'NO_CODEBASE_CLONE'
+  // A worktree team back on a host: its worktree there cannot be brought to the commit it worked on elsewhere.
+  | 'WORKTREE_BEHIND'
   | 'TEAM_NOT_ACTIVE'
   | 'TEAM_NOT_RUNNABLE'
   | 'TEAM_PAUSED'

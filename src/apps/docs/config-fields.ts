@@ -98,7 +98,7 @@ export const CONFIG_FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'serve.failover':
     '`"manual"` (default): a person moves a lost host\'s teams with `fed team move`; `"auto"`: a server moves them to its own host once the host is lost.',
   'serve.pushTeamBranches':
-    "`true`: after each launch of a worktree team, `fed serve` pushes the team's branch (`fed/<domain>`) to the codebase's remote recorded at onboarding, so `fed team move` can make the team's workspace on another host from it. Default `false`: fed never pushes by itself, and a worktree team whose commit is on no branch or tag of the remote is not moved (see [operations](../operations.md#many-machines)).",
+    "`true`: as a worktree team's agent commits and when its launch ends, `fed serve` pushes the team's branch (`fed/<domain>`) to the codebase's remote recorded at onboarding, so `fed team move` can make the team's workspace on another host from it, and a worktree team may be unplaced (`fed team onboard --any-host`). Default `false`: fed never pushes by itself, and a worktree team whose commit is on no branch or tag of the remote is not moved (see [operations](../operations.md#many-machines)).",
   'serve.workAckWait':
     "How long a server that took an unplaced team's work (`fed team onboard --any-host`) may go silent before another host takes the work, a duration with a unit (default `30s`); while the agent runs, the server renews it every third of it.",
   backend:

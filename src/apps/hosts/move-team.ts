@@ -6,7 +6,7 @@ import type { Federation } from '../../engine/context.js';
 import { recordFederationEvent } from '../../engine/federation/federation-journal.js';
 import { updateRegistry } from '../../engine/registry/update-registry.js';
 import type { HeardHost, HostDirectory } from '../../ports/host-directory.js';
-import { remoteHeadsInclude } from '../../engine/registry/codebase.js';
+import { remoteHasCommit } from '../../engine/registry/codebase.js';
 import { GitCommandError } from '../../engine/registry/git.js';
 import { worktreeBranch } from '../../engine/registry/placement.js';
 import { hostState } from './host-liveness.js';
@@ -145,9 +145,10 @@ function refuseMove(fed: Federation, entry: RegistryEntry, hosts: Map<string, He
 /**
  * A worktree team's workspace is made on the new host from that host's clone of the codebase, at the commit
  * the team worked on (registry `codebase`), fetched from the codebase's remote when the clone lacks it. So
- * the commit must be on the remote — a branch or tag of it pointing at it — or the move would lose the
- * commits only the old host's clone holds: refused by name, never a move that silently drops them. The
- * remote is asked from `root` (this machine's working directory).
+ * the commit must be on the remote — a branch or tag of it at that commit or at one built on it — or the
+ * move would lose the commits only the old host's clone holds: refused by name, never a move that silently
+ * drops them. The remote is asked from `root` (this machine's working directory, whose clone fetches the
+ * remote's heads to look for the commit among their ancestors).
  */
 export async function refuseUnfetchableCommit(root: string, entry: RegistryEntry): Promise<void> {
   if (entry.placementType !== 'worktree') return;
@@ -168,7 +169,7 @@ export async function refuseUnfetchableCommit(root: string, entry: RegistryEntry
     );
   let pushed: boolean;
   try {
-    pushed = await remoteHeadsInclude(root, codebase.remote, codebase.commit);
+    pushed = await remoteHasCommit(root, codebase.remote, codebase.commit);
   } catch (error) {
     if (!(error instanceof GitCommandError)) throw error;
     throw new RefusedError(
@@ -179,6 +180,6 @@ export async function refuseUnfetchableCommit(root: string, entry: RegistryEntry
   if (!pushed)
     throw new RefusedError(
       'TEAM_COMMIT_UNPUSHED',
-      `${name} worked on commit ${codebase.commit} (branch ${branch}), at which no branch or tag of its remote ${codebase.remote} points: moving the team would lose the commits only host ${entry.host}'s clone has; ${push(codebase.remote)}`,
+      `${name} worked on commit ${codebase.commit} (branch ${branch}), which no branch or tag of its remote ${codebase.remote} holds: moving the team would lose the commits only host ${entry.host}'s clone has; ${push(codebase.remote)}`,
     );
 }

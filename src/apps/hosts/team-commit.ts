@@ -7,9 +7,9 @@ import { worktreeBranch } from '../../engine/registry/placement.js';
 import { updateRegistry } from '../../engine/registry/update-registry.js';
 
 /**
- * After a launch of a worktree team, as `fed serve` does: the head of its branch recorded as the commit it
- * worked on (registry `codebase.commit`, one compare-and-swap when it moved), so a move of the team makes
- * its workspace there on another host. With `serve.pushTeamBranches` the branch is pushed to the codebase's
+ * As a worktree team's agent commits and after its launch (keep-team-while-launching.ts): the head of its
+ * branch recorded as the commit it worked on (registry `codebase.commit`, one compare-and-swap when it
+ * moved), so a move of the team makes its workspace there on another host. With `serve.pushTeamBranches` the branch is pushed to the codebase's
  * remote first, so that host can fetch it; otherwise the team's commits stay in this clone until a person
  * pushes them, and `fed team move` refuses a commit the remote does not have. Returns what went wrong,
  * said as warnings: nothing of it stops the team.
@@ -43,6 +43,8 @@ export async function keepTeamCommit(fed: Federation, team: RegistryEntry): Prom
     const entry = getTeam(registry, team.domainId);
     // Moved meanwhile (or made anew): its commit is the new workspace's to record.
     if (entry.location !== team.location || entry.host !== team.host) return undefined;
+    // Recorded already (by a recording while the launch ran).
+    if (entry.codebase?.commit === here.commit && entry.codebase.remote === remote) return undefined;
     entry.codebase = { ...entry.codebase, commit: here.commit, ...(remote === undefined ? {} : { remote }) };
     return registry;
   });

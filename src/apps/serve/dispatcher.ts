@@ -43,8 +43,11 @@ export interface UnplacedTeams {
   /** Whether the team's work goes through the queue. */
   handles(team: RegistryEntry): boolean;
   offer(team: string, key: string): Promise<void>;
-  /** The team's work was taken here: it works here from now on (its workspace made here). */
-  claim(team: RegistryEntry): Promise<RegistryEntry>;
+  /**
+   * The team's work was taken here: it works here from now on (its workspace made here); undefined when
+   * its workspace cannot be made here now.
+   */
+  claim(team: RegistryEntry): Promise<RegistryEntry | undefined>;
   /** Taken work not said to be going on for this long goes to another host. */
   ackWaitMs: number;
 }
@@ -85,6 +88,8 @@ const MAX_BACKOFF_MS = 30 * 60_000;
 const RETRY_MS = 5_000;
 /** How often a federation whose budget is spent is checked again (a person may have raised it). */
 const BUDGET_RECHECK_MS = 60_000;
+/** How long taken work whose team's workspace could not be made here waits before any host takes it again. */
+const UNMADE_WORKSPACE_RETRY_MS = 30_000;
 
 /**
  * `fed serve`'s dispatcher: which teams have work (judged again only when something about them changed),
@@ -278,6 +283,8 @@ export class Dispatcher {
     if (!work) return taken.done();
     if (work.notBefore > Date.now()) return taken.retry(work.notBefore - Date.now());
     const here = await unplaced.claim(known);
+    // Its workspace cannot be made here now (a commit not pushed yet): given back, for any host, in a while.
+    if (!here) return taken.retry(UNMADE_WORKSPACE_RETRY_MS);
     const fresh = await workFor(this.fed, here);
     if (!fresh.work) return taken.done();
     this.start(fresh.work, taken);

@@ -5,7 +5,7 @@ import { ANY_HOST, type RegistryEntry } from '../../core/schema/registry.js';
 import type { Federation } from '../../engine/context.js';
 import { createWorkspace, type CreatedWorkspace } from '../../engine/registry/placement.js';
 import { prepareTeamWorkspace } from '../../engine/registry/team-marker.js';
-import { createWorktreeFromCodebase } from '../../engine/registry/worktree-from-codebase.js';
+import { bringWorktreeToCodebase, createWorktreeFromCodebase } from '../../engine/registry/worktree-from-codebase.js';
 import { claimUnplacedTeam } from '../hosts/move-team.js';
 import { restoreTeamFiles } from '../hosts/team-files.js';
 import { orphanRunRecord } from '../launch/prepare/finish-orphaned-run.js';
@@ -25,9 +25,10 @@ const LEFT_BEHIND = 'cut short on this host, which the team left; it went on els
  * makes one, the first time this server serves the team, with the team's own files as its last host's
  * server kept them while and after each launch (team-files.ts); everything else of the team (its
  * lifecycle, signals, journal) is in JetStream already. A team that comes back to a workspace it had here
- * before gets the files its launches elsewhere changed since. A worktree team's workspace is a worktree of
- * this host's clone of the codebase at the commit the team worked on (worktree-from-codebase.ts); when that
- * cannot be made (the commit not to be had, the team's branch here in the way) the team is not served,
+ * before gets the files its launches elsewhere changed since, and a worktree the commits they made. A
+ * worktree team's workspace is a worktree of this host's clone of the codebase at the commit the team
+ * worked on (worktree-from-codebase.ts); when that cannot be made or brought there (the commit not to be
+ * had, the team's branch here in the way, changes here a fast-forward would lose) the team is not served,
  * said once, and tried again later.
  */
 export class Placement {
@@ -53,6 +54,13 @@ export class Placement {
       return false;
     }
     if (this.arrived.has(team.domainId)) return true;
+    if (!(await this.arrives(team))) return false;
+    this.arrived.add(team.domainId);
+    return true;
+  }
+
+  /** Whether the team's workspace here is made or brought up to date; a refusal is told (once per reason). */
+  private async arrives(team: RegistryEntry): Promise<boolean> {
     try {
       await this.arrive(team);
     } catch (error) {
@@ -63,7 +71,6 @@ export class Placement {
       return false;
     }
     this.refused.delete(team.domainId);
-    this.arrived.add(team.domainId);
     return true;
   }
 
@@ -75,17 +82,23 @@ export class Placement {
     return this.fed.backend.work !== undefined && team.host === ANY_HOST;
   }
 
-  /** An unplaced team whose work this server took: its workspace here, made as for a team moved here. */
-  async claim(team: RegistryEntry): Promise<RegistryEntry> {
+  /**
+   * An unplaced team whose work this server took: its workspace here, made as for a team moved here.
+   * Undefined when it cannot be made here now (told as for a moved team).
+   */
+  async claim(team: RegistryEntry): Promise<RegistryEntry | undefined> {
     const here = await claimUnplacedTeam(this.fed, team.domainId, this.fed.root);
-    // Another host may have run it since it last ran here: every take brings its files up to date.
-    await this.arrive(here);
-    return here;
+    // Another host may have run it since it last ran here: every take brings its files (and commits) up to date.
+    return (await this.arrives(here)) ? here : undefined;
   }
 
-  /** The team's workspace here: made when missing, else given the files its launches elsewhere kept since. */
+  /**
+   * The team's workspace here: made when missing, else given the files its launches elsewhere kept since
+   * (and a worktree the commits they made).
+   */
   private async arrive(team: RegistryEntry): Promise<void> {
     if (!existsSync(team.location)) return this.makeWorkspace(team);
+    if (team.placementType === 'worktree') await bringWorktreeToCodebase(this.fed.root, team);
     const restored = await restoreTeamFiles(this.fed, team);
     if (restored.includes('runs-journal')) this.closeLeftRun(team);
   }

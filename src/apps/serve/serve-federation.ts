@@ -18,8 +18,7 @@ import { acquireServeLease } from './serve-lease.js';
 import { startHeartbeat } from './host-heartbeat.js';
 import { hostWatch } from './host-watch.js';
 import { Placement } from './placement.js';
-import { watchTeamFiles } from '../hosts/watch-team-files.js';
-import { keepTeamCommit } from '../hosts/team-commit.js';
+import { keepTeamWhileLaunching } from '../hosts/keep-team-while-launching.js';
 import { workAckWaitMs } from '../hosts/host-liveness.js';
 import { takeUnplacedWork } from './take-unplaced-work.js';
 
@@ -265,28 +264,14 @@ async function launchOne(
   if (candidate.newRun) await startRunForNewMission(fed, candidate.team, options.config);
   if (candidate.resume) await setTeamStatus(fed, candidate.team.domainId, { type: 'RESUME' });
   if (candidate.newRun || candidate.resume) actorsWake.dispatchEvent(new TeamWakeEvent(candidate.team.domainId));
-  // On a federation shared across machines the team's own files are copied to JetStream as they change and
-  // when the launch ends, so a move off this host, should it be lost even mid-launch, finds them.
-  const notKept = (error: unknown) =>
-    options.onEvent({
-      kind: 'warning',
-      at: new Date().toISOString(),
-      text: `${candidate.team.domainId}: its files were not copied to ${fed.backend.teamFiles?.location}: ${(error as Error).message}`,
-    });
-  const keeping = watchTeamFiles(fed, candidate.team, notKept);
-  let result: Awaited<ReturnType<typeof launchTeam>>;
-  try {
-    result = await launchTeam(fed, candidate.team.domainId, { ...options, signal });
-  } finally {
-    await keeping.stop().catch(notKept);
-  }
-  // A worktree team's branch head, the commit a move makes its workspace from on another host (pushed first
-  // with serve.pushTeamBranches).
-  const kept = await keepTeamCommit(fed, candidate.team).catch((error: unknown) => [
-    `the commit it worked on was not recorded: ${(error as Error).message}`,
-  ]);
-  for (const warning of [...result.warnings, ...kept])
-    options.onEvent({ kind: 'warning', at: new Date().toISOString(), text: `${result.team}: ${warning}` });
+  // What a move of the team off this host needs, kept as the launch goes (should the host be lost even
+  // mid-launch): its files, a worktree team's commits (pushed with serve.pushTeamBranches).
+  const warn = (text: string) =>
+    options.onEvent({ kind: 'warning', at: new Date().toISOString(), text: `${candidate.team.domainId}: ${text}` });
+  const result = await keepTeamWhileLaunching(fed, candidate.team, warn, () =>
+    launchTeam(fed, candidate.team.domainId, { ...options, signal }),
+  );
+  result.warnings.forEach(warn);
   return {
     ok: true,
     result: { outcome: result.outcome, state: result.state, reason: result.reason, resumeAt: result.lastRun.resumeAt },

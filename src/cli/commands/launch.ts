@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { InProcessCommand } from '../../apps/launch/supervise/agent-broker.js';
 import { loadHooks } from '../../engine/hooks/load-hooks.js';
 import { launchTeam } from '../../apps/launch/launch-team.js';
+import { keepTeamWhileLaunching } from '../../apps/hosts/keep-team-while-launching.js';
 import { CliExit, federationContext, printJson, type CliIo } from '../io.js';
 import { openInspection } from '../inspection.js';
 import { Interrupt } from '../interrupt.js';
@@ -54,25 +55,30 @@ export function registerLaunch(program: Command, io: CliIo, runCli?: InProcessCo
         const inspection = await openInspection(options, io);
         const interrupt = new Interrupt();
         try {
-          const result = await launchTeam(ctx.fed, team, {
-            config: ctx.config.config,
-            agent: options.agent,
-            preset: options.preset,
-            timeoutSeconds: options.timeout,
-            signal: interrupt.signal,
-            hooks,
-            inspect: inspection.inspect,
-            inspectRecord: inspection.record,
-            env: io.env,
-            cwd: io.cwd,
-            runInProcess: runCli,
-            onProgress: options.json
-              ? undefined
-              : (line) =>
-                  io.stdout(
-                    line.from === line.to ? `  ${line.event}\n` : `${line.from} → ${line.to}  (${line.event})\n`,
-                  ),
-          });
+          // On a federation shared across machines, what a move of the team needs is kept as fed serve keeps it.
+          const entry = await ctx.fed.team(team);
+          const warn = (text: string) => io.stderr(`warning: ${text}\n`);
+          const result = await keepTeamWhileLaunching(ctx.fed, entry, warn, () =>
+            launchTeam(ctx.fed, team, {
+              config: ctx.config.config,
+              agent: options.agent,
+              preset: options.preset,
+              timeoutSeconds: options.timeout,
+              signal: interrupt.signal,
+              hooks,
+              inspect: inspection.inspect,
+              inspectRecord: inspection.record,
+              env: io.env,
+              cwd: io.cwd,
+              runInProcess: runCli,
+              onProgress: options.json
+                ? undefined
+                : (line) =>
+                    io.stdout(
+                      line.from === line.to ? `  ${line.event}\n` : `${line.from} → ${line.to}  (${line.event})\n`,
+                    ),
+            }),
+          );
           renderLaunch(io, result, options.json);
           const code = launchExitCode([result.outcome]);
           if (code !== 0) throw new CliExit(code);

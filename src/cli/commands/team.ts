@@ -80,7 +80,10 @@ function registerOnboard(team: Command, io: CliIo): void {
       DEFAULT_ARCHETYPE,
     )
     .addOption(new Option('--placement <type>', 'workspace placement').choices(PLACEMENT_TYPES).default('directory'))
-    .option('--any-host', 'unplaced: any host serving the federation runs it, whichever has free capacity (JetStream)')
+    .option(
+      '--any-host',
+      'unplaced: any host serving the federation runs it, whichever has free capacity (JetStream; a worktree team needs serve.pushTeamBranches)',
+    )
     .option(
       '--agent <command>',
       "the team's own agent command instead of agentCommand (kept in federate.config.json, agent.teams.<id>.command)",

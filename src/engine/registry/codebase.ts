@@ -58,12 +58,29 @@ export function hasCommit(dir: string, commit: string): boolean {
 }
 
 /**
- * Whether the remote has `commit` at the head of one of its branches or tags, asked of the remote itself
- * (`git ls-remote`): what another clone can fetch by its id. Throws when the remote cannot be reached.
+ * Whether another clone can have `commit` from the remote: one of its branches or tags points at it, or at
+ * a commit built on it (merged into another branch, then built on). The remote's heads are asked of it
+ * (`git ls-remote`); when none is the commit, they are fetched into the repository at `cwd` (objects only:
+ * no ref of it is touched) and the commit looked for among their ancestors — without a repository at
+ * `cwd`, only the heads count. Throws when the remote cannot be reached.
  */
-export async function remoteHeadsInclude(cwd: string, remote: string, commit: string): Promise<boolean> {
-  const heads = await gitRemote(cwd, ['ls-remote', '--', remote], REMOTE_TIMEOUT_MS);
-  return heads.split('\n').some((line) => line.split('\t')[0] === commit);
+export async function remoteHasCommit(cwd: string, remote: string, commit: string): Promise<boolean> {
+  const listed = (await gitRemote(cwd, ['ls-remote', '--', remote], REMOTE_TIMEOUT_MS))
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.split('\t') as [string, string]);
+  // A tag's line is its tag object; the commit it names follows as `<tag>^{}`.
+  if (listed.some(([id]) => id === commit)) return true;
+  const heads = [...new Set(listed.filter(([, ref]) => !ref.endsWith('^{}')).map(([id]) => id))];
+  if (heads.length === 0 || !gitSucceeds(cwd, ['rev-parse', '--git-dir'])) return false;
+  await gitRemote(
+    cwd,
+    ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--', remote, ...heads],
+    REMOTE_TIMEOUT_MS,
+  );
+  return (
+    hasCommit(cwd, commit) && heads.some((head) => gitSucceeds(cwd, ['merge-base', '--is-ancestor', commit, head]))
+  );
 }
 
 /** Fetch `commit` from `remote` into the repository at `dir` (objects only: no branch of its own is touched). */

@@ -137,9 +137,15 @@ export async function onboardTeam(
       `--placement: expected one of ${PLACEMENT_TYPES.join(', ')}, got "${String(placementType)}"`,
     );
   }
-  if (request.anyHost && placementType === 'worktree')
+  // Any host may run it next: each makes its worktree from its own clone at the team's commit, which must
+  // be on the codebase's remote after every launch.
+  if (request.anyHost && placementType === 'worktree' && !fed.config.serve?.pushTeamBranches)
     throw new InvalidInputError(
-      "--any-host: a worktree team cannot be unplaced — its branch lives in one machine's clone, so it runs where it is onboarded; drop --any-host or use --placement directory",
+      '--any-host: an unplaced worktree team needs "serve": { "pushTeamBranches": true } in federate.config.json — whichever host runs it next makes its worktree from the commits the last one pushed to the codebase\'s remote; set it (on every host), or drop --any-host, or use --placement directory',
+    );
+  if (request.anyHost && placementType === 'worktree' && readCodebase(fed.root)?.remote === undefined)
+    throw new InvalidInputError(
+      `--any-host: an unplaced worktree team's commits go from host to host through the codebase's git remote, and ${fed.root} has none; add it (git remote add origin <url>, and push), or drop --any-host`,
     );
 
   // The registry of the configured backend: on JetStream it is shared with teams on other machines.

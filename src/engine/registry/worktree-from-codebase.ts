@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { RefusedError } from '../../core/errors.js';
 import { federationPaths, teamWorkspacePath } from '../../core/layout.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
-import { fetchCommit, hasCommit } from './codebase.js';
+import { checkedOutCommit, fetchCommit, hasCommit } from './codebase.js';
 import { git, GitCommandError, gitSucceeds } from './git.js';
 import { branchExists, removeWorkspace, worktreeBranch, worktreeOfBranch, type CreatedWorkspace } from './placement.js';
 
@@ -99,4 +99,48 @@ function bringBranchTo(root: string, name: string, branch: string, commit: strin
       `${name} worked on commit ${commit}, but branch ${branch} in ${root} is at ${head}, which that commit does not contain; keep what it holds under another name (git branch -m ${branch} ${branch}-old), and the workspace is made on the next try`,
     );
   git(root, ['branch', '--force', branch, commit]);
+}
+
+/**
+ * A worktree team back on this host (moved back, or its unplaced work taken here again) finds its worktree
+ * as it left it: brought to the commit the team worked on since (registry `codebase`), fetched from the
+ * recorded remote when this clone lacks it, by a fast-forward of the worktree's branch. Left as it is when
+ * it holds that commit already — at it, or ahead of it with commits made here since it was recorded (a
+ * person's, or a launch's cut short), which lose nothing of the team's. Refused by name, nothing changed,
+ * when a fast-forward would lose something: changes to tracked files not committed, or commits here the
+ * team's commit lacks while this worktree lacks it too (the two went apart).
+ */
+export async function bringWorktreeToCodebase(
+  root: string,
+  team: Pick<RegistryEntry, 'domain' | 'domainId' | 'codebase' | 'location'>,
+): Promise<void> {
+  const { codebase, location } = team;
+  const head = codebase && checkedOutCommit(location);
+  if (!codebase || head === undefined || head === codebase.commit) return;
+  const name = `team "${team.domainId}"`;
+  const { commit } = codebase;
+  await haveCommit(root, name, worktreeBranch(team.domain), commit, codebase.remote);
+  if (gitSucceeds(location, ['merge-base', '--is-ancestor', commit, head])) return;
+  const then = 'and the team goes on at the next try';
+  if (!gitSucceeds(location, ['merge-base', '--is-ancestor', head, commit]))
+    throw new RefusedError(
+      'WORKTREE_BEHIND',
+      `${name} worked on commit ${commit} elsewhere, but its worktree ${location} is at ${head}, which holds commits that commit lacks; bring them together there (git merge ${commit}), or drop what only this worktree holds (git reset --hard ${commit}), ${then}`,
+    );
+  const changed = git(location, ['status', '--porcelain', '--untracked-files=no']);
+  if (changed)
+    throw new RefusedError(
+      'WORKTREE_BEHIND',
+      `${name} worked on commit ${commit} elsewhere, and its worktree ${location} has changes not committed (${changed.split('\n').length} files): commit them and merge that commit (git merge ${commit}), or drop them (git checkout -- .), ${then}`,
+    );
+  try {
+    git(location, ['merge', '--ff-only', '--quiet', commit]);
+  } catch (error) {
+    // git checks before it writes: a fast-forward it refuses (an untracked file in the way) changed nothing.
+    if (!(error instanceof GitCommandError)) throw error;
+    throw new RefusedError(
+      'WORKTREE_BEHIND',
+      `${name} worked on commit ${commit} elsewhere, and its worktree ${location} could not be brought to it (${error.stderr}); move what is in the way, ${then}`,
+    );
+  }
 }

@@ -18,11 +18,17 @@ const entry = (placementType: 'worktree' | 'directory', codebase?: { commit: str
   }) as RegistryEntry;
 
 describe("fed team move of a worktree team: refused unless its commit can be fetched from the codebase's remote", () => {
-  it('moves a commit a branch of the remote points at, and a directory team whatever its codebase', async () => {
+  it('moves a commit a branch of the remote points at or builds on, and a directory team whatever its codebase', async () => {
     const remote = codebaseRemote();
     const { root, git } = codebaseClone(remote);
     const commit = git('rev-parse', 'HEAD');
     await refuseUnfetchableCommit(root, entry('worktree', { commit, remote }));
+    // Merged, then built on: reachable only through main.
+    git('commit', '-q', '--allow-empty', '-m', 'the team worked');
+    const merged = git('rev-parse', 'HEAD');
+    git('commit', '-q', '--allow-empty', '-m', 'built on');
+    git('push', '-q', 'origin', 'HEAD:main');
+    await refuseUnfetchableCommit(codebaseClone(remote).root, entry('worktree', { commit: merged, remote }));
     await refuseUnfetchableCommit(root, entry('directory'));
   });
 
@@ -36,7 +42,7 @@ describe("fed team move of a worktree team: refused unless its commit can be fet
     expect(await refusal(entry('worktree', { commit, remote }))).toMatchObject({
       code: 'TEAM_COMMIT_UNPUSHED',
       message: expect.stringContaining(
-        `worked on commit ${commit} (branch fed/web), at which no branch or tag of its remote ${remote} points: moving the team would lose the commits only host alpha's clone has; push it from a clone that has it (git push ${remote} ${commit}:refs/heads/fed/web)`,
+        `worked on commit ${commit} (branch fed/web), which no branch or tag of its remote ${remote} holds: moving the team would lose the commits only host alpha's clone has; push it from a clone that has it (git push ${remote} ${commit}:refs/heads/fed/web)`,
       ),
     });
     expect(await refusal(entry('worktree', { commit }))).toMatchObject({

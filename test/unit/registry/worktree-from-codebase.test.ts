@@ -1,6 +1,10 @@
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createWorktreeFromCodebase } from '../../../src/engine/registry/worktree-from-codebase.js';
+import {
+  bringWorktreeToCodebase,
+  createWorktreeFromCodebase,
+} from '../../../src/engine/registry/worktree-from-codebase.js';
 import { codebaseClone, codebaseRemote } from '../../helpers/git-federation.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { teamWorkspacePath } from 'fed/testing';
@@ -76,5 +80,50 @@ describe("a moved worktree team's workspace, made from this host's clone of the 
     await expect(createWorktreeFromCodebase(tempDir(), team(commit, remote))).rejects.toThrow(
       expect.objectContaining({ code: 'NO_CODEBASE_CLONE', message: expect.stringContaining(`git clone ${remote}`) }),
     );
+  });
+});
+
+describe('a worktree team back on a host it worked on, its old worktree brought to the commit it worked on since', () => {
+  /** The team's worktree on B at the codebase's first commit, then its commits on A (pushed): B is behind. */
+  async function backOnB() {
+    const remote = codebaseRemote();
+    const b = codebaseClone(remote);
+    const first = b.git('rev-parse', 'HEAD');
+    const made = await createWorktreeFromCodebase(b.root, team(first, remote));
+    const commit = teamWorkedOnA(remote, { push: true });
+    const back = { ...team(commit, remote), location: made.location };
+    return { b, first, commit, back, inWorktree: (...args: string[]) => b.git('-C', made.location, ...args) };
+  }
+
+  it('fetches the commit and fast-forwards the branch; a worktree at or ahead of the commit is left as it is', async () => {
+    const { b, commit, back, inWorktree } = await backOnB();
+    await bringWorktreeToCodebase(b.root, back);
+    expect(inWorktree('rev-parse', 'HEAD')).toBe(commit);
+    expect(inWorktree('symbolic-ref', '--short', 'HEAD')).toBe('fed/docs');
+    // Commits made here after the recorded one: nothing of the team's is lost by going on with them.
+    inWorktree('commit', '-q', '--allow-empty', '-m', 'here since');
+    const ahead = inWorktree('rev-parse', 'HEAD');
+    await bringWorktreeToCodebase(b.root, back);
+    expect(inWorktree('rev-parse', 'HEAD')).toBe(ahead);
+  });
+
+  it("refuses by name, changing nothing, a worktree with changes not committed or commits the team's commit lacks", async () => {
+    const { b, first, commit, back, inWorktree } = await backOnB();
+    writeFileSync(join(back.location, 'README.md'), 'changed here\n');
+    await expect(bringWorktreeToCodebase(b.root, back)).rejects.toThrow(
+      expect.objectContaining({ code: 'WORKTREE_BEHIND', message: expect.stringContaining('changes not committed') }),
+    );
+    expect(inWorktree('rev-parse', 'HEAD')).toBe(first);
+    inWorktree('commit', '-qam', 'only here');
+    const own = inWorktree('rev-parse', 'HEAD');
+    await expect(bringWorktreeToCodebase(b.root, back)).rejects.toThrow(
+      expect.objectContaining({ code: 'WORKTREE_BEHIND', message: expect.stringContaining(`git merge ${commit}`) }),
+    );
+    expect(inWorktree('rev-parse', 'HEAD')).toBe(own);
+    // Merged by hand as the refusal says, the team goes on with both.
+    inWorktree('merge', '-q', '--no-edit', commit);
+    const merged = inWorktree('rev-parse', 'HEAD');
+    await bringWorktreeToCodebase(b.root, back);
+    expect(inWorktree('rev-parse', 'HEAD')).toBe(merged);
   });
 });

@@ -155,4 +155,23 @@ describe('Dispatcher with unplaced teams', () => {
     expect(queue.settled).toEqual(['api: retry in 60000 ms']);
     await dispatcher.stop(0, new AbortController().signal);
   });
+
+  it('gives taken work back for a while, launching nothing, when the team cannot be claimed here (its workspace not to be made yet)', async () => {
+    const fed = await federationWithWork(['api']);
+    const queue = fakeQueue();
+    const launched: string[] = [];
+    const dispatcher = new Dispatcher(fed, {
+      capacity: 1,
+      onEvent: () => undefined,
+      launch: async (candidate) => {
+        launched.push(candidate.team.domainId);
+        return { ok: true, result: { outcome: 'complete', state: 'complete', reason: null, resumeAt: null } };
+      },
+      unplaced: { handles: () => true, offer: async () => undefined, claim: async () => undefined, ackWaitMs: 30_000 },
+    });
+    await dispatcher.startTaken(queue.taken('api', 'mission-1'));
+    expect(queue.settled).toEqual(['api: retry in 30000 ms']);
+    expect(launched).toEqual([]);
+    await dispatcher.stop(0, new AbortController().signal);
+  });
 });
