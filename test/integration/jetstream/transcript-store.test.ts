@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { initFederation, onboardTeam, openFederation, type Federation, type RegistryEntry } from 'fed';
 import {
   emptyRegistry,
+  type JetStreamBackend,
   migrateIntoBackend,
   migrateIntoFiles,
   readRunTranscript,
@@ -94,6 +95,25 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     const grown = Buffer.concat([big, transcriptOf(1024)]);
     await store.put('docs', 'r1.jsonl', grown);
     expect(Buffer.from((await store.get('docs', 'r1.jsonl'))!).equals(grown)).toBe(true);
+  }, 60_000);
+
+  it('a transcript bigger than the store allows is refused by name, the copy before standing whole', async () => {
+    const { fed } = await host('transcripts-full', true);
+    const store = fed.backend.transcripts!;
+    await store.put('docs', 'r1.jsonl', Buffer.from('{"type":"start"}\n'));
+    // An operator's limit on the store's stream: 1 MiB in all.
+    const { session } = await (fed.backend as JetStreamBackend).streams();
+    const stream = 'OBJ_fed_transcripts-full_transcripts';
+    const { config } = await session.jsm.streams.info(stream);
+    await session.jsm.streams.update(stream, { ...config, max_bytes: 1024 * 1024 });
+
+    await expect(store.put('docs', 'r1.jsonl', transcriptOf(3 * 1024 * 1024))).rejects.toThrow(
+      /^docs's r1\.jsonl \(\d+ bytes\) was not kept in .*object store fed_transcripts-full_transcripts, which refused it \(.*\); the copy kept before, if any, stands$/,
+    );
+    expect(Buffer.from((await store.get('docs', 'r1.jsonl'))!).toString()).toBe('{"type":"start"}\n');
+    // Its chunks went with it: the store has room for the next copy that fits.
+    await store.put('docs', 'r2.jsonl', transcriptOf(512 * 1024));
+    expect((await store.names('docs')).sort()).toEqual(['r1.jsonl', 'r2.jsonl']);
   }, 60_000);
 
   it("a moved team's run: fed runs show and the dashboard's transcript route read the store's copy, fetched once into the workspace", async () => {
