@@ -23,7 +23,7 @@ export const CHUNKS = {
     '@opentelemetry/sdk-metrics',
     '@opentelemetry/sdk-trace',
   ],
-  nats: ['@nats-io/jetstream', '@nats-io/jetstream/internal', '@nats-io/kv', '@nats-io/transport-node'],
+  nats: ['@nats-io/jetstream', '@nats-io/jetstream/internal', '@nats-io/kv', '@nats-io/obj', '@nats-io/transport-node'],
   mcp: ['@modelcontextprotocol/server', '@modelcontextprotocol/server/stdio', '@modelcontextprotocol/core'],
   markdown: ['mdast-util-from-markdown', 'mdast-util-gfm', 'micromark-extension-gfm'],
   manifests: ['smol-toml', 'yaml'],

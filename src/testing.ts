@@ -222,6 +222,8 @@ export { readFederationRuns } from './apps/runs/federation-runs.js';
 export { teamRunTotals } from './apps/runs/journal-totals.js';
 export { totalRuns } from './apps/runs/run-totals.js';
 export { renderRuns } from './apps/runs/render-runs.js';
+/** `fed runs show` as the CLI runs it: a run's transcript, from the workspace or the backend's copy. */
+export { readRunTranscript } from './apps/runs/run-transcript.js';
 export type { RunSummary } from './apps/run/run-federation.js';
 export type { ServeEvent } from './apps/serve/serve-events.js';
 /** Taken work of an unplaced team, as the dispatcher's tests hand it one without a NATS server. */

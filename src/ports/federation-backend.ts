@@ -4,6 +4,7 @@ import type { FederationChanges } from './federation-changes.js';
 import type { FederationJournal } from './federation-journal.js';
 import type { HostDirectory } from './host-directory.js';
 import type { TeamFileStore } from './team-file-store.js';
+import type { TranscriptStore } from './transcript-store.js';
 import type { LifecycleStore } from './lifecycle-store.js';
 import type { RegistryStore } from './registry-store.js';
 import type { SignalTransport } from './signal-transport.js';
@@ -28,6 +29,8 @@ export interface FederationBackend {
   readonly hosts?: HostDirectory;
   /** A copy of each team's own files, so a team can move to another machine; absent on one machine (files). */
   readonly teamFiles?: TeamFileStore;
+  /** A copy of each run's transcript and prompt, read where a moved team's run is looked back at; absent on one machine (files). */
+  readonly transcripts?: TranscriptStore;
   /** The pending work of unplaced teams, which any host's server takes; absent on one machine (files). */
   readonly work?: DispatchQueue;
 }

@@ -7,3 +7,4 @@ export type * from './federation-journal.js';
 export type * from './federation-changes.js';
 export type * from './host-directory.js';
 export type * from './team-file-store.js';
+export type * from './transcript-store.js';

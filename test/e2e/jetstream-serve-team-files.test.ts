@@ -3,12 +3,12 @@ import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { workspacePaths, type ServeEvent } from 'fed/testing';
+import { agentStarts } from '../helpers/agent-starts.js';
 import { startServe, type ServeProcess } from '../helpers/fed-serve.js';
 import { isAlive, waitFor } from '../helpers/fixture-process.js';
 import { fakeAgent } from '../helpers/launch-federation.js';
 import { skipWithoutNatsServer } from '../helpers/nats-server.js';
 import { useNatsServer } from '../helpers/use-nats-server.js';
-import { tempDir } from '../helpers/temp-dir.js';
 import { fedOn, sendMission, serveHost } from '../helpers/serve-host.js';
 
 const SUITE = "fed serve on many machines: a team's own files kept in JetStream as they change, for any host";
@@ -17,48 +17,6 @@ const SUITE = "fed serve on many machines: a team's own files kept in JetStream 
 const SERVE = { heartbeat: '500ms', hostLostAfter: '2s', workAckWait: '2s' };
 /** What the first agent of the hanging team has written of its deliverable when its host is killed. */
 const DRAFT = '# Report\n\nPart one, written before the host was lost.\n';
-
-interface Start {
-  team: string;
-  pid: number;
-  cwd: string;
-  /** The deliverable the agent found in its workspace as it started (null: none). */
-  found: string | null;
-}
-
-/** The record-start agent's starts, read from the file they append to, and a kill of every agent at the end. */
-function agentStarts(env: NodeJS.ProcessEnv, hang: string) {
-  const file = join(tempDir('fed-agent-starts-'), 'starts');
-  const readStarts = (): Start[] =>
-    existsSync(file)
-      ? readFileSync(file, 'utf8')
-          .trim()
-          .split('\n')
-          .filter(Boolean)
-          .map((line) => {
-            const [team, pid, cwd, found] = line.split(' ');
-            return {
-              team: team!,
-              pid: Number(pid),
-              cwd: cwd!,
-              found: found === '-' ? null : Buffer.from(found!, 'base64').toString('utf8'),
-            };
-          })
-      : [];
-  const killAgent = (pid: number) => {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  };
-  onTestFinished(() => readStarts().forEach((start) => killAgent(start.pid)));
-  return {
-    agentEnv: { ...env, AGENT_START_FILE: file, AGENT_HANG_TEAM: hang, AGENT_DRAFT: DRAFT },
-    readStarts,
-    killAgent,
-  };
-}
 
 const workspaceOn = (root: string, team: string) => join(root, '.fed', 'teams', team);
 const deliverableOn = (root: string, team: string) => join(workspaceOn(root, team), 'deliverable.md');
@@ -85,7 +43,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
   it('a host SIGKILLed mid-launch leaves in JetStream what its agent had written; the moved team starts from it, and moved back finds the later files', async () => {
     const env = { FED_NATS_URL: server().url };
     const fed = fedOn(env);
-    const { agentEnv, readStarts, killAgent } = agentStarts(env, 'docs');
+    const { agentEnv, readStarts, killAgent } = agentStarts(env, 'docs', DRAFT);
     const alpha = await serveHost(env, 'kept', 'alpha', fakeAgent('record-start'), SERVE);
     const beta = await serveHost(env, 'kept', 'beta', fakeAgent('record-start'), SERVE);
     await fed(alpha, ['team', 'onboard', 'docs']);

@@ -7,13 +7,15 @@ import type { BackendChecks, PendingFinding } from '../../ports/doctor-finding.j
 
 /** A KV bucket is kept in the stream of this name (NATS KV's own convention). */
 const kvStream = (bucket: string): string => `KV_${bucket}`;
+/** An object store, in the stream of this name (the same). */
+const objStream = (bucket: string): string => `OBJ_${bucket}`;
 
 /**
  * What `fed doctor` checks of a JetStream federation in place of files: the server answers with JetStream
  * (connecting also creates any stream or bucket that is missing, as every command does), every stream and
  * bucket keeps as many copies as `backend.replicas` asks — a lone server cannot keep more than one; on a
  * cluster, one created before the setting was raised keeps its old count, and `--fix` raises it —, the
- * unplaced teams' work queue (work-stream-check.ts), how many team files are kept for moves, and, as a
+ * unplaced teams' work queue (work-stream-check.ts), how many team files and transcript bytes are kept for moves, and, as a
  * note, what a power loss could cost with this server and replica count.
  */
 export async function checkJetStream(backend: JetStreamBackend): Promise<BackendChecks> {
@@ -64,11 +66,16 @@ export async function checkJetStream(backend: JetStreamBackend): Promise<Backend
     ...[names.ackBucket, names.registryBucket, names.lifecycleBucket, names.hostBucket, names.teamFileBucket].map(
       kvStream,
     ),
+    objStream(names.transcriptBucket),
   ];
   for (const name of [...stores, ...(work.info ? [names.workStream] : [])]) {
     const info = name === names.workStream ? work.info! : await retryTransient(() => session.jsm.streams.info(name));
     if (name === kvStream(names.teamFileBucket))
       notes.push(`team files ${names.teamFileBucket}: ${info.state.messages} kept for moves to another host`);
+    if (name === objStream(names.transcriptBucket))
+      notes.push(
+        `transcripts ${names.transcriptBucket}: ${megabytes(info.state.bytes)} MB kept, for looking back at runs of teams moved to another host`,
+      );
     const kept = info.config.num_replicas;
     if (kept === replicas) continue;
     findings.push({
@@ -81,6 +88,10 @@ export async function checkJetStream(backend: JetStreamBackend): Promise<Backend
   }
   notes.push(...optional(durabilityNote(session.serverVersion, replicas)));
   return { findings, notes, reachable: true };
+}
+
+function megabytes(bytes: number): string {
+  return (bytes / 1024 / 1024).toFixed(1);
 }
 
 function optional(note: string | undefined): string[] {

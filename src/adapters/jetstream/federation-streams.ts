@@ -1,5 +1,6 @@
 import { DiscardPolicy, RetentionPolicy, StorageType, type StreamConfig } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
+import { Objm, type ObjectStore } from '@nats-io/obj';
 import { nanos } from '@nats-io/transport-node';
 import { BackendUnavailableError } from '../../core/errors.js';
 import type { JetStreamSession } from './connect-jetstream.js';
@@ -21,6 +22,7 @@ export interface FederationStreams {
   lifecycle: KV;
   hosts: KV;
   teamFiles: KV;
+  transcripts: ObjectStore;
 }
 
 function streamConfig(
@@ -118,5 +120,12 @@ export async function ensureFederationStreams(session: JetStreamSession): Promis
     lifecycle: await bucket(names.lifecycleBucket),
     hosts: await bucket(names.hostBucket),
     teamFiles: await bucket(names.teamFileBucket),
+    // An object store is the stream OBJ_<name> on $O.<name>.C.> (chunks) and $O.<name>.M.> (descriptions).
+    transcripts: await findOrCreate(
+      session,
+      { name: `OBJ_${names.transcriptBucket}`, subject: `$O.${names.transcriptBucket}.C.>` },
+      () =>
+        new Objm(session.js).create(names.transcriptBucket, { replicas: session.replicas, storage: StorageType.File }),
+    ),
   };
 }

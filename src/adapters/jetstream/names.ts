@@ -18,6 +18,8 @@ import { InvalidInputError } from '../../core/errors.js';
  * - hosts: KV bucket `fed_<name>_hosts`, key `<host name>` (the machines `fed serve` runs on);
  * - team files: KV bucket `fed_<name>_files`, key `<team>.<file>` (a copy of a team's deliverable, learning
  *   log and run records, for a team moved to another host);
+ * - transcripts: object store `fed_<name>_transcripts`, object `<team>/<file>` (a copy of each run's transcript
+ *   and prompt, `<runId>.jsonl|.log` and `<runId>.prompt.md`, read where a moved team's run is looked back at);
  * - unplaced teams' pending work: stream `FED_<name>_WORK` (work-queue retention), subject
  *   `fed.<name>.work.<team>`, message id `<team>:<work key>`, taken through the durable consumer `serve`.
  */
@@ -32,6 +34,7 @@ export interface JetStreamNames {
   lifecycleBucket: string;
   hostBucket: string;
   teamFileBucket: string;
+  transcriptBucket: string;
   workStream: string;
   inboxSubject(to: string, from: string): string;
   /** The subject that stores, in the delivery bucket, where signal `id`'s inbox copy is. */
@@ -73,6 +76,7 @@ export function jetstreamNames(federation: string | undefined): JetStreamNames {
     lifecycleBucket: `fed_${federation}_lifecycle`,
     hostBucket: `fed_${federation}_hosts`,
     teamFileBucket: `fed_${federation}_files`,
+    transcriptBucket: `fed_${federation}_transcripts`,
     workStream: `FED_${federation}_WORK`,
     inboxSubject: (to, from) => `${prefix}.inbox.${to}.${from}`,
     seqHintSubject: (id) => `$KV.${deliveryBucket}.${id.toLowerCase()}.seq`,

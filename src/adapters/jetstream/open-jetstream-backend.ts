@@ -8,6 +8,7 @@ import { JetStreamFederationJournal } from './jetstream-federation-journal.js';
 import { JetStreamDispatchQueue } from './jetstream-dispatch-queue.js';
 import { JetStreamHostDirectory } from './jetstream-host-directory.js';
 import { JetStreamTeamFileStore } from './jetstream-team-file-store.js';
+import { JetStreamTranscriptStore } from './jetstream-transcript-store.js';
 import { JetStreamLifecycleStore } from './jetstream-lifecycle-store.js';
 import { JetStreamRegistryStore } from './jetstream-registry-store.js';
 import { JetStreamSignalTransport } from './jetstream-signal-transport.js';
@@ -77,6 +78,7 @@ export function createJetStreamBackend(options: JetStreamBackendOptions): JetStr
     changes: new JetStreamFederationChanges(streams, names, options.root, options.federationReport),
     hosts: new JetStreamHostDirectory(streams, names, where),
     teamFiles: new JetStreamTeamFileStore(streams, names, where),
+    transcripts: new JetStreamTranscriptStore(streams, names, where),
     work: new JetStreamDispatchQueue(streams, names, where),
     close: async () => {
       const open = await opening?.catch(() => undefined);

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { workspacePaths } from '../../core/layout.js';
 import { toJsonText } from '../../core/json-text.js';
@@ -7,6 +7,7 @@ import type { LaunchRun } from '../../core/schema/launch-run.js';
 import { ANY_HOST, type RegistryEntry } from '../../core/schema/registry.js';
 import type { Federation } from '../../engine/context.js';
 import { writeFileAtomic } from '../../infra/fs/atomic-write.js';
+import { readIfThere } from '../../infra/fs/read-if-there.js';
 import { readJsonFile } from '../../infra/fs/read-json-file.js';
 import { sha256 } from '../../infra/crypto/sha256.js';
 import { lastRunInJournal, readLastRun } from '../launch/run-records.js';
@@ -14,7 +15,8 @@ import { lastRunInJournal, readLastRun } from '../launch/run-records.js';
 /**
  * The files of a team's workspace that are the team's own — what it produced and learned, and the record
  * of its runs — by the name each is kept under (src/ports/team-file-store.ts). Transcripts are not among
- * them: large, and only ever read to look back; they stay on the host that ran the launch.
+ * them: large, and only ever read to look back, they are kept apart, each fetched when asked for
+ * (team-transcripts.ts).
  */
 export function teamFiles(fed: Federation, team: RegistryEntry): Record<string, string> {
   const paths = workspacePaths(team.location);
@@ -103,16 +105,6 @@ export async function lastRunOf(fed: Federation, team: RegistryEntry): Promise<L
   if (copy && copy.revision > (readKeptFiles(team).files['runs-journal']?.revision ?? 0))
     return lastRunInJournal(Buffer.from(copy.content).toString('utf8'));
   return readLastRun(team.location);
-}
-
-/** The file's content, or undefined when there is none. */
-function readIfThere(path: string): Buffer | undefined {
-  try {
-    return readFileSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
 }
 
 function digestOf(path: string): string | undefined {

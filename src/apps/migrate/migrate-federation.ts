@@ -7,6 +7,7 @@ import { fromFileFederation, intoFileFederation } from '../../engine/migration/f
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import { hostState } from '../hosts/host-liveness.js';
 import { keepTeamFiles, restoreTeamFiles } from '../hosts/team-files.js';
+import { keepTranscripts, restoreTranscripts } from '../hosts/team-transcripts.js';
 import { serveLeases } from '../serve/serve-lease.js';
 
 /**
@@ -17,6 +18,8 @@ import { serveLeases } from '../serve/serve-lease.js';
  *   it: into JetStream each is kept from its workspace here, so a later move to another host finds them;
  *   back into files each is written into the team's workspace here where that lacks it (a workspace the copy
  *   made: the team worked on another host), never over one the workspace has (its own, newer);
+ * - the runs' transcripts and prompts (team-transcripts.ts) likewise: each kept from its workspace, or
+ *   written into one that lacks it (a run's files never change once it ended);
  * - the hosts are live state — which `fed serve` renews its heartbeat where — and are not copied: the
  *   servers of the new side announce themselves when they start;
  * - the unplaced teams' work queue is not copied either: every item is read from the team's state (its
@@ -32,6 +35,8 @@ export interface MigrateResult extends CopyFederationResult {
   to: string;
   /** Team files kept into the shared backend, or written into workspaces here. */
   teamFiles: number;
+  /** Runs' transcripts and prompts kept into the shared backend, or written into workspaces here. */
+  transcripts: number;
 }
 
 /** The file federation here into the configured shared backend (`fed migrate to-<type>`). */
@@ -40,8 +45,12 @@ export async function migrateIntoBackend(fed: Federation): Promise<MigrateResult
   await refuseWhileServed(fed);
   const copied = await copyFederation(source, fed.backend, fromFileFederation(fed.root));
   let teamFiles = 0;
-  for (const team of (await fed.backend.registry.read()).teams) teamFiles += (await keepTeamFiles(fed, team)).length;
-  return { from: source.registry.location, to: fed.backend.registry.location, ...copied, teamFiles };
+  let transcripts = 0;
+  for (const team of (await fed.backend.registry.read()).teams) {
+    teamFiles += (await keepTeamFiles(fed, team)).length;
+    transcripts += (await keepTranscripts(fed, team)).length;
+  }
+  return { from: source.registry.location, to: fed.backend.registry.location, ...copied, teamFiles, transcripts };
 }
 
 /** The configured shared federation into files here (`fed migrate to-files`). */
@@ -50,9 +59,12 @@ export async function migrateIntoFiles(fed: Federation): Promise<MigrateResult> 
   await refuseWhileServed(fed);
   const copied = await copyFederation(fed.backend, target, intoFileFederation(fed.root));
   let teamFiles = 0;
-  for (const team of (await target.registry.read()).teams)
+  let transcripts = 0;
+  for (const team of (await target.registry.read()).teams) {
     teamFiles += (await restoreTeamFiles(fed, team, { missingOnly: true })).length;
-  return { from: fed.backend.registry.location, to: target.registry.location, ...copied, teamFiles };
+    transcripts += (await restoreTranscripts(fed, team)).length;
+  }
+  return { from: fed.backend.registry.location, to: target.registry.location, ...copied, teamFiles, transcripts };
 }
 
 /** The file federation here, the other side of a copy: the default backend, whichever the config selects. */

@@ -18,7 +18,7 @@ function render(io: CliIo, result: MigrateResult, json: boolean | undefined): vo
   io.stdout(
     `copied ${result.from} → ${result.to}: ${result.teams} team(s), ${result.signals} signal(s), ` +
       `${result.acknowledgments} acknowledgment(s), ${result.deliveryFacts} delivery fact(s), ${result.lifecycles} lifecycle(s), ${result.keptRuns} earlier run(s), ` +
-      `${result.journalLines} journal line(s), ${result.federationRecords} federation journal record(s), ${result.teamFiles} team file(s)\n`,
+      `${result.journalLines} journal line(s), ${result.federationRecords} federation journal record(s), ${result.teamFiles} team file(s), ${result.transcripts} transcript file(s)\n`,
   );
 }
 

@@ -64,6 +64,9 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
       'work queue FED_doctor-work_WORK: 1 waiting, 0 taken by a server and not yet acknowledged',
     );
     expect(report.notes).toContain('team files fed_doctor-work_files: 0 kept for moves to another host');
+    expect(report.notes).toContain(
+      'transcripts fed_doctor-work_transcripts: 0.0 MB kept, for looking back at runs of teams moved to another host',
+    );
   });
 
   it('finds a work stream made with limits retention and says how to make it anew', async () => {

@@ -42,6 +42,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
         'KV_fed_raised_lifecycle',
         'KV_fed_raised_hosts',
         'KV_fed_raised_files',
+        'OBJ_fed_raised_transcripts',
       ].map((name) => ['backend', name, true]),
     );
     expect(before.findings[0]!.problem).toBe(
@@ -49,12 +50,12 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     );
 
     const fixed = await runDoctor(openFederation(root), { fix: true });
-    expect(fixed.findings.map((f) => f.fixError ?? f.fixed)).toEqual(Array(8).fill(true));
+    expect(fixed.findings.map((f) => f.fixError ?? f.fixed)).toEqual(Array(9).fill(true));
     expect(fixed.healthy).toBe(true);
     const after = await runDoctor(openFederation(root));
     expect(after).toMatchObject({ findings: [], healthy: true });
-    // No durability note any more: three copies on a cluster (the work queue's and team files' notes stay).
-    expect(after.notes.filter((note) => !/^(work queue|team files) /.test(note))).toEqual([]);
+    // No durability note any more: three copies on a cluster (the work queue's, team files' and transcripts' notes stay).
+    expect(after.notes.filter((note) => !/^(work queue|team files|transcripts) /.test(note))).toEqual([]);
     const { session } = await (openFederation(root).backend as JetStreamBackend).streams();
     expect((await session.jsm.streams.info('KV_fed_raised_registry')).config.num_replicas).toBe(3);
   });

@@ -6,6 +6,7 @@ import { UnknownTeamError } from '../../../core/errors.js';
 import { lifecycleFor } from '../../../engine/archetypes/catalog.js';
 import { markdownLimitProblem } from '../../../engine/deliverable/markdown-limits.js';
 import type { Federation } from '../../../engine/context.js';
+import { localTranscript } from '../../hosts/team-transcripts.js';
 import { readCurrentRun, readRunHistory } from '../../launch/run-records.js';
 import { readFederationLog } from '../../log/federation-log.js';
 import { runDurationMs } from '../../runs/run-totals.js';
@@ -51,7 +52,7 @@ export async function teamPageView(fed: Federation, views: UiViews, name: string
     machineId: lifecycleFor(entry.archetypeId)?.id ?? null,
     journal,
     runs: readRunHistory(entry.location).map(runView).reverse(),
-    transcript: transcriptChunk(entry, 0),
+    transcript: await transcriptChunk(fed, entry, 0),
     deliverable: deliverable(fed, entry),
     inbox: await signalRows(fed, registry, newest(inbox.signals, 'inbox')),
     outbox: await signalRows(fed, registry, newest(outbox.signals, 'outbox')),
@@ -60,14 +61,16 @@ export async function teamPageView(fed: Federation, views: UiViews, name: string
 
 /** `GET /api/teams/<id>/transcript?from=`: what the running (or last) run's transcript holds past `from`. */
 export async function transcriptView(fed: Federation, name: string, from: number): Promise<TranscriptChunk | null> {
-  return transcriptChunk(await fed.team(name), from);
+  return transcriptChunk(fed, await fed.team(name), from);
 }
 
-function transcriptChunk(entry: RegistryEntry, from: number): TranscriptChunk | null {
+async function transcriptChunk(fed: Federation, entry: RegistryEntry, from: number): Promise<TranscriptChunk | null> {
   const current = readCurrentRun(entry.location);
   const run = current ?? readRunHistory(entry.location).at(-1);
   if (!run) return null;
-  const text = readFrom(run.transcriptPath, from);
+  // A finished run that another host ran (the team moved here) is read from the backend's copy, fetched once.
+  const path = current ? run.transcriptPath : await localTranscript(fed, entry, run.transcriptPath);
+  const text = path === undefined ? Buffer.alloc(0) : readFrom(path, from);
   return { runId: run.runId, text: text.toString('utf8'), next: from + text.length, ended: current === undefined };
 }
 
