@@ -99,5 +99,15 @@ await build({
   plugins: [...common.plugins, lazyBuiltins],
 });
 
+// The agent's watchdog (src/apps/launch/supervise/agent-watchdog.ts) in one file: every agent is started
+// by it, so waits for its start, and node loads one CommonJS file sooner than its four ES modules (about
+// 60 ms at a load of 8 on 2 cores; docs/operations.md, dispatch latency).
+await build({
+  ...common,
+  entryPoints: ['src/apps/launch/supervise/agent-watchdog.ts'],
+  outfile: 'dist/bin/agent-watchdog.cjs',
+  format: 'cjs',
+});
+
 // The dashboard page, for `fed ui`.
 await buildUi();

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { fstatSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { join, relative } from 'node:path';
-import { git, gitSucceeds } from '../registry/git.js';
+import { git, GitCommandError } from '../registry/git.js';
 import { FED_DIR } from '../../core/layout.js';
 import { CONFIG_FILE } from '../../core/schema/config.js';
 import type { CodebaseBaseline } from '../../core/schema/launch-context.js';
@@ -52,8 +52,12 @@ function identityOf(stat: Pick<Stats, 'dev' | 'ino'>): string {
   return `${stat.dev}:${stat.ino}`;
 }
 
-function gitEntries(codebase: string, skip: ReadonlySet<string>, control: string | undefined): Record<string, string> {
-  const top = git(codebase, ['rev-parse', '--show-toplevel']);
+function gitEntries(
+  codebase: string,
+  top: string,
+  skip: ReadonlySet<string>,
+  control: string | undefined,
+): Record<string, string> {
   const out = git(codebase, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', '.'], { raw: true });
   const entries: Record<string, string> = {};
   const records = out.split('\0');
@@ -95,18 +99,42 @@ function fileEntries(codebase: string, skip: ReadonlySet<string>, control: strin
   return entries;
 }
 
+/**
+ * The git work tree `dir` is in — its top level and HEAD (null before the first commit) — or undefined
+ * outside one. One git process where there is a HEAD: a launch captures the codebase before its agent
+ * starts, so every process here is time the agent waits (docs/operations.md, dispatch latency).
+ */
+function workTreeOf(dir: string): { top: string; head: string | null } | undefined {
+  const ask = (args: readonly string[]): string[] | undefined => {
+    try {
+      return git(dir, ['rev-parse', '--is-inside-work-tree', '--show-toplevel', ...args]).split('\n');
+    } catch (error) {
+      // A killed git answered nothing: that is no "no".
+      if (error instanceof GitCommandError && !error.killedBy) return undefined;
+      throw error;
+    }
+  };
+  const withHead = ask(['--verify', '--quiet', 'HEAD']);
+  if (withHead) return { top: withHead[1]!, head: withHead[2]! };
+  // No HEAD to verify: a repository before its first commit, or no work tree at all.
+  const without = ask([]);
+  return without ? { top: without[1]!, head: null } : undefined;
+}
+
 /** `root`: `dir` is the federation's root, whose config file is left out (see above). */
 function entriesOf(
   dir: string,
   skip: ReadonlySet<string>,
   root = false,
 ): { isGit: boolean; head: string | null; entries: Record<string, string> } {
-  const isGit = gitSucceeds(dir, ['rev-parse', '--is-inside-work-tree']);
-  const head =
-    isGit && gitSucceeds(dir, ['rev-parse', '--verify', '--quiet', 'HEAD']) ? git(dir, ['rev-parse', 'HEAD']) : null;
+  const tree = workTreeOf(dir);
   // git names paths from its top level, which is a real path: so is the config's, to be compared.
-  const control = root ? join(isGit ? realpathSync(dir) : dir, CONFIG_FILE) : undefined;
-  return { isGit, head, entries: isGit ? gitEntries(dir, skip, control) : fileEntries(dir, skip, control) };
+  const control = root ? join(tree ? realpathSync(dir) : dir, CONFIG_FILE) : undefined;
+  return {
+    isGit: tree !== undefined,
+    head: tree?.head ?? null,
+    entries: tree ? gitEntries(dir, tree.top, skip, control) : fileEntries(dir, skip, control),
+  };
 }
 
 export interface CaptureScope {

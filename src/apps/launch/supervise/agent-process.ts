@@ -16,7 +16,7 @@ import { endLeftovers, endSandbox, groupMembers, sandboxInit, signalSandbox, typ
 
 /**
  * One agent process: started from an argument array (never a shell) under the watchdog
- * (`agent-watchdog.js`, leader of the agent's own process group, which stops the agent if the launcher
+ * (`agent-watchdog.ts`, leader of the agent's own process group, which stops the agent if the launcher
  * dies) — or, for an agent that ends itself with its launcher (`endsWithLauncher`), as that group's leader
  * itself, supervised by the launcher alone — optionally inside a sandbox (`wrapper`). Its stdin is fed the
  * given text or closed, its stdout is handed to the launcher as it arrives, its stderr is appended to the
@@ -61,7 +61,8 @@ export interface AgentExit {
   signal: NodeJS.Signals | null;
 }
 
-const WATCHDOG = 'dist/src/apps/launch/supervise/agent-watchdog.js';
+/** agent-watchdog.ts as the build bundles it (scripts/bundle.mjs): one file to load before the agent starts. */
+const WATCHDOG = 'dist/bin/agent-watchdog.cjs';
 
 /**
  * The program as it will be executed, or a clear refusal when it cannot be found or run — or is only

@@ -85,8 +85,6 @@ export class RunningAgent {
     // The folders fed writes into while the agent runs: an earlier agent may have left a link there.
     for (const folder of [paths.launch, paths.logs, paths.runTranscripts, paths.launchBin])
       fed.folderForWrite(folder, team);
-    // The run's prompt, kept once beside its transcript: the run record names this file instead of repeating it.
-    writeFileAtomic(prepared.run.promptPath, prepared.run.prompt);
     // What the CLI reads besides (its MCP configuration): the agent may rewrite it, but only for itself.
     for (const [path, content] of Object.entries(prepared.run.command.files ?? {})) writeFileAtomic(path, content);
     const agent = new RunningAgent(fed, team, prepared, options.config.agent.limits, sessionCostBeforeUsd);

@@ -1,3 +1,4 @@
+import { writeFileAtomicAsync } from '../../../infra/fs/atomic-write.js';
 import { journalQuietly } from '../../../engine/federation/federation-journal.js';
 import { pushWarning, type Launch } from '../launch.js';
 import type { PreparedRun } from '../prepare/prepare-run.js';
@@ -33,7 +34,7 @@ export async function startAgent(launch: Launch, prepared: PreparedRun): Promise
  * finishes the run from should this launcher die) and `launch-started` journaled.
  */
 export async function recordRunStarted(launch: Launch, prepared: PreparedRun, agent: RunningAgent): Promise<void> {
-  writeCurrentRun(launch.fed, launch.team, agent.current());
+  await writeRunRecord(launch, prepared, agent);
   pushWarning(
     launch.warnings,
     await journalQuietly(launch.backend, {
@@ -62,6 +63,16 @@ export async function restartAgent(launch: Launch, prepared: PreparedRun, last: 
   );
   // The attempts are one run: it started when the first did.
   agent.startedAt = last.startedAt;
-  writeCurrentRun(launch.fed, launch.team, agent.current());
+  await writeRunRecord(launch, prepared, agent);
   return agent;
+}
+
+/**
+ * The run's prompt, kept once beside its transcript, then the run in progress, which names that file
+ * instead of repeating it. The agent never reads the copy (its prompt comes by argument, stdin or the
+ * launch prompt file), so it is written once the agent is starting, not before: its fsyncs on the thread pool.
+ */
+async function writeRunRecord(launch: Launch, prepared: PreparedRun, agent: RunningAgent): Promise<void> {
+  await writeFileAtomicAsync(prepared.run.promptPath, prepared.run.prompt);
+  writeCurrentRun(launch.fed, launch.team, agent.current());
 }
