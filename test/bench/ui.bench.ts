@@ -2,7 +2,9 @@
  * `fed ui` (issue 29) on a federation of 1 000 teams and 100 000 signals, each figure beside a bare
  * node:http server measured in the same run (test/fixtures/bench-ui-ceiling.mjs: it reads the registry
  * and returns it, and one fs.watch tells its event streams):
- * - start: from `fed ui`'s start until its URL is printed, beside the bare server's. Goal ≤ 300 ms.
+ * - start: from `fed ui`'s start until its URL is printed, beside the bare server's. Goal ≤ 300 ms, which
+ *   the issue set where the bare server started in 61 ms: on a slower or busier machine the same goal is
+ *   its ratio to the bare server in the same rounds, ≤ 300/61 ≈ 4.9×.
  * - first page ready: the token exchanged for the cookie, the shell, its assets, /api/board and
  *   /api/needs-you — against the bare server's three registry reads; interleaved rounds. Goal ≤ 1 s.
  *   With chromium installed, also the page itself until its first team card shows.
@@ -10,8 +12,9 @@
  *   clients: from the registry's write (its mtime) to each client's event; the bare server's 20 streams
  *   see the same change at the same time. Goal p99 ≤ 500 ms.
  * - the server's peak RSS (VmHWM). Goal ≤ 150 MiB.
- * - its CPU over 65 s of idleness (two ticks of its clock) with the 20 clients connected
- *   (/proc/<pid>/stat), right after the changes above. Goal ≤ 0.5 % of a core.
+ * - its CPU over 5 minutes of idleness (ten ticks of its clock) with the 20 clients connected
+ *   (/proc/<pid>/stat), right after the changes above: the first tick reads what they marked. Goal ≤ 0.5 %
+ *   of a core.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, statSync } from 'node:fs';
@@ -31,8 +34,11 @@ const SIGNALS = 100_000;
 const ROUNDS = 7;
 const CLIENTS = 20;
 const CHANGES = 30;
-/** Idle long enough for two ticks of the dashboard's 30 s clock, which is what costs an idle server anything. */
-const IDLE_MS = 65_000;
+/** The issue's idle window: ten ticks of the dashboard's 30 s clock, which is what costs an idle server anything. */
+const IDLE_MS = 300_000;
+/** The issue's start goal, and the bare server's start where it was set: the same goal as a ratio. */
+const START_GOAL_MS = 300;
+const BARE_START_MS = 61;
 const MIB = 1024 * 1024;
 
 export default async function uiBench(): Promise<void> {
@@ -110,6 +116,7 @@ async function startUntilUrl(root: string): Promise<void> {
     [
       {
         name: 'fed ui, until its URL is printed',
+        max: Number((START_GOAL_MS / BARE_START_MS).toFixed(1)),
         run: async () => {
           const elapsed = await timed(() => startFedUi(root));
           times.push(elapsed);
@@ -126,8 +133,8 @@ async function startUntilUrl(root: string): Promise<void> {
     unit: 'ms',
     spread: s,
     rounds: times.length,
-    goal: '≤ 300 ms',
-    met: s.median <= 300,
+    goal: `≤ ${START_GOAL_MS} ms`,
+    met: s.median <= START_GOAL_MS,
   });
 }
 
