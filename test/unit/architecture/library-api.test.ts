@@ -6,8 +6,8 @@ import * as fed from 'fed';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 // 153 since the change feed port (FederationChanges, FederationChange, ChangeWatch): an adapter implements it.
 // 158 since the host directory and team file ports (HostDirectory, HeardHost, TeamFileStore): a backend
-// shared across machines implements them.
-const MAX_PUBLIC_NAMES = 158;
+// shared across machines implements them. 159 since the transcript store port (TranscriptStore), the same.
+const MAX_PUBLIC_NAMES = 159;
 
 function source(path: string): string {
   return readFileSync(`${ROOT}${path}`, 'utf8');
