@@ -16,6 +16,16 @@ const SUITE = "fed serve on many machines: a worktree team moved, its workspace 
 /** How often the hosts renew their records here, and when one unheard is lost: short, for the test. */
 const SERVE = { heartbeat: '500ms', hostLostAfter: '2s' };
 
+/** The team `web`'s work committed on its branch in `host`'s worktree: the worktree, git there, the commit. */
+function teamWorkCommitted(host: string) {
+  const worktree = join(host, '.fed', 'worktrees', 'web');
+  writeFileSync(join(worktree, 'work.txt'), 'the team worked here\n');
+  const git = gitIn(worktree);
+  git('add', 'work.txt');
+  git('commit', '-qm', 'the team worked');
+  return { worktree, git, commit: git('rev-parse', 'HEAD') };
+}
+
 /**
  * Two machines, alpha and beta, each with its clone of one codebase (a bare repository as their remote),
  * and the worktree team `web` on alpha, which committed work on its branch there and completed a launch:
@@ -28,13 +38,8 @@ async function worktreeTeamOnAlpha(env: NodeJS.ProcessEnv, federation: string, a
   const alpha = await serveHost(env, federation, 'alpha', agent, { ...SERVE, ...alphaServe }, { codebase });
   const beta = await serveHost(env, federation, 'beta', agent, { ...SERVE, ...betaServe }, { codebase });
   await fed(alpha, ['team', 'onboard', 'web', '--placement', 'worktree']);
-  const worktree = join(alpha, '.fed', 'worktrees', 'web');
   // The team's work on its branch, committed before the launch (a deliverable team may not edit code itself).
-  writeFileSync(join(worktree, 'work.txt'), 'the team worked here\n');
-  const git = gitIn(worktree);
-  git('add', 'work.txt');
-  git('commit', '-qm', 'the team worked');
-  const commit = git('rev-parse', 'HEAD');
+  const { worktree, commit } = teamWorkCommitted(alpha);
   const alphaServer = startServe(alpha, [], env);
   const betaServer = startServe(beta, [], env);
   await Promise.all([alphaServer.waitForEvent('started'), betaServer.waitForEvent('started')]);
@@ -203,12 +208,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     const alpha = await serveHost(env, 'worktree-unplaced', 'alpha', fakeAgent('complete'), serve, { codebase });
     const beta = await serveHost(env, 'worktree-unplaced', 'beta', fakeAgent('complete'), serve, { codebase });
     await fed(alpha, ['team', 'onboard', 'web', '--placement', 'worktree', '--any-host']);
-    const worktree = join(alpha, '.fed', 'worktrees', 'web');
-    writeFileSync(join(worktree, 'work.txt'), 'the team worked here\n');
-    const git = gitIn(worktree);
-    git('add', 'work.txt');
-    git('commit', '-qm', 'the team worked');
-    const commit = git('rev-parse', 'HEAD');
+    const { commit } = teamWorkCommitted(alpha);
 
     // alpha alone serves: it takes the work, and its launch records and pushes the commit.
     const alphaServer = startServe(alpha, [], env);
@@ -254,12 +254,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     );
     const beta = await serveHost(env, 'worktree-by-hand', 'beta', fakeAgent('complete'), SERVE, { codebase });
     await fed(alpha, ['team', 'onboard', 'web', '--placement', 'worktree']);
-    const worktree = join(alpha, '.fed', 'worktrees', 'web');
-    writeFileSync(join(worktree, 'work.txt'), 'the team worked here\n');
-    const git = gitIn(worktree);
-    git('add', 'work.txt');
-    git('commit', '-qm', 'the team worked');
-    const commit = git('rev-parse', 'HEAD');
+    const { commit } = teamWorkCommitted(alpha);
     await direct(fed, alpha, 'Document the web app');
     // No server on alpha: a person launches the team there.
     await fed(alpha, ['launch', '--team', 'web']);
