@@ -5,6 +5,7 @@ import { hostRecordSchema, type HostRecord } from '../../core/schema/host.js';
 import { zodProblemText } from '../../core/schema/problems.js';
 import type { ChangeWatch } from '../../ports/federation-changes.js';
 import type { HeardHost, HostDirectory } from '../../ports/host-directory.js';
+import { bucketKeys } from './bucket-keys.js';
 import type { FederationStreams } from './federation-streams.js';
 import type { JetStreamNames } from './names.js';
 import { retryTransient } from './transient.js';
@@ -18,7 +19,7 @@ export class JetStreamHostDirectory implements HostDirectory {
 
   constructor(
     private readonly streams: () => Promise<FederationStreams>,
-    names: JetStreamNames,
+    private readonly names: JetStreamNames,
     where: string,
   ) {
     this.location = `${where} KV ${names.hostBucket}`;
@@ -35,9 +36,8 @@ export class JetStreamHostDirectory implements HostDirectory {
   }
 
   async list(): Promise<HeardHost[]> {
-    const { hosts } = await this.streams();
-    const names: string[] = [];
-    for await (const key of await retryTransient(() => hosts.keys())) names.push(key);
+    const { hosts, session } = await this.streams();
+    const names = await bucketKeys(session, this.names.hostBucket);
     const heard = await Promise.all(names.sort().map(async (name) => this.heard(await readEntry(hosts, name))));
     return heard.filter((host): host is HeardHost => host !== undefined);
   }

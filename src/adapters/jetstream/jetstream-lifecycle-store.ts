@@ -18,6 +18,7 @@ import { zodProblemText } from '../../core/schema/problems.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import { isWrongLastSequence } from './jetstream-errors.js';
 import { readSubjectSince } from './read-subject.js';
+import { bucketKeys } from './bucket-keys.js';
 import type { FederationStreams } from './federation-streams.js';
 import { acquireKvLease, type KvLeaseOptions } from './kv-lease.js';
 import type { JetStreamNames } from './names.js';
@@ -209,9 +210,8 @@ export class JetStreamLifecycleStore implements LifecycleStore {
   }
 
   async keptRuns(team: RegistryEntry): Promise<KeptRun[]> {
-    const { lifecycle } = await this.streams();
-    const keys: string[] = [];
-    for await (const key of await retryTransient(() => lifecycle.keys(this.runKey(team, '*')))) keys.push(key);
+    const { lifecycle, session } = await this.streams();
+    const keys = await bucketKeys(session, this.names.lifecycleBucket, this.runKey(team, '*'));
     const runs = await Promise.all(
       keys.map(async (key) => {
         const entry = await retryTransient(() => lifecycle.get(key));

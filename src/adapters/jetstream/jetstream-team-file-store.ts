@@ -1,4 +1,5 @@
 import type { TeamFileStore } from '../../ports/team-file-store.js';
+import { bucketKeys } from './bucket-keys.js';
 import type { FederationStreams } from './federation-streams.js';
 import type { JetStreamNames } from './names.js';
 import { retryTransient } from './transient.js';
@@ -12,7 +13,7 @@ export class JetStreamTeamFileStore implements TeamFileStore {
 
   constructor(
     private readonly streams: () => Promise<FederationStreams>,
-    names: JetStreamNames,
+    private readonly names: JetStreamNames,
     where: string,
   ) {
     this.location = `${where} KV ${names.teamFileBucket}`;
@@ -30,9 +31,8 @@ export class JetStreamTeamFileStore implements TeamFileStore {
   }
 
   async read(team: string): Promise<Map<string, { content: Uint8Array; revision: number }>> {
-    const { teamFiles } = await this.streams();
-    const keys: string[] = [];
-    for await (const key of await retryTransient(() => teamFiles.keys(`${team}.*`))) keys.push(key);
+    const { session } = await this.streams();
+    const keys = await bucketKeys(session, this.names.teamFileBucket, `${team}.*`);
     const files = new Map<string, { content: Uint8Array; revision: number }>();
     for (const key of keys) {
       const name = key.slice(team.length + 1);
