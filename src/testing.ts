@@ -194,6 +194,7 @@ export { bubblewrapArgs, findBubblewrap, machineMounts } from './apps/launch/pre
 export { AgentBroker, type AgentBrokerOptions } from './apps/launch/supervise/agent-broker.js';
 export { teamEventApplier } from './apps/launch/supervise/agent-events.js';
 export { AgentProcess } from './apps/launch/supervise/agent-process.js';
+export { SpareWatchdogs } from './apps/launch/supervise/spare-watchdogs.js';
 export { builtInAgentBin } from './apps/launch/supervise/builtin-agent.js';
 export { writeCommandShims } from './apps/launch/supervise/command-shims.js';
 export { readRefusedCompletion } from './apps/launch/supervise/refused-completion.js';

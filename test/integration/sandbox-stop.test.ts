@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { AgentProcess } from 'fed/testing';
+import { AgentProcess, SpareWatchdogs } from 'fed/testing';
 
 import { FIXTURES_DIR, waitFor } from '../helpers/fixture-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -21,8 +21,18 @@ function standing(pid: number): string {
 }
 const ended = (pid: number) => ['gone', 'exited'].includes(standing(pid));
 
-/** An agent (`node -e ''`) in test/fixtures/fake-bwrap.mjs, given `options`, run by the launcher as fed-agent or under the watchdog. */
-function inFakeSandbox(dir: string, endsWithLauncher: boolean, options: string[] = []): Promise<AgentProcess> {
+/**
+ * An agent (`node -e ''`) in test/fixtures/fake-bwrap.mjs, given `options`, run by the launcher as fed-agent
+ * or under the watchdog: one started for it, or a spare started ahead (`spare`, as `fed serve` keeps them).
+ */
+async function inFakeSandbox(
+  dir: string,
+  endsWithLauncher: boolean,
+  spare: boolean,
+  options: string[] = [],
+): Promise<AgentProcess> {
+  const watchdogs = spare ? new SpareWatchdogs() : undefined;
+  onTestFinished(() => watchdogs?.close());
   return AgentProcess.start({
     command: [process.execPath, '-e', ''],
     wrapper: () => [process.execPath, join(FIXTURES_DIR, 'fake-bwrap.mjs'), dir, ...options],
@@ -32,6 +42,7 @@ function inFakeSandbox(dir: string, endsWithLauncher: boolean, options: string[]
     stdin: null,
     graceMs: 2_000,
     endsWithLauncher,
+    watchdogs,
   });
 }
 
@@ -39,16 +50,17 @@ function inFakeSandbox(dir: string, endsWithLauncher: boolean, options: string[]
  * A stop that arrives while bwrap is still building the sandbox: its child, the sandbox's init, exists
  * and nothing runs inside yet. Signalled, bwrap would die and leave the init running the command as an
  * orphan, its exit reported first; the init is killed instead. With fed-agent (no watchdog) and under the
- * watchdog (the built one: `npm run build` first). bwrap is test/fixtures/fake-bwrap.mjs, whose init
+ * watchdog (the built one: `npm run build` first), started for the agent or ahead of it. bwrap is test/fixtures/fake-bwrap.mjs, whose init
  * never runs the command.
  */
 describe.each([
-  ['with no watchdog', true],
-  ['under the watchdog', false],
-])('a stop while the sandbox is being built, %s', (_, endsWithLauncher) => {
+  ['with no watchdog', true, false],
+  ['under the watchdog', false, false],
+  ['under a spare watchdog', false, true],
+])('a stop while the sandbox is being built, %s', (_, endsWithLauncher, spare) => {
   it('kills the sandbox init, and reports the exit once it is gone', async () => {
     const dir = tempDir();
-    const agent = await inFakeSandbox(dir, endsWithLauncher);
+    const agent = await inFakeSandbox(dir, endsWithLauncher, spare);
     const initFile = join(dir, 'init.pid');
     onTestFinished(() => {
       const pids = [-agent.pid, ...(existsSync(initFile) ? [Number(readFileSync(initFile, 'utf8'))] : [])];
@@ -72,12 +84,13 @@ describe.each([
  * bwrap's die-with-parent signal): the agent's exit is passed on once the init is gone too.
  */
 describe.each([
-  ['with no watchdog', true],
-  ['under the watchdog', false],
-])('a sandbox whose init outlives its command, %s', (_, endsWithLauncher) => {
+  ['with no watchdog', true, false],
+  ['under the watchdog', false, false],
+  ['under a spare watchdog', false, true],
+])('a sandbox whose init outlives its command, %s', (_, endsWithLauncher, spare) => {
   it('reports the exit once the init is gone', async () => {
     const dir = tempDir();
-    const agent = await inFakeSandbox(dir, endsWithLauncher, ['--run']);
+    const agent = await inFakeSandbox(dir, endsWithLauncher, spare, ['--run']);
     const initFile = join(dir, 'init.pid');
     onTestFinished(() => {
       if (existsSync(initFile))

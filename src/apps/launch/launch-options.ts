@@ -4,6 +4,7 @@ import type { FederationConfig } from '../../core/schema/config.js';
 import type { JournalLine } from '../../core/schema/lifecycle-state.js';
 import type { LoadedHooks } from '../../engine/hooks/load-hooks.js';
 import type { InProcessCommand } from './supervise/agent-broker.js';
+import type { SpareWatchdogs } from './supervise/spare-watchdogs.js';
 import type { InspectionRecord } from '../../infra/inspect/inspection-log.js';
 import type { AgentCommandOptions } from './prepare/agent-command.js';
 import type { WorkflowTrace } from './run-trace.js';
@@ -25,6 +26,8 @@ export interface LaunchOptions extends AgentCommandOptions {
   onPhase?: (phase: LaunchPhase, event: LaunchEvent) => void;
   /** Runs a sandboxed agent's fed commands in this process (the CLI's runCli; agent-broker.ts). */
   runInProcess?: InProcessCommand;
+  /** Watchdogs started ahead by a launcher of many launches (`fed serve`): the agent starts without waiting for one. */
+  watchdogs?: SpareWatchdogs;
   /** Base environment of the agent (default: this process's). */
   env?: NodeJS.ProcessEnv;
   /** How often the inbox and lifecycle are checked while the agent runs (default 200 ms). */

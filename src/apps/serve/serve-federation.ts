@@ -6,6 +6,7 @@ import type { FederationChange, FederationChanges } from '../../ports/federation
 import { sharedChanges } from '../../engine/federation/shared-changes.js';
 import type { LaunchOptions } from '../launch/launch-options.js';
 import { launchTeam } from '../launch/launch-team.js';
+import { SpareWatchdogs } from '../launch/supervise/spare-watchdogs.js';
 import { setTeamStatus } from '../../engine/actors/team-status-command.js';
 import { runMonitor } from '../monitor/run-monitor.js';
 import { startRunForNewMission } from '../run/team-retry.js';
@@ -22,7 +23,7 @@ import { keepTeamWhileLaunching } from '../hosts/keep-team-while-launching.js';
 import { workAckWaitMs } from '../hosts/host-liveness.js';
 import { takeUnplacedWork } from './take-unplaced-work.js';
 
-export interface ServeOptions extends Omit<LaunchOptions, 'onProgress' | 'signal' | 'workflow'> {
+export interface ServeOptions extends Omit<LaunchOptions, 'onProgress' | 'signal' | 'workflow' | 'watchdogs'> {
   /** At most this many agents at once (default: the machine's cores). */
   capacity?: number;
   /** This machine's name among the hosts serving the federation (default: config `serve.hostName`, else the system's host name). */
@@ -99,13 +100,16 @@ export async function serveFederation(fed: Federation, options: ServeOptions): P
   );
   // The config as the file is now (set once the watch runs): a team's own agent, added while serving, is used.
   let currentConfig = () => options.config;
+  // A dispatch takes a watchdog that is running already: the agent's start waits for no other node start.
+  const watchdogs = new SpareWatchdogs();
+  stops.push(() => watchdogs.close());
   const dispatcher = new Dispatcher(fed, {
     capacity,
     backoffMs: options.backoffMs,
     onEvent: emit,
     config: () => currentConfig(),
     launch: (candidate, signal) =>
-      launchOne(fed, candidate, signal, { ...options, config: currentConfig() }, actorsWake),
+      launchOne(fed, candidate, signal, { ...options, config: currentConfig(), watchdogs }, actorsWake),
     serves: (team) => placement.serves(team),
     unplaced: fed.backend.work && {
       handles: (team) => placement.unplaced(team),
@@ -258,7 +262,7 @@ async function launchOne(
   fed: Federation,
   candidate: Candidate,
   signal: AbortSignal,
-  options: ServeOptions,
+  options: ServeOptions & Pick<LaunchOptions, 'watchdogs'>,
   actorsWake: EventTarget,
 ): Promise<LaunchEnd> {
   if (candidate.newRun) await startRunForNewMission(fed, candidate.team, options.config);

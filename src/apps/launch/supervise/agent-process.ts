@@ -1,17 +1,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import type { Server } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RefusedError } from '../../../core/errors.js';
 import { findExecutable, leftOutReason } from '../../../infra/process/find-executable.js';
-import { packageRoot } from '../../../infra/package-info.js';
 import { processStartTime } from '../../../infra/fs/process-identity.js';
 import { openForAppend } from '../../../infra/fs/open-for-append.js';
 import { agentLogHeader } from '../../../core/schema/agent-log.js';
 import { LIFELINE_ENV, LIFELINE_FD, LIFELINE_GRACE_ENV } from '../../../infra/process/lifeline.js';
 import { receiveListener } from '../../../infra/process/listener-channel.js';
+import { watchdogScript, type SpareLaunch, type SpareWatchdogs } from './spare-watchdogs.js';
 import { endLeftovers, endSandbox, groupMembers, sandboxInit, signalSandbox, type SandboxInit } from './agent-stop.js';
 
 /**
@@ -54,15 +54,14 @@ export interface AgentProcessOptions {
   onNetworkListener?: (listener: Server, port: number) => void;
   /** The folder of fed's own commands on the agent's PATH, written by this launch: trusted though in `.fed/`. */
   commandsBin?: string;
+  /** Watchdogs started ahead, kept by a launcher of many launches (`fed serve`): one is taken if waiting. */
+  watchdogs?: SpareWatchdogs;
 }
 
 export interface AgentExit {
   code: number | null;
   signal: NodeJS.Signals | null;
 }
-
-/** agent-watchdog.ts as the build bundles it (scripts/bundle.mjs): one file to load before the agent starts. */
-const WATCHDOG = 'dist/bin/agent-watchdog.cjs';
 
 /**
  * The program as it will be executed, or a clear refusal when it cannot be found or run — or is only
@@ -132,47 +131,35 @@ export class AgentProcess {
       ].join('\n');
       writeSync(log, header);
       const supervision = options.endsWithLauncher ? (wrapper ? 'direct-sandboxed' : 'direct') : 'watchdog';
-      const [command, ...commandArgs] =
-        supervision === 'watchdog'
-          ? [
-              process.execPath,
-              join(packageRoot(), WATCHDOG),
-              String(graceMs),
-              ...(wrapper ? ['--sandboxed', ...wrapper] : []),
-              program,
-              ...args,
-            ]
-          : [...(wrapper ?? []), program, ...args];
-      // Its own process group: a Ctrl-C at the terminal reaches fed (which pauses the team and stops the
-      // agent in order), not the agent directly; and a stop reaches everything the agent started. Fd 3 is
-      // the lifeline the watchdog — or the agent itself — watches.
-      const child = spawn(command!, commandArgs, {
-        cwd: options.cwd,
-        env:
-          supervision === 'watchdog'
-            ? options.env
-            : { ...options.env, [LIFELINE_ENV]: String(LIFELINE_FD), [LIFELINE_GRACE_ENV]: String(graceMs) },
-        stdio: [
-          options.stdin == null ? 'ignore' : 'pipe',
-          'pipe',
+      // Under the watchdog, a spare one started ahead when the launcher keeps them (it then opens the log).
+      // Not with a network policy: that watchdog passes the proxy's listener up (spawned with IPC for it).
+      const spare = supervision === 'watchdog' && !options.onNetworkListener ? options.watchdogs?.take() : undefined;
+      const child =
+        (spare &&
+          (await handOver(spare, {
+            graceMs,
+            sandboxed: wrapper !== undefined,
+            file: wrapper?.[0] ?? program,
+            args: wrapper ? [...wrapper.slice(1), program, ...args] : args,
+            cwd: options.cwd,
+            env: options.env,
+            logFile: options.logFile,
+          }))) ||
+        (await spawnAgent(
+          options,
+          supervision,
+          graceMs,
           log,
-          'pipe',
-          ...(options.onNetworkListener ? ['ipc' as const] : []),
-        ],
-        detached: true,
-      });
+          wrapper !== undefined,
+          [...(wrapper ?? []), program, ...args],
+          file,
+        ));
       if (options.onNetworkListener) receiveListener(child, options.onNetworkListener);
-      await new Promise<void>((resolve, reject) => {
-        child.once('spawn', resolve);
-        child.once('error', (error) =>
-          reject(new RefusedError('AGENT_COMMAND', `cannot start the agent "${file}": ${error.message}`)),
-        );
-      });
-      if (options.stdin != null) {
+      if (child.stdin) {
         const stdin = child.stdin as Writable;
         // An agent that exits without reading its prompt must not crash the launcher with EPIPE.
         stdin.on('error', () => undefined);
-        stdin.end(options.stdin);
+        stdin.end(options.stdin ?? undefined);
       }
       const stdout = child.stdout as Readable;
       stdout.on('data', (chunk: Buffer) => options.onStdout?.(chunk));
@@ -280,4 +267,56 @@ export class AgentProcess {
       // The group is gone already (ESRCH): nothing left to stop.
     }
   }
+}
+
+/**
+ * Start the agent's process (`command`, bwrap's first when `sandboxed`): under a new watchdog (`supervision`
+ * 'watchdog') or the command itself, in
+ * its own process group — a Ctrl-C at the terminal reaches fed (which pauses the team and stops the agent
+ * in order), not the agent directly; and a stop reaches everything the agent started. Fd 3 is the
+ * lifeline the watchdog — or the agent itself — watches; `log` its stderr.
+ */
+async function spawnAgent(
+  options: AgentProcessOptions,
+  supervision: AgentProcess['supervision'],
+  graceMs: number,
+  log: number,
+  sandboxed: boolean,
+  command: readonly string[],
+  shown: string,
+): Promise<ChildProcess> {
+  const [file, ...args] =
+    supervision === 'watchdog'
+      ? [process.execPath, watchdogScript(), String(graceMs), ...(sandboxed ? ['--sandboxed'] : []), ...command]
+      : command;
+  const child = spawn(file!, args, {
+    cwd: options.cwd,
+    env:
+      supervision === 'watchdog'
+        ? options.env
+        : { ...options.env, [LIFELINE_ENV]: String(LIFELINE_FD), [LIFELINE_GRACE_ENV]: String(graceMs) },
+    stdio: [
+      options.stdin == null ? 'ignore' : 'pipe',
+      'pipe',
+      log,
+      'pipe',
+      ...(options.onNetworkListener ? ['ipc' as const] : []),
+    ],
+    detached: true,
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once('spawn', resolve);
+    child.once('error', (error) =>
+      reject(new RefusedError('AGENT_COMMAND', `cannot start the agent "${shown}": ${error.message}`)),
+    );
+  });
+  return child;
+}
+
+/** Hand the launch to a spare watchdog (spare-watchdogs.ts); undefined if it died meanwhile (start one then). */
+async function handOver(spare: ChildProcess, launch: SpareLaunch): Promise<ChildProcess | undefined> {
+  const sent = await new Promise<boolean>((resolve) => spare.send(launch, (error) => resolve(!error)));
+  if (sent) return spare;
+  spare.kill('SIGKILL');
+  return undefined;
 }

@@ -1,6 +1,9 @@
 import { spawn } from 'node:child_process';
+import { writeSync } from 'node:fs';
+import { openForAppend } from '../../../infra/fs/open-for-append.js';
 import { LIFELINE_FD, watchLifeline } from '../../../infra/process/lifeline.js';
 import { relayListener } from '../../../infra/process/listener-channel.js';
+import type { SpareLaunch } from './spare-watchdogs.js';
 import { endLeftovers, endSandbox, groupMembers, sandboxInit, signalEach, signalSandbox } from './agent-stop.js';
 
 /**
@@ -17,87 +20,128 @@ import { endLeftovers, endSandbox, groupMembers, sandboxInit, signalEach, signal
  *   and take them with it by SIGKILL, without a chance to save their session).
  * - When the launcher dies — even by SIGKILL — the kernel closes the pipe; the watchdog then stops it all
  *   itself, so no agent ever runs unsupervised.
+ *
+ * `node agent-watchdog.js --spare` is the same watchdog started ahead of its launch (spare-watchdogs.ts), so a
+ * dispatch does not wait for a node process to start before the agent's: it waits for one IPC message, the
+ * launch (a SpareLaunch: the arguments above, and the agent's working directory, environment and log, which
+ * it opens itself as its stderr), and then supervises as above. A launcher gone before the message: it exits.
  */
-const [graceText, ...command] = process.argv.slice(2);
-const graceMs = Number(graceText);
-const sandboxed = command[0] === '--sandboxed';
-const [file, ...args] = sandboxed ? command.slice(1) : command;
-if (!file || !Number.isFinite(graceMs)) {
-  process.stderr.write('usage: agent-watchdog <graceMs> [--sandboxed] <program> [args…] (started by fed launch)\n');
-  process.exit(2);
-}
+/** What the launcher's end of the lifeline closing does: before a spare's launch came, nothing is left to stop. */
+let onLauncherGone: () => void = () => process.exit(0);
+watchLifeline(LIFELINE_FD, () => onLauncherGone());
 
-/** The other processes of this process group: what the agent (outside the sandbox) started and left. */
-const othersInGroup = () => groupMembers(process.pid, process.pid);
-
-const signalGroup = (name: NodeJS.Signals) => {
-  try {
-    process.kill(-process.pid, name);
-  } catch {
-    // the group is gone
-  }
-};
-
-// In the sandbox, bwrap leads a session of its own: fed's SIGTERM to this group does not reach it.
-// A sandbox with a network policy hands its proxy's listener up through here (launched with an IPC channel).
-const relay = sandboxed && process.send !== undefined;
-const child = spawn(file, args, {
-  stdio: relay ? ['inherit', 'inherit', 'inherit', 'ignore', 'ipc'] : 'inherit',
-  detached: sandboxed,
-});
-if (relay) relayListener(child);
-child.on('error', (error) => {
-  process.stderr.write(`fed: cannot start the agent "${file}": ${error.message}\n`);
-  process.exit(127);
-});
-
-/** Whether bwrap still runs: once it has exited its pid is not ours to signal (it may be reused). */
-const sandboxRunning = () => sandboxed && child.exitCode === null && child.signalCode === null;
-
-let stopping = false;
-/**
- * A stop began (fed's SIGTERM, SIGINT or SIGHUP to the group, or the launcher gone): the agent is asked to
- * end, and whatever still runs after the grace period is killed. In the sandbox that is its init: the
- * kernel then kills everything in the namespace before bwrap sees the init exit, so the exit passed on
- * comes after everything is gone.
- */
-function beginStop(): void {
-  if (stopping) return;
-  stopping = true;
-  if (sandboxed) void signalSandbox(child.pid!, 'SIGTERM', sandboxRunning);
-  // else the signal reached the agent's group already
-  setTimeout(() => {
-    if (sandboxed) void signalSandbox(child.pid!, 'SIGKILL', sandboxRunning);
-    signalEach(othersInGroup(), 'SIGKILL');
-  }, graceMs).unref();
-}
-for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(name, beginStop);
-
-// In the sandbox: its init, once bwrap started it (bwrap passes the command's exit on before it is gone).
-const init = sandboxed ? sandboxInit(child.pid!, sandboxRunning) : Promise.resolve(undefined);
-
-child.on('exit', (code, signal) => {
-  // Whatever the agent left behind ends before its exit is passed on, so before fed checks the deliverable;
-  // in the sandbox, the namespace with its init.
-  const ended = endLeftovers(othersInGroup, graceMs, stopping)
-    .then(() => init)
-    .then(
-      (sandbox) =>
-        sandbox &&
-        endSandbox(sandbox, graceMs, (pid) =>
-          process.stderr.write(`fed: the sandbox's init (pid ${pid}) outlived SIGKILL; passing the exit on\n`),
-        ),
-    );
-  void ended.then(() => {
-    if (signal) {
-      process.removeAllListeners(signal);
-      process.kill(process.pid, signal);
-    } else process.exit(code ?? 1);
+const argv = process.argv.slice(2);
+if (argv[0] === '--spare') {
+  // The IPC channel keeps the spare alive until its launch comes; the lifeline does not.
+  process.once('message', (launch: SpareLaunch) => {
+    process.disconnect();
+    supervise({ ...launch, relay: false });
   });
-});
+} else {
+  const [graceText, ...command] = argv;
+  const sandboxed = command[0] === '--sandboxed';
+  const [file, ...args] = sandboxed ? command.slice(1) : command;
+  if (!file || !Number.isFinite(Number(graceText))) {
+    process.stderr.write('usage: agent-watchdog <graceMs> [--sandboxed] <program> [args…] (started by fed launch)\n');
+    process.exit(2);
+  }
+  // A sandbox with a network policy hands its proxy's listener up through here (launched with an IPC channel).
+  supervise({ graceMs: Number(graceText), sandboxed, file, args, relay: sandboxed && process.send !== undefined });
+}
 
-watchLifeline(LIFELINE_FD, () => {
-  process.stderr.write(`fed: the launcher is gone; stopping the agent (pid ${child.pid})\n`);
-  beginStop();
-  if (!sandboxed) signalGroup('SIGTERM');
-});
+function supervise({
+  graceMs,
+  sandboxed,
+  file,
+  args,
+  cwd,
+  env,
+  logFile,
+  relay,
+}: SpareLaunch & { relay: boolean }): void {
+  // A spare opens the agent's log itself, as the launcher would (never a link or a FIFO put in its place);
+  // its own messages go there too. Otherwise stderr is the log already.
+  let log: number | undefined;
+  try {
+    log = logFile === undefined ? undefined : openForAppend(logFile);
+  } catch (error) {
+    process.stderr.write(`fed: cannot open the agent's log: ${(error as Error).message}\n`);
+    process.exit(127);
+  }
+  const say = (text: string) => (log === undefined ? process.stderr.write(text) : writeSync(log, text));
+
+  /** The other processes of this process group: what the agent (outside the sandbox) started and left. */
+  const othersInGroup = () => groupMembers(process.pid, process.pid);
+
+  const signalGroup = (name: NodeJS.Signals) => {
+    try {
+      process.kill(-process.pid, name);
+    } catch {
+      // the group is gone
+    }
+  };
+
+  // In the sandbox, bwrap leads a session of its own: fed's SIGTERM to this group does not reach it.
+  const child = spawn(file, args, {
+    cwd,
+    env,
+    stdio: ['inherit', 'inherit', log ?? 'inherit', ...(relay ? (['ignore', 'ipc'] as const) : [])],
+    detached: sandboxed,
+  });
+  if (relay) relayListener(child);
+  child.on('error', (error) => {
+    say(`fed: cannot start the agent "${file}": ${error.message}\n`);
+    process.exit(127);
+  });
+
+  /** Whether bwrap still runs: once it has exited its pid is not ours to signal (it may be reused). */
+  const sandboxRunning = () => sandboxed && child.exitCode === null && child.signalCode === null;
+
+  let stopping = false;
+  /**
+   * A stop began (fed's SIGTERM, SIGINT or SIGHUP to the group, or the launcher gone): the agent is asked to
+   * end, and whatever still runs after the grace period is killed. In the sandbox that is its init: the
+   * kernel then kills everything in the namespace before bwrap sees the init exit, so the exit passed on
+   * comes after everything is gone.
+   */
+  function beginStop(): void {
+    if (stopping) return;
+    stopping = true;
+    if (sandboxed) void signalSandbox(child.pid!, 'SIGTERM', sandboxRunning);
+    // else the signal reached the agent's group already
+    setTimeout(() => {
+      if (sandboxed) void signalSandbox(child.pid!, 'SIGKILL', sandboxRunning);
+      signalEach(othersInGroup(), 'SIGKILL');
+    }, graceMs).unref();
+  }
+  for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(name, beginStop);
+
+  // In the sandbox: its init, once bwrap started it (bwrap passes the command's exit on before it is gone).
+  const init = sandboxed ? sandboxInit(child.pid!, sandboxRunning) : Promise.resolve(undefined);
+
+  child.on('exit', (code, signal) => {
+    // Whatever the agent left behind ends before its exit is passed on, so before fed checks the deliverable;
+    // in the sandbox, the namespace with its init.
+    const ended = endLeftovers(othersInGroup, graceMs, stopping)
+      .then(() => init)
+      .then(
+        (sandbox) =>
+          sandbox &&
+          endSandbox(sandbox, graceMs, (pid) =>
+            say(`fed: the sandbox's init (pid ${pid}) outlived SIGKILL; passing the exit on\n`),
+          ),
+      );
+    void ended.then(() => {
+      if (signal) {
+        process.removeAllListeners(signal);
+        process.kill(process.pid, signal);
+      } else process.exit(code ?? 1);
+    });
+  });
+
+  onLauncherGone = () => {
+    say(`fed: the launcher is gone; stopping the agent (pid ${child.pid})\n`);
+    beginStop();
+    if (!sandboxed) signalGroup('SIGTERM');
+  };
+}

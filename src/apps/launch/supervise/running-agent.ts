@@ -149,6 +149,7 @@ export class RunningAgent {
         endsWithLauncher: builtIn,
         onNetworkListener: agent.network?.serve,
         commandsBin: paths.launchBin,
+        watchdogs: options.watchdogs,
       });
     } catch (error) {
       agent.network?.close();
