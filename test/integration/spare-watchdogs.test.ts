@@ -63,6 +63,24 @@ describe('watchdogs started ahead of their launches (fed serve)', () => {
     expect(log).toMatch(/^\n.*\ncommand: .*\ncwd: .*\n\nagent says hello\n$/s);
   }, 60_000);
 
+  it('an agent given no stdin reads none under a spare, as under a watchdog started for it (/dev/null)', async () => {
+    const dir = tempDir();
+    const watchdogs = new SpareWatchdogs();
+    onTestFinished(() => watchdogs.close());
+    let stdout = '';
+    const agent = await AgentProcess.start({
+      command: [process.execPath, '-e', "process.stdout.write(require('node:fs').readlinkSync('/proc/self/fd/0'))"],
+      cwd: dir,
+      env: process.env,
+      logFile: join(dir, 'agent.log'),
+      stdin: null,
+      onStdout: (chunk) => (stdout += chunk.toString()),
+      watchdogs,
+    });
+    expect(await agent.exited).toEqual({ code: 0, signal: null });
+    expect(stdout).toBe('/dev/null');
+  }, 60_000);
+
   it('a spare whose launcher is SIGKILLed while it waits exits, with no agent', async () => {
     const launcher = startFixture('spare-watchdog-launcher.mjs', [tempDir(), 'wait']);
     onTestFinished(() => kill(launcher.child.pid!));

@@ -1,5 +1,6 @@
 import type { ObjectStore } from '@nats-io/obj';
 import type { TranscriptStore } from '../../ports/transcript-store.js';
+import { objectNames } from './bucket-keys.js';
 import type { FederationStreams } from './federation-streams.js';
 import type { JetStreamNames } from './names.js';
 import { retryTransient } from './transient.js';
@@ -19,10 +20,10 @@ export class JetStreamTranscriptStore implements TranscriptStore {
 
   constructor(
     private readonly streams: () => Promise<FederationStreams>,
-    names: JetStreamNames,
+    private readonly jetStreamNames: JetStreamNames,
     where: string,
   ) {
-    this.location = `${where} object store ${names.transcriptBucket}`;
+    this.location = `${where} object store ${jetStreamNames.transcriptBucket}`;
   }
 
   async put(team: string, name: string, content: Uint8Array): Promise<void> {
@@ -50,11 +51,16 @@ export class JetStreamTranscriptStore implements TranscriptStore {
   }
 
   async names(team: string): Promise<string[]> {
-    const store = await this.store();
+    const { session, transcripts } = await this.streams();
     const prefix = objectName(team, '');
-    return (await retryTransient(() => store.list()))
-      .filter((info) => !info.deleted && info.name.startsWith(prefix))
-      .map((info) => info.name.slice(prefix.length));
+    const named = (await objectNames(session, this.jetStreamNames.transcriptBucket)).filter((name) =>
+      name.startsWith(prefix),
+    );
+    const infos = await Promise.all(named.map((name) => retryTransient(() => transcripts.info(name))));
+    return infos
+      .filter((info) => info !== null && !info.deleted)
+      .map((info) => info!.name.slice(prefix.length))
+      .sort();
   }
 
   private async store(): Promise<ObjectStore> {

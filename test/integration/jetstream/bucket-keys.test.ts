@@ -18,7 +18,7 @@ const ended = <T>(listing: Promise<T>, what: string) =>
 describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
   const server = useNatsServer();
 
-  it('fed team move and fed hosts list the hosts while another host renews its record back to back', async () => {
+  it("hosts, a team's files and its transcripts are listed while another process rewrites them back to back", async () => {
     const env = { FED_NATS_URL: server().url, FED_TELEMETRY_ENABLED: 'false' };
     const root = tempDir();
     initFederation(root, { federationName: 'bucket-keys' }, env);
@@ -31,11 +31,16 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
       await writer.backend.teamFiles!.put('docs', 'deliverable', new TextEncoder().encode('draft'));
       await writer.backend.teamFiles!.put('docs', 'learning-log', new TextEncoder().encode('entry'));
       await writer.backend.teamFiles!.put('api', 'deliverable', new TextEncoder().encode('other team'));
+      await writer.backend.transcripts!.put('docs', 'run-1.prompt', new TextEncoder().encode('the prompt'));
+      await writer.backend.transcripts!.put('docs', 'run-1.log', new TextEncoder().encode('started'));
+      await writer.backend.transcripts!.put('api', 'run-1.log', new TextEncoder().encode('other team'));
       let writing = true;
       const renewals = (async () => {
         for (let n = 0; writing; n++) {
           await writer.backend.hosts!.put(hostRecord({ name: 'beta' }));
           await writer.backend.teamFiles!.put('docs', 'learning-log', new TextEncoder().encode(`entry ${n}`));
+          // A transcript copied as it grows: its description rewritten each time.
+          await writer.backend.transcripts!.put('docs', 'run-1.log', new TextEncoder().encode(`line ${n}\n`));
         }
       })();
       for (let round = 0; round < 200; round++) {
@@ -43,6 +48,8 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
         expect(hosts.map((host) => host.record.name)).toEqual(['alpha', 'beta']);
         const files = await ended(lister.backend.teamFiles!.read('docs'), `team files listing ${round}`);
         expect([...files.keys()].sort()).toEqual(['deliverable', 'learning-log']);
+        const transcripts = await ended(lister.backend.transcripts!.names('docs'), `transcripts listing ${round}`);
+        expect(transcripts).toEqual(['run-1.log', 'run-1.prompt']);
       }
       writing = false;
       await renewals;

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Server } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
@@ -143,7 +143,8 @@ export class AgentProcess {
             args: wrapper ? [...wrapper.slice(1), program, ...args] : args,
             cwd: options.cwd,
             env: options.env,
-            logFile: options.logFile,
+            log: logIdentity(options.logFile, log),
+            stdin: options.stdin != null,
           }))) ||
         (await spawnAgent(
           options,
@@ -319,4 +320,10 @@ async function handOver(spare: ChildProcess, launch: SpareLaunch): Promise<Child
   if (sent) return spare;
   spare.kill('SIGKILL');
   return undefined;
+}
+
+/** The log the launcher opened, named for a spare watchdog to open again: its path and its file's identity. */
+function logIdentity(file: string, fd: number): SpareLaunch['log'] {
+  const { dev, ino } = fstatSync(fd);
+  return { file, dev, ino };
 }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { writeSync } from 'node:fs';
+import { fstatSync, writeSync } from 'node:fs';
 import { openForAppend } from '../../../infra/fs/open-for-append.js';
 import { LIFELINE_FD, watchLifeline } from '../../../infra/process/lifeline.js';
 import { relayListener } from '../../../infra/process/listener-channel.js';
@@ -23,8 +23,8 @@ import { endLeftovers, endSandbox, groupMembers, sandboxInit, signalEach, signal
  *
  * `node agent-watchdog.js --spare` is the same watchdog started ahead of its launch (spare-watchdogs.ts), so a
  * dispatch does not wait for a node process to start before the agent's: it waits for one IPC message, the
- * launch (a SpareLaunch: the arguments above, and the agent's working directory, environment and log, which
- * it opens itself as its stderr), and then supervises as above. A launcher gone before the message: it exits.
+ * launch (a SpareLaunch: the arguments above, and the agent's working directory, environment, stdin and log,
+ * which it opens itself as its stderr), and then supervises as above. A launcher gone before the message: it exits.
  */
 /** What the launcher's end of the lifeline closing does: before a spare's launch came, nothing is left to stop. */
 let onLauncherGone: () => void = () => process.exit(0);
@@ -34,7 +34,7 @@ const argv = process.argv.slice(2);
 if (argv[0] === '--spare') {
   // The IPC channel keeps the spare alive until its launch comes; the lifeline does not.
   process.once('message', (launch: SpareLaunch) => {
-    process.disconnect();
+    if (process.connected) process.disconnect();
     supervise({ ...launch, relay: false });
   });
 } else {
@@ -46,7 +46,14 @@ if (argv[0] === '--spare') {
     process.exit(2);
   }
   // A sandbox with a network policy hands its proxy's listener up through here (launched with an IPC channel).
-  supervise({ graceMs: Number(graceText), sandboxed, file, args, relay: sandboxed && process.send !== undefined });
+  supervise({
+    graceMs: Number(graceText),
+    sandboxed,
+    file,
+    args,
+    stdin: true,
+    relay: sandboxed && process.send !== undefined,
+  });
 }
 
 function supervise({
@@ -56,19 +63,28 @@ function supervise({
   args,
   cwd,
   env,
-  logFile,
+  log: logged,
+  stdin,
   relay,
 }: SpareLaunch & { relay: boolean }): void {
-  // A spare opens the agent's log itself, as the launcher would (never a link or a FIFO put in its place);
-  // its own messages go there too. Otherwise stderr is the log already.
+  // A spare opens the agent's log itself (its own stderr goes nowhere): as the launcher did, never a link
+  // or a FIFO put in its place, and only the very file the launcher wrote the header to. Its own messages
+  // go there too. Otherwise stderr is the log already.
   let log: number | undefined;
-  try {
-    log = logFile === undefined ? undefined : openForAppend(logFile);
-  } catch (error) {
-    process.stderr.write(`fed: cannot open the agent's log: ${(error as Error).message}\n`);
-    process.exit(127);
+  if (logged) {
+    try {
+      log = openForAppend(logged.file);
+    } catch {
+      process.exit(127);
+    }
+    const opened = fstatSync(log);
+    if (opened.dev !== logged.dev || opened.ino !== logged.ino) process.exit(127);
   }
   const say = (text: string) => (log === undefined ? process.stderr.write(text) : writeSync(log, text));
+  process.on('uncaughtException', (error) => {
+    say(`fed: the agent's watchdog failed: ${error.stack ?? error.message}\n`);
+    process.exit(127);
+  });
 
   /** The other processes of this process group: what the agent (outside the sandbox) started and left. */
   const othersInGroup = () => groupMembers(process.pid, process.pid);
@@ -85,7 +101,7 @@ function supervise({
   const child = spawn(file, args, {
     cwd,
     env,
-    stdio: ['inherit', 'inherit', log ?? 'inherit', ...(relay ? (['ignore', 'ipc'] as const) : [])],
+    stdio: [stdin ? 'inherit' : 'ignore', 'inherit', log ?? 'inherit', ...(relay ? (['ignore', 'ipc'] as const) : [])],
     detached: sandboxed,
   });
   if (relay) relayListener(child);

@@ -14,8 +14,13 @@ export interface SpareLaunch {
   args: string[];
   cwd?: string;
   env?: NodeJS.ProcessEnv;
-  /** The agent's log, its stderr (opened by the watchdog); absent when the watchdog's stderr is the log. */
-  logFile?: string;
+  /**
+   * The agent's log, its stderr, opened by the watchdog: the file the launcher wrote its header to (device
+   * and inode, so a file swapped in between is refused); absent when the watchdog's stderr is the log.
+   */
+  log?: { file: string; dev: number; ino: number };
+  /** Whether the agent reads the launcher's stdin (the watchdog's); else it gets none (/dev/null). */
+  stdin: boolean;
 }
 
 /**
@@ -56,12 +61,20 @@ export class SpareWatchdogs {
 
   private refill(): void {
     if (this.closed || this.spare) return;
-    const spare = spawn(process.execPath, [watchdogScript(), '--spare'], {
-      cwd: '/',
-      env: {},
-      stdio: ['pipe', 'pipe', 'inherit', 'pipe', 'ipc'],
-      detached: true,
-    });
+    let spare: ChildProcess;
+    try {
+      // Its stderr goes nowhere: once it has a launch it writes to the agent's log, and it must not hold
+      // the server's stderr open while it stops an agent after the server is gone.
+      spare = spawn(process.execPath, [watchdogScript(), '--spare'], {
+        cwd: '/',
+        env: {},
+        stdio: ['pipe', 'pipe', 'ignore', 'pipe', 'ipc'],
+        detached: true,
+      });
+    } catch {
+      // No spare (out of memory, processes): each launch starts its own watchdog, as without one.
+      return;
+    }
     // A spare that could not start, or died waiting, is replaced at the next take.
     spare.on('error', () => undefined);
     spare.once('exit', () => {
