@@ -126,7 +126,8 @@ function describeEvent(event: ServeEvent): string {
       return `${event.team}: launched for ${describeWork(event)} (${event.running} running, ${event.queued} waiting)`;
     case 'ended': {
       const resumes = event.resumeAt ? `; resumes at ${event.resumeAt}` : '';
-      const state = event.state ? ` (${event.state})` : '';
+      // The state only where it adds to the outcome ("paused (reviewing)"), not "complete (complete)".
+      const state = event.state && event.state !== event.outcome ? ` (${event.state})` : '';
       return `${event.team}: ${event.outcome}${state} after ${seconds(event.durationMs)}${event.reason ? `: ${event.reason}` : ''}${resumes}`;
     }
     case 'waiting':
