@@ -236,6 +236,8 @@ export { serveLeases } from './apps/serve/serve-lease.js';
 /** What a server does after a worktree team's launch for a move to another host: its commit recorded, its branch pushed. */
 export { keepTeamCommit } from './apps/hosts/team-commit.js';
 export { retryTeam } from './apps/run/team-retry.js';
+/** Whether a team has work, as `fed run` and `fed serve` judge it: its tests count what a judgement reads. */
+export { judgeTeam } from './apps/run/team-judgement.js';
 /** `fed migrate` as the CLI runs it, with what only a shared backend keeps (team files, hosts, the work queue). */
 export { migrateIntoBackend, migrateIntoFiles } from './apps/migrate/migrate-federation.js';
 export { needsYou } from './apps/needs-you/needs-you.js';

@@ -2,6 +2,7 @@ import { lifecycleFor } from '../../engine/archetypes/catalog.js';
 import { readFederationJournal } from '../../engine/federation/federation-journal.js';
 import { awaitsApply, loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
 import type { TeamLifecycle } from '../../engine/actors/lifecycle-types.js';
+import type { LifecycleEnvelope } from '../../core/schema/lifecycle-state.js';
 import { stateOf } from '../../engine/actors/state-of.js';
 import { statusOf } from '../../core/find-team.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
@@ -65,10 +66,7 @@ async function judgeReadable(fed: Federation, team: RegistryEntry): Promise<Cand
       lifecycle,
     };
   // A mission applied, or a directive waiting to be applied (the launch's consumer applies it first).
-  const waitingDirective = (await backend.signals.inbox({ id: team.domainId, entry: team }).list()).signals
-    .map((s) => s.message)
-    .filter((message) => message.type === 'directive' && awaitsApply(lifecycle.envelope, message))
-    .sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp))[0];
+  const waitingDirective = await oldestWaitingDirective(backend, team, lifecycle.envelope);
   if (!lifecycle.snapshot.context.mission && !waitingDirective) {
     return {
       team,
@@ -96,6 +94,30 @@ async function judgeReadable(fed: Federation, team: RegistryEntry): Promise<Cand
     };
   }
   return { team, resume: false, lifecycle, waitingDirective };
+}
+
+/**
+ * The oldest directive of the team's inbox its lifecycle has not applied yet. Only unacknowledged
+ * directives are read — the consumer applies nothing else — and their acks are taken as listed: a
+ * long-lived inbox holds a signal and an ack per message of its history, and `fed serve` judges a team
+ * again at every change of it, so reading the whole inbox made each judgement cost more than the last.
+ */
+async function oldestWaitingDirective(
+  backend: FederationBackend,
+  team: RegistryEntry,
+  envelope: LifecycleEnvelope,
+): Promise<SignalMessage | undefined> {
+  let oldest: { message: SignalMessage; time: number } | undefined;
+  const inbox = backend.signals.inbox({ id: team.domainId, entry: team });
+  for await (const { signals } of inbox.pendingBatches({ types: ['directive'], trustAcks: true })) {
+    for (const { message } of signals) {
+      if (message.type !== 'directive' || !awaitsApply(envelope, message)) continue;
+      // Batches come in inbox order (time, then name): of two at one time, the first seen stays.
+      const time = Date.parse(message.timestamp);
+      if (!oldest || time < oldest.time) oldest = { message, time };
+    }
+  }
+  return oldest?.message;
 }
 
 /**
