@@ -188,6 +188,7 @@ export {
   writeCurrentRun,
 } from './apps/launch/run-records.js';
 export { accountOf, activeAccountLimit, recordAccountLimit } from './apps/launch/account-limit.js';
+export { waitForConsumer } from './apps/launch/prepare/launch-leases.js';
 export { renderFixPrompt } from './apps/launch/prepare/fix-prompt.js';
 export { hostPolicy, type HostPolicy } from './apps/launch/prepare/sandbox/host-policy.js';
 export { bubblewrapArgs, findBubblewrap, machineMounts } from './apps/launch/prepare/sandbox/sandbox.js';

@@ -6,7 +6,7 @@ vi.mock('node:fs', async (importOriginal) =>
 );
 
 const { initFederation, onboardTeam, openFederation, runActors, sendSignal } = await import('fed');
-const { judgeTeam, readRegistry, workspacePaths } = await import('fed/testing');
+const { judgeTeam, readRegistry, runCli, waitForConsumer, workspacePaths } = await import('fed/testing');
 const { counted } = await import('../helpers/fs-calls.js');
 const { tempDir } = await import('../helpers/temp-dir.js');
 
@@ -60,5 +60,54 @@ describe('judging whether a team has work', () => {
 
     expect(candidate.skip).toBeUndefined();
     expect(candidate.waitingDirective).toBeUndefined();
+  });
+});
+
+describe('a launch waiting for the running consumer of a team with a long history', () => {
+  it('reads only the signals that wait, and none once nothing waits', async () => {
+    const { fed, send, team, inbox } = await teamWithHistory();
+    const historyRead = (calls: { op: string; path: string }[]) =>
+      calls.filter((c) => c.op === 'openSync' && c.path.startsWith(`${inbox}/`) && c.path.includes('-report-'));
+
+    // Nothing waits: it goes on at once, having read no signal file.
+    const idle = await counted(() => waitForConsumer(fed.backend, team(), 1_000));
+    expect(historyRead(idle.calls)).toEqual([]);
+
+    // A directive no consumer applies: it looks again until its limit, each look reading only that one.
+    await send('directive', 'Add the examples');
+    const waiting = await counted(() => waitForConsumer(fed.backend, team(), 50));
+    const opened = waiting.calls.filter((c) => c.op === 'openSync' && c.path.startsWith(`${inbox}/`));
+    expect(opened.length).toBeGreaterThan(0);
+    expect(opened.every((c) => c.path.includes('-directive-add-the-examples'))).toBe(true);
+  });
+});
+
+describe('a launch of a team with a long history', () => {
+  it('reads no signal of its history while it waits for its consumer and supervises the agent', async () => {
+    const { fed, send, inbox } = await teamWithHistory();
+    await send('directive', 'Add the examples');
+    const out = { stdout: '', stderr: '' };
+    const write = (key: keyof typeof out) => (text: string) => void (out[key] += text);
+
+    // In-process, where the reads can be counted; with a PATH, where the agent and the sandbox are found.
+    const { calls } = await counted(() =>
+      runCli(['launch', '--team', 'docs', '--agent', 'true', '--json', '--root', fed.root], {
+        stdout: write('stdout'),
+        stderr: write('stderr'),
+        terminal: write('stdout'),
+        env: { FED_TELEMETRY_ENABLED: 'false', PATH: process.env.PATH },
+        cwd: fed.root,
+        isTTY: false,
+      }),
+    );
+
+    expect(out.stderr).toBe('');
+    expect(JSON.parse(out.stdout)).toMatchObject({ team: 'docs' });
+    const opened = calls.filter((c) => c.op === 'openSync' && c.path.startsWith(`${inbox}/`)).map((c) => c.path);
+    // The directive the launch's consumer applies, and no signal of the history. (The consumer checks each
+    // ack once, as it starts: one that is broken keeps its signal from being taken as acknowledged.)
+    expect(opened.some((path) => path.includes('-directive-add-the-examples'))).toBe(true);
+    expect(opened.filter((path) => path.includes('-report-') && !path.endsWith('.ack'))).toEqual([]);
+    expect(new Set(opened).size).toBe(opened.length);
   });
 });

@@ -1,6 +1,7 @@
 import { lifecycleFor } from '../../engine/archetypes/catalog.js';
 import { readFederationJournal } from '../../engine/federation/federation-journal.js';
-import { awaitsApply, loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
+import { loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
+import { awaitingApply } from '../../engine/actors/awaiting-apply.js';
 import type { TeamLifecycle } from '../../engine/actors/lifecycle-types.js';
 import type { LifecycleEnvelope } from '../../core/schema/lifecycle-state.js';
 import { stateOf } from '../../engine/actors/state-of.js';
@@ -96,12 +97,7 @@ async function judgeReadable(fed: Federation, team: RegistryEntry): Promise<Cand
   return { team, resume: false, lifecycle, waitingDirective };
 }
 
-/**
- * The oldest directive of the team's inbox its lifecycle has not applied yet. Only unacknowledged
- * directives are read — the consumer applies nothing else — and their acks are taken as listed: a
- * long-lived inbox holds a signal and an ack per message of its history, and `fed serve` judges a team
- * again at every change of it, so reading the whole inbox made each judgement cost more than the last.
- */
+/** The oldest directive of the team's inbox its lifecycle has not applied yet. */
 async function oldestWaitingDirective(
   backend: FederationBackend,
   team: RegistryEntry,
@@ -109,13 +105,10 @@ async function oldestWaitingDirective(
 ): Promise<SignalMessage | undefined> {
   let oldest: { message: SignalMessage; time: number } | undefined;
   const inbox = backend.signals.inbox({ id: team.domainId, entry: team });
-  for await (const { signals } of inbox.pendingBatches({ types: ['directive'], trustAcks: true })) {
-    for (const { message } of signals) {
-      if (message.type !== 'directive' || !awaitsApply(envelope, message)) continue;
-      // Batches come in inbox order (time, then name): of two at one time, the first seen stays.
-      const time = Date.parse(message.timestamp);
-      if (!oldest || time < oldest.time) oldest = { message, time };
-    }
+  for await (const message of awaitingApply(inbox, envelope, ['directive'])) {
+    // Inbox order is time, then name: of two at one time, the first seen stays.
+    const time = Date.parse(message.timestamp);
+    if (!oldest || time < oldest.time) oldest = { message, time };
   }
   return oldest?.message;
 }
