@@ -35,7 +35,8 @@
  *   `--heapsnapshot-signal` — and summed: the live objects). Flat is last / first ≤ 1.25 (the first at a
  *   tenth, once caches are warm), and the slope per 1 000 dispatches is told. The first and last snapshots
  *   are kept (the path is printed) for a heap diff. Beside it, the RSS of the bare dispatcher (the first
- *   row's ceiling script) after as many spawns of the same agent.
+ *   row's ceiling script) after as many spawns of the same agent. And time: the last tenth of the
+ *   dispatches against the second, ≤ 1.5× — a dispatch must not cost more as the teams' history grows.
  *
  * Env: FED_BENCH_SERVE_ROWS (latency,idle,memory), FED_BENCH_SERVE_MISSIONS (30), FED_BENCH_SERVE_IDLE_TEAMS (1000), FED_BENCH_SERVE_IDLE_S (60),
  * FED_BENCH_SERVE_IDLE_ROUNDS (2), FED_BENCH_SERVE_DISPATCHES (1000). Needs the build (`npm run bench`
@@ -541,6 +542,8 @@ async function memoryAfterDispatches(): Promise<void> {
     const rss: number[] = [];
     const heap: number[] = [];
     const ceilingRss: number[] = [];
+    /** When each tenth of the dispatches had ended (ms). */
+    const tenths: number[] = [];
     const kept: string[] = [];
     const endedOf = new Map(MEMORY_TEAMS.map((team) => [team, 0]));
     const sentTo = new Map(MEMORY_TEAMS.map((team) => [team, 0]));
@@ -566,6 +569,7 @@ async function memoryAfterDispatches(): Promise<void> {
           sent++;
         }
       if (ended >= Math.round(point * (rss.length + 1))) {
+        tenths.push(Date.now());
         const { bytes, file } = await heapAfterGc(pid, snapshots);
         rss.push(rssKib(pid));
         heap.push(bytes);
@@ -598,6 +602,18 @@ async function memoryAfterDispatches(): Promise<void> {
       unit: 'MiB',
       spread: summarize(rss.map((kib) => kib / KIB)),
       ceiling: { name: "bare dispatcher's", value: Math.max(...ceilingRss) / KIB },
+    });
+    // A dispatch must not cost more as the teams' history grows (each judgement and launch once read a
+    // team's whole inbox): the last tenth's time against the second's (the first includes the start;
+    // each tenth's time includes its heap snapshot, the same work in every tenth).
+    const tenthSeconds = (i: number) => (tenths[i]! - tenths[i - 1]!) / 1000;
+    const timeRatio = tenthSeconds(MEMORY_POINTS - 1) / tenthSeconds(1);
+    report({
+      name: `fed serve time of the last tenth of ${DISPATCHES} dispatches / of the second (${tenthSeconds(1).toFixed(0)} s)`,
+      value: timeRatio,
+      unit: '×',
+      goal: '≤ 1.5× (a dispatch costs no more as history grows; load moves it too)',
+      met: timeRatio <= 1.5,
     });
     for (const [what, values, unit] of [
       ['RSS', rss.map((kib) => kib * KIB), 'KiB'],
