@@ -1,9 +1,8 @@
 import { lifecycleFor } from '../../engine/archetypes/catalog.js';
 import { readFederationJournal } from '../../engine/federation/federation-journal.js';
 import { loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
-import { awaitingApply } from '../../engine/actors/awaiting-apply.js';
+import { firstAwaitingApply } from '../../engine/actors/awaiting-apply.js';
 import type { TeamLifecycle } from '../../engine/actors/lifecycle-types.js';
-import type { LifecycleEnvelope } from '../../core/schema/lifecycle-state.js';
 import { stateOf } from '../../engine/actors/state-of.js';
 import { statusOf } from '../../core/find-team.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
@@ -67,7 +66,11 @@ async function judgeReadable(fed: Federation, team: RegistryEntry): Promise<Cand
       lifecycle,
     };
   // A mission applied, or a directive waiting to be applied (the launch's consumer applies it first).
-  const waitingDirective = await oldestWaitingDirective(backend, team, lifecycle.envelope);
+  const waitingDirective = await firstAwaitingApply(
+    backend.signals.inbox({ id: team.domainId, entry: team }),
+    lifecycle.envelope,
+    ['directive'],
+  );
   if (!lifecycle.snapshot.context.mission && !waitingDirective) {
     return {
       team,
@@ -95,22 +98,6 @@ async function judgeReadable(fed: Federation, team: RegistryEntry): Promise<Cand
     };
   }
   return { team, resume: false, lifecycle, waitingDirective };
-}
-
-/** The oldest directive of the team's inbox its lifecycle has not applied yet. */
-async function oldestWaitingDirective(
-  backend: FederationBackend,
-  team: RegistryEntry,
-  envelope: LifecycleEnvelope,
-): Promise<SignalMessage | undefined> {
-  let oldest: { message: SignalMessage; time: number } | undefined;
-  const inbox = backend.signals.inbox({ id: team.domainId, entry: team });
-  for await (const message of awaitingApply(inbox, envelope, ['directive'])) {
-    // Inbox order is time, then name: of two at one time, the first seen stays.
-    const time = Date.parse(message.timestamp);
-    if (!oldest || time < oldest.time) oldest = { message, time };
-  }
-  return oldest?.message;
 }
 
 /**

@@ -4,21 +4,24 @@ import type { SignalInbox } from '../../ports/signal-transport.js';
 import { awaitsApply } from './team-lifecycle.js';
 
 /**
- * The signals of a team's inbox its lifecycle has not applied yet (of `types`, when given), in inbox
- * order. Only unacknowledged signals are read — the consumer applies nothing else — and their acks are
- * taken as listed: a long-lived inbox holds a signal and an ack per message of its history, and the
- * callers (a launch waiting for its consumer, `fed serve` judging a team at every change of it) would
- * otherwise read all of it each time, each dispatch costing more than the last.
+ * The first signal of a team's inbox, in inbox order (the oldest), that its lifecycle has not applied yet
+ * — of `types`, when given. Only unacknowledged signals are read, a batch at a time up to the first — the
+ * consumer applies nothing else — and their acks are taken as listed: a long-lived inbox holds a signal
+ * and an ack per message of its history, and the callers (a launch waiting for its consumer, `fed serve`
+ * judging a team at every change of it) would otherwise read all of it each time, each dispatch costing
+ * more than the last.
  */
-export async function* awaitingApply(
+export async function firstAwaitingApply(
   inbox: SignalInbox,
   envelope: LifecycleEnvelope,
   types?: readonly SignalType[],
-): AsyncGenerator<SignalMessage> {
+): Promise<SignalMessage | undefined> {
   for await (const { signals } of inbox.pendingBatches({ trustAcks: true, ...(types && { types }) })) {
-    for (const { message } of signals) {
-      // An adapter may hand back other types too (PendingBatchOptions.types).
-      if ((!types || types.includes(message.type)) && awaitsApply(envelope, message)) yield message;
-    }
+    // An adapter may hand back other types too (PendingBatchOptions.types).
+    const first = signals.find(
+      ({ message }) => (!types || types.includes(message.type)) && awaitsApply(envelope, message),
+    );
+    if (first) return first.message;
   }
+  return undefined;
 }

@@ -1,11 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { acquireTeamLease, tryAcquireTeamLease } from '../../../engine/actors/team-lease.js';
 import { loadTeamLifecycle } from '../../../engine/actors/team-lifecycle.js';
-import { awaitingApply } from '../../../engine/actors/awaiting-apply.js';
+import { firstAwaitingApply } from '../../../engine/actors/awaiting-apply.js';
 import type { RegistryEntry } from '../../../core/schema/registry.js';
 import type { FederationBackend } from '../../../ports/federation-backend.js';
-import type { SignalInbox } from '../../../ports/signal-transport.js';
-import type { LifecycleEnvelope } from '../../../core/schema/lifecycle-state.js';
 
 /**
  * The team's launch lease — a second launch of it is refused — and its consumer lease unless `fed actors
@@ -43,15 +41,7 @@ export async function waitForConsumer(backend: FederationBackend, team: Registry
     const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
     if (lifecycle.snapshot.value === 'paused') return;
     const held = (lifecycle.envelope.held?.length ?? 0) > 0;
-    if (!held && !(await anyAwaitingApply(inbox, lifecycle.envelope))) return;
+    if (!held && !(await firstAwaitingApply(inbox, lifecycle.envelope))) return;
     await sleep(wait);
   }
-}
-
-/** Whether a signal of the inbox waits for the lifecycle; the inbox is read only up to the first. */
-async function anyAwaitingApply(inbox: SignalInbox, envelope: LifecycleEnvelope): Promise<boolean> {
-  const waiting = awaitingApply(inbox, envelope);
-  const first = await waiting.next();
-  await waiting.return(undefined);
-  return !first.done;
 }
