@@ -84,7 +84,7 @@ async function runLaunch(
     if (!consumer) await waitForConsumer(backend, team);
     const ready = refuseWithoutWork(launch, await watch.catchUp());
     phases.step({ type: 'CHECKED' });
-    const prepared = prepareRun(launch, ready);
+    const prepared = await prepareRun(launch, ready);
     if (prepared.accountLimit) {
       const paused = await pauseForAccountLimit(launch, prepared.accountLimit);
       phases.step({ type: 'JUDGED', outcome: 'paused' });

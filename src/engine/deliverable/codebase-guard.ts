@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { fstatSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { fstatSync, type Stats } from 'node:fs';
+import { readdir, readFile, realpath, stat as statOf } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { git, GitCommandError } from '../registry/git.js';
+import { gitAsync, GitCommandError } from '../registry/git.js';
 import { FED_DIR } from '../../core/layout.js';
 import { CONFIG_FILE } from '../../core/schema/config.js';
 import type { CodebaseBaseline } from '../../core/schema/launch-context.js';
@@ -14,13 +15,17 @@ import type { CodebaseBaseline } from '../../core/schema/launch-context.js';
  * where team workspaces live — is not part of the codebase, nor is the federation's own config file at its
  * root: both are fed's control files, which a person (or fed: `fed schedule add`, the dashboard) changes
  * while teams run. What keeps an agent from writing either is its sandbox (the root is read-only in it),
- * not this rule. Files git ignores are not watched.
+ * not this rule. Files git ignores are not watched. Every look is asynchronous: a launch in `fed serve` captures
+ * the codebase while the server's heartbeat, actors and other launches go on, and a `git status` or a walk
+ * of a large codebase takes seconds.
  */
 const SKIPPED_DIRS = new Set([FED_DIR, '.git', 'node_modules']);
 
-function hashFile(path: string): string {
+async function hashFile(path: string): Promise<string> {
   try {
-    return createHash('sha1').update(readFileSync(path)).digest('hex');
+    return createHash('sha1')
+      .update(await readFile(path))
+      .digest('hex');
   } catch {
     return 'unreadable';
   }
@@ -52,13 +57,15 @@ function identityOf(stat: Pick<Stats, 'dev' | 'ino'>): string {
   return `${stat.dev}:${stat.ino}`;
 }
 
-function gitEntries(
+async function gitEntries(
   codebase: string,
   top: string,
   skip: ReadonlySet<string>,
   control: string | undefined,
-): Record<string, string> {
-  const out = git(codebase, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', '.'], { raw: true });
+): Promise<Record<string, string>> {
+  const out = await gitAsync(codebase, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', '.'], {
+    raw: true,
+  });
   const entries: Record<string, string> = {};
   const records = out.split('\0');
   for (let i = 0; i < records.length; i++) {
@@ -69,33 +76,47 @@ function gitEntries(
     // A rename's record is followed by its source path.
     if (status.startsWith('R') || status.startsWith('C')) i++;
     if (insideFedDir(path) || join(top, path) === control) continue;
-    if (skip.size > 0 && isSkipped(join(top, path), skip)) continue;
-    entries[path] = `${status}:${hashFile(join(top, path))}`;
+    if (skip.size > 0 && (await isSkipped(join(top, path), skip))) continue;
+    entries[path] = `${status}:${await hashFile(join(top, path))}`;
   }
   return entries;
 }
 
-function isSkipped(path: string, skip: ReadonlySet<string>): boolean {
-  const stat = statSync(path, { throwIfNoEntry: false });
+/** The stat of `path`, or undefined when nothing is there (a dangling link is "missing"). */
+async function statIfAny(path: string): Promise<Stats | undefined> {
+  try {
+    return await statOf(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+async function isSkipped(path: string, skip: ReadonlySet<string>): Promise<boolean> {
+  const stat = await statIfAny(path);
   return stat !== undefined && skip.has(identityOf(stat));
 }
 
-function fileEntries(codebase: string, skip: ReadonlySet<string>, control: string | undefined): Record<string, string> {
+async function fileEntries(
+  codebase: string,
+  skip: ReadonlySet<string>,
+  control: string | undefined,
+): Promise<Record<string, string>> {
   const entries: Record<string, string> = {};
-  const walk = (dir: string) => {
-    for (const item of readdirSync(dir, { withFileTypes: true })) {
+  const walk = async (dir: string): Promise<void> => {
+    for (const item of await readdir(dir, { withFileTypes: true })) {
       if (item.isDirectory() && SKIPPED_DIRS.has(item.name)) continue;
       const path = join(dir, item.name);
       if (path === control) continue;
-      if (item.isDirectory()) walk(path);
+      if (item.isDirectory()) await walk(path);
       else {
-        const stat = statSync(path, { throwIfNoEntry: false });
+        const stat = await statIfAny(path);
         if (stat && skip.has(identityOf(stat))) continue;
         entries[relative(codebase, path)] = stat ? `${stat.size}:${stat.mtimeMs}` : 'missing';
       }
     }
   };
-  walk(codebase);
+  await walk(codebase);
   return entries;
 }
 
@@ -104,36 +125,36 @@ function fileEntries(codebase: string, skip: ReadonlySet<string>, control: strin
  * outside one. One git process where there is a HEAD: a launch captures the codebase before its agent
  * starts, so every process here is time the agent waits (docs/operations.md, dispatch latency).
  */
-function workTreeOf(dir: string): { top: string; head: string | null } | undefined {
-  const ask = (args: readonly string[]): string[] | undefined => {
+async function workTreeOf(dir: string): Promise<{ top: string; head: string | null } | undefined> {
+  const ask = async (args: readonly string[]): Promise<string[] | undefined> => {
     try {
-      return git(dir, ['rev-parse', '--is-inside-work-tree', '--show-toplevel', ...args]).split('\n');
+      return (await gitAsync(dir, ['rev-parse', '--is-inside-work-tree', '--show-toplevel', ...args])).split('\n');
     } catch (error) {
       // A killed git answered nothing: that is no "no".
       if (error instanceof GitCommandError && !error.killedBy) return undefined;
       throw error;
     }
   };
-  const withHead = ask(['--verify', '--quiet', 'HEAD']);
+  const withHead = await ask(['--verify', '--quiet', 'HEAD']);
   if (withHead) return { top: withHead[1]!, head: withHead[2]! };
   // No HEAD to verify: a repository before its first commit, or no work tree at all.
-  const without = ask([]);
+  const without = await ask([]);
   return without ? { top: without[1]!, head: null } : undefined;
 }
 
 /** `root`: `dir` is the federation's root, whose config file is left out (see above). */
-function entriesOf(
+async function entriesOf(
   dir: string,
   skip: ReadonlySet<string>,
   root = false,
-): { isGit: boolean; head: string | null; entries: Record<string, string> } {
-  const tree = workTreeOf(dir);
+): Promise<{ isGit: boolean; head: string | null; entries: Record<string, string> }> {
+  const tree = await workTreeOf(dir);
   // git names paths from its top level, which is a real path: so is the config's, to be compared.
-  const control = root ? join(tree ? realpathSync(dir) : dir, CONFIG_FILE) : undefined;
+  const control = root ? join(tree ? await realpath(dir) : dir, CONFIG_FILE) : undefined;
   return {
     isGit: tree !== undefined,
     head: tree?.head ?? null,
-    entries: tree ? gitEntries(dir, tree.top, skip, control) : fileEntries(dir, skip, control),
+    entries: tree ? await gitEntries(dir, tree.top, skip, control) : await fileEntries(dir, skip, control),
   };
 }
 
@@ -146,14 +167,18 @@ export interface CaptureScope {
   launcherOutput?: readonly string[];
 }
 
-export function captureCodebase(codebase: string, scope: CaptureScope = {}, now = new Date()): CodebaseBaseline {
+export async function captureCodebase(
+  codebase: string,
+  scope: CaptureScope = {},
+  now = new Date(),
+): Promise<CodebaseBaseline> {
   const launcherOutput = scope.launcherOutput ?? [];
   const skip = new Set(launcherOutput);
-  const main = entriesOf(codebase, skip, true);
+  const main = await entriesOf(codebase, skip, true);
   const entries = { ...main.entries };
   let head = main.head;
   if (scope.worktree) {
-    const tree = entriesOf(scope.worktree, skip);
+    const tree = await entriesOf(scope.worktree, skip);
     const prefix = relative(codebase, scope.worktree);
     const ignored = new Set(scope.ignored ?? []);
     for (const [path, fingerprint] of Object.entries(tree.entries))
@@ -172,7 +197,7 @@ export function captureCodebase(codebase: string, scope: CaptureScope = {}, now 
 }
 
 /** The codebase now, in the same scope as the baseline. */
-export function recaptureCodebase(baseline: CodebaseBaseline): CodebaseBaseline {
+export async function recaptureCodebase(baseline: CodebaseBaseline): Promise<CodebaseBaseline> {
   return captureCodebase(baseline.codebase, {
     worktree: baseline.worktree,
     ignored: baseline.ignored,

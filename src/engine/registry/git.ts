@@ -2,7 +2,13 @@ import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { findExecutable, leftOutReason } from '../../infra/process/find-executable.js';
 
-const execFileAsync = promisify(execFile);
+/**
+ * `execFile` as a promise, made on first use: reading `execFile` loads child_process (the bundles load Node's
+ * modules lazily, scripts/bundle-settings.mjs), which a command that runs no git — `fed monitor`, every
+ * `fed event` — would otherwise load at start-up (7 ms of a monitor cycle).
+ */
+let execFileAsync: ReturnType<typeof promisifiedExecFile> | undefined;
+const promisifiedExecFile = () => promisify(execFile);
 
 /** git as found on PATH, once per PATH: never one a sandboxed agent could have planted (find-executable.ts). */
 let found: { path: string | undefined; for: string | undefined; why: string } | undefined;
@@ -37,20 +43,38 @@ export function git(cwd: string, args: readonly string[], options: { raw?: boole
 }
 
 /**
+ * git run without blocking the event loop: a long-lived process (fed serve, fed ui) goes on with its
+ * heartbeat, its actors and its dashboard while git works — a `git status` of a large codebase takes
+ * seconds. Its stdout, trimmed unless `raw`; throws with stderr, as `git` does.
+ */
+export async function gitAsync(cwd: string, args: readonly string[], options: { raw?: boolean } = {}): Promise<string> {
+  const out = await runGitAsync(cwd, args, {});
+  return options.raw ? out : out.trim();
+}
+
+/**
  * A git that talks to a remote (ls-remote, fetch, push), run without blocking: a server's heartbeat goes
  * on while it waits on the network. Killed after `timeoutMs`, and never waiting for a password nobody
  * types (no terminal prompt), so an unreachable remote is an answer, not a hang. Its stdout, trimmed.
  */
 export async function gitRemote(cwd: string, args: readonly string[], timeoutMs: number): Promise<string> {
+  const out = await runGitAsync(cwd, args, { timeout: timeoutMs, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } });
+  return out.trim();
+}
+
+async function runGitAsync(
+  cwd: string,
+  args: readonly string[],
+  options: { timeout?: number; env?: NodeJS.ProcessEnv },
+): Promise<string> {
   try {
-    const { stdout } = await execFileAsync(gitProgram(), args, {
+    const { stdout } = await (execFileAsync ??= promisifiedExecFile())(gitProgram(), args, {
       cwd,
       encoding: 'utf8',
-      timeout: timeoutMs,
       maxBuffer: 256 * 1024 * 1024,
-      env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
+      ...options,
     });
-    return stdout.trim();
+    return stdout;
   } catch (error) {
     throw gitFailure(args, error);
   }

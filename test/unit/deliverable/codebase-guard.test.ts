@@ -1,6 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
+  chmodSync,
   closeSync,
   fstatSync,
   mkdirSync,
@@ -11,7 +12,7 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { type CodebaseBaseline, packageRoot } from 'fed/testing';
 import { describe, expect, it } from 'vitest';
 import {
@@ -55,7 +56,7 @@ function write(dir: string, files: Record<string, string>): void {
 }
 
 describe('a codebase outside git: every file by size and mtime', () => {
-  it('records each file by its path, skipping every .fed, .git and node_modules folder; the time of the capture', () => {
+  it('records each file by its path, skipping every .fed, .git and node_modules folder; the time of the capture', async () => {
     const dir = tempDir();
     write(dir, {
       'a.txt': 'abc',
@@ -68,7 +69,7 @@ describe('a codebase outside git: every file by size and mtime', () => {
     });
     utimesSync(join(dir, 'a.txt'), 1_000, 1_000);
     const now = new Date('2026-11-25T08:00:00.000Z');
-    const baseline = captureCodebase(dir, {}, now);
+    const baseline = await captureCodebase(dir, {}, now);
     expect(baseline.kind).toBe('files');
     expect(baseline.head).toBeNull();
     expect(baseline.codebase).toBe(dir);
@@ -79,16 +80,16 @@ describe('a codebase outside git: every file by size and mtime', () => {
     expect(baseline.entries['src/b.ts']).toMatch(/^5:\d+(\.\d+)?$/);
   });
 
-  it('names a file changed, added, removed or only touched; nothing when nothing changed', () => {
+  it('names a file changed, added, removed or only touched; nothing when nothing changed', async () => {
     const dir = tempDir();
     write(dir, { 'same.txt': 'same', 'edit.txt': 'one', 'gone.txt': 'x', 'touch.txt': 't' });
-    const before = captureCodebase(dir);
-    expect(codebaseChanges(before, recaptureCodebase(before))).toEqual([]);
+    const before = await captureCodebase(dir);
+    expect(codebaseChanges(before, await recaptureCodebase(before))).toEqual([]);
     writeFileSync(join(dir, 'edit.txt'), 'three');
     rmSync(join(dir, 'gone.txt'));
     write(dir, { 'sub/new.txt': 'n' });
     utimesSync(join(dir, 'touch.txt'), 2_000, 2_000);
-    expect(codebaseChanges(before, recaptureCodebase(before))).toEqual([
+    expect(codebaseChanges(before, await recaptureCodebase(before))).toEqual([
       'edit.txt',
       'gone.txt',
       'sub/new.txt',
@@ -96,38 +97,38 @@ describe('a codebase outside git: every file by size and mtime', () => {
     ]);
   });
 
-  it('a link to nothing is recorded as missing, not a failed capture', () => {
+  it('a link to nothing is recorded as missing, not a failed capture', async () => {
     const dir = tempDir();
     symlinkSync(join(dir, 'nowhere'), join(dir, 'dangling'));
-    expect(captureCodebase(dir).entries).toEqual({ dangling: 'missing' });
+    expect((await captureCodebase(dir)).entries).toEqual({ dangling: 'missing' });
   });
 });
 
 describe('a codebase in git: HEAD and every path git status reports, by content', () => {
-  it('a clean checkout is its HEAD and no entry', () => {
+  it('a clean checkout is its HEAD and no entry', async () => {
     const dir = repoWith({ 'a.txt': 'a' });
-    const baseline = captureCodebase(dir);
+    const baseline = await captureCodebase(dir);
     expect(baseline.kind).toBe('git');
     expect(baseline.head).toBe(gitIn(dir, 'rev-parse', 'HEAD'));
     expect(baseline.entries).toEqual({});
   });
 
-  it('a repository with no commit yet has no HEAD; its untracked files are entries', () => {
+  it('a repository with no commit yet has no HEAD; its untracked files are entries', async () => {
     const dir = tempDir();
     gitIn(dir, 'init', '-q');
     write(dir, { 'dir/new.txt': 'n' });
-    const baseline = captureCodebase(dir);
+    const baseline = await captureCodebase(dir);
     expect(baseline.kind).toBe('git');
     expect(baseline.head).toBeNull();
     expect(baseline.entries).toEqual({ 'dir/new.txt': `??:${sha1('n')}` });
   });
 
-  it('records each change with its status and a hash of its content; a deleted file is unreadable', () => {
+  it('records each change with its status and a hash of its content; a deleted file is unreadable', async () => {
     const dir = repoWith({ 'a.txt': 'a', 'b.txt': 'b', 'c.txt': 'c' });
     write(dir, { 'a.txt': 'A', 'nested/deeper/u.txt': 'u', '.fed/teams/t/deliverable.md': 'ours' });
     rmSync(join(dir, 'b.txt'));
     gitIn(dir, 'mv', 'c.txt', 'moved.txt');
-    expect(captureCodebase(dir).entries).toEqual({
+    expect((await captureCodebase(dir)).entries).toEqual({
       'a.txt': ` M:${sha1('A')}`,
       'b.txt': ' D:unreadable',
       'moved.txt': `R :${sha1('c')}`,
@@ -135,60 +136,60 @@ describe('a codebase in git: HEAD and every path git status reports, by content'
     });
   });
 
-  it('a file already dirty and edited again is a change; so is a commit (HEAD, by its first 12 characters)', () => {
+  it('a file already dirty and edited again is a change; so is a commit (HEAD, by its first 12 characters)', async () => {
     const dir = repoWith({ 'a.txt': 'a' });
     writeFileSync(join(dir, 'a.txt'), 'dirty');
-    const before = captureCodebase(dir);
+    const before = await captureCodebase(dir);
     writeFileSync(join(dir, 'a.txt'), 'dirtier');
-    expect(codebaseChanges(before, recaptureCodebase(before))).toEqual(['a.txt']);
+    expect(codebaseChanges(before, await recaptureCodebase(before))).toEqual(['a.txt']);
     const head = before.head!;
     gitIn(dir, 'commit', '-q', '-am', 'edit');
-    const after = recaptureCodebase(before);
+    const after = await recaptureCodebase(before);
     expect(codebaseChanges(before, after)).toEqual([
       `HEAD (${head.slice(0, 12)} → ${after.head!.slice(0, 12)})`,
       'a.txt',
     ]);
   });
 
-  it('a codebase below the top of its repository watches only its own folder, by paths from the top', () => {
+  it('a codebase below the top of its repository watches only its own folder, by paths from the top', async () => {
     const dir = repoWith({ 'pkg/a.txt': 'a', 'other/b.txt': 'b' });
     write(dir, { 'pkg/a.txt': 'A', 'other/b.txt': 'B' });
-    expect(captureCodebase(join(dir, 'pkg')).entries).toEqual({ 'pkg/a.txt': ` M:${sha1('A')}` });
+    expect((await captureCodebase(join(dir, 'pkg'))).entries).toEqual({ 'pkg/a.txt': ` M:${sha1('A')}` });
   });
 });
 
 describe("the federation's own config file is not part of the codebase", () => {
   // `fed schedule add` and the dashboard rewrite it while teams run; the agent's sandbox keeps it read-only.
-  it('in git, committed or not, at the root; a config file deeper down is still watched', () => {
+  it('in git, committed or not, at the root; a config file deeper down is still watched', async () => {
     const dir = repoWith({ 'federate.config.json': '{}', 'a.txt': 'a', 'sub/federate.config.json': '{}' });
-    const before = captureCodebase(dir);
+    const before = await captureCodebase(dir);
     write(dir, { 'federate.config.json': '{"schedules":[]}', 'sub/federate.config.json': '{"x":1}' });
-    expect(codebaseChanges(before, captureCodebase(dir))).toEqual(['sub/federate.config.json']);
+    expect(codebaseChanges(before, await captureCodebase(dir))).toEqual(['sub/federate.config.json']);
     // A root below the top of its repository: its own config, by the path from the top.
     const nested = repoWith({ 'pkg/federate.config.json': '{}', 'pkg/b.txt': 'b' });
-    const inner = captureCodebase(join(nested, 'pkg'));
+    const inner = await captureCodebase(join(nested, 'pkg'));
     write(nested, { 'pkg/federate.config.json': '{"schedules":[]}', 'pkg/b.txt': 'B' });
-    expect(codebaseChanges(inner, captureCodebase(join(nested, 'pkg')))).toEqual(['pkg/b.txt']);
+    expect(codebaseChanges(inner, await captureCodebase(join(nested, 'pkg')))).toEqual(['pkg/b.txt']);
   });
 
-  it('outside git', () => {
+  it('outside git', async () => {
     const dir = tempDir();
     write(dir, { 'federate.config.json': '{}', 'a.txt': 'a' });
-    const before = captureCodebase(dir);
+    const before = await captureCodebase(dir);
     expect(Object.keys(before.entries)).toEqual(['a.txt']);
     write(dir, { 'federate.config.json': '{"schedules":[]}' });
-    expect(codebaseChanges(before, captureCodebase(dir))).toEqual([]);
+    expect(codebaseChanges(before, await captureCodebase(dir))).toEqual([]);
   });
 });
 
 describe('a worktree team: its checkout watched too, but for its own files', () => {
-  it('prefixes the worktree’s paths, leaves out the ignored ones, and names both HEADs once they differ', () => {
+  it('prefixes the worktree’s paths, leaves out the ignored ones, and names both HEADs once they differ', async () => {
     const dir = repoWith({ 'a.txt': 'a' });
     const tree = join(dir, '.fed', 'teams', 'coder', 'tree');
     gitIn(dir, 'worktree', 'add', '-q', '-b', 'coder', tree);
     const main = gitIn(dir, 'rev-parse', 'HEAD');
     write(tree, { 'a.txt': 'edited', 'deliverable.md': 'ours' });
-    const baseline = captureCodebase(dir, { worktree: tree, ignored: ['deliverable.md'] });
+    const baseline = await captureCodebase(dir, { worktree: tree, ignored: ['deliverable.md'] });
     expect(baseline.worktree).toBe(tree);
     expect(baseline.ignored).toEqual(['deliverable.md']);
     // Both at the same commit: one HEAD.
@@ -196,7 +197,7 @@ describe('a worktree team: its checkout watched too, but for its own files', () 
     expect(baseline.entries).toEqual({ '.fed/teams/coder/tree/a.txt': ` M:${sha1('edited')}` });
 
     gitIn(tree, 'commit', '-q', '-am', 'work');
-    const after = recaptureCodebase(baseline);
+    const after = await recaptureCodebase(baseline);
     const treeHead = gitIn(tree, 'rev-parse', 'HEAD');
     expect(after.head).toBe(`${main} ${treeHead}`);
     expect(after.ignored).toEqual(['deliverable.md']);
@@ -206,15 +207,15 @@ describe('a worktree team: its checkout watched too, but for its own files', () 
     ]);
   });
 
-  it('a checkout with no commit names its HEAD as none', () => {
+  it('a checkout with no commit names its HEAD as none', async () => {
     const dir = repoWith({ 'a.txt': 'a' });
     const tree = tempDir();
     gitIn(tree, 'init', '-q');
-    const baseline = captureCodebase(dir, { worktree: tree });
+    const baseline = await captureCodebase(dir, { worktree: tree });
     expect(baseline.head).toBe(`${gitIn(dir, 'rev-parse', 'HEAD')} none`);
     expect(baseline.ignored).toEqual([]);
     const bare = tempDir();
-    expect(captureCodebase(bare, { worktree: dir }).head).toBe(`none ${gitIn(dir, 'rev-parse', 'HEAD')}`);
+    expect((await captureCodebase(bare, { worktree: dir })).head).toBe(`none ${gitIn(dir, 'rev-parse', 'HEAD')}`);
   });
 });
 
@@ -248,19 +249,19 @@ describe('what changed, told', () => {
 
 describe("the launcher's own output in the codebase (`fed launch > l.out`)", () => {
   for (const kind of ['git', 'files'] as const) {
-    it(`is never a change (${kind}): the file stdout is open on, by device and inode — any other file still is`, () => {
+    it(`is never a change (${kind}): the file stdout is open on, by device and inode — any other file still is`, async () => {
       const dir = kind === 'git' ? repoWith({ 'README.md': 'hi' }) : tempDir();
       if (kind === 'files') write(dir, { 'README.md': 'hi' });
       // What the shell does for `fed launch > l.out`: the file exists, empty, before fed starts.
       const fd = openSync(join(dir, 'l.out'), 'w');
       try {
         const { dev, ino } = fstatSync(fd);
-        const before = captureCodebase(dir, { launcherOutput: [`${dev}:${ino}`] });
+        const before = await captureCodebase(dir, { launcherOutput: [`${dev}:${ino}`] });
         expect(Object.keys(before.entries)).not.toContain('l.out');
         writeSync(fd, 'launched docs\n'.repeat(100));
-        expect(codebaseChanges(before, recaptureCodebase(before))).toEqual([]);
+        expect(codebaseChanges(before, await recaptureCodebase(before))).toEqual([]);
         write(dir, { 'README.md': 'changed by the agent' });
-        expect(codebaseChanges(before, recaptureCodebase(before))).toEqual(['README.md']);
+        expect(codebaseChanges(before, await recaptureCodebase(before))).toEqual(['README.md']);
       } finally {
         closeSync(fd);
       }
@@ -278,6 +279,33 @@ describe("the launcher's own output in the codebase (`fed launch > l.out`)", () 
       expect(JSON.parse(child.stderr)).toEqual([`${dev}:${ino}`]);
     } finally {
       closeSync(out);
+    }
+  });
+});
+
+describe('the event loop while the codebase is captured', () => {
+  it('runs: git works in a process of its own while the caller goes on (fed serve captures at every launch)', async () => {
+    const dir = repoWith({ 'README.md': 'hi' });
+    write(dir, { 'notes.md': 'untracked' });
+    const path = process.env.PATH ?? '';
+    // A git that answers only once the caller's event loop has run a timer: a capture that blocked it
+    // (git run synchronously) would never let the timer run, and this git gives up after 10 s.
+    const bin = tempDir();
+    const go = join(tempDir(), 'go');
+    writeFileSync(
+      join(bin, 'git'),
+      `#!/bin/sh\ni=0\nwhile [ ! -e '${go}' ]; do i=$((i+1)); if [ $i -gt 1000 ]; then echo 'the event loop never ran' >&2; exit 1; fi; sleep 0.01; done\nPATH='${path}' exec git "$@"\n`,
+    );
+    chmodSync(join(bin, 'git'), 0o755);
+    process.env.PATH = `${bin}${delimiter}${path}`;
+    try {
+      const capture = captureCodebase(dir);
+      setTimeout(() => writeFileSync(go, ''), 0);
+      const baseline = await capture;
+      expect(baseline.kind).toBe('git');
+      expect(baseline.entries).toEqual({ 'notes.md': `??:${sha1('untracked')}` });
+    } finally {
+      process.env.PATH = path;
     }
   });
 });

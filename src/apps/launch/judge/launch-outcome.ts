@@ -60,7 +60,7 @@ export async function decideOutcome(launch: Launch, prepared: PreparedRun, ended
     stderr: lastLaunchStderr(workspacePaths(team.location).agentLog),
     spoke: ended.spoke,
   });
-  const changes = baseline ? codebaseChanges(baseline, recaptureCodebase(baseline)) : [];
+  const changes = baseline ? codebaseChanges(baseline, await recaptureCodebase(baseline)) : [];
   if (
     sandbox &&
     team.placementType === 'worktree' &&

@@ -56,7 +56,7 @@ export async function finishCompletedRun(fed: Federation, team: RegistryEntry, o
   const { mission } = lifecycle.snapshot.context;
   if (!settled || !mission) return false;
   const baseline = readBaseline(team.location);
-  if (baseline && codebaseChanges(baseline, recaptureCodebase(baseline)).length > 0) return false;
+  if (baseline && codebaseChanges(baseline, await recaptureCodebase(baseline)).length > 0) return false;
 
   const stateAfter = stateOf(lifecycle.snapshot);
   if (settled.outcome === 'complete') {

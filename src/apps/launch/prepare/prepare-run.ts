@@ -40,7 +40,7 @@ export interface PreparedRun {
  * inspection relay, its command (refused when the built-in agent cannot do the archetype's work), and
  * for a read-only team the sandbox — or, without one, the codebase baseline checked after the run.
  */
-export function prepareRun(launch: Launch, ready: LaunchReady): PreparedRun {
+export async function prepareRun(launch: Launch, ready: LaunchReady): Promise<PreparedRun> {
   const { root, team, archetype, options, warnings } = launch;
   const { stateBefore } = ready;
   const context = launchContext(team, {
@@ -93,7 +93,7 @@ export function prepareRun(launch: Launch, ready: LaunchReady): PreparedRun {
   // worktree team, its own checkout — but not a file this launcher's own output goes to (`fed launch > l.out`).
   const baseline =
     archetype.readOnlyCodebase && !sandbox
-      ? captureCodebase(root, { ...worktreeScope(team, context), launcherOutput: launcherOutputFiles() })
+      ? await captureCodebase(root, { ...worktreeScope(team, context), launcherOutput: launcherOutputFiles() })
       : undefined;
   if (baseline) writeBaseline(launch.fed, team, baseline);
   return { context, files, run, stateBefore, sandbox, network, baseline };

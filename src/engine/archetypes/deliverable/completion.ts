@@ -30,7 +30,7 @@ async function judgeDocument({ root, team, event, config }: JudgeInput): Promise
   const paths = workspacePaths(team.location);
   const baseline = readBaseline(team.location);
   if (baseline && isLockHeld(paths.launchLease, { staleMs: Number.POSITIVE_INFINITY })) {
-    const changes = codebaseChanges(baseline, recaptureCodebase(baseline));
+    const changes = codebaseChanges(baseline, await recaptureCodebase(baseline));
     // A broken rule, not a slip in the document: the team fails at once.
     if (changes.length) return { reason: describeCodebaseChanges(changes), violations: [], fixable: false };
   }
