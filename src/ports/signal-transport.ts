@@ -280,8 +280,12 @@ export interface SignalTransport {
   newest?(
     /** The boxes, each a party's inbox or outbox. */
     boxes: ReadonlyArray<{ party: SignalParty; box: SignalBox }>,
-    /** `before`: only signals before this place (the last of the previous page). */
-    page: { before?: { timestamp: string; id: string }; limit: number },
+    /**
+     * `before`: only signals before this place (the last of the previous page). `types`: only signals of
+     * these types are wanted — an adapter may leave the others unread (file-signal-v1 knows a signal's type
+     * from its name) and may still return some, which the caller filters out.
+     */
+    page: { before?: { timestamp: string; id: string }; limit: number; types?: readonly SignalType[] },
   ): Promise<Array<{ entry: SignalEntry; /** Which of `boxes` holds it (its index). */ box: number }>>;
 }
 

@@ -7,10 +7,11 @@ vi.mock('node:fs', async (importOriginal) =>
 
 const { writeFileSync } = await import('node:fs');
 const { join } = await import('node:path');
-const { initFederation, onboardTeam, openFederation, runActors, sendSignal } = await import('fed');
+const { initFederation, launchTeam, onboardTeam, openFederation, runActors, sendSignal } = await import('fed');
 const { judgeTeam, readRegistry, runCli, waitForConsumer, workspacePaths } = await import('fed/testing');
 const { counted } = await import('../helpers/fs-calls.js');
 const { tempDir } = await import('../helpers/temp-dir.js');
+const { fakeAgent, federationWithMission } = await import('../helpers/launch-federation.js');
 
 const HISTORY = 150;
 
@@ -62,6 +63,32 @@ describe('judging whether a team has work', () => {
 
     expect(candidate.skip).toBeUndefined();
     expect(candidate.waitingDirective).toBeUndefined();
+  });
+});
+
+describe('judging whether a complete team has a new mission', () => {
+  it('reads no report of its history, only its newest directives', async () => {
+    const { root, config } = await federationWithMission();
+    const fed = openFederation(root);
+    for (let i = 0; i < HISTORY; i++)
+      await sendSignal(fed, { to: 'docs', type: 'report', subject: `Status ${i}` }, { durable: false });
+    const done = await launchTeam(fed, 'docs', { config, agent: fakeAgent('complete'), pollMs: 50 });
+    expect(done.state).toBe('complete');
+    const team = () => readRegistry(root).teams.find((t) => t.domainId === 'docs')!;
+    const inbox = workspacePaths(team().location).inbox;
+    const opened = (calls: { op: string; path: string }[]) =>
+      calls.filter((c) => c.op === 'openSync' && c.path.startsWith(`${inbox}/`)).map((c) => c.path);
+
+    // Nothing new since it completed: skipped, having read its mission's directive (and its ack) at most.
+    const idle = await counted(() => judgeTeam(fed, team()));
+    expect(idle.value.skip).toBe('already complete');
+    expect(opened(idle.calls).length).toBeLessThanOrEqual(4);
+
+    // A new directive after the completion is its new mission, found by reading about as much.
+    await sendSignal(fed, { to: 'docs', type: 'directive', subject: 'Document it again' }, { durable: false });
+    const judged = await counted(() => judgeTeam(fed, team()));
+    expect(judged.value).toMatchObject({ newRun: true, newMission: { subject: 'Document it again' } });
+    expect(opened(judged.calls).length).toBeLessThanOrEqual(4);
   });
 });
 

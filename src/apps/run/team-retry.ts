@@ -15,6 +15,7 @@ import { META } from '../../core/schema/common.js';
 import type { FederationConfig } from '../../core/schema/config.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import { sendSignal } from '../../engine/messaging/send-signal.js';
+import { newestSince } from '../../engine/messaging/newest-since.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { Federation } from '../../engine/context.js';
 
@@ -70,8 +71,9 @@ export async function retryTeam(fed: Federation, name: string, config: Federatio
 }
 
 /**
- * A directive meta sent a complete team after it completed: the mission of a new run. Undefined when
- * there is none (or the lifecycle is not complete).
+ * A directive meta sent a complete team after it completed (the newest, should there be several): the
+ * mission of a new run. Undefined when there is none (or the lifecycle is not complete). Read newest
+ * first, and no further back than the completion: `fed serve` asks this of every complete team it judges.
  */
 export async function newMissionFor(
   backend: FederationBackend,
@@ -81,15 +83,15 @@ export async function newMissionFor(
   const { context } = lifecycle.snapshot;
   const completedAt = context.enteredAt?.complete;
   if (stateOf(lifecycle.snapshot) !== 'complete' || !completedAt || !context.mission) return undefined;
-  const inbox = await backend.signals.inbox({ id: team.domainId, entry: team }).list();
-  const directive = inbox.signals
-    .filter(
-      ({ message: m }) =>
-        m.type === 'directive' &&
-        m.id !== context.mission!.signalId &&
-        Date.parse(m.timestamp) >= Date.parse(completedAt),
-    )
-    .at(-1);
+  const { signalId } = context.mission;
+  const directive = await newestSince(
+    backend.signals,
+    { id: team.domainId, entry: team },
+    'inbox',
+    completedAt,
+    ['directive'],
+    (message) => message.id !== signalId,
+  );
   return (
     directive && {
       signalId: directive.message.id,

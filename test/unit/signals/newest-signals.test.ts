@@ -71,6 +71,16 @@ describe('newestSignals (file-signal-v1 SignalTransport.newest)', () => {
     );
     expect(ids(newestSignals([box], { limit: 2 }))).toEqual([3, 2]);
   });
+
+  it('with types, leaves a signal whose name says another type unread', () => {
+    const box = inbox('a', [
+      { at: 0, id: 1, type: 'directive' },
+      { at: 1_000, id: 2, type: 'report' },
+      { at: 2_000, id: 3, type: 'directive' },
+      { at: 3_000, id: 4, type: 'report' },
+    ]);
+    expect(ids(newestSignals([box], { limit: 10, types: ['directive'] }))).toEqual([3, 1]);
+  });
 });
 
 describe('pendingFileBatches with types', () => {

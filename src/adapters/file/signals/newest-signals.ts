@@ -36,7 +36,8 @@ type Read = BoxedSignal & Place;
  * timestamp (signal-file-name.ts), so the boxes are listed, never read, and the names tried newest second
  * first: once the page is full and the next name's second ends before the page's last signal, no other
  * name can hold a newer one. A federation of a hundred thousand signals costs a listing of each box and
- * the parse of about a page of files. Names fed did not make can be of any time: those are all read.
+ * the parse of about a page of files. Names fed did not make can be of any time: those are all read. With
+ * `types`, a name of another type is not even a candidate.
  */
 export function newestSignals(boxes: readonly NewestBox[], page: NewestPage): BoxedSignal[] {
   const before = page.before && { time: Date.parse(page.before.timestamp), id: page.before.id };
@@ -51,6 +52,7 @@ export function newestSignals(boxes: readonly NewestBox[], page: NewestPage): Bo
     for (const name of listDirectory(dir)) {
       if (!isSignalFileName(name)) continue;
       const hint = nameHint(name);
+      if (hint && page.types && !page.types.includes(hint.type)) continue;
       const from = hint?.time ?? Number.NEGATIVE_INFINITY;
       const to = hint ? hint.time + 999 : Number.POSITIVE_INFINITY;
       // A signal of a later second than the cursor's is newer than it.
