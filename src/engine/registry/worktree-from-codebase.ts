@@ -3,7 +3,7 @@ import { RefusedError } from '../../core/errors.js';
 import { federationPaths, teamWorkspacePath } from '../../core/layout.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import { checkedOutCommit, fetchCommit, hasCommit } from './codebase.js';
-import { git, GitCommandError, gitSucceeds } from './git.js';
+import { git, gitAsync, GitCommandError, gitSucceeds } from './git.js';
 import { branchExists, removeWorkspace, worktreeBranch, worktreeOfBranch, type CreatedWorkspace } from './placement.js';
 
 /**
@@ -38,7 +38,9 @@ export async function createWorktreeFromCodebase(
   const remove = () =>
     removeWorkspace(root, { location, placementType: 'worktree', branch: created ? branch : undefined });
   try {
-    git(root, [
+    // A checkout of the whole codebase, which takes seconds in a large one: run beside fed serve's event
+    // loop, whose host heartbeat must go on (a host silent for three heartbeats is taken for lost).
+    await gitAsync(root, [
       'worktree',
       'add',
       '--quiet',
@@ -127,14 +129,15 @@ export async function bringWorktreeToCodebase(
       'WORKTREE_BEHIND',
       `${name} worked on commit ${commit} elsewhere, but its worktree ${location} is at ${head}, which holds commits that commit lacks; bring them together there (git merge ${commit}), or drop what only this worktree holds (git reset --hard ${commit}), ${then}`,
     );
-  const changed = git(location, ['status', '--porcelain', '--untracked-files=no']);
+  // A status and a fast-forward of a large worktree take seconds: run beside the server's event loop too.
+  const changed = await gitAsync(location, ['status', '--porcelain', '--untracked-files=no']);
   if (changed)
     throw new RefusedError(
       'WORKTREE_BEHIND',
       `${name} worked on commit ${commit} elsewhere, and its worktree ${location} has changes not committed (${changed.split('\n').length} files): commit them and merge that commit (git merge ${commit}), or drop them (git checkout -- .), ${then}`,
     );
   try {
-    git(location, ['merge', '--ff-only', '--quiet', commit]);
+    await gitAsync(location, ['merge', '--ff-only', '--quiet', commit]);
   } catch (error) {
     // git checks before it writes: a fast-forward it refuses (an untracked file in the way) changed nothing.
     if (!(error instanceof GitCommandError)) throw error;

@@ -1,7 +1,6 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
-  chmodSync,
   closeSync,
   fstatSync,
   mkdirSync,
@@ -12,7 +11,7 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { type CodebaseBaseline, packageRoot } from 'fed/testing';
 import { describe, expect, it } from 'vitest';
 import {
@@ -21,6 +20,7 @@ import {
   describeCodebaseChanges,
   recaptureCodebase,
 } from '../../../src/engine/deliverable/codebase-guard.js';
+import { withGitAwaitingEventLoop } from '../../helpers/git-awaiting-event-loop.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /**
@@ -287,25 +287,8 @@ describe('the event loop while the codebase is captured', () => {
   it('runs: git works in a process of its own while the caller goes on (fed serve captures at every launch)', async () => {
     const dir = repoWith({ 'README.md': 'hi' });
     write(dir, { 'notes.md': 'untracked' });
-    const path = process.env.PATH ?? '';
-    // A git that answers only once the caller's event loop has run a timer: a capture that blocked it
-    // (git run synchronously) would never let the timer run, and this git gives up after 10 s.
-    const bin = tempDir();
-    const go = join(tempDir(), 'go');
-    writeFileSync(
-      join(bin, 'git'),
-      `#!/bin/sh\ni=0\nwhile [ ! -e '${go}' ]; do i=$((i+1)); if [ $i -gt 1000 ]; then echo 'the event loop never ran' >&2; exit 1; fi; sleep 0.01; done\nPATH='${path}' exec git "$@"\n`,
-    );
-    chmodSync(join(bin, 'git'), 0o755);
-    process.env.PATH = `${bin}${delimiter}${path}`;
-    try {
-      const capture = captureCodebase(dir);
-      setTimeout(() => writeFileSync(go, ''), 0);
-      const baseline = await capture;
-      expect(baseline.kind).toBe('git');
-      expect(baseline.entries).toEqual({ 'notes.md': `??:${sha1('untracked')}` });
-    } finally {
-      process.env.PATH = path;
-    }
+    const baseline = await withGitAwaitingEventLoop(['status'], () => captureCodebase(dir));
+    expect(baseline.kind).toBe('git');
+    expect(baseline.entries).toEqual({ 'notes.md': `??:${sha1('untracked')}` });
   });
 });

@@ -6,6 +6,7 @@ import {
   createWorktreeFromCodebase,
 } from '../../../src/engine/registry/worktree-from-codebase.js';
 import { codebaseClone, codebaseRemote } from '../../helpers/git-federation.js';
+import { withGitAwaitingEventLoop } from '../../helpers/git-awaiting-event-loop.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { teamWorkspacePath } from 'fed/testing';
 
@@ -33,6 +34,16 @@ describe("a moved worktree team's workspace, made from this host's clone of the 
     expect(made.location).toBe(teamWorkspacePath(b.root, 'docs', 'worktree'));
     expect(b.git('-C', made.location, 'rev-parse', 'HEAD')).toBe(commit);
     expect(b.git('-C', made.location, 'symbolic-ref', '--short', 'HEAD')).toBe('fed/docs');
+  });
+
+  it("checks the codebase out beside the caller's event loop: fed serve's host heartbeat goes on meanwhile", async () => {
+    const remote = codebaseRemote();
+    const commit = teamWorkedOnA(remote, { push: true });
+    const b = codebaseClone(remote);
+    const made = await withGitAwaitingEventLoop(['worktree', 'add'], () =>
+      createWorktreeFromCodebase(b.root, team(commit, remote)),
+    );
+    expect(b.git('-C', made.location, 'rev-parse', 'HEAD')).toBe(commit);
   });
 
   it('moves a branch of the team this clone has forward to the commit, and refuses one that holds other commits', async () => {
@@ -105,6 +116,12 @@ describe('a worktree team back on a host it worked on, its old worktree brought 
     const ahead = inWorktree('rev-parse', 'HEAD');
     await bringWorktreeToCodebase(b.root, back);
     expect(inWorktree('rev-parse', 'HEAD')).toBe(ahead);
+  });
+
+  it("fast-forwards beside the caller's event loop", async () => {
+    const { b, commit, back, inWorktree } = await backOnB();
+    await withGitAwaitingEventLoop(['merge', '--ff-only'], () => bringWorktreeToCodebase(b.root, back));
+    expect(inWorktree('rev-parse', 'HEAD')).toBe(commit);
   });
 
   it("refuses by name, changing nothing, a worktree with changes not committed or commits the team's commit lacks", async () => {
