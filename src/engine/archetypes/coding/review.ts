@@ -4,7 +4,7 @@ import type { CodingContext } from '../../../../machines/coding.types.js';
 import { applyLifecycleInputs, loadTeamLifecycle } from '../../actors/team-lifecycle.js';
 import { stateOf } from '../../actors/state-of.js';
 import { RefusedError } from '../../../core/errors.js';
-import { git } from '../../registry/git.js';
+import { git, gitAsync } from '../../registry/git.js';
 import { META } from '../../../core/schema/common.js';
 import type { RegistryEntry } from '../../../core/schema/registry.js';
 import { sendSignal } from '../../messaging/send-signal.js';
@@ -53,16 +53,23 @@ export async function reviewTeam(fed: Federation, name: string): Promise<Review>
   const { context } = snapshotOfMachine(codingEntry, snapshot);
   // Three dots: what the branch changed since it forked, not what the base gained meanwhile.
   const range = `${base}...${branch}`;
-  const log = git(root, ['log', '--format=%h %s', `${base}..${branch}`]);
+  // Side by side, and beside the caller's event loop: the MCP server and the dashboard go on serving while
+  // git diffs a large change.
+  const [log, head, diffStat, diff] = await Promise.all([
+    gitAsync(root, ['log', '--format=%h %s', `${base}..${branch}`]),
+    gitAsync(root, ['rev-parse', `refs/heads/${branch}`]),
+    gitAsync(root, ['diff', '--stat', range], { raw: true }),
+    gitAsync(root, ['diff', range], { raw: true }),
+  ]);
   return {
     team: team.domainId,
     state: stateOf(snapshot),
     branch,
     base,
-    head: git(root, ['rev-parse', `refs/heads/${branch}`]),
+    head,
     commits: log ? log.split('\n') : [],
-    diffStat: git(root, ['diff', '--stat', range], { raw: true }).trimEnd(),
-    diff: git(root, ['diff', range], { raw: true }),
+    diffStat: diffStat.trimEnd(),
+    diff,
     tasks: context.tasks,
     lastTestRun: context.lastTestRun,
     reworks: context.reworks,
