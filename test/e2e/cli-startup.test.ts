@@ -314,8 +314,8 @@ describe('fast start: the code cache', () => {
     expect(check()).toMatchObject({ status: 2, stdout: expect.stringContaining('no "Next steps" section') });
   });
 
-  it('`fed event`, `fed signal` and `fed team` run from bundles of their own, each holding no other command', () => {
-    expect(OWN_BUNDLE_COMMANDS).toEqual(['event', 'signal', 'team']);
+  it('`fed event`, `fed signal`, `fed team` and `fed monitor` run from bundles of their own, each holding no other command', () => {
+    expect(OWN_BUNDLE_COMMANDS).toEqual(['event', 'signal', 'team', 'monitor']);
     const built = join(packageRoot(), 'dist', 'bin', 'cli');
     const main = readFileSync(join(built, 'main.cjs'), 'latin1');
     const registers = (name: string) => `function register${name[0]!.toUpperCase()}${name.slice(1)}(`;
