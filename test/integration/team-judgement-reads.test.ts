@@ -83,6 +83,8 @@ describe('judging whether a complete team has a new mission', () => {
     const idle = await counted(() => judgeTeam(fed, team()));
     expect(idle.value.skip).toBe('already complete');
     expect(opened(idle.calls).length).toBeLessThanOrEqual(4);
+    // Its lifecycle is read once: the judgement hands what it read to the look for a new mission.
+    expect(idle.calls.filter((c) => c.op === 'openSync' && c.path.endsWith('/lifecycle.json'))).toHaveLength(1);
 
     // A new directive after the completion is its new mission, found by reading about as much.
     await sendSignal(fed, { to: 'docs', type: 'directive', subject: 'Document it again' }, { durable: false });

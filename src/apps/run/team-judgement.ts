@@ -56,7 +56,7 @@ async function judgeReadable(fed: Federation, team: RegistryEntry): Promise<Cand
     return { team, skip: `archetype ${team.archetypeId} has no lifecycle`, resume: false };
   const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
   const state = stateOf(lifecycle.snapshot);
-  const newMission = state === 'complete' ? await newMissionFor(backend, team) : undefined;
+  const newMission = state === 'complete' ? await newMissionFor(backend, team, lifecycle) : undefined;
   if (newMission) return { team, resume: false, newRun: true, lifecycle, newMission };
   if (lifecycle.snapshot.status !== 'active')
     return {

@@ -7,6 +7,7 @@ import {
   withStateLock,
 } from '../../engine/actors/team-lifecycle.js';
 import { stateOf } from '../../engine/actors/state-of.js';
+import type { TeamLifecycle } from '../../engine/actors/lifecycle-types.js';
 import { initialPersistedSnapshot } from '../../engine/actors/lifecycle-transition.js';
 import { RefusedError } from '../../core/errors.js';
 import { recordFederationEvent } from '../../engine/federation/federation-journal.js';
@@ -78,8 +79,10 @@ export async function retryTeam(fed: Federation, name: string, config: Federatio
 export async function newMissionFor(
   backend: FederationBackend,
   team: RegistryEntry,
+  /** The team's lifecycle, when the caller has just loaded it. */
+  loaded?: TeamLifecycle,
 ): Promise<{ signalId: string; file: string; subject: string; body: string } | undefined> {
-  const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
+  const lifecycle = loaded ?? (await loadTeamLifecycle(team, backend.lifecycles));
   const { context } = lifecycle.snapshot;
   const completedAt = context.enteredAt?.complete;
   if (stateOf(lifecycle.snapshot) !== 'complete' || !completedAt || !context.mission) return undefined;
