@@ -10,7 +10,8 @@
  * initialiser in the bundle: it runs only when that import() does. Yet every command reads the whole
  * bundle's text and deserialises a code cache that holds every function declared at its top level, so
  * `fed event`, which agents run at every step, has a bundle of its own without the other commands (about
- * half the size: 3.6 ms of its ~95), and so do `fed signal` and `fed team` (~2 %). The packages most
+ * half the size: 3.6 ms of its ~95), and so do `fed signal` and `fed team` (~2 %) and `fed monitor`, which
+ * a cron job runs every few minutes (~4 %). The packages most
  * commands never load (the OpenTelemetry SDK, the Markdown parser…) are chunks beside the bundles
  * (scripts/bundle-chunks.mjs).
  */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { fstatSync, type Stats } from 'node:fs';
+import { fstatSync, type Dirent, type Stats } from 'node:fs';
 import { readdir, readFile, realpath, stat as statOf } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { gitAsync, GitCommandError } from '../registry/git.js';
@@ -15,9 +15,10 @@ import type { CodebaseBaseline } from '../../core/schema/launch-context.js';
  * where team workspaces live — is not part of the codebase, nor is the federation's own config file at its
  * root: both are fed's control files, which a person (or fed: `fed schedule add`, the dashboard) changes
  * while teams run. What keeps an agent from writing either is its sandbox (the root is read-only in it),
- * not this rule. Files git ignores are not watched. Every look is asynchronous: a launch in `fed serve` captures
- * the codebase while the server's heartbeat, actors and other launches go on, and a `git status` or a walk
- * of a large codebase takes seconds.
+ * not this rule. Files git ignores are not watched. The looks are asynchronous — git in a process of its
+ * own, the files through the thread pool — so a launch in `fed serve` captures the codebase while the
+ * server's heartbeat, actors and other launches go on (a `git status` or a walk of a large codebase takes
+ * seconds); only hashing a changed file's bytes is done in this thread.
  */
 const SKIPPED_DIRS = new Set([FED_DIR, '.git', 'node_modules']);
 
@@ -104,16 +105,29 @@ async function fileEntries(
 ): Promise<Record<string, string>> {
   const entries: Record<string, string> = {};
   const walk = async (dir: string): Promise<void> => {
-    for (const item of await readdir(dir, { withFileTypes: true })) {
-      if (item.isDirectory() && SKIPPED_DIRS.has(item.name)) continue;
-      const path = join(dir, item.name);
-      if (path === control) continue;
-      if (item.isDirectory()) await walk(path);
-      else {
-        const stat = await statIfAny(path);
-        if (stat && skip.has(identityOf(stat))) continue;
-        entries[relative(codebase, path)] = stat ? `${stat.size}:${stat.mtimeMs}` : 'missing';
+    let listed: Dirent[];
+    try {
+      listed = await readdir(dir, { withFileTypes: true });
+    } catch (error) {
+      // A folder removed (or replaced by a file) since its parent was listed is gone, as its files are.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (dir !== codebase && (code === 'ENOENT' || code === 'ENOTDIR')) return;
+      throw error;
+    }
+    const items = listed
+      .filter((item) => !(item.isDirectory() && SKIPPED_DIRS.has(item.name)))
+      .map((item) => ({ path: join(dir, item.name), folder: item.isDirectory() }))
+      .filter(({ path }) => path !== control);
+    // A folder's files are looked at together (each look a trip to the thread pool), kept in listing order.
+    const stats = await Promise.all(items.map(({ path, folder }) => (folder ? undefined : statIfAny(path))));
+    for (const [i, { path, folder }] of items.entries()) {
+      if (folder) {
+        await walk(path);
+        continue;
       }
+      const stat = stats[i];
+      if (stat && skip.has(identityOf(stat))) continue;
+      entries[relative(codebase, path)] = stat ? `${stat.size}:${stat.mtimeMs}` : 'missing';
     }
   };
   await walk(codebase);

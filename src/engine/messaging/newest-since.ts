@@ -23,6 +23,8 @@ export async function newestSince(
   wanted: (message: SignalMessage) => boolean = () => true,
 ): Promise<SignalEntry | undefined> {
   const from = Date.parse(since);
+  // A caller's mistake, said as one: nothing would be older than it, and the whole box would be read.
+  if (Number.isNaN(from)) throw new TypeError(`newestSince: "${since}" is not a timestamp`);
   const accepted = (message: SignalMessage) => types.includes(message.type) && wanted(message);
   if (!transport.newest) {
     const source = box === 'inbox' ? transport.inbox(party) : transport.outbox(party);

@@ -68,12 +68,16 @@ async function runGitAsync(
   options: { timeout?: number; env?: NodeJS.ProcessEnv },
 ): Promise<string> {
   try {
-    const { stdout } = await (execFileAsync ??= promisifiedExecFile())(gitProgram(), args, {
+    const running = (execFileAsync ??= promisifiedExecFile())(gitProgram(), args, {
       cwd,
       encoding: 'utf8',
       maxBuffer: 256 * 1024 * 1024,
       ...options,
     });
+    // Nothing is written to git: a command that would read its input gets the end of it at once (as the
+    // synchronous git's ignored stdin gives), never a pipe left open for good.
+    running.child.stdin?.end();
+    const { stdout } = await running;
     return stdout;
   } catch (error) {
     throw gitFailure(args, error);

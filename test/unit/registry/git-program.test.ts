@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { git } from '../../../src/engine/registry/git.js';
+import { git, gitAsync, GitCommandError } from '../../../src/engine/registry/git.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 const PATH = process.env.PATH;
@@ -24,5 +24,20 @@ describe('the git fed runs outside the sandbox (issue 48)', () => {
     expect(() => git(tempDir(), ['--version'])).toThrow(
       `git is not installed or not on PATH (left out: ${join(bin, 'git')} — a sandboxed agent can write there, so fed never runs it)`,
     );
+  });
+});
+
+describe('git run beside the event loop (gitAsync)', () => {
+  it('answers as the synchronous git does: its output, its failure with what git said', async () => {
+    const dir = tempDir();
+    expect(await gitAsync(dir, ['--version'])).toBe(git(dir, ['--version']));
+    const failure: unknown = await gitAsync(dir, ['rev-parse', '--show-toplevel']).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(GitCommandError);
+    expect((failure as GitCommandError).stderr).toMatch(/not a git repository/);
+  });
+
+  it('gives git no input: a command that reads it gets its end at once, as with the synchronous git', async () => {
+    // The hash of empty input: a git left waiting on an open stdin would never answer.
+    expect(await gitAsync(tempDir(), ['hash-object', '--stdin'])).toBe('e69de29bb2d1d6434b8b29ae775ad8c2e48c5391');
   });
 });

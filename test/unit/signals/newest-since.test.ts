@@ -1,5 +1,8 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { initFederation, onboardTeam, openFederation, sendSignal } from 'fed';
+import { toJsonText, workspacePaths } from 'fed/testing';
 import { newestSince } from '../../../src/engine/messaging/newest-since.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
@@ -19,7 +22,7 @@ async function inboxWithHistory() {
   await send(5, 'report', 'Status');
   const second = await send(10, 'directive', 'Second mission');
   await send(20, 'report', 'Status again');
-  return { transport: fed.backend.signals, party: { id: 'docs', entry: team }, second };
+  return { send, transport: fed.backend.signals, party: { id: 'docs', entry: team }, second };
 }
 
 /** The same transport without SignalTransport.newest: the box is listed (JetStream's way). */
@@ -45,4 +48,41 @@ describe('newestSince', () => {
       expect(await since(1, (id) => id !== second.message.id)).toBeUndefined();
     });
   }
+
+  for (const how of ['newest first', 'listed'] as const) {
+    it(`pages back past what is refused, and reads a signal another tool named (${how})`, async () => {
+      const { send, transport: fileTransport, party } = await inboxWithHistory();
+      const transport = how === 'listed' ? withoutNewest(fileTransport) : fileTransport;
+      // More refused directives after the one wanted than a first page holds.
+      for (let i = 0; i < 12; i++) await send(30 + i, 'directive', `Refused ${i}`);
+      const wanted = await newestSince(transport, party, 'inbox', at(0).toISOString(), ['directive'], (message) =>
+        message.subject.startsWith('Second'),
+      );
+      expect(wanted?.message.subject).toBe('Second mission');
+
+      // A directive another tool wrote under a name of its own, newer than all: its time is known only by reading it.
+      writeFileSync(
+        join(workspacePaths(party.entry.location).inbox, 'by-hand.json'),
+        toJsonText({
+          id: '00000000-0000-4000-8000-000000000001',
+          timestamp: at(50).toISOString(),
+          from: 'meta',
+          to: 'docs',
+          type: 'directive',
+          subject: 'By hand',
+          body: '',
+          protocol: 'file-signal-v1',
+        }),
+      );
+      const newest = await newestSince(transport, party, 'inbox', at(45).toISOString(), ['directive']);
+      expect(newest?.message.subject).toBe('By hand');
+    });
+  }
+
+  it('refuses a moment that is not a timestamp, rather than reading the whole box', async () => {
+    const { transport, party } = await inboxWithHistory();
+    await expect(newestSince(transport, party, 'inbox', 'yesterday', ['directive'])).rejects.toThrow(
+      'newestSince: "yesterday" is not a timestamp',
+    );
+  });
 });

@@ -51,13 +51,14 @@ export async function reviewTeam(fed: Federation, name: string): Promise<Review>
   const { branch, base } = teamBranch(root, team);
   const { snapshot } = await loadTeamLifecycle(team, fed.backend.lifecycles);
   const { context } = snapshotOfMachine(codingEntry, snapshot);
+  // The branch's commit first, then everything of that commit: a commit landing meanwhile cannot make the
+  // log and the diff describe another than the head shown. Side by side, and beside the caller's event
+  // loop: the MCP server and the dashboard go on serving while git diffs a large change.
+  const head = await gitAsync(root, ['rev-parse', `refs/heads/${branch}`]);
   // Three dots: what the branch changed since it forked, not what the base gained meanwhile.
-  const range = `${base}...${branch}`;
-  // Side by side, and beside the caller's event loop: the MCP server and the dashboard go on serving while
-  // git diffs a large change.
-  const [log, head, diffStat, diff] = await Promise.all([
-    gitAsync(root, ['log', '--format=%h %s', `${base}..${branch}`]),
-    gitAsync(root, ['rev-parse', `refs/heads/${branch}`]),
+  const range = `${base}...${head}`;
+  const [log, diffStat, diff] = await Promise.all([
+    gitAsync(root, ['log', '--format=%h %s', `${base}..${head}`]),
     gitAsync(root, ['diff', '--stat', range], { raw: true }),
     gitAsync(root, ['diff', range], { raw: true }),
   ]);
