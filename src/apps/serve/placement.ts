@@ -121,7 +121,7 @@ export class Placement {
     const worktree = team.placementType === 'worktree';
     const made: CreatedWorkspace = worktree
       ? await createWorktreeFromCodebase(this.fed.root, team)
-      : createWorkspace(this.fed.root, team.domain, 'directory');
+      : await createWorkspace(this.fed.root, team.domain, 'directory');
     try {
       prepareTeamWorkspace(this.fed.root, team.location, team.domainId, worktree);
       await restoreTeamFiles(this.fed, team);

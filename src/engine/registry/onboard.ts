@@ -196,7 +196,7 @@ export async function onboardTeam(
     let workspace: CreatedWorkspace | undefined;
     let registered = false;
     try {
-      workspace = createWorkspace(root, domain, placementType);
+      workspace = await createWorkspace(root, domain, placementType);
       const now = (options.now?.() ?? fed.now()).toISOString();
       // The codebase as it is now (a worktree's branch starts at its head): another host makes the
       // workspace from its own clone at this commit, fetched from this remote when it lacks it.

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { InvalidInputError, RefusedError } from '../../core/errors.js';
 import { federationPaths, teamWorkspacePath } from '../../core/layout.js';
 import type { PlacementType } from '../../core/schema/registry.js';
-import { git, gitSucceeds } from './git.js';
+import { git, gitAsync, gitSucceeds } from './git.js';
 
 /** A created workspace and how to undo it if the registry commit that follows fails. */
 export interface CreatedWorkspace {
@@ -17,9 +17,15 @@ export function worktreeBranch(domain: string): string {
 
 /**
  * Create a team workspace (docs/design/spec.md §2.4 placementType). The final directory is created exclusively, so of
- * two concurrent onboardings of one domain only the creator ever removes it again.
+ * two concurrent onboardings of one domain only the creator ever removes it again. A worktree's checkout runs
+ * beside the caller's event loop: in a large codebase it takes seconds, and the dashboard that onboards a team
+ * goes on serving meanwhile.
  */
-export function createWorkspace(root: string, domain: string, placement: PlacementType): CreatedWorkspace {
+export async function createWorkspace(
+  root: string,
+  domain: string,
+  placement: PlacementType,
+): Promise<CreatedWorkspace> {
   const location = teamWorkspacePath(root, domain, placement);
   return placement === 'directory' ? createDirectory(location) : createWorktree(root, domain, location);
 }
@@ -40,7 +46,7 @@ function createDirectory(location: string): CreatedWorkspace {
   return { location, remove: () => rmSync(location, { recursive: true, force: true }) };
 }
 
-function createWorktree(root: string, domain: string, location: string): CreatedWorkspace {
+async function createWorktree(root: string, domain: string, location: string): Promise<CreatedWorkspace> {
   if (!gitSucceeds(root, ['rev-parse', '--is-inside-work-tree'])) {
     throw new InvalidInputError(
       `placement "worktree" needs a git repository, and ${root} is not in one; run git init (and commit), or use --placement directory`,
@@ -65,7 +71,7 @@ function createWorktree(root: string, domain: string, location: string): Created
   }
   mkdirSync(federationPaths(root).worktrees, { recursive: true });
   try {
-    git(root, ['worktree', 'add', '--quiet', '-b', branch, location]);
+    await gitAsync(root, ['worktree', 'add', '--quiet', '-b', branch, location]);
   } catch (error) {
     throw new RefusedError('WORKTREE_FAILED', `could not create worktree ${location}: ${(error as Error).message}`);
   }
