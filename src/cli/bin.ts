@@ -14,8 +14,8 @@ import { bundleFileFor, requestedCommand } from './command-names.js';
  * code cache (code-cache.ts). Node 20 caches compiled code only for its own modules; a script compiled
  * with `vm.Script` can be handed the code of an earlier run. Agents run `fed event` at every step, and
  * without the cache most of its start-up is compiling the bundle; it, the other commands agents run most
- * and `fed monitor` (a cron job's) run from bundles of their own, the CLI with only what each reaches (command-names.ts,
- * OWN_BUNDLE_COMMANDS). The packages most commands never load are in chunks beside them
+ * and `fed monitor` (a cron job's) run from bundles of their own, the CLI with only what each reaches
+ * (command-names.ts, OWN_BUNDLE_COMMANDS). The packages most commands never load are in chunks beside them
  * (scripts/bundle-chunks.mjs), each loaded the same way when first needed.
  *
  * Inside a launch's sandbox (`$FED_BROKER`), the command runs in the launcher's broker instead

@@ -2,14 +2,6 @@ import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { findExecutable, leftOutReason } from '../../infra/process/find-executable.js';
 
-/**
- * `execFile` as a promise, made on first use: reading `execFile` loads child_process (the bundles load Node's
- * modules lazily, scripts/bundle-settings.mjs), which a command that runs no git — `fed monitor`, every
- * `fed event` — would otherwise load at start-up (7 ms of a monitor cycle).
- */
-let execFileAsync: ReturnType<typeof promisifiedExecFile> | undefined;
-const promisifiedExecFile = () => promisify(execFile);
-
 /** git as found on PATH, once per PATH: never one a sandboxed agent could have planted (find-executable.ts). */
 let found: { path: string | undefined; for: string | undefined; why: string } | undefined;
 
@@ -68,7 +60,10 @@ async function runGitAsync(
   options: { timeout?: number; env?: NodeJS.ProcessEnv },
 ): Promise<string> {
   try {
-    const running = (execFileAsync ??= promisifiedExecFile())(gitProgram(), args, {
+    // Promisified here, not as the module loads: reading `execFile` loads child_process (the bundles load
+    // Node's modules lazily, scripts/bundle-settings.mjs), which a command that runs no git — `fed monitor`,
+    // every `fed event` — would otherwise load at start-up (7 ms of a monitor cycle).
+    const running = promisify(execFile)(gitProgram(), args, {
       cwd,
       encoding: 'utf8',
       maxBuffer: 256 * 1024 * 1024,
