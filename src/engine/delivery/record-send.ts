@@ -49,7 +49,12 @@ export async function recordSend(
   const facts = backend.delivery;
   const answers = replyTo === undefined ? undefined : await replyTarget(backend, registry, replyTo, message.id);
   // A refusal the caller can fix comes before anything is published, alongside or not.
-  if (fresh && facts.claimsAlongsidePublish) facts.checkRecord?.(options);
+  const alongside = fresh && facts.claimsAlongsidePublish;
+  if (alongside) facts.checkRecord?.(options);
+  // Alongside, the publish starts first and the claim right after it. On files, the copies' flushes are
+  // then under way before the claim's file is made, and the claim's flush joins them late instead of
+  // holding them up: a durable send 7–12 % faster, measured (docs/operations.md, P1).
+  const publishing = alongside ? fresh() : undefined;
   const claiming = claimSignalId(
     facts,
     message,
@@ -64,8 +69,8 @@ export async function recordSend(
     if (answers === undefined) return;
     await facts.record(answers, 'answered', { answeredAt: sent.timestamp, replyId: sent.id, from: sent.from }, options);
   };
-  if (fresh && facts.claimsAlongsidePublish) {
-    const [claimed, published] = await Promise.allSettled([claiming, fresh()]);
+  if (publishing) {
+    const [claimed, published] = await Promise.allSettled([claiming, publishing]);
     if (published.status === 'rejected') throw published.reason;
     const failed = claimed.status === 'rejected' ? ((claimed.reason as Error)?.message ?? String(claimed.reason)) : '';
     return {
