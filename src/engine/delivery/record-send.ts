@@ -51,9 +51,9 @@ export async function recordSend(
   // A refusal the caller can fix comes before anything is published, alongside or not.
   const alongside = fresh && facts.claimsAlongsidePublish;
   if (alongside) facts.checkRecord?.(options);
-  // Alongside, the publish starts first and the claim right after it. On files, the copies' flushes are
-  // then under way before the claim's file is made, and the claim's flush joins them late instead of
-  // holding them up: a durable send 7–12 % faster, measured (docs/operations.md, P1).
+  // Alongside, the publish starts first and the claim right after it: on files, the copies' flushes are
+  // under way before the claim's file is made — a durable send 7–12 % faster than the claim first
+  // (docs/operations.md, the send path).
   const publishing = alongside ? fresh() : undefined;
   const claiming = claimSignalId(
     facts,
