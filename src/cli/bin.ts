@@ -6,7 +6,14 @@ import { pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
 import { BROKER_ENV } from '../infra/process/broker-protocol.js';
 import { runThroughBroker } from './broker-client.js';
-import { cacheToWrite, codeCacheFiles, readCodeCache, writeCodeCache, type CacheFound } from './code-cache.js';
+import {
+  cacheToWrite,
+  codeCacheFiles,
+  pruneCodeCaches,
+  readCodeCache,
+  writeCodeCache,
+  type CacheFound,
+} from './code-cache.js';
 import { bundleFileFor, requestedCommand } from './command-names.js';
 
 /**
@@ -65,6 +72,7 @@ function runBundle(): void {
   // next; made after the command, so it holds the functions that ran, not only the top level.
   // A run an error stopped (bad input, say, before most of the command ran) leaves a provisional one only.
   void (bundle.exports as { finished: Promise<{ ranToEnd: boolean }> }).finished.then(async ({ ranToEnd }) => {
+    let wrote = false;
     for (const { script, cacheFiles, found } of compiled) {
       if (cacheFiles === undefined) continue;
       const write = cacheToWrite(found, script.cachedDataRejected === true, ranToEnd);
@@ -74,7 +82,10 @@ function runBundle(): void {
         script.createCachedData(),
         write.removes && cacheFiles[write.removes],
       );
+      wrote = true;
     }
+    // A run that wrote a cache is the first of a build (or after one was lost): older builds' go now.
+    if (wrote) pruneCodeCaches(process.env, FED_CLI_BUNDLE_HASH);
     (bundle.exports as { exitWhenDone: () => void }).exitWhenDone();
   });
 }

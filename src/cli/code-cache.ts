@@ -1,4 +1,14 @@
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { codeCacheDir } from '../infra/code-cache-dir.js';
 
@@ -33,8 +43,52 @@ export function codeCacheFiles(
 ): { complete: string; provisional: string } | undefined {
   const dir = codeCacheDir(env);
   if (dir === undefined) return undefined;
-  const stem = join(dir, `${bundleHash}-${process.version}-${process.arch}-${command}`);
+  const stem = join(dir, `${buildPrefix(bundleHash)}${command}`);
   return { complete: `${stem}.v8cache`, provisional: `${stem}.provisional.v8cache` };
+}
+
+/** What every cache file of this build, on this Node and architecture, is named from. */
+function buildPrefix(bundleHash: string): string {
+  return `${bundleHash}-${process.version}-${process.arch}-`;
+}
+
+/** Another build's (or Node's) cache left unwritten this long is removed by pruneCodeCaches. */
+export const STALE_CACHE_MS = 24 * 60 * 60 * 1000;
+
+/** A cache file as codeCacheFiles names it, or its temp file while it was written (atomic-write.ts). */
+const CACHE_FILE =
+  /^(?:[0-9a-f]{16}-v\d+\.\d+\.\d+-\w+-[\w.-]+\.v8cache|\.[0-9a-f]{16}-.+\.v8cache\.\d+\.[0-9a-f]{12}\.tmp)$/;
+
+/**
+ * Remove the caches other builds of fed, or other Node versions, left in the folder and have not written
+ * for STALE_CACHE_MS, and temp files a killed write left. Each build leaves a cache of a few MB per command
+ * it ran, and the folder kept them all: 450 MB after a day of rebuilding fed. Another fed still in use
+ * only makes its cache again, on its next run of that command. Run by a run that wrote a cache (the first
+ * after a build), so a run that found its cache pays nothing; only this user's regular files named as
+ * ours are touched, and nothing here throws.
+ */
+export function pruneCodeCaches(env: NodeJS.ProcessEnv, bundleHash: string, nowMs = Date.now()): void {
+  const dir = codeCacheDir(env);
+  if (dir === undefined) return;
+  const ours = buildPrefix(bundleHash);
+  const uid = process.getuid?.();
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (name.startsWith(ours) || !CACHE_FILE.test(name)) continue;
+    const file = join(dir, name);
+    try {
+      const stat = lstatSync(file);
+      if (!stat.isFile() || (uid !== undefined && stat.uid !== uid) || nowMs - stat.mtimeMs < STALE_CACHE_MS) continue;
+      rmSync(file, { force: true });
+    } catch {
+      // Gone meanwhile, or not ours to remove: left as it is.
+    }
+  }
 }
 
 /** Which cache a run read: none, or the kind of the one V8 was handed. */

@@ -9,6 +9,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -199,6 +200,31 @@ describe('fast start: the code cache', () => {
         .filter((name) => !/^help\.\w+\.v8cache$/.test(name))
         .sort(),
     ).toEqual(['help.v8cache', 'version.v8cache']);
+  });
+
+  it('the first run of a build removes the caches older builds left a day ago; a run that found its cache leaves the folder alone', async () => {
+    const cache = join(tempDir(), 'cache');
+    const env = { FED_CODE_CACHE: cache };
+    mkdirSync(cache, { mode: 0o700 });
+    const older = (name: string, ageMs: number) => {
+      writeFileSync(join(cache, name), 'compiled by an older fed');
+      const at = (Date.now() - ageMs) / 1000;
+      utimesSync(join(cache, name), at, at);
+      return name;
+    };
+    const day = 24 * 60 * 60 * 1000;
+    const stale = older(`0123456789abcdef-${process.version}-${process.arch}-event.v8cache`, 2 * day);
+    const recent = older(`0123456789abcdef-${process.version}-${process.arch}-team.v8cache`, 60_000);
+    expect((await runFed(['--version'], { env })).code).toBe(0);
+    const [made] = cacheFiles(cache).filter((name) => name.endsWith('-version.v8cache') && !name.startsWith('0123'));
+    expect(made).toBeDefined();
+    expect(cacheFiles(cache).sort()).toEqual([made, recent].sort());
+    expect(existsSync(join(cache, stale))).toBe(false);
+
+    // Planted after: a run that writes nothing does not look.
+    const later = older(`fedcba9876543210-${process.version}-${process.arch}-event.v8cache`, 2 * day);
+    expect((await runFed(['--version'], { env })).code).toBe(0);
+    expect(existsSync(join(cache, later))).toBe(true);
   });
 
   it('a run an error stopped leaves a provisional cache, which the next run to its end replaces', async () => {

@@ -1,9 +1,16 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cacheToWrite, codeCacheFiles, readCodeCache, writeCodeCache } from '../../../src/cli/code-cache.js';
+import {
+  cacheToWrite,
+  codeCacheFiles,
+  pruneCodeCaches,
+  readCodeCache,
+  STALE_CACHE_MS,
+  writeCodeCache,
+} from '../../../src/cli/code-cache.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 describe('code cache location', () => {
@@ -74,5 +81,65 @@ describe('reading and writing the cache', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'file'), '');
     await expect(writeCodeCache(join(dir, 'file', 'x.v8cache'), Buffer.from('compiled'))).resolves.toBeUndefined();
+  });
+});
+
+describe('pruning what other builds left', () => {
+  const build = 'abcdef0123456789';
+  const other = '0123456789abcdef';
+  const ours = `${build}-${process.version}-${process.arch}`;
+  const otherNode = process.version === 'v20.20.2' ? 'v26.10.0' : 'v20.20.2';
+
+  /** A cache folder holding `names` (a trailing slash: a folder), each last written `ageMs` ago. */
+  function cacheFolder(names: Record<string, number>): string {
+    const dir = tempDir();
+    for (const [name, ageMs] of Object.entries(names)) {
+      const path = join(dir, name);
+      if (name.endsWith('/')) mkdirSync(path);
+      else writeFileSync(path, 'compiled');
+      const at = (Date.now() - ageMs) / 1000;
+      utimesSync(path, at, at);
+    }
+    return dir;
+  }
+
+  it("removes another build's or Node's caches and killed writes' temp files once not written for a day; keeps this build's, recent ones and anything not named as ours", () => {
+    const old = STALE_CACHE_MS + 60_000;
+    const dir = cacheFolder({
+      [`${ours}-event.v8cache`]: old,
+      [`${ours}-monitor.provisional.v8cache`]: old,
+      [`${other}-${process.version}-${process.arch}-event.v8cache`]: old,
+      [`${other}-${process.version}-${process.arch}-launch.markdown.provisional.v8cache`]: old,
+      [`${build}-${otherNode}-${process.arch}-event.v8cache`]: old,
+      [`.${other}-${process.version}-${process.arch}-event.v8cache.4242.0123456789ab.tmp`]: old,
+      [`${other}-${process.version}-${process.arch}-team.v8cache`]: 60_000,
+      [`.${build}-${process.version}-${process.arch}-team.v8cache.4242.0123456789ab.tmp`]: 1_000,
+      'notes.v8cache': old,
+      'README.md': old,
+      [`${other}-${process.version}-${process.arch}-signal.v8cache/`]: old,
+    });
+    symlinkSync('/nonexistent', join(dir, `${other}-${process.version}-${process.arch}-help.v8cache`));
+    pruneCodeCaches({ FED_CODE_CACHE: dir }, build);
+    expect(readdirSync(dir).sort()).toEqual(
+      [
+        `${ours}-event.v8cache`,
+        `${ours}-monitor.provisional.v8cache`,
+        `${other}-${process.version}-${process.arch}-team.v8cache`,
+        `.${build}-${process.version}-${process.arch}-team.v8cache.4242.0123456789ab.tmp`,
+        'notes.v8cache',
+        'README.md',
+        `${other}-${process.version}-${process.arch}-signal.v8cache`,
+        `${other}-${process.version}-${process.arch}-help.v8cache`,
+      ].sort(),
+    );
+  });
+
+  it('does nothing, without an error, with the cache off or its folder missing', () => {
+    const dir = cacheFolder({ [`${other}-${process.version}-${process.arch}-event.v8cache`]: 2 * STALE_CACHE_MS });
+    pruneCodeCaches({ FED_CODE_CACHE: 'off' }, build);
+    expect(readdirSync(dir)).toHaveLength(1);
+    const missing = join(dir, 'missing');
+    expect(() => pruneCodeCaches({ FED_CODE_CACHE: missing }, build)).not.toThrow();
+    expect(existsSync(missing)).toBe(false);
   });
 });
