@@ -1,7 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { initFederation } from 'fed';
+import {
+  applyLifecycleInputs,
+  initFederation,
+  onboardTeam,
+  openFederation,
+  runActors,
+  sendSignal,
+  type Federation,
+} from 'fed';
 import { writeTree } from './fixture-repo.js';
 import { tempDir } from './temp-dir.js';
 
@@ -17,6 +25,38 @@ export function gitFederation(): { root: string; git: (...args: string[]) => str
   git('add', '-A');
   git('commit', '-qm', 'repo');
   return { root, git };
+}
+
+/**
+ * A coding team `app` on a worktree of a gitFederation, one commit of its own made there, directed, and
+ * driven to review (`pr-review`): what `fed team review` decides on and, once approved, `fed team merge` merges.
+ */
+export async function codingTeamInReview(): Promise<{
+  root: string;
+  git: (...args: string[]) => string;
+  fed: Federation;
+  location: string;
+}> {
+  const { root, git } = gitFederation();
+  const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
+  await onboardTeam(fed, { domain: 'app', archetypeId: 'coding', placementType: 'worktree' });
+  const app = await fed.team('app');
+  writeFileSync(join(app.location, 'feature.txt'), 'new\n');
+  execFileSync('git', ['add', 'feature.txt'], { cwd: app.location });
+  execFileSync('git', ['commit', '-qm', 'a feature'], { cwd: app.location });
+  await sendSignal(fed, { to: 'app', type: 'directive', subject: 'build it' }, { durable: false });
+  await runActors(fed, { once: true });
+  const events: Array<[string, Record<string, unknown>]> = [
+    ['PLAN_READY', { tasks: ['x'] }],
+    ['CHANGES_COMMITTED', { commit: 'abc' }],
+    ['TESTS_COMPLETE', { passed: 1, failed: 0 }],
+    ['REVIEW_REQUESTED', { pullRequest: 'fed/app' }],
+  ];
+  for (const [type, data] of events)
+    await applyLifecycleInputs(fed, await fed.team('app'), [{ source: 'event', event: { type, ...data } }], {
+      durable: false,
+    });
+  return { root, git, fed, location: app.location };
 }
 
 /** The greeter project's check: the coding team's tests (test/fixtures/agents/coding-run.mjs makes them pass). */

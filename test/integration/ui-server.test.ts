@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -41,7 +41,7 @@ import {
   showSignal,
 } from 'fed';
 import { runFed } from '../helpers/fed-cli.js';
-import { gitFederation } from '../helpers/git-federation.js';
+import { codingTeamInReview } from '../helpers/git-federation.js';
 import { signalFederation } from '../helpers/signal-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { readEvents, tinyAssets } from '../helpers/ui-server-fixtures.js';
@@ -566,19 +566,7 @@ describe('fed ui: the actions', () => {
   });
 
   it('approves and merges a coding team in review', async () => {
-    const { root, git } = gitFederation();
-    const setup = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
-    await onboardTeam(setup, { domain: 'app', archetypeId: 'coding', placementType: 'worktree' });
-    const app = await setup.team('app');
-    writeFileSync(join(app.location, 'feature.txt'), 'new\n');
-    execFileSync('git', ['add', 'feature.txt'], { cwd: app.location });
-    execFileSync('git', ['commit', '-qm', 'a feature'], { cwd: app.location });
-    await sendSignal(setup, { to: 'app', type: 'directive', subject: 'build it' }, { durable: false });
-    await runActors(setup, { once: true });
-    await event(setup, 'app', 'PLAN_READY', { tasks: ['x'] });
-    await event(setup, 'app', 'CHANGES_COMMITTED', { commit: 'abc' });
-    await event(setup, 'app', 'TESTS_COMPLETE', { passed: 1, failed: 0 });
-    await event(setup, 'app', 'REVIEW_REQUESTED', { pullRequest: 'fed/app' });
+    const { root, git } = await codingTeamInReview();
     const { fed, act, json } = await serve([], root);
     const review = (await json<NeedsYouView>('/api/needs-you')).items;
     expect(review).toEqual([

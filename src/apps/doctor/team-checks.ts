@@ -144,7 +144,7 @@ export function checkOrphanWorkspaces(
           repair: () =>
             underOnboardingLock(root, name, async () => {
               if (branch) await settleWorktreeGit(root, location, branch);
-              removeWorkspace(root, { location, placementType, branch });
+              await removeWorkspace(root, { location, placementType, branch });
             }),
         });
         continue;

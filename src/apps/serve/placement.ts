@@ -127,7 +127,7 @@ export class Placement {
       await restoreTeamFiles(this.fed, team);
     } catch (error) {
       // Made whole or not at all: the next pass makes it again.
-      made.remove();
+      await made.remove();
       throw error;
     }
     this.onArrived(team.domainId);

@@ -102,8 +102,22 @@ export function gitSucceeds(cwd: string, args: readonly string[]): boolean {
     git(cwd, args);
     return true;
   } catch (error) {
-    // A killed git answered nothing: that is no "no".
-    if (error instanceof GitCommandError && !error.killedBy) return false;
-    throw error;
+    return failedAnswer(error);
   }
+}
+
+/** gitSucceeds beside the event loop (gitAsync). */
+export async function gitSucceedsAsync(cwd: string, args: readonly string[]): Promise<boolean> {
+  try {
+    await gitAsync(cwd, args);
+    return true;
+  } catch (error) {
+    return failedAnswer(error);
+  }
+}
+
+/** A git that failed answered "no"; one killed answered nothing, and that is thrown. */
+function failedAnswer(error: unknown): false {
+  if (error instanceof GitCommandError && !error.killedBy) return false;
+  throw error;
 }

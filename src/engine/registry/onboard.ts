@@ -102,7 +102,7 @@ export async function settleInterruptedOnboarding(
   const registered = registry.teams.find((t) => t.domain === intent.domain && t.location === intent.location);
   if (!registered) {
     if (intent.branch) await settleWorktreeGit(root, intent.location, intent.branch, options);
-    removeWorkspace(root, intent);
+    await removeWorkspace(root, intent);
   }
   unlinkQuietly(onboardingPaths(root, intent.domain).intent);
   return registered;
@@ -241,7 +241,7 @@ export async function onboardTeam(
       // (or fed doctor --fix) finish.
       if (registered) throw error;
       try {
-        workspace?.remove();
+        await workspace?.remove();
         unlinkQuietly(paths.intent);
       } catch {
         // The intent record stays, so a retry or fed doctor --fix finishes the cleanup; the first error is the one to report.

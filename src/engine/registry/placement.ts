@@ -1,14 +1,15 @@
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { InvalidInputError, RefusedError } from '../../core/errors.js';
 import { federationPaths, teamWorkspacePath } from '../../core/layout.js';
 import type { PlacementType } from '../../core/schema/registry.js';
-import { git, gitAsync, gitSucceeds } from './git.js';
+import { git, gitAsync, gitSucceeds, gitSucceedsAsync } from './git.js';
 
 /** A created workspace and how to undo it if the registry commit that follows fails. */
 export interface CreatedWorkspace {
   location: string;
-  remove: () => void;
+  remove: () => Promise<void>;
 }
 
 export function worktreeBranch(domain: string): string {
@@ -43,7 +44,7 @@ function createDirectory(location: string): CreatedWorkspace {
     }
     throw error;
   }
-  return { location, remove: () => rmSync(location, { recursive: true, force: true }) };
+  return { location, remove: () => rm(location, { recursive: true, force: true }) };
 }
 
 async function createWorktree(root: string, domain: string, location: string): Promise<CreatedWorkspace> {
@@ -78,8 +79,11 @@ async function createWorktree(root: string, domain: string, location: string): P
   return { location, remove: () => removeWorkspace(root, { location, placementType: 'worktree', branch }) };
 }
 
+/** The git arguments that succeed when `branch` exists. */
+const branchCheck = (branch: string) => ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`];
+
 export function branchExists(root: string, branch: string): boolean {
-  return gitSucceeds(root, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]);
+  return gitSucceeds(root, branchCheck(branch));
 }
 
 /** The worktree that has `branch` checked out, if any. */
@@ -96,22 +100,24 @@ export function worktreeOfBranch(root: string, branch: string): string | undefin
 /**
  * Remove a workspace fed created — also one a killed onboarding left half made: a worktree registered
  * or not, a partial checkout, the branch with or without its worktree. Each step is skipped when there
- * is nothing to undo, so it can run again after being interrupted itself.
+ * is nothing to undo, so it can run again after being interrupted itself. Beside the event loop: removing
+ * a checkout of a large codebase takes seconds, which a server (fed serve, the dashboard) goes on through.
  */
-export function removeWorkspace(
+export async function removeWorkspace(
   root: string,
   workspace: { location: string; placementType: PlacementType; branch?: string },
-): void {
+): Promise<void> {
   if (workspace.placementType === 'worktree') {
     // Twice --force also removes a worktree git still has locked (mid-`worktree add`).
     if (existsSync(workspace.location))
-      gitSucceeds(root, ['worktree', 'remove', '--force', '--force', workspace.location]);
-    rmSync(workspace.location, { recursive: true, force: true });
+      await gitSucceedsAsync(root, ['worktree', 'remove', '--force', '--force', workspace.location]);
+    await rm(workspace.location, { recursive: true, force: true });
     // A `worktree add` killed midway leaves its entry locked ("initializing"), which prune skips.
-    gitSucceeds(root, ['worktree', 'unlock', workspace.location]);
-    gitSucceeds(root, ['worktree', 'prune']);
-    if (workspace.branch && branchExists(root, workspace.branch)) git(root, ['branch', '-D', workspace.branch]);
+    await gitSucceedsAsync(root, ['worktree', 'unlock', workspace.location]);
+    await gitSucceedsAsync(root, ['worktree', 'prune']);
+    if (workspace.branch && (await gitSucceedsAsync(root, branchCheck(workspace.branch))))
+      await gitAsync(root, ['branch', '-D', workspace.branch]);
     return;
   }
-  rmSync(workspace.location, { recursive: true, force: true });
+  await rm(workspace.location, { recursive: true, force: true });
 }

@@ -68,7 +68,7 @@ export async function removeTeam(
     );
   }
   if (present || branch)
-    removeWorkspace(root, {
+    await removeWorkspace(root, {
       location: entry.location,
       placementType: entry.placementType,
       ...(branch ? { branch } : {}),

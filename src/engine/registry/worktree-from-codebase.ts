@@ -47,7 +47,7 @@ export async function createWorktreeFromCodebase(
       ...(created ? ['-b', branch, location, codebase.commit] : [location, branch]),
     ]);
   } catch (error) {
-    remove();
+    await remove();
     throw new RefusedError('WORKTREE_FAILED', `could not create worktree ${location}: ${(error as Error).message}`);
   }
   return { location, remove };

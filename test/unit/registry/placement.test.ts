@@ -11,7 +11,7 @@ describe("a worktree team's workspace, made as it is onboarded", () => {
     const made = await withGitAwaitingEventLoop(['worktree', 'add'], () => createWorkspace(root, 'docs', 'worktree'));
     expect(made.location).toBe(teamWorkspacePath(root, 'docs', 'worktree'));
     expect(git('-C', made.location, 'symbolic-ref', '--short', 'HEAD')).toBe('fed/docs');
-    made.remove();
+    await made.remove();
     expect(existsSync(made.location)).toBe(false);
     expect(git('branch', '--list', 'fed/docs')).toBe('');
   });

@@ -53,7 +53,7 @@ describe("a moved worktree team's workspace, made from this host's clone of the 
     const commit = teamWorkedOnA(remote, { push: true });
     const made = await createWorktreeFromCodebase(b.root, team(commit, remote));
     expect(b.git('rev-parse', 'fed/docs')).toBe(commit);
-    made.remove();
+    await made.remove();
     // The branch, made before, is kept when the workspace is removed.
     expect(b.git('rev-parse', 'fed/docs')).toBe(commit);
 

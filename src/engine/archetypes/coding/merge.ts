@@ -7,7 +7,7 @@ import { FedError, RefusedError } from '../../../core/errors.js';
 import { getTeam } from '../../../core/find-team.js';
 import { FED_DIR, federationPaths } from '../../../core/layout.js';
 import { killPoint } from '../../../infra/process/kill-point.js';
-import { git, GitCommandError, gitSucceeds } from '../../registry/git.js';
+import { gitAsync, GitCommandError, gitSucceedsAsync } from '../../registry/git.js';
 import { removeWorkspace, worktreeBranch } from '../../registry/placement.js';
 import { snapshotOfMachine } from '../../../../machines/catalog.js';
 import { baseBranch, teamBranch } from './branch.js';
@@ -67,8 +67,10 @@ async function mergeSteps(fed: Federation, name: string): Promise<MergeResult> {
   const { branch, base } =
     state === 'pr-approved' ? teamBranch(root, team) : { branch: worktreeBranch(team.domain), base: baseBranch(root) };
   if (state === 'pr-approved') {
-    // Porcelain lines start with significant spaces (` M file`): read raw, not trimmed.
-    const dirty = git(root, ['status', '--porcelain', '--untracked-files=no'], { raw: true })
+    // Porcelain lines start with significant spaces (` M file`): read raw, not trimmed. This git, the merge
+    // and the checkout's removal take seconds in a large codebase: all run beside the event loop of the
+    // dashboard or MCP server that asked for the merge.
+    const dirty = (await gitAsync(root, ['status', '--porcelain', '--untracked-files=no'], { raw: true }))
       .split('\n')
       .filter(Boolean);
     if (dirty.length) {
@@ -77,13 +79,18 @@ async function mergeSteps(fed: Federation, name: string): Promise<MergeResult> {
         `the main checkout ${root} has uncommitted changes (${dirty.map((l) => l.slice(3)).join(', ')}); commit or stash them, then merge again`,
       );
     }
-    const approved = approvedHead(root, team.domainId, branch, base, (await lifecycleOf()).context.approvedCommit);
+    const approved = await approvedHead(
+      root,
+      team.domainId,
+      branch,
+      base,
+      (await lifecycleOf()).context.approvedCommit,
+    );
     // A merge killed before it recorded PR_MERGED left its merge commit on the base: that one is recorded.
-    if (!mergedBefore(root, approved)) mergeBranch(root, branch, approved, base, team.domainId);
+    if (!(await mergedBefore(root, approved))) await mergeBranch(root, branch, approved, base, team.domainId);
     killPoint(fed.env, 'merge:merged');
-    await applyLifecycleInputs(fed, team, [
-      { source: 'event', event: { type: 'PR_MERGED', commit: git(root, ['rev-parse', 'HEAD']) } },
-    ]);
+    const mergeCommit = await gitAsync(root, ['rev-parse', 'HEAD']);
+    await applyLifecycleInputs(fed, team, [{ source: 'event', event: { type: 'PR_MERGED', commit: mergeCommit } }]);
     killPoint(fed.env, 'merge:pr-merged');
   }
   const commit = (await lifecycleOf()).context.mergeCommit;
@@ -95,7 +102,7 @@ async function mergeSteps(fed: Federation, name: string): Promise<MergeResult> {
   killPoint(fed.env, 'merge:cleanup-done');
   if (team.status !== 'archived') await setTeamStatus(fed, team.domainId, { type: 'ARCHIVE' });
   killPoint(fed.env, 'merge:archived');
-  removeCheckout(root, team.location, branch, fed.env);
+  await removeCheckout(root, team.location, branch, fed.env);
   return { team: team.domainId, branch, base, commit, state: stateOf(await lifecycleOf()) };
 }
 
@@ -131,11 +138,11 @@ function restoreRecords(location: string): void {
  * signals, runs, agent log) where they were, so `fed team show` and `fed monitor` still tell its story.
  * The records are moved aside (same filesystem, one rename) while git removes the worktree.
  */
-function removeCheckout(root: string, location: string, branch: string, env: NodeJS.ProcessEnv): void {
+async function removeCheckout(root: string, location: string, branch: string, env: NodeJS.ProcessEnv): Promise<void> {
   const records = join(location, FED_DIR);
   if (existsSync(records)) renameSync(records, recordsAside(location));
   killPoint(env, 'merge:records-aside');
-  removeWorkspace(root, { location, placementType: 'worktree', branch });
+  await removeWorkspace(root, { location, placementType: 'worktree', branch });
   killPoint(env, 'merge:checkout-removed');
   restoreRecords(location);
 }
@@ -146,8 +153,14 @@ function removeCheckout(root: string, location: string, branch: string, env: Nod
  * commit the base lacks (reset to the base or already merged: a merge would drop the approved change and
  * still clean up the team).
  */
-function approvedHead(root: string, team: string, branch: string, base: string, approved: string | null): string {
-  const current = git(root, ['rev-parse', `refs/heads/${branch}`]);
+async function approvedHead(
+  root: string,
+  team: string,
+  branch: string,
+  base: string,
+  approved: string | null,
+): Promise<string> {
+  const current = await gitAsync(root, ['rev-parse', `refs/heads/${branch}`]);
   const again = `review it again: fed team review ${team}, then --approve (or --request-changes "<what>")`;
   if (approved === null) {
     throw new RefusedError(
@@ -161,7 +174,10 @@ function approvedHead(root: string, team: string, branch: string, base: string, 
       `${branch} moved since it was approved: approved at ${approved}, now at ${current}; nothing was merged — ${again}`,
     );
   }
-  if (git(root, ['rev-list', '--count', `${base}..${approved}`]) === '0' && !mergedBefore(root, approved)) {
+  if (
+    (await gitAsync(root, ['rev-list', '--count', `${base}..${approved}`])) === '0' &&
+    !(await mergedBefore(root, approved))
+  ) {
     throw new RefusedError(
       'NOTHING_TO_MERGE',
       `${branch} has no commits that are not on ${base} (at ${approved}): nothing to merge, and nothing was merged or cleaned up — its change was reset away or is already on ${base}; check the team's worktree, or request the change again: fed team review ${team} --request-changes "<what>"`,
@@ -171,28 +187,34 @@ function approvedHead(root: string, team: string, branch: string, base: string, 
 }
 
 /** Whether the base is at a merge of the approved commit: this command's own, interrupted before it was recorded. */
-function mergedBefore(root: string, approved: string): boolean {
+async function mergedBefore(root: string, approved: string): Promise<boolean> {
   return (
-    gitSucceeds(root, ['rev-parse', '--verify', '--quiet', 'HEAD^2']) && git(root, ['rev-parse', 'HEAD^2']) === approved
+    (await gitSucceedsAsync(root, ['rev-parse', '--verify', '--quiet', 'HEAD^2'])) &&
+    (await gitAsync(root, ['rev-parse', 'HEAD^2'])) === approved
   );
 }
 
 /** Merge the approved commit, not the branch name: a commit that lands on the branch meanwhile stays out. */
-function mergeBranch(root: string, branch: string, approved: string, base: string, team: string): void {
+async function mergeBranch(root: string, branch: string, approved: string, base: string, team: string): Promise<void> {
   try {
-    git(root, ['merge', '--no-ff', '--no-edit', '-m', `Merge ${branch} (fed team ${team}) into ${base}`, approved]);
+    await gitAsync(root, [
+      'merge',
+      '--no-ff',
+      '--no-edit',
+      '-m',
+      `Merge ${branch} (fed team ${team}) into ${base}`,
+      approved,
+    ]);
   } catch (error) {
+    const merging = () => gitSucceedsAsync(root, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD']);
     if (error instanceof GitCommandError && error.killedBy) {
       // A merge git was killed in: whatever it began is undone (the checkout was clean), and the re-run merges.
-      if (gitSucceeds(root, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD']))
-        gitSucceeds(root, ['merge', '--abort']);
+      if (await merging()) await gitSucceedsAsync(root, ['merge', '--abort']);
       throw error;
     }
-    refuseIfIndexLocked(root);
-    const conflicts = gitSucceeds(root, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'])
-      ? git(root, ['diff', '--name-only', '--diff-filter=U'])
-      : '';
-    if (conflicts) gitSucceeds(root, ['merge', '--abort']);
+    await refuseIfIndexLocked(root);
+    const conflicts = (await merging()) ? await gitAsync(root, ['diff', '--name-only', '--diff-filter=U']) : '';
+    if (conflicts) await gitSucceedsAsync(root, ['merge', '--abort']);
     const what = conflicts
       ? `it conflicts with ${base} in ${conflicts.split('\n').join(', ')}`
       : (error as Error).message;
@@ -207,8 +229,8 @@ function mergeBranch(root: string, branch: string, approved: string, base: strin
  * A git killed mid-command (or one still running) leaves the index locked: every merge fails on it until
  * it is gone, which is no conflict to resolve in the team's worktree — the lock file is named instead.
  */
-function refuseIfIndexLocked(root: string): void {
-  const lock = resolve(root, git(root, ['rev-parse', '--git-path', 'index.lock']));
+async function refuseIfIndexLocked(root: string): Promise<void> {
+  const lock = resolve(root, await gitAsync(root, ['rev-parse', '--git-path', 'index.lock']));
   if (!existsSync(lock)) return;
   throw new RefusedError(
     'INDEX_LOCKED',
