@@ -77,14 +77,14 @@ function runBundle(): void {
       if (cacheFiles === undefined) continue;
       const write = cacheToWrite(found, script.cachedDataRejected === true, ranToEnd);
       if (write === undefined) continue;
-      await writeCodeCache(
+      const written = await writeCodeCache(
         cacheFiles[write.kind],
         script.createCachedData(),
         write.removes && cacheFiles[write.removes],
       );
-      wrote = true;
+      wrote ||= written;
     }
-    // A run that wrote a cache is the first of a build (or after one was lost): older builds' go now.
+    // A run that wrote a cache is a command's first of a build (or after one was lost): older builds' go now.
     if (wrote) pruneCodeCaches(process.env, FED_CLI_BUNDLE_HASH);
     (bundle.exports as { exitWhenDone: () => void }).exitWhenDone();
   });

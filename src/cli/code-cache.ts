@@ -57,14 +57,15 @@ export const STALE_CACHE_MS = 24 * 60 * 60 * 1000;
 
 /** A cache file as codeCacheFiles names it, or its temp file while it was written (atomic-write.ts). */
 const CACHE_FILE =
-  /^(?:[0-9a-f]{16}-v\d+\.\d+\.\d+-\w+-[\w.-]+\.v8cache|\.[0-9a-f]{16}-.+\.v8cache\.\d+\.[0-9a-f]{12}\.tmp)$/;
+  /^(?:[0-9a-f]{16}-v\d+\.\d+\.\d+(?:-[\w.]+)?-\w+-[\w.-]+\.v8cache|\.[0-9a-f]{16}-.+\.v8cache\.\d+\.[0-9a-f]{12}\.tmp)$/;
 
 /**
  * Remove the caches other builds of fed, or other Node versions, left in the folder and have not written
  * for STALE_CACHE_MS, and temp files a killed write left. Each build leaves a cache of a few MB per command
  * it ran, and the folder kept them all: 450 MB after a day of rebuilding fed. Another fed still in use
- * only makes its cache again, on its next run of that command. Run by a run that wrote a cache (the first
- * after a build), so a run that found its cache pays nothing; only this user's regular files named as
+ * only makes its cache again, on its next run of that command (a cache's time is when it was written, not
+ * last read: two in turn remake theirs about once a day). Run by a run that wrote a cache (a command's
+ * first after a build), so a run that found its cache pays nothing; only this user's regular files named as
  * ours are touched, and nothing here throws.
  */
 export function pruneCodeCaches(env: NodeJS.ProcessEnv, bundleHash: string, nowMs = Date.now()): void {
@@ -142,9 +143,9 @@ export function readCodeCache(file: string): Buffer | undefined {
  * Replace `file` with `data`, atomically (a concurrent run reads the old cache or the new one, never half
  * of one) and without fsync (a cache lost in a crash is only made again), then remove `supersedes` (the
  * cache this one makes useless: cacheToWrite). The folder is private to the user. Any failure (read-only
- * disk, no permission) leaves things as they were.
+ * disk, no permission) leaves things as they were; true when the cache was written.
  */
-export async function writeCodeCache(file: string, data: Uint8Array, supersedes?: string): Promise<void> {
+export async function writeCodeCache(file: string, data: Uint8Array, supersedes?: string): Promise<boolean> {
   try {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     // Loaded only here: a run that found its cache never pays for the writer.
@@ -152,7 +153,9 @@ export async function writeCodeCache(file: string, data: Uint8Array, supersedes?
     writeFileAtomic(file, data, { durable: false });
     // After the write: a crash between leaves both, and the complete one is read first.
     if (supersedes !== undefined) rmSync(supersedes, { force: true });
+    return true;
   } catch {
     // Only an optimisation: the next run compiles again and tries again.
+    return false;
   }
 }

@@ -60,6 +60,8 @@ export const federationPaths = memoisedPaths((root: string) =>
     skills: join(root, FED_DIR, 'skills'),
     teams: join(root, FED_DIR, 'teams'),
     worktrees: join(root, FED_DIR, 'worktrees'),
+    /** Held by `fed team merge` (src/engine/archetypes/coding/merge.ts): one merge at a time in the main checkout. */
+    mergeLock: join(root, FED_DIR, 'merge.lock'),
     gitignore: join(root, FED_DIR, '.gitignore'),
     chat: join(root, FED_DIR, CHAT_DIR),
     chatMessages: join(root, FED_DIR, CHAT_DIR, CHAT_MESSAGES_DIR),

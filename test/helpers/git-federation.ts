@@ -28,35 +28,42 @@ export function gitFederation(): { root: string; git: (...args: string[]) => str
 }
 
 /**
- * A coding team `app` on a worktree of a gitFederation, one commit of its own made there, directed, and
- * driven to review (`pr-review`): what `fed team review` decides on and, once approved, `fed team merge` merges.
+ * Coding teams (default: `app`) on worktrees of a gitFederation, each with one commit of its own made there
+ * (`<domain>.txt`), directed, and driven to review (`pr-review`): what `fed team review` decides on and, once
+ * approved, `fed team merge` merges. `locations`: each team's worktree.
  */
-export async function codingTeamInReview(): Promise<{
+export async function codingTeamsInReview(domains: readonly string[] = ['app']): Promise<{
   root: string;
   git: (...args: string[]) => string;
   fed: Federation;
-  location: string;
+  locations: Record<string, string>;
 }> {
   const { root, git } = gitFederation();
   const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
-  await onboardTeam(fed, { domain: 'app', archetypeId: 'coding', placementType: 'worktree' });
-  const app = await fed.team('app');
-  writeFileSync(join(app.location, 'feature.txt'), 'new\n');
-  execFileSync('git', ['add', 'feature.txt'], { cwd: app.location });
-  execFileSync('git', ['commit', '-qm', 'a feature'], { cwd: app.location });
-  await sendSignal(fed, { to: 'app', type: 'directive', subject: 'build it' }, { durable: false });
+  const locations: Record<string, string> = {};
+  for (const domain of domains) {
+    await onboardTeam(fed, { domain, archetypeId: 'coding', placementType: 'worktree' });
+    const { location } = await fed.team(domain);
+    locations[domain] = location;
+    writeFileSync(join(location, `${domain}.txt`), 'new\n');
+    execFileSync('git', ['add', `${domain}.txt`], { cwd: location });
+    execFileSync('git', ['commit', '-qm', `a feature of ${domain}`], { cwd: location });
+    await sendSignal(fed, { to: domain, type: 'directive', subject: 'build it' }, { durable: false });
+  }
   await runActors(fed, { once: true });
-  const events: Array<[string, Record<string, unknown>]> = [
-    ['PLAN_READY', { tasks: ['x'] }],
-    ['CHANGES_COMMITTED', { commit: 'abc' }],
-    ['TESTS_COMPLETE', { passed: 1, failed: 0 }],
-    ['REVIEW_REQUESTED', { pullRequest: 'fed/app' }],
-  ];
-  for (const [type, data] of events)
-    await applyLifecycleInputs(fed, await fed.team('app'), [{ source: 'event', event: { type, ...data } }], {
-      durable: false,
-    });
-  return { root, git, fed, location: app.location };
+  for (const domain of domains) {
+    const events: Array<[string, Record<string, unknown>]> = [
+      ['PLAN_READY', { tasks: ['x'] }],
+      ['CHANGES_COMMITTED', { commit: 'abc' }],
+      ['TESTS_COMPLETE', { passed: 1, failed: 0 }],
+      ['REVIEW_REQUESTED', { pullRequest: `fed/${domain}` }],
+    ];
+    for (const [type, data] of events)
+      await applyLifecycleInputs(fed, await fed.team(domain), [{ source: 'event', event: { type, ...data } }], {
+        durable: false,
+      });
+  }
+  return { root, git, fed, locations };
 }
 
 /** The greeter project's check: the coding team's tests (test/fixtures/agents/coding-run.mjs makes them pass). */

@@ -41,7 +41,7 @@ import {
   showSignal,
 } from 'fed';
 import { runFed } from '../helpers/fed-cli.js';
-import { codingTeamInReview } from '../helpers/git-federation.js';
+import { codingTeamsInReview } from '../helpers/git-federation.js';
 import { signalFederation } from '../helpers/signal-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { readEvents, tinyAssets } from '../helpers/ui-server-fixtures.js';
@@ -566,7 +566,7 @@ describe('fed ui: the actions', () => {
   });
 
   it('approves and merges a coding team in review', async () => {
-    const { root, git } = await codingTeamInReview();
+    const { root, git } = await codingTeamsInReview();
     const { fed, act, json } = await serve([], root);
     const review = (await json<NeedsYouView>('/api/needs-you')).items;
     expect(review).toEqual([

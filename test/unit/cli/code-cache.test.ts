@@ -54,7 +54,7 @@ describe('which cache a run leaves', () => {
 describe('reading and writing the cache', () => {
   it('reads back what was written, into a folder only this user can enter', async () => {
     const file = join(tempDir(), 'new', 'x.v8cache');
-    await writeCodeCache(file, Buffer.from('compiled'));
+    expect(await writeCodeCache(file, Buffer.from('compiled'))).toBe(true);
     expect(readCodeCache(file)?.toString()).toBe('compiled');
     expect(statSync(dirname(file)).mode & 0o777).toBe(0o700);
   });
@@ -80,7 +80,7 @@ describe('reading and writing the cache', () => {
   it('a cache that cannot be written is skipped without an error', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'file'), '');
-    await expect(writeCodeCache(join(dir, 'file', 'x.v8cache'), Buffer.from('compiled'))).resolves.toBeUndefined();
+    await expect(writeCodeCache(join(dir, 'file', 'x.v8cache'), Buffer.from('compiled'))).resolves.toBe(false);
   });
 });
 
@@ -111,6 +111,7 @@ describe('pruning what other builds left', () => {
       [`${other}-${process.version}-${process.arch}-event.v8cache`]: old,
       [`${other}-${process.version}-${process.arch}-launch.markdown.provisional.v8cache`]: old,
       [`${build}-${otherNode}-${process.arch}-event.v8cache`]: old,
+      [`${build}-v24.0.0-rc.1-${process.arch}-event.v8cache`]: old,
       [`.${other}-${process.version}-${process.arch}-event.v8cache.4242.0123456789ab.tmp`]: old,
       [`${other}-${process.version}-${process.arch}-team.v8cache`]: 60_000,
       [`.${build}-${process.version}-${process.arch}-team.v8cache.4242.0123456789ab.tmp`]: 1_000,

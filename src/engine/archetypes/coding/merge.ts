@@ -6,6 +6,7 @@ import { setTeamStatus } from '../../actors/team-status-command.js';
 import { FedError, RefusedError } from '../../../core/errors.js';
 import { getTeam } from '../../../core/find-team.js';
 import { FED_DIR, federationPaths } from '../../../core/layout.js';
+import { withLock } from '../../../infra/fs/lock.js';
 import { killPoint } from '../../../infra/process/kill-point.js';
 import { gitAsync, GitCommandError, gitSucceedsAsync } from '../../registry/git.js';
 import { removeWorkspace, worktreeBranch } from '../../registry/placement.js';
@@ -37,7 +38,12 @@ export interface MergeResult {
  */
 export async function mergeTeam(fed: Federation, name: string): Promise<MergeResult> {
   try {
-    return await mergeSteps(fed, name);
+    // One merge at a time in the main checkout — two `fed team merge`, or two of a dashboard's cards — as
+    // its gits run beside the event loop: one merge's `rev-parse HEAD` must not read the other's commit,
+    // nor its abort undo the other's merge. A waiting merge waits out a long one (a large codebase).
+    return await withLock(federationPaths(fed.root).mergeLock, () => mergeSteps(fed, name), {
+      timeoutMs: MERGE_WAIT_MS,
+    });
   } catch (error) {
     if (!(error instanceof GitCommandError)) throw error;
     throw new FedError(
@@ -47,6 +53,9 @@ export async function mergeTeam(fed: Federation, name: string): Promise<MergeRes
     );
   }
 }
+
+/** How long a merge waits for another one in the same checkout before it gives up, naming it. */
+const MERGE_WAIT_MS = 10 * 60_000;
 
 async function mergeSteps(fed: Federation, name: string): Promise<MergeResult> {
   const { root } = fed;
