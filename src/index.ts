@@ -35,7 +35,7 @@ export { runActors } from './engine/actors/run-actors.js';
 export { viewLifecycle } from './engine/actors/lifecycle-view.js';
 
 // Coding teams: review and merge.
-export { decideReview, reviewTeam, type Verdict } from './engine/archetypes/coding/review.js';
+export { decideReview, reviewTeam } from './engine/archetypes/coding/review.js';
 export { mergeTeam } from './engine/archetypes/coding/merge.js';
 
 // The federation journal and deliverable checks.
