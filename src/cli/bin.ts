@@ -85,7 +85,7 @@ function runBundle(): void {
       wrote ||= written;
     }
     // A run that wrote a cache is a command's first of a build (or after one was lost): older builds' go now.
-    if (wrote) pruneCodeCaches(process.env, FED_CLI_BUNDLE_HASH);
+    if (wrote) await pruneCodeCaches(process.env, FED_CLI_BUNDLE_HASH);
     (bundle.exports as { exitWhenDone: () => void }).exitWhenDone();
   });
 }

@@ -55,9 +55,8 @@ function buildPrefix(bundleHash: string): string {
 /** Another build's (or Node's) cache left unwritten this long is removed by pruneCodeCaches. */
 export const STALE_CACHE_MS = 24 * 60 * 60 * 1000;
 
-/** A cache file as codeCacheFiles names it, or its temp file while it was written (atomic-write.ts). */
-const CACHE_FILE =
-  /^(?:[0-9a-f]{16}-v\d+\.\d+\.\d+(?:-[\w.]+)?-\w+-[\w.-]+\.v8cache|\.[0-9a-f]{16}-.+\.v8cache\.\d+\.[0-9a-f]{12}\.tmp)$/;
+/** A cache file as codeCacheFiles names it: bundle hash, Node version, architecture, command. */
+const CACHE_FILE = /^[0-9a-f]+-v\d+\.\d+\.\d+(?:-[\w.]+)?-\w+-[\w.-]+\.v8cache$/;
 
 /**
  * Remove the caches other builds of fed, or other Node versions, left in the folder and have not written
@@ -68,7 +67,7 @@ const CACHE_FILE =
  * first after a build), so a run that found its cache pays nothing; only this user's regular files named as
  * ours are touched, and nothing here throws.
  */
-export function pruneCodeCaches(env: NodeJS.ProcessEnv, bundleHash: string, nowMs = Date.now()): void {
+export async function pruneCodeCaches(env: NodeJS.ProcessEnv, bundleHash: string, nowMs = Date.now()): Promise<void> {
   const dir = codeCacheDir(env);
   if (dir === undefined) return;
   const ours = buildPrefix(bundleHash);
@@ -79,8 +78,12 @@ export function pruneCodeCaches(env: NodeJS.ProcessEnv, bundleHash: string, nowM
   } catch {
     return;
   }
+  // Loaded by the cache's write already (writeCodeCache), which every pruning run made.
+  const { tempFileTarget } = await import('../infra/fs/atomic-write.js');
   for (const name of names) {
-    if (name.startsWith(ours) || !CACHE_FILE.test(name)) continue;
+    // A killed write's temp file of any build, this one's too: it is named for the cache it was writing.
+    const cache = tempFileTarget(name) ?? name;
+    if ((cache === name && name.startsWith(ours)) || !CACHE_FILE.test(cache)) continue;
     const file = join(dir, name);
     try {
       const stat = lstatSync(file);

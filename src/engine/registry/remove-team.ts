@@ -6,7 +6,7 @@ import { teamWorkspacePath, workspacePaths } from '../../core/layout.js';
 import type { FederationRecord } from '../../core/schema/federation-journal.js';
 import { getTeam, statusOf } from '../../core/find-team.js';
 import { gitSucceeds } from './git.js';
-import { removeWorkspace, worktreeBranch } from './placement.js';
+import { branchExists, removeWorkspace, worktreeBranch } from './placement.js';
 import { updateRegistry, type UpdateOptions } from './update-registry.js';
 import type { Federation } from '../context.js';
 
@@ -59,7 +59,7 @@ export async function removeTeam(
   if (
     branch &&
     !options.force &&
-    gitSucceeds(root, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]) &&
+    branchExists(root, branch) &&
     !gitSucceeds(root, ['merge-base', '--is-ancestor', branch, 'HEAD'])
   ) {
     throw new RefusedError(

@@ -28,8 +28,15 @@ export function tempPathFor(target: string): string {
  * to remove (fed doctor --fix); a user's `.notes.tmp` only looks like one.
  */
 export function isTempFileName(name: string): boolean {
-  return /^\..+\.\d+\.[0-9a-f]{12}\.tmp$/.test(name);
+  return TEMP_FILE_NAME.test(name);
 }
+
+/** The name of the file a temp file named `name` was written for, if tempPathFor made that name. */
+export function tempFileTarget(name: string): string | undefined {
+  return TEMP_FILE_NAME.exec(name)?.[1];
+}
+
+const TEMP_FILE_NAME = /^\.(.+)\.\d+\.[0-9a-f]{12}\.tmp$/;
 
 export function fsyncDirectory(dir: string): void {
   const fd = openSync(dir, 'r');

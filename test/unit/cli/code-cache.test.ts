@@ -103,7 +103,7 @@ describe('pruning what other builds left', () => {
     return dir;
   }
 
-  it("removes another build's or Node's caches and killed writes' temp files once not written for a day; keeps this build's, recent ones and anything not named as ours", () => {
+  it("removes another build's or Node's caches and killed writes' temp files once not written for a day; keeps this build's, recent ones and anything not named as ours", async () => {
     const old = STALE_CACHE_MS + 60_000;
     const dir = cacheFolder({
       [`${ours}-event.v8cache`]: old,
@@ -120,7 +120,7 @@ describe('pruning what other builds left', () => {
       [`${other}-${process.version}-${process.arch}-signal.v8cache/`]: old,
     });
     symlinkSync('/nonexistent', join(dir, `${other}-${process.version}-${process.arch}-help.v8cache`));
-    pruneCodeCaches({ FED_CODE_CACHE: dir }, build);
+    await pruneCodeCaches({ FED_CODE_CACHE: dir }, build);
     expect(readdirSync(dir).sort()).toEqual(
       [
         `${ours}-event.v8cache`,
@@ -135,12 +135,12 @@ describe('pruning what other builds left', () => {
     );
   });
 
-  it('does nothing, without an error, with the cache off or its folder missing', () => {
+  it('does nothing, without an error, with the cache off or its folder missing', async () => {
     const dir = cacheFolder({ [`${other}-${process.version}-${process.arch}-event.v8cache`]: 2 * STALE_CACHE_MS });
-    pruneCodeCaches({ FED_CODE_CACHE: 'off' }, build);
+    await pruneCodeCaches({ FED_CODE_CACHE: 'off' }, build);
     expect(readdirSync(dir)).toHaveLength(1);
     const missing = join(dir, 'missing');
-    expect(() => pruneCodeCaches({ FED_CODE_CACHE: missing }, build)).not.toThrow();
+    await expect(pruneCodeCaches({ FED_CODE_CACHE: missing }, build)).resolves.toBeUndefined();
     expect(existsSync(missing)).toBe(false);
   });
 });
