@@ -51,7 +51,8 @@ export class CheckedRootFolders {
     return found.exists;
   }
 
-  private realRootPath(): string {
+  /** The root with every link on the way resolved, looked up once per context. */
+  realRootPath(): string {
     return (this.realRoot ??= realpathSync.native(this.root));
   }
 }

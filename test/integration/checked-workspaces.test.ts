@@ -79,3 +79,59 @@ describe('workspace checks within one Federation context', () => {
     }
   });
 });
+
+/** A federation of `docs` and `api`, and a context that has checked no workspace yet. */
+async function uncheckedTeams() {
+  const root = tempDir();
+  initFederation(root, {}, {});
+  for (const domain of ['docs', 'api']) await onboardTeam(openFederation(root), { domain }, { durable: false });
+  const registry = readRegistry(root);
+  return {
+    root,
+    fed: openFederation(root),
+    docs: workspacePaths(getTeam(registry, 'docs').location),
+    api: workspacePaths(getTeam(registry, 'api').location),
+  };
+}
+
+const directive = (fed: Federation, subject: string) =>
+  sendSignal(fed, { to: 'docs', type: 'directive', subject }, { durable: false });
+
+/** Signal files whose name carries `subject` (as a slug), in `box`. */
+const named = (box: string, subject: string) => readdirSync(box).filter((f) => f.includes(subject));
+
+// A first write into a folder that resolves where it is named skips the whole check: what the whole
+// check would refuse on the way to that folder is still refused (a registry placing a team elsewhere:
+// registry-location.test.ts).
+describe("a context's first write into a team's workspace", () => {
+  it('the inbox replaced by a link: the first send is refused and nothing is written through it', async () => {
+    const { fed, docs } = await uncheckedTeams();
+    const outside = replaceWithLink(docs.inbox);
+    await expect(directive(fed, 'linked-inbox')).rejects.toMatchObject({ code: 'WORKSPACE_SYMLINK' });
+    expect(named(outside, 'linked-inbox')).toEqual([]);
+  });
+
+  it("the workspace replaced by a link to another team's: the first send is refused, nothing reaches that team", async () => {
+    const { root, fed, docs, api } = await uncheckedTeams();
+    renameSync(docs.workspace, `${docs.workspace}.old`);
+    symlinkSync(api.workspace, docs.workspace);
+    await expect(directive(fed, 'borrowed-workspace')).rejects.toMatchObject({ code: 'WORKSPACE_SYMLINK' });
+    expect(named(api.inbox, 'borrowed-workspace')).toEqual([]);
+    expect(docs.inbox.startsWith(root)).toBe(true);
+  });
+
+  it('a link beside the folder written is refused by the write that would go through it', async () => {
+    const { fed, docs } = await uncheckedTeams();
+    mkdirSync(docs.state, { recursive: true });
+    const outside = replaceWithLink(docs.state);
+    const before = readdirSync(outside);
+    // The inbox goes through no link: the signal is delivered there…
+    await directive(fed, 'beside-a-link');
+    expect(named(docs.inbox, 'beside-a-link')).toHaveLength(1);
+    // …and the lifecycle section, which writes in the linked state folder, is refused.
+    await expect(exclusive(fed, getTeam(readRegistry(fed.root), 'docs'))).rejects.toMatchObject({
+      code: 'WORKSPACE_SYMLINK',
+    });
+    expect(readdirSync(outside)).toEqual(before);
+  });
+});

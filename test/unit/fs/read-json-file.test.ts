@@ -112,6 +112,16 @@ describe('reading part of a file within a limit', () => {
     expect(readFileTail(file, 100, 'fix')).toEqual({ tail: Buffer.from('first\n'), size: 6 });
   });
 
+  it('a file that is not there reads as nothing; a file where its folder belongs is named', () => {
+    const dir = tempDir();
+    expect(readFileTail(join(dir, 'team-activity.jsonl'), 3, 'fix')).toBeUndefined();
+    expect(readFileFrom(join(dir, 'missing', 'journal.jsonl'), 0, 'fix')).toBeUndefined();
+    writeFileSync(join(dir, 'state'), 'a file');
+    expect(() => readFileTail(join(dir, 'state', 'journal.jsonl'), 3, 'fix')).toThrow(
+      expect.objectContaining({ code: 'FILE_UNREADABLE', message: expect.stringContaining('(ENOTDIR)') }),
+    );
+  });
+
   it('closes the file after a read and after a refusal', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'journal.jsonl'), 'first\n');
