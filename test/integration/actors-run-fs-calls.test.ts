@@ -17,7 +17,7 @@ const { tempDir } = await import('../helpers/temp-dir.js');
  * adapter — 5 times, 79 calls; 83 once it runs once per team per Federation context (4 calls) and each
  * write re-checks only its folder (one realpath). The bound was half the 168 measured before the Federation
  * context: a check, a load, a listing or a lock repeated again on this path fails here. 87 since each
- * registry read also looks for the teams' activity files beside it (two opens: team-activity-file.ts),
+ * registry read also looks for the teams' activity files beside it (two checks: team-activity-file.ts),
  * and the bound moved with it.
  */
 const BOUND = 90;

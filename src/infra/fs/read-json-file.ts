@@ -1,15 +1,4 @@
-import {
-  closeSync,
-  constants,
-  existsSync,
-  fstatSync,
-  openSync,
-  readSync,
-  statSync,
-  type BigIntStats,
-  type Stats,
-} from 'node:fs';
-import { dirname } from 'node:path';
+import { closeSync, constants, fstatSync, openSync, readSync, type BigIntStats, type Stats } from 'node:fs';
 import {
   DEFAULT_MAX_FILE_BYTES,
   kindOf,
@@ -50,10 +39,6 @@ function readFileRange(
   startOf: (size: number) => number,
   maxBytes = Infinity,
 ): { bytes: Buffer; size: number } | undefined {
-  // Often not there (every registry read looks for two activity files, rarely both there): told by an
-  // access check, where a failed open costs ~15 µs more for the error it throws, stack and all (two a
-  // send: 4 % of its time). A path whose folder is not a folder still gets the open, and its own error.
-  if (!existsSync(path) && statSync(dirname(path), { throwIfNoEntry: false })?.isDirectory()) return undefined;
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
