@@ -7,6 +7,7 @@ import { META } from '../../core/schema/common.js';
 import { zodProblemText } from '../../core/schema/problems.js';
 import type { Registry } from '../../core/schema/registry.js';
 import {
+  isWellFormedSignal,
   MAX_SIGNAL_BYTES,
   SIGNAL_PROTOCOL,
   signalMessageSchema,
@@ -148,11 +149,10 @@ function buildMessage(request: SendSignalRequest, from: string, to: string, time
     body: request.body ?? '',
     protocol: SIGNAL_PROTOCOL,
   };
-  const parsed = signalMessageSchema.safeParse(candidate, { reportInput: true });
-  if (!parsed.success) {
-    throw new InvalidInputError(`cannot send the signal: ${zodProblemText(parsed.error)}`);
-  }
-  const text = toJsonText(parsed.data);
+  // The quick check passes a well-formed message without zod (~20 µs of a send, before its first flush);
+  // the schema judges anything else, and names what is wrong.
+  const message = isWellFormedSignal(candidate) ? candidate : parsedOrRefused(candidate);
+  const text = toJsonText(message);
   const bytes = Buffer.byteLength(text);
   if (bytes > MAX_SIGNAL_BYTES) {
     throw new InvalidInputError(
@@ -160,6 +160,12 @@ function buildMessage(request: SendSignalRequest, from: string, to: string, time
         'write large content to a file in the workspace and name that file in the body',
     );
   }
+  return message;
+}
+
+function parsedOrRefused(candidate: unknown): SignalMessage {
+  const parsed = signalMessageSchema.safeParse(candidate, { reportInput: true });
+  if (!parsed.success) throw new InvalidInputError(`cannot send the signal: ${zodProblemText(parsed.error)}`);
   return parsed.data;
 }
 
