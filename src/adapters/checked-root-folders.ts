@@ -51,8 +51,7 @@ export class CheckedRootFolders {
     return found.exists;
   }
 
-  /** The root with every link on the way resolved, looked up once per context. */
-  realRootPath(): string {
+  private realRootPath(): string {
     return (this.realRoot ??= realpathSync.native(this.root));
   }
 }

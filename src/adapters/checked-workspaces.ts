@@ -3,23 +3,15 @@ import type { RegistryEntry } from '../core/schema/registry.js';
 import { ensureDirectory } from '../infra/fs/ensure-directory.js';
 import { resolvePath } from '../infra/fs/resolve-path.js';
 import type { WriteOptions } from '../infra/fs/atomic-write.js';
-import {
-  checkWorkspace,
-  linked,
-  resolvesInOwnWorkspace,
-  type CheckedWorkspace,
-  type WorkspaceCheckOptions,
-} from './team-workspace.js';
+import { checkWorkspace, linked, type CheckedWorkspace, type WorkspaceCheckOptions } from './team-workspace.js';
 import { CheckedRootFolders } from './checked-root-folders.js';
 
 /**
  * The workspace checks of one Federation context (one command, or one server's backend): `teamWorkspace`'s
  * whole check runs once per team, and each write into a workspace re-checks only the folder it writes into
- * — one realpath, which resolves every link from the root down to that folder. A write needs no whole
- * check first when its folder resolves where the registry's location names it (resolvesInOwnWorkspace).
- * A workspace replaced by a link (or a runtime folder that became one) after the first check is still
- * refused before a write; reads trust the first check, as they did between two checks before. Never
- * shared across processes.
+ * — one realpath, which resolves every link from the root down to that folder. A workspace replaced by a
+ * link (or a runtime folder that became one) after the first check is still refused before a write; reads
+ * trust the first check, as they did between two checks before. Never shared across processes.
  */
 export class CheckedWorkspaces {
   private readonly checked = new Map<string, CheckedWorkspace>();
@@ -65,15 +57,6 @@ export class CheckedWorkspaces {
     const found = resolvePath(folder);
     if (known !== undefined && found.exists && found.real === join(known.real, rel))
       return { location: known.location, found: true };
-    // A first write needs no whole check when its folder resolves where it is named: a send into a team's
-    // inbox, whose whole check (listing two folders) was a tenth of the send's time; otherwise the whole
-    // check, and its refusal.
-    if (
-      known === undefined &&
-      found.exists &&
-      resolvesInOwnWorkspace(this.root, () => this.meta.realRootPath(), entry, folder, found.real)
-    )
-      return { location: entry.location, found: true };
     const checked = this.check(entry);
     if (found.danglingLink !== undefined) throw linked(entry, found.danglingLink, 'a missing target');
     if (found.real !== join(checked.real, rel)) throw linked(entry, folder, found.real);

@@ -127,28 +127,6 @@ export function linked(entry: RegistryEntry, path: string, target: string): Refu
   );
 }
 
-/**
- * Whether a write into `folder` of the team's workspace, which resolved to `real`, needs no other look:
- * the registry places the team at its own workspace in the root, and the folder resolves to the very path
- * it is named by (below the root, or the root resolved) — so neither the workspace nor any folder down to
- * this one is, or goes through, a link. The runtime folders beside it are not looked at: nothing is
- * written there. False says nothing of what is wrong: `checkWorkspace` tells it.
- */
-export function resolvesInOwnWorkspace(
-  root: string,
-  realRoot: () => string,
-  entry: RegistryEntry,
-  folder: string,
-  real: string,
-): boolean {
-  const inside = relative(entry.location, folder);
-  if (inside.split(sep)[0] === '..' || isAbsolute(inside)) return false;
-  const rel = relativeLocation(root, realRoot, entry.location);
-  if (rel === undefined || rel !== relative(root, teamWorkspacePath(root, entry.domain, entry.placementType)))
-    return false;
-  return real === join(root, rel, inside) || real === join(realRoot(), rel, inside);
-}
-
 /** The refusals of `teamWorkspace`: the workspace is not one fed may write or run in here. */
 export const WORKSPACE_REFUSALS: ReadonlySet<string> = new Set([
   'WORKSPACE_OUTSIDE_ROOT',
