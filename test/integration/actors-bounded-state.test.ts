@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   acknowledgeAll,
   acknowledgeSignal,
+  applyLifecycleInputs,
   initFederation,
   type LifecycleEnvelope,
   listSignals,
@@ -53,6 +54,32 @@ describe('the dedupe record stays small (ids leave it once their ack is durable)
     // A second run finds everything acknowledged, hence taken: it applies nothing again.
     await consume(root);
     expect(readWholeJournal(team().location)).toHaveLength(601);
+  });
+
+  it('a signal another process applied, acknowledged and let go of while a caller waited for the section is not applied again', async () => {
+    const { root, team } = await federation();
+    const ids = [(await send(root, 'directive', 'the mission')).message.id];
+    await consume(root);
+    ids.push((await send(root, 'question', 'asked once')).message.id);
+    // What an agent acknowledging it by id read before it waited for the team's section, as `fed signal
+    // ack` reads it: the lifecycle's version, then the signal, not acknowledged.
+    const { backend } = openFederation(root);
+    const readAgainst = await backend.lifecycles.version(team());
+    const [seen] = await backend.signals.inbox({ id: 'docs', entry: team() }).find(ids[1]!);
+    expect(seen?.message.acknowledged).toBeFalsy();
+    // Meanwhile a consumer applies and acknowledges it, and its next write drops it from the record.
+    await consume(root);
+    await consume(root);
+    expect(readEnvelope(team().location)!.processed).toEqual([]);
+    // The agent's apply then finds it acknowledged under the section: taken, not applied twice.
+    const applied = await applyLifecycleInputs(
+      openFederation(root),
+      team(),
+      [{ source: 'signal', signal: seen!.message, file: seen!.file }],
+      { ...fast, inboxReadAgainst: readAgainst },
+    );
+    expect(applied.steps.map((step) => step.outcome)).toEqual(['duplicate']);
+    expectExactlyOnce(root, team().location, ids);
   });
 
   it('an envelope of the previous release (every id, no dedupe field) loads, applies a signal its agent acknowledged early, and is pruned on its next write', async () => {

@@ -106,6 +106,7 @@ export class TeamInboxConsumer {
       result.state = stateOf(start.snapshot);
       const pass: Pass = {
         startProcessed: new Set(start.envelope.processed),
+        readAgainst: start.version,
         seenUnacknowledged: new Set(),
         pendingSeen: 0,
         progressed: false,
@@ -209,6 +210,9 @@ export class TeamInboxConsumer {
       {
         ...this.options,
         acknowledged: this.acknowledged,
+        // The batches come from one listing made after the pass's load: a signal another process took
+        // since is found under the section once the lifecycle has moved on from that version.
+        inboxReadAgainst: pass.readAgainst,
         // The last batch of a pass that held nothing back has applied every signal not in the dedupe
         // record, acknowledged or not: an envelope of an earlier release can switch to dedupe until-ack.
         adoptAckRule: last && !pass.deferred,
@@ -222,6 +226,9 @@ export class TeamInboxConsumer {
         },
       },
     );
+    // A write of another process since the pass's read (this apply found the lifecycle moved on) leaves the
+    // rest of the pass's batches to be looked up again under the section; this consumer's own writes do not.
+    pass.readAgainst = applied.inboxReadAgainst ?? pass.readAgainst;
     pass.deferred ||= applied.steps.some((step) => step.outcome === 'deferred');
     pass.progressed ||= applied.processedSignalIds.length > 0;
     await this.took(applied, result);
@@ -380,6 +387,8 @@ export class TeamInboxConsumer {
 interface Pass {
   /** The dedupe record the pass started from (loaded before the inbox was read). */
   startProcessed: ReadonlySet<string>;
+  /** The stored version the pass's read of the inbox holds against: that lifecycle's, then this consumer's writes'. */
+  readAgainst: TeamLifecycle['version'];
   /** Ids of `startProcessed` seen unacknowledged: their ack is not durable yet. */
   seenUnacknowledged: Set<string>;
   pendingSeen: number;

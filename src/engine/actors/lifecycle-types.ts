@@ -57,6 +57,11 @@ export interface ApplyResult {
   /** The lifecycle as it is now (as written, or as loaded when nothing was written): pass it back as `known`. */
   lifecycle: TeamLifecycle;
   /**
+   * When the apply found the lifecycle at ApplyOptions.inboxReadAgainst: the version it is at now, which
+   * the caller's read of the inbox still holds against (this write took only signals it was given).
+   */
+  inboxReadAgainst?: EnvelopeVersion;
+  /**
    * The registry status this apply brought in line with the lifecycle, when it found them apart — left
    * so by a `fed team pause|resume` stopped between its two writes (the lifecycle's, then the registry's).
    */
@@ -84,6 +89,14 @@ export interface ApplyOptions extends WriteOptions {
   adoptAckRule?: boolean;
   /** The lifecycle the caller holds (ApplyResult.lifecycle): reused under the section when its version is unchanged. */
   known?: TeamLifecycle;
+  /**
+   * The stored version of the lifecycle (TeamLifecycle.version) that was loaded before the caller read the
+   * inbox its signals come from. Under the section, a lifecycle still at that version has had no write
+   * since, so no signal was taken meanwhile; otherwise each signal not in the dedupe record is looked up
+   * again, and one acknowledged since is a duplicate (taken-signals.ts). A caller that read its signals
+   * from the inbox (the team actor, `fed signal ack`) gives it; undefined: none is looked up.
+   */
+  inboxReadAgainst?: EnvelopeVersion;
   /**
    * Write even when no input changed anything, if that drops `acknowledged` ids from the dedupe record,
    * adopts dedupe `until-ack` or applies held signals: snapshot, `seq`, `savedAt` and owed effects are kept.

@@ -26,6 +26,8 @@ export interface WalkSetup {
   keepHeld?: boolean;
   /** The apply's warnings: a held signal that cannot be read back is told here. */
   warnings: string[];
+  /** Ids of given signals another process took since the caller read them (taken-signals.ts): duplicates. */
+  taken?: ReadonlySet<string>;
 }
 
 /**
@@ -109,7 +111,7 @@ export class LifecycleWalk {
   private takeSignal(input: SignalInput): void {
     const { signal } = input;
     const from = stateOf(this.snapshot);
-    if (this.processed.has(signal.id) || this.heldIds.has(signal.id)) {
+    if (this.processed.has(signal.id) || this.heldIds.has(signal.id) || this.setup.taken?.has(signal.id)) {
       this.steps.push({ outcome: 'duplicate', signalId: signal.id });
       this.processedNow.push(signal.id);
       return;

@@ -10,6 +10,7 @@ import { recordSignalReceived, recordTransition } from '../../infra/telemetry/fe
 import { restoreSnapshot } from './restore-snapshot.js';
 import { settleEffects, type SharedRegistry } from './lifecycle-effects.js';
 import { initialPersistedSnapshot } from './lifecycle-transition.js';
+import { takenSinceRead } from './taken-signals.js';
 import { LifecycleWalk } from './lifecycle-walk.js';
 import { stateOf } from './state-of.js';
 import type { Federation } from '../context.js';
@@ -89,6 +90,7 @@ export async function applyLifecycleInputs(
       inspect: options.inspect,
       keepHeld: options.keepHeld,
       warnings: start.warnings,
+      taken: await takenSinceRead(backend, team, start.lifecycle, inputs, options.inboxReadAgainst),
     });
     await walk.run(inputs);
     return saveWalk(fed, team, section, start, walk, options, now);
@@ -139,10 +141,12 @@ async function saveWalk(
   now: () => string,
 ): Promise<ApplyResult> {
   const { lifecycle, warnings } = start;
+  // No write since the caller read the inbox: after this one, its read still holds (ApplyResult.inboxReadAgainst).
+  const readStill = options.inboxReadAgainst !== undefined && lifecycle.version === options.inboxReadAgainst;
   const next = envelopeToSave(start, walk, options, now);
   if (next === undefined) {
     await options.afterSave?.(walk.processedNow);
-    return applyResult(walk, warnings, lifecycle, start.shared);
+    return applyResult(walk, warnings, lifecycle, start.shared, readStill);
   }
   // Compare-and-swap inside the section: a holder that lost it meanwhile (removed by hand, or fed doctor)
   // or whose envelope changed underneath must not write.
@@ -166,7 +170,7 @@ async function saveWalk(
   };
   const [, owed] = await Promise.all([acknowledge(), settleEffects(fed, team, saved, options, start.shared)]);
   warnings.push(...owed);
-  return applyResult(walk, warnings, saved, start.shared);
+  return applyResult(walk, warnings, saved, start.shared, readStill);
 }
 
 /**
@@ -221,6 +225,7 @@ function applyResult(
   warnings: string[],
   lifecycle: TeamLifecycle,
   shared: SharedRegistry,
+  readStill: boolean,
 ): ApplyResult {
   return {
     steps: walk.steps,
@@ -228,6 +233,7 @@ function applyResult(
     processedSignalIds: walk.processedNow,
     warnings,
     lifecycle,
+    ...(readStill && { inboxReadAgainst: lifecycle.version }),
     ...(shared.synced && { registryStatusSynced: shared.synced }),
   };
 }

@@ -10,6 +10,7 @@ import type {
   SignalInbox,
 } from '../../ports/signal-transport.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
+import type { EnvelopeVersion } from '../../ports/lifecycle-store.js';
 import { signalMessageSchema } from '../../core/schema/signal.js';
 import { assertOwnParty, resolveParty, type CallerOption } from '../../core/resolve-party.js';
 import type { Federation } from '../context.js';
@@ -32,14 +33,23 @@ async function openInbox(
   fed: Federation,
   team: string,
   options: AcknowledgeOptions & CallerOption,
-): Promise<{ inbox: SignalInbox; entry: RegistryEntry | undefined }> {
+): Promise<OpenInbox> {
   const { backend } = fed;
   const registry = await backend.registry.read();
   const party = resolveParty(registry, team, { role: 'team (--team)' });
   assertOwnParty(registry, options.caller, party.id, 'team (--team)');
-  if (party.entry && lifecycleFor(party.entry.archetypeId))
-    await settleTeamLifecycle(fed, party.entry, { durable: options.durable });
-  return { inbox: backend.signals.inbox(party), entry: party.entry };
+  const inbox = backend.signals.inbox(party);
+  if (!party.entry || !lifecycleFor(party.entry.archetypeId)) return { inbox, entry: party.entry };
+  await settleTeamLifecycle(fed, party.entry, { durable: options.durable });
+  // Before the inbox is read: the apply under the section looks a signal up again only if a write came since.
+  return { inbox, entry: party.entry, readAgainst: await backend.lifecycles.version(party.entry) };
+}
+
+interface OpenInbox {
+  inbox: SignalInbox;
+  entry: RegistryEntry | undefined;
+  /** The lifecycle's stored version before the inbox was read (ApplyOptions.inboxReadAgainst); none without a lifecycle. */
+  readAgainst?: EnvelopeVersion;
 }
 
 /**
@@ -59,8 +69,10 @@ export async function acknowledgeSignal(
   options: AcknowledgeOptions & CallerOption = {},
 ): Promise<AckResult[]> {
   const { backend } = fed;
-  const { inbox, entry } = await openInbox(fed, team, options);
-  const ack = (signals: readonly SignalEntry[]) => applyThenAcknowledge(fed, inbox, entry, signals, options);
+  const opened = await openInbox(fed, team, options);
+  const { inbox } = opened;
+  const ack = async (signals: readonly SignalEntry[]) =>
+    (await applyThenAcknowledge(fed, opened, signals, options)).batch;
   const listHint = `list them with: fed signal list --team ${inbox.party}`;
   // A signal file name always ends in .json, so it is never mistaken for an id.
   if (signalMessageSchema.shape.id.safeParse(target).success) {
@@ -97,13 +109,14 @@ export async function acknowledgeAll(
   team: string,
   options: AcknowledgeOptions & CallerOption = {},
 ): Promise<AckAllResult> {
-  const { inbox, entry } = await openInbox(fed, team, options);
-  const { signals, invalid } = await inbox.pending();
+  const opened = await openInbox(fed, team, options);
+  const { signals, invalid } = await opened.inbox.pending();
   const results: AckResult[] = [];
   for (let i = 0; i < signals.length; i += ACK_BATCH) {
-    results.push(
-      ...acknowledged(await applyThenAcknowledge(fed, inbox, entry, signals.slice(i, i + ACK_BATCH), options)),
-    );
+    const { batch, readAgainst } = await applyThenAcknowledge(fed, opened, signals.slice(i, i + ACK_BATCH), options);
+    results.push(...acknowledged(batch));
+    // This command's own write leaves its one read of the inbox good for the next batch.
+    opened.readAgainst = readAgainst;
   }
   return { acknowledged: results, invalid };
 }
@@ -115,16 +128,15 @@ export async function acknowledgeAll(
  */
 async function applyThenAcknowledge(
   fed: Federation,
-  inbox: SignalInbox,
-  team: RegistryEntry | undefined,
+  { inbox, entry: team, readAgainst }: OpenInbox,
   signals: readonly SignalEntry[],
   options: AcknowledgeOptions,
-): Promise<AcknowledgeBatch> {
+): Promise<{ batch: AcknowledgeBatch; readAgainst?: EnvelopeVersion }> {
   const unacknowledged = signals.filter((s) => !s.message.acknowledged);
   if (!team || unacknowledged.length === 0 || !lifecycleFor(team.archetypeId))
-    return inbox.acknowledge(signals, options);
+    return { batch: await inbox.acknowledge(signals, options), readAgainst };
   let batch: AcknowledgeBatch = { acknowledged: [], failed: [] };
-  await applyLifecycleInputs(
+  const applied = await applyLifecycleInputs(
     fed,
     team,
     unacknowledged.map((s) => ({ source: 'signal' as const, signal: s.message, file: s.file })),
@@ -132,12 +144,14 @@ async function applyThenAcknowledge(
       durable: options.durable,
       now: options.now,
       keepHeld: true,
+      // What this command read as unacknowledged may have been taken by a team actor since.
+      inboxReadAgainst: readAgainst,
       afterSave: async () => {
         batch = await inbox.acknowledge(signals, options);
       },
     },
   );
-  return batch;
+  return { batch, readAgainst: applied.inboxReadAgainst };
 }
 
 /** A person asked for these acknowledgments: one that cannot be recorded is an error, as it always was. */
