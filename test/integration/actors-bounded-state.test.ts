@@ -1,4 +1,5 @@
-import { readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
@@ -80,6 +81,27 @@ describe('the dedupe record stays small (ids leave it once their ack is durable)
     );
     expect(applied.steps.map((step) => step.outcome)).toEqual(['duplicate']);
     expectExactlyOnce(root, team().location, ids);
+  });
+
+  it('a signal that left the inbox after a caller read it, once another process wrote, is neither applied nor acknowledged', async () => {
+    const { root, team } = await federation();
+    const mission = await send(root, 'directive', 'the mission');
+    const { backend } = openFederation(root);
+    const readAgainst = await backend.lifecycles.version(team());
+    const asked = await send(root, 'question', 'moved away');
+    const [seen] = await backend.signals.inbox({ id: 'docs', entry: team() }).find(asked.message.id);
+    // Another process writes (it applies the mission), and the question is taken out of the inbox by hand.
+    await applyLifecycleInputs(openFederation(root), team(), [{ source: 'signal', signal: mission.message }], fast);
+    rmSync(join(workspacePaths(team().location).inbox, seen!.file));
+    const applied = await applyLifecycleInputs(
+      openFederation(root),
+      team(),
+      [{ source: 'signal', signal: seen!.message, file: seen!.file }],
+      { ...fast, inboxReadAgainst: readAgainst },
+    );
+    expect(applied.steps).toEqual([]);
+    expect(applied.warnings.join('\n')).toContain(`signal ${asked.message.id} left the inbox after it was read`);
+    expect(readWholeJournal(team().location).map((l) => l.signalId)).not.toContain(asked.message.id);
   });
 
   it('an envelope of the previous release (every id, no dedupe field) loads, applies a signal its agent acknowledged early, and is pruned on its next write', async () => {

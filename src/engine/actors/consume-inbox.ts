@@ -228,7 +228,7 @@ export class TeamInboxConsumer {
     );
     // A write of another process since the pass's read (this apply found the lifecycle moved on) leaves the
     // rest of the pass's batches to be looked up again under the section; this consumer's own writes do not.
-    pass.readAgainst = applied.inboxReadAgainst ?? pass.readAgainst;
+    if (applied.inboxReadAgainst !== undefined) pass.readAgainst = applied.inboxReadAgainst;
     pass.deferred ||= applied.steps.some((step) => step.outcome === 'deferred');
     pass.progressed ||= applied.processedSignalIds.length > 0;
     await this.took(applied, result);

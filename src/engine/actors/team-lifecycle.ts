@@ -82,6 +82,9 @@ export async function applyLifecycleInputs(
   return backend.lifecycles.exclusive(team, async (section) => {
     const start = await loadAndSettle(fed, team, options);
     const now = () => (options.now?.() ?? fed.now()).toISOString();
+    const { taken, gone } = await takenSinceRead(backend, team, start.lifecycle, inputs, options.inboxReadAgainst);
+    for (const id of gone)
+      start.warnings.push(`team "${team.domainId}": signal ${id} left the inbox after it was read; it is not applied`);
     const walk = new LifecycleWalk({
       team,
       lifecycle: start.lifecycle,
@@ -90,9 +93,9 @@ export async function applyLifecycleInputs(
       inspect: options.inspect,
       keepHeld: options.keepHeld,
       warnings: start.warnings,
-      taken: await takenSinceRead(backend, team, start.lifecycle, inputs, options.inboxReadAgainst),
+      taken,
     });
-    await walk.run(inputs);
+    await walk.run(gone.size === 0 ? inputs : inputs.filter((i) => i.source !== 'signal' || !gone.has(i.signal.id)));
     return saveWalk(fed, team, section, start, walk, options, now);
   });
 }

@@ -115,8 +115,8 @@ export async function acknowledgeAll(
   for (let i = 0; i < signals.length; i += ACK_BATCH) {
     const { batch, readAgainst } = await applyThenAcknowledge(fed, opened, signals.slice(i, i + ACK_BATCH), options);
     results.push(...acknowledged(batch));
-    // This command's own write leaves its one read of the inbox good for the next batch.
-    opened.readAgainst = readAgainst;
+    // This command's own write leaves its one read of the inbox good for the next batch; another's does not.
+    if (readAgainst !== undefined) opened.readAgainst = readAgainst;
   }
   return { acknowledged: results, invalid };
 }
