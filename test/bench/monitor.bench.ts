@@ -2,11 +2,12 @@
  * `fed monitor --json` (the built command, a process per cycle, as a user or a cron job runs it) over 100
  * and 1 000 teams, beside a raw reader doing the same essential reads in a process of its own
  * (test/fixtures/bench-monitor-ceiling.mjs: the registry, each team's inbox and outbox listed, its
- * lifecycle read and parsed, its deliverable stat-ed), interleaved round by round. Goal: ≤ 1.4× the raw
+ * lifecycle read and parsed, its deliverable stat-ed, its agent's log looked at — the spec's three health
+ * checks), interleaved round by round. Goal: ≤ 1.4× the raw
  * reader at 1 000 teams, and flat in team count (the ratio at 1 000 not above the one at 100). Beside it,
  * with no goal, the ratio to the design's ceiling (test/fixtures/bench-monitor-design-ceiling.mjs: the
  * same reads as fed's design must make them — an outbox signal acknowledged by its recipient's copy, a
- * lifecycle read as a file an agent may have planted), measured in the same rounds. Each team
+ * lifecycle read as a file an agent may have planted, the team's launch records looked at), measured in the same rounds. Each team
  * has its mission applied (a lifecycle) and `SIGNALS` signals in its inbox, every other one acknowledged,
  * with their outbox copies in meta's outbox. `FED_BENCH_ROUNDS` sets the rounds (default 7).
  */
