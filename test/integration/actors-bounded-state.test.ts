@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import {
   acknowledgeAll,
   acknowledgeSignal,
   applyLifecycleInputs,
+  type Federation,
   initFederation,
   type LifecycleEnvelope,
   listSignals,
@@ -33,6 +34,21 @@ const send = (root: string, type: string, subject: string) =>
   sendSignal(openFederation(root), { to: 'docs', type, subject }, fast);
 const consume = (root: string) => runActors(openFederation(root), { team: 'docs', once: true, durable: false });
 const events = (team: RegistryEntry) => readWholeJournal(team.location).map((l) => l.event);
+
+/**
+ * Run `meanwhile` once, as another process would, when `fed`'s command asks for the team's section the
+ * second time: the first is its settling of what the lifecycle owes, before it reads the inbox; the second
+ * is its apply of what it read.
+ */
+function whileWaitingForSection(fed: Federation, meanwhile: () => Promise<void>): void {
+  const store = fed.backend.lifecycles;
+  const exclusive = store.exclusive.bind(store);
+  let calls = 0;
+  store.exclusive = (async (...args: Parameters<typeof exclusive>) => {
+    if (++calls === 2) await meanwhile();
+    return exclusive(...args);
+  }) as typeof exclusive;
+}
 
 describe('the dedupe record stays small (ids leave it once their ack is durable)', () => {
   it('after 600 signals the envelope holds at most one batch of ids, and the next consumer drops them', async () => {
@@ -102,6 +118,51 @@ describe('the dedupe record stays small (ids leave it once their ack is durable)
     expect(applied.steps).toEqual([]);
     expect(applied.warnings.join('\n')).toContain(`signal ${asked.message.id} left the inbox after it was read`);
     expect(readWholeJournal(team().location).map((l) => l.signalId)).not.toContain(asked.message.id);
+  });
+
+  it('fed signal ack of a signal moved out of the inbox while the command waited for the section refuses, acknowledges nothing, and the signal is applied once it is back', async () => {
+    const { root, team } = await federation();
+    await send(root, 'directive', 'the mission');
+    await consume(root);
+    const asked = await send(root, 'question', 'moved aside for a moment');
+    const live = join(workspacePaths(team().location).inbox, asked.file);
+    const aside = join(root, 'aside.json');
+    // While the command waits for the team's section, another process writes the lifecycle and the
+    // question is moved aside.
+    const fed = openFederation(root);
+    whileWaitingForSection(fed, async () => {
+      const other = await send(root, 'question', 'another');
+      await applyLifecycleInputs(openFederation(root), team(), [{ source: 'signal', signal: other.message }], fast);
+      renameSync(live, aside);
+    });
+    await expect(acknowledgeSignal(fed, 'docs', asked.message.id, fast)).rejects.toMatchObject({
+      code: 'UNKNOWN_SIGNAL',
+      message: expect.stringContaining('nothing was applied or acknowledged') as unknown,
+    });
+    expect(existsSync(`${live}.ack`)).toBe(false);
+    // Back in the inbox, it is still to be applied — and it is, once.
+    renameSync(aside, live);
+    await consume(root);
+    expect(readWholeJournal(team().location).filter((l) => l.signalId === asked.message.id)).toHaveLength(1);
+  });
+
+  it('fed signal ack --all leaves a signal moved out of the inbox meanwhile unacknowledged, says so, and takes the others', async () => {
+    const { root, team } = await federation();
+    await send(root, 'directive', 'the mission');
+    await consume(root);
+    const kept = await send(root, 'question', 'kept');
+    const moved = await send(root, 'question', 'moved aside');
+    const live = join(workspacePaths(team().location).inbox, moved.file);
+    const fed = openFederation(root);
+    whileWaitingForSection(fed, async () => {
+      const other = await send(root, 'report', 'another');
+      await applyLifecycleInputs(openFederation(root), team(), [{ source: 'signal', signal: other.message }], fast);
+      renameSync(live, join(root, 'aside.json'));
+    });
+    const result = await acknowledgeAll(fed, 'docs', fast);
+    expect(result.acknowledged.map((a) => a.signal.message.id)).toEqual([kept.message.id]);
+    expect(result.warnings.join('\n')).toContain(`signal ${moved.message.id} left the inbox after it was read`);
+    expect(existsSync(`${live}.ack`)).toBe(false);
   });
 
   it('an envelope of the previous release (every id, no dedupe field) loads, applies a signal its agent acknowledged early, and is pruned on its next write', async () => {

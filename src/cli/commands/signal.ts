@@ -229,6 +229,7 @@ function registerAck(signal: Command, io: CliIo): void {
         if (target === undefined) {
           // A team acknowledges only its own inbox (TEAM_NOT_CALLER): never meta's "Needs you".
           const result = await acknowledgeAll(ctx.fed, team, { caller: ctx.team });
+          for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
           if (options.json)
             return printJson(io, { acknowledged: result.acknowledged.map(ackJson), invalid: result.invalid });
           reportInvalid(io, result.invalid);

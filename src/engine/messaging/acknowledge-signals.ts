@@ -19,6 +19,12 @@ export interface AckAllResult {
   acknowledged: AckResult[];
   /** Entries of the inbox that are not valid signals; they cannot be acknowledged and are left in place. */
   invalid: InvalidSignalFile[];
+  /**
+   * What the applies could not do, for a person to know: a signal another process removed from the inbox
+   * while this command waited for the team's lifecycle (neither applied nor acknowledged), an effect the
+   * lifecycle owes and retries at its next write.
+   */
+  warnings: string[];
 }
 
 /** Signals applied per envelope write by `ack --all`, as the team actor does. */
@@ -71,9 +77,18 @@ export async function acknowledgeSignal(
   const { backend } = fed;
   const opened = await openInbox(fed, team, options);
   const { inbox } = opened;
-  const ack = async (signals: readonly SignalEntry[]) =>
-    (await applyThenAcknowledge(fed, opened, signals, options)).batch;
   const listHint = `list them with: fed signal list --team ${inbox.party}`;
+  const ack = async (signals: readonly SignalEntry[]) => {
+    const { batch } = await applyThenAcknowledge(fed, opened, signals, options);
+    // Every copy left the inbox while this command waited for the lifecycle: none is taken.
+    if (batch.acknowledged.length === 0 && batch.failed.length === 0 && signals.length > 0)
+      throw new RefusedError(
+        'UNKNOWN_SIGNAL',
+        `signal ${signals[0]!.message.id} left the inbox of "${inbox.party}" while this command waited for the team's lifecycle ` +
+          `(another process removed or archived it): nothing was applied or acknowledged; ${listHint}`,
+      );
+    return batch;
+  };
   // A signal file name always ends in .json, so it is never mistaken for an id.
   if (signalMessageSchema.shape.id.safeParse(target).success) {
     // The sent fact says where the send stored it: found at the same cost in any size of inbox.
@@ -112,13 +127,15 @@ export async function acknowledgeAll(
   const opened = await openInbox(fed, team, options);
   const { signals, invalid } = await opened.inbox.pending();
   const results: AckResult[] = [];
+  const warnings: string[] = [];
   for (let i = 0; i < signals.length; i += ACK_BATCH) {
-    const { batch, readAgainst } = await applyThenAcknowledge(fed, opened, signals.slice(i, i + ACK_BATCH), options);
-    results.push(...acknowledged(batch));
+    const applied = await applyThenAcknowledge(fed, opened, signals.slice(i, i + ACK_BATCH), options);
+    results.push(...acknowledged(applied.batch));
+    warnings.push(...applied.warnings);
     // This command's own write leaves its one read of the inbox good for the next batch; another's does not.
-    if (readAgainst !== undefined) opened.readAgainst = readAgainst;
+    if (applied.readAgainst !== undefined) opened.readAgainst = applied.readAgainst;
   }
-  return { acknowledged: results, invalid };
+  return { acknowledged: results, invalid, warnings };
 }
 
 /**
@@ -131,10 +148,10 @@ async function applyThenAcknowledge(
   { inbox, entry: team, readAgainst }: OpenInbox,
   signals: readonly SignalEntry[],
   options: AcknowledgeOptions,
-): Promise<{ batch: AcknowledgeBatch; readAgainst?: EnvelopeVersion }> {
+): Promise<{ batch: AcknowledgeBatch; warnings: string[]; readAgainst?: EnvelopeVersion }> {
   const unacknowledged = signals.filter((s) => !s.message.acknowledged);
   if (!team || unacknowledged.length === 0 || !lifecycleFor(team.archetypeId))
-    return { batch: await inbox.acknowledge(signals, options), readAgainst };
+    return { batch: await inbox.acknowledge(signals, options), warnings: [], readAgainst };
   let batch: AcknowledgeBatch = { acknowledged: [], failed: [] };
   const applied = await applyLifecycleInputs(
     fed,
@@ -146,12 +163,18 @@ async function applyThenAcknowledge(
       keepHeld: true,
       // What this command read as unacknowledged may have been taken by a team actor since.
       inboxReadAgainst: readAgainst,
-      afterSave: async () => {
-        batch = await inbox.acknowledge(signals, options);
+      // Only what the apply took: a signal another process removed or archived while this command waited for
+      // the section is neither applied nor acknowledged (an ack of it would take it from every consumer).
+      afterSave: async (ids) => {
+        const taken = new Set(ids);
+        batch = await inbox.acknowledge(
+          signals.filter((s) => s.message.acknowledged || taken.has(s.message.id)),
+          options,
+        );
       },
     },
   );
-  return { batch, readAgainst: applied.inboxReadAgainst };
+  return { batch, warnings: applied.warnings, readAgainst: applied.inboxReadAgainst };
 }
 
 /** A person asked for these acknowledgments: one that cannot be recorded is an error, as it always was. */
