@@ -19,7 +19,7 @@ const {
 } = await import('node:fs');
 const { execFileSync } = await import('node:child_process');
 const { basename, dirname, join } = await import('node:path');
-const { acknowledgeSignal } = await import('fed');
+const { acknowledgeSignal, applyLifecycleInputs } = await import('fed');
 const { openFederation } = await import('fed');
 const { isSignalFileName, signalFileName } = await import('fed/testing');
 const { toJsonText } = await import('fed/testing');
@@ -165,6 +165,40 @@ describe('fed signal ack <id> of a signal no sent fact points to', () => {
     const known = JSON.parse(readFileSync(names, 'utf8')) as string[];
     expect(known).toHaveLength(29);
     expect(known).not.toContain(signalFileName(message(29)));
+  });
+});
+
+describe('a signal named by its file', () => {
+  it(`fed signal ack <file> reads that file alone in an inbox of ${SIGNALS}, and the apply looks up no other once another process wrote`, async () => {
+    const { root, inbox } = await inboxWrittenByAnotherTool(SIGNALS);
+    const named = (i: number) => signalFileName(message(i));
+    const signalReads = (calls: readonly { op: string; path: string }[]) =>
+      calls.filter((c) => c.op === 'openSync' && dirname(c.path) === inbox && isSignalFileName(basename(c.path)));
+
+    const { calls } = await counted(() =>
+      acknowledgeSignal(openFederation(root), 'docs', named(42), { durable: false }),
+    );
+    expect(signalReads(calls).map((c) => c.path)).toEqual([join(inbox, named(42))]);
+    expect(calls.filter((c) => c.op === 'readdirSync' && c.path === inbox)).toEqual([]);
+    expect(existsSync(ackOf(inbox, 42))).toBe(true);
+
+    // Read against a version another process has written since: each signal given is looked up again, by
+    // its file — the one file, not the inbox.
+    const fed = openFederation(root);
+    const team = (await fed.backend.registry.read()).teams[0]!;
+    const readAgainst = await fed.backend.lifecycles.version(team);
+    await applyLifecycleInputs(openFederation(root), team, [{ source: 'signal', signal: message(1) }], {
+      durable: false,
+    });
+    const lookedUp = await counted(() =>
+      applyLifecycleInputs(fed, team, [{ source: 'signal', signal: message(7), file: named(7) }], {
+        durable: false,
+        inboxReadAgainst: readAgainst,
+      }),
+    );
+    expect(signalReads(lookedUp.calls).map((c) => c.path)).toEqual([join(inbox, named(7))]);
+    // Found there unacknowledged: taken now (a report before any mission is recorded as ignored), not a duplicate.
+    expect(lookedUp.value.steps.map((step) => step.outcome)).toEqual(['ignored']);
   });
 });
 
