@@ -183,7 +183,7 @@ export class JetStreamInbox implements SignalInbox {
   }
 
   private async findByHint(id: string): Promise<SignalEntry | undefined> {
-    const { session, delivery, acks } = await this.streams();
+    const { session, delivery } = await this.streams();
     const hint = await retryTransient(() => delivery.get(this.names.seqHintKey(id)));
     const seq = hint?.operation === 'PUT' ? Number(hint.string()) : NaN;
     if (!Number.isSafeInteger(seq) || seq <= 0) return undefined;
@@ -198,8 +198,16 @@ export class JetStreamInbox implements SignalInbox {
       'inbox',
     );
     if (!('signal' in judged) || judged.signal.message.id !== id) return undefined;
-    const ack = await retryTransient(() => acks.get(ackKey(judged.signal.message)));
-    return withAck(judged.signal, ack?.operation === 'PUT' ? parseAck(ack.value) : undefined);
+    // Its ack asked of the bucket's leader, not with a direct get, which any replica answers: one behind it
+    // would call an acknowledged signal unacknowledged, and an apply reading against a version written
+    // after that ack would take it again (read-subject.ts reads the leader for the same reason). A
+    // deletion marker, the last message of a removed key, has no ack in it.
+    const ack = await retryTransient(() =>
+      session.jsm.streams.getMessage(`KV_${this.names.ackBucket}`, {
+        last_by_subj: `$KV.${this.names.ackBucket}.${ackKey(judged.signal.message)}`,
+      }),
+    );
+    return withAck(judged.signal, ack ? parseAck(ack.data) : undefined);
   }
 
   async lookup(name: string): Promise<BoxLookup> {

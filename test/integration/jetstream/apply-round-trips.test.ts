@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { type JetStreamBackend, TeamInboxConsumer } from 'fed/testing';
-import { openFederation, sendSignal } from 'fed';
+import { acknowledgeSignal, openFederation, sendSignal } from 'fed';
 import { jetstreamFederations } from '../../helpers/jetstream-federation.js';
 import { countedSession } from '../../helpers/jetstream-requests.js';
 import { skipWithoutNatsServer } from '../../helpers/nats-server.js';
@@ -86,5 +86,21 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     // reads, the write, the acks with the journal's last-line lookup, the lines — which still overlap the
     // acks when that lookup answers first, hence a bound); per pass 2, and 2 for the first's consumer.
     expect(cost.roundTrips).toBeLessThanOrEqual(3 * 7 + 2 * 2 + 2);
+  });
+
+  it("an ack by id reads the signal's ack from the ack bucket's leader, never with a direct get a replica answers", async () => {
+    const made = await jetstreamFederations(server)(['docs']);
+    const backend = made.backend as JetStreamBackend;
+    const fed = openFederation(made.root, { backend });
+    const sent = await sendSignal(fed, { to: 'docs', type: 'question', subject: 'Q', body: 'x' });
+    const counted = await countedSession(backend);
+    // A replica behind the leader would call the signal unacknowledged after another process acknowledged
+    // it, and the apply, reading against a version written after that ack, would take it again.
+    const cost = await counted.measure(() => acknowledgeSignal(fed, 'docs', sent.message.id, { durable: false }));
+    const bucket = `KV_${(await backend.streams()).session.names.ackBucket}`;
+    expect(
+      cost.subjects.filter((subject) => subject.startsWith('$JS.API.DIRECT.GET.') && subject.includes(bucket)),
+    ).toEqual([]);
+    expect(cost.subjects).toContain(`$JS.API.STREAM.MSG.GET.${bucket}`);
   });
 });
