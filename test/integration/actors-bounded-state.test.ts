@@ -120,6 +120,29 @@ describe('the dedupe record stays small (ids leave it once their ack is durable)
     expect(readWholeJournal(team().location).map((l) => l.signalId)).not.toContain(asked.message.id);
   });
 
+  it("a lifecycle's version never comes back: each write's file is timed after the one it replaces, even when the clock has not moved past it", async () => {
+    const { root, team } = await federation();
+    await send(root, 'directive', 'the mission');
+    await consume(root);
+    // The clock behind the file's time, as within one tick of a coarse clock (or after a step back).
+    const envelope = workspacePaths(team().location).envelope;
+    const ahead = Date.now() / 1000 + 60;
+    utimesSync(envelope, ahead, ahead);
+    const { backend } = openFederation(root);
+    const versions = [await backend.lifecycles.version(team())];
+    const times = [statSync(envelope, { bigint: true }).mtimeNs];
+    for (const subject of ['first', 'second']) {
+      await send(root, 'question', subject);
+      await consume(root);
+      versions.push(await backend.lifecycles.version(team()));
+      times.push(statSync(envelope, { bigint: true }).mtimeNs);
+    }
+    expect(new Set(versions).size).toBe(3);
+    expect(times[1]! > times[0]! && times[2]! > times[1]!).toBe(true);
+    // A microsecond or so past the one before, not the clock's time a minute back.
+    expect(Number(times[2]! - times[0]!)).toBeLessThan(1e6);
+  });
+
   it('fed signal ack of a signal moved out of the inbox while the command waited for the section refuses, acknowledges nothing, and the signal is applied once it is back', async () => {
     const { root, team } = await federation();
     await send(root, 'directive', 'the mission');

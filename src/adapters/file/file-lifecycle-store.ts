@@ -1,4 +1,4 @@
-import { lstatSync } from 'node:fs';
+import { type BigIntStats, lstatSync, lutimesSync } from 'node:fs';
 import { fileIdentity } from '../../infra/fs/read-file-bounded.js';
 import { LifecycleConflictError } from '../../core/errors.js';
 import { assertLockHeld, withLock } from '../../infra/fs/lock.js';
@@ -60,10 +60,12 @@ export class FileLifecycleStore implements LifecycleStore {
       durable: options.durable ?? true,
       // Checked once the new content is durable, right before the rename: a writer that lost its section
       // meanwhile (removed by hand, or fed doctor) or read an older envelope must not write.
-      beforeReplace: () => {
+      beforeReplace: (tmp) => {
         section.assertHeld();
-        if (envelopeVersion(team) !== expected)
+        const current = envelopeStat(team);
+        if ((current ? fileIdentity(current) : null) !== expected)
           throw new LifecycleConflictError(team.domainId, this.envelopeLocation(team));
+        if (current) stampAfter(tmp, current);
       },
     });
     return envelopeVersion(team);
@@ -118,10 +120,32 @@ export class FileLifecycleStore implements LifecycleStore {
  * there is refused by the read, and here is its own identity); null when there is none.
  */
 function envelopeVersion(team: RegistryEntry): EnvelopeVersion {
+  const stat = envelopeStat(team);
+  return stat ? fileIdentity(stat) : null;
+}
+
+function envelopeStat(team: RegistryEntry): BigIntStats | undefined {
   try {
-    return fileIdentity(lstatSync(workspacePaths(team.location).envelope, { bigint: true }));
+    return lstatSync(workspacePaths(team.location).envelope, { bigint: true });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
+}
+
+/**
+ * Give the new envelope file a modification time after the one it replaces, so a version never comes
+ * back. A reader that noted a version before reading the inbox trusts, finding it again under the
+ * section, that nobody wrote since (takenSinceRead); but ext4 hands a freed inode to the next new file
+ * (an envelope's inode alternates between two numbers), sizes repeat, and before Linux 6.13 file times
+ * move in clock ticks of up to 4 ms — three writes within one tick could give the first one's identity
+ * back. Ten microseconds past the old time when the clock has not moved past it (a time is set in
+ * seconds as a double, which Node's libuv cuts to whole microseconds: one would be lost to rounding); the
+ * clock's time otherwise.
+ */
+function stampAfter(tmp: string, replaced: BigIntStats): void {
+  const seconds = Math.max(Date.now() / 1000, Number(replaced.mtimeNs + 10_000n) / 1e9);
+  // Never through a link: the state folder is in the agent's workspace, and a link planted at the temp path
+  // must not pass a time on to what it points at (the rename then puts the link in place, which a read refuses).
+  lutimesSync(tmp, seconds, seconds);
 }

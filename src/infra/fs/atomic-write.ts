@@ -135,10 +135,11 @@ export async function writeTempFiles(
 export interface ReplaceOptions extends WriteOptions {
   /**
    * Compare-on-write: runs once the new content is complete on disk, right before it replaces the old
-   * file. Throwing cancels the write (the temp file is removed, the target untouched) — how a writer
-   * that stalled while writing learns that its lock or the version it read is no longer current.
+   * file, given the temp file that will (a writer may stamp it). Throwing cancels the write (the temp file
+   * is removed, the target untouched) — how a writer that stalled while writing learns that its lock or
+   * the version it read is no longer current.
    */
-  beforeReplace?: () => void;
+  beforeReplace?: (tmp: string) => void;
 }
 
 /** Replace `target` atomically with `data` (last writer wins; use for files with a single owner or a lock). */
@@ -164,7 +165,7 @@ export async function writeFileAtomicAsync(target: string, data: string, options
 /** The complete temp file `tmp` renamed over `target` once `beforeReplace` allows it; removed when it does not. */
 function replaceWith(tmp: string, target: string, options: ReplaceOptions): void {
   try {
-    options.beforeReplace?.();
+    options.beforeReplace?.(tmp);
     renameSync(tmp, target);
   } catch (error) {
     unlinkQuietly(tmp);
