@@ -183,12 +183,23 @@ export class JetStreamInbox implements SignalInbox {
   }
 
   private async findByHint(id: string): Promise<SignalEntry | undefined> {
-    const { session, delivery } = await this.streams();
+    const { delivery } = await this.streams();
     const hint = await retryTransient(() => delivery.get(this.names.seqHintKey(id)));
-    const seq = hint?.operation === 'PUT' ? Number(hint.string()) : NaN;
+    if (hint?.operation !== 'PUT') return undefined;
+    const found = await this.signalAt(Number(hint.string()));
+    return found?.message.id === id ? found : undefined;
+  }
+
+  /**
+   * The valid signal stored at `seq` on this inbox's subject, its ack merged in, by two requests; undefined
+   * when there is none there (removed, another subject, invalid) — or a replica behind the stream did not
+   * have it yet, which the caller's read of the inbox, at the leader, settles.
+   */
+  private async signalAt(seq: number): Promise<SignalEntry | undefined> {
     if (!Number.isSafeInteger(seq) || seq <= 0) return undefined;
-    // Removed since (quarantined), the hint leads nowhere: the server's status 404 "Message Not Found",
-    // which the client's direct get returns as null.
+    const { session } = await this.streams();
+    // Removed since (quarantined), the server's status 404 "Message Not Found", which the client's direct
+    // get returns as null.
     const stored = await retryTransient(() => session.jsm.direct.getMessage(this.names.signalStream, { seq }));
     if (!stored || !stored.subject.startsWith(this.names.inboxFilter(this.party).slice(0, -1))) return undefined;
     const judged = judgeRecord(
@@ -197,7 +208,7 @@ export class JetStreamInbox implements SignalInbox {
       this.party,
       'inbox',
     );
-    if (!('signal' in judged) || judged.signal.message.id !== id) return undefined;
+    if (!('signal' in judged)) return undefined;
     // Its ack asked of the bucket's leader, not with a direct get, which any replica answers: one behind it
     // would call an acknowledged signal unacknowledged, and an apply reading against a version written
     // after that ack would take it again (read-subject.ts reads the leader for the same reason). A
@@ -222,6 +233,11 @@ export class JetStreamInbox implements SignalInbox {
       }
       return undefined;
     }
+    // The one message, in any length of inbox (the apply looks each signal up again once another process
+    // wrote); the inbox is read only for what that cannot tell: an invalid message's reason, or one a
+    // replica behind the stream did not have yet.
+    const named = await this.signalAt(Number(handle));
+    if (named) return { signal: named };
     await this.read(true);
     const signal = this.signals.get(handle);
     if (signal) return { signal: withAck(signal, this.acks.get(signal.message.id)) };

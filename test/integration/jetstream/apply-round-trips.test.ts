@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { type JetStreamBackend, TeamInboxConsumer } from 'fed/testing';
-import { acknowledgeSignal, openFederation, sendSignal } from 'fed';
+import { acknowledgeSignal, applyLifecycleInputs, openFederation, sendSignal } from 'fed';
 import { jetstreamFederations } from '../../helpers/jetstream-federation.js';
 import { countedSession } from '../../helpers/jetstream-requests.js';
 import { skipWithoutNatsServer } from '../../helpers/nats-server.js';
@@ -102,5 +102,29 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
       cost.subjects.filter((subject) => subject.startsWith('$JS.API.DIRECT.GET.') && subject.includes(bucket)),
     ).toEqual([]);
     expect(cost.subjects).toContain(`$JS.API.STREAM.MSG.GET.${bucket}`);
+  });
+
+  it('once another process wrote, the apply looks each signal it was given up by its sequence: no read of the inbox', async () => {
+    const made = await jetstreamFederations(server)(['docs']);
+    const backend = made.backend as JetStreamBackend;
+    const fed = openFederation(made.root, { backend });
+    const team = made.teams.docs!;
+    const asked = await sendSignal(fed, { to: 'docs', type: 'question', subject: 'asked', body: 'x' });
+    const readAgainst = await backend.lifecycles.version(team);
+    const other = await sendSignal(fed, { to: 'docs', type: 'question', subject: 'other', body: 'x' });
+    await applyLifecycleInputs(fed, team, [{ source: 'signal', signal: other.message }], { durable: false });
+    const counted = await countedSession(backend);
+    const cost = await counted.measure(async () => {
+      const applied = await applyLifecycleInputs(
+        fed,
+        team,
+        [{ source: 'signal', signal: asked.message, file: asked.file }],
+        { durable: false, inboxReadAgainst: readAgainst },
+      );
+      expect(applied.steps.map((step) => step.outcome)).not.toContain('duplicate');
+    });
+    const { names } = (await backend.streams()).session;
+    expect(cost.subjects).toContain(`$JS.API.DIRECT.GET.${names.signalStream}`);
+    expect(cost.subjects.filter((subject) => subject.startsWith('$JS.API.CONSUMER.'))).toEqual([]);
   });
 });
