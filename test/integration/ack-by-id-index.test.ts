@@ -200,6 +200,32 @@ describe('a signal named by its file', () => {
     // Found there unacknowledged: taken now (a report before any mission is recorded as ignored), not a duplicate.
     expect(lookedUp.value.steps.map((step) => step.outcome)).toEqual(['ignored']);
   });
+
+  it('a name the reader never takes for a signal, or a dangling link, is as the inbox read says: never applied or acknowledged', async () => {
+    const { root, inbox } = await inboxWrittenByAnotherTool(3);
+    writeFileSync(join(inbox, '.hidden.json'), toJsonText(message(100)));
+    writeFileSync(join(inbox, 'notes.txt'), toJsonText(message(101)));
+    writeFileSync(join(inbox, 'gone.json.ack'), toJsonText(message(102)));
+    symlinkSync(join(inbox, 'nowhere'), join(inbox, 'dangling.json'));
+    const fed = openFederation(root);
+    const team = (await fed.backend.registry.read()).teams[0]!;
+    const box = fed.backend.signals.inbox({ id: 'docs', entry: team });
+    const seen = async (name: string) => {
+      const found = await box.lookup(name);
+      return found === undefined ? 'nothing' : 'signal' in found ? 'signal' : 'invalid';
+    };
+    expect({
+      hidden: await seen('.hidden.json'),
+      text: await seen('notes.txt'),
+      ack: await seen('gone.json.ack'),
+      link: await seen('dangling.json'),
+    }).toEqual({ hidden: 'nothing', text: 'nothing', ack: 'invalid', link: 'invalid' });
+    for (const name of ['gone.json.ack', 'dangling.json'])
+      await expect(acknowledgeSignal(fed, 'docs', name, { durable: false })).rejects.toMatchObject({
+        code: 'INVALID_SIGNAL',
+      });
+    expect(existsSync(join(inbox, 'gone.json.ack.ack'))).toBe(false);
+  });
 });
 
 /** A file outside the workspace an agent would like fed to write to (its ~/.bashrc, the registry). */

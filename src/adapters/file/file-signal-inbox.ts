@@ -1,4 +1,4 @@
-import { existsSync, realpathSync } from 'node:fs';
+import { lstatSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { workspacePaths } from './file-layout.js';
 import { FedError, RefusedError } from '../../core/errors.js';
@@ -152,12 +152,15 @@ export class FileSignalInbox implements SignalInbox {
   /** A file name, or an absolute path that lies directly in this inbox (nothing else can be named here). */
   async lookup(name: string): Promise<BoxLookup> {
     const file = this.fileNamed(name);
-    // The named file alone when it is a valid signal, and nothing when it is not there: a lookup costs the
-    // same in any size of inbox (the apply looks each signal up again once another process wrote). Only
-    // an invalid file, whose reason is the reader's to give, needs the inbox read.
-    const named = readSignalEntry(this.location, file, this.expect);
-    if (named) return { signal: named };
-    if (!existsSync(join(this.location, file))) return undefined;
+    // A signal's name alone when it is a valid signal, and nothing when nothing is there (not even a
+    // dangling link): a lookup costs the same in any size of inbox (the apply looks each signal up again
+    // once another process wrote). Anything else — an invalid file, whose reason is the reader's to give,
+    // or a name the reader never takes for a signal (an ack, a hidden file) — is as the inbox read says.
+    if (isSignalFileName(file)) {
+      const named = readSignalEntry(this.location, file, this.expect);
+      if (named) return { signal: named };
+      if (lstatSync(join(this.location, file), { throwIfNoEntry: false }) === undefined) return undefined;
+    }
     const { signals, invalid } = this.reader.read();
     const signal = signals.find((s) => s.file === file);
     if (signal) return { signal };
