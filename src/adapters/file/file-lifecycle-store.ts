@@ -139,13 +139,23 @@ function envelopeStat(team: RegistryEntry): BigIntStats | undefined {
  * section, that nobody wrote since (takenSinceRead); but ext4 hands a freed inode to the next new file
  * (an envelope's inode alternates between two numbers), sizes repeat, and before Linux 6.13 file times
  * move in clock ticks of up to 4 ms — three writes within one tick could give the first one's identity
- * back. Ten microseconds past the old time when the clock has not moved past it (a time is set in
- * seconds as a double, which Node's libuv cuts to whole microseconds: one would be lost to rounding); the
- * clock's time otherwise.
+ * back. The clock's time when it is past the old one; else the smallest step past it that the
+ * filesystem keeps: ten microseconds (a time is set in seconds as a double, which Node's libuv cuts to
+ * whole microseconds: one would be lost to rounding), or a second or two where file times are that
+ * coarse (ext3, FAT) — there a burst of writes moves the envelope's time ahead of the clock, which
+ * nothing reads. A filesystem that refuses to set times (some network mounts) keeps its own.
  */
 function stampAfter(tmp: string, replaced: BigIntStats): void {
-  const seconds = Math.max(Date.now() / 1000, Number(replaced.mtimeNs + 10_000n) / 1e9);
-  // Never through a link: the state folder is in the agent's workspace, and a link planted at the temp path
-  // must not pass a time on to what it points at (the rename then puts the link in place, which a read refuses).
-  lutimesSync(tmp, seconds, seconds);
+  for (const stepNs of [10_000n, 1_000_000_000n, 2_000_000_000n]) {
+    const seconds = Math.max(Date.now() / 1000, Number(replaced.mtimeNs + stepNs) / 1e9);
+    try {
+      // Never through a link: the state folder is in the agent's workspace, and a link planted at the temp
+      // path must not pass a time on to what it points at (the rename then puts the link in place, which a
+      // read refuses).
+      lutimesSync(tmp, seconds, seconds);
+    } catch {
+      return;
+    }
+    if (lstatSync(tmp, { bigint: true }).mtimeNs > replaced.mtimeNs) return;
+  }
 }
