@@ -231,7 +231,11 @@ function registerAck(signal: Command, io: CliIo): void {
           const result = await acknowledgeAll(ctx.fed, team, { caller: ctx.team });
           for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
           if (options.json)
-            return printJson(io, { acknowledged: result.acknowledged.map(ackJson), invalid: result.invalid });
+            return printJson(io, {
+              acknowledged: result.acknowledged.map(ackJson),
+              invalid: result.invalid,
+              warnings: result.warnings,
+            });
           reportInvalid(io, result.invalid);
           reportQuarantinedAcks(io, result.acknowledged);
           if (result.acknowledged.length === 0) return io.stdout('nothing to acknowledge\n');

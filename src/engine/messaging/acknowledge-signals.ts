@@ -84,8 +84,9 @@ export async function acknowledgeSignal(
     if (batch.acknowledged.length === 0 && batch.failed.length === 0 && signals.length > 0)
       throw new RefusedError(
         'UNKNOWN_SIGNAL',
-        `signal ${signals[0]!.message.id} left the inbox of "${inbox.party}" while this command waited for the team's lifecycle ` +
-          `(another process removed or archived it): nothing was applied or acknowledged; ${listHint}`,
+        `signal ${signals[0]!.message.id}, or a copy of it, left the inbox of "${inbox.party}" while this command waited for the ` +
+          "team's lifecycle (another process removed, moved or archived it, or it could not be read): nothing was applied or " +
+          `acknowledged — run the command again, or ${listHint}`,
       );
     return batch;
   };
