@@ -212,10 +212,12 @@ export class JetStreamInbox implements SignalInbox {
     // Its ack asked of the bucket's leader, not with a direct get, which any replica answers: one behind it
     // would call an acknowledged signal unacknowledged, and an apply reading against a version written
     // after that ack would take it again (read-subject.ts reads the leader for the same reason). A
-    // deletion marker, the last message of a removed key, has no ack in it.
+    // deletion marker, the last message of a removed key, has no ack in it. Any sender's ack of the id, as
+    // the inbox's read counts acks (by id): a copy another tool published under the id of an acknowledged
+    // signal is that signal, taken.
     const ack = await retryTransient(() =>
       session.jsm.streams.getMessage(`KV_${this.names.ackBucket}`, {
-        last_by_subj: `$KV.${this.names.ackBucket}.${ackKey(judged.signal.message)}`,
+        last_by_subj: `$KV.${this.names.ackBucket}.${ackKey({ ...judged.signal.message, from: '*' })}`,
       }),
     );
     return withAck(judged.signal, ack ? parseAck(ack.data) : undefined);

@@ -127,4 +127,21 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     expect(cost.subjects).toContain(`$JS.API.DIRECT.GET.${names.signalStream}`);
     expect(cost.subjects.filter((subject) => subject.startsWith('$JS.API.CONSUMER.'))).toEqual([]);
   });
+
+  it('a lookup by sequence counts a copy of an acknowledged id as acknowledged, as a read of the inbox does', async () => {
+    const made = await jetstreamFederations(server)(['docs']);
+    const backend = made.backend as JetStreamBackend;
+    const fed = openFederation(made.root, { backend });
+    const sent = await sendSignal(fed, { to: 'docs', type: 'question', subject: 'asked', body: 'x' });
+    await acknowledgeSignal(fed, 'docs', sent.message.id, { durable: false });
+    // Another tool publishes a copy under the same id, from another sender.
+    const { session } = await backend.streams();
+    const copy = { ...sent.message, from: 'elsewhere' };
+    const { seq } = await session.js.publish(session.names.inboxSubject('docs', 'elsewhere'), JSON.stringify(copy));
+    const inbox = backend.signals.inbox({ id: 'docs', entry: made.teams.docs! });
+    const listed = (await inbox.list()).signals.find((s) => s.file === String(seq));
+    const found = await inbox.lookup(String(seq));
+    expect(listed?.message.acknowledged).toBe(true);
+    expect(found && 'signal' in found && found.signal.message.acknowledged).toBe(true);
+  });
 });
