@@ -1,8 +1,10 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { initFederation, onboardTeam, openFederation } from 'fed';
 import {
   emptyRegistry,
   type FederationView,
+  type HostDirectory,
   type LiveEvent,
   type NeedsYouView,
   startUiServer,
@@ -30,7 +32,23 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
       ...registry,
       teams: registry.teams.map((team) => ({ ...team, host: 'build-2' })),
     }));
-    const ui = await startUiServer(fed, { assetsDir: tinyAssets() });
+    // The hosts' watch starts a moment after the feed's, as it may on a loaded machine: a page that
+    // connects meanwhile must still be told the host that starts (no request is answered before).
+    const hosts = fed.backend.hosts!;
+    const lateHosts: HostDirectory = {
+      location: hosts.location,
+      put: (record) => hosts.put(record),
+      get: (name) => hosts.get(name),
+      list: () => hosts.list(),
+      watch(listener, onError) {
+        const watch = hosts.watch(listener, onError);
+        return { ready: watch.ready.then(() => delay(300)), close: () => watch.close() };
+      },
+    };
+    const ui = await startUiServer(
+      { ...fed, backend: { ...fed.backend, hosts: lateHosts } },
+      { assetsDir: tinyAssets() },
+    );
     try {
       const origin = new URL(ui.url).origin;
       const cookie = `fed_ui_${new URL(ui.url).port}=${ui.token}`;

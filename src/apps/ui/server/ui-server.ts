@@ -70,9 +70,9 @@ export interface UiServer {
  * whole life, which both streams to the browsers and tells the cached views what to read again. Resolves
  * as soon as the server listens, so the URL is printed at once; the watch starts right after (with a
  * thousand teams, thousands of folders) and the board and the queue are computed once it hears changes.
- * Every request past the page's own files waits for the watch, so nothing a page reads was read before
- * the watch could hear its next change, and nothing made after the URL is printed is missed. Refused
- * when the page is not built (UI_NOT_BUILT).
+ * Every request past the page's own files waits for the watches (the feed's and, on JetStream, the
+ * hosts'), so nothing a page reads was read before they could hear its next change, and nothing made
+ * after the URL is printed is missed. Refused when the page is not built (UI_NOT_BUILT).
  */
 export async function startUiServer(fed: Federation, options: UiServerOptions = {}): Promise<UiServer> {
   const assets = loadUiAssets(options.assetsDir);
@@ -117,7 +117,7 @@ export async function startUiServer(fed: Federation, options: UiServerOptions = 
     ),
   );
   const live = created.then(async (started) => {
-    await started.hub.ready;
+    await started.ready;
     return started;
   });
   live.catch(() => undefined);
@@ -152,9 +152,11 @@ export async function startUiServer(fed: Federation, options: UiServerOptions = 
   };
 }
 
-/** The live side of a server: its change watch, the views it keeps current and the clock. */
+/** The live side of a server: its change watches, the views it keeps current and the clock. */
 interface Live {
   hub: LiveHub;
+  /** Both watches hear every write: the feed's and the hosts'. */
+  ready: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -194,6 +196,9 @@ function watchLive(fed: Federation, views: UiViews, options: UiServerOptions): L
   );
   return {
     hub,
+    // A host that starts before its watch hears writes is listed as it is, never told: a page that
+    // connected meanwhile would miss it, so no request is answered before then.
+    ready: Promise.all([hub.ready, hosts.ready]).then(() => undefined),
     async close() {
       clearInterval(clock);
       stopViews();
