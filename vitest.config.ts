@@ -12,5 +12,8 @@ export default defineConfig({
     env: { FED_TELEMETRY_ENABLED: 'false' },
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // expect.poll waits for a condition another process or watch makes true: a loaded two-core machine
+    // may take longer than the default second to get there.
+    expect: { poll: { timeout: 15_000 } },
   },
 });

@@ -163,7 +163,8 @@ describe('telemetry export (OTLP/HTTP)', () => {
         `^warning: telemetry: metrics could not be sent to http://127.0.0.1:${port}/v1/metrics \\(connect ECONNREFUSED`,
       ),
     );
-    expect(elapsed).toBeLessThan(5_000);
+    // Bounded by fed's export timeout (under a second), well below the exporter's own 10 s default.
+    expect(elapsed).toBeLessThan(8_000);
   });
 
   it('names an unreachable collector without the credentials in its URL: in the warning, the record and fed monitor', async () => {

@@ -255,7 +255,8 @@ describe('fed mcp (built CLI, SDK client over stdio)', () => {
       if (stop === 'eof') child.stdin.end();
       else child.kill('SIGTERM');
       expect(await exited).toBe(0);
-      expect(Date.now() - started).toBeLessThan(3_000);
+      // Promptly, not at once: a loaded machine may take seconds to stop a process.
+      expect(Date.now() - started).toBeLessThan(10_000);
     }
   });
 });

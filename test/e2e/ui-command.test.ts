@@ -29,7 +29,8 @@ describe('fed ui', () => {
     ui.child.kill('SIGINT');
     const [code] = (await once(ui.child, 'exit')) as [number | null];
     expect(code, ui.output()).toBe(0);
-    expect(Date.now() - started).toBeLessThan(3_000);
+    // Promptly, not at once: a loaded machine may take seconds to start and stop a process.
+    expect(Date.now() - started).toBeLessThan(10_000);
   }, 30_000);
 
   it('--open without a system opener warns and serves all the same', async () => {

@@ -20,7 +20,8 @@ describe('a launch stopped while its agent has an event in flight', () => {
       const launched = launchTeam(fed, 'docs', {
         config,
         agent: fakeAgent('event-then-hang'),
-        timeoutSeconds: 4,
+        // Long enough for the test to see the agent start and let it send its event, on a loaded machine.
+        timeoutSeconds: 10,
         pollMs: 50,
       });
       // The mission is applied before the agent starts; then the test holds the lifecycle's lock, so the
