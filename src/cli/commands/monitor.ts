@@ -29,7 +29,8 @@ export function registerMonitor(program: Command, io: CliIo): void {
         const ctx = federationContext(command, io);
         const config = ctx.config.config;
         const hooks = await loadHooks(ctx.root, config, 'monitor');
-        const color = io.isTTY && !io.env.NO_COLOR;
+        // Asked only to draw the table: the question makes the output stream (a few ms of a --json cycle).
+        const color = () => io.isTTY && !io.env.NO_COLOR;
         const intervalMs =
           options.watch === undefined ? undefined : (options.watch === true ? 10 : options.watch) * 1000;
         const stop = new Interrupt();
@@ -49,7 +50,8 @@ export function registerMonitor(program: Command, io: CliIo): void {
               else if (cycle > 0) io.stdout('\n');
               if (intervalMs !== undefined) io.stdout(`# ${report.generatedAt}\n`);
               // Coloured, it is escaped already but for fed's colours (renderMonitorReport).
-              (color ? io.terminal : io.stdout)(renderMonitorReport(report, { color }));
+              const colored = color();
+              (colored ? io.terminal : io.stdout)(renderMonitorReport(report, { color: colored }));
             },
           });
           if (options.failOnUnhealthy && last.totals.unhealthy > 0) throw new CliExit(1);
