@@ -11,7 +11,15 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { applyLifecycleInputs, openFederation, type RegistryEntry, runActors, setTeamStatus, viewLifecycle } from 'fed';
+import {
+  acknowledgeSignal,
+  applyLifecycleInputs,
+  openFederation,
+  type RegistryEntry,
+  runActors,
+  setTeamStatus,
+  viewLifecycle,
+} from 'fed';
 import {
   deliverableEntry,
   loadTeamLifecycle,
@@ -23,6 +31,7 @@ import {
   writeRegistryStatus,
 } from 'fed/testing';
 import { docsFederation, sendDirective } from '../helpers/docs-federation.js';
+import { runFed } from '../helpers/fed-cli.js';
 
 const federation = docsFederation;
 
@@ -60,6 +69,34 @@ describe('owed effects are redone, never lost', () => {
     renameSync(`${inbox}.away`, inbox);
     await agent(root, team(), 'INSIGHTS_READY', { insights: ['x'] });
     expect(reportsToMeta(root)).toEqual(['distilling → aggregating', 'preparing → scanning', 'scanning → distilling']);
+  });
+
+  it('an ack of one signal says what the lifecycle still owes (a report meta cannot receive yet), and acknowledges it all the same', async () => {
+    const { root, team } = await federation();
+    await sendDirective(root, 'mission');
+    await consume(root);
+    const inbox = workspacePaths(root).inbox;
+    renameSync(inbox, `${inbox}.away`);
+    writeFileSync(inbox, 'not a folder');
+    await agent(root, team(), 'PLAN_READY', { sources: ['src'] });
+    const owed = /reporting "preparing → scanning" to meta for team "docs" failed and will be retried/;
+    const acked = (file: string) => existsSync(join(workspacePaths(team().location).inbox, `${file}.ack`));
+
+    const first = await sendDirective(root, 'first');
+    const warnings: string[] = [];
+    const results = await acknowledgeSignal(openFederation(root), 'docs', first.message.id, {
+      durable: false,
+      onWarning: (warning) => warnings.push(warning),
+    });
+    expect(results.map((ack) => ack.signal.message.id)).toEqual([first.message.id]);
+    expect(acked(first.file)).toBe(true);
+    expect(warnings.join('\n')).toMatch(owed);
+
+    const second = await sendDirective(root, 'second');
+    const cli = await runFed(['--root', root, 'signal', 'ack', second.message.id, '--team', 'docs']);
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(cli.stderr).toMatch(new RegExp(`^warning: ${owed.source}`, 'm'));
+    expect(acked(second.file)).toBe(true);
   });
 
   it('a torn last journal line is cut off and the line is written again whole', async () => {

@@ -247,7 +247,7 @@ function registerAck(signal: Command, io: CliIo): void {
           ctx.fed,
           team,
           /[\\/]/.test(target) ? resolve(io.cwd, target) : target,
-          { caller: ctx.team },
+          { caller: ctx.team, onWarning: (warning) => io.stderr(`warning: ${warning}\n`) },
         );
         reportQuarantinedAcks(io, results);
         if (options.json) return printJson(io, results.map(ackJson));

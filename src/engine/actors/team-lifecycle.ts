@@ -172,7 +172,8 @@ async function saveWalk(
     options.faultPoint?.('after-ack');
   };
   const [, owed] = await Promise.all([acknowledge(), settleEffects(fed, team, saved, options, start.shared)]);
-  warnings.push(...owed);
+  // An effect owed before this write that fails again after it is said once.
+  warnings.push(...owed.filter((warning) => !warnings.includes(warning)));
   return applyResult(walk, warnings, saved, start.shared, readStill);
 }
 

@@ -27,6 +27,14 @@ export interface AckAllResult {
   warnings: string[];
 }
 
+export interface AcknowledgeSignalOptions extends AcknowledgeOptions, CallerOption {
+  /**
+   * Told what the apply could not do, for a person to know (as AckAllResult.warnings): an effect the
+   * lifecycle owes and retries at its next write. The acknowledgment stands.
+   */
+  onWarning?: (warning: string) => void;
+}
+
 /** Signals applied per envelope write by `ack --all`, as the team actor does. */
 const ACK_BATCH = 256;
 
@@ -72,14 +80,15 @@ export async function acknowledgeSignal(
   fed: Federation,
   team: string,
   target: string,
-  options: AcknowledgeOptions & CallerOption = {},
+  options: AcknowledgeSignalOptions = {},
 ): Promise<AckResult[]> {
   const { backend } = fed;
   const opened = await openInbox(fed, team, options);
   const { inbox } = opened;
   const listHint = `list them with: fed signal list --team ${inbox.party}`;
   const ack = async (signals: readonly SignalEntry[]) => {
-    const { batch } = await applyThenAcknowledge(fed, opened, signals, options);
+    const { batch, warnings } = await applyThenAcknowledge(fed, opened, signals, options);
+    for (const warning of warnings) options.onWarning?.(warning);
     // Every copy left the inbox while this command waited for the lifecycle: none is taken.
     if (batch.acknowledged.length === 0 && batch.failed.length === 0 && signals.length > 0)
       throw new RefusedError(

@@ -2,9 +2,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { renameSync, writeFileSync } from 'node:fs';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createMetaServer, createTeamServer } from 'fed/testing';
-import { openFederation, sendSignal } from 'fed';
+import { applyLifecycleInputs, openFederation, runActors, sendSignal } from 'fed';
 import { signalFederation } from '../../helpers/signal-federation.js';
 
 /** An SDK client connected to `server`, its tools listed (so the client checks each result against its outputSchema). */
@@ -41,6 +42,30 @@ describe('typed tool results', () => {
     expect(await call('fed_ack', { ids: [signal!.id] })).toMatchObject({ acknowledged: [{ id: signal!.id }] });
     expect(await call('fed_send', { to: 'meta', type: 'report', subject: 'planned' })).toMatchObject({ to: 'meta' });
     expect(await call('fed_event', { type: 'FAIL', data: { reason: 'testing' } })).toMatchObject({ to: 'failed' });
+  });
+
+  it("fed_ack's warnings — what the lifecycle still owes, retried later — fit its outputSchema", async () => {
+    const fed = await signalFederation(['docs']);
+    const federation = openFederation(fed.root);
+    await sendSignal(federation, { to: 'docs', type: 'directive', subject: 'Document the API' });
+    await runActors(federation, { team: 'docs', once: true, durable: false });
+    // meta's inbox cannot be written: the report of the agent's next step is owed.
+    renameSync(fed.meta.inbox, `${fed.meta.inbox}.away`);
+    writeFileSync(fed.meta.inbox, 'not a folder');
+    const docs = await federation.team('docs');
+    await applyLifecycleInputs(federation, docs, [
+      { source: 'event', event: { type: 'PLAN_READY', sources: ['src'] } },
+    ]);
+    const sent = await sendSignal(federation, { to: 'docs', type: 'directive', subject: 'And the CLI' });
+    const served = await createTeamServer(federation, docs);
+    onTestFinished(() => served.close());
+    const { call } = await connect(served.server);
+    expect(await call('fed_ack', { ids: [sent.message.id] })).toEqual({
+      acknowledged: [expect.objectContaining({ id: sent.message.id, alreadyAcknowledged: false })],
+      warnings: [
+        expect.stringMatching(/reporting "preparing → scanning" to meta for team "docs" failed and will be retried/),
+      ],
+    });
   });
 
   it("does the same for meta's tools", async () => {

@@ -14,6 +14,10 @@ const ackOutput = z.looseObject({
   acknowledged: z.array(
     z.looseObject({ id: z.string(), acknowledged_at: z.string().nullable(), alreadyAcknowledged: z.boolean() }),
   ),
+  warnings: z
+    .array(z.string())
+    .optional()
+    .describe("what fed could not do besides, retried at your lifecycle's next write: the acknowledgments stand"),
 });
 
 /** `fed_ack`: acknowledge signals of the team's inbox, as `fed signal ack` does (applied first, then the ack). */
@@ -30,9 +34,11 @@ export function registerAck(server: McpServer, context: TeamToolContext): void {
     },
     async ({ ids }) => {
       const done: { id: string; acknowledged_at: string | null; alreadyAcknowledged: boolean }[] = [];
+      const warnings: string[] = [];
+      const onWarning = (warning: string) => warnings.push(warning);
       for (const id of ids) {
         try {
-          for (const ack of await acknowledgeSignal(context.fed, context.teamId, id))
+          for (const ack of await acknowledgeSignal(context.fed, context.teamId, id, { onWarning }))
             done.push({
               id: ack.signal.message.id,
               acknowledged_at: ack.signal.message.acknowledged_at ?? null,
@@ -45,7 +51,7 @@ export function registerAck(server: McpServer, context: TeamToolContext): void {
           throw error;
         }
       }
-      return { acknowledged: done };
+      return { acknowledged: done, ...(warnings.length > 0 ? { warnings } : {}) };
     },
   );
 }
