@@ -36,16 +36,16 @@ const consume = (root: string) => runActors(openFederation(root), { team: 'docs'
 const events = (team: RegistryEntry) => readWholeJournal(team.location).map((l) => l.event);
 
 /**
- * Run `meanwhile` once, as another process would, when `fed`'s command asks for the team's section the
- * second time: the first is its settling of what the lifecycle owes, before it reads the inbox; the second
- * is its apply of what it read.
+ * Run `meanwhile` once, as another process would, when `fed` asks for the team's section the `call`-th
+ * time: `fed signal ack`'s first is its settling of what the lifecycle owes, before it reads the inbox, its
+ * second the apply of what it read; a team actor's first is that apply.
  */
-function whileWaitingForSection(fed: Federation, meanwhile: () => Promise<void>): void {
+function whileWaitingForSection(fed: Federation, meanwhile: () => Promise<void>, call = 2): void {
   const store = fed.backend.lifecycles;
   const exclusive = store.exclusive.bind(store);
   let calls = 0;
   store.exclusive = (async (...args: Parameters<typeof exclusive>) => {
-    if (++calls === 2) await meanwhile();
+    if (++calls === call) await meanwhile();
     return exclusive(...args);
   }) as typeof exclusive;
 }
@@ -186,6 +186,32 @@ describe('the dedupe record stays small (ids leave it once their ack is durable)
     expect(result.acknowledged.map((a) => a.signal.message.id)).toEqual([kept.message.id]);
     expect(result.warnings.join('\n')).toContain(`signal ${moved.message.id} left the inbox after it was read`);
     expect(existsSync(`${live}.ack`)).toBe(false);
+  });
+
+  it('a team actor pass whose only pending signal left the inbox meanwhile says nothing is held back, and takes it once it is back', async () => {
+    const { root, team } = await federation();
+    await send(root, 'directive', 'the mission');
+    await consume(root);
+    const asked = await send(root, 'question', 'moved aside');
+    const live = join(workspacePaths(team().location).inbox, asked.file);
+    const aside = join(root, 'aside.json');
+    const fed = openFederation(root);
+    whileWaitingForSection(
+      fed,
+      async () => {
+        const other = await send(root, 'report', 'another');
+        await applyLifecycleInputs(openFederation(root), team(), [{ source: 'signal', signal: other.message }], fast);
+        renameSync(live, aside);
+      },
+      1,
+    );
+    const [result] = await runActors(fed, { team: 'docs', once: true, durable: false });
+    expect(result!.warnings.join('\n')).toContain(`signal ${asked.message.id} left the inbox after it was read`);
+    // Not "1 signal(s) wait until the team resumes": the team is not paused, and nothing waits.
+    expect(result!.deferred).toBe(0);
+    renameSync(aside, live);
+    await consume(root);
+    expect(readWholeJournal(team().location).filter((l) => l.signalId === asked.message.id)).toHaveLength(1);
   });
 
   it('an envelope of the previous release (every id, no dedupe field) loads, applies a signal its agent acknowledged early, and is pruned on its next write', async () => {

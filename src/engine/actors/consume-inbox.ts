@@ -110,7 +110,7 @@ export class TeamInboxConsumer {
         seenUnacknowledged: new Set(),
         pendingSeen: 0,
         progressed: false,
-        deferred: false,
+        deferred: 0,
         sawInvalid: false,
         releasedHeld: false,
       };
@@ -168,11 +168,14 @@ export class TeamInboxConsumer {
         }
         return result;
       }
+      // Nothing taken: held back while the team is paused — or gone from the inbox since it was read,
+      // which is not waiting for anything (a copy moved back is taken by the next pass).
       if (!pass.progressed) {
-        result.deferred = pass.pendingSeen;
+        result.deferred = pass.deferred;
         return result;
       }
-      if (this.options.consumesOnArrival && !pass.deferred && !pass.releasedHeld && !this.owesEffects) return result;
+      if (this.options.consumesOnArrival && pass.deferred === 0 && !pass.releasedHeld && !this.owesEffects)
+        return result;
     }
   }
 
@@ -215,7 +218,7 @@ export class TeamInboxConsumer {
         inboxReadAgainst: pass.readAgainst,
         // The last batch of a pass that held nothing back has applied every signal not in the dedupe
         // record, acknowledged or not: an envelope of an earlier release can switch to dedupe until-ack.
-        adoptAckRule: last && !pass.deferred,
+        adoptAckRule: last && pass.deferred === 0,
         known: lifecycle,
         afterSave: async (ids) => {
           const processed = new Set(ids);
@@ -229,7 +232,7 @@ export class TeamInboxConsumer {
     // A write of another process since the pass's read (this apply found the lifecycle moved on) leaves the
     // rest of the pass's batches to be looked up again under the section; this consumer's own writes do not.
     if (applied.inboxReadAgainst !== undefined) pass.readAgainst = applied.inboxReadAgainst;
-    pass.deferred ||= applied.steps.some((step) => step.outcome === 'deferred');
+    pass.deferred += applied.steps.filter((step) => step.outcome === 'deferred').length;
     pass.progressed ||= applied.processedSignalIds.length > 0;
     await this.took(applied, result);
   }
@@ -256,7 +259,7 @@ export class TeamInboxConsumer {
     const applied = await applyLifecycleInputs(this.fed, this.team, [], {
       ...this.options,
       acknowledged: this.acknowledged,
-      adoptAckRule: !pass.deferred,
+      adoptAckRule: pass.deferred === 0,
       compact: true,
       known: lifecycle,
     });
@@ -393,8 +396,8 @@ interface Pass {
   seenUnacknowledged: Set<string>;
   pendingSeen: number;
   progressed: boolean;
-  /** A signal was held back (the team is paused). */
-  deferred: boolean;
+  /** Signals held back (the team is paused). */
+  deferred: number;
   /** The read reported an invalid entry that may be quarantined (it may be the broken ack of a signal in the dedupe record). */
   sawInvalid: boolean;
   /** The compaction applied held signals: the next pass acknowledges them. */
