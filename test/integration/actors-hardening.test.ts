@@ -95,7 +95,9 @@ describe('owed effects are redone, never lost', () => {
     const second = await sendDirective(root, 'second');
     const cli = await runFed(['--root', root, 'signal', 'ack', second.message.id, '--team', 'docs']);
     expect(cli.code, cli.stderr).toBe(0);
-    expect(cli.stderr).toMatch(new RegExp(`^warning: ${owed.source}`, 'm'));
+    expect(cli.stderr.split('\n').filter((line) => line.startsWith('warning: '))).toEqual([
+      expect.stringMatching(new RegExp(`^warning: ${owed.source}`)),
+    ]);
     expect(acked(second.file)).toBe(true);
   });
 

@@ -13,6 +13,7 @@ import {
   type FederationPlan,
   type FederationView,
   getTeam,
+  type HostDirectory,
   type LiveEvent,
   type NeedsYouView,
   type SignalsView,
@@ -759,6 +760,33 @@ describe('fed ui: /events', () => {
     // A page opened later is told at once.
     const later = await fetch(`${origin}/events`, { headers: { cookie } });
     expect((await readEvents(later, (events) => events.length >= 1))[0]!.event).toBe('stopped');
+  });
+
+  it("answers the pages when the hosts' watch cannot start, and tells its caller why", async () => {
+    const { root } = await signalFederation(['docs']);
+    const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
+    // A hosts' directory (as JetStream has) whose watch fails as it starts: a record it cannot list.
+    const hosts: HostDirectory = {
+      location: 'the hosts bucket',
+      put: async () => undefined,
+      get: async () => undefined,
+      list: async () => {
+        throw new Error('the hosts bucket holds a record that is not valid');
+      },
+      watch: () => ({ ready: Promise.resolve(), close: async () => undefined }),
+    };
+    const failures: Error[] = [];
+    const server = await startUiServer(
+      { ...fed, backend: { ...fed.backend, hosts } },
+      { assetsDir: tinyAssets(), onFeedError: (error) => void failures.push(error) },
+    );
+    servers.push(server);
+    const origin = new URL(server.url).origin;
+    const cookie = `fed_ui_${new URL(server.url).port}=${server.token}`;
+    const board = await fetch(`${origin}/api/board`, { headers: { cookie } });
+    expect(board.status).toBe(200);
+    expect(((await board.json()) as BoardView).teams.map((team) => team.id)).toEqual(['docs']);
+    expect(failures.map((error) => error.message)).toEqual(['the hosts bucket holds a record that is not valid']);
   });
 
   it('drops a browser that stopped reading once over 1 MiB waits unsent', async () => {

@@ -29,8 +29,8 @@ export interface AckAllResult {
 
 export interface AcknowledgeSignalOptions extends AcknowledgeOptions, CallerOption {
   /**
-   * Told what the apply could not do, for a person to know (as AckAllResult.warnings): an effect the
-   * lifecycle owes and retries at its next write. The acknowledgment stands.
+   * Told what the apply reported besides, for a person to know (as AckAllResult.warnings): an effect the
+   * lifecycle owes and retries at its next write, a copy of the signal that left the inbox meanwhile.
    */
   onWarning?: (warning: string) => void;
 }

@@ -17,7 +17,7 @@ const ackOutput = z.looseObject({
   warnings: z
     .array(z.string())
     .optional()
-    .describe("what fed could not do besides, retried at your lifecycle's next write: the acknowledgments stand"),
+    .describe('what fed reported besides, such as an effect of your lifecycle retried at its next write'),
 });
 
 /** `fed_ack`: acknowledge signals of the team's inbox, as `fed signal ack` does (applied first, then the ack). */
@@ -35,7 +35,8 @@ export function registerAck(server: McpServer, context: TeamToolContext): void {
     async ({ ids }) => {
       const done: { id: string; acknowledged_at: string | null; alreadyAcknowledged: boolean }[] = [];
       const warnings: string[] = [];
-      const onWarning = (warning: string) => warnings.push(warning);
+      // Each id's apply retries what the lifecycle owes: a failure repeated is said once.
+      const onWarning = (warning: string) => void (warnings.includes(warning) || warnings.push(warning));
       for (const id of ids) {
         try {
           for (const ack of await acknowledgeSignal(context.fed, context.teamId, id, { onWarning }))

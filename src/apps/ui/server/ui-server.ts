@@ -197,8 +197,9 @@ function watchLive(fed: Federation, views: UiViews, options: UiServerOptions): L
   return {
     hub,
     // A host that starts before its watch hears writes is listed as it is, never told: a page that
-    // connected meanwhile would miss it, so no request is answered before then.
-    ready: Promise.all([hub.ready, hosts.ready]).then(() => undefined),
+    // connected meanwhile would miss it, so no request is answered before then. A hosts' watch that could
+    // not start (onFeedError heard why) leaves the pages without host changes, not without answers.
+    ready: Promise.all([hub.ready, hosts.ready.catch(() => undefined)]).then(() => undefined),
     async close() {
       clearInterval(clock);
       stopViews();
