@@ -40,3 +40,9 @@ export async function readEvents(response: Response, until: (events: SseEvent[])
   await reader.cancel();
   return events;
 }
+
+/** Where a started dashboard answers, and the session cookie its page would hold (named by its port). */
+export function uiSession(server: { url: string; token: string }): { origin: string; cookie: string } {
+  const url = new URL(server.url);
+  return { origin: url.origin, cookie: `fed_ui_${url.port}=${server.token}` };
+}

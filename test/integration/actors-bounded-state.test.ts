@@ -50,6 +50,32 @@ function whileWaitingForSection(fed: Federation, meanwhile: () => Promise<void>,
   }) as typeof exclusive;
 }
 
+/**
+ * While `fed` waits for the team's section (whileWaitingForSection), another process writes the lifecycle
+ * (it applies a signal of its own) and the signal file `file` of docs's inbox is moved aside: where it was
+ * (`live`) and where it went (`aside`).
+ */
+function movedAsideMeanwhile(
+  fed: Federation,
+  root: string,
+  team: () => RegistryEntry,
+  file: string,
+  call?: number,
+): { live: string; aside: string } {
+  const live = join(workspacePaths(team().location).inbox, file);
+  const aside = join(root, 'aside.json');
+  whileWaitingForSection(
+    fed,
+    async () => {
+      const other = await send(root, 'report', 'another');
+      await applyLifecycleInputs(openFederation(root), team(), [{ source: 'signal', signal: other.message }], fast);
+      renameSync(live, aside);
+    },
+    call,
+  );
+  return { live, aside };
+}
+
 describe('the dedupe record stays small (ids leave it once their ack is durable)', () => {
   it('after 600 signals the envelope holds at most one batch of ids, and the next consumer drops them', async () => {
     const { root, team } = await federation();
@@ -148,16 +174,10 @@ describe('the dedupe record stays small (ids leave it once their ack is durable)
     await send(root, 'directive', 'the mission');
     await consume(root);
     const asked = await send(root, 'question', 'moved aside for a moment');
-    const live = join(workspacePaths(team().location).inbox, asked.file);
-    const aside = join(root, 'aside.json');
     // While the command waits for the team's section, another process writes the lifecycle and the
     // question is moved aside.
     const fed = openFederation(root);
-    whileWaitingForSection(fed, async () => {
-      const other = await send(root, 'question', 'another');
-      await applyLifecycleInputs(openFederation(root), team(), [{ source: 'signal', signal: other.message }], fast);
-      renameSync(live, aside);
-    });
+    const { live, aside } = movedAsideMeanwhile(fed, root, team, asked.file);
     await expect(acknowledgeSignal(fed, 'docs', asked.message.id, fast)).rejects.toMatchObject({
       code: 'UNKNOWN_SIGNAL',
       message: expect.stringContaining('nothing was applied or acknowledged') as unknown,
@@ -175,13 +195,8 @@ describe('the dedupe record stays small (ids leave it once their ack is durable)
     await consume(root);
     const kept = await send(root, 'question', 'kept');
     const moved = await send(root, 'question', 'moved aside');
-    const live = join(workspacePaths(team().location).inbox, moved.file);
     const fed = openFederation(root);
-    whileWaitingForSection(fed, async () => {
-      const other = await send(root, 'report', 'another');
-      await applyLifecycleInputs(openFederation(root), team(), [{ source: 'signal', signal: other.message }], fast);
-      renameSync(live, join(root, 'aside.json'));
-    });
+    const { live } = movedAsideMeanwhile(fed, root, team, moved.file);
     const result = await acknowledgeAll(fed, 'docs', fast);
     expect(result.acknowledged.map((a) => a.signal.message.id)).toEqual([kept.message.id]);
     expect(result.warnings.join('\n')).toContain(`signal ${moved.message.id} left the inbox after it was read`);
@@ -193,18 +208,9 @@ describe('the dedupe record stays small (ids leave it once their ack is durable)
     await send(root, 'directive', 'the mission');
     await consume(root);
     const asked = await send(root, 'question', 'moved aside');
-    const live = join(workspacePaths(team().location).inbox, asked.file);
-    const aside = join(root, 'aside.json');
     const fed = openFederation(root);
-    whileWaitingForSection(
-      fed,
-      async () => {
-        const other = await send(root, 'report', 'another');
-        await applyLifecycleInputs(openFederation(root), team(), [{ source: 'signal', signal: other.message }], fast);
-        renameSync(live, aside);
-      },
-      1,
-    );
+    // A team actor's first ask for the section is its apply.
+    const { live, aside } = movedAsideMeanwhile(fed, root, team, asked.file, 1);
     const [result] = await runActors(fed, { team: 'docs', once: true, durable: false });
     expect(result!.warnings.join('\n')).toContain(`signal ${asked.message.id} left the inbox after it was read`);
     // Not "1 signal(s) wait until the team resumes": the team is not paused, and nothing waits.

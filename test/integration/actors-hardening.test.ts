@@ -1,14 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import {
@@ -30,7 +21,7 @@ import {
   writeEnvelope,
   writeRegistryStatus,
 } from 'fed/testing';
-import { docsFederation, sendDirective } from '../helpers/docs-federation.js';
+import { blockMetaInbox, docsFederation, sendDirective } from '../helpers/docs-federation.js';
 import { runFed } from '../helpers/fed-cli.js';
 
 const federation = docsFederation;
@@ -50,10 +41,7 @@ describe('owed effects are redone, never lost', () => {
     const { root, team } = await federation();
     await sendDirective(root, 'mission');
     await consume(root);
-    // meta's inbox cannot be written (a file where the folder should be: ENOTDIR, like a read-only disk).
-    const inbox = workspacePaths(root).inbox;
-    renameSync(inbox, `${inbox}.away`);
-    writeFileSync(inbox, 'not a folder');
+    const unblock = blockMetaInbox(root);
     const first = await agent(root, team(), 'PLAN_READY', { sources: ['src'] });
     expect(first.warnings).toEqual([
       expect.stringMatching(/reporting "preparing → scanning" to meta for team "docs" failed and will be retried/),
@@ -65,8 +53,7 @@ describe('owed effects are redone, never lost', () => {
       'preparing → scanning',
       'scanning → distilling',
     ]);
-    rmSync(inbox);
-    renameSync(`${inbox}.away`, inbox);
+    unblock();
     await agent(root, team(), 'INSIGHTS_READY', { insights: ['x'] });
     expect(reportsToMeta(root)).toEqual(['distilling → aggregating', 'preparing → scanning', 'scanning → distilling']);
   });
@@ -75,9 +62,7 @@ describe('owed effects are redone, never lost', () => {
     const { root, team } = await federation();
     await sendDirective(root, 'mission');
     await consume(root);
-    const inbox = workspacePaths(root).inbox;
-    renameSync(inbox, `${inbox}.away`);
-    writeFileSync(inbox, 'not a folder');
+    blockMetaInbox(root);
     await agent(root, team(), 'PLAN_READY', { sources: ['src'] });
     const owed = /reporting "preparing → scanning" to meta for team "docs" failed and will be retried/;
     const acked = (file: string) => existsSync(join(workspacePaths(team().location).inbox, `${file}.ack`));

@@ -45,7 +45,7 @@ import { runFed } from '../helpers/fed-cli.js';
 import { codingTeamsInReview } from '../helpers/git-federation.js';
 import { signalFederation } from '../helpers/signal-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { readEvents, tinyAssets } from '../helpers/ui-server-fixtures.js';
+import { readEvents, tinyAssets, uiSession } from '../helpers/ui-server-fixtures.js';
 
 /** A GET through node:http: fetch will not send a Host of the caller's choosing. */
 function rawGet(url: string, headers: Record<string, string>): Promise<number> {
@@ -69,8 +69,7 @@ async function serve(teams: readonly string[] = ['docs', 'api'], at?: string) {
   const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
   const server = await startUiServer(fed, { assetsDir: tinyAssets() });
   servers.push(server);
-  const origin = new URL(server.url).origin;
-  const cookie = `fed_ui_${new URL(server.url).port}=${server.token}`;
+  const { origin, cookie } = uiSession(server);
   /** A request as the page makes it: the session cookie, and the page's Origin on a POST. */
   const page = (path: string, init: RequestInit = {}) =>
     fetch(`${origin}${path}`, {
@@ -133,7 +132,7 @@ describe('fed ui: the guard', () => {
     const wrong = await fetch(`${origin}/team/docs?token=nope`, { redirect: 'manual' });
     expect(wrong.status).toBe(401);
     const shell = await fetch(`${origin}/team/docs`, {
-      headers: { cookie: `fed_ui_${new URL(server.url).port}=${server.token}` },
+      headers: { cookie: uiSession(server).cookie },
     });
     expect(shell.status).toBe(200);
     expect(await shell.text()).toContain('<title>fed</title>');
@@ -141,9 +140,7 @@ describe('fed ui: the guard', () => {
 
   it('names its cookie by its port: a second fed ui on the same host signs nobody out of the first', async () => {
     const [first, second] = [await serve(), await serve()];
-    const cookies = [first, second]
-      .map(({ server }) => `fed_ui_${new URL(server.url).port}=${server.token}`)
-      .join('; ');
+    const cookies = [first, second].map(({ server }) => uiSession(server).cookie).join('; ');
     // The browser sends both cookies to both (cookies are not port-scoped); each server finds its own.
     for (const { origin } of [first, second])
       expect((await fetch(`${origin}/api/board`, { headers: { cookie: cookies } })).status).toBe(200);
@@ -151,7 +148,7 @@ describe('fed ui: the guard', () => {
 
   it('answers only to its own Host (421) and Origin (403), and only GET, HEAD and POST (405)', async () => {
     const { page, server, origin } = await serve();
-    const cookie = `fed_ui_${new URL(server.url).port}=${server.token}`;
+    const { cookie } = uiSession(server);
     expect(await rawGet(`${origin}/api/board`, { cookie, host: 'evil.example:80' })).toBe(421);
     expect(await rawGet(`${server.url}`, { host: 'rebound.example' })).toBe(421);
     expect((await page('/api/board', { headers: { origin: 'http://evil.example' } })).status).toBe(403);
@@ -166,7 +163,7 @@ describe('fed ui: the guard', () => {
     const withoutOrigin = await fetch(`${origin}/api/actions`, {
       method: 'POST',
       body,
-      headers: { cookie: `fed_ui_${new URL(server.url).port}=${server.token}`, 'content-type': 'application/json' },
+      headers: { cookie: uiSession(server).cookie, 'content-type': 'application/json' },
     });
     expect(withoutOrigin.status).toBe(403);
     const bearer = await fetch(`${origin}/api/board`, { headers: { authorization: `Bearer ${server.token}` } });
@@ -334,8 +331,7 @@ describe('fed ui: what changes with the clock, and what a reconnect may have mis
     const directive = await sendSignal(fed, { to: 'docs', type: 'directive', subject: 'write it' }, { durable: false });
     const server = await startUiServer(fed, { assetsDir: tinyAssets(), clockMs: 50 });
     servers.push(server);
-    const origin = new URL(server.url).origin;
-    const cookie = `fed_ui_${new URL(server.url).port}=${server.token}`;
+    const { origin, cookie } = uiSession(server);
     const needsYou = async () =>
       (await (await fetch(`${origin}/api/needs-you`, { headers: { cookie } })).json()) as NeedsYouView;
     expect((await needsYou()).problems.join('\n')).not.toContain(directive.message.id);
@@ -716,8 +712,7 @@ describe('fed ui: /events', () => {
     servers.push(server);
     // Listening, the URL known: nothing watched or read yet.
     expect(watches).toBe(0);
-    const origin = new URL(server.url).origin;
-    const cookie = `fed_ui_${new URL(server.url).port}=${server.token}`;
+    const { origin, cookie } = uiSession(server);
     expect((await fetch(`${origin}/`, { headers: { cookie } })).status).toBe(200);
     const board = fetch(`${origin}/api/board`, { headers: { cookie } });
     await expect.poll(() => watches).toBe(1);
@@ -745,8 +740,7 @@ describe('fed ui: /events', () => {
       { assetsDir: tinyAssets(), onFeedError: (error) => void failures.push(error) },
     );
     servers.push(server);
-    const origin = new URL(server.url).origin;
-    const cookie = `fed_ui_${new URL(server.url).port}=${server.token}`;
+    const { origin, cookie } = uiSession(server);
     const stream = await fetch(`${origin}/events`, { headers: { cookie } });
     await expect.poll(() => server.clients).toBe(1);
     breakFeed(new Error('ENOSPC: System limit for number of file watchers reached'));
@@ -781,8 +775,7 @@ describe('fed ui: /events', () => {
       { assetsDir: tinyAssets(), onFeedError: (error) => void failures.push(error) },
     );
     servers.push(server);
-    const origin = new URL(server.url).origin;
-    const cookie = `fed_ui_${new URL(server.url).port}=${server.token}`;
+    const { origin, cookie } = uiSession(server);
     const board = await fetch(`${origin}/api/board`, { headers: { cookie } });
     expect(board.status).toBe(200);
     expect(((await board.json()) as BoardView).teams.map((team) => team.id)).toEqual(['docs']);

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -15,20 +15,13 @@ import {
 import { type Federation, openFederation } from 'fed';
 import { signalFederation } from '../helpers/signal-federation.js';
 import { writeTree } from '../helpers/fixture-repo.js';
-import { tempDir } from '../helpers/temp-dir.js';
+import { tinyAssets, uiSession } from '../helpers/ui-server-fixtures.js';
 
 /**
  * The dashboard's steering routes (issue 52): onboarding with a mission, directives, the plan, schedules
  * and the dispatcher's state — each the CLI's library operation, journaled as the dashboard's, behind the
  * same token and Origin rules as the buttons, and a bad request refused with nothing written.
  */
-function tinyAssets(): string {
-  const dir = tempDir('fed-ui-assets-');
-  writeFileSync(join(dir, 'index.html'), '<!doctype html><title>fed</title>');
-  mkdirSync(join(dir, 'diagrams'));
-  return dir;
-}
-
 const servers: UiServer[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
@@ -44,8 +37,7 @@ async function serve(options: { dispatch?: { state(): DispatchState } } = {}) {
   const fed = openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
   const server = await startUiServer(fed, { assetsDir: tinyAssets(), ...options });
   servers.push(server);
-  const origin = new URL(server.url).origin;
-  const cookie = `fed_ui_${new URL(server.url).port}=${server.token}`;
+  const { origin, cookie } = uiSession(server);
   /** A POST as the page's form sends it: the session cookie and the page's Origin. */
   const post = async (path: string, body: unknown, headers: Record<string, string> = { cookie, origin }) => {
     const response = await fetch(`${origin}${path}`, {

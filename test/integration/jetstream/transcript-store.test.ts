@@ -18,7 +18,7 @@ import {
 import { launchRunRecord } from '../../helpers/launch-runs.js';
 import { skipWithoutNatsServer } from '../../helpers/nats-server.js';
 import { tempDir } from '../../helpers/temp-dir.js';
-import { tinyAssets } from '../../helpers/ui-server-fixtures.js';
+import { tinyAssets, uiSession } from '../../helpers/ui-server-fixtures.js';
 import { useNatsServer } from '../../helpers/use-nats-server.js';
 
 const SUITE = "runs' transcripts kept in a JetStream object store, read where a moved team looks back";
@@ -129,8 +129,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
 
     const ui = await startUiServer(beta.fed, { assetsDir: tinyAssets() });
     servers.push(ui);
-    const origin = new URL(ui.url).origin;
-    const cookie = `fed_ui_${new URL(ui.url).port}=${ui.token}`;
+    const { origin, cookie } = uiSession(ui);
     const response = await fetch(`${origin}/api/teams/docs/transcript?from=0`, { headers: { cookie } });
     expect(response.status).toBe(200);
     const chunk = (await response.json()) as TranscriptChunk;

@@ -12,7 +12,7 @@ import {
 } from 'fed/testing';
 import { skipWithoutNatsServer } from '../../helpers/nats-server.js';
 import { tempDir } from '../../helpers/temp-dir.js';
-import { readEvents, type SseEvent, tinyAssets } from '../../helpers/ui-server-fixtures.js';
+import { readEvents, type SseEvent, tinyAssets, uiSession } from '../../helpers/ui-server-fixtures.js';
 import { useNatsServer } from '../../helpers/use-nats-server.js';
 import { hostRecord } from '../../helpers/host-record.js';
 
@@ -50,8 +50,7 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
       { assetsDir: tinyAssets() },
     );
     try {
-      const origin = new URL(ui.url).origin;
-      const cookie = `fed_ui_${new URL(ui.url).port}=${ui.token}`;
+      const { origin, cookie } = uiSession(ui);
       const get = async <T>(path: string) =>
         (await (await fetch(`${origin}${path}`, { headers: { cookie } })).json()) as T;
       const hostsOf = async () => (await get<FederationView>('/api/federation')).hosts.list;

@@ -2,10 +2,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { renameSync, writeFileSync } from 'node:fs';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createMetaServer, createTeamServer } from 'fed/testing';
 import { applyLifecycleInputs, openFederation, runActors, sendSignal } from 'fed';
+import { blockMetaInbox } from '../../helpers/docs-federation.js';
 import { signalFederation } from '../../helpers/signal-federation.js';
 
 /** An SDK client connected to `server`, its tools listed (so the client checks each result against its outputSchema). */
@@ -50,8 +50,7 @@ describe('typed tool results', () => {
     await sendSignal(federation, { to: 'docs', type: 'directive', subject: 'Document the API' });
     await runActors(federation, { team: 'docs', once: true, durable: false });
     // meta's inbox cannot be written: the report of the agent's next step is owed.
-    renameSync(fed.meta.inbox, `${fed.meta.inbox}.away`);
-    writeFileSync(fed.meta.inbox, 'not a folder');
+    blockMetaInbox(fed.root);
     const docs = await federation.team('docs');
     await applyLifecycleInputs(federation, docs, [
       { source: 'event', event: { type: 'PLAN_READY', sources: ['src'] } },
