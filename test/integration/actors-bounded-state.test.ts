@@ -178,10 +178,15 @@ describe('the dedupe record stays small (ids leave it once their ack is durable)
     // question is moved aside.
     const fed = openFederation(root);
     const { live, aside } = movedAsideMeanwhile(fed, root, team, asked.file);
-    await expect(acknowledgeSignal(fed, 'docs', asked.message.id, fast)).rejects.toMatchObject({
+    const warnings: string[] = [];
+    await expect(
+      acknowledgeSignal(fed, 'docs', asked.message.id, { ...fast, onWarning: (w) => warnings.push(w) }),
+    ).rejects.toMatchObject({
       code: 'UNKNOWN_SIGNAL',
       message: expect.stringContaining('nothing was applied or acknowledged') as unknown,
     });
+    // The refusal says the signal left; no warning says it a second time.
+    expect(warnings).toEqual([]);
     expect(existsSync(`${live}.ack`)).toBe(false);
     // Back in the inbox, it is still to be applied — and it is, once.
     renameSync(aside, live);

@@ -37,6 +37,11 @@ function initialEnvelope(entry: MachineEntry, team: RegistryEntry): LifecycleEnv
   };
 }
 
+/** What an apply tells of a signal it was given that another process took out of the inbox after it was read. */
+export function leftInboxWarning(team: string, id: string): string {
+  return `team "${team}": signal ${id} left the inbox after it was read; it is not applied`;
+}
+
 /**
  * Read a team's lifecycle (validated and migrated) from the federation's lifecycle store, without
  * changing anything. With `known` (what the caller loaded or wrote before), only the stored version is
@@ -83,8 +88,7 @@ export async function applyLifecycleInputs(
     const start = await loadAndSettle(fed, team, options);
     const now = () => (options.now?.() ?? fed.now()).toISOString();
     const { taken, gone } = await takenSinceRead(backend, team, start.lifecycle, inputs, options.inboxReadAgainst);
-    for (const id of gone)
-      start.warnings.push(`team "${team.domainId}": signal ${id} left the inbox after it was read; it is not applied`);
+    for (const id of gone) start.warnings.push(leftInboxWarning(team.domainId, id));
     const walk = new LifecycleWalk({
       team,
       lifecycle: start.lifecycle,

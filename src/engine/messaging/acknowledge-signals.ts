@@ -1,5 +1,5 @@
 import { lifecycleFor } from '../archetypes/catalog.js';
-import { applyLifecycleInputs, settleTeamLifecycle } from '../actors/team-lifecycle.js';
+import { applyLifecycleInputs, leftInboxWarning, settleTeamLifecycle } from '../actors/team-lifecycle.js';
 import { RefusedError } from '../../core/errors.js';
 import type {
   AckResult,
@@ -88,9 +88,14 @@ export async function acknowledgeSignal(
   const listHint = `list them with: fed signal list --team ${inbox.party}`;
   const ack = async (signals: readonly SignalEntry[]) => {
     const { batch, warnings } = await applyThenAcknowledge(fed, opened, signals, options);
-    for (const warning of warnings) options.onWarning?.(warning);
-    // Every copy left the inbox while this command waited for the lifecycle: none is taken.
-    if (batch.acknowledged.length === 0 && batch.failed.length === 0 && signals.length > 0)
+    // Every copy left the inbox while this command waited for the lifecycle: none is taken. The refusal
+    // says so; the apply's warning that each copy left would only say it again.
+    const noneTaken = batch.acknowledged.length === 0 && batch.failed.length === 0 && signals.length > 0;
+    const refused = new Set(
+      noneTaken && opened.entry ? signals.map((s) => leftInboxWarning(opened.entry!.domainId, s.message.id)) : [],
+    );
+    for (const warning of warnings) if (!refused.has(warning)) options.onWarning?.(warning);
+    if (noneTaken)
       throw new RefusedError(
         'UNKNOWN_SIGNAL',
         `signal ${signals[0]!.message.id}, or a copy of it, left the inbox of "${inbox.party}" while this command waited for the ` +
