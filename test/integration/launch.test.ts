@@ -10,6 +10,7 @@ import {
   sendSignal,
   setTeamStatus,
   viewLifecycle,
+  type FederationConfig,
 } from 'fed';
 import {
   federationPaths,
@@ -270,7 +271,20 @@ describe('fed launch (library)', () => {
     await expect(
       launchTeam(openFederation(root), 'docs', { config, agent: 'no-such-agent-xyz --flag' }),
     ).rejects.toThrow(
-      'cannot start the agent "no-such-agent-xyz": not found on PATH; set agentCommand in federate.config.json or pass --agent <command>',
+      'cannot start the agent "no-such-agent-xyz": not found on PATH; install it, or pass another --agent <command>',
+    );
+    expect((await viewLifecycle(openFederation(root), team(root))).state).toBe('preparing');
+  });
+
+  it("an agent command that does not exist names the config field it was set in: the federation's, or the team's own", async () => {
+    const { root, config } = await federationWithMission();
+    const launch = (agent: FederationConfig['agent'], agentCommand = config.agentCommand) =>
+      launchTeam(openFederation(root), 'docs', { config: { ...config, agentCommand, agent } });
+    await expect(launch(config.agent, 'no-such-agent-xyz')).rejects.toThrow(
+      'cannot start the agent "no-such-agent-xyz": not found on PATH; install it, or set agentCommand in federate.config.json, or pass --agent <command>',
+    );
+    await expect(launch({ ...config.agent, teams: { docs: { command: 'no-such-cli-xyz --flag' } } })).rejects.toThrow(
+      'cannot start the agent "no-such-cli-xyz": not found on PATH; install it, or set agent.teams.docs.command in federate.config.json, or pass --agent <command>',
     );
     expect((await viewLifecycle(openFederation(root), team(root))).state).toBe('preparing');
   });

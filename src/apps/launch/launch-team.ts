@@ -21,7 +21,7 @@ import type { EndedRun } from './supervise/supervise-agent.js';
 import { pauseForAccountLimit } from './judge/account-pause.js';
 import { decideOutcome } from './judge/launch-outcome.js';
 import { recordAccountPause, recordLaunch } from './record/launch-record.js';
-import { teamLaunchConfig } from './team-agent.js';
+import { teamLaunchOptions } from './team-agent.js';
 
 /**
  * `fed launch`: run a team's agent in its workspace, supervised by its lifecycle (spec §4.4).
@@ -70,7 +70,7 @@ async function runLaunch(
   const started = Date.now();
   const team = await fed.team(teamName);
   // The one place a launch's agent is chosen: the team's own (agent.teams.<id>) over the federation's.
-  const options = { ...callerOptions, config: teamLaunchConfig(callerOptions.config, team.domainId) };
+  const options = teamLaunchOptions(callerOptions, team.domainId);
   refuseUnlaunchable(team);
   await refuseOverBudget(fed, options.config);
   const archetype = archetypeOf(team);

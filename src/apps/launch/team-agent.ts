@@ -1,6 +1,7 @@
 import type { AgentLimits, AgentPresetName, FederationConfig } from '../../core/schema/config.js';
 import { splitCommand } from '../../core/split-command.js';
 import { choosePreset } from './presets/catalog.js';
+import type { AgentCommandOptions } from './prepare/agent-command.js';
 
 /** The per-run limits a team may set for itself (the federation's budget is not one team's). */
 export const TEAM_LIMITS = ['maxTurns', 'maxCostUsd', 'maxMinutes'] as const;
@@ -108,6 +109,18 @@ export function teamLaunchConfig(config: FederationConfig, teamId: string): Fede
       account: configured(agent.account),
       limits: teamLimitValues(config, teamId),
     },
+  };
+}
+
+/**
+ * The options one launch of the team runs with: its config (teamLaunchConfig), and where that config's
+ * agent command was set, so that a command that cannot run is fixed where it was set.
+ */
+export function teamLaunchOptions<T extends AgentCommandOptions>(options: T, teamId: string): T {
+  return {
+    ...options,
+    config: teamLaunchConfig(options.config, teamId),
+    agentCommandFrom: teamAgent(options.config, teamId).command.from,
   };
 }
 

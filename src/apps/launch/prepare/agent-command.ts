@@ -25,6 +25,8 @@ export interface AgentCommand {
   prompt: string;
   /** Where the run keeps its prompt, once (`<workspace>/.fed/logs/runs/<runId>.prompt.md`, beside its transcript). */
   promptPath: string;
+  /** Where the program was named: `--agent`, or the config field (AgentCommandOptions.agentCommandFrom). */
+  commandFrom: string;
   /**
    * The command as the run records it: `command.argv` with the prompt, in the argument that carries it,
    * replaced by `<prompt: .fed/logs/runs/<runId>.prompt.md>` — a prompt is kilobytes, and the record names
@@ -37,6 +39,11 @@ export interface AgentCommandOptions {
   config: FederationConfig;
   /** `--agent`: replaces `agentCommand`; its preset comes from its program name unless `preset` is given. */
   agent?: string;
+  /**
+   * The config field `config.agentCommand` was taken from, for the messages that say where to change it:
+   * `agentCommand` (the default), or a team's own `agent.teams.<id>.command` (teamLaunchConfig).
+   */
+  agentCommandFrom?: string;
   /** `--preset`: replaces `agent.preset`. */
   preset?: AgentPresetName;
   /** Where a relative `--agent` path is found: the caller's current directory (default: this process's). */
@@ -54,10 +61,15 @@ function locateProgram(program: string[], root: string, options: AgentCommandOpt
   return [resolve(options.agent ? (options.cwd ?? process.cwd()) : root, file), ...args];
 }
 
+/** Where the program a run starts is named: `--agent`, or the config field it was taken from. */
+export function agentCommandFrom(options: AgentCommandOptions): string {
+  return options.agent !== undefined ? '--agent' : (options.agentCommandFrom ?? 'agentCommand');
+}
+
 /** The program a run starts (`--agent`, else `agentCommand`, split into words) and the preset that drives it. */
 export function runPreset(root: string, options: AgentCommandOptions): { program: string[]; preset: AgentPreset } {
   const program = locateProgram(
-    splitCommand(options.agent ?? options.config.agentCommand, options.agent ? '--agent' : 'agentCommand'),
+    splitCommand(options.agent ?? options.config.agentCommand, agentCommandFrom(options)),
     root,
     options,
   );
@@ -144,5 +156,15 @@ export function agentCommand(
   const placeholder = `<prompt: ${relative(context.workspace, promptPath)}>`;
   // A function replacement: a string one would expand `$&`, `$$`… found in the placeholder's path.
   const recordedArgv = command.argv.map((word) => (runPrompt ? word.replaceAll(runPrompt, () => placeholder) : word));
-  return { runId, preset, command, resumedSessionId, transcriptPath, prompt: runPrompt, promptPath, recordedArgv };
+  return {
+    runId,
+    preset,
+    command,
+    commandFrom: agentCommandFrom(options),
+    resumedSessionId,
+    transcriptPath,
+    prompt: runPrompt,
+    promptPath,
+    recordedArgv,
+  };
 }

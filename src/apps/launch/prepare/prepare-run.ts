@@ -77,7 +77,7 @@ export async function prepareRun(launch: Launch, ready: LaunchReady): Promise<Pr
   if (!archetype.builtInAgent && basename(run.command.argv[0] ?? '') === DEFAULT_AGENT_COMMAND) {
     throw new RefusedError(
       'NO_BUILT_IN_AGENT',
-      `the built-in agent ${DEFAULT_AGENT_COMMAND} cannot do the work of a ${archetype.id} team ("${team.domainId}"); launch it with an LLM agent: fed launch --team ${team.domainId} --agent "<command>" (or set agentCommand)`,
+      `the built-in agent ${DEFAULT_AGENT_COMMAND} cannot do the work of a ${archetype.id} team ("${team.domainId}"); launch it with an LLM agent: fed launch --team ${team.domainId} --agent "<command>" (or set ${run.commandFrom})`,
     );
   }
   // The account's limit, before the sandbox or baseline: the agent is not started while it lasts.

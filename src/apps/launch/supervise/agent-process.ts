@@ -27,6 +27,8 @@ export interface AgentProcessOptions {
   command: readonly string[];
   /** The command as the agent log's header shows it (the run record's, its prompt replaced by the prompt's file); default `command`. */
   shownCommand?: readonly string[];
+  /** Where the command was named, for the fix of one that cannot run: `--agent` or its config field (default `agentCommand`). */
+  commandFrom?: string;
   /**
    * The sandbox (bwrap and its arguments) for the agent's program once found, put before the command: the
    * program is shown in it wherever it is.
@@ -68,14 +70,18 @@ export interface AgentExit {
  * where a sandboxed agent could have planted it (find-executable.ts): it would run as the user, unsandboxed
  * for a coding team.
  */
-function findProgram(file: string, cwd: string, env: NodeJS.ProcessEnv, trusted?: string): string {
-  const found = findExecutable(file, env, { cwd, trusted });
+function findProgram(
+  file: string,
+  { cwd, env, commandsBin, commandFrom = 'agentCommand' }: AgentProcessOptions,
+): string {
+  const found = findExecutable(file, env, { cwd, trusted: commandsBin });
   if (found.path) return found.path;
   const hint = file.includes('/') ? 'no such executable' : 'not found on PATH';
-  throw new RefusedError(
-    'AGENT_COMMAND',
-    `cannot start the agent "${file}": ${hint}${leftOutReason(found)}; set agentCommand in federate.config.json or pass --agent <command>`,
-  );
+  const fix =
+    commandFrom === '--agent'
+      ? 'install it, or pass another --agent <command>'
+      : `install it, or set ${commandFrom} in federate.config.json, or pass --agent <command>`;
+  throw new RefusedError('AGENT_COMMAND', `cannot start the agent "${file}": ${hint}${leftOutReason(found)}; ${fix}`);
 }
 
 export class AgentProcess {
@@ -113,7 +119,7 @@ export class AgentProcess {
   static async start(options: AgentProcessOptions): Promise<AgentProcess> {
     const [file, ...args] = options.command;
     if (!file) throw new RefusedError('AGENT_COMMAND', 'the agent command is empty');
-    const program = findProgram(file, options.cwd, options.env, options.commandsBin);
+    const program = findProgram(file, options);
     const wrapper = options.wrapper?.(program);
     const graceMs = options.graceMs ?? 5_000;
     mkdirSync(dirname(options.logFile), { recursive: true });

@@ -123,6 +123,7 @@ export class RunningAgent {
       agent.child = await AgentProcess.start({
         command: run.command.argv,
         shownCommand: run.recordedArgv,
+        commandFrom: run.commandFrom,
         wrapper: sandbox,
         cwd: team.location,
         env: {
