@@ -1,5 +1,7 @@
 import fse from 'fs-extra';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
+import { InvalidInputError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../infra/fs/atomic-write.js';
 import { toJsonText } from '../../core/json-text.js';
 import { packageRoot } from '../../infra/package-info.js';
@@ -29,6 +31,37 @@ export const DEMO_PACKAGES = [
     description: "Launching a team's agent, supervised by its lifecycle",
   },
 ] as const;
+
+/**
+ * Make `dir` the demo's folder (`fed demo --dir`): created, or one that exists and is empty. The demo
+ * writes a codebase and a federation there and runs every team registered in it, so a folder with
+ * anything in it — a project, a federation — is refused before anything is written.
+ */
+export function makeDemoFolder(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOTDIR') throw new InvalidInputError(`--dir ${dir}: not a folder; give a new or empty folder`);
+    if (code !== 'ENOENT') throw unusableFolder(dir, error);
+    try {
+      mkdirSync(dir, { recursive: true });
+    } catch (mkdirError) {
+      throw unusableFolder(dir, mkdirError);
+    }
+    return;
+  }
+  if (names.length > 0)
+    throw new InvalidInputError(
+      `--dir ${dir} is not empty (${names.slice(0, 3).join(', ')}${names.length > 3 ? ', …' : ''}): the demo writes a sample codebase and a federation there and runs every team in it; give a new or empty folder, or leave out --dir for a temp one`,
+    );
+}
+
+function unusableFolder(dir: string, error: unknown): InvalidInputError {
+  const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+  return new InvalidInputError(`--dir ${dir}: cannot be used (${reason}); give a new or empty folder you can write to`);
+}
 
 /** Write the sample monorepo into `dir`; returns its package folders (relative to `dir`). */
 export function writeDemoCodebase(dir: string): string[] {

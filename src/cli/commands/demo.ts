@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { writeDemoCodebase } from '../../apps/demo/demo-codebase.js';
+import { makeDemoFolder, writeDemoCodebase } from '../../apps/demo/demo-codebase.js';
 import { demoSteps } from '../../apps/demo/demo-steps.js';
 import { DEFAULT_FEDERATION_REPORT } from '../../core/schema/config.js';
 import { quote } from 'shell-quote';
@@ -24,12 +24,12 @@ export function registerDemo(
   program
     .command('demo')
     .description('run a whole federation end to end in a temp directory, printing each command and its output')
-    .option('--dir <dir>', 'directory to create the federation in (default: a new temp directory)')
+    .option('--dir <dir>', 'a new or empty directory to create the federation in (default: a new temp directory)')
     .option('--keep', 'keep the temp directory afterwards (a --dir is always kept)')
     .action(async (options: { dir?: string; keep?: boolean }) => {
       const started = Date.now();
       const dir = options.dir ? resolve(io.cwd, options.dir) : mkdtempSync(join(tmpdir(), 'fed-demo-'));
-      mkdirSync(dir, { recursive: true });
+      if (options.dir) makeDemoFolder(dir);
       // A failed demo always keeps its federation, so what went wrong can be looked at.
       let keep = Boolean(options.dir || options.keep);
       // No collector runs for a demo: it exports telemetry only when asked to (FED_TELEMETRY_ENABLED=true).
