@@ -33,6 +33,7 @@ async function docsHealth(root: string, config: FederationConfig) {
   const fed = openFederation(root);
   const zero = { total: 0, unacknowledged: 0 };
   return teamReport(getTeam(readRegistry(root), 'docs'), {
+    fed,
     config,
     now: new Date(),
     staleAfterMs: 600_000,

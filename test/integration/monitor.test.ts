@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -211,6 +211,34 @@ describe('monitoring cycle', () => {
     expect(await state()).toMatchObject({ lifecycle: { state: 'failed', failure: 'boom' }, healthy: false });
     writeFileSync(workspacePaths(team('docs').location).envelope, '{ broken');
     expect((await state()).error).toContain('lifecycle.json is corrupt');
+  });
+
+  it("a team whose workspace is gone, or that the registry places outside the root, is unhealthy with the workspace check's reason", async () => {
+    const { root, config, team } = await federation();
+    for (const domain of ['gone', 'moved', 'never-applied', 'working'])
+      await onboardTeam(openFederation(root), { domain }, { durable: false });
+    await sendSignal(openFederation(root), { to: 'moved', type: 'directive', subject: 'Mission', body: 'go' });
+    await sendSignal(openFederation(root), { to: 'working', type: 'directive', subject: 'Mission', body: 'go' });
+    await runActors(openFederation(root), { once: true, durable: false });
+    rmSync(team('gone').location, { recursive: true });
+    // The registry edited to a copy of the workspace elsewhere: its lifecycle is readable there.
+    const elsewhere = join(tempDir(), 'moved');
+    cpSync(team('moved').location, elsewhere, { recursive: true });
+    const file = join(root, '.fed', 'team-registry.json');
+    const registry = JSON.parse(readFileSync(file, 'utf8')) as { teams: Array<{ domainId: string; location: string }> };
+    registry.teams.find((t) => t.domainId === 'moved')!.location = elsewhere;
+    writeFileSync(file, JSON.stringify(registry, null, 2));
+
+    const report = await runMonitorCycle(openFederation(root), { config });
+    const health = Object.fromEntries(report.teams.map((t) => [t.team, t]));
+    expect(health.gone).toMatchObject({ healthy: false, error: null });
+    expect(health.gone!.reasons.join('\n')).toContain(
+      `the workspace of team "gone" (${team('gone').location}, from the registry) does not exist`,
+    );
+    expect(health.moved!.healthy).toBe(false);
+    expect(health.moved!.reasons.join('\n')).toContain('the workspace of team "moved" is outside the federation root');
+    expect(health['never-applied']).toMatchObject({ healthy: true, reasons: [] });
+    expect(health.working).toMatchObject({ healthy: true, reasons: [] });
   });
 
   it('a lifecycle that is valid JSON but not a valid envelope (what the apply refuses) makes the team unhealthy', async () => {

@@ -112,6 +112,7 @@ export async function runMonitorCycle(fed: Federation, options: MonitorOptions):
   const reports: TeamReport[] = [];
   for (const team of registry.teams) {
     const report = await teamReport(team, {
+      fed,
       config: options.config,
       now,
       staleAfterMs: staleAfterMinutes * 60_000,

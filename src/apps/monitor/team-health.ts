@@ -5,7 +5,9 @@ import { loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
 import type { TeamLifecycle } from '../../engine/actors/lifecycle-types.js';
 import { stateOf } from '../../engine/actors/state-of.js';
 import { archetypeOf, lifecycleFor } from '../../engine/archetypes/catalog.js';
-import { workspacePaths } from '../../core/layout.js';
+import { teamWorkspacePath, workspacePaths } from '../../core/layout.js';
+import { isWorkspaceRefusal } from '../../adapters/index.js';
+import type { Federation } from '../../engine/context.js';
 import { processIsAlive } from '../../infra/fs/process-identity.js';
 import { readCurrentRun, readLastRun } from '../launch/run-records.js';
 import { statusOf } from '../../core/find-team.js';
@@ -16,6 +18,8 @@ import { agentLogErrors } from './agent-log-errors.js';
 import type { BoxCounts, TeamReport } from './monitor-report.js';
 
 export interface HealthInputs {
+  /** The federation's root and its check of a team's workspace (Federation.workspace). */
+  fed: Pick<Federation, 'root' | 'workspace'>;
   config: FederationConfig;
   now: Date;
   staleAfterMs: number;
@@ -54,7 +58,9 @@ export async function teamReport(team: RegistryEntry, inputs: HealthInputs): Pro
     error: null,
   };
   try {
-    if (lifecycleFor(team.archetypeId)) await fillLifecycle(report, team, inputs);
+    const stored = lifecycleFor(team.archetypeId) ? await fillLifecycle(report, team, inputs) : false;
+    const unusable = workspaceProblem(team, inputs.fed, stored);
+    if (unusable) report.reasons.push(unusable);
     // A launch that did not complete leaves the team unhealthy until one does (or it is retried and run);
     // while a new launch runs, that one is the last launch and has not ended yet.
     const current = inputs.run ? inputs.run.current : readCurrentRun(team.location);
@@ -78,7 +84,27 @@ export async function teamReport(team: RegistryEntry, inputs: HealthInputs): Pro
   return report;
 }
 
-async function fillLifecycle(report: TeamReport, team: RegistryEntry, inputs: HealthInputs): Promise<void> {
+/**
+ * Why the team's workspace cannot be used here, looked at only where the cycle's reads did not show it is
+ * there: a team without a stored lifecycle (never applied — or its workspace is gone, which the census,
+ * finding no boxes, counts as empty), or one the registry places elsewhere than the workspace fed made for
+ * it. A team of a federation shared across machines that works in another working directory is fine.
+ */
+function workspaceProblem(team: RegistryEntry, fed: HealthInputs['fed'], stored: boolean): string | undefined {
+  if (statusOf(team) === 'archived') return undefined;
+  if (stored && team.location === teamWorkspacePath(fed.root, team.domain, team.placementType)) return undefined;
+  try {
+    fed.workspace(team);
+    return undefined;
+  } catch (error) {
+    if (isWorkspaceRefusal(error)) return error.message;
+    if ((error as { code?: string }).code === 'TEAM_ELSEWHERE') return undefined;
+    throw error;
+  }
+}
+
+/** Fills the report's lifecycle and its checks; whether the lifecycle is stored (false: never applied, as onboarded). */
+async function fillLifecycle(report: TeamReport, team: RegistryEntry, inputs: HealthInputs): Promise<boolean> {
   const lifecycle =
     inputs.lifecycle ?? (await loadTeamLifecycle(team, inputs.lifecycles, inputs.known?.get(team.domainId)));
   inputs.known?.set(team.domainId, lifecycle);
@@ -117,4 +143,5 @@ async function fillLifecycle(report: TeamReport, team: RegistryEntry, inputs: He
   report.reasons.push(
     ...archetype.healthProblems({ team, snapshot: lifecycle.snapshot, state, config: inputs.config }),
   );
+  return lifecycle.stored;
 }

@@ -42,6 +42,7 @@ export async function teamFacts(fed: Federation, entry: RegistryEntry, census: P
   // Read once for the health check and the clock (a launch running is watched).
   const current = readCurrentRun(entry.location);
   const report = await teamReport(entry, {
+    fed,
     lifecycle,
     run: { current },
     config: fed.config,
