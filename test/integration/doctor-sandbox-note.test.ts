@@ -28,4 +28,11 @@ describe('fed doctor says which agents run unsandboxed, as the user, with the us
       '(coding teams edit their checkout, always unsandboxed; agent.sandbox is false); see docs/threat-model.md',
     );
   });
+
+  it('a team of a custom archetype (no lifecycle, no agent fed launches) is left out, and doctor still runs', async () => {
+    const { root } = await federationWithMission({ mission: false });
+    await onboardTeam(openFederation(root), { domain: 'delta', archetypeId: 'nope' });
+    const env = { HOME: '/home/ann', PATH: '/no/such/bin' };
+    expect(await notes(root, env)).toEqual([expect.stringContaining('the agents of docs run without the sandbox')]);
+  });
 });

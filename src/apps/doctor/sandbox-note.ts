@@ -1,6 +1,6 @@
 import { statusOf } from '../../core/find-team.js';
 import type { Registry } from '../../core/schema/registry.js';
-import { archetypeOf } from '../../engine/archetypes/catalog.js';
+import { archetypeFor } from '../../engine/archetypes/catalog.js';
 import type { Federation } from '../../engine/context.js';
 import { findBubblewrap } from '../launch/prepare/sandbox/sandbox.js';
 
@@ -11,16 +11,20 @@ import { findBubblewrap } from '../launch/prepare/sandbox/sandbox.js';
  * Undefined when every active team's agent is sandboxed.
  */
 export function unsandboxedNote(fed: Federation, registry: Registry): string | undefined {
-  const teams = registry.teams.filter((team) => statusOf(team) !== 'archived');
-  const readOnly = teams.filter((team) => archetypeOf(team).readOnlyCodebase);
-  const coding = teams.filter((team) => !archetypeOf(team).readOnlyCodebase).map((team) => team.domainId);
+  // A team of a custom archetype has no agent fed launches (fed launch refuses it).
+  const teams = registry.teams.flatMap((team) => {
+    const archetype = statusOf(team) === 'archived' ? undefined : archetypeFor(team.archetypeId);
+    return archetype ? [{ id: team.domainId, readOnlyCodebase: archetype.readOnlyCodebase }] : [];
+  });
+  const readOnly = teams.filter((team) => team.readOnlyCodebase).map((team) => team.id);
+  const coding = teams.filter((team) => !team.readOnlyCodebase).map((team) => team.id);
   const bwrap = fed.config.agent.sandbox && readOnly.length ? findBubblewrap(fed.env) : undefined;
   const why = !fed.config.agent.sandbox
     ? 'agent.sandbox is false'
     : bwrap && 'missing' in bwrap
       ? bwrap.missing
       : undefined;
-  const unsandboxed = [...coding, ...(why ? readOnly.map((team) => team.domainId) : [])];
+  const unsandboxed = [...coding, ...(why ? readOnly : [])];
   if (unsandboxed.length === 0) return undefined;
   const user = `uid ${process.getuid?.() ?? '?'}${process.getuid?.() === 0 ? ', root' : ''}`;
   return `the agents of ${unsandboxed.join(', ')} run without the sandbox: as you (${user}), with your home (${fed.env.HOME ?? 'unset'}) — they can change anything you can (${[
