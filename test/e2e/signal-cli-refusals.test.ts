@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeRegistryStatus } from 'fed/testing';
 import { openFederation } from 'fed';
@@ -49,6 +51,12 @@ describe('fed signal send refuses bad input (built CLI)', () => {
       /--body-file \S*missing\.md cannot be read \(ENOENT\)/,
     ],
     ['a body over 1 MiB', ['--body-file', '-'], { input: 'x'.repeat(1024 * 1024 + 1) }, /over the 1048576-byte limit/],
+    [
+      'a body that is not UTF-8 text (its bytes would be replaced)',
+      ['--body-file', '-'],
+      { input: Buffer.from([0xff, 0xfe, 0x00, 0x62, 0x61, 0x64]) },
+      /--body-file -: standard input is not UTF-8 text, and a signal's body is text; convert it/,
+    ],
   ])('refuses %s: exit 2, a clear message, nothing written', async (_what, change, options, message) => {
     const fed = await signalFederation(['docs', 'old']);
     await writeRegistryStatus(openFederation(fed.root), 'old', { type: 'ARCHIVE' }, { durable: false });
@@ -60,6 +68,21 @@ describe('fed signal send refuses bad input (built CLI)', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stdout).toBe('');
+    expect(allBoxes(fed)).toEqual(before);
+  });
+
+  it('refuses a body file that is not UTF-8 text, naming the file: exit 2, nothing written', async () => {
+    const fed = await signalFederation(['docs', 'old']);
+    const file = join(fed.root, 'body.bin');
+    writeFileSync(file, Buffer.from([0x68, 0x69, 0xc3]));
+    const before = allBoxes(fed);
+    const result = await fedIn(
+      fed,
+      ['signal', 'send', '--to', 'docs', '--type', 'report', '--subject', 'x', '--body-file', 'body.bin'],
+      { cwd: fed.root },
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`--body-file ${file} is not UTF-8 text`);
     expect(allBoxes(fed)).toEqual(before);
   });
 

@@ -21,7 +21,7 @@ export interface FedResult {
 export interface FedOptions {
   cwd?: string;
   env?: NodeJS.ProcessEnv;
-  input?: string;
+  input?: string | Uint8Array;
   timeoutMs?: number;
 }
 

@@ -1,9 +1,11 @@
+import { isUtf8 } from 'node:buffer';
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { InvalidInputError } from '../../core/errors.js';
 import { readFileBounded, type BoundedRead } from '../../infra/fs/read-file-bounded.js';
 import { META } from '../../core/schema/common.js';
 import { MAX_SIGNAL_BYTES, SIGNAL_TYPES } from '../../core/schema/signal.js';
+import { MAX_TIMER_MS } from '../../core/schema/duration.js';
 import { acknowledgeAll, acknowledgeSignal } from '../../engine/messaging/acknowledge-signals.js';
 import { DELIVERY_STATES } from '../../core/schema/delivery.js';
 import { archiveSignals } from '../../engine/delivery/archive-signals.js';
@@ -309,16 +311,28 @@ async function readBody(options: SendOptions, io: CliIo): Promise<string> {
     throw new InvalidInputError(
       `--body-file ${path} cannot be read (${read.problem}); give a readable file, or - for standard input`,
     );
-  return read.bytes.toString('utf8');
+  return bodyText(read.bytes, `--body-file ${path}`);
+}
+
+/**
+ * A body read from a file or standard input, which must be UTF-8 text: decoded leniently, bytes that are
+ * not would each become U+FFFD — the body sent would silently differ from the file.
+ */
+function bodyText(bytes: Buffer, where: string): string {
+  if (!isUtf8(bytes))
+    throw new InvalidInputError(
+      `${where} is not UTF-8 text, and a signal's body is text; convert it (iconv -t UTF-8), or put binary content in a file in the workspace and name that file in the body`,
+    );
+  return bytes.toString('utf8');
 }
 
 /**
  * How long a piped standard input may take to end (a pipe whose writer never closes it would hang fed):
- * 60 s, or FED_STDIN_TIMEOUT_SECONDS.
+ * 60 s, or FED_STDIN_TIMEOUT_SECONDS — at most what a timer can wait (a longer one would fire at once).
  */
 function stdinTimeoutMs(env: NodeJS.ProcessEnv): number {
   const seconds = Number(env.FED_STDIN_TIMEOUT_SECONDS);
-  return (Number.isFinite(seconds) && seconds > 0 ? seconds : 60) * 1000;
+  return Math.min((Number.isFinite(seconds) && seconds > 0 ? seconds : 60) * 1000, MAX_TIMER_MS);
 }
 
 /**
@@ -359,7 +373,7 @@ async function readStdin(env: NodeJS.ProcessEnv): Promise<string> {
       `--body-file -: standard input did not end within ${timeoutMs / 1000} s (FED_STDIN_TIMEOUT_SECONDS); pipe a body that ends (… | fed signal send --body-file -), or give --body-file <path>`,
     );
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return bodyText(Buffer.concat(chunks), '--body-file -: standard input');
 }
 
 function reportInvalid(io: CliIo, invalid: readonly InvalidSignalFile[], dir?: string): void {
