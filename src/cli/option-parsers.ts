@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { DURATION_EXAMPLES, parseDuration } from '../core/schema/duration.js';
+import { DURATION_EXAMPLES, parseDuration, timerProblem, type TimerBounds } from '../core/schema/duration.js';
 import { hostNameSchema } from '../core/schema/host.js';
 
 /**
@@ -15,6 +15,29 @@ export function positiveNumber(unit?: string): (value: string) => number {
   };
 }
 
+/**
+ * The bounds of an interval a command repeats its cycle at (`fed monitor --watch`, `fed chat bridge
+ * --interval`): under 0.1 s the cycle would run again almost at once, a busy loop.
+ */
+export const REPEAT_INTERVAL: TimerBounds = {
+  what: 'interval',
+  min: { ms: 100, why: 'fed would repeat the cycle almost without pause' },
+};
+
+/**
+ * A commander option parser for a number of seconds fed waits on a timer: > 0, within `bounds` and at most
+ * MAX_TIMER_MS (24 days), which Node's timers hold. Out of them it is bad input (exit 2) saying how to fix it.
+ */
+export function timerSeconds(bounds: TimerBounds): (value: string) => number {
+  const number = positiveNumber('seconds');
+  return (value) => {
+    const seconds = number(value);
+    const problem = timerProblem(seconds * 1000, `${value} seconds`, bounds, { name: 'seconds', ms: 1000 });
+    if (problem) throw new InvalidArgumentError(problem);
+    return seconds;
+  };
+}
+
 /** A commander option parser for one of a fixed set of names (bad input, exit 2, listing them). */
 export function oneOf<T extends string>(names: readonly T[]): (value: string) => T {
   return (value) => {
@@ -24,12 +47,17 @@ export function oneOf<T extends string>(names: readonly T[]): (value: string) =>
   };
 }
 
-/** A commander option parser for a duration with a unit (`30m`, `7d`), in milliseconds. */
-export function duration(): (value: string) => number {
+/**
+ * A commander option parser for a duration with a unit (`30m`, `7d`), in milliseconds. With `timer`, fed
+ * waits that long on a timer: the duration must be within those bounds and at most MAX_TIMER_MS (24 days).
+ */
+export function duration(timer?: TimerBounds): (value: string) => number {
   return (value) => {
     const ms = parseDuration(value);
     if (ms === undefined)
       throw new InvalidArgumentError(`expected a duration with a unit such as ${DURATION_EXAMPLES}`);
+    const problem = timer && timerProblem(ms, value, timer);
+    if (problem) throw new InvalidArgumentError(problem);
     return ms;
   };
 }

@@ -62,13 +62,14 @@ export const CONFIG_FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'chatConfig.channelId': 'The channel id, shaped like `19:…@thread.tacv2`.',
   'chatConfig.command':
     'The agent-host session that posts to and reads the channel: a command line where `{prompt}` stands for the prompt (without it, the prompt is the last argument). Default: `agentCommand`, unless that is the built-in `fed-agent`.',
-  'chatConfig.timeoutSeconds': 'How long one agent-host session may take before it is killed; default 120.',
+  'chatConfig.timeoutSeconds':
+    'How long one agent-host session may take before it is killed; default 120, at most 2073600 (24 days).',
   notify:
     'A command told once about each item that starts waiting on a person — a coding team in review, a paused or failed team, a question to meta, an escalation (see [operations](../operations.md#being-told)).',
   'notify.command':
     'The command line (split like `agentCommand`, never run by a shell), run in the federation root with the item as JSON on its stdin and `FED_ROOT`, `FED_NOTIFY_ID`, `FED_NOTIFY_KIND`, `FED_NOTIFY_TEAM` in its environment; exit 0 means told.',
   'notify.timeoutSeconds':
-    'How long one run may take before it is killed (with everything it started); default 30. A run that fails or times out is a warning, and the item is tried again on a later pass.',
+    'How long one run may take before it is killed (with everything it started); default 30, at most 2073600 (24 days). A run that fails or times out is a warning, and the item is tried again on a later pass.',
   playbookSkill: 'The skill in `.fed/skills/` (without `.md`) whose text the launch prompt includes.',
   deliverable: "The file name of a deliverable team's document in its workspace.",
   federationReport:
@@ -92,15 +93,16 @@ export const CONFIG_FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
     "How this machine's `fed serve` serves a federation shared across machines (JetStream; see [operations](../operations.md#many-machines)). Optional.",
   'serve.hostName':
     "This machine's name among the hosts (default: the system's host name): `fed serve` announces itself under it, and the teams onboarded in this working directory are placed on it. `fed serve --host-name` overrides it for one server.",
-  'serve.heartbeat': 'How often `fed serve` renews its host record, a duration with a unit (default `5s`).',
+  'serve.heartbeat':
+    'How often `fed serve` renews its host record, a duration with a unit (default `5s`): at least `100ms`, at most `8d` (a host is lost after three heartbeats, and fed waits 24 days at most).',
   'serve.hostLostAfter':
-    'A host not heard from for this long is lost: its teams show under "Needs you" (default: three of its heartbeats).',
+    'A host not heard from for this long is lost: its teams show under "Needs you" (default: three of its heartbeats; at most `24d`).',
   'serve.failover':
     '`"manual"` (default): a person moves a lost host\'s teams with `fed team move`; `"auto"`: a server moves them to its own host once the host is lost.',
   'serve.pushTeamBranches':
     "`true`: as a worktree team's agent commits and when its launch ends, `fed serve` pushes the team's branch (`fed/<domain>`) to the codebase's remote recorded at onboarding, so `fed team move` can make the team's workspace on another host from it, and a worktree team may be unplaced (`fed team onboard --any-host`). Default `false`: fed never pushes by itself, and a worktree team whose commit is on no branch or tag of the remote is not moved (see [operations](../operations.md#many-machines)).",
   'serve.workAckWait':
-    "How long a server that took an unplaced team's work (`fed team onboard --any-host`) may go silent before another host takes the work, a duration with a unit (default `30s`); while the agent runs, the server renews it every third of it.",
+    "How long a server that took an unplaced team's work (`fed team onboard --any-host`) may go silent before another host takes the work, a duration with a unit (default `30s`; at least `1s`, at most `24d`); while the agent runs, the server renews it every third of it.",
   backend:
     'Where signals, the registry and lifecycle state live; absent means files (see [JetStream](../jetstream.md)).',
   'backend.type': `${BACKEND_DOCS.map((backend) => backend.type).join(' or ')}.`,

@@ -4,7 +4,7 @@ import { runChatBridge } from '../../apps/chat/run-chat-bridge.js';
 import { loadHooks } from '../../engine/hooks/load-hooks.js';
 import { federationContext, type CliIo } from '../io.js';
 import { Interrupt } from '../interrupt.js';
-import { positiveNumber } from '../option-parsers.js';
+import { REPEAT_INTERVAL, timerSeconds } from '../option-parsers.js';
 
 const DEFAULT_INTERVAL_SECONDS = 30;
 
@@ -20,8 +20,8 @@ export function registerChat(program: Command, io: CliIo): void {
     .description('answer @<federationName> commands posted in the chat channel (the chat presence bridge)')
     .option(
       '--interval <seconds>',
-      `poll the channel every <seconds> (default ${DEFAULT_INTERVAL_SECONDS})`,
-      positiveNumber('seconds'),
+      `poll the channel every <seconds> (default ${DEFAULT_INTERVAL_SECONDS}; at least 0.1, at most 24 days)`,
+      timerSeconds(REPEAT_INTERVAL),
     )
     .option('--once', 'poll once, wait for the launches it started, and exit')
     .option('--file', 'use the file channel .fed/chat/messages/ instead of the agent host (offline use, tests)')

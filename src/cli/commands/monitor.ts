@@ -5,7 +5,7 @@ import { renderMonitorReport } from '../../apps/monitor/render-monitor.js';
 import { runMonitor } from '../../apps/monitor/run-monitor.js';
 import { CliExit, federationContext, printJson, type CliIo } from '../io.js';
 import { Interrupt } from '../interrupt.js';
-import { positiveNumber } from '../option-parsers.js';
+import { positiveNumber, REPEAT_INTERVAL, timerSeconds } from '../option-parsers.js';
 
 export function registerMonitor(program: Command, io: CliIo): void {
   program
@@ -14,7 +14,11 @@ export function registerMonitor(program: Command, io: CliIo): void {
       'run a monitoring cycle: every team with its lifecycle, signals, deliverable and health (the monitor script)',
     )
     .option('--json', 'print the cycle as one JSON object')
-    .option('--watch [seconds]', 'repeat the cycle every <seconds> (default 10) until interrupted', positiveNumber())
+    .option(
+      '--watch [seconds]',
+      'repeat the cycle every <seconds> (default 10; at least 0.1, at most 24 days) until interrupted',
+      timerSeconds(REPEAT_INTERVAL),
+    )
     .option(
       '--stale-after <minutes>',
       `a working lifecycle not updated for this long is unhealthy (default ${DEFAULT_STALE_AFTER_MINUTES})`,

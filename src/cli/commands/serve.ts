@@ -2,11 +2,17 @@ import type { Command } from 'commander';
 import type { InProcessCommand } from '../../apps/launch/supervise/agent-broker.js';
 import type { ServeEvent } from '../../apps/serve/serve-events.js';
 import { DEFAULT_STOP_GRACE_MS, serveFederation } from '../../apps/serve/serve-federation.js';
-import { DURATION_EXAMPLES } from '../../core/schema/duration.js';
+import { DURATION_EXAMPLES, type TimerBounds } from '../../core/schema/duration.js';
 import { loadHooks } from '../../engine/hooks/load-hooks.js';
 import { federationContext, type CliIo } from '../io.js';
 import { Interrupt } from '../interrupt.js';
 import { duration, hostName, portNumber, positiveInteger, positiveNumber } from '../option-parsers.js';
+
+/** `--monitor-every`: under a second the server would run the monitoring cycle (notify, archive) without pause. */
+const MONITOR_INTERVAL: TimerBounds = {
+  what: 'interval',
+  min: { ms: 1_000, why: 'the server would run the monitoring cycle almost without pause' },
+};
 
 interface ServeCliOptions {
   capacity?: number;
@@ -34,8 +40,8 @@ export function registerServe(program: Command, io: CliIo, runCli?: InProcessCom
     )
     .option(
       '--grace <duration>',
-      `when stopped (SIGTERM, Ctrl-C), let running agents finish this long, then pause them (${DURATION_EXAMPLES}; default ${DEFAULT_STOP_GRACE_MS / 1000}s)`,
-      duration(),
+      `when stopped (SIGTERM, Ctrl-C), let running agents finish this long, then pause them (${DURATION_EXAMPLES}; default ${DEFAULT_STOP_GRACE_MS / 1000}s; at most 24 days)`,
+      duration({ what: 'grace period' }),
     )
     .option(
       '--agent <command>',
@@ -48,8 +54,8 @@ export function registerServe(program: Command, io: CliIo, runCli?: InProcessCom
     )
     .option(
       '--monitor-every <duration>',
-      `run the monitoring cycle this often (${DURATION_EXAMPLES}; default 1m)`,
-      duration(),
+      `run the monitoring cycle this often (${DURATION_EXAMPLES}; default 1m; at least 1s, at most 24 days)`,
+      duration(MONITOR_INTERVAL),
     )
     .option('--ui', 'serve the dashboard too, from this process (prints its URL)')
     .option('--port <port>', "the dashboard's port with --ui (0: a free one)", portNumber(), 0)

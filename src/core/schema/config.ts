@@ -4,7 +4,7 @@ import { serveConfigSchema } from './host.js';
 import { nonEmptyString, TEAM_ID_PATTERN } from './common.js';
 import { DEFAULT_NETWORK_POLICY, networkPolicySchema } from './network-policy.js';
 import { describeUrlValue, describeValue } from './problems.js';
-import { DURATION_EXAMPLES, durationSchema, parseDuration } from './duration.js';
+import { DURATION_EXAMPLES, durationSchema, parseDuration, timerSecondsSchema } from './duration.js';
 import { SIGNAL_TYPES, type SignalType } from './signal.js';
 import type { BackendDocs } from './backends/backend-docs.js';
 import { filesBackend } from './backends/files.js';
@@ -57,10 +57,7 @@ export const chatConfigSchema = z.object({
    */
   command: nonEmptyString.optional(),
   /** How long one agent-host session may take before it is killed (default 120). */
-  timeoutSeconds: z
-    .number({ error: (issue) => `expected a number of seconds, got ${describeValue(issue.input)}` })
-    .positive({ error: (issue) => `expected a number of seconds > 0, got ${describeValue(issue.input)}` })
-    .optional(),
+  timeoutSeconds: timerSecondsSchema({ what: 'timeout' }).optional(),
 });
 
 export const DEFAULT_NOTIFY_TIMEOUT_SECONDS = 30;
@@ -72,10 +69,7 @@ export const DEFAULT_NOTIFY_TIMEOUT_SECONDS = 30;
 export const notifyConfigSchema = z.object({
   command: nonEmptyString,
   /** How long one run may take before it is killed (default 30); it is tried again on a later pass. */
-  timeoutSeconds: z
-    .number({ error: (issue) => `expected a number of seconds, got ${describeValue(issue.input)}` })
-    .positive({ error: (issue) => `expected a number of seconds > 0, got ${describeValue(issue.input)}` })
-    .optional(),
+  timeoutSeconds: timerSecondsSchema({ what: 'timeout' }).optional(),
 });
 
 /** The agent CLIs `fed launch` knows how to drive headless (src/apps/launch/presets/); `custom` is any other command. */

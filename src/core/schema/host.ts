@@ -1,6 +1,6 @@
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
-import { durationSchema } from './duration.js';
+import { describeMs, MAX_TIMER_MS, timerDurationSchema } from './duration.js';
 import { builtOnFirstUse, isoTimestamp, nonEmptyString, teamIdSchema } from './common.js';
 import { describeValue } from './problems.js';
 
@@ -34,17 +34,33 @@ export const FAILOVER_MODES = ['manual', 'auto'] as const;
 export const serveConfigSchema = z.object({
   /** This machine's name among the hosts (default: the system's host name); teams onboarded here are placed on it. */
   hostName: hostNameSchema.optional(),
-  /** How often the server renews its host record (default 5s). */
-  heartbeat: durationSchema.optional(),
+  /**
+   * How often the server renews its host record (default 5s): at least 100ms, or the server would rewrite
+   * it without pause; at most a third of the longest timer, as a host is lost after three of them.
+   */
+  heartbeat: timerDurationSchema({
+    what: 'heartbeat',
+    min: { ms: 100, why: 'the server would rewrite its host record almost without pause' },
+    max: {
+      ms: MAX_TIMER_MS / LOST_AFTER_HEARTBEATS,
+      why: `a host is lost after ${LOST_AFTER_HEARTBEATS} heartbeats, and fed waits ${describeMs(MAX_TIMER_MS)} at most`,
+    },
+  }).optional(),
   /** A host not heard from for this long is lost (default: three heartbeats of that host). */
-  hostLostAfter: durationSchema.optional(),
+  hostLostAfter: timerDurationSchema({ what: 'duration' }).optional(),
   /** `"auto"`: a server moves the teams of a lost host to itself; `"manual"` (default): a person runs `fed team move`. */
   failover: z.enum(FAILOVER_MODES).optional(),
   /**
    * How long a server that took an unplaced team's work may go silent before the work is given to another
    * host (default 30s); while its agent runs it says so every third of it.
    */
-  workAckWait: durationSchema.optional(),
+  workAckWait: timerDurationSchema({
+    what: 'wait',
+    min: {
+      ms: 1_000,
+      why: 'the server says it still works on the work every third of it, so a shorter wait would give the work to another host while its agent runs',
+    },
+  }).optional(),
   /**
    * `true`: after each launch of a worktree team, the server pushes the team's branch to the codebase's
    * remote (the one recorded at onboarding), so another host can make the team's workspace from it. Off by
