@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { InProcessCommand } from '../../apps/launch/supervise/agent-broker.js';
 import type { ServeEvent } from '../../apps/serve/serve-events.js';
+import type { UiListener } from '../../apps/ui/server/ui-server.js';
 import { DEFAULT_STOP_GRACE_MS, serveFederation } from '../../apps/serve/serve-federation.js';
 import { DURATION_EXAMPLES, type TimerBounds } from '../../core/schema/duration.js';
 import { loadHooks } from '../../engine/hooks/load-hooks.js';
@@ -69,6 +70,13 @@ export function registerServe(program: Command, io: CliIo, runCli?: InProcessCom
     .action(async (options: ServeCliOptions, command: Command) => {
       const ctx = federationContext(command, io);
       const hooks = await loadHooks(ctx.root, ctx.config.config, 'serve');
+      // The dashboard's address is listened on first: one it cannot listen on is refused (exit 2) before
+      // the server starts and says it serves. It serves once the server runs (onStarted).
+      let uiListener: UiListener | undefined;
+      if (options.ui) {
+        const { listenUiServer } = await import('../../apps/ui/server/ui-server.js');
+        uiListener = await listenUiServer({ port: options.port, host: options.host });
+      }
       const stop = new Interrupt();
       // A second Ctrl-C or SIGTERM while running agents are given their grace stops them at once.
       const stopNow = new AbortController();
@@ -82,7 +90,6 @@ export function registerServe(program: Command, io: CliIo, runCli?: InProcessCom
         else if (event.kind === 'warning') io.stderr(`warning: ${event.text}\n`);
         else io.stdout(`${renderEvent(event)}\n`);
       };
-      let ui: { url: string; close(): Promise<void> } | undefined;
       try {
         await serveFederation(ctx.fed, {
           config: ctx.config.config,
@@ -99,15 +106,14 @@ export function registerServe(program: Command, io: CliIo, runCli?: InProcessCom
           cwd: io.cwd,
           runInProcess: runCli,
           onEvent: print,
-          onStarted: async ({ changes, dispatch }) => {
-            if (!options.ui) return;
-            const { startUiServer } = await import('../../apps/ui/server/ui-server.js');
-            ui = await startUiServer(ctx.fed, { port: options.port, host: options.host, changes, dispatch });
+          onStarted: ({ changes, dispatch }) => {
+            if (!uiListener) return;
+            const ui = uiListener.start(ctx.fed, { changes, dispatch });
             print({ kind: 'ui', at: new Date().toISOString(), url: ui.url });
           },
         });
       } finally {
-        await ui?.close();
+        await uiListener?.close();
         process.off('SIGINT', cut);
         process.off('SIGTERM', cut);
         stop.dispose();

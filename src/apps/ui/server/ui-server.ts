@@ -1,5 +1,5 @@
 import type { FederationChanges } from '../../../ports/federation-changes.js';
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { InvalidInputError } from '../../../core/errors.js';
@@ -9,17 +9,24 @@ import type { LiveEvent } from '../api-types.js';
 import { watchHostChanges } from '../live/host-changes.js';
 import { createLiveHub, type LiveHub } from '../live/live-hub.js';
 import { apiRoute } from './api-routes.js';
-import { loadUiAssets } from './assets.js';
+import { loadUiAssets, type UiAssets } from './assets.js';
 import { route, type RouteContext } from './routes.js';
 import { allowedHosts, cookieName, isWildcard, newToken } from './security.js';
 import { serveEvents } from './sse.js';
 import { UiViews } from './ui-views.js';
 
-export interface UiServerOptions {
+/** Where the dashboard listens, and the page it serves: all checked before anything else starts. */
+export interface UiListenOptions {
   /** 0 or absent: a free port. */
   port?: number;
   /** Default 127.0.0.1 (loopback only). */
   host?: string;
+  /** The page's files (default: dist/ui/ of fed's package). */
+  assetsDir?: string;
+}
+
+/** What the dashboard serves from, once it listens. */
+export interface UiServeOptions {
   /**
    * The change feed to serve from (default: the backend's own); a process that serves more than the
    * dashboard (`fed serve --ui`) hands in the one it shares.
@@ -30,8 +37,6 @@ export interface UiServerOptions {
    * page shows what it runs and queues. Absent under plain `fed ui`, where nothing dispatches.
    */
   dispatch?: DispatchView;
-  /** The page's files (default: dist/ui/ of fed's package). */
-  assetsDir?: string;
   /**
    * The change feed broke for good (the system's watch limit, the JetStream connection closed): the pages
    * are told `stopped` and nothing updates any more. `fed ui` warns and exits 1.
@@ -43,6 +48,8 @@ export interface UiServerOptions {
    */
   clockMs?: number;
 }
+
+export interface UiServerOptions extends UiListenOptions, UiServeOptions {}
 
 const DEFAULT_CLOCK_MS = 30_000;
 
@@ -66,26 +73,122 @@ export interface UiServer {
 }
 
 /**
+ * The dashboard's server listening on its address, not serving yet: `fed serve --ui` opens it before the
+ * server starts, so an address it cannot listen on is refused before anything runs or is announced.
+ */
+export interface UiListener {
+  /** The port it listens on (the free one picked for port 0). */
+  readonly port: number;
+  /**
+   * Serve the dashboard of `fed` from it (once): a request that came before waits for this. The watch on
+   * the federation starts right after (see startUiServer).
+   */
+  start(fed: Federation, options?: UiServeOptions): UiServer;
+  /** Stop listening, and serving once started: what start returned closes the same way. */
+  close(): Promise<void>;
+}
+
+/**
  * Serve the dashboard of `fed` (`fed ui`) until closed: one change watch (the live hub) for the server's
  * whole life, which both streams to the browsers and tells the cached views what to read again. Resolves
  * as soon as the server listens, so the URL is printed at once; the watch starts right after (with a
  * thousand teams, thousands of folders) and the board and the queue are computed once it hears changes.
  * Every request past the page's own files waits for the watches (the feed's and, on JetStream, the
  * hosts'), so nothing a page reads was read before they could hear its next change, and nothing made
- * after the URL is printed is missed. Refused when the page is not built (UI_NOT_BUILT).
+ * after the URL is printed is missed. Refused when the page is not built (UI_NOT_BUILT), and when it
+ * cannot listen on the address (listenUiServer).
  */
 export async function startUiServer(fed: Federation, options: UiServerOptions = {}): Promise<UiServer> {
+  return (await listenUiServer(options)).start(fed, options);
+}
+
+/**
+ * Listen on the dashboard's address without serving yet (UiListener). Refused, with nothing left
+ * listening, when the page is not built (UI_NOT_BUILT), for a wildcard address, and when the address
+ * cannot be listened on: a host that names nothing or no address of this machine, a port in use or not
+ * allowed (INVALID_INPUT, naming the option to change).
+ */
+export async function listenUiServer(options: UiListenOptions = {}): Promise<UiListener> {
   const assets = loadUiAssets(options.assetsDir);
   const host = options.host ?? '127.0.0.1';
   if (isWildcard(host)) throw wildcardRefusal(host);
+  // Requests wait for start(); a close before it ends them.
+  let handle!: (listener: RequestListener) => void;
+  let drop!: () => void;
+  const handler = new Promise<RequestListener>((resolve, reject) => {
+    handle = resolve;
+    drop = () => reject(new Error('closed'));
+  });
+  handler.catch(() => undefined);
+  // route() answers its own failures; one that escapes it (a broken socket) ends that response alone.
+  const server = createServer(
+    { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: HEADERS_TIMEOUT_MS },
+    (request, response) =>
+      void handler.then(
+        (listener) => listener(request, response),
+        () => response.destroy(),
+      ),
+  );
+  server.maxConnections = UI_MAX_CONNECTIONS;
+  const port = options.port ?? 0;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    throw listenRefusal(error, host, port);
+  }
+  const bound = (server.address() as AddressInfo).port;
+  const streams = new Set<ServerResponse>();
+  let started: ReturnType<typeof serveUi> | undefined;
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      drop();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const stream of streams) stream.end();
+      server.closeAllConnections();
+      const live = await started?.live;
+      await Promise.all([closed, live?.close()]);
+    })());
+  return {
+    port: bound,
+    start(fed, serveOptions = {}) {
+      if (started) throw new Error('the dashboard is served already');
+      if (closing) throw new Error('the dashboard was closed');
+      started = serveUi(fed, { ...serveOptions, host, port: bound, assets, streams, close });
+      handle(started.listener);
+      return started.server;
+    },
+    close,
+  };
+}
+
+interface Serving extends UiServeOptions {
+  host: string;
+  port: number;
+  assets: UiAssets;
+  streams: Set<ServerResponse>;
+  close(): Promise<void>;
+}
+
+/** The dashboard served on a listening server: its routes, its views and its live watch. */
+function serveUi(
+  fed: Federation,
+  options: Serving,
+): { server: UiServer; listener: RequestListener; live: Promise<Live | undefined> } {
+  const { host, port, streams } = options;
   const token = newToken();
   // The dashboard's actions send signals for as long as it serves: they check a watched registry.
   fed.watchRegistry();
   const views = new UiViews(fed);
-  const streams = new Set<ServerResponse>();
   const ctx: RouteContext = {
-    guard: { token, hosts: new Set(), cookie: '' },
-    assets,
+    guard: { token, hosts: allowedHosts(host, port), cookie: cookieName(port) },
+    assets: options.assets,
     views,
     live: () => live.then(() => undefined),
     api: async (request, response, url) => {
@@ -96,59 +199,36 @@ export async function startUiServer(fed: Federation, options: UiServerOptions = 
       return apiRoute(fed, views, options.dispatch, request, response, url);
     },
   };
-  // route() answers its own failures; one that escapes it (a broken socket) ends that response alone.
-  const server = createServer(
-    { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: HEADERS_TIMEOUT_MS },
-    (request, response) => void route(request, response, ctx).catch(() => response.destroy()),
-  );
-  server.maxConnections = UI_MAX_CONNECTIONS;
-  // The watch starts once the server listens and the caller has printed the URL (its continuation runs
-  // before any immediate): setting it up is synchronous, a few hundred ms with a thousand teams. A watch
-  // that cannot start fails the requests, and onFeedError says why.
+  // The watch starts once the caller has printed the URL (its continuation runs before any immediate):
+  // setting it up is synchronous, a few hundred ms with a thousand teams. A watch that cannot start fails
+  // the requests, and onFeedError says why.
   const created = new Promise<Live>((resolve, reject) =>
-    server.once('listening', () =>
-      setImmediate(() => {
-        try {
-          resolve(watchLive(fed, views, options));
-        } catch (error) {
-          reject(error as Error);
-        }
-      }),
-    ),
+    setImmediate(() => {
+      try {
+        resolve(watchLive(fed, views, options));
+      } catch (error) {
+        reject(error as Error);
+      }
+    }),
   );
   const live = created.then(async (started) => {
     await started.ready;
     return started;
   });
   live.catch(() => undefined);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  ctx.guard.hosts = allowedHosts(host, port);
-  ctx.guard.cookie = cookieName(port);
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  let closing: Promise<void> | undefined;
   return {
-    url: `${origin}/?token=${token}`,
-    token,
-    get clients() {
-      return streams.size;
+    server: {
+      url: `${origin}/?token=${token}`,
+      token,
+      get clients() {
+        return streams.size;
+      },
+      close: options.close,
     },
-    close() {
-      closing ??= (async () => {
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        for (const stream of streams) stream.end();
-        server.closeAllConnections();
-        const started = await created.catch(() => undefined);
-        await Promise.all([closed, started?.close()]);
-      })();
-      return closing;
-    },
+    listener: (request: IncomingMessage, response: ServerResponse) =>
+      void route(request, response, ctx).catch(() => response.destroy()),
+    live: created.catch(() => undefined),
   };
 }
 
@@ -165,7 +245,7 @@ interface Live {
  * the board and the queue are computed, so the first page finds them ready (a request meanwhile waits
  * for the same computation).
  */
-function watchLive(fed: Federation, views: UiViews, options: UiServerOptions): Live {
+function watchLive(fed: Federation, views: UiViews, options: UiServeOptions): Live {
   const hub = createLiveHub(options.changes ?? fed.backend.changes, {
     now: fed.now,
     onError: (error) => options.onFeedError?.(error),
@@ -208,18 +288,70 @@ function watchLive(fed: Federation, views: UiViews, options: UiServerOptions): L
   };
 }
 
+/** This machine's IPv4 addresses others can reach (not loopback). */
+function machineAddresses(): string[] {
+  return Object.values(networkInterfaces())
+    .flat()
+    .filter((address) => address && !address.internal && address.family === 'IPv4')
+    .map((address) => address!.address);
+}
+
 /**
  * A wildcard bind would be reachable on every address yet answer none of them (the Host must name the
  * bound address): refused, naming this machine's addresses to pass instead.
  */
 function wildcardRefusal(host: string): InvalidInputError {
-  const addresses = Object.values(networkInterfaces())
-    .flat()
-    .filter((address) => address && !address.internal && address.family === 'IPv4')
-    .map((address) => address!.address);
+  const addresses = machineAddresses();
   const examples = addresses.length ? addresses.join(', ') : 'an address of this machine';
   return new InvalidInputError(
     `--host ${host} listens on every address, but the dashboard answers only to the address it is bound to: ` +
       `pass one address instead (${examples}), or leave --host out for 127.0.0.1`,
+  );
+}
+
+/** Failures of the name lookup of --host: the name names nothing (to this machine's resolver). */
+const NO_SUCH_NAME = new Set(['ENOTFOUND', 'EAI_NONAME', 'EAI_NODATA', 'EAI_FAIL', 'ENODATA']);
+/** Out of file descriptors: the machine's state, not the address; the CLI explains these as it does for files. */
+const EXHAUSTED = new Set(['EMFILE', 'ENFILE']);
+
+/**
+ * Why the dashboard cannot listen on `host`:`port`, as the bad input it is (exit 2): what is wrong with
+ * which option, and what to pass instead. A failure that is not about the address is returned as it is.
+ */
+function listenRefusal(error: unknown, host: string, port: number): Error {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (!(error instanceof Error) || typeof code !== 'string' || EXHAUSTED.has(code)) return error as Error;
+  const named = /^[\w.:%-]+$/.test(host) ? host : JSON.stringify(host);
+  const ours = ['127.0.0.1', ...machineAddresses()].join(', ');
+  const otherPort = 'pass another --port, or 0 for a free one';
+  if (NO_SUCH_NAME.has(code))
+    return new InvalidInputError(
+      `--host ${named}: no such address (${code}); give an IP address or a name of this machine, such as 127.0.0.1`,
+    );
+  if (code === 'EAI_AGAIN')
+    return new InvalidInputError(
+      `--host ${named}: the name could not be looked up now (${code}); give an IP address of this machine, ` +
+        `such as 127.0.0.1, or try again`,
+    );
+  if (code === 'EADDRNOTAVAIL')
+    return new InvalidInputError(
+      `--host ${named}: not an address of this machine (${code}); give one of its addresses (${ours}), ` +
+        `or leave --host out for 127.0.0.1`,
+    );
+  if (code === 'EINVAL' || code === 'EAFNOSUPPORT')
+    return new InvalidInputError(
+      `--host ${named}: cannot listen on this address (${code}); give one of this machine's addresses ` +
+        `(${ours}), or leave --host out for 127.0.0.1`,
+    );
+  if (code === 'EADDRINUSE') return new InvalidInputError(`--port ${port}: the port is in use (${code}); ${otherPort}`);
+  if (code === 'EACCES' || code === 'EPERM')
+    return new InvalidInputError(
+      port > 0 && port < 1024
+        ? `--port ${port}: not allowed to listen on it (${code}): ports below 1024 need privileges; ` +
+            `pass a --port from 1024, or 0 for a free one`
+        : `--host ${named} --port ${port}: not allowed to listen there (${code}); ${otherPort}`,
+    );
+  return new InvalidInputError(
+    `--host ${named} --port ${port}: cannot listen there (${error.message}); give another --host or --port`,
   );
 }
