@@ -152,20 +152,20 @@ describe('fed serve: schedules', () => {
     const refusals: [string[], RegExp][] = [
       [
         ['--to', 'docs', '--subject', 'x', '--cron', '99 * * * *'],
-        /schedules\["x"\]\.cron: .*minute: 99.*fed schedule remove x/,
+        /^fed: --cron: .*minute: 99; give a cron expression like "0 3 \* \* 1-5"$/m,
       ],
       [
         ['--to', 'docs', '--subject', 'x', '--cron', 'every day'],
-        /schedules\[0\]\.cron: expected a cron expression of 5 fields/,
+        /^fed: --cron: expected a cron expression of 5 fields/m,
       ],
       [['--to', 'nobody', '--subject', 'x', '--cron', '@daily'], /nobody/],
       [
         ['--to', 'docs', '--subject', 'x', '--cron', '@daily', '--tz', 'Mars/Olympus'],
-        /timezone: expected an IANA time zone/,
+        /--tz: expected an IANA time zone/,
       ],
       [['--to', 'docs', '--subject', 'x', '--cron', '@daily', '--on-ref', 'main'], /exactly one trigger/],
-      [['--to', 'docs', '--subject', 'x', '--on-ref', '--upload-pack=evil'], /expected a git ref/],
-      [['--to', 'docs', '--subject', 'two\nlines', '--cron', '@daily'], /subject/],
+      [['--to', 'docs', '--subject', 'x', '--on-ref', '--upload-pack=evil'], /--on-ref: expected a git ref/],
+      [['--to', 'docs', '--subject', 'two\nlines', '--cron', '@daily'], /--subject: expected one line/],
     ];
     for (const [args, message] of refusals) {
       const refused = await fed(root, 'schedule', 'add', ...args);

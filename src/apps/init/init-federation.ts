@@ -8,7 +8,8 @@ import { adapterFor, BACKEND_ENV_OVERRIDES, loadFederationConfig } from '../../a
 import { applyEnvOverrides, ENV_OTLP_ENDPOINT, ENV_TELEMETRY_ENABLED } from '../../infra/config/env-overrides.js';
 import { probeCollector, type CollectorProbe } from '../../infra/telemetry/collector-probe.js';
 import { validateConfig, type LoadedConfig } from '../../infra/config/load-config.js';
-import { DEFAULT_COLLECTOR_ENDPOINT, type FederationConfigInput } from '../../core/schema/config.js';
+import { configSchema, DEFAULT_COLLECTOR_ENDPOINT, type FederationConfigInput } from '../../core/schema/config.js';
+import { parseGiven } from '../../core/schema/problems.js';
 import { emptyRegistry } from '../../core/schema/registry.js';
 import { seedSkills } from '../../engine/skills/seed-skills.js';
 import type { Federation } from '../../engine/context.js';
@@ -18,6 +19,8 @@ export interface InitRequest {
   description?: string;
   /** `telemetry.enabled` for a new config (chooseTelemetry); an existing config is never changed. */
   telemetry?: boolean;
+  /** What the caller calls each field (`federationName` → `--name`), for the refusal of a bad one. */
+  names?: Readonly<Record<string, string>>;
 }
 
 export interface InitResult {
@@ -62,6 +65,7 @@ export function initFederation(
   if (request.telemetry !== undefined) requested.telemetry = { enabled: request.telemetry };
   // Validate before anything is written, so a bad --name leaves nothing half-initialised; an existing
   // config that is broken is reported now, before anything is created.
+  parseGiven(configSchema, requested, request.names ?? {});
   const requestedConfig = validateConfig(requested, paths.config).config;
   const planned = existsSync(paths.config)
     ? loadFederationConfig(root, env).config

@@ -1,7 +1,7 @@
 import { Cron } from 'croner';
 import { watch, type FSWatcher } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { ConfigValidationError } from '../../core/errors.js';
+import { ConfigValidationError, InvalidInputError } from '../../core/errors.js';
 import type { Schedule } from '../../core/schema/schedule.js';
 import { git, GitCommandError } from '../../engine/registry/git.js';
 
@@ -13,7 +13,7 @@ import { git, GitCommandError } from '../../engine/registry/git.js';
 /** The cron expression of a schedule, read whole; a bad one is refused naming the schedule and what is wrong. */
 export function cronOf(schedule: Schedule, configFile: string): Cron {
   try {
-    return new Cron(schedule.cron!, { timezone: schedule.timezone, paused: true });
+    return readCron(schedule);
   } catch (error) {
     throw new ConfigValidationError(configFile, [
       {
@@ -22,6 +22,19 @@ export function cronOf(schedule: Schedule, configFile: string): Cron {
       },
     ]);
   }
+}
+
+/** cronOf for a schedule a person is adding: a bad expression is said of what they gave it as (`--cron`). */
+export function checkNewCron(schedule: Pick<Schedule, 'cron' | 'timezone'>, given: string): void {
+  try {
+    readCron(schedule);
+  } catch (error) {
+    throw new InvalidInputError(`${given}: ${(error as Error).message}; give a cron expression like "0 3 * * 1-5"`);
+  }
+}
+
+function readCron(schedule: Pick<Schedule, 'cron' | 'timezone'>): Cron {
+  return new Cron(schedule.cron!, { timezone: schedule.timezone, paused: true });
 }
 
 /** The first tick of `cron` after `after`, or undefined when there is none (a date already past). */

@@ -2,12 +2,13 @@ import GithubSlugger from 'github-slugger';
 import { RefusedError } from '../../core/errors.js';
 import { federationPaths } from '../../core/layout.js';
 import type { FederationRecord } from '../../core/schema/federation-journal.js';
-import type { Schedule } from '../../core/schema/schedule.js';
+import { scheduleSchema, type Schedule } from '../../core/schema/schedule.js';
+import { parseGiven } from '../../core/schema/problems.js';
 import { getTeam } from '../../core/find-team.js';
 import type { Federation } from '../../engine/context.js';
 import { readFederationJournal } from '../../engine/federation/federation-journal.js';
 import { editConfigFile } from '../../infra/config/edit-config.js';
-import { commitOf, cronOf, nextTick } from './schedule-triggers.js';
+import { checkNewCron, commitOf, cronOf, nextTick } from './schedule-triggers.js';
 
 /** `fed schedule add`: what a person gives; the id defaults to a slug of the subject. */
 export type NewSchedule = Omit<Schedule, 'id' | 'since'> & { id?: string };
@@ -17,7 +18,16 @@ export type NewSchedule = Omit<Schedule, 'id' | 'since'> & { id?: string };
  * checked whole first — its team, its cron expression read by the cron library — so a refused one
  * changes nothing. Its `since` is now: a tick between now and the next server's start fires then, once.
  */
-export async function addSchedule(fed: Federation, input: NewSchedule): Promise<Schedule> {
+export async function addSchedule(
+  fed: Federation,
+  input: NewSchedule,
+  /** What the caller calls each field (`timezone` → `--tz`), for the refusal of a bad one; default the field's name. */
+  names: Readonly<Partial<Record<keyof NewSchedule, string>>> = {},
+): Promise<Schedule> {
+  // Checked as given first, so a bad field is refused as the caller's input, not as a problem of the config
+  // (an id left out is made below from the subject, always valid).
+  parseGiven(scheduleSchema, { ...input, id: input.id ?? 'unnamed' }, names);
+  if (input.cron !== undefined) checkNewCron(input, names.cron ?? 'cron');
   const team = getTeam(await fed.backend.registry.read(), input.to);
   const configFile = federationPaths(fed.root).config;
   let id = '';

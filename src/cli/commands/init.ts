@@ -21,7 +21,12 @@ export function registerInit(program: Command, io: CliIo): void {
       const telemetry = await chooseTelemetry(root, io.env);
       const result = initFederation(
         root,
-        { federationName: options.name, description: options.description, telemetry: telemetry?.enabled },
+        {
+          federationName: options.name,
+          description: options.description,
+          telemetry: telemetry?.enabled,
+          names: { federationName: '--name', description: '--description' },
+        },
         io.env,
       );
       const shared = result.sharedRegistry

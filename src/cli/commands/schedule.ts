@@ -50,19 +50,34 @@ function registerAdd(schedule: Command, io: CliIo): void {
       if (options.tz !== undefined && options.cron === undefined)
         throw new InvalidInputError('--tz applies to --cron only');
       const ctx = federationContext(command, io);
-      const added = await addSchedule(ctx.fed, {
-        to: options.to,
-        subject: options.subject,
-        ...(options.body !== undefined ? { body: options.body } : {}),
-        ...(options.cron !== undefined ? { cron: options.cron } : {}),
-        ...(options.tz !== undefined ? { timezone: options.tz } : {}),
-        ...(options.onRef !== undefined ? { onRef: options.onRef } : {}),
-        ...(options.id !== undefined ? { id: options.id } : {}),
-      });
+      const added = await addSchedule(
+        ctx.fed,
+        {
+          to: options.to,
+          subject: options.subject,
+          ...(options.body !== undefined ? { body: options.body } : {}),
+          ...(options.cron !== undefined ? { cron: options.cron } : {}),
+          ...(options.tz !== undefined ? { timezone: options.tz } : {}),
+          ...(options.onRef !== undefined ? { onRef: options.onRef } : {}),
+          ...(options.id !== undefined ? { id: options.id } : {}),
+        },
+        ADD_OPTIONS,
+      );
       if (options.json) return printJson(io, added);
       io.stdout(`${addedMessage(added)}\n`);
     });
 }
+
+/** The option that gives each field of a schedule, for the refusal of a bad one. */
+const ADD_OPTIONS = {
+  to: '--to',
+  subject: '--subject',
+  body: '--body',
+  cron: '--cron',
+  timezone: '--tz',
+  onRef: '--on-ref',
+  id: '--id',
+};
 
 function registerList(schedule: Command, io: CliIo): void {
   schedule

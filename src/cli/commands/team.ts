@@ -116,12 +116,22 @@ function registerOnboard(team: Command, io: CliIo): void {
           model: options.model,
           limits: { maxTurns: options.maxTurns, maxCostUsd: options.maxCostUsd, maxMinutes: options.maxMinutes },
         },
-        { onWarning: (text) => io.stderr(`warning: ${text}\n`) },
+        { onWarning: (text) => io.stderr(`warning: ${text}\n`), settingNames: ONBOARD_SETTING_OPTIONS },
       );
       if (options.json) return printJson(io, entry);
       io.stdout(`onboarded ${entry.domainId} (${entry.archetypeId}, ${entry.placementType}) at ${entry.location}\n`);
     });
 }
+
+/** The option that gives each setting of the team's agent, for the refusal of a bad one. */
+const ONBOARD_SETTING_OPTIONS = {
+  command: '--agent',
+  preset: '--preset',
+  model: '--model',
+  'limits.maxTurns': '--max-turns',
+  'limits.maxCostUsd': '--max-cost-usd',
+  'limits.maxMinutes': '--max-minutes',
+};
 
 interface OnboardFlags {
   id?: string;

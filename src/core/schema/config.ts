@@ -119,8 +119,13 @@ const teamLimitsSchema = agentLimitsSchema.strict().refine((limits) => limits.fe
  * replaces `agentCommand`, `preset`, `model`, `args`, `account`), its per-run limits, its network policy.
  * The team's agent is resolved by src/apps/launch/team-agent.ts.
  */
+/** A command line that names a program: one of spaces only would be refused only at the launch. */
+const commandSchema = nonEmptyString.refine((command) => command === '' || command.trim() !== '', {
+  error: 'expected a command, got only spaces',
+});
+
 export const teamAgentConfigSchema = z.strictObject({
-  command: nonEmptyString.optional(),
+  command: commandSchema.optional(),
   preset: presetSchema.optional(),
   model: nonEmptyString.optional(),
   args: argsSchema.optional(),
@@ -248,7 +253,7 @@ export type BackendConfig = z.output<typeof backendConfigSchema>;
 export const configSchema = z.object({
   description: z.string().optional(),
   federationName: nonEmptyString.optional(),
-  agentCommand: nonEmptyString.default(DEFAULT_AGENT_COMMAND),
+  agentCommand: commandSchema.default(DEFAULT_AGENT_COMMAND),
   agent: agentConfigSchema.default({
     args: [],
     limits: {},

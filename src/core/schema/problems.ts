@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ValidationProblem } from '../errors.js';
+import { InvalidInputError, type ValidationProblem } from '../errors.js';
 import { redactUrl } from '../redact-url.js';
 
 /**
@@ -72,4 +72,20 @@ export function zodProblemText(error: z.ZodError, options: { prefix?: string; se
   return zodProblems(error)
     .map((p) => `${prefix}${p.path}: ${p.message}`)
     .join(options.separator ?? '; ');
+}
+
+/**
+ * What a person gave — a command's options, a form's fields — parsed with the schema of the file it goes
+ * into, before it is written there: each problem is bad input (exit 2) said of what they gave it as,
+ * `names` mapping a problem's path (`cron`, `limits.maxTurns`) to that (`--cron`, `--max-turns`), never a
+ * problem of a file that is fine.
+ */
+export function parseGiven<T>(schema: z.ZodType<T>, value: unknown, names: Readonly<Record<string, string>>): T {
+  const parsed = schema.safeParse(value, { reportInput: true });
+  if (parsed.success) return parsed.data;
+  throw new InvalidInputError(
+    zodProblems(parsed.error)
+      .map((p) => (p.path === '(root)' ? p.message : `${names[p.path] ?? p.path}: ${p.message}`))
+      .join('; '),
+  );
 }

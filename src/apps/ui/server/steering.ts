@@ -82,6 +82,15 @@ async function onboardWithMission(fed: Federation, body: unknown): Promise<Steer
       model: request.model,
       limits: { maxTurns: request.maxTurns, maxCostUsd: request.maxCostUsd, maxMinutes: request.maxMinutes },
     },
+    // A bad setting is said of the form's field that gave it.
+    {
+      settingNames: {
+        command: 'agent',
+        'limits.maxTurns': 'maxTurns',
+        'limits.maxCostUsd': 'maxCostUsd',
+        'limits.maxMinutes': 'maxMinutes',
+      },
+    },
   );
   const sent = await sendSignal(fed, {
     from: META,
