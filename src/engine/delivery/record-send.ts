@@ -47,7 +47,7 @@ export async function recordSend(
   fresh?: () => Promise<SentSignal>,
 ): Promise<SendRecords> {
   const facts = backend.delivery;
-  const answers = replyTo === undefined ? undefined : await replyTarget(backend, registry, replyTo, message.id);
+  const answers = replyTo === undefined ? undefined : await replyTarget(backend, registry, replyTo, message);
   // A refusal the caller can fix comes before anything is published, alongside or not.
   const alongside = fresh && facts.claimsAlongsidePublish;
   if (alongside) facts.checkRecord?.(options);
@@ -108,12 +108,16 @@ async function archivedCopy(
   return { message: original, file: found.entry.file, inboxPath: found.entry.path, outboxPath, delivered: false };
 }
 
-/** The id `--reply-to` names: a UUID of a signal fed can find, other than the reply itself. */
+/**
+ * The id `--reply-to` names: a UUID of a signal fed can find, other than the reply itself, sent to the
+ * reply's sender — only the party a signal was sent to answers it (a question answered by anyone else
+ * would stop being overdue for the one asked).
+ */
 async function replyTarget(
   backend: FederationBackend,
   registry: Registry,
   given: string,
-  replyId: string,
+  reply: SignalMessage,
 ): Promise<string> {
   if (!signalMessageSchema.shape.id.safeParse(given).success) {
     throw new InvalidInputError(
@@ -121,10 +125,18 @@ async function replyTarget(
     );
   }
   const id = given.toLowerCase();
-  if (id === replyId) throw new InvalidInputError(`--reply-to: a signal cannot answer itself (${id})`);
-  if ((await backend.delivery.has(id, 'sent')) || (await findSignalById(backend, registry, id, undefined))) return id;
-  throw new RefusedError(
-    'UNKNOWN_SIGNAL',
-    `--reply-to: no signal with id ${id} in this federation (live or archived); find it with: fed signal list --all`,
-  );
+  if (id === reply.id) throw new InvalidInputError(`--reply-to: a signal cannot answer itself (${id})`);
+  const sent = await backend.delivery.get(id, 'sent');
+  const recipient = sent?.to ?? (await findSignalById(backend, registry, id, undefined))?.entry.message.to;
+  if (recipient === undefined)
+    throw new RefusedError(
+      'UNKNOWN_SIGNAL',
+      `--reply-to: no signal with id ${id} in this federation (live or archived); find it with: fed signal list --all`,
+    );
+  if (recipient !== reply.from)
+    throw new RefusedError(
+      'REPLY_NOT_FROM_RECIPIENT',
+      `--reply-to: signal ${id} was sent to "${recipient}", so only "${recipient}" can answer it, not "${reply.from}"; send this one without --reply-to, or from "${recipient}"`,
+    );
+  return id;
 }

@@ -24,6 +24,21 @@ async function refusal(promise: Promise<unknown>): Promise<FedError> {
 }
 
 describe('delivery state', () => {
+  it('only the party a signal was sent to answers it: a reply from anyone else is refused and nothing is sent', async () => {
+    const fed = await signalFederation(['docs', 'api']);
+    const question = await send(fed.root, { to: 'docs', type: 'question', subject: 'Which services are in scope?' });
+    const before = entries(fed.meta.inbox);
+    const refused = await refusal(
+      send(fed.root, { from: 'api', to: 'meta', type: 'report', subject: 'Scope', replyTo: question.message.id }, 5),
+    );
+    expect(refused.code).toBe('REPLY_NOT_FROM_RECIPIENT');
+    expect(refused.message).toBe(
+      `--reply-to: signal ${question.message.id} was sent to "docs", so only "docs" can answer it, not "api"; send this one without --reply-to, or from "docs"`,
+    );
+    expect(entries(fed.meta.inbox)).toEqual(before);
+    expect(await stateOf(fed.root, question.message.id, 10)).toBe('delivered');
+  });
+
   it('a question answered by a reply is answered, with the reply in its history; the signal files keep only the spec fields', async () => {
     const fed = await signalFederation(['docs']);
     const question = await send(fed.root, { to: 'docs', type: 'question', subject: 'Which services are in scope?' });
