@@ -87,6 +87,13 @@ describe('inspection log (--inspect-log)', () => {
     ]);
   });
 
+  test('a log path that is a folder is refused saying to give a file, not to remove the folder', async () => {
+    const dir = tempDir();
+    await expect(createInspection({ logFile: dir })).rejects.toThrow(
+      `${dir} is a directory, not a regular file; fed does not write through it. give the path of a file to append to (fed creates it when it is missing)`,
+    );
+  });
+
   test('writes valid JSON lines even when an event carries values JSON cannot hold, and appends across runs', async () => {
     const file = join(tempDir(), 'inspect.jsonl');
     for (let run = 0; run < 2; run++) {

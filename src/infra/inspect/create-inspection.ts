@@ -33,7 +33,13 @@ export interface Inspection {
 
 export async function createInspection(options: InspectionOptions): Promise<Inspection> {
   const sinks: ((event: InspectionEvent) => void)[] = [];
-  const log = options.logFile ? openInspectionLog(options.logFile) : undefined;
+  const log = options.logFile
+    ? openInspectionLog(
+        options.logFile,
+        undefined,
+        'give the path of a file to append to (fed creates it when it is missing)',
+      )
+    : undefined;
   if (log) sinks.push(log.observe);
   let stately: StatelyInspector | undefined;
   try {

@@ -75,9 +75,13 @@ export interface InspectionLog {
   close(): void;
 }
 
-export function openInspectionLog(file: string, now: () => Date = () => new Date()): InspectionLog {
+/**
+ * `fix`: how to fix a path that is not a file to append to, for one a person chose (`--inspect-log`): what
+ * is there is theirs; by default (a relay log fed names) it is to be removed.
+ */
+export function openInspectionLog(file: string, now: () => Date = () => new Date(), fix?: string): InspectionLog {
   mkdirSync(dirname(file), { recursive: true });
-  const fd = openForAppend(file);
+  const fd = openForAppend(file, fix);
   let failure: Error | undefined;
   let closed = false;
   const write = (record: () => InspectionRecord) => {
