@@ -68,7 +68,12 @@ export class UnknownTeamError extends FedError {
 
   constructor(team: string, known: readonly string[]) {
     const hint = known.length ? `registered teams: ${known.join(', ')}` : 'no team is registered yet';
-    super('UNKNOWN_TEAM', `unknown team "${team}" (${hint}); onboard it with: fed team onboard ${team}`);
+    super(
+      'UNKNOWN_TEAM',
+      team.trim() === ''
+        ? `no team named: the name is empty (${hint}); give a team id`
+        : `unknown team "${team}" (${hint}); onboard it with: fed team onboard ${team}`,
+    );
     this.team = team;
   }
 }

@@ -23,6 +23,12 @@ describe('fed signal send refuses bad input (built CLI)', () => {
   it.each([
     ['an unknown recipient', ['--to', 'ghost'], {}, /recipient \(--to\): unknown team "ghost"/],
     [
+      'an empty recipient (no onboarding hint with a blank name)',
+      ['--to', ''],
+      {},
+      /recipient \(--to\): no team named: the name is empty \(registered teams: docs, old\); give a team id$/m,
+    ],
+    [
       'an unknown sender taken from $FED_TEAM',
       [],
       { env: { FED_TEAM: 'ghost' } },
