@@ -51,6 +51,19 @@ describe('fed doctor', () => {
     });
   });
 
+  it('a team whose workspace is gone is a finding with what to do about it: restore it, or archive the team', async () => {
+    const root = await federation(['docs', 'gone']);
+    rmSync(join(root, '.fed', 'teams', 'gone'), { recursive: true });
+    const report = await runDoctor(openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } }));
+    expect(report.findings.filter((f) => f.check === 'workspace')).toEqual([
+      expect.objectContaining({
+        team: 'gone',
+        problem: expect.stringContaining('does not exist') as unknown,
+        fix: 'restore the workspace, or archive the team: fed team archive gone',
+      }),
+    ]);
+  });
+
   it('names what crashes left behind, --fix repairs what fed can, and the rest stays reported (exit 1)', async () => {
     const root = await federation(['docs', 'bad']);
     const paths = federationPaths(root);

@@ -184,6 +184,21 @@ function gitLeftoversText(root: string, location: string, branch: string): strin
     : `; git lock files: ${locks.join(', ')}`;
 }
 
+/** What to do about a team's workspace fed refuses (the problem says why, and so, in its words, does this). */
+function workspaceFix(code: string, team: string): string {
+  const archive = `archive the team: fed team archive ${team}`;
+  switch (code) {
+    case 'WORKSPACE_SYMLINK':
+      return 'replace the link with the real directory (or remove it and restore the workspace), then run fed doctor again';
+    case 'WORKSPACE_NOT_ITS_OWN':
+      return `restore the team's location in the registry to the workspace fed made for it, or ${archive}`;
+    case 'WORKSPACE_OUTSIDE_ROOT':
+      return `move the workspace below the federation root and run fed doctor --fix, or ${archive}`;
+    default:
+      return `restore the workspace, or ${archive}`;
+  }
+}
+
 /**
  * A registered team: its workspace (inside the root, no links), its marker, and its lifecycle state. A team
  * of a federation shared across machines that works in another working directory is checked there; here
@@ -211,7 +226,7 @@ export async function checkTeam(
       problem: error.message,
       fix: relocated
         ? `point the registry at ${relocated} and its marker at this federation (fed doctor --fix)`
-        : 'see the problem',
+        : workspaceFix(error.code, entry.domainId),
     };
     if (relocated) finding.repair = () => relocate(fed, entry, relocated);
     return { findings: [finding], workspaceOk: false, linked: error.code === 'WORKSPACE_SYMLINK' };
