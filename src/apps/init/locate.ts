@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { NotAFederationError } from '../../core/errors.js';
+import { InvalidInputError, NotAFederationError } from '../../core/errors.js';
 import { isFederationRoot } from '../../adapters/index.js';
 import { readJsonFile } from '../../infra/fs/read-json-file.js';
 import { workspacePaths } from '../../core/layout.js';
@@ -73,5 +73,26 @@ export function locateFederation(options: LocateOptions = {}): FederationLocatio
 /** The directory `fed init` should initialise: `--root` > `FED_ROOT` > the working directory. */
 export function initTarget(options: LocateOptions = {}): string {
   const env = options.env ?? process.env;
-  return resolve(options.cwd ?? process.cwd(), options.root ?? env.FED_ROOT ?? '.');
+  const target = resolve(options.cwd ?? process.cwd(), options.root ?? env.FED_ROOT ?? '.');
+  refuseInsideWorkspace(target);
+  return target;
+}
+
+/**
+ * A federation is never made in a team's workspace or below it: its agent works there, and the new
+ * federation's config, registry and boxes would be the agent's to change — and every command run there
+ * would act on it instead of the team's federation.
+ */
+function refuseInsideWorkspace(target: string): void {
+  for (let dir = target; ; dir = dirname(dir)) {
+    const marker = workspacePaths(dir).marker;
+    if (existsSync(marker)) {
+      const { federationRoot, domainId } = readMarker(marker);
+      throw new InvalidInputError(
+        `${target} is ${dir === target ? '' : 'inside '}the workspace of team "${domainId}" (${dir}) of the federation at ${federationRoot}: ` +
+          `a federation there would be the team's agent's to change; run fed init in a folder outside it`,
+      );
+    }
+    if (dirname(dir) === dir) return;
+  }
 }
