@@ -148,6 +148,12 @@ export async function onboardTeam(
       `--any-host: an unplaced worktree team's commits go from host to host through the codebase's git remote, and ${fed.root} has none; add it (git remote add origin <url>, and push), or drop --any-host`,
     );
 
+  // One host serves a federation that keeps its registry to itself (files): said, and kept, as a
+  // federation moved to a shared backend later (fed migrate) runs it on any host.
+  if (request.anyHost && !fed.sharesTeamsAcrossMachines)
+    options.onWarning?.(
+      '--any-host: this federation keeps its registry in files, where one host serves every team, so the team runs here; it runs on any host once the federation is moved to a shared backend (fed migrate to-jetstream)',
+    );
   // The registry of the configured backend: on JetStream it is shared with teams on other machines.
   const { root, backend } = fed;
   const paths = onboardingPaths(root, domain);
