@@ -82,7 +82,10 @@ describe('fed launch (CLI)', () => {
     const { root } = await federationWithMission();
     const crashed = await runFed(['--root', root, 'launch', '--team', 'docs', '--agent', fakeAgent('exit-midway')]);
     expect(crashed.code).toBe(3);
-    expect(crashed.stdout).toContain('preparing → scanning  (PLAN_READY)');
+    // The mission applied at the launch leaves the lifecycle where it was: said so, not an event alone.
+    expect(crashed.stdout).toMatch(
+      /^still preparing {2}\(MISSION_ASSIGNED\)\npreparing → scanning {2}\(PLAN_READY\)$/m,
+    );
     expect(crashed.stdout).toMatch(/run: custom crashed \(the agent exited with code 1\)/);
     expect(crashed.stdout).toContain(
       'paused (crashed: the agent exited with code 1); resume with: fed team resume docs && fed launch --team docs',

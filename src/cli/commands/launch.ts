@@ -75,7 +75,9 @@ export function registerLaunch(program: Command, io: CliIo, runCli?: InProcessCo
                 ? undefined
                 : (line) =>
                     io.stdout(
-                      line.from === line.to ? `  ${line.event}\n` : `${line.from} → ${line.to}  (${line.event})\n`,
+                      line.from === line.to
+                        ? `still ${line.to}  (${line.event})\n`
+                        : `${line.from} → ${line.to}  (${line.event})\n`,
                     ),
             }),
           );
