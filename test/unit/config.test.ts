@@ -115,6 +115,15 @@ describe('federate.config.json', () => {
     ]);
   });
 
+  it('says what it got for a number of fix attempts that is not 0 or more, nor whole', () => {
+    expect(problemsOf(() => validate({ agent: { fixAttempts: -1 } }))).toEqual([
+      'agent.fixAttempts: expected 0 or more attempts, got number -1',
+    ]);
+    expect(problemsOf(() => validate({ agent: { fixAttempts: 1.5 } }))).toEqual([
+      'agent.fixAttempts: expected a whole number of attempts, got non-integer number 1.5',
+    ]);
+  });
+
   it('lists every problem at once, not just the first', () => {
     const problems = problemsOf(() =>
       validate({

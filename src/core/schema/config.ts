@@ -153,8 +153,8 @@ export const agentConfigSchema = z.object({
   /** How often a deliverable the checks refused is handed back to the agent to fix before the team fails. */
   fixAttempts: z
     .number({ error: (issue) => `expected a whole number of attempts, got ${describeValue(issue.input)}` })
-    .int({ error: 'expected a whole number of attempts' })
-    .nonnegative({ error: 'expected 0 or more attempts' })
+    .int({ error: (issue) => `expected a whole number of attempts, got ${describeValue(issue.input)}` })
+    .nonnegative({ error: (issue) => `expected 0 or more attempts, got ${describeValue(issue.input)}` })
     .default(2),
   /** Run deliverable teams' agents with the codebase mounted read-only (bubblewrap, when it works here). */
   sandbox: z.boolean({ error: (issue) => `expected true or false, got ${describeValue(issue.input)}` }).default(true),
