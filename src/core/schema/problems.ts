@@ -36,6 +36,13 @@ export function jsonPath(path: readonly PropertyKey[]): string {
   return out === '' ? '(root)' : out;
 }
 
+/**
+ * What a UUID (a signal's id) must be, said with the two digits a string of hex in the UUID's shape most often gets
+ * wrong (`22222222-2222-2222-2222-222222222222` is not one): RFC 9562's version and variant.
+ */
+export const UUID_EXPECTED =
+  'expected a UUID such as 1b4e28ba-2fa1-41d2-883f-0016d3cca427 (its 13th hex digit a version 1–8, its 17th one of 8, 9, a, b)';
+
 function describeIssue(issue: z.core.$ZodIssue): string {
   if (issue.message.startsWith('expected ')) return issue.message;
   const got = describeValue(issue.input);
@@ -51,7 +58,7 @@ function describeIssue(issue: z.core.$ZodIssue): string {
     case 'invalid_format':
       if (issue.format === 'datetime') return `expected an ISO 8601 timestamp such as 2026-01-31T12:00:00Z, got ${got}`;
       if (issue.format === 'url') return `expected a URL such as http://localhost:18888, got ${got}`;
-      if (issue.format === 'uuid') return `expected a UUID, got ${got}`;
+      if (issue.format === 'uuid') return `${UUID_EXPECTED}, got ${got}`;
       return `expected ${issue.format} format, got ${got}`;
     case 'invalid_value':
       return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${got}`;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isoTimestamp, META, nonEmptyString, TEAM_ID_PATTERN } from './common.js';
-import { describeValue } from './problems.js';
+import { describeValue, UUID_EXPECTED } from './problems.js';
 
 /** Signal transport version carried in every signal's `protocol` field (docs/design/spec.md §9). */
 /** The two boxes of a party: signals sent to it, and the record copies of those it sent. */
@@ -56,7 +56,7 @@ export const oneLineSubjectSchema = z
  */
 export const signalMessageSchema = z
   .strictObject({
-    id: z.uuid({ error: (issue) => `expected a UUID, got ${describeValue(issue.input)}` }),
+    id: z.uuid({ error: (issue) => `${UUID_EXPECTED}, got ${describeValue(issue.input)}` }),
     timestamp: isoTimestamp,
     from: signalPartySchema,
     to: signalPartySchema,

@@ -111,7 +111,13 @@ describe('sendSignal', () => {
       'INVALID_INPUT',
       /subject: expected a subject with at least one non-space character/,
     ],
-    ['an id that is not a UUID', { id: 'retry-1' }, 'INVALID_INPUT', /id: expected a UUID, got "retry-1"/],
+    ['an id that is not a UUID', { id: 'retry-1' }, 'INVALID_INPUT', /id: expected a UUID such as .*, got "retry-1"/],
+    [
+      "hex in a UUID's shape without its version and variant",
+      { id: '22222222-2222-2222-2222-222222222222' },
+      'INVALID_INPUT',
+      /id: expected a UUID such as [0-9a-f-]+ \(its 13th hex digit a version 1–8, its 17th one of 8, 9, a, b\), got "2{8}-/,
+    ],
     [
       'a body over the size limit',
       { body: 'x'.repeat(MAX_SIGNAL_BYTES) },
