@@ -57,7 +57,10 @@ export function locateFederation(options: LocateOptions = {}): FederationLocatio
         `${source} ${dir} is not a federation (no .fed/team-registry.json, nor a federate.config.json with a JetStream backend); run: fed init --root ${dir}`,
       );
     }
-    return { root: found.root, team: found.team ?? envTeam };
+    // Run from a team's workspace of that federation, the command is that team's, as without --root: a
+    // root named explicitly does not make the caller meta.
+    const team = found.team ?? workspaceTeam(resolve(options.cwd ?? process.cwd()), found.root);
+    return { root: found.root, team: team ?? envTeam };
   }
   const start = resolve(options.cwd ?? process.cwd());
   for (let dir = start; ; dir = dirname(dir)) {
@@ -68,6 +71,18 @@ export function locateFederation(options: LocateOptions = {}): FederationLocatio
   throw new NotAFederationError(
     `no federation found in ${start} or any parent directory; run fed init there, or pass --root <dir>`,
   );
+}
+
+/** The team whose workspace of the federation at `root` holds `dir` (its marker found walking up), if any. */
+function workspaceTeam(dir: string, root: string): string | undefined {
+  for (let at = dir; ; at = dirname(at)) {
+    const marker = workspacePaths(at).marker;
+    if (existsSync(marker)) {
+      const { federationRoot, domainId } = readMarker(marker);
+      return resolve(federationRoot) === resolve(root) ? domainId : undefined;
+    }
+    if (at === root || dirname(at) === at) return undefined;
+  }
 }
 
 /** The directory `fed init` should initialise: `--root` > `FED_ROOT` > the working directory. */
