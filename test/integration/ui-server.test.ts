@@ -621,6 +621,15 @@ describe('fed ui: the other views', () => {
     expect(team.inbox[0]).toMatchObject({ from: 'docs', to: 'api', type: 'report', state: 'delivered', replyTo: null });
     expect(team.journal.some((entry) => entry.origin === 'federation' && /onboarded/.test(entry.text))).toBe(true);
     expect((await page('/api/teams/nobody')).status).toBe(404);
+    // A malformed %-escape is the request's fault: 400 saying so, not a 500 "URI malformed".
+    for (const path of ['/api/teams/%E0%A4%A', '/api/signals/%ZZ']) {
+      const malformed = await page(path);
+      expect(malformed.status, path).toBe(400);
+      expect(await malformed.json()).toMatchObject({
+        code: 'INVALID_INPUT',
+        message: expect.stringContaining('malformed %-escape') as unknown,
+      });
+    }
     expect(await json<TranscriptChunk | null>('/api/teams/api/transcript?from=0')).toBeNull();
 
     const first = await json<SignalsView>('/api/signals?limit=2');
@@ -631,6 +640,11 @@ describe('fed ui: the other views', () => {
     expect(last).toEqual({ signals: [expect.objectContaining({ subject: 'report 0' })], next: null });
     expect((await json<SignalsView>('/api/signals?team=docs')).signals).toHaveLength(5);
     expect((await page('/api/signals?limit=0')).status).toBe(400);
+    const notANumber = await page('/api/signals?limit=abc');
+    expect(notANumber.status).toBe(400);
+    expect(await notANumber.json()).toMatchObject({
+      message: 'limit: expected a whole number from 1 to 500, got "abc"',
+    });
 
     const federation = await json<FederationView>('/api/federation');
     expect(federation).toMatchObject({

@@ -105,13 +105,13 @@ describe('fed ui: the steering routes are guarded as the buttons are', () => {
       ['/api/teams', { team: 'web', area: 'src/nowhere' }, 400, /no folder "src\/nowhere"/],
       ['/api/teams', { team: 'web', area: '../elsewhere' }, 400, /inside the codebase/],
       ['/api/teams', { team: 'meta', subject: 'x' }, 400, /reserved/],
-      ['/api/teams', { team: 'docs', subject: 'x' }, 400, /already registered/],
+      ['/api/teams', { team: 'docs', subject: 'x' }, 409, /already registered/],
       ['/api/teams', { team: 'web', subject: 'x', launch: true }, 400, /launch/],
       // The team's own agent and limits: checked before the team is made.
       ['/api/teams', { team: 'web', subject: 'x', maxTurns: 2.5 }, 400, /maxTurns: expected a whole number/],
       ['/api/teams', { team: 'web', subject: 'x', preset: 'hal' }, 400, /preset: expected one of claude/],
       ['/api/teams', { team: 'web', subject: 'x', maxCostUsd: -1 }, 400, /maxCostUsd: expected a cost in USD > 0/],
-      ['/api/teams', { team: 'docs', subject: 'x', model: 'opus' }, 400, /already registered/],
+      ['/api/teams', { team: 'docs', subject: 'x', model: 'opus' }, 409, /already registered/],
       ['/api/directives', { to: 'docs' }, 400, /subject/],
       ['/api/directives', { to: 'nobody', subject: 'x' }, 404, /nobody/],
       ['/api/directives', { to: 'docs', subject: 'two\nlines' }, 400, /one line/],
@@ -122,7 +122,8 @@ describe('fed ui: the steering routes are guarded as the buttons are', () => {
       ['/api/schedules', { to: 'docs', subject: 'x', cron: '99 99 * * *' }, 400, /cron|99/],
       ['/api/schedules', { to: 'docs', subject: 'x', cron: '0 3 * * *', timezone: 'Mars/Olympus' }, 400, /time zone/],
       ['/api/schedules', { to: 'nobody', subject: 'x', cron: '0 3 * * *' }, 404, /nobody/],
-      ['/api/schedules/remove', { id: 'nightly' }, 400, /no schedule "nightly"/],
+      ['/api/schedules/remove', { id: 'nightly' }, 404, /no schedule "nightly"/],
+      ['/api/schedules/remove', {}, 400, /id: expected a schedule id, got nothing/],
     ];
     for (const [path, body, status, message] of refusals) {
       const refused = await post(path, body);

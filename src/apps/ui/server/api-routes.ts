@@ -42,26 +42,35 @@ export async function apiRoute(
   }
   let match: RegExpExecArray | null;
   if ((match = /^\/api\/teams\/([^/]+)$/.exec(path)))
-    replyJson(response, 200, await teamPageView(fed, views, decodeURIComponent(match[1]!)));
+    replyJson(response, 200, await teamPageView(fed, views, pathPart(match[1]!)));
   else if ((match = /^\/api\/teams\/([^/]+)\/transcript$/.exec(path)))
-    replyJson(response, 200, await transcriptView(fed, decodeURIComponent(match[1]!), offset(url, 'from')));
+    replyJson(response, 200, await transcriptView(fed, pathPart(match[1]!), offset(url, 'from')));
   else if (path === '/api/signals')
     replyJson(
       response,
       200,
       await signalsView(fed, {
         before: url.searchParams.get('before') ?? undefined,
-        limit: url.searchParams.has('limit') ? Number(url.searchParams.get('limit')) : undefined,
+        limit: url.searchParams.get('limit') ?? undefined,
         team: url.searchParams.get('team') ?? undefined,
       }),
     );
   else if ((match = /^\/api\/signals\/([^/]+)$/.exec(path)))
-    replyJson(response, 200, await signalThreadView(fed, decodeURIComponent(match[1]!)));
+    replyJson(response, 200, await signalThreadView(fed, pathPart(match[1]!)));
   else if (path === '/api/federation') replyJson(response, 200, await federationView(fed, views));
   else if (path === '/api/steering') replyJson(response, 200, await steeringView(fed, dispatch));
   else if (path === '/api/plan') replyJson(response, 200, planProposalView(fed, planTeams(url)));
   else return false;
   return true;
+}
+
+/** A %-escaped part of the path, decoded; a malformed escape is the request's fault, not the server's. */
+function pathPart(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    throw new InvalidInputError(`the path part "${text}" has a malformed %-escape; escape it with encodeURIComponent`);
+  }
 }
 
 /** `?teams=<n>`: at most this many teams in the plan (absent: the default). */

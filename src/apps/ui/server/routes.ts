@@ -65,10 +65,13 @@ export async function route(request: IncomingMessage, response: ServerResponse, 
   }
 }
 
-/** The HTTP status of a fed error: an unknown team or signal 404, a conflict 409, other refusals 400. */
+/**
+ * The HTTP status of a fed error: an unknown team, signal or schedule 404, a conflict (one that exists
+ * already, one another process holds) 409, other refusals 400.
+ */
 export function httpStatusOf(error: FedError): number {
-  if (error.code === 'UNKNOWN_TEAM' || error.code === 'UNKNOWN_SIGNAL') return 404;
-  if (/CONFLICT|LOCK|BUSY|RUNNING|MOVED|INTERRUPTED/.test(error.code)) return 409;
+  if (/^UNKNOWN_(TEAM|SIGNAL|SCHEDULE|HOST)$/.test(error.code)) return 404;
+  if (/CONFLICT|LOCK|BUSY|RUNNING|MOVED|INTERRUPTED|^DUPLICATE_|_EXISTS$/.test(error.code)) return 409;
   return error.refusal ? 400 : 500;
 }
 

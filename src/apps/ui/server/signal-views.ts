@@ -34,11 +34,15 @@ interface Located {
  */
 export async function signalsView(
   fed: Federation,
-  query: { before?: string; limit?: number; team?: string },
+  /** `limit`: a number, or the text of a query string (`?limit=50`). */
+  query: { before?: string; limit?: number | string; team?: string },
 ): Promise<SignalsView> {
-  const limit = query.limit ?? DEFAULT_PAGE;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE)
-    throw new InvalidInputError(`limit: expected a whole number from 1 to ${MAX_PAGE}, got ${query.limit}`);
+  const given = query.limit ?? DEFAULT_PAGE;
+  const limit = typeof given === 'string' && /^\d+$/.test(given) ? Number(given) : given;
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE)
+    throw new InvalidInputError(
+      `limit: expected a whole number from 1 to ${MAX_PAGE}, got ${typeof given === 'string' ? JSON.stringify(given) : given}`,
+    );
   const { backend } = fed;
   const registry = await backend.registry.read();
   const boxes = query.team ? await teamBoxes(fed, registry, query.team) : everyInbox(registry);

@@ -61,6 +61,8 @@ const DEFAULT_CLOCK_MS = 30_000;
 export const UI_MAX_CONNECTIONS = 128;
 /** A connection that has not sent its whole request head by then is closed: idle sockets do not hold the cap. */
 const HEADERS_TIMEOUT_MS = 10_000;
+/** How often connections are checked against HEADERS_TIMEOUT_MS: a slow one is closed at most this late. */
+const CONNECTIONS_CHECK_MS = 1_000;
 
 export interface UiServer {
   /** The URL to open, token included: `http://127.0.0.1:<port>/?token=…`. */
@@ -122,7 +124,13 @@ export async function listenUiServer(options: UiListenOptions = {}): Promise<UiL
   handler.catch(() => undefined);
   // route() answers its own failures; one that escapes it (a broken socket) ends that response alone.
   const server = createServer(
-    { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: HEADERS_TIMEOUT_MS },
+    {
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      requestTimeout: HEADERS_TIMEOUT_MS,
+      // Node looks for connections past those timeouts only this often (30 s by default): a connection
+      // that sends half a request would otherwise hold its slot three times as long.
+      connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
+    },
     (request, response) =>
       void handler.then(
         (listener) => listener(request, response),
