@@ -303,6 +303,10 @@ describe("the broker of a sandboxed agent (the launcher's side)", () => {
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
       updates.push(notification.params.uri);
     });
+    // A resource the server does not have is refused, as resources/read refuses it.
+    await expect(client.subscribeResource({ uri: 'fed://nope' })).rejects.toThrow(
+      'no resource "fed://nope" to subscribe to: this server has fed://inbox (resources/list)',
+    );
     await client.subscribeResource({ uri: 'fed://inbox' });
     await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'pause now' });
     await waitFor(() => updates.length > 0, 10_000, 'a resources/updated notification through the broker');

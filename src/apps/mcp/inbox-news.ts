@@ -1,4 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, type McpServer } from '@modelcontextprotocol/server';
 import { listSignals } from '../../engine/messaging/list-signals.js';
 import { watchSignals } from '../../engine/messaging/watch-signals.js';
 import { setResultNotes } from './fed-tool.js';
@@ -53,6 +53,12 @@ export async function watchInboxNews(server: McpServer, context: TeamToolContext
   const subscribed = new Set<string>();
   server.server.registerCapabilities({ resources: { subscribe: true } });
   server.server.setRequestHandler('resources/subscribe', (request) => {
+    // As resources/read: a resource this server does not have is refused, not subscribed to in vain.
+    if (request.params.uri !== INBOX_URI)
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `no resource "${request.params.uri}" to subscribe to: this server has ${INBOX_URI} (resources/list)`,
+      );
     subscribed.add(request.params.uri);
     return {};
   });

@@ -13,6 +13,7 @@ const EXPECTED: Record<string, string> = {
   int: 'an integer',
   boolean: 'true or false',
   object: 'an object',
+  record: 'an object',
   array: 'an array',
   null: 'null',
 };

@@ -61,6 +61,12 @@ describe("fed mcp's JSON-RPC layer (raw lines over a stream pair)", () => {
       'invalid params for "tools/call": params.name: expected a string, got nothing (the field is missing)',
     );
 
+    // Present but of the wrong type: said as what it is, not as missing.
+    mcp.request(5, 'tools/call', { name: 'echo', arguments: [1, 2] });
+    expect(errorOf(await mcp.response(5)).message).toBe(
+      'invalid params for "tools/call": params.arguments: expected an object, got an array',
+    );
+
     const deep = 100_000;
     mcp.send(
       `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"word":${'['.repeat(deep)}${']'.repeat(deep)}}}}`,

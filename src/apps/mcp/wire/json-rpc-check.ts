@@ -67,11 +67,11 @@ export function checkMessage(value: unknown): Checked {
     return { drop: `notification ${String(message.method)}: ${what}` };
   }
   // The SDK's own definition of a message, so nothing passed on is one it would drop unanswered.
-  const parsed = JSONRPCMessageSchema.safeParse(value);
+  const parsed = JSONRPCMessageSchema.safeParse(value, { reportInput: true });
   if (!parsed.success) return invalid(id, `not a JSON-RPC 2.0 message: ${zodProblemText(parsed.error)}`);
   if (isRequest || isNotification) {
     const schema = (isRequest ? REQUEST_SCHEMAS : NOTIFICATION_SCHEMAS).get(message.method as string);
-    const known = schema?.safeParse(value);
+    const known = schema?.safeParse(value, { reportInput: true });
     if (known && !known.success) {
       const what = `invalid params for "${String(message.method)}": ${zodProblemText(known.error)}`;
       if (isRequest) return { answer: errorResponse(id, INVALID_PARAMS, what) };
