@@ -1,4 +1,5 @@
 import type { FedErrorCode, FileSystemErrno } from './error-codes.js';
+import { META, TEAM_ID_PATTERN } from './party-names.js';
 
 /**
  * Typed errors of the library. Every error carries a stable `code` so callers can branch on it, and
@@ -72,7 +73,11 @@ export class UnknownTeamError extends FedError {
       'UNKNOWN_TEAM',
       team.trim() === ''
         ? `no team named: the name is empty (${hint}); give a team id`
-        : `unknown team "${team}" (${hint}); onboard it with: fed team onboard ${team}`,
+        : team === META
+          ? `"${META}" is the meta coordinator, not a team (${hint}); name a team`
+          : TEAM_ID_PATTERN.test(team)
+            ? `unknown team "${team}" (${hint}); onboard it with: fed team onboard ${team}`
+            : `unknown team "${team}" (${hint}); a team id is a slug of lowercase letters, digits and single hyphens`,
     );
     this.team = team;
   }

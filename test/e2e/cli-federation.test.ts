@@ -81,7 +81,7 @@ describe('fed init', () => {
     const root = tempDir();
     const result = await runFed(['init', '--name', ''], { cwd: root });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('federationName: expected a non-empty string, got an empty string');
+    expect(result.stderr).toContain('fed: --name: expected a non-empty string, got an empty string');
     expect(readdirSync(root)).toEqual([]);
   });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TEAM_ID_PATTERN } from '../party-names.js';
 import { describeValue } from './problems.js';
 
 // Declared in machines/ (a pure layer that imports nothing from src/); every other schema takes them from here.
@@ -13,14 +14,8 @@ export function builtOnFirstUse<T extends z.ZodType>(build: () => T): z.ZodLazy<
   return z.lazy(build);
 }
 
-/** The identifier of the meta coordinator; reserved, so no team can take it. */
-export const META = 'meta';
-
-/**
- * Team domains and ids are used as directory names and git branch names, so they are safe slugs:
- * lowercase ASCII letters and digits in hyphen-separated runs, at most 64 characters.
- */
-export const TEAM_ID_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+// The parties' names live where errors.ts can word its hints with them; every schema takes them from here.
+export { META, TEAM_ID_PATTERN } from '../party-names.js';
 
 export const teamIdSchema = z
   .string({ error: (issue) => `expected a team id, got ${describeValue(issue.input)}` })
