@@ -3,7 +3,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symli
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { initFederation, onboardTeam, openFederation, runDoctor, sendSignal } from 'fed';
+import { archiveSignals, initFederation, onboardTeam, openFederation, runDoctor, sendSignal } from 'fed';
 import {
   type DoctorReport,
   federationPaths,
@@ -63,6 +63,19 @@ describe('fed doctor', () => {
       }),
     ]);
   });
+
+  it("a completed team's report to meta, acknowledged and archived since, is not owed again", async () => {
+    const root = await federation(['docs']);
+    writeFileSync(join(root, 'README.md'), '# project\n\nA small project.\n');
+    await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'Document the project' });
+    expect((await runFed(['--root', root, 'run'])).code).toBe(0);
+    expect((await runFed(['--root', root, 'signal', 'ack', '--all'])).code).toBe(0);
+    const later = new Date(Date.now() + 60_000);
+    await archiveSignals(openFederation(root), { olderThanMs: 1_000 }, { now: later });
+    expect(readdirSync(join(root, '.fed', 'signals', 'inbox')).filter((name) => name.endsWith('.json'))).toEqual([]);
+    const doctor = await runDoctor(openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } }));
+    expect(doctor.findings.filter((f) => f.check === 'state')).toEqual([]);
+  }, 60_000);
 
   it('names what crashes left behind, --fix repairs what fed can, and the rest stays reported (exit 1)', async () => {
     const root = await federation(['docs', 'bad']);

@@ -4,6 +4,7 @@ import { writeRegistryStatus } from '../registry/team-status.js';
 import { META } from '../../core/schema/common.js';
 import type { Registry, RegistryEntry, TeamStatus } from '../../core/schema/registry.js';
 import { sendSignal } from '../messaging/send-signal.js';
+import { findInBox } from '../delivery/find-signal.js';
 import type { TeamLifecycle } from './lifecycle-types.js';
 import type { Federation } from '../context.js';
 
@@ -74,8 +75,9 @@ export async function settleEffects(
 
 /**
  * What the stored envelope owes and has not done yet, one description each: journal lines the journal does
- * not have, reports meta's inbox does not hold. Reads only; `settleTeamLifecycle` performs them
- * (`fed doctor` names them, and `--fix` settles them).
+ * not have, reports meta's inbox does not hold — live or archived (`fed signal archive` moves a report
+ * delivered long ago, which the envelope keeps listing until its next write). Reads only;
+ * `settleTeamLifecycle` performs them (`fed doctor` names them, and `--fix` settles them).
  */
 export async function owedEffects(fed: Federation, team: RegistryEntry, lifecycle: TeamLifecycle): Promise<string[]> {
   if (!lifecycle.stored) return [];
@@ -85,14 +87,15 @@ export async function owedEffects(fed: Federation, team: RegistryEntry, lifecycl
   const lastSeq = (await backend.lifecycles.journalTail(team, 1)).at(-1)?.seq ?? 0;
   const lines = journalTail.filter((line) => line.seq > lastSeq);
   if (lines.length) owed.push(`${lines.length} journal line(s) from seq ${lines[0]!.seq}`);
-  const metaInbox = backend.signals.inbox({ id: META, entry: undefined });
+  const registry = await backend.registry.read();
   for (const report of pendingReports) {
     const sent = await backend.delivery.get(report.signalId, 'sent');
-    if ((await metaInbox.find(report.signalId, sent?.to === META ? sent : undefined)).length === 0)
+    const id = report.signalId.toLowerCase();
+    if (!(await findInBox(backend, registry, META, 'inbox', id, sent?.to === META ? sent : undefined)))
       owed.push(`the report "${report.subject}" to meta`);
   }
   // A pause or resume killed between the lifecycle write and the registry's: the registry follows the lifecycle.
-  const current = findTeam(await backend.registry.read(), team.domainId);
+  const current = findTeam(registry, team.domainId);
   const status = current && statusOwed(current, lifecycle);
   if (status) owed.push(`the registry status "${status}" (the registry says "${statusOf(current)}")`);
   return owed;
