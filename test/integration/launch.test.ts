@@ -276,6 +276,16 @@ describe('fed launch (library)', () => {
     expect((await viewLifecycle(openFederation(root), team(root))).state).toBe('preparing');
   });
 
+  it('a launch refused because the lifecycle cannot be read leaves no lease behind', async () => {
+    const { root, config } = await federationWithMission();
+    await runActors(openFederation(root), { team: 'docs', once: true, durable: false });
+    writeFileSync(workspacePaths(team(root).location).envelope, '{"machineId": "deliv');
+    await expect(launchTeam(openFederation(root), 'docs', { config })).rejects.toThrow(/lifecycle\.json is corrupt/);
+    // Released: a command in another process after this one would find them held by a process that is gone.
+    const paths = workspacePaths(team(root).location);
+    expect([existsSync(paths.launchLease), existsSync(paths.consumerLease)]).toEqual([false, false]);
+  });
+
   it("an agent command that does not exist names the config field it was set in: the federation's, or the team's own", async () => {
     const { root, config } = await federationWithMission();
     const launch = (agent: FederationConfig['agent'], agentCommand = config.agentCommand) =>

@@ -77,7 +77,12 @@ async function runLaunch(
   const leases = await acquireLeases(team);
   const warnings: string[] = [];
   const consumer = leases.consumes ? new TeamInboxConsumer(fed, team, { inspect: options.inspect }) : undefined;
-  const watch = await LaunchWatch.open(team, backend, consumer, options, warnings);
+  // A lifecycle that cannot be read refuses the launch here: the leases go with it, or the next command
+  // (and fed doctor) would find them held by a process that is gone.
+  const watch = await LaunchWatch.open(team, backend, consumer, options, warnings).catch((error: unknown) => {
+    leases.release();
+    throw error;
+  });
   const launch: Launch = { fed, root, team, archetype, options, backend, watch, phases, warnings, started };
   try {
     await stopOrphanedRun(launch);
