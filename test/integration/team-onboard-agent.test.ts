@@ -70,10 +70,10 @@ describe('fed team onboard with its own agent and limits', () => {
     expect(duplicate.code).toBe(2);
     expect(duplicate.stderr).toContain('already registered');
     expect(readFileSync(file, 'utf8')).toBe(before);
-    // An entry the config refuses onboards nothing.
+    // An entry the config refuses onboards nothing, said of the option that gave it.
     const empty = await fed('team', 'onboard', 'blog', '--agent', '');
     expect(empty.code).toBe(2);
-    expect(empty.stderr).toContain('agent.teams.blog.command');
+    expect(empty.stderr).toContain('fed: --agent: expected a non-empty string, got an empty string');
     expect(readFileSync(file, 'utf8')).toBe(before);
     expect((await fed('team', 'list')).stdout).not.toContain('blog');
     // Without agent or limits, onboarding leaves the config as it is (a worktree team's merge refuses a dirty checkout).
