@@ -60,6 +60,24 @@ const lifecycle = (root: string, team: string) =>
 const statusOf = (root: string, team: string) => getTeam(readRegistry(root), team).status;
 
 describe('fed run', () => {
+  it('a launch fed refuses to start is refused, not failed: the team as it was, exit 2 as fed launch', async () => {
+    const { root, env } = await federation(['docs']);
+    const result = await runFed(['--root', root, 'run', '--agent', 'no-such-agent-xyz', '--json'], { env });
+    expect(result.code, result.stderr).toBe(2);
+    const summary = summaryOf(result.stdout);
+    expect(summary).toMatchObject({ completed: 0, failed: 0, refused: 1, paused: 0 });
+    expect(summary.teams[0]).toMatchObject({
+      team: 'docs',
+      outcome: 'refused',
+      reason: expect.stringContaining('cannot start the agent "no-such-agent-xyz"') as unknown,
+    });
+    expect((await lifecycle(root, 'docs')).state).toBe('preparing');
+    const text = await runFed(['--root', root, 'run', '--agent', 'no-such-agent-xyz'], { env });
+    expect(text.code).toBe(2);
+    expect(text.stdout).toContain('ran 1 team (at most');
+    expect(text.stdout).toContain(': 0 complete, 0 failed, 1 refused, 0 paused');
+  });
+
   it('runs three teams at most two at a time, reports exactly, writes the federation report; a retry completes the failed one', async () => {
     const { root, probe, env } = await federation(['alpha-ok', 'beta-fail', 'gamma-slow']);
     const result = await runFed(['--root', root, 'run', '--parallel', '2', '--json'], { env, timeoutMs: 90_000 });

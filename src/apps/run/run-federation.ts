@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
 import { viewLifecycle } from '../../engine/actors/lifecycle-view.js';
 import { setTeamStatus } from '../../engine/actors/team-status-command.js';
-import { RefusedError } from '../../core/errors.js';
+import { FedError, RefusedError } from '../../core/errors.js';
 import { reportedTeams, writeFederationReport } from '../plan/federation-report.js';
 import type { LaunchResult } from '../../engine/hooks/federation-hooks.js';
 import { launchTeam } from '../launch/launch-team.js';
@@ -59,8 +59,12 @@ export interface TeamRun {
   state: string;
   since: string | null;
   lastEvent: string | null;
-  /** How its launch ended (done teams); `error` when the launch itself could not run (its reason says why). */
-  outcome: LaunchResult['outcome'] | 'error' | null;
+  /**
+   * How its launch ended (done teams); `refused` when fed refused to start it (another process runs the
+   * team, an agent that cannot do its work: its lifecycle is as it was), `error` when the launch could not
+   * run for another reason (its reason says why).
+   */
+  outcome: LaunchResult['outcome'] | 'refused' | 'error' | null;
   reason: string | null;
   /** Resumed at the start of this run (it had been paused by an interruption or a transient outcome). */
   resumed: boolean;
@@ -80,6 +84,8 @@ export interface RunSummary {
   maxConcurrent: number;
   completed: number;
   failed: number;
+  /** Teams whose launch fed refused to start (TeamRun.outcome `refused`). */
+  refused: number;
   paused: number;
   notStarted: number;
   interrupted: boolean;
@@ -202,6 +208,7 @@ export async function runFederation(fed: Federation, options: RunFederationOptio
     maxConcurrent,
     completed: runs.filter((r) => r.outcome === 'complete').length,
     failed: runs.filter((r) => r.outcome === 'failed' || r.outcome === 'error').length,
+    refused: runs.filter((r) => r.outcome === 'refused').length,
     paused: runs.filter((r) => r.outcome === 'paused').length,
     notStarted: runs.filter((r) => r.phase === 'not-started').length,
     interrupted,
@@ -246,9 +253,14 @@ async function runOne(
     });
     run.warnings.push(...result.warnings);
   } catch (error) {
-    // One team's launch that cannot run (its lease held by another launcher, a broken state file) fails
-    // that team's line, never the others' (which are still running and must be seen to their end).
-    Object.assign(run, { outcome: 'error', reason: error instanceof Error ? error.message : String(error) });
+    // One team's launch that cannot run (its lease held by another launcher, a broken state file) ends
+    // that team's line, never the others' (which are still running and must be seen to their end): a
+    // refusal as refused — nothing failed, the team is as it was — anything else as an error.
+    const refused = error instanceof FedError && error.refusal;
+    Object.assign(run, {
+      outcome: refused ? 'refused' : 'error',
+      reason: error instanceof Error ? error.message : String(error),
+    });
   }
   run.phase = 'done';
   run.durationMs = Date.now() - started;

@@ -85,7 +85,8 @@ export function registerRun(program: Command, io: CliIo, runCli?: InProcessComma
         for (const warning of summary.warnings) io.stderr(`warning: ${warning}\n`);
         if (options.json) printJson(io, summary);
         else io.stdout(renderSummary(summary));
-        const code = launchExitCode(endedAs(summary));
+        // A refused launch is the CLI's 2 (fed launch exits 2 for the same refusal), after a failure's 1.
+        const code = summary.refused > 0 && summary.failed === 0 ? 2 : launchExitCode(endedAs(summary));
         if (code !== 0) throw new CliExit(code);
       },
     );
@@ -139,7 +140,7 @@ function plainLine(run: TeamRun): string | undefined {
 function renderSummary(summary: RunSummary): string {
   const lines = [
     `\nran ${summary.teams.length} team${summary.teams.length === 1 ? '' : 's'} (at most ${summary.parallel} at once): ` +
-      `${summary.completed} complete, ${summary.failed} failed, ${summary.paused} paused${summary.notStarted ? `, ${summary.notStarted} not started` : ''}`,
+      `${summary.completed} complete, ${summary.failed} failed${summary.refused ? `, ${summary.refused} refused` : ''}, ${summary.paused} paused${summary.notStarted ? `, ${summary.notStarted} not started` : ''}`,
     ...summary.skipped.map((s) => `skipped ${s.team}: ${s.reason}`),
   ];
   if (summary.interrupted) lines.push('interrupted: the running teams were paused; run again to resume them: fed run');
@@ -157,9 +158,11 @@ const waitingForReset = (run: TeamRun) => `waiting for the rate limit to reset a
  */
 function endedAs(summary: RunSummary): LaunchResult['outcome'][] {
   return [
-    ...summary.teams.map((run) =>
-      run.outcome === 'error' ? 'failed' : run.phase === 'not-started' ? 'paused' : (run.outcome ?? 'paused'),
-    ),
+    // A refused team is counted apart (summary.refused): it did not run.
+    ...summary.teams.flatMap((run): LaunchResult['outcome'][] => {
+      if (run.outcome === 'refused') return [];
+      return [run.outcome === 'error' ? 'failed' : run.phase === 'not-started' ? 'paused' : (run.outcome ?? 'paused')];
+    }),
     ...summary.skipped.filter((skipped) => skipped.resumeAt).map(() => 'paused' as const),
   ];
 }
