@@ -278,7 +278,7 @@ function about({ survey, mission }: DeliverableInput): string {
   const body = mission.body.trim() ? `\n\n${fenced('text', mission.body.trim())}` : '';
   return [
     `Written for the mission ${code(mission.subject.replace(/\s+/g, ' '))} by fed-agent, the built-in deliverable agent, from a read-only scan of ${code(survey.codebase)}.${body}`,
-    "The scan skips `.git/`, `.fed/`, `federate.config.json`, `node_modules/` and what `.gitignore` files ignore. Counts, manifests, packages and the import graph are read from the files; folder roles, entry points marked as guesses and the mission's best matches are inferred from names and text, so check them before relying on them.",
+    "The scan skips `.git/`, `.fed/`, `federate.config.json`, the federation report, `node_modules/` and what `.gitignore` files ignore. Counts, manifests, packages and the import graph are read from the files; folder roles, entry points marked as guesses and the mission's best matches are inferred from names and text, so check them before relying on them.",
   ].join('\n\n');
 }
 

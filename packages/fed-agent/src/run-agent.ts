@@ -50,7 +50,7 @@ export type AgentOutcome =
   | { status: 'already-complete' };
 
 const WORK_STATES = ['preparing', 'scanning', 'distilling', 'aggregating'] as const;
-const SKIPPED = '.git/, .fed/, federate.config.json, node_modules/ and what .gitignore ignores';
+const SKIPPED = '.git/, .fed/, federate.config.json, the federation report, node_modules/ and what .gitignore ignores';
 
 /** The spec's failure conditions (§3.1), which every FAIL reason starts with. */
 export const FAILURE = {

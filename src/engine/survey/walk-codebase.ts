@@ -1,11 +1,12 @@
 import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import { CONFIG_FILE } from '../../core/schema/config.js';
+import { CONFIG_FILE, DEFAULT_FEDERATION_REPORT } from '../../core/schema/config.js';
+import { readFileBounded } from '../../infra/fs/read-file-bounded.js';
 
 /**
- * Which files of a codebase a survey reads: everything except fed's own files (`.fed/` folders and the
- * root's `federate.config.json`), git's, installed
+ * Which files of a codebase a survey reads: everything except fed's own files (`.fed/` folders, and the
+ * root's `federate.config.json` and federation report: fedRootFiles), git's, installed
  * packages, and what `.gitignore` files ignore (the root one and nested ones, each relative to its own
  * folder, the deepest match deciding as in git). Symbolic links to directories are not followed (they can
  * loop or leave the codebase); a dangling one is reported as unreadable. Paths are relative, with `/`.
@@ -67,6 +68,24 @@ function rulesFor(
   }
 }
 
+/**
+ * fed's own files at the root, never studied as the codebase's: the config, and the federation report
+ * `fed run` writes there — its name as the config sets it (`federationReport`), read as written, or the
+ * default — so a run's report is not documented by the next run's deliverable as a source of the project.
+ */
+function fedRootFiles(root: string): Set<string> {
+  const names = new Set([CONFIG_FILE, DEFAULT_FEDERATION_REPORT]);
+  try {
+    const read = readFileBounded(join(root, CONFIG_FILE), { maxBytes: 1024 * 1024 });
+    const config: unknown = read.ok ? JSON.parse(read.bytes.toString('utf8')) : undefined;
+    const report = (config as { federationReport?: unknown } | undefined)?.federationReport;
+    if (typeof report === 'string') names.add(report);
+  } catch {
+    // No config, or one that is not JSON: its own checks say so; the default name is skipped.
+  }
+  return names;
+}
+
 interface Visit {
   onFile: (file: WalkedFile) => void;
   onUnreadable: (entry: Unreadable) => void;
@@ -74,6 +93,8 @@ interface Visit {
   onKept?: (path: string) => void;
   /** Descend into subdirectories (false visits only the top level). */
   recursive: boolean;
+  /** fed's own files at the root (fedRootFiles). */
+  fedFiles: ReadonlySet<string>;
 }
 
 function walkDirectory(root: string, dir: string, inherited: readonly Rules[], visit: Visit): void {
@@ -104,7 +125,7 @@ function walkDirectory(root: string, dir: string, inherited: readonly Rules[], v
     }
     if (
       (isDirectory && ALWAYS_SKIPPED.has(entry.name)) ||
-      (dir === '' && entry.name === CONFIG_FILE) ||
+      (dir === '' && visit.fedFiles.has(entry.name)) ||
       isIgnored(rules, path, isDirectory)
     )
       continue;
@@ -122,6 +143,7 @@ export function walkCodebase(root: string): WalkResult {
   const result: WalkResult = { files: [], unreadable: [] };
   walkDirectory(root, '', [], {
     recursive: true,
+    fedFiles: fedRootFiles(root),
     onFile: (file) => result.files.push(file),
     onUnreadable: (entry) => result.unreadable.push(entry),
   });
@@ -140,6 +162,7 @@ export function topLevelSources(root: string): string[] {
   };
   walkDirectory(root, '', [], {
     recursive: false,
+    fedFiles: fedRootFiles(root),
     onFile: () => {},
     onUnreadable: (entry) => add(entry.path),
     onKept: add,

@@ -9,12 +9,15 @@ import { tempDir } from '../../helpers/temp-dir.js';
 const paths = (root: string) => walkCodebase(root).files.map((f) => f.path);
 
 describe('walking a codebase', () => {
-  it('skips .git/, .fed/, the root federate.config.json, node_modules/ and what the root .gitignore ignores', () => {
+  it('skips .git/, .fed/, the root federate.config.json and federation report, node_modules/ and what the root .gitignore ignores', () => {
     const root = typescriptProject(tempDir());
     writeTree(root, {
       '.fed/teams/docs/deliverable.md': '# x\n',
       'packages/a/node_modules/x.js': '',
-      'federate.config.json': '{}\n',
+      'federate.config.json': '{"federationReport": "fleet-report.md"}\n',
+      // The report `fed run` writes, under the config's name and the default one (a config changed since).
+      'fleet-report.md': '# Federation report: x\n',
+      'federation-report.md': '# Federation report: x\n',
       'packages/b/.fed/x.json': '{}',
     });
     expect(paths(root)).toEqual([

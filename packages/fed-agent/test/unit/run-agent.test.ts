@@ -322,7 +322,7 @@ describe('fed-agent answers its mission', () => {
     });
     const { types, events, outcome } = await run(context);
     expect(types).toEqual(['PLAN_READY', 'FAIL']);
-    const reason = `${FAILURE.nothingFound}: the mission asks about "Document the payment gateway" (in "Document the payment gateway"), but no file mentions most of "payment", "gateway" ("payment", "gateway" appear nowhere) (looked for words starting payment…, gateway…); the mission asks about "Cover refunds too" (in "Cover refunds too."), but no file mentions most of "refunds" ("refunds" appears nowhere) (looked for words starting refund…) (searched the paths, declared names and text of 10 code and documentation files, skipping .git/, .fed/, federate.config.json, node_modules/ and what .gitignore ignores)`;
+    const reason = `${FAILURE.nothingFound}: the mission asks about "Document the payment gateway" (in "Document the payment gateway"), but no file mentions most of "payment", "gateway" ("payment", "gateway" appear nowhere) (looked for words starting payment…, gateway…); the mission asks about "Cover refunds too" (in "Cover refunds too."), but no file mentions most of "refunds" ("refunds" appears nowhere) (looked for words starting refund…) (searched the paths, declared names and text of 10 code and documentation files, skipping .git/, .fed/, federate.config.json, the federation report, node_modules/ and what .gitignore ignores)`;
     expect(events[1]?.data).toEqual({ reason });
     expect(outcome).toEqual({ status: 'failed', reason });
     expect(existsSync(context.deliverablePath)).toBe(false);
