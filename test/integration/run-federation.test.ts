@@ -60,7 +60,7 @@ const lifecycle = (root: string, team: string) =>
 const statusOf = (root: string, team: string) => getTeam(readRegistry(root), team).status;
 
 describe('fed run', () => {
-  it('a launch fed refuses to start is refused, not failed: the team as it was, exit 2 as fed launch', async () => {
+  it('a launch fed refuses to start is refused, not failed: the team as it was, exit 2 as fed launch; so is a team that cannot be read', async () => {
     const { root, env } = await federation(['docs']);
     const result = await runFed(['--root', root, 'run', '--agent', 'no-such-agent-xyz', '--json'], { env });
     expect(result.code, result.stderr).toBe(2);
@@ -76,6 +76,17 @@ describe('fed run', () => {
     expect(text.code).toBe(2);
     expect(text.stdout).toContain('ran 1 team (at most');
     expect(text.stdout).toContain(': 0 complete, 0 failed, 1 refused, 0 paused');
+    // A team whose files cannot be read is skipped, saying why — and the run exits 2, as fed launch refuses it.
+    writeFileSync(join(root, '.fed', 'teams', 'docs', '.fed', 'state', 'lifecycle.json'), '{"machineId": "deliv');
+    const unreadable = await runFed(['--root', root, 'run', '--json'], { env });
+    expect(unreadable.code, unreadable.stderr).toBe(2);
+    expect(summaryOf(unreadable.stdout).skipped).toEqual([
+      expect.objectContaining({
+        team: 'docs',
+        unreadable: true,
+        reason: expect.stringContaining('its files cannot be read') as unknown,
+      }),
+    ]);
   });
 
   it('runs three teams at most two at a time, reports exactly, writes the federation report; a retry completes the failed one', async () => {

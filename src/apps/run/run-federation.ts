@@ -77,8 +77,11 @@ export interface TeamRun {
 
 export interface RunSummary {
   teams: TeamRun[];
-  /** Teams not run, and why (finished, paused by hand, no mission, archived, a rate limit resetting after `maxWaitMs`). */
-  skipped: { team: string; reason: string; resumeAt?: string }[];
+  /**
+   * Teams not run, and why (finished, paused by hand, no mission, archived, a rate limit resetting after
+   * `maxWaitMs`, files that cannot be read: `unreadable`).
+   */
+  skipped: { team: string; reason: string; resumeAt?: string; unreadable?: true }[];
   parallel: number;
   /** The most teams that ran at once. */
   maxConcurrent: number;
@@ -203,7 +206,12 @@ export async function runFederation(fed: Federation, options: RunFederationOptio
     teams: runs,
     skipped: candidates
       .filter((c) => c.skip)
-      .map((c) => ({ team: c.team.domainId, reason: c.skip!, ...(c.resumeAt ? { resumeAt: c.resumeAt } : {}) })),
+      .map((c) => ({
+        team: c.team.domainId,
+        reason: c.skip!,
+        ...(c.resumeAt ? { resumeAt: c.resumeAt } : {}),
+        ...(c.unreadable ? { unreadable: true as const } : {}),
+      })),
     parallel,
     maxConcurrent,
     completed: runs.filter((r) => r.outcome === 'complete').length,

@@ -23,6 +23,8 @@ export interface Candidate {
   team: RegistryEntry;
   /** Why it is not run; undefined when it is. */
   skip?: string;
+  /** Skipped because its files cannot be read: something to repair (fed run exits 2), not a team at rest. */
+  unreadable?: true;
   resume: boolean;
   /** A complete team that was sent a new mission: a new run of its lifecycle starts first. */
   newRun?: boolean;
@@ -43,7 +45,7 @@ export async function judgeTeam(fed: Federation, team: RegistryEntry): Promise<C
     await finishOrphanedRun(fed, team);
     return await judgeReadable(fed, team);
   } catch (error) {
-    return { team, skip: `its files cannot be read: ${(error as Error).message}`, resume: false };
+    return { team, skip: `its files cannot be read: ${(error as Error).message}`, unreadable: true, resume: false };
   }
 }
 

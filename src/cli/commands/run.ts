@@ -85,8 +85,10 @@ export function registerRun(program: Command, io: CliIo, runCli?: InProcessComma
         for (const warning of summary.warnings) io.stderr(`warning: ${warning}\n`);
         if (options.json) printJson(io, summary);
         else io.stdout(renderSummary(summary));
-        // A refused launch is the CLI's 2 (fed launch exits 2 for the same refusal), after a failure's 1.
-        const code = summary.refused > 0 && summary.failed === 0 ? 2 : launchExitCode(endedAs(summary));
+        // A refused launch is the CLI's 2 (fed launch exits 2 for the same refusal), after a failure's 1; so
+        // is a team skipped because its files cannot be read (fed launch refuses it the same way).
+        const refused = summary.refused > 0 || summary.skipped.some((skipped) => skipped.unreadable);
+        const code = refused && summary.failed === 0 ? 2 : launchExitCode(endedAs(summary));
         if (code !== 0) throw new CliExit(code);
       },
     );
