@@ -55,7 +55,7 @@ export function duration(timer?: TimerBounds): (value: string) => number {
   return (value) => {
     const ms = parseDuration(value);
     if (ms === undefined)
-      throw new InvalidArgumentError(`expected a duration with a unit such as ${DURATION_EXAMPLES}`);
+      throw new InvalidArgumentError(`expected a duration > 0 with a unit such as ${DURATION_EXAMPLES}`);
     const problem = timer && timerProblem(ms, value, timer);
     if (problem) throw new InvalidArgumentError(problem);
     return ms;

@@ -119,7 +119,7 @@ describe('signal delivery (built CLI)', () => {
     [
       'an archive age without a unit',
       () => ['signal', 'archive', '--older-than', '30'],
-      /expected a duration with a unit such as 30m, 2h, 7d/,
+      /expected a duration > 0 with a unit such as 30m, 2h, 7d/,
     ],
     [
       'an archive without an age',

@@ -51,7 +51,7 @@ describe('timerSeconds: seconds fed waits on a timer (--watch, --interval)', () 
 describe('duration: a duration with a unit, bounded when it is a timer (--monitor-every, --grace)', () => {
   it('without bounds, any positive duration (an age such as --older-than)', () => {
     expect(duration()('365d')).toBe(365 * 86_400_000);
-    expect(() => duration()('30')).toThrow('expected a duration with a unit such as 30m, 2h, 7d');
+    expect(() => duration()('30')).toThrow('expected a duration > 0 with a unit such as 30m, 2h, 7d');
   });
 
   it('as a timer: at most 24 days, at least its minimum', () => {
@@ -61,6 +61,6 @@ describe('duration: a duration with a unit, bounded when it is a timer (--monito
     expect(parse('24d')).toBe(24 * 86_400_000);
     expect(() => parse('30d')).toThrow('30d is longer than fed can wait (at most 24 days); give a shorter interval');
     expect(() => parse('1ms')).toThrow('1ms is too short (at least 1 second: a busy loop); give a longer interval');
-    expect(() => parse('soon')).toThrow('expected a duration with a unit such as 30m, 2h, 7d');
+    expect(() => parse('soon')).toThrow('expected a duration > 0 with a unit such as 30m, 2h, 7d');
   });
 });
