@@ -2,7 +2,9 @@ import { InvalidInputError, UnknownTeamError } from '../../core/errors.js';
 import { findTeam } from '../../core/find-team.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import { META } from '../../core/schema/common.js';
-import { everyParty } from '../../core/resolve-party.js';
+import { everyParty, type SignalParty } from '../../core/resolve-party.js';
+import type { SignalBox, SignalMessage } from '../../core/schema/signal.js';
+import type { SignalEntry } from '../../ports/signal-transport.js';
 import type { FederationRecord } from '../../core/schema/federation-journal.js';
 import type { JournalLine } from '../../core/schema/lifecycle-state.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
@@ -164,41 +166,55 @@ async function lifecycleEntries(backend: FederationBackend, team: RegistryEntry)
   );
 }
 
-/** Every signal in an inbox (meta's and the teams'): sent at its timestamp, acknowledged at its ack's time. */
+/**
+ * Every signal sent: each inbox's (meta's and the teams'), live and archived (`fed signal archive` keeps
+ * history, not forgets it) — sent at its timestamp, acknowledged at its ack's time — and, from the
+ * outboxes, the signals whose recipient is gone (a removed team's inbox went with it; the sender's copy
+ * says it was sent).
+ */
 async function signalEntries(backend: FederationBackend, teams: readonly RegistryEntry[]): Promise<LogEntry[]> {
-  const entries: LogEntry[] = [];
-  for (const party of everyParty(teams)) {
-    let signals;
+  const parties = everyParty(teams);
+  const present = new Set(parties.map((party) => party.id));
+  const { archive } = backend.signals;
+  const boxOf = async (party: SignalParty, box: SignalBox): Promise<SignalEntry[]> => {
     try {
-      signals = (await backend.signals.inbox(party).list()).signals;
+      const live = box === 'inbox' ? backend.signals.inbox(party) : backend.signals.outbox(party);
+      const archived = archive.supported ? (await archive.of(party).list(box)).signals : [];
+      return [...(await live.list()).signals, ...archived];
     } catch {
-      continue;
+      return [];
     }
-    entries.push(
-      ...signals.flatMap(({ message: m }): LogEntry[] => {
-        const key = `sig|${m.from}|${m.to}|${m.id}`;
-        const sent: LogEntry = {
-          at: m.timestamp,
-          team: m.from,
-          peer: m.to,
-          kind: 'signal-sent',
-          text: `sent ${m.type} to ${m.to}: ${m.subject}`,
-          key: `${key}|sent`,
-        };
-        if (!m.acknowledged || !m.acknowledged_at) return [sent];
-        return [
-          sent,
-          {
-            at: m.acknowledged_at,
-            team: m.to,
-            peer: m.from,
-            kind: 'signal-acknowledged',
-            text: `acknowledged ${m.type} from ${m.from}: ${m.subject}`,
-            key: `${key}|ack`,
-          },
-        ];
-      }),
-    );
+  };
+  const entries: LogEntry[] = [];
+  for (const party of parties) {
+    for (const { message: m } of await boxOf(party, 'inbox')) entries.push(...signalLogEntries(m));
+    for (const { message: m } of await boxOf(party, 'outbox'))
+      if (!present.has(m.to)) entries.push(...signalLogEntries(m));
   }
   return entries;
+}
+
+/** A signal's entries: sent, and acknowledged when its copy carries the acknowledgment (an inbox copy). */
+function signalLogEntries(m: SignalMessage): LogEntry[] {
+  const key = `sig|${m.from}|${m.to}|${m.id}`;
+  const sent: LogEntry = {
+    at: m.timestamp,
+    team: m.from,
+    peer: m.to,
+    kind: 'signal-sent',
+    text: `sent ${m.type} to ${m.to}: ${m.subject}`,
+    key: `${key}|sent`,
+  };
+  if (!m.acknowledged || !m.acknowledged_at) return [sent];
+  return [
+    sent,
+    {
+      at: m.acknowledged_at,
+      team: m.to,
+      peer: m.from,
+      kind: 'signal-acknowledged',
+      text: `acknowledged ${m.type} from ${m.from}: ${m.subject}`,
+      key: `${key}|ack`,
+    },
+  ];
 }
