@@ -55,7 +55,7 @@ export function jetstreamNames(federation: string | undefined): JetStreamNames {
   if (federation === undefined) {
     throw new InvalidInputError(
       "the JetStream backend needs the federation's name (federationName in federate.config.json): it names the streams and buckets every machine shares; " +
-        'set it, or run fed init --name <federationName>',
+        'set it there (a new federation can be made with it: fed init --name <federationName>)',
     );
   }
   if (!FEDERATION_NAME_PATTERN.test(federation)) {
