@@ -24,7 +24,8 @@ export function parseDuration(text: string): number | undefined {
 export const durationSchema = z
   .string({ error: (issue) => `expected a duration such as ${DURATION_EXAMPLES}, got ${describeValue(issue.input)}` })
   .refine((text) => parseDuration(text) !== undefined, {
-    error: (issue) => `expected a duration > 0 with a unit such as ${DURATION_EXAMPLES}, got ${describeValue(issue.input)}`,
+    error: (issue) =>
+      `expected a duration > 0 with a unit such as ${DURATION_EXAMPLES}, got ${describeValue(issue.input)}`,
   });
 
 /**

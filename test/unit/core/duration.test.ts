@@ -57,7 +57,9 @@ describe('timerDurationSchema and timerSecondsSchema: the config fields that are
     const schema = timerDurationSchema({ what: 'wait', min: { ms: 1000, why: 'too eager' } });
     expect(schema.parse('30s')).toBe('30s');
     expect(schema.parse('24d')).toBe('24d');
-    expect(messages(schema.safeParse('30'))).toEqual(['expected a duration > 0 with a unit such as 30m, 2h, 7d, got "30"']);
+    expect(messages(schema.safeParse('30'))).toEqual([
+      'expected a duration > 0 with a unit such as 30m, 2h, 7d, got "30"',
+    ]);
     expect(messages(schema.safeParse('25d'))).toEqual([
       '25d is longer than fed can wait (at most 24 days); give a shorter wait',
     ]);
