@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { InvalidInputError, NotAFederationError } from '../../core/errors.js';
 import { isFederationRoot } from '../../adapters/index.js';
 import { readJsonFile } from '../../infra/fs/read-json-file.js';
@@ -58,9 +58,10 @@ export function locateFederation(options: LocateOptions = {}): FederationLocatio
       );
     }
     // Run from a team's workspace of that federation, the command is that team's, as without --root: a
-    // root named explicitly does not make the caller meta.
-    const team = found.team ?? workspaceTeam(resolve(options.cwd ?? process.cwd()), found.root);
-    return { root: found.root, team: team ?? envTeam };
+    // root named explicitly does not make the caller meta. FED_TEAM, which a launch sets, comes first: a
+    // marker in the workspace is the agent's to write, and must not make it another team.
+    const team = found.team ?? envTeam ?? workspaceTeam(resolve(options.cwd ?? process.cwd()), found.root);
+    return { root: found.root, team };
   }
   const start = resolve(options.cwd ?? process.cwd());
   for (let dir = start; ; dir = dirname(dir)) {
@@ -73,16 +74,22 @@ export function locateFederation(options: LocateOptions = {}): FederationLocatio
   );
 }
 
-/** The team whose workspace of the federation at `root` holds `dir` (its marker found walking up), if any. */
+/**
+ * The team whose workspace of the federation at `root` holds `dir` (its marker found walking up from
+ * `dir` to the root, not included: classify looked there), if any. Workspaces are below the root: a `dir`
+ * elsewhere is not looked into.
+ */
 function workspaceTeam(dir: string, root: string): string | undefined {
-  for (let at = dir; ; at = dirname(at)) {
+  const below = relative(root, dir);
+  if (below === '' || below.startsWith('..') || isAbsolute(below)) return undefined;
+  for (let at = dir; at !== root && dirname(at) !== at; at = dirname(at)) {
     const marker = workspacePaths(at).marker;
     if (existsSync(marker)) {
       const { federationRoot, domainId } = readMarker(marker);
       return resolve(federationRoot) === resolve(root) ? domainId : undefined;
     }
-    if (at === root || dirname(at) === at) return undefined;
   }
+  return undefined;
 }
 
 /** The directory `fed init` should initialise: `--root` > `FED_ROOT` > the working directory. */
