@@ -241,6 +241,15 @@ describe('monitoring cycle', () => {
     expect(health.working).toMatchObject({ healthy: true, reasons: [] });
   });
 
+  it('cycle after cycle in one process, a workspace deleted since the first is found gone', async () => {
+    const { root, config, team } = await federation();
+    await onboardTeam(openFederation(root), { domain: 'gone' }, { durable: false });
+    const fed = openFederation(root);
+    expect((await runMonitorCycle(fed, { config })).teams[0]).toMatchObject({ team: 'gone', healthy: true });
+    rmSync(team('gone').location, { recursive: true });
+    expect((await runMonitorCycle(fed, { config })).teams[0]).toMatchObject({ team: 'gone', healthy: false });
+  });
+
   it('a lifecycle that is valid JSON but not a valid envelope (what the apply refuses) makes the team unhealthy', async () => {
     const { root, config, team } = await federation();
     await onboardTeam(openFederation(root), { domain: 'docs' });

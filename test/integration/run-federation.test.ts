@@ -260,11 +260,16 @@ describe('fed run', () => {
     mkdirSync(state, { recursive: true });
     writeFileSync(join(state, 'lifecycle.json'), '{ not json');
     const result = await runFed(['--root', root, 'run', '--json'], { env, timeoutMs: 60_000 });
-    expect(result.code, result.stderr).toBe(0);
+    // The others ran; the run exits 2, as fed launch refuses a team that cannot be read.
+    expect(result.code, result.stderr).toBe(2);
     const summary = summaryOf(result.stdout);
     expect(summary.teams.map((t) => [t.team, t.outcome])).toEqual([['fine-ok', 'complete']]);
     expect(summary.skipped).toEqual([
-      { team: 'broken-ok', reason: expect.stringMatching(/^its files cannot be read: .*lifecycle\.json/) },
+      {
+        team: 'broken-ok',
+        reason: expect.stringMatching(/^its files cannot be read: .*lifecycle\.json/),
+        unreadable: true,
+      },
     ]);
     // A team is not known to be finished: no report yet.
     expect(summary.report).toBeNull();
@@ -286,10 +291,12 @@ describe('fed team remove', () => {
     expect(removed.code, removed.stderr).toBe(0);
     expect(existsSync(location)).toBe(false);
     expect(readRegistry(root).teams).toEqual([]);
-    // Its inbox went with its workspace; the federation journal keeps what happened to it.
+    // Its inbox went with its workspace; meta's copy of its mission and the federation journal keep what
+    // happened to it.
     const log = await runFed(['--root', root, 'log', '--team', 'gone', '--json']);
     expect((JSON.parse(log.stdout) as { kind: string }[]).map((e) => e.kind)).toEqual([
       'onboarded',
+      'signal-sent',
       'status',
       'removed',
     ]);

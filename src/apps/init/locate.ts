@@ -109,7 +109,13 @@ function refuseInsideWorkspace(target: string): void {
   for (let dir = target; ; dir = dirname(dir)) {
     const marker = workspacePaths(dir).marker;
     if (existsSync(marker)) {
-      const { federationRoot, domainId } = readMarker(marker);
+      let workspace: TeamMarker;
+      try {
+        workspace = readMarker(marker);
+      } catch {
+        return; // Not a marker fed can read: not taken for a team's workspace (fed doctor reports it there).
+      }
+      const { federationRoot, domainId } = workspace;
       throw new InvalidInputError(
         `${target} is ${dir === target ? '' : 'inside '}the workspace of team "${domainId}" (${dir}) of the federation at ${federationRoot}: ` +
           `a federation there would be the team's agent's to change; run fed init in a folder outside it`,

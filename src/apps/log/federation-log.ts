@@ -37,6 +37,11 @@ export interface LogQuery {
   since?: Date;
   /** Signals sent and acknowledged too (default true): reading them lists every inbox. */
   signals?: boolean;
+  /**
+   * The boxes' archives too (default true). A follow leaves them out after its first read: a signal is
+   * archived only long after it was live, so its entries were printed then.
+   */
+  archived?: boolean;
 }
 
 /** `--since`: an ISO date-time, or a duration back from now (`30s`, `10m`, `2h`, `1d`). */
@@ -75,7 +80,7 @@ export async function readFederationLog(fed: Federation, query: LogQuery = {}): 
   const entries = [
     ...records.map(federationEntry),
     ...(await Promise.all(teams.map((team) => lifecycleEntries(backend, team)))).flat(),
-    ...(query.signals === false ? [] : await signalEntries(backend, registry.teams)),
+    ...(query.signals === false ? [] : await signalEntries(backend, registry.teams, query.archived ?? true)),
   ].filter(
     (e) =>
       (wanted === undefined || e.team === wanted || e.peer === wanted) &&
@@ -172,26 +177,34 @@ async function lifecycleEntries(backend: FederationBackend, team: RegistryEntry)
  * outboxes, the signals whose recipient is gone (a removed team's inbox went with it; the sender's copy
  * says it was sent).
  */
-async function signalEntries(backend: FederationBackend, teams: readonly RegistryEntry[]): Promise<LogEntry[]> {
+async function signalEntries(
+  backend: FederationBackend,
+  teams: readonly RegistryEntry[],
+  archived: boolean,
+): Promise<LogEntry[]> {
   const parties = everyParty(teams);
   const present = new Set(parties.map((party) => party.id));
   const { archive } = backend.signals;
-  const boxOf = async (party: SignalParty, box: SignalBox): Promise<SignalEntry[]> => {
-    try {
-      const live = box === 'inbox' ? backend.signals.inbox(party) : backend.signals.outbox(party);
-      const archived = archive.supported ? (await archive.of(party).list(box)).signals : [];
-      return [...(await live.list()).signals, ...archived];
-    } catch {
-      return [];
-    }
+  // Each listing on its own: an archive that cannot be read hides nothing of the live box.
+  const listed = async (list: () => Promise<{ signals: SignalEntry[] }>): Promise<SignalEntry[]> =>
+    list().then(
+      (read) => read.signals,
+      () => [],
+    );
+  const boxOf = async (party: SignalParty, box: SignalBox): Promise<SignalEntry[]> => [
+    ...(await listed(() => (box === 'inbox' ? backend.signals.inbox(party) : backend.signals.outbox(party)).list())),
+    ...(archived && archive.supported ? await listed(() => archive.of(party).list(box)) : []),
+  ];
+  // By key: an archive interrupted between its link and its unlink leaves a signal in both places.
+  const entries = new Map<string, LogEntry>();
+  const add = (m: SignalMessage) => {
+    for (const entry of signalLogEntries(m)) if (!entries.has(entry.key)) entries.set(entry.key, entry);
   };
-  const entries: LogEntry[] = [];
   for (const party of parties) {
-    for (const { message: m } of await boxOf(party, 'inbox')) entries.push(...signalLogEntries(m));
-    for (const { message: m } of await boxOf(party, 'outbox'))
-      if (!present.has(m.to)) entries.push(...signalLogEntries(m));
+    for (const { message } of await boxOf(party, 'inbox')) add(message);
+    for (const { message } of await boxOf(party, 'outbox')) if (!present.has(message.to)) add(message);
   }
-  return entries;
+  return [...entries.values()];
 }
 
 /** A signal's entries: sent, and acknowledged when its copy carries the acknowledgment (an inbox copy). */

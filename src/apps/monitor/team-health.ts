@@ -6,7 +6,7 @@ import type { TeamLifecycle } from '../../engine/actors/lifecycle-types.js';
 import { stateOf } from '../../engine/actors/state-of.js';
 import { archetypeOf, lifecycleFor } from '../../engine/archetypes/catalog.js';
 import { teamWorkspacePath, workspacePaths } from '../../core/layout.js';
-import { isWorkspaceRefusal } from '../../adapters/index.js';
+import { isWorkspaceRefusal, teamWorkspace } from '../../adapters/index.js';
 import type { Federation } from '../../engine/context.js';
 import { processIsAlive } from '../../infra/fs/process-identity.js';
 import { readCurrentRun, readLastRun } from '../launch/run-records.js';
@@ -18,8 +18,8 @@ import { agentLogErrors } from './agent-log-errors.js';
 import type { BoxCounts, TeamReport } from './monitor-report.js';
 
 export interface HealthInputs {
-  /** The federation's root and its check of a team's workspace (Federation.workspace). */
-  fed: Pick<Federation, 'root' | 'workspace'>;
+  /** The federation's root, and whether its teams may work on other machines (the workspace check). */
+  fed: Pick<Federation, 'root' | 'sharesTeamsAcrossMachines'>;
   config: FederationConfig;
   now: Date;
   staleAfterMs: number;
@@ -94,7 +94,9 @@ function workspaceProblem(team: RegistryEntry, fed: HealthInputs['fed'], stored:
   if (statusOf(team) === 'archived') return undefined;
   if (stored && team.location === teamWorkspacePath(fed.root, team.domain, team.placementType)) return undefined;
   try {
-    fed.workspace(team);
+    // Checked afresh, not through the context's cache: a process that runs cycle after cycle (fed monitor
+    // --watch, fed serve, the dashboard) must see a workspace deleted since its first look.
+    teamWorkspace(fed.root, team, { sharedAcrossMachines: fed.sharesTeamsAcrossMachines });
     return undefined;
   } catch (error) {
     if (isWorkspaceRefusal(error)) return error.message;

@@ -3,6 +3,7 @@ import { loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
 import { viewLifecycle } from '../../engine/actors/lifecycle-view.js';
 import { setTeamStatus } from '../../engine/actors/team-status-command.js';
 import { FedError, RefusedError } from '../../core/errors.js';
+import type { FedErrorCode } from '../../core/error-codes.js';
 import { reportedTeams, writeFederationReport } from '../plan/federation-report.js';
 import type { LaunchResult } from '../../engine/hooks/federation-hooks.js';
 import { launchTeam } from '../launch/launch-team.js';
@@ -225,6 +226,23 @@ export async function runFederation(fed: Federation, options: RunFederationOptio
   };
 }
 
+/**
+ * The refusals of a launch before its agent starts (fed launch exits 2 for them): another process runs the
+ * team, its agent command cannot run or do the work, its prompt cannot be passed, the federation's budget
+ * is spent, the team cannot be launched now.
+ */
+const REFUSED_BEFORE_START: ReadonlySet<FedErrorCode> = new Set<FedErrorCode>([
+  'TEAM_BUSY',
+  'AGENT_COMMAND',
+  'NO_BUILT_IN_AGENT',
+  'PROMPT_TOO_LONG',
+  'PROMPT_NUL_BYTE',
+  'FEDERATION_BUDGET_SPENT',
+  'TEAM_ARCHIVED',
+  'TEAM_PAUSED',
+  'LIFECYCLE_FINAL',
+]);
+
 async function runOne(
   fed: Federation,
   candidate: Candidate,
@@ -262,9 +280,9 @@ async function runOne(
     run.warnings.push(...result.warnings);
   } catch (error) {
     // One team's launch that cannot run (its lease held by another launcher, a broken state file) ends
-    // that team's line, never the others' (which are still running and must be seen to their end): a
-    // refusal as refused — nothing failed, the team is as it was — anything else as an error.
-    const refused = error instanceof FedError && error.refusal;
+    // that team's line, never the others' (which are still running and must be seen to their end): one
+    // refused before its agent could start as refused — nothing failed — anything else as an error.
+    const refused = error instanceof FedError && REFUSED_BEFORE_START.has(error.code);
     Object.assign(run, {
       outcome: refused ? 'refused' : 'error',
       reason: error instanceof Error ? error.message : String(error),

@@ -42,7 +42,7 @@ export function registerLog(program: Command, io: CliIo): void {
       try {
         while (!interrupt.signal.aborted) {
           await sleep(FOLLOW_POLL_MS, undefined, { signal: interrupt.signal }).catch(() => undefined);
-          if (!interrupt.signal.aborted) print(await readFederationLog(ctx.fed, query));
+          if (!interrupt.signal.aborted) print(await readFederationLog(ctx.fed, { ...query, archived: false }));
         }
       } finally {
         interrupt.dispose();

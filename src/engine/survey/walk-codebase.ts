@@ -74,16 +74,15 @@ function rulesFor(
  * default — so a run's report is not documented by the next run's deliverable as a source of the project.
  */
 function fedRootFiles(root: string): Set<string> {
-  const names = new Set([CONFIG_FILE, DEFAULT_FEDERATION_REPORT]);
+  let report: unknown;
   try {
     const read = readFileBounded(join(root, CONFIG_FILE), { maxBytes: 1024 * 1024 });
     const config: unknown = read.ok ? JSON.parse(read.bytes.toString('utf8')) : undefined;
-    const report = (config as { federationReport?: unknown } | undefined)?.federationReport;
-    if (typeof report === 'string') names.add(report);
+    report = (config as { federationReport?: unknown } | undefined)?.federationReport;
   } catch {
     // No config, or one that is not JSON: its own checks say so; the default name is skipped.
   }
-  return names;
+  return new Set([CONFIG_FILE, typeof report === 'string' ? report : DEFAULT_FEDERATION_REPORT]);
 }
 
 interface Visit {

@@ -15,9 +15,8 @@ describe('walking a codebase', () => {
       '.fed/teams/docs/deliverable.md': '# x\n',
       'packages/a/node_modules/x.js': '',
       'federate.config.json': '{"federationReport": "fleet-report.md"}\n',
-      // The report `fed run` writes, under the config's name and the default one (a config changed since).
+      // The report `fed run` writes, under the name the config gives it.
       'fleet-report.md': '# Federation report: x\n',
-      'federation-report.md': '# Federation report: x\n',
       'packages/b/.fed/x.json': '{}',
     });
     expect(paths(root)).toEqual([
