@@ -69,10 +69,12 @@ describe('costs and budgets over real runs', () => {
         graceMs: 2_000,
       });
     const first = await run(['docs', 'web']);
+    // Refused before its agent starts: nothing ran, nothing failed.
     expect(first.teams.map((t) => [t.team, t.outcome])).toEqual([
       ['docs', 'complete'],
-      ['web', 'error'],
+      ['web', 'refused'],
     ]);
+    expect(first).toMatchObject({ completed: 1, failed: 0, refused: 1 });
     expect(first.teams[1]!.reason).toMatch(
       /^the federation's agent runs have cost \$0\.2000, reaching its budget of \$0\.2000/,
     );
