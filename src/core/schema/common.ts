@@ -17,10 +17,15 @@ export function builtOnFirstUse<T extends z.ZodType>(build: () => T): z.ZodLazy<
 // The parties' names live where errors.ts can word its hints with them; every schema takes them from here.
 export { META, TEAM_ID_PATTERN } from '../party-names.js';
 
-export const teamIdSchema = z
-  .string({ error: (issue) => `expected a team id, got ${describeValue(issue.input)}` })
-  .max(64, { error: 'expected at most 64 characters' })
-  .regex(TEAM_ID_PATTERN, {
-    error: (issue) =>
-      `expected a slug of lowercase letters, digits and single hyphens (like "docs-team"), got ${describeValue(issue.input)}`,
-  });
+/** An id that names a folder or a branch (a team's, a schedule's): a slug of at most 64 characters. */
+export function slugIdSchema(what: string, example: string) {
+  return z
+    .string({ error: (issue) => `expected ${what}, got ${describeValue(issue.input)}` })
+    .max(64, { error: 'expected at most 64 characters' })
+    .regex(TEAM_ID_PATTERN, {
+      error: (issue) =>
+        `expected a slug of lowercase letters, digits and single hyphens (like "${example}"), got ${describeValue(issue.input)}`,
+    });
+}
+
+export const teamIdSchema = slugIdSchema('a team id', 'docs-team');

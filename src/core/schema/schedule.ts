@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { builtOnFirstUse, isoTimestamp, TEAM_ID_PATTERN, teamIdSchema } from './common.js';
+import { builtOnFirstUse, isoTimestamp, slugIdSchema, teamIdSchema } from './common.js';
 import { describeValue } from './problems.js';
 import { oneLineSubjectSchema } from './signal.js';
 
@@ -11,13 +11,7 @@ import { oneLineSubjectSchema } from './signal.js';
  */
 
 /** A schedule's id names it in `fed schedule remove` and in the journal: a slug, like a team's. */
-export const scheduleIdSchema = z
-  .string({ error: (issue) => `expected a schedule id, got ${describeValue(issue.input)}` })
-  .max(64, { error: 'expected at most 64 characters' })
-  .regex(TEAM_ID_PATTERN, {
-    error: (issue) =>
-      `expected a slug of lowercase letters, digits and single hyphens (like "nightly-docs"), got ${describeValue(issue.input)}`,
-  });
+export const scheduleIdSchema = slugIdSchema('a schedule id', 'nightly-docs');
 
 /**
  * Five fields (minute hour day-of-month month day-of-week) or six (seconds first), of the characters cron
