@@ -230,6 +230,33 @@ describe('fed launch (library)', () => {
     expect(context.state).toBe('scanning');
   });
 
+  it('archiving a team while its agent runs is refused; paused first, its run is recorded and it archives', async () => {
+    const { root, config } = await federationWithMission();
+    const launch = launchTeam(openFederation(root), 'docs', {
+      config,
+      agent: fakeAgent('slow-until-stopped'),
+      pollMs: 50,
+    });
+    await waitFor(
+      async () => (await viewLifecycle(openFederation(root), team(root))).state === 'scanning',
+      15_000,
+      'the agent to start scanning',
+    );
+    await expect(setTeamStatus(openFederation(root), 'docs', { type: 'ARCHIVE' })).rejects.toMatchObject({
+      code: 'TEAM_BUSY',
+      message: expect.stringContaining('pause it first (fed team pause docs'),
+    });
+    expect(team(root).status).toBe('active');
+    await setTeamStatus(openFederation(root), 'docs', { type: 'PAUSE' });
+    const paused = await launch;
+    expect(paused).toMatchObject({ outcome: 'paused', state: 'paused' });
+    expect(existsSync(workspacePaths(team(root).location).currentRun)).toBe(false);
+    await setTeamStatus(openFederation(root), 'docs', { type: 'ARCHIVE' });
+    expect(team(root).status).toBe('archived');
+    const runs = readFileSync(workspacePaths(team(root).location).runsJournal, 'utf8').trim().split('\n');
+    expect(runs.map((line) => (JSON.parse(line) as { outcome: string }).outcome)).toEqual(['interrupted']);
+  });
+
   it('refuses a second launch of a running team, a team without a mission, a finished team', async () => {
     const { root, config } = await federationWithMission();
     const first = launchTeam(openFederation(root), 'docs', {

@@ -75,6 +75,14 @@ async function runLaunch(
   await refuseOverBudget(fed, options.config);
   const archetype = archetypeOf(team);
   const leases = await acquireLeases(team);
+  // Archived meanwhile: `fed team archive` holds this lease while it archives, so the status read now is final.
+  await fed
+    .team(teamName)
+    .then(refuseUnlaunchable)
+    .catch((error: unknown) => {
+      leases.release();
+      throw error;
+    });
   const warnings: string[] = [];
   const consumer = leases.consumes ? new TeamInboxConsumer(fed, team, { inspect: options.inspect }) : undefined;
   // A lifecycle that cannot be read refuses the launch here: the leases go with it, or the next command

@@ -1,4 +1,8 @@
+import { existsSync } from 'node:fs';
 import type { TeamStatusEvent } from '../../../machines/team-status.machine.js';
+import { RefusedError } from '../../core/errors.js';
+import { workspacePaths } from '../../core/layout.js';
+import type { RegistryEntry } from '../../core/schema/registry.js';
 import { lifecycleFor } from '../archetypes/catalog.js';
 import { recordFederationEvent } from '../federation/federation-journal.js';
 import { getTeam, statusOf } from '../../core/find-team.js';
@@ -8,6 +12,7 @@ import type { UpdateOptions } from '../registry/update-registry.js';
 import { applyLifecycleInputs, withStateLock } from './team-lifecycle.js';
 import type { ApplyOptions } from './lifecycle-types.js';
 import type { Federation } from '../context.js';
+import { tryAcquireTeamLease } from './team-lease.js';
 
 /**
  * `fed team pause|resume|archive`: the registry status and, for teams with a lifecycle machine, the
@@ -74,10 +79,34 @@ async function changeTeamStatus(
   // it: no consumer runs there, and archiving is how such a team is retired.
   if (event.type === 'ARCHIVE' && lifecycleFor(entry.archetypeId)) {
     try {
-      return await withStateLock(fed, entry, options, () => writeRegistryStatus(fed, entry.domainId, event, options));
+      return await withStateLock(fed, entry, options, () =>
+        whileNotLaunched(entry, () => writeRegistryStatus(fed, entry.domainId, event, options)),
+      );
     } catch (error) {
       if (!isWorkspaceRefusal(error)) throw error;
     }
   }
   return writeRegistryStatus(fed, entry.domainId, event, options);
+}
+
+/**
+ * Archiving a team whose agent runs would strand its run: the launcher could then neither apply its end
+ * to the lifecycle nor record it. So it is refused while a launch holds the team's lease, and the lease is
+ * held while archiving, so no launch starts meanwhile (a launch checks the status again once it holds it).
+ * Pausing first stops the agent, and its run is recorded. A workspace with no state folder here (a team
+ * another machine runs, whose lifecycle section is the broker's) has no launch here: nothing is made in it.
+ */
+async function whileNotLaunched<T>(entry: RegistryEntry, archive: () => Promise<T>): Promise<T> {
+  if (!existsSync(workspacePaths(entry.location).state)) return archive();
+  const lease = await tryAcquireTeamLease(entry, 'launch');
+  if (!lease)
+    throw new RefusedError(
+      'TEAM_BUSY',
+      `team "${entry.domainId}" has an agent running (fed launch holds it); archived now, its run could be neither applied nor recorded — pause it first (fed team pause ${entry.domainId}: the agent stops and its run is recorded), then archive it`,
+    );
+  try {
+    return await archive();
+  } finally {
+    lease.release();
+  }
 }
