@@ -146,6 +146,8 @@ describe('fed run', () => {
       team: 'beta-fail',
       run: 2,
       mission: { subject: 'Document beta-fail', body: 'Write it.' },
+      state: 'preparing',
+      since: expect.any(String),
       keptAs: ['.fed/history/run-1'],
     });
     expect((await lifecycle(root, 'beta-fail')).state).toBe('preparing');

@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { launchTeam, listSignals, openFederation, sendSignal, viewLifecycle } from 'fed';
+import { launchTeam, listSignals, openFederation, runFederation, sendSignal, viewLifecycle } from 'fed';
 import { getTeam, readRegistry, retryTeam, workspacePaths } from 'fed/testing';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 
@@ -22,6 +22,8 @@ describe('fed team retry (library)', () => {
       team: 'docs',
       run: 2,
       mission: { subject: 'Document the project', body: 'Write deliverable.md' },
+      state: 'preparing',
+      since: expect.any(String),
       keptAs: ['.fed/history/run-1'],
     });
     expect(readFileSync(join(paths.history, 'run-1', 'journal.jsonl'), 'utf8')).toBe(failedJournal);
@@ -61,6 +63,26 @@ describe('fed team retry (library)', () => {
     expect(third.state).toBe('complete');
     expect((await viewLifecycle(openFederation(root), team(root))).mission?.subject).toBe('Document it again');
   }, 120_000);
+
+  it("fed run's progress of a complete team's new mission starts from the new run's state, not the ended one's", async () => {
+    const { root, config } = await federationWithMission();
+    await launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('complete'), pollMs: 50 });
+    await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'Again', body: 'Shorter.' });
+    const running: string[] = [];
+    const summary = await runFederation(openFederation(root), {
+      config,
+      agent: fakeAgent('complete'),
+      pollMs: 50,
+      onUpdate: (run) => {
+        if (run.phase === 'running') running.push(run.state);
+      },
+    });
+    expect(summary.teams.map((t) => [t.team, t.outcome])).toEqual([['docs', 'complete']]);
+    // Told from its first update on: 'complete' only once the new run has worked its way there again.
+    expect(running[0]).toBe('preparing');
+    expect(running.indexOf('complete')).toBeGreaterThan(running.indexOf('scanning'));
+    expect(running.indexOf('scanning')).toBeGreaterThan(0);
+  }, 60_000);
 
   it('run again after an interruption that kept the ended run, it reuses that run number and never loses its journal', async () => {
     const { root, config } = await federationWithMission();

@@ -251,13 +251,15 @@ async function runOne(
 ): Promise<void> {
   const started = Date.now();
   run.phase = 'running';
-  options.onUpdate?.(run);
   try {
-    if (candidate.newRun) await startRunForNewMission(fed, candidate.team, options.config);
+    const newRun = candidate.newRun ? await startRunForNewMission(fed, candidate.team, options.config) : undefined;
+    // The ended run's state (complete, failed) is not the new one's: its progress starts from the first.
+    if (newRun) Object.assign(run, { state: newRun.state, since: newRun.since, lastEvent: null });
     if (candidate.resume) {
       await setTeamStatus(fed, candidate.team.domainId, { type: 'RESUME' });
       run.resumed = true;
     }
+    options.onUpdate?.(run);
     const result = await launchTeam(fed, candidate.team.domainId, {
       ...options,
       signal: options.signal,

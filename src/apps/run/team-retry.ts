@@ -33,6 +33,9 @@ export interface NewRun {
   /** The number of the run that starts now (the first run is 1). */
   run: number;
   mission: { subject: string; body: string };
+  /** The state the new run starts in (the lifecycle machine's first), and since when. */
+  state: string;
+  since: string;
   /** What of the earlier run was kept where, relative to the workspace. */
   keptAs: string[];
 }
@@ -170,7 +173,8 @@ async function startNewRun(
         body: mission.body,
       });
     }
-    const fresh = initialPersistedSnapshot(entry, new Date().toISOString());
+    const since = new Date().toISOString();
+    const fresh = initialPersistedSnapshot(entry, since);
     const { envelope } = stored;
     await backend.lifecycles.write(
       team,
@@ -199,6 +203,8 @@ async function startNewRun(
       team: team.domainId,
       run: ended + 1,
       mission: { subject: mission.subject, body: mission.body },
+      state: stateOf({ value: fresh.value }),
+      since,
       keptAs,
     };
     await recordFederationEvent(backend, {
