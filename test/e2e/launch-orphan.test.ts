@@ -89,6 +89,7 @@ describe('fed launch killed with SIGKILL', () => {
     // Its watchdog exits right after it; a launch that came first would find it and stop it itself (the
     // other test), which a loaded machine makes likely.
     await waitFor(() => !alive(watchdog), 15_000, "the orphaned agent's watchdog to exit");
+    const goneBy = Date.now();
 
     const next = await runFed(['--root', root, 'launch', '--team', 'docs', '--agent', fakeAgent('complete'), '--json']);
     expect(next.code, next.stderr).toBe(0);
@@ -97,6 +98,10 @@ describe('fed launch killed with SIGKILL', () => {
     expect(runs(root)[0]!.reason).toMatch(
       /^its launcher \(pid \d+\) ended without recording the run \(it died or failed\)$/,
     );
+    // It ended when its agent last wrote, not when the next launch found it.
+    const interrupted = runs(root)[0]!;
+    expect(Date.parse(interrupted.endedAt)).toBeLessThanOrEqual(goneBy);
+    expect(Date.parse(interrupted.endedAt)).toBeGreaterThanOrEqual(Date.parse(interrupted.startedAt));
   });
 
   it('an agent still running after its launcher died (its watchdog frozen) is stopped by the next launch before a new one starts', async () => {

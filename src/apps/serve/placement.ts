@@ -111,7 +111,15 @@ export class Placement {
   private closeLeftRun(team: RegistryEntry): void {
     const left = readCurrentRun(team.location);
     if (!left || processIsAlive(left.launcherPid) || processIsAlive(left.pid, left.processStart ?? undefined)) return;
-    appendRun(this.fed, team, orphanRunRecord(left, 'interrupted', LEFT_BEHIND, left.stateBefore));
+    appendRun(
+      this.fed,
+      team,
+      orphanRunRecord(left, team.location, {
+        outcome: 'interrupted',
+        reason: LEFT_BEHIND,
+        stateAfter: left.stateBefore,
+      }),
+    );
     clearCurrentRun(this.fed, team);
   }
 

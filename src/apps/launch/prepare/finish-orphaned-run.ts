@@ -1,3 +1,4 @@
+import { lstatSync } from 'node:fs';
 import { stateOf } from '../../../engine/actors/state-of.js';
 import { completionReportId } from '../../../engine/actors/report-signal-id.js';
 import { tryAcquireTeamLease } from '../../../engine/actors/team-lease.js';
@@ -18,13 +19,16 @@ import type { Federation } from '../../../engine/context.js';
 import { launchContext } from './launch-context.js';
 import { appendRun, clearCurrentRun, readCurrentRun, readLastRun, runFields, UNMEASURED_RUN } from '../run-records.js';
 
-/** The run journal's line for a run its launcher did not record: what the run in progress says, and how it ended. */
+/**
+ * The run journal's line for a run its launcher did not record: what the run in progress says, and how it
+ * ended — when, as near as the files tell (lastSignOfLife), unless the caller stopped its agent just now.
+ */
 export function orphanRunRecord(
   orphan: CurrentRun,
-  outcome: RunOutcome,
-  reason: string,
-  stateAfter: string,
+  workspace: string,
+  ended: { outcome: RunOutcome; reason: string; stateAfter: string; at?: string },
 ): LaunchRun {
+  const { outcome, reason, stateAfter } = ended;
   return {
     ...runFields(orphan),
     outcome,
@@ -35,8 +39,20 @@ export function orphanRunRecord(
     promptPath: orphan.promptPath,
     stateAfter,
     progressed: stateAfter !== orphan.stateBefore,
-    endedAt: new Date().toISOString(),
+    endedAt: ended.at ?? lastSignOfLife(orphan, workspace),
   };
+}
+
+/**
+ * When a run whose launcher died (killed with -9, its machine lost) ended, as near as can be told later:
+ * the last write to its transcript or the agent log, never before it started nor after now — not the
+ * time a later command found it, which could be days on and made `fed runs` show days of work.
+ */
+function lastSignOfLife(orphan: CurrentRun, workspace: string): string {
+  const written = [orphan.transcriptPath, workspacePaths(workspace).agentLog].map(
+    (file) => lstatSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0,
+  );
+  return new Date(Math.min(Date.now(), Math.max(Date.parse(orphan.startedAt), ...written))).toISOString();
 }
 
 /**
@@ -82,7 +98,7 @@ export async function finishCompletedRun(fed: Federation, team: RegistryEntry, o
       reason,
     });
   if (readLastRun(team.location)?.runId !== orphan.runId)
-    appendRun(fed, team, orphanRunRecord(orphan, 'completed', reason, stateAfter));
+    appendRun(fed, team, orphanRunRecord(orphan, team.location, { outcome: 'completed', reason, stateAfter }));
   clearCurrentRun(fed, team);
   unlinkQuietly(workspacePaths(team.location).launchBaseline);
   return true;

@@ -54,11 +54,12 @@ export async function stopOrphanedRun(launch: Launch): Promise<void> {
   recordRun(
     fed,
     team,
-    orphanRunRecord(
-      orphan,
-      'interrupted',
-      `its launcher (pid ${orphan.launcherPid}) ended without recording the run (it died or failed)${stopped ? '; the agent was still running and was stopped by the next launch' : ''}`,
-      state,
-    ),
+    orphanRunRecord(orphan, team.location, {
+      outcome: 'interrupted',
+      reason: `its launcher (pid ${orphan.launcherPid}) ended without recording the run (it died or failed)${stopped ? '; the agent was still running and was stopped by the next launch' : ''}`,
+      stateAfter: state,
+      // Stopped just now: it ran until then.
+      ...(stopped ? { at: new Date().toISOString() } : {}),
+    }),
   );
 }
