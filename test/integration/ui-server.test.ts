@@ -513,7 +513,20 @@ describe('fed ui: the actions', () => {
         body: 'md or html',
       }),
     ]);
-    const answer = { action: 'answer', signalId: question.message.id, text: 'Markdown', id: randomUUID() };
+    // A team named beside the question must be the one that asked: nothing is sent to another.
+    const misdirected = await act({ action: 'answer', team: 'api', signalId: question.message.id, text: 'Markdown' });
+    expect(misdirected).toMatchObject({
+      status: 400,
+      body: { message: expect.stringContaining(`was asked by team docs, not api`) },
+    });
+    expect((await showSignal(fed, question.message.id)).delivery.state).not.toBe('answered');
+    const answer = {
+      action: 'answer',
+      team: 'docs',
+      signalId: question.message.id,
+      text: 'Markdown',
+      id: randomUUID(),
+    };
     const answered = await act(answer);
     expect(answered.status, JSON.stringify(answered.body)).toBe(200);
     // The page sends it again (its response was lost): the same report, not a second one.

@@ -83,7 +83,7 @@ async function perform(
       return { team: removed.team, message: removalMessage(removed) };
     }
     case 'answer':
-      return answer(fed, request.signalId!, request.text!, request.id);
+      return answer(fed, request.signalId!, request.text!, request);
   }
 }
 
@@ -95,12 +95,17 @@ async function answer(
   fed: Federation,
   questionId: string,
   text: string,
-  id: string | undefined,
+  { id, team }: Pick<UiActionRequest, 'id' | 'team'>,
 ): Promise<{ team: string; message: string; repeated: boolean }> {
   const { message: question } = await showSignal(fed, questionId);
   if (question.type !== 'question' || question.to !== META)
     throw new InvalidInputError(
       `signal ${questionId} is a ${question.type} to ${question.to}, not a question to ${META}: only meta's questions are answered here`,
+    );
+  // The answer goes to whoever asked: a team named beside the question must be that one (by id or domain).
+  if (team !== undefined && team !== question.from && (await fed.team(team)).domainId !== question.from)
+    throw new InvalidInputError(
+      `question ${questionId} was asked by team ${question.from}, not ${team}: name the team that asked, or leave team out`,
     );
   const result = await sendSignal(fed, {
     from: META,
