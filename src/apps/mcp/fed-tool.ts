@@ -123,19 +123,41 @@ async function callTool(state: ServerTools, name: string, args: unknown): Promis
     if (!tool.typed || Array.isArray(output)) return { content: [{ type: 'text', text }] };
     return { content: [{ type: 'text', text }], structuredContent: output };
   } catch (error) {
-    return errorResult(error);
+    return errorResult(error, tool.input);
   }
 }
 
-/** A failure as a tool result: fed's message and its stable code; an error without one (a bug) its message only. */
-export function errorResult(error: unknown): CallToolResult {
-  const message = error instanceof Error ? error.message : String(error);
+/**
+ * A failure as a tool result: fed's message and its stable code; an error without one (a bug) its message
+ * only. The library's messages name the CLI's options (`--reply-to`); to a tool's caller, each option the
+ * tool has as an argument is named as that argument (`replyTo`).
+ */
+function errorResult(error: unknown, input?: z.ZodObject): CallToolResult {
+  const said = error instanceof Error ? error.message : String(error);
+  const message = input ? inArgumentTerms(said, Object.keys(input.shape)) : said;
   if (!(error instanceof FedError)) return { isError: true, content: [{ type: 'text', text: message }] };
   return {
     isError: true,
     content: [{ type: 'text', text: `${message} (${error.code})` }],
     _meta: { code: error.code },
   };
+}
+
+/**
+ * `message` with each CLI option among `args` (camelCase, as `--kebab-case`) named as the argument — except
+ * in a command it quotes (`find it with: fed signal list --all`), which runs as it is written.
+ */
+function inArgumentTerms(message: string, args: readonly string[]): string {
+  const argument = new Map(args.map((arg) => [`--${arg.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, arg]));
+  // Clause by clause (split after ':' and ';'): a clause that quotes a fed command keeps its options.
+  return message
+    .split(/(?<=[:;])/)
+    .map((clause) =>
+      /\bfed [a-z]/.test(clause)
+        ? clause
+        : clause.replace(/(?<![\w-])--[a-z][a-z-]*(?![\w-])/g, (flag) => argument.get(flag) ?? flag),
+    )
+    .join('');
 }
 
 function withNotes(result: CallToolResult, state: ServerTools): CallToolResult {
