@@ -91,4 +91,45 @@ describe('a hand-dropped signal reusing a delivered id', () => {
       reason: expect.stringContaining(`reuses the id ${sent.id}`),
     });
   });
+  it("two files of another tool with one id and different content: the later is named and quarantined, never dropped as the first's duplicate", async () => {
+    const root = tempDir();
+    const fed = (...args: string[]) => runFed(['--root', root, ...args], { timeoutMs: 30_000 });
+    expect((await fed('init')).code).toBe(0);
+    expect((await fed('team', 'onboard', 'docs')).code).toBe(0);
+    const inbox = join(root, '.fed', 'teams', 'docs', '.fed', 'signals', 'inbox');
+    const signal = (subject: string, at: string) => ({
+      id: '5a1b2c3d-0000-4000-8000-000000000001',
+      timestamp: at,
+      from: 'meta',
+      to: 'docs',
+      type: 'directive',
+      subject,
+      body: '',
+      protocol: 'file-signal-v1',
+    });
+    writeFileSync(
+      join(inbox, '2026-01-01T000000Z-directive-first.json'),
+      JSON.stringify(signal('first', '2026-01-01T00:00:00.000Z')),
+    );
+    const later = join(inbox, '2026-01-02T000000Z-directive-second.json');
+    writeFileSync(later, JSON.stringify(signal('second', '2026-01-02T00:00:00.000Z')));
+
+    const listed = JSON.parse((await fed('signal', 'list', '--team', 'docs', '--json')).stdout) as {
+      signals: { message: { subject: string } }[];
+      invalid: { file: string; reason: string }[];
+    };
+    expect(listed.signals.map((s) => s.message.subject)).toEqual(['first']);
+    expect(listed.invalid).toEqual([
+      expect.objectContaining({
+        file: '2026-01-02T000000Z-directive-second.json',
+        reason: expect.stringContaining('of 2026-01-01T000000Z-directive-first.json, another signal in this inbox'),
+      }),
+    ]);
+    const actors = await fed('actors', 'run', '--once');
+    expect(actors.stdout).toMatch(/docs: quarantined 2026-01-02T000000Z-directive-second\.json/);
+    expect(existsSync(later)).toBe(false);
+    expect(readdirSync(join(root, '.fed', 'teams', 'docs', '.fed', 'signals', 'quarantine'))).toContain(
+      '2026-01-02T000000Z-directive-second.json',
+    );
+  });
 });

@@ -283,7 +283,16 @@ export class TeamInboxConsumer {
     const unacknowledged = batch.filter((s) => !s.message.acknowledged);
     const suspects = new Set([...repeatedIds(unacknowledged), ...unacknowledged.filter((s) => done.has(s.message.id))]);
     if (suspects.size === 0) return batch;
-    const intruders = await idIntruders(this.backend.delivery, this.team.domainId, [...suspects]);
+    // Judged beside every file with their ids, the acknowledged too (the one applied under an id another
+    // tool reused); only an unacknowledged one is taken out.
+    const ids = new Set([...suspects].map((s) => s.message.id));
+    const intruders = (
+      await idIntruders(
+        this.backend.delivery,
+        this.team.domainId,
+        batch.filter((s) => ids.has(s.message.id)),
+      )
+    ).filter((intruder) => suspects.has(batch.find((s) => s.file === intruder.file)!));
     if (intruders.length === 0) return batch;
     result.quarantined.push(...(await this.quarantine(intruders, result.warnings)));
     const out = new Set(intruders.map((i) => i.file));
