@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { launchTeam, listSignals, openFederation, runFederation, sendSignal, viewLifecycle } from 'fed';
+import { launchTeam, listSignals, onboardTeam, openFederation, runFederation, sendSignal, viewLifecycle } from 'fed';
 import { getTeam, readRegistry, retryTeam, workspacePaths } from 'fed/testing';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 
@@ -82,6 +82,19 @@ describe('fed team retry (library)', () => {
     expect(running[0]).toBe('preparing');
     expect(running.indexOf('complete')).toBeGreaterThan(running.indexOf('scanning'));
     expect(running.indexOf('scanning')).toBeGreaterThan(0);
+  }, 60_000);
+
+  it("another team's directive to a complete team is no new mission: no run starts, its deliverable stays", async () => {
+    const { root, config } = await federationWithMission();
+    await launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('complete'), pollMs: 50 });
+    await onboardTeam(openFederation(root), { domain: 'api' }, { durable: false });
+    await sendSignal(openFederation(root), { from: 'api', to: 'docs', type: 'directive', subject: 'Cover it too' });
+    await expect(retryTeam(openFederation(root), 'docs', config)).rejects.toMatchObject({ code: 'NOT_FAILED' });
+    const summary = await runFederation(openFederation(root), { config, agent: fakeAgent('complete'), pollMs: 50 });
+    expect(summary.teams).toEqual([]);
+    expect(summary.skipped).toContainEqual({ team: 'docs', reason: 'already complete' });
+    expect(await viewLifecycle(openFederation(root), team(root))).toMatchObject({ state: 'complete' });
+    expect(existsSync(join(team(root).location, 'deliverable.md'))).toBe(true);
   }, 60_000);
 
   it('run again after an interruption that kept the ended run, it reuses that run number and never loses its journal', async () => {

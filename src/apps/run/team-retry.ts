@@ -96,7 +96,9 @@ export async function newMissionFor(
     'inbox',
     completedAt,
     ['directive'],
-    (message) => message.id !== signalId,
+    // Only meta's directive assigns a mission (the lifecycle takes another team's as a request within
+    // it): one from a team must not end the complete run — its deliverable numbered — for a run without one.
+    (message) => message.id !== signalId && message.from === META,
   );
   return (
     directive && {
