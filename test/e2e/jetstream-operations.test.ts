@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { FileChatChannel } from 'fed/testing';
@@ -263,6 +263,12 @@ describe.skipIf(skipWithoutNatsServer('fed config show and fed init with credent
       const redacted = server().url.replace('s3cret-pw', '***');
       expect(redacted).toMatch(/^nats:\/\/fed:\*\*\*@127\.0\.0\.1:\d+$/);
 
+      // An init the server refuses leaves nothing behind: run again, it makes the federation it is asked for.
+      const refused = await runFed(['--root', root, 'init', '--name', 'first-try'], {
+        env: { FED_NATS_URL: server().url.replace('s3cret-pw', 'wrong-pw') },
+      });
+      expect(refused.code, refused.stderr).toBe(2);
+      expect(readdirSync(root)).toEqual([]);
       // The password reaches the server, and the locations fed prints name the server without it.
       const init = await runFed(['--root', root, 'init', '--name', 'secretive'], { env });
       expect(init, init.stderr).toMatchObject({ code: 0 });

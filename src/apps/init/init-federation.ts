@@ -1,5 +1,5 @@
-import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { accessSync, constants, existsSync, mkdirSync, rmdirSync, rmSync } from 'node:fs';
+import { dirname, sep } from 'node:path';
 import { FileSystemError } from '../../core/errors.js';
 import { createFileExclusive } from '../../infra/fs/atomic-write.js';
 import { toJsonText } from '../../core/json-text.js';
@@ -12,7 +12,7 @@ import { configSchema, DEFAULT_COLLECTOR_ENDPOINT, type FederationConfigInput } 
 import { parseGiven } from '../../core/schema/problems.js';
 import { emptyRegistry } from '../../core/schema/registry.js';
 import { seedSkills } from '../../engine/skills/seed-skills.js';
-import type { Federation } from '../../engine/context.js';
+import { openFederation, type Federation } from '../../engine/context.js';
 
 export interface InitRequest {
   federationName?: string;
@@ -158,6 +158,40 @@ export interface SharedRegistryResult {
  * — when a federation of that name already exists (another machine initialised it) — join it, leaving
  * everything as it is.
  */
+/**
+ * `fed init` whole: the federation's files (initFederation), then the registry a backend shares across
+ * machines (initSharedRegistry). A shared registry that cannot be reached or made leaves none of the files
+ * this call created — else a re-run found the federation made, kept the first --name and said "nothing to
+ * do" — and its error is thrown as it came.
+ */
+export async function createFederation(
+  root: string,
+  request: InitRequest,
+  env: NodeJS.ProcessEnv,
+): Promise<{ result: InitResult; shared?: SharedRegistryResult }> {
+  const result = initFederation(root, request, env);
+  if (!result.sharedRegistry) return { result };
+  try {
+    return { result, shared: await initSharedRegistry(openFederation(root, { env, config: result.config })) };
+  } catch (error) {
+    removeCreated(root, result.created);
+    throw error;
+  }
+}
+
+/** What an init created, gone again: its files and folders, and the folders above them it left empty. */
+function removeCreated(root: string, created: readonly string[]): void {
+  for (const path of [...created].reverse()) rmSync(path, { recursive: true, force: true });
+  for (const path of created)
+    for (let dir = dirname(path); dir.startsWith(root + sep); dir = dirname(dir)) {
+      try {
+        rmdirSync(dir);
+      } catch {
+        break; // not empty (or gone): what is above it stays too
+      }
+    }
+}
+
 export async function initSharedRegistry(fed: Federation): Promise<SharedRegistryResult> {
   const { backend } = fed;
   const joined = !(await backend.registry.create(emptyRegistry()));

@@ -1,12 +1,6 @@
 import type { Command } from 'commander';
-import {
-  chooseTelemetry,
-  initFederation,
-  initSharedRegistry,
-  type TelemetryChoice,
-} from '../../apps/init/init-federation.js';
+import { chooseTelemetry, createFederation, type TelemetryChoice } from '../../apps/init/init-federation.js';
 import { initTarget } from '../../apps/init/locate.js';
-import { openFederation } from '../../engine/context.js';
 import { globalOptions, printJson, type CliIo } from '../io.js';
 
 export function registerInit(program: Command, io: CliIo): void {
@@ -19,7 +13,7 @@ export function registerInit(program: Command, io: CliIo): void {
     .action(async (options: { name?: string; description?: string; json?: boolean }, command: Command) => {
       const root = initTarget({ root: globalOptions(command).root, env: io.env, cwd: io.cwd });
       const telemetry = await chooseTelemetry(root, io.env);
-      const result = initFederation(
+      const { result, shared } = await createFederation(
         root,
         {
           federationName: options.name,
@@ -29,9 +23,6 @@ export function registerInit(program: Command, io: CliIo): void {
         },
         io.env,
       );
-      const shared = result.sharedRegistry
-        ? await initSharedRegistry(openFederation(root, { env: io.env, config: result.config }))
-        : undefined;
       for (const warning of [...result.warnings, ...(shared?.notes ?? [])]) io.stderr(`warning: ${warning}\n`);
       if (options.json)
         return printJson(io, {
