@@ -2,12 +2,12 @@ import { outsideProduct } from '../../engine/survey/folder-roles.js';
 import { surveyCodebase, type Survey } from '../../engine/survey/survey.js';
 import { loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
 import { lifecycleFor } from '../../engine/archetypes/catalog.js';
-import { InvalidInputError } from '../../core/errors.js';
-import { findTeam } from '../../core/find-team.js';
+import { InvalidInputError, RefusedError } from '../../core/errors.js';
+import { findTeam, statusOf } from '../../core/find-team.js';
 import { onboardTeam } from '../../engine/registry/onboard.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import { META } from '../../core/schema/common.js';
-import type { RegistryEntry } from '../../core/schema/registry.js';
+import type { Registry, RegistryEntry } from '../../core/schema/registry.js';
 import { sendSignal } from '../../engine/messaging/send-signal.js';
 import type { Federation } from '../../engine/context.js';
 import { federationPaths } from '../../core/layout.js';
@@ -245,6 +245,7 @@ export function describeApplied(applied: AppliedTeam): string {
 export async function applyPlan(fed: Federation, plan: FederationPlan): Promise<AppliedTeam[]> {
   const applied: AppliedTeam[] = [];
   const { backend } = fed;
+  refuseUnusableTeams(await backend.registry.read(), plan);
   for (const planned of plan.teams) {
     const existing = findTeam(await backend.registry.read(), planned.team);
     const entry = existing ?? (await onboardTeam(fed, { domain: planned.team, archetypeId: 'deliverable' }));
@@ -262,6 +263,27 @@ export async function applyPlan(fed: Federation, plan: FederationPlan): Promise<
   const record: AppliedPlan = { appliedAt: fed.now().toISOString(), ...plan };
   writeFileAtomic(federationPaths(fed.root).plan, toJsonText(record));
   return applied;
+}
+
+/**
+ * A planned team's name already taken by a team the plan cannot use — archived (no signal reaches it), or
+ * not a deliverable team (the mission would go to a consultant or a coding team) — refuses the whole plan
+ * before anything is onboarded or sent: half a plan applied, re-run, failed the same way each time.
+ */
+function refuseUnusableTeams(registry: Registry, plan: FederationPlan): void {
+  const problems = plan.teams.flatMap(({ team: name }) => {
+    const team = findTeam(registry, name);
+    if (!team) return [];
+    if (statusOf(team) === 'archived') return [`team "${team.domainId}" is archived`];
+    if (team.archetypeId !== 'deliverable')
+      return [`team "${team.domainId}" is a ${team.archetypeId} team, where the plan makes deliverable teams`];
+    return [];
+  });
+  if (problems.length)
+    throw new RefusedError(
+      'PLAN_TEAM_UNUSABLE',
+      `the plan's teams cannot all be given their missions: ${problems.join('; ')}; nothing was applied — remove those teams (fed team archive, then fed team remove), then apply again`,
+    );
 }
 
 /** The team's lifecycle has this mission, or a directive with this subject is in its inbox. */

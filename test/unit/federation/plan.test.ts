@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { applyPlan, initFederation, listSignals, openFederation, proposePlan, viewLifecycle } from 'fed';
+import {
+  applyPlan,
+  initFederation,
+  listSignals,
+  onboardTeam,
+  openFederation,
+  proposePlan,
+  setTeamStatus,
+  viewLifecycle,
+} from 'fed';
 import { getTeam, readRegistry } from 'fed/testing';
 import { typescriptProject, writeTree } from '../../helpers/fixture-repo.js';
 import { tempDir } from '../../helpers/temp-dir.js';
@@ -115,5 +124,22 @@ describe('fed plan (proposePlan / applyPlan)', () => {
     expect((await viewLifecycle(openFederation(root), getTeam(readRegistry(root), 'api-docs'))).pending).toHaveLength(
       1,
     );
+  });
+
+  it('--apply refuses a plan whose team names an archived or a non-deliverable team takes, before anything is applied', async () => {
+    const root = monorepo(tempDir());
+    initFederation(root, {}, {});
+    const fed = openFederation(root);
+    await onboardTeam(fed, { domain: 'web-docs' });
+    await setTeamStatus(fed, 'web-docs', { type: 'ARCHIVE' });
+    await onboardTeam(fed, { domain: 'core-docs', archetypeId: 'consultant' });
+    const refused = (await applyPlan(openFederation(root), proposePlan(openFederation(root))).catch(
+      (error: unknown) => error,
+    )) as Error;
+    expect(refused).toMatchObject({ code: 'PLAN_TEAM_UNUSABLE' });
+    expect(refused.message).toMatch(/^the plan's teams cannot all be given their missions: .*nothing was applied/);
+    expect(refused.message).toContain('team "web-docs" is archived');
+    expect(refused.message).toContain('team "core-docs" is a consultant team, where the plan makes deliverable teams');
+    expect(readRegistry(root).teams.map((t) => t.domainId)).not.toContain('api-docs');
   });
 });
