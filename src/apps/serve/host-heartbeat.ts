@@ -2,6 +2,7 @@ import { RefusedError } from '../../core/errors.js';
 import type { HostRecord } from '../../core/schema/host.js';
 import type { Federation } from '../../engine/context.js';
 import { packageVersion } from '../../infra/package-info.js';
+import { waitAtMost } from '../../infra/repeat.js';
 import type { HostDirectory } from '../../ports/host-directory.js';
 import { heartbeatMs, hostState } from '../hosts/host-liveness.js';
 
@@ -19,6 +20,9 @@ export interface HostHeartbeat {
   /** Stop renewing; `stopped` (a stop on purpose) leaves the record saying so, so the host is not taken as lost. */
   stop(stopped: boolean): Promise<void>;
 }
+
+/** How long stopping waits for the last heartbeat, and then for the record saying it stopped. */
+const STOP_WAIT_MS = 5_000;
 
 /**
  * A server's host record on a federation shared across machines: announced when it starts — refused
@@ -62,8 +66,27 @@ export async function startHeartbeat(fed: Federation, options: HeartbeatOptions)
   return {
     async stop(stopped) {
       clearInterval(timer);
-      await beating;
-      if (stopped) await directory.put(record(fed.now().toISOString()));
+      // A store that cannot be reached (its broker down) holds a write until it reconnects: that must not
+      // keep the server from stopping. The others then see this host lost, after serve.hostLostAfter.
+      let beaten = false;
+      await waitAtMost(
+        beating.then(() => (beaten = true)),
+        STOP_WAIT_MS,
+      );
+      if (!stopped) return;
+      let marked = false;
+      // A beat still held by the store will not be followed by this write sooner: not waited for twice.
+      const marking = beaten
+        ? directory.put(record(fed.now().toISOString())).then(
+            () => (marked = true),
+            () => undefined,
+          )
+        : undefined;
+      if (marking) await waitAtMost(marking, STOP_WAIT_MS);
+      if (!marked)
+        options.onWarning(
+          `host ${options.host} could not be marked stopped in ${directory.location}: the others will take it as lost`,
+        );
     },
   };
 }

@@ -23,7 +23,8 @@ export function hostWatch(fed: Federation, host: string, emit: (event: ServeEven
     const view = await listHosts(fed);
     if (!view.shared) return;
     for (const lost of view.hosts) {
-      if (lost.state !== 'lost' || lost.teams.length === 0) continue;
+      // This server runs: its own record gone stale (its store unreachable a while) is no loss of a host.
+      if (lost.state !== 'lost' || lost.teams.length === 0 || lost.name === host) continue;
       const loss = `${lost.name}\0${lost.heardAt}`;
       if (!told.has(loss)) {
         told.add(loss);

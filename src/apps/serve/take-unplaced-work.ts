@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { DispatchQueue } from '../../ports/dispatch-queue.js';
 import type { Dispatcher } from './dispatcher.js';
 
@@ -25,7 +26,14 @@ export async function takeUnplacedWork(
       continue;
     }
     try {
-      const taken = await queue.take(TAKE_WAIT_MS, ackWaitMs);
+      const asking = queue.take(TAKE_WAIT_MS, ackWaitMs);
+      // A broker that is unreachable holds the ask until it is back: stopping does not wait for it, and
+      // work it hands over after all is given back at once.
+      const taken = await untilAborted(asking, signal);
+      if (taken === ABORTED) {
+        asking.then((late) => late?.retry(0)).catch(() => undefined);
+        break;
+      }
       if (taken && signal.aborted) taken.retry(0);
       else if (taken) await dispatcher.startTaken(taken);
       lastWarning = undefined;
@@ -33,7 +41,19 @@ export async function takeUnplacedWork(
       const text = `unplaced teams' work is not taken from ${queue.location} for now: ${(error as Error).message}`;
       if (text !== lastWarning) onWarning(text);
       lastWarning = text;
-      await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+      await sleep(RETRY_MS, undefined, { signal }).catch(() => undefined);
     }
   }
+}
+
+const ABORTED = Symbol('aborted');
+
+/** `promise`'s value, or ABORTED as soon as `signal` aborts (at once if it has). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
+  if (signal.aborted) return Promise.resolve(ABORTED);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(ABORTED);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
