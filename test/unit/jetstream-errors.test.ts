@@ -147,6 +147,27 @@ describe('JetStream error classification', () => {
       );
       expect(calls).toBe(1);
     });
+
+    it('retryTransient still without an answer at its deadline says the server is gone (BACKEND_UNAVAILABLE), the last error its cause', async () => {
+      const timeout = new errors.TimeoutError();
+      const refused = await retryTransient(() => Promise.reject(timeout), 120).catch((error: unknown) => error);
+      expect(refused).toMatchObject({
+        code: 'BACKEND_UNAVAILABLE',
+        message: expect.stringMatching(
+          /^the NATS server has not answered for 0 s \(.*\): it is down or cannot be reached/,
+        ),
+        cause: timeout,
+      });
+      // A refusal only the caller retries comes back as it was.
+      const conflict = new Error('conflict');
+      await expect(
+        retryTransient(
+          () => Promise.reject(conflict),
+          120,
+          () => true,
+        ),
+      ).rejects.toBe(conflict);
+    });
   });
 
   it('the classification never loads the client: its imports of @nats-io are types only', () => {

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { BackendUnavailableError } from '../../core/errors.js';
 import {
   isJetStreamNotEnabled,
   isNatsError,
@@ -43,7 +44,9 @@ export const TRANSIENT_DEADLINE_MS = 60_000;
 /**
  * Run `op` until it answers or fails for a reason that is not transient, for at most `deadlineMs`.
  * `op` must be safe to repeat: publishes carry a message id (server-side dedupe), compare-and-swap
- * writes check what they find when a retried attempt reports a conflict.
+ * writes check what they find when a retried attempt reports a conflict. Still "not now" at the deadline,
+ * the broker is taken as gone: a BackendUnavailableError saying so (the client's own error was a bare
+ * "timeout", a stack trace from the CLI and no code for an MCP tool's caller), its last error the cause.
  */
 export async function retryTransient<T>(
   op: (attempt: number) => Promise<T>,
@@ -56,7 +59,17 @@ export async function retryTransient<T>(
     try {
       return await op(attempt);
     } catch (error) {
-      if (!(isTransientJetStreamError(error) || alsoRetry?.(error)) || Date.now() > deadline) throw error;
+      const transient = isTransientJetStreamError(error);
+      if (!(transient || alsoRetry?.(error))) throw error;
+      if (Date.now() > deadline) {
+        // A refusal only the caller calls "not now" is the caller's to judge, as it came.
+        if (!transient) throw error;
+        throw new BackendUnavailableError(
+          [],
+          `the NATS server has not answered for ${Math.round(deadlineMs / 1000)} s (${(error as Error).message ?? String(error)}): it is down or cannot be reached — start it again (or mend the network), then run this again`,
+          error,
+        );
+      }
       await sleep(Math.min(1_000, 50 * attempt));
     }
   }
