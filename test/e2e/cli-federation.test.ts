@@ -156,6 +156,10 @@ describe('fed team', () => {
     [['team', 'onboard', 'meta'], /reserved for the meta coordinator/],
     [['team', 'onboard', 'ok', '--id', 'Bad_Id'], /--id: expected a slug/],
     [
+      ['team', 'onboard', 'ok', '--archetype', 'delivrable'],
+      /--archetype: "delivrable" is none of fed's archetypes \(deliverable, coding, consultant\) — did you mean "deliverable"\?/,
+    ],
+    [
       ['team', 'onboard', 'ok', '--placement', 'cloud'],
       /argument 'cloud' is invalid. Allowed choices are directory, worktree/,
     ],

@@ -23,7 +23,8 @@ import { settleWorktreeGit, type SettleGitOptions } from './worktree-git.js';
 import { prepareTeamWorkspace } from './team-marker.js';
 import { readCodebase } from './codebase.js';
 import type { Federation } from '../context.js';
-import { DEFAULT_ARCHETYPE } from '../archetypes/catalog.js';
+import { archetypeFor, archetypes, DEFAULT_ARCHETYPE } from '../archetypes/catalog.js';
+import { closest } from '../../core/schema/unknown-keys.js';
 
 export interface OnboardRequest {
   domain: string;
@@ -46,6 +47,20 @@ function checkSlug(what: string, value: string): string {
   if (value === META)
     throw new InvalidInputError(`${what}: "${META}" is reserved for the meta coordinator; choose another name`);
   return value;
+}
+
+/**
+ * Any other slug than fed's archetypes is a custom one, a team without a lifecycle: a typo of one of
+ * fed's (`delivrable`) would make such a team silently. One that close is taken for the typo it is.
+ */
+function refuseNearMiss(archetypeId: string): void {
+  if (archetypeFor(archetypeId)) return;
+  const ids = archetypes.map((archetype) => archetype.id);
+  const meant = closest(archetypeId, ids);
+  if (meant)
+    throw new InvalidInputError(
+      `--archetype: "${archetypeId}" is none of fed's archetypes (${ids.join(', ')}) — did you mean "${meant}"? A custom archetype (a team without a lifecycle) needs a name less like one of fed's`,
+    );
 }
 
 function refuseDuplicate(registry: Registry, domain: string, domainId: string): void {
@@ -131,6 +146,7 @@ export async function onboardTeam(
   const domain = checkSlug('domain', request.domain);
   const domainId = checkSlug('--id', request.domainId ?? domain);
   const archetypeId = checkSlug('--archetype', request.archetypeId ?? DEFAULT_ARCHETYPE);
+  refuseNearMiss(archetypeId);
   const placementType = request.placementType ?? 'directory';
   if (!PLACEMENT_TYPES.includes(placementType)) {
     throw new InvalidInputError(
