@@ -215,10 +215,11 @@ export async function checkTeam(
   } catch (error) {
     if (!(error instanceof FedError)) throw error;
     if (error.code === 'TEAM_ELSEWHERE') return checkTeamElsewhere(fed, entry);
-    // An archived team is history: nothing is written for it any more, and its workspace may have been
-    // cleared away or left behind in the federation this one was copied from.
-    if (statusOf(entry) === 'archived') return { findings: [], workspaceOk: false };
     const relocated = error.code === 'WORKSPACE_OUTSIDE_ROOT' ? relocatedWorkspace(root, entry) : undefined;
+    // An archived team is history: nothing is written for it any more, and its workspace may have been
+    // cleared away or left behind in the federation this one was copied from. One this copied or moved
+    // federation has is relocated all the same, so that fed team remove deletes it, not the original's.
+    if (statusOf(entry) === 'archived' && !relocated) return { findings: [], workspaceOk: false };
     const finding: PendingFinding = {
       check: 'workspace',
       team: entry.domainId,

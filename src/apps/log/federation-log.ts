@@ -121,7 +121,10 @@ function federationEntry(record: FederationRecord): LogEntry {
     case 'removed':
       return {
         ...base,
-        text: `removed: workspace ${record.location}${record.branch ? ` and branch ${record.branch}` : ''} deleted${record.forced ? ' (--force)' : ''}`,
+        text:
+          record.workspaceDeleted === false
+            ? `removed: registry entry${record.branch ? ` and branch ${record.branch}` : ''} deleted${record.forced ? ' (--force)' : ''}; its workspace ${record.location} was already gone`
+            : `removed: workspace ${record.location}${record.branch ? ` and branch ${record.branch}` : ''} deleted${record.forced ? ' (--force)' : ''}`,
       };
     case 'scheduled':
       return {

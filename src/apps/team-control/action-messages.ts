@@ -24,6 +24,14 @@ export function retryMessage(run: NewRun): string {
 launch it: fed run --team ${run.team}`;
 }
 
-export function removalMessage(removed: { team: string; location: string; branch?: string }): string {
-  return `removed ${removed.team}: ${removed.location}${removed.branch ? ` and branch ${removed.branch}` : ''}`;
+export function removalMessage(removed: {
+  team: string;
+  location: string;
+  workspaceDeleted?: boolean;
+  branch?: string;
+}): string {
+  const branch = removed.branch ? ` and branch ${removed.branch}` : '';
+  return removed.workspaceDeleted === false
+    ? `removed ${removed.team}: its registry entry${branch}; its workspace ${removed.location} was already gone`
+    : `removed ${removed.team}: ${removed.location}${branch}`;
 }

@@ -78,6 +78,8 @@ export const federationRecordSchema = builtOnFirstUse(() =>
       ...base,
       kind: z.literal('removed'),
       location: nonEmptyString,
+      /** False when no workspace was there to delete (only the entry went); records before it leave it out: deleted. */
+      workspaceDeleted: z.boolean().optional(),
       branch: nonEmptyString.optional(),
       forced: z.boolean(),
     }),

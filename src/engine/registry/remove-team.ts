@@ -1,5 +1,6 @@
 import { lstatSync } from 'node:fs';
-import { RefusedError } from '../../core/errors.js';
+import { FedError, RefusedError } from '../../core/errors.js';
+import { locatedHere } from '../../adapters/index.js';
 import { recordFederationEvent } from '../federation/federation-journal.js';
 import { isLockHeld } from '../../infra/fs/lock.js';
 import { teamWorkspacePath, workspacePaths } from '../../core/layout.js';
@@ -38,22 +39,38 @@ export async function removeTeam(
     );
   }
   const expected = teamWorkspacePath(root, entry.domain, entry.placementType);
-  const present = lstatExists(entry.location);
+  // A federation folder moved or copied still registers the original's workspace: its own is this one's.
+  const { location } = locatedHere(root, entry);
+  const present = lstatExists(location);
   if (present) {
     // Never delete what fed did not create: a workspace outside the root, through a link, or moved.
-    fed.workspace(entry);
-    if (entry.location !== expected) {
+    try {
+      fed.workspace({ ...entry, location });
+    } catch (error) {
+      // Elsewhere than fed's workspace for the team: refused below with advice for an archived team (the
+      // check's own advice, to archive it, is for an active one).
+      if (!(error instanceof FedError) || !['WORKSPACE_OUTSIDE_ROOT', 'WORKSPACE_NOT_ITS_OWN'].includes(error.code))
+        throw error;
+    }
+    if (location !== expected) {
       throw new RefusedError(
         'WORKSPACE_NOT_FEDS',
-        `the workspace of team "${entry.domainId}" is ${entry.location}, not where fed creates it (${expected}); fed removes only its own workspaces — remove that folder by hand, then run this again`,
+        `the workspace of team "${entry.domainId}" is ${location}, not where fed creates it (${expected}); fed removes only its own workspaces — if the registry was edited, restore the team's location to ${expected}; otherwise remove that folder by hand, then run this again`,
       );
     }
-    if (isLockHeld(workspacePaths(entry.location).launchLease, { staleMs: Number.POSITIVE_INFINITY })) {
+    if (isLockHeld(workspacePaths(location).launchLease, { staleMs: Number.POSITIVE_INFINITY })) {
       throw new RefusedError(
         'TEAM_BUSY',
         `team "${entry.domainId}" is still being launched by another process; wait for it to end, then run this again`,
       );
     }
+  } else if (!fed.sharesTeamsAcrossMachines && location !== expected && lstatExists(expected)) {
+    // The registry names a folder that is gone while fed's own workspace for the team is there: removing
+    // only the entry would leave that workspace to be taken for a killed onboarding's.
+    throw new RefusedError(
+      'WORKSPACE_NOT_FEDS',
+      `team "${entry.domainId}" is registered at ${location}, which does not exist, while ${expected} — where fed makes its workspace — does; fed removes only the workspace the registry names — if ${expected} is the team's, restore the team's location in the registry to it; otherwise move that folder away, then run this again`,
+    );
   }
   const branch = entry.placementType === 'worktree' ? worktreeBranch(entry.domain) : undefined;
   if (
@@ -69,7 +86,7 @@ export async function removeTeam(
   }
   if (present || branch)
     await removeWorkspace(root, {
-      location: entry.location,
+      location,
       placementType: entry.placementType,
       ...(branch ? { branch } : {}),
     });
@@ -84,7 +101,8 @@ export async function removeTeam(
   return (await recordFederationEvent(fed.backend, {
     kind: 'removed',
     team: entry.domainId,
-    location: entry.location,
+    location,
+    workspaceDeleted: present,
     ...(branch ? { branch } : {}),
     forced: Boolean(options.force),
   })) as Extract<FederationRecord, { kind: 'removed' }>;

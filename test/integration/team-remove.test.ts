@@ -1,0 +1,93 @@
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { initFederation, onboardTeam, openFederation } from 'fed';
+import { readRegistry, updateRegistryFile } from 'fed/testing';
+import { runFed } from '../helpers/fed-cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+async function federation(teams: readonly string[], root = tempDir()): Promise<string> {
+  initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
+  for (const domain of teams) await onboardTeam(openFederation(root), { domain }, { durable: false });
+  return root;
+}
+
+async function archive(root: string, team: string): Promise<void> {
+  const archived = await runFed(['--root', root, 'team', 'archive', team]);
+  expect(archived.code, archived.stderr).toBe(0);
+}
+
+describe('fed team remove', () => {
+  it("removes an archived team's workspace in a moved federation, after fed doctor --fix relocated it", async () => {
+    const dir = tempDir();
+    const original = await federation(['aa', 'bb'], join(dir, 'm3'));
+    await archive(original, 'bb');
+    const root = join(dir, 'm4');
+    renameSync(original, root);
+    const workspace = join(root, '.fed', 'teams', 'bb');
+
+    const fixed = await runFed(['--root', root, 'doctor', '--fix']);
+    expect(fixed.code, fixed.stdout).toBe(0);
+    expect(fixed.stdout).toContain('workspace (bb)');
+    expect(readRegistry(root).teams.map((t) => t.location)).toEqual([join(root, '.fed', 'teams', 'aa'), workspace]);
+
+    const removed = await runFed(['--root', root, 'team', 'remove', 'bb']);
+    expect(removed, removed.stderr).toMatchObject({ code: 0, stdout: `removed bb: ${workspace}\n` });
+    expect(existsSync(workspace)).toBe(false);
+    expect((await runFed(['--root', root, 'doctor'])).code).toBe(0);
+  }, 60_000);
+
+  it("removes the moved federation's own workspace even before fed doctor --fix relocated the team", async () => {
+    const dir = tempDir();
+    const original = await federation(['bb'], join(dir, 'm3'));
+    await archive(original, 'bb');
+    const root = join(dir, 'm4');
+    renameSync(original, root);
+    const workspace = join(root, '.fed', 'teams', 'bb');
+
+    const removed = await runFed(['--root', root, 'team', 'remove', 'bb', '--json']);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(JSON.parse(removed.stdout)).toMatchObject({ team: 'bb', location: workspace, workspaceDeleted: true });
+    expect(existsSync(workspace)).toBe(false);
+    expect(readRegistry(root).teams).toEqual([]);
+  }, 60_000);
+
+  it('says when the workspace was already gone, and never names a deleted path that was not there', async () => {
+    const root = await federation(['gone']);
+    await archive(root, 'gone');
+    const workspace = join(root, '.fed', 'teams', 'gone');
+    rmSync(workspace, { recursive: true });
+    const removed = await runFed(['--root', root, 'team', 'remove', 'gone']);
+    expect(removed, removed.stderr).toMatchObject({
+      code: 0,
+      stdout: `removed gone: its registry entry; its workspace ${workspace} was already gone\n`,
+    });
+    const log = await runFed(['--root', root, 'log', '--team', 'gone']);
+    expect(log.stdout).toContain(`removed: registry entry deleted; its workspace ${workspace} was already gone`);
+  }, 60_000);
+
+  it('refuses a workspace the registry places outside the root with advice for an archived team', async () => {
+    const root = await federation(['a1']);
+    await archive(root, 'a1');
+    const elsewhere = join(tempDir(), 'elsewhere');
+    mkdirSync(elsewhere);
+    await updateRegistryFile(root, (registry) => {
+      registry.teams[0]!.location = elsewhere;
+      return registry;
+    });
+    const refused = await runFed(['--root', root, 'team', 'remove', 'a1']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      `the workspace of team "a1" is ${elsewhere}, not where fed creates it (${join(root, '.fed', 'teams', 'a1')}); fed removes only its own workspaces — if the registry was edited, restore the team's location to ${join(root, '.fed', 'teams', 'a1')}`,
+    );
+    expect(refused.stderr).not.toContain('fed team archive');
+    expect(existsSync(elsewhere)).toBe(true);
+
+    // Gone from there while fed's own workspace is here: the entry is not dropped, leaving it an orphan.
+    rmSync(elsewhere, { recursive: true });
+    const kept = await runFed(['--root', root, 'team', 'remove', 'a1']);
+    expect(kept.code).toBe(2);
+    expect(kept.stderr).toContain(`team "a1" is registered at ${elsewhere}, which does not exist`);
+    expect(readRegistry(root).teams).toHaveLength(1);
+  }, 60_000);
+});
