@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { initFederation, onboardTeam, openFederation } from 'fed';
@@ -89,5 +89,41 @@ describe('fed team remove', () => {
     expect(kept.code).toBe(2);
     expect(kept.stderr).toContain(`team "a1" is registered at ${elsewhere}, which does not exist`);
     expect(readRegistry(root).teams).toHaveLength(1);
+  }, 60_000);
+
+  it("takes the team's agent settings out of the config, so a team onboarded again under its name does not inherit them", async () => {
+    const root = await federation([]);
+    const configFile = join(root, 'federate.config.json');
+    const config = () => JSON.parse(readFileSync(configFile, 'utf8')) as { agent?: { teams?: object } };
+    const onboarded = await runFed(['--root', root, 'team', 'onboard', 'a1', '--model', 'gpt-5', '--max-turns', '3']);
+    expect(onboarded.code, onboarded.stderr).toBe(0);
+    expect((await runFed(['--root', root, 'team', 'onboard', 'b1', '--max-turns', '5'])).code).toBe(0);
+    expect(config().agent?.teams).toEqual({
+      a1: { model: 'gpt-5', limits: { maxTurns: 3 } },
+      b1: { limits: { maxTurns: 5 } },
+    });
+    await archive(root, 'a1');
+
+    const removed = await runFed(['--root', root, 'team', 'remove', 'a1']);
+    expect(removed, removed.stderr).toMatchObject({
+      code: 0,
+      stdout: `removed a1: ${join(root, '.fed', 'teams', 'a1')}; its agent settings (agent.teams.a1) taken out of federate.config.json\n`,
+    });
+    expect(config().agent?.teams).toEqual({ b1: { limits: { maxTurns: 5 } } });
+    expect((await runFed(['--root', root, 'team', 'onboard', 'a1'])).code).toBe(0);
+    expect(config().agent?.teams).toEqual({ b1: { limits: { maxTurns: 5 } } });
+    const log = await runFed(['--root', root, 'log', '--team', 'a1']);
+    expect(log.stdout).toContain('deleted; its agent settings taken out of federate.config.json');
+
+    // The last team's settings taken out leave no empty objects; a team without settings leaves the file unwritten.
+    await archive(root, 'b1');
+    const json = await runFed(['--root', root, 'team', 'remove', 'b1', '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ team: 'b1', agentSettingsCleared: true });
+    expect(config().agent).toBeUndefined();
+    await archive(root, 'a1');
+    const written = statSync(configFile).mtimeMs;
+    const plain = await runFed(['--root', root, 'team', 'remove', 'a1', '--json']);
+    expect(JSON.parse(plain.stdout)).toMatchObject({ team: 'a1', agentSettingsCleared: false });
+    expect(statSync(configFile).mtimeMs).toBe(written);
   }, 60_000);
 });

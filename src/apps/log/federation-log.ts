@@ -118,14 +118,17 @@ function federationEntry(record: FederationRecord): LogEntry {
         ...base,
         text: `retried: run ${record.run} started with the mission "${record.mission}"${record.keptAs.length ? `; earlier files kept as ${record.keptAs.join(', ')}` : ''}`,
       };
-    case 'removed':
+    case 'removed': {
+      const deleted = `${record.branch ? ` and branch ${record.branch}` : ''} deleted${record.forced ? ' (--force)' : ''}`;
+      const settings = record.agentSettingsCleared ? '; its agent settings taken out of federate.config.json' : '';
       return {
         ...base,
         text:
           record.workspaceDeleted === false
-            ? `removed: registry entry${record.branch ? ` and branch ${record.branch}` : ''} deleted${record.forced ? ' (--force)' : ''}; its workspace ${record.location} was already gone`
-            : `removed: workspace ${record.location}${record.branch ? ` and branch ${record.branch}` : ''} deleted${record.forced ? ' (--force)' : ''}`,
+            ? `removed: registry entry${deleted}; its workspace ${record.location} was already gone${settings}`
+            : `removed: workspace ${record.location}${deleted}${settings}`,
       };
+    }
     case 'scheduled':
       return {
         ...base,

@@ -28,10 +28,14 @@ export function removalMessage(removed: {
   team: string;
   location: string;
   workspaceDeleted?: boolean;
+  agentSettingsCleared?: boolean;
   branch?: string;
 }): string {
   const branch = removed.branch ? ` and branch ${removed.branch}` : '';
+  const settings = removed.agentSettingsCleared
+    ? `; its agent settings (agent.teams.${removed.team}) taken out of federate.config.json`
+    : '';
   return removed.workspaceDeleted === false
-    ? `removed ${removed.team}: its registry entry${branch}; its workspace ${removed.location} was already gone`
-    : `removed ${removed.team}: ${removed.location}${branch}`;
+    ? `removed ${removed.team}: its registry entry${branch}; its workspace ${removed.location} was already gone${settings}`
+    : `removed ${removed.team}: ${removed.location}${branch}${settings}`;
 }

@@ -235,7 +235,7 @@ function registerRemove(team: Command, io: CliIo): void {
   team
     .command('remove')
     .description(
-      'remove an archived team: its workspace (worktree and branch too) and its registry entry; the journal keeps the record',
+      'remove an archived team: its workspace (worktree and branch too), its registry entry and its agent settings; the journal keeps the record',
     )
     .argument('<team>', 'team id or domain')
     .option('--force', "also remove a worktree team's branch whose commits are not merged")

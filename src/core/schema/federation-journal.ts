@@ -80,6 +80,8 @@ export const federationRecordSchema = builtOnFirstUse(() =>
       location: nonEmptyString,
       /** False when no workspace was there to delete (only the entry went); records before it leave it out: deleted. */
       workspaceDeleted: z.boolean().optional(),
+      /** True when the team's agent settings (`agent.teams.<id>` in federate.config.json) were taken out with it. */
+      agentSettingsCleared: z.boolean().optional(),
       branch: nonEmptyString.optional(),
       forced: z.boolean(),
     }),

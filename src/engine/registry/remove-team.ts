@@ -3,6 +3,7 @@ import { FedError, RefusedError } from '../../core/errors.js';
 import { locatedHere } from '../../adapters/index.js';
 import { recordFederationEvent } from '../federation/federation-journal.js';
 import { isLockHeld } from '../../infra/fs/lock.js';
+import { editConfigFile } from '../../infra/config/edit-config.js';
 import { teamWorkspacePath, workspacePaths } from '../../core/layout.js';
 import type { FederationRecord } from '../../core/schema/federation-journal.js';
 import { getTeam, statusOf } from '../../core/find-team.js';
@@ -20,8 +21,8 @@ export interface RemoveOptions extends UpdateOptions {
  * `fed team remove`: retire an archived team for good — its workspace (a worktree team's worktree and
  * branch too) and its registry entry, through the registry's compare-and-swap. Only archived teams (an
  * archived team is never launched again), only a workspace fed created where it creates them, and a
- * branch whose commits are not merged into the federation's checked-out branch only with `force`. The
- * federation journal keeps the record. Re-running after an interruption finishes the job: each step
+ * branch whose commits are not merged into the federation's checked-out branch only with `force`. Its
+ * agent settings in the config (`agent.teams.<id>`) go too. The federation journal keeps the record. Re-running after an interruption finishes the job: each step
  * skips what is already gone.
  */
 export async function removeTeam(
@@ -90,6 +91,8 @@ export async function removeTeam(
       placementType: entry.placementType,
       ...(branch ? { branch } : {}),
     });
+  // Its agent settings go with it: a team onboarded later under the same id must not inherit them.
+  const agentSettingsCleared = await clearAgentSettings(root, entry.domainId);
   await updateRegistry(
     fed,
     (registry) => {
@@ -103,6 +106,7 @@ export async function removeTeam(
     team: entry.domainId,
     location,
     workspaceDeleted: present,
+    agentSettingsCleared,
     ...(branch ? { branch } : {}),
     forced: Boolean(options.force),
   })) as Extract<FederationRecord, { kind: 'removed' }>;
@@ -115,4 +119,27 @@ function lstatExists(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Take the team's entry out of `agent.teams` in federate.config.json (what `fed team onboard --agent
+ * --model --max-turns …` wrote there), as that edit is made: under the config's lock, in one atomic write.
+ * False when it had none (the file is not written).
+ */
+async function clearAgentSettings(root: string, teamId: string): Promise<boolean> {
+  let cleared = false;
+  await editConfigFile(root, (raw) => {
+    const agent = raw.agent;
+    if (agent === null || typeof agent !== 'object' || Array.isArray(agent)) return false;
+    const teams = (agent as Record<string, unknown>).teams;
+    if (teams === null || typeof teams !== 'object' || Array.isArray(teams) || !Object.hasOwn(teams, teamId))
+      return false;
+    delete (teams as Record<string, unknown>)[teamId];
+    // As fed schedule remove does with its last schedule: no empty objects left where it took the last one.
+    if (Object.keys(teams).length === 0) delete (agent as Record<string, unknown>).teams;
+    if (Object.keys(agent).length === 0) delete raw.agent;
+    cleared = true;
+    return true;
+  });
+  return cleared;
 }

@@ -7,8 +7,8 @@ import { writeFileAtomic } from '../fs/atomic-write.js';
 import { withLock } from '../fs/lock.js';
 import { parseConfigText, validateConfig } from './load-config.js';
 
-/** Changes the file's own JSON: what a person wrote, without the defaults. */
-export type ConfigEdit = (raw: Record<string, unknown>) => void;
+/** Changes the file's own JSON: what a person wrote, without the defaults. Returning false: nothing to change (the file is not written). */
+export type ConfigEdit = (raw: Record<string, unknown>) => void | boolean;
 /** Checks of the validated result beyond the schema's (a cron expression read whole); throwing refuses the edit. */
 export type ConfigCheck = (config: FederationConfig) => void;
 
@@ -16,13 +16,13 @@ export type ConfigCheck = (config: FederationConfig) => void;
  * Change `federate.config.json` as a person would by hand, for the commands that edit it (`fed schedule
  * add|remove`, `fed team onboard --agent …`): under a lock (two edits at once both land), `edit` changes
  * the file's own JSON and the result must validate whole before it replaces the file in one step, so a
- * refused edit leaves the file as it was.
+ * refused edit leaves the file as it was, and an edit that finds nothing to change leaves it unwritten.
  */
 export async function editConfigFile(root: string, edit: ConfigEdit, check?: ConfigCheck): Promise<FederationConfig> {
   const file = federationPaths(root).config;
   return withLock(`${file}.lock`, () => {
-    const { edited, config } = editedConfig(file, edit, check);
-    writeFileAtomic(file, toJsonText(edited));
+    const { edited, config, changed } = editedConfig(file, edit, check);
+    if (changed) writeFileAtomic(file, toJsonText(edited));
     return config;
   });
 }
@@ -39,14 +39,14 @@ function editedConfig(
   file: string,
   edit: ConfigEdit,
   check: ConfigCheck | undefined,
-): { edited: Record<string, unknown>; config: FederationConfig } {
+): { edited: Record<string, unknown>; config: FederationConfig; changed: boolean } {
   const text = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
   const raw = parseConfigText(text, file);
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
     throw new ConfigValidationError(file, [{ path: '(root)', message: 'expected a JSON object' }]);
   const edited = structuredClone(raw) as Record<string, unknown>;
-  edit(edited);
+  const changed = edit(edited) !== false;
   const { config } = validateConfig(edited, file);
   check?.(config);
-  return { edited, config };
+  return { edited, config, changed };
 }
