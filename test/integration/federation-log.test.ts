@@ -33,5 +33,41 @@ describe('fed log keeps the history of signals', () => {
     expect((await fedInProcess(['team', 'archive', 'docs'], root)).code).toBe(0);
     expect((await fedInProcess(['team', 'remove', 'docs'], root)).code).toBe(0);
     expect(await log()).toMatch(sent);
+
+    // A new team under the same name: the old one's signals are still history, and are not the new one's.
+    expect((await fedInProcess(['team', 'onboard', 'docs'], root)).code).toBe(0);
+    const again = await log();
+    expect(again).toMatch(sent);
+    expect(again).not.toMatch(acknowledged);
+  });
+
+  it('a signal acknowledged by a team since removed is not delivered to a new team of its name', async () => {
+    const root = tempDir();
+    initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
+    await onboardTeam(openFederation(root), { domain: 'a1' }, { durable: false });
+    const { message } = await sendSignal(
+      openFederation(root),
+      { to: 'a1', type: 'directive', subject: 'Mission A' },
+      { durable: false },
+    );
+    const show = async () => {
+      const result = await fedInProcess(['signal', 'show', message.id, '--json'], root);
+      expect(result.code, result.stderr).toBe(0);
+      return (JSON.parse(result.stdout) as { delivery: { state: string; undeliverable: string | null } }).delivery;
+    };
+    expect((await fedInProcess(['signal', 'ack', '--all', '--team', 'a1'], root)).code).toBe(0);
+    expect((await show()).state).toBe('acknowledged');
+    for (const step of [
+      ['team', 'archive', 'a1'],
+      ['team', 'remove', 'a1'],
+      ['team', 'onboard', 'a1'],
+    ])
+      expect((await fedInProcess(step, root)).code).toBe(0);
+    expect(await show()).toEqual({
+      state: 'undeliverable',
+      dueAt: expect.any(String),
+      undeliverable:
+        'recipient "a1" holds no copy of it, live or archived: it was sent to an earlier team "a1" since removed, or its copy was deleted',
+    });
   });
 });

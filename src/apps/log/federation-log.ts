@@ -180,8 +180,8 @@ async function lifecycleEntries(backend: FederationBackend, team: RegistryEntry)
 /**
  * Every signal sent: each inbox's (meta's and the teams'), live and archived (`fed signal archive` keeps
  * history, not forgets it) — sent at its timestamp, acknowledged at its ack's time — and, from the
- * outboxes, the signals whose recipient is gone (a removed team's inbox went with it; the sender's copy
- * says it was sent).
+ * outboxes, the signals no inbox holds (a removed team's inbox went with it, even when a new team has its
+ * id; the sender's copy says it was sent).
  */
 async function signalEntries(
   backend: FederationBackend,
@@ -189,7 +189,6 @@ async function signalEntries(
   archived: boolean,
 ): Promise<LogEntry[]> {
   const parties = everyParty(teams);
-  const present = new Set(parties.map((party) => party.id));
   const { archive } = backend.signals;
   // Each listing on its own: an archive that cannot be read hides nothing of the live box.
   const listed = async (list: () => Promise<{ signals: SignalEntry[] }>): Promise<SignalEntry[]> =>
@@ -206,10 +205,15 @@ async function signalEntries(
   const add = (m: SignalMessage) => {
     for (const entry of signalLogEntries(m)) if (!entries.has(entry.key)) entries.set(entry.key, entry);
   };
+  // The recipients' copies first (they carry the acknowledgments); then the senders', for what no present
+  // inbox holds: a signal to a team since removed — even when a new team has its id — or one whose
+  // recipient's copy is gone.
+  const outboxes: SignalEntry[][] = [];
   for (const party of parties) {
     for (const { message } of await boxOf(party, 'inbox')) add(message);
-    for (const { message } of await boxOf(party, 'outbox')) if (!present.has(message.to)) add(message);
+    outboxes.push(await boxOf(party, 'outbox'));
   }
+  for (const { message } of outboxes.flat()) add(message);
   return [...entries.values()];
 }
 

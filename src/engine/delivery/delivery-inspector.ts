@@ -56,8 +56,13 @@ export class DeliveryInspector {
     const known = this.knownStatus(entry, box);
     if (known) return known;
     const { message } = entry;
-    const acknowledged =
-      box === 'inbox' ? message.acknowledged === true : await this.acknowledgedInRecipientInbox(entry);
+    const copy = box === 'inbox' ? undefined : await this.recipientCopy(entry);
+    const acknowledged = box === 'inbox' ? message.acknowledged === true : copy === 'acknowledged';
+    // A team registered under the recipient's id that holds no copy is not the one it was sent to.
+    const missing =
+      copy === 'missing'
+        ? `recipient "${message.to}" holds no copy of it, live or archived: it was sent to an earlier team "${message.to}" since removed, or its copy was deleted`
+        : undefined;
     const learned = this.learned.get(message.id.toLowerCase());
     const [answered, read, undeliverable] = learned
       ? // Learned: no lookup left but the reason of an undeliverable signal.
@@ -73,7 +78,7 @@ export class DeliveryInspector {
             .has(message.id, 'undeliverable')
             .then((has) => (has ? this.undeliverableReason(message.id) : undefined)),
         ]);
-    return this.derive(message, acknowledged, answered, read, undeliverable);
+    return this.derive(message, acknowledged, answered, read, undeliverable, missing);
   }
 
   /**
@@ -94,12 +99,13 @@ export class DeliveryInspector {
     answered: boolean,
     read: boolean,
     undeliverable: string | undefined,
+    missing?: string,
   ): DeliveryStatus {
     return deliveryStatus(
       // Only what the state is derived from: a copy of each message was a tenth of listing a large box.
       { type: message.type, timestamp: message.timestamp, acknowledged },
       { answered, read, undeliverable },
-      { now: this.now, deadlines: this.deadlines, recipientGone: this.recipientGone(message.to) },
+      { now: this.now, deadlines: this.deadlines, recipientGone: this.recipientGone(message.to) ?? missing },
     );
   }
 
@@ -113,17 +119,22 @@ export class DeliveryInspector {
     return this.gone.get(party);
   }
 
-  /** A sent signal's inbox copy is acknowledged (or was, before it was archived with its ack). */
-  private async acknowledgedInRecipientInbox(sent: SignalEntry): Promise<boolean> {
+  /**
+   * A sent signal's inbox copy: acknowledged (or was, before it was archived with its ack), not, or
+   * missing — neither live nor archived in the inbox of the team registered under the recipient's id.
+   * Undefined when there is no such inbox to look in, or no archive to be sure it is not there.
+   */
+  private async recipientCopy(sent: SignalEntry): Promise<'acknowledged' | 'unacknowledged' | 'missing' | undefined> {
     const recipient = this.inboxOf(sent.message.to);
-    if (recipient === undefined) return false;
+    if (recipient === undefined) return undefined;
     const [live] = await recipient.inbox.find(sent.message.id, sent.message);
-    if (live) return live.message.acknowledged === true;
+    if (live) return live.message.acknowledged === true ? 'acknowledged' : 'unacknowledged';
     // An archived inbox copy is under the outbox copy's handle (the name it was sent as).
     const { archive } = this.backend.signals;
-    if (!archive.supported) return false;
+    if (!archive.supported) return undefined;
     const archived = await archive.of(recipient.party).lookup('inbox', sent.file, sent.message.id);
-    return archived?.message.acknowledged === true;
+    if (!archived) return 'missing';
+    return archived.message.acknowledged === true ? 'acknowledged' : 'unacknowledged';
   }
 
   /** One inbox per recipient, kept: an adapter reads again only what changed. */
