@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { createMachine } from 'xstate';
@@ -183,6 +183,19 @@ describe('fed machines export', () => {
         .map((id) => `wrote ${join('exported', `${id}.json`)}\n`)
         .join(''),
     );
+  });
+
+  test('--out naming a file, or a path through one, exits 2 naming it and the fix', async () => {
+    const cwd = tempDir();
+    writeFileSync(join(cwd, 'afile'), 'mine\n');
+    for (const out of ['afile', join('afile', 'sub')]) {
+      const { io, out: output } = capture(cwd);
+      expect(await runCli(['machines', 'export', '--out', out], io)).toBe(2);
+      expect(output.stderr).toBe(
+        `fed: ${join(cwd, out)}: a part of it is a file where fed expects a directory (mkdir) [ENOTDIR]; move that file aside\n`,
+      );
+    }
+    expect(readFileSync(join(cwd, 'afile'), 'utf8')).toBe('mine\n');
   });
 
   test('an unknown format or machine exits 2 naming the choices', async () => {

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { ensureDirectory } from '../../infra/fs/ensure-directory.js';
 import { join } from 'node:path';
 import type { MachineEntry } from '../../../machines/catalog.js';
 import { writeFileAtomic } from '../../infra/fs/atomic-write.js';
@@ -42,9 +42,12 @@ export function exportFiles(entries: readonly MachineEntry[], format: ExportForm
   return files;
 }
 
-/** Write the files into `dir` (created if missing), each atomically; returns the paths written. */
+/**
+ * Write the files into `dir` (created if missing), each atomically; returns the paths written. A file
+ * where `dir` or a folder above it belongs is refused as such (ENOTDIR), naming the path.
+ */
 export function writeExportFiles(dir: string, files: ReadonlyMap<string, string>): string[] {
-  mkdirSync(dir, { recursive: true });
+  ensureDirectory(dir);
   return [...files].map(([name, content]) => {
     const path = join(dir, name);
     writeFileAtomic(path, content);
