@@ -1,5 +1,8 @@
 import { escapeControls } from './terminal-text.js';
 
+/** How much of a signal's subject a one-line listing shows (`fed signal list`, `fed log`). */
+export const SUBJECT_CHARS = 72;
+
 /**
  * Text fed did not write (a signal's subject, an agent's failure reason) shown on one line of a table,
  * a status line or a chat message: line breaks and tabs would break the layout, so they are blanked;

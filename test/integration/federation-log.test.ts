@@ -70,4 +70,27 @@ describe('fed log keeps the history of signals', () => {
         'recipient "a1" holds no copy of it, live or archived: it was sent to an earlier team "a1" since removed, or its copy was deleted',
     });
   });
+
+  it("shows each entry on one line: a subject's line breaks blanked, a long one cut with …", async () => {
+    const root = tempDir();
+    initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
+    await onboardTeam(openFederation(root), { domain: 'docs' }, { durable: false });
+    await sendSignal(
+      openFederation(root),
+      { to: 'docs', type: 'directive', subject: 'First line\nsecond line' },
+      { durable: false },
+    );
+    await sendSignal(
+      openFederation(root),
+      { to: 'docs', type: 'report', subject: 'x'.repeat(5_000) },
+      { durable: false },
+    );
+    const result = await fedInProcess(['log'], root);
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(3);
+    for (const line of lines) expect(line).toMatch(/^\d{4}-\d{2}-\d{2}T[\d:.]+Z {2}/);
+    expect(lines[1]).toMatch(/meta +sent directive to docs: First line second line$/);
+    expect(lines[2]).toMatch(new RegExp(`meta +sent report to docs: ${'x'.repeat(71)}…$`));
+  });
 });

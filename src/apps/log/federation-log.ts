@@ -1,3 +1,4 @@
+import { displayLine, SUBJECT_CHARS } from '../../core/display-line.js';
 import { InvalidInputError, UnknownTeamError } from '../../core/errors.js';
 import { findTeam } from '../../core/find-team.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
@@ -18,11 +19,17 @@ import type { Federation } from '../../engine/context.js';
  */
 export type LogEntryKind = FederationRecord['kind'] | 'transition' | 'event' | 'signal-sent' | 'signal-acknowledged';
 
+/** How much of an agent's note or failure reason an entry shows. */
+const NOTE_CHARS = 200;
+
 export interface LogEntry {
   at: string;
   team: string;
   kind: LogEntryKind;
-  /** One line for people. */
+  /**
+   * One line for people: what others wrote in it (a subject, a mission, a note) on one line, line breaks
+   * blanked and cut when long (`displayLine`, as `fed signal list` shows a subject); `fed signal show` has it whole.
+   */
   text: string;
   /** Unique per entry, so a follower prints each once. */
   key: string;
@@ -111,12 +118,12 @@ function federationEntry(record: FederationRecord): LogEntry {
       return {
         ...base,
         key: `${key}|${record.runId}`,
-        text: `launch ended: ${record.result} (${record.outcome}), now ${record.stateAfter}${record.reason ? `: ${record.reason}` : ''}`,
+        text: `launch ended: ${record.result} (${record.outcome}), now ${record.stateAfter}${record.reason ? `: ${displayLine(record.reason, NOTE_CHARS)}` : ''}`,
       };
     case 'retried':
       return {
         ...base,
-        text: `retried: run ${record.run} started with the mission "${record.mission}"${record.keptAs.length ? `; earlier files kept as ${record.keptAs.join(', ')}` : ''}`,
+        text: `retried: run ${record.run} started with the mission "${displayLine(record.mission, SUBJECT_CHARS)}"${record.keptAs.length ? `; earlier files kept as ${record.keptAs.join(', ')}` : ''}`,
       };
     case 'removed': {
       const deleted = `${record.branch ? ` and branch ${record.branch}` : ''} deleted${record.forced ? ' (--force)' : ''}`;
@@ -133,7 +140,7 @@ function federationEntry(record: FederationRecord): LogEntry {
       return {
         ...base,
         key: `${key}|${record.signalId}`,
-        text: `schedule ${record.schedule} sent the directive "${record.subject}" (${record.commit ? `its ref moved to ${record.commit.slice(0, 12)}` : `due ${record.due}`})`,
+        text: `schedule ${record.schedule} sent the directive "${displayLine(record.subject, SUBJECT_CHARS)}" (${record.commit ? `its ref moved to ${record.commit.slice(0, 12)}` : `due ${record.due}`})`,
       };
     case 'moved':
       return {
@@ -170,7 +177,7 @@ async function lifecycleEntries(backend: FederationBackend, team: RegistryEntry)
         at: line.at,
         team: team.domainId,
         kind: moved ? 'transition' : 'event',
-        text: `${moved ? `${line.from} → ${line.to}` : `in ${line.from}`}  ${line.event}${via}${line.note ? ` — ${line.note}` : ''}`,
+        text: `${moved ? `${line.from} → ${line.to}` : `in ${line.from}`}  ${line.event}${via}${line.note ? ` — ${displayLine(line.note, NOTE_CHARS)}` : ''}`,
         key: `life|${team.domainId}|${run}|${line.seq}`,
       };
     }),
@@ -225,7 +232,7 @@ function signalLogEntries(m: SignalMessage): LogEntry[] {
     team: m.from,
     peer: m.to,
     kind: 'signal-sent',
-    text: `sent ${m.type} to ${m.to}: ${m.subject}`,
+    text: `sent ${m.type} to ${m.to}: ${displayLine(m.subject, SUBJECT_CHARS)}`,
     key: `${key}|sent`,
   };
   if (!m.acknowledged || !m.acknowledged_at) return [sent];
@@ -236,7 +243,7 @@ function signalLogEntries(m: SignalMessage): LogEntry[] {
       team: m.to,
       peer: m.from,
       kind: 'signal-acknowledged',
-      text: `acknowledged ${m.type} from ${m.from}: ${m.subject}`,
+      text: `acknowledged ${m.type} from ${m.from}: ${displayLine(m.subject, SUBJECT_CHARS)}`,
       key: `${key}|ack`,
     },
   ];

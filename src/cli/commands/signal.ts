@@ -20,11 +20,10 @@ import { federationContext, printJson, type CliIo, type CommandContext } from '.
 import { Interrupt } from '../interrupt.js';
 import { duration, positiveInteger } from '../option-parsers.js';
 import { renderTable } from '../../core/table.js';
-import { displayLine } from '../../core/display-line.js';
+import { displayLine, SUBJECT_CHARS } from '../../core/display-line.js';
 import { notifyChannels } from '../../apps/needs-you/notify-channels.js';
 
 /** How much of a subject a list line shows (control characters blanked, the rest cut with `…`). */
-const SUBJECT_CHARS = 72;
 
 interface SendOptions {
   to: string;
