@@ -40,6 +40,8 @@ export class ConfigValidationError extends FedError {
 /** A file fed manages exists but cannot be used as it is; it is never reset or overwritten. */
 export class CorruptFileError extends FedError {
   readonly file: string;
+  /** What is wrong with it, without the advice (for a caller that can repair it, e.g. fed doctor --fix). */
+  readonly problem: string;
 
   constructor(file: string, problem: string) {
     super(
@@ -47,6 +49,7 @@ export class CorruptFileError extends FedError {
       `${file} is corrupt: ${problem}. fed will not overwrite it; restore it from a backup or fix it by hand.`,
     );
     this.file = file;
+    this.problem = problem;
   }
 }
 

@@ -128,6 +128,7 @@ describe('fed doctor', () => {
 
     const text = await runFed(['--root', root, 'doctor']);
     expect(text.stdout).toContain(`stale-lock: lock ${paths.registryLock} is held by pid ${pid}`);
+    expect(text.stdout).toContain(`temp-file (docs): temp file ${temp} left by a killed writer (pid ${pid})`);
     expect(text.stdout).toContain('7 problems; 5 can be fixed with: fed doctor --fix');
 
     const fixed = await runFed(['--root', root, 'doctor', '--fix']);
@@ -232,6 +233,20 @@ describe('fed doctor', () => {
     } finally {
       running.stdin.end();
     }
+  });
+
+  it('a corrupt team marker is said corrupt and rewritten by --fix, as its fix says', async () => {
+    const root = await federation(['aa']);
+    const marker = join(root, '.fed', 'teams', 'aa', '.fed', 'team.json');
+    writeFileSync(marker, '{}');
+    const found = await runFed(['--root', root, 'doctor']);
+    expect(found.code).toBe(1);
+    expect(found.stdout).toContain(`marker (aa): the team marker of "aa" is corrupt (federationRoot: expected`);
+    expect(found.stdout).not.toContain('fed will not overwrite it');
+    expect(found.stdout).toContain('  fix: rewrite it for this team and federation (fed doctor --fix)\n');
+    const fixed = await runFed(['--root', root, 'doctor', '--fix']);
+    expect(fixed.code, fixed.stdout).toBe(0);
+    expect(JSON.parse(readFileSync(marker, 'utf8'))).toEqual({ federationRoot: root, domainId: 'aa' });
   });
 
   it('relocates the teams of a federation copied to another folder (registry location and marker)', async () => {

@@ -115,7 +115,7 @@ export function findLeftoverTempFiles(
         check: 'temp-file',
         team,
         path,
-        problem: `temp file left by a killed writer${pid === undefined ? '' : ` (pid ${pid})`}`,
+        problem: `temp file ${path} left by a killed writer${pid === undefined ? '' : ` (pid ${pid})`}`,
         fix: 'remove it (fed doctor --fix); the file it was writing was either completed or never changed',
         repair: () => unlinkQuietly(path),
       });

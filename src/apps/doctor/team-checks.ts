@@ -2,7 +2,7 @@ import { existsSync, lstatSync, readdirSync, realpathSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { lifecycleFor } from '../../engine/archetypes/catalog.js';
-import { FedError } from '../../core/errors.js';
+import { CorruptFileError, FedError } from '../../core/errors.js';
 import { acquireLock, inspectLock, releaseLock } from '../../infra/fs/lock.js';
 import { readJsonFile } from '../../infra/fs/read-json-file.js';
 import { federationPaths, onboardingPaths, teamWorkspacePath, workspacePaths } from '../../core/layout.js';
@@ -244,7 +244,9 @@ export async function checkTeam(
     }
   } catch (error) {
     if (!(error instanceof FedError)) throw error;
-    markerProblem = `is unreadable (${error.message})`;
+    // A corrupt marker is rewritten by --fix: its problem, not the reader's advice never to overwrite it.
+    markerProblem =
+      error instanceof CorruptFileError ? `is corrupt (${error.problem})` : `is unreadable (${error.message})`;
   }
   if (markerProblem && marker !== undefined && marker.domainId !== entry.domainId) {
     // Another team's marker: rewriting it would hand that team's workspace to this one.
