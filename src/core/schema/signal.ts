@@ -34,10 +34,16 @@ export const signalPartySchema = z
     error: (issue) => `expected a team id (like "docs-team") or "${META}", got ${describeValue(issue.input)}`,
   });
 
-/** Signal subjects name files, so one made only of whitespace is as good as none. */
-const subjectSchema = nonEmptyString.refine((subject) => subject.trim() !== '', {
-  error: 'expected a subject with at least one non-space character',
-});
+/**
+ * Signal subjects name files, so one made only of whitespace is as good as none. An empty one is refused
+ * once: its check aborts, so the whitespace check does not say it again.
+ */
+const subjectSchema = z
+  .string({ error: (issue) => `expected a subject, got ${describeValue(issue.input)}` })
+  .min(1, { error: 'expected a subject with at least one non-space character, got an empty string', abort: true })
+  .refine((subject) => subject.trim() !== '', {
+    error: 'expected a subject with at least one non-space character',
+  });
 
 /**
  * A subject as a sender writes it through a schema a client also checks (fed_send's arguments): one line

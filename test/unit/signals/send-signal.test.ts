@@ -104,7 +104,12 @@ describe('sendSignal', () => {
       'INVALID_INPUT',
       /type: expected one of "directive", "question", "report", "alert", got "memo"/,
     ],
-    ['an empty subject', { subject: '' }, 'INVALID_INPUT', /subject: expected a non-empty string/],
+    [
+      'an empty subject, said once',
+      { subject: '' },
+      'INVALID_INPUT',
+      /^cannot send the signal: subject: expected a subject with at least one non-space character, got an empty string$/,
+    ],
     [
       'a blank subject',
       { subject: '   ' },
