@@ -5,6 +5,7 @@
 export type DoctorCheck =
   | 'backend'
   | 'registry'
+  | 'journal'
   | 'workspace'
   | 'marker'
   | 'runtime-link'

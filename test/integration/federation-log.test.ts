@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { archiveSignals, initFederation, onboardTeam, openFederation, sendSignal } from 'fed';
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { archiveSignals, initFederation, onboardTeam, openFederation, runDoctor, sendSignal } from 'fed';
 import { fedInProcess } from '../helpers/fed-in-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -92,5 +94,27 @@ describe('fed log keeps the history of signals', () => {
     for (const line of lines) expect(line).toMatch(/^\d{4}-\d{2}-\d{2}T[\d:.]+Z {2}/);
     expect(lines[1]).toMatch(/meta +sent directive to docs: First line second line$/);
     expect(lines[2]).toMatch(new RegExp(`meta +sent report to docs: ${'x'.repeat(71)}…$`));
+  });
+
+  it('warns on stderr of the journal lines it skipped, naming the file; fed doctor reports them', async () => {
+    const root = tempDir();
+    initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
+    await onboardTeam(openFederation(root), { domain: 'docs' }, { durable: false });
+    const journal = join(root, '.fed', 'journal.jsonl');
+    appendFileSync(journal, 'garbage line\n{"kind":"from-a-newer-fed"}\n');
+    const result = await fedInProcess(['log'], root);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/docs +onboarded/);
+    expect(result.stderr).toBe(
+      `warning: skipped 2 line(s) of ${journal} that are not federation-journal records (fed doctor reports them)\n`,
+    );
+    const report = await runDoctor(openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } }));
+    expect(report.findings.filter((f) => f.check === 'journal')).toEqual([
+      expect.objectContaining({
+        path: journal,
+        problem: expect.stringMatching(/^2 line\(s\) of the federation journal .* are not records/),
+        fixable: false,
+      }),
+    ]);
   });
 });

@@ -3,9 +3,9 @@ import type { CheckedRootFolders } from '../checked-root-folders.js';
 import { appendJsonLine } from '../../infra/fs/append-line.js';
 import { readTextFile } from '../../infra/fs/read-json-file.js';
 import { federationPaths } from './file-layout.js';
-import type { FederationJournal } from '../../ports/federation-journal.js';
+import type { FederationJournal, FederationJournalRead } from '../../ports/federation-journal.js';
 import { federationRecordSchema, type FederationRecord } from '../../core/schema/federation-journal.js';
-import { parseJsonLines } from '../../core/schema/json-lines.js';
+import { countedJsonLines } from '../../core/schema/json-lines.js';
 
 /** The federation journal in file-signal-v1: `<root>/.fed/journal.jsonl`, one JSON line per record. */
 export class FileFederationJournal implements FederationJournal {
@@ -25,7 +25,11 @@ export class FileFederationJournal implements FederationJournal {
   }
 
   async read(): Promise<FederationRecord[]> {
-    return parseJsonLines(
+    return (await this.readCounted()).records;
+  }
+
+  async readCounted(): Promise<FederationJournalRead> {
+    return countedJsonLines(
       readTextFile(this.location, 'move it aside; fed starts a new journal') ?? '',
       federationRecordSchema,
     );

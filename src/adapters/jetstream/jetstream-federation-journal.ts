@@ -1,7 +1,7 @@
 import { toJsonText } from '../../core/json-text.js';
-import type { FederationJournal } from '../../ports/federation-journal.js';
+import type { FederationJournal, FederationJournalRead } from '../../ports/federation-journal.js';
 import { federationRecordSchema, type FederationRecord } from '../../core/schema/federation-journal.js';
-import { parseJsonRecords } from '../../core/schema/json-lines.js';
+import { countedJsonRecords } from '../../core/schema/json-lines.js';
 import { sha256 } from '../../infra/crypto/sha256.js';
 import type { FederationStreams } from './federation-streams.js';
 import type { JetStreamNames } from './names.js';
@@ -35,9 +35,13 @@ export class JetStreamFederationJournal implements FederationJournal {
   }
 
   async read(): Promise<FederationRecord[]> {
+    return (await this.readCounted()).records;
+  }
+
+  async readCounted(): Promise<FederationJournalRead> {
     const { session } = await this.streams();
     const records = await readSubjectSince(session, this.names.journalStream, this.names.federationJournalSubject, 0);
-    return parseJsonRecords(
+    return countedJsonRecords(
       records.map((record) => decoder.decode(record.data)),
       federationRecordSchema,
     );

@@ -13,6 +13,7 @@ import type { Federation } from '../../engine/context.js';
 import { META } from '../../core/schema/common.js';
 import type { SignalParty } from '../../core/resolve-party.js';
 import { checkSignalIds } from './signal-checks.js';
+import { checkJournal } from './journal-check.js';
 import { checkGitIndexLocks } from './git-checks.js';
 import { checkAgentCli } from './agent-cli-checks.js';
 import { nodeSupportWarnings } from './node-support-check.js';
@@ -99,7 +100,7 @@ async function sharedHosts(
 
 /**
  * `fed doctor`: check a federation for what crashes, copies and hands can leave behind, and with `fix`
- * repair what fed can repair on its own. Checks: the registry parses; every team's workspace is a real
+ * repair what fed can repair on its own. Checks: the registry parses; the federation journal's lines are records; every team's workspace is a real
  * directory inside the root (a federation copied elsewhere is relocated), its marker names it, its
  * lifecycle state file is usable; no inbox file reuses the id of a signal fed delivered there; runtime
  * paths (meta's and the teams') that are symbolic links, below which nothing is read or removed;
@@ -141,6 +142,7 @@ export async function runDoctor(fed: Federation, options: DoctorOptions = {}): P
         : 'restore it from a backup or fix it by hand; fed never resets the registry';
     pending.push({ check: 'registry', path: backend.registry.location, problem: error.message, fix });
   }
+  if (reachable) pending.push(...(await checkJournal(fed)));
 
   // The delivery facts' folder when the backend keeps them in files (a JetStream bucket is no path).
   const deliveryDir = isAbsolute(backend.delivery.location) ? [backend.delivery.location] : [];

@@ -67,10 +67,22 @@ export function parseSince(text: string, now = new Date()): Date {
   return new Date(at);
 }
 
-export async function readFederationLog(fed: Federation, query: LogQuery = {}): Promise<LogEntry[]> {
+export interface FederationLog {
+  /** Oldest first. */
+  entries: LogEntry[];
+  /** What the log could not show: lines of the federation journal that are not records, skipped. */
+  warnings: string[];
+}
+
+export async function readFederationLog(fed: Federation, query: LogQuery = {}): Promise<FederationLog> {
   const { backend } = fed;
   const registry = await backend.registry.read();
-  const records = await backend.journal.read();
+  const { records, skipped } = await backend.journal.readCounted();
+  const warnings = skipped
+    ? [
+        `skipped ${skipped} line(s) of ${backend.journal.location} that are not federation-journal records (fed doctor reports them)`,
+      ]
+    : [];
   let wanted: string | undefined;
   if (query.team !== undefined) {
     // A removed team is known by its records only: its log is what the federation journal kept.
@@ -94,10 +106,11 @@ export async function readFederationLog(fed: Federation, query: LogQuery = {}): 
       (!query.since || Date.parse(e.at) >= query.since.getTime()),
   );
   // Stable: entries of the same instant keep the order their sources wrote them in.
-  return entries
+  const sorted = entries
     .map((e, i) => ({ e, i }))
     .sort((a, b) => Date.parse(a.e.at) - Date.parse(b.e.at) || a.i - b.i)
     .map(({ e }) => e);
+  return { entries: sorted, warnings };
 }
 
 function federationEntry(record: FederationRecord): LogEntry {

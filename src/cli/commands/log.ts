@@ -25,7 +25,8 @@ export function registerLog(program: Command, io: CliIo): void {
       };
       const render = (e: LogEntry) =>
         options.json ? `${JSON.stringify(publicEntry(e))}\n` : `${e.at}  ${e.team.padEnd(16)} ${e.text}\n`;
-      const entries = await readFederationLog(ctx.fed, query);
+      const { entries, warnings } = await readFederationLog(ctx.fed, query);
+      for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
       if (!options.follow) {
         if (options.json) return printJson(io, entries.map(publicEntry));
         if (entries.length === 0) return io.stdout('nothing recorded yet\n');
@@ -42,7 +43,9 @@ export function registerLog(program: Command, io: CliIo): void {
       try {
         while (!interrupt.signal.aborted) {
           await sleep(FOLLOW_POLL_MS, undefined, { signal: interrupt.signal }).catch(() => undefined);
-          if (!interrupt.signal.aborted) print(await readFederationLog(ctx.fed, { ...query, archived: false }));
+          // Warned once, above: a line skipped stays in the journal.
+          if (!interrupt.signal.aborted)
+            print((await readFederationLog(ctx.fed, { ...query, archived: false })).entries);
         }
       } finally {
         interrupt.dispose();

@@ -30,7 +30,7 @@ export async function teamPageView(fed: Federation, views: UiViews, name: string
       name,
       (await fed.backend.registry.read()).teams.map((team) => team.domainId),
     );
-  const log = await readFederationLog(fed, { team: entry.domainId, signals: false });
+  const { entries: log } = await readFederationLog(fed, { team: entry.domainId, signals: false });
   const journal = log.map((line): JournalEntryView => ({
     at: line.at,
     origin: line.kind === 'transition' || line.kind === 'event' ? 'lifecycle' : 'federation',
