@@ -117,4 +117,20 @@ describe('fed log keeps the history of signals', () => {
       }),
     ]);
   });
+
+  it('--since takes a duration as every other option does (1w, 1.5h), and says when a later time filters everything out', async () => {
+    const root = tempDir();
+    initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
+    await onboardTeam(openFederation(root), { domain: 'docs' }, { durable: false });
+    for (const since of ['1w', '1.5h', '2 days'])
+      expect((await fedInProcess(['log', '--since', since], root)).stdout).toMatch(/docs +onboarded/);
+    expect((await fedInProcess(['log', '--since', '2099-01-01'], root)).stdout).toBe(
+      'nothing recorded since 2099-01-01T00:00:00.000Z\n',
+    );
+    const bare = await fedInProcess(['log', '--since', '30'], root);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain(
+      '--since: expected an ISO date-time (2026-11-22T10:00:00Z) or a duration back from now',
+    );
+  });
 });

@@ -1,5 +1,6 @@
 import { displayLine, SUBJECT_CHARS } from '../../core/display-line.js';
 import { InvalidInputError, UnknownTeamError } from '../../core/errors.js';
+import { DURATION_EXAMPLES, parseDuration } from '../../core/schema/duration.js';
 import { findTeam } from '../../core/find-team.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import { META } from '../../core/schema/common.js';
@@ -51,17 +52,15 @@ export interface LogQuery {
   archived?: boolean;
 }
 
-/** `--since`: an ISO date-time, or a duration back from now (`30s`, `10m`, `2h`, `1d`). */
+/** `--since`: an ISO date-time, or a duration back from now (`30s`, `10m`, `2h`, `1d`, `1w`). */
 export function parseSince(text: string, now = new Date()): Date {
-  const relative = /^(\d+)\s*(s|m|h|d)$/.exec(text.trim());
-  if (relative) {
-    const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[relative[2] as 's' | 'm' | 'h' | 'd'];
-    return new Date(now.getTime() - Number(relative[1]) * unit);
-  }
+  // A duration as every other option takes one (the `ms` library: 90s, 10m, 1.5h, 2d, 1w), back from now.
+  const back = parseDuration(text.trim());
+  if (back !== undefined) return new Date(now.getTime() - back);
   const at = Date.parse(text);
   if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(at)) {
     throw new InvalidInputError(
-      `--since: expected an ISO date-time (2026-11-22T10:00:00Z) or a duration back from now (30s, 10m, 2h, 1d), got "${text}"`,
+      `--since: expected an ISO date-time (2026-11-22T10:00:00Z) or a duration back from now (${DURATION_EXAMPLES}), got "${text}"`,
     );
   }
   return new Date(at);

@@ -14,7 +14,10 @@ export function registerLog(program: Command, io: CliIo): void {
       'what happened, in time order: onboarding, status changes, launches, transitions, signals — of one team or the whole federation',
     )
     .option('--team <team>', 'only this team (signals to and from it included)')
-    .option('--since <time>', 'only from this time: an ISO date-time, or a duration back from now (30s, 10m, 2h, 1d)')
+    .option(
+      '--since <time>',
+      'only from this time: an ISO date-time, or a duration back from now (30s, 10m, 2h, 1d, 1w)',
+    )
     .option('--follow', 'keep printing new entries as they happen (Ctrl-C stops)')
     .option('--json', 'print the entries as a JSON array (with --follow: one JSON object per line)')
     .action(async (options: { team?: string; since?: string; follow?: boolean; json?: boolean }, command: Command) => {
@@ -29,7 +32,10 @@ export function registerLog(program: Command, io: CliIo): void {
       for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
       if (!options.follow) {
         if (options.json) return printJson(io, entries.map(publicEntry));
-        if (entries.length === 0) return io.stdout('nothing recorded yet\n');
+        if (entries.length === 0)
+          return io.stdout(
+            query.since ? `nothing recorded since ${query.since.toISOString()}\n` : 'nothing recorded yet\n',
+          );
         return io.stdout(entries.map(render).join(''));
       }
       const seen = new Set<string>();
