@@ -253,7 +253,9 @@ describe('fed launch (library)', () => {
     expect(existsSync(workspacePaths(team(root).location).currentRun)).toBe(false);
     await setTeamStatus(openFederation(root), 'docs', { type: 'ARCHIVE' });
     expect(team(root).status).toBe('archived');
-    const runs = readFileSync(workspacePaths(team(root).location).runsJournal, 'utf8').trim().split('\n');
+    const runs = readFileSync(workspacePaths(team(root).location).runsJournal, 'utf8')
+      .trim()
+      .split('\n');
     expect(runs.map((line) => (JSON.parse(line) as { outcome: string }).outcome)).toEqual(['interrupted']);
   });
 
