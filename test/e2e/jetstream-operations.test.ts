@@ -18,6 +18,7 @@ interface DoctorJson {
     team?: string;
     path: string;
     problem: string;
+    fix?: string;
     fixable: boolean;
     fixed: boolean;
     fixError?: string;
@@ -102,6 +103,37 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     expect(report.notes[0]).toMatch(
       /^nats-server 2\.9\.\d+ syncs JetStream data to disk periodically .* with one copy of each stream/,
     );
+  });
+
+  it('backend.replicas above 1 for a new federation on a single server: init, send and doctor name the setting and its fix (exit 2), no crash', async () => {
+    const root = tempDir();
+    const config = JSON.stringify({
+      federationName: `r3new${++federations}`,
+      backend: { type: 'jetstream', replicas: 3 },
+    });
+    writeFileSync(join(root, 'federate.config.json'), config);
+    const on = (args: string[]) => runFed(['--root', root, ...args], { env: { FED_NATS_URL: server().url } });
+    const refusal =
+      /^fed: backend\.replicas asks for 3 copies of every stream and bucket, but the NATS server at nats:\/\/127\.0\.0\.1:\d+ is a single node, not a cluster: it refuses to keep more than one copy; set backend\.replicas to 1 in federate\.config\.json, or run a JetStream cluster of at least 3 nodes and list them in backend\.servers\n$/;
+
+    const init = await on(['init', '--name', 'ignored']);
+    expect(init, init.stderr).toMatchObject({ code: 2, stderr: expect.stringMatching(refusal) });
+    expect(readdirSync(root)).toEqual(['federate.config.json']);
+    const sent = await on(['signal', 'send', '--to', 'meta', '--type', 'report', '--subject', 'hello']);
+    expect(sent, sent.stderr).toMatchObject({ code: 2, stderr: expect.stringMatching(refusal) });
+
+    const doctor = await on(['doctor', '--json']);
+    expect(doctor.code, doctor.stderr).toBe(1);
+    expect(doctorJson(doctor).findings).toEqual([
+      expect.objectContaining({
+        check: 'backend',
+        problem: expect.stringMatching(
+          /^backend\.replicas asks for 3 copies of every stream and bucket, but the NATS server at nats:\/\/127\.0\.0\.1:\d+ is a single node, not a cluster: it refuses to keep more than one copy$/,
+        ),
+        fix: 'set backend.replicas to 1 in federate.config.json, or run a JetStream cluster of at least 3 nodes and list them in backend.servers',
+        fixable: false,
+      }),
+    ]);
   });
 
   it('fed actors run: the meta machine runs no team of another working directory and succeeds; the team machine applies what meta sends, once and while watching', async () => {

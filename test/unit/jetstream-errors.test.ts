@@ -5,6 +5,7 @@ import { errors } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
 import {
   isJetStreamNotEnabled,
+  isReplicasNotSupported,
   isStreamNameInUse,
   isStreamSubjectOverlap,
   isStreamNotFound,
@@ -84,6 +85,9 @@ describe('JetStream error classification', () => {
     expect(isStreamSubjectOverlap(apiError(10065, 400, 'subjects overlap with an existing stream'))).toBe(true);
     expect(isStreamSubjectOverlap(apiError(10058, 400, 'stream name already in use'))).toBe(false);
     expect(isStreamSubjectOverlap(new Error('subjects overlap with an existing stream'))).toBe(false);
+    expect(isReplicasNotSupported(apiError(10074, 500, 'replicas > 1 not supported in non-clustered mode'))).toBe(true);
+    expect(isReplicasNotSupported(apiError(10065, 400, 'subjects overlap with an existing stream'))).toBe(false);
+    expect(isReplicasNotSupported(new Error('replicas > 1 not supported in non-clustered mode'))).toBe(false);
   });
 
   it('JetStreamNotEnabled is the client class, as the client throws it for no responders and for 10039', () => {

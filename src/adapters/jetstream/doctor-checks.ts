@@ -1,5 +1,7 @@
 import { durabilityNote } from './durability-note.js';
 import type { JetStreamBackend } from './open-jetstream-backend.js';
+import { singleNodeReplicas } from './replicas-refusal.js';
+import { JetStreamSetupError } from './setup-error.js';
 import { retryTransient } from './transient.js';
 import { checkWorkStream } from './work-stream-check.js';
 import { FedError } from '../../core/errors.js';
@@ -24,6 +26,15 @@ export async function checkJetStream(backend: JetStreamBackend): Promise<Backend
     streams = await backend.streams();
   } catch (error) {
     if (!(error instanceof FedError)) throw error;
+    // The server answered and refused the settings (too many replicas for a single server): they are the problem.
+    if (error instanceof JetStreamSetupError) {
+      const { problem, fix } = error;
+      return {
+        findings: [{ check: 'backend', path: error.servers.join(','), problem, fix }],
+        notes: [],
+        reachable: false,
+      };
+    }
     return {
       findings: [
         {
@@ -40,15 +51,17 @@ export async function checkJetStream(backend: JetStreamBackend): Promise<Backend
   const { session } = streams;
   const { names, replicas } = session;
   const where = session.servers.join(',');
-  // A lone server accepts any replica count in a stream's configuration, and keeps one copy regardless.
+  // Streams a lone server made before backend.replicas was raised keep their one copy (it refuses to make
+  // new ones with more: a JetStreamSetupError above).
   if (replicas > 1 && !session.nc.info?.cluster) {
+    const { problem, fix } = singleNodeReplicas(replicas, where);
     return {
       findings: [
         {
           check: 'backend',
           path: where,
-          problem: `backend.replicas asks for ${replicas} copies of every stream and bucket, but the NATS server at ${where} is a single node, not a cluster: it keeps one copy whatever the streams' configuration says`,
-          fix: `run a JetStream cluster of at least ${replicas} nodes and list them in backend.servers, or set backend.replicas to 1`,
+          problem: `${problem}: it keeps one copy whatever the streams' configuration says`,
+          fix,
         },
       ],
       notes: optional(durabilityNote(session.serverVersion, 1)),

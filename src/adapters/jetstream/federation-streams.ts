@@ -5,6 +5,7 @@ import { nanos } from '@nats-io/transport-node';
 import { BackendUnavailableError } from '../../core/errors.js';
 import type { JetStreamSession } from './connect-jetstream.js';
 import { isStreamNameInUse, isStreamNotFound, isStreamSubjectOverlap } from './jetstream-errors.js';
+import { explainReplicasRefusal } from './replicas-refusal.js';
 import { retryTransient } from './transient.js';
 
 /**
@@ -53,6 +54,7 @@ const CREATE_RACE_MS = 2_000;
  * subjects of the very stream being created; looking again then finds it. A refusal that outlasts the
  * race (2 s from the first) is another stream on the server holding these subjects — unless the server
  * says the holder is this very stream, created slowly (a busy cluster): a clear error naming the holder.
+ * A single server asked for more copies than one refuses the add: an error naming backend.replicas.
  */
 async function findOrCreate<T>(
   session: JetStreamSession,
@@ -65,9 +67,12 @@ async function findOrCreate<T>(
   try {
     return await retryTransient(op, undefined, racing);
   } catch (error) {
-    if (!isStreamSubjectOverlap(error)) throw error;
+    if (!isStreamSubjectOverlap(error)) throw explainReplicasRefusal(session, error);
     const holder = await retryTransient(() => session.jsm.streams.find(stream.subject)).catch(() => undefined);
-    if (holder === stream.name) return retryTransient(op);
+    if (holder === stream.name)
+      return retryTransient(op).catch((again: unknown) => {
+        throw explainReplicasRefusal(session, again);
+      });
     throw new BackendUnavailableError(
       session.servers,
       `the NATS server at ${session.servers.join(', ')} has ${holder ? `stream ${holder}` : 'another stream'} on ${stream.subject}, which federation ${session.names.federation}'s stream ${stream.name} needs; remove that stream (nats stream rm) or give this federation another federationName in federate.config.json`,

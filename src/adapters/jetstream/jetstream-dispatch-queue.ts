@@ -5,6 +5,7 @@ import type { DispatchQueue, TakenWork } from '../../ports/dispatch-queue.js';
 import type { FederationStreams } from './federation-streams.js';
 import { isStreamNameInUse, isStreamNotFound, isSubjectFull } from './jetstream-errors.js';
 import type { JetStreamNames } from './names.js';
+import { explainReplicasRefusal } from './replicas-refusal.js';
 import { retryTransient } from './transient.js';
 
 /** JetStream's durations are nanoseconds (what the client's `nanos` computes, without loading the client). */
@@ -77,7 +78,7 @@ export class JetStreamDispatchQueue implements DispatchQueue {
         }),
       ).catch((addError: unknown) => {
         // Another server made it meanwhile.
-        if (!isStreamNameInUse(addError)) throw addError;
+        if (!isStreamNameInUse(addError)) throw explainReplicasRefusal(session, addError);
       });
     }
   }

@@ -31,6 +31,8 @@ export const JetStreamApiCode = {
   StreamWrongLastSequenceUnknown: 10164,
   /** JSStreamStoreFailedF "{err}": a message refused by the stream's limits, e.g. "maximum messages per subject exceeded". Not in the client's list. */
   StreamStoreFailed: 10077,
+  /** JSStreamReplicasNotSupportedErr "replicas > 1 not supported in non-clustered mode". Not in the client's list. */
+  StreamReplicasNotSupported: 10074,
 } as const;
 
 /**
@@ -112,6 +114,11 @@ export function isStreamNameInUse(error: unknown): boolean {
  */
 export function isStreamSubjectOverlap(error: unknown): boolean {
   return jetStreamApiCode(error) === JetStreamApiCode.StreamSubjectOverlap;
+}
+
+/** A stream or bucket add refused because it asks for more than one copy of a server that is not in a cluster. */
+export function isReplicasNotSupported(error: unknown): boolean {
+  return jetStreamApiCode(error) === JetStreamApiCode.StreamReplicasNotSupported;
 }
 
 /** The client's JetStreamNotEnabled: the server (or the account) does not serve the JetStream API. */
