@@ -300,6 +300,7 @@ describe.skipIf(skipWithoutNatsServer('fed config show and fed init with credent
         env: { FED_NATS_URL: server().url.replace('s3cret-pw', 'wrong-pw') },
       });
       expect(refused.code, refused.stderr).toBe(2);
+      expect(refused.stderr).toContain("refused fed's credentials (Authorization Violation)");
       expect(readdirSync(root)).toEqual([]);
       // The password reaches the server, and the locations fed prints name the server without it.
       const init = await runFed(['--root', root, 'init', '--name', 'secretive'], { env });
@@ -314,7 +315,9 @@ describe.skipIf(skipWithoutNatsServer('fed config show and fed init with credent
         env: { FED_NATS_URL: server().url.replace('s3cret-pw', 'wrong-pw') },
       });
       expect(wrong.code).toBe(1);
-      expect(wrong.stdout).toContain(`cannot reach the NATS server at ${redacted}`);
+      expect(wrong.stdout).toContain(
+        `backend: the NATS server at ${redacted} refused fed's credentials (Authorization Violation)\n  fix: check the user and password in FED_NATS_URL; give credentials this server accepts (and not expired)\n`,
+      );
       for (const result of [init, sent, wrong]) expect(result.stdout + result.stderr).not.toMatch(/s3cret-pw|wrong-pw/);
 
       // Credentials by reference are shown as the reference.

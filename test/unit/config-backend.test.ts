@@ -56,7 +56,7 @@ describe('federate.config.json: backend', () => {
         validate({
           backend: {
             type: 'jetstream',
-            servers: ['nats://fed:secret@nats-1:4222', 'http://nats-1'],
+            servers: ['nats://fed:secret@nats-1:4222', 'http://nats-1', 'nats://127.0.0.1:99999'],
             credentials: { password: 'x' },
             tls: { caFile: 1 },
             replicas: 7,
@@ -65,7 +65,9 @@ describe('federate.config.json: backend', () => {
       ),
     ).toEqual([
       'backend.servers[0]: a server URL must not carry a user or password; give credentials by reference in backend.credentials (a creds file or an environment variable)',
-      'backend.servers[1]: expected a NATS URL such as nats://127.0.0.1:4222 (nats:// or tls://, a host and an optional port), got "http://nats-1"',
+      'backend.servers[1]: expected a NATS URL such as nats://127.0.0.1:4222 (nats:// or tls://, a host and an optional port up to 65535), got "http://nats-1"',
+      // The NATS client could not parse it when connecting ("Invalid URL"): refused with the config.
+      'backend.servers[2]: expected a NATS URL such as nats://127.0.0.1:4222 (nats:// or tls://, a host and an optional port up to 65535), got "nats://127.0.0.1:99999"',
       'backend.credentials: expected {"file": "<path to a .creds file>"} or {"env": "<variable holding the creds>"}, got object',
       'backend.tls.caFile: expected a non-empty string, got number 1',
       'backend.replicas: expected 1 to 5 replicas',
@@ -135,7 +137,10 @@ describe('FED_NATS_URL', () => {
       servers: ['tls://nats:4222'],
     });
     expect(problemsOf(() => loadConfig(root, { FED_NATS_URL: 'localhost:4222' }))).toEqual([
-      'FED_NATS_URL: expected NATS URLs such as nats://127.0.0.1:4222 (comma-separated for several), got "localhost:4222"',
+      'FED_NATS_URL: expected NATS URLs such as nats://127.0.0.1:4222 (comma-separated for several; a port up to 65535), got "localhost:4222"',
+    ]);
+    expect(problemsOf(() => loadConfig(root, { FED_NATS_URL: 'nats://a:4222,nats://127.0.0.1:99999' }))).toEqual([
+      'FED_NATS_URL: expected NATS URLs such as nats://127.0.0.1:4222 (comma-separated for several; a port up to 65535), got "nats://a:4222,nats://127.0.0.1:99999"',
     ]);
     expect(problemsOf(() => loadConfig(root, { FED_NATS_URL: ' , ' }))).toHaveLength(1);
   });

@@ -4,8 +4,10 @@ import { JetStreamStatusError, jserrors } from '@nats-io/jetstream/internal';
 import { errors } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
 import {
+  isCredentialsRefused,
   isJetStreamNotEnabled,
   isReplicasNotSupported,
+  isTlsUnsupported,
   isStreamNameInUse,
   isStreamSubjectOverlap,
   isStreamNotFound,
@@ -88,6 +90,15 @@ describe('JetStream error classification', () => {
     expect(isReplicasNotSupported(apiError(10074, 500, 'replicas > 1 not supported in non-clustered mode'))).toBe(true);
     expect(isReplicasNotSupported(apiError(10065, 400, 'subjects overlap with an existing stream'))).toBe(false);
     expect(isReplicasNotSupported(new Error('replicas > 1 not supported in non-clustered mode'))).toBe(false);
+  });
+
+  it('a connection refused for its credentials or for TLS the server lacks, by the client class', () => {
+    expect(isCredentialsRefused(new errors.AuthorizationError('Authorization Violation'))).toBe(true);
+    expect(isCredentialsRefused(new errors.UserAuthenticationExpiredError('User Authentication Expired'))).toBe(true);
+    expect(isCredentialsRefused(new errors.ConnectionError('Authorization Violation'))).toBe(false);
+    expect(isTlsUnsupported(new errors.ConnectionError("server does not support 'tls'"))).toBe(true);
+    expect(isTlsUnsupported(new errors.ConnectionError('connection refused'))).toBe(false);
+    expect(isTlsUnsupported(new Error("server does not support 'tls'"))).toBe(false);
   });
 
   it('JetStreamNotEnabled is the client class, as the client throws it for no responders and for 10039', () => {

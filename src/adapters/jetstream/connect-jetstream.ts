@@ -5,8 +5,10 @@ import { connect, credsAuthenticator, type NatsConnection, type NodeConnectionOp
 import { BackendUnavailableError, InvalidInputError } from '../../core/errors.js';
 import { redactUrl, redactUrlsIn } from '../../core/redact-url.js';
 import type { JetStreamBackendConfig } from '../../core/schema/backends/jetstream.js';
-import { isJetStreamNotEnabled } from './jetstream-errors.js';
+import { ENV_NATS_URL } from './env-override.js';
+import { isCredentialsRefused, isJetStreamNotEnabled, isTlsUnsupported } from './jetstream-errors.js';
 import { jetstreamNames, type JetStreamNames } from './names.js';
+import { JetStreamSetupError } from './setup-error.js';
 import { urlCredentials } from './url-credentials.js';
 
 /** An open connection to a federation in JetStream, with the names of everything it holds there. */
@@ -67,14 +69,22 @@ function connectionOptions(options: OpenJetStreamOptions): NodeConnectionOptions
         `backend.credentials.file ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); fix the path or the file's permissions`,
       );
     }
-    connection.authenticator = credsAuthenticator(bytes);
+    connection.authenticator = checkedCreds(
+      bytes,
+      `backend.credentials.file ${file}`,
+      'point backend.credentials.file at the .creds file your NATS operator gave you',
+    );
   } else if (creds && 'env' in creds) {
     const value = env[creds.env];
     if (!value)
       throw new InvalidInputError(
         `backend.credentials.env names ${creds.env}, but that environment variable is not set; export the content of your .creds file in it`,
       );
-    connection.authenticator = credsAuthenticator(new TextEncoder().encode(value));
+    connection.authenticator = checkedCreds(
+      new TextEncoder().encode(value),
+      `the environment variable ${creds.env} (backend.credentials.env)`,
+      `export in ${creds.env} the content of the .creds file your NATS operator gave you`,
+    );
   }
   if (backend.tls) {
     const tls = backend.tls;
@@ -89,19 +99,100 @@ function connectionOptions(options: OpenJetStreamOptions): NodeConnectionOptions
 }
 
 /**
- * Connect to the federation's JetStream: a server that cannot be reached, refuses the credentials or has
- * no JetStream is a BackendUnavailableError naming the URLs and how to start a server (exit 2).
+ * The authenticator of a .creds file's content, tried once now: content that is not a creds file (no user
+ * JWT and nkey seed between their BEGIN and END lines, or a seed that is no nkey seed) is refused naming
+ * `source`, before any connection — the client would fail at connecting with "unable to parse credentials".
+ */
+function checkedCreds(bytes: Uint8Array, source: string, fix: string): ReturnType<typeof credsAuthenticator> {
+  const authenticator = credsAuthenticator(bytes);
+  try {
+    authenticator('fed');
+  } catch (error) {
+    throw new InvalidInputError(
+      `${source} is not a NATS .creds file (${(error as Error).message}): it holds a user JWT and its nkey seed, each between "-----BEGIN …-----" and "------END …------" lines, as nsc generate creds writes them; ${fix}`,
+    );
+  }
+  return authenticator;
+}
+
+/** The setting the server URLs come from: FED_NATS_URL replaces backend.servers when it is set (env-override.ts). */
+function serversSetting(env: NodeJS.ProcessEnv): string {
+  return env[ENV_NATS_URL] !== undefined ? ENV_NATS_URL : 'backend.servers in federate.config.json';
+}
+
+/** The credentials a connection presents, each named by the setting it comes from; empty when it presents none. */
+function presentedCredentials(connection: NodeConnectionOptions, options: OpenJetStreamOptions): string[] {
+  const creds = options.backend.credentials;
+  return [
+    ...(connection.user !== undefined ? [`the user and password in ${ENV_NATS_URL}`] : []),
+    ...(connection.token !== undefined ? [`the token in ${ENV_NATS_URL}`] : []),
+    ...(creds && 'file' in creds
+      ? [`the .creds file backend.credentials.file (${resolve(options.root, creds.file)})`]
+      : []),
+    ...(creds && 'env' in creds ? [`the .creds content in ${creds.env} (backend.credentials.env)`] : []),
+  ];
+}
+
+/**
+ * Why a connection failed, when the server answered and refused it or the settings could not be used:
+ * credentials refused, TLS asked of a server without it, a URL the client cannot parse. Undefined when
+ * the server could not be reached at all.
+ */
+function connectRefusal(
+  error: unknown,
+  connection: NodeConnectionOptions,
+  options: OpenJetStreamOptions,
+  servers: readonly string[],
+): Error | undefined {
+  const where = servers.join(', ');
+  const env = options.env ?? process.env;
+  const reason = redactUrlsIn((error as Error).message);
+  if (isCredentialsRefused(error)) {
+    const presented = presentedCredentials(connection, options);
+    return new JetStreamSetupError(
+      servers,
+      presented.length
+        ? `the NATS server at ${where} refused fed's credentials (${reason})`
+        : `the NATS server at ${where} requires credentials, and fed presented none (${reason})`,
+      presented.length
+        ? `check ${presented.join(' and ')}; give credentials this server accepts (and not expired)`
+        : `give a user and password in ${ENV_NATS_URL} (nats://user:password@host:4222), or a .creds file in backend.credentials of federate.config.json`,
+      error,
+    );
+  }
+  if (isTlsUnsupported(error)) {
+    return new JetStreamSetupError(
+      servers,
+      `the NATS server at ${where} does not offer TLS, but fed connects with TLS (${reason})`,
+      `remove backend.tls from federate.config.json to connect without TLS, or point ${serversSetting(env)} at a server with TLS enabled`,
+      error,
+    );
+  }
+  if (error instanceof TypeError && (error as NodeJS.ErrnoException).code === 'ERR_INVALID_URL') {
+    return new InvalidInputError(
+      `${serversSetting(env)} holds a server URL the NATS client cannot parse (${where}): expected nats://host:port or tls://host:port, with a port from 1 to 65535; fix the URL there`,
+    );
+  }
+  return undefined;
+}
+
+/**
+ * Connect to the federation's JetStream: a server that cannot be reached or has no JetStream is a
+ * BackendUnavailableError naming the URLs and how to start a server (exit 2); one that refuses the
+ * credentials or the TLS asked of it, a JetStreamSetupError naming the setting to fix (exit 2).
  */
 export async function openJetStream(options: OpenJetStreamOptions): Promise<JetStreamSession> {
   const names = jetstreamNames(options.federationName);
   // Messages name the servers, never a password FED_NATS_URL may carry.
   const servers = options.backend.servers.map(redactUrl);
   const where = servers.join(', ');
+  const connection = connectionOptions(options);
   let nc: NatsConnection;
   try {
-    nc = await connect(connectionOptions(options));
+    nc = await connect(connection);
   } catch (error) {
-    if (error instanceof InvalidInputError) throw error;
+    const refusal = connectRefusal(error, connection, options, servers);
+    if (refusal) throw refusal;
     const reason = redactUrlsIn((error as Error).message);
     throw new BackendUnavailableError(
       servers,

@@ -4,7 +4,7 @@ import { singleNodeReplicas } from './replicas-refusal.js';
 import { JetStreamSetupError } from './setup-error.js';
 import { retryTransient } from './transient.js';
 import { checkWorkStream } from './work-stream-check.js';
-import { FedError } from '../../core/errors.js';
+import { FedError, InvalidInputError } from '../../core/errors.js';
 import type { BackendChecks, PendingFinding } from '../../ports/doctor-finding.js';
 
 /** A KV bucket is kept in the stream of this name (NATS KV's own convention). */
@@ -26,7 +26,7 @@ export async function checkJetStream(backend: JetStreamBackend): Promise<Backend
     streams = await backend.streams();
   } catch (error) {
     if (!(error instanceof FedError)) throw error;
-    // The server answered and refused the settings (too many replicas for a single server): they are the problem.
+    // The server answered and refused the settings (credentials, TLS, too many replicas for a single server).
     if (error instanceof JetStreamSetupError) {
       const { problem, fix } = error;
       return {
@@ -41,7 +41,11 @@ export async function checkJetStream(backend: JetStreamBackend): Promise<Backend
           check: 'backend',
           path: backend.registry.location,
           problem: error.message,
-          fix: 'start the NATS server (with JetStream), or point FED_NATS_URL or backend.servers at a running one; then run fed doctor again',
+          fix:
+            // A setting fed could not use (a creds file that is none): the message names it and its fix.
+            error instanceof InvalidInputError
+              ? 'fix the setting the problem names; then run fed doctor again'
+              : 'start the NATS server (with JetStream), or point FED_NATS_URL or backend.servers at a running one; then run fed doctor again',
         },
       ],
       notes: [],

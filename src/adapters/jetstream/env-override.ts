@@ -1,5 +1,9 @@
 import { redactUrlList } from '../../core/redact-url.js';
-import { JETSTREAM_BACKEND_TYPE, jetstreamBackendSchema } from '../../core/schema/backends/jetstream.js';
+import {
+  JETSTREAM_BACKEND_TYPE,
+  jetstreamBackendSchema,
+  parsesAsNatsUrl,
+} from '../../core/schema/backends/jetstream.js';
 import { describeValue } from '../../core/schema/problems.js';
 import type { EnvOverride } from '../../infra/config/env-overrides.js';
 
@@ -17,13 +21,13 @@ export const natsUrlOverride: EnvOverride = (config, env) => {
     .split(',')
     .map((url) => url.trim())
     .filter(Boolean);
-  if (servers.length === 0 || servers.some((url) => !NATS_ENV_URL.test(url)))
+  if (servers.length === 0 || servers.some((url) => !NATS_ENV_URL.test(url) || !parsesAsNatsUrl(url)))
     return {
       problems: [
         {
           path: ENV_NATS_URL,
           // Named without the passwords and tokens it may carry: the message ends up in logs.
-          message: `expected NATS URLs such as nats://127.0.0.1:4222 (comma-separated for several), got ${describeValue(redactUrlList(natsUrl))}`,
+          message: `expected NATS URLs such as nats://127.0.0.1:4222 (comma-separated for several; a port up to 65535), got ${describeValue(redactUrlList(natsUrl))}`,
         },
       ],
     };

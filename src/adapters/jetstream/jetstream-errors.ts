@@ -48,6 +48,10 @@ export const NatsErrorName = {
   NoResponders: 'NoResponders',
   /** nats-core ConnectionError: the connection to the server failed. */
   Connection: 'ConnectionError',
+  /** nats-core AuthorizationError: the server refused the connection's credentials ("Authorization Violation"). */
+  Authorization: 'AuthorizationError',
+  /** nats-core UserAuthenticationExpiredError: the server refused the credentials as expired. */
+  AuthenticationExpired: 'UserAuthenticationExpiredError',
   /** jetstream JetStreamNotEnabled: a JetStream API request or publish had no responders, or the account has no JetStream (10039). */
   JetStreamNotEnabled: 'JetStreamNotEnabled',
   /** jetstream JetStreamStatusError: a status reply (direct get, pull consumer), its status as `code`. */
@@ -119,6 +123,19 @@ export function isStreamSubjectOverlap(error: unknown): boolean {
 /** A stream or bucket add refused because it asks for more than one copy of a server that is not in a cluster. */
 export function isReplicasNotSupported(error: unknown): boolean {
   return jetStreamApiCode(error) === JetStreamApiCode.StreamReplicasNotSupported;
+}
+
+/** The server refused the connection's credentials: wrong, missing or expired. */
+export function isCredentialsRefused(error: unknown): boolean {
+  return isNatsError(error, NatsErrorName.Authorization) || isNatsError(error, NatsErrorName.AuthenticationExpired);
+}
+
+/**
+ * The client was configured for TLS and the server offers none. The client says so with a ConnectionError
+ * of its own (nats-core options.ts checkOptions), no server reply: its text is all there is to tell it by.
+ */
+export function isTlsUnsupported(error: unknown): boolean {
+  return isNatsError(error, NatsErrorName.Connection) && /does not support 'tls'/.test((error as Error).message);
 }
 
 /** The client's JetStreamNotEnabled: the server (or the account) does not serve the JetStream API. */

@@ -1,8 +1,11 @@
 import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createJetStreamBackend, jetstreamBackendSchema, openJetStream } from 'fed/testing';
 import { BackendUnavailableError, InvalidInputError } from 'fed';
 import { freePort, skipWithoutNatsServer, startNatsServer } from '../../helpers/nats-server.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 
 const jetstreamConfig = (servers: string[], extra: object = {}) =>
   jetstreamBackendSchema.parse({ type: 'jetstream', servers, ...extra });
@@ -70,6 +73,49 @@ describe('opening a JetStream backend: refusals that need no server', () => {
       "backend.credentials.file /tmp/missing.creds cannot be read (ENOENT); fix the path or the file's permissions",
     );
   });
+
+  it('credentials that are no .creds file are refused naming the file or the variable, before connecting', async () => {
+    const root = tempDir();
+    writeFileSync(join(root, 'broken.creds'), 'not a creds file\n');
+    const shape =
+      'it holds a user JWT and its nkey seed, each between "-----BEGIN …-----" and "------END …------" lines, as nsc generate creds writes them';
+    await expect(
+      openJetStream({
+        root,
+        federationName: 'acme',
+        backend: jetstreamConfig(['nats://127.0.0.1:1'], { credentials: { file: 'broken.creds' } }),
+      }),
+    ).rejects.toThrow(
+      new InvalidInputError(
+        `backend.credentials.file ${join(root, 'broken.creds')} is not a NATS .creds file (unable to parse credentials): ${shape}; point backend.credentials.file at the .creds file your NATS operator gave you`,
+      ),
+    );
+    await expect(
+      openJetStream({
+        root,
+        federationName: 'acme',
+        backend: jetstreamConfig(['nats://127.0.0.1:1'], { credentials: { env: 'FED_TEST_CREDS' } }),
+        env: { FED_TEST_CREDS: 'user: fed' },
+      }),
+    ).rejects.toThrow(
+      new InvalidInputError(
+        `the environment variable FED_TEST_CREDS (backend.credentials.env) is not a NATS .creds file (unable to parse credentials): ${shape}; export in FED_TEST_CREDS the content of the .creds file your NATS operator gave you`,
+      ),
+    );
+  });
+
+  it('a server URL the NATS client cannot parse names the setting that holds it', async () => {
+    // The config schema refuses such a URL; this is what a URL it let through would say.
+    const backend = { ...jetstreamConfig(['nats://127.0.0.1:1']), servers: ['nats://127.0.0.1:99999'] };
+    const fix =
+      'holds a server URL the NATS client cannot parse (nats://127.0.0.1:99999): expected nats://host:port or tls://host:port, with a port from 1 to 65535; fix the URL there';
+    await expect(openJetStream({ root: '/tmp', federationName: 'acme', backend, env: {} })).rejects.toThrow(
+      new InvalidInputError(`backend.servers in federate.config.json ${fix}`),
+    );
+    await expect(
+      openJetStream({ root: '/tmp', federationName: 'acme', backend, env: { FED_NATS_URL: 'nats://127.0.0.1:99999' } }),
+    ).rejects.toThrow(new InvalidInputError(`FED_NATS_URL ${fix}`));
+  });
 });
 
 describe.skipIf(skipWithoutNatsServer('opening a JetStream backend against a real server'))(
@@ -86,6 +132,37 @@ describe.skipIf(skipWithoutNatsServer('opening a JetStream backend against a rea
       onTestFinished(session.close);
       expect(session.serverVersion).toMatch(/^\d+\.\d+\.\d+/);
       expect(session.names.signalStream).toBe('FED_acme_SIGNALS');
+    });
+
+    it('a server that answers and refuses the settings says which: the credentials, none given, TLS', async () => {
+      const secured = await startNatsServer({ auth: { user: 'fed', password: 'right-pw' } });
+      onTestFinished(secured.dispose);
+      const where = `nats://127.0.0.1:${secured.port}`;
+      const refusal = (servers: string[], extra: object = {}) =>
+        openJetStream({
+          root: '/tmp',
+          federationName: 'acme',
+          backend: { ...jetstreamConfig([where], extra), servers },
+          env: {},
+        }).catch((e: unknown) => e);
+      // A user and password come in FED_NATS_URL only (the config file refuses them).
+      const wrong = await refusal([`nats://fed:wrong-pw@127.0.0.1:${secured.port}`]);
+      expect(wrong).toBeInstanceOf(BackendUnavailableError);
+      expect(wrong).toMatchObject({
+        code: 'BACKEND_UNAVAILABLE',
+        message: `the NATS server at nats://fed:***@127.0.0.1:${secured.port} refused fed's credentials (Authorization Violation); check the user and password in FED_NATS_URL; give credentials this server accepts (and not expired)`,
+      });
+      expect(await refusal([where])).toMatchObject({
+        code: 'BACKEND_UNAVAILABLE',
+        message: `the NATS server at ${where} requires credentials, and fed presented none (Authorization Violation); give a user and password in FED_NATS_URL (nats://user:password@host:4222), or a .creds file in backend.credentials of federate.config.json`,
+      });
+
+      const plain = await startNatsServer();
+      onTestFinished(plain.dispose);
+      expect(await refusal([plain.url], { tls: {} })).toMatchObject({
+        code: 'BACKEND_UNAVAILABLE',
+        message: `the NATS server at ${plain.url} does not offer TLS, but fed connects with TLS (server does not support 'tls'); remove backend.tls from federate.config.json to connect without TLS, or point backend.servers in federate.config.json at a server with TLS enabled`,
+      });
     });
 
     it('a server without JetStream is refused, saying how to enable it', async () => {

@@ -7,6 +7,14 @@ import type { BackendConfigEntry, BackendDocs } from './backend-docs.js';
 const NATS_URL_PATTERN = /^(nats|tls):\/\/[^\s/]+$/;
 const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
 
+/**
+ * Whether the NATS client can parse `url`'s host and port: it reads them as an http URL's (nats-core
+ * servers.ts), which refuses a port above 65535 or a space in the host ("Invalid URL" when connecting).
+ */
+export function parsesAsNatsUrl(url: string): boolean {
+  return URL.canParse(url.replace(/^[a-z]+:\/\//, 'http://'));
+}
+
 /** How `backend.type` names this backend. */
 export const JETSTREAM_BACKEND_TYPE = 'jetstream';
 
@@ -42,9 +50,9 @@ export type JetStreamBackendConfig = z.output<typeof jetstreamBackendSchema>;
  */
 function natsServerUrlSchema() {
   return nonEmptyString
-    .regex(NATS_URL_PATTERN, {
+    .refine((url) => NATS_URL_PATTERN.test(url) && parsesAsNatsUrl(url), {
       error: (issue) =>
-        `expected a NATS URL such as ${DEFAULT_NATS_URL} (nats:// or tls://, a host and an optional port), got ${describeUrlValue(issue.input)}`,
+        `expected a NATS URL such as ${DEFAULT_NATS_URL} (nats:// or tls://, a host and an optional port up to 65535), got ${describeUrlValue(issue.input)}`,
     })
     .refine((url) => !url.includes('@'), {
       error:
