@@ -74,14 +74,16 @@ export const federationPaths = memoisedPaths((root: string) =>
     onboarding: join(root, FED_DIR, ONBOARDING_DIR),
     /** The rate limits CLI accounts met, one file per account, until they reset (`src/core/schema/account-limit.ts`). */
     accountLimits: join(root, FED_DIR, LAUNCH_DIR, ACCOUNT_LIMITS_DIR),
-    /** `fed serve`'s lease on this machine, one per host name: a second server for the same federation is refused. */
+    /** `fed serve`'s lease on this machine (serveLeasePath): a second server for the same federation is refused. */
     serve: join(root, FED_DIR, SERVE_DIR),
   }),
 );
 
-/** The lease of the `fed serve` that runs the federation on `host`: its name encoded, so any host name is one file name. */
-export const serveLeasePath = (root: string, host: string) =>
-  join(federationPaths(root).serve, `${encodeURIComponent(host)}.lock`);
+/**
+ * The lease of the `fed serve` that runs the federation from this root: one, whatever host name the server
+ * goes by — two servers of one root, under two host names, would dispatch the same teams' workspaces.
+ */
+export const serveLeasePath = (root: string) => join(federationPaths(root).serve, 'serve.lock');
 
 /** The file of `account`'s rate limit: its name encoded, so any account name is one plain file name. */
 export const accountLimitPath = (root: string, account: string) =>

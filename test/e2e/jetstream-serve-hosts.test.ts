@@ -180,6 +180,20 @@ describe.skipIf(skipWithoutNatsServer(SUITE))(SUITE, () => {
     expect(existsSync(join(beta, '.fed', 'teams', 'docs-a', 'deliverable.md'))).toBe(true);
     await expectEachStepOnce(fed, beta, 'docs-a');
   }, 300_000);
+
+  it('a second fed serve of the same working directory under another --host-name is refused: one server per machine', async () => {
+    const env = { FED_NATS_URL: server().url };
+    const alpha = await machine(env, 'one-per-machine', 'alpha', fakeAgent('complete'));
+    const first = startServe(alpha, [], env);
+    const started = await first.waitForEvent('started');
+    const renamed = await runFed(['--root', alpha, 'serve', '--host-name', 'gamma'], { env });
+    expect(renamed.code, renamed.stderr).toBe(2);
+    expect(renamed.stderr).toContain(`fed serve already runs this federation on this machine (pid ${started.pid} on `);
+    expect(await stopInOrder(first)).toBe(0);
+    // The refused server announced no host of its own.
+    const hosts = JSON.parse(await fedOn(env)(alpha, ['hosts', '--json'])) as Hosts;
+    expect(hosts.hosts.map((h) => h.name)).toEqual(['alpha']);
+  }, 120_000);
 });
 
 const isDispatchOf = (team: string) => (event: ServeEvent) => event.kind === 'dispatched' && event.team === team;

@@ -179,13 +179,17 @@ describe('fed serve', () => {
     expect(await second.exited).toBe(0);
   }, 180_000);
 
-  it('a second fed serve on the same federation and machine is refused, naming the first', async () => {
+  it('a second fed serve on the same federation and machine is refused, naming the first, whatever its --host-name', async () => {
     const root = await federation(fakeAgent('complete'));
     const server = startServe(root);
     const started = await server.waitForEvent('started');
     const again = await runFed(['--root', root, 'serve']);
     expect(again.code).toBe(2);
-    expect(again.stderr).toContain(`fed serve already runs this federation on ${started.host} (pid ${started.pid}`);
+    expect(again.stderr).toContain(`fed serve already runs this federation on this machine (pid ${started.pid} on `);
+    // Another host name is no other server: on files there is one host, and it would dispatch the same teams.
+    const renamed = await runFed(['--root', root, 'serve', '--host-name', 'other', '--json']);
+    expect(renamed, renamed.stdout).toMatchObject({ code: 2, stdout: '' });
+    expect(renamed.stderr).toContain(`fed serve already runs this federation on this machine (pid ${started.pid} on `);
     // fed doctor says who serves it, and its dashboard port answers a liveness probe with --ui.
     const doctor = JSON.parse((await runFed(['--root', root, 'doctor', '--json'])).stdout) as { servers: object[] };
     expect(doctor.servers).toEqual([

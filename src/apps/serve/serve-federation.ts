@@ -78,7 +78,7 @@ const WORKSPACE_RETRY_MS = 30_000;
 export async function serveFederation(fed: Federation, options: ServeOptions): Promise<ServeSummary> {
   const host = options.host ?? thisHostName(fed.config);
   const capacity = options.capacity ?? availableParallelism();
-  const lease = await acquireServeLease(fed.root, host);
+  const lease = await acquireServeLease(fed.root);
   // What is started is stopped in the reverse order, however far the start got: a start that fails half way
   // (a config watch that cannot be set up) leaves no actors running and no lease held.
   const stops: (() => unknown)[] = [() => lease.release()];

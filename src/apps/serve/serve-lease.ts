@@ -12,12 +12,14 @@ import {
 } from '../../infra/fs/lock.js';
 
 /**
- * One `fed serve` per federation and machine: two would each dispatch the same teams. The lease is held
- * for the server's whole life and broken only when its process is gone (a SIGKILLed server's next start
- * takes it over), never by age.
+ * One `fed serve` per federation and machine: two would each dispatch the same teams. One lease per
+ * federation root, whatever `--host-name` each server gives: on files there is one host, and on a shared
+ * backend two host names of one root still serve the same workspaces. The lease is held for the server's
+ * whole life and broken only when its process is gone (a SIGKILLed server's next start takes it over),
+ * never by age.
  */
-export async function acquireServeLease(root: string, host: string): Promise<{ release(): void }> {
-  const path = serveLeasePath(root, host);
+export async function acquireServeLease(root: string): Promise<{ release(): void }> {
+  const path = serveLeasePath(root);
   try {
     const handle = await acquireLock(path, { staleMs: Number.POSITIVE_INFINITY, timeoutMs: 0, makeFolder: true });
     return { release: () => releaseLock(handle) };
@@ -25,13 +27,16 @@ export async function acquireServeLease(root: string, host: string): Promise<{ r
     if (!(error instanceof LockTimeoutError)) throw error;
     throw new RefusedError(
       'SERVE_RUNNING',
-      `fed serve already runs this federation on ${host} (${describeLockOwner(error.owner)}); ` +
-        'one server per federation and machine — stop that one first (SIGTERM lets its agents finish)',
+      `fed serve already runs this federation on this machine (${describeLockOwner(error.owner)}); ` +
+        'one server per federation and machine, whatever its --host-name — stop that one first (SIGTERM lets its agents finish)',
     );
   }
 }
 
-/** The servers that hold (or left) a lease on this federation, one per host name, as `fed doctor` reports them. */
+/**
+ * The servers that hold (or left) a lease on this federation, as `fed doctor` reports them: the one lease,
+ * and those of fed versions that kept one per host name.
+ */
 export function serveLeases(root: string): LockReport[] {
   let names: string[];
   try {
