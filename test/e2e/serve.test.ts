@@ -179,6 +179,21 @@ describe('fed serve', () => {
     expect(await second.exited).toBe(0);
   }, 180_000);
 
+  it("refuses the dashboard's --port or --host without --ui, before it starts (they were silently ignored)", async () => {
+    const root = await federation(fakeAgent('complete'));
+    for (const [option, value] of [
+      ['--port', '8000'],
+      ['--host', '10.0.0.1'],
+    ] as const) {
+      const refused = await runFed(['--root', root, 'serve', option, value, '--json']);
+      expect(refused).toMatchObject({
+        code: 2,
+        stdout: '',
+        stderr: `fed: ${option} applies to --ui only (add --ui to serve the dashboard there)\n`,
+      });
+    }
+  });
+
   it('a second fed serve on the same federation and machine is refused, naming the first, whatever its --host-name', async () => {
     const root = await federation(fakeAgent('complete'));
     const server = startServe(root);

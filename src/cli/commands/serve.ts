@@ -7,6 +7,7 @@ import { DURATION_EXAMPLES, type TimerBounds } from '../../core/schema/duration.
 import { loadHooks } from '../../engine/hooks/load-hooks.js';
 import { federationContext, type CliIo } from '../io.js';
 import { Interrupt } from '../interrupt.js';
+import { InvalidInputError } from '../../core/errors.js';
 import { duration, hostName, portNumber, positiveInteger, positiveNumber } from '../option-parsers.js';
 
 /** `--monitor-every`: under a second the server would run the monitoring cycle (notify, archive) without pause. */
@@ -68,6 +69,10 @@ export function registerServe(program: Command, io: CliIo, runCli?: InProcessCom
     )
     .option('--json', 'print one JSON object per line for everything the server does')
     .action(async (options: ServeCliOptions, command: Command) => {
+      // The dashboard's address without the dashboard: refused, as given on the command line (the defaults are not).
+      for (const option of ['port', 'host'] as const)
+        if (!options.ui && command.getOptionValueSource(option) === 'cli')
+          throw new InvalidInputError(`--${option} applies to --ui only (add --ui to serve the dashboard there)`);
       const ctx = federationContext(command, io);
       const hooks = await loadHooks(ctx.root, ctx.config.config, 'serve');
       // The dashboard's address is listened on first: one it cannot listen on is refused (exit 2) before
