@@ -147,6 +147,13 @@ describe('fed serve: schedules', () => {
 
   it('bad schedules are refused naming what to fix, and the config is left as it was; remove takes one out', async () => {
     const root = await federation();
+    for (const args of [
+      ['team', 'onboard', 'old'],
+      ['team', 'archive', 'old'],
+    ]) {
+      const done = await fed(root, ...args);
+      expect(done.code, done.stderr).toBe(0);
+    }
     const config = join(root, 'federate.config.json');
     const before = readFileSync(config, 'utf8');
     const refusals: [string[], RegExp][] = [
@@ -159,6 +166,11 @@ describe('fed serve: schedules', () => {
         /^fed: --cron: expected a cron expression of 5 fields/m,
       ],
       [['--to', 'nobody', '--subject', 'x', '--cron', '@daily'], /nobody/],
+      // fed serve could never send it: it warned on every tick.
+      [
+        ['--to', 'old', '--subject', 'x', '--cron', '@daily'],
+        /^fed: team "old" is archived; archived teams receive no signals, so a schedule to it would never fire — schedule another team$/m,
+      ],
       [
         ['--to', 'docs', '--subject', 'x', '--cron', '@daily', '--tz', 'Mars/Olympus'],
         /--tz: expected an IANA time zone/,

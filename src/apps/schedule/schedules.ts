@@ -4,7 +4,7 @@ import { federationPaths } from '../../core/layout.js';
 import type { FederationRecord } from '../../core/schema/federation-journal.js';
 import { scheduleSchema, type Schedule } from '../../core/schema/schedule.js';
 import { parseGiven } from '../../core/schema/problems.js';
-import { getTeam } from '../../core/find-team.js';
+import { getTeam, statusOf } from '../../core/find-team.js';
 import type { Federation } from '../../engine/context.js';
 import { readFederationJournal } from '../../engine/federation/federation-journal.js';
 import { editConfigFile } from '../../infra/config/edit-config.js';
@@ -15,7 +15,7 @@ export type NewSchedule = Omit<Schedule, 'id' | 'since'> & { id?: string };
 
 /**
  * `fed schedule add`: a schedule appended to `federate.config.json` (which a running `fed serve` follows),
- * checked whole first — its team, its cron expression read by the cron library — so a refused one
+ * checked whole first — its team (registered, not archived), its cron expression read by the cron library — so a refused one
  * changes nothing. Its `since` is now: a tick between now and the next server's start fires then, once.
  */
 export async function addSchedule(
@@ -29,6 +29,12 @@ export async function addSchedule(
   parseGiven(scheduleSchema, { ...input, id: input.id ?? 'unnamed' }, names);
   if (input.cron !== undefined) checkNewCron(input, names.cron ?? 'cron');
   const team = getTeam(await fed.backend.registry.read(), input.to);
+  // fed serve could never send its directive: it would warn on every tick instead.
+  if (statusOf(team) === 'archived')
+    throw new RefusedError(
+      'TEAM_ARCHIVED',
+      `team "${team.domainId}" is archived; archived teams receive no signals, so a schedule to it would never fire — schedule another team`,
+    );
   const configFile = federationPaths(fed.root).config;
   let id = '';
   const config = await editConfigFile(
