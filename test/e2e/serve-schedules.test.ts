@@ -159,7 +159,7 @@ describe('fed serve: schedules', () => {
     const refusals: [string[], RegExp][] = [
       [
         ['--to', 'docs', '--subject', 'x', '--cron', '99 * * * *'],
-        /^fed: --cron: .*minute: 99; give a cron expression like "0 3 \* \* 1-5"$/m,
+        /^fed: --cron: expected a cron expression like "0 3 \* \* 1-5", got "99 \* \* \* \*" \(CronPattern: Invalid value for minute: 99\)$/m,
       ],
       [
         ['--to', 'docs', '--subject', 'x', '--cron', 'every day'],

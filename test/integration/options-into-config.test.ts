@@ -36,7 +36,10 @@ describe('options kept in the config', () => {
 
   it.each([
     [['--cron', 'bogus'], '--cron: expected a cron expression of 5 fields'],
-    [['--cron', '61 * * * *'], '--cron: CronPattern: Invalid value for minute: 61; give a cron expression like'],
+    [
+      ['--cron', '61 * * * *'],
+      '--cron: expected a cron expression like "0 3 * * 1-5", got "61 * * * *" (CronPattern: Invalid value for minute: 61)',
+    ],
     [['--cron', '0 3 * * *', '--tz', 'Mars/Olympus'], '--tz: expected an IANA time zone like "Europe/Paris"'],
     [['--on-ref', '-bad'], '--on-ref: expected a git ref like "main"'],
     [['--on-ref', 'main', '--id', 'Not A Slug'], '--id: '],

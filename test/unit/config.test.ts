@@ -187,6 +187,20 @@ describe('federate.config.json', () => {
     ]);
   });
 
+  it("reads each schedule's cron expression whole, with the cron library fed serve fires it with", () => {
+    const schedule = (id: string, cron: string) => ({ id, to: 'docs', subject: 'Refresh', cron });
+    expect(
+      validate({ schedules: [schedule('ok', '0 3 * * 1-5'), schedule('secs', '*/30 * * * * *')] }).config,
+    ).toMatchObject({ schedules: [{ cron: '0 3 * * 1-5' }, { cron: '*/30 * * * * *' }] });
+    // fed config show and fed doctor passed these, and fed schedule list and fed serve refused them.
+    expect(
+      problemsOf(() => validate({ schedules: [schedule('a', '61 * * * *'), schedule('b', '0 25 * * *')] })),
+    ).toEqual([
+      'schedules[0].cron: expected a cron expression like "0 3 * * 1-5", got "61 * * * *" (CronPattern: Invalid value for minute: 61)',
+      'schedules[1].cron: expected a cron expression like "0 3 * * 1-5", got "0 25 * * *" (CronPattern: Invalid value for hour: 25)',
+    ]);
+  });
+
   it('refuses a config that is not an object', () => {
     expect(problemsOf(() => validate([1, 2]))).toEqual(['(root): expected an object, got an array']);
   });

@@ -1,40 +1,18 @@
 import { Cron } from 'croner';
 import { watch, type FSWatcher } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { ConfigValidationError, InvalidInputError } from '../../core/errors.js';
-import type { Schedule } from '../../core/schema/schedule.js';
+import { readCron, type Schedule } from '../../core/schema/schedule.js';
 import { git, GitCommandError } from '../../engine/registry/git.js';
 
 /**
- * What makes a schedule fire, read with a well-kept cron library (croner) or git itself: when the next
- * cron tick after a moment is, and which commit a ref names now.
+ * What makes a schedule fire, read with a well-kept cron library (croner, through the config's own
+ * reading: readCron) or git itself: when the next cron tick after a moment is, and which commit a ref
+ * names now.
  */
 
-/** The cron expression of a schedule, read whole; a bad one is refused naming the schedule and what is wrong. */
-export function cronOf(schedule: Schedule, configFile: string): Cron {
-  try {
-    return readCron(schedule);
-  } catch (error) {
-    throw new ConfigValidationError(configFile, [
-      {
-        path: `schedules["${schedule.id}"].cron`,
-        message: `${(error as Error).message}; fix it or remove the schedule (fed schedule remove ${schedule.id})`,
-      },
-    ]);
-  }
-}
-
-/** cronOf for a schedule a person is adding: a bad expression is said of what they gave it as (`--cron`). */
-export function checkNewCron(schedule: Pick<Schedule, 'cron' | 'timezone'>, given: string): void {
-  try {
-    readCron(schedule);
-  } catch (error) {
-    throw new InvalidInputError(`${given}: ${(error as Error).message}; give a cron expression like "0 3 * * 1-5"`);
-  }
-}
-
-function readCron(schedule: Pick<Schedule, 'cron' | 'timezone'>): Cron {
-  return new Cron(schedule.cron!, { timezone: schedule.timezone, paused: true });
+/** The cron expression of a schedule of a loaded config, which its schema read whole (readCron): it does not throw. */
+export function cronOf(schedule: Schedule): Cron {
+  return readCron(schedule.cron!, schedule.timezone);
 }
 
 /** The first tick of `cron` after `after`, or undefined when there is none (a date already past). */

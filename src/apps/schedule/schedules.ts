@@ -1,6 +1,5 @@
 import GithubSlugger from 'github-slugger';
 import { RefusedError } from '../../core/errors.js';
-import { federationPaths } from '../../core/layout.js';
 import type { FederationRecord } from '../../core/schema/federation-journal.js';
 import { scheduleSchema, type Schedule } from '../../core/schema/schedule.js';
 import { parseGiven } from '../../core/schema/problems.js';
@@ -8,14 +7,14 @@ import { getTeam, statusOf } from '../../core/find-team.js';
 import type { Federation } from '../../engine/context.js';
 import { readFederationJournal } from '../../engine/federation/federation-journal.js';
 import { editConfigFile } from '../../infra/config/edit-config.js';
-import { checkNewCron, commitOf, cronOf, nextTick } from './schedule-triggers.js';
+import { commitOf, cronOf, nextTick } from './schedule-triggers.js';
 
 /** `fed schedule add`: what a person gives; the id defaults to a slug of the subject. */
 export type NewSchedule = Omit<Schedule, 'id' | 'since'> & { id?: string };
 
 /**
  * `fed schedule add`: a schedule appended to `federate.config.json` (which a running `fed serve` follows),
- * checked whole first — its team (registered, not archived), its cron expression read by the cron library — so a refused one
+ * checked whole first — its team (registered, not archived), its cron expression read by the cron library (the config's schema reads it so) — so a refused one
  * changes nothing. Its `since` is now: a tick between now and the next server's start fires then, once.
  */
 export async function addSchedule(
@@ -24,10 +23,10 @@ export async function addSchedule(
   /** What the caller calls each field (`timezone` → `--tz`), for the refusal of a bad one; default the field's name. */
   names: Readonly<Partial<Record<keyof NewSchedule, string>>> = {},
 ): Promise<Schedule> {
-  // Checked as given first, so a bad field is refused as the caller's input, not as a problem of the config
-  // (an id left out is made below from the subject, always valid).
+  // Checked as given first — the cron expression read whole, as the config's schema reads it — so a bad
+  // field is refused as the caller's input, not as a problem of the config (an id left out is made below
+  // from the subject, always valid).
   parseGiven(scheduleSchema, { ...input, id: input.id ?? 'unnamed' }, names);
-  if (input.cron !== undefined) checkNewCron(input, names.cron ?? 'cron');
   const team = getTeam(await fed.backend.registry.read(), input.to);
   // fed serve could never send its directive: it would warn on every tick instead.
   if (statusOf(team) === 'archived')
@@ -35,24 +34,18 @@ export async function addSchedule(
       'TEAM_ARCHIVED',
       `team "${team.domainId}" is archived; archived teams receive no signals, so a schedule to it would never fire — schedule another team`,
     );
-  const configFile = federationPaths(fed.root).config;
   let id = '';
-  const config = await editConfigFile(
-    fed.root,
-    (raw) => {
-      const schedules = Array.isArray(raw.schedules) ? (raw.schedules as { id?: unknown }[]) : [];
-      id = input.id ?? freeId(input.subject, new Set(schedules.map((s) => String(s.id))));
-      if (schedules.some((s) => s.id === id))
-        throw new RefusedError(
-          'SCHEDULE_EXISTS',
-          `a schedule "${id}" exists already; choose another --id, or remove it first: fed schedule remove ${id}`,
-        );
-      const added = { ...input, id, to: team.domainId, since: fed.now().toISOString() };
-      raw.schedules = [...schedules, JSON.parse(JSON.stringify(added)) as object];
-    },
-    // The cron library reads the expression whole (the schema checks only its shape).
-    (checked) => checked.schedules?.filter((s) => s.id === id && s.cron).forEach((s) => cronOf(s, configFile)),
-  );
+  const config = await editConfigFile(fed.root, (raw) => {
+    const schedules = Array.isArray(raw.schedules) ? (raw.schedules as { id?: unknown }[]) : [];
+    id = input.id ?? freeId(input.subject, new Set(schedules.map((s) => String(s.id))));
+    if (schedules.some((s) => s.id === id))
+      throw new RefusedError(
+        'SCHEDULE_EXISTS',
+        `a schedule "${id}" exists already; choose another --id, or remove it first: fed schedule remove ${id}`,
+      );
+    const added = { ...input, id, to: team.domainId, since: fed.now().toISOString() };
+    raw.schedules = [...schedules, JSON.parse(JSON.stringify(added)) as object];
+  });
   return config.schedules!.find((s) => s.id === id)!;
 }
 
@@ -94,12 +87,11 @@ export async function listSchedules(
   if (schedules.length)
     for (const record of await readFederationJournal(fed.backend))
       if (record.kind === 'scheduled') last.set(record.schedule, record);
-  const configFile = federationPaths(fed.root).config;
   return schedules.map((schedule) => {
     const fired = last.get(schedule.id);
     return {
       schedule,
-      next: schedule.cron ? (nextTick(cronOf(schedule, configFile), fed.now())?.toISOString() ?? null) : null,
+      next: schedule.cron ? (nextTick(cronOf(schedule), fed.now())?.toISOString() ?? null) : null,
       commit: schedule.onRef ? (commitOf(fed.root, schedule.onRef) ?? null) : null,
       lastFired: fired
         ? { at: fired.at, signalId: fired.signalId, due: fired.due, ...(fired.commit ? { commit: fired.commit } : {}) }

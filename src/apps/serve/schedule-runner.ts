@@ -1,6 +1,5 @@
 import { v5 as uuidv5 } from 'uuid';
 import type { Cron } from 'croner';
-import { federationPaths } from '../../core/layout.js';
 import type { Schedule } from '../../core/schema/schedule.js';
 import type { FederationRecord } from '../../core/schema/federation-journal.js';
 import type { Federation } from '../../engine/context.js';
@@ -38,9 +37,8 @@ export class ScheduleRunner {
     private readonly onEvent: (event: ServeEvent) => void,
   ) {}
 
-  /** Read what fired before, then arm `schedules` (a bad cron expression throws, naming the schedule). */
+  /** Read what fired before, then arm `schedules` (of a loaded config: their cron expressions were read whole). */
   async start(schedules: readonly Schedule[]): Promise<void> {
-    for (const schedule of schedules) if (schedule.cron) cronOf(schedule, federationPaths(this.fed.root).config);
     for (const record of await readFederationJournal(this.fed.backend))
       if (record.kind === 'scheduled') this.last.set(record.schedule, record);
     this.update(schedules);
@@ -70,7 +68,7 @@ export class ScheduleRunner {
   }
 
   private armCron(schedule: Schedule): () => void {
-    const cron: Cron = cronOf(schedule, federationPaths(this.fed.root).config);
+    const cron: Cron = cronOf(schedule);
     let timer: NodeJS.Timeout | undefined;
     let stopped = false;
     const arm = () => {

@@ -1,3 +1,4 @@
+import { Cron } from 'croner';
 import { z } from 'zod';
 import { builtOnFirstUse, isoTimestamp, slugIdSchema, teamIdSchema } from './common.js';
 import { describeValue } from './problems.js';
@@ -15,15 +16,36 @@ export const scheduleIdSchema = slugIdSchema('a schedule id', 'nightly-docs');
 
 /**
  * Five fields (minute hour day-of-month month day-of-week) or six (seconds first), of the characters cron
- * expressions use, or a nickname (`@daily`, `@hourly`, …): what the config check can tell without the cron
- * library, which reads the expression whole when a server starts or `fed schedule add` runs.
+ * expressions use, or a nickname (`@daily`, `@hourly`, …). The cron library reads seven too (a year
+ * last), which fed does not take.
  */
 const CRON_SHAPE = /^(?:@[a-z]+|(?:[\d*?/,\-LW#A-Za-z]+\s+){4,5}[\d*?/,\-LW#A-Za-z]+)$/;
 
+/**
+ * A schedule's cron expression as `fed serve` fires it: read whole by the cron library (croner), in
+ * `timezone` (default: the machine's). The one reading of a cron expression: the config's check
+ * (cronSchema), `fed schedule add`, `fed schedule list` and the server all go through it.
+ */
+export function readCron(expression: string, timezone?: string): Cron {
+  return new Cron(expression, { timezone, paused: true });
+}
+
+/** What is wrong with a cron expression, or undefined when the cron library reads it. */
+function cronProblem(expression: string): string | undefined {
+  if (!CRON_SHAPE.test(expression.trim()))
+    return `expected a cron expression of 5 fields (minute hour day month weekday, like "0 3 * * 1-5") or a nickname like "@daily", got ${describeValue(expression)}`;
+  try {
+    readCron(expression);
+  } catch (error) {
+    return `expected a cron expression like "0 3 * * 1-5", got ${describeValue(expression)} (${(error as Error).message})`;
+  }
+  return undefined;
+}
+
 const cronSchema = () =>
-  z.string().refine((value) => CRON_SHAPE.test(value.trim()), {
-    error: (issue) =>
-      `expected a cron expression of 5 fields (minute hour day month weekday, like "0 3 * * 1-5") or a nickname like "@daily", got ${describeValue(issue.input)}`,
+  z.string().superRefine((value, context) => {
+    const problem = cronProblem(value);
+    if (problem !== undefined) context.addIssue({ code: 'custom', message: problem, input: value });
   });
 
 const timeZoneSchema = () =>
