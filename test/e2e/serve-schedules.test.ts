@@ -176,7 +176,21 @@ describe('fed serve: schedules', () => {
         /--tz: expected an IANA time zone/,
       ],
       [['--to', 'docs', '--subject', 'x', '--cron', '@daily', '--on-ref', 'main'], /exactly one trigger/],
-      [['--to', 'docs', '--subject', 'x', '--on-ref', '--upload-pack=evil'], /--on-ref: expected a git ref/],
+      // Said once: the ref's two checks each said it.
+      [
+        ['--to', 'docs', '--subject', 'x', '--on-ref', '--upload-pack=evil'],
+        /^fed: --on-ref: expected a git ref like "main", got "--upload-pack=evil"\n$/,
+      ],
+      // A schedule that could never fire (schedule list showed NEXT never).
+      [
+        ['--to', 'docs', '--subject', 'x', '--cron', '0 0 30 2 *'],
+        /^fed: --cron: "0 0 30 2 \*" never fires: it names no day that exists \(like 30 February\); give a cron expression like "0 3 \* \* 1-5"$/m,
+      ],
+      // Seven fields (a year) are not taken; the refusal names both forms that are.
+      [
+        ['--to', 'docs', '--subject', 'x', '--cron', '0 0 0 1 1 * 2030'],
+        /^fed: --cron: expected a cron expression of 5 fields \(minute hour day month weekday, like "0 3 \* \* 1-5"\), 6 with seconds first \(like "\*\/30 \* \* \* \* \*"\) or a nickname like "@daily", got "0 0 0 1 1 \* 2030"$/m,
+      ],
       [['--to', 'docs', '--subject', 'two\nlines', '--cron', '@daily'], /--subject: expected one line/],
     ];
     for (const [args, message] of refusals) {

@@ -1,8 +1,8 @@
 import GithubSlugger from 'github-slugger';
-import { RefusedError } from '../../core/errors.js';
+import { InvalidInputError, RefusedError } from '../../core/errors.js';
 import type { FederationRecord } from '../../core/schema/federation-journal.js';
-import { scheduleSchema, type Schedule } from '../../core/schema/schedule.js';
-import { parseGiven } from '../../core/schema/problems.js';
+import { readCron, scheduleSchema, type Schedule } from '../../core/schema/schedule.js';
+import { describeValue, parseGiven } from '../../core/schema/problems.js';
 import { getTeam, statusOf } from '../../core/find-team.js';
 import type { Federation } from '../../engine/context.js';
 import { readFederationJournal } from '../../engine/federation/federation-journal.js';
@@ -14,7 +14,7 @@ export type NewSchedule = Omit<Schedule, 'id' | 'since'> & { id?: string };
 
 /**
  * `fed schedule add`: a schedule appended to `federate.config.json` (which a running `fed serve` follows),
- * checked whole first — its team (registered, not archived), its cron expression read by the cron library (the config's schema reads it so) — so a refused one
+ * checked whole first — its team (registered, not archived), its cron expression read by the cron library (the config's schema reads it so) and one that fires — so a refused one
  * changes nothing. Its `since` is now: a tick between now and the next server's start fires then, once.
  */
 export async function addSchedule(
@@ -27,6 +27,12 @@ export async function addSchedule(
   // field is refused as the caller's input, not as a problem of the config (an id left out is made below
   // from the subject, always valid).
   parseGiven(scheduleSchema, { ...input, id: input.id ?? 'unnamed' }, names);
+  // An expression of days that do not exist (30 February) reads well and has no tick: `fed schedule list`
+  // would show it next "never". Checked here, not by every config load: it costs a search of the calendar.
+  if (input.cron !== undefined && nextTick(readCron(input.cron, input.timezone), fed.now()) === undefined)
+    throw new InvalidInputError(
+      `${names.cron ?? 'cron'}: ${describeValue(input.cron)} never fires: it names no day that exists (like 30 February); give a cron expression like "0 3 * * 1-5"`,
+    );
   const team = getTeam(await fed.backend.registry.read(), input.to);
   // fed serve could never send its directive: it would warn on every tick instead.
   if (statusOf(team) === 'archived')

@@ -33,7 +33,7 @@ export function readCron(expression: string, timezone?: string): Cron {
 /** What is wrong with a cron expression, or undefined when the cron library reads it. */
 function cronProblem(expression: string): string | undefined {
   if (!CRON_SHAPE.test(expression.trim()))
-    return `expected a cron expression of 5 fields (minute hour day month weekday, like "0 3 * * 1-5") or a nickname like "@daily", got ${describeValue(expression)}`;
+    return `expected a cron expression of 5 fields (minute hour day month weekday, like "0 3 * * 1-5"), 6 with seconds first (like "*/30 * * * * *") or a nickname like "@daily", got ${describeValue(expression)}`;
   try {
     readCron(expression);
   } catch (error) {
@@ -55,12 +55,9 @@ const timeZoneSchema = () =>
 
 /** A git ref of the codebase (a branch like `main`, or a full ref): fed reads it with `git rev-parse`. */
 const gitRefSchema = () =>
-  z
-    .string()
-    .regex(/^[A-Za-z0-9._/-]+$/, {
-      error: (issue) => `expected a git ref like "main", got ${describeValue(issue.input)}`,
-    })
-    .refine((ref) => !ref.startsWith('-') && !ref.includes('..'), { error: 'expected a git ref like "main"' });
+  z.string().refine((ref) => /^[A-Za-z0-9._/-]+$/.test(ref) && !ref.startsWith('-') && !ref.includes('..'), {
+    error: (issue) => `expected a git ref like "main", got ${describeValue(issue.input)}`,
+  });
 
 // Built on first use: the config is read by every command, and few federations have schedules.
 export const scheduleSchema = builtOnFirstUse(() =>
