@@ -12,12 +12,9 @@ export interface FederationJournal {
   append(record: FederationRecord): Promise<void>;
   /** Every record, oldest first; torn or foreign records are skipped. */
   read(): Promise<FederationRecord[]>;
-  /** `read`, and how many lines (messages) it skipped as not records: what `fed log` warns of and `fed doctor` reports. */
-  readCounted(): Promise<FederationJournalRead>;
-}
-
-export interface FederationJournalRead {
-  records: FederationRecord[];
-  /** Lines (messages) that are not records: torn by a crash, written by another tool or a newer fed. */
-  skipped: number;
+  /**
+   * `read`, and how many lines (messages) it skipped as not records — torn by a crash, written by another
+   * tool or a newer fed: what `fed log` warns of and `fed doctor` reports.
+   */
+  readCounted(): Promise<{ records: FederationRecord[]; skipped: number }>;
 }

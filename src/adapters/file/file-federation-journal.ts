@@ -3,7 +3,7 @@ import type { CheckedRootFolders } from '../checked-root-folders.js';
 import { appendJsonLine } from '../../infra/fs/append-line.js';
 import { readTextFile } from '../../infra/fs/read-json-file.js';
 import { federationPaths } from './file-layout.js';
-import type { FederationJournal, FederationJournalRead } from '../../ports/federation-journal.js';
+import type { FederationJournal } from '../../ports/federation-journal.js';
 import { federationRecordSchema, type FederationRecord } from '../../core/schema/federation-journal.js';
 import { countedJsonLines } from '../../core/schema/json-lines.js';
 
@@ -28,7 +28,7 @@ export class FileFederationJournal implements FederationJournal {
     return (await this.readCounted()).records;
   }
 
-  async readCounted(): Promise<FederationJournalRead> {
+  async readCounted(): ReturnType<FederationJournal['readCounted']> {
     return countedJsonLines(
       readTextFile(this.location, 'move it aside; fed starts a new journal') ?? '',
       federationRecordSchema,

@@ -1,5 +1,5 @@
 import { toJsonText } from '../../core/json-text.js';
-import type { FederationJournal, FederationJournalRead } from '../../ports/federation-journal.js';
+import type { FederationJournal } from '../../ports/federation-journal.js';
 import { federationRecordSchema, type FederationRecord } from '../../core/schema/federation-journal.js';
 import { countedJsonRecords } from '../../core/schema/json-lines.js';
 import { sha256 } from '../../infra/crypto/sha256.js';
@@ -38,7 +38,7 @@ export class JetStreamFederationJournal implements FederationJournal {
     return (await this.readCounted()).records;
   }
 
-  async readCounted(): Promise<FederationJournalRead> {
+  async readCounted(): ReturnType<FederationJournal['readCounted']> {
     const { session } = await this.streams();
     const records = await readSubjectSince(session, this.names.journalStream, this.names.federationJournalSubject, 0);
     return countedJsonRecords(

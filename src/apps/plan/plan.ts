@@ -2,6 +2,7 @@ import { outsideProduct } from '../../engine/survey/folder-roles.js';
 import { surveyCodebase, type Survey } from '../../engine/survey/survey.js';
 import { loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
 import { lifecycleFor } from '../../engine/archetypes/catalog.js';
+import { deliverableArchetype } from '../../engine/archetypes/deliverable/index.js';
 import { InvalidInputError, RefusedError } from '../../core/errors.js';
 import { findTeam, statusOf } from '../../core/find-team.js';
 import { onboardTeam } from '../../engine/registry/onboard.js';
@@ -248,7 +249,7 @@ export async function applyPlan(fed: Federation, plan: FederationPlan): Promise<
   refuseUnusableTeams(await backend.registry.read(), plan);
   for (const planned of plan.teams) {
     const existing = findTeam(await backend.registry.read(), planned.team);
-    const entry = existing ?? (await onboardTeam(fed, { domain: planned.team, archetypeId: 'deliverable' }));
+    const entry = existing ?? (await onboardTeam(fed, { domain: planned.team, archetypeId: deliverableArchetype.id }));
     const missionSent = !(await hasMission(backend, entry, planned.mission.subject));
     if (missionSent)
       await sendSignal(fed, {
@@ -275,7 +276,7 @@ function refuseUnusableTeams(registry: Registry, plan: FederationPlan): void {
     const team = findTeam(registry, name);
     if (!team) return [];
     if (statusOf(team) === 'archived') return [`team "${team.domainId}" is archived`];
-    if (team.archetypeId !== 'deliverable')
+    if (team.archetypeId !== deliverableArchetype.id)
       return [`team "${team.domainId}" is a ${team.archetypeId} team, where the plan makes deliverable teams`];
     return [];
   });
