@@ -15,7 +15,7 @@ import { refuseOverBudget } from './prepare/federation-budget.js';
 import { acquireLeases, waitForConsumer } from './prepare/launch-leases.js';
 import { stopOrphanedRun } from './prepare/orphan-agent.js';
 import { prepareRun } from './prepare/prepare-run.js';
-import { refuseUnlaunchable, refuseWithoutWork } from './prepare/refusals.js';
+import { refuseSandboxSettings, refuseUnlaunchable, refuseWithoutWork } from './prepare/refusals.js';
 import { recordRunStarted, startAgent } from './supervise/start-agent.js';
 import type { EndedRun } from './supervise/supervise-agent.js';
 import { pauseForAccountLimit } from './judge/account-pause.js';
@@ -74,6 +74,7 @@ async function runLaunch(
   refuseUnlaunchable(team);
   await refuseOverBudget(fed, options.config);
   const archetype = archetypeOf(team);
+  refuseSandboxSettings(root, team, archetype, options);
   const leases = await acquireLeases(team);
   // Archived meanwhile: `fed team archive` holds this lease while it archives, so the status read now is final.
   await fed

@@ -166,7 +166,8 @@ export const agentConfigSchema = z.object({
   /**
    * Where each sandboxed team's agent keeps its home (`$HOME` inside the sandbox): `<home>/<team>`, an
    * absolute path or one relative to the federation root; default: the team's own `.fed/home`. Never the
-   * user's home: nothing of that is writable from the sandbox (docs/threat-model.md).
+   * user's home: nothing of that is writable from the sandbox; nor in the root, fed's installation or a
+   * system folder (src/apps/launch/prepare/sandbox/agent-home.ts, docs/threat-model.md).
    */
   home: nonEmptyString.optional(),
   /**

@@ -1,9 +1,13 @@
 import { lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentHomePath, prepareAgentHome } from '../../../src/apps/launch/prepare/sandbox/agent-home.js';
+import {
+  agentHomePath,
+  prepareAgentHome,
+  refuseAgentHome,
+} from '../../../src/apps/launch/prepare/sandbox/agent-home.js';
 import type { RegistryEntry } from 'fed';
-import { AGENT_PRESET_CATALOG, agentConfigSchema } from 'fed/testing';
+import { AGENT_PRESET_CATALOG, agentConfigSchema, packageRoot } from 'fed/testing';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /** A user's home with a CLI's credentials in it. */
@@ -101,5 +105,37 @@ describe("a sandboxed agent's own home (issue 48)", () => {
     expect(() => prepareAgentHome(link, { HOME: user }, [])).toThrow(
       expect.objectContaining({ code: 'AGENT_HOME', message: expect.stringContaining('is not a folder') }),
     );
+  });
+
+  it("configured, is never the filesystem root, a folder holding others, a system folder, nor in the root or fed's installation", () => {
+    const root = tempDir();
+    const refused = (home: string, teamId = 'docs') => {
+      try {
+        refuseAgentHome(
+          root,
+          { domainId: teamId, location: join(root, '.fed/teams', teamId) } as RegistryEntry,
+          {
+            home,
+          } as never,
+        );
+      } catch (error) {
+        expect(error).toMatchObject({ code: 'AGENT_HOME' });
+        return (error as Error).message;
+      }
+      return undefined;
+    };
+    expect(refused('/')).toContain('at /docs, directly in the filesystem root');
+    expect(refused('/var')).toContain("directly in /var, which holds others' folders");
+    expect(refused('/home', 'alice')).toContain("directly in /home, which holds others' folders");
+    expect(refused('/usr/local', 'bin')).toContain("inside the system's /usr, which the sandbox keeps read-only");
+    expect(refused('/etc')).toContain("inside the system's /etc");
+    expect(refused('.')).toContain(`which lies inside the federation root (${root})`);
+    expect(refused('src/..')).toContain(`which lies inside the federation root (${root})`);
+    expect(refused(join(packageRoot(), 'node_modules'))).toContain("which lies inside fed's installation");
+    expect(refused(join(packageRoot(), '..'), basename(packageRoot()))).toContain("which is fed's installation");
+    // Outside all of them: a folder of its own, or the default (the team's own workspace).
+    expect(refused(tempDir())).toBeUndefined();
+    expect(refused(join(root, '..', 'agent-homes'))).toBeUndefined();
+    expect(() => refuseAgentHome(root, team, { home: undefined } as never)).not.toThrow();
   });
 });

@@ -5,7 +5,10 @@ import type { TeamLifecycle } from '../../../engine/actors/lifecycle-types.js';
 import { RefusedError } from '../../../core/errors.js';
 import { statusOf } from '../../../core/find-team.js';
 import type { RegistryEntry } from '../../../core/schema/registry.js';
+import type { Archetype } from '../../../engine/archetypes/archetype.js';
 import type { Launch } from '../launch.js';
+import type { LaunchOptions } from '../launch-options.js';
+import { refuseAgentHome } from './sandbox/agent-home.js';
 
 /**
  * What refuses a launch before anything is prepared (the `refusing` phase): a team paused or archived,
@@ -22,6 +25,21 @@ export function refuseUnlaunchable(team: RegistryEntry): void {
   if (status === 'archived')
     throw new RefusedError('TEAM_ARCHIVED', `team "${team.domainId}" is archived; archived teams are not launched`);
   lifecycleEntryFor(team);
+}
+
+/**
+ * A read-only team's sandbox settings that cannot be honoured, refused before anything is made for the
+ * launch or its lifecycle moves (the mission is applied only once the launch holds its leases): an
+ * `agent.home` that would put the agent's writable home where it must never write.
+ */
+export function refuseSandboxSettings(
+  root: string,
+  team: RegistryEntry,
+  archetype: Archetype,
+  options: LaunchOptions,
+): void {
+  if (!archetype.readOnlyCodebase || !options.config.agent.sandbox) return;
+  refuseAgentHome(root, team, options.config.agent);
 }
 
 /** What the checks found: the lifecycle the launch starts from, its state and mission. */

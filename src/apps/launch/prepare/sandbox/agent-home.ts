@@ -1,9 +1,10 @@
-import { lstatSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { lstatSync, mkdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { RefusedError } from '../../../../core/errors.js';
 import { workspacePaths } from '../../../../core/layout.js';
 import type { AgentConfig } from '../../../../core/schema/config.js';
 import type { RegistryEntry } from '../../../../core/schema/registry.js';
+import { packageRoot } from '../../../../infra/package-info.js';
 
 /**
  * A sandboxed agent's home: never the user's (issue 48). Anything an agent can write in the user's home is
@@ -41,6 +42,83 @@ const XDG_FOLDERS: HomeVariables = {
 export function agentHomePath(root: string, team: RegistryEntry, agent: AgentConfig): string {
   if (agent.home === undefined) return join(workspacePaths(team.location).fedDir, 'home');
   return join(isAbsolute(agent.home) ? agent.home : resolve(root, agent.home), team.domainId);
+}
+
+/**
+ * The system's own trees: a home there, or a folder of homes, would make a system folder writable from the
+ * sandbox (`/usr/local` with a team named `bin`).
+ */
+const SYSTEM_TREES = ['/bin', '/boot', '/etc', '/lib', '/lib32', '/lib64', '/libx32', '/root', '/run', '/sbin', '/usr'];
+
+/**
+ * Folders that hold others' folders: as `agent.home` a team's home would be one of those (`/home` with a
+ * team named after a user, `/` with one named `etc`).
+ */
+const SHARED_FOLDERS = ['/', '/home', '/media', '/mnt', '/opt', '/srv', '/tmp', '/var', '/var/lib', '/var/tmp'];
+
+/** How `path` stands to `other`: it is it, holds it, or lies inside it (or none of these). */
+type Relation = 'is' | 'holds' | 'lies inside';
+
+function relation(path: string, other: string): Relation | undefined {
+  if (path === other) return 'is';
+  if (isWithin(other, path)) return 'holds';
+  if (isWithin(path, other)) return 'lies inside';
+  return undefined;
+}
+
+/** `path` with its links resolved as far as it exists: what it is, or will be once made. */
+function realPath(path: string): string {
+  const rest: string[] = [];
+  for (let existing = resolve(path); ; existing = dirname(existing)) {
+    try {
+      return join(realpathSync(existing), ...rest.reverse());
+    } catch {
+      if (existing === dirname(existing)) return resolve(path);
+      rest.push(basename(existing));
+    }
+  }
+}
+
+/**
+ * A configured `agent.home` checked before anything is made for the launch or its lifecycle moves (the
+ * default, the workspace's `.fed/home`, is the team's own). The team's home (`<agent.home>/<team>`, links
+ * resolved) is writable in the sandbox, so it must be a folder of its own: never the federation root, a
+ * folder holding it or one inside it (the codebase, `.fed/`: other teams' workspaces, meta's inbox), nor
+ * fed's installation, nor a system folder; and `agent.home` is never a folder that holds others' (`/`,
+ * `/home`, `/var`).
+ */
+export function refuseAgentHome(root: string, team: RegistryEntry, agent: AgentConfig): void {
+  if (agent.home === undefined) return;
+  const home = agentHomePath(root, team, agent);
+  const holder = dirname(home);
+  const refuse = (problem: string) =>
+    new RefusedError(
+      'AGENT_HOME',
+      `agent.home (${agent.home}) puts team "${team.domainId}"'s agent home, which its agent writes, at ${home}, ${problem}; set agent.home in federate.config.json to a folder of its own outside the federation root (such as /var/lib/fed-homes), or leave agent.home out (each team's home is then .fed/home in its workspace)`,
+    );
+  const homes = [...new Set([home, realPath(home)])];
+  for (const path of new Set([holder, realPath(holder)])) {
+    if (SHARED_FOLDERS.includes(path))
+      throw refuse(
+        `directly in ${path === '/' ? 'the filesystem root' : path}, which holds others' folders: a team's home there could be one of them`,
+      );
+  }
+  for (const path of homes) {
+    const system = SYSTEM_TREES.find((tree) => isWithin(path, tree));
+    if (system) throw refuse(`inside the system's ${system}, which the sandbox keeps read-only`);
+  }
+  const kept: [string, string][] = [
+    [realPath(root), 'the federation root'],
+    [realPath(packageRoot()), "fed's installation"],
+  ];
+  for (const path of homes)
+    for (const [folder, name] of kept) {
+      const found = relation(path, folder);
+      if (found)
+        throw refuse(
+          `which ${found} ${name} (${folder}): the sandbox keeps that read-only, and a home there would let the agent write the codebase or fed's own files`,
+        );
+    }
 }
 
 /** Where the user keeps the home file `file`: under the folder a variable of `userEnv` moved it to, else under `userHome`. */

@@ -1,0 +1,102 @@
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { initFederation, onboardTeam, openFederation, sendSignal } from 'fed';
+import { FED_BIN, type FedResult } from '../helpers/fed-cli.js';
+import { fakeAgent } from '../helpers/launch-federation.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import { treeDigest } from '../helpers/tree-digest.js';
+import { asUser, handOver, unprivilegedRound, type UnprivilegedUser } from '../helpers/unprivileged-user.js';
+
+/**
+ * `agent.home` puts each sandboxed team's writable home at `<agent.home>/<team>`: a configured one that
+ * would make the codebase, fed's folders or the system writable is refused before the launch makes
+ * anything or applies the team's mission — as root (Docker's default) and as an unprivileged user.
+ */
+
+const user = unprivilegedRound('the agent.home refusals launched by an unprivileged user');
+const LAUNCHERS: { label: string; user?: UnprivilegedUser }[] = [
+  { label: `uid ${process.getuid?.()}` },
+  ...(user ? [{ label: `${user.name} (uid ${user.uid})`, user }] : []),
+];
+
+/** A codebase with `src/index.ts` and a federation whose team `team` has its mission waiting in its inbox. */
+async function federation(team: string, config: unknown, root = tempDir('fed-agent-home-')): Promise<string> {
+  mkdirSync(join(root, 'src'), { recursive: true });
+  chmodSync(root, 0o755);
+  writeFileSync(join(root, 'src', 'index.ts'), 'export {};\n');
+  initFederation(root, {}, {});
+  await onboardTeam(openFederation(root), { domain: team });
+  await sendSignal(openFederation(root), { to: team, type: 'directive', subject: 'Survey the codebase' });
+  writeFileSync(join(root, 'federate.config.json'), JSON.stringify(config));
+  return root;
+}
+
+/** `fed launch --team <team>` with the built CLI, as `launcher`, with a temporary home of its own. */
+function launch(root: string, team: string, launcher: { user?: UnprivilegedUser }): Promise<FedResult> {
+  const home = tempDir('fed-agent-home-user-');
+  chmodSync(home, 0o755);
+  if (launcher.user) {
+    handOver(root, launcher.user);
+    handOver(home, launcher.user);
+  }
+  const { FED_ROOT: _root, FED_TEAM: _team, ...inherited } = process.env;
+  const argv = asUser(
+    launcher.user,
+    [process.execPath, FED_BIN, 'launch', '--team', team, '--agent', fakeAgent('write-home'), '--root', root],
+    home,
+  );
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0]!, argv.slice(1), {
+      cwd: root,
+      env: { ...inherited, HOME: home, NO_COLOR: '1', FED_TELEMETRY_ENABLED: 'false' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe.each(LAUNCHERS)('agent.home refused before the launch, launched by $label', (launcher) => {
+  it.each([
+    { home: '.', team: 'src', relation: 'lies inside the federation root' },
+    { home: '.fed', team: 'teams', relation: 'lies inside the federation root' },
+    { home: '.fed', team: 'signals', relation: 'lies inside the federation root' },
+    { home: '..', team: 'shop', relation: 'is the federation root' },
+  ])(
+    '"$home" with a team named "$team": its home $relation — refused, nothing made, the mission not applied',
+    async ({ home, team, relation }) => {
+      // The root is `shop/`: a team named shop has its home `<root>/../shop` at the root itself.
+      const parent = tempDir('fed-agent-home-parent-');
+      chmodSync(parent, 0o755);
+      const root = await federation(team, { agent: { home } }, join(parent, 'shop'));
+      const before = treeDigest(root);
+      const launched = await launch(root, team, launcher);
+      expect(launched.code, launched.stderr).toBe(2);
+      expect(launched.stderr).toContain(`fed: agent.home (${home}) puts team "${team}"'s agent home`);
+      expect(launched.stderr).toContain(`which ${relation} (${root})`);
+      expect(launched.stderr).toContain('set agent.home in federate.config.json to a folder of its own');
+      // Nothing changed: no home made in the codebase, no lease, the mission still waiting in the inbox.
+      expect(treeDigest(root)).toEqual(before);
+    },
+  );
+
+  it('a link outside the root that leads into it is refused as the root it leads to', async () => {
+    const root = await federation('src', {});
+    const outside = tempDir('fed-agent-home-link-');
+    chmodSync(outside, 0o755);
+    const link = join(outside, 'homes');
+    symlinkSync(root, link);
+    writeFileSync(join(root, 'federate.config.json'), JSON.stringify({ agent: { home: link } }));
+    const before = treeDigest(root);
+    const launched = await launch(root, 'src', launcher);
+    expect(launched.code, launched.stderr).toBe(2);
+    expect(launched.stderr).toContain(`at ${join(link, 'src')}, which lies inside the federation root (${root})`);
+    expect(treeDigest(root)).toEqual(before);
+  });
+});
