@@ -57,8 +57,13 @@ function launch(root: string, team: string, launcher: { user?: UnprivilegedUser 
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // A launch that hangs (as one under /proc did) is killed, not waited for.
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
@@ -85,6 +90,19 @@ describe.each(LAUNCHERS)('agent.home refused before the launch, launched by $lab
       expect(treeDigest(root)).toEqual(before);
     },
   );
+
+  it('under /proc (where a recursive mkdir loops forever): refused at once, nothing made', async () => {
+    const root = await federation('docs', { agent: { home: '/proc' } });
+    const before = treeDigest(root);
+    const started = Date.now();
+    const launched = await launch(root, 'docs', launcher);
+    expect(launched.code, launched.stderr).toBe(2);
+    expect(launched.stderr).toContain(
+      `fed: agent.home (/proc) puts team "docs"'s agent home, which its agent writes, at /proc/docs, inside /proc, a filesystem of the kernel's`,
+    );
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(treeDigest(root)).toEqual(before);
+  });
 
   it('a link outside the root that leads into it is refused as the root it leads to', async () => {
     const root = await federation('src', {});

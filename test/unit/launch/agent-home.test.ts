@@ -133,6 +133,12 @@ describe("a sandboxed agent's own home (issue 48)", () => {
     expect(refused('src/..')).toContain(`which lies inside the federation root (${root})`);
     expect(refused(join(packageRoot(), 'node_modules'))).toContain("which lies inside fed's installation");
     expect(refused(join(packageRoot(), '..'), basename(packageRoot()))).toContain("which is fed's installation");
+    // The kernel's filesystems, as written or through a link, refused before anything touches them.
+    for (const home of ['/proc', '/proc/self', '/sys', '/dev/shm'])
+      expect(refused(home)).toMatch(/inside \/(proc|sys|dev), a filesystem of the kernel's/);
+    const link = join(tempDir(), 'homes');
+    symlinkSync('/proc', link);
+    expect(refused(link)).toContain(`at ${join(link, 'docs')}, inside /proc, a filesystem of the kernel's`);
     // Outside all of them: a folder of its own, or the default (the team's own workspace).
     expect(refused(tempDir())).toBeUndefined();
     expect(refused(join(root, '..', 'agent-homes'))).toBeUndefined();

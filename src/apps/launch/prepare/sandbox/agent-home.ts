@@ -51,6 +51,12 @@ export function agentHomePath(root: string, team: RegistryEntry, agent: AgentCon
 const SYSTEM_TREES = ['/bin', '/boot', '/etc', '/lib', '/lib32', '/lib64', '/libx32', '/root', '/run', '/sbin', '/usr'];
 
 /**
+ * The kernel's own filesystems: no home can be made there (Node's recursive mkdir on /proc loops forever,
+ * at full CPU and deaf to SIGTERM), so a home there is refused before anything touches it.
+ */
+const KERNEL_TREES = ['/proc', '/sys', '/dev'];
+
+/**
  * Folders that hold others' folders: as `agent.home` a team's home would be one of those (`/home` with a
  * team named after a user, `/` with one named `etc`).
  */
@@ -84,7 +90,7 @@ function realPath(path: string): string {
  * default, the workspace's `.fed/home`, is the team's own). The team's home (`<agent.home>/<team>`, links
  * resolved) is writable in the sandbox, so it must be a folder of its own: never the federation root, a
  * folder holding it or one inside it (the codebase, `.fed/`: other teams' workspaces, meta's inbox), nor
- * fed's installation, nor a system folder; and `agent.home` is never a folder that holds others' (`/`,
+ * fed's installation, nor a system folder or one of the kernel's (`/proc`); and `agent.home` is never a folder that holds others' (`/`,
  * `/home`, `/var`).
  */
 export function refuseAgentHome(root: string, team: RegistryEntry, agent: AgentConfig): void {
@@ -96,7 +102,13 @@ export function refuseAgentHome(root: string, team: RegistryEntry, agent: AgentC
       'AGENT_HOME',
       `agent.home (${agent.home}) puts team "${team.domainId}"'s agent home, which its agent writes, at ${home}, ${problem}; set agent.home in federate.config.json to a folder of its own outside the federation root (such as /var/lib/fed-homes), or leave agent.home out (each team's home is then .fed/home in its workspace)`,
     );
+  const kernel = (path: string) => KERNEL_TREES.find((tree) => isWithin(path, tree));
+  const inKernel = (path: string) =>
+    refuse(`inside ${kernel(path)}, a filesystem of the kernel's where no folder of the agent's can be made`);
+  // Looked at as written before its links are resolved: nothing there is touched, not even to resolve it.
+  if (kernel(home)) throw inKernel(home);
   const homes = [...new Set([home, realPath(home)])];
+  for (const path of homes) if (kernel(path)) throw inKernel(path);
   for (const path of new Set([holder, realPath(holder)])) {
     if (SHARED_FOLDERS.includes(path))
       throw refuse(
