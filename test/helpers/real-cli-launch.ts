@@ -48,13 +48,19 @@ export async function realCliFederation(
 /**
  * The team's network policy lets its agent reach the scripted model server at `url` (on this machine's
  * loopback, forwarded into the sandbox's own) beside its provider's hosts, as a user lets a local model
- * gateway in; `agent` is merged into federate.config.json's `agent` too.
+ * gateway in; `agent` is merged into federate.config.json's `agent` too. Without the sandbox
+ * (`agent.sandbox: false`) no policy is set: the agent has the machine's network, and a policy set there
+ * would refuse the launch.
  */
 export function allowModelServer(fed: TestFederation, url: string, agent: Record<string, unknown> = {}): void {
   const file = join(fed.root, 'federate.config.json');
   const config = JSON.parse(readFileSync(file, 'utf8')) as { agent?: Record<string, unknown> };
+  const merged = { ...config.agent, ...agent };
   const network = { provider: true, allow: [new URL(url).host] };
-  writeFileSync(file, JSON.stringify({ ...config, agent: { ...config.agent, ...agent, network } }, null, 2));
+  writeFileSync(
+    file,
+    JSON.stringify({ ...config, agent: merged.sandbox === false ? merged : { ...merged, network } }, null, 2),
+  );
 }
 
 /**

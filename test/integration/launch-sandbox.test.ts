@@ -190,4 +190,38 @@ describe('the read-only sandbox of deliverable teams (bubblewrap)', () => {
         'team "docs" has the network policy none (no host), which needs a sandbox with a network of its own, and bubblewrap (bwrap) is not installed (apt-get install bubblewrap); install bubblewrap where user namespaces are allowed (apt-get install bubblewrap), or let this team\'s agent reach any host: "agent": { "teams": { "docs": { "network": "open" } } } in federate.config.json',
     });
   });
+
+  it('without the sandbox (agent.sandbox: false) a team whose config sets it a network policy is not launched: the policy is never silently dropped', async () => {
+    const { root, config } = await federationWithMission();
+    const docs = getTeam(readRegistry(root), 'docs');
+    const before = (await viewLifecycle(openFederation(root), docs)).state;
+    const refused = (agent: FederationConfig['agent']) =>
+      launchTeam(openFederation(root), 'docs', {
+        config: { ...config, agent },
+        agent: fakeAgent('complete'),
+        pollMs: 50,
+      });
+    await expect(refused({ ...config.agent, sandbox: false, network: 'none' })).rejects.toMatchObject({
+      code: 'NETWORK_POLICY_UNAVAILABLE',
+      message:
+        'team "docs" has the network policy "none" (agent.network), which needs the sandbox, and agent.sandbox is false: its agent would run with this machine\'s network; turn the sandbox on (leave "sandbox": false out of agent in federate.config.json), or let this team\'s agent reach any host: set agent.network to "open"',
+    });
+    await expect(
+      refused({ ...config.agent, sandbox: false, teams: { docs: { network: { allow: ['127.0.0.1:4000'] } } } }),
+    ).rejects.toMatchObject({
+      code: 'NETWORK_POLICY_UNAVAILABLE',
+      message: expect.stringContaining(
+        'the network policy {"allow":["127.0.0.1:4000"]} (agent.teams.docs.network), which needs the sandbox, and agent.sandbox is false',
+      ),
+    });
+    // Refused before the mission is applied.
+    expect((await viewLifecycle(openFederation(root), docs)).state).toBe(before);
+    // "open", or no policy set (the default is the sandbox's), runs it as before: unsandboxed, said so.
+    const result = await launchTeam(openFederation(root), 'docs', {
+      config: { ...config, agent: { ...config.agent, sandbox: false, teams: { docs: { network: 'open' } } } },
+      agent: fakeAgent('complete'),
+      pollMs: 50,
+    });
+    expect(result).toMatchObject({ outcome: 'complete', lastRun: { sandboxed: false } });
+  });
 });

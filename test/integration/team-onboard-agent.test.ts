@@ -26,7 +26,7 @@ async function federation() {
         ...config,
         description: 'a shop',
         agentCommand: fakeAgent('complete'),
-        agent: { sandbox: false, limits: { maxCostUsd: 4 }, teams: { site: { network: 'none' } } },
+        agent: { sandbox: false, limits: { maxCostUsd: 4 }, teams: { site: { network: 'open' } } },
       },
       null,
       2,
@@ -58,7 +58,7 @@ describe('fed team onboard with its own agent and limits', () => {
     expect(config.description).toBe('a shop');
     expect(config.agent.limits).toEqual({ maxCostUsd: 4 });
     expect(config.agent.teams.site).toEqual({
-      network: 'none',
+      network: 'open',
       command: fakeCli('claude'),
       model: 'm1',
       limits: { maxTurns: 3 },

@@ -22,7 +22,7 @@ describe('federate.config.json', () => {
   it('applies every default of docs/design/spec.md §2.3 to an empty object', () => {
     expect(validate({}).config).toEqual({
       agentCommand: 'fed-agent',
-      agent: { args: [], limits: {}, sandbox: true, fixAttempts: 2, mcp: true, network: 'provider', teams: {} },
+      agent: { args: [], limits: {}, sandbox: true, fixAttempts: 2, mcp: true, teams: {} },
       telemetry: { enabled: true, collector: { endpoint: 'http://localhost:18888' } },
       playbookSkill: 'domain-playbook',
       deliverable: 'deliverable.md',
@@ -218,6 +218,23 @@ describe('federate.config.json', () => {
       'federate.config.json: unknown key "deliverabel" is ignored — did you mean "deliverable"?',
       'federate.config.json: unknown key "zzz" is ignored',
     ]);
+  });
+
+  it('warns of a network policy set while agent.sandbox is false: nothing enforces it, and the launch refuses it', () => {
+    const { warnings } = validate({
+      agent: {
+        sandbox: false,
+        network: 'none',
+        teams: { docs: { network: { allow: ['x.example'] } }, api: { network: 'open' } },
+      },
+    });
+    expect(warnings).toEqual([
+      'federate.config.json: agent.network is not enforced while agent.sandbox is false: a launch of a team that studies the codebase is refused; turn the sandbox on, or set agent.network to "open"',
+      'federate.config.json: agent.teams.docs.network is not enforced while agent.sandbox is false: a launch of a team that studies the codebase is refused; turn the sandbox on, or set agent.teams.docs.network to "open"',
+    ]);
+    // With the sandbox, or without a policy set (the default is the sandbox's), nothing to say.
+    expect(validate({ agent: { network: 'none' } }).warnings).toEqual([]);
+    expect(validate({ agent: { sandbox: false } }).warnings).toEqual([]);
   });
 
   it('warns about unknown nested keys too', () => {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { schedulesSchema } from './schedule.js';
 import { serveConfigSchema } from './host.js';
 import { nonEmptyString, TEAM_ID_PATTERN } from './common.js';
-import { DEFAULT_NETWORK_POLICY, networkPolicySchema } from './network-policy.js';
+import { networkPolicySchema } from './network-policy.js';
 import { describeUrlValue, describeValue } from './problems.js';
 import { DURATION_EXAMPLES, durationSchema, parseDuration, timerSecondsSchema } from './duration.js';
 import { SIGNAL_TYPES, type SignalType } from './signal.js';
@@ -181,8 +181,13 @@ export const agentConfigSchema = z.object({
       error: (issue) => `expected true, false or "strict", got ${describeValue(issue.input)}`,
     })
     .default(true),
-  /** What a sandboxed agent may reach on the network (network-policy.ts); a team's entry in `teams` overrides it. */
-  network: networkPolicySchema.default(DEFAULT_NETWORK_POLICY),
+  /**
+   * What a sandboxed agent may reach on the network (network-policy.ts); a team's entry in `teams`
+   * overrides it. Absent: DEFAULT_NETWORK_POLICY in the sandbox. Kept absent when not given, for an agent
+   * without the sandbox has the machine's network: a policy the config sets for it is refused at its launch
+   * (it would not be enforced), where the default is not.
+   */
+  network: networkPolicySchema.optional(),
   /** Per team (by id), what differs from the federation's agent settings: its agent, its limits, its network policy. */
   teams: z
     .record(z.string(), teamAgentConfigSchema)
@@ -261,7 +266,6 @@ export const configSchema = z.object({
     sandbox: true,
     fixAttempts: 2,
     mcp: true,
-    network: DEFAULT_NETWORK_POLICY,
     teams: {},
   }),
   telemetry: telemetryConfigSchema.default({

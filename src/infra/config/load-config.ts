@@ -27,7 +27,28 @@ export function validateConfig(raw: unknown, file: string): { config: Federation
     ({ path, suggestion }) =>
       `${file}: unknown key "${path}" is ignored${suggestion ? ` — did you mean "${suggestion}"?` : ''}`,
   );
-  return { config: parsed.data, warnings };
+  return { config: parsed.data, warnings: [...warnings, ...unenforcedPolicies(parsed.data, file)] };
+}
+
+/**
+ * The network policies the config sets that no sandbox will enforce (`agent.sandbox` false): the launch of
+ * a team that studies the codebase refuses them (NETWORK_POLICY_UNAVAILABLE), said here already.
+ */
+function unenforcedPolicies(config: FederationConfig, file: string): string[] {
+  if (config.agent.sandbox) return [];
+  const set: [string, unknown][] = [
+    ['agent.network', config.agent.network],
+    ...Object.entries(config.agent.teams).map(([id, team]): [string, unknown] => [
+      `agent.teams.${id}.network`,
+      team.network,
+    ]),
+  ];
+  return set
+    .filter(([, policy]) => policy !== undefined && policy !== 'open')
+    .map(
+      ([field]) =>
+        `${file}: ${field} is not enforced while agent.sandbox is false: a launch of a team that studies the codebase is refused; turn the sandbox on, or set ${field} to "open"`,
+    );
 }
 
 /**

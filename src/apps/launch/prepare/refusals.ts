@@ -8,7 +8,10 @@ import type { RegistryEntry } from '../../../core/schema/registry.js';
 import type { Archetype } from '../../../engine/archetypes/archetype.js';
 import type { Launch } from '../launch.js';
 import type { LaunchOptions } from '../launch-options.js';
+import { runPreset } from './agent-command.js';
 import { refuseAgentHome } from './sandbox/agent-home.js';
+import { configuredNetworkPolicy } from './sandbox/host-policy.js';
+import { unsandboxedPolicy } from './sandbox/network-refusal.js';
 
 /**
  * What refuses a launch before anything is prepared (the `refusing` phase): a team paused or archived,
@@ -30,7 +33,8 @@ export function refuseUnlaunchable(team: RegistryEntry): void {
 /**
  * A read-only team's sandbox settings that cannot be honoured, refused before anything is made for the
  * launch or its lifecycle moves (the mission is applied only once the launch holds its leases): an
- * `agent.home` that would put the agent's writable home where it must never write.
+ * `agent.home` that would put the agent's writable home where it must never write; without the sandbox,
+ * a network policy the config sets (docs/threat-model.md: never a silent fall-back to an open network).
  */
 export function refuseSandboxSettings(
   root: string,
@@ -38,8 +42,14 @@ export function refuseSandboxSettings(
   archetype: Archetype,
   options: LaunchOptions,
 ): void {
-  if (!archetype.readOnlyCodebase || !options.config.agent.sandbox) return;
-  refuseAgentHome(root, team, options.config.agent);
+  if (!archetype.readOnlyCodebase) return;
+  const { agent } = options.config;
+  if (agent.sandbox) return refuseAgentHome(root, team, agent);
+  // Without the sandbox the agent has the machine's network: a policy set for it would be silently dropped
+  // (the default is the sandbox's, not set for it). The built-in agent, fed's own code, opens no connection.
+  const configured = configuredNetworkPolicy(agent, team.domainId);
+  if (configured && configured.policy !== 'open' && runPreset(root, options).preset.name !== 'fed-agent')
+    throw unsandboxedPolicy(team.domainId, configured.policy, configured.field);
 }
 
 /** What the checks found: the lifecycle the launch starts from, its state and mission. */

@@ -1,5 +1,6 @@
 import type { AgentConfig } from '../../../../core/schema/config.js';
 import {
+  DEFAULT_NETWORK_POLICY,
   loopbackPort,
   parseHostEntry,
   type HostEntry,
@@ -19,9 +20,19 @@ export interface HostPolicy {
   forwarded: readonly number[];
 }
 
-/** The team's policy: its own entry in `agent.teams`, else the federation's `agent.network`. */
+/** The team's policy: its own entry in `agent.teams`, else the federation's `agent.network`, else the default. */
 export function teamNetworkPolicy(agent: AgentConfig, teamId: string): NetworkPolicy {
-  return agent.teams[teamId]?.network ?? agent.network;
+  return configuredNetworkPolicy(agent, teamId)?.policy ?? DEFAULT_NETWORK_POLICY;
+}
+
+/** The policy the config sets for the team, and the field that sets it; undefined when it sets none. */
+export function configuredNetworkPolicy(
+  agent: AgentConfig,
+  teamId: string,
+): { policy: NetworkPolicy; field: string } | undefined {
+  const own = agent.teams[teamId]?.network;
+  if (own !== undefined) return { policy: own, field: `agent.teams.${teamId}.network` };
+  return agent.network === undefined ? undefined : { policy: agent.network, field: 'agent.network' };
 }
 
 /** `"open"`, or the hosts allowed, given the hosts the team's agent CLI needs for its provider. */
