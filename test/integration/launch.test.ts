@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   launchTeam,
@@ -17,12 +18,14 @@ import {
   getTeam,
   type JournalLine,
   loadHooks,
+  readLastRun,
   readRegistry,
   splitCommand,
   workspacePaths,
 } from 'fed/testing';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 import { waitFor } from '../helpers/fixture-process.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const team = (root: string) => getTeam(readRegistry(root), 'docs');
 const metaSignals = async (root: string) =>
@@ -303,6 +306,30 @@ describe('fed launch (library)', () => {
       'cannot start the agent "no-such-agent-xyz": not found on PATH; install it, or pass another --agent <command>',
     );
     expect((await viewLifecycle(openFederation(root), team(root))).state).toBe('preparing');
+  });
+
+  it('a directory as the agent command is refused as one and starts nothing; one on PATH is passed over', async () => {
+    const { root, config } = await federationWithMission();
+    const folder = join(tempDir(), 'agents');
+    mkdirSync(folder);
+    await expect(launchTeam(openFederation(root), 'docs', { config, agent: folder })).rejects.toMatchObject({
+      code: 'AGENT_COMMAND',
+      message: `cannot start the agent "${folder}": it is a directory, not an executable; install it, or pass another --agent <command>`,
+    });
+    // No run recorded, the team not paused: as for a program that does not exist.
+    expect((await viewLifecycle(openFederation(root), team(root))).state).toBe('preparing');
+    expect(team(root).status).toBe('active');
+    expect(readLastRun(team(root).location)).toBeNull();
+    // A folder named like the program, first on PATH, is no program: the one after it is run.
+    const bin = tempDir();
+    mkdirSync(join(bin, 'node'));
+    const result = await launchTeam(openFederation(root), 'docs', {
+      config,
+      agent: `node '${fileURLToPath(new URL('../fixtures/agents/complete.mjs', import.meta.url))}'`,
+      env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+      pollMs: 50,
+    });
+    expect(result).toMatchObject({ outcome: 'complete' });
   });
 
   it('a launch refused because the lifecycle cannot be read leaves no lease behind', async () => {

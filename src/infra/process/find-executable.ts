@@ -1,4 +1,4 @@
-import { accessSync, constants, realpathSync } from 'node:fs';
+import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { FED_DIR } from '../../core/layout.js';
 
@@ -15,6 +15,8 @@ export interface FoundExecutable {
   path: string | undefined;
   /** Programs of that name that were left out: a sandboxed agent can write where they are. */
   leftOut: string[];
+  /** Folders of that name that were passed over: executable for access(2), but no program. */
+  folders: string[];
 }
 
 /** `path`, links resolved, lies in a folder a sandboxed agent can write: a `.fed` folder, or inside one of `writable`. */
@@ -49,22 +51,37 @@ export function findExecutable(
         .filter((dir) => isAbsolute(dir))
         .map((dir) => join(dir, name));
   const leftOut: string[] = [];
+  const folders: string[] = [];
   for (const candidate of candidates) {
     try {
       accessSync(candidate, constants.X_OK);
     } catch {
       continue;
     }
-    if (dirname(candidate) !== options.trusted && writableByAgents(candidate, options.writable))
+    // A folder passes the X_OK check (it is searchable) but cannot be run.
+    if (isFolder(candidate)) folders.push(candidate);
+    else if (dirname(candidate) !== options.trusted && writableByAgents(candidate, options.writable))
       leftOut.push(candidate);
-    else return { path: candidate, leftOut };
+    else return { path: candidate, leftOut, folders };
   }
-  return { path: undefined, leftOut };
+  return { path: undefined, leftOut, folders };
 }
 
-/** Why the programs found were not run, for a message: empty when none was left out. */
-export function leftOutReason(found: FoundExecutable): string {
-  return found.leftOut.length
-    ? ` (left out: ${found.leftOut.join(', ')} — a sandboxed agent can write there, so fed never runs it)`
-    : '';
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Why the programs found were not run, for a message: empty when none was left out nor passed over. */
+export function leftOutReason(found: Pick<FoundExecutable, 'leftOut' | 'folders'>): string {
+  const reasons = [
+    ...(found.leftOut.length
+      ? [`left out: ${found.leftOut.join(', ')} — a sandboxed agent can write there, so fed never runs it`]
+      : []),
+    ...(found.folders.length ? [`passed over: ${found.folders.join(', ')} — a directory, not a program`] : []),
+  ];
+  return reasons.length ? ` (${reasons.join('; ')})` : '';
 }

@@ -161,11 +161,11 @@ describe('finding a bwrap that can sandbox here', () => {
     expect(findBubblewrap({ PATH: silent.bin })).toEqual({
       missing: `bubblewrap (${join(silent.bin, 'bwrap')}) cannot create a sandbox here: exit 7`,
     });
-    // Not a program at all (a folder of that name): why it cannot be run.
+    // Not a program at all (a folder of that name): passed over, and named.
     const folder = tempDir();
     mkdirSync(join(folder, 'bwrap'));
     expect(findBubblewrap({ PATH: folder })).toEqual({
-      missing: `bubblewrap (${join(folder, 'bwrap')}) cannot create a sandbox here: spawnSync ${join(folder, 'bwrap')} EACCES`,
+      missing: `bubblewrap (bwrap) is not installed (apt-get install bubblewrap) (passed over: ${join(folder, 'bwrap')} — a directory, not a program)`,
     });
     expect(findBubblewrap({ PATH: tempDir() })).toEqual({
       missing: 'bubblewrap (bwrap) is not installed (apt-get install bubblewrap)',

@@ -76,12 +76,18 @@ function findProgram(
 ): string {
   const found = findExecutable(file, env, { cwd, trusted: commandsBin });
   if (found.path) return found.path;
-  const hint = file.includes('/') ? 'no such executable' : 'not found on PATH';
+  const hint = !file.includes('/')
+    ? 'not found on PATH'
+    : found.folders.length
+      ? 'it is a directory, not an executable'
+      : 'no such executable';
   const fix =
     commandFrom === '--agent'
       ? 'install it, or pass another --agent <command>'
       : `install it, or set ${commandFrom} in federate.config.json, or pass --agent <command>`;
-  throw new RefusedError('AGENT_COMMAND', `cannot start the agent "${file}": ${hint}${leftOutReason(found)}; ${fix}`);
+  // A path names one candidate: the hint already says it is a directory.
+  const reason = leftOutReason({ leftOut: found.leftOut, folders: file.includes('/') ? [] : found.folders });
+  throw new RefusedError('AGENT_COMMAND', `cannot start the agent "${file}": ${hint}${reason}; ${fix}`);
 }
 
 export class AgentProcess {
