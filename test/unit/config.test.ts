@@ -124,6 +124,23 @@ describe('federate.config.json', () => {
     ]);
   });
 
+  it("splits agentCommand and a team's command as the launch does: a quote left open is refused here, naming the field", () => {
+    expect(
+      problemsOf(() =>
+        validate({
+          agentCommand: 'a "b',
+          agent: { teams: { docs: { command: "codex 'x" }, api: { command: 'ok "a b"' } } },
+        }),
+      ),
+    ).toEqual([
+      'agentCommand: the command line has an unclosed " quote: a "b; close it, or put a backslash before a quote that is part of a word',
+      "agent.teams.docs.command: the command line has an unclosed ' quote: codex 'x; close it, or put a backslash before a quote that is part of a word",
+    ]);
+    expect(problemsOf(() => validate({ agentCommand: '   ' }))).toEqual([
+      'agentCommand: expected a command, got only spaces',
+    ]);
+  });
+
   it('lists every problem at once, not just the first', () => {
     const problems = problemsOf(() =>
       validate({

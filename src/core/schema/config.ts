@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { schedulesSchema } from './schedule.js';
 import { serveConfigSchema } from './host.js';
+import { splitCommand } from '../split-command.js';
 import { nonEmptyString, TEAM_ID_PATTERN } from './common.js';
 import { networkPolicySchema } from './network-policy.js';
 import { describeUrlValue, describeValue } from './problems.js';
@@ -119,10 +120,23 @@ const teamLimitsSchema = agentLimitsSchema.strict().refine((limits) => limits.fe
  * replaces `agentCommand`, `preset`, `model`, `args`, `account`), its per-run limits, its network policy.
  * The team's agent is resolved by src/apps/launch/team-agent.ts.
  */
-/** A command line that names a program: one of spaces only would be refused only at the launch. */
-const commandSchema = nonEmptyString.refine((command) => command === '' || command.trim() !== '', {
-  error: 'expected a command, got only spaces',
-});
+/**
+ * A command line that names a program, split here as the launch splits it (splitCommand): one of spaces
+ * only, or with a quote left open, would otherwise pass `fed config show` and be refused only at the launch.
+ */
+const commandSchema = nonEmptyString
+  .refine((command) => command === '' || command.trim() !== '', { error: 'expected a command, got only spaces' })
+  .superRefine((command, ctx) => {
+    if (command.trim() === '') return;
+    try {
+      splitCommand(command, 'the command line');
+    } catch (error) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `${(error as Error).message}; close it, or put a backslash before a quote that is part of a word`,
+      });
+    }
+  });
 
 export const teamAgentConfigSchema = z.strictObject({
   command: commandSchema.optional(),
