@@ -104,6 +104,21 @@ describe.each(LAUNCHERS)('agent.home refused before the launch, launched by $lab
     expect(treeDigest(root)).toEqual(before);
   });
 
+  it('a file as agent.home: refused before the mission is applied, nothing made', async () => {
+    const outside = tempDir('fed-agent-home-file-');
+    chmodSync(outside, 0o755);
+    const file = join(outside, 'homes');
+    writeFileSync(file, 'not a folder\n');
+    const root = await federation('docs', { agent: { home: file } });
+    const before = treeDigest(root);
+    const launched = await launch(root, 'docs', launcher);
+    expect(launched.code, launched.stderr).toBe(2);
+    expect(launched.stderr).toContain(
+      `fed: agent.home (${file}) puts team "docs"'s agent home, which its agent writes, at ${join(file, 'docs')}, but ${file} is a file, so no folder can be made there; set agent.home in federate.config.json`,
+    );
+    expect(treeDigest(root)).toEqual(before);
+  });
+
   it('a link outside the root that leads into it is refused as the root it leads to', async () => {
     const root = await federation('src', {});
     const outside = tempDir('fed-agent-home-link-');

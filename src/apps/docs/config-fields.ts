@@ -38,7 +38,7 @@ export const CONFIG_FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
     'How often a deliverable refused by the checks is handed back to the same session to fix, before the team fails.',
   'agent.sandbox': `Run the agents of teams that study the codebase read-only (${readOnlyArchetypes}) under bubblewrap with the codebase mounted read-only; without bubblewrap, or \`false\`, a before/after check of the codebase runs instead.`,
   'agent.home':
-    "Where each sandboxed team's agent keeps its own home (`$HOME` in the sandbox): `<agent.home>/<team>`, absolute or relative to the root; default: the team's `.fed/home`. Never the user's home, which the sandbox keeps read-only, nor in the federation root (relative paths lead out of it: `../agent-homes`), fed's installation or a system folder (see [threat model](../threat-model.md#the-agents-home)).",
+    "Where each sandboxed team's agent keeps its own home (`$HOME` in the sandbox): `<agent.home>/<team>`, a folder (or where one can be made), absolute or relative to the root; default: the team's `.fed/home`. Never the user's home, which the sandbox keeps read-only, nor in the federation root (relative paths lead out of it: `../agent-homes`), fed's installation or a system folder (see [threat model](../threat-model.md#the-agents-home)).",
   'agent.homeFiles':
     "The files of the user's home brought read-only into the agent's home, relative to the home (what its CLI needs to authenticate); default: the preset's, such as claude's `.claude/.credentials.json` and codex's `.codex/auth.json`. A folder the user moved with `CODEX_HOME`, `CLAUDE_CONFIG_DIR` or an `XDG_*` variable is read there (see [threat model](../threat-model.md#the-agents-home)).",
   'agent.mcp':

@@ -139,6 +139,18 @@ describe("a sandboxed agent's own home (issue 48)", () => {
     const link = join(tempDir(), 'homes');
     symlinkSync('/proc', link);
     expect(refused(link)).toContain(`at ${join(link, 'docs')}, inside /proc, a filesystem of the kernel's`);
+    // No folder there, nor one to be made: a file as agent.home, a link or file left as the home, a link to nothing.
+    const outside = tempDir();
+    writeFileSync(join(outside, 'file'), '');
+    expect(refused(join(outside, 'file'))).toContain(
+      `at ${join(outside, 'file', 'docs')}, but ${join(outside, 'file')} is a file, so no folder can be made there`,
+    );
+    symlinkSync(tempDir(), join(outside, 'docs'));
+    expect(refused(outside)).toContain(`at ${join(outside, 'docs')}, which is a link, not a folder: remove it`);
+    symlinkSync(join(outside, 'nothing'), join(outside, 'dangling'));
+    expect(refused(join(outside, 'dangling'))).toContain(`but ${join(outside, 'dangling')} is a link to no folder`);
+    symlinkSync(tempDir(), join(outside, 'linked'));
+    expect(refused(join(outside, 'linked'))).toBeUndefined();
     // Outside all of them: a folder of its own, or the default (the team's own workspace).
     expect(refused(tempDir())).toBeUndefined();
     expect(refused(join(root, '..', 'agent-homes'))).toBeUndefined();

@@ -131,6 +131,40 @@ export function refuseAgentHome(root: string, team: RegistryEntry, agent: AgentC
           `which ${found} ${name} (${folder}): the sandbox keeps that read-only, and a home there would let the agent write the codebase or fed's own files`,
         );
     }
+  const notFolder = notAFolder(home);
+  if (notFolder) throw refuse(notFolder);
+}
+
+/**
+ * Why no folder can be (or be made) at `home`, if so: it, or the first of its parents there is, is not a
+ * folder — a file, a link (the home itself: bwrap would follow it), a parent that is a link to nothing —
+ * or cannot be looked at.
+ */
+function notAFolder(home: string): string | undefined {
+  for (let path = home; ; path = dirname(path)) {
+    let entry;
+    try {
+      entry = lstatSync(path);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if ((code === 'ENOENT' || code === 'ENOTDIR') && path !== dirname(path)) continue;
+      return `but ${path} cannot be looked at (${code}), so no folder can be made there`;
+    }
+    if (entry.isDirectory()) return undefined;
+    const what = entry.isSymbolicLink() ? 'a link' : entry.isFile() ? 'a file' : 'not a folder';
+    if (path === home)
+      return `which is ${what}, not a folder: remove it and launch again, or choose another agent.home`;
+    if (entry.isSymbolicLink() && isFolder(path)) return undefined;
+    return `but ${path} is ${what === 'a link' ? 'a link to no folder' : what}, so no folder can be made there`;
+  }
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** Where the user keeps the home file `file`: under the folder a variable of `userEnv` moved it to, else under `userHome`. */
