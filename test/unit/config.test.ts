@@ -87,6 +87,30 @@ describe('federate.config.json', () => {
     ]);
   });
 
+  it('names the field of a network policy object that is wrong, and what it needs — not the whole object', () => {
+    const problems = (network: unknown) => problemsOf(() => validate({ agent: { network } }));
+    expect(problems({ allow: 'example.com' })).toEqual([
+      'agent.network.allow: expected an array of hosts such as ["api.example.com"], got "example.com"',
+    ]);
+    expect(problems({ provider: true })).toEqual([
+      'agent.network.allow: expected an array of hosts such as ["api.example.com"], got nothing (the field is missing; for the provider\'s hosts alone write "provider" in place of the object)',
+    ]);
+    expect(problems({ allow: ['127.0.0.1:4000'], provider: 'yes' })).toEqual([
+      'agent.network.provider: expected true or false, got "yes"',
+    ]);
+    expect(problemsOf(() => validate({ agent: { teams: { docs: { network: { allow: [5] } } } } }))).toEqual([
+      'agent.teams.docs.network.allow[0]: expected a host such as "api.example.com", got number 5',
+    ]);
+    // Of no branch's shape: the union's own message.
+    for (const [network, got] of [
+      [5, 'number 5'],
+      [[], 'an array'],
+    ] as const)
+      expect(problems(network)).toEqual([
+        `agent.network: expected "provider", "none", "open" or { "allow": ["host", "*.example.com", "host:port"] }, got ${got}`,
+      ]);
+  });
+
   it('checks the agent preset, its arguments and its limits', () => {
     expect(
       problemsOf(() =>

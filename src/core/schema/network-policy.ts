@@ -121,8 +121,13 @@ export const networkPolicySchema = z.union(
     z.enum(NETWORK_MODES),
     z.strictObject({
       /** Also the hosts the team's agent CLI needs for its provider (as `"provider"`). */
-      provider: z.boolean().optional(),
-      allow: z.array(hostEntrySchema),
+      provider: z.boolean({ error: (issue) => `expected true or false, got ${describeValue(issue.input)}` }).optional(),
+      allow: z.array(hostEntrySchema, {
+        error: (issue) =>
+          issue.input === undefined
+            ? 'expected an array of hosts such as ["api.example.com"], got nothing (the field is missing; for the provider\'s hosts alone write "provider" in place of the object)'
+            : `expected an array of hosts such as ["api.example.com"], got ${describeValue(issue.input)}`,
+      }),
     }),
   ],
   { error: (issue) => `expected ${NETWORK_EXPECTED}, got ${describeValue(issue.input)}` },

@@ -71,7 +71,24 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 }
 
 export function zodProblems(error: z.ZodError): ValidationProblem[] {
-  return error.issues.map((issue) => ({ path: jsonPath(issue.path), message: describeIssue(issue) }));
+  return error.issues
+    .flatMap(meantBranch)
+    .map((issue) => ({ path: jsonPath(issue.path), message: describeIssue(issue) }));
+}
+
+/**
+ * A union's problem said of the branch the value was meant for — the one branch whose problems lie
+ * inside the value (`agent.network.allow: expected an array of hosts`), when only one does — and not of
+ * the whole value (`agent.network: expected "provider", … or { "allow": [...] }, got object`). A value of
+ * no branch's shape keeps the union's own message.
+ */
+function meantBranch(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
+  if (issue.code !== 'invalid_union') return [issue];
+  const inside = issue.errors.filter((branch) =>
+    branch.some((problem) => problem.path.length > 0 || problem.code === 'unrecognized_keys'),
+  );
+  if (inside.length !== 1) return [issue];
+  return inside[0]!.flatMap((problem) => meantBranch({ ...problem, path: [...issue.path, ...problem.path] }));
 }
 
 /** The problems as one line (`path: message; path: message`), each path under `prefix` when given. */
