@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { initFederation, onboardTeam, openFederation, sendSignal } from 'fed';
@@ -7,6 +7,7 @@ import { FED_BIN, type FedResult } from '../helpers/fed-cli.js';
 import { fakeAgent } from '../helpers/launch-federation.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { treeDigest } from '../helpers/tree-digest.js';
+import { skipWithoutBubblewrap } from '../helpers/bubblewrap.js';
 import { asUser, handOver, unprivilegedRound, type UnprivilegedUser } from '../helpers/unprivileged-user.js';
 
 /**
@@ -15,6 +16,7 @@ import { asUser, handOver, unprivilegedRound, type UnprivilegedUser } from '../h
  * anything or applies the team's mission — as root (Docker's default) and as an unprivileged user.
  */
 
+const SANDBOX_SUITE = 'the agent.home tests that launch in the sandbox (need bwrap)';
 const user = unprivilegedRound('the agent.home refusals launched by an unprivileged user');
 const LAUNCHERS: { label: string; user?: UnprivilegedUser }[] = [
   { label: `uid ${process.getuid?.()}` },
@@ -34,12 +36,16 @@ async function federation(team: string, config: unknown, root = tempDir('fed-age
 }
 
 /** `fed launch --team <team>` with the built CLI, as `launcher`, with a temporary home of its own. */
-function launch(root: string, team: string, launcher: { user?: UnprivilegedUser }): Promise<FedResult> {
-  const home = tempDir('fed-agent-home-user-');
+function launch(
+  root: string,
+  team: string,
+  launcher: { user?: UnprivilegedUser },
+  home = tempDir('fed-agent-home-user-'),
+): Promise<FedResult> {
   chmodSync(home, 0o755);
   if (launcher.user) {
-    handOver(root, launcher.user);
     handOver(home, launcher.user);
+    handOver(root, launcher.user);
   }
   const { FED_ROOT: _root, FED_TEAM: _team, ...inherited } = process.env;
   const argv = asUser(
@@ -118,6 +124,31 @@ describe.each(LAUNCHERS)('agent.home refused before the launch, launched by $lab
     );
     expect(treeDigest(root)).toEqual(before);
   });
+
+  it("the user's home as agent.home: each team's home lies inside it, and the refusal says so", async () => {
+    const home = tempDir('fed-agent-home-user-');
+    const root = await federation('docs', { agent: { home } });
+    const before = treeDigest(root);
+    const launched = await launch(root, 'docs', launcher, home);
+    expect(launched.code, launched.stderr).toBe(2);
+    expect(launched.stderr).toContain(
+      `at ${join(home, 'docs')}, which lies inside the user's home (${home}): the sandbox keeps the user's home read-only`,
+    );
+    expect(treeDigest(root)).toEqual(before);
+  });
+
+  it.skipIf(skipWithoutBubblewrap(SANDBOX_SUITE))(
+    "a federation inside the user's home launches with the default home, its team's own (needs bwrap)",
+    async () => {
+      const home = tempDir('fed-agent-home-user-');
+      const root = await federation('docs', {}, join(home, 'project'));
+      const launched = await launch(root, 'docs', launcher, home);
+      expect(launched.code, launched.stderr).toBe(0);
+      expect(launched.stdout).toContain('sandboxed');
+      expect(readFileSync(join(root, '.fed/teams/docs/.fed/home/index.ts'), 'utf8')).toBe('pwned\n');
+      expect(readFileSync(join(root, 'src', 'index.ts'), 'utf8')).toBe('export {};\n');
+    },
+  );
 
   it('a link outside the root that leads into it is refused as the root it leads to', async () => {
     const root = await federation('src', {});

@@ -94,12 +94,39 @@ describe("a sandboxed agent's own home (issue 48)", () => {
     expect(readFileSync(join(user, '.claude', '.credentials.json'), 'utf8')).toBe('token\n');
   });
 
-  it("is never the user's home, nor a folder holding it, nor a link", () => {
-    const user = userHome();
-    for (const home of [user, join(user, '..')])
-      expect(() => prepareAgentHome(home, { HOME: user }, [])).toThrow(
-        expect.objectContaining({ code: 'AGENT_HOME', message: expect.stringContaining("which is the user's home") }),
-      );
+  it("configured, is never the user's home, a folder holding it or one inside it — the message says which; a link as the home is refused", () => {
+    const base = tempDir();
+    const user = join(base, 'users', 'ann');
+    mkdirSync(join(user, '.claude'), { recursive: true });
+    writeFileSync(join(user, '.claude', '.credentials.json'), 'token\n');
+    const root = tempDir();
+    const refusal = (home: string, teamId: string) => {
+      try {
+        refuseAgentHome(
+          root,
+          { domainId: teamId, location: join(root, '.fed/teams', teamId) } as RegistryEntry,
+          {
+            home,
+          } as never,
+          { HOME: user },
+        );
+      } catch (error) {
+        expect(error).toMatchObject({ code: 'AGENT_HOME' });
+        return (error as Error).message;
+      }
+      return undefined;
+    };
+    expect(refusal(join(base, 'users'), 'ann')).toContain(`at ${user}, which is the user's home (${user})`);
+    expect(refusal(user, 'docs')).toContain(`at ${join(user, 'docs')}, which lies inside the user's home (${user})`);
+    expect(refusal(base, 'users')).toContain(`at ${join(base, 'users')}, which holds the user's home (${user})`);
+    expect(refusal(user, 'docs')).toContain("the sandbox keeps the user's home read-only");
+    // The default home lies in the team's workspace, its own already: fine in a federation under the user's home.
+    const inHome = join(user, 'project');
+    mkdirSync(inHome);
+    const docs = { domainId: 'docs', location: join(inHome, '.fed/teams/docs') } as RegistryEntry;
+    expect(() => refuseAgentHome(inHome, docs, { home: undefined } as never, { HOME: user })).not.toThrow();
+    const home = agentHomePath(inHome, docs, { home: undefined } as never);
+    expect(prepareAgentHome(home, { HOME: user }, ['.claude/.credentials.json']).home).toBe(home);
     const link = join(tempDir(), 'home');
     symlinkSync(tempDir(), link);
     expect(() => prepareAgentHome(link, { HOME: user }, [])).toThrow(
@@ -114,9 +141,8 @@ describe("a sandboxed agent's own home (issue 48)", () => {
         refuseAgentHome(
           root,
           { domainId: teamId, location: join(root, '.fed/teams', teamId) } as RegistryEntry,
-          {
-            home,
-          } as never,
+          { home } as never,
+          {},
         );
       } catch (error) {
         expect(error).toMatchObject({ code: 'AGENT_HOME' });
@@ -154,6 +180,6 @@ describe("a sandboxed agent's own home (issue 48)", () => {
     // Outside all of them: a folder of its own, or the default (the team's own workspace).
     expect(refused(tempDir())).toBeUndefined();
     expect(refused(join(root, '..', 'agent-homes'))).toBeUndefined();
-    expect(() => refuseAgentHome(root, team, { home: undefined } as never)).not.toThrow();
+    expect(() => refuseAgentHome(root, team, { home: undefined } as never, {})).not.toThrow();
   });
 });

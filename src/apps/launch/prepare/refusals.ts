@@ -44,7 +44,7 @@ export function refuseSandboxSettings(
 ): void {
   if (!archetype.readOnlyCodebase) return;
   const { agent } = options.config;
-  if (agent.sandbox) return refuseAgentHome(root, team, agent);
+  if (agent.sandbox) return refuseAgentHome(root, team, agent, options.env ?? process.env);
   // Without the sandbox the agent has the machine's network: a policy set for it would be silently dropped
   // (the default is the sandbox's, not set for it). The built-in agent, fed's own code, opens no connection.
   const configured = configuredNetworkPolicy(agent, team.domainId);

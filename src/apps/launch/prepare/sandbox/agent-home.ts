@@ -90,10 +90,16 @@ function realPath(path: string): string {
  * default, the workspace's `.fed/home`, is the team's own). The team's home (`<agent.home>/<team>`, links
  * resolved) is writable in the sandbox, so it must be a folder of its own: never the federation root, a
  * folder holding it or one inside it (the codebase, `.fed/`: other teams' workspaces, meta's inbox), nor
- * fed's installation, nor a system folder or one of the kernel's (`/proc`); and `agent.home` is never a folder that holds others' (`/`,
+ * fed's installation, nor the user's home (is it, holds it or lies inside it: the sandbox keeps it
+ * read-only), nor a system folder or one of the kernel's (`/proc`); and `agent.home` is never a folder that holds others' (`/`,
  * `/home`, `/var`).
  */
-export function refuseAgentHome(root: string, team: RegistryEntry, agent: AgentConfig): void {
+export function refuseAgentHome(
+  root: string,
+  team: RegistryEntry,
+  agent: AgentConfig,
+  userEnv: NodeJS.ProcessEnv,
+): void {
   if (agent.home === undefined) return;
   const home = agentHomePath(root, team, agent);
   const holder = dirname(home);
@@ -115,22 +121,28 @@ export function refuseAgentHome(root: string, team: RegistryEntry, agent: AgentC
         `directly in ${path === '/' ? 'the filesystem root' : path}, which holds others' folders: a team's home there could be one of them`,
       );
   }
+  const userHome = userEnv.HOME;
+  const codebase =
+    "the sandbox keeps that read-only, and a home there would let the agent write the codebase or fed's own files";
+  const kept: [string, string, string][] = [
+    [realPath(root), 'the federation root', codebase],
+    [realPath(packageRoot()), "fed's installation", codebase],
+  ];
+  if (userHome && userHome !== '/')
+    kept.push([
+      realPath(userHome),
+      "the user's home",
+      "the sandbox keeps the user's home read-only: the user, git or a shell would obey what an agent wrote there",
+    ]);
+  for (const path of homes)
+    for (const [folder, name, why] of kept) {
+      const found = relation(path, folder);
+      if (found) throw refuse(`which ${found} ${name} (${folder}): ${why}`);
+    }
   for (const path of homes) {
     const system = SYSTEM_TREES.find((tree) => isWithin(path, tree));
     if (system) throw refuse(`inside the system's ${system}, which the sandbox keeps read-only`);
   }
-  const kept: [string, string][] = [
-    [realPath(root), 'the federation root'],
-    [realPath(packageRoot()), "fed's installation"],
-  ];
-  for (const path of homes)
-    for (const [folder, name] of kept) {
-      const found = relation(path, folder);
-      if (found)
-        throw refuse(
-          `which ${found} ${name} (${folder}): the sandbox keeps that read-only, and a home there would let the agent write the codebase or fed's own files`,
-        );
-    }
   const notFolder = notAFolder(home);
   if (notFolder) throw refuse(notFolder);
 }
@@ -181,7 +193,8 @@ function userSource(file: string, userHome: string, userEnv: NodeJS.ProcessEnv, 
  * to whatever it names, the user's home say), the folders its variables name, and, for each of
  * `homeFiles` the user has (in `userEnv`'s HOME, or where a variable of it moved the file's folder), the
  * empty file it is mounted on — links or folders the agent left on their way replaced, so that bwrap never
- * creates a mount point outside the home. No user home (or `/`): nothing is brought in.
+ * creates a mount point outside the home. No user home (or `/`): nothing is brought in. A configured
+ * home was checked before the launch began (refuseAgentHome); the default lies in the team's own workspace.
  */
 export function prepareAgentHome(
   home: string,
@@ -190,11 +203,6 @@ export function prepareAgentHome(
   presetVariables: HomeVariables = {},
 ): AgentHome {
   const userHome = userEnv.HOME;
-  if (userHome !== undefined && userHome !== '/' && (isWithin(home, userHome) || isWithin(userHome, home)))
-    throw new RefusedError(
-      'AGENT_HOME',
-      `agent.home puts the agent's home at ${home}, which is the user's home (${userHome}) or holds it: the sandbox keeps the user's home read-only; choose a folder of its own (or leave agent.home out)`,
-    );
   mkdirSync(home, { recursive: true, mode: 0o700 });
   if (!lstatSync(home).isDirectory())
     throw new RefusedError(
