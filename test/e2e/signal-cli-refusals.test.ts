@@ -47,7 +47,12 @@ describe('fed signal send refuses bad input (built CLI)', () => {
       {},
       /argument 'memo' is invalid. Allowed choices are directive, question, report, alert/,
     ],
-    ['an empty subject', ['--subject', ''], {}, /subject: expected a non-empty string/],
+    [
+      'an empty subject',
+      ['--subject', ''],
+      {},
+      /subject: expected a subject with at least one non-space character, got an empty string/,
+    ],
     ['an id that is not a UUID', ['--id', '42'], {}, /id: expected a UUID such as .*, got "42"/],
     ['both --body and --body-file', ['--body', 'a', '--body-file', '-'], {}, /either --body or --body-file, not both/],
     [
