@@ -196,7 +196,7 @@ export { AgentBroker, type AgentBrokerOptions } from './apps/launch/supervise/ag
 export { teamEventApplier } from './apps/launch/supervise/agent-events.js';
 export { AgentProcess } from './apps/launch/supervise/agent-process.js';
 export { SpareWatchdogs } from './apps/launch/supervise/spare-watchdogs.js';
-export { builtInAgentBin } from './apps/launch/supervise/builtin-agent.js';
+export { builtInAgentBin } from './apps/launch/builtin-agent.js';
 export { writeCommandShims } from './apps/launch/supervise/command-shims.js';
 export { readRefusedCompletion } from './apps/launch/supervise/refused-completion.js';
 export { RunStream } from './apps/launch/supervise/run-stream.js';

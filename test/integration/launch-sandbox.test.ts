@@ -214,6 +214,10 @@ describe('the read-only sandbox of deliverable teams (bubblewrap)', () => {
         'the network policy {"allow":["127.0.0.1:4000"]} (agent.teams.docs.network), which needs the sandbox, and agent.sandbox is false',
       ),
     });
+    // Another program given the built-in agent's preset is no built-in agent: no exemption.
+    await expect(
+      refused({ ...config.agent, sandbox: false, network: 'none', preset: 'fed-agent' }),
+    ).rejects.toMatchObject({ code: 'NETWORK_POLICY_UNAVAILABLE' });
     // Refused before the mission is applied.
     expect((await viewLifecycle(openFederation(root), docs)).state).toBe(before);
     // "open", or no policy set (the default is the sandbox's), runs it as before: unsandboxed, said so.

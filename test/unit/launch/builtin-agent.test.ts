@@ -1,7 +1,7 @@
 import { chmodSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { builtInAgentBin, isBuiltInAgent } from '../../../src/apps/launch/supervise/builtin-agent.js';
+import { builtInAgentBin, isBuiltInAgent } from '../../../src/apps/launch/builtin-agent.js';
 import { writeCommandShims } from 'fed/testing';
 import { tempDir } from '../../helpers/temp-dir.js';
 

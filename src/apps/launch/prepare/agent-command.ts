@@ -11,6 +11,8 @@ import { archetypeFor } from '../../../engine/archetypes/catalog.js';
 import { choosePreset } from '../presets/catalog.js';
 import { fedMcpServer } from './mcp-server.js';
 import { splitCommand } from '../../../core/split-command.js';
+import type { RegistryEntry } from '../../../core/schema/registry.js';
+import { isBuiltInAgent } from '../builtin-agent.js';
 
 const MAX_ARGUMENT_BYTES = 120 * 1024;
 
@@ -75,6 +77,19 @@ export function runPreset(root: string, options: AgentCommandOptions): { program
   );
   const preset = choosePreset(program[0]!, options.preset ?? (options.agent ? undefined : options.config.agent.preset));
   return { program, preset };
+}
+
+/**
+ * Whether the run starts fed's own built-in agent: its preset, and the program that agent's — not a
+ * command given the fed-agent preset (`agent.preset`), which is any other program and gets no exemption
+ * a built-in agent has (its own connection to a backend, no network policy to enforce without a sandbox).
+ */
+export function runsBuiltInAgent(root: string, team: RegistryEntry, options: AgentCommandOptions): boolean {
+  const { program, preset } = runPreset(root, options);
+  return (
+    preset.name === 'fed-agent' &&
+    isBuiltInAgent(program, { cwd: team.location, launchBin: workspacePaths(team.location).launchBin })
+  );
 }
 
 /** A short continuation prompt for a resumed session: the agent already has the mission in its context. */

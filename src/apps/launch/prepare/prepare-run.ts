@@ -11,7 +11,7 @@ import { InspectionRelay, inspectionRelayPath } from '../../../infra/inspect/age
 import { accountOf, activeAccountLimit } from '../account-limit.js';
 import type { Launch } from '../launch.js';
 import { readLastRun } from '../run-records.js';
-import { agentCommand, runPreset, type AgentCommand } from './agent-command.js';
+import { agentCommand, runPreset, runsBuiltInAgent, type AgentCommand } from './agent-command.js';
 import { launchContext } from './launch-context.js';
 import { writeLaunchFiles } from './launch-files.js';
 import { mcpWired } from './mcp-server.js';
@@ -66,7 +66,7 @@ export async function prepareRun(launch: Launch, ready: LaunchReady): Promise<Pr
   const { sandbox, network } = archetype.readOnlyCodebase
     ? readOnlySandbox(launch, context, {
         policy,
-        builtIn: preset.name === 'fed-agent',
+        builtIn: runsBuiltInAgent(root, team, options),
         homeFiles: options.config.agent.homeFiles ?? preset.homeFiles,
         homeVariables: preset.homeVariables,
       })

@@ -8,7 +8,7 @@ import type { RegistryEntry } from '../../../core/schema/registry.js';
 import type { Archetype } from '../../../engine/archetypes/archetype.js';
 import type { Launch } from '../launch.js';
 import type { LaunchOptions } from '../launch-options.js';
-import { runPreset } from './agent-command.js';
+import { runsBuiltInAgent } from './agent-command.js';
 import { refuseAgentHome } from './sandbox/agent-home.js';
 import { configuredNetworkPolicy } from './sandbox/host-policy.js';
 import { unsandboxedPolicy } from './sandbox/network-refusal.js';
@@ -48,7 +48,7 @@ export function refuseSandboxSettings(
   // Without the sandbox the agent has the machine's network: a policy set for it would be silently dropped
   // (the default is the sandbox's, not set for it). The built-in agent, fed's own code, opens no connection.
   const configured = configuredNetworkPolicy(agent, team.domainId);
-  if (configured && configured.policy !== 'open' && runPreset(root, options).preset.name !== 'fed-agent')
+  if (configured && configured.policy !== 'open' && !runsBuiltInAgent(root, team, options))
     throw unsandboxedPolicy(team.domainId, configured.policy, configured.field);
 }
 

@@ -4,7 +4,7 @@ import { quote } from 'shell-quote';
 import { writeFileAtomic } from '../../../infra/fs/atomic-write.js';
 import { DEFAULT_AGENT_COMMAND } from '../../../core/schema/config.js';
 import { packageBins, packageRoot } from '../../../infra/package-info.js';
-import { builtInAgentBin } from './builtin-agent.js';
+import { builtInAgentBin } from '../builtin-agent.js';
 
 /**
  * A bin folder put first on the agent's PATH with `fed` and `fed-agent`, so the launched agent can run

@@ -12,7 +12,7 @@ import type { Launch } from '../launch.js';
 import type { PreparedRun } from '../prepare/prepare-run.js';
 import type { AgentPreset, StreamStats, StreamVerdict } from '../presets/agent-preset.js';
 import { recordedSessionCostUsd, writeCurrentRun } from '../run-records.js';
-import { isBuiltInAgent } from './builtin-agent.js';
+import { isBuiltInAgent } from '../builtin-agent.js';
 import { AgentBroker } from './agent-broker.js';
 import { RunNetwork } from './network/run-network.js';
 import { teamEventApplier } from './agent-events.js';

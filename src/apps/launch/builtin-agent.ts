@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DEFAULT_AGENT_COMMAND } from '../../../core/schema/config.js';
-import { dependencyBins } from '../../../infra/package-info.js';
+import { DEFAULT_AGENT_COMMAND } from '../../core/schema/config.js';
+import { dependencyBins } from '../../infra/package-info.js';
 
 /**
  * The built-in agent's executable: the bin of the package fed-agent (packages/fed-agent), a program of its
