@@ -1,4 +1,5 @@
-import { lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -120,6 +121,18 @@ describe("a sandboxed agent's own home (issue 48)", () => {
     expect(refusal(user, 'docs')).toContain(`at ${join(user, 'docs')}, which lies inside the user's home (${user})`);
     expect(refusal(base, 'users')).toContain(`at ${join(base, 'users')}, which holds the user's home (${user})`);
     expect(refusal(user, 'docs')).toContain("the sandbox keeps the user's home read-only");
+    // Without HOME (a service, cron): the account's home, from the user database, is the user's home.
+    const account = userInfo().homedir;
+    expect(() =>
+      refuseAgentHome(
+        root,
+        { domainId: 'docs', location: join(root, '.fed/teams/docs') } as RegistryEntry,
+        {
+          home: join(account, 'fed-homes'),
+        } as never,
+        {},
+      ),
+    ).toThrow(`which lies inside the user's home (${realpathSync(account)})`);
     // The default home lies in the team's workspace, its own already: fine in a federation under the user's home.
     const inHome = join(user, 'project');
     mkdirSync(inHome);

@@ -1,4 +1,5 @@
 import { lstatSync, mkdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { RefusedError } from '../../../../core/errors.js';
 import { workspacePaths } from '../../../../core/layout.js';
@@ -121,7 +122,8 @@ export function refuseAgentHome(
         `directly in ${path === '/' ? 'the filesystem root' : path}, which holds others' folders: a team's home there could be one of them`,
       );
   }
-  const userHome = userEnv.HOME;
+  // Without HOME (a service, cron), the account's home is the user's home all the same.
+  const userHome = userEnv.HOME || accountHome();
   const codebase =
     "the sandbox keeps that read-only, and a home there would let the agent write the codebase or fed's own files";
   const kept: [string, string, string][] = [
@@ -145,6 +147,15 @@ export function refuseAgentHome(
   }
   const notFolder = notAFolder(home);
   if (notFolder) throw refuse(notFolder);
+}
+
+/** The home of the account fed runs as, from the system's user database; undefined when it has none. */
+function accountHome(): string | undefined {
+  try {
+    return userInfo().homedir || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
