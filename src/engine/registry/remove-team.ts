@@ -85,14 +85,15 @@ export async function removeTeam(
       `branch ${branch} of team "${entry.domainId}" has commits not merged into the current branch; merge them first (git merge ${branch}), or remove it with its commits: fed team remove ${entry.domainId} --force`,
     );
   }
+  // Its agent settings go with it: a team onboarded later under the same id must not inherit them. First:
+  // a config that cannot be written then refuses the removal before the workspace is gone.
+  const agentSettingsCleared = await clearAgentSettings(root, entry.domainId);
   if (present || branch)
     await removeWorkspace(root, {
       location,
       placementType: entry.placementType,
       ...(branch ? { branch } : {}),
     });
-  // Its agent settings go with it: a team onboarded later under the same id must not inherit them.
-  const agentSettingsCleared = await clearAgentSettings(root, entry.domainId);
   await updateRegistry(
     fed,
     (registry) => {
