@@ -17,7 +17,7 @@ export async function checkJournal(fed: Federation): Promise<PendingFinding[]> {
         check: 'journal',
         path: journal.location,
         problem: `${skipped} line(s) of the federation journal ${journal.location} are not records (torn by a crash, or written by another tool or a newer fed); fed log and every other reader skip them`,
-        fix: 'nothing else is lost; to keep them, copy them elsewhere, then delete them from the file by hand while no fed command runs (fed only ever appends to it)',
+        fix: 'if a newer fed wrote them, upgrade this one (it reads them); if a crash tore them, nothing else is lost — they may stay (every reader skips them), or be deleted by hand from the file while no fed command runs (fed only ever appends to it)',
       },
     ];
   } catch (error) {
