@@ -3,7 +3,15 @@ import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type FederationConfig, launchTeam, onboardTeam, openFederation, sendSignal, viewLifecycle } from 'fed';
+import {
+  type FederationConfig,
+  launchTeam,
+  onboardTeam,
+  openFederation,
+  runFederation,
+  sendSignal,
+  viewLifecycle,
+} from 'fed';
 import { getTeam, readRegistry } from 'fed/testing';
 import { waitFor } from '../helpers/fixture-process.js';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
@@ -227,5 +235,20 @@ describe('the read-only sandbox of deliverable teams (bubblewrap)', () => {
       pollMs: 50,
     });
     expect(result).toMatchObject({ outcome: 'complete', lastRun: { sandboxed: false } });
+  });
+
+  it("fed run calls a launch its agent.home or network policy refuses 'refused', as fed launch exits 2 for it, not an error", async () => {
+    const { root, config } = await federationWithMission();
+    for (const agent of [
+      { ...config.agent, home: '.' },
+      { ...config.agent, sandbox: false, network: 'none' as const },
+    ]) {
+      const summary = await runFederation(openFederation(root), {
+        config: { ...config, agent },
+        agent: fakeAgent('complete'),
+        pollMs: 50,
+      });
+      expect(summary).toMatchObject({ refused: 1, failed: 0, completed: 0 });
+    }
   });
 });

@@ -228,12 +228,14 @@ export async function runFederation(fed: Federation, options: RunFederationOptio
 
 /**
  * The refusals of a launch before its agent starts (fed launch exits 2 for them): another process runs the
- * team, its agent command cannot run or do the work, its prompt cannot be passed, the federation's budget
- * is spent, the team cannot be launched now.
+ * team, its agent command cannot run or do the work, its agent home or network policy cannot be had, its
+ * prompt cannot be passed, the federation's budget is spent, the team cannot be launched now.
  */
 const REFUSED_BEFORE_START: ReadonlySet<FedErrorCode> = new Set<FedErrorCode>([
   'TEAM_BUSY',
   'AGENT_COMMAND',
+  'AGENT_HOME',
+  'NETWORK_POLICY_UNAVAILABLE',
   'NO_BUILT_IN_AGENT',
   'PROMPT_TOO_LONG',
   'PROMPT_NUL_BYTE',
