@@ -237,6 +237,33 @@ describe('the read-only sandbox of deliverable teams (bubblewrap)', () => {
     expect(result).toMatchObject({ outcome: 'complete', lastRun: { sandboxed: false } });
   });
 
+  it('a coding team (never sandboxed) whose own config entry sets it a network policy is not launched; agent.network, for every team, is not refused for it', async () => {
+    const { root, config } = await federationWithMission({ mission: false });
+    await onboardTeam(openFederation(root), { domain: 'app', archetypeId: 'coding' });
+    await sendSignal(openFederation(root), { to: 'app', type: 'directive', subject: 'Add greet()' });
+    const app = getTeam(readRegistry(root), 'app');
+    const before = (await viewLifecycle(openFederation(root), app)).state;
+    const launch = (agent: FederationConfig['agent']) =>
+      launchTeam(openFederation(root), 'app', { config: { ...config, agent }, agent: fakeAgent('complete'), pollMs: 50 });
+    await expect(launch({ ...config.agent, teams: { app: { network: 'none' } } })).rejects.toMatchObject({
+      code: 'NETWORK_POLICY_UNAVAILABLE',
+      message:
+        'team "app" has the network policy "none" (agent.teams.app.network), which needs the sandbox, and a team that changes its own worktree runs its agent without it: its agent would run with this machine\'s network; remove agent.teams.app.network from federate.config.json (or set it to "open"), or run this team\'s agent under a user and network of its own',
+    });
+    await expect(
+      launch({ ...config.agent, teams: { app: { network: { allow: ['127.0.0.1:4000'] } } } }),
+    ).rejects.toMatchObject({ code: 'NETWORK_POLICY_UNAVAILABLE' });
+    // Refused before the mission is applied: the lifecycle has not moved.
+    expect((await viewLifecycle(openFederation(root), app)).state).toBe(before);
+    // The federation-wide policy is the sandboxed teams' (docs/threat-model.md): the coding team launches.
+    const result = await launchTeam(openFederation(root), 'app', {
+      config: { ...config, agent: { ...config.agent, network: 'none' } },
+      agent: fakeAgent('complete'),
+      pollMs: 50,
+    });
+    expect(result.lastRun.sandboxed).toBe(false);
+  });
+
   it("fed run calls a launch its agent.home or network policy refuses 'refused', as fed launch exits 2 for it, not an error", async () => {
     const { root, config } = await federationWithMission();
     for (const agent of [

@@ -11,7 +11,7 @@ import type { LaunchOptions } from '../launch-options.js';
 import { runsBuiltInAgent } from './agent-command.js';
 import { refuseAgentHome } from './sandbox/agent-home.js';
 import { configuredNetworkPolicy } from './sandbox/host-policy.js';
-import { unsandboxedPolicy } from './sandbox/network-refusal.js';
+import { policyOfUnsandboxedTeam, unsandboxedPolicy } from './sandbox/network-refusal.js';
 
 /**
  * What refuses a launch before anything is prepared (the `refusing` phase): a team paused or archived,
@@ -31,10 +31,11 @@ export function refuseUnlaunchable(team: RegistryEntry): void {
 }
 
 /**
- * A read-only team's sandbox settings that cannot be honoured, refused before anything is made for the
- * launch or its lifecycle moves (the mission is applied only once the launch holds its leases): an
- * `agent.home` that would put the agent's writable home where it must never write; without the sandbox,
- * a network policy the config sets (docs/threat-model.md: never a silent fall-back to an open network).
+ * A team's sandbox settings that cannot be honoured, refused before anything is made for the launch or its
+ * lifecycle moves (the mission is applied only once the launch holds its leases): for a read-only team, an
+ * `agent.home` that would put the agent's writable home where it must never write, and without the
+ * sandbox a network policy the config sets; for a team that changes its worktree (never sandboxed), a
+ * network policy set for it alone (docs/threat-model.md: never a silent fall-back to an open network).
  */
 export function refuseSandboxSettings(
   root: string,
@@ -42,8 +43,13 @@ export function refuseSandboxSettings(
   archetype: Archetype,
   options: LaunchOptions,
 ): void {
-  if (!archetype.readOnlyCodebase) return;
   const { agent } = options.config;
+  if (!archetype.readOnlyCodebase) {
+    const own = agent.teams[team.domainId]?.network;
+    if (own !== undefined && own !== 'open')
+      throw policyOfUnsandboxedTeam(team.domainId, own, `agent.teams.${team.domainId}.network`);
+    return;
+  }
   if (agent.sandbox) return refuseAgentHome(root, team, agent, options.env ?? process.env);
   // Without the sandbox the agent has the machine's network: a policy set for it would be silently dropped
   // (the default is the sandbox's, not set for it). The built-in agent, fed's own code, opens no connection.

@@ -20,3 +20,15 @@ export function unsandboxedPolicy(teamId: string, policy: NetworkPolicy, field: 
     `team "${teamId}" has the network policy ${JSON.stringify(policy)} (${field}), which needs the sandbox, and agent.sandbox is false: its agent would run with this machine's network; turn the sandbox on (leave "sandbox": false out of agent in federate.config.json), or let this team's agent reach any host: set ${field} to "open"`,
   );
 }
+
+/**
+ * A team that changes its own worktree (a coding team) runs its agent without the sandbox, whatever the
+ * config says: a network policy set for that team alone would be silently dropped. (`agent.network`, for
+ * every team, is documented to hold for the sandboxed ones.)
+ */
+export function policyOfUnsandboxedTeam(teamId: string, policy: NetworkPolicy, field: string): RefusedError {
+  return new RefusedError(
+    'NETWORK_POLICY_UNAVAILABLE',
+    `team "${teamId}" has the network policy ${JSON.stringify(policy)} (${field}), which needs the sandbox, and a team that changes its own worktree runs its agent without it: its agent would run with this machine's network; remove ${field} from federate.config.json (or set it to "open"), or run this team's agent under a user and network of its own`,
+  );
+}
