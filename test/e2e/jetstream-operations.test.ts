@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { FileChatChannel } from 'fed/testing';
@@ -302,6 +302,19 @@ describe.skipIf(skipWithoutNatsServer('fed config show and fed init with credent
       expect(refused.code, refused.stderr).toBe(2);
       expect(refused.stderr).toContain("refused fed's credentials (Authorization Violation)");
       expect(readdirSync(root)).toEqual([]);
+      // A folder that was there before the init stays, empty as it was; one the init made goes.
+      mkdirSync(join(root, '.fed'));
+      const again = await runFed(['--root', join(root, 'new'), 'init'], {
+        env: { FED_NATS_URL: server().url.replace('s3cret-pw', 'wrong-pw') },
+      });
+      expect(again.code, again.stderr).toBe(2);
+      const inRoot = await runFed(['--root', root, 'init'], {
+        env: { FED_NATS_URL: server().url.replace('s3cret-pw', 'wrong-pw') },
+      });
+      expect(inRoot.code, inRoot.stderr).toBe(2);
+      expect(readdirSync(root)).toEqual(['.fed']);
+      expect(readdirSync(join(root, '.fed'))).toEqual([]);
+      rmdirSync(join(root, '.fed'));
       // The password reaches the server, and the locations fed prints name the server without it.
       const init = await runFed(['--root', root, 'init', '--name', 'secretive'], { env });
       expect(init, init.stderr).toMatchObject({ code: 0 });

@@ -1,5 +1,5 @@
-import { accessSync, constants, existsSync, mkdirSync, rmdirSync, rmSync } from 'node:fs';
-import { dirname, sep } from 'node:path';
+import { accessSync, constants, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { FileSystemError } from '../../core/errors.js';
 import { createFileExclusive } from '../../infra/fs/atomic-write.js';
 import { toJsonText } from '../../core/json-text.js';
@@ -29,6 +29,8 @@ export interface InitResult {
   sharedRegistry: boolean;
   /** Paths this call created; empty when the federation already existed (re-running is a no-op). */
   created: string[];
+  /** The topmost folder of each folder path this call made (everything under one is the call's). */
+  madeFolders: string[];
   config: LoadedConfig;
   warnings: string[];
 }
@@ -57,6 +59,7 @@ export function initFederation(
 ): InitResult {
   const paths = federationPaths(root);
   const created: string[] = [];
+  const madeFolders: string[] = [];
   const warnings: string[] = [];
 
   const requested: FederationConfigInput = {};
@@ -79,7 +82,8 @@ export function initFederation(
 
   for (const dir of [...(adapter.initFolders?.(root) ?? []), paths.skills]) {
     if (!existsSync(dir)) {
-      mkdirSync(dir, { recursive: true });
+      const top = mkdirSync(dir, { recursive: true });
+      if (top !== undefined) madeFolders.push(top);
       created.push(dir);
     }
   }
@@ -94,6 +98,7 @@ export function initFederation(
     root,
     sharedRegistry: adapter.sharesTeamsAcrossMachines,
     created,
+    madeFolders,
     config,
     warnings: [...warnings, ...config.warnings],
   };
@@ -174,22 +179,15 @@ export async function createFederation(
   try {
     return { result, shared: await initSharedRegistry(openFederation(root, { env, config: result.config })) };
   } catch (error) {
-    removeCreated(root, result.created);
+    removeCreated(result);
     throw error;
   }
 }
 
-/** What an init created, gone again: its files and folders, and the folders above them it left empty. */
-function removeCreated(root: string, created: readonly string[]): void {
-  for (const path of [...created].reverse()) rmSync(path, { recursive: true, force: true });
-  for (const path of created)
-    for (let dir = dirname(path); dir.startsWith(root + sep); dir = dirname(dir)) {
-      try {
-        rmdirSync(dir);
-      } catch {
-        break; // not empty (or gone): what is above it stays too
-      }
-    }
+/** What an init created, gone again: its files, and the folders it made (a folder there before stays, empty or not). */
+function removeCreated({ created, madeFolders }: InitResult): void {
+  for (const path of [...created].reverse()) rmSync(path, { force: true, recursive: true });
+  for (const folder of madeFolders) rmSync(folder, { force: true, recursive: true });
 }
 
 export async function initSharedRegistry(fed: Federation): Promise<SharedRegistryResult> {
