@@ -6,6 +6,7 @@ export type DoctorCheck =
   | 'backend'
   | 'registry'
   | 'journal'
+  | 'schedule'
   | 'workspace'
   | 'marker'
   | 'runtime-link'

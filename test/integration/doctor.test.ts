@@ -64,6 +64,44 @@ describe('fed doctor', () => {
     ]);
   });
 
+  it('a schedule of a hand-written config that fed serve would never send is a finding: a cron of no day, a team gone or archived', async () => {
+    const root = await federation(['docs', 'old']);
+    expect((await runFed(['--root', root, 'team', 'archive', 'old'])).code).toBe(0);
+    const config = join(root, 'federate.config.json');
+    const schedule = (id: string, to: string, cron: string) => ({ id, to, subject: 'Refresh', cron });
+    writeFileSync(
+      config,
+      JSON.stringify({
+        ...JSON.parse(readFileSync(config, 'utf8')),
+        schedules: [
+          schedule('fine', 'docs', '0 3 * * *'),
+          schedule('leap', 'docs', '0 9 30 2 *'),
+          schedule('gone', 'nobody', '0 3 * * *'),
+          schedule('retired', 'old', '0 3 * * *'),
+        ],
+      }),
+    );
+    const found = (await runDoctor(openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } }))).findings.filter(
+      (f) => f.check === 'schedule',
+    );
+    expect(found).toEqual([
+      expect.objectContaining({
+        path: config,
+        problem: 'schedule "leap" never fires: its cron expression "0 9 30 2 *" names no day that exists (like 30 February)',
+        fix: 'fed schedule remove leap, then add it again with a cron expression that fires, like "0 3 * * 1-5"',
+        fixable: false,
+      }),
+      expect.objectContaining({
+        problem: 'schedule "gone" sends its directive to "nobody", which is no team of this federation: fed serve never sends it',
+      }),
+      expect.objectContaining({
+        team: 'old',
+        problem:
+          'schedule "retired" sends its directive to team "old", which is archived (archived teams receive no signals): fed serve never sends it',
+      }),
+    ]);
+  });
+
   it("a completed team's report to meta, acknowledged and archived since, is not owed again", async () => {
     const root = await federation(['docs']);
     writeFileSync(join(root, 'README.md'), '# project\n\nA small project.\n');

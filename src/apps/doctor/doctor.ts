@@ -14,6 +14,7 @@ import { META } from '../../core/schema/common.js';
 import type { SignalParty } from '../../core/resolve-party.js';
 import { checkSignalIds } from './signal-checks.js';
 import { checkJournal } from './journal-check.js';
+import { checkSchedules } from './schedule-checks.js';
 import { checkGitIndexLocks } from './git-checks.js';
 import { checkAgentCli } from './agent-cli-checks.js';
 import { nodeSupportWarnings } from './node-support-check.js';
@@ -100,7 +101,8 @@ async function sharedHosts(
 
 /**
  * `fed doctor`: check a federation for what crashes, copies and hands can leave behind, and with `fix`
- * repair what fed can repair on its own. Checks: the registry parses; the federation journal's lines are records; every team's workspace is a real
+ * repair what fed can repair on its own. Checks: the registry parses; the federation journal's lines are records; the
+ * config's schedules fire, to a team there (schedule-checks.ts); every team's workspace is a real
  * directory inside the root (a federation copied elsewhere is relocated), its marker names it, its
  * lifecycle state file is usable; no inbox file reuses the id of a signal fed delivered there; runtime
  * paths (meta's and the teams') that are symbolic links, below which nothing is read or removed;
@@ -182,6 +184,7 @@ export async function runDoctor(fed: Federation, options: DoctorOptions = {}): P
     }
     pending.push(...checkOrphanWorkspaces(root, registry, onboardings.accounted));
     notes.push(...optional(unsandboxedNote(fed, registry)));
+    pending.push(...checkSchedules(fed, registry));
     // Meta's inbox is not read either while a runtime folder of the root is a link (reported above).
     const meta: SignalParty[] = rootLinks.length === 0 ? [{ id: META, entry: undefined }] : [];
     pending.push(...(await checkSignalIds(fed, [...meta, ...signalParties])));
