@@ -87,12 +87,14 @@ describe('fed doctor', () => {
     expect(found).toEqual([
       expect.objectContaining({
         path: config,
-        problem: 'schedule "leap" never fires: its cron expression "0 9 30 2 *" names no day that exists (like 30 February)',
+        problem:
+          'schedule "leap" never fires: its cron expression "0 9 30 2 *" names no day that exists (like 30 February)',
         fix: 'fed schedule remove leap, then add it again with a cron expression that fires, like "0 3 * * 1-5"',
         fixable: false,
       }),
       expect.objectContaining({
-        problem: 'schedule "gone" sends its directive to "nobody", which is no team of this federation: fed serve never sends it',
+        problem:
+          'schedule "gone" sends its directive to "nobody", which is no team of this federation: fed serve never sends it',
       }),
       expect.objectContaining({
         team: 'old',

@@ -244,7 +244,11 @@ describe('the read-only sandbox of deliverable teams (bubblewrap)', () => {
     const app = getTeam(readRegistry(root), 'app');
     const before = (await viewLifecycle(openFederation(root), app)).state;
     const launch = (agent: FederationConfig['agent']) =>
-      launchTeam(openFederation(root), 'app', { config: { ...config, agent }, agent: fakeAgent('complete'), pollMs: 50 });
+      launchTeam(openFederation(root), 'app', {
+        config: { ...config, agent },
+        agent: fakeAgent('complete'),
+        pollMs: 50,
+      });
     await expect(launch({ ...config.agent, teams: { app: { network: 'none' } } })).rejects.toMatchObject({
       code: 'NETWORK_POLICY_UNAVAILABLE',
       message:
