@@ -49,6 +49,12 @@ function spawnFedMcp(root: string) {
 
 const request = (id: string, method: string, params?: Record<string, unknown>) =>
   JSON.stringify({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
+/** The per-request envelope a 2026-07-28 client puts in each request's `_meta`. */
+const envelope = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'raw-probe', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 const initialize = (revision: string) =>
   request('init', 'initialize', {
     protocolVersion: revision,
@@ -108,5 +114,38 @@ describe('fed mcp over its real stdio, driven with raw lines', () => {
     expect(metaInbox.signals).toEqual([]);
     mcp.child.stdin.end();
     expect(await mcp.exited, mcp.stderr()).toBe(0);
+  }, 60_000);
+
+  it('keeps a 2026-07-28 connection so: a refused initialize changes nothing, and a ping first picks no revision', async () => {
+    const fed = await signalFederation(['docs']);
+    const modern = spawnFedMcp(fed.root);
+    expect(await modern.exchange(request('list', 'tools/list', { _meta: envelope }))).toMatchObject({
+      id: 'list',
+      result: { tools: expect.any(Array) },
+    });
+    expect(await modern.exchange(initialize('2025-06-18'))).toMatchObject({
+      id: 'init',
+      error: { code: -32022, data: { supported: ['2026-07-28'] } },
+    });
+    expect(await modern.exchange(request('after', 'tools/list', { _meta: envelope }))).toMatchObject({
+      id: 'after',
+      result: { tools: expect.any(Array) },
+    });
+
+    const pinged = spawnFedMcp(fed.root);
+    expect(await pinged.exchange(request('ping', 'ping'))).toMatchObject({ id: 'ping', result: {} });
+    expect(await pinged.exchange(request('discover', 'server/discover', { _meta: envelope }))).toMatchObject({
+      id: 'discover',
+      result: { supportedVersions: ['2026-07-28'] },
+    });
+    expect(await pinged.exchange(request('bare', 'ping'))).toMatchObject({ id: 'bare', result: {} });
+
+    // A ping first leaves the handshake open as well.
+    const legacy = spawnFedMcp(fed.root);
+    expect(await legacy.exchange(request('ping', 'ping'))).toMatchObject({ id: 'ping', result: {} });
+    expect(await legacy.exchange(initialize('2025-11-25'))).toMatchObject({
+      id: 'init',
+      result: { protocolVersion: '2025-11-25' },
+    });
   }, 60_000);
 });

@@ -1,10 +1,12 @@
 import type { Readable, Writable } from 'node:stream';
 import {
+  classifyInboundRequest,
   isJSONRPCErrorResponse,
+  isJSONRPCNotification,
   isJSONRPCRequest,
   isJSONRPCResultResponse,
-  type JSONRPCErrorResponse,
   type JSONRPCMessage,
+  type JSONRPCRequest,
   type RequestId,
   type Transport,
   PROTOCOL_VERSION_META_KEY,
@@ -23,8 +25,12 @@ export const MAX_LINE_BYTES = 8 * 1024 * 1024;
 /** The one MCP revision with JSON-RPC batches (2025-06-18 removed them again). */
 export const BATCH_REVISION = '2025-03-26';
 
-/** Requests a client may send before the handshake is done (the revisions with `initialize` require it first). */
-const BEFORE_INITIALIZE = new Set(['initialize', 'ping']);
+/**
+ * How a connection is spoken, fixed by its first message that picks one, as the SDK's entry (serve-stdio.ts)
+ * pins its server: `handshake` by `initialize` (2025-11-25 and the revisions before it), `sessionless` by a
+ * request naming 2026-07-28 in its `_meta` (no handshake: each request names it).
+ */
+type Era = 'handshake' | 'sessionless';
 
 interface Batch {
   /** The ids of the batch's requests not answered yet. */
@@ -37,8 +43,12 @@ interface Batch {
  * cannot parse unanswered and closes on a long line): every line gets its answer or its error —
  * -32700 for what is not JSON, -32600 for what is not a JSON-RPC message or is longer than
  * MAX_LINE_BYTES, -32602 for params the method does not take — and the server keeps serving. A batch is
- * executed when the agreed revision has batches and is one -32600 otherwise; a request before
- * `initialize` (but a ping) is refused, as the revisions with the handshake require.
+ * executed when the agreed revision has batches and is one -32600 otherwise. The era is fixed by the first
+ * message that picks one (see Era) and nothing after changes it: a request of the other era is refused
+ * with what this connection speaks, and one refused (an `initialize` on a sessionless connection, a
+ * malformed envelope) picks nothing. Before the era is picked a request naming no revision is refused, as
+ * the revisions with the handshake require, but a ping, answered here, and a notification is dropped: the
+ * SDK's entry would take either as the handshake era's first message, and they commit a client to nothing.
  */
 export class StdioWire implements Transport {
   onclose?: () => void;
@@ -48,12 +58,10 @@ export class StdioWire implements Transport {
   /** The revision `initialize` agreed, once the server answered it. */
   private revision: string | undefined;
   /**
-   * Whether `initialize` was read: what follows it is served (a client may send its next requests without
-   * waiting for the answer, which is written in order before theirs).
+   * The era, once a message picked it; `handshake` as soon as `initialize` is read: what follows it is
+   * served (a client may send its next requests without waiting for the answer, written before theirs).
    */
-  private initializeRead = false;
-  /** Whether the client names its revision per request (2026-07-28): no handshake then. */
-  private sessionless = false;
+  private era: Era | undefined;
   /** The ids of `initialize` requests under way: their result agrees the revision. */
   private readonly initializing = new Set<RequestId>();
   private readonly batches = new Map<RequestId, Batch>();
@@ -138,7 +146,7 @@ export class StdioWire implements Transport {
   }
 
   /** Check one message and pass it on; what answers it at once when it may not be passed on. */
-  private accept(value: unknown, inBatch = false): JSONRPCErrorResponse | undefined {
+  private accept(value: unknown, inBatch = false): JSONRPCMessage | undefined {
     const checked = checkMessage(value);
     if ('drop' in checked) {
       this.onerror?.(new Error(`dropped: ${checked.drop}`));
@@ -147,46 +155,64 @@ export class StdioWire implements Transport {
     if ('answer' in checked) return checked.answer;
     const { message } = checked;
     if (isJSONRPCRequest(message)) {
-      if (message.method === 'initialize') {
-        if (inBatch)
-          return errorResponse(message.id, INVALID_REQUEST, 'invalid request: initialize must not be part of a batch');
-        this.initializing.add(message.id);
-        this.initializeRead = true;
-      } else if (namesRevision(message.params)) {
-        // Served by the rules of the revision it names (the SDK's entry checks the rest of the envelope); a
-        // connection pinned to one revision would otherwise answer a request naming another by its own.
-        const named = revisionNamed(message.params);
-        if (this.initializeRead)
-          return errorResponse(
-            message.id,
-            INVALID_REQUEST,
-            `invalid request: it names revision ${named}, but this connection opened with initialize; ` +
-              `a ${SESSIONLESS_REVISION} client names it from its first request on, without initialize`,
-          );
-        if (named !== SESSIONLESS_REVISION) {
-          const unsupported = new UnsupportedProtocolVersionError({
-            supported: [SESSIONLESS_REVISION],
-            requested: named,
-          });
-          return {
-            jsonrpc: '2.0',
-            id: message.id,
-            error: { code: unsupported.code, message: unsupported.message, data: unsupported.data },
-          };
-        }
-        this.sessionless = true;
-      } else if (!this.initializeRead && !BEFORE_INITIALIZE.has(message.method)) {
-        return errorResponse(
-          message.id,
-          INVALID_REQUEST,
-          `invalid request: "${message.method}" before initialize; send initialize first (then ` +
-            `notifications/initialized), or name the revision in each request's _meta["${PROTOCOL_VERSION_META_KEY}"] ` +
-            `(${SESSIONLESS_REVISION})`,
-        );
-      }
+      const answer = this.admit(message, inBatch);
+      if (answer) return answer;
+    } else if (isJSONRPCNotification(message) && !this.era) {
+      // It has no answer, and the SDK's entry would take it as the handshake era's first message.
+      this.onerror?.(new Error(`dropped: ${message.method}, a notification before the first request`));
+      return undefined;
     }
     this.onmessage?.(message);
     return undefined;
+  }
+
+  /** What answers a request here (refused, or a ping before the era is picked); undefined: pass it on. */
+  private admit(request: JSONRPCRequest, inBatch: boolean): JSONRPCMessage | undefined {
+    const picks = eraPickedBy(request);
+    if (picks === 'handshake') {
+      if (inBatch)
+        return errorResponse(request.id, INVALID_REQUEST, 'invalid request: initialize must not be part of a batch');
+      // On a sessionless connection the SDK's entry refuses it (-32022, naming the revision served).
+      if (this.era === 'sessionless') return undefined;
+      this.initializing.add(request.id);
+      this.era = 'handshake';
+      return undefined;
+    }
+    if (namesRevision(request.params)) {
+      // Served by the rules of the revision it names (the SDK's entry checks the rest of the envelope); a
+      // connection pinned to one revision would otherwise answer a request naming another by its own.
+      const named = revisionNamed(request.params);
+      if (this.era === 'handshake')
+        return errorResponse(
+          request.id,
+          INVALID_REQUEST,
+          `invalid request: it names revision ${named}, but this connection opened with initialize; ` +
+            `a ${SESSIONLESS_REVISION} client names it from its first request on, without initialize`,
+        );
+      if (named !== SESSIONLESS_REVISION) {
+        const unsupported = new UnsupportedProtocolVersionError({
+          supported: [SESSIONLESS_REVISION],
+          requested: named,
+        });
+        return {
+          jsonrpc: '2.0',
+          id: request.id,
+          error: { code: unsupported.code, message: unsupported.message, data: unsupported.data },
+        };
+      }
+      // A malformed envelope is refused by the SDK's entry (-32602) and picks nothing.
+      this.era ??= picks;
+      return undefined;
+    }
+    if (this.era) return undefined;
+    if (request.method === 'ping') return { jsonrpc: '2.0', id: request.id, result: {} };
+    return errorResponse(
+      request.id,
+      INVALID_REQUEST,
+      `invalid request: "${request.method}" before initialize; send initialize first (then ` +
+        `notifications/initialized), or name the revision in each request's _meta["${PROTOCOL_VERSION_META_KEY}"] ` +
+        `(${SESSIONLESS_REVISION})`,
+    );
   }
 
   /** A batch: executed under the revision that has batches, answered as one array once all its requests are. */
@@ -198,7 +224,7 @@ export class StdioWire implements Transport {
     if (this.revision !== BATCH_REVISION) {
       const agreed = this.revision
         ? `this connection agreed ${this.revision}`
-        : this.sessionless
+        : this.era === 'sessionless'
           ? `this client speaks ${SESSIONLESS_REVISION}`
           : 'no revision is agreed yet';
       void this.write(
@@ -257,6 +283,14 @@ export class StdioWire implements Transport {
       this.stdout.once('error', done);
     });
   }
+}
+
+/** The era a request picks when it is a connection's first, by the SDK's own rule; undefined when none. */
+function eraPickedBy(message: JSONRPCRequest): Era | undefined {
+  const route = classifyInboundRequest({ httpMethod: 'POST', body: message });
+  if (route.kind === 'legacy') return route.reason === 'initialize' ? 'handshake' : undefined;
+  if (route.kind === 'modern' && route.classification.revision === SESSIONLESS_REVISION) return 'sessionless';
+  return undefined;
 }
 
 /** Whether a request's params name its revision in `_meta` (2026-07-28's per-request envelope). */
