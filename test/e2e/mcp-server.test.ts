@@ -158,6 +158,29 @@ describe('fed mcp (built CLI, SDK client over stdio)', () => {
     expect(json<{ team: string }>(await call(client, 'fed_whoami')).team).toBe('docs');
   });
 
+  it('serves no archived team, and fed_whoami tells that a team archived while it runs accepts nothing', async () => {
+    const fed = await signalFederation(['docs']);
+    const client = await connect(fed, 'docs');
+    type Me = { status: string; state: string; accepts: { type: string }[] };
+    const before = json<Me>(await call(client, 'fed_whoami'));
+    expect(before).toMatchObject({ status: 'active', state: 'preparing' });
+    expect(before.accepts.length).toBeGreaterThan(0);
+
+    const archived = await runFed(['--root', fed.root, 'team', 'archive', 'docs']);
+    expect(archived.code, archived.stderr).toBe(0);
+    const after = json<Me>(await call(client, 'fed_whoami'));
+    expect(after).toMatchObject({ status: 'archived', state: 'preparing', accepts: [] });
+    const event = await call(client, 'fed_event', { type: 'FAIL', data: { reason: 'x' } });
+    expect(text(event)).toContain('(TEAM_ARCHIVED)');
+
+    // Started for it now, the server refuses at once, saying why and where its history is.
+    const started = await runFed(['--root', fed.root, 'mcp'], { env: agentEnv('docs'), input: '' });
+    expect(started.code).not.toBe(0);
+    expect(started.stdout).toBe('');
+    expect(started.stderr).toMatch(/team "docs" is archived; archived teams get no agent tools/);
+    expect(started.stderr).toContain('fed signal list --team docs');
+  });
+
   it('announces a signal that arrives while it runs: resources/updated on fed://inbox and a note', async () => {
     const fed = await signalFederation(['docs']);
     const client = await connect(fed, 'docs');
