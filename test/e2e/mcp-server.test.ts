@@ -181,6 +181,20 @@ describe('fed mcp (built CLI, SDK client over stdio)', () => {
     expect(started.stderr).toContain('fed signal list --team docs');
   });
 
+  it("names a refused send's parties in fed_send's arguments, never a CLI option it does not take", async () => {
+    const fed = await signalFederation(['docs', 'api']);
+    const client = await connect(fed, 'docs');
+    expect((await runFed(['--root', fed.root, 'team', 'archive', 'api'])).code).toBe(0);
+    const toArchived = await call(client, 'fed_send', { to: 'api', type: 'report', subject: 'x' });
+    expect(text(toArchived)).toMatch(/^recipient \(to\): team "api" is archived; /);
+
+    // Its sender is the server's team, not an argument: the refusal names no option for it.
+    expect((await runFed(['--root', fed.root, 'team', 'archive', 'docs'])).code).toBe(0);
+    const fromArchived = await call(client, 'fed_send', { to: 'meta', type: 'report', subject: 'x' });
+    expect(text(fromArchived)).toMatch(/^sender: team "docs" is archived; .*\(TEAM_ARCHIVED\)$/);
+    expect(text(fromArchived)).not.toContain('--from');
+  });
+
   it('announces a signal that arrives while it runs: resources/updated on fed://inbox and a note', async () => {
     const fed = await signalFederation(['docs']);
     const client = await connect(fed, 'docs');

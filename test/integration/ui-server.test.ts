@@ -491,6 +491,16 @@ describe('fed ui: the actions', () => {
     expect(getTeam(await fed.backend.registry.read(), 'docs').status ?? 'active').toBe('active');
   });
 
+  it("refuses an answer in the action's own fields: the asker archived since is the recipient, no --to", async () => {
+    const { fed, act } = await serve();
+    const question = await sendSignal(fed, { from: 'docs', to: 'meta', type: 'question', subject: 'Which format?' });
+    await setTeamStatus(fed, 'docs', { type: 'ARCHIVE' });
+    const refused = await act({ action: 'answer', signalId: question.message.id, text: 'Markdown' });
+    expect(refused).toMatchObject({ status: 400, body: { code: 'TEAM_ARCHIVED' } });
+    expect((refused.body as ActionRefusal).message).toMatch(/^recipient: team "docs" is archived; /);
+    expect((refused.body as ActionRefusal).message).not.toContain('--to');
+  });
+
   it('answers a question to meta in place: a report that replies to it, and the question is answered', async () => {
     const { fed, act, json } = await serve();
     const question = await sendSignal(fed, {

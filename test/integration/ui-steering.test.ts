@@ -12,7 +12,7 @@ import {
   type SteeringView,
   type UiServer,
 } from 'fed/testing';
-import { type Federation, openFederation } from 'fed';
+import { type Federation, openFederation, setTeamStatus } from 'fed';
 import { signalFederation } from '../helpers/signal-federation.js';
 import { writeTree } from '../helpers/fixture-repo.js';
 import { tinyAssets, uiSession } from '../helpers/ui-server-fixtures.js';
@@ -195,6 +195,23 @@ describe('fed ui: steering', () => {
     expect((await fed.backend.journal.read()).filter((record) => record.kind === 'action')).toEqual([
       expect.objectContaining({ action: 'directive', team: 'docs', signalId: id }),
     ]);
+  });
+
+  it("refuses a directive in the request's own fields, not the CLI's options", async () => {
+    const { fed, post } = await serve();
+    const id = '0b7e3c1d-2a4f-4b6c-9d8e-1f2a3b4c5d6e';
+    expect((await post('/api/directives', { to: 'docs', subject: 'First', id })).status).toBe(200);
+    const reused = await post('/api/directives', { to: 'docs', subject: 'Second', id });
+    expect(reused).toMatchObject({ status: 400, body: { code: 'SIGNAL_ID_REUSED' } });
+    expect((reused.body as ActionRefusal).message).toMatch(/to send a new one, leave out id$/);
+
+    await setTeamStatus(fed, 'docs', { type: 'ARCHIVE' });
+    const archived = await post('/api/directives', { to: 'docs', subject: 'Third' });
+    expect(archived).toMatchObject({ status: 400, body: { code: 'TEAM_ARCHIVED' } });
+    // The command it quotes keeps its option: it runs as written.
+    expect((archived.body as ActionRefusal).message).toMatch(
+      /^recipient \(to\): team "docs" is archived; .*fed signal list --team docs\)$/,
+    );
   });
 
   it('proposes the plan and applies it as fed plan --apply does; the Federation view shows it applied', async () => {

@@ -1,6 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { ProtocolError, ProtocolErrorCode, type CallToolResult } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
+import { inCallerTerms, sameTerms } from '../../core/caller-terms.js';
 import { FedError, InvalidInputError } from '../../core/errors.js';
 import { zodProblemText } from '../../core/schema/problems.js';
 
@@ -129,35 +130,18 @@ async function callTool(state: ServerTools, name: string, args: unknown): Promis
 
 /**
  * A failure as a tool result: fed's message and its stable code; an error without one (a bug) its message
- * only. The library's messages name the CLI's options (`--reply-to`); to a tool's caller, each option the
- * tool has as an argument is named as that argument (`replyTo`).
+ * only. The library's messages name the CLI's options (`--reply-to`); to a tool's caller they are said in
+ * the tool's arguments (`replyTo`), and an option the tool does not take is not named (core/caller-terms.ts).
  */
 function errorResult(error: unknown, input?: z.ZodObject): CallToolResult {
   const said = error instanceof Error ? error.message : String(error);
-  const message = input ? inArgumentTerms(said, Object.keys(input.shape)) : said;
+  const message = input ? inCallerTerms(said, sameTerms(Object.keys(input.shape))) : said;
   if (!(error instanceof FedError)) return { isError: true, content: [{ type: 'text', text: message }] };
   return {
     isError: true,
     content: [{ type: 'text', text: `${message} (${error.code})` }],
     _meta: { code: error.code },
   };
-}
-
-/**
- * `message` with each CLI option among `args` (camelCase, as `--kebab-case`) named as the argument — except
- * in a command it quotes (`find it with: fed signal list --all`), which runs as it is written.
- */
-function inArgumentTerms(message: string, args: readonly string[]): string {
-  const argument = new Map(args.map((arg) => [`--${arg.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, arg]));
-  // Clause by clause (split after ':' and ';'): a clause that quotes a fed command keeps its options.
-  return message
-    .split(/(?<=[:;])/)
-    .map((clause) =>
-      /\bfed [a-z]/.test(clause)
-        ? clause
-        : clause.replace(/(?<![\w-])--[a-z][a-z-]*(?![\w-])/g, (flag) => argument.get(flag) ?? flag),
-    )
-    .join('');
 }
 
 function withNotes(result: CallToolResult, state: ServerTools): CallToolResult {

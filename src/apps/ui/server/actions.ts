@@ -1,3 +1,4 @@
+import { refusedInCallerTerms, type CallerTerms } from '../../../core/caller-terms.js';
 import { InvalidInputError } from '../../../core/errors.js';
 import { META } from '../../../core/schema/common.js';
 import { zodProblemText } from '../../../core/schema/problems.js';
@@ -107,16 +108,19 @@ async function answer(
     throw new InvalidInputError(
       `question ${questionId} was asked by team ${question.from}, not ${team}: name the team that asked, or leave team out`,
     );
-  const result = await sendSignal(fed, {
-    from: META,
-    to: question.from,
-    type: 'report',
-    subject: `Re: ${question.subject}`,
-    body: text,
-    replyTo: questionId,
-    // The page's id for this answer: a retried POST finds the report already sent and sends nothing new.
-    ...(id ? { id } : {}),
-  });
+  // A refusal names the action's fields: the question is its signalId; whom it goes to, no field of it.
+  const result = await refusedInCallerTerms(ANSWER_TERMS, () =>
+    sendSignal(fed, {
+      from: META,
+      to: question.from,
+      type: 'report',
+      subject: `Re: ${question.subject}`,
+      body: text,
+      replyTo: questionId,
+      // The page's id for this answer: a retried POST finds the report already sent and sends nothing new.
+      ...(id ? { id } : {}),
+    }),
+  );
   const warnings = [...result.warnings];
   if (result.delivered && notifyChannels(fed.config).length > 0)
     warnings.push(...(await tellSentSignal(fed, result.message)));
@@ -126,6 +130,9 @@ async function answer(
     repeated: !result.delivered,
   };
 }
+
+/** What the answer action calls the inputs of its send (core/caller-terms.ts). */
+const ANSWER_TERMS: CallerTerms = { replyTo: 'signalId', body: 'text', id: 'id' };
 
 /** The request as the page sends it (ActionRequest, declared in core/schema), refused as bad input when it is not one. */
 function parseRequest(body: unknown): UiActionRequest {

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import type { z } from 'zod';
+import { refusedInCallerTerms, sameTerms } from '../../../core/caller-terms.js';
 import { InvalidInputError } from '../../../core/errors.js';
 import { META } from '../../../core/schema/common.js';
 import type { UiSteeringAction } from '../../../core/schema/federation-journal.js';
@@ -112,14 +113,17 @@ async function onboardWithMission(fed: Federation, body: unknown): Promise<Steer
 /** `fed signal send --type directive --to <team>` from meta. Sent twice with one `id`, once. */
 async function sendDirective(fed: Federation, body: unknown): Promise<Steered> {
   const request = parse(uiDirectiveRequestSchema, body, 'directive');
-  const sent = await sendSignal(fed, {
-    from: META,
-    to: request.to,
-    type: 'directive',
-    subject: request.subject,
-    body: request.body ?? '',
-    ...(request.id ? { id: request.id } : {}),
-  });
+  // A refusal names the request's fields (`to`, `id`), not the CLI's options.
+  const sent = await refusedInCallerTerms(sameTerms(Object.keys(uiDirectiveRequestSchema.shape)), () =>
+    sendSignal(fed, {
+      from: META,
+      to: request.to,
+      type: 'directive',
+      subject: request.subject,
+      body: request.body ?? '',
+      ...(request.id ? { id: request.id } : {}),
+    }),
+  );
   return {
     message: [
       sent.delivered ? sent.inboxPath : `signal ${sent.message.id} was already delivered; nothing new was sent`,
