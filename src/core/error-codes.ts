@@ -51,6 +51,7 @@ export type FedErrorCode =
   | 'TEAM_ARCHIVED'
   | 'PLAN_TEAM_UNUSABLE'
   | 'TEAM_NOT_ARCHIVED'
+  | 'TEAM_CHANGED'
   | 'TEAM_ELSEWHERE'
   | 'UNKNOWN_HOST'
   | 'HOST_NOT_ALIVE'

@@ -20,3 +20,17 @@ export function getTeam(registry: Registry, team: string): RegistryEntry {
 export function statusOf(entry: RegistryEntry): TeamStatus {
   return entry.status ?? 'active';
 }
+
+/**
+ * Whether two registry entries are one team, not merely one name: a team removed and onboarded again
+ * under its old name is another team (its own workspace, signals and runs) and has another `onboardedAt`.
+ * Its location is left out: `fed doctor --fix` rewrites it for a federation folder that was moved.
+ */
+export function isSameTeam(a: RegistryEntry, b: RegistryEntry): boolean {
+  return (
+    a.domainId === b.domainId &&
+    a.domain === b.domain &&
+    a.placementType === b.placementType &&
+    a.onboardedAt === b.onboardedAt
+  );
+}

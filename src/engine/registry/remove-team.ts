@@ -2,13 +2,15 @@ import { lstatSync } from 'node:fs';
 import { FedError, RefusedError } from '../../core/errors.js';
 import { locatedHere } from '../../adapters/index.js';
 import { recordFederationEvent } from '../federation/federation-journal.js';
-import { isLockHeld } from '../../infra/fs/lock.js';
+import { isLockHeld, releaseLock } from '../../infra/fs/lock.js';
 import { editConfigFile } from '../../infra/config/edit-config.js';
 import { teamWorkspacePath, workspacePaths } from '../../core/layout.js';
 import type { FederationRecord } from '../../core/schema/federation-journal.js';
-import { getTeam, statusOf } from '../../core/find-team.js';
+import type { Registry, RegistryEntry } from '../../core/schema/registry.js';
+import { findTeam, getTeam, isSameTeam, statusOf } from '../../core/find-team.js';
 import { gitSucceeds } from './git.js';
 import { branchExists, removeWorkspace, worktreeBranch } from './placement.js';
+import { acquireDomainLock } from './domain-lock.js';
 import { updateRegistry, type UpdateOptions } from './update-registry.js';
 import type { Federation } from '../context.js';
 
@@ -24,14 +26,36 @@ export interface RemoveOptions extends UpdateOptions {
  * branch whose commits are not merged into the federation's checked-out branch only with `force`. Its
  * agent settings in the config (`agent.teams.<id>`) go too. The federation journal keeps the record. Re-running after an interruption finishes the job: each step
  * skips what is already gone.
+ * One process at a time onboards or removes a domain (acquireDomainLock; another is refused, TEAM_BUSY),
+ * and one that finds the team removed, or replaced by a team onboarded since under its name, is refused
+ * (TEAM_CHANGED) before it deletes anything: of concurrent removes exactly one removes and journals it.
  */
 export async function removeTeam(
   fed: Federation,
   name: string,
   options: RemoveOptions = {},
 ): Promise<Extract<FederationRecord, { kind: 'removed' }>> {
-  const { root } = fed;
-  const entry = getTeam(await fed.backend.registry.read(), name);
+  const seen = archivedTeam(await fed.backend.registry.read(), name);
+  // The registry read above may be stale by the time anything is deleted: another remove, then an
+  // onboarding of the same name, may have come in between. Under the domain's lock (which onboarding
+  // holds until its team is registered) the team is looked up again, and must be the very one seen.
+  const lock = await acquireDomainLock(fed, seen.domain, `remove team "${seen.domainId}"`, options);
+  try {
+    const entry = archivedTeam(await fed.backend.registry.read(), name, seen);
+    return await removeArchivedTeam(fed, entry, options);
+  } finally {
+    releaseLock(lock);
+  }
+}
+
+/**
+ * The team `name` names, refused unless it is archived (an archived team is never active again) and,
+ * given `seen`, the very team seen before — not one removed meanwhile, nor another onboarded since under
+ * its name.
+ */
+function archivedTeam(registry: Registry, name: string, seen?: RegistryEntry): RegistryEntry {
+  const entry = seen ? findTeam(registry, name) : getTeam(registry, name);
+  if (!entry || (seen && !isSameTeam(entry, seen))) throw changedMeanwhile(name, entry);
   const status = statusOf(entry);
   if (status !== 'archived') {
     throw new RefusedError(
@@ -39,6 +63,26 @@ export async function removeTeam(
       `team "${entry.domainId}" is ${status}; only archived teams are removed — archive it first: fed team archive ${entry.domainId}`,
     );
   }
+  return entry;
+}
+
+/** The team seen at first is gone: removed by another process, and perhaps `now` onboarded in its name. */
+function changedMeanwhile(name: string, now: RegistryEntry | undefined): RefusedError {
+  return new RefusedError(
+    'TEAM_CHANGED',
+    now
+      ? `team "${name}" was removed by another process and onboarded again (at ${now.onboardedAt}) while this one ran; nothing was removed — to remove the new team: fed team archive ${now.domainId}, then run this again`
+      : `team "${name}" was removed by another process while this one ran; nothing is left to remove`,
+  );
+}
+
+/** The removal itself, under the team domain's lock, of `entry` as the registry has it now. */
+async function removeArchivedTeam(
+  fed: Federation,
+  entry: RegistryEntry,
+  options: RemoveOptions,
+): Promise<Extract<FederationRecord, { kind: 'removed' }>> {
+  const { root } = fed;
   const expected = teamWorkspacePath(root, entry.domain, entry.placementType);
   // A federation folder moved or copied still registers the original's workspace: its own is this one's.
   const { location } = locatedHere(root, entry);
