@@ -83,6 +83,30 @@ describe('fed team remove against other processes', () => {
     expect(await removals(root, 'x')).toHaveLength(1);
   }, 60_000);
 
+  it('the entry dropped is only the one checked: a team put in its place meanwhile (another host) stays', async () => {
+    const root = tempDir();
+    initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
+    await onboardTeam(openFederation(root), { domain: 'x' }, fast);
+    await archive(root, 'x');
+    // What another host sharing the registry could do, taking no lock of this one: x re-registered afresh.
+    const fed = withRegistryStore(root, (store) => ({
+      update: async (mutate, options) => {
+        await store.update!((registry) => {
+          registry.teams[0]!.onboardedAt = '2030-01-01T00:00:00.000Z';
+          registry.teams[0]!.status = 'active';
+          return registry;
+        }, options);
+        return store.update!(mutate, options);
+      },
+    }));
+
+    await expect(removeTeam(fed, 'x', fast)).rejects.toMatchObject({ code: 'TEAM_CHANGED' });
+    expect(readRegistry(root).teams).toEqual([
+      expect.objectContaining({ domain: 'x', onboardedAt: '2030-01-01T00:00:00.000Z' }),
+    ]);
+    expect(await removals(root, 'x')).toEqual([]);
+  }, 60_000);
+
   it('six fed team remove of one archived worktree team at once: one removes it and journals it, the others exit 2', async () => {
     const { root, git } = gitFederation();
     await onboardTeam(openFederation(root), { domain: 'w1', placementType: 'worktree', archetypeId: 'coding' }, fast);

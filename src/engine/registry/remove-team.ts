@@ -141,7 +141,10 @@ async function removeArchivedTeam(
   await updateRegistry(
     fed,
     (registry) => {
-      registry.teams = registry.teams.filter((t) => t.domainId !== entry.domainId);
+      // Checked again where the registry is written: another host sharing it (JetStream) takes no lock of
+      // this one, and only the entry of the team checked above is dropped — never one of its name.
+      const current = archivedTeam(registry, entry.domainId, entry);
+      registry.teams = registry.teams.filter((t) => t !== current);
       return registry;
     },
     options,
