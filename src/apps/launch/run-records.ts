@@ -4,7 +4,8 @@ import { unlinkQuietly, writeFileAtomic } from '../../infra/fs/atomic-write.js';
 import type { Federation } from '../../engine/context.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import { toJsonText } from '../../core/json-text.js';
-import { readFileTail, readJsonFile, readTextFile } from '../../infra/fs/read-json-file.js';
+import { readRunHistory } from '../../engine/runs/run-history.js';
+import { readFileTail, readJsonFile } from '../../infra/fs/read-json-file.js';
 import { workspacePaths } from '../../core/layout.js';
 import { currentRunSchema, launchRunSchema, type CurrentRun, type LaunchRun } from '../../core/schema/launch-run.js';
 import { lastJsonLines, parseJsonLines } from '../../core/schema/json-lines.js';
@@ -56,13 +57,6 @@ export function lastRunInJournal(text: string): LaunchRun | null {
 /** The team's latest finished runs, oldest first: those in the journal's last 256 KiB. */
 export function readRecentRuns(workspace: string): LaunchRun[] {
   return parseRuns(runsJournalTail(workspacePaths(workspace).runsJournal, 256 * 1024));
-}
-
-/** Every finished run of a team, oldest first. */
-export function readRunHistory(workspace: string): LaunchRun[] {
-  return parseRuns(
-    readTextFile(workspacePaths(workspace).runsJournal, 'move it aside; fed starts a new run journal') ?? '',
-  );
 }
 
 /** What fed counted for a session over the team's runs that used it: what a resume of it adds is the rest. */

@@ -9,7 +9,7 @@ import { markdownLimitProblem } from '../../engine/deliverable/markdown-limits.j
 import { MAX_DELIVERABLE_BYTES } from '../../engine/deliverable/check-deliverable.js';
 import { readTextFile } from '../../infra/fs/read-json-file.js';
 import { writeFileAtomic } from '../../infra/fs/atomic-write.js';
-import { readRunHistory } from '../launch/run-records.js';
+import { readRunHistory } from '../../engine/runs/run-history.js';
 import { runMonitorCycle } from '../monitor/monitor-cycle.js';
 import type { TeamReport } from '../monitor/monitor-report.js';
 import { statusOf } from '../../core/find-team.js';

@@ -3,7 +3,7 @@ import type { LaunchRun } from '../../core/schema/launch-run.js';
 import type { NetworkRunRecord } from '../../core/schema/network-policy.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { Federation } from '../../engine/context.js';
-import { readRunHistory } from '../launch/run-records.js';
+import { readRunHistory } from '../../engine/runs/run-history.js';
 import { runDurationMs, totalRuns, type RunTotals } from './run-totals.js';
 
 /** One agent run as `fed runs` lists it: who ran, with what, how it ended, what it used. */

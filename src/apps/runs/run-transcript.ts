@@ -5,7 +5,8 @@ import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { Federation } from '../../engine/context.js';
 import { listDirectory } from '../../infra/fs/list-directory.js';
 import { localTranscript, transcriptFolder } from '../hosts/team-transcripts.js';
-import { readCurrentRun, readRunHistory } from '../launch/run-records.js';
+import { readCurrentRun } from '../launch/run-records.js';
+import { readRunHistory } from '../../engine/runs/run-history.js';
 
 /** `fed runs show`: one run's transcript (or prompt), where it was read from, and whose run it is. */
 export interface RunTranscript {
