@@ -187,6 +187,7 @@ export {
   writeCurrentRun,
 } from './apps/launch/run-records.js';
 export { readRunHistory } from './engine/runs/run-history.js';
+export { keepRemovedRuns, readRemovedRuns } from './engine/registry/removed-runs.js';
 export { accountOf, activeAccountLimit, recordAccountLimit } from './apps/launch/account-limit.js';
 export { waitForConsumer } from './apps/launch/prepare/launch-leases.js';
 export { renderFixPrompt } from './apps/launch/prepare/fix-prompt.js';

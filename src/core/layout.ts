@@ -12,6 +12,7 @@ import { ONBOARDING_DIR } from './schema/onboarding-intent.js';
 import { ACCOUNT_LIMITS_DIR } from './schema/account-limit.js';
 import { BRIDGE_LOCK_FILE, BRIDGE_STATE_FILE, CHAT_DIR, CHAT_MESSAGES_DIR } from './schema/chat.js';
 import { NOTIFY_DIR } from './schema/needs-you.js';
+import { REMOVED_RUNS_FILE } from './schema/removed-runs.js';
 
 /**
  * Where things live (docs/design/spec.md §4.1). A workspace is meta's (the federation root) or a team's (its registry
@@ -69,6 +70,8 @@ export const federationPaths = memoisedPaths((root: string) =>
     chatBridgeLock: join(root, FED_DIR, CHAT_DIR, BRIDGE_LOCK_FILE),
     collectorState: join(root, FED_DIR, COLLECTOR_STATE_FILE),
     plan: join(root, FED_DIR, PLAN_FILE),
+    /** The runs of removed teams, kept for what the federation spent (src/core/schema/removed-runs.ts). */
+    removedRuns: join(root, FED_DIR, REMOVED_RUNS_FILE),
     /** What was told to people about the items waiting on them (src/core/schema/needs-you.ts). */
     notify: join(root, FED_DIR, NOTIFY_DIR),
     onboarding: join(root, FED_DIR, ONBOARDING_DIR),

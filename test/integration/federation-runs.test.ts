@@ -8,14 +8,19 @@ import {
   onboardTeam,
   openFederation,
   RefusedError,
+  removeTeam,
   runFederation,
   sendSignal,
+  setTeamStatus,
 } from 'fed';
 import {
+  federationPaths,
   getTeam,
+  keepRemovedRuns,
   readCurrentRun,
   readFederationRuns,
   readRegistry,
+  readRemovedRuns,
   readRunHistory,
   renderRuns,
   workspacePaths,
@@ -118,6 +123,61 @@ describe('costs and budgets over real runs', () => {
     // And a fed run is refused as a whole (exit 2), before any team starts.
     await expect(run(['web'])).rejects.toMatchObject({ code: 'FEDERATION_BUDGET_SPENT' });
     expect(readRunHistory(entry(root, 'web').location)).toEqual([]);
+  });
+
+  it("a removed team's runs still count: fed runs lists them, and the budget still refuses a launch", async () => {
+    const { root, config } = await federationWithMission();
+    await withMission(root, 'web');
+    const budget = { ...config, agent: { ...config.agent, limits: { federationUsd: 0.2 } } };
+    const docs = await launchWith(root, config, 'docs', 'claude');
+    expect(docs.outcome, readFileSync(docs.logPath, 'utf8')).toBe('complete');
+    await expect(launchWith(root, budget, 'web', 'claude')).rejects.toMatchObject({ code: 'FEDERATION_BUDGET_SPENT' });
+
+    const workspace = entry(root, 'docs').location;
+    await setTeamStatus(openFederation(root), 'docs', { type: 'ARCHIVE' });
+    await removeTeam(openFederation(root), 'docs');
+    expect(existsSync(workspace)).toBe(false);
+    expect(readRemovedRuns(root).map((r) => [r.team, r.run.runId, r.run.costUsd])).toEqual([
+      ['docs', docs.lastRun.runId, 0.2],
+    ]);
+
+    // Money spent stays spent: web is still refused, naming the whole spend.
+    const refused = await launchWith(root, budget, 'web', 'claude').catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'FEDERATION_BUDGET_SPENT' });
+    expect((refused as Error).message).toMatch(/have cost \$0\.2000, reaching its budget of \$0\.2000/);
+    expect(readRunHistory(entry(root, 'web').location)).toEqual([]);
+
+    const report = await readFederationRuns(openFederation(root));
+    expect(report.runs).toMatchObject([{ team: 'docs', removed: true, runId: docs.lastRun.runId, costUsd: 0.2 }]);
+    expect(report.teams.map((t) => [t.team, t.removed ?? false, t.runs, t.costUsd])).toEqual([
+      ['web', false, 0, null],
+      ['docs', true, 1, 0.2],
+    ]);
+    expect(report.total).toMatchObject({ runs: 1, costUsd: 0.2 });
+    expect(renderRuns(report)).toMatch(/^docs \(removed\) +\S+ +claude /m);
+    expect(await readFederationRuns(openFederation(root), { team: 'docs' })).toMatchObject({
+      runs: [{ team: 'docs', removed: true }],
+      total: { runs: 1, costUsd: 0.2 },
+    });
+
+    // A removal refused after keeping the runs, or re-run after an interruption, keeps each run once, and
+    // the runs of a team still registered count once (web's own run, without a cost: gemini).
+    expect((await launchWith(root, config, 'web', 'gemini')).outcome).toBe('complete');
+    expect(keepRemovedRuns(root, 'web', entry(root, 'web').location)).toBe(1);
+    expect(keepRemovedRuns(root, 'web', entry(root, 'web').location)).toBe(0);
+    expect(readFileSync(federationPaths(root).removedRuns, 'utf8').trim().split('\n')).toHaveLength(2);
+    expect((await readFederationRuns(openFederation(root))).total).toMatchObject({ runs: 2, costUsd: 0.2 });
+
+    // A team onboarded later under the same id is another team: its own runs are its own, the old ones still count.
+    await withMission(root, 'docs');
+    const again = await readFederationRuns(openFederation(root));
+    expect(again.teams.map((t) => [t.team, t.removed ?? false, t.runs])).toEqual([
+      ['web', false, 1],
+      ['docs', false, 0],
+      ['docs', true, 1],
+    ]);
+    expect(again.total).toMatchObject({ runs: 2, costUsd: 0.2, runsWithoutCost: 1 });
+    expect((await readFederationRuns(openFederation(root), { team: 'docs' })).runs).toEqual([]);
   });
 
   it('keeps the prompt once per run: the record names its file, and the agent got it whole', async () => {

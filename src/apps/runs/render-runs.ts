@@ -1,7 +1,7 @@
 import { renderTable } from '../../core/table.js';
 import { networkSummary } from '../launch/supervise/network/network-log.js';
 import { formatDuration } from '../monitor/render-monitor.js';
-import type { RunsReport } from './federation-runs.js';
+import type { RunsReport, RunRow } from './federation-runs.js';
 import type { RunTotals } from './run-totals.js';
 
 /** A value a run may not have reported: `-` when unknown, never 0. */
@@ -43,7 +43,7 @@ export function renderRuns(report: RunsReport): string {
   const runs = renderTable(
     ['TEAM', 'RUN', 'PRESET', 'MODEL', 'OUTCOME', ...TOKEN_HEADERS, 'DURATION', 'COST'],
     report.runs.map((r) => [
-      r.team,
+      teamLabel(r),
       r.runId,
       r.preset,
       known(r.model),
@@ -63,15 +63,20 @@ export function renderRuns(report: RunsReport): string {
   const totals = renderTable(
     ['TOTAL', 'RUNS', ...TOKEN_HEADERS, 'DURATION', 'COST'],
     [
-      ...report.teams.filter((t) => t.runs > 0).map((t) => totalRow(t.team, t)),
+      ...report.teams.filter((t) => t.runs > 0).map((t) => totalRow(teamLabel(t), t)),
       ...(report.teams.length > 1 ? [totalRow('(federation)', report.total)] : []),
     ],
   );
   return `${runs}\n${totals}${renderNetwork(report)}`;
 }
 
+/** A team as the tables name it: a removed one's runs still count, under its id and `(removed)`. */
+const teamLabel = (t: Pick<RunRow, 'team' | 'removed'>): string => (t.removed ? `${t.team} (removed)` : t.team);
+
 /** The network of each run a policy applied to, one line each, every refused host named in it. */
 function renderNetwork(report: RunsReport): string {
-  const lines = report.runs.flatMap((r) => (r.network ? [`  ${r.team} ${r.runId}: ${networkSummary(r.network)}`] : []));
+  const lines = report.runs.flatMap((r) =>
+    r.network ? [`  ${teamLabel(r)} ${r.runId}: ${networkSummary(r.network)}`] : [],
+  );
   return lines.length ? `\nnetwork (sandboxed runs):\n${lines.join('\n')}\n` : '';
 }

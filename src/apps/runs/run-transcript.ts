@@ -6,6 +6,7 @@ import type { Federation } from '../../engine/context.js';
 import { listDirectory } from '../../infra/fs/list-directory.js';
 import { localTranscript, transcriptFolder } from '../hosts/team-transcripts.js';
 import { readCurrentRun } from '../launch/run-records.js';
+import { readRemovedRuns } from '../../engine/registry/removed-runs.js';
 import { readRunHistory } from '../../engine/runs/run-history.js';
 
 /** `fed runs show`: one run's transcript (or prompt), where it was read from, and whose run it is. */
@@ -57,6 +58,11 @@ export async function readRunTranscript(
     const path = name === undefined ? undefined : await localTranscript(fed, entry, name);
     if (path !== undefined) return { team: entry.domainId, runId, path, content: readFileSync(path) };
   }
+  const gone = readRemovedRuns(fed.root).findLast((r) => r.run.runId === runId && (!team || r.team === team));
+  if (gone)
+    throw new InvalidInputError(
+      `run ${runId} was of team ${gone.team}, removed (fed team remove) at ${gone.removedAt}: its ${what} went with its workspace; fed runs --json keeps what the run was and cost`,
+    );
   throw new InvalidInputError(
     `no run ${runId} in the run journal of ${team ? `team ${team}` : 'any team'} on this machine, and no ${what} of it kept${fed.backend.transcripts ? ` in ${fed.backend.transcripts.location}` : ''}; fed runs${team ? ` --team ${team}` : ''} lists the runs`,
   );

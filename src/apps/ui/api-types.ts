@@ -193,6 +193,7 @@ export interface FederationView {
   report: { path: string; markdown: string } | null;
   health: { teams: number; healthy: number; unhealthy: number; stuckSignals: number; problems: string[] };
   telemetry: { enabled: boolean; url: string | null; collector: string; since: string | null; error: string | null };
+  /** Every team's runs, removed teams' too (`fed runs`'s federation total: what `agent.limits.federationUsd` caps). */
   runs: { total: number; costUsd: number | null; unmeasured: number };
   /**
    * The machines serving the federation (JetStream; `fed hosts`): alive, stopped or lost (no heartbeat for

@@ -9,6 +9,7 @@ import type { FederationRecord } from '../../core/schema/federation-journal.js';
 import type { Registry, RegistryEntry } from '../../core/schema/registry.js';
 import { findTeam, getTeam, isSameTeam, statusOf } from '../../core/find-team.js';
 import { gitSucceeds } from './git.js';
+import { keepRemovedRuns } from './removed-runs.js';
 import { branchExists, removeWorkspace, worktreeBranch } from './placement.js';
 import { acquireDomainLock } from './domain-lock.js';
 import { updateRegistry, type UpdateOptions } from './update-registry.js';
@@ -24,8 +25,9 @@ export interface RemoveOptions extends UpdateOptions {
  * branch too) and its registry entry, through the registry's compare-and-swap. Only archived teams (an
  * archived team is never launched again), only a workspace fed created where it creates them, and a
  * branch whose commits are not merged into the federation's checked-out branch only with `force`. Its
- * agent settings in the config (`agent.teams.<id>`) go too. The federation journal keeps the record. Re-running after an interruption finishes the job: each step
- * skips what is already gone.
+ * agent settings in the config (`agent.teams.<id>`) go too. The federation journal keeps the record, and
+ * `.fed/removed-runs.jsonl` its runs (what they cost still counts). Re-running after an interruption
+ * finishes the job: each step skips what is already gone.
  * One process at a time onboards or removes a domain (acquireDomainLock; another is refused, TEAM_BUSY),
  * and one that finds the team removed, or replaced by a team onboarded since under its name, is refused
  * (TEAM_CHANGED) before it deletes anything: of concurrent removes exactly one removes and journals it.
@@ -129,6 +131,8 @@ async function removeArchivedTeam(
       `branch ${branch} of team "${entry.domainId}" has commits not merged into the current branch; merge them first (git merge ${branch}), or remove it with its commits: fed team remove ${entry.domainId} --force`,
     );
   }
+  // Money spent stays spent: its runs are kept for the federation's budget and fed runs, before they go.
+  if (present) keepRemovedRuns(root, entry.domainId, location);
   // Its agent settings go with it: a team onboarded later under the same id must not inherit them. First:
   // a config that cannot be written then refuses the removal before the workspace is gone.
   const agentSettingsCleared = await clearAgentSettings(root, entry.domainId);

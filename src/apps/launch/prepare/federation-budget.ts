@@ -7,7 +7,8 @@ import { totalCost, usd } from '../../runs/render-runs.js';
 /**
  * The federation's budget (`agent.limits.federationUsd`): once every team's runs together have cost that
  * much, no launch starts — refused before the agent does, naming the spend and how to go on. The spend
- * is what the CLIs reported; runs without a reported cost (codex, gemini, …) count as nothing, and the
+ * is `fed runs`'s federation total: removed teams' runs count too (money spent stays spent), as their
+ * removal kept them. It is what the CLIs reported; runs without a reported cost (codex, gemini, …) count as nothing, and the
  * refusal says how many there were.
  */
 export async function refuseOverBudget(fed: Federation, config: FederationConfig): Promise<void> {

@@ -38,8 +38,9 @@ export async function federationStatus(fed: Federation): Promise<FederationStatu
   const report = await runMonitorCycle(fed, { config: fed.config });
   const runs = await readFederationRuns(fed);
   const teams = report.teams.map((line): TeamStatusLine => {
-    const last = runs.runs.findLast((run) => run.team === line.team);
-    const totals = runs.teams.find((t) => t.team === line.team);
+    // A removed team's runs under the same id are another team's: they count in the totals only.
+    const last = runs.runs.findLast((run) => run.team === line.team && !run.removed);
+    const totals = runs.teams.find((t) => t.team === line.team && !t.removed);
     return {
       team: line.team,
       archetype: line.archetype,
