@@ -181,6 +181,11 @@ describe('fed serve: schedules', () => {
         ['--to', 'docs', '--subject', 'x', '--on-ref', '--upload-pack=evil'],
         /^fed: --on-ref: expected a git ref like "main", got "--upload-pack=evil"\n$/,
       ],
+      // A ref the codebase does not have never moves: fed serve waited on it without a word.
+      [
+        ['--to', 'docs', '--subject', 'x', '--on-ref', 'nosuchref'],
+        /^fed: --on-ref: the codebase at \S+ has no ref "nosuchref" \(git rev-parse finds no commit for it\); give a branch or tag it has, like "main"/m,
+      ],
       // A schedule that could never fire (schedule list showed NEXT never).
       [
         ['--to', 'docs', '--subject', 'x', '--cron', '0 0 30 2 *'],

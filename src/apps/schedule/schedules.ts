@@ -14,8 +14,9 @@ export type NewSchedule = Omit<Schedule, 'id' | 'since'> & { id?: string };
 
 /**
  * `fed schedule add`: a schedule appended to `federate.config.json` (which a running `fed serve` follows),
- * checked whole first — its team (registered, not archived), its cron expression read by the cron library (the config's schema reads it so) and one that fires — so a refused one
- * changes nothing. Its `since` is now: a tick between now and the next server's start fires then, once.
+ * checked whole first — its team (registered, not archived), its cron expression read by the cron library
+ * (the config's schema reads it so) and one that fires, or its git ref one the codebase has — so a refused
+ * one changes nothing. Its `since` is now: a tick between now and the next server's start fires then, once.
  */
 export async function addSchedule(
   fed: Federation,
@@ -32,6 +33,11 @@ export async function addSchedule(
   if (input.cron !== undefined && nextTick(readCron(input.cron, input.timezone), fed.now()) === undefined)
     throw new InvalidInputError(
       `${names.cron ?? 'cron'}: ${describeValue(input.cron)} never fires: it names no day that exists (like 30 February); give a cron expression like "0 3 * * 1-5"`,
+    );
+  // A ref the codebase does not have would never move: fed serve would wait on it without a word.
+  if (input.onRef !== undefined && commitOf(fed.root, input.onRef) === undefined)
+    throw new InvalidInputError(
+      `${names.onRef ?? 'onRef'}: the codebase at ${fed.root} has no ref ${describeValue(input.onRef)} (git rev-parse finds no commit for it); give a branch or tag it has, like "main" (git branch --all and git tag list them)`,
     );
   const team = getTeam(await fed.backend.registry.read(), input.to);
   // fed serve could never send its directive: it would warn on every tick instead.
