@@ -145,6 +145,53 @@ describe('fed serve: schedules', () => {
     expect(await server.exited).toBe(0);
   }, 120_000);
 
+  it('a schedule that cannot send is said once, not on every tick, and again when that changes', async () => {
+    const root = await federation();
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: root, stdio: 'pipe' }).toString().trim();
+    for (const args of [
+      ['team', 'onboard', 'old'],
+      ['schedule', 'add', '--to', 'old', '--subject', 'To old', '--cron', '* * * * * *', '--id', 'to-old'],
+      ['schedule', 'add', '--to', 'docs', '--subject', 'Tick', '--cron', '* * * * * *', '--id', 'tick'],
+      // Archived after its schedule was added: fed serve cannot send it.
+      ['team', 'archive', 'old'],
+    ]) {
+      const done = await fed(root, ...args);
+      expect(done.code, done.stderr).toBe(0);
+    }
+    // A ref schedule written by hand (fed schedule add refuses a ref the codebase does not have).
+    const file = join(root, 'federate.config.json');
+    const config = JSON.parse(readFileSync(file, 'utf8')) as { schedules: object[] };
+    config.schedules.push({ id: 'later', to: 'docs', subject: 'After later', onRef: 'later' });
+    writeFileSync(file, JSON.stringify(config));
+
+    const server = startServe(root);
+    const warnings = (id: string) =>
+      server.events.filter((e) => e.kind === 'warning' && e.text.startsWith(`schedule ${id} `));
+    const ticks = () => fired(server.events).filter((e) => e.schedule === 'tick').length;
+    await waitFor(() => warnings('to-old').length > 0 || server.child.exitCode !== null, 30_000, 'the warning');
+    // Three more ticks of the schedule that works: to-old failed on each, and was said once.
+    const after = ticks();
+    await waitFor(() => ticks() >= after + 3 || server.child.exitCode !== null, 30_000, 'three more ticks');
+    expect(warnings('to-old').map((e) => e.kind === 'warning' && e.text)).toEqual([
+      'schedule to-old did not send its directive to old: recipient (--to): team "old" is archived; archived teams neither send nor receive signals (list its history with: fed signal list --team old); it tries again on its next tick (said again only if this changes)',
+    ]);
+    expect(warnings('later').map((e) => e.kind === 'warning' && e.text)).toEqual([
+      `schedule later waits for git ref later, which the codebase at ${root} does not have; it fires once the ref names a commit — or give it a ref the codebase has: fed schedule remove later, then add it again`,
+    ]);
+
+    // The ref made: it fires; deleted again: said again, once.
+    git('branch', 'later');
+    await server.waitForEvent('fired', (e) => e.schedule === 'later');
+    git('branch', '-D', 'later');
+    await waitFor(() => warnings('later').length === 2 || server.child.exitCode !== null, 30_000, 'the ref gone');
+    const again = ticks();
+    await waitFor(() => ticks() >= again + 2 || server.child.exitCode !== null, 30_000, 'two more ticks');
+    expect(warnings('later')).toHaveLength(2);
+    expect(warnings('to-old')).toHaveLength(1);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  }, 120_000);
+
   it('bad schedules are refused naming what to fix, and the config is left as it was; remove takes one out', async () => {
     const root = await federation();
     for (const args of [

@@ -24,13 +24,16 @@ interface Armed {
  * `fed serve`'s schedules (config `schedules`): each sends its directive from meta on its cron ticks, or
  * when its git ref moves. What already fired is read from the federation journal at start: a cron tick that
  * fell due while nothing served fires once then (never once per missed tick), and a ref that moved while
- * nothing served fires once. `update` takes the schedules a changed config holds.
+ * nothing served fires once. `update` takes the schedules a changed config holds. What keeps a schedule
+ * from sending (its team archived, its ref gone) is said once, and again only when it changes.
  */
 export class ScheduleRunner {
   private readonly armed = new Map<string, Armed>();
   private last = new Map<string, Fired>();
   /** Firings run one at a time, in order. */
   private queue: Promise<void> = Promise.resolve();
+  /** The problem last said of each schedule: one that stays is said once, again only when it changes. */
+  private readonly problems = new Map<string, string>();
 
   constructor(
     private readonly fed: Federation,
@@ -52,6 +55,8 @@ export class ScheduleRunner {
       else {
         armed.stop();
         this.armed.delete(id);
+        // Changed or removed: what was said of it was of the schedule it was.
+        this.problems.delete(id);
       }
     }
     for (const schedule of wanted.values()) {
@@ -98,9 +103,13 @@ export class ScheduleRunner {
     const ref = schedule.onRef!;
     // Where the ref was when it last fired; with no firing yet, where it is now (the baseline).
     let seen = this.last.get(schedule.id)?.commit ?? commitOf(this.fed.root, ref);
+    // A config written by hand (fed schedule add refuses such a ref) or a branch deleted since.
+    const missing = `schedule ${schedule.id} waits for git ref ${ref}, which the codebase at ${this.fed.root} does not have; it fires once the ref names a commit — or give it a ref the codebase has: fed schedule remove ${schedule.id}, then add it again`;
     const check = () => {
       const now = commitOf(this.fed.root, ref);
-      if (now === undefined || now === seen) return;
+      if (now === undefined) return this.problem(schedule, missing);
+      if (this.problems.get(schedule.id) === missing) this.problems.delete(schedule.id);
+      if (now === seen) return;
       seen = now;
       void this.fire(schedule, this.fed.now().toISOString(), now);
     };
@@ -135,6 +144,7 @@ export class ScheduleRunner {
           new Date(at),
         )) as Fired;
         this.last.set(schedule.id, record);
+        this.problems.delete(schedule.id);
         this.onEvent({
           kind: 'fired',
           at,
@@ -145,14 +155,21 @@ export class ScheduleRunner {
           due,
         });
       } catch (error) {
-        this.onEvent({
-          kind: 'warning',
-          at,
-          text: `schedule ${schedule.id} did not send its directive to ${schedule.to}: ${(error as Error).message}`,
-        });
+        const again = schedule.cron ? 'on its next tick' : `when ${schedule.onRef} moves again`;
+        this.problem(
+          schedule,
+          `schedule ${schedule.id} did not send its directive to ${schedule.to}: ${(error as Error).message}; it tries again ${again} (said again only if this changes)`,
+        );
       }
     };
     this.queue = this.queue.then(fired);
     return this.queue;
+  }
+
+  /** Say what keeps the schedule from sending: once, and again only when it changes (not on every tick). */
+  private problem(schedule: Schedule, text: string): void {
+    if (this.problems.get(schedule.id) === text) return;
+    this.problems.set(schedule.id, text);
+    this.onEvent({ kind: 'warning', at: this.fed.now().toISOString(), text });
   }
 }
