@@ -1,12 +1,31 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { launchTeam, listSignals, onboardTeam, openFederation, runFederation, sendSignal, viewLifecycle } from 'fed';
+import {
+  applyLifecycleInputs,
+  launchTeam,
+  listSignals,
+  onboardTeam,
+  openFederation,
+  runFederation,
+  sendSignal,
+  viewLifecycle,
+} from 'fed';
 import { getTeam, readRegistry, retryTeam, workspacePaths } from 'fed/testing';
 import { fakeAgent, federationWithMission } from '../helpers/launch-federation.js';
 
 const team = (root: string) => getTeam(readRegistry(root), 'docs');
 const failingAgent = `'${process.execPath}' -e "process.exit(4)"`;
+/** The team fails where it is, as `fed event FAIL` does: before any actor applied its inbox. */
+const failNow = (root: string) =>
+  applyLifecycleInputs(
+    openFederation(root),
+    team(root),
+    [{ source: 'event', event: { type: 'FAIL', reason: 'boom' } }],
+    {
+      durable: false,
+    },
+  );
 
 describe('fed team retry (library)', () => {
   it('a failed team starts run 2 from preparing with the same mission, and completes; history is kept', async () => {
@@ -112,5 +131,41 @@ describe('fed team retry (library)', () => {
     });
     expect(readFileSync(join(paths.history, 'run-1', 'journal.jsonl'), 'utf8')).toBe(journal);
     expect(existsSync(join(paths.history, 'run-2'))).toBe(false);
+  }, 60_000);
+
+  it('a team that failed before its mission was applied starts run 2 with the directive waiting in its inbox', async () => {
+    const { root, config } = await federationWithMission();
+    await failNow(root);
+    expect(await viewLifecycle(openFederation(root), team(root))).toMatchObject({ state: 'failed', mission: null });
+
+    expect(await retryTeam(openFederation(root), 'docs', config)).toMatchObject({
+      run: 2,
+      mission: { subject: 'Document the project', body: 'Write deliverable.md' },
+      state: 'preparing',
+    });
+    // The waiting directive is the mission, applied once: meta sends nothing again.
+    expect((await listSignals(openFederation(root), { team: 'docs' })).signals).toHaveLength(1);
+    const done = await launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('complete'), pollMs: 50 });
+    expect(done.state).toBe('complete');
+    expect((await viewLifecycle(openFederation(root), team(root))).mission?.subject).toBe('Document the project');
+  }, 60_000);
+
+  it('a team that failed with no mission at all is told to send one, then its retry takes that one', async () => {
+    const { root, config } = await federationWithMission({ mission: false });
+    await failNow(root);
+    const refused = retryTeam(openFederation(root), 'docs', config);
+    await expect(refused).rejects.toMatchObject({ code: 'NO_MISSION' });
+    await expect(refused).rejects.toThrow(
+      'team "docs" failed before it had a mission, so a new run would have none; send it one: fed signal send --to docs --type directive --subject "<mission>", then retry: fed team retry docs',
+    );
+    // A pause command is no mission.
+    await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'pause' });
+    await expect(retryTeam(openFederation(root), 'docs', config)).rejects.toMatchObject({ code: 'NO_MISSION' });
+
+    await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'Document it', body: 'All.' });
+    expect(await retryTeam(openFederation(root), 'docs', config)).toMatchObject({
+      run: 2,
+      mission: { subject: 'Document it', body: 'All.' },
+    });
   }, 60_000);
 });

@@ -585,6 +585,33 @@ describe('fed ui: the actions', () => {
     expect((await actionsJournaled(fed)).map((record) => record.action)).toEqual(['retry', 'remove']);
   });
 
+  it('offers no Retry for a team that failed before it had a mission, until it is sent one', async () => {
+    const { fed, act, json } = await serve();
+    await event(fed, 'docs', 'FAIL', { reason: 'boom' });
+    await expect.poll(async () => (await json<NeedsYouView>('/api/needs-you')).items.length).toBe(1);
+    expect((await json<NeedsYouView>('/api/needs-you')).items).toEqual([
+      expect.objectContaining({
+        kind: 'failed',
+        actions: ['remove'],
+        action: expect.stringContaining('it never had a mission: send it one (fed signal send --to docs'),
+      }),
+    ]);
+    expect((await json<BoardView>('/api/board')).teams.find((team) => team.id === 'docs')!.actions).not.toContain(
+      'retry',
+    );
+    expect((await act({ action: 'retry', team: 'docs' })).body).toMatchObject({ ok: false, code: 'NO_MISSION' });
+
+    // The mission directive, never applied: now Retry starts run 2 with it.
+    await sendSignal(fed, { to: 'docs', type: 'directive', subject: 'write it' }, { durable: false });
+    await expect
+      .poll(async () => (await json<NeedsYouView>('/api/needs-you')).items[0]?.actions)
+      .toEqual(['retry', 'remove']);
+    expect((await act({ action: 'retry', team: 'docs' })).body).toMatchObject({
+      ok: true,
+      message: expect.stringContaining('docs: run 2 starts from the beginning with the mission "write it"'),
+    });
+  });
+
   it('approves and merges a coding team in review', async () => {
     const { root, git } = await codingTeamsInReview();
     const { fed, act, json } = await serve([], root);

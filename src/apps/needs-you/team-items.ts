@@ -6,6 +6,7 @@ import { statusOf } from '../../core/find-team.js';
 import type { NeedsYouItem } from '../../core/schema/needs-you.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import { readLastRun } from '../launch/run-records.js';
+import { retryMissionOf } from '../run/team-retry.js';
 import { oneLine } from './signal-items.js';
 import type { Federation } from '../../engine/context.js';
 
@@ -53,15 +54,11 @@ export async function teamNeedsYou(
   const since = snapshot.context.enteredAt?.[state] ?? (await enteredFromJournal(fed, team, state));
   if (state === 'failed') {
     const reason = snapshot.context.failure?.reason ?? 'no reason recorded';
-    return [
-      teamItem(
-        'failed',
-        id,
-        since,
-        `${id} failed: ${reason}`,
-        `see why: fed team show ${id}; start it again: fed team retry ${id}`,
-      ),
-    ];
+    // A team that failed before it ever had a mission is retried once it is sent one (fed team retry: NO_MISSION).
+    const retry = (await retryMissionOf(fed.backend, team, lifecycle).then(Boolean, () => true))
+      ? `start it again: fed team retry ${id}`
+      : `it never had a mission: send it one (fed signal send --to ${id} --type directive --subject "<mission>"), then fed team retry ${id}`;
+    return [teamItem('failed', id, since, `${id} failed: ${reason}`, `see why: fed team show ${id}; ${retry}`)];
   }
   if (state === 'paused' || status === 'paused') return pausedByLaunch(team, since);
   const settled = archetypeOf(team).completion.settled(snapshot, team);

@@ -7,6 +7,7 @@ import {
   withStateLock,
 } from '../../engine/actors/team-lifecycle.js';
 import { stateOf } from '../../engine/actors/state-of.js';
+import { signalCommand } from '../../engine/actors/signal-events.js';
 import type { TeamLifecycle } from '../../engine/actors/lifecycle-types.js';
 import { initialPersistedSnapshot } from '../../engine/actors/lifecycle-transition.js';
 import { RefusedError } from '../../core/errors.js';
@@ -41,8 +42,9 @@ export interface NewRun {
 }
 
 /**
- * `fed team retry`: a failed team starts again from the start of its lifecycle, with the same mission;
- * a complete team that was sent a new mission directive starts a run with that one.
+ * `fed team retry`: a failed team starts again from the start of its lifecycle, with the same mission (one
+ * that failed before it had one: with meta's newest mission directive in its inbox); a complete team that
+ * was sent a new mission directive starts a run with that one.
  */
 export async function retryTeam(fed: Federation, name: string, config: FederationConfig): Promise<NewRun> {
   const { backend } = fed;
@@ -59,19 +61,40 @@ export async function retryTeam(fed: Federation, name: string, config: Federatio
   }
   const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
   const state = stateOf(lifecycle.snapshot);
-  const { mission } = lifecycle.snapshot.context;
   if (state === 'complete') {
     const next = await startRunForNewMission(fed, team, config);
     if (next) return next;
   }
-  if (state !== 'failed' || !mission) {
+  if (state !== 'failed') {
     const hint =
       state === 'complete'
         ? ` — to give a complete team new work, send it a new mission: fed signal send --to ${team.domainId} --type directive --subject "<mission>"`
         : '';
     throw new RefusedError('NOT_FAILED', `team "${team.domainId}" is ${state}; only a failed team is retried${hint}`);
   }
-  return startNewRun(fed, backend, team, config, { subject: mission.subject, body: mission.body });
+  const retried = await retryMissionOf(backend, team, lifecycle);
+  if (retried) return startNewRun(fed, backend, team, config, retried);
+  throw new RefusedError(
+    'NO_MISSION',
+    `team "${team.domainId}" failed before it had a mission, so a new run would have none; send it one: fed signal send --to ${team.domainId} --type directive --subject "<mission>", then retry: fed team retry ${team.domainId}`,
+  );
+}
+
+/**
+ * The mission a retry of a failed lifecycle starts its new run with: its own; or, when it failed before it
+ * had one (a directive waits in the inbox until an actor or a launch applies it), meta's newest mission
+ * directive in its inbox, applied again in the new run. Undefined when there is neither: a retry is then
+ * refused (NO_MISSION), and the dashboard does not offer one.
+ */
+export async function retryMissionOf(
+  backend: FederationBackend,
+  team: RegistryEntry,
+  lifecycle: TeamLifecycle,
+): Promise<{ subject: string; body: string; signalId?: string; file?: string } | undefined> {
+  const { mission } = lifecycle.snapshot.context;
+  if (mission) return { subject: mission.subject, body: mission.body };
+  // A lifecycle that never had a mission may take any of meta's: none of them was applied as its mission.
+  return newestMissionDirective(backend, team, new Date(0).toISOString());
 }
 
 /**
@@ -89,16 +112,29 @@ export async function newMissionFor(
   const { context } = lifecycle.snapshot;
   const completedAt = context.enteredAt?.complete;
   if (stateOf(lifecycle.snapshot) !== 'complete' || !completedAt || !context.mission) return undefined;
-  const { signalId } = context.mission;
+  return newestMissionDirective(backend, team, completedAt, context.mission.signalId);
+}
+
+/**
+ * The newest directive from meta in the team's inbox sent at or after `since` that assigns a mission (not
+ * a pause or resume command, not `except`: the mission the lifecycle already has). Read newest first, and
+ * no further back than `since`: `fed serve` asks this of every complete team it judges.
+ */
+async function newestMissionDirective(
+  backend: FederationBackend,
+  team: RegistryEntry,
+  since: string,
+  except?: string,
+): Promise<{ signalId: string; file: string; subject: string; body: string } | undefined> {
   const directive = await newestSince(
     backend.signals,
     { id: team.domainId, entry: team },
     'inbox',
-    completedAt,
+    since,
     ['directive'],
     // Only meta's directive assigns a mission (the lifecycle takes another team's as a request within
     // it): one from a team must not end the complete run — its deliverable numbered — for a run without one.
-    (message) => message.id !== signalId && message.from === META,
+    (message) => message.id !== except && message.from === META && !signalCommand(message),
   );
   return (
     directive && {

@@ -1,5 +1,6 @@
 import { statusOf } from '../../../core/find-team.js';
 import { loadTeamLifecycle } from '../../../engine/actors/team-lifecycle.js';
+import { stateOf } from '../../../engine/actors/state-of.js';
 import { lifecycleFor } from '../../../engine/archetypes/catalog.js';
 import type { NeedsYouItem } from '../../../core/schema/needs-you.js';
 import type { RegistryEntry } from '../../../core/schema/registry.js';
@@ -11,6 +12,7 @@ import { readCurrentRun, readLastRun } from '../../launch/run-records.js';
 import { teamReport } from '../../monitor/team-health.js';
 import { DEFAULT_STALE_AFTER_MINUTES } from '../../monitor/monitor-cycle.js';
 import { teamNeedsYou } from '../../needs-you/team-items.js';
+import { retryMissionOf } from '../../run/team-retry.js';
 import { teamRunTotals } from '../../runs/journal-totals.js';
 import type { TeamCard, UiAction } from '../api-types.js';
 
@@ -27,6 +29,8 @@ export interface TeamFacts {
    * comes due. Neither: the facts stand until a change says otherwise.
    */
   clock: { watch: boolean; at: number | null };
+  /** Whether a retry would start a new run: false for a failed team that never had a mission to start it with. */
+  retryable: boolean;
 }
 
 /**
@@ -62,6 +66,12 @@ export async function teamFacts(fed: Federation, entry: RegistryEntry, census: P
     watch: current !== undefined,
     at: ahead.length ? Math.min(...ahead) : null,
   };
+  // A failed team that never had a mission has none to start again with (fed team retry: NO_MISSION). An
+  // inbox that cannot be read leaves Retry offered: the retry then says what is wrong.
+  const retryable =
+    lifecycle && stateOf(lifecycle.snapshot) === 'failed'
+      ? await retryMissionOf(fed.backend, entry, lifecycle).then(Boolean, () => true)
+      : true;
   const totals = teamRunTotals(fed, entry);
   const status = statusOf(entry);
   const card: TeamCard = {
@@ -90,23 +100,24 @@ export async function teamFacts(fed: Federation, entry: RegistryEntry, census: P
   };
   card.actions = unique([
     ...(status === 'active' ? (['pause'] as const) : status === 'paused' ? (['resume'] as const) : []),
-    ...needsYou.flatMap((item) => itemActions(item, card.state)),
+    ...needsYou.flatMap((item) => itemActions(item, card.state, retryable)),
   ]);
-  return { card, needsYou, clock };
+  return { card, needsYou, clock, retryable };
 }
 
 /**
  * The actions that resolve an item, each a CLI command: a review is approved or sent back (`pr-review`) or
- * merged (`pr-approved`); a paused team resumed or retried; a failed one retried or removed; a question answered.
+ * merged (`pr-approved`); a paused team resumed or retried; a failed one retried (when it has a mission to
+ * start again with: `retryable`) or removed; a question answered.
  */
-export function itemActions(item: NeedsYouItem, state: string | null): UiAction[] {
+export function itemActions(item: NeedsYouItem, state: string | null, retryable = true): UiAction[] {
   switch (item.kind) {
     case 'review':
       return state === 'pr-approved' ? ['merge'] : ['approve', 'request-changes'];
     case 'paused':
       return ['resume', 'retry'];
     case 'failed':
-      return ['retry', 'remove'];
+      return retryable ? ['retry', 'remove'] : ['remove'];
     case 'question':
       return ['answer'];
     case 'escalation':

@@ -160,8 +160,8 @@ export class UiViews {
 
   private needsYouItems(): NeedsYouEntry[] {
     const teamItems = this.order.flatMap((entry) => {
-      const { card, needsYou } = this.teams.get(entry.domainId)!.facts;
-      return needsYou.map((item): NeedsYouEntry => ({ ...item, actions: itemActions(item, card.state) }));
+      const { card, needsYou, retryable } = this.teams.get(entry.domainId)!.facts;
+      return needsYou.map((item): NeedsYouEntry => ({ ...item, actions: itemActions(item, card.state, retryable) }));
     });
     return [...teamItems, ...this.meta].sort(byWaitingLongest);
   }
