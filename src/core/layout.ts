@@ -72,6 +72,8 @@ export const federationPaths = memoisedPaths((root: string) =>
     plan: join(root, FED_DIR, PLAN_FILE),
     /** The runs of removed teams, kept for what the federation spent (src/core/schema/removed-runs.ts). */
     removedRuns: join(root, FED_DIR, REMOVED_RUNS_FILE),
+    /** Held by `fed plan --apply` (src/apps/plan/plan.ts): one apply at a time, so each mission is sent once. */
+    planLock: join(root, FED_DIR, 'plan.lock'),
     /** What was told to people about the items waiting on them (src/core/schema/needs-you.ts). */
     notify: join(root, FED_DIR, NOTIFY_DIR),
     onboarding: join(root, FED_DIR, ONBOARDING_DIR),

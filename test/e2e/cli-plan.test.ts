@@ -36,4 +36,29 @@ describe('fed plan (CLI)', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('expected a whole number of teams > 0');
   }, 60_000);
+
+  it('applies run at once by several processes each succeed, and send each team its mission once', async () => {
+    const root = writeTree(tempDir(), {
+      'package.json': JSON.stringify({ name: 'trio', workspaces: ['packages/*'] }),
+      ...Object.fromEntries(
+        ['a', 'b', 'c'].flatMap((p) => [
+          [`packages/${p}/package.json`, JSON.stringify({ name: p })],
+          [`packages/${p}/index.ts`, `export const ${p} = 1;\n`],
+        ]),
+      ),
+    });
+    expect((await runFed(['--root', root, 'init'])).code).toBe(0);
+    const applies = await Promise.all([1, 2, 3, 4].map(() => runFed(['--root', root, 'plan', '--apply', '--json'])));
+    for (const apply of applies) expect(apply.code, apply.stderr).toBe(0);
+    const sent = applies.flatMap((apply) =>
+      (JSON.parse(apply.stdout) as { applied: { team: string; missionSent: boolean }[] }).applied
+        .filter((team) => team.missionSent)
+        .map((team) => team.team),
+    );
+    expect(sent.sort()).toEqual(['a-docs', 'b-docs', 'c-docs']);
+    for (const team of ['a-docs', 'b-docs', 'c-docs']) {
+      const listed = await runFed(['--root', root, 'signal', 'list', '--team', team, '--json']);
+      expect((JSON.parse(listed.stdout) as { signals: unknown[] }).signals, team).toHaveLength(1);
+    }
+  }, 60_000);
 });

@@ -12,7 +12,7 @@ import {
   type SteeringView,
   type UiServer,
 } from 'fed/testing';
-import { type Federation, openFederation, setTeamStatus } from 'fed';
+import { type Federation, listSignals, openFederation, setTeamStatus } from 'fed';
 import { signalFederation } from '../helpers/signal-federation.js';
 import { writeTree } from '../helpers/fixture-repo.js';
 import { tinyAssets, uiSession } from '../helpers/ui-server-fixtures.js';
@@ -236,6 +236,20 @@ describe('fed ui: steering', () => {
       ['apply-plan', 'api-docs'],
       ['apply-plan', 'web-docs'],
     ]);
+  });
+
+  it('applies the plan once when its button is clicked twice at once: each team is sent its mission once', async () => {
+    const { fed, post } = await serve();
+    const applies = await Promise.all([1, 2, 3, 4].map(() => post('/api/plan/apply', { teams: 2 })));
+    for (const applied of applies) expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+    const messages = applies.map((applied) => (applied.body as ActionResult).message);
+    for (const team of ['api-docs', 'web-docs']) {
+      expect(
+        messages.filter((message) => message.includes(`${team}: onboarded, mission sent`)),
+        team,
+      ).toHaveLength(1);
+      expect((await listSignals(fed, { team })).signals, team).toHaveLength(1);
+    }
   });
 
   it('adds a schedule to federate.config.json, lists it, and removes it', async () => {

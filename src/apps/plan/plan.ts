@@ -15,6 +15,7 @@ import { federationPaths } from '../../core/layout.js';
 import { toJsonText } from '../../core/json-text.js';
 import type { AppliedPlan } from '../../core/schema/federation-plan.js';
 import { writeFileAtomic } from '../../infra/fs/atomic-write.js';
+import { withLock } from '../../infra/fs/lock.js';
 
 /**
  * `fed plan`: split a codebase into areas, one deliverable team per area, each with a mission directive
@@ -244,6 +245,16 @@ export function describeApplied(applied: AppliedTeam): string {
  * the dashboard's Federation page shows.
  */
 export async function applyPlan(fed: Federation, plan: FederationPlan): Promise<AppliedTeam[]> {
+  // One apply at a time, in this process and beside it: whether a team has its mission is checked, then the
+  // mission sent, and two applies between those steps (a double click in the dashboard, two `fed plan
+  // --apply`) would each send it. The next apply waits, then finds the mission there.
+  return withLock(federationPaths(fed.root).planLock, () => applyPlanSteps(fed, plan), { timeoutMs: PLAN_WAIT_MS });
+}
+
+/** How long an apply waits for another one of the same federation before it gives up, naming it. */
+const PLAN_WAIT_MS = 2 * 60_000;
+
+async function applyPlanSteps(fed: Federation, plan: FederationPlan): Promise<AppliedTeam[]> {
   const applied: AppliedTeam[] = [];
   const { backend } = fed;
   refuseUnusableTeams(await backend.registry.read(), plan);

@@ -126,6 +126,23 @@ describe('fed plan (proposePlan / applyPlan)', () => {
     );
   });
 
+  it('applies of one plan at once (two dashboard clicks) send each team its mission once', async () => {
+    const root = monorepo(tempDir());
+    initFederation(root, {}, {});
+    const plan = proposePlan(openFederation(root));
+    // Onboarded first, so no apply is refused by a team's onboarding lock: every one reaches the missions.
+    for (const { team } of plan.teams) await onboardTeam(openFederation(root), { domain: team });
+    const applies = await Promise.all([1, 2, 3, 4].map(() => applyPlan(openFederation(root), plan)));
+    for (const { team } of plan.teams) {
+      const subjects = (await listSignals(openFederation(root), { team })).signals.map((s) => s.message.subject);
+      expect(subjects, team).toHaveLength(1);
+      expect(
+        applies.filter((applied) => applied.find((t) => t.team === team)!.missionSent),
+        team,
+      ).toHaveLength(1);
+    }
+  });
+
   it('--apply refuses a plan whose team names an archived or a non-deliverable team takes, before anything is applied', async () => {
     const root = monorepo(tempDir());
     initFederation(root, {}, {});
