@@ -93,13 +93,12 @@ describe('fed doctor', () => {
         fixable: false,
       }),
       expect.objectContaining({
-        problem:
-          'schedule "gone" sends its directive to "nobody", which is no team of this federation: fed serve never sends it',
+        problem: 'schedule "gone" is never sent by fed serve: "nobody" is no team of this federation',
       }),
       expect.objectContaining({
         team: 'old',
         problem:
-          'schedule "retired" sends its directive to team "old", which is archived (archived teams receive no signals): fed serve never sends it',
+          'schedule "retired" is never sent by fed serve: team "old" is archived (archived teams receive no signals)',
       }),
     ]);
   });

@@ -126,4 +126,57 @@ describe('fed team remove', () => {
     expect(JSON.parse(plain.stdout)).toMatchObject({ team: 'a1', agentSettingsCleared: false });
     expect(statSync(configFile).mtimeMs).toBe(written);
   }, 60_000);
+
+  it("takes the team's schedules out with it, warned of at its archive and listed as never sent until then", async () => {
+    const root = await federation(['h3', 'other']);
+    const configFile = join(root, 'federate.config.json');
+    const scheduleIds = () =>
+      ((JSON.parse(readFileSync(configFile, 'utf8')) as { schedules?: { id: string }[] }).schedules ?? []).map(
+        (s) => s.id,
+      );
+    const schedules: [string, string][] = [
+      ['h3', 'h3 nightly'],
+      ['h3', 'h3 weekly'],
+      ['other', 'other nightly'],
+    ];
+    for (const [to, subject] of schedules) {
+      const added = await runFed([
+        '--root',
+        root,
+        'schedule',
+        'add',
+        '--to',
+        to,
+        '--subject',
+        subject,
+        '--cron',
+        '0 3 * * *',
+      ]);
+      expect(added.code, added.stderr).toBe(0);
+    }
+
+    const archived = await runFed(['--root', root, 'team', 'archive', 'h3']);
+    expect(archived.code, archived.stderr).toBe(0);
+    expect(archived.stderr).toBe(
+      'warning: the schedules h3-nightly, h3-weekly to h3 are never sent now (archived teams receive no signals); fed team remove h3 takes them out with the team — or now: fed schedule remove h3-nightly; fed schedule remove h3-weekly\n',
+    );
+    const listed = await runFed(['--root', root, 'schedule', 'list']);
+    expect(listed.stdout).toMatch(/h3-nightly +h3 +on "0 3 \* \* \*" +never: team "h3" is archived/);
+    expect(listed.stdout).toMatch(/other-nightly +other +on "0 3 \* \* \*" +\d{4}-/);
+
+    const removed = await runFed(['--root', root, 'team', 'remove', 'h3']);
+    expect(removed, removed.stderr).toMatchObject({
+      code: 0,
+      stdout: `removed h3: ${join(root, '.fed', 'teams', 'h3')}; its schedules (h3-nightly, h3-weekly) taken out of federate.config.json\n`,
+    });
+    expect(scheduleIds()).toEqual(['other-nightly']);
+    const log = await runFed(['--root', root, 'log', '--team', 'h3']);
+    expect(log.stdout).toContain('its schedules (h3-nightly, h3-weekly) taken out of federate.config.json');
+
+    // The last schedule taken out leaves no empty list.
+    await archive(root, 'other');
+    const json = await runFed(['--root', root, 'team', 'remove', 'other', '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ team: 'other', schedulesRemoved: ['other-nightly'] });
+    expect(JSON.parse(readFileSync(configFile, 'utf8'))).not.toHaveProperty('schedules');
+  }, 60_000);
 });

@@ -293,6 +293,24 @@ describe('fed ui: steering', () => {
     ]);
   });
 
+  it("shows a schedule to an archived team as never sent, and the team's Remove takes its schedules out", async () => {
+    const { fed, post, json } = await serve();
+    expect((await post('/api/schedules', { to: 'docs', subject: 'docs nightly', cron: '0 3 * * *' })).status).toBe(200);
+    await setTeamStatus(fed, 'docs', { type: 'ARCHIVE' });
+    expect((await json<SteeringView>('/api/steering')).schedules).toEqual([
+      expect.objectContaining({
+        id: 'docs-nightly',
+        next: 'never: team "docs" is archived (archived teams receive no signals)',
+      }),
+    ]);
+    const removed = await post('/api/actions', { action: 'remove', team: 'docs' });
+    expect(removed.body).toMatchObject({
+      ok: true,
+      message: expect.stringMatching(/; its schedules \(docs-nightly\) taken out of federate\.config\.json$/),
+    });
+    expect((await json<SteeringView>('/api/steering')).schedules).toEqual([]);
+  });
+
   it('shows the dispatcher handed in (fed serve --ui), and says none dispatches under plain fed ui', async () => {
     const plain = await serve();
     const view = await plain.json<SteeringView>('/api/steering');

@@ -1,9 +1,10 @@
-import { findTeam, statusOf } from '../../core/find-team.js';
+import { findTeam } from '../../core/find-team.js';
 import type { Registry } from '../../core/schema/registry.js';
 import type { Federation } from '../../engine/context.js';
 import type { PendingFinding } from '../../ports/doctor-finding.js';
 import { federationPaths } from '../../core/layout.js';
 import { cronOf, nextTick } from '../schedule/schedule-triggers.js';
+import { teamProblem } from '../schedule/schedules.js';
 
 /**
  * The config's schedules `fed serve` would never send: a cron expression of days that do not exist (30
@@ -23,13 +24,13 @@ export function checkSchedules(fed: Federation, registry: Registry): PendingFind
         problem: `schedule "${schedule.id}" never fires: its cron expression "${schedule.cron}" names no day that exists (like 30 February)`,
         fix: `${replace} with a cron expression that fires, like "0 3 * * 1-5"`,
       });
-    const team = findTeam(registry, schedule.to);
-    if (team === undefined || statusOf(team) === 'archived')
+    const problem = teamProblem(registry, schedule);
+    if (problem)
       findings.push({
         check: 'schedule',
         path,
-        team: team?.domainId,
-        problem: `schedule "${schedule.id}" sends its directive to ${team ? `team "${team.domainId}", which is archived (archived teams receive no signals)` : `"${schedule.to}", which is no team of this federation`}: fed serve never sends it`,
+        team: findTeam(registry, schedule.to)?.domainId,
+        problem: `schedule "${schedule.id}" is never sent by fed serve: ${problem}`,
         fix: `${replace} to a team of the federation (fed team list)`,
       });
   }

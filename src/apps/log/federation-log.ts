@@ -139,7 +139,11 @@ function federationEntry(record: FederationRecord): LogEntry {
       };
     case 'removed': {
       const deleted = `${record.branch ? ` and branch ${record.branch}` : ''} deleted${record.forced ? ' (--force)' : ''}`;
-      const settings = record.agentSettingsCleared ? '; its agent settings taken out of federate.config.json' : '';
+      const settings =
+        (record.agentSettingsCleared ? '; its agent settings taken out of federate.config.json' : '') +
+        (record.schedulesRemoved?.length
+          ? `; its schedules (${record.schedulesRemoved.join(', ')}) taken out of federate.config.json`
+          : '');
       return {
         ...base,
         text:

@@ -3,7 +3,8 @@ import { InvalidInputError, RefusedError } from '../../core/errors.js';
 import type { FederationRecord } from '../../core/schema/federation-journal.js';
 import { readCron, scheduleSchema, type Schedule } from '../../core/schema/schedule.js';
 import { describeValue, parseGiven } from '../../core/schema/problems.js';
-import { getTeam, statusOf } from '../../core/find-team.js';
+import { findTeam, getTeam, statusOf } from '../../core/find-team.js';
+import type { Registry } from '../../core/schema/registry.js';
 import type { Federation } from '../../engine/context.js';
 import { readFederationJournal } from '../../engine/federation/federation-journal.js';
 import { editConfigFile } from '../../infra/config/edit-config.js';
@@ -85,6 +86,20 @@ export interface ScheduleView {
   commit: string | null;
   /** Its last firing, from the federation journal. */
   lastFired: { at: string; signalId: string; due: string; commit?: string } | null;
+  /** Why `fed serve` never sends its directive (`teamProblem`), else null. */
+  neverSent: string | null;
+}
+
+/**
+ * Why `fed serve` would never send a schedule's directive: its team is not in the registry (removed, or
+ * a config written by hand) or is archived (archived teams receive no signals); undefined when it is sent.
+ * `fed schedule list`, the dashboard and `fed doctor` say it.
+ */
+export function teamProblem(registry: Registry, schedule: Schedule): string | undefined {
+  const team = findTeam(registry, schedule.to);
+  if (team === undefined) return `"${schedule.to}" is no team of this federation`;
+  if (statusOf(team) === 'archived') return `team "${team.domainId}" is archived (archived teams receive no signals)`;
+  return undefined;
 }
 
 /**
@@ -99,6 +114,7 @@ export async function listSchedules(
   if (schedules.length)
     for (const record of await readFederationJournal(fed.backend))
       if (record.kind === 'scheduled') last.set(record.schedule, record);
+  const registry = schedules.length ? await fed.backend.registry.read() : undefined;
   return schedules.map((schedule) => {
     const fired = last.get(schedule.id);
     return {
@@ -108,6 +124,7 @@ export async function listSchedules(
       lastFired: fired
         ? { at: fired.at, signalId: fired.signalId, due: fired.due, ...(fired.commit ? { commit: fired.commit } : {}) }
         : null,
+      neverSent: (registry && teamProblem(registry, schedule)) ?? null,
     };
   });
 }
@@ -119,8 +136,9 @@ export function describeTrigger(schedule: Schedule): string {
     : `when ${schedule.onRef} moves`;
 }
 
-/** When a schedule fires next, in words: a cron one's next tick, a ref one's commit it moves on from. */
+/** When a schedule fires next, in words: a cron one's next tick, a ref one's commit it moves on from; never, and why, when its team is gone or archived. */
 export function describeNext(view: ScheduleView): string {
+  if (view.neverSent) return `never: ${view.neverSent}`;
   if (view.schedule.cron) return view.next ?? 'never';
   return view.commit ? `after ${view.commit.slice(0, 12)}` : `${view.schedule.onRef} not found`;
 }

@@ -9,6 +9,14 @@ export function statusChangeMessage(change: { team: string; from: string; to: st
   return `${change.team}: ${change.from} → ${change.to}`;
 }
 
+/**
+ * Said when a team is archived that schedules still send to: `fed serve` never sends them now, and `fed team
+ * remove` takes them out with the team.
+ */
+export function archivedSchedulesWarning(team: string, scheduleIds: readonly string[]): string {
+  return `the schedules ${scheduleIds.join(', ')} to ${team} are never sent now (archived teams receive no signals); fed team remove ${team} takes them out with the team — or now: ${scheduleIds.map((id) => `fed schedule remove ${id}`).join('; ')}`;
+}
+
 export function reviewDecisionMessage(decided: { team: string; state: string }, approved: boolean): string {
   return approved
     ? `${decided.team}: approved (${decided.state}); merge it with: fed team merge ${decided.team}`
@@ -29,12 +37,17 @@ export function removalMessage(removed: {
   location: string;
   workspaceDeleted?: boolean;
   agentSettingsCleared?: boolean;
+  schedulesRemoved?: string[];
   branch?: string;
 }): string {
   const branch = removed.branch ? ` and branch ${removed.branch}` : '';
-  const settings = removed.agentSettingsCleared
-    ? `; its agent settings (agent.teams.${removed.team}) taken out of federate.config.json`
-    : '';
+  const settings =
+    (removed.agentSettingsCleared
+      ? `; its agent settings (agent.teams.${removed.team}) taken out of federate.config.json`
+      : '') +
+    (removed.schedulesRemoved?.length
+      ? `; its schedules (${removed.schedulesRemoved.join(', ')}) taken out of federate.config.json`
+      : '');
   return removed.workspaceDeleted === false
     ? `removed ${removed.team}: its registry entry${branch}; its workspace ${removed.location} was already gone${settings}`
     : `removed ${removed.team}: ${removed.location}${branch}${settings}`;

@@ -5,7 +5,12 @@ import { describeTotals } from '../../apps/runs/render-runs.js';
 import type { TeamStatusEvent } from '../../../machines/team-status.machine.js';
 import { InvalidInputError } from '../../core/errors.js';
 import { statusOf } from '../../core/find-team.js';
-import { removalMessage, retryMessage, statusChangeMessage } from '../../apps/team-control/action-messages.js';
+import {
+  archivedSchedulesWarning,
+  removalMessage,
+  retryMessage,
+  statusChangeMessage,
+} from '../../apps/team-control/action-messages.js';
 import { TEAM_STATUS_COMMANDS } from '../../engine/registry/team-status.js';
 import type { LifecycleView } from '../../engine/actors/lifecycle-view.js';
 import { PLACEMENT_TYPES, type PlacementType, type RegistryEntry } from '../../core/schema/registry.js';
@@ -235,7 +240,7 @@ function registerRemove(team: Command, io: CliIo): void {
   team
     .command('remove')
     .description(
-      'remove an archived team: its workspace (worktree and branch too), its registry entry and its agent settings; the journal keeps the record',
+      'remove an archived team: its workspace (worktree and branch too), its registry entry, its agent settings and its schedules; the journal keeps the record',
     )
     .argument('<team>', 'team id or domain')
     .option('--force', "also remove a worktree team's branch whose commits are not merged")
@@ -291,6 +296,14 @@ function registerStatusChanges(team: Command, io: CliIo): void {
               ).reportUndeliverableSignals(ctx.fed, change.team.domainId)
             : undefined;
         for (const warning of returned?.warnings ?? []) io.stderr(`warning: ${warning}\n`);
+        const schedules = (ctx.config.config.schedules ?? []).filter((s) => s.to === change.team.domainId);
+        if (change.to === 'archived' && schedules.length)
+          io.stderr(
+            `warning: ${archivedSchedulesWarning(
+              change.team.domainId,
+              schedules.map((s) => s.id),
+            )}\n`,
+          );
         const undeliverable = returned?.signals.filter((s) => s.alertId !== null).map((s) => s.id) ?? [];
         if (options.json)
           return printJson(io, {

@@ -82,6 +82,8 @@ export const federationRecordSchema = builtOnFirstUse(() =>
       workspaceDeleted: z.boolean().optional(),
       /** True when the team's agent settings (`agent.teams.<id>` in federate.config.json) were taken out with it. */
       agentSettingsCleared: z.boolean().optional(),
+      /** The ids of its schedules taken out of federate.config.json with it; left out when it had none. */
+      schedulesRemoved: z.array(nonEmptyString).optional(),
       branch: nonEmptyString.optional(),
       forced: z.boolean(),
     }),

@@ -25,9 +25,9 @@ export interface RemoveOptions extends UpdateOptions {
  * branch too) and its registry entry, through the registry's compare-and-swap. Only archived teams (an
  * archived team is never launched again), only a workspace fed created where it creates them, and a
  * branch whose commits are not merged into the federation's checked-out branch only with `force`. Its
- * agent settings in the config (`agent.teams.<id>`) go too. The federation journal keeps the record, and
- * `.fed/removed-runs.jsonl` its runs (what they cost still counts). Re-running after an interruption
- * finishes the job: each step skips what is already gone.
+ * agent settings in the config (`agent.teams.<id>`) and its schedules go too. The federation journal keeps
+ * the record, and `.fed/removed-runs.jsonl` its runs (what they cost still counts). Re-running after an
+ * interruption finishes the job: each step skips what is already gone.
  * One process at a time onboards or removes a domain (acquireDomainLock; another is refused, TEAM_BUSY),
  * and one that finds the team removed, or replaced by a team onboarded since under its name, is refused
  * (TEAM_CHANGED) before it deletes anything: of concurrent removes exactly one removes and journals it.
@@ -133,9 +133,10 @@ async function removeArchivedTeam(
   }
   // Money spent stays spent: its runs are kept for the federation's budget and fed runs, before they go.
   if (present) keepRemovedRuns(root, entry.domainId, location);
-  // Its agent settings go with it: a team onboarded later under the same id must not inherit them. First:
-  // a config that cannot be written then refuses the removal before the workspace is gone.
-  const agentSettingsCleared = await clearAgentSettings(root, entry.domainId);
+  // Its agent settings and schedules go with it: a team onboarded later under the same id must not inherit
+  // them, and a schedule to no team never fires. First: a config that cannot be written then refuses the
+  // removal before the workspace is gone.
+  const { agentSettingsCleared, schedulesRemoved } = await clearTeamConfig(root, entry.domainId);
   if (present || branch)
     await removeWorkspace(root, {
       location,
@@ -159,6 +160,7 @@ async function removeArchivedTeam(
     location,
     workspaceDeleted: present,
     agentSettingsCleared,
+    ...(schedulesRemoved.length ? { schedulesRemoved } : {}),
     ...(branch ? { branch } : {}),
     forced: Boolean(options.force),
   })) as Extract<FederationRecord, { kind: 'removed' }>;
@@ -175,23 +177,43 @@ function lstatExists(path: string): boolean {
 
 /**
  * Take the team's entry out of `agent.teams` in federate.config.json (what `fed team onboard --agent
- * --model --max-turns …` wrote there), as that edit is made: under the config's lock, in one atomic write.
- * False when it had none (the file is not written).
+ * --model --max-turns …` wrote there) and its schedules (what `fed schedule add --to <team>` wrote), as
+ * those edits are made: under the config's lock, in one atomic write. The file is not written when it had
+ * neither.
  */
-async function clearAgentSettings(root: string, teamId: string): Promise<boolean> {
-  let cleared = false;
+async function clearTeamConfig(
+  root: string,
+  teamId: string,
+): Promise<{ agentSettingsCleared: boolean; schedulesRemoved: string[] }> {
+  const cleared = { agentSettingsCleared: false, schedulesRemoved: [] as string[] };
   await editConfigFile(root, (raw) => {
-    const agent = raw.agent;
-    if (agent === null || typeof agent !== 'object' || Array.isArray(agent)) return false;
-    const teams = (agent as Record<string, unknown>).teams;
-    if (teams === null || typeof teams !== 'object' || Array.isArray(teams) || !Object.hasOwn(teams, teamId))
-      return false;
-    delete (teams as Record<string, unknown>)[teamId];
-    // As fed schedule remove does with its last schedule: no empty objects left where it took the last one.
-    if (Object.keys(teams).length === 0) delete (agent as Record<string, unknown>).teams;
-    if (Object.keys(agent).length === 0) delete raw.agent;
-    cleared = true;
-    return true;
+    cleared.agentSettingsCleared = clearAgentSettings(raw, teamId);
+    cleared.schedulesRemoved = removeSchedulesTo(raw, teamId);
+    return cleared.agentSettingsCleared || cleared.schedulesRemoved.length > 0;
   });
   return cleared;
+}
+
+function clearAgentSettings(raw: Record<string, unknown>, teamId: string): boolean {
+  const agent = raw.agent;
+  if (agent === null || typeof agent !== 'object' || Array.isArray(agent)) return false;
+  const teams = (agent as Record<string, unknown>).teams;
+  if (teams === null || typeof teams !== 'object' || Array.isArray(teams) || !Object.hasOwn(teams, teamId))
+    return false;
+  delete (teams as Record<string, unknown>)[teamId];
+  // As fed schedule remove does with its last schedule: no empty objects left where it took the last one.
+  if (Object.keys(teams).length === 0) delete (agent as Record<string, unknown>).teams;
+  if (Object.keys(agent).length === 0) delete raw.agent;
+  return true;
+}
+
+/** The ids of the schedules to the team, taken out of the config (`schedules` left out when it empties, as fed schedule remove does). */
+function removeSchedulesTo(raw: Record<string, unknown>, teamId: string): string[] {
+  if (!Array.isArray(raw.schedules)) return [];
+  const schedules = raw.schedules as { id?: unknown; to?: unknown }[];
+  const removed = schedules.filter((schedule) => schedule.to === teamId);
+  if (removed.length === 0) return [];
+  raw.schedules = schedules.filter((schedule) => schedule.to !== teamId);
+  if ((raw.schedules as unknown[]).length === 0) delete raw.schedules;
+  return removed.map((schedule) => String(schedule.id));
 }
