@@ -142,6 +142,9 @@ describe('fed mcp (built CLI, SDK client over stdio)', () => {
     });
     expect(cli.code).toBe(2);
     expect(text(early)).toBe(`${cli.stderr.trim().replace(/^fed: /, '')} (EVENT_NOT_ACCEPTED)`);
+    // Refused for the state before its data is checked: no data at all gives the same refusal.
+    const bare = await call(client, 'fed_event', { type: 'SCAN_COMPLETE' });
+    expect(text(bare)).toBe(text(early));
 
     const unknownEvent = await call(client, 'fed_event', { type: 'SHIP_IT' });
     expect(text(unknownEvent)).toContain('PLAN_READY');

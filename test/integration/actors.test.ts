@@ -205,6 +205,25 @@ describe('agent events (fed event)', () => {
     expect(readEnvelope(team().location)).toEqual(before);
   });
 
+  it('refuses an event for the state before its data: a caller is never told to add a field, then refused anyway', async () => {
+    const { root, team } = await federation();
+    await expect(agent(root, team(), 'SCAN_COMPLETE')).rejects.toMatchObject({
+      code: 'EVENT_NOT_ACCEPTED',
+      message: expect.stringMatching(/^team "docs" is preparing: SCAN_COMPLETE is not accepted in preparing; /),
+    });
+    // An event the state takes: its data is checked; an unknown type is said as one.
+    await expect(agent(root, team(), 'PLAN_READY')).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining('sources: expected an array'),
+    });
+    await expect(agent(root, team(), 'NOPE')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    // A lifecycle that is over: said so, whatever the data.
+    await agent(root, team(), 'FAIL', { reason: 'boom' });
+    await expect(agent(root, team(), 'PLAN_READY')).rejects.toThrow(
+      'team "docs" is failed: failed is final; the deliverable lifecycle is over and accepts no event',
+    );
+  });
+
   it('validates the payload with the event schema and rejects unknown event types', async () => {
     const { root, team } = await federation();
     await expect(agent(root, team(), 'PLAN_READY', { sources: 'src' })).rejects.toThrow(

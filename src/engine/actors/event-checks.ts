@@ -1,4 +1,4 @@
-import { checkEvent, type MachineEntry } from '../../../machines/catalog.js';
+import { acceptedEventTypes, checkEvent, type MachineEntry } from '../../../machines/catalog.js';
 import { documentedEvents } from '../../../machines/event-docs.js';
 import type { LifecycleSnapshot } from '../../../machines/lifecycle-machine.js';
 import { InvalidInputError } from '../../core/errors.js';
@@ -35,15 +35,30 @@ export function refusalOf(
 ): string | undefined {
   const check = checkEvent(snapshot, event);
   if (check.accepted) return undefined;
-  const accepted = check.acceptedTypes.length ? `it accepts ${check.acceptedTypes.join(', ')}` : 'it accepts no event';
-  switch (check.reason) {
-    case 'final':
-      return `${stateOf(snapshot)} is final; the ${entry.id} lifecycle is over and accepts no event`;
-    case 'condition-not-met':
-      return `${event.type} is not allowed here with this payload or context (${conditionHint(entry, event.type).replaceAll('<team>', team.domainId)}); ${accepted}`;
-    case 'not-accepted':
-      return `${event.type} is not accepted in ${stateOf(snapshot)}; ${accepted}`;
-  }
+  if (check.reason === 'condition-not-met')
+    return `${event.type} is not allowed here with this payload or context (${conditionHint(entry, event.type).replaceAll('<team>', team.domainId)}); ${acceptedText(check.acceptedTypes)}`;
+  return stateRefusal(entry, snapshot, event.type, check.acceptedTypes);
+}
+
+/**
+ * Why `snapshot` refuses an event of `type` whatever its data — its lifecycle is over, or its state takes
+ * no such event — or undefined when some data may be accepted. Asked before the data is checked: a caller
+ * told to add a field would then be refused for the state anyway.
+ */
+export function stateRefusalOf(entry: MachineEntry, snapshot: LifecycleSnapshot, type: string): string | undefined {
+  const acceptedTypes = acceptedEventTypes(snapshot);
+  if (snapshot.status === 'active' && acceptedTypes.includes(type)) return undefined;
+  return stateRefusal(entry, snapshot, type, acceptedTypes);
+}
+
+function stateRefusal(entry: MachineEntry, snapshot: LifecycleSnapshot, type: string, acceptedTypes: string[]): string {
+  return snapshot.status !== 'active'
+    ? `${stateOf(snapshot)} is final; the ${entry.id} lifecycle is over and accepts no event`
+    : `${type} is not accepted in ${stateOf(snapshot)}; ${acceptedText(acceptedTypes)}`;
+}
+
+function acceptedText(acceptedTypes: readonly string[]): string {
+  return acceptedTypes.length ? `it accepts ${acceptedTypes.join(', ')}` : 'it accepts no event';
 }
 
 /** What a guarded event needs, for refusals that say how to fix the call: its own docs say, else the shared events'. `<team>` in it stands for the team. */

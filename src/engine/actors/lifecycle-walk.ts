@@ -5,7 +5,7 @@ import { RefusedError } from '../../core/errors.js';
 import type { HeldSignal, JournalLine, PendingReport } from '../../core/schema/lifecycle-state.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
-import { refusalOf, validateAgentEvent } from './event-checks.js';
+import { refusalOf, stateRefusalOf, validateAgentEvent } from './event-checks.js';
 import { inInboxOrder, readHeldSignals, type SignalInput } from './held-signals.js';
 import { ApplyInspection, takeTransition, TransitionScope } from './lifecycle-transition.js';
 import { reportSignalId } from './report-signal-id.js';
@@ -151,15 +151,21 @@ export class LifecycleWalk {
   private takeCommand(input: Exclude<LifecycleChange, SignalInput>): void {
     const { entry, setup } = this;
     const from = stateOf(this.snapshot);
-    const event =
-      input.source === 'event'
-        ? validateAgentEvent(entry, setup.team, input.event, setup.now())
-        : { ...input.event, at: input.event.at ?? setup.now() };
+    const notAccepted = (refusal: string) =>
+      new RefusedError('EVENT_NOT_ACCEPTED', `team "${setup.team.domainId}" is ${from}: ${refusal}`);
+    let event: { type: string; at?: string };
+    if (input.source === 'event') {
+      // An event of a known type is refused for the state before its data is checked: an agent told to add
+      // a field would then be refused for the state anyway.
+      const stateRefusal = entry.events.includes(input.event.type)
+        ? stateRefusalOf(entry, this.snapshot, input.event.type)
+        : undefined;
+      if (stateRefusal !== undefined) throw notAccepted(stateRefusal);
+      event = validateAgentEvent(entry, setup.team, input.event, setup.now());
+    } else event = { ...input.event, at: input.event.at ?? setup.now() };
     const refusal = refusalOf(entry, setup.team, this.snapshot, event);
     if (refusal !== undefined) {
-      if (input.source === 'event') {
-        throw new RefusedError('EVENT_NOT_ACCEPTED', `team "${setup.team.domainId}" is ${from}: ${refusal}`);
-      }
+      if (input.source === 'event') throw notAccepted(refusal);
       this.steps.push({ outcome: 'ignored', note: `ignored: ${refusal}` });
       return;
     }
