@@ -228,6 +228,66 @@ describe('fed run', () => {
     ]);
   }, 180_000);
 
+  it("two fed runs at once: a team's resume and a complete team's new run are made once, by the run that launches it; the other says refused", async () => {
+    const { root, probe, env } = await federation(['paused-hang', 'again-ok']);
+    // One run, interrupted: paused-hang is paused by its launch (to be resumed), again-ok is complete.
+    const { FED_ROOT: _r, FED_TEAM: _t, ...inherited } = process.env;
+    const child = spawn(process.execPath, [FED_BIN, '--root', root, 'run', '--parallel', '2'], {
+      env: { ...inherited, FED_TELEMETRY_ENABLED: 'false', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    try {
+      await waitFor(
+        () => stdout.includes('paused-hang: running, scanning') && stdout.includes('again-ok: complete'),
+        60_000,
+        'paused-hang scanning and again-ok complete',
+      );
+      child.kill('SIGINT');
+      expect(await exited).toBe(3);
+    } finally {
+      child.kill('SIGKILL');
+    }
+    const directive = ['signal', 'send', '--to', 'again-ok', '--type', 'directive', '--subject', 'Document it again'];
+    expect((await runFed(['--root', root, ...directive])).code).toBe(0);
+    writeFileSync(join(probe, 'release'), '');
+
+    const runs = await Promise.all(
+      [1, 2].map(() => runFed(['--root', root, 'run', '--json'], { env, timeoutMs: 90_000 })),
+    );
+    const summaries = runs.map((run) => summaryOf(run.stdout));
+    for (const [i, run] of runs.entries()) {
+      // A team the other run launched is refused (exit 2), never an error or a failure (exit 1).
+      expect([0, 2], run.stdout + run.stderr).toContain(run.code);
+      expect(summaries[i]!.failed).toBe(0);
+    }
+    for (const team of ['paused-hang', 'again-ok']) {
+      const outcomes = summaries.flatMap((s) => s.teams.filter((t) => t.team === team).map((t) => t.outcome));
+      expect(
+        outcomes.filter((outcome) => outcome === 'complete'),
+        team,
+      ).toHaveLength(1);
+      expect(
+        outcomes.filter((outcome) => outcome !== 'complete'),
+        team,
+      ).toEqual(outcomes.length === 2 ? ['refused'] : []);
+    }
+    const log = async (team: string) =>
+      (
+        JSON.parse((await runFed(['--root', root, 'log', '--team', team, '--json'])).stdout) as {
+          kind: string;
+          text: string;
+        }[]
+      ).map((entry) => `${entry.kind} ${entry.text}`);
+    expect((await log('paused-hang')).filter((line) => line.includes('paused → active'))).toHaveLength(1);
+    const again = await log('again-ok');
+    expect(again.filter((line) => line.startsWith('retried'))).toHaveLength(1);
+    expect(again.filter((line) => line.includes('MISSION_ASSIGNED'))).toHaveLength(2);
+    expect((await lifecycle(root, 'again-ok')).mission?.subject).toBe('Document it again');
+  }, 240_000);
+
   it('a team paused by hand while it runs is left paused by the next run', async () => {
     const { root, env } = await federation(['held-hang']);
     const running = runFed(['--root', root, 'run'], { env, timeoutMs: 60_000 });

@@ -7,6 +7,7 @@ import {
   listSignals,
   onboardTeam,
   openFederation,
+  readFederationJournal,
   runFederation,
   sendSignal,
   viewLifecycle,
@@ -102,6 +103,30 @@ describe('fed team retry (library)', () => {
     expect(running.indexOf('complete')).toBeGreaterThan(running.indexOf('scanning'));
     expect(running.indexOf('scanning')).toBeGreaterThan(0);
   }, 60_000);
+
+  it("a complete team's new run is started once, however many ask at once; a team named twice is run once", async () => {
+    const { root, config } = await federationWithMission();
+    await launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('complete'), pollMs: 50 });
+    await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'Again', body: 'Shorter.' });
+    // Both judge the lifecycle complete with a new mission; the state lock lets one start the run.
+    const asked = await Promise.allSettled([1, 2].map(() => retryTeam(openFederation(root), 'docs', config)));
+    expect(asked.filter((a) => a.status === 'fulfilled').map((a) => a.value.run)).toEqual([2]);
+    expect(asked.find((a) => a.status === 'rejected')).toMatchObject({ reason: { code: 'NOT_FAILED' } });
+    const retried = async () =>
+      (await readFederationJournal(openFederation(root).backend)).filter((r) => r.kind === 'retried');
+    expect(await retried()).toHaveLength(1);
+
+    await launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('complete'), pollMs: 50 });
+    await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'Once more', body: 'Again.' });
+    const summary = await runFederation(openFederation(root), {
+      config,
+      teams: ['docs', 'docs'],
+      agent: fakeAgent('complete'),
+      pollMs: 50,
+    });
+    expect(summary.teams.map((t) => [t.team, t.outcome])).toEqual([['docs', 'complete']]);
+    expect((await retried()).map((r) => r.kind === 'retried' && r.mission)).toEqual(['Again', 'Once more']);
+  }, 120_000);
 
   it("another team's directive to a complete team is no new mission: no run starts, its deliverable stays", async () => {
     const { root, config } = await federationWithMission();

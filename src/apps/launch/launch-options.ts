@@ -36,4 +36,10 @@ export interface LaunchOptions extends AgentCommandOptions {
   graceMs?: number;
   /** The `fed run` this launch is part of: its span is the parent of the launch's (run-trace.ts). */
   workflow?: WorkflowTrace;
+  /**
+   * What makes the team launchable (`fed run`, `fed serve`: the new run a new mission asks for, the resume
+   * of a team its last launch paused), done once the launch holds the team's lease and before its status
+   * is checked: of several launchers that judged the team at once, only the one that launches it does it.
+   */
+  whenLeased?: () => Promise<void>;
 }

@@ -71,14 +71,15 @@ async function runLaunch(
   const team = await fed.team(teamName);
   // The one place a launch's agent is chosen: the team's own (agent.teams.<id>) over the federation's.
   const options = teamLaunchOptions(callerOptions, team.domainId);
-  refuseUnlaunchable(team);
+  // A team paused now may be the one the caller resumes once it holds the lease (whenLeased).
+  if (!options.whenLeased) refuseUnlaunchable(team);
   await refuseOverBudget(fed, options.config);
   const archetype = archetypeOf(team);
   refuseSandboxSettings(root, team, archetype, options);
   const leases = await acquireLeases(team);
   // Archived meanwhile: `fed team archive` holds this lease while it archives, so the status read now is final.
-  await fed
-    .team(teamName)
+  await Promise.resolve(options.whenLeased?.())
+    .then(() => fed.team(teamName))
     .then(refuseUnlaunchable)
     .catch((error: unknown) => {
       leases.release();

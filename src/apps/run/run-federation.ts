@@ -1,7 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { loadTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
 import { viewLifecycle } from '../../engine/actors/lifecycle-view.js';
-import { setTeamStatus } from '../../engine/actors/team-status-command.js';
 import { FedError, RefusedError } from '../../core/errors.js';
 import type { FedErrorCode } from '../../core/error-codes.js';
 import { reportedTeams, writeFederationReport } from '../plan/federation-report.js';
@@ -12,7 +11,7 @@ import type { LaunchOptions } from '../launch/launch-options.js';
 import { WorkflowTrace } from '../launch/run-trace.js';
 import { getTeam } from '../../core/find-team.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
-import { startRunForNewMission } from './team-retry.js';
+import { makeLaunchable } from './make-launchable.js';
 import { judgeTeam, type Candidate } from './team-judgement.js';
 import {
   DEFAULT_MAX_WAIT_MS,
@@ -108,7 +107,10 @@ export async function runFederation(fed: Federation, options: RunFederationOptio
   // keep the run going past it.
   const waitDeadline = Date.now() + (options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS);
   const registry = await backend.registry.read();
-  const named = options.teams?.length ? options.teams.map((name) => getTeam(registry, name)) : undefined;
+  // A team named twice (`--team docs --team docs`, or by its id and its domain) is one team, run once.
+  const named = options.teams?.length
+    ? [...new Map(options.teams.map((name) => getTeam(registry, name)).map((t) => [t.domainId, t])).values()]
+    : undefined;
   const candidates: Candidate[] = [];
   for (const team of named ?? registry.teams)
     candidates.push(deferredPastDeadline(await judgeTeam(fed, team), waitDeadline));
@@ -229,7 +231,8 @@ export async function runFederation(fed: Federation, options: RunFederationOptio
 /**
  * The refusals of a launch before its agent starts (fed launch exits 2 for them): another process runs the
  * team, its agent command cannot run or do the work, its agent home or network policy cannot be had, its
- * prompt cannot be passed, the federation's budget is spent, the team cannot be launched now.
+ * prompt cannot be passed, the federation's budget is spent, the team cannot be launched now (or no longer:
+ * another process ran it since this run judged it).
  */
 const REFUSED_BEFORE_START: ReadonlySet<FedErrorCode> = new Set<FedErrorCode>([
   'TEAM_BUSY',
@@ -243,6 +246,7 @@ const REFUSED_BEFORE_START: ReadonlySet<FedErrorCode> = new Set<FedErrorCode>([
   'TEAM_ARCHIVED',
   'TEAM_PAUSED',
   'LIFECYCLE_FINAL',
+  'TEAM_NOT_RUNNABLE',
 ]);
 
 async function runOne(
@@ -253,17 +257,23 @@ async function runOne(
 ): Promise<void> {
   const started = Date.now();
   run.phase = 'running';
+  // A new run or a resume is made by the launch once it holds the team's lease: a second fed run that
+  // judged the team too is refused by the lease, not starting the new run again or resuming it meanwhile.
+  const whenLeased =
+    candidate.newRun || candidate.resume
+      ? async () => {
+          const made = await makeLaunchable(fed, candidate.team.domainId, options.config);
+          // The ended run's state (complete, failed) is not the new one's: its progress starts from the first.
+          if (made.newRun) Object.assign(run, { state: made.newRun.state, since: made.newRun.since, lastEvent: null });
+          run.resumed = made.resumed;
+          options.onUpdate?.(run);
+        }
+      : undefined;
   try {
-    const newRun = candidate.newRun ? await startRunForNewMission(fed, candidate.team, options.config) : undefined;
-    // The ended run's state (complete, failed) is not the new one's: its progress starts from the first.
-    if (newRun) Object.assign(run, { state: newRun.state, since: newRun.since, lastEvent: null });
-    if (candidate.resume) {
-      await setTeamStatus(fed, candidate.team.domainId, { type: 'RESUME' });
-      run.resumed = true;
-    }
-    options.onUpdate?.(run);
+    if (!whenLeased) options.onUpdate?.(run);
     const result = await launchTeam(fed, candidate.team.domainId, {
       ...options,
+      whenLeased,
       signal: options.signal,
       onProgress: (line) => {
         run.lastEvent = line.event;

@@ -7,7 +7,6 @@ import {
   withStateLock,
 } from '../../engine/actors/team-lifecycle.js';
 import { stateOf } from '../../engine/actors/state-of.js';
-import { signalCommand } from '../../engine/actors/signal-events.js';
 import type { TeamLifecycle } from '../../engine/actors/lifecycle-types.js';
 import { initialPersistedSnapshot } from '../../engine/actors/lifecycle-transition.js';
 import { RefusedError } from '../../core/errors.js';
@@ -18,6 +17,7 @@ import type { FederationConfig } from '../../core/schema/config.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import { sendSignal } from '../../engine/messaging/send-signal.js';
 import { newestSince } from '../../engine/messaging/newest-since.js';
+import { signalCommand } from '../../engine/actors/signal-events.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { Federation } from '../../engine/context.js';
 
@@ -42,9 +42,8 @@ export interface NewRun {
 }
 
 /**
- * `fed team retry`: a failed team starts again from the start of its lifecycle, with the same mission (one
- * that failed before it had one: with meta's newest mission directive in its inbox); a complete team that
- * was sent a new mission directive starts a run with that one.
+ * `fed team retry`: a failed team starts again from the start of its lifecycle, with the same mission;
+ * a complete team that was sent a new mission directive starts a run with that one.
  */
 export async function retryTeam(fed: Federation, name: string, config: FederationConfig): Promise<NewRun> {
   const { backend } = fed;
@@ -61,40 +60,32 @@ export async function retryTeam(fed: Federation, name: string, config: Federatio
   }
   const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
   const state = stateOf(lifecycle.snapshot);
+  const { mission } = lifecycle.snapshot.context;
   if (state === 'complete') {
     const next = await startRunForNewMission(fed, team, config);
     if (next) return next;
   }
-  if (state !== 'failed') {
+  if (state !== 'failed' || !mission) {
     const hint =
       state === 'complete'
         ? ` — to give a complete team new work, send it a new mission: fed signal send --to ${team.domainId} --type directive --subject "<mission>"`
         : '';
     throw new RefusedError('NOT_FAILED', `team "${team.domainId}" is ${state}; only a failed team is retried${hint}`);
   }
-  const retried = await retryMissionOf(backend, team, lifecycle);
-  if (retried) return startNewRun(fed, backend, team, config, retried);
-  throw new RefusedError(
-    'NO_MISSION',
-    `team "${team.domainId}" failed before it had a mission, so a new run would have none; send it one: fed signal send --to ${team.domainId} --type directive --subject "<mission>", then retry: fed team retry ${team.domainId}`,
-  );
+  const run = await startNewRun(fed, backend, team, config, retriedMission);
+  if (!run)
+    throw new RefusedError(
+      'NOT_FAILED',
+      `team "${team.domainId}" is no longer failed: another process started its new run meanwhile — see it with: fed team show ${team.domainId}`,
+    );
+  return run;
 }
 
-/**
- * The mission a retry of a failed lifecycle starts its new run with: its own; or, when it failed before it
- * had one (a directive waits in the inbox until an actor or a launch applies it), meta's newest mission
- * directive in its inbox, applied again in the new run. Undefined when there is neither: a retry is then
- * refused (NO_MISSION), and the dashboard does not offer one.
- */
-export async function retryMissionOf(
-  backend: FederationBackend,
-  team: RegistryEntry,
-  lifecycle: TeamLifecycle,
-): Promise<{ subject: string; body: string; signalId?: string; file?: string } | undefined> {
-  const { mission } = lifecycle.snapshot.context;
-  if (mission) return { subject: mission.subject, body: mission.body };
-  // A lifecycle that never had a mission may take any of meta's: none of them was applied as its mission.
-  return newestMissionDirective(backend, team, new Date(0).toISOString());
+/** The mission of a failed team's new run: the failed run's, sent again; undefined when it is no longer failed. */
+async function retriedMission(lifecycle: TeamLifecycle): Promise<RunMission | undefined> {
+  const { context } = lifecycle.snapshot;
+  if (stateOf(lifecycle.snapshot) !== 'failed' || !context.mission) return undefined;
+  return { subject: context.mission.subject, body: context.mission.body };
 }
 
 /**
@@ -107,25 +98,21 @@ export async function newMissionFor(
   team: RegistryEntry,
   /** The team's lifecycle, when the caller has just loaded it. */
   loaded?: TeamLifecycle,
-): Promise<{ signalId: string; file: string; subject: string; body: string } | undefined> {
+): Promise<Required<RunMission> | undefined> {
   const lifecycle = loaded ?? (await loadTeamLifecycle(team, backend.lifecycles));
   const { context } = lifecycle.snapshot;
   const completedAt = context.enteredAt?.complete;
   if (stateOf(lifecycle.snapshot) !== 'complete' || !completedAt || !context.mission) return undefined;
-  return newestMissionDirective(backend, team, completedAt, context.mission.signalId);
+  return missionDirectiveSince(backend, team, completedAt, context.mission.signalId);
 }
 
-/**
- * The newest directive from meta in the team's inbox sent at or after `since` that assigns a mission (not
- * a pause or resume command, not `except`: the mission the lifecycle already has). Read newest first, and
- * no further back than `since`: `fed serve` asks this of every complete team it judges.
- */
-async function newestMissionDirective(
+/** The newest mission directive meta sent the team at or after `since`, other than the ended run's own. */
+async function missionDirectiveSince(
   backend: FederationBackend,
   team: RegistryEntry,
   since: string,
-  except?: string,
-): Promise<{ signalId: string; file: string; subject: string; body: string } | undefined> {
+  endedMission: string,
+): Promise<Required<RunMission> | undefined> {
   const directive = await newestSince(
     backend.signals,
     { id: team.domainId, entry: team },
@@ -134,7 +121,8 @@ async function newestMissionDirective(
     ['directive'],
     // Only meta's directive assigns a mission (the lifecycle takes another team's as a request within
     // it): one from a team must not end the complete run — its deliverable numbered — for a run without one.
-    (message) => message.id !== except && message.from === META && !signalCommand(message),
+    // Nor does a `pause` or `resume` directive: it is a command.
+    (message) => message.id !== endedMission && message.from === META && !signalCommand(message),
   );
   return (
     directive && {
@@ -146,18 +134,30 @@ async function newestMissionDirective(
   );
 }
 
-/** Start the new run a new directive to a complete team asks for; undefined when there is none. */
+/**
+ * Start the new run a new directive to a complete team asks for; undefined when there is none — judged
+ * under the state lock, so when several processes ask at once (two `fed run`s), one starts it.
+ */
 export async function startRunForNewMission(
   fed: Federation,
   team: RegistryEntry,
   config: FederationConfig,
 ): Promise<NewRun | undefined> {
-  const mission = await newMissionFor(fed.backend, team);
-  return mission ? startNewRun(fed, fed.backend, team, config, mission) : undefined;
+  return startNewRun(fed, fed.backend, team, config, (now) => newMissionFor(fed.backend, team, now));
+}
+
+/** A new run's mission: a directive sent since the ended run (held for the new lifecycle), or the ended run's. */
+interface RunMission {
+  subject: string;
+  body: string;
+  signalId?: string;
+  file?: string;
 }
 
 /**
- * Under the team's state lock: keep the ended run (state and journal into the history, the deliverable
+ * Under the team's state lock: ask `missionNow` for the new run's mission of the lifecycle as it is now —
+ * none (undefined returned, nothing done) when another process started a new run since the caller looked —
+ * keep the ended run (state and journal into the history, the deliverable
  * numbered), then write a fresh lifecycle that still knows every processed signal, and give it its mission
  * — the directive that asked for it, applied again (held in the fresh envelope: it is acknowledged, so the
  * team actor applies it from the held list), or a new directive from meta carrying the
@@ -169,8 +169,8 @@ async function startNewRun(
   backend: FederationBackend,
   team: RegistryEntry,
   config: FederationConfig,
-  mission: { subject: string; body: string; signalId?: string; file?: string },
-): Promise<NewRun> {
+  missionNow: (lifecycle: TeamLifecycle) => Promise<RunMission | undefined>,
+): Promise<NewRun | undefined> {
   const entry = lifecycleEntryFor(team);
   // What the ended run still owes (journal lines, reports to meta) is done first, so it is kept with it.
   const owed = await settleTeamLifecycle(fed, team);
@@ -183,6 +183,8 @@ async function startNewRun(
     const stored = await backend.lifecycles.read(team);
     if (!stored)
       throw new RefusedError('NO_RUN', `team "${team.domainId}" has no lifecycle state yet; nothing to start again`);
+    const mission = await missionNow(await loadTeamLifecycle(team, backend.lifecycles));
+    if (!mission) return undefined;
     const kept = await backend.lifecycles.keepRun(team, section);
     const ended = kept.run;
     const keptAs = [displayedLocation(team, kept.location)];

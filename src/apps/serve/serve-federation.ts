@@ -7,9 +7,8 @@ import { sharedChanges } from '../../engine/federation/shared-changes.js';
 import type { LaunchOptions } from '../launch/launch-options.js';
 import { launchTeam } from '../launch/launch-team.js';
 import { SpareWatchdogs } from '../launch/supervise/spare-watchdogs.js';
-import { setTeamStatus } from '../../engine/actors/team-status-command.js';
 import { runMonitor } from '../monitor/run-monitor.js';
-import { startRunForNewMission } from '../run/team-retry.js';
+import { makeLaunchable } from '../run/make-launchable.js';
 import type { Candidate } from '../run/team-judgement.js';
 import { Dispatcher, type DispatchState, type LaunchEnd } from './dispatcher.js';
 import type { ServeEvent } from './serve-events.js';
@@ -265,15 +264,20 @@ async function launchOne(
   options: ServeOptions & Pick<LaunchOptions, 'watchdogs'>,
   actorsWake: EventTarget,
 ): Promise<LaunchEnd> {
-  if (candidate.newRun) await startRunForNewMission(fed, candidate.team, options.config);
-  if (candidate.resume) await setTeamStatus(fed, candidate.team.domainId, { type: 'RESUME' });
-  if (candidate.newRun || candidate.resume) actorsWake.dispatchEvent(new TeamWakeEvent(candidate.team.domainId));
+  // Made once the launch holds the team's lease (a `fed run` of it meanwhile is refused, or refuses this).
+  const whenLeased =
+    candidate.newRun || candidate.resume
+      ? async () => {
+          await makeLaunchable(fed, candidate.team.domainId, options.config);
+          actorsWake.dispatchEvent(new TeamWakeEvent(candidate.team.domainId));
+        }
+      : undefined;
   // What a move of the team off this host needs, kept as the launch goes (should the host be lost even
   // mid-launch): its files, a worktree team's commits (pushed with serve.pushTeamBranches).
   const warn = (text: string) =>
     options.onEvent({ kind: 'warning', at: new Date().toISOString(), text: `${candidate.team.domainId}: ${text}` });
   const result = await keepTeamWhileLaunching(fed, candidate.team, warn, () =>
-    launchTeam(fed, candidate.team.domainId, { ...options, signal }),
+    launchTeam(fed, candidate.team.domainId, { ...options, signal, whenLeased }),
   );
   result.warnings.forEach(warn);
   return {
