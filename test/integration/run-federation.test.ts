@@ -146,6 +146,7 @@ describe('fed run', () => {
       team: 'beta-fail',
       run: 2,
       mission: { subject: 'Document beta-fail', body: 'Write it.' },
+      missionSentSince: false,
       state: 'preparing',
       since: expect.any(String),
       keptAs: ['.fed/history/run-1'],

@@ -42,6 +42,7 @@ describe('fed team retry (library)', () => {
       team: 'docs',
       run: 2,
       mission: { subject: 'Document the project', body: 'Write deliverable.md' },
+      missionSentSince: false,
       state: 'preparing',
       since: expect.any(String),
       keptAs: ['.fed/history/run-1'],
@@ -75,6 +76,7 @@ describe('fed team retry (library)', () => {
     expect(await retryTeam(openFederation(root), 'docs', config)).toMatchObject({
       run: 3,
       mission: { subject: 'Document it again' },
+      missionSentSince: true,
       keptAs: ['.fed/history/run-2', 'deliverable.run-2.md'],
     });
     expect(existsSync(join(team(root).location, 'deliverable.run-2.md'))).toBe(true);
@@ -126,6 +128,25 @@ describe('fed team retry (library)', () => {
     });
     expect(summary.teams.map((t) => [t.team, t.outcome])).toEqual([['docs', 'complete']]);
     expect((await retried()).map((r) => r.kind === 'retried' && r.mission)).toEqual(['Again', 'Once more']);
+  }, 120_000);
+
+  it('a failed team sent a newer mission since is retried with that one, and says so; nothing is sent again', async () => {
+    const { root, config } = await federationWithMission();
+    await launchTeam(openFederation(root), 'docs', { config, agent: failingAgent, pollMs: 50 });
+    // As `fed plan --apply` sends a registered team its new mission.
+    await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'Document it all', body: 'All.' });
+    expect(await retryTeam(openFederation(root), 'docs', config)).toMatchObject({
+      run: 2,
+      mission: { subject: 'Document it all', body: 'All.' },
+      missionSentSince: true,
+    });
+    expect((await listSignals(openFederation(root), { team: 'docs' })).signals).toHaveLength(2);
+    expect(await viewLifecycle(openFederation(root), team(root))).toMatchObject({
+      mission: null,
+      nextMission: { subject: 'Document it all' },
+    });
+    await launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('complete'), pollMs: 50 });
+    expect((await viewLifecycle(openFederation(root), team(root))).mission?.subject).toBe('Document it all');
   }, 120_000);
 
   it("another team's directive to a complete team is no new mission: no run starts, its deliverable stays", async () => {

@@ -34,6 +34,11 @@ export interface NewRun {
   /** The number of the run that starts now (the first run is 1). */
   run: number;
   mission: { subject: string; body: string };
+  /**
+   * The mission is a directive meta sent since the ended run ended (a complete team's new mission, a newer
+   * one to a failed team), not the ended run's sent again.
+   */
+  missionSentSince: boolean;
   /** The state the new run starts in (the lifecycle machine's first), and since when. */
   state: string;
   since: string;
@@ -72,7 +77,7 @@ export async function retryTeam(fed: Federation, name: string, config: Federatio
         : '';
     throw new RefusedError('NOT_FAILED', `team "${team.domainId}" is ${state}; only a failed team is retried${hint}`);
   }
-  const run = await startNewRun(fed, backend, team, config, retriedMission);
+  const run = await startNewRun(fed, backend, team, config, (now) => retriedMission(backend, team, now));
   if (!run)
     throw new RefusedError(
       'NOT_FAILED',
@@ -81,11 +86,22 @@ export async function retryTeam(fed: Federation, name: string, config: Federatio
   return run;
 }
 
-/** The mission of a failed team's new run: the failed run's, sent again; undefined when it is no longer failed. */
-async function retriedMission(lifecycle: TeamLifecycle): Promise<RunMission | undefined> {
+/**
+ * The mission of a failed team's new run: the newest mission directive meta sent it since it failed (`fed
+ * plan --apply` sends one to a team already registered) — the new run would apply that one first anyway,
+ * so it is the one carried out and named — else the failed run's, sent again. Undefined when the
+ * lifecycle is no longer failed.
+ */
+async function retriedMission(
+  backend: FederationBackend,
+  team: RegistryEntry,
+  lifecycle: TeamLifecycle,
+): Promise<RunMission | undefined> {
   const { context } = lifecycle.snapshot;
+  const failedAt = context.enteredAt?.failed;
   if (stateOf(lifecycle.snapshot) !== 'failed' || !context.mission) return undefined;
-  return { subject: context.mission.subject, body: context.mission.body };
+  const newer = failedAt ? await missionDirectiveSince(backend, team, failedAt, context.mission.signalId) : undefined;
+  return newer ?? { subject: context.mission.subject, body: context.mission.body };
 }
 
 /**
@@ -243,6 +259,7 @@ async function startNewRun(
       team: team.domainId,
       run: ended + 1,
       mission: { subject: mission.subject, body: mission.body },
+      missionSentSince: mission.signalId !== undefined,
       state: stateOf({ value: fresh.value }),
       since,
       keptAs,

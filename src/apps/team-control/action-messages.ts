@@ -28,7 +28,9 @@ export function mergeMessage(merged: MergeResult): string {
 }
 
 export function retryMessage(run: NewRun): string {
-  return `${run.team}: run ${run.run} starts from the beginning with the mission "${run.mission.subject}"; kept: ${run.keptAs.join(', ')}
+  // A mission sent since the last run ended is named as such: it is not that run's, which a retry would suggest.
+  const sent = run.missionSentSince ? ` (sent since run ${run.run - 1} ended)` : '';
+  return `${run.team}: run ${run.run} starts from the beginning with the mission "${run.mission.subject}"${sent}; kept: ${run.keptAs.join(', ')}
 launch it: fed run --team ${run.team}`;
 }
 

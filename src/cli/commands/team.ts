@@ -325,10 +325,7 @@ function lifecycleFields(view: LifecycleView): [string, string][] {
   const fields: [string, string][] = [
     ['lifecycle', `${view.machine} v${view.machineVersion}`],
     ['state', view.since ? `${view.state} since ${view.since}` : view.state],
-    [
-      'mission',
-      view.mission?.subject ?? '- (none yet: fed signal send --to <team> --type directive --subject <mission>)',
-    ],
+    ['mission', view.mission?.subject ?? noMission(view)],
   ];
   if (view.pausedFrom) fields.push(['resumes to', view.pausedFrom]);
   if (view.failure) fields.push(['failure', `${view.failure.reason} (in ${view.failure.state})`]);
@@ -337,6 +334,13 @@ function lifecycleFields(view: LifecycleView): [string, string][] {
     view.pending.length ? view.pending.map((p) => `${p.type} "${p.subject}" from ${p.from}`).join('; ') : 'none',
   ]);
   return fields;
+}
+
+/** A team without a mission: the directive that becomes it when the team next runs, else how to send one. */
+function noMission(view: LifecycleView): string {
+  return view.nextMission
+    ? `- (none yet: the directive "${view.nextMission.subject}" becomes it when the team next runs: fed run)`
+    : '- (none yet: fed signal send --to <team> --type directive --subject <mission>)';
 }
 
 function describeEvent(event: TeamStatusEvent['type']): string {

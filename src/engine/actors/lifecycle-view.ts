@@ -1,7 +1,10 @@
 import type { JournalLine } from '../../core/schema/lifecycle-state.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
 import type { SignalMessage } from '../../core/schema/signal.js';
-import { loadTeamLifecycle } from './team-lifecycle.js';
+import { awaitsApply, loadTeamLifecycle } from './team-lifecycle.js';
+import { inInboxOrder, readHeldSignals } from './held-signals.js';
+import type { TeamLifecycle } from './lifecycle-types.js';
+import { eventForSignal } from './signal-events.js';
 import { stateOf } from './state-of.js';
 import type { Federation } from '../context.js';
 
@@ -16,6 +19,11 @@ export interface LifecycleView {
   /** The state a paused team resumes to. */
   pausedFrom: string | null;
   mission: { subject: string; signalId: string } | null;
+  /**
+   * Without a mission: the directive its lifecycle takes as its mission when it next applies its signals
+   * (a new run's held one, else the oldest of meta's waiting in its inbox); null when none is there.
+   */
+  nextMission: { subject: string; signalId: string } | null;
   failure: { reason: string; state: string } | null;
   /** Inbox signals not acknowledged yet. */
   pending: { id: string; type: string; from: string; subject: string; timestamp: string }[];
@@ -41,8 +49,27 @@ export async function viewLifecycle(fed: Federation, team: RegistryEntry, recent
     since: context.enteredAt?.[state] ?? null,
     pausedFrom: context.pausedFrom ?? null,
     mission: context.mission ? { subject: context.mission.subject, signalId: context.mission.signalId } : null,
+    nextMission: context.mission ? null : await nextMission(fed, lifecycle, pending),
     failure: context.failure ?? null,
     pending: pending.map((m) => ({ id: m.id, type: m.type, from: m.from, subject: m.subject, timestamp: m.timestamp })),
     recent: await backend.lifecycles.journalTail(team, recentCount),
   };
+}
+
+/**
+ * The signal a lifecycle without a mission takes as one next: held signals go first (in inbox order),
+ * then the inbox's waiting ones — the first that is a mission to it (MISSION_ASSIGNED).
+ */
+async function nextMission(
+  fed: Federation,
+  lifecycle: TeamLifecycle,
+  pending: readonly SignalMessage[],
+): Promise<LifecycleView['nextMission']> {
+  const warnings: string[] = [];
+  const held = await readHeldSignals(fed.backend, lifecycle.team, lifecycle.envelope.held ?? [], warnings);
+  const next = [
+    ...held.sort(inInboxOrder).map((input) => input.signal),
+    ...pending.filter((message) => awaitsApply(lifecycle.envelope, message)),
+  ].find((message) => eventForSignal(message, lifecycle.snapshot)?.type === 'MISSION_ASSIGNED');
+  return next ? { subject: next.subject, signalId: next.id } : null;
 }
