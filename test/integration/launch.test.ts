@@ -211,7 +211,8 @@ describe('fed launch (library)', () => {
     );
     await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'pause' });
     const paused = await launch;
-    expect(paused).toMatchObject({ outcome: 'paused', state: 'paused' });
+    // Why it stopped is said: fed serve tells a person's pause from a failure by it (no backoff).
+    expect(paused).toMatchObject({ outcome: 'paused', state: 'paused', reason: 'stopped because the team was paused' });
     expect(paused.lastRun.outcome).toBe('interrupted');
     expect(existsSync(join(team(root).location, 'stopped-gracefully'))).toBe(true);
     expect(team(root).status).toBe('paused');

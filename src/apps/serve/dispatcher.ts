@@ -5,6 +5,7 @@ import type { Federation } from '../../engine/context.js';
 import type { LaunchResult } from '../../engine/hooks/federation-hooks.js';
 import { wakeLatch } from '../../infra/watch/wake-latch.js';
 import { accountOf } from '../launch/account-limit.js';
+import { STOPPED_FOR_PAUSE } from '../launch/judge/run-outcome.js';
 import { teamLaunchConfig } from '../launch/team-agent.js';
 import { refuseOverBudget } from '../launch/prepare/federation-budget.js';
 import { readLastRun } from '../launch/run-records.js';
@@ -417,9 +418,12 @@ export class Dispatcher {
     const resumeAt = end.ok ? end.result.resumeAt : null;
     if (account) this.ramp.ended(account, resumeAt !== null && Date.parse(resumeAt) > Date.now());
     const finished = end.ok && (end.result.outcome === 'complete' || end.result.outcome === 'waiting');
-    // Paused until a known reset, or failed (a person retries it): nothing to back off from.
+    // Paused until a known reset, paused by a person (their resume relaunches it at once), or failed (a
+    // person retries it): nothing to back off from.
     const waitsForReset = end.ok && resumeAt !== null;
-    if (finished || waitsForReset || (end.ok && end.result.outcome === 'failed')) this.backoff.delete(team);
+    const pausedByPerson = end.ok && end.result.outcome === 'paused' && end.result.reason === STOPPED_FOR_PAUSE;
+    if (finished || waitsForReset || pausedByPerson || (end.ok && end.result.outcome === 'failed'))
+      this.backoff.delete(team);
     else if (this.dispatching) {
       const failures = (this.backoff.get(team)?.failures ?? 0) + 1;
       const base = this.options.backoffMs ?? 30_000;

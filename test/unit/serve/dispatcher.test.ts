@@ -88,6 +88,40 @@ describe('Dispatcher.state', () => {
   });
 });
 
+describe('Dispatcher after a person paused a running team', () => {
+  it('backs off nothing: once the team has work again (its resume), it is launched at once', async () => {
+    const fed = await federationWithWork(['api']);
+    let launches = 0;
+    const dispatcher = new Dispatcher(fed, {
+      capacity: 1,
+      backoffMs: 60_000,
+      onEvent: () => undefined,
+      launch: async () => {
+        launches++;
+        // The first launch is stopped by `fed team pause` (its reason as the launch gives it); the team
+        // resumed, its work is still there.
+        return launches === 1
+          ? {
+              ok: true,
+              result: {
+                outcome: 'paused',
+                state: 'preparing',
+                reason: 'stopped because the team was paused',
+                resumeAt: null,
+              },
+            }
+          : new Promise<LaunchEnd>(() => undefined);
+      },
+    });
+    const stop = new AbortController();
+    const running = dispatcher.run(stop.signal);
+    await waitFor(() => launches === 2, 10_000, 'api launched again, without a backoff');
+    expect(dispatcher.state().running.map((r) => r.team)).toEqual(['api']);
+    stop.abort();
+    await running;
+  });
+});
+
 describe('Dispatcher with unplaced teams', () => {
   /** The shared queue as the dispatcher sees it: what was offered, and each taken work's fate. */
   function fakeQueue() {

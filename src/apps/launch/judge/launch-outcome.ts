@@ -86,8 +86,9 @@ export async function decideOutcome(launch: Launch, prepared: PreparedRun, ended
   }
   if (decided.finalState === 'paused' || (ended.stop?.kind === 'paused' && lifecycle.snapshot.status === 'active')) {
     // Stopped because the team was paused: if it was resumed while the agent was stopping, it is simply
-    // ready to be launched again — never failed for an exit fed asked for.
-    return { ...decided, outcome: 'paused' };
+    // ready to be launched again — never failed for an exit fed asked for. Why it stopped is said (a
+    // person's pause, Ctrl-C): a launcher of many tells a person's pause from a failure by it.
+    return { ...decided, outcome: 'paused', reason: verdict.message };
   }
   if (lifecycle.snapshot.status === 'active' && changes.length === 0 && pausesTeam(verdict.outcome, watch.progressed)) {
     return { ...decided, ...(await pauseForRelaunch(launch, prepared, ended, verdict)) };
