@@ -62,7 +62,25 @@ const statusOf = (root: string, team: string) => getTeam(readRegistry(root), tea
 describe('fed run', () => {
   it('a launch fed refuses to start is refused, not failed: the team as it was, exit 2 as fed launch; so is a team that cannot be read', async () => {
     const { root, env } = await federation(['docs']);
-    const result = await runFed(['--root', root, 'run', '--agent', 'no-such-agent-xyz', '--json'], { env });
+    // An --agent that cannot run is bad input for every team alike: refused before any starts, as fed serve does.
+    for (const [agent, why] of [
+      ['', '--agent is empty'],
+      ['no-such-agent-xyz', 'cannot start the agent "no-such-agent-xyz": not found on PATH'],
+      ['./no/such-agent', 'no such executable; install it, or pass another --agent <command>'],
+    ]) {
+      for (const command of ['run', 'serve']) {
+        const refused = await runFed(['--root', root, command, '--agent', agent!], { env });
+        expect(refused.code, refused.stdout + refused.stderr).toBe(2);
+        expect(refused.stderr).toContain(why);
+        expect(refused.stdout).toBe('');
+      }
+    }
+    expect((await lifecycle(root, 'docs')).state).toBe('preparing');
+    // The config's agent command is each team's own (agent.teams.<id>.command may set another): each launch refuses it.
+    const configFile = join(root, 'federate.config.json');
+    const config = JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>;
+    writeFileSync(configFile, JSON.stringify({ ...config, agentCommand: 'no-such-agent-xyz' }));
+    const result = await runFed(['--root', root, 'run', '--json'], { env });
     expect(result.code, result.stderr).toBe(2);
     const summary = summaryOf(result.stdout);
     expect(summary).toMatchObject({ completed: 0, failed: 0, refused: 1, paused: 0 });
@@ -72,7 +90,7 @@ describe('fed run', () => {
       reason: expect.stringContaining('cannot start the agent "no-such-agent-xyz"') as unknown,
     });
     expect((await lifecycle(root, 'docs')).state).toBe('preparing');
-    const text = await runFed(['--root', root, 'run', '--agent', 'no-such-agent-xyz'], { env });
+    const text = await runFed(['--root', root, 'run'], { env });
     expect(text.code).toBe(2);
     expect(text.stdout).toContain('ran 1 team (at most');
     expect(text.stdout).toContain(': 0 complete, 0 failed, 1 refused, 0 paused');

@@ -6,6 +6,7 @@ import type { FedErrorCode } from '../../core/error-codes.js';
 import { reportedTeams, writeFederationReport } from '../plan/federation-report.js';
 import type { LaunchResult } from '../../engine/hooks/federation-hooks.js';
 import { launchTeam } from '../launch/launch-team.js';
+import { refuseUnrunnableAgent } from './refuse-agent-option.js';
 import { refuseOverBudget } from '../launch/prepare/federation-budget.js';
 import type { LaunchOptions } from '../launch/launch-options.js';
 import { WorkflowTrace } from '../launch/run-trace.js';
@@ -100,6 +101,7 @@ export interface RunSummary {
 
 export async function runFederation(fed: Federation, options: RunFederationOptions): Promise<RunSummary> {
   const parallel = options.parallel ?? availableParallelism();
+  refuseUnrunnableAgent(fed.root, options);
   // A run launches teams and sends for as long as they run: its sends check a watched registry.
   fed.watchRegistry();
   const { backend } = fed;

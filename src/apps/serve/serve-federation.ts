@@ -9,6 +9,7 @@ import { launchTeam } from '../launch/launch-team.js';
 import { SpareWatchdogs } from '../launch/supervise/spare-watchdogs.js';
 import { runMonitor } from '../monitor/run-monitor.js';
 import { makeLaunchable } from '../run/make-launchable.js';
+import { refuseUnrunnableAgent } from '../run/refuse-agent-option.js';
 import type { Candidate } from '../run/team-judgement.js';
 import { Dispatcher, type DispatchState, type LaunchEnd } from './dispatcher.js';
 import type { ServeEvent } from './serve-events.js';
@@ -77,6 +78,7 @@ const WORKSPACE_RETRY_MS = 30_000;
 export async function serveFederation(fed: Federation, options: ServeOptions): Promise<ServeSummary> {
   const host = options.host ?? thisHostName(fed.config);
   const capacity = options.capacity ?? availableParallelism();
+  refuseUnrunnableAgent(fed.root, options);
   const lease = await acquireServeLease(fed.root);
   // What is started is stopped in the reverse order, however far the start got: a start that fails half way
   // (a config watch that cannot be set up) leaves no actors running and no lease held.

@@ -70,9 +70,14 @@ export interface AgentExit {
  * where a sandboxed agent could have planted it (find-executable.ts): it would run as the user, unsandboxed
  * for a coding team.
  */
-function findProgram(
+export function findProgram(
   file: string,
-  { cwd, env, commandsBin, commandFrom = 'agentCommand' }: AgentProcessOptions,
+  {
+    cwd,
+    env,
+    commandsBin,
+    commandFrom = 'agentCommand',
+  }: Pick<AgentProcessOptions, 'cwd' | 'env' | 'commandsBin' | 'commandFrom'>,
 ): string {
   const found = findExecutable(file, env, { cwd, trusted: commandsBin });
   if (found.path) return found.path;

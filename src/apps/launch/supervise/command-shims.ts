@@ -14,13 +14,7 @@ import { builtInAgentBin } from '../builtin-agent.js';
  */
 export function writeCommandShims(dir: string): string {
   mkdirSync(dir, { recursive: true });
-  const root = packageRoot();
-  const agent = builtInAgentBin();
-  const commands = {
-    ...Object.fromEntries(Object.entries(packageBins()).map(([name, script]) => [name, join(root, script)])),
-    ...(agent !== undefined && { [DEFAULT_AGENT_COMMAND]: agent }),
-  };
-  for (const [name, script] of Object.entries(commands)) {
+  for (const [name, script] of Object.entries(shimmedCommands())) {
     const file = join(dir, name);
     writeFileAtomic(file, `#!/bin/sh\nexec ${quote([process.execPath, script])} "$@"\n`, {
       durable: false,
@@ -28,4 +22,14 @@ export function writeCommandShims(dir: string): string {
     chmodSync(file, 0o755);
   }
   return dir;
+}
+
+/** The commands of the shims, by name: each one's script. */
+export function shimmedCommands(): Record<string, string> {
+  const root = packageRoot();
+  const agent = builtInAgentBin();
+  return {
+    ...Object.fromEntries(Object.entries(packageBins()).map(([name, script]) => [name, join(root, script)])),
+    ...(agent !== undefined && { [DEFAULT_AGENT_COMMAND]: agent }),
+  };
 }
