@@ -47,8 +47,8 @@ export interface NewRun {
 }
 
 /**
- * `fed team retry`: a failed team starts again from the start of its lifecycle, with the same mission;
- * a complete team that was sent a new mission directive starts a run with that one.
+ * `fed team retry`: a failed team starts again from the start of its lifecycle, with the same mission (one
+ * that failed before it had one: with meta's newest mission directive in its inbox); a complete team that was sent a new mission directive starts a run with that one.
  */
 export async function retryTeam(fed: Federation, name: string, config: FederationConfig): Promise<NewRun> {
   const { backend } = fed;
@@ -65,19 +65,23 @@ export async function retryTeam(fed: Federation, name: string, config: Federatio
   }
   const lifecycle = await loadTeamLifecycle(team, backend.lifecycles);
   const state = stateOf(lifecycle.snapshot);
-  const { mission } = lifecycle.snapshot.context;
   if (state === 'complete') {
     const next = await startRunForNewMission(fed, team, config);
     if (next) return next;
   }
-  if (state !== 'failed' || !mission) {
+  if (state !== 'failed') {
     const hint =
       state === 'complete'
         ? ` — to give a complete team new work, send it a new mission: fed signal send --to ${team.domainId} --type directive --subject "<mission>"`
         : '';
     throw new RefusedError('NOT_FAILED', `team "${team.domainId}" is ${state}; only a failed team is retried${hint}`);
   }
-  const run = await startNewRun(fed, backend, team, config, (now) => retriedMission(backend, team, now));
+  if (!(await retryMissionOf(backend, team, lifecycle)))
+    throw new RefusedError(
+      'NO_MISSION',
+      `team "${team.domainId}" failed before it had a mission, so a new run would have none; send it one: fed signal send --to ${team.domainId} --type directive --subject "<mission>", then retry: fed team retry ${team.domainId}`,
+    );
+  const run = await startNewRun(fed, backend, team, config, (now) => retryMissionOf(backend, team, now));
   if (!run)
     throw new RefusedError(
       'NOT_FAILED',
@@ -89,17 +93,21 @@ export async function retryTeam(fed: Federation, name: string, config: Federatio
 /**
  * The mission of a failed team's new run: the newest mission directive meta sent it since it failed (`fed
  * plan --apply` sends one to a team already registered) — the new run would apply that one first anyway,
- * so it is the one carried out and named — else the failed run's, sent again. Undefined when the
- * lifecycle is no longer failed.
+ * so it is the one carried out and named — else the failed run's, sent again. A team that failed before
+ * it had a mission (a directive waits in the inbox until an actor or a launch applies it) takes meta's
+ * newest mission directive in its inbox, applied in the new run. Undefined when the lifecycle is no longer
+ * failed, or has no mission to take: a retry is then refused (NO_MISSION), and the dashboard offers none.
  */
-async function retriedMission(
+export async function retryMissionOf(
   backend: FederationBackend,
   team: RegistryEntry,
   lifecycle: TeamLifecycle,
 ): Promise<RunMission | undefined> {
   const { context } = lifecycle.snapshot;
+  if (stateOf(lifecycle.snapshot) !== 'failed') return undefined;
+  // A lifecycle that never had a mission may take any of meta's: none of them was applied as its mission.
+  if (!context.mission) return missionDirectiveSince(backend, team, new Date(0).toISOString());
   const failedAt = context.enteredAt?.failed;
-  if (stateOf(lifecycle.snapshot) !== 'failed' || !context.mission) return undefined;
   const newer = failedAt ? await missionDirectiveSince(backend, team, failedAt, context.mission.signalId) : undefined;
   return newer ?? { subject: context.mission.subject, body: context.mission.body };
 }
@@ -122,12 +130,12 @@ export async function newMissionFor(
   return missionDirectiveSince(backend, team, completedAt, context.mission.signalId);
 }
 
-/** The newest mission directive meta sent the team at or after `since`, other than the ended run's own. */
+/** The newest mission directive meta sent the team at or after `since`, other than the ended run's own (if it had one). */
 async function missionDirectiveSince(
   backend: FederationBackend,
   team: RegistryEntry,
   since: string,
-  endedMission: string,
+  endedMission?: string,
 ): Promise<Required<RunMission> | undefined> {
   const directive = await newestSince(
     backend.signals,
