@@ -160,7 +160,7 @@ export async function runDoctor(fed: Federation, options: DoctorOptions = {}): P
   if (registry) {
     const onboardings = belowLink(paths.onboarding, rootLinks)
       ? { findings: [], accounted: new Set<string>() }
-      : checkOnboardings(root, registry);
+      : checkOnboardings(fed, registry);
     pending.push(...onboardings.findings);
     onboarded = onboardings.accounted;
     const signalParties: SignalParty[] = [];
@@ -182,7 +182,7 @@ export async function runDoctor(fed: Federation, options: DoctorOptions = {}): P
       for (const lock of lockFilesIn(workspace.state)) pending.push(...optional(checkLock(lock, entry.domainId)));
       pending.push(...findLeftoverTempFiles(workspace.fedDir, { team: entry.domainId }));
     }
-    pending.push(...checkOrphanWorkspaces(root, registry, onboardings.accounted));
+    pending.push(...(await checkOrphanWorkspaces(fed, registry, onboardings.accounted)));
     notes.push(...optional(unsandboxedNote(fed, registry)));
     pending.push(...checkSchedules(fed, registry));
     // Meta's inbox is not read either while a runtime folder of the root is a link (reported above).

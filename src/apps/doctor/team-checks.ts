@@ -2,8 +2,8 @@ import { existsSync, lstatSync, readdirSync, realpathSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { lifecycleFor } from '../../engine/archetypes/catalog.js';
-import { CorruptFileError, FedError } from '../../core/errors.js';
-import { acquireLock, inspectLock, releaseLock } from '../../infra/fs/lock.js';
+import { CorruptFileError, FedError, RefusedError } from '../../core/errors.js';
+import { acquireLock, describeLockOwner, inspectLock, LockTimeoutError, releaseLock } from '../../infra/fs/lock.js';
 import { readJsonFile } from '../../infra/fs/read-json-file.js';
 import { federationPaths, onboardingPaths, teamWorkspacePath, workspacePaths } from '../../core/layout.js';
 import { loadTeamLifecycle, settleTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
@@ -16,16 +16,25 @@ import { relocatedWorkspace } from '../../adapters/index.js';
 import { updateRegistry } from '../../engine/registry/update-registry.js';
 import { writeTeamMarker } from '../../engine/registry/team-marker.js';
 import type { OnboardingIntent } from '../../core/schema/onboarding-intent.js';
-import type { Registry, RegistryEntry } from '../../core/schema/registry.js';
+import type { PlacementType, Registry, RegistryEntry } from '../../core/schema/registry.js';
 import { teamMarkerSchema, type TeamMarker } from '../../core/schema/team-marker.js';
 import type { PendingFinding } from '../../ports/doctor-finding.js';
 import type { Federation } from '../../engine/context.js';
 
-/** Run `fn` holding the onboarding lock of `domain`, so a repair never races an onboarding that just started. */
+/**
+ * Run `fn` holding the onboarding lock of `domain`, so a repair never races an onboarding that just started;
+ * one that runs now is left alone (the repair is refused, not waited for: the onboarding may take long).
+ */
 async function underOnboardingLock(root: string, domain: string, fn: () => unknown): Promise<void> {
   const lock = await acquireLock(onboardingPaths(root, domain).lock, {
     staleMs: Number.POSITIVE_INFINITY,
     timeoutMs: 0,
+  }).catch((error: unknown) => {
+    if (!(error instanceof LockTimeoutError)) throw error;
+    throw new RefusedError(
+      'ONBOARDING_BUSY',
+      `left alone: team "${domain}" is being onboarded by another process right now (${describeLockOwner(error.owner)}); run fed doctor again once it has finished`,
+    );
   });
   try {
     await fn();
@@ -40,9 +49,10 @@ function onboardingRunning(root: string, domain: string): boolean {
 
 /** Onboardings a kill interrupted: their intent records, and what they left. Returns the findings and the workspaces they account for. */
 export function checkOnboardings(
-  root: string,
+  fed: Federation,
   registry: Registry,
 ): { findings: PendingFinding[]; accounted: Set<string> } {
+  const { root } = fed;
   const findings: PendingFinding[] = [];
   const accounted = new Set<string>();
   const dir = federationPaths(root).onboarding;
@@ -64,10 +74,10 @@ export function checkOnboardings(
     }
     if (!intent) continue;
     accounted.add(intent.location);
-    if (onboardingRunning(root, intent.domain)) continue;
+    // A retry that completed since the record was read removed it: nothing to report.
+    if (onboardingRunning(root, intent.domain) || !existsSync(path)) continue;
     const registered = registry.teams.some((t) => t.domain === intent.domain && t.location === intent.location);
-    const settle = () =>
-      underOnboardingLock(root, intent.domain, () => settleInterruptedOnboarding(root, intent, registry));
+    const settle = () => underOnboardingLock(root, intent.domain, () => settleOnboardingAgain(fed, intent.domain));
     findings.push(
       registered
         ? {
@@ -97,16 +107,32 @@ export function checkOnboardings(
 }
 
 /**
+ * The repair of an interrupted onboarding, under its lock: what the check saw may be stale by now — a retry
+ * of the onboarding may have completed it (registered the team, removed the record) or failed and left
+ * another record — so the record and the registry are read again, and only what they say now is settled.
+ * Nothing left to settle is left alone: the registered team's workspace is never removed.
+ */
+async function settleOnboardingAgain(fed: Federation, domain: string): Promise<void> {
+  const intent = readOnboardingIntent(fed.root, domain);
+  if (intent) await settleInterruptedOnboarding(fed.root, intent, await fed.backend.registry.read());
+}
+
+/**
  * Folders in `.fed/teams/` and `.fed/worktrees/` that no registered team owns. One carrying fed's marker
  * for this federation was made by an onboarding killed before it registered (fed before intent records);
  * anything else is not fed's and is only reported. A link — `.fed/teams` itself or a folder in it — is
  * never followed: what it points to is not fed's to remove.
+ *
+ * `registry` was read before the scan: an onboarding that registered its team since (its lock released
+ * before the scan looked) would pass for a killed one, so a folder is only reported once a registry read
+ * after the scan has no team for it either, and its repair checks again under the onboarding lock.
  */
-export function checkOrphanWorkspaces(
-  root: string,
+export async function checkOrphanWorkspaces(
+  fed: Federation,
   registry: Registry,
   accounted: ReadonlySet<string>,
-): PendingFinding[] {
+): Promise<PendingFinding[]> {
+  const { root } = fed;
   const paths = federationPaths(root);
   // A copied federation's own workspaces are claimed by the teams whose locations still name the old root,
   // and a team's own workspace by the team even when its location names another folder (a workspace finding).
@@ -116,6 +142,7 @@ export function checkOrphanWorkspaces(
     ),
   );
   const findings: PendingFinding[] = [];
+  const orphans: { location: string; name: string; marker: TeamMarker; placementType: PlacementType }[] = [];
   for (const [parent, placementType] of [
     [paths.teams, 'directory'],
     [paths.worktrees, 'worktree'],
@@ -134,19 +161,7 @@ export function checkOrphanWorkspaces(
       }
       const marker = readMarkerQuietly(location);
       if (marker && sameDir(marker.federationRoot, root) && !findTeam(registry, marker.domainId)) {
-        const branch = placementType === 'worktree' ? worktreeBranch(name) : undefined;
-        findings.push({
-          check: 'orphan-workspace',
-          team: marker.domainId,
-          path: location,
-          problem: `${location} was made by an onboarding of "${marker.domainId}" that never registered the team (it was killed)${branch ? gitLeftoversText(root, location, branch) : ''}`,
-          fix: `remove it${branch ? ` and branch ${branch}` : ''} (fed doctor --fix), then onboard again: fed team onboard ${name}`,
-          repair: () =>
-            underOnboardingLock(root, name, async () => {
-              if (branch) await settleWorktreeGit(root, location, branch);
-              await removeWorkspace(root, { location, placementType, branch });
-            }),
-        });
+        orphans.push({ location, name, marker, placementType });
         continue;
       }
       findings.push({
@@ -157,7 +172,45 @@ export function checkOrphanWorkspaces(
       });
     }
   }
+  if (orphans.length === 0) return findings;
+  const now = await fed.backend.registry.read();
+  for (const orphan of orphans) {
+    if (ownedNow(root, now, orphan)) continue;
+    const { location, name, marker, placementType } = orphan;
+    const branch = placementType === 'worktree' ? worktreeBranch(name) : undefined;
+    findings.push({
+      check: 'orphan-workspace',
+      team: marker.domainId,
+      path: location,
+      problem: `${location} was made by an onboarding of "${marker.domainId}" that never registered the team (it was killed)${branch ? gitLeftoversText(root, location, branch) : ''}`,
+      fix: `remove it${branch ? ` and branch ${branch}` : ''} (fed doctor --fix), then onboard again: fed team onboard ${name}`,
+      repair: () =>
+        underOnboardingLock(root, name, async () => {
+          // An onboarding may have registered the team, or been killed again (its record is the onboarding
+          // check's), since the check: under the lock none can start, so this is the last look.
+          if (ownedNow(root, await fed.backend.registry.read(), orphan)) return;
+          if (branch) await settleWorktreeGit(root, location, branch);
+          await removeWorkspace(root, { location, placementType, branch });
+        }),
+    });
+  }
   return findings;
+}
+
+/**
+ * A folder with fed's marker is someone's after all: a team is registered at it or under its marker's id,
+ * or an onboarding of its name left an intent record (the onboarding check's to settle).
+ */
+function ownedNow(
+  root: string,
+  registry: Registry,
+  orphan: { location: string; name: string; marker: TeamMarker },
+): boolean {
+  return (
+    findTeam(registry, orphan.marker.domainId) !== undefined ||
+    registry.teams.some((t) => t.location === orphan.location) ||
+    existsSync(onboardingPaths(root, orphan.name).intent)
+  );
 }
 
 function isLink(path: string): boolean {
