@@ -1,5 +1,6 @@
 import type { JournalLine, LifecycleEnvelope } from '../core/schema/lifecycle-state.js';
 import type { RegistryEntry } from '../core/schema/registry.js';
+import type { LockOwner } from '../core/schema/lock-owner.js';
 
 /**
  * The lifecycle store port: per team, the snapshot envelope (the single source of truth of its
@@ -31,6 +32,11 @@ export interface KeptRun {
   location: string;
   /** The run's last envelope, as it was when the run was kept. */
   envelope: LifecycleEnvelope;
+}
+
+/** Who holds a team's exclusive section: its owner, when its record can be read. */
+export interface SectionHolder {
+  owner: LockOwner | undefined;
 }
 
 export interface LifecycleWriteOptions {
@@ -69,6 +75,12 @@ export interface LifecycleStore {
     fn: (section: LifecycleSection) => Promise<T>,
     options?: LifecycleWriteOptions,
   ): Promise<T>;
+  /**
+   * Who holds the team's exclusive section right now, when a holder that may still be alive does (one on
+   * another host counts until it is stale); undefined when none does, or its holder is gone. Reads only: a
+   * check asks it before taking a command's write in progress for what a killed one left.
+   */
+  sectionHolder(team: RegistryEntry): Promise<SectionHolder | undefined>;
   /** Append the lines whose `seq` the journal does not have yet (idempotent by seq); returns how many were added. */
   appendJournal(team: RegistryEntry, lines: readonly JournalLine[], options?: LifecycleWriteOptions): Promise<number>;
   /** The last `count` journal lines of the current run, oldest first. */

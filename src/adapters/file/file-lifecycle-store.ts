@@ -1,7 +1,7 @@
 import { type BigIntStats, lstatSync, lutimesSync } from 'node:fs';
 import { fileIdentity } from '../../infra/fs/read-file-bounded.js';
 import { LifecycleConflictError } from '../../core/errors.js';
-import { assertLockHeld, withLock } from '../../infra/fs/lock.js';
+import { assertLockHeld, inspectLock, withLock } from '../../infra/fs/lock.js';
 import { workspacePaths } from './file-layout.js';
 import type { CheckedWorkspaces } from '../checked-workspaces.js';
 import type {
@@ -10,6 +10,7 @@ import type {
   LifecycleSection,
   LifecycleStore,
   LifecycleWriteOptions,
+  SectionHolder,
   StoredEnvelope,
 } from '../../ports/lifecycle-store.js';
 import { appendJournalLines, readIdentifiedEnvelope, readJournalTail, writeEnvelope } from './state-files.js';
@@ -83,6 +84,12 @@ export class FileLifecycleStore implements LifecycleStore {
       (lock) => fn({ team: team.domainId, assertHeld: () => assertLockHeld(lock) }),
       STATE_LOCK,
     );
+  }
+
+  /** Its lock file, judged as a waiter for it judges it: on this host by its process, elsewhere it counts as held. */
+  async sectionHolder(team: RegistryEntry): Promise<SectionHolder | undefined> {
+    const lock = inspectLock(workspacePaths(team.location).stateLock, STATE_LOCK);
+    return lock && !lock.abandoned ? { owner: lock.owner } : undefined;
   }
 
   async appendJournal(

@@ -5,6 +5,7 @@ import type {
   KeptRun,
   LifecycleSection,
   LifecycleStore,
+  SectionHolder,
   StoredEnvelope,
 } from '../../ports/lifecycle-store.js';
 import {
@@ -20,7 +21,7 @@ import { isWrongLastSequence } from './jetstream-errors.js';
 import { readSubjectSince } from './read-subject.js';
 import { bucketKeys } from './bucket-keys.js';
 import type { FederationStreams } from './federation-streams.js';
-import { acquireKvLease, type KvLeaseOptions } from './kv-lease.js';
+import { acquireKvLease, kvLeaseHolder, type KvLeaseOptions } from './kv-lease.js';
 import type { JetStreamNames } from './names.js';
 import { retryTransient } from './transient.js';
 
@@ -115,6 +116,11 @@ export class JetStreamLifecycleStore implements LifecycleStore {
     } finally {
       await lease.release();
     }
+  }
+
+  async sectionHolder(team: RegistryEntry): Promise<SectionHolder | undefined> {
+    const { lifecycle } = await this.streams();
+    return kvLeaseHolder(lifecycle, `lock.${team.domainId}`, this.leaseOptions);
   }
 
   // Lookups here go to the stream's leader (streams.getMessage), never a direct get: any replica answers

@@ -127,3 +127,25 @@ export async function acquireKvLease(
     },
   };
 }
+
+/**
+ * The holder of the lease at `key` that may still be alive, without taking it: on this host by its
+ * process; on another by its last heartbeat, within `staleMs` by this machine's clock (a reader has no
+ * revision history to time, unlike a waiter); one whose record cannot be read counts as alive. Undefined
+ * when there is no holder, or it is gone.
+ */
+export async function kvLeaseHolder(
+  kv: KV,
+  key: string,
+  options: Pick<KvLeaseOptions, 'staleMs'> = {},
+): Promise<{ owner: LockOwner | undefined } | undefined> {
+  const entry = await retryTransient(() => kv.get(key));
+  if (!entry || entry.operation !== 'PUT') return undefined;
+  const holder = decode(entry.value);
+  if (holder === undefined) return { owner: undefined };
+  const alive =
+    holder.host === hostname()
+      ? processIsAlive(holder.pid, holder.startTime)
+      : Date.now() - Date.parse(holder.heartbeatAt) <= (options.staleMs ?? 10_000);
+  return alive ? { owner: holder } : undefined;
+}

@@ -355,8 +355,15 @@ async function checkState(fed: Federation, entry: RegistryEntry): Promise<Pendin
   const { backend } = fed;
   if (!lifecycleFor(entry.archetypeId)) return [];
   try {
-    const lifecycle = await loadTeamLifecycle(entry, backend.lifecycles);
-    const owed = statusOf(entry) === 'archived' ? [] : await owedEffects(fed, entry, lifecycle);
+    const owedNow = async () =>
+      statusOf(entry) === 'archived' ? [] : owedEffects(fed, entry, await loadTeamLifecycle(entry, backend.lifecycles));
+    let owed = await owedNow();
+    if (owed.length === 0) return [];
+    // A command performs what its write owes in the section it wrote in: while a live process holds it,
+    // that is a write in progress, not a killed one's leftovers. Once it is free, what was owed is looked
+    // at again — the first look may have caught a command that has finished since.
+    if (await backend.lifecycles.sectionHolder(entry)) return [];
+    owed = await owedNow();
     if (owed.length === 0) return [];
     return [
       {
@@ -366,6 +373,13 @@ async function checkState(fed: Federation, entry: RegistryEntry): Promise<Pendin
         problem: `the last lifecycle write of "${entry.domainId}" still owes ${owed.join(', ')} (the command that made it was killed)`,
         fix: "perform them, each once (fed doctor --fix; any command that applies the team's signals does too)",
         repair: async () => {
+          // Never waited for: a command that took the section since performs them itself.
+          const holder = await backend.lifecycles.sectionHolder(entry);
+          if (holder)
+            throw new RefusedError(
+              'TEAM_BUSY',
+              `left alone: a command holds the lifecycle of "${entry.domainId}" right now (${describeLockOwner(holder.owner)}) and performs them itself; run fed doctor again once it has finished`,
+            );
           const warnings = await settleTeamLifecycle(fed, entry);
           if (warnings.length) throw new Error(warnings.join('; '));
         },
