@@ -1,7 +1,9 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { workspacePaths } from 'fed/testing';
 import { runFed } from '../helpers/fed-cli.js';
+import { startFixture, waitFor } from '../helpers/fixture-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 async function federationWithTeam(): Promise<{ root: string; fed: (...args: string[]) => ReturnType<typeof runFed> }> {
@@ -23,6 +25,29 @@ describe('fed actors run --once with a team whose state is unusable', () => {
     expect(all.code).toBe(2);
     expect(all.stderr).toMatch(/warning: skipping docs for now: .*lifecycle\.json is corrupt/);
     expect(all.stdout).toBe('done — other: preparing, docs: not run (see the warning above)\n');
+  });
+});
+
+describe('fed actors run --once while another consumer runs the team', () => {
+  it('says the team was skipped because another process runs it, never "no team to run"', async () => {
+    const { root, fed } = await federationWithTeam();
+    const lease = workspacePaths(join(root, '.fed', 'teams', 'docs')).consumerLease;
+    mkdirSync(dirname(lease), { recursive: true });
+    const holder = startFixture('hold-lock.mjs', [lease]);
+    try {
+      let held = '';
+      holder.child.stdout?.on('data', (chunk: Buffer) => (held += chunk.toString()));
+      await waitFor(() => held.includes('locked'), 15_000, 'the consumer lease of docs');
+      const once = await fed('actors', 'run', '--once');
+      expect(once.code, once.stderr).toBe(0);
+      expect(once.stderr).toContain(
+        `warning: skipping docs for now: team "docs" is already being run by another process (pid ${holder.child.pid}`,
+      );
+      expect(once.stdout).toBe('done — docs: skipped (another process runs it)\n');
+    } finally {
+      holder.child.kill('SIGKILL');
+      await holder.done;
+    }
   });
 });
 

@@ -48,6 +48,8 @@ export function registerActors(program: Command, io: CliIo): void {
         // Teams that could not run: one another process runs, or one archived meanwhile, is fine; one whose
         // state or workspace is unusable is not.
         const unusable = new Map<string, number>();
+        // The fine ones, named in the summary all the same: a team is there, it just was not run here now.
+        const passedOver = new Map<string, string>();
         // Teams of a federation shared across machines that work elsewhere: their actors run there. Said
         // once, not at every rescan, and not a failure.
         const elsewhere = new Set<string>();
@@ -70,16 +72,21 @@ export function registerActors(program: Command, io: CliIo): void {
                 return;
               }
               io.stderr(`warning: skipping ${team} for now: ${reason}\n`);
-              if (error.code !== 'TEAM_BUSY' && error.code !== 'TEAM_ARCHIVED')
+              if (error.code !== 'TEAM_BUSY' && error.code !== 'TEAM_ARCHIVED') {
                 unusable.set(team, error.refusal ? 2 : 1);
-              else unusable.delete(team);
+                passedOver.delete(team);
+              } else {
+                unusable.delete(team);
+                passedOver.set(team, error.code === 'TEAM_BUSY' ? 'another process runs it' : 'archived meanwhile');
+              }
             },
           });
           if (options.once && !options.json) {
             const ran = results.map((r) => `${r.team}: ${r.state}`);
             const notRun = [...unusable.keys()].map((team) => `${team}: not run (see the warning above)`);
+            const skipped = [...passedOver].map(([team, why]) => `${team}: skipped (${why})`);
             const there = [...elsewhere].map((team) => `${team}: runs in another working directory`);
-            const summary = [...ran, ...notRun, ...there].join(', ');
+            const summary = [...ran, ...notRun, ...skipped, ...there].join(', ');
             io.stdout(
               summary ? `done — ${summary}\n` : 'no team to run (onboard one with: fed team onboard <domain>)\n',
             );
