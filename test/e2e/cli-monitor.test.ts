@@ -1,5 +1,8 @@
 import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { initFederation, onboardTeam, openFederation, runActors, sendSignal } from 'fed';
+import { workspacePaths } from 'fed/testing';
 import { FED_BIN, runFed } from '../helpers/fed-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -23,6 +26,33 @@ describe('fed monitor', () => {
     const json = JSON.parse((await fed('monitor', '--json')).stdout) as { teams: { team: string }[]; totals: unknown };
     expect(json.teams.map((t) => t.team)).toEqual(['api', 'docs']);
     expect(json.totals).toEqual({ teams: 2, healthy: 2, unhealthy: 0, unacknowledged: 0 });
+  });
+
+  it("counts meta's outbox as fed signal list does when one second's same-subject directives to two teams collide in it", async () => {
+    const root = tempDir();
+    initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
+    const open = () => openFederation(root, { env: { FED_TELEMETRY_ENABLED: 'false' } });
+    for (const domain of ['a', 'b']) await onboardTeam(open(), { domain }, { durable: false });
+    // One second for both: the outbox copies are …-same-subject.json and …-same-subject-2.json, the inbox copies not suffixed.
+    const second = new Date('2026-01-31T12:00:00.000Z');
+    for (const to of ['a', 'b'])
+      await sendSignal(
+        open(),
+        { to, type: 'directive', subject: 'Same subject' },
+        { durable: false, now: () => second },
+      );
+    expect(readdirSync(workspacePaths(root).outbox).sort()).toEqual([
+      '2026-01-31T120000Z-directive-same-subject-2.json',
+      '2026-01-31T120000Z-directive-same-subject.json',
+    ]);
+    await runActors(open(), { once: true, durable: false });
+    const fed = (...args: string[]) => runFed(['--root', root, ...args]);
+    const listed = JSON.parse((await fed('signal', 'list', '--box', 'outbox', '--json')).stdout) as {
+      signals: { delivery: { state: string } }[];
+    };
+    expect(listed.signals.map((s) => s.delivery.state)).toEqual(['acknowledged', 'acknowledged']);
+    const monitor = JSON.parse((await fed('monitor', '--json')).stdout) as { meta: { outbox: unknown } };
+    expect(monitor.meta.outbox).toEqual({ total: 2, unacknowledged: 0 });
   });
 
   it('--fail-on-unhealthy exits 1 when a team is unhealthy', async () => {

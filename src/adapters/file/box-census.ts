@@ -3,6 +3,7 @@ import type { SignalParty } from '../../core/resolve-party.js';
 import { workspacePaths } from './file-layout.js';
 import type { PartyCensus, SignalCounts } from '../../ports/signal-transport.js';
 import { ACK_FILE_SUFFIX, isSignalFileName } from './signals/signal-file-name.js';
+import { runStart } from './signals/name-run.js';
 
 /**
  * Signal counts of a box from its file names alone: a monitoring cycle over hundreds of teams with
@@ -59,8 +60,12 @@ export type InboxCensusListener = (party: SignalParty, inbox: string, census: Bo
 /**
  * The census of the parties' boxes (SignalTransport.census), each box listed once. A sent signal's inbox
  * copy normally has the same name as the sender's outbox copy, so an outbox signal's acknowledgment is
- * found without reading its body; a name found in no inbox (or in several, not all acknowledged) counts
- * as unacknowledged: the monitor would rather over-report pending work than hide it.
+ * found without reading its body. Not always: signals of one second and subject sent to several
+ * recipients collide in the sender's outbox (`…-2.json`, `…-3.json`) but not in each inbox, where each is
+ * the run's first name — so an outbox name no inbox holds is judged by the inbox copies of its run's
+ * first name (`fed signal list --box outbox` finds the copy by id; reading every outbox signal here would
+ * cost a monitoring cycle a file per signal). A name found in no inbox either way (or in several, not
+ * all acknowledged) counts as unacknowledged: the monitor would rather over-report pending work than hide it.
  */
 export function censusOfBoxes(
   root: string,
@@ -94,9 +99,15 @@ export function censusOfBoxes(
         const name = names[j]!;
         if (!isSignalFileName(name)) continue;
         total++;
-        if (!(acked.get(name) ?? false)) unacknowledged++;
+        if (!(acked.get(name) ?? acknowledgedAsRunStart(acked, name))) unacknowledged++;
       }
       return [party.id, { inbox: inboxes[i]!, outbox: { total, unacknowledged } }];
     }),
   );
+}
+
+/** Whether the inbox copies of the first name of the run `name` is a later name of are all acknowledged (false when none is held). */
+function acknowledgedAsRunStart(acked: ReadonlyMap<string, boolean>, name: string): boolean {
+  const start = runStart(name);
+  return start !== undefined && (acked.get(start) ?? false);
 }

@@ -1,7 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { takeCensus } from '../../../src/adapters/file/box-census.js';
+import { censusOfBoxes, takeCensus } from '../../../src/adapters/file/box-census.js';
+import type { RegistryEntry } from 'fed';
+import { META, workspacePaths } from 'fed/testing';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /** A box holding `names`, each an empty file (the census reads names only). */
@@ -44,5 +46,44 @@ describe('the census of a box, from its names', () => {
   it('an empty or missing box has no signals', () => {
     expect(takeCensus(box([]))).toEqual({ signals: [], acknowledged: [], unacknowledged: 0 });
     expect(takeCensus(join(tempDir(), 'missing'))).toEqual({ signals: [], acknowledged: [], unacknowledged: 0 });
+  });
+});
+
+describe("the census of the parties' boxes: an outbox signal's acknowledgment", () => {
+  const name = '2026-01-31T120000Z-directive-same-subject.json';
+  const later = '2026-01-31T120000Z-directive-same-subject-2.json';
+
+  /** Meta and teams a and b; meta sent one directive of one second and subject to each: collided in its outbox only. */
+  function federation(acknowledged: { a: boolean; b: boolean }) {
+    const root = tempDir();
+    const write = (dir: string, files: readonly string[]) => {
+      mkdirSync(dir, { recursive: true });
+      for (const file of files) writeFileSync(join(dir, file), '');
+    };
+    write(workspacePaths(root).outbox, [name, later]);
+    const teams = (['a', 'b'] as const).map((team): RegistryEntry => {
+      const location = join(root, '.fed', 'teams', team);
+      write(workspacePaths(location).inbox, acknowledged[team] ? [name, `${name}.ack`] : [name]);
+      return {
+        domain: team,
+        domainId: team,
+        archetypeId: 'deliverable',
+        placementType: 'directory',
+        onboardedAt: '2026-01-31T11:00:00.000Z',
+        location,
+        status: 'active',
+      };
+    });
+    const parties = [{ id: META, entry: undefined }, ...teams.map((entry) => ({ id: entry.domainId, entry }))];
+    return censusOfBoxes(root, parties).get(META)!.outbox;
+  }
+
+  it("finds a later name of an outbox run by the inbox copies of the run's first name", () => {
+    expect(federation({ a: true, b: true })).toEqual({ total: 2, unacknowledged: 0 });
+  });
+
+  it('counts both unacknowledged while either copy is (the census over-reports rather than hides)', () => {
+    expect(federation({ a: true, b: false })).toEqual({ total: 2, unacknowledged: 2 });
+    expect(federation({ a: false, b: false })).toEqual({ total: 2, unacknowledged: 2 });
   });
 });

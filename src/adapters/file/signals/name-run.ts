@@ -29,6 +29,19 @@ export function firstFreeSuffix(dir: string, name: string): number {
   return high;
 }
 
+/** `<name>-<n>.json` (n ≥ 2): a later name of a run. */
+const LATER_IN_RUN = /^(.+)-([1-9]\d*)(\.json)$/;
+
+/**
+ * The name a run starts with, when `name` reads as a later name of one (`…-mission-2.json` →
+ * `…-mission.json`); undefined otherwise. From the name alone: a subject that ends in a number reads the
+ * same, so a caller takes it as a hint, never as proof.
+ */
+export function runStart(name: string): string | undefined {
+  const later = LATER_IN_RUN.exec(name);
+  return later && Number(later[2]) >= 2 ? `${later[1]}${later[3]}` : undefined;
+}
+
 /** What a `findInNameRun` reader may return for a file that is not there (instead of undefined). */
 export const ABSENT: unique symbol = Symbol('absent');
 
