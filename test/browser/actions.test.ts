@@ -78,6 +78,25 @@ describe.skipIf(skipWithoutChromium(SUITE))(SUITE, () => {
     expect(dashboard.errors).toEqual([]);
   });
 
+  it('a failed team is archived, then removed, from the page, each after its confirmation', async () => {
+    const { root, fed } = await cliFederation(['docs']);
+    await fed('event', 'FAIL', '--team', 'docs', '--data', '{"reason":"boom"}');
+    const dashboard = await openDashboard(root);
+    const { page } = dashboard;
+    await dashboard.go('/');
+    const card = page.locator('article.card[data-team="docs"]');
+    // Remove takes only an archived team: the failed one is offered Archive.
+    await card.getByRole('button', { name: 'Archive', exact: true }).click();
+    expect(await card.getByRole('button', { name: 'Remove', exact: true }).count()).toBe(0);
+    await card.getByRole('button', { name: 'Confirm archive' }).click();
+    await card.getByRole('button', { name: 'Remove', exact: true }).click({ timeout: 10_000 });
+    expect(JSON.parse((await fed('team', 'show', 'docs', '--json')).stdout)).toMatchObject({ status: 'archived' });
+    await card.getByRole('button', { name: 'Confirm remove' }).click();
+    await card.waitFor({ state: 'detached', timeout: 10_000 });
+    expect((await fed('team', 'list', '--json')).stdout).not.toContain('"docs"');
+    expect(dashboard.errors).toEqual([]);
+  });
+
   it('a coding team in review is approved, then merged, from the page', async () => {
     const { root, git, fed } = await codingTeamInReview();
     const dashboard = await openDashboard(root);

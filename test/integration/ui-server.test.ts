@@ -560,16 +560,19 @@ describe('fed ui: the actions', () => {
     expect(again).toMatchObject({ status: 404, body: { code: 'UNKNOWN_SIGNAL' } });
   });
 
-  it('retries a failed team and removes an archived one', async () => {
-    const { fed, act, json } = await serve();
+  it('retries a failed team, archives one, and removes an archived one: only what each state takes is offered', async () => {
+    const { fed, act, json, page } = await serve();
     await sendSignal(fed, { to: 'docs', type: 'directive', subject: 'write it' }, { durable: false });
     await runActors(fed, { once: true });
     await event(fed, 'docs', 'FAIL', { reason: 'sources inaccessible' });
     await expect.poll(async () => (await json<NeedsYouView>('/api/needs-you')).items.length).toBe(1);
     const failed = await json<NeedsYouView>('/api/needs-you');
+    // Remove takes only an archived team: a failed one is offered Archive, the step before it.
     expect(failed.items).toEqual([
-      expect.objectContaining({ kind: 'failed', team: 'docs', actions: ['retry', 'remove'] }),
+      expect.objectContaining({ kind: 'failed', team: 'docs', actions: ['retry', 'archive'] }),
     ]);
+    const card = async (id: string) => (await json<BoardView>('/api/board')).teams.find((team) => team.id === id)!;
+    expect((await card('docs')).actions).toEqual(['pause', 'retry', 'archive']);
     expect(failed.problems.join('\n')).toContain('sources inaccessible');
     const retried = await act({ action: 'retry', team: 'docs' });
     expect(retried.body).toMatchObject({
@@ -578,11 +581,62 @@ describe('fed ui: the actions', () => {
     });
     expect((await json<TeamPageView>('/api/teams/docs')).card.state).not.toBe('failed');
 
-    await setTeamStatus(fed, 'api', { type: 'ARCHIVE' });
+    // A schedule added since the server started still sends to it: the archive warns, as fed team archive does.
+    const scheduled = await page('/api/schedules', {
+      method: 'POST',
+      body: JSON.stringify({ to: 'api', subject: 'Nightly', cron: '0 3 * * *' }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(scheduled.status).toBe(200);
+    const archived = await act({ action: 'archive', team: 'api' });
+    expect(archived).toEqual({
+      status: 200,
+      body: {
+        ok: true,
+        message: expect.stringMatching(
+          /^api: active → archived\nwarning: the schedules nightly to api are never sent now/,
+        ),
+      },
+    });
+    expect(getTeam(await fed.backend.registry.read(), 'api').status).toBe('archived');
+    expect((await card('api')).actions).toEqual(['remove']);
     const removed = await act({ action: 'remove', team: 'api' });
     expect(removed.body).toMatchObject({ ok: true, message: expect.stringMatching(/^removed api: /) });
     expect((await json<BoardView>('/api/board')).teams.map((team) => team.id)).toEqual(['docs']);
-    expect((await actionsJournaled(fed)).map((record) => record.action)).toEqual(['retry', 'remove']);
+    expect((await actionsJournaled(fed)).map((record) => record.action)).toEqual([
+      'retry',
+      'add-schedule',
+      'archive',
+      'remove',
+    ]);
+  });
+
+  it('a failed team that is paused is offered Resume, not Retry, and every action offered is taken', async () => {
+    const { fed, act, json } = await serve();
+    await sendSignal(fed, { to: 'docs', type: 'directive', subject: 'write it' }, { durable: false });
+    await runActors(fed, { once: true });
+    await event(fed, 'docs', 'FAIL', { reason: 'boom' });
+    await setTeamStatus(fed, 'docs', { type: 'PAUSE' });
+    await expect
+      .poll(async () => (await json<NeedsYouView>('/api/needs-you')).items[0]?.actions)
+      .toEqual(['resume', 'archive']);
+    expect((await json<BoardView>('/api/board')).teams.find((team) => team.id === 'docs')!.actions).toEqual([
+      'resume',
+      'archive',
+    ]);
+    expect((await act({ action: 'resume', team: 'docs' })).status).toBe(200);
+    expect((await json<NeedsYouView>('/api/needs-you')).items[0]?.actions).toEqual(['retry', 'archive']);
+    expect((await act({ action: 'retry', team: 'docs' })).status).toBe(200);
+  });
+
+  it('a question whose asker was archived since it asked is not offered Answer, which would be refused', async () => {
+    const { fed, act, json } = await serve();
+    const question = await sendSignal(fed, { from: 'docs', to: 'meta', type: 'question', subject: 'Which format?' });
+    await expect.poll(async () => (await json<NeedsYouView>('/api/needs-you')).items[0]?.actions).toEqual(['answer']);
+    await setTeamStatus(fed, 'docs', { type: 'ARCHIVE' });
+    await expect.poll(async () => (await json<NeedsYouView>('/api/needs-you')).items[0]?.actions).toEqual([]);
+    const refused = await act({ action: 'answer', signalId: question.message.id, text: 'Markdown' });
+    expect(refused).toMatchObject({ status: 400, body: { ok: false, code: 'TEAM_ARCHIVED' } });
   });
 
   it('offers no Retry for a team that failed before it had a mission, until it is sent one', async () => {
@@ -592,7 +646,7 @@ describe('fed ui: the actions', () => {
     expect((await json<NeedsYouView>('/api/needs-you')).items).toEqual([
       expect.objectContaining({
         kind: 'failed',
-        actions: ['remove'],
+        actions: ['archive'],
         action: expect.stringContaining('it never had a mission: send it one (fed signal send --to docs'),
       }),
     ]);
@@ -605,7 +659,7 @@ describe('fed ui: the actions', () => {
     await sendSignal(fed, { to: 'docs', type: 'directive', subject: 'write it' }, { durable: false });
     await expect
       .poll(async () => (await json<NeedsYouView>('/api/needs-you')).items[0]?.actions)
-      .toEqual(['retry', 'remove']);
+      .toEqual(['retry', 'archive']);
     expect((await act({ action: 'retry', team: 'docs' })).body).toMatchObject({
       ok: true,
       message: expect.stringContaining('docs: run 2 starts from the beginning with the mission "write it"'),
@@ -626,7 +680,7 @@ describe('fed ui: the actions', () => {
       message: 'app: approved (pr-approved); merge it with: fed team merge app',
     });
     expect((await json<NeedsYouView>('/api/needs-you')).items).toEqual([
-      expect.objectContaining({ kind: 'review', actions: ['merge'] }),
+      expect.objectContaining({ kind: 'review', actions: ['merge', 'approve', 'request-changes'] }),
     ]);
     const merged = await act({ action: 'merge', team: 'app' });
     expect(merged.body).toMatchObject({
@@ -635,6 +689,35 @@ describe('fed ui: the actions', () => {
     });
     expect(git('log', '-1', '--format=%s').trim()).toBe('Merge fed/app (fed team app) into main');
     expect((await actionsJournaled(fed)).map((record) => record.action)).toEqual(['approve', 'merge']);
+  }, 60_000);
+
+  it('an approved team whose branch moved since is offered a new review beside Merge, and both are taken', async () => {
+    const { root, locations } = await codingTeamsInReview();
+    const { act, json } = await serve([], root);
+    expect((await act({ action: 'approve', team: 'app' })).status).toBe(200);
+    expect((await json<BoardView>('/api/board')).teams[0]!.actions).toEqual([
+      'pause',
+      'merge',
+      'approve',
+      'request-changes',
+    ]);
+    const worktree = (...args: string[]) => spawnSync('git', args, { cwd: locations.app!, encoding: 'utf8' });
+    writeFileSync(join(locations.app!, 'more.txt'), 'not reviewed\n');
+    worktree('add', 'more.txt');
+    worktree('commit', '-qm', 'after the approval');
+    // The refusal says to review it again: the page has the buttons to do so.
+    expect((await act({ action: 'merge', team: 'app' })).body).toMatchObject({ ok: false, code: 'BRANCH_MOVED' });
+    expect((await act({ action: 'approve', team: 'app' })).status).toBe(200);
+    expect((await act({ action: 'merge', team: 'app' })).body).toMatchObject({ ok: true });
+  }, 60_000);
+
+  it('an approved team can be sent back with changes from the page', async () => {
+    const { root } = await codingTeamsInReview();
+    const { act, json } = await serve([], root);
+    expect((await act({ action: 'approve', team: 'app' })).status).toBe(200);
+    const sentBack = await act({ action: 'request-changes', team: 'app', text: 'rename the handler' });
+    expect(sentBack.body).toMatchObject({ ok: true, message: expect.stringContaining('changes requested') });
+    expect((await json<BoardView>('/api/board')).teams[0]!.state).toBe('implementing');
   }, 60_000);
 });
 

@@ -17,6 +17,13 @@ export function archivedSchedulesWarning(team: string, scheduleIds: readonly str
   return `the schedules ${scheduleIds.join(', ')} to ${team} are never sent now (archived teams receive no signals); fed team remove ${team} takes them out with the team — or now: ${scheduleIds.map((id) => `fed schedule remove ${id}`).join('; ')}`;
 }
 
+export function archivalMessage(archived: { team: string; from: string; to: string; undeliverable: string[] }): string {
+  const returned = archived.undeliverable.length
+    ? `\n${archived.undeliverable.length} signal(s) it had not acknowledged returned to their senders as non-delivery alerts`
+    : '';
+  return `${statusChangeMessage(archived)}${returned}`;
+}
+
 export function reviewDecisionMessage(decided: { team: string; state: string }, approved: boolean): string {
   return approved
     ? `${decided.team}: approved (${decided.state}); merge it with: fed team merge ${decided.team}`

@@ -6,7 +6,7 @@ import type { TeamStatusEvent } from '../../../machines/team-status.machine.js';
 import { InvalidInputError } from '../../core/errors.js';
 import { statusOf } from '../../core/find-team.js';
 import {
-  archivedSchedulesWarning,
+  archivalMessage,
   removalMessage,
   retryMessage,
   statusChangeMessage,
@@ -286,37 +286,19 @@ function registerStatusChanges(team: Command, io: CliIo): void {
       .option('--json', 'print the status change as JSON')
       .action(async (name: string, options: { json?: boolean }, command: Command) => {
         const ctx = federationContext(command, io);
+        if (event === 'ARCHIVE') {
+          const { archiveTeam } = await import('../../apps/team-control/archive-team.js');
+          const archived = await archiveTeam(ctx.fed, name);
+          for (const warning of archived.warnings) io.stderr(`warning: ${warning}\n`);
+          const { warnings: _, ...result } = archived;
+          if (options.json) return printJson(io, result);
+          return io.stdout(`${archivalMessage(archived)}\n`);
+        }
         const { setTeamStatus } = await import('../../engine/actors/team-status-command.js');
         const change = await setTeamStatus(ctx.fed, name, { type: event });
-        // Archived: what the team never took goes back to its senders now (the monitor would do it later).
-        const returned =
-          change.to === 'archived'
-            ? await (
-                await import('../../engine/delivery/alert-stuck-signals.js')
-              ).reportUndeliverableSignals(ctx.fed, change.team.domainId)
-            : undefined;
-        for (const warning of returned?.warnings ?? []) io.stderr(`warning: ${warning}\n`);
-        const schedules = (ctx.config.config.schedules ?? []).filter((s) => s.to === change.team.domainId);
-        if (change.to === 'archived' && schedules.length)
-          io.stderr(
-            `warning: ${archivedSchedulesWarning(
-              change.team.domainId,
-              schedules.map((s) => s.id),
-            )}\n`,
-          );
-        const undeliverable = returned?.signals.filter((s) => s.alertId !== null).map((s) => s.id) ?? [];
-        if (options.json)
-          return printJson(io, {
-            team: change.team.domainId,
-            from: change.from,
-            to: change.to,
-            ...(returned ? { undeliverable } : {}),
-          });
-        io.stdout(`${statusChangeMessage({ team: change.team.domainId, from: change.from, to: change.to })}\n`);
-        if (undeliverable.length)
-          io.stdout(
-            `${undeliverable.length} signal(s) it had not acknowledged returned to their senders as non-delivery alerts\n`,
-          );
+        const summary = { team: change.team.domainId, from: change.from, to: change.to };
+        if (options.json) return printJson(io, summary);
+        io.stdout(`${statusChangeMessage(summary)}\n`);
       });
   }
 }

@@ -19,6 +19,7 @@ export const UI_ACTIONS = [
   'request-changes',
   'merge',
   'retry',
+  'archive',
   'remove',
   'answer',
 ] as const;

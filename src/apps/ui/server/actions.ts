@@ -14,7 +14,9 @@ import { removeTeam } from '../../../engine/registry/remove-team.js';
 import { notifyChannels } from '../../needs-you/notify-channels.js';
 import { tellSentSignal } from '../../needs-you/tell-sent-signal.js';
 import { retryTeam } from '../../run/team-retry.js';
+import { archiveTeam } from '../../team-control/archive-team.js';
 import {
+  archivalMessage,
   mergeMessage,
   removalMessage,
   retryMessage,
@@ -78,6 +80,11 @@ async function perform(
     case 'retry': {
       const run = await retryTeam(fed, team, fed.config);
       return { team: run.team, message: retryMessage(run) };
+    }
+    case 'archive': {
+      const archived = await archiveTeam(fed, team);
+      const warnings = archived.warnings.map((warning) => `\nwarning: ${warning}`).join('');
+      return { team: archived.team, message: `${archivalMessage(archived)}${warnings}` };
     }
     case 'remove': {
       const removed = await removeTeam(fed, team);

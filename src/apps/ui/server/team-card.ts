@@ -3,7 +3,7 @@ import { loadTeamLifecycle } from '../../../engine/actors/team-lifecycle.js';
 import { stateOf } from '../../../engine/actors/state-of.js';
 import { lifecycleFor } from '../../../engine/archetypes/catalog.js';
 import type { NeedsYouItem } from '../../../core/schema/needs-you.js';
-import type { RegistryEntry } from '../../../core/schema/registry.js';
+import type { RegistryEntry, TeamStatus } from '../../../core/schema/registry.js';
 import type { Federation } from '../../../engine/context.js';
 import type { PartyCensus } from '../../../ports/signal-transport.js';
 import { teamNetworkPolicy } from '../../launch/prepare/sandbox/host-policy.js';
@@ -99,27 +99,42 @@ export async function teamFacts(fed: Federation, entry: RegistryEntry, census: P
     actions: [],
   };
   card.actions = unique([
-    ...(status === 'active' ? (['pause'] as const) : status === 'paused' ? (['resume'] as const) : []),
-    ...needsYou.flatMap((item) => itemActions(item, card.state, retryable)),
+    ...STATUS_ACTIONS[status],
+    ...needsYou.flatMap((item) => itemActions(item, { status, state: card.state, retryable })),
   ]);
   return { card, needsYou, clock, retryable };
 }
 
 /**
- * The actions that resolve an item, each a CLI command: a review is approved or sent back (`pr-review`) or
- * merged (`pr-approved`); a paused team resumed or retried; a failed one retried (when it has a mission to
- * start again with: `retryable`) or removed; a question answered.
+ * What a team's registry status alone lets a person do: pause an active team, resume a paused one, and
+ * remove an archived one (`fed team remove` takes only those).
  */
-export function itemActions(item: NeedsYouItem, state: string | null, retryable = true): UiAction[] {
+const STATUS_ACTIONS: Record<TeamStatus, UiAction[]> = { active: ['pause'], paused: ['resume'], archived: ['remove'] };
+
+/**
+ * The actions that resolve an item, each a CLI command, offered only where that command takes the team as
+ * it is (the button would otherwise always be refused): a review is approved or sent back (`pr-review`),
+ * and once approved merged — or reviewed again, as `fed team merge` advises when the branch moved since
+ * (`pr-approved`); a team its launch paused is resumed (`fed team retry` takes only an active failed
+ * team); a failed one retried while active and it has a mission to start again with (`retryable`) —
+ * resumed first when paused — or archived, the step before `fed team remove`; a question answered while
+ * its asker is still there to take the answer (`team`: the asker then, undefined when it is gone from the
+ * registry).
+ */
+export function itemActions(
+  item: NeedsYouItem,
+  team: { status: TeamStatus; state: string | null; retryable?: boolean } | undefined,
+): UiAction[] {
   switch (item.kind) {
     case 'review':
-      return state === 'pr-approved' ? ['merge'] : ['approve', 'request-changes'];
+      return team?.state === 'pr-approved' ? ['merge', 'approve', 'request-changes'] : ['approve', 'request-changes'];
     case 'paused':
-      return ['resume', 'retry'];
+      return ['resume'];
     case 'failed':
-      return retryable ? ['retry', 'remove'] : ['remove'];
+      if (team?.status === 'paused') return ['resume', 'archive'];
+      return team?.retryable === false ? ['archive'] : ['retry', 'archive'];
     case 'question':
-      return ['answer'];
+      return team && team.status !== 'archived' ? ['answer'] : [];
     case 'escalation':
     case 'host-lost':
       return [];

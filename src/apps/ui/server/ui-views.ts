@@ -1,3 +1,4 @@
+import { statusOf } from '../../../core/find-team.js';
 import { META } from '../../../core/schema/common.js';
 import type { RegistryEntry } from '../../../core/schema/registry.js';
 import type { Federation } from '../../../engine/context.js';
@@ -9,6 +10,9 @@ import { lostHostNeedsYou } from '../../needs-you/host-items.js';
 import type { BoardView, NeedsYouEntry, NeedsYouView } from '../api-types.js';
 import { StuckSignalViews } from './stuck-views.js';
 import { itemActions, teamFacts, type TeamFacts } from './team-card.js';
+
+/** Meta, as the asker of a question to itself: a party that is never archived. */
+const META_ASKER = { status: 'active', state: null } as const;
 
 interface CachedTeam {
   /** The registry entry the facts were computed from: a registry change recomputes only the teams it changed. */
@@ -159,11 +163,21 @@ export class UiViews {
   }
 
   private needsYouItems(): NeedsYouEntry[] {
+    const teams = new Map(this.order.map((entry) => [entry.domainId, entry]));
     const teamItems = this.order.flatMap((entry) => {
       const { card, needsYou, retryable } = this.teams.get(entry.domainId)!.facts;
-      return needsYou.map((item): NeedsYouEntry => ({ ...item, actions: itemActions(item, card.state, retryable) }));
+      const team = { status: statusOf(entry), state: card.state, retryable };
+      return needsYou.map((item): NeedsYouEntry => ({ ...item, actions: itemActions(item, team) }));
     });
-    return [...teamItems, ...this.meta].sort(byWaitingLongest);
+    // A question's actions follow its asker's registry entry as it is now (archived or removed since it
+    // asked: no answer is taken), so they are decided here, not kept with the question. Meta asking
+    // itself (no team) is always there.
+    const metaItems = this.meta.map((entry): NeedsYouEntry => {
+      const asker = entry.team === null ? undefined : teams.get(entry.team);
+      const there = entry.team === null ? META_ASKER : asker && { status: statusOf(asker), state: null };
+      return { ...entry, actions: itemActions(entry, there) };
+    });
+    return [...teamItems, ...metaItems].sort(byWaitingLongest);
   }
 
   /** One refresh at a time: concurrent requests wait for the same one, then recheck. */
@@ -234,7 +248,8 @@ export class UiViews {
   /** Meta's open questions (with who asked and what, to answer in place) and escalations. */
   private async metaItems(): Promise<NeedsYouEntry[]> {
     return (await metaOpenSignals(this.fed, this.metaInbox)).map(({ item, message }): NeedsYouEntry => {
-      const entry: NeedsYouEntry = { ...item, actions: itemActions(item, null) };
+      // The actions are decided when the queue is shown (needsYouItems), against the registry then.
+      const entry: NeedsYouEntry = { ...item, actions: [] };
       if (item.kind === 'question')
         Object.assign(entry, { from: message.from, subject: message.subject, body: message.body });
       return entry;

@@ -7,7 +7,7 @@ import { newUuid } from '../uuid.js';
 
 /**
  * The actions offered in place, as buttons named by their verbs (`Pause`, `Request changes`…). Answer and
- * Request changes open a textarea first; Remove asks to confirm. fed's refusal is shown next to the
+ * Request changes open a textarea first; Archive and Remove, which cannot be undone, ask to confirm. fed's refusal is shown next to the
  * buttons, in its own words; a success refreshes every view.
  */
 export const ACTION_LABELS: Record<UiAction, string> = {
@@ -17,6 +17,7 @@ export const ACTION_LABELS: Record<UiAction, string> = {
   'request-changes': 'Request changes',
   merge: 'Merge',
   retry: 'Retry',
+  archive: 'Archive',
   remove: 'Remove',
   answer: 'Answer',
 };
@@ -25,6 +26,12 @@ export const ACTION_LABELS: Record<UiAction, string> = {
 const TEXT_ACTIONS: Partial<Record<UiAction, string>> = {
   answer: 'Your answer',
   'request-changes': 'What to change',
+};
+
+/** The actions that cannot be undone: what the confirmation asks, of the team named. */
+const CONFIRM_ACTIONS: Partial<Record<UiAction, (team: string) => string>> = {
+  archive: (team) => `Archive ${team}? It is never launched again.`,
+  remove: (team) => `Remove ${team} from the federation?`,
 };
 
 interface Props {
@@ -65,7 +72,7 @@ export function ActionButtons({ actions, team, signalId }: Props) {
 
   const press = (action: UiAction) => {
     setOutcome(null);
-    if (TEXT_ACTIONS[action] || action === 'remove') setOpen(open === action ? null : action);
+    if (TEXT_ACTIONS[action] || CONFIRM_ACTIONS[action]) setOpen(open === action ? null : action);
     else void run(action);
   };
 
@@ -75,6 +82,7 @@ export function ActionButtons({ actions, team, signalId }: Props) {
   };
 
   const prompt = open ? TEXT_ACTIONS[open] : undefined;
+  const confirm = open ? CONFIRM_ACTIONS[open] : undefined;
   return html`<div class="actions" onClick=${(event: Event) => event.stopPropagation()}>
     <div class="action-row">
       ${actions.map(
@@ -83,7 +91,7 @@ export function ActionButtons({ actions, team, signalId }: Props) {
             type="button"
             class=${`action action-${action}${open === action ? ' pressed' : ''}`}
             disabled=${busy}
-            aria-expanded=${TEXT_ACTIONS[action] || action === 'remove' ? open === action : undefined}
+            aria-expanded=${TEXT_ACTIONS[action] || CONFIRM_ACTIONS[action] ? open === action : undefined}
             onClick=${() => press(action)}
           >
             ${ACTION_LABELS[action]}
@@ -91,11 +99,11 @@ export function ActionButtons({ actions, team, signalId }: Props) {
       )}
     </div>
     ${
-      open === 'remove' &&
+      confirm &&
       html`<div class="action-form">
-        <span>Remove ${team ?? 'this team'} from the federation?</span>
-        <button type="button" class="action action-remove" disabled=${busy} onClick=${() => void run('remove')}>
-          Confirm remove
+        <span>${confirm(team ?? 'this team')}</span>
+        <button type="button" class=${`action action-${open}`} disabled=${busy} onClick=${() => void run(open!)}>
+          Confirm ${ACTION_LABELS[open!].toLowerCase()}
         </button>
         <button type="button" disabled=${busy} onClick=${() => setOpen(null)}>Cancel</button>
       </div>`
