@@ -560,6 +560,27 @@ describe('fed ui: the actions', () => {
     expect(again).toMatchObject({ status: 404, body: { code: 'UNKNOWN_SIGNAL' } });
   });
 
+  it("a signal's thread lists every reply to it, oldest first, not only the one that answered it", async () => {
+    const { fed, act, json } = await serve();
+    const question = await sendSignal(fed, { from: 'docs', to: 'meta', type: 'question', subject: 'What scope?' });
+    const signalId = question.message.id;
+    // Meta sends other signals meanwhile: they are not replies.
+    await sendSignal(fed, { to: 'api', type: 'directive', subject: 'unrelated' }, { durable: false });
+    expect((await act({ action: 'answer', signalId, text: 'all of it' })).status).toBe(200);
+    expect((await act({ action: 'answer', signalId, text: 'second answer' })).status).toBe(200);
+    await sendSignal(fed, { to: 'docs', type: 'report', subject: 'third answer', replyTo: signalId });
+    const thread = await json<SignalThreadView>(`/api/signals/${signalId}`);
+    expect(thread.replies.map((reply) => [reply.subject, reply.replyTo])).toEqual([
+      ['Re: What scope?', signalId],
+      ['Re: What scope?', signalId],
+      ['third answer', signalId],
+    ]);
+    const bodies = await Promise.all(
+      thread.replies.map(async (reply) => (await json<SignalThreadView>(`/api/signals/${reply.id}`)).signal.body),
+    );
+    expect(bodies).toEqual(['all of it', 'second answer', '']);
+  });
+
   it('retries a failed team, archives one, and removes an archived one: only what each state takes is offered', async () => {
     const { fed, act, json, page } = await serve();
     await sendSignal(fed, { to: 'docs', type: 'directive', subject: 'write it' }, { durable: false });

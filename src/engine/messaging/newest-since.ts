@@ -8,11 +8,9 @@ const MAX_PAGE = 256;
 
 /**
  * The newest signal of a party's box of one of `types`, sent at or after `since` (an ISO timestamp), that
- * `wanted` accepts; undefined when there is none. Read newest first, a page at a time, where the transport can
- * (SignalTransport.newest; file-signal-v1 knows a signal's second from its name): a long-lived box holds its
- * whole history, and a caller that asks at every change of a team (`fed serve` judging a complete team
- * for a new mission) would otherwise read all of it each time. The reading stops at the first signal
- * older than `since`. Without `newest`, the box is listed.
+ * `wanted` accepts; undefined when there is none (signalsSince, stopped at the first accepted). A caller
+ * that asks at every change of a team (`fed serve` judging a complete team for a new mission) so reads only
+ * the box's newest signals, never its whole history.
  */
 export async function newestSince(
   transport: SignalTransport,
@@ -22,28 +20,44 @@ export async function newestSince(
   types: readonly SignalType[],
   wanted: (message: SignalMessage) => boolean = () => true,
 ): Promise<SignalEntry | undefined> {
+  for await (const entry of signalsSince(transport, party, box, since, types)) if (wanted(entry.message)) return entry;
+  return undefined;
+}
+
+/**
+ * The signals of a party's box of one of `types` sent at or after `since` (an ISO timestamp), newest
+ * first. Read a page at a time where the transport can (SignalTransport.newest; file-signal-v1 knows a
+ * signal's second from its name): a long-lived box holds its whole history, and the reading stops at the
+ * first signal older than `since` — a caller that stops early reads no further. Without `newest`, the box
+ * is listed.
+ */
+export async function* signalsSince(
+  transport: SignalTransport,
+  party: SignalParty,
+  box: SignalBox,
+  since: string,
+  types: readonly SignalType[],
+): AsyncGenerator<SignalEntry> {
   const from = Date.parse(since);
   // A caller's mistake, said as one: nothing would be older than it, and the whole box would be read.
-  if (Number.isNaN(from)) throw new TypeError(`newestSince: "${since}" is not a timestamp`);
-  const accepted = (message: SignalMessage) => types.includes(message.type) && wanted(message);
+  if (Number.isNaN(from)) throw new TypeError(`signalsSince: "${since}" is not a timestamp`);
+  const accepted = (entry: SignalEntry) =>
+    Date.parse(entry.message.timestamp) >= from && types.includes(entry.message.type);
   if (!transport.newest) {
     const source = box === 'inbox' ? transport.inbox(party) : transport.outbox(party);
     const { signals } = await source.list();
-    return signals
-      .filter(({ message }) => Date.parse(message.timestamp) >= from && accepted(message))
-      .reduce<SignalEntry | undefined>(
-        (newest, entry) => (!newest || newer(entry, newest) ? entry : newest),
-        undefined,
-      );
+    yield* signals.filter(accepted).sort((a, b) => (newer(a, b) ? -1 : 1));
+    return;
   }
   let before: { timestamp: string; id: string } | undefined;
   for (let limit = FIRST_PAGE; ; limit = Math.min(limit * 2, MAX_PAGE)) {
     const page = await transport.newest([{ party, box }], { ...(before && { before }), limit, types });
     for (const { entry } of page) {
-      if (Date.parse(entry.message.timestamp) < from) return undefined;
-      if (accepted(entry.message)) return entry;
+      if (Date.parse(entry.message.timestamp) < from) return;
+      // An adapter may return other types than asked (SignalTransport.newest): they are skipped.
+      if (accepted(entry)) yield entry;
     }
-    if (page.length < limit) return undefined;
+    if (page.length < limit) return;
     const { timestamp, id } = page.at(-1)!.entry.message;
     before = { timestamp, id };
   }

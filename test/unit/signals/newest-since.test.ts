@@ -82,7 +82,7 @@ describe('newestSince', () => {
   it('refuses a moment that is not a timestamp, rather than reading the whole box', async () => {
     const { transport, party } = await inboxWithHistory();
     await expect(newestSince(transport, party, 'inbox', 'yesterday', ['directive'])).rejects.toThrow(
-      'newestSince: "yesterday" is not a timestamp',
+      'signalsSince: "yesterday" is not a timestamp',
     );
   });
 });

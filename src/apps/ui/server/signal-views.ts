@@ -3,8 +3,10 @@ import { deadlineTable } from '../../../core/deadlines.js';
 import { META } from '../../../core/schema/common.js';
 import type { Registry } from '../../../core/schema/registry.js';
 import type { DeliveryState } from '../../../core/schema/delivery.js';
-import type { SignalBox, SignalMessage } from '../../../core/schema/signal.js';
+import { SIGNAL_TYPES, type SignalBox, type SignalMessage } from '../../../core/schema/signal.js';
+import { findTeam } from '../../../core/find-team.js';
 import type { Federation } from '../../../engine/context.js';
+import { signalsSince } from '../../../engine/messaging/newest-since.js';
 import { DeliveryInspector } from '../../../engine/delivery/delivery-inspector.js';
 import { showSignal, type SignalReport } from '../../../engine/delivery/show-signal.js';
 import { everyParty, type SignalParty } from '../../../core/resolve-party.js';
@@ -59,18 +61,45 @@ export async function signalsView(
   return { signals, next: more && last ? cursorOf(last.entry) : null };
 }
 
-/** A signal, its delivery history and the signal that answered it. */
+/** A signal, its delivery history and every signal that replied to it. */
 export async function signalThreadView(fed: Federation, id: string): Promise<SignalThreadView> {
   const report = await showSignal(fed, id, { deadlines: fed.config.signalDeadlines });
-  const answeredBy = report.facts.answered?.replyId;
-  const replies = answeredBy
-    ? [reportRow(await showSignal(fed, answeredBy, { deadlines: fed.config.signalDeadlines }))]
-    : [];
   return {
     signal: { ...reportRow(report), body: report.message.body },
     history: report.history.map((event) => ({ at: event.at, what: `${event.event}: ${event.detail}` })),
-    replies,
+    replies: await repliesTo(fed, report),
   };
+}
+
+/**
+ * The signals sent with `--reply-to` this one, oldest first — a question may be answered more than once,
+ * and only the first is its `answered` fact. Only a signal's recipient replies to it (record-send.ts), after
+ * it: the replies are in the recipient's live outbox, read newest first back to the signal's send, each
+ * checked against its sent fact, where the reply link lives. The first reply is found wherever it is, an
+ * archived one too; a later one `fed signal archive` moved out of the outbox is not listed.
+ */
+async function repliesTo(fed: Federation, report: SignalReport): Promise<SignalRow[]> {
+  const { id, to, timestamp } = report.message;
+  const registry = await fed.backend.registry.read();
+  const replier = to === META ? undefined : findTeam(registry, to);
+  const located: Located[] = [];
+  // A team removed since has no outbox left to read.
+  if (to === META || replier)
+    for await (const entry of signalsSince(
+      fed.backend.signals,
+      { id: to, entry: replier },
+      'outbox',
+      timestamp,
+      SIGNAL_TYPES,
+    )) {
+      const sent = await fed.backend.delivery.get(entry.message.id, 'sent');
+      if (sent?.replyTo?.toLowerCase() === id.toLowerCase()) located.push({ entry, box: 'outbox' });
+    }
+  const rows = await signalRows(fed, registry, located);
+  const first = report.facts.answered?.replyId.toLowerCase();
+  if (first && !rows.some((row) => row.id.toLowerCase() === first))
+    rows.push(reportRow(await showSignal(fed, first, { deadlines: fed.config.signalDeadlines })));
+  return rows.sort((a, b) => compareCursor(`${a.sentAt}|${a.id}`, `${b.sentAt}|${b.id}`));
 }
 
 /** The rows of signals already read from their boxes, with their delivery states. */
