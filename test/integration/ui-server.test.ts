@@ -743,6 +743,25 @@ describe('fed ui: the actions', () => {
 });
 
 describe('fed ui: the other views', () => {
+  it("a file of the federation fed cannot use is the server's fault: 500, naming the file and how to fix it", async () => {
+    const { root, page, act } = await serve();
+    const registry = join(root, '.fed', 'team-registry.json');
+    const good = readFileSync(registry, 'utf8');
+    writeFileSync(registry, '{');
+    for (const path of ['/api/board', '/api/needs-you', '/api/signals', '/api/teams/docs']) {
+      // The page may still hold the registry it read before the change: it is read again once the change is heard.
+      await expect.poll(async () => (await page(path)).status, { timeout: 5_000 }).toBe(500);
+      expect(await (await page(path)).json()).toEqual({
+        ok: false,
+        code: 'FILE_CORRUPT',
+        message: expect.stringMatching(/team-registry\.json is corrupt: .*restore it from a backup or fix it by hand/),
+      });
+    }
+    expect(await act({ action: 'pause', team: 'docs' })).toMatchObject({ status: 500, body: { code: 'FILE_CORRUPT' } });
+    writeFileSync(registry, good);
+    await expect.poll(async () => (await page('/api/board')).status).toBe(200);
+  });
+
   it("a deliverable the checker refuses before parsing is sent as text with the reason, never to the page's parser", async () => {
     const { fed, json } = await serve();
     const location = getTeam(await fed.backend.registry.read(), 'docs').location;
@@ -803,6 +822,7 @@ describe('fed ui: the other views', () => {
     const federation = await json<FederationView>('/api/federation');
     expect(federation).toMatchObject({
       plan: null,
+      planError: null,
       report: null,
       health: { teams: 2, stuckSignals: 0 },
       telemetry: { enabled: false },
@@ -828,6 +848,18 @@ describe('fed ui: the other views', () => {
     };
     await applyPlan(fed, plan);
     expect((await json<FederationView>('/api/federation')).plan).toEqual({ appliedAt: expect.any(String), ...plan });
+
+    // A plan file that cannot be read is said, with how to fix it — never shown as no plan applied.
+    const file = join(fed.root, '.fed', 'plan.json');
+    writeFileSync(file, 'garbage');
+    const corrupt = await json<FederationView>('/api/federation');
+    expect(corrupt.plan).toBeNull();
+    expect(corrupt.planError).toMatch(
+      /plan\.json is corrupt: not valid JSON.*; apply a plan again to rewrite it \(fed plan --apply/,
+    );
+    expect(corrupt.health.teams).toBe(1);
+    await applyPlan(fed, plan);
+    expect(await json<FederationView>('/api/federation')).toMatchObject({ plan: { project: 'shop' }, planError: null });
   });
 });
 

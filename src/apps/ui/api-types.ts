@@ -17,7 +17,8 @@
  *   GET  /assets/diagrams/<machineId>.json   DiagramLayout (laid out at build time)
  *   GET  /events                  Server-Sent Events: `change` (LiveEvent), `reset`, `stopped`
  *                                 (the change feed broke: `{message}`, no change follows); honours Last-Event-ID
- *   POST /api/actions             ActionRequest → ActionResult (200) or ActionRefusal (400/404/409)
+ *   POST /api/actions             ActionRequest → ActionResult (200) or ActionRefusal (400/404/409; 500 when
+ *                                 a file of the federation cannot be used: every route answers so then)
  *
  * Steering (issue 52: giving the fleet work from the page; each POST answers ActionResult or ActionRefusal):
  *   GET  /api/steering            SteeringView (the dispatcher's state under `fed serve --ui`, schedules, form choices)
@@ -189,6 +190,8 @@ export interface TranscriptChunk {
 export interface FederationView {
   /** The plan `fed plan --apply` last applied (`.fed/plan.json`, core/schema/federation-plan.ts's AppliedPlan), or null. */
   plan: AppliedPlan | null;
+  /** Why `.fed/plan.json` could not be read (the file, what is wrong, how to fix it), else null; `plan` is then null. */
+  planError: string | null;
   /** The federation report (Markdown), when written. */
   report: { path: string; markdown: string } | null;
   health: { teams: number; healthy: number; unhealthy: number; stuckSignals: number; problems: string[] };

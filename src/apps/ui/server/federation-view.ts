@@ -1,7 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { CorruptFileError, FedError } from '../../../core/errors.js';
 import { federationPaths } from '../../../core/layout.js';
-import { appliedPlanSchema, type AppliedPlan } from '../../../core/schema/federation-plan.js';
+import { appliedPlanSchema } from '../../../core/schema/federation-plan.js';
 import type { Federation } from '../../../engine/context.js';
 import { readJsonFile } from '../../../infra/fs/read-json-file.js';
 import { telemetryReport } from '../../monitor/monitor-cycle.js';
@@ -19,7 +20,7 @@ export async function federationView(fed: Federation, views: UiViews): Promise<F
   const telemetry = telemetryReport(fed.root, fed.config);
   const hosts = await listHosts(fed);
   return {
-    plan: appliedPlan(fed.root),
+    ...appliedPlan(fed.root),
     report: readReport(join(fed.root, fed.config.federationReport)),
     health: {
       teams: board.totals.teams,
@@ -53,12 +54,20 @@ export async function federationView(fed: Federation, views: UiViews): Promise<F
   };
 }
 
-/** The plan `fed plan --apply` recorded; null when none was applied (or the file is not a plan). */
-function appliedPlan(root: string): AppliedPlan | null {
+/**
+ * The plan `fed plan --apply` recorded; null when none was applied. One that cannot be read is said — the
+ * file, what is wrong, how to fix it — never shown as no plan: applying a plan again rewrites it.
+ */
+function appliedPlan(root: string): Pick<FederationView, 'plan' | 'planError'> {
   try {
-    return readJsonFile(federationPaths(root).plan, appliedPlanSchema) ?? null;
-  } catch {
-    return null;
+    return { plan: readJsonFile(federationPaths(root).plan, appliedPlanSchema) ?? null, planError: null };
+  } catch (error) {
+    if (!(error instanceof FedError)) throw error;
+    const fix =
+      'apply a plan again to rewrite it (fed plan --apply, or Apply on the Federation page), or restore it from a backup';
+    // The corrupt file's own advice is for files fed never rewrites: this one, it does.
+    const what = error instanceof CorruptFileError ? `${error.file} is corrupt: ${error.problem}` : error.message;
+    return { plan: null, planError: `${what}; ${fix}` };
   }
 }
 

@@ -67,9 +67,13 @@ export async function route(request: IncomingMessage, response: ServerResponse, 
 
 /**
  * The HTTP status of a fed error: an unknown team, signal or schedule 404, a conflict (one that exists
- * already, one another process holds) 409, other refusals 400.
+ * already, one another process holds) 409, other refusals 400. A file of the federation that cannot be
+ * used (corrupt, unreadable, not a regular file) or a filesystem that refuses is the server's state, never
+ * the request's — no request names a file — so 500, as any other failure of the server: retrying the
+ * request cannot help, the message says which file and how to fix it.
  */
 export function httpStatusOf(error: FedError): number {
+  if (/^(FILE_(CORRUPT|UNREADABLE|NOT_REGULAR)|FS_.*)$/.test(error.code)) return 500;
   if (/^UNKNOWN_(TEAM|SIGNAL|SCHEDULE|HOST)$/.test(error.code)) return 404;
   if (/CONFLICT|LOCK|BUSY|RUNNING|MOVED|INTERRUPTED|^DUPLICATE_|_EXISTS$/.test(error.code)) return 409;
   return error.refusal ? 400 : 500;

@@ -7,10 +7,11 @@ import { teamHref } from '../pages.js';
 import { Field, SteeringForm } from './steering-form.js';
 
 /**
- * The plan: the one `fed plan --apply` last applied, as a table, and the plan proposed for the codebase
- * now (read on demand: it surveys every file), with Apply — what `fed plan --teams n --apply` does.
+ * The plan: the one `fed plan --apply` last applied, as a table (or why its file cannot be read), and the
+ * plan proposed for the codebase now (read on demand: it surveys every file), with Apply — what
+ * `fed plan --teams n --apply` does.
  */
-export function PlanPanel({ applied }: { applied: AppliedPlan | null }) {
+export function PlanPanel({ applied, error }: { applied: AppliedPlan | null; error: string | null }) {
   const [teams, setTeams] = useState(5);
   const [proposal, setProposal] = useState<{ plan?: FederationPlan; error?: string; busy?: boolean }>({});
   const propose = async (event: Event) => {
@@ -25,10 +26,12 @@ export function PlanPanel({ applied }: { applied: AppliedPlan | null }) {
     <h2>Plan</h2>
     <div class="applied-plan">
       ${
-        applied === null
-          ? html`<p class="empty">No plan applied yet: propose one below, then apply it.</p>`
-          : html`<p class="muted">Applied ${formatTime(applied.appliedAt)} to ${applied.project}</p>
-              <${PlanTable} plan=${applied} label="The applied plan" />`
+        error !== null
+          ? html`<p class="refusal" role="alert">${error}</p>`
+          : applied === null
+            ? html`<p class="empty">No plan applied yet: propose one below, then apply it.</p>`
+            : html`<p class="muted">Applied ${formatTime(applied.appliedAt)} to ${applied.project}</p>
+                <${PlanTable} plan=${applied} label="The applied plan" />`
       }
     </div>
     <h3>Propose a plan</h3>

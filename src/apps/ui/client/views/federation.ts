@@ -11,7 +11,7 @@ import { touches, useView } from '../use-view.js';
 export function FederationPage() {
   const view = useView<FederationView>('federation', api.federation, touches.federation);
   if (!view.data) return html`<${ViewStatus} error=${view.error} />`;
-  const { plan, report, health, telemetry, runs, hosts } = view.data;
+  const { plan, planError, report, health, telemetry, runs, hosts } = view.data;
   return html`<section class="view federation">
     <header class="view-head"><h1>Federation</h1></header>
     ${view.error && html`<${ViewStatus} error=${view.error} />`}
@@ -88,7 +88,7 @@ export function FederationPage() {
         }
       </div>`
     }
-    <${PlanPanel} applied=${plan} />
+    <${PlanPanel} applied=${plan} error=${planError} />
     <div class="panel">
       <h2>Report ${report && html`<span class="muted mono">${report.path}</span>`}</h2>
       ${report ? html`<${Markdown} source=${report.markdown} />` : html`<p class="empty">No federation report yet.</p>`}
