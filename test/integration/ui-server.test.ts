@@ -487,6 +487,15 @@ describe('fed ui: the actions', () => {
       code: 'INVALID_INPUT',
       message: expect.stringMatching(/id: .*UUID/i),
     });
+    // A field the action does not take is refused, not dropped unsaid.
+    expect(await act({ action: 'pause', team: 'docs', text: 'why' })).toMatchObject({
+      status: 400,
+      body: { code: 'INVALID_INPUT', message: expect.stringContaining('pause takes no text') },
+    });
+    expect((await act({ action: 'retry', team: 'docs', signalId: randomUUID() })).body).toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining('retry takes no signalId: only answer does'),
+    });
     expect(await actionsJournaled(fed)).toEqual([]);
     expect(getTeam(await fed.backend.registry.read(), 'docs').status ?? 'active').toBe('active');
   });
@@ -730,6 +739,20 @@ describe('fed ui: the actions', () => {
     expect((await act({ action: 'merge', team: 'app' })).body).toMatchObject({ ok: false, code: 'BRANCH_MOVED' });
     expect((await act({ action: 'approve', team: 'app' })).status).toBe(200);
     expect((await act({ action: 'merge', team: 'app' })).body).toMatchObject({ ok: true });
+  }, 60_000);
+
+  it('two Merge clicks at once merge once, and the journal says one merge', async () => {
+    const { root, git } = await codingTeamsInReview();
+    const { fed, act } = await serve([], root);
+    expect((await act({ action: 'approve', team: 'app' })).status).toBe(200);
+    const both = await Promise.all([act({ action: 'merge', team: 'app' }), act({ action: 'merge', team: 'app' })]);
+    expect(both.map((merge) => merge.status)).toEqual([200, 200]);
+    expect(both.map((merge) => merge.body.message).sort()).toEqual([
+      expect.stringMatching(/^app: already merged fed\/app into main as \w+; nothing left to do \(complete\)$/),
+      expect.stringMatching(/^app: merged fed\/app into main as /),
+    ]);
+    expect(git('log', '--merges', '--format=%s', 'main').trim()).toBe('Merge fed/app (fed team app) into main');
+    expect((await actionsJournaled(fed)).map((record) => record.action)).toEqual(['approve', 'merge']);
   }, 60_000);
 
   it('an approved team can be sent back with changes from the page', async () => {

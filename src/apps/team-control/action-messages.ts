@@ -31,6 +31,8 @@ export function reviewDecisionMessage(decided: { team: string; state: string }, 
 }
 
 export function mergeMessage(merged: MergeResult): string {
+  if (merged.alreadyMerged)
+    return `${merged.team}: already merged ${merged.branch} into ${merged.base} as ${merged.commit}; nothing left to do (${merged.state})`;
   return `${merged.team}: merged ${merged.branch} into ${merged.base} as ${merged.commit}; worktree and branch removed, team archived (${merged.state})`;
 }
 

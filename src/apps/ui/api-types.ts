@@ -231,7 +231,7 @@ export interface LiveEvent {
 export interface ActionRequest {
   action: UiAction;
   team?: string;
-  /** `answer`: the question being answered. */
+  /** `answer`: the question being answered (refused with another action, as each field an action does not take). */
   signalId?: string;
   /** `answer`: the report's body; `request-changes`: what to change. */
   text?: string;

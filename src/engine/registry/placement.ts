@@ -86,6 +86,11 @@ export function branchExists(root: string, branch: string): boolean {
   return gitSucceeds(root, branchCheck(branch));
 }
 
+/** branchExists beside the event loop, for a server's request (a merge from the dashboard or MCP). */
+export function branchExistsAsync(root: string, branch: string): Promise<boolean> {
+  return gitSucceedsAsync(root, branchCheck(branch));
+}
+
 /** The worktree that has `branch` checked out, if any. */
 export function worktreeOfBranch(root: string, branch: string): string | undefined {
   if (!gitSucceeds(root, ['rev-parse', '--is-inside-work-tree'])) return undefined;
@@ -115,7 +120,7 @@ export async function removeWorkspace(
     // A `worktree add` killed midway leaves its entry locked ("initializing"), which prune skips.
     await gitSucceedsAsync(root, ['worktree', 'unlock', workspace.location]);
     await gitSucceedsAsync(root, ['worktree', 'prune']);
-    if (workspace.branch && (await gitSucceedsAsync(root, branchCheck(workspace.branch))))
+    if (workspace.branch && (await branchExistsAsync(root, workspace.branch)))
       await gitAsync(root, ['branch', '-D', workspace.branch]);
     return;
   }

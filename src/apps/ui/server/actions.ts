@@ -33,7 +33,7 @@ import type { ActionResult } from '../api-types.js';
 export async function runAction(fed: Federation, body: unknown): Promise<{ result: ActionResult; team: string }> {
   const request = parseRequest(body);
   const done = await perform(fed, request);
-  // A repeated answer (the same id) did nothing new: it was journaled when it was sent.
+  // A repeated answer (the same id) or merge did nothing new: it was journaled when it was done.
   const warning = done.repeated
     ? undefined
     : await journalFromUi(fed, {
@@ -75,7 +75,8 @@ async function perform(
     }
     case 'merge': {
       const merged = await mergeTeam(fed, team);
-      return { team: merged.team, message: mergeMessage(merged) };
+      // A second click while the first merged: the first is the one journaled.
+      return { team: merged.team, message: mergeMessage(merged), repeated: merged.alreadyMerged };
     }
     case 'retry': {
       const run = await retryTeam(fed, team, fed.config);

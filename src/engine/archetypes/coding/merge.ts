@@ -9,7 +9,7 @@ import { FED_DIR, federationPaths } from '../../../core/layout.js';
 import { withLock } from '../../../infra/fs/lock.js';
 import { killPoint } from '../../../infra/process/kill-point.js';
 import { gitAsync, GitCommandError, gitSucceedsAsync } from '../../registry/git.js';
-import { removeWorkspace, worktreeBranch } from '../../registry/placement.js';
+import { branchExistsAsync, removeWorkspace, worktreeBranch } from '../../registry/placement.js';
 import { snapshotOfMachine } from '../../../../machines/catalog.js';
 import { baseBranch, teamBranch } from './branch.js';
 import { codingEntry } from './index.js';
@@ -23,6 +23,11 @@ export interface MergeResult {
   /** The merge commit on the base branch. */
   commit: string;
   state: string;
+  /**
+   * Nothing was left to do: an earlier run merged the team and cleaned up — a second merge of one team,
+   * say, that waited for the first. A caller that records what a person did records no second merge.
+   */
+  alreadyMerged: boolean;
 }
 
 /**
@@ -75,6 +80,8 @@ async function mergeSteps(fed: Federation, name: string): Promise<MergeResult> {
   // Once merged, the branch may be gone already: only the cleanup the merge still owes is left.
   const { branch, base } =
     state === 'pr-approved' ? teamBranch(root, team) : { branch: worktreeBranch(team.domain), base: baseBranch(root) };
+  const alreadyMerged =
+    state === 'complete' && team.status === 'archived' && !(await checkoutLeft(root, team.location, branch));
   if (state === 'pr-approved') {
     // Porcelain lines start with significant spaces (` M file`): read raw, not trimmed. This git, the merge
     // and the checkout's removal take seconds in a large codebase: all run beside the event loop of the
@@ -112,7 +119,12 @@ async function mergeSteps(fed: Federation, name: string): Promise<MergeResult> {
   if (team.status !== 'archived') await setTeamStatus(fed, team.domainId, { type: 'ARCHIVE' });
   killPoint(fed.env, 'merge:archived');
   await removeCheckout(root, team.location, branch, fed.env);
-  return { team: team.domainId, branch, base, commit, state: stateOf(await lifecycleOf()) };
+  return { team: team.domainId, branch, base, commit, state: stateOf(await lifecycleOf()), alreadyMerged };
+}
+
+/** What the cleanup removes that is still there: the team's checkout (its `.git` link) or its branch. */
+async function checkoutLeft(root: string, location: string, branch: string): Promise<boolean> {
+  return existsSync(join(location, '.git')) || (await branchExistsAsync(root, branch));
 }
 
 /** Where the team's records wait while git removes its worktree. */
