@@ -34,11 +34,6 @@ export interface KeptRun {
   envelope: LifecycleEnvelope;
 }
 
-/** Who holds a team's exclusive section: its owner, when its record can be read. */
-export interface SectionHolder {
-  owner: LockOwner | undefined;
-}
-
 export interface LifecycleWriteOptions {
   /** Survive a power loss before the call returns (default true). */
   durable?: boolean;
@@ -80,7 +75,7 @@ export interface LifecycleStore {
    * another host counts until it is stale); undefined when none does, or its holder is gone. Reads only: a
    * check asks it before taking a command's write in progress for what a killed one left.
    */
-  sectionHolder(team: RegistryEntry): Promise<SectionHolder | undefined>;
+  sectionHolder(team: RegistryEntry): Promise<{ owner: LockOwner | undefined } | undefined>;
   /** Append the lines whose `seq` the journal does not have yet (idempotent by seq); returns how many were added. */
   appendJournal(team: RegistryEntry, lines: readonly JournalLine[], options?: LifecycleWriteOptions): Promise<number>;
   /** The last `count` journal lines of the current run, oldest first. */

@@ -10,7 +10,6 @@ import type {
   LifecycleSection,
   LifecycleStore,
   LifecycleWriteOptions,
-  SectionHolder,
   StoredEnvelope,
 } from '../../ports/lifecycle-store.js';
 import { appendJournalLines, readIdentifiedEnvelope, readJournalTail, writeEnvelope } from './state-files.js';
@@ -87,7 +86,7 @@ export class FileLifecycleStore implements LifecycleStore {
   }
 
   /** Its lock file, judged as a waiter for it judges it: on this host by its process, elsewhere it counts as held. */
-  async sectionHolder(team: RegistryEntry): Promise<SectionHolder | undefined> {
+  async sectionHolder(team: RegistryEntry): ReturnType<LifecycleStore['sectionHolder']> {
     const lock = inspectLock(workspacePaths(team.location).stateLock, STATE_LOCK);
     return lock && !lock.abandoned ? { owner: lock.owner } : undefined;
   }

@@ -5,7 +5,6 @@ import type {
   KeptRun,
   LifecycleSection,
   LifecycleStore,
-  SectionHolder,
   StoredEnvelope,
 } from '../../ports/lifecycle-store.js';
 import {
@@ -118,7 +117,7 @@ export class JetStreamLifecycleStore implements LifecycleStore {
     }
   }
 
-  async sectionHolder(team: RegistryEntry): Promise<SectionHolder | undefined> {
+  async sectionHolder(team: RegistryEntry): ReturnType<LifecycleStore['sectionHolder']> {
     const { lifecycle } = await this.streams();
     return kvLeaseHolder(lifecycle, `lock.${team.domainId}`, this.leaseOptions);
   }
