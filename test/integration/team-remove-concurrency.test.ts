@@ -100,7 +100,14 @@ describe('fed team remove against other processes', () => {
       },
     }));
 
-    await expect(removeTeam(fed, 'x', fast)).rejects.toMatchObject({ code: 'TEAM_CHANGED' });
+    await expect(removeTeam(fed, 'x', fast)).rejects.toMatchObject({
+      code: 'TEAM_CHANGED',
+      // Said as it is: the files here were deleted before the registry showed the change.
+      message: expect.stringContaining(
+        "onboarded again (at 2030-01-01T00:00:00.000Z) while this one removed it: this removal had already deleted the team's workspace here",
+      ),
+    });
+    expect(existsSync(join(root, '.fed', 'teams', 'x'))).toBe(false);
     expect(readRegistry(root).teams).toEqual([
       expect.objectContaining({ domain: 'x', onboardedAt: '2030-01-01T00:00:00.000Z' }),
     ]);

@@ -182,15 +182,23 @@ describe('fed team retry (library)', () => {
   it('a team that failed before its mission was applied starts run 2 with the directive waiting in its inbox', async () => {
     const { root, config } = await federationWithMission();
     await failNow(root);
-    expect(await viewLifecycle(openFederation(root), team(root))).toMatchObject({ state: 'failed', mission: null });
+    // A second directive waits behind it: the first is the one the team takes, as fed team show names it.
+    await sendSignal(openFederation(root), { to: 'docs', type: 'directive', subject: 'Also the API' });
+    expect(await viewLifecycle(openFederation(root), team(root))).toMatchObject({
+      state: 'failed',
+      mission: null,
+      nextMission: { subject: 'Document the project' },
+    });
 
     expect(await retryTeam(openFederation(root), 'docs', config)).toMatchObject({
       run: 2,
       mission: { subject: 'Document the project', body: 'Write deliverable.md' },
+      // It was sent before run 1 failed: not a mission "sent since".
+      missionSentSince: false,
       state: 'preparing',
     });
     // The waiting directive is the mission, applied once: meta sends nothing again.
-    expect((await listSignals(openFederation(root), { team: 'docs' })).signals).toHaveLength(1);
+    expect((await listSignals(openFederation(root), { team: 'docs' })).signals).toHaveLength(2);
     const done = await launchTeam(openFederation(root), 'docs', { config, agent: fakeAgent('complete'), pollMs: 50 });
     expect(done.state).toBe('complete');
     expect((await viewLifecycle(openFederation(root), team(root))).mission?.subject).toBe('Document the project');

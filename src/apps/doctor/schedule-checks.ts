@@ -10,7 +10,7 @@ import { teamProblem } from '../schedule/schedules.js';
  * The config's schedules `fed serve` would never send: a cron expression of days that do not exist (30
  * February — `fed schedule add` refuses one, a config written by hand is not searched for it at every
  * load: it costs a search of the calendar), or a team the registry does not hold or has archived (the
- * server warns at each tick instead). Never repaired: the config is the user's.
+ * server only warns, once). Never repaired: the config is the user's.
  */
 export function checkSchedules(fed: Federation, registry: Registry): PendingFinding[] {
   const path = federationPaths(fed.root).config;

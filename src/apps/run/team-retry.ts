@@ -15,8 +15,10 @@ import { getTeam, statusOf } from '../../core/find-team.js';
 import { META } from '../../core/schema/common.js';
 import type { FederationConfig } from '../../core/schema/config.js';
 import type { RegistryEntry } from '../../core/schema/registry.js';
+import type { SignalMessage } from '../../core/schema/signal.js';
+import type { SignalEntry } from '../../ports/signal-transport.js';
 import { sendSignal } from '../../engine/messaging/send-signal.js';
-import { newestSince } from '../../engine/messaging/newest-since.js';
+import { newestSince, signalsSince } from '../../engine/messaging/newest-since.js';
 import { signalCommand } from '../../engine/actors/signal-events.js';
 import type { FederationBackend } from '../../ports/federation-backend.js';
 import type { Federation } from '../../engine/context.js';
@@ -48,7 +50,7 @@ export interface NewRun {
 
 /**
  * `fed team retry`: a failed team starts again from the start of its lifecycle, with the same mission (one
- * that failed before it had one: with meta's newest mission directive in its inbox); a complete team that was sent a new mission directive starts a run with that one.
+ * that failed before it had one: with meta's oldest mission directive waiting in its inbox); a complete team that was sent a new mission directive starts a run with that one.
  */
 export async function retryTeam(fed: Federation, name: string, config: FederationConfig): Promise<NewRun> {
   const { backend } = fed;
@@ -68,6 +70,9 @@ export async function retryTeam(fed: Federation, name: string, config: Federatio
   if (state === 'complete') {
     const next = await startRunForNewMission(fed, team, config);
     if (next) return next;
+    // None started here: no new mission, or another process started the run it asked for meanwhile.
+    if (stateOf((await loadTeamLifecycle(team, backend.lifecycles)).snapshot) !== 'complete')
+      throw startedMeanwhile(team);
   }
   if (state !== 'failed') {
     const hint =
@@ -76,26 +81,32 @@ export async function retryTeam(fed: Federation, name: string, config: Federatio
         : '';
     throw new RefusedError('NOT_FAILED', `team "${team.domainId}" is ${state}; only a failed team is retried${hint}`);
   }
-  if (!(await retryMissionOf(backend, team, lifecycle)))
-    throw new RefusedError(
-      'NO_MISSION',
-      `team "${team.domainId}" failed before it had a mission, so a new run would have none; send it one: fed signal send --to ${team.domainId} --type directive --subject "<mission>", then retry: fed team retry ${team.domainId}`,
-    );
+  const noMission = new RefusedError(
+    'NO_MISSION',
+    `team "${team.domainId}" failed before it had a mission, so a new run would have none; send it one: fed signal send --to ${team.domainId} --type directive --subject "<mission>", then retry: fed team retry ${team.domainId}`,
+  );
+  if (!(await retryMissionOf(backend, team, lifecycle))) throw noMission;
   const run = await startNewRun(fed, backend, team, config, (now) => retryMissionOf(backend, team, now));
-  if (!run)
-    throw new RefusedError(
-      'NOT_FAILED',
-      `team "${team.domainId}" is no longer failed: another process started its new run meanwhile — see it with: fed team show ${team.domainId}`,
-    );
-  return run;
+  if (run) return run;
+  // Judged again under the lock, no run was started: the team is no longer failed, or its waiting mission is gone.
+  if (stateOf((await loadTeamLifecycle(team, backend.lifecycles)).snapshot) === 'failed') throw noMission;
+  throw startedMeanwhile(team);
+}
+
+function startedMeanwhile(team: RegistryEntry): RefusedError {
+  return new RefusedError(
+    'NOT_FAILED',
+    `team "${team.domainId}": another process started its new run meanwhile — see it with: fed team show ${team.domainId}`,
+  );
 }
 
 /**
  * The mission of a failed team's new run: the newest mission directive meta sent it since it failed (`fed
  * plan --apply` sends one to a team already registered) — the new run would apply that one first anyway,
  * so it is the one carried out and named — else the failed run's, sent again. A team that failed before
- * it had a mission (a directive waits in the inbox until an actor or a launch applies it) takes meta's
- * newest mission directive in its inbox, applied in the new run. Undefined when the lifecycle is no longer
+ * it had a mission (a directive waits in the inbox until an actor or a launch applies it) takes the one
+ * it would have taken: meta's oldest mission directive waiting in its inbox (what `fed team show` names as
+ * its next mission), applied in the new run. Undefined when the lifecycle is no longer
  * failed, or has no mission to take: a retry is then refused (NO_MISSION), and the dashboard offers none.
  */
 export async function retryMissionOf(
@@ -105,11 +116,10 @@ export async function retryMissionOf(
 ): Promise<RunMission | undefined> {
   const { context } = lifecycle.snapshot;
   if (stateOf(lifecycle.snapshot) !== 'failed') return undefined;
-  // A lifecycle that never had a mission may take any of meta's: none of them was applied as its mission.
-  if (!context.mission) return missionDirectiveSince(backend, team, new Date(0).toISOString());
+  if (!context.mission) return oldestMissionDirective(backend, team, lifecycle);
   const failedAt = context.enteredAt?.failed;
   const newer = failedAt ? await missionDirectiveSince(backend, team, failedAt, context.mission.signalId) : undefined;
-  return newer ?? { subject: context.mission.subject, body: context.mission.body };
+  return newer ?? { subject: context.mission.subject, body: context.mission.body, sentSince: false };
 }
 
 /**
@@ -143,19 +153,43 @@ async function missionDirectiveSince(
     'inbox',
     since,
     ['directive'],
-    // Only meta's directive assigns a mission (the lifecycle takes another team's as a request within
-    // it): one from a team must not end the complete run — its deliverable numbered — for a run without one.
-    // Nor does a `pause` or `resume` directive: it is a command.
-    (message) => message.id !== endedMission && message.from === META && !signalCommand(message),
+    (message) => message.id !== endedMission && assignsMission(message),
   );
-  return (
-    directive && {
-      signalId: directive.message.id,
-      file: directive.file,
-      subject: directive.message.subject,
-      body: directive.message.body,
-    }
-  );
+  return directive && heldMission(directive, true);
+}
+
+/**
+ * The mission directive a lifecycle that never had a mission takes first: meta's oldest in its inbox it
+ * has not processed. The whole inbox is read (a retry, once, of a team that failed before its mission).
+ */
+async function oldestMissionDirective(
+  backend: FederationBackend,
+  team: RegistryEntry,
+  lifecycle: TeamLifecycle,
+): Promise<Required<RunMission> | undefined> {
+  const processed = new Set(lifecycle.envelope.processed);
+  let oldest: SignalEntry | undefined;
+  const inbox = signalsSince(backend.signals, { id: team.domainId, entry: team }, 'inbox', new Date(0).toISOString(), [
+    'directive',
+  ]);
+  for await (const entry of inbox)
+    if (assignsMission(entry.message) && !processed.has(entry.message.id)) oldest = entry;
+  return oldest && heldMission(oldest, false);
+}
+
+/**
+ * Only meta's directive assigns a mission (the lifecycle takes another team's as a request within it):
+ * one from a team must not end a complete run — its deliverable numbered — for a run without one. Nor
+ * does a `pause` or `resume` directive: it is a command.
+ */
+function assignsMission(message: SignalMessage): boolean {
+  return message.from === META && !signalCommand(message);
+}
+
+/** A waiting directive as a new run's mission, held for the new lifecycle to apply. */
+function heldMission(entry: SignalEntry, sentSince: boolean): Required<RunMission> {
+  const { message } = entry;
+  return { signalId: message.id, file: entry.file, subject: message.subject, body: message.body, sentSince };
 }
 
 /**
@@ -167,15 +201,19 @@ export async function startRunForNewMission(
   team: RegistryEntry,
   config: FederationConfig,
 ): Promise<NewRun | undefined> {
+  // Most complete teams have none: asked first without settling the ended run or taking its lock.
+  if (!(await newMissionFor(fed.backend, team))) return undefined;
   return startNewRun(fed, fed.backend, team, config, (now) => newMissionFor(fed.backend, team, now));
 }
 
-/** A new run's mission: a directive sent since the ended run (held for the new lifecycle), or the ended run's. */
+/** A new run's mission: a waiting directive (held for the new lifecycle), or the ended run's, sent again. */
 interface RunMission {
   subject: string;
   body: string;
   signalId?: string;
   file?: string;
+  /** Sent since the ended run ended (a new mission to a complete team, a newer one to a failed team). */
+  sentSince: boolean;
 }
 
 /**
@@ -267,7 +305,7 @@ async function startNewRun(
       team: team.domainId,
       run: ended + 1,
       mission: { subject: mission.subject, body: mission.body },
-      missionSentSince: mission.signalId !== undefined,
+      missionSentSince: mission.sentSince,
       state: stateOf({ value: fresh.value }),
       since,
       keptAs,

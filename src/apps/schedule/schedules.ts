@@ -41,7 +41,7 @@ export async function addSchedule(
       `${names.onRef ?? 'onRef'}: the codebase at ${fed.root} has no ref ${describeValue(input.onRef)} (git rev-parse finds no commit for it); give a branch or tag it has, like "main" (git branch --all and git tag list them)`,
     );
   const team = getTeam(await fed.backend.registry.read(), input.to);
-  // fed serve could never send its directive: it would warn on every tick instead.
+  // fed serve could never send its directive: it would only warn that it cannot.
   if (statusOf(team) === 'archived')
     throw new RefusedError(
       'TEAM_ARCHIVED',

@@ -318,10 +318,15 @@ function lifecycleFields(view: LifecycleView): [string, string][] {
   return fields;
 }
 
-/** A team without a mission: the directive that becomes it when the team next runs, else how to send one. */
+/**
+ * A team without a mission: the directive that becomes it when the team next runs (a failed one's new run,
+ * which fed run does not start: fed team retry), else how to send one.
+ */
 function noMission(view: LifecycleView): string {
+  const next =
+    view.state === 'failed' ? 'a retry starts its new run: fed team retry <team>' : 'the team next runs: fed run';
   return view.nextMission
-    ? `- (none yet: the directive "${view.nextMission.subject}" becomes it when the team next runs: fed run)`
+    ? `- (none yet: the directive "${view.nextMission.subject}" becomes it when ${next})`
     : '- (none yet: fed signal send --to <team> --type directive --subject <mission>)';
 }
 

@@ -78,6 +78,21 @@ function changedMeanwhile(name: string, now: RegistryEntry | undefined): Refused
   );
 }
 
+/**
+ * The registry's entry changed after this removal had deleted the team's files here: another host sharing
+ * the registry removed it too, or removed it and onboarded a team of that name. Said as it is — what was
+ * deleted, and that the registry's entry was left to the other host.
+ */
+function changedWhileRemoving(name: string, now: RegistryEntry | undefined): RefusedError {
+  const deleted = `this removal had already deleted the team's workspace here and its settings and schedules in federate.config.json`;
+  return new RefusedError(
+    'TEAM_CHANGED',
+    now
+      ? `team "${name}" was removed by another host and onboarded again (at ${now.onboardedAt}) while this one removed it: ${deleted}; the new team's registry entry was left as it is (check its settings: fed config show)`
+      : `team "${name}" was removed by another host while this one removed it: ${deleted}; nothing is left to remove`,
+  );
+}
+
 /** The removal itself, under the team domain's lock, of `entry` as the registry has it now. */
 async function removeArchivedTeam(
   fed: Federation,
@@ -148,7 +163,8 @@ async function removeArchivedTeam(
     (registry) => {
       // Checked again where the registry is written: another host sharing it (JetStream) takes no lock of
       // this one, and only the entry of the team checked above is dropped — never one of its name.
-      const current = archivedTeam(registry, entry.domainId, entry);
+      const current = findTeam(registry, entry.domainId);
+      if (!current || !isSameTeam(current, entry)) throw changedWhileRemoving(entry.domainId, current);
       registry.teams = registry.teams.filter((t) => t !== current);
       return registry;
     },
