@@ -3,7 +3,8 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { lifecycleFor } from '../../engine/archetypes/catalog.js';
 import { CorruptFileError, FedError, RefusedError } from '../../core/errors.js';
-import { acquireLock, describeLockOwner, inspectLock, LockTimeoutError, releaseLock } from '../../infra/fs/lock.js';
+import { describeLockOwner, inspectLock, releaseLock } from '../../infra/fs/lock.js';
+import { takeDomainLock } from '../../engine/registry/domain-lock.js';
 import { readJsonFile } from '../../infra/fs/read-json-file.js';
 import { federationPaths, onboardingPaths, teamWorkspacePath, workspacePaths } from '../../core/layout.js';
 import { loadTeamLifecycle, settleTeamLifecycle } from '../../engine/actors/team-lifecycle.js';
@@ -26,16 +27,15 @@ import type { Federation } from '../../engine/context.js';
  * one that runs now is left alone (the repair is refused, not waited for: the onboarding may take long).
  */
 async function underOnboardingLock(root: string, domain: string, fn: () => unknown): Promise<void> {
-  const lock = await acquireLock(onboardingPaths(root, domain).lock, {
-    staleMs: Number.POSITIVE_INFINITY,
-    timeoutMs: 0,
-  }).catch((error: unknown) => {
-    if (!(error instanceof LockTimeoutError)) throw error;
-    throw new RefusedError(
-      'ONBOARDING_BUSY',
-      `left alone: team "${domain}" is being onboarded by another process right now (${describeLockOwner(error.owner)}); run fed doctor again once it has finished`,
-    );
-  });
+  const lock = await takeDomainLock(
+    root,
+    domain,
+    (holder) =>
+      new RefusedError(
+        'ONBOARDING_BUSY',
+        `left alone: team "${domain}" is being onboarded by another process right now (${holder}); run fed doctor again once it has finished`,
+      ),
+  );
   try {
     await fn();
   } finally {

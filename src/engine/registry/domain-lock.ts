@@ -21,15 +21,31 @@ export async function acquireDomainLock(
   options: WriteOptions = {},
 ): Promise<LockHandle> {
   fed.folderForWrite(federationPaths(fed.root).onboarding, undefined, options);
-  // The holder is judged by its process only: a slow git on a big repository keeps it.
-  return acquireLock(onboardingPaths(fed.root, domain).lock, {
+  return takeDomainLock(
+    fed.root,
+    domain,
+    (holder) =>
+      new RefusedError(
+        'TEAM_BUSY',
+        `cannot ${doing}: another process is onboarding or removing team "${domain}" right now (${holder}); wait for it to finish, then run this again`,
+      ),
+  );
+}
+
+/**
+ * The domain's lock taken at once, its folder there already; a live holder is refused with `refusal`,
+ * told who holds it. The holder is judged by its process only: a slow git on a big repository keeps it.
+ */
+export function takeDomainLock(
+  root: string,
+  domain: string,
+  refusal: (holder: string) => RefusedError,
+): Promise<LockHandle> {
+  return acquireLock(onboardingPaths(root, domain).lock, {
     staleMs: Number.POSITIVE_INFINITY,
     timeoutMs: 0,
   }).catch((error: unknown) => {
     if (!(error instanceof LockTimeoutError)) throw error;
-    throw new RefusedError(
-      'TEAM_BUSY',
-      `cannot ${doing}: another process is onboarding or removing team "${domain}" right now (${describeLockOwner(error.owner)}); wait for it to finish, then run this again`,
-    );
+    throw refusal(describeLockOwner(error.owner));
   });
 }

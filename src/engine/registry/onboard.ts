@@ -3,7 +3,8 @@ import { thisHostName } from '../../core/host-name.js';
 import { CorruptFileError, InvalidInputError, RefusedError } from '../../core/errors.js';
 import { unlinkQuietly, writeFileAtomic } from '../../infra/fs/atomic-write.js';
 import { toJsonText } from '../../core/json-text.js';
-import { acquireLock, describeLockOwner, LockTimeoutError, releaseLock } from '../../infra/fs/lock.js';
+import { releaseLock } from '../../infra/fs/lock.js';
+import { takeDomainLock } from './domain-lock.js';
 import { readJsonFile } from '../../infra/fs/read-json-file.js';
 import { federationPaths, onboardingPaths, teamWorkspacePath } from '../../core/layout.js';
 import { onboardingIntentSchema, type OnboardingIntent } from '../../core/schema/onboarding-intent.js';
@@ -71,14 +72,6 @@ function refuseDuplicate(registry: Registry, domain: string, domainId: string): 
       `a team named "${clash.domain}" (id "${clash.domainId}") is already registered at ${clash.location}; choose another domain or --id`,
     );
   }
-}
-
-/** The onboarding of `domain` another live process is running right now. */
-function refuseBusy(domain: string, error: LockTimeoutError): never {
-  throw new RefusedError(
-    'ONBOARDING_BUSY',
-    `team "${domain}" is being onboarded by another process right now (${describeLockOwner(error.owner)}); wait for it to finish`,
-  );
 }
 
 /**
@@ -177,12 +170,14 @@ export async function onboardTeam(
   if (!leftover) refuseDuplicate(await backend.registry.read(), domain, domainId);
 
   fed.folderForWrite(federationPaths(root).onboarding, undefined, options);
-  // The holder of a lease is judged by its process only: a slow onboarding (git on a big repository) keeps it.
-  const lock = await acquireLock(paths.lock, { staleMs: Number.POSITIVE_INFINITY, timeoutMs: 0 }).catch(
-    (error: unknown) => {
-      if (error instanceof LockTimeoutError) refuseBusy(domain, error);
-      throw error;
-    },
+  const lock = await takeDomainLock(
+    root,
+    domain,
+    (holder) =>
+      new RefusedError(
+        'ONBOARDING_BUSY',
+        `team "${domain}" is being onboarded by another process right now (${holder}); wait for it to finish`,
+      ),
   );
   try {
     const interrupted = readOnboardingIntent(root, domain);
