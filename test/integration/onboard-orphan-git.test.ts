@@ -162,6 +162,32 @@ describe('a killed worktree onboarding whose git outlives it', () => {
     expect((await runFed(['--root', root, 'team', 'onboard', 'api', '--placement', 'worktree'])).code).toBe(0);
   });
 
+  // `git worktree add` makes its administrative folder, writes `locked`, `gitdir`, the checkout's `.git`,
+  // then `commondir`: a group kill can leave it at any of these, a file torn (empty) at the last.
+  it.each([
+    ['only locked', ['locked']],
+    ['gitdir written, commondir torn (empty)', ['locked', 'gitdir', 'commondir']],
+  ])(
+    'a worktree add killed with its git, its administrative folder left at %s: the retry completes',
+    async (_, files) => {
+      const { root, git } = gitFederation();
+      const intent = interruptedWorktreeOnboarding(root);
+      git('branch', 'fed/api');
+      const admin = join(root, '.git', 'worktrees', 'api');
+      mkdirSync(admin, { recursive: true });
+      for (const file of files) {
+        const text = { locked: 'initializing', gitdir: join(intent.location, '.git'), commondir: '' }[file];
+        writeFileSync(join(admin, file), text ?? '');
+      }
+      mkdirSync(intent.location, { recursive: true });
+      const retry = await runFed(['--root', root, 'team', 'onboard', 'api', '--placement', 'worktree']);
+      expect(retry.code, retry.stderr).toBe(0);
+      expect(readRegistry(root).teams.map((t) => t.domain)).toEqual(['api']);
+      expect(git('worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(2);
+      expect(readFileSync(join(admin, 'commondir'), 'utf8').trim()).toBe('../..');
+    },
+  );
+
   it('a git still running at the deadline is refused by name, its lock kept', async () => {
     const { root, refLock } = gitFederationWithLock();
     const intent = interruptedWorktreeOnboarding(root);

@@ -5,6 +5,7 @@ import { InvalidInputError, RefusedError } from '../../core/errors.js';
 import { federationPaths, teamWorkspacePath } from '../../core/layout.js';
 import type { PlacementType } from '../../core/schema/registry.js';
 import { git, gitAsync, gitSucceeds, gitSucceedsAsync } from './git.js';
+import { removeWorktreeAdmin } from './worktree-git.js';
 
 /** A created workspace and how to undo it if the registry commit that follows fails. */
 export interface CreatedWorkspace {
@@ -117,9 +118,7 @@ export async function removeWorkspace(
     if (existsSync(workspace.location))
       await gitSucceedsAsync(root, ['worktree', 'remove', '--force', '--force', workspace.location]);
     await rm(workspace.location, { recursive: true, force: true });
-    // A `worktree add` killed midway leaves its entry locked ("initializing"), which prune skips.
-    await gitSucceedsAsync(root, ['worktree', 'unlock', workspace.location]);
-    await gitSucceedsAsync(root, ['worktree', 'prune']);
+    await removeWorktreeAdmin(root, workspace.location);
     if (workspace.branch && (await branchExistsAsync(root, workspace.branch)))
       await gitAsync(root, ['branch', '-D', workspace.branch]);
     return;

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
-import { basename, join, relative, resolve, sep } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RefusedError } from '../../core/errors.js';
 import { unlinkQuietly } from '../../infra/fs/atomic-write.js';
@@ -100,13 +101,27 @@ function gitLockFiles(root: string, location: string, branch: string): string[] 
   const common = gitCommonDir(root);
   if (!common) return [];
   const locks = [join(common, 'refs', 'heads', ...branch.split('/')) + '.lock'].filter((file) => existsSync(file));
+  return [...locks, ...adminDirsOf(common, location).flatMap(gitLocksIn)];
+}
+
+/**
+ * Remove the administrative folders git keeps for the worktree at `location` (its checkout already
+ * removed). A `git worktree add` killed midway leaves one locked ("initializing"), which neither
+ * `git worktree unlock` nor `prune` can clear when a file of it is torn — an empty `commondir` makes every
+ * git that lists worktrees die ("failed to read …/commondir"), `git branch -D` included.
+ */
+export async function removeWorktreeAdmin(root: string, location: string): Promise<void> {
+  const common = gitCommonDir(root);
+  if (common) for (const dir of adminDirsOf(common, location)) await rm(dir, { recursive: true, force: true });
+}
+
+/** The administrative folders in the repository's common git folder `common` that belong to the worktree at `location`. */
+function adminDirsOf(common: string, location: string): string[] {
   const admin = join(common, 'worktrees');
-  if (!existsSync(admin)) return locks;
-  for (const name of readdirSync(admin)) {
-    const dir = join(admin, name);
-    if (isAdminDirOf(dir, name, location)) locks.push(...gitLocksIn(dir));
-  }
-  return locks;
+  if (!existsSync(admin)) return [];
+  return readdirSync(admin)
+    .map((name) => join(admin, name))
+    .filter((dir) => isAdminDirOf(dir, location));
 }
 
 /** The `*.lock` files git keeps in one of its folders (fed's own locks are another format, see src/infra/fs/lock.ts). */
@@ -121,13 +136,19 @@ function gitLocksIn(dir: string): string[] {
   }
 }
 
-/** `git worktree add` names the folder after the worktree, and records the worktree's path in `gitdir` (written first thing). */
-function isAdminDirOf(dir: string, name: string, location: string): boolean {
+/**
+ * `git worktree add` names the folder after the worktree and writes `locked` in it, then `gitdir` with the
+ * checkout's real path: a folder without `gitdir` is told by its name.
+ */
+function isAdminDirOf(dir: string, location: string): boolean {
+  let gitdir: string;
   try {
-    return readFileSync(join(dir, 'gitdir'), 'utf8').trim() === join(location, '.git');
+    gitdir = readFileSync(join(dir, 'gitdir'), 'utf8').trim();
   } catch {
-    return name === basename(location);
+    return basename(dir) === basename(location);
   }
+  const real = join(realPathOr(dirname(location)), basename(location));
+  return gitdir === join(location, '.git') || gitdir === join(real, '.git');
 }
 
 /** Git processes whose arguments name the worktree or the branch, or that run inside the worktree (its checkout). */
