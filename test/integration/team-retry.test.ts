@@ -179,6 +179,21 @@ describe('fed team retry (library)', () => {
     expect(existsSync(join(paths.history, 'run-2'))).toBe(false);
   }, 60_000);
 
+  it('run again after an interruption that made the run folder and no more, it fills that folder: no empty run is left', async () => {
+    const { root, config } = await federationWithMission();
+    await launchTeam(openFederation(root), 'docs', { config, agent: failingAgent, pollMs: 50 });
+    const paths = workspacePaths(team(root).location);
+    const journal = readFileSync(paths.journal, 'utf8');
+    // As a retry killed right after making the folder the ended run is kept in leaves it.
+    mkdirSync(join(paths.history, 'run-1'), { recursive: true });
+    expect(await retryTeam(openFederation(root), 'docs', config)).toMatchObject({
+      run: 2,
+      keptAs: ['.fed/history/run-1'],
+    });
+    expect(readFileSync(join(paths.history, 'run-1', 'journal.jsonl'), 'utf8')).toBe(journal);
+    expect(existsSync(join(paths.history, 'run-2'))).toBe(false);
+  }, 60_000);
+
   it('a team that failed before its mission was applied starts run 2 with the directive waiting in its inbox', async () => {
     const { root, config } = await federationWithMission();
     await failNow(root);

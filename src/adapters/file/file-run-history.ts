@@ -42,7 +42,7 @@ export function runJournal(workspace: string, run?: number): JournalLine[] {
 
 /**
  * Keep the current run as `run-<n>`: n is one more than the last kept run — or that one, when it holds this
- * very envelope (a keep interrupted after copying it, and run again). The envelope is copied, durably (the
+ * very envelope or none (a keep interrupted after copying it, or after making its folder, and run again). The envelope is copied, durably (the
  * next write replaces it), the journal moved (the next run's starts empty). When an interrupted keep is run again the
  * kept folder has the journal already, and what is here again is only lines re-appended from the envelope:
  * never moved over the kept one.
@@ -52,8 +52,10 @@ export function keepCurrentRun(workspace: string, options: WriteOptions = {}): K
   const envelopeName = basename(paths.envelope);
   const last = runFolders(workspace).at(-1);
   const current = readFileSync(paths.envelope, 'utf8');
-  const keptBefore =
-    last && existsSync(join(last.dir, envelopeName)) && readFileSync(join(last.dir, envelopeName), 'utf8') === current;
+  // The last run folder is this run's when it keeps this very envelope (a keep interrupted after writing
+  // it), or none yet (interrupted right after making the folder: the envelope is always its first file).
+  const lastEnvelope = last && join(last.dir, envelopeName);
+  const keptBefore = lastEnvelope && (!existsSync(lastEnvelope) || readFileSync(lastEnvelope, 'utf8') === current);
   const run = !last ? 1 : keptBefore ? last.run : last.run + 1;
   const dir = join(paths.history, `run-${run}`);
   ensureDirectory(dir, options);
