@@ -146,6 +146,31 @@ describe('a killed worktree onboarding whose git outlives it', () => {
     expect(readRegistry(root).teams.map((t) => t.domain)).toEqual(['api']);
   });
 
+  it("another repository's git on a branch of the same name is not waited for: the stale lock here is removed", async () => {
+    const { root, refLock } = gitFederationWithLock();
+    interruptedWorktreeOnboarding(root);
+    mkdirSync(dirname(refLock), { recursive: true });
+    writeFileSync(refLock, '');
+    const other = gitFederationWithLock();
+    const slow = slowGit(other.refLock);
+    const elsewhere = spawn(
+      join(slow.env.SLOW_GIT_DIR!, 'bin', 'git'),
+      ['worktree', 'add', '--quiet', '-b', 'fed/api', join(other.root, '.fed', 'worktrees', 'api')],
+      { cwd: other.root, env: { ...process.env, ...slow.env }, stdio: 'ignore' },
+    );
+    const exited = new Promise((resolve) => elsewhere.on('close', resolve));
+    try {
+      await waitFor(() => existsSync(slow.started), 30_000, "the other repository's git to start");
+      const retry = await runFed(['--root', root, 'team', 'onboard', 'api', '--placement', 'worktree']);
+      expect(retry.code, retry.stderr).toBe(0);
+      expect(retry.stderr).not.toContain('waiting for git');
+      expect(retry.stderr).toContain(`removed stale git lock ${refLock}`);
+    } finally {
+      slow.release();
+      await exited;
+    }
+  });
+
   it('fed doctor names the stale lock, and --fix removes it with the half-made worktree', async () => {
     const { root, git, refLock } = gitFederationWithLock();
     const intent = interruptedWorktreeOnboarding(root);

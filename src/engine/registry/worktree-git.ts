@@ -151,14 +151,24 @@ function isAdminDirOf(dir: string, location: string): boolean {
   return gitdir === join(location, '.git') || gitdir === join(real, '.git');
 }
 
-/** Git processes whose arguments name the worktree or the branch, or that run inside the worktree (its checkout). */
+/**
+ * Git processes whose arguments name the worktree, or the branch in this repository (another repository's
+ * branch of the same name is not this one's; one whose folder cannot be seen may be this one's), or that
+ * run inside the worktree (its checkout).
+ */
 function gitsWorkingOn(root: string, location: string, branch: string): RunningProcess[] | undefined {
   const gits = runningProcessesNamed('git');
   if (!gits) return undefined;
-  const places = [location, join(realPathOr(root), relative(root, location))];
-  const inside = (dir: string | undefined) =>
-    dir !== undefined && places.some((place) => dir === place || dir.startsWith(place + sep));
-  return gits.filter((p) => p.argv.includes(branch) || p.argv.some((arg) => places.includes(arg)) || inside(p.cwd));
+  const realRoot = realPathOr(root);
+  const places = [location, join(realRoot, relative(root, location))];
+  const within = (dir: string | undefined, tops: readonly string[]) =>
+    dir !== undefined && tops.some((top) => dir === top || dir.startsWith(top + sep));
+  return gits.filter(
+    (p) =>
+      (p.argv.includes(branch) && (p.cwd === undefined || within(p.cwd, [root, realRoot]))) ||
+      p.argv.some((arg) => places.includes(arg)) ||
+      within(p.cwd, places),
+  );
 }
 
 function realPathOr(path: string): string {
