@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { initFederation, onboardTeam, openFederation } from 'fed';
+import { initFederation, onboardTeam, openFederation, readFederationJournal } from 'fed';
 import { federationPaths, type OnboardingIntent, onboardingPaths, readRegistry, toJsonText } from 'fed/testing';
 import { runFed } from '../helpers/fed-cli.js';
 import { startFixture, waitFor } from '../helpers/fixture-process.js';
@@ -108,6 +108,26 @@ describe('a retry of a killed onboarding (issue 19 item 3)', () => {
     expect(readRegistry(root).teams).toEqual([entry]);
     expect(existsSync(onboardingPaths(root, 'docs').intent)).toBe(false);
     expect(existsSync(join(entry.location, '.fed', 'team.json'))).toBe(true);
+    // The record the killed run owed is written, at the time the team was onboarded; once.
+    const onboarded = async () =>
+      (await readFederationJournal(openFederation(root).backend)).filter((r) => r.kind === 'onboarded');
+    expect(await onboarded()).toEqual([expect.objectContaining({ team: 'docs', at: entry.onboardedAt })]);
+    interruptedOnboarding(root, 'docs', 'directory');
+    expect((await runFed(['--root', root, 'doctor', '--fix'])).code).toBe(0);
+    expect(existsSync(onboardingPaths(root, 'docs').intent)).toBe(false);
+    expect(await onboarded()).toHaveLength(1);
+  });
+
+  it('fed doctor --fix finishes an onboarding stopped after it registered the team: its journal record too', async () => {
+    const root = tempDir();
+    initFederation(root, {}, { FED_TELEMETRY_ENABLED: 'false' });
+    const fed = openFederation(root);
+    fed.backend.journal.append = () => Promise.reject(new Error('killed'));
+    await expect(onboardTeam(fed, { domain: 'docs' }, { durable: false })).rejects.toThrow('killed');
+    expect((await runFed(['--root', root, 'doctor', '--fix'])).code).toBe(0);
+    expect(existsSync(onboardingPaths(root, 'docs').intent)).toBe(false);
+    const records = await readFederationJournal(openFederation(root).backend);
+    expect(records.filter((r) => r.kind === 'onboarded').map((r) => r.team)).toEqual(['docs']);
   });
 
   it('never touches an onboarding another live process is running', async () => {

@@ -114,7 +114,7 @@ export function checkOnboardings(
  */
 async function settleOnboardingAgain(fed: Federation, domain: string): Promise<void> {
   const intent = readOnboardingIntent(fed.root, domain);
-  if (intent) await settleInterruptedOnboarding(fed.root, intent, await fed.backend.registry.read());
+  if (intent) await settleInterruptedOnboarding(fed, intent, await fed.backend.registry.read());
 }
 
 /**

@@ -17,13 +17,14 @@ import {
   type Registry,
   type RegistryEntry,
 } from '../../core/schema/registry.js';
-import { recordFederationEvent } from '../federation/federation-journal.js';
+import { recordFederationEvent, type FederationEvent } from '../federation/federation-journal.js';
 import { createWorkspace, removeWorkspace, worktreeBranch, type CreatedWorkspace } from './placement.js';
 import { updateRegistry, type UpdateOptions } from './update-registry.js';
 import { settleWorktreeGit, type SettleGitOptions } from './worktree-git.js';
 import { prepareTeamWorkspace } from './team-marker.js';
 import { readCodebase } from './codebase.js';
 import type { Federation } from '../context.js';
+import type { FederationBackend } from '../../ports/federation-backend.js';
 import { archetypeFor, archetypes, DEFAULT_ARCHETYPE } from '../archetypes/catalog.js';
 import { closest } from '../../core/schema/unknown-keys.js';
 
@@ -102,18 +103,42 @@ export function readOnboardingIntent(root: string, domain: string): OnboardingIn
  * the git it may have left running has finished and the locks of a git killed with it are removed.
  */
 export async function settleInterruptedOnboarding(
-  root: string,
+  fed: Federation,
   intent: OnboardingIntent,
   registry: Registry,
   options: SettleGitOptions = {},
 ): Promise<RegistryEntry | undefined> {
+  const { root } = fed;
   const registered = registry.teams.find((t) => t.domain === intent.domain && t.location === intent.location);
   if (!registered) {
     if (intent.branch) await settleWorktreeGit(root, intent.location, intent.branch, options);
     await removeWorkspace(root, intent);
-  }
+  } else await journalOnboardingOwed(fed.backend, registered);
   unlinkQuietly(onboardingPaths(root, intent.domain).intent);
   return registered;
+}
+
+/**
+ * The journal record of an onboarding killed after it registered the team and before it journaled that:
+ * written now, at the time the team was onboarded — unless the killed run got as far as writing it.
+ */
+async function journalOnboardingOwed(backend: FederationBackend, team: RegistryEntry): Promise<void> {
+  const records = await backend.journal.read();
+  const journaled = records.some(
+    (r) =>
+      r.kind === 'onboarded' && r.team === team.domainId && r.location === team.location && r.at >= team.onboardedAt,
+  );
+  if (!journaled) await recordFederationEvent(backend, onboardedRecord(team), new Date(team.onboardedAt));
+}
+
+function onboardedRecord(team: RegistryEntry): FederationEvent {
+  return {
+    kind: 'onboarded',
+    team: team.domainId,
+    archetype: team.archetypeId,
+    placement: team.placementType,
+    location: team.location,
+  };
 }
 
 export interface OnboardOptions extends UpdateOptions {
@@ -182,7 +207,7 @@ export async function onboardTeam(
   try {
     const interrupted = readOnboardingIntent(root, domain);
     if (interrupted) {
-      const registered = await settleInterruptedOnboarding(root, interrupted, await backend.registry.read(), {
+      const registered = await settleInterruptedOnboarding(fed, interrupted, await backend.registry.read(), {
         onWarning: options.onWarning,
       });
       // The killed run got as far as registering: the same request is complete; anything else is a duplicate.
@@ -242,13 +267,7 @@ export async function onboardTeam(
         options,
       );
       registered = true;
-      await recordFederationEvent(backend, {
-        kind: 'onboarded',
-        team: domainId,
-        archetype: archetypeId,
-        placement: placementType,
-        location: entry.location,
-      });
+      await recordFederationEvent(backend, onboardedRecord(entry));
       // Last: until the record is gone a retry finds it and completes (exit 0); a kill after this point
       // leaves nothing but a team that is registered, its workspace made and its onboarding journalled.
       unlinkQuietly(paths.intent);
