@@ -54,6 +54,21 @@ describe('options kept in the config', () => {
     expect(fed.config()).toBe(config);
   });
 
+  it('fed schedule add run again without --id (its first run landed) adds no second schedule: refused, naming the first', async () => {
+    const fed = await federation();
+    const add = (...flags: string[]) =>
+      fedInProcess(['schedule', 'add', '--to', 'docs', '--subject', 'Nightly', '--cron', '@daily', ...flags], fed.root);
+    expect((await add()).code).toBe(0);
+    const config = fed.config();
+    const again = await add();
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('schedule "nightly" sends this directive to docs on this trigger already');
+    expect(fed.config()).toBe(config);
+    // Another trigger, or a second one asked for by its id, is a schedule of its own.
+    expect((await add('--tz', 'Europe/Paris')).code).toBe(0);
+    expect((await add('--id', 'nightly-twice')).code).toBe(0);
+  });
+
   it('fed init --name "" is refused naming the option, and creates nothing', async () => {
     const root = tempDir();
     const result = await fedInProcess(['init', '--name', ''], root);

@@ -49,7 +49,16 @@ export async function addSchedule(
     );
   let id = '';
   const config = await editConfigFile(fed.root, (raw) => {
-    const schedules = Array.isArray(raw.schedules) ? (raw.schedules as { id?: unknown }[]) : [];
+    const schedules = Array.isArray(raw.schedules) ? (raw.schedules as Record<string, unknown>[]) : [];
+    // Without an id, a schedule that would send this very directive on this very trigger is this one
+    // added before (a re-run of a command whose first run landed, killed or not): a second under
+    // another id would send the team the directive twice each time.
+    const same = input.id === undefined && schedules.find((s) => sameDirectiveAndTrigger(s, input, team.domainId));
+    if (same)
+      throw new RefusedError(
+        'SCHEDULE_EXISTS',
+        `schedule "${String(same.id)}" sends this directive to ${team.domainId} on this trigger already (fed schedule list shows it); a second one would send it twice — give --id to add one anyway`,
+      );
     id = input.id ?? freeId(input.subject, new Set(schedules.map((s) => String(s.id))));
     if (schedules.some((s) => s.id === id))
       throw new RefusedError(
@@ -154,6 +163,12 @@ export function removedMessage(removed: Schedule): string {
 }
 
 /** A slug of the subject no other schedule has (`refresh-docs`, `refresh-docs-1`, …), at most 64 characters. */
+/** Whether a schedule of the config sends the same directive on the same trigger as `input` would to `to`. */
+function sameDirectiveAndTrigger(schedule: Record<string, unknown>, input: NewSchedule, to: string): boolean {
+  const fields = ['subject', 'body', 'cron', 'timezone', 'onRef'] as const;
+  return schedule.to === to && fields.every((field) => schedule[field] === input[field]);
+}
+
 function freeId(subject: string, taken: ReadonlySet<string>): string {
   const base =
     new GithubSlugger()
