@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { stdoutStream, writeStderr, writeStdout } from './stdout.js';
 import { escapeControls } from '../core/terminal-text.js';
+import { InvalidInputError } from '../core/errors.js';
 import type { CommandIo } from '../core/command-io.js';
 
 /**
@@ -16,7 +17,18 @@ export function processIo(): CliIo {
     stderr: writeStderr,
     terminal: writeStdout,
     env: process.env,
-    cwd: process.cwd(),
+    // Asked when a command needs it, where a refusal is said as fed says one: a shell whose folder was
+    // removed meanwhile has none (process.cwd() fails with ENOENT), and `fed --version` needs none.
+    get cwd() {
+      try {
+        return process.cwd();
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        throw new InvalidInputError(
+          'the current folder no longer exists (removed or moved since this shell entered it); cd to a folder that exists and run the command again',
+        );
+      }
+    },
     // Asked only by the commands that draw for a terminal: the question makes the stream (see writeStdout).
     get isTTY() {
       return Boolean(stdoutStream().isTTY);
@@ -35,7 +47,9 @@ export function escapedIo(io: CliIo): CliIo {
     stderr: (text) => io.stderr(escapeControls(text)),
     terminal: io.terminal,
     env: io.env,
-    cwd: io.cwd,
+    get cwd() {
+      return io.cwd;
+    },
     get isTTY() {
       return io.isTTY;
     },

@@ -313,4 +313,32 @@ describe('output to a closed pipe', () => {
     expect(stderr).toBe('');
     expect(code).toBe(0);
   });
+
+  it('run from a folder removed meanwhile: said as fed says a refusal (exit 2), no stack trace; --version still works', () => {
+    const gone = join(tempDir(), 'gone');
+    mkdirSync(gone);
+    const inGone = (...args: string[]) => {
+      const script = `cd "$1" && rmdir "$1" && shift && exec "$@"`;
+      try {
+        return {
+          code: 0,
+          stderr: '',
+          stdout: execFileSync('sh', ['-c', script, 'sh', gone, process.execPath, FED_BIN, ...args], {
+            encoding: 'utf8',
+            stdio: 'pipe',
+          }),
+        };
+      } catch (error) {
+        const { status, stderr } = error as { status: number; stderr: string };
+        return { code: status, stderr };
+      }
+    };
+    const list = inGone('team', 'list');
+    expect(list.code).toBe(2);
+    expect(list.stderr).toBe(
+      'fed: the current folder no longer exists (removed or moved since this shell entered it); cd to a folder that exists and run the command again\n',
+    );
+    mkdirSync(gone);
+    expect(inGone('--version').code).toBe(0);
+  });
 });
