@@ -841,6 +841,17 @@ describe('fed ui: the other views', () => {
     expect(await notANumber.json()).toMatchObject({
       message: 'limit: expected a whole number from 1 to 500, got "abc"',
     });
+    // A cursor that is not a page's `next` is refused, not answered with an empty page ("no signals").
+    const [at, id] = first.next!.split('|');
+    for (const before of ['xyz', '', `${at}`, `${at}|not-an-id`, `yesterday|${id}`, `${first.next!}|more`]) {
+      const refused = await page(`/api/signals?before=${encodeURIComponent(before)}`);
+      expect(refused.status, before).toBe(400);
+      expect(await refused.json()).toEqual({
+        ok: false,
+        code: 'INVALID_INPUT',
+        message: `before: expected the \`next\` of the page before, <sent time (ISO 8601)>|<signal id>, got ${JSON.stringify(before)}`,
+      });
+    }
 
     const federation = await json<FederationView>('/api/federation');
     expect(federation).toMatchObject({

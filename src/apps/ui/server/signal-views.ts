@@ -3,7 +3,7 @@ import { deadlineTable } from '../../../core/deadlines.js';
 import { META } from '../../../core/schema/common.js';
 import type { Registry } from '../../../core/schema/registry.js';
 import type { DeliveryState } from '../../../core/schema/delivery.js';
-import { SIGNAL_TYPES, type SignalBox, type SignalMessage } from '../../../core/schema/signal.js';
+import { SIGNAL_TYPES, signalMessageSchema, type SignalBox, type SignalMessage } from '../../../core/schema/signal.js';
 import { findTeam } from '../../../core/find-team.js';
 import type { Federation } from '../../../engine/context.js';
 import { signalsSince } from '../../../engine/messaging/newest-since.js';
@@ -45,14 +45,16 @@ export async function signalsView(
     throw new InvalidInputError(
       `limit: expected a whole number from 1 to ${MAX_PAGE}, got ${typeof given === 'string' ? JSON.stringify(given) : given}`,
     );
+  const before = parseCursor(query.before);
   const { backend } = fed;
   const registry = await backend.registry.read();
   const boxes = query.team ? await teamBoxes(fed, registry, query.team) : everyInbox(registry);
   // One more than the page tells whether there is a next page.
   const kept = backend.signals.newest
-    ? (await backend.signals.newest(boxes, { before: parseCursor(query.before), limit: limit + 1 })).map(
-        ({ entry, box }): Located => ({ entry, box: boxes[box]!.box }),
-      )
+    ? (await backend.signals.newest(boxes, { before, limit: limit + 1 })).map(({ entry, box }): Located => ({
+        entry,
+        box: boxes[box]!.box,
+      }))
     : await listedNewest(fed, boxes, query.before, limit + 1);
   const page = kept.slice(0, limit);
   const signals = await signalRows(fed, registry, page);
@@ -171,9 +173,18 @@ function cursorOf(entry: SignalEntry): string {
   return `${entry.message.timestamp}|${entry.message.id}`;
 }
 
+/**
+ * `before` as a page's `next` gives it (cursorOf). Anything else is refused, naming the form: a time that
+ * does not parse would compare as NaN — no signal before it, an empty page that reads as "no signals".
+ */
 function parseCursor(cursor: string | undefined): { timestamp: string; id: string } | undefined {
   if (cursor === undefined) return undefined;
-  const [timestamp = '', id = ''] = cursor.split('|');
+  const [timestamp = '', id = '', ...rest] = cursor.split('|');
+  const { timestamp: time, id: signalId } = signalMessageSchema.shape;
+  if (rest.length > 0 || !time.safeParse(timestamp).success || !signalId.safeParse(id).success)
+    throw new InvalidInputError(
+      `before: expected the \`next\` of the page before, <sent time (ISO 8601)>|<signal id>, got ${JSON.stringify(cursor)}`,
+    );
   return { timestamp, id };
 }
 
