@@ -225,6 +225,34 @@ describe('fed team', () => {
     const viaFlag = await runFed(['--root', a, 'team', 'list', '--json'], { cwd: b, env: { FED_ROOT: b } });
     expect(json(viaFlag.stdout)).toEqual([]);
   });
+
+  it('--root or FED_ROOT naming a file, or a path through one, exits 2 saying so; fed init there writes nothing', async () => {
+    const base = tempDir();
+    const file = join(base, 'notes.txt');
+    writeFileSync(file, 'mine\n');
+    for (const [root, problem] of [
+      [file, `${file} names a file`],
+      [join(file, 'fed'), `${join(file, 'fed')}: ${file} is a file`],
+    ] as const) {
+      // Never "run: fed init --root <file>", nor init's "move that file aside": the file is the user's.
+      for (const args of [
+        ['--root', root, 'team', 'list'],
+        ['--root', root, 'init'],
+        ['doctor', '--root', root],
+      ]) {
+        const result = await runFed(args, { cwd: base });
+        expect(result, args.join(' ')).toMatchObject({ code: 2, stdout: '' });
+        expect(result.stderr).toBe(`fed: --root ${problem}, not a folder; give the federation's folder\n`);
+      }
+      for (const args of [['team', 'list'], ['init']]) {
+        const result = await runFed(args, { cwd: base, env: { FED_ROOT: root } });
+        expect(result, args.join(' ')).toMatchObject({ code: 2, stdout: '' });
+        expect(result.stderr).toBe(`fed: FED_ROOT ${problem}, not a folder; give the federation's folder\n`);
+      }
+    }
+    expect(readdirSync(base)).toEqual(['notes.txt']);
+    expect(readFileSync(file, 'utf8')).toBe('mine\n');
+  });
 });
 
 describe('worktree placement', () => {

@@ -185,17 +185,20 @@ describe('fed machines export', () => {
     );
   });
 
-  test('--out naming a file, or a path through one, exits 2 naming it and the fix', async () => {
+  test('--out naming a file, or a path through one, exits 2 saying so: the fix is another --out', async () => {
     const cwd = tempDir();
-    writeFileSync(join(cwd, 'afile'), 'mine\n');
-    for (const out of ['afile', join('afile', 'sub')]) {
+    const file = join(cwd, 'afile');
+    writeFileSync(file, 'mine\n');
+    for (const [out, problem] of [
+      ['afile', `--out ${file} names a file`],
+      [join('afile', 'sub'), `--out ${join(file, 'sub')}: ${file} is a file`],
+    ] as const) {
       const { io, out: output } = capture(cwd);
       expect(await runCli(['machines', 'export', '--out', out], io)).toBe(2);
-      expect(output.stderr).toBe(
-        `fed: ${join(cwd, out)}: a part of it is a file where fed expects a directory (mkdir) [ENOTDIR]; move that file aside\n`,
-      );
+      // Never "move that file aside": the file is the user's, named by mistake.
+      expect(output.stderr).toBe(`fed: ${problem}, not a folder; give a folder to write the files into\n`);
     }
-    expect(readFileSync(join(cwd, 'afile'), 'utf8')).toBe('mine\n');
+    expect(readFileSync(file, 'utf8')).toBe('mine\n');
   });
 
   test('an unknown format or machine exits 2 naming the choices', async () => {

@@ -3,6 +3,7 @@ import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { InvalidInputError, NotAFederationError } from '../../core/errors.js';
 import { isFederationRoot } from '../../adapters/index.js';
 import { readJsonFile } from '../../infra/fs/read-json-file.js';
+import { refuseFileForFolder } from '../../infra/fs/folder-option.js';
 import { workspacePaths } from '../../core/layout.js';
 import { teamMarkerSchema, type TeamMarker } from '../../core/schema/team-marker.js';
 
@@ -17,6 +18,21 @@ export interface LocateOptions {
   root?: string;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
+}
+
+const ROOT_FIX = "give the federation's folder";
+
+/**
+ * The folder `--root` or else `FED_ROOT` names, resolved, and which of them named it; undefined when neither
+ * does.
+ */
+function explicitRoot(options: LocateOptions): { dir: string; source: '--root' | 'FED_ROOT' } | undefined {
+  const given = options.root || (options.env ?? process.env).FED_ROOT;
+  if (!given) return undefined;
+  return {
+    dir: resolve(options.cwd ?? process.cwd(), given),
+    source: options.root ? '--root' : 'FED_ROOT',
+  };
 }
 
 function readMarker(file: string): TeamMarker {
@@ -46,13 +62,14 @@ function classify(dir: string, env: NodeJS.ProcessEnv): FederationLocation | und
  */
 export function locateFederation(options: LocateOptions = {}): FederationLocation {
   const env = options.env ?? process.env;
-  const explicit = options.root ?? env.FED_ROOT;
+  const explicit = explicitRoot(options);
   const envTeam = env.FED_TEAM || undefined;
   if (explicit) {
-    const dir = resolve(options.cwd ?? process.cwd(), explicit);
+    const { dir, source } = explicit;
     const found = classify(dir, env);
     if (!found) {
-      const source = options.root ? '--root' : 'FED_ROOT';
+      // Looked at only now, for the hint: a file there needs another path, not `fed init` on it.
+      refuseFileForFolder(dir, source, ROOT_FIX);
       throw new NotAFederationError(
         `${source} ${dir} is not a federation (no .fed/team-registry.json, nor a federate.config.json with a JetStream backend); run: fed init --root ${dir}`,
       );
@@ -94,8 +111,9 @@ function workspaceTeam(dir: string, root: string): string | undefined {
 
 /** The directory `fed init` should initialise: `--root` > `FED_ROOT` > the working directory. */
 export function initTarget(options: LocateOptions = {}): string {
-  const env = options.env ?? process.env;
-  const target = resolve(options.cwd ?? process.cwd(), options.root ?? env.FED_ROOT ?? '.');
+  const explicit = explicitRoot(options);
+  if (explicit) refuseFileForFolder(explicit.dir, explicit.source, ROOT_FIX);
+  const target = explicit?.dir ?? resolve(options.cwd ?? process.cwd());
   refuseInsideWorkspace(target);
   return target;
 }

@@ -8,6 +8,7 @@ import {
   writeExportFiles,
   type ExportFormat,
 } from '../../apps/machines-export/export-machines.js';
+import { refuseFileForFolder } from '../../infra/fs/folder-option.js';
 import type { CliIo } from '../io.js';
 
 /** `fed machines export`: the lifecycle machines as diagrams or data. Needs no federation. */
@@ -28,7 +29,9 @@ export function registerMachines(program: Command, io: CliIo): void {
       // --machine is checked against the catalog by commander, so the filter never comes back empty.
       const entries = machineCatalog.filter((entry) => !options.machine || entry.id === options.machine);
       if (!options.out) return io.stdout(exportText(entries, options.format));
-      const written = writeExportFiles(resolve(io.cwd, options.out), exportFiles(entries, options.format));
+      const out = resolve(io.cwd, options.out);
+      refuseFileForFolder(out, '--out', 'give a folder to write the files into');
+      const written = writeExportFiles(out, exportFiles(entries, options.format));
       for (const path of written) io.stdout(`wrote ${relative(io.cwd, path) || path}\n`);
     });
 }
