@@ -253,6 +253,24 @@ describe('fed team', () => {
     expect(readdirSync(base)).toEqual(['notes.txt']);
     expect(readFileSync(file, 'utf8')).toBe('mine\n');
   });
+
+  it('an empty --root exits 2 and acts on no federation; an empty FED_ROOT counts as unset', async () => {
+    const root = await initialised();
+    const before = readdirSync(root).sort();
+    for (const args of [
+      ['--root', '', 'team', 'list'],
+      ['--root=', 'team', 'list'],
+      ['--root', '', 'init'],
+    ]) {
+      const result = await runFed(args, { cwd: root });
+      expect(result, args.join(' ')).toMatchObject({ code: 2, stdout: '' });
+      expect(result.stderr).toBe("fed: --root: empty; give the federation's folder\n");
+    }
+    expect(readdirSync(root).sort()).toEqual(before);
+    // `FED_ROOT= fed …` is how a shell clears a variable for one command: the federation here is found.
+    const unset = await runFed(['team', 'list', '--json'], { cwd: root, env: { FED_ROOT: '' } });
+    expect(unset, unset.stderr).toMatchObject({ code: 0, stdout: '[]\n' });
+  });
 });
 
 describe('worktree placement', () => {

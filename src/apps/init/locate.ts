@@ -24,14 +24,19 @@ const ROOT_FIX = "give the federation's folder";
 
 /**
  * The folder `--root` or else `FED_ROOT` names, resolved, and which of them named it; undefined when neither
- * does.
+ * does. An empty `--root` is refused: it is a slip (an unset variable in `--root "$DIR"`), and walking up
+ * from the working folder instead would act on whatever federation is found there. An empty `FED_ROOT`
+ * counts as unset, as an empty variable does for most programs: `FED_ROOT= fed …` is how a shell clears
+ * it for one command, and a launch's environment never sets it empty.
  */
 function explicitRoot(options: LocateOptions): { dir: string; source: '--root' | 'FED_ROOT' } | undefined {
-  const given = options.root || (options.env ?? process.env).FED_ROOT;
-  if (!given) return undefined;
+  if (options.root === '') throw new InvalidInputError(`--root: empty; ${ROOT_FIX}`);
+  const envRoot = (options.env ?? process.env).FED_ROOT || undefined;
+  const given = options.root ?? envRoot;
+  if (given === undefined) return undefined;
   return {
     dir: resolve(options.cwd ?? process.cwd(), given),
-    source: options.root ? '--root' : 'FED_ROOT',
+    source: options.root === undefined ? 'FED_ROOT' : '--root',
   };
 }
 
